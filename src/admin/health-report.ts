@@ -1,0 +1,57 @@
+// Pure: the /health document from node views. Status "ok" while at least one node can take
+// traffic (healthy, or not probed yet), "degraded" while only degraded nodes remain, else "down".
+
+import type { NodeView } from '#src/nodes/index.ts';
+
+export interface HealthReport {
+  readonly status: 'ok' | 'degraded' | 'down';
+  readonly nodes: number;
+  readonly healthy: number;
+  readonly models_ok: number;
+  readonly details: readonly NodeHealthDetail[];
+}
+
+export interface NodeHealthDetail {
+  readonly name: string;
+  readonly url: string;
+  readonly kind: string;
+  readonly group: string | null;
+  readonly status: string;
+  readonly fails: number;
+  readonly last_error: string | null;
+  readonly models: {
+    readonly state: string;
+    readonly names: readonly string[];
+    readonly age_seconds: number | null;
+    readonly fails: number;
+    readonly last_error: string | null;
+  };
+}
+
+export function healthReport(views: readonly NodeView[], now: number): HealthReport {
+  const details = views.map((v): NodeHealthDetail => ({
+    name: v.spec.name,
+    url: v.spec.url,
+    kind: v.spec.kind,
+    group: v.spec.group ?? null,
+    status: v.health.status,
+    fails: v.health.fails,
+    last_error: v.health.lastError ?? null,
+    models: {
+      state: v.discovery.phase,
+      names: v.discovery.models.map((m) => m.id),
+      age_seconds: v.discovery.lastSuccessAt === undefined ? null : Math.max(0, Math.round((now - v.discovery.lastSuccessAt) / 1000)),
+      fails: v.discovery.fails,
+      last_error: v.discovery.lastError ?? null,
+    },
+  }));
+  const usable = views.filter((v) => v.health.status === 'healthy' || v.health.status === 'unknown').length;
+  const degraded = views.filter((v) => v.health.status === 'degraded').length;
+  return {
+    status: usable > 0 ? 'ok' : degraded > 0 ? 'degraded' : 'down',
+    nodes: views.length,
+    healthy: views.filter((v) => v.health.status === 'healthy').length,
+    models_ok: views.filter((v) => v.discovery.phase === 'known' || v.discovery.phase === 'known_empty').length,
+    details,
+  };
+}

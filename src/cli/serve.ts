@@ -1,0 +1,45 @@
+// `switchyard serve --config FILE`: run the gateway until SIGINT/SIGTERM; SIGHUP reloads the config.
+
+import { once } from 'node:events';
+import { loadConfigFile, formatProblems } from '#src/config/index.ts';
+import { createLogger, parseLogFormat } from '#src/logs/logger.ts';
+import { Gateway } from '#src/main.ts';
+import { flagValue, type Command } from './io.ts';
+
+export const runServe: Command = async (argv, io) => {
+  const file = flagValue(argv, 'config');
+  if (file === undefined) {
+    io.stderr.write('usage: switchyard serve --config FILE [--log-format json|pretty]\n');
+    return 2;
+  }
+  const format = parseLogFormat(flagValue(argv, 'log-format'));
+  if (format === undefined) {
+    io.stderr.write('--log-format must be json or pretty\n');
+    return 2;
+  }
+  const loaded = await loadConfigFile(file, io.env);
+  if (!loaded.ok) {
+    io.stderr.write(`${formatProblems(loaded.problems)}\n${loaded.problems.length} problem(s) in ${file}\n`);
+    return 1;
+  }
+  const logger = createLogger({ format, level: io.env.SWITCHYARD_LOG_LEVEL ?? 'info' });
+  const gateway = await Gateway.start({
+    config: loaded.config,
+    logger,
+    loadConfig: () => loadConfigFile(file, io.env),
+  });
+  const onHangup = (): void => {
+    logger.info({ file }, 'SIGHUP: reloading config');
+    void gateway.reload();
+  };
+  process.on('SIGHUP', onHangup);
+  try {
+    if (!io.signal.aborted) await once(io.signal, 'abort');
+    logger.info('shutting down: finishing in-flight requests');
+    await gateway.close();
+    logger.info('stopped');
+    return 0;
+  } finally {
+    process.off('SIGHUP', onHangup);
+  }
+};

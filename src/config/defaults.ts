@@ -1,0 +1,35 @@
+// Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
+// docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
+import type { DiscoveryConfig, HealthConfig, NodeKind, ServerConfig, UpstreamConfig } from './types.ts';
+
+const MIB = 1_048_576;
+
+export interface ConfigDefaults {
+  readonly server: ServerConfig;
+  readonly health: HealthConfig;
+  readonly discovery: DiscoveryConfig;
+  readonly upstream: UpstreamConfig;
+  readonly node: { readonly kind: NodeKind };
+}
+
+export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
+  server: Object.freeze({
+    listen: Object.freeze({ host: '127.0.0.1', port: 8080 }),
+    maxRequestBodyBytes: 10 * MIB,
+  }),
+  health: Object.freeze({ intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 }),
+  discovery: Object.freeze({
+    intervalMs: 10_000,
+    timeoutMs: 5_000,
+    maxBodyBytes: 4 * MIB,
+    missWaitMs: 0,
+    missCooldownMs: 2_000,
+  }),
+  upstream: Object.freeze({
+    connectTimeoutMs: 5_000,
+    // LLM prefill of a long prompt can take minutes before the first header arrives.
+    headersTimeoutMs: 300_000,
+    bodyIdleTimeoutMs: 300_000,
+  }),
+  node: Object.freeze({ kind: 'auto' }),
+});

@@ -1,0 +1,23 @@
+// The config folder's public surface; other folders import from here only.
+export type {
+  ConfigProblem,
+  DiscoveryConfig,
+  GatewayConfig,
+  HealthConfig,
+  ListenAddress,
+  LoadResult,
+  ModelSpec,
+  ModelsConfig,
+  NodeKind,
+  NodeSpec,
+  ServerConfig,
+  UpstreamConfig,
+} from './types.ts';
+export { NODE_KINDS } from './types.ts';
+export type { EnvVars } from './api-key.ts';
+export { CONFIG_DEFAULTS, type ConfigDefaults } from './defaults.ts';
+export { formatProblems, loadConfig, loadConfigFile } from './load.ts';
+export { diffConfig, type ConfigChange, type NodePair } from './diff.ts';
+export { formatDurationMs, parseDurationMs } from './duration.ts';
+export { formatSizeBytes, parseSizeBytes } from './size.ts';
+export { formatListenAddress } from './listen-address.ts';

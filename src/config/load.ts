@@ -1,0 +1,49 @@
+// The only producer of GatewayConfig: TOML text + environment → a frozen, fully defaulted config,
+// or every problem found, each with its key path. Pure apart from loadConfigFile's single read.
+import { readFile } from 'node:fs/promises';
+import { parse, TomlError } from 'smol-toml';
+import type { EnvVars } from './api-key.ts';
+import { configIssueMessage, problemsFromIssues } from './config-issues.ts';
+import { deepFreeze } from './deep-freeze.ts';
+import { gatewayConfigSchema } from './schema.ts';
+import type { ConfigProblem, LoadResult } from './types.ts';
+
+export function loadConfig(tomlText: string, env: EnvVars): LoadResult {
+  let document: unknown;
+  try {
+    document = parse(tomlText);
+  } catch (error) {
+    return failed([{ path: '', message: describeSyntaxError(error) }]);
+  }
+  const parsed = gatewayConfigSchema(env).safeParse(document, { error: configIssueMessage });
+  if (!parsed.success) return failed(problemsFromIssues(parsed.error.issues));
+  return Object.freeze({ ok: true, config: deepFreeze(parsed.data) });
+}
+
+/** Reads and loads one file; an unreadable file is a problem like any other, not an exception. */
+export async function loadConfigFile(path: string, env: EnvVars): Promise<LoadResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return failed([{ path: '', message: `cannot read config file: ${reason}` }]);
+  }
+  return loadConfig(text, env);
+}
+
+/** One `path: message` line per problem; a whole-file problem has no path prefix. */
+export function formatProblems(problems: readonly ConfigProblem[]): string {
+  return problems.map((problem) => (problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`)).join('\n');
+}
+
+function failed(problems: readonly ConfigProblem[]): LoadResult {
+  return Object.freeze({ ok: false, problems: deepFreeze(problems) });
+}
+
+function describeSyntaxError(error: unknown): string {
+  if (!(error instanceof TomlError)) return `invalid TOML: ${String(error)}`;
+  // smol-toml appends a multi-line code excerpt; the first line plus the position fits one problem line.
+  const headline = error.message.split('\n')[0] ?? 'invalid TOML';
+  return `${headline} (line ${error.line}, column ${error.column})`;
+}

@@ -1,0 +1,144 @@
+// The TOML file's shape (snake_case keys) and the checks on each value, producing the camelCase
+// GatewayConfig. Every table is strict: an unknown key is a problem, because a misspelt key that is
+// silently ignored leaves a default in force that the operator believes they changed.
+// Cross-entry checks (duplicate names, references) run once the entries they compare are well-typed.
+import { z } from 'zod';
+import { resolveApiKey, type EnvVars } from './api-key.ts';
+import { CONFIG_DEFAULTS } from './defaults.ts';
+import { parseDurationMs } from './duration.ts';
+import { parseListenAddress } from './listen-address.ts';
+import { findModelNameClashes, findNodeNameClashes, findUnservedModelGroups, isDeclaredModel, type NameClash } from './name-clashes.ts';
+import { normalizeNodeUrl } from './node-url.ts';
+import type { ParseResult } from './parse-result.ts';
+import { parseSizeBytes } from './size.ts';
+import { NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
+
+/** A strict TOML table whose unknown-key problem lists the keys it does accept. */
+function table<const Shape extends z.ZodRawShape>(shape: Shape) {
+  const expected = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') return `unknown key; expected one of: ${expected}`;
+      if (issue.code === 'invalid_type') return 'must be a table';
+      return undefined;
+    },
+  });
+}
+
+/** Runs a ParseResult-returning parser as a zod step, turning its message into an issue. */
+function parsedBy<I, T>(parse: (input: I) => ParseResult<T>) {
+  return z.transform<I, T>((input, ctx) => {
+    const result = parse(input);
+    if (result.ok) return result.value;
+    ctx.issues.push({ code: 'custom', message: result.message, input });
+    return z.NEVER;
+  });
+}
+
+function reportClashes(ctx: z.core.$RefinementCtx, clashes: readonly NameClash[], prefix: readonly (string | number)[] = []): void {
+  for (const clash of clashes) ctx.addIssue({ code: 'custom', path: [...prefix, ...clash.path], message: clash.message });
+}
+
+const durationMs = z.unknown().pipe(parsedBy(parseDurationMs));
+const positiveDurationMs = durationMs.pipe(z.number().positive({ error: 'must be longer than 0s' }));
+const positiveSizeBytes = z
+  .unknown()
+  .pipe(parsedBy(parseSizeBytes))
+  .pipe(z.number().positive({ error: 'must be more than 0 bytes' }));
+
+const name = z
+  .string()
+  .min(1, { error: 'must not be empty' })
+  .refine((text) => text.trim() === text, { error: 'must not start or end with whitespace' });
+
+const serverSchema = table({
+  listen: z.string().pipe(parsedBy(parseListenAddress)).default(CONFIG_DEFAULTS.server.listen),
+  max_request_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.server.maxRequestBodyBytes),
+}).transform((server) => ({ listen: server.listen, maxRequestBodyBytes: server.max_request_body_bytes }));
+
+const healthSchema = table({
+  interval: positiveDurationMs.default(CONFIG_DEFAULTS.health.intervalMs),
+  timeout: positiveDurationMs.default(CONFIG_DEFAULTS.health.timeoutMs),
+  fail_threshold: z
+    .int({ error: 'must be a whole number of at least 1' })
+    .min(1, { error: 'must be a whole number of at least 1' })
+    .default(CONFIG_DEFAULTS.health.failThreshold),
+}).transform((health) => ({ intervalMs: health.interval, timeoutMs: health.timeout, failThreshold: health.fail_threshold }));
+
+const discoverySchema = table({
+  interval: positiveDurationMs.default(CONFIG_DEFAULTS.discovery.intervalMs),
+  timeout: positiveDurationMs.default(CONFIG_DEFAULTS.discovery.timeoutMs),
+  max_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.discovery.maxBodyBytes),
+  miss_wait: durationMs.default(CONFIG_DEFAULTS.discovery.missWaitMs),
+  miss_cooldown: durationMs.default(CONFIG_DEFAULTS.discovery.missCooldownMs),
+}).transform((discovery) => ({
+  intervalMs: discovery.interval,
+  timeoutMs: discovery.timeout,
+  maxBodyBytes: discovery.max_body_bytes,
+  missWaitMs: discovery.miss_wait,
+  missCooldownMs: discovery.miss_cooldown,
+}));
+
+const upstreamSchema = table({
+  connect_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.connectTimeoutMs),
+  headers_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.headersTimeoutMs),
+  body_idle_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.bodyIdleTimeoutMs),
+}).transform((upstream) => ({
+  connectTimeoutMs: upstream.connect_timeout,
+  headersTimeoutMs: upstream.headers_timeout,
+  bodyIdleTimeoutMs: upstream.body_idle_timeout,
+}));
+
+const modelSchema = table({
+  name,
+  group: name.optional(),
+  aliases: z.array(name, { error: 'must be an array of strings' }).default([]),
+}).transform((model): ModelSpec => ({ name: model.name, group: model.group, aliases: model.aliases }));
+
+const modelsSchema = table({
+  default: name.optional(),
+  available: z.array(modelSchema, { error: 'must be an array of tables, written [[models.available]]' }).default([]),
+})
+  .superRefine((models, ctx) => {
+    reportClashes(ctx, findModelNameClashes(models.available), ['available']);
+    if (models.default !== undefined && !isDeclaredModel(models.default, models.available)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default'],
+        message: `"${models.default}" is not the name or alias of any [[models.available]] entry`,
+      });
+    }
+  })
+  .transform((models) => ({ default: models.default, available: models.available }));
+
+function nodesSchema(env: EnvVars) {
+  const nodeSchema = table({
+    name,
+    url: z.string().pipe(parsedBy(normalizeNodeUrl)),
+    api_key: z
+      .string()
+      .pipe(parsedBy((value: string) => resolveApiKey(value, env)))
+      .optional(),
+    kind: z.enum(NODE_KINDS, { error: `must be one of: ${NODE_KINDS.join(', ')}` }).default(CONFIG_DEFAULTS.node.kind),
+    group: name.optional(),
+  }).transform((node): NodeSpec => ({ name: node.name, url: node.url, apiKey: node.api_key, kind: node.kind, group: node.group }));
+
+  return z
+    .array(nodeSchema, { error: 'must be an array of tables, written [[nodes]]' })
+    .min(1, { error: 'at least one [[nodes]] entry is required' })
+    .superRefine((nodes, ctx) => reportClashes(ctx, findNodeNameClashes(nodes)));
+}
+
+/** The whole file. `env` resolves `api_key = "env:VAR"`; it is a parameter so loading stays pure. */
+export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
+  return table({
+    server: serverSchema.prefault({}),
+    health: healthSchema.prefault({}),
+    discovery: discoverySchema.prefault({}),
+    upstream: upstreamSchema.prefault({}),
+    models: modelsSchema.prefault({}),
+    nodes: nodesSchema(env).prefault([]),
+  }).superRefine((config, ctx) =>
+    reportClashes(ctx, findUnservedModelGroups(config.models.available, config.nodes), ['models', 'available']),
+  );
+}

@@ -1,0 +1,83 @@
+// The validated, fully-defaulted, frozen gateway configuration. config/load.ts is the only producer.
+// Durations are milliseconds, sizes are bytes; names carry the unit.
+
+export const NODE_KINDS = ['auto', 'vllm', 'llamacpp', 'ollama', 'sglang', 'openai'] as const;
+export type NodeKind = (typeof NODE_KINDS)[number];
+
+export interface ListenAddress {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+}
+
+export interface ServerConfig {
+  readonly listen: ListenAddress;
+  readonly maxRequestBodyBytes: number;
+}
+
+export interface HealthConfig {
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  /** Consecutive failures to dead; degraded at half of it (rounded up). */
+  readonly failThreshold: number;
+}
+
+export interface DiscoveryConfig {
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+  /** How long a request for an unknown model waits for a refresh round; 0 = do not wait. */
+  readonly missWaitMs: number;
+  /** Minimum time between two refresh-on-miss rounds for one node. */
+  readonly missCooldownMs: number;
+}
+
+export interface UpstreamConfig {
+  readonly connectTimeoutMs: number;
+  /** Time to the upstream's response headers. */
+  readonly headersTimeoutMs: number;
+  /** Longest silence between two body chunks. */
+  readonly bodyIdleTimeoutMs: number;
+}
+
+export interface ModelSpec {
+  readonly name: string;
+  readonly group: string | undefined;
+  readonly aliases: readonly string[];
+}
+
+export interface ModelsConfig {
+  readonly default: string | undefined;
+  readonly available: readonly ModelSpec[];
+}
+
+export interface NodeSpec {
+  /** Unique; the node's identity in logs, metrics and reload carry-over. */
+  readonly name: string;
+  /** Base URL without a trailing slash, e.g. "http://10.0.0.5:8080". */
+  readonly url: string;
+  /** Resolved secret (from a literal or "env:VAR"); never logged. */
+  readonly apiKey: string | undefined;
+  readonly kind: NodeKind;
+  readonly group: string | undefined;
+}
+
+export interface GatewayConfig {
+  readonly server: ServerConfig;
+  readonly health: HealthConfig;
+  readonly discovery: DiscoveryConfig;
+  readonly upstream: UpstreamConfig;
+  readonly models: ModelsConfig;
+  readonly nodes: readonly NodeSpec[];
+}
+
+/** One problem found while loading a config, with the key path it concerns. */
+export interface ConfigProblem {
+  /** e.g. "nodes[2].url"; "" for the whole file (e.g. a TOML syntax error). */
+  readonly path: string;
+  readonly message: string;
+}
+
+export type LoadResult =
+  | { readonly ok: true; readonly config: GatewayConfig }
+  | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

@@ -1,0 +1,186 @@
+// The discovery loop: polls each node's model list on its own timer and hands every result to
+// `onResult`. It holds no discovery state (the registry does); it only decides when to fetch.
+//
+// Isolation contract: each node has at most one fetch in flight, and nothing waits on another
+// node's fetch. A node whose fetch hangs just has its later rounds skipped until that fetch
+// settles (the fetcher's own timeout normally ends it); other nodes keep their cadence.
+
+import type { NodeSpec } from '#src/config/types.ts';
+import type { Clock, Timer } from '#src/core/clock.ts';
+import type { Service } from '#src/core/lifecycle.ts';
+import type { DiscoveryResult } from './discovery-state.ts';
+
+export type FetchModels = (node: NodeSpec, signal: AbortSignal) => Promise<DiscoveryResult>;
+
+export interface DiscovererOptions {
+  readonly clock: Clock;
+  /** Time between two scheduled rounds for one node, measured from round start to round start. */
+  readonly intervalMs: number;
+  /** Must honour `signal`; should never reject (a rejection is reported as a failed result). */
+  readonly fetch: FetchModels;
+  /**
+   * Called synchronously once per finished fetch of a node still configured and not stopped;
+   * results of aborted fetches (node removed or replaced, discoverer stopped) are dropped.
+   * Must not throw.
+   */
+  readonly onResult: (nodeName: string, result: DiscoveryResult) => void;
+  /** Minimum time between two fetches started by `refresh` for one node. */
+  readonly minRefreshIntervalMs: number;
+}
+
+interface Fetching {
+  readonly controller: AbortController;
+  /** Resolves once `onResult` has run, or at once when the fetch is aborted. Never rejects. */
+  readonly done: Promise<void>;
+}
+
+interface NodeEntry {
+  spec: NodeSpec;
+  timer: Timer | undefined;
+  fetching: Fetching | undefined;
+  lastRefreshAtMs: number | undefined;
+}
+
+export class Discoverer implements Service {
+  readonly name = 'discoverer';
+  readonly #options: DiscovererOptions;
+  #nodes = new Map<string, NodeEntry>();
+  #running = false;
+  #stopped = false;
+
+  constructor(options: DiscovererOptions) {
+    this.#options = options;
+  }
+
+  /** Starts one round for every node at once, then one per node every interval. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#running || this.#stopped) return;
+    if (signal.aborted) {
+      await this.stop();
+      return;
+    }
+    this.#running = true;
+    signal.addEventListener('abort', () => void this.stop(), { once: true });
+    for (const entry of this.#nodes.values()) this.#activate(entry);
+  }
+
+  /**
+   * Replaces the node set (config reload). A node kept with the same url, key and kind keeps its
+   * timer and in-flight fetch; a new or changed node is polled at once; a removed or changed
+   * node's in-flight fetch is aborted and its result dropped.
+   */
+  setNodes(nodes: readonly NodeSpec[]): void {
+    if (this.#stopped) return;
+    const next = new Map<string, NodeEntry>();
+    for (const spec of nodes) {
+      const existing = this.#nodes.get(spec.name);
+      if (existing !== undefined && isSameEndpoint(existing.spec, spec)) {
+        existing.spec = spec;
+        next.set(spec.name, existing);
+        continue;
+      }
+      const entry: NodeEntry = { spec, timer: undefined, fetching: undefined, lastRefreshAtMs: undefined };
+      next.set(spec.name, entry);
+    }
+    for (const [name, entry] of this.#nodes) {
+      if (next.get(name) !== entry) retire(entry);
+    }
+    const added = [...next.values()].filter((entry) => !this.#isTracked(entry));
+    this.#nodes = next;
+    if (this.#running) for (const entry of added) this.#activate(entry);
+  }
+
+  /**
+   * Runs a round now for the named nodes (unknown names are ignored) and resolves when those
+   * rounds have been reported. A node with a fetch in flight joins it; a node whose last refresh
+   * started less than minRefreshIntervalMs ago is skipped. Never rejects, but waits as long as
+   * the fetches take: callers that must not wait long race it against their own deadline.
+   * Before start and after stop it fetches nothing and resolves at once.
+   */
+  async refresh(nodeNames: readonly string[]): Promise<void> {
+    if (!this.#running) return;
+    const rounds: Promise<void>[] = [];
+    const nowMs = this.#options.clock.monotonicMs();
+    for (const name of new Set(nodeNames)) {
+      const entry = this.#nodes.get(name);
+      if (entry === undefined) continue;
+      if (entry.fetching !== undefined) {
+        rounds.push(entry.fetching.done);
+        continue;
+      }
+      if (entry.lastRefreshAtMs !== undefined && nowMs - entry.lastRefreshAtMs < this.#options.minRefreshIntervalMs) continue;
+      entry.lastRefreshAtMs = nowMs;
+      rounds.push(this.#poll(entry).done);
+    }
+    await Promise.all(rounds);
+  }
+
+  /** Aborts every in-flight fetch and cancels every timer; later results are dropped. Final. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#running = false;
+    for (const entry of this.#nodes.values()) retire(entry);
+    this.#nodes = new Map();
+  }
+
+  #isTracked(entry: NodeEntry): boolean {
+    return this.#nodes.get(entry.spec.name) === entry;
+  }
+
+  #activate(entry: NodeEntry): void {
+    this.#schedule(entry);
+    this.#poll(entry);
+  }
+
+  #schedule(entry: NodeEntry): void {
+    entry.timer = this.#options.clock.setTimeout(() => {
+      if (!this.#running || !this.#isTracked(entry)) return;
+      this.#schedule(entry);
+      // A round still in flight makes this one a no-op: at most one fetch per node.
+      this.#poll(entry);
+    }, this.#options.intervalMs);
+  }
+
+  #poll(entry: NodeEntry): Fetching {
+    if (entry.fetching !== undefined) return entry.fetching;
+    const controller = new AbortController();
+    const { promise: done, resolve } = Promise.withResolvers<void>();
+    const fetching: Fetching = { controller, done };
+    const settle = (): void => {
+      if (entry.fetching === fetching) entry.fetching = undefined;
+      resolve();
+    };
+    entry.fetching = fetching;
+    // Joiners must not wait on a fetch that ignores its signal once nobody wants its result.
+    controller.signal.addEventListener('abort', settle, { once: true });
+    const spec = entry.spec;
+    void invokeFetch(this.#options.fetch, spec, controller.signal).then((result) => {
+      if (controller.signal.aborted) return;
+      try {
+        this.#options.onResult(spec.name, result);
+      } finally {
+        settle();
+      }
+    });
+    return fetching;
+  }
+}
+
+function retire(entry: NodeEntry): void {
+  entry.timer?.cancel();
+  entry.timer = undefined;
+  entry.fetching?.controller.abort(new Error(`discovery of node '${entry.spec.name}' stopped`));
+}
+
+/** A node is re-polled from scratch when anything that changes its answer changes. */
+function isSameEndpoint(a: NodeSpec, b: NodeSpec): boolean {
+  return a.url === b.url && a.apiKey === b.apiKey && a.kind === b.kind;
+}
+
+async function invokeFetch(fetch: FetchModels, spec: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
+  try {
+    return await fetch(spec, signal);
+  } catch (error) {
+    return { ok: false, reason: 'error', error: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,128 @@
+// I/O: one `GET {node.url}/v1/models`, bounded in time and bytes, turned into a DiscoveryResult.
+// Never throws: every failure (refused, timed out, non-2xx, oversized, not JSON, wrong shape)
+// becomes a failed result whose message names the cause. The API key is sent, never reported.
+
+import { request, type Dispatcher } from 'undici';
+import type { NodeSpec } from '#src/config/types.ts';
+import { systemClock, type Clock } from '#src/core/clock.ts';
+import type { DiscoveryResult } from './discovery-state.ts';
+import { parseModelList } from './parse-model-list.ts';
+
+export interface FetchModelListOptions {
+  readonly dispatcher: Dispatcher;
+  /** Bound on the whole fetch: connect, headers and body. */
+  readonly timeoutMs: number;
+  /** Bound on the response body; a larger body is not read further. */
+  readonly maxBodyBytes: number;
+  /** Aborts the fetch (e.g. the node was removed); the result is then a failed one. */
+  readonly signal?: AbortSignal;
+  /** Schedules the timeout; defaults to the system clock. */
+  readonly clock?: Clock;
+}
+
+/** How much of a non-2xx body is quoted in the error (servers explain e.g. "Loading model"). */
+const ERROR_SNIPPET_CHARS = 200;
+
+type BodyOutcome = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: string };
+
+export async function fetchModelList(node: NodeSpec, options: FetchModelListOptions): Promise<DiscoveryResult> {
+  const url = `${node.url.replace(/\/+$/, '')}/v1/models`;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = (options.clock ?? systemClock).setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timed out after ${options.timeoutMs} ms`));
+  }, options.timeoutMs);
+  const onOuterAbort = (): void => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) onOuterAbort();
+  else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  try {
+    const response = await request(url, {
+      dispatcher: options.dispatcher,
+      method: 'GET',
+      headers: headersFor(node),
+      signal: controller.signal,
+      // undici's own timers are a backstop only; our timer bounds the whole exchange.
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    const isSuccess = response.statusCode >= 200 && response.statusCode < 300;
+    const limitBytes = isSuccess ? options.maxBodyBytes : Math.min(options.maxBodyBytes, ERROR_SNIPPET_CHARS * 4);
+    const body = await readBounded(response.body, declaredLength(response.headers), limitBytes);
+    if (!isSuccess) {
+      const snippet = body.ok ? snippetOf(body.text) : '';
+      return failed('error', `GET ${url} answered HTTP ${response.statusCode}${snippet === '' ? '' : `: ${snippet}`}`);
+    }
+    if (!body.ok) return failed('parse_error', `GET ${url}: ${body.error}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(body.text);
+    } catch (error) {
+      return failed('parse_error', `GET ${url}: response is not valid JSON (${messageOf(error)})`);
+    }
+    const parsed = parseModelList(node.kind, json);
+    return parsed.ok ? { ok: true, models: parsed.models } : failed('parse_error', `GET ${url}: ${parsed.error}`);
+  } catch (error) {
+    if (timedOut) return failed('timeout', `GET ${url} timed out after ${options.timeoutMs} ms`);
+    if (options.signal?.aborted) return failed('error', `GET ${url} aborted`);
+    return failed('error', `GET ${url} failed: ${messageOf(error)}`);
+  } finally {
+    timer.cancel();
+    options.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+function headersFor(node: NodeSpec): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (node.apiKey !== undefined && node.apiKey !== '') headers['authorization'] = `Bearer ${node.apiKey}`;
+  return headers;
+}
+
+/**
+ * Reads at most `maxBytes`; past that it destroys the stream (closing the connection) instead of
+ * draining a body that may never end. Errors (abort, timeout, reset) propagate to the caller.
+ */
+async function readBounded(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  declaredBytes: number | undefined,
+  maxBytes: number,
+): Promise<BodyOutcome> {
+  const tooLarge: BodyOutcome = { ok: false, error: `response body exceeds the limit of ${maxBytes} bytes` };
+  if (declaredBytes !== undefined && declaredBytes > maxBytes) {
+    body.destroy();
+    return tooLarge;
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      body.destroy();
+      return tooLarge;
+    }
+    chunks.push(chunk);
+  }
+  return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+function declaredLength(headers: Readonly<Record<string, string | string[] | undefined>>): number | undefined {
+  const raw = headers['content-length'];
+  const length = typeof raw === 'string' ? Number(raw) : Number.NaN;
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+function snippetOf(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, ERROR_SNIPPET_CHARS);
+}
+
+function failed(reason: 'error' | 'parse_error' | 'timeout', error: string): DiscoveryResult {
+  return { ok: false, reason, error };
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = 'code' in error ? error.code : undefined;
+    return typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,20 @@
+// Public surface of per-node model discovery; other folders import only from here.
+
+export type { DiscoveredModel } from './discovered-model.ts';
+export { parseModelList, type ParseOutcome } from './parse-model-list.ts';
+export {
+  allowsModel,
+  configuredModelWarnings,
+  describeTransition,
+  initialDiscoveryState,
+  nextDiscoveryState,
+  type DiscoveryPhase,
+  type DiscoveryPolicy,
+  type DiscoveryResult,
+  type DiscoveryState,
+  type DiscoveryTransition,
+  type DiscoveryTransitionMessage,
+  type ModelAdmission,
+} from './discovery-state.ts';
+export { fetchModelList, type FetchModelListOptions } from './fetch-model-list.ts';
+export { Discoverer, type DiscovererOptions, type FetchModels } from './discoverer.ts';

@@ -1,0 +1,48 @@
+// Transition-only logs: exactly one line per state change of a node's health or model listing,
+// plus warnings for upstream failures. Nothing is logged for a state that merely repeats.
+
+import type { Logger } from 'pino';
+import type { EventBus } from '#src/core/events.ts';
+import { configuredModelWarnings, describeTransition } from '#src/discovery/index.ts';
+import type { RegistryEvents } from '#src/nodes/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+
+export interface TransitionLogSources {
+  readonly logger: Logger;
+  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly proxyEvents: EventBus<ProxyEvents>;
+  /** Configured model ids that should be on this node (by group). */
+  readonly expectedModels: (nodeName: string) => readonly string[];
+}
+
+export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
+  const { logger } = s;
+  const offs = [
+    s.registryEvents.on('node:health-changed', ({ node, from, to }) => {
+      const fields = { node, from: from.status, to: to.status, fails: to.fails, error: to.lastError };
+      if (to.status === 'healthy') logger.info(fields, from.status === 'unknown' ? 'node healthy' : 'node recovered');
+      else logger.warn(fields, `node ${to.status}`);
+    }),
+    s.registryEvents.on('node:discovery', ({ node, from, to }) => {
+      const transition = describeTransition(from, to);
+      if (transition !== undefined) {
+        const { message, level, ...rest } = transition;
+        const fields = { node, state: to.phase, models: to.models.map((m) => m.id), ...rest };
+        if (level === 'warn') logger.warn(fields, message);
+        else logger.info(fields, message);
+      }
+      for (const model of configuredModelWarnings(from.models, to.models, s.expectedModels(node))) {
+        if (to.phase === 'known') logger.warn({ node, model }, 'configured model not served by node');
+      }
+    }),
+    s.registryEvents.on('node:added', ({ node }) => logger.info({ node }, 'node added')),
+    s.registryEvents.on('node:removed', ({ node, inFlight }) => logger.info({ node, inFlight }, 'node removed')),
+    s.proxyEvents.on('proxy:attempt', (e) => {
+      if (e.result === 'success' || e.result === 'client_abort') return;
+      logger.warn({ node: e.node, model: e.model, result: e.result, status: e.status, error: e.error }, 'upstream attempt failed');
+    }),
+  ];
+  return () => {
+    for (const off of offs) off();
+  };
+}

@@ -1,0 +1,256 @@
+// Composition root: builds every long-lived object, wires loops to the registry and events to
+// metrics and logs, serves HTTP, and applies reloads. Nothing else calls `new` on these things.
+
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { Agent } from 'undici';
+import type { Logger } from 'pino';
+import { systemClock, sleep, type Clock } from '#src/core/clock.ts';
+import { EventBus } from '#src/core/events.ts';
+import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types.ts';
+import { Discoverer, fetchModelList } from '#src/discovery/index.ts';
+import { HealthChecker, NodeRegistry, probeNode, type RegistryEvents } from '#src/nodes/index.ts';
+import {
+  buildCatalog,
+  createHttpServer,
+  listen,
+  UpstreamPools,
+  urlOf,
+  type ModelCatalog,
+  type ProxyEvents,
+} from '#src/proxy/index.ts';
+import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, type RouteRequest } from '#src/routing/index.ts';
+import { GatewayMetrics } from '#src/metrics/prometheus.ts';
+import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
+import { buildEndpoints } from '#src/admin/endpoints.ts';
+
+export interface GatewayOptions {
+  readonly config: GatewayConfig;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** Re-reads the config for SIGHUP and POST /admin/reload; absent = reload unsupported. */
+  readonly loadConfig?: () => Promise<LoadResult>;
+  /** How long close() lets in-flight requests finish. */
+  readonly drainTimeoutMs?: number;
+}
+
+export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
+
+export class Gateway {
+  readonly url: string;
+  readonly registry: NodeRegistry;
+  readonly #server: Server;
+  readonly #parts: GatewayParts;
+  #closed = false;
+
+  private constructor(url: string, server: Server, parts: GatewayParts) {
+    this.url = url;
+    this.#server = server;
+    this.#parts = parts;
+    this.registry = parts.registry;
+  }
+
+  static async start(options: GatewayOptions): Promise<Gateway> {
+    const parts = new GatewayParts(options);
+    const server = createHttpServer({
+      endpoints: () => parts.endpoints,
+      onHandlerError: (error, req) => options.logger.error({ err: error, path: req.url }, 'request handler failed'),
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 65_000,
+    });
+    const { host, port } = options.config.server.listen;
+    const address = await listen(server, host, port);
+    const gateway = new Gateway(urlOf(address), server, parts);
+    parts.startLoops();
+    options.logger.info({ url: gateway.url, nodes: options.config.nodes.length }, 'gateway listening');
+    return gateway;
+  }
+
+  reload(): Promise<ReloadOutcome> {
+    return this.#parts.reload();
+  }
+
+  /** Stops accepting, lets in-flight requests finish (bounded), then stops every loop. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeIdleConnections();
+    const drainMs = this.#parts.options.drainTimeoutMs ?? 10_000;
+    await Promise.race([closed, sleep(this.#parts.clock, drainMs)]);
+    this.#server.closeAllConnections();
+    await this.#parts.stop();
+  }
+}
+
+/** Every collaborator of one gateway instance, and the current config they read. */
+class GatewayParts {
+  readonly options: GatewayOptions;
+  readonly clock: Clock;
+  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly proxyEvents: EventBus<ProxyEvents>;
+  readonly registry: NodeRegistry;
+  readonly pools: UpstreamPools;
+  readonly checker: HealthChecker;
+  readonly discoverer: Discoverer;
+  readonly metrics: GatewayMetrics;
+  readonly endpoints;
+  readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  readonly #lifetime = new AbortController();
+  readonly #unsubscribeLogs: () => void;
+  #config: GatewayConfig;
+  #catalog: ModelCatalog;
+  #knownModels: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
+
+  constructor(options: GatewayOptions) {
+    this.options = options;
+    this.clock = options.clock ?? systemClock;
+    this.#config = options.config;
+    this.#catalog = buildCatalog(options.config.models);
+    const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
+    this.registryEvents = new EventBus<RegistryEvents>(onListenerError);
+    this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
+    this.registry = new NodeRegistry({
+      clock: this.clock,
+      events: this.registryEvents,
+      failThreshold: options.config.health.failThreshold,
+    });
+    this.pools = new UpstreamPools(options.config.upstream);
+    this.checker = new HealthChecker({
+      clock: this.clock,
+      intervalMs: options.config.health.intervalMs,
+      probe: (node, signal) =>
+        probeNode(node, {
+          dispatcher: this.#healthAgent,
+          timeoutMs: this.#config.health.timeoutMs,
+          monotonicMs: () => this.clock.monotonicMs(),
+          signal,
+        }),
+      onProbe: (name, outcome) => this.registry.observeHealth(name, outcome),
+    });
+    this.discoverer = new Discoverer({
+      clock: this.clock,
+      intervalMs: options.config.discovery.intervalMs,
+      minRefreshIntervalMs: options.config.discovery.missCooldownMs,
+      fetch: (node, signal) =>
+        fetchModelList(node, {
+          dispatcher: this.#discoveryAgent,
+          timeoutMs: this.#config.discovery.timeoutMs,
+          maxBodyBytes: this.#config.discovery.maxBodyBytes,
+          signal,
+          clock: this.clock,
+        }),
+      onResult: (name, result) => this.registry.observeDiscovery(name, result),
+    });
+    this.metrics = new GatewayMetrics({
+      registryEvents: this.registryEvents,
+      proxyEvents: this.proxyEvents,
+      nodeViews: () => this.registry.views(),
+    });
+    this.#unsubscribeLogs = subscribeTransitionLogs({
+      logger: options.logger,
+      registryEvents: this.registryEvents,
+      proxyEvents: this.proxyEvents,
+      expectedModels: (nodeName) => this.#expectedModels(nodeName),
+    });
+    this.registry.setNodes(options.config.nodes);
+    this.checker.setNodes(options.config.nodes);
+    this.discoverer.setNodes(options.config.nodes);
+    const filters = defaultFilters();
+    const policy = leastInFlight();
+    this.endpoints = buildEndpoints({
+      logger: options.logger,
+      clock: this.clock,
+      config: () => this.#config,
+      registry: this.registry,
+      metrics: this.metrics,
+      reload: () => this.reload(),
+      inference: {
+        clock: this.clock,
+        registry: this.registry,
+        pools: this.pools,
+        filters,
+        policy,
+        events: this.proxyEvents,
+        catalog: () => this.#catalog,
+        maxRequestBodyBytes: () => this.#config.server.maxRequestBodyBytes,
+        retryAfterSeconds: () => Math.max(1, Math.ceil(this.#config.health.intervalMs / 1000)),
+        modelLabel: (model) => (this.#isKnownModel(model) ? model : '_unknown'),
+        onModelMiss: (req) => this.#refreshOnMiss(req),
+        newRequestId: () => randomUUID(),
+      },
+    });
+    this.filters = filters;
+  }
+
+  readonly filters;
+
+  startLoops(): void {
+    void this.checker.start(this.#lifetime.signal);
+    void this.discoverer.start(this.#lifetime.signal);
+  }
+
+  async reload(): Promise<ReloadOutcome> {
+    const { logger, loadConfig } = this.options;
+    if (loadConfig === undefined) return { ok: false, problems: [{ path: '', message: 'reload is not supported here' }] };
+    const loaded = await loadConfig();
+    if (!loaded.ok) {
+      logger.error({ problems: loaded.problems.map((p) => `${p.path}: ${p.message}`) }, 'config reload rejected; keeping the running config');
+      return { ok: false, problems: loaded.problems };
+    }
+    const next = loaded.config;
+    const previous = this.#config;
+    if (next.server.listen.host !== previous.server.listen.host || next.server.listen.port !== previous.server.listen.port) {
+      logger.warn({ listen: next.server.listen }, 'server.listen changed; it takes effect only after a restart');
+    }
+    this.#config = next;
+    this.#catalog = buildCatalog(next.models);
+    this.registry.setFailThreshold(next.health.failThreshold);
+    this.registry.setNodes(next.nodes);
+    this.pools.setNodes(next.nodes, next.upstream);
+    this.checker.setIntervalMs(next.health.intervalMs);
+    this.checker.setNodes(next.nodes);
+    this.discoverer.setNodes(next.nodes);
+    logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
+    return { ok: true };
+  }
+
+  async stop(): Promise<void> {
+    this.#lifetime.abort();
+    await Promise.all([this.checker.stop(), this.discoverer.stop()]);
+    this.#unsubscribeLogs();
+    this.metrics.close();
+    await this.pools.close();
+    await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy()]);
+  }
+
+  #expectedModels(nodeName: string): string[] {
+    const node = this.#config.nodes.find((n) => n.name === nodeName);
+    if (node === undefined) return [];
+    return this.#config.models.available.filter((m) => m.group === node.group).map((m) => m.name);
+  }
+
+  #isKnownModel(model: string): boolean {
+    const views = this.registry.views();
+    if (this.#knownModels.views !== views) {
+      const ids = new Set(this.#config.models.available.map((m) => m.name));
+      for (const v of views) for (const m of v.discovery.models) ids.add(m.id);
+      this.#knownModels = { views, ids };
+    }
+    return this.#knownModels.ids.has(model);
+  }
+
+  /** Refresh-on-miss: re-list the nodes that could change the answer, waiting up to miss_wait. */
+  async #refreshOnMiss(req: RouteRequest): Promise<boolean> {
+    const { excluded } = filterCandidates(req, this.registry.snapshot(), this.filters);
+    const names = nodesWorthRefreshing(excluded);
+    if (names.length === 0) return false;
+    const refreshed = this.discoverer.refresh(names);
+    const waitMs = this.#config.discovery.missWaitMs;
+    if (waitMs <= 0) return false;
+    const timedOut = sleep(this.clock, waitMs).then(() => false);
+    return Promise.race([refreshed.then(() => true), timedOut]);
+  }
+}

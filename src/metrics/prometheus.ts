@@ -1,0 +1,116 @@
+// Prometheus metrics. This module only subscribes to events and reads snapshots at scrape time;
+// nothing in the data or control plane imports it. Label values come from bounded sets
+// (node names, model ids the gateway knows, status codes, closed result/reason sets).
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EventBus } from '#src/core/events.ts';
+import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+
+const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead'] as const;
+
+export interface MetricsSources {
+  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly proxyEvents: EventBus<ProxyEvents>;
+  readonly nodeViews: () => readonly NodeView[];
+}
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly #unsubscribe: (() => void)[] = [];
+
+  constructor(sources: MetricsSources) {
+    const r = this.registry;
+    collectDefaultMetrics({ register: r, prefix: 'gateway_process_' });
+    const requests = new Counter({
+      name: 'gateway_requests_total',
+      help: 'Client requests answered, by model, node and HTTP status (499 = client went away).',
+      labelNames: ['model', 'node', 'status'],
+      registers: [r],
+    });
+    const duration = new Histogram({
+      name: 'gateway_request_duration_seconds',
+      help: 'Time from request arrival to the end of the response.',
+      labelNames: ['model'],
+      buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers: [r],
+    });
+    const firstByte = new Histogram({
+      name: 'gateway_time_to_first_byte_seconds',
+      help: 'Time from request arrival to the first response body byte sent to the client.',
+      labelNames: ['model'],
+      buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [r],
+    });
+    const attempts = new Counter({
+      name: 'gateway_upstream_attempts_total',
+      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, client_abort).',
+      labelNames: ['node', 'result'],
+      registers: [r],
+    });
+    const exclusions = new Counter({
+      name: 'gateway_model_filter_exclusions_total',
+      help: 'Nodes excluded while routing a request, by model and reason.',
+      labelNames: ['model', 'reason'],
+      registers: [r],
+    });
+    const discoveries = new Counter({
+      name: 'gateway_model_discovery_total',
+      help: 'Model listing fetches by node and result (ok, empty, error, parse_error, timeout).',
+      labelNames: ['node', 'result'],
+      registers: [r],
+    });
+    new Gauge({
+      name: 'gateway_nodes',
+      help: 'Configured nodes by health state.',
+      labelNames: ['state'],
+      registers: [r],
+      collect() {
+        const counts = new Map<string, number>(HEALTH_STATES.map((s) => [s, 0]));
+        for (const view of sources.nodeViews()) counts.set(view.health.status, (counts.get(view.health.status) ?? 0) + 1);
+        for (const [state, n] of counts) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: 'gateway_node_models_ok',
+      help: '1 when the node\'s model listing is known (known or known_empty), else 0.',
+      labelNames: ['node'],
+      registers: [r],
+      collect() {
+        this.reset();
+        for (const view of sources.nodeViews()) {
+          const ok = view.discovery.phase === 'known' || view.discovery.phase === 'known_empty';
+          this.set({ node: view.spec.name }, ok ? 1 : 0);
+        }
+      },
+    });
+
+    this.#unsubscribe.push(
+      sources.proxyEvents.on('proxy:request-finished', (e) => {
+        requests.inc({ model: e.model, node: e.node ?? 'none', status: String(e.status) });
+        duration.observe({ model: e.model }, e.durationMs / 1000);
+        if (e.firstByteMs !== undefined) firstByte.observe({ model: e.model }, e.firstByteMs / 1000);
+      }),
+      sources.proxyEvents.on('proxy:attempt', (e) => attempts.inc({ node: e.node, result: e.result })),
+      sources.proxyEvents.on('route:excluded', (e) => {
+        for (const ex of e.excluded) exclusions.inc({ model: e.model, reason: ex.code });
+      }),
+      sources.registryEvents.on('node:discovery', (e) => {
+        const result = e.result.ok ? (e.result.models.length > 0 ? 'ok' : 'empty') : e.result.reason;
+        discoveries.inc({ node: e.node, result });
+      }),
+    );
+  }
+
+  contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  close(): void {
+    for (const off of this.#unsubscribe.splice(0)) off();
+  }
+}

@@ -1,0 +1,101 @@
+// The health loop: each node is probed on its own timer, at most one probe in flight per node.
+// It holds no health state; outcomes go to `onProbe`, and the registry applies observeProbe().
+
+import type { Clock, Timer } from '#src/core/clock.ts';
+import type { Service } from '#src/core/lifecycle.ts';
+import type { NodeSpec } from '#src/config/types.ts';
+import type { ProbeOutcome } from './health-state.ts';
+
+export interface HealthCheckerOptions {
+  readonly clock: Clock;
+  readonly intervalMs: number;
+  readonly probe: (node: NodeSpec, signal: AbortSignal) => Promise<ProbeOutcome>;
+  readonly onProbe: (nodeName: string, outcome: ProbeOutcome) => void;
+}
+
+interface Watched {
+  spec: NodeSpec;
+  timer: Timer | undefined;
+  inFlight: AbortController | undefined;
+}
+
+export class HealthChecker implements Service {
+  readonly name = 'health-checker';
+  readonly #options: HealthCheckerOptions;
+  readonly #watched = new Map<string, Watched>();
+  #intervalMs: number;
+  #running = false;
+
+  constructor(options: HealthCheckerOptions) {
+    this.#options = options;
+    this.#intervalMs = options.intervalMs;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    this.#running = true;
+    signal.addEventListener('abort', () => void this.stop(), { once: true });
+    for (const watched of this.#watched.values()) this.#tick(watched);
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    for (const watched of this.#watched.values()) this.#forget(watched);
+  }
+
+  setIntervalMs(intervalMs: number): void {
+    this.#intervalMs = intervalMs;
+  }
+
+  /** Replaces the watched set: new nodes are probed at once, removed ones stop (their probe is aborted). */
+  setNodes(nodes: readonly NodeSpec[]): void {
+    const next = new Set(nodes.map((n) => n.name));
+    for (const [name, watched] of this.#watched) {
+      if (!next.has(name)) {
+        this.#forget(watched);
+        this.#watched.delete(name);
+      }
+    }
+    for (const spec of nodes) {
+      const existing = this.#watched.get(spec.name);
+      if (existing !== undefined && existing.spec.url === spec.url) {
+        existing.spec = spec;
+        continue;
+      }
+      if (existing !== undefined) this.#forget(existing);
+      const watched: Watched = { spec, timer: undefined, inFlight: undefined };
+      this.#watched.set(spec.name, watched);
+      if (this.#running) this.#tick(watched);
+    }
+  }
+
+  /** Probes one node now (unless a probe is already running) instead of waiting for its timer. */
+  probeNow(nodeName: string): void {
+    const watched = this.#watched.get(nodeName);
+    if (watched !== undefined && this.#running) this.#tick(watched);
+  }
+
+  #tick(watched: Watched): void {
+    watched.timer?.cancel();
+    watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), this.#intervalMs);
+    if (watched.inFlight !== undefined) return;
+    const controller = new AbortController();
+    watched.inFlight = controller;
+    this.#options
+      .probe(watched.spec, controller.signal)
+      .catch((error: unknown): ProbeOutcome => ({ ok: false, error: String(error) }))
+      .then((outcome) => {
+        if (watched.inFlight !== controller) return;
+        watched.inFlight = undefined;
+        if (this.#watched.get(watched.spec.name) === watched && this.#running) {
+          this.#options.onProbe(watched.spec.name, outcome);
+        }
+      });
+  }
+
+  #forget(watched: Watched): void {
+    watched.timer?.cancel();
+    watched.timer = undefined;
+    watched.inFlight?.abort();
+    watched.inFlight = undefined;
+  }
+}

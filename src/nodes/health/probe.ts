@@ -1,0 +1,82 @@
+// One health probe over HTTP (I/O only). Each kind is asked the way it answers (PROTOCOLS.md):
+// llama.cpp, vLLM and SGLang on /health, Ollama on /api/version, a plain OpenAI server on /v1/models;
+// `auto` tries /health and falls back to /v1/models when /health does not exist.
+
+import type { Dispatcher } from 'undici';
+import type { NodeKind, NodeSpec } from '#src/config/types.ts';
+import type { ProbeOutcome } from './health-state.ts';
+
+const HEALTH_PATHS: Readonly<Record<NodeKind, readonly string[]>> = {
+  auto: ['/health', '/v1/models'],
+  vllm: ['/health'],
+  llamacpp: ['/health'],
+  sglang: ['/health'],
+  ollama: ['/api/version'],
+  openai: ['/v1/models'],
+};
+
+/** Bytes of a probe answer we read before giving up on it (the body itself is not used). */
+const MAX_PROBE_BODY_BYTES = 64 * 1024;
+
+export function healthPaths(kind: NodeKind): readonly string[] {
+  return HEALTH_PATHS[kind];
+}
+
+export interface ProbeOptions {
+  readonly dispatcher: Dispatcher;
+  readonly timeoutMs: number;
+  readonly monotonicMs: () => number;
+  readonly signal?: AbortSignal;
+}
+
+export async function probeNode(node: NodeSpec, options: ProbeOptions): Promise<ProbeOutcome> {
+  const started = options.monotonicMs();
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  const paths = healthPaths(node.kind);
+  let lastError = 'no probe path';
+  for (const [index, path] of paths.entries()) {
+    const isLast = index === paths.length - 1;
+    try {
+      const status = await getStatus(node, path, options.dispatcher, signal);
+      if (status >= 200 && status < 300) return { ok: true, latencyMs: options.monotonicMs() - started };
+      lastError = `GET ${path} answered ${status}`;
+      // Only a missing route is worth a second path; a 503 means "not ready" and is final.
+      if (status !== 404 || isLast) return { ok: false, error: lastError };
+    } catch (error) {
+      const timedOut = deadline.aborted;
+      return { ok: false, error: timedOut ? `GET ${path} timed out after ${options.timeoutMs}ms` : describe(error, path) };
+    }
+  }
+  return { ok: false, error: lastError };
+}
+
+async function getStatus(node: NodeSpec, path: string, dispatcher: Dispatcher, signal: AbortSignal): Promise<number> {
+  const url = new URL(node.url + path);
+  const headers: Record<string, string> = {};
+  if (node.apiKey !== undefined) headers.authorization = `Bearer ${node.apiKey}`;
+  const response = await dispatcher.request({
+    origin: url.origin,
+    path: url.pathname + url.search,
+    method: 'GET',
+    headers,
+    signal,
+  });
+  let read = 0;
+  for await (const chunk of response.body) {
+    read += (chunk as Buffer).length;
+    if (read > MAX_PROBE_BODY_BYTES) {
+      response.body.destroy();
+      break;
+    }
+  }
+  return response.statusCode;
+}
+
+function describe(error: unknown, path: string): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return `GET ${path} failed: ${code ?? error.name}${error.message ? ` (${error.message})` : ''}`;
+  }
+  return `GET ${path} failed: ${String(error)}`;
+}

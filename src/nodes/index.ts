@@ -1,0 +1,12 @@
+export type { NodeView, RoutingSnapshot, NodeLease } from './node.ts';
+export { NodeRegistry, type RegistryEvents } from './registry.ts';
+export {
+  type HealthState,
+  type HealthStatus,
+  type ProbeOutcome,
+  initialHealthState,
+  observeProbe,
+  degradedAfter,
+} from './health/health-state.ts';
+export { HealthChecker } from './health/checker.ts';
+export { probeNode, healthPaths } from './health/probe.ts';

@@ -1,0 +1,156 @@
+// The sole owner of per-node state. Loops feed it observations; it applies the pure transitions,
+// publishes events, and hands out frozen snapshots (copies: no reader can change its state).
+
+import type { Clock } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import type { NodeSpec } from '#src/config/types.ts';
+import {
+  initialDiscoveryState,
+  nextDiscoveryState,
+  type DiscoveryResult,
+  type DiscoveryState,
+} from '#src/discovery/index.ts';
+import { initialHealthState, observeProbe, type HealthState, type ProbeOutcome } from './health/health-state.ts';
+import type { NodeLease, NodeView, RoutingSnapshot } from './node.ts';
+
+export interface RegistryEvents {
+  'node:health-changed': { readonly node: string; readonly from: HealthState; readonly to: HealthState };
+  'node:probed': { readonly node: string; readonly outcome: ProbeOutcome };
+  'node:discovery': {
+    readonly node: string;
+    readonly result: DiscoveryResult;
+    readonly from: DiscoveryState;
+    readonly to: DiscoveryState;
+  };
+  'node:added': { readonly node: string };
+  'node:removed': { readonly node: string; readonly inFlight: number };
+}
+
+interface NodeRuntime {
+  spec: NodeSpec;
+  health: HealthState;
+  discovery: DiscoveryState;
+  inFlight: number;
+}
+
+export interface NodeRegistryOptions {
+  readonly clock: Clock;
+  readonly events: EventBus<RegistryEvents>;
+  readonly failThreshold: number;
+}
+
+export class NodeRegistry {
+  readonly #clock: Clock;
+  readonly #events: EventBus<RegistryEvents>;
+  #failThreshold: number;
+  #active = new Map<string, NodeRuntime>();
+  /** Removed nodes whose in-flight requests are still finishing; never routed to. */
+  readonly #retiring = new Set<NodeRuntime>();
+  #views: readonly NodeView[] | undefined;
+
+  constructor(options: NodeRegistryOptions) {
+    this.#clock = options.clock;
+    this.#events = options.events;
+    this.#failThreshold = options.failThreshold;
+  }
+
+  setFailThreshold(failThreshold: number): void {
+    this.#failThreshold = failThreshold;
+  }
+
+  /**
+   * Replaces the node set. A node whose name and URL are unchanged keeps its health and discovery
+   * state (its spec, e.g. api key or group, is updated); every other node starts fresh.
+   */
+  setNodes(specs: readonly NodeSpec[]): void {
+    const now = this.#clock.now();
+    const next = new Map<string, NodeRuntime>();
+    for (const spec of specs) {
+      const kept = this.#active.get(spec.name);
+      if (kept !== undefined && kept.spec.url === spec.url) {
+        kept.spec = spec;
+        next.set(spec.name, kept);
+      } else {
+        next.set(spec.name, { spec, health: initialHealthState(now), discovery: initialDiscoveryState(now), inFlight: 0 });
+        this.#events.emit('node:added', { node: spec.name });
+      }
+    }
+    for (const [name, runtime] of this.#active) {
+      if (next.get(name) === runtime) continue;
+      this.#events.emit('node:removed', { node: name, inFlight: runtime.inFlight });
+      if (runtime.inFlight > 0) this.#retiring.add(runtime);
+    }
+    this.#active = next;
+    this.#views = undefined;
+  }
+
+  observeHealth(nodeName: string, outcome: ProbeOutcome): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined) return;
+    const from = runtime.health;
+    const to = observeProbe(from, outcome, { failThreshold: this.#failThreshold }, this.#clock.now());
+    runtime.health = to;
+    this.#views = undefined;
+    this.#events.emit('node:probed', { node: nodeName, outcome });
+    if (from.status !== to.status) this.#events.emit('node:health-changed', { node: nodeName, from, to });
+  }
+
+  observeDiscovery(nodeName: string, result: DiscoveryResult): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined) return;
+    const from = runtime.discovery;
+    const to = nextDiscoveryState(from, result, this.#clock.now(), { failThreshold: this.#failThreshold });
+    runtime.discovery = to;
+    this.#views = undefined;
+    this.#events.emit('node:discovery', { node: nodeName, result, from, to });
+  }
+
+  /** Frozen views of the active nodes, rebuilt only after a change. */
+  views(): readonly NodeView[] {
+    if (this.#views === undefined) {
+      this.#views = Object.freeze(
+        [...this.#active.values()].map((r) =>
+          Object.freeze({ spec: r.spec, health: r.health, discovery: r.discovery }),
+        ),
+      );
+    }
+    return this.#views;
+  }
+
+  view(nodeName: string): NodeView | undefined {
+    return this.views().find((v) => v.spec.name === nodeName);
+  }
+
+  snapshot(): RoutingSnapshot {
+    const active = this.#active;
+    return { nodes: this.views(), inFlight: (name) => active.get(name)?.inFlight ?? 0 };
+  }
+
+  inFlight(nodeName: string): number {
+    return this.#active.get(nodeName)?.inFlight ?? 0;
+  }
+
+  /** In-flight requests on nodes removed by a reload that have not finished yet. */
+  retiringInFlight(): number {
+    let total = 0;
+    for (const runtime of this.#retiring) total += runtime.inFlight;
+    return total;
+  }
+
+  /** Counts one request against a node until the lease is released. */
+  lease(nodeName: string): NodeLease | undefined {
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined) return undefined;
+    runtime.inFlight += 1;
+    let released = false;
+    return {
+      nodeName,
+      release: () => {
+        if (released) return;
+        released = true;
+        runtime.inFlight -= 1;
+        if (runtime.inFlight === 0) this.#retiring.delete(runtime);
+      },
+    };
+  }
+}

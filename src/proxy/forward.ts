@@ -1,0 +1,158 @@
+// One upstream attempt: send the buffered body to a node and stream its answer to the client as it
+// arrives. Before anything reaches the client a failure is reported for failover; after that the
+// response is ended (SSE: a clean end with no invented [DONE]; JSON: the socket is closed).
+
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { clientResponseHeaders } from './hop-headers.ts';
+
+export type AttemptResult =
+  | 'success'
+  | 'http_5xx'
+  | 'connect_error'
+  | 'reset'
+  | 'timeout'
+  | 'stream_error'
+  | 'client_abort';
+
+export type AttemptOutcome =
+  /** The answer (any status) reached the client completely. */
+  | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined }
+  /** Nothing reached the client; another node may be tried. */
+  | { readonly kind: 'failed'; readonly result: AttemptResult; readonly error: string; readonly status?: number }
+  /** Headers went out, then the upstream failed; the client response was ended. */
+  | { readonly kind: 'broken'; readonly status: number; readonly error: string; readonly firstByteMs: number | undefined }
+  /** The client went away; the upstream request was aborted. */
+  | { readonly kind: 'client_gone'; readonly status: number | undefined };
+
+export interface AttemptInput {
+  readonly pool: Dispatcher;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+  readonly res: ServerResponse;
+  readonly nodeName: string;
+  readonly extraResponseHeaders: Readonly<Record<string, string>>;
+  /** Asked when the node answers 5xx: true means hide it and fail over, false means pass it on. */
+  readonly canFailOver: () => boolean;
+  readonly monotonicMs: () => number;
+  readonly startedMs: number;
+}
+
+export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
+  const { res } = input;
+  const controller = new AbortController();
+  // The response's close (not the request's: that fires once the body is read) means the client left.
+  const onClose = (): void => {
+    if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
+  };
+  res.on('close', onClose);
+  try {
+    if (res.destroyed) return { kind: 'client_gone', status: undefined };
+    let upstream: Dispatcher.ResponseData;
+    try {
+      upstream = await input.pool.request({
+        path: input.path,
+        method: 'POST',
+        headers: input.headers,
+        body: input.body,
+        signal: controller.signal,
+      });
+    } catch (error) {
+      if (controller.signal.aborted) return { kind: 'client_gone', status: undefined };
+      return { kind: 'failed', ...classify(error) };
+    }
+    const status = upstream.statusCode;
+    if (status >= 500 && input.canFailOver()) {
+      upstream.body.destroy();
+      return { kind: 'failed', result: 'http_5xx', error: `node answered ${status}`, status };
+    }
+    if (res.destroyed) {
+      upstream.body.destroy();
+      return { kind: 'client_gone', status };
+    }
+    const headers = clientResponseHeaders(upstream.headers);
+    res.writeHead(status, { ...headers, ...input.extraResponseHeaders });
+    const isEventStream = String(headers['content-type'] ?? '').includes('text/event-stream');
+    const pumped = await pump(upstream.body, res, input.monotonicMs);
+    const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - input.startedMs;
+    if (pumped.ok) return { kind: 'delivered', status, firstByteMs };
+    if (controller.signal.aborted || pumped.clientGone) return { kind: 'client_gone', status };
+    if (isEventStream) res.end();
+    else res.destroy();
+    return { kind: 'broken', status, error: pumped.error, firstByteMs };
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+interface PumpResult {
+  readonly ok: boolean;
+  readonly error: string;
+  readonly clientGone: boolean;
+  readonly firstByteAt: number | undefined;
+}
+
+/** Copies body to res chunk by chunk with backpressure; never ends res on failure. */
+function pump(body: Readable, res: ServerResponse, monotonicMs: () => number): Promise<PumpResult> {
+  return new Promise((resolve) => {
+    let firstByteAt: number | undefined;
+    let settled = false;
+    const finish = (result: Omit<PumpResult, 'firstByteAt'>): void => {
+      if (settled) return;
+      settled = true;
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      res.off('close', onResClose);
+      res.off('drain', onDrain);
+      resolve({ ...result, firstByteAt });
+    };
+    const onData = (chunk: Buffer): void => {
+      if (firstByteAt === undefined) firstByteAt = monotonicMs();
+      if (!res.write(chunk)) body.pause();
+    };
+    const onDrain = (): void => {
+      body.resume();
+    };
+    const onEnd = (): void => {
+      if (firstByteAt === undefined) firstByteAt = monotonicMs();
+      res.end();
+      finish({ ok: true, error: '', clientGone: false });
+    };
+    const onError = (error: Error): void => {
+      finish({ ok: false, error: describeError(error), clientGone: false });
+    };
+    const onResClose = (): void => {
+      if (res.writableFinished) return;
+      body.destroy();
+      finish({ ok: false, error: 'client closed the connection', clientGone: true });
+    };
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    res.on('close', onResClose);
+    res.on('drain', onDrain);
+  });
+}
+
+function classify(error: unknown): { result: AttemptResult; error: string } {
+  const code = (error as { code?: string } | undefined)?.code ?? '';
+  const text = describeError(error);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return { result: 'timeout', error: text };
+  }
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EAI_AGAIN') {
+    return { result: 'connect_error', error: text };
+  }
+  return { result: 'reset', error: text };
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: string }).code;
+    return code ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}

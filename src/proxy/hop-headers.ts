@@ -1,0 +1,71 @@
+// Header hygiene at both edges. Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in
+// `Connection`) are never forwarded; the client's credentials never reach a node.
+
+import type { IncomingHttpHeaders } from 'node:http';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+]);
+
+/** Request headers that the gateway owns or recomputes. */
+const NOT_FORWARDED_UPSTREAM = new Set(['host', 'content-length', 'authorization', 'x-api-key', 'expect']);
+
+function namedInConnection(value: string | string[] | undefined): Set<string> {
+  const named = new Set<string>();
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  for (const token of text.split(',')) {
+    const name = token.trim().toLowerCase();
+    if (name) named.add(name);
+  }
+  return named;
+}
+
+export interface UpstreamHeaderInput {
+  readonly client: IncomingHttpHeaders;
+  readonly apiKey: string | undefined;
+  readonly bodyBytes: number;
+  readonly requestId: string;
+  readonly clientAddress: string | undefined;
+}
+
+export function upstreamRequestHeaders(input: UpstreamHeaderInput): Record<string, string> {
+  const dropped = namedInConnection(input.client.connection);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input.client)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || NOT_FORWARDED_UPSTREAM.has(name) || dropped.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  out['content-type'] = 'application/json';
+  out['content-length'] = String(input.bodyBytes);
+  out['x-request-id'] = input.requestId;
+  if (input.clientAddress !== undefined) {
+    const prior = out['x-forwarded-for'];
+    out['x-forwarded-for'] = prior ? `${prior}, ${input.clientAddress}` : input.clientAddress;
+  }
+  if (input.apiKey !== undefined) out.authorization = `Bearer ${input.apiKey}`;
+  return out;
+}
+
+/** Upstream response headers minus hop-by-hop ones, ready for `res.writeHead`. */
+export function clientResponseHeaders(
+  upstream: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string | string[]> {
+  const dropped = namedInConnection(upstream.connection);
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(upstream)) {
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || dropped.has(lower)) continue;
+    out[lower] = value;
+  }
+  return out;
+}

@@ -1,0 +1,44 @@
+// The one place a GatewayError becomes an HTTP answer: OpenAI's error shape
+// {"error":{"message","type","param","code"}} plus any extra detail fields.
+
+import type { ServerResponse } from 'node:http';
+import { GatewayError } from '#src/core/errors.ts';
+
+export function errorBody(error: GatewayError): string {
+  return JSON.stringify({
+    error: {
+      message: error.message,
+      type: error.openaiType,
+      param: error.param,
+      code: error.openaiCode,
+      ...error.details,
+    },
+  });
+}
+
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError('GW_UPSTREAM_UNREACHABLE', 'internal gateway error', {
+    status: 500,
+    openaiType: 'server_error',
+    cause: error,
+  });
+}
+
+/** Writes the error unless headers already went out (then the caller must end the stream itself). */
+export function sendError(
+  res: ServerResponse,
+  error: GatewayError,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = errorBody(error);
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...extraHeaders,
+  };
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  res.writeHead(error.status, headers);
+  res.end(body);
+}

@@ -1,0 +1,26 @@
+// Events the data plane publishes; metrics and logs subscribe.
+import type { Exclusion } from '#src/routing/index.ts';
+import type { AttemptResult } from './forward.ts';
+
+export interface ProxyEvents {
+  'proxy:attempt': {
+    readonly node: string;
+    readonly model: string;
+    readonly result: AttemptResult;
+    readonly status: number | undefined;
+    readonly error: string | undefined;
+  };
+  'proxy:request-finished': {
+    readonly endpoint: string;
+    /** A bounded label value: a configured or discovered model id, or "_unknown". */
+    readonly model: string;
+    readonly node: string | undefined;
+    readonly status: number;
+    readonly durationMs: number;
+    readonly firstByteMs: number | undefined;
+    /** Set when the upstream failed after the first byte and the response was cut short. */
+    readonly brokenError: string | undefined;
+    readonly clientAborted: boolean;
+  };
+  'route:excluded': { readonly model: string; readonly excluded: readonly Exclusion[] };
+}

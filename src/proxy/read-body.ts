@@ -1,0 +1,48 @@
+// Reads a request body into memory, bounded by `maxBytes` (the `model` field must be read, and the
+// bytes are replayed upstream on failover). Time is bounded by the server's requestTimeout.
+
+import type { IncomingMessage } from 'node:http';
+import { badRequest, bodyTooLarge } from '#src/core/errors.ts';
+
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > maxBytes) {
+        cleanup();
+        req.resume();
+        reject(bodyTooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, total));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(badRequest(`could not read the request body: ${error.message}`));
+    };
+    const onClose = (): void => {
+      if (!req.complete) {
+        cleanup();
+        reject(badRequest('the client closed the connection before sending the whole body'));
+      }
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}

@@ -1,0 +1,49 @@
+// Pure: from a raw JSON body, find the requested model, apply the default and aliases, and produce
+// the bytes to send upstream (the original bytes when nothing changed, so bodies pass untouched).
+
+import { badRequest, type GatewayError } from '#src/core/errors.ts';
+
+export interface ModelCatalog {
+  readonly defaultModel: string | undefined;
+  /** alias → served model id. */
+  readonly aliases: ReadonlyMap<string, string>;
+  /** served model id → its group (undefined = no group). */
+  readonly groups: ReadonlyMap<string, string | undefined>;
+}
+
+export interface ResolvedRequest {
+  /** The served model id routing uses and the node receives. */
+  readonly model: string;
+  /** What the client asked for (an alias, or the default when absent). */
+  readonly requestedModel: string;
+  readonly group: string | undefined;
+  readonly stream: boolean;
+  readonly body: Buffer;
+  /** The parsed body, for later inspection (e.g. prompt size); never mutated. */
+  readonly json: Readonly<Record<string, unknown>>;
+}
+
+export function resolveRequest(raw: Buffer, catalog: ModelCatalog): ResolvedRequest | GatewayError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    return badRequest(`request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return badRequest('request body must be a JSON object');
+  }
+  const json = parsed as Record<string, unknown>;
+  const given = json.model;
+  if (given !== undefined && given !== null && typeof given !== 'string') {
+    return badRequest('`model` must be a string', 'model');
+  }
+  const requestedModel = given === undefined || given === null || given === '' ? catalog.defaultModel : given;
+  if (requestedModel === undefined) {
+    return badRequest('you must provide a model parameter (and no models.default is configured)', 'model');
+  }
+  const model = catalog.aliases.get(requestedModel) ?? requestedModel;
+  const stream = json.stream === true;
+  const body = model === given ? raw : Buffer.from(JSON.stringify({ ...json, model }));
+  return { model, requestedModel, group: catalog.groups.get(model), stream, body, json };
+}

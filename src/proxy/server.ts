@@ -1,0 +1,81 @@
+// The node:http server and its endpoint table. Handlers come from the composition root, so this
+// file knows nothing of metrics or admin; it only dispatches and turns thrown errors into answers.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
+import { sendError, toGatewayError } from './openai-error.ts';
+
+export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
+
+/** path → method → handler. */
+export type EndpointTable = ReadonlyMap<string, ReadonlyMap<string, Handler>>;
+
+export interface HttpServerOptions {
+  readonly endpoints: () => EndpointTable;
+  readonly onHandlerError: (error: unknown, req: IncomingMessage) => void;
+  /** Bound on receiving one whole request (headers and body), against slow clients. */
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+}
+
+export function createHttpServer(options: HttpServerOptions): Server {
+  const server = createServer(
+    {
+      requestTimeout: options.requestTimeoutMs,
+      headersTimeout: options.headersTimeoutMs,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+    },
+    (req, res) => {
+      void dispatch(options, req, res);
+    },
+  );
+  return server;
+}
+
+async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+  const method = req.method ?? 'GET';
+  try {
+    const byMethod = options.endpoints().get(url.pathname);
+    if (byMethod === undefined) {
+      req.resume();
+      sendError(res, routeNotFound(method, url.pathname));
+      return;
+    }
+    const handler = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
+    if (handler === undefined) {
+      req.resume();
+      sendError(res, methodNotAllowed(method, url.pathname), { allow: [...byMethod.keys()].join(', ') });
+      return;
+    }
+    await handler(req, res, url);
+  } catch (error) {
+    options.onHandlerError(error, req);
+    if (!res.headersSent) sendError(res, toGatewayError(error));
+    else res.destroy();
+  }
+}
+
+export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+export function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/** Small JSON answer helper for the gateway's own endpoints. */
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}

@@ -1,0 +1,32 @@
+// Why a node was not chosen. A closed set of reasons: the same codes feed 503 bodies, metrics,
+// logs and /admin/explain, so names are what operators read.
+
+export type ExclusionCode =
+  | 'already_tried'
+  | 'group_mismatch'
+  | 'dead'
+  | 'degraded'
+  | 'missing'
+  | 'empty'
+  | 'expired';
+
+export interface Exclusion {
+  readonly node: string;
+  /** Which filter said no. */
+  readonly filter: string;
+  readonly code: ExclusionCode;
+  /** Short human detail, e.g. "last probe: ECONNREFUSED". */
+  readonly detail?: string;
+}
+
+/** Per-reason counts, e.g. { dead: 2, missing: 1 }, for 503 bodies and metrics. */
+export function countByCode(excluded: readonly Exclusion[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const e of excluded) counts[e.code] = (counts[e.code] ?? 0) + 1;
+  return counts;
+}
+
+/** Nodes whose fresh model listing could change a "nothing serves this model" answer. */
+export function nodesWorthRefreshing(excluded: readonly Exclusion[]): string[] {
+  return excluded.filter((e) => e.code === 'missing' || e.code === 'empty' || e.code === 'expired').map((e) => e.node);
+}

@@ -1,0 +1,13 @@
+// The default filter pipeline, in order. Order decides which reason a node is reported under.
+import type { Filter } from '../filter.ts';
+import { notAlreadyTried } from './not-already-tried.ts';
+import { sameGroup } from './same-group.ts';
+import { notDead } from './not-dead.ts';
+import { servesModel } from './serves-model.ts';
+import { preferHealthy } from './prefer-healthy.ts';
+
+export function defaultFilters(): readonly Filter[] {
+  return [notAlreadyTried, sameGroup, notDead, servesModel, preferHealthy];
+}
+
+export { notAlreadyTried, sameGroup, notDead, servesModel, preferHealthy };

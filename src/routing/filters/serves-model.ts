@@ -1,0 +1,11 @@
+// A node serves a model only if its discovery state allows it (untried nodes allow everything).
+import { allowsModel } from '#src/discovery/index.ts';
+import { predicateFilter } from '../filter.ts';
+
+export const servesModel = predicateFilter('serves-model', (req, node) => {
+  const allowed = allowsModel(node.discovery, req.model);
+  if (allowed.ok) return undefined;
+  const detail =
+    allowed.reason === 'expired' ? `model listing failed ${node.discovery.fails} times` : `discovery: ${node.discovery.phase}`;
+  return { code: allowed.reason, detail };
+});

@@ -1,0 +1,6 @@
+export { route, filterCandidates, type RoutingDecision } from './route.ts';
+export type { RouteRequest } from './route-request.ts';
+export { type Exclusion, type ExclusionCode, countByCode, nodesWorthRefreshing } from './exclusion.ts';
+export { type Filter, type FilterResult, predicateFilter } from './filter.ts';
+export { defaultFilters } from './filters/index.ts';
+export { leastInFlight, pickLeastInFlight, type SelectionPolicy } from './policies/least-in-flight.ts';

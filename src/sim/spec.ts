@@ -1,0 +1,185 @@
+// What a simulated node is: the easy-to-write input spec (only `kind` and `models` required) and the
+// fully-defaulted form the servers run on. Every default lives in SIM_DEFAULTS.
+
+export const SIM_KINDS = ['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang'] as const;
+export type SimKind = (typeof SIM_KINDS)[number];
+
+export const KV_MODES = ['unified', 'per-slot'] as const;
+/** llama.cpp only: `unified` = all slots of a model share one pool of n_ctx tokens. */
+export type KvMode = (typeof KV_MODES)[number];
+
+export const MODEL_STATUSES = ['loaded', 'unloaded', 'loading', 'sleeping'] as const;
+export type ModelStatus = (typeof MODEL_STATUSES)[number];
+
+export interface SimModelSpec {
+  readonly id: string;
+  readonly aliases?: readonly string[];
+  /** Per-slot n_ctx (vLLM/SGLang: max_model_len; Ollama: num_ctx). */
+  readonly contextTokens?: number;
+  readonly slots?: number;
+  /** Initial status (llamacpp-router: any; ollama: loaded or unloaded). */
+  readonly status?: ModelStatus;
+  readonly sizeBytes?: number;
+}
+
+export interface SimNodeSpec {
+  readonly kind: SimKind;
+  /** Model ids, or model tables; at least one. */
+  readonly models: readonly (string | SimModelSpec)[];
+  readonly name?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly contextTokens?: number;
+  readonly slots?: number;
+  readonly kv?: KvMode;
+  readonly ttftMs?: number;
+  readonly tokensPerSecond?: number;
+  /** Router child load time / Ollama cold-load time. */
+  readonly loadTimeMs?: number;
+  /** Running models before LRU eviction; 0 = unlimited (llamacpp-router, ollama). */
+  readonly modelsMax?: number;
+  /** llamacpp-router only. */
+  readonly autoload?: boolean;
+  readonly apiKey?: string;
+  /** Serve /metrics (llama.cpp without it answers 501; SGLang 404). */
+  readonly metrics?: boolean;
+}
+
+export interface FleetSpec {
+  readonly nodes: readonly SimNodeSpec[];
+}
+
+export interface ResolvedModel {
+  readonly id: string;
+  readonly aliases: readonly string[];
+  readonly contextTokens: number;
+  readonly slots: number;
+  readonly status: ModelStatus;
+  readonly sizeBytes: number;
+}
+
+export interface ResolvedNode {
+  readonly name: string;
+  readonly kind: SimKind;
+  readonly port: number;
+  readonly kv: KvMode;
+  readonly ttftMs: number;
+  readonly tokensPerSecond: number;
+  readonly loadTimeMs: number;
+  readonly modelsMax: number;
+  readonly autoload: boolean;
+  readonly apiKey: string | undefined;
+  readonly metrics: boolean;
+  readonly models: readonly ResolvedModel[];
+}
+
+export const SIM_DEFAULTS = Object.freeze({
+  port: 0,
+  contextTokens: 8192,
+  slots: 4,
+  kv: 'unified' as KvMode,
+  ttftMs: 20,
+  tokensPerSecond: 200,
+  loadTimeMs: 50,
+  routerModelsMax: 4,
+  ollamaModelsMax: 3,
+  autoload: true,
+  metrics: true,
+  sizeBytes: 4_912_898_304,
+});
+
+/** Kinds whose models load and unload at runtime. */
+export function hasModelResidency(kind: SimKind): boolean {
+  return kind === 'llamacpp-router' || kind === 'ollama';
+}
+
+/** Ollama names carry a tag; a bare name means `:latest`. */
+export function canonicalModelId(kind: SimKind, id: string): string {
+  return kind === 'ollama' && !id.includes(':') ? `${id}:latest` : id;
+}
+
+export function resolveNodeSpec(spec: SimNodeSpec, index = 0): ResolvedNode {
+  const nodeContext = spec.contextTokens ?? SIM_DEFAULTS.contextTokens;
+  const nodeSlots = spec.slots ?? SIM_DEFAULTS.slots;
+  const defaultStatus: ModelStatus = hasModelResidency(spec.kind) ? 'unloaded' : 'loaded';
+  const models = spec.models.map((entry): ResolvedModel => {
+    const model = typeof entry === 'string' ? { id: entry } : entry;
+    return {
+      id: canonicalModelId(spec.kind, model.id),
+      aliases: [...(model.aliases ?? [])],
+      contextTokens: model.contextTokens ?? nodeContext,
+      slots: model.slots ?? nodeSlots,
+      status: model.status ?? defaultStatus,
+      sizeBytes: model.sizeBytes ?? SIM_DEFAULTS.sizeBytes,
+    };
+  });
+  return {
+    name: spec.name ?? `${spec.kind}-${index}`,
+    kind: spec.kind,
+    port: spec.port ?? SIM_DEFAULTS.port,
+    kv: spec.kv ?? SIM_DEFAULTS.kv,
+    ttftMs: spec.ttftMs ?? SIM_DEFAULTS.ttftMs,
+    tokensPerSecond: spec.tokensPerSecond ?? SIM_DEFAULTS.tokensPerSecond,
+    loadTimeMs: spec.loadTimeMs ?? SIM_DEFAULTS.loadTimeMs,
+    modelsMax:
+      spec.modelsMax ??
+      (spec.kind === 'ollama' ? SIM_DEFAULTS.ollamaModelsMax : SIM_DEFAULTS.routerModelsMax),
+    autoload: spec.autoload ?? SIM_DEFAULTS.autoload,
+    apiKey: spec.apiKey,
+    metrics: spec.metrics ?? SIM_DEFAULTS.metrics,
+    models,
+  };
+}
+
+export interface SpecProblem {
+  /** Key path relative to the node, e.g. `models` or `model[1].status`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+const RUNNING: readonly ModelStatus[] = ['loaded', 'loading', 'sleeping'];
+
+/** Rules a node must satisfy beyond field types; empty when it can start. */
+export function nodeSpecProblems(node: ResolvedNode, modelsKey = 'models'): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  if (node.models.length === 0) {
+    problems.push({ path: modelsKey, message: 'a node needs at least one model' });
+  }
+  if ((node.kind === 'llamacpp' || node.kind === 'sglang') && node.models.length > 1) {
+    problems.push({ path: modelsKey, message: `a ${node.kind} node serves exactly one model` });
+  }
+  if (!Number.isInteger(node.port) || node.port < 0 || node.port > 65_535) {
+    problems.push({ path: 'port', message: 'must be an integer in 0..65535' });
+  }
+  if (!(node.tokensPerSecond > 0)) {
+    problems.push({ path: 'tokens_per_second', message: 'must be greater than 0' });
+  }
+  const seen = new Set<string>();
+  node.models.forEach((model, i) => {
+    const at = `${modelsKey}[${i}]`;
+    for (const name of [model.id, ...model.aliases]) {
+      if (seen.has(name)) problems.push({ path: at, message: `model name '${name}' is used twice` });
+      seen.add(name);
+    }
+    if (!Number.isInteger(model.contextTokens) || model.contextTokens < 1) {
+      problems.push({ path: `${at}.context`, message: 'must be a positive integer' });
+    }
+    if (!Number.isInteger(model.slots) || model.slots < 1) {
+      problems.push({ path: `${at}.slots`, message: 'must be a positive integer' });
+    }
+    if (model.status !== 'loaded' && !hasModelResidency(node.kind)) {
+      problems.push({ path: `${at}.status`, message: `a ${node.kind} model is always loaded` });
+    }
+    if (node.kind === 'ollama' && (model.status === 'loading' || model.status === 'sleeping')) {
+      problems.push({ path: `${at}.status`, message: 'an ollama model starts loaded or unloaded' });
+    }
+  });
+  const running = node.models.filter((m) => RUNNING.includes(m.status)).length;
+  if (hasModelResidency(node.kind) && node.modelsMax > 0 && running > node.modelsMax) {
+    problems.push({
+      path: 'models_max',
+      message: `${running} models start running but models_max is ${node.modelsMax}`,
+    });
+  }
+  return problems;
+}
