@@ -1,0 +1,246 @@
+// One served model's inference engine: a fixed number of slots with a FIFO queue, prompt processing
+// that takes `ttftMs`, then tokens at `tokensPerSecond`, all on the injected clock. In unified KV
+// mode the processing requests share one pool of n_ctx tokens, and exhausting it fails them all.
+// The decisions live in slot-table.ts, kv-budget.ts and context-rules.ts; this class only sequences.
+
+import type { Clock, Timer } from '#src/core/clock.ts';
+import type { FinishReason, GenerationPlan } from '#src/sim/context-rules.ts';
+import { isKvExhausted, kvUsageRatio } from '#src/sim/kv-budget.ts';
+import { busySlotCount, emptySlotTable, enqueueJob, removeJob, type SlotChange, type SlotTable } from '#src/sim/slot-table.ts';
+import type { KvMode } from '#src/sim/spec.ts';
+import { generatedPiece } from '#src/sim/synthetic-output.ts';
+
+export interface EngineSettings {
+  readonly slots: number;
+  /** Per-slot n_ctx; in unified mode also the size of the shared pool. */
+  readonly contextTokens: number;
+  readonly kv: KvMode;
+  readonly ttftMs: number;
+  readonly tokensPerSecond: number;
+}
+
+export interface GenerationOutcome {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly finishReason: FinishReason;
+  readonly text: string;
+  readonly promptMs: number;
+  readonly predictedMs: number;
+}
+
+/** Callbacks for one request; exactly one of `finished` / `failed` ends it (unless cancelled). */
+export interface GenerationObserver {
+  token(piece: string, index: number): void;
+  finished(outcome: GenerationOutcome): void;
+  /** The unified KV pool ran out while this request was processing. */
+  failed(): void;
+}
+
+export interface EngineCounters {
+  readonly promptTokensTotal: number;
+  readonly generatedTokensTotal: number;
+  readonly promptMsTotal: number;
+  readonly predictedMsTotal: number;
+  readonly decodeTotal: number;
+  readonly finishedStop: number;
+  readonly finishedLength: number;
+  readonly failedTotal: number;
+}
+
+export interface SlotView {
+  readonly id: number;
+  readonly isProcessing: boolean;
+  /** The last task this slot ran (or runs), if any. */
+  readonly lastTaskId: number | undefined;
+  readonly lastPromptTokens: number;
+  readonly generatedTokens: number;
+}
+
+interface Job {
+  readonly id: number;
+  readonly plan: GenerationPlan;
+  readonly observer: GenerationObserver;
+  phase: 'waiting' | 'prompt' | 'generating';
+  generated: number;
+  text: string;
+  startedAtMs: number;
+  firstTokenDueMs: number;
+  firstTokenAtMs: number;
+  timer: Timer | undefined;
+}
+
+export class ModelEngine {
+  readonly settings: EngineSettings;
+  readonly #clock: Clock;
+  readonly #jobs = new Map<number, Job>();
+  readonly #slotHistory: { taskId: number | undefined; promptTokens: number }[];
+  #table: SlotTable;
+  #nextJobId = 1;
+  #counters: { -readonly [K in keyof EngineCounters]: number } = {
+    promptTokensTotal: 0, generatedTokensTotal: 0, promptMsTotal: 0, predictedMsTotal: 0,
+    decodeTotal: 0, finishedStop: 0, finishedLength: 0, failedTotal: 0,
+  };
+
+  constructor(settings: EngineSettings, clock: Clock) {
+    this.settings = settings;
+    this.#clock = clock;
+    this.#table = emptySlotTable(settings.slots);
+    this.#slotHistory = Array.from({ length: settings.slots }, () => ({ taskId: undefined, promptTokens: 0 }));
+  }
+
+  /** Queues a request; returns a function that cancels it (safe to call at any time, repeatedly). */
+  submit(plan: GenerationPlan, observer: GenerationObserver): () => void {
+    const id = this.#nextJobId++;
+    this.#jobs.set(id, {
+      id, plan, observer, phase: 'waiting', generated: 0, text: '',
+      startedAtMs: 0, firstTokenDueMs: 0, firstTokenAtMs: 0, timer: undefined,
+    });
+    this.#apply(enqueueJob(this.#table, id));
+    return () => this.#cancel(id);
+  }
+
+  /** Drops every request silently and stops all timers (the node is closing or unloading). */
+  close(): void {
+    for (const job of this.#jobs.values()) job.timer?.cancel();
+    this.#jobs.clear();
+    this.#table = emptySlotTable(this.settings.slots);
+  }
+
+  processingCount(): number {
+    return busySlotCount(this.#table);
+  }
+
+  waitingCount(): number {
+    return this.#table.waiting.length;
+  }
+
+  hasIdleSlot(): boolean {
+    return this.#table.slots.includes(null);
+  }
+
+  kvTokensInUse(): number {
+    return this.#usages().reduce((a, b) => a + b, 0);
+  }
+
+  kvUsageRatio(): number {
+    return kvUsageRatio(this.settings.kv, this.settings.contextTokens, this.settings.slots, this.#usages());
+  }
+
+  counters(): EngineCounters {
+    return { ...this.#counters };
+  }
+
+  slotViews(): SlotView[] {
+    return this.#table.slots.map((holder, id) => {
+      const history = this.#slotHistory[id];
+      const job = holder === null ? undefined : this.#jobs.get(holder);
+      return {
+        id,
+        isProcessing: holder !== null,
+        lastTaskId: history?.taskId,
+        lastPromptTokens: history?.promptTokens ?? 0,
+        generatedTokens: job?.generated ?? 0,
+      };
+    });
+  }
+
+  #usages(): number[] {
+    const usages: number[] = [];
+    for (const job of this.#jobs.values()) {
+      if (job.phase !== 'waiting') usages.push(job.plan.promptTokens + job.generated);
+    }
+    return usages;
+  }
+
+  #apply(change: SlotChange): void {
+    this.#table = change.table;
+    for (const { jobId, slot } of change.started) this.#begin(jobId, slot);
+  }
+
+  #begin(jobId: number, slot: number): void {
+    const job = this.#jobs.get(jobId);
+    if (job === undefined) return;
+    const now = this.#clock.monotonicMs();
+    job.phase = 'prompt';
+    job.startedAtMs = now;
+    job.firstTokenDueMs = now + this.settings.ttftMs;
+    this.#slotHistory[slot] = { taskId: jobId, promptTokens: job.plan.promptTokens };
+    this.#counters.promptTokensTotal += job.plan.promptTokens;
+    if (this.#failAllIfKvExhausted()) return;
+    job.timer = this.#clock.setTimeout(() => this.#tick(jobId), this.settings.ttftMs);
+  }
+
+  #tick(jobId: number): void {
+    const job = this.#jobs.get(jobId);
+    if (job === undefined || job.phase === 'waiting') return;
+    job.timer = undefined;
+    const now = this.#clock.monotonicMs();
+    if (job.phase === 'prompt') {
+      job.phase = 'generating';
+      job.firstTokenAtMs = now;
+      this.#counters.promptMsTotal += now - job.startedAtMs;
+    }
+    this.#counters.decodeTotal++;
+    const intervalMs = 1000 / this.settings.tokensPerSecond;
+    const due = Math.min(job.plan.maxNewTokens, Math.floor((now - job.firstTokenDueMs) / intervalMs) + 1);
+    while (job.generated < due) {
+      const index = job.generated++;
+      const piece = generatedPiece(index);
+      job.text += piece;
+      this.#counters.generatedTokensTotal++;
+      job.observer.token(piece, index);
+      if (!this.#jobs.has(jobId) || this.#failAllIfKvExhausted()) return;
+    }
+    if (job.generated >= job.plan.maxNewTokens) {
+      this.#finish(job, now);
+      return;
+    }
+    const nextDueMs = job.firstTokenDueMs + job.generated * intervalMs;
+    job.timer = this.#clock.setTimeout(() => this.#tick(jobId), Math.max(0, nextDueMs - now));
+  }
+
+  #finish(job: Job, now: number): void {
+    const predictedMs = job.generated > 0 ? now - job.firstTokenAtMs : 0;
+    this.#counters.predictedMsTotal += predictedMs;
+    if (job.plan.finishReason === 'stop') this.#counters.finishedStop++;
+    else this.#counters.finishedLength++;
+    this.#jobs.delete(job.id);
+    const change = removeJob(this.#table, job.id);
+    this.#table = change.table;
+    job.observer.finished({
+      promptTokens: job.plan.promptTokens,
+      completionTokens: job.generated,
+      finishReason: job.plan.finishReason,
+      text: job.text,
+      promptMs: job.firstTokenAtMs - job.startedAtMs,
+      predictedMs,
+    });
+    this.#apply({ table: this.#table, started: change.started });
+  }
+
+  /** Fails every processing request when the unified pool is over budget; true when it did. */
+  #failAllIfKvExhausted(): boolean {
+    if (!isKvExhausted(this.settings.kv, this.settings.contextTokens, this.#usages())) return false;
+    const victims = [...this.#jobs.values()].filter((job) => job.phase !== 'waiting');
+    const started: { jobId: number; slot: number }[] = [];
+    for (const victim of victims) {
+      victim.timer?.cancel();
+      this.#jobs.delete(victim.id);
+      const change = removeJob(this.#table, victim.id);
+      this.#table = change.table;
+      started.push(...change.started);
+    }
+    this.#counters.failedTotal += victims.length;
+    for (const victim of victims) victim.observer.failed();
+    this.#apply({ table: this.#table, started });
+    return true;
+  }
+
+  #cancel(jobId: number): void {
+    const job = this.#jobs.get(jobId);
+    if (job === undefined) return;
+    job.timer?.cancel();
+    this.#jobs.delete(jobId);
+    this.#apply(removeJob(this.#table, jobId));
+  }
+}

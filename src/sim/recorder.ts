@@ -1,0 +1,73 @@
+// What a sim node saw: every request it received (control endpoints excluded) and live counters.
+// Tests assert on this to prove exactly what a gateway sent, and whether it hung up early.
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  /** From the JSON body's `model`, else from `?model=`. */
+  readonly model?: string;
+  /** Epoch ms (the node's clock) when the request arrived. */
+  readonly at: number;
+}
+
+export interface SimStats {
+  /** Requests received whose response has not ended yet. */
+  readonly inFlight: number;
+  /** Responses sent completely. */
+  readonly completed: number;
+  /** Requests whose client connection closed before the response finished. */
+  readonly clientAborted: number;
+  /** TCP connections open now. */
+  readonly connectionsOpen: number;
+}
+
+/** How one request ended, from the server's side. */
+export type RequestEnd = 'completed' | 'client_aborted' | 'destroyed_by_fault';
+
+export class RequestRecorder {
+  #requests: RecordedRequest[] = [];
+  #inFlight = 0;
+  #completed = 0;
+  #clientAborted = 0;
+  #connectionsOpen = 0;
+
+  record(request: RecordedRequest): void {
+    this.#requests.push(Object.freeze({ ...request, query: Object.freeze({ ...request.query }) }));
+    this.#inFlight++;
+  }
+
+  ended(end: RequestEnd): void {
+    this.#inFlight = Math.max(0, this.#inFlight - 1);
+    if (end === 'completed') this.#completed++;
+    else if (end === 'client_aborted') this.#clientAborted++;
+  }
+
+  connectionOpened(): void {
+    this.#connectionsOpen++;
+  }
+
+  connectionClosed(): void {
+    this.#connectionsOpen = Math.max(0, this.#connectionsOpen - 1);
+  }
+
+  requests(): readonly RecordedRequest[] {
+    return [...this.#requests];
+  }
+
+  stats(): SimStats {
+    return {
+      inFlight: this.#inFlight,
+      completed: this.#completed,
+      clientAborted: this.#clientAborted,
+      connectionsOpen: this.#connectionsOpen,
+    };
+  }
+
+  /** Forgets the recorded requests and the completed/aborted counts; live counts stay. */
+  clear(): void {
+    this.#requests = [];
+    this.#completed = 0;
+    this.#clientAborted = 0;
+  }
+}

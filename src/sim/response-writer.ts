@@ -1,0 +1,80 @@
+// Writes one response, either whole (`reply`) or as an SSE stream, and carries the
+// `midstream_reset` fault: once armed, it cuts the connection after N events (or halfway through a
+// whole body). Writes after the response ended or the socket died are ignored.
+
+import type { ServerResponse } from 'node:http';
+import { formatSseEvent, type Reply, type SseEvent } from '#src/sim/reply.ts';
+
+export class ResponseWriter {
+  readonly #res: ServerResponse;
+  readonly #destroy: () => void;
+  #cutAfterEvents: number | undefined;
+  #eventsWritten = 0;
+
+  /** `destroy` tears the socket down on purpose (not counted as a client abort). */
+  constructor(res: ServerResponse, destroy: () => void) {
+    this.#res = res;
+    this.#destroy = destroy;
+  }
+
+  /** Arms the midstream cut: streams end after `events` events, whole bodies halfway. */
+  cutAfterEvents(events: number): void {
+    this.#cutAfterEvents = events;
+  }
+
+  get isOpen(): boolean {
+    return !this.#res.writableEnded && !this.#res.destroyed;
+  }
+
+  get headersSent(): boolean {
+    return this.#res.headersSent;
+  }
+
+  /** Sends a whole response with Content-Length. */
+  reply(reply: Reply): void {
+    if (!this.isOpen || this.headersSent) return;
+    const body = Buffer.from(reply.body, 'utf8');
+    this.#res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length) });
+    if (this.#cutAfterEvents !== undefined) {
+      this.#res.write(body.subarray(0, Math.floor(body.length / 2)), () => this.#destroy());
+      return;
+    }
+    this.#res.end(body);
+  }
+
+  /** Sends a whole response with chunked transfer encoding (no Content-Length), as proxies do. */
+  replyChunked(reply: Reply): void {
+    if (!this.isOpen || this.headersSent) return;
+    if (this.#cutAfterEvents !== undefined) {
+      this.reply(reply);
+      return;
+    }
+    this.#res.writeHead(reply.status, reply.headers);
+    this.#res.end(reply.body);
+  }
+
+  openStream(status: number, headers: Readonly<Record<string, string>>): void {
+    if (!this.isOpen || this.headersSent) return;
+    this.#res.writeHead(status, headers);
+    this.#res.flushHeaders();
+  }
+
+  event(event: SseEvent): void {
+    if (!this.isOpen) return;
+    if (this.#cutAfterEvents !== undefined && this.#eventsWritten >= this.#cutAfterEvents) {
+      this.#destroy();
+      return;
+    }
+    this.#eventsWritten++;
+    this.#res.write(formatSseEvent(event));
+  }
+
+  endStream(): void {
+    if (!this.isOpen) return;
+    if (this.#cutAfterEvents !== undefined) {
+      this.#destroy();
+      return;
+    }
+    this.#res.end();
+  }
+}

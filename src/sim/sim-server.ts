@@ -1,0 +1,109 @@
+// The HTTP shell of a sim node: a node:http server on loopback that records each request, answers
+// the control endpoint, applies faults, and hands everything else to the node's kind. Closing it
+// destroys every connection, so hung requests never outlive a test.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '#src/core/clock.ts';
+import { answerControl, CONTROL_PREFIX, type ControlTarget } from '#src/sim/control-api.ts';
+import type { KindHandler, SimExchange } from '#src/sim/exchange.ts';
+import { injectFault } from '#src/sim/fault-injection.ts';
+import type { RequestRecorder } from '#src/sim/recorder.ts';
+import { textReply } from '#src/sim/reply.ts';
+import { BodyTooLargeError, classifyBody, readRequestText, requestedModel } from '#src/sim/request-body.ts';
+import { ResponseWriter } from '#src/sim/response-writer.ts';
+
+export interface SimServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly clock: Clock;
+  readonly recorder: RequestRecorder;
+  readonly control: ControlTarget;
+  readonly handler: KindHandler;
+}
+
+export interface SimServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const PLAIN = { 'Content-Type': 'text/plain; charset=utf-8' };
+
+async function serveRequest(req: IncomingMessage, res: ServerResponse, options: SimServerOptions): Promise<void> {
+  const { clock, recorder, handler } = options;
+  const url = new URL(req.url ?? '/', 'http://sim.invalid');
+  const method = req.method ?? 'GET';
+  const path = url.pathname;
+  const query = Object.fromEntries(url.searchParams);
+  let text: string;
+  try {
+    text = await readRequestText(req);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError && !res.headersSent) {
+      res.writeHead(413, { ...PLAIN, Connection: 'close' }).end(error.message);
+    } else {
+      res.destroy();
+    }
+    return;
+  }
+  const body = classifyBody(text);
+  if (path.startsWith(CONTROL_PREFIX)) {
+    new ResponseWriter(res, () => res.destroy()).reply(answerControl(method, path, body, options.control));
+    return;
+  }
+  const model = requestedModel(body, query);
+  recorder.record({ method, path, query, ...(model === undefined ? {} : { model }), at: clock.now() });
+
+  let destroyedOnPurpose = false;
+  const aborted = new AbortController();
+  res.on('close', () => {
+    recorder.ended(res.writableFinished ? 'completed' : destroyedOnPurpose ? 'destroyed_by_fault' : 'client_aborted');
+    aborted.abort();
+  });
+  const destroySocket = (): void => {
+    destroyedOnPurpose = true;
+    res.destroy();
+  };
+  const writer = new ResponseWriter(res, destroySocket);
+  const exchange: SimExchange = {
+    method, path, query, headers: req.headers, body, writer, signal: aborted.signal, destroySocket,
+  };
+  try {
+    const endpoint = handler.classify(method, path);
+    if (await injectFault(exchange, endpoint, options.control.faults(), handler.faultReplies, clock)) return;
+    await handler.handle(exchange);
+  } catch (error) {
+    if (writer.headersSent) destroySocket();
+    else writer.reply(textReply(500, `sim node failure: ${String(error)}`, PLAIN));
+  }
+}
+
+export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
+  const server = createServer((req, res) => {
+    void serveRequest(req, res, options);
+  });
+  server.on('connection', (socket) => {
+    options.recorder.connectionOpened();
+    socket.on('close', () => options.recorder.connectionClosed());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    port: address.port,
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolve) => {
+        options.handler.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { healthReport } from '#src/admin/health-report.ts';
+import { fleetModels } from '#src/proxy/index.ts';
+import { NOW, node } from '#test/fixtures/builders.ts';
+
+test('/health counts healthy nodes and nodes whose model listing is known or known empty', () => {
+  const report = healthReport(
+    [node('a', { models: ['x'] }), node('b', { models: [] }), node('c', { health: 'dead' }), node('d', { phase: 'expired', models: ['x'] })],
+    NOW + 5_000,
+  );
+  assert.equal(report.status, 'ok');
+  assert.equal(report.nodes, 4);
+  assert.equal(report.healthy, 3);
+  assert.equal(report.models_ok, 2);
+  assert.deepEqual(report.details[0]?.models, { state: 'known', names: ['x'], age_seconds: 5, fails: 0, last_error: null });
+});
+
+test('/health says down when no node can take traffic, degraded when only degraded ones can', () => {
+  assert.equal(healthReport([node('a', { health: 'dead' })], NOW).status, 'down');
+  assert.equal(healthReport([node('a', { health: 'degraded' }), node('b', { health: 'dead' })], NOW).status, 'degraded');
+});
+
+test('the fleet model list is the union of configured and discovered models, with serving nodes', () => {
+  const list = fleetModels(
+    [node('a', { models: ['x', 'y'] }), node('b', { models: ['y'], health: 'dead' }), node('c', { phase: 'expired', models: ['z'] })],
+    [{ name: 'w', group: undefined, aliases: [] }],
+    NOW,
+  );
+  assert.deepEqual(list.data.map((m) => [m.id, m.nodes]), [['w', []], ['x', ['a']], ['y', ['a']]]);
+  assert.equal(list.data[0]?.object, 'model');
+});

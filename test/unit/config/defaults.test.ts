@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
+
+// docs/config.md and examples/switchyard.toml state these values; change them together.
+test('defaults are the documented values', () => {
+  assert.deepEqual(CONFIG_DEFAULTS, {
+    server: { listen: { host: '127.0.0.1', port: 8080 }, maxRequestBodyBytes: 10 * 1024 * 1024 },
+    health: { intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 },
+    discovery: { intervalMs: 10_000, timeoutMs: 5_000, maxBodyBytes: 4 * 1024 * 1024, missWaitMs: 0, missCooldownMs: 2_000 },
+    upstream: { connectTimeoutMs: 5_000, headersTimeoutMs: 300_000, bodyIdleTimeoutMs: 300_000 },
+    node: { kind: 'auto' },
+  });
+});
+
+test('defaults cannot be changed at run time', () => {
+  assert.ok(Object.isFrozen(CONFIG_DEFAULTS));
+  assert.ok(Object.isFrozen(CONFIG_DEFAULTS.server.listen));
+  assert.ok(Object.isFrozen(CONFIG_DEFAULTS.upstream));
+});

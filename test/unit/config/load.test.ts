@@ -1,0 +1,304 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
+import { formatProblems, loadConfig, loadConfigFile } from '#src/config/load.ts';
+import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
+
+const ONE_NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
+
+function loaded(toml: string, env: Record<string, string | undefined> = {}): GatewayConfig {
+  const result = loadConfig(toml, env);
+  assert.ok(result.ok, result.ok ? '' : formatProblems(result.problems));
+  return result.config;
+}
+
+function problems(toml: string, env: Record<string, string | undefined> = {}): readonly ConfigProblem[] {
+  const result = loadConfig(toml, env);
+  assert.ok(!result.ok, 'expected problems, but the config loaded');
+  return result.problems;
+}
+
+function assertProblem(found: readonly ConfigProblem[], path: string, fragment: string): void {
+  assert.ok(
+    found.some((problem) => problem.path === path && problem.message.includes(fragment)),
+    `no problem at "${path}" containing "${fragment}" in:\n${formatProblems(found)}`,
+  );
+}
+
+describe('loadConfig: a valid file', () => {
+  test('fills every omitted setting from CONFIG_DEFAULTS', () => {
+    const config = loaded(ONE_NODE);
+    assert.deepEqual(config.server, CONFIG_DEFAULTS.server);
+    assert.deepEqual(config.health, CONFIG_DEFAULTS.health);
+    assert.deepEqual(config.discovery, CONFIG_DEFAULTS.discovery);
+    assert.deepEqual(config.upstream, CONFIG_DEFAULTS.upstream);
+    assert.deepEqual(config.models, { default: undefined, available: [] });
+    assert.deepEqual(config.nodes, [
+      { name: 'gpu-a', url: 'http://10.0.0.5:8000', apiKey: undefined, kind: 'auto', group: undefined },
+    ]);
+  });
+
+  test('converts snake_case keys, durations and sizes into camelCase milliseconds and bytes', () => {
+    const config = loaded(`
+[server]
+listen = "[::1]:9090"
+max_request_body_bytes = "1MiB"
+[health]
+interval = "1m30s"
+timeout = "250ms"
+fail_threshold = 5
+[discovery]
+interval = "1h"
+timeout = "1.5s"
+max_body_bytes = 2048
+miss_wait = "3s"
+miss_cooldown = "0s"
+[upstream]
+connect_timeout = "1s"
+headers_timeout = "10m"
+body_idle_timeout = "2m"
+${ONE_NODE}`);
+    assert.deepEqual(config.server, { listen: { host: '::1', port: 9090 }, maxRequestBodyBytes: 1_048_576 });
+    assert.deepEqual(config.health, { intervalMs: 90_000, timeoutMs: 250, failThreshold: 5 });
+    assert.deepEqual(config.discovery, {
+      intervalMs: 3_600_000,
+      timeoutMs: 1_500,
+      maxBodyBytes: 2048,
+      missWaitMs: 3_000,
+      missCooldownMs: 0,
+    });
+    assert.deepEqual(config.upstream, { connectTimeoutMs: 1_000, headersTimeoutMs: 600_000, bodyIdleTimeoutMs: 120_000 });
+  });
+
+  test('reads models, aliases, groups and node kinds', () => {
+    const config = loaded(`
+[models]
+default = "l3"
+[[models.available]]
+name = "llama-3"
+aliases = ["l3", "llama"]
+[[models.available]]
+name = "qwen"
+group = "big"
+[[nodes]]
+name = "big-box"
+url = "https://big.example/"
+kind = "sglang"
+group = "big"
+[[nodes]]
+name = "small"
+url = "http://small:8080"
+`);
+    assert.deepEqual(config.models, {
+      default: 'l3',
+      available: [
+        { name: 'llama-3', group: undefined, aliases: ['l3', 'llama'] },
+        { name: 'qwen', group: 'big', aliases: [] },
+      ],
+    });
+    assert.deepEqual(
+      config.nodes.map((node) => [node.name, node.kind, node.group, node.url]),
+      [
+        ['big-box', 'sglang', 'big', 'https://big.example'],
+        ['small', 'auto', undefined, 'http://small:8080'],
+      ],
+    );
+  });
+
+  test('accepts any default model when no models are declared', () => {
+    assert.equal(loaded(`[models]\ndefault = "whatever-the-nodes-have"\n${ONE_NODE}`).models.default, 'whatever-the-nodes-have');
+  });
+
+  test('resolves api_key "env:VAR" from the environment passed in, not from process.env', () => {
+    const config = loaded(`${ONE_NODE}api_key = "env:SWITCHYARD_TEST_KEY"\n`, { SWITCHYARD_TEST_KEY: 'sk-from-env' });
+    assert.equal(config.nodes[0]?.apiKey, 'sk-from-env');
+  });
+
+  test('keeps a literal api_key as written', () => {
+    assert.equal(loaded(`${ONE_NODE}api_key = "sk-literal"\n`).nodes[0]?.apiKey, 'sk-literal');
+  });
+
+  test('returns a deeply frozen config', () => {
+    const config = loaded(`[[models.available]]\nname = "m"\naliases = ["a"]\n${ONE_NODE}`);
+    for (const value of [config, config.server, config.server.listen, config.health, config.discovery, config.upstream]) {
+      assert.ok(Object.isFrozen(value));
+    }
+    for (const value of [config.models, config.models.available, config.models.available[0], config.models.available[0]?.aliases]) {
+      assert.ok(Object.isFrozen(value));
+    }
+    assert.ok(Object.isFrozen(config.nodes) && Object.isFrozen(config.nodes[0]));
+    assert.equal(Reflect.set(config.health, 'intervalMs', 1), false);
+    assert.throws(() => Reflect.apply(Array.prototype.push, config.nodes, [config.nodes[0]]), TypeError);
+  });
+});
+
+describe('loadConfig: one problem per rule, with its key path', () => {
+  const rules: readonly { readonly rule: string; readonly toml: string; readonly path: string; readonly fragment: string; readonly env?: Record<string, string> }[] = [
+    { rule: 'a listen address without a port', toml: `[server]\nlisten = "localhost"\n${ONE_NODE}`, path: 'server.listen', fragment: 'must be "host:port"' },
+    { rule: 'a listen port above 65535', toml: `[server]\nlisten = "0.0.0.0:70000"\n${ONE_NODE}`, path: 'server.listen', fragment: 'from 0 to 65535' },
+    { rule: 'a body limit that is not a size', toml: `[server]\nmax_request_body_bytes = "lots"\n${ONE_NODE}`, path: 'server.max_request_body_bytes', fragment: 'must be a size in bytes' },
+    { rule: 'a body limit of zero', toml: `[server]\nmax_request_body_bytes = 0\n${ONE_NODE}`, path: 'server.max_request_body_bytes', fragment: 'more than 0 bytes' },
+    { rule: 'a duration without a unit', toml: `[health]\ninterval = 5\n${ONE_NODE}`, path: 'health.interval', fragment: 'must be a duration like "3s" or "250ms"' },
+    { rule: 'a zero health timeout', toml: `[health]\ntimeout = "0s"\n${ONE_NODE}`, path: 'health.timeout', fragment: 'longer than 0s' },
+    { rule: 'a fail_threshold below 1', toml: `[health]\nfail_threshold = 0\n${ONE_NODE}`, path: 'health.fail_threshold', fragment: 'at least 1' },
+    { rule: 'a fractional fail_threshold', toml: `[health]\nfail_threshold = 2.5\n${ONE_NODE}`, path: 'health.fail_threshold', fragment: 'whole number' },
+    { rule: 'a zero discovery interval', toml: `[discovery]\ninterval = "0ms"\n${ONE_NODE}`, path: 'discovery.interval', fragment: 'longer than 0s' },
+    { rule: 'a zero discovery body limit', toml: `[discovery]\nmax_body_bytes = "0MiB"\n${ONE_NODE}`, path: 'discovery.max_body_bytes', fragment: 'more than 0 bytes' },
+    { rule: 'a miss_wait without a unit', toml: `[discovery]\nmiss_wait = 100\n${ONE_NODE}`, path: 'discovery.miss_wait', fragment: 'a bare number has no unit' },
+    { rule: 'a zero connect timeout', toml: `[upstream]\nconnect_timeout = "0s"\n${ONE_NODE}`, path: 'upstream.connect_timeout', fragment: 'longer than 0s' },
+    { rule: 'a headers timeout that is not a string', toml: `[upstream]\nheaders_timeout = true\n${ONE_NODE}`, path: 'upstream.headers_timeout', fragment: 'must be a duration' },
+    { rule: 'a missing [[nodes]] list', toml: '[server]\nlisten = "127.0.0.1:8080"\n', path: 'nodes', fragment: 'at least one [[nodes]] entry is required' },
+    { rule: 'an empty nodes array', toml: 'nodes = []\n', path: 'nodes', fragment: 'at least one [[nodes]] entry is required' },
+    { rule: 'nodes written as a plain value', toml: 'nodes = "gpu-a"\n', path: 'nodes', fragment: 'must be an array of tables' },
+    { rule: 'a node without a url', toml: '[[nodes]]\nname = "gpu-a"\n', path: 'nodes[0].url', fragment: 'is required' },
+    { rule: 'a node without a name', toml: '[[nodes]]\nurl = "http://a"\n', path: 'nodes[0].name', fragment: 'is required' },
+    { rule: 'an empty node name', toml: '[[nodes]]\nname = ""\nurl = "http://a"\n', path: 'nodes[0].name', fragment: 'must not be empty' },
+    { rule: 'a node name with surrounding spaces', toml: '[[nodes]]\nname = " a "\nurl = "http://a"\n', path: 'nodes[0].name', fragment: 'whitespace' },
+    {
+      rule: 'a url that is not http(s)',
+      toml: `${ONE_NODE}[[nodes]]\nname = "b"\nurl = "http://b"\n[[nodes]]\nname = "c"\nurl = "ftp://c"\n`,
+      path: 'nodes[2].url',
+      fragment: 'must be an http(s) URL',
+    },
+    { rule: 'a url that is not a URL at all', toml: '[[nodes]]\nname = "a"\nurl = "10.0.0.5:8000"\n', path: 'nodes[0].url', fragment: 'must be an http(s) URL' },
+    { rule: 'a url with a query string', toml: '[[nodes]]\nname = "a"\nurl = "http://a/?x=1"\n', path: 'nodes[0].url', fragment: 'without a query string' },
+    { rule: 'a url with a fragment', toml: '[[nodes]]\nname = "a"\nurl = "http://a/#x"\n', path: 'nodes[0].url', fragment: 'without a fragment' },
+    { rule: 'a url that is a number', toml: '[[nodes]]\nname = "a"\nurl = 8000\n', path: 'nodes[0].url', fragment: 'must be a string, not an integer' },
+    {
+      rule: 'a duplicate node name, naming the first one',
+      toml: `${ONE_NODE}[[nodes]]\nname = "gpu-b"\nurl = "http://b"\n[[nodes]]\nname = "c"\nurl = "http://c"\n[[nodes]]\nname = "gpu-b"\nurl = "http://d"\n`,
+      path: 'nodes[3].name',
+      fragment: 'duplicate node name "gpu-b" (also nodes[1])',
+    },
+    { rule: 'an unknown node kind', toml: `${ONE_NODE}kind = "tgi"\n`, path: 'nodes[0].kind', fragment: 'must be one of: auto, vllm, llamacpp, ollama, sglang, openai' },
+    { rule: 'an api_key naming an unset variable', toml: `${ONE_NODE}api_key = "env:GPU_KEY"\n`, path: 'nodes[0].api_key', fragment: 'environment variable GPU_KEY is not set' },
+    { rule: 'an empty literal api_key', toml: `${ONE_NODE}api_key = ""\n`, path: 'nodes[0].api_key', fragment: 'must not be empty' },
+    { rule: 'an empty node group', toml: `${ONE_NODE}group = ""\n`, path: 'nodes[0].group', fragment: 'must not be empty' },
+    {
+      rule: 'a duplicate model name',
+      toml: `[[models.available]]\nname = "m"\n[[models.available]]\nname = "m"\n${ONE_NODE}`,
+      path: 'models.available[1].name',
+      fragment: 'duplicate model name "m" (also models.available[0])',
+    },
+    {
+      rule: "an alias equal to another model's name",
+      toml: `[[models.available]]\nname = "m"\n[[models.available]]\nname = "n"\naliases = ["x", "m"]\n${ONE_NODE}`,
+      path: 'models.available[1].aliases[1]',
+      fragment: 'alias "m" is already the name of models.available[0]',
+    },
+    {
+      rule: 'an alias equal to another alias',
+      toml: `[[models.available]]\nname = "m"\naliases = ["x"]\n[[models.available]]\nname = "n"\naliases = ["x"]\n${ONE_NODE}`,
+      path: 'models.available[1].aliases[0]',
+      fragment: 'alias "x" is already used at models.available[0].aliases[0]',
+    },
+    {
+      rule: "an alias repeating its own model's name",
+      toml: `[[models.available]]\nname = "m"\naliases = ["m"]\n${ONE_NODE}`,
+      path: 'models.available[0].aliases[0]',
+      fragment: "repeats the model's own name",
+    },
+    { rule: 'an empty alias', toml: `[[models.available]]\nname = "m"\naliases = [""]\n${ONE_NODE}`, path: 'models.available[0].aliases[0]', fragment: 'must not be empty' },
+    {
+      rule: 'a default model that is not declared',
+      toml: `[models]\ndefault = "gpt-4"\n[[models.available]]\nname = "m"\naliases = ["a"]\n${ONE_NODE}`,
+      path: 'models.default',
+      fragment: '"gpt-4" is not the name or alias of any [[models.available]] entry',
+    },
+    {
+      rule: 'a model group that no node has',
+      toml: `[[models.available]]\nname = "m"\ngroup = "big"\n${ONE_NODE}`,
+      path: 'models.available[0].group',
+      fragment: 'no node has group "big"',
+    },
+    { rule: 'a section written as a value', toml: `health = "fast"\n${ONE_NODE}`, path: 'health', fragment: 'must be a table' },
+  ];
+  for (const { rule, toml, path, fragment, env } of rules) {
+    test(`reports ${rule} at ${path}`, () => {
+      assertProblem(problems(toml, env), path, fragment);
+    });
+  }
+
+  test('accepts a default model that is an alias of a declared model', () => {
+    assert.equal(loaded(`[models]\ndefault = "a"\n[[models.available]]\nname = "m"\naliases = ["a"]\n${ONE_NODE}`).models.default, 'a');
+  });
+});
+
+describe('loadConfig: unknown keys', () => {
+  const levels: readonly (readonly [string, string, string])[] = [
+    ['the top level', `listen = "127.0.0.1:8080"\n${ONE_NODE}`, 'listen'],
+    ['[server]', `[server]\nlisen = "127.0.0.1:8080"\n${ONE_NODE}`, 'server.lisen'],
+    ['[health]', `[health]\nintervall = "5s"\n${ONE_NODE}`, 'health.intervall'],
+    ['[discovery]', `[discovery]\nenabled = true\n${ONE_NODE}`, 'discovery.enabled'],
+    ['[upstream]', `[upstream]\nread_timeout = "5s"\n${ONE_NODE}`, 'upstream.read_timeout'],
+    ['[models]', `[models]\ndefaults = "m"\n${ONE_NODE}`, 'models.defaults'],
+    ['[[models.available]]', `[[models.available]]\nname = "m"\nalias = ["x"]\n${ONE_NODE}`, 'models.available[0].alias'],
+    ['[[nodes]]', `${ONE_NODE}weight = 2\n`, 'nodes[0].weight'],
+    ['a quoted key', `[server]\n"max body" = 1\n${ONE_NODE}`, 'server."max body"'],
+  ];
+  for (const [level, toml, path] of levels) {
+    test(`reports an unknown key in ${level} at ${path}`, () => {
+      assertProblem(problems(toml), path, 'unknown key');
+    });
+  }
+
+  test('lists the keys the table accepts', () => {
+    assertProblem(problems(`[health]\nintervall = "5s"\n${ONE_NODE}`), 'health.intervall', 'expected one of: interval, timeout, fail_threshold');
+  });
+
+  test('reports each unknown key of one table as its own problem', () => {
+    const found = problems(`[server]\na = 1\nb = 2\n${ONE_NODE}`);
+    assert.deepEqual(found.map((problem) => problem.path), ['server.a', 'server.b']);
+  });
+});
+
+describe('loadConfig: reporting', () => {
+  test('reports all problems together: three mistakes give three problems', () => {
+    const found = problems('[server]\nlisten = "localhost"\n[health]\ninterval = 5\n[[nodes]]\nname = "a"\nurl = "ftp://a"\n');
+    assert.deepEqual(found.map((problem) => problem.path).sort(), ['health.interval', 'nodes[0].url', 'server.listen']);
+  });
+
+  test('reports field problems and name clashes in the same pass', () => {
+    const found = problems(`${ONE_NODE}[[nodes]]\nname = "gpu-a"\nurl = "http://b"\ncolour = "red"\n[health]\ntimeout = "0s"\n`);
+    assert.deepEqual(found.map((problem) => problem.path).sort(), ['health.timeout', 'nodes[1].colour', 'nodes[1].name']);
+  });
+
+  test('turns a TOML syntax error into one whole-file problem with line and column', () => {
+    const found = problems('[server]\nlisten = "127.0.0.1:8080\n');
+    assert.equal(found.length, 1);
+    assert.equal(found[0]?.path, '');
+    assert.match(found[0]?.message ?? '', /line 2, column \d+/);
+    assert.ok(!(found[0]?.message ?? '').includes('\n'), 'a problem is one line');
+  });
+
+  test('never includes an api_key value in problem messages', () => {
+    const secret = 'sk-do-not-print-0123456789';
+    const found = problems(`${ONE_NODE}api_key = "${secret}"\nkind = 7\nname2 = "${secret}"\n[[nodes]]\nname = "b"\nurl = "http://b"\napi_key = 42\n`);
+    assert.ok(found.length >= 3);
+    assert.ok(!formatProblems(found).includes(secret));
+  });
+
+  test('formats one "path: message" line per problem, without a prefix for whole-file problems', () => {
+    const text = formatProblems([
+      { path: '', message: 'Invalid TOML document' },
+      { path: 'nodes[0].url', message: 'must be an http(s) URL' },
+    ]);
+    assert.equal(text, 'Invalid TOML document\nnodes[0].url: must be an http(s) URL');
+  });
+});
+
+describe('loadConfigFile', () => {
+  test('loads a file from disk', async () => {
+    const result = await loadConfigFile(new URL('../../fixtures/configs/minimal.toml', import.meta.url).pathname, {});
+    assert.ok(result.ok);
+    assert.equal(result.config.nodes[0]?.name, 'local');
+  });
+
+  test('turns an unreadable file into a whole-file problem instead of throwing', async () => {
+    const result = await loadConfigFile('/nonexistent/switchyard.toml', {});
+    assert.ok(!result.ok);
+    assert.equal(result.problems.length, 1);
+    assert.equal(result.problems[0]?.path, '');
+    assert.match(result.problems[0]?.message ?? '', /cannot read config file: ENOENT/);
+  });
+});

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { clientResponseHeaders, upstreamRequestHeaders } from '#src/proxy/hop-headers.ts';
+
+test('the client credentials and hop-by-hop headers never reach the node; the node key does', () => {
+  const out = upstreamRequestHeaders({
+    client: {
+      authorization: 'Bearer client-secret',
+      'x-api-key': 'client-key',
+      connection: 'keep-alive, x-private',
+      'x-private': 'drop me',
+      'keep-alive': 'timeout=5',
+      'transfer-encoding': 'chunked',
+      host: 'gateway',
+      'content-length': '999',
+      'user-agent': 'test',
+    },
+    apiKey: 'node-secret',
+    bodyBytes: 12,
+    requestId: 'r1',
+    clientAddress: '127.0.0.1',
+  });
+  assert.equal(out.authorization, 'Bearer node-secret');
+  assert.equal(out['content-length'], '12');
+  assert.equal(out['user-agent'], 'test');
+  for (const name of ['x-api-key', 'connection', 'x-private', 'keep-alive', 'transfer-encoding', 'host']) {
+    assert.equal(out[name], undefined, name);
+  }
+  assert.equal(out['x-forwarded-for'], '127.0.0.1');
+});
+
+test('without a node key no authorization header is sent at all', () => {
+  const out = upstreamRequestHeaders({ client: { authorization: 'Bearer x' }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined });
+  assert.equal(out.authorization, undefined);
+});
+
+test('hop-by-hop response headers are stripped, the rest pass', () => {
+  const out = clientResponseHeaders({ connection: 'close', 'transfer-encoding': 'chunked', 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
+  assert.deepEqual(out, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
+});
