@@ -2,7 +2,6 @@
 // metrics and logs, serves HTTP, and applies reloads. Nothing else calls `new` on these things.
 
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import { Agent } from 'undici';
 import type { Logger } from 'pino';
 import { systemClock, sleep, type Clock } from '#src/core/clock.ts';
@@ -16,6 +15,7 @@ import {
   listen,
   UpstreamPools,
   urlOf,
+  type GatewayHttpServer,
   type ModelCatalog,
   type ProxyEvents,
 } from '#src/proxy/index.ts';
@@ -39,11 +39,11 @@ export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readon
 export class Gateway {
   readonly url: string;
   readonly registry: NodeRegistry;
-  readonly #server: Server;
+  readonly #server: GatewayHttpServer;
   readonly #parts: GatewayParts;
   #closed = false;
 
-  private constructor(url: string, server: Server, parts: GatewayParts) {
+  private constructor(url: string, server: GatewayHttpServer, parts: GatewayParts) {
     this.url = url;
     this.#server = server;
     this.#parts = parts;
@@ -71,16 +71,44 @@ export class Gateway {
     return this.#parts.reload();
   }
 
+  /**
+   * Resolves true once every node has answered (or failed) its first health probe and model
+   * listing, false if that takes longer than `timeoutMs`. For the demo and tests; serving does
+   * not wait for it (untried nodes take traffic).
+   */
+  async firstRoundDone(timeoutMs: number): Promise<boolean> {
+    const clock = this.#parts.clock;
+    const deadline = clock.monotonicMs() + timeoutMs;
+    const settled = (): boolean =>
+      this.registry
+        .views()
+        .every((v) => v.health.status !== 'unknown' && (v.discovery.phase !== 'untried' || v.discovery.fails > 0));
+    while (!settled()) {
+      if (clock.monotonicMs() >= deadline) return false;
+      await sleep(clock, 20);
+    }
+    return true;
+  }
+
   /** Stops accepting, lets in-flight requests finish (bounded), then stops every loop. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    this.#server.closeIdleConnections();
     const drainMs = this.#parts.options.drainTimeoutMs ?? 10_000;
-    await Promise.race([closed, sleep(this.#parts.clock, drainMs)]);
+    const log = this.#parts.options.logger;
+    log.debug({ active: this.#server.activeRequests() }, 'close: finishing in-flight requests');
+    // Stop accepting, wait until every request being answered has finished (bounded), then close
+    // every connection: keep-alive sockets would otherwise hold the server open indefinitely.
+    const deadline = this.#parts.clock.monotonicMs() + drainMs;
+    while (this.#server.activeRequests() > 0 && this.#parts.clock.monotonicMs() < deadline) {
+      this.#server.closeIdleConnections();
+      await sleep(this.#parts.clock, 25);
+    }
     this.#server.closeAllConnections();
+    await closed;
     await this.#parts.stop();
+    log.debug('close: stopped');
   }
 }
 

@@ -95,10 +95,14 @@ export const runDemo: Command = async (argv, io) => {
     io.stderr.write(`could not start the gateway: ${(error as Error).message}\n`);
     return 1;
   }
+  await gateway.firstRoundDone(5_000);
   io.stdout.write(demoBanner(gateway.url, fleet.nodes));
   if (!io.signal.aborted) await once(io.signal, 'abort');
+  logger.debug('demo: stopping the gateway');
   await gateway.close();
+  logger.debug('demo: stopping the fleet');
   await fleet.close();
+  logger.debug('demo: stopped');
   return 0;
 };
 

@@ -83,11 +83,13 @@ function headersFor(node: NodeSpec): Record<string, string> {
  * draining a body that may never end. Errors (abort, timeout, reset) propagate to the caller.
  */
 async function readBounded(
-  body: AsyncIterable<Buffer> & { destroy(): void },
+  body: AsyncIterable<Buffer> & { destroy(): void; on(event: 'error', listener: () => void): unknown },
   declaredBytes: number | undefined,
   maxBytes: number,
 ): Promise<BodyOutcome> {
   const tooLarge: BodyOutcome = { ok: false, error: `response body exceeds the limit of ${maxBytes} bytes` };
+  // undici's body emits 'error' when destroyed before its end; without a listener that would crash.
+  body.on('error', () => {});
   if (declaredBytes !== undefined && declaredBytes > maxBytes) {
     body.destroy();
     return tooLarge;

@@ -63,6 +63,8 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       if (controller.signal.aborted) return { kind: 'client_gone', status: undefined };
       return { kind: 'failed', ...classify(error) };
     }
+    // Destroying an undici body emits 'error'; this keeps a late one from becoming an uncaught exception.
+    upstream.body.on('error', ignoreError);
     const status = upstream.statusCode;
     if (status >= 500 && input.canFailOver()) {
       upstream.body.destroy();
@@ -136,6 +138,8 @@ function pump(body: Readable, res: ServerResponse, monotonicMs: () => number): P
     res.on('drain', onDrain);
   });
 }
+
+function ignoreError(): void {}
 
 function classify(error: unknown): { result: AttemptResult; error: string } {
   const code = (error as { code?: string } | undefined)?.code ?? '';

@@ -1,5 +1,5 @@
 export { handleInference, type InferenceDeps } from './inference-handler.ts';
-export { createHttpServer, listen, urlOf, sendJson, type EndpointTable, type Handler } from './server.ts';
+export { createHttpServer, listen, urlOf, sendJson, type EndpointTable, type Handler, type GatewayHttpServer } from './server.ts';
 export { UpstreamPools } from './upstream-pools.ts';
 export type { ProxyEvents } from './proxy-events.ts';
 export type { AttemptResult } from './forward.ts';

@@ -20,7 +20,7 @@ export interface HttpServerOptions {
   readonly keepAliveTimeoutMs: number;
 }
 
-export function createHttpServer(options: HttpServerOptions): Server {
+export function createHttpServer(options: HttpServerOptions): GatewayHttpServer {
   const server = createServer(
     {
       requestTimeout: options.requestTimeoutMs,
@@ -28,11 +28,19 @@ export function createHttpServer(options: HttpServerOptions): Server {
       keepAliveTimeout: options.keepAliveTimeoutMs,
     },
     (req, res) => {
+      active += 1;
+      res.once('close', () => {
+        active -= 1;
+      });
       void dispatch(options, req, res);
     },
   );
-  return server;
+  let active = 0;
+  return Object.assign(server, { activeRequests: () => active });
 }
+
+/** A node:http server that counts the requests it has not finished answering. */
+export type GatewayHttpServer = Server & { activeRequests(): number };
 
 async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://gateway.invalid');

@@ -2,9 +2,11 @@
 // interface every kind implements.
 
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Clock } from '#src/core/clock.ts';
 import type { Reply } from '#src/sim/reply.ts';
 import type { RequestBody } from '#src/sim/request-body.ts';
 import type { ResponseWriter } from '#src/sim/response-writer.ts';
+import type { ResolvedNode } from '#src/sim/spec.ts';
 
 /** Which fault switch governs an endpoint. */
 export type EndpointClass = 'inference' | 'models' | 'health' | 'other';
@@ -47,4 +49,13 @@ export interface KindHandler {
 export function untilAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** What a kind is built from. */
+export interface KindContext {
+  readonly node: ResolvedNode;
+  readonly clock: Clock;
+  readonly random: () => number;
+  /** Epoch seconds when the node started. */
+  readonly startedAtSec: number;
 }

@@ -62,8 +62,12 @@ const NodeTable = z.strictObject({
   model: z.array(ModelTable).optional(),
 });
 
+const NO_NODES = 'the file defines no [[node]] table';
+
 const FleetFile = z.strictObject({
-  node: z.array(NodeTable).min(1, 'the file defines no [[node]] table'),
+  node: z
+    .array(NodeTable, { error: (issue) => (issue.input === undefined ? NO_NODES : undefined) })
+    .min(1, NO_NODES),
 });
 
 type NodeTable = z.infer<typeof NodeTable>;

@@ -7,7 +7,7 @@ import type { Clock, Timer } from '#src/core/clock.ts';
 import type { FinishReason, GenerationPlan } from '#src/sim/context-rules.ts';
 import { isKvExhausted, kvUsageRatio } from '#src/sim/kv-budget.ts';
 import { busySlotCount, emptySlotTable, enqueueJob, removeJob, type SlotChange, type SlotTable } from '#src/sim/slot-table.ts';
-import type { KvMode } from '#src/sim/spec.ts';
+import type { KvMode, SimKind } from '#src/sim/spec.ts';
 import { generatedPiece } from '#src/sim/synthetic-output.ts';
 
 export interface EngineSettings {
@@ -45,6 +45,8 @@ export interface EngineCounters {
   readonly finishedStop: number;
   readonly finishedLength: number;
   readonly failedTotal: number;
+  /** The most KV tokens in use at once so far. */
+  readonly peakKvTokens: number;
 }
 
 export interface SlotView {
@@ -73,19 +75,19 @@ export class ModelEngine {
   readonly settings: EngineSettings;
   readonly #clock: Clock;
   readonly #jobs = new Map<number, Job>();
-  readonly #slotHistory: { taskId: number | undefined; promptTokens: number }[];
+  readonly #slotHistory: { taskId: number | undefined; promptTokens: number; generated: number }[];
   #table: SlotTable;
   #nextJobId = 1;
   #counters: { -readonly [K in keyof EngineCounters]: number } = {
     promptTokensTotal: 0, generatedTokensTotal: 0, promptMsTotal: 0, predictedMsTotal: 0,
-    decodeTotal: 0, finishedStop: 0, finishedLength: 0, failedTotal: 0,
+    decodeTotal: 0, finishedStop: 0, finishedLength: 0, failedTotal: 0, peakKvTokens: 0,
   };
 
   constructor(settings: EngineSettings, clock: Clock) {
     this.settings = settings;
     this.#clock = clock;
     this.#table = emptySlotTable(settings.slots);
-    this.#slotHistory = Array.from({ length: settings.slots }, () => ({ taskId: undefined, promptTokens: 0 }));
+    this.#slotHistory = Array.from({ length: settings.slots }, () => ({ taskId: undefined, promptTokens: 0, generated: 0 }));
   }
 
   /** Queues a request; returns a function that cancels it (safe to call at any time, repeatedly). */
@@ -139,7 +141,7 @@ export class ModelEngine {
         isProcessing: holder !== null,
         lastTaskId: history?.taskId,
         lastPromptTokens: history?.promptTokens ?? 0,
-        generatedTokens: job?.generated ?? 0,
+        generatedTokens: job?.generated ?? history?.generated ?? 0,
       };
     });
   }
@@ -164,7 +166,7 @@ export class ModelEngine {
     job.phase = 'prompt';
     job.startedAtMs = now;
     job.firstTokenDueMs = now + this.settings.ttftMs;
-    this.#slotHistory[slot] = { taskId: jobId, promptTokens: job.plan.promptTokens };
+    this.#slotHistory[slot] = { taskId: jobId, promptTokens: job.plan.promptTokens, generated: 0 };
     this.#counters.promptTokensTotal += job.plan.promptTokens;
     if (this.#failAllIfKvExhausted()) return;
     job.timer = this.#clock.setTimeout(() => this.#tick(jobId), this.settings.ttftMs);
@@ -205,6 +207,8 @@ export class ModelEngine {
     if (job.plan.finishReason === 'stop') this.#counters.finishedStop++;
     else this.#counters.finishedLength++;
     this.#jobs.delete(job.id);
+    const history = this.#slotHistory.find((entry) => entry.taskId === job.id);
+    if (history !== undefined) history.generated = job.generated;
     const change = removeJob(this.#table, job.id);
     this.#table = change.table;
     job.observer.finished({
@@ -220,7 +224,9 @@ export class ModelEngine {
 
   /** Fails every processing request when the unified pool is over budget; true when it did. */
   #failAllIfKvExhausted(): boolean {
-    if (!isKvExhausted(this.settings.kv, this.settings.contextTokens, this.#usages())) return false;
+    const usages = this.#usages();
+    this.#counters.peakKvTokens = Math.max(this.#counters.peakKvTokens, usages.reduce((a, b) => a + b, 0));
+    if (!isKvExhausted(this.settings.kv, this.settings.contextTokens, usages)) return false;
     const victims = [...this.#jobs.values()].filter((job) => job.phase !== 'waiting');
     const started: { jobId: number; slot: number }[] = [];
     for (const victim of victims) {
@@ -243,4 +249,20 @@ export class ModelEngine {
     this.#jobs.delete(jobId);
     this.#apply(removeJob(this.#table, jobId));
   }
+}
+
+/**
+ * An engine for `model` with the node's timing. Only llama.cpp kinds run a unified KV pool; the
+ * others preempt or truncate instead of failing, so they get per-slot budgets.
+ */
+export function createModelEngine(
+  node: { readonly kind: SimKind; readonly kv: KvMode; readonly ttftMs: number; readonly tokensPerSecond: number },
+  model: { readonly slots: number; readonly contextTokens: number },
+  clock: Clock,
+): ModelEngine {
+  const kv: KvMode = node.kind === 'llamacpp' || node.kind === 'llamacpp-router' ? node.kv : 'per-slot';
+  return new ModelEngine(
+    { slots: model.slots, contextTokens: model.contextTokens, kv, ttftMs: node.ttftMs, tokensPerSecond: node.tokensPerSecond },
+    clock,
+  );
 }

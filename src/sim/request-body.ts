@@ -21,7 +21,7 @@ export async function readRequestText(req: IncomingMessage, maxBytes = MAX_SIM_B
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of req) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+    const buffer: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
     total += buffer.length;
     if (total > maxBytes) throw new BodyTooLargeError(maxBytes);
     chunks.push(buffer);
@@ -39,10 +39,33 @@ export function classifyBody(text: string): RequestBody {
   }
 }
 
-/** Character offset of a JSON.parse error, when V8's message names one. */
-export function jsonErrorOffset(error: SyntaxError, text: string): number {
-  const match = /position (\d+)/.exec(error.message);
-  return match?.[1] === undefined ? text.length : Number(match[1]);
+function isCutShort(prefix: string): boolean {
+  try {
+    JSON.parse(prefix);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    const position = /at position (\d+)/.exec(message)?.[1];
+    if (position !== undefined) return Number(position) >= prefix.length;
+    return /end of JSON input|Unterminated string/.test(message);
+  }
+}
+
+/**
+ * Offset of the first character that makes `text` invalid JSON (text.length when it just ends too
+ * early). V8 does not always say, so this finds the shortest prefix that is wrong, not merely cut
+ * short: being wrong only grows with the prefix, so a binary search finds it.
+ */
+export function jsonErrorOffset(text: string): number {
+  let low = 0;
+  let high = text.length;
+  if (isCutShort(text)) return text.length;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (isCutShort(text.slice(0, middle + 1))) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -10,6 +10,8 @@ export class ResponseWriter {
   readonly #destroy: () => void;
   #cutAfterEvents: number | undefined;
   #eventsWritten = 0;
+  #writesPending = 0;
+  #cutting = false;
 
   /** `destroy` tears the socket down on purpose (not counted as a client abort). */
   constructor(res: ServerResponse, destroy: () => void) {
@@ -23,7 +25,7 @@ export class ResponseWriter {
   }
 
   get isOpen(): boolean {
-    return !this.#res.writableEnded && !this.#res.destroyed;
+    return !this.#cutting && !this.#res.writableEnded && !this.#res.destroyed;
   }
 
   get headersSent(): boolean {
@@ -62,19 +64,29 @@ export class ResponseWriter {
   event(event: SseEvent): void {
     if (!this.isOpen) return;
     if (this.#cutAfterEvents !== undefined && this.#eventsWritten >= this.#cutAfterEvents) {
-      this.#destroy();
+      this.#cut();
       return;
     }
     this.#eventsWritten++;
-    this.#res.write(formatSseEvent(event));
+    this.#writesPending++;
+    this.#res.write(formatSseEvent(event), () => {
+      this.#writesPending--;
+      if (this.#cutting && this.#writesPending === 0) this.#destroy();
+    });
   }
 
   endStream(): void {
     if (!this.isOpen) return;
     if (this.#cutAfterEvents !== undefined) {
-      this.#destroy();
+      this.#cut();
       return;
     }
     this.#res.end();
+  }
+
+  /** Destroys the socket once the events already written have reached it. */
+  #cut(): void {
+    this.#cutting = true;
+    if (this.#writesPending === 0) this.#destroy();
   }
 }

@@ -3,7 +3,6 @@
 // destroys every connection, so hung requests never outlive a test.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Clock } from '#src/core/clock.ts';
 import { answerControl, CONTROL_PREFIX, type ControlTarget } from '#src/sim/control-api.ts';
 import type { KindHandler, SimExchange } from '#src/sim/exchange.ts';
@@ -28,6 +27,8 @@ export interface SimServer {
 }
 
 const PLAIN = { 'Content-Type': 'text/plain; charset=utf-8' };
+const REQUEST_TIMEOUT_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 10_000;
 
 async function serveRequest(req: IncomingMessage, res: ServerResponse, options: SimServerOptions): Promise<void> {
   const { clock, recorder, handler } = options;
@@ -79,7 +80,8 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, options: 
 }
 
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
-  const server = createServer((req, res) => {
+  // Reading a request is bounded in bytes (readRequestText) and in time (these two timeouts).
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
     void serveRequest(req, res, options);
   });
   server.on('connection', (socket) => {
@@ -93,7 +95,8 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       resolve();
     });
   });
-  const address = server.address() as AddressInfo;
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('sim node is not listening on TCP');
   let closing: Promise<void> | undefined;
   return {
     port: address.port,

@@ -73,11 +73,13 @@ export interface ResolvedNode {
   readonly models: readonly ResolvedModel[];
 }
 
+const DEFAULT_KV: KvMode = 'unified';
+
 export const SIM_DEFAULTS = Object.freeze({
   port: 0,
   contextTokens: 8192,
   slots: 4,
-  kv: 'unified' as KvMode,
+  kv: DEFAULT_KV,
   ttftMs: 20,
   tokensPerSecond: 200,
   loadTimeMs: 50,

@@ -62,6 +62,7 @@ async function getStatus(node: NodeSpec, path: string, dispatcher: Dispatcher, s
     headers,
     signal,
   });
+  response.body.on('error', () => {});
   let read = 0;
   for await (const chunk of response.body) {
     read += (chunk as Buffer).length;

@@ -1,0 +1,64 @@
+// What varies between kinds on the OpenAI-compatible inference endpoints: error bodies, context
+// rules, ids, and the JSON/SSE shapes. inference.ts runs the shared flow over one of these.
+
+import type { ContextError, ContextVerdict } from '#src/sim/context-rules.ts';
+import type { GenerationOutcome } from '#src/sim/model-engine.ts';
+import type { Reply, SseEvent } from '#src/sim/reply.ts';
+import type { ResponseWriter } from '#src/sim/response-writer.ts';
+
+export type InferenceEndpoint = 'chat' | 'completion' | 'embeddings' | 'responses';
+
+export interface CompletionMeta {
+  readonly id: string;
+  /** Epoch seconds. */
+  readonly created: number;
+  /** The model name the answer reports. */
+  readonly model: string;
+}
+
+export interface StreamFormat {
+  /** Events sent with the headers, when the first token is ready. */
+  opening(): SseEvent[];
+  token(piece: string, index: number): SseEvent[];
+  /** The final events, including `[DONE]` when the kind sends it. */
+  closing(outcome: GenerationOutcome): SseEvent[];
+}
+
+export interface GenerationFormat {
+  body(outcome: GenerationOutcome): unknown;
+  stream(): StreamFormat;
+}
+
+export interface EmbeddingsAnswer {
+  readonly meta: CompletionMeta;
+  /** The request's `model` value, if a string. */
+  readonly requestedModel: string | undefined;
+  readonly vectors: readonly (readonly number[])[];
+  readonly promptTokens: number;
+}
+
+export interface InferenceDialect {
+  json(status: number, body: unknown): Reply;
+  readonly sseHeaders: Readonly<Record<string, string>>;
+  /** Router-proxied answers go out chunked, without Content-Length. */
+  readonly chunkedReplies: boolean;
+  malformedJson(text: string): Reply;
+  missingField(field: string): Reply;
+  decide(promptTokens: number, requestedTokens: number | undefined, contextTokens: number): ContextVerdict;
+  contextError(error: ContextError): Reply;
+  /** An embeddings input over the context, or undefined when the kind accepts it. */
+  embeddingsTooLong(promptTokens: number, contextTokens: number): Reply | undefined;
+  /** The unified-KV failure before headers, and as an SSE event after them. */
+  kvExhaustedReply(): Reply;
+  kvExhaustedEvent(): SseEvent;
+  newId(endpoint: InferenceEndpoint): string;
+  format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUsage: boolean): GenerationFormat;
+  embeddings(answer: EmbeddingsAnswer): unknown;
+  /** Request fields naming the output limit, first match wins. */
+  maxTokenFields(endpoint: InferenceEndpoint): readonly string[];
+}
+
+export function sendReply(writer: ResponseWriter, reply: Reply, chunked: boolean): void {
+  if (chunked) writer.replyChunked(reply);
+  else writer.reply(reply);
+}

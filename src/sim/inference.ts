@@ -1,0 +1,129 @@
+// The flow every kind shares on chat, completions, embeddings and responses: check the request's
+// required field, count its prompt with the sim tokenizer, apply the kind's context rule, then
+// generate (or embed) on the target model's engine.
+
+import { sleep, type Clock } from '#src/core/clock.ts';
+import { requestedMaxTokens } from '#src/sim/context-rules.ts';
+import type { SimExchange } from '#src/sim/exchange.ts';
+import { sendReply, type CompletionMeta, type InferenceDialect, type InferenceEndpoint } from '#src/sim/inference-dialect.ts';
+import type { ModelEngine } from '#src/sim/model-engine.ts';
+import type { Reply } from '#src/sim/reply.ts';
+import { responsesFormat } from '#src/sim/openai-responses.ts';
+import { isRecord } from '#src/sim/request-body.ts';
+import { runGeneration } from '#src/sim/run-generation.ts';
+import type { ResolvedModel } from '#src/sim/spec.ts';
+import { embeddingVector } from '#src/sim/synthetic-output.ts';
+import { chatPromptTokens, responsesPromptTokens, textPromptTokens } from '#src/sim/tokenizer.ts';
+
+export interface InferenceTarget {
+  readonly model: ResolvedModel;
+  /** The `model` value answers carry. */
+  readonly reportedModel: string;
+  readonly engine: ModelEngine;
+}
+
+/** The JSON object body, or undefined after answering with the kind's malformed-JSON error. */
+export function jsonObjectBody(exchange: SimExchange, dialect: InferenceDialect): Record<string, unknown> | undefined {
+  const { body } = exchange;
+  if (body.kind === 'json' && isRecord(body.value)) return body.value;
+  const text = body.kind === 'invalid' ? body.text : body.kind === 'empty' ? '' : JSON.stringify(body.value);
+  const reply = dialect.malformedJson(text);
+  sendReply(exchange.writer, reply, dialect.chunkedReplies);
+  return undefined;
+}
+
+const REQUIRED_FIELD: Readonly<Record<InferenceEndpoint, string>> = {
+  chat: 'messages',
+  completion: 'prompt',
+  embeddings: 'input',
+  responses: 'input',
+};
+
+function promptTokensOf(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): number {
+  switch (endpoint) {
+    case 'chat':
+      return chatPromptTokens(body['messages']);
+    case 'completion':
+      return textPromptTokens(body['prompt']);
+    case 'embeddings':
+      return textPromptTokens(body['input']);
+    case 'responses':
+      return responsesPromptTokens(body['input'], body['instructions']);
+  }
+}
+
+function hasRequiredField(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): boolean {
+  const value = body[REQUIRED_FIELD[endpoint]];
+  if (endpoint === 'chat') return Array.isArray(value);
+  return typeof value === 'string' || Array.isArray(value);
+}
+
+/** Each embeddings input as text (token-id arrays become their ids joined), one vector each. */
+function embeddingInputs(input: unknown): string[] {
+  if (typeof input === 'string') return [input];
+  if (!Array.isArray(input)) return [];
+  if (input.every((item) => typeof item === 'number')) return [input.join(' ')];
+  return input.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+}
+
+async function answerEmbeddings(
+  exchange: SimExchange,
+  body: Readonly<Record<string, unknown>>,
+  promptTokens: number,
+  meta: CompletionMeta,
+  dialect: InferenceDialect,
+  ttftMs: number,
+  clock: Clock,
+): Promise<void> {
+  try {
+    await sleep(clock, ttftMs, exchange.signal);
+  } catch {
+    return;
+  }
+  const requested = body['model'];
+  const answer = dialect.embeddings({
+    meta,
+    requestedModel: typeof requested === 'string' ? requested : undefined,
+    vectors: embeddingInputs(body['input']).map(embeddingVector),
+    promptTokens,
+  });
+  sendReply(exchange.writer, dialect.json(200, answer), dialect.chunkedReplies);
+}
+
+export async function handleInference(
+  exchange: SimExchange,
+  endpoint: InferenceEndpoint,
+  body: Readonly<Record<string, unknown>>,
+  target: InferenceTarget,
+  dialect: InferenceDialect,
+  clock: Clock,
+): Promise<void> {
+  const send = (reply: Reply): void => sendReply(exchange.writer, reply, dialect.chunkedReplies);
+  if (!hasRequiredField(endpoint, body)) {
+    send(dialect.missingField(REQUIRED_FIELD[endpoint]));
+    return;
+  }
+  const promptTokens = promptTokensOf(endpoint, body);
+  const contextTokens = target.model.contextTokens;
+  const meta: CompletionMeta = {
+    id: dialect.newId(endpoint),
+    created: Math.floor(clock.now() / 1000),
+    model: target.reportedModel,
+  };
+  if (endpoint === 'embeddings') {
+    const tooLong = dialect.embeddingsTooLong(promptTokens, contextTokens);
+    if (tooLong !== undefined) send(tooLong);
+    else await answerEmbeddings(exchange, body, promptTokens, meta, dialect, target.engine.settings.ttftMs, clock);
+    return;
+  }
+  const requested = requestedMaxTokens(body, dialect.maxTokenFields(endpoint));
+  const verdict = dialect.decide(promptTokens, requested, contextTokens);
+  if (!verdict.ok) {
+    send(dialect.contextError(verdict.error));
+    return;
+  }
+  const streamOptions = body['stream_options'];
+  const includeUsage = isRecord(streamOptions) && streamOptions['include_usage'] === true;
+  const format = endpoint === 'responses' ? responsesFormat(meta) : dialect.format(endpoint, meta, includeUsage);
+  await runGeneration(exchange, target.engine, verdict.plan, format, body['stream'] === true, dialect);
+}

@@ -1,0 +1,211 @@
+// llama-server in router mode (§1.3, §1.4, §7): lists every known model with its status, loads
+// children on demand (autoload) or by POST /models/load, evicts the least recently used running
+// model at `models_max`, and answers "proxied" endpoints as the model's child would.
+
+import type { KindContext, KindHandler, SimExchange } from '#src/sim/exchange.ts';
+import { handleInference, jsonObjectBody } from '#src/sim/inference.ts';
+import type { ModelEngine } from '#src/sim/model-engine.ts';
+import { ResidentModels, type ResidentView } from '#src/sim/resident-models.ts';
+import type { ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
+import { llamaDialect } from '#src/sim/kinds/llamacpp-dialect.ts';
+import { classifyLlamaPath, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import {
+  llamaError,
+  llamaHealthy,
+  llamaInvalidRequest,
+  llamaJson,
+  llamaKeyAccepted,
+  llamaLoading,
+  llamaMetrics,
+  llamaMetricsDisabled,
+  llamaModelMeta,
+  llamaNotFound,
+  llamaProps,
+  llamaRouterProps,
+  llamaSlots,
+  llamaUnauthorized,
+} from '#src/sim/kinds/llamacpp-shapes.ts';
+
+function childArgs(node: ResolvedNode, model: ResolvedModel, port: number): string[] {
+  const contextSize = node.kv === 'unified' ? model.contextTokens : model.contextTokens * model.slots;
+  return [
+    '/usr/local/bin/llama-server', '--host', '127.0.0.1', ...(node.metrics ? ['--metrics'] : []),
+    '--port', String(port), '--alias', model.id, '--ctx-size', String(contextSize),
+    '--model', `models/${model.id}.gguf`, '--parallel', String(model.slots),
+    ...(node.kv === 'unified' ? ['--kv-unified'] : []),
+  ];
+}
+
+/** One `/v1/models` entry; running (not loading) models gain the child's `meta`. */
+function routerModelEntry(node: ResolvedNode, view: ResidentView, createdSec: number): Record<string, unknown> {
+  const { model } = view;
+  const hasPreset = model.aliases.length > 0;
+  const status: Record<string, unknown> = { value: view.status, args: childArgs(node, model, view.childPort) };
+  if (hasPreset) status['preset'] = `[${model.id}]\nalias = ${model.aliases.join(',')}\n`;
+  const entry: Record<string, unknown> = {
+    id: model.id,
+    aliases: [...model.aliases],
+    tags: [],
+    object: 'model',
+    owned_by: 'llamacpp',
+    created: createdSec,
+    status,
+    architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+    source: hasPreset ? 'preset' : 'models_dir',
+    can_remove: false,
+  };
+  if (view.status === 'loaded' || view.status === 'sleeping') entry['meta'] = llamaModelMeta(model);
+  return entry;
+}
+
+function autoloadOverride(value: string | undefined): boolean | undefined {
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  return undefined;
+}
+
+interface ReadyModel {
+  readonly model: ResolvedModel;
+  readonly engine: ModelEngine;
+}
+
+export function llamacppRouterHandler(context: KindContext): KindHandler {
+  const { node, clock } = context;
+  const residents = new ResidentModels(node, clock);
+  const childDialect = llamaDialect(context.random, true);
+  const nowSec = (): number => Math.floor(clock.now() / 1000);
+  const modelList = (views: readonly ResidentView[]): unknown => ({
+    data: views.map((view) => routerModelEntry(node, view, nowSec())),
+    object: 'list',
+  });
+
+  /** `router_validate_model` + `ensure_model_ready`: the ready model, or undefined once answered. */
+  async function readyModel(exchange: SimExchange, name: string | undefined, isPost: boolean): Promise<ReadyModel | undefined> {
+    const { writer } = exchange;
+    if (name === undefined || name === '') {
+      writer.reply(llamaInvalidRequest('model name is missing from the request'));
+      return undefined;
+    }
+    const model = residents.resolve(name);
+    if (model === undefined) {
+      writer.reply(llamaInvalidRequest(`model '${name}' not found`));
+      return undefined;
+    }
+    const autoload = autoloadOverride(exchange.query['autoload']) ?? node.autoload;
+    residents.wake(model.id);
+    const status = residents.status(model.id);
+    if (!autoload && status === 'loading') {
+      writer.replyChunked(llamaLoading());
+      return undefined;
+    }
+    if (!autoload && status === 'unloaded') {
+      writer.reply(llamaInvalidRequest('model is not loaded'));
+      return undefined;
+    }
+    if (status === 'unloaded') residents.load(model.id);
+    const settled = await residents.settled(model.id, exchange.signal);
+    const engine = residents.engine(model.id);
+    if (exchange.signal.aborted) return undefined;
+    if (settled !== 'loaded' || engine === undefined) {
+      writer.reply(llamaError(500, 'server_error', `model name=${model.id} failed to load`));
+      return undefined;
+    }
+    if (isPost) residents.touch(model.id);
+    return { model, engine };
+  }
+
+  function loadOrUnload(exchange: SimExchange, action: 'load' | 'unload'): void {
+    const body = jsonObjectBody(exchange, childDialect);
+    if (body === undefined) return;
+    const name = body['model'];
+    const model = typeof name === 'string' ? residents.resolve(name) : undefined;
+    const { writer } = exchange;
+    if (action === 'load') {
+      if (model === undefined) writer.reply(llamaNotFound());
+      else if (!residents.load(model.id)) writer.reply(llamaInvalidRequest('model is already running'));
+      else writer.reply(llamaJson(200, { success: true }));
+      return;
+    }
+    if (model === undefined) writer.reply(llamaInvalidRequest('model is not found'));
+    else if (!residents.unload(model.id)) writer.reply(llamaInvalidRequest('model is not running'));
+    else writer.reply(llamaJson(200, { success: true }));
+  }
+
+  async function handleProxiedGet(exchange: SimExchange): Promise<void> {
+    const ready = await readyModel(exchange, exchange.query['model'], false);
+    if (ready === undefined) return;
+    const { writer } = exchange;
+    const isSleeping = residents.status(ready.model.id) === 'sleeping';
+    if (exchange.path === '/props') writer.replyChunked(llamaJson(200, llamaProps(ready.model, node.metrics, isSleeping)));
+    else if (exchange.path === '/slots') writer.replyChunked(llamaSlots(ready.engine, exchange.query));
+    else writer.replyChunked(node.metrics ? llamaMetrics(ready.engine, context.startedAtSec) : llamaMetricsDisabled());
+  }
+
+  async function handleProxiedPost(exchange: SimExchange): Promise<void> {
+    const body = jsonObjectBody(exchange, childDialect);
+    if (body === undefined) return;
+    const name = body['model'];
+    const ready = await readyModel(exchange, typeof name === 'string' ? name : undefined, true);
+    if (ready === undefined) return;
+    const endpoint = llamaInferenceEndpoint(exchange.method, exchange.path);
+    if (endpoint === undefined) {
+      exchange.writer.replyChunked(llamaJson(200, llamaTokenizeAnswer(body)));
+      return;
+    }
+    const target = { model: ready.model, reportedModel: ready.model.id, engine: ready.engine };
+    await handleInference(exchange, endpoint, body, target, childDialect, clock);
+  }
+
+  async function handle(exchange: SimExchange): Promise<void> {
+    const { method, path, writer } = exchange;
+    if (!llamaKeyAccepted(node.apiKey, path, exchange.headers)) {
+      writer.reply(llamaUnauthorized());
+      return;
+    }
+    if (llamaInferenceEndpoint(method, path) !== undefined || (method === 'POST' && path === '/tokenize')) {
+      await handleProxiedPost(exchange);
+      return;
+    }
+    switch (`${method} ${path}`) {
+      case 'GET /':
+        writer.reply(llamaWebUi());
+        return;
+      case 'GET /health':
+      case 'GET /v1/health':
+        writer.reply(llamaHealthy());
+        return;
+      case 'GET /models':
+      case 'GET /v1/models':
+        writer.reply(llamaJson(200, modelList(residents.views())));
+        return;
+      case 'GET /props':
+        if (exchange.query['model'] === undefined) writer.reply(llamaJson(200, llamaRouterProps(node.modelsMax, node.autoload)));
+        else await handleProxiedGet(exchange);
+        return;
+      case 'GET /slots':
+      case 'GET /metrics':
+        await handleProxiedGet(exchange);
+        return;
+      case 'POST /models/load':
+        loadOrUnload(exchange, 'load');
+        return;
+      case 'POST /models/unload':
+        loadOrUnload(exchange, 'unload');
+        return;
+      default:
+        writer.reply(llamaNotFound());
+    }
+  }
+
+  return {
+    classify: classifyLlamaPath,
+    faultReplies: {
+      internalError: () => llamaError(500, 'server_error', 'simulated internal error'),
+      healthFailure: llamaLoading,
+      emptyModels: () => llamaJson(200, modelList([])),
+    },
+    handle,
+    modelIds: () => node.models.map((m) => m.id),
+    close: () => residents.close(),
+  };
+}

@@ -1,0 +1,52 @@
+// llama-server's route table, shared by the single server and the router: which paths are
+// inference, model lists and health, and the /tokenize answer.
+
+import type { EndpointClass } from '#src/sim/exchange.ts';
+import type { InferenceEndpoint } from '#src/sim/inference-dialect.ts';
+import { textReply, type Reply } from '#src/sim/reply.ts';
+import { tokenId, tokenize } from '#src/sim/tokenizer.ts';
+
+const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
+  '/v1/chat/completions': 'chat',
+  '/chat/completions': 'chat',
+  '/v1/completions': 'completion',
+  '/completions': 'completion',
+  '/v1/embeddings': 'embeddings',
+  '/embeddings': 'embeddings',
+  '/v1/responses': 'responses',
+  '/responses': 'responses',
+};
+
+export function llamaInferenceEndpoint(method: string, path: string): InferenceEndpoint | undefined {
+  return method === 'POST' ? INFERENCE_PATHS[path] : undefined;
+}
+
+export function classifyLlamaPath(method: string, path: string): EndpointClass {
+  if (llamaInferenceEndpoint(method, path) !== undefined) return 'inference';
+  if (method === 'GET' && (path === '/v1/models' || path === '/models')) return 'models';
+  if (method === 'GET' && (path === '/health' || path === '/v1/health')) return 'health';
+  return 'other';
+}
+
+/** POST /tokenize: `content` (string, or strings mixed with token ids); `with_pieces` adds pieces. */
+export function llamaTokenizeAnswer(body: Readonly<Record<string, unknown>>): { tokens: unknown[] } {
+  const content = body['content'];
+  const parts: unknown[] = typeof content === 'string' ? [content] : Array.isArray(content) ? content : [];
+  const pieces: (string | number)[] = parts.flatMap((part): (string | number)[] =>
+    typeof part === 'string' ? tokenize(part) : typeof part === 'number' ? [part] : [],
+  );
+  if (body['with_pieces'] === true) {
+    return {
+      tokens: pieces.map((piece) => (typeof piece === 'number' ? { id: piece, piece: '' } : { id: tokenId(piece), piece })),
+    };
+  }
+  return { tokens: pieces.map((piece) => (typeof piece === 'number' ? piece : tokenId(piece))) };
+}
+
+export function llamaWebUi(): Reply {
+  return textReply(200, '<!doctype html><title>llama.cpp (sim)</title><p>llama-server simulator</p>', {
+    Server: 'llama.cpp',
+    'Access-Control-Allow-Origin': '',
+    'Content-Type': 'text/html; charset=utf-8',
+  });
+}

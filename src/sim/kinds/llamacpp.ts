@@ -1,0 +1,86 @@
+// A single-model llama-server: one model, any requested model name accepted (§7: the request's
+// `model` is ignored and answers carry the server's own name).
+
+import type { KindContext, KindHandler, SimExchange } from '#src/sim/exchange.ts';
+import { handleInference, jsonObjectBody } from '#src/sim/inference.ts';
+import { createModelEngine } from '#src/sim/model-engine.ts';
+import type { ResolvedModel } from '#src/sim/spec.ts';
+import { llamaDialect } from '#src/sim/kinds/llamacpp-dialect.ts';
+import { classifyLlamaPath, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import {
+  llamaError,
+  llamaHealthy,
+  llamaJson,
+  llamaKeyAccepted,
+  llamaLoading,
+  llamaMetrics,
+  llamaMetricsDisabled,
+  llamaNotFound,
+  llamaProps,
+  llamaSingleModelList,
+  llamaSlots,
+  llamaUnauthorized,
+} from '#src/sim/kinds/llamacpp-shapes.ts';
+
+export function llamacppHandler(context: KindContext, model: ResolvedModel): KindHandler {
+  const { node, clock } = context;
+  const engine = createModelEngine(node, model, clock);
+  const dialect = llamaDialect(context.random, false);
+  const nowSec = (): number => Math.floor(clock.now() / 1000);
+
+  async function handle(exchange: SimExchange): Promise<void> {
+    const { method, path, writer } = exchange;
+    if (!llamaKeyAccepted(node.apiKey, path, exchange.headers)) {
+      writer.reply(llamaUnauthorized());
+      return;
+    }
+    const endpoint = llamaInferenceEndpoint(method, path);
+    if (endpoint !== undefined) {
+      const body = jsonObjectBody(exchange, dialect);
+      if (body === undefined) return;
+      await handleInference(exchange, endpoint, body, { model, reportedModel: model.id, engine }, dialect, clock);
+      return;
+    }
+    switch (`${method} ${path}`) {
+      case 'GET /':
+        writer.reply(llamaWebUi());
+        return;
+      case 'GET /health':
+      case 'GET /v1/health':
+        writer.reply(llamaHealthy());
+        return;
+      case 'GET /models':
+      case 'GET /v1/models':
+        writer.reply(llamaJson(200, llamaSingleModelList(model, nowSec())));
+        return;
+      case 'GET /props':
+        writer.reply(llamaJson(200, llamaProps(model, node.metrics, false)));
+        return;
+      case 'GET /slots':
+        writer.reply(llamaSlots(engine, exchange.query));
+        return;
+      case 'GET /metrics':
+        writer.reply(node.metrics ? llamaMetrics(engine, context.startedAtSec) : llamaMetricsDisabled());
+        return;
+      case 'POST /tokenize': {
+        const body = jsonObjectBody(exchange, dialect);
+        if (body !== undefined) writer.reply(llamaJson(200, llamaTokenizeAnswer(body)));
+        return;
+      }
+      default:
+        writer.reply(llamaNotFound());
+    }
+  }
+
+  return {
+    classify: classifyLlamaPath,
+    faultReplies: {
+      internalError: () => llamaError(500, 'server_error', 'simulated internal error'),
+      healthFailure: llamaLoading,
+      emptyModels: () => llamaJson(200, llamaSingleModelList(undefined, nowSec())),
+    },
+    handle,
+    modelIds: () => [model.id],
+    close: () => engine.close(),
+  };
+}

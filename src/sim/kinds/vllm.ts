@@ -1,0 +1,172 @@
+// A vLLM OpenAI server (PROTOCOLS.md §2): one card per served model, empty-body /health, /version,
+// /load, /tokenize, `vllm:` metrics per model_name, 404 NotFoundError for unknown models, FastAPI's
+// {"detail": ...} for unknown routes, and `{"error":"Unauthorized"}` on /v1 paths with a bad key.
+
+import type { EndpointClass, KindContext, KindHandler, SimExchange } from '#src/sim/exchange.ts';
+import { handleInference, jsonObjectBody, type InferenceTarget } from '#src/sim/inference.ts';
+import type { InferenceEndpoint } from '#src/sim/inference-dialect.ts';
+import { createModelEngine } from '#src/sim/model-engine.ts';
+import { renderPrometheus, type MetricFamily } from '#src/sim/prometheus-text.ts';
+import { jsonReply, textReply, type Reply } from '#src/sim/reply.ts';
+import { hexId } from '#src/sim/seeded-random.ts';
+import { chatPromptTokens, textPromptTokens, tokenId, tokenIds, tokenize } from '#src/sim/tokenizer.ts';
+import { VLLM_JSON_HEADERS, vllmDialect, vllmError, vllmJson } from '#src/sim/kinds/vllm-dialect.ts';
+
+export const VLLM_VERSION = '0.11.0';
+
+const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
+  '/v1/chat/completions': 'chat',
+  '/v1/completions': 'completion',
+  '/v1/embeddings': 'embeddings',
+  '/v1/responses': 'responses',
+};
+
+/** Known paths and their methods; another method on a known path is FastAPI's 405. */
+const ROUTES: Readonly<Record<string, readonly string[]>> = {
+  '/health': ['GET'], '/ping': ['GET', 'POST'], '/v1/models': ['GET'], '/version': ['GET'], '/load': ['GET'],
+  '/tokenize': ['POST'], '/metrics': ['GET'],
+  ...Object.fromEntries(Object.keys(INFERENCE_PATHS).map((path) => [path, ['POST']])),
+};
+
+function classify(method: string, path: string): EndpointClass {
+  if (method === 'POST' && INFERENCE_PATHS[path] !== undefined) return 'inference';
+  if (method === 'GET' && path === '/v1/models') return 'models';
+  if (path === '/health' || path === '/ping') return 'health';
+  return 'other';
+}
+
+const emptyBody = (status: number): Reply => textReply(status, '', { server: 'uvicorn' });
+
+/** Id of the template tokens (role headers, end markers) in a tokenized chat. */
+const TEMPLATE_TOKEN_ID = 2;
+
+/** `/tokenize` with `prompt` or `messages`: token ids (padded with template ids for chat). */
+function tokenizeAnswer(body: Readonly<Record<string, unknown>>, maxModelLen: number): unknown {
+  const messages = body['messages'];
+  let tokens: number[];
+  let pieces: string[];
+  if (Array.isArray(messages)) {
+    const count = chatPromptTokens(messages);
+    const texts = messages.map((m: unknown) => (typeof m === 'object' && m !== null && 'content' in m && typeof m.content === 'string' ? m.content : ''));
+    pieces = texts.flatMap(tokenize).slice(0, count);
+    tokens = pieces.map(tokenId);
+    while (tokens.length < count) tokens.push(TEMPLATE_TOKEN_ID);
+  } else {
+    const prompt = body['prompt'];
+    pieces = typeof prompt === 'string' ? tokenize(prompt) : [];
+    tokens = typeof prompt === 'string' ? tokenIds(prompt) : Array.from({ length: textPromptTokens(prompt) }, () => TEMPLATE_TOKEN_ID);
+  }
+  return { count: tokens.length, max_model_len: maxModelLen, tokens, token_strs: body['return_token_strs'] === true ? pieces : null };
+}
+
+export function vllmHandler(context: KindContext): KindHandler {
+  const { node, clock, random } = context;
+  const dialect = vllmDialect(random);
+  const targets: InferenceTarget[] = node.models.map((model) => ({
+    model, reportedModel: model.id, engine: createModelEngine(node, model, clock),
+  }));
+  const nowSec = (): number => Math.floor(clock.now() / 1000);
+
+  const modelCard = (target: InferenceTarget, created: number): Record<string, unknown> => ({
+    id: target.model.id,
+    object: 'model',
+    created,
+    owned_by: 'vllm',
+    root: target.model.id,
+    parent: null,
+    max_model_len: target.model.contextTokens,
+    permission: [{
+      id: `modelperm-${hexId(random, 32)}`, object: 'model_permission', created,
+      allow_create_engine: false, allow_sampling: true, allow_logprobs: true, allow_search_indices: false,
+      allow_view: true, allow_fine_tuning: false, organization: '*', group: null, is_blocking: false,
+    }],
+  });
+
+  /** The served model the body names (the first one when it names none); undefined once answered. */
+  function targetFor(exchange: SimExchange, body: Readonly<Record<string, unknown>>): InferenceTarget | undefined {
+    const name = body['model'];
+    const target = typeof name === 'string' ? targets.find((t) => t.model.id === name) : targets[0];
+    if (target === undefined) {
+      exchange.writer.reply(vllmError(404, 'NotFoundError', `The model \`${String(name)}\` does not exist.`, 'model'));
+    }
+    return target;
+  }
+
+  function metrics(): Reply {
+    const family = (name: string, help: string, type: 'counter' | 'gauge', value: (t: InferenceTarget) => number): MetricFamily => ({
+      name, help, type,
+      samples: targets.map((t) => ({ labels: { model_name: t.model.id, engine: '0' }, value: value(t) })),
+    });
+    const success: MetricFamily = {
+      name: 'vllm:request_success_total', help: 'Count of successfully processed requests.', type: 'counter',
+      samples: targets.flatMap((t) => [
+        { labels: { model_name: t.model.id, engine: '0', finished_reason: 'stop' }, value: t.engine.counters().finishedStop },
+        { labels: { model_name: t.model.id, engine: '0', finished_reason: 'length' }, value: t.engine.counters().finishedLength },
+      ]),
+    };
+    const text = renderPrometheus([
+      family('vllm:num_requests_running', 'Number of requests in model execution batches.', 'gauge', (t) => t.engine.processingCount()),
+      family('vllm:num_requests_waiting', 'Number of requests waiting to be processed.', 'gauge', (t) => t.engine.waitingCount()),
+      family('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.', 'gauge', (t) => t.engine.kvUsageRatio()),
+      family('vllm:prompt_tokens_total', 'Number of prefill tokens processed.', 'counter', (t) => t.engine.counters().promptTokensTotal),
+      family('vllm:generation_tokens_total', 'Number of generation tokens processed.', 'counter', (t) => t.engine.counters().generatedTokensTotal),
+      success,
+    ]);
+    return textReply(200, text, { server: 'uvicorn', 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' });
+  }
+
+  async function handle(exchange: SimExchange): Promise<void> {
+    const { method, path, writer } = exchange;
+    if (node.apiKey !== undefined && path.startsWith('/v1') && exchange.headers['authorization'] !== `Bearer ${node.apiKey}`) {
+      writer.reply(jsonReply(401, { error: 'Unauthorized' }, VLLM_JSON_HEADERS));
+      return;
+    }
+    const allowed = ROUTES[path];
+    if (allowed === undefined || !allowed.includes(method)) {
+      writer.reply(vllmJson(allowed === undefined ? 404 : 405, { detail: allowed === undefined ? 'Not Found' : 'Method Not Allowed' }));
+      return;
+    }
+    const endpoint = method === 'POST' ? INFERENCE_PATHS[path] : undefined;
+    if (endpoint !== undefined || path === '/tokenize') {
+      const body = jsonObjectBody(exchange, dialect);
+      const target = body === undefined ? undefined : targetFor(exchange, body);
+      if (body === undefined || target === undefined) return;
+      if (endpoint === undefined) writer.reply(vllmJson(200, tokenizeAnswer(body, target.model.contextTokens)));
+      else await handleInference(exchange, endpoint, body, target, dialect, clock);
+      return;
+    }
+    switch (path) {
+      case '/health':
+      case '/ping':
+        writer.reply(emptyBody(200));
+        return;
+      case '/v1/models': {
+        const created = nowSec();
+        writer.reply(vllmJson(200, { object: 'list', data: targets.map((t) => modelCard(t, created)) }));
+        return;
+      }
+      case '/version':
+        writer.reply(vllmJson(200, { version: VLLM_VERSION }));
+        return;
+      case '/load':
+        writer.reply(vllmJson(200, { server_load: targets.reduce((n, t) => n + t.engine.processingCount() + t.engine.waitingCount(), 0) }));
+        return;
+      default:
+        writer.reply(metrics());
+    }
+  }
+
+  return {
+    classify,
+    faultReplies: {
+      internalError: () => vllmError(500, 'InternalServerError', 'simulated internal error'),
+      healthFailure: () => emptyBody(503),
+      emptyModels: () => vllmJson(200, { object: 'list', data: [] }),
+    },
+    handle,
+    modelIds: () => targets.map((t) => t.model.id),
+    close: () => {
+      for (const target of targets) target.engine.close();
+    },
+  };
+}

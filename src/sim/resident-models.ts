@@ -1,0 +1,165 @@
+// The models a loading-capable node (llama.cpp router, Ollama) holds, and their runtime status:
+// `unloaded → loading → loaded ⇄ sleeping`, loads that take `loadTimeMs`, LRU eviction before a
+// load when `modelsMax` running models are reached, and waiters for a load to settle. Eviction and
+// name resolution are decided in residency.ts.
+
+import type { Clock, Timer } from '#src/core/clock.ts';
+import { createModelEngine, type ModelEngine } from '#src/sim/model-engine.ts';
+import { isRunning, pickEvictionVictim, resolveModelName, type ResidentModel } from '#src/sim/residency.ts';
+import type { ModelStatus, ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
+
+/** The fake port numbers child processes get, for `status.args`. */
+const FIRST_CHILD_PORT = 39_100;
+
+export interface ResidentView {
+  readonly model: ResolvedModel;
+  readonly status: ModelStatus;
+  /** 0 until the model first started. */
+  readonly childPort: number;
+  /** Epoch ms of the last use (Ollama's expires_at is computed from it). */
+  readonly lastUsedAtMs: number;
+}
+
+interface Entry {
+  readonly model: ResolvedModel;
+  status: ModelStatus;
+  lastUsedOrder: number;
+  lastUsedAtMs: number;
+  childPort: number;
+  engine: ModelEngine | undefined;
+  loadTimer: Timer | undefined;
+  waiters: (() => void)[];
+}
+
+export class ResidentModels {
+  readonly #node: ResolvedNode;
+  readonly #clock: Clock;
+  readonly #entries: Entry[];
+  /** Every engine ever started: unloading detaches one (its requests finish), close() stops all. */
+  readonly #engines: ModelEngine[] = [];
+  #useCounter = 0;
+  #nextChildPort = FIRST_CHILD_PORT;
+
+  constructor(node: ResolvedNode, clock: Clock) {
+    this.#node = node;
+    this.#clock = clock;
+    this.#entries = node.models.map((model) => ({
+      model, status: 'unloaded', lastUsedOrder: 0, lastUsedAtMs: clock.now(), childPort: 0,
+      engine: undefined, loadTimer: undefined, waiters: [],
+    }));
+    for (const entry of this.#entries) {
+      if (entry.model.status === 'loading') this.#startLoading(entry);
+      else if (entry.model.status !== 'unloaded') this.#spawn(entry, entry.model.status);
+    }
+  }
+
+  views(): ResidentView[] {
+    return this.#entries.map((e) => ({ model: e.model, status: e.status, childPort: e.childPort, lastUsedAtMs: e.lastUsedAtMs }));
+  }
+
+  /** The model a name or alias refers to. */
+  resolve(name: string): ResolvedModel | undefined {
+    const id = resolveModelName(this.#residents(), name);
+    return this.#entries.find((e) => e.model.id === id)?.model;
+  }
+
+  status(id: string): ModelStatus {
+    return this.#entry(id)?.status ?? 'unloaded';
+  }
+
+  engine(id: string): ModelEngine | undefined {
+    return this.#entry(id)?.engine;
+  }
+
+  /** Marks a use for LRU (the router does this on proxied POSTs only). */
+  touch(id: string): void {
+    const entry = this.#entry(id);
+    if (entry === undefined) return;
+    entry.lastUsedOrder = ++this.#useCounter;
+    entry.lastUsedAtMs = this.#clock.now();
+  }
+
+  /** A sleeping model wakes when a request reaches it. */
+  wake(id: string): void {
+    const entry = this.#entry(id);
+    if (entry?.status === 'sleeping') entry.status = 'loaded';
+  }
+
+  /** Starts loading (evicting the LRU running model first if full); false when already running. */
+  load(id: string): boolean {
+    const entry = this.#entry(id);
+    if (entry === undefined || isRunning(entry.status)) return false;
+    const victim = pickEvictionVictim(this.#residents(), this.#node.modelsMax);
+    if (victim !== undefined) this.unload(victim);
+    this.#startLoading(entry);
+    return true;
+  }
+
+  /** Stops a running model at once; false when it was not running. */
+  unload(id: string): boolean {
+    const entry = this.#entry(id);
+    if (entry === undefined || !isRunning(entry.status)) return false;
+    entry.loadTimer?.cancel();
+    entry.loadTimer = undefined;
+    entry.engine = undefined;
+    this.#setStatus(entry, 'unloaded');
+    return true;
+  }
+
+  /** Resolves with the status once the model is no longer `loading` (or the signal aborts). */
+  settled(id: string, signal: AbortSignal): Promise<ModelStatus> {
+    const entry = this.#entry(id);
+    if (entry === undefined || entry.status !== 'loading') return Promise.resolve(this.status(id));
+    return new Promise((resolve) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', done);
+        resolve(entry.status);
+      };
+      entry.waiters.push(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  close(): void {
+    for (const entry of this.#entries) {
+      entry.loadTimer?.cancel();
+      entry.loadTimer = undefined;
+    }
+    for (const engine of this.#engines) engine.close();
+  }
+
+  #residents(): ResidentModel[] {
+    return this.#entries.map((e) => ({ id: e.model.id, aliases: e.model.aliases, status: e.status, lastUsedOrder: e.lastUsedOrder }));
+  }
+
+  #entry(id: string): Entry | undefined {
+    return this.#entries.find((e) => e.model.id === id);
+  }
+
+  #startLoading(entry: Entry): void {
+    entry.childPort = this.#nextChildPort++;
+    this.touch(entry.model.id);
+    this.#setStatus(entry, 'loading');
+    entry.loadTimer = this.#clock.setTimeout(() => {
+      entry.loadTimer = undefined;
+      this.#spawn(entry, 'loaded');
+    }, this.#node.loadTimeMs);
+  }
+
+  #spawn(entry: Entry, status: ModelStatus): void {
+    if (entry.childPort === 0) entry.childPort = this.#nextChildPort++;
+    if (entry.lastUsedOrder === 0) this.touch(entry.model.id);
+    const engine = createModelEngine(this.#node, entry.model, this.#clock);
+    this.#engines.push(engine);
+    entry.engine = engine;
+    this.#setStatus(entry, status);
+  }
+
+  #setStatus(entry: Entry, status: ModelStatus): void {
+    entry.status = status;
+    if (status === 'loading') return;
+    const waiters = entry.waiters;
+    entry.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}
