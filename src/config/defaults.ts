@@ -1,6 +1,6 @@
 // Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
-import type { DiscoveryConfig, HealthConfig, NodeKind, ServerConfig, UpstreamConfig } from './types.ts';
+import type { DiscoveryConfig, HealthConfig, KvMode, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
 
 const MIB = 1_048_576;
 
@@ -9,7 +9,8 @@ export interface ConfigDefaults {
   readonly health: HealthConfig;
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;
-  readonly node: { readonly kind: NodeKind };
+  readonly routing: RoutingConfig;
+  readonly node: { readonly kind: NodeKind; readonly kv: KvMode };
 }
 
 export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
@@ -31,5 +32,13 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     headersTimeoutMs: 300_000,
     bodyIdleTimeoutMs: 300_000,
   }),
-  node: Object.freeze({ kind: 'auto' }),
+  routing: Object.freeze({
+    queueTimeoutMs: 30_000,
+    maxQueue: 100,
+    loadOnDemand: true,
+    completionReserveTokens: 512,
+    tokenizeTimeoutMs: 500,
+  }),
+  // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
+  node: Object.freeze({ kind: 'auto', kv: 'unified' }),
 });

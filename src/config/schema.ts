@@ -11,7 +11,7 @@ import { findModelNameClashes, findNodeNameClashes, findUnservedModelGroups, isD
 import { normalizeNodeUrl } from './node-url.ts';
 import type { ParseResult } from './parse-result.ts';
 import { parseSizeBytes } from './size.ts';
-import { NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
+import { KV_MODES, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 
 /** A strict TOML table whose unknown-key problem lists the keys it does accept. */
 function table<const Shape extends z.ZodRawShape>(shape: Shape) {
@@ -89,6 +89,26 @@ const upstreamSchema = table({
   bodyIdleTimeoutMs: upstream.body_idle_timeout,
 }));
 
+const routingSchema = table({
+  queue_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.queueTimeoutMs),
+  max_queue: z
+    .int({ error: 'must be a whole number of at least 0' })
+    .min(0, { error: 'must be a whole number of at least 0' })
+    .default(CONFIG_DEFAULTS.routing.maxQueue),
+  load_on_demand: z.boolean({ error: 'must be true or false' }).default(CONFIG_DEFAULTS.routing.loadOnDemand),
+  completion_reserve: z
+    .int({ error: 'must be a whole number of tokens, at least 1' })
+    .min(1, { error: 'must be a whole number of tokens, at least 1' })
+    .default(CONFIG_DEFAULTS.routing.completionReserveTokens),
+  tokenize_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.tokenizeTimeoutMs),
+}).transform((routing) => ({
+  queueTimeoutMs: routing.queue_timeout,
+  maxQueue: routing.max_queue,
+  loadOnDemand: routing.load_on_demand,
+  completionReserveTokens: routing.completion_reserve,
+  tokenizeTimeoutMs: routing.tokenize_timeout,
+}));
+
 const modelSchema = table({
   name,
   group: name.optional(),
@@ -121,7 +141,10 @@ function nodesSchema(env: EnvVars) {
       .optional(),
     kind: z.enum(NODE_KINDS, { error: `must be one of: ${NODE_KINDS.join(', ')}` }).default(CONFIG_DEFAULTS.node.kind),
     group: name.optional(),
-  }).transform((node): NodeSpec => ({ name: node.name, url: node.url, apiKey: node.api_key, kind: node.kind, group: node.group }));
+    kv: z.enum(KV_MODES, { error: `must be one of: ${KV_MODES.join(', ')}` }).default(CONFIG_DEFAULTS.node.kv),
+  }).transform(
+    (node): NodeSpec => ({ name: node.name, url: node.url, apiKey: node.api_key, kind: node.kind, group: node.group, kv: node.kv }),
+  );
 
   return z
     .array(nodeSchema, { error: 'must be an array of tables, written [[nodes]]' })
@@ -136,6 +159,7 @@ export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
     health: healthSchema.prefault({}),
     discovery: discoverySchema.prefault({}),
     upstream: upstreamSchema.prefault({}),
+    routing: routingSchema.prefault({}),
     models: modelsSchema.prefault({}),
     nodes: nodesSchema(env).prefault([]),
   }).superRefine((config, ctx) =>

@@ -4,6 +4,10 @@
 export const NODE_KINDS = ['auto', 'vllm', 'llamacpp', 'ollama', 'sglang', 'openai'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
 
+/** How a llama.cpp node's slots share KV cache: one pool of n_ctx, or n_ctx per slot. */
+export const KV_MODES = ['unified', 'per-slot'] as const;
+export type KvMode = (typeof KV_MODES)[number];
+
 export interface ListenAddress {
   readonly host: string;
   /** 0 picks a free port. */
@@ -40,6 +44,19 @@ export interface UpstreamConfig {
   readonly bodyIdleTimeoutMs: number;
 }
 
+export interface RoutingConfig {
+  /** Longest a request waits in a model's queue for a slot before a 429. */
+  readonly queueTimeoutMs: number;
+  /** Requests waiting per model beyond which new ones get 429 at once. */
+  readonly maxQueue: number;
+  /** Route to nodes that would load the model on demand when no node has it loaded. */
+  readonly loadOnDemand: boolean;
+  /** Tokens reserved for the completion when a request sets no max_tokens. */
+  readonly completionReserveTokens: number;
+  /** Bound on asking a node's /tokenize for an exact prompt size. */
+  readonly tokenizeTimeoutMs: number;
+}
+
 export interface ModelSpec {
   readonly name: string;
   readonly group: string | undefined;
@@ -60,6 +77,8 @@ export interface NodeSpec {
   readonly apiKey: string | undefined;
   readonly kind: NodeKind;
   readonly group: string | undefined;
+  /** llama.cpp KV sharing; decides the per-model context budget. */
+  readonly kv: KvMode;
 }
 
 export interface GatewayConfig {
@@ -67,6 +86,7 @@ export interface GatewayConfig {
   readonly health: HealthConfig;
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;
+  readonly routing: RoutingConfig;
   readonly models: ModelsConfig;
   readonly nodes: readonly NodeSpec[];
 }

@@ -9,7 +9,8 @@ test('defaults are the documented values', () => {
     health: { intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 },
     discovery: { intervalMs: 10_000, timeoutMs: 5_000, maxBodyBytes: 4 * 1024 * 1024, missWaitMs: 0, missCooldownMs: 2_000 },
     upstream: { connectTimeoutMs: 5_000, headersTimeoutMs: 300_000, bodyIdleTimeoutMs: 300_000 },
-    node: { kind: 'auto' },
+    routing: { queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500 },
+    node: { kind: 'auto', kv: 'unified' },
   });
 });
 

@@ -5,7 +5,7 @@ import { diffConfig } from '#src/config/diff.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 
 function node(name: string, overrides: Partial<NodeSpec> = {}): NodeSpec {
-  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'auto', group: undefined, ...overrides };
+  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified', ...overrides };
 }
 
 function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = {}): GatewayConfig {
@@ -14,6 +14,7 @@ function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = 
     health: CONFIG_DEFAULTS.health,
     discovery: CONFIG_DEFAULTS.discovery,
     upstream: CONFIG_DEFAULTS.upstream,
+    routing: CONFIG_DEFAULTS.routing,
     models: { default: undefined, available: [] },
     nodes,
     ...overrides,

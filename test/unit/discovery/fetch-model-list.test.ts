@@ -44,7 +44,7 @@ function agentFor(t: TestContext): Agent {
 }
 
 function nodeAt(url: string, fields: Partial<NodeSpec> = {}): NodeSpec {
-  return { name: 'gpu-a', url, apiKey: undefined, kind: 'vllm', group: undefined, ...fields };
+  return { name: 'gpu-a', url, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', ...fields };
 }
 
 const json = (body: unknown, status = 200): RequestListener => (_req, res) => {
