@@ -6,10 +6,12 @@ import { Agent } from 'undici';
 import type { Logger } from 'pino';
 import { systemClock, sleep, type Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
-import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types.ts';
-import { Discoverer, fetchModelList } from '#src/discovery/index.ts';
+import type { ConfigProblem, GatewayConfig, LoadResult, NodeSpec } from '#src/config/types.ts';
+import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
+import { fetchCapacity } from '#src/capacity/index.ts';
 import { HealthChecker, NodeRegistry, probeNode, type RegistryEvents } from '#src/nodes/index.ts';
 import {
+  AdmissionQueue,
   buildCatalog,
   createHttpServer,
   listen,
@@ -123,6 +125,8 @@ class GatewayParts {
   readonly checker: HealthChecker;
   readonly discoverer: Discoverer;
   readonly metrics: GatewayMetrics;
+  readonly queue: AdmissionQueue;
+  readonly filters = defaultFilters();
   readonly endpoints;
   readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
@@ -137,6 +141,7 @@ class GatewayParts {
     this.clock = options.clock ?? systemClock;
     this.#config = options.config;
     this.#catalog = buildCatalog(options.config.models);
+    this.queue = new AdmissionQueue(this.clock);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
@@ -144,6 +149,7 @@ class GatewayParts {
       clock: this.clock,
       events: this.registryEvents,
       failThreshold: options.config.health.failThreshold,
+      onLeaseReleased: (_node, model) => this.queue.wake(model),
     });
     this.pools = new UpstreamPools(options.config.upstream);
     this.checker = new HealthChecker({
@@ -162,21 +168,20 @@ class GatewayParts {
       clock: this.clock,
       intervalMs: options.config.discovery.intervalMs,
       minRefreshIntervalMs: options.config.discovery.missCooldownMs,
-      fetch: (node, signal) =>
-        fetchModelList(node, {
-          dispatcher: this.#discoveryAgent,
-          timeoutMs: this.#config.discovery.timeoutMs,
-          maxBodyBytes: this.#config.discovery.maxBodyBytes,
-          signal,
-          clock: this.clock,
-        }),
+      fetch: (node, signal) => this.#pollModels(node, signal),
       onResult: (name, result) => this.registry.observeDiscovery(name, result),
     });
     this.metrics = new GatewayMetrics({
       registryEvents: this.registryEvents,
       proxyEvents: this.proxyEvents,
       nodeViews: () => this.registry.views(),
+      queueDepths: () => this.queue.depths(),
+      leases: () => this.registry.leases.entries(),
     });
+    // Capacity or health changes can open room for requests waiting in a queue.
+    this.registryEvents.on('node:capacity', () => this.queue.wakeAll());
+    this.registryEvents.on('node:health-changed', () => this.queue.wakeAll());
+    this.registryEvents.on('node:discovery', () => this.queue.wakeAll());
     this.#unsubscribeLogs = subscribeTransitionLogs({
       logger: options.logger,
       registryEvents: this.registryEvents,
@@ -186,7 +191,6 @@ class GatewayParts {
     this.registry.setNodes(options.config.nodes);
     this.checker.setNodes(options.config.nodes);
     this.discoverer.setNodes(options.config.nodes);
-    const filters = defaultFilters();
     const policy = leastInFlight();
     this.endpoints = buildEndpoints({
       logger: options.logger,
@@ -199,21 +203,49 @@ class GatewayParts {
         clock: this.clock,
         registry: this.registry,
         pools: this.pools,
-        filters,
-        policy,
+        admission: {
+          clock: this.clock,
+          registry: this.registry,
+          filters: this.filters,
+          policy,
+          queue: this.queue,
+          queueTimeoutMs: () => this.#config.routing.queueTimeoutMs,
+          maxQueue: () => this.#config.routing.maxQueue,
+          onModelMiss: (req) => this.#refreshOnMiss(req),
+          onDecision: (req, decision) =>
+            this.proxyEvents.emit('route:excluded', { model: this.#modelLabel(req.model), excluded: decision.excluded }),
+        },
         events: this.proxyEvents,
         catalog: () => this.#catalog,
         maxRequestBodyBytes: () => this.#config.server.maxRequestBodyBytes,
         retryAfterSeconds: () => Math.max(1, Math.ceil(this.#config.health.intervalMs / 1000)),
-        modelLabel: (model) => (this.#isKnownModel(model) ? model : '_unknown'),
-        onModelMiss: (req) => this.#refreshOnMiss(req),
+        loadOnDemand: () => this.#config.routing.loadOnDemand,
+        completionReserveTokens: () => this.#config.routing.completionReserveTokens,
+        tokenizeTimeoutMs: () => this.#config.routing.tokenizeTimeoutMs,
+        modelLabel: (model) => this.#modelLabel(model),
+        onModelVanished: (nodeName) => void this.discoverer.refresh([nodeName]),
         newRequestId: () => randomUUID(),
       },
     });
-    this.filters = filters;
   }
 
-  readonly filters;
+  #modelLabel(model: string): string {
+    return this.#isKnownModel(model) ? model : '_unknown';
+  }
+
+  /**
+   * One discovery round for a node: its model list, then (on success) its per-model context and
+   * slots, asked only for models the list shows as loaded.
+   */
+  async #pollModels(node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
+    const { timeoutMs, maxBodyBytes } = this.#config.discovery;
+    const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock });
+    if (result.ok && result.models.length > 0 && !signal.aborted) {
+      const capacity = await fetchCapacity(node, result.models, { dispatcher: this.#discoveryAgent, timeoutMs, maxBytes: maxBodyBytes, signal });
+      if (!signal.aborted) this.registry.observeCapacity(node.name, node.url, capacity);
+    }
+    return result;
+  }
 
   startLoops(): void {
     void this.checker.start(this.#lifetime.signal);

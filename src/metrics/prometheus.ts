@@ -13,6 +13,10 @@ export interface MetricsSources {
   readonly registryEvents: EventBus<RegistryEvents>;
   readonly proxyEvents: EventBus<ProxyEvents>;
   readonly nodeViews: () => readonly NodeView[];
+  /** Requests waiting per model. */
+  readonly queueDepths: () => Readonly<Record<string, number>>;
+  /** Capacity leases out per (node, model). */
+  readonly leases: () => readonly { node: string; model: string; requests: number }[];
 }
 
 export class GatewayMetrics {
@@ -85,7 +89,45 @@ export class GatewayMetrics {
       },
     });
 
+    const contextRejections = new Counter({
+      name: 'gateway_context_rejections_total',
+      help: 'Requests answered 400 context_length_exceeded by the gateway (no node could fit the prompt).',
+      labelNames: ['model'],
+      registers: [r],
+    });
+    const queueWait = new Histogram({
+      name: 'gateway_queue_wait_seconds',
+      help: 'Time requests waited in a model queue for a slot or context budget.',
+      labelNames: ['model', 'outcome'],
+      buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [r],
+    });
+    new Gauge({
+      name: 'gateway_queue_depth',
+      help: 'Requests waiting per model for a slot or context budget.',
+      labelNames: ['model'],
+      registers: [r],
+      collect() {
+        this.reset();
+        for (const [model, depth] of Object.entries(sources.queueDepths())) this.set({ model }, depth);
+      },
+    });
+    new Gauge({
+      name: 'gateway_leases_in_flight',
+      help: 'Slot and context-budget leases held per node and model.',
+      labelNames: ['node', 'model'],
+      registers: [r],
+      collect() {
+        this.reset();
+        for (const lease of sources.leases()) this.set({ node: lease.node, model: lease.model }, lease.requests);
+      },
+    });
+
     this.#unsubscribe.push(
+      sources.proxyEvents.on('proxy:context-rejected', (e) => contextRejections.inc({ model: e.model })),
+      sources.proxyEvents.on('proxy:queue-wait', (e) =>
+        queueWait.observe({ model: e.model, outcome: e.admitted ? 'admitted' : 'refused' }, e.waitedMs / 1000),
+      ),
       sources.proxyEvents.on('proxy:request-finished', (e) => {
         requests.inc({ model: e.model, node: e.node ?? 'none', status: String(e.status) });
         duration.observe({ model: e.model }, e.durationMs / 1000);

@@ -2,18 +2,24 @@
 
 import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveryState } from '#src/discovery/index.ts';
+import type { ModelContext, NodeCapacity, Usage } from '#src/capacity/index.ts';
 import type { HealthState } from './health/health-state.ts';
 
 export interface NodeView {
   readonly spec: NodeSpec;
   readonly health: HealthState;
   readonly discovery: DiscoveryState;
+  /** Context and slots from the latest successful capacity poll (kept while the node is down). */
+  readonly capacity: NodeCapacity;
+  /** The last figures ever seen per model, for models that would be loaded on demand. */
+  readonly knownContexts: Readonly<Record<string, ModelContext>>;
 }
 
-/** What routing decides over: the active nodes and their live in-flight counts. */
+/** What routing decides over: the active nodes and their live in-flight counts and leases. */
 export interface RoutingSnapshot {
   readonly nodes: readonly NodeView[];
   inFlight(nodeName: string): number;
+  usage(nodeName: string, model: string): Usage;
 }
 
 /** A claim on one node for one upstream attempt; release exactly once (extra calls are ignored). */

@@ -10,6 +10,7 @@ import {
   type DiscoveryResult,
   type DiscoveryState,
 } from '#src/discovery/index.ts';
+import { LeaseTable, NO_CAPACITY, rememberContexts, type ModelContext, type NodeCapacity } from '#src/capacity/index.ts';
 import { initialHealthState, observeProbe, type HealthState, type ProbeOutcome } from './health/health-state.ts';
 import type { NodeLease, NodeView, RoutingSnapshot } from './node.ts';
 
@@ -22,6 +23,7 @@ export interface RegistryEvents {
     readonly from: DiscoveryState;
     readonly to: DiscoveryState;
   };
+  'node:capacity': { readonly node: string; readonly capacity: NodeCapacity };
   'node:added': { readonly node: string };
   'node:removed': { readonly node: string; readonly inFlight: number };
 }
@@ -30,6 +32,8 @@ interface NodeRuntime {
   spec: NodeSpec;
   health: HealthState;
   discovery: DiscoveryState;
+  capacity: NodeCapacity;
+  knownContexts: Readonly<Record<string, ModelContext>>;
   inFlight: number;
 }
 
@@ -37,9 +41,13 @@ export interface NodeRegistryOptions {
   readonly clock: Clock;
   readonly events: EventBus<RegistryEvents>;
   readonly failThreshold: number;
+  /** Called when a capacity lease is returned, so waiting requests can try again. */
+  readonly onLeaseReleased?: (node: string, model: string) => void;
 }
 
 export class NodeRegistry {
+  /** Slot and context-budget leases per (node, model); routing reads them through snapshots. */
+  readonly leases: LeaseTable;
   readonly #clock: Clock;
   readonly #events: EventBus<RegistryEvents>;
   #failThreshold: number;
@@ -52,6 +60,7 @@ export class NodeRegistry {
     this.#clock = options.clock;
     this.#events = options.events;
     this.#failThreshold = options.failThreshold;
+    this.leases = new LeaseTable(options.onLeaseReleased);
   }
 
   setFailThreshold(failThreshold: number): void {
@@ -68,10 +77,17 @@ export class NodeRegistry {
     for (const spec of specs) {
       const kept = this.#active.get(spec.name);
       if (kept !== undefined && kept.spec.url === spec.url) {
-        kept.spec = spec;
+        kept.spec = Object.freeze({ ...spec });
         next.set(spec.name, kept);
       } else {
-        next.set(spec.name, { spec, health: initialHealthState(now), discovery: initialDiscoveryState(now), inFlight: 0 });
+        next.set(spec.name, {
+          spec: Object.freeze({ ...spec }),
+          health: Object.freeze(initialHealthState(now)),
+          discovery: frozenDiscovery(initialDiscoveryState(now), undefined),
+          capacity: NO_CAPACITY,
+          knownContexts: {},
+          inFlight: 0,
+        });
         this.#events.emit('node:added', { node: spec.name });
       }
     }
@@ -88,7 +104,7 @@ export class NodeRegistry {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
     const from = runtime.health;
-    const to = observeProbe(from, outcome, { failThreshold: this.#failThreshold }, this.#clock.now());
+    const to = Object.freeze(observeProbe(from, outcome, { failThreshold: this.#failThreshold }, this.#clock.now()));
     runtime.health = to;
     this.#views = undefined;
     this.#events.emit('node:probed', { node: nodeName, outcome });
@@ -99,10 +115,39 @@ export class NodeRegistry {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
     const from = runtime.discovery;
-    const to = nextDiscoveryState(from, result, this.#clock.now(), { failThreshold: this.#failThreshold });
+    const to = frozenDiscovery(nextDiscoveryState(from, result, this.#clock.now(), { failThreshold: this.#failThreshold }), from);
     runtime.discovery = to;
     this.#views = undefined;
     this.#events.emit('node:discovery', { node: nodeName, result, from, to });
+  }
+
+  /**
+   * A fresh capacity reading for a node (from the same poll as its model list). Applied only while
+   * the node is configured at `url`, so a reading from before a reload cannot land on a new node.
+   */
+  observeCapacity(nodeName: string, url: string, capacity: NodeCapacity): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined || runtime.spec.url !== url) return;
+    runtime.capacity = capacity;
+    runtime.knownContexts = rememberContexts(runtime.knownContexts, capacity.models);
+    this.#views = undefined;
+    this.#events.emit('node:capacity', { node: nodeName, capacity });
+  }
+
+  /**
+   * A node refused a prompt and said its real context (llama.cpp's n_ctx in exceed_context_size_error,
+   * vLLM's "maximum context length is N"): remember it until the next capacity poll says otherwise.
+   */
+  learnContext(nodeName: string, url: string, model: string, nCtx: number): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined || runtime.spec.url !== url) return;
+    const prior = runtime.capacity.models[model];
+    if (prior?.nCtx === nCtx) return;
+    const figures = { nCtx, slots: prior?.slots };
+    runtime.capacity = { ...runtime.capacity, models: { ...runtime.capacity.models, [model]: figures } };
+    runtime.knownContexts = rememberContexts(runtime.knownContexts, { [model]: figures });
+    this.#views = undefined;
+    this.#events.emit('node:capacity', { node: nodeName, capacity: runtime.capacity });
   }
 
   /** Frozen views of the active nodes, rebuilt only after a change. */
@@ -110,7 +155,13 @@ export class NodeRegistry {
     if (this.#views === undefined) {
       this.#views = Object.freeze(
         [...this.#active.values()].map((r) =>
-          Object.freeze({ spec: r.spec, health: r.health, discovery: r.discovery }),
+          Object.freeze({
+            spec: r.spec,
+            health: r.health,
+            discovery: r.discovery,
+            capacity: r.capacity,
+            knownContexts: r.knownContexts,
+          }),
         ),
       );
     }
@@ -123,7 +174,12 @@ export class NodeRegistry {
 
   snapshot(): RoutingSnapshot {
     const active = this.#active;
-    return { nodes: this.views(), inFlight: (name) => active.get(name)?.inFlight ?? 0 };
+    const leases = this.leases;
+    return {
+      nodes: this.views(),
+      inFlight: (name) => active.get(name)?.inFlight ?? 0,
+      usage: (name, model) => leases.usage(name, model),
+    };
   }
 
   inFlight(nodeName: string): number {
@@ -153,4 +209,16 @@ export class NodeRegistry {
       },
     };
   }
+}
+
+/**
+ * Stored state is frozen once, when it is written, so views can hand it out without copying on
+ * every read and no reader can change it. A new listing is copied: the caller keeps its own array.
+ */
+function frozenDiscovery(state: DiscoveryState, prev: DiscoveryState | undefined): DiscoveryState {
+  const models =
+    prev !== undefined && state.models === prev.models
+      ? prev.models
+      : Object.freeze(state.models.map((m) => Object.freeze({ ...m, aliases: Object.freeze([...m.aliases]) })));
+  return Object.freeze({ ...state, models });
 }

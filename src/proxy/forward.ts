@@ -6,6 +6,10 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { clientResponseHeaders } from './hop-headers.ts';
+import { interpretUpstreamError, type UpstreamErrorMeaning } from './upstream-error.ts';
+
+/** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
+const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
 
 export type AttemptResult =
   | 'success'
@@ -14,13 +18,22 @@ export type AttemptResult =
   | 'reset'
   | 'timeout'
   | 'stream_error'
-  | 'client_abort';
+  | 'client_abort'
+  | 'context_overflow'
+  | 'model_not_found';
 
 export type AttemptOutcome =
   /** The answer (any status) reached the client completely. */
   | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined }
   /** Nothing reached the client; another node may be tried. */
-  | { readonly kind: 'failed'; readonly result: AttemptResult; readonly error: string; readonly status?: number }
+  | {
+      readonly kind: 'failed';
+      readonly result: AttemptResult;
+      readonly error: string;
+      readonly status?: number;
+      /** Set when the node refused with a recognised error (overflow, unknown model). */
+      readonly meaning?: UpstreamErrorMeaning;
+    }
   /** Headers went out, then the upstream failed; the client response was ended. */
   | { readonly kind: 'broken'; readonly status: number; readonly error: string; readonly firstByteMs: number | undefined }
   /** The client went away; the upstream request was aborted. */
@@ -75,6 +88,21 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       return { kind: 'client_gone', status };
     }
     const headers = clientResponseHeaders(upstream.headers);
+    if (status === 400 || status === 404) {
+      const inspected = await readSmallBody(upstream.body, MAX_INSPECTED_ERROR_BYTES);
+      const meaning = inspected.complete ? interpretUpstreamError(status, inspected.bytes.toString('utf8')) : undefined;
+      if (meaning !== undefined) {
+        return { kind: 'failed', result: meaning.kind, error: meaning.message, status, meaning };
+      }
+      if (inspected.complete) {
+        delete headers['content-length'];
+        res.writeHead(status, { ...headers, 'content-length': String(inspected.bytes.length), ...input.extraResponseHeaders });
+        res.end(inspected.bytes);
+        return { kind: 'delivered', status, firstByteMs: input.monotonicMs() - input.startedMs };
+      }
+      upstream.body.destroy();
+      return { kind: 'failed', result: 'reset', error: `could not read the node's ${status} answer`, status };
+    }
     res.writeHead(status, { ...headers, ...input.extraResponseHeaders });
     const isEventStream = String(headers['content-type'] ?? '').includes('text/event-stream');
     const pumped = await pump(upstream.body, res, input.monotonicMs);
@@ -140,6 +168,22 @@ function pump(body: Readable, res: ServerResponse, monotonicMs: () => number): P
 }
 
 function ignoreError(): void {}
+
+/** Reads a whole small body; `complete: false` when it failed or ran past `maxBytes`. */
+async function readSmallBody(body: Readable, maxBytes: number): Promise<{ complete: boolean; bytes: Buffer }> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of body) {
+      total += (chunk as Buffer).length;
+      if (total > maxBytes) return { complete: false, bytes: Buffer.alloc(0) };
+      chunks.push(chunk as Buffer);
+    }
+  } catch {
+    return { complete: false, bytes: Buffer.alloc(0) };
+  }
+  return { complete: true, bytes: Buffer.concat(chunks) };
+}
 
 function classify(error: unknown): { result: AttemptResult; error: string } {
   const code = (error as { code?: string } | undefined)?.code ?? '';

@@ -1,50 +1,54 @@
-// One inference request: read the body → resolve the model → route → forward, failing over to
-// another node while nothing has reached the client → report what happened.
+// One inference request: read the body → resolve the model → size the prompt → admit (route, lease,
+// maybe queue) → forward, failing over while nothing has reached the client → report what happened.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
-import { route, type Filter, type RouteRequest, type SelectionPolicy } from '#src/routing/index.ts';
-import { forwardAttempt } from './forward.ts';
+import { filterCandidates, largestContext, type RouteRequest } from '#src/routing/index.ts';
+import { admit, type Admission, type AdmissionDeps } from './admission.ts';
+import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
+import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
-import { allAttemptsFailed, noNodeAvailable } from './no-node-error.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
+import { promptText, requestedMaxTokens, upperBoundTokens, wantsExactCount } from './prompt-size.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { readBody } from './read-body.ts';
-import { resolveRequest, type ModelCatalog } from './request-model.ts';
+import { allAttemptsFailed, contextLengthExceeded, noNodeAvailable, queueRefused, upstreamModelNotFound } from './refusal-errors.ts';
+import { resolveRequest, type ModelCatalog, type ResolvedRequest } from './request-model.ts';
+import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
   readonly registry: NodeRegistry;
   readonly pools: UpstreamPools;
-  readonly filters: readonly Filter[];
-  readonly policy: SelectionPolicy;
+  readonly admission: AdmissionDeps;
   readonly events: EventBus<ProxyEvents>;
   readonly catalog: () => ModelCatalog;
   readonly maxRequestBodyBytes: () => number;
   readonly retryAfterSeconds: () => number;
+  readonly loadOnDemand: () => boolean;
+  readonly completionReserveTokens: () => number;
+  readonly tokenizeTimeoutMs: () => number;
   /** A bounded metrics label for a model id. */
   readonly modelLabel: (model: string) => string;
-  /** Refresh-on-miss: called once when nothing can serve the model; resolves when worth re-routing. */
-  readonly onModelMiss: (req: RouteRequest) => Promise<boolean>;
+  /** A node said it does not have a model its listing showed: re-list it. */
+  readonly onModelVanished: (nodeName: string) => void;
   readonly newRequestId: () => string;
 }
 
-export async function handleInference(
-  deps: InferenceDeps,
-  endpoint: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
+type Finish = (node: string | undefined, status: number, extra?: Partial<ProxyEvents['proxy:request-finished']>) => void;
+
+export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
   const requestId = deps.newRequestId();
-  const finish = (model: string, node: string | undefined, status: number, extra: Partial<ProxyEvents['proxy:request-finished']> = {}): void => {
+  let modelForMetrics = '';
+  const finish: Finish = (node, status, extra = {}) =>
     deps.events.emit('proxy:request-finished', {
       endpoint,
-      model: deps.modelLabel(model),
+      model: deps.modelLabel(modelForMetrics),
       node,
       status,
       durationMs: deps.clock.monotonicMs() - startedMs,
@@ -53,10 +57,9 @@ export async function handleInference(
       clientAborted: false,
       ...extra,
     });
-  };
-  const fail = (model: string, error: GatewayError): void => {
+  const fail = (error: GatewayError): void => {
     sendError(res, error, { 'x-request-id': requestId });
-    finish(model, undefined, error.status);
+    finish(undefined, error.status);
   };
 
   let raw: Buffer;
@@ -65,40 +68,47 @@ export async function handleInference(
   } catch (error) {
     const gatewayError = toGatewayError(error);
     if (gatewayError.status === 413) res.setHeader('connection', 'close');
-    fail('', gatewayError);
+    fail(gatewayError);
     return;
   }
   const resolved = resolveRequest(raw, deps.catalog());
   if (resolved instanceof GatewayError) {
-    fail('', resolved);
+    fail(resolved);
     return;
   }
+  modelForMetrics = resolved.model;
+  const clientGone = new AbortController();
+  res.once('close', () => clientGone.abort());
+  const maxTokens = requestedMaxTokens(resolved.json);
+  const promptTokens = await sizePrompt(deps, endpoint, resolved, maxTokens, clientGone.signal);
 
-  const tried = new Set<string>();
+  let routeRequest: RouteRequest = {
+    model: resolved.model,
+    group: resolved.group,
+    triedNodes: new Set(),
+    promptTokens,
+    maxTokens,
+    completionReserveTokens: deps.completionReserveTokens(),
+    loadOnDemand: deps.loadOnDemand(),
+  };
   const failures: string[] = [];
-  let askedForMiss = false;
+  let lastRefusal: UpstreamErrorMeaning | undefined;
   for (;;) {
-    const routeRequest: RouteRequest = { model: resolved.model, group: resolved.group, triedNodes: tried };
-    let decision = route(routeRequest, deps.registry.snapshot(), deps.filters, deps.policy);
-    if (tried.size === 0) deps.events.emit('route:excluded', { model: deps.modelLabel(resolved.model), excluded: decision.excluded });
-    if (decision.kind === 'unroutable' && tried.size === 0 && !askedForMiss) {
-      askedForMiss = true;
-      if (await deps.onModelMiss(routeRequest)) {
-        decision = route(routeRequest, deps.registry.snapshot(), deps.filters, deps.policy);
-      }
+    const admission = await admit(deps.admission, routeRequest, clientGone.signal, routeRequest.triedNodes.size === 0);
+    if (admission.waitedMs > 0) {
+      deps.events.emit('proxy:queue-wait', {
+        model: deps.modelLabel(resolved.model),
+        waitedMs: admission.waitedMs,
+        admitted: admission.kind === 'admitted',
+      });
     }
-    if (decision.kind === 'unroutable') {
-      const error =
-        tried.size === 0
-          ? noNodeAvailable(resolved.requestedModel, decision.excluded, deps.retryAfterSeconds())
-          : allAttemptsFailed(resolved.requestedModel, failures, deps.retryAfterSeconds());
-      fail(resolved.model, error);
+    if (admission.kind === 'refused') {
+      respondRefused(deps, { admission, routeRequest, resolved, failures, lastRefusal, fail, finish });
       return;
     }
-    const node = decision.node.spec;
-    const lease = deps.registry.lease(node.name);
-    const nextTried = new Set([...tried, node.name]);
-    let outcome;
+    const node = admission.node.spec;
+    const nextTried = new Set([...routeRequest.triedNodes, node.name]);
+    let outcome: AttemptOutcome;
     try {
       outcome = await forwardAttempt({
         pool: deps.pools.get(node),
@@ -114,35 +124,119 @@ export async function handleInference(
         res,
         nodeName: node.name,
         extraResponseHeaders: { 'x-switchyard-node': node.name, 'x-request-id': requestId },
-        canFailOver: () =>
-          route({ ...routeRequest, triedNodes: nextTried }, deps.registry.snapshot(), deps.filters, deps.policy).kind ===
-          'selected',
+        canFailOver: () => hasAlternative(deps, { ...routeRequest, triedNodes: nextTried }),
         monotonicMs: () => deps.clock.monotonicMs(),
         startedMs,
       });
     } finally {
-      lease?.release();
+      admission.release();
     }
     const attempt = (result: ProxyEvents['proxy:attempt']['result'], status: number | undefined, error?: string): void =>
       deps.events.emit('proxy:attempt', { node: node.name, model: deps.modelLabel(resolved.model), result, status, error });
     switch (outcome.kind) {
-      case 'failed':
+      case 'failed': {
         attempt(outcome.result, outcome.status, outcome.error);
         failures.push(`${node.name}: ${outcome.error}`);
-        tried.add(node.name);
+        const meaning = outcome.meaning;
+        if (meaning?.kind === 'context_overflow') {
+          lastRefusal = meaning;
+          // Learn the node's real figures; the next routing round then judges every node by them.
+          if (meaning.nCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, meaning.nCtx);
+          const counted = meaning.promptTokens ?? routeRequest.promptTokens;
+          routeRequest = { ...routeRequest, promptTokens: Math.max(counted ?? 0, routeRequest.promptTokens ?? 0) };
+        } else if (meaning?.kind === 'model_not_found') {
+          lastRefusal = meaning;
+          deps.onModelVanished(node.name);
+        }
+        routeRequest = { ...routeRequest, triedNodes: nextTried };
         continue;
+      }
       case 'delivered':
         attempt(outcome.status >= 500 ? 'http_5xx' : 'success', outcome.status);
-        finish(resolved.model, node.name, outcome.status, { firstByteMs: outcome.firstByteMs });
+        finish(node.name, outcome.status, { firstByteMs: outcome.firstByteMs });
         return;
       case 'broken':
         attempt('stream_error', outcome.status, outcome.error);
-        finish(resolved.model, node.name, outcome.status, { firstByteMs: outcome.firstByteMs, brokenError: outcome.error });
+        finish(node.name, outcome.status, { firstByteMs: outcome.firstByteMs, brokenError: outcome.error });
         return;
       case 'client_gone':
         attempt('client_abort', outcome.status);
-        finish(resolved.model, node.name, 499, { clientAborted: true });
+        finish(node.name, 499, { clientAborted: true });
         return;
     }
   }
+}
+
+/** The prompt size routing uses: the cheap upper bound, or the node's exact count when it matters. */
+async function sizePrompt(
+  deps: InferenceDeps,
+  endpoint: string,
+  resolved: ResolvedRequest,
+  maxTokens: number | undefined,
+  signal: AbortSignal,
+): Promise<number> {
+  const text = promptText(endpoint, resolved.json);
+  const upper = upperBoundTokens(text);
+  const nodes = deps.registry.views();
+  if (!wantsExactCount(upper, maxTokens, nodes, resolved.model)) return upper;
+  const tokenizer = pickTokenizerNode(nodes, resolved.model);
+  if (tokenizer === undefined) return upper;
+  const exact = await countPromptTokens(tokenizer, resolved.model, text, {
+    dispatcher: deps.pools.get(tokenizer.spec),
+    timeoutMs: deps.tokenizeTimeoutMs(),
+    signal,
+  });
+  return exact === undefined ? upper : Math.min(exact, upper);
+}
+
+/** Whether routing has another node for this request, counting busy ones (worth waiting for). */
+function hasAlternative(deps: InferenceDeps, req: RouteRequest): boolean {
+  const filters = deps.admission.filters.filter((f) => f.name !== 'has-capacity');
+  return filterCandidates(req, deps.registry.snapshot(), filters).kept.length > 0;
+}
+
+interface RefusalContext {
+  readonly admission: Extract<Admission, { kind: 'refused' }>;
+  readonly routeRequest: RouteRequest;
+  readonly resolved: ResolvedRequest;
+  readonly failures: readonly string[];
+  readonly lastRefusal: UpstreamErrorMeaning | undefined;
+  readonly fail: (error: GatewayError) => void;
+  readonly finish: Finish;
+}
+
+function respondRefused(deps: InferenceDeps, c: RefusalContext): void {
+  const { admission, routeRequest, resolved } = c;
+  if (admission.reason === 'aborted') {
+    c.finish(undefined, 499, { clientAborted: true });
+    return;
+  }
+  if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') {
+    c.fail(queueRefused(resolved.requestedModel, admission.reason, admission.waitedMs));
+    return;
+  }
+  const overflowed = c.lastRefusal?.kind === 'context_overflow';
+  if (admission.reason === 'too_large' || overflowed) {
+    deps.events.emit('proxy:context-rejected', { model: deps.modelLabel(resolved.model) });
+    const largest = largestContext(deps.registry.snapshot(), resolved.model);
+    c.fail(
+      contextLengthExceeded({
+        model: resolved.requestedModel,
+        promptTokens: routeRequest.promptTokens ?? 0,
+        maxTokens: routeRequest.maxTokens,
+        largestContext: largest > 0 ? largest : (c.lastRefusal?.kind === 'context_overflow' ? (c.lastRefusal.nCtx ?? 0) : 0),
+      }),
+    );
+    return;
+  }
+  if (c.lastRefusal?.kind === 'model_not_found') {
+    c.fail(upstreamModelNotFound(resolved.requestedModel, c.lastRefusal.message));
+    return;
+  }
+  const retryAfter = deps.retryAfterSeconds();
+  c.fail(
+    routeRequest.triedNodes.size === 0
+      ? noNodeAvailable(resolved.requestedModel, admission.excluded, retryAfter)
+      : allAttemptsFailed(resolved.requestedModel, c.failures, retryAfter),
+  );
 }

@@ -23,4 +23,8 @@ export interface ProxyEvents {
     readonly clientAborted: boolean;
   };
   'route:excluded': { readonly model: string; readonly excluded: readonly Exclusion[] };
+  /** A request answered 400 context_length_exceeded by the gateway itself. */
+  'proxy:context-rejected': { readonly model: string };
+  /** A request left its model's queue (admitted or refused) after waiting. */
+  'proxy:queue-wait': { readonly model: string; readonly waitedMs: number; readonly admitted: boolean };
 }

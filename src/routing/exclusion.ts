@@ -8,7 +8,11 @@ export type ExclusionCode =
   | 'degraded'
   | 'missing'
   | 'empty'
-  | 'expired';
+  | 'expired'
+  | 'not_loaded'
+  | 'too_small'
+  | 'no_slot'
+  | 'no_budget';
 
 export interface Exclusion {
   readonly node: string;

@@ -7,4 +7,23 @@ export interface RouteRequest {
   readonly group: string | undefined;
   /** Nodes already attempted for this request (failover never returns to them). */
   readonly triedNodes: ReadonlySet<string>;
+  /** Prompt size in tokens (an upper-bound estimate or an exact count); undefined = not checked. */
+  readonly promptTokens: number | undefined;
+  /** The request's own max_tokens / max_completion_tokens, if any. */
+  readonly maxTokens: number | undefined;
+  /** Tokens to reserve for the answer when max_tokens is absent (context budget only). */
+  readonly completionReserveTokens: number;
+  /** Whether nodes that would load the model on demand may be used. */
+  readonly loadOnDemand: boolean;
+}
+
+/** Tokens the request needs in one slot's context: the prompt plus its answer (at least one token). */
+export function neededTokens(req: RouteRequest): number {
+  return (req.promptTokens ?? 0) + Math.max(1, req.maxTokens ?? 1);
+}
+
+/** Tokens the request holds of a shared KV pool while in flight, never more than the context. */
+export function reservedTokens(req: RouteRequest, ctx: number): number {
+  const wanted = (req.promptTokens ?? 0) + (req.maxTokens ?? req.completionReserveTokens);
+  return ctx > 0 ? Math.min(wanted, ctx) : wanted;
 }

@@ -5,9 +5,11 @@ import { sameGroup } from './same-group.ts';
 import { notDead } from './not-dead.ts';
 import { servesModel } from './serves-model.ts';
 import { preferHealthy } from './prefer-healthy.ts';
+import { fitsContext } from './fits-context.ts';
+import { hasCapacity } from './has-capacity.ts';
 
 export function defaultFilters(): readonly Filter[] {
-  return [notAlreadyTried, sameGroup, notDead, servesModel, preferHealthy];
+  return [notAlreadyTried, sameGroup, notDead, servesModel, fitsContext, preferHealthy, hasCapacity];
 }
 
-export { notAlreadyTried, sameGroup, notDead, servesModel, preferHealthy };
+export { notAlreadyTried, sameGroup, notDead, servesModel, fitsContext, preferHealthy, hasCapacity };

@@ -1,0 +1,88 @@
+// Slot and context-budget leases per (node, model). A lease is taken in the same tick as the
+// routing decision that allowed it, and released exactly once on completion, error or abort.
+
+export interface Usage {
+  readonly requests: number;
+  readonly tokens: number;
+}
+
+export interface Limits {
+  readonly slots: number | undefined;
+  readonly budget: number | undefined;
+}
+
+export type Refusal = 'no_slot' | 'no_budget';
+
+/** Pure: whether one more request holding `tokens` fits beside `usage` within `limits`. */
+export function admits(usage: Usage, limits: Limits, tokens: number): Refusal | undefined {
+  if (limits.slots !== undefined && usage.requests >= limits.slots) return 'no_slot';
+  // An idle model always admits one request: the context check already made sure it fits alone.
+  if (limits.budget !== undefined && usage.requests > 0 && usage.tokens + tokens > limits.budget) return 'no_budget';
+  return undefined;
+}
+
+export interface CapacityLease {
+  readonly node: string;
+  readonly model: string;
+  readonly tokens: number;
+  release(): void;
+}
+
+const IDLE: Usage = Object.freeze({ requests: 0, tokens: 0 });
+
+export class LeaseTable {
+  readonly #usage = new Map<string, Map<string, { requests: number; tokens: number }>>();
+  readonly #onRelease: (node: string, model: string) => void;
+
+  constructor(onRelease: (node: string, model: string) => void = () => {}) {
+    this.#onRelease = onRelease;
+  }
+
+  usage(node: string, model: string): Usage {
+    return this.#usage.get(node)?.get(model) ?? IDLE;
+  }
+
+  acquire(node: string, model: string, tokens: number): CapacityLease {
+    let byModel = this.#usage.get(node);
+    if (byModel === undefined) {
+      byModel = new Map();
+      this.#usage.set(node, byModel);
+    }
+    const entry = byModel.get(model) ?? { requests: 0, tokens: 0 };
+    entry.requests += 1;
+    entry.tokens += tokens;
+    byModel.set(model, entry);
+    let released = false;
+    return {
+      node,
+      model,
+      tokens,
+      release: () => {
+        if (released) return;
+        released = true;
+        entry.requests -= 1;
+        entry.tokens -= tokens;
+        if (entry.requests === 0) {
+          byModel.delete(model);
+          if (byModel.size === 0 && this.#usage.get(node) === byModel) this.#usage.delete(node);
+        }
+        this.#onRelease(node, model);
+      },
+    };
+  }
+
+  /** Every (node, model) with leases out, as plain copies. */
+  entries(): { node: string; model: string; requests: number; tokens: number }[] {
+    const out: { node: string; model: string; requests: number; tokens: number }[] = [];
+    for (const [node, byModel] of this.#usage) {
+      for (const [model, usage] of byModel) out.push({ node, model, ...usage });
+    }
+    return out;
+  }
+
+  totalRequests(): number {
+    let total = 0;
+    for (const byModel of this.#usage.values()) for (const usage of byModel.values()) total += usage.requests;
+    return total;
+  }
+}

@@ -1,0 +1,96 @@
+// Pure: for one node and one model — is it loaded, what context does a request get there, how many
+// slots, and how large is the shared context budget. Every routing and admin figure comes from here.
+
+import type { NodeSpec } from '#src/config/types.ts';
+import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
+import type { ModelContext, NodeCapacity } from './node-capacity.ts';
+
+/** The part of a node view these figures need (a NodeView is one). */
+export interface CapacityView {
+  readonly spec: Pick<NodeSpec, 'kind' | 'kv'>;
+  readonly discovery: DiscoveryState;
+  readonly capacity: NodeCapacity;
+  /** Last figures ever seen per model (survive unloads and outages). */
+  readonly knownContexts: Readonly<Record<string, ModelContext>>;
+}
+
+export type Residency =
+  | { readonly state: 'loaded' }
+  | { readonly state: 'on_demand'; readonly status: string }
+  | { readonly state: 'absent' };
+
+function listed(view: CapacityView, model: string): DiscoveredModel | undefined {
+  return view.discovery.models.find((m) => m.id === model);
+}
+
+/**
+ * Loaded means loaded: a router entry counts only with `status.value == "loaded"` (or no status);
+ * Ollama models count only while /api/ps lists them. A node whose list is unknown (untried)
+ * is presumed to have what is asked, like the model filter does.
+ */
+export function residencyOf(view: CapacityView, model: string): Residency {
+  if (view.discovery.phase === 'untried') return { state: 'loaded' };
+  const entry = listed(view, model);
+  if (entry === undefined) return { state: 'absent' };
+  const loadedIds = view.capacity.loadedIds;
+  if (loadedIds !== undefined) return loadedIds.includes(model) ? { state: 'loaded' } : { state: 'on_demand', status: 'unloaded' };
+  if (entry.loaded) return { state: 'loaded' };
+  return { state: 'on_demand', status: entry.status ?? 'unloaded' };
+}
+
+/**
+ * The per-request context limit for `model` on this node, 0 when unknown. llama.cpp reports n_ctx
+ * per slot already, so it is never divided again. Order: this poll's per-model figure → the model
+ * list's own figure (vLLM/SGLang max_model_len, llama.cpp meta.n_ctx) → a single server's host figure.
+ */
+export function ctxFor(view: CapacityView, model: string): number {
+  const figures = view.capacity.models[model];
+  if (figures !== undefined) return figures.nCtx;
+  const fromList = listed(view, model)?.contextTokens;
+  if (fromList !== undefined) return fromList;
+  if (view.capacity.role === 'single' && view.capacity.host !== undefined && residencyOf(view, model).state === 'loaded') {
+    return view.capacity.host.nCtx;
+  }
+  return 0;
+}
+
+/** The context a model would have once loaded: live figures, else the last ever seen; 0 = unknown. */
+export function lastKnownCtx(view: CapacityView, model: string): number {
+  const live = ctxFor(view, model);
+  return live > 0 ? live : (view.knownContexts[model]?.nCtx ?? 0);
+}
+
+export function slotsFor(view: CapacityView, model: string): number | undefined {
+  const figures = view.capacity.models[model];
+  if (figures !== undefined) return figures.slots;
+  if (view.capacity.role === 'single' && residencyOf(view, model).state === 'loaded') return view.capacity.host?.slots;
+  return undefined;
+}
+
+/** Whether the node shares one KV pool between slots the way llama.cpp does. */
+export function isLlamaLike(view: CapacityView): boolean {
+  return view.spec.kind === 'llamacpp' || view.capacity.role !== 'unknown';
+}
+
+/**
+ * Tokens all in-flight requests of `model` may hold together, or undefined for no budget (vLLM and
+ * SGLang manage KV themselves; an unknown context cannot be budgeted). Unified KV: one pool of n_ctx;
+ * per-slot KV: n_ctx for each slot.
+ */
+export function budgetFor(view: CapacityView, model: string): number | undefined {
+  if (!isLlamaLike(view)) return undefined;
+  const nCtx = ctxFor(view, model);
+  if (nCtx <= 0) return undefined;
+  if (view.spec.kv === 'unified') return nCtx;
+  const slots = slotsFor(view, model);
+  return slots === undefined ? undefined : nCtx * slots;
+}
+
+/** The context each of `slots` concurrent requests is guaranteed: n_ctx / slots with unified KV. */
+export function guaranteedCtx(view: CapacityView, model: string): number {
+  const nCtx = ctxFor(view, model);
+  const slots = slotsFor(view, model);
+  if (nCtx <= 0) return 0;
+  if (isLlamaLike(view) && view.spec.kv === 'unified' && slots !== undefined && slots > 0) return Math.floor(nCtx / slots);
+  return nCtx;
+}

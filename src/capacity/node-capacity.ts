@@ -1,0 +1,47 @@
+// What a node can take per model: the per-request context (n_ctx, already per slot on llama.cpp)
+// and the slot count, learned from each kind's own endpoints (PROTOCOLS.md §1.5, §1.10, §2.1, §3.2, §4).
+
+/** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
+export interface ModelContext {
+  readonly nCtx: number;
+  readonly slots: number | undefined;
+}
+
+export type ServerRole = 'router' | 'single' | 'unknown';
+
+export interface NodeCapacity {
+  /** llama.cpp answers /props as a router (`role: "router"`) or as a single server. */
+  readonly role: ServerRole;
+  /** Host-level figures from a single server's plain /props; always undefined for a router. */
+  readonly host: ModelContext | undefined;
+  /** Figures per model id, only for models that were loaded when polled. A fresh object per poll. */
+  readonly models: Readonly<Record<string, ModelContext>>;
+  /**
+   * Ids loaded now, when the kind says so apart from its model list (Ollama's /api/ps);
+   * undefined = the model list's own `status` decides.
+   */
+  readonly loadedIds: readonly string[] | undefined;
+}
+
+export const NO_CAPACITY: NodeCapacity = Object.freeze({
+  role: 'unknown',
+  host: undefined,
+  models: Object.freeze({}),
+  loadedIds: undefined,
+});
+
+/**
+ * Keeps the last figure ever seen per model, so a model unloaded since (or a node now asleep) can
+ * still be judged by "its last known context" when it would be loaded on demand.
+ */
+export function rememberContexts(
+  known: Readonly<Record<string, ModelContext>>,
+  latest: Readonly<Record<string, ModelContext>>,
+): Readonly<Record<string, ModelContext>> {
+  let changed = false;
+  for (const [id, figures] of Object.entries(latest)) {
+    const prior = known[id];
+    if (prior === undefined || prior.nCtx !== figures.nCtx || prior.slots !== figures.slots) changed = true;
+  }
+  return changed ? Object.freeze({ ...known, ...latest }) : known;
+}

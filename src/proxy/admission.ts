@@ -1,0 +1,97 @@
+// Admission: route the request and take its leases in the same tick; when every node that could
+// serve it is busy (no slot, no context budget), wait in the model's FIFO queue for a turn.
+
+import type { Clock } from '#src/core/clock.ts';
+import { ctxFor } from '#src/capacity/index.ts';
+import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
+import {
+  classifyUnroutable,
+  reservedTokens,
+  route,
+  type Exclusion,
+  type Filter,
+  type RouteRequest,
+  type RoutingDecision,
+  type SelectionPolicy,
+  type UnroutableKind,
+} from '#src/routing/index.ts';
+import type { AdmissionQueue } from './admission-queue.ts';
+
+export type Admission =
+  | { readonly kind: 'admitted'; readonly node: NodeView; readonly waitedMs: number; release(): void }
+  | {
+      readonly kind: 'refused';
+      readonly reason: UnroutableKind | 'queue_full' | 'queue_timeout' | 'aborted';
+      readonly excluded: readonly Exclusion[];
+      readonly waitedMs: number;
+    };
+
+export interface AdmissionDeps {
+  readonly clock: Clock;
+  readonly registry: NodeRegistry;
+  readonly filters: readonly Filter[];
+  readonly policy: SelectionPolicy;
+  readonly queue: AdmissionQueue;
+  readonly queueTimeoutMs: () => number;
+  readonly maxQueue: () => number;
+  /** Refresh-on-miss; resolves true when re-routing is worth it. */
+  readonly onModelMiss: (req: RouteRequest) => Promise<boolean>;
+  /** Observes the first routing decision of each request (metrics). */
+  readonly onDecision: (req: RouteRequest, decision: RoutingDecision) => void;
+}
+
+function lease(deps: AdmissionDeps, req: RouteRequest, node: NodeView): () => void {
+  const nodeLease = deps.registry.lease(node.spec.name);
+  const capacityLease = deps.registry.leases.acquire(node.spec.name, req.model, reservedTokens(req, ctxFor(node, req.model)));
+  return () => {
+    capacityLease.release();
+    nodeLease?.release();
+  };
+}
+
+function decide(deps: AdmissionDeps, req: RouteRequest): RoutingDecision {
+  return route(req, deps.registry.snapshot(), deps.filters, deps.policy);
+}
+
+export async function admit(deps: AdmissionDeps, req: RouteRequest, signal: AbortSignal, firstAttempt: boolean): Promise<Admission> {
+  const started = deps.clock.monotonicMs();
+  const waited = (): number => deps.clock.monotonicMs() - started;
+  const queued = deps.queue.depth(req.model) > 0;
+  if (!queued) {
+    let decision = decide(deps, req);
+    if (firstAttempt) deps.onDecision(req, decision);
+    if (decision.kind === 'unroutable' && firstAttempt && classifyUnroutable(decision.excluded) === 'unavailable') {
+      if (await deps.onModelMiss(req)) decision = decide(deps, req);
+    }
+    if (decision.kind === 'selected') {
+      return { kind: 'admitted', node: decision.node, waitedMs: 0, release: lease(deps, req, decision.node) };
+    }
+    const kind = classifyUnroutable(decision.excluded);
+    if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded: decision.excluded, waitedMs: 0 };
+  }
+  // Wait behind the requests already queued for this model (FIFO), however this one would route.
+  if (deps.queue.depth(req.model) >= deps.maxQueue()) {
+    return { kind: 'refused', reason: 'queue_full', excluded: [], waitedMs: 0 };
+  }
+  const ticket = deps.queue.enter(req.model, deps.queueTimeoutMs(), signal);
+  try {
+    let excluded: readonly Exclusion[] = [];
+    for (;;) {
+      const outcome = await ticket.wait();
+      if (outcome === 'aborted') return { kind: 'refused', reason: 'aborted', excluded, waitedMs: waited() };
+      if (outcome === 'timeout') return { kind: 'refused', reason: 'queue_timeout', excluded, waitedMs: waited() };
+      const decision = decide(deps, req);
+      if (decision.kind === 'selected') {
+        ticket.leave();
+        // More capacity may have freed than this request needs: let the next one try too.
+        deps.queue.wake(req.model);
+        return { kind: 'admitted', node: decision.node, waitedMs: waited(), release: lease(deps, req, decision.node) };
+      }
+      excluded = decision.excluded;
+      const kind = classifyUnroutable(excluded);
+      if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded, waitedMs: waited() };
+    }
+  } finally {
+    ticket.leave();
+  }
+}

@@ -1,0 +1,132 @@
+// Pure: how many tokens a request's prompt can be, without a tokenizer.
+//
+// The estimator: every token of a byte-level BPE or SentencePiece(+byte fallback) tokenizer covers
+// at least one UTF-8 byte, so a text's token count never exceeds its byte length. Chat templates add
+// role headers and end markers; we allow TEMPLATE_TOKENS_PER_MESSAGE per message plus
+// TEMPLATE_TOKENS_PER_PROMPT once, more than common templates use. So
+//   upperBound = Σ utf8Bytes(text pieces) + 8 × messages + 16
+// is an upper bound on what a server will count, with no tokenizer at hand. It is loose (English
+// runs near 4 bytes per token), so when it would matter the gateway asks the node's /tokenize.
+
+import { ctxFor, lastKnownCtx, residencyOf } from '#src/capacity/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+
+export const TEMPLATE_TOKENS_PER_MESSAGE = 8;
+export const TEMPLATE_TOKENS_PER_PROMPT = 16;
+
+export interface PromptText {
+  /** The text pieces a tokenizer would see (message contents, names, tool arguments, prompts). */
+  readonly pieces: readonly string[];
+  readonly messages: number;
+  /** Token-id arrays given directly (completions/embeddings) count one token per id. */
+  readonly givenTokens: number;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function collectContent(content: unknown, pieces: string[]): void {
+  if (typeof content === 'string') pieces.push(content);
+  else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (typeof part === 'string') pieces.push(part);
+      else if (isRecord(part) && typeof part.text === 'string') pieces.push(part.text);
+    }
+  }
+}
+
+function collectMessages(messages: unknown, pieces: string[]): number {
+  if (!Array.isArray(messages)) return 0;
+  for (const message of messages) {
+    if (!isRecord(message)) continue;
+    collectContent(message.content, pieces);
+    if (typeof message.name === 'string') pieces.push(message.name);
+    if (Array.isArray(message.tool_calls)) {
+      for (const call of message.tool_calls) {
+        const fn = isRecord(call) ? call.function : undefined;
+        if (isRecord(fn)) {
+          if (typeof fn.name === 'string') pieces.push(fn.name);
+          if (typeof fn.arguments === 'string') pieces.push(fn.arguments);
+        }
+      }
+    }
+  }
+  return messages.length;
+}
+
+/** Strings and token-id arrays of a completions `prompt` or an embeddings `input`. */
+function collectPrompt(prompt: unknown, pieces: string[]): number {
+  if (typeof prompt === 'string') {
+    pieces.push(prompt);
+    return 0;
+  }
+  if (typeof prompt === 'number') return 1;
+  if (!Array.isArray(prompt)) return 0;
+  let given = 0;
+  for (const element of prompt) given += collectPrompt(element, pieces);
+  return given;
+}
+
+export function promptText(endpoint: string, json: Readonly<Record<string, unknown>>): PromptText {
+  const pieces: string[] = [];
+  let messages = 0;
+  let givenTokens = 0;
+  if (endpoint === '/v1/chat/completions') {
+    messages = collectMessages(json.messages, pieces);
+    if (Array.isArray(json.tools)) pieces.push(JSON.stringify(json.tools));
+  } else if (endpoint === '/v1/completions') {
+    givenTokens = collectPrompt(json.prompt, pieces);
+  } else if (endpoint === '/v1/embeddings') {
+    givenTokens = collectPrompt(json.input, pieces);
+  } else if (endpoint === '/v1/responses') {
+    if (typeof json.instructions === 'string') {
+      pieces.push(json.instructions);
+      messages += 1;
+    }
+    if (typeof json.input === 'string') {
+      pieces.push(json.input);
+      messages += 1;
+    } else {
+      messages += collectMessages(json.input, pieces);
+    }
+  }
+  return { pieces, messages, givenTokens };
+}
+
+export function templateTokens(text: PromptText): number {
+  return text.messages > 0 ? TEMPLATE_TOKENS_PER_PROMPT + TEMPLATE_TOKENS_PER_MESSAGE * text.messages : 0;
+}
+
+export function upperBoundTokens(text: PromptText): number {
+  let bytes = 0;
+  for (const piece of text.pieces) bytes += Buffer.byteLength(piece, 'utf8');
+  return bytes + text.givenTokens + templateTokens(text);
+}
+
+/** The answer size the request asks for: max_tokens, max_completion_tokens or max_output_tokens. */
+export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): number | undefined {
+  for (const key of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
+    const value = json[key];
+    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+  }
+  return undefined;
+}
+
+/**
+ * The exact count is worth a round trip to a node's /tokenize when the upper bound (with the answer)
+ * takes more than an eighth of the smallest known context among nodes serving the model: then it
+ * may decide where the prompt fits, or hold back a shared KV budget far beyond what it really uses.
+ */
+export const EXACT_COUNT_CONTEXT_FRACTION = 1 / 8;
+
+export function wantsExactCount(upperBound: number, maxTokens: number | undefined, nodes: readonly NodeView[], model: string): boolean {
+  let smallest = Infinity;
+  for (const node of nodes) {
+    const residency = residencyOf(node, model).state;
+    if (residency === 'absent') continue;
+    const ctx = residency === 'loaded' ? ctxFor(node, model) : lastKnownCtx(node, model);
+    if (ctx > 0) smallest = Math.min(smallest, ctx);
+  }
+  return Number.isFinite(smallest) && upperBound + Math.max(1, maxTokens ?? 1) > smallest * EXACT_COUNT_CONTEXT_FRACTION;
+}

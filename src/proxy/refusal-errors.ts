@@ -1,0 +1,78 @@
+// The 503 (nothing can take the request) and 502 (every node tried failed) answers, with the
+// per-reason counts from the routing decision so the client can tell "down" from "not served".
+
+import { GatewayError } from '#src/core/errors.ts';
+import { countByCode, type Exclusion } from '#src/routing/index.ts';
+
+export function noNodeAvailable(model: string, excluded: readonly Exclusion[], retryAfterSeconds: number): GatewayError {
+  const counts = countByCode(excluded);
+  const summary = Object.entries(counts)
+    .map(([code, n]) => `${code}: ${n}`)
+    .join(', ');
+  const message =
+    excluded.length === 0
+      ? `no healthy node available for model '${model}': no nodes are configured`
+      : `no healthy node available for model '${model}': ${excluded.length} excluded (${summary})`;
+  return new GatewayError('GW_NO_AVAILABLE_NODE', message, {
+    status: 503,
+    openaiType: 'server_error',
+    openaiCode: 'no_healthy_node',
+    retryAfterSeconds,
+    details: { exclusions: counts },
+  });
+}
+
+export function allAttemptsFailed(model: string, failures: readonly string[], retryAfterSeconds: number): GatewayError {
+  return new GatewayError(
+    'GW_UPSTREAM_UNREACHABLE',
+    `every node tried for model '${model}' failed before answering: ${failures.join('; ')}`,
+    { status: 502, openaiType: 'server_error', openaiCode: 'upstream_failed', retryAfterSeconds },
+  );
+}
+
+export function contextLengthExceeded(input: {
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly maxTokens: number | undefined;
+  readonly largestContext: number;
+}): GatewayError {
+  const completion = input.maxTokens ?? 0;
+  const total = input.promptTokens + completion;
+  const asked =
+    completion > 0
+      ? `your request needs ${total} tokens (${input.promptTokens} in the messages, ${completion} for the completion)`
+      : `your messages resulted in ${input.promptTokens} tokens`;
+  return new GatewayError(
+    'GW_CONTEXT_LENGTH_EXCEEDED',
+    `This model's maximum context length is ${input.largestContext} tokens. However, ${asked}. Please reduce the length of the messages${completion > 0 ? ' or completion' : ''}.`,
+    {
+      status: 400,
+      openaiType: 'invalid_request_error',
+      param: 'messages',
+      openaiCode: 'context_length_exceeded',
+      details: { model: input.model, prompt_tokens: input.promptTokens, max_context_tokens: input.largestContext },
+    },
+  );
+}
+
+export function queueRefused(model: string, reason: 'queue_full' | 'queue_timeout', waitedMs: number): GatewayError {
+  const message =
+    reason === 'queue_full'
+      ? `too many requests are waiting for model '${model}'; try again shortly`
+      : `no slot for model '${model}' became free within ${Math.round(waitedMs)}ms; try again shortly`;
+  return new GatewayError('GW_QUEUE_REFUSED', message, {
+    status: 429,
+    openaiType: 'rate_limit_error',
+    openaiCode: reason === 'queue_full' ? 'queue_full' : 'queue_timeout',
+    retryAfterSeconds: 1,
+  });
+}
+
+export function upstreamModelNotFound(model: string, upstreamMessage: string): GatewayError {
+  return new GatewayError('GW_MODEL_NOT_FOUND', `The model '${model}' does not exist on any node that was tried (${upstreamMessage}).`, {
+    status: 404,
+    openaiType: 'invalid_request_error',
+    param: 'model',
+    openaiCode: 'model_not_found',
+  });
+}
