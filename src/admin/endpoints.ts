@@ -18,6 +18,9 @@ import {
 } from '#src/proxy/index.ts';
 import type { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { healthReport } from './health-report.ts';
+import { hostsView } from './hosts-view.ts';
+import { explainRouting } from './explain.ts';
+import { badRequest } from '#src/core/errors.ts';
 
 export interface EndpointDeps {
   readonly logger: Logger;
@@ -54,6 +57,41 @@ export function buildEndpoints(deps: EndpointDeps): EndpointTable {
     res.writeHead(200, { 'content-type': deps.metrics.contentType(), 'content-length': Buffer.byteLength(text) });
     res.end(text);
   });
+  add('GET', '/admin/hosts', (_req, res) => {
+    const snapshot = deps.registry.snapshot();
+    sendJson(
+      res,
+      200,
+      hostsView({
+        views: snapshot.nodes,
+        inFlight: (node) => snapshot.inFlight(node),
+        usage: (node, model) => snapshot.usage(node, model),
+        queueDepths: deps.inference.admission.queue.depths(),
+      }),
+    );
+  });
+  add('GET', '/admin/explain', (_req, res, url) => {
+    const query = readExplainQuery(url, deps.inference.catalog().aliases);
+    if ('error' in query) {
+      sendError(res, badRequest(query.error, query.param));
+      return;
+    }
+    const routing = deps.config().routing;
+    const explanation = explainRouting(
+      {
+        model: query.model,
+        group: deps.inference.catalog().groups.get(query.model),
+        triedNodes: new Set(),
+        promptTokens: query.promptTokens,
+        maxTokens: query.maxTokens,
+        completionReserveTokens: routing.completionReserveTokens,
+        loadOnDemand: routing.loadOnDemand,
+      },
+      deps.registry.snapshot(),
+      deps.inference.admission.filters,
+    );
+    sendJson(res, 200, explanation);
+  });
   add('POST', '/admin/reload', async (req, res) => {
     req.resume();
     if (!isLoopback(req)) {
@@ -65,6 +103,26 @@ export function buildEndpoints(deps: EndpointDeps): EndpointTable {
     else sendJson(res, 400, { status: 'rejected', problems: outcome.problems.map((p) => `${p.path}: ${p.message}`) });
   });
   return table;
+}
+
+type ExplainQuery =
+  | { readonly model: string; readonly promptTokens: number | undefined; readonly maxTokens: number | undefined }
+  | { readonly error: string; readonly param: string };
+
+function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): ExplainQuery {
+  const asked = url.searchParams.get('model');
+  if (!asked) return { error: 'the model query parameter is required, e.g. /admin/explain?model=llama&prompt_tokens=5000', param: 'model' };
+  const count = (name: string): number | undefined | 'bad' => {
+    const text = url.searchParams.get(name);
+    if (text === null || text === '') return undefined;
+    const value = Number(text);
+    return Number.isInteger(value) && value >= 0 ? value : 'bad';
+  };
+  const promptTokens = count('prompt_tokens');
+  if (promptTokens === 'bad') return { error: 'prompt_tokens must be a whole number of tokens', param: 'prompt_tokens' };
+  const maxTokens = count('max_tokens');
+  if (maxTokens === 'bad') return { error: 'max_tokens must be a whole number of tokens', param: 'max_tokens' };
+  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens };
 }
 
 function isLoopback(req: IncomingMessage): boolean {

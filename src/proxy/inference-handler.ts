@@ -12,7 +12,14 @@ import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
-import { promptText, requestedMaxTokens, upperBoundTokens, wantsExactCount } from './prompt-size.ts';
+import {
+  HOPELESS_CONTEXT_FACTOR,
+  promptText,
+  requestedMaxTokens,
+  typicalTokens,
+  upperBoundTokens,
+  wantsExactCount,
+} from './prompt-size.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { readBody } from './read-body.ts';
 import { allAttemptsFailed, contextLengthExceeded, noNodeAvailable, queueRefused, upstreamModelNotFound } from './refusal-errors.ts';
@@ -179,6 +186,10 @@ async function sizePrompt(
   const upper = upperBoundTokens(text);
   const nodes = deps.registry.views();
   if (!wantsExactCount(upper, maxTokens, nodes, resolved.model)) return upper;
+  // Hopeless: even at a typical 4 bytes per token it exceeds every context twice over.
+  const typical = typicalTokens(text);
+  const largest = largestContext(deps.registry.snapshot(), resolved.model);
+  if (largest > 0 && typical > largest * HOPELESS_CONTEXT_FACTOR) return typical;
   const tokenizer = pickTokenizerNode(nodes, resolved.model);
   if (tokenizer === undefined) return upper;
   const exact = await countPromptTokens(tokenizer, resolved.model, text, {

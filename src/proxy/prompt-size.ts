@@ -120,6 +120,19 @@ export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): num
  */
 export const EXACT_COUNT_CONTEXT_FRACTION = 1 / 8;
 
+/**
+ * A typical size (4 UTF-8 bytes per token, English-like text) for prompts so far beyond every
+ * context that no tokenizer would make them fit: those are refused without contacting any node.
+ */
+export function typicalTokens(text: PromptText): number {
+  let bytes = 0;
+  for (const piece of text.pieces) bytes += Buffer.byteLength(piece, 'utf8');
+  return Math.ceil(bytes / 4) + text.givenTokens + templateTokens(text);
+}
+
+/** How far past the largest context the typical size must be before the node is not even asked. */
+export const HOPELESS_CONTEXT_FACTOR = 2;
+
 export function wantsExactCount(upperBound: number, maxTokens: number | undefined, nodes: readonly NodeView[], model: string): boolean {
   let smallest = Infinity;
   for (const node of nodes) {

@@ -6,6 +6,10 @@ export const servesModel = predicateFilter('serves-model', (req, node) => {
   const allowed = allowsModel(node.discovery, req.model);
   if (allowed.ok) return undefined;
   const detail =
-    allowed.reason === 'expired' ? `model listing failed ${node.discovery.fails} times` : `discovery: ${node.discovery.phase}`;
+    allowed.reason === 'expired'
+      ? `model listing failed ${node.discovery.fails} times in a row`
+      : allowed.reason === 'empty'
+        ? 'the node lists no models'
+        : `not among the ${node.discovery.models.length} models the node lists`;
   return { code: allowed.reason, detail };
 });

@@ -1,0 +1,71 @@
+// Pure: GET /admin/hosts — per node what it serves, what is loaded, what it could load on demand,
+// the per-model context figures, and the leases and queue depths right now. Plain copies only.
+
+import { ctxFor, guaranteedCtx, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+
+export interface HostModelFigures {
+  readonly n_ctx: number;
+  readonly slots: number | null;
+  readonly guaranteed_ctx: number;
+}
+
+export interface HostView {
+  readonly name: string;
+  readonly url: string;
+  readonly kind: string;
+  readonly kv: string;
+  readonly role: string;
+  readonly health: { readonly status: string; readonly fails: number; readonly last_error: string | null };
+  readonly discovery: { readonly state: string; readonly fails: number; readonly last_error: string | null };
+  readonly loaded: readonly string[];
+  readonly available_on_demand: readonly { readonly id: string; readonly status: string }[];
+  readonly models: Readonly<Record<string, HostModelFigures>>;
+  readonly in_flight: number;
+  readonly leases: Readonly<Record<string, Usage>>;
+}
+
+export interface HostsInput {
+  readonly views: readonly NodeView[];
+  readonly inFlight: (node: string) => number;
+  readonly usage: (node: string, model: string) => Usage;
+  readonly queueDepths: Readonly<Record<string, number>>;
+}
+
+export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: Record<string, number> } {
+  const hosts = input.views.map((view): HostView => {
+    const loaded: string[] = [];
+    const onDemand: { id: string; status: string }[] = [];
+    const models: Record<string, HostModelFigures> = {};
+    const leases: Record<string, Usage> = {};
+    for (const model of view.discovery.models) {
+      const residency = residencyOf(view, model.id);
+      if (residency.state === 'loaded') {
+        loaded.push(model.id);
+        const nCtx = ctxFor(view, model.id);
+        if (nCtx > 0) {
+          models[model.id] = { n_ctx: nCtx, slots: slotsFor(view, model.id) ?? null, guaranteed_ctx: guaranteedCtx(view, model.id) };
+        }
+      } else if (residency.state === 'on_demand') {
+        onDemand.push({ id: model.id, status: residency.status });
+      }
+      const usage = input.usage(view.spec.name, model.id);
+      if (usage.requests > 0) leases[model.id] = { requests: usage.requests, tokens: usage.tokens };
+    }
+    return {
+      name: view.spec.name,
+      url: view.spec.url,
+      kind: view.spec.kind,
+      kv: view.spec.kv,
+      role: view.capacity.role,
+      health: { status: view.health.status, fails: view.health.fails, last_error: view.health.lastError ?? null },
+      discovery: { state: view.discovery.phase, fails: view.discovery.fails, last_error: view.discovery.lastError ?? null },
+      loaded,
+      available_on_demand: onDemand,
+      models,
+      in_flight: input.inFlight(view.spec.name),
+      leases,
+    };
+  });
+  return { hosts, queue_depth: { ...input.queueDepths } };
+}
