@@ -128,7 +128,7 @@ class GatewayParts {
   readonly queue: AdmissionQueue;
   readonly filters = defaultFilters();
   readonly endpoints;
-  readonly #healthAgent = new Agent({ connections: 1, keepAliveTimeout: 10_000 });
+  readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
@@ -239,7 +239,7 @@ class GatewayParts {
    */
   async #pollModels(node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
     const { timeoutMs, maxBodyBytes } = this.#config.discovery;
-    const result = await fetchModelList(node, { dispatcher: this.#healthAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock });
+    const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock });
     if (result.ok && result.models.length > 0 && !signal.aborted) {
       const capacity = await fetchCapacity(node, result.models, { dispatcher: this.#discoveryAgent, timeoutMs, maxBytes: maxBodyBytes, signal });
       if (!signal.aborted) this.registry.observeCapacity(node.name, node.url, capacity);

@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { promptText, requestedMaxTokens, upperBoundTokens, wantsExactCount } from '#src/proxy/prompt-size.ts';
+import { chatPromptTokens, textPromptTokens } from '#src/sim/index.ts';
+import { node } from '#test/fixtures/builders.ts';
+
+/** mulberry32: a small seeded generator, so the property test is the same on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABET = ['a', 'Z', 'é', '字', '7', ' ', '\n', '.', '🙂', 'ß', '-', 'x', 'y'];
+
+function randomText(random: () => number, length: number): string {
+  let text = '';
+  for (let i = 0; i < length; i++) text += ALPHABET[Math.floor(random() * ALPHABET.length)];
+  return text;
+}
+
+test('the estimate is never below what the simulated tokenizer counts, for any text', () => {
+  const random = seeded(42);
+  for (let i = 0; i < 300; i++) {
+    const messages = Array.from({ length: 1 + Math.floor(random() * 4) }, () => ({ role: 'user', content: randomText(random, Math.floor(random() * 400)) }));
+    const chat = { model: 'm', messages };
+    assert.ok(upperBoundTokens(promptText('/v1/chat/completions', chat)) >= chatPromptTokens(messages), JSON.stringify(messages));
+    const prompt = randomText(random, Math.floor(random() * 400));
+    assert.ok(upperBoundTokens(promptText('/v1/completions', { prompt })) >= textPromptTokens(prompt));
+  }
+});
+
+test('every part of a chat that a template renders is counted: parts, names, tool calls, tools', () => {
+  const text = promptText('/v1/chat/completions', {
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'abc' }, { type: 'image_url', image_url: { url: 'x' } }], name: 'bob' },
+      { role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: '{"a":1}' } }] },
+    ],
+    tools: [{ type: 'function' }],
+  });
+  assert.deepEqual(text.pieces, ['abc', 'bob', 'f', '{"a":1}', '[{"type":"function"}]']);
+  assert.equal(text.messages, 2);
+});
+
+test('token-id prompts count one token per id; responses input and instructions count as messages', () => {
+  assert.equal(upperBoundTokens(promptText('/v1/completions', { prompt: [1, 2, 3] })), 3);
+  const responses = promptText('/v1/responses', { instructions: 'be brief', input: 'hi' });
+  assert.deepEqual([responses.pieces, responses.messages], [['be brief', 'hi'], 2]);
+});
+
+test('max_tokens, max_completion_tokens and max_output_tokens are read; junk is ignored', () => {
+  assert.equal(requestedMaxTokens({ max_tokens: 10 }), 10);
+  assert.equal(requestedMaxTokens({ max_completion_tokens: 20, max_tokens: 10 }), 20);
+  assert.equal(requestedMaxTokens({ max_output_tokens: 5 }), 5);
+  assert.equal(requestedMaxTokens({ max_tokens: -1 }), undefined);
+  assert.equal(requestedMaxTokens({ max_tokens: '10' }), undefined);
+});
+
+test('an exact count is asked for only when the bound is a real share of the smallest context', () => {
+  const nodes = [node('a', { models: ['m'], capacity: { role: 'single', host: { nCtx: 8192, slots: 4 } } })];
+  assert.equal(wantsExactCount(500, undefined, nodes, 'm'), false);
+  assert.equal(wantsExactCount(2000, undefined, nodes, 'm'), true);
+  assert.equal(wantsExactCount(2000, undefined, [node('u', { models: ['m'] })], 'm'), false, 'unknown contexts need no count');
+});
