@@ -19,6 +19,8 @@ export interface NodeHealthDetail {
   readonly status: string;
   readonly fails: number;
   readonly last_error: string | null;
+  /** ISO time until which passive health skips the node; null when it is not ejected. */
+  readonly ejected_until: string | null;
   readonly models: {
     readonly state: string;
     readonly names: readonly string[];
@@ -37,6 +39,7 @@ export function healthReport(views: readonly NodeView[], now: number): HealthRep
     status: v.health.status,
     fails: v.health.fails,
     last_error: v.health.lastError ?? null,
+    ejected_until: v.ejectedUntil === undefined ? null : new Date(v.ejectedUntil).toISOString(),
     models: {
       state: v.discovery.phase,
       names: v.discovery.models.map((m) => m.id),

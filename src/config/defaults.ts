@@ -1,11 +1,12 @@
 // Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
-import type { DiscoveryConfig, HealthConfig, KvMode, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
+import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
 
 const MIB = 1_048_576;
 
 export interface ConfigDefaults {
   readonly server: ServerConfig;
+  readonly admin: AdminConfig;
   readonly health: HealthConfig;
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;
@@ -17,7 +18,13 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
   server: Object.freeze({
     listen: Object.freeze({ host: '127.0.0.1', port: 8080 }),
     maxRequestBodyBytes: 10 * MIB,
+    maxHeaderBytes: 16 * 1024,
+    headerTimeoutMs: 10_000,
+    requestTimeoutMs: 60_000,
+    drainTimeoutMs: 30_000,
+    apiKeys: Object.freeze([]),
   }),
+  admin: Object.freeze({ listen: undefined, token: undefined }),
   health: Object.freeze({ intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 }),
   discovery: Object.freeze({
     intervalMs: 10_000,
@@ -31,6 +38,10 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     // LLM prefill of a long prompt can take minutes before the first header arrives.
     headersTimeoutMs: 300_000,
     bodyIdleTimeoutMs: 300_000,
+    // One generation may legitimately stream for many minutes; this only bounds runaways.
+    totalTimeoutMs: 3_600_000,
+    ejectAfterFailures: 5,
+    ejectForMs: 10_000,
   }),
   routing: Object.freeze({
     queueTimeoutMs: 30_000,

@@ -51,10 +51,39 @@ const name = z
   .min(1, { error: 'must not be empty' })
   .refine((text) => text.trim() === text, { error: 'must not start or end with whitespace' });
 
-const serverSchema = table({
-  listen: z.string().pipe(parsedBy(parseListenAddress)).default(CONFIG_DEFAULTS.server.listen),
-  max_request_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.server.maxRequestBodyBytes),
-}).transform((server) => ({ listen: server.listen, maxRequestBodyBytes: server.max_request_body_bytes }));
+const nonNegativeDurationMs = durationMs.pipe(z.number().min(0, { error: 'must not be negative' }));
+const wholeAtLeastOne = z.int({ error: 'must be a whole number of at least 1' }).min(1, { error: 'must be a whole number of at least 1' });
+
+function secretSchema(env: EnvVars) {
+  return z.string().pipe(parsedBy((value: string) => resolveApiKey(value, env)));
+}
+
+function serverSchema(env: EnvVars) {
+  return table({
+    listen: z.string().pipe(parsedBy(parseListenAddress)).default(CONFIG_DEFAULTS.server.listen),
+    max_request_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.server.maxRequestBodyBytes),
+    max_header_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.server.maxHeaderBytes),
+    header_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.server.headerTimeoutMs),
+    request_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.server.requestTimeoutMs),
+    drain_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.server.drainTimeoutMs),
+    api_keys: z.array(secretSchema(env), { error: 'must be an array of keys (literal or "env:VAR")' }).default([]),
+  }).transform((server) => ({
+    listen: server.listen,
+    maxRequestBodyBytes: server.max_request_body_bytes,
+    maxHeaderBytes: server.max_header_bytes,
+    headerTimeoutMs: server.header_timeout,
+    requestTimeoutMs: server.request_timeout,
+    drainTimeoutMs: server.drain_timeout,
+    apiKeys: server.api_keys,
+  }));
+}
+
+function adminSchema(env: EnvVars) {
+  return table({
+    listen: z.string().pipe(parsedBy(parseListenAddress)).optional(),
+    token: secretSchema(env).optional(),
+  }).transform((admin) => ({ listen: admin.listen, token: admin.token }));
+}
 
 const healthSchema = table({
   interval: positiveDurationMs.default(CONFIG_DEFAULTS.health.intervalMs),
@@ -83,10 +112,16 @@ const upstreamSchema = table({
   connect_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.connectTimeoutMs),
   headers_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.headersTimeoutMs),
   body_idle_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.bodyIdleTimeoutMs),
+  total_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.upstream.totalTimeoutMs),
+  eject_after_failures: wholeAtLeastOne.default(CONFIG_DEFAULTS.upstream.ejectAfterFailures),
+  eject_for: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.ejectForMs),
 }).transform((upstream) => ({
   connectTimeoutMs: upstream.connect_timeout,
   headersTimeoutMs: upstream.headers_timeout,
   bodyIdleTimeoutMs: upstream.body_idle_timeout,
+  totalTimeoutMs: upstream.total_timeout,
+  ejectAfterFailures: upstream.eject_after_failures,
+  ejectForMs: upstream.eject_for,
 }));
 
 const routingSchema = table({
@@ -155,14 +190,20 @@ function nodesSchema(env: EnvVars) {
 /** The whole file. `env` resolves `api_key = "env:VAR"`; it is a parameter so loading stays pure. */
 export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
   return table({
-    server: serverSchema.prefault({}),
+    server: serverSchema(env).prefault({}),
+    admin: adminSchema(env).prefault({}),
     health: healthSchema.prefault({}),
     discovery: discoverySchema.prefault({}),
     upstream: upstreamSchema.prefault({}),
     routing: routingSchema.prefault({}),
     models: modelsSchema.prefault({}),
     nodes: nodesSchema(env).prefault([]),
-  }).superRefine((config, ctx) =>
-    reportClashes(ctx, findUnservedModelGroups(config.models.available, config.nodes), ['models', 'available']),
-  );
+  }).superRefine((config, ctx) => {
+    reportClashes(ctx, findUnservedModelGroups(config.models.available, config.nodes), ['models', 'available']);
+    const admin = config.admin.listen;
+    const main = config.server.listen;
+    if (admin !== undefined && admin.port !== 0 && admin.port === main.port && admin.host === main.host) {
+      ctx.addIssue({ code: 'custom', path: ['admin', 'listen'], message: 'must differ from server.listen (or leave it out to serve admin on the main listener)' });
+    }
+  });
 }

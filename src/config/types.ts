@@ -17,6 +17,23 @@ export interface ListenAddress {
 export interface ServerConfig {
   readonly listen: ListenAddress;
   readonly maxRequestBodyBytes: number;
+  /** Largest request head (request line + headers) a client may send. */
+  readonly maxHeaderBytes: number;
+  /** Time a client has to send its request headers (slowloris bound). */
+  readonly headerTimeoutMs: number;
+  /** Time a client has to send its whole request, headers and body. */
+  readonly requestTimeoutMs: number;
+  /** On SIGTERM, how long in-flight requests may finish before the gateway exits anyway. */
+  readonly drainTimeoutMs: number;
+  /** Client API keys (resolved); empty = no client authentication. Never logged. */
+  readonly apiKeys: readonly string[];
+}
+
+export interface AdminConfig {
+  /** A separate listener for /admin/* and /metrics; undefined = served on the main listener. */
+  readonly listen: ListenAddress | undefined;
+  /** Bearer token required on /admin/* and /metrics; undefined = mutations only from loopback. */
+  readonly token: string | undefined;
 }
 
 export interface HealthConfig {
@@ -38,10 +55,16 @@ export interface DiscoveryConfig {
 
 export interface UpstreamConfig {
   readonly connectTimeoutMs: number;
-  /** Time to the upstream's response headers. */
+  /** Time to the upstream's response headers (time to first byte). */
   readonly headersTimeoutMs: number;
   /** Longest silence between two body chunks. */
   readonly bodyIdleTimeoutMs: number;
+  /** Bound on one whole upstream exchange, streaming included; 0 = none. */
+  readonly totalTimeoutMs: number;
+  /** Consecutive connection failures or 5xx answers after which a node is skipped for a while. */
+  readonly ejectAfterFailures: number;
+  /** How long an ejected node is skipped (it is re-probed at once). */
+  readonly ejectForMs: number;
 }
 
 export interface RoutingConfig {
@@ -83,6 +106,7 @@ export interface NodeSpec {
 
 export interface GatewayConfig {
   readonly server: ServerConfig;
+  readonly admin: AdminConfig;
   readonly health: HealthConfig;
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;

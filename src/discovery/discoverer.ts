@@ -44,12 +44,16 @@ interface NodeEntry {
 export class Discoverer implements Service {
   readonly name = 'discoverer';
   readonly #options: DiscovererOptions;
+  #intervalMs: number;
+  #minRefreshIntervalMs: number;
   #nodes = new Map<string, NodeEntry>();
   #running = false;
   #stopped = false;
 
   constructor(options: DiscovererOptions) {
     this.#options = options;
+    this.#intervalMs = options.intervalMs;
+    this.#minRefreshIntervalMs = options.minRefreshIntervalMs;
   }
 
   /** Starts one round for every node at once, then one per node every interval. */
@@ -91,6 +95,21 @@ export class Discoverer implements Service {
   }
 
   /**
+   * Applies new timing (config reload). A changed interval restarts every node's timer from now,
+   * so a shorter interval does not wait out the old one; rounds in flight are left alone.
+   */
+  setTiming(timing: { readonly intervalMs: number; readonly minRefreshIntervalMs: number }): void {
+    this.#minRefreshIntervalMs = timing.minRefreshIntervalMs;
+    if (timing.intervalMs === this.#intervalMs) return;
+    this.#intervalMs = timing.intervalMs;
+    if (!this.#running) return;
+    for (const entry of this.#nodes.values()) {
+      entry.timer?.cancel();
+      this.#schedule(entry);
+    }
+  }
+
+  /**
    * Runs a round now for the named nodes (unknown names are ignored) and resolves when those
    * rounds have been reported. A node with a fetch in flight joins it; a node whose last refresh
    * started less than minRefreshIntervalMs ago is skipped. Never rejects, but waits as long as
@@ -108,7 +127,7 @@ export class Discoverer implements Service {
         rounds.push(entry.fetching.done);
         continue;
       }
-      if (entry.lastRefreshAtMs !== undefined && nowMs - entry.lastRefreshAtMs < this.#options.minRefreshIntervalMs) continue;
+      if (entry.lastRefreshAtMs !== undefined && nowMs - entry.lastRefreshAtMs < this.#minRefreshIntervalMs) continue;
       entry.lastRefreshAtMs = nowMs;
       rounds.push(this.#poll(entry).done);
     }
@@ -138,7 +157,7 @@ export class Discoverer implements Service {
       this.#schedule(entry);
       // A round still in flight makes this one a no-op: at most one fetch per node.
       this.#poll(entry);
-    }, this.#options.intervalMs);
+    }, this.#intervalMs);
   }
 
   #poll(entry: NodeEntry): Fetching {

@@ -35,6 +35,10 @@ export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
         if (to.phase === 'known') logger.warn({ node, model }, 'configured model not served by node');
       }
     }),
+    s.registryEvents.on('node:ejected', ({ node, untilMs }) =>
+      logger.warn({ node, until: new Date(untilMs).toISOString() }, 'node ejected after repeated request failures'),
+    ),
+    s.registryEvents.on('node:readmitted', ({ node }) => logger.info({ node }, 'node readmitted after ejection')),
     s.registryEvents.on('node:added', ({ node }) => logger.info({ node }, 'node added')),
     s.registryEvents.on('node:removed', ({ node, inFlight }) => logger.info({ node, inFlight }, 'node removed')),
     s.proxyEvents.on('proxy:attempt', (e) => {

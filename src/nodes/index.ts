@@ -10,3 +10,4 @@ export {
 } from './health/health-state.ts';
 export { HealthChecker } from './health/checker.ts';
 export { probeNode, healthPaths } from './health/probe.ts';
+export { observeUpstream, isEjected, INITIAL_PASSIVE_STATE, type PassiveState, type UpstreamVerdict, type EjectionPolicy } from './health/passive.ts';

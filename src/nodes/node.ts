@@ -13,6 +13,8 @@ export interface NodeView {
   readonly capacity: NodeCapacity;
   /** The last figures ever seen per model, for models that would be loaded on demand. */
   readonly knownContexts: Readonly<Record<string, ModelContext>>;
+  /** Set while passive health has the node ejected (skipped unless nothing else can serve). */
+  readonly ejectedUntil: number | undefined;
 }
 
 /** What routing decides over: the active nodes and their live in-flight counts and leases. */

@@ -11,6 +11,7 @@ import {
   type DiscoveryState,
 } from '#src/discovery/index.ts';
 import { LeaseTable, NO_CAPACITY, rememberContexts, type ModelContext, type NodeCapacity } from '#src/capacity/index.ts';
+import { INITIAL_PASSIVE_STATE, isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict, type PassiveState } from './health/passive.ts';
 import { initialHealthState, observeProbe, type HealthState, type ProbeOutcome } from './health/health-state.ts';
 import type { NodeLease, NodeView, RoutingSnapshot } from './node.ts';
 
@@ -24,6 +25,8 @@ export interface RegistryEvents {
     readonly to: DiscoveryState;
   };
   'node:capacity': { readonly node: string; readonly capacity: NodeCapacity };
+  'node:ejected': { readonly node: string; readonly untilMs: number };
+  'node:readmitted': { readonly node: string };
   'node:added': { readonly node: string };
   'node:removed': { readonly node: string; readonly inFlight: number };
 }
@@ -34,6 +37,7 @@ interface NodeRuntime {
   discovery: DiscoveryState;
   capacity: NodeCapacity;
   knownContexts: Readonly<Record<string, ModelContext>>;
+  passive: PassiveState;
   inFlight: number;
 }
 
@@ -86,6 +90,7 @@ export class NodeRegistry {
           discovery: frozenDiscovery(initialDiscoveryState(now), undefined),
           capacity: NO_CAPACITY,
           knownContexts: {},
+          passive: INITIAL_PASSIVE_STATE,
           inFlight: 0,
         });
         this.#events.emit('node:added', { node: spec.name });
@@ -150,6 +155,28 @@ export class NodeRegistry {
     this.#events.emit('node:capacity', { node: nodeName, capacity: runtime.capacity });
   }
 
+  /**
+   * The outcome of a real request. Enough failures in a row eject the node for `ejectForMs`; a
+   * timer re-admits it then (the views change, so routing sees it again).
+   */
+  observeUpstream(nodeName: string, verdict: UpstreamVerdict, policy: EjectionPolicy): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined) return;
+    const now = this.#clock.now();
+    const wasEjected = isEjected(runtime.passive, now);
+    runtime.passive = observeUpstream(runtime.passive, verdict, policy, now);
+    const until = runtime.passive.ejectedUntil;
+    if (!wasEjected && until !== undefined && until > now) {
+      this.#views = undefined;
+      this.#events.emit('node:ejected', { node: nodeName, untilMs: until });
+      this.#clock.setTimeout(() => {
+        if (this.#active.get(nodeName) !== runtime || isEjected(runtime.passive, this.#clock.now())) return;
+        this.#views = undefined;
+        this.#events.emit('node:readmitted', { node: nodeName });
+      }, until - now);
+    }
+  }
+
   /** Frozen views of the active nodes, rebuilt only after a change. */
   views(): readonly NodeView[] {
     if (this.#views === undefined) {
@@ -161,6 +188,7 @@ export class NodeRegistry {
             discovery: r.discovery,
             capacity: r.capacity,
             knownContexts: r.knownContexts,
+            ejectedUntil: isEjected(r.passive, this.#clock.now()) ? r.passive.ejectedUntil : undefined,
           }),
         ),
       );

@@ -51,6 +51,8 @@ export interface AttemptInput {
   readonly canFailOver: () => boolean;
   readonly monotonicMs: () => number;
   readonly startedMs: number;
+  /** Bound on the whole exchange, streaming included; 0 = none. */
+  readonly totalTimeoutMs: number;
 }
 
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
@@ -61,6 +63,9 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
   };
   res.on('close', onClose);
+  const overall = input.totalTimeoutMs > 0 ? AbortSignal.timeout(input.totalTimeoutMs) : undefined;
+  const onOverall = (): void => controller.abort(new Error(`upstream exchange exceeded ${input.totalTimeoutMs}ms`));
+  overall?.addEventListener('abort', onOverall, { once: true });
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };
     let upstream: Dispatcher.ResponseData;
@@ -73,6 +78,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
         signal: controller.signal,
       });
     } catch (error) {
+      if (overall?.aborted) return { kind: 'failed', result: 'timeout', error: `no answer within ${input.totalTimeoutMs}ms` };
       if (controller.signal.aborted) return { kind: 'client_gone', status: undefined };
       return { kind: 'failed', ...classify(error) };
     }
@@ -108,12 +114,13 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     const pumped = await pump(upstream.body, res, input.monotonicMs);
     const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - input.startedMs;
     if (pumped.ok) return { kind: 'delivered', status, firstByteMs };
-    if (controller.signal.aborted || pumped.clientGone) return { kind: 'client_gone', status };
+    if (pumped.clientGone || (controller.signal.aborted && !overall?.aborted)) return { kind: 'client_gone', status };
     if (isEventStream) res.end();
     else res.destroy();
     return { kind: 'broken', status, error: pumped.error, firstByteMs };
   } finally {
     res.off('close', onClose);
+    overall?.removeEventListener('abort', onOverall);
   }
 }
 

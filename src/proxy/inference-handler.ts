@@ -39,6 +39,8 @@ export interface InferenceDeps {
   readonly loadOnDemand: () => boolean;
   readonly completionReserveTokens: () => number;
   readonly tokenizeTimeoutMs: () => number;
+  /** Bound on one whole upstream exchange (0 = none). */
+  readonly totalTimeoutMs: () => number;
   /** A bounded metrics label for a model id. */
   readonly modelLabel: (model: string) => string;
   /** A node said it does not have a model its listing showed: re-list it. */
@@ -134,6 +136,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
         canFailOver: () => hasAlternative(deps, { ...routeRequest, triedNodes: nextTried }),
         monotonicMs: () => deps.clock.monotonicMs(),
         startedMs,
+        totalTimeoutMs: deps.totalTimeoutMs(),
       });
     } finally {
       admission.release();

@@ -18,6 +18,8 @@ export interface HttpServerOptions {
   readonly requestTimeoutMs: number;
   readonly headersTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Largest request head accepted; larger ones get 431 from node:http. */
+  readonly maxHeaderBytes: number;
 }
 
 export function createHttpServer(options: HttpServerOptions): GatewayHttpServer {
@@ -26,6 +28,7 @@ export function createHttpServer(options: HttpServerOptions): GatewayHttpServer 
       requestTimeout: options.requestTimeoutMs,
       headersTimeout: options.headersTimeoutMs,
       keepAliveTimeout: options.keepAliveTimeoutMs,
+      maxHeaderSize: options.maxHeaderBytes,
     },
     (req, res) => {
       active += 1;

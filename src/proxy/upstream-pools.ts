@@ -41,6 +41,16 @@ export class UpstreamPools {
     }
   }
 
+  /** Connection figures per node: open sockets, requests running and waiting for a socket. */
+  stats(): Record<string, { connected: number; running: number; pending: number }> {
+    const out: Record<string, { connected: number; running: number; pending: number }> = {};
+    for (const [name, { pool }] of this.#pools) {
+      const { connected, running, pending } = pool.stats;
+      out[name] = { connected, running, pending };
+    }
+    return out;
+  }
+
   async close(): Promise<void> {
     const pools = [...this.#pools.values()];
     this.#pools.clear();

@@ -6,6 +6,7 @@ export type ExclusionCode =
   | 'group_mismatch'
   | 'dead'
   | 'degraded'
+  | 'ejected'
   | 'missing'
   | 'empty'
   | 'expired'

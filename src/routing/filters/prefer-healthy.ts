@@ -1,4 +1,5 @@
-// Degraded nodes stand by: they are used only when no healthy (or not yet probed) node remains.
+// Degraded nodes, and nodes passive health has ejected, stand by: they are used only when no
+// healthy (or not yet probed) node remains.
 import type { NodeView } from '#src/nodes/index.ts';
 import type { Exclusion } from '../exclusion.ts';
 import type { Filter } from '../filter.ts';
@@ -6,11 +7,14 @@ import type { Filter } from '../filter.ts';
 export const preferHealthy: Filter = {
   name: 'prefer-healthy',
   apply(_req, candidates) {
-    const fine = candidates.filter((n) => n.health.status !== 'degraded');
+    const standsBy = (n: NodeView): boolean => n.health.status === 'degraded' || n.ejectedUntil !== undefined;
+    const fine = candidates.filter((n) => !standsBy(n));
     if (fine.length === 0) return { kept: candidates, excluded: [] };
-    const excluded: Exclusion[] = candidates
-      .filter((n: NodeView) => n.health.status === 'degraded')
-      .map((n) => ({ node: n.spec.name, filter: 'prefer-healthy', code: 'degraded', detail: 'a healthy node can serve' }));
+    const excluded: Exclusion[] = candidates.filter(standsBy).map((n) =>
+      n.ejectedUntil !== undefined
+        ? { node: n.spec.name, filter: 'prefer-healthy', code: 'ejected', detail: 'recent requests failed; a healthy node can serve' }
+        : { node: n.spec.name, filter: 'prefer-healthy', code: 'degraded', detail: 'a healthy node can serve' },
+    );
     return { kept: fine, excluded };
   },
 };

@@ -5,10 +5,26 @@ import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
 // docs/config.md and examples/switchyard.toml state these values; change them together.
 test('defaults are the documented values', () => {
   assert.deepEqual(CONFIG_DEFAULTS, {
-    server: { listen: { host: '127.0.0.1', port: 8080 }, maxRequestBodyBytes: 10 * 1024 * 1024 },
+    server: {
+      listen: { host: '127.0.0.1', port: 8080 },
+      maxRequestBodyBytes: 10 * 1024 * 1024,
+      maxHeaderBytes: 16 * 1024,
+      headerTimeoutMs: 10_000,
+      requestTimeoutMs: 60_000,
+      drainTimeoutMs: 30_000,
+      apiKeys: [],
+    },
+    admin: { listen: undefined, token: undefined },
     health: { intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 },
     discovery: { intervalMs: 10_000, timeoutMs: 5_000, maxBodyBytes: 4 * 1024 * 1024, missWaitMs: 0, missCooldownMs: 2_000 },
-    upstream: { connectTimeoutMs: 5_000, headersTimeoutMs: 300_000, bodyIdleTimeoutMs: 300_000 },
+    upstream: {
+      connectTimeoutMs: 5_000,
+      headersTimeoutMs: 300_000,
+      bodyIdleTimeoutMs: 300_000,
+      totalTimeoutMs: 3_600_000,
+      ejectAfterFailures: 5,
+      ejectForMs: 10_000,
+    },
     routing: { queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500 },
     node: { kind: 'auto', kv: 'unified' },
   });

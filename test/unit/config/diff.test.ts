@@ -11,6 +11,7 @@ function node(name: string, overrides: Partial<NodeSpec> = {}): NodeSpec {
 function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return {
     server: CONFIG_DEFAULTS.server,
+    admin: CONFIG_DEFAULTS.admin,
     health: CONFIG_DEFAULTS.health,
     discovery: CONFIG_DEFAULTS.discovery,
     upstream: CONFIG_DEFAULTS.upstream,

@@ -43,6 +43,14 @@ describe('loadConfig: a valid file', () => {
 [server]
 listen = "[::1]:9090"
 max_request_body_bytes = "1MiB"
+max_header_bytes = "8KiB"
+header_timeout = "5s"
+request_timeout = "30s"
+drain_timeout = "0s"
+api_keys = ["literal-key", "env:CLIENT_KEY"]
+[admin]
+listen = "127.0.0.1:9091"
+token = "env:ADMIN_TOKEN"
 [health]
 interval = "1m30s"
 timeout = "250ms"
@@ -57,8 +65,27 @@ miss_cooldown = "0s"
 connect_timeout = "1s"
 headers_timeout = "10m"
 body_idle_timeout = "2m"
-${ONE_NODE}`);
-    assert.deepEqual(config.server, { listen: { host: '::1', port: 9090 }, maxRequestBodyBytes: 1_048_576 });
+total_timeout = "0s"
+eject_after_failures = 2
+eject_for = "3s"
+[routing]
+queue_timeout = "2s"
+max_queue = 0
+load_on_demand = false
+completion_reserve = 64
+tokenize_timeout = "100ms"
+${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
+    assert.deepEqual(config.server, {
+      listen: { host: '::1', port: 9090 },
+      maxRequestBodyBytes: 1_048_576,
+      maxHeaderBytes: 8192,
+      headerTimeoutMs: 5_000,
+      requestTimeoutMs: 30_000,
+      drainTimeoutMs: 0,
+      apiKeys: ['literal-key', 'from-env'],
+    });
+    assert.deepEqual(config.admin, { listen: { host: '127.0.0.1', port: 9091 }, token: 'admin-secret' });
+    assert.deepEqual(config.routing, { queueTimeoutMs: 2_000, maxQueue: 0, loadOnDemand: false, completionReserveTokens: 64, tokenizeTimeoutMs: 100 });
     assert.deepEqual(config.health, { intervalMs: 90_000, timeoutMs: 250, failThreshold: 5 });
     assert.deepEqual(config.discovery, {
       intervalMs: 3_600_000,
@@ -67,7 +94,14 @@ ${ONE_NODE}`);
       missWaitMs: 3_000,
       missCooldownMs: 0,
     });
-    assert.deepEqual(config.upstream, { connectTimeoutMs: 1_000, headersTimeoutMs: 600_000, bodyIdleTimeoutMs: 120_000 });
+    assert.deepEqual(config.upstream, {
+      connectTimeoutMs: 1_000,
+      headersTimeoutMs: 600_000,
+      bodyIdleTimeoutMs: 120_000,
+      totalTimeoutMs: 0,
+      ejectAfterFailures: 2,
+      ejectForMs: 3_000,
+    });
   });
 
   test('reads models, aliases, groups and node kinds', () => {
@@ -301,4 +335,14 @@ describe('loadConfigFile', () => {
     assert.equal(result.problems[0]?.path, '');
     assert.match(result.problems[0]?.message ?? '', /cannot read config file: ENOENT/);
   });
+});
+
+test('security keys: api_keys name a missing variable, and the admin listener must differ from the main one', () => {
+  const node = '[[nodes]]\nname = "a"\nurl = "http://10.0.0.1:8000"\n';
+  const missing = loadConfig(`[server]\napi_keys = ["env:NOPE"]\n${node}`, {});
+  assert.ok(!missing.ok);
+  assert.deepEqual(missing.problems.map((p) => `${p.path}: ${p.message}`), ['server.api_keys[0]: environment variable NOPE is not set']);
+  const clash = loadConfig(`[server]\nlisten = "127.0.0.1:8080"\n[admin]\nlisten = "127.0.0.1:8080"\n${node}`, {});
+  assert.ok(!clash.ok);
+  assert.match(clash.problems.map((p) => `${p.path}: ${p.message}`).join('\n'), /^admin\.listen: must differ from server\.listen/);
 });

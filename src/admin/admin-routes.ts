@@ -1,0 +1,90 @@
+// The /admin/* routes: read views (hosts, explain, runtime) and the few commands main.ts hands in.
+
+import type { Handler } from '#src/proxy/index.ts';
+import { badRequest } from '#src/core/errors.ts';
+import type { ConfigProblem } from '#src/config/types.ts';
+import { sendError, sendJson } from '#src/proxy/index.ts';
+import { explainRouting } from './explain.ts';
+import { hostsView } from './hosts-view.ts';
+import type { EndpointDeps, TableBuilder } from './endpoints.ts';
+
+export interface AdminCommands {
+  readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
+  /** Process and upstream-connection figures for /admin/runtime. */
+  readonly runtime: () => Record<string, unknown>;
+}
+
+type Guard = (mutation: boolean, handler: Handler) => Handler;
+
+export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guard): void {
+  table.add(
+    'GET',
+    '/admin/hosts',
+    guard(false, (_req, res) => {
+      const snapshot = deps.registry.snapshot();
+      sendJson(
+        res,
+        200,
+        hostsView({
+          views: snapshot.nodes,
+          inFlight: (node) => snapshot.inFlight(node),
+          usage: (node, model) => snapshot.usage(node, model),
+          queueDepths: deps.inference.admission.queue.depths(),
+        }),
+      );
+    }),
+  );
+  table.add(
+    'GET',
+    '/admin/explain',
+    guard(false, (_req, res, url) => {
+      const query = readExplainQuery(url, deps.inference.catalog().aliases);
+      if ('error' in query) {
+        sendError(res, badRequest(query.error, query.param));
+        return;
+      }
+      const routing = deps.config().routing;
+      const request = {
+        model: query.model,
+        group: deps.inference.catalog().groups.get(query.model),
+        triedNodes: new Set<string>(),
+        promptTokens: query.promptTokens,
+        maxTokens: query.maxTokens,
+        completionReserveTokens: routing.completionReserveTokens,
+        loadOnDemand: routing.loadOnDemand,
+      };
+      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.inference.admission.filters));
+    }),
+  );
+  table.add('GET', '/admin/runtime', guard(false, (_req, res) => sendJson(res, 200, deps.commands.runtime())));
+  table.add(
+    'POST',
+    '/admin/reload',
+    guard(true, async (req, res) => {
+      req.resume();
+      const outcome = await deps.commands.reload();
+      if (outcome.ok) sendJson(res, 200, { status: 'reloaded' });
+      else sendJson(res, 400, { status: 'rejected', problems: outcome.problems.map((p) => `${p.path}: ${p.message}`) });
+    }),
+  );
+}
+
+type ExplainQuery =
+  | { readonly model: string; readonly promptTokens: number | undefined; readonly maxTokens: number | undefined }
+  | { readonly error: string; readonly param: string };
+
+function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): ExplainQuery {
+  const asked = url.searchParams.get('model');
+  if (!asked) return { error: 'the model query parameter is required, e.g. /admin/explain?model=llama&prompt_tokens=5000', param: 'model' };
+  const count = (name: string): number | undefined | 'bad' => {
+    const text = url.searchParams.get(name);
+    if (text === null || text === '') return undefined;
+    const value = Number(text);
+    return Number.isInteger(value) && value >= 0 ? value : 'bad';
+  };
+  const promptTokens = count('prompt_tokens');
+  if (promptTokens === 'bad') return { error: 'prompt_tokens must be a whole number of tokens', param: 'prompt_tokens' };
+  const maxTokens = count('max_tokens');
+  if (maxTokens === 'bad') return { error: 'max_tokens must be a whole number of tokens', param: 'max_tokens' };
+  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens };
+}

@@ -1,0 +1,270 @@
+// Every collaborator of one gateway instance, built in one place, and the current config they
+// read. Loops report to the registry; events feed metrics, logs, passive health and the queue.
+
+import { randomUUID } from 'node:crypto';
+import { Agent } from 'undici';
+import { systemClock, sleep, type Clock } from '#src/core/clock.ts';
+import { EventBus } from '#src/core/events.ts';
+import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
+import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
+import { fetchCapacity } from '#src/capacity/index.ts';
+import { HealthChecker, NodeRegistry, probeNode, type RegistryEvents } from '#src/nodes/index.ts';
+import { AdmissionQueue, buildCatalog, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
+import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, type RouteRequest } from '#src/routing/index.ts';
+import { GatewayMetrics } from '#src/metrics/prometheus.ts';
+import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
+import { buildEndpoints, type EndpointTables } from '#src/admin/endpoints.ts';
+import type { GatewayOptions, ReloadOutcome } from '#src/main.ts';
+import type { AttemptResult } from '#src/proxy/index.ts';
+import type { UpstreamVerdict } from '#src/nodes/index.ts';
+
+/** Which attempt results say something about the node's own health. */
+function upstreamVerdict(result: AttemptResult): UpstreamVerdict {
+  switch (result) {
+    case 'success':
+    case 'context_overflow':
+    case 'model_not_found':
+      return 'success';
+    case 'http_5xx':
+    case 'connect_error':
+    case 'reset':
+    case 'timeout':
+    case 'stream_error':
+      return 'failure';
+    case 'client_abort':
+      return 'neutral';
+  }
+}
+
+/** Every collaborator of one gateway instance, and the current config they read. */
+export class GatewayParts {
+  readonly options: GatewayOptions;
+  readonly clock: Clock;
+  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly proxyEvents: EventBus<ProxyEvents>;
+  readonly registry: NodeRegistry;
+  readonly pools: UpstreamPools;
+  readonly checker: HealthChecker;
+  readonly discoverer: Discoverer;
+  readonly metrics: GatewayMetrics;
+  readonly queue: AdmissionQueue;
+  readonly filters = defaultFilters();
+  readonly endpoints: EndpointTables;
+  /** Requests the HTTP servers are answering; set by Gateway once they listen. */
+  activeRequests: () => number = () => 0;
+  readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  readonly #lifetime = new AbortController();
+  readonly #unsubscribeLogs: () => void;
+  #config: GatewayConfig;
+  #catalog: ModelCatalog;
+  #knownModels: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
+
+  constructor(options: GatewayOptions) {
+    this.options = options;
+    this.clock = options.clock ?? systemClock;
+    this.#config = options.config;
+    this.#catalog = buildCatalog(options.config.models);
+    this.queue = new AdmissionQueue(this.clock);
+    const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
+    this.registryEvents = new EventBus<RegistryEvents>(onListenerError);
+    this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
+    this.registry = new NodeRegistry({
+      clock: this.clock,
+      events: this.registryEvents,
+      failThreshold: options.config.health.failThreshold,
+      onLeaseReleased: (_node, model) => this.queue.wake(model),
+    });
+    this.pools = new UpstreamPools(options.config.upstream);
+    this.checker = new HealthChecker({
+      clock: this.clock,
+      intervalMs: options.config.health.intervalMs,
+      probe: (node, signal) =>
+        probeNode(node, {
+          dispatcher: this.#healthAgent,
+          timeoutMs: this.#config.health.timeoutMs,
+          monotonicMs: () => this.clock.monotonicMs(),
+          signal,
+        }),
+      onProbe: (name, outcome) => this.registry.observeHealth(name, outcome),
+    });
+    this.discoverer = new Discoverer({
+      clock: this.clock,
+      intervalMs: options.config.discovery.intervalMs,
+      minRefreshIntervalMs: options.config.discovery.missCooldownMs,
+      fetch: (node, signal) => this.#pollModels(node, signal),
+      onResult: (name, result) => this.registry.observeDiscovery(name, result),
+    });
+    this.metrics = new GatewayMetrics({
+      registryEvents: this.registryEvents,
+      proxyEvents: this.proxyEvents,
+      nodeViews: () => this.registry.views(),
+      queueDepths: () => this.queue.depths(),
+      leases: () => this.registry.leases.entries(),
+    });
+    // Capacity or health changes can open room for requests waiting in a queue.
+    this.registryEvents.on('node:capacity', () => this.queue.wakeAll());
+    this.registryEvents.on('node:health-changed', () => this.queue.wakeAll());
+    this.registryEvents.on('node:discovery', () => this.queue.wakeAll());
+    this.registryEvents.on('node:readmitted', () => this.queue.wakeAll());
+    // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
+    this.proxyEvents.on('proxy:attempt', (e) => {
+      const { ejectAfterFailures, ejectForMs } = this.#config.upstream;
+      this.registry.observeUpstream(e.node, upstreamVerdict(e.result), { ejectAfterFailures, ejectForMs });
+    });
+    this.registryEvents.on('node:ejected', ({ node }) => this.checker.probeNow(node));
+    this.#unsubscribeLogs = subscribeTransitionLogs({
+      logger: options.logger,
+      registryEvents: this.registryEvents,
+      proxyEvents: this.proxyEvents,
+      expectedModels: (nodeName) => this.#expectedModels(nodeName),
+    });
+    this.registry.setNodes(options.config.nodes);
+    this.checker.setNodes(options.config.nodes);
+    this.discoverer.setNodes(options.config.nodes);
+    const policy = leastInFlight();
+    this.endpoints = buildEndpoints({
+      logger: options.logger,
+      clock: this.clock,
+      config: () => this.#config,
+      registry: this.registry,
+      metrics: this.metrics,
+      commands: {
+        reload: () => this.reload(),
+        runtime: () => this.#runtime(),
+      },
+      inference: {
+        clock: this.clock,
+        registry: this.registry,
+        pools: this.pools,
+        admission: {
+          clock: this.clock,
+          registry: this.registry,
+          filters: this.filters,
+          policy,
+          queue: this.queue,
+          queueTimeoutMs: () => this.#config.routing.queueTimeoutMs,
+          maxQueue: () => this.#config.routing.maxQueue,
+          onModelMiss: (req) => this.#refreshOnMiss(req),
+          onDecision: (req, decision) =>
+            this.proxyEvents.emit('route:excluded', { model: this.#modelLabel(req.model), excluded: decision.excluded }),
+        },
+        events: this.proxyEvents,
+        catalog: () => this.#catalog,
+        maxRequestBodyBytes: () => this.#config.server.maxRequestBodyBytes,
+        retryAfterSeconds: () => Math.max(1, Math.ceil(this.#config.health.intervalMs / 1000)),
+        loadOnDemand: () => this.#config.routing.loadOnDemand,
+        completionReserveTokens: () => this.#config.routing.completionReserveTokens,
+        tokenizeTimeoutMs: () => this.#config.routing.tokenizeTimeoutMs,
+        totalTimeoutMs: () => this.#config.upstream.totalTimeoutMs,
+        modelLabel: (model) => this.#modelLabel(model),
+        onModelVanished: (nodeName) => void this.discoverer.refresh([nodeName]),
+        newRequestId: () => randomUUID(),
+      },
+    });
+  }
+
+  config(): GatewayConfig {
+    return this.#config;
+  }
+
+  #runtime(): Record<string, unknown> {
+    const memory = process.memoryUsage();
+    return {
+      rss_bytes: memory.rss,
+      heap_used_bytes: memory.heapUsed,
+      uptime_seconds: Math.round(process.uptime()),
+      active_requests: this.activeRequests(),
+      leases_in_flight: this.registry.leases.totalRequests(),
+      retiring_in_flight: this.registry.retiringInFlight(),
+      queue_depth: this.queue.depths(),
+      upstream: this.pools.stats(),
+    };
+  }
+
+  #modelLabel(model: string): string {
+    return this.#isKnownModel(model) ? model : '_unknown';
+  }
+
+  /**
+   * One discovery round for a node: its model list, then (on success) its per-model context and
+   * slots, asked only for models the list shows as loaded.
+   */
+  async #pollModels(node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
+    const { timeoutMs, maxBodyBytes } = this.#config.discovery;
+    const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock });
+    if (result.ok && result.models.length > 0 && !signal.aborted) {
+      const capacity = await fetchCapacity(node, result.models, { dispatcher: this.#discoveryAgent, timeoutMs, maxBytes: maxBodyBytes, signal });
+      if (!signal.aborted) this.registry.observeCapacity(node.name, node.url, capacity);
+    }
+    return result;
+  }
+
+  startLoops(): void {
+    void this.checker.start(this.#lifetime.signal);
+    void this.discoverer.start(this.#lifetime.signal);
+  }
+
+  async reload(): Promise<ReloadOutcome> {
+    const { logger, loadConfig } = this.options;
+    if (loadConfig === undefined) return { ok: false, problems: [{ path: '', message: 'reload is not supported here' }] };
+    const loaded = await loadConfig();
+    if (!loaded.ok) {
+      logger.error({ problems: loaded.problems.map((p) => `${p.path}: ${p.message}`) }, 'config reload rejected; keeping the running config');
+      return { ok: false, problems: loaded.problems };
+    }
+    const next = loaded.config;
+    const previous = this.#config;
+    if (next.server.listen.host !== previous.server.listen.host || next.server.listen.port !== previous.server.listen.port) {
+      logger.warn({ listen: next.server.listen }, 'server.listen changed; it takes effect only after a restart');
+    }
+    this.#config = next;
+    this.#catalog = buildCatalog(next.models);
+    this.registry.setFailThreshold(next.health.failThreshold);
+    this.registry.setNodes(next.nodes);
+    this.pools.setNodes(next.nodes, next.upstream);
+    this.checker.setIntervalMs(next.health.intervalMs);
+    this.checker.setNodes(next.nodes);
+    this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
+    this.discoverer.setNodes(next.nodes);
+    logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
+    return { ok: true };
+  }
+
+  async stop(): Promise<void> {
+    this.#lifetime.abort();
+    await Promise.all([this.checker.stop(), this.discoverer.stop()]);
+    this.#unsubscribeLogs();
+    this.metrics.close();
+    await this.pools.close();
+    await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy()]);
+  }
+
+  #expectedModels(nodeName: string): string[] {
+    const node = this.#config.nodes.find((n) => n.name === nodeName);
+    if (node === undefined) return [];
+    return this.#config.models.available.filter((m) => m.group === node.group).map((m) => m.name);
+  }
+
+  #isKnownModel(model: string): boolean {
+    const views = this.registry.views();
+    if (this.#knownModels.views !== views) {
+      const ids = new Set(this.#config.models.available.map((m) => m.name));
+      for (const v of views) for (const m of v.discovery.models) ids.add(m.id);
+      this.#knownModels = { views, ids };
+    }
+    return this.#knownModels.ids.has(model);
+  }
+
+  /** Refresh-on-miss: re-list the nodes that could change the answer, waiting up to miss_wait. */
+  async #refreshOnMiss(req: RouteRequest): Promise<boolean> {
+    const { excluded } = filterCandidates(req, this.registry.snapshot(), this.filters);
+    const names = nodesWorthRefreshing(excluded);
+    if (names.length === 0) return false;
+    const refreshed = this.discoverer.refresh(names);
+    const waitMs = this.#config.discovery.missWaitMs;
+    if (waitMs <= 0) return false;
+    const timedOut = sleep(this.clock, waitMs).then(() => false);
+    return Promise.race([refreshed.then(() => true), timedOut]);
+  }
+}
