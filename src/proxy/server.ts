@@ -29,6 +29,9 @@ export function createHttpServer(options: HttpServerOptions): GatewayHttpServer 
       headersTimeout: options.headersTimeoutMs,
       keepAliveTimeout: options.keepAliveTimeoutMs,
       maxHeaderSize: options.maxHeaderBytes,
+      // node:http enforces the header and request timeouts only when it checks its connections;
+      // its default of every 30 s would let a slow client hold a socket long past the limit.
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(options.headersTimeoutMs / 4))),
     },
     (req, res) => {
       active += 1;
