@@ -3,6 +3,7 @@
 import type { Handler } from '#src/proxy/index.ts';
 import { badRequest } from '#src/core/errors.ts';
 import type { ConfigProblem } from '#src/config/types.ts';
+import type { WakeResult } from '#src/nodes/index.ts';
 import { sendError, sendJson } from '#src/proxy/index.ts';
 import { explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
@@ -10,6 +11,8 @@ import type { EndpointDeps, TableBuilder } from './endpoints.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
+  /** Sends a wake to a node now (a manual wake ignores the wake window). */
+  readonly wake: (node: string) => Promise<WakeResult>;
   /** Process and upstream-connection figures for /admin/runtime. */
   readonly runtime: () => Record<string, unknown>;
 }
@@ -57,6 +60,21 @@ export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guar
     }),
   );
   table.add('GET', '/admin/runtime', guard(false, (_req, res) => sendJson(res, 200, deps.commands.runtime())));
+  table.add(
+    'POST',
+    '/admin/wake',
+    guard(true, async (req, res, url) => {
+      req.resume();
+      const node = url.searchParams.get('node');
+      if (!node) {
+        sendError(res, badRequest('the node query parameter is required, e.g. /admin/wake?node=gpu-1', 'node'));
+        return;
+      }
+      const result = await deps.commands.wake(node);
+      const status = result === 'sent' ? 202 : result === 'unknown_node' ? 404 : result === 'not_wakeable' ? 409 : result === 'failed' ? 502 : 200;
+      sendJson(res, status, { node, result });
+    }),
+  );
   table.add(
     'POST',
     '/admin/reload',

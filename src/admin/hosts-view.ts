@@ -17,6 +17,8 @@ export interface HostView {
   readonly kv: string;
   readonly role: string;
   readonly health: { readonly status: string; readonly fails: number; readonly last_error: string | null };
+  /** Nodes that sleep: waking now, and when the last wake went out (ISO time). */
+  readonly wake: { readonly method: string; readonly waking: boolean; readonly last_sent_at: string | null } | null;
   readonly discovery: { readonly state: string; readonly fails: number; readonly last_error: string | null };
   readonly loaded: readonly string[];
   readonly available_on_demand: readonly { readonly id: string; readonly status: string }[];
@@ -59,6 +61,14 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
       kv: view.spec.kv,
       role: view.capacity.role,
       health: { status: view.health.status, fails: view.health.fails, last_error: view.health.lastError ?? null },
+      wake:
+        view.spec.wake === undefined
+          ? null
+          : {
+              method: view.spec.wake.kind,
+              waking: view.wake.waking,
+              last_sent_at: view.wake.lastSentAt === undefined ? null : new Date(view.wake.lastSentAt).toISOString(),
+            },
       discovery: { state: view.discovery.phase, fails: view.discovery.fails, last_error: view.discovery.lastError ?? null },
       loaded,
       available_on_demand: onDemand,

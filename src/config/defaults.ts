@@ -11,7 +11,7 @@ export interface ConfigDefaults {
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;
   readonly routing: RoutingConfig;
-  readonly node: { readonly kind: NodeKind; readonly kv: KvMode };
+  readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly wakeTimeoutMs: number };
 }
 
 export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
@@ -51,5 +51,5 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     tokenizeTimeoutMs: 500,
   }),
   // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
-  node: Object.freeze({ kind: 'auto', kv: 'unified' }),
+  node: Object.freeze({ kind: 'auto', kv: 'unified', wakeTimeoutMs: 120_000 }),
 });

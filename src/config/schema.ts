@@ -9,6 +9,7 @@ import { parseDurationMs } from './duration.ts';
 import { parseListenAddress } from './listen-address.ts';
 import { findModelNameClashes, findNodeNameClashes, findUnservedModelGroups, isDeclaredModel, type NameClash } from './name-clashes.ts';
 import { normalizeNodeUrl } from './node-url.ts';
+import { parseWake } from './wake.ts';
 import type { ParseResult } from './parse-result.ts';
 import { parseSizeBytes } from './size.ts';
 import { KV_MODES, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
@@ -177,8 +178,25 @@ function nodesSchema(env: EnvVars) {
     kind: z.enum(NODE_KINDS, { error: `must be one of: ${NODE_KINDS.join(', ')}` }).default(CONFIG_DEFAULTS.node.kind),
     group: name.optional(),
     kv: z.enum(KV_MODES, { error: `must be one of: ${KV_MODES.join(', ')}` }).default(CONFIG_DEFAULTS.node.kv),
+    wake: table({
+      mac: z.string().optional(),
+      broadcast: z.string().optional(),
+      command: z.array(z.string(), { error: 'must be an array of strings: the program and its arguments' }).optional(),
+    })
+      .pipe(parsedBy(parseWake))
+      .optional(),
+    wake_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.node.wakeTimeoutMs),
   }).transform(
-    (node): NodeSpec => ({ name: node.name, url: node.url, apiKey: node.api_key, kind: node.kind, group: node.group, kv: node.kv }),
+    (node): NodeSpec => ({
+      name: node.name,
+      url: node.url,
+      apiKey: node.api_key,
+      kind: node.kind,
+      group: node.group,
+      kv: node.kv,
+      wake: node.wake,
+      wakeTimeoutMs: node.wake_timeout,
+    }),
   );
 
   return z

@@ -91,6 +91,11 @@ export interface ModelsConfig {
   readonly available: readonly ModelSpec[];
 }
 
+/** How to wake a node that powers down when idle. */
+export type WakeSpec =
+  | { readonly kind: 'wol'; readonly mac: string; readonly broadcast: ListenAddress }
+  | { readonly kind: 'command'; readonly argv: readonly string[] };
+
 export interface NodeSpec {
   /** Unique; the node's identity in logs, metrics and reload carry-over. */
   readonly name: string;
@@ -102,6 +107,10 @@ export interface NodeSpec {
   readonly group: string | undefined;
   /** llama.cpp KV sharing; decides the per-model context budget. */
   readonly kv: KvMode;
+  /** Set for nodes that sleep: failing health then means asleep, not dead. */
+  readonly wake: WakeSpec | undefined;
+  /** How long requests wait for a woken node before a 503. */
+  readonly wakeTimeoutMs: number;
 }
 
 export interface GatewayConfig {

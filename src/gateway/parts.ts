@@ -8,9 +8,9 @@ import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
 import { fetchCapacity } from '#src/capacity/index.ts';
-import { HealthChecker, NodeRegistry, probeNode, type RegistryEvents } from '#src/nodes/index.ts';
+import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents, type WakeResult } from '#src/nodes/index.ts';
 import { AdmissionQueue, buildCatalog, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
-import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, type RouteRequest } from '#src/routing/index.ts';
+import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeCandidates, type RouteRequest } from '#src/routing/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { buildEndpoints, type EndpointTables } from '#src/admin/endpoints.ts';
@@ -30,6 +30,7 @@ function upstreamVerdict(result: AttemptResult): UpstreamVerdict {
     case 'reset':
     case 'timeout':
     case 'stream_error':
+    case 'invalid_body':
       return 'failure';
     case 'client_abort':
       return 'neutral';
@@ -48,6 +49,7 @@ export class GatewayParts {
   readonly discoverer: Discoverer;
   readonly metrics: GatewayMetrics;
   readonly queue: AdmissionQueue;
+  readonly wakes: WakeManager;
   readonly filters = defaultFilters();
   readonly endpoints: EndpointTables;
   /** Requests the HTTP servers are answering; set by Gateway once they listen. */
@@ -113,6 +115,21 @@ export class GatewayParts {
       this.registry.observeUpstream(e.node, upstreamVerdict(e.result), { ejectAfterFailures, ejectForMs });
     });
     this.registryEvents.on('node:ejected', ({ node }) => this.checker.probeNow(node));
+    this.wakes = new WakeManager({
+      clock: this.clock,
+      registry: this.registry,
+      send: sendWake,
+      probeFaster: (node, durationMs) =>
+        this.checker.probeFaster(node, Math.max(100, Math.min(1_000, Math.floor(this.#config.health.intervalMs / 5))), durationMs),
+      onResult: (node, result, detail) => this.registryEvents.emit('node:wake', { node, result, ...detail }),
+    });
+    // A node that answers again: back to the normal cadence, and re-list its models at once so the
+    // requests held for it can be routed without waiting for the next discovery round.
+    this.registryEvents.on('node:health-changed', ({ node, from, to }) => {
+      if (to.status !== 'healthy' || (from.status !== 'asleep' && from.status !== 'dead')) return;
+      this.checker.probeNormally(node);
+      void this.discoverer.refresh([node]);
+    });
     this.#unsubscribeLogs = subscribeTransitionLogs({
       logger: options.logger,
       registryEvents: this.registryEvents,
@@ -131,6 +148,7 @@ export class GatewayParts {
       metrics: this.metrics,
       commands: {
         reload: () => this.reload(),
+        wake: (node) => this.wakes.wake(node, 'manual', true),
         runtime: () => this.#runtime(),
       },
       inference: {
@@ -146,6 +164,7 @@ export class GatewayParts {
           queueTimeoutMs: () => this.#config.routing.queueTimeoutMs,
           maxQueue: () => this.#config.routing.maxQueue,
           onModelMiss: (req) => this.#refreshOnMiss(req),
+          wakeFor: (req) => this.#wakeFor(req),
           onDecision: (req, decision) =>
             this.proxyEvents.emit('route:excluded', { model: this.#modelLabel(req.model), excluded: decision.excluded }),
         },
@@ -162,6 +181,15 @@ export class GatewayParts {
         newRequestId: () => randomUUID(),
       },
     });
+  }
+
+  /** Wakes one asleep node that could serve the request (one already waking is reused). */
+  #wakeFor(req: RouteRequest): { timeoutMs: number } | undefined {
+    const candidates = wakeCandidates(req, this.registry.snapshot(), this.filters);
+    const chosen = candidates.find((n) => n.wake.waking) ?? candidates[0];
+    if (chosen === undefined) return undefined;
+    if (!chosen.wake.waking) void this.wakes.wake(chosen.spec.name, `request for ${req.model}`);
+    return { timeoutMs: chosen.spec.wakeTimeoutMs };
   }
 
   config(): GatewayConfig {

@@ -38,6 +38,11 @@ export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
     s.registryEvents.on('node:ejected', ({ node, untilMs }) =>
       logger.warn({ node, until: new Date(untilMs).toISOString() }, 'node ejected after repeated request failures'),
     ),
+    s.registryEvents.on('node:wake', ({ node, result, reason, error }) => {
+      if (result === 'in_window') return;
+      if (result === 'sent') logger.info({ node, reason }, 'wake sent');
+      else logger.warn({ node, result, reason, error }, 'wake not sent');
+    }),
     s.registryEvents.on('node:readmitted', ({ node }) => logger.info({ node }, 'node readmitted after ejection')),
     s.registryEvents.on('node:added', ({ node }) => logger.info({ node }, 'node added')),
     s.registryEvents.on('node:removed', ({ node, inFlight }) => logger.info({ node, inFlight }, 'node removed')),

@@ -7,7 +7,7 @@ import type { EventBus } from '#src/core/events.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
-const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead'] as const;
+const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
 
 export interface MetricsSources {
   readonly registryEvents: EventBus<RegistryEvents>;
@@ -48,7 +48,7 @@ export class GatewayMetrics {
     });
     const attempts = new Counter({
       name: 'gateway_upstream_attempts_total',
-      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, client_abort).',
+      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, invalid_body, client_abort).',
       labelNames: ['node', 'result'],
       registers: [r],
     });
@@ -123,7 +123,15 @@ export class GatewayMetrics {
       },
     });
 
+    const wakes = new Counter({
+      name: 'gateway_wakes_total',
+      help: 'Wakes of sleeping nodes by result (sent, in_window, failed, not_wakeable, unknown_node).',
+      labelNames: ['node', 'result'],
+      registers: [r],
+    });
+
     this.#unsubscribe.push(
+      sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),
       sources.proxyEvents.on('proxy:context-rejected', (e) => contextRejections.inc({ model: e.model })),
       sources.proxyEvents.on('proxy:queue-wait', (e) =>
         queueWait.observe({ model: e.model, outcome: e.admitted ? 'admitted' : 'refused' }, e.waitedMs / 1000),

@@ -15,6 +15,8 @@ export interface NodeView {
   readonly knownContexts: Readonly<Record<string, ModelContext>>;
   /** Set while passive health has the node ejected (skipped unless nothing else can serve). */
   readonly ejectedUntil: number | undefined;
+  /** Wake state for nodes that sleep: when a wake was last sent, and whether one is under way. */
+  readonly wake: { readonly lastSentAt: number | undefined; readonly waking: boolean };
 }
 
 /** What routing decides over: the active nodes and their live in-flight counts and leases. */

@@ -25,6 +25,7 @@ export interface RegistryEvents {
     readonly to: DiscoveryState;
   };
   'node:capacity': { readonly node: string; readonly capacity: NodeCapacity };
+  'node:wake': { readonly node: string; readonly result: string; readonly reason: string; readonly error?: string };
   'node:ejected': { readonly node: string; readonly untilMs: number };
   'node:readmitted': { readonly node: string };
   'node:added': { readonly node: string };
@@ -38,6 +39,8 @@ interface NodeRuntime {
   capacity: NodeCapacity;
   knownContexts: Readonly<Record<string, ModelContext>>;
   passive: PassiveState;
+  /** When a wake was last sent to this node (epoch ms). */
+  lastWakeAt: number | undefined;
   inFlight: number;
 }
 
@@ -91,6 +94,7 @@ export class NodeRegistry {
           capacity: NO_CAPACITY,
           knownContexts: {},
           passive: INITIAL_PASSIVE_STATE,
+          lastWakeAt: undefined,
           inFlight: 0,
         });
         this.#events.emit('node:added', { node: spec.name });
@@ -109,7 +113,8 @@ export class NodeRegistry {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
     const from = runtime.health;
-    const to = Object.freeze(observeProbe(from, outcome, { failThreshold: this.#failThreshold }, this.#clock.now()));
+    const canSleep = runtime.spec.wake !== undefined;
+    const to = Object.freeze(observeProbe(from, outcome, { failThreshold: this.#failThreshold, canSleep }, this.#clock.now()));
     runtime.health = to;
     this.#views = undefined;
     this.#events.emit('node:probed', { node: nodeName, outcome });
@@ -177,6 +182,20 @@ export class NodeRegistry {
     }
   }
 
+  /**
+   * A wake was sent: the node counts as waking (while still asleep) until its wake_timeout
+   * passes; a timer refreshes the views then.
+   */
+  markWakeSent(nodeName: string): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined) return;
+    runtime.lastWakeAt = this.#clock.now();
+    this.#views = undefined;
+    this.#clock.setTimeout(() => {
+      if (this.#active.get(nodeName) === runtime) this.#views = undefined;
+    }, runtime.spec.wakeTimeoutMs);
+  }
+
   /** Frozen views of the active nodes, rebuilt only after a change. */
   views(): readonly NodeView[] {
     if (this.#views === undefined) {
@@ -189,6 +208,11 @@ export class NodeRegistry {
             capacity: r.capacity,
             knownContexts: r.knownContexts,
             ejectedUntil: isEjected(r.passive, this.#clock.now()) ? r.passive.ejectedUntil : undefined,
+            wake: {
+              lastSentAt: r.lastWakeAt,
+              waking:
+                r.health.status === 'asleep' && r.lastWakeAt !== undefined && this.#clock.now() < r.lastWakeAt + r.spec.wakeTimeoutMs,
+            },
           }),
         ),
       );

@@ -21,7 +21,7 @@ export type Admission =
   | { readonly kind: 'admitted'; readonly node: NodeView; readonly waitedMs: number; release(): void }
   | {
       readonly kind: 'refused';
-      readonly reason: UnroutableKind | 'queue_full' | 'queue_timeout' | 'aborted';
+      readonly reason: UnroutableKind | 'queue_full' | 'queue_timeout' | 'wake_timeout' | 'aborted';
       readonly excluded: readonly Exclusion[];
       readonly waitedMs: number;
     };
@@ -38,6 +38,11 @@ export interface AdmissionDeps {
   readonly onModelMiss: (req: RouteRequest) => Promise<boolean>;
   /** Observes the first routing decision of each request (metrics). */
   readonly onDecision: (req: RouteRequest, decision: RoutingDecision) => void;
+  /**
+   * When nothing awake can serve: wakes an asleep node that could (once per wake window) and says
+   * how long to hold the request for it; undefined when no asleep node could serve it anyway.
+   */
+  readonly wakeFor: (req: RouteRequest) => { readonly timeoutMs: number } | undefined;
 }
 
 function lease(deps: AdmissionDeps, req: RouteRequest, node: NodeView): () => void {
@@ -67,6 +72,10 @@ export async function admit(deps: AdmissionDeps, req: RouteRequest, signal: Abor
       return { kind: 'admitted', node: decision.node, waitedMs: 0, release: lease(deps, req, decision.node) };
     }
     const kind = classifyUnroutable(decision.excluded);
+    if (kind === 'unavailable') {
+      const wake = deps.wakeFor(req);
+      if (wake !== undefined) return holdForWake(deps, req, signal, wake.timeoutMs, decision.excluded);
+    }
     if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded: decision.excluded, waitedMs: 0 };
   }
   // Wait behind the requests already queued for this model (FIFO), however this one would route.
@@ -90,6 +99,42 @@ export async function admit(deps: AdmissionDeps, req: RouteRequest, signal: Abor
       excluded = decision.excluded;
       const kind = classifyUnroutable(excluded);
       if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded, waitedMs: waited() };
+    }
+  } finally {
+    ticket.leave();
+  }
+}
+
+/**
+ * Holds a request in its model's queue while an asleep node wakes: it is admitted as soon as
+ * routing finds a node (the woken one, or any other that came back), or refused at the deadline.
+ */
+async function holdForWake(
+  deps: AdmissionDeps,
+  req: RouteRequest,
+  signal: AbortSignal,
+  timeoutMs: number,
+  initial: readonly Exclusion[],
+): Promise<Admission> {
+  const started = deps.clock.monotonicMs();
+  const waited = (): number => deps.clock.monotonicMs() - started;
+  if (deps.queue.depth(req.model) >= deps.maxQueue()) return { kind: 'refused', reason: 'queue_full', excluded: initial, waitedMs: 0 };
+  const ticket = deps.queue.enter(req.model, timeoutMs, signal);
+  let excluded = initial;
+  try {
+    for (;;) {
+      const outcome = await ticket.wait();
+      if (outcome === 'aborted') return { kind: 'refused', reason: 'aborted', excluded, waitedMs: waited() };
+      if (outcome === 'timeout') return { kind: 'refused', reason: 'wake_timeout', excluded, waitedMs: waited() };
+      const decision = decide(deps, req);
+      if (decision.kind === 'selected') {
+        ticket.leave();
+        deps.queue.wake(req.model);
+        return { kind: 'admitted', node: decision.node, waitedMs: waited(), release: lease(deps, req, decision.node) };
+      }
+      excluded = decision.excluded;
+      const kind = classifyUnroutable(excluded);
+      if (kind === 'too_large') return { kind: 'refused', reason: kind, excluded, waitedMs: waited() };
     }
   } finally {
     ticket.leave();

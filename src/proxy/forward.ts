@@ -10,6 +10,12 @@ import { interpretUpstreamError, type UpstreamErrorMeaning } from './upstream-er
 
 /** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
 const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
+/**
+ * Largest whole (non-SSE) JSON answer held back until it is complete and parses, so that a node
+ * answering garbage or breaking off mid-body can still be failed over. Such answers arrive all at
+ * once after generation, so holding them costs no latency; bigger ones stream through unchecked.
+ */
+const MAX_HELD_BODY_BYTES = 4 * 1024 * 1024;
 
 export type AttemptResult =
   | 'success'
@@ -18,6 +24,7 @@ export type AttemptResult =
   | 'reset'
   | 'timeout'
   | 'stream_error'
+  | 'invalid_body'
   | 'client_abort'
   | 'context_overflow'
   | 'model_not_found';
@@ -109,9 +116,34 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       upstream.body.destroy();
       return { kind: 'failed', result: 'reset', error: `could not read the node's ${status} answer`, status };
     }
-    res.writeHead(status, { ...headers, ...input.extraResponseHeaders });
     const isEventStream = String(headers['content-type'] ?? '').includes('text/event-stream');
-    const pumped = await pump(upstream.body, res, input.monotonicMs);
+    let head: Buffer | undefined;
+    if (status >= 200 && status < 300 && !isEventStream && /\bjson\b/i.test(String(headers['content-type'] ?? ''))) {
+      const held = await holdBody(upstream.body, MAX_HELD_BODY_BYTES);
+      if (held.kind === 'failed') {
+        if (controller.signal.aborted && !overall?.aborted) return { kind: 'client_gone', status };
+        if (overall?.aborted) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${input.totalTimeoutMs}ms`, status };
+        const cause = classify(held.error);
+        return { kind: 'failed', result: cause.result, error: `the node's ${status} answer broke off: ${cause.error}`, status };
+      }
+      if (held.kind === 'complete') {
+        if (!parsesAsJson(held.bytes)) {
+          return { kind: 'failed', result: 'invalid_body', error: `node answered ${status} with a body that is not valid JSON`, status };
+        }
+        if (res.destroyed) return { kind: 'client_gone', status };
+        delete headers['content-length'];
+        res.writeHead(status, { ...headers, 'content-length': String(held.bytes.length), ...input.extraResponseHeaders });
+        res.end(held.bytes);
+        return { kind: 'delivered', status, firstByteMs: input.monotonicMs() - input.startedMs };
+      }
+      head = held.head;
+    }
+    res.writeHead(status, { ...headers, ...input.extraResponseHeaders });
+    if (head !== undefined) res.write(head);
+    const pumping = pump(upstream.body, res, input.monotonicMs);
+    // holdBody paused a body it stopped reading; a new 'data' listener does not restart it.
+    if (head !== undefined) upstream.body.resume();
+    const pumped = await pumping;
     const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - input.startedMs;
     if (pumped.ok) return { kind: 'delivered', status, firstByteMs };
     if (pumped.clientGone || (controller.signal.aborted && !overall?.aborted)) return { kind: 'client_gone', status };
@@ -175,6 +207,48 @@ function pump(body: Readable, res: ServerResponse, monotonicMs: () => number): P
 }
 
 function ignoreError(): void {}
+
+type HeldBody =
+  | { readonly kind: 'complete'; readonly bytes: Buffer }
+  /** Past the bound: `head` was read, the rest is still in `body` (paused). */
+  | { readonly kind: 'too_big'; readonly head: Buffer }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+/** Reads a body up to `maxBytes` without consuming more; the stream stays usable past the bound. */
+function holdBody(body: Readable, maxBytes: number): Promise<HeldBody> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const settle = (result: HeldBody): void => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total > maxBytes) {
+        body.pause();
+        settle({ kind: 'too_big', head: Buffer.concat(chunks) });
+      }
+    };
+    const onEnd = (): void => settle({ kind: 'complete', bytes: Buffer.concat(chunks) });
+    const onError = (error: unknown): void => settle({ kind: 'failed', error });
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+  });
+}
+
+function parsesAsJson(bytes: Buffer): boolean {
+  try {
+    JSON.parse(bytes.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Reads a whole small body; `complete: false` when it failed or ran past `maxBytes`. */
 async function readSmallBody(body: Readable, maxBytes: number): Promise<{ complete: boolean; bytes: Buffer }> {

@@ -22,7 +22,14 @@ import {
 } from './prompt-size.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { readBody } from './read-body.ts';
-import { allAttemptsFailed, contextLengthExceeded, noNodeAvailable, queueRefused, upstreamModelNotFound } from './refusal-errors.ts';
+import {
+  allAttemptsFailed,
+  contextLengthExceeded,
+  noNodeAvailable,
+  queueRefused,
+  upstreamModelNotFound,
+  wakeTimedOut,
+} from './refusal-errors.ts';
 import { resolveRequest, type ModelCatalog, type ResolvedRequest } from './request-model.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
@@ -227,6 +234,10 @@ function respondRefused(deps: InferenceDeps, c: RefusalContext): void {
   }
   if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') {
     c.fail(queueRefused(resolved.requestedModel, admission.reason, admission.waitedMs));
+    return;
+  }
+  if (admission.reason === 'wake_timeout') {
+    c.fail(wakeTimedOut(resolved.requestedModel, admission.waitedMs, deps.retryAfterSeconds()));
     return;
   }
   const overflowed = c.lastRefusal?.kind === 'context_overflow';

@@ -76,3 +76,11 @@ export function upstreamModelNotFound(model: string, upstreamMessage: string): G
     openaiCode: 'model_not_found',
   });
 }
+
+export function wakeTimedOut(model: string, waitedMs: number, retryAfterSeconds: number): GatewayError {
+  return new GatewayError(
+    'GW_NO_AVAILABLE_NODE',
+    `no node for model '${model}' woke up within ${Math.round(waitedMs / 1000)}s; try again shortly`,
+    { status: 503, openaiType: 'server_error', openaiCode: 'wake_timeout', retryAfterSeconds },
+  );
+}

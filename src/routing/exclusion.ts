@@ -5,6 +5,7 @@ export type ExclusionCode =
   | 'already_tried'
   | 'group_mismatch'
   | 'dead'
+  | 'asleep'
   | 'degraded'
   | 'ejected'
   | 'missing'

@@ -8,7 +8,7 @@ import type { Exclusion } from './exclusion.ts';
 export type UnroutableKind = 'busy' | 'too_large' | 'unavailable';
 
 /** Reasons that may clear by themselves soon, so a too-small verdict elsewhere is not final. */
-const TRANSIENT = new Set(['dead', 'degraded', 'ejected', 'expired', 'already_tried', 'not_loaded']);
+const TRANSIENT = new Set(['dead', 'asleep', 'degraded', 'ejected', 'expired', 'already_tried', 'not_loaded']);
 
 export function classifyUnroutable(excluded: readonly Exclusion[]): UnroutableKind {
   if (excluded.some((e) => e.code === 'no_slot' || e.code === 'no_budget')) return 'busy';

@@ -17,6 +17,8 @@ interface Watched {
   spec: NodeSpec;
   timer: Timer | undefined;
   inFlight: AbortController | undefined;
+  /** A faster cadence until this monotonic time (a node being woken). */
+  fast: { intervalMs: number; untilMs: number } | undefined;
 }
 
 export class HealthChecker implements Service {
@@ -62,7 +64,7 @@ export class HealthChecker implements Service {
         continue;
       }
       if (existing !== undefined) this.#forget(existing);
-      const watched: Watched = { spec, timer: undefined, inFlight: undefined };
+      const watched: Watched = { spec, timer: undefined, inFlight: undefined, fast: undefined };
       this.#watched.set(spec.name, watched);
       if (this.#running) this.#tick(watched);
     }
@@ -74,9 +76,25 @@ export class HealthChecker implements Service {
     if (watched !== undefined && this.#running) this.#tick(watched);
   }
 
+  /** Probes a node every `intervalMs` for `durationMs` (e.g. while it wakes), starting now. */
+  probeFaster(nodeName: string, intervalMs: number, durationMs: number): void {
+    const watched = this.#watched.get(nodeName);
+    if (watched === undefined) return;
+    watched.fast = { intervalMs, untilMs: this.#options.clock.monotonicMs() + durationMs };
+    if (this.#running) this.#tick(watched);
+  }
+
+  /** Back to the normal cadence for a node (it answered). */
+  probeNormally(nodeName: string): void {
+    const watched = this.#watched.get(nodeName);
+    if (watched !== undefined) watched.fast = undefined;
+  }
+
   #tick(watched: Watched): void {
     watched.timer?.cancel();
-    watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), this.#intervalMs);
+    const fast = watched.fast !== undefined && watched.fast.untilMs > this.#options.clock.monotonicMs() ? watched.fast : undefined;
+    if (fast === undefined) watched.fast = undefined;
+    watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), fast?.intervalMs ?? this.#intervalMs);
     if (watched.inFlight !== undefined) return;
     const controller = new AbortController();
     watched.inFlight = controller;

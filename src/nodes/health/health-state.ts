@@ -1,7 +1,8 @@
 // Pure health hysteresis: consecutive probe failures move a node healthy → degraded → dead;
 // one success brings it straight back.
 
-export type HealthStatus = 'unknown' | 'healthy' | 'degraded' | 'dead';
+/** `asleep` replaces `dead` for nodes that can be woken (they power down when idle). */
+export type HealthStatus = 'unknown' | 'healthy' | 'degraded' | 'dead' | 'asleep';
 
 export interface HealthState {
   readonly status: HealthStatus;
@@ -16,8 +17,10 @@ export type ProbeOutcome =
   | { readonly ok: false; readonly error: string };
 
 export interface HealthThresholds {
-  /** Consecutive failures that make a node dead. */
+  /** Consecutive failures that make a node dead (or asleep). */
   readonly failThreshold: number;
+  /** The node has a wake method: at the threshold it is asleep, not dead. */
+  readonly canSleep?: boolean;
 }
 
 export function initialHealthState(now: number): HealthState {
@@ -42,7 +45,7 @@ export function observeProbe(prev: HealthState, outcome: ProbeOutcome, t: Health
   }
   const fails = prev.fails + 1;
   let status: HealthStatus = prev.status;
-  if (fails >= t.failThreshold) status = 'dead';
+  if (fails >= t.failThreshold) status = t.canSleep === true ? 'asleep' : 'dead';
   else if (fails >= degradedAfter(t)) status = 'degraded';
   return {
     status,

@@ -26,7 +26,7 @@ test('defaults are the documented values', () => {
       ejectForMs: 10_000,
     },
     routing: { queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500 },
-    node: { kind: 'auto', kv: 'unified' },
+    node: { kind: 'auto', kv: 'unified', wakeTimeoutMs: 120_000 },
   });
 });
 

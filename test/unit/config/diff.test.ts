@@ -5,7 +5,7 @@ import { diffConfig } from '#src/config/diff.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 
 function node(name: string, overrides: Partial<NodeSpec> = {}): NodeSpec {
-  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified', ...overrides };
+  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified', wake: undefined, wakeTimeoutMs: 120_000, ...overrides };
 }
 
 function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = {}): GatewayConfig {

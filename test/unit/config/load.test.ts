@@ -34,7 +34,7 @@ describe('loadConfig: a valid file', () => {
     assert.deepEqual(config.upstream, CONFIG_DEFAULTS.upstream);
     assert.deepEqual(config.models, { default: undefined, available: [] });
     assert.deepEqual(config.nodes, [
-      { name: 'gpu-a', url: 'http://10.0.0.5:8000', apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified' },
+      { name: 'gpu-a', url: 'http://10.0.0.5:8000', apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified', wake: undefined, wakeTimeoutMs: 120_000 },
     ]);
   });
 
@@ -345,4 +345,27 @@ test('security keys: api_keys name a missing variable, and the admin listener mu
   const clash = loadConfig(`[server]\nlisten = "127.0.0.1:8080"\n[admin]\nlisten = "127.0.0.1:8080"\n${node}`, {});
   assert.ok(!clash.ok);
   assert.match(clash.problems.map((p) => `${p.path}: ${p.message}`).join('\n'), /^admin\.listen: must differ from server\.listen/);
+});
+
+test('wake: a Wake-on-LAN MAC (with the default broadcast) or a command, checked at load', () => {
+  const base = '[[nodes]]\nname = "gpu"\nurl = "http://10.0.0.9:8000"\n';
+  const wol = loadConfig(`${base}wake = { mac = "AA-BB-CC-DD-EE-FF" }\nwake_timeout = "90s"\n`, {});
+  assert.ok(wol.ok);
+  assert.deepEqual(wol.config.nodes[0]?.wake, { kind: 'wol', mac: 'aa:bb:cc:dd:ee:ff', broadcast: { host: '255.255.255.255', port: 9 } });
+  assert.equal(wol.config.nodes[0]?.wakeTimeoutMs, 90_000);
+  const command = loadConfig(`${base}wake = { command = ["/usr/local/bin/wake-gpu1", "--fast"] }\n`, {});
+  assert.ok(command.ok);
+  assert.deepEqual(command.config.nodes[0]?.wake, { kind: 'command', argv: ['/usr/local/bin/wake-gpu1', '--fast'] });
+  const cases: [string, RegExp][] = [
+    ['wake = { mac = "aa:bb:cc" }', /^nodes\[0\]\.wake: mac must be a MAC address/],
+    ['wake = { mac = "aa:bb:cc:dd:ee:ff", command = ["x"] }', /^nodes\[0\]\.wake: give either mac/],
+    ['wake = { command = [] }', /^nodes\[0\]\.wake: command must name a program/],
+    ['wake = { mac = "aa:bb:cc:dd:ee:ff", broadcast = "10.0.0.255" }', /^nodes\[0\]\.wake: broadcast must be/],
+    ['wake = { magic = true }', /^nodes\[0\]\.wake\.magic: unknown key/],
+  ];
+  for (const [line, message] of cases) {
+    const result = loadConfig(`${base}${line}\n`, {});
+    assert.ok(!result.ok, line);
+    assert.match(result.problems.map((p) => `${p.path}: ${p.message}`).join('\n'), message, line);
+  }
 });
