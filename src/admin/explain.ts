@@ -2,7 +2,7 @@
 // and its reason, from the same filters the request path runs (no separate logic to drift).
 
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import { classifyUnroutable, filterCandidates, type Filter, type RouteRequest } from '#src/routing/index.ts';
+import { classifyUnroutable, filterCandidates, mightFitLater, type Filter, type RouteRequest } from '#src/routing/index.ts';
 
 export interface ExplainNode {
   readonly node: string;
@@ -29,7 +29,7 @@ export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, fil
     if (exclusion === undefined) return { node: view.spec.name, verdict: 'eligible' };
     return { node: view.spec.name, verdict: 'excluded', reason: exclusion.code, filter: exclusion.filter, detail: exclusion.detail };
   });
-  const kind = kept.length > 0 ? undefined : classifyUnroutable(excluded);
+  const kind = kept.length > 0 ? undefined : classifyUnroutable(excluded, mightFitLater(snapshot, req));
   const outcome =
     kind === undefined ? 'route' : kind === 'busy' ? 'queue' : kind === 'too_large' ? 'context_length_exceeded' : 'no_node_available';
   return { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, nodes };

@@ -6,6 +6,7 @@ import { ctxFor } from '#src/capacity/index.ts';
 import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
 import {
   classifyUnroutable,
+  mightFitLater,
   reservedTokens,
   route,
   type Exclusion,
@@ -58,6 +59,10 @@ function decide(deps: AdmissionDeps, req: RouteRequest): RoutingDecision {
   return route(req, deps.registry.snapshot(), deps.filters, deps.policy);
 }
 
+function classify(deps: AdmissionDeps, req: RouteRequest, excluded: readonly Exclusion[]): UnroutableKind {
+  return classifyUnroutable(excluded, mightFitLater(deps.registry.snapshot(), req));
+}
+
 export async function admit(deps: AdmissionDeps, req: RouteRequest, signal: AbortSignal, firstAttempt: boolean): Promise<Admission> {
   const started = deps.clock.monotonicMs();
   const waited = (): number => deps.clock.monotonicMs() - started;
@@ -65,13 +70,13 @@ export async function admit(deps: AdmissionDeps, req: RouteRequest, signal: Abor
   if (!queued) {
     let decision = decide(deps, req);
     if (firstAttempt) deps.onDecision(req, decision);
-    if (decision.kind === 'unroutable' && firstAttempt && classifyUnroutable(decision.excluded) === 'unavailable') {
+    if (decision.kind === 'unroutable' && firstAttempt && classify(deps, req, decision.excluded) === 'unavailable') {
       if (await deps.onModelMiss(req)) decision = decide(deps, req);
     }
     if (decision.kind === 'selected') {
       return { kind: 'admitted', node: decision.node, waitedMs: 0, release: lease(deps, req, decision.node) };
     }
-    const kind = classifyUnroutable(decision.excluded);
+    const kind = classify(deps, req, decision.excluded);
     if (kind === 'unavailable') {
       const wake = deps.wakeFor(req);
       if (wake !== undefined) return holdForWake(deps, req, signal, wake.timeoutMs, decision.excluded);
@@ -97,7 +102,7 @@ export async function admit(deps: AdmissionDeps, req: RouteRequest, signal: Abor
         return { kind: 'admitted', node: decision.node, waitedMs: waited(), release: lease(deps, req, decision.node) };
       }
       excluded = decision.excluded;
-      const kind = classifyUnroutable(excluded);
+      const kind = classify(deps, req, excluded);
       if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded, waitedMs: waited() };
     }
   } finally {
@@ -133,7 +138,7 @@ async function holdForWake(
         return { kind: 'admitted', node: decision.node, waitedMs: waited(), release: lease(deps, req, decision.node) };
       }
       excluded = decision.excluded;
-      const kind = classifyUnroutable(excluded);
+      const kind = classify(deps, req, excluded);
       if (kind === 'too_large') return { kind: 'refused', reason: kind, excluded, waitedMs: waited() };
     }
   } finally {

@@ -21,7 +21,7 @@ import {
   wantsExactCount,
 } from './prompt-size.ts';
 import type { ProxyEvents } from './proxy-events.ts';
-import { readBody } from './read-body.ts';
+import { discardableRemainder, readBody } from './read-body.ts';
 import {
   allAttemptsFailed,
   contextLengthExceeded,
@@ -83,7 +83,10 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
     raw = await readBody(req, deps.maxRequestBodyBytes());
   } catch (error) {
     const gatewayError = toGatewayError(error);
-    if (gatewayError.status === 413) res.setHeader('connection', 'close');
+    if (gatewayError.status === 413) {
+      if (discardableRemainder(req, deps.maxRequestBodyBytes())) req.resume();
+      else res.setHeader('connection', 'close');
+    }
     fail(gatewayError);
     return;
   }
@@ -159,8 +162,9 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
           lastRefusal = meaning;
           // Learn the node's real figures; the next routing round then judges every node by them.
           if (meaning.nCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, meaning.nCtx);
-          const counted = meaning.promptTokens ?? routeRequest.promptTokens;
-          routeRequest = { ...routeRequest, promptTokens: Math.max(counted ?? 0, routeRequest.promptTokens ?? 0) };
+          // The node's own count is exact; the gateway's figure may be the loose byte-based upper
+          // bound, which would misstate the prompt and keep it from nodes it fits.
+          routeRequest = { ...routeRequest, promptTokens: meaning.promptTokens ?? routeRequest.promptTokens };
         } else if (meaning?.kind === 'model_not_found') {
           lastRefusal = meaning;
           deps.onModelVanished(node.name);

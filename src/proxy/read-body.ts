@@ -46,3 +46,16 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     req.on('close', onClose);
   });
 }
+
+/** Largest refused remainder read and thrown away so the client can read its 413 (see below). */
+const MAX_DISCARDED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Whether a refused body is small enough to read to its end and discard. Closing the connection
+ * while the client is still sending makes its kernel see a reset, and most clients then report a
+ * broken pipe instead of the 413. Past the bound (or with no declared length) the connection closes.
+ */
+export function discardableRemainder(req: IncomingMessage, maxBytes: number): boolean {
+  const declared = Number(req.headers['content-length']);
+  return Number.isSafeInteger(declared) && declared <= Math.max(MAX_DISCARDED_BYTES, 2 * maxBytes);
+}

@@ -4,17 +4,37 @@
 import { lastKnownCtx, residencyOf } from '#src/capacity/index.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Exclusion } from './exclusion.ts';
+import { neededTokens, type RouteRequest } from './route-request.ts';
 
 export type UnroutableKind = 'busy' | 'too_large' | 'unavailable';
 
 /** Reasons that may clear by themselves soon, so a too-small verdict elsewhere is not final. */
 const TRANSIENT = new Set(['dead', 'asleep', 'degraded', 'ejected', 'expired', 'already_tried', 'not_loaded']);
 
-export function classifyUnroutable(excluded: readonly Exclusion[]): UnroutableKind {
+/**
+ * `mightFitLater(node)` says whether a node excluded for a transient reason could take the request
+ * once that reason clears; only such nodes keep a too-small verdict open (a dead node that never
+ * listed the model, or whose context is too small anyway, must not turn a 400 into a 503).
+ */
+export function classifyUnroutable(
+  excluded: readonly Exclusion[],
+  mightFitLater: (node: string) => boolean = () => true,
+): UnroutableKind {
   if (excluded.some((e) => e.code === 'no_slot' || e.code === 'no_budget')) return 'busy';
   const tooSmall = excluded.some((e) => e.code === 'too_small');
-  if (tooSmall && !excluded.some((e) => TRANSIENT.has(e.code))) return 'too_large';
+  if (tooSmall && !excluded.some((e) => TRANSIENT.has(e.code) && mightFitLater(e.node))) return 'too_large';
   return 'unavailable';
+}
+
+/** Pure: whether a node may serve `req.model` (by its last listing) with a context that is unknown or large enough. */
+export function mightFitLater(snapshot: RoutingSnapshot, req: RouteRequest): (node: string) => boolean {
+  const need = neededTokens(req);
+  return (name) => {
+    const view = snapshot.nodes.find((n) => n.spec.name === name);
+    if (view === undefined || residencyOf(view, req.model).state === 'absent') return false;
+    const ctx = lastKnownCtx(view, req.model);
+    return ctx === 0 || ctx >= need;
+  };
 }
 
 /** The largest context any node offers the model: loaded ones now, others by their last known figure. */

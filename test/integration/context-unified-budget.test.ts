@@ -1,0 +1,114 @@
+// llama.cpp's unified KV cache over the real wire: all slots of a model share one pool of n_ctx
+// tokens, and when the requests in flight outgrow it the server fails every one of them with
+// 500 "Context size has been exceeded.". The same concurrent load that breaks the node when sent
+// to it directly must all succeed through the gateway, which leases prompt + max_tokens of the pool
+// per request and holds the rest back in its queue.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { eventually, simStats } from '#test/fixtures/http.ts';
+import { chatOfTokens, hostOf, mulberry32, waitForHost } from '#test/fixtures/context.ts';
+
+const CONTEXT = 4096;
+const SLOTS = 4;
+
+const FLEET = `
+[[node]]
+name = "pool"
+kind = "llamacpp"
+models = ["pooled"]
+context = ${CONTEXT}
+slots = ${SLOTS}
+kv = "unified"
+ttft = "5ms"
+tokens_per_second = 2000
+`;
+
+const REQUESTS = 16;
+
+interface Outcome {
+  readonly status: number;
+  readonly text: string;
+}
+
+/** The same seeded load every run: prompts of 900–1300 tokens, answers of 300–600. */
+function load(): Record<string, unknown>[] {
+  const random = mulberry32(4096);
+  return Array.from({ length: REQUESTS }, (_, i) => {
+    const prompt = 900 + Math.floor(random() * 400);
+    const maxTokens = 300 + Math.floor(random() * 300);
+    return chatOfTokens('pooled', prompt, { max_tokens: maxTokens, stream: i % 2 === 1 });
+  });
+}
+
+async function send(baseUrl: string, body: Record<string, unknown>): Promise<Outcome> {
+  const res = await request(`${baseUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(20_000),
+  });
+  return { status: res.statusCode, text: await res.body.text() };
+}
+
+/** A 500, or a stream that carried an error event instead of finishing. */
+function failed(outcome: Outcome): boolean {
+  return outcome.status !== 200 || /"error"/.test(outcome.text) || (outcome.text.startsWith('data:') && !outcome.text.includes('[DONE]'));
+}
+
+let sim: SimFleetProcess;
+let gw: GatewayProcess;
+
+before(async () => {
+  sim = await startSimProcess(FLEET);
+  gw = await startGatewayProcess(gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }]));
+  await waitForHost(gw.url, 'pool', (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS, 'pool figures');
+});
+
+after(async () => {
+  await gw?.stop();
+  await sim?.stop();
+});
+
+test('the load exhausts the unified pool when sent straight to the node (so the gateway test can fail)', async () => {
+  const outcomes = await Promise.all(load().map((body) => send(sim.url('pool'), body)));
+  const broken = outcomes.filter(failed);
+  assert.ok(broken.length > 0, 'some requests failed on the node itself');
+  assert.ok(
+    broken.some((o) => o.text.includes('Context size has been exceeded.')),
+    `the node's own KV-exhaustion error: ${broken[0]?.text.slice(0, 200)}`,
+  );
+  await eventually(async () => (await simStats(sim.url('pool'))).inFlight === 0, 5_000, 'the node idle again');
+});
+
+test('through the gateway the same load all succeeds, and the leased tokens never exceed the pool', async () => {
+  let sampling = true;
+  let peakTokens = 0;
+  let peakRequests = 0;
+  const sampler = (async () => {
+    while (sampling) {
+      const lease = (await hostOf(gw.url, 'pool')).leases.pooled;
+      peakTokens = Math.max(peakTokens, lease?.tokens ?? 0);
+      peakRequests = Math.max(peakRequests, lease?.requests ?? 0);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  const outcomes = await Promise.all(load().map((body) => send(gw.url, body)));
+  sampling = false;
+  await sampler;
+
+  const broken = outcomes.filter(failed);
+  assert.deepEqual(
+    broken.map((o) => `${o.status} ${o.text.slice(0, 120)}`),
+    [],
+    'no request failed',
+  );
+  for (const outcome of outcomes) {
+    if (outcome.text.startsWith('data:')) assert.match(outcome.text, /"finish_reason":"length"/);
+    else assert.equal(JSON.parse(outcome.text).choices[0].finish_reason, 'length');
+  }
+  assert.ok(peakTokens <= CONTEXT, `leased tokens stayed within the pool (peak ${peakTokens})`);
+  assert.ok(peakRequests >= 2, `requests still ran side by side (peak ${peakRequests})`);
+  await eventually(async () => (await hostOf(gw.url, 'pool')).in_flight === 0, 5_000, 'leases returned');
+});
