@@ -41,6 +41,8 @@ interface NodeRuntime {
   passive: PassiveState;
   /** When a wake was last sent to this node (epoch ms). */
   lastWakeAt: number | undefined;
+  /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
+  learned: Readonly<Record<string, { readonly nCtx: number; readonly atMs: number }>>;
   inFlight: number;
 }
 
@@ -95,6 +97,7 @@ export class NodeRegistry {
           knownContexts: {},
           passive: INITIAL_PASSIVE_STATE,
           lastWakeAt: undefined,
+          learned: {},
           inFlight: 0,
         });
         this.#events.emit('node:added', { node: spec.name });
@@ -138,15 +141,19 @@ export class NodeRegistry {
   observeCapacity(nodeName: string, url: string, capacity: NodeCapacity): void {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined || runtime.spec.url !== url) return;
-    runtime.capacity = capacity;
-    runtime.knownContexts = rememberContexts(runtime.knownContexts, capacity.models);
+    const { capacity: merged, learned } = withLearnedContexts(capacity, runtime.learned, this.#clock.now());
+    runtime.capacity = merged;
+    runtime.learned = learned;
+    runtime.knownContexts = rememberContexts(runtime.knownContexts, merged.models);
     this.#views = undefined;
     this.#events.emit('node:capacity', { node: nodeName, capacity });
   }
 
   /**
    * A node refused a prompt and said its real context (llama.cpp's n_ctx in exceed_context_size_error,
-   * vLLM's "maximum context length is N"): remember it until the next capacity poll says otherwise.
+   * vLLM's "maximum context length is N"): remember it until a capacity poll gives a figure for that
+   * model, or LEARNED_CONTEXT_TTL_MS passes (a server restarted with a larger context is not
+   * refused for ever).
    */
   learnContext(nodeName: string, url: string, model: string, nCtx: number): void {
     const runtime = this.#active.get(nodeName);
@@ -154,6 +161,7 @@ export class NodeRegistry {
     const prior = runtime.capacity.models[model];
     if (prior?.nCtx === nCtx) return;
     const figures = { nCtx, slots: prior?.slots };
+    runtime.learned = { ...runtime.learned, [model]: { nCtx, atMs: this.#clock.now() } };
     runtime.capacity = { ...runtime.capacity, models: { ...runtime.capacity.models, [model]: figures } };
     runtime.knownContexts = rememberContexts(runtime.knownContexts, { [model]: figures });
     this.#views = undefined;
@@ -273,4 +281,24 @@ function frozenDiscovery(state: DiscoveryState, prev: DiscoveryState | undefined
       ? prev.models
       : Object.freeze(state.models.map((m) => Object.freeze({ ...m, aliases: Object.freeze([...m.aliases]) })));
   return Object.freeze({ ...state, models });
+}
+
+/** How long a context a node stated in a refusal stands in for a figure its polls do not give. */
+export const LEARNED_CONTEXT_TTL_MS = 10 * 60_000;
+
+/** Pure: a poll's capacity plus the still-fresh learned contexts of models the poll gave no figure for. */
+export function withLearnedContexts(
+  capacity: NodeCapacity,
+  learned: Readonly<Record<string, { readonly nCtx: number; readonly atMs: number }>>,
+  now: number,
+): { capacity: NodeCapacity; learned: Readonly<Record<string, { readonly nCtx: number; readonly atMs: number }>> } {
+  const keep: Record<string, { nCtx: number; atMs: number }> = {};
+  const extra: Record<string, ModelContext> = {};
+  for (const [model, entry] of Object.entries(learned)) {
+    if (capacity.models[model] !== undefined || now - entry.atMs >= LEARNED_CONTEXT_TTL_MS) continue;
+    keep[model] = entry;
+    extra[model] = { nCtx: entry.nCtx, slots: undefined };
+  }
+  if (Object.keys(extra).length === 0) return { capacity, learned: keep };
+  return { capacity: { ...capacity, models: { ...capacity.models, ...extra } }, learned: keep };
 }

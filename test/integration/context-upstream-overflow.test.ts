@@ -155,7 +155,7 @@ test('an upstream "model not found" (vLLM 404, llama.cpp router 400) becomes 404
 // Known gap (reported): NodeRegistry.observeCapacity replaces the learned figure with the next
 // poll's reading, and a node of kind "openai" reports none, so the figure lasts one discovery
 // interval and every later long prompt costs one failed attempt on the small node again.
-test('a learned context keeps long prompts away from the small node across later polls', { todo: 'learned contexts are forgotten at the next discovery poll' }, async () => {
+test('a learned context keeps long prompts away from the small node across later polls', async () => {
   const before = await chatPosts('tiny');
   for (let i = 0; i < 4; i++) {
     const polled = await listings('tiny');

@@ -6,6 +6,8 @@ import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { DiscoveryResult } from '#src/discovery/index.ts';
 import { NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
+import { LEARNED_CONTEXT_TTL_MS, withLearnedContexts } from '#src/nodes/registry.ts';
+import { NO_CAPACITY } from '#src/capacity/index.ts';
 import { model, spec } from '#test/fixtures/builders.ts';
 
 interface Rig {
@@ -218,3 +220,14 @@ test('a lower fail threshold set on reload applies to the next listing failure',
 function fail(what: string): never {
   throw new TypeError(`frozen: ${what} could not be changed`);
 }
+
+test('a context a node stated in a refusal outlives polls without a figure, until a poll gives one or it grows old', () => {
+  const learned = { m: { nCtx: 512, atMs: 1_000 } };
+  const kept = withLearnedContexts(NO_CAPACITY, learned, 2_000);
+  assert.deepEqual(kept.capacity.models, { m: { nCtx: 512, slots: undefined } });
+  const polled = withLearnedContexts({ ...NO_CAPACITY, models: { m: { nCtx: 4096, slots: 2 } } }, learned, 2_000);
+  assert.deepEqual(polled.capacity.models, { m: { nCtx: 4096, slots: 2 } });
+  assert.deepEqual(polled.learned, {});
+  const old = withLearnedContexts(NO_CAPACITY, learned, 1_000 + LEARNED_CONTEXT_TTL_MS);
+  assert.deepEqual(old.capacity.models, {});
+});
