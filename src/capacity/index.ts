@@ -13,3 +13,4 @@ export {
 } from './model-fit.ts';
 export { fetchCapacity, routerPropsPaths, type FetchCapacityOptions } from './fetch-capacity.ts';
 export { LeaseTable, admits, type CapacityLease, type Usage, type Limits, type Refusal } from './lease-table.ts';
+export { withLearnedContexts, LEARNED_CONTEXT_TTL_MS, type LearnedContexts } from './learned-contexts.ts';

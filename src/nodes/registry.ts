@@ -10,7 +10,15 @@ import {
   type DiscoveryResult,
   type DiscoveryState,
 } from '#src/discovery/index.ts';
-import { LeaseTable, NO_CAPACITY, rememberContexts, type ModelContext, type NodeCapacity } from '#src/capacity/index.ts';
+import {
+  LeaseTable,
+  NO_CAPACITY,
+  rememberContexts,
+  withLearnedContexts,
+  type LearnedContexts,
+  type ModelContext,
+  type NodeCapacity,
+} from '#src/capacity/index.ts';
 import { INITIAL_PASSIVE_STATE, isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict, type PassiveState } from './health/passive.ts';
 import { initialHealthState, observeProbe, type HealthState, type ProbeOutcome } from './health/health-state.ts';
 import type { NodeLease, NodeView, RoutingSnapshot } from './node.ts';
@@ -42,7 +50,7 @@ interface NodeRuntime {
   /** When a wake was last sent to this node (epoch ms). */
   lastWakeAt: number | undefined;
   /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
-  learned: Readonly<Record<string, { readonly nCtx: number; readonly atMs: number }>>;
+  learned: LearnedContexts;
   inFlight: number;
 }
 
@@ -283,22 +291,3 @@ function frozenDiscovery(state: DiscoveryState, prev: DiscoveryState | undefined
   return Object.freeze({ ...state, models });
 }
 
-/** How long a context a node stated in a refusal stands in for a figure its polls do not give. */
-export const LEARNED_CONTEXT_TTL_MS = 10 * 60_000;
-
-/** Pure: a poll's capacity plus the still-fresh learned contexts of models the poll gave no figure for. */
-export function withLearnedContexts(
-  capacity: NodeCapacity,
-  learned: Readonly<Record<string, { readonly nCtx: number; readonly atMs: number }>>,
-  now: number,
-): { capacity: NodeCapacity; learned: Readonly<Record<string, { readonly nCtx: number; readonly atMs: number }>> } {
-  const keep: Record<string, { nCtx: number; atMs: number }> = {};
-  const extra: Record<string, ModelContext> = {};
-  for (const [model, entry] of Object.entries(learned)) {
-    if (capacity.models[model] !== undefined || now - entry.atMs >= LEARNED_CONTEXT_TTL_MS) continue;
-    keep[model] = entry;
-    extra[model] = { nCtx: entry.nCtx, slots: undefined };
-  }
-  if (Object.keys(extra).length === 0) return { capacity, learned: keep };
-  return { capacity: { ...capacity, models: { ...capacity.models, ...extra } }, learned: keep };
-}

@@ -6,8 +6,7 @@ import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { DiscoveryResult } from '#src/discovery/index.ts';
 import { NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
-import { LEARNED_CONTEXT_TTL_MS, withLearnedContexts } from '#src/nodes/registry.ts';
-import { NO_CAPACITY } from '#src/capacity/index.ts';
+import { LEARNED_CONTEXT_TTL_MS, NO_CAPACITY, withLearnedContexts } from '#src/capacity/index.ts';
 import { model, spec } from '#test/fixtures/builders.ts';
 
 interface Rig {
