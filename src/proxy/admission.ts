@@ -84,16 +84,55 @@ export async function admit(deps: AdmissionDeps, req: RouteRequest, signal: Abor
     if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded: decision.excluded, waitedMs: 0 };
   }
   // Wait behind the requests already queued for this model (FIFO), however this one would route.
+  return waitInQueue(deps, req, signal, {
+    timeoutMs: deps.queueTimeoutMs(),
+    timeoutReason: 'queue_timeout',
+    keepWaiting: (kind) => kind === 'busy',
+    initial: [],
+  });
+}
+
+/**
+ * Holds a request in its model's queue while an asleep node wakes: it is admitted as soon as
+ * routing finds a node (the woken one, or any other that came back), or refused at the deadline.
+ */
+function holdForWake(
+  deps: AdmissionDeps,
+  req: RouteRequest,
+  signal: AbortSignal,
+  timeoutMs: number,
+  initial: readonly Exclusion[],
+): Promise<Admission> {
+  return waitInQueue(deps, req, signal, {
+    timeoutMs,
+    timeoutReason: 'wake_timeout',
+    keepWaiting: (kind) => kind !== 'too_large',
+    initial,
+  });
+}
+
+interface QueueWait {
+  readonly timeoutMs: number;
+  readonly timeoutReason: 'queue_timeout' | 'wake_timeout';
+  /** Whether an unroutable verdict is worth waiting out (busy nodes; a node still waking). */
+  readonly keepWaiting: (kind: UnroutableKind) => boolean;
+  readonly initial: readonly Exclusion[];
+}
+
+/** Waits for a turn in the model's FIFO, re-routing at each wake-up, until admitted or refused. */
+async function waitInQueue(deps: AdmissionDeps, req: RouteRequest, signal: AbortSignal, wait: QueueWait): Promise<Admission> {
+  const started = deps.clock.monotonicMs();
+  const waited = (): number => deps.clock.monotonicMs() - started;
   if (deps.queue.depth(req.model) >= deps.maxQueue()) {
-    return { kind: 'refused', reason: 'queue_full', excluded: [], waitedMs: 0 };
+    return { kind: 'refused', reason: 'queue_full', excluded: wait.initial, waitedMs: 0 };
   }
-  const ticket = deps.queue.enter(req.model, deps.queueTimeoutMs(), signal);
+  const ticket = deps.queue.enter(req.model, wait.timeoutMs, signal);
+  let excluded = wait.initial;
   try {
-    let excluded: readonly Exclusion[] = [];
     for (;;) {
       const outcome = await ticket.wait();
       if (outcome === 'aborted') return { kind: 'refused', reason: 'aborted', excluded, waitedMs: waited() };
-      if (outcome === 'timeout') return { kind: 'refused', reason: 'queue_timeout', excluded, waitedMs: waited() };
+      if (outcome === 'timeout') return { kind: 'refused', reason: wait.timeoutReason, excluded, waitedMs: waited() };
       const decision = decide(deps, req);
       if (decision.kind === 'selected') {
         ticket.leave();
@@ -103,43 +142,7 @@ export async function admit(deps: AdmissionDeps, req: RouteRequest, signal: Abor
       }
       excluded = decision.excluded;
       const kind = classify(deps, req, excluded);
-      if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded, waitedMs: waited() };
-    }
-  } finally {
-    ticket.leave();
-  }
-}
-
-/**
- * Holds a request in its model's queue while an asleep node wakes: it is admitted as soon as
- * routing finds a node (the woken one, or any other that came back), or refused at the deadline.
- */
-async function holdForWake(
-  deps: AdmissionDeps,
-  req: RouteRequest,
-  signal: AbortSignal,
-  timeoutMs: number,
-  initial: readonly Exclusion[],
-): Promise<Admission> {
-  const started = deps.clock.monotonicMs();
-  const waited = (): number => deps.clock.monotonicMs() - started;
-  if (deps.queue.depth(req.model) >= deps.maxQueue()) return { kind: 'refused', reason: 'queue_full', excluded: initial, waitedMs: 0 };
-  const ticket = deps.queue.enter(req.model, timeoutMs, signal);
-  let excluded = initial;
-  try {
-    for (;;) {
-      const outcome = await ticket.wait();
-      if (outcome === 'aborted') return { kind: 'refused', reason: 'aborted', excluded, waitedMs: waited() };
-      if (outcome === 'timeout') return { kind: 'refused', reason: 'wake_timeout', excluded, waitedMs: waited() };
-      const decision = decide(deps, req);
-      if (decision.kind === 'selected') {
-        ticket.leave();
-        deps.queue.wake(req.model);
-        return { kind: 'admitted', node: decision.node, waitedMs: waited(), release: lease(deps, req, decision.node) };
-      }
-      excluded = decision.excluded;
-      const kind = classify(deps, req, excluded);
-      if (kind === 'too_large') return { kind: 'refused', reason: kind, excluded, waitedMs: waited() };
+      if (!wait.keepWaiting(kind)) return { kind: 'refused', reason: kind, excluded, waitedMs: waited() };
     }
   } finally {
     ticket.leave();
