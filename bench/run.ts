@@ -1,0 +1,182 @@
+// `npm run bench [-- flags]`: the whole benchmark of issue 7 in one run, under 5 minutes.
+//   1. proxy: a zero-think-time upstream measured direct, through Switchyard and through nginx
+//      (when installed), alternating, for each workload × concurrency; SSE time to first chunk;
+//   2. the routing decision at 10, 100, 1,000 nodes × 50 models (own process);
+//   3. the control plane: a gateway polling 1,000 nodes every 2 s.
+// Writes bench/results/latest.json and latest.md and prints the markdown.
+//
+// Flags: --duration S (3) --warmup S (1) --rounds N (2) --wait-quiet S (20) --tool wrk|autocannon --only proxy,route,control
+//        --install-peers (apt-get install nginx wrk) --no-write --profile (see bench/profile.ts)
+//        --candidate DIR (also measure DIR's gateway: a change against this one, in the same run)
+//        --candidate-flags "..." (node flags for the candidate only; without --candidate: this checkout)
+//        --gateway-flags "--max-semi-space-size=8 ..." (node flags for the gateway processes)
+
+import { cpus, tmpdir } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runControlPlaneBench, type ControlPlaneResult } from './control-plane.ts';
+import { checkTarget } from './first-chunk.ts';
+import { pickTool } from './load.ts';
+import { commandVersion, hasCommand, installPeers, startNginx, type NginxChild } from './nginx.ts';
+import { clockTicksPerSecond, waitForQuiet } from './proc-stats.ts';
+import { runProfile } from './profile.ts';
+import { proxyGatewayConfig, REPO_ROOT, startGateway, startNodeScript, type Child, type GatewayChild } from './processes.ts';
+import { runFirstChunkBench, runProxyBench, summarize, type Target, type TargetName } from './proxy-bench.ts';
+import { addedLatency, checkTargets, renderMarkdown, type BenchReport, type Machine } from './report.ts';
+import type { FirstChunkResult } from './first-chunk.ts';
+import type { RouteDecisionResult } from './route-decision.ts';
+import { round } from './stats.ts';
+import { JSON_ANSWER_BYTES, SSE_CHUNKS } from './upstream.ts';
+import { CONCURRENCIES, workloads, writeBodies } from './workloads.ts';
+
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string', default: '3' },
+      warmup: { type: 'string', default: '1' },
+      rounds: { type: 'string', default: '2' },
+      'wait-quiet': { type: 'string', default: '20' },
+      tool: { type: 'string' },
+      only: { type: 'string', default: 'proxy,route,control' },
+      'install-peers': { type: 'boolean', default: false },
+      'no-write': { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      candidate: { type: 'string' },
+      'gateway-flags': { type: 'string', default: '' },
+      'candidate-flags': { type: 'string' },
+    },
+  });
+  const notes: string[] = [];
+  if (values['install-peers']) {
+    const outcome = installPeers();
+    log(`install peers: ${outcome}`);
+  }
+  const tool = pickTool(values.tool);
+  if (tool === 'autocannon') {
+    const why = hasCommand('wrk') ? '--tool autocannon' : 'wrk is not installed; `npm run bench -- --install-peers` adds wrk and nginx';
+    notes.push(`Load from autocannon (Node.js, latencies in whole ms): ${why}.`);
+  }
+  const durationS = Number(values.duration);
+  const warmupS = Number(values.warmup);
+  const rounds = Number(values.rounds);
+  const only = new Set(values.only.split(','));
+  const ticksPerSecond = clockTicksPerSecond();
+  const nginxVersion = hasCommand('nginx') ? commandVersion('nginx', ['-v']).replace(/^nginx version: /, '') : undefined;
+  if (nginxVersion === undefined) notes.push('nginx is not installed: no nginx rows (`npm run bench -- --install-peers` installs it with apt-get).');
+  const quietS = Number(values['wait-quiet']);
+  const background = quietS > 0 ? await waitForQuiet(ticksPerSecond, 15, quietS) : 0;
+  if (background >= 15) {
+    notes.push(`The machine was busy with other work at the start (${Math.round(background)}% of a core): numbers are noisier; see "other load" per row.`);
+  }
+  const machine: Machine = {
+    backgroundCpuPercentAtStart: background,
+    cores: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    nodeVersion: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    loadTool: tool === 'wrk' ? `${commandVersion('wrk', ['-v']).split(' [')[0]} (1 thread)` : 'autocannon (devDependency)',
+    nginx: nginxVersion === undefined ? undefined : `${nginxVersion} (1 worker, keep-alive upstream, proxy_buffering off)`,
+  };
+  const list = workloads(SSE_CHUNKS);
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-bench-bodies-'));
+  const children: { stop(): Promise<void> }[] = [];
+  try {
+    if (values.profile) {
+      await runProfile({ tool, list, bodyFiles: await writeBodies(dir, list), durationS: Math.max(durationS, 8), log });
+      return;
+    }
+    let proxyRows: ReturnType<typeof summarize> = [];
+    const firstChunk: Partial<Record<TargetName, FirstChunkResult>> = {};
+    if (only.has('proxy')) {
+      log(`proxy benchmark (${tool}, ${durationS} s per cell after ${warmupS} s warm-up, ${rounds} round(s))`);
+      const bodyFiles = await writeBodies(dir, list);
+      const upstream: Child = await startNodeScript('bench/upstream.ts');
+      children.push(upstream);
+      const upstreamUrl = String(upstream.ready.url);
+      const nodeFlags = values['gateway-flags'].split(' ').filter((f) => f !== '');
+      const gateway: GatewayChild = await startGateway(proxyGatewayConfig(upstreamUrl), { nodeFlags });
+      children.push(gateway);
+      const targets: Target[] = [
+        { name: 'direct', url: upstreamUrl, proxy: undefined },
+        { name: 'switchyard', url: gateway.url, proxy: { pids: () => [gateway.pid] } },
+      ];
+      const candidateFlags = values['candidate-flags'];
+      if (values.candidate !== undefined || candidateFlags !== undefined) {
+        const root = values.candidate ?? REPO_ROOT;
+        const flags = candidateFlags === undefined ? nodeFlags : candidateFlags.split(' ').filter((f) => f !== '');
+        const candidate = await startGateway(proxyGatewayConfig(upstreamUrl), { nodeFlags: flags, root });
+        children.push(candidate);
+        targets.push({ name: 'candidate', url: candidate.url, proxy: { pids: () => [candidate.pid] } });
+        notes.push(`"candidate" is the gateway of ${root}${flags.length > 0 ? ` run with \`${flags.join(' ')}\`` : ''}, measured in the same run.`);
+      }
+      if (nginxVersion !== undefined) {
+        const nginx: NginxChild = await startNginx(upstreamUrl);
+        children.push(nginx);
+        targets.push({ name: 'nginx', url: nginx.url, proxy: { pids: () => nginx.pids() } });
+      }
+      for (const target of targets) for (const w of list) await checkTarget(target.url, w.path, w.body, w.sseChunks);
+      const upstreamGroup = { pids: () => [upstream.pid] };
+      const raw = await runProxyBench({
+        tool, targets, upstream: upstreamGroup, workloads: list, bodyFiles, concurrencies: CONCURRENCIES, durationS, warmupS, rounds, ticksPerSecond, log,
+      });
+      proxyRows = summarize(raw);
+      const sse = list.find((w) => w.name === 'sse');
+      if (sse !== undefined) {
+        log('SSE time to first chunk (concurrency 1)');
+        const fc = await runFirstChunkBench(targets, sse, Math.max(1000, (durationS * 1000) / 2), rounds);
+        for (const [name, result] of fc) firstChunk[name] = result;
+      }
+      for (const child of children.splice(0).reverse()) await child.stop();
+    }
+    let routeDecision: RouteDecisionResult[] = [];
+    if (only.has('route')) {
+      log('routing decision micro-benchmark');
+      const child = await startNodeScript('bench/route-decision.ts', ['1500']);
+      routeDecision = (child.ready.results as RouteDecisionResult[] | undefined) ?? [];
+      await child.stop();
+    }
+    const controlPlane: ControlPlaneResult[] = [];
+    if (only.has('control')) {
+      const runs: { label: string; root?: string }[] = [{ label: 'switchyard' }];
+      if (values.candidate !== undefined) runs.push({ label: 'candidate', root: values.candidate });
+      for (const run of runs) {
+        log(`control plane (${run.label}): 1,000 nodes polled every 2 s`);
+        const jsonBodyFile = (await writeBodies(dir, list)).get('json') ?? '';
+        const load = { tool, jsonBodyFile, durationS };
+        controlPlane.push(await runControlPlaneBench({ nodes: 1000, modelsPerNode: 50, intervalS: 2, warmupS: 8, measureS: 12, ticksPerSecond, load, ...run }));
+      }
+    }
+    const runSeconds = (performance.now() - started) / 1000;
+    const added = addedLatency(proxyRows);
+    const report: BenchReport = {
+      generatedAt: new Date().toISOString(),
+      machine,
+      settings: { durationS, warmupS, rounds, sseChunks: SSE_CHUNKS, jsonAnswerBytes: JSON_ANSWER_BYTES },
+      proxy: proxyRows,
+      addedLatency: added,
+      firstChunk,
+      routeDecision,
+      controlPlane,
+      targets: checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds),
+      runSeconds,
+      notes,
+    };
+    const markdown = renderMarkdown(report);
+    if (!values['no-write']) {
+      const rounded = JSON.stringify(report, (_key, value: unknown) => (typeof value === 'number' ? round(value) : value), 2);
+      await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), `${rounded}\n`);
+      await writeFile(join(REPO_ROOT, 'bench/results/latest.md'), markdown);
+      log('wrote bench/results/latest.json and bench/results/latest.md');
+    }
+    process.stdout.write(markdown);
+  } finally {
+    for (const child of children.reverse()) await child.stop().catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) await main();
