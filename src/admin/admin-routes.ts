@@ -29,7 +29,7 @@ export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guar
         res,
         200,
         hostsView({
-          views: snapshot.nodes,
+          views: deps.registry.freshViews(),
           inFlight: (node) => snapshot.inFlight(node),
           usage: (node, model) => snapshot.usage(node, model),
           queueDepths: deps.inference.admission.queue.depths(),

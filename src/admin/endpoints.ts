@@ -85,7 +85,7 @@ export function buildEndpoints(deps: EndpointDeps): EndpointTables {
   );
   // /health stays open: load balancers and orchestrators probe it without credentials.
   publicTable.add('GET', '/health', (_req, res) => {
-    const report = healthReport(deps.registry.views(), deps.clock.now());
+    const report = healthReport(deps.registry.freshViews(), deps.clock.now());
     sendJson(res, report.status === 'down' ? 503 : 200, report);
   });
 

@@ -8,6 +8,8 @@ import type { ModelContext, NodeCapacity } from './node-capacity.ts';
 /** The part of a node view these figures need (a NodeView is one). */
 export interface CapacityView {
   readonly spec: Pick<NodeSpec, 'kind' | 'kv'>;
+  /** The listing indexed by id (NodeView builds it once). */
+  readonly modelsById: ReadonlyMap<string, DiscoveredModel>;
   readonly discovery: DiscoveryState;
   readonly capacity: NodeCapacity;
   /** Last figures ever seen per model (survive unloads and outages). */
@@ -20,7 +22,7 @@ export type Residency =
   | { readonly state: 'absent' };
 
 function listed(view: CapacityView, model: string): DiscoveredModel | undefined {
-  return view.discovery.models.find((m) => m.id === model);
+  return view.modelsById.get(model);
 }
 
 /**

@@ -74,13 +74,20 @@ export function nextDiscoveryState(
 }
 
 /** Whether this node's listing admits a request for `modelId` (exact id; aliases are not implied). */
-export function allowsModel(state: DiscoveryState, modelId: string): ModelAdmission {
+export function allowsModel(
+  state: DiscoveryState,
+  modelId: string,
+  /** The listing's ids, when the caller keeps them indexed (routing over large fleets). */
+  index?: ReadonlyMap<string, DiscoveredModel>,
+): ModelAdmission {
   switch (state.phase) {
     case 'untried':
       return { ok: true };
     case 'known':
-    case 'degraded':
-      return state.models.some((model) => model.id === modelId) ? { ok: true } : { ok: false, reason: 'missing' };
+    case 'degraded': {
+      const listed = index !== undefined ? index.has(modelId) : state.models.some((model) => model.id === modelId);
+      return listed ? { ok: true } : { ok: false, reason: 'missing' };
+    }
     case 'known_empty':
       return { ok: false, reason: 'empty' };
     case 'expired':

@@ -60,6 +60,7 @@ export class GatewayParts {
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
   #catalog: ModelCatalog;
+  #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = { config: undefined, byNode: new Map() };
   #knownModels: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
 
   constructor(options: GatewayOptions) {
@@ -268,10 +269,14 @@ export class GatewayParts {
     await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy()]);
   }
 
-  #expectedModels(nodeName: string): string[] {
-    const node = this.#config.nodes.find((n) => n.name === nodeName);
-    if (node === undefined) return [];
-    return this.#config.models.available.filter((m) => m.group === node.group).map((m) => m.name);
+  #expectedModels(nodeName: string): readonly string[] {
+    // Indexed once per config: the lookup runs for every discovery result of every node.
+    if (this.#expected.config !== this.#config) {
+      const byGroup = new Map<string | undefined, string[]>();
+      for (const model of this.#config.models.available) byGroup.set(model.group, [...(byGroup.get(model.group) ?? []), model.name]);
+      this.#expected = { config: this.#config, byNode: new Map(this.#config.nodes.map((n) => [n.name, byGroup.get(n.group) ?? []])) };
+    }
+    return this.#expected.byNode.get(nodeName) ?? [];
   }
 
   #isKnownModel(model: string): boolean {

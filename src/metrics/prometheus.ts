@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { EventBus } from '#src/core/events.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
+import { countByCode } from '#src/routing/index.ts';
 
 const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
 
@@ -143,7 +144,8 @@ export class GatewayMetrics {
       }),
       sources.proxyEvents.on('proxy:attempt', (e) => attempts.inc({ node: e.node, result: e.result })),
       sources.proxyEvents.on('route:excluded', (e) => {
-        for (const ex of e.excluded) exclusions.inc({ model: e.model, reason: ex.code });
+        // One increment per reason, not per node: a large fleet excludes hundreds of nodes per request.
+        for (const [reason, count] of Object.entries(countByCode(e.excluded))) exclusions.inc({ model: e.model, reason }, count);
       }),
       sources.registryEvents.on('node:discovery', (e) => {
         const result = e.result.ok ? (e.result.models.length > 0 ? 'ok' : 'empty') : e.result.reason;

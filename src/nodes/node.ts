@@ -1,7 +1,7 @@
 // What the rest of the gateway sees of a node: a frozen projection of the registry's state.
 
 import type { NodeSpec } from '#src/config/types.ts';
-import type { DiscoveryState } from '#src/discovery/index.ts';
+import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
 import type { ModelContext, NodeCapacity, Usage } from '#src/capacity/index.ts';
 import type { HealthState } from './health/health-state.ts';
 
@@ -9,6 +9,8 @@ export interface NodeView {
   readonly spec: NodeSpec;
   readonly health: HealthState;
   readonly discovery: DiscoveryState;
+  /** The listing indexed by model id (built once per view, so routing never scans lists). */
+  readonly modelsById: ReadonlyMap<string, DiscoveredModel>;
   /** Context and slots from the latest successful capacity poll (kept while the node is down). */
   readonly capacity: NodeCapacity;
   /** The last figures ever seen per model, for models that would be loaded on demand. */

@@ -8,6 +8,7 @@ import {
   initialDiscoveryState,
   nextDiscoveryState,
   type DiscoveryResult,
+  type DiscoveredModel,
   type DiscoveryState,
 } from '#src/discovery/index.ts';
 import {
@@ -52,6 +53,8 @@ interface NodeRuntime {
   /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
   learned: LearnedContexts;
   inFlight: number;
+  /** This node's routing view, rebuilt only after one of its routing-relevant fields changed. */
+  view: NodeView | undefined;
 }
 
 export interface NodeRegistryOptions {
@@ -107,6 +110,7 @@ export class NodeRegistry {
           lastWakeAt: undefined,
           learned: {},
           inFlight: 0,
+          view: undefined,
         });
         this.#events.emit('node:added', { node: spec.name });
       }
@@ -117,6 +121,7 @@ export class NodeRegistry {
       if (runtime.inFlight > 0) this.#retiring.add(runtime);
     }
     this.#active = next;
+    for (const runtime of next.values()) runtime.view = undefined;
     this.#views = undefined;
   }
 
@@ -127,7 +132,8 @@ export class NodeRegistry {
     const canSleep = runtime.spec.wake !== undefined;
     const to = Object.freeze(observeProbe(from, outcome, { failThreshold: this.#failThreshold, canSleep }, this.#clock.now()));
     runtime.health = to;
-    this.#views = undefined;
+    // A steady healthy node changes only lastProbeAt: routing views need no rebuild for that.
+    if (from.status !== to.status || from.fails !== to.fails || from.lastError !== to.lastError) this.#touch(runtime);
     this.#events.emit('node:probed', { node: nodeName, outcome });
     if (from.status !== to.status) this.#events.emit('node:health-changed', { node: nodeName, from, to });
   }
@@ -138,7 +144,9 @@ export class NodeRegistry {
     const from = runtime.discovery;
     const to = frozenDiscovery(nextDiscoveryState(from, result, this.#clock.now(), { failThreshold: this.#failThreshold }), from);
     runtime.discovery = to;
-    this.#views = undefined;
+    const changed =
+      from.phase !== to.phase || from.models !== to.models || from.fails !== to.fails || from.empties !== to.empties || from.lastError !== to.lastError;
+    if (changed) this.#touch(runtime);
     this.#events.emit('node:discovery', { node: nodeName, result, from, to });
   }
 
@@ -150,10 +158,12 @@ export class NodeRegistry {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined || runtime.spec.url !== url) return;
     const { capacity: merged, learned } = withLearnedContexts(capacity, runtime.learned, this.#clock.now());
-    runtime.capacity = merged;
     runtime.learned = learned;
+    // Polls usually repeat the same figures: keep the same object so views stay valid.
+    if (JSON.stringify(merged) === JSON.stringify(runtime.capacity)) return;
+    runtime.capacity = merged;
     runtime.knownContexts = rememberContexts(runtime.knownContexts, merged.models);
-    this.#views = undefined;
+    this.#touch(runtime);
     this.#events.emit('node:capacity', { node: nodeName, capacity });
   }
 
@@ -172,7 +182,7 @@ export class NodeRegistry {
     runtime.learned = { ...runtime.learned, [model]: { nCtx, atMs: this.#clock.now() } };
     runtime.capacity = { ...runtime.capacity, models: { ...runtime.capacity.models, [model]: figures } };
     runtime.knownContexts = rememberContexts(runtime.knownContexts, { [model]: figures });
-    this.#views = undefined;
+    this.#touch(runtime);
     this.#events.emit('node:capacity', { node: nodeName, capacity: runtime.capacity });
   }
 
@@ -188,11 +198,11 @@ export class NodeRegistry {
     runtime.passive = observeUpstream(runtime.passive, verdict, policy, now);
     const until = runtime.passive.ejectedUntil;
     if (!wasEjected && until !== undefined && until > now) {
-      this.#views = undefined;
+      this.#touch(runtime);
       this.#events.emit('node:ejected', { node: nodeName, untilMs: until });
       this.#clock.setTimeout(() => {
         if (this.#active.get(nodeName) !== runtime || isEjected(runtime.passive, this.#clock.now())) return;
-        this.#views = undefined;
+        this.#touch(runtime);
         this.#events.emit('node:readmitted', { node: nodeName });
       }, until - now);
     }
@@ -206,38 +216,60 @@ export class NodeRegistry {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
     runtime.lastWakeAt = this.#clock.now();
-    this.#views = undefined;
+    this.#touch(runtime);
     this.#clock.setTimeout(() => {
-      if (this.#active.get(nodeName) === runtime) this.#views = undefined;
+      if (this.#active.get(nodeName) === runtime) this.#touch(runtime);
     }, runtime.spec.wakeTimeoutMs);
   }
 
-  /** Frozen views of the active nodes, rebuilt only after a change. */
+  #touch(runtime: NodeRuntime): void {
+    runtime.view = undefined;
+    this.#views = undefined;
+  }
+
+  #viewOf(r: NodeRuntime): NodeView {
+    const now = this.#clock.now();
+    return Object.freeze({
+      spec: r.spec,
+      health: r.health,
+      discovery: r.discovery,
+      modelsById: new Map(r.discovery.models.map((m) => [m.id, m])),
+      capacity: r.capacity,
+      knownContexts: r.knownContexts,
+      ejectedUntil: isEjected(r.passive, now) ? r.passive.ejectedUntil : undefined,
+      wake: Object.freeze({
+        lastSentAt: r.lastWakeAt,
+        waking: r.health.status === 'asleep' && r.lastWakeAt !== undefined && now < r.lastWakeAt + r.spec.wakeTimeoutMs,
+      }),
+    });
+  }
+
+  /**
+   * Frozen views of the active nodes for routing, rebuilt only after a routing-relevant change
+   * (a steady node's probe or unchanged listing rebuilds nothing); per-node views are reused.
+   */
   views(): readonly NodeView[] {
     if (this.#views === undefined) {
-      this.#views = Object.freeze(
-        [...this.#active.values()].map((r) =>
-          Object.freeze({
-            spec: r.spec,
-            health: r.health,
-            discovery: r.discovery,
-            capacity: r.capacity,
-            knownContexts: r.knownContexts,
-            ejectedUntil: isEjected(r.passive, this.#clock.now()) ? r.passive.ejectedUntil : undefined,
-            wake: {
-              lastSentAt: r.lastWakeAt,
-              waking:
-                r.health.status === 'asleep' && r.lastWakeAt !== undefined && this.#clock.now() < r.lastWakeAt + r.spec.wakeTimeoutMs,
-            },
-          }),
-        ),
-      );
+      const views: NodeView[] = [];
+      for (const runtime of this.#active.values()) {
+        runtime.view ??= this.#viewOf(runtime);
+        views.push(runtime.view);
+      }
+      this.#views = Object.freeze(views);
     }
     return this.#views;
   }
 
+  /** Up-to-the-moment copies (last probe, last listing time) for /health and admin views. */
+  freshViews(): readonly NodeView[] {
+    return Object.freeze([...this.#active.values()].map((r) => this.#viewOf(r)));
+  }
+
   view(nodeName: string): NodeView | undefined {
-    return this.views().find((v) => v.spec.name === nodeName);
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined) return undefined;
+    runtime.view ??= this.#viewOf(runtime);
+    return runtime.view;
   }
 
   snapshot(): RoutingSnapshot {
@@ -285,9 +317,22 @@ export class NodeRegistry {
  */
 function frozenDiscovery(state: DiscoveryState, prev: DiscoveryState | undefined): DiscoveryState {
   const models =
-    prev !== undefined && state.models === prev.models
+    prev !== undefined && (state.models === prev.models || sameListing(state.models, prev.models))
       ? prev.models
       : Object.freeze(state.models.map((m) => Object.freeze({ ...m, aliases: Object.freeze([...m.aliases]) })));
   return Object.freeze({ ...state, models });
 }
 
+
+/** Whether two listings say the same (ids, load state, context, aliases, in order). */
+function sameListing(a: readonly DiscoveredModel[], b: readonly DiscoveredModel[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined || y === undefined) return false;
+    if (x.id !== y.id || x.loaded !== y.loaded || x.status !== y.status || x.contextTokens !== y.contextTokens) return false;
+    if (x.aliases.length !== y.aliases.length || x.aliases.some((alias, j) => alias !== y.aliases[j])) return false;
+  }
+  return true;
+}

@@ -70,9 +70,16 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
   };
   res.on('close', onClose);
-  const overall = input.totalTimeoutMs > 0 ? AbortSignal.timeout(input.totalTimeoutMs) : undefined;
-  const onOverall = (): void => controller.abort(new Error(`upstream exchange exceeded ${input.totalTimeoutMs}ms`));
-  overall?.addEventListener('abort', onOverall, { once: true });
+  // A plain timer, cleared when the attempt ends: AbortSignal.timeout() would keep a timer (an hour
+  // by default) and its weak references alive per request until GC and finalisation catch up.
+  const overall = { aborted: false };
+  const overallTimer =
+    input.totalTimeoutMs > 0
+      ? setTimeout(() => {
+          overall.aborted = true;
+          controller.abort(new Error(`upstream exchange exceeded ${input.totalTimeoutMs}ms`));
+        }, input.totalTimeoutMs)
+      : undefined;
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };
     let upstream: Dispatcher.ResponseData;
@@ -85,7 +92,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
         signal: controller.signal,
       });
     } catch (error) {
-      if (overall?.aborted) return { kind: 'failed', result: 'timeout', error: `no answer within ${input.totalTimeoutMs}ms` };
+      if (overall.aborted) return { kind: 'failed', result: 'timeout', error: `no answer within ${input.totalTimeoutMs}ms` };
       if (controller.signal.aborted) return { kind: 'client_gone', status: undefined };
       return { kind: 'failed', ...classify(error) };
     }
@@ -121,8 +128,8 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     if (status >= 200 && status < 300 && !isEventStream && /\bjson\b/i.test(String(headers['content-type'] ?? ''))) {
       const held = await holdBody(upstream.body, MAX_HELD_BODY_BYTES);
       if (held.kind === 'failed') {
-        if (controller.signal.aborted && !overall?.aborted) return { kind: 'client_gone', status };
-        if (overall?.aborted) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${input.totalTimeoutMs}ms`, status };
+        if (controller.signal.aborted && !overall.aborted) return { kind: 'client_gone', status };
+        if (overall.aborted) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${input.totalTimeoutMs}ms`, status };
         const cause = classify(held.error);
         return { kind: 'failed', result: cause.result, error: `the node's ${status} answer broke off: ${cause.error}`, status };
       }
@@ -146,13 +153,13 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     const pumped = await pumping;
     const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - input.startedMs;
     if (pumped.ok) return { kind: 'delivered', status, firstByteMs };
-    if (pumped.clientGone || (controller.signal.aborted && !overall?.aborted)) return { kind: 'client_gone', status };
+    if (pumped.clientGone || (controller.signal.aborted && !overall.aborted)) return { kind: 'client_gone', status };
     if (isEventStream) res.end();
     else res.destroy();
     return { kind: 'broken', status, error: pumped.error, firstByteMs };
   } finally {
     res.off('close', onClose);
-    overall?.removeEventListener('abort', onOverall);
+    clearTimeout(overallTimer);
   }
 }
 

@@ -97,7 +97,10 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
   }
   modelForMetrics = resolved.model;
   const clientGone = new AbortController();
-  res.once('close', () => clientGone.abort());
+  // Aborting builds an exception object: do it only for a client that really left early.
+  res.once('close', () => {
+    if (!res.writableFinished) clientGone.abort();
+  });
   const maxTokens = requestedMaxTokens(resolved.json);
   const promptTokens = await sizePrompt(deps, endpoint, resolved, maxTokens, clientGone.signal);
 

@@ -1,13 +1,14 @@
 // One health probe over HTTP (I/O only). Each kind is asked the way it answers (PROTOCOLS.md):
 // llama.cpp, vLLM and SGLang on /health, Ollama on /api/version, a plain OpenAI server on /v1/models;
-// `auto` tries /health and falls back to /v1/models when /health does not exist.
+// `auto` tries /health, then Ollama's /api/version, and falls back to /v1/models only when neither
+// exists: probing /v1/models would tie health to the model listing, which must not delay or change it.
 
 import type { Dispatcher } from 'undici';
 import type { NodeKind, NodeSpec } from '#src/config/types.ts';
 import type { ProbeOutcome } from './health-state.ts';
 
 const HEALTH_PATHS: Readonly<Record<NodeKind, readonly string[]>> = {
-  auto: ['/health', '/v1/models'],
+  auto: ['/health', '/api/version', '/v1/models'],
   vllm: ['/health'],
   llamacpp: ['/health'],
   sglang: ['/health'],

@@ -3,7 +3,7 @@ import { allowsModel } from '#src/discovery/index.ts';
 import { predicateFilter } from '../filter.ts';
 
 export const servesModel = predicateFilter('serves-model', (req, node) => {
-  const allowed = allowsModel(node.discovery, req.model);
+  const allowed = allowsModel(node.discovery, req.model, node.modelsById);
   if (allowed.ok) return undefined;
   const detail =
     allowed.reason === 'expired'
