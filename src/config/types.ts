@@ -39,7 +39,7 @@ export interface AdminConfig {
 export interface HealthConfig {
   readonly intervalMs: number;
   readonly timeoutMs: number;
-  /** Consecutive failures to dead; degraded at half of it (rounded up). */
+  /** Consecutive failures to dead (asleep for nodes with `wake`); degraded from half of it, rounded down, at least 1. */
   readonly failThreshold: number;
 }
 

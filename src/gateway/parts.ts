@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'undici';
-import { systemClock, sleep, type Clock } from '#src/core/clock.ts';
+import { systemClock, type Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
@@ -15,27 +15,8 @@ import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { buildEndpoints, type EndpointTables } from '#src/admin/endpoints.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/main.ts';
-import type { AttemptResult } from '#src/proxy/index.ts';
-import type { UpstreamVerdict } from '#src/nodes/index.ts';
+import { upstreamVerdict } from './upstream-verdict.ts';
 
-/** Which attempt results say something about the node's own health. */
-function upstreamVerdict(result: AttemptResult): UpstreamVerdict {
-  switch (result) {
-    case 'success':
-    case 'context_overflow':
-    case 'model_not_found':
-      return 'success';
-    case 'http_5xx':
-    case 'connect_error':
-    case 'reset':
-    case 'timeout':
-    case 'stream_error':
-    case 'invalid_body':
-      return 'failure';
-    case 'client_abort':
-      return 'neutral';
-  }
-}
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -61,6 +42,7 @@ export class GatewayParts {
   #config: GatewayConfig;
   #catalog: ModelCatalog;
   #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = { config: undefined, byNode: new Map() };
+  #reloading: Promise<unknown> = Promise.resolve();
   #knownModels: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
 
   constructor(options: GatewayOptions) {
@@ -234,7 +216,14 @@ export class GatewayParts {
     void this.discoverer.start(this.#lifetime.signal);
   }
 
-  async reload(): Promise<ReloadOutcome> {
+  /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
+  reload(): Promise<ReloadOutcome> {
+    const next = this.#reloading.then(() => this.#reloadNow());
+    this.#reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  async #reloadNow(): Promise<ReloadOutcome> {
     const { logger, loadConfig } = this.options;
     if (loadConfig === undefined) return { ok: false, problems: [{ path: '', message: 'reload is not supported here' }] };
     const loaded = await loadConfig();
@@ -297,7 +286,12 @@ export class GatewayParts {
     const refreshed = this.discoverer.refresh(names);
     const waitMs = this.#config.discovery.missWaitMs;
     if (waitMs <= 0) return false;
-    const timedOut = sleep(this.clock, waitMs).then(() => false);
-    return Promise.race([refreshed.then(() => true), timedOut]);
+    return new Promise<boolean>((resolve) => {
+      const timer = this.clock.setTimeout(() => resolve(false), waitMs);
+      void refreshed.then(() => {
+        timer.cancel();
+        resolve(true);
+      });
+    });
   }
 }

@@ -44,8 +44,15 @@ export class HealthChecker implements Service {
     for (const watched of this.#watched.values()) this.#forget(watched);
   }
 
+  /** A new cadence takes effect at once (each node's next probe is rescheduled), not after the old one. */
   setIntervalMs(intervalMs: number): void {
+    if (intervalMs === this.#intervalMs) return;
     this.#intervalMs = intervalMs;
+    if (!this.#running) return;
+    for (const watched of this.#watched.values()) {
+      watched.timer?.cancel();
+      watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), intervalMs);
+    }
   }
 
   /** Replaces the watched set: new nodes are probed at once, removed ones stop (their probe is aborted). */

@@ -1,0 +1,24 @@
+// Pure: which request outcomes say something about a node's own health (passive ejection).
+// A refusal the node explained (overflow, unknown model) proves it alive; a client leaving proves nothing.
+
+import type { AttemptResult } from '#src/proxy/index.ts';
+import type { UpstreamVerdict } from '#src/nodes/index.ts';
+
+export /** Which attempt results say something about the node's own health. */
+function upstreamVerdict(result: AttemptResult): UpstreamVerdict {
+  switch (result) {
+    case 'success':
+    case 'context_overflow':
+    case 'model_not_found':
+      return 'success';
+    case 'http_5xx':
+    case 'connect_error':
+    case 'reset':
+    case 'timeout':
+    case 'stream_error':
+    case 'invalid_body':
+      return 'failure';
+    case 'client_abort':
+      return 'neutral';
+  }
+}
