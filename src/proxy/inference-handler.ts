@@ -84,7 +84,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
   } catch (error) {
     const gatewayError = toGatewayError(error);
     if (gatewayError.status === 413) {
-      if (discardableRemainder(req, deps.maxRequestBodyBytes())) req.resume();
+      if (discardableRemainder(req.headers, deps.maxRequestBodyBytes())) req.resume();
       else res.setHeader('connection', 'close');
     }
     fail(gatewayError);

@@ -1,7 +1,7 @@
 // Reads a request body into memory, bounded by `maxBytes` (the `model` field must be read, and the
 // bytes are replayed upstream on failover). Time is bounded by the server's requestTimeout.
 
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { badRequest, bodyTooLarge } from '#src/core/errors.ts';
 
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
@@ -55,7 +55,7 @@ const MAX_DISCARDED_BYTES = 16 * 1024 * 1024;
  * while the client is still sending makes its kernel see a reset, and most clients then report a
  * broken pipe instead of the 413. Past the bound (or with no declared length) the connection closes.
  */
-export function discardableRemainder(req: IncomingMessage, maxBytes: number): boolean {
-  const declared = Number(req.headers['content-length']);
+export function discardableRemainder(headers: IncomingHttpHeaders, maxBytes: number): boolean {
+  const declared = Number(headers['content-length']);
   return Number.isSafeInteger(declared) && declared <= Math.max(MAX_DISCARDED_BYTES, 2 * maxBytes);
 }
