@@ -41,7 +41,7 @@ after(async () => {
 const chat = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
 
 test('without a valid client key every /v1 route answers 401 in the OpenAI shape', async () => {
-  for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${CLIENT_KEY}` }]) {
+  for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${CLIENT_KEY}` }] as Record<string, string>[]) {
     const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, headers);
     assert.equal(res.status, 401, JSON.stringify(headers));
     const { error } = res.json<{ error: { type: string; code: string } }>();
