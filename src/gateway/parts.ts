@@ -16,6 +16,7 @@ import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { buildEndpoints, type EndpointTables } from '#src/admin/endpoints.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/main.ts';
 import { upstreamVerdict } from './upstream-verdict.ts';
+import { restartOnlyChanges } from './restart-only.ts';
 
 
 /** Every collaborator of one gateway instance, and the current config they read. */
@@ -233,9 +234,8 @@ export class GatewayParts {
     }
     const next = loaded.config;
     const previous = this.#config;
-    if (next.server.listen.host !== previous.server.listen.host || next.server.listen.port !== previous.server.listen.port) {
-      logger.warn({ listen: next.server.listen }, 'server.listen changed; it takes effect only after a restart');
-    }
+    const restartOnly = restartOnlyChanges(previous, next);
+    if (restartOnly.length > 0) logger.warn({ keys: restartOnly }, 'these settings take effect only after a restart');
     this.#config = next;
     this.#catalog = buildCatalog(next.models);
     this.registry.setFailThreshold(next.health.failThreshold);

@@ -17,7 +17,7 @@ export interface SimModelSpec {
   /** Per-slot n_ctx (vLLM/SGLang: max_model_len; Ollama: num_ctx). */
   readonly contextTokens?: number;
   readonly slots?: number;
-  /** Initial status (llamacpp-router: any; ollama: loaded or unloaded). */
+  /** Initial status (llamacpp-router: every status; ollama: loaded or unloaded). */
   readonly status?: ModelStatus;
   readonly sizeBytes?: number;
 }

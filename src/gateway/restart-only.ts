@@ -1,0 +1,15 @@
+// Pure: the settings a reload cannot apply to a running gateway (they shape its listening sockets),
+// so the operator is told a restart is needed instead of believing the change took effect.
+
+import type { GatewayConfig } from '#src/config/types.ts';
+
+export function restartOnlyChanges(previous: GatewayConfig, next: GatewayConfig): string[] {
+  const changed: string[] = [];
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  if (!same(previous.server.listen, next.server.listen)) changed.push('server.listen');
+  if (previous.server.maxHeaderBytes !== next.server.maxHeaderBytes) changed.push('server.max_header_bytes');
+  if (previous.server.headerTimeoutMs !== next.server.headerTimeoutMs) changed.push('server.header_timeout');
+  if (previous.server.requestTimeoutMs !== next.server.requestTimeoutMs) changed.push('server.request_timeout');
+  if (!same(previous.admin.listen, next.admin.listen)) changed.push('admin.listen');
+  return changed;
+}

@@ -1,0 +1,21 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig } from '#src/config/index.ts';
+import { restartOnlyChanges } from '#src/gateway/restart-only.ts';
+
+const node = '[[nodes]]\nname = "a"\nurl = "http://10.0.0.1:8000"\n';
+
+function config(extra: string) {
+  const result = loadConfig(`${extra}\n${node}`, {});
+  assert.ok(result.ok);
+  return result.config;
+}
+
+test('a reload names the settings that need a restart, and only those', () => {
+  const before = config('[server]\nlisten = "127.0.0.1:8080"\n');
+  assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\ndrain_timeout = "5s"\n')), []);
+  assert.deepEqual(
+    restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:9090"\nheader_timeout = "2s"\n[admin]\nlisten = "127.0.0.1:9091"\n')),
+    ['server.listen', 'server.header_timeout', 'admin.listen'],
+  );
+});
