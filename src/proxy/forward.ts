@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { Clock } from '#src/core/clock.ts';
 import { clientResponseHeaders } from './hop-headers.ts';
 import { interpretUpstreamError, type UpstreamErrorMeaning } from './upstream-error.ts';
 
@@ -60,6 +61,8 @@ export interface AttemptInput {
   readonly startedMs: number;
   /** Bound on the whole exchange, streaming included; 0 = none. */
   readonly totalTimeoutMs: number;
+  /** Schedules the total-timeout timer. */
+  readonly clock: Clock;
 }
 
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
@@ -75,7 +78,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
   const overall = { aborted: false };
   const overallTimer =
     input.totalTimeoutMs > 0
-      ? setTimeout(() => {
+      ? input.clock.setTimeout(() => {
           overall.aborted = true;
           controller.abort(new Error(`upstream exchange exceeded ${input.totalTimeoutMs}ms`));
         }, input.totalTimeoutMs)
@@ -159,7 +162,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     return { kind: 'broken', status, error: pumped.error, firstByteMs };
   } finally {
     res.off('close', onClose);
-    clearTimeout(overallTimer);
+    overallTimer?.cancel();
   }
 }
 

@@ -150,6 +150,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
         monotonicMs: () => deps.clock.monotonicMs(),
         startedMs,
         totalTimeoutMs: deps.totalTimeoutMs(),
+        clock: deps.clock,
       });
     } finally {
       admission.release();
