@@ -3,18 +3,7 @@ import assert from 'node:assert/strict';
 import { promptText, requestedMaxTokens, upperBoundTokens, wantsExactCount } from '#src/proxy/prompt-size.ts';
 import { chatPromptTokens, textPromptTokens } from '#src/sim/index.ts';
 import { node } from '#test/fixtures/builders.ts';
-
-/** mulberry32: a small seeded generator, so the property test is the same on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as seeded } from '#src/sim/seeded-random.ts';
 
 const ALPHABET = ['a', 'Z', 'é', '字', '7', ' ', '\n', '.', '🙂', 'ß', '-', 'x', 'y'];
 
