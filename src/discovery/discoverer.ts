@@ -21,9 +21,10 @@ export interface DiscovererOptions {
   /**
    * Called synchronously once per finished fetch of a node still configured and not stopped;
    * results of aborted fetches (node removed or replaced, discoverer stopped) are dropped.
-   * Must not throw.
+   * Should not throw; if it does, `onError` is told and the node's loop goes on.
    */
   readonly onResult: (nodeName: string, result: DiscoveryResult) => void;
+  readonly onError?: (nodeName: string, error: unknown) => void;
   /** Minimum time between two fetches started by `refresh` for one node. */
   readonly minRefreshIntervalMs: number;
 }
@@ -177,6 +178,9 @@ export class Discoverer implements Service {
       if (controller.signal.aborted) return;
       try {
         this.#options.onResult(spec.name, result);
+      } catch (error) {
+        // A throwing consumer must not become an unhandled rejection, nor stop this node's loop.
+        this.#options.onError?.(spec.name, error);
       } finally {
         settle();
       }

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'undici';
 import { systemClock, type Clock } from '#src/core/clock.ts';
+import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
@@ -80,6 +81,7 @@ export class GatewayParts {
       minRefreshIntervalMs: options.config.discovery.missCooldownMs,
       fetch: (node, signal) => this.#pollModels(node, signal),
       onResult: (name, result) => this.registry.observeDiscovery(name, result),
+      onError: (name, error) => options.logger.error({ err: error, node: name }, 'applying a discovery result failed'),
     });
     this.metrics = new GatewayMetrics({
       registryEvents: this.registryEvents,
@@ -112,7 +114,7 @@ export class GatewayParts {
     this.registryEvents.on('node:health-changed', ({ node, from, to }) => {
       if (to.status !== 'healthy' || (from.status !== 'asleep' && from.status !== 'dead')) return;
       this.checker.probeNormally(node);
-      void this.discoverer.refresh([node]);
+      this.#detach(this.discoverer.refresh([node]), 'model refresh after recovery');
     });
     this.#unsubscribeLogs = subscribeTransitionLogs({
       logger: options.logger,
@@ -161,7 +163,7 @@ export class GatewayParts {
         tokenizeTimeoutMs: () => this.#config.routing.tokenizeTimeoutMs,
         totalTimeoutMs: () => this.#config.upstream.totalTimeoutMs,
         modelLabel: (model) => this.#modelLabel(model),
-        onModelVanished: (nodeName) => void this.discoverer.refresh([nodeName]),
+        onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
         newRequestId: () => randomUUID(),
       },
     });
@@ -172,7 +174,7 @@ export class GatewayParts {
     const candidates = wakeCandidates(req, this.registry.snapshot(), this.filters);
     const chosen = candidates.find((n) => n.wake.waking) ?? candidates[0];
     if (chosen === undefined) return undefined;
-    if (!chosen.wake.waking) void this.wakes.wake(chosen.spec.name, `request for ${req.model}`);
+    if (!chosen.wake.waking) this.#detach(this.wakes.wake(chosen.spec.name, `request for ${req.model}`), 'wake');
     return { timeoutMs: chosen.spec.wakeTimeoutMs };
   }
 
@@ -213,8 +215,13 @@ export class GatewayParts {
   }
 
   startLoops(): void {
-    void this.checker.start(this.#lifetime.signal);
-    void this.discoverer.start(this.#lifetime.signal);
+    this.#detach(this.checker.start(this.#lifetime.signal), 'health loop');
+    this.#detach(this.discoverer.start(this.#lifetime.signal), 'discovery loop');
+  }
+
+  /** Background work whose failure is logged, never left as an unhandled rejection. */
+  #detach(work: Promise<unknown>, what: string): void {
+    detach(work, (error) => this.options.logger.error({ err: error }, `${what} failed`));
   }
 
   /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
@@ -288,9 +295,13 @@ export class GatewayParts {
     if (waitMs <= 0) return false;
     return new Promise<boolean>((resolve) => {
       const timer = this.clock.setTimeout(() => resolve(false), waitMs);
-      void refreshed.then(() => {
+      const done = (): void => {
         timer.cancel();
         resolve(true);
+      };
+      refreshed.then(done, (error: unknown) => {
+        this.options.logger.error({ err: error }, 'refresh-on-miss failed');
+        done();
       });
     });
   }

@@ -3,7 +3,9 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
+import { detach } from '#src/core/detach.ts';
+import { badRequest, methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
+import { parseRequestTarget } from '#src/core/request-target.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
@@ -38,7 +40,9 @@ export function createHttpServer(options: HttpServerOptions): GatewayHttpServer 
       res.once('close', () => {
         active -= 1;
       });
-      void dispatch(options, req, res);
+      // dispatch answers every error it can see; this catches what escapes it (a bug), so that one
+      // request can never become an unhandled rejection that takes the process down.
+      detach(dispatch(options, req, res), (error) => answerInternalError(options, error, req, res));
     },
   );
   let active = 0;
@@ -49,9 +53,15 @@ export function createHttpServer(options: HttpServerOptions): GatewayHttpServer 
 export type GatewayHttpServer = Server & { activeRequests(): number };
 
 async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://gateway.invalid');
   const method = req.method ?? 'GET';
   try {
+    const target = parseRequestTarget(req.url);
+    if (!target.ok) {
+      req.resume();
+      sendError(res, badRequest(target.problem), { connection: 'close' });
+      return;
+    }
+    const url = target.url;
     const byMethod = options.endpoints().get(url.pathname);
     if (byMethod === undefined) {
       req.resume();
@@ -66,10 +76,15 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
     }
     await handler(req, res, url);
   } catch (error) {
-    options.onHandlerError(error, req);
-    if (!res.headersSent) sendError(res, toGatewayError(error));
-    else res.destroy();
+    answerInternalError(options, error, req, res);
   }
+}
+
+/** Logs a failure no handler answered, then answers 500 (or ends a response already under way). */
+function answerInternalError(options: HttpServerOptions, error: unknown, req: IncomingMessage, res: ServerResponse): void {
+  options.onHandlerError(error, req);
+  if (!res.headersSent) sendError(res, toGatewayError(error));
+  else res.destroy();
 }
 
 export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {

@@ -4,6 +4,8 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
+import { detach } from '#src/core/detach.ts';
+import { parseRequestTarget } from '#src/core/request-target.ts';
 import { answerControl, CONTROL_PREFIX, type ControlTarget } from '#src/sim/control-api.ts';
 import type { KindHandler, SimExchange } from '#src/sim/exchange.ts';
 import { injectFault } from '#src/sim/fault-injection.ts';
@@ -32,7 +34,13 @@ const HEADERS_TIMEOUT_MS = 10_000;
 
 async function serveRequest(req: IncomingMessage, res: ServerResponse, options: SimServerOptions): Promise<void> {
   const { clock, recorder, handler } = options;
-  const url = new URL(req.url ?? '/', 'http://sim.invalid');
+  const target = parseRequestTarget(req.url);
+  if (!target.ok) {
+    req.resume();
+    res.writeHead(400, { ...PLAIN, Connection: 'close' }).end(target.problem);
+    return;
+  }
+  const url = target.url;
   const method = req.method ?? 'GET';
   const path = url.pathname;
   const query = Object.fromEntries(url.searchParams);
@@ -82,7 +90,12 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, options: 
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
   // Reading a request is bounded in bytes (readRequestText) and in time (these two timeouts).
   const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
-    void serveRequest(req, res, options);
+    detach(serveRequest(req, res, options), (error) => {
+      // serveRequest answers its own failures; one that escapes is a sim bug, not a reason to exit.
+      process.stderr.write(`sim node: request failed: ${String(error)}\n`);
+      if (!res.headersSent) res.writeHead(500, PLAIN).end('sim node failure');
+      else res.destroy();
+    });
   });
   server.on('connection', (socket) => {
     options.recorder.connectionOpened();

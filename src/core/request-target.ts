@@ -1,0 +1,37 @@
+// Pure: the path and query of an HTTP request-target, or the reason it is malformed.
+//
+// node:http (llhttp) accepts request-targets that the WHATWG URL parser rejects (`//[/`,
+// `//a:99999/`, `http://[/`, `//%/`): parsing one with `new URL(target, base)` throws. Every server
+// here takes its target through this function, so a malformed one is a 400, never an exception.
+
+export type RequestTarget =
+  /** `url` carries the path and query; its origin is a placeholder unless the target was absolute. */
+  | { readonly ok: true; readonly url: URL }
+  | { readonly ok: false; readonly problem: string };
+
+/** Longest target quoted back in a problem (the target is the client's, and may be huge). */
+const QUOTED_CHARS = 80;
+
+function malformed(target: string, why: string): RequestTarget {
+  const shown = target.length > QUOTED_CHARS ? `${target.slice(0, QUOTED_CHARS)}…` : target;
+  return { ok: false, problem: `malformed request target ${JSON.stringify(shown)}: ${why}` };
+}
+
+/**
+ * Origin-form (`/path?query`, RFC 9112 §3.2.1) and absolute-form (`http://host/path`, §3.2.2) are
+ * accepted. A path that starts with `//` is refused: read as a URL reference it names a host, read
+ * as a path its first segment is empty; no endpoint has such a path, and the ambiguity is how
+ * request-smuggling tricks start. Asterisk-form and authority-form serve no endpoint here either.
+ */
+export function parseRequestTarget(target: string | undefined): RequestTarget {
+  const raw = target ?? '/';
+  if (raw.startsWith('//')) return malformed(raw, 'a path must not start with "//"');
+  if (raw.startsWith('/')) return parsed(raw, 'http://request-target.invalid' + raw);
+  if (/^https?:\/\//i.test(raw)) return parsed(raw, raw);
+  return malformed(raw, 'expected a path starting with "/" or an absolute http(s) URL');
+}
+
+function parsed(raw: string, absolute: string): RequestTarget {
+  if (!URL.canParse(absolute)) return malformed(raw, 'not a valid URL');
+  return { ok: true, url: new URL(absolute) };
+}
