@@ -9,5 +9,14 @@ if (major < 24) {
   );
   process.exit(1);
 }
+// SIGHUP's default action ends the process. Loading the sources takes a moment, so count the SIGHUPs
+// that arrive meanwhile and hand them over; runCli installs its own listener before it returns.
+const early = { hangups: 0 };
+const countHangup = () => {
+  early.hangups += 1;
+};
+process.on('SIGHUP', countHangup);
 const { runCli } = await import('../src/cli/main.ts');
-process.exitCode = await runCli(process.argv.slice(2));
+const running = runCli(process.argv.slice(2), { hangupsBeforeStart: early.hangups });
+process.off('SIGHUP', countHangup);
+process.exitCode = await running;

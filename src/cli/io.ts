@@ -1,4 +1,7 @@
-// What a CLI command may touch: its output streams, the environment, and a signal that ends it.
+// What a CLI command may touch: its output streams, the environment, a signal that ends it, and
+// the SIGHUPs it is sent.
+
+import type { Hangups } from './hangups.ts';
 
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
@@ -6,6 +9,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Aborted on SIGINT/SIGTERM; long-running commands stop when it fires. */
   readonly signal: AbortSignal;
+  /** SIGHUPs, for commands that reload on them (the others are stopped by SIGHUP instead). */
+  readonly hangups: Hangups;
 }
 
 export type Command = (argv: readonly string[], io: CliIo) => Promise<number>;

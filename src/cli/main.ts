@@ -1,16 +1,25 @@
-// argv → command. Signals become an AbortSignal so every command shuts down the same way.
+// argv → command. Signals become an AbortSignal so every command shuts down the same way; SIGHUP
+// reloads `serve` and stops the others; failures no code caught follow src/cli/crash-policy.ts.
 
 import type { CliIo, Command } from './io.ts';
 import { runServe } from './serve.ts';
 import { runCheckConfig } from './check-config.ts';
 import { runSim } from './sim.ts';
 import { runDemo } from './demo.ts';
+import { HangupRelay } from './hangups.ts';
+import { EXIT_INTERNAL_ERROR, installCrashPolicy } from './crash-policy.ts';
 
-const COMMANDS: Readonly<Record<string, Command>> = {
-  serve: runServe,
-  'check-config': runCheckConfig,
-  sim: runSim,
-  demo: runDemo,
+interface CommandEntry {
+  readonly run: Command;
+  /** What SIGHUP means for it: re-read the config, or stop like SIGINT (a closed terminal). */
+  readonly onHangup: 'reload' | 'stop';
+}
+
+const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  serve: { run: runServe, onHangup: 'reload' },
+  'check-config': { run: runCheckConfig, onHangup: 'stop' },
+  sim: { run: runSim, onHangup: 'stop' },
+  demo: { run: runDemo, onHangup: 'stop' },
 };
 
 const USAGE = `usage: switchyard <command> [options]
@@ -22,7 +31,16 @@ commands:
   demo [--port N]                                  a simulated fleet and a gateway, on loopback
 `;
 
-export async function runCli(argv: readonly string[]): Promise<number> {
+export interface CliStart {
+  /** SIGHUPs the entry shim caught before this ran (while the sources loaded). */
+  readonly hangupsBeforeStart: number;
+}
+
+/**
+ * Runs one command. Installs its SIGHUP listener before its first await, so an entry shim may
+ * drop its own early listener as soon as this returns its promise.
+ */
+export async function runCli(argv: readonly string[], start: CliStart = { hangupsBeforeStart: 0 }): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(USAGE);
@@ -35,13 +53,25 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   }
   const controller = new AbortController();
   const stop = (): void => controller.abort();
+  const hangups = new HangupRelay(command.onHangup === 'reload' ? start.hangupsBeforeStart : 0);
+  const onHangup = command.onHangup === 'reload' ? () => hangups.notify() : stop;
+  if (command.onHangup === 'stop' && start.hangupsBeforeStart > 0) stop();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: controller.signal };
+  process.on('SIGHUP', onHangup);
+  const crashPolicy = installCrashPolicy(process, {
+    report: (line) => process.stderr.write(`${line}\n`),
+    shutDown: stop,
+    exitNow: (code) => process.exit(code),
+  });
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: controller.signal, hangups };
   try {
-    return await command(rest, io);
+    const code = await command.run(rest, io);
+    return crashPolicy.crashed() ? EXIT_INTERNAL_ERROR : code;
   } finally {
+    crashPolicy.uninstall();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    process.off('SIGHUP', onHangup);
   }
 }

@@ -1,6 +1,7 @@
 // `switchyard serve --config FILE`: run the gateway until SIGINT/SIGTERM; SIGHUP reloads the config.
 
 import { once } from 'node:events';
+import { detach } from '#src/core/detach.ts';
 import { loadConfigFile, formatProblems } from '#src/config/index.ts';
 import { createLogger, parseLogFormat } from '#src/logs/logger.ts';
 import { Gateway } from '#src/main.ts';
@@ -23,23 +24,31 @@ export const runServe: Command = async (argv, io) => {
     return 1;
   }
   const logger = createLogger({ format, level: io.env.SWITCHYARD_LOG_LEVEL ?? 'info' });
-  const gateway = await Gateway.start({
-    config: loaded.config,
-    logger,
-    loadConfig: () => loadConfigFile(file, io.env),
-  });
-  const onHangup = (): void => {
+  // Listen for SIGHUP before the (possibly long) start-up: one that arrives meanwhile is applied
+  // once the gateway listens, instead of ending the process.
+  const running: { gateway: Gateway | undefined; reloadQueued: boolean } = { gateway: undefined, reloadQueued: false };
+  const reload = (gateway: Gateway): void => {
     logger.info({ file }, 'SIGHUP: reloading config');
-    void gateway.reload();
+    detach(gateway.reload(), (error) => logger.error({ err: error }, 'config reload failed'));
   };
-  process.on('SIGHUP', onHangup);
+  const unsubscribe = io.hangups.subscribe(() => {
+    if (running.gateway !== undefined) return reload(running.gateway);
+    if (!running.reloadQueued) logger.info({ file }, 'SIGHUP during start-up: the reload runs once the gateway listens');
+    running.reloadQueued = true;
+  });
   try {
+    running.gateway = await Gateway.start({
+      config: loaded.config,
+      logger,
+      loadConfig: () => loadConfigFile(file, io.env),
+    });
+    if (running.reloadQueued) reload(running.gateway);
     if (!io.signal.aborted) await once(io.signal, 'abort');
     logger.info('shutting down: finishing in-flight requests');
-    await gateway.close();
+    await running.gateway.close();
     logger.info('stopped');
     return 0;
   } finally {
-    process.off('SIGHUP', onHangup);
+    unsubscribe();
   }
 };

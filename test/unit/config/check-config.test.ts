@@ -1,3 +1,4 @@
+import { HangupRelay } from '#src/cli/hangups.ts';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
@@ -21,7 +22,7 @@ function captureIo(env: Record<string, string | undefined> = {}): Captured {
   const out: string[] = [];
   const err: string[] = [];
   return {
-    io: { stdout: collect(out), stderr: collect(err), env, signal: new AbortController().signal },
+    io: { stdout: collect(out), stderr: collect(err), env, signal: new AbortController().signal, hangups: new HangupRelay(0) },
     stdout: () => out.join(''),
     stderr: () => err.join(''),
   };

@@ -1,3 +1,4 @@
+import { HangupRelay } from '#src/cli/hangups.ts';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ function fakeIo(): FakeIo {
   stderr.on('data', (chunk: Buffer) => err.push(chunk.toString()));
   const controller = new AbortController();
   return {
-    io: { stdout, stderr, env: {}, signal: controller.signal },
+    io: { stdout, stderr, env: {}, signal: controller.signal, hangups: new HangupRelay(0) },
     abort: () => controller.abort(),
     stdout: () => out.join(''),
     stderr: () => err.join(''),
