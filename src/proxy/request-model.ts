@@ -2,6 +2,7 @@
 // the bytes to send upstream (the original bytes when nothing changed, so bodies pass untouched).
 
 import { badRequest, type GatewayError } from '#src/core/errors.ts';
+import { MAX_JSON_DEPTH, scanBody, withTopLevelString } from './raw-json.ts';
 
 export interface ModelCatalog {
   readonly defaultModel: string | undefined;
@@ -33,6 +34,8 @@ export function resolveRequest(raw: Buffer, catalog: ModelCatalog): ResolvedRequ
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return badRequest('request body must be a JSON object');
   }
+  const scan = scanBody(raw, 'model');
+  if (scan.tooDeep) return badRequest(`request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   const json = parsed as Record<string, unknown>;
   const given = json.model;
   if (given !== undefined && given !== null && typeof given !== 'string') {
@@ -44,6 +47,7 @@ export function resolveRequest(raw: Buffer, catalog: ModelCatalog): ResolvedRequ
   }
   const model = catalog.aliases.get(requestedModel) ?? requestedModel;
   const stream = json.stream === true;
-  const body = model === given ? raw : Buffer.from(JSON.stringify({ ...json, model }));
+  // Only the model's value changes; every other byte (big integers, 1e400, spacing) stays the client's.
+  const body = model === given ? raw : withTopLevelString(raw, scan, 'model', model);
   return { model, requestedModel, group: catalog.groups.get(model), stream, body, json };
 }

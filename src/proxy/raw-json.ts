@@ -1,0 +1,115 @@
+// Pure: facts about a request body read from its bytes, without building or re-serialising it.
+//
+// Why bytes: re-serialising a parsed body changes what the client sent (`"seed": 9007199254740993`
+// becomes ...992, `1e400` becomes null, key order and spacing change), so the gateway rewrites only
+// the `model` value in place. And the nesting depth is measured here, before anything recursive
+// (prompt sizing, JSON.stringify) walks the parsed value and overflows the stack.
+//
+// The input must already be valid JSON (JSON.parse accepted it); the scan relies on that.
+
+/** Deepest nesting of arrays and objects a request body may have; deeper bodies get a 400. */
+export const MAX_JSON_DEPTH = 128;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+function isSpace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+export interface BodyScan {
+  /** True when arrays and objects nest deeper than the limit (the scan stopped there). */
+  readonly tooDeep: boolean;
+  /** Byte spans [start, end) of every value of the wanted top-level key, in order. */
+  readonly valueSpans: readonly (readonly [number, number])[];
+  /** Index just past the top-level object's `{`; -1 when the body is not an object. */
+  readonly afterOpenBrace: number;
+  /** Whether the top-level object has no members. */
+  readonly emptyObject: boolean;
+}
+
+/** Index just past the string whose opening quote is at `start`. */
+function endOfString(raw: Uint8Array, start: number): number {
+  let i = start + 1;
+  while (i < raw.length && raw[i] !== QUOTE) i += raw[i] === BACKSLASH ? 2 : 1;
+  return i + 1;
+}
+
+function trimEnd(raw: Uint8Array, start: number, end: number): number {
+  while (end > start && isSpace(raw[end - 1])) end -= 1;
+  return end;
+}
+
+/** One pass over a valid JSON text: its depth, and where the top-level `key`'s values are. */
+export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JSON_DEPTH): BodyScan {
+  const valueSpans: (readonly [number, number])[] = [];
+  let depth = 0;
+  let afterOpenBrace = -1;
+  let topIsObject = false;
+  let keyExpected = false;
+  let members = 0;
+  let valueStart = -1; // start of the wanted key's value while it is being read, else -1
+  let awaitingValue = false; // the wanted key was read; its value starts after the colon
+  const closeValue = (at: number): void => {
+    if (valueStart >= 0) valueSpans.push([valueStart, trimEnd(raw, valueStart, at)]);
+    valueStart = -1;
+  };
+  for (let i = 0; i < raw.length; i++) {
+    const byte = raw[i]!;
+    if (isSpace(byte)) continue;
+    if (awaitingValue && byte !== COLON) {
+      valueStart = i;
+      awaitingValue = false;
+    }
+    if (byte === QUOTE) {
+      const end = endOfString(raw, i);
+      if (topIsObject && depth === 1 && keyExpected) {
+        keyExpected = false;
+        members += 1;
+        awaitingValue = (JSON.parse(Buffer.from(raw.subarray(i, end)).toString('utf8')) as string) === key;
+      }
+      i = end - 1;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > maxDepth) return { tooDeep: true, valueSpans, afterOpenBrace, emptyObject: members === 0 };
+      if (depth === 1 && byte === OPEN_BRACE) {
+        topIsObject = true;
+        keyExpected = true;
+        afterOpenBrace = i + 1;
+      }
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      if (depth === 1) closeValue(i);
+      depth -= 1;
+    } else if (byte === COMMA && depth === 1) {
+      closeValue(i);
+      keyExpected = topIsObject;
+    }
+  }
+  return { tooDeep: false, valueSpans, afterOpenBrace, emptyObject: members === 0 };
+}
+
+/**
+ * The body with every value of the top-level `key` replaced by `value` (JSON-encoded), or the
+ * member added first when the key is absent. Every other byte stays as the client sent it.
+ */
+export function withTopLevelString(raw: Buffer, scan: BodyScan, key: string, value: string): Buffer {
+  const encoded = Buffer.from(JSON.stringify(value), 'utf8');
+  if (scan.valueSpans.length === 0) {
+    const member = Buffer.from(`${JSON.stringify(key)}:${encoded.toString('utf8')}${scan.emptyObject ? '' : ','}`, 'utf8');
+    return Buffer.concat([raw.subarray(0, scan.afterOpenBrace), member, raw.subarray(scan.afterOpenBrace)]);
+  }
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const [start, end] of scan.valueSpans) {
+    parts.push(raw.subarray(from, start), encoded);
+    from = end;
+  }
+  parts.push(raw.subarray(from));
+  return Buffer.concat(parts);
+}

@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { scanBody, withTopLevelString } from '#src/proxy/raw-json.ts';
+
+function rewrite(text: string, value: string): string {
+  const raw = Buffer.from(text);
+  return withTopLevelString(raw, scanBody(raw, 'model'), 'model', value).toString('utf8');
+}
+
+test('the model value is replaced in place; every other byte stays', () => {
+  const table: [string, string][] = [
+    ['{"model":"a","seed":9007199254740993}', '{"model":"B","seed":9007199254740993}'],
+    ['{ "x": 1e400 , "model" : "a" }', '{ "x": 1e400 , "model" : "B" }'],
+    ['{"model":null}', '{"model":"B"}'],
+    ['{"model":""}', '{"model":"B"}'],
+    ['{"a":{"model":"inner"},"model":"a"}', '{"a":{"model":"inner"},"model":"B"}'],
+    ['{"model":"a","b":[1,{"model":"x"}],"model":"dup"}', '{"model":"B","b":[1,{"model":"x"}],"model":"B"}'],
+    ['{"mod\\u0065l":"a"}', '{"mod\\u0065l":"B"}'],
+    ['{"s":"\\"model\\":","model":"a"}', '{"s":"\\"model\\":","model":"B"}'],
+    ['{"messages":[],"n":-0.0}', '{"model":"B","messages":[],"n":-0.0}'],
+    ['{}', '{"model":"B"}'],
+    [' \n{ }', ' \n{"model":"B" }'],
+    ['{"model":"a","k":"ünïcode ✓"}', '{"model":"B","k":"ünïcode ✓"}'],
+  ];
+  for (const [input, expected] of table) assert.equal(rewrite(input, 'B'), expected, input);
+});
+
+test('the new value is JSON-encoded', () => {
+  assert.equal(rewrite('{"model":"a"}', 'we"ird\\'), '{"model":"we\\"ird\\\\"}');
+});
+
+test('depth: arrays and objects past the limit are flagged, strings do not count', () => {
+  const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+  const table: [string, number, boolean][] = [
+    [`{"a":${nested(3)}}`, 4, false],
+    [`{"a":${nested(4)}}`, 4, true],
+    ['{"a":"[[[[[[[[[[[["}', 2, false],
+    [`{"a":{"b":{"c":{}}}}`, 4, false],
+    [`{"a":{"b":{"c":{"d":1}}}}`, 3, true],
+  ];
+  for (const [text, limit, tooDeep] of table) assert.equal(scanBody(Buffer.from(text), 'model', limit).tooDeep, tooDeep, text);
+  assert.equal(scanBody(Buffer.from(`{"p":${nested(200_000)}}`), 'model').tooDeep, true);
+});
