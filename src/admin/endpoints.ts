@@ -1,6 +1,8 @@
 // The gateway's endpoint tables: the public one (OpenAI routes, /health) and the admin one
-// (/admin/*, /metrics). Without [admin] listen both are served on the main listener; with it the
-// admin table moves to its own listener. Handlers read the current config on each call.
+// (/admin/*, /metrics, /health). Without [admin] listen both are served on the main listener (the
+// admin table's /health wins); with it the admin table moves to its own listener. /health answers
+// everyone with the fleet status; the detailed report only on a listener that serves the admin
+// table, to a caller who passes the admin read check. Handlers read the current config on each call.
 
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
@@ -10,7 +12,7 @@ import type { GatewayConfig } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { fleetModels, handleInference, sendError, sendJson, type EndpointTable, type Handler, type InferenceDeps } from '#src/proxy/index.ts';
 import type { GatewayMetrics } from '#src/metrics/prometheus.ts';
-import { healthReport } from './health-report.ts';
+import { fleetStatus, healthHttpStatus, healthReport } from './health-report.ts';
 import { adminRoutes, type AdminCommands } from './admin-routes.ts';
 import { isLoopbackAddress, keyChecker, presentedKey, type KeyCheck } from './auth.ts';
 import { adminAccess, cameThroughProxy, type AdminAccess } from './admin-access.ts';
@@ -86,8 +88,8 @@ export function buildEndpoints(deps: EndpointDeps): EndpointTables {
   );
   // /health stays open: load balancers and orchestrators probe it without credentials.
   publicTable.add('GET', '/health', (_req, res) => {
-    const report = healthReport(deps.registry.freshViews(), deps.clock.now());
-    sendJson(res, report.status === 'down' ? 503 : 200, report);
+    const status = fleetStatus(deps.registry.freshViews());
+    sendJson(res, healthHttpStatus(status), { status });
   });
 
   const adminTokenOk = cachedChecker(() => {
@@ -109,7 +111,12 @@ export function buildEndpoints(deps: EndpointDeps): EndpointTables {
     sendError(res, access.status === 401 ? unauthorized(access.message) : forbidden(access.message));
   };
   const adminTable = new TableBuilder();
-  adminTable.add('GET', '/health', publicTable.table.get('/health')?.get('GET') ?? (() => {}));
+  // Never refused (a probe may carry any header): without admin rights it is the public answer.
+  adminTable.add('GET', '/health', (req, res) => {
+    const report = healthReport(deps.registry.freshViews(), deps.clock.now());
+    const detailed = accessOf(req, false).allowed;
+    sendJson(res, healthHttpStatus(report.status), detailed ? report : { status: report.status });
+  });
   adminTable.add(
     'GET',
     '/metrics',
