@@ -11,7 +11,7 @@ import type { EndpointDeps, TableBuilder } from './endpoints.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
-  /** Sends a wake to a node now (a manual wake ignores the wake window). */
+  /** Sends a wake to a node unless one is in flight or its wake window is open ('in_window'). */
   readonly wake: (node: string) => Promise<WakeResult>;
   /** Process and upstream-connection figures for /admin/runtime. */
   readonly runtime: () => Record<string, unknown>;
@@ -72,7 +72,14 @@ export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guar
       }
       const result = await deps.commands.wake(node);
       const status = result === 'sent' ? 202 : result === 'unknown_node' ? 404 : result === 'not_wakeable' ? 409 : result === 'failed' ? 502 : 200;
-      sendJson(res, status, { node, result });
+      // The wake under way, so a caller told 'in_window' sees what it is waiting for.
+      const view = deps.registry.view(node);
+      const sentAt = view?.wake.lastSentAt;
+      const window =
+        view === undefined || sentAt === undefined
+          ? {}
+          : { sent_at: new Date(sentAt).toISOString(), window_ends_at: new Date(sentAt + view.spec.wakeTimeoutMs).toISOString() };
+      sendJson(res, status, { node, result, ...window });
     }),
   );
   table.add(

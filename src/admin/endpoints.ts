@@ -1,8 +1,10 @@
 // The gateway's endpoint tables: the public one (OpenAI routes, /health) and the admin one
-// (/admin/*, /metrics). Without [admin] listen both are served on the main listener; with it the
-// admin table moves to its own listener. Handlers read the current config on each call.
+// (/admin/*, /metrics, /health). Without [admin] listen both are served on the main listener (the
+// admin table's /health wins); with it the admin table moves to its own listener. /health answers
+// everyone with the fleet status; the detailed report only on a listener that serves the admin
+// table, to a caller who passes the admin read check. Handlers read the current config on each call.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from '#src/core/clock.ts';
 import { GatewayError } from '#src/core/errors.ts';
@@ -10,9 +12,10 @@ import type { GatewayConfig } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { fleetModels, handleInference, sendError, sendJson, type EndpointTable, type Handler, type InferenceDeps } from '#src/proxy/index.ts';
 import type { GatewayMetrics } from '#src/metrics/prometheus.ts';
-import { healthReport } from './health-report.ts';
+import { fleetStatus, healthHttpStatus, healthReport } from './health-report.ts';
 import { adminRoutes, type AdminCommands } from './admin-routes.ts';
 import { isLoopbackAddress, keyChecker, presentedKey, type KeyCheck } from './auth.ts';
+import { adminAccess, cameThroughProxy, type AdminAccess } from './admin-access.ts';
 
 export interface EndpointDeps {
   readonly logger: Logger;
@@ -85,20 +88,35 @@ export function buildEndpoints(deps: EndpointDeps): EndpointTables {
   );
   // /health stays open: load balancers and orchestrators probe it without credentials.
   publicTable.add('GET', '/health', (_req, res) => {
-    const report = healthReport(deps.registry.freshViews(), deps.clock.now());
-    sendJson(res, report.status === 'down' ? 503 : 200, report);
+    const status = fleetStatus(deps.registry.freshViews());
+    sendJson(res, healthHttpStatus(status), { status });
   });
 
   const adminTokenOk = cachedChecker(() => {
     const token = deps.config().admin.token;
     return token === undefined ? [] : [token];
   });
+  const accessOf = (req: IncomingMessage, mutation: boolean): AdminAccess =>
+    adminAccess({
+      tokenSet: deps.config().admin.token !== undefined,
+      tokenMatches: adminTokenOk(presentedKey(req.headers)),
+      mutation,
+      fromLoopback: isLoopbackAddress(req.socket.remoteAddress),
+      viaProxy: cameThroughProxy(req.headers),
+    });
   const guard = (mutation: boolean, handler: Handler): Handler => (req, res, url) => {
-    if (!adminAllowed(deps.config(), req, adminTokenOk, mutation, res)) return;
-    return handler(req, res, url);
+    const access = accessOf(req, mutation);
+    if (access.allowed) return handler(req, res, url);
+    req.resume();
+    sendError(res, access.status === 401 ? unauthorized(access.message) : forbidden(access.message));
   };
   const adminTable = new TableBuilder();
-  adminTable.add('GET', '/health', publicTable.table.get('/health')?.get('GET') ?? (() => {}));
+  // Never refused (a probe may carry any header): without admin rights it is the public answer.
+  adminTable.add('GET', '/health', (req, res) => {
+    const report = healthReport(deps.registry.freshViews(), deps.clock.now());
+    const detailed = accessOf(req, false).allowed;
+    sendJson(res, healthHttpStatus(report.status), detailed ? report : { status: report.status });
+  });
   adminTable.add(
     'GET',
     '/metrics',
@@ -111,21 +129,3 @@ export function buildEndpoints(deps: EndpointDeps): EndpointTables {
   adminRoutes(adminTable, deps, guard);
   return { public: publicTable.table, admin: adminTable.table };
 }
-
-/**
- * With an admin token set, every admin request must carry it. Without one, reads are open (bind
- * [admin] listen to a private address) and mutations are accepted only from loopback.
- */
-function adminAllowed(config: GatewayConfig, req: IncomingMessage, tokenOk: (k: string | undefined) => boolean, mutation: boolean, res: ServerResponse): boolean {
-  if (config.admin.token !== undefined) {
-    if (tokenOk(presentedKey(req.headers))) return true;
-    req.resume();
-    sendError(res, unauthorized('the admin token is missing or wrong'));
-    return false;
-  }
-  if (!mutation || isLoopbackAddress(req.socket.remoteAddress)) return true;
-  req.resume();
-  sendError(res, forbidden('admin changes are accepted only from loopback unless [admin] token is set'));
-  return false;
-}
-

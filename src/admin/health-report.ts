@@ -1,10 +1,19 @@
-// Pure: the /health document from node views. Status "ok" while at least one node can take
+// Pure: the /health documents from node views. Status "ok" while at least one node can take
 // traffic (healthy, or not probed yet), "degraded" while only degraded nodes remain, else "down".
+// Anyone gets the status alone; the detailed report (node URLs, errors, models) is for callers who
+// pass the admin check (admin/endpoints.ts).
 
 import type { NodeView } from '#src/nodes/index.ts';
 
+export type FleetStatus = 'ok' | 'degraded' | 'down';
+
+/** What /health tells a caller without admin rights: enough for a load balancer, nothing more. */
+export interface HealthSummary {
+  readonly status: FleetStatus;
+}
+
 export interface HealthReport {
-  readonly status: 'ok' | 'degraded' | 'down';
+  readonly status: FleetStatus;
   readonly nodes: number;
   readonly healthy: number;
   readonly models_ok: number;
@@ -30,6 +39,17 @@ export interface NodeHealthDetail {
   };
 }
 
+export function fleetStatus(views: readonly NodeView[]): FleetStatus {
+  const usable = views.some((v) => v.health.status === 'healthy' || v.health.status === 'unknown');
+  const degraded = views.some((v) => v.health.status === 'degraded');
+  return usable ? 'ok' : degraded ? 'degraded' : 'down';
+}
+
+/** Load balancers take a node out on a non-2xx answer: 503 only when nothing can serve. */
+export function healthHttpStatus(status: FleetStatus): 200 | 503 {
+  return status === 'down' ? 503 : 200;
+}
+
 export function healthReport(views: readonly NodeView[], now: number): HealthReport {
   const details = views.map((v): NodeHealthDetail => ({
     name: v.spec.name,
@@ -48,10 +68,8 @@ export function healthReport(views: readonly NodeView[], now: number): HealthRep
       last_error: v.discovery.lastError ?? null,
     },
   }));
-  const usable = views.filter((v) => v.health.status === 'healthy' || v.health.status === 'unknown').length;
-  const degraded = views.filter((v) => v.health.status === 'degraded').length;
   return {
-    status: usable > 0 ? 'ok' : degraded > 0 ? 'degraded' : 'down',
+    status: fleetStatus(views),
     nodes: views.length,
     healthy: views.filter((v) => v.health.status === 'healthy').length,
     models_ok: views.filter((v) => v.discovery.phase === 'known' || v.discovery.phase === 'known_empty').length,

@@ -134,7 +134,7 @@ export class GatewayParts {
       metrics: this.metrics,
       commands: {
         reload: () => this.reload(),
-        wake: (node) => this.wakes.wake(node, 'manual', true),
+        wake: (node) => this.wakes.wake(node, 'manual'),
         runtime: () => this.#runtime(),
       },
       inference: {

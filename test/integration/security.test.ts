@@ -30,7 +30,9 @@ ttft = "5ms"
     `api_keys = ["env:CLIENT_KEY"]\nmax_header_bytes = "4KiB"\nheader_timeout = "1s"\nrequest_timeout = "2s"`,
   );
   gw = await startGatewayProcess(toml, { CLIENT_KEY, ADMIN_TOKEN, NODE_KEY });
-  await eventually(async () => (await httpJson('GET', `${gw.url}/health`)).json<{ healthy: number }>().healthy === 1, 10_000, 'node healthy');
+  const adminUrl = String(gw.logs().find((l) => l.msg === 'gateway listening')?.admin_url);
+  const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  await eventually(async () => (await httpJson('GET', `${adminUrl}/health`, undefined, auth)).json<{ healthy?: number }>().healthy === 1, 10_000, 'node healthy');
 });
 
 after(async () => {
@@ -57,8 +59,10 @@ test('a valid client key passes (Bearer or x-api-key), and the node receives its
   assert.equal(header.status, 200, header.text);
 });
 
-test('/health stays open for load balancers', async () => {
-  assert.equal((await httpJson('GET', `${gw.url}/health`)).status, 200);
+test('/health stays open for load balancers, and tells them the status alone', async () => {
+  const res = await httpJson('GET', `${gw.url}/health`);
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.json(), { status: 'ok' });
 });
 
 test('admin routes and metrics live only on the admin listener, behind the admin token', async () => {

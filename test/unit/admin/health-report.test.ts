@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { healthReport } from '#src/admin/health-report.ts';
+import { fleetStatus, healthHttpStatus, healthReport } from '#src/admin/health-report.ts';
 import { fleetModels } from '#src/proxy/index.ts';
+import type { HealthState } from '#src/nodes/index.ts';
 import { NOW, node } from '#test/fixtures/builders.ts';
 
 test('/health counts healthy nodes and nodes whose model listing is known or known empty', () => {
@@ -19,6 +20,21 @@ test('/health counts healthy nodes and nodes whose model listing is known or kno
 test('/health says down when no node can take traffic, degraded when only degraded ones can', () => {
   assert.equal(healthReport([node('a', { health: 'dead' })], NOW).status, 'down');
   assert.equal(healthReport([node('a', { health: 'degraded' }), node('b', { health: 'dead' })], NOW).status, 'degraded');
+});
+
+test('the status anyone may see: ok while a node can take traffic, 503 only when down', () => {
+  const table: [HealthState['status'][], string, number][] = [
+    [['healthy', 'dead'], 'ok', 200],
+    [['unknown'], 'ok', 200],
+    [['degraded', 'dead'], 'degraded', 200],
+    [['dead', 'asleep'], 'down', 503],
+    [[], 'down', 503],
+  ];
+  for (const [states, status, http] of table) {
+    const views = states.map((health, i) => node(`n${i}`, { health }));
+    assert.equal(fleetStatus(views), status, states.join());
+    assert.equal(healthHttpStatus(fleetStatus(views)), http, states.join());
+  }
 });
 
 test('the fleet model list is the union of configured and discovered models, with serving nodes', () => {
