@@ -101,12 +101,18 @@ const discoverySchema = table({
   max_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.discovery.maxBodyBytes),
   miss_wait: durationMs.default(CONFIG_DEFAULTS.discovery.missWaitMs),
   miss_cooldown: durationMs.default(CONFIG_DEFAULTS.discovery.missCooldownMs),
+  max_models_per_node: wholeAtLeastOne.default(CONFIG_DEFAULTS.discovery.maxModelsPerNode),
+  max_model_id_bytes: wholeAtLeastOne.default(CONFIG_DEFAULTS.discovery.maxModelIdBytes),
+  capacity_requests_per_poll: wholeAtLeastOne.default(CONFIG_DEFAULTS.discovery.capacityRequestsPerPoll),
 }).transform((discovery) => ({
   intervalMs: discovery.interval,
   timeoutMs: discovery.timeout,
   maxBodyBytes: discovery.max_body_bytes,
   missWaitMs: discovery.miss_wait,
   missCooldownMs: discovery.miss_cooldown,
+  maxModelsPerNode: discovery.max_models_per_node,
+  maxModelIdBytes: discovery.max_model_id_bytes,
+  capacityRequestsPerPoll: discovery.capacity_requests_per_poll,
 }));
 
 const upstreamSchema = table({

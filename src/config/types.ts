@@ -51,6 +51,12 @@ export interface DiscoveryConfig {
   readonly missWaitMs: number;
   /** Minimum time between two refresh-on-miss rounds for one node. */
   readonly missCooldownMs: number;
+  /** Entries kept from one node's listing; the rest are dropped (loaded first, then by id). */
+  readonly maxModelsPerNode: number;
+  /** Longest model id (UTF-8 bytes) kept from a listing; longer entries are dropped. */
+  readonly maxModelIdBytes: number;
+  /** Per-model capacity requests (llama.cpp `/props?model=`) per node per poll; the rest wait their turn. */
+  readonly capacityRequestsPerPoll: number;
 }
 
 export interface UpstreamConfig {

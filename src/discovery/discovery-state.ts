@@ -12,6 +12,7 @@
 // (or a slow interval) never expires a node that answers every fetch.
 
 import type { DiscoveredModel } from './discovered-model.ts';
+import type { ListingDrop } from './limit-listing.ts';
 
 export type DiscoveryPhase = 'untried' | 'known' | 'known_empty' | 'degraded' | 'expired';
 
@@ -26,12 +27,14 @@ export interface DiscoveryState {
   /** Error of the latest failed fetch; cleared by a successful one. */
   readonly lastError: string | undefined;
   readonly lastSuccessAt: number | undefined;
+  /** What the limits left out of the last successful listing; kept through failures. */
+  readonly dropped: readonly ListingDrop[];
   /** When `phase` last changed (epoch ms). */
   readonly changedAt: number;
 }
 
 export type DiscoveryResult =
-  | { readonly ok: true; readonly models: readonly DiscoveredModel[] }
+  | { readonly ok: true; readonly models: readonly DiscoveredModel[]; readonly dropped?: readonly ListingDrop[] }
   | { readonly ok: false; readonly reason: 'error' | 'parse_error' | 'timeout'; readonly error: string };
 
 export interface DiscoveryPolicy {
@@ -45,7 +48,7 @@ export type ModelAdmission = { readonly ok: true } | { readonly ok: false; reado
 const EMPTIES_TO_KNOWN_EMPTY = 2;
 
 export function initialDiscoveryState(now: number): DiscoveryState {
-  return { phase: 'untried', models: [], fails: 0, empties: 0, lastError: undefined, lastSuccessAt: undefined, changedAt: now };
+  return { phase: 'untried', models: [], fails: 0, empties: 0, lastError: undefined, lastSuccessAt: undefined, dropped: [], changedAt: now };
 }
 
 export function nextDiscoveryState(
@@ -64,7 +67,7 @@ export function nextDiscoveryState(
           : prev.phase;
     return withPhase(prev, phase, now, { fails, empties: 0, lastError: result.error });
   }
-  const success = { fails: 0, lastError: undefined, lastSuccessAt: now };
+  const success = { fails: 0, lastError: undefined, lastSuccessAt: now, dropped: result.dropped ?? [] };
   if (result.models.length > 0) {
     return withPhase(prev, 'known', now, { ...success, empties: 0, models: result.models });
   }

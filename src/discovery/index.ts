@@ -16,5 +16,7 @@ export {
   type DiscoveryTransitionMessage,
   type ModelAdmission,
 } from './discovery-state.ts';
+export { changedDrops, limitListing, type LimitedListing, type ListingDrop, type ListingLimit, type ListingRules } from './limit-listing.ts';
+export { sampleIds, cutTo } from './id-sample.ts';
 export { fetchModelList, type FetchModelListOptions } from './fetch-model-list.ts';
 export { Discoverer, type DiscovererOptions, type FetchModels } from './discoverer.ts';

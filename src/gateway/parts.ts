@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
-import { fetchCapacity } from '#src/capacity/index.ts';
+import { CapacityPoller } from '#src/capacity/index.ts';
 import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents, type WakeResult } from '#src/nodes/index.ts';
 import { AdmissionQueue, buildCatalog, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeCandidates, type RouteRequest } from '#src/routing/index.ts';
@@ -38,6 +38,12 @@ export class GatewayParts {
   activeRequests: () => number = () => 0;
   readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  readonly #capacityPoller = new CapacityPoller(() => ({
+    dispatcher: this.#discoveryAgent,
+    timeoutMs: this.#config.discovery.timeoutMs,
+    maxBytes: this.#config.discovery.maxBodyBytes,
+    requestsPerPoll: this.#config.discovery.capacityRequestsPerPoll,
+  }));
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -203,10 +209,11 @@ export class GatewayParts {
    * slots, asked only for models the list shows as loaded.
    */
   async #pollModels(node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
-    const { timeoutMs, maxBodyBytes } = this.#config.discovery;
-    const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock });
+    const { timeoutMs, maxBodyBytes, maxModelsPerNode, maxModelIdBytes } = this.#config.discovery;
+    const rules = { maxModels: maxModelsPerNode, maxIdBytes: maxModelIdBytes };
+    const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock, rules });
     if (result.ok && result.models.length > 0 && !signal.aborted) {
-      const capacity = await fetchCapacity(node, result.models, { dispatcher: this.#discoveryAgent, timeoutMs, maxBytes: maxBodyBytes, signal });
+      const capacity = await this.#capacityPoller.poll(node, result.models, signal);
       if (!signal.aborted) this.registry.observeCapacity(node.name, node.url, capacity);
     }
     return result;
@@ -245,6 +252,7 @@ export class GatewayParts {
     this.checker.setNodes(next.nodes);
     this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
     this.discoverer.setNodes(next.nodes);
+    this.#capacityPoller.setNodes(next.nodes);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };
   }

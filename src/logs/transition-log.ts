@@ -3,7 +3,7 @@
 
 import type { Logger } from 'pino';
 import type { EventBus } from '#src/core/events.ts';
-import { configuredModelWarnings, describeTransition } from '#src/discovery/index.ts';
+import { changedDrops, configuredModelWarnings, describeTransition } from '#src/discovery/index.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
@@ -30,6 +30,9 @@ export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
         const fields = { node, state: to.phase, models: to.models.map((m) => m.id), ...rest };
         if (level === 'warn') logger.warn(fields, message);
         else logger.info(fields, message);
+      }
+      for (const { limit, count, sample } of changedDrops(from.dropped, to.dropped)) {
+        logger.warn({ node, limit, dropped: count, sample }, 'model listing limited: entries ignored');
       }
       for (const model of configuredModelWarnings(from.models, to.models, s.expectedModels(node))) {
         if (to.phase === 'known') logger.warn({ node, model }, 'configured model not served by node');

@@ -65,6 +65,12 @@ export class GatewayMetrics {
       labelNames: ['node', 'result'],
       registers: [r],
     });
+    const limited = new Counter({
+      name: 'gateway_discovery_limited_total',
+      help: 'Model listings a limit cut, by node and limit (id_too_long, too_many_models); once per poll while it applies.',
+      labelNames: ['node', 'limit'],
+      registers: [r],
+    });
     new Gauge({
       name: 'gateway_nodes',
       help: 'Configured nodes by health state.',
@@ -150,6 +156,7 @@ export class GatewayMetrics {
       sources.registryEvents.on('node:discovery', (e) => {
         const result = e.result.ok ? (e.result.models.length > 0 ? 'ok' : 'empty') : e.result.reason;
         discoveries.inc({ node: e.node, result });
+        if (e.result.ok) for (const drop of e.result.dropped ?? []) limited.inc({ node: e.node, limit: drop.limit });
       }),
     );
   }
