@@ -192,6 +192,10 @@ function nodesSchema(env: EnvVars) {
       .pipe(parsedBy(parseWake))
       .optional(),
     wake_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.node.wakeTimeoutMs),
+    models: z
+      .array(name, { error: 'must be an array of model ids or patterns, like ["llama-*"]' })
+      .min(1, { error: 'must list at least one model id or pattern; leave it out to allow any model' })
+      .optional(),
   }).transform(
     (node): NodeSpec => ({
       name: node.name,
@@ -202,6 +206,7 @@ function nodesSchema(env: EnvVars) {
       kv: node.kv,
       wake: node.wake,
       wakeTimeoutMs: node.wake_timeout,
+      ...(node.models === undefined ? {} : { allowedModels: node.models }),
     }),
   );
 

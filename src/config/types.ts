@@ -117,6 +117,8 @@ export interface NodeSpec {
   readonly wake: WakeSpec | undefined;
   /** How long requests wait for a woken node before a 503. */
   readonly wakeTimeoutMs: number;
+  /** Model id patterns (`*`, `?`) this node may serve; absent = whatever it lists. */
+  readonly allowedModels?: readonly string[];
 }
 
 export interface GatewayConfig {

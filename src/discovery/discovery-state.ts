@@ -13,6 +13,7 @@
 
 import type { DiscoveredModel } from './discovered-model.ts';
 import type { ListingDrop } from './limit-listing.ts';
+import { isAllowedModel } from './model-glob.ts';
 
 export type DiscoveryPhase = 'untried' | 'known' | 'known_empty' | 'degraded' | 'expired';
 
@@ -42,7 +43,9 @@ export interface DiscoveryPolicy {
   readonly failThreshold: number;
 }
 
-export type ModelAdmission = { readonly ok: true } | { readonly ok: false; readonly reason: 'missing' | 'empty' | 'expired' };
+export type ModelAdmission =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'not_allowed' | 'missing' | 'empty' | 'expired' };
 
 /** Empty listings in a row that make a node known_empty. */
 const EMPTIES_TO_KNOWN_EMPTY = 2;
@@ -76,13 +79,19 @@ export function nextDiscoveryState(
   return withPhase(prev, 'known_empty', now, { ...success, empties, models: [] });
 }
 
-/** Whether this node's listing admits a request for `modelId` (exact id; aliases are not implied). */
+/**
+ * Whether this node's listing admits a request for `modelId` (exact id; aliases are not implied).
+ * The node's allow-list is checked first, so an untried node is no way round it.
+ */
 export function allowsModel(
   state: DiscoveryState,
   modelId: string,
   /** The listing's ids, when the caller keeps them indexed (routing over large fleets). */
   index?: ReadonlyMap<string, DiscoveredModel>,
+  /** The node's allow-list (`[[nodes]] models`); absent = any model. */
+  allowList?: readonly string[],
 ): ModelAdmission {
+  if (!isAllowedModel(allowList, modelId)) return { ok: false, reason: 'not_allowed' };
   switch (state.phase) {
     case 'untried':
       return { ok: true };
@@ -96,6 +105,17 @@ export function allowsModel(
     case 'expired':
       return { ok: false, reason: 'expired' };
   }
+}
+
+/**
+ * The state without the listed ids `allowList` refuses (a reload narrowed a node's allow-list), so
+ * they stop being routed at once instead of at the next listing.
+ */
+export function restrictDiscovery(state: DiscoveryState, allowList: readonly string[] | undefined, now: number): DiscoveryState {
+  const models = state.models.filter((model) => isAllowedModel(allowList, model.id));
+  if (models.length === state.models.length) return state;
+  const phase = state.phase === 'known' && models.length === 0 ? 'known_empty' : state.phase;
+  return withPhase(state, phase, now, { models });
 }
 
 function withPhase(

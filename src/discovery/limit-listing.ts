@@ -1,17 +1,21 @@
 // Pure: which entries of one node's listing the gateway takes, and what each limit left out. A node
 // chooses its listing, so it is bounded before anything (routing, capacity polls, metrics, logs)
-// sees it: ids past a byte length are dropped, then at most `maxModels` entries are kept.
+// sees it: ids past a byte length are dropped, then ids outside the node's allow-list, then at most
+// `maxModels` entries are kept.
 
 import type { DiscoveredModel } from './discovered-model.ts';
 import { sampleIds } from './id-sample.ts';
+import { isAllowedModel } from './model-glob.ts';
 
-export type ListingLimit = 'id_too_long' | 'too_many_models';
+export type ListingLimit = 'id_too_long' | 'not_allowed' | 'too_many_models';
 
 export interface ListingRules {
   /** Entries kept at most. */
   readonly maxModels: number;
   /** Longest id (and alias) taken, in UTF-8 bytes. */
   readonly maxIdBytes: number;
+  /** The node's allow-list (`[[nodes]] models`); absent = any model. */
+  readonly allowed?: readonly string[] | undefined;
 }
 
 /** What one limit left out of a listing: how many entries, and a few of their ids (cut short). */
@@ -31,12 +35,15 @@ export interface LimitedListing {
 export function limitListing(listing: readonly DiscoveredModel[], rules: ListingRules): LimitedListing {
   const dropped: ListingDrop[] = [];
   const tooLong: string[] = [];
+  const notAllowed: string[] = [];
   const fitting: DiscoveredModel[] = [];
   for (const model of listing) {
     if (isTooLong(model.id, rules.maxIdBytes)) tooLong.push(model.id);
+    else if (!isAllowedModel(rules.allowed, model.id)) notAllowed.push(model.id);
     else fitting.push(withShortAliases(model, rules.maxIdBytes));
   }
   if (tooLong.length > 0) dropped.push(dropOf('id_too_long', tooLong));
+  if (notAllowed.length > 0) dropped.push(dropOf('not_allowed', notAllowed));
   if (fitting.length <= rules.maxModels) return { models: fitting, dropped };
   const kept = keptIds(fitting, rules.maxModels);
   const models = fitting.filter((model) => kept.has(model.id));

@@ -210,7 +210,7 @@ export class GatewayParts {
    */
   async #pollModels(node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
     const { timeoutMs, maxBodyBytes, maxModelsPerNode, maxModelIdBytes } = this.#config.discovery;
-    const rules = { maxModels: maxModelsPerNode, maxIdBytes: maxModelIdBytes };
+    const rules = { maxModels: maxModelsPerNode, maxIdBytes: maxModelIdBytes, allowed: node.allowedModels };
     const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock, rules });
     if (result.ok && result.models.length > 0 && !signal.aborted) {
       const capacity = await this.#capacityPoller.poll(node, result.models, signal);

@@ -67,7 +67,7 @@ export class GatewayMetrics {
     });
     const limited = new Counter({
       name: 'gateway_discovery_limited_total',
-      help: 'Model listings a limit cut, by node and limit (id_too_long, too_many_models); once per poll while it applies.',
+      help: 'Model listings a limit cut, by node and limit (id_too_long, not_allowed, too_many_models); once per poll while it applies.',
       labelNames: ['node', 'limit'],
       registers: [r],
     });
