@@ -12,6 +12,7 @@ import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type Reg
 import { AdmissionQueue, buildCatalog, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeCandidates, type RouteRequest } from '#src/routing/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
+import { ModelLabels } from '#src/metrics/model-label.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { buildEndpoints, type EndpointTables } from '#src/admin/endpoints.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/main.ts';
@@ -51,6 +52,7 @@ export class GatewayParts {
   #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = { config: undefined, byNode: new Map() };
   #reloading: Promise<unknown> = Promise.resolve();
   #knownModels: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
+  readonly #modelLabels = new ModelLabels({ isPinned: (model) => this.#config.models.available.some((m) => m.name === model) });
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -93,6 +95,7 @@ export class GatewayParts {
       nodeViews: () => this.registry.views(),
       queueDepths: () => this.queue.depths(),
       leases: () => this.registry.leases.entries(),
+      modelLabel: (model) => this.#modelLabels.label(model),
     });
     // Capacity or health changes can open room for requests waiting in a queue.
     this.registryEvents.on('node:capacity', () => this.queue.wakeAll());
@@ -201,7 +204,7 @@ export class GatewayParts {
   }
 
   #modelLabel(model: string): string {
-    return this.#isKnownModel(model) ? model : '_unknown';
+    return this.#modelLabels.label(this.#isKnownModel(model) ? model : '_unknown');
   }
 
   /**
