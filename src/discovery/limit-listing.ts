@@ -56,11 +56,13 @@ export function limitListing(listing: readonly DiscoveredModel[], rules: Listing
  * node that merely reorders its listing keeps the same set and causes no churn.
  */
 function keptIds(models: readonly DiscoveredModel[], maxModels: number): Set<string> {
-  const ranked = [...models].sort((a, b) => {
-    if (a.loaded !== b.loaded) return a.loaded ? -1 : 1;
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  });
-  return new Set(ranked.slice(0, Math.max(0, maxModels)).map((model) => model.id));
+  const loaded: string[] = [];
+  const unloaded: string[] = [];
+  for (const model of models) (model.loaded ? loaded : unloaded).push(model.id);
+  // The default sort compares UTF-16 code units, and is several times faster than a comparator.
+  const kept = loaded.sort().slice(0, Math.max(0, maxModels));
+  if (kept.length < maxModels) kept.push(...unloaded.sort().slice(0, maxModels - kept.length));
+  return new Set(kept);
 }
 
 function isTooLong(id: string, maxBytes: number): boolean {
