@@ -32,6 +32,9 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     maxBodyBytes: 4 * MIB,
     missWaitMs: 0,
     missCooldownMs: 2_000,
+    maxModelsPerNode: 1024,
+    maxModelIdBytes: 256,
+    capacityRequestsPerPoll: 64,
   }),
   upstream: Object.freeze({
     connectTimeoutMs: 5_000,

@@ -101,12 +101,18 @@ const discoverySchema = table({
   max_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.discovery.maxBodyBytes),
   miss_wait: durationMs.default(CONFIG_DEFAULTS.discovery.missWaitMs),
   miss_cooldown: durationMs.default(CONFIG_DEFAULTS.discovery.missCooldownMs),
+  max_models_per_node: wholeAtLeastOne.default(CONFIG_DEFAULTS.discovery.maxModelsPerNode),
+  max_model_id_bytes: wholeAtLeastOne.default(CONFIG_DEFAULTS.discovery.maxModelIdBytes),
+  capacity_requests_per_poll: wholeAtLeastOne.default(CONFIG_DEFAULTS.discovery.capacityRequestsPerPoll),
 }).transform((discovery) => ({
   intervalMs: discovery.interval,
   timeoutMs: discovery.timeout,
   maxBodyBytes: discovery.max_body_bytes,
   missWaitMs: discovery.miss_wait,
   missCooldownMs: discovery.miss_cooldown,
+  maxModelsPerNode: discovery.max_models_per_node,
+  maxModelIdBytes: discovery.max_model_id_bytes,
+  capacityRequestsPerPoll: discovery.capacity_requests_per_poll,
 }));
 
 const upstreamSchema = table({
@@ -186,6 +192,10 @@ function nodesSchema(env: EnvVars) {
       .pipe(parsedBy(parseWake))
       .optional(),
     wake_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.node.wakeTimeoutMs),
+    models: z
+      .array(name, { error: 'must be an array of model ids or patterns, like ["llama-*"]' })
+      .min(1, { error: 'must list at least one model id or pattern; leave it out to allow any model' })
+      .optional(),
   }).transform(
     (node): NodeSpec => ({
       name: node.name,
@@ -196,6 +206,7 @@ function nodesSchema(env: EnvVars) {
       kv: node.kv,
       wake: node.wake,
       wakeTimeoutMs: node.wake_timeout,
+      ...(node.models === undefined ? {} : { allowedModels: node.models }),
     }),
   );
 

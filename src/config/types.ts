@@ -51,6 +51,12 @@ export interface DiscoveryConfig {
   readonly missWaitMs: number;
   /** Minimum time between two refresh-on-miss rounds for one node. */
   readonly missCooldownMs: number;
+  /** Entries kept from one node's listing; the rest are dropped (loaded first, then by id). */
+  readonly maxModelsPerNode: number;
+  /** Longest model id (UTF-8 bytes) kept from a listing; longer entries are dropped. */
+  readonly maxModelIdBytes: number;
+  /** Per-model capacity requests (llama.cpp `/props?model=`) per node per poll; the rest wait their turn. */
+  readonly capacityRequestsPerPoll: number;
 }
 
 export interface UpstreamConfig {
@@ -111,6 +117,8 @@ export interface NodeSpec {
   readonly wake: WakeSpec | undefined;
   /** How long requests wait for a woken node before a 503. */
   readonly wakeTimeoutMs: number;
+  /** Model id patterns (`*`, `?`) this node may serve; absent = whatever it lists. */
+  readonly allowedModels?: readonly string[];
 }
 
 export interface GatewayConfig {

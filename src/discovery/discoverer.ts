@@ -9,6 +9,7 @@ import type { NodeSpec } from '#src/config/types.ts';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { Service } from '#src/core/lifecycle.ts';
 import type { DiscoveryResult } from './discovery-state.ts';
+import { isSameAllowList } from './model-glob.ts';
 
 export type FetchModels = (node: NodeSpec, signal: AbortSignal) => Promise<DiscoveryResult>;
 
@@ -195,9 +196,9 @@ function retire(entry: NodeEntry): void {
   entry.fetching?.controller.abort(new Error(`discovery of node '${entry.spec.name}' stopped`));
 }
 
-/** A node is re-polled from scratch when anything that changes its answer changes. */
+/** A node is re-polled from scratch when anything that changes its answer (or what is taken of it) changes. */
 function isSameEndpoint(a: NodeSpec, b: NodeSpec): boolean {
-  return a.url === b.url && a.apiKey === b.apiKey && a.kind === b.kind;
+  return a.url === b.url && a.apiKey === b.apiKey && a.kind === b.kind && isSameAllowList(a.allowedModels, b.allowedModels);
 }
 
 async function invokeFetch(fetch: FetchModels, spec: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {

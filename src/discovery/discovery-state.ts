@@ -12,6 +12,8 @@
 // (or a slow interval) never expires a node that answers every fetch.
 
 import type { DiscoveredModel } from './discovered-model.ts';
+import type { ListingDrop } from './limit-listing.ts';
+import { isAllowedModel } from './model-glob.ts';
 
 export type DiscoveryPhase = 'untried' | 'known' | 'known_empty' | 'degraded' | 'expired';
 
@@ -26,12 +28,14 @@ export interface DiscoveryState {
   /** Error of the latest failed fetch; cleared by a successful one. */
   readonly lastError: string | undefined;
   readonly lastSuccessAt: number | undefined;
+  /** What the limits left out of the last successful listing; kept through failures. */
+  readonly dropped: readonly ListingDrop[];
   /** When `phase` last changed (epoch ms). */
   readonly changedAt: number;
 }
 
 export type DiscoveryResult =
-  | { readonly ok: true; readonly models: readonly DiscoveredModel[] }
+  | { readonly ok: true; readonly models: readonly DiscoveredModel[]; readonly dropped?: readonly ListingDrop[] }
   | { readonly ok: false; readonly reason: 'error' | 'parse_error' | 'timeout'; readonly error: string };
 
 export interface DiscoveryPolicy {
@@ -39,13 +43,15 @@ export interface DiscoveryPolicy {
   readonly failThreshold: number;
 }
 
-export type ModelAdmission = { readonly ok: true } | { readonly ok: false; readonly reason: 'missing' | 'empty' | 'expired' };
+export type ModelAdmission =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'not_allowed' | 'missing' | 'empty' | 'expired' };
 
 /** Empty listings in a row that make a node known_empty. */
 const EMPTIES_TO_KNOWN_EMPTY = 2;
 
 export function initialDiscoveryState(now: number): DiscoveryState {
-  return { phase: 'untried', models: [], fails: 0, empties: 0, lastError: undefined, lastSuccessAt: undefined, changedAt: now };
+  return { phase: 'untried', models: [], fails: 0, empties: 0, lastError: undefined, lastSuccessAt: undefined, dropped: [], changedAt: now };
 }
 
 export function nextDiscoveryState(
@@ -64,7 +70,7 @@ export function nextDiscoveryState(
           : prev.phase;
     return withPhase(prev, phase, now, { fails, empties: 0, lastError: result.error });
   }
-  const success = { fails: 0, lastError: undefined, lastSuccessAt: now };
+  const success = { fails: 0, lastError: undefined, lastSuccessAt: now, dropped: result.dropped ?? [] };
   if (result.models.length > 0) {
     return withPhase(prev, 'known', now, { ...success, empties: 0, models: result.models });
   }
@@ -73,13 +79,19 @@ export function nextDiscoveryState(
   return withPhase(prev, 'known_empty', now, { ...success, empties, models: [] });
 }
 
-/** Whether this node's listing admits a request for `modelId` (exact id; aliases are not implied). */
+/**
+ * Whether this node's listing admits a request for `modelId` (exact id; aliases are not implied).
+ * The node's allow-list is checked first, so an untried node is no way round it.
+ */
 export function allowsModel(
   state: DiscoveryState,
   modelId: string,
   /** The listing's ids, when the caller keeps them indexed (routing over large fleets). */
   index?: ReadonlyMap<string, DiscoveredModel>,
+  /** The node's allow-list (`[[nodes]] models`); absent = any model. */
+  allowList?: readonly string[],
 ): ModelAdmission {
+  if (!isAllowedModel(allowList, modelId)) return { ok: false, reason: 'not_allowed' };
   switch (state.phase) {
     case 'untried':
       return { ok: true };
@@ -93,6 +105,17 @@ export function allowsModel(
     case 'expired':
       return { ok: false, reason: 'expired' };
   }
+}
+
+/**
+ * The state without the listed ids `allowList` refuses (a reload narrowed a node's allow-list), so
+ * they stop being routed at once instead of at the next listing.
+ */
+export function restrictDiscovery(state: DiscoveryState, allowList: readonly string[] | undefined, now: number): DiscoveryState {
+  const models = state.models.filter((model) => isAllowedModel(allowList, model.id));
+  if (models.length === state.models.length) return state;
+  const phase = state.phase === 'known' && models.length === 0 ? 'known_empty' : state.phase;
+  return withPhase(state, phase, now, { models });
 }
 
 function withPhase(

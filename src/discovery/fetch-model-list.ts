@@ -1,11 +1,13 @@
 // I/O: one `GET {node.url}/v1/models`, bounded in time and bytes, turned into a DiscoveryResult.
 // Never throws: every failure (refused, timed out, non-2xx, oversized, not JSON, wrong shape)
 // becomes a failed result whose message names the cause. The API key is sent, never reported.
+// A listing is bounded by `rules` before anyone sees it (limit-listing.ts).
 
 import { request, type Dispatcher } from 'undici';
 import type { NodeSpec } from '#src/config/types.ts';
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import type { DiscoveryResult } from './discovery-state.ts';
+import { limitListing, type ListingRules } from './limit-listing.ts';
 import { parseModelList } from './parse-model-list.ts';
 
 export interface FetchModelListOptions {
@@ -18,6 +20,8 @@ export interface FetchModelListOptions {
   readonly signal?: AbortSignal;
   /** Schedules the timeout; defaults to the system clock. */
   readonly clock?: Clock;
+  /** Bounds on the listing taken; absent = the whole listing. */
+  readonly rules?: ListingRules;
 }
 
 /** How much of a non-2xx body is quoted in the error (servers explain e.g. "Loading model"). */
@@ -61,7 +65,10 @@ export async function fetchModelList(node: NodeSpec, options: FetchModelListOpti
       return failed('parse_error', `GET ${url}: response is not valid JSON (${messageOf(error)})`);
     }
     const parsed = parseModelList(node.kind, json);
-    return parsed.ok ? { ok: true, models: parsed.models } : failed('parse_error', `GET ${url}: ${parsed.error}`);
+    if (!parsed.ok) return failed('parse_error', `GET ${url}: ${parsed.error}`);
+    if (options.rules === undefined) return { ok: true, models: parsed.models };
+    const { models, dropped } = limitListing(parsed.models, options.rules);
+    return { ok: true, models, dropped };
   } catch (error) {
     if (timedOut) return failed('timeout', `GET ${url} timed out after ${options.timeoutMs} ms`);
     if (options.signal?.aborted) return failed('error', `GET ${url} aborted`);

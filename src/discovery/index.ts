@@ -8,6 +8,7 @@ export {
   describeTransition,
   initialDiscoveryState,
   nextDiscoveryState,
+  restrictDiscovery,
   type DiscoveryPhase,
   type DiscoveryPolicy,
   type DiscoveryResult,
@@ -16,5 +17,8 @@ export {
   type DiscoveryTransitionMessage,
   type ModelAdmission,
 } from './discovery-state.ts';
+export { changedDrops, limitListing, type LimitedListing, type ListingDrop, type ListingLimit, type ListingRules } from './limit-listing.ts';
+export { sampleIds, cutTo } from './id-sample.ts';
+export { isAllowedModel, isSameAllowList, matchesGlob } from './model-glob.ts';
 export { fetchModelList, type FetchModelListOptions } from './fetch-model-list.ts';
 export { Discoverer, type DiscovererOptions, type FetchModels } from './discoverer.ts';

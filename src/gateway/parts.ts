@@ -8,11 +8,12 @@ import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
-import { fetchCapacity } from '#src/capacity/index.ts';
+import { CapacityPoller } from '#src/capacity/index.ts';
 import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents, type WakeResult } from '#src/nodes/index.ts';
 import { AdmissionQueue, buildCatalog, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeCandidates, type RouteRequest } from '#src/routing/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
+import { ModelLabels } from '#src/metrics/model-label.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { buildEndpoints, type EndpointTables } from '#src/admin/endpoints.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/main.ts';
@@ -39,6 +40,12 @@ export class GatewayParts {
   activeRequests: () => number = () => 0;
   readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  readonly #capacityPoller = new CapacityPoller(() => ({
+    dispatcher: this.#discoveryAgent,
+    timeoutMs: this.#config.discovery.timeoutMs,
+    maxBytes: this.#config.discovery.maxBodyBytes,
+    requestsPerPoll: this.#config.discovery.capacityRequestsPerPoll,
+  }));
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -46,6 +53,7 @@ export class GatewayParts {
   #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = { config: undefined, byNode: new Map() };
   #reloading: Promise<unknown> = Promise.resolve();
   #knownModels: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
+  readonly #modelLabels = new ModelLabels({ isPinned: (model) => this.#config.models.available.some((m) => m.name === model) });
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -89,6 +97,7 @@ export class GatewayParts {
       nodeViews: () => this.registry.views(),
       queueDepths: () => this.queue.depths(),
       leases: () => this.registry.leases.entries(),
+      modelLabel: (model) => this.#modelLabels.label(model),
     });
     // Capacity or health changes can open room for requests waiting in a queue.
     this.registryEvents.on('node:capacity', () => this.queue.wakeAll());
@@ -197,7 +206,7 @@ export class GatewayParts {
   }
 
   #modelLabel(model: string): string {
-    return this.#isKnownModel(model) ? model : '_unknown';
+    return this.#modelLabels.label(this.#isKnownModel(model) ? model : '_unknown');
   }
 
   /**
@@ -205,10 +214,11 @@ export class GatewayParts {
    * slots, asked only for models the list shows as loaded.
    */
   async #pollModels(node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
-    const { timeoutMs, maxBodyBytes } = this.#config.discovery;
-    const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock });
+    const { timeoutMs, maxBodyBytes, maxModelsPerNode, maxModelIdBytes } = this.#config.discovery;
+    const rules = { maxModels: maxModelsPerNode, maxIdBytes: maxModelIdBytes, allowed: node.allowedModels };
+    const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock, rules });
     if (result.ok && result.models.length > 0 && !signal.aborted) {
-      const capacity = await fetchCapacity(node, result.models, { dispatcher: this.#discoveryAgent, timeoutMs, maxBytes: maxBodyBytes, signal });
+      const capacity = await this.#capacityPoller.poll(node, result.models, signal);
       if (!signal.aborted) this.registry.observeCapacity(node.name, node.url, capacity);
     }
     return result;
@@ -252,6 +262,7 @@ export class GatewayParts {
     this.checker.setNodes(next.nodes);
     this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
     this.discoverer.setNodes(next.nodes);
+    this.#capacityPoller.setNodes(next.nodes);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };
   }

@@ -3,7 +3,7 @@
 
 import type { Logger } from 'pino';
 import type { EventBus } from '#src/core/events.ts';
-import { configuredModelWarnings, describeTransition } from '#src/discovery/index.ts';
+import { changedDrops, configuredModelWarnings, describeTransition, sampleIds } from '#src/discovery/index.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
@@ -26,10 +26,14 @@ export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
     s.registryEvents.on('node:discovery', ({ node, from, to }) => {
       const transition = describeTransition(from, to);
       if (transition !== undefined) {
-        const { message, level, ...rest } = transition;
-        const fields = { node, state: to.phase, models: to.models.map((m) => m.id), ...rest };
+        // Counts and a short sample: a node flipping between two long listings must not log them whole.
+        const { message, level, added, removed, ...rest } = transition;
+        const fields = { node, state: to.phase, total: to.models.length, ...idChanges(added, removed), ...rest };
         if (level === 'warn') logger.warn(fields, message);
         else logger.info(fields, message);
+      }
+      for (const { limit, count, sample } of changedDrops(from.dropped, to.dropped)) {
+        logger.warn({ node, limit, dropped: count, sample }, 'model listing limited: entries ignored');
       }
       for (const model of configuredModelWarnings(from.models, to.models, s.expectedModels(node))) {
         if (to.phase === 'known') logger.warn({ node, model }, 'configured model not served by node');
@@ -54,4 +58,12 @@ export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
   return () => {
     for (const off of offs) off();
   };
+}
+
+/** Pure: how many ids a listing change added and removed, each with a short sample of them. */
+export function idChanges(added: readonly string[] | undefined, removed: readonly string[] | undefined): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (added !== undefined) Object.assign(fields, { added: sampleIds(added), addedCount: added.length });
+  if (removed !== undefined) Object.assign(fields, { removed: sampleIds(removed), removedCount: removed.length });
+  return fields;
 }

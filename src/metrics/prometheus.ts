@@ -1,6 +1,6 @@
 // Prometheus metrics. This module only subscribes to events and reads snapshots at scrape time;
 // nothing in the data or control plane imports it. Label values come from bounded sets
-// (node names, model ids the gateway knows, status codes, closed result/reason sets).
+// (node names, model labels from model-label.ts, status codes, closed result/reason sets).
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventBus } from '#src/core/events.ts';
@@ -18,6 +18,8 @@ export interface MetricsSources {
   readonly queueDepths: () => Readonly<Record<string, number>>;
   /** Capacity leases out per (node, model). */
   readonly leases: () => readonly { node: string; model: string; requests: number }[];
+  /** The bounded label of a model id (model-label.ts); events carry labels already. */
+  readonly modelLabel: (model: string) => string;
 }
 
 export class GatewayMetrics {
@@ -65,6 +67,12 @@ export class GatewayMetrics {
       labelNames: ['node', 'result'],
       registers: [r],
     });
+    const limited = new Counter({
+      name: 'gateway_discovery_limited_total',
+      help: 'Model listings a limit cut, by node and limit (id_too_long, not_allowed, too_many_models); once per poll while it applies.',
+      labelNames: ['node', 'limit'],
+      registers: [r],
+    });
     new Gauge({
       name: 'gateway_nodes',
       help: 'Configured nodes by health state.',
@@ -110,7 +118,8 @@ export class GatewayMetrics {
       registers: [r],
       collect() {
         this.reset();
-        for (const [model, depth] of Object.entries(sources.queueDepths())) this.set({ model }, depth);
+        // inc, not set: several models may share the `_other` label.
+        for (const [model, depth] of Object.entries(sources.queueDepths())) this.inc({ model: sources.modelLabel(model) }, depth);
       },
     });
     new Gauge({
@@ -120,7 +129,7 @@ export class GatewayMetrics {
       registers: [r],
       collect() {
         this.reset();
-        for (const lease of sources.leases()) this.set({ node: lease.node, model: lease.model }, lease.requests);
+        for (const lease of sources.leases()) this.inc({ node: lease.node, model: sources.modelLabel(lease.model) }, lease.requests);
       },
     });
 
@@ -150,6 +159,7 @@ export class GatewayMetrics {
       sources.registryEvents.on('node:discovery', (e) => {
         const result = e.result.ok ? (e.result.models.length > 0 ? 'ok' : 'empty') : e.result.reason;
         discoveries.inc({ node: e.node, result });
+        if (e.result.ok) for (const drop of e.result.dropped ?? []) limited.inc({ node: e.node, limit: drop.limit });
       }),
     );
   }

@@ -6,9 +6,10 @@ import type { EventBus } from '#src/core/events.ts';
 import type { NodeSpec } from '#src/config/types.ts';
 import {
   initialDiscoveryState,
+  isSameAllowList,
   nextDiscoveryState,
+  restrictDiscovery,
   type DiscoveryResult,
-  type DiscoveredModel,
   type DiscoveryState,
 } from '#src/discovery/index.ts';
 import {
@@ -23,6 +24,7 @@ import {
 import { INITIAL_PASSIVE_STATE, isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict, type PassiveState } from './health/passive.ts';
 import { initialHealthState, observeProbe, type HealthState, type ProbeOutcome } from './health/health-state.ts';
 import type { NodeLease, NodeView, RoutingSnapshot } from './node.ts';
+import { frozenDiscovery } from './frozen-discovery.ts';
 
 export interface RegistryEvents {
   'node:health-changed': { readonly node: string; readonly from: HealthState; readonly to: HealthState };
@@ -97,6 +99,10 @@ export class NodeRegistry {
     for (const spec of specs) {
       const kept = this.#active.get(spec.name);
       if (kept !== undefined && kept.spec.url === spec.url) {
+        // A narrowed allow-list applies at once; a widened one waits for the re-listing it triggers.
+        if (!isSameAllowList(kept.spec.allowedModels, spec.allowedModels)) {
+          kept.discovery = frozenDiscovery(restrictDiscovery(kept.discovery, spec.allowedModels, now), kept.discovery);
+        }
         kept.spec = Object.freeze({ ...spec });
         next.set(spec.name, kept);
       } else {
@@ -309,30 +315,4 @@ export class NodeRegistry {
       },
     };
   }
-}
-
-/**
- * Stored state is frozen once, when it is written, so views can hand it out without copying on
- * every read and no reader can change it. A new listing is copied: the caller keeps its own array.
- */
-function frozenDiscovery(state: DiscoveryState, prev: DiscoveryState | undefined): DiscoveryState {
-  const models =
-    prev !== undefined && (state.models === prev.models || sameListing(state.models, prev.models))
-      ? prev.models
-      : Object.freeze(state.models.map((m) => Object.freeze({ ...m, aliases: Object.freeze([...m.aliases]) })));
-  return Object.freeze({ ...state, models });
-}
-
-
-/** Whether two listings say the same (ids, load state, context, aliases, in order). */
-function sameListing(a: readonly DiscoveredModel[], b: readonly DiscoveredModel[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i];
-    const y = b[i];
-    if (x === undefined || y === undefined) return false;
-    if (x.id !== y.id || x.loaded !== y.loaded || x.status !== y.status || x.contextTokens !== y.contextTokens) return false;
-    if (x.aliases.length !== y.aliases.length || x.aliases.some((alias, j) => alias !== y.aliases[j])) return false;
-  }
-  return true;
 }

@@ -32,7 +32,7 @@ export function fleetModels(views: readonly NodeView[], configured: readonly Mod
   const created = Math.floor(nowMs / 1000);
   const data = [...ids].sort().map((id): FleetModel => {
     const group = groupOf.get(id);
-    const live = views.filter((v) => v.health.status !== 'dead' && v.spec.group === group && allowsModel(v.discovery, id, v.modelsById).ok);
+    const live = views.filter((v) => v.health.status !== 'dead' && v.spec.group === group && allowsModel(v.discovery, id, v.modelsById, v.spec.allowedModels).ok);
     const loaded = live.filter((v) => residencyOf(v, id).state === 'loaded');
     const onDemand = live.filter((v) => residencyOf(v, id).state === 'on_demand');
     const largest = Math.max(0, ...loaded.map((v) => ctxFor(v, id)));

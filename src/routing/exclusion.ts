@@ -8,6 +8,7 @@ export type ExclusionCode =
   | 'asleep'
   | 'degraded'
   | 'ejected'
+  | 'not_allowed'
   | 'missing'
   | 'empty'
   | 'expired'

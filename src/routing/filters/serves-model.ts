@@ -1,12 +1,15 @@
-// A node serves a model only if its discovery state allows it (untried nodes allow everything).
+// A node serves a model only if its allow-list and its discovery state allow it (untried nodes
+// allow everything their allow-list does).
 import { allowsModel } from '#src/discovery/index.ts';
 import { predicateFilter } from '../filter.ts';
 
 export const servesModel = predicateFilter('serves-model', (req, node) => {
-  const allowed = allowsModel(node.discovery, req.model, node.modelsById);
+  const allowed = allowsModel(node.discovery, req.model, node.modelsById, node.spec.allowedModels);
   if (allowed.ok) return undefined;
   const detail =
-    allowed.reason === 'expired'
+    allowed.reason === 'not_allowed'
+      ? "not among the models the node's allow-list (models) permits"
+      : allowed.reason === 'expired'
       ? `model listing failed ${node.discovery.fails} times in a row`
       : allowed.reason === 'empty'
         ? 'the node lists no models'

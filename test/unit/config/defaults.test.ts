@@ -16,7 +16,16 @@ test('defaults are the documented values', () => {
     },
     admin: { listen: undefined, token: undefined },
     health: { intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 },
-    discovery: { intervalMs: 10_000, timeoutMs: 5_000, maxBodyBytes: 4 * 1024 * 1024, missWaitMs: 0, missCooldownMs: 2_000 },
+    discovery: {
+      intervalMs: 10_000,
+      timeoutMs: 5_000,
+      maxBodyBytes: 4 * 1024 * 1024,
+      missWaitMs: 0,
+      missCooldownMs: 2_000,
+      maxModelsPerNode: 1024,
+      maxModelIdBytes: 256,
+      capacityRequestsPerPoll: 64,
+    },
     upstream: {
       connectTimeoutMs: 5_000,
       headersTimeoutMs: 300_000,

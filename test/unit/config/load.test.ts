@@ -93,6 +93,9 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       maxBodyBytes: 2048,
       missWaitMs: 3_000,
       missCooldownMs: 0,
+      maxModelsPerNode: 1024,
+      maxModelIdBytes: 256,
+      capacityRequestsPerPoll: 64,
     });
     assert.deepEqual(config.upstream, {
       connectTimeoutMs: 1_000,

@@ -188,7 +188,7 @@ for (const row of rows) {
 
 test('nextDiscoveryState: starts untried with nothing recorded', () => {
   assert.deepEqual(initialDiscoveryState(EARLIER), {
-    phase: 'untried', models: [], fails: 0, empties: 0, lastError: undefined, lastSuccessAt: undefined, changedAt: EARLIER,
+    phase: 'untried', models: [], fails: 0, empties: 0, lastError: undefined, lastSuccessAt: undefined, dropped: [], changedAt: EARLIER,
   });
 });
 

@@ -230,3 +230,14 @@ test('a context a node stated in a refusal outlives polls without a figure, unti
   const old = withLearnedContexts(NO_CAPACITY, learned, 1_000 + LEARNED_CONTEXT_TTL_MS);
   assert.deepEqual(old.capacity.models, {});
 });
+
+test('a reload that narrows a node allow-list stops its other listed ids at once; the rest of its state stays', () => {
+  const { registry } = rig();
+  registry.setNodes([spec('n')]);
+  registry.observeDiscovery('n', listed('llama-1', 'x'));
+  registry.setNodes([{ ...spec('n'), allowedModels: ['llama-*'] }]);
+  const view = registry.view('n');
+  assert.deepEqual(view?.discovery.models.map((m) => m.id), ['llama-1']);
+  assert.deepEqual([...(view?.modelsById.keys() ?? [])], ['llama-1']);
+  assert.equal(view?.discovery.phase, 'known');
+});

@@ -1,0 +1,29 @@
+// Stored discovery state is frozen once, when the registry writes it, and an unchanged listing
+// keeps its previous (already frozen) array, so routing views stay valid across identical polls.
+
+import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
+
+/**
+ * Stored state is frozen once, when it is written, so views can hand it out without copying on
+ * every read and no reader can change it. A new listing is copied: the caller keeps its own array.
+ */
+export function frozenDiscovery(state: DiscoveryState, prev: DiscoveryState | undefined): DiscoveryState {
+  const models =
+    prev !== undefined && (state.models === prev.models || sameListing(state.models, prev.models))
+      ? prev.models
+      : Object.freeze(state.models.map((m) => Object.freeze({ ...m, aliases: Object.freeze([...m.aliases]) })));
+  return Object.freeze({ ...state, models });
+}
+
+/** Whether two listings say the same (ids, load state, context, aliases, in order). */
+function sameListing(a: readonly DiscoveredModel[], b: readonly DiscoveredModel[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined || y === undefined) return false;
+    if (x.id !== y.id || x.loaded !== y.loaded || x.status !== y.status || x.contextTokens !== y.contextTokens) return false;
+    if (x.aliases.length !== y.aliases.length || x.aliases.some((alias, j) => alias !== y.aliases[j])) return false;
+  }
+  return true;
+}
