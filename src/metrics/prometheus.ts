@@ -18,6 +18,16 @@ export interface MetricsSources {
   readonly queueDepths: () => Readonly<Record<string, number>>;
   /** Capacity leases out per (node, model). */
   readonly leases: () => readonly { node: string; model: string; requests: number }[];
+  /** Upstream connection figures per node (limit, open sockets, running and waiting requests). */
+  readonly upstreamConnections?: () => Readonly<Record<string, UpstreamConnectionFigures>>;
+}
+
+export interface UpstreamConnectionFigures {
+  readonly limit: number;
+  readonly connected: number;
+  readonly running: number;
+  readonly pending: number;
+  readonly saturated: boolean;
 }
 
 export class GatewayMetrics {
@@ -121,6 +131,29 @@ export class GatewayMetrics {
       collect() {
         this.reset();
         for (const lease of sources.leases()) this.set({ node: lease.node, model: lease.model }, lease.requests);
+      },
+    });
+
+    new Gauge({
+      name: 'gateway_upstream_connections',
+      help: 'Upstream connections per node: state limit (upstream.max_connections), connected (open sockets), running, pending (waiting for a connection).',
+      labelNames: ['node', 'state'],
+      registers: [r],
+      collect() {
+        this.reset();
+        for (const [node, f] of Object.entries(sources.upstreamConnections?.() ?? {})) {
+          for (const state of ['limit', 'connected', 'running', 'pending'] as const) this.set({ node, state }, f[state]);
+        }
+      },
+    });
+    new Gauge({
+      name: 'gateway_upstream_saturated',
+      help: '1 while every connection to the node is in use (further requests queue or wait), else 0.',
+      labelNames: ['node'],
+      registers: [r],
+      collect() {
+        this.reset();
+        for (const [node, f] of Object.entries(sources.upstreamConnections?.() ?? {})) this.set({ node }, f.saturated ? 1 : 0);
       },
     });
 
