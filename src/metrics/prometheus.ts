@@ -59,7 +59,7 @@ export class GatewayMetrics {
     });
     const attempts = new Counter({
       name: 'gateway_upstream_attempts_total',
-      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, invalid_body, client_abort).',
+      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, invalid_body, client_abort, context_overflow, model_not_found, contradictory_refusal).',
       labelNames: ['node', 'result'],
       registers: [r],
     });
@@ -157,6 +157,13 @@ export class GatewayMetrics {
       },
     });
 
+    const contradictions = new Counter({
+      name: 'gateway_upstream_contradictions_total',
+      help: 'Context refusals by a node that its own advertised figures or the prompt\'s size disprove; each counts toward passive ejection.',
+      labelNames: ['node'],
+      registers: [r],
+    });
+
     const wakes = new Counter({
       name: 'gateway_wakes_total',
       help: 'Wakes of sleeping nodes by result (sent, in_window, failed, not_wakeable, unknown_node).',
@@ -175,7 +182,10 @@ export class GatewayMetrics {
         duration.observe({ model: e.model }, e.durationMs / 1000);
         if (e.firstByteMs !== undefined) firstByte.observe({ model: e.model }, e.firstByteMs / 1000);
       }),
-      sources.proxyEvents.on('proxy:attempt', (e) => attempts.inc({ node: e.node, result: e.result })),
+      sources.proxyEvents.on('proxy:attempt', (e) => {
+        attempts.inc({ node: e.node, result: e.result });
+        if (e.result === 'contradictory_refusal') contradictions.inc({ node: e.node });
+      }),
       sources.proxyEvents.on('route:excluded', (e) => {
         // One increment per reason, not per node: a large fleet excludes hundreds of nodes per request.
         for (const [reason, count] of Object.entries(countByCode(e.excluded))) exclusions.inc({ model: e.model, reason }, count);
