@@ -45,6 +45,8 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     totalTimeoutMs: 3_600_000,
     ejectAfterFailures: 5,
     ejectForMs: 10_000,
+    maxConnections: 256,
+    connectionWaitMs: 5_000,
   }),
   routing: Object.freeze({
     queueTimeoutMs: 30_000,

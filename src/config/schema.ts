@@ -122,6 +122,8 @@ const upstreamSchema = table({
   total_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.upstream.totalTimeoutMs),
   eject_after_failures: wholeAtLeastOne.default(CONFIG_DEFAULTS.upstream.ejectAfterFailures),
   eject_for: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.ejectForMs),
+  max_connections: wholeAtLeastOne.default(CONFIG_DEFAULTS.upstream.maxConnections),
+  connection_wait: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.connectionWaitMs),
 }).transform((upstream) => ({
   connectTimeoutMs: upstream.connect_timeout,
   headersTimeoutMs: upstream.headers_timeout,
@@ -129,6 +131,8 @@ const upstreamSchema = table({
   totalTimeoutMs: upstream.total_timeout,
   ejectAfterFailures: upstream.eject_after_failures,
   ejectForMs: upstream.eject_for,
+  maxConnections: upstream.max_connections,
+  connectionWaitMs: upstream.connection_wait,
 }));
 
 const routingSchema = table({

@@ -71,6 +71,10 @@ export interface UpstreamConfig {
   readonly ejectAfterFailures: number;
   /** How long an ejected node is skipped (it is re-probed at once). */
   readonly ejectForMs: number;
+  /** Connections per node; a node with this many requests in flight counts as busy. */
+  readonly maxConnections: number;
+  /** Longest a request waits for one of a node's connections before it fails over. */
+  readonly connectionWaitMs: number;
 }
 
 export interface RoutingConfig {

@@ -69,8 +69,14 @@ export class GatewayParts {
       events: this.registryEvents,
       failThreshold: options.config.health.failThreshold,
       onLeaseReleased: (_node, model) => this.queue.wake(model),
+      connectionLimit: options.config.upstream.maxConnections,
+      onConnectionFreed: () => this.queue.wakeAll(),
     });
-    this.pools = new UpstreamPools(options.config.upstream);
+    this.pools = new UpstreamPools(options.config.upstream, {
+      clock: this.clock,
+      onConnectionWaitTimeout: (node, figures) =>
+        options.logger.warn({ node, ...figures, waitedMs: this.#config.upstream.connectionWaitMs }, 'no free upstream connection in time; failing over'),
+    });
     this.checker = new HealthChecker({
       clock: this.clock,
       intervalMs: options.config.health.intervalMs,
@@ -98,6 +104,7 @@ export class GatewayParts {
       queueDepths: () => this.queue.depths(),
       leases: () => this.registry.leases.entries(),
       modelLabel: (model) => this.#modelLabels.label(model),
+      upstreamConnections: () => this.pools.stats(),
     });
     // Capacity or health changes can open room for requests waiting in a queue.
     this.registryEvents.on('node:capacity', () => this.queue.wakeAll());
@@ -256,6 +263,7 @@ export class GatewayParts {
     this.#config = next;
     this.#catalog = buildCatalog(next.models);
     this.registry.setFailThreshold(next.health.failThreshold);
+    this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.setNodes(next.nodes);
     this.pools.setNodes(next.nodes, next.upstream);
     this.checker.setIntervalMs(next.health.intervalMs);

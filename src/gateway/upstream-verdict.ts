@@ -1,11 +1,12 @@
 // Pure: which request outcomes say something about a node's own health (passive ejection).
-// A refusal the node explained (overflow, unknown model) proves it alive; a client leaving proves nothing.
+// A refusal the node explained (overflow, unknown model) proves it alive, unless the gateway's own
+// figures disprove it (contradictory_refusal: counted like a failure); a client leaving proves nothing.
 
-import type { AttemptResult } from '#src/proxy/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { UpstreamVerdict } from '#src/nodes/index.ts';
 
 export /** Which attempt results say something about the node's own health. */
-function upstreamVerdict(result: AttemptResult): UpstreamVerdict {
+function upstreamVerdict(result: ProxyEvents['proxy:attempt']['result']): UpstreamVerdict {
   switch (result) {
     case 'success':
     case 'context_overflow':
@@ -17,6 +18,7 @@ function upstreamVerdict(result: AttemptResult): UpstreamVerdict {
     case 'timeout':
     case 'stream_error':
     case 'invalid_body':
+    case 'contradictory_refusal':
       return 'failure';
     case 'client_abort':
       return 'neutral';

@@ -20,6 +20,16 @@ export interface MetricsSources {
   readonly leases: () => readonly { node: string; model: string; requests: number }[];
   /** The bounded label of a model id (model-label.ts); events carry labels already. */
   readonly modelLabel: (model: string) => string;
+  /** Upstream connection figures per node (limit, open sockets, running and waiting requests). */
+  readonly upstreamConnections?: () => Readonly<Record<string, UpstreamConnectionFigures>>;
+}
+
+export interface UpstreamConnectionFigures {
+  readonly limit: number;
+  readonly connected: number;
+  readonly running: number;
+  readonly pending: number;
+  readonly saturated: boolean;
 }
 
 export class GatewayMetrics {
@@ -51,7 +61,7 @@ export class GatewayMetrics {
     });
     const attempts = new Counter({
       name: 'gateway_upstream_attempts_total',
-      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, invalid_body, client_abort).',
+      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, invalid_body, client_abort, context_overflow, model_not_found, contradictory_refusal).',
       labelNames: ['node', 'result'],
       registers: [r],
     });
@@ -133,6 +143,36 @@ export class GatewayMetrics {
       },
     });
 
+    new Gauge({
+      name: 'gateway_upstream_connections',
+      help: 'Upstream connections per node: state limit (upstream.max_connections), connected (open sockets), running, pending (waiting for a connection).',
+      labelNames: ['node', 'state'],
+      registers: [r],
+      collect() {
+        this.reset();
+        for (const [node, f] of Object.entries(sources.upstreamConnections?.() ?? {})) {
+          for (const state of ['limit', 'connected', 'running', 'pending'] as const) this.set({ node, state }, f[state]);
+        }
+      },
+    });
+    new Gauge({
+      name: 'gateway_upstream_saturated',
+      help: '1 while every connection to the node is in use (further requests queue or wait), else 0.',
+      labelNames: ['node'],
+      registers: [r],
+      collect() {
+        this.reset();
+        for (const [node, f] of Object.entries(sources.upstreamConnections?.() ?? {})) this.set({ node }, f.saturated ? 1 : 0);
+      },
+    });
+
+    const contradictions = new Counter({
+      name: 'gateway_upstream_contradictions_total',
+      help: 'Context refusals by a node that its own advertised figures or the prompt\'s size disprove; each counts toward passive ejection.',
+      labelNames: ['node'],
+      registers: [r],
+    });
+
     const wakes = new Counter({
       name: 'gateway_wakes_total',
       help: 'Wakes of sleeping nodes by result (sent, in_window, failed, not_wakeable, unknown_node).',
@@ -151,7 +191,10 @@ export class GatewayMetrics {
         duration.observe({ model: e.model }, e.durationMs / 1000);
         if (e.firstByteMs !== undefined) firstByte.observe({ model: e.model }, e.firstByteMs / 1000);
       }),
-      sources.proxyEvents.on('proxy:attempt', (e) => attempts.inc({ node: e.node, result: e.result })),
+      sources.proxyEvents.on('proxy:attempt', (e) => {
+        attempts.inc({ node: e.node, result: e.result });
+        if (e.result === 'contradictory_refusal') contradictions.inc({ node: e.node });
+      }),
       sources.proxyEvents.on('route:excluded', (e) => {
         // One increment per reason, not per node: a large fleet excludes hundreds of nodes per request.
         for (const [reason, count] of Object.entries(countByCode(e.excluded))) exclusions.inc({ model: e.model, reason }, count);

@@ -26,6 +26,11 @@ export interface RoutingSnapshot {
   readonly nodes: readonly NodeView[];
   inFlight(nodeName: string): number;
   usage(nodeName: string, model: string): Usage;
+  /**
+   * Connections the gateway opens per node (upstream.max_connections): a node with this many
+   * requests in flight through the gateway has none left for another. Undefined: no limit.
+   */
+  readonly connectionLimit?: number;
 }
 
 /** A claim on one node for one upstream attempt; release exactly once (extra calls are ignored). */

@@ -65,6 +65,10 @@ export interface NodeRegistryOptions {
   readonly failThreshold: number;
   /** Called when a capacity lease is returned, so waiting requests can try again. */
   readonly onLeaseReleased?: (node: string, model: string) => void;
+  /** Requests in flight per node that use up its connections (upstream.max_connections). */
+  readonly connectionLimit?: number;
+  /** Called when a node that had used up its connections gets one back (any model may use it). */
+  readonly onConnectionFreed?: (node: string) => void;
 }
 
 export class NodeRegistry {
@@ -73,6 +77,8 @@ export class NodeRegistry {
   readonly #clock: Clock;
   readonly #events: EventBus<RegistryEvents>;
   #failThreshold: number;
+  #connectionLimit: number | undefined;
+  readonly #onConnectionFreed: ((node: string) => void) | undefined;
   #active = new Map<string, NodeRuntime>();
   /** Removed nodes whose in-flight requests are still finishing; never routed to. */
   readonly #retiring = new Set<NodeRuntime>();
@@ -82,11 +88,17 @@ export class NodeRegistry {
     this.#clock = options.clock;
     this.#events = options.events;
     this.#failThreshold = options.failThreshold;
+    this.#connectionLimit = options.connectionLimit;
+    this.#onConnectionFreed = options.onConnectionFreed;
     this.leases = new LeaseTable(options.onLeaseReleased);
   }
 
   setFailThreshold(failThreshold: number): void {
     this.#failThreshold = failThreshold;
+  }
+
+  setConnectionLimit(limit: number): void {
+    this.#connectionLimit = limit;
   }
 
   /**
@@ -285,6 +297,7 @@ export class NodeRegistry {
       nodes: this.views(),
       inFlight: (name) => active.get(name)?.inFlight ?? 0,
       usage: (name, model) => leases.usage(name, model),
+      connectionLimit: this.#connectionLimit,
     };
   }
 
@@ -310,8 +323,11 @@ export class NodeRegistry {
       release: () => {
         if (released) return;
         released = true;
+        const wasFull = this.#connectionLimit !== undefined && runtime.inFlight >= this.#connectionLimit;
         runtime.inFlight -= 1;
         if (runtime.inFlight === 0) this.#retiring.delete(runtime);
+        // Requests of any model may be queued behind this node's connections, not only this one's.
+        if (wasFull && this.#active.get(nodeName) === runtime) this.#onConnectionFreed?.(nodeName);
       },
     };
   }

@@ -20,6 +20,7 @@ import {
   upperBoundTokens,
   wantsExactCount,
 } from './prompt-size.ts';
+import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
 import {
@@ -159,16 +160,22 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
       deps.events.emit('proxy:attempt', { node: node.name, model: deps.modelLabel(resolved.model), result, status, error });
     switch (outcome.kind) {
       case 'failed': {
-        attempt(outcome.result, outcome.status, outcome.error);
-        failures.push(`${node.name}: ${outcome.error}`);
         const meaning = outcome.meaning;
-        if (meaning?.kind === 'context_overflow') {
-          lastRefusal = meaning;
-          // Learn the node's real figures; the next routing round then judges every node by them.
-          if (meaning.nCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, meaning.nCtx);
-          // The node's own count is exact; the gateway's figure may be the loose byte-based upper
-          // bound, which would misstate the prompt and keep it from nodes it fits.
-          routeRequest = { ...routeRequest, promptTokens: meaning.promptTokens ?? routeRequest.promptTokens };
+        const overflow =
+          meaning?.kind === 'context_overflow'
+            ? judgeOverflowRefusal(overflowFacts(admission.node, routeRequest, { endpoint, json: resolved.json }, meaning))
+            : undefined;
+        // A refusal the gateway's own figures disprove counts against the node like a failed request.
+        if (overflow?.contradiction === undefined) attempt(outcome.result, outcome.status, outcome.error);
+        else attempt('contradictory_refusal', outcome.status, `${overflow.contradiction}: ${outcome.error}`);
+        failures.push(`${node.name}: ${outcome.error}`);
+        if (meaning?.kind === 'context_overflow' && overflow !== undefined) {
+          if (overflow.contradiction === undefined) lastRefusal = meaning;
+          // The node's figures judge that node only (it is tried now and will not be asked again):
+          // its context is remembered for it, and its count may only lower the size the other
+          // nodes are judged by (the gateway's figure may be the loose byte-based upper bound).
+          if (overflow.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, overflow.learnCtx);
+          routeRequest = { ...routeRequest, promptTokens: overflow.promptTokens };
         } else if (meaning?.kind === 'model_not_found') {
           lastRefusal = meaning;
           deps.onModelVanished(node.name);

@@ -6,7 +6,8 @@ export interface ProxyEvents {
   'proxy:attempt': {
     readonly node: string;
     readonly model: string;
-    readonly result: AttemptResult;
+    /** `contradictory_refusal`: a "prompt too long" refusal the gateway's own figures disprove. */
+    readonly result: AttemptResult | 'contradictory_refusal';
     readonly status: number | undefined;
     readonly error: string | undefined;
   };

@@ -1,29 +1,55 @@
-// One undici Pool per node, with keep-alive. A node removed or moved by a reload gets its pool
-// closed gracefully: `close()` lets requests already running finish.
+// One connection pool per node, with keep-alive and a bounded wait for a connection. A node removed
+// or moved by a reload gets its pool closed gracefully: `close()` lets requests already running finish.
 
-import { Pool } from 'undici';
+import type { Clock } from '#src/core/clock.ts';
 import type { NodeSpec, UpstreamConfig } from '#src/config/types.ts';
+import { GatedPool } from './gated-pool.ts';
+
+/** Per node: the limit, open sockets, requests running and waiting for a connection, and whether all are taken. */
+export interface PoolFigures {
+  readonly limit: number;
+  readonly connected: number;
+  readonly running: number;
+  readonly pending: number;
+  readonly saturated: boolean;
+}
+
+export interface UpstreamPoolsOptions {
+  readonly clock: Clock;
+  /** A request to `node` waited `connection_wait` for a connection and gave up (to be logged). */
+  readonly onConnectionWaitTimeout?: (node: string, figures: PoolFigures) => void;
+}
 
 export class UpstreamPools {
-  readonly #pools = new Map<string, { url: string; pool: Pool }>();
+  readonly #pools = new Map<string, { url: string; pool: GatedPool }>();
+  readonly #options: UpstreamPoolsOptions;
   #limits: UpstreamConfig;
 
-  constructor(limits: UpstreamConfig) {
+  constructor(limits: UpstreamConfig, options: UpstreamPoolsOptions) {
     this.#limits = limits;
+    this.#options = options;
   }
 
-  get(node: NodeSpec): Pool {
+  get(node: NodeSpec): GatedPool {
     const existing = this.#pools.get(node.name);
     if (existing !== undefined && existing.url === node.url) return existing.pool;
-    if (existing !== undefined) void existing.pool.close().catch(() => {});
-    const pool = new Pool(new URL(node.url).origin, {
-      connections: 256,
-      pipelining: 1,
-      keepAliveTimeout: 30_000,
-      connect: { timeout: this.#limits.connectTimeoutMs },
-      headersTimeout: this.#limits.headersTimeoutMs,
-      bodyTimeout: this.#limits.bodyIdleTimeoutMs,
-    });
+    if (existing !== undefined) closeGracefully(existing.pool);
+    const pool: GatedPool = new GatedPool(
+      new URL(node.url).origin,
+      {
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: this.#limits.connectTimeoutMs },
+        headersTimeout: this.#limits.headersTimeoutMs,
+        bodyTimeout: this.#limits.bodyIdleTimeoutMs,
+      },
+      {
+        limit: this.#limits.maxConnections,
+        waitMs: this.#limits.connectionWaitMs,
+        clock: this.#options.clock,
+        onWaitTimeout: () => this.#options.onConnectionWaitTimeout?.(node.name, figuresOf(pool)),
+      },
+    );
     this.#pools.set(node.name, { url: node.url, pool });
     return pool;
   }
@@ -36,24 +62,45 @@ export class UpstreamPools {
     for (const [name, entry] of this.#pools) {
       if (limitsChanged || keep.get(name) !== entry.url) {
         this.#pools.delete(name);
-        void entry.pool.close().catch(() => {});
+        closeGracefully(entry.pool);
       }
     }
   }
 
-  /** Connection figures per node: open sockets, requests running and waiting for a socket. */
-  stats(): Record<string, { connected: number; running: number; pending: number }> {
-    const out: Record<string, { connected: number; running: number; pending: number }> = {};
-    for (const [name, { pool }] of this.#pools) {
-      const { connected, running, pending } = pool.stats;
-      out[name] = { connected, running, pending };
-    }
+  /** Connection figures per node that has a pool. */
+  stats(): Record<string, PoolFigures> {
+    const out: Record<string, PoolFigures> = {};
+    for (const [name, { pool }] of this.#pools) out[name] = figuresOf(pool);
     return out;
   }
 
   async close(): Promise<void> {
     const pools = [...this.#pools.values()];
     this.#pools.clear();
-    await Promise.all(pools.map((p) => p.pool.destroy().catch(() => {})));
+    await Promise.all(
+      pools.map((p) => {
+        p.pool.abandonWaiting(new Error('the gateway is shutting down'));
+        return p.pool.destroy().catch(() => {});
+      }),
+    );
   }
+}
+
+function figuresOf(pool: GatedPool): PoolFigures {
+  const { connected, running, pending } = pool.stats;
+  const gate = pool.gateStats();
+  return {
+    limit: gate.limit,
+    connected,
+    running,
+    // undici's own queue stays empty while the gate holds requests back; both count as waiting.
+    pending: pending + gate.waiting,
+    saturated: gate.running >= gate.limit,
+  };
+}
+
+/** Requests still waiting for a connection fail over now; running ones may finish. */
+function closeGracefully(pool: GatedPool): void {
+  pool.abandonWaiting(new Error('the node was reconfigured'));
+  void pool.close().catch(() => {});
 }

@@ -15,7 +15,8 @@ export type ExclusionCode =
   | 'not_loaded'
   | 'too_small'
   | 'no_slot'
-  | 'no_budget';
+  | 'no_budget'
+  | 'connections_full';
 
 export interface Exclusion {
   readonly node: string;

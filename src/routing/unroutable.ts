@@ -1,5 +1,6 @@
-// Pure: what an unroutable decision means for the client. Capacity exclusions mean "wait in the
-// queue"; a prompt that no node serving the model could ever fit means 400; anything else is 503.
+// Pure: what an unroutable decision means for the client. Capacity exclusions (slots, context
+// budget, connections) mean "wait in the queue"; a prompt that no node serving the model could
+// ever fit means 400; anything else is 503.
 
 import { lastKnownCtx, residencyOf } from '#src/capacity/index.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
@@ -7,6 +8,9 @@ import type { Exclusion } from './exclusion.ts';
 import { neededTokens, type RouteRequest } from './route-request.ts';
 
 export type UnroutableKind = 'busy' | 'too_large' | 'unavailable';
+
+/** Reasons that clear when a request in flight finishes: the request waits in its model's queue. */
+const BUSY = new Set(['no_slot', 'no_budget', 'connections_full']);
 
 /** Reasons that may clear by themselves soon, so a too-small verdict elsewhere is not final. */
 const TRANSIENT = new Set(['dead', 'asleep', 'degraded', 'ejected', 'expired', 'already_tried', 'not_loaded']);
@@ -20,7 +24,7 @@ export function classifyUnroutable(
   excluded: readonly Exclusion[],
   mightFitLater: (node: string) => boolean = () => true,
 ): UnroutableKind {
-  if (excluded.some((e) => e.code === 'no_slot' || e.code === 'no_budget')) return 'busy';
+  if (excluded.some((e) => BUSY.has(e.code))) return 'busy';
   const tooSmall = excluded.some((e) => e.code === 'too_small');
   if (tooSmall && !excluded.some((e) => TRANSIENT.has(e.code) && mightFitLater(e.node))) return 'too_large';
   return 'unavailable';

@@ -1,5 +1,6 @@
-// A node takes one more request of a model only with a free slot and room in its context budget
-// (llama.cpp's unified KV pool is shared by all slots). Excluded nodes make the request wait.
+// A node takes one more request of a model only with a free connection, a free slot and room in
+// its context budget (llama.cpp's unified KV pool is shared by all slots). Excluded nodes make the
+// request wait.
 
 import { admits, budgetFor, ctxFor, slotsFor } from '#src/capacity/index.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
@@ -11,6 +12,13 @@ const NAME = 'has-capacity';
 
 /** Pure: why `node` cannot take the request now, or undefined when it can. */
 export function capacityVerdict(req: RouteRequest, node: NodeView, snapshot: RoutingSnapshot): Exclusion | undefined {
+  const limit = snapshot.connectionLimit;
+  const inFlight = snapshot.inFlight(node.spec.name);
+  if (limit !== undefined && inFlight >= limit) {
+    // Another request would only wait inside the connection pool, unseen and unbounded: queue it here.
+    const detail = `${inFlight}/${limit} connections in use (upstream.max_connections)`;
+    return { node: node.spec.name, filter: NAME, code: 'connections_full', detail };
+  }
   const slots = slotsFor(node, req.model);
   const budget = budgetFor(node, req.model);
   const usage = snapshot.usage(node.spec.name, req.model);

@@ -33,6 +33,8 @@ test('defaults are the documented values', () => {
       totalTimeoutMs: 3_600_000,
       ejectAfterFailures: 5,
       ejectForMs: 10_000,
+      maxConnections: 256,
+      connectionWaitMs: 5_000,
     },
     routing: { queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500 },
     node: { kind: 'auto', kv: 'unified', wakeTimeoutMs: 120_000 },

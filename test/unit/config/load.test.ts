@@ -68,6 +68,8 @@ body_idle_timeout = "2m"
 total_timeout = "0s"
 eject_after_failures = 2
 eject_for = "3s"
+max_connections = 16
+connection_wait = "250ms"
 [routing]
 queue_timeout = "2s"
 max_queue = 0
@@ -104,6 +106,8 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       totalTimeoutMs: 0,
       ejectAfterFailures: 2,
       ejectForMs: 3_000,
+      maxConnections: 16,
+      connectionWaitMs: 250,
     });
   });
 

@@ -1,0 +1,140 @@
+// One node's connection pool, with a bounded wait for a connection. undici's Pool queues a request
+// that finds every connection taken for as long as that lasts, unseen. Here such a request waits in
+// a FIFO of our own (counted in the stats) and fails after `waitMs` as a connect timeout, which the
+// caller treats like any connection failure: fail over, or use its fallback (/tokenize).
+// Admission keeps requests out of a full pool in the first place; this is the defence in depth for
+// whatever reaches the pool anyway.
+
+import { Pool, errors, type Dispatcher } from 'undici';
+import type { Clock, Timer } from '#src/core/clock.ts';
+
+export interface ConnectionGate {
+  /** Connections to the node (the pool's size) and requests running at once. */
+  readonly limit: number;
+  /** Longest a request waits for a connection. */
+  readonly waitMs: number;
+  readonly clock: Clock;
+  /** A request gave up waiting; the caller logs it. */
+  readonly onWaitTimeout: () => void;
+}
+
+interface Waiter {
+  readonly opts: Dispatcher.DispatchOptions;
+  readonly handler: Dispatcher.DispatchHandler;
+  timer: Timer | undefined;
+  detach: () => void;
+}
+
+/** The controller handed to a handler whose request never reached a connection. */
+function abortedController(reason: Error): Dispatcher.DispatchController {
+  return { aborted: true, paused: false, reason, abort: () => {}, pause: () => {}, resume: () => {} };
+}
+
+/** The caller's abort signal travels in the dispatch options of undici's request API. */
+function signalOf(opts: Dispatcher.DispatchOptions): AbortSignal | undefined {
+  const signal: unknown = (opts as { signal?: unknown }).signal;
+  return signal instanceof AbortSignal ? signal : undefined;
+}
+
+export class GatedPool extends Pool {
+  readonly #gate: ConnectionGate;
+  #running = 0;
+  readonly #waiting: Waiter[] = [];
+
+  constructor(origin: string, options: Pool.Options, gate: ConnectionGate) {
+    super(origin, { ...options, connections: gate.limit });
+    this.#gate = gate;
+  }
+
+  /** Requests given a connection (or being connected) and requests waiting for one. */
+  gateStats(): { readonly limit: number; readonly running: number; readonly waiting: number } {
+    return { limit: this.#gate.limit, running: this.#running, waiting: this.#waiting.length };
+  }
+
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (this.#running < this.#gate.limit && this.#waiting.length === 0) this.#start(opts, handler);
+    else this.#wait(opts, handler);
+    // Accepted either way: the waiting list is ours, so no 'drain' is owed to the caller.
+    return true;
+  }
+
+  /** Fails every waiting request at once (the pool is being closed or destroyed). */
+  abandonWaiting(reason: Error): void {
+    for (const waiter of this.#waiting.splice(0)) {
+      waiter.timer?.cancel();
+      waiter.detach();
+      waiter.handler.onResponseError?.(abortedController(reason), reason);
+    }
+  }
+
+  #start(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
+    this.#running += 1;
+    let done = false;
+    const release = (): void => {
+      if (done) return;
+      done = true;
+      this.#running -= 1;
+      this.#admitWaiting();
+    };
+    const wrapped: Dispatcher.DispatchHandler = {
+      onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
+      onRequestUpgrade: (controller, status, headers, socket) => {
+        release();
+        handler.onRequestUpgrade?.(controller, status, headers, socket);
+      },
+      onResponseStarted: () => handler.onResponseStarted?.(),
+      onResponseStart: (controller, status, headers, message) => handler.onResponseStart?.(controller, status, headers, message),
+      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+      onResponseEnd: (controller, trailers) => {
+        release();
+        handler.onResponseEnd?.(controller, trailers);
+      },
+      onResponseError: (controller, error) => {
+        release();
+        handler.onResponseError?.(controller, error);
+      },
+      onBodySent: (chunk) => handler.onBodySent?.(chunk),
+      onRequestSent: () => handler.onRequestSent?.(),
+    };
+    super.dispatch(opts, wrapped);
+  }
+
+  #admitWaiting(): void {
+    while (this.#running < this.#gate.limit) {
+      const next = this.#waiting.shift();
+      if (next === undefined) return;
+      next.timer?.cancel();
+      next.detach();
+      this.#start(next.opts, next.handler);
+    }
+  }
+
+  #wait(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
+    const signal = signalOf(opts);
+    if (signal?.aborted === true) {
+      const reason = signal.reason instanceof Error ? signal.reason : new errors.RequestAbortedError();
+      handler.onResponseError?.(abortedController(reason), reason);
+      return;
+    }
+    const waiter: Waiter = { opts, handler, timer: undefined, detach: () => {} };
+    const fail = (reason: Error): void => {
+      const index = this.#waiting.indexOf(waiter);
+      if (index < 0) return;
+      this.#waiting.splice(index, 1);
+      waiter.timer?.cancel();
+      waiter.detach();
+      handler.onResponseError?.(abortedController(reason), reason);
+    };
+    if (signal !== undefined) {
+      const onAbort = (): void => fail(signal.reason instanceof Error ? signal.reason : new errors.RequestAbortedError());
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiter.detach = () => signal.removeEventListener('abort', onAbort);
+    }
+    const { limit, waitMs } = this.#gate;
+    waiter.timer = this.#gate.clock.setTimeout(() => {
+      this.#gate.onWaitTimeout();
+      fail(new errors.ConnectTimeoutError(`no free connection within ${waitMs}ms: all ${limit} in use (upstream.max_connections)`));
+    }, waitMs);
+    this.#waiting.push(waiter);
+  }
+}

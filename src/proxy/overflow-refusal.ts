@@ -1,0 +1,97 @@
+// Pure: what a node's "prompt too long" refusal may change. A node's figures judge that node only:
+// its prompt count may lower the size the gateway routes by (never raise it past the gateway's own
+// upper bound), and its context is remembered for it alone. A refusal the gateway's own figures
+// disprove (the node advertises room for the whole request, or counts more tokens than the prompt
+// can have) is a contradiction: not believed, and counted against the node like a failed request.
+
+import { ctxFor } from '#src/capacity/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import type { RouteRequest } from '#src/routing/index.ts';
+import { promptText, upperBoundTokens } from './prompt-size.ts';
+import type { UpstreamErrorMeaning } from './upstream-error.ts';
+
+/**
+ * Special tokens (BOS, EOS) a server may add beyond the upper bound's template allowance, e.g. to a
+ * completions prompt that has no messages: below this much past the bound nothing is called a lie.
+ */
+export const CONTRADICTION_SLACK_TOKENS = 16;
+
+export interface OverflowFacts {
+  /** The prompt size routing uses now. */
+  readonly estimate: number | undefined;
+  /** The gateway's own upper bound on the prompt's tokens (text bytes + template allowance). */
+  readonly upperBound: number;
+  /** Images, audio or other parts the upper bound does not count: a node may then count more. */
+  readonly uncountedParts: boolean;
+  readonly maxTokens: number | undefined;
+  /** The per-request context the node advertises for the model (polled or learned); 0 = unknown. */
+  readonly advertisedCtx: number;
+  readonly reportedCtx: number | undefined;
+  readonly reportedPromptTokens: number | undefined;
+}
+
+export interface OverflowJudgement {
+  /** The prompt size to route the remaining attempts by. */
+  readonly promptTokens: number | undefined;
+  /** The context to remember for this node (and this node only), if any. */
+  readonly learnCtx: number | undefined;
+  /** Why the refusal cannot be true; undefined when it is plausible. */
+  readonly contradiction: string | undefined;
+}
+
+export function judgeOverflowRefusal(f: OverflowFacts): OverflowJudgement {
+  const reported = f.reportedPromptTokens;
+  const clamped = reported === undefined ? undefined : Math.min(Math.max(0, reported), f.upperBound);
+  const promptTokens = clamped === undefined ? f.estimate : f.estimate === undefined ? clamped : Math.min(f.estimate, clamped);
+  // The most the whole request can take: llama.cpp refuses a prompt >= n_ctx, vLLM prompt + max_tokens > n_ctx.
+  const need = f.upperBound + CONTRADICTION_SLACK_TOKENS + Math.max(1, f.maxTokens ?? 0);
+  const bound = `a prompt of at most ${f.upperBound} tokens${f.maxTokens === undefined ? '' : ` + ${f.maxTokens} max_tokens`}`;
+  const ctxSelfContradicts = !f.uncountedParts && f.reportedCtx !== undefined && f.reportedCtx >= need;
+  let contradiction: string | undefined;
+  if (!f.uncountedParts && reported !== undefined && reported > f.upperBound + CONTRADICTION_SLACK_TOKENS) {
+    contradiction = `counted ${reported} prompt tokens for ${bound}`;
+  } else if (ctxSelfContradicts) {
+    contradiction = `stated a context of ${f.reportedCtx} tokens yet refused ${bound}`;
+  } else if (!f.uncountedParts && f.advertisedCtx > 0 && f.advertisedCtx >= need) {
+    contradiction = `advertises a context of ${f.advertisedCtx} tokens yet refused ${bound}`;
+  } else if (f.reportedCtx !== undefined && f.advertisedCtx > 0 && f.reportedCtx !== f.advertisedCtx) {
+    contradiction = `stated a context of ${f.reportedCtx} tokens but advertises ${f.advertisedCtx}`;
+  }
+  // A figure the refusal itself disproves is not remembered; any other judges this node from now on.
+  return { promptTokens, learnCtx: ctxSelfContradicts ? undefined : f.reportedCtx, contradiction };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether chat messages or a responses input carry parts without text (image_url, input_audio, …). */
+export function hasUncountedParts(json: Readonly<Record<string, unknown>>): boolean {
+  const items = [json.messages, json.input].flatMap((list) => (Array.isArray(list) ? list : []));
+  for (const item of items) {
+    if (!isRecord(item)) continue;
+    if (item.type !== undefined && item.type !== 'message' && typeof item.text !== 'string') return true;
+    const content = item.content;
+    if (!Array.isArray(content)) continue;
+    if (content.some((part) => isRecord(part) && typeof part.text !== 'string')) return true;
+  }
+  return false;
+}
+
+/** The facts for one refusal by `node`, from the request and the node's routing view. */
+export function overflowFacts(
+  node: NodeView,
+  req: RouteRequest,
+  request: { readonly endpoint: string; readonly json: Readonly<Record<string, unknown>> },
+  meaning: Extract<UpstreamErrorMeaning, { kind: 'context_overflow' }>,
+): OverflowFacts {
+  return {
+    estimate: req.promptTokens,
+    upperBound: upperBoundTokens(promptText(request.endpoint, request.json)),
+    uncountedParts: hasUncountedParts(request.json),
+    maxTokens: req.maxTokens,
+    advertisedCtx: ctxFor(node, req.model),
+    reportedCtx: meaning.nCtx,
+    reportedPromptTokens: meaning.promptTokens,
+  };
+}

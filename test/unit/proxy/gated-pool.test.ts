@@ -1,0 +1,102 @@
+// The connection pool's bounded wait: with every connection in use a request waits in the gate's
+// FIFO, gets the next free connection, or fails as a connect timeout after connection_wait. Time is
+// a ManualClock, so no outcome depends on machine speed.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ManualClock } from '#src/core/clock.ts';
+import { GatedPool } from '#src/proxy/gated-pool.ts';
+import { eventually } from '#test/fixtures/http.ts';
+
+let server: Server;
+let origin: string;
+/** Responses the server holds until the test releases them. */
+const held: ServerResponse[] = [];
+
+before(async () => {
+  server = createServer((_req, res) => void held.push(res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+after(async () => {
+  for (const res of held.splice(0)) res.end();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+function gated(clock: ManualClock, timeouts: string[]): GatedPool {
+  return new GatedPool(origin, { pipelining: 1 }, { limit: 1, waitMs: 5_000, clock, onWaitTimeout: () => timeouts.push('timeout') });
+}
+
+async function answerNext(): Promise<void> {
+  await eventually(() => held.length > 0, 5_000, 'a request at the server');
+  held.shift()?.end('ok');
+}
+
+test('a request that finds every connection in use fails as a connect timeout after connection_wait', async () => {
+  const clock = new ManualClock();
+  const timeouts: string[] = [];
+  const pool = gated(clock, timeouts);
+  try {
+    const first = pool.request({ path: '/', method: 'GET' });
+    const second = pool.request({ path: '/', method: 'GET' });
+    second.catch(() => {});
+    assert.deepEqual(pool.gateStats(), { limit: 1, running: 1, waiting: 1 });
+    clock.advance(4_999);
+    assert.equal(pool.gateStats().waiting, 1, 'still waiting before connection_wait');
+    clock.advance(1);
+    await assert.rejects(second, (error: { code?: string; message?: string }) => {
+      assert.equal(error.code, 'UND_ERR_CONNECT_TIMEOUT');
+      assert.match(String(error.message), /all 1 in use \(upstream\.max_connections\)/);
+      return true;
+    });
+    assert.deepEqual(timeouts, ['timeout']);
+    assert.equal(pool.gateStats().waiting, 0);
+    await answerNext();
+    assert.equal(await (await first).body.text(), 'ok');
+  } finally {
+    await pool.destroy();
+  }
+});
+
+test('a waiting request takes the connection the running one frees, in arrival order', async () => {
+  const clock = new ManualClock();
+  const timeouts: string[] = [];
+  const pool = gated(clock, timeouts);
+  try {
+    const first = pool.request({ path: '/1', method: 'GET' });
+    const second = pool.request({ path: '/2', method: 'GET' });
+    await answerNext();
+    assert.equal(await (await first).body.text(), 'ok');
+    await answerNext();
+    assert.equal(await (await second).body.text(), 'ok');
+    clock.advance(10_000);
+    assert.deepEqual(timeouts, [], 'the admitted request\'s wait timer was cancelled');
+    assert.deepEqual(pool.gateStats(), { limit: 1, running: 0, waiting: 0 });
+  } finally {
+    await pool.destroy();
+  }
+});
+
+test("the caller's abort takes a waiting request out at once; abandonWaiting fails the rest", async () => {
+  const clock = new ManualClock();
+  const pool = gated(clock, []);
+  try {
+    const first = pool.request({ path: '/', method: 'GET' });
+    const controller = new AbortController();
+    const aborted = pool.request({ path: '/', method: 'GET', signal: controller.signal });
+    const abandoned = pool.request({ path: '/', method: 'GET' });
+    controller.abort(new Error('client left'));
+    await assert.rejects(aborted, /client left/);
+    assert.equal(pool.gateStats().waiting, 1);
+    pool.abandonWaiting(new Error('node reconfigured'));
+    await assert.rejects(abandoned, /node reconfigured/);
+    assert.equal(pool.gateStats().waiting, 0);
+    await answerNext();
+    assert.equal(await (await first).body.text(), 'ok');
+  } finally {
+    await pool.destroy();
+  }
+});
