@@ -52,6 +52,15 @@ const name = z
   .min(1, { error: 'must not be empty' })
   .refine((text) => text.trim() === text, { error: 'must not start or end with whitespace' });
 
+/**
+ * Node names travel in the `x-switchyard-node` response header, metrics labels and logs: a
+ * character outside this set (a newline, `α`) would make every answer through the node fail.
+ */
+export const NODE_NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/;
+const nodeName = name.refine((text) => text === '' || text.trim() !== text || NODE_NAME_RULE.test(text), {
+  error: 'must be 1 to 64 characters: letters A-Z a-z, digits, and . _ : @ - (not first)',
+});
+
 const nonNegativeDurationMs = durationMs.pipe(z.number().min(0, { error: 'must not be negative' }));
 const wholeAtLeastOne = z.int({ error: 'must be a whole number of at least 1' }).min(1, { error: 'must be a whole number of at least 1' });
 
@@ -169,7 +178,7 @@ const modelsSchema = table({
 
 function nodesSchema(env: EnvVars) {
   const nodeSchema = table({
-    name,
+    name: nodeName,
     url: z.string().pipe(parsedBy(normalizeNodeUrl)),
     api_key: z
       .string()

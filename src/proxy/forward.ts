@@ -83,9 +83,9 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
           controller.abort(new Error(`upstream exchange exceeded ${input.totalTimeoutMs}ms`));
         }, input.totalTimeoutMs)
       : undefined;
+  let upstream: Dispatcher.ResponseData | undefined;
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };
-    let upstream: Dispatcher.ResponseData;
     try {
       upstream = await input.pool.request({
         path: input.path,
@@ -160,6 +160,12 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     if (isEventStream) res.end();
     else res.destroy();
     return { kind: 'broken', status, error: pumped.error, firstByteMs };
+  } catch (error) {
+    // Anything that throws between sending and pumping (a header node:http refuses, a bug) must
+    // not leave the node generating for nobody.
+    controller.abort(error);
+    upstream?.body.destroy();
+    throw error;
   } finally {
     res.off('close', onClose);
     overallTimer?.cancel();

@@ -22,6 +22,7 @@ import {
 } from './prompt-size.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
+import { startRequestReport, type Finish, type RequestReport } from './request-report.ts';
 import {
   allAttemptsFailed,
   contextLengthExceeded,
@@ -55,24 +56,31 @@ export interface InferenceDeps {
   readonly newRequestId: () => string;
 }
 
-type Finish = (node: string | undefined, status: number, extra?: Partial<ProxyEvents['proxy:request-finished']>) => void;
-
 export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
+  const report = startRequestReport(deps, endpoint, startedMs);
+  try {
+    await serveInference(deps, { endpoint, req, res, startedMs, report });
+  } catch (error) {
+    // The server's dispatcher answers an internal error 500 (or cuts a response already started);
+    // it is still a request, and must show in gateway_requests_total.
+    report.finish(report.node, 500);
+    throw error;
+  }
+}
+
+interface RequestContext {
+  readonly endpoint: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly startedMs: number;
+  readonly report: RequestReport;
+}
+
+async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
+  const { endpoint, req, res, startedMs, report } = context;
+  const finish = report.finish;
   const requestId = deps.newRequestId();
-  let modelForMetrics = '';
-  const finish: Finish = (node, status, extra = {}) =>
-    deps.events.emit('proxy:request-finished', {
-      endpoint,
-      model: deps.modelLabel(modelForMetrics),
-      node,
-      status,
-      durationMs: deps.clock.monotonicMs() - startedMs,
-      firstByteMs: undefined,
-      brokenError: undefined,
-      clientAborted: false,
-      ...extra,
-    });
   const fail = (error: GatewayError): void => {
     sendError(res, error, { 'x-request-id': requestId });
     finish(undefined, error.status);
@@ -95,7 +103,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
     fail(resolved);
     return;
   }
-  modelForMetrics = resolved.model;
+  report.model = resolved.model;
   const clientGone = new AbortController();
   // Aborting builds an exception object: do it only for a client that really left early.
   res.once('close', () => {
@@ -130,6 +138,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
     }
     const node = admission.node.spec;
     const nextTried = new Set([...routeRequest.triedNodes, node.name]);
+    report.node = node.name;
     let outcome: AttemptOutcome;
     try {
       outcome = await forwardAttempt({
