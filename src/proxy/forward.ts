@@ -3,10 +3,12 @@
 // response is ended (SSE: a clean end with no invented [DONE]; JSON: the socket is closed).
 
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
+import { classify, type AttemptResult } from './attempt-result.ts';
+import { holdBody, parsesAsJson, readSmallBody } from './held-body.ts';
 import { clientResponseHeaders } from './hop-headers.ts';
+import { pump } from './pump.ts';
 import { interpretUpstreamError, type UpstreamErrorMeaning } from './upstream-error.ts';
 
 /** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
@@ -17,18 +19,6 @@ const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
  * once after generation, so holding them costs no latency; bigger ones stream through unchecked.
  */
 const MAX_HELD_BODY_BYTES = 4 * 1024 * 1024;
-
-export type AttemptResult =
-  | 'success'
-  | 'http_5xx'
-  | 'connect_error'
-  | 'reset'
-  | 'timeout'
-  | 'stream_error'
-  | 'invalid_body'
-  | 'client_abort'
-  | 'context_overflow'
-  | 'model_not_found';
 
 export type AttemptOutcome =
   /** The answer (any status) reached the client completely. */
@@ -172,132 +162,4 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
   }
 }
 
-interface PumpResult {
-  readonly ok: boolean;
-  readonly error: string;
-  readonly clientGone: boolean;
-  readonly firstByteAt: number | undefined;
-}
-
-/** Copies body to res chunk by chunk with backpressure; never ends res on failure. */
-function pump(body: Readable, res: ServerResponse, monotonicMs: () => number): Promise<PumpResult> {
-  return new Promise((resolve) => {
-    let firstByteAt: number | undefined;
-    let settled = false;
-    const finish = (result: Omit<PumpResult, 'firstByteAt'>): void => {
-      if (settled) return;
-      settled = true;
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      res.off('close', onResClose);
-      res.off('drain', onDrain);
-      resolve({ ...result, firstByteAt });
-    };
-    const onData = (chunk: Buffer): void => {
-      if (firstByteAt === undefined) firstByteAt = monotonicMs();
-      if (!res.write(chunk)) body.pause();
-    };
-    const onDrain = (): void => {
-      body.resume();
-    };
-    const onEnd = (): void => {
-      if (firstByteAt === undefined) firstByteAt = monotonicMs();
-      res.end();
-      finish({ ok: true, error: '', clientGone: false });
-    };
-    const onError = (error: Error): void => {
-      finish({ ok: false, error: describeError(error), clientGone: false });
-    };
-    const onResClose = (): void => {
-      if (res.writableFinished) return;
-      body.destroy();
-      finish({ ok: false, error: 'client closed the connection', clientGone: true });
-    };
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-    res.on('close', onResClose);
-    res.on('drain', onDrain);
-  });
-}
-
 function ignoreError(): void {}
-
-type HeldBody =
-  | { readonly kind: 'complete'; readonly bytes: Buffer }
-  /** Past the bound: `head` was read, the rest is still in `body` (paused). */
-  | { readonly kind: 'too_big'; readonly head: Buffer }
-  | { readonly kind: 'failed'; readonly error: unknown };
-
-/** Reads a body up to `maxBytes` without consuming more; the stream stays usable past the bound. */
-function holdBody(body: Readable, maxBytes: number): Promise<HeldBody> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const settle = (result: HeldBody): void => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
-      total += chunk.length;
-      if (total > maxBytes) {
-        body.pause();
-        settle({ kind: 'too_big', head: Buffer.concat(chunks) });
-      }
-    };
-    const onEnd = (): void => settle({ kind: 'complete', bytes: Buffer.concat(chunks) });
-    const onError = (error: unknown): void => settle({ kind: 'failed', error });
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-  });
-}
-
-function parsesAsJson(bytes: Buffer): boolean {
-  try {
-    JSON.parse(bytes.toString('utf8'));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Reads a whole small body; `complete: false` when it failed or ran past `maxBytes`. */
-async function readSmallBody(body: Readable, maxBytes: number): Promise<{ complete: boolean; bytes: Buffer }> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of body) {
-      total += (chunk as Buffer).length;
-      if (total > maxBytes) return { complete: false, bytes: Buffer.alloc(0) };
-      chunks.push(chunk as Buffer);
-    }
-  } catch {
-    return { complete: false, bytes: Buffer.alloc(0) };
-  }
-  return { complete: true, bytes: Buffer.concat(chunks) };
-}
-
-function classify(error: unknown): { result: AttemptResult; error: string } {
-  const code = (error as { code?: string } | undefined)?.code ?? '';
-  const text = describeError(error);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return { result: 'timeout', error: text };
-  }
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EAI_AGAIN') {
-    return { result: 'connect_error', error: text };
-  }
-  return { result: 'reset', error: text };
-}
-
-export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: string }).code;
-    return code ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
-}

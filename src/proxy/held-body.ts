@@ -1,0 +1,62 @@
+// Reading (part of) an upstream body into memory before deciding what to do with it: a whole JSON
+// answer held until it parses, or an error body read to recognise it. Always bounded.
+
+import type { Readable } from 'node:stream';
+
+export type HeldBody =
+  | { readonly kind: 'complete'; readonly bytes: Buffer }
+  /** Past the bound: `head` was read, the rest is still in `body` (paused). */
+  | { readonly kind: 'too_big'; readonly head: Buffer }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+/** Reads a body up to `maxBytes` without consuming more; the stream stays usable past the bound. */
+export function holdBody(body: Readable, maxBytes: number): Promise<HeldBody> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const settle = (result: HeldBody): void => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total > maxBytes) {
+        body.pause();
+        settle({ kind: 'too_big', head: Buffer.concat(chunks) });
+      }
+    };
+    const onEnd = (): void => settle({ kind: 'complete', bytes: Buffer.concat(chunks) });
+    const onError = (error: unknown): void => settle({ kind: 'failed', error });
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+  });
+}
+
+export function parsesAsJson(bytes: Buffer): boolean {
+  try {
+    JSON.parse(bytes.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads a whole small body; `complete: false` when it failed or ran past `maxBytes`. */
+export async function readSmallBody(body: Readable, maxBytes: number): Promise<{ complete: boolean; bytes: Buffer }> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of body) {
+      total += (chunk as Buffer).length;
+      if (total > maxBytes) return { complete: false, bytes: Buffer.alloc(0) };
+      chunks.push(chunk as Buffer);
+    }
+  } catch {
+    return { complete: false, bytes: Buffer.alloc(0) };
+  }
+  return { complete: true, bytes: Buffer.concat(chunks) };
+}
