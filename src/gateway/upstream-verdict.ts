@@ -19,6 +19,7 @@ function upstreamVerdict(result: AttemptResult): UpstreamVerdict {
     case 'invalid_body':
       return 'failure';
     case 'client_abort':
+    case 'interim_response':
       return 'neutral';
   }
 }

@@ -49,7 +49,7 @@ export class GatewayMetrics {
     });
     const attempts = new Counter({
       name: 'gateway_upstream_attempts_total',
-      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, invalid_body, client_abort).',
+      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, invalid_body, interim_response, client_abort, context_overflow, model_not_found).',
       labelNames: ['node', 'result'],
       registers: [r],
     });

@@ -9,6 +9,8 @@ export type AttemptResult =
   | 'timeout'
   | 'stream_error'
   | 'invalid_body'
+  /** The node sent `100 Continue` unasked, which undici cannot skip: retried elsewhere, not held against it. */
+  | 'interim_response'
   | 'client_abort'
   | 'context_overflow'
   | 'model_not_found';
@@ -18,6 +20,11 @@ export function classify(error: unknown): { result: AttemptResult; error: string
   const text = describeError(error);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return { result: 'timeout', error: text };
+  }
+  // undici rejects an unasked-for `100 Continue` (other 1xx it skips) as a "bad response" and drops
+  // the socket; the node is alive and may answer the next request well.
+  if (code === 'UND_ERR_SOCKET' && error instanceof Error && error.message === 'bad response') {
+    return { result: 'interim_response', error: `${text} (an interim 1xx answer, or bytes before any request)` };
   }
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EAI_AGAIN') {
     return { result: 'connect_error', error: text };

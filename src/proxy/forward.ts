@@ -9,6 +9,7 @@ import { classify, type AttemptResult } from './attempt-result.ts';
 import { holdBody, parsesAsJson, readSmallBody } from './held-body.ts';
 import { clientResponseHeaders } from './hop-headers.ts';
 import { pump } from './pump.ts';
+import { planResponse } from './response-policy.ts';
 import { interpretUpstreamError, type UpstreamErrorMeaning } from './upstream-error.ts';
 
 /** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
@@ -92,16 +93,17 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     // Destroying an undici body emits 'error'; this keeps a late one from becoming an uncaught exception.
     upstream.body.on('error', ignoreError);
     const status = upstream.statusCode;
-    if (status >= 500 && input.canFailOver()) {
+    const headers = clientResponseHeaders(upstream.headers);
+    const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), canFailOver: input.canFailOver });
+    if (plan.kind === 'fail') {
       upstream.body.destroy();
-      return { kind: 'failed', result: 'http_5xx', error: `node answered ${status}`, status };
+      return { kind: 'failed', result: plan.result, error: plan.error, status };
     }
     if (res.destroyed) {
       upstream.body.destroy();
       return { kind: 'client_gone', status };
     }
-    const headers = clientResponseHeaders(upstream.headers);
-    if (status === 400 || status === 404) {
+    if (plan.kind === 'inspect_error') {
       const inspected = await readSmallBody(upstream.body, MAX_INSPECTED_ERROR_BYTES);
       const meaning = inspected.complete ? interpretUpstreamError(status, inspected.bytes.toString('utf8')) : undefined;
       if (meaning !== undefined) {
@@ -116,9 +118,9 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       upstream.body.destroy();
       return { kind: 'failed', result: 'reset', error: `could not read the node's ${status} answer`, status };
     }
-    const isEventStream = String(headers['content-type'] ?? '').includes('text/event-stream');
+    const isEventStream = plan.kind === 'stream' && plan.eventStream;
     let head: Buffer | undefined;
-    if (status >= 200 && status < 300 && !isEventStream && /\bjson\b/i.test(String(headers['content-type'] ?? ''))) {
+    if (plan.kind === 'hold_json') {
       const held = await holdBody(upstream.body, MAX_HELD_BODY_BYTES);
       if (held.kind === 'failed') {
         if (controller.signal.aborted && !overall.aborted) return { kind: 'client_gone', status };

@@ -38,3 +38,17 @@ test('hop-by-hop response headers are stripped, the rest pass', () => {
   const out = clientResponseHeaders({ connection: 'close', 'transfer-encoding': 'chunked', 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
   assert.deepEqual(out, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
 });
+
+test('headers that would bind the client to what sits behind the gateway are not passed on', () => {
+  const out = clientResponseHeaders({
+    'content-type': 'application/json',
+    'Set-Cookie': ['a=1', 'b=2'],
+    'set-cookie2': 'c=3',
+    location: 'http://10.0.0.5/x',
+    'content-location': '/x',
+    refresh: '0',
+    'alt-svc': 'h3=":443"',
+    'strict-transport-security': 'max-age=1',
+  });
+  assert.deepEqual(out, { 'content-type': 'application/json' });
+});
