@@ -140,6 +140,9 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       }
       head = held.head;
     }
+    // A pumped answer may break off short of a declared length; sent chunked, its end is explicit
+    // (an SSE stream then ends cleanly instead of leaving the client waiting for missing bytes).
+    delete headers['content-length'];
     res.writeHead(status, { ...headers, ...input.extraResponseHeaders });
     if (head !== undefined) res.write(head);
     const pumping = pump(upstream.body, res, input.monotonicMs);
