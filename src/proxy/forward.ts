@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
 import { classify, type AttemptResult } from './attempt-result.ts';
-import { holdBody, parsesAsJson, readSmallBody } from './held-body.ts';
+import { holdBody, parsesAsJson } from './held-body.ts';
 import { clientResponseHeaders } from './hop-headers.ts';
 import { pump } from './pump.ts';
 import { planResponse } from './response-policy.ts';
@@ -103,25 +103,12 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       upstream.body.destroy();
       return { kind: 'client_gone', status };
     }
-    if (plan.kind === 'inspect_error') {
-      const inspected = await readSmallBody(upstream.body, MAX_INSPECTED_ERROR_BYTES);
-      const meaning = inspected.complete ? interpretUpstreamError(status, inspected.bytes.toString('utf8')) : undefined;
-      if (meaning !== undefined) {
-        return { kind: 'failed', result: meaning.kind, error: meaning.message, status, meaning };
-      }
-      if (inspected.complete) {
-        delete headers['content-length'];
-        res.writeHead(status, { ...headers, 'content-length': String(inspected.bytes.length), ...input.extraResponseHeaders });
-        res.end(inspected.bytes);
-        return { kind: 'delivered', status, firstByteMs: input.monotonicMs() - input.startedMs };
-      }
-      upstream.body.destroy();
-      return { kind: 'failed', result: 'reset', error: `could not read the node's ${status} answer`, status };
-    }
     const isEventStream = plan.kind === 'stream' && plan.eventStream;
     let head: Buffer | undefined;
-    if (plan.kind === 'hold_json') {
-      const held = await holdBody(upstream.body, MAX_HELD_BODY_BYTES);
+    if (plan.kind === 'inspect_error' || plan.kind === 'hold_json') {
+      // An error body is read to recognise it; a bigger one (vLLM echoes the input) is the node's
+      // own answer, passed on uninspected.
+      const held = await holdBody(upstream.body, plan.kind === 'inspect_error' ? MAX_INSPECTED_ERROR_BYTES : MAX_HELD_BODY_BYTES);
       if (held.kind === 'failed') {
         if (controller.signal.aborted && !overall.aborted) return { kind: 'client_gone', status };
         if (overall.aborted) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${input.totalTimeoutMs}ms`, status };
@@ -129,7 +116,10 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
         return { kind: 'failed', result: cause.result, error: `the node's ${status} answer broke off: ${cause.error}`, status };
       }
       if (held.kind === 'complete') {
-        if (!parsesAsJson(held.bytes)) {
+        if (plan.kind === 'inspect_error') {
+          const meaning = interpretUpstreamError(status, held.bytes.toString('utf8'));
+          if (meaning !== undefined) return { kind: 'failed', result: meaning.kind, error: meaning.message, status, meaning };
+        } else if (!parsesAsJson(held.bytes)) {
           return { kind: 'failed', result: 'invalid_body', error: `node answered ${status} with a body that is not valid JSON`, status };
         }
         if (res.destroyed) return { kind: 'client_gone', status };

@@ -44,19 +44,3 @@ export function parsesAsJson(bytes: Buffer): boolean {
     return false;
   }
 }
-
-/** Reads a whole small body; `complete: false` when it failed or ran past `maxBytes`. */
-export async function readSmallBody(body: Readable, maxBytes: number): Promise<{ complete: boolean; bytes: Buffer }> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of body) {
-      total += (chunk as Buffer).length;
-      if (total > maxBytes) return { complete: false, bytes: Buffer.alloc(0) };
-      chunks.push(chunk as Buffer);
-    }
-  } catch {
-    return { complete: false, bytes: Buffer.alloc(0) };
-  }
-  return { complete: true, bytes: Buffer.concat(chunks) };
-}
