@@ -123,6 +123,8 @@ const upstreamSchema = table({
   headers_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.headersTimeoutMs),
   body_idle_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.bodyIdleTimeoutMs),
   total_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.upstream.totalTimeoutMs),
+  max_held_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.upstream.maxHeldBodyBytes),
+  max_held_bytes_total: positiveSizeBytes.default(CONFIG_DEFAULTS.upstream.maxHeldBytesTotal),
   eject_after_failures: wholeAtLeastOne.default(CONFIG_DEFAULTS.upstream.ejectAfterFailures),
   eject_for: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.ejectForMs),
 }).transform((upstream) => ({
@@ -130,6 +132,8 @@ const upstreamSchema = table({
   headersTimeoutMs: upstream.headers_timeout,
   bodyIdleTimeoutMs: upstream.body_idle_timeout,
   totalTimeoutMs: upstream.total_timeout,
+  maxHeldBodyBytes: upstream.max_held_body_bytes,
+  maxHeldBytesTotal: upstream.max_held_bytes_total,
   ejectAfterFailures: upstream.eject_after_failures,
   ejectForMs: upstream.eject_for,
 }));

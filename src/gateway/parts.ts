@@ -9,7 +9,7 @@ import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
 import { fetchCapacity } from '#src/capacity/index.ts';
 import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents, type WakeResult } from '#src/nodes/index.ts';
-import { AdmissionQueue, buildCatalog, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
+import { AdmissionQueue, buildCatalog, HeldBytesBudget, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeCandidates, type RouteRequest } from '#src/routing/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
@@ -31,6 +31,8 @@ export class GatewayParts {
   readonly discoverer: Discoverer;
   readonly metrics: GatewayMetrics;
   readonly queue: AdmissionQueue;
+  /** Answer bytes held in memory across all requests, within upstream.max_held_bytes_total. */
+  readonly heldBytes = new HeldBytesBudget(() => this.#config.upstream.maxHeldBytesTotal);
   readonly wakes: WakeManager;
   readonly filters = defaultFilters();
   readonly endpoints: EndpointTables;
@@ -160,6 +162,8 @@ export class GatewayParts {
         completionReserveTokens: () => this.#config.routing.completionReserveTokens,
         tokenizeTimeoutMs: () => this.#config.routing.tokenizeTimeoutMs,
         totalTimeoutMs: () => this.#config.upstream.totalTimeoutMs,
+        maxHeldBodyBytes: () => this.#config.upstream.maxHeldBodyBytes,
+        heldBudget: this.heldBytes,
         modelLabel: (model) => this.#modelLabel(model),
         onModelVanished: (nodeName) => void this.discoverer.refresh([nodeName]),
         newRequestId: () => randomUUID(),
@@ -191,6 +195,7 @@ export class GatewayParts {
       retiring_in_flight: this.registry.retiringInFlight(),
       queue_depth: this.queue.depths(),
       upstream: this.pools.stats(),
+      upstream_held_bytes: this.heldBytes.held(),
     };
   }
 

@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
 import { classify, type AttemptResult } from './attempt-result.ts';
+import type { HeldBytesBudget } from './held-budget.ts';
 import { holdBody, parsesAsJson } from './held-body.ts';
 import { clientResponseHeaders } from './hop-headers.ts';
 import { pump } from './pump.ts';
@@ -14,12 +15,6 @@ import { interpretUpstreamError, type UpstreamErrorMeaning } from './upstream-er
 
 /** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
 const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
-/**
- * Largest whole (non-SSE) JSON answer held back until it is complete and parses, so that a node
- * answering garbage or breaking off mid-body can still be failed over. Such answers arrive all at
- * once after generation, so holding them costs no latency; bigger ones stream through unchecked.
- */
-const MAX_HELD_BODY_BYTES = 4 * 1024 * 1024;
 
 export type AttemptOutcome =
   /** The answer (any status) reached the client completely. */
@@ -54,6 +49,14 @@ export interface AttemptInput {
   readonly totalTimeoutMs: number;
   /** Schedules the total-timeout timer. */
   readonly clock: Clock;
+  /**
+   * Largest whole (non-SSE) JSON answer held back until it is complete and parses, so that a node
+   * answering garbage or breaking off mid-body can still be failed over. Such answers arrive all at
+   * once after generation, so holding them costs no latency; bigger ones stream through unchecked.
+   */
+  readonly maxHeldBodyBytes: number;
+  /** Shared by all requests: what cannot be reserved from it streams through unchecked. */
+  readonly heldBudget: HeldBytesBudget;
 }
 
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
@@ -75,6 +78,9 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
         }, input.totalTimeoutMs)
       : undefined;
   let upstream: Dispatcher.ResponseData | undefined;
+  const reservation = input.heldBudget.open();
+  // Held bytes handed to the response stay in memory until they are sent, not merely written.
+  let heldBytesWritten = false;
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };
     try {
@@ -108,7 +114,8 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     if (plan.kind === 'inspect_error' || plan.kind === 'hold_json') {
       // An error body is read to recognise it; a bigger one (vLLM echoes the input) is the node's
       // own answer, passed on uninspected.
-      const held = await holdBody(upstream.body, plan.kind === 'inspect_error' ? MAX_INSPECTED_ERROR_BYTES : MAX_HELD_BODY_BYTES);
+      const limit = plan.kind === 'inspect_error' ? MAX_INSPECTED_ERROR_BYTES : input.maxHeldBodyBytes;
+      const held = await holdBody(upstream.body, limit, reservation);
       if (held.kind === 'failed') {
         if (controller.signal.aborted && !overall.aborted) return { kind: 'client_gone', status };
         if (overall.aborted) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${input.totalTimeoutMs}ms`, status };
@@ -125,6 +132,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
         if (res.destroyed) return { kind: 'client_gone', status };
         delete headers['content-length'];
         res.writeHead(status, { ...headers, 'content-length': String(held.bytes.length), ...input.extraResponseHeaders });
+        heldBytesWritten = true;
         res.end(held.bytes);
         return { kind: 'delivered', status, firstByteMs: input.monotonicMs() - input.startedMs };
       }
@@ -134,7 +142,10 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     // (an SSE stream then ends cleanly instead of leaving the client waiting for missing bytes).
     delete headers['content-length'];
     res.writeHead(status, { ...headers, ...input.extraResponseHeaders });
-    if (head !== undefined) res.write(head);
+    if (head !== undefined) {
+      heldBytesWritten = true;
+      res.write(head);
+    }
     const pumping = pump(upstream.body, res, input.monotonicMs);
     // holdBody paused a body it stopped reading; a new 'data' listener does not restart it.
     if (head !== undefined) upstream.body.resume();
@@ -154,6 +165,8 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
   } finally {
     res.off('close', onClose);
     overallTimer?.cancel();
+    if (heldBytesWritten && !res.closed) res.once('close', reservation.release);
+    else reservation.release();
   }
 }
 

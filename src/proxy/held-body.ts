@@ -2,15 +2,19 @@
 // answer held until it parses, or an error body read to recognise it. Always bounded.
 
 import type { Readable } from 'node:stream';
+import type { HeldReservation } from './held-budget.ts';
 
 export type HeldBody =
   | { readonly kind: 'complete'; readonly bytes: Buffer }
-  /** Past the bound: `head` was read, the rest is still in `body` (paused). */
+  /** Past a bound: `head` was read, the rest is still in `body` (paused). */
   | { readonly kind: 'too_big'; readonly head: Buffer }
   | { readonly kind: 'failed'; readonly error: unknown };
 
-/** Reads a body up to `maxBytes` without consuming more; the stream stays usable past the bound. */
-export function holdBody(body: Readable, maxBytes: number): Promise<HeldBody> {
+/**
+ * Reads a body up to `maxBytes`, each chunk reserved from the shared budget, without consuming
+ * more; past either bound the stream stays usable (paused) for the caller to stream on.
+ */
+export function holdBody(body: Readable, maxBytes: number, reservation: HeldReservation): Promise<HeldBody> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -23,7 +27,7 @@ export function holdBody(body: Readable, maxBytes: number): Promise<HeldBody> {
     const onData = (chunk: Buffer): void => {
       chunks.push(chunk);
       total += chunk.length;
-      if (total > maxBytes) {
+      if (total > maxBytes || !reservation.take(chunk.length)) {
         body.pause();
         settle({ kind: 'too_big', head: Buffer.concat(chunks) });
       }

@@ -10,6 +10,7 @@ import { filterCandidates, largestContext, type RouteRequest } from '#src/routin
 import { admit, type Admission, type AdmissionDeps } from './admission.ts';
 import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
+import type { HeldBytesBudget } from './held-budget.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
 import {
@@ -49,6 +50,9 @@ export interface InferenceDeps {
   readonly tokenizeTimeoutMs: () => number;
   /** Bound on one whole upstream exchange (0 = none). */
   readonly totalTimeoutMs: () => number;
+  /** Largest whole JSON answer held until it parses; past it, and past the shared budget, answers stream. */
+  readonly maxHeldBodyBytes: () => number;
+  readonly heldBudget: HeldBytesBudget;
   /** A bounded metrics label for a model id. */
   readonly modelLabel: (model: string) => string;
   /** A node said it does not have a model its listing showed: re-list it. */
@@ -160,6 +164,8 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         startedMs,
         totalTimeoutMs: deps.totalTimeoutMs(),
         clock: deps.clock,
+        maxHeldBodyBytes: deps.maxHeldBodyBytes(),
+        heldBudget: deps.heldBudget,
       });
     } finally {
       admission.release();
