@@ -26,6 +26,8 @@ export function classify(error: unknown): { result: AttemptResult; error: string
   if (code === 'UND_ERR_SOCKET' && error instanceof Error && error.message === 'bad response') {
     return { result: 'interim_response', error: `${text} (an interim 1xx answer, or bytes before any request)` };
   }
+  // zlib's codes: the node's compressed body does not decode.
+  if (code.startsWith('Z_')) return { result: 'invalid_body', error: `the node's compressed body does not decode: ${text}` };
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EAI_AGAIN') {
     return { result: 'connect_error', error: text };
   }

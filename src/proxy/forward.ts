@@ -8,9 +8,10 @@ import type { Clock } from '#src/core/clock.ts';
 import { classify, type AttemptResult } from './attempt-result.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
 import { holdBody, parsesAsJson } from './held-body.ts';
+import { decodedBody } from './decode.ts';
 import { clientResponseHeaders } from './hop-headers.ts';
 import { pump } from './pump.ts';
-import { planResponse } from './response-policy.ts';
+import { bodyCoding, planResponse } from './response-policy.ts';
 import { interpretUpstreamError, type UpstreamErrorMeaning } from './upstream-error.ts';
 
 /** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
@@ -100,7 +101,8 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     upstream.body.on('error', ignoreError);
     const status = upstream.statusCode;
     const headers = clientResponseHeaders(upstream.headers);
-    const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), canFailOver: input.canFailOver });
+    const coding = bodyCoding(upstream.headers['content-encoding']);
+    const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), coding, canFailOver: input.canFailOver });
     if (plan.kind === 'fail') {
       upstream.body.destroy();
       return { kind: 'failed', result: plan.result, error: plan.error, status };
@@ -110,12 +112,15 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       return { kind: 'client_gone', status };
     }
     const isEventStream = plan.kind === 'stream' && plan.eventStream;
+    // Compressed although asked for identity: the client gets the decoded bytes (unknown codings pass as they are).
+    const body = decodedBody(upstream.body, coding);
+    if (body !== upstream.body) delete headers['content-encoding'];
     let head: Buffer | undefined;
     if (plan.kind === 'inspect_error' || plan.kind === 'hold_json') {
       // An error body is read to recognise it; a bigger one (vLLM echoes the input) is the node's
       // own answer, passed on uninspected.
       const limit = plan.kind === 'inspect_error' ? MAX_INSPECTED_ERROR_BYTES : input.maxHeldBodyBytes;
-      const held = await holdBody(upstream.body, limit, reservation);
+      const held = await holdBody(body, limit, reservation);
       if (held.kind === 'failed') {
         if (controller.signal.aborted && !overall.aborted) return { kind: 'client_gone', status };
         if (overall.aborted) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${input.totalTimeoutMs}ms`, status };
@@ -146,9 +151,9 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       heldBytesWritten = true;
       res.write(head);
     }
-    const pumping = pump(upstream.body, res, input.monotonicMs);
+    const pumping = pump(body, res, input.monotonicMs);
     // holdBody paused a body it stopped reading; a new 'data' listener does not restart it.
-    if (head !== undefined) upstream.body.resume();
+    if (head !== undefined) body.resume();
     const pumped = await pumping;
     const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - input.startedMs;
     if (pumped.ok) return { kind: 'delivered', status, firstByteMs };

@@ -17,7 +17,7 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** Request headers that the gateway owns or recomputes. */
-const NOT_FORWARDED_UPSTREAM = new Set(['host', 'content-length', 'authorization', 'x-api-key', 'expect']);
+const NOT_FORWARDED_UPSTREAM = new Set(['host', 'content-length', 'authorization', 'x-api-key', 'expect', 'accept-encoding']);
 
 /**
  * Response headers a node may not set for the gateway's origin: cookies, redirects, cache and
@@ -59,6 +59,8 @@ export function upstreamRequestHeaders(input: UpstreamHeaderInput): Record<strin
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   out['content-type'] = 'application/json';
+  // The gateway reads answers to judge them (and the official openai SDK asks for gzip): plain bytes.
+  out['accept-encoding'] = 'identity';
   out['content-length'] = String(input.bodyBytes);
   out['x-request-id'] = input.requestId;
   if (input.clientAddress !== undefined) {

@@ -52,3 +52,8 @@ test('headers that would bind the client to what sits behind the gateway are not
   });
   assert.deepEqual(out, { 'content-type': 'application/json' });
 });
+
+test('nodes are asked for plain bytes whatever the client accepts', () => {
+  const out = upstreamRequestHeaders({ client: { 'accept-encoding': 'gzip, deflate, br' }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined });
+  assert.equal(out['accept-encoding'], 'identity');
+});
