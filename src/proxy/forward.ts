@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
 import { classify, type AttemptResult } from './attempt-result.ts';
-import type { HeldBytesBudget } from './held-budget.ts';
+import type { HeldBytesBudget, HeldReservation } from './held-budget.ts';
 import { holdBody, parsesAsJson } from './held-body.ts';
 import { decodedBody } from './decode.ts';
 import { clientResponseHeaders } from './hop-headers.ts';
@@ -16,6 +16,7 @@ import { interpretUpstreamError, type UpstreamErrorMeaning } from './upstream-er
 
 /** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
 const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
+const UNBUDGETED: HeldReservation = Object.freeze({ take: () => true, release: () => {} });
 
 export type AttemptOutcome =
   /** The answer (any status) reached the client completely. */
@@ -119,8 +120,12 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     if (plan.kind === 'inspect_error' || plan.kind === 'hold_json') {
       // An error body is read to recognise it; a bigger one (vLLM echoes the input) is the node's
       // own answer, passed on uninspected.
-      const limit = plan.kind === 'inspect_error' ? MAX_INSPECTED_ERROR_BYTES : input.maxHeldBodyBytes;
-      const held = await holdBody(body, limit, reservation);
+      // Error bodies stay outside the shared budget: they are small and fixed-bound, and an overflow
+      // refusal left unrecognised under memory pressure would reach the client instead of failing over.
+      const held =
+        plan.kind === 'inspect_error'
+          ? await holdBody(body, MAX_INSPECTED_ERROR_BYTES, UNBUDGETED)
+          : await holdBody(body, input.maxHeldBodyBytes, reservation);
       if (held.kind === 'failed') {
         if (controller.signal.aborted && !overall.aborted) return { kind: 'client_gone', status };
         if (overall.aborted) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${input.totalTimeoutMs}ms`, status };
