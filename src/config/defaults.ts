@@ -43,6 +43,8 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     bodyIdleTimeoutMs: 300_000,
     // One generation may legitimately stream for many minutes; this only bounds runaways.
     totalTimeoutMs: 3_600_000,
+    maxHeldBodyBytes: 4 * MIB,
+    maxHeldBytesTotal: 64 * MIB,
     ejectAfterFailures: 5,
     ejectForMs: 10_000,
     maxConnections: 256,

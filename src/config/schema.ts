@@ -52,6 +52,15 @@ const name = z
   .min(1, { error: 'must not be empty' })
   .refine((text) => text.trim() === text, { error: 'must not start or end with whitespace' });
 
+/**
+ * Node names travel in the `x-switchyard-node` response header, metrics labels and logs: a
+ * character outside this set (a newline, `α`) would make every answer through the node fail.
+ */
+export const NODE_NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/;
+const nodeName = name.refine((text) => text === '' || text.trim() !== text || NODE_NAME_RULE.test(text), {
+  error: 'must be 1 to 64 characters: letters A-Z a-z, digits, and . _ : @ - (not first)',
+});
+
 const nonNegativeDurationMs = durationMs.pipe(z.number().min(0, { error: 'must not be negative' }));
 const wholeAtLeastOne = z.int({ error: 'must be a whole number of at least 1' }).min(1, { error: 'must be a whole number of at least 1' });
 
@@ -120,6 +129,8 @@ const upstreamSchema = table({
   headers_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.headersTimeoutMs),
   body_idle_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.bodyIdleTimeoutMs),
   total_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.upstream.totalTimeoutMs),
+  max_held_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.upstream.maxHeldBodyBytes),
+  max_held_bytes_total: positiveSizeBytes.default(CONFIG_DEFAULTS.upstream.maxHeldBytesTotal),
   eject_after_failures: wholeAtLeastOne.default(CONFIG_DEFAULTS.upstream.ejectAfterFailures),
   eject_for: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.ejectForMs),
   max_connections: wholeAtLeastOne.default(CONFIG_DEFAULTS.upstream.maxConnections),
@@ -129,6 +140,8 @@ const upstreamSchema = table({
   headersTimeoutMs: upstream.headers_timeout,
   bodyIdleTimeoutMs: upstream.body_idle_timeout,
   totalTimeoutMs: upstream.total_timeout,
+  maxHeldBodyBytes: upstream.max_held_body_bytes,
+  maxHeldBytesTotal: upstream.max_held_bytes_total,
   ejectAfterFailures: upstream.eject_after_failures,
   ejectForMs: upstream.eject_for,
   maxConnections: upstream.max_connections,
@@ -179,7 +192,7 @@ const modelsSchema = table({
 
 function nodesSchema(env: EnvVars) {
   const nodeSchema = table({
-    name,
+    name: nodeName,
     url: z.string().pipe(parsedBy(normalizeNodeUrl)),
     api_key: z
       .string()

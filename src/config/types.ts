@@ -67,6 +67,10 @@ export interface UpstreamConfig {
   readonly bodyIdleTimeoutMs: number;
   /** Bound on one whole upstream exchange, streaming included; 0 = none. */
   readonly totalTimeoutMs: number;
+  /** Largest whole JSON answer held until it is complete and parses; bigger ones stream unchecked. */
+  readonly maxHeldBodyBytes: number;
+  /** Bound on the answer bytes held across all requests at once; past it answers stream unchecked. */
+  readonly maxHeldBytesTotal: number;
   /** Consecutive connection failures or 5xx answers after which a node is skipped for a while. */
   readonly ejectAfterFailures: number;
   /** How long an ejected node is skipped (it is re-probed at once). */

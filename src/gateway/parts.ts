@@ -10,7 +10,7 @@ import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents, type WakeResult } from '#src/nodes/index.ts';
-import { AdmissionQueue, buildCatalog, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
+import { AdmissionQueue, buildCatalog, HeldBytesBudget, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeCandidates, type RouteRequest } from '#src/routing/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { ModelLabels } from '#src/metrics/model-label.ts';
@@ -33,6 +33,8 @@ export class GatewayParts {
   readonly discoverer: Discoverer;
   readonly metrics: GatewayMetrics;
   readonly queue: AdmissionQueue;
+  /** Answer bytes held in memory across all requests, within upstream.max_held_bytes_total. */
+  readonly heldBytes = new HeldBytesBudget(() => this.#config.upstream.maxHeldBytesTotal);
   readonly wakes: WakeManager;
   readonly filters = defaultFilters();
   readonly endpoints: EndpointTables;
@@ -178,6 +180,8 @@ export class GatewayParts {
         completionReserveTokens: () => this.#config.routing.completionReserveTokens,
         tokenizeTimeoutMs: () => this.#config.routing.tokenizeTimeoutMs,
         totalTimeoutMs: () => this.#config.upstream.totalTimeoutMs,
+        maxHeldBodyBytes: () => this.#config.upstream.maxHeldBodyBytes,
+        heldBudget: this.heldBytes,
         modelLabel: (model) => this.#modelLabel(model),
         onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
         newRequestId: () => randomUUID(),
@@ -209,6 +213,7 @@ export class GatewayParts {
       retiring_in_flight: this.registry.retiringInFlight(),
       queue_depth: this.queue.depths(),
       upstream: this.pools.stats(),
+      upstream_held_bytes: this.heldBytes.held(),
     };
   }
 

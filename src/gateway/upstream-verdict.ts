@@ -21,6 +21,7 @@ function upstreamVerdict(result: ProxyEvents['proxy:attempt']['result']): Upstre
     case 'contradictory_refusal':
       return 'failure';
     case 'client_abort':
+    case 'interim_response':
       return 'neutral';
   }
 }

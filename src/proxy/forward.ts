@@ -3,32 +3,20 @@
 // response is ended (SSE: a clean end with no invented [DONE]; JSON: the socket is closed).
 
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
+import { classify, type AttemptResult } from './attempt-result.ts';
+import type { HeldBytesBudget, HeldReservation } from './held-budget.ts';
+import { holdBody, parsesAsJson } from './held-body.ts';
+import { decodedBody } from './decode.ts';
 import { clientResponseHeaders } from './hop-headers.ts';
+import { pump } from './pump.ts';
+import { bodyCoding, planResponse } from './response-policy.ts';
 import { interpretUpstreamError, type UpstreamErrorMeaning } from './upstream-error.ts';
 
 /** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
 const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
-/**
- * Largest whole (non-SSE) JSON answer held back until it is complete and parses, so that a node
- * answering garbage or breaking off mid-body can still be failed over. Such answers arrive all at
- * once after generation, so holding them costs no latency; bigger ones stream through unchecked.
- */
-const MAX_HELD_BODY_BYTES = 4 * 1024 * 1024;
-
-export type AttemptResult =
-  | 'success'
-  | 'http_5xx'
-  | 'connect_error'
-  | 'reset'
-  | 'timeout'
-  | 'stream_error'
-  | 'invalid_body'
-  | 'client_abort'
-  | 'context_overflow'
-  | 'model_not_found';
+const UNBUDGETED: HeldReservation = Object.freeze({ take: () => true, release: () => {} });
 
 export type AttemptOutcome =
   /** The answer (any status) reached the client completely. */
@@ -63,6 +51,14 @@ export interface AttemptInput {
   readonly totalTimeoutMs: number;
   /** Schedules the total-timeout timer. */
   readonly clock: Clock;
+  /**
+   * Largest whole (non-SSE) JSON answer held back until it is complete and parses, so that a node
+   * answering garbage or breaking off mid-body can still be failed over. Such answers arrive all at
+   * once after generation, so holding them costs no latency; bigger ones stream through unchecked.
+   */
+  readonly maxHeldBodyBytes: number;
+  /** Shared by all requests: what cannot be reserved from it streams through unchecked. */
+  readonly heldBudget: HeldBytesBudget;
 }
 
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
@@ -83,9 +79,12 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
           controller.abort(new Error(`upstream exchange exceeded ${input.totalTimeoutMs}ms`));
         }, input.totalTimeoutMs)
       : undefined;
+  let upstream: Dispatcher.ResponseData | undefined;
+  const reservation = input.heldBudget.open();
+  // Held bytes handed to the response stay in memory until they are sent, not merely written.
+  let heldBytesWritten = false;
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };
-    let upstream: Dispatcher.ResponseData;
     try {
       upstream = await input.pool.request({
         path: input.path,
@@ -102,34 +101,31 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     // Destroying an undici body emits 'error'; this keeps a late one from becoming an uncaught exception.
     upstream.body.on('error', ignoreError);
     const status = upstream.statusCode;
-    if (status >= 500 && input.canFailOver()) {
+    const headers = clientResponseHeaders(upstream.headers);
+    const coding = bodyCoding(upstream.headers['content-encoding']);
+    const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), coding, canFailOver: input.canFailOver });
+    if (plan.kind === 'fail') {
       upstream.body.destroy();
-      return { kind: 'failed', result: 'http_5xx', error: `node answered ${status}`, status };
+      return { kind: 'failed', result: plan.result, error: plan.error, status };
     }
     if (res.destroyed) {
       upstream.body.destroy();
       return { kind: 'client_gone', status };
     }
-    const headers = clientResponseHeaders(upstream.headers);
-    if (status === 400 || status === 404) {
-      const inspected = await readSmallBody(upstream.body, MAX_INSPECTED_ERROR_BYTES);
-      const meaning = inspected.complete ? interpretUpstreamError(status, inspected.bytes.toString('utf8')) : undefined;
-      if (meaning !== undefined) {
-        return { kind: 'failed', result: meaning.kind, error: meaning.message, status, meaning };
-      }
-      if (inspected.complete) {
-        delete headers['content-length'];
-        res.writeHead(status, { ...headers, 'content-length': String(inspected.bytes.length), ...input.extraResponseHeaders });
-        res.end(inspected.bytes);
-        return { kind: 'delivered', status, firstByteMs: input.monotonicMs() - input.startedMs };
-      }
-      upstream.body.destroy();
-      return { kind: 'failed', result: 'reset', error: `could not read the node's ${status} answer`, status };
-    }
-    const isEventStream = String(headers['content-type'] ?? '').includes('text/event-stream');
+    const isEventStream = plan.kind === 'stream' && plan.eventStream;
+    // Compressed although asked for identity: the client gets the decoded bytes (unknown codings pass as they are).
+    const body = decodedBody(upstream.body, coding);
+    if (body !== upstream.body) delete headers['content-encoding'];
     let head: Buffer | undefined;
-    if (status >= 200 && status < 300 && !isEventStream && /\bjson\b/i.test(String(headers['content-type'] ?? ''))) {
-      const held = await holdBody(upstream.body, MAX_HELD_BODY_BYTES);
+    if (plan.kind === 'inspect_error' || plan.kind === 'hold_json') {
+      // An error body is read to recognise it; a bigger one (vLLM echoes the input) is the node's
+      // own answer, passed on uninspected.
+      // Error bodies stay outside the shared budget: they are small and fixed-bound, and an overflow
+      // refusal left unrecognised under memory pressure would reach the client instead of failing over.
+      const held =
+        plan.kind === 'inspect_error'
+          ? await holdBody(body, MAX_INSPECTED_ERROR_BYTES, UNBUDGETED)
+          : await holdBody(body, input.maxHeldBodyBytes, reservation);
       if (held.kind === 'failed') {
         if (controller.signal.aborted && !overall.aborted) return { kind: 'client_gone', status };
         if (overall.aborted) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${input.totalTimeoutMs}ms`, status };
@@ -137,22 +133,32 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
         return { kind: 'failed', result: cause.result, error: `the node's ${status} answer broke off: ${cause.error}`, status };
       }
       if (held.kind === 'complete') {
-        if (!parsesAsJson(held.bytes)) {
+        if (plan.kind === 'inspect_error') {
+          const meaning = interpretUpstreamError(status, held.bytes.toString('utf8'));
+          if (meaning !== undefined) return { kind: 'failed', result: meaning.kind, error: meaning.message, status, meaning };
+        } else if (!parsesAsJson(held.bytes)) {
           return { kind: 'failed', result: 'invalid_body', error: `node answered ${status} with a body that is not valid JSON`, status };
         }
         if (res.destroyed) return { kind: 'client_gone', status };
         delete headers['content-length'];
         res.writeHead(status, { ...headers, 'content-length': String(held.bytes.length), ...input.extraResponseHeaders });
+        heldBytesWritten = true;
         res.end(held.bytes);
         return { kind: 'delivered', status, firstByteMs: input.monotonicMs() - input.startedMs };
       }
       head = held.head;
     }
+    // A pumped answer may break off short of a declared length; sent chunked, its end is explicit
+    // (an SSE stream then ends cleanly instead of leaving the client waiting for missing bytes).
+    delete headers['content-length'];
     res.writeHead(status, { ...headers, ...input.extraResponseHeaders });
-    if (head !== undefined) res.write(head);
-    const pumping = pump(upstream.body, res, input.monotonicMs);
+    if (head !== undefined) {
+      heldBytesWritten = true;
+      res.write(head);
+    }
+    const pumping = pump(body, res, input.monotonicMs);
     // holdBody paused a body it stopped reading; a new 'data' listener does not restart it.
-    if (head !== undefined) upstream.body.resume();
+    if (head !== undefined) body.resume();
     const pumped = await pumping;
     const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - input.startedMs;
     if (pumped.ok) return { kind: 'delivered', status, firstByteMs };
@@ -160,138 +166,18 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     if (isEventStream) res.end();
     else res.destroy();
     return { kind: 'broken', status, error: pumped.error, firstByteMs };
+  } catch (error) {
+    // Anything that throws between sending and pumping (a header node:http refuses, a bug) must
+    // not leave the node generating for nobody.
+    controller.abort(error);
+    upstream?.body.destroy();
+    throw error;
   } finally {
     res.off('close', onClose);
     overallTimer?.cancel();
+    if (heldBytesWritten && !res.closed) res.once('close', reservation.release);
+    else reservation.release();
   }
-}
-
-interface PumpResult {
-  readonly ok: boolean;
-  readonly error: string;
-  readonly clientGone: boolean;
-  readonly firstByteAt: number | undefined;
-}
-
-/** Copies body to res chunk by chunk with backpressure; never ends res on failure. */
-function pump(body: Readable, res: ServerResponse, monotonicMs: () => number): Promise<PumpResult> {
-  return new Promise((resolve) => {
-    let firstByteAt: number | undefined;
-    let settled = false;
-    const finish = (result: Omit<PumpResult, 'firstByteAt'>): void => {
-      if (settled) return;
-      settled = true;
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      res.off('close', onResClose);
-      res.off('drain', onDrain);
-      resolve({ ...result, firstByteAt });
-    };
-    const onData = (chunk: Buffer): void => {
-      if (firstByteAt === undefined) firstByteAt = monotonicMs();
-      if (!res.write(chunk)) body.pause();
-    };
-    const onDrain = (): void => {
-      body.resume();
-    };
-    const onEnd = (): void => {
-      if (firstByteAt === undefined) firstByteAt = monotonicMs();
-      res.end();
-      finish({ ok: true, error: '', clientGone: false });
-    };
-    const onError = (error: Error): void => {
-      finish({ ok: false, error: describeError(error), clientGone: false });
-    };
-    const onResClose = (): void => {
-      if (res.writableFinished) return;
-      body.destroy();
-      finish({ ok: false, error: 'client closed the connection', clientGone: true });
-    };
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-    res.on('close', onResClose);
-    res.on('drain', onDrain);
-  });
 }
 
 function ignoreError(): void {}
-
-type HeldBody =
-  | { readonly kind: 'complete'; readonly bytes: Buffer }
-  /** Past the bound: `head` was read, the rest is still in `body` (paused). */
-  | { readonly kind: 'too_big'; readonly head: Buffer }
-  | { readonly kind: 'failed'; readonly error: unknown };
-
-/** Reads a body up to `maxBytes` without consuming more; the stream stays usable past the bound. */
-function holdBody(body: Readable, maxBytes: number): Promise<HeldBody> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const settle = (result: HeldBody): void => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
-      total += chunk.length;
-      if (total > maxBytes) {
-        body.pause();
-        settle({ kind: 'too_big', head: Buffer.concat(chunks) });
-      }
-    };
-    const onEnd = (): void => settle({ kind: 'complete', bytes: Buffer.concat(chunks) });
-    const onError = (error: unknown): void => settle({ kind: 'failed', error });
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-  });
-}
-
-function parsesAsJson(bytes: Buffer): boolean {
-  try {
-    JSON.parse(bytes.toString('utf8'));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Reads a whole small body; `complete: false` when it failed or ran past `maxBytes`. */
-async function readSmallBody(body: Readable, maxBytes: number): Promise<{ complete: boolean; bytes: Buffer }> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of body) {
-      total += (chunk as Buffer).length;
-      if (total > maxBytes) return { complete: false, bytes: Buffer.alloc(0) };
-      chunks.push(chunk as Buffer);
-    }
-  } catch {
-    return { complete: false, bytes: Buffer.alloc(0) };
-  }
-  return { complete: true, bytes: Buffer.concat(chunks) };
-}
-
-function classify(error: unknown): { result: AttemptResult; error: string } {
-  const code = (error as { code?: string } | undefined)?.code ?? '';
-  const text = describeError(error);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return { result: 'timeout', error: text };
-  }
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EAI_AGAIN') {
-    return { result: 'connect_error', error: text };
-  }
-  return { result: 'reset', error: text };
-}
-
-export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: string }).code;
-    return code ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
-}

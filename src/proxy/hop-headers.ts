@@ -17,7 +17,21 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** Request headers that the gateway owns or recomputes. */
-const NOT_FORWARDED_UPSTREAM = new Set(['host', 'content-length', 'authorization', 'x-api-key', 'expect']);
+const NOT_FORWARDED_UPSTREAM = new Set(['host', 'content-length', 'authorization', 'x-api-key', 'expect', 'accept-encoding']);
+
+/**
+ * Response headers a node may not set for the gateway's origin: cookies, redirects, cache and
+ * transport policy (HSTS, Alt-Svc) would bind the client to whatever sits behind the gateway.
+ */
+const NOT_PASSED_TO_CLIENT = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'location',
+  'content-location',
+  'refresh',
+  'alt-svc',
+  'strict-transport-security',
+]);
 
 function namedInConnection(value: string | string[] | undefined): Set<string> {
   const named = new Set<string>();
@@ -45,6 +59,8 @@ export function upstreamRequestHeaders(input: UpstreamHeaderInput): Record<strin
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   out['content-type'] = 'application/json';
+  // The gateway reads answers to judge them (and the official openai SDK asks for gzip): plain bytes.
+  out['accept-encoding'] = 'identity';
   out['content-length'] = String(input.bodyBytes);
   out['x-request-id'] = input.requestId;
   if (input.clientAddress !== undefined) {
@@ -55,7 +71,7 @@ export function upstreamRequestHeaders(input: UpstreamHeaderInput): Record<strin
   return out;
 }
 
-/** Upstream response headers minus hop-by-hop ones, ready for `res.writeHead`. */
+/** Upstream response headers minus hop-by-hop and origin-binding ones, ready for `res.writeHead`. */
 export function clientResponseHeaders(
   upstream: Readonly<Record<string, string | string[] | undefined>>,
 ): Record<string, string | string[]> {
@@ -64,7 +80,7 @@ export function clientResponseHeaders(
   for (const [name, value] of Object.entries(upstream)) {
     if (value === undefined) continue;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || dropped.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower) || NOT_PASSED_TO_CLIENT.has(lower) || dropped.has(lower)) continue;
     out[lower] = value;
   }
   return out;

@@ -1,8 +1,9 @@
 export { handleInference, type InferenceDeps } from './inference-handler.ts';
 export { createHttpServer, listen, urlOf, sendJson, type EndpointTable, type Handler, type GatewayHttpServer } from './server.ts';
 export { UpstreamPools } from './upstream-pools.ts';
+export { HeldBytesBudget } from './held-budget.ts';
 export type { ProxyEvents } from './proxy-events.ts';
-export type { AttemptResult } from './forward.ts';
+export type { AttemptResult } from './attempt-result.ts';
 export { sendError, errorBody } from './openai-error.ts';
 export { resolveRequest, type ModelCatalog, type ResolvedRequest } from './request-model.ts';
 export { readBody } from './read-body.ts';

@@ -10,6 +10,7 @@ import { filterCandidates, largestContext, type RouteRequest } from '#src/routin
 import { admit, type Admission, type AdmissionDeps } from './admission.ts';
 import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
+import type { HeldBytesBudget } from './held-budget.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
 import {
@@ -23,6 +24,7 @@ import {
 import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
+import { startRequestReport, type Finish, type RequestReport } from './request-report.ts';
 import {
   allAttemptsFailed,
   contextLengthExceeded,
@@ -49,6 +51,9 @@ export interface InferenceDeps {
   readonly tokenizeTimeoutMs: () => number;
   /** Bound on one whole upstream exchange (0 = none). */
   readonly totalTimeoutMs: () => number;
+  /** Largest whole JSON answer held until it parses; past it, and past the shared budget, answers stream. */
+  readonly maxHeldBodyBytes: () => number;
+  readonly heldBudget: HeldBytesBudget;
   /** A bounded metrics label for a model id. */
   readonly modelLabel: (model: string) => string;
   /** A node said it does not have a model its listing showed: re-list it. */
@@ -56,24 +61,31 @@ export interface InferenceDeps {
   readonly newRequestId: () => string;
 }
 
-type Finish = (node: string | undefined, status: number, extra?: Partial<ProxyEvents['proxy:request-finished']>) => void;
-
 export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
+  const report = startRequestReport(deps, endpoint, startedMs);
+  try {
+    await serveInference(deps, { endpoint, req, res, startedMs, report });
+  } catch (error) {
+    // The server's dispatcher answers an internal error 500 (or cuts a response already started);
+    // it is still a request, and must show in gateway_requests_total.
+    report.finish(report.node, 500);
+    throw error;
+  }
+}
+
+interface RequestContext {
+  readonly endpoint: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly startedMs: number;
+  readonly report: RequestReport;
+}
+
+async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
+  const { endpoint, req, res, startedMs, report } = context;
+  const finish = report.finish;
   const requestId = deps.newRequestId();
-  let modelForMetrics = '';
-  const finish: Finish = (node, status, extra = {}) =>
-    deps.events.emit('proxy:request-finished', {
-      endpoint,
-      model: deps.modelLabel(modelForMetrics),
-      node,
-      status,
-      durationMs: deps.clock.monotonicMs() - startedMs,
-      firstByteMs: undefined,
-      brokenError: undefined,
-      clientAborted: false,
-      ...extra,
-    });
   const fail = (error: GatewayError): void => {
     sendError(res, error, { 'x-request-id': requestId });
     finish(undefined, error.status);
@@ -96,7 +108,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
     fail(resolved);
     return;
   }
-  modelForMetrics = resolved.model;
+  report.model = resolved.model;
   const clientGone = new AbortController();
   // Aborting builds an exception object: do it only for a client that really left early.
   res.once('close', () => {
@@ -131,6 +143,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
     }
     const node = admission.node.spec;
     const nextTried = new Set([...routeRequest.triedNodes, node.name]);
+    report.node = node.name;
     let outcome: AttemptOutcome;
     try {
       outcome = await forwardAttempt({
@@ -152,6 +165,8 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
         startedMs,
         totalTimeoutMs: deps.totalTimeoutMs(),
         clock: deps.clock,
+        maxHeldBodyBytes: deps.maxHeldBodyBytes(),
+        heldBudget: deps.heldBudget,
       });
     } finally {
       admission.release();

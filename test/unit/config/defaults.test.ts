@@ -31,6 +31,8 @@ test('defaults are the documented values', () => {
       headersTimeoutMs: 300_000,
       bodyIdleTimeoutMs: 300_000,
       totalTimeoutMs: 3_600_000,
+      maxHeldBodyBytes: 4 * 1024 * 1024,
+      maxHeldBytesTotal: 64 * 1024 * 1024,
       ejectAfterFailures: 5,
       ejectForMs: 10_000,
       maxConnections: 256,

@@ -66,6 +66,8 @@ connect_timeout = "1s"
 headers_timeout = "10m"
 body_idle_timeout = "2m"
 total_timeout = "0s"
+max_held_body_bytes = "1MiB"
+max_held_bytes_total = "8MiB"
 eject_after_failures = 2
 eject_for = "3s"
 max_connections = 16
@@ -104,6 +106,8 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       headersTimeoutMs: 600_000,
       bodyIdleTimeoutMs: 120_000,
       totalTimeoutMs: 0,
+      maxHeldBodyBytes: 1_048_576,
+      maxHeldBytesTotal: 8 * 1_048_576,
       ejectAfterFailures: 2,
       ejectForMs: 3_000,
       maxConnections: 16,

@@ -38,3 +38,22 @@ test('hop-by-hop response headers are stripped, the rest pass', () => {
   const out = clientResponseHeaders({ connection: 'close', 'transfer-encoding': 'chunked', 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
   assert.deepEqual(out, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
 });
+
+test('headers that would bind the client to what sits behind the gateway are not passed on', () => {
+  const out = clientResponseHeaders({
+    'content-type': 'application/json',
+    'Set-Cookie': ['a=1', 'b=2'],
+    'set-cookie2': 'c=3',
+    location: 'http://10.0.0.5/x',
+    'content-location': '/x',
+    refresh: '0',
+    'alt-svc': 'h3=":443"',
+    'strict-transport-security': 'max-age=1',
+  });
+  assert.deepEqual(out, { 'content-type': 'application/json' });
+});
+
+test('nodes are asked for plain bytes whatever the client accepts', () => {
+  const out = upstreamRequestHeaders({ client: { 'accept-encoding': 'gzip, deflate, br' }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined });
+  assert.equal(out['accept-encoding'], 'identity');
+});
