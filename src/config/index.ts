@@ -21,3 +21,4 @@ export { diffConfig, type ConfigChange, type NodePair } from './diff.ts';
 export { formatDurationMs, parseDurationMs } from './duration.ts';
 export { formatSizeBytes, parseSizeBytes } from './size.ts';
 export { formatListenAddress } from './listen-address.ts';
+export { nodePathPrefix } from './node-url.ts';

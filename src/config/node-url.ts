@@ -19,3 +19,12 @@ export function normalizeNodeUrl(text: string): ParseResult<string> {
   }
   return valid(`${url.origin}${path}`);
 }
+
+/**
+ * The path prefix of a normalised node URL ("http://host:9000/openai" → "/openai", "" when none):
+ * every request to the node, inference included, goes below it.
+ */
+export function nodePathPrefix(nodeUrl: string): string {
+  const slash = nodeUrl.indexOf('/', nodeUrl.indexOf('://') + 3);
+  return slash < 0 ? '' : nodeUrl.slice(slash);
+}

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
+import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { filterCandidates, largestContext, type RouteRequest } from '#src/routing/index.ts';
 import { admit, type Admission, type AdmissionDeps } from './admission.ts';
@@ -148,7 +149,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     try {
       outcome = await forwardAttempt({
         pool: deps.pools.get(node),
-        path: endpoint,
+        path: nodePathPrefix(node.url) + endpoint,
         headers: upstreamRequestHeaders({
           client: req.headers,
           apiKey: node.apiKey,
