@@ -1,52 +1,50 @@
-// Composition root: builds the gateway's collaborators (gateway/parts.ts), serves HTTP on the main
-// listener (and the admin listener when configured), and applies reloads and graceful shutdown.
+// Composition root: builds the gateway's collaborators (gateway/parts.ts) and its endpoint tables
+// (gateway/endpoints.ts), serves the public table on the main listener and the admin table on the
+// admin listener when one is configured (else on the main one too), and applies reloads and
+// graceful shutdown.
 
-import type { Logger } from 'pino';
-import { sleep, type Clock } from '#src/core/clock.ts';
-import type { ConfigProblem, GatewayConfig, ListenAddress, LoadResult } from '#src/config/types.ts';
+import type { Server } from 'node:http';
+import { sleep } from '#src/core/clock.ts';
+import type { ListenAddress } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
-import { createHttpServer, listen, urlOf, type EndpointTable, type GatewayHttpServer, type Handler } from '#src/proxy/index.ts';
+import { ActiveRequests, createHttpServer, listen, mergeTables, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
-
-export interface GatewayOptions {
-  readonly config: GatewayConfig;
-  readonly logger: Logger;
-  readonly clock?: Clock;
-  /** Re-reads the config for SIGHUP and POST /admin/reload; absent = reload unsupported. */
-  readonly loadConfig?: () => Promise<LoadResult>;
-}
-
-export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
-
-function merged(...tables: EndpointTable[]): EndpointTable {
-  const out = new Map<string, ReadonlyMap<string, Handler>>();
-  for (const table of tables) for (const [path, byMethod] of table) out.set(path, byMethod);
-  return out;
-}
+import { gatewayEndpoints } from '#src/gateway/endpoints.ts';
+import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 
 export class Gateway {
   readonly url: string;
   /** The admin listener's URL when [admin] listen is set. */
   readonly adminUrl: string | undefined;
   readonly registry: NodeRegistry;
-  readonly #servers: readonly GatewayHttpServer[];
+  readonly #servers: readonly Server[];
+  readonly #activeRequests: ActiveRequests;
   readonly #parts: GatewayParts;
   #closed = false;
 
-  private constructor(urls: { url: string; adminUrl: string | undefined }, servers: readonly GatewayHttpServer[], parts: GatewayParts) {
+  private constructor(
+    urls: { url: string; adminUrl: string | undefined },
+    servers: readonly Server[],
+    activeRequests: ActiveRequests,
+    parts: GatewayParts,
+  ) {
     this.url = urls.url;
     this.adminUrl = urls.adminUrl;
     this.#servers = servers;
+    this.#activeRequests = activeRequests;
     this.#parts = parts;
     this.registry = parts.registry;
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     const parts = new GatewayParts(options);
+    const activeRequests = new ActiveRequests();
+    const endpoints = gatewayEndpoints(parts, { activeRequests: () => activeRequests.count() });
     const { server: limits, admin } = options.config;
-    const serve = async (table: () => EndpointTable, address: ListenAddress): Promise<{ server: GatewayHttpServer; url: string }> => {
+    const serve = async (table: () => EndpointTable, address: ListenAddress): Promise<{ server: Server; url: string }> => {
       const server = createHttpServer({
         endpoints: table,
+        activeRequests,
         onHandlerError: (error, req) => options.logger.error({ err: error, path: req.url }, 'request handler failed'),
         requestTimeoutMs: limits.requestTimeoutMs,
         headersTimeoutMs: limits.headerTimeoutMs,
@@ -55,15 +53,15 @@ export class Gateway {
       });
       return { server, url: urlOf(await listen(server, address.host, address.port)) };
     };
-    const all = merged(parts.endpoints.public, parts.endpoints.admin);
-    const main = await serve(() => (admin.listen === undefined ? all : parts.endpoints.public), limits.listen);
-    const adminServer = admin.listen === undefined ? undefined : await serve(() => parts.endpoints.admin, admin.listen);
+    const all = mergeTables(endpoints.public, endpoints.admin);
+    const main = await serve(() => (admin.listen === undefined ? all : endpoints.public), limits.listen);
+    const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
     const gateway = new Gateway(
       { url: main.url, adminUrl: adminServer?.url },
       adminServer === undefined ? [main.server] : [main.server, adminServer.server],
+      activeRequests,
       parts,
     );
-    parts.activeRequests = () => gateway.#servers.reduce((n, s) => n + s.activeRequests(), 0);
     parts.startLoops();
     options.logger.info({ url: gateway.url, admin_url: gateway.adminUrl, nodes: options.config.nodes.length }, 'gateway listening');
     return gateway;
@@ -102,7 +100,7 @@ export class Gateway {
     const clock = this.#parts.clock;
     const log = this.#parts.options.logger;
     const closed = Promise.all(this.#servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-    const active = (): number => this.#servers.reduce((n, s) => n + s.activeRequests(), 0);
+    const active = (): number => this.#activeRequests.count();
     log.info({ active: active() }, 'draining: finishing in-flight requests');
     // Keep-alive sockets would hold the servers open indefinitely: close each one once it is idle,
     // and all of them when the in-flight requests are done or the drain time is up.

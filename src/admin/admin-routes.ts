@@ -1,25 +1,12 @@
 // The /admin/* routes: read views (hosts, explain, runtime) and the few commands main.ts hands in.
 
-import type { Handler } from '#src/proxy/index.ts';
 import { badRequest } from '#src/core/errors.ts';
-import type { ConfigProblem } from '#src/config/types.ts';
-import type { WakeResult } from '#src/nodes/index.ts';
-import { sendError, sendJson } from '#src/proxy/index.ts';
+import { sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
-import type { EndpointDeps, TableBuilder } from './endpoints.ts';
+import type { AdminDeps, Guard } from './admin-deps.ts';
 
-export interface AdminCommands {
-  readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
-  /** Sends a wake to a node unless one is in flight or its wake window is open ('in_window'). */
-  readonly wake: (node: string) => Promise<WakeResult>;
-  /** Process and upstream-connection figures for /admin/runtime. */
-  readonly runtime: () => Record<string, unknown>;
-}
-
-type Guard = (mutation: boolean, handler: Handler) => Handler;
-
-export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guard): void {
+export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard): void {
   table.add(
     'GET',
     '/admin/hosts',
@@ -32,7 +19,7 @@ export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guar
           views: deps.registry.freshViews(),
           inFlight: (node) => snapshot.inFlight(node),
           usage: (node, model) => snapshot.usage(node, model),
-          queueDepths: deps.inference.admission.queue.depths(),
+          queueDepths: deps.queueDepths(),
         }),
       );
     }),
@@ -41,7 +28,7 @@ export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guar
     'GET',
     '/admin/explain',
     guard(false, (_req, res, url) => {
-      const query = readExplainQuery(url, deps.inference.catalog().aliases);
+      const query = readExplainQuery(url, deps.catalog().aliases);
       if ('error' in query) {
         sendError(res, badRequest(query.error, query.param));
         return;
@@ -49,14 +36,14 @@ export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guar
       const routing = deps.config().routing;
       const request = {
         model: query.model,
-        group: deps.inference.catalog().groups.get(query.model),
+        group: deps.catalog().groups.get(query.model),
         triedNodes: new Set<string>(),
         promptTokens: query.promptTokens,
         maxTokens: query.maxTokens,
         completionReserveTokens: routing.completionReserveTokens,
         loadOnDemand: routing.loadOnDemand,
       };
-      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.inference.admission.filters));
+      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.filters));
     }),
   );
   table.add('GET', '/admin/runtime', guard(false, (_req, res) => sendJson(res, 200, deps.commands.runtime())));

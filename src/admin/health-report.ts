@@ -1,16 +1,8 @@
-// Pure: the /health documents from node views. Status "ok" while at least one node can take
-// traffic (healthy, or not probed yet), "degraded" while only degraded nodes remain, else "down".
-// Anyone gets the status alone; the detailed report (node URLs, errors, models) is for callers who
-// pass the admin check (admin/endpoints.ts).
+// Pure: the detailed /health document from node views, for callers who pass the admin check
+// (admin/admin-endpoints.ts). Anyone else gets the status alone (proxy/fleet-status.ts).
 
 import type { NodeView } from '#src/nodes/index.ts';
-
-export type FleetStatus = 'ok' | 'degraded' | 'down';
-
-/** What /health tells a caller without admin rights: enough for a load balancer, nothing more. */
-export interface HealthSummary {
-  readonly status: FleetStatus;
-}
+import { fleetStatus, type FleetStatus } from '#src/proxy/index.ts';
 
 export interface HealthReport {
   readonly status: FleetStatus;
@@ -37,17 +29,6 @@ export interface NodeHealthDetail {
     readonly fails: number;
     readonly last_error: string | null;
   };
-}
-
-export function fleetStatus(views: readonly NodeView[]): FleetStatus {
-  const usable = views.some((v) => v.health.status === 'healthy' || v.health.status === 'unknown');
-  const degraded = views.some((v) => v.health.status === 'degraded');
-  return usable ? 'ok' : degraded ? 'degraded' : 'down';
-}
-
-/** Load balancers take a node out on a non-2xx answer: 503 only when nothing can serve. */
-export function healthHttpStatus(status: FleetStatus): 200 | 503 {
-  return status === 'down' ? 503 : 200;
 }
 
 export function healthReport(views: readonly NodeView[], now: number): HealthReport {

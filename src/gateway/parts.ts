@@ -10,13 +10,12 @@ import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents, type WakeResult } from '#src/nodes/index.ts';
-import { AdmissionQueue, buildCatalog, HeldBytesBudget, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
+import { AdmissionQueue, buildCatalog, HeldBytesBudget, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeCandidates, type RouteRequest } from '#src/routing/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { ModelLabels } from '#src/metrics/model-label.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
-import { buildEndpoints, type EndpointTables } from '#src/admin/endpoints.ts';
-import type { GatewayOptions, ReloadOutcome } from '#src/main.ts';
+import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 
@@ -37,9 +36,8 @@ export class GatewayParts {
   readonly heldBytes = new HeldBytesBudget(() => this.#config.upstream.maxHeldBytesTotal);
   readonly wakes: WakeManager;
   readonly filters = defaultFilters();
-  readonly endpoints: EndpointTables;
-  /** Requests the HTTP servers are answering; set by Gateway once they listen. */
-  activeRequests: () => number = () => 0;
+  /** What the public inference routes need (gateway/endpoints.ts hands it to them). */
+  readonly inference: InferenceDeps;
   readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #capacityPoller = new CapacityPoller(() => ({
@@ -144,49 +142,37 @@ export class GatewayParts {
     this.checker.setNodes(options.config.nodes);
     this.discoverer.setNodes(options.config.nodes);
     const policy = leastInFlight();
-    this.endpoints = buildEndpoints({
-      logger: options.logger,
+    this.inference = {
       clock: this.clock,
-      config: () => this.#config,
       registry: this.registry,
-      metrics: this.metrics,
-      commands: {
-        reload: () => this.reload(),
-        wake: (node) => this.wakes.wake(node, 'manual'),
-        runtime: () => this.#runtime(),
-      },
-      inference: {
+      pools: this.pools,
+      admission: {
         clock: this.clock,
         registry: this.registry,
-        pools: this.pools,
-        admission: {
-          clock: this.clock,
-          registry: this.registry,
-          filters: this.filters,
-          policy,
-          queue: this.queue,
-          queueTimeoutMs: () => this.#config.routing.queueTimeoutMs,
-          maxQueue: () => this.#config.routing.maxQueue,
-          onModelMiss: (req) => this.#refreshOnMiss(req),
-          wakeFor: (req) => this.#wakeFor(req),
-          onDecision: (req, decision) =>
-            this.proxyEvents.emit('route:excluded', { model: this.#modelLabel(req.model), excluded: decision.excluded }),
-        },
-        events: this.proxyEvents,
-        catalog: () => this.#catalog,
-        maxRequestBodyBytes: () => this.#config.server.maxRequestBodyBytes,
-        retryAfterSeconds: () => Math.max(1, Math.ceil(this.#config.health.intervalMs / 1000)),
-        loadOnDemand: () => this.#config.routing.loadOnDemand,
-        completionReserveTokens: () => this.#config.routing.completionReserveTokens,
-        tokenizeTimeoutMs: () => this.#config.routing.tokenizeTimeoutMs,
-        totalTimeoutMs: () => this.#config.upstream.totalTimeoutMs,
-        maxHeldBodyBytes: () => this.#config.upstream.maxHeldBodyBytes,
-        heldBudget: this.heldBytes,
-        modelLabel: (model) => this.#modelLabel(model),
-        onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
-        newRequestId: () => randomUUID(),
+        filters: this.filters,
+        policy,
+        queue: this.queue,
+        queueTimeoutMs: () => this.#config.routing.queueTimeoutMs,
+        maxQueue: () => this.#config.routing.maxQueue,
+        onModelMiss: (req) => this.#refreshOnMiss(req),
+        wakeFor: (req) => this.#wakeFor(req),
+        onDecision: (req, decision) =>
+          this.proxyEvents.emit('route:excluded', { model: this.#modelLabel(req.model), excluded: decision.excluded }),
       },
-    });
+      events: this.proxyEvents,
+      catalog: () => this.#catalog,
+      maxRequestBodyBytes: () => this.#config.server.maxRequestBodyBytes,
+      retryAfterSeconds: () => Math.max(1, Math.ceil(this.#config.health.intervalMs / 1000)),
+      loadOnDemand: () => this.#config.routing.loadOnDemand,
+      completionReserveTokens: () => this.#config.routing.completionReserveTokens,
+      tokenizeTimeoutMs: () => this.#config.routing.tokenizeTimeoutMs,
+      totalTimeoutMs: () => this.#config.upstream.totalTimeoutMs,
+      maxHeldBodyBytes: () => this.#config.upstream.maxHeldBodyBytes,
+      heldBudget: this.heldBytes,
+      modelLabel: (model) => this.#modelLabel(model),
+      onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
+      newRequestId: () => randomUUID(),
+    };
   }
 
   /** Wakes one asleep node that could serve the request (one already waking is reused). */
@@ -202,19 +188,9 @@ export class GatewayParts {
     return this.#config;
   }
 
-  #runtime(): Record<string, unknown> {
-    const memory = process.memoryUsage();
-    return {
-      rss_bytes: memory.rss,
-      heap_used_bytes: memory.heapUsed,
-      uptime_seconds: Math.round(process.uptime()),
-      active_requests: this.activeRequests(),
-      leases_in_flight: this.registry.leases.totalRequests(),
-      retiring_in_flight: this.registry.retiringInFlight(),
-      queue_depth: this.queue.depths(),
-      upstream: this.pools.stats(),
-      upstream_held_bytes: this.heldBytes.held(),
-    };
+  /** Declared aliases and groups, rebuilt on reload. */
+  catalog(): ModelCatalog {
+    return this.#catalog;
   }
 
   #modelLabel(model: string): string {

@@ -1,21 +1,27 @@
 // How one upstream attempt ended, as metrics and passive health see it, and the mapping from
 // undici's errors to those results.
 
-export type AttemptResult =
-  | 'success'
+import type { UpstreamErrorMeaning } from './upstream-error.ts';
+
+/** Why nothing usable came back from a node before anything reached the client. */
+export type AttemptFailure =
   | 'http_5xx'
   | 'connect_error'
   | 'reset'
   | 'timeout'
-  | 'stream_error'
   | 'invalid_body'
   /** The node sent `100 Continue` unasked, which undici cannot skip: retried elsewhere, not held against it. */
-  | 'interim_response'
-  | 'client_abort'
-  | 'context_overflow'
-  | 'model_not_found';
+  | 'interim_response';
 
-export function classify(error: unknown): { result: AttemptResult; error: string } {
+export type AttemptResult =
+  | 'success'
+  | AttemptFailure
+  | 'stream_error'
+  | 'client_abort'
+  /** A refusal the node explained (the outcome's `refusal` field carries what it said). */
+  | UpstreamErrorMeaning['kind'];
+
+export function classify(error: unknown): { result: AttemptFailure; error: string } {
   const code = (error as { code?: string } | undefined)?.code ?? '';
   const text = describeError(error);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {

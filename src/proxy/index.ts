@@ -1,5 +1,10 @@
 export { handleInference, type InferenceDeps } from './inference-handler.ts';
-export { createHttpServer, listen, urlOf, sendJson, type EndpointTable, type Handler, type GatewayHttpServer } from './server.ts';
+export { createHttpServer, listen, urlOf, sendJson } from './server.ts';
+export { TableBuilder, mergeTables, type EndpointTable, type Handler } from './endpoint-table.ts';
+export { publicEndpoints, INFERENCE_PATHS, type PublicEndpointDeps } from './public-endpoints.ts';
+export { ActiveRequests } from './active-requests.ts';
+export { fleetStatus, healthHttpStatus, type FleetStatus } from './fleet-status.ts';
+export { isLoopbackAddress, presentedKey, rotatingKeyCheck, unauthorized } from './auth.ts';
 export { UpstreamPools } from './upstream-pools.ts';
 export { HeldBytesBudget } from './held-budget.ts';
 export type { ProxyEvents } from './proxy-events.ts';

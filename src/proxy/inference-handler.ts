@@ -175,14 +175,15 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     const attempt = (result: ProxyEvents['proxy:attempt']['result'], status: number | undefined, error?: string): void =>
       deps.events.emit('proxy:attempt', { node: node.name, model: deps.modelLabel(resolved.model), result, status, error });
     switch (outcome.kind) {
-      case 'failed': {
-        const meaning = outcome.meaning;
+      case 'failed':
+      case 'refused': {
+        const meaning = outcome.kind === 'refused' ? outcome.refusal : undefined;
         const overflow =
           meaning?.kind === 'context_overflow'
             ? judgeOverflowRefusal(overflowFacts(admission.node, routeRequest, { endpoint, json: resolved.json }, meaning))
             : undefined;
         // A refusal the gateway's own figures disprove counts against the node like a failed request.
-        if (overflow?.contradiction === undefined) attempt(outcome.result, outcome.status, outcome.error);
+        if (overflow?.contradiction === undefined) attempt(outcome.kind === 'refused' ? outcome.refusal.kind : outcome.result, outcome.status, outcome.error);
         else attempt('contradictory_refusal', outcome.status, `${overflow.contradiction}: ${outcome.error}`);
         failures.push(`${node.name}: ${outcome.error}`);
         if (meaning?.kind === 'context_overflow' && overflow !== undefined) {

@@ -2,11 +2,11 @@
 // line and headers before any of it reaches the client (docs/security.md, "What the gateway passes
 // on from a node").
 
-import type { AttemptResult } from './attempt-result.ts';
+import type { AttemptFailure } from './attempt-result.ts';
 
 export type ResponsePlan =
   /** Nothing reaches the client; another node may be tried. */
-  | { readonly kind: 'fail'; readonly result: AttemptResult; readonly error: string }
+  | { readonly kind: 'fail'; readonly result: AttemptFailure; readonly error: string }
   /** A 400/404: read (bounded) to recognise a refusal the gateway can act on. */
   | { readonly kind: 'inspect_error' }
   /** A whole 2xx JSON answer: held until complete and parsed, so a broken one can be failed over. */

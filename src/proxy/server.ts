@@ -6,15 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { detach } from '#src/core/detach.ts';
 import { badRequest, methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
 import { parseRequestTarget } from '#src/core/request-target.ts';
+import type { ActiveRequests } from './active-requests.ts';
+import type { EndpointTable } from './endpoint-table.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
-
-export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
-
-/** path → method → handler. */
-export type EndpointTable = ReadonlyMap<string, ReadonlyMap<string, Handler>>;
 
 export interface HttpServerOptions {
   readonly endpoints: () => EndpointTable;
+  /** Counts the requests this server is answering (shared by all of a gateway's listeners). */
+  readonly activeRequests: ActiveRequests;
   readonly onHandlerError: (error: unknown, req: IncomingMessage) => void;
   /** Bound on receiving one whole request (headers and body), against slow clients. */
   readonly requestTimeoutMs: number;
@@ -24,8 +23,8 @@ export interface HttpServerOptions {
   readonly maxHeaderBytes: number;
 }
 
-export function createHttpServer(options: HttpServerOptions): GatewayHttpServer {
-  const server = createServer(
+export function createHttpServer(options: HttpServerOptions): Server {
+  return createServer(
     {
       requestTimeout: options.requestTimeoutMs,
       headersTimeout: options.headersTimeoutMs,
@@ -36,21 +35,13 @@ export function createHttpServer(options: HttpServerOptions): GatewayHttpServer 
       connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(options.headersTimeoutMs / 4))),
     },
     (req, res) => {
-      active += 1;
-      res.once('close', () => {
-        active -= 1;
-      });
+      options.activeRequests.track(res);
       // dispatch answers every error it can see; this catches what escapes it (a bug), so that one
       // request can never become an unhandled rejection that takes the process down.
       detach(dispatch(options, req, res), (error) => answerInternalError(options, error, req, res));
     },
   );
-  let active = 0;
-  return Object.assign(server, { activeRequests: () => active });
 }
-
-/** A node:http server that counts the requests it has not finished answering. */
-export type GatewayHttpServer = Server & { activeRequests(): number };
 
 async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = req.method ?? 'GET';

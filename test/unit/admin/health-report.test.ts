@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fleetStatus, healthHttpStatus, healthReport } from '#src/admin/health-report.ts';
-import { fleetModels } from '#src/proxy/index.ts';
+import { healthReport } from '#src/admin/health-report.ts';
+import { fleetModels, fleetStatus, healthHttpStatus } from '#src/proxy/index.ts';
 import type { HealthState } from '#src/nodes/index.ts';
 import { NOW, node } from '#test/fixtures/builders.ts';
 

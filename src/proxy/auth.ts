@@ -4,6 +4,7 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { GatewayError } from '#src/core/errors.ts';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
@@ -20,6 +21,20 @@ export function keyChecker(keys: readonly string[]): KeyCheck {
     for (const known of digests) matched = timingSafeEqual(known, candidate) || matched;
     return matched;
   };
+}
+
+/** A check against keys re-read on every call, so a reload can rotate them; rebuilt only when they change. */
+export function rotatingKeyCheck(keys: () => readonly string[]): KeyCheck {
+  let last: { keys: readonly string[]; check: KeyCheck } | undefined;
+  return (presented) => {
+    const current = keys();
+    if (last?.keys !== current) last = { keys: current, check: keyChecker(current) };
+    return last.check(presented);
+  };
+}
+
+export function unauthorized(message: string): GatewayError {
+  return new GatewayError('GW_UNAUTHORIZED', message, { status: 401, openaiType: 'authentication_error', openaiCode: 'invalid_api_key' });
 }
 
 /** The credential a client presented: `Authorization: Bearer X`, or `x-api-key: X`. */

@@ -1,0 +1,41 @@
+// What the admin table needs, in one flat object the composition root fills: read views of the
+// registry and the config, the routing filters (so explain runs what the request path runs), and
+// the few commands it may give.
+
+import type { Clock } from '#src/core/clock.ts';
+import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
+import type { NodeRegistry, WakeResult } from '#src/nodes/index.ts';
+import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
+import type { Filter } from '#src/routing/index.ts';
+
+export interface AdminCommands {
+  readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
+  /** Sends a wake to a node unless one is in flight or its wake window is open ('in_window'). */
+  readonly wake: (node: string) => Promise<WakeResult>;
+  /** Process and upstream-connection figures for /admin/runtime. */
+  readonly runtime: () => Record<string, unknown>;
+}
+
+/** The Prometheus exposition /metrics serves. */
+export interface MetricsText {
+  text(): Promise<string>;
+  contentType(): string;
+}
+
+export interface AdminDeps {
+  readonly clock: Clock;
+  /** The current config (admin token, routing settings), read on each request. */
+  readonly config: () => GatewayConfig;
+  readonly registry: Pick<NodeRegistry, 'snapshot' | 'freshViews' | 'view'>;
+  readonly metrics: MetricsText;
+  /** Declared aliases and groups, as the request path resolves them. */
+  readonly catalog: () => ModelCatalog;
+  /** The request path's routing filters. */
+  readonly filters: readonly Filter[];
+  /** Requests waiting per model. */
+  readonly queueDepths: () => Record<string, number>;
+  readonly commands: AdminCommands;
+}
+
+/** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */
+export type Guard = (mutation: boolean, handler: Handler) => Handler;

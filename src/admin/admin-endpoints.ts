@@ -1,0 +1,30 @@
+// The admin endpoint table: /admin/*, /metrics, and the detailed /health. Without [admin] listen it
+// is merged over the public table on the main listener (its /health wins); with it, it has its own
+// listener. /health is never refused here (a probe may carry any header): a caller without admin
+// rights gets the public answer, the status alone.
+
+import { healthHttpStatus, sendJson, TableBuilder, type EndpointTable } from '#src/proxy/index.ts';
+import { healthReport } from './health-report.ts';
+import { adminRoutes } from './admin-routes.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { adminGuard } from './admin-guard.ts';
+
+export function adminEndpoints(deps: AdminDeps): EndpointTable {
+  const { guard, mayRead } = adminGuard(deps.config);
+  const table = new TableBuilder();
+  table.add('GET', '/health', (req, res) => {
+    const report = healthReport(deps.registry.freshViews(), deps.clock.now());
+    sendJson(res, healthHttpStatus(report.status), mayRead(req) ? report : { status: report.status });
+  });
+  table.add(
+    'GET',
+    '/metrics',
+    guard(false, async (_req, res) => {
+      const text = await deps.metrics.text();
+      res.writeHead(200, { 'content-type': deps.metrics.contentType(), 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    }),
+  );
+  adminRoutes(table, deps, guard);
+  return table.table();
+}

@@ -1,0 +1,2 @@
+export { adminEndpoints } from './admin-endpoints.ts';
+export type { AdminCommands, AdminDeps, MetricsText } from './admin-deps.ts';

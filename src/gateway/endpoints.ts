@@ -1,0 +1,59 @@
+// Wiring only: the public table (proxy/) and the admin table (admin/), each given a flat dependency
+// object filled from the gateway's parts. Which listener serves which table is main.ts's choice.
+
+import { adminEndpoints } from '#src/admin/index.ts';
+import { publicEndpoints, type EndpointTable } from '#src/proxy/index.ts';
+import type { GatewayParts } from './parts.ts';
+
+export interface EndpointTables {
+  readonly public: EndpointTable;
+  readonly admin: EndpointTable;
+}
+
+export interface ListenerFigures {
+  /** Requests the HTTP listeners are answering right now. */
+  readonly activeRequests: () => number;
+}
+
+export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures): EndpointTables {
+  const { clock, registry } = parts;
+  return {
+    public: publicEndpoints({
+      clock,
+      registry,
+      clientKeys: () => parts.config().server.apiKeys,
+      configuredModels: () => parts.config().models.available,
+      inference: parts.inference,
+    }),
+    admin: adminEndpoints({
+      clock,
+      config: () => parts.config(),
+      registry,
+      metrics: parts.metrics,
+      catalog: () => parts.catalog(),
+      filters: parts.filters,
+      queueDepths: () => parts.queue.depths(),
+      commands: {
+        reload: () => parts.reload(),
+        wake: (node) => parts.wakes.wake(node, 'manual'),
+        runtime: () => runtimeFigures(parts, listeners),
+      },
+    }),
+  };
+}
+
+/** /admin/runtime: the process, the requests in flight, and the upstream connections. */
+function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record<string, unknown> {
+  const memory = process.memoryUsage();
+  return {
+    rss_bytes: memory.rss,
+    heap_used_bytes: memory.heapUsed,
+    uptime_seconds: Math.round(process.uptime()),
+    active_requests: listeners.activeRequests(),
+    leases_in_flight: parts.registry.leases.totalRequests(),
+    retiring_in_flight: parts.registry.retiringInFlight(),
+    queue_depth: parts.queue.depths(),
+    upstream: parts.pools.stats(),
+    upstream_held_bytes: parts.heldBytes.held(),
+  };
+}

@@ -1,0 +1,16 @@
+// What a caller gives a gateway to start, and what a reload answers. They live here, beside the
+// parts that read them, so the composition root (main.ts) depends on gateway/ and never the reverse.
+
+import type { Logger } from 'pino';
+import type { Clock } from '#src/core/clock.ts';
+import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types.ts';
+
+export interface GatewayOptions {
+  readonly config: GatewayConfig;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** Re-reads the config for SIGHUP and POST /admin/reload; absent = reload unsupported. */
+  readonly loadConfig?: () => Promise<LoadResult>;
+}
+
+export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

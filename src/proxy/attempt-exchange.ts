@@ -1,0 +1,71 @@
+// The lifetime of one upstream attempt, whichever strategy answers the client: the abort that
+// stops the node's work (the client leaving, or the total timeout), and the share of the held-bytes
+// budget the attempt's held answer occupies until the client has been sent it.
+
+import type { ServerResponse } from 'node:http';
+import type { Clock, Timer } from '#src/core/clock.ts';
+import type { HeldBytesBudget, HeldReservation } from './held-budget.ts';
+
+export class AttemptExchange {
+  /** Bound on the whole exchange, streaming included; 0 = none. */
+  readonly totalTimeoutMs: number;
+  /** The attempt's share of the held-bytes budget. */
+  readonly reservation: HeldReservation;
+  readonly #res: ServerResponse;
+  readonly #controller = new AbortController();
+  readonly #timer: Timer | undefined;
+  readonly #onClose: () => void;
+  #timedOut = false;
+  #heldBytesWritten = false;
+
+  constructor(res: ServerResponse, clock: Clock, totalTimeoutMs: number, heldBudget: HeldBytesBudget) {
+    this.#res = res;
+    this.totalTimeoutMs = totalTimeoutMs;
+    // The response's close (not the request's: that fires once the body is read) means the client left.
+    this.#onClose = () => {
+      if (!res.writableFinished) this.#controller.abort(new Error('client closed the connection'));
+    };
+    res.on('close', this.#onClose);
+    // A plain timer, cancelled when the attempt ends: AbortSignal.timeout() would keep a timer (an
+    // hour by default) and its weak references alive per request until GC and finalisation catch up.
+    this.#timer =
+      totalTimeoutMs > 0
+        ? clock.setTimeout(() => {
+            this.#timedOut = true;
+            this.#controller.abort(new Error(`upstream exchange exceeded ${totalTimeoutMs}ms`));
+          }, totalTimeoutMs)
+        : undefined;
+    this.reservation = heldBudget.open();
+  }
+
+  /** Aborts the upstream request when the client leaves or the total timeout passes. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  /** Aborted, and not by the timeout: the client went away. */
+  clientLeft(): boolean {
+    return this.#controller.signal.aborted && !this.#timedOut;
+  }
+
+  abort(reason: unknown): void {
+    this.#controller.abort(reason);
+  }
+
+  /** Held bytes were handed to the response: they stay reserved until it is sent, not merely written. */
+  heldBytesWritten(): void {
+    this.#heldBytesWritten = true;
+  }
+
+  /** Ends the attempt: no more aborts, and the reservation released (or once the response is sent). */
+  close(): void {
+    this.#res.off('close', this.#onClose);
+    this.#timer?.cancel();
+    if (this.#heldBytesWritten && !this.#res.closed) this.#res.once('close', this.reservation.release);
+    else this.reservation.release();
+  }
+}

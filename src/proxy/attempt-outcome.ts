@@ -1,0 +1,18 @@
+// How one upstream attempt ended, as the request handler sees it. A refusal the node explained
+// (overflow, unknown model) has its own kind, with the meaning in its own field: it is neither a
+// transport failure nor an answer, and the handler decides what it changes.
+
+import type { AttemptFailure } from './attempt-result.ts';
+import type { UpstreamErrorMeaning } from './upstream-error.ts';
+
+export type AttemptOutcome =
+  /** The answer (any status) reached the client completely. */
+  | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined }
+  /** Nothing reached the client; another node may be tried. */
+  | { readonly kind: 'failed'; readonly result: AttemptFailure; readonly error: string; readonly status?: number }
+  /** The node refused with an error the gateway recognised; nothing reached the client. */
+  | { readonly kind: 'refused'; readonly refusal: UpstreamErrorMeaning; readonly error: string; readonly status: number }
+  /** Headers went out, then the upstream failed; the client response was ended. */
+  | { readonly kind: 'broken'; readonly status: number; readonly error: string; readonly firstByteMs: number | undefined }
+  /** The client went away; the upstream request was aborted. */
+  | { readonly kind: 'client_gone'; readonly status: number | undefined };

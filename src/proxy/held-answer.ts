@@ -1,0 +1,24 @@
+// The two ends of holding an answer in memory: sending it whole once it is complete (with its exact
+// length), and what a body that broke off while held means for the attempt.
+
+import { classify } from './attempt-result.ts';
+import type { AttemptExchange } from './attempt-exchange.ts';
+import type { AttemptOutcome } from './attempt-outcome.ts';
+import { withoutLength, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
+
+export function deliverHeld(answer: UpstreamAnswer, bytes: Buffer, client: ClientSide): AttemptOutcome {
+  const { res } = client;
+  if (res.destroyed) return { kind: 'client_gone', status: answer.status };
+  res.writeHead(answer.status, { ...withoutLength(answer.headers), 'content-length': String(bytes.length), ...client.extraResponseHeaders });
+  client.exchange.heldBytesWritten();
+  res.end(bytes);
+  return { kind: 'delivered', status: answer.status, firstByteMs: client.monotonicMs() - client.startedMs };
+}
+
+/** Nothing reached the client yet, so a body that broke off can still be failed over. */
+export function heldBodyBrokeOff(status: number, error: unknown, exchange: AttemptExchange): AttemptOutcome {
+  if (exchange.clientLeft()) return { kind: 'client_gone', status };
+  if (exchange.timedOut()) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${exchange.totalTimeoutMs}ms`, status };
+  const cause = classify(error);
+  return { kind: 'failed', result: cause.result, error: `the node's ${status} answer broke off: ${cause.error}`, status };
+}

@@ -1,0 +1,25 @@
+// The strategy for a whole (non-SSE) 2xx JSON answer: hold it until it is complete and parses, so a
+// node that answers garbage or breaks off mid-body can still be failed over. Such answers arrive all
+// at once after generation, so holding them costs no latency. One bigger than the per-answer bound,
+// or than what the shared budget has left, streams through unchecked.
+
+import type { AttemptOutcome } from './attempt-outcome.ts';
+import { holdBody, parsesAsJson } from './held-body.ts';
+import { deliverHeld, heldBodyBrokeOff } from './held-answer.ts';
+import { streamThrough } from './stream-through.ts';
+import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
+
+export async function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHeldBodyBytes: number): Promise<AttemptOutcome> {
+  const held = await holdBody(answer.body, maxHeldBodyBytes, client.exchange.reservation);
+  switch (held.kind) {
+    case 'failed':
+      return heldBodyBrokeOff(answer.status, held.error, client.exchange);
+    case 'too_big':
+      return streamThrough(answer, client, { eventStream: false, head: held.head });
+    case 'complete':
+      if (!parsesAsJson(held.bytes)) {
+        return { kind: 'failed', result: 'invalid_body', error: `node answered ${answer.status} with a body that is not valid JSON`, status: answer.status };
+      }
+      return deliverHeld(answer, held.bytes, client);
+  }
+}

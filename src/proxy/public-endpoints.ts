@@ -1,0 +1,58 @@
+// The public endpoint table: the OpenAI routes (/v1/*) behind the client API keys, and /health,
+// which stays open because load balancers and orchestrators probe it without credentials. It tells
+// the fleet status only; the detailed report is the admin table's (admin/admin-endpoints.ts).
+// Handlers read the current config on each call, so a reload applies to the next request.
+
+import type { Clock } from '#src/core/clock.ts';
+import type { ModelSpec } from '#src/config/types.ts';
+import type { NodeRegistry } from '#src/nodes/index.ts';
+import { presentedKey, rotatingKeyCheck, unauthorized } from './auth.ts';
+import { TableBuilder, type EndpointTable, type Handler } from './endpoint-table.ts';
+import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
+import { handleInference, type InferenceDeps } from './inference-handler.ts';
+import { fleetModels } from './models-list.ts';
+import { sendError } from './openai-error.ts';
+import { sendJson } from './server.ts';
+
+export const INFERENCE_PATHS = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/responses'] as const;
+
+export interface PublicEndpointDeps {
+  readonly clock: Clock;
+  readonly registry: Pick<NodeRegistry, 'views' | 'freshViews'>;
+  /** The client API keys; none means the OpenAI routes are open. */
+  readonly clientKeys: () => readonly string[];
+  /** The models the config declares, listed by /v1/models even before a node reports them. */
+  readonly configuredModels: () => readonly ModelSpec[];
+  readonly inference: InferenceDeps;
+}
+
+export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
+  const clientKeyOk = rotatingKeyCheck(deps.clientKeys);
+  const requireClientKey =
+    (handler: Handler): Handler =>
+    (req, res, url) => {
+      if (deps.clientKeys().length > 0 && !clientKeyOk(presentedKey(req.headers))) {
+        req.resume();
+        sendError(res, unauthorized('Incorrect or missing API key. Send it as "Authorization: Bearer <key>".'));
+        return;
+      }
+      return handler(req, res, url);
+    };
+
+  const table = new TableBuilder();
+  for (const path of INFERENCE_PATHS) {
+    table.add('POST', path, requireClientKey((req, res) => handleInference(deps.inference, path, req, res)));
+  }
+  table.add(
+    'GET',
+    '/v1/models',
+    requireClientKey((_req, res) => {
+      sendJson(res, 200, fleetModels(deps.registry.views(), deps.configuredModels(), deps.clock.now()));
+    }),
+  );
+  table.add('GET', '/health', (_req, res) => {
+    const status = fleetStatus(deps.registry.freshViews());
+    sendJson(res, healthHttpStatus(status), { status });
+  });
+  return table.table();
+}

@@ -1,0 +1,38 @@
+// The first phase of an attempt: send the buffered request and wait for the node's status line and
+// headers. A node that never answers is a failure another node may make good; an abort is the
+// client leaving or the total timeout, told apart by the exchange.
+
+import type { Dispatcher } from 'undici';
+import { classify } from './attempt-result.ts';
+import type { AttemptExchange } from './attempt-exchange.ts';
+import type { AttemptOutcome } from './attempt-outcome.ts';
+
+export interface UpstreamRequest {
+  readonly pool: Dispatcher;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+export type Sent =
+  | { readonly kind: 'answered'; readonly upstream: Dispatcher.ResponseData }
+  | { readonly kind: 'unanswered'; readonly outcome: AttemptOutcome };
+
+export async function sendAttempt(request: UpstreamRequest, exchange: AttemptExchange): Promise<Sent> {
+  try {
+    const upstream = await request.pool.request({
+      path: request.path,
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal: exchange.signal,
+    });
+    return { kind: 'answered', upstream };
+  } catch (error) {
+    if (exchange.timedOut()) {
+      return { kind: 'unanswered', outcome: { kind: 'failed', result: 'timeout', error: `no answer within ${exchange.totalTimeoutMs}ms` } };
+    }
+    if (exchange.signal.aborted) return { kind: 'unanswered', outcome: { kind: 'client_gone', status: undefined } };
+    return { kind: 'unanswered', outcome: { kind: 'failed', ...classify(error) } };
+  }
+}

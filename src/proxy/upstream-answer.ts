@@ -1,0 +1,31 @@
+// What the answering strategies (inspect-refusal, hold-json, stream-through) share: the node's
+// answer as the client will get it, and the client side they write it to.
+
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { AttemptExchange } from './attempt-exchange.ts';
+
+export interface UpstreamAnswer {
+  readonly status: number;
+  /** The client's copy of the node's headers: hop-by-hop ones stripped, encoding dropped once decoded. */
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  /** The node's body, decoded when it came compressed. */
+  readonly body: Readable;
+}
+
+export interface ClientSide {
+  readonly res: ServerResponse;
+  readonly exchange: AttemptExchange;
+  /** Added to whatever the node sent (the answering node's name, the request id). */
+  readonly extraResponseHeaders: Readonly<Record<string, string>>;
+  readonly monotonicMs: () => number;
+  /** When the request arrived, for the time to the first byte. */
+  readonly startedMs: number;
+}
+
+/** The node's headers without its length: the gateway states its own, or sends chunked. */
+export function withoutLength(headers: UpstreamAnswer['headers']): Record<string, string | string[]> {
+  const out = { ...headers };
+  delete out['content-length'];
+  return out;
+}

@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { ManualClock } from '#src/core/clock.ts';
+import { AttemptExchange } from '#src/proxy/attempt-exchange.ts';
+import { HeldBytesBudget } from '#src/proxy/held-budget.ts';
+
+function response(): ServerResponse {
+  return new ServerResponse(new IncomingMessage(new Socket()));
+}
+
+test('the total timeout aborts the attempt, and is told apart from the client leaving', () => {
+  const clock = new ManualClock();
+  const exchange = new AttemptExchange(response(), clock, 1_000, new HeldBytesBudget(() => 100));
+  clock.advance(999);
+  assert.equal(exchange.signal.aborted, false);
+  clock.advance(1);
+  assert.equal(exchange.signal.aborted, true);
+  assert.equal(exchange.timedOut(), true);
+  assert.equal(exchange.clientLeft(), false);
+  exchange.close();
+});
+
+test('the response closing early is the client leaving; closing cancels the timer', () => {
+  const clock = new ManualClock();
+  const res = response();
+  const exchange = new AttemptExchange(res, clock, 1_000, new HeldBytesBudget(() => 100));
+  res.emit('close');
+  assert.equal(exchange.clientLeft(), true);
+  assert.equal(exchange.timedOut(), false);
+  exchange.close();
+  assert.equal(clock.pendingTimers(), 0);
+});
+
+test('no total timeout schedules no timer', () => {
+  const clock = new ManualClock();
+  new AttemptExchange(response(), clock, 0, new HeldBytesBudget(() => 100)).close();
+  assert.equal(clock.pendingTimers(), 0);
+});
+
+test('held bytes are released at close, or once the response is sent when they were written to it', () => {
+  const budget = new HeldBytesBudget(() => 100);
+  const unsent = new AttemptExchange(response(), new ManualClock(), 0, budget);
+  assert.equal(unsent.reservation.take(40), true);
+  unsent.close();
+  assert.equal(budget.held(), 0);
+
+  const res = response();
+  const written = new AttemptExchange(res, new ManualClock(), 0, budget);
+  assert.equal(written.reservation.take(60), true);
+  written.heldBytesWritten();
+  written.close();
+  assert.equal(budget.held(), 60, 'still in memory until the response is sent');
+  res.emit('close');
+  assert.equal(budget.held(), 0);
+});
