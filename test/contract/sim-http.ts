@@ -81,7 +81,7 @@ export function sseData(text: string): unknown[] {
 }
 
 /** Polls `check` every 5 ms until it returns true, failing after `timeoutMs`. */
-export async function waitUntil(check: () => boolean, timeoutMs = 2000): Promise<void> {
+export async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!check()) {
     if (performance.now() > deadline) throw new Error('condition not met in time');
@@ -90,7 +90,7 @@ export async function waitUntil(check: () => boolean, timeoutMs = 2000): Promise
 }
 
 /** Polls the async `check` every 5 ms until it resolves true, failing after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 2000): Promise<void> {
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await check())) {
     if (performance.now() > deadline) throw new Error('condition not met in time');

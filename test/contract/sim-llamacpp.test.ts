@@ -289,7 +289,8 @@ describe('llamacpp sim node options', () => {
     const node = await startSimNode(llama({ slots: 1, tokensPerSecond: 200 }));
     try {
       const finished: string[] = [];
-      const first = call(node.url, 'POST', '/v1/completions', { body: { prompt: 'first', max_tokens: 8 } }).then((a) => {
+      // Long enough (0.5 s) that the second request arrives while it runs, even on a busy machine.
+      const first = call(node.url, 'POST', '/v1/completions', { body: { prompt: 'first', max_tokens: 100 } }).then((a) => {
         finished.push('first');
         return a;
       });
