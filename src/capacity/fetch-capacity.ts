@@ -1,6 +1,6 @@
-// I/O: asks a node for its per-model context and slots, the way its kind answers. The cardinal rule:
-// on a llama-server router, `/props?model=X` LOADS X unless X is loaded, so only models the
-// listing shows as loaded are asked for, and `autoload=false` is added as a second guard.
+// I/O: asks a node for its per-model context and slots, the way its kind answers (src/kinds/). The
+// cardinal rule: a llama-server router LOADS a model it is asked about unless that model is loaded,
+// so only models the listing shows as loaded are asked for, and the kind adds its own guard.
 // A router is asked for at most `requestsPerPoll` models per poll (capacity-round.ts),
 // PROPS_CONCURRENCY at a time, all within one `timeoutMs`, so one node's poll stays small.
 
@@ -8,13 +8,13 @@ import type { Dispatcher } from 'undici';
 import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveredModel } from '#src/discovery/index.ts';
 import { requestBoundedJson, type JsonAnswer } from '#src/core/bounded-json.ts';
+import { serverKind, type CapacityAnswer, type PerModelDialect } from '#src/kinds/index.ts';
 import { afterRound, FIRST_ROUND, idsToAsk, type RouterRound } from './capacity-round.ts';
 import { NO_CAPACITY, type ModelContext, type NodeCapacity } from './node-capacity.ts';
-import { parseLlamaProps, parseOllamaPs } from './parse-capacity.ts';
 
 const NOT_ASKED = Symbol('not asked');
 
-/** Per-model `/props` requests one node has in flight at most. */
+/** Per-model requests to one router a poll has in flight at most. */
 export const PROPS_CONCURRENCY = 4;
 
 export interface FetchCapacityOptions {
@@ -22,7 +22,7 @@ export interface FetchCapacityOptions {
   readonly timeoutMs: number;
   readonly maxBytes: number;
   readonly signal?: AbortSignal;
-  /** Per-model `/props` requests per poll at most (a router's other loaded models wait their turn). */
+  /** Per-model requests per poll at most (a router's other loaded models wait their turn). */
   readonly requestsPerPoll: number;
   /** Where the router's turns stood after the previous poll of this node. */
   readonly round: RouterRound;
@@ -30,18 +30,17 @@ export interface FetchCapacityOptions {
 
 export interface CapacityReading {
   readonly capacity: NodeCapacity;
-  /** The router's turns after this poll; FIRST_ROUND for every other kind. */
+  /** The router's turns after this poll; FIRST_ROUND for every other answer. */
   readonly round: RouterRound;
 }
 
-/** The /props path that asks a router about one model without loading it. */
-export function routerPropsPath(modelId: string): string {
-  return `/props?model=${encodeURIComponent(modelId)}&autoload=false`;
-}
+type Get = (path: string, signal: AbortSignal | undefined) => Promise<JsonAnswer>;
 
-/** The /props paths to ask for a router's loaded models; exported so tests can check the rule. */
-export function routerPropsPaths(models: readonly DiscoveredModel[]): string[] {
-  return models.filter((m) => m.loaded).map((m) => routerPropsPath(m.id));
+const UNKNOWN: CapacityReading = { capacity: NO_CAPACITY, round: FIRST_ROUND };
+
+/** The ids a router may be asked about: only those its listing shows as loaded. */
+export function loadedIdsOf(models: readonly DiscoveredModel[]): string[] {
+  return models.filter((m) => m.loaded).map((m) => m.id);
 }
 
 export async function fetchCapacity(
@@ -49,7 +48,9 @@ export async function fetchCapacity(
   models: readonly DiscoveredModel[],
   options: FetchCapacityOptions,
 ): Promise<CapacityReading> {
-  const get = (path: string, signal: AbortSignal | undefined): Promise<JsonAnswer> =>
+  const dialect = serverKind(node.kind).capacity;
+  if (dialect === undefined) return UNKNOWN;
+  const get: Get = (path, signal) =>
     requestBoundedJson(node.url + path, {
       dispatcher: options.dispatcher,
       headers: node.apiKey === undefined ? {} : { authorization: `Bearer ${node.apiKey}` },
@@ -57,30 +58,28 @@ export async function fetchCapacity(
       maxBytes: options.maxBytes,
       signal,
     });
-  const unknown: CapacityReading = { capacity: NO_CAPACITY, round: FIRST_ROUND };
-
-  if (node.kind === 'ollama') {
-    const answer = await get('/api/ps', options.signal);
-    const ps = answer.ok ? parseOllamaPs(answer.body) : undefined;
-    if (ps === undefined) return unknown;
-    return { capacity: { role: 'unknown', host: undefined, models: ps.models, loadedIds: ps.loadedIds }, round: FIRST_ROUND };
+  const first = await get(dialect.path, options.signal);
+  const answer: CapacityAnswer | undefined = first.ok ? dialect.parse(first.body) : undefined;
+  if (answer === undefined) return UNKNOWN;
+  switch (answer.shape) {
+    case 'loaded':
+      return { capacity: { role: 'unknown', host: undefined, models: answer.models, loadedIds: answer.loadedIds }, round: FIRST_ROUND };
+    case 'single':
+      return { capacity: { role: 'single', host: answer.host, models: {}, loadedIds: undefined }, round: FIRST_ROUND };
+    case 'router':
+      return dialect.perModel === undefined ? UNKNOWN : pollRouter(dialect.perModel, loadedIdsOf(models), get, options);
   }
-  if (node.kind !== 'llamacpp' && node.kind !== 'auto') return unknown;
+}
 
-  const plain = await get('/props', options.signal);
-  const props = plain.ok ? parseLlamaProps(plain.body) : undefined;
-  if (props === undefined) return unknown;
-  if (props.role === 'single') return { capacity: { role: 'single', host: props.context, models: {}, loadedIds: undefined }, round: FIRST_ROUND };
-
-  const loadedIds = models.filter((m) => m.loaded).map((m) => m.id);
+async function pollRouter(perModel: PerModelDialect, loadedIds: readonly string[], get: Get, options: FetchCapacityOptions): Promise<CapacityReading> {
   const ask = idsToAsk(loadedIds, options.round.lastAsked, options.requestsPerPoll);
   // One deadline for the whole round: models not asked by then keep their figures for a later poll.
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const roundSignal = options.signal === undefined ? deadline : AbortSignal.any([deadline, options.signal]);
   const answers = await askInTurn(ask, roundSignal, async (id) => {
-    const answer = await get(routerPropsPath(id), roundSignal);
+    const answer = await get(perModel.path(id), roundSignal);
     // A failed or malformed answer leaves the id without a figure; the host stays healthy.
-    return answer.ok ? parseLlamaProps(answer.body)?.context : undefined;
+    return answer.ok ? perModel.parse(answer.body) : undefined;
   });
   const round = afterRound(options.round, loadedIds, answers);
   return { capacity: { role: 'router', host: undefined, models: round.figures, loadedIds: undefined }, round };

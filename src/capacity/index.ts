@@ -1,5 +1,4 @@
 export { type ModelContext, type NodeCapacity, type ServerRole, NO_CAPACITY, rememberContexts } from './node-capacity.ts';
-export { parseLlamaProps, parseOllamaPs, type PropsReading } from './parse-capacity.ts';
 export {
   type CapacityView,
   type Residency,
@@ -11,7 +10,7 @@ export {
   guaranteedCtx,
   isLlamaLike,
 } from './model-fit.ts';
-export { fetchCapacity, routerPropsPath, routerPropsPaths, PROPS_CONCURRENCY, type CapacityReading, type FetchCapacityOptions } from './fetch-capacity.ts';
+export { fetchCapacity, loadedIdsOf, PROPS_CONCURRENCY, type CapacityReading, type FetchCapacityOptions } from './fetch-capacity.ts';
 export { afterRound, idsToAsk, FIRST_ROUND, type RouterRound } from './capacity-round.ts';
 export { CapacityPoller, type CapacityPollOptions } from './capacity-poller.ts';
 export { LeaseTable, admits, type CapacityLease, type Usage, type Limits, type Refusal } from './lease-table.ts';

@@ -3,6 +3,7 @@
 
 import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
+import { isLlamaLike as isLlamaServer } from '#src/kinds/index.ts';
 import type { ModelContext, NodeCapacity } from './node-capacity.ts';
 
 /** The part of a node view these figures need (a NodeView is one). */
@@ -27,7 +28,7 @@ function listed(view: CapacityView, model: string): DiscoveredModel | undefined 
 
 /**
  * Loaded means loaded: a router entry counts only with `status.value == "loaded"` (or no status);
- * Ollama models count only while /api/ps lists them. A node whose list is unknown (untried)
+ * Ollama models count only while its capacity answer lists them. A node whose list is unknown (untried)
  * is presumed to have what is asked, like the model filter does.
  */
 export function residencyOf(view: CapacityView, model: string): Residency {
@@ -69,9 +70,9 @@ export function slotsFor(view: CapacityView, model: string): number | undefined 
   return undefined;
 }
 
-/** Whether the node shares one KV pool between slots the way llama.cpp does. */
+/** Whether the node shares one KV pool between slots the way llama.cpp does (detected in src/kinds/). */
 export function isLlamaLike(view: CapacityView): boolean {
-  return view.spec.kind === 'llamacpp' || view.capacity.role !== 'unknown';
+  return isLlamaServer(view.spec.kind, view.capacity.role);
 }
 
 /**

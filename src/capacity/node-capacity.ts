@@ -1,13 +1,10 @@
 // What a node can take per model: the per-request context (n_ctx, already per slot on llama.cpp)
 // and the slot count, learned from each kind's own endpoints (PROTOCOLS.md §1.5, §1.10, §2.1, §3.2, §4).
+// The figures' vocabulary belongs to the kinds that read them (src/kinds/).
 
-/** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
-export interface ModelContext {
-  readonly nCtx: number;
-  readonly slots: number | undefined;
-}
+import type { ModelContext, ServerRole } from '#src/kinds/index.ts';
 
-export type ServerRole = 'router' | 'single' | 'unknown';
+export type { ModelContext, ServerRole };
 
 export interface NodeCapacity {
   /** llama.cpp answers /props as a router (`role: "router"`) or as a single server. */
@@ -17,7 +14,7 @@ export interface NodeCapacity {
   /** Figures per model id, only for models that were loaded when polled. A fresh object per poll. */
   readonly models: Readonly<Record<string, ModelContext>>;
   /**
-   * Ids loaded now, when the kind says so apart from its model list (Ollama's /api/ps);
+   * Ids loaded now, when the kind says so apart from its model list (Ollama's capacity answer);
    * undefined = the model list's own `status` decides.
    */
   readonly loadedIds: readonly string[] | undefined;

@@ -90,7 +90,7 @@ export interface RoutingConfig {
   readonly loadOnDemand: boolean;
   /** Tokens reserved for the completion when a request sets no max_tokens. */
   readonly completionReserveTokens: number;
-  /** Bound on asking a node's /tokenize for an exact prompt size. */
+  /** Bound on asking a node's own tokenizer for an exact prompt size. */
   readonly tokenizeTimeoutMs: number;
 }
 

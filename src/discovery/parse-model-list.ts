@@ -2,10 +2,11 @@
 //
 // Every supported server answers the OpenAI shape `{ object: "list", data: [...] }`; the kinds
 // differ only in extra fields (llama.cpp `status`/`meta`/`aliases`, vLLM/SGLang `max_model_len`)
-// that never collide, so all fields are read for every kind. The one kind-specific rule is
-// Ollama's empty list, which it encodes as `"data": null` (a nil Go slice).
+// that never collide, so all fields are read for every kind. A kind's quirks (Ollama's `"data":
+// null`) are undone by its module in src/kinds/ before the list is read.
 
 import type { NodeKind } from '#src/config/types.ts';
+import { serverKind } from '#src/kinds/index.ts';
 import type { DiscoveredModel } from './discovered-model.ts';
 
 export type ParseOutcome =
@@ -14,16 +15,13 @@ export type ParseOutcome =
 
 type EntryOutcome = { readonly ok: true; readonly model: DiscoveredModel } | { readonly ok: false; readonly error: string };
 
-/** Kinds that may be Ollama, whose empty list is `"data": null`. */
-const NULL_DATA_KINDS: readonly NodeKind[] = ['ollama', 'auto'];
-
 /** Longest piece of an upstream error message quoted back in our own message. */
 const QUOTED_MESSAGE_CHARS = 200;
 
-export function parseModelList(kind: NodeKind, body: unknown): ParseOutcome {
+export function parseModelList(kind: NodeKind, raw: unknown): ParseOutcome {
+  const body = serverKind(kind).normalizeListing(raw);
   if (!isRecord(body)) return { ok: false, error: `model list is not a JSON object (got ${describeJson(body)})` };
   const data = body['data'];
-  if (data === null && NULL_DATA_KINDS.includes(kind)) return { ok: true, models: [] };
   if (!Array.isArray(data)) {
     const upstream = upstreamErrorMessage(body);
     const problem = data === undefined ? "model list has no 'data' field" : `model list 'data' is ${describeJson(data)}, not an array`;

@@ -9,7 +9,7 @@ export {
   degradedAfter,
 } from './health/health-state.ts';
 export { HealthChecker } from './health/checker.ts';
-export { probeNode, healthPaths } from './health/probe.ts';
+export { probeNode } from './health/probe.ts';
 export { observeUpstream, isEjected, INITIAL_PASSIVE_STATE, type PassiveState, type UpstreamVerdict, type EjectionPolicy } from './health/passive.ts';
 export { WakeManager, type WakeResult } from './wake/wake-manager.ts';
 export { sendWake, type WakeDelivery } from './wake/send-wake.ts';

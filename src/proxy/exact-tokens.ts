@@ -1,24 +1,21 @@
 // I/O: an exact prompt size from a node's own tokenizer, when the cheap upper bound is too close to
 // a context limit to decide. Asked only of a node that has the model loaded (a llama-server router
-// would load it otherwise; `autoload=false` guards that too). Bounded in time; undefined on failure.
+// would load it otherwise; its kind's request guards that too). Bounded in time; undefined on failure.
 
 import type { Dispatcher } from 'undici';
 import { requestBoundedJson } from '#src/core/bounded-json.ts';
-import { isLlamaLike, residencyOf } from '#src/capacity/index.ts';
+import { residencyOf } from '#src/capacity/index.ts';
+import { tokenizerFor, type TokenizeDialect } from '#src/kinds/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { templateTokens, type PromptText } from './prompt-size.ts';
 
 const MAX_TOKENIZE_ANSWER_BYTES = 8 * 1024 * 1024;
 
-type TokenizeDialect = 'llama' | 'openai-server';
-
 function dialectOf(node: NodeView): TokenizeDialect | undefined {
-  if (isLlamaLike(node)) return 'llama';
-  if (node.spec.kind === 'vllm' || node.spec.kind === 'sglang') return 'openai-server';
-  return undefined;
+  return tokenizerFor(node.spec.kind, node.capacity.role);
 }
 
-/** Pure: the node to ask — healthy, has the model loaded, and speaks a /tokenize we know. */
+/** Pure: the node to ask — healthy, has the model loaded, and has a tokenizer request we know. */
 export function pickTokenizerNode(nodes: readonly NodeView[], model: string): NodeView | undefined {
   return nodes.find(
     (n) =>
@@ -37,19 +34,17 @@ export async function countPromptTokens(
 ): Promise<number | undefined> {
   const dialect = dialectOf(node);
   if (dialect === undefined) return undefined;
-  const joined = text.pieces.join('\n');
-  const llama = dialect === 'llama';
-  const answer = await requestBoundedJson(`${node.spec.url}/tokenize${llama ? '?autoload=false' : ''}`, {
+  const request = dialect.request(model, text.pieces.join('\n'));
+  const answer = await requestBoundedJson(`${node.spec.url}${request.path}`, {
     dispatcher: options.dispatcher,
     method: 'POST',
-    body: JSON.stringify(llama ? { model, content: joined, add_special: true } : { model, prompt: joined }),
+    body: JSON.stringify(request.body),
     headers: node.spec.apiKey === undefined ? {} : { authorization: `Bearer ${node.spec.apiKey}` },
     timeoutMs: options.timeoutMs,
     maxBytes: MAX_TOKENIZE_ANSWER_BYTES,
     signal: options.signal,
   });
-  if (!answer.ok || answer.status !== 200 || typeof answer.body !== 'object' || answer.body === null) return undefined;
-  const body = answer.body as { tokens?: unknown; count?: unknown };
-  const count = typeof body.count === 'number' ? body.count : Array.isArray(body.tokens) ? body.tokens.length : undefined;
+  if (!answer.ok || answer.status !== 200) return undefined;
+  const count = dialect.count(answer.body);
   return count === undefined ? undefined : count + text.givenTokens + templateTokens(text);
 }

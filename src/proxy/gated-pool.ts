@@ -1,7 +1,7 @@
 // One node's connection pool, with a bounded wait for a connection. undici's Pool queues a request
 // that finds every connection taken for as long as that lasts, unseen. Here such a request waits in
 // a FIFO of our own (counted in the stats) and fails after `waitMs` as a connect timeout, which the
-// caller treats like any connection failure: fail over, or use its fallback (/tokenize).
+// caller treats like any connection failure: fail over, or use its fallback (the node's tokenizer).
 // Admission keeps requests out of a full pool in the first place; this is the defence in depth for
 // whatever reaches the pool anyway.
 

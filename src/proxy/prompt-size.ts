@@ -6,7 +6,7 @@
 // TEMPLATE_TOKENS_PER_PROMPT once, more than common templates use. So
 //   upperBound = Σ utf8Bytes(text pieces) + 8 × messages + 16
 // is an upper bound on what a server will count, with no tokenizer at hand. It is loose (English
-// runs near 4 bytes per token), so when it would matter the gateway asks the node's /tokenize.
+// runs near 4 bytes per token), so when it would matter the gateway asks the node's own tokenizer.
 
 import { ctxFor, lastKnownCtx, residencyOf } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
@@ -114,7 +114,7 @@ export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): num
 }
 
 /**
- * The exact count is worth a round trip to a node's /tokenize when the upper bound (with the answer)
+ * The exact count is worth a round trip to a node's tokenizer when the upper bound (with the answer)
  * takes more than an eighth of the smallest known context among nodes serving the model: then it
  * may decide where the prompt fits, or hold back a shared KV budget far beyond what it really uses.
  */

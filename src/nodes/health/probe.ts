@@ -1,27 +1,13 @@
-// One health probe over HTTP (I/O only). Each kind is asked the way it answers (PROTOCOLS.md):
-// llama.cpp, vLLM and SGLang on /health, Ollama on /api/version, a plain OpenAI server on /v1/models;
-// `auto` tries /health, then Ollama's /api/version, and falls back to /v1/models only when neither
-// exists: probing /v1/models would tie health to the model listing, which must not delay or change it.
+// One health probe over HTTP (I/O only). Each kind is asked the way it answers: its module in
+// src/kinds/ names the paths, tried in order.
 
 import type { Dispatcher } from 'undici';
-import type { NodeKind, NodeSpec } from '#src/config/types.ts';
+import type { NodeSpec } from '#src/config/types.ts';
+import { serverKind } from '#src/kinds/index.ts';
 import type { ProbeOutcome } from './health-state.ts';
-
-const HEALTH_PATHS: Readonly<Record<NodeKind, readonly string[]>> = {
-  auto: ['/health', '/api/version', '/v1/models'],
-  vllm: ['/health'],
-  llamacpp: ['/health'],
-  sglang: ['/health'],
-  ollama: ['/api/version'],
-  openai: ['/v1/models'],
-};
 
 /** Bytes of a probe answer we read before giving up on it (the body itself is not used). */
 const MAX_PROBE_BODY_BYTES = 64 * 1024;
-
-export function healthPaths(kind: NodeKind): readonly string[] {
-  return HEALTH_PATHS[kind];
-}
 
 export interface ProbeOptions {
   readonly dispatcher: Dispatcher;
@@ -34,7 +20,7 @@ export async function probeNode(node: NodeSpec, options: ProbeOptions): Promise<
   const started = options.monotonicMs();
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-  const paths = healthPaths(node.kind);
+  const paths = serverKind(node.kind).healthPaths;
   let lastError = 'no probe path';
   for (const [index, path] of paths.entries()) {
     const isLast = index === paths.length - 1;

@@ -1,0 +1,29 @@
+// `auto`: the kind is not configured, so the node is asked what each kind would be asked and the
+// answers tell it apart. Health tries /health, then Ollama's /api/version, and falls back to
+// /v1/models only when neither exists (probing the listing would tie health to it). A /props answer
+// marks a llama-server (see llama-like.ts); error bodies are read in every dialect.
+
+import { llamacpp } from './llamacpp.ts';
+import { ollama } from './ollama.ts';
+import { openai } from './openai.ts';
+import { firstMeaning } from './refusal.ts';
+import type { ServerKind } from './server-kind.ts';
+import { sglang } from './sglang.ts';
+import { vllm } from './vllm.ts';
+
+/** In the order their health paths are tried: the specific ones first, the plain OpenAI one last. */
+const DETECTABLE: readonly ServerKind[] = [llamacpp, vllm, sglang, ollama, openai];
+
+export const auto: ServerKind = {
+  name: 'auto',
+  healthPaths: [...new Set(DETECTABLE.flatMap((kind) => kind.healthPaths))],
+  // The listing quirks never collide (only Ollama has one), so all are applied.
+  normalizeListing: (body) => DETECTABLE.reduce((listing, kind) => kind.normalizeListing(listing), body),
+  // Only llama.cpp's /props is asked: its answer is what tells a llama-server apart. Ollama's
+  // /api/ps is asked of nodes configured as `ollama`.
+  capacity: llamacpp.capacity,
+  // None of its own: a node detected as a llama-server is asked llama.cpp's (tokenizerFor).
+  tokenize: undefined,
+  llamaLike: false,
+  refusal: (status, body) => firstMeaning(DETECTABLE.map((kind) => kind.refusal(status, body))),
+};

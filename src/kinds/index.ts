@@ -1,0 +1,18 @@
+// Public surface of the server kinds; other folders import only from here.
+
+export type {
+  CapacityAnswer,
+  CapacityDialect,
+  ModelContext,
+  PerModelDialect,
+  RefusalMeaning,
+  ServerKind,
+  ServerRole,
+  TokenizeDialect,
+  TokenizeRequest,
+} from './server-kind.ts';
+export { serverKind, serverKinds } from './registry.ts';
+export { isLlamaLike, tokenizerFor } from './llama-like.ts';
+export { readRefusal, firstMeaning, type RefusalDialect } from './refusal.ts';
+export { parseLlamaProps, routerPropsPath, type PropsReading } from './llamacpp.ts';
+export { parseOllamaPs } from './ollama.ts';

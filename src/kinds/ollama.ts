@@ -1,0 +1,53 @@
+// Ollama (PROTOCOLS.md §3): healthy when `/api/version` answers (it has no /health), an empty
+// listing encoded as `"data": null` (a nil Go slice), and `/api/ps` for what is loaded now.
+
+import { isRecord, positiveInt } from './json-fields.ts';
+import { readRefusal, type RefusalDialect } from './refusal.ts';
+import type { CapacityDialect, ModelContext, ServerKind } from './server-kind.ts';
+
+/** Pure: GET /api/ps → the loaded models and their runtime context_length. */
+export function parseOllamaPs(body: unknown): { loadedIds: string[]; models: Record<string, ModelContext> } | undefined {
+  if (!isRecord(body) || !Array.isArray(body.models)) return undefined;
+  const loadedIds: string[] = [];
+  const models: Record<string, ModelContext> = {};
+  for (const entry of body.models) {
+    if (!isRecord(entry)) continue;
+    const id = typeof entry.model === 'string' && entry.model ? entry.model : typeof entry.name === 'string' ? entry.name : '';
+    if (!id) continue;
+    loadedIds.push(id);
+    const nCtx = positiveInt(entry.context_length);
+    if (nCtx !== undefined) models[id] = { nCtx, slots: undefined };
+  }
+  return { loadedIds, models };
+}
+
+/** Pure: Ollama's `"data": null` is its empty list; everything else is left to the list parser. */
+export function ollamaListing(body: unknown): unknown {
+  return isRecord(body) && body.data === null ? { ...body, data: [] } : body;
+}
+
+const OLLAMA_CAPACITY: CapacityDialect = {
+  path: '/api/ps',
+  parse(body) {
+    const ps = parseOllamaPs(body);
+    return ps === undefined ? undefined : { shape: 'loaded', loadedIds: ps.loadedIds, models: ps.models };
+  },
+  perModel: undefined,
+};
+
+const REFUSALS: RefusalDialect = {
+  overflowTypes: [],
+  // Ollama truncates chat prompts; only embeddings refuse an overlong input.
+  overflowTexts: [/the input length exceeds the context length/i],
+  notFoundTexts: [/model ".*" not found/i],
+};
+
+export const ollama: ServerKind = {
+  name: 'ollama',
+  healthPaths: ['/api/version'],
+  normalizeListing: ollamaListing,
+  capacity: OLLAMA_CAPACITY,
+  tokenize: undefined,
+  llamaLike: false,
+  refusal: (status, body) => readRefusal(REFUSALS, status, body),
+};

@@ -1,0 +1,72 @@
+// The one plug point for a kind of inference server: what the gateway asks it and how it reads the
+// answers. Mostly data and pure parsers; the I/O (bounded fetches) stays in the loops that use it
+// (health probe, discovery, capacity poll, exact prompt size), which ask the kind what to fetch.
+
+import type { NodeKind } from '#src/config/types.ts';
+
+/** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
+export interface ModelContext {
+  readonly nCtx: number;
+  readonly slots: number | undefined;
+}
+
+/** How a node answered its capacity request: llama.cpp's /props says router or single server. */
+export type ServerRole = 'router' | 'single' | 'unknown';
+
+/** What an error answer means to the gateway, whichever dialect it came in. */
+export type RefusalMeaning =
+  | { readonly kind: 'context_overflow'; readonly nCtx: number | undefined; readonly promptTokens: number | undefined; readonly message: string }
+  | { readonly kind: 'model_not_found'; readonly message: string };
+
+/** The answer to a kind's capacity request, read. */
+export type CapacityAnswer =
+  /** One model served; its figures are the host's. */
+  | { readonly shape: 'single'; readonly host: ModelContext }
+  /** Many models behind one port; each loaded one is asked with `perModel`. */
+  | { readonly shape: 'router' }
+  /** The answer lists the loaded models and their figures itself. */
+  | { readonly shape: 'loaded'; readonly loadedIds: readonly string[]; readonly models: Readonly<Record<string, ModelContext>> };
+
+export interface CapacityDialect {
+  /** The GET that opens a poll. */
+  readonly path: string;
+  /** Its JSON answer read; undefined = unreadable (the node's figures stay unknown). */
+  parse(body: unknown): CapacityAnswer | undefined;
+  /** For a node that answers as a router: asking about one loaded model without loading it. */
+  readonly perModel: PerModelDialect | undefined;
+}
+
+export interface PerModelDialect {
+  path(modelId: string): string;
+  parse(body: unknown): ModelContext | undefined;
+}
+
+export interface TokenizeRequest {
+  /** Path and query of the POST. */
+  readonly path: string;
+  /** Its JSON body. */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+export interface TokenizeDialect {
+  /** The request counting `text` with `model`'s own tokenizer. */
+  request(model: string, text: string): TokenizeRequest;
+  /** The token count in its JSON answer; undefined = unreadable. */
+  count(body: unknown): number | undefined;
+}
+
+export interface ServerKind {
+  readonly name: NodeKind;
+  /** Health probe paths, tried in order; only a 404 moves on to the next (a 503 is final). */
+  readonly healthPaths: readonly string[];
+  /** The `GET /v1/models` body brought to the OpenAI list shape; most kinds return it as is. */
+  normalizeListing(body: unknown): unknown;
+  /** Where the node tells its context and slots; undefined = only the listing does. */
+  readonly capacity: CapacityDialect | undefined;
+  /** The node's own token counter; undefined = none we know (see `tokenizerFor` for detected ones). */
+  readonly tokenize: TokenizeDialect | undefined;
+  /** Configured as llama.cpp: slots share one KV pool (detection from answers: `isLlamaLike`). */
+  readonly llamaLike: boolean;
+  /** An error answer (status, parsed JSON body) read in this kind's dialect. */
+  refusal(status: number, body: unknown): RefusalMeaning | undefined;
+}

@@ -1,0 +1,23 @@
+// SGLang (PROTOCOLS.md §4): /health, one listing card with `max_model_len`, vLLM's `/tokenize`
+// request, and flat (legacy vLLM style) error bodies.
+
+import { readRefusal, type RefusalDialect } from './refusal.ts';
+import type { ServerKind } from './server-kind.ts';
+import { OPENAI_SERVER_TOKENIZE } from './vllm.ts';
+
+const REFUSALS: RefusalDialect = {
+  overflowTypes: [],
+  overflowTexts: [/is longer than the model's context length/i, /maximum context length/i],
+  // "The model 'X' does not exist" (quoted with straight quotes, unlike vLLM's backticks).
+  notFoundTexts: [/does not exist/i],
+};
+
+export const sglang: ServerKind = {
+  name: 'sglang',
+  healthPaths: ['/health'],
+  normalizeListing: (body) => body,
+  capacity: undefined,
+  tokenize: OPENAI_SERVER_TOKENIZE,
+  llamaLike: false,
+  refusal: (status, body) => readRefusal(REFUSALS, status, body),
+};

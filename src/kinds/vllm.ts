@@ -1,0 +1,29 @@
+// vLLM's OpenAI server (PROTOCOLS.md §2): /health, `max_model_len` in its listing (so no capacity
+// request), a `/tokenize` that takes `prompt`, and errors nested (current) or flat (older).
+
+import { readRefusal, type RefusalDialect } from './refusal.ts';
+import type { ServerKind, TokenizeDialect } from './server-kind.ts';
+import { tokenCountOf } from './tokenize-answer.ts';
+
+/** vLLM's `/tokenize`; SGLang answers the same request. */
+export const OPENAI_SERVER_TOKENIZE: TokenizeDialect = {
+  request: (model, text) => ({ path: '/tokenize', body: { model, prompt: text } }),
+  count: tokenCountOf,
+};
+
+const REFUSALS: RefusalDialect = {
+  overflowTypes: [],
+  // The serving-engine texts, and the v1 engine's "longer than the maximum model length of M" (§2.3).
+  overflowTexts: [/maximum context length/i, /longer than the maximum model length/i],
+  notFoundTexts: [/The model `.*` does not exist/i],
+};
+
+export const vllm: ServerKind = {
+  name: 'vllm',
+  healthPaths: ['/health'],
+  normalizeListing: (body) => body,
+  capacity: undefined,
+  tokenize: OPENAI_SERVER_TOKENIZE,
+  llamaLike: false,
+  refusal: (status, body) => readRefusal(REFUSALS, status, body),
+};

@@ -1,0 +1,207 @@
+// Contract: every server kind, asked the way its module says, reads a simulated node of that kind
+// (and `auto` every node, `openai` any OpenAI-compatible one) with the same properties: the probe
+// passes asking only the kind's health paths, the listing holds the node's models, capacity figures
+// agree with the node's own and asking never loads a model, a tokenizer request counts like the
+// node does, and a refusal the node sends is read for what it means.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Agent } from 'undici';
+import { FIRST_ROUND, fetchCapacity, type NodeCapacity } from '#src/capacity/index.ts';
+import type { NodeKind, NodeSpec } from '#src/config/index.ts';
+import { requestBoundedJson } from '#src/core/bounded-json.ts';
+import { fetchModelList, type DiscoveredModel } from '#src/discovery/index.ts';
+import { serverKind, tokenizerFor } from '#src/kinds/index.ts';
+import { probeNode } from '#src/nodes/index.ts';
+import { countTokens, parseFleetConfig, startFleet, type Fleet, type SimKind, type SimNode } from '#src/sim/index.ts';
+import { spec } from '#test/fixtures/builders.ts';
+
+const CONTEXT = 64;
+const FLEET_TOML = `
+[[node]]
+name = "vllm"
+kind = "vllm"
+models = ["model-v"]
+context = ${CONTEXT}
+
+[[node]]
+name = "llamacpp"
+kind = "llamacpp"
+models = ["model-l"]
+context = ${CONTEXT}
+slots = 2
+
+[[node]]
+name = "llamacpp-router"
+kind = "llamacpp-router"
+context = ${CONTEXT}
+slots = 2
+autoload = true
+
+[[node.model]]
+id = "r-loaded"
+status = "loaded"
+
+[[node.model]]
+id = "r-idle"
+status = "unloaded"
+
+[[node]]
+name = "ollama"
+kind = "ollama"
+context = ${CONTEXT}
+
+[[node.model]]
+id = "warm:latest"
+status = "loaded"
+
+[[node.model]]
+id = "cold:latest"
+
+[[node]]
+name = "sglang"
+kind = "sglang"
+models = ["model-s"]
+context = ${CONTEXT}
+`;
+
+/** Which simulated nodes each kind is run against. */
+const PAIRS: Readonly<Record<NodeKind, readonly SimKind[]>> = {
+  vllm: ['vllm'],
+  llamacpp: ['llamacpp', 'llamacpp-router'],
+  ollama: ['ollama'],
+  sglang: ['sglang'],
+  // Any OpenAI-compatible server: only the standard surface is used.
+  openai: ['vllm', 'sglang'],
+  auto: ['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang'],
+};
+
+/**
+ * Which refusals each simulated node sends (PROTOCOLS.md §6.1): Ollama truncates an overlong chat
+ * prompt, and a single llama-server and SGLang answer any model name with their own model.
+ */
+const REFUSES: Readonly<Record<SimKind, { readonly overlong: boolean; readonly unknownModel: boolean }>> = {
+  vllm: { overlong: true, unknownModel: true },
+  llamacpp: { overlong: true, unknownModel: false },
+  'llamacpp-router': { overlong: true, unknownModel: true },
+  ollama: { overlong: false, unknownModel: true },
+  sglang: { overlong: true, unknownModel: false },
+};
+
+const TIMEOUT_MS = 5000;
+const MAX_BYTES = 1024 * 1024;
+const OVERLONG_PROMPT = 'word '.repeat(CONTEXT * 4);
+
+describe('every server kind against a simulated node of that kind', () => {
+  let fleet: Fleet;
+  const dispatcher = new Agent();
+  before(async () => {
+    const parsed = parseFleetConfig(FLEET_TOML);
+    assert.ok(parsed.ok, JSON.stringify(parsed));
+    fleet = await startFleet(parsed.spec, { host: '127.0.0.1' });
+  });
+  after(async () => {
+    await fleet.close();
+    await dispatcher.close();
+  });
+
+  const simNode = (simKind: SimKind): SimNode => {
+    const node = fleet.nodes.find((n) => n.kind === simKind);
+    assert.ok(node, simKind);
+    return node;
+  };
+  const nodeSpec = (kind: NodeKind, node: SimNode): NodeSpec => spec(`${kind}-on-${node.name}`, { url: node.url, kind });
+  const listing = async (node: NodeSpec): Promise<readonly DiscoveredModel[]> => {
+    const result = await fetchModelList(node, { dispatcher, timeoutMs: TIMEOUT_MS, maxBodyBytes: MAX_BYTES });
+    assert.ok(result.ok, JSON.stringify(result));
+    return result.models;
+  };
+  const capacityOf = async (node: NodeSpec, models: readonly DiscoveredModel[]): Promise<NodeCapacity> =>
+    (await fetchCapacity(node, models, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES, requestsPerPoll: 8, round: FIRST_ROUND })).capacity;
+  const loadedNow = async (node: NodeSpec): Promise<string[]> => {
+    const models = await listing(node);
+    const capacity = await capacityOf(node, models);
+    return [...(capacity.loadedIds ?? models.filter((m) => m.loaded).map((m) => m.id))].sort();
+  };
+  const chat = (node: SimNode, model: string, content: string) =>
+    requestBoundedJson(`${node.url}/v1/chat/completions`, {
+      dispatcher, method: 'POST', timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES,
+      body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 1 }),
+    });
+
+  for (const [kind, simKinds] of Object.entries(PAIRS) as [NodeKind, readonly SimKind[]][]) {
+    for (const simKind of simKinds) {
+      describe(`${kind} on a ${simKind} node`, () => {
+        test('the probe passes, asking only the kind\'s health paths', async () => {
+          const node = simNode(simKind);
+          node.clearRecording();
+          const outcome = await probeNode(nodeSpec(kind, node), { dispatcher, timeoutMs: TIMEOUT_MS, monotonicMs: () => performance.now() });
+          assert.equal(outcome.ok, true, JSON.stringify(outcome));
+          const asked = node.requests().map((r) => r.path);
+          assert.ok(asked.length > 0 && asked.every((path) => serverKind(kind).healthPaths.includes(path)), asked.join(' '));
+        });
+
+        test('the listing holds exactly the node\'s models', async () => {
+          const node = simNode(simKind);
+          const models = await listing(nodeSpec(kind, node));
+          assert.deepEqual(models.map((m) => m.id).sort(), [...node.modelIds()].sort());
+        });
+
+        test('capacity figures agree with the node\'s, and asking loads nothing', async () => {
+          const node = simNode(simKind);
+          const target = nodeSpec(kind, node);
+          const loadedBefore = await loadedNow(target);
+          node.clearRecording();
+          const capacity = await capacityOf(target, await listing(target));
+          const asked = node.requests().filter((r) => r.path !== '/v1/models');
+          if (serverKind(kind).capacity === undefined) {
+            assert.equal(capacity.role, 'unknown');
+            assert.deepEqual(capacity.models, {});
+            assert.deepEqual(asked, [], 'a kind with no capacity request asks nothing');
+          }
+          for (const figures of [capacity.host, ...Object.values(capacity.models)]) {
+            if (figures !== undefined) assert.equal(figures.nCtx, CONTEXT, JSON.stringify(capacity));
+          }
+          for (const id of Object.keys(capacity.models)) assert.ok(loadedBefore.includes(id), `${id} has figures but is not loaded`);
+          assert.deepEqual(await loadedNow(target), loadedBefore);
+        });
+
+        test('a tokenizer request, where the kind has one, counts like the node and loads nothing', async () => {
+          const node = simNode(simKind);
+          const target = nodeSpec(kind, node);
+          const models = await listing(target);
+          const dialect = tokenizerFor(kind, (await capacityOf(target, models)).role);
+          if (dialect === undefined) return;
+          const loadedBefore = await loadedNow(target);
+          const model = loadedBefore[0];
+          assert.ok(model !== undefined, 'a loaded model to count with');
+          const text = 'How many tokens, exactly? Count: 1, 2, 3.';
+          const request = dialect.request(model, text);
+          const answer = await requestBoundedJson(node.url + request.path, {
+            dispatcher, method: 'POST', body: JSON.stringify(request.body), timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES,
+          });
+          assert.ok(answer.ok && answer.status === 200, JSON.stringify(answer));
+          assert.equal(dialect.count(answer.body), countTokens(text));
+          assert.deepEqual(await loadedNow(target), loadedBefore);
+        });
+
+        test('a refusal the node sends is read for what it means', async () => {
+          const node = simNode(simKind);
+          const loaded = await loadedNow(nodeSpec(kind, node));
+          const model = loaded[0];
+          assert.ok(model !== undefined);
+          const overlong = await chat(node, model, OVERLONG_PROMPT);
+          assert.ok(overlong.ok, JSON.stringify(overlong));
+          assert.equal(overlong.status === 400, REFUSES[simKind].overlong, `overlong prompt: HTTP ${overlong.status}`);
+          const overflow = serverKind(kind).refusal(overlong.status, overlong.body);
+          assert.equal(overflow?.kind, REFUSES[simKind].overlong ? 'context_overflow' : undefined, JSON.stringify(overlong.body));
+          const unknown = await chat(node, 'no-such-model', 'hi');
+          assert.ok(unknown.ok, JSON.stringify(unknown));
+          assert.equal(unknown.status >= 400, REFUSES[simKind].unknownModel, `unknown model: HTTP ${unknown.status}`);
+          const notFound = serverKind(kind).refusal(unknown.status, unknown.body);
+          assert.equal(notFound?.kind, REFUSES[simKind].unknownModel ? 'model_not_found' : undefined, JSON.stringify(unknown.body));
+        });
+      });
+    }
+  }
+});
