@@ -5,6 +5,7 @@ import { badRequest } from '#src/core/errors.ts';
 import type { ConfigProblem } from '#src/config/types.ts';
 import type { WakeResult } from '#src/nodes/index.ts';
 import { sendError, sendJson } from '#src/proxy/index.ts';
+import { routeRequestFor } from '#src/scheduler/index.ts';
 import { explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
 import type { EndpointDeps, TableBuilder } from './endpoints.ts';
@@ -32,7 +33,7 @@ export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guar
           views: deps.registry.freshViews(),
           inFlight: (node) => snapshot.inFlight(node),
           usage: (node, model) => snapshot.usage(node, model),
-          queueDepths: deps.inference.admission.queue.depths(),
+          queueDepths: deps.inference.scheduler.queueDepths(),
         }),
       );
     }),
@@ -41,22 +42,14 @@ export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guar
     'GET',
     '/admin/explain',
     guard(false, (_req, res, url) => {
-      const query = readExplainQuery(url, deps.inference.catalog().aliases);
+      const settings = deps.inference.settings();
+      const query = readExplainQuery(url, settings.catalog.aliases);
       if ('error' in query) {
         sendError(res, badRequest(query.error, query.param));
         return;
       }
-      const routing = deps.config().routing;
-      const request = {
-        model: query.model,
-        group: deps.inference.catalog().groups.get(query.model),
-        triedNodes: new Set<string>(),
-        promptTokens: query.promptTokens,
-        maxTokens: query.maxTokens,
-        completionReserveTokens: routing.completionReserveTokens,
-        loadOnDemand: routing.loadOnDemand,
-      };
-      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.inference.admission.filters));
+      const request = routeRequestFor({ ...query, group: settings.catalog.groups.get(query.model) }, settings);
+      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.inference.scheduler.filters));
     }),
   );
   table.add('GET', '/admin/runtime', guard(false, (_req, res) => sendJson(res, 200, deps.commands.runtime())));
