@@ -2,6 +2,7 @@
 
 import { badRequest } from '#src/core/errors.ts';
 import { sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
+import { routeRequestFor } from '#src/scheduler/index.ts';
 import { explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
@@ -33,16 +34,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         sendError(res, badRequest(query.error, query.param));
         return;
       }
-      const routing = deps.config().routing;
-      const request = {
-        model: query.model,
-        group: deps.catalog().groups.get(query.model),
-        triedNodes: new Set<string>(),
-        promptTokens: query.promptTokens,
-        maxTokens: query.maxTokens,
-        completionReserveTokens: routing.completionReserveTokens,
-        loadOnDemand: routing.loadOnDemand,
-      };
+      const request = routeRequestFor({ ...query, group: deps.catalog().groups.get(query.model) }, deps.config().routing);
       sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.filters));
     }),
   );

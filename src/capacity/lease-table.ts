@@ -1,5 +1,6 @@
-// Slot and context-budget leases per (node, model). A lease is taken in the same tick as the
-// routing decision that allowed it, and released exactly once on completion, error or abort.
+// Slot and context-budget usage per (node, model). Private to the registry, which takes it together
+// with the node's in-flight count as one claim (`NodeRegistry.claim`); routing reads it through
+// snapshots. Released exactly once on completion, error or abort.
 
 export interface Usage {
   readonly requests: number;
@@ -21,10 +22,8 @@ export function admits(usage: Usage, limits: Limits, tokens: number): Refusal | 
   return undefined;
 }
 
-export interface CapacityLease {
-  readonly node: string;
-  readonly model: string;
-  readonly tokens: number;
+/** One (node, model) usage entry taken; `release` is idempotent. */
+export interface UsageClaim {
   release(): void;
 }
 
@@ -32,17 +31,12 @@ const IDLE: Usage = Object.freeze({ requests: 0, tokens: 0 });
 
 export class LeaseTable {
   readonly #usage = new Map<string, Map<string, { requests: number; tokens: number }>>();
-  readonly #onRelease: (node: string, model: string) => void;
-
-  constructor(onRelease: (node: string, model: string) => void = () => {}) {
-    this.#onRelease = onRelease;
-  }
 
   usage(node: string, model: string): Usage {
     return this.#usage.get(node)?.get(model) ?? IDLE;
   }
 
-  acquire(node: string, model: string, tokens: number): CapacityLease {
+  acquire(node: string, model: string, tokens: number): UsageClaim {
     let byModel = this.#usage.get(node);
     if (byModel === undefined) {
       byModel = new Map();
@@ -54,9 +48,6 @@ export class LeaseTable {
     byModel.set(model, entry);
     let released = false;
     return {
-      node,
-      model,
-      tokens,
       release: () => {
         if (released) return;
         released = true;
@@ -66,7 +57,6 @@ export class LeaseTable {
           byModel.delete(model);
           if (byModel.size === 0 && this.#usage.get(node) === byModel) this.#usage.delete(node);
         }
-        this.#onRelease(node, model);
       },
     };
   }

@@ -31,8 +31,8 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       registry,
       metrics: parts.metrics,
       catalog: () => parts.catalog(),
-      filters: parts.filters,
-      queueDepths: () => parts.queue.depths(),
+      filters: parts.scheduler.filters,
+      queueDepths: () => parts.scheduler.queueDepths(),
       commands: {
         reload: () => parts.reload(),
         wake: (node) => parts.wakes.wake(node, 'manual'),
@@ -50,9 +50,9 @@ function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record
     heap_used_bytes: memory.heapUsed,
     uptime_seconds: Math.round(process.uptime()),
     active_requests: listeners.activeRequests(),
-    leases_in_flight: parts.registry.leases.totalRequests(),
+    leases_in_flight: parts.registry.leaseCount(),
     retiring_in_flight: parts.registry.retiringInFlight(),
-    queue_depth: parts.queue.depths(),
+    queue_depth: parts.scheduler.queueDepths(),
     upstream: parts.pools.stats(),
     upstream_held_bytes: parts.heldBytes.held(),
   };

@@ -1,5 +1,5 @@
 // Every collaborator of one gateway instance, built in one place, and the current config they
-// read. Loops report to the registry; events feed metrics, logs, passive health and the queue.
+// read. Loops report to the registry; events feed metrics, logs, passive health and the scheduler.
 
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'undici';
@@ -9,9 +9,10 @@ import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
-import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents, type WakeResult } from '#src/nodes/index.ts';
-import { AdmissionQueue, buildCatalog, HeldBytesBudget, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
-import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeCandidates, type RouteRequest } from '#src/routing/index.ts';
+import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
+import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
+import { defaultFilters, leastInFlight } from '#src/routing/index.ts';
+import { onRoomMayOpen, Scheduler, type SchedulerNotice } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { ModelLabels } from '#src/metrics/model-label.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
@@ -31,11 +32,10 @@ export class GatewayParts {
   readonly checker: HealthChecker;
   readonly discoverer: Discoverer;
   readonly metrics: GatewayMetrics;
-  readonly queue: AdmissionQueue;
+  readonly scheduler: Scheduler;
   /** Answer bytes held in memory across all requests, within upstream.max_held_bytes_total. */
   readonly heldBytes = new HeldBytesBudget(() => this.#config.upstream.maxHeldBytesTotal);
   readonly wakes: WakeManager;
-  readonly filters = defaultFilters();
   /** What the public inference routes need (gateway/endpoints.ts hands it to them). */
   readonly inference: InferenceDeps;
   readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
@@ -49,7 +49,8 @@ export class GatewayParts {
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
-  #catalog: ModelCatalog;
+  /** What a request arriving now runs under; rebuilt on reload, read once per request. */
+  #settings: RequestSettings;
   #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = { config: undefined, byNode: new Map() };
   #reloading: Promise<unknown> = Promise.resolve();
   #knownModels: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
@@ -59,8 +60,7 @@ export class GatewayParts {
     this.options = options;
     this.clock = options.clock ?? systemClock;
     this.#config = options.config;
-    this.#catalog = buildCatalog(options.config.models);
-    this.queue = new AdmissionQueue(this.clock);
+    this.#settings = requestSettings(options.config);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
@@ -68,9 +68,8 @@ export class GatewayParts {
       clock: this.clock,
       events: this.registryEvents,
       failThreshold: options.config.health.failThreshold,
-      onLeaseReleased: (_node, model) => this.queue.wake(model),
+      onLeaseReturned: (returned) => this.scheduler.leaseReturned(returned),
       connectionLimit: options.config.upstream.maxConnections,
-      onConnectionFreed: () => this.queue.wakeAll(),
     });
     this.pools = new UpstreamPools(options.config.upstream, {
       clock: this.clock,
@@ -101,16 +100,24 @@ export class GatewayParts {
       registryEvents: this.registryEvents,
       proxyEvents: this.proxyEvents,
       nodeViews: () => this.registry.views(),
-      queueDepths: () => this.queue.depths(),
-      leases: () => this.registry.leases.entries(),
+      queueDepths: () => this.scheduler.queueDepths(),
+      leases: () => this.registry.leaseEntries(),
       modelLabel: (model) => this.#modelLabels.label(model),
       upstreamConnections: () => this.pools.stats(),
     });
-    // Capacity or health changes can open room for requests waiting in a queue.
-    this.registryEvents.on('node:capacity', () => this.queue.wakeAll());
-    this.registryEvents.on('node:health-changed', () => this.queue.wakeAll());
-    this.registryEvents.on('node:discovery', () => this.queue.wakeAll());
-    this.registryEvents.on('node:readmitted', () => this.queue.wakeAll());
+    this.scheduler = new Scheduler({
+      clock: this.clock,
+      filters: defaultFilters(),
+      policy: leastInFlight(),
+      effects: {
+        snapshot: () => this.registry.snapshot(),
+        claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
+        refreshListings: (nodes) => this.discoverer.refresh(nodes),
+        wake: (node, reason) => this.#detach(this.wakes.wake(node, reason), 'wake'),
+        notify: (notice) => this.#onSchedulerNotice(notice),
+      },
+    });
+    onRoomMayOpen(this.registryEvents, () => this.scheduler.fleetChanged());
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
     this.proxyEvents.on('proxy:attempt', (e) => {
       const { ejectAfterFailures, ejectForMs } = this.#config.upstream;
@@ -141,33 +148,13 @@ export class GatewayParts {
     this.registry.setNodes(options.config.nodes);
     this.checker.setNodes(options.config.nodes);
     this.discoverer.setNodes(options.config.nodes);
-    const policy = leastInFlight();
     this.inference = {
       clock: this.clock,
       registry: this.registry,
       pools: this.pools,
-      admission: {
-        clock: this.clock,
-        registry: this.registry,
-        filters: this.filters,
-        policy,
-        queue: this.queue,
-        queueTimeoutMs: () => this.#config.routing.queueTimeoutMs,
-        maxQueue: () => this.#config.routing.maxQueue,
-        onModelMiss: (req) => this.#refreshOnMiss(req),
-        wakeFor: (req) => this.#wakeFor(req),
-        onDecision: (req, decision) =>
-          this.proxyEvents.emit('route:excluded', { model: this.#modelLabel(req.model), excluded: decision.excluded }),
-      },
+      scheduler: this.scheduler,
       events: this.proxyEvents,
-      catalog: () => this.#catalog,
-      maxRequestBodyBytes: () => this.#config.server.maxRequestBodyBytes,
-      retryAfterSeconds: () => Math.max(1, Math.ceil(this.#config.health.intervalMs / 1000)),
-      loadOnDemand: () => this.#config.routing.loadOnDemand,
-      completionReserveTokens: () => this.#config.routing.completionReserveTokens,
-      tokenizeTimeoutMs: () => this.#config.routing.tokenizeTimeoutMs,
-      totalTimeoutMs: () => this.#config.upstream.totalTimeoutMs,
-      maxHeldBodyBytes: () => this.#config.upstream.maxHeldBodyBytes,
+      settings: () => this.#settings,
       heldBudget: this.heldBytes,
       modelLabel: (model) => this.#modelLabel(model),
       onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
@@ -175,13 +162,12 @@ export class GatewayParts {
     };
   }
 
-  /** Wakes one asleep node that could serve the request (one already waking is reused). */
-  #wakeFor(req: RouteRequest): { timeoutMs: number } | undefined {
-    const candidates = wakeCandidates(req, this.registry.snapshot(), this.filters);
-    const chosen = candidates.find((n) => n.wake.waking) ?? candidates[0];
-    if (chosen === undefined) return undefined;
-    if (!chosen.wake.waking) this.#detach(this.wakes.wake(chosen.spec.name, `request for ${req.model}`), 'wake');
-    return { timeoutMs: chosen.spec.wakeTimeoutMs };
+  #onSchedulerNotice(notice: SchedulerNotice): void {
+    if (notice.kind === 'decided') {
+      this.proxyEvents.emit('route:excluded', { model: this.#modelLabel(notice.req.model), excluded: notice.decision.excluded });
+    } else {
+      this.options.logger.error({ err: notice.error }, 'refresh-on-miss failed');
+    }
   }
 
   config(): GatewayConfig {
@@ -190,7 +176,7 @@ export class GatewayParts {
 
   /** Declared aliases and groups, rebuilt on reload. */
   catalog(): ModelCatalog {
-    return this.#catalog;
+    return this.#settings.catalog;
   }
 
   #modelLabel(model: string): string {
@@ -242,7 +228,7 @@ export class GatewayParts {
     const restartOnly = restartOnlyChanges(previous, next);
     if (restartOnly.length > 0) logger.warn({ keys: restartOnly }, 'these settings take effect only after a restart');
     this.#config = next;
-    this.#catalog = buildCatalog(next.models);
+    this.#settings = requestSettings(next);
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.setNodes(next.nodes);
@@ -283,26 +269,5 @@ export class GatewayParts {
       this.#knownModels = { views, ids };
     }
     return this.#knownModels.ids.has(model);
-  }
-
-  /** Refresh-on-miss: re-list the nodes that could change the answer, waiting up to miss_wait. */
-  async #refreshOnMiss(req: RouteRequest): Promise<boolean> {
-    const { excluded } = filterCandidates(req, this.registry.snapshot(), this.filters);
-    const names = nodesWorthRefreshing(excluded);
-    if (names.length === 0) return false;
-    const refreshed = this.discoverer.refresh(names);
-    const waitMs = this.#config.discovery.missWaitMs;
-    if (waitMs <= 0) return false;
-    return new Promise<boolean>((resolve) => {
-      const timer = this.clock.setTimeout(() => resolve(false), waitMs);
-      const done = (): void => {
-        timer.cancel();
-        resolve(true);
-      };
-      refreshed.then(done, (error: unknown) => {
-        this.options.logger.error({ err: error }, 'refresh-on-miss failed');
-        done();
-      });
-    });
   }
 }

@@ -1,4 +1,4 @@
-export type { NodeView, RoutingSnapshot, NodeLease } from './node.ts';
+export type { NodeView, RoutingSnapshot, Lease, LeaseReturn } from './node.ts';
 export { NodeRegistry, type RegistryEvents } from './registry.ts';
 export {
   type HealthState,

@@ -33,8 +33,22 @@ export interface RoutingSnapshot {
   readonly connectionLimit?: number;
 }
 
-/** A claim on one node for one upstream attempt; release exactly once (extra calls are ignored). */
-export interface NodeLease {
-  readonly nodeName: string;
+/**
+ * One request's claim on a node for one upstream attempt: it counts in the node's in-flight
+ * requests and holds `tokens` of the model's slots and context budget, both taken and returned
+ * together. Release exactly once (extra calls are ignored).
+ */
+export interface Lease {
+  readonly node: string;
+  readonly model: string;
+  readonly tokens: number;
   release(): void;
+}
+
+/** What a returned lease may have freed, so requests waiting for it can try again. */
+export interface LeaseReturn {
+  readonly node: string;
+  readonly model: string;
+  /** The node had used up its connections (upstream.max_connections) and has one back. */
+  readonly connectionFreed: boolean;
 }

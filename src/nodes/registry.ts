@@ -23,7 +23,7 @@ import {
 } from '#src/capacity/index.ts';
 import { INITIAL_PASSIVE_STATE, isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict, type PassiveState } from './health/passive.ts';
 import { initialHealthState, observeProbe, type HealthState, type ProbeOutcome } from './health/health-state.ts';
-import type { NodeLease, NodeView, RoutingSnapshot } from './node.ts';
+import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
 
 export interface RegistryEvents {
@@ -63,22 +63,20 @@ export interface NodeRegistryOptions {
   readonly clock: Clock;
   readonly events: EventBus<RegistryEvents>;
   readonly failThreshold: number;
-  /** Called when a capacity lease is returned, so waiting requests can try again. */
-  readonly onLeaseReleased?: (node: string, model: string) => void;
+  /** Called when a lease is returned, so requests waiting for what it freed can try again. */
+  readonly onLeaseReturned?: (returned: LeaseReturn) => void;
   /** Requests in flight per node that use up its connections (upstream.max_connections). */
   readonly connectionLimit?: number;
-  /** Called when a node that had used up its connections gets one back (any model may use it). */
-  readonly onConnectionFreed?: (node: string) => void;
 }
 
 export class NodeRegistry {
-  /** Slot and context-budget leases per (node, model); routing reads them through snapshots. */
-  readonly leases: LeaseTable;
+  /** Slot and context-budget usage per (node, model), taken only with a claim; routing reads it through snapshots. */
+  readonly #leases = new LeaseTable();
   readonly #clock: Clock;
   readonly #events: EventBus<RegistryEvents>;
   #failThreshold: number;
   #connectionLimit: number | undefined;
-  readonly #onConnectionFreed: ((node: string) => void) | undefined;
+  readonly #onLeaseReturned: ((returned: LeaseReturn) => void) | undefined;
   #active = new Map<string, NodeRuntime>();
   /** Removed nodes whose in-flight requests are still finishing; never routed to. */
   readonly #retiring = new Set<NodeRuntime>();
@@ -89,8 +87,7 @@ export class NodeRegistry {
     this.#events = options.events;
     this.#failThreshold = options.failThreshold;
     this.#connectionLimit = options.connectionLimit;
-    this.#onConnectionFreed = options.onConnectionFreed;
-    this.leases = new LeaseTable(options.onLeaseReleased);
+    this.#onLeaseReturned = options.onLeaseReturned;
   }
 
   setFailThreshold(failThreshold: number): void {
@@ -292,7 +289,7 @@ export class NodeRegistry {
 
   snapshot(): RoutingSnapshot {
     const active = this.#active;
-    const leases = this.leases;
+    const leases = this.#leases;
     return {
       nodes: this.views(),
       inFlight: (name) => active.get(name)?.inFlight ?? 0,
@@ -312,23 +309,41 @@ export class NodeRegistry {
     return total;
   }
 
-  /** Counts one request against a node until the lease is released. */
-  lease(nodeName: string): NodeLease | undefined {
+  /**
+   * Claims a node for one request: one in-flight request and `tokens` of the model's slots and
+   * context budget, returned together by one release. Undefined for a node that is not active.
+   */
+  claim(nodeName: string, model: string, tokens: number): Lease | undefined {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return undefined;
     runtime.inFlight += 1;
+    const usage = this.#leases.acquire(nodeName, model, tokens);
     let released = false;
     return {
-      nodeName,
+      node: nodeName,
+      model,
+      tokens,
       release: () => {
         if (released) return;
         released = true;
+        usage.release();
         const wasFull = this.#connectionLimit !== undefined && runtime.inFlight >= this.#connectionLimit;
         runtime.inFlight -= 1;
         if (runtime.inFlight === 0) this.#retiring.delete(runtime);
         // Requests of any model may be queued behind this node's connections, not only this one's.
-        if (wasFull && this.#active.get(nodeName) === runtime) this.#onConnectionFreed?.(nodeName);
+        const connectionFreed = wasFull && this.#active.get(nodeName) === runtime;
+        this.#onLeaseReturned?.({ node: nodeName, model, connectionFreed });
       },
     };
+  }
+
+  /** Every (node, model) with leases out, as plain copies (metrics). */
+  leaseEntries(): { node: string; model: string; requests: number; tokens: number }[] {
+    return this.#leases.entries();
+  }
+
+  /** Leases out across all nodes, retiring ones included. */
+  leaseCount(): number {
+    return this.#leases.totalRequests();
   }
 }

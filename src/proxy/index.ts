@@ -14,5 +14,4 @@ export { resolveRequest, type ModelCatalog, type ResolvedRequest } from './reque
 export { readBody } from './read-body.ts';
 export { buildCatalog } from './model-catalog.ts';
 export { fleetModels } from './models-list.ts';
-export { AdmissionQueue } from './admission-queue.ts';
-export type { AdmissionDeps } from './admission.ts';
+export { requestSettings, type RequestSettings } from './request-settings.ts';

@@ -1,5 +1,6 @@
-// One inference request: read the body → resolve the model → size the prompt → admit (route, lease,
-// maybe queue) → forward, failing over while nothing has reached the client → report what happened.
+// One inference request: take the settings snapshot → read the body → resolve the model → size the
+// prompt → admit (the scheduler routes, leases, maybe queues) → forward, failing over while nothing
+// has reached the client → report what happened.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
@@ -7,8 +8,8 @@ import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
-import { filterCandidates, largestContext, type RouteRequest } from '#src/routing/index.ts';
-import { admit, type Admission, type AdmissionDeps } from './admission.ts';
+import { largestContext, type RouteRequest } from '#src/routing/index.ts';
+import { routeRequestFor, type Admission, type Scheduler } from '#src/scheduler/index.ts';
 import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
@@ -34,7 +35,8 @@ import {
   upstreamModelNotFound,
   wakeTimedOut,
 } from './refusal-errors.ts';
-import { resolveRequest, type ModelCatalog, type ResolvedRequest } from './request-model.ts';
+import { resolveRequest, type ResolvedRequest } from './request-model.ts';
+import type { RequestSettings } from './request-settings.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
 
@@ -42,18 +44,10 @@ export interface InferenceDeps {
   readonly clock: Clock;
   readonly registry: NodeRegistry;
   readonly pools: UpstreamPools;
-  readonly admission: AdmissionDeps;
+  readonly scheduler: Scheduler;
   readonly events: EventBus<ProxyEvents>;
-  readonly catalog: () => ModelCatalog;
-  readonly maxRequestBodyBytes: () => number;
-  readonly retryAfterSeconds: () => number;
-  readonly loadOnDemand: () => boolean;
-  readonly completionReserveTokens: () => number;
-  readonly tokenizeTimeoutMs: () => number;
-  /** Bound on one whole upstream exchange (0 = none). */
-  readonly totalTimeoutMs: () => number;
-  /** Largest whole JSON answer held until it parses; past it, and past the shared budget, answers stream. */
-  readonly maxHeldBodyBytes: () => number;
+  /** The settings in force; read once per request, when it arrives. */
+  readonly settings: () => RequestSettings;
   readonly heldBudget: HeldBytesBudget;
   /** A bounded metrics label for a model id. */
   readonly modelLabel: (model: string) => string;
@@ -66,7 +60,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
   const startedMs = deps.clock.monotonicMs();
   const report = startRequestReport(deps, endpoint, startedMs);
   try {
-    await serveInference(deps, { endpoint, req, res, startedMs, report });
+    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report });
   } catch (error) {
     // The server's dispatcher answers an internal error 500 (or cuts a response already started);
     // it is still a request, and must show in gateway_requests_total.
@@ -76,6 +70,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
 }
 
 interface RequestContext {
+  readonly settings: RequestSettings;
   readonly endpoint: string;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
@@ -84,7 +79,7 @@ interface RequestContext {
 }
 
 async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
-  const { endpoint, req, res, startedMs, report } = context;
+  const { settings, endpoint, req, res, startedMs, report } = context;
   const finish = report.finish;
   const requestId = deps.newRequestId();
   const fail = (error: GatewayError): void => {
@@ -94,17 +89,17 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
 
   let raw: Buffer;
   try {
-    raw = await readBody(req, deps.maxRequestBodyBytes());
+    raw = await readBody(req, settings.maxRequestBodyBytes);
   } catch (error) {
     const gatewayError = toGatewayError(error);
     if (gatewayError.status === 413) {
-      if (discardableRemainder(req.headers, deps.maxRequestBodyBytes())) req.resume();
+      if (discardableRemainder(req.headers, settings.maxRequestBodyBytes)) req.resume();
       else res.setHeader('connection', 'close');
     }
     fail(gatewayError);
     return;
   }
-  const resolved = resolveRequest(raw, deps.catalog());
+  const resolved = resolveRequest(raw, settings.catalog);
   if (resolved instanceof GatewayError) {
     fail(resolved);
     return;
@@ -116,21 +111,13 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     if (!res.writableFinished) clientGone.abort();
   });
   const maxTokens = requestedMaxTokens(resolved.json);
-  const promptTokens = await sizePrompt(deps, endpoint, resolved, maxTokens, clientGone.signal);
+  const promptTokens = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
 
-  let routeRequest: RouteRequest = {
-    model: resolved.model,
-    group: resolved.group,
-    triedNodes: new Set(),
-    promptTokens,
-    maxTokens,
-    completionReserveTokens: deps.completionReserveTokens(),
-    loadOnDemand: deps.loadOnDemand(),
-  };
+  let routeRequest: RouteRequest = routeRequestFor({ model: resolved.model, group: resolved.group, promptTokens, maxTokens }, settings);
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
   for (;;) {
-    const admission = await admit(deps.admission, routeRequest, clientGone.signal, routeRequest.triedNodes.size === 0);
+    const admission = await deps.scheduler.admit(routeRequest, settings, clientGone.signal, routeRequest.triedNodes.size === 0);
     if (admission.waitedMs > 0) {
       deps.events.emit('proxy:queue-wait', {
         model: deps.modelLabel(resolved.model),
@@ -139,7 +126,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       });
     }
     if (admission.kind === 'refused') {
-      respondRefused(deps, { admission, routeRequest, resolved, failures, lastRefusal, fail, finish });
+      respondRefused(deps, { settings, admission, routeRequest, resolved, failures, lastRefusal, fail, finish });
       return;
     }
     const node = admission.node.spec;
@@ -161,12 +148,12 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         res,
         nodeName: node.name,
         extraResponseHeaders: { 'x-switchyard-node': node.name, 'x-request-id': requestId },
-        canFailOver: () => hasAlternative(deps, { ...routeRequest, triedNodes: nextTried }),
+        canFailOver: () => deps.scheduler.hasAlternative({ ...routeRequest, triedNodes: nextTried }),
         monotonicMs: () => deps.clock.monotonicMs(),
         startedMs,
-        totalTimeoutMs: deps.totalTimeoutMs(),
+        totalTimeoutMs: settings.totalTimeoutMs,
         clock: deps.clock,
-        maxHeldBodyBytes: deps.maxHeldBodyBytes(),
+        maxHeldBodyBytes: settings.maxHeldBodyBytes,
         heldBudget: deps.heldBudget,
       });
     } finally {
@@ -219,11 +206,11 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
 /** The prompt size routing uses: the cheap upper bound, or the node's exact count when it matters. */
 async function sizePrompt(
   deps: InferenceDeps,
-  endpoint: string,
-  resolved: ResolvedRequest,
-  maxTokens: number | undefined,
+  settings: RequestSettings,
+  ask: { readonly endpoint: string; readonly resolved: ResolvedRequest; readonly maxTokens: number | undefined },
   signal: AbortSignal,
 ): Promise<number> {
+  const { endpoint, resolved, maxTokens } = ask;
   const text = promptText(endpoint, resolved.json);
   const upper = upperBoundTokens(text);
   const nodes = deps.registry.views();
@@ -236,19 +223,14 @@ async function sizePrompt(
   if (tokenizer === undefined) return upper;
   const exact = await countPromptTokens(tokenizer, resolved.model, text, {
     dispatcher: deps.pools.get(tokenizer.spec),
-    timeoutMs: deps.tokenizeTimeoutMs(),
+    timeoutMs: settings.tokenizeTimeoutMs,
     signal,
   });
   return exact === undefined ? upper : Math.min(exact, upper);
 }
 
-/** Whether routing has another node for this request, counting busy ones (worth waiting for). */
-function hasAlternative(deps: InferenceDeps, req: RouteRequest): boolean {
-  const filters = deps.admission.filters.filter((f) => f.name !== 'has-capacity');
-  return filterCandidates(req, deps.registry.snapshot(), filters).kept.length > 0;
-}
-
 interface RefusalContext {
+  readonly settings: RequestSettings;
   readonly admission: Extract<Admission, { kind: 'refused' }>;
   readonly routeRequest: RouteRequest;
   readonly resolved: ResolvedRequest;
@@ -269,7 +251,7 @@ function respondRefused(deps: InferenceDeps, c: RefusalContext): void {
     return;
   }
   if (admission.reason === 'wake_timeout') {
-    c.fail(wakeTimedOut(resolved.requestedModel, admission.waitedMs, deps.retryAfterSeconds()));
+    c.fail(wakeTimedOut(resolved.requestedModel, admission.waitedMs, c.settings.retryAfterSeconds));
     return;
   }
   const overflowed = c.lastRefusal?.kind === 'context_overflow';
@@ -290,7 +272,7 @@ function respondRefused(deps: InferenceDeps, c: RefusalContext): void {
     c.fail(upstreamModelNotFound(resolved.requestedModel, c.lastRefusal.message));
     return;
   }
-  const retryAfter = deps.retryAfterSeconds();
+  const retryAfter = c.settings.retryAfterSeconds;
   c.fail(
     routeRequest.triedNodes.size === 0
       ? noNodeAvailable(resolved.requestedModel, admission.excluded, retryAfter)

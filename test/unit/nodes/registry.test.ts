@@ -120,8 +120,8 @@ test('a new node starts untried with unknown health while the others keep their 
 test('a removed node leaves the routing snapshot at once, but its in-flight leases stay counted until released', () => {
   const { registry, events } = rig();
   registry.setNodes([spec('a'), spec('b')]);
-  const first = registry.lease('a');
-  const second = registry.lease('a');
+  const first = registry.claim('a', 'm', 10);
+  const second = registry.claim('a', 'm', 10);
   assert.ok(first && second);
   assert.equal(registry.inFlight('a'), 2);
 
@@ -129,7 +129,7 @@ test('a removed node leaves the routing snapshot at once, but its in-flight leas
 
   assert.deepEqual(registry.snapshot().nodes.map((v) => v.spec.name), ['b'], 'never routed to again');
   assert.equal(registry.view('a'), undefined);
-  assert.equal(registry.lease('a'), undefined, 'no new lease on a removed node');
+  assert.equal(registry.claim('a', 'm', 10), undefined, 'no new lease on a removed node');
   assert.equal(registry.retiringInFlight(), 2);
   assert.ok(events.some((e) => e.name === 'removed' && e.node === 'a'));
 
@@ -138,6 +138,33 @@ test('a removed node leaves the routing snapshot at once, but its in-flight leas
   assert.equal(registry.retiringInFlight(), 1);
   second.release();
   assert.equal(registry.retiringInFlight(), 0);
+});
+
+test('a lease claims the in-flight count and the slot and budget usage together, and one release returns both', () => {
+  const clock = new ManualClock();
+  const returned: unknown[] = [];
+  const registry = new NodeRegistry({ clock, events: new EventBus<RegistryEvents>(), failThreshold: 3, connectionLimit: 2, onLeaseReturned: (r) => returned.push(r) });
+  registry.setNodes([spec('a')]);
+  const first = registry.claim('a', 'm', 100);
+  const second = registry.claim('a', 'n', 50);
+  assert.ok(first && second);
+  assert.deepEqual([first.node, first.model, first.tokens], ['a', 'm', 100]);
+  const snapshot = (): { inFlight: number; m: unknown; n: unknown } => {
+    const s = registry.snapshot();
+    return { inFlight: s.inFlight('a'), m: s.usage('a', 'm'), n: s.usage('a', 'n') };
+  };
+  assert.deepEqual(snapshot(), { inFlight: 2, m: { requests: 1, tokens: 100 }, n: { requests: 1, tokens: 50 } });
+  assert.equal(registry.leaseCount(), 2);
+
+  first.release();
+  first.release(); // a second release is ignored
+  assert.deepEqual(snapshot(), { inFlight: 1, m: { requests: 0, tokens: 0 }, n: { requests: 1, tokens: 50 } });
+  second.release();
+  assert.deepEqual(registry.leaseEntries(), []);
+  assert.deepEqual(returned, [
+    { node: 'a', model: 'm', connectionFreed: true },
+    { node: 'a', model: 'n', connectionFreed: false },
+  ], 'only the release that left the node below its connection limit frees a connection');
 });
 
 test('a removed node without in-flight requests is not counted as retiring, and its late observations are ignored', () => {

@@ -1,0 +1,36 @@
+// Pure: the settings one request runs under, read once when it arrives. A reload swaps in a new
+// object for later requests; a request in progress never sees two configs.
+
+import type { GatewayConfig } from '#src/config/types.ts';
+import type { QueueSettings, RoutingSettings } from '#src/scheduler/index.ts';
+import { buildCatalog } from './model-catalog.ts';
+import type { ModelCatalog } from './request-model.ts';
+
+export interface RequestSettings extends RoutingSettings, QueueSettings {
+  readonly catalog: ModelCatalog;
+  readonly maxRequestBodyBytes: number;
+  /** Retry-After for 503 answers: one health interval, at least a second. */
+  readonly retryAfterSeconds: number;
+  readonly tokenizeTimeoutMs: number;
+  /** Bound on one whole upstream exchange (0 = none). */
+  readonly totalTimeoutMs: number;
+  /** Largest whole JSON answer held until it parses; past it, and past the shared budget, answers stream. */
+  readonly maxHeldBodyBytes: number;
+}
+
+export function requestSettings(config: GatewayConfig): RequestSettings {
+  const { routing, upstream } = config;
+  return Object.freeze({
+    catalog: buildCatalog(config.models),
+    maxRequestBodyBytes: config.server.maxRequestBodyBytes,
+    retryAfterSeconds: Math.max(1, Math.ceil(config.health.intervalMs / 1000)),
+    loadOnDemand: routing.loadOnDemand,
+    completionReserveTokens: routing.completionReserveTokens,
+    tokenizeTimeoutMs: routing.tokenizeTimeoutMs,
+    queueTimeoutMs: routing.queueTimeoutMs,
+    maxQueue: routing.maxQueue,
+    missWaitMs: config.discovery.missWaitMs,
+    totalTimeoutMs: upstream.totalTimeoutMs,
+    maxHeldBodyBytes: upstream.maxHeldBodyBytes,
+  });
+}

@@ -1,0 +1,25 @@
+// The scheduler's only ways to reach outside itself (llama-swap's Scheduler/Effects split: events
+// in, effects out). The gateway wires them to the registry, discoverer and wake manager; tests use
+// a recording fake, so every waiting rule is checked synchronously, without processes or sleeps.
+
+import type { Lease, RoutingSnapshot } from '#src/nodes/index.ts';
+import type { RouteRequest, RoutingDecision } from '#src/routing/index.ts';
+
+/** Something the scheduler tells the outside world about without expecting an answer. */
+export type SchedulerNotice =
+  /** The first routing decision of a request (metrics count its exclusions). */
+  | { readonly kind: 'decided'; readonly req: RouteRequest; readonly decision: RoutingDecision }
+  /** A refresh-on-miss re-listing failed (the request goes on with what routing knows). */
+  | { readonly kind: 'refresh-failed'; readonly error: unknown };
+
+export interface SchedulerEffects {
+  /** The fleet as routing sees it right now (nodes, in-flight counts, slot and budget usage). */
+  snapshot(): RoutingSnapshot;
+  /** Takes one lease on a node in the same tick as the decision; undefined if the node is gone. */
+  claim(node: string, model: string, tokens: number): Lease | undefined;
+  /** Re-lists these nodes' models now; settles when their listings have been applied. */
+  refreshListings(nodes: readonly string[]): Promise<unknown>;
+  /** Sends a wake to an asleep node (fire and forget: the registry tracks the wake window). */
+  wake(node: string, reason: string): void;
+  notify(notice: SchedulerNotice): void;
+}

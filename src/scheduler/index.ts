@@ -1,0 +1,5 @@
+export { Scheduler, type Admission, type QueueSettings, type RefusalReason, type SchedulerOptions } from './scheduler.ts';
+export type { SchedulerEffects, SchedulerNotice } from './effects.ts';
+export { routeRequestFor, type RequestFacts, type RoutingSettings } from './route-request-for.ts';
+export { onRoomMayOpen } from './fleet-changes.ts';
+export { chooseWake, type WakeChoice } from './wake-choice.ts';

@@ -1,0 +1,30 @@
+// The one place a routing request (`RouteRequest`) is built, for the request path and for
+// /admin/explain alike, so the explanation always judges what a request would be judged by.
+
+import type { RouteRequest } from '#src/routing/index.ts';
+
+/** The settings routing needs, read from one settings snapshot per request. */
+export interface RoutingSettings {
+  readonly completionReserveTokens: number;
+  readonly loadOnDemand: boolean;
+}
+
+export interface RequestFacts {
+  /** The served model id (aliases already resolved). */
+  readonly model: string;
+  readonly group: string | undefined;
+  readonly promptTokens: number | undefined;
+  readonly maxTokens: number | undefined;
+}
+
+export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings): RouteRequest {
+  return {
+    model: facts.model,
+    group: facts.group,
+    triedNodes: new Set(),
+    promptTokens: facts.promptTokens,
+    maxTokens: facts.maxTokens,
+    completionReserveTokens: settings.completionReserveTokens,
+    loadOnDemand: settings.loadOnDemand,
+  };
+}

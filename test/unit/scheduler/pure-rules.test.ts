@@ -1,0 +1,53 @@
+// The scheduler's pure pieces: which asleep node to wake, the one RouteRequest builder, and which
+// fleet changes let waiting requests try again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventBus } from '#src/core/events.ts';
+import type { RegistryEvents } from '#src/nodes/index.ts';
+import { defaultFilters } from '#src/routing/index.ts';
+import { chooseWake, onRoomMayOpen, routeRequestFor } from '#src/scheduler/index.ts';
+import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
+
+test('chooseWake reuses a node already waking, else sends a wake to the first asleep node that could serve', () => {
+  const asleep = (name: string, models: string[], waking = false) => ({ ...node(name, { health: 'asleep', models }), wake: { lastSentAt: undefined, waking } });
+  const cases: { name: string; nodes: ReturnType<typeof asleep>[]; expected: string | undefined }[] = [
+    { name: 'none asleep could serve', nodes: [asleep('a', ['other'])], expected: undefined },
+    { name: 'first that could serve', nodes: [asleep('a', ['other']), asleep('b', ['m']), asleep('c', ['m'])], expected: 'b send' },
+    { name: 'one already waking', nodes: [asleep('b', ['m']), asleep('c', ['m'], true)], expected: 'c reuse' },
+  ];
+  for (const c of cases) {
+    const choice = chooseWake(request('m'), snapshotOf(c.nodes), defaultFilters());
+    assert.equal(choice && `${choice.node.spec.name} ${choice.send ? 'send' : 'reuse'}`, c.expected, c.name);
+  }
+  assert.equal(chooseWake(request('m'), snapshotOf([node('awake', { models: ['m'] })]), defaultFilters()), undefined, 'awake nodes are never woken');
+});
+
+test('routeRequestFor builds the same request for the request path and /admin/explain', () => {
+  const req = routeRequestFor({ model: 'm', group: 'gpu', promptTokens: 100, maxTokens: 20 }, { completionReserveTokens: 256, loadOnDemand: false });
+  assert.deepEqual({ ...req, triedNodes: [...req.triedNodes] }, {
+    model: 'm',
+    group: 'gpu',
+    triedNodes: [],
+    promptTokens: 100,
+    maxTokens: 20,
+    completionReserveTokens: 256,
+    loadOnDemand: false,
+  });
+});
+
+test('capacity, health, listing and re-admission changes let waiting requests retry; other events do not', () => {
+  const events = new EventBus<RegistryEvents>();
+  const seen: string[] = [];
+  const unsubscribe = onRoomMayOpen(events, () => seen.push('retry'));
+  const health = { status: 'healthy', fails: 0, lastError: undefined, lastProbeAt: 0, changedAt: 0 } as const;
+  events.emit('node:capacity', { node: 'a', capacity: node('a').capacity });
+  events.emit('node:health-changed', { node: 'a', from: { ...health, status: 'dead' }, to: health });
+  events.emit('node:discovery', { node: 'a', result: { ok: true, models: [] }, from: node('a').discovery, to: node('a').discovery });
+  events.emit('node:readmitted', { node: 'a' });
+  events.emit('node:added', { node: 'b' });
+  events.emit('node:probed', { node: 'a', outcome: { ok: true, latencyMs: 1 } });
+  assert.equal(seen.length, 4);
+  unsubscribe();
+  events.emit('node:readmitted', { node: 'a' });
+  assert.equal(seen.length, 4, 'unsubscribed');
+});
