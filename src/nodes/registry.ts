@@ -3,10 +3,9 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { NodeSpec } from '#src/config/types.ts';
+import { diffNodes, isSameAllowList, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import {
   initialDiscoveryState,
-  isSameAllowList,
   nextDiscoveryState,
   restrictDiscovery,
   type DiscoveryResult,
@@ -101,21 +100,33 @@ export class NodeRegistry {
     this.#connectionLimit = limit;
   }
 
-  /**
-   * Replaces the node set. A node whose name and URL are unchanged keeps its health and discovery
-   * state (its spec, e.g. api key or group, is updated); every other node starts fresh.
-   */
+  /** Replaces the node set, judging each node against the set held now (see `applyChange`). */
   setNodes(specs: readonly NodeSpec[]): void {
+    this.applyChange(diffNodes([...this.#active.values()].map((r) => r.spec), specs));
+  }
+
+  /**
+   * Applies a reload's node change, computed against the node set this registry holds. Kept and
+   * relisted nodes keep their health and discovery state (their spec, e.g. api key or group, is
+   * updated); added and replaced nodes start fresh; removed and replaced ones retire.
+   */
+  applyChange(change: NodeChange): void {
     const now = this.#clock.now();
+    const carried = new Map<string, NodeRuntime>();
+    for (const { old, next } of [...change.nodesKept, ...change.nodesRelisted]) {
+      const runtime = this.#active.get(next.name);
+      if (runtime === undefined) continue;
+      // A narrowed allow-list applies at once; a widened one waits for the re-listing it triggers.
+      if (!isSameAllowList(old.allowedModels, next.allowedModels)) {
+        runtime.discovery = frozenDiscovery(restrictDiscovery(runtime.discovery, next.allowedModels, now), runtime.discovery);
+      }
+      runtime.spec = Object.freeze({ ...next });
+      carried.set(next.name, runtime);
+    }
     const next = new Map<string, NodeRuntime>();
-    for (const spec of specs) {
-      const kept = this.#active.get(spec.name);
-      if (kept !== undefined && kept.spec.url === spec.url) {
-        // A narrowed allow-list applies at once; a widened one waits for the re-listing it triggers.
-        if (!isSameAllowList(kept.spec.allowedModels, spec.allowedModels)) {
-          kept.discovery = frozenDiscovery(restrictDiscovery(kept.discovery, spec.allowedModels, now), kept.discovery);
-        }
-        kept.spec = Object.freeze({ ...spec });
+    for (const spec of change.nodes) {
+      const kept = carried.get(spec.name);
+      if (kept !== undefined) {
         next.set(spec.name, kept);
       } else {
         next.set(spec.name, {
