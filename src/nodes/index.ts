@@ -1,5 +1,6 @@
 export type { NodeView, RoutingSnapshot, NodeLease } from './node.ts';
-export { NodeRegistry, type RegistryEvents } from './registry.ts';
+export { NodeRegistry } from './registry.ts';
+export type { RegistryEvents } from './registry-events.ts';
 export {
   type HealthState,
   type HealthStatus,

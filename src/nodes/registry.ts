@@ -4,59 +4,14 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { diffNodes, isSameAllowList, type NodeChange, type NodeSpec } from '#src/config/index.ts';
-import {
-  initialDiscoveryState,
-  nextDiscoveryState,
-  restrictDiscovery,
-  type DiscoveryResult,
-  type DiscoveryState,
-} from '#src/discovery/index.ts';
-import {
-  LeaseTable,
-  NO_CAPACITY,
-  rememberContexts,
-  withLearnedContexts,
-  type LearnedContexts,
-  type ModelContext,
-  type NodeCapacity,
-} from '#src/capacity/index.ts';
-import { INITIAL_PASSIVE_STATE, isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict, type PassiveState } from './health/passive.ts';
-import { initialHealthState, observeProbe, type HealthState, type ProbeOutcome } from './health/health-state.ts';
+import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
+import { LeaseTable, rememberContexts, withLearnedContexts, type NodeCapacity } from '#src/capacity/index.ts';
+import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict } from './health/passive.ts';
+import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { NodeLease, NodeView, RoutingSnapshot } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
-
-export interface RegistryEvents {
-  'node:health-changed': { readonly node: string; readonly from: HealthState; readonly to: HealthState };
-  'node:probed': { readonly node: string; readonly outcome: ProbeOutcome };
-  'node:discovery': {
-    readonly node: string;
-    readonly result: DiscoveryResult;
-    readonly from: DiscoveryState;
-    readonly to: DiscoveryState;
-  };
-  'node:capacity': { readonly node: string; readonly capacity: NodeCapacity };
-  'node:wake': { readonly node: string; readonly result: string; readonly reason: string; readonly error?: string };
-  'node:ejected': { readonly node: string; readonly untilMs: number };
-  'node:readmitted': { readonly node: string };
-  'node:added': { readonly node: string };
-  'node:removed': { readonly node: string; readonly inFlight: number };
-}
-
-interface NodeRuntime {
-  spec: NodeSpec;
-  health: HealthState;
-  discovery: DiscoveryState;
-  capacity: NodeCapacity;
-  knownContexts: Readonly<Record<string, ModelContext>>;
-  passive: PassiveState;
-  /** When a wake was last sent to this node (epoch ms). */
-  lastWakeAt: number | undefined;
-  /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
-  learned: LearnedContexts;
-  inFlight: number;
-  /** This node's routing view, rebuilt only after one of its routing-relevant fields changed. */
-  view: NodeView | undefined;
-}
+import { freshRuntime, viewOf, type NodeRuntime } from './node-runtime.ts';
+import type { RegistryEvents } from './registry-events.ts';
 
 export interface NodeRegistryOptions {
   readonly clock: Clock;
@@ -123,34 +78,19 @@ export class NodeRegistry {
       runtime.spec = Object.freeze({ ...next });
       carried.set(next.name, runtime);
     }
-    const next = new Map<string, NodeRuntime>();
+    const active = new Map<string, NodeRuntime>();
     for (const spec of change.nodes) {
       const kept = carried.get(spec.name);
-      if (kept !== undefined) {
-        next.set(spec.name, kept);
-      } else {
-        next.set(spec.name, {
-          spec: Object.freeze({ ...spec }),
-          health: Object.freeze(initialHealthState(now)),
-          discovery: frozenDiscovery(initialDiscoveryState(now), undefined),
-          capacity: NO_CAPACITY,
-          knownContexts: {},
-          passive: INITIAL_PASSIVE_STATE,
-          lastWakeAt: undefined,
-          learned: {},
-          inFlight: 0,
-          view: undefined,
-        });
-        this.#events.emit('node:added', { node: spec.name });
-      }
+      active.set(spec.name, kept ?? freshRuntime(spec, now));
+      if (kept === undefined) this.#events.emit('node:added', { node: spec.name });
     }
     for (const [name, runtime] of this.#active) {
-      if (next.get(name) === runtime) continue;
+      if (active.get(name) === runtime) continue;
       this.#events.emit('node:removed', { node: name, inFlight: runtime.inFlight });
       if (runtime.inFlight > 0) this.#retiring.add(runtime);
     }
-    this.#active = next;
-    for (const runtime of next.values()) runtime.view = undefined;
+    this.#active = active;
+    for (const runtime of active.values()) runtime.view = undefined;
     this.#views = undefined;
   }
 
@@ -256,23 +196,6 @@ export class NodeRegistry {
     this.#views = undefined;
   }
 
-  #viewOf(r: NodeRuntime): NodeView {
-    const now = this.#clock.now();
-    return Object.freeze({
-      spec: r.spec,
-      health: r.health,
-      discovery: r.discovery,
-      modelsById: new Map(r.discovery.models.map((m) => [m.id, m])),
-      capacity: r.capacity,
-      knownContexts: r.knownContexts,
-      ejectedUntil: isEjected(r.passive, now) ? r.passive.ejectedUntil : undefined,
-      wake: Object.freeze({
-        lastSentAt: r.lastWakeAt,
-        waking: r.health.status === 'asleep' && r.lastWakeAt !== undefined && now < r.lastWakeAt + r.spec.wakeTimeoutMs,
-      }),
-    });
-  }
-
   /**
    * Frozen views of the active nodes for routing, rebuilt only after a routing-relevant change
    * (a steady node's probe or unchanged listing rebuilds nothing); per-node views are reused.
@@ -281,7 +204,7 @@ export class NodeRegistry {
     if (this.#views === undefined) {
       const views: NodeView[] = [];
       for (const runtime of this.#active.values()) {
-        runtime.view ??= this.#viewOf(runtime);
+        runtime.view ??= viewOf(runtime, this.#clock.now());
         views.push(runtime.view);
       }
       this.#views = Object.freeze(views);
@@ -291,13 +214,14 @@ export class NodeRegistry {
 
   /** Up-to-the-moment copies (last probe, last listing time) for /health and admin views. */
   freshViews(): readonly NodeView[] {
-    return Object.freeze([...this.#active.values()].map((r) => this.#viewOf(r)));
+    const now = this.#clock.now();
+    return Object.freeze([...this.#active.values()].map((r) => viewOf(r, now)));
   }
 
   view(nodeName: string): NodeView | undefined {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return undefined;
-    runtime.view ??= this.#viewOf(runtime);
+    runtime.view ??= viewOf(runtime, this.#clock.now());
     return runtime.view;
   }
 
