@@ -5,7 +5,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { diffNodes, isSameAllowList, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
-import { LeaseTable, rememberContexts, withLearnedContexts, type NodeCapacity } from '#src/capacity/index.ts';
+import { LeaseTable, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity } from '#src/capacity/index.ts';
 import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict } from './health/passive.ts';
 import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { NodeLease, NodeView, RoutingSnapshot } from './node.ts';
@@ -129,7 +129,7 @@ export class NodeRegistry {
     const { capacity: merged, learned } = withLearnedContexts(capacity, runtime.learned, this.#clock.now());
     runtime.learned = learned;
     // Polls usually repeat the same figures: keep the same object so views stay valid.
-    if (JSON.stringify(merged) === JSON.stringify(runtime.capacity)) return;
+    if (sameCapacity(merged, runtime.capacity)) return;
     runtime.capacity = merged;
     runtime.knownContexts = rememberContexts(runtime.knownContexts, merged.models);
     this.#touch(runtime);
