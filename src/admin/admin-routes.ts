@@ -33,6 +33,7 @@ export function adminRoutes(table: TableBuilder, deps: EndpointDeps, guard: Guar
           inFlight: (node) => snapshot.inFlight(node),
           usage: (node, model) => snapshot.usage(node, model),
           queueDepths: deps.inference.admission.queue.depths(),
+          now: snapshot.now,
         }),
       );
     }),

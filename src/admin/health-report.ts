@@ -3,7 +3,7 @@
 // Anyone gets the status alone; the detailed report (node URLs, errors, models) is for callers who
 // pass the admin check (admin/endpoints.ts).
 
-import type { NodeView } from '#src/nodes/index.ts';
+import { isEjected, type NodeView } from '#src/nodes/index.ts';
 
 export type FleetStatus = 'ok' | 'degraded' | 'down';
 
@@ -59,7 +59,7 @@ export function healthReport(views: readonly NodeView[], now: number): HealthRep
     status: v.health.status,
     fails: v.health.fails,
     last_error: v.health.lastError ?? null,
-    ejected_until: v.ejectedUntil === undefined ? null : new Date(v.ejectedUntil).toISOString(),
+    ejected_until: v.ejectedUntil !== undefined && isEjected(v, now) ? new Date(v.ejectedUntil).toISOString() : null,
     models: {
       state: v.discovery.phase,
       names: v.discovery.models.map((m) => m.id),

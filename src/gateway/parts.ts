@@ -11,7 +11,7 @@ import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents, type WakeResult } from '#src/nodes/index.ts';
 import { AdmissionQueue, buildCatalog, HeldBytesBudget, UpstreamPools, type ModelCatalog, type ProxyEvents } from '#src/proxy/index.ts';
-import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeCandidates, type RouteRequest } from '#src/routing/index.ts';
+import { defaultFilters, filterCandidates, leastInFlight, nodesWorthRefreshing, wakeTarget, type RouteRequest } from '#src/routing/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { ModelLabels } from '#src/metrics/model-label.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
@@ -192,11 +192,10 @@ export class GatewayParts {
 
   /** Wakes one asleep node that could serve the request (one already waking is reused). */
   #wakeFor(req: RouteRequest): { timeoutMs: number } | undefined {
-    const candidates = wakeCandidates(req, this.registry.snapshot(), this.filters);
-    const chosen = candidates.find((n) => n.wake.waking) ?? candidates[0];
-    if (chosen === undefined) return undefined;
-    if (!chosen.wake.waking) this.#detach(this.wakes.wake(chosen.spec.name, `request for ${req.model}`), 'wake');
-    return { timeoutMs: chosen.spec.wakeTimeoutMs };
+    const target = wakeTarget(req, this.registry.snapshot(), this.filters);
+    if (target === undefined) return undefined;
+    if (!target.alreadyWaking) this.#detach(this.wakes.wake(target.node.spec.name, `request for ${req.model}`), 'wake');
+    return { timeoutMs: target.node.spec.wakeTimeoutMs };
   }
 
   config(): GatewayConfig {

@@ -1,4 +1,4 @@
-export type { NodeView, RoutingSnapshot, NodeLease } from './node.ts';
+export { isWaking, type NodeView, type NodeWake, type RoutingSnapshot, type NodeLease } from './node.ts';
 export { NodeRegistry } from './registry.ts';
 export type { RegistryEvents } from './registry-events.ts';
 export {

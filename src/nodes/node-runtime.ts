@@ -1,10 +1,11 @@
 // One node's record inside the registry (the only place it is written), and the frozen view
-// projected from it.
+// projected from it. A view is plain data: it holds absolute deadlines, never a judgement of "now",
+// so a cached view stays true however much time passes.
 
 import type { NodeSpec } from '#src/config/types.ts';
 import { initialDiscoveryState, type DiscoveryState } from '#src/discovery/index.ts';
 import { NO_CAPACITY, type LearnedContexts, type ModelContext, type NodeCapacity } from '#src/capacity/index.ts';
-import { INITIAL_PASSIVE_STATE, isEjected, type PassiveState } from './health/passive.ts';
+import { INITIAL_PASSIVE_STATE, type PassiveState } from './health/passive.ts';
 import { initialHealthState, type HealthState } from './health/health-state.ts';
 import type { NodeView } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
@@ -41,8 +42,8 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
   };
 }
 
-export function viewOf(runtime: NodeRuntime, now: number): NodeView {
-  const { spec, health, discovery, lastWakeAt, passive } = runtime;
+export function viewOf(runtime: NodeRuntime): NodeView {
+  const { spec, health, discovery, lastWakeAt } = runtime;
   return Object.freeze({
     spec,
     health,
@@ -50,10 +51,11 @@ export function viewOf(runtime: NodeRuntime, now: number): NodeView {
     modelsById: new Map(discovery.models.map((m) => [m.id, m])),
     capacity: runtime.capacity,
     knownContexts: runtime.knownContexts,
-    ejectedUntil: isEjected(passive, now) ? passive.ejectedUntil : undefined,
+    ejectedUntil: runtime.passive.ejectedUntil,
     wake: Object.freeze({
       lastSentAt: lastWakeAt,
-      waking: health.status === 'asleep' && lastWakeAt !== undefined && now < lastWakeAt + spec.wakeTimeoutMs,
+      // Only an asleep node is "waking"; a status change rebuilds the view, so this stays true.
+      wakingUntil: health.status === 'asleep' && lastWakeAt !== undefined ? lastWakeAt + spec.wakeTimeoutMs : undefined,
     }),
   });
 }

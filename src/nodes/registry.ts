@@ -156,39 +156,33 @@ export class NodeRegistry {
   }
 
   /**
-   * The outcome of a real request. Enough failures in a row eject the node for `ejectForMs`; a
-   * timer re-admits it then (the views change, so routing sees it again).
+   * The outcome of a real request. Enough failures in a row eject the node for `ejectForMs`. The
+   * views carry the deadline and readers compare it with their `now`; a timer only announces the
+   * readmission (logs, and requests queued for a healthy node may try again).
    */
   observeUpstream(nodeName: string, verdict: UpstreamVerdict, policy: EjectionPolicy): void {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
     const now = this.#clock.now();
-    const wasEjected = isEjected(runtime.passive, now);
-    runtime.passive = observeUpstream(runtime.passive, verdict, policy, now);
+    const before = runtime.passive;
+    runtime.passive = observeUpstream(before, verdict, policy, now);
     const until = runtime.passive.ejectedUntil;
-    if (!wasEjected && until !== undefined && until > now) {
-      this.#touch(runtime);
-      this.#events.emit('node:ejected', { node: nodeName, untilMs: until });
-      this.#clock.setTimeout(() => {
-        if (this.#active.get(nodeName) !== runtime || isEjected(runtime.passive, this.#clock.now())) return;
-        this.#touch(runtime);
-        this.#events.emit('node:readmitted', { node: nodeName });
-      }, until - now);
-    }
+    if (until === before.ejectedUntil) return;
+    this.#touch(runtime);
+    if (isEjected(before, now) || until === undefined || until <= now) return;
+    this.#events.emit('node:ejected', { node: nodeName, untilMs: until });
+    this.#clock.setTimeout(() => {
+      if (this.#active.get(nodeName) !== runtime || isEjected(runtime.passive, this.#clock.now())) return;
+      this.#events.emit('node:readmitted', { node: nodeName });
+    }, until - now);
   }
 
-  /**
-   * A wake was sent: the node counts as waking (while still asleep) until its wake_timeout
-   * passes; a timer refreshes the views then.
-   */
+  /** A wake was sent: the node counts as waking (while still asleep) until its wake_timeout passes. */
   markWakeSent(nodeName: string): void {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
     runtime.lastWakeAt = this.#clock.now();
     this.#touch(runtime);
-    this.#clock.setTimeout(() => {
-      if (this.#active.get(nodeName) === runtime) this.#touch(runtime);
-    }, runtime.spec.wakeTimeoutMs);
   }
 
   #touch(runtime: NodeRuntime): void {
@@ -204,7 +198,7 @@ export class NodeRegistry {
     if (this.#views === undefined) {
       const views: NodeView[] = [];
       for (const runtime of this.#active.values()) {
-        runtime.view ??= viewOf(runtime, this.#clock.now());
+        runtime.view ??= viewOf(runtime);
         views.push(runtime.view);
       }
       this.#views = Object.freeze(views);
@@ -214,14 +208,13 @@ export class NodeRegistry {
 
   /** Up-to-the-moment copies (last probe, last listing time) for /health and admin views. */
   freshViews(): readonly NodeView[] {
-    const now = this.#clock.now();
-    return Object.freeze([...this.#active.values()].map((r) => viewOf(r, now)));
+    return Object.freeze([...this.#active.values()].map((r) => viewOf(r)));
   }
 
   view(nodeName: string): NodeView | undefined {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return undefined;
-    runtime.view ??= viewOf(runtime, this.#clock.now());
+    runtime.view ??= viewOf(runtime);
     return runtime.view;
   }
 
@@ -230,6 +223,7 @@ export class NodeRegistry {
     const leases = this.leases;
     return {
       nodes: this.views(),
+      now: this.#clock.now(),
       inFlight: (name) => active.get(name)?.inFlight ?? 0,
       usage: (name, model) => leases.usage(name, model),
       connectionLimit: this.#connectionLimit,
