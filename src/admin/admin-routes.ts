@@ -21,6 +21,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
           inFlight: (node) => snapshot.inFlight(node),
           usage: (node, model) => snapshot.usage(node, model),
           queueDepths: deps.queueDepths(),
+          now: snapshot.now,
         }),
       );
     }),

@@ -1,7 +1,7 @@
 // Pure: the detailed /health document from node views, for callers who pass the admin check
 // (admin/admin-endpoints.ts). Anyone else gets the status alone (proxy/fleet-status.ts).
 
-import type { NodeView } from '#src/nodes/index.ts';
+import { isEjected, type NodeView } from '#src/nodes/index.ts';
 import { fleetStatus, type FleetStatus } from '#src/proxy/index.ts';
 
 export interface HealthReport {
@@ -40,7 +40,7 @@ export function healthReport(views: readonly NodeView[], now: number): HealthRep
     status: v.health.status,
     fails: v.health.fails,
     last_error: v.health.lastError ?? null,
-    ejected_until: v.ejectedUntil === undefined ? null : new Date(v.ejectedUntil).toISOString(),
+    ejected_until: v.ejectedUntil !== undefined && isEjected(v, now) ? new Date(v.ejectedUntil).toISOString() : null,
     models: {
       state: v.discovery.phase,
       names: v.discovery.models.map((m) => m.id),

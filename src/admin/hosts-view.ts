@@ -2,7 +2,7 @@
 // the per-model context figures, and the leases and queue depths right now. Plain copies only.
 
 import { ctxFor, guaranteedCtx, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
-import type { NodeView } from '#src/nodes/index.ts';
+import { isWaking, type NodeView } from '#src/nodes/index.ts';
 
 export interface HostModelFigures {
   readonly n_ctx: number;
@@ -32,6 +32,8 @@ export interface HostsInput {
   readonly inFlight: (node: string) => number;
   readonly usage: (node: string, model: string) => Usage;
   readonly queueDepths: Readonly<Record<string, number>>;
+  /** Epoch ms the views' deadlines (a wake's window) are judged at. */
+  readonly now: number;
 }
 
 export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: Record<string, number> } {
@@ -66,7 +68,7 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
           ? null
           : {
               method: view.spec.wake.kind,
-              waking: view.wake.waking,
+              waking: isWaking(view, input.now),
               last_sent_at: view.wake.lastSentAt === undefined ? null : new Date(view.wake.lastSentAt).toISOString(),
             },
       discovery: { state: view.discovery.phase, fails: view.discovery.fails, last_error: view.discovery.lastError ?? null },

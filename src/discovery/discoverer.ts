@@ -5,11 +5,10 @@
 // node's fetch. A node whose fetch hangs just has its later rounds skipped until that fetch
 // settles (the fetcher's own timeout normally ends it); other nodes keep their cadence.
 
-import type { NodeSpec } from '#src/config/types.ts';
+import { diffNodes, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { Service } from '#src/core/lifecycle.ts';
 import type { DiscoveryResult } from './discovery-state.ts';
-import { isSameAllowList } from './model-glob.ts';
 
 export type FetchModels = (node: NodeSpec, signal: AbortSignal) => Promise<DiscoveryResult>;
 
@@ -70,23 +69,29 @@ export class Discoverer implements Service {
     for (const entry of this.#nodes.values()) this.#activate(entry);
   }
 
-  /**
-   * Replaces the node set (config reload). A node kept with the same url, key and kind keeps its
-   * timer and in-flight fetch; a new or changed node is polled at once; a removed or changed
-   * node's in-flight fetch is aborted and its result dropped.
-   */
+  /** Replaces the node set, judging each node against the set polled now (see `applyChange`). */
   setNodes(nodes: readonly NodeSpec[]): void {
+    this.applyChange(diffNodes([...this.#nodes.values()].map((entry) => entry.spec), nodes));
+  }
+
+  /**
+   * Applies a reload's node change, computed against the set polled now. A kept node keeps its
+   * timer and in-flight fetch; an added, relisted or replaced node is polled at once (its listing
+   * may now differ); a removed, relisted or replaced node's in-flight fetch is aborted and its
+   * result dropped.
+   */
+  applyChange(change: NodeChange): void {
     if (this.#stopped) return;
+    const carriedOn = new Set(change.nodesKept.map((pair) => pair.next.name));
     const next = new Map<string, NodeEntry>();
-    for (const spec of nodes) {
+    for (const spec of change.nodes) {
       const existing = this.#nodes.get(spec.name);
-      if (existing !== undefined && isSameEndpoint(existing.spec, spec)) {
+      if (existing !== undefined && carriedOn.has(spec.name)) {
         existing.spec = spec;
         next.set(spec.name, existing);
         continue;
       }
-      const entry: NodeEntry = { spec, timer: undefined, fetching: undefined, lastRefreshAtMs: undefined };
-      next.set(spec.name, entry);
+      next.set(spec.name, { spec, timer: undefined, fetching: undefined, lastRefreshAtMs: undefined });
     }
     for (const [name, entry] of this.#nodes) {
       if (next.get(name) !== entry) retire(entry);
@@ -194,11 +199,6 @@ function retire(entry: NodeEntry): void {
   entry.timer?.cancel();
   entry.timer = undefined;
   entry.fetching?.controller.abort(new Error(`discovery of node '${entry.spec.name}' stopped`));
-}
-
-/** A node is re-polled from scratch when anything that changes its answer (or what is taken of it) changes. */
-function isSameEndpoint(a: NodeSpec, b: NodeSpec): boolean {
-  return a.url === b.url && a.apiKey === b.apiKey && a.kind === b.kind && isSameAllowList(a.allowedModels, b.allowedModels);
 }
 
 async function invokeFetch(fetch: FetchModels, spec: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {

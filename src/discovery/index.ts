@@ -19,6 +19,6 @@ export {
 } from './discovery-state.ts';
 export { changedDrops, limitListing, type LimitedListing, type ListingDrop, type ListingLimit, type ListingRules } from './limit-listing.ts';
 export { sampleIds, cutTo } from './id-sample.ts';
-export { isAllowedModel, isSameAllowList, matchesGlob } from './model-glob.ts';
+export { isAllowedModel, matchesGlob } from './model-glob.ts';
 export { fetchModelList, type FetchModelListOptions } from './fetch-model-list.ts';
 export { Discoverer, type DiscovererOptions, type FetchModels } from './discoverer.ts';

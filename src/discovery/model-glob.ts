@@ -8,12 +8,6 @@ export function isAllowedModel(allowList: readonly string[] | undefined, id: str
   return allowList === undefined || allowList.some((pattern) => matchesGlob(pattern, id));
 }
 
-/** Whether two allow-lists say the same, pattern for pattern. */
-export function isSameAllowList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a.length === b.length && a.every((pattern, i) => pattern === b[i]);
-}
-
 export function matchesGlob(pattern: string, text: string): boolean {
   // Code points, so `?` stands for one character even outside the Basic Multilingual Plane.
   const glob = [...pattern];

@@ -6,7 +6,7 @@ import { Agent } from 'undici';
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
-import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
+import { diffConfig, diffNodes, type GatewayConfig, type NodeSpec } from '#src/config/index.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
@@ -145,9 +145,10 @@ export class GatewayParts {
       proxyEvents: this.proxyEvents,
       expectedModels: (nodeName) => this.#expectedModels(nodeName),
     });
-    this.registry.setNodes(options.config.nodes);
-    this.checker.setNodes(options.config.nodes);
-    this.discoverer.setNodes(options.config.nodes);
+    const start = diffNodes([], options.config.nodes);
+    this.registry.applyChange(start);
+    this.checker.applyChange(start);
+    this.discoverer.applyChange(start);
     this.inference = {
       clock: this.clock,
       registry: this.registry,
@@ -225,18 +226,20 @@ export class GatewayParts {
     }
     const next = loaded.config;
     const previous = this.#config;
+    // One diff, one verdict per node: every component acts on the same change.
+    const change = diffConfig(previous, next);
     const restartOnly = restartOnlyChanges(previous, next);
     if (restartOnly.length > 0) logger.warn({ keys: restartOnly }, 'these settings take effect only after a restart');
     this.#config = next;
     this.#settings = requestSettings(next);
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
-    this.registry.setNodes(next.nodes);
-    this.pools.setNodes(next.nodes, next.upstream);
+    this.registry.applyChange(change);
+    this.pools.applyChange(change, next.upstream);
     this.checker.setIntervalMs(next.health.intervalMs);
-    this.checker.setNodes(next.nodes);
+    this.checker.applyChange(change);
     this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
-    this.discoverer.setNodes(next.nodes);
+    this.discoverer.applyChange(change);
     this.#capacityPoller.setNodes(next.nodes);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };

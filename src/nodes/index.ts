@@ -1,5 +1,6 @@
-export type { NodeView, RoutingSnapshot, Lease, LeaseReturn } from './node.ts';
-export { NodeRegistry, type RegistryEvents } from './registry.ts';
+export { isWaking, type NodeView, type NodeWake, type RoutingSnapshot, type Lease, type LeaseReturn } from './node.ts';
+export { NodeRegistry } from './registry.ts';
+export type { RegistryEvents } from './registry-events.ts';
 export {
   type HealthState,
   type HealthStatus,

@@ -15,15 +15,34 @@ export interface NodeView {
   readonly capacity: NodeCapacity;
   /** The last figures ever seen per model, for models that would be loaded on demand. */
   readonly knownContexts: Readonly<Record<string, ModelContext>>;
-  /** Set while passive health has the node ejected (skipped unless nothing else can serve). */
+  /**
+   * End of the node's latest passive-health ejection (epoch ms), which may have passed: readers
+   * compare it with their own `now` (`isEjected(view, now)`), so a view never goes stale with time.
+   */
   readonly ejectedUntil: number | undefined;
-  /** Wake state for nodes that sleep: when a wake was last sent, and whether one is under way. */
-  readonly wake: { readonly lastSentAt: number | undefined; readonly waking: boolean };
+  /** Wake state for nodes that sleep: when a wake was last sent, and until when it counts as under way. */
+  readonly wake: NodeWake;
+}
+
+export interface NodeWake {
+  readonly lastSentAt: number | undefined;
+  /**
+   * While the node is asleep and a wake was sent: when that wake's window ends (epoch ms), which
+   * may have passed. Compare with `isWaking(view, now)`.
+   */
+  readonly wakingUntil: number | undefined;
+}
+
+/** Whether a wake is under way for the node at `now` (it is asleep and the wake's window is open). */
+export function isWaking(view: Pick<NodeView, 'wake'>, now: number): boolean {
+  return view.wake.wakingUntil !== undefined && now < view.wake.wakingUntil;
 }
 
 /** What routing decides over: the active nodes and their live in-flight counts and leases. */
 export interface RoutingSnapshot {
   readonly nodes: readonly NodeView[];
+  /** When the snapshot was taken (epoch ms): the views' deadlines are compared with this. */
+  readonly now: number;
   inFlight(nodeName: string): number;
   usage(nodeName: string, model: string): Usage;
   /**

@@ -3,61 +3,15 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { NodeSpec } from '#src/config/types.ts';
-import {
-  initialDiscoveryState,
-  isSameAllowList,
-  nextDiscoveryState,
-  restrictDiscovery,
-  type DiscoveryResult,
-  type DiscoveryState,
-} from '#src/discovery/index.ts';
-import {
-  LeaseTable,
-  NO_CAPACITY,
-  rememberContexts,
-  withLearnedContexts,
-  type LearnedContexts,
-  type ModelContext,
-  type NodeCapacity,
-} from '#src/capacity/index.ts';
-import { INITIAL_PASSIVE_STATE, isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict, type PassiveState } from './health/passive.ts';
-import { initialHealthState, observeProbe, type HealthState, type ProbeOutcome } from './health/health-state.ts';
+import { diffNodes, isSameAllowList, type NodeChange, type NodeSpec } from '#src/config/index.ts';
+import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
+import { LeaseTable, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity } from '#src/capacity/index.ts';
+import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict } from './health/passive.ts';
+import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
-
-export interface RegistryEvents {
-  'node:health-changed': { readonly node: string; readonly from: HealthState; readonly to: HealthState };
-  'node:probed': { readonly node: string; readonly outcome: ProbeOutcome };
-  'node:discovery': {
-    readonly node: string;
-    readonly result: DiscoveryResult;
-    readonly from: DiscoveryState;
-    readonly to: DiscoveryState;
-  };
-  'node:capacity': { readonly node: string; readonly capacity: NodeCapacity };
-  'node:wake': { readonly node: string; readonly result: string; readonly reason: string; readonly error?: string };
-  'node:ejected': { readonly node: string; readonly untilMs: number };
-  'node:readmitted': { readonly node: string };
-  'node:added': { readonly node: string };
-  'node:removed': { readonly node: string; readonly inFlight: number };
-}
-
-interface NodeRuntime {
-  spec: NodeSpec;
-  health: HealthState;
-  discovery: DiscoveryState;
-  capacity: NodeCapacity;
-  knownContexts: Readonly<Record<string, ModelContext>>;
-  passive: PassiveState;
-  /** When a wake was last sent to this node (epoch ms). */
-  lastWakeAt: number | undefined;
-  /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
-  learned: LearnedContexts;
-  inFlight: number;
-  /** This node's routing view, rebuilt only after one of its routing-relevant fields changed. */
-  view: NodeView | undefined;
-}
+import { freshRuntime, viewOf, type NodeRuntime } from './node-runtime.ts';
+import type { RegistryEvents } from './registry-events.ts';
 
 export interface NodeRegistryOptions {
   readonly clock: Clock;
@@ -98,45 +52,42 @@ export class NodeRegistry {
     this.#connectionLimit = limit;
   }
 
-  /**
-   * Replaces the node set. A node whose name and URL are unchanged keeps its health and discovery
-   * state (its spec, e.g. api key or group, is updated); every other node starts fresh.
-   */
+  /** Replaces the node set, judging each node against the set held now (see `applyChange`). */
   setNodes(specs: readonly NodeSpec[]): void {
+    this.applyChange(diffNodes([...this.#active.values()].map((r) => r.spec), specs));
+  }
+
+  /**
+   * Applies a reload's node change, computed against the node set this registry holds. Kept and
+   * relisted nodes keep their health and discovery state (their spec, e.g. api key or group, is
+   * updated); added and replaced nodes start fresh; removed and replaced ones retire.
+   */
+  applyChange(change: NodeChange): void {
     const now = this.#clock.now();
-    const next = new Map<string, NodeRuntime>();
-    for (const spec of specs) {
-      const kept = this.#active.get(spec.name);
-      if (kept !== undefined && kept.spec.url === spec.url) {
-        // A narrowed allow-list applies at once; a widened one waits for the re-listing it triggers.
-        if (!isSameAllowList(kept.spec.allowedModels, spec.allowedModels)) {
-          kept.discovery = frozenDiscovery(restrictDiscovery(kept.discovery, spec.allowedModels, now), kept.discovery);
-        }
-        kept.spec = Object.freeze({ ...spec });
-        next.set(spec.name, kept);
-      } else {
-        next.set(spec.name, {
-          spec: Object.freeze({ ...spec }),
-          health: Object.freeze(initialHealthState(now)),
-          discovery: frozenDiscovery(initialDiscoveryState(now), undefined),
-          capacity: NO_CAPACITY,
-          knownContexts: {},
-          passive: INITIAL_PASSIVE_STATE,
-          lastWakeAt: undefined,
-          learned: {},
-          inFlight: 0,
-          view: undefined,
-        });
-        this.#events.emit('node:added', { node: spec.name });
+    const carried = new Map<string, NodeRuntime>();
+    for (const { old, next } of [...change.nodesKept, ...change.nodesRelisted]) {
+      const runtime = this.#active.get(next.name);
+      if (runtime === undefined) continue;
+      // A narrowed allow-list applies at once; a widened one waits for the re-listing it triggers.
+      if (!isSameAllowList(old.allowedModels, next.allowedModels)) {
+        runtime.discovery = frozenDiscovery(restrictDiscovery(runtime.discovery, next.allowedModels, now), runtime.discovery);
       }
+      runtime.spec = Object.freeze({ ...next });
+      carried.set(next.name, runtime);
+    }
+    const active = new Map<string, NodeRuntime>();
+    for (const spec of change.nodes) {
+      const kept = carried.get(spec.name);
+      active.set(spec.name, kept ?? freshRuntime(spec, now));
+      if (kept === undefined) this.#events.emit('node:added', { node: spec.name });
     }
     for (const [name, runtime] of this.#active) {
-      if (next.get(name) === runtime) continue;
+      if (active.get(name) === runtime) continue;
       this.#events.emit('node:removed', { node: name, inFlight: runtime.inFlight });
       if (runtime.inFlight > 0) this.#retiring.add(runtime);
     }
-    this.#active = next;
-    for (const runtime of next.values()) runtime.view = undefined;
+    this.#active = active;
+    for (const runtime of active.values()) runtime.view = undefined;
     this.#views = undefined;
   }
 
@@ -175,7 +126,7 @@ export class NodeRegistry {
     const { capacity: merged, learned } = withLearnedContexts(capacity, runtime.learned, this.#clock.now());
     runtime.learned = learned;
     // Polls usually repeat the same figures: keep the same object so views stay valid.
-    if (JSON.stringify(merged) === JSON.stringify(runtime.capacity)) return;
+    if (sameCapacity(merged, runtime.capacity)) return;
     runtime.capacity = merged;
     runtime.knownContexts = rememberContexts(runtime.knownContexts, merged.models);
     this.#touch(runtime);
@@ -202,61 +153,38 @@ export class NodeRegistry {
   }
 
   /**
-   * The outcome of a real request. Enough failures in a row eject the node for `ejectForMs`; a
-   * timer re-admits it then (the views change, so routing sees it again).
+   * The outcome of a real request. Enough failures in a row eject the node for `ejectForMs`. The
+   * views carry the deadline and readers compare it with their `now`; a timer only announces the
+   * readmission (logs, and requests queued for a healthy node may try again).
    */
   observeUpstream(nodeName: string, verdict: UpstreamVerdict, policy: EjectionPolicy): void {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
     const now = this.#clock.now();
-    const wasEjected = isEjected(runtime.passive, now);
-    runtime.passive = observeUpstream(runtime.passive, verdict, policy, now);
+    const before = runtime.passive;
+    runtime.passive = observeUpstream(before, verdict, policy, now);
     const until = runtime.passive.ejectedUntil;
-    if (!wasEjected && until !== undefined && until > now) {
-      this.#touch(runtime);
-      this.#events.emit('node:ejected', { node: nodeName, untilMs: until });
-      this.#clock.setTimeout(() => {
-        if (this.#active.get(nodeName) !== runtime || isEjected(runtime.passive, this.#clock.now())) return;
-        this.#touch(runtime);
-        this.#events.emit('node:readmitted', { node: nodeName });
-      }, until - now);
-    }
+    if (until === before.ejectedUntil) return;
+    this.#touch(runtime);
+    if (isEjected(before, now) || until === undefined || until <= now) return;
+    this.#events.emit('node:ejected', { node: nodeName, untilMs: until });
+    this.#clock.setTimeout(() => {
+      if (this.#active.get(nodeName) !== runtime || isEjected(runtime.passive, this.#clock.now())) return;
+      this.#events.emit('node:readmitted', { node: nodeName });
+    }, until - now);
   }
 
-  /**
-   * A wake was sent: the node counts as waking (while still asleep) until its wake_timeout
-   * passes; a timer refreshes the views then.
-   */
+  /** A wake was sent: the node counts as waking (while still asleep) until its wake_timeout passes. */
   markWakeSent(nodeName: string): void {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
     runtime.lastWakeAt = this.#clock.now();
     this.#touch(runtime);
-    this.#clock.setTimeout(() => {
-      if (this.#active.get(nodeName) === runtime) this.#touch(runtime);
-    }, runtime.spec.wakeTimeoutMs);
   }
 
   #touch(runtime: NodeRuntime): void {
     runtime.view = undefined;
     this.#views = undefined;
-  }
-
-  #viewOf(r: NodeRuntime): NodeView {
-    const now = this.#clock.now();
-    return Object.freeze({
-      spec: r.spec,
-      health: r.health,
-      discovery: r.discovery,
-      modelsById: new Map(r.discovery.models.map((m) => [m.id, m])),
-      capacity: r.capacity,
-      knownContexts: r.knownContexts,
-      ejectedUntil: isEjected(r.passive, now) ? r.passive.ejectedUntil : undefined,
-      wake: Object.freeze({
-        lastSentAt: r.lastWakeAt,
-        waking: r.health.status === 'asleep' && r.lastWakeAt !== undefined && now < r.lastWakeAt + r.spec.wakeTimeoutMs,
-      }),
-    });
   }
 
   /**
@@ -267,7 +195,7 @@ export class NodeRegistry {
     if (this.#views === undefined) {
       const views: NodeView[] = [];
       for (const runtime of this.#active.values()) {
-        runtime.view ??= this.#viewOf(runtime);
+        runtime.view ??= viewOf(runtime);
         views.push(runtime.view);
       }
       this.#views = Object.freeze(views);
@@ -277,13 +205,13 @@ export class NodeRegistry {
 
   /** Up-to-the-moment copies (last probe, last listing time) for /health and admin views. */
   freshViews(): readonly NodeView[] {
-    return Object.freeze([...this.#active.values()].map((r) => this.#viewOf(r)));
+    return Object.freeze([...this.#active.values()].map((r) => viewOf(r)));
   }
 
   view(nodeName: string): NodeView | undefined {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return undefined;
-    runtime.view ??= this.#viewOf(runtime);
+    runtime.view ??= viewOf(runtime);
     return runtime.view;
   }
 
@@ -292,6 +220,7 @@ export class NodeRegistry {
     const leases = this.#leases;
     return {
       nodes: this.views(),
+      now: this.#clock.now(),
       inFlight: (name) => active.get(name)?.inFlight ?? 0,
       usage: (name, model) => leases.usage(name, model),
       connectionLimit: this.#connectionLimit,

@@ -2,8 +2,9 @@
 // or moved by a reload gets its pool closed gracefully: `close()` lets requests already running finish.
 
 import type { Clock } from '#src/core/clock.ts';
-import type { NodeSpec, UpstreamConfig } from '#src/config/types.ts';
+import type { NodeChange, NodeSpec } from '#src/config/index.ts';
 import { GatedPool } from './gated-pool.ts';
+import { samePoolSettings, type PoolSettings } from './pool-settings.ts';
 
 /** Per node: the limit, open sockets, requests running and waiting for a connection, and whether all are taken. */
 export interface PoolFigures {
@@ -23,9 +24,9 @@ export interface UpstreamPoolsOptions {
 export class UpstreamPools {
   readonly #pools = new Map<string, { url: string; pool: GatedPool }>();
   readonly #options: UpstreamPoolsOptions;
-  #limits: UpstreamConfig;
+  #limits: PoolSettings;
 
-  constructor(limits: UpstreamConfig, options: UpstreamPoolsOptions) {
+  constructor(limits: PoolSettings, options: UpstreamPoolsOptions) {
     this.#limits = limits;
     this.#options = options;
   }
@@ -54,13 +55,16 @@ export class UpstreamPools {
     return pool;
   }
 
-  /** Applies a reload: pools of nodes no longer present (or with a new URL, or new limits) close. */
-  setNodes(nodes: readonly NodeSpec[], limits: UpstreamConfig): void {
-    const limitsChanged = JSON.stringify(limits) !== JSON.stringify(this.#limits);
+  /**
+   * Applies a reload: the pools of removed and replaced (moved) nodes close; a change of the pool
+   * settings themselves closes every pool (new ones are built on the next request).
+   */
+  applyChange(change: NodeChange, limits: PoolSettings): void {
+    const rebuildAll = !samePoolSettings(limits, this.#limits);
     this.#limits = limits;
-    const keep = new Map(nodes.map((n) => [n.name, n.url]));
+    const gone = new Set([...change.nodesRemoved.map((n) => n.name), ...change.nodesReplaced.map((p) => p.next.name)]);
     for (const [name, entry] of this.#pools) {
-      if (limitsChanged || keep.get(name) !== entry.url) {
+      if (rebuildAll || gone.has(name)) {
         this.#pools.delete(name);
         closeGracefully(entry.pool);
       }

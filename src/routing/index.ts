@@ -6,4 +6,4 @@ export { type Exclusion, type ExclusionCode, countByCode, nodesWorthRefreshing }
 export { type Filter, type FilterResult, predicateFilter } from './filter.ts';
 export { defaultFilters } from './filters/index.ts';
 export { leastInFlight, pickLeastInFlight, type SelectionPolicy } from './policies/least-in-flight.ts';
-export { wakeCandidates } from './wake-candidates.ts';
+export { wakeCandidates, wakeTarget } from './wake-candidates.ts';

@@ -2,7 +2,7 @@
 // last known model list and context figures — through the very same filters as live routing.
 // A request that no asleep node could serve however it wakes gets its answer now and wakes nothing.
 
-import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
+import { isWaking, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Filter } from './filter.ts';
 import { filterCandidates } from './route.ts';
 import type { RouteRequest } from './route-request.ts';
@@ -28,4 +28,20 @@ export function wakeCandidates(req: RouteRequest, snapshot: RoutingSnapshot, fil
   const { kept } = filterCandidates(req, awakeSnapshot, relevant);
   const names = new Set(kept.map((n) => n.spec.name));
   return asleep.filter((n) => names.has(n.spec.name));
+}
+
+/**
+ * The asleep node to wake for a request, or undefined when none could serve it: one already
+ * waking (its wake window still open at the snapshot's `now`) is reused rather than waking another.
+ */
+export function wakeTarget(
+  req: RouteRequest,
+  snapshot: RoutingSnapshot,
+  filters: readonly Filter[],
+): { readonly node: NodeView; readonly alreadyWaking: boolean } | undefined {
+  const candidates = wakeCandidates(req, snapshot, filters);
+  const waking = candidates.find((n) => isWaking(n, snapshot.now));
+  if (waking !== undefined) return { node: waking, alreadyWaking: true };
+  const first = candidates[0];
+  return first === undefined ? undefined : { node: first, alreadyWaking: false };
 }

@@ -2,4 +2,3 @@ export { Scheduler, type Admission, type QueueSettings, type RefusalReason, type
 export type { SchedulerEffects, SchedulerNotice } from './effects.ts';
 export { routeRequestFor, type RequestFacts, type RoutingSettings } from './route-request-for.ts';
 export { onRoomMayOpen } from './fleet-changes.ts';
-export { chooseWake, type WakeChoice } from './wake-choice.ts';

@@ -8,6 +8,7 @@ import type { Clock } from '#src/core/clock.ts';
 import { ctxFor } from '#src/capacity/index.ts';
 import type { LeaseReturn, NodeView } from '#src/nodes/index.ts';
 import {
+  wakeTarget,
   classifyUnroutable,
   filterCandidates,
   mightFitLater,
@@ -22,7 +23,6 @@ import {
 import type { SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
-import { chooseWake } from './wake-choice.ts';
 
 export type RefusalReason = UnroutableKind | 'queue_full' | 'queue_timeout' | 'wake_timeout' | 'aborted';
 
@@ -142,10 +142,10 @@ export class Scheduler {
    * how long to hold the request for it; undefined when no asleep node could serve it anyway.
    */
   #wakeFor(req: RouteRequest): { readonly timeoutMs: number } | undefined {
-    const choice = chooseWake(req, this.#effects.snapshot(), this.filters);
-    if (choice === undefined) return undefined;
-    if (choice.send) this.#effects.wake(choice.node.spec.name, `request for ${req.model}`);
-    return { timeoutMs: choice.node.spec.wakeTimeoutMs };
+    const target = wakeTarget(req, this.#effects.snapshot(), this.filters);
+    if (target === undefined) return undefined;
+    if (!target.alreadyWaking) this.#effects.wake(target.node.spec.name, `request for ${req.model}`);
+    return { timeoutMs: target.node.spec.wakeTimeoutMs };
   }
 
   /** Queues a request until it is admitted, refused, its deadline passes or its client leaves. */

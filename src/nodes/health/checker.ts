@@ -3,7 +3,7 @@
 
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { Service } from '#src/core/lifecycle.ts';
-import type { NodeSpec } from '#src/config/types.ts';
+import { diffNodes, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import type { ProbeOutcome } from './health-state.ts';
 
 export interface HealthCheckerOptions {
@@ -55,18 +55,27 @@ export class HealthChecker implements Service {
     }
   }
 
-  /** Replaces the watched set: new nodes are probed at once, removed ones stop (their probe is aborted). */
+  /** Replaces the watched set, judging each node against the set watched now (see `applyChange`). */
   setNodes(nodes: readonly NodeSpec[]): void {
-    const next = new Set(nodes.map((n) => n.name));
-    for (const [name, watched] of this.#watched) {
-      if (!next.has(name)) {
-        this.#forget(watched);
-        this.#watched.delete(name);
-      }
+    this.applyChange(diffNodes([...this.#watched.values()].map((w) => w.spec), nodes));
+  }
+
+  /**
+   * Applies a reload's node change, computed against the set watched now: kept and relisted nodes
+   * keep their cadence (with the new spec); added and replaced ones are probed at once; removed
+   * and replaced ones stop (their probe is aborted).
+   */
+  applyChange(change: NodeChange): void {
+    for (const spec of change.nodesRemoved) {
+      const watched = this.#watched.get(spec.name);
+      if (watched === undefined) continue;
+      this.#forget(watched);
+      this.#watched.delete(spec.name);
     }
-    for (const spec of nodes) {
+    const carriedOn = new Set([...change.nodesKept, ...change.nodesRelisted].map((pair) => pair.next.name));
+    for (const spec of change.nodes) {
       const existing = this.#watched.get(spec.name);
-      if (existing !== undefined && existing.spec.url === spec.url) {
+      if (existing !== undefined && carriedOn.has(spec.name)) {
         existing.spec = spec;
         continue;
       }

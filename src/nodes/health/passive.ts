@@ -30,6 +30,7 @@ export function observeUpstream(prev: PassiveState, verdict: UpstreamVerdict, po
   return { consecutiveFailures, ejectedUntil: prev.ejectedUntil };
 }
 
-export function isEjected(state: PassiveState, now: number): boolean {
+/** Takes passive state or a node view: both carry the same absolute deadline. */
+export function isEjected(state: Pick<PassiveState, 'ejectedUntil'>, now: number): boolean {
   return state.ejectedUntil !== undefined && state.ejectedUntil > now;
 }

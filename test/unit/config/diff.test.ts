@@ -34,9 +34,11 @@ describe('diffConfig', () => {
   test('reports nothing changed for equal configs built separately', () => {
     const change = diffConfig(config([node('a')]), config([node('a')]));
     assert.deepEqual(change, {
+      nodes: [node('a')],
       nodesAdded: [],
       nodesRemoved: [],
       nodesKept: [{ old: node('a'), next: node('a') }],
+      nodesRelisted: [],
       nodesReplaced: [],
       ...NOTHING_CHANGED,
     });
@@ -52,12 +54,27 @@ describe('diffConfig', () => {
     assert.deepEqual(change.nodesRemoved.map((removed) => removed.name), ['b', 'c']);
   });
 
-  test('keeps a node with the same name and url even when its key, kind or group changed', () => {
+  test('keeps a node with the same name and url whose group changed, without re-listing it', () => {
+    const old = node('a');
+    const next = node('a', { group: 'big' });
+    const change = diffConfig(config([old]), config([next]));
+    assert.deepEqual(change.nodesKept, [{ old, next }]);
+    assert.deepEqual(change.nodesRelisted, []);
+    assert.deepEqual(change.nodesReplaced, []);
+  });
+
+  test('keeps a node with the same name and url whose key, kind or group changed, but lists it afresh', () => {
     const old = node('a');
     const next = node('a', { apiKey: 'sk-new', kind: 'vllm', group: 'big' });
     const change = diffConfig(config([old]), config([next]));
-    assert.deepEqual(change.nodesKept, [{ old, next }]);
+    assert.deepEqual(change.nodesRelisted, [{ old, next }]);
+    assert.deepEqual(change.nodesKept, []);
     assert.deepEqual(change.nodesReplaced, []);
+  });
+
+  test('lists the new node set in new-config order, whatever became of each node', () => {
+    const change = diffConfig(config([node('a'), node('b')]), config([node('c'), node('b', { url: 'http://moved:1' }), node('a')]));
+    assert.deepEqual(change.nodes.map((n) => n.name), ['c', 'b', 'a']);
   });
 
   test('replaces a node whose url changed under the same name, so its state starts fresh', () => {

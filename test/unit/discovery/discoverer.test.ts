@@ -236,6 +236,23 @@ test('setNodes re-polls a node whose url changed and drops the old fetch\'s resu
   assert.deepEqual(results, []);
 });
 
+test('setNodes re-polls a node whose api key, kind or allowed models changed, but not one whose group changed', async (t) => {
+  const { fake, discoverer } = await startRig(t, ['key', 'kind', 'allowed', 'group']);
+  const first = new Map(['key', 'kind', 'allowed', 'group'].map((name) => [name, fake.last(name)]));
+  discoverer.setNodes([
+    { ...nodeSpec('key'), apiKey: 'sk-new' },
+    { ...nodeSpec('kind'), kind: 'sglang' },
+    { ...nodeSpec('allowed'), allowedModels: ['llama-*'] },
+    { ...nodeSpec('group'), group: 'big' },
+  ]);
+  for (const name of ['key', 'kind', 'allowed']) {
+    assert.equal(first.get(name)?.signal.aborted, true, `${name}: the old fetch is dropped`);
+    assert.equal(fake.callsFor(name).length, 2, `${name}: listed afresh at once`);
+  }
+  assert.equal(first.get('group')?.signal.aborted, false);
+  assert.equal(fake.callsFor('group').length, 1);
+});
+
 test('nodes set before start are first polled at start', async () => {
   const fake = new FakeFetch();
   const discoverer = new Discoverer({

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isAllowedModel, isSameAllowList, matchesGlob } from '#src/discovery/model-glob.ts';
+import { isAllowedModel, matchesGlob } from '#src/discovery/model-glob.ts';
 import { allowsModel, initialDiscoveryState, restrictDiscovery, type DiscoveryState } from '#src/discovery/discovery-state.ts';
 import { limitListing } from '#src/discovery/limit-listing.ts';
 import { model } from '#test/fixtures/builders.ts';
@@ -34,10 +34,6 @@ test('no allow-list allows any model; a list allows what one of its patterns mat
   assert.equal(isAllowedModel(undefined, 'anything'), true);
   assert.equal(isAllowedModel(['llama-*', 'qwen'], 'qwen'), true);
   assert.equal(isAllowedModel(['llama-*', 'qwen'], 'qwen2'), false);
-  assert.equal(isSameAllowList(undefined, undefined), true);
-  assert.equal(isSameAllowList(['a'], undefined), false);
-  assert.equal(isSameAllowList(['a', 'b'], ['a', 'b']), true);
-  assert.equal(isSameAllowList(['a', 'b'], ['b', 'a']), false);
 });
 
 test('a listing drops ids outside the allow-list before the count limit', () => {

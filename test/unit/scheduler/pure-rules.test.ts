@@ -5,22 +5,8 @@ import assert from 'node:assert/strict';
 import { EventBus } from '#src/core/events.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import { defaultFilters } from '#src/routing/index.ts';
-import { chooseWake, onRoomMayOpen, routeRequestFor } from '#src/scheduler/index.ts';
+import { onRoomMayOpen, routeRequestFor } from '#src/scheduler/index.ts';
 import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
-
-test('chooseWake reuses a node already waking, else sends a wake to the first asleep node that could serve', () => {
-  const asleep = (name: string, models: string[], waking = false) => ({ ...node(name, { health: 'asleep', models }), wake: { lastSentAt: undefined, waking } });
-  const cases: { name: string; nodes: ReturnType<typeof asleep>[]; expected: string | undefined }[] = [
-    { name: 'none asleep could serve', nodes: [asleep('a', ['other'])], expected: undefined },
-    { name: 'first that could serve', nodes: [asleep('a', ['other']), asleep('b', ['m']), asleep('c', ['m'])], expected: 'b send' },
-    { name: 'one already waking', nodes: [asleep('b', ['m']), asleep('c', ['m'], true)], expected: 'c reuse' },
-  ];
-  for (const c of cases) {
-    const choice = chooseWake(request('m'), snapshotOf(c.nodes), defaultFilters());
-    assert.equal(choice && `${choice.node.spec.name} ${choice.send ? 'send' : 'reuse'}`, c.expected, c.name);
-  }
-  assert.equal(chooseWake(request('m'), snapshotOf([node('awake', { models: ['m'] })]), defaultFilters()), undefined, 'awake nodes are never woken');
-});
 
 test('routeRequestFor builds the same request for the request path and /admin/explain', () => {
   const req = routeRequestFor({ model: 'm', group: 'gpu', promptTokens: 100, maxTokens: 20 }, { completionReserveTokens: 256, loadOnDemand: false });

@@ -114,7 +114,7 @@ test('wake-then-serve: an asleep node that could serve is woken once, and the he
   // Routing found nothing: the request first asks whether a re-listing could help (it cannot).
   await settle();
   assert.deepEqual(r.calls, ['wake a (request for m)']);
-  r.setNodes([{ ...asleep, wake: { lastSentAt: r.clock.now(), waking: true } }]);
+  r.setNodes([{ ...asleep, wake: { lastSentAt: r.clock.now(), wakingUntil: r.clock.now() + 60_000 } }]);
   const behind = ask(r, 'm');
   assert.deepEqual(r.calls, ['wake a (request for m)'], 'the second request waits behind the first and sends no wake');
   r.clock.advance(500);
@@ -128,7 +128,7 @@ test('wake-then-serve: an asleep node that could serve is woken once, and the he
 });
 
 test('a node already waking is reused: no second wake is sent', async () => {
-  const r = rig([{ ...oneSlotNode('a', ['m'], { health: 'asleep' }), wake: { lastSentAt: 1, waking: true } }]);
+  const r = rig([{ ...oneSlotNode('a', ['m'], { health: 'asleep' }), wake: { lastSentAt: 1, wakingUntil: Number.MAX_SAFE_INTEGER } }]);
   const held = ask(r, 'm');
   await settle();
   assert.equal(describe(held.outcome()), 'waiting');

@@ -1,0 +1,61 @@
+// One node's record inside the registry (the only place it is written), and the frozen view
+// projected from it. A view is plain data: it holds absolute deadlines, never a judgement of "now",
+// so a cached view stays true however much time passes.
+
+import type { NodeSpec } from '#src/config/types.ts';
+import { initialDiscoveryState, type DiscoveryState } from '#src/discovery/index.ts';
+import { NO_CAPACITY, type LearnedContexts, type ModelContext, type NodeCapacity } from '#src/capacity/index.ts';
+import { INITIAL_PASSIVE_STATE, type PassiveState } from './health/passive.ts';
+import { initialHealthState, type HealthState } from './health/health-state.ts';
+import type { NodeView } from './node.ts';
+import { frozenDiscovery } from './frozen-discovery.ts';
+
+export interface NodeRuntime {
+  spec: NodeSpec;
+  health: HealthState;
+  discovery: DiscoveryState;
+  capacity: NodeCapacity;
+  knownContexts: Readonly<Record<string, ModelContext>>;
+  passive: PassiveState;
+  /** When a wake was last sent to this node (epoch ms). */
+  lastWakeAt: number | undefined;
+  /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
+  learned: LearnedContexts;
+  inFlight: number;
+  /** This node's routing view, rebuilt only after one of its routing-relevant fields changed. */
+  view: NodeView | undefined;
+}
+
+/** A node the registry has learned nothing about yet (new, or a new server under a known name). */
+export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
+  return {
+    spec: Object.freeze({ ...spec }),
+    health: Object.freeze(initialHealthState(now)),
+    discovery: frozenDiscovery(initialDiscoveryState(now), undefined),
+    capacity: NO_CAPACITY,
+    knownContexts: {},
+    passive: INITIAL_PASSIVE_STATE,
+    lastWakeAt: undefined,
+    learned: {},
+    inFlight: 0,
+    view: undefined,
+  };
+}
+
+export function viewOf(runtime: NodeRuntime): NodeView {
+  const { spec, health, discovery, lastWakeAt } = runtime;
+  return Object.freeze({
+    spec,
+    health,
+    discovery,
+    modelsById: new Map(discovery.models.map((m) => [m.id, m])),
+    capacity: runtime.capacity,
+    knownContexts: runtime.knownContexts,
+    ejectedUntil: runtime.passive.ejectedUntil,
+    wake: Object.freeze({
+      lastSentAt: lastWakeAt,
+      // Only an asleep node is "waking"; a status change rebuilds the view, so this stays true.
+      wakingUntil: health.status === 'asleep' && lastWakeAt !== undefined ? lastWakeAt + spec.wakeTimeoutMs : undefined,
+    }),
+  });
+}

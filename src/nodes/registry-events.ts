@@ -1,0 +1,23 @@
+// The events the registry publishes when node state changes; metrics, transition logs, the
+// admission queue and passive-health re-probes subscribe to them (nothing imports the registry for this).
+
+import type { DiscoveryResult, DiscoveryState } from '#src/discovery/index.ts';
+import type { NodeCapacity } from '#src/capacity/index.ts';
+import type { HealthState, ProbeOutcome } from './health/health-state.ts';
+
+export interface RegistryEvents {
+  'node:health-changed': { readonly node: string; readonly from: HealthState; readonly to: HealthState };
+  'node:probed': { readonly node: string; readonly outcome: ProbeOutcome };
+  'node:discovery': {
+    readonly node: string;
+    readonly result: DiscoveryResult;
+    readonly from: DiscoveryState;
+    readonly to: DiscoveryState;
+  };
+  'node:capacity': { readonly node: string; readonly capacity: NodeCapacity };
+  'node:wake': { readonly node: string; readonly result: string; readonly reason: string; readonly error?: string };
+  'node:ejected': { readonly node: string; readonly untilMs: number };
+  'node:readmitted': { readonly node: string };
+  'node:added': { readonly node: string };
+  'node:removed': { readonly node: string; readonly inFlight: number };
+}
