@@ -8,6 +8,7 @@
 import type { NodeKind } from '#src/config/types.ts';
 import { serverKind } from '#src/kinds/index.ts';
 import type { DiscoveredModel } from './discovered-model.ts';
+import { isRecord } from '#src/core/is-record.ts';
 
 export type ParseOutcome =
   | { readonly ok: true; readonly models: readonly DiscoveredModel[] }
@@ -88,10 +89,6 @@ function upstreamErrorMessage(body: Readonly<Record<string, unknown>>): string |
   const error = body['error'];
   const message = isRecord(error) ? error['message'] : typeof error === 'string' ? error : body['message'];
   return typeof message === 'string' ? message.slice(0, QUOTED_MESSAGE_CHARS) : undefined;
-}
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isPositiveNumber(value: unknown): value is number {

@@ -2,7 +2,8 @@
 // `GET /props`: a router says `role: "router"` and is asked per loaded model with `?model=`, which
 // LOADS the model unless `autoload=false` is added (the poller also asks only loaded models).
 
-import { isRecord, positiveInt } from './json-fields.ts';
+import { isRecord } from '#src/core/is-record.ts';
+import { positiveInt } from './json-fields.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
 import type { CapacityDialect, ModelContext, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';

@@ -1,7 +1,8 @@
 // Ollama (PROTOCOLS.md §3): healthy when `/api/version` answers (it has no /health), an empty
 // listing encoded as `"data": null` (a nil Go slice), and `/api/ps` for what is loaded now.
 
-import { isRecord, positiveInt } from './json-fields.ts';
+import { isRecord } from '#src/core/is-record.ts';
+import { positiveInt } from './json-fields.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
 import type { CapacityDialect, ModelContext, ServerKind } from './server-kind.ts';
 

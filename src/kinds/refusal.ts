@@ -2,7 +2,8 @@
 // says "too long" and "no such model"; the figures are read the same way for all, from every field
 // any kind uses, so a meaning does not depend on which kind recognised it.
 
-import { isRecord, positiveNumber } from './json-fields.ts';
+import { isRecord } from '#src/core/is-record.ts';
+import { positiveNumber } from './json-fields.ts';
 import type { RefusalMeaning } from './server-kind.ts';
 
 export interface RefusalDialect {

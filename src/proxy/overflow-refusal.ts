@@ -9,6 +9,7 @@ import type { NodeView } from '#src/nodes/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import { promptText, upperBoundTokens } from './prompt-size.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
+import { isRecord } from '#src/core/is-record.ts';
 
 /**
  * Special tokens (BOS, EOS) a server may add beyond the upper bound's template allowance, e.g. to a
@@ -59,10 +60,6 @@ export function judgeOverflowRefusal(f: OverflowFacts): OverflowJudgement {
   }
   // A figure the refusal itself disproves is not remembered; any other judges this node from now on.
   return { promptTokens, learnCtx: ctxSelfContradicts ? undefined : f.reportedCtx, contradiction };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Whether chat messages or a responses input carry parts without text (image_url, input_audio, …). */

@@ -10,6 +10,7 @@
 
 import { ctxFor, lastKnownCtx, residencyOf } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
+import { isRecord } from '#src/core/is-record.ts';
 
 export const TEMPLATE_TOKENS_PER_MESSAGE = 8;
 export const TEMPLATE_TOKENS_PER_PROMPT = 16;
@@ -20,10 +21,6 @@ export interface PromptText {
   readonly messages: number;
   /** Token-id arrays given directly (completions/embeddings) count one token per id. */
   readonly givenTokens: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function collectContent(content: unknown, pieces: string[]): void {

@@ -9,7 +9,7 @@ import { sendReply, type CompletionMeta, type InferenceDialect, type InferenceEn
 import type { ModelEngine } from '#src/sim/model-engine.ts';
 import type { Reply } from '#src/sim/reply.ts';
 import { responsesFormat } from '#src/sim/openai-responses.ts';
-import { isRecord } from '#src/sim/request-body.ts';
+import { isRecord } from '#src/core/is-record.ts';
 import { runGeneration } from '#src/sim/run-generation.ts';
 import type { ResolvedModel } from '#src/sim/spec.ts';
 import { embeddingVector } from '#src/sim/synthetic-output.ts';

@@ -2,6 +2,8 @@
 // keeping the parse error so each kind can word its own complaint.
 
 import type { IncomingMessage } from 'node:http';
+import { isRecord } from '#src/core/is-record.ts';
+
 
 export type RequestBody =
   | { readonly kind: 'empty' }
@@ -66,10 +68,6 @@ export function jsonErrorOffset(text: string): number {
     else high = middle;
   }
   return low;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The `model` named by a request: the JSON body's string `model`, else `?model=`. */

@@ -8,6 +8,8 @@
 // - whitespace is free: it is glued to the front of the next piece (trailing whitespace to the last).
 // Hence countTokens(text) <= the number of non-whitespace code points <= text.length.
 
+import { isRecord } from '#src/core/is-record.ts';
+
 const LETTERS_PER_TOKEN = 4;
 const PIECE_PATTERN = /(\s+)|([\p{L}\p{M}]+)|([\s\S])/gu;
 
@@ -60,10 +62,6 @@ export function tokenIds(text: string): number[] {
 export const CHAT_TOKENS_PER_MESSAGE = 4;
 /** Tokens the chat template adds once, to open the assistant's reply. */
 export const CHAT_TOKENS_PER_PROMPT = 3;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function stringTokens(value: unknown): number {
   return typeof value === 'string' ? countTokens(value) : 0;

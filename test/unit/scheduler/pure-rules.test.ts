@@ -1,12 +1,11 @@
-// The scheduler's pure pieces: which asleep node to wake, the one RouteRequest builder, and which
-// fleet changes let waiting requests try again.
+// The scheduler's pure pieces: the one RouteRequest builder, and which fleet changes let waiting
+// requests try again (which asleep node to wake is routing's wakeTarget, tested beside it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventBus } from '#src/core/events.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
-import { defaultFilters } from '#src/routing/index.ts';
 import { onRoomMayOpen, routeRequestFor } from '#src/scheduler/index.ts';
-import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
+import { node } from '#test/fixtures/builders.ts';
 
 test('routeRequestFor builds the same request for the request path and /admin/explain', () => {
   const req = routeRequestFor({ model: 'm', group: 'gpu', promptTokens: 100, maxTokens: 20 }, { completionReserveTokens: 256, loadOnDemand: false });
