@@ -4,7 +4,8 @@
 // Retry-After, and gateway_queue_depth shows the depth while they wait.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, explainOf, hostsOf, waitForHost } from '#test/fixtures/context.ts';
@@ -32,17 +33,17 @@ const QUEUE_TIMEOUT_MS = 400;
 /** Tokens of the request that holds the only slot: 1.5 s at 100 tokens/s. */
 const HOLD_TOKENS = 150;
 
-let sim: SimFleetProcess;
-let ordered: GatewayProcess;
-let impatient: GatewayProcess;
+let sim: SimFleet;
+let ordered: GatewayUnderTest;
+let impatient: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   [ordered, impatient] = await Promise.all([
-    startGatewayProcess(
+    startGateway(
       gatewayToml([{ name: 'fifo', url: sim.url('fifo'), kind: 'llamacpp' }], `[routing]\nqueue_timeout = "10s"\nmax_queue = ${MAX_QUEUE}\n`),
     ),
-    startGatewayProcess(
+    startGateway(
       gatewayToml([{ name: 'timed', url: sim.url('timed'), kind: 'llamacpp' }], `[routing]\nqueue_timeout = "${QUEUE_TIMEOUT_MS}ms"\n`),
     ),
   ]);
@@ -51,9 +52,9 @@ before(async () => {
 });
 
 after(async () => {
-  await ordered?.stop();
-  await impatient?.stop();
-  await sim?.stop();
+  await ordered?.close();
+  await impatient?.close();
+  await sim?.close();
 });
 
 const INFERENCE = new Set(['/v1/chat/completions', '/v1/completions', '/v1/responses']);

@@ -6,7 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, simStats } from '#test/fixtures/http.ts';
 import { chatOfTokens, hostOf, mulberry32, waitForHost } from '#test/fixtures/context.ts';
 
@@ -57,18 +58,18 @@ function failed(outcome: Outcome): boolean {
   return outcome.status !== 200 || /"error"/.test(outcome.text) || (outcome.text.startsWith('data:') && !outcome.text.includes('[DONE]'));
 }
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
-  gw = await startGatewayProcess(gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }]));
+  sim = await startSimFleet(FLEET);
+  gw = await startGateway(gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }]));
   await waitForHost(gw.url, 'pool', (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS, 'pool figures');
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 test('the load exhausts the unified pool when sent straight to the node (so the gateway test can fail)', async () => {

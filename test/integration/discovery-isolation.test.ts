@@ -3,7 +3,7 @@
 // Cadences are counted from the sim nodes' own request recordings over a fixed window.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, setSimFaults, simRequests } from '#test/fixtures/http.ts';
 import { chat, discoveries, gatewayConfig, nodeDetail, pause, servedBy, simCount, waitForNode } from '#test/fixtures/gateway-state.ts';
 
@@ -20,11 +20,11 @@ const DISCOVERY_INTERVAL_MS = 200;
 const DISCOVERY_TIMEOUT_MS = 3_500;
 const WINDOW_MS = 2_000;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   // "late" never answers its first listings: it stays untried (failures below fail_threshold).
   await setSimFaults(sim.url('late'), { models: 'hang' });
   const config = gatewayConfig({
@@ -33,7 +33,7 @@ before(async () => {
     // "ollie" is an Ollama server configured as kind "auto" (the default).
     nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'ollama' ? 'auto' : 'vllm' })),
   });
-  gw = await startGatewayProcess(config);
+  gw = await startGateway(config);
   for (const n of sim.nodes) {
     if (n.name === 'late') continue;
     await waitForNode(gw.url, n.name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
@@ -41,8 +41,8 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 interface Window {

@@ -5,7 +5,7 @@
 // Scheduled discovery runs once an hour here, so every listing after the first is a refresh.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { setSimFaults } from '#test/fixtures/http.ts';
 import { chat, gatewayConfig, modelState, noNodeBody, pause, servedBy, simCount, waitForNode } from '#test/fixtures/gateway-state.ts';
 
@@ -16,11 +16,11 @@ const FLEET = ['s', 'r', 'w', 'x', 'grp', 'z']
 const MISS_WAIT_MS = 1_500;
 const MISS_COOLDOWN_MS = 1_000;
 
-let sim: SimFleetProcess;
+let sim: SimFleet;
 /** miss_wait 1.5 s, miss_cooldown 1 s. */
-let waiting: GatewayProcess;
+let waiting: GatewayUnderTest;
 /** miss_wait 0 (the default), no cooldown. */
-let notWaiting: GatewayProcess;
+let notWaiting: GatewayUnderTest;
 
 function configText(nodes: readonly { name: string; group?: string }[], discovery: Readonly<Record<string, string>>, extra = ''): string {
   return gatewayConfig({
@@ -41,19 +41,19 @@ async function listingsOf(names: readonly string[]): Promise<Record<string, numb
 }
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   await setSimFaults(sim.url('r'), { models: 'error500' });
   await setSimFaults(sim.url('z'), { models: 'error500' });
   await setSimFaults(sim.url('x'), { health: 'fail' });
   [waiting, notWaiting] = await Promise.all([
-    startGatewayProcess(
+    startGateway(
       configText(
         [{ name: 's' }, { name: 'r' }, { name: 'w' }, { name: 'x' }, { name: 'grp', group: 'gx' }],
         { miss_wait: `${MISS_WAIT_MS}ms`, miss_cooldown: `${MISS_COOLDOWN_MS}ms` },
         '[[models.available]]\nname = "m-grp"\ngroup = "gx"',
       ),
     ),
-    startGatewayProcess(configText([{ name: 'z' }], { miss_cooldown: '0s' })),
+    startGateway(configText([{ name: 'z' }], { miss_cooldown: '0s' })),
   ]);
   await waitForNode(waiting.url, 'r', modelState('expired'), 'expired');
   for (const name of ['s', 'w', 'grp']) await waitForNode(waiting.url, name, modelState('known'), 'known');
@@ -64,9 +64,9 @@ before(async () => {
 });
 
 after(async () => {
-  await waiting?.stop();
-  await notWaiting?.stop();
-  await sim?.stop();
+  await waiting?.close();
+  await notWaiting?.close();
+  await sim?.close();
 });
 
 test('a miss triggers a listing round on the nodes that could change the answer, and the request waits for it', async () => {

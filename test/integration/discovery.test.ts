@@ -3,7 +3,7 @@
 // JSON log lines are what the tests read. Tests run in order and each puts its node back.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, setSimFaults } from '#test/fixtures/http.ts';
 import {
   chat,
@@ -72,25 +72,25 @@ const LISTING = ['alpha', 'beta', 'empt', 'parse', 'down'];
 /** fail_threshold: health dead after 4 failed probes; a model listing expires after 4 failed fetches. */
 const FAIL_THRESHOLD = 4;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   const config = gatewayConfig({
     health: { interval: '100ms', timeout: '2s', failThreshold: FAIL_THRESHOLD },
     discovery: { interval: '150ms', timeout: '3s', max_body_bytes: '2KiB' },
     nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm', group: n.name === 'big' ? 'bulk' : undefined })),
     extra: ['[[models.available]]', 'name = "m-ghost"', '[[models.available]]', 'name = "bulk-0"', 'group = "bulk"'].join('\n'),
   });
-  gw = await startGatewayProcess(config);
+  gw = await startGateway(config);
   for (const name of LISTING) await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
   await waitForNode(gw.url, 'big', modelState('expired'), 'expired (its list is too large)');
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 /** Clears every fault on the named sim nodes and waits until the gateway sees them known and healthy again. */

@@ -2,7 +2,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, setSimFaults, simRequests, simStats } from '#test/fixtures/http.ts';
 
 const FLEET = `
@@ -28,12 +29,12 @@ ttft = "20ms"
 tokens_per_second = 20
 `;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
-  gw = await startGatewayProcess(
+  sim = await startSimFleet(FLEET);
+  gw = await startGateway(
     gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'llamacpp' ? 'llamacpp' : 'vllm' })), '[upstream]\nheaders_timeout = "1s"\n', 'max_request_body_bytes = 4096'),
   );
   await eventually(async () => {
@@ -43,8 +44,8 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 const chat = (model: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
