@@ -152,7 +152,7 @@ test('after 1,000 mixed requests with random client aborts, every lease and queu
     assert.deepEqual(held, [], `${name} is zero everywhere`);
   }
   for (const node of sim.nodes) {
-    await eventually(async () => (await simStats(node.url)).inFlight === 0, 5_000, `${node.name} idle`);
+    await eventually(async () => (await simStats(node.url)).inFlight === 0, 15_000, `${node.name} idle`);
   }
 
   for (const model of MODELS) {

@@ -66,7 +66,7 @@ test('a streamed chat arrives as server-sent events ending in [DONE]', async () 
 });
 
 test('its hosts entry has role "single", the host figures, and no lease left', async () => {
-  await eventually(async () => (await hostOf(gw.url, 'plain')).in_flight === 0, 5_000, 'requests finished');
+  await eventually(async () => (await hostOf(gw.url, 'plain')).in_flight === 0, 15_000, 'requests finished');
   const host = await hostOf(gw.url, 'plain');
   assert.equal(host.role, 'single');
   assert.deepEqual(host.loaded, ['solo-plain']);

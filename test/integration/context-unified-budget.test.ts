@@ -80,7 +80,7 @@ test('the load exhausts the unified pool when sent straight to the node (so the 
     broken.some((o) => o.text.includes('Context size has been exceeded.')),
     `the node's own KV-exhaustion error: ${broken[0]?.text.slice(0, 200)}`,
   );
-  await eventually(async () => (await simStats(sim.url('pool'))).inFlight === 0, 5_000, 'the node idle again');
+  await eventually(async () => (await simStats(sim.url('pool'))).inFlight === 0, 15_000, 'the node idle again');
 });
 
 test('through the gateway the same load all succeeds, and the leased tokens never exceed the pool', async () => {
@@ -111,5 +111,5 @@ test('through the gateway the same load all succeeds, and the leased tokens neve
   }
   assert.ok(peakTokens <= CONTEXT, `leased tokens stayed within the pool (peak ${peakTokens})`);
   assert.ok(peakRequests >= 2, `requests still ran side by side (peak ${peakRequests})`);
-  await eventually(async () => (await hostOf(gw.url, 'pool')).in_flight === 0, 5_000, 'leases returned');
+  await eventually(async () => (await hostOf(gw.url, 'pool')).in_flight === 0, 15_000, 'leases returned');
 });

@@ -160,7 +160,7 @@ test('a learned context keeps long prompts away from the small node across later
   const before = await chatPosts('tiny');
   for (let i = 0; i < 4; i++) {
     const polled = await listings('tiny');
-    await eventually(async () => (await listings('tiny')) > polled, 3_000, 'another discovery round of tiny');
+    await eventually(async () => (await listings('tiny')) > polled, 15_000, 'another discovery round of tiny');
     const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('ovf', LONG, { max_tokens: 4 }));
     assert.equal(res.status, 200, res.text);
   }

@@ -186,7 +186,7 @@ test('an empty list in any other dialect is empty too, and a body without data i
       const before_ = await discoveries(gw.url, n.name, result);
       await setSimFaults(n.url, { models: fault });
       try {
-        await eventually(async () => (await discoveries(gw.url, n.name, result)) > before_, 5_000, `${n.name} ${fault} → ${result}`);
+        await eventually(async () => (await discoveries(gw.url, n.name, result)) > before_, 15_000, `${n.name} ${fault} → ${result}`);
         await waitForNode(gw.url, n.name, modelState(state), `${fault} → ${state}`);
       } finally {
         await setSimFaults(n.url, { models: 'none' });

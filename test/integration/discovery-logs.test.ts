@@ -107,7 +107,7 @@ after(async () => {
 /** Waits until the node has been listed `rounds` more times and the gateway has taken the last one in. */
 async function moreRounds(rounds: number): Promise<void> {
   const target = node.listings() + rounds + 1;
-  await eventually(() => node.listings() >= target, 5_000, `${rounds} more listings`);
+  await eventually(() => node.listings() >= target, 15_000, `${rounds} more listings`);
 }
 
 const warnings = (mark: number): unknown[] => logsOf(gw, 'ed', 'configured model not served by node', mark).map((l) => l.model);

@@ -123,7 +123,7 @@ test('each model is routed only to the nodes that list it, and every other node 
 test('each node logs "models discovered" once at start, then nothing while its list stays the same', async () => {
   const mark = logMark(gw);
   const rounds = await discoveries(gw.url, 'alpha', 'ok');
-  await eventually(async () => (await discoveries(gw.url, 'alpha', 'ok')) >= rounds + 4, 5_000, 'four more rounds');
+  await eventually(async () => (await discoveries(gw.url, 'alpha', 'ok')) >= rounds + 4, 15_000, 'four more rounds');
   for (const name of LISTING) {
     // m-ghost is declared without a group, so every ungrouped node should serve it: one warning each.
     assert.deepEqual(discoveryLogCounts(gw, name), { 'models discovered': 1, 'configured model not served by node': 1 }, name);
@@ -191,7 +191,7 @@ test('a model nobody can serve gets 503 with Retry-After and one reason per node
     assert.ok(metricValue(text, 'gateway_model_discovery_total', { node: 'parse', result: 'error' }) >= FAIL_THRESHOLD);
     // A dead node's discovery keeps running on its own cadence.
     const downOk = metricValue(text, 'gateway_model_discovery_total', { node: 'down', result: 'ok' });
-    await eventually(async () => (await discoveries(gw.url, 'down', 'ok')) >= downOk + 2, 3_000, 'down still listed');
+    await eventually(async () => (await discoveries(gw.url, 'down', 'ok')) >= downOk + 2, 15_000, 'down still listed');
   } finally {
     await restore('empt', 'parse', 'down');
   }
@@ -239,7 +239,7 @@ test('two empty lists in a row are needed before a node counts as serving nothin
   assert.equal(noNodeBody(res).exclusions.empty, 1);
   // More empty lists change nothing and log nothing more.
   const empties = await emptyMetric();
-  await eventually(async () => (await emptyMetric()) >= empties + 3, 5_000, 'three more empty lists');
+  await eventually(async () => (await emptyMetric()) >= empties + 3, 15_000, 'three more empty lists');
   assert.deepEqual(discoveryLogCounts(gw, 'empt', mark), { 'node reports no models': 1 });
 
   await restore('empt');
@@ -295,7 +295,7 @@ test('a /v1/models that never answers is a timeout: the names are kept and healt
   const timeouts = await discoveries(gw.url, 'alpha', 'timeout');
   await setSimFaults(sim.url('alpha'), { models: 'hang' });
   try {
-    await eventually(async () => (await discoveries(gw.url, 'alpha', 'timeout')) > timeouts, 8_000, 'a timeout');
+    await eventually(async () => (await discoveries(gw.url, 'alpha', 'timeout')) > timeouts, 15_000, 'a timeout');
     const detail = await nodeDetail(gw.url, 'alpha');
     assert.match(detail?.models.last_error ?? '', /timed out after 3000 ms/);
     assert.deepEqual(detail?.models.names, ['m-alpha', 'm-shared']);

@@ -33,7 +33,7 @@ ttft = "5ms"
   gw = await startGateway(toml, { env: { CLIENT_KEY, ADMIN_TOKEN, NODE_KEY } });
   const adminUrl = String(gw.logs().find((l) => l.msg === 'gateway listening')?.admin_url);
   const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
-  await eventually(async () => (await httpJson('GET', `${adminUrl}/health`, undefined, auth)).json<{ healthy?: number }>().healthy === 1, 10_000, 'node healthy');
+  await eventually(async () => (await httpJson('GET', `${adminUrl}/health`, undefined, auth)).json<{ healthy?: number }>().healthy === 1, 15_000, 'node healthy');
 });
 
 after(async () => {

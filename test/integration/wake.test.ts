@@ -87,16 +87,16 @@ group = "g2"
 `;
   const toml = gatewayToml([], nodes).replace('fail_threshold = 2', 'fail_threshold = 1');
   gw = await startGateway(toml);
-  await eventually(async () => (await statusOf('sleeper')) === 'asleep' && (await statusOf('never')) === 'asleep', 10_000, 'sleepers asleep');
-  await eventually(async () => (await statusOf('known')) === 'healthy', 10_000, 'known healthy');
+  await eventually(async () => (await statusOf('sleeper')) === 'asleep' && (await statusOf('never')) === 'asleep', 15_000, 'sleepers asleep');
+  await eventually(async () => (await statusOf('known')) === 'healthy', 15_000, 'known healthy');
   await eventually(async () => {
     const health = (await httpJson('GET', `${gw.url}/health`)).json<{ details: { name: string; models: { state: string } }[] }>();
     return health.details.find((d) => d.name === 'known')?.models.state === 'known';
-  }, 10_000, 'known listed');
+  }, 15_000, 'known listed');
   // Put the known node to sleep: it keeps its last listing (small-model) but no longer answers.
   await known.close();
   known = undefined;
-  await eventually(async () => (await statusOf('known')) === 'asleep', 10_000, 'known asleep');
+  await eventually(async () => (await statusOf('known')) === 'asleep', 15_000, 'known asleep');
 });
 
 after(async () => {
@@ -164,7 +164,7 @@ test('POST /admin/wake sends a wake by hand and /admin/hosts shows when', async 
   const before = udp.packets.length;
   const res = await httpJson('POST', `${gw.url}/admin/wake?node=known`);
   assert.equal(res.status, 202, res.text);
-  await eventually(() => udp.packets.length > before, 3_000, 'a magic packet');
+  await eventually(() => udp.packets.length > before, 15_000, 'a magic packet');
   const hosts = (await httpJson('GET', `${gw.url}/admin/hosts`)).json<{ hosts: { name: string; wake: { waking: boolean; last_sent_at: string | null } | null }[] }>();
   const known = hosts.hosts.find((h) => h.name === 'known');
   assert.equal(known?.wake?.waking, true);
