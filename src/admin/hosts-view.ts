@@ -27,6 +27,12 @@ export interface HostView {
   readonly leases: Readonly<Record<string, Usage>>;
 }
 
+/** The GET /admin/hosts document, as hostsView builds it. */
+export interface HostsReport {
+  readonly hosts: readonly HostView[];
+  readonly queue_depth: Readonly<Record<string, number>>;
+}
+
 export interface HostsInput {
   readonly views: readonly NodeView[];
   readonly inFlight: (node: string) => number;

@@ -223,7 +223,14 @@ export async function runCase(options: CaseOptions): Promise<CaseResult> {
     await during;
     await options.restore?.();
   }
-  const leaks = await drainFigures({ url: bed.url, nodes: bed.nodes.filter((n) => bed.isUp(n.name)) }, rssBefore, options.nodes);
+  // assertNoLeaks allows two idle sockets per concurrent request: wait until no more are left.
+  const leaks = await drainFigures(
+    { url: bed.url, nodes: bed.nodes.filter((n) => bed.isUp(n.name)) },
+    rssBefore,
+    options.nodes,
+    undefined,
+    2 * options.load.concurrency,
+  );
   options.table.add({ name: options.name, tally: tallied, leaks, ...(options.note === undefined ? {} : { note: options.note }) });
   return { tally: tallied, leaks };
 }

@@ -3,9 +3,11 @@
 // same pipeline requests run, so the outcome it predicts is what a request gets.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { httpJson } from '#test/fixtures/http.ts';
-import { chatOfTokens, explainOf, unusedPort, waitForHost, type ExplainDocument } from '#test/fixtures/context.ts';
+import { chatOfTokens, explainOf, unusedPort, waitForHost } from '#test/fixtures/context.ts';
+import type { Explanation } from '#test/fixtures/admin-readers.ts';
 
 const FLEET = `
 [[node]]
@@ -40,14 +42,14 @@ status = "unloaded"
 
 const NAMES = ['fit', 'small', 'other', 'router', 'gone'];
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   const nodes = sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'llamacpp' }));
   nodes.push({ name: 'gone', url: `http://127.0.0.1:${await unusedPort()}`, kind: 'llamacpp' });
-  gw = await startGatewayProcess(gatewayToml(nodes));
+  gw = await startGateway(gatewayToml(nodes));
   await waitForHost(gw.url, 'fit', (h) => h.models?.ex?.n_ctx === 8192, 'context known');
   await waitForHost(gw.url, 'small', (h) => h.models?.ex?.n_ctx === 1024, 'context known');
   await waitForHost(gw.url, 'other', (h) => h.loaded.includes('unrelated'), 'listed');
@@ -56,15 +58,15 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
-function verdicts(doc: ExplainDocument): Record<string, string> {
+function verdicts(doc: Explanation): Record<string, string> {
   return Object.fromEntries(doc.nodes.map((n) => [n.node, n.verdict === 'eligible' ? 'eligible' : `${n.reason}`]));
 }
 
-function assertEveryNodeExplained(doc: ExplainDocument): void {
+function assertEveryNodeExplained(doc: Explanation): void {
   assert.deepEqual(doc.nodes.map((n) => n.node).sort(), [...NAMES].sort(), 'every configured node, once');
   for (const n of doc.nodes) {
     if (n.verdict === 'eligible') continue;

@@ -5,7 +5,8 @@
 // context it had when it was last loaded.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { httpJson, simRequests } from '#test/fixtures/http.ts';
 import { servedBy } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, explainOf, waitForHost } from '#test/fixtures/context.ts';
@@ -51,12 +52,12 @@ context = 32768
 /** Content tokens of a prompt too long for 1024 but easy for 16384. */
 const LONG = 3000;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
-  gw = await startGatewayProcess(gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'llamacpp' }))));
+  sim = await startSimFleet(FLEET);
+  gw = await startGateway(gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'llamacpp' }))));
   await waitForHost(gw.url, 'small', (h) => h.models?.shared?.n_ctx === 1024, 'context known');
   await waitForHost(gw.url, 'big', (h) => h.models?.shared?.n_ctx === 16384, 'context known');
   await waitForHost(gw.url, 'narrow', (h) => h.models?.wide?.n_ctx === 1024, 'context known');
@@ -64,8 +65,8 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 const chatPosts = async (node: string): Promise<number> =>

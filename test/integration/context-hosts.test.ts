@@ -4,9 +4,11 @@
 // guaranteed when slots share one KV pool. A node without figures reports `models: {}`, never null.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { httpJson } from '#test/fixtures/http.ts';
-import { hostsOf, unusedPort, waitForHost, type HostEntry } from '#test/fixtures/context.ts';
+import { hostsOf, unusedPort, waitForHost } from '#test/fixtures/context.ts';
+import type { HostView } from '#test/fixtures/admin-readers.ts';
 
 const FLEET = `
 [[node]]
@@ -74,11 +76,11 @@ status = "unloaded"
 context = 8192
 `;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   const kinds: Record<string, string> = {
     router: 'llamacpp',
     'idle-router': 'llamacpp',
@@ -94,8 +96,8 @@ before(async () => {
     kv: n.name === 'single-per-slot' ? 'per-slot' : undefined,
   }));
   nodes.push({ name: 'gone', url: `http://127.0.0.1:${await unusedPort()}`, kind: 'llamacpp', kv: undefined });
-  gw = await startGatewayProcess(gatewayToml(nodes));
-  const ready: Record<string, (h: HostEntry) => boolean> = {
+  gw = await startGateway(gatewayToml(nodes));
+  const ready: Record<string, (h: HostView) => boolean> = {
     router: (h) => h.models?.['r-large'] !== undefined && h.models['r-small'] !== undefined,
     'idle-router': (h) => h.role === 'router',
     single: (h) => h.models?.solo !== undefined,
@@ -107,8 +109,8 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 test('a router reports per-model n_ctx, slots and the context each slot is guaranteed with unified KV', async () => {
@@ -173,7 +175,7 @@ test('the fleet /v1/models carries the largest loaded context and who has each m
   assert.deepEqual(pick(byId.get('oll-cold:latest')), { max_model_len: null, loaded: false, nodes: [], on_demand_nodes: ['ollama'] });
 });
 
-async function hostOfNamed(name: string): Promise<HostEntry> {
+async function hostOfNamed(name: string): Promise<HostView> {
   const found = (await hostsOf(gw.url)).hosts.find((h) => h.name === name);
   assert.ok(found !== undefined, `host ${name} listed`);
   return found;

@@ -4,7 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
 import { metric, servedBy } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, waitForHost } from '#test/fixtures/context.ts';
@@ -39,12 +40,12 @@ const NODES = ['llama', 'vllm', 'sglang'];
 /** The gateway's exact count of a one-message chat: /tokenize's count plus 16 + 8 template tokens. */
 const TEMPLATE = 24;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
-  gw = await startGatewayProcess(gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind }))));
+  sim = await startSimFleet(FLEET);
+  gw = await startGateway(gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind }))));
   await waitForHost(gw.url, 'llama', (h) => h.models?.tight?.n_ctx === 1024, 'context known');
   await waitForHost(gw.url, 'vllm', (h) => h.models?.tight?.n_ctx === 2048, 'context known');
   await waitForHost(gw.url, 'sglang', (h) => h.models?.tight?.n_ctx === 1024, 'context known');
@@ -52,8 +53,8 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 /** Everything each sim recorded apart from the gateway's polling (health, listings, /props). */

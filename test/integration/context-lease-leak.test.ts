@@ -6,7 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simStats } from '#test/fixtures/http.ts';
 import { metric, metricsText } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, hostsOf, metricSamples, mulberry32, waitForHost } from '#test/fixtures/context.ts';
@@ -63,12 +64,12 @@ const CONCURRENCY = 32;
 
 type AbortPoint = 'none' | 'at_once' | 'on_headers' | 'mid_stream' | 'timer';
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
-  gw = await startGatewayProcess(
+  sim = await startSimFleet(FLEET);
+  gw = await startGateway(
     gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'vllm' ? 'vllm' : 'llamacpp' }))),
   );
   await waitForHost(gw.url, 'l1', (h) => h.models?.['m-a']?.slots === 4, 'slots known');
@@ -78,8 +79,8 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 /** One request, maybe abandoned at `point`; resolves with the status seen (0 when aborted first). */
@@ -151,7 +152,7 @@ test('after 1,000 mixed requests with random client aborts, every lease and queu
     assert.deepEqual(held, [], `${name} is zero everywhere`);
   }
   for (const node of sim.nodes) {
-    await eventually(async () => (await simStats(node.url)).inFlight === 0, 5_000, `${node.name} idle`);
+    await eventually(async () => (await simStats(node.url)).inFlight === 0, 15_000, `${node.name} idle`);
   }
 
   for (const model of MODELS) {

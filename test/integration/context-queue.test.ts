@@ -2,11 +2,18 @@
 // requests wait. They reach the node in the order they were sent (its own recording shows it), one
 // more than `max_queue` gets 429 at once, one that waits past `queue_timeout` gets 429 with
 // Retry-After, and gateway_queue_depth shows the depth while they wait.
+//
+// The fleet runs on a manual clock: the request holding the slot generates nothing until the test
+// moves the fleet's time, so a busy machine cannot end the hold early. The gateway's clock (and so
+// queue_timeout) is real.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { ManualClock } from '#src/core/clock.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
+import { advanceUntil, settledFlag } from '#test/fixtures/test-clocks.ts';
 import { chatOfTokens, explainOf, hostsOf, waitForHost } from '#test/fixtures/context.ts';
 
 const FLEET = `
@@ -29,20 +36,22 @@ tokens_per_second = 100
 
 const MAX_QUEUE = 5;
 const QUEUE_TIMEOUT_MS = 400;
-/** Tokens of the request that holds the only slot: 1.5 s at 100 tokens/s. */
+/** Tokens of the request that holds the only slot: 1.5 s of the fleet's time at 100 tokens/s. */
 const HOLD_TOKENS = 150;
 
-let sim: SimFleetProcess;
-let ordered: GatewayProcess;
-let impatient: GatewayProcess;
+const fleetClock = new ManualClock();
+
+let sim: SimFleet;
+let ordered: GatewayUnderTest;
+let impatient: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET, { clock: fleetClock });
   [ordered, impatient] = await Promise.all([
-    startGatewayProcess(
+    startGateway(
       gatewayToml([{ name: 'fifo', url: sim.url('fifo'), kind: 'llamacpp' }], `[routing]\nqueue_timeout = "10s"\nmax_queue = ${MAX_QUEUE}\n`),
     ),
-    startGatewayProcess(
+    startGateway(
       gatewayToml([{ name: 'timed', url: sim.url('timed'), kind: 'llamacpp' }], `[routing]\nqueue_timeout = "${QUEUE_TIMEOUT_MS}ms"\n`),
     ),
   ]);
@@ -51,9 +60,9 @@ before(async () => {
 });
 
 after(async () => {
-  await ordered?.stop();
-  await impatient?.stop();
-  await sim?.stop();
+  await ordered?.close();
+  await impatient?.close();
+  await sim?.close();
 });
 
 const INFERENCE = new Set(['/v1/chat/completions', '/v1/completions', '/v1/responses']);
@@ -81,7 +90,7 @@ async function holdTheSlot(gatewayUrl: string, node: string, model: string): Pro
   const answer = httpJson('POST', `${gatewayUrl}/v1/chat/completions`, chatOfTokens(model, 1, { max_tokens: HOLD_TOKENS })).finally(() => {
     finished = true;
   });
-  await waitForHost(gatewayUrl, node, (h) => h.leases[model]?.requests === 1, 'the slot leased', 3_000);
+  await waitForHost(gatewayUrl, node, (h) => h.leases[model]?.requests === 1, 'the slot leased');
   return { answer, done: () => finished };
 }
 
@@ -100,7 +109,7 @@ test('waiting requests reach the node in the order they were sent; one past max_
         return res;
       }),
     );
-    await eventually(async () => (await queueDepth(ordered.url, 'fifo-model')) === index + 1, 3_000, `queue depth ${index + 1}`);
+    await eventually(async () => (await queueDepth(ordered.url, 'fifo-model')) === index + 1, 15_000, `queue depth ${index + 1}`);
   }
   assert.equal(await metric(ordered.url, 'gateway_queue_depth', { model: 'fifo-model' }), MAX_QUEUE);
   const explained = await explainOf(ordered.url, 'model=fifo-model');
@@ -113,6 +122,7 @@ test('waiting requests reach the node in the order they were sent; one past max_
   assert.deepEqual(pickError(overflow), { type: 'rate_limit_error', code: 'queue_full' });
   assert.equal(hold.done(), false, 'refused at once, while the queue was still full');
 
+  await advanceUntil(fleetClock, settledFlag([hold.answer, ...waiting]), 'the hold and the waiters to finish');
   assert.equal((await hold.answer).status, 200);
   for (const res of await Promise.all(waiting)) assert.equal(res.status, 200, res.text);
   for (let i = 1; i < finishedAt.length; i++) {
@@ -129,7 +139,7 @@ test('a request that waits longer than queue_timeout gets 429 with Retry-After a
   const hold = await holdTheSlot(impatient.url, 'timed', 'timed-model');
   const started = performance.now();
   const waiter = httpJson('POST', `${impatient.url}/v1/chat/completions`, shortRequest('/v1/chat/completions', 'timed-model'));
-  await eventually(async () => (await queueDepth(impatient.url, 'timed-model')) === 1, 3_000, 'the request waiting');
+  await eventually(async () => (await queueDepth(impatient.url, 'timed-model')) === 1, 15_000, 'the request waiting');
   assert.equal(await metric(impatient.url, 'gateway_queue_depth', { model: 'timed-model' }), 1);
   const res = await waiter;
   const waitedMs = performance.now() - started;
@@ -141,6 +151,7 @@ test('a request that waits longer than queue_timeout gets 429 with Retry-After a
   assert.equal(await metric(impatient.url, 'gateway_queue_depth', { model: 'timed-model' }), 0);
   assert.equal(await metric(impatient.url, 'gateway_queue_wait_seconds_count', { model: 'timed-model', outcome: 'refused' }), 1);
 
+  await advanceUntil(fleetClock, settledFlag([hold.answer]), 'the hold to finish');
   assert.equal((await hold.answer).status, 200);
   const arrived = (await simRequests(sim.url('timed'))).filter((r) => r.method === 'POST' && INFERENCE.has(r.path));
   assert.equal(arrived.length, 1, 'only the request holding the slot reached the node');

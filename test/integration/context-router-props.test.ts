@@ -3,7 +3,8 @@
 // and its polls and requests never wake or load anything else. A recording router sim proves it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { chatOfTokens, waitForHost } from '#test/fixtures/context.ts';
 
@@ -35,14 +36,14 @@ context = 8192
 /** Discovery rounds to watch before judging (the gateway polls every 300 ms). */
 const ROUNDS = 5;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   const url = sim.url('router');
   // The same router twice: once declared llamacpp, once auto-detected; both poll /props.
-  gw = await startGatewayProcess(
+  gw = await startGateway(
     gatewayToml([
       { name: 'router-llamacpp', url, kind: 'llamacpp' },
       { name: 'router-auto', url, kind: 'auto' },
@@ -54,8 +55,8 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 async function routerStatuses(): Promise<Record<string, string>> {

@@ -4,7 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { servedBy } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, hostOf, waitForHost } from '#test/fixtures/context.ts';
@@ -20,19 +21,19 @@ ttft = "5ms"
 tokens_per_second = 500
 `;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   // kind "auto": what an operator who names no kind gets.
-  gw = await startGatewayProcess(gatewayToml([{ name: 'plain', url: sim.url('plain'), kind: 'auto' }]));
+  gw = await startGateway(gatewayToml([{ name: 'plain', url: sim.url('plain'), kind: 'auto' }]));
   await waitForHost(gw.url, 'plain', (h) => h.role === 'single' && h.models?.['solo-plain'] !== undefined, 'host figures');
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 test('chat, completions and embeddings pass through to a single llama-server', async () => {
@@ -65,7 +66,7 @@ test('a streamed chat arrives as server-sent events ending in [DONE]', async () 
 });
 
 test('its hosts entry has role "single", the host figures, and no lease left', async () => {
-  await eventually(async () => (await hostOf(gw.url, 'plain')).in_flight === 0, 5_000, 'requests finished');
+  await eventually(async () => (await hostOf(gw.url, 'plain')).in_flight === 0, 15_000, 'requests finished');
   const host = await hostOf(gw.url, 'plain');
   assert.equal(host.role, 'single');
   assert.deepEqual(host.loaded, ['solo-plain']);

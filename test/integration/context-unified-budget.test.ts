@@ -6,7 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, simStats } from '#test/fixtures/http.ts';
 import { chatOfTokens, hostOf, mulberry32, waitForHost } from '#test/fixtures/context.ts';
 
@@ -57,18 +58,18 @@ function failed(outcome: Outcome): boolean {
   return outcome.status !== 200 || /"error"/.test(outcome.text) || (outcome.text.startsWith('data:') && !outcome.text.includes('[DONE]'));
 }
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
-  gw = await startGatewayProcess(gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }]));
+  sim = await startSimFleet(FLEET);
+  gw = await startGateway(gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }]));
   await waitForHost(gw.url, 'pool', (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS, 'pool figures');
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 test('the load exhausts the unified pool when sent straight to the node (so the gateway test can fail)', async () => {
@@ -79,7 +80,7 @@ test('the load exhausts the unified pool when sent straight to the node (so the 
     broken.some((o) => o.text.includes('Context size has been exceeded.')),
     `the node's own KV-exhaustion error: ${broken[0]?.text.slice(0, 200)}`,
   );
-  await eventually(async () => (await simStats(sim.url('pool'))).inFlight === 0, 5_000, 'the node idle again');
+  await eventually(async () => (await simStats(sim.url('pool'))).inFlight === 0, 15_000, 'the node idle again');
 });
 
 test('through the gateway the same load all succeeds, and the leased tokens never exceed the pool', async () => {
@@ -110,5 +111,5 @@ test('through the gateway the same load all succeeds, and the leased tokens neve
   }
   assert.ok(peakTokens <= CONTEXT, `leased tokens stayed within the pool (peak ${peakTokens})`);
   assert.ok(peakRequests >= 2, `requests still ran side by side (peak ${peakRequests})`);
-  await eventually(async () => (await hostOf(gw.url, 'pool')).in_flight === 0, 5_000, 'leases returned');
+  await eventually(async () => (await hostOf(gw.url, 'pool')).in_flight === 0, 15_000, 'leases returned');
 });

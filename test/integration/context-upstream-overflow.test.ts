@@ -6,7 +6,8 @@
 // normalised the same way, and an upstream "model not found" becomes 404 model_not_found.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
 import { metric, servedBy } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, SIM_CHAT_OVERHEAD, startListingFront, waitForHost, type ListingFront } from '#test/fixtures/context.ts';
@@ -59,12 +60,12 @@ status = "loaded"
 const FRONTED: Record<string, readonly string[]> = { tiny: [], solo: [], vl: ['ghost'], sg: [], router: ['phantom'] };
 const LONG = 3000;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 const fronts: ListingFront[] = [];
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   const nodes: { name: string; url: string; kind: string }[] = [];
   for (const node of sim.nodes) {
     const extra = FRONTED[node.name];
@@ -76,7 +77,7 @@ before(async () => {
     fronts.push(front);
     nodes.push({ name: node.name, url: front.url, kind: 'openai' });
   }
-  gw = await startGatewayProcess(gatewayToml(nodes));
+  gw = await startGateway(gatewayToml(nodes));
   await waitForHost(gw.url, 'roomy', (h) => h.models?.ovf?.n_ctx === 16384, 'context known');
   for (const name of Object.keys(FRONTED)) {
     const host = await waitForHost(gw.url, name, (h) => h.discovery.state === 'known', 'listed');
@@ -85,9 +86,9 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
+  await gw?.close();
   await Promise.all(fronts.map((f) => f.close()));
-  await sim?.stop();
+  await sim?.close();
 });
 
 const chatPosts = async (node: string): Promise<number> =>
@@ -159,7 +160,7 @@ test('a learned context keeps long prompts away from the small node across later
   const before = await chatPosts('tiny');
   for (let i = 0; i < 4; i++) {
     const polled = await listings('tiny');
-    await eventually(async () => (await listings('tiny')) > polled, 3_000, 'another discovery round of tiny');
+    await eventually(async () => (await listings('tiny')) > polled, 15_000, 'another discovery round of tiny');
     const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('ovf', LONG, { max_tokens: 4 }));
     assert.equal(res.status, 200, res.text);
   }

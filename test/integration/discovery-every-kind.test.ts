@@ -3,7 +3,7 @@
 // and each model is routed to the node that has it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, setSimFaults, simRequests } from '#test/fixtures/http.ts';
 import {
   chat,
@@ -76,11 +76,11 @@ const GATEWAY_KIND: Readonly<Record<string, string>> = {
   sglang: 'sglang',
 };
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   assert.deepEqual(sim.nodes.map((n) => n.kind).sort(), ['llamacpp', 'llamacpp-router', 'ollama', 'sglang', 'vllm']);
   const config = gatewayConfig({
     health: { interval: '150ms', timeout: '2s', failThreshold: 3 },
@@ -93,15 +93,15 @@ before(async () => {
     })),
     extra: ['[[models.available]]', 'name = "gemma-3-4b"', 'aliases = ["gemma-alias"]'].join('\n'),
   });
-  gw = await startGatewayProcess(config);
+  gw = await startGateway(config);
   for (const n of sim.nodes) {
     await waitForNode(gw.url, n.name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
   }
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 test('every kind\'s model list is discovered with exactly the ids the node serves', async () => {
@@ -118,7 +118,7 @@ test('every kind\'s model list is discovered with exactly the ids the node serve
   }
   for (const n of sim.nodes) {
     const detail = report.details.find((d) => d.name === n.name);
-    assert.deepEqual([...(detail?.models.names ?? [])].sort(), [...n.models].sort(), n.name);
+    assert.deepEqual([...(detail?.models.names ?? [])].sort(), [...n.modelIds()].sort(), n.name);
     assert.equal(detail?.url, n.url);
     assert.equal(detail?.models.fails, 0);
     assert.equal(detail?.models.last_error, null);
@@ -128,7 +128,7 @@ test('every kind\'s model list is discovered with exactly the ids the node serve
 
 test('each model is routed to the node that lists it, with the id it listed', async () => {
   for (const n of sim.nodes) {
-    for (const id of n.models) {
+    for (const id of n.modelIds()) {
       const res = await chat(gw.url, id);
       assert.equal(res.status, 200, `${id}: ${res.text}`);
       assert.equal(servedBy(res), n.name, id);
@@ -186,7 +186,7 @@ test('an empty list in any other dialect is empty too, and a body without data i
       const before_ = await discoveries(gw.url, n.name, result);
       await setSimFaults(n.url, { models: fault });
       try {
-        await eventually(async () => (await discoveries(gw.url, n.name, result)) > before_, 5_000, `${n.name} ${fault} → ${result}`);
+        await eventually(async () => (await discoveries(gw.url, n.name, result)) > before_, 15_000, `${n.name} ${fault} → ${result}`);
         await waitForNode(gw.url, n.name, modelState(state), `${fault} → ${state}`);
       } finally {
         await setSimFaults(n.url, { models: 'none' });
@@ -201,7 +201,7 @@ test('the fleet /v1/models lists every discovered model with the node serving it
   assert.equal(res.status, 200);
   const body = res.json<{ data: { id: string; nodes?: string[] }[] }>();
   for (const n of sim.nodes) {
-    for (const id of n.models) {
+    for (const id of n.modelIds()) {
       const entry = body.data.find((m) => m.id === id);
       assert.ok(entry, `${id} listed`);
       assert.ok(entry.nodes === undefined || entry.nodes.includes(n.name), `${id} on ${n.name}`);

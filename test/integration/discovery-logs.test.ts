@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { startGatewayProcess, type GatewayProcess } from '#test/fixtures/processes.ts';
+import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
 import { eventually } from '#test/fixtures/http.ts';
 import {
   chat,
@@ -83,11 +83,11 @@ async function startEditableNode(initial: readonly string[]): Promise<EditableNo
 const FAIL_THRESHOLD = 3;
 
 let node: EditableNode;
-let gw: GatewayProcess;
+let gw: GatewayUnderTest;
 
 before(async () => {
   node = await startEditableNode(['a']);
-  gw = await startGatewayProcess(
+  gw = await startGateway(
     gatewayConfig({
       health: { interval: '100ms', timeout: '2s', failThreshold: FAIL_THRESHOLD },
       discovery: { interval: '100ms', timeout: '3s' },
@@ -100,14 +100,14 @@ before(async () => {
 });
 
 after(async () => {
-  await gw?.stop();
+  await gw?.close();
   await node?.close();
 });
 
 /** Waits until the node has been listed `rounds` more times and the gateway has taken the last one in. */
 async function moreRounds(rounds: number): Promise<void> {
   const target = node.listings() + rounds + 1;
-  await eventually(() => node.listings() >= target, 5_000, `${rounds} more listings`);
+  await eventually(() => node.listings() >= target, 15_000, `${rounds} more listings`);
 }
 
 const warnings = (mark: number): unknown[] => logsOf(gw, 'ed', 'configured model not served by node', mark).map((l) => l.model);

@@ -2,31 +2,38 @@
 // listing round for the nodes whose state could change the answer, rate-limited per node by
 // discovery.miss_cooldown, and waits up to discovery.miss_wait (0 = not at all) before deciding.
 //
-// Scheduled discovery runs once an hour here, so every listing after the first is a refresh.
+// Scheduled discovery runs once an hour here, so every listing after the first is a refresh. The
+// cooldown is an hour too, on a clock the test jumps forward: no load can make it pass early.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { setSimFaults } from '#test/fixtures/http.ts';
-import { chat, gatewayConfig, modelState, noNodeBody, pause, servedBy, simCount, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { JumpingClock } from '#test/fixtures/test-clocks.ts';
+import { chat, gatewayConfig, modelState, noNodeBody, servedBy, simCount, waitForNode } from '#test/fixtures/gateway-state.ts';
 
 const FLEET = ['s', 'r', 'w', 'x', 'grp', 'z']
   .map((name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["m-${name}"]\nttft = "2ms"\ntokens_per_second = 1000\n`)
   .join('\n');
 
 const MISS_WAIT_MS = 1_500;
-const MISS_COOLDOWN_MS = 1_000;
+const MISS_COOLDOWN_MS = 3_600_000;
+/** A hung listing is given up after this: far longer than miss_wait. */
+const LISTING_TIMEOUT = '30s';
 
-let sim: SimFleetProcess;
-/** miss_wait 1.5 s, miss_cooldown 1 s. */
-let waiting: GatewayProcess;
+/** The `waiting` gateway's clock. */
+const clock = new JumpingClock();
+
+let sim: SimFleet;
+/** miss_wait 1.5 s, miss_cooldown 1 h (on `clock`). */
+let waiting: GatewayUnderTest;
 /** miss_wait 0 (the default), no cooldown. */
-let notWaiting: GatewayProcess;
+let notWaiting: GatewayUnderTest;
 
 function configText(nodes: readonly { name: string; group?: string }[], discovery: Readonly<Record<string, string>>, extra = ''): string {
   return gatewayConfig({
     // One failed listing expires a node: the tests start from expired nodes.
     health: { interval: '100ms', timeout: '2s', failThreshold: 1 },
-    discovery: { interval: '1h', timeout: '5s', ...discovery },
+    discovery: { interval: '1h', timeout: LISTING_TIMEOUT, ...discovery },
     nodes: nodes.map((n) => ({ name: n.name, url: sim.url(n.name), kind: 'vllm', group: n.group })),
     extra,
   });
@@ -41,19 +48,20 @@ async function listingsOf(names: readonly string[]): Promise<Record<string, numb
 }
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   await setSimFaults(sim.url('r'), { models: 'error500' });
   await setSimFaults(sim.url('z'), { models: 'error500' });
   await setSimFaults(sim.url('x'), { health: 'fail' });
   [waiting, notWaiting] = await Promise.all([
-    startGatewayProcess(
+    startGateway(
       configText(
         [{ name: 's' }, { name: 'r' }, { name: 'w' }, { name: 'x' }, { name: 'grp', group: 'gx' }],
         { miss_wait: `${MISS_WAIT_MS}ms`, miss_cooldown: `${MISS_COOLDOWN_MS}ms` },
         '[[models.available]]\nname = "m-grp"\ngroup = "gx"',
       ),
+      { clock },
     ),
-    startGatewayProcess(configText([{ name: 'z' }], { miss_cooldown: '0s' })),
+    startGateway(configText([{ name: 'z' }], { miss_cooldown: '0s' })),
   ]);
   await waitForNode(waiting.url, 'r', modelState('expired'), 'expired');
   for (const name of ['s', 'w', 'grp']) await waitForNode(waiting.url, name, modelState('known'), 'known');
@@ -64,9 +72,9 @@ before(async () => {
 });
 
 after(async () => {
-  await waiting?.stop();
-  await notWaiting?.stop();
-  await sim?.stop();
+  await waiting?.close();
+  await notWaiting?.close();
+  await sim?.close();
 });
 
 test('a miss triggers a listing round on the nodes that could change the answer, and the request waits for it', async () => {
@@ -85,11 +93,11 @@ test('a miss triggers a listing round on the nodes that could change the answer,
 });
 
 test('refresh-on-miss is rate-limited per node by miss_cooldown', async () => {
-  await pause(MISS_COOLDOWN_MS + 100);
+  clock.jump(MISS_COOLDOWN_MS);
   const before_ = await listings('s');
   for (let i = 0; i < 3; i++) assert.equal((await chat(waiting.url, 'no-such-model')).status, 503);
   assert.equal((await listings('s')) - before_, 1, 'one round within the cooldown, however many misses');
-  await pause(MISS_COOLDOWN_MS + 100);
+  clock.jump(MISS_COOLDOWN_MS);
   assert.equal((await chat(waiting.url, 'no-such-model')).status, 503);
   assert.equal((await listings('s')) - before_, 2, 'another round once the cooldown has passed');
 });
@@ -97,13 +105,14 @@ test('refresh-on-miss is rate-limited per node by miss_cooldown', async () => {
 test('a miss waits at most miss_wait, even when a node\'s listing hangs', async () => {
   await setSimFaults(sim.url('w'), { models: 'hang' });
   try {
-    await pause(MISS_COOLDOWN_MS + 100);
+    clock.jump(MISS_COOLDOWN_MS);
     const started = Date.now();
     const res = await chat(waiting.url, 'no-such-model');
     const elapsed = Date.now() - started;
     assert.equal(res.status, 503);
     assert.ok(elapsed >= MISS_WAIT_MS - 100, `waited ${elapsed} ms for the round`);
-    assert.ok(elapsed < MISS_WAIT_MS + 1_500, `waited ${elapsed} ms, more than miss_wait`);
+    // Generous for a busy machine, and still far below the 30 s the hung listing would take.
+    assert.ok(elapsed < MISS_WAIT_MS + 5_000, `waited ${elapsed} ms, more than miss_wait`);
     assert.equal(noNodeBody(res).exclusions.missing, 3);
   } finally {
     await setSimFaults(sim.url('w'), { models: 'none' });

@@ -3,7 +3,7 @@
 // JSON log lines are what the tests read. Tests run in order and each puts its node back.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, setSimFaults } from '#test/fixtures/http.ts';
 import {
   chat,
@@ -72,25 +72,25 @@ const LISTING = ['alpha', 'beta', 'empt', 'parse', 'down'];
 /** fail_threshold: health dead after 4 failed probes; a model listing expires after 4 failed fetches. */
 const FAIL_THRESHOLD = 4;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
+  sim = await startSimFleet(FLEET);
   const config = gatewayConfig({
     health: { interval: '100ms', timeout: '2s', failThreshold: FAIL_THRESHOLD },
     discovery: { interval: '150ms', timeout: '3s', max_body_bytes: '2KiB' },
     nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm', group: n.name === 'big' ? 'bulk' : undefined })),
     extra: ['[[models.available]]', 'name = "m-ghost"', '[[models.available]]', 'name = "bulk-0"', 'group = "bulk"'].join('\n'),
   });
-  gw = await startGatewayProcess(config);
+  gw = await startGateway(config);
   for (const name of LISTING) await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
   await waitForNode(gw.url, 'big', modelState('expired'), 'expired (its list is too large)');
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 /** Clears every fault on the named sim nodes and waits until the gateway sees them known and healthy again. */
@@ -123,7 +123,7 @@ test('each model is routed only to the nodes that list it, and every other node 
 test('each node logs "models discovered" once at start, then nothing while its list stays the same', async () => {
   const mark = logMark(gw);
   const rounds = await discoveries(gw.url, 'alpha', 'ok');
-  await eventually(async () => (await discoveries(gw.url, 'alpha', 'ok')) >= rounds + 4, 5_000, 'four more rounds');
+  await eventually(async () => (await discoveries(gw.url, 'alpha', 'ok')) >= rounds + 4, 15_000, 'four more rounds');
   for (const name of LISTING) {
     // m-ghost is declared without a group, so every ungrouped node should serve it: one warning each.
     assert.deepEqual(discoveryLogCounts(gw, name), { 'models discovered': 1, 'configured model not served by node': 1 }, name);
@@ -191,7 +191,7 @@ test('a model nobody can serve gets 503 with Retry-After and one reason per node
     assert.ok(metricValue(text, 'gateway_model_discovery_total', { node: 'parse', result: 'error' }) >= FAIL_THRESHOLD);
     // A dead node's discovery keeps running on its own cadence.
     const downOk = metricValue(text, 'gateway_model_discovery_total', { node: 'down', result: 'ok' });
-    await eventually(async () => (await discoveries(gw.url, 'down', 'ok')) >= downOk + 2, 3_000, 'down still listed');
+    await eventually(async () => (await discoveries(gw.url, 'down', 'ok')) >= downOk + 2, 15_000, 'down still listed');
   } finally {
     await restore('empt', 'parse', 'down');
   }
@@ -239,7 +239,7 @@ test('two empty lists in a row are needed before a node counts as serving nothin
   assert.equal(noNodeBody(res).exclusions.empty, 1);
   // More empty lists change nothing and log nothing more.
   const empties = await emptyMetric();
-  await eventually(async () => (await emptyMetric()) >= empties + 3, 5_000, 'three more empty lists');
+  await eventually(async () => (await emptyMetric()) >= empties + 3, 15_000, 'three more empty lists');
   assert.deepEqual(discoveryLogCounts(gw, 'empt', mark), { 'node reports no models': 1 });
 
   await restore('empt');
@@ -295,7 +295,7 @@ test('a /v1/models that never answers is a timeout: the names are kept and healt
   const timeouts = await discoveries(gw.url, 'alpha', 'timeout');
   await setSimFaults(sim.url('alpha'), { models: 'hang' });
   try {
-    await eventually(async () => (await discoveries(gw.url, 'alpha', 'timeout')) > timeouts, 8_000, 'a timeout');
+    await eventually(async () => (await discoveries(gw.url, 'alpha', 'timeout')) > timeouts, 15_000, 'a timeout');
     const detail = await nodeDetail(gw.url, 'alpha');
     assert.match(detail?.models.last_error ?? '', /timed out after 3000 ms/);
     assert.deepEqual(detail?.models.names, ['m-alpha', 'm-shared']);

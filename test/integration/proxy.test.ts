@@ -2,7 +2,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml, startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, setSimFaults, simRequests, simStats } from '#test/fixtures/http.ts';
 
 const FLEET = `
@@ -28,23 +29,23 @@ ttft = "20ms"
 tokens_per_second = 20
 `;
 
-let sim: SimFleetProcess;
-let gw: GatewayProcess;
+let sim: SimFleet;
+let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimProcess(FLEET);
-  gw = await startGatewayProcess(
+  sim = await startSimFleet(FLEET);
+  gw = await startGateway(
     gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'llamacpp' ? 'llamacpp' : 'vllm' })), '[upstream]\nheaders_timeout = "1s"\n', 'max_request_body_bytes = 4096'),
   );
   await eventually(async () => {
     const health = (await httpJson('GET', `${gw.url}/health`)).json<{ models_ok: number; healthy: number }>();
     return health.models_ok === 3 && health.healthy === 3;
-  }, 10_000, 'every node healthy with known models');
+  }, 15_000, 'every node healthy with known models');
 });
 
 after(async () => {
-  await gw?.stop();
-  await sim?.stop();
+  await gw?.close();
+  await sim?.close();
 });
 
 const chat = (model: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -133,8 +134,8 @@ test('a client that disconnects mid-stream makes the gateway abort the upstream 
   const iterator = res.body[Symbol.asyncIterator]();
   await iterator.next();
   controller.abort();
-  await eventually(async () => ((await simStats(sim.url('slow'))).clientAborted ?? 0) > before, 5_000, 'the node to see its client go');
-  await eventually(async () => (await simStats(sim.url('slow'))).inFlight === 0, 5_000, 'the node to stop generating');
+  await eventually(async () => ((await simStats(sim.url('slow'))).clientAborted ?? 0) > before, 15_000, 'the node to see its client go');
+  await eventually(async () => (await simStats(sim.url('slow'))).inFlight === 0, 15_000, 'the node to stop generating');
 });
 
 test('a body over max_request_body_bytes gets 413 in the OpenAI error shape', async () => {
@@ -168,8 +169,8 @@ test('a node failing health checks goes degraded, then dead, then recovers on on
     (await httpJson('GET', `${gw.url}/health`)).json<{ details: { name: string; status: string }[] }>().details.find((d) => d.name === 'b')?.status ?? '';
   await setSimFaults(sim.url('b'), { health: 'fail' });
   try {
-    await eventually(async () => (await statusOf()) === 'degraded' || (await statusOf()) === 'dead', 5_000, 'b degraded');
-    await eventually(async () => (await statusOf()) === 'dead', 5_000, 'b dead');
+    await eventually(async () => (await statusOf()) === 'degraded' || (await statusOf()) === 'dead', 15_000, 'b degraded');
+    await eventually(async () => (await statusOf()) === 'dead', 15_000, 'b dead');
     for (let i = 0; i < 3; i++) {
       const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chat('shared'));
       assert.equal(res.headers['x-switchyard-node'], 'a', 'dead nodes are not routed to');
@@ -177,7 +178,7 @@ test('a node failing health checks goes degraded, then dead, then recovers on on
   } finally {
     await setSimFaults(sim.url('b'), { health: 'none' });
   }
-  await eventually(async () => (await statusOf()) === 'healthy', 5_000, 'b healthy again');
+  await eventually(async () => (await statusOf()) === 'healthy', 15_000, 'b healthy again');
   const messages = gw.logs().filter((l) => l.node === 'b').map((l) => l.msg);
   assert.ok(messages.includes('node degraded') && messages.includes('node dead') && messages.includes('node recovered'), messages.join(','));
 });
