@@ -9,7 +9,6 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { startGatewayProcess, type GatewayProcess } from '#test/fixtures/processes.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { healthOf } from '#test/fixtures/admin-readers.ts';
 
 const CLIENT_KEY = 'client-key-7f3a9c';
 const ADMIN_TOKEN = 'admin-token-51be02';
