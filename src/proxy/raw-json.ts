@@ -41,6 +41,16 @@ function endOfString(raw: Uint8Array, start: number): number {
   return i + 1;
 }
 
+/**
+ * Whether the string token raw[start, end) is `wanted` (its JSON encoding): compared byte for byte,
+ * decoded only when it holds an escape (`"mod\u0065l"`), so the scan allocates nothing per key.
+ */
+function isKey(raw: Uint8Array, start: number, end: number, wanted: Uint8Array): boolean {
+  const token = raw.subarray(start, end);
+  if (token.includes(BACKSLASH)) return JSON.parse(Buffer.from(token).toString('utf8')) === JSON.parse(Buffer.from(wanted).toString('utf8'));
+  return token.length === wanted.length && Buffer.compare(token, wanted) === 0;
+}
+
 function trimEnd(raw: Uint8Array, start: number, end: number): number {
   while (end > start && isSpace(raw[end - 1])) end -= 1;
   return end;
@@ -48,6 +58,7 @@ function trimEnd(raw: Uint8Array, start: number, end: number): number {
 
 /** One pass over a valid JSON text: its depth, and where the top-level `key`'s values are. */
 export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JSON_DEPTH): BodyScan {
+  const wanted = Buffer.from(JSON.stringify(key), 'utf8');
   const valueSpans: (readonly [number, number])[] = [];
   let depth = 0;
   let afterOpenBrace = -1;
@@ -72,7 +83,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       if (topIsObject && depth === 1 && keyExpected) {
         keyExpected = false;
         members += 1;
-        awaitingValue = (JSON.parse(Buffer.from(raw.subarray(i, end)).toString('utf8')) as string) === key;
+        awaitingValue = isKey(raw, i, end, wanted);
       }
       i = end - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
