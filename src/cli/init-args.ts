@@ -2,17 +2,19 @@
 
 import { normalizeNodeUrl, parseDurationMs } from '#src/config/index.ts';
 
-export const INIT_USAGE = `usage: switchyard init URL [URL...] [--out FILE [--force]] [--listen HOST:PORT] [--timeout DURATION]
+export const INIT_USAGE = `usage: switchyard init URL [URL...] [--out FILE|- [--force]] [--listen HOST:PORT] [--timeout DURATION]
 
 Probes each inference server (nothing is loaded), detects its kind and writes a commented config.
   URL                 a server's base URL, e.g. http://gpu-box:8000 ("http://" may be left out)
-  --out FILE          write the config to FILE instead of stdout; an existing FILE needs --force
+  --out FILE          where the config goes (default ./switchyard.toml, which serve runs without
+                      --config; "-" = stdout); an existing FILE is kept unless --force
   --listen HOST:PORT  where the written config has the gateway listen (default 127.0.0.1:8080)
   --timeout DURATION  bound on each request to a server (default 3s)
 `;
 
 export interface InitArgs {
   readonly urls: readonly string[];
+  /** undefined = stdout (`--out -`). */
   readonly out: string | undefined;
   readonly force: boolean;
   readonly listen: string;
@@ -22,6 +24,8 @@ export interface InitArgs {
 export type InitArgsResult = { readonly ok: true; readonly args: InitArgs } | { readonly ok: false; readonly message: string };
 
 const DEFAULT_LISTEN = '127.0.0.1:8080';
+/** Where `serve` looks first when it is given no --config. */
+const DEFAULT_OUT = './switchyard.toml';
 const DEFAULT_TIMEOUT_MS = 3000;
 
 export function parseInitArgs(argv: readonly string[]): InitArgsResult {
@@ -45,7 +49,8 @@ export function parseInitArgs(argv: readonly string[]): InitArgsResult {
     }
   }
   if (urls.length === 0) return { ok: false, message: 'give at least one server URL' };
-  if (force && !flags.has('out')) return { ok: false, message: '--force only goes with --out FILE' };
+  const out = flags.get('out') ?? DEFAULT_OUT;
+  if (force && out === '-') return { ok: false, message: '--force only goes with a file' };
   let timeoutMs = DEFAULT_TIMEOUT_MS;
   const timeout = flags.get('timeout');
   if (timeout !== undefined) {
@@ -53,7 +58,7 @@ export function parseInitArgs(argv: readonly string[]): InitArgsResult {
     if (!parsed.ok || parsed.value <= 0) return { ok: false, message: `--timeout ${parsed.ok ? 'must be more than 0' : parsed.message}` };
     timeoutMs = parsed.value;
   }
-  return { ok: true, args: { urls, out: flags.get('out'), force, listen: flags.get('listen') ?? DEFAULT_LISTEN, timeoutMs } };
+  return { ok: true, args: { urls, out: out === '-' ? undefined : out, force, listen: flags.get('listen') ?? DEFAULT_LISTEN, timeoutMs } };
 }
 
 /** A server's base URL as config wants it; "host:port" gets http://, a trailing /v1 is dropped. */

@@ -1,6 +1,6 @@
 // `switchyard init URL [URL...]`: probes each server, detects its kind and writes a config that
-// check-config accepts. The config goes to stdout (or --out FILE), the report of what was found to
-// stderr (stdout with --out). Exit 0 when every URL was recognised, 1 when some were not (they are
+// check-config accepts. The config goes to ./switchyard.toml (or --out FILE, or stdout with
+// `--out -`), the report of what was found to stdout (stderr when the config goes there). Exit 0 when every URL was recognised, 1 when some were not (they are
 // written commented out), 2 for a usage error.
 
 import { writeFile } from 'node:fs/promises';

@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfigPath, DEFAULT_CONFIG_PATHS } from '#src/cli/config-lookup.ts';
+import { startListingNode } from '#test/fixtures/listing-node.ts';
 
 const CLI = new URL('../../bin/switchyard.js', import.meta.url).pathname;
 
@@ -37,24 +38,26 @@ test('--version prints the package version', async () => {
   assert.equal(result.stdout, `switchyard ${pkg.version}\n`);
 });
 
-test('every command answers -h and --help with its usage, exit 0', async () => {
-  const top = await run(['--help']);
-  assert.equal(top.code, 0);
-  const commands = [...top.stdout.matchAll(/^ {2}([a-z][a-z-]*) /gm)].map((m) => m[1] ?? '');
-  assert.deepEqual(commands.sort(), ['check-config', 'demo', 'init', 'serve', 'sim']);
-  for (const command of commands) {
-    for (const flag of ['-h', '--help']) {
-      const result = await run([command, flag]);
-      assert.equal(result.code, 0, `${command} ${flag}: ${result.stderr}`);
+for (const flag of ['-h', '--help']) {
+  test(`every command answers ${flag} with its usage, exit 0`, async () => {
+    const top = await run([flag]);
+    assert.equal(top.code, 0);
+    const commands = [...top.stdout.matchAll(/^ {2}([a-z][a-z-]*) /gm)].map((m) => m[1] ?? '');
+    assert.deepEqual([...commands].sort(), ['check-config', 'demo', 'init', 'serve', 'sim']);
+    const results = await Promise.all(commands.map((command) => run([command, flag])));
+    commands.forEach((command, index) => {
+      const result = results[index];
+      assert.equal(result?.code, 0, `${command} ${flag}: ${result?.stderr}`);
       assert.match(result.stdout, new RegExp(`^usage: switchyard ${command}`), `${command} ${flag}`);
-    }
-  }
-});
+    });
+  });
+}
 
-test('serve without --config takes ./switchyard.toml and says so; with none it names where it looked', async () => {
+test('init writes ./switchyard.toml, serve without --config runs it and says so; with none it names where it looked', async () => {
   assert.deepEqual(defaultConfigPath((path) => path === DEFAULT_CONFIG_PATHS[1]), '/etc/switchyard/switchyard.toml');
   assert.deepEqual(defaultConfigPath(() => true), './switchyard.toml');
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-test-'));
+  const node = await startListingNode({ listing: () => [{ id: 'm', object: 'model', created: 0, owned_by: 'acme' }], router: false });
   try {
     const empty = await run(['serve'], dir);
     // The machine running the tests may have a system config; only a clean one shows the error.
@@ -62,11 +65,18 @@ test('serve without --config takes ./switchyard.toml and says so; with none it n
       assert.equal(empty.code, 2);
       assert.match(empty.stderr, /no --config given, and neither \.\/switchyard\.toml nor \/etc\/switchyard\/switchyard\.toml exists/);
     }
-    await writeFile(join(dir, 'switchyard.toml'), '[server]\nlisten = "127.0.0.1:0"\n\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:1"\n');
+    // The README's quick start: `init URL` writes ./switchyard.toml, `serve` runs it.
+    const initialised = await run(['init', node.url, '--listen', '127.0.0.1:0'], dir);
+    assert.equal(initialised.code, 0, initialised.stderr);
+    assert.match(initialised.stdout, /wrote \.\/switchyard\.toml/);
     const served = await run(['serve'], dir, /gateway listening/);
     assert.match(served.stderr, /switchyard serve: no --config given; using \.\/switchyard\.toml/);
     assert.match(served.stdout, /gateway listening/);
+    const again = await run(['init', node.url], dir);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /\.\/switchyard\.toml already exists; add --force to overwrite it/);
   } finally {
+    await node.close();
     await rm(dir, { recursive: true, force: true });
   }
 });

@@ -178,8 +178,8 @@ test('init --out refuses to overwrite a file without --force', async () => {
   assert.match(await readFile(out, 'utf8'), /^kind = "openai"$/m);
 });
 
-test('init without --out prints the config on stdout and the report on stderr; a bad URL is a usage error', async () => {
-  const printed = await runCli(['init', generic.url.replace('http://', '')]);
+test('init --out - prints the config on stdout and the report on stderr; a bad URL is a usage error', async () => {
+  const printed = await runCli(['init', generic.url.replace('http://', ''), '--out', '-']);
   assert.equal(printed.code, 0, printed.stderr);
   assert.match(printed.stdout, /^\[\[nodes\]\]\nname = "openai"\nurl = "http:\/\/127\.0\.0\.1:\d+"\nkind = "openai"$/m);
   assert.match(printed.stderr, /^node openai {2}openai {2}http:\/\/127\.0\.0\.1:\d+/m);

@@ -18,13 +18,19 @@ const missing = (url: string): NodeSurvey => ({ url, found: false, reason: 'did 
 
 test('arguments: URLs normalised and deduplicated, options checked, each mistake named', () => {
   const parsed = parseInitArgs(['gpu-box:8000', 'http://gpu-box:8000/', 'http://10.0.0.5:8080/v1', '--out=x.toml', '--force', '--timeout', '500ms']);
+  assert.deepEqual(parseInitArgs(['http://a']), {
+    ok: true,
+    args: { urls: ['http://a'], out: './switchyard.toml', force: false, listen: '127.0.0.1:8080', timeoutMs: 3000 },
+  });
+  const toStdout = parseInitArgs(['http://a', '--out', '-']);
+  assert.ok(toStdout.ok && toStdout.args.out === undefined, 'stdout');
   assert.deepEqual(parsed, {
     ok: true,
     args: { urls: ['http://gpu-box:8000', 'http://10.0.0.5:8080'], out: 'x.toml', force: true, listen: '127.0.0.1:8080', timeoutMs: 500 },
   });
   const mistakes: [string[], RegExp][] = [
     [[], /at least one server URL/],
-    [['http://a', '--force'], /--force only goes with --out/],
+    [['http://a', '--out', '-', '--force'], /--force only goes with a file/],
     [['http://a', '--out'], /--out needs a value/],
     [['http://a', '--bogus'], /unknown option --bogus/],
     [['http://a', '-x'], /unknown option -x/],
