@@ -12,16 +12,19 @@ import {
 } from '#src/config/index.ts';
 import type { Command } from './io.ts';
 
-const USAGE = 'usage: switchyard check-config FILE   (or --config FILE)\n';
+export const CHECK_CONFIG_USAGE = `usage: switchyard check-config FILE   (or --config FILE)
+
+Loads FILE exactly as serve would and prints every problem (exit 1), or a summary (exit 0).
+`;
 
 export const runCheckConfig: Command = async (argv, io) => {
   if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(USAGE);
+    io.stdout.write(CHECK_CONFIG_USAGE);
     return 0;
   }
   const file = configFileArgument(argv);
   if (file === undefined) {
-    io.stderr.write(USAGE);
+    io.stderr.write(CHECK_CONFIG_USAGE);
     return 2;
   }
   const result = await loadConfigFile(file, io.env);

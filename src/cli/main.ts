@@ -6,8 +6,10 @@ import { runServe } from './serve.ts';
 import { runCheckConfig } from './check-config.ts';
 import { runSim } from './sim.ts';
 import { runDemo } from './demo.ts';
+import { runInit } from './init.ts';
 import { HangupRelay } from './hangups.ts';
 import { EXIT_INTERNAL_ERROR, installCrashPolicy } from './crash-policy.ts';
+import { commandHelp, packageVersion, USAGE, wantsHelp } from './usage.ts';
 
 interface CommandEntry {
   readonly run: Command;
@@ -20,16 +22,9 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   'check-config': { run: runCheckConfig, onHangup: 'stop' },
   sim: { run: runSim, onHangup: 'stop' },
   demo: { run: runDemo, onHangup: 'stop' },
+  init: { run: runInit, onHangup: 'stop' },
 };
 
-const USAGE = `usage: switchyard <command> [options]
-
-commands:
-  serve --config FILE [--log-format json|pretty]   run the gateway
-  check-config FILE                                validate a config; print every problem
-  sim --config FILE                                run a simulated fleet of inference servers
-  demo [--port N]                                  a simulated fleet and a gateway, on loopback
-`;
 
 export interface CliStart {
   /** SIGHUPs the entry shim caught before this ran (while the sources loaded). */
@@ -46,10 +41,19 @@ export async function runCli(argv: readonly string[], start: CliStart = { hangup
     process.stdout.write(USAGE);
     return name === undefined ? 2 : 0;
   }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`switchyard ${packageVersion()}\n`);
+    return 0;
+  }
   const command = COMMANDS[name];
   if (command === undefined) {
     process.stderr.write(`switchyard: unknown command '${name}'\n\n${USAGE}`);
     return 2;
+  }
+  const help = commandHelp(name);
+  if (help !== undefined && wantsHelp(rest)) {
+    process.stdout.write(help);
+    return 0;
   }
   const controller = new AbortController();
   const stop = (): void => controller.abort();

@@ -1,18 +1,33 @@
-// `switchyard serve --config FILE`: run the gateway until SIGINT/SIGTERM; SIGHUP reloads the config.
+// `switchyard serve [--config FILE]`: run the gateway until SIGINT/SIGTERM; SIGHUP reloads the config.
+// Without --config it runs the first of DEFAULT_CONFIG_PATHS that exists, and says which.
 
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { detach } from '#src/core/detach.ts';
 import { loadConfigFile, formatProblems } from '#src/config/index.ts';
 import { createLogger, parseLogFormat } from '#src/logs/logger.ts';
 import { Gateway } from '#src/main.ts';
+import { defaultConfigPath, DEFAULT_CONFIG_PATHS } from './config-lookup.ts';
 import { flagValue, type Command } from './io.ts';
 
+export const SERVE_USAGE = `usage: switchyard serve [--config FILE] [--log-format json|pretty]
+
+Runs the gateway until SIGINT/SIGTERM; SIGHUP (or POST /admin/reload) re-reads the config.
+Without --config: ${DEFAULT_CONFIG_PATHS.join(', then ')}.
+`;
+
 export const runServe: Command = async (argv, io) => {
-  const file = flagValue(argv, 'config');
-  if (file === undefined) {
-    io.stderr.write('usage: switchyard serve --config FILE [--log-format json|pretty]\n');
+  const given = flagValue(argv, 'config');
+  if (given === '' || (given === undefined && argv.includes('--config'))) {
+    io.stderr.write(SERVE_USAGE);
     return 2;
   }
+  const file = given ?? defaultConfigPath(existsSync);
+  if (file === undefined) {
+    io.stderr.write(`switchyard serve: no --config given, and neither ${DEFAULT_CONFIG_PATHS.join(' nor ')} exists (switchyard init writes one)\n`);
+    return 2;
+  }
+  if (given === undefined) io.stderr.write(`switchyard serve: no --config given; using ${file}\n`);
   const format = parseLogFormat(flagValue(argv, 'log-format'));
   if (format === undefined) {
     io.stderr.write('--log-format must be json or pretty\n');

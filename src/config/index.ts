@@ -22,4 +22,4 @@ export { isSameAllowList, nodeContinuity, type NodeContinuity } from './node-ide
 export { formatDurationMs, parseDurationMs } from './duration.ts';
 export { formatSizeBytes, parseSizeBytes } from './size.ts';
 export { formatListenAddress } from './listen-address.ts';
-export { nodePathPrefix } from './node-url.ts';
+export { nodePathPrefix, normalizeNodeUrl } from './node-url.ts';

@@ -8,12 +8,14 @@ import { deepFreeze } from './deep-freeze.ts';
 import { gatewayConfigSchema } from './schema.ts';
 import type { ConfigProblem, LoadResult } from './types.ts';
 
-export function loadConfig(tomlText: string, env: EnvVars): LoadResult {
+/** `source` names the text in a syntax error (the file's path), so the operator knows where to look. */
+export function loadConfig(tomlText: string, env: EnvVars, source?: string): LoadResult {
   let document: unknown;
   try {
     document = parse(tomlText);
   } catch (error) {
-    return failed([{ path: '', message: describeSyntaxError(error) }]);
+    const where = source === undefined ? '' : `${source}: `;
+    return failed([{ path: '', message: `${where}${describeSyntaxError(error)}` }]);
   }
   const parsed = gatewayConfigSchema(env).safeParse(document, { error: configIssueMessage });
   if (!parsed.success) return failed(problemsFromIssues(parsed.error.issues));
@@ -29,7 +31,7 @@ export async function loadConfigFile(path: string, env: EnvVars): Promise<LoadRe
     const reason = error instanceof Error ? error.message : String(error);
     return failed([{ path: '', message: `cannot read config file: ${reason}` }]);
   }
-  return loadConfig(text, env);
+  return loadConfig(text, env, path);
 }
 
 /** One `path: message` line per problem; a whole-file problem has no path prefix. */

@@ -7,12 +7,22 @@ import { llamacpp } from './llamacpp.ts';
 import { ollama } from './ollama.ts';
 import { openai } from './openai.ts';
 import { firstMeaning } from './refusal.ts';
-import type { ServerKind } from './server-kind.ts';
+import type { Detection, KindDetector, ServerKind } from './server-kind.ts';
 import { sglang } from './sglang.ts';
 import { vllm } from './vllm.ts';
 
-/** In the order their health paths are tried: the specific ones first, the plain OpenAI one last. */
+/**
+ * In the order their health paths are tried and their detectors asked: the specific ones first,
+ * the plain OpenAI one last (any of the others would also pass it).
+ */
 const DETECTABLE: readonly ServerKind[] = [llamacpp, vllm, sglang, ollama, openai];
+
+/** Every kind's GETs, asked once each; the first kind in DETECTABLE that recognises the answers wins. */
+const DETECTOR: KindDetector = {
+  paths: [...new Set(DETECTABLE.flatMap((kind) => kind.detector.paths))],
+  detect: (answers) =>
+    DETECTABLE.reduce<Detection | undefined>((found, kind) => found ?? kind.detector.detect(answers), undefined),
+};
 
 export const auto: ServerKind = {
   name: 'auto',
@@ -26,4 +36,5 @@ export const auto: ServerKind = {
   tokenize: undefined,
   llamaLike: false,
   refusal: (status, body) => firstMeaning(DETECTABLE.map((kind) => kind.refusal(status, body))),
+  detector: DETECTOR,
 };

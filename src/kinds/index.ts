@@ -3,8 +3,11 @@
 export type {
   CapacityAnswer,
   CapacityDialect,
+  Detection,
+  KindDetector,
   ModelContext,
   PerModelDialect,
+  ProbeAnswers,
   RefusalMeaning,
   ServerKind,
   ServerRole,

@@ -3,9 +3,10 @@
 // LOADS the model unless `autoload=false` is added (the poller also asks only loaded models).
 
 import { isRecord } from '#src/core/is-record.ts';
+import { LISTING_PATH, listingEntries, okBody } from './detection.ts';
 import { positiveInt } from './json-fields.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
-import type { CapacityDialect, ModelContext, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
+import type { CapacityDialect, KindDetector, ModelContext, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
 
 export interface PropsReading {
@@ -53,6 +54,24 @@ const REFUSALS: RefusalDialect = {
   notFoundTexts: [/model '.*' not found/i],
 };
 
+/**
+ * Plain `/props` is the llama-server's own (a router answers it itself, loading nothing) and says
+ * router or single. Without it (e.g. it needs the API key) the public listing still names the
+ * owner, and only a router's entries carry a `status` (PROTOCOLS.md §1.2, §1.3, §7).
+ */
+const DETECTOR: KindDetector = {
+  paths: [LISTING_PATH, '/props'],
+  detect(answers) {
+    const props = parseLlamaProps(okBody(answers, '/props'));
+    if (props?.role === 'router') return { kind: 'llamacpp', role: 'router', evidence: 'GET /props says role "router"' };
+    if (props !== undefined) return { kind: 'llamacpp', role: 'single', evidence: 'GET /props answers with its n_ctx and slots' };
+    const owned = (listingEntries(answers) ?? []).filter((entry) => isRecord(entry) && entry.owned_by === 'llamacpp');
+    if (owned.length === 0) return undefined;
+    const router = owned.some((entry) => isRecord(entry) && isRecord(entry.status));
+    return { kind: 'llamacpp', role: router ? 'router' : 'single', evidence: `its model list says owned_by "llamacpp"${router ? ' with a load status' : ''}` };
+  },
+};
+
 export const llamacpp: ServerKind = {
   name: 'llamacpp',
   healthPaths: ['/health'],
@@ -61,4 +80,5 @@ export const llamacpp: ServerKind = {
   tokenize: LLAMACPP_TOKENIZE,
   llamaLike: true,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
+  detector: DETECTOR,
 };

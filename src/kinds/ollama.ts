@@ -2,9 +2,10 @@
 // listing encoded as `"data": null` (a nil Go slice), and `/api/ps` for what is loaded now.
 
 import { isRecord } from '#src/core/is-record.ts';
+import { LISTING_PATH, okBody } from './detection.ts';
 import { positiveInt } from './json-fields.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
-import type { CapacityDialect, ModelContext, ServerKind } from './server-kind.ts';
+import type { CapacityDialect, KindDetector, ModelContext, ServerKind } from './server-kind.ts';
 
 /** Pure: GET /api/ps → the loaded models and their runtime context_length. */
 export function parseOllamaPs(body: unknown): { loadedIds: string[]; models: Record<string, ModelContext> } | undefined {
@@ -43,6 +44,16 @@ const REFUSALS: RefusalDialect = {
   notFoundTexts: [/model ".*" not found/i],
 };
 
+/** `/api/version` is Ollama's own and answers `{"version": "0.x.y"}` (its listing names no owner). */
+const DETECTOR: KindDetector = {
+  paths: [LISTING_PATH, '/api/version'],
+  detect(answers) {
+    const version = okBody(answers, '/api/version');
+    if (!isRecord(version) || typeof version.version !== 'string') return undefined;
+    return { kind: 'ollama', role: 'unknown', evidence: 'GET /api/version answers {"version": …}' };
+  },
+};
+
 export const ollama: ServerKind = {
   name: 'ollama',
   healthPaths: ['/api/version'],
@@ -51,4 +62,5 @@ export const ollama: ServerKind = {
   tokenize: undefined,
   llamaLike: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
+  detector: DETECTOR,
 };

@@ -4,8 +4,9 @@
 
 import { llamacpp } from './llamacpp.ts';
 import { ollama } from './ollama.ts';
+import { LISTING_PATH, listingEntries } from './detection.ts';
 import { firstMeaning, readRefusal, type RefusalDialect } from './refusal.ts';
-import type { ServerKind } from './server-kind.ts';
+import type { KindDetector, ServerKind } from './server-kind.ts';
 import { sglang } from './sglang.ts';
 import { vllm } from './vllm.ts';
 
@@ -17,6 +18,13 @@ const REFUSALS: RefusalDialect = {
 
 const FRONTED: readonly ServerKind[] = [llamacpp, vllm, sglang, ollama];
 
+/** Anything that answers the OpenAI model list: the last resort, so it is tried last. */
+const DETECTOR: KindDetector = {
+  paths: [LISTING_PATH],
+  detect: (answers) =>
+    listingEntries(answers) === undefined ? undefined : { kind: 'openai', role: 'unknown', evidence: 'GET /v1/models answers an OpenAI model list' },
+};
+
 export const openai: ServerKind = {
   name: 'openai',
   healthPaths: ['/v1/models'],
@@ -25,4 +33,5 @@ export const openai: ServerKind = {
   tokenize: undefined,
   llamaLike: false,
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
+  detector: DETECTOR,
 };

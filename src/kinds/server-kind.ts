@@ -3,6 +3,7 @@
 // (health probe, discovery, capacity poll, exact prompt size), which ask the kind what to fetch.
 
 import type { NodeKind } from '#src/config/types.ts';
+import type { JsonAnswer } from '#src/core/bounded-json.ts';
 
 /** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
 export interface ModelContext {
@@ -55,6 +56,23 @@ export interface TokenizeDialect {
   count(body: unknown): number | undefined;
 }
 
+/** What a node answered to each GET of a detection probe; undefined = that path was not asked. */
+export type ProbeAnswers = (path: string) => JsonAnswer | undefined;
+
+/** A kind recognised from a node's own answers, and the answer that gave it away. */
+export interface Detection {
+  readonly kind: Exclude<NodeKind, 'auto'>;
+  readonly role: ServerRole;
+  /** For the operator: e.g. `GET /props says role "router"`. */
+  readonly evidence: string;
+}
+
+/** How a kind is told apart from the others: GETs that never load a model, and a pure reading. */
+export interface KindDetector {
+  readonly paths: readonly string[];
+  detect(answers: ProbeAnswers): Detection | undefined;
+}
+
 export interface ServerKind {
   readonly name: NodeKind;
   /** Health probe paths, tried in order; only a 404 moves on to the next (a 503 is final). */
@@ -69,4 +87,6 @@ export interface ServerKind {
   readonly llamaLike: boolean;
   /** An error answer (status, parsed JSON body) read in this kind's dialect. */
   refusal(status: number, body: unknown): RefusalMeaning | undefined;
+  /** Recognising a node of this kind (`switchyard init`); `auto` tries every kind in its order. */
+  readonly detector: KindDetector;
 }

@@ -1,8 +1,9 @@
 // SGLang (PROTOCOLS.md §4): /health, one listing card with `max_model_len`, vLLM's `/tokenize`
 // request, and flat (legacy vLLM style) error bodies.
 
+import { LISTING_PATH, listedAsOwnedBy } from './detection.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
-import type { ServerKind } from './server-kind.ts';
+import type { KindDetector, ServerKind } from './server-kind.ts';
 import { OPENAI_SERVER_TOKENIZE } from './vllm.ts';
 
 const REFUSALS: RefusalDialect = {
@@ -10,6 +11,13 @@ const REFUSALS: RefusalDialect = {
   overflowTexts: [/is longer than the model's context length/i, /maximum context length/i],
   // "The model 'X' does not exist" (quoted with straight quotes, unlike vLLM's backticks).
   notFoundTexts: [/does not exist/i],
+};
+
+/** Its listing's cards say `owned_by: "sglang"` (PROTOCOLS.md §4). */
+const DETECTOR: KindDetector = {
+  paths: [LISTING_PATH],
+  detect: (answers) =>
+    listedAsOwnedBy(answers, 'sglang') ? { kind: 'sglang', role: 'unknown', evidence: 'its model list says owned_by "sglang"' } : undefined,
 };
 
 export const sglang: ServerKind = {
@@ -20,4 +28,5 @@ export const sglang: ServerKind = {
   tokenize: OPENAI_SERVER_TOKENIZE,
   llamaLike: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
+  detector: DETECTOR,
 };

@@ -1,8 +1,9 @@
 // vLLM's OpenAI server (PROTOCOLS.md §2): /health, `max_model_len` in its listing (so no capacity
 // request), a `/tokenize` that takes `prompt`, and errors nested (current) or flat (older).
 
+import { LISTING_PATH, listedAsOwnedBy } from './detection.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
-import type { ServerKind, TokenizeDialect } from './server-kind.ts';
+import type { KindDetector, ServerKind, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
 
 /** vLLM's `/tokenize`; SGLang answers the same request. */
@@ -18,6 +19,13 @@ const REFUSALS: RefusalDialect = {
   notFoundTexts: [/The model `.*` does not exist/i],
 };
 
+/** Its listing's cards say `owned_by: "vllm"` (PROTOCOLS.md §2.1). */
+const DETECTOR: KindDetector = {
+  paths: [LISTING_PATH],
+  detect: (answers) =>
+    listedAsOwnedBy(answers, 'vllm') ? { kind: 'vllm', role: 'unknown', evidence: 'its model list says owned_by "vllm"' } : undefined,
+};
+
 export const vllm: ServerKind = {
   name: 'vllm',
   healthPaths: ['/health'],
@@ -26,4 +34,5 @@ export const vllm: ServerKind = {
   tokenize: OPENAI_SERVER_TOKENIZE,
   llamaLike: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
+  detector: DETECTOR,
 };

@@ -2,16 +2,17 @@
 // (and `auto` every node, `openai` any OpenAI-compatible one) with the same properties: the probe
 // passes asking only the kind's health paths, the listing holds the node's models, capacity figures
 // agree with the node's own and asking never loads a model, a tokenizer request counts like the
-// node does, and a refusal the node sends is read for what it means.
+// node does, a refusal the node sends is read for what it means, and its detector (switchyard init)
+// recognises the node without loading anything.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Agent } from 'undici';
 import { FIRST_ROUND, fetchCapacity, type NodeCapacity } from '#src/capacity/index.ts';
 import type { NodeKind, NodeSpec } from '#src/config/index.ts';
-import { requestBoundedJson } from '#src/core/bounded-json.ts';
+import { requestBoundedJson, type JsonAnswer } from '#src/core/bounded-json.ts';
 import { fetchModelList, type DiscoveredModel } from '#src/discovery/index.ts';
-import { serverKind, tokenizerFor } from '#src/kinds/index.ts';
+import { serverKind, tokenizerFor, type ServerRole } from '#src/kinds/index.ts';
 import { probeNode } from '#src/nodes/index.ts';
 import { countTokens, parseFleetConfig, startFleet, type Fleet, type SimKind, type SimNode } from '#src/sim/index.ts';
 import { spec } from '#test/fixtures/builders.ts';
@@ -86,6 +87,15 @@ const REFUSES: Readonly<Record<SimKind, { readonly overlong: boolean; readonly u
   'llamacpp-router': { overlong: true, unknownModel: true },
   ollama: { overlong: false, unknownModel: true },
   sglang: { overlong: true, unknownModel: false },
+};
+
+/** What `auto`'s detector (switchyard init) reads each simulated node as. */
+const DETECTED: Readonly<Record<SimKind, { readonly kind: NodeKind; readonly role: ServerRole }>> = {
+  vllm: { kind: 'vllm', role: 'unknown' },
+  llamacpp: { kind: 'llamacpp', role: 'single' },
+  'llamacpp-router': { kind: 'llamacpp', role: 'router' },
+  ollama: { kind: 'ollama', role: 'unknown' },
+  sglang: { kind: 'sglang', role: 'unknown' },
 };
 
 const TIMEOUT_MS = 5000;
@@ -200,6 +210,20 @@ describe('every server kind against a simulated node of that kind', () => {
           assert.equal(unknown.status >= 400, REFUSES[simKind].unknownModel, `unknown model: HTTP ${unknown.status}`);
           const notFound = serverKind(kind).refusal(unknown.status, unknown.body);
           assert.equal(notFound?.kind, REFUSES[simKind].unknownModel ? 'model_not_found' : undefined, JSON.stringify(unknown.body));
+        });
+
+        test('its detector recognises the node from the answers to GETs that load nothing', async () => {
+          const node = simNode(simKind);
+          const detector = serverKind(kind).detector;
+          const loadedBefore = await loadedNow(nodeSpec(kind, node));
+          node.clearRecording();
+          const answers = new Map<string, JsonAnswer>();
+          for (const path of detector.paths) answers.set(path, await requestBoundedJson(node.url + path, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES }));
+          const found = detector.detect((path) => answers.get(path));
+          const expected = kind === 'auto' ? DETECTED[simKind] : { kind, role: kind === 'llamacpp' ? DETECTED[simKind].role : 'unknown' };
+          assert.deepEqual(found === undefined ? undefined : { kind: found.kind, role: found.role }, expected);
+          assert.ok(node.requests().every((r) => r.method === 'GET' && detector.paths.includes(r.path)), JSON.stringify(node.requests()));
+          assert.deepEqual(await loadedNow(nodeSpec(kind, node)), loadedBefore);
         });
       });
     }

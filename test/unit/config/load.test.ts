@@ -316,6 +316,15 @@ describe('loadConfig: reporting', () => {
     assert.ok(!(found[0]?.message ?? '').includes('\n'), 'a problem is one line');
   });
 
+  test('names the file in a TOML syntax error', async () => {
+    const result = loadConfig('[server]\nlisten = "127.0.0.1:8080\n', {}, '/etc/switchyard/switchyard.toml');
+    assert.ok(!result.ok);
+    assert.match(result.problems[0]?.message ?? '', /^\/etc\/switchyard\/switchyard\.toml: .*line 2, column \d+/);
+    const file = await loadConfigFile(new URL('../../../package.json', import.meta.url).pathname, {});
+    assert.ok(!file.ok);
+    assert.match(file.problems[0]?.message ?? '', /package\.json: .*line 1/);
+  });
+
   test('never includes an api_key value in problem messages', () => {
     const secret = 'sk-do-not-print-0123456789';
     const found = problems(`${ONE_NODE}api_key = "${secret}"\nkind = 7\nname2 = "${secret}"\n[[nodes]]\nname = "b"\nurl = "http://b"\napi_key = 42\n`);

@@ -1,0 +1,87 @@
+// Pure: the config `switchyard init` writes. Each node found becomes a [[nodes]] table with the
+// models and contexts it reported beside it, in comments; a URL that did not answer as any kind is
+// written commented out with the reason. Everything a node told us (model ids) is untrusted, so it
+// only ever lands in a comment, made safe first; values are TOML-escaped.
+
+import type { NodeSurvey, SurveyedModel } from './init-survey.ts';
+
+export interface InitConfigOptions {
+  /** `[server] listen`, "host:port". */
+  readonly listen: string;
+}
+
+/** Models listed per node in the comments; the rest are counted. */
+const MODELS_SHOWN = 20;
+/** Longest model id shown in a comment. */
+const ID_CHARS = 80;
+
+export function renderInitConfig(surveys: readonly NodeSurvey[], names: readonly string[], options: InitConfigOptions): string {
+  const header = [
+    '# Switchyard config written by `switchyard init`.',
+    '# Check it:  switchyard check-config FILE      Run it:  switchyard serve --config FILE',
+    '# Only the keys below are set; every other one has its default (docs/config.md,',
+    '# examples/switchyard.toml). The models listed beside each node are what it served when probed;',
+    '# the gateway keeps discovering them on its own.',
+    '',
+    '[server]',
+    '# Where the gateway listens; "0.0.0.0:8080" accepts remote clients.',
+    `listen = ${tomlString(options.listen)}`,
+  ];
+  const nodes = surveys.map((survey, index) => nodeBlock(survey, names[index] ?? `node-${index + 1}`));
+  return `${[header.join('\n'), ...nodes].join('\n\n')}\n`;
+}
+
+function nodeBlock(survey: NodeSurvey, name: string): string {
+  if (!survey.found) {
+    return [
+      `# ${commentSafe(survey.url)}: ${commentSafe(survey.reason)}.`,
+      '# Uncomment this node once the server answers (kind "auto" tells the kinds apart by their answers):',
+      '# [[nodes]]',
+      `# name = ${tomlString(name)}`,
+      `# url = ${tomlString(survey.url)}`,
+      '# kind = "auto"',
+    ].join('\n');
+  }
+  const { kind, role, evidence } = survey.detection;
+  const what = kind === 'llamacpp' ? (role === 'router' ? 'llama.cpp router' : 'llama.cpp server') : kind;
+  return [
+    `# ${what} (${commentSafe(evidence)})`,
+    ...modelLines(survey.models),
+    '[[nodes]]',
+    `name = ${tomlString(name)}`,
+    `url = ${tomlString(survey.url)}`,
+    `kind = ${tomlString(kind)}`,
+  ].join('\n');
+}
+
+function modelLines(models: readonly SurveyedModel[]): string[] {
+  if (models.length === 0) return ['#   no models listed yet'];
+  const shown = models.slice(0, MODELS_SHOWN);
+  const width = Math.max(...shown.map((model) => commentSafe(model.id).length));
+  const lines = shown.map((model) => `#   ${commentSafe(model.id).padEnd(width)}  ${describeModel(model)}`);
+  if (models.length > shown.length) lines.push(`#   … and ${models.length - shown.length} more`);
+  return lines;
+}
+
+/** "loaded, ctx 8192, 4 slots" / "on demand, ctx unknown until loaded". */
+export function describeModel(model: SurveyedModel): string {
+  const state = model.loaded ? 'loaded' : 'on demand';
+  const ctx = model.ctx === undefined ? (model.loaded ? 'ctx unknown' : 'ctx unknown until loaded') : `ctx ${model.ctx}`;
+  const slots = model.slots === undefined ? '' : `, ${model.slots} slot${model.slots === 1 ? '' : 's'}`;
+  return `${state}, ${ctx}${slots}`;
+}
+
+/** One line of comment text: no control characters (a newline would end the comment), cut short. */
+export function commentSafe(text: string): string {
+  // TOML allows no control character but tab in a comment; a model id is the node's to choose.
+  const clean = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, '?');
+  return clean.length > ID_CHARS ? `${clean.slice(0, ID_CHARS - 1)}…` : clean;
+}
+
+/** A TOML basic string. */
+export function tomlString(text: string): string {
+  const escaped = text.replace(/[\\"\u0000-\u001f\u007f]/g, (char) =>
+    char === '\\' || char === '"' ? `\\${char}` : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return `"${escaped}"`;
+}

@@ -1,0 +1,79 @@
+// `switchyard init URL [URL...]`: probes each server, detects its kind and writes a config that
+// check-config accepts. The config goes to ./switchyard.toml (or --out FILE, or stdout with
+// `--out -`), the report of what was found to stdout (stderr when the config goes there). Exit 0 when every URL was recognised, 1 when some were not (they are
+// written commented out), 2 for a usage error.
+
+import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { Agent } from 'undici';
+import { formatProblems, loadConfig } from '#src/config/index.ts';
+import { commentSafe, describeModel, renderInitConfig } from './init-config.ts';
+import { INIT_USAGE, parseInitArgs } from './init-args.ts';
+import { probeUrl } from './init-probe.ts';
+import { nodeNames, type NodeSurvey } from './init-survey.ts';
+import type { Command } from './io.ts';
+
+/** Bound on each answer read from a server while probing (a big router's listing fits). */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/** A router is asked about this many of its loaded models at most. */
+const MAX_MODEL_QUESTIONS = 16;
+/** Models named per node in the terminal report. */
+const MODELS_REPORTED = 8;
+
+export const runInit: Command = async (argv, io) => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(INIT_USAGE);
+    return 0;
+  }
+  const parsed = parseInitArgs(argv);
+  if (!parsed.ok) {
+    io.stderr.write(`switchyard init: ${parsed.message}\n\n${INIT_USAGE}`);
+    return 2;
+  }
+  const { urls, out, force, listen, timeoutMs } = parsed.args;
+  if (out !== undefined && !force && existsSync(out)) {
+    io.stderr.write(`switchyard init: ${out} already exists; add --force to overwrite it\n`);
+    return 1;
+  }
+  const dispatcher = new Agent({ connect: { timeout: timeoutMs } });
+  let surveys: NodeSurvey[];
+  try {
+    const options = { dispatcher, timeoutMs, maxBytes: MAX_ANSWER_BYTES, maxModelQuestions: MAX_MODEL_QUESTIONS };
+    surveys = await Promise.all(urls.map((url) => probeUrl(url, options)));
+  } finally {
+    await dispatcher.close();
+  }
+  const names = nodeNames(surveys);
+  const text = renderInitConfig(surveys, names, { listen });
+  const found = surveys.filter((survey) => survey.found).length;
+  // The written file must pass check-config; a node-less one cannot, and says so below.
+  const check = loadConfig(text, io.env);
+  if (!check.ok && found > 0) {
+    io.stderr.write(`switchyard init: the config it wrote is invalid:\n${formatProblems(check.problems)}\n`);
+    return 1;
+  }
+  const report = out === undefined ? io.stderr : io.stdout;
+  report.write(surveys.map((survey, index) => reportLines(survey, names[index] ?? '')).join(''));
+  if (out === undefined) io.stdout.write(text);
+  else {
+    try {
+      await writeFile(out, text, { flag: force ? 'w' : 'wx' });
+    } catch (error) {
+      io.stderr.write(`switchyard init: cannot write ${out}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+    report.write(`wrote ${out}; run it with:  switchyard serve --config ${out}\n`);
+  }
+  if (found === 0) report.write('no server was recognised: every node is commented out, so the config does not run yet\n');
+  return found === surveys.length ? 0 : 1;
+};
+
+function reportLines(survey: NodeSurvey, name: string): string {
+  if (!survey.found) return `not added  ${survey.url}: ${survey.reason}\n`;
+  const { kind, role, evidence } = survey.detection;
+  const label = kind === 'llamacpp' && role === 'router' ? 'llamacpp (router)' : kind;
+  const models = survey.models.slice(0, MODELS_REPORTED).map((model) => `    ${commentSafe(model.id)}  ${describeModel(model)}\n`);
+  const more = survey.models.length > MODELS_REPORTED ? [`    … and ${survey.models.length - MODELS_REPORTED} more\n`] : [];
+  const count = `${survey.models.length} model${survey.models.length === 1 ? '' : 's'}`;
+  return [`node ${name}  ${label}  ${survey.url}  (${evidence}; ${count})\n`, ...models, ...more].join('');
+}
