@@ -6,6 +6,7 @@ import { runServe } from './serve.ts';
 import { runCheckConfig } from './check-config.ts';
 import { runSim } from './sim.ts';
 import { runDemo } from './demo.ts';
+import { runStatus } from './status.ts';
 import { HangupRelay } from './hangups.ts';
 import { EXIT_INTERNAL_ERROR, installCrashPolicy } from './crash-policy.ts';
 
@@ -20,6 +21,7 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   'check-config': { run: runCheckConfig, onHangup: 'stop' },
   sim: { run: runSim, onHangup: 'stop' },
   demo: { run: runDemo, onHangup: 'stop' },
+  status: { run: runStatus, onHangup: 'stop' },
 };
 
 const USAGE = `usage: switchyard <command> [options]
@@ -29,6 +31,7 @@ commands:
   check-config FILE                                validate a config; print every problem
   sim --config FILE                                run a simulated fleet of inference servers
   demo [--port N]                                  a simulated fleet and a gateway, on loopback
+  status [--url GATEWAY] [--token T] [--watch]     the fleet as a table; exit 1 if a node is dead
 `;
 
 export interface CliStart {
