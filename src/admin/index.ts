@@ -1,2 +1,3 @@
 export { adminEndpoints } from './admin-endpoints.ts';
 export type { AdminCommands, AdminDeps, MetricsText } from './admin-deps.ts';
+export type { HostModelFigures, HostsReport, HostView } from './hosts-view.ts';

@@ -7,6 +7,7 @@ import { runCheckConfig } from './check-config.ts';
 import { runSim } from './sim.ts';
 import { runDemo } from './demo.ts';
 import { runInit } from './init.ts';
+import { runStatus } from './status.ts';
 import { HangupRelay } from './hangups.ts';
 import { EXIT_INTERNAL_ERROR, installCrashPolicy } from './crash-policy.ts';
 import { commandHelp, packageVersion, USAGE, wantsHelp } from './usage.ts';
@@ -23,8 +24,8 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   sim: { run: runSim, onHangup: 'stop' },
   demo: { run: runDemo, onHangup: 'stop' },
   init: { run: runInit, onHangup: 'stop' },
+  status: { run: runStatus, onHangup: 'stop' },
 };
-
 
 export interface CliStart {
   /** SIGHUPs the entry shim caught before this ran (while the sources loaded). */

@@ -13,6 +13,7 @@ commands:
   check-config FILE                                validate a config; print every problem
   sim --config FILE                                run a simulated fleet of inference servers
   demo [--port N]                                  a simulated fleet and a gateway, on loopback
+  status [--url GATEWAY] [--token T] [--watch]     the fleet as a table; exit 1 if a node is dead
 
   --version                                        print the version
 `;

@@ -114,6 +114,12 @@ export class GatewayMetrics {
       labelNames: ['model'],
       registers: [r],
     });
+    const unroutable = new Counter({
+      name: 'gateway_unroutable_requests_total',
+      help: 'Requests no node could take, by answer: model_not_found (404, no node lists the model) or no_healthy_node (503, retry later).',
+      labelNames: ['answer'],
+      registers: [r],
+    });
     const queueWait = new Histogram({
       name: 'gateway_queue_wait_seconds',
       help: 'Time requests waited in a model queue for a slot or context budget.',
@@ -183,6 +189,7 @@ export class GatewayMetrics {
     this.#unsubscribe.push(
       sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),
       sources.proxyEvents.on('proxy:context-rejected', (e) => contextRejections.inc({ model: e.model })),
+      sources.proxyEvents.on('proxy:unroutable', (e) => unroutable.inc({ answer: e.answer })),
       sources.proxyEvents.on('proxy:queue-wait', (e) =>
         queueWait.observe({ model: e.model, outcome: e.admitted ? 'admitted' : 'refused' }, e.waitedMs / 1000),
       ),

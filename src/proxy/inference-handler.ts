@@ -30,7 +30,7 @@ import { startRequestReport, type Finish, type RequestReport } from './request-r
 import {
   allAttemptsFailed,
   contextLengthExceeded,
-  noNodeAvailable,
+  nothingServes,
   queueRefused,
   upstreamModelNotFound,
   wakeTimedOut,
@@ -273,9 +273,12 @@ function respondRefused(deps: InferenceDeps, c: RefusalContext): void {
     return;
   }
   const retryAfter = c.settings.retryAfterSeconds;
-  c.fail(
-    routeRequest.triedNodes.size === 0
-      ? noNodeAvailable(resolved.requestedModel, admission.excluded, retryAfter)
-      : allAttemptsFailed(resolved.requestedModel, c.failures, retryAfter),
-  );
+  if (routeRequest.triedNodes.size > 0) {
+    c.fail(allAttemptsFailed(resolved.requestedModel, c.failures, retryAfter));
+    return;
+  }
+  const { nodes } = deps.registry.snapshot();
+  const error = nothingServes({ nodes, model: resolved.model, requested: resolved.requestedModel, excluded: admission.excluded, retryAfterSeconds: retryAfter });
+  deps.events.emit('proxy:unroutable', { answer: error.status === 404 ? 'model_not_found' : 'no_healthy_node' });
+  c.fail(error);
 }

@@ -26,6 +26,8 @@ export interface ProxyEvents {
   'route:excluded': { readonly model: string; readonly excluded: readonly Exclusion[] };
   /** A request answered 400 context_length_exceeded by the gateway itself. */
   'proxy:context-rejected': { readonly model: string };
+  /** A first attempt nothing could take: 404 (no node lists the model) or 503 (its nodes are unavailable). */
+  'proxy:unroutable': { readonly answer: 'model_not_found' | 'no_healthy_node' };
   /** A request left its model's queue (admitted or refused) after waiting. */
   'proxy:queue-wait': { readonly model: string; readonly waitedMs: number; readonly admitted: boolean };
 }

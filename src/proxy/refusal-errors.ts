@@ -2,7 +2,24 @@
 // per-reason counts from the routing decision so the client can tell "down" from "not served".
 
 import { GatewayError } from '#src/core/errors.ts';
-import { countByCode, type Exclusion } from '#src/routing/index.ts';
+import { countByCode, judgeModel, type Exclusion, type ModelVerdictInput } from '#src/routing/index.ts';
+
+/**
+ * Nothing could take a request's first attempt: 404 model_not_found when every node's listing is
+ * current and none lists the model (docs/config.md, "Unknown and unavailable models"), else 503.
+ */
+export function nothingServes(input: ModelVerdictInput & { readonly excluded: readonly Exclusion[]; readonly retryAfterSeconds: number }): GatewayError {
+  const verdict = judgeModel(input);
+  if (verdict.kind !== 'unknown') return noNodeAvailable(input.requested, input.excluded, input.retryAfterSeconds);
+  const closest = verdict.closest.length === 0 ? '' : ` Closest served models: ${verdict.closest.join(', ')}.`;
+  return new GatewayError('GW_MODEL_NOT_FOUND', `The model '${input.requested}' does not exist: no node serves it.${closest}`, {
+    status: 404,
+    openaiType: 'invalid_request_error',
+    param: 'model',
+    openaiCode: 'model_not_found',
+    details: { closest_models: verdict.closest },
+  });
+}
 
 export function noNodeAvailable(model: string, excluded: readonly Exclusion[], retryAfterSeconds: number): GatewayError {
   const counts = countByCode(excluded);

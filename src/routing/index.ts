@@ -7,3 +7,5 @@ export { type Filter, type FilterResult, predicateFilter } from './filter.ts';
 export { defaultFilters } from './filters/index.ts';
 export { leastInFlight, pickLeastInFlight, type SelectionPolicy } from './policies/least-in-flight.ts';
 export { wakeCandidates, wakeTarget } from './wake-candidates.ts';
+export { judgeModel, MAX_SUGGESTIONS, type ModelVerdict, type ModelVerdictInput } from './unknown-model.ts';
+export { closestNames, editDistance } from './closest-names.ts';

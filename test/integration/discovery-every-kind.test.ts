@@ -13,7 +13,6 @@ import {
   healthOf,
   logMark,
   modelState,
-  noNodeBody,
   servedBy,
   waitForNode,
 } from '#test/fixtures/gateway-state.ts';
@@ -145,9 +144,10 @@ test('a declared alias routes as the named model and is forwarded with the serve
   const seen = (await simRequests(sim.url('router-a'))).filter((r) => r.path === '/v1/chat/completions').at(-1);
   assert.equal(seen?.model, 'gemma-3-4b');
   // The router's own alias is not one the gateway was told about: ids match exactly.
+  // Every listing is current and none has it: 404, naming the served id closest to it.
   const unknown = await chat(gw.url, 'gemma');
-  assert.equal(unknown.status, 503);
-  assert.equal(noNodeBody(unknown).exclusions.missing, 5);
+  assert.equal(unknown.status, 404, unknown.text);
+  assert.equal(unknown.json<{ error: { code: string; closest_models: string[] } }>().error.closest_models[0], 'gemma-3-4b');
 });
 
 test('an Ollama node with no models (data: null) is an empty list: known_empty after two, never a parse error', async () => {
@@ -161,9 +161,11 @@ test('an Ollama node with no models (data: null) is an empty list: known_empty a
     assert.equal(detail.models.fails, 0);
     assert.ok((await discoveries(gw.url, 'ollama-a', 'empty')) - empties >= 2);
     assert.equal(await discoveries(gw.url, 'ollama-a', 'parse_error'), parseErrors);
+    // An empty listing is a current one: with every other node's listing current too, no node
+    // serves the model now, and the answer is 404 (clients do not retry it).
     const res = await chat(gw.url, 'llama3.2:latest');
-    assert.equal(res.status, 503);
-    assert.deepEqual(noNodeBody(res).exclusions, { empty: 1, missing: 4 });
+    assert.equal(res.status, 404, res.text);
+    assert.equal(res.json<{ error: { code: string } }>().error.code, 'model_not_found');
   } finally {
     await setSimFaults(sim.url('ollama-a'), { models: 'none' });
   }

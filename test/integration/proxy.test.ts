@@ -155,13 +155,16 @@ test('malformed JSON gets 400, an unknown route 404, both OpenAI-shaped', async 
   assert.equal(missing.json<{ error: { type: string } }>().error.type, 'invalid_request_error');
 });
 
-test('a model no node serves gets 503 with Retry-After and the per-reason counts', async () => {
-  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chat('no-such-model'));
-  assert.equal(res.status, 503);
-  assert.ok(Number(res.headers['retry-after']) >= 1);
-  const { error } = res.json<{ error: { message: string; exclusions: Record<string, number> } }>();
-  assert.match(error.message, /no healthy node available/);
-  assert.deepEqual(error.exclusions, { missing: 3 });
+test('a model no node lists, every listing current, gets 404 model_not_found naming the closest served models', async () => {
+  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chat('shraed'));
+  assert.equal(res.status, 404);
+  assert.equal(res.headers['retry-after'], undefined);
+  const { error } = res.json<{ error: { message: string; type: string; param: string; code: string; closest_models: string[] } }>();
+  assert.equal(error.code, 'model_not_found');
+  assert.equal(error.type, 'invalid_request_error');
+  assert.equal(error.param, 'model');
+  assert.deepEqual(error.closest_models, ['shared', 'slow-model']);
+  assert.match(error.message, /The model 'shraed' does not exist: no node serves it\. Closest served models: shared, slow-model\./);
 });
 
 test('a node failing health checks goes degraded, then dead, then recovers on one success', async () => {

@@ -82,7 +82,7 @@ test('admin routes and metrics live only on the admin listener, behind the admin
 test('a model name can never make the gateway fetch anything but its nodes', async () => {
   for (const model of ['http://169.254.169.254/latest', '../../admin/reload', 'm?x=1#frag']) {
     const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { ...chat, model }, { authorization: `Bearer ${CLIENT_KEY}` });
-    assert.equal(res.status, 503, model);
+    assert.ok([404, 503].includes(res.status), model);
   }
 });
 

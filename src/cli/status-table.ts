@@ -1,0 +1,73 @@
+// Pure: GET /admin/hosts → the `switchyard status` table, one line per node, and the exit code a
+// script or cron job reads (0 all nodes alive, 1 some node dead).
+
+import type { HostsReport, HostView } from '#src/admin/index.ts';
+
+export const STATUS_OK = 0;
+export const STATUS_NODE_DEAD = 1;
+/** The gateway did not answer, or answered something other than its hosts report. */
+export const STATUS_GATEWAY_DOWN = 3;
+
+const COLUMNS = ['NODE', 'KIND', 'HEALTH', 'DISCOVERY', 'LOADED/ON-DEMAND', 'CTX', 'SLOTS', 'QUEUE', 'LAST ERROR'] as const;
+/** A last error is cut to this many characters, so one node stays one line. */
+const MAX_ERROR_CHARS = 60;
+
+export function statusExitCode(report: HostsReport): number {
+  return report.hosts.some((h) => h.health.status === 'dead') ? STATUS_NODE_DEAD : STATUS_OK;
+}
+
+/** The table's lines (header first), columns padded to their widest cell. */
+export function statusTable(report: HostsReport): string[] {
+  const rows = report.hosts.map((host) => statusRow(host, report.queue_depth));
+  const widths = COLUMNS.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(COLUMNS), ...rows.map(line)];
+}
+
+/** One summary line: how many nodes, how many healthy, dead, and requests waiting. */
+export function statusSummary(report: HostsReport): string {
+  const count = (status: string): number => report.hosts.filter((h) => h.health.status === status).length;
+  const waiting = Object.values(report.queue_depth).reduce((sum, n) => sum + n, 0);
+  const nodes = report.hosts.length;
+  return `${nodes} node${nodes === 1 ? '' : 's'}: ${count('healthy')} healthy, ${count('degraded')} degraded, ${count('dead')} dead; ${waiting} request${waiting === 1 ? '' : 's'} queued`;
+}
+
+function statusRow(host: HostView, queueDepth: Readonly<Record<string, number>>): string[] {
+  const figures = Object.values(host.models);
+  const inUse = Object.values(host.leases).reduce((sum, usage) => sum + usage.requests, 0);
+  const slotCounts = figures.map((f) => f.slots);
+  const slots = slotCounts.length === 0 || slotCounts.some((s) => s === null) ? '?' : String(slotCounts.reduce<number>((sum, s) => sum + (s ?? 0), 0));
+  const served = [...host.loaded, ...host.available_on_demand.map((m) => m.id)];
+  const queued = served.reduce((sum, model) => sum + (queueDepth[model] ?? 0), 0);
+  const health = host.wake?.waking === true ? `${host.health.status} (waking)` : host.health.status;
+  return [
+    host.name,
+    host.kind,
+    health,
+    host.discovery.state,
+    `${host.loaded.length}/${host.available_on_demand.length}`,
+    contextRange(figures.map((f) => f.n_ctx)),
+    `${inUse}/${slots}`,
+    String(queued),
+    lastError(host),
+  ];
+}
+
+/** One figure, or the smallest and largest when loaded models differ; `-` when none is known. */
+function contextRange(contexts: readonly number[]): string {
+  if (contexts.length === 0) return '-';
+  const low = Math.min(...contexts);
+  const high = Math.max(...contexts);
+  return low === high ? String(low) : `${low}-${high}`;
+}
+
+function lastError(host: HostView): string {
+  const error = host.health.last_error ?? host.discovery.last_error;
+  if (error === null) return '';
+  const oneLine = error.replace(/\s+/g, ' ').trim();
+  return oneLine.length > MAX_ERROR_CHARS ? `${oneLine.slice(0, MAX_ERROR_CHARS - 1).trimEnd()}…` : oneLine;
+}

@@ -1,0 +1,96 @@
+// `switchyard status [--url GATEWAY] [--token T] [--watch]`: the fleet as a terminal table from
+// GET /admin/hosts. Exit 0 when every node is alive, 1 when some node is dead, 3 when the gateway
+// cannot be read (down, refused, or not a gateway), 2 on a usage error: usable from scripts and
+// cron. `--watch` redraws every second until Ctrl-C.
+
+import { sleep, systemClock, type Clock } from '#src/core/clock.ts';
+import { flagValue, hasFlag, type CliIo, type Command } from './io.ts';
+import { fetchHostsReport } from './status-report.ts';
+import { STATUS_GATEWAY_DOWN, statusExitCode, statusSummary, statusTable } from './status-table.ts';
+
+const USAGE = `usage: switchyard status [--url GATEWAY] [--token T] [--watch]
+
+  --url GATEWAY   the gateway's admin address (default http://127.0.0.1:8080)
+  --token T       the admin token ([admin] token); or set SWITCHYARD_ADMIN_TOKEN
+  --watch         redraw every second until Ctrl-C
+
+exit: 0 every node alive, 1 some node dead, 3 gateway down or refused, 2 usage error
+`;
+
+const DEFAULT_URL = 'http://127.0.0.1:8080';
+const WATCH_INTERVAL_MS = 1_000;
+/** Moves the cursor home and clears the screen, so each redraw replaces the last. */
+const CLEAR_SCREEN = '\x1b[H\x1b[2J';
+const KNOWN_FLAGS = new Set(['--url', '--token', '--watch']);
+
+/**
+ * The system clock with timers that keep the process alive: systemClock's are unref'd (a loop's
+ * timer must not hold a gateway open), but between two redraws nothing else is pending.
+ */
+const WATCH_CLOCK: Clock = Object.freeze({
+  now: systemClock.now,
+  monotonicMs: systemClock.monotonicMs,
+  setTimeout(fn: () => void, ms: number) {
+    const handle = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(handle) };
+  },
+});
+
+export const runStatus: Command = (argv, io) => statusCommand(WATCH_CLOCK)(argv, io);
+
+export function statusCommand(clock: Clock): Command {
+  return async (argv, io) => {
+    if (hasFlag(argv, 'help') || argv.includes('-h')) {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    const problem = usageProblem(argv);
+    if (problem !== undefined) {
+      io.stderr.write(`switchyard status: ${problem}\n\n${USAGE}`);
+      return 2;
+    }
+    const url = flagValue(argv, 'url') ?? DEFAULT_URL;
+    const token = flagValue(argv, 'token') ?? io.env.SWITCHYARD_ADMIN_TOKEN;
+    if (!hasFlag(argv, 'watch')) return showOnce(url, token, io, clock, '');
+    let code = 0;
+    while (!io.signal.aborted) {
+      code = await showOnce(url, token, io, clock, CLEAR_SCREEN);
+      try {
+        await sleep(clock, WATCH_INTERVAL_MS, io.signal);
+      } catch {
+        break;
+      }
+    }
+    return code;
+  };
+}
+
+async function showOnce(url: string, token: string | undefined, io: CliIo, clock: Clock, prefix: string): Promise<number> {
+  const answer = await fetchHostsReport(url, token, io.signal);
+  const heading = `switchyard status  ${url}  ${new Date(clock.now()).toISOString()}`;
+  if (!answer.ok) {
+    io.stdout.write(`${prefix}${heading}\n`);
+    io.stderr.write(`switchyard status: cannot read ${url}/admin/hosts: ${answer.error}\n`);
+    return STATUS_GATEWAY_DOWN;
+  }
+  const lines = [heading, statusSummary(answer.report), '', ...statusTable(answer.report)];
+  io.stdout.write(`${prefix}${lines.join('\n')}\n`);
+  return statusExitCode(answer.report);
+}
+
+/** Every argument is a known flag (with its value where it takes one); the URL parses. */
+function usageProblem(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const name = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+    if (!KNOWN_FLAGS.has(name)) return `unexpected argument '${arg}'`;
+    if (name !== '--watch' && !arg.includes('=')) {
+      if (argv[i + 1] === undefined) return `${name} needs a value`;
+      i++;
+    }
+  }
+  const url = flagValue(argv, 'url');
+  if (url !== undefined && !URL.canParse(url)) return `--url '${url}' is not a URL, e.g. http://127.0.0.1:8080`;
+  if (url !== undefined && !/^https?:$/.test(new URL(url).protocol)) return `--url must be http:// or https://, got '${url}'`;
+  return undefined;
+}
