@@ -1,2 +1,3 @@
 export { adminEndpoints } from './admin-endpoints.ts';
+export { DashboardHub } from './dashboard/dashboard-hub.ts';
 export type { AdminCommands, AdminDeps, MetricsText } from './admin-deps.ts';
