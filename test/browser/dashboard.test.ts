@@ -67,22 +67,29 @@ test('the dashboard shows the fleet live, moves with traffic, explains, and says
   await page.locator('#events li[data-node="vllm-b"][data-kind="health"]').first().waitFor();
   assert.equal(await page.evaluate('window.dashboardTestMarker'), 'same page');
 
-  // Traffic: the charts' series total follows the requests sent.
-  const before = Number((await page.locator('#traffic-total').getAttribute('data-total').catch(() => null)) ?? 0);
-  const sent = 12;
-  for (let i = 0; i < sent; i++) {
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'llama-3.1-8b-instruct', max_tokens: 4, messages: [{ role: 'user', content: `hello ${i}` }] }),
-    });
-    assert.equal(res.status, 200);
-    await res.text();
-  }
-  const total = async (): Promise<number> => Number(await page.locator('#traffic-total').getAttribute('data-total'));
-  await eventually(async () => (await total()) >= before + sent, 20_000, 'the traffic chart to count the requests');
+  // Traffic: the charts count the requests sent, and are drawn again as more arrive.
+  assert.equal(await page.locator('#no-traffic').count(), 1, 'no traffic yet');
+  const total = async (): Promise<number> =>
+    (await page.locator('#traffic-total').count()) === 1 ? Number(await page.locator('#traffic-total').getAttribute('data-total')) : 0;
+  const rateChart = (): Promise<string> => page.evaluate<string>(`document.querySelector('#traffic [data-chart="rate"] canvas').toDataURL()`);
+  const sendChats = async (count: number): Promise<void> => {
+    for (let i = 0; i < count; i++) {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'llama-3.1-8b-instruct', max_tokens: 4, messages: [{ role: 'user', content: `hello ${i}` }] }),
+      });
+      assert.equal(res.status, 200);
+      await res.text();
+    }
+  };
+  await sendChats(6);
+  await eventually(async () => (await total()) >= 6, 20_000, 'the traffic view to count 6 requests');
   assert.equal(await page.locator('#traffic .chart canvas').count(), 3, 'three uPlot charts are drawn');
-  await page.locator('#traffic .chart .u-legend').first().waitFor();
+  const firstDrawing = await rateChart();
+  await sendChats(6);
+  await eventually(async () => (await total()) >= 12, 20_000, 'the traffic view to count 12 requests');
+  await eventually(async () => (await rateChart()) !== firstDrawing, 10_000, 'the request-rate chart to be drawn again');
 
   // Explain: a per-node table of verdicts.
   await page.locator('#explain-form select[name="model"]').selectOption('qwen3-8b');

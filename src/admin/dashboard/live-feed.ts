@@ -8,7 +8,10 @@ import type { Clock, Timer } from '#src/core/clock.ts';
 import { rowsDelta, sseEvent, type DashboardSnapshot, type SentRows } from './dashboard-state.ts';
 import type { FleetRow, ModelRow } from './fleet-rows.ts';
 import type { Transition } from './transitions.ts';
-import type { TrafficSeries } from './traffic-history.ts';
+import { TRAFFIC_BUCKET_MS, type TrafficSeries } from './traffic-history.ts';
+
+/** What the feed needs of a response: a ServerResponse, or a test's fake. */
+export type FeedClient = Pick<ServerResponse, 'writeHead' | 'write' | 'end' | 'destroy' | 'on' | 'writableLength'>;
 
 export const MAX_FEED_CLIENTS = 32;
 export const MAX_FEED_CLIENT_BUFFER_BYTES = 4 * 1024 * 1024;
@@ -27,12 +30,13 @@ export interface FeedSource {
 export class LiveFeed {
   readonly #clock: Clock;
   readonly #source: FeedSource;
-  readonly #clients = new Set<ServerResponse>();
+  readonly #clients = new Set<FeedClient>();
   #sentRows: SentRows = new Map();
   #sentModels = '';
   #timer: Timer | undefined;
   #sinceHeartbeatMs = 0;
   #dropped = 0;
+  #sentBucket = 0;
 
   constructor(clock: Clock, source: FeedSource) {
     this.#clock = clock;
@@ -40,7 +44,7 @@ export class LiveFeed {
   }
 
   /** Answers 503 when the feed is full; else streams until the client leaves or `close()`. */
-  open(res: ServerResponse): void {
+  open(res: FeedClient): void {
     if (this.#clients.size >= MAX_FEED_CLIENTS) {
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
       res.end(`the live feed already has ${MAX_FEED_CLIENTS} clients\n`);
@@ -99,7 +103,11 @@ export class LiveFeed {
     if (modelsText !== this.#sentModels) chunk += sseEvent('models', models);
     this.#sentModels = modelsText;
     if (transitions.length > 0) chunk += sseEvent('transitions', transitions);
-    if (Object.keys(traffic).length > 0) chunk += sseEvent('traffic', { now: this.#clock.now(), series: traffic });
+    // Each new bucket's start is sent even when nothing happened, so the charts' window slides on.
+    const now = this.#clock.now();
+    const bucket = Math.floor(now / TRAFFIC_BUCKET_MS);
+    if (Object.keys(traffic).length > 0 || bucket !== this.#sentBucket) chunk += sseEvent('traffic', { now, series: traffic });
+    this.#sentBucket = bucket;
     this.#sinceHeartbeatMs += FEED_TICK_MS;
     if (chunk === '' && this.#sinceHeartbeatMs >= FEED_HEARTBEAT_MS) chunk = ': keep-alive\n\n';
     if (chunk !== '') {
@@ -109,7 +117,7 @@ export class LiveFeed {
     this.#timer = this.#clock.setTimeout(() => this.#tick(), FEED_TICK_MS);
   }
 
-  #write(res: ServerResponse, chunk: string): void {
+  #write(res: FeedClient, chunk: string): void {
     res.write(chunk);
     if (res.writableLength > MAX_FEED_CLIENT_BUFFER_BYTES) {
       this.#dropped++;

@@ -16,8 +16,7 @@ export function EventsView({ transitions, nodes }) {
     </select></label>
     <ol class="events">${shown.slice(0, 200).map(
       (t) => html`<li data-kind=${t.kind} data-node=${t.node}>
-        <time>${new Date(t.at).toLocaleTimeString()}</time> <span class="kind">${t.kind}</span>
-        <b>${t.node || 'gateway'}</b> ${t.text}</li>`,
+        <time>${new Date(t.at).toLocaleTimeString()}</time> <span class="kind">${t.kind}</span>${' '}<b>${t.node || 'gateway'}</b> ${t.text}</li>`,
     )}</ol>
   </section>`;
 }

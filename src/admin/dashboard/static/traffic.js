@@ -22,6 +22,8 @@ class Chart extends Component {
     this.plot = new uPlot(
       {
         title: chart.title, width: 420, height: 180,
+        // The x axis always spans the whole window, so a quiet start does not stretch one bucket.
+        scales: { x: { time: true, range: () => [(this.props.now - this.props.windowMs) / 1000, this.props.now / 1000] } },
         series: [{}, ...chart.series.map(([label, stroke]) => ({ label, stroke, width: 2, spanGaps: false }))],
         axes: [{}, { size: 50 }],
       },
@@ -33,7 +35,11 @@ class Chart extends Component {
     return chartData(this.props.points, this.props.chart, this.props.bucketMs / 1000);
   }
   shouldComponentUpdate(next) {
-    if (next.points !== this.props.points) this.plot?.setData(chartData(next.points, next.chart, next.bucketMs / 1000));
+    if (next.points !== this.props.points || next.now !== this.props.now) {
+      // props are read by the x range during setData: let them be the new ones first.
+      this.props = next;
+      this.plot?.setData(chartData(next.points, next.chart, next.bucketMs / 1000));
+    }
     return false;
   }
   componentWillUnmount() {
@@ -70,6 +76,6 @@ export function TrafficView({ state, selected, onSelect }) {
           </select></label>
           <span id="traffic-total" data-total=${total}> ${total} requests in the window</span>
         </p>
-        <div class="charts" key=${key}>${CHARTS.map((chart) => html`<${Chart} chart=${chart} points=${points} bucketMs=${state.bucketMs} />`)}</div>`}
+        <div class="charts" key=${key}>${CHARTS.map((chart) => html`<${Chart} chart=${chart} points=${points} bucketMs=${state.bucketMs} now=${state.now} windowMs=${state.windowMs} />`)}</div>`}
   </section>`;
 }
