@@ -48,6 +48,9 @@ test('/admin/events needs the admin token when one is set, streams a snapshot, a
   try {
     assert.equal((await fetch(`${gw.url}/admin/events`)).status, 401);
     assert.equal((await fetch(`${gw.url}/admin/events`, { headers: { authorization: 'Bearer wrong' } })).status, 401);
+    const head = await fetch(`${gw.url}/admin/events`, { method: 'HEAD', headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(head.status, 200);
+    assert.equal(gw.gateway.liveFeed.clientCount(), 0, 'a HEAD opens no stream');
     const res = await fetch(`${gw.url}/admin/events`, { headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);

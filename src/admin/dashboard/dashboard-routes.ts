@@ -43,6 +43,12 @@ export function dashboardRoutes(table: TableBuilder, feed: Pick<LiveFeed, 'open'
     '/admin/events',
     guard(false, (req, res) => {
       req.resume();
+      if (req.method === 'HEAD') {
+        // A HEAD must not become a stream that never ends.
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
+        res.end();
+        return;
+      }
       feed.open(res);
     }),
   );
