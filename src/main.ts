@@ -17,6 +17,8 @@ export class Gateway {
   /** The admin listener's URL when [admin] listen is set. */
   readonly adminUrl: string | undefined;
   readonly registry: NodeRegistry;
+  /** The dashboard's live feed (its client count, and ending every stream). */
+  readonly liveFeed: Pick<GatewayParts['dashboard']['feed'], 'clientCount' | 'droppedClients' | 'close'>;
   readonly #servers: readonly Server[];
   readonly #activeRequests: ActiveRequests;
   readonly #parts: GatewayParts;
@@ -34,6 +36,7 @@ export class Gateway {
     this.#activeRequests = activeRequests;
     this.#parts = parts;
     this.registry = parts.registry;
+    this.liveFeed = parts.dashboard.feed;
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
@@ -99,6 +102,8 @@ export class Gateway {
     this.#closed = true;
     const clock = this.#parts.clock;
     const log = this.#parts.options.logger;
+    // The dashboard's live streams never finish on their own: end them so they do not hold the drain.
+    this.#parts.dashboard.feed.close();
     const closed = Promise.all(this.#servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     const active = (): number => this.#activeRequests.count();
     log.info({ active: active() }, 'draining: finishing in-flight requests');

@@ -7,6 +7,7 @@ import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
 import type { NodeRegistry, WakeResult } from '#src/nodes/index.ts';
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
+import type { LiveFeed } from './dashboard/live-feed.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
@@ -35,6 +36,8 @@ export interface AdminDeps {
   /** Requests waiting per model. */
   readonly queueDepths: () => Record<string, number>;
   readonly commands: AdminCommands;
+  /** The dashboard's live stream (GET /admin/events). */
+  readonly liveFeed: Pick<LiveFeed, 'open'>;
 }
 
 /** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */

@@ -8,6 +8,7 @@ import { healthReport } from './health-report.ts';
 import { adminRoutes } from './admin-routes.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { adminGuard } from './admin-guard.ts';
+import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
 
 export function adminEndpoints(deps: AdminDeps): EndpointTable {
   const { guard, mayRead } = adminGuard(deps.config);
@@ -26,5 +27,6 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
     }),
   );
   adminRoutes(table, deps, guard);
+  dashboardRoutes(table, deps.liveFeed, guard);
   return table.table();
 }

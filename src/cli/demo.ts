@@ -119,7 +119,7 @@ function demoBanner(url: string, nodes: readonly SimNode[]): string {
     `  curl -s ${url}/v1/chat/completions -H 'content-type: application/json' -d '{"model":"qwen3-8b","messages":[{"role":"user","content":"Hello!"}]}'`,
     `  curl -sN ${url}/v1/chat/completions -H 'content-type: application/json' -d '{"model":"llama-3.1-8b-instruct","stream":true,"messages":[{"role":"user","content":"Stream, please."}]}'`,
     '',
-    `Health: ${url}/health   Metrics: ${url}/metrics   Ctrl-C to stop.`,
+    `Dashboard: ${url}/admin/   Health: ${url}/health   Metrics: ${url}/metrics   Ctrl-C to stop.`,
     '',
   ].join('\n');
 }

@@ -33,6 +33,7 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       catalog: () => parts.catalog(),
       filters: parts.scheduler.filters,
       queueDepths: () => parts.scheduler.queueDepths(),
+      liveFeed: parts.dashboard.feed,
       commands: {
         reload: () => parts.reload(),
         wake: (node) => parts.wakes.wake(node, 'manual'),

@@ -16,6 +16,7 @@ import { onRoomMayOpen, Scheduler, type SchedulerNotice } from '#src/scheduler/i
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { ModelLabels } from '#src/metrics/model-label.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
+import { DashboardHub } from '#src/admin/index.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
@@ -36,6 +37,8 @@ export class GatewayParts {
   /** Answer bytes held in memory across all requests, within upstream.max_held_bytes_total. */
   readonly heldBytes = new HeldBytesBudget(() => this.#config.upstream.maxHeldBytesTotal);
   readonly wakes: WakeManager;
+  /** The operator dashboard's traffic history, transition log and live feed. */
+  readonly dashboard: DashboardHub;
   /** What the public inference routes need (gateway/endpoints.ts hands it to them). */
   readonly inference: InferenceDeps;
   readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
@@ -145,6 +148,14 @@ export class GatewayParts {
       proxyEvents: this.proxyEvents,
       expectedModels: (nodeName) => this.#expectedModels(nodeName),
     });
+    this.dashboard = new DashboardHub({
+      clock: this.clock,
+      registryEvents: this.registryEvents,
+      proxyEvents: this.proxyEvents,
+      registry: this.registry,
+      queueDepths: () => this.scheduler.queueDepths(),
+      aliases: () => this.#settings.catalog.aliases,
+    });
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);
     this.checker.applyChange(start);
@@ -211,7 +222,10 @@ export class GatewayParts {
 
   /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
   reload(): Promise<ReloadOutcome> {
-    const next = this.#reloading.then(() => this.#reloadNow());
+    const next = this.#reloading.then(() => this.#reloadNow()).then((outcome) => {
+      this.dashboard.noteReload(outcome);
+      return outcome;
+    });
     this.#reloading = next.catch(() => undefined);
     return next;
   }
@@ -249,6 +263,7 @@ export class GatewayParts {
     this.#lifetime.abort();
     await Promise.all([this.checker.stop(), this.discoverer.stop()]);
     this.#unsubscribeLogs();
+    this.dashboard.close();
     this.metrics.close();
     await this.pools.close();
     await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy()]);

@@ -1,0 +1,119 @@
+// The dashboard's server side: it listens to the registry and proxy events, keeps the bounded
+// traffic history and transition log, and feeds the live stream. One per gateway (gateway/parts.ts
+// builds it); the admin routes read it.
+
+import type { Clock } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import type { NodeRegistry, RegistryEvents } from '#src/nodes/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { DashboardSnapshot } from './dashboard-state.ts';
+import { fleetRow, modelRows, type FleetRow, type ModelRow } from './fleet-rows.ts';
+import { LiveFeed } from './live-feed.ts';
+import { TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, TrafficHistory, type TrafficSeries } from './traffic-history.ts';
+import {
+  appendBounded,
+  discoveryTransition,
+  ejectionTransition,
+  healthTransition,
+  reloadTransition,
+  wakeTransition,
+  type Transition,
+  type TransitionDraft,
+} from './transitions.ts';
+
+/** Transitions kept for a page that connects (newest); older ones are in the logs. */
+export const MAX_KEPT_TRANSITIONS = 500;
+
+export interface DashboardSources {
+  readonly clock: Clock;
+  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly proxyEvents: EventBus<ProxyEvents>;
+  readonly registry: Pick<NodeRegistry, 'snapshot'>;
+  readonly queueDepths: () => Record<string, number>;
+  /** Declared aliases (alias → model id), as the request path resolves them. */
+  readonly aliases: () => ReadonlyMap<string, string>;
+}
+
+export class DashboardHub {
+  readonly feed: LiveFeed;
+  readonly #s: DashboardSources;
+  readonly #traffic = new TrafficHistory();
+  #transitions: Transition[] = [];
+  #pending: Transition[] = [];
+  #seq = 0;
+  readonly #offs: (() => void)[];
+
+  constructor(sources: DashboardSources) {
+    this.#s = sources;
+    const r = sources.registryEvents;
+    const note = (draft: TransitionDraft | undefined): void => this.#note(draft);
+    this.#offs = [
+      r.on('node:health-changed', (e) => note(healthTransition(e))),
+      r.on('node:discovery', (e) => note(discoveryTransition(e))),
+      r.on('node:wake', (e) => note(wakeTransition(e))),
+      r.on('node:ejected', (e) => note(ejectionTransition(e))),
+      r.on('node:readmitted', ({ node }) => note({ node, kind: 'readmission', text: 'readmitted after ejection' })),
+      r.on('node:added', ({ node }) => note({ node, kind: 'membership', text: 'node added' })),
+      r.on('node:removed', ({ node, inFlight }) => note({ node, kind: 'membership', text: `node removed (${inFlight} in flight)` })),
+      sources.proxyEvents.on('proxy:request-finished', (e) => this.#traffic.record(e, sources.clock.now())),
+    ];
+    this.feed = new LiveFeed(sources.clock, {
+      snapshot: () => this.snapshot(),
+      rows: () => this.rows(),
+      models: (rows) => this.models(rows),
+      takeTransitions: () => this.#takePending(),
+      takeTraffic: () => this.#traffic.takeChanged(),
+    });
+  }
+
+  /** A config reload, applied or rejected: the Events view shows both. */
+  noteReload(outcome: { readonly ok: boolean; readonly problems?: readonly { readonly path: string; readonly message: string }[] }): void {
+    this.#note(reloadTransition(outcome));
+  }
+
+  rows(): FleetRow[] {
+    const snapshot = this.#s.registry.snapshot();
+    const input = { views: snapshot.nodes, inFlight: snapshot.inFlight, usage: snapshot.usage, queueDepths: this.#s.queueDepths(), now: snapshot.now };
+    return snapshot.nodes.map((view) => fleetRow(view, input));
+  }
+
+  models(rows: readonly FleetRow[]): ModelRow[] {
+    return modelRows(rows, this.#s.aliases(), this.#s.queueDepths());
+  }
+
+  snapshot(): DashboardSnapshot {
+    const now = this.#s.clock.now();
+    const nodes = this.rows();
+    return {
+      now,
+      nodes,
+      models: this.models(nodes),
+      transitions: this.#transitions,
+      traffic: this.#traffic.all(now),
+      traffic_bucket_ms: TRAFFIC_BUCKET_MS,
+      traffic_window_ms: TRAFFIC_WINDOW_MS,
+    };
+  }
+
+  traffic(): TrafficSeries {
+    return this.#traffic.all(this.#s.clock.now());
+  }
+
+  close(): void {
+    for (const off of this.#offs) off();
+    this.feed.close();
+  }
+
+  #note(draft: TransitionDraft | undefined): void {
+    if (draft === undefined) return;
+    const entry: Transition = { seq: ++this.#seq, at: this.#s.clock.now(), ...draft };
+    this.#transitions = appendBounded(this.#transitions, entry, MAX_KEPT_TRANSITIONS);
+    this.#pending = appendBounded(this.#pending, entry, MAX_KEPT_TRANSITIONS);
+  }
+
+  #takePending(): Transition[] {
+    const pending = this.#pending;
+    this.#pending = [];
+    return pending;
+  }
+}

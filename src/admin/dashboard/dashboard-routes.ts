@@ -1,0 +1,55 @@
+// The dashboard's routes: the page (/admin/, /admin redirects there), its files under /admin/ui/,
+// and the live feed /admin/events. The page and its files hold no fleet data and are served to
+// anyone who reaches the admin listener, so a browser can show the token prompt; every byte of
+// fleet data (the feed, /admin/explain) passes the same admin guard as every admin route.
+
+import type { ServerResponse } from 'node:http';
+import type { Guard } from '../admin-deps.ts';
+import type { TableBuilder } from '#src/proxy/index.ts';
+import { ASSET_PREFIX, loadDashboardAssets, type Asset } from './assets.ts';
+import type { LiveFeed } from './live-feed.ts';
+
+export function dashboardRoutes(table: TableBuilder, feed: Pick<LiveFeed, 'open'>, guard: Guard): void {
+  const assets = loadDashboardAssets();
+  const send = (res: ServerResponse, a: Asset): void => {
+    res.writeHead(200, {
+      'content-type': a.contentType,
+      'content-length': a.body.length,
+      'cache-control': 'no-cache',
+      'content-security-policy': assets.csp,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    });
+    res.end(a.body);
+  };
+  table.add('GET', '/admin', (req, res) => {
+    req.resume();
+    // Relative, so a path prefix added by a reverse proxy survives the redirect.
+    res.writeHead(308, { location: 'admin/', 'content-length': 0 });
+    res.end();
+  });
+  table.add('GET', '/admin/', (req, res) => {
+    req.resume();
+    send(res, assets.page);
+  });
+  for (const [name, a] of assets.files) {
+    table.add('GET', ASSET_PREFIX + name, (req, res) => {
+      req.resume();
+      send(res, a);
+    });
+  }
+  table.add(
+    'GET',
+    '/admin/events',
+    guard(false, (req, res) => {
+      req.resume();
+      if (req.method === 'HEAD') {
+        // A HEAD must not become a stream that never ends.
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
+        res.end();
+        return;
+      }
+      feed.open(res);
+    }),
+  );
+}

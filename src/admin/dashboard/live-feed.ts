@@ -1,0 +1,128 @@
+// GET /admin/events: one server-sent-events stream per page. Every client shares one tick: the
+// rows, models, transitions and traffic that changed are serialised once and written to all. A
+// client whose unsent bytes pass MAX_FEED_CLIENT_BUFFER_BYTES is dropped (it reconnects and gets a
+// fresh snapshot) rather than buffered without limit; at most MAX_FEED_CLIENTS stay connected.
+
+import type { ServerResponse } from 'node:http';
+import type { Clock, Timer } from '#src/core/clock.ts';
+import { rowsDelta, sseEvent, type DashboardSnapshot, type SentRows } from './dashboard-state.ts';
+import type { FleetRow, ModelRow } from './fleet-rows.ts';
+import type { Transition } from './transitions.ts';
+import { TRAFFIC_BUCKET_MS, type TrafficSeries } from './traffic-history.ts';
+
+/** What the feed needs of a response: a ServerResponse, or a test's fake. */
+export type FeedClient = Pick<ServerResponse, 'writeHead' | 'write' | 'end' | 'destroy' | 'on' | 'writableLength'>;
+
+export const MAX_FEED_CLIENTS = 32;
+export const MAX_FEED_CLIENT_BUFFER_BYTES = 4 * 1024 * 1024;
+export const FEED_TICK_MS = 1_000;
+export const FEED_HEARTBEAT_MS = 15_000;
+
+/** What one tick reads; the dashboard hub fills it from the registry and its own logs. */
+export interface FeedSource {
+  snapshot(): DashboardSnapshot;
+  rows(): readonly FleetRow[];
+  models(rows: readonly FleetRow[]): readonly ModelRow[];
+  takeTransitions(): readonly Transition[];
+  takeTraffic(): TrafficSeries;
+}
+
+export class LiveFeed {
+  readonly #clock: Clock;
+  readonly #source: FeedSource;
+  readonly #clients = new Set<FeedClient>();
+  #sentRows: SentRows = new Map();
+  #sentModels = '';
+  #timer: Timer | undefined;
+  #sinceHeartbeatMs = 0;
+  #dropped = 0;
+  #sentBucket = 0;
+
+  constructor(clock: Clock, source: FeedSource) {
+    this.#clock = clock;
+    this.#source = source;
+  }
+
+  /** Answers 503 when the feed is full; else streams until the client leaves or `close()`. */
+  open(res: FeedClient): void {
+    if (this.#clients.size >= MAX_FEED_CLIENTS) {
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
+      res.end(`the live feed already has ${MAX_FEED_CLIENTS} clients\n`);
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    this.#clients.add(res);
+    res.on('close', () => this.#clients.delete(res));
+    const snapshot = this.#source.snapshot();
+    if (this.#clients.size === 1) {
+      // The first client: later ticks send what changed since this snapshot, not the whole fleet.
+      this.#sentRows = new Map(snapshot.nodes.map((row) => [row.name, JSON.stringify(row)]));
+      this.#sentModels = JSON.stringify(snapshot.models);
+    }
+    this.#write(res, `retry: 2000\n${sseEvent('snapshot', snapshot)}`);
+    this.#timer ??= this.#clock.setTimeout(() => this.#tick(), FEED_TICK_MS);
+  }
+
+  clientCount(): number {
+    return this.#clients.size;
+  }
+
+  /** Clients dropped for reading too slowly. */
+  droppedClients(): number {
+    return this.#dropped;
+  }
+
+  /** Ends every stream (the gateway is stopping: they must not hold the drain). */
+  close(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    for (const res of this.#clients) res.end();
+    this.#clients.clear();
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    const transitions = this.#source.takeTransitions();
+    const traffic = this.#source.takeTraffic();
+    if (this.#clients.size === 0) {
+      this.#sentRows = new Map();
+      this.#sentModels = '';
+      return;
+    }
+    let chunk = '';
+    const rows = this.#source.rows();
+    const { delta, sent } = rowsDelta(rows, this.#sentRows);
+    this.#sentRows = sent;
+    if (delta !== undefined) chunk += sseEvent('nodes', delta);
+    const models: readonly ModelRow[] = this.#source.models(rows);
+    const modelsText = JSON.stringify(models);
+    if (modelsText !== this.#sentModels) chunk += sseEvent('models', models);
+    this.#sentModels = modelsText;
+    if (transitions.length > 0) chunk += sseEvent('transitions', transitions);
+    // Each new bucket's start is sent even when nothing happened, so the charts' window slides on.
+    const now = this.#clock.now();
+    const bucket = Math.floor(now / TRAFFIC_BUCKET_MS);
+    if (Object.keys(traffic).length > 0 || bucket !== this.#sentBucket) chunk += sseEvent('traffic', { now, series: traffic });
+    this.#sentBucket = bucket;
+    this.#sinceHeartbeatMs += FEED_TICK_MS;
+    if (chunk === '' && this.#sinceHeartbeatMs >= FEED_HEARTBEAT_MS) chunk = ': keep-alive\n\n';
+    if (chunk !== '') {
+      this.#sinceHeartbeatMs = 0;
+      for (const res of this.#clients) this.#write(res, chunk);
+    }
+    this.#timer = this.#clock.setTimeout(() => this.#tick(), FEED_TICK_MS);
+  }
+
+  #write(res: FeedClient, chunk: string): void {
+    res.write(chunk);
+    if (res.writableLength > MAX_FEED_CLIENT_BUFFER_BYTES) {
+      this.#dropped++;
+      this.#clients.delete(res);
+      res.destroy();
+    }
+  }
+}

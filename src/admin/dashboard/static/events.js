@@ -1,0 +1,58 @@
+// Events (the transition log, newest first, filterable by node) and Explain (the routing verdict of
+// every node for a model and a request size, from GET explain).
+
+import { html } from './html.js';
+import { useState } from 'preact/hooks';
+import { tokenHeaders } from './feed.js';
+
+export function EventsView({ transitions, nodes }) {
+  const [node, setNode] = useState('');
+  const shown = node === '' ? transitions : transitions.filter((t) => t.node === node);
+  return html`<section id="events">
+    <h2>Events <span class="muted">${shown.length}</span></h2>
+    <label>node <select id="events-node" value=${node} onChange=${(e) => setNode(e.currentTarget.value)}>
+      <option value="">all</option>
+      ${nodes.map((n) => html`<option value=${n}>${n}</option>`)}
+    </select></label>
+    <ol class="events">${shown.slice(0, 200).map(
+      (t) => html`<li data-kind=${t.kind} data-node=${t.node}>
+        <time>${new Date(t.at).toLocaleTimeString()}</time> <span class="kind">${t.kind}</span>${' '}<b>${t.node || 'gateway'}</b> ${t.text}</li>`,
+    )}</ol>
+  </section>`;
+}
+
+export function ExplainView({ models, token }) {
+  const [answer, setAnswer] = useState(null);
+  const submit = async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const query = new URLSearchParams();
+    for (const name of ['model', 'prompt_tokens', 'max_tokens']) {
+      const value = String(form.get(name) ?? '').trim();
+      if (value !== '') query.set(name, value);
+    }
+    try {
+      const res = await fetch(`explain?${query}`, { headers: tokenHeaders(token), cache: 'no-store' });
+      const body = await res.json();
+      setAnswer(res.ok ? { ok: true, body } : { ok: false, message: body?.error?.message ?? `status ${res.status}` });
+    } catch (error) {
+      setAnswer({ ok: false, message: String(error?.message ?? error) });
+    }
+  };
+  return html`<section id="explain">
+    <h2>Explain</h2>
+    <form id="explain-form" onSubmit=${submit}>
+      <label>model <select name="model">${models.map((m) => html`<option value=${m.id}>${m.id}</option>`)}</select></label>
+      <label>prompt tokens <input name="prompt_tokens" type="number" min="0" value="1000" /></label>
+      <label>max tokens <input name="max_tokens" type="number" min="0" value="256" /></label>
+      <button type="submit">Explain</button>
+    </form>
+    ${answer === null ? null : answer.ok
+      ? html`<div id="explain-result"><p>outcome: <b id="explain-outcome">${answer.body.outcome}</b></p>
+          <table><thead><tr><th>node</th><th>verdict</th><th>reason</th><th>filter</th><th>detail</th></tr></thead>
+          <tbody>${answer.body.nodes.map((n) => html`<tr data-node=${n.node} data-verdict=${n.verdict}>
+            <td>${n.node}</td><td class="verdict-${n.verdict}">${n.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
+            <td>${n.reason ?? ''}</td><td>${n.filter ?? ''}</td><td>${n.detail ?? ''}</td></tr>`)}</tbody></table></div>`
+      : html`<p class="error" id="explain-error">${answer.message}</p>`}
+  </section>`;
+}

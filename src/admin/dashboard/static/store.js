@@ -1,0 +1,46 @@
+// The page's state, changed only by feed events: a snapshot replaces everything, later events patch
+// it. Node rows keep their object identity unless their contents changed, so a table line that did
+// not change is not rendered again.
+
+export function emptyState() {
+  return { nodes: new Map(), order: [], models: [], transitions: [], traffic: new Map(), bucketMs: 10000, windowMs: 900000, now: Date.now() };
+}
+
+export function applyEvent(state, name, data) {
+  switch (name) {
+    case 'snapshot': {
+      const nodes = new Map(data.nodes.map((row) => [row.name, row]));
+      const traffic = new Map(Object.entries(data.traffic));
+      return {
+        nodes, order: data.nodes.map((row) => row.name), models: data.models,
+        transitions: [...data.transitions].reverse(), traffic,
+        bucketMs: data.traffic_bucket_ms, windowMs: data.traffic_window_ms, now: data.now,
+      };
+    }
+    case 'nodes': {
+      const nodes = new Map(state.nodes);
+      for (const name of data.removed) nodes.delete(name);
+      for (const row of data.changed) nodes.set(row.name, row);
+      return { ...state, nodes, order: data.order ?? state.order.filter((name) => nodes.has(name)) };
+    }
+    case 'models':
+      return { ...state, models: data };
+    case 'transitions': {
+      const seen = new Set(state.transitions.map((t) => t.seq));
+      const fresh = data.filter((t) => !seen.has(t.seq)).reverse();
+      return { ...state, transitions: [...fresh, ...state.transitions].slice(0, 500) };
+    }
+    case 'traffic': {
+      const traffic = new Map(state.traffic);
+      const oldest = data.now - state.windowMs;
+      for (const [key, points] of Object.entries(data.series)) {
+        const byStart = new Map((traffic.get(key) ?? []).map((p) => [p[0], p]));
+        for (const p of points) byStart.set(p[0], p);
+        traffic.set(key, [...byStart.values()].filter((p) => p[0] >= oldest).sort((a, b) => a[0] - b[0]));
+      }
+      return { ...state, traffic, now: data.now };
+    }
+    default:
+      return state;
+  }
+}
