@@ -6,6 +6,7 @@ export type {
   ModelContext,
   PerModelDialect,
   RefusalMeaning,
+  RouterLimits,
   ServerKind,
   ServerRole,
   TokenizeDialect,
