@@ -180,7 +180,15 @@ export class GatewayMetrics {
       registers: [r],
     });
 
+    const switches = new Counter({
+      name: 'gateway_model_switches_total',
+      help: 'Requests sent that make a llama-server router at max_instances evict a model to load another, by node.',
+      labelNames: ['node'],
+      registers: [r],
+    });
+
     this.#unsubscribe.push(
+      sources.proxyEvents.on('route:model-switch', (e) => switches.inc({ node: e.node })),
       sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),
       sources.proxyEvents.on('proxy:context-rejected', (e) => contextRejections.inc({ model: e.model })),
       sources.proxyEvents.on('proxy:queue-wait', (e) =>

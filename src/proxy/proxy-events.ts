@@ -26,6 +26,8 @@ export interface ProxyEvents {
   'route:excluded': { readonly model: string; readonly excluded: readonly Exclusion[] };
   /** A request answered 400 context_length_exceeded by the gateway itself. */
   'proxy:context-rejected': { readonly model: string };
+  /** A request was sent that makes a full llama-server router evict a model to load another. */
+  'route:model-switch': { readonly node: string; readonly model: string };
   /** A request left its model's queue (admitted or refused) after waiting. */
   'proxy:queue-wait': { readonly model: string; readonly waitedMs: number; readonly admitted: boolean };
 }

@@ -7,3 +7,4 @@ export { type Filter, type FilterResult, predicateFilter } from './filter.ts';
 export { defaultFilters } from './filters/index.ts';
 export { leastInFlight, pickLeastInFlight, type SelectionPolicy } from './policies/least-in-flight.ts';
 export { wakeCandidates, wakeTarget } from './wake-candidates.ts';
+export { routerRoom, routerRoomVerdict, isRunningEntry, modelLimit, type RouterSwitchView, type RouterSwitchLookup } from './filters/router-room.ts';
