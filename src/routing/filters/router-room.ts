@@ -51,7 +51,8 @@ export function routerRoomVerdict(
   const running = [...node.modelsById.values()].filter(isRunningEntry);
   const isRunning = isRunningEntry(entry);
   const failed = view.failedLoads.get(model);
-  if (failed !== undefined && !isRunning) return { code: 'load_failed', detail: failed };
+  // Held off until the listing shows it loaded (one still `loading` is the load that timed out).
+  if (failed !== undefined && !entry.loaded) return { code: 'load_failed', detail: failed };
   const { pending } = view;
   if (pending !== undefined) {
     if (pending.model === model) return pending.loaded ? undefined : { code: 'switching', detail: `loading ${model}; follows once it is loaded` };
