@@ -66,8 +66,7 @@ export class RouterSwitches {
     this.#pending.delete(node);
     if (outcome === 'timed_out') {
       const failed = this.#failed.get(node) ?? new Map<string, FailedLoad>();
-      const seconds = Math.round(failForMs / 1000);
-      failed.set(model, { untilMs: now + failForMs, detail: `did not load within ${seconds}s (routing.load_timeout); not tried again for ${seconds}s` });
+      failed.set(model, { untilMs: now + failForMs, detail: `did not load within ${failForMs}ms (routing.load_timeout); not sent here again for as long` });
       this.#failed.set(node, failed);
     }
   }
