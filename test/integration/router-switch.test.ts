@@ -15,7 +15,7 @@ name = "router"
 kind = "llamacpp-router"
 models_max = 1
 load_time = "40ms"
-ttft = "60ms"
+ttft = "1s"
 tokens_per_second = 1000
 
 [[node.model]]
@@ -67,7 +67,8 @@ async function switchesCounted(): Promise<number> {
 
 /**
  * Six concurrent requests alternating between the two models, the loaded model's first: that one is
- * let reach the router first, so the order the others arrive in cannot change the minimum (one switch).
+ * let reach the router first and answers slowly (ttft 1 s), so the order the others arrive in cannot
+ * change the minimum (one switch) even on a loaded machine.
  */
 async function wave(loaded: string, other: string): Promise<number[]> {
   const before = (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions').length;
