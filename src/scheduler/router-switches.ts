@@ -5,7 +5,8 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { NodeView } from '#src/nodes/index.ts';
-import { isRunningEntry } from '#src/routing/index.ts';
+import { residencyOf } from '#src/capacity/index.ts';
+import { isRunningEntry, modelLimit } from '#src/routing/index.ts';
 
 /** How a request that loads a model ended, as far as the load is concerned. */
 export type LoadOutcome = 'loaded' | 'failed' | 'timed_out';
@@ -95,4 +96,18 @@ export class RouterSwitches {
     }
     return current;
   }
+}
+
+/**
+ * Pure: whether `model` is loaded nowhere and a router that holds a limited number of models would
+ * load it: a request for it waits for a switch and a load, not only for a slot.
+ */
+export function awaitsRouterLoad(model: string, nodes: readonly NodeView[]): boolean {
+  let limitedRouter = false;
+  for (const node of nodes) {
+    const residency = residencyOf(node, model);
+    if (residency.state === 'loaded') return false;
+    if (residency.state === 'on_demand' && modelLimit(node) !== undefined) limitedRouter = true;
+  }
+  return limitedRouter;
 }

@@ -27,7 +27,7 @@ import {
 import type { SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
-import { RouterSwitches, type LoadOutcome } from './router-switches.ts';
+import { awaitsRouterLoad, RouterSwitches, type LoadOutcome } from './router-switches.ts';
 
 export type RefusalReason = UnroutableKind | 'queue_full' | 'queue_timeout' | 'wake_timeout' | 'aborted';
 
@@ -107,8 +107,10 @@ export class Scheduler {
 
   /** Routes one attempt of a request; `firstAttempt` is false for failovers. */
   async admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Promise<Admission> {
+    // A request that can only be served by a router loading its model waits for the load as well.
+    const timeoutMs = settings.queueTimeoutMs + (awaitsRouterLoad(req.model, this.#effects.snapshot().nodes) ? settings.loadTimeoutMs : 0);
     const queueWait = (initial: readonly Exclusion[]): Wait => ({
-      timeoutMs: settings.queueTimeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'queue_timeout', keepWaiting: busyOnly, initial,
+      timeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'queue_timeout', keepWaiting: busyOnly, initial,
     });
     // Behind requests already queued for this model (FIFO), however this one would route.
     if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, queueWait([]), settings, signal);

@@ -116,3 +116,16 @@ test('a load that fails otherwise ends the switch without holding the model off'
   assert.equal(describe(again), 'admitted r after 0ms');
   assert.ok(again.kind === 'admitted' && again.load !== undefined, 'a new load, with its own ticket');
 });
+
+test('a request waiting for a switch may wait queue_timeout plus load_timeout (it waits for a load too)', async () => {
+  const r = rig([router('a', ['b'])]);
+  await ask(r, 'a').promise;
+  const forSwitch = ask(r, 'b');
+  await settle();
+  r.clock.advance(SETTINGS.queueTimeoutMs);
+  await settle();
+  assert.equal(describe(forSwitch.outcome()), 'waiting');
+  r.clock.advance(SETTINGS.loadTimeoutMs);
+  await settle();
+  assert.equal(describe(forSwitch.outcome()), `queue_timeout after ${SETTINGS.queueTimeoutMs + SETTINGS.loadTimeoutMs}ms`);
+});
