@@ -171,7 +171,9 @@ export class Scheduler {
     if (pending?.model === model && pending.loaded) return undefined;
     if (residencyOf(node, model).state !== 'on_demand') return undefined;
     const max = modelLimit(node);
-    if (max !== undefined && pending === undefined) {
+    const entry = node.modelsById.get(model);
+    // A model listed `loading` is coming up already: its requests wait for it, no new switch.
+    if (max !== undefined && pending === undefined && entry !== undefined && !isRunningEntry(entry)) {
       this.#switches.start(name, model);
       const running = [...node.modelsById.values()].filter(isRunningEntry).length;
       if (running >= max) this.#effects.notify({ kind: 'switch', node: name, model });

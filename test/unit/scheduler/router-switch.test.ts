@@ -129,3 +129,17 @@ test('a request waiting for a switch may wait queue_timeout plus load_timeout (i
   await settle();
   assert.equal(describe(forSwitch.outcome()), `queue_timeout after ${SETTINGS.queueTimeoutMs + SETTINGS.loadTimeoutMs}ms`);
 });
+
+test('a model the listing shows loading is no new switch: its requests go with a load ticket and nothing is counted', async () => {
+  const loading = node('r', {
+    kind: 'llamacpp',
+    models: [],
+    onDemand: { a: 'unloaded', b: 'loading' },
+    capacity: { role: 'router', router: { maxInstances: 1, autoload: true } },
+  });
+  const r = rig([loading]);
+  const b = await ask(r, 'b').promise;
+  assert.ok(b.kind === 'admitted' && b.load !== undefined, 'bounded by load_timeout');
+  assert.deepEqual(r.notices.filter((n) => n.kind === 'switch'), []);
+  assert.equal(describe(await ask(r, 'b').promise), 'admitted r after 0ms', 'no switch in flight holds its followers');
+});
