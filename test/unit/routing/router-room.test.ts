@@ -2,7 +2,7 @@
 // and why the others wait (or skip it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyUnroutable, routerRoomVerdict, type RouterSwitchView } from '#src/routing/index.ts';
+import { classifyUnroutable, routerRoom, routerRoomVerdict, type RouterSwitchView } from '#src/routing/index.ts';
 import { node, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
 
 const NO_SWITCH: RouterSwitchView = { pending: undefined, switchDue: false, failedLoads: new Map() };
@@ -59,4 +59,12 @@ test('waiting for a switch is busy (queue), a failed load is unavailable (503)',
     assert.equal(classifyUnroutable([{ node: 'r', filter: 'router-room', code }]), 'busy', code);
   }
   assert.equal(classifyUnroutable([{ node: 'r', filter: 'router-room', code: 'load_failed' }]), 'unavailable');
+});
+
+test('the filter drops no node without an exclusion and keeps the candidates in order', () => {
+  const nodes = [router(1, { models: ['a'], onDemand: { b: 'unloaded' } }), node('plain', { models: ['b'] }), node('r2', { kind: 'llamacpp', models: [], onDemand: { b: 'unloaded' }, capacity: { role: 'router', router: { maxInstances: 2, autoload: true } } })];
+  const snapshot = snapshotOf(nodes, {}, { 'r/a': { requests: 1, tokens: 1 } });
+  const result = routerRoom(() => NO_SWITCH).apply({ model: 'b', group: undefined, triedNodes: new Set(), promptTokens: undefined, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true }, nodes, snapshot);
+  assert.deepEqual(result.kept.map((n) => n.spec.name), ['plain', 'r2']);
+  assert.deepEqual(result.excluded.map((e) => [e.node, e.filter, e.code]), [['r', 'router-room', 'models_full']]);
 });

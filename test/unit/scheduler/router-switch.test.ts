@@ -143,3 +143,11 @@ test('a model the listing shows loading is no new switch: its requests go with a
   assert.deepEqual(r.notices.filter((n) => n.kind === 'switch'), []);
   assert.equal(describe(await ask(r, 'b').promise), 'admitted r after 0ms', 'no switch in flight holds its followers');
 });
+
+test('another node with the model loaded is preferred over any switch', async () => {
+  const r = rig([router('a', ['b']), node('other', { kind: 'llamacpp', models: ['b'] })]);
+  const b = await ask(r, 'b').promise;
+  assert.equal(describe(b), 'admitted other after 0ms');
+  assert.ok(b.kind === 'admitted' && b.load === undefined);
+  assert.deepEqual(r.notices.filter((n) => n.kind === 'switch'), []);
+});
