@@ -16,6 +16,8 @@ export interface HostView {
   readonly kind: string;
   readonly kv: string;
   readonly role: string;
+  /** A llama-server router's own limits from its plain /props (`max_instances` 0 = unlimited); null elsewhere. */
+  readonly router: { readonly max_instances: number | null; readonly models_autoload: boolean | null } | null;
   readonly health: { readonly status: string; readonly fails: number; readonly last_error: string | null };
   /** Nodes that sleep: waking now, and when the last wake went out (ISO time). */
   readonly wake: { readonly method: string; readonly waking: boolean; readonly last_sent_at: string | null } | null;
@@ -68,6 +70,10 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
       kind: view.spec.kind,
       kv: view.spec.kv,
       role: view.capacity.role,
+      router:
+        view.capacity.router === undefined
+          ? null
+          : { max_instances: view.capacity.router.maxInstances ?? null, models_autoload: view.capacity.router.autoload ?? null },
       health: { status: view.health.status, fails: view.health.fails, last_error: view.health.lastError ?? null },
       wake:
         view.spec.wake === undefined

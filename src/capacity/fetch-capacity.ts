@@ -10,7 +10,7 @@ import type { DiscoveredModel } from '#src/discovery/index.ts';
 import { requestBoundedJson, type JsonAnswer } from '#src/core/bounded-json.ts';
 import { serverKind, type CapacityAnswer, type PerModelDialect } from '#src/kinds/index.ts';
 import { afterRound, FIRST_ROUND, idsToAsk, type RouterRound } from './capacity-round.ts';
-import { NO_CAPACITY, type ModelContext, type NodeCapacity } from './node-capacity.ts';
+import { NO_CAPACITY, type ModelContext, type NodeCapacity, type RouterLimits } from './node-capacity.ts';
 
 const NOT_ASKED = Symbol('not asked');
 
@@ -67,8 +67,13 @@ export async function fetchCapacity(
     case 'single':
       return { capacity: { role: 'single', host: answer.host, models: {}, loadedIds: undefined }, round: FIRST_ROUND };
     case 'router':
-      return dialect.perModel === undefined ? UNKNOWN : pollRouter(dialect.perModel, loadedIdsOf(models), get, options);
+      if (dialect.perModel === undefined) return UNKNOWN;
+      return withLimits(await pollRouter(dialect.perModel, loadedIdsOf(models), get, options), answer.limits);
   }
+}
+
+function withLimits(reading: CapacityReading, limits: RouterLimits | undefined): CapacityReading {
+  return limits === undefined ? reading : { ...reading, capacity: { ...reading.capacity, router: limits } };
 }
 
 async function pollRouter(perModel: PerModelDialect, loadedIds: readonly string[], get: Get, options: FetchCapacityOptions): Promise<CapacityReading> {

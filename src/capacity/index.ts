@@ -1,4 +1,4 @@
-export { type ModelContext, type NodeCapacity, type ServerRole, NO_CAPACITY, rememberContexts } from './node-capacity.ts';
+export { type ModelContext, type NodeCapacity, type RouterLimits, type ServerRole, NO_CAPACITY, rememberContexts } from './node-capacity.ts';
 export { sameCapacity } from './same-capacity.ts';
 export {
   type CapacityView,

@@ -2,9 +2,9 @@
 // and the slot count, learned from each kind's own endpoints (PROTOCOLS.md §1.5, §1.10, §2.1, §3.2, §4).
 // The figures' vocabulary belongs to the kinds that read them (src/kinds/).
 
-import type { ModelContext, ServerRole } from '#src/kinds/index.ts';
+import type { ModelContext, RouterLimits, ServerRole } from '#src/kinds/index.ts';
 
-export type { ModelContext, ServerRole };
+export type { ModelContext, RouterLimits, ServerRole };
 
 export interface NodeCapacity {
   /** llama.cpp answers /props as a router (`role: "router"`) or as a single server. */
@@ -18,6 +18,8 @@ export interface NodeCapacity {
    * undefined = the model list's own `status` decides.
    */
   readonly loadedIds: readonly string[] | undefined;
+  /** A router's `max_instances` and `models_autoload` from its plain /props; absent elsewhere. */
+  readonly router?: RouterLimits;
 }
 
 export const NO_CAPACITY: NodeCapacity = Object.freeze({

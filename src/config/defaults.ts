@@ -56,6 +56,9 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     loadOnDemand: true,
     completionReserveTokens: 512,
     tokenizeTimeoutMs: 500,
+    // Long enough for a loaded model to finish a short burst, short enough that others are not starved.
+    swapAfterMs: 5_000,
+    loadTimeoutMs: 120_000,
   }),
   // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
   node: Object.freeze({ kind: 'auto', kv: 'unified', wakeTimeoutMs: 120_000 }),

@@ -160,12 +160,16 @@ const routingSchema = table({
     .min(1, { error: 'must be a whole number of tokens, at least 1' })
     .default(CONFIG_DEFAULTS.routing.completionReserveTokens),
   tokenize_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.tokenizeTimeoutMs),
+  swap_after: nonNegativeDurationMs.default(CONFIG_DEFAULTS.routing.swapAfterMs),
+  load_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.loadTimeoutMs),
 }).transform((routing) => ({
   queueTimeoutMs: routing.queue_timeout,
   maxQueue: routing.max_queue,
   loadOnDemand: routing.load_on_demand,
   completionReserveTokens: routing.completion_reserve,
   tokenizeTimeoutMs: routing.tokenize_timeout,
+  swapAfterMs: routing.swap_after,
+  loadTimeoutMs: routing.load_timeout,
 }));
 
 const modelSchema = table({

@@ -92,6 +92,10 @@ export interface RoutingConfig {
   readonly completionReserveTokens: number;
   /** Bound on asking a node's own tokenizer for an exact prompt size. */
   readonly tokenizeTimeoutMs: number;
+  /** A switch on a full llama-server router waiting this long holds new requests for its loaded models. */
+  readonly swapAfterMs: number;
+  /** Longest a request that loads its model waits for the answer's head before it is cancelled. */
+  readonly loadTimeoutMs: number;
 }
 
 export interface ModelSpec {

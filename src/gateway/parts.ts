@@ -177,6 +177,8 @@ export class GatewayParts {
   #onSchedulerNotice(notice: SchedulerNotice): void {
     if (notice.kind === 'decided') {
       this.proxyEvents.emit('route:excluded', { model: this.#modelLabel(notice.req.model), excluded: notice.decision.excluded });
+    } else if (notice.kind === 'switch') {
+      this.proxyEvents.emit('route:model-switch', { node: notice.node, model: this.#modelLabel(notice.model) });
     } else {
       this.options.logger.error({ err: notice.error }, 'refresh-on-miss failed');
     }

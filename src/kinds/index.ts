@@ -9,6 +9,7 @@ export type {
   PerModelDialect,
   ProbeAnswers,
   RefusalMeaning,
+  RouterLimits,
   ServerKind,
   ServerRole,
   TokenizeDialect,

@@ -6,11 +6,13 @@ import { isRecord } from '#src/core/is-record.ts';
 import { LISTING_PATH, listingEntries, okBody } from './detection.ts';
 import { positiveInt } from './json-fields.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
-import type { CapacityDialect, KindDetector, ModelContext, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
+import type { CapacityDialect, KindDetector, ModelContext, RouterLimits, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
 
 export interface PropsReading {
   readonly role: ServerRole;
+  /** A router's own limits, when it reports them (absent on a single server). */
+  readonly limits?: RouterLimits;
   /** Undefined for a router, whose n_ctx is 0 and means nothing. */
   readonly context: ModelContext | undefined;
 }
@@ -18,11 +20,22 @@ export interface PropsReading {
 /** Pure: GET /props (plain or ?model=): router or single, and `n_ctx` per slot + total_slots. */
 export function parseLlamaProps(body: unknown): PropsReading | undefined {
   if (!isRecord(body)) return undefined;
-  if (body.role === 'router') return { role: 'router', context: undefined };
+  if (body.role === 'router') {
+    const limits = routerLimits(body);
+    return limits === undefined ? { role: 'router', context: undefined } : { role: 'router', context: undefined, limits };
+  }
   const settings = body.default_generation_settings;
   const nCtx = isRecord(settings) ? positiveInt(settings.n_ctx) : undefined;
   if (nCtx === undefined) return undefined;
   return { role: 'single', context: { nCtx, slots: positiveInt(body.total_slots) } };
+}
+
+/** `max_instances` (a whole number, 0 = unlimited) and `models_autoload`; undefined when neither is there. */
+function routerLimits(body: Readonly<Record<string, unknown>>): RouterLimits | undefined {
+  const max = body.max_instances;
+  const maxInstances = typeof max === 'number' && Number.isInteger(max) && max >= 0 ? max : undefined;
+  const autoload = typeof body.models_autoload === 'boolean' ? body.models_autoload : undefined;
+  return maxInstances === undefined && autoload === undefined ? undefined : { maxInstances, autoload };
 }
 
 /** The /props path that asks a router about one model without loading it. */
@@ -35,7 +48,8 @@ export const LLAMACPP_CAPACITY: CapacityDialect = {
   parse(body) {
     const props = parseLlamaProps(body);
     if (props === undefined) return undefined;
-    return props.context === undefined ? { shape: 'router' } : { shape: 'single', host: props.context };
+    if (props.context !== undefined) return { shape: 'single', host: props.context };
+    return props.limits === undefined ? { shape: 'router' } : { shape: 'router', limits: props.limits };
   },
   perModel: { path: routerPropsPath, parse: (body) => parseLlamaProps(body)?.context },
 };

@@ -11,6 +11,15 @@ export interface ModelContext {
   readonly slots: number | undefined;
 }
 
+/**
+ * What a llama-server router says of itself on plain `GET /props` (PROTOCOLS.md §1.5):
+ * `max_instances` is `--models-max` (0 = unlimited), `models_autoload` whether a request loads its model.
+ */
+export interface RouterLimits {
+  readonly maxInstances: number | undefined;
+  readonly autoload: boolean | undefined;
+}
+
 /** How a node answered its capacity request: llama.cpp's /props says router or single server. */
 export type ServerRole = 'router' | 'single' | 'unknown';
 
@@ -24,7 +33,7 @@ export type CapacityAnswer =
   /** One model served; its figures are the host's. */
   | { readonly shape: 'single'; readonly host: ModelContext }
   /** Many models behind one port; each loaded one is asked with `perModel`. */
-  | { readonly shape: 'router' }
+  | { readonly shape: 'router'; readonly limits?: RouterLimits }
   /** The answer lists the loaded models and their figures itself. */
   | { readonly shape: 'loaded'; readonly loadedIds: readonly string[]; readonly models: Readonly<Record<string, ModelContext>> };
 

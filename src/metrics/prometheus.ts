@@ -61,7 +61,7 @@ export class GatewayMetrics {
     });
     const attempts = new Counter({
       name: 'gateway_upstream_attempts_total',
-      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, stream_error, invalid_body, interim_response, client_abort, context_overflow, model_not_found, contradictory_refusal).',
+      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, load_timeout, stream_error, invalid_body, interim_response, client_abort, context_overflow, model_not_found, contradictory_refusal).',
       labelNames: ['node', 'result'],
       registers: [r],
     });
@@ -186,7 +186,15 @@ export class GatewayMetrics {
       registers: [r],
     });
 
+    const switches = new Counter({
+      name: 'gateway_model_switches_total',
+      help: 'Requests sent that make a llama-server router at max_instances evict a model to load another, by node.',
+      labelNames: ['node'],
+      registers: [r],
+    });
+
     this.#unsubscribe.push(
+      sources.proxyEvents.on('route:model-switch', (e) => switches.inc({ node: e.node })),
       sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),
       sources.proxyEvents.on('proxy:context-rejected', (e) => contextRejections.inc({ model: e.model })),
       sources.proxyEvents.on('proxy:unroutable', (e) => unroutable.inc({ answer: e.answer })),

@@ -14,11 +14,14 @@ export class AttemptExchange {
   readonly #res: ServerResponse;
   readonly #controller = new AbortController();
   readonly #timer: Timer | undefined;
+  /** routing.load_timeout for an attempt that loads its model: cancelled when the answer's head comes. */
+  readonly #headersTimer: Timer | undefined;
+  #headersTimedOut = false;
   readonly #onClose: () => void;
   #timedOut = false;
   #heldBytesWritten = false;
 
-  constructor(res: ServerResponse, clock: Clock, totalTimeoutMs: number, heldBudget: HeldBytesBudget) {
+  constructor(res: ServerResponse, clock: Clock, totalTimeoutMs: number, heldBudget: HeldBytesBudget, headersTimeoutMs?: number) {
     this.#res = res;
     this.totalTimeoutMs = totalTimeoutMs;
     // The response's close (not the request's: that fires once the body is read) means the client left.
@@ -35,7 +38,24 @@ export class AttemptExchange {
             this.#controller.abort(new Error(`upstream exchange exceeded ${totalTimeoutMs}ms`));
           }, totalTimeoutMs)
         : undefined;
+    this.#headersTimer =
+      headersTimeoutMs === undefined
+        ? undefined
+        : clock.setTimeout(() => {
+            this.#headersTimedOut = true;
+            this.#controller.abort(new Error(`no answer head within ${headersTimeoutMs}ms`));
+          }, headersTimeoutMs);
     this.reservation = heldBudget.open();
+  }
+
+  /** The answer's head arrived: the load deadline no longer applies. */
+  headersArrived(): void {
+    this.#headersTimer?.cancel();
+  }
+
+  /** Aborted because a loading model gave no answer head in time. */
+  loadTimedOut(): boolean {
+    return this.#headersTimedOut;
   }
 
   /** Aborts the upstream request when the client leaves or the total timeout passes. */
@@ -49,7 +69,7 @@ export class AttemptExchange {
 
   /** Aborted, and not by the timeout: the client went away. */
   clientLeft(): boolean {
-    return this.#controller.signal.aborted && !this.#timedOut;
+    return this.#controller.signal.aborted && !this.#timedOut && !this.#headersTimedOut;
   }
 
   abort(reason: unknown): void {
@@ -65,6 +85,7 @@ export class AttemptExchange {
   close(): void {
     this.#res.off('close', this.#onClose);
     this.#timer?.cancel();
+    this.#headersTimer?.cancel();
     if (this.#heldBytesWritten && !this.#res.closed) this.#res.once('close', this.reservation.release);
     else this.reservation.release();
   }

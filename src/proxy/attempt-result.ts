@@ -9,6 +9,8 @@ export type AttemptFailure =
   | 'connect_error'
   | 'reset'
   | 'timeout'
+  /** A request that loads its model had no answer head within routing.load_timeout. */
+  | 'load_timeout'
   | 'invalid_body'
   /** The node sent `100 Continue` unasked, which undici cannot skip: retried elsewhere, not held against it. */
   | 'interim_response';

@@ -44,7 +44,7 @@ export interface AttemptInput extends UpstreamRequest {
 
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const { res } = input;
-  const exchange = new AttemptExchange(res, input.clock, input.totalTimeoutMs, input.heldBudget);
+  const exchange = new AttemptExchange(res, input.clock, input.totalTimeoutMs, input.heldBudget, input.headersTimeoutMs);
   let upstream: Dispatcher.ResponseData | undefined;
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };

@@ -23,6 +23,7 @@ import {
   upperBoundTokens,
   wantsExactCount,
 } from './prompt-size.ts';
+import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
@@ -30,6 +31,7 @@ import { startRequestReport, type Finish, type RequestReport } from './request-r
 import {
   allAttemptsFailed,
   contextLengthExceeded,
+  modelLoadTimedOut,
   nothingServes,
   queueRefused,
   upstreamModelNotFound,
@@ -116,6 +118,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   let routeRequest: RouteRequest = routeRequestFor({ model: resolved.model, group: resolved.group, promptTokens, maxTokens }, settings);
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
+  let loadTimedOut = false;
   for (;;) {
     const admission = await deps.scheduler.admit(routeRequest, settings, clientGone.signal, routeRequest.triedNodes.size === 0);
     if (admission.waitedMs > 0) {
@@ -126,7 +129,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       });
     }
     if (admission.kind === 'refused') {
-      respondRefused(deps, { settings, admission, routeRequest, resolved, failures, lastRefusal, fail, finish });
+      respondRefused(deps, { settings, admission, routeRequest, resolved, failures, lastRefusal, loadTimedOut, fail, finish });
       return;
     }
     const node = admission.node.spec;
@@ -155,10 +158,12 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         clock: deps.clock,
         maxHeldBodyBytes: settings.maxHeldBodyBytes,
         heldBudget: deps.heldBudget,
+        headersTimeoutMs: admission.load?.timeoutMs,
       });
     } finally {
       admission.release();
     }
+    admission.load?.settle(loadOutcomeOf(outcome));
     const attempt = (result: ProxyEvents['proxy:attempt']['result'], status: number | undefined, error?: string): void =>
       deps.events.emit('proxy:attempt', { node: node.name, model: deps.modelLabel(resolved.model), result, status, error });
     switch (outcome.kind) {
@@ -173,6 +178,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         if (overflow?.contradiction === undefined) attempt(outcome.kind === 'refused' ? outcome.refusal.kind : outcome.result, outcome.status, outcome.error);
         else attempt('contradictory_refusal', outcome.status, `${overflow.contradiction}: ${outcome.error}`);
         failures.push(`${node.name}: ${outcome.error}`);
+        loadTimedOut = outcome.kind === 'failed' && outcome.result === 'load_timeout';
         if (meaning?.kind === 'context_overflow' && overflow !== undefined) {
           if (overflow.contradiction === undefined) lastRefusal = meaning;
           // The node's figures judge that node only (it is tried now and will not be asked again):
@@ -236,6 +242,8 @@ interface RefusalContext {
   readonly resolved: ResolvedRequest;
   readonly failures: readonly string[];
   readonly lastRefusal: UpstreamErrorMeaning | undefined;
+  /** The last attempt was a load that timed out (routing.load_timeout). */
+  readonly loadTimedOut: boolean;
   readonly fail: (error: GatewayError) => void;
   readonly finish: Finish;
 }
@@ -273,6 +281,10 @@ function respondRefused(deps: InferenceDeps, c: RefusalContext): void {
     return;
   }
   const retryAfter = c.settings.retryAfterSeconds;
+  if (c.loadTimedOut) {
+    c.fail(modelLoadTimedOut(resolved.requestedModel, c.failures, retryAfter));
+    return;
+  }
   if (routeRequest.triedNodes.size > 0) {
     c.fail(allAttemptsFailed(resolved.requestedModel, c.failures, retryAfter));
     return;

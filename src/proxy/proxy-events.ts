@@ -28,6 +28,8 @@ export interface ProxyEvents {
   'proxy:context-rejected': { readonly model: string };
   /** A first attempt nothing could take: 404 (no node lists the model) or 503 (its nodes are unavailable). */
   'proxy:unroutable': { readonly answer: 'model_not_found' | 'no_healthy_node' };
+  /** A request was sent that makes a full llama-server router evict a model to load another. */
+  'route:model-switch': { readonly node: string; readonly model: string };
   /** A request left its model's queue (admitted or refused) after waiting. */
   'proxy:queue-wait': { readonly model: string; readonly waitedMs: number; readonly admitted: boolean };
 }

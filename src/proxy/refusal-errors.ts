@@ -101,3 +101,12 @@ export function wakeTimedOut(model: string, waitedMs: number, retryAfterSeconds:
     { status: 503, openaiType: 'server_error', openaiCode: 'wake_timeout', retryAfterSeconds },
   );
 }
+
+/** The model did not load on any node tried within routing.load_timeout. */
+export function modelLoadTimedOut(model: string, failures: readonly string[], retryAfterSeconds: number): GatewayError {
+  return new GatewayError(
+    'GW_NO_AVAILABLE_NODE',
+    `model '${model}' did not finish loading in time (${failures.join('; ')}); try again later`,
+    { status: 503, openaiType: 'server_error', openaiCode: 'model_load_timeout', retryAfterSeconds },
+  );
+}

@@ -29,6 +29,8 @@ export function requestSettings(config: GatewayConfig): RequestSettings {
     tokenizeTimeoutMs: routing.tokenizeTimeoutMs,
     queueTimeoutMs: routing.queueTimeoutMs,
     maxQueue: routing.maxQueue,
+    swapAfterMs: routing.swapAfterMs,
+    loadTimeoutMs: routing.loadTimeoutMs,
     missWaitMs: config.discovery.missWaitMs,
     totalTimeoutMs: upstream.totalTimeoutMs,
     maxHeldBodyBytes: upstream.maxHeldBodyBytes,

@@ -12,6 +12,8 @@ export interface UpstreamRequest {
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: Buffer;
+  /** routing.load_timeout when this attempt loads its model: the bound on waiting for the answer's head. */
+  readonly headersTimeoutMs?: number;
 }
 
 export type Sent =
@@ -27,8 +29,12 @@ export async function sendAttempt(request: UpstreamRequest, exchange: AttemptExc
       body: request.body,
       signal: exchange.signal,
     });
+    exchange.headersArrived();
     return { kind: 'answered', upstream };
   } catch (error) {
+    if (exchange.loadTimedOut()) {
+      return { kind: 'unanswered', outcome: { kind: 'failed', result: 'load_timeout', error: `the model did not load within ${request.headersTimeoutMs}ms (routing.load_timeout)` } };
+    }
     if (exchange.timedOut()) {
       return { kind: 'unanswered', outcome: { kind: 'failed', result: 'timeout', error: `no answer within ${exchange.totalTimeoutMs}ms` } };
     }

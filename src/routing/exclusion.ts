@@ -16,7 +16,15 @@ export type ExclusionCode =
   | 'too_small'
   | 'no_slot'
   | 'no_budget'
-  | 'connections_full';
+  | 'connections_full'
+  /** A router at max_instances with every loaded model busy: waits for one to go idle. */
+  | 'models_full'
+  /** A switch (or load) on the router is under way: one at a time. */
+  | 'switching'
+  /** A switch to another model has waited past routing.swap_after: this loaded model's new requests wait behind it. */
+  | 'switch_due'
+  /** The model failed to load here recently (routing.load_timeout). */
+  | 'load_failed';
 
 export interface Exclusion {
   readonly node: string;

@@ -9,3 +9,4 @@ export { leastInFlight, pickLeastInFlight, type SelectionPolicy } from './polici
 export { wakeCandidates, wakeTarget } from './wake-candidates.ts';
 export { judgeModel, MAX_SUGGESTIONS, type ModelVerdict, type ModelVerdictInput } from './unknown-model.ts';
 export { closestNames, editDistance } from './closest-names.ts';
+export { routerRoom, routerRoomVerdict, isRunningEntry, modelLimit, type RouterSwitchView, type RouterSwitchLookup } from './filters/router-room.ts';

@@ -10,7 +10,9 @@ export type SchedulerNotice =
   /** The first routing decision of a request (metrics count its exclusions). */
   | { readonly kind: 'decided'; readonly req: RouteRequest; readonly decision: RoutingDecision }
   /** A refresh-on-miss re-listing failed (the request goes on with what routing knows). */
-  | { readonly kind: 'refresh-failed'; readonly error: unknown };
+  | { readonly kind: 'refresh-failed'; readonly error: unknown }
+  /** A request was sent that makes a full router evict a model to load `model` (gateway_model_switches_total). */
+  | { readonly kind: 'switch'; readonly node: string; readonly model: string };
 
 export interface SchedulerEffects {
   /** The fleet as routing sees it right now (nodes, in-flight counts, slot and budget usage). */

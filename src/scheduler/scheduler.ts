@@ -5,17 +5,21 @@
 // outside work goes out through SchedulerEffects, so every decision here is synchronous.
 
 import type { Clock } from '#src/core/clock.ts';
-import { ctxFor } from '#src/capacity/index.ts';
+import { ctxFor, residencyOf } from '#src/capacity/index.ts';
 import type { LeaseReturn, NodeView } from '#src/nodes/index.ts';
 import {
   wakeTarget,
   classifyUnroutable,
   filterCandidates,
+  isRunningEntry,
   mightFitLater,
+  modelLimit,
   reservedTokens,
   route,
+  routerRoom,
   type Exclusion,
   type Filter,
+  type RouterSwitchView,
   type RouteRequest,
   type SelectionPolicy,
   type UnroutableKind,
@@ -23,11 +27,20 @@ import {
 import type { SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
+import { awaitsRouterLoad, RouterSwitches, type LoadOutcome } from './router-switches.ts';
 
 export type RefusalReason = UnroutableKind | 'queue_full' | 'queue_timeout' | 'wake_timeout' | 'aborted';
 
+/** An admitted request that makes its node load the model: its answer settles the load. */
+export interface LoadTicket {
+  /** How long the request may wait for response headers (routing.load_timeout). */
+  readonly timeoutMs: number;
+  /** Report once: the answer's head came (`loaded`), the attempt failed, or the load timed out. */
+  settle(outcome: LoadOutcome): void;
+}
+
 export type Admission =
-  | { readonly kind: 'admitted'; readonly node: NodeView; readonly waitedMs: number; release(): void }
+  | { readonly kind: 'admitted'; readonly node: NodeView; readonly waitedMs: number; readonly load: LoadTicket | undefined; release(): void }
   | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly excluded: readonly Exclusion[]; readonly waitedMs: number };
 
 /** The waiting limits, read from the request's settings snapshot. */
@@ -36,6 +49,10 @@ export interface QueueSettings {
   readonly maxQueue: number;
   /** How long refresh-on-miss waits for fresh listings (0: re-list, but do not wait). */
   readonly missWaitMs: number;
+  /** routing.swap_after: a switch waiting this long holds new requests for the router's loaded models. */
+  readonly swapAfterMs: number;
+  /** routing.load_timeout: how long a request that loads a model may wait for its answer's head. */
+  readonly loadTimeoutMs: number;
 }
 
 export interface SchedulerOptions {
@@ -47,6 +64,7 @@ export interface SchedulerOptions {
 
 interface Wait {
   readonly timeoutMs: number;
+  readonly swapAfterMs: number;
   readonly timeoutReason: 'queue_timeout' | 'wake_timeout';
   /** Whether an unroutable verdict is worth waiting out (busy nodes; a node still waking). */
   readonly keepWaiting: (kind: UnroutableKind) => boolean;
@@ -55,6 +73,7 @@ interface Wait {
 
 interface Waiter {
   readonly req: RouteRequest;
+  readonly loadTimeoutMs: number;
   readonly wait: Wait;
   readonly enteredAtMs: number;
   /** Why routing last said no (reported if the wait ends in a refusal). */
@@ -72,10 +91,12 @@ export class Scheduler {
   readonly #policy: SelectionPolicy;
   readonly #effects: SchedulerEffects;
   readonly #queues = new ModelQueues<Waiter>();
+  readonly #switches: RouterSwitches;
 
   constructor(options: SchedulerOptions) {
     this.#clock = options.clock;
-    this.filters = options.filters;
+    this.#switches = new RouterSwitches(options.clock);
+    this.filters = withRouterRoom(options.filters, (node) => this.#switchView(node));
     this.#policy = options.policy;
     this.#effects = options.effects;
   }
@@ -86,37 +107,43 @@ export class Scheduler {
 
   /** Routes one attempt of a request; `firstAttempt` is false for failovers. */
   async admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Promise<Admission> {
-    const queueWait: Wait = { timeoutMs: settings.queueTimeoutMs, timeoutReason: 'queue_timeout', keepWaiting: busyOnly, initial: [] };
+    // A request that can only be served by a router loading its model waits for the load as well.
+    const timeoutMs = settings.queueTimeoutMs + (awaitsRouterLoad(req.model, this.#effects.snapshot().nodes) ? settings.loadTimeoutMs : 0);
+    const queueWait = (initial: readonly Exclusion[]): Wait => ({
+      timeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'queue_timeout', keepWaiting: busyOnly, initial,
+    });
     // Behind requests already queued for this model (FIFO), however this one would route.
-    if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, queueWait, settings.maxQueue, signal);
+    if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, queueWait([]), settings, signal);
     let decision = route(req, this.#effects.snapshot(), this.filters, this.#policy);
     if (firstAttempt) this.#effects.notify({ kind: 'decided', req, decision });
     if (decision.kind === 'unroutable' && firstAttempt && this.#classify(req, decision.excluded) === 'unavailable') {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
       if (await refreshOnMiss(req, refresh)) decision = route(req, this.#effects.snapshot(), this.filters, this.#policy);
     }
-    const admitted = decision.kind === 'selected' ? this.#claim(req, decision.node, 0) : undefined;
+    const admitted = decision.kind === 'selected' ? this.#claim(req, decision.node, 0, settings.loadTimeoutMs) : undefined;
     if (admitted !== undefined) return admitted;
     const kind = this.#classify(req, decision.excluded);
     if (kind === 'unavailable') {
       const wake = this.#wakeFor(req);
       if (wake !== undefined) {
-        const hold: Wait = { timeoutMs: wake.timeoutMs, timeoutReason: 'wake_timeout', keepWaiting: anythingButTooLarge, initial: decision.excluded };
-        return this.#enqueue(req, hold, settings.maxQueue, signal);
+        const hold: Wait = { timeoutMs: wake.timeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'wake_timeout', keepWaiting: anythingButTooLarge, initial: decision.excluded };
+        return this.#enqueue(req, hold, settings, signal);
       }
     }
     if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded: decision.excluded, waitedMs: 0 };
-    return this.#enqueue(req, queueWait, settings.maxQueue, signal);
+    return this.#enqueue(req, queueWait(decision.excluded), settings, signal);
   }
 
   /** A lease came back: its model's queue may go on (every queue, if it freed a connection). */
   leaseReturned(returned: LeaseReturn): void {
-    if (returned.connectionFreed) this.fleetChanged();
+    // A model going idle may let a switch waiting in another model's queue go.
+    if (returned.connectionFreed || this.#switches.pending(returned.node) !== undefined || this.#waitsForSwitch(returned.node)) this.fleetChanged();
     else this.#retry(returned.model);
   }
 
   /** Capacity, health or listings changed somewhere: the head of every queue tries again. */
   fleetChanged(): void {
+    this.#switches.reconcile(this.#effects.snapshot().nodes);
     for (const model of this.#queues.models()) this.#retry(model);
   }
 
@@ -130,11 +157,59 @@ export class Scheduler {
     return classifyUnroutable(excluded, mightFitLater(this.#effects.snapshot(), req));
   }
 
-  /** Takes the lease in the same tick as the decision that allowed it. */
-  #claim(req: RouteRequest, node: NodeView, waitedMs: number): Admission | undefined {
+  /** Takes the lease in the same tick as the decision that allowed it; a request that loads its model gets a ticket. */
+  #claim(req: RouteRequest, node: NodeView, waitedMs: number, loadTimeoutMs: number): Admission | undefined {
     const lease = this.#effects.claim(node.spec.name, req.model, reservedTokens(req, ctxFor(node, req.model)));
     if (lease === undefined) return undefined;
-    return { kind: 'admitted', node, waitedMs, release: () => lease.release() };
+    return { kind: 'admitted', node, waitedMs, load: this.#loadTicket(req.model, node, loadTimeoutMs), release: () => lease.release() };
+  }
+
+  /** A ticket when the model is not running on the node; the first load of a limited router is tracked as its switch. */
+  #loadTicket(model: string, node: NodeView, timeoutMs: number): LoadTicket | undefined {
+    const name = node.spec.name;
+    const pending = this.#switches.pending(name);
+    if (pending?.model === model && pending.loaded) return undefined;
+    if (residencyOf(node, model).state !== 'on_demand') return undefined;
+    const max = modelLimit(node);
+    const entry = node.modelsById.get(model);
+    // A model listed `loading` is coming up already: its requests wait for it, no new switch.
+    if (max !== undefined && pending === undefined && entry !== undefined && !isRunningEntry(entry)) {
+      this.#switches.start(name, model);
+      const running = [...node.modelsById.values()].filter(isRunningEntry).length;
+      if (running >= max) this.#effects.notify({ kind: 'switch', node: name, model });
+    }
+    let settled = false;
+    return {
+      timeoutMs,
+      settle: (outcome) => {
+        if (settled) return;
+        settled = true;
+        this.#switches.settle(name, model, outcome, timeoutMs);
+        // The listing catches up with the switch; the model's followers (or the next switch) may go.
+        if (outcome === 'loaded') detachRefresh(this.#effects, [name]);
+        this.fleetChanged();
+      },
+    };
+  }
+
+  #switchView(node: string): RouterSwitchView {
+    return { pending: this.#switches.pending(node), switchDue: this.#switchDue(node), failedLoads: this.#switches.failedLoads(node) };
+  }
+
+  /** Whether a queue head has waited for a switch on `node` past swap_after (counted from the node's last switch). */
+  #switchDue(node: string): boolean {
+    const now = this.#clock.monotonicMs();
+    const since = this.#switches.settledAtMs(node);
+    return this.#switchWaiters(node).some((w) => now - Math.max(w.enteredAtMs, since) >= w.wait.swapAfterMs);
+  }
+
+  #waitsForSwitch(node: string): boolean {
+    return this.#switchWaiters(node).length > 0;
+  }
+
+  #switchWaiters(node: string): Waiter[] {
+    const heads = this.#queues.models().map((model) => this.#queues.head(model));
+    return heads.filter((w): w is Waiter => w !== undefined && w.excluded.some((e) => e.node === node && e.code === 'models_full'));
   }
 
   /**
@@ -149,8 +224,8 @@ export class Scheduler {
   }
 
   /** Queues a request until it is admitted, refused, its deadline passes or its client leaves. */
-  #enqueue(req: RouteRequest, wait: Wait, maxQueue: number, signal: AbortSignal): Promise<Admission> {
-    if (this.#queues.depth(req.model) >= maxQueue) {
+  #enqueue(req: RouteRequest, wait: Wait, settings: QueueSettings, signal: AbortSignal): Promise<Admission> {
+    if (this.#queues.depth(req.model) >= settings.maxQueue) {
       return Promise.resolve({ kind: 'refused', reason: 'queue_full', excluded: wait.initial, waitedMs: 0 });
     }
     if (signal.aborted) return Promise.resolve({ kind: 'refused', reason: 'aborted', excluded: wait.initial, waitedMs: 0 });
@@ -160,6 +235,7 @@ export class Scheduler {
       const timer = this.#clock.setTimeout(() => this.#giveUp(waiter, wait.timeoutReason), wait.timeoutMs);
       const waiter: Waiter = {
         req,
+        loadTimeoutMs: settings.loadTimeoutMs,
         wait,
         enteredAtMs: this.#clock.monotonicMs(),
         excluded: wait.initial,
@@ -189,7 +265,7 @@ export class Scheduler {
       const waiter = this.#queues.head(model);
       if (waiter === undefined) return;
       const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy);
-      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, this.#waited(waiter)) : undefined;
+      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, this.#waited(waiter), waiter.loadTimeoutMs) : undefined;
       if (admitted !== undefined) {
         this.#queues.remove(model, waiter);
         waiter.settle(admitted);
@@ -202,4 +278,15 @@ export class Scheduler {
       return;
     }
   }
+}
+
+/** The router-room filter goes right after fits-context (which already prefers nodes with the model loaded). */
+function withRouterRoom(filters: readonly Filter[], lookup: (node: string) => RouterSwitchView): readonly Filter[] {
+  const room = routerRoom(lookup);
+  const at = filters.findIndex((f) => f.name === 'fits-context');
+  return at < 0 ? [...filters, room] : [...filters.slice(0, at + 1), room, ...filters.slice(at + 1)];
+}
+
+function detachRefresh(effects: SchedulerEffects, nodes: readonly string[]): void {
+  effects.refreshListings(nodes).catch((error: unknown) => effects.notify({ kind: 'refresh-failed', error }));
 }

@@ -1,6 +1,7 @@
 // The seam between the HTTP shell and a kind: one request as plain data plus a writer, and the
 // interface every kind implements.
 
+import type { ResidencyStats } from '#src/sim/recorder.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { Reply } from '#src/sim/reply.ts';
@@ -43,6 +44,8 @@ export interface KindHandler {
   modelIds(): string[];
   /** Stops timers and drops in-flight generation. */
   close(): void;
+  /** Residency figures, for kinds that load models at runtime. */
+  residency?(): ResidencyStats;
 }
 
 /** Resolves when `signal` aborts (a hung request waits for its client to leave). */

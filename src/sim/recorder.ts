@@ -20,6 +20,19 @@ export interface SimStats {
   readonly clientAborted: number;
   /** TCP connections open now. */
   readonly connectionsOpen: number;
+  /** Model residency, for kinds that load models at runtime (llama.cpp router). */
+  readonly residency?: ResidencyStats;
+}
+
+export interface ResidencyStats {
+  /** Models running (loaded, loading or sleeping) now. */
+  readonly running: number;
+  /** The most models ever running at once. */
+  readonly peakRunning: number;
+  /** Loads started since the node started. */
+  readonly loads: number;
+  /** Models with requests queued in the node itself (models_max reached, no idle victim). */
+  readonly queued: readonly string[];
 }
 
 /** How one request ended, from the server's side. */

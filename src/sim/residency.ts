@@ -34,3 +34,26 @@ export function pickEvictionVictim(models: readonly ResidentModel[], modelsMax: 
   }
   return victim?.id;
 }
+
+/**
+ * A b10587 router's `pick_victim` when `models_max` is reached on a request's arrival: the least
+ * recently used model that is ready (loaded or sleeping) and has no request in flight. A model
+ * still loading or mid-request is never evicted; with no victim the request queues (PROTOCOLS.md §7.y).
+ */
+export function pickIdleVictim(
+  models: readonly ResidentModel[],
+  modelsMax: number,
+  requestsInFlight: (id: string) => number,
+): string | undefined {
+  let victim: ResidentModel | undefined;
+  for (const model of models) {
+    if ((model.status !== 'loaded' && model.status !== 'sleeping') || requestsInFlight(model.id) > 0) continue;
+    if (victim === undefined || model.lastUsedOrder < victim.lastUsedOrder) victim = model;
+  }
+  return modelsMax > 0 && models.filter((m) => isRunning(m.status)).length >= modelsMax ? victim?.id : undefined;
+}
+
+/** Whether another model may start without evicting one (0 = unlimited). */
+export function hasRoom(models: readonly ResidentModel[], modelsMax: number): boolean {
+  return modelsMax <= 0 || models.filter((m) => isRunning(m.status)).length < modelsMax;
+}

@@ -5,7 +5,8 @@
 
 import type { Clock, Timer } from '#src/core/clock.ts';
 import { createModelEngine, type ModelEngine } from '#src/sim/model-engine.ts';
-import { isRunning, pickEvictionVictim, resolveModelName, type ResidentModel } from '#src/sim/residency.ts';
+import { hasRoom, isRunning, pickEvictionVictim, pickIdleVictim, resolveModelName, type ResidentModel } from '#src/sim/residency.ts';
+import type { ResidencyStats } from '#src/sim/recorder.ts';
 import type { ModelStatus, ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
 
 /** The fake port numbers child processes get, for `status.args`. */
@@ -37,7 +38,13 @@ export class ResidentModels {
   readonly #entries: Entry[];
   /** Every engine ever started: unloading detaches one (its requests finish), close() stops all. */
   readonly #engines: ModelEngine[] = [];
+  /** Proxied requests in flight per model (the router's `req_count`). */
+  readonly #requests = new Map<string, number>();
+  /** Requests queued because `models_max` was reached with no idle victim, per model (FIFO of wakers). */
+  readonly #queued = new Map<string, (() => void)[]>();
   #useCounter = 0;
+  #peakRunning = 0;
+  #loads = 0;
   #nextChildPort = FIRST_CHILD_PORT;
 
   constructor(node: ResolvedNode, clock: Clock) {
@@ -95,6 +102,53 @@ export class ResidentModels {
     return true;
   }
 
+  /**
+   * A request's load as a b10587 router does it: start at once while there is room, else evict the
+   * idle LRU model, else queue. A queued model's later arrivals join its queue. Queued requests wake
+   * only when a model stops (room opens) or their model starts; never when a model goes idle.
+   */
+  async loadForRequest(id: string, signal: AbortSignal): Promise<void> {
+    // The victim is picked once, on arrival; a queued request only ever looks for room again.
+    for (let arriving = true; ; arriving = false) {
+      if (signal.aborted || isRunning(this.status(id))) return;
+      const queue = this.#queued.get(id);
+      const isFront = queue === undefined;
+      if (isFront && hasRoom(this.#residents(), this.#node.modelsMax)) {
+        this.load(id);
+        return;
+      }
+      const victim = isFront && arriving ? pickIdleVictim(this.#residents(), this.#node.modelsMax, (m) => this.requestsInFlight(m)) : undefined;
+      if (victim !== undefined) {
+        this.unload(victim);
+        this.load(id);
+        return;
+      }
+      await this.#waitInQueue(id, signal);
+    }
+  }
+
+  stats(): ResidencyStats {
+    const running = this.#entries.filter((e) => isRunning(e.status)).length;
+    return { running, peakRunning: this.#peakRunning, loads: this.#loads, queued: [...this.#queued.keys()] };
+  }
+
+  requestsInFlight(id: string): number {
+    return this.#requests.get(id) ?? 0;
+  }
+
+  /** A proxied request reached the model's child; `end()` once it finished (no queue is woken). */
+  beginRequest(id: string): () => void {
+    this.#requests.set(id, this.requestsInFlight(id) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = this.requestsInFlight(id) - 1;
+      if (left <= 0) this.#requests.delete(id);
+      else this.#requests.set(id, left);
+    };
+  }
+
   /** Stops a running model at once; false when it was not running. */
   unload(id: string): boolean {
     const entry = this.#entry(id);
@@ -121,6 +175,8 @@ export class ResidentModels {
   }
 
   close(): void {
+    for (const wakers of this.#queued.values()) for (const wake of wakers) wake();
+    this.#queued.clear();
     for (const entry of this.#entries) {
       entry.loadTimer?.cancel();
       entry.loadTimer = undefined;
@@ -132,11 +188,39 @@ export class ResidentModels {
     return this.#entries.map((e) => ({ id: e.model.id, aliases: e.model.aliases, status: e.status, lastUsedOrder: e.lastUsedOrder }));
   }
 
+  #waitInQueue(id: string, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const wakers = this.#queued.get(id) ?? [];
+      const wake = (): void => {
+        signal.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = (): void => {
+        const queue = this.#queued.get(id);
+        const index = queue?.indexOf(wake) ?? -1;
+        if (queue !== undefined && index >= 0) queue.splice(index, 1);
+        if (queue?.length === 0) this.#queued.delete(id);
+        resolve();
+      };
+      wakers.push(wake);
+      this.#queued.set(id, wakers);
+      signal.addEventListener('abort', leave, { once: true });
+    });
+  }
+
+  /** Room opened or a queued model started: every queued request looks again (the front first). */
+  #wakeQueued(): void {
+    const queued = [...this.#queued.entries()];
+    this.#queued.clear();
+    for (const [, wakers] of queued) for (const wake of wakers) wake();
+  }
+
   #entry(id: string): Entry | undefined {
     return this.#entries.find((e) => e.model.id === id);
   }
 
   #startLoading(entry: Entry): void {
+    this.#loads++;
     entry.childPort = this.#nextChildPort++;
     this.touch(entry.model.id);
     this.#setStatus(entry, 'loading');
@@ -156,7 +240,10 @@ export class ResidentModels {
   }
 
   #setStatus(entry: Entry, status: ModelStatus): void {
+    const wasRunning = isRunning(entry.status);
     entry.status = status;
+    this.#peakRunning = Math.max(this.#peakRunning, this.#entries.filter((e) => isRunning(e.status)).length);
+    if (wasRunning !== isRunning(status) && this.#queued.size > 0) this.#wakeQueued();
     if (status === 'loading') return;
     const waiters = entry.waiters;
     entry.waiters = [];

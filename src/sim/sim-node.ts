@@ -63,7 +63,10 @@ export async function startSimNode(spec: SimNodeSpec, options: SimNodeOptions = 
       return faults;
     },
     requests: () => recorder.requests(),
-    stats: () => recorder.stats(),
+    stats: () => {
+      const residency = handler.residency?.();
+      return residency === undefined ? recorder.stats() : { ...recorder.stats(), residency };
+    },
     reset: () => {
       recorder.clear();
       faults = NO_FAULTS;

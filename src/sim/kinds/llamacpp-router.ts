@@ -1,6 +1,8 @@
 // llama-server in router mode (§1.3, §1.4, §7): lists every known model with its status, loads
-// children on demand (autoload) or by POST /models/load, evicts the least recently used running
-// model at `models_max`, and answers "proxied" endpoints as the model's child would.
+// children on demand (autoload) or by POST /models/load, and answers "proxied" endpoints as the
+// model's child would. At `models_max` a request's load evicts the least recently used idle model;
+// with none idle it queues in the router and, as in build b10587 (§7.y), is not woken when a model
+// goes idle later, only when a model stops or its own model starts.
 
 import type { KindContext, KindHandler, SimExchange } from '#src/sim/exchange.ts';
 import { handleInference, jsonObjectBody } from '#src/sim/inference.ts';
@@ -102,7 +104,8 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       writer.reply(llamaInvalidRequest('model is not loaded'));
       return undefined;
     }
-    if (status === 'unloaded') residents.load(model.id);
+    if (status === 'unloaded') await residents.loadForRequest(model.id, exchange.signal);
+    if (exchange.signal.aborted) return undefined;
     const settled = await residents.settled(model.id, exchange.signal);
     const engine = residents.engine(model.id);
     if (exchange.signal.aborted) return undefined;
@@ -134,6 +137,15 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
   async function handleProxiedGet(exchange: SimExchange): Promise<void> {
     const ready = await readyModel(exchange, exchange.query['model'], false);
     if (ready === undefined) return;
+    const end = residents.beginRequest(ready.model.id);
+    try {
+      answerProxiedGet(exchange, ready);
+    } finally {
+      end();
+    }
+  }
+
+  function answerProxiedGet(exchange: SimExchange, ready: ReadyModel): void {
     const { writer } = exchange;
     const isSleeping = residents.status(ready.model.id) === 'sleeping';
     if (exchange.path === '/props') writer.replyChunked(llamaJson(200, llamaProps(ready.model, node.metrics, isSleeping)));
@@ -147,6 +159,16 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
     const name = body['model'];
     const ready = await readyModel(exchange, typeof name === 'string' ? name : undefined, true);
     if (ready === undefined) return;
+    // The router's req_count: a model mid-request is never the victim of another model's load.
+    const end = residents.beginRequest(ready.model.id);
+    try {
+      await answerProxiedPost(exchange, body, ready);
+    } finally {
+      end();
+    }
+  }
+
+  async function answerProxiedPost(exchange: SimExchange, body: Record<string, unknown>, ready: ReadyModel): Promise<void> {
     const endpoint = llamaInferenceEndpoint(exchange.method, exchange.path);
     if (endpoint === undefined) {
       exchange.writer.replyChunked(llamaJson(200, llamaTokenizeAnswer(body)));
@@ -207,5 +229,6 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
     handle,
     modelIds: () => node.models.map((m) => m.id),
     close: () => residents.close(),
+    residency: () => residents.stats(),
   };
 }

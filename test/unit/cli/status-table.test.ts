@@ -20,6 +20,7 @@ function host(name: string, overrides: Partial<HostView> = {}): HostView {
     models: {},
     in_flight: 0,
     leases: {},
+    router: null,
     ...overrides,
   };
 }

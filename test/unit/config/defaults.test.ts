@@ -38,7 +38,7 @@ test('defaults are the documented values', () => {
       maxConnections: 256,
       connectionWaitMs: 5_000,
     },
-    routing: { queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500 },
+    routing: { queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500, swapAfterMs: 5_000, loadTimeoutMs: 120_000 },
     node: { kind: 'auto', kv: 'unified', wakeTimeoutMs: 120_000 },
   });
 });

@@ -78,6 +78,8 @@ max_queue = 0
 load_on_demand = false
 completion_reserve = 64
 tokenize_timeout = "100ms"
+swap_after = "0s"
+load_timeout = "45s"
 ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
     assert.deepEqual(config.server, {
       listen: { host: '::1', port: 9090 },
@@ -89,7 +91,7 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       apiKeys: ['literal-key', 'from-env'],
     });
     assert.deepEqual(config.admin, { listen: { host: '127.0.0.1', port: 9091 }, token: 'admin-secret' });
-    assert.deepEqual(config.routing, { queueTimeoutMs: 2_000, maxQueue: 0, loadOnDemand: false, completionReserveTokens: 64, tokenizeTimeoutMs: 100 });
+    assert.deepEqual(config.routing, { queueTimeoutMs: 2_000, maxQueue: 0, loadOnDemand: false, completionReserveTokens: 64, tokenizeTimeoutMs: 100, swapAfterMs: 0, loadTimeoutMs: 45_000 });
     assert.deepEqual(config.health, { intervalMs: 90_000, timeoutMs: 250, failThreshold: 5 });
     assert.deepEqual(config.discovery, {
       intervalMs: 3_600_000,

@@ -6,7 +6,7 @@ import { model } from '#test/fixtures/builders.ts';
 
 test('plain /props of a router is recognised and its n_ctx 0 is not taken as a context', () => {
   const body = { role: 'router', max_instances: 4, models_autoload: true, default_generation_settings: { params: null, n_ctx: 0 } };
-  assert.deepEqual(parseLlamaProps(body), { role: 'router', context: undefined });
+  assert.deepEqual(parseLlamaProps(body), { role: 'router', context: undefined, limits: { maxInstances: 4, autoload: true } });
 });
 
 test('a single server /props gives the per-slot n_ctx and total_slots, old and new layouts alike', () => {
@@ -51,4 +51,17 @@ test('its tokenize request carries the model, never autoloads, and its answer is
   assert.equal(tokenize?.count({ tokens: [1, 2, 3] }), 3);
   assert.equal(tokenize?.count({ tokens: 'x' }), undefined);
   assert.equal(tokenize?.count(null), undefined);
+});
+
+test("a router's max_instances and models_autoload are read from its plain /props", () => {
+  const parse = serverKind('llamacpp').capacity?.parse;
+  assert.ok(parse !== undefined);
+  const cases: [unknown, unknown][] = [
+    [{ role: 'router', max_instances: 1, models_autoload: true }, { shape: 'router', limits: { maxInstances: 1, autoload: true } }],
+    [{ role: 'router', max_instances: 0, models_autoload: false }, { shape: 'router', limits: { maxInstances: 0, autoload: false } }],
+    [{ role: 'router', max_instances: -1, models_autoload: 'yes' }, { shape: 'router' }],
+    [{ role: 'router', max_instances: 2.5 }, { shape: 'router' }],
+    [{ role: 'router', models_autoload: false }, { shape: 'router', limits: { maxInstances: undefined, autoload: false } }],
+  ];
+  for (const [body, expected] of cases) assert.deepEqual(parse(body), expected, JSON.stringify(body));
 });

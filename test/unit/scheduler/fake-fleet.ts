@@ -9,7 +9,7 @@ import { defaultFilters, leastInFlight } from '#src/routing/index.ts';
 import { Scheduler, type Admission, type QueueSettings, type SchedulerEffects, type SchedulerNotice } from '#src/scheduler/index.ts';
 import { node, request, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
 
-export const SETTINGS: QueueSettings = { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 500 };
+export const SETTINGS: QueueSettings = { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 500, swapAfterMs: 300, loadTimeoutMs: 2_000 };
 
 /** A node serving `models` with one slot each (llama.cpp-like, so the slot count is enforced). */
 export function oneSlotNode(name: string, models: readonly string[], options: NodeOptions = {}): NodeView {

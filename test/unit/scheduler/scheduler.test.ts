@@ -210,7 +210,7 @@ test('a prompt too large for every node is refused at once, not queued', async (
   const r = rig([oneSlotNode('a', ['m'])]);
   const tooLarge = await r.scheduler.admit(
     { model: 'm', group: undefined, triedNodes: new Set(), promptTokens: 10_000, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true },
-    { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0 },
+    { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0, swapAfterMs: 0, loadTimeoutMs: 1_000 },
     new AbortController().signal,
     true,
   );

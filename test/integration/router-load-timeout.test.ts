@@ -1,0 +1,70 @@
+// Issue 17: routing.load_timeout bounds the wait for a load. A router whose load never completes
+// (the sim's load_time of an hour) keeps the request without answer headers; the gateway cancels it,
+// answers 503 with Retry-After and a clear message, and shows the model failing to load there.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { eventually, httpJson, simStats } from '#test/fixtures/http.ts';
+
+const FLEET = `
+[[node]]
+name = "router"
+kind = "llamacpp-router"
+models_max = 1
+load_time = "3600s"
+
+[[node.model]]
+id = "model-a"
+status = "loaded"
+
+[[node.model]]
+id = "stuck"
+status = "unloaded"
+`;
+
+const LOAD_TIMEOUT_MS = 1_500;
+
+let rig: FleetAndGateway;
+
+before(async () => {
+  rig = await startFleetAndGateway(FLEET, (sim) =>
+    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], `[routing]\nload_timeout = "${LOAD_TIMEOUT_MS}ms"`),
+  );
+  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
+});
+
+after(async () => {
+  await rig?.close();
+});
+
+function chat(model: string): ReturnType<typeof httpJson> {
+  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+}
+
+test('a load that never completes is cancelled after load_timeout and answered 503 with Retry-After', async () => {
+  const started = Date.now();
+  const res = await chat('stuck');
+  const tookMs = Date.now() - started;
+  assert.equal(res.status, 503, res.text);
+  assert.ok(res.headers['retry-after'] !== undefined, 'Retry-After is set');
+  const error = res.json<{ error: { code: string; message: string } }>().error;
+  assert.equal(error.code, 'model_load_timeout');
+  assert.match(error.message, /model 'stuck' did not finish loading in time .*router: the model did not load within 1500ms \(routing\.load_timeout\)/);
+  assert.ok(tookMs >= LOAD_TIMEOUT_MS, `answered after ${tookMs}ms, not before the timeout`);
+  await eventually(async () => (await simStats(rig.sim.url('router'))).inFlight === 0, 5_000, 'the router saw the request cancelled');
+});
+
+test('the model is shown failing to load on that node, and further requests are answered 503 at once', async () => {
+  const explained = await rig.gw.explain('model=stuck');
+  const verdict = explained.nodes.find((n) => n.node === 'router');
+  assert.equal(verdict?.reason, 'load_failed', JSON.stringify(explained));
+  assert.match(String(verdict?.detail), /did not load within 1500ms \(routing\.load_timeout\)/);
+  assert.equal(explained.outcome, 'no_node_available');
+  const started = Date.now();
+  const res = await chat('stuck');
+  assert.equal(res.status, 503, res.text);
+  assert.ok(Date.now() - started < LOAD_TIMEOUT_MS, 'not sent to the router again');
+  assert.match(res.text, /load_failed/);
+});

@@ -1,0 +1,124 @@
+// Issue 17: a llama-server router started with --models-max 1 (the sim reproduces build b10587: a
+// request whose model cannot load is queued in the router and never woken when the loaded model goes
+// idle). Straight to the router such a burst hangs; through the gateway every request is answered,
+// the router never runs more than max_instances models, and it switches once per wave.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+
+const FLEET = `
+[[node]]
+name = "router"
+kind = "llamacpp-router"
+models_max = 1
+load_time = "40ms"
+ttft = "1s"
+tokens_per_second = 1000
+
+[[node.model]]
+id = "model-a"
+status = "loaded"
+context = 4096
+slots = 4
+
+[[node.model]]
+id = "model-b"
+status = "unloaded"
+context = 4096
+slots = 4
+`;
+
+interface Residency {
+  readonly running: number;
+  readonly peakRunning: number;
+  readonly loads: number;
+  readonly queued: readonly string[];
+}
+
+let rig: FleetAndGateway;
+
+before(async () => {
+  rig = await startFleetAndGateway(FLEET, (sim) =>
+    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], '[routing]\nqueue_timeout = "30s"\nswap_after = "5s"'),
+  );
+  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'), 'max_instances learned');
+});
+
+after(async () => {
+  await rig?.close();
+});
+
+async function residency(): Promise<Residency> {
+  const stats = (await httpJson('GET', `${rig.sim.url('router')}/__sim/stats`)).json<{ residency: Residency }>();
+  return stats.residency;
+}
+
+function chat(model: string): Promise<{ status: number; text: string }> {
+  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+}
+
+async function switchesCounted(): Promise<number> {
+  const line = (await rig.gw.metrics()).split('\n').find((l) => l.startsWith('gateway_model_switches_total{node="router"}'));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+/**
+ * Six concurrent requests alternating between the two models, the loaded model's first: that one is
+ * let reach the router first and answers slowly (ttft 1 s), so the order the others arrive in cannot
+ * change the minimum (one switch) even on a loaded machine.
+ */
+async function wave(loaded: string, other: string): Promise<number[]> {
+  const before = (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions').length;
+  const first = chat(loaded);
+  await eventually(async () => (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions').length > before, 10_000, 'the first request at the router');
+  const rest = [other, loaded, other, loaded, other].map((model) => chat(model));
+  const answers = await Promise.all([first, ...rest]);
+  return answers.map((a) => a.status);
+}
+
+test('a hosts entry shows the router limits learned from its plain /props', async () => {
+  const host = (await rig.gw.hosts()).hosts.find((h) => h.name === 'router');
+  assert.deepEqual(host?.router, { max_instances: 1, models_autoload: true });
+});
+
+test('three waves of six requests for two models on a max_instances=1 router all get 200, one switch per wave', async () => {
+  const loadsBefore = (await residency()).loads;
+  assert.deepEqual(await wave('model-a', 'model-b'), [200, 200, 200, 200, 200, 200]);
+  assert.deepEqual(await wave('model-b', 'model-a'), [200, 200, 200, 200, 200, 200]);
+  assert.deepEqual(await wave('model-a', 'model-b'), [200, 200, 200, 200, 200, 200]);
+  const after = await residency();
+  assert.equal(after.peakRunning, 1, 'never more than max_instances models running');
+  assert.deepEqual(after.queued, [], 'nothing left queued inside the router');
+  assert.equal(after.loads - loadsBefore, 3, 'one load per wave');
+  assert.equal(await switchesCounted(), 3, 'gateway_model_switches_total counts the minimum');
+  const waits = (await rig.gw.metrics()).split('\n').find((l) => l.startsWith('gateway_queue_wait_seconds_count{model="model-b",outcome="admitted"}'));
+  assert.ok(waits !== undefined && Number(waits.split(' ').at(-1)) > 0, 'the held requests show in the queue-wait metric');
+});
+
+test('straight to the sim router the same burst leaves the other model queued in the router while the loaded one is idle', async () => {
+  const url = rig.sim.url('router');
+  const loaded = (await httpJson('GET', `${url}/v1/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const running = loaded.data.find((m) => m.status.value === 'loaded')?.id ?? 'model-a';
+  const other = running === 'model-a' ? 'model-b' : 'model-a';
+  const controller = new AbortController();
+  const send = (model: string): Promise<unknown> =>
+    fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
+      signal: controller.signal,
+    }).then((r) => r.text(), () => undefined);
+  const loadedAnswers = [send(running), send(running), send(running)];
+  await eventually(async () => (await residency()).running === 1, 5_000, 'the loaded model busy');
+  const hanging = [send(other), send(other), send(other)];
+  await Promise.all(loadedAnswers);
+  await eventually(async () => (await residency()).queued.includes(other), 5_000, `${other} queued in the router`);
+  const statuses = (await httpJson('GET', `${url}/v1/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  assert.equal(statuses.data.find((m) => m.id === running)?.status.value, 'loaded', 'the loaded model idles, the queue is not woken');
+  controller.abort();
+  await Promise.all(hanging);
+  await eventually(async () => (await residency()).queued.length === 0, 5_000, 'the router queue emptied by the clients leaving');
+});

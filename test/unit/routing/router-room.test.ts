@@ -1,0 +1,70 @@
+// The router-room rule as a table: which requests a llama-server router at max_instances takes now,
+// and why the others wait (or skip it).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { classifyUnroutable, routerRoom, routerRoomVerdict, type RouterSwitchView } from '#src/routing/index.ts';
+import { node, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
+
+const NO_SWITCH: RouterSwitchView = { pending: undefined, switchDue: false, failedLoads: new Map() };
+
+function router(max: number | undefined, options: NodeOptions = {}): ReturnType<typeof node> {
+  return node('r', { kind: 'llamacpp', models: ['a'], onDemand: { b: 'unloaded', c: 'unloaded' }, capacity: { role: 'router', router: { maxInstances: max, autoload: true } }, ...options });
+}
+
+interface Row {
+  readonly name: string;
+  readonly model: string;
+  readonly max?: number | undefined;
+  readonly options?: NodeOptions;
+  readonly busy?: readonly string[];
+  readonly view?: Partial<RouterSwitchView>;
+  readonly code: string | undefined;
+}
+
+const ROWS: readonly Row[] = [
+  { name: 'the loaded model goes', model: 'a', code: undefined },
+  { name: 'an unloaded model switches an idle loaded one', model: 'b', code: undefined },
+  { name: 'an unloaded model waits while every loaded model is busy', model: 'b', busy: ['a'], code: 'models_full' },
+  { name: 'with room below max_instances an unloaded model loads without a switch', model: 'b', max: 2, busy: ['a'], code: undefined },
+  { name: 'max_instances 0 (unlimited) is not limited', model: 'b', max: 0, busy: ['a'], code: undefined },
+  { name: 'a router that did not report max_instances is not limited', model: 'b', max: undefined, busy: ['a'], code: undefined },
+  { name: 'a model still loading is no victim', model: 'c', max: 2, options: { models: ['a'], onDemand: { b: 'loading', c: 'unloaded' } }, busy: ['a'], code: 'models_full' },
+  { name: 'a sleeping idle model is a victim', model: 'b', options: { models: [], onDemand: { a: 'sleeping', b: 'unloaded' } }, code: undefined },
+  { name: 'followers wait while their model loads', model: 'b', view: { pending: { model: 'b', loaded: false } }, code: 'switching' },
+  { name: 'followers go once their model loaded (listing not caught up)', model: 'b', view: { pending: { model: 'b', loaded: true } }, code: undefined },
+  { name: 'one switch at a time: another unloaded model waits', model: 'c', view: { pending: { model: 'b', loaded: false } }, code: 'switching' },
+  { name: 'during a switch an idle loaded model may be the victim: it waits', model: 'a', view: { pending: { model: 'b', loaded: false } }, code: 'switching' },
+  { name: 'during a switch a busy loaded model keeps serving', model: 'a', max: 2, busy: ['a'], view: { pending: { model: 'b', loaded: false } }, code: undefined },
+  { name: 'a switch waiting past swap_after holds the loaded model', model: 'a', busy: ['a'], view: { switchDue: true }, code: 'switch_due' },
+  { name: 'a model that failed to load is skipped', model: 'b', view: { failedLoads: new Map([['b', 'did not load']]) }, code: 'load_failed' },
+  { name: 'a failed model listed as loaded since goes', model: 'a', view: { failedLoads: new Map([['a', 'did not load']]) }, code: undefined },
+];
+
+for (const row of ROWS) {
+  test(`router room: ${row.name}`, () => {
+    const view = router('max' in row ? row.max : 1, row.options);
+    const usage = Object.fromEntries((row.busy ?? []).map((m) => [`r/${m}`, { requests: 1, tokens: 10 }]));
+    const verdict = routerRoomVerdict(row.model, view, snapshotOf([view], {}, usage), { ...NO_SWITCH, ...row.view });
+    assert.equal(verdict?.code, row.code, JSON.stringify(verdict));
+  });
+}
+
+test('a single server (or an unknown role) is never held by the router rule', () => {
+  const single = node('s', { kind: 'llamacpp', models: ['a'], capacity: { role: 'single', router: { maxInstances: 1, autoload: true } } });
+  assert.equal(routerRoomVerdict('a', single, snapshotOf([single], {}, { 's/a': { requests: 3, tokens: 1 } }), NO_SWITCH), undefined);
+});
+
+test('waiting for a switch is busy (queue), a failed load is unavailable (503)', () => {
+  for (const code of ['models_full', 'switching', 'switch_due'] as const) {
+    assert.equal(classifyUnroutable([{ node: 'r', filter: 'router-room', code }]), 'busy', code);
+  }
+  assert.equal(classifyUnroutable([{ node: 'r', filter: 'router-room', code: 'load_failed' }]), 'unavailable');
+});
+
+test('the filter drops no node without an exclusion and keeps the candidates in order', () => {
+  const nodes = [router(1, { models: ['a'], onDemand: { b: 'unloaded' } }), node('plain', { models: ['b'] }), node('r2', { kind: 'llamacpp', models: [], onDemand: { b: 'unloaded' }, capacity: { role: 'router', router: { maxInstances: 2, autoload: true } } })];
+  const snapshot = snapshotOf(nodes, {}, { 'r/a': { requests: 1, tokens: 1 } });
+  const result = routerRoom(() => NO_SWITCH).apply({ model: 'b', group: undefined, triedNodes: new Set(), promptTokens: undefined, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true }, nodes, snapshot);
+  assert.deepEqual(result.kept.map((n) => n.spec.name), ['plain', 'r2']);
+  assert.deepEqual(result.excluded.map((e) => [e.node, e.filter, e.code]), [['r', 'router-room', 'models_full']]);
+});
