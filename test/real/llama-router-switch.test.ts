@@ -1,0 +1,95 @@
+// Issue 17 against a real llama-server router (runs only when LLAMA_SERVER_BIN and LLAMA_MODELS_DIR
+// are set; CI has neither): `--models-max 1`, three waves of six concurrent requests alternating
+// between two models, through an in-process gateway. Every request must be answered, the router must
+// never hold more than one model, and the gateway must switch once per wave.
+// Models: `LLAMACPP_SRC=<checkout> ../shared/tools/make-tiny-gguf.py DIR` makes three tiny ones.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
+import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { eventually, httpJson } from '#test/fixtures/http.ts';
+
+const BIN = process.env.LLAMA_SERVER_BIN;
+const MODELS = process.env.LLAMA_MODELS_DIR;
+const skip = BIN === undefined || MODELS === undefined ? 'set LLAMA_SERVER_BIN and LLAMA_MODELS_DIR to run against a real llama-server' : false;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface ListedModel {
+  readonly id: string;
+  readonly status?: { readonly value?: string };
+}
+
+let router: ChildProcess | undefined;
+let routerUrl = '';
+let gw: GatewayUnderTest | undefined;
+
+async function listing(): Promise<ListedModel[]> {
+  return (await httpJson('GET', `${routerUrl}/v1/models`)).json<{ data: ListedModel[] }>().data;
+}
+
+before(async () => {
+  if (skip !== false) return;
+  const port = await freePort();
+  routerUrl = `http://127.0.0.1:${port}`;
+  router = spawn(BIN!, ['--models-dir', MODELS!, '-c', '1024', '-np', '2', '--models-max', '1', '--host', '127.0.0.1', '--port', String(port)], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  await eventually(async () => {
+    try {
+      return (await httpJson('GET', `${routerUrl}/v1/models`)).status === 200;
+    } catch {
+      return false;
+    }
+  }, 60_000, 'the router listening');
+  gw = await startGateway(gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], '[routing]\nqueue_timeout = "60s"\nswap_after = "5s"'));
+  await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
+});
+
+after(async () => {
+  await gw?.close();
+  router?.kill('SIGTERM');
+});
+
+test('three waves of six requests for two models on a real --models-max 1 router: all 200, one switch per wave', { skip }, async () => {
+  const ids = (await listing()).map((m) => m.id).sort();
+  const [first, second] = ids as [string, string];
+  let peakResident = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const resident = (await listing()).filter((m) => m.status?.value === 'loaded' || m.status?.value === 'loading').length;
+      peakResident = Math.max(peakResident, resident);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  const chat = (model: string) =>
+    httpJson('POST', `${gw!.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+  const waves: { statuses: number[]; ms: number }[] = [];
+  for (const [a, b] of [[first, second], [second, first], [first, second]] as const) {
+    const started = performance.now();
+    const answers = await Promise.all([a, b, a, b, a, b].map((model) => chat(model)));
+    waves.push({ statuses: answers.map((r) => r.status), ms: Math.round(performance.now() - started) });
+  }
+  sampling = false;
+  await sampler;
+  const metrics = await gw!.metrics();
+  const switches = Number(metrics.split('\n').find((l) => l.startsWith('gateway_model_switches_total{node="router"}'))?.split(' ').at(-1) ?? 0);
+  process.stderr.write(`real router waves: ${JSON.stringify(waves)}, switches ${switches}, peak resident ${peakResident}\n`);
+  for (const wave of waves) assert.deepEqual(wave.statuses, [200, 200, 200, 200, 200, 200]);
+  assert.ok(peakResident <= 1, `the router never held more than one model (peak ${peakResident})`);
+  assert.ok(switches >= 3 && switches <= 6, `switches: ${switches} (the minimum is one per wave; at most two)`);
+});
