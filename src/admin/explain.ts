@@ -2,7 +2,7 @@
 // and its reason, from the same filters the request path runs (no separate logic to drift).
 
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import { classifyUnroutable, filterCandidates, mightFitLater, type Filter, type RouteRequest } from '#src/routing/index.ts';
+import { classifyUnroutable, filterCandidates, mightFitLater, type Filter, type RouteRequest, type SelectionPolicy } from '#src/routing/index.ts';
 
 export interface ExplainNode {
   readonly node: string;
@@ -10,6 +10,15 @@ export interface ExplainNode {
   readonly reason?: string;
   readonly filter?: string;
   readonly detail?: string;
+  /** The selection policy's score for an eligible node (lower is better). */
+  readonly score?: number;
+}
+
+/** What the selection policy would pick among the eligible nodes, and why. */
+export interface ExplainChoice {
+  readonly policy: string;
+  readonly node: string;
+  readonly reason: string;
 }
 
 export interface Explanation {
@@ -18,19 +27,30 @@ export interface Explanation {
   readonly max_tokens: number | null;
   /** What the request path would do: route to one of the eligible nodes, queue, or answer 400/503. */
   readonly outcome: 'route' | 'queue' | 'context_length_exceeded' | 'no_node_available';
+  readonly choice: ExplainChoice | null;
   readonly nodes: readonly ExplainNode[];
 }
 
-export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[]): Explanation {
+/**
+ * `policy` should be an instance of the request's policy that explaining may advance (a fresh
+ * one), so asking for an explanation never shifts the live rotation.
+ */
+export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[], policy: SelectionPolicy): Explanation {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
+  const picked = policy.choose(req, kept, snapshot);
+  const scores = new Map(kept.map((view, i) => [view.spec.name, picked?.scores[i]]));
+  const choice = picked === undefined ? null : { policy: req.policy, node: picked.node.spec.name, reason: picked.reason };
   const nodes = snapshot.nodes.map((view): ExplainNode => {
     const exclusion = byNode.get(view.spec.name);
-    if (exclusion === undefined) return { node: view.spec.name, verdict: 'eligible' };
+    if (exclusion === undefined) {
+      const score = scores.get(view.spec.name);
+      return score === undefined ? { node: view.spec.name, verdict: 'eligible' } : { node: view.spec.name, verdict: 'eligible', score };
+    }
     return { node: view.spec.name, verdict: 'excluded', reason: exclusion.code, filter: exclusion.filter, detail: exclusion.detail };
   });
   const kind = kept.length > 0 ? undefined : classifyUnroutable(excluded, mightFitLater(snapshot, req));
   const outcome =
     kind === undefined ? 'route' : kind === 'busy' ? 'queue' : kind === 'too_large' ? 'context_length_exceeded' : 'no_node_available';
-  return { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, nodes };
+  return { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, choice, nodes };
 }

@@ -11,7 +11,7 @@ export interface ConfigDefaults {
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;
   readonly routing: RoutingConfig;
-  readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly wakeTimeoutMs: number };
+  readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly weight: number; readonly wakeTimeoutMs: number };
 }
 
 export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
@@ -51,6 +51,7 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     connectionWaitMs: 5_000,
   }),
   routing: Object.freeze({
+    policy: 'least-in-flight',
     queueTimeoutMs: 30_000,
     maxQueue: 100,
     loadOnDemand: true,
@@ -58,5 +59,5 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     tokenizeTimeoutMs: 500,
   }),
   // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
-  node: Object.freeze({ kind: 'auto', kv: 'unified', wakeTimeoutMs: 120_000 }),
+  node: Object.freeze({ kind: 'auto', kv: 'unified', weight: 1, wakeTimeoutMs: 120_000 }),
 });

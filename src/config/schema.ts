@@ -12,7 +12,7 @@ import { normalizeNodeUrl } from './node-url.ts';
 import { parseWake } from './wake.ts';
 import type { ParseResult } from './parse-result.ts';
 import { parseSizeBytes } from './size.ts';
-import { KV_MODES, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
+import { KV_MODES, NODE_KINDS, POLICY_NAMES, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 
 /** A strict TOML table whose unknown-key problem lists the keys it does accept. */
 function table<const Shape extends z.ZodRawShape>(shape: Shape) {
@@ -148,7 +148,10 @@ const upstreamSchema = table({
   connectionWaitMs: upstream.connection_wait,
 }));
 
+const policyName = z.enum(POLICY_NAMES, { error: `must be one of: ${POLICY_NAMES.join(', ')}` });
+
 const routingSchema = table({
+  policy: policyName.default(CONFIG_DEFAULTS.routing.policy),
   queue_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.queueTimeoutMs),
   max_queue: z
     .int({ error: 'must be a whole number of at least 0' })
@@ -161,6 +164,7 @@ const routingSchema = table({
     .default(CONFIG_DEFAULTS.routing.completionReserveTokens),
   tokenize_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.tokenizeTimeoutMs),
 }).transform((routing) => ({
+  policy: routing.policy,
   queueTimeoutMs: routing.queue_timeout,
   maxQueue: routing.max_queue,
   loadOnDemand: routing.load_on_demand,
@@ -172,7 +176,8 @@ const modelSchema = table({
   name,
   group: name.optional(),
   aliases: z.array(name, { error: 'must be an array of strings' }).default([]),
-}).transform((model): ModelSpec => ({ name: model.name, group: model.group, aliases: model.aliases }));
+  policy: policyName.optional(),
+}).transform((model): ModelSpec => ({ name: model.name, group: model.group, aliases: model.aliases, policy: model.policy }));
 
 const modelsSchema = table({
   default: name.optional(),
@@ -201,6 +206,11 @@ function nodesSchema(env: EnvVars) {
     kind: z.enum(NODE_KINDS, { error: `must be one of: ${NODE_KINDS.join(', ')}` }).default(CONFIG_DEFAULTS.node.kind),
     group: name.optional(),
     kv: z.enum(KV_MODES, { error: `must be one of: ${KV_MODES.join(', ')}` }).default(CONFIG_DEFAULTS.node.kv),
+    weight: z
+      .number({ error: 'must be a number greater than 0' })
+      .positive({ error: 'must be a number greater than 0' })
+      .max(1_000_000, { error: 'must be at most 1000000' })
+      .default(CONFIG_DEFAULTS.node.weight),
     wake: table({
       mac: z.string().optional(),
       broadcast: z.string().optional(),
@@ -221,6 +231,7 @@ function nodesSchema(env: EnvVars) {
       kind: node.kind,
       group: node.group,
       kv: node.kv,
+      weight: node.weight,
       wake: node.wake,
       wakeTimeoutMs: node.wake_timeout,
       ...(node.models === undefined ? {} : { allowedModels: node.models }),

@@ -8,6 +8,10 @@ export type NodeKind = (typeof NODE_KINDS)[number];
 export const KV_MODES = ['unified', 'per-slot'] as const;
 export type KvMode = (typeof KV_MODES)[number];
 
+/** How a node is chosen among the ones that can take a request (src/routing/policies/). */
+export const POLICY_NAMES = ['least-in-flight', 'round-robin', 'weighted'] as const;
+export type PolicyName = (typeof POLICY_NAMES)[number];
+
 export interface ListenAddress {
   readonly host: string;
   /** 0 picks a free port. */
@@ -82,6 +86,8 @@ export interface UpstreamConfig {
 }
 
 export interface RoutingConfig {
+  /** The selection policy for models without their own `policy`. */
+  readonly policy: PolicyName;
   /** Longest a request waits in a model's queue for a slot before a 429. */
   readonly queueTimeoutMs: number;
   /** Requests waiting per model beyond which new ones get 429 at once. */
@@ -98,6 +104,8 @@ export interface ModelSpec {
   readonly name: string;
   readonly group: string | undefined;
   readonly aliases: readonly string[];
+  /** This model's selection policy; undefined = `[routing] policy`. */
+  readonly policy: PolicyName | undefined;
 }
 
 export interface ModelsConfig {
@@ -121,6 +129,8 @@ export interface NodeSpec {
   readonly group: string | undefined;
   /** llama.cpp KV sharing; decides the per-model context budget. */
   readonly kv: KvMode;
+  /** Relative share of traffic under the `weighted` policy (> 0). */
+  readonly weight: number;
   /** Set for nodes that sleep: failing health then means asleep, not dead. */
   readonly wake: WakeSpec | undefined;
   /** How long requests wait for a woken node before a 503. */

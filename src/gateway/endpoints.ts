@@ -3,6 +3,7 @@
 
 import { adminEndpoints } from '#src/admin/index.ts';
 import { publicEndpoints, type EndpointTable } from '#src/proxy/index.ts';
+import { createPolicy } from '#src/routing/index.ts';
 import type { GatewayParts } from './parts.ts';
 
 export interface EndpointTables {
@@ -32,6 +33,7 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       metrics: parts.metrics,
       catalog: () => parts.catalog(),
       filters: parts.scheduler.filters,
+      explainPolicy: (name) => createPolicy(name, { random: parts.random }),
       queueDepths: () => parts.scheduler.queueDepths(),
       commands: {
         reload: () => parts.reload(),

@@ -11,7 +11,7 @@ import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
-import { defaultFilters, leastInFlight } from '#src/routing/index.ts';
+import { defaultFilters, policyPerRequest } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler, type SchedulerNotice } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { ModelLabels } from '#src/metrics/model-label.ts';
@@ -25,6 +25,8 @@ import { restartOnlyChanges } from './restart-only.ts';
 export class GatewayParts {
   readonly options: GatewayOptions;
   readonly clock: Clock;
+  /** The selection policies' random source. */
+  readonly random: () => number;
   readonly registryEvents: EventBus<RegistryEvents>;
   readonly proxyEvents: EventBus<ProxyEvents>;
   readonly registry: NodeRegistry;
@@ -59,6 +61,7 @@ export class GatewayParts {
   constructor(options: GatewayOptions) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
     this.#config = options.config;
     this.#settings = requestSettings(options.config);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
@@ -108,7 +111,7 @@ export class GatewayParts {
     this.scheduler = new Scheduler({
       clock: this.clock,
       filters: defaultFilters(),
-      policy: leastInFlight(),
+      policy: policyPerRequest({ random: this.random }),
       effects: {
         snapshot: () => this.registry.snapshot(),
         claim: (node, model, tokens) => this.registry.claim(node, model, tokens),

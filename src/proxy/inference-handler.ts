@@ -113,7 +113,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const maxTokens = requestedMaxTokens(resolved.json);
   const promptTokens = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
 
-  let routeRequest: RouteRequest = routeRequestFor({ model: resolved.model, group: resolved.group, promptTokens, maxTokens }, settings);
+  let routeRequest: RouteRequest = routeRequestFor({ model: resolved.model, group: resolved.group, promptTokens, maxTokens, policy: settings.catalog.policies.get(resolved.model) }, settings);
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
   for (;;) {
@@ -147,7 +147,11 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         body: resolved.body,
         res,
         nodeName: node.name,
-        extraResponseHeaders: { 'x-switchyard-node': node.name, 'x-request-id': requestId },
+        extraResponseHeaders: {
+          'x-switchyard-node': node.name,
+          'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
+          'x-request-id': requestId,
+        },
         canFailOver: () => deps.scheduler.hasAlternative({ ...routeRequest, triedNodes: nextTried }),
         monotonicMs: () => deps.clock.monotonicMs(),
         startedMs,

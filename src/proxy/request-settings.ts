@@ -25,6 +25,7 @@ export function requestSettings(config: GatewayConfig): RequestSettings {
     maxRequestBodyBytes: config.server.maxRequestBodyBytes,
     retryAfterSeconds: Math.max(1, Math.ceil(config.health.intervalMs / 1000)),
     loadOnDemand: routing.loadOnDemand,
+    policy: routing.policy,
     completionReserveTokens: routing.completionReserveTokens,
     tokenizeTimeoutMs: routing.tokenizeTimeoutMs,
     queueTimeoutMs: routing.queueTimeoutMs,

@@ -1,5 +1,7 @@
 // What routing needs to know about one request.
 
+import type { PolicyName } from '#src/config/index.ts';
+
 export interface RouteRequest {
   /** The served model id (aliases already resolved). */
   readonly model: string;
@@ -15,6 +17,8 @@ export interface RouteRequest {
   readonly completionReserveTokens: number;
   /** Whether nodes that would load the model on demand may be used. */
   readonly loadOnDemand: boolean;
+  /** The selection policy for this request's model. */
+  readonly policy: PolicyName;
 }
 
 /** Tokens the request needs in one slot's context: the prompt plus its answer (at least one token). */

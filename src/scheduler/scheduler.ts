@@ -27,7 +27,14 @@ import { refreshOnMiss } from './refresh-on-miss.ts';
 export type RefusalReason = UnroutableKind | 'queue_full' | 'queue_timeout' | 'wake_timeout' | 'aborted';
 
 export type Admission =
-  | { readonly kind: 'admitted'; readonly node: NodeView; readonly waitedMs: number; release(): void }
+  | {
+      readonly kind: 'admitted';
+      readonly node: NodeView;
+      /** The selection policy that picked the node, and why (the `x-switchyard-route` header). */
+      readonly route: { readonly policy: string; readonly reason: string };
+      readonly waitedMs: number;
+      release(): void;
+    }
   | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly excluded: readonly Exclusion[]; readonly waitedMs: number };
 
 /** The waiting limits, read from the request's settings snapshot. */
@@ -95,7 +102,7 @@ export class Scheduler {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
       if (await refreshOnMiss(req, refresh)) decision = route(req, this.#effects.snapshot(), this.filters, this.#policy);
     }
-    const admitted = decision.kind === 'selected' ? this.#claim(req, decision.node, 0) : undefined;
+    const admitted = decision.kind === 'selected' ? this.#claim(req, decision.node, decision.choice.reason, 0) : undefined;
     if (admitted !== undefined) return admitted;
     const kind = this.#classify(req, decision.excluded);
     if (kind === 'unavailable') {
@@ -131,10 +138,10 @@ export class Scheduler {
   }
 
   /** Takes the lease in the same tick as the decision that allowed it. */
-  #claim(req: RouteRequest, node: NodeView, waitedMs: number): Admission | undefined {
+  #claim(req: RouteRequest, node: NodeView, reason: string, waitedMs: number): Admission | undefined {
     const lease = this.#effects.claim(node.spec.name, req.model, reservedTokens(req, ctxFor(node, req.model)));
     if (lease === undefined) return undefined;
-    return { kind: 'admitted', node, waitedMs, release: () => lease.release() };
+    return { kind: 'admitted', node, route: { policy: req.policy, reason }, waitedMs, release: () => lease.release() };
   }
 
   /**
@@ -189,7 +196,7 @@ export class Scheduler {
       const waiter = this.#queues.head(model);
       if (waiter === undefined) return;
       const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy);
-      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, this.#waited(waiter)) : undefined;
+      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, decision.choice.reason, this.#waited(waiter)) : undefined;
       if (admitted !== undefined) {
         this.#queues.remove(model, waiter);
         waiter.settle(admitted);

@@ -38,8 +38,8 @@ test('defaults are the documented values', () => {
       maxConnections: 256,
       connectionWaitMs: 5_000,
     },
-    routing: { queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500 },
-    node: { kind: 'auto', kv: 'unified', wakeTimeoutMs: 120_000 },
+    routing: { policy: 'least-in-flight', queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500 },
+    node: { kind: 'auto', kv: 'unified', weight: 1, wakeTimeoutMs: 120_000 },
   });
 });
 

@@ -1,0 +1,30 @@
+// The plug point that picks one node among the candidates the filters kept. Every policy is
+// registered by name (./index.ts) and passes one shared contract test
+// (test/unit/routing/selection-policy.contract.test.ts).
+
+import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
+import type { RouteRequest } from '../route-request.ts';
+
+/** One policy's pick, with why: the reason goes to the `x-switchyard-route` header and explain. */
+export interface PolicyChoice {
+  readonly node: NodeView;
+  /** Short, ASCII, no `;` or newline: it travels in a response header. */
+  readonly reason: string;
+  /** Each candidate's score, aligned with the candidates (lower is better); for explain. */
+  readonly scores: readonly number[];
+}
+
+export interface SelectionPolicy {
+  readonly name: string;
+  /**
+   * Receives only admissible candidates; never does I/O; never mutates its input; undefined only
+   * when there is no candidate. Work is O(candidates).
+   */
+  choose(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice | undefined;
+}
+
+/** What a policy may draw on besides the request and the snapshot: injected, so tests are deterministic. */
+export interface PolicyContext {
+  /** Uniform in [0, 1). */
+  readonly random: () => number;
+}
