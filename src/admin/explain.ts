@@ -12,6 +12,8 @@ export interface ExplainNode {
   readonly detail?: string;
   /** The selection policy's score for an eligible node (lower is better). */
   readonly score?: number;
+  /** What the policy could not use for this node, e.g. "load metrics stale (31s old)". */
+  readonly note?: string;
 }
 
 /** What the selection policy would pick among the eligible nodes, and why. */
@@ -39,13 +41,13 @@ export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, fil
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
   const picked = policy.choose(req, kept, snapshot);
-  const scores = new Map(kept.map((view, i) => [view.spec.name, picked?.scores[i]]));
+  const scores = new Map(kept.map((view, i) => [view.spec.name, { score: picked?.scores[i], note: picked?.notes?.[i] }]));
   const choice = picked === undefined ? null : { policy: req.policy, node: picked.node.spec.name, reason: picked.reason };
   const nodes = snapshot.nodes.map((view): ExplainNode => {
     const exclusion = byNode.get(view.spec.name);
     if (exclusion === undefined) {
-      const score = scores.get(view.spec.name);
-      return score === undefined ? { node: view.spec.name, verdict: 'eligible' } : { node: view.spec.name, verdict: 'eligible', score };
+      const { score, note } = scores.get(view.spec.name) ?? {};
+      return { node: view.spec.name, verdict: 'eligible', ...(score === undefined ? {} : { score }), ...(note === undefined ? {} : { note }) };
     }
     return { node: view.spec.name, verdict: 'excluded', reason: exclusion.code, filter: exclusion.filter, detail: exclusion.detail };
   });

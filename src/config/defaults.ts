@@ -1,6 +1,6 @@
 // Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
-import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
+import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, LoadSignalsConfig, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
 
 const MIB = 1_048_576;
 
@@ -10,6 +10,7 @@ export interface ConfigDefaults {
   readonly health: HealthConfig;
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;
+  readonly load: LoadSignalsConfig;
   readonly routing: RoutingConfig;
   readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly weight: number; readonly wakeTimeoutMs: number };
 }
@@ -50,6 +51,8 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     maxConnections: 256,
     connectionWaitMs: 5_000,
   }),
+  // Well under the 10 s the least-loaded policy can live with; figures three scrapes old are stale.
+  load: Object.freeze({ intervalMs: 5_000, timeoutMs: 2_000, maxBodyBytes: MIB, staleAfterMs: 15_000 }),
   routing: Object.freeze({
     policy: 'least-in-flight',
     queueTimeoutMs: 30_000,

@@ -148,6 +148,13 @@ const upstreamSchema = table({
   connectionWaitMs: upstream.connection_wait,
 }));
 
+const loadSignalsSchema = table({
+  interval: positiveDurationMs.default(CONFIG_DEFAULTS.load.intervalMs),
+  timeout: positiveDurationMs.default(CONFIG_DEFAULTS.load.timeoutMs),
+  max_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.load.maxBodyBytes),
+  stale_after: positiveDurationMs.default(CONFIG_DEFAULTS.load.staleAfterMs),
+}).transform((load) => ({ intervalMs: load.interval, timeoutMs: load.timeout, maxBodyBytes: load.max_body_bytes, staleAfterMs: load.stale_after }));
+
 const policyName = z.enum(POLICY_NAMES, { error: `must be one of: ${POLICY_NAMES.join(', ')}` });
 
 const routingSchema = table({
@@ -252,6 +259,7 @@ export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
     health: healthSchema.prefault({}),
     discovery: discoverySchema.prefault({}),
     upstream: upstreamSchema.prefault({}),
+    load: loadSignalsSchema.prefault({}),
     routing: routingSchema.prefault({}),
     models: modelsSchema.prefault({}),
     nodes: nodesSchema(env).prefault([]),

@@ -9,7 +9,7 @@ export const KV_MODES = ['unified', 'per-slot'] as const;
 export type KvMode = (typeof KV_MODES)[number];
 
 /** How a node is chosen among the ones that can take a request (src/routing/policies/). */
-export const POLICY_NAMES = ['least-in-flight', 'round-robin', 'weighted'] as const;
+export const POLICY_NAMES = ['least-loaded', 'least-in-flight', 'round-robin', 'weighted'] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
 export interface ListenAddress {
@@ -61,6 +61,17 @@ export interface DiscoveryConfig {
   readonly maxModelIdBytes: number;
   /** Per-model capacity requests (llama.cpp `/props?model=`) per node per poll; the rest wait their turn. */
   readonly capacityRequestsPerPoll: number;
+}
+
+/** The load loop: each node's own /metrics, read for the `least-loaded` policy. */
+export interface LoadSignalsConfig {
+  readonly intervalMs: number;
+  /** Bound on one node's whole scrape. */
+  readonly timeoutMs: number;
+  /** Bound on one /metrics answer. */
+  readonly maxBodyBytes: number;
+  /** Figures older than this are not trusted: routing falls back to the in-flight count. */
+  readonly staleAfterMs: number;
 }
 
 export interface UpstreamConfig {
@@ -145,6 +156,7 @@ export interface GatewayConfig {
   readonly health: HealthConfig;
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;
+  readonly load: LoadSignalsConfig;
   readonly routing: RoutingConfig;
   readonly models: ModelsConfig;
   readonly nodes: readonly NodeSpec[];

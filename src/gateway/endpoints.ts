@@ -33,7 +33,7 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       metrics: parts.metrics,
       catalog: () => parts.catalog(),
       filters: parts.scheduler.filters,
-      explainPolicy: (name) => createPolicy(name, { random: parts.random }),
+      explainPolicy: (name) => createPolicy(name, parts.policyContext),
       queueDepths: () => parts.scheduler.queueDepths(),
       commands: {
         reload: () => parts.reload(),

@@ -4,6 +4,7 @@
 
 import { isRecord } from '#src/core/is-record.ts';
 import { positiveInt } from './json-fields.ts';
+import { LLAMACPP_LOAD } from './load-metrics.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
 import type { CapacityDialect, ModelContext, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
@@ -59,6 +60,7 @@ export const llamacpp: ServerKind = {
   normalizeListing: (body) => body,
   capacity: LLAMACPP_CAPACITY,
   tokenize: LLAMACPP_TOKENIZE,
+  load: LLAMACPP_LOAD,
   llamaLike: true,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
 };

@@ -3,6 +3,7 @@
 // (health probe, discovery, capacity poll, exact prompt size), which ask the kind what to fetch.
 
 import type { NodeKind } from '#src/config/types.ts';
+import type { LoadDialect } from './load-metrics.ts';
 
 /** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
 export interface ModelContext {
@@ -65,6 +66,8 @@ export interface ServerKind {
   readonly capacity: CapacityDialect | undefined;
   /** The node's own token counter; undefined = none we know (see `tokenizerFor` for detected ones). */
   readonly tokenize: TokenizeDialect | undefined;
+  /** The gauges of its `/metrics` that tell its load; undefined = it exports none (Ollama). */
+  readonly load: LoadDialect | undefined;
   /** Configured as llama.cpp: slots share one KV pool (detection from answers: `isLlamaLike`). */
   readonly llamaLike: boolean;
   /** An error answer (status, parsed JSON body) read in this kind's dialect. */

@@ -2,6 +2,7 @@
 // request, and flat (legacy vLLM style) error bodies.
 
 import { readRefusal, type RefusalDialect } from './refusal.ts';
+import { SGLANG_LOAD } from './load-metrics.ts';
 import type { ServerKind } from './server-kind.ts';
 import { OPENAI_SERVER_TOKENIZE } from './vllm.ts';
 
@@ -18,6 +19,7 @@ export const sglang: ServerKind = {
   normalizeListing: (body) => body,
   capacity: undefined,
   tokenize: OPENAI_SERVER_TOKENIZE,
+  load: SGLANG_LOAD,
   llamaLike: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
 };

@@ -2,6 +2,7 @@
 // request), a `/tokenize` that takes `prompt`, and errors nested (current) or flat (older).
 
 import { readRefusal, type RefusalDialect } from './refusal.ts';
+import { VLLM_LOAD } from './load-metrics.ts';
 import type { ServerKind, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
 
@@ -24,6 +25,7 @@ export const vllm: ServerKind = {
   normalizeListing: (body) => body,
   capacity: undefined,
   tokenize: OPENAI_SERVER_TOKENIZE,
+  load: VLLM_LOAD,
   llamaLike: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
 };

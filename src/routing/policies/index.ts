@@ -3,6 +3,7 @@
 
 import type { PolicyName } from '#src/config/index.ts';
 import { leastInFlight } from './least-in-flight.ts';
+import { leastLoaded } from './least-loaded.ts';
 import { roundRobin } from './round-robin.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
 import { weighted } from './weighted.ts';
@@ -10,6 +11,7 @@ import { weighted } from './weighted.ts';
 export type PolicyFactory = (context: PolicyContext) => SelectionPolicy;
 
 export const POLICIES: Readonly<Record<PolicyName, PolicyFactory>> = Object.freeze({
+  'least-loaded': (context: PolicyContext) => leastLoaded(context),
   'least-in-flight': () => leastInFlight(),
   'round-robin': () => roundRobin(),
   weighted: (context: PolicyContext) => weighted(context),

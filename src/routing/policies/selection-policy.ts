@@ -12,6 +12,8 @@ export interface PolicyChoice {
   readonly reason: string;
   /** Each candidate's score, aligned with the candidates (lower is better); for explain. */
   readonly scores: readonly number[];
+  /** Per candidate, aligned: what the policy could not use for it (e.g. stale load figures). */
+  readonly notes?: readonly (string | undefined)[];
 }
 
 export interface SelectionPolicy {
@@ -27,4 +29,6 @@ export interface SelectionPolicy {
 export interface PolicyContext {
   /** Uniform in [0, 1). */
   readonly random: () => number;
+  /** Load figures older than this (ms) are not trusted (`[load] stale_after`, read per decision). */
+  readonly loadStaleAfterMs: () => number;
 }

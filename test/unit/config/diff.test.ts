@@ -15,6 +15,7 @@ function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = 
     health: CONFIG_DEFAULTS.health,
     discovery: CONFIG_DEFAULTS.discovery,
     upstream: CONFIG_DEFAULTS.upstream,
+    load: CONFIG_DEFAULTS.load,
     routing: CONFIG_DEFAULTS.routing,
     models: { default: undefined, available: [] },
     nodes,

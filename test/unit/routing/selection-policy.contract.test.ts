@@ -9,7 +9,7 @@ import { createPolicy, defaultFilters, POLICIES, route, type SelectionPolicy } f
 import { seededRandom } from '#src/sim/seeded-random.ts';
 import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
 
-const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy => createPolicy(name, { random: seededRandom(seed) });
+const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy => createPolicy(name, { random: seededRandom(seed), loadStaleAfterMs: () => 15_000 });
 
 /** A snapshot whose in-flight counts the test raises as it routes, and which counts its own reads. */
 function liveSnapshot(nodes: readonly NodeView[]): { snapshot: RoutingSnapshot; load: Map<string, number>; reads: () => number } {
