@@ -1,13 +1,15 @@
 // Pure: GET /admin/hosts — per node what it serves, what is loaded, what it could load on demand,
 // the per-model context figures, and the leases and queue depths right now. Plain copies only.
 
-import { ctxFor, guaranteedCtx, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
+import { ctxFor, guaranteedCtx, isLlamaLike, kvModeFor, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
 import { isWaking, type NodeView } from '#src/nodes/index.ts';
 
 export interface HostModelFigures {
   readonly n_ctx: number;
   readonly slots: number | null;
   readonly guaranteed_ctx: number;
+  /** llama.cpp: how the model's slots share KV cache, and where the gateway learned it. */
+  readonly kv?: { readonly mode: string; readonly source: string };
 }
 
 export interface HostView {
@@ -54,7 +56,8 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
         loaded.push(model.id);
         const nCtx = ctxFor(view, model.id);
         if (nCtx > 0) {
-          models[model.id] = { n_ctx: nCtx, slots: slotsFor(view, model.id) ?? null, guaranteed_ctx: guaranteedCtx(view, model.id) };
+          const figures = { n_ctx: nCtx, slots: slotsFor(view, model.id) ?? null, guaranteed_ctx: guaranteedCtx(view, model.id) };
+          models[model.id] = isLlamaLike(view) ? { ...figures, kv: kvModeFor(view, model.id) } : figures;
         }
       } else if (residency.state === 'on_demand') {
         onDemand.push({ id: model.id, status: residency.status });

@@ -62,5 +62,5 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     tokenizeTimeoutMs: 500,
   }),
   // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
-  node: Object.freeze({ kind: 'auto', kv: 'unified', weight: 1, wakeTimeoutMs: 120_000 }),
+  node: Object.freeze({ kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 }),
 });

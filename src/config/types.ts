@@ -4,8 +4,11 @@
 export const NODE_KINDS = ['auto', 'vllm', 'llamacpp', 'ollama', 'sglang', 'openai'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
 
-/** How a llama.cpp node's slots share KV cache: one pool of n_ctx, or n_ctx per slot. */
-export const KV_MODES = ['unified', 'per-slot'] as const;
+/**
+ * How a llama.cpp node's slots share KV cache: one pool of n_ctx, or n_ctx per slot; `auto` = what
+ * a router's listing says per model (its `status.args`), else unified.
+ */
+export const KV_MODES = ['auto', 'unified', 'per-slot'] as const;
 export type KvMode = (typeof KV_MODES)[number];
 
 /** How a node is chosen among the ones that can take a request (src/routing/policies/). */

@@ -17,3 +17,4 @@ export { readRefusal, firstMeaning, type RefusalDialect } from './refusal.ts';
 export { parseLlamaProps, routerPropsPath, type PropsReading } from './llamacpp.ts';
 export { parseOllamaPs } from './ollama.ts';
 export { addLoadFigures, loadMetricsPath, readLoadFigures, type LoadDialect, type LoadFigures } from './load-metrics.ts';
+export { kvModeFromArgs, routerArgsOf, type ServerKvMode } from './llamacpp-kv.ts';

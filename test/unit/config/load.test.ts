@@ -34,7 +34,7 @@ describe('loadConfig: a valid file', () => {
     assert.deepEqual(config.upstream, CONFIG_DEFAULTS.upstream);
     assert.deepEqual(config.models, { default: undefined, available: [] });
     assert.deepEqual(config.nodes, [
-      { name: 'gpu-a', url: 'http://10.0.0.5:8000', apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000 },
+      { name: 'gpu-a', url: 'http://10.0.0.5:8000', apiKey: undefined, kind: 'auto', group: undefined, kv: 'auto', weight: 1, wake: undefined, wakeTimeoutMs: 120_000 },
     ]);
   });
 
