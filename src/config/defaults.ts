@@ -55,6 +55,9 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
   load: Object.freeze({ intervalMs: 5_000, timeoutMs: 2_000, maxBodyBytes: MIB, staleAfterMs: 15_000 }),
   routing: Object.freeze({
     policy: 'least-in-flight',
+    affinityHeader: 'x-session-id',
+    affinityPrefixChars: 256,
+    affinityEpsilon: 0.25,
     queueTimeoutMs: 30_000,
     maxQueue: 100,
     loadOnDemand: true,

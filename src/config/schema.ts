@@ -159,6 +159,17 @@ const policyName = z.enum(POLICY_NAMES, { error: `must be one of: ${POLICY_NAMES
 
 const routingSchema = table({
   policy: policyName.default(CONFIG_DEFAULTS.routing.policy),
+  affinity_header: z
+    .string({ error: 'must be a header name' })
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: 'must be a header name, e.g. "x-session-id"' })
+    .transform((header) => header.toLowerCase())
+    .default(CONFIG_DEFAULTS.routing.affinityHeader),
+  affinity_prefix_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.affinityPrefixChars),
+  affinity_epsilon: z
+    .number({ error: 'must be a number greater than 0' })
+    .positive({ error: 'must be a number greater than 0' })
+    .max(100, { error: 'must be at most 100' })
+    .default(CONFIG_DEFAULTS.routing.affinityEpsilon),
   queue_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.queueTimeoutMs),
   max_queue: z
     .int({ error: 'must be a whole number of at least 0' })
@@ -172,6 +183,9 @@ const routingSchema = table({
   tokenize_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.tokenizeTimeoutMs),
 }).transform((routing) => ({
   policy: routing.policy,
+  affinityHeader: routing.affinity_header,
+  affinityPrefixChars: routing.affinity_prefix_chars,
+  affinityEpsilon: routing.affinity_epsilon,
   queueTimeoutMs: routing.queue_timeout,
   maxQueue: routing.max_queue,
   loadOnDemand: routing.load_on_demand,

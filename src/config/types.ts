@@ -12,7 +12,7 @@ export const KV_MODES = ['auto', 'unified', 'per-slot'] as const;
 export type KvMode = (typeof KV_MODES)[number];
 
 /** How a node is chosen among the ones that can take a request (src/routing/policies/). */
-export const POLICY_NAMES = ['least-loaded', 'least-in-flight', 'round-robin', 'weighted'] as const;
+export const POLICY_NAMES = ['least-loaded', 'least-in-flight', 'round-robin', 'weighted', 'affinity'] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
 export interface ListenAddress {
@@ -102,6 +102,12 @@ export interface UpstreamConfig {
 export interface RoutingConfig {
   /** The selection policy for models without their own `policy`. */
   readonly policy: PolicyName;
+  /** `affinity`: the request header whose value is the key (lower case). */
+  readonly affinityHeader: string;
+  /** `affinity`: without a header or `user`, the key is a hash of the prompt's first this many characters. */
+  readonly affinityPrefixChars: number;
+  /** `affinity`: a node holds at most (1 + this) x the average in-flight requests. */
+  readonly affinityEpsilon: number;
   /** Longest a request waits in a model's queue for a slot before a 429. */
   readonly queueTimeoutMs: number;
   /** Requests waiting per model beyond which new ones get 429 at once. */

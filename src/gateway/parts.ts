@@ -19,7 +19,7 @@ import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
-
+import { policyContextFor } from './policy-context.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -64,7 +64,7 @@ export class GatewayParts {
   constructor(options: GatewayOptions) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
-    this.policyContext = { random: options.random ?? Math.random, loadStaleAfterMs: () => this.#config.load.staleAfterMs };
+    this.policyContext = policyContextFor(() => this.#config, options.random ?? Math.random);
     this.#config = options.config;
     this.#settings = requestSettings(options.config);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');

@@ -24,6 +24,7 @@ import {
   wantsExactCount,
 } from './prompt-size.ts';
 import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
+import { affinityKeyOf } from './affinity-key.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
 import { startRequestReport, type Finish, type RequestReport } from './request-report.ts';
@@ -113,7 +114,9 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const maxTokens = requestedMaxTokens(resolved.json);
   const promptTokens = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
 
-  let routeRequest: RouteRequest = routeRequestFor({ model: resolved.model, group: resolved.group, promptTokens, maxTokens, policy: settings.catalog.policies.get(resolved.model) }, settings);
+  const policy = settings.catalog.policies.get(resolved.model) ?? settings.policy;
+  const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
+  let routeRequest: RouteRequest = routeRequestFor({ model: resolved.model, group: resolved.group, promptTokens, maxTokens, policy, affinityKey }, settings);
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
   for (;;) {

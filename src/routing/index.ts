@@ -9,5 +9,7 @@ export { leastInFlight, pickLeastInFlight, pickLowest } from './policies/least-i
 export { type PolicyChoice, type PolicyContext, type SelectionPolicy } from './policies/selection-policy.ts';
 export { createPolicy, policyPerRequest, POLICIES, type PolicyFactory } from './policies/index.ts';
 export { pickWeighted } from './policies/weighted.ts';
+export { affinity, loadBound } from './policies/affinity.ts';
+export { fnv1a32, mix32 } from './policies/hash.ts';
 export { leastLoaded, loadScore, WAITING_WEIGHT, type LoadScore } from './policies/least-loaded.ts';
 export { wakeCandidates, wakeTarget } from './wake-candidates.ts';

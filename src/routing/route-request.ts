@@ -19,6 +19,8 @@ export interface RouteRequest {
   readonly loadOnDemand: boolean;
   /** The selection policy for this request's model. */
   readonly policy: PolicyName;
+  /** What the `affinity` policy hashes (a session header, the `user` field or the prompt's start); absent = none. */
+  readonly affinityKey?: string | undefined;
 }
 
 /** Tokens the request needs in one slot's context: the prompt plus its answer (at least one token). */

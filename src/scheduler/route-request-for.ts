@@ -20,6 +20,8 @@ export interface RequestFacts {
   readonly maxTokens: number | undefined;
   /** The model's own policy from [[models.available]], if it declares one. */
   readonly policy?: PolicyName | undefined;
+  /** The `affinity` policy's key, when the request has one. */
+  readonly affinityKey?: string | undefined;
 }
 
 export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings): RouteRequest {
@@ -32,5 +34,6 @@ export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings):
     completionReserveTokens: settings.completionReserveTokens,
     loadOnDemand: settings.loadOnDemand,
     policy: facts.policy ?? settings.policy,
+    ...(facts.affinityKey === undefined ? {} : { affinityKey: facts.affinityKey }),
   };
 }

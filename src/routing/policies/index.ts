@@ -2,6 +2,7 @@
 // the policy its model asks for (`[routing] policy`, or the model's own `policy`).
 
 import type { PolicyName } from '#src/config/index.ts';
+import { affinity } from './affinity.ts';
 import { leastInFlight } from './least-in-flight.ts';
 import { leastLoaded } from './least-loaded.ts';
 import { roundRobin } from './round-robin.ts';
@@ -15,6 +16,7 @@ export const POLICIES: Readonly<Record<PolicyName, PolicyFactory>> = Object.free
   'least-in-flight': () => leastInFlight(),
   'round-robin': () => roundRobin(),
   weighted: (context: PolicyContext) => weighted(context),
+  affinity: (context: PolicyContext) => affinity(context),
 });
 
 export function createPolicy(name: PolicyName, context: PolicyContext): SelectionPolicy {

@@ -31,4 +31,6 @@ export interface PolicyContext {
   readonly random: () => number;
   /** Load figures older than this (ms) are not trusted (`[load] stale_after`, read per decision). */
   readonly loadStaleAfterMs: () => number;
+  /** The `affinity` load bound's slack: a node holds at most (1 + epsilon) x the average in flight. */
+  readonly affinityEpsilon: () => number;
 }

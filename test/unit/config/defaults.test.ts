@@ -39,7 +39,17 @@ test('defaults are the documented values', () => {
       connectionWaitMs: 5_000,
     },
     load: { intervalMs: 5_000, timeoutMs: 2_000, maxBodyBytes: 1024 * 1024, staleAfterMs: 15_000 },
-    routing: { policy: 'least-in-flight', queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500 },
+    routing: {
+      policy: 'least-in-flight',
+      affinityHeader: 'x-session-id',
+      affinityPrefixChars: 256,
+      affinityEpsilon: 0.25,
+      queueTimeoutMs: 30_000,
+      maxQueue: 100,
+      loadOnDemand: true,
+      completionReserveTokens: 512,
+      tokenizeTimeoutMs: 500,
+    },
     node: { kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 },
   });
 });

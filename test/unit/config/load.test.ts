@@ -89,7 +89,17 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       apiKeys: ['literal-key', 'from-env'],
     });
     assert.deepEqual(config.admin, { listen: { host: '127.0.0.1', port: 9091 }, token: 'admin-secret' });
-    assert.deepEqual(config.routing, { policy: 'least-in-flight', queueTimeoutMs: 2_000, maxQueue: 0, loadOnDemand: false, completionReserveTokens: 64, tokenizeTimeoutMs: 100 });
+    assert.deepEqual(config.routing, {
+      policy: 'least-in-flight',
+      affinityHeader: 'x-session-id',
+      affinityPrefixChars: 256,
+      affinityEpsilon: 0.25,
+      queueTimeoutMs: 2_000,
+      maxQueue: 0,
+      loadOnDemand: false,
+      completionReserveTokens: 64,
+      tokenizeTimeoutMs: 100,
+    });
     assert.deepEqual(config.health, { intervalMs: 90_000, timeoutMs: 250, failThreshold: 5 });
     assert.deepEqual(config.discovery, {
       intervalMs: 3_600_000,
@@ -386,12 +396,16 @@ describe('loadConfig: selection policies and node weights', () => {
     const config = loaded(`
 [routing]
 policy = "weighted"
+affinity_header = "X-Conversation"
+affinity_prefix_chars = 64
+affinity_epsilon = 0.5
 [[models.available]]
 name = "chat"
 policy = "round-robin"
 ${ONE_NODE}weight = 2.5
 `);
     assert.equal(config.routing.policy, 'weighted');
+    assert.deepEqual([config.routing.affinityHeader, config.routing.affinityPrefixChars, config.routing.affinityEpsilon], ['x-conversation', 64, 0.5]);
     assert.equal(config.models.available[0]?.policy, 'round-robin');
     assert.equal(config.nodes[0]?.weight, 2.5);
   });
@@ -402,10 +416,14 @@ ${ONE_NODE}weight = 2.5
     ['a zero weight', `${ONE_NODE}weight = 0\n`, 'nodes[0].weight'],
     ['a negative weight', `${ONE_NODE}weight = -1\n`, 'nodes[0].weight'],
     ['a weight that is text', `${ONE_NODE}weight = "2"\n`, 'nodes[0].weight'],
+    ['an affinity header with a space', `[routing]\naffinity_header = "x session"\n${ONE_NODE}`, 'routing.affinity_header'],
+    ['a zero affinity epsilon', `[routing]\naffinity_epsilon = 0\n${ONE_NODE}`, 'routing.affinity_epsilon'],
+    ['a zero affinity prefix', `[routing]\naffinity_prefix_chars = 0\n${ONE_NODE}`, 'routing.affinity_prefix_chars'],
   ];
   for (const [what, toml, path] of bad) {
     test(`reports ${what} at ${path}`, () => {
-      assertProblem(problems(toml), path, path.endsWith('weight') ? 'greater than 0' : 'must be one of');
+      const expected = path.endsWith('policy') ? 'must be one of' : path.endsWith('header') ? 'header name' : path.endsWith('chars') ? 'at least 1' : 'greater than 0';
+      assertProblem(problems(toml), path, expected);
     });
   }
 });

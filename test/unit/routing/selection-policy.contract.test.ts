@@ -9,7 +9,7 @@ import { createPolicy, defaultFilters, POLICIES, route, type SelectionPolicy } f
 import { seededRandom } from '#src/sim/seeded-random.ts';
 import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
 
-const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy => createPolicy(name, { random: seededRandom(seed), loadStaleAfterMs: () => 15_000 });
+const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy => createPolicy(name, { random: seededRandom(seed), loadStaleAfterMs: () => 15_000, affinityEpsilon: () => 0.25 });
 
 /** A snapshot whose in-flight counts the test raises as it routes, and which counts its own reads. */
 function liveSnapshot(nodes: readonly NodeView[]): { snapshot: RoutingSnapshot; load: Map<string, number>; reads: () => number } {
@@ -64,7 +64,7 @@ for (const name of POLICY_NAMES) {
       const picks = (policy: SelectionPolicy): string[] => {
         const { snapshot, load } = liveSnapshot(nodes);
         return Array.from({ length: 100 }, (_, i) => {
-          const choice = policy.choose(request('m', { policy: name }), nodes, snapshot);
+          const choice = policy.choose(request('m', { policy: name, affinityKey: `k${i % 7}` }), nodes, snapshot);
           const picked = choice?.node.spec.name ?? '';
           if (i % 3 !== 0) load.set(picked, (load.get(picked) ?? 0) + 1);
           return picked;
@@ -80,7 +80,8 @@ for (const name of POLICY_NAMES) {
       const counts = new Map<string, number>();
       const running: string[] = [];
       for (let i = 0; i < 800; i += 1) {
-        const picked = policy.choose(request('m', { policy: name }), nodes, snapshot)?.node.spec.name ?? '';
+        // Distinct keys, so key-based policies spread by their hashing rather than a fallback.
+        const picked = policy.choose(request('m', { policy: name, affinityKey: `session-${i}` }), nodes, snapshot)?.node.spec.name ?? '';
         counts.set(picked, (counts.get(picked) ?? 0) + 1);
         load.set(picked, (load.get(picked) ?? 0) + 1);
         running.push(picked);
@@ -98,7 +99,7 @@ for (const name of POLICY_NAMES) {
       const policy = fresh(name);
       const nodes = Array.from({ length: 1_000 }, (_, i) => node(`n${i}`, { models: ['m'] }));
       const { snapshot, reads } = liveSnapshot(nodes);
-      const choice = policy.choose(request('m', { policy: name }), nodes, snapshot);
+      const choice = policy.choose(request('m', { policy: name, affinityKey: 'one-session' }), nodes, snapshot);
       assert.ok(choice !== undefined);
       assert.ok(reads() <= 4 * nodes.length + 4, `${reads()} snapshot reads for ${nodes.length} candidates`);
       assert.equal(choice.scores.length, nodes.length, 'one score per candidate');

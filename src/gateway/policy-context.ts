@@ -1,0 +1,12 @@
+// What the selection policies draw on, read from the config in force at each decision.
+
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { PolicyContext } from '#src/routing/index.ts';
+
+export function policyContextFor(config: () => GatewayConfig, random: () => number): PolicyContext {
+  return {
+    random,
+    loadStaleAfterMs: () => config().load.staleAfterMs,
+    affinityEpsilon: () => config().routing.affinityEpsilon,
+  };
+}

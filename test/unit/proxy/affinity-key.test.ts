@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { affinityKeyOf } from '#src/proxy/affinity-key.ts';
+
+const SETTINGS = { affinityHeader: 'x-session-id', affinityPrefixChars: 10 };
+const CHAT = '/v1/chat/completions';
+
+test('the affinity key: the header, else the user field, else the prompt`s first N characters', () => {
+  const messages = [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'hi' }];
+  const cases: [string, Record<string, string | string[]>, Record<string, unknown>, string | undefined][] = [
+    ['the header wins', { 'x-session-id': 'abc' }, { user: 'u1', messages }, 'header:abc'],
+    ['a repeated header: the first value', { 'x-session-id': ['abc', 'def'] }, { messages }, 'header:abc'],
+    ['an empty header falls through to user', { 'x-session-id': '' }, { user: 'u1', messages }, 'user:u1'],
+    ['the user field', {}, { user: 'u1', messages }, 'user:u1'],
+    ['the prompt prefix, cut to N characters', {}, { messages }, 'prefix:You are te'],
+    ['nothing to key on', {}, { messages: [] }, undefined],
+  ];
+  for (const [what, headers, json, key] of cases) assert.equal(affinityKeyOf(headers, CHAT, json, SETTINGS), key, what);
+  assert.equal(affinityKeyOf({}, '/v1/completions', { prompt: 'Once upon a time' }, SETTINGS), 'prefix:Once upon ');
+});
