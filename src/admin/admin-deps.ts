@@ -3,10 +3,11 @@
 // the few commands it may give.
 
 import type { Clock } from '#src/core/clock.ts';
-import type { ConfigProblem, GatewayConfig, PolicyName } from '#src/config/types.ts';
+import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
 import type { NodeRegistry, WakeResult } from '#src/nodes/index.ts';
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
-import type { Filter, SelectionPolicy } from '#src/routing/index.ts';
+import type { Filter } from '#src/routing/index.ts';
+import type { ExplainPolicies } from './explain.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
@@ -32,8 +33,8 @@ export interface AdminDeps {
   readonly catalog: () => ModelCatalog;
   /** The request path's routing filters. */
   readonly filters: readonly Filter[];
-  /** A fresh instance of a selection policy, for explain to run without advancing the live one. */
-  readonly explainPolicy: (name: PolicyName) => SelectionPolicy;
+  /** The live selection policies, asked what they would choose without recording it. */
+  readonly policies: ExplainPolicies;
   /** Requests waiting per model. */
   readonly queueDepths: () => Record<string, number>;
   readonly commands: AdminCommands;

@@ -2,7 +2,7 @@
 // and its reason, from the same filters the request path runs (no separate logic to drift).
 
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import { classifyUnroutable, filterCandidates, mightFitLater, type Filter, type RouteRequest, type SelectionPolicy } from '#src/routing/index.ts';
+import { classifyUnroutable, filterCandidates, mightFitLater, type Filter, type PolicySet, type PrefixHitFigures, type RouteRequest } from '#src/routing/index.ts';
 
 export interface ExplainNode {
   readonly node: string;
@@ -30,17 +30,22 @@ export interface Explanation {
   /** What the request path would do: route to one of the eligible nodes, queue, or answer 400/503. */
   readonly outcome: 'route' | 'queue' | 'context_length_exceeded' | 'no_node_available';
   readonly choice: ExplainChoice | null;
+  /** cache-aware: the estimated share of prompt characters routed to a node that held them already; null before any. */
+  readonly prefix_hit_rate: number | null;
   readonly nodes: readonly ExplainNode[];
 }
 
-/**
- * `policy` should be an instance of the request's policy that explaining may advance (a fresh
- * one), so asking for an explanation never shifts the live rotation.
- */
-export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[], policy: SelectionPolicy): Explanation {
+/** The policies' side of an explanation: their choice, recording nothing, and cache-aware's hits. */
+export type ExplainPolicies = Pick<PolicySet, 'explain' | 'prefixHits'>;
+
+export function hitRate(hits: PrefixHitFigures): number | null {
+  return hits.promptChars === 0 ? null : Math.round((hits.matchedChars / hits.promptChars) * 1000) / 1000;
+}
+
+export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[], policies: ExplainPolicies): Explanation {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
-  const picked = policy.choose(req, kept, snapshot);
+  const picked = policies.explain(req, kept, snapshot);
   const scores = new Map(kept.map((view, i) => [view.spec.name, { score: picked?.scores[i], note: picked?.notes?.[i] }]));
   const choice = picked === undefined ? null : { policy: req.policy, node: picked.node.spec.name, reason: picked.reason };
   const nodes = snapshot.nodes.map((view): ExplainNode => {
@@ -54,5 +59,6 @@ export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, fil
   const kind = kept.length > 0 ? undefined : classifyUnroutable(excluded, mightFitLater(snapshot, req));
   const outcome =
     kind === undefined ? 'route' : kind === 'busy' ? 'queue' : kind === 'too_large' ? 'context_length_exceeded' : 'no_node_available';
-  return { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, choice, nodes };
+  const prefix_hit_rate = hitRate(policies.prefixHits());
+  return { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes };
 }

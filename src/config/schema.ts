@@ -170,6 +170,21 @@ const routingSchema = table({
     .positive({ error: 'must be a number greater than 0' })
     .max(100, { error: 'must be at most 100' })
     .default(CONFIG_DEFAULTS.routing.affinityEpsilon),
+  cache_threshold: z
+    .number({ error: 'must be a number from 0 to 1' })
+    .min(0, { error: 'must be a number from 0 to 1' })
+    .max(1, { error: 'must be a number from 0 to 1' })
+    .default(CONFIG_DEFAULTS.routing.cacheThreshold),
+  cache_balance_abs: z
+    .int({ error: 'must be a whole number of at least 0' })
+    .min(0, { error: 'must be a whole number of at least 0' })
+    .default(CONFIG_DEFAULTS.routing.cacheBalanceAbs),
+  cache_balance_rel: z
+    .number({ error: 'must be a number of at least 1' })
+    .min(1, { error: 'must be a number of at least 1' })
+    .default(CONFIG_DEFAULTS.routing.cacheBalanceRel),
+  cache_prompt_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cachePromptChars),
+  cache_max_tree_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cacheMaxTreeChars),
   queue_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.queueTimeoutMs),
   max_queue: z
     .int({ error: 'must be a whole number of at least 0' })
@@ -186,6 +201,11 @@ const routingSchema = table({
   affinityHeader: routing.affinity_header,
   affinityPrefixChars: routing.affinity_prefix_chars,
   affinityEpsilon: routing.affinity_epsilon,
+  cacheThreshold: routing.cache_threshold,
+  cacheBalanceAbs: routing.cache_balance_abs,
+  cacheBalanceRel: routing.cache_balance_rel,
+  cachePromptChars: routing.cache_prompt_chars,
+  cacheMaxTreeChars: routing.cache_max_tree_chars,
   queueTimeoutMs: routing.queue_timeout,
   maxQueue: routing.max_queue,
   loadOnDemand: routing.load_on_demand,

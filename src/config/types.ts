@@ -12,7 +12,7 @@ export const KV_MODES = ['auto', 'unified', 'per-slot'] as const;
 export type KvMode = (typeof KV_MODES)[number];
 
 /** How a node is chosen among the ones that can take a request (src/routing/policies/). */
-export const POLICY_NAMES = ['least-loaded', 'least-in-flight', 'round-robin', 'weighted', 'affinity'] as const;
+export const POLICY_NAMES = ['least-loaded', 'least-in-flight', 'round-robin', 'weighted', 'affinity', 'cache-aware'] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
 export interface ListenAddress {
@@ -108,6 +108,16 @@ export interface RoutingConfig {
   readonly affinityPrefixChars: number;
   /** `affinity`: a node holds at most (1 + this) x the average in-flight requests. */
   readonly affinityEpsilon: number;
+  /** `cache-aware`: route by cache when the best prefix match covers more than this fraction. */
+  readonly cacheThreshold: number;
+  /** `cache-aware`: in-flight spread (max - min) past which load wins over cache... */
+  readonly cacheBalanceAbs: number;
+  /** ...when the busiest candidate also has more than this many times the least busy one's load. */
+  readonly cacheBalanceRel: number;
+  /** `cache-aware`: prompt characters considered per request. */
+  readonly cachePromptChars: number;
+  /** `cache-aware`: characters the prefix tree stores across all nodes (least recently used leaves go first). */
+  readonly cacheMaxTreeChars: number;
   /** Longest a request waits in a model's queue for a slot before a 429. */
   readonly queueTimeoutMs: number;
   /** Requests waiting per model beyond which new ones get 429 at once. */

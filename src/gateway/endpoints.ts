@@ -3,7 +3,6 @@
 
 import { adminEndpoints } from '#src/admin/index.ts';
 import { publicEndpoints, type EndpointTable } from '#src/proxy/index.ts';
-import { createPolicy } from '#src/routing/index.ts';
 import type { GatewayParts } from './parts.ts';
 
 export interface EndpointTables {
@@ -33,7 +32,7 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       metrics: parts.metrics,
       catalog: () => parts.catalog(),
       filters: parts.scheduler.filters,
-      explainPolicy: (name) => createPolicy(name, parts.policyContext),
+      policies: parts.policies,
       queueDepths: () => parts.scheduler.queueDepths(),
       commands: {
         reload: () => parts.reload(),

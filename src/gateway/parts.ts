@@ -11,7 +11,7 @@ import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
-import { defaultFilters, policyPerRequest, type PolicyContext } from '#src/routing/index.ts';
+import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler, type SchedulerNotice } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { ModelLabels } from '#src/metrics/model-label.ts';
@@ -25,8 +25,8 @@ import { policyContextFor } from './policy-context.ts';
 export class GatewayParts {
   readonly options: GatewayOptions;
   readonly clock: Clock;
-  /** What the selection policies draw on: the random source, the current staleness bound. */
-  readonly policyContext: PolicyContext;
+  /** The selection policies by name, one set for requests and explain alike. */
+  readonly policies: PolicySet;
   readonly registryEvents: EventBus<RegistryEvents>;
   readonly proxyEvents: EventBus<ProxyEvents>;
   readonly registry: NodeRegistry;
@@ -64,8 +64,8 @@ export class GatewayParts {
   constructor(options: GatewayOptions) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
-    this.policyContext = policyContextFor(() => this.#config, options.random ?? Math.random);
     this.#config = options.config;
+    this.policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
     this.#settings = requestSettings(options.config);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.registryEvents = new EventBus<RegistryEvents>(onListenerError);
@@ -122,11 +122,12 @@ export class GatewayParts {
       leases: () => this.registry.leaseEntries(),
       modelLabel: (model) => this.#modelLabels.label(model),
       upstreamConnections: () => this.pools.stats(),
+      prefixHits: () => this.policies.prefixHits(),
     });
     this.scheduler = new Scheduler({
       clock: this.clock,
       filters: defaultFilters(),
-      policy: policyPerRequest(this.policyContext),
+      policy: this.policies,
       effects: {
         snapshot: () => this.registry.snapshot(),
         claim: (node, model, tokens) => this.registry.claim(node, model, tokens),

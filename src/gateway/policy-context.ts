@@ -8,5 +8,15 @@ export function policyContextFor(config: () => GatewayConfig, random: () => numb
     random,
     loadStaleAfterMs: () => config().load.staleAfterMs,
     affinityEpsilon: () => config().routing.affinityEpsilon,
+    cacheAware: () => {
+      const r = config().routing;
+      return {
+        threshold: r.cacheThreshold,
+        balanceAbs: r.cacheBalanceAbs,
+        balanceRel: r.cacheBalanceRel,
+        maxTreeChars: r.cacheMaxTreeChars,
+        maxPromptChars: r.cachePromptChars,
+      };
+    },
   };
 }

@@ -9,6 +9,8 @@ export interface AffinitySettings {
   /** Lower-case header name, e.g. "x-session-id". */
   readonly affinityHeader: string;
   readonly affinityPrefixChars: number;
+  /** `cache-aware`: prompt characters considered. */
+  readonly cachePromptChars: number;
 }
 
 export function affinityKeyOf(
@@ -23,4 +25,10 @@ export function affinityKeyOf(
   if (typeof json.user === 'string' && json.user !== '') return `user:${json.user}`;
   const prefix = promptText(endpoint, json).pieces.join('\n').slice(0, settings.affinityPrefixChars);
   return prefix === '' ? undefined : `prefix:${prefix}`;
+}
+
+/** The prompt's text from its start, up to `maxChars` (what `cache-aware` matches); undefined = none. */
+export function promptPrefixOf(endpoint: string, json: Readonly<Record<string, unknown>>, maxChars: number): string | undefined {
+  const text = promptText(endpoint, json).pieces.join('\n').slice(0, maxChars);
+  return text === '' ? undefined : text;
 }

@@ -24,7 +24,7 @@ import {
   wantsExactCount,
 } from './prompt-size.ts';
 import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
-import { affinityKeyOf } from './affinity-key.ts';
+import { affinityKeyOf, promptPrefixOf } from './affinity-key.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
 import { startRequestReport, type Finish, type RequestReport } from './request-report.ts';
@@ -116,7 +116,9 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
 
   const policy = settings.catalog.policies.get(resolved.model) ?? settings.policy;
   const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
-  let routeRequest: RouteRequest = routeRequestFor({ model: resolved.model, group: resolved.group, promptTokens, maxTokens, policy, affinityKey }, settings);
+  const promptPrefix = policy === 'cache-aware' ? promptPrefixOf(endpoint, resolved.json, settings.cachePromptChars) : undefined;
+  const facts = { model: resolved.model, group: resolved.group, promptTokens, maxTokens, policy, affinityKey, promptPrefix };
+  let routeRequest: RouteRequest = routeRequestFor(facts, settings);
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
   for (;;) {

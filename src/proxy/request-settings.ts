@@ -29,6 +29,7 @@ export function requestSettings(config: GatewayConfig): RequestSettings {
     policy: routing.policy,
     affinityHeader: routing.affinityHeader,
     affinityPrefixChars: routing.affinityPrefixChars,
+    cachePromptChars: routing.cachePromptChars,
     completionReserveTokens: routing.completionReserveTokens,
     tokenizeTimeoutMs: routing.tokenizeTimeoutMs,
     queueTimeoutMs: routing.queueTimeoutMs,

@@ -21,6 +21,8 @@ export interface RouteRequest {
   readonly policy: PolicyName;
   /** What the `affinity` policy hashes (a session header, the `user` field or the prompt's start); absent = none. */
   readonly affinityKey?: string | undefined;
+  /** What the `cache-aware` policy matches: the prompt's text from its start; absent = none. */
+  readonly promptPrefix?: string | undefined;
 }
 
 /** Tokens the request needs in one slot's context: the prompt plus its answer (at least one token). */

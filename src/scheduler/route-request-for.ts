@@ -22,6 +22,8 @@ export interface RequestFacts {
   readonly policy?: PolicyName | undefined;
   /** The `affinity` policy's key, when the request has one. */
   readonly affinityKey?: string | undefined;
+  /** The prompt's start, for the `cache-aware` policy. */
+  readonly promptPrefix?: string | undefined;
 }
 
 export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings): RouteRequest {
@@ -35,5 +37,6 @@ export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings):
     loadOnDemand: settings.loadOnDemand,
     policy: facts.policy ?? settings.policy,
     ...(facts.affinityKey === undefined ? {} : { affinityKey: facts.affinityKey }),
+    ...(facts.promptPrefix === undefined ? {} : { promptPrefix: facts.promptPrefix }),
   };
 }

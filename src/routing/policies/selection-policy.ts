@@ -4,6 +4,7 @@
 
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouteRequest } from '../route-request.ts';
+import type { CacheAwareSettings } from './cache-aware.ts';
 
 /** One policy's pick, with why: the reason goes to the `x-switchyard-route` header and explain. */
 export interface PolicyChoice {
@@ -23,6 +24,11 @@ export interface SelectionPolicy {
    * when there is no candidate. Work is O(candidates).
    */
   choose(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice | undefined;
+  /**
+   * The choice `choose` would make, without recording anything (for /admin/explain). Absent: the
+   * policy's state is only a rotation, and a fresh instance's `choose` explains it well enough.
+   */
+  explain?(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice | undefined;
 }
 
 /** What a policy may draw on besides the request and the snapshot: injected, so tests are deterministic. */
@@ -33,4 +39,6 @@ export interface PolicyContext {
   readonly loadStaleAfterMs: () => number;
   /** The `affinity` load bound's slack: a node holds at most (1 + epsilon) x the average in flight. */
   readonly affinityEpsilon: () => number;
+  /** `cache-aware`'s thresholds and bounds (the tree's size is read once, when the policy is built). */
+  readonly cacheAware: () => CacheAwareSettings;
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { affinityKeyOf } from '#src/proxy/affinity-key.ts';
+import { affinityKeyOf, promptPrefixOf } from '#src/proxy/affinity-key.ts';
 
-const SETTINGS = { affinityHeader: 'x-session-id', affinityPrefixChars: 10 };
+const SETTINGS = { affinityHeader: 'x-session-id', affinityPrefixChars: 10, cachePromptChars: 12 };
 const CHAT = '/v1/chat/completions';
 
 test('the affinity key: the header, else the user field, else the prompt`s first N characters', () => {
@@ -17,4 +17,10 @@ test('the affinity key: the header, else the user field, else the prompt`s first
   ];
   for (const [what, headers, json, key] of cases) assert.equal(affinityKeyOf(headers, CHAT, json, SETTINGS), key, what);
   assert.equal(affinityKeyOf({}, '/v1/completions', { prompt: 'Once upon a time' }, SETTINGS), 'prefix:Once upon ');
+});
+
+test('cache-aware matches the prompt text from its start, message by message, up to its bound', () => {
+  const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello there' }];
+  assert.equal(promptPrefixOf(CHAT, { messages }, SETTINGS.cachePromptChars), 'Be brief.\nhe');
+  assert.equal(promptPrefixOf(CHAT, { messages: [] }, 100), undefined);
 });

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import { createPolicy, loadBound, type SelectionPolicy } from '#src/routing/index.ts';
-import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
+import { node, request, snapshotOf, policyContext } from '#test/fixtures/builders.ts';
 
-const CONTEXT = { random: Math.random, loadStaleAfterMs: () => 15_000, affinityEpsilon: () => 0.25 };
+const CONTEXT = policyContext(Math.random);
 const fresh = (): SelectionPolicy => createPolicy('affinity', CONTEXT);
 const keyed = (key: string) => request('m', { policy: 'affinity', affinityKey: key });
 

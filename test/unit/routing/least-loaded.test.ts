@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { judgeLoad, type LoadReading, type RoutingSnapshot } from '#src/nodes/index.ts';
 import { createPolicy, loadScore } from '#src/routing/index.ts';
-import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
+import { node, request, snapshotOf, policyContext } from '#test/fixtures/builders.ts';
 
 const NOW = snapshotOf([]).now;
 const reading = (running: number, waiting: number, ageMs = 0, inFlightAtScrape = 0, kvUsage?: number): LoadReading => ({
@@ -42,7 +42,7 @@ test('loadScore: running + 2 x waiting + requests sent since the scrape + KV use
 test('least-loaded avoids the node with a deep waiting queue, and says why in its reason and notes', () => {
   const nodes = [node('deep', { kind: 'vllm' }), node('calm', { kind: 'vllm' }), node('ollama', { kind: 'ollama' })];
   const snapshot = withLoads(snapshotOf(nodes, { ollama: 2 }), { deep: reading(1, 20), calm: reading(1, 0) });
-  const policy = createPolicy('least-loaded', { random: Math.random, loadStaleAfterMs: () => 15_000, affinityEpsilon: () => 0.25 });
+  const policy = createPolicy('least-loaded', policyContext(Math.random));
   const choice = policy.choose(request('m', { policy: 'least-loaded' }), nodes, snapshot);
   assert.equal(choice?.node.spec.name, 'calm');
   assert.deepEqual(choice?.scores, [41, 1, 2]);
@@ -53,7 +53,7 @@ test('least-loaded avoids the node with a deep waiting queue, and says why in it
 test('least-loaded with stale figures everywhere is least-in-flight, and the reason says so', () => {
   const nodes = [node('a', { kind: 'vllm' }), node('b', { kind: 'vllm' })];
   const snapshot = withLoads(snapshotOf(nodes, { a: 1, b: 0 }), { a: reading(0, 0, 60_000), b: reading(9, 9, 60_000) });
-  const choice = createPolicy('least-loaded', { random: Math.random, loadStaleAfterMs: () => 15_000, affinityEpsilon: () => 0.25 }).choose(request('m'), nodes, snapshot);
+  const choice = createPolicy('least-loaded', policyContext(Math.random)).choose(request('m'), nodes, snapshot);
   assert.equal(choice?.node.spec.name, 'b');
   assert.equal(choice?.reason, 'lowest load 0 (in flight only: load metrics stale (60s old))');
 });

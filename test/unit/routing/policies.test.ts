@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createPolicy, pickWeighted, policyPerRequest } from '#src/routing/index.ts';
 import { seededRandom } from '#src/sim/seeded-random.ts';
-import { node, request, snapshotOf, spec } from '#test/fixtures/builders.ts';
+import { node, request, snapshotOf, spec, policyContext } from '#test/fixtures/builders.ts';
 
 const weighted = (name: string, weight: number) => ({ ...node(name), spec: spec(name, { weight }) });
 
@@ -20,7 +20,7 @@ test('weighted: a draw lands in the candidate whose share of the total weight co
 
 test('weighted: traffic follows the weights', () => {
   const nodes = [weighted('a', 1), weighted('b', 2), weighted('c', 1)];
-  const policy = createPolicy('weighted', { random: seededRandom(5), loadStaleAfterMs: () => 15_000, affinityEpsilon: () => 0.25 });
+  const policy = createPolicy('weighted', policyContext(seededRandom(5)));
   const counts: Record<string, number> = {};
   for (let i = 0; i < 4_000; i += 1) {
     const picked = policy.choose(request('m'), nodes, snapshotOf(nodes))?.node.spec.name ?? '';
@@ -32,7 +32,7 @@ test('weighted: traffic follows the weights', () => {
 
 test('round-robin: each candidate in turn, ignoring load', () => {
   const nodes = [node('a'), node('b'), node('c')];
-  const policy = createPolicy('round-robin', { random: Math.random, loadStaleAfterMs: () => 15_000, affinityEpsilon: () => 0.25 });
+  const policy = createPolicy('round-robin', policyContext(Math.random));
   const snapshot = snapshotOf(nodes, { a: 9 });
   const picks = Array.from({ length: 4 }, () => policy.choose(request('m'), nodes, snapshot)?.node.spec.name);
   assert.deepEqual(picks, ['a', 'b', 'c', 'a']);
@@ -40,7 +40,7 @@ test('round-robin: each candidate in turn, ignoring load', () => {
 
 test('least-in-flight: scores are the in-flight counts and the reason names the winner load', () => {
   const nodes = [node('a'), node('b')];
-  const choice = createPolicy('least-in-flight', { random: Math.random, loadStaleAfterMs: () => 15_000, affinityEpsilon: () => 0.25 }).choose(request('m'), nodes, snapshotOf(nodes, { a: 3, b: 1 }));
+  const choice = createPolicy('least-in-flight', policyContext(Math.random)).choose(request('m'), nodes, snapshotOf(nodes, { a: 3, b: 1 }));
   assert.equal(choice?.node.spec.name, 'b');
   assert.deepEqual(choice?.scores, [3, 1]);
   assert.equal(choice?.reason, 'fewest in flight (1, 1 tied)');
@@ -48,7 +48,7 @@ test('least-in-flight: scores are the in-flight counts and the reason names the 
 
 test('per-request dispatch: each request goes through its own policy, each keeping its own state', () => {
   const nodes = [node('a'), node('b')];
-  const policy = policyPerRequest({ random: seededRandom(1), loadStaleAfterMs: () => 15_000, affinityEpsilon: () => 0.25 });
+  const policy = policyPerRequest(policyContext(seededRandom(1)));
   const snapshot = snapshotOf(nodes, { a: 5 });
   // Round-robin ignores a's load; least-in-flight never picks a.
   const rr = [1, 2, 3].map(() => policy.choose(request('m', { policy: 'round-robin' }), nodes, snapshot)?.node.spec.name);

@@ -7,9 +7,9 @@ import { POLICY_NAMES } from '#src/config/index.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import { createPolicy, defaultFilters, POLICIES, route, type SelectionPolicy } from '#src/routing/index.ts';
 import { seededRandom } from '#src/sim/seeded-random.ts';
-import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
+import { node, request, snapshotOf, policyContext } from '#test/fixtures/builders.ts';
 
-const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy => createPolicy(name, { random: seededRandom(seed), loadStaleAfterMs: () => 15_000, affinityEpsilon: () => 0.25 });
+const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy => createPolicy(name, policyContext(seededRandom(seed)));
 
 /** A snapshot whose in-flight counts the test raises as it routes, and which counts its own reads. */
 function liveSnapshot(nodes: readonly NodeView[]): { snapshot: RoutingSnapshot; load: Map<string, number>; reads: () => number } {
