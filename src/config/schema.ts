@@ -155,6 +155,15 @@ const loadSignalsSchema = table({
   stale_after: positiveDurationMs.default(CONFIG_DEFAULTS.load.staleAfterMs),
 }).transform((load) => ({ intervalMs: load.interval, timeoutMs: load.timeout, maxBodyBytes: load.max_body_bytes, staleAfterMs: load.stale_after }));
 
+/** A number > 0 and at most `max`. */
+const positiveUpTo = (max: number) =>
+  z.number({ error: 'must be a number greater than 0' }).positive({ error: 'must be a number greater than 0' }).max(max, { error: `must be at most ${max}` });
+/** A number from `min` to `max` (no upper bound stated when `max` is Number.MAX_VALUE). */
+const numberIn = (min: number, max: number) => {
+  const error = max === Number.MAX_VALUE ? `must be a number of at least ${min}` : `must be a number from ${min} to ${max}`;
+  return z.number({ error }).min(min, { error }).max(max, { error });
+};
+
 const policyName = z.enum(POLICY_NAMES, { error: `must be one of: ${POLICY_NAMES.join(', ')}` });
 
 const routingSchema = table({
@@ -165,24 +174,10 @@ const routingSchema = table({
     .transform((header) => header.toLowerCase())
     .default(CONFIG_DEFAULTS.routing.affinityHeader),
   affinity_prefix_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.affinityPrefixChars),
-  affinity_epsilon: z
-    .number({ error: 'must be a number greater than 0' })
-    .positive({ error: 'must be a number greater than 0' })
-    .max(100, { error: 'must be at most 100' })
-    .default(CONFIG_DEFAULTS.routing.affinityEpsilon),
-  cache_threshold: z
-    .number({ error: 'must be a number from 0 to 1' })
-    .min(0, { error: 'must be a number from 0 to 1' })
-    .max(1, { error: 'must be a number from 0 to 1' })
-    .default(CONFIG_DEFAULTS.routing.cacheThreshold),
-  cache_balance_abs: z
-    .int({ error: 'must be a whole number of at least 0' })
-    .min(0, { error: 'must be a whole number of at least 0' })
-    .default(CONFIG_DEFAULTS.routing.cacheBalanceAbs),
-  cache_balance_rel: z
-    .number({ error: 'must be a number of at least 1' })
-    .min(1, { error: 'must be a number of at least 1' })
-    .default(CONFIG_DEFAULTS.routing.cacheBalanceRel),
+  affinity_epsilon: positiveUpTo(100).default(CONFIG_DEFAULTS.routing.affinityEpsilon),
+  cache_threshold: numberIn(0, 1).default(CONFIG_DEFAULTS.routing.cacheThreshold),
+  cache_balance_abs: z.int({ error: 'must be a whole number of at least 0' }).min(0, { error: 'must be a whole number of at least 0' }).default(CONFIG_DEFAULTS.routing.cacheBalanceAbs),
+  cache_balance_rel: numberIn(1, Number.MAX_VALUE).default(CONFIG_DEFAULTS.routing.cacheBalanceRel),
   cache_prompt_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cachePromptChars),
   cache_max_tree_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cacheMaxTreeChars),
   queue_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.queueTimeoutMs),
@@ -247,11 +242,7 @@ function nodesSchema(env: EnvVars) {
     kind: z.enum(NODE_KINDS, { error: `must be one of: ${NODE_KINDS.join(', ')}` }).default(CONFIG_DEFAULTS.node.kind),
     group: name.optional(),
     kv: z.enum(KV_MODES, { error: `must be one of: ${KV_MODES.join(', ')}` }).default(CONFIG_DEFAULTS.node.kv),
-    weight: z
-      .number({ error: 'must be a number greater than 0' })
-      .positive({ error: 'must be a number greater than 0' })
-      .max(1_000_000, { error: 'must be at most 1000000' })
-      .default(CONFIG_DEFAULTS.node.weight),
+    weight: positiveUpTo(1_000_000).default(CONFIG_DEFAULTS.node.weight),
     wake: table({
       mac: z.string().optional(),
       broadcast: z.string().optional(),

@@ -8,24 +8,15 @@ import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouteRequest } from '../route-request.ts';
 import { pickLowest } from './least-in-flight.ts';
 import { PrefixTree } from './prefix-tree.ts';
-import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
+import type { CacheAwareSettings, PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
+
+export type { CacheAwareSettings };
 
 interface Decided {
   readonly choice: PolicyChoice;
   /** The prompt text considered, and how much of it the chosen node holds. */
   readonly text: string;
   readonly matched: number;
-}
-
-export interface CacheAwareSettings {
-  /** Route by cache when the best match covers more than this fraction of the prompt. */
-  readonly threshold: number;
-  readonly balanceAbs: number;
-  readonly balanceRel: number;
-  /** Characters the prefix tree may store across all nodes. */
-  readonly maxTreeChars: number;
-  /** Characters of each prompt considered. */
-  readonly maxPromptChars: number;
 }
 
 export interface PrefixHitFigures {

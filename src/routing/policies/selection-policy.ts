@@ -4,7 +4,6 @@
 
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouteRequest } from '../route-request.ts';
-import type { CacheAwareSettings } from './cache-aware.ts';
 
 /** One policy's pick, with why: the reason goes to the `x-switchyard-route` header and explain. */
 export interface PolicyChoice {
@@ -29,6 +28,17 @@ export interface SelectionPolicy {
    * policy's state is only a rotation, and a fresh instance's `choose` explains it well enough.
    */
   explain?(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice | undefined;
+}
+
+export interface CacheAwareSettings {
+  /** Route by cache when the best match covers more than this fraction of the prompt. */
+  readonly threshold: number;
+  readonly balanceAbs: number;
+  readonly balanceRel: number;
+  /** Characters the prefix tree may store across all nodes. */
+  readonly maxTreeChars: number;
+  /** Characters of each prompt considered. */
+  readonly maxPromptChars: number;
 }
 
 /** What a policy may draw on besides the request and the snapshot: injected, so tests are deterministic. */
