@@ -20,6 +20,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
           views: deps.registry.freshViews(),
           inFlight: (node) => snapshot.inFlight(node),
           usage: (node, model) => snapshot.usage(node, model),
+          load: (node) => snapshot.load?.(node),
           queueDepths: deps.queueDepths(),
           now: snapshot.now,
         }),

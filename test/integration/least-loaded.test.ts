@@ -93,6 +93,11 @@ test('a node whose metrics cannot be read is scored by in-flight, and explain sa
   const blind = explained.nodes.find((n) => n.node === 'blind');
   assert.equal(blind?.note, 'load metrics unreadable: /metrics answered HTTP 501');
   assert.equal(explained.nodes.find((n) => n.node === 'calm')?.note, undefined);
+  const hosts = (await fleet.gw.hosts()).hosts;
+  assert.match(String((hosts.find((h) => h.name === 'blind')?.load as { error?: string } | null)?.error), /HTTP 501/);
+  const calm = hosts.find((h) => h.name === 'calm')?.load;
+  assert.ok(calm !== null && calm !== undefined && 'running' in calm, '/admin/hosts shows the figures read');
+  assert.equal(calm.kv_usage, null, 'current llama.cpp builds export no KV gauge');
 });
 
 test('a router is asked /metrics?model= only for its loaded models, which never loads another', async () => {
