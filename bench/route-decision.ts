@@ -1,19 +1,24 @@
-// Micro-benchmark of one routing decision (the default filters + least-in-flight selection) over
-// fleets of 10, 100 and 1,000 nodes that each list 50 models. Run in its own process by run.ts
+// Micro-benchmark of one routing decision (the default filters + a selection policy) over fleets
+// of 10, 100 and 1,000 nodes that each list 50 models. Run in its own process by run.ts
 // (`node bench/route-decision.ts` prints one JSON line); each call is timed on its own.
 //
 // Two fleets per size: "all serve" (every node lists the requested model: every node reaches
 // selection) and "half serve" (half the nodes lack it: half become exclusions with reasons).
+// least-in-flight runs on every fleet; every other policy on the 1,000-node "all serve" fleet,
+// with what it reads: load figures (least-loaded), a session key (affinity), a 2,000-character
+// chat prompt whose prefix the tree has seen (cache-aware).
 
-import { defaultFilters, leastInFlight, route } from '#src/routing/index.ts';
-import type { NodeView } from '#src/nodes/index.ts';
-import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
+import { POLICY_NAMES, type PolicyName } from '#src/config/index.ts';
+import { createPolicy, defaultFilters, route } from '#src/routing/index.ts';
+import type { LoadReading, NodeView } from '#src/nodes/index.ts';
+import { node, policyContext, request, snapshotOf } from '#test/fixtures/builders.ts';
 import { percentile } from './stats.ts';
 
 export const FLEET_SIZES = [10, 100, 1000] as const;
 export const MODELS_PER_NODE = 50;
 
 export interface RouteDecisionResult {
+  readonly policy: PolicyName;
   readonly nodes: number;
   readonly fleet: 'all serve' | 'half serve';
   readonly calls: number;
@@ -30,21 +35,30 @@ function fleet(size: number, halfServe: boolean): NodeView[] {
     const models: string[] = [];
     for (let k = 0; k < MODELS_PER_NODE - 1; k += 1) models.push(`m${(i + k) % 99}`);
     models.push(serves ? 'm99' : `other-${i}`);
-    nodes.push(node(`node-${i}`, { models }));
+    nodes.push(node(`node-${i}`, { models, kind: 'vllm' }));
   }
   return nodes;
 }
 
-export function measureRouteDecision(size: number, halfServe: boolean, budgetMs: number): RouteDecisionResult {
+const PROMPT = `system: ${'You are a careful assistant. '.repeat(60)}user: `;
+
+export function measureRouteDecision(size: number, halfServe: boolean, budgetMs: number, name: PolicyName = 'least-in-flight'): RouteDecisionResult {
   const nodes = fleet(size, halfServe);
   const inFlight: Record<string, number> = {};
   nodes.forEach((n, i) => (inFlight[n.spec.name] = i % 3));
-  const snapshot = snapshotOf(nodes, inFlight);
-  const req = request('m99');
+  const loads = new Map<string, LoadReading>();
+  const now = snapshotOf([]).now;
+  nodes.forEach((n, i) => loads.set(n.spec.name, { ok: true, figures: { running: i % 4, waiting: i % 5, kvUsage: 0.5 }, atMs: now, inFlightAtScrape: 0 }));
+  const snapshot = { ...snapshotOf(nodes, inFlight), load: (n: string) => loads.get(n) };
+  let turn = 0;
+  const req = (): ReturnType<typeof request> => {
+    turn += 1;
+    return request('m99', { policy: name, affinityKey: `session-${turn % 500}`, promptPrefix: `${PROMPT}question ${turn % 500}` });
+  };
   const filters = defaultFilters();
-  const policy = leastInFlight();
+  const policy = createPolicy(name, policyContext());
   const decide = (): void => {
-    const decision = route(req, snapshot, filters, policy);
+    const decision = route(req(), snapshot, filters, policy);
     if (decision.kind !== 'selected') throw new Error('benchmark fleet must be routable');
   };
   const warmupEnd = performance.now() + Math.min(300, budgetMs / 4);
@@ -60,6 +74,7 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
     times.push(Number(took) / 1000);
   }
   return {
+    policy: name,
     nodes: size,
     fleet: halfServe ? 'half serve' : 'all serve',
     calls: times.length,
@@ -73,5 +88,6 @@ if (import.meta.main) {
   const budgetMs = Number(process.argv[2] ?? 1000);
   const results: RouteDecisionResult[] = [];
   for (const size of FLEET_SIZES) for (const half of [false, true]) results.push(measureRouteDecision(size, half, budgetMs));
+  for (const name of POLICY_NAMES) if (name !== 'least-in-flight') results.push(measureRouteDecision(1000, false, budgetMs, name));
   process.stdout.write(`${JSON.stringify({ event: 'route decision', results })}\n`);
 }

@@ -8,6 +8,7 @@ import type { NodeRegistry, WakeResult } from '#src/nodes/index.ts';
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
+import type { ExplainPolicies } from './explain.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
@@ -33,6 +34,8 @@ export interface AdminDeps {
   readonly catalog: () => ModelCatalog;
   /** The request path's routing filters. */
   readonly filters: readonly Filter[];
+  /** The live selection policies, asked what they would choose without recording it. */
+  readonly policies: ExplainPolicies;
   /** Requests waiting per model. */
   readonly queueDepths: () => Record<string, number>;
   readonly commands: AdminCommands;

@@ -20,6 +20,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
           views: deps.registry.freshViews(),
           inFlight: (node) => snapshot.inFlight(node),
           usage: (node, model) => snapshot.usage(node, model),
+          load: (node) => snapshot.load?.(node),
           queueDepths: deps.queueDepths(),
           now: snapshot.now,
         }),
@@ -35,8 +36,8 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         sendError(res, badRequest(query.error, query.param));
         return;
       }
-      const request = routeRequestFor({ ...query, group: deps.catalog().groups.get(query.model) }, deps.config().routing);
-      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.filters));
+      const request = routeRequestFor({ ...query, group: deps.catalog().groups.get(query.model), policy: deps.catalog().policies.get(query.model) }, deps.config().routing);
+      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.filters, deps.policies));
     }),
   );
   table.add('GET', '/admin/runtime', guard(false, (_req, res) => sendJson(res, 200, deps.commands.runtime())));

@@ -2,7 +2,7 @@
 // and its reason, from the same filters the request path runs (no separate logic to drift).
 
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import { classifyUnroutable, filterCandidates, mightFitLater, type Filter, type RouteRequest } from '#src/routing/index.ts';
+import { classifyUnroutable, filterCandidates, mightFitLater, type Filter, type PolicySet, type PrefixHitFigures, type RouteRequest } from '#src/routing/index.ts';
 
 export interface ExplainNode {
   readonly node: string;
@@ -10,6 +10,17 @@ export interface ExplainNode {
   readonly reason?: string;
   readonly filter?: string;
   readonly detail?: string;
+  /** The selection policy's score for an eligible node (lower is better). */
+  readonly score?: number;
+  /** What the policy could not use for this node, e.g. "load metrics stale (31s old)". */
+  readonly note?: string;
+}
+
+/** What the selection policy would pick among the eligible nodes, and why. */
+export interface ExplainChoice {
+  readonly policy: string;
+  readonly node: string;
+  readonly reason: string;
 }
 
 export interface Explanation {
@@ -18,19 +29,36 @@ export interface Explanation {
   readonly max_tokens: number | null;
   /** What the request path would do: route to one of the eligible nodes, queue, or answer 400/503. */
   readonly outcome: 'route' | 'queue' | 'context_length_exceeded' | 'no_node_available';
+  readonly choice: ExplainChoice | null;
+  /** cache-aware: the estimated share of prompt characters routed to a node that held them already; null before any. */
+  readonly prefix_hit_rate: number | null;
   readonly nodes: readonly ExplainNode[];
 }
 
-export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[]): Explanation {
+/** The policies' side of an explanation: their choice, recording nothing, and cache-aware's hits. */
+export type ExplainPolicies = Pick<PolicySet, 'explain' | 'prefixHits'>;
+
+export function hitRate(hits: PrefixHitFigures): number | null {
+  return hits.promptChars === 0 ? null : Math.round((hits.matchedChars / hits.promptChars) * 1000) / 1000;
+}
+
+export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[], policies: ExplainPolicies): Explanation {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
+  const picked = policies.explain(req, kept, snapshot);
+  const scores = new Map(kept.map((view, i) => [view.spec.name, { score: picked?.scores[i], note: picked?.notes?.[i] }]));
+  const choice = picked === undefined ? null : { policy: req.policy, node: picked.node.spec.name, reason: picked.reason };
   const nodes = snapshot.nodes.map((view): ExplainNode => {
     const exclusion = byNode.get(view.spec.name);
-    if (exclusion === undefined) return { node: view.spec.name, verdict: 'eligible' };
+    if (exclusion === undefined) {
+      const { score, note } = scores.get(view.spec.name) ?? {};
+      return { node: view.spec.name, verdict: 'eligible', ...(score === undefined ? {} : { score }), ...(note === undefined ? {} : { note }) };
+    }
     return { node: view.spec.name, verdict: 'excluded', reason: exclusion.code, filter: exclusion.filter, detail: exclusion.detail };
   });
   const kind = kept.length > 0 ? undefined : classifyUnroutable(excluded, mightFitLater(snapshot, req));
   const outcome =
     kind === undefined ? 'route' : kind === 'busy' ? 'queue' : kind === 'too_large' ? 'context_length_exceeded' : 'no_node_available';
-  return { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, nodes };
+  const prefix_hit_rate = hitRate(policies.prefixHits());
+  return { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes };
 }

@@ -1,13 +1,15 @@
 // Pure: GET /admin/hosts — per node what it serves, what is loaded, what it could load on demand,
 // the per-model context figures, and the leases and queue depths right now. Plain copies only.
 
-import { ctxFor, guaranteedCtx, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
-import { isWaking, type NodeView } from '#src/nodes/index.ts';
+import { ctxFor, guaranteedCtx, isLlamaLike, kvModeFor, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
+import { isWaking, type LoadReading, type NodeView } from '#src/nodes/index.ts';
 
 export interface HostModelFigures {
   readonly n_ctx: number;
   readonly slots: number | null;
   readonly guaranteed_ctx: number;
+  /** llama.cpp: how the model's slots share KV cache, and where the gateway learned it. */
+  readonly kv?: { readonly mode: string; readonly source: string };
 }
 
 export interface HostView {
@@ -27,7 +29,13 @@ export interface HostView {
   readonly models: Readonly<Record<string, HostModelFigures>>;
   readonly in_flight: number;
   readonly leases: Readonly<Record<string, Usage>>;
+  /** The node's own load figures as last scraped (or why not), with their age; null = none read. */
+  readonly load: HostLoad | null;
 }
+
+export type HostLoad =
+  | { readonly running: number; readonly waiting: number; readonly kv_usage: number | null; readonly age_ms: number }
+  | { readonly error: string; readonly age_ms: number };
 
 /** The GET /admin/hosts document, as hostsView builds it. */
 export interface HostsReport {
@@ -39,9 +47,18 @@ export interface HostsInput {
   readonly views: readonly NodeView[];
   readonly inFlight: (node: string) => number;
   readonly usage: (node: string, model: string) => Usage;
+  readonly load?: (node: string) => LoadReading | undefined;
   readonly queueDepths: Readonly<Record<string, number>>;
   /** Epoch ms the views' deadlines (a wake's window) are judged at. */
   readonly now: number;
+}
+
+function hostLoad(reading: LoadReading | undefined, now: number): HostLoad | null {
+  if (reading === undefined) return null;
+  const age_ms = Math.max(0, now - reading.atMs);
+  if (!reading.ok) return { error: reading.error, age_ms };
+  const { running, waiting, kvUsage } = reading.figures;
+  return { running, waiting, kv_usage: kvUsage ?? null, age_ms };
 }
 
 export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: Record<string, number> } {
@@ -56,7 +73,8 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
         loaded.push(model.id);
         const nCtx = ctxFor(view, model.id);
         if (nCtx > 0) {
-          models[model.id] = { n_ctx: nCtx, slots: slotsFor(view, model.id) ?? null, guaranteed_ctx: guaranteedCtx(view, model.id) };
+          const figures = { n_ctx: nCtx, slots: slotsFor(view, model.id) ?? null, guaranteed_ctx: guaranteedCtx(view, model.id) };
+          models[model.id] = isLlamaLike(view) ? { ...figures, kv: kvModeFor(view, model.id) } : figures;
         }
       } else if (residency.state === 'on_demand') {
         onDemand.push({ id: model.id, status: residency.status });
@@ -89,6 +107,7 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
       models,
       in_flight: input.inFlight(view.spec.name),
       leases,
+      load: hostLoad(input.load?.(view.spec.name), input.now),
     };
   });
   return { hosts, queue_depth: { ...input.queueDepths } };

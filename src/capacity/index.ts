@@ -10,6 +10,8 @@ export {
   budgetFor,
   guaranteedCtx,
   isLlamaLike,
+  kvModeFor,
+  type KvModeFigure,
 } from './model-fit.ts';
 export { fetchCapacity, loadedIdsOf, PROPS_CONCURRENCY, type CapacityReading, type FetchCapacityOptions } from './fetch-capacity.ts';
 export { afterRound, idsToAsk, FIRST_ROUND, type RouterRound } from './capacity-round.ts';

@@ -75,6 +75,19 @@ export function isLlamaLike(view: CapacityView): boolean {
   return isLlamaServer(view.spec.kind, view.capacity.role);
 }
 
+/** The KV mode a model runs with on this node, and where that came from (shown in /admin/hosts). */
+export interface KvModeFigure {
+  readonly mode: 'unified' | 'per-slot';
+  /** `config`: `[[nodes]] kv`; `router args`: the model's `status.args`; `default`: neither said (llama.cpp's own default). */
+  readonly source: 'config' | 'router args' | 'default';
+}
+
+export function kvModeFor(view: CapacityView, model: string): KvModeFigure {
+  if (view.spec.kv !== 'auto') return { mode: view.spec.kv, source: 'config' };
+  const fromArgs = listed(view, model)?.kv;
+  return fromArgs === undefined ? { mode: 'unified', source: 'default' } : { mode: fromArgs, source: 'router args' };
+}
+
 /**
  * Tokens all in-flight requests of `model` may hold together, or undefined for no budget (vLLM and
  * SGLang manage KV themselves; an unknown context cannot be budgeted). Unified KV: one pool of n_ctx;
@@ -84,7 +97,7 @@ export function budgetFor(view: CapacityView, model: string): number | undefined
   if (!isLlamaLike(view)) return undefined;
   const nCtx = ctxFor(view, model);
   if (nCtx <= 0) return undefined;
-  if (view.spec.kv === 'unified') return nCtx;
+  if (kvModeFor(view, model).mode === 'unified') return nCtx;
   const slots = slotsFor(view, model);
   return slots === undefined ? undefined : nCtx * slots;
 }
@@ -94,6 +107,6 @@ export function guaranteedCtx(view: CapacityView, model: string): number {
   const nCtx = ctxFor(view, model);
   const slots = slotsFor(view, model);
   if (nCtx <= 0) return 0;
-  if (isLlamaLike(view) && view.spec.kv === 'unified' && slots !== undefined && slots > 0) return Math.floor(nCtx / slots);
+  if (isLlamaLike(view) && kvModeFor(view, model).mode === 'unified' && slots !== undefined && slots > 0) return Math.floor(nCtx / slots);
   return nCtx;
 }

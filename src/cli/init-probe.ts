@@ -72,5 +72,5 @@ function unrecognised(answers: ReadonlyMap<string, JsonAnswer>): string {
 
 /** The node as the gateway's own capacity poll takes it; only kind and URL matter to it. */
 function probedNode(url: string, kind: NodeSpec['kind']): NodeSpec {
-  return { name: 'init', url, apiKey: undefined, kind, group: undefined, kv: 'unified', wake: undefined, wakeTimeoutMs: 0 };
+  return { name: 'init', url, apiKey: undefined, kind, group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 0 };
 }

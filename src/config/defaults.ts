@@ -1,6 +1,6 @@
 // Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
-import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
+import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, LoadSignalsConfig, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
 
 const MIB = 1_048_576;
 
@@ -10,8 +10,9 @@ export interface ConfigDefaults {
   readonly health: HealthConfig;
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;
+  readonly load: LoadSignalsConfig;
   readonly routing: RoutingConfig;
-  readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly wakeTimeoutMs: number };
+  readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly weight: number; readonly wakeTimeoutMs: number };
 }
 
 export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
@@ -50,7 +51,18 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     maxConnections: 256,
     connectionWaitMs: 5_000,
   }),
+  // Well under the 10 s the least-loaded policy can live with; figures three scrapes old are stale.
+  load: Object.freeze({ intervalMs: 5_000, timeoutMs: 2_000, maxBodyBytes: MIB, staleAfterMs: 15_000 }),
   routing: Object.freeze({
+    policy: 'least-in-flight',
+    affinityHeader: 'x-session-id',
+    affinityPrefixChars: 256,
+    affinityEpsilon: 0.25,
+    cacheThreshold: 0.5,
+    cacheBalanceAbs: 8,
+    cacheBalanceRel: 1.5,
+    cachePromptChars: 8_192,
+    cacheMaxTreeChars: 4_000_000,
     queueTimeoutMs: 30_000,
     maxQueue: 100,
     loadOnDemand: true,
@@ -61,5 +73,5 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     loadTimeoutMs: 120_000,
   }),
   // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
-  node: Object.freeze({ kind: 'auto', kv: 'unified', wakeTimeoutMs: 120_000 }),
+  node: Object.freeze({ kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 }),
 });

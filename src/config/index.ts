@@ -10,10 +10,11 @@ export type {
   ModelsConfig,
   NodeKind,
   NodeSpec,
+  PolicyName,
   ServerConfig,
   UpstreamConfig,
 } from './types.ts';
-export { NODE_KINDS } from './types.ts';
+export { NODE_KINDS, POLICY_NAMES } from './types.ts';
 export type { EnvVars } from './api-key.ts';
 export { CONFIG_DEFAULTS, type ConfigDefaults } from './defaults.ts';
 export { formatProblems, loadConfig, loadConfigFile } from './load.ts';

@@ -12,7 +12,7 @@ import { normalizeNodeUrl } from './node-url.ts';
 import { parseWake } from './wake.ts';
 import type { ParseResult } from './parse-result.ts';
 import { parseSizeBytes } from './size.ts';
-import { KV_MODES, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
+import { KV_MODES, NODE_KINDS, POLICY_NAMES, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 
 /** A strict TOML table whose unknown-key problem lists the keys it does accept. */
 function table<const Shape extends z.ZodRawShape>(shape: Shape) {
@@ -148,7 +148,38 @@ const upstreamSchema = table({
   connectionWaitMs: upstream.connection_wait,
 }));
 
+const loadSignalsSchema = table({
+  interval: positiveDurationMs.default(CONFIG_DEFAULTS.load.intervalMs),
+  timeout: positiveDurationMs.default(CONFIG_DEFAULTS.load.timeoutMs),
+  max_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.load.maxBodyBytes),
+  stale_after: positiveDurationMs.default(CONFIG_DEFAULTS.load.staleAfterMs),
+}).transform((load) => ({ intervalMs: load.interval, timeoutMs: load.timeout, maxBodyBytes: load.max_body_bytes, staleAfterMs: load.stale_after }));
+
+/** A number > 0 and at most `max`. */
+const positiveUpTo = (max: number) =>
+  z.number({ error: 'must be a number greater than 0' }).positive({ error: 'must be a number greater than 0' }).max(max, { error: `must be at most ${max}` });
+/** A number from `min` to `max` (no upper bound stated when `max` is Number.MAX_VALUE). */
+const numberIn = (min: number, max: number) => {
+  const error = max === Number.MAX_VALUE ? `must be a number of at least ${min}` : `must be a number from ${min} to ${max}`;
+  return z.number({ error }).min(min, { error }).max(max, { error });
+};
+
+const policyName = z.enum(POLICY_NAMES, { error: `must be one of: ${POLICY_NAMES.join(', ')}` });
+
 const routingSchema = table({
+  policy: policyName.default(CONFIG_DEFAULTS.routing.policy),
+  affinity_header: z
+    .string({ error: 'must be a header name' })
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: 'must be a header name, e.g. "x-session-id"' })
+    .transform((header) => header.toLowerCase())
+    .default(CONFIG_DEFAULTS.routing.affinityHeader),
+  affinity_prefix_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.affinityPrefixChars),
+  affinity_epsilon: positiveUpTo(100).default(CONFIG_DEFAULTS.routing.affinityEpsilon),
+  cache_threshold: numberIn(0, 1).default(CONFIG_DEFAULTS.routing.cacheThreshold),
+  cache_balance_abs: z.int({ error: 'must be a whole number of at least 0' }).min(0, { error: 'must be a whole number of at least 0' }).default(CONFIG_DEFAULTS.routing.cacheBalanceAbs),
+  cache_balance_rel: numberIn(1, Number.MAX_VALUE).default(CONFIG_DEFAULTS.routing.cacheBalanceRel),
+  cache_prompt_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cachePromptChars),
+  cache_max_tree_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cacheMaxTreeChars),
   queue_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.queueTimeoutMs),
   max_queue: z
     .int({ error: 'must be a whole number of at least 0' })
@@ -163,6 +194,15 @@ const routingSchema = table({
   swap_after: nonNegativeDurationMs.default(CONFIG_DEFAULTS.routing.swapAfterMs),
   load_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.loadTimeoutMs),
 }).transform((routing) => ({
+  policy: routing.policy,
+  affinityHeader: routing.affinity_header,
+  affinityPrefixChars: routing.affinity_prefix_chars,
+  affinityEpsilon: routing.affinity_epsilon,
+  cacheThreshold: routing.cache_threshold,
+  cacheBalanceAbs: routing.cache_balance_abs,
+  cacheBalanceRel: routing.cache_balance_rel,
+  cachePromptChars: routing.cache_prompt_chars,
+  cacheMaxTreeChars: routing.cache_max_tree_chars,
   queueTimeoutMs: routing.queue_timeout,
   maxQueue: routing.max_queue,
   loadOnDemand: routing.load_on_demand,
@@ -176,7 +216,8 @@ const modelSchema = table({
   name,
   group: name.optional(),
   aliases: z.array(name, { error: 'must be an array of strings' }).default([]),
-}).transform((model): ModelSpec => ({ name: model.name, group: model.group, aliases: model.aliases }));
+  policy: policyName.optional(),
+}).transform((model): ModelSpec => ({ name: model.name, group: model.group, aliases: model.aliases, policy: model.policy }));
 
 const modelsSchema = table({
   default: name.optional(),
@@ -205,6 +246,7 @@ function nodesSchema(env: EnvVars) {
     kind: z.enum(NODE_KINDS, { error: `must be one of: ${NODE_KINDS.join(', ')}` }).default(CONFIG_DEFAULTS.node.kind),
     group: name.optional(),
     kv: z.enum(KV_MODES, { error: `must be one of: ${KV_MODES.join(', ')}` }).default(CONFIG_DEFAULTS.node.kv),
+    weight: positiveUpTo(1_000_000).default(CONFIG_DEFAULTS.node.weight),
     wake: table({
       mac: z.string().optional(),
       broadcast: z.string().optional(),
@@ -225,6 +267,7 @@ function nodesSchema(env: EnvVars) {
       kind: node.kind,
       group: node.group,
       kv: node.kv,
+      weight: node.weight,
       wake: node.wake,
       wakeTimeoutMs: node.wake_timeout,
       ...(node.models === undefined ? {} : { allowedModels: node.models }),
@@ -245,6 +288,7 @@ export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
     health: healthSchema.prefault({}),
     discovery: discoverySchema.prefault({}),
     upstream: upstreamSchema.prefault({}),
+    load: loadSignalsSchema.prefault({}),
     routing: routingSchema.prefault({}),
     models: modelsSchema.prefault({}),
     nodes: nodesSchema(env).prefault([]),

@@ -4,9 +4,16 @@
 export const NODE_KINDS = ['auto', 'vllm', 'llamacpp', 'ollama', 'sglang', 'openai'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
 
-/** How a llama.cpp node's slots share KV cache: one pool of n_ctx, or n_ctx per slot. */
-export const KV_MODES = ['unified', 'per-slot'] as const;
+/**
+ * How a llama.cpp node's slots share KV cache: one pool of n_ctx, or n_ctx per slot; `auto` = what
+ * a router's listing says per model (its `status.args`), else unified.
+ */
+export const KV_MODES = ['auto', 'unified', 'per-slot'] as const;
 export type KvMode = (typeof KV_MODES)[number];
+
+/** How a node is chosen among the ones that can take a request (src/routing/policies/). */
+export const POLICY_NAMES = ['least-loaded', 'least-in-flight', 'round-robin', 'weighted', 'affinity', 'cache-aware'] as const;
+export type PolicyName = (typeof POLICY_NAMES)[number];
 
 export interface ListenAddress {
   readonly host: string;
@@ -59,6 +66,17 @@ export interface DiscoveryConfig {
   readonly capacityRequestsPerPoll: number;
 }
 
+/** The load loop: each node's own /metrics, read for the `least-loaded` policy. */
+export interface LoadSignalsConfig {
+  readonly intervalMs: number;
+  /** Bound on one node's whole scrape. */
+  readonly timeoutMs: number;
+  /** Bound on one /metrics answer. */
+  readonly maxBodyBytes: number;
+  /** Figures older than this are not trusted: routing falls back to the in-flight count. */
+  readonly staleAfterMs: number;
+}
+
 export interface UpstreamConfig {
   readonly connectTimeoutMs: number;
   /** Time to the upstream's response headers (time to first byte). */
@@ -82,6 +100,24 @@ export interface UpstreamConfig {
 }
 
 export interface RoutingConfig {
+  /** The selection policy for models without their own `policy`. */
+  readonly policy: PolicyName;
+  /** `affinity`: the request header whose value is the key (lower case). */
+  readonly affinityHeader: string;
+  /** `affinity`: without a header or `user`, the key is a hash of the prompt's first this many characters. */
+  readonly affinityPrefixChars: number;
+  /** `affinity`: a node holds at most (1 + this) x the average in-flight requests. */
+  readonly affinityEpsilon: number;
+  /** `cache-aware`: route by cache when the best prefix match covers more than this fraction. */
+  readonly cacheThreshold: number;
+  /** `cache-aware`: in-flight spread (max - min) past which load wins over cache... */
+  readonly cacheBalanceAbs: number;
+  /** ...when the busiest candidate also has more than this many times the least busy one's load. */
+  readonly cacheBalanceRel: number;
+  /** `cache-aware`: prompt characters considered per request. */
+  readonly cachePromptChars: number;
+  /** `cache-aware`: characters the prefix tree stores across all nodes (least recently used leaves go first). */
+  readonly cacheMaxTreeChars: number;
   /** Longest a request waits in a model's queue for a slot before a 429. */
   readonly queueTimeoutMs: number;
   /** Requests waiting per model beyond which new ones get 429 at once. */
@@ -102,6 +138,8 @@ export interface ModelSpec {
   readonly name: string;
   readonly group: string | undefined;
   readonly aliases: readonly string[];
+  /** This model's selection policy; undefined = `[routing] policy`. */
+  readonly policy: PolicyName | undefined;
 }
 
 export interface ModelsConfig {
@@ -125,6 +163,8 @@ export interface NodeSpec {
   readonly group: string | undefined;
   /** llama.cpp KV sharing; decides the per-model context budget. */
   readonly kv: KvMode;
+  /** Relative share of traffic under the `weighted` policy (> 0). */
+  readonly weight: number;
   /** Set for nodes that sleep: failing health then means asleep, not dead. */
   readonly wake: WakeSpec | undefined;
   /** How long requests wait for a woken node before a 503. */
@@ -139,6 +179,7 @@ export interface GatewayConfig {
   readonly health: HealthConfig;
   readonly discovery: DiscoveryConfig;
   readonly upstream: UpstreamConfig;
+  readonly load: LoadSignalsConfig;
   readonly routing: RoutingConfig;
   readonly models: ModelsConfig;
   readonly nodes: readonly NodeSpec[];

@@ -1,56 +1,20 @@
-// One GET whose answer is read as JSON, bounded in time (the whole exchange) and bytes. Never throws.
+// One HTTP exchange whose answer is read as JSON, bounded in time (the whole exchange) and bytes.
+// Never throws.
 
-import type { Dispatcher } from 'undici';
+import { requestBoundedText, type BoundedRequestOptions } from './bounded-text.ts';
 
 export type JsonAnswer =
   | { readonly ok: true; readonly status: number; readonly body: unknown }
   | { readonly ok: false; readonly status: number | undefined; readonly error: string };
 
-export interface BoundedJsonOptions {
-  readonly dispatcher: Dispatcher;
-  readonly headers?: Record<string, string>;
-  readonly timeoutMs: number;
-  readonly maxBytes: number;
-  readonly signal?: AbortSignal;
-  readonly method?: 'GET' | 'POST';
-  readonly body?: string;
-}
+export type BoundedJsonOptions = BoundedRequestOptions;
 
 export async function requestBoundedJson(url: string, options: BoundedJsonOptions): Promise<JsonAnswer> {
-  const deadline = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-  const target = new URL(url);
-  let status: number | undefined;
+  const answer = await requestBoundedText(url, options);
+  if (!answer.ok) return answer;
   try {
-    const response = await options.dispatcher.request({
-      origin: target.origin,
-      path: target.pathname + target.search,
-      method: options.method ?? 'GET',
-      headers: options.body === undefined ? options.headers : { 'content-type': 'application/json', ...options.headers },
-      body: options.body,
-      signal,
-    });
-    status = response.statusCode;
-    // Destroying an undici body early emits 'error'; keep it from becoming an uncaught exception.
-    response.body.on('error', () => {});
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of response.body) {
-      total += (chunk as Buffer).length;
-      if (total > options.maxBytes) {
-        response.body.destroy();
-        return { ok: false, status, error: `answer exceeds ${options.maxBytes} bytes` };
-      }
-      chunks.push(chunk as Buffer);
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    try {
-      return { ok: true, status, body: JSON.parse(text) as unknown };
-    } catch {
-      return { ok: false, status, error: `answer is not JSON (HTTP ${status})` };
-    }
-  } catch (error) {
-    if (deadline.aborted) return { ok: false, status, error: `timed out after ${options.timeoutMs}ms` };
-    return { ok: false, status, error: error instanceof Error ? error.message : String(error) };
+    return { ok: true, status: answer.status, body: JSON.parse(answer.text) as unknown };
+  } catch {
+    return { ok: false, status: answer.status, error: `answer is not JSON (HTTP ${answer.status})` };
   }
 }

@@ -14,4 +14,6 @@ export interface DiscoveredModel {
   readonly contextTokens: number | undefined;
   /** Other names the node resolves to this id (llama.cpp `aliases`), without the id itself. */
   readonly aliases: readonly string[];
+  /** llama.cpp router: the KV mode the model's command line (`status.args`) runs with; absent = not said. */
+  readonly kv?: 'unified' | 'per-slot';
 }

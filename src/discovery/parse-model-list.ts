@@ -6,7 +6,7 @@
 // null`) are undone by its module in src/kinds/ before the list is read.
 
 import type { NodeKind } from '#src/config/types.ts';
-import { serverKind } from '#src/kinds/index.ts';
+import { kvModeFromArgs, routerArgsOf, serverKind } from '#src/kinds/index.ts';
 import type { DiscoveredModel } from './discovered-model.ts';
 import { isRecord } from '#src/core/is-record.ts';
 
@@ -48,6 +48,8 @@ function parseEntry(entry: unknown, index: number): EntryOutcome {
     return { ok: false, error: `model list entry ${index} has no non-empty string 'id'` };
   }
   const status = routerStatus(entry['status']);
+  const args = routerArgsOf(entry['status']);
+  const kv = args === undefined ? undefined : kvModeFromArgs(args);
   return {
     ok: true,
     model: {
@@ -57,6 +59,7 @@ function parseEntry(entry: unknown, index: number): EntryOutcome {
       status: status.value,
       contextTokens: contextTokensOf(entry),
       aliases: aliasesOf(entry['aliases'], id),
+      ...(kv === undefined ? {} : { kv }),
     },
   };
 }

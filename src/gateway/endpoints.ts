@@ -32,6 +32,7 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       metrics: parts.metrics,
       catalog: () => parts.catalog(),
       filters: parts.scheduler.filters,
+      policies: parts.policies,
       queueDepths: () => parts.scheduler.queueDepths(),
       liveFeed: parts.dashboard.feed,
       commands: {

@@ -9,6 +9,8 @@ export interface GatewayOptions {
   readonly config: GatewayConfig;
   readonly logger: Logger;
   readonly clock?: Clock;
+  /** The selection policies' random source, uniform in [0, 1); absent = Math.random. */
+  readonly random?: () => number;
   /** Re-reads the config for SIGHUP and POST /admin/reload; absent = reload unsupported. */
   readonly loadConfig?: () => Promise<LoadResult>;
 }

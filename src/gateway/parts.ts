@@ -9,9 +9,9 @@ import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig, type NodeSpec } from '#src/config/index.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
-import { HealthChecker, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
+import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
-import { defaultFilters, leastInFlight } from '#src/routing/index.ts';
+import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler, type SchedulerNotice } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { ModelLabels } from '#src/metrics/model-label.ts';
@@ -20,18 +20,22 @@ import { DashboardHub } from '#src/admin/index.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
-
+import { policyContextFor } from './policy-context.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
   readonly options: GatewayOptions;
   readonly clock: Clock;
+  /** The selection policies by name, one set for requests and explain alike. */
+  readonly policies: PolicySet;
   readonly registryEvents: EventBus<RegistryEvents>;
   readonly proxyEvents: EventBus<ProxyEvents>;
   readonly registry: NodeRegistry;
   readonly pools: UpstreamPools;
   readonly checker: HealthChecker;
   readonly discoverer: Discoverer;
+  /** The third loop: each node's own load figures, for least-loaded. */
+  readonly loadScraper: LoadScraper;
   readonly metrics: GatewayMetrics;
   readonly scheduler: Scheduler;
   /** Answer bytes held in memory across all requests, within upstream.max_held_bytes_total. */
@@ -43,6 +47,7 @@ export class GatewayParts {
   readonly inference: InferenceDeps;
   readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  readonly #loadAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #capacityPoller = new CapacityPoller(() => ({
     dispatcher: this.#discoveryAgent,
     timeoutMs: this.#config.discovery.timeoutMs,
@@ -63,6 +68,7 @@ export class GatewayParts {
     this.options = options;
     this.clock = options.clock ?? systemClock;
     this.#config = options.config;
+    this.policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
     this.#settings = requestSettings(options.config);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.registryEvents = new EventBus<RegistryEvents>(onListenerError);
@@ -99,6 +105,18 @@ export class GatewayParts {
       onResult: (name, result) => this.registry.observeDiscovery(name, result),
       onError: (name, error) => options.logger.error({ err: error, node: name }, 'applying a discovery result failed'),
     });
+    this.loadScraper = new LoadScraper({
+      clock: this.clock,
+      intervalMs: options.config.load.intervalMs,
+      scrape: (node, signal) =>
+        fetchLoad(node, this.registry.view(node.name), {
+          dispatcher: this.#loadAgent,
+          timeoutMs: this.#config.load.timeoutMs,
+          maxBytes: this.#config.load.maxBodyBytes,
+          signal,
+        }),
+      onScrape: (node, scrape) => this.registry.observeLoad(node.name, node.url, scrape),
+    });
     this.metrics = new GatewayMetrics({
       registryEvents: this.registryEvents,
       proxyEvents: this.proxyEvents,
@@ -107,11 +125,12 @@ export class GatewayParts {
       leases: () => this.registry.leaseEntries(),
       modelLabel: (model) => this.#modelLabels.label(model),
       upstreamConnections: () => this.pools.stats(),
+      prefixHits: () => this.policies.prefixHits(),
     });
     this.scheduler = new Scheduler({
       clock: this.clock,
       filters: defaultFilters(),
-      policy: leastInFlight(),
+      policy: this.policies,
       effects: {
         snapshot: () => this.registry.snapshot(),
         claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
@@ -160,6 +179,7 @@ export class GatewayParts {
     this.registry.applyChange(start);
     this.checker.applyChange(start);
     this.discoverer.applyChange(start);
+    this.loadScraper.applyChange(start);
     this.inference = {
       clock: this.clock,
       registry: this.registry,
@@ -215,6 +235,7 @@ export class GatewayParts {
   startLoops(): void {
     this.#detach(this.checker.start(this.#lifetime.signal), 'health loop');
     this.#detach(this.discoverer.start(this.#lifetime.signal), 'discovery loop');
+    this.#detach(this.loadScraper.start(this.#lifetime.signal), 'load loop');
   }
 
   /** Background work whose failure is logged, never left as an unhandled rejection. */
@@ -256,6 +277,8 @@ export class GatewayParts {
     this.checker.applyChange(change);
     this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
     this.discoverer.applyChange(change);
+    this.loadScraper.setIntervalMs(next.load.intervalMs);
+    this.loadScraper.applyChange(change);
     this.#capacityPoller.setNodes(next.nodes);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };
@@ -263,12 +286,12 @@ export class GatewayParts {
 
   async stop(): Promise<void> {
     this.#lifetime.abort();
-    await Promise.all([this.checker.stop(), this.discoverer.stop()]);
+    await Promise.all([this.checker.stop(), this.discoverer.stop(), this.loadScraper.stop()]);
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.metrics.close();
     await this.pools.close();
-    await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy()]);
+    await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy(), this.#loadAgent.destroy()]);
   }
 
   #expectedModels(nodeName: string): readonly string[] {

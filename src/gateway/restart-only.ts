@@ -11,5 +11,7 @@ export function restartOnlyChanges(previous: GatewayConfig, next: GatewayConfig)
   if (previous.server.headerTimeoutMs !== next.server.headerTimeoutMs) changed.push('server.header_timeout');
   if (previous.server.requestTimeoutMs !== next.server.requestTimeoutMs) changed.push('server.request_timeout');
   if (!same(previous.admin.listen, next.admin.listen)) changed.push('admin.listen');
+  // The cache-aware prefix tree is sized once, when it is built.
+  if (previous.routing.cacheMaxTreeChars !== next.routing.cacheMaxTreeChars) changed.push('routing.cache_max_tree_chars');
   return changed;
 }

@@ -7,6 +7,7 @@ import { llamacpp } from './llamacpp.ts';
 import { ollama } from './ollama.ts';
 import { openai } from './openai.ts';
 import { firstMeaning } from './refusal.ts';
+import { ANY_LOAD } from './load-metrics.ts';
 import type { Detection, KindDetector, ServerKind } from './server-kind.ts';
 import { sglang } from './sglang.ts';
 import { vllm } from './vllm.ts';
@@ -34,6 +35,7 @@ export const auto: ServerKind = {
   capacity: llamacpp.capacity,
   // None of its own: a node detected as a llama-server is asked llama.cpp's (tokenizerFor).
   tokenize: undefined,
+  load: ANY_LOAD,
   llamaLike: false,
   refusal: (status, body) => firstMeaning(DETECTABLE.map((kind) => kind.refusal(status, body))),
   detector: DETECTOR,

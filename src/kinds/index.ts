@@ -20,3 +20,5 @@ export { isLlamaLike, tokenizerFor } from './llama-like.ts';
 export { readRefusal, firstMeaning, type RefusalDialect } from './refusal.ts';
 export { parseLlamaProps, routerPropsPath, type PropsReading } from './llamacpp.ts';
 export { parseOllamaPs } from './ollama.ts';
+export { addLoadFigures, loadMetricsPath, readLoadFigures, type LoadDialect, type LoadFigures } from './load-metrics.ts';
+export { kvModeFromArgs, routerArgsOf, type ServerKvMode } from './llamacpp-kv.ts';

@@ -5,6 +5,7 @@
 import { isRecord } from '#src/core/is-record.ts';
 import { LISTING_PATH, listingEntries, okBody } from './detection.ts';
 import { positiveInt } from './json-fields.ts';
+import { LLAMACPP_LOAD } from './load-metrics.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
 import type { CapacityDialect, KindDetector, ModelContext, RouterLimits, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
@@ -92,6 +93,7 @@ export const llamacpp: ServerKind = {
   normalizeListing: (body) => body,
   capacity: LLAMACPP_CAPACITY,
   tokenize: LLAMACPP_TOKENIZE,
+  load: LLAMACPP_LOAD,
   llamaLike: true,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

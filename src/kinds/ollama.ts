@@ -60,6 +60,7 @@ export const ollama: ServerKind = {
   normalizeListing: ollamaListing,
   capacity: OLLAMA_CAPACITY,
   tokenize: undefined,
+  load: undefined,
   llamaLike: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

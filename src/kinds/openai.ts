@@ -31,6 +31,7 @@ export const openai: ServerKind = {
   normalizeListing: (body) => body,
   capacity: undefined,
   tokenize: undefined,
+  load: undefined,
   llamaLike: false,
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
   detector: DETECTOR,

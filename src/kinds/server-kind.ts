@@ -4,6 +4,7 @@
 
 import type { NodeKind } from '#src/config/types.ts';
 import type { JsonAnswer } from '#src/core/bounded-json.ts';
+import type { LoadDialect } from './load-metrics.ts';
 
 /** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
 export interface ModelContext {
@@ -92,6 +93,8 @@ export interface ServerKind {
   readonly capacity: CapacityDialect | undefined;
   /** The node's own token counter; undefined = none we know (see `tokenizerFor` for detected ones). */
   readonly tokenize: TokenizeDialect | undefined;
+  /** The gauges of its `/metrics` that tell its load; undefined = it exports none (Ollama). */
+  readonly load: LoadDialect | undefined;
   /** Configured as llama.cpp: slots share one KV pool (detection from answers: `isLlamaLike`). */
   readonly llamaLike: boolean;
   /** An error answer (status, parsed JSON body) read in this kind's dialect. */

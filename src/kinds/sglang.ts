@@ -3,6 +3,7 @@
 
 import { LISTING_PATH, listedAsOwnedBy } from './detection.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
+import { SGLANG_LOAD } from './load-metrics.ts';
 import type { KindDetector, ServerKind } from './server-kind.ts';
 import { OPENAI_SERVER_TOKENIZE } from './vllm.ts';
 
@@ -26,6 +27,7 @@ export const sglang: ServerKind = {
   normalizeListing: (body) => body,
   capacity: undefined,
   tokenize: OPENAI_SERVER_TOKENIZE,
+  load: SGLANG_LOAD,
   llamaLike: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

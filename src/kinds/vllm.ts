@@ -3,6 +3,7 @@
 
 import { LISTING_PATH, listedAsOwnedBy } from './detection.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
+import { VLLM_LOAD } from './load-metrics.ts';
 import type { KindDetector, ServerKind, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
 
@@ -32,6 +33,7 @@ export const vllm: ServerKind = {
   normalizeListing: (body) => body,
   capacity: undefined,
   tokenize: OPENAI_SERVER_TOKENIZE,
+  load: VLLM_LOAD,
   llamaLike: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

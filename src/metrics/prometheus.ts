@@ -6,7 +6,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { EventBus } from '#src/core/events.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import { countByCode } from '#src/routing/index.ts';
+import { countByCode, type PrefixHitFigures } from '#src/routing/index.ts';
+import { registerPrefixHits } from './prefix-hits.ts';
 
 const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
 
@@ -22,6 +23,8 @@ export interface MetricsSources {
   readonly modelLabel: (model: string) => string;
   /** Upstream connection figures per node (limit, open sockets, running and waiting requests). */
   readonly upstreamConnections?: () => Readonly<Record<string, UpstreamConnectionFigures>>;
+  /** cache-aware's estimated prefix hits so far. */
+  readonly prefixHits?: () => PrefixHitFigures;
 }
 
 export interface UpstreamConnectionFigures {
@@ -39,6 +42,7 @@ export class GatewayMetrics {
   constructor(sources: MetricsSources) {
     const r = this.registry;
     collectDefaultMetrics({ register: r, prefix: 'gateway_process_' });
+    if (sources.prefixHits !== undefined) registerPrefixHits(r, sources.prefixHits);
     const requests = new Counter({
       name: 'gateway_requests_total',
       help: 'Client requests answered, by model, node and HTTP status (499 = client went away).',

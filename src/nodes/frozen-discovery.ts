@@ -22,7 +22,7 @@ function sameListing(a: readonly DiscoveredModel[], b: readonly DiscoveredModel[
     const x = a[i];
     const y = b[i];
     if (x === undefined || y === undefined) return false;
-    if (x.id !== y.id || x.loaded !== y.loaded || x.status !== y.status || x.contextTokens !== y.contextTokens) return false;
+    if (x.id !== y.id || x.loaded !== y.loaded || x.status !== y.status || x.contextTokens !== y.contextTokens || x.kv !== y.kv) return false;
     if (x.aliases.length !== y.aliases.length || x.aliases.some((alias, j) => alias !== y.aliases[j])) return false;
   }
   return true;

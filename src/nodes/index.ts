@@ -15,3 +15,6 @@ export { observeUpstream, isEjected, INITIAL_PASSIVE_STATE, type PassiveState, t
 export { WakeManager, type WakeResult } from './wake/wake-manager.ts';
 export { sendWake, type WakeDelivery } from './wake/send-wake.ts';
 export { magicPacket } from './wake/magic-packet.ts';
+export { LoadScraper } from './load/load-scraper.ts';
+export { fetchLoad, MAX_ROUTER_MODELS } from './load/fetch-load.ts';
+export { judgeLoad, type LoadReading, type LoadScrape, type LoadVerdict } from './load/load-reading.ts';

@@ -8,6 +8,7 @@ import { NO_CAPACITY, type LearnedContexts, type ModelContext, type NodeCapacity
 import { INITIAL_PASSIVE_STATE, type PassiveState } from './health/passive.ts';
 import { initialHealthState, type HealthState } from './health/health-state.ts';
 import type { NodeView } from './node.ts';
+import type { LoadReading } from './load/load-reading.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
 
 export interface NodeRuntime {
@@ -22,6 +23,8 @@ export interface NodeRuntime {
   /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
   learned: LearnedContexts;
   inFlight: number;
+  /** The node's own load figures from the load loop (not part of the view: they change every scrape). */
+  load: LoadReading | undefined;
   /** This node's routing view, rebuilt only after one of its routing-relevant fields changed. */
   view: NodeView | undefined;
 }
@@ -38,6 +41,7 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
     lastWakeAt: undefined,
     learned: {},
     inFlight: 0,
+    load: undefined,
     view: undefined,
   };
 }

@@ -4,6 +4,7 @@ import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
 import type { ModelContext, NodeCapacity, Usage } from '#src/capacity/index.ts';
 import type { HealthState } from './health/health-state.ts';
+import type { LoadReading } from './load/load-reading.ts';
 
 export interface NodeView {
   readonly spec: NodeSpec;
@@ -45,6 +46,8 @@ export interface RoutingSnapshot {
   readonly now: number;
   inFlight(nodeName: string): number;
   usage(nodeName: string, model: string): Usage;
+  /** The node's own load figures as last scraped; absent or undefined = none. */
+  load?(nodeName: string): LoadReading | undefined;
   /**
    * Connections the gateway opens per node (upstream.max_connections): a node with this many
    * requests in flight through the gateway has none left for another. Undefined: no limit.

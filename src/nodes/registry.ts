@@ -11,6 +11,7 @@ import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
 import { freshRuntime, viewOf, type NodeRuntime } from './node-runtime.ts';
+import type { LoadScrape } from './load/load-reading.ts';
 import type { RegistryEvents } from './registry-events.ts';
 
 export interface NodeRegistryOptions {
@@ -174,6 +175,12 @@ export class NodeRegistry {
     }, until - now);
   }
 
+  /** A load scrape's result, kept while the node is configured at `url` (routing reads it; no view changes). */
+  observeLoad(nodeName: string, url: string, scrape: LoadScrape): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime !== undefined && runtime.spec.url === url) runtime.load = { ...scrape, atMs: this.#clock.now(), inFlightAtScrape: runtime.inFlight };
+  }
+
   /** A wake was sent: the node counts as waking (while still asleep) until its wake_timeout passes. */
   markWakeSent(nodeName: string): void {
     const runtime = this.#active.get(nodeName);
@@ -223,6 +230,7 @@ export class NodeRegistry {
       now: this.#clock.now(),
       inFlight: (name) => active.get(name)?.inFlight ?? 0,
       usage: (name, model) => leases.usage(name, model),
+      load: (name) => active.get(name)?.load,
       connectionLimit: this.#connectionLimit,
     };
   }

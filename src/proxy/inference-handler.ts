@@ -25,6 +25,7 @@ import {
 } from './prompt-size.ts';
 import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
+import { affinityKeyOf, promptPrefixOf } from './affinity-key.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
 import { startRequestReport, type Finish, type RequestReport } from './request-report.ts';
@@ -115,7 +116,11 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const maxTokens = requestedMaxTokens(resolved.json);
   const promptTokens = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
 
-  let routeRequest: RouteRequest = routeRequestFor({ model: resolved.model, group: resolved.group, promptTokens, maxTokens }, settings);
+  const policy = settings.catalog.policies.get(resolved.model) ?? settings.policy;
+  const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
+  const promptPrefix = policy === 'cache-aware' ? promptPrefixOf(endpoint, resolved.json, settings.cachePromptChars) : undefined;
+  const facts = { model: resolved.model, group: resolved.group, promptTokens, maxTokens, policy, affinityKey, promptPrefix };
+  let routeRequest: RouteRequest = routeRequestFor(facts, settings);
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
   let loadTimedOut = false;
@@ -150,7 +155,11 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         body: resolved.body,
         res,
         nodeName: node.name,
-        extraResponseHeaders: { 'x-switchyard-node': node.name, 'x-request-id': requestId },
+        extraResponseHeaders: {
+          'x-switchyard-node': node.name,
+          'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
+          'x-request-id': requestId,
+        },
         canFailOver: () => deps.scheduler.hasAlternative({ ...routeRequest, triedNodes: nextTried }),
         monotonicMs: () => deps.clock.monotonicMs(),
         startedMs,

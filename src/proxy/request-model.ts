@@ -1,6 +1,7 @@
 // Pure: from a raw JSON body, find the requested model, apply the default and aliases, and produce
 // the bytes to send upstream (the original bytes when nothing changed, so bodies pass untouched).
 
+import type { PolicyName } from '#src/config/index.ts';
 import { badRequest, type GatewayError } from '#src/core/errors.ts';
 import { MAX_JSON_DEPTH, scanBody, withTopLevelString } from './raw-json.ts';
 
@@ -10,6 +11,8 @@ export interface ModelCatalog {
   readonly aliases: ReadonlyMap<string, string>;
   /** served model id → its group (undefined = no group). */
   readonly groups: ReadonlyMap<string, string | undefined>;
+  /** served model id → its own selection policy (absent = `[routing] policy`). */
+  readonly policies: ReadonlyMap<string, PolicyName>;
 }
 
 export interface ResolvedRequest {

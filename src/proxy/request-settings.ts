@@ -3,10 +3,11 @@
 
 import type { GatewayConfig } from '#src/config/types.ts';
 import type { QueueSettings, RoutingSettings } from '#src/scheduler/index.ts';
+import type { AffinitySettings } from './affinity-key.ts';
 import { buildCatalog } from './model-catalog.ts';
 import type { ModelCatalog } from './request-model.ts';
 
-export interface RequestSettings extends RoutingSettings, QueueSettings {
+export interface RequestSettings extends RoutingSettings, QueueSettings, AffinitySettings {
   readonly catalog: ModelCatalog;
   readonly maxRequestBodyBytes: number;
   /** Retry-After for 503 answers: one health interval, at least a second. */
@@ -25,6 +26,10 @@ export function requestSettings(config: GatewayConfig): RequestSettings {
     maxRequestBodyBytes: config.server.maxRequestBodyBytes,
     retryAfterSeconds: Math.max(1, Math.ceil(config.health.intervalMs / 1000)),
     loadOnDemand: routing.loadOnDemand,
+    policy: routing.policy,
+    affinityHeader: routing.affinityHeader,
+    affinityPrefixChars: routing.affinityPrefixChars,
+    cachePromptChars: routing.cachePromptChars,
     completionReserveTokens: routing.completionReserveTokens,
     tokenizeTimeoutMs: routing.tokenizeTimeoutMs,
     queueTimeoutMs: routing.queueTimeoutMs,

@@ -1,5 +1,7 @@
 // What routing needs to know about one request.
 
+import type { PolicyName } from '#src/config/index.ts';
+
 export interface RouteRequest {
   /** The served model id (aliases already resolved). */
   readonly model: string;
@@ -15,6 +17,12 @@ export interface RouteRequest {
   readonly completionReserveTokens: number;
   /** Whether nodes that would load the model on demand may be used. */
   readonly loadOnDemand: boolean;
+  /** The selection policy for this request's model. */
+  readonly policy: PolicyName;
+  /** What the `affinity` policy hashes (a session header, the `user` field or the prompt's start); absent = none. */
+  readonly affinityKey?: string | undefined;
+  /** What the `cache-aware` policy matches: the prompt's text from its start; absent = none. */
+  readonly promptPrefix?: string | undefined;
 }
 
 /** Tokens the request needs in one slot's context: the prompt plus its answer (at least one token). */

@@ -4,11 +4,11 @@
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Exclusion } from './exclusion.ts';
 import type { Filter } from './filter.ts';
-import type { SelectionPolicy } from './policies/least-in-flight.ts';
+import type { PolicyChoice, SelectionPolicy } from './policies/selection-policy.ts';
 import type { RouteRequest } from './route-request.ts';
 
 export type RoutingDecision =
-  | { readonly kind: 'selected'; readonly node: NodeView; readonly excluded: readonly Exclusion[] }
+  | { readonly kind: 'selected'; readonly node: NodeView; readonly choice: PolicyChoice; readonly excluded: readonly Exclusion[] }
   | { readonly kind: 'unroutable'; readonly excluded: readonly Exclusion[] };
 
 /** Runs the filters only: every node ends up either kept or excluded with its reason. */
@@ -35,6 +35,6 @@ export function route(
   policy: SelectionPolicy,
 ): RoutingDecision {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
-  const node = policy.select(req, kept, snapshot);
-  return node === undefined ? { kind: 'unroutable', excluded } : { kind: 'selected', node, excluded };
+  const choice = policy.choose(req, kept, snapshot);
+  return choice === undefined ? { kind: 'unroutable', excluded } : { kind: 'selected', node: choice.node, choice, excluded };
 }

@@ -1,12 +1,15 @@
 // The one place a routing request (`RouteRequest`) is built, for the request path and for
 // /admin/explain alike, so the explanation always judges what a request would be judged by.
 
+import type { PolicyName } from '#src/config/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 
 /** The settings routing needs, read from one settings snapshot per request. */
 export interface RoutingSettings {
   readonly completionReserveTokens: number;
   readonly loadOnDemand: boolean;
+  /** `[routing] policy`: for models without their own. */
+  readonly policy: PolicyName;
 }
 
 export interface RequestFacts {
@@ -15,6 +18,12 @@ export interface RequestFacts {
   readonly group: string | undefined;
   readonly promptTokens: number | undefined;
   readonly maxTokens: number | undefined;
+  /** The model's own policy from [[models.available]], if it declares one. */
+  readonly policy?: PolicyName | undefined;
+  /** The `affinity` policy's key, when the request has one. */
+  readonly affinityKey?: string | undefined;
+  /** The prompt's start, for the `cache-aware` policy. */
+  readonly promptPrefix?: string | undefined;
 }
 
 export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings): RouteRequest {
@@ -26,5 +35,8 @@ export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings):
     maxTokens: facts.maxTokens,
     completionReserveTokens: settings.completionReserveTokens,
     loadOnDemand: settings.loadOnDemand,
+    policy: facts.policy ?? settings.policy,
+    ...(facts.affinityKey === undefined ? {} : { affinityKey: facts.affinityKey }),
+    ...(facts.promptPrefix === undefined ? {} : { promptPrefix: facts.promptPrefix }),
   };
 }

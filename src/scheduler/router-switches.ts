@@ -111,3 +111,26 @@ export function awaitsRouterLoad(model: string, nodes: readonly NodeView[]): boo
   }
   return limitedRouter;
 }
+
+/** What sending a request for `model` to `node` means for the node's models. */
+export interface LoadPlan {
+  /** The node does not have the model running: the request loads it (load_timeout applies). */
+  readonly loads: boolean;
+  /** This load is the limited router's next switch (none pending, the model not already coming up). */
+  readonly startsSwitch: boolean;
+  /** The router is full: the load evicts a model (a switch in the metrics' sense). */
+  readonly evicts: boolean;
+}
+
+/** Pure: the load plan, given the switch the router is already bringing up for us, if any. */
+export function loadPlan(model: string, node: NodeView, pending: { readonly model: string; readonly loaded: boolean } | undefined): LoadPlan {
+  if ((pending?.model === model && pending.loaded) || residencyOf(node, model).state !== 'on_demand') {
+    return { loads: false, startsSwitch: false, evicts: false };
+  }
+  const max = modelLimit(node);
+  const entry = node.modelsById.get(model);
+  // A model listed `loading` is coming up already: its requests wait for it, no new switch.
+  const startsSwitch = max !== undefined && pending === undefined && entry !== undefined && !isRunningEntry(entry);
+  const running = [...node.modelsById.values()].filter(isRunningEntry).length;
+  return { loads: true, startsSwitch, evicts: startsSwitch && running >= (max ?? Infinity) };
+}

@@ -5,15 +5,13 @@
 // outside work goes out through SchedulerEffects, so every decision here is synchronous.
 
 import type { Clock } from '#src/core/clock.ts';
-import { ctxFor, residencyOf } from '#src/capacity/index.ts';
+import { ctxFor } from '#src/capacity/index.ts';
 import type { LeaseReturn, NodeView } from '#src/nodes/index.ts';
 import {
   wakeTarget,
   classifyUnroutable,
   filterCandidates,
-  isRunningEntry,
   mightFitLater,
-  modelLimit,
   reservedTokens,
   route,
   routerRoom,
@@ -27,7 +25,7 @@ import {
 import type { SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
-import { awaitsRouterLoad, RouterSwitches, type LoadOutcome } from './router-switches.ts';
+import { awaitsRouterLoad, loadPlan, RouterSwitches, type LoadOutcome } from './router-switches.ts';
 
 export type RefusalReason = UnroutableKind | 'queue_full' | 'queue_timeout' | 'wake_timeout' | 'aborted';
 
@@ -40,7 +38,16 @@ export interface LoadTicket {
 }
 
 export type Admission =
-  | { readonly kind: 'admitted'; readonly node: NodeView; readonly waitedMs: number; readonly load: LoadTicket | undefined; release(): void }
+  | {
+      readonly kind: 'admitted';
+      readonly node: NodeView;
+      /** The selection policy that picked the node, and why (the `x-switchyard-route` header). */
+      readonly route: { readonly policy: string; readonly reason: string };
+      readonly waitedMs: number;
+      /** Set when the request makes the node load its model (load_timeout applies). */
+      readonly load: LoadTicket | undefined;
+      release(): void;
+    }
   | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly excluded: readonly Exclusion[]; readonly waitedMs: number };
 
 /** The waiting limits, read from the request's settings snapshot. */
@@ -120,7 +127,7 @@ export class Scheduler {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
       if (await refreshOnMiss(req, refresh)) decision = route(req, this.#effects.snapshot(), this.filters, this.#policy);
     }
-    const admitted = decision.kind === 'selected' ? this.#claim(req, decision.node, 0, settings.loadTimeoutMs) : undefined;
+    const admitted = decision.kind === 'selected' ? this.#claim(req, decision.node, decision.choice.reason, 0, settings.loadTimeoutMs) : undefined;
     if (admitted !== undefined) return admitted;
     const kind = this.#classify(req, decision.excluded);
     if (kind === 'unavailable') {
@@ -158,26 +165,19 @@ export class Scheduler {
   }
 
   /** Takes the lease in the same tick as the decision that allowed it; a request that loads its model gets a ticket. */
-  #claim(req: RouteRequest, node: NodeView, waitedMs: number, loadTimeoutMs: number): Admission | undefined {
+  #claim(req: RouteRequest, node: NodeView, reason: string, waitedMs: number, loadTimeoutMs: number): Admission | undefined {
     const lease = this.#effects.claim(node.spec.name, req.model, reservedTokens(req, ctxFor(node, req.model)));
     if (lease === undefined) return undefined;
-    return { kind: 'admitted', node, waitedMs, load: this.#loadTicket(req.model, node, loadTimeoutMs), release: () => lease.release() };
+    return { kind: 'admitted', node, route: { policy: req.policy, reason }, waitedMs, load: this.#loadTicket(req.model, node, loadTimeoutMs), release: () => lease.release() };
   }
 
   /** A ticket when the model is not running on the node; the first load of a limited router is tracked as its switch. */
   #loadTicket(model: string, node: NodeView, timeoutMs: number): LoadTicket | undefined {
     const name = node.spec.name;
-    const pending = this.#switches.pending(name);
-    if (pending?.model === model && pending.loaded) return undefined;
-    if (residencyOf(node, model).state !== 'on_demand') return undefined;
-    const max = modelLimit(node);
-    const entry = node.modelsById.get(model);
-    // A model listed `loading` is coming up already: its requests wait for it, no new switch.
-    if (max !== undefined && pending === undefined && entry !== undefined && !isRunningEntry(entry)) {
-      this.#switches.start(name, model);
-      const running = [...node.modelsById.values()].filter(isRunningEntry).length;
-      if (running >= max) this.#effects.notify({ kind: 'switch', node: name, model });
-    }
+    const plan = loadPlan(model, node, this.#switches.pending(name));
+    if (!plan.loads) return undefined;
+    if (plan.startsSwitch) this.#switches.start(name, model);
+    if (plan.evicts) this.#effects.notify({ kind: 'switch', node: name, model });
     let settled = false;
     return {
       timeoutMs,
@@ -265,7 +265,7 @@ export class Scheduler {
       const waiter = this.#queues.head(model);
       if (waiter === undefined) return;
       const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy);
-      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, this.#waited(waiter), waiter.loadTimeoutMs) : undefined;
+      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, decision.choice.reason, this.#waited(waiter), waiter.loadTimeoutMs) : undefined;
       if (admitted !== undefined) {
         this.#queues.remove(model, waiter);
         waiter.settle(admitted);

@@ -116,12 +116,14 @@ after(async () => {
 test('a router reports per-model n_ctx, slots and the context each slot is guaranteed with unified KV', async () => {
   const router = await waitForHost(gw.url, 'router', (h) => h.models?.['r-large'] !== undefined, 'figures');
   assert.equal(router.role, 'router');
-  assert.equal(router.kv, 'unified');
+  assert.equal(router.kv, 'auto');
   assert.deepEqual([...router.loaded].sort(), ['r-large', 'r-small']);
   assert.deepEqual(router.available_on_demand, [{ id: 'r-off', status: 'unloaded' }]);
+  // The sim router's children run with --kv-unified, and the gateway reads that from its listing.
+  const unified = { mode: 'unified', source: 'router args' };
   assert.deepEqual(router.models, {
-    'r-small': { n_ctx: 4096, slots: 2, guaranteed_ctx: 2048 },
-    'r-large': { n_ctx: 16384, slots: 4, guaranteed_ctx: 4096 },
+    'r-small': { n_ctx: 4096, slots: 2, guaranteed_ctx: 2048, kv: unified },
+    'r-large': { n_ctx: 16384, slots: 4, guaranteed_ctx: 4096, kv: unified },
   });
 });
 
@@ -129,11 +131,11 @@ test('a single llama-server reports its host figures; per-slot KV guarantees the
   const single = await hostOfNamed('single');
   assert.equal(single.role, 'single');
   assert.deepEqual(single.loaded, ['solo']);
-  assert.deepEqual(single.models, { solo: { n_ctx: 2048, slots: 4, guaranteed_ctx: 512 } });
+  assert.deepEqual(single.models, { solo: { n_ctx: 2048, slots: 4, guaranteed_ctx: 512, kv: { mode: 'unified', source: 'default' } } });
 
   const perSlot = await hostOfNamed('single-per-slot');
   assert.equal(perSlot.kv, 'per-slot');
-  assert.deepEqual(perSlot.models, { 'solo-ps': { n_ctx: 2048, slots: 4, guaranteed_ctx: 2048 } });
+  assert.deepEqual(perSlot.models, { 'solo-ps': { n_ctx: 2048, slots: 4, guaranteed_ctx: 2048, kv: { mode: 'per-slot', source: 'config' } } });
 });
 
 test('vLLM reports max_model_len and Ollama the runtime context of loaded models only, with no slot count', async () => {

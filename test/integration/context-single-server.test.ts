@@ -71,7 +71,7 @@ test('its hosts entry has role "single", the host figures, and no lease left', a
   assert.equal(host.role, 'single');
   assert.deepEqual(host.loaded, ['solo-plain']);
   assert.deepEqual(host.available_on_demand, []);
-  assert.deepEqual(host.models, { 'solo-plain': { n_ctx: 8192, slots: 4, guaranteed_ctx: 2048 } });
+  assert.deepEqual(host.models, { 'solo-plain': { n_ctx: 8192, slots: 4, guaranteed_ctx: 2048, kv: { mode: 'unified', source: 'default' } } });
   assert.deepEqual(host.leases, {});
 });
 

@@ -1,13 +1,30 @@
 // Least in-flight requests wins; ties are broken round-robin so equal nodes share the load.
 // The rotation cursor is the policy instance's own state (one instance per gateway).
 
-import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
-import type { RouteRequest } from '../route-request.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import type { PolicyChoice, SelectionPolicy } from './selection-policy.ts';
 
-export interface SelectionPolicy {
-  readonly name: string;
-  /** Receives only admissible candidates; never does I/O; never mutates its input. */
-  select(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): NodeView | undefined;
+/** Pure: the candidate with the lowest score, ties taken in turn (`turn` modulo the tie count). */
+export function pickLowest(candidates: readonly NodeView[], scores: readonly number[], turn: number): { node: NodeView; ties: number } | undefined {
+  let least = Infinity;
+  let ties = 0;
+  for (const score of scores) {
+    if (score < least) {
+      least = score;
+      ties = 1;
+    } else if (score === least) {
+      ties += 1;
+    }
+  }
+  if (ties === 0) return undefined;
+  let wanted = turn % ties;
+  for (let i = 0; i < candidates.length; i += 1) {
+    if (scores[i] !== least) continue;
+    const node = candidates[i];
+    if (wanted === 0 && node !== undefined) return { node, ties };
+    wanted -= 1;
+  }
+  return undefined;
 }
 
 /** Pure: among the candidates with the fewest in-flight requests, the one at `turn` modulo their count. */
@@ -16,30 +33,24 @@ export function pickLeastInFlight(
   inFlight: (nodeName: string) => number,
   turn: number,
 ): NodeView | undefined {
-  let least = Infinity;
-  const tied: NodeView[] = [];
-  for (const node of candidates) {
-    const load = inFlight(node.spec.name);
-    if (load < least) {
-      least = load;
-      tied.length = 0;
-      tied.push(node);
-    } else if (load === least) {
-      tied.push(node);
-    }
-  }
-  if (tied.length === 0) return undefined;
-  return tied[turn % tied.length];
+  return pickLowest(
+    candidates,
+    candidates.map((n) => inFlight(n.spec.name)),
+    turn,
+  )?.node;
 }
 
 export function leastInFlight(): SelectionPolicy {
   let turn = 0;
   return {
     name: 'least-in-flight',
-    select(_req, candidates, snapshot) {
-      const picked = pickLeastInFlight(candidates, (name) => snapshot.inFlight(name), turn);
-      if (picked !== undefined) turn = (turn + 1) % Number.MAX_SAFE_INTEGER;
-      return picked;
+    choose(_req, candidates, snapshot): PolicyChoice | undefined {
+      const scores = candidates.map((n) => snapshot.inFlight(n.spec.name));
+      const picked = pickLowest(candidates, scores, turn);
+      if (picked === undefined) return undefined;
+      turn = (turn + 1) % Number.MAX_SAFE_INTEGER;
+      const load = snapshot.inFlight(picked.node.spec.name);
+      return { node: picked.node, reason: `fewest in flight (${load}, ${picked.ties} tied)`, scores };
     },
   };
 }

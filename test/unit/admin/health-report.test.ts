@@ -40,7 +40,7 @@ test('the status anyone may see: ok while a node can take traffic, 503 only when
 test('the fleet model list is the union of configured and discovered models, with serving nodes', () => {
   const list = fleetModels(
     [node('a', { models: ['x', 'y'] }), node('b', { models: ['y'], health: 'dead' }), node('c', { phase: 'expired', models: ['z'] })],
-    [{ name: 'w', group: undefined, aliases: [] }],
+    [{ name: 'w', group: undefined, aliases: [], policy: undefined }],
     NOW,
   );
   assert.deepEqual(list.data.map((m) => [m.id, m.nodes]), [['w', []], ['x', ['a']], ['y', ['a']]]);

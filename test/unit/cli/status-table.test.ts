@@ -21,6 +21,7 @@ function host(name: string, overrides: Partial<HostView> = {}): HostView {
     in_flight: 0,
     leases: {},
     router: null,
+    load: null,
     ...overrides,
   };
 }

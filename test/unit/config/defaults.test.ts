@@ -38,8 +38,26 @@ test('defaults are the documented values', () => {
       maxConnections: 256,
       connectionWaitMs: 5_000,
     },
-    routing: { queueTimeoutMs: 30_000, maxQueue: 100, loadOnDemand: true, completionReserveTokens: 512, tokenizeTimeoutMs: 500, swapAfterMs: 5_000, loadTimeoutMs: 120_000 },
-    node: { kind: 'auto', kv: 'unified', wakeTimeoutMs: 120_000 },
+    load: { intervalMs: 5_000, timeoutMs: 2_000, maxBodyBytes: 1024 * 1024, staleAfterMs: 15_000 },
+    routing: {
+      policy: 'least-in-flight',
+      affinityHeader: 'x-session-id',
+      affinityPrefixChars: 256,
+      affinityEpsilon: 0.25,
+      cacheThreshold: 0.5,
+      cacheBalanceAbs: 8,
+      cacheBalanceRel: 1.5,
+      cachePromptChars: 8_192,
+      cacheMaxTreeChars: 4_000_000,
+      queueTimeoutMs: 30_000,
+      maxQueue: 100,
+      loadOnDemand: true,
+      completionReserveTokens: 512,
+      tokenizeTimeoutMs: 500,
+      swapAfterMs: 5_000,
+      loadTimeoutMs: 120_000,
+    },
+    node: { kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 },
   });
 });
 

@@ -5,7 +5,7 @@ import { diffConfig } from '#src/config/diff.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 
 function node(name: string, overrides: Partial<NodeSpec> = {}): NodeSpec {
-  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified', wake: undefined, wakeTimeoutMs: 120_000, ...overrides };
+  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000, ...overrides };
 }
 
 function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = {}): GatewayConfig {
@@ -15,6 +15,7 @@ function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = 
     health: CONFIG_DEFAULTS.health,
     discovery: CONFIG_DEFAULTS.discovery,
     upstream: CONFIG_DEFAULTS.upstream,
+    load: CONFIG_DEFAULTS.load,
     routing: CONFIG_DEFAULTS.routing,
     models: { default: undefined, available: [] },
     nodes,
@@ -111,8 +112,8 @@ describe('diffConfig', () => {
   }
 
   test('flags an alias change inside a declared model as a models change', () => {
-    const before = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['x'] }] } });
-    const after = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['y'] }] } });
+    const before = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['x'], policy: undefined }] } });
+    const after = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['y'], policy: undefined }] } });
     assert.equal(diffConfig(before, after).modelsChanged, true);
   });
 });

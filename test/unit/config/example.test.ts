@@ -32,6 +32,7 @@ describe('examples/switchyard.toml', () => {
     assert.deepEqual(result.config.health, CONFIG_DEFAULTS.health);
     assert.deepEqual(result.config.discovery, CONFIG_DEFAULTS.discovery);
     assert.deepEqual(result.config.upstream, CONFIG_DEFAULTS.upstream);
+    assert.deepEqual(result.config.load, CONFIG_DEFAULTS.load);
   });
 
   test('shows every key, with api_key as a commented line that still parses', async () => {

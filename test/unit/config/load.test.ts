@@ -34,7 +34,7 @@ describe('loadConfig: a valid file', () => {
     assert.deepEqual(config.upstream, CONFIG_DEFAULTS.upstream);
     assert.deepEqual(config.models, { default: undefined, available: [] });
     assert.deepEqual(config.nodes, [
-      { name: 'gpu-a', url: 'http://10.0.0.5:8000', apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified', wake: undefined, wakeTimeoutMs: 120_000 },
+      { name: 'gpu-a', url: 'http://10.0.0.5:8000', apiKey: undefined, kind: 'auto', group: undefined, kv: 'auto', weight: 1, wake: undefined, wakeTimeoutMs: 120_000 },
     ]);
   });
 
@@ -91,7 +91,24 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       apiKeys: ['literal-key', 'from-env'],
     });
     assert.deepEqual(config.admin, { listen: { host: '127.0.0.1', port: 9091 }, token: 'admin-secret' });
-    assert.deepEqual(config.routing, { queueTimeoutMs: 2_000, maxQueue: 0, loadOnDemand: false, completionReserveTokens: 64, tokenizeTimeoutMs: 100, swapAfterMs: 0, loadTimeoutMs: 45_000 });
+    assert.deepEqual(config.routing, {
+      policy: 'least-in-flight',
+      affinityHeader: 'x-session-id',
+      affinityPrefixChars: 256,
+      affinityEpsilon: 0.25,
+      cacheThreshold: 0.5,
+      cacheBalanceAbs: 8,
+      cacheBalanceRel: 1.5,
+      cachePromptChars: 8_192,
+      cacheMaxTreeChars: 4_000_000,
+      queueTimeoutMs: 2_000,
+      maxQueue: 0,
+      loadOnDemand: false,
+      completionReserveTokens: 64,
+      tokenizeTimeoutMs: 100,
+      swapAfterMs: 0,
+      loadTimeoutMs: 45_000,
+    });
     assert.deepEqual(config.health, { intervalMs: 90_000, timeoutMs: 250, failThreshold: 5 });
     assert.deepEqual(config.discovery, {
       intervalMs: 3_600_000,
@@ -139,8 +156,8 @@ url = "http://small:8080"
     assert.deepEqual(config.models, {
       default: 'l3',
       available: [
-        { name: 'llama-3', group: undefined, aliases: ['l3', 'llama'] },
-        { name: 'qwen', group: 'big', aliases: [] },
+        { name: 'llama-3', group: undefined, aliases: ['l3', 'llama'], policy: undefined },
+        { name: 'qwen', group: 'big', aliases: [], policy: undefined },
       ],
     });
     assert.deepEqual(
@@ -280,7 +297,7 @@ describe('loadConfig: unknown keys', () => {
     ['[upstream]', `[upstream]\nread_timeout = "5s"\n${ONE_NODE}`, 'upstream.read_timeout'],
     ['[models]', `[models]\ndefaults = "m"\n${ONE_NODE}`, 'models.defaults'],
     ['[[models.available]]', `[[models.available]]\nname = "m"\nalias = ["x"]\n${ONE_NODE}`, 'models.available[0].alias'],
-    ['[[nodes]]', `${ONE_NODE}weight = 2\n`, 'nodes[0].weight'],
+    ['[[nodes]]', `${ONE_NODE}heft = 2\n`, 'nodes[0].heft'],
     ['a quoted key', `[server]\n"max body" = 1\n${ONE_NODE}`, 'server."max body"'],
   ];
   for (const [level, toml, path] of levels) {
@@ -389,5 +406,42 @@ test('wake: a Wake-on-LAN MAC (with the default broadcast) or a command, checked
     const result = loadConfig(`${base}${line}\n`, {});
     assert.ok(!result.ok, line);
     assert.match(result.problems.map((p) => `${p.path}: ${p.message}`).join('\n'), message, line);
+  }
+});
+
+describe('loadConfig: selection policies and node weights', () => {
+  test('reads [routing] policy, a model own policy and a node weight', () => {
+    const config = loaded(`
+[routing]
+policy = "weighted"
+affinity_header = "X-Conversation"
+affinity_prefix_chars = 64
+affinity_epsilon = 0.5
+[[models.available]]
+name = "chat"
+policy = "round-robin"
+${ONE_NODE}weight = 2.5
+`);
+    assert.equal(config.routing.policy, 'weighted');
+    assert.deepEqual([config.routing.affinityHeader, config.routing.affinityPrefixChars, config.routing.affinityEpsilon], ['x-conversation', 64, 0.5]);
+    assert.equal(config.models.available[0]?.policy, 'round-robin');
+    assert.equal(config.nodes[0]?.weight, 2.5);
+  });
+
+  const bad: readonly (readonly [string, string, string])[] = [
+    ['an unknown policy', `[routing]\npolicy = "fastest"\n${ONE_NODE}`, 'routing.policy'],
+    ["an unknown model's policy", `[[models.available]]\nname = "m"\npolicy = "random"\n${ONE_NODE}`, 'models.available[0].policy'],
+    ['a zero weight', `${ONE_NODE}weight = 0\n`, 'nodes[0].weight'],
+    ['a negative weight', `${ONE_NODE}weight = -1\n`, 'nodes[0].weight'],
+    ['a weight that is text', `${ONE_NODE}weight = "2"\n`, 'nodes[0].weight'],
+    ['an affinity header with a space', `[routing]\naffinity_header = "x session"\n${ONE_NODE}`, 'routing.affinity_header'],
+    ['a zero affinity epsilon', `[routing]\naffinity_epsilon = 0\n${ONE_NODE}`, 'routing.affinity_epsilon'],
+    ['a zero affinity prefix', `[routing]\naffinity_prefix_chars = 0\n${ONE_NODE}`, 'routing.affinity_prefix_chars'],
+  ];
+  for (const [what, toml, path] of bad) {
+    test(`reports ${what} at ${path}`, () => {
+      const expected = path.endsWith('policy') ? 'must be one of' : path.endsWith('header') ? 'header name' : path.endsWith('chars') ? 'at least 1' : 'greater than 0';
+      assertProblem(problems(toml), path, expected);
+    });
   }
 });

@@ -19,3 +19,9 @@ test('a reload names the settings that need a restart, and only those', () => {
     ['server.listen', 'server.header_timeout', 'admin.listen'],
   );
 });
+
+test('the cache-aware prefix tree size needs a restart; the other policy settings do not', () => {
+  const before = config('[server]\nlisten = "127.0.0.1:8080"\n');
+  assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\n[routing]\npolicy = "cache-aware"\ncache_threshold = 0.7\n')), []);
+  assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\n[routing]\ncache_max_tree_chars = 1000\n')), ['routing.cache_max_tree_chars']);
+});

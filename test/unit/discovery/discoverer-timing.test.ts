@@ -12,7 +12,7 @@ const HOUR_MS = 3_600_000;
 const OK: DiscoveryResult = { ok: true, models: [{ id: 'm', loaded: true, status: undefined, contextTokens: undefined, aliases: [] }] };
 
 function nodeSpec(name: string): NodeSpec {
-  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', wake: undefined, wakeTimeoutMs: 120_000 };
+  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000 };
 }
 
 /** A discoverer whose fetches answer at once, counting them per node. */

@@ -43,7 +43,7 @@ interface Rig {
 }
 
 function nodeSpec(name: string, url = `http://${name}:8000`): NodeSpec {
-  return { name, url, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', wake: undefined, wakeTimeoutMs: 120_000 };
+  return { name, url, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000 };
 }
 
 async function startRig(t: TestContext, names: readonly string[]): Promise<Rig> {

@@ -44,7 +44,7 @@ function agentFor(t: TestContext): Agent {
 }
 
 function nodeAt(url: string, fields: Partial<NodeSpec> = {}): NodeSpec {
-  return { name: 'gpu-a', url, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', wake: undefined, wakeTimeoutMs: 120_000, ...fields };
+  return { name: 'gpu-a', url, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000, ...fields };
 }
 
 const json = (body: unknown, status = 200): RequestListener => (_req, res) => {

@@ -100,10 +100,11 @@ test('reads a single-model llama.cpp listing with per-slot n_ctx and no alias ec
 
 test('reads llama.cpp router entries as loaded only when status.value is "loaded", keeping the status', () => {
   assert.deepEqual(parsedModels('llamacpp', llamacppRouter), [
-    model('ggml-org/gemma-3-4b-it-GGUF:Q4_K_M', { status: 'loaded', contextTokens: 8192, aliases: ['gemma'] }),
-    model('qwen3-8b', { loaded: false, status: 'unloaded' }),
-    model('tiny-llama-c', { loaded: false, status: 'loading', aliases: ['gpt-4o-mini', 'tiny-a'] }),
-    model('tiny-llama-d', { loaded: false, status: 'sleeping', contextTokens: 512 }),
+    // Their args set neither -kvu nor -np: llama.cpp's automatic slot count, unified KV.
+    model('ggml-org/gemma-3-4b-it-GGUF:Q4_K_M', { status: 'loaded', contextTokens: 8192, aliases: ['gemma'], kv: 'unified' }),
+    model('qwen3-8b', { loaded: false, status: 'unloaded', kv: 'unified' }),
+    model('tiny-llama-c', { loaded: false, status: 'loading', aliases: ['gpt-4o-mini', 'tiny-a'], kv: 'unified' }),
+    model('tiny-llama-d', { loaded: false, status: 'sleeping', contextTokens: 512, kv: 'unified' }),
   ]);
 });
 

@@ -6,8 +6,8 @@ import { buildCatalog, resolveRequest, type ResolvedRequest } from '#src/proxy/i
 const catalog = buildCatalog({
   default: 'llama',
   available: [
-    { name: 'llama', group: undefined, aliases: ['gpt-4o-mini'] },
-    { name: 'big', group: 'gpu', aliases: [] },
+    { name: 'llama', group: undefined, aliases: ['gpt-4o-mini'], policy: undefined },
+    { name: 'big', group: 'gpu', aliases: [], policy: undefined },
   ],
 });
 

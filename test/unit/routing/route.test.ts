@@ -57,7 +57,7 @@ test('least in-flight wins, and ties rotate round-robin', () => {
   assert.equal(pickLeastInFlight(nodes, (n) => ({ a: 2, b: 1, c: 3 })[n] ?? 0, 0)?.spec.name, 'b');
   const policy = leastInFlight();
   const snapshot = snapshotOf(nodes);
-  const picks = [0, 1, 2, 3].map(() => policy.select(request('m'), nodes, snapshot)?.spec.name);
+  const picks = [0, 1, 2, 3].map(() => policy.choose(request('m'), nodes, snapshot)?.node.spec.name);
   assert.deepEqual(picks, ['a', 'b', 'c', 'a']);
-  assert.equal(policy.select(request('m'), [], snapshot), undefined);
+  assert.equal(policy.choose(request('m'), [], snapshot), undefined);
 });

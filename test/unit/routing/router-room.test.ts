@@ -64,7 +64,7 @@ test('waiting for a switch is busy (queue), a failed load is unavailable (503)',
 test('the filter drops no node without an exclusion and keeps the candidates in order', () => {
   const nodes = [router(1, { models: ['a'], onDemand: { b: 'unloaded' } }), node('plain', { models: ['b'] }), node('r2', { kind: 'llamacpp', models: [], onDemand: { b: 'unloaded' }, capacity: { role: 'router', router: { maxInstances: 2, autoload: true } } })];
   const snapshot = snapshotOf(nodes, {}, { 'r/a': { requests: 1, tokens: 1 } });
-  const result = routerRoom(() => NO_SWITCH).apply({ model: 'b', group: undefined, triedNodes: new Set(), promptTokens: undefined, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true }, nodes, snapshot);
+  const result = routerRoom(() => NO_SWITCH).apply({ model: 'b', group: undefined, triedNodes: new Set(), promptTokens: undefined, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true, policy: 'least-in-flight' }, nodes, snapshot);
   assert.deepEqual(result.kept.map((n) => n.spec.name), ['plain', 'r2']);
   assert.deepEqual(result.excluded.map((e) => [e.node, e.filter, e.code]), [['r', 'router-room', 'models_full']]);
 });

@@ -8,7 +8,7 @@ import { onRoomMayOpen, routeRequestFor } from '#src/scheduler/index.ts';
 import { node } from '#test/fixtures/builders.ts';
 
 test('routeRequestFor builds the same request for the request path and /admin/explain', () => {
-  const req = routeRequestFor({ model: 'm', group: 'gpu', promptTokens: 100, maxTokens: 20 }, { completionReserveTokens: 256, loadOnDemand: false });
+  const req = routeRequestFor({ model: 'm', group: 'gpu', promptTokens: 100, maxTokens: 20 }, { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' });
   assert.deepEqual({ ...req, triedNodes: [...req.triedNodes] }, {
     model: 'm',
     group: 'gpu',
@@ -17,7 +17,10 @@ test('routeRequestFor builds the same request for the request path and /admin/ex
     maxTokens: 20,
     completionReserveTokens: 256,
     loadOnDemand: false,
+    policy: 'round-robin',
   });
+  const own = routeRequestFor({ model: 'm', group: undefined, promptTokens: undefined, maxTokens: undefined, policy: 'weighted' }, { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' });
+  assert.equal(own.policy, 'weighted', "a model's own policy wins over [routing] policy");
 });
 
 test('capacity, health, listing and re-admission changes let waiting requests retry; other events do not', () => {

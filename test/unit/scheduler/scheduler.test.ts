@@ -209,7 +209,7 @@ test('the first routing decision of a request is reported; failovers and queued 
 test('a prompt too large for every node is refused at once, not queued', async () => {
   const r = rig([oneSlotNode('a', ['m'])]);
   const tooLarge = await r.scheduler.admit(
-    { model: 'm', group: undefined, triedNodes: new Set(), promptTokens: 10_000, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true },
+    { model: 'm', group: undefined, triedNodes: new Set(), promptTokens: 10_000, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true, policy: 'least-in-flight' as const },
     { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0, swapAfterMs: 0, loadTimeoutMs: 1_000 },
     new AbortController().signal,
     true,
@@ -221,7 +221,7 @@ test('hasAlternative counts busy nodes but not tried ones', async () => {
   const r = rig([oneSlotNode('a', ['m']), oneSlotNode('b', ['m'])]);
   await ask(r, 'm').promise;
   await ask(r, 'm').promise;
-  const req = { model: 'm', group: undefined, promptTokens: undefined, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true };
+  const req = { model: 'm', group: undefined, promptTokens: undefined, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true, policy: 'least-in-flight' as const };
   assert.equal(r.scheduler.hasAlternative({ ...req, triedNodes: new Set(['a']) }), true, 'b is busy, still worth it');
   assert.equal(r.scheduler.hasAlternative({ ...req, triedNodes: new Set(['a', 'b']) }), false);
 });

@@ -1,0 +1,54 @@
+// The plug point that picks one node among the candidates the filters kept. Every policy is
+// registered by name (./index.ts) and passes one shared contract test
+// (test/unit/routing/selection-policy.contract.test.ts).
+
+import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
+import type { RouteRequest } from '../route-request.ts';
+
+/** One policy's pick, with why: the reason goes to the `x-switchyard-route` header and explain. */
+export interface PolicyChoice {
+  readonly node: NodeView;
+  /** Short, ASCII, no `;` or newline: it travels in a response header. */
+  readonly reason: string;
+  /** Each candidate's score, aligned with the candidates (lower is better); for explain. */
+  readonly scores: readonly number[];
+  /** Per candidate, aligned: what the policy could not use for it (e.g. stale load figures). */
+  readonly notes?: readonly (string | undefined)[];
+}
+
+export interface SelectionPolicy {
+  readonly name: string;
+  /**
+   * Receives only admissible candidates; never does I/O; never mutates its input; undefined only
+   * when there is no candidate. Work is O(candidates).
+   */
+  choose(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice | undefined;
+  /**
+   * The choice `choose` would make, without recording anything (for /admin/explain). Absent: the
+   * policy's state is only a rotation, and a fresh instance's `choose` explains it well enough.
+   */
+  explain?(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice | undefined;
+}
+
+export interface CacheAwareSettings {
+  /** Route by cache when the best match covers more than this fraction of the prompt. */
+  readonly threshold: number;
+  readonly balanceAbs: number;
+  readonly balanceRel: number;
+  /** Characters the prefix tree may store across all nodes. */
+  readonly maxTreeChars: number;
+  /** Characters of each prompt considered. */
+  readonly maxPromptChars: number;
+}
+
+/** What a policy may draw on besides the request and the snapshot: injected, so tests are deterministic. */
+export interface PolicyContext {
+  /** Uniform in [0, 1). */
+  readonly random: () => number;
+  /** Load figures older than this (ms) are not trusted (`[load] stale_after`, read per decision). */
+  readonly loadStaleAfterMs: () => number;
+  /** The `affinity` load bound's slack: a node holds at most (1 + epsilon) x the average in flight. */
+  readonly affinityEpsilon: () => number;
+  /** `cache-aware`'s thresholds and bounds (the tree's size is read once, when the policy is built). */
+  readonly cacheAware: () => CacheAwareSettings;
+}

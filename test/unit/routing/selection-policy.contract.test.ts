@@ -1,0 +1,115 @@
+// The one contract every selection policy passes: run for every name in the registry, so a new
+// policy is covered the moment it is registered.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { POLICY_NAMES } from '#src/config/index.ts';
+import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
+import { createPolicy, defaultFilters, POLICIES, route, type SelectionPolicy } from '#src/routing/index.ts';
+import { seededRandom } from '#src/sim/seeded-random.ts';
+import { node, request, snapshotOf, policyContext } from '#test/fixtures/builders.ts';
+
+const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy => createPolicy(name, policyContext(seededRandom(seed)));
+
+/** A snapshot whose in-flight counts the test raises as it routes, and which counts its own reads. */
+function liveSnapshot(nodes: readonly NodeView[]): { snapshot: RoutingSnapshot; load: Map<string, number>; reads: () => number } {
+  const load = new Map<string, number>();
+  let reads = 0;
+  const base = snapshotOf(nodes);
+  const snapshot: RoutingSnapshot = {
+    ...base,
+    inFlight: (name) => {
+      reads += 1;
+      return load.get(name) ?? 0;
+    },
+    usage: (name, model) => {
+      reads += 1;
+      return base.usage(name, model);
+    },
+  };
+  return { snapshot, load, reads: () => reads };
+}
+
+test('the registry holds exactly the policies the config accepts', () => {
+  assert.deepEqual(Object.keys(POLICIES).sort(), [...POLICY_NAMES].sort());
+});
+
+for (const name of POLICY_NAMES) {
+  describe(`selection policy contract: ${name}`, () => {
+    test('has its registered name, and picks nothing from no candidates', () => {
+      const policy = fresh(name);
+      assert.equal(policy.name, name);
+      assert.equal(policy.choose(request('m', { policy: name }), [], snapshotOf([])), undefined);
+    });
+
+    test('never picks a node outside the candidates, and route never picks an excluded one', () => {
+      const policy = fresh(name);
+      const nodes = Array.from({ length: 8 }, (_, i) => node(`n${i}`, { health: i % 3 === 0 ? 'dead' : 'healthy', models: i % 4 === 1 ? ['other'] : ['m'] }));
+      const { snapshot, load } = liveSnapshot(nodes);
+      const draw = seededRandom(3);
+      for (let i = 0; i < 200; i += 1) {
+        const subset = nodes.filter(() => draw() < 0.5);
+        const choice = policy.choose(request('m', { policy: name }), subset, snapshot);
+        if (subset.length === 0) assert.equal(choice, undefined);
+        else assert.ok(choice !== undefined && subset.includes(choice.node), 'picked a node that was not a candidate');
+        if (choice !== undefined) load.set(choice.node.spec.name, (load.get(choice.node.spec.name) ?? 0) + 1);
+        const decision = route(request('m', { policy: name }), snapshot, defaultFilters(), policy);
+        assert.equal(decision.kind, 'selected');
+        if (decision.kind === 'selected') assert.ok(!decision.excluded.some((e) => e.node === decision.node.spec.name), 'picked an excluded node');
+      }
+    });
+
+    test('is deterministic with the same injected random source', () => {
+      const nodes = Array.from({ length: 5 }, (_, i) => node(`n${i}`, { models: ['m'] }));
+      const picks = (policy: SelectionPolicy): string[] => {
+        const { snapshot, load } = liveSnapshot(nodes);
+        return Array.from({ length: 100 }, (_, i) => {
+          const choice = policy.choose(request('m', { policy: name, affinityKey: `k${i % 7}` }), nodes, snapshot);
+          const picked = choice?.node.spec.name ?? '';
+          if (i % 3 !== 0) load.set(picked, (load.get(picked) ?? 0) + 1);
+          return picked;
+        });
+      };
+      assert.deepEqual(picks(fresh(name, 11)), picks(fresh(name, 11)));
+    });
+
+    test('spreads load evenly among equal nodes', () => {
+      const policy = fresh(name);
+      const nodes = Array.from({ length: 4 }, (_, i) => node(`n${i}`, { models: ['m'] }));
+      const { snapshot, load } = liveSnapshot(nodes);
+      const counts = new Map<string, number>();
+      const running: string[] = [];
+      for (let i = 0; i < 800; i += 1) {
+        // Distinct keys, so key-based policies spread by their hashing rather than a fallback.
+        const picked = policy.choose(request('m', { policy: name, affinityKey: `session-${i}` }), nodes, snapshot)?.node.spec.name ?? '';
+        counts.set(picked, (counts.get(picked) ?? 0) + 1);
+        load.set(picked, (load.get(picked) ?? 0) + 1);
+        running.push(picked);
+        // Every other request the oldest one finishes, so load-aware policies see loads fall too.
+        const done = i % 2 === 1 ? running.shift() : undefined;
+        if (done !== undefined) load.set(done, (load.get(done) ?? 1) - 1);
+      }
+      for (const n of nodes) {
+        const share = counts.get(n.spec.name) ?? 0;
+        assert.ok(share >= 140 && share <= 260, `${n.spec.name} got ${share} of 800 (expected about 200)`);
+      }
+    });
+
+    test('does O(candidates) work: a bounded number of snapshot reads per candidate', () => {
+      const policy = fresh(name);
+      const nodes = Array.from({ length: 1_000 }, (_, i) => node(`n${i}`, { models: ['m'] }));
+      const { snapshot, reads } = liveSnapshot(nodes);
+      const choice = policy.choose(request('m', { policy: name, affinityKey: 'one-session' }), nodes, snapshot);
+      assert.ok(choice !== undefined);
+      assert.ok(reads() <= 4 * nodes.length + 4, `${reads()} snapshot reads for ${nodes.length} candidates`);
+      assert.equal(choice.scores.length, nodes.length, 'one score per candidate');
+    });
+
+    test('explains its pick with a reason that fits in a response header', () => {
+      const nodes = [node('a', { models: ['m'] }), node('b', { models: ['m'] })];
+      const choice = fresh(name).choose(request('m', { policy: name }), nodes, snapshotOf(nodes));
+      assert.ok(choice !== undefined);
+      assert.match(choice.reason, /^[\x20-\x3a\x3c-\x7e]{1,200}$/, 'printable ASCII, no ";"');
+    });
+  });
+}
