@@ -5,64 +5,25 @@
 import { z } from 'zod';
 import { resolveApiKey, type EnvVars } from './api-key.ts';
 import { CONFIG_DEFAULTS } from './defaults.ts';
-import { parseDurationMs } from './duration.ts';
 import { parseListenAddress } from './listen-address.ts';
-import { findModelNameClashes, findNodeNameClashes, findUnservedModelGroups, isDeclaredModel, type NameClash } from './name-clashes.ts';
+import { findModelNameClashes, findNodeNameClashes, findUnservedModelGroups, isDeclaredModel } from './name-clashes.ts';
 import { normalizeNodeUrl } from './node-url.ts';
 import { parseWake } from './wake.ts';
-import type { ParseResult } from './parse-result.ts';
-import { parseSizeBytes } from './size.ts';
-import { KV_MODES, NODE_KINDS, POLICY_NAMES, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
-
-/** A strict TOML table whose unknown-key problem lists the keys it does accept. */
-function table<const Shape extends z.ZodRawShape>(shape: Shape) {
-  const expected = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (issue) => {
-      if (issue.code === 'unrecognized_keys') return `unknown key; expected one of: ${expected}`;
-      if (issue.code === 'invalid_type') return 'must be a table';
-      return undefined;
-    },
-  });
-}
-
-/** Runs a ParseResult-returning parser as a zod step, turning its message into an issue. */
-function parsedBy<I, T>(parse: (input: I) => ParseResult<T>) {
-  return z.transform<I, T>((input, ctx) => {
-    const result = parse(input);
-    if (result.ok) return result.value;
-    ctx.issues.push({ code: 'custom', message: result.message, input });
-    return z.NEVER;
-  });
-}
-
-function reportClashes(ctx: z.core.$RefinementCtx, clashes: readonly NameClash[], prefix: readonly (string | number)[] = []): void {
-  for (const clash of clashes) ctx.addIssue({ code: 'custom', path: [...prefix, ...clash.path], message: clash.message });
-}
-
-const durationMs = z.unknown().pipe(parsedBy(parseDurationMs));
-const positiveDurationMs = durationMs.pipe(z.number().positive({ error: 'must be longer than 0s' }));
-const positiveSizeBytes = z
-  .unknown()
-  .pipe(parsedBy(parseSizeBytes))
-  .pipe(z.number().positive({ error: 'must be more than 0 bytes' }));
-
-const name = z
-  .string()
-  .min(1, { error: 'must not be empty' })
-  .refine((text) => text.trim() === text, { error: 'must not start or end with whitespace' });
-
-/**
- * Node names travel in the `x-switchyard-node` response header, metrics labels and logs: a
- * character outside this set (a newline, `α`) would make every answer through the node fail.
- */
-export const NODE_NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/;
-const nodeName = name.refine((text) => text === '' || text.trim() !== text || NODE_NAME_RULE.test(text), {
-  error: 'must be 1 to 64 characters: letters A-Z a-z, digits, and . _ : @ - (not first)',
-});
-
-const nonNegativeDurationMs = durationMs.pipe(z.number().min(0, { error: 'must not be negative' }));
-const wholeAtLeastOne = z.int({ error: 'must be a whole number of at least 1' }).min(1, { error: 'must be a whole number of at least 1' });
+import { KV_MODES, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
+import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
+import {
+  durationMs,
+  name,
+  nodeName,
+  nonNegativeDurationMs,
+  parsedBy,
+  positiveDurationMs,
+  positiveUpTo,
+  positiveSizeBytes,
+  reportClashes,
+  table,
+  wholeAtLeastOne,
+} from './schema-parts.ts';
 
 function secretSchema(env: EnvVars) {
   return z.string().pipe(parsedBy((value: string) => resolveApiKey(value, env)));
@@ -146,70 +107,6 @@ const upstreamSchema = table({
   ejectForMs: upstream.eject_for,
   maxConnections: upstream.max_connections,
   connectionWaitMs: upstream.connection_wait,
-}));
-
-const loadSignalsSchema = table({
-  interval: positiveDurationMs.default(CONFIG_DEFAULTS.load.intervalMs),
-  timeout: positiveDurationMs.default(CONFIG_DEFAULTS.load.timeoutMs),
-  max_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.load.maxBodyBytes),
-  stale_after: positiveDurationMs.default(CONFIG_DEFAULTS.load.staleAfterMs),
-}).transform((load) => ({ intervalMs: load.interval, timeoutMs: load.timeout, maxBodyBytes: load.max_body_bytes, staleAfterMs: load.stale_after }));
-
-/** A number > 0 and at most `max`. */
-const positiveUpTo = (max: number) =>
-  z.number({ error: 'must be a number greater than 0' }).positive({ error: 'must be a number greater than 0' }).max(max, { error: `must be at most ${max}` });
-/** A number from `min` to `max` (no upper bound stated when `max` is Number.MAX_VALUE). */
-const numberIn = (min: number, max: number) => {
-  const error = max === Number.MAX_VALUE ? `must be a number of at least ${min}` : `must be a number from ${min} to ${max}`;
-  return z.number({ error }).min(min, { error }).max(max, { error });
-};
-
-const policyName = z.enum(POLICY_NAMES, { error: `must be one of: ${POLICY_NAMES.join(', ')}` });
-
-const routingSchema = table({
-  policy: policyName.default(CONFIG_DEFAULTS.routing.policy),
-  affinity_header: z
-    .string({ error: 'must be a header name' })
-    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: 'must be a header name, e.g. "x-session-id"' })
-    .transform((header) => header.toLowerCase())
-    .default(CONFIG_DEFAULTS.routing.affinityHeader),
-  affinity_prefix_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.affinityPrefixChars),
-  affinity_epsilon: positiveUpTo(100).default(CONFIG_DEFAULTS.routing.affinityEpsilon),
-  cache_threshold: numberIn(0, 1).default(CONFIG_DEFAULTS.routing.cacheThreshold),
-  cache_balance_abs: z.int({ error: 'must be a whole number of at least 0' }).min(0, { error: 'must be a whole number of at least 0' }).default(CONFIG_DEFAULTS.routing.cacheBalanceAbs),
-  cache_balance_rel: numberIn(1, Number.MAX_VALUE).default(CONFIG_DEFAULTS.routing.cacheBalanceRel),
-  cache_prompt_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cachePromptChars),
-  cache_max_tree_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cacheMaxTreeChars),
-  queue_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.queueTimeoutMs),
-  max_queue: z
-    .int({ error: 'must be a whole number of at least 0' })
-    .min(0, { error: 'must be a whole number of at least 0' })
-    .default(CONFIG_DEFAULTS.routing.maxQueue),
-  load_on_demand: z.boolean({ error: 'must be true or false' }).default(CONFIG_DEFAULTS.routing.loadOnDemand),
-  completion_reserve: z
-    .int({ error: 'must be a whole number of tokens, at least 1' })
-    .min(1, { error: 'must be a whole number of tokens, at least 1' })
-    .default(CONFIG_DEFAULTS.routing.completionReserveTokens),
-  tokenize_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.tokenizeTimeoutMs),
-  swap_after: nonNegativeDurationMs.default(CONFIG_DEFAULTS.routing.swapAfterMs),
-  load_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.loadTimeoutMs),
-}).transform((routing) => ({
-  policy: routing.policy,
-  affinityHeader: routing.affinity_header,
-  affinityPrefixChars: routing.affinity_prefix_chars,
-  affinityEpsilon: routing.affinity_epsilon,
-  cacheThreshold: routing.cache_threshold,
-  cacheBalanceAbs: routing.cache_balance_abs,
-  cacheBalanceRel: routing.cache_balance_rel,
-  cachePromptChars: routing.cache_prompt_chars,
-  cacheMaxTreeChars: routing.cache_max_tree_chars,
-  queueTimeoutMs: routing.queue_timeout,
-  maxQueue: routing.max_queue,
-  loadOnDemand: routing.load_on_demand,
-  completionReserveTokens: routing.completion_reserve,
-  tokenizeTimeoutMs: routing.tokenize_timeout,
-  swapAfterMs: routing.swap_after,
-  loadTimeoutMs: routing.load_timeout,
 }));
 
 const modelSchema = table({

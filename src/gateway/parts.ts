@@ -14,13 +14,13 @@ import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, ty
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler, type SchedulerNotice } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
-import { ModelLabels } from '#src/metrics/model-label.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { DashboardHub } from '#src/admin/index.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
+import { ModelNames } from './model-names.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -59,10 +59,8 @@ export class GatewayParts {
   #config: GatewayConfig;
   /** What a request arriving now runs under; rebuilt on reload, read once per request. */
   #settings: RequestSettings;
-  #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = { config: undefined, byNode: new Map() };
   #reloading: Promise<unknown> = Promise.resolve();
-  #knownModels: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
-  readonly #modelLabels = new ModelLabels({ isPinned: (model) => this.#config.models.available.some((m) => m.name === model) });
+  readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views());
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -123,7 +121,7 @@ export class GatewayParts {
       nodeViews: () => this.registry.views(),
       queueDepths: () => this.scheduler.queueDepths(),
       leases: () => this.registry.leaseEntries(),
-      modelLabel: (model) => this.#modelLabels.label(model),
+      modelLabel: (model) => this.#modelNames.boundedLabel(model),
       upstreamConnections: () => this.pools.stats(),
       prefixHits: () => this.policies.prefixHits(),
     });
@@ -165,7 +163,7 @@ export class GatewayParts {
       logger: options.logger,
       registryEvents: this.registryEvents,
       proxyEvents: this.proxyEvents,
-      expectedModels: (nodeName) => this.#expectedModels(nodeName),
+      expectedModels: (nodeName) => this.#modelNames.expectedFor(nodeName),
     });
     this.dashboard = new DashboardHub({
       clock: this.clock,
@@ -188,7 +186,7 @@ export class GatewayParts {
       events: this.proxyEvents,
       settings: () => this.#settings,
       heldBudget: this.heldBytes,
-      modelLabel: (model) => this.#modelLabel(model),
+      modelLabel: (model) => this.#modelNames.requestLabel(model),
       onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
       newRequestId: () => randomUUID(),
     };
@@ -196,9 +194,9 @@ export class GatewayParts {
 
   #onSchedulerNotice(notice: SchedulerNotice): void {
     if (notice.kind === 'decided') {
-      this.proxyEvents.emit('route:excluded', { model: this.#modelLabel(notice.req.model), excluded: notice.decision.excluded });
+      this.proxyEvents.emit('route:excluded', { model: this.#modelNames.requestLabel(notice.req.model), excluded: notice.decision.excluded });
     } else if (notice.kind === 'switch') {
-      this.proxyEvents.emit('route:model-switch', { node: notice.node, model: this.#modelLabel(notice.model) });
+      this.proxyEvents.emit('route:model-switch', { node: notice.node, model: this.#modelNames.requestLabel(notice.model) });
     } else {
       this.options.logger.error({ err: notice.error }, 'refresh-on-miss failed');
     }
@@ -211,10 +209,6 @@ export class GatewayParts {
   /** Declared aliases and groups, rebuilt on reload. */
   catalog(): ModelCatalog {
     return this.#settings.catalog;
-  }
-
-  #modelLabel(model: string): string {
-    return this.#modelLabels.label(this.#isKnownModel(model) ? model : '_unknown');
   }
 
   /**
@@ -292,25 +286,5 @@ export class GatewayParts {
     this.metrics.close();
     await this.pools.close();
     await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy(), this.#loadAgent.destroy()]);
-  }
-
-  #expectedModels(nodeName: string): readonly string[] {
-    // Indexed once per config: the lookup runs for every discovery result of every node.
-    if (this.#expected.config !== this.#config) {
-      const byGroup = new Map<string | undefined, string[]>();
-      for (const model of this.#config.models.available) byGroup.set(model.group, [...(byGroup.get(model.group) ?? []), model.name]);
-      this.#expected = { config: this.#config, byNode: new Map(this.#config.nodes.map((n) => [n.name, byGroup.get(n.group) ?? []])) };
-    }
-    return this.#expected.byNode.get(nodeName) ?? [];
-  }
-
-  #isKnownModel(model: string): boolean {
-    const views = this.registry.views();
-    if (this.#knownModels.views !== views) {
-      const ids = new Set(this.#config.models.available.map((m) => m.name));
-      for (const v of views) for (const m of v.discovery.models) ids.add(m.id);
-      this.#knownModels = { views, ids };
-    }
-    return this.#knownModels.ids.has(model);
   }
 }

@@ -1,0 +1,53 @@
+// Which model names the gateway knows, for its observers: the models a node is expected to serve
+// (transition logs warn when one is missing) and the bounded metric label of a requested model
+// (`_unknown` for names nothing declares or lists, so clients cannot grow the label set).
+
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import { ModelLabels } from '#src/metrics/model-label.ts';
+
+export class ModelNames {
+  readonly #config: () => GatewayConfig;
+  readonly #views: () => readonly NodeView[];
+  readonly #labels: ModelLabels;
+  #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = { config: undefined, byNode: new Map() };
+  #known: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
+
+  constructor(config: () => GatewayConfig, views: () => readonly NodeView[]) {
+    this.#config = config;
+    this.#views = views;
+    this.#labels = new ModelLabels({ isPinned: (model) => config().models.available.some((m) => m.name === model) });
+  }
+
+  /** The bounded label of a model id as it is (metrics sources pass ids already known). */
+  boundedLabel(model: string): string {
+    return this.#labels.label(model);
+  }
+
+  /** The label of a requested model: its bounded id when declared or listed, else `_unknown`. */
+  requestLabel(model: string): string {
+    return this.#labels.label(this.#isKnown(model) ? model : '_unknown');
+  }
+
+  /** The declared models of the node's group. */
+  expectedFor(nodeName: string): readonly string[] {
+    const config = this.#config();
+    // Indexed once per config: the lookup runs for every discovery result of every node.
+    if (this.#expected.config !== config) {
+      const byGroup = new Map<string | undefined, string[]>();
+      for (const model of config.models.available) byGroup.set(model.group, [...(byGroup.get(model.group) ?? []), model.name]);
+      this.#expected = { config, byNode: new Map(config.nodes.map((n) => [n.name, byGroup.get(n.group) ?? []])) };
+    }
+    return this.#expected.byNode.get(nodeName) ?? [];
+  }
+
+  #isKnown(model: string): boolean {
+    const views = this.#views();
+    if (this.#known.views !== views) {
+      const ids = new Set(this.#config().models.available.map((m) => m.name));
+      for (const v of views) for (const m of v.discovery.models) ids.add(m.id);
+      this.#known = { views, ids };
+    }
+    return this.#known.ids.has(model);
+  }
+}
