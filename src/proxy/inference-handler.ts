@@ -9,7 +9,7 @@ import { GatewayError } from '#src/core/errors.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { largestContext, type RouteRequest } from '#src/routing/index.ts';
-import { routeRequestFor, type Admission, type Scheduler } from '#src/scheduler/index.ts';
+import { routeRequestFor, type Scheduler } from '#src/scheduler/index.ts';
 import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
@@ -28,20 +28,12 @@ import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
 import { affinityKeyOf, promptPrefixOf } from './affinity-key.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
-import { startRequestReport, type Finish, type RequestReport } from './request-report.ts';
-import {
-  allAttemptsFailed,
-  contextLengthExceeded,
-  modelLoadTimedOut,
-  nothingServes,
-  queueRefused,
-  upstreamModelNotFound,
-  wakeTimedOut,
-} from './refusal-errors.ts';
+import { startRequestReport, type RequestReport } from './request-report.ts';
 import { resolveRequest, type ResolvedRequest } from './request-model.ts';
 import type { RequestSettings } from './request-settings.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
+import { respondRefused } from './respond-refused.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
@@ -134,7 +126,8 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       });
     }
     if (admission.kind === 'refused') {
-      respondRefused(deps, { settings, admission, routeRequest, resolved, failures, lastRefusal, loadTimedOut, fail, finish });
+      const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
+      respondRefused(refusalDeps, { settings, admission, routeRequest, resolved, failures, lastRefusal, loadTimedOut, fail, finish });
       return;
     }
     const node = admission.node.spec;
@@ -242,64 +235,4 @@ async function sizePrompt(
     signal,
   });
   return exact === undefined ? upper : Math.min(exact, upper);
-}
-
-interface RefusalContext {
-  readonly settings: RequestSettings;
-  readonly admission: Extract<Admission, { kind: 'refused' }>;
-  readonly routeRequest: RouteRequest;
-  readonly resolved: ResolvedRequest;
-  readonly failures: readonly string[];
-  readonly lastRefusal: UpstreamErrorMeaning | undefined;
-  /** The last attempt was a load that timed out (routing.load_timeout). */
-  readonly loadTimedOut: boolean;
-  readonly fail: (error: GatewayError) => void;
-  readonly finish: Finish;
-}
-
-function respondRefused(deps: InferenceDeps, c: RefusalContext): void {
-  const { admission, routeRequest, resolved } = c;
-  if (admission.reason === 'aborted') {
-    c.finish(undefined, 499, { clientAborted: true });
-    return;
-  }
-  if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') {
-    c.fail(queueRefused(resolved.requestedModel, admission.reason, admission.waitedMs));
-    return;
-  }
-  if (admission.reason === 'wake_timeout') {
-    c.fail(wakeTimedOut(resolved.requestedModel, admission.waitedMs, c.settings.retryAfterSeconds));
-    return;
-  }
-  const overflowed = c.lastRefusal?.kind === 'context_overflow';
-  if (admission.reason === 'too_large' || overflowed) {
-    deps.events.emit('proxy:context-rejected', { model: deps.modelLabel(resolved.model) });
-    const largest = largestContext(deps.registry.snapshot(), resolved.model);
-    c.fail(
-      contextLengthExceeded({
-        model: resolved.requestedModel,
-        promptTokens: routeRequest.promptTokens ?? 0,
-        maxTokens: routeRequest.maxTokens,
-        largestContext: largest > 0 ? largest : (c.lastRefusal?.kind === 'context_overflow' ? (c.lastRefusal.nCtx ?? 0) : 0),
-      }),
-    );
-    return;
-  }
-  if (c.lastRefusal?.kind === 'model_not_found') {
-    c.fail(upstreamModelNotFound(resolved.requestedModel, c.lastRefusal.message));
-    return;
-  }
-  const retryAfter = c.settings.retryAfterSeconds;
-  if (c.loadTimedOut) {
-    c.fail(modelLoadTimedOut(resolved.requestedModel, c.failures, retryAfter));
-    return;
-  }
-  if (routeRequest.triedNodes.size > 0) {
-    c.fail(allAttemptsFailed(resolved.requestedModel, c.failures, retryAfter));
-    return;
-  }
-  const { nodes } = deps.registry.snapshot();
-  const error = nothingServes({ nodes, model: resolved.model, requested: resolved.requestedModel, excluded: admission.excluded, retryAfterSeconds: retryAfter });
-  deps.events.emit('proxy:unroutable', { answer: error.status === 404 ? 'model_not_found' : 'no_healthy_node' });
-  c.fail(error);
 }
