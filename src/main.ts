@@ -11,6 +11,7 @@ import { ActiveRequests, createHttpServer, listen, mergeTables, urlOf, type Endp
 import { GatewayParts } from '#src/gateway/parts.ts';
 import { gatewayEndpoints } from '#src/gateway/endpoints.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
+import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
 
 export class Gateway {
   readonly url: string;
@@ -67,6 +68,12 @@ export class Gateway {
     );
     parts.startLoops();
     options.logger.info({ url: gateway.url, admin_url: gateway.adminUrl, nodes: options.config.nodes.length }, 'gateway listening');
+    if (adminOpenToNetwork({ tokenSet: admin.token !== undefined, ownListener: admin.listen !== undefined, mainHost: limits.listen.host })) {
+      options.logger.warn(
+        { listen: `${limits.listen.host}:${limits.listen.port}` },
+        'admin reads, /metrics and the detailed /health are open to anyone who reaches this listener: set [admin] token, or [admin] listen on a private address',
+      );
+    }
     return gateway;
   }
 
