@@ -9,7 +9,7 @@
 // chat prompt whose prefix the tree has seen (cache-aware).
 
 import { POLICY_NAMES, type PolicyName } from '#src/config/index.ts';
-import { createPolicy, defaultFilters, route } from '#src/routing/index.ts';
+import { createPolicy, defaultFilters, route, RouteIndex } from '#src/routing/index.ts';
 import type { LoadReading, NodeView } from '#src/nodes/index.ts';
 import { node, policyContext, request, snapshotOf } from '#test/fixtures/builders.ts';
 import { percentile } from './stats.ts';
@@ -57,8 +57,10 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
   };
   const filters = defaultFilters();
   const policy = createPolicy(name, policyContext());
+  // As the scheduler routes: with the model → nodes index, which lives as long as the fleet's views.
+  const index = new RouteIndex();
   const decide = (): void => {
-    const decision = route(req(), snapshot, filters, policy);
+    const decision = route(req(), snapshot, filters, policy, index);
     if (decision.kind !== 'selected') throw new Error('benchmark fleet must be routable');
   };
   const warmupEnd = performance.now() + Math.min(300, budgetMs / 4);

@@ -12,15 +12,22 @@ export interface FilterResult {
 
 export interface Filter {
   readonly name: string;
+  /**
+   * What its verdicts depend on besides the node's view, so routing may reuse them (route-index.ts):
+   * 'model' = only the request's model and group; 'tried' = only the request's tried nodes (nothing
+   * is excluded on a first attempt). Absent = anything (the snapshot's time, usage, the request's size).
+   */
+  readonly reads?: 'model' | 'tried';
   apply(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): FilterResult;
 }
 
 export type Verdict = { readonly code: ExclusionCode; readonly detail?: string } | undefined;
 
 /** The common case: one predicate per candidate; `undefined` keeps it. */
-export function predicateFilter(name: string, check: (req: RouteRequest, node: NodeView) => Verdict): Filter {
+export function predicateFilter(name: string, check: (req: RouteRequest, node: NodeView) => Verdict, reads?: Filter['reads']): Filter {
   return {
     name,
+    ...(reads === undefined ? {} : { reads }),
     apply(req, candidates) {
       const kept: NodeView[] = [];
       const excluded: Exclusion[] = [];

@@ -6,24 +6,29 @@ import type { Exclusion } from './exclusion.ts';
 import type { Filter } from './filter.ts';
 import type { PolicyChoice, SelectionPolicy } from './policies/selection-policy.ts';
 import type { RouteRequest } from './route-request.ts';
+import type { RouteIndex } from './route-index.ts';
 
 export type RoutingDecision =
   | { readonly kind: 'selected'; readonly node: NodeView; readonly choice: PolicyChoice; readonly excluded: readonly Exclusion[] }
   | { readonly kind: 'unroutable'; readonly excluded: readonly Exclusion[] };
 
-/** Runs the filters only: every node ends up either kept or excluded with its reason. */
+/**
+ * Runs the filters only: every node ends up either kept or excluded with its reason. With an
+ * `index`, the per-model head of the pipeline comes from it (the same verdicts, in the same order).
+ */
 export function filterCandidates(
   req: RouteRequest,
   snapshot: RoutingSnapshot,
   filters: readonly Filter[],
+  index?: RouteIndex,
 ): { readonly kept: readonly NodeView[]; readonly excluded: readonly Exclusion[] } {
-  let kept: readonly NodeView[] = snapshot.nodes;
-  const excluded: Exclusion[] = [];
-  for (const filter of filters) {
-    if (kept.length === 0) break;
-    const result = filter.apply(req, kept, snapshot);
+  const head = index?.prefix(req, snapshot, filters);
+  let kept: readonly NodeView[] = head?.kept ?? snapshot.nodes;
+  const excluded: Exclusion[] = head === undefined ? [] : head.excluded.slice();
+  for (let i = head?.rest ?? 0; i < filters.length && kept.length > 0; i += 1) {
+    const result = (filters[i] as Filter).apply(req, kept, snapshot);
     kept = result.kept;
-    excluded.push(...result.excluded);
+    for (const e of result.excluded) excluded.push(e);
   }
   return { kept, excluded };
 }
@@ -33,8 +38,9 @@ export function route(
   snapshot: RoutingSnapshot,
   filters: readonly Filter[],
   policy: SelectionPolicy,
+  index?: RouteIndex,
 ): RoutingDecision {
-  const { kept, excluded } = filterCandidates(req, snapshot, filters);
+  const { kept, excluded } = filterCandidates(req, snapshot, filters, index);
   const choice = policy.choose(req, kept, snapshot);
   return choice === undefined ? { kind: 'unroutable', excluded } : { kind: 'selected', node: choice.node, choice, excluded };
 }

@@ -14,6 +14,7 @@ import {
   mightFitLater,
   reservedTokens,
   route,
+  RouteIndex,
   routerRoom,
   type Exclusion,
   type Filter,
@@ -99,6 +100,8 @@ export class Scheduler {
   readonly #effects: SchedulerEffects;
   readonly #queues = new ModelQueues<Waiter>();
   readonly #switches: RouterSwitches;
+  /** Reused per-model verdicts of the pipeline's head, for as long as the fleet's views stay the same. */
+  readonly #index = new RouteIndex();
 
   constructor(options: SchedulerOptions) {
     this.#clock = options.clock;
@@ -121,11 +124,11 @@ export class Scheduler {
     });
     // Behind requests already queued for this model (FIFO), however this one would route.
     if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, queueWait([]), settings, signal);
-    let decision = route(req, this.#effects.snapshot(), this.filters, this.#policy);
+    let decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
     if (firstAttempt) this.#effects.notify({ kind: 'decided', req, decision });
     if (decision.kind === 'unroutable' && firstAttempt && this.#classify(req, decision.excluded) === 'unavailable') {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
-      if (await refreshOnMiss(req, refresh)) decision = route(req, this.#effects.snapshot(), this.filters, this.#policy);
+      if (await refreshOnMiss(req, refresh)) decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
     }
     const admitted = decision.kind === 'selected' ? this.#claim(req, decision.node, decision.choice.reason, 0, settings.loadTimeoutMs) : undefined;
     if (admitted !== undefined) return admitted;
@@ -264,7 +267,7 @@ export class Scheduler {
     for (;;) {
       const waiter = this.#queues.head(model);
       if (waiter === undefined) return;
-      const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy);
+      const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
       const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, decision.choice.reason, this.#waited(waiter), waiter.loadTimeoutMs) : undefined;
       if (admitted !== undefined) {
         this.#queues.remove(model, waiter);

@@ -3,4 +3,5 @@ import { predicateFilter } from '../filter.ts';
 
 export const notAlreadyTried = predicateFilter('not-already-tried', (req, node) =>
   req.triedNodes.has(node.spec.name) ? { code: 'already_tried' } : undefined,
+  'tried',
 );

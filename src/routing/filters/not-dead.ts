@@ -6,4 +6,4 @@ export const notDead = predicateFilter('not-dead', (_req, node) => {
   const status = node.health.status;
   if (status !== 'dead' && status !== 'asleep') return undefined;
   return { code: status, detail: node.health.lastError ? `last probe: ${node.health.lastError}` : undefined };
-});
+}, 'model');

@@ -6,4 +6,5 @@ export const sameGroup = predicateFilter('same-group', (req, node) =>
   node.spec.group === req.group
     ? undefined
     : { code: 'group_mismatch', detail: `node group ${node.spec.group ?? '(none)'}, model group ${req.group ?? '(none)'}` },
+  'model',
 );

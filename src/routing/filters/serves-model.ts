@@ -15,4 +15,4 @@ export const servesModel = predicateFilter('serves-model', (req, node) => {
         ? 'the node lists no models'
         : `not among the ${node.discovery.models.length} models the node lists`;
   return { code: allowed.reason, detail };
-});
+}, 'model');
