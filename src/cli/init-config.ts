@@ -1,5 +1,5 @@
 // Pure: the config `switchyard init` writes. Each node found becomes a [[nodes]] table with the
-// models and contexts it reported beside it, in comments; a URL that did not answer as any kind is
+// models and contexts it reported beside it, in comments; a URL that answered like none of the kinds is
 // written commented out with the reason. Everything a node told us (model ids) is untrusted, so it
 // only ever lands in a comment, made safe first; values are TOML-escaped.
 
