@@ -196,7 +196,10 @@ test('evicts the least recently used running model at models_max; only POSTs cou
     await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { model: 'model-b', max_tokens: 1 }) });
     await call(node.url, 'GET', '/props?model=model-a');
     await call(node.url, 'POST', '/models/load', { body: { model: 'model-c' } });
-    assert.deepEqual(await statuses(node), { 'model-a': 'unloaded', 'model-b': 'loaded', 'model-c': 'loading', 'model-s': 'sleeping' });
+    // model-c may have finished loading already on a busy machine: what counts is who was evicted.
+    const { 'model-c': spawned, ...others } = await statuses(node);
+    assert.ok(spawned === 'loading' || spawned === 'loaded', `model-c is ${spawned}`);
+    assert.deepEqual(others, { 'model-a': 'unloaded', 'model-b': 'loaded', 'model-s': 'sleeping' });
     await call(node.url, 'POST', '/v1/completions', { body: { model: 'model-s', prompt: 'x', max_tokens: 1 } });
     await call(node.url, 'POST', '/models/load', { body: { model: 'model-a' } });
     assert.equal((await statuses(node))['model-b'], 'unloaded', 'model-b was used before model-c was spawned and model-s was posted to');
