@@ -2,15 +2,15 @@
 // answer as the client will get it, and the client side they write it to.
 
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { AttemptExchange } from './attempt-exchange.ts';
+import type { BodyFeed } from './body-feed.ts';
 
 export interface UpstreamAnswer {
   readonly status: number;
   /** The client's copy of the node's headers: hop-by-hop ones stripped, encoding dropped once decoded. */
   readonly headers: Readonly<Record<string, string | string[]>>;
   /** The node's body, decoded when it came compressed. */
-  readonly body: Readable;
+  readonly body: BodyFeed;
 }
 
 export interface ClientSide {
