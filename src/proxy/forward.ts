@@ -27,11 +27,10 @@ export interface AttemptInput extends UpstreamRequest {
   readonly extraResponseHeaders: Readonly<Record<string, string>>;
   /** Asked when the node answers 5xx: true means hide it and fail over, false means pass it on. */
   readonly canFailOver: () => boolean;
-  readonly monotonicMs: () => number;
   readonly startedMs: number;
   /** Bound on the whole exchange, streaming included; 0 = none. */
   readonly totalTimeoutMs: number;
-  /** Schedules the total-timeout timer. */
+  /** Schedules the total-timeout timer, and times the first byte. */
   readonly clock: Clock;
   /**
    * Largest whole (non-SSE) JSON answer held back until it is complete and parses, so that a node
@@ -67,7 +66,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     const body = decodedBody(upstream, coding);
     if (body !== upstream) delete headers['content-encoding'];
     const answer: UpstreamAnswer = { status, headers, body };
-    const client: ClientSide = { res, exchange, extraResponseHeaders: input.extraResponseHeaders, monotonicMs: input.monotonicMs, startedMs: input.startedMs };
+    const client: ClientSide = { res, exchange, extraResponseHeaders: input.extraResponseHeaders, clock: input.clock, startedMs: input.startedMs };
     switch (plan.kind) {
       case 'inspect_error':
         return await inspectRefusal(answer, client);

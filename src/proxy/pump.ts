@@ -4,6 +4,7 @@
 
 import type { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
+import type { Clock } from '#src/core/clock.ts';
 import { describeError } from './attempt-result.ts';
 import type { BodyFeed, BodySink } from './body-feed.ts';
 
@@ -15,8 +16,8 @@ export interface PumpResult {
 }
 
 /** Copies body to res; ends res when body ends, never on failure (the caller decides how). */
-export function pump(body: BodyFeed, res: ServerResponse, monotonicMs: () => number): Promise<PumpResult> {
-  const pumping = new Pump(body, res, monotonicMs);
+export function pump(body: BodyFeed, res: ServerResponse, clock: Clock): Promise<PumpResult> {
+  const pumping = new Pump(body, res, clock);
   body.attach(pumping);
   return pumping.result;
 }
@@ -25,20 +26,20 @@ class Pump implements BodySink {
   readonly result: Promise<PumpResult>;
   readonly #body: BodyFeed;
   readonly #res: ServerResponse;
-  readonly #monotonicMs: () => number;
+  readonly #clock: Clock;
   readonly #resolve: (result: PumpResult) => void;
   readonly #onDrain: () => void;
   readonly #onResClose: () => void;
   #firstByteAt: number | undefined;
   #settled = false;
 
-  constructor(body: BodyFeed, res: ServerResponse, monotonicMs: () => number) {
+  constructor(body: BodyFeed, res: ServerResponse, clock: Clock) {
     const { promise, resolve } = Promise.withResolvers<PumpResult>();
     this.result = promise;
     this.#resolve = resolve;
     this.#body = body;
     this.#res = res;
-    this.#monotonicMs = monotonicMs;
+    this.#clock = clock;
     this.#onDrain = () => body.resume();
     this.#onResClose = () => this.#clientClosed();
     res.on('close', this.#onResClose);
@@ -46,12 +47,12 @@ class Pump implements BodySink {
   }
 
   onData(chunk: Buffer): void {
-    if (this.#firstByteAt === undefined) this.#firstByteAt = this.#monotonicMs();
+    if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
     if (!this.#res.write(chunk)) this.#body.pause();
   }
 
   onEnd(): void {
-    if (this.#firstByteAt === undefined) this.#firstByteAt = this.#monotonicMs();
+    if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
     this.#res.end();
     this.#finish(true, '', false);
   }
