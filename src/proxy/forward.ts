@@ -5,7 +5,6 @@
 // reaches the client a failure is reported for failover; after that the response is ended.
 
 import type { ServerResponse } from 'node:http';
-import type { Dispatcher } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
 import { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
@@ -17,6 +16,7 @@ import { inspectRefusal } from './inspect-refusal.ts';
 import { bodyCoding, planResponse } from './response-policy.ts';
 import { sendAttempt, type UpstreamRequest } from './send-attempt.ts';
 import { streamThrough } from './stream-through.ts';
+import type { UpstreamCall } from './upstream-call.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 
 export type { AttemptOutcome } from './attempt-outcome.ts';
@@ -27,11 +27,10 @@ export interface AttemptInput extends UpstreamRequest {
   readonly extraResponseHeaders: Readonly<Record<string, string>>;
   /** Asked when the node answers 5xx: true means hide it and fail over, false means pass it on. */
   readonly canFailOver: () => boolean;
-  readonly monotonicMs: () => number;
   readonly startedMs: number;
   /** Bound on the whole exchange, streaming included; 0 = none. */
   readonly totalTimeoutMs: number;
-  /** Schedules the total-timeout timer. */
+  /** Schedules the total-timeout timer, and times the first byte. */
   readonly clock: Clock;
   /**
    * Largest whole (non-SSE) JSON answer held back until it is complete and parses, so that a node
@@ -45,31 +44,29 @@ export interface AttemptInput extends UpstreamRequest {
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const { res } = input;
   const exchange = new AttemptExchange(res, input.clock, input.totalTimeoutMs, input.heldBudget, input.headersTimeoutMs);
-  let upstream: Dispatcher.ResponseData | undefined;
+  let upstream: UpstreamCall | undefined;
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };
     const sent = await sendAttempt(input, exchange);
     if (sent.kind === 'unanswered') return sent.outcome;
-    upstream = sent.upstream;
-    // Destroying an undici body emits 'error'; this keeps a late one from becoming an uncaught exception.
-    upstream.body.on('error', ignoreError);
-    const status = upstream.statusCode;
-    const headers = clientResponseHeaders(upstream.headers);
-    const coding = bodyCoding(upstream.headers['content-encoding']);
+    upstream = sent.call;
+    const status = sent.head.status;
+    const headers = clientResponseHeaders(sent.head.headers);
+    const coding = bodyCoding(sent.head.headers['content-encoding']);
     const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), coding, canFailOver: input.canFailOver });
     if (plan.kind === 'fail') {
-      upstream.body.destroy();
+      upstream.destroy(new Error(plan.error));
       return { kind: 'failed', result: plan.result, error: plan.error, status };
     }
     if (res.destroyed) {
-      upstream.body.destroy();
+      upstream.destroy(CLIENT_GONE);
       return { kind: 'client_gone', status };
     }
     // Compressed although asked for identity: the client gets the decoded bytes (unknown codings pass as they are).
-    const body = decodedBody(upstream.body, coding);
-    if (body !== upstream.body) delete headers['content-encoding'];
+    const body = decodedBody(upstream, coding);
+    if (body !== upstream) delete headers['content-encoding'];
     const answer: UpstreamAnswer = { status, headers, body };
-    const client: ClientSide = { res, exchange, extraResponseHeaders: input.extraResponseHeaders, monotonicMs: input.monotonicMs, startedMs: input.startedMs };
+    const client: ClientSide = { res, exchange, extraResponseHeaders: input.extraResponseHeaders, clock: input.clock, startedMs: input.startedMs };
     switch (plan.kind) {
       case 'inspect_error':
         return await inspectRefusal(answer, client);
@@ -82,11 +79,12 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     // Anything that throws between sending and pumping (a header node:http refuses, a bug) must
     // not leave the node generating for nobody.
     exchange.abort(error);
-    upstream?.body.destroy();
+    upstream?.destroy(error instanceof Error ? error : new Error(String(error)));
     throw error;
   } finally {
     exchange.close();
   }
 }
 
-function ignoreError(): void {}
+/** Why a node's answer is dropped when the client left before it: one error for all, never thrown. */
+const CLIENT_GONE = new Error('client closed the connection');

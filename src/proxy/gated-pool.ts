@@ -5,6 +5,8 @@
 // Admission keeps requests out of a full pool in the first place; this is the defence in depth for
 // whatever reaches the pool anyway.
 
+import type { Buffer } from 'node:buffer';
+import type { Duplex } from 'node:stream';
 import { Pool, errors, type Dispatcher } from 'undici';
 import type { Clock, Timer } from '#src/core/clock.ts';
 
@@ -17,6 +19,9 @@ export interface ConnectionGate {
   /** A request gave up waiting; the caller logs it. */
   readonly onWaitTimeout: () => void;
 }
+
+/** The header record undici hands a handler. */
+type IncomingHttpHeaders = Record<string, string | string[] | undefined>;
 
 interface Waiter {
   readonly opts: Dispatcher.DispatchOptions;
@@ -69,35 +74,14 @@ export class GatedPool extends Pool {
 
   #start(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
     this.#running += 1;
-    let done = false;
-    const release = (): void => {
-      if (done) return;
-      done = true;
-      this.#running -= 1;
-      this.#admitWaiting();
-    };
-    const wrapped: Dispatcher.DispatchHandler = {
-      onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
-      onRequestUpgrade: (controller, status, headers, socket) => {
-        release();
-        handler.onRequestUpgrade?.(controller, status, headers, socket);
-      },
-      onResponseStarted: () => handler.onResponseStarted?.(),
-      onResponseStart: (controller, status, headers, message) => handler.onResponseStart?.(controller, status, headers, message),
-      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
-      onResponseEnd: (controller, trailers) => {
-        release();
-        handler.onResponseEnd?.(controller, trailers);
-      },
-      onResponseError: (controller, error) => {
-        release();
-        handler.onResponseError?.(controller, error);
-      },
-      onBodySent: (chunk) => handler.onBodySent?.(chunk),
-      onRequestSent: () => handler.onRequestSent?.(),
-    };
-    super.dispatch(opts, wrapped);
+    super.dispatch(opts, new GateReleasingHandler(handler, this.#release));
   }
+
+  /** One per pool, not per request: a request's connection is free again. */
+  readonly #release = (): void => {
+    this.#running -= 1;
+    this.#admitWaiting();
+  };
 
   #admitWaiting(): void {
     while (this.#running < this.#gate.limit) {
@@ -136,5 +120,65 @@ export class GatedPool extends Pool {
       fail(new errors.ConnectTimeoutError(`no free connection within ${waitMs}ms: all ${limit} in use (upstream.max_connections)`));
     }, waitMs);
     this.#waiting.push(waiter);
+  }
+}
+
+/**
+ * The caller's handler, told through; the gate's count is released once, when the request is over.
+ * One object per request, its methods shared, instead of a closure per callback.
+ */
+class GateReleasingHandler implements Dispatcher.DispatchHandler {
+  readonly #inner: Dispatcher.DispatchHandler;
+  readonly #release: () => void;
+  #released = false;
+
+  constructor(inner: Dispatcher.DispatchHandler, release: () => void) {
+    this.#inner = inner;
+    this.#release = release;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.#inner.onRequestStart?.(controller, context);
+  }
+
+  onRequestUpgrade(controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders, socket: Duplex): void {
+    this.#releaseOnce();
+    this.#inner.onRequestUpgrade?.(controller, status, headers, socket);
+  }
+
+  onResponseStarted(): void {
+    this.#inner.onResponseStarted?.();
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders, message?: string): void {
+    this.#inner.onResponseStart?.(controller, status, headers, message);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#inner.onResponseData?.(controller, chunk);
+  }
+
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
+    this.#releaseOnce();
+    this.#inner.onResponseEnd?.(controller, trailers);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    this.#releaseOnce();
+    this.#inner.onResponseError?.(controller, error);
+  }
+
+  onBodySent(chunk: Buffer): void {
+    this.#inner.onBodySent?.(chunk);
+  }
+
+  onRequestSent(): void {
+    this.#inner.onRequestSent?.();
+  }
+
+  #releaseOnce(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#release();
   }
 }

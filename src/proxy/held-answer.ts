@@ -4,15 +4,15 @@
 import { classify } from './attempt-result.ts';
 import type { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
-import { withoutLength, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
+import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
 
 export function deliverHeld(answer: UpstreamAnswer, bytes: Buffer, client: ClientSide): AttemptOutcome {
   const { res } = client;
   if (res.destroyed) return { kind: 'client_gone', status: answer.status };
-  res.writeHead(answer.status, { ...withoutLength(answer.headers), 'content-length': String(bytes.length), ...client.extraResponseHeaders });
+  res.writeHead(answer.status, clientHead(answer, client, bytes.length));
   client.exchange.heldBytesWritten();
   res.end(bytes);
-  return { kind: 'delivered', status: answer.status, firstByteMs: client.monotonicMs() - client.startedMs };
+  return { kind: 'delivered', status: answer.status, firstByteMs: client.clock.monotonicMs() - client.startedMs };
 }
 
 /** Nothing reached the client yet, so a body that broke off can still be failed over. */

@@ -1,43 +1,70 @@
 // Reading (part of) an upstream body into memory before deciding what to do with it: a whole JSON
 // answer held until it parses, or an error body read to recognise it. Always bounded.
 
-import type { Readable } from 'node:stream';
+import { Buffer } from 'node:buffer';
+import type { BodyFeed, BodySink } from './body-feed.ts';
 import type { HeldReservation } from './held-budget.ts';
 
 export type HeldBody =
   | { readonly kind: 'complete'; readonly bytes: Buffer }
-  /** Past a bound: `head` was read, the rest is still in `body` (paused). */
+  /** Past a bound: `head` was read, the rest is still in `body` (paused, no reader attached). */
   | { readonly kind: 'too_big'; readonly head: Buffer }
   | { readonly kind: 'failed'; readonly error: unknown };
 
 /**
  * Reads a body up to `maxBytes`, each chunk reserved from the shared budget, without consuming
- * more; past either bound the stream stays usable (paused) for the caller to stream on.
+ * more; past either bound the body stays usable (paused) for the caller to stream on.
  */
-export function holdBody(body: Readable, maxBytes: number, reservation: HeldReservation): Promise<HeldBody> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const settle = (result: HeldBody): void => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
-      total += chunk.length;
-      if (total > maxBytes || !reservation.take(chunk.length)) {
-        body.pause();
-        settle({ kind: 'too_big', head: Buffer.concat(chunks) });
-      }
-    };
-    const onEnd = (): void => settle({ kind: 'complete', bytes: Buffer.concat(chunks) });
-    const onError = (error: unknown): void => settle({ kind: 'failed', error });
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-  });
+export function holdBody(body: BodyFeed, maxBytes: number, reservation: HeldReservation): Promise<HeldBody> {
+  const read = new HeldRead(body, maxBytes, reservation);
+  body.attach(read);
+  return read.result;
+}
+
+class HeldRead implements BodySink {
+  readonly result: Promise<HeldBody>;
+  readonly #body: BodyFeed;
+  readonly #maxBytes: number;
+  readonly #reservation: HeldReservation;
+  readonly #chunks: Buffer[] = [];
+  #total = 0;
+  #settled = false;
+  #resolve: (held: HeldBody) => void;
+
+  constructor(body: BodyFeed, maxBytes: number, reservation: HeldReservation) {
+    const { promise, resolve } = Promise.withResolvers<HeldBody>();
+    this.result = promise;
+    this.#resolve = resolve;
+    this.#body = body;
+    this.#maxBytes = maxBytes;
+    this.#reservation = reservation;
+  }
+
+  onData(chunk: Buffer): void {
+    if (this.#settled) return;
+    this.#chunks.push(chunk);
+    this.#total += chunk.length;
+    if (this.#total > this.#maxBytes || !this.#reservation.take(chunk.length)) {
+      this.#body.detach();
+      this.#body.pause();
+      this.#settle({ kind: 'too_big', head: Buffer.concat(this.#chunks, this.#total) });
+    }
+  }
+
+  onEnd(): void {
+    const chunks = this.#chunks;
+    this.#settle({ kind: 'complete', bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.#total) });
+  }
+
+  onError(error: Error): void {
+    this.#settle({ kind: 'failed', error });
+  }
+
+  #settle(held: HeldBody): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#resolve(held);
+  }
 }
 
 export function parsesAsJson(bytes: Buffer): boolean {

@@ -131,7 +131,6 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       return;
     }
     const node = admission.node.spec;
-    const nextTried = new Set([...routeRequest.triedNodes, node.name]);
     report.node = node.name;
     let outcome: AttemptOutcome;
     try {
@@ -153,8 +152,8 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
           'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
           'x-request-id': requestId,
         },
-        canFailOver: () => deps.scheduler.hasAlternative({ ...routeRequest, triedNodes: nextTried }),
-        monotonicMs: () => deps.clock.monotonicMs(),
+        // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.
+        canFailOver: () => deps.scheduler.hasAlternative(alsoTried(routeRequest, node.name)),
         startedMs,
         totalTimeoutMs: settings.totalTimeoutMs,
         clock: deps.clock,
@@ -192,7 +191,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
           lastRefusal = meaning;
           deps.onModelVanished(node.name);
         }
-        routeRequest = { ...routeRequest, triedNodes: nextTried };
+        routeRequest = alsoTried(routeRequest, node.name);
         continue;
       }
       case 'delivered':
@@ -209,6 +208,11 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         return;
     }
   }
+}
+
+/** The same request with `node` tried too. */
+function alsoTried(request: RouteRequest, node: string): RouteRequest {
+  return { ...request, triedNodes: new Set(request.triedNodes).add(node) };
 }
 
 /** The prompt size routing uses: the cheap upper bound, or the node's exact count when it matters. */

@@ -1,8 +1,12 @@
-// Copies a streamed upstream body to the client chunk by chunk, with backpressure both ways.
+// Copies a streamed upstream body to the client chunk by chunk, with backpressure both ways: the
+// body's chunks are written to the response as the node's socket yields them, and a full response
+// buffer pauses the node's socket until the client drains it.
 
+import type { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Clock } from '#src/core/clock.ts';
 import { describeError } from './attempt-result.ts';
+import type { BodyFeed, BodySink } from './body-feed.ts';
 
 export interface PumpResult {
   readonly ok: boolean;
@@ -12,44 +16,63 @@ export interface PumpResult {
 }
 
 /** Copies body to res; ends res when body ends, never on failure (the caller decides how). */
-export function pump(body: Readable, res: ServerResponse, monotonicMs: () => number): Promise<PumpResult> {
-  return new Promise((resolve) => {
-    let firstByteAt: number | undefined;
-    let settled = false;
-    const finish = (result: Omit<PumpResult, 'firstByteAt'>): void => {
-      if (settled) return;
-      settled = true;
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      res.off('close', onResClose);
-      res.off('drain', onDrain);
-      resolve({ ...result, firstByteAt });
-    };
-    const onData = (chunk: Buffer): void => {
-      if (firstByteAt === undefined) firstByteAt = monotonicMs();
-      if (!res.write(chunk)) body.pause();
-    };
-    const onDrain = (): void => {
-      body.resume();
-    };
-    const onEnd = (): void => {
-      if (firstByteAt === undefined) firstByteAt = monotonicMs();
-      res.end();
-      finish({ ok: true, error: '', clientGone: false });
-    };
-    const onError = (error: Error): void => {
-      finish({ ok: false, error: describeError(error), clientGone: false });
-    };
-    const onResClose = (): void => {
-      if (res.writableFinished) return;
-      body.destroy();
-      finish({ ok: false, error: 'client closed the connection', clientGone: true });
-    };
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-    res.on('close', onResClose);
-    res.on('drain', onDrain);
-  });
+export function pump(body: BodyFeed, res: ServerResponse, clock: Clock): Promise<PumpResult> {
+  const pumping = new Pump(body, res, clock);
+  body.attach(pumping);
+  return pumping.result;
+}
+
+class Pump implements BodySink {
+  readonly result: Promise<PumpResult>;
+  readonly #body: BodyFeed;
+  readonly #res: ServerResponse;
+  readonly #clock: Clock;
+  readonly #resolve: (result: PumpResult) => void;
+  readonly #onDrain: () => void;
+  readonly #onResClose: () => void;
+  #firstByteAt: number | undefined;
+  #settled = false;
+
+  constructor(body: BodyFeed, res: ServerResponse, clock: Clock) {
+    const { promise, resolve } = Promise.withResolvers<PumpResult>();
+    this.result = promise;
+    this.#resolve = resolve;
+    this.#body = body;
+    this.#res = res;
+    this.#clock = clock;
+    this.#onDrain = () => body.resume();
+    this.#onResClose = () => this.#clientClosed();
+    res.on('close', this.#onResClose);
+    res.on('drain', this.#onDrain);
+  }
+
+  onData(chunk: Buffer): void {
+    if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
+    if (!this.#res.write(chunk)) this.#body.pause();
+  }
+
+  onEnd(): void {
+    if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
+    this.#res.end();
+    this.#finish(true, '', false);
+  }
+
+  onError(error: Error): void {
+    this.#finish(false, describeError(error), false);
+  }
+
+  #clientClosed(): void {
+    if (this.#res.writableFinished) return;
+    this.#body.detach();
+    this.#body.destroy(new Error('client closed the connection'));
+    this.#finish(false, 'client closed the connection', true);
+  }
+
+  #finish(ok: boolean, error: string, clientGone: boolean): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#res.off('close', this.#onResClose);
+    this.#res.off('drain', this.#onDrain);
+    this.#resolve({ ok, error, clientGone, firstByteAt: this.#firstByteAt });
+  }
 }

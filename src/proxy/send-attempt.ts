@@ -6,31 +6,25 @@ import type { Dispatcher } from 'undici';
 import { classify } from './attempt-result.ts';
 import type { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
+import { UpstreamCall, type UpstreamHead, type UpstreamRequestLine } from './upstream-call.ts';
 
-export interface UpstreamRequest {
+export interface UpstreamRequest extends UpstreamRequestLine {
   readonly pool: Dispatcher;
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body: Buffer;
   /** routing.load_timeout when this attempt loads its model: the bound on waiting for the answer's head. */
   readonly headersTimeoutMs?: number;
 }
 
 export type Sent =
-  | { readonly kind: 'answered'; readonly upstream: Dispatcher.ResponseData }
+  | { readonly kind: 'answered'; readonly head: UpstreamHead; readonly call: UpstreamCall }
   | { readonly kind: 'unanswered'; readonly outcome: AttemptOutcome };
 
 export async function sendAttempt(request: UpstreamRequest, exchange: AttemptExchange): Promise<Sent> {
+  const call = new UpstreamCall(exchange.signal);
   try {
-    const upstream = await request.pool.request({
-      path: request.path,
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      signal: exchange.signal,
-    });
+    call.send(request.pool, request);
+    const head = await call.head;
     exchange.headersArrived();
-    return { kind: 'answered', upstream };
+    return { kind: 'answered', head, call };
   } catch (error) {
     if (exchange.loadTimedOut()) {
       return { kind: 'unanswered', outcome: { kind: 'failed', result: 'load_timeout', error: `the model did not load within ${request.headersTimeoutMs}ms (routing.load_timeout)` } };

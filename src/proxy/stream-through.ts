@@ -4,7 +4,7 @@
 
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { pump } from './pump.ts';
-import { withoutLength, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
+import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
 
 export interface StreamOptions {
   /** True for text/event-stream answers. */
@@ -18,12 +18,12 @@ export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, 
   const { head } = options;
   // A pumped answer may break off short of a declared length; sent chunked, its end is explicit
   // (an SSE stream then ends cleanly instead of leaving the client waiting for missing bytes).
-  res.writeHead(answer.status, { ...withoutLength(answer.headers), ...client.extraResponseHeaders });
+  res.writeHead(answer.status, clientHead(answer, client));
   if (head !== undefined) {
     client.exchange.heldBytesWritten();
     res.write(head);
   }
-  const pumping = pump(answer.body, res, client.monotonicMs);
+  const pumping = pump(answer.body, res, client.clock);
   // holdBody paused a body it stopped reading; a new 'data' listener does not restart it.
   if (head !== undefined) answer.body.resume();
   const pumped = await pumping;

@@ -2,15 +2,19 @@
 // answer as the client will get it, and the client side they write it to.
 
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Clock } from '#src/core/clock.ts';
 import type { AttemptExchange } from './attempt-exchange.ts';
+import type { BodyFeed } from './body-feed.ts';
 
 export interface UpstreamAnswer {
   readonly status: number;
-  /** The client's copy of the node's headers: hop-by-hop ones stripped, encoding dropped once decoded. */
-  readonly headers: Readonly<Record<string, string | string[]>>;
+  /**
+   * The client's copy of the node's headers: hop-by-hop ones stripped, encoding dropped once decoded.
+   * Built once per attempt and finished in place when the head is sent (clientHead), never copied.
+   */
+  readonly headers: Record<string, string | string[]>;
   /** The node's body, decoded when it came compressed. */
-  readonly body: Readable;
+  readonly body: BodyFeed;
 }
 
 export interface ClientSide {
@@ -18,14 +22,18 @@ export interface ClientSide {
   readonly exchange: AttemptExchange;
   /** Added to whatever the node sent (the answering node's name, the request id). */
   readonly extraResponseHeaders: Readonly<Record<string, string>>;
-  readonly monotonicMs: () => number;
+  readonly clock: Clock;
   /** When the request arrived, for the time to the first byte. */
   readonly startedMs: number;
 }
 
-/** The node's headers without its length: the gateway states its own, or sends chunked. */
-export function withoutLength(headers: UpstreamAnswer['headers']): Record<string, string | string[]> {
-  const out = { ...headers };
-  delete out['content-length'];
-  return out;
+/**
+ * The head the client gets: the node's headers without its length (the gateway states its own, or
+ * sends chunked), plus the gateway's own. Finishes `answer.headers` in place: one head per answer.
+ */
+export function clientHead(answer: UpstreamAnswer, client: ClientSide, contentLength?: number): Record<string, string | string[]> {
+  const headers = answer.headers;
+  if (contentLength === undefined) delete headers['content-length'];
+  else headers['content-length'] = String(contentLength);
+  return Object.assign(headers, client.extraResponseHeaders);
 }

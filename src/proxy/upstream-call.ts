@@ -1,0 +1,130 @@
+// One request to a node on undici's dispatch API (the v7+ handler: onRequestStart, onResponseStart,
+// onResponseData, onResponseEnd, onResponseError). Instead of `Pool.request`, which wraps every
+// answer in a Readable and a promise chain, the handler hands the head to the attempt and then
+// pushes the body's chunks straight to the strategy reading them (body-feed.ts); the reader's pause
+// pauses the parser on the node's socket. The attempt's abort signal (client gone, total timeout,
+// load timeout) aborts the request wherever it is: waiting in the connection gate (which reads the
+// signal from the dispatch options), waiting for its socket, or mid-answer.
+
+import type { Buffer } from 'node:buffer';
+import { errors, type Dispatcher } from 'undici';
+import { BodyFeed } from './body-feed.ts';
+import { QUEUED_ABORT, type QueuedAbortHook } from './queued-abort.ts';
+
+export interface UpstreamHead {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** What is sent: the gateway's POST, with its headers built once per attempt. */
+export interface UpstreamRequestLine {
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+/** undici's own dispatch options plus the signal the connection gate reads (gated-pool.ts). */
+type GatedDispatchOptions = Dispatcher.DispatchOptions & { readonly signal: AbortSignal };
+
+export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler {
+  /** Settles with the answer's head, or with why none came. */
+  readonly head: Promise<UpstreamHead>;
+  readonly #signal: AbortSignal;
+  #resolveHead: (head: UpstreamHead) => void;
+  #rejectHead: (error: Error) => void;
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Takes the request out of undici's queue while it waits for a connection. */
+  #cancelQueued: ((reason: Error) => void) | undefined;
+  #headSettled = false;
+  #finished = false;
+
+  constructor(signal: AbortSignal) {
+    super();
+    const { promise, resolve, reject } = Promise.withResolvers<UpstreamHead>();
+    this.head = promise;
+    this.#resolveHead = resolve;
+    this.#rejectHead = reject;
+    this.#signal = signal;
+  }
+
+  /** Sends the request; the head and the body come back through this handler. */
+  send(pool: Dispatcher, request: UpstreamRequestLine): void {
+    const signal = this.#signal;
+    if (signal.aborted) {
+      this.onResponseError(undefined, abortReason(signal));
+      return;
+    }
+    signal.addEventListener('abort', this);
+    const options: GatedDispatchOptions = { path: request.path, method: 'POST', headers: request.headers, body: request.body, signal };
+    if (QUEUED_ABORT !== undefined) {
+      const hook: QueuedAbortHook = (cancel) => this.#queued(cancel);
+      (options as unknown as Record<symbol, QueuedAbortHook>)[QUEUED_ABORT] = hook;
+    }
+    pool.dispatch(options, this);
+  }
+
+  /** The attempt's signal fired: abort the request wherever it is. */
+  handleEvent(): void {
+    const reason = abortReason(this.#signal);
+    if (this.#controller !== undefined) this.#controller.abort(reason);
+    else this.#cancelQueued?.(reason);
+  }
+
+  #queued(cancel: (reason: Error) => void): void {
+    if (this.#signal.aborted) cancel(abortReason(this.#signal));
+    else this.#cancelQueued = cancel;
+  }
+
+  override pause(): void {
+    this.#controller?.pause();
+  }
+
+  override resume(): void {
+    this.#controller?.resume();
+  }
+
+  override destroy(reason: Error): void {
+    if (this.#finished) return;
+    this.#controller?.abort(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    this.#cancelQueued = undefined;
+    if (this.#signal.aborted) controller.abort(abortReason(this.#signal));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: UpstreamHead['headers']): void {
+    // An interim answer (103 Early Hints) precedes the real one, as undici's request API skips it.
+    if (status < 200) return;
+    this.#headSettled = true;
+    this.#resolveHead({ status, headers });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.pushChunk(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.#finish();
+    this.pushEnd();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.#finish();
+    if (this.#headSettled) this.pushError(error);
+    else {
+      this.#headSettled = true;
+      this.#rejectHead(error);
+    }
+  }
+
+  #finish(): void {
+    this.#finished = true;
+    this.#signal.removeEventListener('abort', this);
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new errors.RequestAbortedError();
+}
