@@ -1,9 +1,11 @@
-// The health loop: each node is probed on its own timer, at most one probe in flight per node.
-// It holds no health state; outcomes go to `onProbe`, and the registry applies observeProbe().
+// The health loop: each node is probed on its own timer, at most one probe in flight per node
+// (the per-node loop), faster for a while when asked (a node being woken). It holds no health
+// state; outcomes go to `onProbe`, and the registry applies observeProbe().
 
-import type { Clock, Timer } from '#src/core/clock.ts';
+import type { Clock } from '#src/core/clock.ts';
 import type { Service } from '#src/core/lifecycle.ts';
-import { diffNodes, type NodeChange, type NodeSpec } from '#src/config/index.ts';
+import type { NodeChange, NodeSpec } from '#src/config/index.ts';
+import { PerNodeLoop } from '../per-node-loop.ts';
 import type { ProbeOutcome } from './health-state.ts';
 
 export interface HealthCheckerOptions {
@@ -13,123 +15,69 @@ export interface HealthCheckerOptions {
   readonly onProbe: (nodeName: string, outcome: ProbeOutcome) => void;
 }
 
-interface Watched {
-  spec: NodeSpec;
-  timer: Timer | undefined;
-  inFlight: AbortController | undefined;
-  /** A faster cadence until this monotonic time (a node being woken). */
-  fast: { intervalMs: number; untilMs: number } | undefined;
-}
-
 export class HealthChecker implements Service {
   readonly name = 'health-checker';
-  readonly #options: HealthCheckerOptions;
-  readonly #watched = new Map<string, Watched>();
-  #intervalMs: number;
-  #running = false;
+  readonly #clock: Clock;
+  readonly #loop: PerNodeLoop<ProbeOutcome>;
+  /** Nodes probed at a faster cadence until a monotonic time (nodes being woken). */
+  readonly #fast = new Map<string, { intervalMs: number; untilMs: number }>();
 
   constructor(options: HealthCheckerOptions) {
-    this.#options = options;
-    this.#intervalMs = options.intervalMs;
+    this.#clock = options.clock;
+    this.#loop = new PerNodeLoop<ProbeOutcome>({
+      clock: options.clock,
+      intervalMs: options.intervalMs,
+      run: options.probe,
+      failed: (error) => ({ ok: false, error: String(error) }),
+      onResult: (node, outcome) => options.onProbe(node.name, outcome),
+      cadenceOf: (node) => this.#fastCadence(node),
+    });
   }
 
   async start(signal: AbortSignal): Promise<void> {
-    this.#running = true;
-    signal.addEventListener('abort', () => void this.stop(), { once: true });
-    for (const watched of this.#watched.values()) this.#tick(watched);
+    this.#loop.start(signal);
   }
 
   async stop(): Promise<void> {
-    this.#running = false;
-    for (const watched of this.#watched.values()) this.#forget(watched);
+    this.#loop.stop();
   }
 
-  /** A new cadence takes effect at once (each node's next probe is rescheduled), not after the old one. */
   setIntervalMs(intervalMs: number): void {
-    if (intervalMs === this.#intervalMs) return;
-    this.#intervalMs = intervalMs;
-    if (!this.#running) return;
-    for (const watched of this.#watched.values()) {
-      watched.timer?.cancel();
-      watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), intervalMs);
-    }
+    this.#loop.setIntervalMs(intervalMs);
   }
 
-  /** Replaces the watched set, judging each node against the set watched now (see `applyChange`). */
   setNodes(nodes: readonly NodeSpec[]): void {
-    this.applyChange(diffNodes([...this.#watched.values()].map((w) => w.spec), nodes));
+    this.#loop.setNodes(nodes);
   }
 
-  /**
-   * Applies a reload's node change, computed against the set watched now: kept and relisted nodes
-   * keep their cadence (with the new spec); added and replaced ones are probed at once; removed
-   * and replaced ones stop (their probe is aborted).
-   */
   applyChange(change: NodeChange): void {
-    for (const spec of change.nodesRemoved) {
-      const watched = this.#watched.get(spec.name);
-      if (watched === undefined) continue;
-      this.#forget(watched);
-      this.#watched.delete(spec.name);
-    }
-    const carriedOn = new Set([...change.nodesKept, ...change.nodesRelisted].map((pair) => pair.next.name));
-    for (const spec of change.nodes) {
-      const existing = this.#watched.get(spec.name);
-      if (existing !== undefined && carriedOn.has(spec.name)) {
-        existing.spec = spec;
-        continue;
-      }
-      if (existing !== undefined) this.#forget(existing);
-      const watched: Watched = { spec, timer: undefined, inFlight: undefined, fast: undefined };
-      this.#watched.set(spec.name, watched);
-      if (this.#running) this.#tick(watched);
-    }
+    for (const spec of change.nodesRemoved) this.#fast.delete(spec.name);
+    for (const pair of change.nodesReplaced) this.#fast.delete(pair.next.name);
+    this.#loop.applyChange(change);
   }
 
   /** Probes one node now (unless a probe is already running) instead of waiting for its timer. */
   probeNow(nodeName: string): void {
-    const watched = this.#watched.get(nodeName);
-    if (watched !== undefined && this.#running) this.#tick(watched);
+    this.#loop.runNow(nodeName);
   }
 
   /** Probes a node every `intervalMs` for `durationMs` (e.g. while it wakes), starting now. */
   probeFaster(nodeName: string, intervalMs: number, durationMs: number): void {
-    const watched = this.#watched.get(nodeName);
-    if (watched === undefined) return;
-    watched.fast = { intervalMs, untilMs: this.#options.clock.monotonicMs() + durationMs };
-    if (this.#running) this.#tick(watched);
+    if (!this.#loop.has(nodeName)) return;
+    this.#fast.set(nodeName, { intervalMs, untilMs: this.#clock.monotonicMs() + durationMs });
+    this.#loop.runNow(nodeName);
   }
 
   /** Back to the normal cadence for a node (it answered). */
   probeNormally(nodeName: string): void {
-    const watched = this.#watched.get(nodeName);
-    if (watched !== undefined) watched.fast = undefined;
+    this.#fast.delete(nodeName);
   }
 
-  #tick(watched: Watched): void {
-    watched.timer?.cancel();
-    const fast = watched.fast !== undefined && watched.fast.untilMs > this.#options.clock.monotonicMs() ? watched.fast : undefined;
-    if (fast === undefined) watched.fast = undefined;
-    watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), fast?.intervalMs ?? this.#intervalMs);
-    if (watched.inFlight !== undefined) return;
-    const controller = new AbortController();
-    watched.inFlight = controller;
-    this.#options
-      .probe(watched.spec, controller.signal)
-      .catch((error: unknown): ProbeOutcome => ({ ok: false, error: String(error) }))
-      .then((outcome) => {
-        if (watched.inFlight !== controller) return;
-        watched.inFlight = undefined;
-        if (this.#watched.get(watched.spec.name) === watched && this.#running) {
-          this.#options.onProbe(watched.spec.name, outcome);
-        }
-      });
-  }
-
-  #forget(watched: Watched): void {
-    watched.timer?.cancel();
-    watched.timer = undefined;
-    watched.inFlight?.abort();
-    watched.inFlight = undefined;
+  #fastCadence(nodeName: string): number | undefined {
+    const fast = this.#fast.get(nodeName);
+    if (fast === undefined) return undefined;
+    if (fast.untilMs > this.#clock.monotonicMs()) return fast.intervalMs;
+    this.#fast.delete(nodeName);
+    return undefined;
   }
 }
