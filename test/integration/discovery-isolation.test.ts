@@ -102,11 +102,19 @@ test('a node whose listing has not answered yet (untried) is healthy and lets ev
 });
 
 test('a node whose /v1/models hangs keeps its health-check cadence and status, and other nodes keep their discovery cadence', async () => {
+  // Counted before the fault is set: the hanging listing may arrive before any count read after it,
+  // and then no later listing arrives until it times out.
+  const listed = await simCount(sim.url('hung'), '/v1/models');
   await setSimFaults(sim.url('hung'), { models: 'hang' });
   try {
-    // Start measuring once a listing that arrived after the fault (so it hangs) is on the node.
-    const listed = await simCount(sim.url('hung'), '/v1/models');
-    await eventually(async () => (await simCount(sim.url('hung'), '/v1/models')) > listed, 15_000, 'a hanging listing');
+    // Start measuring once a listing that arrived after the fault hangs: one arrived, and no other
+    // followed within five discovery intervals (one listing in flight per node).
+    await eventually(async () => {
+      const arrived = await simCount(sim.url('hung'), '/v1/models');
+      if (arrived <= listed) return false;
+      await pause(5 * DISCOVERY_INTERVAL_MS);
+      return (await simCount(sim.url('hung'), '/v1/models')) === arrived;
+    }, 15_000, 'a hanging listing');
     const window = await measure(
       [['hung', '/health', HEALTH_ROUNDS], ['hung', '/v1/models', 0], ['other', '/v1/models', DISCOVERY_ROUNDS], ['third', '/v1/models', DISCOVERY_ROUNDS]],
       'hung',
