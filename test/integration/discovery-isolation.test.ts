@@ -87,6 +87,23 @@ async function measure(targets: readonly (readonly [string, string, number])[], 
   }
 }
 
+/**
+ * Makes `node`'s listings hang and returns once one that arrived after the fault is hanging: one
+ * arrived, and no other followed within five discovery intervals (one listing in flight per node).
+ * Counted before the fault is set: the hanging listing may arrive before any count read after it,
+ * and no later listing arrives until it times out.
+ */
+async function hangListings(node: string): Promise<void> {
+  const listed = await simCount(sim.url(node), '/v1/models');
+  await setSimFaults(sim.url(node), { models: 'hang' });
+  await eventually(async () => {
+    const arrived = await simCount(sim.url(node), '/v1/models');
+    if (arrived <= listed) return false;
+    await pause(5 * DISCOVERY_INTERVAL_MS);
+    return (await simCount(sim.url(node), '/v1/models')) === arrived;
+  }, 15_000, 'a hanging listing');
+}
+
 test('a node whose listing has not answered yet (untried) is healthy and lets every model through', async (t) => {
   t.after(() => setSimFaults(sim.url('late'), { models: 'none' }));
   const late = await waitForNode(gw.url, 'late', (d) => d.status === 'healthy', 'healthy');
@@ -102,19 +119,8 @@ test('a node whose listing has not answered yet (untried) is healthy and lets ev
 });
 
 test('a node whose /v1/models hangs keeps its health-check cadence and status, and other nodes keep their discovery cadence', async () => {
-  // Counted before the fault is set: the hanging listing may arrive before any count read after it,
-  // and then no later listing arrives until it times out.
-  const listed = await simCount(sim.url('hung'), '/v1/models');
-  await setSimFaults(sim.url('hung'), { models: 'hang' });
+  await hangListings('hung');
   try {
-    // Start measuring once a listing that arrived after the fault hangs: one arrived, and no other
-    // followed within five discovery intervals (one listing in flight per node).
-    await eventually(async () => {
-      const arrived = await simCount(sim.url('hung'), '/v1/models');
-      if (arrived <= listed) return false;
-      await pause(5 * DISCOVERY_INTERVAL_MS);
-      return (await simCount(sim.url('hung'), '/v1/models')) === arrived;
-    }, 15_000, 'a hanging listing');
     const window = await measure(
       [['hung', '/health', HEALTH_ROUNDS], ['hung', '/v1/models', 0], ['other', '/v1/models', DISCOVERY_ROUNDS], ['third', '/v1/models', DISCOVERY_ROUNDS]],
       'hung',
@@ -156,10 +162,8 @@ test('a node whose health endpoint hangs keeps its discovery cadence and its lis
 });
 
 test('an Ollama node of kind "auto" whose /v1/models hangs stays healthy: it is probed on /api/version, not on its model list', async () => {
-  await setSimFaults(sim.url('ollie'), { models: 'hang' });
+  await hangListings('ollie');
   try {
-    const listed = await simCount(sim.url('ollie'), '/v1/models');
-    await eventually(async () => (await simCount(sim.url('ollie'), '/v1/models')) > listed, 15_000, 'a hanging listing');
     const window = await measure([['ollie', '/api/version', HEALTH_ROUNDS], ['ollie', '/v1/models', 0]], 'ollie');
     assert.equal(window.counts['ollie:/v1/models'], 0, 'health probes do not ask for the model list');
     assert.deepEqual([...new Set(window.samples.map((s) => `${s.status}/${s.state}`))], ['healthy/known']);
