@@ -1,0 +1,49 @@
+// What routing knows of one remote site (federation, issue 12): the part of its last accepted,
+// signed record that routing judges, and whether that knowledge is fresh. Plain data, produced by
+// the mesh's site store (src/mesh/) and judged by pure functions here, like nodes are.
+
+/** One model a remote site serves, as its record says. */
+export interface RemoteModel {
+  /** The model's largest context at that site; undefined = not said (never judged too small). */
+  readonly ctx: number | undefined;
+  /** Served only after a load or a wake at that site (still eligible, ranked after the rest). */
+  readonly onDemand: boolean;
+}
+
+export interface RemoteSiteView {
+  /** The pinned site id (`[[mesh.sites]] id`). */
+  readonly id: string;
+  /** The site's gateway URL from its record (`[mesh] url` there): where forwarded requests go. */
+  readonly url: string | undefined;
+  /** A newer accepted revision arrived within `[mesh] freshness` (the receiver's monotonic clock). */
+  readonly fresh: boolean;
+  /** The models of the last accepted record; empty before any record. */
+  readonly models: ReadonlyMap<string, RemoteModel>;
+  /** Lower is better; from the record's `load` (queued plus in flight per slot). 0 when unknown. */
+  readonly load: number;
+}
+
+/**
+ * Why a remote site was not chosen. A closed set, like node exclusions: the same codes feed 503
+ * bodies, metrics, logs and /admin/explain.
+ */
+export type SiteExclusionCode =
+  /** No accepted record within the freshness window (or none yet): fails closed. */
+  | 'stale'
+  /** Its record does not list the model. */
+  | 'missing'
+  /** Its record's context for the model is smaller than the request needs. */
+  | 'too_small'
+  /** Forwarding to it failed recently (connection refused, timed out, 5xx before the first byte). */
+  | 'unreachable'
+  /** Already tried for this request (failover never returns to it). */
+  | 'already_tried'
+  /** The request was itself forwarded by another site: served by local nodes only (one hop). */
+  | 'forwarded';
+
+export interface SiteExclusion {
+  readonly site: string;
+  readonly code: SiteExclusionCode;
+  /** Short human detail, e.g. "record 42 s old" or "ctx 4096 < 9000 needed". */
+  readonly detail?: string;
+}
