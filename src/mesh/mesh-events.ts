@@ -1,0 +1,25 @@
+// What the mesh service reports: metrics count it, the transition log writes it, nothing else
+// depends on it.
+
+import type { RecordRejection } from './judgement.ts';
+import type { PublishKind } from './publisher.ts';
+
+export interface MeshEvents {
+  'mesh:record-accepted': { site: string; revision: number; full: boolean; modelsChanged: boolean };
+  'mesh:record-rejected': {
+    reason: RecordRejection;
+    site: string | undefined;
+    peer: string;
+    detail: string;
+    /** First rejection for this (peer, reason): the one to log. */
+    firstForPair: boolean;
+  };
+  /** A pinned site turned fresh or stale (once per transition). */
+  'mesh:site-freshness': { site: string; fresh: boolean };
+  'mesh:published': { kind: PublishKind; why: string; revision: number; bytes: number; models: number };
+  /** A full record left models out; `firstInEpisode` marks the one to log. */
+  'mesh:models-capped': { total: number; cap: number; firstInEpisode: boolean };
+  'mesh:want-sent': { site: string };
+  /** This site's own record could not be published (oversized, transport error). */
+  'mesh:publish-failed': { kind: PublishKind; error: string };
+}

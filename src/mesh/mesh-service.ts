@@ -1,0 +1,255 @@
+// Ties one site's federation together: its sources → the publisher → the transport, and the
+// transport → the acceptance function → the remote-site store, with the heartbeat and freshness
+// timers. Decisions live in pure functions (publisher.ts, freshness.ts, site-models.ts, the
+// acceptance function); this class only holds their state and does the I/O.
+
+import type { KeyObject } from 'node:crypto';
+import type { Clock, Timer } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import type { MeshConfig } from '#src/config/types.ts';
+import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
+import type { DiscoverySource } from './discovery-source.ts';
+import { freshnessChanges, isFresh, nextExpiry } from './freshness.ts';
+import type { Judgement } from './judgement.ts';
+import type { MeshCodec } from './mesh-codec.ts';
+import type { MeshEvents } from './mesh-events.ts';
+import { OwnModelSet } from './own-set.ts';
+import { decidePublication, INITIAL_PUBLISHER, type PublishKind, type PublishTrigger } from './publisher.ts';
+import type { SiteRecord, SiteRecordLoad, SiteRecordModel } from './site-record.ts';
+import { RemoteSiteStore, type SiteAdminRow } from './site-store.ts';
+import type { MeshTransport } from './transport.ts';
+import { encodeWant, mayWant, parseWant } from './want.ts';
+
+export interface MeshServiceDeps {
+  readonly config: MeshConfig;
+  readonly clock: Clock;
+  readonly transport: MeshTransport;
+  readonly codec: MeshCodec;
+  readonly sources: readonly DiscoverySource[];
+  /** This site's load now (scheduler queues, in-flight requests, slots over healthy nodes). */
+  readonly load: () => SiteRecordLoad;
+  readonly events: EventBus<MeshEvents>;
+}
+
+/** This site's own side, for /admin/sites. */
+export interface OwnSiteRow {
+  readonly id: string;
+  readonly url: string;
+  readonly revision: number | undefined;
+  readonly models: readonly SiteRecordModel[];
+  readonly published_at: string | undefined;
+  readonly peers: number;
+}
+
+export class MeshService {
+  readonly #deps: MeshServiceDeps;
+  #config: MeshConfig;
+  #pins: ReadonlyMap<string, KeyObject>;
+  readonly #store: RemoteSiteStore;
+  readonly #own: OwnModelSet;
+  #publisher = INITIAL_PUBLISHER;
+  #lastRevision: number | undefined;
+  #lastPublishedAtWall: number | undefined;
+  #heartbeat: Timer | undefined;
+  #freshnessTimer: Timer | undefined;
+  #reported = new Map<string, boolean>();
+  readonly #wantsSent = new Map<string, number>();
+  /** Publications go out in revision order. */
+  #sending: Promise<void> = Promise.resolve();
+  #running = false;
+
+  constructor(deps: MeshServiceDeps) {
+    this.#deps = deps;
+    this.#config = deps.config;
+    this.#pins = this.#pinKeys(deps.config);
+    this.#store = new RemoteSiteStore({ ownSite: deps.config.site, pins: deps.config.sites, digestOf: (m) => deps.codec.digestOf(m) });
+    this.#own = new OwnModelSet(deps.sources);
+    deps.transport.onMessage((data, peer) => this.#receive(data, peer));
+    deps.transport.onPeerJoined(() => this.#consider('peer_joined'));
+  }
+
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    this.#deps.transport.setPeers(this.#config.peers);
+    await this.#deps.transport.start();
+    this.#consider('heartbeat');
+    this.#scheduleHeartbeat();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#heartbeat?.cancel();
+    this.#freshnessTimer?.cancel();
+    await this.#sending;
+    await this.#deps.transport.stop();
+  }
+
+  /**
+   * A reload: pins, peers, timings and caps change, learned state stays (except for sites no
+   * longer pinned or re-keyed). `site` and `key_file` need a restart (the caller warns).
+   */
+  reconfigure(next: MeshConfig): void {
+    const previous = this.#config;
+    this.#pins = this.#pinKeys(next);
+    this.#config = next;
+    this.#store.setPins(next.sites, next.site);
+    this.#reported = new Map([...this.#reported].filter(([site]) => this.#pins.has(site)));
+    if (next.peers.join('\n') !== previous.peers.join('\n')) this.#deps.transport.setPeers(next.peers);
+    if (next.heartbeatMs !== previous.heartbeatMs && this.#running) this.#scheduleHeartbeat();
+    this.#checkFreshness();
+    this.#consider('check');
+  }
+
+  /** The node registry changed (listings, health): publish at once if the set changed. */
+  modelsMayHaveChanged(): void {
+    if (this.#running) this.#consider('check');
+  }
+
+  /** Every pinned remote site, fresh or stale: what routing judges. */
+  sites(): readonly RemoteSiteView[] {
+    return this.#store.views(this.#deps.clock.monotonicMs(), this.#config.freshnessMs);
+  }
+
+  adminRows(): SiteAdminRow[] {
+    return this.#store.adminRows(this.#deps.clock.monotonicMs(), this.#config.freshnessMs);
+  }
+
+  ownRow(): OwnSiteRow {
+    const at = this.#lastPublishedAtWall;
+    return {
+      id: this.#config.site,
+      url: this.#config.url,
+      revision: this.#lastRevision,
+      models: this.#own.current(),
+      published_at: at === undefined ? undefined : new Date(at).toISOString(),
+      peers: this.#deps.transport.stats().peers,
+    };
+  }
+
+  transportStats(): ReturnType<MeshTransport['stats']> {
+    return this.#deps.transport.stats();
+  }
+
+  #pinKeys(config: MeshConfig): Map<string, KeyObject> {
+    return new Map(config.sites.filter((p) => p.id !== config.site).map((p) => [p.id, this.#deps.codec.pinnedKey(p.publicKey)]));
+  }
+
+  #scheduleHeartbeat(): void {
+    this.#heartbeat?.cancel();
+    this.#heartbeat = this.#deps.clock.setTimeout(() => {
+      if (!this.#running) return;
+      this.#consider('heartbeat');
+      this.#checkFreshness();
+      this.#scheduleHeartbeat();
+    }, this.#config.heartbeatMs);
+  }
+
+  #consider(trigger: PublishTrigger): void {
+    if (!this.#running) return;
+    const cap = this.#config.maxModelsPerSite;
+    const own = this.#own.evaluate(this.#deps.clock.now(), cap);
+    const decision = decidePublication(this.#publisher, {
+      trigger,
+      models: own.models,
+      url: this.#config.url,
+      now: this.#deps.clock.monotonicMs(),
+      heartbeatMs: this.#config.heartbeatMs,
+    });
+    this.#publisher = decision.next;
+    if (decision.publish === undefined) return;
+    if (decision.publish === 'full' && own.capped > 0) {
+      this.#deps.events.emit('mesh:models-capped', { total: own.models.length + own.capped, cap, firstInEpisode: own.capEpisodeStarted });
+    }
+    this.#publish(decision.publish, decision.why, own.models);
+  }
+
+  #publish(kind: PublishKind, why: string, models: readonly SiteRecordModel[]): void {
+    const wall = this.#deps.clock.now();
+    const revision = this.#deps.codec.nextRevision(wall);
+    const body = kind === 'full' ? { models } : { models_digest: this.#deps.codec.digestOf(models) };
+    const record: SiteRecord = { v: 1, site: this.#config.site, url: this.#config.url, revision, issued_at: wall, ...body, load: this.#deps.load() };
+    const data = this.#deps.codec.sign(record);
+    if (data.byteLength > this.#config.maxMessageBytes) {
+      this.#deps.events.emit('mesh:publish-failed', { kind, error: `record of ${data.byteLength} bytes is over max_message_bytes ${this.#config.maxMessageBytes}` });
+      return;
+    }
+    this.#lastRevision = revision;
+    this.#lastPublishedAtWall = wall;
+    this.#send(data, () => this.#deps.events.emit('mesh:published', { kind, why, revision, bytes: data.byteLength, models: models.length }), kind);
+  }
+
+  #send(data: Uint8Array, onSent: () => void, kind: PublishKind): void {
+    this.#sending = this.#sending.then(
+      () =>
+        this.#deps.transport.publish(data).then(onSent, (error: unknown) => {
+          this.#deps.events.emit('mesh:publish-failed', { kind, error: error instanceof Error ? error.message : String(error) });
+        }),
+    );
+  }
+
+  #receive(data: Uint8Array, peer: string): void {
+    const wanted = parseWant(data);
+    if (wanted !== undefined) {
+      if (wanted === this.#config.site) this.#consider('want');
+      return;
+    }
+    const judgement = this.#judge(data);
+    const outcome = this.#store.apply(judgement, peer, this.#deps.clock.monotonicMs());
+    if (outcome.kind === 'rejected') {
+      const { reason, site, detail, firstForPair } = outcome;
+      this.#deps.events.emit('mesh:record-rejected', { reason, site, peer, detail, firstForPair });
+      if (reason === 'unknown_digest' && site !== undefined && this.#pins.has(site)) this.#want(site);
+      return;
+    }
+    const revision = judgement.kind === 'accepted' ? judgement.record.revision : 0;
+    this.#deps.events.emit('mesh:record-accepted', { site: outcome.site, revision, full: outcome.full, modelsChanged: outcome.modelsChanged });
+    this.#checkFreshness();
+  }
+
+  /** The acceptance function; one that throws is a malformed message, never a lost state. */
+  #judge(data: Uint8Array): Judgement {
+    const c = this.#config;
+    try {
+      return this.#deps.codec.judge(data, {
+        pins: this.#pins,
+        highestRevision: (site) => this.#store.highestRevision(site),
+        knownModels: (site, digest) => this.#store.knownModels(site, digest),
+        nowWallMs: this.#deps.clock.now(),
+        maxClockSkewMs: c.maxClockSkewMs,
+        maxModels: c.maxModelsPerSite,
+        maxBytes: c.maxMessageBytes,
+      });
+    } catch (error) {
+      return { kind: 'rejected', reason: 'malformed', site: undefined, detail: `judging failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  /** Asks `site` for its full record, at most once per heartbeat per site. */
+  #want(site: string): void {
+    const now = this.#deps.clock.monotonicMs();
+    if (!mayWant(this.#wantsSent.get(site), now, this.#config.heartbeatMs)) return;
+    this.#wantsSent.set(site, now);
+    this.#sending = this.#sending.then(() =>
+      this.#deps.transport.publish(encodeWant(site)).then(
+        () => this.#deps.events.emit('mesh:want-sent', { site }),
+        () => undefined,
+      ),
+    );
+  }
+
+  /** Reports freshness transitions, and wakes up again when the next fresh site would turn stale. */
+  #checkFreshness(): void {
+    if (!this.#running) return;
+    const now = this.#deps.clock.monotonicMs();
+    const accepted = this.#store.acceptedTimes();
+    const fresh = new Map([...accepted].map(([site, at]) => [site, isFresh(at, now, this.#config.freshnessMs)]));
+    for (const change of freshnessChanges(this.#reported, fresh)) {
+      this.#reported.set(change.site, change.fresh);
+      this.#deps.events.emit('mesh:site-freshness', change);
+    }
+    this.#freshnessTimer?.cancel();
+    const due = nextExpiry(accepted.values(), now, this.#config.freshnessMs);
+    if (due !== undefined) this.#freshnessTimer = this.#deps.clock.setTimeout(() => this.#checkFreshness(), due - now);
+  }
+}

@@ -1,0 +1,172 @@
+// What this site knows of every pinned remote site: the last accepted record and when it arrived
+// (the receiver's monotonic clock), and the last rejection. Judgements come from the acceptance
+// function; a rejection is noted but never changes what was accepted.
+
+import type { MeshSitePin } from '#src/config/types.ts';
+import type { RemoteModel, RemoteSiteView } from '#src/routing/remote/remote-site.ts';
+import { isFresh } from './freshness.ts';
+import { sameModels } from './site-models.ts';
+import type { Judgement, RecordRejection } from './judgement.ts';
+import type { SiteRecord, SiteRecordLoad, SiteRecordModel } from './site-record.ts';
+
+export interface SiteRejection {
+  readonly reason: RecordRejection;
+  readonly detail: string;
+  readonly peer: string;
+  /** Receiver's monotonic ms. */
+  readonly at: number;
+}
+
+interface SiteState {
+  readonly publicKey: string;
+  highestRevision: number | undefined;
+  /** The last accepted record, its models filled in (a heartbeat's from the list it named). */
+  record: SiteRecord | undefined;
+  acceptedAt: number | undefined;
+  models: ReadonlyMap<string, RemoteModel>;
+  /** The digest of `record.models` and that list, for heartbeats that name it. */
+  digest: { readonly value: string; readonly models: readonly SiteRecordModel[] } | undefined;
+  load: number;
+  lastRejection: SiteRejection | undefined;
+}
+
+export type StoreOutcome =
+  | { readonly kind: 'accepted'; readonly site: string; readonly full: boolean; readonly modelsChanged: boolean }
+  | {
+      readonly kind: 'rejected';
+      readonly reason: RecordRejection;
+      readonly site: string | undefined;
+      readonly detail: string;
+      /** The first rejection for this (peer, reason): the one to log. */
+      readonly firstForPair: boolean;
+    };
+
+/** (in_flight + queued) per slot: lower is better; 0 when the record says nothing usable. */
+export function loadScore(load: SiteRecordLoad | undefined): number {
+  if (load === undefined) return 0;
+  const busy = finite(load.in_flight) + finite(load.queued);
+  return busy / Math.max(1, finite(load.slots));
+}
+
+function finite(n: unknown): number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+export class RemoteSiteStore {
+  readonly #sites = new Map<string, SiteState>();
+  readonly #rejectedPairs = new Set<string>();
+  readonly #digestOf: (models: readonly SiteRecordModel[]) => string;
+
+  constructor(options: { ownSite: string; pins: readonly MeshSitePin[]; digestOf: (models: readonly SiteRecordModel[]) => string }) {
+    this.#digestOf = options.digestOf;
+    this.setPins(options.pins, options.ownSite);
+  }
+
+  /**
+   * Applies a reload's pins: a site no longer pinned is forgotten, a re-keyed one starts over (what
+   * the old key signed proves nothing now); the others keep what they learned.
+   */
+  setPins(pins: readonly MeshSitePin[], ownSite: string): void {
+    const wanted = new Map(pins.filter((p) => p.id !== ownSite).map((p) => [p.id, p.publicKey]));
+    for (const [site, state] of this.#sites) {
+      if (wanted.get(site) !== state.publicKey) this.#sites.delete(site);
+    }
+    for (const [site, publicKey] of wanted) {
+      if (!this.#sites.has(site)) this.#sites.set(site, emptyState(publicKey));
+    }
+  }
+
+  /** For the acceptance function: the highest accepted revision of a site. */
+  highestRevision(site: string): number | undefined {
+    return this.#sites.get(site)?.highestRevision;
+  }
+
+  /** For the acceptance function: the model list a heartbeat's digest names, when held. */
+  knownModels(site: string, digest: string): readonly SiteRecordModel[] | undefined {
+    const held = this.#sites.get(site)?.digest;
+    return held !== undefined && held.value === digest ? held.models : undefined;
+  }
+
+  apply(judgement: Judgement, peer: string, nowMs: number): StoreOutcome {
+    if (judgement.kind === 'rejected') {
+      const { reason, site, detail } = judgement;
+      const state = site === undefined ? undefined : this.#sites.get(site);
+      if (state !== undefined) state.lastRejection = { reason, detail, peer, at: nowMs };
+      const pair = `${peer}\n${reason}`;
+      const firstForPair = !this.#rejectedPairs.has(pair);
+      this.#rejectedPairs.add(pair);
+      return { kind: 'rejected', reason, site, detail, firstForPair };
+    }
+    const record = judgement.record;
+    const state = this.#sites.get(record.site);
+    // The acceptance function checks pins too; this guards a pin removed between judge and apply.
+    if (state === undefined) return { kind: 'rejected', reason: 'not_pinned', site: record.site, detail: `site '${record.site}' is not pinned`, firstForPair: false };
+    if (state.highestRevision !== undefined && record.revision <= state.highestRevision) {
+      return { kind: 'rejected', reason: 'replay', site: record.site, detail: `revision ${record.revision} <= ${state.highestRevision}`, firstForPair: false };
+    }
+    const models = record.models ?? [];
+    const full = record.models_digest === undefined;
+    const previous = state.record?.models;
+    const modelsChanged = previous === undefined || !sameModels(previous, models);
+    state.highestRevision = record.revision;
+    state.record = record;
+    state.acceptedAt = nowMs;
+    if (modelsChanged || state.digest === undefined) {
+      state.models = new Map(models.map((m) => [m.id, { ctx: m.ctx, onDemand: m.on_demand === true }]));
+      state.digest = { value: record.models_digest ?? this.#digestOf(models), models };
+    }
+    state.load = loadScore(record.load);
+    return { kind: 'accepted', site: record.site, full, modelsChanged };
+  }
+
+  /** Every pinned remote site, fresh or stale, for routing. */
+  views(nowMs: number, freshnessMs: number): RemoteSiteView[] {
+    return [...this.#sites].map(([id, s]) => ({
+      id,
+      url: s.record?.url,
+      fresh: isFresh(s.acceptedAt, nowMs, freshnessMs),
+      models: s.models,
+      load: s.load,
+    }));
+  }
+
+  /** When each pinned site's last record was accepted (for freshness timers). */
+  acceptedTimes(): Map<string, number | undefined> {
+    return new Map([...this.#sites].map(([id, s]) => [id, s.acceptedAt]));
+  }
+
+  /** The /admin/sites rows: every pinned remote site with what is known and the last rejection. */
+  adminRows(nowMs: number, freshnessMs: number): SiteAdminRow[] {
+    return [...this.#sites].map(([id, s]) => ({
+      id,
+      fresh: isFresh(s.acceptedAt, nowMs, freshnessMs),
+      url: s.record?.url,
+      revision: s.highestRevision,
+      age_ms: s.acceptedAt === undefined ? undefined : Math.max(0, nowMs - s.acceptedAt),
+      models: s.record?.models ?? [],
+      load: s.record?.load,
+      load_score: s.load,
+      last_rejection:
+        s.lastRejection === undefined
+          ? undefined
+          : { reason: s.lastRejection.reason, detail: s.lastRejection.detail, peer: s.lastRejection.peer, age_ms: Math.max(0, nowMs - s.lastRejection.at) },
+    }));
+  }
+}
+
+export interface SiteAdminRow {
+  readonly id: string;
+  readonly fresh: boolean;
+  readonly url: string | undefined;
+  readonly revision: number | undefined;
+  readonly age_ms: number | undefined;
+  readonly models: readonly SiteRecordModel[];
+  readonly load: SiteRecordLoad | undefined;
+  readonly load_score: number;
+  readonly last_rejection: { reason: RecordRejection; detail: string; peer: string; age_ms: number } | undefined;
+}
+
+function emptyState(publicKey: string): SiteState {
+  return { publicKey, highestRevision: undefined, record: undefined, acceptedAt: undefined, models: new Map(), digest: undefined, load: 0, lastRejection: undefined };
+}
+
