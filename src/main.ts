@@ -67,6 +67,12 @@ export class Gateway {
       parts,
     );
     parts.startLoops();
+    try {
+      await parts.mesh.start();
+    } catch (error) {
+      await gateway.close();
+      throw error;
+    }
     options.logger.info({ url: gateway.url, admin_url: gateway.adminUrl, nodes: options.config.nodes.length }, 'gateway listening');
     if (adminOpenToNetwork({ tokenSet: admin.token !== undefined, ownListener: admin.listen !== undefined, mainHost: limits.listen.host })) {
       options.logger.warn(

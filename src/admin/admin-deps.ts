@@ -9,6 +9,7 @@ import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
 import type { ExplainPolicies } from './explain.ts';
+import type { SitesSource } from './sites-view.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
@@ -41,6 +42,8 @@ export interface AdminDeps {
   readonly commands: AdminCommands;
   /** The dashboard's live stream (GET /admin/events). */
   readonly liveFeed: Pick<LiveFeed, 'open'>;
+  /** The federation's sites (GET /admin/sites); undefined = this gateway runs alone. */
+  readonly sites?: () => SitesSource | undefined;
 }
 
 /** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */

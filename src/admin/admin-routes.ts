@@ -5,6 +5,7 @@ import { sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import { explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
+import { sitesView } from './sites-view.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
 
 export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard): void {
@@ -40,6 +41,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
       sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.filters, deps.policies));
     }),
   );
+  table.add('GET', '/admin/sites', guard(false, (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))));
   table.add('GET', '/admin/runtime', guard(false, (_req, res) => sendJson(res, 200, deps.commands.runtime())));
   table.add(
     'POST',

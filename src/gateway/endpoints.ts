@@ -35,6 +35,7 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       policies: parts.policies,
       queueDepths: () => parts.scheduler.queueDepths(),
       liveFeed: parts.dashboard.feed,
+      sites: () => parts.mesh.admin(),
       commands: {
         reload: () => parts.reload(),
         wake: (node) => parts.wakes.wake(node, 'manual'),

@@ -3,7 +3,8 @@
 
 import type { Logger } from 'pino';
 import type { Clock } from '#src/core/clock.ts';
-import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types.ts';
+import type { ConfigProblem, GatewayConfig, LoadResult, MeshConfig } from '#src/config/types.ts';
+import type { MeshCodec, MeshTransportFactory } from '#src/mesh/index.ts';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
@@ -13,6 +14,16 @@ export interface GatewayOptions {
   readonly random?: () => number;
   /** Re-reads the config for SIGHUP and POST /admin/reload; absent = reload unsupported. */
   readonly loadConfig?: () => Promise<LoadResult>;
+  /** Federation wiring (used only with `[mesh]`). */
+  readonly mesh?: MeshOptions;
 }
 
 export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
+
+/** How a gateway with `[mesh]` gets its record crypto and its gossip transport. */
+export interface MeshOptions {
+  /** Builds this site's codec from its key file, and answers the key's libp2p peer id. */
+  readonly codec?: (config: MeshConfig) => Promise<{ readonly codec: MeshCodec; readonly peerId: string }>;
+  /** Builds the transport: libp2p gossipsub in production, the memory bus in tests. */
+  readonly transport?: MeshTransportFactory;
+}

@@ -21,6 +21,7 @@ import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
+import { MeshPart } from './mesh-part.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -45,6 +46,8 @@ export class GatewayParts {
   readonly dashboard: DashboardHub;
   /** What the public inference routes need (gateway/endpoints.ts hands it to them). */
   readonly inference: InferenceDeps;
+  /** Federation (`[mesh]`): this site's published set and what it knows of the others. */
+  readonly mesh: MeshPart;
   readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   readonly #loadAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
@@ -178,6 +181,11 @@ export class GatewayParts {
     this.checker.applyChange(start);
     this.discoverer.applyChange(start);
     this.loadScraper.applyChange(start);
+    this.mesh = new MeshPart({
+      options: options.mesh, logger: options.logger, clock: this.clock, config: () => this.#config.mesh,
+      registryEvents: this.registryEvents, nodeViews: () => this.registry.views(), inFlight: (node) => this.registry.inFlight(node),
+      queueDepths: () => this.scheduler.queueDepths(), metrics: this.metrics.registry,
+    });
     this.inference = {
       clock: this.clock,
       registry: this.registry,
@@ -274,13 +282,14 @@ export class GatewayParts {
     this.loadScraper.setIntervalMs(next.load.intervalMs);
     this.loadScraper.applyChange(change);
     this.#capacityPoller.setNodes(next.nodes);
+    this.mesh.reconfigure(previous.mesh, next.mesh);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };
   }
 
   async stop(): Promise<void> {
     this.#lifetime.abort();
-    await Promise.all([this.checker.stop(), this.discoverer.stop(), this.loadScraper.stop()]);
+    await Promise.all([this.checker.stop(), this.discoverer.stop(), this.loadScraper.stop(), this.mesh.stop()]);
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.metrics.close();

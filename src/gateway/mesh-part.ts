@@ -1,0 +1,103 @@
+// The federation part of one gateway: builds the MeshService when `[mesh]` is configured (its
+// codec from the site key, its transport from the factory), wires its logs and metrics, feeds it
+// the registry's changes and reloads. Without `[mesh]` it does nothing and `sites()` is empty.
+
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Clock } from '#src/core/clock.ts';
+import { EventBus } from '#src/core/events.ts';
+import type { MeshConfig } from '#src/config/types.ts';
+import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
+import { MeshService, siteLoad, siteSources, type MeshEvents, type MeshTransportStats } from '#src/mesh/index.ts';
+import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
+import { registerMeshMetrics } from '#src/metrics/mesh-metrics.ts';
+import { subscribeMeshLogs } from '#src/logs/mesh-log.ts';
+import type { SitesSource } from '#src/admin/sites-view.ts';
+import type { MeshOptions } from './options.ts';
+
+export interface MeshPartDeps {
+  readonly options: MeshOptions | undefined;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly config: () => MeshConfig | undefined;
+  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly nodeViews: () => readonly NodeView[];
+  readonly inFlight: (node: string) => number;
+  readonly queueDepths: () => Readonly<Record<string, number>>;
+  readonly metrics: Registry;
+}
+
+/** Registry changes that may change this site's model set. */
+const SET_CHANGES = ['node:discovery', 'node:health-changed', 'node:capacity', 'node:added', 'node:removed', 'node:wake'] as const;
+
+export class MeshPart {
+  readonly events: EventBus<MeshEvents>;
+  readonly #deps: MeshPartDeps;
+  #service: MeshService | undefined;
+  readonly #offs: (() => void)[] = [];
+
+  constructor(deps: MeshPartDeps) {
+    this.#deps = deps;
+    this.events = new EventBus<MeshEvents>((error) => deps.logger.error({ err: error }, 'mesh event listener failed'));
+  }
+
+  /** Loads the site key, starts the transport and the first publication. Throws when [mesh] cannot run. */
+  async start(): Promise<void> {
+    const config = this.#deps.config();
+    if (config === undefined || this.#service !== undefined) return;
+    const { options, logger } = this.#deps;
+    if (options?.codec === undefined) throw new Error('mesh record signing is not available in this build ([mesh] needs the site key codec)');
+    if (options.transport === undefined) throw new Error('mesh transport not available in this build');
+    const { codec, peerId } = await options.codec(config);
+    const transport = options.transport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
+    const service = new MeshService({
+      config,
+      clock: this.#deps.clock,
+      transport,
+      codec,
+      sources: siteSources({ nodeViews: this.#deps.nodeViews, staticModels: () => this.#deps.config()?.staticModels ?? [] }),
+      load: () => siteLoad(this.#deps.nodeViews(), this.#deps.inFlight, this.#deps.queueDepths()),
+      events: this.events,
+    });
+    this.#offs.push(
+      subscribeMeshLogs(logger, this.events),
+      registerMeshMetrics(this.#deps.metrics, { events: this.events, sites: () => this.sites(), transportStats: () => this.#stats() }),
+      ...SET_CHANGES.map((name) => this.#deps.registryEvents.on(name, () => service.modelsMayHaveChanged())),
+    );
+    this.#service = service;
+    await service.start();
+    logger.info({ site: config.site, peer_id: peerId, pinned: config.sites.length }, 'mesh started');
+  }
+
+  /** A reload: pins, peers, timings and caps; the site id and key need a restart. */
+  reconfigure(previous: MeshConfig | undefined, next: MeshConfig | undefined): void {
+    const service = this.#service;
+    if (service === undefined || previous === undefined || next === undefined) {
+      if ((previous === undefined) !== (next === undefined)) this.#deps.logger.warn({ keys: ['mesh'] }, 'adding or removing [mesh] takes effect only after a restart');
+      return;
+    }
+    const restart = (['site', 'keyFile', 'listen'] as const).filter((k) => JSON.stringify(previous[k]) !== JSON.stringify(next[k]));
+    if (restart.length > 0) this.#deps.logger.warn({ keys: restart.map((k) => `mesh.${k === 'keyFile' ? 'key_file' : k}`) }, 'these settings take effect only after a restart');
+    service.reconfigure({ ...next, site: previous.site, keyFile: previous.keyFile, listen: previous.listen });
+  }
+
+  /** Every pinned remote site, fresh or stale (empty when alone). */
+  sites(): readonly RemoteSiteView[] {
+    return this.#service?.sites() ?? [];
+  }
+
+  /** The /admin/sites source; undefined when the gateway runs alone. */
+  admin(): SitesSource | undefined {
+    const service = this.#service;
+    return service === undefined ? undefined : { own: () => service.ownRow(), remote: () => service.adminRows() };
+  }
+
+  #stats(): MeshTransportStats | undefined {
+    return this.#service?.transportStats();
+  }
+
+  async stop(): Promise<void> {
+    for (const off of this.#offs.splice(0)) off();
+    await this.#service?.stop();
+  }
+}

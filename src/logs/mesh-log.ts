@@ -1,0 +1,28 @@
+// Federation transition logs: a site turning fresh or stale (once per transition), a rejection
+// once per (peer, reason), the cap once per over-cap episode, and this site's own failures.
+
+import type { Logger } from 'pino';
+import type { EventBus } from '#src/core/events.ts';
+import type { MeshEvents } from '#src/mesh/index.ts';
+
+export function subscribeMeshLogs(logger: Logger, events: EventBus<MeshEvents>): () => void {
+  const offs = [
+    events.on('mesh:site-freshness', ({ site, fresh }) => {
+      if (fresh) logger.info({ site }, 'mesh site fresh');
+      else logger.warn({ site }, 'mesh site stale: its models are not routed to until a newer record arrives');
+    }),
+    events.on('mesh:record-rejected', ({ reason, site, peer, detail, firstForPair }) => {
+      if (firstForPair) logger.warn({ reason, site, peer, detail }, 'mesh record rejected (logged once per peer and reason)');
+    }),
+    events.on('mesh:models-capped', ({ total, cap, firstInEpisode }) => {
+      if (firstInEpisode) logger.warn({ total, cap }, 'this site serves more models than [mesh] max_models_per_site: publishing the first by id');
+    }),
+    events.on('mesh:publish-failed', ({ kind, error }) => logger.error({ kind, error }, 'mesh record not published')),
+    events.on('mesh:published', ({ kind, why, revision, models }) => {
+      if (kind === 'full') logger.debug({ why, revision, models }, 'mesh full record published');
+    }),
+  ];
+  return () => {
+    for (const off of offs) off();
+  };
+}
