@@ -73,7 +73,8 @@ export class MeshService {
     this.#running = true;
     this.#deps.transport.setPeers(this.#config.peers);
     await this.#deps.transport.start();
-    this.#consider('heartbeat');
+    // 'check': the first record goes out in full now, unless a peer's join already sent it.
+    this.#consider('check');
     this.#scheduleHeartbeat();
   }
 
