@@ -1,0 +1,199 @@
+// Federation's control plane over real gateways (issue 12): three in-process gateways, each with
+// its own simulated fleet, gossiping on one in-memory bus. Their model sets come from their own
+// discovery; /admin/sites, /metrics and the logs are what the tests read. Real short intervals:
+// heartbeat 200 ms, freshness 600 ms.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { GatewayConfig } from '#src/config/types.ts';
+import { MemoryBus, type MemoryTransport } from '#src/mesh/index.ts';
+import type { SiteRecord } from '#src/mesh/site-record.ts';
+import type { SitesDocument } from '#src/admin/sites-view.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { signWith, testCodec, testSiteKey, type TestSiteKey } from '#test/fixtures/mesh-codec.ts';
+
+const HEARTBEAT_MS = 200;
+const FRESHNESS_MS = 600;
+const IDS = ['a', 'b', 'c'] as const;
+type Id = (typeof IDS)[number];
+
+const bus = new MemoryBus();
+const keys = new Map<Id, TestSiteKey>(IDS.map((id) => [id, testSiteKey()]));
+const pins = IDS.map((id) => ({ id, publicKey: keys.get(id)?.publicKey ?? '' }));
+const sites = new Map<Id, FleetAndGateway>();
+let rogue: MemoryTransport;
+
+function fleet(id: Id): string {
+  return `
+[[node]]
+name = "${id}-gpu"
+kind = "vllm"
+models = ["m-${id}", "shared"]
+context = ${id === 'c' ? 32_768 : 8_192}
+ttft = "2ms"
+tokens_per_second = 1000
+`;
+}
+
+function withMesh(id: Id): (config: GatewayConfig) => GatewayConfig {
+  return (config) => ({
+    ...config,
+    // c's listing stays degraded (last-known-good) for four failed fetches before it expires.
+    health: id === 'c' ? { ...config.health, failThreshold: 5 } : config.health,
+    mesh: {
+      site: id,
+      url: `http://127.0.0.1:1/${id}`,
+      keyFile: `/unused/${id}.key`,
+      listen: [],
+      peers: [],
+      heartbeatMs: HEARTBEAT_MS,
+      freshnessMs: FRESHNESS_MS,
+      maxModelsPerSite: 4,
+      maxClockSkewMs: 30_000,
+      maxMessageBytes: 64 * 1024,
+      staticModels: id === 'b' ? [{ id: 'static-b', ctx: 2048 }] : [],
+      sites: pins,
+    },
+  });
+}
+
+async function startSite(id: Id): Promise<FleetAndGateway> {
+  const key = keys.get(id) ?? assert.fail();
+  const site = await startFleetAndGateway(fleet(id), (sim) => gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }]), {
+    adjust: withMesh(id),
+    mesh: { codec: async () => ({ codec: testCodec(key), peerId: `peer-${id}` }), transport: ({ peerId }) => bus.transport(peerId) },
+  });
+  sites.set(id, site);
+  return site;
+}
+
+function site(id: Id): FleetAndGateway {
+  return sites.get(id) ?? assert.fail(`site ${id} not running`);
+}
+
+async function sitesOf(id: Id): Promise<SitesDocument> {
+  const res = await httpJson('GET', `${site(id).gw.url}/admin/sites`);
+  assert.equal(res.status, 200);
+  return res.json<SitesDocument>();
+}
+
+async function remote(id: Id, of: Id): Promise<SitesDocument['sites'][number]> {
+  return (await sitesOf(id)).sites.find((s) => s.id === of) ?? assert.fail(`${of} not listed at ${id}`);
+}
+
+const ids = (row: { models: readonly { id: string }[] }): string[] => row.models.map((m) => m.id);
+
+before(async () => {
+  for (const id of IDS) await startSite(id);
+  rogue = bus.transport('peer-rogue');
+  await rogue.start();
+});
+
+after(async () => {
+  await rogue.stop();
+  for (const s of sites.values()) await s.close();
+});
+
+test('a site publishes what its own nodes list (largest context) plus its static models; peers see it', async () => {
+  await eventually(async () => ids(await remote('a', 'b')).includes('m-b') && ids(await remote('a', 'c')).includes('m-c'), 10_000, 'a learns b and c');
+  const own = (await sitesOf('b')).site ?? assert.fail();
+  assert.deepEqual(own.models, [{ id: 'm-b', ctx: 8192 }, { id: 'shared', ctx: 8192 }, { id: 'static-b', ctx: 2048 }]);
+  const c = await remote('a', 'c');
+  assert.equal(c.fresh, true);
+  assert.deepEqual(c.models, [{ id: 'm-c', ctx: 32_768 }, { id: 'shared', ctx: 32_768 }]);
+  assert.equal(c.url, 'http://127.0.0.1:1/c');
+  assert.ok(c.revision !== undefined && c.revision > 0);
+  assert.deepEqual(Object.keys(c.load ?? {}).sort(), ['in_flight', 'queued', 'slots']);
+  const doc = await sitesOf('a');
+  assert.equal(doc.mesh, true);
+  assert.deepEqual(doc.sites.map((s) => s.id), ['b', 'c'], 'every pinned site but this one');
+});
+
+test('a model appearing at c reaches a within two heartbeats of c publishing it; it leaves when c stops serving it', async () => {
+  const cNode = site('c').sim.url('c-gpu');
+  await setSimFaults(cNode, { models: 'empty' });
+  await eventually(async () => !ids(await remote('a', 'c')).includes('m-c'), 10_000, 'm-c leaves a once c lists nothing');
+  assert.deepEqual(ids((await sitesOf('c')).site ?? assert.fail()), []);
+  await setSimFaults(cNode, { models: 'none' });
+  await eventually(async () => ids((await sitesOf('c')).site ?? assert.fail()).includes('m-c'), 10_000, 'c lists m-c again');
+  const published = Date.now();
+  await eventually(async () => ids(await remote('a', 'c')).includes('m-c'), 10_000, 'a sees m-c');
+  const took = Date.now() - published;
+  assert.ok(took <= 2 * HEARTBEAT_MS + 200, `a saw m-c ${took} ms after c published it`);
+});
+
+test('a malformed listing at c keeps what c publishes while degraded; an expired listing drops it, as local routing does', async () => {
+  const cNode = site('c').sim.url('c-gpu');
+  const logged = (msg: string) => site('c').gw.logs().some((l) => l.msg === msg && l.node === 'c-gpu');
+  await setSimFaults(cNode, { models: 'garbage' });
+  await eventually(() => logged('model discovery failed'), 5_000, 'c-gpu listing degraded');
+  assert.deepEqual(ids((await sitesOf('c')).site ?? assert.fail()), ['m-c', 'shared']);
+  assert.deepEqual(ids(await remote('a', 'c')), ['m-c', 'shared']);
+  await eventually(() => logged('model discovery expired'), 10_000, 'c-gpu listing expired');
+  await eventually(async () => ids(await remote('a', 'c')).length === 0, 5_000, 'the expired listing leaves the set');
+  await setSimFaults(cNode, { models: 'none' });
+  await eventually(async () => ids(await remote('a', 'c')).includes('m-c'), 10_000, 'm-c back at a');
+});
+
+test('a partitioned site goes stale for the others and converges when the partition heals', async () => {
+  bus.partition(['peer-c']);
+  await eventually(async () => !(await remote('a', 'c')).fresh && !(await remote('c', 'b')).fresh, 5_000, 'c stale at a, b stale at c');
+  const metrics = (await httpJson('GET', `${site('a').gw.url}/metrics`)).text;
+  assert.match(metrics, /gateway_mesh_site_fresh\{site="c"\} 0/);
+  assert.match(metrics, /gateway_mesh_site_fresh\{site="b"\} 1/);
+  await setSimFaults(site('c').sim.url('c-gpu'), { models: 'empty' });
+  await eventually(async () => ids((await sitesOf('c')).site ?? assert.fail()).length === 0, 10_000, 'c changes its set while cut off');
+  bus.heal();
+  await eventually(async () => (await remote('a', 'c')).fresh && ids(await remote('a', 'c')).length === 0 && (await remote('c', 'b')).fresh, 5_000, 'converged after heal');
+  await setSimFaults(site('c').sim.url('c-gpu'), { models: 'none' });
+  await eventually(async () => ids(await remote('a', 'c')).includes('m-c'), 10_000, 'm-c back');
+  const staleLogs = site('a').gw.logs().filter((l) => l.msg === 'mesh site stale: its models are not routed to until a newer record arrives' && l.site === 'c');
+  assert.equal(staleLogs.length, 1, 'the transition is logged once');
+});
+
+test('forged, replayed and over-cap records are rejected by every site and change nothing', async () => {
+  const recorded: Uint8Array[] = [];
+  rogue.onMessage((data, from) => {
+    if (from === 'peer-c') recorded.push(data);
+  });
+  await eventually(() => recorded.length > 0, 5_000, 'a record of c');
+  const before = await remote('a', 'c');
+  const now = Date.now();
+  const forged: SiteRecord = { v: 1, site: 'c', url: 'http://127.0.0.1:1/evil', revision: now * 1024 + 1_000_000_000, issued_at: now, models: [{ id: 'evil' }], load: { in_flight: 0, queued: 0, slots: 1 } };
+  await rogue.publish(signWith(forged, keys.get('b')?.privateKey ?? assert.fail()));
+  await rogue.publish(signWith({ ...forged, models: ['1', '2', '3', '4', '5'].map((id) => ({ id })) }, keys.get('c')?.privateKey ?? assert.fail()));
+  await new Promise((r) => setTimeout(r, 2 * HEARTBEAT_MS));
+  await rogue.publish(recorded[0] ?? assert.fail());
+  for (const id of ['a', 'b'] as const) {
+    await eventually(async () => {
+      const text = (await httpJson('GET', `${site(id).gw.url}/metrics`)).text;
+      return ['bad_signature', 'over_cap', 'replay'].every((reason) => new RegExp(`gateway_mesh_records_rejected_total\\{reason="${reason}"\\} [1-9]`).test(text));
+    }, 5_000, `${id} counts each rejection`);
+    const c = await remote(id, 'c');
+    assert.deepEqual(ids(c), ['m-c', 'shared']);
+    assert.equal(c.url, 'http://127.0.0.1:1/c');
+    assert.ok((c.revision ?? 0) < forged.revision, 'the forged revision was not taken');
+    assert.ok(c.last_rejection !== undefined);
+  }
+  assert.ok(((await remote('a', 'c')).revision ?? 0) >= (before.revision ?? 0), 'c kept publishing its own');
+  const logged = site('a').gw.logs().filter((l) => l.msg === 'mesh record rejected (logged once per peer and reason)' && l.peer === 'peer-rogue');
+  assert.deepEqual(logged.map((l) => l.reason).sort(), ['bad_signature', 'over_cap', 'replay']);
+  const metrics = (await httpJson('GET', `${site('a').gw.url}/metrics`)).text;
+  assert.match(metrics, /gateway_mesh_records_accepted_total\{site="c"\} [1-9]/);
+  assert.match(metrics, /gateway_mesh_published_total\{kind="digest"\} [1-9]/);
+  assert.match(metrics, /gateway_mesh_published_total\{kind="full"\} [1-9]/);
+  assert.match(metrics, /gateway_mesh_gossip_bytes_total\{direction="out"\} [1-9]/);
+});
+
+test('a site that stops is stale for the others within the freshness window', async () => {
+  await eventually(async () => (await remote('a', 'c')).fresh, 5_000, 'c fresh');
+  await site('c').close();
+  const stopped = Date.now();
+  sites.delete('c');
+  await eventually(async () => !(await remote('a', 'c')).fresh, 5_000, 'c stale at a');
+  const took = Date.now() - stopped;
+  assert.ok(took <= FRESHNESS_MS + 2 * HEARTBEAT_MS + 300, `stale after ${took} ms`);
+  assert.deepEqual(ids(await remote('a', 'c')), ['m-c', 'shared'], 'the last set is kept, marked stale');
+});
