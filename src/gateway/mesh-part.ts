@@ -78,7 +78,12 @@ export class MeshPart {
     }
     const restart = (['site', 'keyFile', 'listen'] as const).filter((k) => JSON.stringify(previous[k]) !== JSON.stringify(next[k]));
     if (restart.length > 0) this.#deps.logger.warn({ keys: restart.map((k) => `mesh.${k === 'keyFile' ? 'key_file' : k}`) }, 'these settings take effect only after a restart');
-    service.reconfigure({ ...next, site: previous.site, keyFile: previous.keyFile, listen: previous.listen });
+    try {
+      service.reconfigure({ ...next, site: previous.site, keyFile: previous.keyFile, listen: previous.listen });
+    } catch (error) {
+      // Config validation rejects bad pins first; this keeps a reload from half-applying if one slips through.
+      this.#deps.logger.error({ err: error }, 'mesh settings not applied; keeping the previous pins');
+    }
   }
 
   /** Every pinned remote site, fresh or stale (empty when alone). */
