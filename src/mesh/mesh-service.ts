@@ -18,7 +18,7 @@ import { decidePublication, INITIAL_PUBLISHER, type PublishKind, type PublishTri
 import type { SiteRecord, SiteRecordLoad, SiteRecordModel } from './site-record.ts';
 import { RemoteSiteStore, type SiteAdminRow } from './site-store.ts';
 import type { MeshTransport } from './transport.ts';
-import { encodeWant, mayWant, parseWant } from './want.ts';
+import { encodeWant, mayWant, parseWant, type WantHistory } from './want.ts';
 
 export interface MeshServiceDeps {
   readonly config: MeshConfig;
@@ -53,7 +53,7 @@ export class MeshService {
   #heartbeat: Timer | undefined;
   #freshnessTimer: Timer | undefined;
   #reported = new Map<string, boolean>();
-  readonly #wantsSent = new Map<string, number>();
+  readonly #wantsSent = new Map<string, WantHistory>();
   /** Publications go out in revision order. */
   #sending: Promise<void> = Promise.resolve();
   #running = false;
@@ -203,6 +203,7 @@ export class MeshService {
       if (reason === 'unknown_digest' && site !== undefined && this.#pins.has(site)) this.#want(site);
       return;
     }
+    if (outcome.full) this.#wantsSent.delete(outcome.site);
     const revision = judgement.kind === 'accepted' ? judgement.record.revision : 0;
     this.#deps.events.emit('mesh:record-accepted', { site: outcome.site, revision, full: outcome.full, modelsChanged: outcome.modelsChanged });
     this.#checkFreshness();
@@ -229,8 +230,9 @@ export class MeshService {
   /** Asks `site` for its full record, at most once per heartbeat per site. */
   #want(site: string): void {
     const now = this.#deps.clock.monotonicMs();
-    if (!mayWant(this.#wantsSent.get(site), now, this.#config.heartbeatMs)) return;
-    this.#wantsSent.set(site, now);
+    const history = this.#wantsSent.get(site);
+    if (!mayWant(history, now, this.#config.heartbeatMs)) return;
+    this.#wantsSent.set(site, { lastSentAt: now, streak: (history?.streak ?? 0) + 1 });
     this.#sending = this.#sending.then(() =>
       this.#deps.transport.publish(encodeWant(site)).then(
         () => this.#deps.events.emit('mesh:want-sent', { site }),

@@ -23,7 +23,23 @@ export function parseWant(data: Uint8Array): string | undefined {
   return keys.length === 1 && typeof want === 'string' && want.length > 0 ? want : undefined;
 }
 
-/** Pure: whether a want for `site` may go out now (at most one per site per `intervalMs`). */
-export function mayWant(lastSentAt: number | undefined, now: number, intervalMs: number): boolean {
-  return lastSentAt === undefined || now - lastSentAt >= intervalMs;
+/** Wants sent for one site since it last got through in full. */
+export interface WantHistory {
+  readonly lastSentAt: number;
+  /** Consecutive wants without an accepted full record in between. */
+  readonly streak: number;
+}
+
+/** The longest pause between wants for one site, in heartbeats. */
+const MAX_WANT_BACKOFF = 32;
+
+/**
+ * Pure: whether a want for a site may go out now. At most one per heartbeat; while wants bring no
+ * acceptable full record (say the sender is over this receiver's model cap), the pause doubles up
+ * to 32 heartbeats, so a mismatch costs one full record now and then, not one per heartbeat.
+ */
+export function mayWant(history: WantHistory | undefined, now: number, heartbeatMs: number): boolean {
+  if (history === undefined) return true;
+  const pause = heartbeatMs * Math.min(MAX_WANT_BACKOFF, 2 ** Math.max(0, history.streak - 1));
+  return now - history.lastSentAt >= pause;
 }

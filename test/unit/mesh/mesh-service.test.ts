@@ -197,3 +197,16 @@ test('mesh service: every publication carries a higher revision, and a digest is
   assert.equal(digestOf([]).length, 43);
   await h.stopAll();
 });
+
+test('mesh service: a receiver that cannot hold a site\'s full record (over its cap) backs off its wants', async () => {
+  const h = new MeshHarness(['a', 'b']);
+  const a = await h.start('a', M(...Array.from({ length: 6 }, (_, i) => `m${i}`)), { maxModelsPerSite: 6 });
+  const b = await h.start('b', [], { maxModelsPerSite: 4 });
+  await h.advance(40 * HEARTBEAT_MS, 500);
+  const wants = named(b, 'mesh:want-sent').length;
+  assert.ok(wants >= 3 && wants <= 7, `wants back off: ${wants} in 40 heartbeats`);
+  const fulls = named(a, 'mesh:published').filter((p) => p.kind === 'full').length;
+  assert.ok(fulls <= wants + 2, `full records ${fulls}`);
+  assert.equal(named(b, 'mesh:record-rejected').filter((r) => r.reason === 'over_cap').length >= 1, true);
+  await h.stopAll();
+});

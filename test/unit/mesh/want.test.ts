@@ -12,8 +12,16 @@ test('want messages: encoded as {"want": site}; anything else is not a want', ()
   assert.equal(parseWant(new Uint8Array([0xff, 0xfe])), undefined);
 });
 
-test('wants for one site go out at most once per interval', () => {
-  assert.equal(mayWant(undefined, 0, 5_000), true);
-  assert.equal(mayWant(1_000, 5_999, 5_000), false);
-  assert.equal(mayWant(1_000, 6_000, 5_000), true);
+test('wants for one site: at most one per heartbeat, backing off while they bring nothing acceptable', () => {
+  const cases: { history: { lastSentAt: number; streak: number } | undefined; now: number; want: boolean }[] = [
+    { history: undefined, now: 0, want: true },
+    { history: { lastSentAt: 1_000, streak: 1 }, now: 5_999, want: false },
+    { history: { lastSentAt: 1_000, streak: 1 }, now: 6_000, want: true },
+    { history: { lastSentAt: 1_000, streak: 2 }, now: 10_999, want: false },
+    { history: { lastSentAt: 1_000, streak: 2 }, now: 11_000, want: true },
+    { history: { lastSentAt: 1_000, streak: 3 }, now: 21_000, want: true },
+    { history: { lastSentAt: 0, streak: 50 }, now: 159_999, want: false },
+    { history: { lastSentAt: 0, streak: 50 }, now: 160_000, want: true },
+  ];
+  for (const c of cases) assert.equal(mayWant(c.history, c.now, 5_000), c.want, JSON.stringify(c));
 });
