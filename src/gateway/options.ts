@@ -14,8 +14,8 @@ export interface GatewayOptions {
   readonly random?: () => number;
   /** Re-reads the config for SIGHUP and POST /admin/reload; absent = reload unsupported. */
   readonly loadConfig?: () => Promise<LoadResult>;
-  /** Federation wiring (used only with `[mesh]`). */
-  readonly mesh?: MeshOptions;
+  /** Federation gossip: the site key codec and the transport (used only with `[mesh]`). */
+  readonly meshGossip?: MeshOptions;
 }
 
 export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

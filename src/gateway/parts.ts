@@ -182,7 +182,7 @@ export class GatewayParts {
     this.discoverer.applyChange(start);
     this.loadScraper.applyChange(start);
     this.mesh = new MeshPart({
-      options: options.mesh, logger: options.logger, clock: this.clock, config: () => this.#config.mesh,
+      options: options.meshGossip, logger: options.logger, clock: this.clock, config: () => this.#config.mesh,
       registryEvents: this.registryEvents, nodeViews: () => this.registry.views(), inFlight: (node) => this.registry.inFlight(node),
       queueDepths: () => this.scheduler.queueDepths(), metrics: this.metrics.registry,
     });

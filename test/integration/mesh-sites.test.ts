@@ -63,7 +63,7 @@ async function startSite(id: Id): Promise<FleetAndGateway> {
   const key = keys.get(id) ?? assert.fail();
   const site = await startFleetAndGateway(fleet(id), (sim) => gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }]), {
     adjust: withMesh(id),
-    mesh: { codec: async () => ({ codec: testCodec(key), peerId: `peer-${id}` }), transport: ({ peerId }) => bus.transport(peerId) },
+    meshGossip: { codec: async () => ({ codec: testCodec(key), peerId: `peer-${id}` }), transport: ({ peerId }) => bus.transport(peerId) },
   });
   sites.set(id, site);
   return site;
