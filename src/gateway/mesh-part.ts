@@ -69,17 +69,15 @@ export class MeshPart {
     logger.info({ site: config.site, peer_id: peerId, pinned: config.sites.length }, 'mesh started');
   }
 
-  /** A reload: pins, peers, timings and caps; the site id and key need a restart. */
+  /**
+   * A reload: pins, peers, timings and caps apply live. The site's identity (id, url, key) and its
+   * sockets stay as started (restart-only.ts tells the operator), as does adding or removing [mesh].
+   */
   reconfigure(previous: MeshConfig | undefined, next: MeshConfig | undefined): void {
     const service = this.#service;
-    if (service === undefined || previous === undefined || next === undefined) {
-      if ((previous === undefined) !== (next === undefined)) this.#deps.logger.warn({ keys: ['mesh'] }, 'adding or removing [mesh] takes effect only after a restart');
-      return;
-    }
-    const restart = (['site', 'keyFile', 'listen'] as const).filter((k) => JSON.stringify(previous[k]) !== JSON.stringify(next[k]));
-    if (restart.length > 0) this.#deps.logger.warn({ keys: restart.map((k) => `mesh.${k === 'keyFile' ? 'key_file' : k}`) }, 'these settings take effect only after a restart');
+    if (service === undefined || previous === undefined || next === undefined) return;
     try {
-      service.reconfigure({ ...next, site: previous.site, keyFile: previous.keyFile, listen: previous.listen });
+      service.reconfigure({ ...next, site: previous.site, url: previous.url, keyFile: previous.keyFile, listen: previous.listen });
     } catch (error) {
       // Config validation rejects bad pins first; this keeps a reload from half-applying if one slips through.
       this.#deps.logger.error({ err: error }, 'mesh settings not applied; keeping the previous pins');
