@@ -27,8 +27,8 @@ export interface MeshPartDeps {
   readonly metrics: Registry;
 }
 
-/** Registry changes that may change this site's model set. */
-const SET_CHANGES = ['node:discovery', 'node:health-changed', 'node:capacity', 'node:added', 'node:removed', 'node:wake'] as const;
+/** Registry changes that may change this site's model set (listings are watched apart: they repeat every poll). */
+const SET_CHANGES = ['node:health-changed', 'node:capacity', 'node:added', 'node:removed', 'node:wake'] as const;
 
 export class MeshPart {
   readonly events: EventBus<MeshEvents>;
@@ -63,6 +63,9 @@ export class MeshPart {
       subscribeMeshLogs(logger, this.events),
       registerMeshMetrics(this.#deps.metrics, { events: this.events, sites: () => this.sites(), transportStats: () => this.#stats() }),
       ...SET_CHANGES.map((name) => this.#deps.registryEvents.on(name, () => service.modelsMayHaveChanged())),
+      this.#deps.registryEvents.on('node:discovery', ({ from, to }) => {
+        if (from.phase !== to.phase || from.models !== to.models) service.modelsMayHaveChanged();
+      }),
     );
     this.#service = service;
     await service.start();
