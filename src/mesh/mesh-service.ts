@@ -170,7 +170,14 @@ export class MeshService {
     const revision = this.#deps.codec.nextRevision(wall);
     const body = kind === 'full' ? { models } : { models_digest: this.#deps.codec.digestOf(models) };
     const record: SiteRecord = { v: 1, site: this.#config.site, url: this.#config.url, revision, issued_at: wall, ...body, load: this.#deps.load() };
-    const data = this.#deps.codec.sign(record);
+    let data: Uint8Array;
+    try {
+      data = this.#deps.codec.sign(record);
+    } catch (error) {
+      // A record receivers would reject (say a url that is not normalised): say so, keep running.
+      this.#deps.events.emit('mesh:publish-failed', { kind, error: error instanceof Error ? error.message : String(error) });
+      return;
+    }
     if (data.byteLength > this.#config.maxMessageBytes) {
       this.#deps.events.emit('mesh:publish-failed', { kind, error: `record of ${data.byteLength} bytes is over max_message_bytes ${this.#config.maxMessageBytes}` });
       return;

@@ -210,3 +210,13 @@ test('mesh service: a receiver that cannot hold a site\'s full record (over its 
   assert.equal(named(b, 'mesh:record-rejected').filter((r) => r.reason === 'over_cap').length >= 1, true);
   await h.stopAll();
 });
+
+test('mesh service: a record that cannot be signed or is over max_message_bytes is reported, never thrown', async () => {
+  const h = new MeshHarness(['a', 'b']);
+  const a = await h.start('a', M(...Array.from({ length: 8 }, (_, i) => `m${i}`)), { maxMessageBytes: 300 });
+  await h.advance(2 * HEARTBEAT_MS);
+  const failed = named(a, 'mesh:publish-failed');
+  assert.ok(failed.some((f) => f.kind === 'full' && /over max_message_bytes 300/.test(f.error)), JSON.stringify(failed));
+  assert.equal(a.service.ownRow().revision, undefined, 'nothing published yet');
+  await h.stopAll();
+});
