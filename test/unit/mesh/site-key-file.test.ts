@@ -49,8 +49,8 @@ test('the peer id is the one libp2p derives from the same key, and the libp2p ke
 
 test('loading says clearly what is wrong with a key file', () =>
   withDir(async (dir) => {
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    const rsa = String(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const ec = String(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
     const cases: readonly { name: string; content: string | undefined; error: RegExp }[] = [
       { name: 'missing', content: undefined, error: /cannot read it \(no such file; create one with switchyard keygen/ },
       { name: 'empty', content: '', error: /not a PEM private key/ },
