@@ -8,7 +8,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { open, writeFile } from 'node:fs/promises';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
-import { parsePublicKey } from '#src/config/public-key.ts';
+import { parsePublicKey } from '#src/config/index.ts';
 import type { SiteKey } from './site-key.ts';
 
 /** A PEM Ed25519 key is about 120 bytes; anything far larger is not a key file. */
