@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { formatProblems, loadConfig } from '#src/config/load.ts';
 import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
+import { diffConfig } from '#src/config/diff.ts';
+import { restartOnlyChanges } from '#src/gateway/restart-only.ts';
 
 const NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 const KEY_A = 'Ia2fS8Q1u9W3kGv3x0m8wWn3dbtC2o0uVYh3q8p3GkA';
@@ -126,5 +128,43 @@ describe('[mesh] config', () => {
     const result = loadConfig(`mesh = "on"\n${NODE}`, {});
     assert.ok(!result.ok);
     assert.deepEqual(result.problems.map((problem) => problem.path), ['mesh']);
+  });
+});
+
+describe('[mesh] on reload', () => {
+  const PIN_A = `[[mesh.sites]]\nid = "a"\npublic_key = "${KEY_A}"\n`;
+  const before = `${BASE}${PIN_A}`;
+  const CASES: readonly { name: string; next: string | undefined; live: boolean; restart: readonly string[] }[] = [
+    { name: 'nothing', next: before, live: false, restart: [] },
+    { name: 'a pin added', next: `${before}[[mesh.sites]]\nid = "b"\npublic_key = "${KEY_B}"\n`, live: true, restart: [] },
+    { name: 'a pin removed', next: BASE, live: true, restart: [] },
+    { name: 'a pin re-keyed', next: `${BASE}[[mesh.sites]]\nid = "a"\npublic_key = "${KEY_B}"\n`, live: true, restart: [] },
+    { name: 'the heartbeat', next: `${BASE}heartbeat = "2s"\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the freshness', next: `${BASE}freshness = "20s"\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the model cap', next: `${BASE}max_models_per_site = 9\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the message cap', next: `${BASE}max_message_bytes = "8KiB"\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the clock skew', next: `${BASE}max_clock_skew = "1s"\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the static models', next: `${BASE}static_models = [{ id = "m" }]\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the peers', next: `${BASE}peers = ["${PEER}"]\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the site id', next: `${BASE.replace('"paris"', '"lyon"')}${PIN_A}`, live: false, restart: ['mesh.site'] },
+    { name: 'the url', next: `${BASE.replace('10.0.0.1', '10.0.0.2')}${PIN_A}`, live: false, restart: ['mesh.url'] },
+    { name: 'the key file', next: `${BASE.replace('site.key', 'other.key')}${PIN_A}`, live: false, restart: ['mesh.key_file'] },
+    { name: 'the listen addresses', next: `${BASE.replace('tcp/4001', 'tcp/4002')}${PIN_A}`, live: false, restart: ['mesh.listen'] },
+    { name: 'the whole table removed', next: undefined, live: false, restart: ['mesh'] },
+  ];
+  for (const { name, next, live, restart } of CASES) {
+    test(`a change of ${name} is ${live ? 'applied live' : restart.length === 0 ? 'no change' : 'restart-only'}`, () => {
+      const old = loaded(before);
+      const nextConfig = next === undefined ? (loadConfig(NODE, {}) as { ok: true; config: GatewayConfig }).config : loaded(next);
+      assert.equal(diffConfig(old, nextConfig).meshChanged, live);
+      assert.deepEqual(restartOnlyChanges(old, nextConfig), restart);
+    });
+  }
+
+  test('adding [mesh] to a gateway running alone needs a restart', () => {
+    const alone = loadConfig(NODE, {});
+    assert.ok(alone.ok);
+    assert.deepEqual(restartOnlyChanges(alone.config, loaded(BASE)), ['mesh']);
+    assert.equal(diffConfig(alone.config, loaded(BASE)).meshChanged, false);
   });
 });
