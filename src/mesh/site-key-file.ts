@@ -41,7 +41,7 @@ export async function loadSiteKey(path: string): Promise<SiteKey> {
   if (privateKey.asymmetricKeyType !== 'ed25519') {
     throw new Error(`site key file ${path}: holds a ${privateKey.asymmetricKeyType ?? 'unknown'} key; a site key must be Ed25519 (switchyard keygen --out FILE writes one)`);
   }
-  return siteKeyOf(privateKey);
+  return siteKeyFromPrivateKey(privateKey);
 }
 
 /** Writes a new key to `path` (mode 0600); refuses when the file exists. */
@@ -54,10 +54,17 @@ export async function generateSiteKeyFile(path: string): Promise<SiteKey> {
     if (isErrno(error, 'EEXIST')) throw new Error(`${path} already exists; a site key is never overwritten (move it away first if you mean to replace it, then re-pin the new key at every site)`);
     throw new Error(`cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return siteKeyOf(privateKey);
+  return siteKeyFromPrivateKey(privateKey);
 }
 
-function siteKeyOf(privateKey: KeyObject): SiteKey {
+/** A fresh key held only in memory (tests, and tools that write the key elsewhere). */
+export function newSiteKey(): SiteKey {
+  return siteKeyFromPrivateKey(generateKeyPairSync('ed25519').privateKey);
+}
+
+/** The SiteKey of an Ed25519 private KeyObject. */
+export function siteKeyFromPrivateKey(privateKey: KeyObject): SiteKey {
+  if (privateKey.asymmetricKeyType !== 'ed25519' || privateKey.type !== 'private') throw new Error('site key: must be an Ed25519 private key');
   const publicKeyRaw = new Uint8Array(privateKeyJwkPart(privateKey, 'x'));
   const publicKey = Buffer.from(publicKeyRaw).toString('base64url');
   const partial = { publicKeyRaw, publicKey, privateKey, peerId: '' };
