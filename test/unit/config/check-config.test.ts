@@ -1,6 +1,9 @@
 import { HangupRelay } from '#src/cli/hangups.ts';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runCheckConfig } from '#src/cli/check-config.ts';
 import type { CliIo } from '#src/cli/io.ts';
@@ -111,9 +114,6 @@ describe('runCheckConfig', () => {
   });
 
   test('summarises [mesh], or says the gateway runs alone', async () => {
-    const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), 'switchyard-check-'));
     try {
       const path = join(dir, 'mesh.toml');
