@@ -5,7 +5,7 @@
 // mean the same in every implementation.
 
 import { z } from 'zod';
-import { isSiteId } from '#src/config/index.ts';
+import { isSiteId, normalizeNodeUrl } from '#src/config/index.ts';
 
 export const MAX_MODEL_ID_CHARS = 256;
 export const MAX_URL_CHARS = 2048;
@@ -17,10 +17,14 @@ const count = z.int().min(0);
 
 export const siteId = z.string().refine(isSiteId, { error: 'is not a site id (1 to 64 of A-Z a-z 0-9 . _ : @ -)' });
 
+/** As `[mesh] url` loads: http(s), no credentials, query, fragment or /v1, no trailing slash. */
 const httpUrl = z
   .string()
   .max(MAX_URL_CHARS)
-  .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), { error: 'is not an http(s) URL' });
+  .refine((text) => {
+    const normal = normalizeNodeUrl(text);
+    return normal.ok && normal.value === text;
+  }, { error: 'is not a normalised http(s) site URL' });
 
 export const recordModelShape = z.looseObject({
   id: z.string().min(1).max(MAX_MODEL_ID_CHARS),

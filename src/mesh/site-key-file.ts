@@ -8,7 +8,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { open, writeFile } from 'node:fs/promises';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
-import { parsePublicKey } from '#src/config/index.ts';
+import { parsePublicKey, type MeshSitePin } from '#src/config/index.ts';
 import type { SiteKey } from './site-key.ts';
 
 /** A PEM Ed25519 key is about 120 bytes; anything far larger is not a key file. */
@@ -27,6 +27,18 @@ export function pinnedPublicKey(b64url: string): KeyObject {
   const parsed = parsePublicKey(b64url);
   if (!parsed.ok) throw new Error(`pinned public key ${parsed.message}`);
   return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64url }, format: 'jwk' });
+}
+
+/** The verifying key of every pinned site, by site id (what JudgeContext.pins and forwarded-request checks use). */
+export function pinnedKeys(sites: readonly MeshSitePin[]): ReadonlyMap<string, KeyObject> {
+  return new Map(sites.map((pin) => [pin.id, pinnedPublicKey(pin.publicKey)]));
+}
+
+/** When the config pins this site itself, the pin must be this key: a mismatch means other sites pinned a key it does not hold. */
+export function ownPinProblem(site: string, sites: readonly MeshSitePin[], key: SiteKey): string | undefined {
+  const own = sites.find((pin) => pin.id === site);
+  if (own === undefined || own.publicKey === key.publicKey) return undefined;
+  return `[[mesh.sites]] pins site "${site}" (this site) with public key ${own.publicKey}, but key_file holds ${key.publicKey}; the other sites will reject this site's records`;
 }
 
 /** Reads and checks a key file; the error says which file and what is wrong, never the key itself. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairFromSeed, publicKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromPublicKey } from '@libp2p/peer-id';
-import { generateSiteKeyFile, libp2pPrivateKey, loadSiteKey, pinnedPublicKey } from '#src/mesh/site-key-file.ts';
+import { generateSiteKeyFile, libp2pPrivateKey, loadSiteKey, newSiteKey, ownPinProblem, pinnedKeys, pinnedPublicKey } from '#src/mesh/site-key-file.ts';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-key-'));
@@ -80,4 +80,16 @@ test('a pinned public key decodes to a verifying KeyObject, and a bad one throws
   for (const bad of ['', 'abc', `${raw.toString('base64url')}=`, raw.toString('base64'), raw.toString('hex'), `${raw.toString('base64url').slice(0, 42)}B`]) {
     assert.throws(() => pinnedPublicKey(bad), /pinned public key (must be a raw 32-byte Ed25519 public key|does not decode to exactly 32 bytes)/, JSON.stringify(bad));
   }
+});
+
+test('pinned keys are built per site, and a site pinning itself with another key is named', () => {
+  const mine = newSiteKey();
+  const theirs = newSiteKey();
+  const pins = pinnedKeys([{ id: 'paris', publicKey: mine.publicKey }, { id: 'berlin', publicKey: theirs.publicKey }]);
+  assert.deepEqual([...pins.keys()], ['paris', 'berlin']);
+  const data = Buffer.from('x');
+  assert.ok(verify(null, data, pins.get('berlin') ?? assert.fail(), sign(null, data, theirs.privateKey)));
+  assert.equal(ownPinProblem('paris', [{ id: 'paris', publicKey: mine.publicKey }], mine), undefined);
+  assert.equal(ownPinProblem('paris', [{ id: 'berlin', publicKey: theirs.publicKey }], mine), undefined, 'not pinning itself is fine');
+  assert.match(ownPinProblem('paris', [{ id: 'paris', publicKey: theirs.publicKey }], mine) ?? '', /pins site "paris" \(this site\) with public key .* but key_file holds/);
 });
