@@ -5,6 +5,7 @@
 // looked at (its revision, time or models) before its signature verifies, so a forged message can
 // neither change what is known nor learn anything from which reason it gets beyond "not signed by
 // the pinned key". The caller applies only `accepted` judgements; a rejection changes nothing.
+// A want message ({"want": site}) is not a record: callers try decodeWant first; judged here it is malformed.
 
 import { verify, type KeyObject } from 'node:crypto';
 import type { Judgement, RecordRejection } from './judgement.ts';

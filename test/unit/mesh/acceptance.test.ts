@@ -171,6 +171,7 @@ const ACCEPTED: readonly { name: string; data: Uint8Array; known?: Known; models
   { name: 'issued_at long ago (age is freshness, not acceptance)', data: signRecord(record({ issued_at: 0 }), PARIS), models: MODELS },
   { name: 'a heartbeat with a held digest', data: signRecord({ ...record({ revision: 2001 }), models: undefined, models_digest: modelsDigest(MODELS) }, PARIS), known: { highest: { paris: 2000 }, models: MODELS }, models: MODELS },
   { name: 'unknown fields, signed', data: signRecord(record({ region: 'eu-west', load: { in_flight: 0, queued: 0, slots: 1, score: 0.5 }, models: [{ id: 'm', quant: 'q4' }] }), PARIS), models: [{ id: 'm', quant: 'q4' } as SiteRecordModel] },
+  { name: 'a record built with undefined optional fields (left out on the wire)', data: signRecord(record({ models: [{ id: 'm', ctx: undefined, on_demand: undefined }], note: undefined }), PARIS), models: [{ id: 'm' }] },
   { name: 'a message exactly max_message_bytes long', data: signRecord(record(), PARIS), known: { maxBytes: signRecord(record(), PARIS).byteLength }, models: MODELS },
 ];
 
