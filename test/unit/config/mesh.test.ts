@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { readFile } from 'node:fs/promises';
 import { formatProblems, loadConfig } from '#src/config/load.ts';
 import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
 import { diffConfig } from '#src/config/diff.ts';
@@ -167,4 +168,13 @@ describe('[mesh] on reload', () => {
     assert.deepEqual(restartOnlyChanges(alone.config, loaded(BASE)), ['mesh']);
     assert.equal(diffConfig(alone.config, loaded(BASE)).meshChanged, false);
   });
+});
+
+test('examples/mesh-site.toml loads: one site, two pins, a bootstrap peer', async () => {
+  const text = await readFile(new URL('../../../examples/mesh-site.toml', import.meta.url), 'utf8');
+  const result = loadConfig(text, {}, 'examples/mesh-site.toml');
+  assert.ok(result.ok, result.ok ? '' : formatProblems(result.problems));
+  assert.equal(result.config.mesh?.site, 'paris');
+  assert.deepEqual(result.config.mesh?.sites.map((pin) => pin.id), ['paris', 'berlin']);
+  assert.equal(result.config.mesh?.peers.length, 1);
 });
