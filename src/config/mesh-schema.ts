@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CONFIG_DEFAULTS } from './defaults.ts';
 import { parseListenMultiaddr, parsePeerMultiaddr } from './mesh-addresses.ts';
 import { normalizeNodeUrl } from './node-url.ts';
+import { invalid, valid, type ParseResult } from './parse-result.ts';
 import { parsePublicKey } from './public-key.ts';
 import { name, NODE_NAME_RULE, parsedBy, positiveDurationMs, positiveSizeBytes, table, wholeAtLeastOne } from './schema-parts.ts';
 import type { MeshConfig, MeshSitePin, MeshStaticModel } from './types.ts';
@@ -27,9 +28,10 @@ const siteId = name.refine((text) => text.trim() !== text || text === '' || isSi
 
 const pinSchema = table({
   id: siteId,
+  // Kept as written (the canonical spelling is checked); the bytes are decoded where keys are used.
   public_key: z.string().pipe(parsedBy((text: string) => {
     const parsed = parsePublicKey(text);
-    return parsed.ok ? { ok: true as const, value: text } : parsed;
+    return parsed.ok ? valid(text) : invalid<string>(parsed.message);
   })),
 }).transform((pin): MeshSitePin => ({ id: pin.id, publicKey: pin.public_key }));
 
@@ -38,7 +40,7 @@ const staticModelSchema = table({
   ctx: wholeAtLeastOne.optional(),
 }).transform((model): MeshStaticModel => (model.ctx === undefined ? { id: model.id } : { id: model.id, ctx: model.ctx }));
 
-const stringArray = (parse: (text: string) => { ok: true; value: string } | { ok: false; message: string }, what: string) =>
+const stringArray = (parse: (text: string) => ParseResult<string>, what: string) =>
   z.array(z.string().pipe(parsedBy(parse)), { error: (issue) => (issue.input === undefined ? 'is required' : `must be an array of ${what}`) });
 
 export const meshSchema = table({
