@@ -8,7 +8,7 @@ import type { Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { MeshConfig } from '#src/config/types.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
-import { MeshService, siteLoad, siteSources, type MeshEvents, type MeshTransportStats } from '#src/mesh/index.ts';
+import { loadSiteKey, MeshService, ownPinProblem, siteCodec, siteLoad, siteSources, type MeshEvents, type MeshTransportStats } from '#src/mesh/index.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import { registerMeshMetrics } from '#src/metrics/mesh-metrics.ts';
 import { subscribeMeshLogs } from '#src/logs/mesh-log.ts';
@@ -46,9 +46,12 @@ export class MeshPart {
     const config = this.#deps.config();
     if (config === undefined || this.#service !== undefined) return;
     const { options, logger } = this.#deps;
-    if (options?.codec === undefined) throw new Error('mesh record signing is not available in this build ([mesh] needs the site key codec)');
-    if (options.transport === undefined) throw new Error('mesh transport not available in this build');
-    const { codec, peerId } = await options.codec(config);
+    if (options?.transport === undefined) throw new Error('mesh transport not available in this build');
+    const key = options.key ?? (await loadSiteKey(config.keyFile));
+    const mismatch = ownPinProblem(config.site, config.sites, key);
+    if (mismatch !== undefined) throw new Error(mismatch);
+    const codec = siteCodec(key);
+    const peerId = key.peerId;
     const transport = options.transport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
     const service = new MeshService({
       config,

@@ -3,8 +3,9 @@
 
 import type { Logger } from 'pino';
 import type { Clock } from '#src/core/clock.ts';
-import type { ConfigProblem, GatewayConfig, LoadResult, MeshConfig } from '#src/config/types.ts';
-import type { MeshCodec, MeshTransportFactory } from '#src/mesh/index.ts';
+import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types.ts';
+import type { MeshTransportFactory } from '#src/mesh/index.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
@@ -20,10 +21,10 @@ export interface GatewayOptions {
 
 export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
 
-/** How a gateway with `[mesh]` gets its record crypto and its gossip transport. */
+/** How a gateway with `[mesh]` gets its site key and its gossip transport. */
 export interface MeshOptions {
-  /** Builds this site's codec from its key file, and answers the key's libp2p peer id. */
-  readonly codec?: (config: MeshConfig) => Promise<{ readonly codec: MeshCodec; readonly peerId: string }>;
+  /** The site key; absent = read from `[mesh] key_file` at start. */
+  readonly key?: SiteKey;
   /** Builds the transport: libp2p gossipsub in production, the memory bus in tests. */
   readonly transport?: MeshTransportFactory;
 }

@@ -6,3 +6,5 @@ export type { MeshEvents } from './mesh-events.ts';
 export { DISCOVERY_SOURCES, siteSources, type DiscoverySource, type SourceDeps, type SourceModels } from './discovery-source.ts';
 export { siteLoad } from './site-load.ts';
 export type { SiteAdminRow } from './site-store.ts';
+export { siteCodec } from './site-codec.ts';
+export { loadSiteKey, ownPinProblem } from './site-key-file.ts';

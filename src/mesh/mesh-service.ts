@@ -18,7 +18,11 @@ import { decidePublication, INITIAL_PUBLISHER, type PublishKind, type PublishTri
 import type { SiteRecord, SiteRecordLoad, SiteRecordModel } from './site-record.ts';
 import { RemoteSiteStore, type SiteAdminRow } from './site-store.ts';
 import type { MeshTransport } from './transport.ts';
-import { encodeWant, mayWant, parseWant, type WantHistory } from './want.ts';
+import { decodeWant, encodeWant } from './record-codec.ts';
+import { mayWant, type WantHistory } from './want.ts';
+
+/** A want is {"want": "<site id>"}: a site id is at most 64 characters. */
+const MAX_WANT_BYTES = 128;
 
 export interface MeshServiceDeps {
   readonly config: MeshConfig;
@@ -197,7 +201,7 @@ export class MeshService {
   }
 
   #receive(data: Uint8Array, peer: string): void {
-    const wanted = parseWant(data);
+    const wanted = decodeWant(data, MAX_WANT_BYTES);
     if (wanted !== undefined) {
       if (wanted === this.#config.site) this.#consider('want');
       return;

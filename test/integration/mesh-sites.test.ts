@@ -5,14 +5,15 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { GatewayConfig } from '#src/config/types.ts';
 import { MemoryBus, type MemoryTransport } from '#src/mesh/index.ts';
 import type { SiteRecord } from '#src/mesh/site-record.ts';
 import type { SitesDocument } from '#src/admin/sites-view.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
-import { signWith, testCodec, testSiteKey, type TestSiteKey } from '#test/fixtures/mesh-codec.ts';
+import { signRecord } from '#src/mesh/record-codec.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
+import { newSiteKey } from '#src/mesh/site-key-file.ts';
 
 const HEARTBEAT_MS = 200;
 const FRESHNESS_MS = 600;
@@ -20,8 +21,7 @@ const IDS = ['a', 'b', 'c'] as const;
 type Id = (typeof IDS)[number];
 
 const bus = new MemoryBus();
-const keys = new Map<Id, TestSiteKey>(IDS.map((id) => [id, testSiteKey()]));
-const pins = IDS.map((id) => ({ id, publicKey: keys.get(id)?.publicKey ?? '' }));
+const keys = new Map<Id, SiteKey>(IDS.map((id) => [id, newSiteKey()]));
 const sites = new Map<Id, FleetAndGateway>();
 let rogue: MemoryTransport;
 
@@ -37,33 +37,33 @@ tokens_per_second = 1000
 `;
 }
 
-function withMesh(id: Id): (config: GatewayConfig) => GatewayConfig {
-  return (config) => ({
-    ...config,
-    // c's listing stays degraded (last-known-good) for four failed fetches before it expires.
-    health: id === 'c' ? { ...config.health, failThreshold: 5 } : config.health,
-    mesh: {
-      site: id,
-      url: `http://127.0.0.1:1/${id}`,
-      keyFile: `/unused/${id}.key`,
-      listen: [],
-      peers: [],
-      heartbeatMs: HEARTBEAT_MS,
-      freshnessMs: FRESHNESS_MS,
-      maxModelsPerSite: 4,
-      maxClockSkewMs: 30_000,
-      maxMessageBytes: 64 * 1024,
-      staticModels: id === 'b' ? [{ id: 'static-b', ctx: 2048 }] : [],
-      sites: pins,
-    },
-  });
+/** The site's [mesh] section (pins `pinned`), as an operator writes it. */
+function meshToml(id: Id, pinned: readonly Id[] = IDS): string {
+  const lines = [
+    '[mesh]',
+    `site = "${id}"`,
+    `url = "http://127.0.0.1:1/${id}"`,
+    `key_file = "/unused/${id}.key"`,
+    'listen = ["/ip4/127.0.0.1/tcp/0"]',
+    `heartbeat = "${HEARTBEAT_MS}ms"`,
+    `freshness = "${FRESHNESS_MS}ms"`,
+    'max_models_per_site = 4',
+    id === 'b' ? 'static_models = [{ id = "static-b", ctx = 2048 }]' : '',
+  ];
+  for (const pin of pinned) lines.push('[[mesh.sites]]', `id = "${pin}"`, `public_key = "${keys.get(pin)?.publicKey ?? ''}"`);
+  return lines.join('\n');
+}
+
+function configFor(id: Id, url: string, pinned: readonly Id[] = IDS): string {
+  return gatewayToml([{ name: `${id}-gpu`, url, kind: 'vllm' }], meshToml(id, pinned));
 }
 
 async function startSite(id: Id): Promise<FleetAndGateway> {
   const key = keys.get(id) ?? assert.fail();
-  const site = await startFleetAndGateway(fleet(id), (sim) => gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }]), {
-    adjust: withMesh(id),
-    meshGossip: { codec: async () => ({ codec: testCodec(key), peerId: `peer-${id}` }), transport: ({ peerId }) => bus.transport(peerId) },
+  const site = await startFleetAndGateway(fleet(id), (sim) => configFor(id, sim.url(`${id}-gpu`)), {
+    // c's listing stays degraded (last-known-good) for four failed fetches before it expires.
+    adjust: (config) => (id === 'c' ? { ...config, health: { ...config.health, failThreshold: 5 } } : config),
+    meshGossip: { key, transport: () => bus.transport(`peer-${id}`) },
   });
   sites.set(id, site);
   return site;
@@ -162,8 +162,8 @@ test('forged, replayed and over-cap records are rejected by every site and chang
   const before = await remote('a', 'c');
   const now = Date.now();
   const forged: SiteRecord = { v: 1, site: 'c', url: 'http://127.0.0.1:1/evil', revision: now * 1024 + 1_000_000_000, issued_at: now, models: [{ id: 'evil' }], load: { in_flight: 0, queued: 0, slots: 1 } };
-  await rogue.publish(signWith(forged, keys.get('b')?.privateKey ?? assert.fail()));
-  await rogue.publish(signWith({ ...forged, models: ['1', '2', '3', '4', '5'].map((id) => ({ id })) }, keys.get('c')?.privateKey ?? assert.fail()));
+  await rogue.publish(signRecord(forged, keys.get('b') ?? assert.fail()));
+  await rogue.publish(signRecord({ ...forged, models: ['1', '2', '3', '4', '5'].map((id) => ({ id })) }, keys.get('c') ?? assert.fail()));
   await new Promise((r) => setTimeout(r, 2 * HEARTBEAT_MS));
   await rogue.publish(recorded[0] ?? assert.fail());
   for (const id of ['a', 'b'] as const) {
@@ -185,6 +185,21 @@ test('forged, replayed and over-cap records are rejected by every site and chang
   assert.match(metrics, /gateway_mesh_published_total\{kind="digest"\} [1-9]/);
   assert.match(metrics, /gateway_mesh_published_total\{kind="full"\} [1-9]/);
   assert.match(metrics, /gateway_mesh_gossip_bytes_total\{direction="out"\} [1-9]/);
+});
+
+test('a reload applies pin changes at once, keeping what the other pins learned', async () => {
+  const a = site('a');
+  const url = a.sim.url('a-gpu');
+  const revisionOfB = (await remote('a', 'b')).revision ?? 0;
+  assert.deepEqual(await a.gw.reload(configFor('a', url, ['a', 'b'])), { ok: true });
+  assert.deepEqual((await sitesOf('a')).sites.map((s) => s.id), ['b']);
+  assert.ok(((await remote('a', 'b')).revision ?? 0) >= revisionOfB, 'b kept');
+  await eventually(async () => {
+    const text = (await httpJson('GET', `${a.gw.url}/metrics`)).text;
+    return /gateway_mesh_records_rejected_total\{reason="not_pinned"\} [1-9]/.test(text);
+  }, 5_000, "c's records now rejected as not pinned");
+  assert.deepEqual(await a.gw.reload(configFor('a', url)), { ok: true });
+  await eventually(async () => (await remote('a', 'c')).fresh && ids(await remote('a', 'c')).includes('m-c'), 5_000, 'c pinned again and learned from its next record');
 });
 
 test('a site that stops is stale for the others within the freshness window', async () => {

@@ -6,14 +6,16 @@ import { EventBus } from '#src/core/events.ts';
 import type { MeshConfig, MeshSitePin } from '#src/config/types.ts';
 import { MemoryBus, MeshService, type MeshEvents, type MemoryTransport } from '#src/mesh/index.ts';
 import type { SiteRecordModel } from '#src/mesh/site-record.ts';
-import { testCodec, testSiteKey, type TestSiteKey } from '../../fixtures/mesh-codec.ts';
+import { siteCodec } from '#src/mesh/site-codec.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
+import { newSiteKey } from '#src/mesh/site-key-file.ts';
 
 export const HEARTBEAT_MS = 1_000;
 export const FRESHNESS_MS = 3_000;
 
 export interface HarnessSite {
   readonly id: string;
-  readonly key: TestSiteKey;
+  readonly key: SiteKey;
   readonly service: MeshService;
   readonly transport: MemoryTransport;
   readonly events: { name: keyof MeshEvents; payload: unknown }[];
@@ -43,11 +45,11 @@ export function meshConfig(site: string, pins: readonly MeshSitePin[], overrides
 export class MeshHarness {
   readonly clock = new ManualClock();
   readonly bus = new MemoryBus();
-  readonly keys = new Map<string, TestSiteKey>();
+  readonly keys = new Map<string, SiteKey>();
   readonly sites = new Map<string, HarnessSite>();
 
   constructor(ids: readonly string[]) {
-    for (const id of ids) this.keys.set(id, testSiteKey());
+    for (const id of ids) this.keys.set(id, newSiteKey());
   }
 
   pins(): MeshSitePin[] {
@@ -61,7 +63,7 @@ export class MeshHarness {
   }
 
   async start(id: string, models: SiteRecordModel[] = [], overrides: Partial<MeshConfig> = {}): Promise<HarnessSite> {
-    const key = this.keys.get(id) ?? testSiteKey();
+    const key = this.keys.get(id) ?? newSiteKey();
     const transport = this.bus.transport(`peer-${id}`);
     const events = new EventBus<MeshEvents>((e) => {
       throw e;
@@ -75,7 +77,7 @@ export class MeshHarness {
       config: meshConfig(id, this.pins(), overrides),
       clock: this.clock,
       transport,
-      codec: testCodec(key),
+      codec: siteCodec(key),
       sources: [
         {
           name: 'test',

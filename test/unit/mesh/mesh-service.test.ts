@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SiteRecord } from '#src/mesh/site-record.ts';
-import { digestOf, signWith } from '../../fixtures/mesh-codec.ts';
+import { modelsDigest, signRecord } from '#src/mesh/record-codec.ts';
 import { FRESHNESS_MS, HEARTBEAT_MS, isFreshAt, MeshHarness, meshConfig, modelIds, named, settle } from './mesh-harness.ts';
 
 const M = (...ids: string[]) => ids.map((id) => ({ id, ctx: 4096 }));
@@ -108,15 +108,15 @@ test('mesh service: forged, replayed, over-cap and future records are rejected b
   const now = h.clock.now();
   const base: SiteRecord = { v: 1, site: 'c', url: 'http://127.0.0.1:1/evil', revision: now * 1024 * 4, issued_at: now, models: M('evil'), load: { in_flight: 0, queued: 0, slots: 1 } };
   // b's key speaking for c.
-  await rogue.publish(signWith(base, h.keys.get('b')?.privateKey ?? assert.fail()));
+  await rogue.publish(signRecord(base, h.keys.get('b') ?? assert.fail()));
   // c's own key, but a revision below the highest accepted: a replay.
-  await rogue.publish(signWith({ ...base, revision: 1 }, h.keys.get('c')?.privateKey ?? assert.fail()));
+  await rogue.publish(signRecord({ ...base, revision: 1 }, h.keys.get('c') ?? assert.fail()));
   // c's key, over the cap of 8 models.
-  await rogue.publish(signWith({ ...base, models: M(...Array.from({ length: 9 }, (_, i) => `m${i}`)) }, h.keys.get('c')?.privateKey ?? assert.fail()));
+  await rogue.publish(signRecord({ ...base, models: M(...Array.from({ length: 9 }, (_, i) => `m${i}`)) }, h.keys.get('c') ?? assert.fail()));
   // c's key, issued further in the future than max_clock_skew.
-  await rogue.publish(signWith({ ...base, issued_at: now + 60_000 }, h.keys.get('c')?.privateKey ?? assert.fail()));
+  await rogue.publish(signRecord({ ...base, issued_at: now + 60_000 }, h.keys.get('c') ?? assert.fail()));
   // Not pinned at all, and garbage.
-  await rogue.publish(signWith({ ...base, site: 'zz' }, h.keys.get('b')?.privateKey ?? assert.fail()));
+  await rogue.publish(signRecord({ ...base, site: 'zz' }, h.keys.get('b') ?? assert.fail()));
   await rogue.publish(new TextEncoder().encode('{"record": 1'));
   await settle();
   for (const site of [a, b]) {
@@ -194,7 +194,7 @@ test('mesh service: every publication carries a higher revision, and a digest is
   const full = published.find((p) => p.kind === 'full')?.bytes ?? 0;
   const digest = published.find((p) => p.kind === 'digest')?.bytes ?? Infinity;
   assert.ok(digest < full, `digest ${digest} B vs full ${full} B`);
-  assert.equal(digestOf([]).length, 43);
+  assert.equal(modelsDigest([]).length, 43);
   await h.stopAll();
 });
 

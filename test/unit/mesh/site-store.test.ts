@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Judgement } from '#src/mesh/judgement.ts';
 import type { SiteRecord, SiteRecordModel } from '#src/mesh/site-record.ts';
 import { loadScore, RemoteSiteStore } from '#src/mesh/site-store.ts';
-import { digestOf } from '../../fixtures/mesh-codec.ts';
+import { modelsDigest as digestOf } from '#src/mesh/record-codec.ts';
 
 const PINS = [
   { id: 'a', publicKey: 'key-a' },
