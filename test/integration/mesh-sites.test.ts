@@ -9,7 +9,7 @@ import { MemoryBus, type MemoryTransport } from '#src/mesh/index.ts';
 import type { SiteRecord } from '#src/mesh/site-record.ts';
 import type { SitesDocument } from '#src/admin/sites-view.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
 import { signRecord } from '#src/mesh/record-codec.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
@@ -211,4 +211,13 @@ test('a site that stops is stale for the others within the freshness window', as
   const took = Date.now() - stopped;
   assert.ok(took <= FRESHNESS_MS + 2 * HEARTBEAT_MS + 300, `stale after ${took} ms`);
   assert.deepEqual(ids(await remote('a', 'c')), ['m-c', 'shared'], 'the last set is kept, marked stale');
+});
+
+test('[mesh] without a transport, or with a key that is not its own pin, refuses to start with a clear error', async () => {
+  const toml = configFor('a', 'http://127.0.0.1:1');
+  await assert.rejects(startGateway(toml), /mesh transport not available in this build/);
+  await assert.rejects(
+    startGateway(toml, { meshGossip: { key: newSiteKey(), transport: () => bus.transport('peer-x') } }),
+    /pins site "a" \(this site\) with public key .* but key_file holds/,
+  );
 });
