@@ -33,7 +33,9 @@ import { resolveRequest, type ResolvedRequest } from './request-model.ts';
 import type { RequestSettings } from './request-settings.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
-import { respondRefused } from './respond-refused.ts';
+import { respondRefused, type SiteVerdicts } from './respond-refused.ts';
+import { forwardToSites, type RemoteDeps } from './remote-forward.ts';
+import { acceptInboundBody, type InboundForward } from './forward-in.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
@@ -49,13 +51,16 @@ export interface InferenceDeps {
   /** A node said it does not have a model its listing showed: re-list it. */
   readonly onModelVanished: (nodeName: string) => void;
   readonly newRequestId: () => string;
+  /** Forwarding to other sites ([mesh]); absent = this gateway runs alone, with no federation work per request. */
+  readonly remote?: RemoteDeps | undefined;
 }
 
-export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** `inbound` is set for a request another site forwarded here, its signature verified (forward-in.ts). */
+export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse, inbound?: InboundForward): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
   const report = startRequestReport(deps, endpoint, startedMs);
   try {
-    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report });
+    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report, inbound });
   } catch (error) {
     // The server's dispatcher answers an internal error 500 (or cuts a response already started);
     // it is still a request, and must show in gateway_requests_total.
@@ -71,10 +76,11 @@ interface RequestContext {
   readonly res: ServerResponse;
   readonly startedMs: number;
   readonly report: RequestReport;
+  readonly inbound: InboundForward | undefined;
 }
 
 async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
-  const { settings, endpoint, req, res, startedMs, report } = context;
+  const { settings, endpoint, req, res, startedMs, report, inbound } = context;
   const finish = report.finish;
   const requestId = deps.newRequestId();
   const fail = (error: GatewayError): void => {
@@ -93,6 +99,10 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     }
     fail(gatewayError);
     return;
+  }
+  if (inbound !== undefined) {
+    const refused = acceptInboundBody(inbound, req.headers, raw, deps.events);
+    if (refused !== undefined) return fail(refused);
   }
   const resolved = resolveRequest(raw, settings.catalog);
   if (resolved instanceof GatewayError) {
@@ -126,8 +136,17 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       });
     }
     if (admission.kind === 'refused') {
+      let sites: SiteVerdicts | undefined;
+      if (deps.remote !== undefined && admission.reason !== 'aborted') {
+        const ask = { settings, endpoint, req, res, model: resolved.model, body: resolved.body, requestId, startedMs, finish };
+        const remote = await forwardToSites(deps.remote, { ...ask, promptTokens: routeRequest.promptTokens, maxTokens, forwarded: inbound !== undefined });
+        if (remote.kind === 'answered') return;
+        sites = remote.sites;
+        failures.push(...remote.failures);
+        lastRefusal = remote.lastRefusal ?? lastRefusal;
+      }
       const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
-      respondRefused(refusalDeps, { settings, admission, routeRequest, resolved, failures, lastRefusal, loadTimedOut, fail, finish });
+      respondRefused(refusalDeps, { settings, admission, routeRequest, resolved, failures, lastRefusal, loadTimedOut, fail, finish, sites });
       return;
     }
     const node = admission.node.spec;
