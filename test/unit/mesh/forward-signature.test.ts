@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { KeyObject } from 'node:crypto';
 import { test } from 'node:test';
-import { contentDigest, decodePinnedKey, digestMatches, signForward, verifyForward, type ForwardHead, type VerifyContext } from '#src/mesh/forwarding/index.ts';
+import { contentDigest, decodePinnedKey, digestMatches, meshLinkFor, signForward, verifyForward, type ForwardHead, type VerifyContext } from '#src/mesh/forwarding/index.ts';
 import { testSiteKey } from '#test/fixtures/site-keys.ts';
 
 const NOW = 1_800_000_000_000;
@@ -79,4 +79,22 @@ test('the content digest matches only the body it was made of', () => {
 
 test('a pinned key that does not decode is a clear error', () => {
   assert.throws(() => decodePinnedKey('short'), /not 32 bytes of base64url/);
+});
+
+test('the mesh link reads pins and skew from the config in force, decoding pins once per list', () => {
+  const mesh = (sites: { id: string; publicKey: string }[], skew: number) => ({
+    site: 'self', url: 'http://127.0.0.1:1', keyFile: 'k', listen: [], peers: [], heartbeatMs: 5_000, freshnessMs: 15_000,
+    maxModelsPerSite: 256, maxClockSkewMs: skew, maxMessageBytes: 262_144, staticModels: [], sites,
+  });
+  let config: { mesh?: ReturnType<typeof mesh> } = { mesh: mesh([{ id: 'a', publicKey: keyA.publicKey }], 30_000) };
+  let decoded = 0;
+  const link = meshLinkFor(() => config, keyA, { sites: () => [] }, (b64) => (decoded++, decodePinnedKey(b64)));
+  assert.ok(link !== undefined);
+  assert.deepEqual([...link.pins().keys()], ['a']);
+  link.pins();
+  assert.equal(decoded, 1);
+  config = { mesh: mesh([{ id: 'a', publicKey: keyA.publicKey }, { id: 'b', publicKey: keyB.publicKey }], 10_000) };
+  assert.deepEqual([...link.pins().keys()], ['a', 'b']);
+  assert.equal(link.maxClockSkewMs(), 10_000);
+  assert.equal(meshLinkFor(() => ({}), keyA, { sites: () => [] }), undefined);
 });
