@@ -68,6 +68,7 @@ function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record
     retiring_in_flight: parts.registry.retiringInFlight(),
     queue_depth: parts.scheduler.queueDepths(),
     upstream: parts.pools.stats(),
+    ...(parts.sitePools === undefined ? {} : { upstream_sites: parts.sitePools.stats() }),
     upstream_held_bytes: parts.heldBytes.held(),
   };
 }
