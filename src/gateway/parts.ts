@@ -21,7 +21,7 @@ import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
-import { remoteDepsFor, sitePoolsFor } from './mesh-parts.ts';
+import { remoteDepsFor, sitePoolsFor } from './forwarding-parts.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {

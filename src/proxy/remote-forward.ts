@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { signForward, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
 import { chooseSite, freshRemoteModels, type SiteReachability } from '#src/routing/index.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
@@ -64,6 +65,7 @@ export const siteLabel = (site: string): string => `site:${site}`;
 export async function forwardToSites(deps: RemoteDeps, ask: RemoteAsk): Promise<RemoteResult> {
   const { mesh } = deps;
   const sites = mesh.source.sites().filter((s) => s.id !== mesh.site);
+  const key = mesh.key();
   const tried = new Map<string, string>();
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
@@ -71,12 +73,13 @@ export async function forwardToSites(deps: RemoteDeps, ask: RemoteAsk): Promise<
     const request = { model: ask.model, promptTokens: ask.promptTokens, maxTokens: ask.maxTokens, triedSites: new Set(tried.keys()), forwarded: ask.forwarded };
     const choice = chooseSite(request, sites, deps.reachability.unreachable(), deps.nextTurn());
     const site = choice.chosen;
-    if (site?.url === undefined) {
+    if (site?.url === undefined || key === undefined) {
+      if (site !== undefined) failures.push(`${siteLabel(site.id)}: not tried, this site's key is not loaded yet`);
       const excluded = choice.excluded.map((e) => (e.code === 'already_tried' ? { ...e, detail: tried.get(e.site) } : e));
       return { kind: 'none', sites: { excluded, models: freshRemoteModels(sites) }, failures, lastRefusal };
     }
     const url = new URL(ask.endpoint.slice(1), site.url.endsWith('/') ? site.url : `${site.url}/`);
-    const outcome = await attemptSite(deps, ask, { id: site.id, url, canFailOver: choice.alternatives > 0 });
+    const outcome = await attemptSite(deps, ask, { id: site.id, url, canFailOver: choice.alternatives > 0, key });
     deps.events.emit('mesh:forwarded', { site: site.id, result: resultOf(outcome) });
     switch (outcome.kind) {
       case 'failed':
@@ -107,7 +110,7 @@ export async function forwardToSites(deps: RemoteDeps, ask: RemoteAsk): Promise<
   }
 }
 
-async function attemptSite(deps: RemoteDeps, ask: RemoteAsk, site: { id: string; url: URL; canFailOver: boolean }): Promise<AttemptOutcome> {
+async function attemptSite(deps: RemoteDeps, ask: RemoteAsk, site: { id: string; url: URL; canFailOver: boolean; key: SiteKey }): Promise<AttemptOutcome> {
   const headers = upstreamRequestHeaders({
     client: ask.req.headers,
     apiKey: undefined,
@@ -122,7 +125,7 @@ async function attemptSite(deps: RemoteDeps, ask: RemoteAsk, site: { id: string;
     headers,
     body: ask.body,
     site: deps.mesh.site,
-    key: deps.mesh.key,
+    key: site.key,
     nowMs: deps.clock.now(),
     lifetimeMs: deps.mesh.maxClockSkewMs(),
   });

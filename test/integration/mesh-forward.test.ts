@@ -64,7 +64,7 @@ let sitesSeenByB: RemoteSiteView[] = [];
 
 function link(site: string, key: SiteKey, pins: [string, SiteKey][], sites: () => RemoteSiteView[]): MeshLink {
   const pinned: Map<string, KeyObject> = new Map(pins.map(([id, k]) => [id, decodePinnedKey(k.publicKey)]));
-  return { site, key, source: { sites }, pins: () => pinned, maxClockSkewMs: () => 30_000 };
+  return { site, key: () => key, source: { sites }, pins: () => pinned, maxClockSkewMs: () => 30_000 };
 }
 
 function view(id: string, url: string, models: Record<string, Partial<RemoteModel>>, over: Partial<RemoteSiteView> = {}): RemoteSiteView {

@@ -18,7 +18,8 @@ export interface SitesSource {
 export interface MeshLink {
   /** This site's id (`[mesh] site`). */
   readonly site: string;
-  readonly key: SiteKey;
+  /** This site's key, once loaded; undefined = nothing is forwarded (a request cannot be signed). */
+  readonly key: () => SiteKey | undefined;
   readonly source: SitesSource;
   /** The pinned keys by site id (`[[mesh.sites]]`). */
   readonly pins: () => ReadonlyMap<string, KeyObject>;
@@ -33,7 +34,7 @@ export interface MeshLink {
  */
 export function meshLinkFor(
   config: () => { readonly mesh?: MeshConfig | undefined },
-  key: SiteKey,
+  key: () => SiteKey | undefined,
   source: SitesSource,
   decode: (b64url: string) => KeyObject = decodePinnedKey,
 ): MeshLink | undefined {

@@ -88,7 +88,7 @@ test('the mesh link reads pins and skew from the config in force, decoding pins 
   });
   let config: { mesh?: ReturnType<typeof mesh> } = { mesh: mesh([{ id: 'a', publicKey: keyA.publicKey }], 30_000) };
   let decoded = 0;
-  const link = meshLinkFor(() => config, keyA, { sites: () => [] }, (b64) => (decoded++, decodePinnedKey(b64)));
+  const link = meshLinkFor(() => config, () => keyA, { sites: () => [] }, (b64) => (decoded++, decodePinnedKey(b64)));
   assert.ok(link !== undefined);
   assert.deepEqual([...link.pins().keys()], ['a']);
   link.pins();
@@ -96,5 +96,5 @@ test('the mesh link reads pins and skew from the config in force, decoding pins 
   config = { mesh: mesh([{ id: 'a', publicKey: keyA.publicKey }, { id: 'b', publicKey: keyB.publicKey }], 10_000) };
   assert.deepEqual([...link.pins().keys()], ['a', 'b']);
   assert.equal(link.maxClockSkewMs(), 10_000);
-  assert.equal(meshLinkFor(() => ({}), keyA, { sites: () => [] }), undefined);
+  assert.equal(meshLinkFor(() => ({}), () => keyA, { sites: () => [] }), undefined);
 });
