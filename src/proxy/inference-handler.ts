@@ -116,7 +116,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     if (!res.writableFinished) clientGone.abort();
   });
   const maxTokens = requestedMaxTokens(resolved.json);
-  const promptTokens = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
+  const { tokens: promptTokens, exact } = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
 
   const policy = settings.catalog.policies.get(resolved.model) ?? settings.policy;
   const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
@@ -139,7 +139,10 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       let sites: SiteVerdicts | undefined;
       if (deps.remote !== undefined && admission.reason !== 'aborted') {
         const ask = { settings, endpoint, req, res, model: resolved.model, body: resolved.body, requestId, startedMs, finish };
-        const remote = await forwardToSites(deps.remote, { ...ask, promptTokens: routeRequest.promptTokens, maxTokens, forwarded: inbound !== undefined });
+        // Sites are judged by a typical size unless a tokenizer counted it: the loose byte bound would
+        // turn sites away that fit, and one that does not fit refuses, which fails over to the next.
+        const siteTokens = exact ? routeRequest.promptTokens : Math.min(routeRequest.promptTokens ?? 0, typicalTokens(promptText(endpoint, resolved.json)));
+        const remote = await forwardToSites(deps.remote, { ...ask, promptTokens: siteTokens, maxTokens, forwarded: inbound !== undefined });
         if (remote.kind === 'answered') return;
         sites = remote.sites;
         failures.push(...remote.failures);
@@ -234,28 +237,28 @@ function alsoTried(request: RouteRequest, node: string): RouteRequest {
   return { ...request, triedNodes: new Set(request.triedNodes).add(node) };
 }
 
-/** The prompt size routing uses: the cheap upper bound, or the node's exact count when it matters. */
+/** The prompt size routing uses: the cheap upper bound, or the node's exact count when it matters (`exact`). */
 async function sizePrompt(
   deps: InferenceDeps,
   settings: RequestSettings,
   ask: { readonly endpoint: string; readonly resolved: ResolvedRequest; readonly maxTokens: number | undefined },
   signal: AbortSignal,
-): Promise<number> {
+): Promise<{ readonly tokens: number; readonly exact: boolean }> {
   const { endpoint, resolved, maxTokens } = ask;
   const text = promptText(endpoint, resolved.json);
   const upper = upperBoundTokens(text);
   const nodes = deps.registry.views();
-  if (!wantsExactCount(upper, maxTokens, nodes, resolved.model)) return upper;
+  if (!wantsExactCount(upper, maxTokens, nodes, resolved.model)) return { tokens: upper, exact: false };
   // Hopeless: even at a typical 4 bytes per token it exceeds every context twice over.
   const typical = typicalTokens(text);
   const largest = largestContext(deps.registry.snapshot(), resolved.model);
-  if (largest > 0 && typical > largest * HOPELESS_CONTEXT_FACTOR) return typical;
+  if (largest > 0 && typical > largest * HOPELESS_CONTEXT_FACTOR) return { tokens: typical, exact: false };
   const tokenizer = pickTokenizerNode(nodes, resolved.model);
-  if (tokenizer === undefined) return upper;
+  if (tokenizer === undefined) return { tokens: upper, exact: false };
   const exact = await countPromptTokens(tokenizer, resolved.model, text, {
     dispatcher: deps.pools.get(tokenizer.spec),
     timeoutMs: settings.tokenizeTimeoutMs,
     signal,
   });
-  return exact === undefined ? upper : Math.min(exact, upper);
+  return exact === undefined ? { tokens: upper, exact: false } : { tokens: Math.min(exact, upper), exact: true };
 }

@@ -172,6 +172,19 @@ test('a prompt too long for every local node goes to the site whose context fits
   }
 });
 
+test('with no local copy to count on, a site is judged by a typical token estimate, not the loose byte bound', async () => {
+  // 3000 sim tokens are 15,000 bytes: the byte bound (15,000+) would call a 4096 context too small.
+  const res = await post(gwB, chatOfTokens('only-a', 3000, { max_tokens: 8 }), withKey(KEY_B));
+  assert.equal(res.status, 200, res.text);
+  assert.equal(header(res, 'x-switchyard-site'), 'a');
+  // Far too long for any copy: refused by B's own judgement, without asking A.
+  const accepted = await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: 'b', result: 'accepted' });
+  const hopeless = await post(gwB, chatOfTokens('only-a', 5000, { max_tokens: 8 }), withKey(KEY_B));
+  assert.equal(hopeless.status, 503, hopeless.text);
+  assert.equal(hopeless.json<{ error: { sites?: { reason: string }[] } }>().error.sites?.[0]?.reason, 'too_small');
+  assert.equal(await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: 'b', result: 'accepted' }), accepted);
+});
+
 test('a site that fails before answering is failed over, then skipped while it backs off', async () => {
   const port = await unusedPort();
   sitesSeenByB = [view('gone', `http://127.0.0.1:${port}`, { 'only-a': {} }, { load: 0 }), view('a', gwA.url, { 'only-a': {} }, { load: 1 })];
