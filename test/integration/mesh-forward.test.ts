@@ -5,6 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KeyObject } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { decodePinnedKey, signForward, verifyForward, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { RemoteModel, RemoteSiteView } from '#src/routing/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
@@ -241,6 +243,40 @@ test('unsigned, unknown, wrongly signed and tampered forwarded requests get 401 
   }
   assert.ok((await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: 'b', result: 'bad_signature' })) >= 1);
   assert.ok((await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: '_unknown', result: 'unknown_site' })) >= 1);
+});
+
+test('a site answering 5xx before anything reached the client is failed over and backs off', async () => {
+  const failing = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"busy"}}'));
+  });
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+  const { port } = failing.address() as AddressInfo;
+  sitesSeenByB = [view('sick', `http://127.0.0.1:${port}`, { 'only-a': {} }, { load: 0 }), view('a', gwA.url, { 'only-a': {} }, { load: 1 })];
+  try {
+    const res = await post(gwB, chatBody('only-a'), withKey(KEY_B));
+    assert.equal(res.status, 200, res.text);
+    assert.equal(header(res, 'x-switchyard-site'), 'a');
+    assert.equal(await metricOf(gwB, 'gateway_mesh_forwarded_total', { site: 'sick', result: 'http_5xx' }), 1);
+    assert.equal((await gwB.explain('model=only-a')).sites?.find((s) => s.site === 'sick')?.reason, 'unreachable');
+  } finally {
+    sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
+    failing.closeAllConnections();
+    await new Promise<void>((resolve) => failing.close(() => resolve()));
+  }
+});
+
+test('a gateway without [mesh] refuses a request claiming to be forwarded, whatever client key it carries', async () => {
+  const alone = await startGateway(gatewayToml(nodesOf(simA), '', 'api_keys = ["env:CLIENT_KEY"]'), { env: { CLIENT_KEY: KEY_A } });
+  try {
+    const res = await post(alone, chatBody('only-a'), { ...withKey(KEY_A), 'x-switchyard-forwarded-by': 'b' });
+    assert.equal(res.status, 401, res.text);
+    assert.equal(res.json<{ error: { code: string } }>().error.code, 'unknown_site');
+    // A client's own Signature header means nothing to a gateway that is not a site.
+    await eventually(async () => (await post(alone, chatBody('only-a'), { ...withKey(KEY_A), signature: 'x=:AA==:' })).status === 200, 10_000, 'served alone');
+  } finally {
+    await alone.close();
+  }
 });
 
 test('GET /v1/models lists fresh remote models marked with their site, never stale ones', async () => {
