@@ -25,7 +25,10 @@ export function remoteDepsFor(mesh: MeshLink | undefined, parts: RemoteParts): R
   return {
     mesh,
     pools: parts.pools,
-    reachability: new SiteReachability(() => parts.clock.monotonicMs()),
+    reachability: new SiteReachability(
+      () => parts.clock.monotonicMs(),
+      (site, reachable, detail) => parts.events.emit('mesh:site-reachability', { site, reachable, detail }),
+    ),
     nextTurn: () => turn++,
     clock: parts.clock,
     events: parts.events,

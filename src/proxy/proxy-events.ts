@@ -39,4 +39,6 @@ export interface ProxyEvents {
    * unknown_site, bad_signature, expired, digest_mismatch). `site` is the pinned site, or `_unknown`.
    */
   'mesh:forwarded-in': { readonly site: string; readonly result: string };
+  /** A remote site stopped answering forwards (backing off), or answered again: transitions only. */
+  'mesh:site-reachability': { readonly site: string; readonly reachable: boolean; readonly detail: string | undefined };
 }

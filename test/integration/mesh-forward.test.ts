@@ -200,6 +200,8 @@ test('a site that fails before answering is failed over, then skipped while it b
     assert.equal(await metricOf(gwB, 'gateway_mesh_forwarded_total', { site: 'gone', result: 'connect_error' }), 1, 'not tried again while backing off');
     const explained = await gwB.explain('model=only-a');
     assert.equal(explained.sites?.find((s) => s.site === 'gone')?.reason, 'unreachable');
+    const logged = gwB.logs().filter((l) => l.site === 'gone' && String(l.msg).startsWith('remote site unreachable'));
+    assert.equal(logged.length, 1, 'one line for the transition');
   } finally {
     sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
   }
@@ -243,6 +245,8 @@ test('unsigned, unknown, wrongly signed and tampered forwarded requests get 401 
   }
   assert.ok((await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: 'b', result: 'bad_signature' })) >= 1);
   assert.ok((await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: '_unknown', result: 'unknown_site' })) >= 1);
+  const refusals = gwA.logs().filter((l) => String(l.msg).startsWith('forwarded request refused'));
+  assert.deepEqual(refusals.map((l) => `${String(l.site)} ${String(l.reason)}`).sort(), ['_unknown unknown_site', 'b bad_signature', 'b digest_mismatch', 'b unsigned']);
 });
 
 test('a site answering 5xx before anything reached the client is failed over and backs off', async () => {

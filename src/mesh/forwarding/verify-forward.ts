@@ -47,7 +47,9 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
   const by = single(head.headers[FORWARDED_BY]);
   const input = single(head.headers['signature-input']);
   const signature = single(head.headers.signature);
-  const reject = (rejection: ForwardRejection, detail: string, site?: string): ForwardVerdict => ({ ok: false, rejection, detail, site });
+  // The claimed site labels the refusal only when it is pinned (a bounded set); it proves nothing.
+  const claimed = by !== undefined && ctx.pins.has(by) ? by : undefined;
+  const reject = (rejection: ForwardRejection, detail: string, site = claimed): ForwardVerdict => ({ ok: false, rejection, detail, site });
   if (by === undefined) return reject('unsigned', `no single ${FORWARDED_BY} header`);
   if (input === undefined || signature === undefined) return reject('unsigned', 'no Signature-Input and Signature headers');
   if (single(head.headers['content-digest']) === undefined) return reject('unsigned', 'no Content-Digest header');

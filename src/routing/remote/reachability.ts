@@ -43,23 +43,33 @@ export function unreachableAt(state: Reachability, nowMs: number): Map<string, s
   return out;
 }
 
+/** A site went from reachable to backing off (with what failed), or answered again. */
+export type ReachabilityChange = (site: string, reachable: boolean, detail: string | undefined) => void;
+
 /** The request path's holder of the state; the clock is the caller's monotonic one. */
 export class SiteReachability {
   #state: Reachability = new Map();
   readonly #policy: BackoffPolicy;
   readonly #nowMs: () => number;
+  readonly #onChange: ReachabilityChange;
 
-  constructor(nowMs: () => number, policy: BackoffPolicy = DEFAULT_SITE_BACKOFF) {
+  constructor(nowMs: () => number, onChange: ReachabilityChange = () => {}, policy: BackoffPolicy = DEFAULT_SITE_BACKOFF) {
     this.#nowMs = nowMs;
+    this.#onChange = onChange;
     this.#policy = policy;
   }
 
   failed(site: string, detail: string): void {
+    const wasDown = this.#state.has(site);
     this.#state = markFailed(this.#state, site, this.#nowMs(), detail, this.#policy);
+    if (!wasDown) this.#onChange(site, false, detail);
   }
 
   reached(site: string): void {
-    this.#state = markReached(this.#state, site);
+    const next = markReached(this.#state, site);
+    if (next === this.#state) return;
+    this.#state = next;
+    this.#onChange(site, true, undefined);
   }
 
   unreachable(): Map<string, string> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chooseSite, freshRemoteModels, markFailed, markReached, unreachableAt, type RemoteSiteView, type SiteRequest } from '#src/routing/index.ts';
+import { chooseSite, freshRemoteModels, SiteReachability, markFailed, markReached, unreachableAt, type RemoteSiteView, type SiteRequest } from '#src/routing/index.ts';
 
 function site(id: string, over: Omit<Partial<RemoteSiteView>, 'models'> & { models?: Record<string, { ctx?: number; onDemand?: boolean }> } = {}): RemoteSiteView {
   const models = new Map(Object.entries(over.models ?? { m: {} }).map(([k, v]) => [k, { ctx: v.ctx, onDemand: v.onDemand ?? false }]));
@@ -65,4 +65,19 @@ test('a failure before the first byte backs the site off, doubling to the cap; a
   state = markReached(state, 'a');
   assert.equal(state.size, 0);
   assert.equal(markFailed(state, 'a', 0, 'x', policy).get('a')?.backoffMs, 2_000);
+});
+
+test('the holder reports transitions only: down once, back up once', () => {
+  let now = 0;
+  const changes: string[] = [];
+  const holder = new SiteReachability(() => now, (site, up, detail) => changes.push(`${site} ${up ? 'up' : `down: ${detail}`}`));
+  holder.failed('a', 'ECONNREFUSED');
+  holder.failed('a', 'timeout');
+  assert.deepEqual([...holder.unreachable().keys()], ['a']);
+  now = 60_000;
+  assert.equal(holder.unreachable().size, 0, 'the back-off ran out');
+  holder.reached('a');
+  holder.reached('a');
+  holder.reached('b');
+  assert.deepEqual(changes, ['a down: ECONNREFUSED', 'a up']);
 });
