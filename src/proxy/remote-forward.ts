@@ -78,8 +78,11 @@ export async function forwardToSites(deps: RemoteDeps, ask: RemoteAsk): Promise<
       const excluded = choice.excluded.map((e) => (e.code === 'already_tried' ? { ...e, detail: tried.get(e.site) } : e));
       return { kind: 'none', sites: { excluded, models: freshRemoteModels(sites) }, failures, lastRefusal };
     }
-    const url = new URL(ask.endpoint.slice(1), site.url.endsWith('/') ? site.url : `${site.url}/`);
-    const outcome = await attemptSite(deps, ask, { id: site.id, url, canFailOver: choice.alternatives > 0, key });
+    const url = forwardUrl(site.url, ask.endpoint);
+    const outcome: AttemptOutcome =
+      url === undefined
+        ? { kind: 'failed', result: 'connect_error', error: `the site's record gives no usable http(s) url ('${site.url}')` }
+        : await attemptSite(deps, ask, { id: site.id, url, canFailOver: choice.alternatives > 0, key });
     deps.events.emit('mesh:forwarded', { site: site.id, result: resultOf(outcome) });
     switch (outcome.kind) {
       case 'failed':
@@ -144,6 +147,16 @@ async function attemptSite(deps: RemoteDeps, ask: RemoteAsk, site: { id: string;
     maxHeldBodyBytes: ask.settings.maxHeldBodyBytes,
     heldBudget: deps.heldBudget,
   });
+}
+
+/** `<site url><endpoint>`, keeping the url's path prefix; undefined for a url that is not http(s). */
+export function forwardUrl(siteUrl: string, endpoint: string): URL | undefined {
+  try {
+    const url = new URL(endpoint.slice(1), siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function resultOf(outcome: AttemptOutcome): string {

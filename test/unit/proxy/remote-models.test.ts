@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { remoteModelList } from '#src/proxy/index.ts';
+import { forwardUrl } from '#src/proxy/remote-forward.ts';
 import { noNodeAvailable } from '#src/proxy/refusal-errors.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 
@@ -33,4 +34,15 @@ test('a 503 lists the remote sites next to the node counts, and leaves the body 
   const alone = noNodeAvailable('m', [], 1);
   assert.equal('sites' in alone.details, false);
   assert.doesNotMatch(alone.message, /remote/);
+});
+
+test('a forward goes to <site url><endpoint>, path prefix kept; a url that is not http(s) is refused', () => {
+  const cases: [string, string | undefined][] = [
+    ['http://127.0.0.1:8080', 'http://127.0.0.1:8080/v1/chat/completions'],
+    ['http://127.0.0.1:8080/', 'http://127.0.0.1:8080/v1/chat/completions'],
+    ['https://127.0.0.1/site-a', 'https://127.0.0.1/site-a/v1/chat/completions'],
+    ['file:///etc/passwd', undefined],
+    ['not a url', undefined],
+  ];
+  for (const [site, expected] of cases) assert.equal(forwardUrl(site, '/v1/chat/completions')?.href, expected, site);
 });
