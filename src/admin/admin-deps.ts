@@ -8,7 +8,7 @@ import type { NodeRegistry, WakeResult } from '#src/nodes/index.ts';
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
-import type { ExplainPolicies } from './explain.ts';
+import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { SitesSource } from './sites-view.ts';
 
 export interface AdminCommands {
@@ -44,6 +44,8 @@ export interface AdminDeps {
   readonly liveFeed: Pick<LiveFeed, 'open'>;
   /** The federation's sites (GET /admin/sites); undefined = this gateway runs alone. */
   readonly sites?: () => SitesSource | undefined;
+  /** [mesh] only: the remote sites, so /admin/explain lists them next to the nodes. */
+  readonly remote?: ExplainRemote | undefined;
 }
 
 /** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */

@@ -6,14 +6,16 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
-import type { MeshConfig } from '#src/config/types.ts';
-import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
-import { loadSiteKey, MeshService, ownPinProblem, siteCodec, siteLoad, siteSources, type MeshEvents, type MeshTransportStats } from '#src/mesh/index.ts';
+import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
+import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts';
+import { loadSiteKey, MeshService, ownPinProblem, pinnedPublicKey, siteCodec, siteLoad, siteSources, type MeshEvents, type MeshTransportStats } from '#src/mesh/index.ts';
+import { meshLinkFor, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import { registerMeshMetrics } from '#src/metrics/mesh-metrics.ts';
 import { subscribeMeshLogs } from '#src/logs/mesh-log.ts';
 import type { SitesSource } from '#src/admin/sites-view.ts';
-import type { MeshOptions } from './options.ts';
+import type { GatewayOptions, MeshOptions } from './options.ts';
 
 export interface MeshPartDeps {
   readonly options: MeshOptions | undefined;
@@ -25,6 +27,35 @@ export interface MeshPartDeps {
   readonly inFlight: (node: string) => number;
   readonly queueDepths: () => Readonly<Record<string, number>>;
   readonly metrics: Registry;
+  /** The request path's link given by the caller; absent = built here from [mesh] and this part. */
+  readonly link?: MeshLink | undefined;
+}
+
+/** What the gateway's parts offer a mesh part (GatewayParts is one). */
+export interface MeshHost {
+  readonly options: GatewayOptions;
+  readonly clock: Clock;
+  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly registry: Pick<NodeRegistry, 'views' | 'inFlight'>;
+  readonly scheduler: { queueDepths(): Readonly<Record<string, number>> };
+  readonly metrics: { readonly registry: Registry };
+  config(): GatewayConfig;
+}
+
+/** The mesh part of a gateway's parts; everything it reads of them is read when needed. */
+export function meshPartFor(host: MeshHost): MeshPart {
+  return new MeshPart({
+    options: host.options.meshGossip,
+    logger: host.options.logger,
+    clock: host.clock,
+    config: () => host.config().mesh,
+    registryEvents: host.registryEvents,
+    nodeViews: () => host.registry.views(),
+    inFlight: (node) => host.registry.inFlight(node),
+    queueDepths: () => host.scheduler.queueDepths(),
+    metrics: host.metrics.registry,
+    link: host.options.mesh,
+  });
 }
 
 /** Registry changes that may change this site's model set (listings are watched apart: they repeat every poll). */
@@ -32,13 +63,22 @@ const SET_CHANGES = ['node:health-changed', 'node:capacity', 'node:added', 'node
 
 export class MeshPart {
   readonly events: EventBus<MeshEvents>;
+  /** What forwarding needs ([mesh] only): this site's key once loaded, these sites, the pins in force. */
+  readonly link: MeshLink | undefined;
   readonly #deps: MeshPartDeps;
   #service: MeshService | undefined;
+  #key: SiteKey | undefined;
   readonly #offs: (() => void)[] = [];
 
   constructor(deps: MeshPartDeps) {
     this.#deps = deps;
     this.events = new EventBus<MeshEvents>((error) => deps.logger.error({ err: error }, 'mesh event listener failed'));
+    this.link = deps.link ?? meshLinkFor(() => ({ mesh: deps.config() }), () => this.#key, this, pinnedPublicKey);
+  }
+
+  /** This site's key, once the mesh has started. */
+  key(): SiteKey | undefined {
+    return this.#key;
   }
 
   /** Loads the site key, starts the transport and the first publication. Throws when [mesh] cannot run. */
@@ -71,6 +111,7 @@ export class MeshPart {
       }),
     );
     this.#service = service;
+    this.#key = key;
     await service.start();
     logger.info({ site: config.site, peer_id: peerId, pinned: config.sites.length }, 'mesh started');
   }

@@ -6,6 +6,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types.ts';
 import type { MeshTransportFactory } from '#src/mesh/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
+import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
@@ -17,6 +18,11 @@ export interface GatewayOptions {
   readonly loadConfig?: () => Promise<LoadResult>;
   /** Federation gossip: the site key codec and the transport (used only with `[mesh]`). */
   readonly meshGossip?: MeshOptions;
+  /**
+   * Federation's link for the request path (forwarding to other sites, accepting forwarded
+   * requests); absent = alone. Built from `[mesh]`, the site key and the mesh's site store.
+   */
+  readonly mesh?: MeshLink | undefined;
 }
 
 export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

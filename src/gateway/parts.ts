@@ -21,7 +21,8 @@ import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
-import { MeshPart } from './mesh-part.ts';
+import { meshPartFor, type MeshPart } from './mesh-part.ts';
+import { remoteDepsFor, sitePoolsFor } from './forwarding-parts.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -57,6 +58,8 @@ export class GatewayParts {
     maxBytes: this.#config.discovery.maxBodyBytes,
     requestsPerPoll: this.#config.discovery.capacityRequestsPerPoll,
   }));
+  /** One bounded pool per remote site ([mesh] only), built like the nodes' pools. */
+  readonly sitePools: UpstreamPools | undefined;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -176,16 +179,10 @@ export class GatewayParts {
       queueDepths: () => this.scheduler.queueDepths(),
       aliases: () => this.#settings.catalog.aliases,
     });
+    this.mesh = meshPartFor(this);
+    this.sitePools = sitePoolsFor(this.mesh.link, options.config.upstream, this.clock);
     const start = diffNodes([], options.config.nodes);
-    this.registry.applyChange(start);
-    this.checker.applyChange(start);
-    this.discoverer.applyChange(start);
-    this.loadScraper.applyChange(start);
-    this.mesh = new MeshPart({
-      options: options.meshGossip, logger: options.logger, clock: this.clock, config: () => this.#config.mesh,
-      registryEvents: this.registryEvents, nodeViews: () => this.registry.views(), inFlight: (node) => this.registry.inFlight(node),
-      queueDepths: () => this.scheduler.queueDepths(), metrics: this.metrics.registry,
-    });
+    for (const part of [this.registry, this.checker, this.discoverer, this.loadScraper]) part.applyChange(start);
     this.inference = {
       clock: this.clock,
       registry: this.registry,
@@ -197,6 +194,7 @@ export class GatewayParts {
       modelLabel: (model) => this.#modelNames.requestLabel(model),
       onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
       newRequestId: () => randomUUID(),
+      remote: remoteDepsFor(this.mesh.link, { pools: this.sitePools, clock: this.clock, events: this.proxyEvents, heldBudget: this.heldBytes }),
     };
   }
 
@@ -275,6 +273,7 @@ export class GatewayParts {
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.applyChange(change);
     this.pools.applyChange(change, next.upstream);
+    this.sitePools?.applyChange(change, next.upstream);
     this.checker.setIntervalMs(next.health.intervalMs);
     this.checker.applyChange(change);
     this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
@@ -293,7 +292,7 @@ export class GatewayParts {
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.metrics.close();
-    await this.pools.close();
-    await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy(), this.#loadAgent.destroy()]);
+    const agents = [this.#healthAgent, this.#discoveryAgent, this.#loadAgent];
+    await Promise.all([this.pools.close(), this.sitePools?.close(), ...agents.map((agent) => agent.destroy())]);
   }
 }

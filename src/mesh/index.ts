@@ -7,4 +7,4 @@ export { DISCOVERY_SOURCES, siteSources, type DiscoverySource, type SourceDeps, 
 export { siteLoad } from './site-load.ts';
 export type { SiteAdminRow } from './site-store.ts';
 export { siteCodec } from './site-codec.ts';
-export { loadSiteKey, ownPinProblem } from './site-key-file.ts';
+export { loadSiteKey, ownPinProblem, pinnedPublicKey } from './site-key-file.ts';
