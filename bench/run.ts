@@ -10,7 +10,7 @@
 //        --candidate DIR (also measure DIR's gateway: a change against this one, in the same run)
 //        --candidate-flags "..." (node flags for the candidate only; without --candidate: this checkout)
 //        --gateway-flags "--max-semi-space-size=8 ..." (node flags for the gateway processes)
-//        --mesh [--sites 32 --heartbeat 1s --measure 10]: the federation benchmark instead (bench/mesh.ts)
+//        --mesh [--sites 32 --heartbeat 2s --measure 10]: the federation benchmark instead (bench/mesh.ts)
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

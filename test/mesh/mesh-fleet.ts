@@ -43,14 +43,27 @@ export function siteKeyMaterial(): SiteKeyMaterial {
   return { privateKey, publicKey: pub.toString('base64url'), peerId, pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
-/** A free TCP port on 127.0.0.1 (closed again at once; the caller binds it soon after). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
+/**
+ * A free TCP port on 127.0.0.1 below the kernel's ephemeral range (32768+ on Linux): a site's
+ * ports are fixed in every config before it starts, possibly minutes later on a busy machine, and
+ * a port from the ephemeral range could meanwhile be taken by any process connecting or listening
+ * on port 0. `taken` holds the ports already handed out for this fleet.
+ */
+export async function freePort(taken: Set<number>): Promise<number> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (taken.has(port)) continue;
+    const server = createServer();
+    const ok = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!ok) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    taken.add(port);
+    return port;
+  }
+  throw new Error('no free port found in 20000-31999');
 }
 
 export interface MeshTimings {
@@ -59,6 +72,10 @@ export interface MeshTimings {
   readonly maxModelsPerSite: number;
   /** Health/discovery loop interval of every gateway. */
   readonly loop: string;
+  /** Their timeout (default 5 s; the shared sim process answers slowly when the machine is busy). */
+  readonly loopTimeout?: string;
+  /** How long one gateway may take to start (default 90 s: a busy 2-core machine is slow). */
+  readonly startTimeoutMs?: number;
 }
 
 export const FAST: MeshTimings = { heartbeat: '300ms', freshness: '1200ms', maxModelsPerSite: 8, loop: '200ms' };
@@ -70,10 +87,12 @@ export class MeshSite {
   readonly p2pPort: number;
   readonly dir: string;
   process: RunningProcess | undefined;
+  readonly startTimeoutMs: number;
   #config: (nodeNames: readonly string[]) => string;
   #nodes: readonly string[];
 
-  constructor(init: { id: string; key: SiteKeyMaterial; httpPort: number; p2pPort: number; dir: string; nodes: readonly string[]; config: (nodeNames: readonly string[]) => string }) {
+  constructor(init: { id: string; key: SiteKeyMaterial; httpPort: number; p2pPort: number; dir: string; nodes: readonly string[]; config: (nodeNames: readonly string[]) => string; startTimeoutMs: number }) {
+    this.startTimeoutMs = init.startTimeoutMs;
     this.id = init.id;
     this.key = init.key;
     this.httpPort = init.httpPort;
@@ -99,7 +118,7 @@ export class MeshSite {
     await writeFile(this.configPath, this.#config(this.#nodes));
     const proc = startCli(['serve', '--config', this.configPath], { SWITCHYARD_LOG_LEVEL: 'info' });
     this.process = proc;
-    await proc.waitForLine((l) => l.includes('"gateway listening"'), 30_000);
+    await proc.waitForLine((l) => l.includes('"gateway listening"'), this.startTimeoutMs);
   }
 
   /** Rewrites the config with these sim nodes and reloads it (SIGHUP). */
@@ -184,7 +203,9 @@ export async function startMeshFleet(options: MeshFleetOptions): Promise<MeshFle
   const sim = await startSimProcess(simToml(options.sites));
   const keys = new Map(options.sites.map((s) => [s.id, siteKeyMaterial()] as const));
   const extraKeys = new Map((options.extraPins ?? []).map((id) => [id, siteKeyMaterial()] as const));
-  const ports = await Promise.all(options.sites.map(async () => ({ http: await freePort(), p2p: await freePort() })));
+  const taken = new Set<number>();
+  const ports: { http: number; p2p: number }[] = [];
+  for (const _ of options.sites) ports.push({ http: await freePort(taken), p2p: await freePort(taken) });
   const pins = [...keys, ...extraKeys].map(([id, k]) => ['[[mesh.sites]]', `id = "${id}"`, `public_key = "${k.publicKey}"`].join('\n')).join('\n');
   const sites = new Map<string, MeshSite>();
   const count = options.sites.length;
@@ -202,11 +223,11 @@ export async function startMeshFleet(options: MeshFleetOptions): Promise<MeshFle
         `listen = "127.0.0.1:${ports[i]!.http}"`,
         '[health]',
         `interval = "${timings.loop}"`,
-        'timeout = "5s"',
+        `timeout = "${timings.loopTimeout ?? '5s'}"`,
         'fail_threshold = 2',
         '[discovery]',
         `interval = "${timings.loop}"`,
-        'timeout = "5s"',
+        `timeout = "${timings.loopTimeout ?? '5s'}"`,
         '[routing]',
         'tokenize_timeout = "10s"',
         'queue_timeout = "1s"',
@@ -224,7 +245,7 @@ export async function startMeshFleet(options: MeshFleetOptions): Promise<MeshFle
         '',
       ].join('\n');
     const active = spec.nodes.map((n) => n.name).filter((n) => !(spec.dormant ?? []).includes(n));
-    sites.set(spec.id, new MeshSite({ id: spec.id, key, httpPort: ports[i]!.http, p2pPort: ports[i]!.p2p, dir, nodes: active, config }));
+    sites.set(spec.id, new MeshSite({ id: spec.id, key, httpPort: ports[i]!.http, p2pPort: ports[i]!.p2p, dir, nodes: active, config, startTimeoutMs: timings.startTimeoutMs ?? 90_000 }));
   });
   await Promise.all([...keys].map(([id, k]) => writeFile(join(dir, `${id}.key`), k.pem, { mode: 0o600 })));
   const fleet: MeshFleet = {
@@ -237,6 +258,10 @@ export async function startMeshFleet(options: MeshFleetOptions): Promise<MeshFle
       return found;
     },
     async stop() {
+      const keep = process.env.MESH_LOG_DIR;
+      if (keep !== undefined) {
+        await Promise.all([...sites.values()].map((s) => writeFile(join(keep, `${s.id}.log`), [...(s.process?.lines ?? []), ...(s.process?.stderr ?? [])].join('\n'))));
+      }
       await Promise.all([...sites.values()].map((s) => s.stop('SIGKILL').catch(() => undefined)));
       await sim.stop();
       await rm(dir, { recursive: true, force: true });

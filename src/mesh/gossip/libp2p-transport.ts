@@ -23,6 +23,11 @@ import { PeerDialer, type DialerEvents, type DialTarget } from './peer-dialer.ts
 export interface TransportEvents extends DialerEvents {
   /** A message over `maxMessageBytes` was dropped (not delivered, not relayed). */
   oversized?(fromPeer: string, bytes: number): void;
+  /** The first connection to a peer opened / the last one closed (for logs; gossip is not yet set up). */
+  connected?(peer: string): void;
+  disconnected?(peer: string): void;
+  /** A message or peer-joined handler threw; the error is contained here, never crashes the process. */
+  handlerFailed?(error: unknown): void;
 }
 
 export interface Libp2pTransportOptions {
@@ -111,13 +116,13 @@ export class Libp2pTransport implements MeshTransport {
       const message = event.detail;
       if (message.topic !== SITES_TOPIC || message.type !== 'signed') return;
       const from = message.from.toString();
-      for (const handler of this.#messageHandlers) handler(message.data, from);
+      for (const handler of this.#messageHandlers) this.#call(() => handler(message.data, from));
     });
     pubsub.addEventListener('subscription-change', (event) => {
       const joined = event.detail.subscriptions.some((s) => s.topic === SITES_TOPIC && s.subscribe);
       if (!joined) return;
       const peer = event.detail.peerId.toString();
-      for (const handler of this.#joinHandlers) handler(peer);
+      for (const handler of this.#joinHandlers) this.#call(() => handler(peer));
     });
     pubsub.subscribe(SITES_TOPIC);
     const dialer = new PeerDialer({
@@ -133,7 +138,12 @@ export class Libp2pTransport implements MeshTransport {
       ...(opts.events === undefined ? {} : { events: opts.events }),
     });
     this.#dialer = dialer;
-    node.addEventListener('peer:disconnect', (event) => dialer.peerDisconnected(event.detail.toString()));
+    node.addEventListener('peer:connect', (event) => opts.events?.connected?.(event.detail.toString()));
+    node.addEventListener('peer:disconnect', (event) => {
+      const peer = event.detail.toString();
+      opts.events?.disconnected?.(peer);
+      dialer.peerDisconnected(peer);
+    });
     dialer.setPeers(this.#peers);
   }
 
@@ -170,6 +180,15 @@ export class Libp2pTransport implements MeshTransport {
   stats(): { readonly peers: number; readonly bytesSent: number; readonly bytesReceived: number } {
     const peers = this.#node?.services.pubsub.getSubscribers(SITES_TOPIC).length ?? 0;
     return { peers, ...this.#meter.counts() };
+  }
+
+  /** An exception thrown from a listener of a libp2p event would end the process (EventTarget rethrows it). */
+  #call(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.#opts.events?.handlerFailed?.(error);
+    }
   }
 
   /** This site's libp2p peer id (the base58btc string `[mesh] peers` entries end in). */

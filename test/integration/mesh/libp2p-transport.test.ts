@@ -157,3 +157,23 @@ test('stop() leaves no handles: a process that starts two transports, gossips an
   assert.equal(code, 0, `the process did not exit cleanly by itself within 20 s: ${out}`);
   assert.match(out, /delivered/);
 });
+
+test('a handler that throws is contained and reported; the other handlers still get the message', async () => {
+  const failures: unknown[] = [];
+  const connected: string[] = [];
+  const b = await site(await generateKeyPair('Ed25519'), { events: { handlerFailed: (e) => failures.push(e), connected: (p) => connected.push(p) } });
+  b.transport.onMessage(() => {
+    throw new Error('handler bug');
+  });
+  const later: string[] = [];
+  b.transport.onMessage((data) => later.push(text(data)));
+  const a = await site(await generateKeyPair('Ed25519'), { peers: [addr(b)] });
+  try {
+    await deliver(a, [b], 'boom');
+    assert.ok(later.includes('boom'));
+    assert.ok(failures.length >= 1 && failures[0] instanceof Error && failures[0].message === 'handler bug');
+    assert.deepEqual(connected, [a.transport.peerId()]);
+  } finally {
+    await Promise.all([a.transport.stop(), b.transport.stop()]);
+  }
+});
