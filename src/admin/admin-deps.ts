@@ -8,7 +8,7 @@ import type { NodeRegistry, WakeResult } from '#src/nodes/index.ts';
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
-import type { ExplainPolicies } from './explain.ts';
+import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
@@ -41,6 +41,8 @@ export interface AdminDeps {
   readonly commands: AdminCommands;
   /** The dashboard's live stream (GET /admin/events). */
   readonly liveFeed: Pick<LiveFeed, 'open'>;
+  /** [mesh] only: the remote sites, so /admin/explain lists them next to the nodes. */
+  readonly remote?: ExplainRemote | undefined;
 }
 
 /** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */

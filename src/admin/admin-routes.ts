@@ -37,7 +37,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         return;
       }
       const request = routeRequestFor({ ...query, group: deps.catalog().groups.get(query.model), policy: deps.catalog().policies.get(query.model) }, deps.config().routing);
-      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.filters, deps.policies));
+      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.filters, deps.policies, deps.remote));
     }),
   );
   table.add('GET', '/admin/runtime', guard(false, (_req, res) => sendJson(res, 200, deps.commands.runtime())));

@@ -2,7 +2,17 @@
 // and its reason, from the same filters the request path runs (no separate logic to drift).
 
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import { classifyUnroutable, filterCandidates, mightFitLater, type Filter, type PolicySet, type PrefixHitFigures, type RouteRequest } from '#src/routing/index.ts';
+import {
+  chooseSite,
+  classifyUnroutable,
+  filterCandidates,
+  mightFitLater,
+  type Filter,
+  type PolicySet,
+  type PrefixHitFigures,
+  type RemoteSiteView,
+  type RouteRequest,
+} from '#src/routing/index.ts';
 
 export interface ExplainNode {
   readonly node: string;
@@ -23,16 +33,35 @@ export interface ExplainChoice {
   readonly reason: string;
 }
 
+/** A remote site's verdict ([mesh] only), from the same selection the request path runs. */
+export interface ExplainSite {
+  readonly site: string;
+  readonly verdict: 'eligible' | 'excluded';
+  readonly reason?: string;
+  readonly detail?: string;
+  /** The load its record states (lower is better), for an eligible site. */
+  readonly load?: number;
+}
+
+/** What explain needs of the mesh: the remote sites (this one left out) and those in back-off. */
+export interface ExplainRemote {
+  sites(): readonly RemoteSiteView[];
+  unreachable(): ReadonlyMap<string, string>;
+}
+
 export interface Explanation {
   readonly model: string;
   readonly prompt_tokens: number | null;
   readonly max_tokens: number | null;
-  /** What the request path would do: route to one of the eligible nodes, queue, or answer 400/503. */
-  readonly outcome: 'route' | 'queue' | 'context_length_exceeded' | 'no_node_available';
+  /** What the request path would do: route to one of the eligible nodes, queue, forward to a remote site, or answer 400/503. */
+  readonly outcome: 'route' | 'queue' | 'forward' | 'context_length_exceeded' | 'no_node_available';
   readonly choice: ExplainChoice | null;
   /** cache-aware: the estimated share of prompt characters routed to a node that held them already; null before any. */
   readonly prefix_hit_rate: number | null;
   readonly nodes: readonly ExplainNode[];
+  /** [mesh] only: every pinned remote site with its verdict, and the one a forward would go to. */
+  readonly sites?: readonly ExplainSite[];
+  readonly site_choice?: string | null;
 }
 
 /** The policies' side of an explanation: their choice, recording nothing, and cache-aware's hits. */
@@ -42,7 +71,7 @@ export function hitRate(hits: PrefixHitFigures): number | null {
   return hits.promptChars === 0 ? null : Math.round((hits.matchedChars / hits.promptChars) * 1000) / 1000;
 }
 
-export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[], policies: ExplainPolicies): Explanation {
+export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[], policies: ExplainPolicies, remote?: ExplainRemote): Explanation {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
   const picked = policies.explain(req, kept, snapshot);
@@ -57,8 +86,25 @@ export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, fil
     return { node: view.spec.name, verdict: 'excluded', reason: exclusion.code, filter: exclusion.filter, detail: exclusion.detail };
   });
   const kind = kept.length > 0 ? undefined : classifyUnroutable(excluded, mightFitLater(snapshot, req));
-  const outcome =
+  const outcome: Explanation['outcome'] =
     kind === undefined ? 'route' : kind === 'busy' ? 'queue' : kind === 'too_large' ? 'context_length_exceeded' : 'no_node_available';
   const prefix_hit_rate = hitRate(policies.prefixHits());
-  return { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes };
+  const base = { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes };
+  if (remote === undefined) return base;
+  const sites = explainSites(req, remote);
+  const forwards = sites.chosen !== undefined && (outcome === 'context_length_exceeded' || outcome === 'no_node_available');
+  return { ...base, outcome: forwards ? 'forward' : outcome, sites: sites.list, site_choice: sites.chosen ?? null };
+}
+
+function explainSites(req: RouteRequest, remote: ExplainRemote): { list: ExplainSite[]; chosen: string | undefined } {
+  const all = remote.sites();
+  const siteReq = { model: req.model, promptTokens: req.promptTokens, maxTokens: req.maxTokens, triedSites: new Set<string>(), forwarded: false };
+  const choice = chooseSite(siteReq, all, remote.unreachable(), 0);
+  const byId = new Map(choice.excluded.map((e) => [e.site, e]));
+  const list = all.map((site): ExplainSite => {
+    const e = byId.get(site.id);
+    if (e === undefined) return { site: site.id, verdict: 'eligible', load: site.load };
+    return { site: site.id, verdict: 'excluded', reason: e.code, ...(e.detail === undefined ? {} : { detail: e.detail }) };
+  });
+  return { list, chosen: choice.chosen?.id };
 }

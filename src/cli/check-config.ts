@@ -76,7 +76,18 @@ function describeConfig(config: GatewayConfig): string[] {
       `miss cooldown ${formatDurationMs(discovery.missCooldownMs)}`,
     `upstream: connect timeout ${formatDurationMs(upstream.connectTimeoutMs)}, ` +
       `headers timeout ${formatDurationMs(upstream.headersTimeoutMs)}, body idle timeout ${formatDurationMs(upstream.bodyIdleTimeoutMs)}`,
+    describeMesh(config.mesh),
   ];
+}
+
+function describeMesh(mesh: GatewayConfig['mesh']): string {
+  if (mesh === undefined) return 'mesh: none (this gateway runs alone)';
+  const pins = mesh.sites.map((pin) => pin.id).join(', ');
+  return (
+    `mesh: site ${mesh.site} at ${mesh.url}, ${mesh.peers.length} bootstrap peer${mesh.peers.length === 1 ? '' : 's'}, ` +
+    `${mesh.sites.length} pinned site${mesh.sites.length === 1 ? '' : 's'}${pins === '' ? '' : ` (${pins})`}, ` +
+    `heartbeat ${formatDurationMs(mesh.heartbeatMs)}, fresh for ${formatDurationMs(mesh.freshnessMs)}`
+  );
 }
 
 function describeModel(model: ModelSpec): string {

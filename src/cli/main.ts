@@ -8,6 +8,7 @@ import { runSim } from './sim.ts';
 import { runDemo } from './demo.ts';
 import { runInit } from './init.ts';
 import { runStatus } from './status.ts';
+import { runKeygen } from './keygen.ts';
 import { HangupRelay } from './hangups.ts';
 import { EXIT_INTERNAL_ERROR, installCrashPolicy } from './crash-policy.ts';
 import { commandHelp, packageVersion, USAGE, wantsHelp } from './usage.ts';
@@ -25,6 +26,7 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   demo: { run: runDemo, onHangup: 'stop' },
   init: { run: runInit, onHangup: 'stop' },
   status: { run: runStatus, onHangup: 'stop' },
+  keygen: { run: runKeygen, onHangup: 'stop' },
 };
 
 export interface CliStart {

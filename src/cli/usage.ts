@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { INIT_USAGE } from './init-args.ts';
 import { CHECK_CONFIG_USAGE } from './check-config.ts';
 import { SERVE_USAGE } from './serve.ts';
+import { KEYGEN_USAGE } from './keygen.ts';
 
 export const USAGE = `usage: switchyard <command> [options]     (switchyard <command> --help for its options)
 
@@ -14,6 +15,7 @@ commands:
   sim --config FILE                                run a simulated fleet of inference servers
   demo [--port N]                                  a simulated fleet and a gateway, on loopback
   status [--url GATEWAY] [--token T] [--watch]     the fleet as a table; exit 1 if a node is dead
+  keygen --out FILE                                write a new site key for [mesh]; print its public key
 
   --version                                        print the version
 `;
@@ -22,6 +24,7 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
   init: INIT_USAGE,
   serve: SERVE_USAGE,
   'check-config': CHECK_CONFIG_USAGE,
+  keygen: KEYGEN_USAGE,
   sim: `usage: switchyard sim --config FILE
 
 Runs a simulated fleet of inference servers (docs/simulator.md); one JSON line on stdout names

@@ -1,6 +1,6 @@
 // Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
-import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, LoadSignalsConfig, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
+import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, LoadSignalsConfig, MeshConfig, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
 
 const MIB = 1_048_576;
 
@@ -13,6 +13,11 @@ export interface ConfigDefaults {
   readonly load: LoadSignalsConfig;
   readonly routing: RoutingConfig;
   readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly weight: number; readonly wakeTimeoutMs: number };
+  /** `[mesh]` has no defaults for site, url, key_file and listen: they are required when the table is present. */
+  readonly mesh: Pick<MeshConfig, 'peers' | 'heartbeatMs' | 'maxModelsPerSite' | 'maxClockSkewMs' | 'maxMessageBytes'> & {
+    /** freshness defaults to this many heartbeats. */
+    readonly freshnessHeartbeats: number;
+  };
 }
 
 export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
@@ -74,4 +79,6 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
   }),
   // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
   node: Object.freeze({ kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 }),
+  // Three missed heartbeats make a site stale: one lost message is not an outage.
+  mesh: Object.freeze({ peers: Object.freeze([]), heartbeatMs: 5_000, freshnessHeartbeats: 3, maxModelsPerSite: 256, maxClockSkewMs: 30_000, maxMessageBytes: 256 * 1024 }),
 });

@@ -24,3 +24,6 @@ export { formatDurationMs, parseDurationMs } from './duration.ts';
 export { formatSizeBytes, parseSizeBytes } from './size.ts';
 export { formatListenAddress } from './listen-address.ts';
 export { nodePathPrefix, normalizeNodeUrl } from './node-url.ts';
+export type { MeshConfig, MeshSitePin, MeshStaticModel } from './types.ts';
+export { isSiteId } from './mesh-schema.ts';
+export { parsePublicKey, ED25519_PUBLIC_KEY_BYTES } from './public-key.ts';

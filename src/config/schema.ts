@@ -11,6 +11,7 @@ import { normalizeNodeUrl } from './node-url.ts';
 import { parseWake } from './wake.ts';
 import { KV_MODES, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
+import { meshSchema } from './mesh-schema.ts';
 import {
   durationMs,
   name,
@@ -189,6 +190,7 @@ export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
     routing: routingSchema.prefault({}),
     models: modelsSchema.prefault({}),
     nodes: nodesSchema(env).prefault([]),
+    mesh: meshSchema.optional(),
   }).superRefine((config, ctx) => {
     reportClashes(ctx, findUnservedModelGroups(config.models.available, config.nodes), ['models', 'available']);
     const admin = config.admin.listen;

@@ -1,7 +1,7 @@
 // Wiring only: the public table (proxy/) and the admin table (admin/), each given a flat dependency
 // object filled from the gateway's parts. Which listener serves which table is main.ts's choice.
 
-import { adminEndpoints } from '#src/admin/index.ts';
+import { adminEndpoints, type ExplainRemote } from '#src/admin/index.ts';
 import { publicEndpoints, type EndpointTable } from '#src/proxy/index.ts';
 import type { GatewayParts } from './parts.ts';
 
@@ -24,6 +24,7 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       clientKeys: () => parts.config().server.apiKeys,
       configuredModels: () => parts.config().models.available,
       inference: parts.inference,
+      mesh: parts.options.mesh,
     }),
     admin: adminEndpoints({
       clock,
@@ -35,12 +36,23 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       policies: parts.policies,
       queueDepths: () => parts.scheduler.queueDepths(),
       liveFeed: parts.dashboard.feed,
+      remote: explainRemote(parts),
       commands: {
         reload: () => parts.reload(),
         wake: (node) => parts.wakes.wake(node, 'manual'),
         runtime: () => runtimeFigures(parts, listeners),
       },
     }),
+  };
+}
+
+/** The remote sites as forwarding sees them ([mesh] only): this site left out, back-offs included. */
+function explainRemote(parts: GatewayParts): ExplainRemote | undefined {
+  const remote = parts.inference.remote;
+  if (remote === undefined) return undefined;
+  return {
+    sites: () => remote.mesh.source.sites().filter((s) => s.id !== remote.mesh.site),
+    unreachable: () => remote.reachability.unreachable(),
   };
 }
 
@@ -56,6 +68,7 @@ function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record
     retiring_in_flight: parts.registry.retiringInFlight(),
     queue_depth: parts.scheduler.queueDepths(),
     upstream: parts.pools.stats(),
+    ...(parts.sitePools === undefined ? {} : { upstream_sites: parts.sitePools.stats() }),
     upstream_held_bytes: parts.heldBytes.held(),
   };
 }

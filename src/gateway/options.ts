@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '#src/core/clock.ts';
 import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types.ts';
+import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
@@ -13,6 +14,11 @@ export interface GatewayOptions {
   readonly random?: () => number;
   /** Re-reads the config for SIGHUP and POST /admin/reload; absent = reload unsupported. */
   readonly loadConfig?: () => Promise<LoadResult>;
+  /**
+   * Federation's link for the request path (forwarding to other sites, accepting forwarded
+   * requests); absent = alone. Built from `[mesh]`, the site key and the mesh's site store.
+   */
+  readonly mesh?: MeshLink | undefined;
 }
 
 export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

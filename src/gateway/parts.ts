@@ -21,6 +21,7 @@ import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
+import { remoteDepsFor, sitePoolsFor } from './forwarding-parts.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -54,6 +55,8 @@ export class GatewayParts {
     maxBytes: this.#config.discovery.maxBodyBytes,
     requestsPerPoll: this.#config.discovery.capacityRequestsPerPoll,
   }));
+  /** One bounded pool per remote site ([mesh] only), built like the nodes' pools. */
+  readonly sitePools: UpstreamPools | undefined;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -173,6 +176,7 @@ export class GatewayParts {
       queueDepths: () => this.scheduler.queueDepths(),
       aliases: () => this.#settings.catalog.aliases,
     });
+    this.sitePools = sitePoolsFor(options.mesh, options.config.upstream, this.clock);
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);
     this.checker.applyChange(start);
@@ -189,6 +193,7 @@ export class GatewayParts {
       modelLabel: (model) => this.#modelNames.requestLabel(model),
       onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
       newRequestId: () => randomUUID(),
+      remote: remoteDepsFor(options.mesh, { pools: this.sitePools, clock: this.clock, events: this.proxyEvents, heldBudget: this.heldBytes }),
     };
   }
 
@@ -267,6 +272,7 @@ export class GatewayParts {
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.applyChange(change);
     this.pools.applyChange(change, next.upstream);
+    this.sitePools?.applyChange(change, next.upstream);
     this.checker.setIntervalMs(next.health.intervalMs);
     this.checker.applyChange(change);
     this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
@@ -284,7 +290,7 @@ export class GatewayParts {
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.metrics.close();
-    await this.pools.close();
+    await Promise.all([this.pools.close(), this.sitePools?.close()]);
     await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy(), this.#loadAgent.destroy()]);
   }
 }

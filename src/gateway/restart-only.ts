@@ -13,5 +13,14 @@ export function restartOnlyChanges(previous: GatewayConfig, next: GatewayConfig)
   if (!same(previous.admin.listen, next.admin.listen)) changed.push('admin.listen');
   // The cache-aware prefix tree is sized once, when it is built.
   if (previous.routing.cacheMaxTreeChars !== next.routing.cacheMaxTreeChars) changed.push('routing.cache_max_tree_chars');
+  // The site's identity (key, id, url) and its libp2p sockets are fixed for the mesh's life; pins,
+  // peers, timings and caps apply live (ConfigChange.meshChanged).
+  if ((previous.mesh === undefined) !== (next.mesh === undefined)) changed.push('mesh');
+  else if (previous.mesh !== undefined && next.mesh !== undefined) {
+    if (previous.mesh.site !== next.mesh.site) changed.push('mesh.site');
+    if (previous.mesh.url !== next.mesh.url) changed.push('mesh.url');
+    if (previous.mesh.keyFile !== next.mesh.keyFile) changed.push('mesh.key_file');
+    if (!same(previous.mesh.listen, next.mesh.listen)) changed.push('mesh.listen');
+  }
   return changed;
 }

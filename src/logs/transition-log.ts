@@ -6,6 +6,7 @@ import type { EventBus } from '#src/core/events.ts';
 import { changedDrops, configuredModelWarnings, describeTransition, sampleIds } from '#src/discovery/index.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
+import { subscribeForwardLogs } from './forward-log.ts';
 
 export interface TransitionLogSources {
   readonly logger: Logger;
@@ -54,6 +55,7 @@ export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
       if (e.result === 'success' || e.result === 'client_abort') return;
       logger.warn({ node: e.node, model: e.model, result: e.result, status: e.status, error: e.error }, 'upstream attempt failed');
     }),
+    ...subscribeForwardLogs(logger, s.proxyEvents),
   ];
   return () => {
     for (const off of offs) off();

@@ -8,6 +8,7 @@ import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { countByCode, type PrefixHitFigures } from '#src/routing/index.ts';
 import { registerPrefixHits } from './prefix-hits.ts';
+import { registerMeshForwarding } from './mesh-forwarding.ts';
 
 const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
 
@@ -198,6 +199,7 @@ export class GatewayMetrics {
     });
 
     this.#unsubscribe.push(
+      ...registerMeshForwarding(r, sources.proxyEvents),
       sources.proxyEvents.on('route:model-switch', (e) => switches.inc({ node: e.node })),
       sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),
       sources.proxyEvents.on('proxy:context-rejected', (e) => contextRejections.inc({ model: e.model })),

@@ -16,8 +16,21 @@ const HOP_BY_HOP = new Set([
   'http2-settings',
 ]);
 
-/** Request headers that the gateway owns or recomputes. */
-const NOT_FORWARDED_UPSTREAM = new Set(['host', 'content-length', 'authorization', 'x-api-key', 'expect', 'accept-encoding']);
+/**
+ * Request headers that the gateway owns or recomputes, and a forwarding site's signature (it
+ * authenticated the request here; a node has no use for it).
+ */
+const NOT_FORWARDED_UPSTREAM = new Set([
+  'host',
+  'content-length',
+  'authorization',
+  'x-api-key',
+  'expect',
+  'accept-encoding',
+  'signature',
+  'signature-input',
+  'x-switchyard-forwarded-by',
+]);
 
 /**
  * Response headers a node may not set for the gateway's origin: cookies, redirects, cache and

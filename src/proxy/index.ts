@@ -15,3 +15,6 @@ export { readBody } from './read-body.ts';
 export { buildCatalog } from './model-catalog.ts';
 export { fleetModels } from './models-list.ts';
 export { requestSettings, type RequestSettings } from './request-settings.ts';
+export { forwardToSites, siteLabel, type RemoteDeps } from './remote-forward.ts';
+export { remoteModelList, type RemoteFleetModel } from './remote-models.ts';
+export type { InboundForward } from './forward-in.ts';

@@ -33,7 +33,9 @@ import { resolveRequest, type ResolvedRequest } from './request-model.ts';
 import type { RequestSettings } from './request-settings.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
-import { respondRefused } from './respond-refused.ts';
+import { respondRefused, type SiteVerdicts } from './respond-refused.ts';
+import { forwardToSites, type RemoteDeps } from './remote-forward.ts';
+import { acceptInboundBody, type InboundForward } from './forward-in.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
@@ -49,13 +51,16 @@ export interface InferenceDeps {
   /** A node said it does not have a model its listing showed: re-list it. */
   readonly onModelVanished: (nodeName: string) => void;
   readonly newRequestId: () => string;
+  /** Forwarding to other sites ([mesh]); absent = this gateway runs alone, with no federation work per request. */
+  readonly remote?: RemoteDeps | undefined;
 }
 
-export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** `inbound` is set for a request another site forwarded here, its signature verified (forward-in.ts). */
+export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse, inbound?: InboundForward): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
   const report = startRequestReport(deps, endpoint, startedMs);
   try {
-    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report });
+    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report, inbound });
   } catch (error) {
     // The server's dispatcher answers an internal error 500 (or cuts a response already started);
     // it is still a request, and must show in gateway_requests_total.
@@ -71,10 +76,11 @@ interface RequestContext {
   readonly res: ServerResponse;
   readonly startedMs: number;
   readonly report: RequestReport;
+  readonly inbound: InboundForward | undefined;
 }
 
 async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
-  const { settings, endpoint, req, res, startedMs, report } = context;
+  const { settings, endpoint, req, res, startedMs, report, inbound } = context;
   const finish = report.finish;
   const requestId = deps.newRequestId();
   const fail = (error: GatewayError): void => {
@@ -94,6 +100,10 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     fail(gatewayError);
     return;
   }
+  if (inbound !== undefined) {
+    const refused = acceptInboundBody(inbound, req.headers, raw, deps.events);
+    if (refused !== undefined) return fail(refused);
+  }
   const resolved = resolveRequest(raw, settings.catalog);
   if (resolved instanceof GatewayError) {
     fail(resolved);
@@ -106,7 +116,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     if (!res.writableFinished) clientGone.abort();
   });
   const maxTokens = requestedMaxTokens(resolved.json);
-  const promptTokens = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
+  const { tokens: promptTokens, exact } = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
 
   const policy = settings.catalog.policies.get(resolved.model) ?? settings.policy;
   const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
@@ -126,8 +136,20 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       });
     }
     if (admission.kind === 'refused') {
+      let sites: SiteVerdicts | undefined;
+      if (deps.remote !== undefined && admission.reason !== 'aborted') {
+        const ask = { settings, endpoint, req, res, model: resolved.model, body: resolved.body, requestId, startedMs, finish };
+        // Sites are judged by a typical size unless a tokenizer counted it: the loose byte bound would
+        // turn sites away that fit, and one that does not fit refuses, which fails over to the next.
+        const siteTokens = exact ? routeRequest.promptTokens : Math.min(routeRequest.promptTokens ?? 0, typicalTokens(promptText(endpoint, resolved.json)));
+        const remote = await forwardToSites(deps.remote, { ...ask, promptTokens: siteTokens, maxTokens, forwarded: inbound !== undefined });
+        if (remote.kind === 'answered') return;
+        sites = remote.sites;
+        failures.push(...remote.failures);
+        lastRefusal = remote.lastRefusal ?? lastRefusal;
+      }
       const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
-      respondRefused(refusalDeps, { settings, admission, routeRequest, resolved, failures, lastRefusal, loadTimedOut, fail, finish });
+      respondRefused(refusalDeps, { settings, admission, routeRequest, resolved, failures, lastRefusal, loadTimedOut, fail, finish, sites });
       return;
     }
     const node = admission.node.spec;
@@ -215,28 +237,28 @@ function alsoTried(request: RouteRequest, node: string): RouteRequest {
   return { ...request, triedNodes: new Set(request.triedNodes).add(node) };
 }
 
-/** The prompt size routing uses: the cheap upper bound, or the node's exact count when it matters. */
+/** The prompt size routing uses: the cheap upper bound, or the node's exact count when it matters (`exact`). */
 async function sizePrompt(
   deps: InferenceDeps,
   settings: RequestSettings,
   ask: { readonly endpoint: string; readonly resolved: ResolvedRequest; readonly maxTokens: number | undefined },
   signal: AbortSignal,
-): Promise<number> {
+): Promise<{ readonly tokens: number; readonly exact: boolean }> {
   const { endpoint, resolved, maxTokens } = ask;
   const text = promptText(endpoint, resolved.json);
   const upper = upperBoundTokens(text);
   const nodes = deps.registry.views();
-  if (!wantsExactCount(upper, maxTokens, nodes, resolved.model)) return upper;
+  if (!wantsExactCount(upper, maxTokens, nodes, resolved.model)) return { tokens: upper, exact: false };
   // Hopeless: even at a typical 4 bytes per token it exceeds every context twice over.
   const typical = typicalTokens(text);
   const largest = largestContext(deps.registry.snapshot(), resolved.model);
-  if (largest > 0 && typical > largest * HOPELESS_CONTEXT_FACTOR) return typical;
+  if (largest > 0 && typical > largest * HOPELESS_CONTEXT_FACTOR) return { tokens: typical, exact: false };
   const tokenizer = pickTokenizerNode(nodes, resolved.model);
-  if (tokenizer === undefined) return upper;
+  if (tokenizer === undefined) return { tokens: upper, exact: false };
   const exact = await countPromptTokens(tokenizer, resolved.model, text, {
     dispatcher: deps.pools.get(tokenizer.spec),
     timeoutMs: settings.tokenizeTimeoutMs,
     signal,
   });
-  return exact === undefined ? upper : Math.min(exact, upper);
+  return exact === undefined ? { tokens: upper, exact: false } : { tokens: Math.min(exact, upper), exact: true };
 }

@@ -32,4 +32,13 @@ export interface ProxyEvents {
   'route:model-switch': { readonly node: string; readonly model: string };
   /** A request left its model's queue (admitted or refused) after waiting. */
   'proxy:queue-wait': { readonly model: string; readonly waitedMs: number; readonly admitted: boolean };
+  /** A request forwarded to another site, and how that attempt ended (success, connect_error, http_5xx, …). */
+  'mesh:forwarded': { readonly site: string; readonly result: string };
+  /**
+   * A forwarded request arriving from another site: `accepted`, or the rejection (unsigned,
+   * unknown_site, bad_signature, expired, digest_mismatch). `site` is the pinned site, or `_unknown`.
+   */
+  'mesh:forwarded-in': { readonly site: string; readonly result: string };
+  /** A remote site stopped answering forwards (backing off), or answered again: transitions only. */
+  'mesh:site-reachability': { readonly site: string; readonly reachable: boolean; readonly detail: string | undefined };
 }

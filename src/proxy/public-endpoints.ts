@@ -11,6 +11,9 @@ import { TableBuilder, type EndpointTable, type Handler } from './endpoint-table
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
 import { handleInference, type InferenceDeps } from './inference-handler.ts';
 import { fleetModels } from './models-list.ts';
+import { mustVerify, verifyInbound, type ForwardInDeps } from './forward-in.ts';
+import type { MeshLink } from '#src/mesh/forwarding/index.ts';
+import { freshRemoteModelList } from './remote-models.ts';
 import { sendError } from './openai-error.ts';
 import { sendJson } from './server.ts';
 
@@ -24,6 +27,8 @@ export interface PublicEndpointDeps {
   /** The models the config declares, listed by /v1/models even before a node reports them. */
   readonly configuredModels: () => readonly ModelSpec[];
   readonly inference: InferenceDeps;
+  /** Federation ([mesh]); absent = alone: requests claiming to be forwarded are refused 401. */
+  readonly mesh?: MeshLink | undefined;
 }
 
 export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
@@ -39,15 +44,22 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       return handler(req, res, url);
     };
 
+  const forwardIn: ForwardInDeps = { mesh: deps.mesh, clock: deps.clock, events: deps.inference.events };
   const table = new TableBuilder();
   for (const path of INFERENCE_PATHS) {
-    table.add('POST', path, requireClientKey((req, res) => handleInference(deps.inference, path, req, res)));
+    const local = requireClientKey((req, res) => handleInference(deps.inference, path, req, res));
+    // A forwarded request is authenticated by its signature instead of a client key.
+    table.add('POST', path, (req, res, url) =>
+      mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, (inbound) => handleInference(deps.inference, path, req, res, inbound)) : local(req, res, url),
+    );
   }
   table.add(
     'GET',
     '/v1/models',
     requireClientKey((_req, res) => {
-      sendJson(res, 200, fleetModels(deps.registry.views(), deps.configuredModels(), deps.clock.now()));
+      const list = fleetModels(deps.registry.views(), deps.configuredModels(), deps.clock.now());
+      if (deps.mesh !== undefined) list.data.push(...freshRemoteModelList(deps.mesh, list.data, deps.clock.now()));
+      sendJson(res, 200, list);
     }),
   );
   table.add('GET', '/health', (_req, res) => {

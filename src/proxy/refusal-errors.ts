@@ -2,15 +2,17 @@
 // per-reason counts from the routing decision so the client can tell "down" from "not served".
 
 import { GatewayError } from '#src/core/errors.ts';
-import { countByCode, judgeModel, type Exclusion, type ModelVerdictInput } from '#src/routing/index.ts';
+import { countByCode, judgeModel, type Exclusion, type ModelVerdictInput, type SiteExclusion } from '#src/routing/index.ts';
 
 /**
  * Nothing could take a request's first attempt: 404 model_not_found when every node's listing is
  * current and none lists the model (docs/config.md, "Unknown and unavailable models"), else 503.
  */
-export function nothingServes(input: ModelVerdictInput & { readonly excluded: readonly Exclusion[]; readonly retryAfterSeconds: number }): GatewayError {
+export function nothingServes(
+  input: ModelVerdictInput & { readonly excluded: readonly Exclusion[]; readonly retryAfterSeconds: number; readonly siteExclusions?: readonly SiteExclusion[] | undefined },
+): GatewayError {
   const verdict = judgeModel(input);
-  if (verdict.kind !== 'unknown') return noNodeAvailable(input.requested, input.excluded, input.retryAfterSeconds);
+  if (verdict.kind !== 'unknown') return noNodeAvailable(input.requested, input.excluded, input.retryAfterSeconds, input.siteExclusions);
   const closest = verdict.closest.length === 0 ? '' : ` Closest served models: ${verdict.closest.join(', ')}.`;
   return new GatewayError('GW_MODEL_NOT_FOUND', `The model '${input.requested}' does not exist: no node serves it.${closest}`, {
     status: 404,
@@ -21,7 +23,8 @@ export function nothingServes(input: ModelVerdictInput & { readonly excluded: re
   });
 }
 
-export function noNodeAvailable(model: string, excluded: readonly Exclusion[], retryAfterSeconds: number): GatewayError {
+/** `sites` ([mesh] only): every pinned remote site with why it did not take the request, listed next to the nodes. */
+export function noNodeAvailable(model: string, excluded: readonly Exclusion[], retryAfterSeconds: number, sites?: readonly SiteExclusion[]): GatewayError {
   const counts = countByCode(excluded);
   const summary = Object.entries(counts)
     .map(([code, n]) => `${code}: ${n}`)
@@ -30,12 +33,13 @@ export function noNodeAvailable(model: string, excluded: readonly Exclusion[], r
     excluded.length === 0
       ? `no healthy node available for model '${model}': no nodes are configured`
       : `no healthy node available for model '${model}': ${excluded.length} excluded (${summary})`;
-  return new GatewayError('GW_NO_AVAILABLE_NODE', message, {
+  const siteSummary = sites === undefined || sites.length === 0 ? '' : `; remote sites: ${sites.map((s) => `${s.site} ${s.code}`).join(', ')}`;
+  return new GatewayError('GW_NO_AVAILABLE_NODE', message + siteSummary, {
     status: 503,
     openaiType: 'server_error',
     openaiCode: 'no_healthy_node',
     retryAfterSeconds,
-    details: { exclusions: counts },
+    details: sites === undefined ? { exclusions: counts } : { exclusions: counts, sites: sites.map((s) => ({ site: s.site, reason: s.code, ...(s.detail === undefined ? {} : { detail: s.detail }) })) },
   });
 }
 

@@ -6,7 +6,7 @@
 import type { EventBus } from '#src/core/events.ts';
 import type { GatewayError } from '#src/core/errors.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import { largestContext, type RouteRequest } from '#src/routing/index.ts';
+import { largestContext, type RouteRequest, type SiteExclusion } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import {
@@ -29,6 +29,14 @@ export interface RefusalDeps {
   readonly snapshot: () => RoutingSnapshot;
 }
 
+/** What the remote sites said about a request no local node served ([mesh] only). */
+export interface SiteVerdicts {
+  /** Why each pinned site did not serve it: listed next to the nodes in 503 bodies. */
+  readonly excluded: readonly SiteExclusion[];
+  /** Models fresh remote sites list: such a model is never answered 404. */
+  readonly models: ReadonlySet<string>;
+}
+
 export interface RefusalContext {
   readonly settings: RequestSettings;
   readonly admission: Extract<Admission, { kind: 'refused' }>;
@@ -40,6 +48,7 @@ export interface RefusalContext {
   readonly loadTimedOut: boolean;
   readonly fail: (error: GatewayError) => void;
   readonly finish: Finish;
+  readonly sites?: SiteVerdicts | undefined;
 }
 
 export function respondRefused(deps: RefusalDeps, c: RefusalContext): void {
@@ -84,7 +93,15 @@ export function respondRefused(deps: RefusalDeps, c: RefusalContext): void {
     return;
   }
   const { nodes } = deps.snapshot();
-  const error = nothingServes({ nodes, model: resolved.model, requested: resolved.requestedModel, excluded: admission.excluded, retryAfterSeconds: retryAfter });
+  const error = nothingServes({
+    nodes,
+    model: resolved.model,
+    requested: resolved.requestedModel,
+    excluded: admission.excluded,
+    retryAfterSeconds: retryAfter,
+    remoteModels: c.sites?.models,
+    siteExclusions: c.sites?.excluded,
+  });
   deps.events.emit('proxy:unroutable', { answer: error.status === 404 ? 'model_not_found' : 'no_healthy_node' });
   c.fail(error);
 }

@@ -31,7 +31,7 @@ export class UpstreamPools {
     this.#options = options;
   }
 
-  get(node: NodeSpec): GatedPool {
+  get(node: Pick<NodeSpec, 'name' | 'url'>): GatedPool {
     const existing = this.#pools.get(node.name);
     if (existing !== undefined && existing.url === node.url) return existing.pool;
     if (existing !== undefined) closeGracefully(existing.pool);

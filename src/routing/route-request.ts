@@ -26,7 +26,7 @@ export interface RouteRequest {
 }
 
 /** Tokens the request needs in one slot's context: the prompt plus its answer (at least one token). */
-export function neededTokens(req: RouteRequest): number {
+export function neededTokens(req: Pick<RouteRequest, 'promptTokens' | 'maxTokens'>): number {
   return (req.promptTokens ?? 0) + Math.max(1, req.maxTokens ?? 1);
 }
 

@@ -1,6 +1,9 @@
 import { HangupRelay } from '#src/cli/hangups.ts';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runCheckConfig } from '#src/cli/check-config.ts';
 import type { CliIo } from '#src/cli/io.ts';
@@ -108,5 +111,25 @@ describe('runCheckConfig', () => {
     const captured = captureIo();
     assert.equal(await runCheckConfig(['--help'], captured.io), 0);
     assert.match(captured.stdout(), /usage: switchyard check-config FILE/);
+  });
+
+  test('summarises [mesh], or says the gateway runs alone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchyard-check-'));
+    try {
+      const path = join(dir, 'mesh.toml');
+      await writeFile(
+        path,
+        '[[nodes]]\nname = "a"\nurl = "http://10.0.0.5:8000"\n[mesh]\nsite = "paris"\nurl = "http://10.0.0.1:8080"\nkey_file = "k"\nlisten = ["/ip4/0.0.0.0/tcp/4001"]\n' +
+          '[[mesh.sites]]\nid = "berlin"\npublic_key = "Ia2fS8Q1u9W3kGv3x0m8wWn3dbtC2o0uVYh3q8p3GkA"\n',
+      );
+      const captured = captureIo();
+      assert.equal(await runCheckConfig([path], captured.io), 0, captured.stderr());
+      assert.match(captured.stdout(), /mesh: site paris at http:\/\/10\.0\.0\.1:8080, 0 bootstrap peers, 1 pinned site \(berlin\), heartbeat 5s, fresh for 15s/);
+      const alone = captureIo();
+      assert.equal(await runCheckConfig([example], alone.io), 0);
+      assert.match(alone.stdout(), /mesh: none \(this gateway runs alone\)/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -29,6 +29,7 @@ const NOTHING_CHANGED = {
   discoveryChanged: false,
   upstreamChanged: false,
   serverChanged: false,
+  meshChanged: false,
 };
 
 describe('diffConfig', () => {
@@ -105,7 +106,7 @@ describe('diffConfig', () => {
     test(`flags a change in ${section} settings as ${flag} and nothing else`, () => {
       const change = diffConfig(config([node('a')]), config([node('a')], overrides));
       assert.deepEqual(
-        { modelsChanged: change.modelsChanged, healthChanged: change.healthChanged, discoveryChanged: change.discoveryChanged, upstreamChanged: change.upstreamChanged, serverChanged: change.serverChanged },
+        { modelsChanged: change.modelsChanged, healthChanged: change.healthChanged, discoveryChanged: change.discoveryChanged, upstreamChanged: change.upstreamChanged, serverChanged: change.serverChanged, meshChanged: change.meshChanged },
         { ...NOTHING_CHANGED, [flag]: true },
       );
     });

@@ -1,0 +1,95 @@
+// The [mesh] table (federation, docs/federation.md): this site's identity and address, the libp2p
+// listen and bootstrap addresses, the gossip timings and bounds, and [[mesh.sites]], the pinned key
+// of every trusted site. Absent, the gateway runs alone exactly as before.
+import { z } from 'zod';
+import { CONFIG_DEFAULTS } from './defaults.ts';
+import { parseListenMultiaddr, parsePeerMultiaddr } from './mesh-addresses.ts';
+import { normalizeNodeUrl } from './node-url.ts';
+import { invalid, valid, type ParseResult } from './parse-result.ts';
+import { parsePublicKey } from './public-key.ts';
+import { name, NODE_NAME_RULE, parsedBy, positiveDurationMs, positiveSizeBytes, table, wholeAtLeastOne } from './schema-parts.ts';
+import type { MeshConfig, MeshSitePin, MeshStaticModel } from './types.ts';
+
+const DEFAULTS = CONFIG_DEFAULTS.mesh;
+const KIB = 1024;
+/** Enough for an empty record; below this no site could publish. */
+const MIN_MESSAGE_BYTES = 4 * KIB;
+/** gossipsub's own inbound limit is a few MiB; a record this large would already be thousands of models. */
+const MAX_MESSAGE_BYTES = 1024 * KIB;
+
+/** Site ids travel in records, metrics labels, headers and logs: the node-name rule keeps them safe there. */
+export function isSiteId(text: string): boolean {
+  return NODE_NAME_RULE.test(text);
+}
+
+const siteId = name.refine((text) => text.trim() !== text || text === '' || isSiteId(text), {
+  error: 'must be 1 to 64 characters: letters A-Z a-z, digits, and . _ : @ - (not first)',
+});
+
+const pinSchema = table({
+  id: siteId,
+  // Kept as written (the canonical spelling is checked); the bytes are decoded where keys are used.
+  public_key: z.string().pipe(parsedBy((text: string) => {
+    const parsed = parsePublicKey(text);
+    return parsed.ok ? valid(text) : invalid<string>(parsed.message);
+  })),
+}).transform((pin): MeshSitePin => ({ id: pin.id, publicKey: pin.public_key }));
+
+const staticModelSchema = table({
+  id: name.pipe(z.string().max(256, { error: 'must be at most 256 characters' })),
+  ctx: wholeAtLeastOne.optional(),
+}).transform((model): MeshStaticModel => (model.ctx === undefined ? { id: model.id } : { id: model.id, ctx: model.ctx }));
+
+const stringArray = (parse: (text: string) => ParseResult<string>, what: string) =>
+  z.array(z.string().pipe(parsedBy(parse)), { error: (issue) => (issue.input === undefined ? 'is required' : `must be an array of ${what}`) });
+
+export const meshSchema = table({
+  site: siteId,
+  url: z.string().pipe(parsedBy(normalizeNodeUrl)),
+  key_file: z.string().min(1, { error: 'must name the key file written by switchyard keygen --out FILE' }),
+  listen: stringArray(parseListenMultiaddr, 'multiaddrs, like ["/ip4/0.0.0.0/tcp/4001"]').min(1, { error: 'must list at least one multiaddr, like ["/ip4/0.0.0.0/tcp/4001"]' }),
+  peers: stringArray(parsePeerMultiaddr, 'multiaddrs ending in /p2p/<peer id>').default([...DEFAULTS.peers]),
+  heartbeat: positiveDurationMs.default(DEFAULTS.heartbeatMs),
+  freshness: positiveDurationMs.optional(),
+  max_models_per_site: wholeAtLeastOne.default(DEFAULTS.maxModelsPerSite),
+  max_clock_skew: positiveDurationMs.default(DEFAULTS.maxClockSkewMs),
+  max_message_bytes: positiveSizeBytes
+    .pipe(z.number().min(MIN_MESSAGE_BYTES, { error: `must be at least ${MIN_MESSAGE_BYTES / KIB}KiB` }).max(MAX_MESSAGE_BYTES, { error: `must be at most ${MAX_MESSAGE_BYTES / KIB}KiB` }))
+    .default(DEFAULTS.maxMessageBytes),
+  static_models: z.array(staticModelSchema, { error: 'must be an array of tables like { id = "m", ctx = 8192 }' }).default([]),
+  sites: z.array(pinSchema, { error: 'must be an array of tables, written [[mesh.sites]]' }).default([]),
+})
+  .superRefine((mesh, ctx) => {
+    const freshness = mesh.freshness ?? mesh.heartbeat * DEFAULTS.freshnessHeartbeats;
+    if (freshness <= mesh.heartbeat) {
+      ctx.addIssue({ code: 'custom', path: ['freshness'], message: 'must be longer than heartbeat, or every site would turn stale between two heartbeats (default: 3 × heartbeat)' });
+    }
+    reportRepeats(ctx, mesh.sites.map((pin) => pin.id), ['sites'], 'id', (id) => `site "${id}" is pinned twice; each site has one key`);
+    reportRepeats(ctx, mesh.sites.map((pin) => pin.publicKey), ['sites'], 'public_key', () => 'the same key is pinned for two sites; each site must have its own key, or one could speak for the other');
+    reportRepeats(ctx, mesh.static_models.map((model) => model.id), ['static_models'], 'id', (id) => `model "${id}" is listed twice`);
+  })
+  .transform(
+    (mesh): MeshConfig => ({
+      site: mesh.site,
+      url: mesh.url,
+      keyFile: mesh.key_file,
+      listen: mesh.listen,
+      peers: mesh.peers,
+      heartbeatMs: mesh.heartbeat,
+      freshnessMs: mesh.freshness ?? mesh.heartbeat * DEFAULTS.freshnessHeartbeats,
+      maxModelsPerSite: mesh.max_models_per_site,
+      maxClockSkewMs: mesh.max_clock_skew,
+      maxMessageBytes: mesh.max_message_bytes,
+      staticModels: mesh.static_models,
+      sites: mesh.sites,
+    }),
+  );
+
+/** One problem per later repeat, at that entry's key, naming the value (ids and public keys are not secret). */
+function reportRepeats(ctx: z.core.$RefinementCtx, values: readonly string[], prefix: readonly string[], key: string, message: (value: string) => string): void {
+  const seen = new Set<string>();
+  values.forEach((value, index) => {
+    if (seen.has(value)) ctx.addIssue({ code: 'custom', path: [...prefix, index, key], message: message(value) });
+    seen.add(value);
+  });
+}

@@ -1,0 +1,48 @@
+// The signature on a forwarded request (RFC 9421 through the http-message-signatures package):
+// label `sy`, alg ed25519, keyid = the forwarding site's id, covering the request line, the body's
+// Content-Digest and the forwarding header, with `created` and `expires`. docs/federation.md
+// describes it for other implementations.
+
+import { sign } from 'node:crypto';
+import { httpbis } from 'http-message-signatures';
+import type { SiteKey } from '../site-key.ts';
+import { contentDigest } from './content-digest.ts';
+
+export const FORWARDED_BY = 'x-switchyard-forwarded-by';
+export const SIGNATURE_LABEL = 'sy';
+export const SIGNED_COMPONENTS: readonly string[] = ['@method', '@authority', '@path', '@query', 'content-digest', FORWARDED_BY];
+export const SIGNATURE_PARAMS: readonly string[] = ['created', 'expires', 'keyid', 'alg'];
+
+export interface ForwardToSign {
+  readonly method: string;
+  /** The full URL the request goes to: `<site url><endpoint>`. */
+  readonly url: string;
+  /** The request's headers (lower-case names); returned with the signing headers added. */
+  readonly headers: Record<string, string>;
+  readonly body: Uint8Array;
+  /** This site's id: the keyid and the forwarded-by value. */
+  readonly site: string;
+  readonly key: SiteKey;
+  /** Wall-clock ms (the injected clock's `now()`). */
+  readonly nowMs: number;
+  /** How long the signature is valid: `[mesh] max_clock_skew`. */
+  readonly lifetimeMs: number;
+}
+
+/** The headers to send: `headers` plus Content-Digest, the forwarded-by header, Signature-Input and Signature. */
+export async function signForward(input: ForwardToSign): Promise<Record<string, string>> {
+  const headers: Record<string, string> = { ...input.headers, 'content-digest': contentDigest(input.body), [FORWARDED_BY]: input.site };
+  const signed = await httpbis.signMessage(
+    {
+      key: { id: input.site, alg: 'ed25519', sign: (data: Buffer) => Promise.resolve(sign(null, data, input.key.privateKey)) },
+      name: SIGNATURE_LABEL,
+      fields: [...SIGNED_COMPONENTS],
+      params: [...SIGNATURE_PARAMS],
+      paramValues: { created: new Date(input.nowMs), expires: new Date(input.nowMs + input.lifetimeMs) },
+    },
+    { method: input.method, url: input.url, headers },
+  );
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(signed.headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
