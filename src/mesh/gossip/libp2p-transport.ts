@@ -55,6 +55,13 @@ function frameLimit(maxMessageBytes: number): number {
   return maxMessageBytes * 8 + 64 * 1024;
 }
 
+/** The line of a libp2p start error that names the problem (its message also suggests libp2p options). */
+function listenProblem(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const lines = text.split('\n').map((l) => l.trim());
+  return lines.find((l) => / Error: /.test(l)) ?? lines[0] ?? text;
+}
+
 type Node = Libp2p<{ pubsub: GossipSub; identify: ReturnType<ReturnType<typeof identify>> }>;
 
 export class Libp2pTransport implements MeshTransport {
@@ -75,35 +82,8 @@ export class Libp2pTransport implements MeshTransport {
   async start(): Promise<void> {
     if (this.#node !== undefined || this.#stopped) return;
     const opts = this.#opts;
-    const node: Node = await createLibp2p({
-      privateKey: opts.privateKey,
-      addresses: { listen: [...opts.listen] },
-      transports: [tcp()],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
-      connectionManager: { dialTimeout: opts.dialTimeoutMs ?? 10_000 },
-      services: {
-        identify: identify(),
-        pubsub: gossipsub({
-          // Records are signed by the site key, and so are the gossipsub envelopes (the same key):
-          // a message's `from` is the libp2p peer that really sent it.
-          globalSignaturePolicy: 'StrictSign',
-          // A site publishes whether or not anyone listens yet; heartbeats reach late joiners.
-          allowPublishToZeroTopicPeers: true,
-          emitSelf: false,
-          // Identical bytes twice (e.g. a "want" repeated within the seen-cache window) are a no-op,
-          // not an error: records themselves always differ, their revision rises.
-          ignoreDuplicatePublishError: true,
-          // Own records go to every connected subscriber, not only the D mesh peers: meshes here are
-          // small (tens of sites), records are small, and a change should arrive in one hop.
-          floodPublish: true,
-          // Heartbeat interval and D/Dlo/Dhi stay at gossipsub's defaults (1 s; 6/4/12).
-          allowedTopics: [SITES_TOPIC],
-          maxInboundDataLength: frameLimit(opts.maxMessageBytes),
-          metricsRegister: this.#meter.register(),
-          metricsTopicStrToLabel: new Map([[SITES_TOPIC, 'sites']]),
-        }),
-      },
+    const node = await this.#create().catch((error: unknown) => {
+      throw new Error(`[mesh] listen ${JSON.stringify(opts.listen)}: ${listenProblem(error)}`, { cause: error });
     });
     this.#node = node;
     const pubsub = node.services.pubsub;
@@ -145,6 +125,40 @@ export class Libp2pTransport implements MeshTransport {
       dialer.peerDisconnected(peer);
     });
     dialer.setPeers(this.#peers);
+  }
+
+  #create(): Promise<Node> {
+    const opts = this.#opts;
+    return createLibp2p({
+      privateKey: opts.privateKey,
+      addresses: { listen: [...opts.listen] },
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      connectionManager: { dialTimeout: opts.dialTimeoutMs ?? 10_000 },
+      services: {
+        identify: identify(),
+        pubsub: gossipsub({
+          // Records are signed by the site key, and so are the gossipsub envelopes (the same key):
+          // a message's `from` is the libp2p peer that really sent it.
+          globalSignaturePolicy: 'StrictSign',
+          // A site publishes whether or not anyone listens yet; heartbeats reach late joiners.
+          allowPublishToZeroTopicPeers: true,
+          emitSelf: false,
+          // Identical bytes twice (e.g. a "want" repeated within the seen-cache window) are a no-op,
+          // not an error: records themselves always differ, their revision rises.
+          ignoreDuplicatePublishError: true,
+          // Own records go to every connected subscriber, not only the D mesh peers: meshes here are
+          // small (tens of sites), records are small, and a change should arrive in one hop.
+          floodPublish: true,
+          // Heartbeat interval and D/Dlo/Dhi stay at gossipsub's defaults (1 s; 6/4/12).
+          allowedTopics: [SITES_TOPIC],
+          maxInboundDataLength: frameLimit(opts.maxMessageBytes),
+          metricsRegister: this.#meter.register(),
+          metricsTopicStrToLabel: new Map([[SITES_TOPIC, 'sites']]),
+        }),
+      },
+    });
   }
 
   async stop(): Promise<void> {

@@ -177,3 +177,20 @@ test('a handler that throws is contained and reported; the other handlers still 
     await Promise.all([a.transport.stop(), b.transport.stop()]);
   }
 });
+
+test('a listen address that cannot be used fails start() with an error naming [mesh] listen and the cause', async () => {
+  const a = await site(await generateKeyPair('Ed25519'));
+  const port = addr(a).split('/')[4];
+  const taken = new Libp2pTransport({ privateKey: await generateKeyPair('Ed25519'), listen: [`/ip4/127.0.0.1/tcp/${port}`], peers: [], maxMessageBytes: 1_024, clock: systemClock, random: Math.random });
+  const bad = new Libp2pTransport({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/nonsense/tcp/1'], peers: [], maxMessageBytes: 1_024, clock: systemClock, random: Math.random });
+  try {
+    await assert.rejects(taken.start(), (error: Error) => {
+      assert.match(error.message, new RegExp(`^\\[mesh\\] listen \\["/ip4/127.0.0.1/tcp/${port}"\\]: .*EADDRINUSE`));
+      assert.doesNotMatch(error.message, /faultTolerance/, 'no libp2p option advice');
+      return true;
+    });
+    await assert.rejects(bad.start(), /^Error: \[mesh\] listen \["\/ip4\/nonsense\/tcp\/1"\]: .*nonsense/);
+  } finally {
+    await Promise.all([a.transport.stop(), taken.stop(), bad.stop()]);
+  }
+});
