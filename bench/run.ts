@@ -10,6 +10,7 @@
 //        --candidate DIR (also measure DIR's gateway: a change against this one, in the same run)
 //        --candidate-flags "..." (node flags for the candidate only; without --candidate: this checkout)
 //        --gateway-flags "--max-semi-space-size=8 ..." (node flags for the gateway processes)
+//        --mesh [--sites 32 --heartbeat 2s --measure 10]: the federation benchmark instead (bench/mesh.ts)
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -33,6 +34,12 @@ import { CONCURRENCIES, workloads, writeBodies } from './workloads.ts';
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--mesh')) {
+    // The federation benchmark is its own run (32 gateway processes): bench/mesh.ts.
+    const { mainMesh } = await import('./mesh.ts');
+    await mainMesh(process.argv.slice(2));
+    return;
+  }
   const started = performance.now();
   const { values } = parseArgs({
     options: {
