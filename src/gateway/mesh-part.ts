@@ -16,6 +16,7 @@ import { registerMeshMetrics } from '#src/metrics/mesh-metrics.ts';
 import { subscribeMeshLogs } from '#src/logs/mesh-log.ts';
 import type { SitesSource } from '#src/admin/sites-view.ts';
 import type { GatewayOptions, MeshOptions } from './options.ts';
+import { libp2pTransportFor } from './mesh-transport.ts';
 
 export interface MeshPartDeps {
   readonly options: MeshOptions | undefined;
@@ -86,13 +87,13 @@ export class MeshPart {
     const config = this.#deps.config();
     if (config === undefined || this.#service !== undefined) return;
     const { options, logger } = this.#deps;
-    if (options?.transport === undefined) throw new Error('mesh transport not available in this build');
-    const key = options.key ?? (await loadSiteKey(config.keyFile));
+    const key = options?.key ?? (await loadSiteKey(config.keyFile));
     const mismatch = ownPinProblem(config.site, config.sites, key);
     if (mismatch !== undefined) throw new Error(mismatch);
     const codec = siteCodec(key);
     const peerId = key.peerId;
-    const transport = options.transport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
+    const newTransport = options?.transport ?? libp2pTransportFor(key, config, this.#deps.clock, logger);
+    const transport = newTransport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
     const service = new MeshService({
       config,
       clock: this.#deps.clock,

@@ -31,6 +31,6 @@ export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readon
 export interface MeshOptions {
   /** The site key; absent = read from `[mesh] key_file` at start. */
   readonly key?: SiteKey;
-  /** Builds the transport: libp2p gossipsub in production, the memory bus in tests. */
+  /** Builds the transport; absent = libp2p gossipsub with the site key (tests inject the memory bus). */
   readonly transport?: MeshTransportFactory;
 }

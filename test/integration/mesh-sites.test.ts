@@ -213,9 +213,10 @@ test('a site that stops is stale for the others within the freshness window', as
   assert.deepEqual(ids(await remote('a', 'c')), ['m-c', 'shared'], 'the last set is kept, marked stale');
 });
 
-test('[mesh] without a transport, or with a key that is not its own pin, refuses to start with a clear error', async () => {
+test('[mesh] with a key file that cannot be read, or a key that is not its own pin, refuses to start with a clear error', async () => {
   const toml = configFor('a', 'http://127.0.0.1:1');
-  await assert.rejects(startGateway(toml), /mesh transport not available in this build/);
+  // No injected transport: the production path loads key_file (absent here) before any socket opens.
+  await assert.rejects(startGateway(toml), /site key file \/unused\/a.key: cannot read it \(no such file; create one with switchyard keygen/);
   await assert.rejects(
     startGateway(toml, { meshGossip: { key: newSiteKey(), transport: () => bus.transport('peer-x') } }),
     /pins site "a" \(this site\) with public key .* but key_file holds/,

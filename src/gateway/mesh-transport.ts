@@ -1,0 +1,31 @@
+// The production gossip transport of a site: libp2p gossipsub with the site key as its identity,
+// its connection events logged. The mesh part uses it unless a caller injects another transport
+// (tests use the in-process memory bus).
+
+import type { Logger } from 'pino';
+import type { Clock } from '#src/core/clock.ts';
+import type { MeshConfig } from '#src/config/types.ts';
+import type { MeshTransportFactory } from '#src/mesh/index.ts';
+import { gossipTransportFactory } from '#src/mesh/gossip/index.ts';
+import { libp2pPrivateKey } from '#src/mesh/site-key-file.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export function libp2pTransportFor(key: SiteKey, config: MeshConfig, clock: Clock, logger: Logger): MeshTransportFactory {
+  return gossipTransportFactory({
+    privateKey: libp2pPrivateKey(key),
+    maxMessageBytes: config.maxMessageBytes,
+    clock,
+    random: Math.random,
+    events: {
+      dialFailed: (target, attempt, error, nextMs) =>
+        logger.warn({ peer: target.peerId, addr: target.addr, attempt, next_ms: nextMs, err: message(error) }, 'mesh peer dial failed'),
+      badAddress: (addr, problem) => logger.warn({ addr, problem }, 'mesh peer address skipped'),
+      oversized: (peer, bytes) => logger.warn({ peer, bytes, max: config.maxMessageBytes }, 'mesh message over max_message_bytes dropped'),
+      connected: (peer) => logger.info({ peer }, 'mesh peer connected'),
+      disconnected: (peer) => logger.info({ peer }, 'mesh peer disconnected'),
+      handlerFailed: (error) => logger.error({ err: error }, 'mesh message handler failed'),
+    },
+  });
+}
