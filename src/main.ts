@@ -3,7 +3,9 @@
 // admin listener when one is configured (else on the main one too), and applies reloads and
 // graceful shutdown.
 
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
+import { availableParallelism } from 'node:os';
 import { sleep } from '#src/core/clock.ts';
 import type { ListenAddress } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
@@ -12,6 +14,7 @@ import { GatewayParts } from '#src/gateway/parts.ts';
 import { gatewayEndpoints } from '#src/gateway/endpoints.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
+import { acceptRelayed, RequestWorkers } from '#src/workers/index.ts';
 
 export class Gateway {
   readonly url: string;
@@ -23,6 +26,8 @@ export class Gateway {
   readonly #servers: readonly Server[];
   readonly #activeRequests: ActiveRequests;
   readonly #parts: GatewayParts;
+  /** The request workers when [server] workers > 1 (this thread then keeps the control plane and every lease). */
+  readonly #workers: RequestWorkers | undefined;
   #closed = false;
 
   private constructor(
@@ -30,12 +35,14 @@ export class Gateway {
     servers: readonly Server[],
     activeRequests: ActiveRequests,
     parts: GatewayParts,
+    workers?: RequestWorkers,
   ) {
     this.url = urls.url;
     this.adminUrl = urls.adminUrl;
     this.#servers = servers;
     this.#activeRequests = activeRequests;
     this.#parts = parts;
+    this.#workers = workers;
     this.registry = parts.registry;
     this.liveFeed = parts.dashboard.feed;
   }
@@ -43,7 +50,9 @@ export class Gateway {
   static async start(options: GatewayOptions): Promise<Gateway> {
     const parts = new GatewayParts(options);
     const activeRequests = new ActiveRequests();
-    const endpoints = gatewayEndpoints(parts, { activeRequests: () => activeRequests.count() });
+    const workers: { started: RequestWorkers | undefined } = { started: undefined };
+    const inWorkers = (): number => workers.started?.figures().reduce((sum, f) => sum + f.activeRequests, 0) ?? 0;
+    const endpoints = gatewayEndpoints(parts, { activeRequests: () => activeRequests.count() + inWorkers() });
     const { server: limits, admin } = options.config;
     const serve = async (table: () => EndpointTable, address: ListenAddress): Promise<{ server: Server; url: string }> => {
       const server = createHttpServer({
@@ -57,6 +66,35 @@ export class Gateway {
       });
       return { server, url: urlOf(await listen(server, address.host, address.port)) };
     };
+    const count = limits.workers === 'auto' ? availableParallelism() : limits.workers;
+    if (count > 1) {
+      // The workers share the public listener; what only this thread can answer (admin, /metrics,
+      // the dashboard) reaches it through a loopback relay listener, unless [admin] listen is set.
+      const secret = randomBytes(32).toString('base64url');
+      const relayed = admin.listen === undefined ? endpoints.admin : new Map();
+      const relayTable = acceptRelayed(relayed, secret);
+      const relay = await serve(() => relayTable, { host: '127.0.0.1', port: 0 });
+      const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
+      workers.started = await RequestWorkers.start({
+        count,
+        clock: parts.clock,
+        logger: options.logger,
+        config: () => parts.config(),
+        registry: parts.registry,
+        scheduler: parts.scheduler,
+        events: parts.proxyEvents,
+        modelLabel: parts.inference.modelLabel,
+        onModelVanished: parts.inference.onModelVanished,
+        relay: { url: relay.url, secret },
+        relayed: [...relayed].map(([path, byMethod]) => [path, [...byMethod.keys()]] as const),
+      });
+      const started = workers.started;
+      parts.attachWorkers({ figures: () => started.figures(), reloaded: () => started.syncConfig() });
+      const family = limits.listen.host.includes(':') ? 'IPv6' : 'IPv4';
+      const url = urlOf({ address: limits.listen.host, port: started.port, family });
+      const servers = adminServer === undefined ? [relay.server] : [relay.server, adminServer.server];
+      return Gateway.#begin(new Gateway({ url, adminUrl: adminServer?.url }, servers, activeRequests, parts, started), options);
+    }
     const all = mergeTables(endpoints.public, endpoints.admin);
     const main = await serve(() => (admin.listen === undefined ? all : endpoints.public), limits.listen);
     const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
@@ -66,8 +104,14 @@ export class Gateway {
       activeRequests,
       parts,
     );
-    parts.startLoops();
-    options.logger.info({ url: gateway.url, admin_url: gateway.adminUrl, nodes: options.config.nodes.length }, 'gateway listening');
+    return Gateway.#begin(gateway, options);
+  }
+
+  static #begin(gateway: Gateway, options: GatewayOptions): Gateway {
+    const { server: limits, admin } = options.config;
+    gateway.#parts.startLoops();
+    const workers = limits.workers === 'auto' ? `auto (${availableParallelism()})` : limits.workers;
+    options.logger.info({ url: gateway.url, admin_url: gateway.adminUrl, nodes: options.config.nodes.length, workers }, 'gateway listening');
     if (adminOpenToNetwork({ tokenSet: admin.token !== undefined, ownListener: admin.listen !== undefined, mainHost: limits.listen.host })) {
       options.logger.warn(
         { listen: `${limits.listen.host}:${limits.listen.port}` },
@@ -111,6 +155,8 @@ export class Gateway {
     const log = this.#parts.options.logger;
     // The dashboard's live streams never finish on their own: end them so they do not hold the drain.
     this.#parts.dashboard.feed.close();
+    // Workers drain first, while this thread still answers their admissions and releases.
+    await this.#workers?.drain();
     const closed = Promise.all(this.#servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     const active = (): number => this.#activeRequests.count();
     log.info({ active: active() }, 'draining: finishing in-flight requests');

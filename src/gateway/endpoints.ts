@@ -55,7 +55,7 @@ function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record
     leases_in_flight: parts.registry.leaseCount(),
     retiring_in_flight: parts.registry.retiringInFlight(),
     queue_depth: parts.scheduler.queueDepths(),
-    upstream: parts.pools.stats(),
-    upstream_held_bytes: parts.heldBytes.held(),
+    upstream: parts.upstreamStats(),
+    upstream_held_bytes: parts.heldBytesTotal(),
   };
 }

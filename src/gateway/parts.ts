@@ -12,7 +12,7 @@ import { CapacityPoller } from '#src/capacity/index.ts';
 import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
-import { onRoomMayOpen, Scheduler, type SchedulerNotice } from '#src/scheduler/index.ts';
+import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { DashboardHub } from '#src/admin/index.ts';
@@ -21,6 +21,8 @@ import { upstreamVerdict } from './upstream-verdict.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
+import { heldWithWorkers, NO_WORKERS, upstreamWithWorkers, type WorkerHooks } from './worker-hooks.ts';
+import { publishNotice } from './scheduler-notices.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -61,6 +63,7 @@ export class GatewayParts {
   #settings: RequestSettings;
   #reloading: Promise<unknown> = Promise.resolve();
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views());
+  #workers: WorkerHooks = NO_WORKERS;
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -122,7 +125,7 @@ export class GatewayParts {
       queueDepths: () => this.scheduler.queueDepths(),
       leases: () => this.registry.leaseEntries(),
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
-      upstreamConnections: () => this.pools.stats(),
+      upstreamConnections: () => this.upstreamStats(),
       prefixHits: () => this.policies.prefixHits(),
     });
     this.scheduler = new Scheduler({
@@ -134,7 +137,7 @@ export class GatewayParts {
         claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
         refreshListings: (nodes) => this.discoverer.refresh(nodes),
         wake: (node, reason) => this.#detach(this.wakes.wake(node, reason), 'wake'),
-        notify: (notice) => this.#onSchedulerNotice(notice),
+        notify: (notice) => publishNotice({ events: this.proxyEvents, label: (m) => this.#modelNames.requestLabel(m), logger: options.logger }, notice),
       },
     });
     onRoomMayOpen(this.registryEvents, () => this.scheduler.fleetChanged());
@@ -192,18 +195,22 @@ export class GatewayParts {
     };
   }
 
-  #onSchedulerNotice(notice: SchedulerNotice): void {
-    if (notice.kind === 'decided') {
-      this.proxyEvents.emit('route:excluded', { model: this.#modelNames.requestLabel(notice.req.model), excluded: notice.decision.excluded });
-    } else if (notice.kind === 'switch') {
-      this.proxyEvents.emit('route:model-switch', { node: notice.node, model: this.#modelNames.requestLabel(notice.model) });
-    } else {
-      this.options.logger.error({ err: notice.error }, 'refresh-on-miss failed');
-    }
-  }
-
   config(): GatewayConfig {
     return this.#config;
+  }
+
+  attachWorkers(hooks: WorkerHooks): void {
+    this.#workers = hooks;
+  }
+
+  /** Upstream connections per node: this thread's pools and every request worker's. */
+  upstreamStats(): ReturnType<UpstreamPools['stats']> {
+    return upstreamWithWorkers(this.pools.stats(), this.#workers);
+  }
+
+  /** Answer bytes held in memory, here and in every request worker. */
+  heldBytesTotal(): number {
+    return heldWithWorkers(this.heldBytes.held(), this.#workers);
   }
 
   /** Declared aliases and groups, rebuilt on reload. */
@@ -240,6 +247,7 @@ export class GatewayParts {
   /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
   reload(): Promise<ReloadOutcome> {
     const next = this.#reloading.then(() => this.#reloadNow()).then((outcome) => {
+      if (outcome.ok) this.#workers.reloaded();
       this.dashboard.noteReload(outcome);
       return outcome;
     });
