@@ -52,8 +52,12 @@ export class Gateway {
     const activeRequests = new ActiveRequests();
     const workers: { started: RequestWorkers | undefined } = { started: undefined };
     const inWorkers = (): number => workers.started?.figures().reduce((sum, f) => sum + f.activeRequests, 0) ?? 0;
-    const endpoints = gatewayEndpoints(parts, { activeRequests: () => activeRequests.count() + inWorkers() });
     const { server: limits, admin } = options.config;
+    const count = limits.workers === 'auto' ? availableParallelism() : limits.workers;
+    const endpoints = gatewayEndpoints(parts, {
+      activeRequests: () => activeRequests.count() + inWorkers(),
+      ...(count > 1 ? { workers: () => workers.started?.status() ?? [] } : {}),
+    });
     const serve = async (table: () => EndpointTable, address: ListenAddress): Promise<{ server: Server; url: string }> => {
       const server = createHttpServer({
         endpoints: table,
@@ -66,7 +70,6 @@ export class Gateway {
       });
       return { server, url: urlOf(await listen(server, address.host, address.port)) };
     };
-    const count = limits.workers === 'auto' ? availableParallelism() : limits.workers;
     if (count > 1) {
       // The workers share the public listener; what only this thread can answer (admin, /metrics,
       // the dashboard) reaches it through a loopback relay listener, unless [admin] listen is set.
@@ -75,6 +78,7 @@ export class Gateway {
       const relayTable = acceptRelayed(relayed, secret);
       const relay = await serve(() => relayTable, { host: '127.0.0.1', port: 0 });
       const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
+      const servers = adminServer === undefined ? [relay.server] : [relay.server, adminServer.server];
       workers.started = await RequestWorkers.start({
         count,
         clock: parts.clock,
@@ -87,12 +91,16 @@ export class Gateway {
         onModelVanished: parts.inference.onModelVanished,
         relay: { url: relay.url, secret },
         relayed: [...relayed].map(([path, byMethod]) => [path, [...byMethod.keys()]] as const),
+      }).catch(async (error: unknown) => {
+        // No worker listens: release what this thread opened before saying so.
+        for (const server of servers) server.close();
+        await parts.stop();
+        throw error;
       });
       const started = workers.started;
       parts.attachWorkers({ figures: () => started.figures(), reloaded: () => started.syncConfig() });
       const family = limits.listen.host.includes(':') ? 'IPv6' : 'IPv4';
       const url = urlOf({ address: limits.listen.host, port: started.port, family });
-      const servers = adminServer === undefined ? [relay.server] : [relay.server, adminServer.server];
       return Gateway.#begin(new Gateway({ url, adminUrl: adminServer?.url }, servers, activeRequests, parts, started), options);
     }
     const all = mergeTables(endpoints.public, endpoints.admin);

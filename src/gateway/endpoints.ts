@@ -3,6 +3,7 @@
 
 import { adminEndpoints } from '#src/admin/index.ts';
 import { publicEndpoints, type EndpointTable } from '#src/proxy/index.ts';
+import type { WorkerStatus } from '#src/workers/index.ts';
 import type { GatewayParts } from './parts.ts';
 
 export interface EndpointTables {
@@ -13,6 +14,8 @@ export interface EndpointTables {
 export interface ListenerFigures {
   /** Requests the HTTP listeners are answering right now. */
   readonly activeRequests: () => number;
+  /** Each request worker's figures when [server] workers > 1; none otherwise. */
+  readonly workers?: () => readonly WorkerStatus[];
 }
 
 export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures): EndpointTables {
@@ -57,5 +60,6 @@ function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record
     queue_depth: parts.scheduler.queueDepths(),
     upstream: parts.upstreamStats(),
     upstream_held_bytes: parts.heldBytesTotal(),
+    ...(listeners.workers === undefined ? {} : { workers: listeners.workers() }),
   };
 }

@@ -21,6 +21,7 @@ export class LeaseDesk {
   readonly #deciding = new Map<number, AbortController>();
   readonly #leases = new Map<number, () => void>();
   readonly #tickets = new Map<number, LoadTicket>();
+  #admitted = 0;
   #closed = false;
 
   constructor(options: LeaseDeskOptions) {
@@ -30,6 +31,11 @@ export class LeaseDesk {
   /** Leases the worker holds now. */
   held(): number {
     return this.#leases.size;
+  }
+
+  /** Admissions granted to the worker so far. */
+  admitted(): number {
+    return this.#admitted;
   }
 
   admit(id: number, req: RouteRequest, settings: QueueSettings, firstAttempt: boolean): void {
@@ -59,6 +65,7 @@ export class LeaseDesk {
       admission.load?.settle('failed');
       return;
     }
+    this.#admitted += 1;
     this.#leases.set(id, admission.release);
     if (admission.load !== undefined) this.#tickets.set(id, admission.load);
     this.#options.beforeAdmitted();

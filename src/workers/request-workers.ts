@@ -18,6 +18,13 @@ import type { OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit,
 
 const SYNC_EVERY_MS = 100;
 
+export interface WorkerStatus {
+  readonly worker: number;
+  readonly admitted: number;
+  readonly leases_held: number;
+  readonly active_requests: number;
+}
+
 export interface RequestWorkersOptions {
   readonly count: number;
   readonly clock: Clock;
@@ -104,9 +111,9 @@ export class RequestWorkers {
     return this.#links.flatMap((l) => (l.figures === undefined ? [] : [l.figures]));
   }
 
-  /** Leases the workers hold right now. */
-  leasesHeld(): number {
-    return this.#links.reduce((sum, l) => sum + l.desk.held(), 0);
+  /** Per worker, for /admin/runtime: admissions so far, leases held and requests in progress now. */
+  status(): WorkerStatus[] {
+    return this.#links.map((l) => ({ worker: l.index, admitted: l.desk.admitted(), leases_held: l.desk.held(), active_requests: l.figures?.activeRequests ?? 0 }));
   }
 
   /** SIGTERM: every worker stops taking connections and finishes its requests; then the threads end. */
