@@ -163,11 +163,11 @@ export class Gateway {
     const log = this.#parts.options.logger;
     // The dashboard's live streams never finish on their own: end them so they do not hold the drain.
     this.#parts.dashboard.feed.close();
+    const active = (): number => this.#activeRequests.count();
+    log.info({ active: active(), workers: this.#workers?.status().length }, 'draining: finishing in-flight requests');
     // Workers drain first, while this thread still answers their admissions and releases.
     await this.#workers?.drain();
     const closed = Promise.all(this.#servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-    const active = (): number => this.#activeRequests.count();
-    log.info({ active: active() }, 'draining: finishing in-flight requests');
     // Keep-alive sockets would hold the servers open indefinitely: close each one once it is idle,
     // and all of them when the in-flight requests are done or the drain time is up.
     const deadline = clock.monotonicMs() + this.#parts.config().server.drainTimeoutMs;
