@@ -2,13 +2,13 @@
 // lease owner and a request worker, for the two ways `[server] workers` could run: worker_threads
 // (MessagePort) and node:cluster (child-process IPC, what cluster workers talk over). Sequential
 // round trips give the added latency per request; 64 outstanding give the owner's throughput.
-// Prints JSON: { threads: {...}, processes: {...} }.
+// Prints one JSON line: { event: 'workers round trip', results: { threads: {...}, processes: {...} } }.
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 
-interface Figures {
+export interface RoundTripFigures {
   readonly sequentialP50Us: number;
   readonly sequentialP99Us: number;
   readonly pipelinedPerSecond: number;
@@ -53,7 +53,7 @@ function processPeer(): Peer {
   };
 }
 
-async function measure(peer: Peer): Promise<Figures> {
+async function measure(peer: Peer): Promise<RoundTripFigures> {
   const waiting = new Map<number, () => void>();
   peer.onMessage((m) => {
     const id = (m as { id: number }).id;
@@ -94,13 +94,13 @@ async function main(): Promise<void> {
     await import(`data:text/javascript,${encodeURIComponent(echoScript())}`);
     return;
   }
-  const result: Record<string, Figures> = {};
+  const result: Record<string, RoundTripFigures> = {};
   for (const [name, start] of [['threads', threadPeer], ['processes', processPeer]] as const) {
     const peer = start();
     result[name] = await measure(peer);
     await peer.close();
   }
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ event: 'workers round trip', results: result })}\n`);
 }
 
 await main();

@@ -128,6 +128,7 @@ export class GatewayParts {
       upstreamConnections: () => this.upstreamStats(),
       prefixHits: () => this.policies.prefixHits(),
     });
+    const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({
       clock: this.clock,
       filters: defaultFilters(),
@@ -137,7 +138,7 @@ export class GatewayParts {
         claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
         refreshListings: (nodes) => this.discoverer.refresh(nodes),
         wake: (node, reason) => this.#detach(this.wakes.wake(node, reason), 'wake'),
-        notify: (notice) => publishNotice({ events: this.proxyEvents, label: (m) => this.#modelNames.requestLabel(m), logger: options.logger }, notice),
+        notify: (notice) => publishNotice(noticeSinks, notice),
       },
     });
     onRoomMayOpen(this.registryEvents, () => this.scheduler.fleetChanged());
