@@ -23,6 +23,7 @@ import {
 } from '#src/proxy/index.ts';
 import { forwardEvents } from './event-bridge.ts';
 import type { OwnerMessage, WorkerInit, WorkerMessage } from './protocol.ts';
+import { Outbox } from './outbox.ts';
 import { RemoteAdmission } from './remote-admission.ts';
 import { relayTo } from './relay.ts';
 import { ViewMirror } from './view-mirror.ts';
@@ -33,7 +34,8 @@ type OwnerPort = Pick<MessagePort, 'postMessage' | 'on'>;
 
 export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Promise<void> {
   const clock = systemClock;
-  const send = (message: WorkerMessage): void => owner.postMessage(message);
+  const outbox = new Outbox<WorkerMessage>((batch) => owner.postMessage(batch));
+  const send = (message: WorkerMessage): void => outbox.send(message);
   const log = (level: 'warn' | 'error', fields: Record<string, unknown>, message: string): void =>
     send({ t: 'log', level, fields: { ...fields, worker: init.index }, message });
   let config: GatewayConfig = init.config;
@@ -109,7 +111,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     send({ t: 'drained' });
   };
 
-  owner.on('message', (message: OwnerMessage) => {
+  const onMessage = (message: OwnerMessage): void => {
     switch (message.t) {
       case 'admitted':
       case 'refused':
@@ -131,6 +133,9 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
         });
         return;
     }
+  };
+  owner.on('message', (batch: readonly OwnerMessage[]) => {
+    for (const message of batch) onMessage(message);
   });
 
   try {

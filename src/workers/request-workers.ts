@@ -14,6 +14,7 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import { replayEvents } from './event-bridge.ts';
 import { LeaseDesk } from './lease-desk.ts';
+import { Outbox } from './outbox.ts';
 import type { OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit, WorkerMessage } from './protocol.ts';
 
 const SYNC_EVERY_MS = 100;
@@ -43,6 +44,7 @@ export interface RequestWorkersOptions {
 interface Link {
   readonly index: number;
   readonly worker: Worker;
+  readonly outbox: Outbox<OwnerMessage>;
   readonly desk: LeaseDesk;
   figures: WorkerFigures | undefined;
   /** Settles once the worker has drained (or is gone). */
@@ -130,7 +132,7 @@ export class RequestWorkers {
   }
 
   #broadcast(message: OwnerMessage): void {
-    for (const link of this.#links) link.worker.postMessage(message);
+    for (const link of this.#links) link.outbox.send(message);
   }
 
   #schedule(): void {
@@ -154,7 +156,8 @@ function startLink(
   workers: () => RequestWorkers | undefined,
 ): { link: Link; listening: Promise<number> } {
   const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: init, name: `switchyard-worker-${init.index}` });
-  const post = (message: OwnerMessage): void => worker.postMessage(message);
+  const outbox = new Outbox<OwnerMessage>((batch) => worker.postMessage(batch));
+  const post = (message: OwnerMessage): void => outbox.send(message);
   const desk = new LeaseDesk({
     scheduler: options.scheduler,
     send: post,
@@ -169,8 +172,8 @@ function startLink(
   const drained = new Promise<void>((resolve) => {
     drainedNow = resolve;
   });
-  const link: Link = { index: init.index, worker, desk, figures: undefined, drained };
-  worker.on('message', (message: WorkerMessage) => {
+  const link: Link = { index: init.index, worker, outbox, desk, figures: undefined, drained };
+  const onMessage = (message: WorkerMessage): void => {
     switch (message.t) {
       case 'admit':
         return desk.admit(message.id, message.req, message.settings, message.firstAttempt);
@@ -198,6 +201,9 @@ function startLink(
       case 'drained':
         return drainedNow();
     }
+  };
+  worker.on('message', (batch: readonly WorkerMessage[]) => {
+    for (const message of batch) onMessage(message);
   });
   worker.on('error', (error) => {
     options.logger.error({ err: error, worker: init.index }, 'a request worker failed');
