@@ -3,6 +3,7 @@
 // at c=64; plus the admit round trip itself (bench/workers-roundtrip.ts: threads vs processes).
 // The one-worker rows of the main table are the baseline these are judged against.
 
+import { checkTarget } from './first-chunk.ts';
 import { startNginx } from './nginx.ts';
 import { proxyGatewayConfig, startGateway, startNodeScript } from './processes.ts';
 import { runProxyBench, summarize, type Measurement, type Target, type TargetName } from './proxy-bench.ts';
@@ -47,6 +48,8 @@ export async function runWorkersBench(options: WorkersBenchOptions): Promise<Wor
       children.push(nginx);
       targets.push({ name: `nginx-w${n}`, url: nginx.url, proxy: { pids: () => nginx.pids() } });
     }
+    // The same shape check as the main targets: HTTP 200 and a whole answer, before any load.
+    for (const target of targets) for (const w of options.workloads) await checkTarget(target.url, w.path, w.body, w.sseChunks);
     const common = { tool: options.tool, targets, upstream: options.upstream, bodyFiles: options.bodyFiles, durationS: options.durationS };
     const more = { warmupS: options.warmupS, rounds: options.rounds, ticksPerSecond: options.ticksPerSecond, log: options.log };
     const json = options.workloads.filter((w) => w.name === 'json');
