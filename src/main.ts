@@ -76,9 +76,9 @@ export class Gateway {
       const secret = randomBytes(32).toString('base64url');
       const relayed = admin.listen === undefined ? endpoints.admin : new Map();
       const relayTable = acceptRelayed(relayed, secret);
-      const relay = await serve(() => relayTable, { host: '127.0.0.1', port: 0 });
+      const relay = relayed.size === 0 ? undefined : await serve(() => relayTable, { host: '127.0.0.1', port: 0 });
       const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
-      const servers = adminServer === undefined ? [relay.server] : [relay.server, adminServer.server];
+      const servers = [relay?.server, adminServer?.server].filter((server) => server !== undefined);
       workers.started = await RequestWorkers.start({
         count,
         clock: parts.clock,
@@ -89,7 +89,7 @@ export class Gateway {
         events: parts.proxyEvents,
         modelLabel: parts.inference.modelLabel,
         onModelVanished: parts.inference.onModelVanished,
-        relay: { url: relay.url, secret },
+        relay: { url: relay?.url ?? '', secret },
         relayed: [...relayed].map(([path, byMethod]) => [path, [...byMethod.keys()]] as const),
       }).catch(async (error: unknown) => {
         // No worker listens: release what this thread opened before saying so.

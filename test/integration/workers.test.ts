@@ -9,7 +9,7 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
-import { hostsOf, waitForHost } from '#test/fixtures/context.ts';
+import { hostsOf, unusedPort, waitForHost } from '#test/fixtures/context.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
 
 interface Answer {
@@ -172,5 +172,30 @@ describe('admin, reload and the dashboard feed through the workers', () => {
     const first = await res.body[Symbol.asyncIterator]().next();
     assert.ok(first.done !== true && String(first.value).length > 0, 'a first event');
     controller.abort();
+  });
+});
+
+describe('with [admin] listen set', () => {
+  let node: SlotCountingNode;
+  let gw: GatewayUnderTest;
+  before(async () => {
+    node = await startSlotCountingNode({ slots: 2, holdMs: 1 });
+    const adminPort = await unusedPort();
+    gw = await startGateway(gatewayToml([{ name: 'n', url: node.url, kind: 'llamacpp' }], `[admin]\nlisten = "127.0.0.1:${adminPort}"`, 'workers = 2'));
+  });
+  after(async () => {
+    await gw?.close();
+    await node?.close();
+  });
+
+  test('the owner serves the admin listener itself, and the workers answer 404 for admin paths', async () => {
+    assert.ok(gw.adminUrl !== undefined);
+    const runtime = await httpJson('GET', `${gw.adminUrl}/admin/runtime`);
+    assert.equal(runtime.status, 200, runtime.text);
+    assert.equal((runtime.json() as { workers: unknown[] }).workers.length, 2);
+    const onMain = await httpJson('GET', `${gw.url}/admin/runtime`);
+    assert.equal(onMain.status, 404);
+    const health = await httpJson('GET', `${gw.url}/health`);
+    assert.deepEqual(Object.keys(health.json() as object), ['status'], 'the main listener gives the status only');
   });
 });
