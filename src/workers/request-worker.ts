@@ -75,8 +75,9 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     configuredModels: () => config.models.available,
     inference,
   });
-  const relay = relayTo(init.relay, config.server.requestTimeoutMs);
-  const relayed = new Map(init.relayed.map(([path, methods]) => [path, new Map(methods.map((method) => [method, relay.handler]))]));
+  // No relay when the owner serves the admin paths on its own listener ([admin] listen).
+  const relay = init.relayed.length === 0 ? undefined : relayTo(init.relay, config.server.requestTimeoutMs);
+  const relayed = new Map(relay === undefined ? [] : init.relayed.map(([path, methods]) => [path, new Map(methods.map((method) => [method, relay.handler]))]));
   const table = mergeTables(publicTable, relayed);
   const activeRequests = new ActiveRequests();
   const limits = config.server;
@@ -105,7 +106,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     if (activeRequests.count() > 0) log('warn', { active: activeRequests.count() }, 'drain timeout: closing requests still in flight');
     server.closeAllConnections();
     await closed;
-    relay.close();
+    relay?.close();
     await pools.close();
     report();
     send({ t: 'drained' });
