@@ -214,7 +214,9 @@ function startLink(
     desk.close();
     drainedNow();
     listened?.reject(new Error(`request worker ${init.index} exited (code ${code}) before it listened`));
-    if (workers()?.closing() !== true) options.logger.error({ worker: init.index, code }, 'a request worker exited; its leases were returned');
+    // Before start-up completes the start itself fails with the reason; while draining, exits are expected.
+    const running = workers();
+    if (running !== undefined && !running.closing()) options.logger.error({ worker: init.index, code }, 'a request worker exited; its leases were returned');
   });
   return { link, listening };
 }

@@ -4,6 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
@@ -198,4 +200,17 @@ describe('with [admin] listen set', () => {
     const health = await httpJson('GET', `${gw.url}/health`);
     assert.deepEqual(Object.keys(health.json() as object), ['status'], 'the main listener gives the status only');
   });
+});
+
+// "Nothing running": a thread, listener or timer left behind would keep this file's process from ending.
+test('workers that cannot listen (the port is taken) fail the start with the reason, leaving nothing running', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const { port } = taken.address() as AddressInfo;
+  try {
+    const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9', kind: 'llamacpp' }], '', 'workers = 2').replace('127.0.0.1:0', `127.0.0.1:${port}`);
+    await assert.rejects(startGateway(toml), /request worker 0 could not listen: .*EADDRINUSE/);
+  } finally {
+    await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
 });
