@@ -2,9 +2,9 @@
 // (the first one binds, the others join its port), answers their admissions through the single
 // Scheduler (lease-desk.ts), re-emits their events, applies what they learn to the registry, and
 // keeps their fleet mirror and config current: the fleet is pushed when its views change (checked
-// before every admission answer and every 100 ms), the config when a reload swaps it.
+// before every admission answer and every 100 ms), the config when a reload swaps it. A worker
+// that ends unexpectedly has its leases returned and is started again, within a restart budget.
 
-import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
@@ -12,12 +12,13 @@ import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
-import { replayEvents } from './event-bridge.ts';
-import { LeaseDesk } from './lease-desk.ts';
-import { Outbox } from './outbox.ts';
-import type { OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit, WorkerMessage } from './protocol.ts';
+import type { OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit } from './protocol.ts';
+import { spawnWorkerThread, startLink, type Link, type LinkDeps, type WorkerThread } from './worker-link.ts';
 
 const SYNC_EVERY_MS = 100;
+/** More restarts than this within RESTART_WINDOW_MS: a worker that keeps dying is left down (and said so). */
+export const MAX_RESTARTS = 5;
+export const RESTART_WINDOW_MS = 60_000;
 
 export interface WorkerStatus {
   readonly worker: number;
@@ -39,57 +40,47 @@ export interface RequestWorkersOptions {
   readonly onModelVanished: (node: string) => void;
   readonly relay: RelayTarget;
   readonly relayed: WorkerInit['relayed'];
-}
-
-interface Link {
-  readonly index: number;
-  readonly worker: Worker;
-  readonly outbox: Outbox<OwnerMessage>;
-  readonly desk: LeaseDesk;
-  figures: WorkerFigures | undefined;
-  /** Settles once the worker has drained (or is gone). */
-  readonly drained: Promise<void>;
+  /** Starts one thread; absent = a real worker thread (tests pass a stand-in). */
+  readonly spawn?: (init: WorkerInit) => WorkerThread;
 }
 
 export class RequestWorkers {
-  readonly port: number;
   readonly #options: RequestWorkersOptions;
-  readonly #links: Link[];
+  readonly #links: Link[] = [];
+  #port = 0;
   #fleet: ViewsUpdate;
   #config: GatewayConfig;
   #timer: Timer | undefined;
+  #started = false;
   #closing = false;
+  /** When workers were restarted (monotonic ms), within the last RESTART_WINDOW_MS. */
+  #restarts: number[] = [];
 
-  private constructor(options: RequestWorkersOptions, port: number, links: Link[], fleet: ViewsUpdate) {
+  private constructor(options: RequestWorkersOptions) {
     this.#options = options;
-    this.port = port;
-    this.#links = links;
-    this.#fleet = fleet;
+    this.#fleet = fleetOf(options);
     this.#config = options.config();
-    this.#schedule();
   }
 
   /** Starts every worker; resolves once all of them listen (rejects, with none left running, if one cannot). */
   static async start(options: RequestWorkersOptions): Promise<RequestWorkers> {
-    const fleet = fleetOf(options);
-    const links: Link[] = [];
-    const holder: { workers: RequestWorkers | undefined } = { workers: undefined };
-    const startOne = (index: number, port: number): Promise<number> => {
-      const config = options.config();
-      const init: WorkerInit = { index, count: options.count, config, fleet, port, relay: options.relay, relayed: options.relayed };
-      const { link, listening } = startLink(options, init, () => holder.workers);
-      links.push(link);
-      return listening;
-    };
+    const workers = new RequestWorkers(options);
     try {
-      const port = await startOne(0, options.config().server.listen.port);
-      await Promise.all(Array.from({ length: options.count - 1 }, (_, i) => startOne(i + 1, port)));
-      holder.workers = new RequestWorkers(options, port, links, fleet);
-      return holder.workers;
+      workers.#port = await workers.#startOne(0, options.config().server.listen.port);
+      await Promise.all(Array.from({ length: options.count - 1 }, (_, i) => workers.#startOne(i + 1, workers.#port)));
     } catch (error) {
-      await Promise.all(links.map((l) => l.worker.terminate()));
+      workers.#closing = true;
+      await Promise.all(workers.#links.map((l) => l.worker.terminate()));
       throw error;
     }
+    workers.#started = true;
+    workers.#schedule();
+    return workers;
+  }
+
+  /** The port every worker listens on. */
+  get port(): number {
+    return this.#port;
   }
 
   /** Pushes the fleet to every worker if its views changed since the last push. */
@@ -106,6 +97,8 @@ export class RequestWorkers {
     if (config === this.#config) return;
     this.#config = config;
     this.#broadcast({ t: 'config', config });
+    // Sent now, not at the end of the turn: the reload's answer must not overtake it.
+    for (const link of this.#links) link.outbox.flush();
   }
 
   /** The workers' last reported figures. */
@@ -127,8 +120,31 @@ export class RequestWorkers {
     await Promise.all(this.#links.map((l) => l.worker.terminate()));
   }
 
-  closing(): boolean {
-    return this.#closing;
+  /** Starts worker `index` on `port` (0: the kernel picks); resolves with the port it listens on. */
+  #startOne(index: number, port: number): Promise<number> {
+    const options = this.#options;
+    const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet, port, relay: options.relay, relayed: options.relayed };
+    const deps: LinkDeps = { ...options, syncFleet: () => this.syncFleet(), onExit: (link, code) => this.#exited(link, code) };
+    const { link, listening } = startLink((options.spawn ?? spawnWorkerThread)(init), init, deps);
+    const at = this.#links.findIndex((l) => l.index === index);
+    if (at >= 0) this.#links[at] = link;
+    else this.#links.push(link);
+    return listening;
+  }
+
+  #exited(link: Link, code: number): void {
+    // Before start-up completes the start itself fails with the reason; while draining, exits are expected.
+    if (!this.#started || this.#closing || !this.#links.includes(link)) return;
+    const log = this.#options.logger;
+    const now = this.#options.clock.monotonicMs();
+    this.#restarts = this.#restarts.filter((at) => now - at < RESTART_WINDOW_MS);
+    if (this.#restarts.length >= MAX_RESTARTS) {
+      log.error({ worker: link.index, code, restarts: this.#restarts.length }, 'a request worker exited again; its leases were returned; too many restarts, it stays down');
+      return;
+    }
+    this.#restarts.push(now);
+    log.error({ worker: link.index, code }, 'a request worker exited; its leases were returned; starting it again');
+    this.#startOne(link.index, this.#port).catch((error: unknown) => log.error({ err: error, worker: link.index }, 'a request worker could not be started again'));
   }
 
   #broadcast(message: OwnerMessage): void {
@@ -147,76 +163,4 @@ export class RequestWorkers {
 function fleetOf(options: RequestWorkersOptions): ViewsUpdate {
   const views: readonly NodeView[] = options.registry.views();
   return { views, connectionLimit: options.config().upstream.maxConnections };
-}
-
-/** One worker thread and the owner's handling of its messages. */
-function startLink(
-  options: RequestWorkersOptions,
-  init: WorkerInit,
-  workers: () => RequestWorkers | undefined,
-): { link: Link; listening: Promise<number> } {
-  const worker = new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: init, name: `switchyard-worker-${init.index}` });
-  const outbox = new Outbox<OwnerMessage>((batch) => worker.postMessage(batch));
-  const post = (message: OwnerMessage): void => outbox.send(message);
-  const desk = new LeaseDesk({
-    scheduler: options.scheduler,
-    send: post,
-    beforeAdmitted: () => workers()?.syncFleet(),
-    onError: (error) => options.logger.error({ err: error, worker: init.index }, 'an admission failed'),
-  });
-  let listened: { resolve: (port: number) => void; reject: (error: Error) => void } | undefined;
-  const listening = new Promise<number>((resolve, reject) => {
-    listened = { resolve, reject };
-  });
-  let drainedNow: () => void = () => {};
-  const drained = new Promise<void>((resolve) => {
-    drainedNow = resolve;
-  });
-  const link: Link = { index: init.index, worker, outbox, desk, figures: undefined, drained };
-  const onMessage = (message: WorkerMessage): void => {
-    switch (message.t) {
-      case 'admit':
-        return desk.admit(message.id, message.req, message.settings, message.firstAttempt);
-      case 'abort':
-        return desk.abort(message.id);
-      case 'release':
-        return desk.release(message.id);
-      case 'settle':
-        return desk.settle(message.id, message.outcome);
-      case 'events':
-        return replayEvents(options.events, message.events, options.modelLabel);
-      case 'learn':
-        return options.registry.learnContext(message.node, message.url, message.model, message.nCtx);
-      case 'vanished':
-        return options.onModelVanished(message.node);
-      case 'log':
-        return void options.logger[message.level]({ ...message.fields }, message.message);
-      case 'figures':
-        link.figures = message.figures;
-        return;
-      case 'listening':
-        return listened?.resolve(message.port);
-      case 'listen-failed':
-        return listened?.reject(new Error(`request worker ${init.index} could not listen: ${message.error}`));
-      case 'drained':
-        return drainedNow();
-    }
-  };
-  worker.on('message', (batch: readonly WorkerMessage[]) => {
-    for (const message of batch) onMessage(message);
-  });
-  worker.on('error', (error) => {
-    options.logger.error({ err: error, worker: init.index }, 'a request worker failed');
-    listened?.reject(error);
-  });
-  worker.on('exit', (code) => {
-    // Whatever it held comes back: a lost worker never leaks a lease or a queue place.
-    desk.close();
-    drainedNow();
-    listened?.reject(new Error(`request worker ${init.index} exited (code ${code}) before it listened`));
-    // Before start-up completes the start itself fails with the reason; while draining, exits are expected.
-    const running = workers();
-    if (running !== undefined && !running.closing()) options.logger.error({ worker: init.index, code }, 'a request worker exited; its leases were returned');
-  });
-  return { link, listening };
 }
