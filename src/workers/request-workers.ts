@@ -13,6 +13,7 @@ import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit } from './protocol.ts';
+import { guardListenAddress, type ListenGuard } from './listen-guard.ts';
 import { spawnWorkerThread, startLink, type Link, type LinkDeps, type WorkerThread } from './worker-link.ts';
 
 const SYNC_EVERY_MS = 100;
@@ -42,6 +43,8 @@ export interface RequestWorkersOptions {
   readonly relayed: WorkerInit['relayed'];
   /** Starts one thread; absent = a real worker thread (tests pass a stand-in). */
   readonly spawn?: (init: WorkerInit) => WorkerThread;
+  /** Claims the listen address for this gateway alone; absent = listen-guard.ts (tests pass a stand-in). */
+  readonly guard?: (host: string, port: number) => Promise<ListenGuard>;
 }
 
 export class RequestWorkers {
@@ -51,6 +54,7 @@ export class RequestWorkers {
   #fleet: ViewsUpdate;
   #config: GatewayConfig;
   #timer: Timer | undefined;
+  #guard: ListenGuard | undefined;
   #started = false;
   #closing = false;
   /** When workers were restarted (monotonic ms), within the last RESTART_WINDOW_MS. */
@@ -65,12 +69,18 @@ export class RequestWorkers {
   /** Starts every worker; resolves once all of them listen (rejects, with none left running, if one cannot). */
   static async start(options: RequestWorkersOptions): Promise<RequestWorkers> {
     const workers = new RequestWorkers(options);
+    const { host, port } = options.config().server.listen;
+    const guard = options.guard ?? guardListenAddress;
     try {
-      workers.#port = await workers.#startOne(0, options.config().server.listen.port);
+      // A fixed port is claimed before anything binds it; port 0 as soon as the kernel has picked one.
+      if (port !== 0) workers.#guard = await guard(host, port);
+      workers.#port = await workers.#startOne(0, port);
+      workers.#guard ??= await guard(host, workers.#port);
       await Promise.all(Array.from({ length: options.count - 1 }, (_, i) => workers.#startOne(i + 1, workers.#port)));
     } catch (error) {
       workers.#closing = true;
       await Promise.all(workers.#links.map((l) => l.worker.terminate()));
+      await workers.#guard?.close();
       throw error;
     }
     workers.#started = true;
@@ -118,6 +128,7 @@ export class RequestWorkers {
     this.#broadcast({ t: 'drain' });
     await Promise.all(this.#links.map((l) => l.drained));
     await Promise.all(this.#links.map((l) => l.worker.terminate()));
+    await this.#guard?.close();
   }
 
   /** Starts worker `index` on `port` (0: the kernel picks); resolves with the port it listens on. */

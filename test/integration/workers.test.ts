@@ -214,3 +214,20 @@ test('workers that cannot listen (the port is taken) fail the start with the rea
     await new Promise<void>((resolve) => taken.close(() => resolve()));
   }
 });
+
+test('a second gateway with workers on the same address is refused instead of sharing the port', async () => {
+  const port = await unusedPort();
+  const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9', kind: 'llamacpp' }], '', 'workers = 2').replace('127.0.0.1:0', `127.0.0.1:${port}`);
+  const first = await startGateway(toml);
+  try {
+    await assert.rejects(startGateway(toml), /another Switchyard gateway with \[server\] workers already listens on 127\.0\.0\.1:\d+/);
+    // The first one still answers (its node is down: 503, with the fleet status).
+    const health = await httpJson('GET', `${first.url}/health`);
+    assert.ok([200, 503].includes(health.status), health.text);
+  } finally {
+    await first.close();
+  }
+  // Once it has stopped, the address is free again.
+  const again = await startGateway(toml);
+  await again.close();
+});

@@ -68,6 +68,7 @@ async function startWith() {
     onModelVanished: () => {},
     relay: { url: 'http://127.0.0.1:1', secret: 's' },
     relayed: [],
+    guard: () => Promise.resolve({ close: () => Promise.resolve() }),
     spawn: (init) => {
       const thread = new FakeThread(init);
       threads.push(thread);
