@@ -165,12 +165,13 @@ export class Gateway {
     this.#parts.dashboard.feed.close();
     const active = (): number => this.#activeRequests.count();
     log.info({ active: active(), workers: this.#workers?.status().length }, 'draining: finishing in-flight requests');
+    // One drain_timeout for all: the workers' drain and then this thread's own listeners.
+    const deadline = clock.monotonicMs() + this.#parts.config().server.drainTimeoutMs;
     // Workers drain first, while this thread still answers their admissions and releases.
-    await this.#workers?.drain();
+    if (this.#workers !== undefined) await this.#workers.drain();
     const closed = Promise.all(this.#servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     // Keep-alive sockets would hold the servers open indefinitely: close each one once it is idle,
     // and all of them when the in-flight requests are done or the drain time is up.
-    const deadline = clock.monotonicMs() + this.#parts.config().server.drainTimeoutMs;
     while (active() > 0 && clock.monotonicMs() < deadline) {
       for (const server of this.#servers) server.closeIdleConnections();
       await sleep(clock, 25);
