@@ -1,7 +1,8 @@
 // Composition root: builds the gateway's collaborators (gateway/parts.ts) and its endpoint tables
 // (gateway/endpoints.ts), serves the public table on the main listener and the admin table on the
 // admin listener when one is configured (else on the main one too), and applies reloads and
-// graceful shutdown.
+// graceful shutdown. With [server] workers > 1 the public table is served by request worker
+// threads (src/workers/) and this thread keeps the control plane, every lease and admin.
 
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -11,10 +12,24 @@ import type { ListenAddress } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { ActiveRequests, createHttpServer, listen, mergeTables, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
-import { gatewayEndpoints } from '#src/gateway/endpoints.ts';
+import { gatewayEndpoints, type EndpointTables } from '#src/gateway/endpoints.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
 import { acceptRelayed, RequestWorkers } from '#src/workers/index.ts';
+
+type Serve = (table: () => EndpointTable, address: ListenAddress) => Promise<{ server: Server; url: string }>;
+
+/** What the worker start-up shares with the one-thread start-up in Gateway.start. */
+interface WorkersStart {
+  readonly options: GatewayOptions;
+  readonly parts: GatewayParts;
+  readonly endpoints: EndpointTables;
+  readonly activeRequests: ActiveRequests;
+  readonly serve: Serve;
+  readonly count: number;
+  /** Filled once the workers listen (the endpoint figures read it). */
+  readonly workers: { started: RequestWorkers | undefined };
+}
 
 export class Gateway {
   readonly url: string;
@@ -58,7 +73,7 @@ export class Gateway {
       activeRequests: () => activeRequests.count() + inWorkers(),
       ...(count > 1 ? { workers: () => workers.started?.status() ?? [] } : {}),
     });
-    const serve = async (table: () => EndpointTable, address: ListenAddress): Promise<{ server: Server; url: string }> => {
+    const serve: Serve = async (table, address) => {
       const server = createHttpServer({
         endpoints: table,
         activeRequests,
@@ -70,39 +85,7 @@ export class Gateway {
       });
       return { server, url: urlOf(await listen(server, address.host, address.port)) };
     };
-    if (count > 1) {
-      // The workers share the public listener; what only this thread can answer (admin, /metrics,
-      // the dashboard) reaches it through a loopback relay listener, unless [admin] listen is set.
-      const secret = randomBytes(32).toString('base64url');
-      const relayed = admin.listen === undefined ? endpoints.admin : new Map();
-      const relayTable = acceptRelayed(relayed, secret);
-      const relay = relayed.size === 0 ? undefined : await serve(() => relayTable, { host: '127.0.0.1', port: 0 });
-      const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
-      const servers = [relay?.server, adminServer?.server].filter((server) => server !== undefined);
-      workers.started = await RequestWorkers.start({
-        count,
-        clock: parts.clock,
-        logger: options.logger,
-        config: () => parts.config(),
-        registry: parts.registry,
-        scheduler: parts.scheduler,
-        events: parts.proxyEvents,
-        modelLabel: parts.inference.modelLabel,
-        onModelVanished: parts.inference.onModelVanished,
-        relay: { url: relay?.url ?? '', secret },
-        relayed: [...relayed].map(([path, byMethod]) => [path, [...byMethod.keys()]] as const),
-      }).catch(async (error: unknown) => {
-        // No worker listens: release what this thread opened before saying so.
-        for (const server of servers) server.close();
-        await parts.stop();
-        throw error;
-      });
-      const started = workers.started;
-      parts.attachWorkers({ figures: () => started.figures(), reloaded: () => started.syncConfig() });
-      const family = limits.listen.host.includes(':') ? 'IPv6' : 'IPv4';
-      const url = urlOf({ address: limits.listen.host, port: started.port, family });
-      return Gateway.#begin(new Gateway({ url, adminUrl: adminServer?.url }, servers, activeRequests, parts, started), options);
-    }
+    if (count > 1) return Gateway.#startWithWorkers({ options, parts, endpoints, activeRequests, serve, count, workers });
     const all = mergeTables(endpoints.public, endpoints.admin);
     const main = await serve(() => (admin.listen === undefined ? all : endpoints.public), limits.listen);
     const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
@@ -113,6 +96,45 @@ export class Gateway {
       parts,
     );
     return Gateway.#begin(gateway, options);
+  }
+
+  /**
+   * [server] workers > 1: the workers share the public listener; what only this thread can answer
+   * (admin, /metrics, the dashboard) reaches it through a loopback relay listener, unless
+   * [admin] listen is set (this thread then serves that listener itself).
+   */
+  static async #startWithWorkers(c: WorkersStart): Promise<Gateway> {
+    const { options, parts, endpoints, serve } = c;
+    const admin = options.config.admin;
+    const secret = randomBytes(32).toString('base64url');
+    const relayed: EndpointTable = admin.listen === undefined ? endpoints.admin : new Map();
+    const relayTable = acceptRelayed(relayed, secret);
+    const relay = relayed.size === 0 ? undefined : await serve(() => relayTable, { host: '127.0.0.1', port: 0 });
+    const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
+    const servers = [relay?.server, adminServer?.server].filter((server) => server !== undefined);
+    const started = await RequestWorkers.start({
+      count: c.count,
+      clock: parts.clock,
+      logger: options.logger,
+      config: () => parts.config(),
+      registry: parts.registry,
+      scheduler: parts.scheduler,
+      events: parts.proxyEvents,
+      modelLabel: parts.inference.modelLabel,
+      onModelVanished: parts.inference.onModelVanished,
+      relay: { url: relay?.url ?? '', secret },
+      relayed: [...relayed].map(([path, byMethod]) => [path, [...byMethod.keys()]] as const),
+    }).catch(async (error: unknown) => {
+      // No worker listens: release what this thread opened before saying so.
+      for (const server of servers) server.close();
+      await parts.stop();
+      throw error;
+    });
+    c.workers.started = started;
+    parts.attachWorkers({ figures: () => started.figures(), reloaded: () => started.syncConfig() });
+    const { host } = options.config.server.listen;
+    const url = urlOf({ address: host, port: started.port, family: host.includes(':') ? 'IPv6' : 'IPv4' });
+    return Gateway.#begin(new Gateway({ url, adminUrl: adminServer?.url }, servers, c.activeRequests, parts, started), options);
   }
 
   static #begin(gateway: Gateway, options: GatewayOptions): Gateway {
