@@ -8,10 +8,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
+import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
-import { hostsOf, unusedPort, waitForHost } from '#test/fixtures/context.ts';
+import { chatOfTokens, hostsOf, startListingFront, unusedPort, waitForHost, type ListingFront } from '#test/fixtures/context.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
 
 interface Answer {
@@ -230,4 +230,61 @@ test('a second gateway with workers on the same address is refused instead of sh
   // Once it has stopped, the address is free again.
   const again = await startGateway(toml);
   await again.close();
+});
+
+describe('what a worker learns from a node reaches the owner', () => {
+  const LONG = 3000;
+  const FLEET = `
+[[node]]
+name = "tiny"
+kind = "llamacpp"
+models = ["ovf"]
+context = 1024
+ttft = "2ms"
+tokens_per_second = 1000
+
+[[node]]
+name = "roomy"
+kind = "llamacpp"
+models = ["ovf"]
+context = 16384
+ttft = "2ms"
+tokens_per_second = 1000
+`;
+  let sim: SimFleet;
+  let front: ListingFront;
+  let gw: GatewayUnderTest;
+  const tinyPosts = async (): Promise<number> =>
+    (await simRequests(sim.url('tiny'))).filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions').length;
+
+  before(async () => {
+    sim = await startSimFleet(FLEET);
+    // tiny's context is hidden behind a listing front (kind "openai"): only its refusal can tell it.
+    front = await startListingFront(sim.url('tiny'));
+    const nodes = [
+      { name: 'tiny', url: front.url, kind: 'openai' },
+      { name: 'roomy', url: sim.url('roomy'), kind: 'llamacpp' },
+    ];
+    gw = await startGateway(gatewayToml(nodes, '', 'workers = 2'));
+    await waitForHost(gw.url, 'roomy', (h) => h.models?.ovf?.n_ctx === 16384, 'context known');
+    await waitForHost(gw.url, 'tiny', (h) => h.discovery.state === 'known', 'listed');
+  });
+  after(async () => {
+    await gw?.close();
+    await front?.close();
+    await sim?.close();
+  });
+
+  test('an overflow refusal fails over to the node that fits, and the learned context keeps later long prompts off the small node', async () => {
+    for (let i = 0; i < 6 && (await tinyPosts()) === 0; i += 1) {
+      const res = await postFresh(`${gw.url}/v1/chat/completions`, chatOfTokens('ovf', LONG, { max_tokens: 4 }));
+      assert.equal(res.status, 200, res.text);
+    }
+    assert.equal(await tinyPosts(), 1, 'the small node was tried once');
+    // The worker that met the refusal told the owner, whose registry now holds tiny's context.
+    await waitForHost(gw.url, 'tiny', (h) => h.models?.ovf?.n_ctx === 1024, 'learned context');
+    const later = await Promise.all(Array.from({ length: 8 }, () => postFresh(`${gw.url}/v1/chat/completions`, chatOfTokens('ovf', LONG, { max_tokens: 4 }))));
+    assert.deepEqual([...new Set(later.map((a) => a.status))], [200]);
+    assert.equal(await tinyPosts(), 1, 'no worker sent a long prompt to the small node again');
+  });
 });
