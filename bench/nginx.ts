@@ -31,8 +31,8 @@ export function installPeers(): string {
   return install.status === 0 ? `installed ${missing.join(' ')}` : `apt-get install ${missing.join(' ')} failed`;
 }
 
-export function nginxConfig(dir: string, listenPort: number, upstreamPort: number): string {
-  return `worker_processes 1;
+export function nginxConfig(dir: string, listenPort: number, upstreamPort: number, workers = 1): string {
+  return `worker_processes ${workers};
 daemon off;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
@@ -75,12 +75,13 @@ export interface NginxChild {
   stop(): Promise<void>;
 }
 
-export async function startNginx(upstreamUrl: string): Promise<NginxChild> {
+/** nginx in front of `upstreamUrl`, with `workers` worker processes (the `[server] workers` comparison uses 2). */
+export async function startNginx(upstreamUrl: string, workers = 1): Promise<NginxChild> {
   const upstreamPort = Number(new URL(upstreamUrl).port);
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-bench-nginx-'));
   await mkdir(join(dir, 'logs'));
   const port = await freePort();
-  await writeFile(join(dir, 'nginx.conf'), nginxConfig(dir, port, upstreamPort));
+  await writeFile(join(dir, 'nginx.conf'), nginxConfig(dir, port, upstreamPort, workers));
   const child: ChildProcess = spawn('nginx', ['-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });

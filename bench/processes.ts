@@ -94,10 +94,11 @@ export interface GatewayChild extends Child {
 }
 
 /** The gateway in front of the benchmark upstream: one vLLM-kind node, control loops out of the way. */
-export function proxyGatewayConfig(upstreamUrl: string): string {
+export function proxyGatewayConfig(upstreamUrl: string, workers = 1): string {
   return [
     '[server]',
     'listen = "127.0.0.1:0"',
+    `workers = ${workers}`,
     '[health]',
     'interval = "1h"',
     '[discovery]',

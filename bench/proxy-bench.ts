@@ -8,8 +8,11 @@ import { groupMemory, machineBusySeconds, resetGroupPeak, sample, type ProcessGr
 import { MB, median } from './stats.ts';
 import type { Workload, WorkloadName } from './workloads.ts';
 
-/** `candidate`: a second gateway checkout (`--candidate DIR`), to measure a change in the same run. */
-export type TargetName = 'direct' | 'switchyard' | 'candidate' | 'nginx';
+/**
+ * `candidate`: a second gateway checkout (`--candidate DIR`), to measure a change in the same run.
+ * `switchyard-wN` / `nginx-wN`: `[server] workers = N` against nginx `worker_processes N` (bench/workers-bench.ts).
+ */
+export type TargetName = 'direct' | 'switchyard' | 'candidate' | 'nginx' | `switchyard-w${number}` | `nginx-w${number}`;
 
 export interface Target {
   readonly name: TargetName;

@@ -111,6 +111,12 @@ export function checkTargets(
 
 const TARGET_ORDER: readonly TargetName[] = ['direct', 'switchyard', 'candidate', 'nginx'];
 
+/** The fixed targets first, then the workers rows (switchyard-wN before nginx-wN). */
+function targetRank(target: TargetName): number {
+  const at = TARGET_ORDER.indexOf(target);
+  return at >= 0 ? at : TARGET_ORDER.length + (target.startsWith('nginx') ? 1 : 0);
+}
+
 export function renderMarkdown(r: BenchReport): string {
   const out: string[] = [];
   const m = r.machine;
@@ -133,7 +139,7 @@ export function renderMarkdown(r: BenchReport): string {
   );
   const rows = [...r.proxy].sort(
     (a, b) =>
-      a.workload.localeCompare(b.workload) || a.concurrency - b.concurrency || TARGET_ORDER.indexOf(a.target) - TARGET_ORDER.indexOf(b.target),
+      a.workload.localeCompare(b.workload) || a.concurrency - b.concurrency || targetRank(a.target) - targetRank(b.target),
   );
   for (const row of rows) {
     const added = r.addedLatency.find((a) => a.workload === row.workload && a.concurrency === row.concurrency && a.target === row.target);

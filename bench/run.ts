@@ -11,6 +11,7 @@
 //        --candidate-flags "..." (node flags for the candidate only; without --candidate: this checkout)
 //        --gateway-flags "--max-semi-space-size=8 ..." (node flags for the gateway processes)
 //        --mesh [--sites 32 --heartbeat 2s --measure 10]: the federation benchmark instead (bench/mesh.ts)
+//        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`; 1 skips them)
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -30,6 +31,7 @@ import type { RouteDecisionResult } from './route-decision.ts';
 import { round } from './stats.ts';
 import { JSON_ANSWER_BYTES, SSE_CHUNKS } from './upstream.ts';
 import { CONCURRENCIES, workloads, writeBodies } from './workloads.ts';
+import { runWorkersBench, workersChecks } from './workers-bench.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
       candidate: { type: 'string' },
       'gateway-flags': { type: 'string', default: '' },
       'candidate-flags': { type: 'string' },
+      workers: { type: 'string', default: '2' },
     },
   });
   const notes: string[] = [];
@@ -97,6 +100,7 @@ async function main(): Promise<void> {
       return;
     }
     let proxyRows: ReturnType<typeof summarize> = [];
+    let workerChecks: ReturnType<typeof workersChecks> = [];
     const firstChunk: Partial<Record<TargetName, FirstChunkResult>> = {};
     if (only.has('proxy')) {
       log(`proxy benchmark (${tool}, ${durationS} s per cell after ${warmupS} s warm-up, ${rounds} round(s))`);
@@ -137,6 +141,23 @@ async function main(): Promise<void> {
         const fc = await runFirstChunkBench(targets, sse, Math.max(1000, (durationS * 1000) / 2), rounds);
         for (const [name, result] of fc) firstChunk[name] = result;
       }
+      const workers = Number(values.workers);
+      if (workers > 1) {
+        log(`workers: [server] workers = ${workers} against nginx worker_processes ${workers}`);
+        const options = { workers, tool, upstreamUrl, upstream: upstreamGroup, workloads: list, bodyFiles, durationS, warmupS, rounds, ticksPerSecond };
+        const result = await runWorkersBench({ ...options, withNginx: nginxVersion !== undefined, nodeFlags, log });
+        proxyRows.push(...result.rows);
+        workerChecks = workersChecks(proxyRows, workers);
+        const threads = result.roundTrip?.threads;
+        const processes = result.roundTrip?.processes;
+        if (threads !== undefined && processes !== undefined) {
+          notes.push(
+            `Admit round trip (bench/workers-roundtrip.ts): worker_threads MessagePort p50 ${threads.sequentialP50Us} µs, p99 ${threads.sequentialP99Us} µs, ` +
+              `${threads.pipelinedPerSecond}/s with 64 outstanding; child-process IPC (node:cluster's channel) p50 ${processes.sequentialP50Us} µs, ` +
+              `p99 ${processes.sequentialP99Us} µs, ${processes.pipelinedPerSecond}/s.`,
+          );
+        }
+      }
       for (const child of children.splice(0).reverse()) await child.stop();
     }
     let routeDecision: RouteDecisionResult[] = [];
@@ -168,7 +189,7 @@ async function main(): Promise<void> {
       firstChunk,
       routeDecision,
       controlPlane,
-      targets: checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds),
+      targets: [...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds), ...workerChecks],
       runSeconds,
       notes,
     };

@@ -29,6 +29,7 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     requestTimeoutMs: 60_000,
     drainTimeoutMs: 30_000,
     apiKeys: Object.freeze([]),
+    workers: 1,
   }),
   admin: Object.freeze({ listen: undefined, token: undefined }),
   health: Object.freeze({ intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 }),

@@ -9,7 +9,7 @@ import { parseListenAddress } from './listen-address.ts';
 import { findModelNameClashes, findNodeNameClashes, findUnservedModelGroups, isDeclaredModel } from './name-clashes.ts';
 import { normalizeNodeUrl } from './node-url.ts';
 import { parseWake } from './wake.ts';
-import { KV_MODES, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
+import { KV_MODES, MAX_WORKERS, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
 import { meshSchema } from './mesh-schema.ts';
 import {
@@ -39,6 +39,7 @@ function serverSchema(env: EnvVars) {
     request_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.server.requestTimeoutMs),
     drain_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.server.drainTimeoutMs),
     api_keys: z.array(secretSchema(env), { error: 'must be an array of keys (literal or "env:VAR")' }).default([]),
+    workers: workersSchema.default(CONFIG_DEFAULTS.server.workers),
   }).transform((server) => ({
     listen: server.listen,
     maxRequestBodyBytes: server.max_request_body_bytes,
@@ -47,8 +48,16 @@ function serverSchema(env: EnvVars) {
     requestTimeoutMs: server.request_timeout,
     drainTimeoutMs: server.drain_timeout,
     apiKeys: server.api_keys,
+    workers: server.workers,
   }));
 }
+
+/** How many event loops serve requests: a whole number from 1 to MAX_WORKERS, or "auto" (one per core). */
+const WORKERS_ERROR = `must be a whole number from 1 to ${MAX_WORKERS}, or "auto" (one per available core)`;
+const workersSchema = z.union(
+  [z.literal('auto'), z.int({ error: WORKERS_ERROR }).min(1, { error: WORKERS_ERROR }).max(MAX_WORKERS, { error: WORKERS_ERROR })],
+  { error: WORKERS_ERROR },
+);
 
 function adminSchema(env: EnvVars) {
   return table({
@@ -197,6 +206,10 @@ export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
     const main = config.server.listen;
     if (admin !== undefined && admin.port !== 0 && admin.port === main.port && admin.host === main.host) {
       ctx.addIssue({ code: 'custom', path: ['admin', 'listen'], message: 'must differ from server.listen (or leave it out to serve admin on the main listener)' });
+    }
+    // Request workers have no link to the mesh yet (signing keys, remote sites): refused, not half-run.
+    if (config.mesh !== undefined && config.server.workers !== 1) {
+      ctx.addIssue({ code: 'custom', path: ['server', 'workers'], message: 'must be 1 when [mesh] is set: federation runs on one event loop in this version' });
     }
   });
 }

@@ -34,7 +34,15 @@ export interface ServerConfig {
   readonly drainTimeoutMs: number;
   /** Client API keys (resolved); empty = no client authentication. Never logged. */
   readonly apiKeys: readonly string[];
+  /**
+   * Event loops serving requests (worker threads on one listener); "auto": one per available core.
+   * The control plane and every lease stay on one thread whatever the number.
+   */
+  readonly workers: number | 'auto';
 }
+
+/** The most request workers a gateway runs (each is a thread with its own heap). */
+export const MAX_WORKERS = 64;
 
 export interface AdminConfig {
   /** A separate listener for /admin/* and /metrics; undefined = served on the main listener. */

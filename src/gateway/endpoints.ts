@@ -3,6 +3,7 @@
 
 import { adminEndpoints, type ExplainRemote } from '#src/admin/index.ts';
 import { publicEndpoints, type EndpointTable } from '#src/proxy/index.ts';
+import type { WorkerStatus } from '#src/workers/index.ts';
 import type { GatewayParts } from './parts.ts';
 
 export interface EndpointTables {
@@ -13,6 +14,8 @@ export interface EndpointTables {
 export interface ListenerFigures {
   /** Requests the HTTP listeners are answering right now. */
   readonly activeRequests: () => number;
+  /** Each request worker's figures when [server] workers > 1; none otherwise. */
+  readonly workers?: () => readonly WorkerStatus[];
 }
 
 export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures): EndpointTables {
@@ -68,8 +71,9 @@ function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record
     leases_in_flight: parts.registry.leaseCount(),
     retiring_in_flight: parts.registry.retiringInFlight(),
     queue_depth: parts.scheduler.queueDepths(),
-    upstream: parts.pools.stats(),
+    upstream: parts.upstreamStats(),
     ...(parts.sitePools === undefined ? {} : { upstream_sites: parts.sitePools.stats() }),
-    upstream_held_bytes: parts.heldBytes.held(),
+    upstream_held_bytes: parts.heldBytesTotal(),
+    ...(listeners.workers === undefined ? {} : { workers: listeners.workers() }),
   };
 }

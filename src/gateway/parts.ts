@@ -6,13 +6,13 @@ import { Agent } from 'undici';
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
-import { diffConfig, diffNodes, type GatewayConfig, type NodeSpec } from '#src/config/index.ts';
-import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
+import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
+import { Discoverer } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
-import { onRoomMayOpen, Scheduler, type SchedulerNotice } from '#src/scheduler/index.ts';
+import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { DashboardHub } from '#src/admin/index.ts';
@@ -23,6 +23,9 @@ import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
 import { meshPartFor, type MeshPart } from './mesh-part.ts';
 import { remoteDepsFor, sitePoolsFor } from './forwarding-parts.ts';
+import { heldWithWorkers, NO_WORKERS, upstreamWithWorkers, type WorkerHooks } from './worker-hooks.ts';
+import { publishNotice } from './scheduler-notices.ts';
+import { pollModels } from './model-poll.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -67,6 +70,7 @@ export class GatewayParts {
   #settings: RequestSettings;
   #reloading: Promise<unknown> = Promise.resolve();
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views());
+  #workers: WorkerHooks = NO_WORKERS;
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -105,7 +109,8 @@ export class GatewayParts {
       clock: this.clock,
       intervalMs: options.config.discovery.intervalMs,
       minRefreshIntervalMs: options.config.discovery.missCooldownMs,
-      fetch: (node, signal) => this.#pollModels(node, signal),
+      fetch: (node, signal) =>
+        pollModels({ dispatcher: this.#discoveryAgent, clock: this.clock, discovery: () => this.#config.discovery, capacity: this.#capacityPoller, registry: this.registry }, node, signal),
       onResult: (name, result) => this.registry.observeDiscovery(name, result),
       onError: (name, error) => options.logger.error({ err: error, node: name }, 'applying a discovery result failed'),
     });
@@ -128,9 +133,10 @@ export class GatewayParts {
       queueDepths: () => this.scheduler.queueDepths(),
       leases: () => this.registry.leaseEntries(),
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
-      upstreamConnections: () => this.pools.stats(),
+      upstreamConnections: () => this.upstreamStats(),
       prefixHits: () => this.policies.prefixHits(),
     });
+    const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({
       clock: this.clock,
       filters: defaultFilters(),
@@ -140,7 +146,7 @@ export class GatewayParts {
         claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
         refreshListings: (nodes) => this.discoverer.refresh(nodes),
         wake: (node, reason) => this.#detach(this.wakes.wake(node, reason), 'wake'),
-        notify: (notice) => this.#onSchedulerNotice(notice),
+        notify: (notice) => publishNotice(noticeSinks, notice),
       },
     });
     onRoomMayOpen(this.registryEvents, () => this.scheduler.fleetChanged());
@@ -198,38 +204,27 @@ export class GatewayParts {
     };
   }
 
-  #onSchedulerNotice(notice: SchedulerNotice): void {
-    if (notice.kind === 'decided') {
-      this.proxyEvents.emit('route:excluded', { model: this.#modelNames.requestLabel(notice.req.model), excluded: notice.decision.excluded });
-    } else if (notice.kind === 'switch') {
-      this.proxyEvents.emit('route:model-switch', { node: notice.node, model: this.#modelNames.requestLabel(notice.model) });
-    } else {
-      this.options.logger.error({ err: notice.error }, 'refresh-on-miss failed');
-    }
-  }
-
   config(): GatewayConfig {
     return this.#config;
+  }
+
+  attachWorkers(hooks: WorkerHooks): void {
+    this.#workers = hooks;
+  }
+
+  /** Upstream connections per node: this thread's pools and every request worker's. */
+  upstreamStats(): ReturnType<UpstreamPools['stats']> {
+    return upstreamWithWorkers(this.pools.stats(), this.#workers);
+  }
+
+  /** Answer bytes held in memory, here and in every request worker. */
+  heldBytesTotal(): number {
+    return heldWithWorkers(this.heldBytes.held(), this.#workers);
   }
 
   /** Declared aliases and groups, rebuilt on reload. */
   catalog(): ModelCatalog {
     return this.#settings.catalog;
-  }
-
-  /**
-   * One discovery round for a node: its model list, then (on success) its per-model context and
-   * slots, asked only for models the list shows as loaded.
-   */
-  async #pollModels(node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
-    const { timeoutMs, maxBodyBytes, maxModelsPerNode, maxModelIdBytes } = this.#config.discovery;
-    const rules = { maxModels: maxModelsPerNode, maxIdBytes: maxModelIdBytes, allowed: node.allowedModels };
-    const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock, rules });
-    if (result.ok && result.models.length > 0 && !signal.aborted) {
-      const capacity = await this.#capacityPoller.poll(node, result.models, signal);
-      if (!signal.aborted) this.registry.observeCapacity(node.name, node.url, capacity);
-    }
-    return result;
   }
 
   startLoops(): void {
@@ -246,6 +241,7 @@ export class GatewayParts {
   /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
   reload(): Promise<ReloadOutcome> {
     const next = this.#reloading.then(() => this.#reloadNow()).then((outcome) => {
+      if (outcome.ok) this.#workers.reloaded();
       this.dashboard.noteReload(outcome);
       return outcome;
     });

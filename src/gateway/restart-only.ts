@@ -10,6 +10,8 @@ export function restartOnlyChanges(previous: GatewayConfig, next: GatewayConfig)
   if (previous.server.maxHeaderBytes !== next.server.maxHeaderBytes) changed.push('server.max_header_bytes');
   if (previous.server.headerTimeoutMs !== next.server.headerTimeoutMs) changed.push('server.header_timeout');
   if (previous.server.requestTimeoutMs !== next.server.requestTimeoutMs) changed.push('server.request_timeout');
+  // The worker threads are started once, with the listener.
+  if (previous.server.workers !== next.server.workers) changed.push('server.workers');
   if (!same(previous.admin.listen, next.admin.listen)) changed.push('admin.listen');
   // The cache-aware prefix tree is sized once, when it is built.
   if (previous.routing.cacheMaxTreeChars !== next.routing.cacheMaxTreeChars) changed.push('routing.cache_max_tree_chars');

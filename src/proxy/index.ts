@@ -5,7 +5,7 @@ export { publicEndpoints, INFERENCE_PATHS, type PublicEndpointDeps } from './pub
 export { ActiveRequests } from './active-requests.ts';
 export { fleetStatus, healthHttpStatus, type FleetStatus } from './fleet-status.ts';
 export { isLoopbackAddress, presentedKey, rotatingKeyCheck, unauthorized } from './auth.ts';
-export { UpstreamPools } from './upstream-pools.ts';
+export { UpstreamPools, type PoolFigures } from './upstream-pools.ts';
 export { HeldBytesBudget } from './held-budget.ts';
 export type { ProxyEvents } from './proxy-events.ts';
 export type { AttemptResult } from './attempt-result.ts';

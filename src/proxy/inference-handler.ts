@@ -39,9 +39,11 @@ import { acceptInboundBody, type InboundForward } from './forward-in.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
-  readonly registry: NodeRegistry;
+  /** Narrow, so a request worker can serve from its mirror of the fleet (src/workers). */
+  readonly registry: Pick<NodeRegistry, 'views' | 'snapshot' | 'learnContext'>;
   readonly pools: UpstreamPools;
-  readonly scheduler: Scheduler;
+  /** The in-thread Scheduler, or a worker's round trip to the one that owns every lease. */
+  readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
   readonly events: EventBus<ProxyEvents>;
   /** The settings in force; read once per request, when it arrives. */
   readonly settings: () => RequestSettings;

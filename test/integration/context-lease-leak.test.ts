@@ -2,8 +2,9 @@
 // than the slots can take so many wait in queues) with seeded random client aborts at random points
 // (before an answer, on the headers, mid-stream, on a timer). Afterwards /admin/hosts shows no
 // lease and nothing in flight, every queue is empty, the lease and queue gauges are all zero, and
-// the gateway still serves every model.
-import { after, before, test } from 'node:test';
+// the gateway still serves every model. The same run again with `[server] workers = 2`: the leases
+// live in the main thread and two request threads admit through it.
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
@@ -64,27 +65,8 @@ const CONCURRENCY = 32;
 
 type AbortPoint = 'none' | 'at_once' | 'on_headers' | 'mid_stream' | 'timer';
 
-let sim: SimFleet;
-let gw: GatewayUnderTest;
-
-before(async () => {
-  sim = await startSimFleet(FLEET);
-  gw = await startGateway(
-    gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'vllm' ? 'vllm' : 'llamacpp' }))),
-  );
-  await waitForHost(gw.url, 'l1', (h) => h.models?.['m-a']?.slots === 4, 'slots known');
-  await waitForHost(gw.url, 'l2', (h) => h.models?.['m-a']?.slots === 2, 'slots known');
-  await waitForHost(gw.url, 'router', (h) => h.models?.['m-b']?.slots === 2 && h.models['m-c']?.slots === 1, 'slots known');
-  await waitForHost(gw.url, 'vllm', (h) => h.loaded.includes('m-d'), 'listed');
-});
-
-after(async () => {
-  await gw?.close();
-  await sim?.close();
-});
-
 /** One request, maybe abandoned at `point`; resolves with the status seen (0 when aborted first). */
-async function oneRequest(random: () => number): Promise<{ status: number; aborted: boolean }> {
+async function oneRequest(gw: GatewayUnderTest, random: () => number): Promise<{ status: number; aborted: boolean }> {
   const model = MODELS[Math.floor(random() * MODELS.length)] ?? 'm-a';
   const stream = random() < 0.5;
   const roll = random();
@@ -118,45 +100,68 @@ async function oneRequest(random: () => number): Promise<{ status: number; abort
   }
 }
 
-test('after 1,000 mixed requests with random client aborts, every lease and queue slot is returned', async () => {
-  const random = mulberry32(20_240_601);
-  let next = 0;
-  const statuses = new Map<number, number>();
-  let aborted = 0;
-  const worker = async (): Promise<void> => {
-    while (next < TOTAL) {
-      next += 1;
-      const outcome = await oneRequest(random);
-      if (outcome.aborted) aborted += 1;
-      else statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+for (const workers of [1, 2]) {
+  describe(`with ${workers} worker(s)`, () => {
+    let sim: SimFleet;
+    let gw: GatewayUnderTest;
 
-  assert.ok(aborted > 100, `clients aborted (${aborted})`);
-  assert.deepEqual([...statuses.keys()], [200], `every answered request succeeded: ${JSON.stringify([...statuses])}`);
-  const waited = await Promise.all(MODELS.map((model) => metric(gw.url, 'gateway_queue_wait_seconds_count', { model, outcome: 'admitted' })));
-  assert.ok(waited.some((n) => n > 0), 'some requests waited in a queue');
+    before(async () => {
+      sim = await startSimFleet(FLEET);
+      gw = await startGateway(
+        gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'vllm' ? 'vllm' : 'llamacpp' })), '', `workers = ${workers}`),
+      );
+      await waitForHost(gw.url, 'l1', (h) => h.models?.['m-a']?.slots === 4, 'slots known');
+      await waitForHost(gw.url, 'l2', (h) => h.models?.['m-a']?.slots === 2, 'slots known');
+      await waitForHost(gw.url, 'router', (h) => h.models?.['m-b']?.slots === 2 && h.models['m-c']?.slots === 1, 'slots known');
+      await waitForHost(gw.url, 'vllm', (h) => h.loaded.includes('m-d'), 'listed');
+    });
 
-  await eventually(
-    async () => {
-      const { hosts, queue_depth } = await hostsOf(gw.url);
-      return hosts.every((h) => h.in_flight === 0 && Object.keys(h.leases).length === 0) && Object.values(queue_depth).every((d) => d === 0);
-    },
-    5_000,
-    'no lease, nothing in flight, empty queues',
-  );
-  const text = await metricsText(gw.url);
-  for (const name of ['gateway_leases_in_flight', 'gateway_queue_depth']) {
-    const held = metricSamples(text, name).filter((s) => s.value !== 0);
-    assert.deepEqual(held, [], `${name} is zero everywhere`);
-  }
-  for (const node of sim.nodes) {
-    await eventually(async () => (await simStats(node.url)).inFlight === 0, 15_000, `${node.name} idle`);
-  }
+    after(async () => {
+      await gw?.close();
+      await sim?.close();
+    });
 
-  for (const model of MODELS) {
-    const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens(model, 3, { max_tokens: 2 }));
-    assert.equal(res.status, 200, `${model} still served: ${res.text}`);
-  }
-});
+    test('after 1,000 mixed requests with random client aborts, every lease and queue slot is returned', async () => {
+      const random = mulberry32(20_240_601);
+      let next = 0;
+      const statuses = new Map<number, number>();
+      let aborted = 0;
+      const worker = async (): Promise<void> => {
+        while (next < TOTAL) {
+          next += 1;
+          const outcome = await oneRequest(gw, random);
+          if (outcome.aborted) aborted += 1;
+          else statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+
+      assert.ok(aborted > 100, `clients aborted (${aborted})`);
+      assert.deepEqual([...statuses.keys()], [200], `every answered request succeeded: ${JSON.stringify([...statuses])}`);
+      const waited = await Promise.all(MODELS.map((model) => metric(gw.url, 'gateway_queue_wait_seconds_count', { model, outcome: 'admitted' })));
+      assert.ok(waited.some((n) => n > 0), 'some requests waited in a queue');
+
+      await eventually(
+        async () => {
+          const { hosts, queue_depth } = await hostsOf(gw.url);
+          return hosts.every((h) => h.in_flight === 0 && Object.keys(h.leases).length === 0) && Object.values(queue_depth).every((d) => d === 0);
+        },
+        5_000,
+        'no lease, nothing in flight, empty queues',
+      );
+      const text = await metricsText(gw.url);
+      for (const name of ['gateway_leases_in_flight', 'gateway_queue_depth']) {
+        const held = metricSamples(text, name).filter((s) => s.value !== 0);
+        assert.deepEqual(held, [], `${name} is zero everywhere`);
+      }
+      for (const node of sim.nodes) {
+        await eventually(async () => (await simStats(node.url)).inFlight === 0, 15_000, `${node.name} idle`);
+      }
+
+      for (const model of MODELS) {
+        const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens(model, 3, { max_tokens: 2 }));
+        assert.equal(res.status, 200, `${model} still served: ${res.text}`);
+      }
+    });
+  });
+}

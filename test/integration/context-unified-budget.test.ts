@@ -2,7 +2,8 @@
 // tokens, and when the requests in flight outgrow it the server fails every one of them with
 // 500 "Context size has been exceeded.". The same concurrent load that breaks the node when sent
 // to it directly must all succeed through the gateway, which leases prompt + max_tokens of the pool
-// per request and holds the rest back in its queue.
+// per request and holds the rest back in its queue — in one thread, and with `[server] workers = 2`,
+// where two request threads share the main thread's leases.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
@@ -59,16 +60,19 @@ function failed(outcome: Outcome): boolean {
 }
 
 let sim: SimFleet;
-let gw: GatewayUnderTest;
+const gateways = new Map<number, GatewayUnderTest>();
 
 before(async () => {
   sim = await startSimFleet(FLEET);
-  gw = await startGateway(gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }]));
-  await waitForHost(gw.url, 'pool', (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS, 'pool figures');
+  for (const workers of [1, 2]) {
+    const gw = await startGateway(gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }], '', `workers = ${workers}`));
+    gateways.set(workers, gw);
+    await waitForHost(gw.url, 'pool', (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS, 'pool figures');
+  }
 });
 
 after(async () => {
-  await gw?.close();
+  for (const gw of gateways.values()) await gw.close();
   await sim?.close();
 });
 
@@ -83,7 +87,9 @@ test('the load exhausts the unified pool when sent straight to the node (so the 
   await eventually(async () => (await simStats(sim.url('pool'))).inFlight === 0, 15_000, 'the node idle again');
 });
 
-test('through the gateway the same load all succeeds, and the leased tokens never exceed the pool', async () => {
+for (const workers of [1, 2]) test(`through the gateway (${workers} worker(s)) the same load all succeeds, and the leased tokens never exceed the pool`, async () => {
+  const gw = gateways.get(workers);
+  assert.ok(gw !== undefined);
   let sampling = true;
   let peakTokens = 0;
   let peakRequests = 0;

@@ -13,6 +13,7 @@ test('defaults are the documented values', () => {
       requestTimeoutMs: 60_000,
       drainTimeoutMs: 30_000,
       apiKeys: [],
+      workers: 1,
     },
     admin: { listen: undefined, token: undefined },
     health: { intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 },

@@ -48,6 +48,7 @@ header_timeout = "5s"
 request_timeout = "30s"
 drain_timeout = "0s"
 api_keys = ["literal-key", "env:CLIENT_KEY"]
+workers = 2
 [admin]
 listen = "127.0.0.1:9091"
 token = "env:ADMIN_TOKEN"
@@ -89,6 +90,7 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       requestTimeoutMs: 30_000,
       drainTimeoutMs: 0,
       apiKeys: ['literal-key', 'from-env'],
+      workers: 2,
     });
     assert.deepEqual(config.admin, { listen: { host: '127.0.0.1', port: 9091 }, token: 'admin-secret' });
     assert.deepEqual(config.routing, {

@@ -25,3 +25,9 @@ test('the cache-aware prefix tree size needs a restart; the other policy setting
   assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\n[routing]\npolicy = "cache-aware"\ncache_threshold = 0.7\n')), []);
   assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\n[routing]\ncache_max_tree_chars = 1000\n')), ['routing.cache_max_tree_chars']);
 });
+
+test('the number of workers needs a restart', () => {
+  const before = config('[server]\nlisten = "127.0.0.1:8080"\n');
+  assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\nworkers = 2\n')), ['server.workers']);
+  assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\nworkers = 1\n')), []);
+});

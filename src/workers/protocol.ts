@@ -1,0 +1,79 @@
+// The messages between the lease owner (the main thread: control plane, scheduler, admin) and the
+// request workers (threads that each run the HTTP listener and the request path). Plain data only:
+// everything crosses a MessagePort by structured clone, so no functions, no class instances.
+
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import type { PoolFigures, ProxyEvents } from '#src/proxy/index.ts';
+import type { Exclusion, RouteRequest } from '#src/routing/index.ts';
+import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
+
+/** The fleet as the request path needs it between admissions (no live lease counts: those stay with the owner). */
+export interface ViewsUpdate {
+  readonly views: readonly NodeView[];
+  readonly connectionLimit: number | undefined;
+}
+
+/** What a worker thread starts with (its workerData). */
+export interface WorkerInit {
+  readonly index: number;
+  readonly count: number;
+  readonly config: GatewayConfig;
+  readonly fleet: ViewsUpdate;
+  /** The port to listen on (0 for the first worker of a port-0 gateway: the kernel picks, the rest follow). */
+  readonly port: number;
+  /** Where the owner answers the paths this worker relays (admin, /metrics, the dashboard). */
+  readonly relay: RelayTarget;
+  /** Paths (with their methods) the worker hands to the owner; empty when the owner has its own admin listener. */
+  readonly relayed: readonly (readonly [path: string, methods: readonly string[]])[];
+}
+
+export interface RelayTarget {
+  readonly url: string;
+  /** Proves a request came from one of this gateway's workers (it may then name its client's address). */
+  readonly secret: string;
+}
+
+export type EventRecord = { [K in keyof ProxyEvents]: readonly [K, ProxyEvents[K]] }[keyof ProxyEvents];
+
+export type OwnerMessage =
+  | { readonly t: 'fleet'; readonly fleet: ViewsUpdate }
+  | { readonly t: 'config'; readonly config: GatewayConfig }
+  | {
+      readonly t: 'admitted';
+      readonly id: number;
+      readonly node: string;
+      readonly route: { readonly policy: string; readonly reason: string };
+      readonly waitedMs: number;
+      /** Set when the request loads its model on the node (routing.load_timeout applies). */
+      readonly loadTimeoutMs: number | undefined;
+    }
+  | { readonly t: 'refused'; readonly id: number; readonly reason: RefusalReason; readonly excluded: readonly Exclusion[]; readonly waitedMs: number }
+  | { readonly t: 'drain' };
+
+/** What a worker reports every second, for /admin/runtime and /metrics. */
+export interface WorkerFigures {
+  readonly activeRequests: number;
+  readonly upstream: Readonly<Record<string, PoolFigures>>;
+  readonly heldBytes: number;
+}
+
+export type WorkerMessage =
+  | { readonly t: 'listening'; readonly port: number }
+  | { readonly t: 'listen-failed'; readonly error: string }
+  | { readonly t: 'admit'; readonly id: number; readonly req: RouteRequest; readonly settings: QueueSettings; readonly firstAttempt: boolean }
+  | { readonly t: 'abort'; readonly id: number }
+  | { readonly t: 'release'; readonly id: number }
+  | { readonly t: 'settle'; readonly id: number; readonly outcome: LoadOutcome }
+  | { readonly t: 'events'; readonly events: readonly EventRecord[] }
+  | { readonly t: 'learn'; readonly node: string; readonly url: string; readonly model: string; readonly nCtx: number }
+  | { readonly t: 'vanished'; readonly node: string }
+  | { readonly t: 'log'; readonly level: 'warn' | 'error'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
+  | { readonly t: 'figures'; readonly figures: WorkerFigures }
+  | { readonly t: 'drained' };
+
+/** The waiting limits of a request's settings, as the owner's scheduler reads them. */
+export function queueSettingsOf(settings: QueueSettings): QueueSettings {
+  const { queueTimeoutMs, maxQueue, missWaitMs, swapAfterMs, loadTimeoutMs } = settings;
+  return { queueTimeoutMs, maxQueue, missWaitMs, swapAfterMs, loadTimeoutMs };
+}

@@ -1,0 +1,159 @@
+// One request worker: the public listener (shared with the other workers through SO_REUSEPORT) and
+// the whole request path, reading the fleet from its mirror and asking the owner for every
+// admission. Paths the owner answers are relayed to it. On `drain` it stops taking connections,
+// lets its requests finish (up to server.drain_timeout), says so, and the owner ends the thread.
+
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MessagePort } from 'node:worker_threads';
+import { sleep, systemClock } from '#src/core/clock.ts';
+import { EventBus } from '#src/core/events.ts';
+import { diffConfig, type GatewayConfig } from '#src/config/index.ts';
+import {
+  ActiveRequests,
+  createHttpServer,
+  HeldBytesBudget,
+  mergeTables,
+  publicEndpoints,
+  requestSettings,
+  UpstreamPools,
+  type InferenceDeps,
+  type ProxyEvents,
+} from '#src/proxy/index.ts';
+import { forwardEvents } from './event-bridge.ts';
+import type { OwnerMessage, WorkerInit, WorkerMessage } from './protocol.ts';
+import { Outbox } from './outbox.ts';
+import { RemoteAdmission } from './remote-admission.ts';
+import { relayTo } from './relay.ts';
+import { ViewMirror } from './view-mirror.ts';
+
+const FIGURES_EVERY_MS = 1_000;
+
+type OwnerPort = Pick<MessagePort, 'postMessage' | 'on'>;
+
+export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Promise<void> {
+  const clock = systemClock;
+  const outbox = new Outbox<WorkerMessage>((batch) => owner.postMessage(batch));
+  const send = (message: WorkerMessage): void => outbox.send(message);
+  const log = (level: 'warn' | 'error', fields: Record<string, unknown>, message: string): void =>
+    send({ t: 'log', level, fields: { ...fields, worker: init.index }, message });
+  let config: GatewayConfig = init.config;
+  let settings = requestSettings(config);
+  const mirror = new ViewMirror(init.fleet, () => clock.now());
+  const pools = new UpstreamPools(config.upstream, {
+    clock,
+    onConnectionWaitTimeout: (node, figures) =>
+      log('warn', { node, ...figures, waitedMs: config.upstream.connectionWaitMs }, 'no free upstream connection in time; failing over'),
+  });
+  // Each worker holds its share of the answer-bytes budget (a shared counter would cost a lock per chunk).
+  const heldBudget = new HeldBytesBudget(() => Math.floor(config.upstream.maxHeldBytesTotal / init.count));
+  const events = new EventBus<ProxyEvents>((error) => log('error', { err: String(error) }, 'event listener failed'));
+  forwardEvents(events, send);
+  const admission = new RemoteAdmission(send, mirror);
+  const inference: InferenceDeps = {
+    clock,
+    registry: {
+      views: () => mirror.views(),
+      snapshot: () => mirror.snapshot(),
+      learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
+    },
+    pools,
+    scheduler: admission,
+    events,
+    settings: () => settings,
+    heldBudget,
+    // The owner bounds the label when it re-emits the event (one label set for the gateway).
+    modelLabel: (model) => model,
+    onModelVanished: (node) => send({ t: 'vanished', node }),
+    newRequestId: () => randomUUID(),
+  };
+  const publicTable = publicEndpoints({
+    clock,
+    registry: mirror,
+    clientKeys: () => config.server.apiKeys,
+    configuredModels: () => config.models.available,
+    inference,
+  });
+  // No relay when the owner serves the admin paths on its own listener ([admin] listen).
+  const relay = init.relayed.length === 0 ? undefined : relayTo(init.relay, config.server.requestTimeoutMs);
+  const relayed = new Map(relay === undefined ? [] : init.relayed.map(([path, methods]) => [path, new Map(methods.map((method) => [method, relay.handler]))]));
+  const table = mergeTables(publicTable, relayed);
+  const activeRequests = new ActiveRequests();
+  const limits = config.server;
+  const server = createHttpServer({
+    endpoints: () => table,
+    activeRequests,
+    onHandlerError: (error, req) => log('error', { err: error instanceof Error ? error.stack : String(error), path: req.url }, 'request handler failed'),
+    requestTimeoutMs: limits.requestTimeoutMs,
+    headersTimeoutMs: limits.headerTimeoutMs,
+    keepAliveTimeoutMs: 65_000,
+    maxHeaderBytes: limits.maxHeaderBytes,
+  });
+  const report = (): void =>
+    send({ t: 'figures', figures: { activeRequests: activeRequests.count(), upstream: pools.stats(), heldBytes: heldBudget.held() } });
+  const figuresTimer = setInterval(report, FIGURES_EVERY_MS);
+  figuresTimer.unref();
+
+  const drain = async (): Promise<void> => {
+    clearInterval(figuresTimer);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const deadline = clock.monotonicMs() + config.server.drainTimeoutMs;
+    while (activeRequests.count() > 0 && clock.monotonicMs() < deadline) {
+      server.closeIdleConnections();
+      await sleep(clock, 25);
+    }
+    if (activeRequests.count() > 0) log('warn', { active: activeRequests.count() }, 'drain timeout: closing requests still in flight');
+    server.closeAllConnections();
+    await closed;
+    relay?.close();
+    await pools.close();
+    report();
+    send({ t: 'drained' });
+  };
+
+  const onMessage = (message: OwnerMessage): void => {
+    switch (message.t) {
+      case 'admitted':
+      case 'refused':
+        admission.decided(message);
+        return;
+      case 'fleet':
+        mirror.update(message.fleet);
+        return;
+      case 'config': {
+        pools.applyChange(diffConfig(config, message.config), message.config.upstream);
+        config = message.config;
+        settings = requestSettings(config);
+        return;
+      }
+      case 'drain':
+        drain().catch((error: unknown) => {
+          log('error', { err: String(error) }, 'worker drain failed');
+          send({ t: 'drained' });
+        });
+        return;
+    }
+  };
+  owner.on('message', (batch: readonly OwnerMessage[]) => {
+    for (const message of batch) onMessage(message);
+  });
+
+  try {
+    const port = await listenShared(server, limits.listen.host, init.port);
+    send({ t: 'listening', port });
+  } catch (error) {
+    send({ t: 'listen-failed', error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** Listens with SO_REUSEPORT: every worker binds the same address and the kernel spreads connections. */
+function listenShared(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port, reusePort: true }, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}

@@ -1,0 +1,177 @@
+// The owner's side of `[server] workers = N`: it starts N worker threads on the one listen address
+// (the first one binds, the others join its port), answers their admissions through the single
+// Scheduler (lease-desk.ts), re-emits their events, applies what they learn to the registry, and
+// keeps their fleet mirror and config current: the fleet is pushed when its views change (checked
+// before every admission answer and every 100 ms), the config when a reload swaps it. A worker
+// that ends unexpectedly has its leases returned and is started again, within a restart budget.
+
+import type { Logger } from 'pino';
+import type { Clock, Timer } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { Scheduler } from '#src/scheduler/index.ts';
+import type { OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit } from './protocol.ts';
+import { guardListenAddress, type ListenGuard } from './listen-guard.ts';
+import { spawnWorkerThread, startLink, type Link, type LinkDeps, type WorkerThread } from './worker-link.ts';
+
+const SYNC_EVERY_MS = 100;
+/** More restarts than this within RESTART_WINDOW_MS: a worker that keeps dying is left down (and said so). */
+export const MAX_RESTARTS = 5;
+export const RESTART_WINDOW_MS = 60_000;
+
+export interface WorkerStatus {
+  readonly worker: number;
+  readonly admitted: number;
+  readonly leases_held: number;
+  readonly active_requests: number;
+}
+
+export interface RequestWorkersOptions {
+  readonly count: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly config: () => GatewayConfig;
+  readonly registry: Pick<NodeRegistry, 'views' | 'learnContext'>;
+  readonly scheduler: Pick<Scheduler, 'admit'>;
+  readonly events: EventBus<ProxyEvents>;
+  /** The bounded metrics label of a requested model. */
+  readonly modelLabel: (model: string) => string;
+  readonly onModelVanished: (node: string) => void;
+  readonly relay: RelayTarget;
+  readonly relayed: WorkerInit['relayed'];
+  /** Starts one thread; absent = a real worker thread (tests pass a stand-in). */
+  readonly spawn?: (init: WorkerInit) => WorkerThread;
+  /** Claims the listen address for this gateway alone; absent = listen-guard.ts (tests pass a stand-in). */
+  readonly guard?: (host: string, port: number) => Promise<ListenGuard>;
+}
+
+export class RequestWorkers {
+  readonly #options: RequestWorkersOptions;
+  readonly #links: Link[] = [];
+  #port = 0;
+  #fleet: ViewsUpdate;
+  #config: GatewayConfig;
+  #timer: Timer | undefined;
+  #guard: ListenGuard | undefined;
+  #started = false;
+  #closing = false;
+  /** When workers were restarted (monotonic ms), within the last RESTART_WINDOW_MS. */
+  #restarts: number[] = [];
+
+  private constructor(options: RequestWorkersOptions) {
+    this.#options = options;
+    this.#fleet = fleetOf(options);
+    this.#config = options.config();
+  }
+
+  /** Starts every worker; resolves once all of them listen (rejects, with none left running, if one cannot). */
+  static async start(options: RequestWorkersOptions): Promise<RequestWorkers> {
+    const workers = new RequestWorkers(options);
+    const { host, port } = options.config().server.listen;
+    const guard = options.guard ?? guardListenAddress;
+    try {
+      // A fixed port is claimed before anything binds it; port 0 as soon as the kernel has picked one.
+      if (port !== 0) workers.#guard = await guard(host, port);
+      workers.#port = await workers.#startOne(0, port);
+      workers.#guard ??= await guard(host, workers.#port);
+      await Promise.all(Array.from({ length: options.count - 1 }, (_, i) => workers.#startOne(i + 1, workers.#port)));
+    } catch (error) {
+      workers.#closing = true;
+      await Promise.all(workers.#links.map((l) => l.worker.terminate()));
+      await workers.#guard?.close();
+      throw error;
+    }
+    workers.#started = true;
+    workers.#schedule();
+    return workers;
+  }
+
+  /** The port every worker listens on. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Pushes the fleet to every worker if its views changed since the last push. */
+  syncFleet(): void {
+    const next = fleetOf(this.#options);
+    if (next.views === this.#fleet.views && next.connectionLimit === this.#fleet.connectionLimit) return;
+    this.#fleet = next;
+    this.#broadcast({ t: 'fleet', fleet: next });
+  }
+
+  /** Pushes the config to every worker if a reload replaced it. */
+  syncConfig(): void {
+    const config = this.#options.config();
+    if (config === this.#config) return;
+    this.#config = config;
+    this.#broadcast({ t: 'config', config });
+    // Sent now, not at the end of the turn: the reload's answer must not overtake it.
+    for (const link of this.#links) link.outbox.flush();
+  }
+
+  /** The workers' last reported figures. */
+  figures(): readonly WorkerFigures[] {
+    return this.#links.flatMap((l) => (l.figures === undefined ? [] : [l.figures]));
+  }
+
+  /** Per worker, for /admin/runtime: admissions so far, leases held and requests in progress now. */
+  status(): WorkerStatus[] {
+    return this.#links.map((l) => ({ worker: l.index, admitted: l.desk.admitted(), leases_held: l.desk.held(), active_requests: l.figures?.activeRequests ?? 0 }));
+  }
+
+  /** SIGTERM: every worker stops taking connections and finishes its requests; then the threads end. */
+  async drain(): Promise<void> {
+    this.#closing = true;
+    this.#timer?.cancel();
+    this.#broadcast({ t: 'drain' });
+    await Promise.all(this.#links.map((l) => l.drained));
+    await Promise.all(this.#links.map((l) => l.worker.terminate()));
+    await this.#guard?.close();
+  }
+
+  /** Starts worker `index` on `port` (0: the kernel picks); resolves with the port it listens on. */
+  #startOne(index: number, port: number): Promise<number> {
+    const options = this.#options;
+    const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet, port, relay: options.relay, relayed: options.relayed };
+    const deps: LinkDeps = { ...options, syncFleet: () => this.syncFleet(), onExit: (link, code) => this.#exited(link, code) };
+    const { link, listening } = startLink((options.spawn ?? spawnWorkerThread)(init), init, deps);
+    const at = this.#links.findIndex((l) => l.index === index);
+    if (at >= 0) this.#links[at] = link;
+    else this.#links.push(link);
+    return listening;
+  }
+
+  #exited(link: Link, code: number): void {
+    // Before start-up completes the start itself fails with the reason; while draining, exits are expected.
+    if (!this.#started || this.#closing || !this.#links.includes(link)) return;
+    const log = this.#options.logger;
+    const now = this.#options.clock.monotonicMs();
+    this.#restarts = this.#restarts.filter((at) => now - at < RESTART_WINDOW_MS);
+    if (this.#restarts.length >= MAX_RESTARTS) {
+      log.error({ worker: link.index, code, restarts: this.#restarts.length }, 'a request worker exited again; its leases were returned; too many restarts, it stays down');
+      return;
+    }
+    this.#restarts.push(now);
+    log.error({ worker: link.index, code }, 'a request worker exited; its leases were returned; starting it again');
+    this.#startOne(link.index, this.#port).catch((error: unknown) => log.error({ err: error, worker: link.index }, 'a request worker could not be started again'));
+  }
+
+  #broadcast(message: OwnerMessage): void {
+    for (const link of this.#links) link.outbox.send(message);
+  }
+
+  #schedule(): void {
+    this.#timer = this.#options.clock.setTimeout(() => {
+      this.syncConfig();
+      this.syncFleet();
+      if (!this.#closing) this.#schedule();
+    }, SYNC_EVERY_MS);
+  }
+}
+
+function fleetOf(options: RequestWorkersOptions): ViewsUpdate {
+  const views: readonly NodeView[] = options.registry.views();
+  return { views, connectionLimit: options.config().upstream.maxConnections };
+}

@@ -1,0 +1,108 @@
+// One request worker as the owner sees it: the thread, the batched messages to it, its lease
+// desk, and the owner's handling of everything it sends.
+
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { EventBus } from '#src/core/events.ts';
+import type { NodeRegistry } from '#src/nodes/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { Scheduler } from '#src/scheduler/index.ts';
+import { replayEvents } from './event-bridge.ts';
+import { LeaseDesk } from './lease-desk.ts';
+import { Outbox } from './outbox.ts';
+import type { OwnerMessage, WorkerFigures, WorkerInit, WorkerMessage } from './protocol.ts';
+
+/** What the owner uses of a worker thread (a real `Worker`, or a test's stand-in). */
+export type WorkerThread = Pick<Worker, 'postMessage' | 'on' | 'terminate'>;
+
+export function spawnWorkerThread(init: WorkerInit): WorkerThread {
+  return new Worker(new URL('./worker-main.ts', import.meta.url), { workerData: init, name: `switchyard-worker-${init.index}` });
+}
+
+export interface LinkDeps {
+  readonly logger: Logger;
+  readonly registry: Pick<NodeRegistry, 'learnContext'>;
+  readonly scheduler: Pick<Scheduler, 'admit'>;
+  readonly events: EventBus<ProxyEvents>;
+  readonly modelLabel: (model: string) => string;
+  readonly onModelVanished: (node: string) => void;
+  /** Brings every worker's fleet up to date (before an admission is answered). */
+  readonly syncFleet: () => void;
+  /** The thread ended (its leases are already back). */
+  readonly onExit: (link: Link, code: number) => void;
+}
+
+export interface Link {
+  readonly index: number;
+  readonly worker: WorkerThread;
+  readonly outbox: Outbox<OwnerMessage>;
+  readonly desk: LeaseDesk;
+  figures: WorkerFigures | undefined;
+  /** Settles once the worker has drained (or is gone). */
+  readonly drained: Promise<void>;
+}
+
+/** One worker thread and the owner's handling of its messages. */
+export function startLink(worker: WorkerThread, init: WorkerInit, options: LinkDeps): { link: Link; listening: Promise<number> } {
+  const outbox = new Outbox<OwnerMessage>((batch) => worker.postMessage(batch));
+  const post = (message: OwnerMessage): void => outbox.send(message);
+  const desk = new LeaseDesk({
+    scheduler: options.scheduler,
+    send: post,
+    beforeAdmitted: options.syncFleet,
+    onError: (error) => options.logger.error({ err: error, worker: init.index }, 'an admission failed'),
+  });
+  let listened: { resolve: (port: number) => void; reject: (error: Error) => void } | undefined;
+  const listening = new Promise<number>((resolve, reject) => {
+    listened = { resolve, reject };
+  });
+  let drainedNow: () => void = () => {};
+  const drained = new Promise<void>((resolve) => {
+    drainedNow = resolve;
+  });
+  const link: Link = { index: init.index, worker, outbox, desk, figures: undefined, drained };
+  const onMessage = (message: WorkerMessage): void => {
+    switch (message.t) {
+      case 'admit':
+        return desk.admit(message.id, message.req, message.settings, message.firstAttempt);
+      case 'abort':
+        return desk.abort(message.id);
+      case 'release':
+        return desk.release(message.id);
+      case 'settle':
+        return desk.settle(message.id, message.outcome);
+      case 'events':
+        return replayEvents(options.events, message.events, options.modelLabel);
+      case 'learn':
+        return options.registry.learnContext(message.node, message.url, message.model, message.nCtx);
+      case 'vanished':
+        return options.onModelVanished(message.node);
+      case 'log':
+        return void options.logger[message.level]({ ...message.fields }, message.message);
+      case 'figures':
+        link.figures = message.figures;
+        return;
+      case 'listening':
+        return listened?.resolve(message.port);
+      case 'listen-failed':
+        return listened?.reject(new Error(`request worker ${init.index} could not listen: ${message.error}`));
+      case 'drained':
+        return drainedNow();
+    }
+  };
+  worker.on('message', (batch: readonly WorkerMessage[]) => {
+    for (const message of batch) onMessage(message);
+  });
+  worker.on('error', (error) => {
+    options.logger.error({ err: error, worker: init.index }, 'a request worker failed');
+    listened?.reject(error);
+  });
+  worker.on('exit', (code) => {
+    // Whatever it held comes back: a lost worker never leaks a lease or a queue place.
+    desk.close();
+    drainedNow();
+    listened?.reject(new Error(`request worker ${init.index} exited (code ${code}) before it listened`));
+    options.onExit(link, code);
+  });
+  return { link, listening };
+}
