@@ -33,7 +33,8 @@ const pinSchema = table({
     const parsed = parsePublicKey(text);
     return parsed.ok ? valid(text) : invalid<string>(parsed.message);
   })),
-}).transform((pin): MeshSitePin => ({ id: pin.id, publicKey: pin.public_key }));
+  url: z.string().pipe(parsedBy(normalizeNodeUrl)).optional(),
+}).transform((pin): MeshSitePin => (pin.url === undefined ? { id: pin.id, publicKey: pin.public_key } : { id: pin.id, publicKey: pin.public_key, url: pin.url }));
 
 const staticModelSchema = table({
   id: name.pipe(z.string().max(256, { error: 'must be at most 256 characters' })),

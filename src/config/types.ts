@@ -200,6 +200,11 @@ export interface MeshSitePin {
   readonly id: string;
   /** The raw 32-byte Ed25519 public key, as configured in base64url (no padding). */
   readonly publicKey: string;
+  /**
+   * The only gateway URL this site's records may name (normalised); undefined = whatever its signed
+   * record says. Pinning it keeps a compromised site key from steering forwarded requests elsewhere.
+   */
+  readonly url?: string | undefined;
 }
 
 /** A model published by the `static` discovery source (backends that cannot be listed). */

@@ -1,6 +1,6 @@
 // Pure: what a receiver decides about one gossip message (docs/federation.md, "Acceptance").
 // The checks run in this order, and the first that fails decides:
-//   oversized → malformed → not_pinned → bad_signature → future → replay → unknown_digest → over_cap
+//   oversized → malformed → not_pinned → bad_signature → url_mismatch → future → replay → unknown_digest → over_cap
 // Size comes before parsing so a large message costs nothing; nothing about a record's content is
 // looked at (its revision, time or models) before its signature verifies, so a forged message can
 // neither change what is known nor learn anything from which reason it gets beyond "not signed by
@@ -15,6 +15,8 @@ import type { SiteRecordModel } from './site-record.ts';
 export interface JudgeContext {
   /** The key pinned for each trusted site (`[[mesh.sites]]`). */
   readonly pins: ReadonlyMap<string, KeyObject>;
+  /** The gateway URL pinned for a site (`[[mesh.sites]] url`), for the sites that pin one. */
+  readonly pinnedUrls?: ReadonlyMap<string, string>;
   /** The highest revision accepted so far from `site`, if any. */
   highestRevision(site: string): number | undefined;
   /** The model list held for `site` whose modelsDigest is `digest`, if any (for digest heartbeats). */
@@ -34,6 +36,8 @@ export function judgeMessage(data: Uint8Array, ctx: JudgeContext): Judgement {
   const key = ctx.pins.get(site);
   if (key === undefined) return reject('not_pinned', site, 'no key is pinned for this site in [[mesh.sites]]');
   if (!verifies(signedBytes, key, sig)) return reject('bad_signature', site, 'the signature does not verify against the key pinned for this site');
+  const pinnedUrl = ctx.pinnedUrls?.get(site);
+  if (pinnedUrl !== undefined && record.url !== pinnedUrl) return reject('url_mismatch', site, `url ${record.url} differs from the url pinned for this site (${pinnedUrl})`);
   const aheadMs = record.issued_at - ctx.nowWallMs;
   if (aheadMs > ctx.maxClockSkewMs) return reject('future', site, `issued_at is ${aheadMs} ms ahead of this clock, over max_clock_skew (${ctx.maxClockSkewMs} ms)`);
   const highest = ctx.highestRevision(site);

@@ -12,6 +12,8 @@ export const RECORD_REJECTIONS = [
   'not_pinned',
   /** The signature does not verify against the key pinned for `record.site` (e.g. a peer speaking for another site). */
   'bad_signature',
+  /** The record's `url` differs from the one pinned for its site (`[[mesh.sites]] url`). */
+  'url_mismatch',
   /** `revision` is not higher than the highest accepted for that site. */
   'replay',
   /** `issued_at` is further in the future than `[mesh] max_clock_skew`. */

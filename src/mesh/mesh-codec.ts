@@ -9,6 +9,7 @@ import type { SiteRecord, SiteRecordModel } from './site-record.ts';
 /** What a receiver knows when it judges a message (the acceptance function's context). */
 export interface MeshJudgeContext {
   readonly pins: ReadonlyMap<string, KeyObject>;
+  readonly pinnedUrls?: ReadonlyMap<string, string>;
   highestRevision(site: string): number | undefined;
   knownModels(site: string, digest: string): readonly SiteRecordModel[] | undefined;
   readonly nowWallMs: number;

@@ -49,6 +49,7 @@ export class MeshService {
   readonly #deps: MeshServiceDeps;
   #config: MeshConfig;
   #pins: ReadonlyMap<string, KeyObject>;
+  #pinnedUrls: ReadonlyMap<string, string>;
   readonly #store: RemoteSiteStore;
   readonly #own: OwnModelSet;
   #publisher = INITIAL_PUBLISHER;
@@ -66,6 +67,7 @@ export class MeshService {
     this.#deps = deps;
     this.#config = deps.config;
     this.#pins = this.#pinKeys(deps.config);
+    this.#pinnedUrls = pinnedUrlsOf(deps.config);
     this.#store = new RemoteSiteStore({ ownSite: deps.config.site, pins: deps.config.sites, digestOf: (m) => deps.codec.digestOf(m) });
     this.#own = new OwnModelSet(deps.sources);
     deps.transport.onMessage((data, peer) => this.#receive(data, peer));
@@ -97,6 +99,7 @@ export class MeshService {
   reconfigure(next: MeshConfig): void {
     const previous = this.#config;
     this.#pins = this.#pinKeys(next);
+    this.#pinnedUrls = pinnedUrlsOf(next);
     this.#config = next;
     this.#store.setPins(next.sites, next.site);
     this.#reported = new Map([...this.#reported].filter(([site]) => this.#pins.has(site)));
@@ -226,6 +229,7 @@ export class MeshService {
     try {
       return this.#deps.codec.judge(data, {
         pins: this.#pins,
+        pinnedUrls: this.#pinnedUrls,
         highestRevision: (site) => this.#store.highestRevision(site),
         knownModels: (site, digest) => this.#store.knownModels(site, digest),
         nowWallMs: this.#deps.clock.now(),
@@ -266,4 +270,9 @@ export class MeshService {
     const due = nextExpiry(accepted.values(), now, this.#config.freshnessMs);
     if (due !== undefined) this.#freshnessTimer = this.#deps.clock.setTimeout(() => this.#checkFreshness(), due - now);
   }
+}
+
+/** The url pinned for each remote site that pins one (`[[mesh.sites]] url`). */
+function pinnedUrlsOf(config: MeshConfig): ReadonlyMap<string, string> {
+  return new Map(config.sites.flatMap((p) => (p.id !== config.site && p.url !== undefined ? [[p.id, p.url] as const] : [])));
 }

@@ -18,7 +18,8 @@ export interface SiteRejection {
 }
 
 interface SiteState {
-  readonly publicKey: string;
+  /** What the site is pinned by: its key, and its url when one is pinned. A change starts the site over. */
+  readonly pin: string;
   highestRevision: number | undefined;
   /** The last accepted record, its models filled in (a heartbeat's from the list it named). */
   record: SiteRecord | undefined;
@@ -63,16 +64,16 @@ export class RemoteSiteStore {
   }
 
   /**
-   * Applies a reload's pins: a site no longer pinned is forgotten, a re-keyed one starts over (what
-   * the old key signed proves nothing now); the others keep what they learned.
+   * Applies a reload's pins: a site no longer pinned is forgotten, a re-keyed (or re-pinned url) one
+   * starts over (what the old pin admitted proves nothing now); the others keep what they learned.
    */
   setPins(pins: readonly MeshSitePin[], ownSite: string): void {
-    const wanted = new Map(pins.filter((p) => p.id !== ownSite).map((p) => [p.id, p.publicKey]));
+    const wanted = new Map(pins.filter((p) => p.id !== ownSite).map((p) => [p.id, `${p.publicKey} ${p.url ?? ''}`]));
     for (const [site, state] of this.#sites) {
-      if (wanted.get(site) !== state.publicKey) this.#sites.delete(site);
+      if (wanted.get(site) !== state.pin) this.#sites.delete(site);
     }
-    for (const [site, publicKey] of wanted) {
-      if (!this.#sites.has(site)) this.#sites.set(site, emptyState(publicKey));
+    for (const [site, pin] of wanted) {
+      if (!this.#sites.has(site)) this.#sites.set(site, emptyState(pin));
     }
   }
 
@@ -166,7 +167,7 @@ export interface SiteAdminRow {
   readonly last_rejection: { reason: RecordRejection; detail: string; peer: string; age_ms: number } | undefined;
 }
 
-function emptyState(publicKey: string): SiteState {
-  return { publicKey, highestRevision: undefined, record: undefined, acceptedAt: undefined, models: new Map(), digest: undefined, load: 0, lastRejection: undefined };
+function emptyState(pin: string): SiteState {
+  return { pin, highestRevision: undefined, record: undefined, acceptedAt: undefined, models: new Map(), digest: undefined, load: 0, lastRejection: undefined };
 }
 

@@ -104,7 +104,7 @@ describe('[mesh] config', () => {
     { name: 'pin non-canonical key', mesh: `${BASE}[[mesh.sites]]\nid = "b"\npublic_key = "${KEY_A.slice(0, 42)}B"\n`, path: 'mesh.sites[0].public_key', fragment: 'not canonical' },
     { name: 'pin without key', mesh: `${BASE}[[mesh.sites]]\nid = "b"\n`, path: 'mesh.sites[0].public_key', fragment: 'is required' },
     { name: 'pin with a bad id', mesh: `${BASE}[[mesh.sites]]\nid = "b c"\npublic_key = "${KEY_A}"\n`, path: 'mesh.sites[0].id', fragment: 'must be 1 to 64 characters' },
-    { name: 'pin unknown key', mesh: `${BASE}[[mesh.sites]]\nid = "b"\npublic_key = "${KEY_A}"\nurl = "http://x"\n`, path: 'mesh.sites[0].url', fragment: 'unknown key' },
+    { name: 'pin unknown key', mesh: `${BASE}[[mesh.sites]]\nid = "b"\npublic_key = "${KEY_A}"\nnote = "x"\n`, path: 'mesh.sites[0].note', fragment: 'unknown key' },
     { name: 'site pinned twice', mesh: `${BASE}[[mesh.sites]]\nid = "b"\npublic_key = "${KEY_A}"\n[[mesh.sites]]\nid = "b"\npublic_key = "${KEY_B}"\n`, path: 'mesh.sites[1].id', fragment: 'site "b" is pinned twice' },
     { name: 'one key for two sites', mesh: `${BASE}[[mesh.sites]]\nid = "b"\npublic_key = "${KEY_A}"\n[[mesh.sites]]\nid = "c"\npublic_key = "${KEY_A}"\n`, path: 'mesh.sites[1].public_key', fragment: 'the same key is pinned for two sites' },
     { name: 'sites as a table', mesh: `${BASE}sites = { id = "b" }\n`, path: 'mesh.sites', fragment: 'must be an array' },
@@ -187,4 +187,17 @@ test('[mesh] with more than one request worker is refused, naming server.workers
     assert.match(result.problems[0]?.message ?? '', /must be 1 when \[mesh\] is set/);
   }
   assert.ok(loadConfig(`[server]\nworkers = 1\n${NODE}[mesh]\n${BASE}`, {}).ok);
+});
+
+test('[[mesh.sites]] url is optional, normalised when given, and checked like [mesh] url', () => {
+  const pins = `[[mesh.sites]]\nid = "berlin"\npublic_key = "${KEY_B}"\nurl = "http://10.0.0.2:8080/"\n[[mesh.sites]]\nid = "rome"\npublic_key = "${KEY_A}"\n`;
+  const result = loadConfig(`${NODE}[mesh]\n${BASE}${pins}`, {});
+  assert.ok(result.ok, result.ok ? '' : formatProblems(result.problems));
+  assert.deepEqual(result.config.mesh?.sites, [
+    { id: 'berlin', publicKey: KEY_B, url: 'http://10.0.0.2:8080' },
+    { id: 'rome', publicKey: KEY_A },
+  ]);
+  const bad = loadConfig(`${NODE}[mesh]\n${BASE}[[mesh.sites]]\nid = "berlin"\npublic_key = "${KEY_B}"\nurl = "ftp://x"\n`, {});
+  assert.ok(!bad.ok);
+  assert.deepEqual(bad.problems.map((p) => p.path), ['mesh.sites[0].url']);
 });

@@ -41,6 +41,8 @@ interface Known {
   readonly models?: readonly SiteRecordModel[];
   readonly maxModels?: number;
   readonly maxBytes?: number;
+  /** `[[mesh.sites]] url` pins. */
+  readonly urls?: Readonly<Record<string, string>>;
 }
 
 function context(known: Known = {}, calls: string[] = []): JudgeContext {
@@ -49,6 +51,7 @@ function context(known: Known = {}, calls: string[] = []): JudgeContext {
       ['paris', pinnedPublicKey(PARIS.publicKey)],
       ['berlin', pinnedPublicKey(BERLIN.publicKey)],
     ]),
+    ...(known.urls === undefined ? {} : { pinnedUrls: new Map(Object.entries(known.urls)) }),
     highestRevision: (site) => {
       calls.push(`highestRevision(${site})`);
       return known.highest?.[site];
@@ -117,6 +120,8 @@ const REJECTED: readonly { name: string; data: Uint8Array; known?: Known; reason
   { name: 'models changed after signing', data: tampered(signRecord(record(), PARIS), (r) => (r['models'] = [{ id: 'evil' }])), reason: 'bad_signature' },
   { name: 'a field added after signing', data: tampered(signRecord(record(), PARIS), (r) => (r['note'] = 'hi')), reason: 'bad_signature' },
   { name: 'the url changed after signing', data: tampered(signRecord(record(), PARIS), (r) => (r['url'] = 'http://127.0.0.9:1')), reason: 'bad_signature' },
+  { name: 'a url other than the one pinned for paris', data: signRecord(record({ url: 'http://127.0.0.9:8080' }), PARIS), known: { urls: { paris: 'http://127.0.0.1:8080' } }, reason: 'url_mismatch' },
+  { name: 'forged with another url (forgery wins)', data: signRecord(record({ url: 'http://127.0.0.9:8080' }), BERLIN), known: { urls: { paris: 'http://127.0.0.1:8080' } }, reason: 'bad_signature' },
   { name: 'issued_at beyond the clock skew', data: signRecord(record({ issued_at: NOW + 30_001 }), PARIS), reason: 'future' },
   { name: 'the same revision again', data: signRecord(record(), PARIS), known: { highest: { paris: 2000 } }, reason: 'replay' },
   { name: 'an older revision', data: signRecord(record({ revision: 1999 }), PARIS), known: { highest: { paris: 2000 } }, reason: 'replay' },
@@ -190,4 +195,11 @@ test('the signature covers the canonical form: key order and whitespace of the s
   const data = text(`{ "sig" : "${sig}",\n  "record": ${JSON.stringify(reordered, null, 2)} }`);
   const judgement = judgeMessage(data, context());
   assert.equal(judgement.kind, 'accepted', judgement.kind === 'rejected' ? judgement.detail : '');
+});
+
+test('a record naming the url pinned for its site is accepted; a pin for another site does not apply', () => {
+  const pinned = judgeMessage(signRecord(record(), PARIS), context({ urls: { paris: 'http://127.0.0.1:8080' } }));
+  assert.equal(pinned.kind, 'accepted');
+  const other = judgeMessage(signRecord(record({ url: 'http://127.0.0.9:8080' }), PARIS), context({ urls: { berlin: 'http://127.0.0.1:8080' } }));
+  assert.equal(other.kind, 'accepted');
 });

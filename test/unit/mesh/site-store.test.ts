@@ -111,3 +111,15 @@ test('load score: (in flight + queued) per slot, bad figures count as 0', () => 
   ];
   for (const [load, want] of cases) assert.equal(loadScore(load), want, JSON.stringify(load));
 });
+
+test('store: pinning (or changing) a site url on reload starts that site over; the others keep theirs', () => {
+  const s = store();
+  s.apply(accepted(record('b', 10, [{ id: 'm' }])), 'peer-b', 1_000);
+  s.apply(accepted(record('c', 10, [{ id: 'n' }])), 'peer-c', 1_000);
+  s.setPins([...PINS.slice(0, 2), { id: 'c', publicKey: 'key-c', url: 'http://127.0.0.1:9/c' }], 'a');
+  assert.equal(s.highestRevision('b'), 10);
+  assert.equal(s.highestRevision('c'), undefined, 'c now pinned by url: what the bare key admitted proves nothing');
+  s.apply(accepted(record('c', 11, [{ id: 'n' }])), 'peer-c', 2_000);
+  s.setPins([...PINS.slice(0, 2), { id: 'c', publicKey: 'key-c', url: 'http://127.0.0.1:9/c' }], 'a');
+  assert.equal(s.highestRevision('c'), 11, 'the same pin keeps what it learned');
+});
