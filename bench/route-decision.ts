@@ -8,7 +8,7 @@
 // with what it reads: load figures (least-loaded), a session key (affinity), a 2,000-character
 // chat prompt whose prefix the tree has seen (cache-aware).
 
-import { POLICY_NAMES, type PolicyName } from '#src/config/index.ts';
+import { CONFIG_DEFAULTS, POLICY_NAMES, type PolicyName } from '#src/config/index.ts';
 import { createPolicy, defaultFilters, route, RouteIndex } from '#src/routing/index.ts';
 import type { LoadReading, NodeView } from '#src/nodes/index.ts';
 import { node, policyContext, request, snapshotOf } from '#test/fixtures/builders.ts';
@@ -35,7 +35,8 @@ function fleet(size: number, halfServe: boolean): NodeView[] {
     const models: string[] = [];
     for (let k = 0; k < MODELS_PER_NODE - 1; k += 1) models.push(`m${(i + k) % 99}`);
     models.push(serves ? 'm99' : `other-${i}`);
-    nodes.push(node(`node-${i}`, { models, kind: 'vllm' }));
+    // Positioned as the registry's views are: live in-flight counts are read by position.
+    nodes.push({ ...node(`node-${i}`, { models, kind: 'vllm' }), position: i });
   }
   return nodes;
 }
@@ -46,10 +47,12 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
   const nodes = fleet(size, halfServe);
   const inFlight: Record<string, number> = {};
   nodes.forEach((n, i) => (inFlight[n.spec.name] = i % 3));
+  const inFlightByPosition = nodes.map((_, i) => i % 3);
   const loads = new Map<string, LoadReading>();
   const now = snapshotOf([]).now;
   nodes.forEach((n, i) => loads.set(n.spec.name, { ok: true, figures: { running: i % 4, waiting: i % 5, kvUsage: 0.5 }, atMs: now, inFlightAtScrape: 0 }));
-  const snapshot = { ...snapshotOf(nodes, inFlight), load: (n: string) => loads.get(n) };
+  // As the gateway's: with upstream.max_connections (its default), so the connection check runs too.
+  const snapshot = { ...snapshotOf(nodes, inFlight), inFlightByPosition, connectionLimit: CONFIG_DEFAULTS.upstream.maxConnections, load: (n: string) => loads.get(n) };
   let turn = 0;
   const req = (): ReturnType<typeof request> => {
     turn += 1;

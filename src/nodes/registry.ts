@@ -10,7 +10,7 @@ import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict }
 import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
-import { freshRuntime, viewOf, type NodeRuntime } from './node-runtime.ts';
+import { freshRuntime, reposition, viewOf, type NodeRuntime } from './node-runtime.ts';
 import type { LoadScrape } from './load/load-reading.ts';
 import type { RegistryEvents } from './registry-events.ts';
 
@@ -36,6 +36,8 @@ export class NodeRegistry {
   /** Removed nodes whose in-flight requests are still finishing; never routed to. */
   readonly #retiring = new Set<NodeRuntime>();
   #views: readonly NodeView[] | undefined;
+  /** In-flight requests per active node by position (mirrors each runtime's count; routing reads it without lookups). */
+  #inFlightByPosition: number[] = [];
 
   constructor(options: NodeRegistryOptions) {
     this.#clock = options.clock;
@@ -87,8 +89,8 @@ export class NodeRegistry {
       this.#events.emit('node:removed', { node: name, inFlight: runtime.inFlight });
       if (runtime.inFlight > 0) this.#retiring.add(runtime);
     }
+    this.#inFlightByPosition = reposition(this.#active.values(), active.values());
     this.#active = active;
-    for (const runtime of active.values()) runtime.view = undefined;
     this.#views = undefined;
   }
 
@@ -229,6 +231,7 @@ export class NodeRegistry {
       nodes: this.views(),
       now: this.#clock.now(),
       inFlight: (name) => active.get(name)?.inFlight ?? 0,
+      inFlightByPosition: this.#inFlightByPosition,
       usage: (name, model) => leases.usage(name, model),
       load: (name) => active.get(name)?.load,
       connectionLimit: this.#connectionLimit,
@@ -254,6 +257,7 @@ export class NodeRegistry {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return undefined;
     runtime.inFlight += 1;
+    this.#mirror(runtime);
     const usage = this.#leases.acquire(nodeName, model, tokens);
     let released = false;
     return {
@@ -266,12 +270,17 @@ export class NodeRegistry {
         usage.release();
         const wasFull = this.#connectionLimit !== undefined && runtime.inFlight >= this.#connectionLimit;
         runtime.inFlight -= 1;
+        this.#mirror(runtime);
         if (runtime.inFlight === 0) this.#retiring.delete(runtime);
         // Requests of any model may be queued behind this node's connections, not only this one's.
         const connectionFreed = wasFull && this.#active.get(nodeName) === runtime;
         this.#onLeaseReturned?.({ node: nodeName, model, connectionFreed });
       },
     };
+  }
+
+  #mirror(runtime: NodeRuntime): void {
+    if (runtime.position >= 0) this.#inFlightByPosition[runtime.position] = runtime.inFlight;
   }
 
   /** Every (node, model) with leases out, as plain copies (metrics). */
