@@ -55,6 +55,8 @@ export interface RoutingSnapshot {
    * 1,000 nodes reads it once per node per decision). Absent: use `inFlight`.
    */
   readonly inFlightByPosition?: ArrayLike<number>;
+  /** Nodes at the connection limit when the snapshot was taken; 0 lets routing skip the check. Absent: unknown. */
+  readonly nodesAtConnectionLimit?: number;
   usage(nodeName: string, model: string): Usage;
   /** The node's own load figures as last scraped; absent or undefined = none. */
   load?(nodeName: string): LoadReading | undefined;

@@ -12,6 +12,7 @@ import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
 import { freshRuntime, reposition, viewOf, type NodeRuntime } from './node-runtime.ts';
 import type { LoadScrape } from './load/load-reading.ts';
+import { InFlightCounts } from './in-flight-counts.ts';
 import type { RegistryEvents } from './registry-events.ts';
 
 export interface NodeRegistryOptions {
@@ -37,7 +38,7 @@ export class NodeRegistry {
   readonly #retiring = new Set<NodeRuntime>();
   #views: readonly NodeView[] | undefined;
   /** In-flight requests per active node by position (mirrors each runtime's count; routing reads it without lookups). */
-  #inFlightByPosition: number[] = [];
+  readonly #counts: InFlightCounts;
 
   constructor(options: NodeRegistryOptions) {
     this.#clock = options.clock;
@@ -45,6 +46,7 @@ export class NodeRegistry {
     this.#failThreshold = options.failThreshold;
     this.#connectionLimit = options.connectionLimit;
     this.#onLeaseReturned = options.onLeaseReturned;
+    this.#counts = new InFlightCounts(options.connectionLimit);
   }
 
   setFailThreshold(failThreshold: number): void {
@@ -53,6 +55,7 @@ export class NodeRegistry {
 
   setConnectionLimit(limit: number): void {
     this.#connectionLimit = limit;
+    this.#counts.setLimit(limit);
   }
 
   /** Replaces the node set, judging each node against the set held now (see `applyChange`). */
@@ -89,7 +92,7 @@ export class NodeRegistry {
       this.#events.emit('node:removed', { node: name, inFlight: runtime.inFlight });
       if (runtime.inFlight > 0) this.#retiring.add(runtime);
     }
-    this.#inFlightByPosition = reposition(this.#active.values(), active.values());
+    this.#counts.reset(reposition(this.#active.values(), active.values()));
     this.#active = active;
     this.#views = undefined;
   }
@@ -231,7 +234,8 @@ export class NodeRegistry {
       nodes: this.views(),
       now: this.#clock.now(),
       inFlight: (name) => active.get(name)?.inFlight ?? 0,
-      inFlightByPosition: this.#inFlightByPosition,
+      inFlightByPosition: this.#counts.byPosition,
+      nodesAtConnectionLimit: this.#counts.atLimit,
       usage: (name, model) => leases.usage(name, model),
       load: (name) => active.get(name)?.load,
       connectionLimit: this.#connectionLimit,
@@ -280,7 +284,7 @@ export class NodeRegistry {
   }
 
   #mirror(runtime: NodeRuntime): void {
-    if (runtime.position >= 0) this.#inFlightByPosition[runtime.position] = runtime.inFlight;
+    this.#counts.set(runtime.position, runtime.inFlight);
   }
 
   /** Every (node, model) with leases out, as plain copies (metrics). */

@@ -85,7 +85,8 @@ export class RouteIndex {
     const plan = entry.plan;
     if (!plan.usable || neededTokens(req) > plan.minCtx || snapshot.now < plan.ejectedUntil) return undefined;
     if (plan.onDemandOnly && !req.loadOnDemand) return undefined;
-    const limit = snapshot.connectionLimit;
+    // No node at its connection limit: no count needs reading for it.
+    const limit = snapshot.nodesAtConnectionLimit === 0 ? undefined : snapshot.connectionLimit;
     // Nothing per request to check: every tier node may take it, and the plan's array is the answer.
     if (limit === undefined && !plan.limits) return plan.verdict;
     // The tier is copied only from the first node without room on.

@@ -59,7 +59,10 @@ function randomSnapshot(nodes: readonly NodeView[], r: () => number): RoutingSna
   }
   const base = snapshotOf(nodes, inFlight, usage);
   const limit = [undefined, 2, 3][Math.floor(r() * 3)];
-  return { ...base, inFlightByPosition: nodes.map((n) => inFlight[n.spec.name] ?? 0), ...(limit === undefined ? {} : { connectionLimit: limit }) };
+  const counts = nodes.map((n) => inFlight[n.spec.name] ?? 0);
+  // As the registry says it: how many nodes are at the limit (sometimes left out: unknown).
+  const atLimit = limit === undefined || r() < 0.3 ? {} : { nodesAtConnectionLimit: counts.filter((c) => c >= limit).length };
+  return { ...base, inFlightByPosition: counts, ...(limit === undefined ? {} : { connectionLimit: limit }), ...atLimit };
 }
 
 function randomRequest(r: () => number): ReturnType<typeof request> {
