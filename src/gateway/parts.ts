@@ -2,14 +2,13 @@
 // read. Loops report to the registry; events feed metrics, logs, passive health and the scheduler.
 
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig, type NodeSpec } from '#src/config/index.ts';
 import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
-import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
+import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, pollingAgents, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler, type SchedulerNotice } from '#src/scheduler/index.ts';
@@ -45,11 +44,10 @@ export class GatewayParts {
   readonly dashboard: DashboardHub;
   /** What the public inference routes need (gateway/endpoints.ts hands it to them). */
   readonly inference: InferenceDeps;
-  readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
-  readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
-  readonly #loadAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  /** One agent per control loop, one connection per node each (src/nodes/polling-agents.ts). */
+  readonly #agents = pollingAgents();
   readonly #capacityPoller = new CapacityPoller(() => ({
-    dispatcher: this.#discoveryAgent,
+    dispatcher: this.#agents.capacity,
     timeoutMs: this.#config.discovery.timeoutMs,
     maxBytes: this.#config.discovery.maxBodyBytes,
     requestsPerPoll: this.#config.discovery.capacityRequestsPerPoll,
@@ -88,7 +86,7 @@ export class GatewayParts {
       intervalMs: options.config.health.intervalMs,
       probe: (node, signal) =>
         probeNode(node, {
-          dispatcher: this.#healthAgent,
+          dispatcher: this.#agents.health,
           timeoutMs: this.#config.health.timeoutMs,
           monotonicMs: () => this.clock.monotonicMs(),
           signal,
@@ -108,7 +106,7 @@ export class GatewayParts {
       intervalMs: options.config.load.intervalMs,
       scrape: (node, signal) =>
         fetchLoad(node, this.registry.view(node.name), {
-          dispatcher: this.#loadAgent,
+          dispatcher: this.#agents.load,
           timeoutMs: this.#config.load.timeoutMs,
           maxBytes: this.#config.load.maxBodyBytes,
           signal,
@@ -218,7 +216,7 @@ export class GatewayParts {
   async #pollModels(node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
     const { timeoutMs, maxBodyBytes, maxModelsPerNode, maxModelIdBytes } = this.#config.discovery;
     const rules = { maxModels: maxModelsPerNode, maxIdBytes: maxModelIdBytes, allowed: node.allowedModels };
-    const result = await fetchModelList(node, { dispatcher: this.#discoveryAgent, timeoutMs, maxBodyBytes, signal, clock: this.clock, rules });
+    const result = await fetchModelList(node, { dispatcher: this.#agents.discovery, timeoutMs, maxBodyBytes, signal, clock: this.clock, rules });
     if (result.ok && result.models.length > 0 && !signal.aborted) {
       const capacity = await this.#capacityPoller.poll(node, result.models, signal);
       if (!signal.aborted) this.registry.observeCapacity(node.name, node.url, capacity);
@@ -285,6 +283,6 @@ export class GatewayParts {
     this.dashboard.close();
     this.metrics.close();
     await this.pools.close();
-    await Promise.all([this.#healthAgent.destroy(), this.#discoveryAgent.destroy(), this.#loadAgent.destroy()]);
+    await this.#agents.destroy();
   }
 }

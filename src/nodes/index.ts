@@ -18,3 +18,4 @@ export { magicPacket } from './wake/magic-packet.ts';
 export { LoadScraper } from './load/load-scraper.ts';
 export { fetchLoad, MAX_ROUTER_MODELS } from './load/fetch-load.ts';
 export { judgeLoad, type LoadReading, type LoadScrape, type LoadVerdict } from './load/load-reading.ts';
+export { pollingAgents, POLL_KEEP_ALIVE_MS, type PollingAgents } from './polling-agents.ts';
