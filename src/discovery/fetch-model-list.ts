@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '#src/core/clock.ts';
 import type { DiscoveryResult } from './discovery-state.ts';
 import { limitListing, type ListingRules } from './limit-listing.ts';
 import { parseModelList } from './parse-model-list.ts';
+import type { ListingCache } from './listing-cache.ts';
 
 export interface FetchModelListOptions {
   readonly dispatcher: Dispatcher;
@@ -22,6 +23,8 @@ export interface FetchModelListOptions {
   readonly clock?: Clock;
   /** Bounds on the listing taken; absent = the whole listing. */
   readonly rules?: ListingRules;
+  /** The previous answers: an unchanged body reuses its result (listing-cache.ts). */
+  readonly cache?: ListingCache;
 }
 
 /** How much of a non-2xx body is quoted in the error (servers explain e.g. "Loading model"). */
@@ -58,6 +61,8 @@ export async function fetchModelList(node: NodeSpec, options: FetchModelListOpti
       return failed('error', `GET ${url} answered HTTP ${response.statusCode}${snippet === '' ? '' : `: ${snippet}`}`);
     }
     if (!body.ok) return failed('parse_error', `GET ${url}: ${body.error}`);
+    const known = options.cache?.get(node, options.rules, body.text);
+    if (known !== undefined) return known;
     let json: unknown;
     try {
       json = JSON.parse(body.text);
@@ -66,9 +71,10 @@ export async function fetchModelList(node: NodeSpec, options: FetchModelListOpti
     }
     const parsed = parseModelList(node.kind, json);
     if (!parsed.ok) return failed('parse_error', `GET ${url}: ${parsed.error}`);
-    if (options.rules === undefined) return { ok: true, models: parsed.models };
-    const { models, dropped } = limitListing(parsed.models, options.rules);
-    return { ok: true, models, dropped };
+    const result: DiscoveryResult =
+      options.rules === undefined ? { ok: true, models: parsed.models } : { ok: true, ...limitListing(parsed.models, options.rules) };
+    options.cache?.set(node, options.rules, body.text, result);
+    return result;
   } catch (error) {
     if (timedOut) return failed('timeout', `GET ${url} timed out after ${options.timeoutMs} ms`);
     if (options.signal?.aborted) return failed('error', `GET ${url} aborted`);

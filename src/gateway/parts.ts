@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig, type NodeSpec } from '#src/config/index.ts';
-import { Discoverer, fetchModelList, type DiscoveryResult } from '#src/discovery/index.ts';
+import { Discoverer, fetchModelList, ListingCache, type DiscoveryResult } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, pollingAgents, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
@@ -46,6 +46,8 @@ export class GatewayParts {
   readonly inference: InferenceDeps;
   /** One agent per control loop, one connection per node each (src/nodes/polling-agents.ts). */
   readonly #agents = pollingAgents();
+  /** Each node's last listing answer: an unchanged one is not parsed again. */
+  readonly #listings = new ListingCache();
   readonly #capacityPoller = new CapacityPoller(() => ({
     dispatcher: this.#agents.capacity,
     timeoutMs: this.#config.discovery.timeoutMs,
@@ -216,7 +218,7 @@ export class GatewayParts {
   async #pollModels(node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
     const { timeoutMs, maxBodyBytes, maxModelsPerNode, maxModelIdBytes } = this.#config.discovery;
     const rules = { maxModels: maxModelsPerNode, maxIdBytes: maxModelIdBytes, allowed: node.allowedModels };
-    const result = await fetchModelList(node, { dispatcher: this.#agents.discovery, timeoutMs, maxBodyBytes, signal, clock: this.clock, rules });
+    const result = await fetchModelList(node, { dispatcher: this.#agents.discovery, timeoutMs, maxBodyBytes, signal, clock: this.clock, rules, cache: this.#listings });
     if (result.ok && result.models.length > 0 && !signal.aborted) {
       const capacity = await this.#capacityPoller.poll(node, result.models, signal);
       if (!signal.aborted) this.registry.observeCapacity(node.name, node.url, capacity);
@@ -272,6 +274,7 @@ export class GatewayParts {
     this.loadScraper.setIntervalMs(next.load.intervalMs);
     this.loadScraper.applyChange(change);
     this.#capacityPoller.setNodes(next.nodes);
+    this.#listings.setNodes(next.nodes);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };
   }
