@@ -30,7 +30,7 @@ export interface FetchModelListOptions {
 /** How much of a non-2xx body is quoted in the error (servers explain e.g. "Loading model"). */
 const ERROR_SNIPPET_CHARS = 200;
 
-type BodyOutcome = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: string };
+type BodyOutcome = { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly error: string };
 
 export async function fetchModelList(node: NodeSpec, options: FetchModelListOptions): Promise<DiscoveryResult> {
   const url = `${node.url.replace(/\/+$/, '')}/v1/models`;
@@ -57,15 +57,16 @@ export async function fetchModelList(node: NodeSpec, options: FetchModelListOpti
     const limitBytes = isSuccess ? options.maxBodyBytes : Math.min(options.maxBodyBytes, ERROR_SNIPPET_CHARS * 4);
     const body = await readBounded(response.body, declaredLength(response.headers), limitBytes);
     if (!isSuccess) {
-      const snippet = body.ok ? snippetOf(body.text) : '';
+      const snippet = body.ok ? snippetOf(body.bytes.toString('utf8')) : '';
       return failed('error', `GET ${url} answered HTTP ${response.statusCode}${snippet === '' ? '' : `: ${snippet}`}`);
     }
     if (!body.ok) return failed('parse_error', `GET ${url}: ${body.error}`);
-    const known = options.cache?.get(node, options.rules, body.text);
+    // Compared as bytes: an unchanged answer is never even decoded.
+    const known = options.cache?.get(node, options.rules, body.bytes);
     if (known !== undefined) return known;
     let json: unknown;
     try {
-      json = JSON.parse(body.text);
+      json = JSON.parse(body.bytes.toString('utf8'));
     } catch (error) {
       return failed('parse_error', `GET ${url}: response is not valid JSON (${messageOf(error)})`);
     }
@@ -73,7 +74,7 @@ export async function fetchModelList(node: NodeSpec, options: FetchModelListOpti
     if (!parsed.ok) return failed('parse_error', `GET ${url}: ${parsed.error}`);
     const result: DiscoveryResult =
       options.rules === undefined ? { ok: true, models: parsed.models } : { ok: true, ...limitListing(parsed.models, options.rules) };
-    options.cache?.set(node, options.rules, body.text, result);
+    options.cache?.set(node, options.rules, body.bytes, result);
     return result;
   } catch (error) {
     if (timedOut) return failed('timeout', `GET ${url} timed out after ${options.timeoutMs} ms`);
@@ -117,7 +118,7 @@ async function readBounded(
     }
     chunks.push(chunk);
   }
-  return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
+  return { ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) };
 }
 
 function declaredLength(headers: Readonly<Record<string, string | string[] | undefined>>): number | undefined {

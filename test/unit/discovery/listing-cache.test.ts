@@ -16,31 +16,31 @@ const RULES = { maxModels: 10, maxIdBytes: 64 };
 test('an unchanged answer under the same settings reuses the result; anything else misses', () => {
   const cache = new ListingCache();
   const node = nodeAt('http://127.0.0.1:1');
-  cache.set(node, RULES, 'body', OK);
-  assert.equal(cache.get(node, RULES, 'body'), OK);
-  assert.equal(cache.get(node, { ...RULES }, 'body'), OK, 'equal rules (a new object each poll) still match');
-  assert.equal(cache.get(node, RULES, 'body2'), undefined, 'another answer');
-  assert.equal(cache.get(nodeAt('http://127.0.0.1:2'), RULES, 'body'), undefined, 'another url');
-  assert.equal(cache.get(nodeAt(node.url, { kind: 'llamacpp' }), RULES, 'body'), undefined, 'another kind');
-  assert.equal(cache.get(node, { ...RULES, maxModels: 5 }, 'body'), undefined, 'other limits');
-  assert.equal(cache.get(node, { ...RULES, allowed: ['x'] }, 'body'), undefined, 'another allow-list');
-  assert.equal(cache.get(nodeAt(node.url, { name: 'other' }), RULES, 'body'), undefined, 'another node');
+  cache.set(node, RULES, Buffer.from('body'), OK);
+  assert.equal(cache.get(node, RULES, Buffer.from('body')), OK);
+  assert.equal(cache.get(node, { ...RULES }, Buffer.from('body')), OK, 'equal rules (a new object each poll) still match');
+  assert.equal(cache.get(node, RULES, Buffer.from('body2')), undefined, 'another answer');
+  assert.equal(cache.get(nodeAt('http://127.0.0.1:2'), RULES, Buffer.from('body')), undefined, 'another url');
+  assert.equal(cache.get(nodeAt(node.url, { kind: 'llamacpp' }), RULES, Buffer.from('body')), undefined, 'another kind');
+  assert.equal(cache.get(node, { ...RULES, maxModels: 5 }, Buffer.from('body')), undefined, 'other limits');
+  assert.equal(cache.get(node, { ...RULES, allowed: ['x'] }, Buffer.from('body')), undefined, 'another allow-list');
+  assert.equal(cache.get(nodeAt(node.url, { name: 'other' }), RULES, Buffer.from('body')), undefined, 'another node');
 });
 
-test('the cache is bounded: one entry per node, and at most maxChars of answer text (oldest out first)', () => {
+test('the cache is bounded: one entry per node, and at most maxBytes of answers (oldest out first)', () => {
   const cache = new ListingCache(10);
   const a = nodeAt('http://127.0.0.1:1', { name: 'a' });
   const b = nodeAt('http://127.0.0.1:1', { name: 'b' });
-  cache.set(a, undefined, '1234', OK);
-  cache.set(a, undefined, '12345', OK);
-  assert.equal(cache.chars, 5, "a node's new answer replaces its old one");
-  cache.set(b, undefined, '123456', OK);
-  assert.equal(cache.get(a, undefined, '12345'), undefined, 'the oldest went');
-  assert.equal(cache.get(b, undefined, '123456'), OK);
-  cache.set(a, undefined, '12345678901', OK);
-  assert.equal(cache.get(a, undefined, '12345678901'), undefined, 'an answer larger than the bound is not kept');
+  cache.set(a, undefined, Buffer.from('1234'), OK);
+  cache.set(a, undefined, Buffer.from('12345'), OK);
+  assert.equal(cache.bytes, 5, "a node's new answer replaces its old one");
+  cache.set(b, undefined, Buffer.from('123456'), OK);
+  assert.equal(cache.get(a, undefined, Buffer.from('12345')), undefined, 'the oldest went');
+  assert.equal(cache.get(b, undefined, Buffer.from('123456')), OK);
+  cache.set(a, undefined, Buffer.from('12345678901'), OK);
+  assert.equal(cache.get(a, undefined, Buffer.from('12345678901')), undefined, 'an answer larger than the bound is not kept');
   cache.setNodes([a]);
-  assert.equal(cache.chars, 0, 'nodes no longer configured are forgotten');
+  assert.equal(cache.bytes, 0, 'nodes no longer configured are forgotten');
 });
 
 test('fetchModelList parses an answer once, and again only when it changes', async (t) => {
