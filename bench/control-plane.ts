@@ -175,12 +175,17 @@ async function sampleHeap(gatewayUrl: string, durationMs: number): Promise<{ min
   return { min: Number.isFinite(min) ? min : 0, max };
 }
 
-// Standalone: `node bench/control-plane.ts --nodes 1000 [--flags "--max-old-space-size=96"]` prints
+// Standalone: `node bench/control-plane.ts --nodes 1000 [--flags="--max-old-space-size=96"] [--root ../other]` prints
 // one JSON result (no requests under scale), for comparing heap flags and fleet sizes.
 if (import.meta.main) {
   const { parseArgs } = await import('node:util');
   const { values } = parseArgs({
-    options: { nodes: { type: 'string', default: '1000' }, flags: { type: 'string', default: '' }, measure: { type: 'string', default: '12' } },
+    options: {
+      nodes: { type: 'string', default: '1000' },
+      flags: { type: 'string', default: '' },
+      measure: { type: 'string', default: '12' },
+      root: { type: 'string' },
+    },
   });
   const { clockTicksPerSecond } = await import('./proc-stats.ts');
   const result = await runControlPlaneBench({
@@ -190,7 +195,8 @@ if (import.meta.main) {
     warmupS: 8,
     measureS: Number(values.measure),
     ticksPerSecond: clockTicksPerSecond(),
-    label: values.flags === '' ? 'switchyard' : `switchyard ${values.flags}`,
+    label: `${values.root ?? 'switchyard'}${values.flags === '' ? '' : ` ${values.flags}`}`,
+    ...(values.root === undefined ? {} : { root: values.root }),
     nodeFlags: values.flags.split(' ').filter((f) => f !== ''),
   });
   process.stdout.write(`${JSON.stringify(result)}\n`);
