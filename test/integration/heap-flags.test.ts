@@ -22,11 +22,11 @@ async function flagsOf(env: Record<string, string>): Promise<string[]> {
 }
 
 test('serve runs with the chosen heap flags, in the process that was started', async () => {
-  assert.deepEqual(await flagsOf({}), ['--max-semi-space-size=2', '--max-old-space-size=256']);
+  assert.deepEqual(await flagsOf({}), ['--max-semi-space-size=16', '--max-old-space-size=1024']);
 });
 
 test("an operator's own heap flag wins; SWITCHYARD_HEAP_FLAGS=off leaves V8's defaults", async () => {
   // NODE_OPTIONS is not on the command line: only the flag the operator left out is added.
-  assert.deepEqual(await flagsOf({ NODE_OPTIONS: '--max-old-space-size=512' }), ['--max-semi-space-size=2']);
+  assert.deepEqual(await flagsOf({ NODE_OPTIONS: '--max-old-space-size=512' }), ['--max-semi-space-size=16']);
   assert.deepEqual(await flagsOf({ SWITCHYARD_HEAP_FLAGS: 'off' }), []);
 });
