@@ -14,7 +14,7 @@ if (major < 24) {
 // the machine's RAM, not from what the gateway keeps: on a 24 GB machine its young generation grows
 // to 134 MB, and polling 1,000 nodes (~65 MB live) the old one grew to 200+ MB between collections
 // (450 MB RSS). A 16 MB semi-space and a 1 GB old-space ceiling gave 260–275 MB there, 165–185 MB
-// peak under proxy load instead of 290–380, at about the same CPU per request as 8 MB did not.
+// peak under proxy load instead of 290–380; 2 and 8 MB cost clearly more CPU per request.
 // The ceiling leaves room for ~20,000 nodes' live state (~40 KB each at 50 models).
 // A flag the operator set (on the command line or in NODE_OPTIONS) wins over ours;
 // SWITCHYARD_HEAP_FLAGS=off leaves V8's defaults. The heap is sized when the process starts, so the
