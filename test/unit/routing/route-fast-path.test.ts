@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Usage } from '#src/capacity/index.ts';
-import { defaultFilters, leastInFlight, route, routerRoom, RouteIndex, type Filter, type RouterSwitchView } from '#src/routing/index.ts';
+import { defaultFilters, ExclusionCounter, leastInFlight, route, routerRoom, RouteIndex, type Filter, type RouterSwitchView } from '#src/routing/index.ts';
 import { NOW, node, request, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
 
 /** mulberry32: a small seeded generator, so a failure names its seed and replays. */
@@ -151,4 +151,21 @@ test('an entry is updated per changed node: unchanged slots are kept', () => {
   // A new node set (one more node) rebuilds the entry.
   const grown = [...changed, { ...node('n3', { models: ['a'] }), position: 3 }];
   assert.deepEqual(index.fast(request('a'), snapshotOf(grown), filters)?.kept.map((n) => n.spec.name), ['n0', 'n2', 'n3']);
+});
+
+test('metrics count a shared (frozen) exclusion list once, and a per-request list every time', () => {
+  const counter = new ExclusionCounter();
+  const nodes = [0, 1, 2].map((i) => ({ ...node(`n${i}`, { models: i === 0 ? ['b'] : ['a'] }), position: i }));
+  const index = new RouteIndex();
+  const filters = defaultFilters();
+  const snapshot = snapshotOf(nodes);
+  const first = index.fast(request('a'), snapshot, filters);
+  const second = index.fast(request('a'), snapshot, filters);
+  assert.equal(second?.excluded, first?.excluded, 'the same frozen list for every first attempt');
+  const counted = counter.of(first?.excluded ?? []);
+  assert.deepEqual(counted, [['missing', 1]]);
+  assert.equal(counter.of(second?.excluded ?? []), counted, 'counted once');
+  const perRequest = [{ node: 'x', filter: 'has-capacity', code: 'no_slot' as const }];
+  assert.notEqual(counter.of(perRequest), counter.of(perRequest), 'a mutable list is counted each time');
+  assert.deepEqual(counter.of(perRequest), [['no_slot', 1]]);
 });
