@@ -5,7 +5,7 @@
 // stacks in bench/results/profile-<name>.folded for flamegraph.pl or speedscope. Then the control
 // plane: a gateway polling 1,000 nodes every 2 s, profiled for 20 s.
 
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadTool } from './load.ts';
@@ -43,8 +43,7 @@ export async function runProfile(options: ProfileOptions): Promise<void> {
         await runLoad(options.tool, { ...spec, durationS: 1 });
         const load = await runLoad(options.tool, { ...spec, durationS: options.durationS });
         await gateway.stop();
-        const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-        if (file === undefined) throw new Error('the gateway wrote no .cpuprofile');
+        const file = await gatewayProfile(dir);
         const title = `${workload.title}, c=${CONNECTIONS}, ${Math.round(load.requestsPerSecond)} req/s under the profiler`;
         sections.push(await summarizeFile(join(dir, file), title, workload.name, options));
       } finally {
@@ -78,8 +77,7 @@ async function profileControlPlane(options: ProfileOptions): Promise<string> {
     });
     await sleepMs(20_000);
     await gateway.stop();
-    const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-    if (file === undefined) throw new Error('the gateway wrote no .cpuprofile');
+    const file = await gatewayProfile(dir);
     return await summarizeFile(join(dir, file), 'Control plane: 1,000 nodes × 50 models, health and discovery every 2 s, 20 s from start', 'control', options);
   } finally {
     await fleet.stop();
@@ -95,4 +93,19 @@ async function summarizeFile(file: string, title: string, name: string, options:
   await writeFile(join(REPO_ROOT, `bench/results/profile-${name}.folded`), `${flame.folded}\n`);
   options.log(`profiled ${name}: busy ${Math.round(summary.busyMs)} ms (folded stacks: bench/results/profile-${name}.folded)`);
   return `${renderProfile(title, summary)}\n${renderFlame(flame)}`;
+}
+
+/**
+ * The gateway's profile in `dir`: the largest one. bin/switchyard.js replaces itself once to set
+ * its heap flags, and `--cpu-prof` writes a (tiny) profile for that first image too.
+ */
+async function gatewayProfile(dir: string): Promise<string> {
+  let best: { file: string; size: number } | undefined;
+  for (const file of await readdir(dir)) {
+    if (!file.endsWith('.cpuprofile')) continue;
+    const { size } = await stat(join(dir, file));
+    if (best === undefined || size > best.size) best = { file, size };
+  }
+  if (best === undefined) throw new Error('the gateway wrote no .cpuprofile');
+  return best.file;
 }
