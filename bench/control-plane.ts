@@ -19,6 +19,8 @@ export interface ControlPlaneOptions {
   readonly ticksPerSecond: number;
   /** Another checkout's gateway (the `candidate`); default this one. */
   readonly root?: string;
+  /** Node flags for the gateway process (e.g. heap sizes to compare). */
+  readonly nodeFlags?: readonly string[];
   readonly label: string;
   /** With these, the requests under scale are measured too. */
   readonly load?: { readonly tool: LoadTool; readonly jsonBodyFile: string; readonly durationS: number };
@@ -47,6 +49,12 @@ export interface ControlPlaneResult {
   readonly windowPeakRssMB: number;
   /** Peak RSS over the process's life, startup (first round of 2 × N requests at once) included. */
   readonly lifetimePeakRssMB: number;
+  /**
+   * V8 heap in use, sampled from /metrics every 500 ms in the window: the lowest sample (just after
+   * a collection, close to the live data) and the highest.
+   */
+  readonly heapUsedMinMB?: number;
+  readonly heapUsedMaxMB?: number;
   /** Requests the fleet saw per second during the window (health probes, model listings). */
   readonly healthPerSecond: number;
   readonly modelsPerSecond: number;
@@ -92,7 +100,7 @@ export async function runControlPlaneBench(options: ControlPlaneOptions): Promis
     if (!Array.isArray(urls) || typeof statsUrl !== 'string') throw new Error('fleet server announced no urls');
     const upstreamUrl = upstream === undefined ? undefined : String(upstream.ready.url);
     const config = controlPlaneConfig(urls.map(String), options.intervalS, upstreamUrl);
-    const gateway = await startGateway(config, options.root === undefined ? {} : { root: options.root });
+    const gateway = await startGateway(config, { ...(options.root === undefined ? {} : { root: options.root }), nodeFlags: options.nodeFlags ?? [] });
     try {
       await sleepMs(options.warmupS * 1000);
       const lifetimePeak = memory(gateway.pid).peakRssBytes;
@@ -102,7 +110,7 @@ export async function runControlPlaneBench(options: ControlPlaneOptions): Promis
       const fleetBefore = cpuSeconds(fleet.pid, options.ticksPerSecond);
       const machineBefore = machineBusySeconds(options.ticksPerSecond);
       const started = performance.now();
-      await sleepMs(options.measureS * 1000);
+      const heap = await sampleHeap(gateway.url, options.measureS * 1000);
       const cpuAfter = cpuSeconds(gateway.pid, options.ticksPerSecond);
       const fleetCpu = cpuSeconds(fleet.pid, options.ticksPerSecond) - fleetBefore;
       const machineBusy = machineBusySeconds(options.ticksPerSecond) - machineBefore;
@@ -132,6 +140,8 @@ export async function runControlPlaneBench(options: ControlPlaneOptions): Promis
         rssMB: mem.rssBytes / MB,
         windowPeakRssMB: mem.peakRssBytes / MB,
         lifetimePeakRssMB: Math.max(lifetimePeak, mem.peakRssBytes) / MB,
+        heapUsedMinMB: heap.min / MB,
+        heapUsedMaxMB: heap.max / MB,
         healthPerSecond: (countsAfter.health - countsBefore.health) / measuredS,
         modelsPerSecond: (countsAfter.models - countsBefore.models) / measuredS,
         connectionsPerSecond: (countsAfter.connections - countsBefore.connections) / measuredS,
@@ -147,4 +157,47 @@ export async function runControlPlaneBench(options: ControlPlaneOptions): Promis
     await upstream?.stop();
     await fleet.stop();
   }
+}
+
+/** Samples the gateway's V8 heap in use (prom-client's default metric) for `durationMs`. */
+async function sampleHeap(gatewayUrl: string, durationMs: number): Promise<{ min: number; max: number }> {
+  let min = Infinity;
+  let max = 0;
+  const end = performance.now() + durationMs;
+  while (performance.now() < end) {
+    await sleepMs(500);
+    const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+    const used = /^gateway_process_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1];
+    if (used === undefined) continue;
+    min = Math.min(min, Number(used));
+    max = Math.max(max, Number(used));
+  }
+  return { min: Number.isFinite(min) ? min : 0, max };
+}
+
+// Standalone: `node bench/control-plane.ts --nodes 1000 [--flags="--max-old-space-size=96"] [--root ../other]` prints
+// one JSON result (no requests under scale), for comparing heap flags and fleet sizes.
+if (import.meta.main) {
+  const { parseArgs } = await import('node:util');
+  const { values } = parseArgs({
+    options: {
+      nodes: { type: 'string', default: '1000' },
+      flags: { type: 'string', default: '' },
+      measure: { type: 'string', default: '12' },
+      root: { type: 'string' },
+    },
+  });
+  const { clockTicksPerSecond } = await import('./proc-stats.ts');
+  const result = await runControlPlaneBench({
+    nodes: Number(values.nodes),
+    modelsPerNode: 50,
+    intervalS: 2,
+    warmupS: 8,
+    measureS: Number(values.measure),
+    ticksPerSecond: clockTicksPerSecond(),
+    label: `${values.root ?? 'switchyard'}${values.flags === '' ? '' : ` ${values.flags}`}`,
+    ...(values.root === undefined ? {} : { root: values.root }),
+    nodeFlags: values.flags.split(' ').filter((f) => f !== ''),
+  });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -1,13 +1,16 @@
 // `npm run bench -- --profile`: where the gateway spends its CPU under load. For each workload a
 // fresh gateway runs with `node --cpu-prof` at concurrency 64; on exit V8 writes the profile,
-// summarised into bench/results/profile-latest.md (self time by function and by origin). Then the
-// control plane: a gateway polling 1,000 nodes every 2 s, profiled for 20 s.
+// summarised into bench/results/profile-latest.md (self time by function and by origin, then the
+// flame view: inclusive time and the hottest stacks, bench/flame.ts), with each profile's folded
+// stacks in bench/results/profile-<name>.folded for flamegraph.pl or speedscope. Then the control
+// plane: a gateway polling 1,000 nodes every 2 s, profiled for 20 s.
 
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadTool } from './load.ts';
 import { readProfile, renderProfile, summarizeProfile } from './profile-summary.ts';
+import { flameOf, renderFlame } from './flame.ts';
 import { controlPlaneConfig } from './control-plane.ts';
 import { proxyGatewayConfig, REPO_ROOT, sleepMs, startGateway, startNodeScript } from './processes.ts';
 import type { Workload, WorkloadName } from './workloads.ts';
@@ -40,12 +43,9 @@ export async function runProfile(options: ProfileOptions): Promise<void> {
         await runLoad(options.tool, { ...spec, durationS: 1 });
         const load = await runLoad(options.tool, { ...spec, durationS: options.durationS });
         await gateway.stop();
-        const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-        if (file === undefined) throw new Error('the gateway wrote no .cpuprofile');
-        const summary = summarizeProfile(await readProfile(join(dir, file)), 30);
+        const file = await gatewayProfile(dir);
         const title = `${workload.title}, c=${CONNECTIONS}, ${Math.round(load.requestsPerSecond)} req/s under the profiler`;
-        options.log(`profiled ${workload.name}: busy ${Math.round(summary.busyMs)} ms`);
-        sections.push(renderProfile(title, summary));
+        sections.push(await summarizeFile(join(dir, file), title, workload.name, options));
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
@@ -77,13 +77,35 @@ async function profileControlPlane(options: ProfileOptions): Promise<string> {
     });
     await sleepMs(20_000);
     await gateway.stop();
-    const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-    if (file === undefined) throw new Error('the gateway wrote no .cpuprofile');
-    const summary = summarizeProfile(await readProfile(join(dir, file)), 30);
-    options.log(`profiled the control plane: busy ${Math.round(summary.busyMs)} ms`);
-    return renderProfile('Control plane: 1,000 nodes × 50 models, health and discovery every 2 s, 20 s from start', summary);
+    const file = await gatewayProfile(dir);
+    return await summarizeFile(join(dir, file), 'Control plane: 1,000 nodes × 50 models, health and discovery every 2 s, 20 s from start', 'control', options);
   } finally {
     await fleet.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Self time, then the flame view; the folded stacks go to bench/results/profile-<name>.folded. */
+async function summarizeFile(file: string, title: string, name: string, options: ProfileOptions): Promise<string> {
+  const profile = await readProfile(file);
+  const summary = summarizeProfile(profile, 30);
+  const flame = flameOf(profile);
+  await writeFile(join(REPO_ROOT, `bench/results/profile-${name}.folded`), `${flame.folded}\n`);
+  options.log(`profiled ${name}: busy ${Math.round(summary.busyMs)} ms (folded stacks: bench/results/profile-${name}.folded)`);
+  return `${renderProfile(title, summary)}\n${renderFlame(flame)}`;
+}
+
+/**
+ * The gateway's profile in `dir`: the largest one. bin/switchyard.js replaces itself once to set
+ * its heap flags, and `--cpu-prof` writes a (tiny) profile for that first image too.
+ */
+async function gatewayProfile(dir: string): Promise<string> {
+  let best: { file: string; size: number } | undefined;
+  for (const file of await readdir(dir)) {
+    if (!file.endsWith('.cpuprofile')) continue;
+    const { size } = await stat(join(dir, file));
+    if (best === undefined || size > best.size) best = { file, size };
+  }
+  if (best === undefined) throw new Error('the gateway wrote no .cpuprofile');
+  return best.file;
 }

@@ -4,11 +4,12 @@
 //
 // Two fleets per size: "all serve" (every node lists the requested model: every node reaches
 // selection) and "half serve" (half the nodes lack it: half become exclusions with reasons).
-// least-in-flight runs on every fleet; every other policy on the 1,000-node "all serve" fleet,
+// least-in-flight runs on every fleet, and at 1,000 nodes also with 1, 10 and 200 models per node and
+// without the index (the whole pipeline, as /admin/explain and refusals run it); every other policy on the 1,000-node "all serve" fleet,
 // with what it reads: load figures (least-loaded), a session key (affinity), a 2,000-character
 // chat prompt whose prefix the tree has seen (cache-aware).
 
-import { POLICY_NAMES, type PolicyName } from '#src/config/index.ts';
+import { CONFIG_DEFAULTS, POLICY_NAMES, type PolicyName } from '#src/config/index.ts';
 import { createPolicy, defaultFilters, route, RouteIndex } from '#src/routing/index.ts';
 import type { LoadReading, NodeView } from '#src/nodes/index.ts';
 import { node, policyContext, request, snapshotOf } from '#test/fixtures/builders.ts';
@@ -20,6 +21,10 @@ export const MODELS_PER_NODE = 50;
 export interface RouteDecisionResult {
   readonly policy: PolicyName;
   readonly nodes: number;
+  /** Models each node lists (absent in older results: 50). */
+  readonly modelsPerNode?: number;
+  /** 'indexed': as the scheduler routes (with the index); 'whole pipeline': as /admin/explain and refusals do. */
+  readonly path?: 'indexed' | 'whole pipeline';
   readonly fleet: 'all serve' | 'half serve';
   readonly calls: number;
   readonly p50Us: number;
@@ -27,38 +32,58 @@ export interface RouteDecisionResult {
   readonly meanUs: number;
 }
 
-/** Node i lists 50 of 100 model ids; `m99` (the requested one, listed last) is on all or half of them. */
-function fleet(size: number, halfServe: boolean): NodeView[] {
+/** Models per node in the per-model-count rows (1,000 nodes, all serve). */
+export const MODEL_COUNTS = [1, 10, 50, 200] as const;
+
+/**
+ * Node i lists `perNode` of 2 × `perNode` model ids; `want` (the requested one, listed last) is on
+ * all or half of them.
+ */
+function fleet(size: number, halfServe: boolean, perNode: number = MODELS_PER_NODE): NodeView[] {
   const nodes: NodeView[] = [];
+  const pool = Math.max(1, 2 * perNode - 1);
   for (let i = 0; i < size; i += 1) {
     const serves = !halfServe || i % 2 === 0;
     const models: string[] = [];
-    for (let k = 0; k < MODELS_PER_NODE - 1; k += 1) models.push(`m${(i + k) % 99}`);
-    models.push(serves ? 'm99' : `other-${i}`);
-    nodes.push(node(`node-${i}`, { models, kind: 'vllm' }));
+    for (let k = 0; k < perNode - 1; k += 1) models.push(`m${(i + k) % pool}`);
+    models.push(serves ? WANTED : `other-${i}`);
+    // Positioned as the registry's views are: live in-flight counts are read by position.
+    nodes.push({ ...node(`node-${i}`, { models, kind: 'vllm' }), position: i });
   }
   return nodes;
 }
 
+const WANTED = 'wanted';
 const PROMPT = `system: ${'You are a careful assistant. '.repeat(60)}user: `;
 
-export function measureRouteDecision(size: number, halfServe: boolean, budgetMs: number, name: PolicyName = 'least-in-flight'): RouteDecisionResult {
-  const nodes = fleet(size, halfServe);
+export interface MeasureOptions {
+  readonly policy?: PolicyName;
+  readonly modelsPerNode?: number;
+  /** Route without the index (the whole pipeline per request). */
+  readonly wholePipeline?: boolean;
+}
+
+export function measureRouteDecision(size: number, halfServe: boolean, budgetMs: number, options: MeasureOptions = {}): RouteDecisionResult {
+  const name = options.policy ?? 'least-in-flight';
+  const perNode = options.modelsPerNode ?? MODELS_PER_NODE;
+  const nodes = fleet(size, halfServe, perNode);
   const inFlight: Record<string, number> = {};
   nodes.forEach((n, i) => (inFlight[n.spec.name] = i % 3));
+  const inFlightByPosition = nodes.map((_, i) => i % 3);
   const loads = new Map<string, LoadReading>();
   const now = snapshotOf([]).now;
   nodes.forEach((n, i) => loads.set(n.spec.name, { ok: true, figures: { running: i % 4, waiting: i % 5, kvUsage: 0.5 }, atMs: now, inFlightAtScrape: 0 }));
-  const snapshot = { ...snapshotOf(nodes, inFlight), load: (n: string) => loads.get(n) };
+  // As the gateway's: with upstream.max_connections (its default), which no node has reached.
+  const snapshot = { ...snapshotOf(nodes, inFlight), inFlightByPosition, connectionLimit: CONFIG_DEFAULTS.upstream.maxConnections, nodesAtConnectionLimit: 0, load: (n: string) => loads.get(n) };
   let turn = 0;
   const req = (): ReturnType<typeof request> => {
     turn += 1;
-    return request('m99', { policy: name, affinityKey: `session-${turn % 500}`, promptPrefix: `${PROMPT}question ${turn % 500}` });
+    return request(WANTED, { policy: name, affinityKey: `session-${turn % 500}`, promptPrefix: `${PROMPT}question ${turn % 500}` });
   };
   const filters = defaultFilters();
   const policy = createPolicy(name, policyContext());
   // As the scheduler routes: with the model → nodes index, which lives as long as the fleet's views.
-  const index = new RouteIndex();
+  const index = options.wholePipeline === true ? undefined : new RouteIndex();
   const decide = (): void => {
     const decision = route(req(), snapshot, filters, policy, index);
     if (decision.kind !== 'selected') throw new Error('benchmark fleet must be routable');
@@ -78,6 +103,8 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
   return {
     policy: name,
     nodes: size,
+    modelsPerNode: perNode,
+    path: index === undefined ? 'whole pipeline' : 'indexed',
     fleet: halfServe ? 'half serve' : 'all serve',
     calls: times.length,
     p50Us: percentile(times, 50),
@@ -86,10 +113,53 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
   };
 }
 
+/** What keeping the index up to date costs: building one (model) entry, and updating it after one node changed. */
+export interface IndexUpdateResult {
+  readonly nodes: number;
+  readonly modelsPerNode: number;
+  /** First request for a model: every node's slot built. */
+  readonly buildMs: number;
+  /** A request after one node's view changed (its slot rebuilt, the plan rederived), p50. */
+  readonly oneNodeChangedUs: number;
+  /** A request with nothing changed, p50 (the same fleet). */
+  readonly steadyUs: number;
+}
+
+export function measureIndexUpdate(size: number, rounds = 300): IndexUpdateResult {
+  const nodes = fleet(size, false);
+  const filters = defaultFilters();
+  const policy = createPolicy('least-in-flight', policyContext());
+  const index = new RouteIndex();
+  const base = { ...snapshotOf(nodes), inFlightByPosition: nodes.map(() => 0), connectionLimit: CONFIG_DEFAULTS.upstream.maxConnections };
+  const timed = (views: readonly NodeView[]): number => {
+    const started = process.hrtime.bigint();
+    route(request(WANTED), { ...base, nodes: views }, filters, policy, index);
+    return Number(process.hrtime.bigint() - started) / 1000;
+  };
+  const buildMs = timed(nodes) / 1000;
+  const changed: number[] = [];
+  const steady: number[] = [];
+  let views: readonly NodeView[] = nodes;
+  for (let i = 0; i < rounds; i += 1) {
+    // As the registry does: a new views array, one node's view a new object (here: one more failure seen).
+    const at = i % size;
+    const next = views.slice();
+    const old = next[at] as NodeView;
+    next[at] = { ...old, health: { ...old.health, fails: old.health.fails + 1 } };
+    views = next;
+    changed.push(timed(views));
+    steady.push(timed(views));
+  }
+  return { nodes: size, modelsPerNode: MODELS_PER_NODE, buildMs, oneNodeChangedUs: percentile(changed, 50), steadyUs: percentile(steady, 50) };
+}
+
 if (import.meta.main) {
   const budgetMs = Number(process.argv[2] ?? 1000);
   const results: RouteDecisionResult[] = [];
   for (const size of FLEET_SIZES) for (const half of [false, true]) results.push(measureRouteDecision(size, half, budgetMs));
-  for (const name of POLICY_NAMES) if (name !== 'least-in-flight') results.push(measureRouteDecision(1000, false, budgetMs, name));
-  process.stdout.write(`${JSON.stringify({ event: 'route decision', results })}\n`);
+  results.push(measureRouteDecision(1000, false, budgetMs, { wholePipeline: true }));
+  for (const modelsPerNode of MODEL_COUNTS) if (modelsPerNode !== MODELS_PER_NODE) results.push(measureRouteDecision(1000, false, budgetMs, { modelsPerNode }));
+  for (const policy of POLICY_NAMES) if (policy !== 'least-in-flight') results.push(measureRouteDecision(1000, false, budgetMs, { policy }));
+  const indexUpdate = measureIndexUpdate(1000);
+  process.stdout.write(`${JSON.stringify({ event: 'route decision', results, indexUpdate })}\n`);
 }

@@ -1,15 +1,15 @@
 // `npm run bench [-- flags]`: the whole benchmark of issue 7 in one run, under 5 minutes.
 //   1. proxy: a zero-think-time upstream measured direct, through Switchyard and through nginx
 //      (when installed), alternating, for each workload × concurrency; SSE time to first chunk;
-//   2. the routing decision at 10, 100, 1,000 nodes × 50 models (own process);
+//   2. the routing decision at 10, 100, 1,000 nodes × 50 models, and per model count (own process);
 //   3. the control plane: a gateway polling 1,000 nodes every 2 s.
 // Writes bench/results/latest.json and latest.md and prints the markdown.
 //
 // Flags: --duration S (3) --warmup S (1) --rounds N (2) --wait-quiet S (20) --tool wrk|autocannon --only proxy,route,control
 //        --install-peers (apt-get install nginx wrk) --no-write --profile (see bench/profile.ts)
 //        --candidate DIR (also measure DIR's gateway: a change against this one, in the same run)
-//        --candidate-flags "..." (node flags for the candidate only; without --candidate: this checkout)
-//        --gateway-flags "--max-semi-space-size=8 ..." (node flags for the gateway processes)
+//        --candidate-flags=... (node flags for the candidate only; without --candidate: this checkout)
+//        --gateway-flags=... (node flags for the gateway processes; values starting with - need the = form)
 //        --mesh [--sites 32 --heartbeat 2s --measure 10]: the federation benchmark instead (bench/mesh.ts)
 //        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`; 1 skips them)
 
@@ -27,7 +27,7 @@ import { proxyGatewayConfig, REPO_ROOT, startGateway, startNodeScript, type Chil
 import { runFirstChunkBench, runProxyBench, summarize, type Target, type TargetName } from './proxy-bench.ts';
 import { addedLatency, checkTargets, renderMarkdown, type BenchReport, type Machine } from './report.ts';
 import type { FirstChunkResult } from './first-chunk.ts';
-import type { RouteDecisionResult } from './route-decision.ts';
+import type { IndexUpdateResult, RouteDecisionResult } from './route-decision.ts';
 import { round } from './stats.ts';
 import { JSON_ANSWER_BYTES, SSE_CHUNKS } from './upstream.ts';
 import { CONCURRENCIES, workloads, writeBodies } from './workloads.ts';
@@ -161,10 +161,12 @@ async function main(): Promise<void> {
       for (const child of children.splice(0).reverse()) await child.stop();
     }
     let routeDecision: RouteDecisionResult[] = [];
+    let routeIndexUpdate: IndexUpdateResult | undefined;
     if (only.has('route')) {
       log('routing decision micro-benchmark');
       const child = await startNodeScript('bench/route-decision.ts', ['1500']);
       routeDecision = (child.ready.results as RouteDecisionResult[] | undefined) ?? [];
+      routeIndexUpdate = child.ready.indexUpdate as IndexUpdateResult | undefined;
       await child.stop();
     }
     const controlPlane: ControlPlaneResult[] = [];
@@ -188,6 +190,7 @@ async function main(): Promise<void> {
       addedLatency: added,
       firstChunk,
       routeDecision,
+      ...(routeIndexUpdate === undefined ? {} : { routeIndexUpdate }),
       controlPlane,
       targets: [...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds), ...workerChecks],
       runSeconds,

@@ -5,6 +5,7 @@
 // PROPS_CONCURRENCY at a time, all within one `timeoutMs`, so one node's poll stays small.
 
 import type { Dispatcher } from 'undici';
+import { deadline } from '#src/core/deadline.ts';
 import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveredModel } from '#src/discovery/index.ts';
 import { requestBoundedJson, type JsonAnswer } from '#src/core/bounded-json.ts';
@@ -79,13 +80,13 @@ function withLimits(reading: CapacityReading, limits: RouterLimits | undefined):
 async function pollRouter(perModel: PerModelDialect, loadedIds: readonly string[], get: Get, options: FetchCapacityOptions): Promise<CapacityReading> {
   const ask = idsToAsk(loadedIds, options.round.lastAsked, options.requestsPerPoll);
   // One deadline for the whole round: models not asked by then keep their figures for a later poll.
-  const deadline = AbortSignal.timeout(options.timeoutMs);
-  const roundSignal = options.signal === undefined ? deadline : AbortSignal.any([deadline, options.signal]);
+  const bound = deadline(options.timeoutMs, options.signal);
+  const roundSignal = bound.signal;
   const answers = await askInTurn(ask, roundSignal, async (id) => {
     const answer = await get(perModel.path(id), roundSignal);
     // A failed or malformed answer leaves the id without a figure; the host stays healthy.
     return answer.ok ? perModel.parse(answer.body) : undefined;
-  });
+  }).finally(() => bound.done());
   const round = afterRound(options.round, loadedIds, answers);
   return { capacity: { role: 'router', host: undefined, models: round.figures, loadedIds: undefined }, round };
 }

@@ -2,6 +2,7 @@
 // Never throws.
 
 import type { Dispatcher } from 'undici';
+import { deadline } from './deadline.ts';
 
 export type TextAnswer =
   | { readonly ok: true; readonly status: number; readonly text: string }
@@ -18,8 +19,8 @@ export interface BoundedRequestOptions {
 }
 
 export async function requestBoundedText(url: string, options: BoundedRequestOptions): Promise<TextAnswer> {
-  const deadline = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  const bound = deadline(options.timeoutMs, options.signal);
+  const signal = bound.signal;
   const target = new URL(url);
   let status: number | undefined;
   try {
@@ -46,7 +47,9 @@ export async function requestBoundedText(url: string, options: BoundedRequestOpt
     }
     return { ok: true, status, text: Buffer.concat(chunks).toString('utf8') };
   } catch (error) {
-    if (deadline.aborted) return { ok: false, status, error: `timed out after ${options.timeoutMs}ms` };
+    if (bound.timedOut) return { ok: false, status, error: `timed out after ${options.timeoutMs}ms` };
     return { ok: false, status, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    bound.done();
   }
 }

@@ -7,6 +7,7 @@
 
 import { diffNodes, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import type { Clock, Timer } from '#src/core/clock.ts';
+import { spreadDelayMs } from '#src/core/poll-spread.ts';
 import type { Service } from '#src/core/lifecycle.ts';
 import type { DiscoveryResult } from './discovery-state.ts';
 
@@ -57,7 +58,10 @@ export class Discoverer implements Service {
     this.#minRefreshIntervalMs = options.minRefreshIntervalMs;
   }
 
-  /** Starts one round for every node at once, then one per node every interval. */
+  /**
+   * Starts one round for every node at once, then one per node every interval (a large fleet's
+   * second rounds spread over one interval, so the rounds stay spread).
+   */
   async start(signal: AbortSignal): Promise<void> {
     if (this.#running || this.#stopped) return;
     if (signal.aborted) {
@@ -66,7 +70,9 @@ export class Discoverer implements Service {
     }
     this.#running = true;
     signal.addEventListener('abort', () => void this.stop(), { once: true });
-    for (const entry of this.#nodes.values()) this.#activate(entry);
+    let index = 0;
+    const count = this.#nodes.size;
+    for (const entry of this.#nodes.values()) this.#activate(entry, spreadDelayMs(index++, count, this.#intervalMs));
   }
 
   /** Replaces the node set, judging each node against the set polled now (see `applyChange`). */
@@ -153,18 +159,18 @@ export class Discoverer implements Service {
     return this.#nodes.get(entry.spec.name) === entry;
   }
 
-  #activate(entry: NodeEntry): void {
-    this.#schedule(entry);
+  #activate(entry: NodeEntry, spreadMs = 0): void {
+    this.#schedule(entry, spreadMs);
     this.#poll(entry);
   }
 
-  #schedule(entry: NodeEntry): void {
+  #schedule(entry: NodeEntry, spreadMs = 0): void {
     entry.timer = this.#options.clock.setTimeout(() => {
       if (!this.#running || !this.#isTracked(entry)) return;
       this.#schedule(entry);
       // A round still in flight makes this one a no-op: at most one fetch per node.
       this.#poll(entry);
-    }, this.#intervalMs);
+    }, this.#intervalMs + spreadMs);
   }
 
   #poll(entry: NodeEntry): Fetching {

@@ -198,12 +198,20 @@ function diffIds(
   prevModels: readonly DiscoveredModel[],
   nextModels: readonly DiscoveredModel[],
 ): { added: string[]; removed: string[] } {
+  // The steady case (every poll of an unchanged node): the same ids in the same order, no sets built.
+  if (prevModels === nextModels || sameIds(prevModels, nextModels)) return { added: [], removed: [] };
   const prevIds = new Set(prevModels.map((model) => model.id));
   const nextIds = new Set(nextModels.map((model) => model.id));
   return {
     added: [...nextIds].filter((id) => !prevIds.has(id)).sort(),
     removed: [...prevIds].filter((id) => !nextIds.has(id)).sort(),
   };
+}
+
+function sameIds(a: readonly DiscoveredModel[], b: readonly DiscoveredModel[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i]?.id !== b[i]?.id) return false;
+  return true;
 }
 
 function withError(transition: DiscoveryTransition, next: DiscoveryState): DiscoveryTransition {

@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '#src/core/clock.ts';
 import type { DiscoveryResult } from './discovery-state.ts';
 import { limitListing, type ListingRules } from './limit-listing.ts';
 import { parseModelList } from './parse-model-list.ts';
+import type { ListingCache } from './listing-cache.ts';
 
 export interface FetchModelListOptions {
   readonly dispatcher: Dispatcher;
@@ -22,12 +23,14 @@ export interface FetchModelListOptions {
   readonly clock?: Clock;
   /** Bounds on the listing taken; absent = the whole listing. */
   readonly rules?: ListingRules;
+  /** The previous answers: an unchanged body reuses its result (listing-cache.ts). */
+  readonly cache?: ListingCache;
 }
 
 /** How much of a non-2xx body is quoted in the error (servers explain e.g. "Loading model"). */
 const ERROR_SNIPPET_CHARS = 200;
 
-type BodyOutcome = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: string };
+type BodyOutcome = { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly error: string };
 
 export async function fetchModelList(node: NodeSpec, options: FetchModelListOptions): Promise<DiscoveryResult> {
   const url = `${node.url.replace(/\/+$/, '')}/v1/models`;
@@ -54,21 +57,25 @@ export async function fetchModelList(node: NodeSpec, options: FetchModelListOpti
     const limitBytes = isSuccess ? options.maxBodyBytes : Math.min(options.maxBodyBytes, ERROR_SNIPPET_CHARS * 4);
     const body = await readBounded(response.body, declaredLength(response.headers), limitBytes);
     if (!isSuccess) {
-      const snippet = body.ok ? snippetOf(body.text) : '';
+      const snippet = body.ok ? snippetOf(body.bytes.toString('utf8')) : '';
       return failed('error', `GET ${url} answered HTTP ${response.statusCode}${snippet === '' ? '' : `: ${snippet}`}`);
     }
     if (!body.ok) return failed('parse_error', `GET ${url}: ${body.error}`);
+    // Compared as bytes: an unchanged answer is never even decoded.
+    const known = options.cache?.get(node, options.rules, body.bytes);
+    if (known !== undefined) return known;
     let json: unknown;
     try {
-      json = JSON.parse(body.text);
+      json = JSON.parse(body.bytes.toString('utf8'));
     } catch (error) {
       return failed('parse_error', `GET ${url}: response is not valid JSON (${messageOf(error)})`);
     }
     const parsed = parseModelList(node.kind, json);
     if (!parsed.ok) return failed('parse_error', `GET ${url}: ${parsed.error}`);
-    if (options.rules === undefined) return { ok: true, models: parsed.models };
-    const { models, dropped } = limitListing(parsed.models, options.rules);
-    return { ok: true, models, dropped };
+    const result: DiscoveryResult =
+      options.rules === undefined ? { ok: true, models: parsed.models } : { ok: true, ...limitListing(parsed.models, options.rules) };
+    options.cache?.set(node, options.rules, body.bytes, result);
+    return result;
   } catch (error) {
     if (timedOut) return failed('timeout', `GET ${url} timed out after ${options.timeoutMs} ms`);
     if (options.signal?.aborted) return failed('error', `GET ${url} aborted`);
@@ -111,7 +118,7 @@ async function readBounded(
     }
     chunks.push(chunk);
   }
-  return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
+  return { ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) };
 }
 
 function declaredLength(headers: Readonly<Record<string, string | string[] | undefined>>): number | undefined {

@@ -22,3 +22,4 @@ export { sampleIds, cutTo } from './id-sample.ts';
 export { isAllowedModel, matchesGlob } from './model-glob.ts';
 export { fetchModelList, type FetchModelListOptions } from './fetch-model-list.ts';
 export { Discoverer, type DiscovererOptions, type FetchModels } from './discoverer.ts';
+export { ListingCache, LISTING_CACHE_MAX_BYTES } from './listing-cache.ts';

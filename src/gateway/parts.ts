@@ -2,14 +2,13 @@
 // read. Loops report to the registry; events feed metrics, logs, passive health and the scheduler.
 
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
-import { Discoverer } from '#src/discovery/index.ts';
+import { Discoverer, ListingCache } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
-import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
+import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, pollingAgents, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
@@ -52,11 +51,12 @@ export class GatewayParts {
   readonly inference: InferenceDeps;
   /** Federation (`[mesh]`): this site's published set and what it knows of the others. */
   readonly mesh: MeshPart;
-  readonly #healthAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
-  readonly #discoveryAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
-  readonly #loadAgent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  /** One agent per control loop, one connection per node each (src/nodes/polling-agents.ts). */
+  readonly #agents = pollingAgents();
+  /** Each node's last listing answer: an unchanged one is not parsed again. */
+  readonly #listings = new ListingCache();
   readonly #capacityPoller = new CapacityPoller(() => ({
-    dispatcher: this.#discoveryAgent,
+    dispatcher: this.#agents.capacity,
     timeoutMs: this.#config.discovery.timeoutMs,
     maxBytes: this.#config.discovery.maxBodyBytes,
     requestsPerPoll: this.#config.discovery.capacityRequestsPerPoll,
@@ -98,7 +98,7 @@ export class GatewayParts {
       intervalMs: options.config.health.intervalMs,
       probe: (node, signal) =>
         probeNode(node, {
-          dispatcher: this.#healthAgent,
+          dispatcher: this.#agents.health,
           timeoutMs: this.#config.health.timeoutMs,
           monotonicMs: () => this.clock.monotonicMs(),
           signal,
@@ -110,7 +110,7 @@ export class GatewayParts {
       intervalMs: options.config.discovery.intervalMs,
       minRefreshIntervalMs: options.config.discovery.missCooldownMs,
       fetch: (node, signal) =>
-        pollModels({ dispatcher: this.#discoveryAgent, clock: this.clock, discovery: () => this.#config.discovery, capacity: this.#capacityPoller, registry: this.registry }, node, signal),
+        pollModels({ dispatcher: this.#agents.discovery, listings: this.#listings, clock: this.clock, discovery: () => this.#config.discovery, capacity: this.#capacityPoller, registry: this.registry }, node, signal),
       onResult: (name, result) => this.registry.observeDiscovery(name, result),
       onError: (name, error) => options.logger.error({ err: error, node: name }, 'applying a discovery result failed'),
     });
@@ -119,7 +119,7 @@ export class GatewayParts {
       intervalMs: options.config.load.intervalMs,
       scrape: (node, signal) =>
         fetchLoad(node, this.registry.view(node.name), {
-          dispatcher: this.#loadAgent,
+          dispatcher: this.#agents.load,
           timeoutMs: this.#config.load.timeoutMs,
           maxBytes: this.#config.load.maxBodyBytes,
           signal,
@@ -277,6 +277,7 @@ export class GatewayParts {
     this.loadScraper.setIntervalMs(next.load.intervalMs);
     this.loadScraper.applyChange(change);
     this.#capacityPoller.setNodes(next.nodes);
+    this.#listings.setNodes(next.nodes);
     this.mesh.reconfigure(previous.mesh, next.mesh);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };
@@ -288,7 +289,6 @@ export class GatewayParts {
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.metrics.close();
-    const agents = [this.#healthAgent, this.#discoveryAgent, this.#loadAgent];
-    await Promise.all([this.pools.close(), this.sitePools?.close(), ...agents.map((agent) => agent.destroy())]);
+    await Promise.all([this.pools.close(), this.sitePools?.close(), this.#agents.destroy()]);
   }
 }

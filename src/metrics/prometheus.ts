@@ -6,7 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { EventBus } from '#src/core/events.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import { countByCode, type PrefixHitFigures } from '#src/routing/index.ts';
+import { ExclusionCounter, type PrefixHitFigures } from '#src/routing/index.ts';
 import { registerPrefixHits } from './prefix-hits.ts';
 import { registerMeshForwarding } from './mesh-forwarding.ts';
 
@@ -198,6 +198,7 @@ export class GatewayMetrics {
       registers: [r],
     });
 
+    const excludedBy = new ExclusionCounter();
     this.#unsubscribe.push(
       ...registerMeshForwarding(r, sources.proxyEvents),
       sources.proxyEvents.on('route:model-switch', (e) => switches.inc({ node: e.node })),
@@ -218,7 +219,7 @@ export class GatewayMetrics {
       }),
       sources.proxyEvents.on('route:excluded', (e) => {
         // One increment per reason, not per node: a large fleet excludes hundreds of nodes per request.
-        for (const [reason, count] of Object.entries(countByCode(e.excluded))) exclusions.inc({ model: e.model, reason }, count);
+        for (const [reason, count] of excludedBy.of(e.excluded)) exclusions.inc({ model: e.model, reason }, count);
       }),
       sources.registryEvents.on('node:discovery', (e) => {
         const result = e.result.ok ? (e.result.models.length > 0 ? 'ok' : 'empty') : e.result.reason;

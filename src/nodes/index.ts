@@ -1,4 +1,4 @@
-export { isWaking, type NodeView, type NodeWake, type RoutingSnapshot, type Lease, type LeaseReturn } from './node.ts';
+export { isWaking, inFlightOf, type NodeView, type NodeWake, type RoutingSnapshot, type Lease, type LeaseReturn } from './node.ts';
 export { NodeRegistry } from './registry.ts';
 export type { RegistryEvents } from './registry-events.ts';
 export {
@@ -18,3 +18,4 @@ export { magicPacket } from './wake/magic-packet.ts';
 export { LoadScraper } from './load/load-scraper.ts';
 export { fetchLoad, MAX_ROUTER_MODELS } from './load/fetch-load.ts';
 export { judgeLoad, type LoadReading, type LoadScrape, type LoadVerdict } from './load/load-reading.ts';
+export { pollingAgents, POLL_KEEP_ALIVE_MS, type PollingAgents } from './polling-agents.ts';

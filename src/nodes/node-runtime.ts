@@ -23,6 +23,8 @@ export interface NodeRuntime {
   /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
   learned: LearnedContexts;
   inFlight: number;
+  /** Index in the registry's active nodes (its views array); -1 once the node is retiring. */
+  position: number;
   /** The node's own load figures from the load loop (not part of the view: they change every scrape). */
   load: LoadReading | undefined;
   /** This node's routing view, rebuilt only after one of its routing-relevant fields changed. */
@@ -41,6 +43,7 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
     lastWakeAt: undefined,
     learned: {},
     inFlight: 0,
+    position: -1,
     load: undefined,
     view: undefined,
   };
@@ -56,10 +59,26 @@ export function viewOf(runtime: NodeRuntime): NodeView {
     capacity: runtime.capacity,
     knownContexts: runtime.knownContexts,
     ejectedUntil: runtime.passive.ejectedUntil,
+    ...(runtime.position >= 0 ? { position: runtime.position } : {}),
     wake: Object.freeze({
       lastSentAt: lastWakeAt,
       // Only an asleep node is "waking"; a status change rebuilds the view, so this stays true.
       wakingUntil: health.status === 'asleep' && lastWakeAt !== undefined ? lastWakeAt + spec.wakeTimeoutMs : undefined,
     }),
   });
+}
+
+/**
+ * Numbers the new active set in order (the order of the views) and drops every view, since each
+ * carries its position; nodes leaving the set lose theirs. Returns their in-flight counts by position.
+ */
+export function reposition(previous: Iterable<NodeRuntime>, active: Iterable<NodeRuntime>): number[] {
+  for (const runtime of previous) runtime.position = -1;
+  const counts: number[] = [];
+  for (const runtime of active) {
+    runtime.position = counts.length;
+    counts.push(runtime.inFlight);
+    runtime.view = undefined;
+  }
+  return counts;
 }

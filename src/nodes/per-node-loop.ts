@@ -4,6 +4,7 @@
 
 import type { Clock, Timer } from '#src/core/clock.ts';
 import { diffNodes, type NodeChange, type NodeSpec } from '#src/config/index.ts';
+import { spreadDelayMs } from '#src/core/poll-spread.ts';
 
 export interface PerNodeLoopOptions<R> {
   readonly clock: Clock;
@@ -35,11 +36,13 @@ export class PerNodeLoop<R> {
     this.#intervalMs = options.intervalMs;
   }
 
-  /** Starts every node's first round at once. */
+  /** Starts every node's first round at once; a large fleet's later rounds are spread over one interval. */
   start(signal: AbortSignal): void {
     this.#running = true;
     signal.addEventListener('abort', () => this.stop(), { once: true });
-    for (const watched of this.#watched.values()) this.#tick(watched);
+    let index = 0;
+    const count = this.#watched.size;
+    for (const watched of this.#watched.values()) this.#tick(watched, spreadDelayMs(index++, count, this.#intervalMs));
   }
 
   stop(): void {
@@ -99,10 +102,10 @@ export class PerNodeLoop<R> {
     return this.#watched.has(nodeName);
   }
 
-  #tick(watched: Watched): void {
+  #tick(watched: Watched, spreadMs = 0): void {
     watched.timer?.cancel();
     const cadence = this.#options.cadenceOf?.(watched.spec.name) ?? this.#intervalMs;
-    watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), cadence);
+    watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), cadence + spreadMs);
     if (watched.inFlight !== undefined) return;
     const controller = new AbortController();
     watched.inFlight = controller;

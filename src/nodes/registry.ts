@@ -10,8 +10,9 @@ import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict }
 import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
-import { freshRuntime, viewOf, type NodeRuntime } from './node-runtime.ts';
+import { freshRuntime, reposition, viewOf, type NodeRuntime } from './node-runtime.ts';
 import type { LoadScrape } from './load/load-reading.ts';
+import { InFlightCounts } from './in-flight-counts.ts';
 import type { RegistryEvents } from './registry-events.ts';
 
 export interface NodeRegistryOptions {
@@ -36,6 +37,8 @@ export class NodeRegistry {
   /** Removed nodes whose in-flight requests are still finishing; never routed to. */
   readonly #retiring = new Set<NodeRuntime>();
   #views: readonly NodeView[] | undefined;
+  /** In-flight requests per active node by position (mirrors each runtime's count; routing reads it without lookups). */
+  readonly #counts: InFlightCounts;
 
   constructor(options: NodeRegistryOptions) {
     this.#clock = options.clock;
@@ -43,6 +46,7 @@ export class NodeRegistry {
     this.#failThreshold = options.failThreshold;
     this.#connectionLimit = options.connectionLimit;
     this.#onLeaseReturned = options.onLeaseReturned;
+    this.#counts = new InFlightCounts(options.connectionLimit);
   }
 
   setFailThreshold(failThreshold: number): void {
@@ -51,6 +55,7 @@ export class NodeRegistry {
 
   setConnectionLimit(limit: number): void {
     this.#connectionLimit = limit;
+    this.#counts.setLimit(limit);
   }
 
   /** Replaces the node set, judging each node against the set held now (see `applyChange`). */
@@ -87,8 +92,8 @@ export class NodeRegistry {
       this.#events.emit('node:removed', { node: name, inFlight: runtime.inFlight });
       if (runtime.inFlight > 0) this.#retiring.add(runtime);
     }
+    this.#counts.reset(reposition(this.#active.values(), active.values()));
     this.#active = active;
-    for (const runtime of active.values()) runtime.view = undefined;
     this.#views = undefined;
   }
 
@@ -229,6 +234,8 @@ export class NodeRegistry {
       nodes: this.views(),
       now: this.#clock.now(),
       inFlight: (name) => active.get(name)?.inFlight ?? 0,
+      inFlightByPosition: this.#counts.byPosition,
+      nodesAtConnectionLimit: this.#counts.atLimit,
       usage: (name, model) => leases.usage(name, model),
       load: (name) => active.get(name)?.load,
       connectionLimit: this.#connectionLimit,
@@ -254,6 +261,7 @@ export class NodeRegistry {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return undefined;
     runtime.inFlight += 1;
+    this.#mirror(runtime);
     const usage = this.#leases.acquire(nodeName, model, tokens);
     let released = false;
     return {
@@ -266,12 +274,17 @@ export class NodeRegistry {
         usage.release();
         const wasFull = this.#connectionLimit !== undefined && runtime.inFlight >= this.#connectionLimit;
         runtime.inFlight -= 1;
+        this.#mirror(runtime);
         if (runtime.inFlight === 0) this.#retiring.delete(runtime);
         // Requests of any model may be queued behind this node's connections, not only this one's.
         const connectionFreed = wasFull && this.#active.get(nodeName) === runtime;
         this.#onLeaseReturned?.({ node: nodeName, model, connectionFreed });
       },
     };
+  }
+
+  #mirror(runtime: NodeRuntime): void {
+    this.#counts.set(runtime.position, runtime.inFlight);
   }
 
   /** Every (node, model) with leases out, as plain copies (metrics). */

@@ -42,6 +42,24 @@ export function countByCode(excluded: readonly Exclusion[]): Record<string, numb
   return counts;
 }
 
+/**
+ * Per-reason counts for metrics, counted once per exclusion list rather than once per request:
+ * the routing index hands out the same frozen list for every first attempt while the fleet is
+ * unchanged (1,000 entries when 1,000 nodes do not list the model), so a frozen list's counts are
+ * kept (weakly: they go with the list). Lists built per request are counted each time.
+ */
+export class ExclusionCounter {
+  readonly #known = new WeakMap<readonly Exclusion[], readonly (readonly [string, number])[]>();
+
+  of(excluded: readonly Exclusion[]): readonly (readonly [string, number])[] {
+    const known = this.#known.get(excluded);
+    if (known !== undefined) return known;
+    const counted = Object.entries(countByCode(excluded));
+    if (Object.isFrozen(excluded)) this.#known.set(excluded, counted);
+    return counted;
+  }
+}
+
 /** Nodes whose fresh model listing could change a "nothing serves this model" answer. */
 export function nodesWorthRefreshing(excluded: readonly Exclusion[]): string[] {
   return excluded.filter((e) => e.code === 'missing' || e.code === 'empty' || e.code === 'expired').map((e) => e.node);

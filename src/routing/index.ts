@@ -3,7 +3,7 @@ export { RouteIndex, ROUTE_INDEX_MAX_ENTRIES } from './route-index.ts';
 export { type RouteRequest, neededTokens, reservedTokens } from './route-request.ts';
 export { classifyUnroutable, largestContext, mightFitLater, type UnroutableKind } from './unroutable.ts';
 export { capacityVerdict } from './filters/has-capacity.ts';
-export { type Exclusion, type ExclusionCode, countByCode, nodesWorthRefreshing } from './exclusion.ts';
+export { type Exclusion, type ExclusionCode, countByCode, ExclusionCounter, nodesWorthRefreshing } from './exclusion.ts';
 export { type Filter, type FilterResult, predicateFilter } from './filter.ts';
 export { defaultFilters } from './filters/index.ts';
 export { leastInFlight, pickLeastInFlight, pickLowest } from './policies/least-in-flight.ts';

@@ -40,6 +40,12 @@ export function route(
   policy: SelectionPolicy,
   index?: RouteIndex,
 ): RoutingDecision {
+  // The index's plan, when it decides this request; a refusal always takes the whole pipeline.
+  const fast = index?.fast(req, snapshot, filters);
+  if (fast !== undefined) {
+    const picked = policy.choose(req, fast.kept, snapshot);
+    if (picked !== undefined) return { kind: 'selected', node: picked.node, choice: picked, excluded: fast.excluded };
+  }
   const { kept, excluded } = filterCandidates(req, snapshot, filters, index);
   const choice = policy.choose(req, kept, snapshot);
   return choice === undefined ? { kind: 'unroutable', excluded } : { kind: 'selected', node: choice.node, choice, excluded };

@@ -3,6 +3,7 @@
 
 import type { Dispatcher } from 'undici';
 import type { NodeSpec } from '#src/config/types.ts';
+import { deadline } from '#src/core/deadline.ts';
 import { serverKind } from '#src/kinds/index.ts';
 import type { ProbeOutcome } from './health-state.ts';
 
@@ -18,24 +19,26 @@ export interface ProbeOptions {
 
 export async function probeNode(node: NodeSpec, options: ProbeOptions): Promise<ProbeOutcome> {
   const started = options.monotonicMs();
-  const deadline = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  const bound = deadline(options.timeoutMs, options.signal);
   const paths = serverKind(node.kind).healthPaths;
   let lastError = 'no probe path';
-  for (const [index, path] of paths.entries()) {
-    const isLast = index === paths.length - 1;
-    try {
-      const status = await getStatus(node, path, options.dispatcher, signal);
-      if (status >= 200 && status < 300) return { ok: true, latencyMs: options.monotonicMs() - started };
-      lastError = `GET ${path} answered ${status}`;
-      // Only a missing route is worth a second path; a 503 means "not ready" and is final.
-      if (status !== 404 || isLast) return { ok: false, error: lastError };
-    } catch (error) {
-      const timedOut = deadline.aborted;
-      return { ok: false, error: timedOut ? `GET ${path} timed out after ${options.timeoutMs}ms` : describe(error, path) };
+  try {
+    for (const [index, path] of paths.entries()) {
+      const isLast = index === paths.length - 1;
+      try {
+        const status = await getStatus(node, path, options.dispatcher, bound.signal);
+        if (status >= 200 && status < 300) return { ok: true, latencyMs: options.monotonicMs() - started };
+        lastError = `GET ${path} answered ${status}`;
+        // Only a missing route is worth a second path; a 503 means "not ready" and is final.
+        if (status !== 404 || isLast) return { ok: false, error: lastError };
+      } catch (error) {
+        return { ok: false, error: bound.timedOut ? `GET ${path} timed out after ${options.timeoutMs}ms` : describe(error, path) };
+      }
     }
+    return { ok: false, error: lastError };
+  } finally {
+    bound.done();
   }
-  return { ok: false, error: lastError };
 }
 
 async function getStatus(node: NodeSpec, path: string, dispatcher: Dispatcher, signal: AbortSignal): Promise<number> {
@@ -50,14 +53,8 @@ async function getStatus(node: NodeSpec, path: string, dispatcher: Dispatcher, s
     signal,
   });
   response.body.on('error', () => {});
-  let read = 0;
-  for await (const chunk of response.body) {
-    read += (chunk as Buffer).length;
-    if (read > MAX_PROBE_BODY_BYTES) {
-      response.body.destroy();
-      break;
-    }
-  }
+  // The body is not used: drained without buffering (a longer one closes the connection instead).
+  await response.body.dump({ limit: MAX_PROBE_BODY_BYTES, signal });
   return response.statusCode;
 }
 

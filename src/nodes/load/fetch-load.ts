@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici';
 import type { NodeSpec } from '#src/config/types.ts';
 import { requestBoundedText } from '#src/core/bounded-text.ts';
+import { deadline } from '#src/core/deadline.ts';
 import { addLoadFigures, loadMetricsPath, readLoadFigures, serverKind, type LoadFigures } from '#src/kinds/index.ts';
 import type { NodeView } from '../node.ts';
 import type { LoadScrape } from './load-reading.ts';
@@ -34,22 +35,25 @@ export async function fetchLoad(node: NodeSpec, view: NodeView | undefined, opti
   const paths = router
     ? (view?.discovery.models ?? []).filter((m) => m.loaded).slice(0, MAX_ROUTER_MODELS).map((m) => loadMetricsPath(m.id))
     : [loadMetricsPath()];
-  const deadline = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal === undefined ? deadline : AbortSignal.any([deadline, options.signal]);
+  const bound = deadline(options.timeoutMs, options.signal);
   const parts: LoadFigures[] = [];
-  for (const path of paths) {
-    const answer = await requestBoundedText(node.url + path, {
-      dispatcher: options.dispatcher,
-      headers: node.apiKey === undefined ? {} : { authorization: `Bearer ${node.apiKey}` },
-      timeoutMs: options.timeoutMs,
-      maxBytes: options.maxBytes,
-      signal,
-    });
-    if (!answer.ok) return { ok: false, error: answer.error };
-    if (answer.status !== 200) return { ok: false, error: `${path.split('?')[0]} answered HTTP ${answer.status}` };
-    const figures = readLoadFigures(answer.text, dialect);
-    if (figures === undefined) return { ok: false, error: 'no load gauges in /metrics' };
-    parts.push(figures);
+  try {
+    for (const path of paths) {
+      const answer = await requestBoundedText(node.url + path, {
+        dispatcher: options.dispatcher,
+        headers: node.apiKey === undefined ? {} : { authorization: `Bearer ${node.apiKey}` },
+        timeoutMs: options.timeoutMs,
+        maxBytes: options.maxBytes,
+        signal: bound.signal,
+      });
+      if (!answer.ok) return { ok: false, error: answer.error };
+      if (answer.status !== 200) return { ok: false, error: `${path.split('?')[0]} answered HTTP ${answer.status}` };
+      const figures = readLoadFigures(answer.text, dialect);
+      if (figures === undefined) return { ok: false, error: 'no load gauges in /metrics' };
+      parts.push(figures);
+    }
+  } finally {
+    bound.done();
   }
   // A router with nothing loaded runs nothing.
   return { ok: true, figures: addLoadFigures(parts) };

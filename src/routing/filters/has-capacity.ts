@@ -3,7 +3,7 @@
 // request wait.
 
 import { admits, budgetFor, ctxFor, slotsFor } from '#src/capacity/index.ts';
-import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
+import { inFlightOf, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Exclusion } from '../exclusion.ts';
 import type { Filter } from '../filter.ts';
 import { reservedTokens, type RouteRequest } from '../route-request.ts';
@@ -13,7 +13,7 @@ const NAME = 'has-capacity';
 /** Pure: why `node` cannot take the request now, or undefined when it can. */
 export function capacityVerdict(req: RouteRequest, node: NodeView, snapshot: RoutingSnapshot): Exclusion | undefined {
   const limit = snapshot.connectionLimit;
-  const inFlight = snapshot.inFlight(node.spec.name);
+  const inFlight = inFlightOf(snapshot, node);
   if (limit !== undefined && inFlight >= limit) {
     // Another request would only wait inside the connection pool, unseen and unbounded: queue it here.
     const detail = `${inFlight}/${limit} connections in use (upstream.max_connections)`;

@@ -8,7 +8,7 @@
 
 import type { NodeSpec } from '#src/config/index.ts';
 import { fnv1a32, mix32 } from './hash.ts';
-import { pickLowest } from './least-in-flight.ts';
+import { inFlights, pickLowest } from './least-in-flight.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
 
 /** The most in-flight requests a node may hold for keyed traffic, this request included in the average. */
@@ -31,7 +31,7 @@ export function affinity(context: PolicyContext): SelectionPolicy {
     name: 'affinity',
     choose(req, candidates, snapshot) {
       if (candidates.length === 0) return undefined;
-      const loads = candidates.map((n) => snapshot.inFlight(n.spec.name));
+      const loads = inFlights(candidates, snapshot);
       const key = req.affinityKey;
       if (key === undefined) {
         const picked = pickLowest(candidates, loads, turn);

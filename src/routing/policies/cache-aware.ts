@@ -6,7 +6,7 @@
 
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouteRequest } from '../route-request.ts';
-import { pickLowest } from './least-in-flight.ts';
+import { inFlights, pickLowest } from './least-in-flight.ts';
 import { PrefixTree } from './prefix-tree.ts';
 import type { CacheAwareSettings, PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
 
@@ -56,7 +56,7 @@ export function cacheAware(context: PolicyContext): CacheAwarePolicy {
   function decide(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): Decided | undefined {
       if (candidates.length === 0) return undefined;
       const { threshold, balanceAbs, balanceRel, maxPromptChars } = context.cacheAware();
-      const loads = candidates.map((n) => snapshot.inFlight(n.spec.name));
+      const loads = inFlights(candidates, snapshot);
       const text = (req.promptPrefix ?? '').slice(0, maxPromptChars);
       const matches = text === '' ? new Map<string, number>() : tree.match(text);
       let best = -1;

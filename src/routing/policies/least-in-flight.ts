@@ -1,7 +1,7 @@
 // Least in-flight requests wins; ties are broken round-robin so equal nodes share the load.
 // The rotation cursor is the policy instance's own state (one instance per gateway).
 
-import type { NodeView } from '#src/nodes/index.ts';
+import { inFlightOf, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import type { PolicyChoice, SelectionPolicy } from './selection-policy.ts';
 
 /** Pure: the candidate with the lowest score, ties taken in turn (`turn` modulo the tie count). */
@@ -40,16 +40,23 @@ export function pickLeastInFlight(
   )?.node;
 }
 
+/** Each candidate's live in-flight count, aligned (a plain loop: this runs over the whole fleet). */
+export function inFlights(candidates: readonly NodeView[], snapshot: RoutingSnapshot): number[] {
+  const out = new Array<number>(candidates.length);
+  for (let i = 0; i < candidates.length; i += 1) out[i] = inFlightOf(snapshot, candidates[i] as NodeView);
+  return out;
+}
+
 export function leastInFlight(): SelectionPolicy {
   let turn = 0;
   return {
     name: 'least-in-flight',
     choose(_req, candidates, snapshot): PolicyChoice | undefined {
-      const scores = candidates.map((n) => snapshot.inFlight(n.spec.name));
+      const scores = inFlights(candidates, snapshot);
       const picked = pickLowest(candidates, scores, turn);
       if (picked === undefined) return undefined;
       turn = (turn + 1) % Number.MAX_SAFE_INTEGER;
-      const load = snapshot.inFlight(picked.node.spec.name);
+      const load = inFlightOf(snapshot, picked.node);
       return { node: picked.node, reason: `fewest in flight (${load}, ${picked.ties} tied)`, scores };
     },
   };

@@ -4,7 +4,7 @@
 // scored by the gateway's in-flight count instead, and the note says why (explain shows it).
 
 import { serverKind } from '#src/kinds/index.ts';
-import { judgeLoad, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
+import { inFlightOf, judgeLoad, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import { pickLowest } from './least-in-flight.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
 
@@ -20,7 +20,7 @@ export interface LoadScore {
 /** Pure: one candidate's load score (lower is better). */
 export function loadScore(node: NodeView, snapshot: RoutingSnapshot, staleAfterMs: number): LoadScore {
   const name = node.spec.name;
-  const inFlight = snapshot.inFlight(name);
+  const inFlight = inFlightOf(snapshot, node);
   const verdict = judgeLoad(snapshot.load?.(name), serverKind(node.spec.kind).load !== undefined, snapshot.now, staleAfterMs);
   if (!verdict.usable) return { score: inFlight, degraded: verdict.why };
   const { running, waiting, kvUsage } = verdict.figures;

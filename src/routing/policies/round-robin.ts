@@ -13,7 +13,8 @@ export function roundRobin(): SelectionPolicy {
       if (node === undefined) return undefined;
       turn = (turn + 1) % Number.MAX_SAFE_INTEGER;
       // The score is how many turns until the candidate comes up (0 = now).
-      const scores = candidates.map((_, i) => (i - index + candidates.length) % candidates.length);
+      const scores = new Array<number>(candidates.length);
+      for (let i = 0; i < candidates.length; i += 1) scores[i] = i >= index ? i - index : i - index + candidates.length;
       return { node, reason: `turn ${index + 1} of ${candidates.length}`, scores };
     },
   };
