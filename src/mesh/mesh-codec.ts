@@ -3,20 +3,12 @@
 // service is tested with the real one and wired in one place.
 
 import type { KeyObject } from 'node:crypto';
+import type { JudgeContext } from './acceptance.ts';
 import type { Judgement } from './judgement.ts';
 import type { SiteRecord, SiteRecordModel } from './site-record.ts';
 
 /** What a receiver knows when it judges a message (the acceptance function's context). */
-export interface MeshJudgeContext {
-  readonly pins: ReadonlyMap<string, KeyObject>;
-  readonly pinnedUrls?: ReadonlyMap<string, string>;
-  highestRevision(site: string): number | undefined;
-  knownModels(site: string, digest: string): readonly SiteRecordModel[] | undefined;
-  readonly nowWallMs: number;
-  readonly maxClockSkewMs: number;
-  readonly maxModels: number;
-  readonly maxBytes: number;
-}
+export type MeshJudgeContext = JudgeContext;
 
 export interface MeshCodec {
   /** The message data of this site's record, signed with its key. */
