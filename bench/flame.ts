@@ -6,19 +6,10 @@
 // flamegraph.pl, speedscope and inferno. `node bench/flame.ts FILE.cpuprofile [OUT.folded]`.
 
 import { writeFile } from 'node:fs/promises';
-import { readProfile } from './profile-summary.ts';
+import { readProfile, type CpuProfile, type ProfileNode } from './profile-summary.ts';
 
-interface FlameNode {
-  readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
-  readonly children?: readonly number[];
-}
-
-interface FlameProfile {
-  readonly nodes: readonly FlameNode[];
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
+type FlameNode = ProfileNode;
+type FlameProfile = CpuProfile;
 
 export interface Flame {
   readonly busyMs: number;

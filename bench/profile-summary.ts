@@ -5,12 +5,15 @@
 import { readFile } from 'node:fs/promises';
 import { REPO_ROOT } from './processes.ts';
 
-interface ProfileNode {
+/** A V8 CPU profile node (the parts the summaries read). */
+export interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly children?: readonly number[];
 }
 
-interface CpuProfile {
+/** A V8 `.cpuprofile` (the parts the summaries read). */
+export interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];

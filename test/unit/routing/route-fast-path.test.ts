@@ -8,18 +8,10 @@ import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Usage } from '#src/capacity/index.ts';
 import { defaultFilters, ExclusionCounter, leastInFlight, route, routerRoom, RouteIndex, type Filter, type RouterSwitchView } from '#src/routing/index.ts';
 import { NOW, node, request, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
+import { seededRandom } from '#src/sim/seeded-random.ts';
 
-/** mulberry32: a small seeded generator, so a failure names its seed and replays. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (mulberry32), so a failure names its seed and replays. */
+const rng = seededRandom;
 
 const MODELS = ['a', 'b', 'c'];
 
