@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
 import { rowsDelta, sseEvent } from '#src/admin/dashboard/dashboard-state.ts';
 import type { FleetRow } from '#src/admin/dashboard/fleet-rows.ts';
+import { NO_MESH } from '#src/admin/dashboard/site-rows.ts';
 import { FEED_HEARTBEAT_MS, FEED_TICK_MS, LiveFeed, MAX_FEED_CLIENT_BUFFER_BYTES, MAX_FEED_CLIENTS, type FeedClient, type FeedSource } from '#src/admin/dashboard/live-feed.ts';
 import { discoveryTransition, healthTransition, reloadTransition, wakeTransition, type Transition } from '#src/admin/dashboard/transitions.ts';
 import type { DiscoveryState } from '#src/discovery/index.ts';
@@ -84,11 +85,12 @@ function fakeClient(): FeedClient & { text: () => string; destroyed: boolean; st
 function source(rows: () => FleetRow[], big = ''): FeedSource & { transitions: Transition[] } {
   const s = {
     transitions: [] as Transition[],
-    snapshot: () => ({ now: 0, nodes: rows(), models: [], transitions: [], traffic: {}, traffic_bucket_ms: 10_000, traffic_window_ms: 900_000, padding: big }),
+    snapshot: () => ({ now: 0, nodes: rows(), models: [], sites: NO_MESH, transitions: [], traffic: {}, traffic_bucket_ms: 10_000, traffic_window_ms: 900_000, padding: big }),
     rows,
     models: () => [],
     takeTransitions: () => s.transitions.splice(0),
     takeTraffic: () => ({}),
+    sites: () => NO_MESH,
   };
   return s;
 }
