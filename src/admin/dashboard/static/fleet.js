@@ -103,7 +103,7 @@ export function ModelsView({ models, mesh }) {
           <td>${m.nodes.join(', ') || '—'}</td>
           <td>${m.on_demand.join(', ') || '—'}</td>
           <td>${m.after_wake.join(', ') || '—'}</td>
-          <td class="num">${m.largest_ctx ?? '?'}</td>
+          <td class="num">${m.largest_ctx ?? (m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? '?' : '—')}</td>
           <td class="num">${m.queue}</td>
           ${mesh ? html`<td class="remote"><${RemoteSites} model=${m} /></td>` : null}
         </tr>`,

@@ -25,10 +25,9 @@ function useSecondTick(active) {
 function OwnSite({ own, now }) {
   if (own === null) return null;
   const models = own.models.map((m) => `${m.id}${m.ctx ? ` (ctx ${m.ctx}${m.on_demand ? ', on demand' : ''})` : m.on_demand ? ' (on demand)' : ''}`);
-  return html`<p id="own-site" data-site=${own.id}>
-    This site: <b>${own.id}</b> <span class="url">${own.url}</span> · revision <span data-field="revision">${own.revision ?? '—'}</span>
-    · published ${own.published_at === null ? 'not yet' : age(Date.parse(own.published_at), now)} · ${own.peers} gossip peer${own.peers === 1 ? '' : 's'}
-    · publishes ${own.models.length} model${own.models.length === 1 ? '' : 's'}${models.length > 0 ? `: ${models.join(', ')}` : ''}</p>`;
+  const published = own.published_at === null ? 'not yet' : age(Date.parse(own.published_at), now);
+  const tail = ` · published ${published} · ${own.peers} gossip peer${own.peers === 1 ? '' : 's'} · publishes ${own.models.length} model${own.models.length === 1 ? '' : 's'}${models.length > 0 ? `: ${models.join(', ')}` : ''}`;
+  return html`<p id="own-site" data-site=${own.id}>This site: <b>${own.id}</b> <span class="url">${own.url}</span> · revision <span data-field="revision">${own.revision ?? '—'}</span>${tail}</p>`;
 }
 
 function Reachability({ unreachable, now }) {
