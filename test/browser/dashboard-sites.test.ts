@@ -121,6 +121,13 @@ test('the Sites, Models and Events views show the mesh live: fresh, remote-only 
   await page.locator('#sites tr[data-site="b"][data-reachable="no"]').waitFor({ timeout: 10_000 });
   assert.match(await b.innerText(), /unreachable \d+s ago: /);
   await page.locator('#events li[data-site="b"][data-kind="reachability"]').waitFor();
+  // Explain lists the remote sites' verdicts next to the nodes': b is skipped while it backs off.
+  await page.locator('#explain-form select[name="model"]').selectOption('only-b');
+  await page.locator('#explain-form button').click();
+  const explained = page.locator('#explain-sites tr[data-site="b"]');
+  await explained.waitFor();
+  assert.equal(await explained.getAttribute('data-verdict'), 'excluded');
+  assert.match(await explained.innerText(), /unreachable/);
 
   // A record for b signed with a's key: rejected, once, as the last rejection of b and an event.
   const now = Date.now();
