@@ -177,6 +177,7 @@ export class GatewayParts {
       proxyEvents: this.proxyEvents,
       expectedModels: (nodeName) => this.#modelNames.expectedFor(nodeName),
     });
+    this.mesh = meshPartFor(this);
     this.dashboard = new DashboardHub({
       clock: this.clock,
       registryEvents: this.registryEvents,
@@ -184,8 +185,8 @@ export class GatewayParts {
       registry: this.registry,
       queueDepths: () => this.scheduler.queueDepths(),
       aliases: () => this.#settings.catalog.aliases,
+      mesh: { events: this.mesh.events, sites: () => this.mesh.admin() },
     });
-    this.mesh = meshPartFor(this);
     this.sitePools = sitePoolsFor(this.mesh.link, options.config.upstream, this.clock);
     const start = diffNodes([], options.config.nodes);
     for (const part of [this.registry, this.checker, this.discoverer, this.loadScraper]) part.applyChange(start);

@@ -49,7 +49,8 @@ export function registerMeshMetrics(registry: Registry, s: MeshMetricSources): (
   });
   new Gauge({
     name: 'gateway_mesh_gossip_bytes_total',
-    help: 'Gossip message bytes this site published (direction="out") and received (direction="in") since start.',
+    help:
+      'Gossip bytes this site sent (direction="out") and received (direction="in") since start: with the libp2p transport, every gossipsub RPC (its own records, records relayed for other sites, subscriptions and IHAVE/IWANT/GRAFT/PRUNE control), protobuf size before stream framing.',
     labelNames: ['direction'],
     registers: [registry],
     collect() {

@@ -53,6 +53,9 @@ test('the dashboard shows the fleet live, moves with traffic, explains, and says
     assert.match(await row.innerText(), new RegExp(node.name));
   }
   for (const model of MODELS) await page.locator(`#models tr[data-model="${model}"]`).waitFor();
+  // Alone (no [mesh]): the Sites view says so, and the Models view has no remote-sites column.
+  assert.match(await page.locator('#sites[data-mesh="off"] #sites-alone').innerText(), /runs alone/);
+  assert.equal(await page.locator('#models th', { hasText: 'remote sites' }).count(), 0);
   await page.locator('#fleet tr[data-node="vllm-b"][data-state="healthy"]').waitFor();
   assert.match(await page.locator('#fleet tr[data-node="vllm-b"]').innerText(), /healthy/);
 

@@ -1,20 +1,26 @@
-// The dashboard's server side: it listens to the registry and proxy events, keeps the bounded
-// traffic history and transition log, and feeds the live stream. One per gateway (gateway/parts.ts
-// builds it); the admin routes read it.
+// The dashboard's server side: it listens to the registry, proxy and mesh events, keeps the bounded
+// traffic history, transition log and what it heard of remote sites, and feeds the live stream. One
+// per gateway (gateway/parts.ts builds it); the admin routes read it.
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
+import type { MeshEvents } from '#src/mesh/index.ts';
 import type { NodeRegistry, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { SitesSource } from '../sites-view.ts';
 import type { DashboardSnapshot } from './dashboard-state.ts';
 import { fleetRow, modelRows, type FleetRow, type ModelRow } from './fleet-rows.ts';
 import { LiveFeed } from './live-feed.ts';
+import { remoteModelsOf, setBounded, sitesPanel, type SitesPanel } from './site-rows.ts';
 import { TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, TrafficHistory, type TrafficSeries } from './traffic-history.ts';
 import {
   appendBounded,
   discoveryTransition,
   ejectionTransition,
+  freshnessTransition,
   healthTransition,
+  reachabilityTransition,
+  rejectionTransition,
   reloadTransition,
   wakeTransition,
   type Transition,
@@ -23,6 +29,14 @@ import {
 
 /** Transitions kept for a page that connects (newest); older ones are in the logs. */
 export const MAX_KEPT_TRANSITIONS = 500;
+/** Sites remembered per kind of fact; pins bound them, this bounds a rejection naming unpinned ids. */
+export const MAX_REMEMBERED_SITES = 1_024;
+
+/** [mesh]: the mesh part's events and its /admin/sites source (undefined until the mesh runs). */
+export interface DashboardMesh {
+  readonly events: EventBus<MeshEvents>;
+  readonly sites: () => SitesSource | undefined;
+}
 
 export interface DashboardSources {
   readonly clock: Clock;
@@ -32,6 +46,8 @@ export interface DashboardSources {
   readonly queueDepths: () => Record<string, number>;
   /** Declared aliases (alias → model id), as the request path resolves them. */
   readonly aliases: () => ReadonlyMap<string, string>;
+  /** Absent for a gateway that cannot join a mesh (the Sites view then says it runs alone). */
+  readonly mesh?: DashboardMesh;
 }
 
 export class DashboardHub {
@@ -42,6 +58,9 @@ export class DashboardHub {
   #pending: Transition[] = [];
   #seq = 0;
   readonly #offs: (() => void)[];
+  readonly #acceptedAt = new Map<string, number>();
+  readonly #rejectedAt = new Map<string, number>();
+  readonly #unreachable = new Map<string, { readonly detail: string; readonly since: number }>();
 
   constructor(sources: DashboardSources) {
     this.#s = sources;
@@ -56,6 +75,12 @@ export class DashboardHub {
       r.on('node:added', ({ node }) => note({ node, kind: 'membership', text: 'node added' })),
       r.on('node:removed', ({ node, inFlight }) => note({ node, kind: 'membership', text: `node removed (${inFlight} in flight)` })),
       sources.proxyEvents.on('proxy:request-finished', (e) => this.#traffic.record(e, sources.clock.now())),
+      sources.proxyEvents.on('mesh:site-reachability', (e) => {
+        if (e.reachable) this.#unreachable.delete(e.site);
+        else setBounded(this.#unreachable, e.site, { detail: e.detail ?? 'forward failed', since: sources.clock.now() }, MAX_REMEMBERED_SITES);
+        note(reachabilityTransition(e));
+      }),
+      ...this.#meshListeners(sources.mesh),
     ];
     this.feed = new LiveFeed(sources.clock, {
       snapshot: () => this.snapshot(),
@@ -63,7 +88,27 @@ export class DashboardHub {
       models: (rows) => this.models(rows),
       takeTransitions: () => this.#takePending(),
       takeTraffic: () => this.#traffic.takeChanged(),
+      sites: () => this.sites(),
     });
+  }
+
+  #meshListeners(mesh: DashboardMesh | undefined): (() => void)[] {
+    if (mesh === undefined) return [];
+    const now = (): number => this.#s.clock.now();
+    return [
+      mesh.events.on('mesh:site-freshness', (e) => this.#note(freshnessTransition(e))),
+      mesh.events.on('mesh:record-accepted', ({ site }) => setBounded(this.#acceptedAt, site, now(), MAX_REMEMBERED_SITES)),
+      mesh.events.on('mesh:record-rejected', (e) => {
+        if (e.site !== undefined) setBounded(this.#rejectedAt, e.site, now(), MAX_REMEMBERED_SITES);
+        this.#note(rejectionTransition(e));
+      }),
+    ];
+  }
+
+  /** The Sites view: every pinned site and this site's own set ([mesh] only). */
+  sites(): SitesPanel {
+    const memory = { acceptedAt: this.#acceptedAt, rejectedAt: this.#rejectedAt, unreachable: this.#unreachable };
+    return sitesPanel(this.#s.mesh?.sites(), memory, this.#s.clock.now());
   }
 
   /** A config reload, applied or rejected: the Events view shows both. */
@@ -78,7 +123,7 @@ export class DashboardHub {
   }
 
   models(rows: readonly FleetRow[]): ModelRow[] {
-    return modelRows(rows, this.#s.aliases(), this.#s.queueDepths());
+    return modelRows(rows, this.#s.aliases(), this.#s.queueDepths(), remoteModelsOf(this.#s.mesh?.sites()));
   }
 
   snapshot(): DashboardSnapshot {
@@ -88,6 +133,7 @@ export class DashboardHub {
       now,
       nodes,
       models: this.models(nodes),
+      sites: this.sites(),
       transitions: this.#transitions,
       traffic: this.#traffic.all(now),
       traffic_bucket_ms: TRAFFIC_BUCKET_MS,

@@ -4,6 +4,7 @@
 
 import { budgetFor, ctxFor, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
 import { isWaking, type NodeView } from '#src/nodes/index.ts';
+import type { RemoteModels } from './site-rows.ts';
 
 /** One word for a node's state, shown as text and as the row's data-state attribute. */
 export type NodeState = 'healthy' | 'degraded' | 'dead' | 'asleep' | 'waking' | 'ejected' | 'unknown';
@@ -102,19 +103,57 @@ export interface ModelRow {
   readonly on_demand: readonly string[];
   /** Nodes that list it but sleep: a request would wake one. */
   readonly after_wake: readonly string[];
+  /** Largest context over the local nodes (remote sites state their own, in `sites`). */
   readonly largest_ctx: number | null;
   readonly queue: number;
+  /** [mesh]: fresh remote sites whose record lists the model (forwarding may go there). */
+  readonly sites: readonly RemoteModelSite[];
+  /** [mesh]: sites whose last record lists it but is stale: not served from there until a newer record. */
+  readonly stale_sites: readonly string[];
 }
 
-/** Every model some node lists, with where it is served and how; aliases from the config. */
-export function modelRows(rows: readonly FleetRow[], aliases: ReadonlyMap<string, string>, queueDepths: Readonly<Record<string, number>>): ModelRow[] {
-  const byModel = new Map<string, { nodes: string[]; on_demand: string[]; after_wake: string[]; largest: number }>();
+export interface RemoteModelSite {
+  readonly site: string;
+  readonly ctx: number | null;
+  readonly on_demand: boolean;
+}
+
+interface ModelEntry {
+  readonly nodes: string[];
+  readonly on_demand: string[];
+  readonly after_wake: string[];
+  largest: number;
+  readonly sites: RemoteModelSite[];
+  readonly stale_sites: string[];
+}
+
+const emptyEntry = (): ModelEntry => ({ nodes: [], on_demand: [], after_wake: [], largest: 0, sites: [], stale_sites: [] });
+
+/**
+ * Every model some node lists or some remote site's record lists, with where it is served and how;
+ * aliases from the config. A model only remote sites serve gets a row with no nodes.
+ */
+export function modelRows(
+  rows: readonly FleetRow[],
+  aliases: ReadonlyMap<string, string>,
+  queueDepths: Readonly<Record<string, number>>,
+  remote: readonly RemoteModels[] = [],
+): ModelRow[] {
+  const byModel = new Map<string, ModelEntry>();
   for (const row of rows) {
     for (const model of row.models) {
-      const entry = byModel.get(model.id) ?? { nodes: [], on_demand: [], after_wake: [], largest: 0 };
+      const entry = byModel.get(model.id) ?? emptyEntry();
       const list = model.residency === 'loaded' ? entry.nodes : model.residency === 'on_demand' ? entry.on_demand : entry.after_wake;
       list.push(row.name);
       entry.largest = Math.max(entry.largest, model.n_ctx ?? 0);
+      byModel.set(model.id, entry);
+    }
+  }
+  for (const site of [...remote].sort((a, b) => (a.site < b.site ? -1 : a.site > b.site ? 1 : 0))) {
+    for (const model of site.models) {
+      const entry = byModel.get(model.id) ?? emptyEntry();
+      if (site.fresh) entry.sites.push({ site: site.site, ctx: model.ctx ?? null, on_demand: model.on_demand === true });
+      else entry.stale_sites.push(site.site);
       byModel.set(model.id, entry);
     }
   }
@@ -130,5 +169,7 @@ export function modelRows(rows: readonly FleetRow[], aliases: ReadonlyMap<string
       after_wake: e.after_wake,
       largest_ctx: e.largest > 0 ? e.largest : null,
       queue: queueDepths[id] ?? 0,
+      sites: e.sites,
+      stale_sites: e.stale_sites,
     }));
 }

@@ -1,12 +1,13 @@
 // GET /admin/events: one server-sent-events stream per page. Every client shares one tick: the
-// rows, models, transitions and traffic that changed are serialised once and written to all. A
+// rows, models, sites, transitions and traffic that changed are serialised once and written to all. A
 // client whose unsent bytes pass MAX_FEED_CLIENT_BUFFER_BYTES is dropped (it reconnects and gets a
 // fresh snapshot) rather than buffered without limit; at most MAX_FEED_CLIENTS stay connected.
 
 import type { ServerResponse } from 'node:http';
 import type { Clock, Timer } from '#src/core/clock.ts';
-import { rowsDelta, sseEvent, type DashboardSnapshot, type SentRows } from './dashboard-state.ts';
+import { NOTHING_SENT, rowsDelta, sitesDelta, sitesSent, sseEvent, type DashboardSnapshot, type SentRows, type SentSites } from './dashboard-state.ts';
 import type { FleetRow, ModelRow } from './fleet-rows.ts';
+import type { SitesPanel } from './site-rows.ts';
 import type { Transition } from './transitions.ts';
 import { TRAFFIC_BUCKET_MS, type TrafficSeries } from './traffic-history.ts';
 
@@ -25,6 +26,7 @@ export interface FeedSource {
   models(rows: readonly FleetRow[]): readonly ModelRow[];
   takeTransitions(): readonly Transition[];
   takeTraffic(): TrafficSeries;
+  sites(): SitesPanel;
 }
 
 export class LiveFeed {
@@ -33,6 +35,7 @@ export class LiveFeed {
   readonly #clients = new Set<FeedClient>();
   #sentRows: SentRows = new Map();
   #sentModels = '';
+  #sentSites: SentSites = NOTHING_SENT;
   #timer: Timer | undefined;
   #sinceHeartbeatMs = 0;
   #dropped = 0;
@@ -62,6 +65,7 @@ export class LiveFeed {
       // The first client: later ticks send what changed since this snapshot, not the whole fleet.
       this.#sentRows = new Map(snapshot.nodes.map((row) => [row.name, JSON.stringify(row)]));
       this.#sentModels = JSON.stringify(snapshot.models);
+      this.#sentSites = sitesSent(snapshot.sites);
     }
     this.#write(res, `retry: 2000\n${sseEvent('snapshot', snapshot)}`);
     this.#timer ??= this.#clock.setTimeout(() => this.#tick(), FEED_TICK_MS);
@@ -91,6 +95,7 @@ export class LiveFeed {
     if (this.#clients.size === 0) {
       this.#sentRows = new Map();
       this.#sentModels = '';
+      this.#sentSites = NOTHING_SENT;
       return;
     }
     let chunk = '';
@@ -102,6 +107,10 @@ export class LiveFeed {
     const modelsText = JSON.stringify(models);
     if (modelsText !== this.#sentModels) chunk += sseEvent('models', models);
     this.#sentModels = modelsText;
+    const sites = sitesDelta(this.#source.sites(), this.#sentSites);
+    this.#sentSites = sites.sent;
+    // `now` travels with it: the page shows the sites' record ages against the gateway's clock.
+    if (sites.delta !== undefined) chunk += sseEvent('sites', { now: this.#clock.now(), ...sites.delta });
     if (transitions.length > 0) chunk += sseEvent('transitions', transitions);
     // Each new bucket's start is sent even when nothing happened, so the charts' window slides on.
     const now = this.#clock.now();

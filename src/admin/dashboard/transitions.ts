@@ -1,17 +1,22 @@
 // Pure: the Events view's entries. Each registry event that changes what an operator sees (health,
-// listing state, wake, ejection, readmission, membership) and each config reload becomes one line;
-// a probe or an unchanged listing is not a transition and is skipped.
+// listing state, wake, ejection, readmission, membership), each config reload, and with [mesh] each
+// remote site's freshness and reachability transition and each record rejection (once per peer and
+// reason, as logged) becomes one line; a probe or an unchanged listing is not a transition.
 
+import type { MeshEvents } from '#src/mesh/index.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
 
-export type TransitionKind = 'health' | 'discovery' | 'wake' | 'ejection' | 'readmission' | 'membership' | 'reload';
+export type TransitionKind = 'health' | 'discovery' | 'wake' | 'ejection' | 'readmission' | 'membership' | 'reload' | 'freshness' | 'reachability' | 'rejection';
 
 export interface Transition {
   /** Increasing number: the page keeps the newest first and drops duplicates on reconnect. */
   readonly seq: number;
   readonly at: number;
-  /** Empty for gateway-wide entries (a reload). */
+  /** Empty for gateway-wide entries (a reload) and remote sites' entries. */
   readonly node: string;
+  /** The remote site a [mesh] entry is about (absent for nodes and for a record naming no site). */
+  readonly site?: string;
   readonly kind: TransitionKind;
   readonly text: string;
 }
@@ -53,6 +58,23 @@ export function reloadTransition(outcome: { readonly ok: boolean; readonly probl
   if (outcome.ok) return { node: '', kind: 'reload', text: 'config reloaded' };
   const first = outcome.problems?.[0];
   return { node: '', kind: 'reload', text: `config reload rejected${first === undefined ? '' : `: ${first.path}: ${first.message}`}` };
+}
+
+export function freshnessTransition(e: MeshEvents['mesh:site-freshness']): TransitionDraft {
+  const text = e.fresh ? 'stale → fresh (a newer record arrived)' : 'fresh → stale (no newer record within [mesh] freshness: its models are not routed to)';
+  return { node: '', site: e.site, kind: 'freshness', text };
+}
+
+export function reachabilityTransition(e: ProxyEvents['mesh:site-reachability']): TransitionDraft {
+  const text = e.reachable ? 'reachable again (a forward got an answer)' : `unreachable${e.detail === undefined ? '' : ` (${e.detail})`}: forwards skip it while it backs off`;
+  return { node: '', site: e.site, kind: 'reachability', text };
+}
+
+/** A rejection is a line once per (peer, reason), as the log writes it; repeats only count in metrics. */
+export function rejectionTransition(e: MeshEvents['mesh:record-rejected']): TransitionDraft | undefined {
+  if (!e.firstForPair) return undefined;
+  const text = `record from peer ${e.peer} rejected: ${e.reason} (${e.detail})`;
+  return e.site === undefined ? { node: '', kind: 'rejection', text } : { node: '', site: e.site, kind: 'rejection', text };
 }
 
 /** The newest `limit` transitions, oldest first; a pure append. */

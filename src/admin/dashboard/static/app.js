@@ -9,6 +9,7 @@ import { applyEvent, emptyState } from './store.js';
 import { FleetView, ModelsView } from './fleet.js';
 import { TrafficView } from './traffic.js';
 import { EventsView, ExplainView } from './events.js';
+import { SitesView } from './sites.js';
 
 const TOKEN_KEY = 'switchyard.adminToken';
 
@@ -87,10 +88,11 @@ function App() {
     </header>
     <main>
       <${FleetView} state=${state} filter=${filter} />
-      <${ModelsView} models=${state.models} />
+      <${ModelsView} models=${state.models} mesh=${state.sites.mesh} />
+      <${SitesView} sites=${state.sites} />
       <${TrafficView} state=${state} selected=${series} onSelect=${setSeries} />
       <div class="columns">
-        <${EventsView} transitions=${state.transitions} nodes=${state.order} />
+        <${EventsView} transitions=${state.transitions} nodes=${state.order} sites=${state.sites.order} />
         <${ExplainView} models=${state.models} token=${token} />
       </div>
     </main>`;

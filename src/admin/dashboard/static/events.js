@@ -1,22 +1,36 @@
-// Events (the transition log, newest first, filterable by node) and Explain (the routing verdict of
+// Events (the transition log, newest first, filterable by node or remote site) and Explain (the routing verdict of
 // every node for a model and a request size, from GET explain).
 
 import { html } from './html.js';
 import { useState } from 'preact/hooks';
 import { tokenHeaders } from './feed.js';
 
-export function EventsView({ transitions, nodes }) {
-  const [node, setNode] = useState('');
-  const shown = node === '' ? transitions : transitions.filter((t) => t.node === node);
+/** The filter's value: '' (all), 'node:<name>' or 'site:<id>' (a node and a site may share a name). */
+function matches(filter, t) {
+  if (filter === '') return true;
+  if (filter.startsWith('node:')) return t.node === filter.slice(5);
+  return t.site === filter.slice(5);
+}
+
+function subject(t) {
+  if (t.node) return t.node;
+  if (t.site !== undefined) return `site ${t.site}`;
+  return t.kind === 'rejection' ? 'mesh' : 'gateway';
+}
+
+export function EventsView({ transitions, nodes, sites }) {
+  const [filter, setFilter] = useState('');
+  const shown = filter === '' ? transitions : transitions.filter((t) => matches(filter, t));
   return html`<section id="events">
     <h2>Events <span class="muted">${shown.length}</span></h2>
-    <label>node <select id="events-node" value=${node} onChange=${(e) => setNode(e.currentTarget.value)}>
+    <label>node or site <select id="events-filter" value=${filter} onChange=${(e) => setFilter(e.currentTarget.value)}>
       <option value="">all</option>
-      ${nodes.map((n) => html`<option value=${n}>${n}</option>`)}
+      <optgroup label="nodes">${nodes.map((n) => html`<option value=${`node:${n}`}>${n}</option>`)}</optgroup>
+      ${sites.length === 0 ? null : html`<optgroup label="sites">${sites.map((s) => html`<option value=${`site:${s}`}>${s}</option>`)}</optgroup>`}
     </select></label>
     <ol class="events">${shown.slice(0, 200).map(
-      (t) => html`<li data-kind=${t.kind} data-node=${t.node}>
-        <time>${new Date(t.at).toLocaleTimeString()}</time> <span class="kind">${t.kind}</span>${' '}<b>${t.node || 'gateway'}</b> ${t.text}</li>`,
+      (t) => html`<li data-kind=${t.kind} data-node=${t.node} data-site=${t.site}>
+        <time>${new Date(t.at).toLocaleTimeString()}</time> <span class="kind">${t.kind}</span>${' '}<b>${subject(t)}</b> ${t.text}</li>`,
     )}</ol>
   </section>`;
 }
@@ -52,7 +66,16 @@ export function ExplainView({ models, token }) {
           <table><thead><tr><th>node</th><th>verdict</th><th>reason</th><th>filter</th><th>detail</th></tr></thead>
           <tbody>${answer.body.nodes.map((n) => html`<tr data-node=${n.node} data-verdict=${n.verdict}>
             <td>${n.node}</td><td class="verdict-${n.verdict}">${n.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
-            <td>${n.reason ?? ''}</td><td>${n.filter ?? ''}</td><td>${n.detail ?? ''}</td></tr>`)}</tbody></table></div>`
+            <td>${n.reason ?? ''}</td><td>${n.filter ?? ''}</td><td>${n.detail ?? ''}</td></tr>`)}</tbody></table>
+          ${answer.body.sites === undefined ? null : html`<${ExplainSites} sites=${answer.body.sites} chosen=${answer.body.site_choice} />`}</div>`
       : html`<p class="error" id="explain-error">${answer.message}</p>`}
   </section>`;
+}
+
+/** [mesh]: each remote site's verdict for the same request, and the one a forward would go to. */
+function ExplainSites({ sites, chosen }) {
+  return html`<table id="explain-sites"><thead><tr><th>site</th><th>verdict</th><th>reason</th><th>detail</th><th>load</th></tr></thead>
+    <tbody>${sites.map((s) => html`<tr data-site=${s.site} data-verdict=${s.verdict}>
+      <td>${s.site}${s.site === chosen ? ' (a forward goes here)' : ''}</td><td class="verdict-${s.verdict}">${s.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
+      <td>${s.reason ?? ''}</td><td>${s.detail ?? ''}</td><td>${s.load ?? ''}</td></tr>`)}</tbody></table>`;
 }

@@ -1,4 +1,4 @@
-// Fleet and Models views. State is carried by an icon and a word as well as a colour, and by the
+// Fleet and Models views (with [mesh], the remote sites serving each model). State is carried by an icon and a word as well as a colour, and by the
 // row's data-state attribute for styling (and for tests).
 
 import { html } from './html.js';
@@ -76,20 +76,36 @@ export function FleetView({ state, filter }) {
   </section>`;
 }
 
-export function ModelsView({ models }) {
+/** [mesh]: the fresh sites serving a model (with their context and on-demand flag), then the stale ones, marked. */
+function RemoteSites({ model }) {
+  const sites = model.sites ?? [];
+  const stale = model.stale_sites ?? [];
+  if (sites.length === 0 && stale.length === 0) return '—';
+  return html`<ul class="chips">${sites.map(
+    (s) => html`<li class="chip site-fresh" data-site=${s.site} data-state="fresh">
+      <span aria-hidden="true">●</span> <span class="site-id">${s.site}</span>
+      <span class="muted">${s.ctx === null ? '' : ` · ctx ${s.ctx}`}${s.on_demand ? ' · on demand' : ''}</span></li>`,
+  )}${stale.map(
+    (site) => html`<li class="chip site-stale" data-site=${site} data-state="stale" title="its last record lists the model but is stale: not routed there">
+      <span aria-hidden="true">◌</span> <span class="site-id">${site}</span> <span class="muted">stale, not serving</span></li>`,
+  )}</ul>`;
+}
+
+export function ModelsView({ models, mesh }) {
   return html`<section id="models">
     <h2>Models <span class="muted">${models.length}</span></h2>
     <table class="models">
-      <thead><tr><th>model</th><th>aliases</th><th>served now by</th><th>on demand</th><th>after a wake</th><th>largest context</th><th>queued</th></tr></thead>
+      <thead><tr><th>model</th><th>aliases</th><th>served now by</th><th>on demand</th><th>after a wake</th><th>largest context</th><th>queued</th>${mesh ? html`<th>remote sites</th>` : null}</tr></thead>
       <tbody>${models.map(
-        (m) => html`<tr data-model=${m.id}>
+        (m) => html`<tr data-model=${m.id} data-local=${m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? 'yes' : 'no'}>
           <td class="name">${m.id}</td>
           <td>${m.aliases.join(', ') || '—'}</td>
           <td>${m.nodes.join(', ') || '—'}</td>
           <td>${m.on_demand.join(', ') || '—'}</td>
           <td>${m.after_wake.join(', ') || '—'}</td>
-          <td class="num">${m.largest_ctx ?? '?'}</td>
+          <td class="num">${m.largest_ctx ?? (m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? '?' : '—')}</td>
           <td class="num">${m.queue}</td>
+          ${mesh ? html`<td class="remote"><${RemoteSites} model=${m} /></td>` : null}
         </tr>`,
       )}</tbody>
     </table>

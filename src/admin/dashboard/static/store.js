@@ -1,9 +1,15 @@
 // The page's state, changed only by feed events: a snapshot replaces everything, later events patch
-// it. Node rows keep their object identity unless their contents changed, so a table line that did
-// not change is not rendered again.
+// it. Node and site rows keep their object identity unless their contents changed, so a table line
+// that did not change is not rendered again.
+
+const NO_SITES = { mesh: false, own: null, rows: new Map(), order: [], skewMs: 0 };
 
 export function emptyState() {
-  return { nodes: new Map(), order: [], models: [], transitions: [], traffic: new Map(), bucketMs: 10000, windowMs: 900000, now: Date.now() };
+  return { nodes: new Map(), order: [], models: [], sites: NO_SITES, transitions: [], traffic: new Map(), bucketMs: 10000, windowMs: 900000, now: Date.now() };
+}
+
+function sitesOf(panel, now) {
+  return { mesh: panel.mesh, own: panel.own, rows: new Map(panel.sites.map((row) => [row.id, row])), order: panel.sites.map((row) => row.id), skewMs: now - Date.now() };
 }
 
 export function applyEvent(state, name, data) {
@@ -12,7 +18,7 @@ export function applyEvent(state, name, data) {
       const nodes = new Map(data.nodes.map((row) => [row.name, row]));
       const traffic = new Map(Object.entries(data.traffic));
       return {
-        nodes, order: data.nodes.map((row) => row.name), models: data.models,
+        nodes, order: data.nodes.map((row) => row.name), models: data.models, sites: sitesOf(data.sites ?? { mesh: false, own: null, sites: [] }, data.now),
         transitions: [...data.transitions].reverse(), traffic,
         bucketMs: data.traffic_bucket_ms, windowMs: data.traffic_window_ms, now: data.now,
       };
@@ -25,6 +31,14 @@ export function applyEvent(state, name, data) {
     }
     case 'models':
       return { ...state, models: data };
+    case 'sites': {
+      const rows = new Map(state.sites.rows);
+      for (const id of data.removed) rows.delete(id);
+      for (const row of data.changed) rows.set(row.id, row);
+      const order = data.order ?? state.sites.order.filter((id) => rows.has(id));
+      // The gateway's clock minus the page's: the Sites view shows ages by the gateway's clock.
+      return { ...state, sites: { mesh: data.mesh, own: data.own, rows, order, skewMs: data.now - Date.now() } };
+    }
     case 'transitions': {
       const seen = new Set(state.transitions.map((t) => t.seq));
       const fresh = data.filter((t) => !seen.has(t.seq)).reverse();

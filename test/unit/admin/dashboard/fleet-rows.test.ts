@@ -63,7 +63,24 @@ test('models: where each is served now, on demand or after a wake, with aliases 
   ];
   const rows = views.map((v) => fleetRow(v, input(views)));
   assert.deepEqual(modelRows(rows, new Map([['big', 'm'], ['mm', 'm']]), { z: 2 }), [
-    { id: 'm', aliases: ['big', 'mm'], nodes: ['a', 'b'], on_demand: ['c'], after_wake: [], largest_ctx: 16384, queue: 0 },
-    { id: 'z', aliases: [], nodes: [], on_demand: ['c'], after_wake: ['d'], largest_ctx: null, queue: 2 },
+    { id: 'm', aliases: ['big', 'mm'], nodes: ['a', 'b'], on_demand: ['c'], after_wake: [], largest_ctx: 16384, queue: 0, sites: [], stale_sites: [] },
+    { id: 'z', aliases: [], nodes: [], on_demand: ['c'], after_wake: ['d'], largest_ctx: null, queue: 2, sites: [], stale_sites: [] },
+  ]);
+});
+
+test('models with [mesh]: fresh sites serve with their ctx and on-demand flag, stale ones are only named; remote-only models get a row', () => {
+  const views = [node('a', { models: ['m'], capacity: { role: 'single', models: { m: { nCtx: 4096, slots: 1 } } } })];
+  const rows = views.map((v) => fleetRow(v, input(views)));
+  const remote = [
+    { site: 'west', fresh: false, models: [{ id: 'm', ctx: 65_536 }, { id: 'gone' }] },
+    { site: 'east', fresh: true, models: [{ id: 'm', ctx: 32_768 }, { id: 'only-east', on_demand: true }] },
+  ];
+  assert.deepEqual(modelRows(rows, new Map([['oe', 'only-east']]), {}, remote), [
+    { id: 'gone', aliases: [], nodes: [], on_demand: [], after_wake: [], largest_ctx: null, queue: 0, sites: [], stale_sites: ['west'] },
+    {
+      id: 'm', aliases: [], nodes: ['a'], on_demand: [], after_wake: [], largest_ctx: 4096, queue: 0,
+      sites: [{ site: 'east', ctx: 32_768, on_demand: false }], stale_sites: ['west'],
+    },
+    { id: 'only-east', aliases: ['oe'], nodes: [], on_demand: [], after_wake: [], largest_ctx: null, queue: 0, sites: [{ site: 'east', ctx: null, on_demand: true }], stale_sites: [] },
   ]);
 });

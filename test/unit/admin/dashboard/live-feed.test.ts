@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
 import { rowsDelta, sseEvent } from '#src/admin/dashboard/dashboard-state.ts';
 import type { FleetRow } from '#src/admin/dashboard/fleet-rows.ts';
+import { NO_MESH, type SiteRow, type SitesPanel } from '#src/admin/dashboard/site-rows.ts';
 import { FEED_HEARTBEAT_MS, FEED_TICK_MS, LiveFeed, MAX_FEED_CLIENT_BUFFER_BYTES, MAX_FEED_CLIENTS, type FeedClient, type FeedSource } from '#src/admin/dashboard/live-feed.ts';
 import { discoveryTransition, healthTransition, reloadTransition, wakeTransition, type Transition } from '#src/admin/dashboard/transitions.ts';
 import type { DiscoveryState } from '#src/discovery/index.ts';
@@ -84,11 +85,12 @@ function fakeClient(): FeedClient & { text: () => string; destroyed: boolean; st
 function source(rows: () => FleetRow[], big = ''): FeedSource & { transitions: Transition[] } {
   const s = {
     transitions: [] as Transition[],
-    snapshot: () => ({ now: 0, nodes: rows(), models: [], transitions: [], traffic: {}, traffic_bucket_ms: 10_000, traffic_window_ms: 900_000, padding: big }),
+    snapshot: () => ({ now: 0, nodes: rows(), models: [], sites: NO_MESH, transitions: [], traffic: {}, traffic_bucket_ms: 10_000, traffic_window_ms: 900_000, padding: big }),
     rows,
     models: () => [],
     takeTransitions: () => s.transitions.splice(0),
     takeTraffic: () => ({}),
+    sites: () => NO_MESH,
   };
   return s;
 }
@@ -150,5 +152,30 @@ test('the feed drops a client that does not read, and refuses clients past MAX_F
   feed.open(extra);
   assert.equal(extra.status, 503);
   assert.equal(feed.clientCount(), MAX_FEED_CLIENTS);
+  feed.close();
+});
+
+test('the feed sends a sites event only when a site row or this site’s own changed, with the gateway’s clock', () => {
+  const clock = new ManualClock(10_000 * 1_000);
+  const siteRow = (state: 'fresh' | 'stale'): SiteRow => ({
+    id: 'b', state, url: 'http://127.0.0.1:1/b', revision: 5, record_at: 1, models: 2, load: null, unreachable: null, last_rejection: null,
+  });
+  let panel: SitesPanel = NO_MESH;
+  const src = { ...source(() => [row('a')]), sites: () => panel };
+  const feed = new LiveFeed(clock, src);
+  const client = fakeClient();
+  feed.open(client);
+  const sitesEvents = (): string[] => client.text().split('\n\n').filter((e) => e.startsWith('event: sites'));
+  clock.advance(FEED_TICK_MS);
+  assert.equal(sitesEvents().length, 0, 'alone and unchanged: nothing');
+  panel = { mesh: true, own: { id: 'a', url: 'http://127.0.0.1:1/a', revision: 1, models: [], published_at: null, peers: 1 }, sites: [siteRow('fresh')] };
+  clock.advance(FEED_TICK_MS);
+  clock.advance(FEED_TICK_MS);
+  assert.equal(sitesEvents().length, 1, 'the mesh started: one event, then nothing while nothing changes');
+  const first = JSON.parse(sitesEvents()[0]?.split('data: ')[1] ?? '{}') as { now: number; mesh: boolean; order: string[] };
+  assert.deepEqual([first.mesh, first.order, first.now], [true, ['b'], clock.now() - FEED_TICK_MS]);
+  panel = { ...panel, sites: [siteRow('stale')] };
+  clock.advance(FEED_TICK_MS);
+  assert.match(sitesEvents()[1] ?? '', /"changed":\[\{"id":"b","state":"stale"/);
   feed.close();
 });
