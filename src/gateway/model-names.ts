@@ -1,21 +1,25 @@
 // Which model names the gateway knows, for its observers: the models a node is expected to serve
 // (transition logs warn when one is missing) and the bounded metric label of a requested model
-// (`_unknown` for names nothing declares or lists, so clients cannot grow the label set).
+// (`_unknown` for names nothing declares, lists or a fresh remote site serves, so clients cannot
+// grow the label set).
 
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
+import type { RemoteSiteView } from '#src/routing/index.ts';
 import { ModelLabels } from '#src/metrics/model-label.ts';
 
 export class ModelNames {
   readonly #config: () => GatewayConfig;
   readonly #views: () => readonly NodeView[];
+  readonly #sites: () => readonly RemoteSiteView[];
   readonly #labels: ModelLabels;
   #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = { config: undefined, byNode: new Map() };
   #known: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
 
-  constructor(config: () => GatewayConfig, views: () => readonly NodeView[]) {
+  constructor(config: () => GatewayConfig, views: () => readonly NodeView[], sites: () => readonly RemoteSiteView[] = () => []) {
     this.#config = config;
     this.#views = views;
+    this.#sites = sites;
     this.#labels = new ModelLabels({ isPinned: (model) => config().models.available.some((m) => m.name === model) });
   }
 
@@ -24,7 +28,7 @@ export class ModelNames {
     return this.#labels.label(model);
   }
 
-  /** The label of a requested model: its bounded id when declared or listed, else `_unknown`. */
+  /** The label of a requested model: its bounded id when declared, listed or served by a fresh site, else `_unknown`. */
   requestLabel(model: string): string {
     return this.#labels.label(this.#isKnown(model) ? model : '_unknown');
   }
@@ -48,6 +52,7 @@ export class ModelNames {
       for (const v of views) for (const m of v.discovery.models) ids.add(m.id);
       this.#known = { views, ids };
     }
-    return this.#known.ids.has(model);
+    // Forwarded to a site: the model is as real as a local one (labels stay bounded by ModelLabels).
+    return this.#known.ids.has(model) || this.#sites().some((site) => site.fresh && site.models.has(model));
   }
 }

@@ -69,7 +69,7 @@ export class GatewayParts {
   /** What a request arriving now runs under; rebuilt on reload, read once per request. */
   #settings: RequestSettings;
   #reloading: Promise<unknown> = Promise.resolve();
-  readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views());
+  readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
   #workers: WorkerHooks = NO_WORKERS;
 
   constructor(options: GatewayOptions) {
