@@ -124,6 +124,8 @@ export class Gateway {
       onModelVanished: parts.inference.onModelVanished,
       relay: { url: relay?.url ?? '', secret },
       relayed: [...relayed].map(([path, byMethod]) => [path, [...byMethod.keys()]] as const),
+      // [mesh]: each worker forwards and verifies with the key and the remote sites this thread's mesh part holds.
+      mesh: options.config.mesh === undefined ? undefined : parts.mesh,
     }).catch(async (error: unknown) => {
       // No worker listens: release what this thread opened before saying so.
       for (const server of servers) server.close();

@@ -207,9 +207,5 @@ export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
     if (admin !== undefined && admin.port !== 0 && admin.port === main.port && admin.host === main.host) {
       ctx.addIssue({ code: 'custom', path: ['admin', 'listen'], message: 'must differ from server.listen (or leave it out to serve admin on the main listener)' });
     }
-    // Request workers have no link to the mesh yet (signing keys, remote sites): refused, not half-run.
-    if (config.mesh !== undefined && config.server.workers !== 1) {
-      ctx.addIssue({ code: 'custom', path: ['server', 'workers'], message: 'must be 1 when [mesh] is set: federation runs on one event loop in this version' });
-    }
   });
 }

@@ -7,6 +7,7 @@ import type { NodeView } from '#src/nodes/index.ts';
 import type { PoolFigures, ProxyEvents } from '#src/proxy/index.ts';
 import type { Exclusion, RouteRequest } from '#src/routing/index.ts';
 import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
+import type { SiteWire } from './site-mirror.ts';
 
 /** The fleet as the request path needs it between admissions (no live lease counts: those stay with the owner). */
 export interface ViewsUpdate {
@@ -26,6 +27,15 @@ export interface WorkerInit {
   readonly relay: RelayTarget;
   /** Paths (with their methods) the worker hands to the owner; empty when the owner has its own admin listener. */
   readonly relayed: readonly (readonly [path: string, methods: readonly string[]])[];
+  /** What the worker's mesh link starts with ([mesh] only; the key and the sites follow by message). */
+  readonly mesh: MeshInit | undefined;
+}
+
+/** The owner's mesh state a worker needs to forward and to verify forwarded requests. */
+export interface MeshInit {
+  /** The site key as PKCS#8 PEM, once the owner's mesh part has loaded it. Never logged. */
+  readonly keyPem: string | undefined;
+  readonly sites: readonly SiteWire[];
 }
 
 export interface RelayTarget {
@@ -39,6 +49,8 @@ export type EventRecord = { [K in keyof ProxyEvents]: readonly [K, ProxyEvents[K
 export type OwnerMessage =
   | { readonly t: 'fleet'; readonly fleet: ViewsUpdate }
   | { readonly t: 'config'; readonly config: GatewayConfig }
+  | { readonly t: 'sites'; readonly sites: readonly SiteWire[] }
+  | { readonly t: 'site-key'; readonly pem: string }
   | {
       readonly t: 'admitted';
       readonly id: number;
@@ -56,6 +68,9 @@ export interface WorkerFigures {
   readonly activeRequests: number;
   readonly upstream: Readonly<Record<string, PoolFigures>>;
   readonly heldBytes: number;
+  /** Requests this worker forwarded to another site / that arrived claiming to be forwarded ([mesh]). */
+  readonly forwarded: number;
+  readonly forwardedIn: number;
 }
 
 export type WorkerMessage =

@@ -27,6 +27,7 @@ import { Outbox } from './outbox.ts';
 import { RemoteAdmission } from './remote-admission.ts';
 import { relayTo } from './relay.ts';
 import { ViewMirror } from './view-mirror.ts';
+import { WorkerMesh } from './worker-mesh.ts';
 
 const FIGURES_EVERY_MS = 1_000;
 
@@ -51,6 +52,10 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const events = new EventBus<ProxyEvents>((error) => log('error', { err: String(error) }, 'event listener failed'));
   forwardEvents(events, send);
   const admission = new RemoteAdmission(send, mirror);
+  const mesh = WorkerMesh.start(init.mesh, { config: () => config, clock, events, heldBudget });
+  const counted = { forwarded: 0, forwardedIn: 0 };
+  events.on('mesh:forwarded', () => void counted.forwarded++);
+  events.on('mesh:forwarded-in', () => void counted.forwardedIn++);
   const inference: InferenceDeps = {
     clock,
     registry: {
@@ -67,6 +72,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     modelLabel: (model) => model,
     onModelVanished: (node) => send({ t: 'vanished', node }),
     newRequestId: () => randomUUID(),
+    remote: mesh?.remote,
   };
   const publicTable = publicEndpoints({
     clock,
@@ -74,6 +80,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     clientKeys: () => config.server.apiKeys,
     configuredModels: () => config.models.available,
     inference,
+    mesh: mesh?.link,
   });
   // No relay when the owner serves the admin paths on its own listener ([admin] listen).
   const relay = init.relayed.length === 0 ? undefined : relayTo(init.relay, config.server.requestTimeoutMs);
@@ -91,7 +98,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     maxHeaderBytes: limits.maxHeaderBytes,
   });
   const report = (): void =>
-    send({ t: 'figures', figures: { activeRequests: activeRequests.count(), upstream: pools.stats(), heldBytes: heldBudget.held() } });
+    send({ t: 'figures', figures: { activeRequests: activeRequests.count(), upstream: pools.stats(), heldBytes: heldBudget.held(), ...counted } });
   const figuresTimer = setInterval(report, FIGURES_EVERY_MS);
   figuresTimer.unref();
 
@@ -107,7 +114,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     server.closeAllConnections();
     await closed;
     relay?.close();
-    await pools.close();
+    await Promise.all([pools.close(), mesh?.pools.close()]);
     report();
     send({ t: 'drained' });
   };
@@ -122,11 +129,19 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
         mirror.update(message.fleet);
         return;
       case 'config': {
-        pools.applyChange(diffConfig(config, message.config), message.config.upstream);
+        const change = diffConfig(config, message.config);
+        pools.applyChange(change, message.config.upstream);
+        mesh?.pools.applyChange(change, message.config.upstream);
         config = message.config;
         settings = requestSettings(config);
         return;
       }
+      case 'sites':
+        mesh?.mirror.update(message.sites);
+        return;
+      case 'site-key':
+        mesh?.setKey(message.pem);
+        return;
       case 'drain':
         drain().catch((error: unknown) => {
           log('error', { err: String(error) }, 'worker drain failed');

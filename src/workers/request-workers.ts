@@ -2,7 +2,8 @@
 // (the first one binds, the others join its port), answers their admissions through the single
 // Scheduler (lease-desk.ts), re-emits their events, applies what they learn to the registry, and
 // keeps their fleet mirror and config current: the fleet is pushed when its views change (checked
-// before every admission answer and every 100 ms), the config when a reload swaps it. A worker
+// before every admission answer and every 100 ms), the config when a reload swaps it, and with
+// [mesh] the remote sites when their views change (every 100 ms) and the site key once loaded. A worker
 // that ends unexpectedly has its leases returned and is started again, within a restart budget.
 
 import type { Logger } from 'pino';
@@ -12,7 +13,11 @@ import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
-import type { OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit } from './protocol.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
+import type { RemoteSiteView } from '#src/routing/index.ts';
+import type { MeshInit, OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit } from './protocol.ts';
+import { sitesSignature, sitesToWire } from './site-mirror.ts';
+import { keyPemOf } from './worker-mesh.ts';
 import { guardListenAddress, type ListenGuard } from './listen-guard.ts';
 import { spawnWorkerThread, startLink, type Link, type LinkDeps, type WorkerThread } from './worker-link.ts';
 
@@ -26,6 +31,17 @@ export interface WorkerStatus {
   readonly admitted: number;
   readonly leases_held: number;
   readonly active_requests: number;
+  /** [mesh]: requests this worker forwarded to other sites, and forwarded requests that reached it (accepted or not). */
+  readonly forwarded: number;
+  readonly forwarded_in: number;
+}
+
+/** What the owner's mesh part offers the workers ([mesh] only). */
+export interface WorkersMeshSource {
+  /** The site key, once the mesh part has loaded it. */
+  key(): SiteKey | undefined;
+  /** Every pinned remote site, fresh or stale. */
+  sites(): readonly RemoteSiteView[];
 }
 
 export interface RequestWorkersOptions {
@@ -41,6 +57,8 @@ export interface RequestWorkersOptions {
   readonly onModelVanished: (node: string) => void;
   readonly relay: RelayTarget;
   readonly relayed: WorkerInit['relayed'];
+  /** Federation's state the workers mirror; absent = no [mesh]. */
+  readonly mesh?: WorkersMeshSource | undefined;
   /** Starts one thread; absent = a real worker thread (tests pass a stand-in). */
   readonly spawn?: (init: WorkerInit) => WorkerThread;
   /** Claims the listen address for this gateway alone; absent = listen-guard.ts (tests pass a stand-in). */
@@ -54,6 +72,8 @@ export class RequestWorkers {
   #fleet: ViewsUpdate;
   #config: GatewayConfig;
   #timer: Timer | undefined;
+  /** The mesh state last pushed (undefined without [mesh]). */
+  #mesh: { keyPem: string | undefined; sites: MeshInit['sites']; signature: string } | undefined;
   #guard: ListenGuard | undefined;
   #started = false;
   #closing = false;
@@ -64,6 +84,8 @@ export class RequestWorkers {
     this.#options = options;
     this.#fleet = fleetOf(options);
     this.#config = options.config();
+    this.#mesh = options.mesh === undefined ? undefined : { keyPem: undefined, sites: [], signature: '[]' };
+    this.#readMesh();
   }
 
   /** Starts every worker; resolves once all of them listen (rejects, with none left running, if one cannot). */
@@ -111,6 +133,32 @@ export class RequestWorkers {
     for (const link of this.#links) link.outbox.flush();
   }
 
+  /** Pushes the site key once loaded, and the remote sites when their views changed since the last push. */
+  syncMesh(): void {
+    for (const message of this.#readMesh()) this.#broadcast(message);
+  }
+
+  /** Brings #mesh up to date with the mesh part; says what changed. */
+  #readMesh(): OwnerMessage[] {
+    const source = this.#options.mesh;
+    const last = this.#mesh;
+    if (source === undefined || last === undefined) return [];
+    const changes: OwnerMessage[] = [];
+    if (last.keyPem === undefined) {
+      const pem = keyPemOf(source.key());
+      if (pem !== undefined) changes.push({ t: 'site-key', pem });
+      last.keyPem = pem;
+    }
+    const sites = sitesToWire(source.sites());
+    const signature = sitesSignature(sites);
+    if (signature !== last.signature) {
+      changes.push({ t: 'sites', sites });
+      last.sites = sites;
+      last.signature = signature;
+    }
+    return changes;
+  }
+
   /** The workers' last reported figures. */
   figures(): readonly WorkerFigures[] {
     return this.#links.flatMap((l) => (l.figures === undefined ? [] : [l.figures]));
@@ -118,7 +166,10 @@ export class RequestWorkers {
 
   /** Per worker, for /admin/runtime: admissions so far, leases held and requests in progress now. */
   status(): WorkerStatus[] {
-    return this.#links.map((l) => ({ worker: l.index, admitted: l.desk.admitted(), leases_held: l.desk.held(), active_requests: l.figures?.activeRequests ?? 0 }));
+    return this.#links.map((l) => ({ worker: l.index, admitted: l.desk.admitted(), leases_held: l.desk.held(), active_requests: l.figures?.activeRequests ?? 0,
+      forwarded: l.figures?.forwarded ?? 0,
+      forwarded_in: l.figures?.forwardedIn ?? 0,
+    }));
   }
 
   /** SIGTERM: every worker stops taking connections and finishes its requests; then the threads end. */
@@ -134,7 +185,8 @@ export class RequestWorkers {
   /** Starts worker `index` on `port` (0: the kernel picks); resolves with the port it listens on. */
   #startOne(index: number, port: number): Promise<number> {
     const options = this.#options;
-    const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet, port, relay: options.relay, relayed: options.relayed };
+    const mesh = this.#mesh === undefined ? undefined : { keyPem: this.#mesh.keyPem, sites: this.#mesh.sites };
+    const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet, port, relay: options.relay, relayed: options.relayed, mesh };
     const deps: LinkDeps = { ...options, syncFleet: () => this.syncFleet(), onExit: (link, code) => this.#exited(link, code) };
     const { link, listening } = startLink((options.spawn ?? spawnWorkerThread)(init), init, deps);
     const at = this.#links.findIndex((l) => l.index === index);
@@ -166,6 +218,7 @@ export class RequestWorkers {
     this.#timer = this.#options.clock.setTimeout(() => {
       this.syncConfig();
       this.syncFleet();
+      this.syncMesh();
       if (!this.#closing) this.#schedule();
     }, SYNC_EVERY_MS);
   }

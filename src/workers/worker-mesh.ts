@@ -1,0 +1,81 @@
+// A request worker's share of federation ([mesh] with `[server] workers` > 1): the same MeshLink the
+// owner's request path has — this site's id, its key, the pins and skew of the config in force (a
+// reload's config reaches the worker, so they follow it) — with the remote sites read from the
+// mirror the owner pushes, and the key handed over by the owner once its mesh part has loaded it.
+// Forwarding needs its own pools and back-offs here: the unreachable-site back-off is per worker
+// (a site one worker found down is still tried by the others until they fail on it too).
+
+import { createPrivateKey } from 'node:crypto';
+import type { Clock } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import { pinnedPublicKey } from '#src/mesh/index.ts';
+import { meshLinkFor, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
+import { siteKeyFromPrivateKey } from '#src/mesh/site-key-file.ts';
+import { UpstreamPools, type HeldBytesBudget, type ProxyEvents, type RemoteDeps } from '#src/proxy/index.ts';
+import { SiteReachability } from '#src/routing/index.ts';
+import type { MeshInit } from './protocol.ts';
+import { SiteMirror } from './site-mirror.ts';
+
+export interface WorkerMeshDeps {
+  readonly config: () => GatewayConfig;
+  readonly clock: Clock;
+  readonly events: EventBus<ProxyEvents>;
+  readonly heldBudget: HeldBytesBudget;
+}
+
+export class WorkerMesh {
+  readonly link: MeshLink;
+  readonly remote: RemoteDeps;
+  readonly mirror: SiteMirror;
+  readonly pools: UpstreamPools;
+  #key: SiteKey | undefined;
+
+  private constructor(link: MeshLink, remote: RemoteDeps, mirror: SiteMirror, pools: UpstreamPools) {
+    this.link = link;
+    this.remote = remote;
+    this.mirror = mirror;
+    this.pools = pools;
+  }
+
+  /** The worker's mesh part; undefined when the config has no [mesh] (no federation work per request). */
+  static start(init: MeshInit | undefined, deps: WorkerMeshDeps): WorkerMesh | undefined {
+    const mirror = new SiteMirror(init?.sites ?? []);
+    const holder: { mesh?: WorkerMesh } = {};
+    const link = meshLinkFor(deps.config, () => holder.mesh?.key(), mirror, pinnedPublicKey);
+    if (link === undefined) return undefined;
+    const pools = new UpstreamPools(deps.config().upstream, { clock: deps.clock });
+    let turn = 0;
+    const remote: RemoteDeps = {
+      mesh: link,
+      pools,
+      reachability: new SiteReachability(
+        () => deps.clock.monotonicMs(),
+        (site, reachable, detail) => deps.events.emit('mesh:site-reachability', { site, reachable, detail }),
+      ),
+      nextTurn: () => turn++,
+      clock: deps.clock,
+      events: deps.events,
+      heldBudget: deps.heldBudget,
+    };
+    const mesh = new WorkerMesh(link, remote, mirror, pools);
+    holder.mesh = mesh;
+    if (init?.keyPem !== undefined) mesh.setKey(init.keyPem);
+    return mesh;
+  }
+
+  key(): SiteKey | undefined {
+    return this.#key;
+  }
+
+  /** The site key, as the owner's mesh part loaded it (PKCS#8 PEM; never logged). */
+  setKey(pem: string): void {
+    this.#key = siteKeyFromPrivateKey(createPrivateKey({ key: pem, format: 'pem' }));
+  }
+}
+
+/** The owner's side: the key as it crosses to a worker (undefined until the mesh part has loaded it). */
+export function keyPemOf(key: SiteKey | undefined): string | undefined {
+  return key?.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
