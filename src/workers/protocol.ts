@@ -68,6 +68,8 @@ export interface WorkerFigures {
   readonly activeRequests: number;
   readonly upstream: Readonly<Record<string, PoolFigures>>;
   readonly heldBytes: number;
+  /** Inference requests this worker finished (answered, refused or failed). */
+  readonly requests: number;
   /** Requests this worker forwarded to another site / that arrived claiming to be forwarded ([mesh]). */
   readonly forwarded: number;
   readonly forwardedIn: number;

@@ -53,7 +53,8 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   forwardEvents(events, send);
   const admission = new RemoteAdmission(send, mirror);
   const mesh = WorkerMesh.start(init.mesh, { config: () => config, clock, events, heldBudget });
-  const counted = { forwarded: 0, forwardedIn: 0 };
+  const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
+  events.on('proxy:request-finished', () => void counted.requests++);
   events.on('mesh:forwarded', () => void counted.forwarded++);
   events.on('mesh:forwarded-in', () => void counted.forwardedIn++);
   const inference: InferenceDeps = {

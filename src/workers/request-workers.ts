@@ -31,6 +31,8 @@ export interface WorkerStatus {
   readonly admitted: number;
   readonly leases_held: number;
   readonly active_requests: number;
+  /** Inference requests this worker finished. */
+  readonly requests: number;
   /** [mesh]: requests this worker forwarded to other sites, and forwarded requests that reached it (accepted or not). */
   readonly forwarded: number;
   readonly forwarded_in: number;
@@ -167,6 +169,7 @@ export class RequestWorkers {
   /** Per worker, for /admin/runtime: admissions so far, leases held and requests in progress now. */
   status(): WorkerStatus[] {
     return this.#links.map((l) => ({ worker: l.index, admitted: l.desk.admitted(), leases_held: l.desk.held(), active_requests: l.figures?.activeRequests ?? 0,
+      requests: l.figures?.requests ?? 0,
       forwarded: l.figures?.forwarded ?? 0,
       forwarded_in: l.figures?.forwardedIn ?? 0,
     }));

@@ -1,0 +1,206 @@
+// Federation with `[server] workers = 2` at both sites, in one process: the sites learn each other by
+// gossip (the in-memory bus, on the owner threads), and each request worker forwards with the key
+// and the remote sites its owner pushes it, and verifies forwarded requests itself. Requests go out
+// on fresh connections so the kernel spreads them over both workers; /admin/runtime's per-worker
+// counts prove both took part, so no test can pass on one worker alone.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent, request } from 'undici';
+import { MemoryBus } from '#src/mesh/index.ts';
+import { signForward } from '#src/mesh/forwarding/index.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
+import { newSiteKey } from '#src/mesh/site-key-file.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startFleetAndGateway, type FleetAndGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
+import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { chatBody, metricValue } from '#test/fixtures/gateway-state.ts';
+import { unusedPort } from '#test/fixtures/context.ts';
+
+const HEARTBEAT_MS = 200;
+const FRESHNESS_MS = 800;
+const REQUESTS = 24;
+type Id = 'a' | 'c';
+const bus = new MemoryBus();
+const keys: Record<Id, SiteKey> = { a: newSiteKey(), c: newSiteKey() };
+const ports: Record<Id, number> = { a: 0, c: 0 };
+const sites: Partial<Record<Id, FleetAndGateway>> = {};
+
+const fleet = (id: Id): string => `
+[[node]]
+name = "${id}-gpu"
+kind = "vllm"
+models = ["m-${id}"]
+context = 8192
+ttft = "2ms"
+tokens_per_second = 1000
+`;
+
+function meshToml(id: Id): string {
+  return [
+    '[mesh]',
+    `site = "${id}"`,
+    `url = "http://127.0.0.1:${ports[id]}"`,
+    `key_file = "/unused/${id}.key"`,
+    'listen = ["/ip4/127.0.0.1/tcp/0"]',
+    `heartbeat = "${HEARTBEAT_MS}ms"`,
+    `freshness = "${FRESHNESS_MS}ms"`,
+    ...(['a', 'c'] as const).flatMap((pin) => ['[[mesh.sites]]', `id = "${pin}"`, `public_key = "${keys[pin].publicKey}"`]),
+  ].join('\n');
+}
+
+async function startSite(id: Id): Promise<FleetAndGateway> {
+  const site = await startFleetAndGateway(
+    fleet(id),
+    (sim) => gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }], meshToml(id), 'workers = 2').replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${ports[id]}"`),
+    { meshGossip: { key: keys[id], transport: () => bus.transport(`peer-${id}`) } },
+  );
+  sites[id] = site;
+  return site;
+}
+
+const site = (id: Id): FleetAndGateway => sites[id] ?? assert.fail(`site ${id} not running`);
+
+interface Answer {
+  readonly status: number;
+  readonly text: string;
+}
+
+/** One POST on a connection of its own (so its worker is the kernel's pick, not the last one used). */
+async function postFresh(url: string, body: Buffer, headers: Record<string, string> = {}): Promise<Answer> {
+  const agent = new Agent({ connections: 1 });
+  try {
+    const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, dispatcher: agent, signal: AbortSignal.timeout(30_000) });
+    return { status: res.statusCode, text: await res.body.text() };
+  } finally {
+    await agent.close();
+  }
+}
+
+interface WorkerRow {
+  readonly worker: number;
+  readonly requests: number;
+  readonly forwarded: number;
+  readonly forwarded_in: number;
+}
+
+async function workerRows(gw: GatewayUnderTest): Promise<WorkerRow[]> {
+  const res = await httpJson('GET', `${gw.url}/admin/runtime`);
+  assert.equal(res.status, 200, res.text);
+  return res.json<{ workers: WorkerRow[] }>().workers;
+}
+
+/** The rows once every worker has reported (each does every second) what it did before the call. */
+async function settledRows(gw: GatewayUnderTest): Promise<WorkerRow[]> {
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  return workerRows(gw);
+}
+
+/** Waits for the workers' figures (reported every second) to show `field` grown on both by `since`. */
+async function bothWorkersCounted(gw: GatewayUnderTest, field: 'requests' | 'forwarded' | 'forwarded_in', since: readonly WorkerRow[], total: number): Promise<WorkerRow[]> {
+  let rows: WorkerRow[] = [];
+  const grown = (row: WorkerRow): number => row[field] - (since.find((s) => s.worker === row.worker)?.[field] ?? 0);
+  await eventually(
+    async () => {
+      rows = await workerRows(gw);
+      return rows.length === 2 && rows.reduce((sum, row) => sum + grown(row), 0) === total;
+    },
+    5_000,
+    `${total} ${field} counted over the workers`,
+  );
+  for (const row of rows) assert.ok(grown(row) > 0, `worker ${row.worker} took part in ${field}: ${JSON.stringify(rows)}`);
+  return rows;
+}
+
+const cGpuChats = async (): Promise<number> =>
+  (await simRequests(site('c').sim.url('c-gpu'))).filter((r) => r.path === '/v1/chat/completions' && r.model === 'm-c').length;
+
+before(async () => {
+  ports.a = await unusedPort();
+  ports.c = await unusedPort();
+  await startSite('a');
+  await startSite('c');
+});
+
+after(async () => {
+  for (const s of Object.values(sites)) await s?.close();
+});
+
+test('[mesh] with workers = 2: a remote-only model is listed and forwarded through every worker, and answered', async () => {
+  const a = site('a').gw;
+  await eventually(
+    async () => {
+      const list = (await httpJson('GET', `${a.url}/v1/models`)).json<{ data: { id: string; owned_by?: string }[] }>();
+      return list.data.some((m) => m.id === 'm-c' && m.owned_by === 'switchyard:c');
+    },
+    10_000,
+    'm-c listed at a (from a worker’s site mirror)',
+  );
+  // The key reaches the workers within one sync after the mesh part loaded it.
+  await eventually(async () => (await postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c'))))).status === 200, 5_000, 'a forwards m-c');
+  const since = await settledRows(a);
+  const forwardedMetric = async (): Promise<number> => metricValue(await a.metrics(), 'gateway_mesh_forwarded_total', { site: 'c', result: 'success' });
+  const metricBefore = await forwardedMetric();
+  const atCBefore = await cGpuChats();
+  const answers = await Promise.all(
+    Array.from({ length: REQUESTS }, (_, i) => postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c', { user: `u${i}` }))))),
+  );
+  for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+  assert.equal((await cGpuChats()) - atCBefore, REQUESTS, 'c-gpu served every forwarded request');
+  await bothWorkersCounted(a, 'forwarded', since, REQUESTS);
+  // The workers' events reach the owner's metrics: every forward counted once.
+  assert.equal((await forwardedMetric()) - metricBefore, REQUESTS);
+});
+
+test('a two-worker receiving site accepts a signed forwarded request and refuses an unsigned one (401) on either worker', async () => {
+  const c = site('c').gw;
+  const url = `${c.url}/v1/chat/completions`;
+  const body = Buffer.from(JSON.stringify(chatBody('m-c')));
+  const accepted = metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'accepted' });
+  const since = await settledRows(c);
+  const signed = async (): Promise<Answer> =>
+    postFresh(url, body, await signForward({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body, site: 'a', key: keys.a, nowMs: Date.now(), lifetimeMs: 30_000 }));
+  const answers = await Promise.all(Array.from({ length: REQUESTS }, signed));
+  for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+  const afterSigned = await bothWorkersCounted(c, 'forwarded_in', since, REQUESTS);
+  assert.equal(metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'accepted' }) - accepted, REQUESTS);
+
+  const unsigned = await Promise.all(Array.from({ length: REQUESTS }, () => postFresh(url, body, { 'x-switchyard-forwarded-by': 'a' })));
+  for (const answer of unsigned) {
+    assert.equal(answer.status, 401, answer.text);
+    assert.equal(JSON.parse(answer.text).error.code, 'unsigned');
+  }
+  await bothWorkersCounted(c, 'forwarded_in', afterSigned, REQUESTS);
+  assert.ok(metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'unsigned' }) >= REQUESTS);
+});
+
+test('a site gone stale receives no forward from any worker', async () => {
+  const a = site('a').gw;
+  // c keeps serving HTTP; only its gossip stops reaching a, so its record ages out there.
+  bus.partition(['peer-a'], ['peer-c']);
+  try {
+    await eventually(
+      async () => {
+        const list = (await httpJson('GET', `${a.url}/v1/models`)).json<{ data: { id: string }[] }>();
+        return !list.data.some((m) => m.id === 'm-c');
+      },
+      FRESHNESS_MS + 10 * HEARTBEAT_MS + 2_000,
+      'm-c no longer listed at a',
+    );
+    // One mirror push (100 ms) after the owner saw it stale, every worker has it stale too (settledRows waits longer).
+    const since = await settledRows(a);
+    const atCBefore = await cGpuChats();
+    const answers = await Promise.all(
+      Array.from({ length: REQUESTS }, (_, i) => postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c', { user: `s${i}` }))))),
+    );
+    for (const answer of answers) assert.ok(answer.status === 503 || answer.status === 404, `${answer.status} ${answer.text}`);
+    assert.equal(await cGpuChats(), atCBefore, 'c-gpu got nothing once c was stale at a');
+    const rows = await bothWorkersCounted(a, 'requests', since, REQUESTS);
+    assert.deepEqual(
+      rows.map((r) => r.forwarded),
+      since.map((r) => r.forwarded),
+      'no worker forwarded',
+    );
+  } finally {
+    bus.heal();
+  }
+});
