@@ -11,10 +11,14 @@ import type { NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
-import { MAX_RESTARTS, RequestWorkers } from '#src/workers/request-workers.ts';
+import { MAX_RESTARTS, RequestWorkers, type WorkersMeshSource } from '#src/workers/request-workers.ts';
 import type { OwnerMessage, WorkerInit, WorkerMessage } from '#src/workers/protocol.ts';
 import type { WorkerThread } from '#src/workers/worker-link.ts';
+import { sitesFromWire } from '#src/workers/site-mirror.ts';
+import type { SiteKey } from '#src/mesh/site-key.ts';
+import type { RemoteSiteView } from '#src/routing/index.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
+import { testSiteKey } from '#test/fixtures/site-keys.ts';
 
 const CONFIG = { server: { listen: { host: '127.0.0.1', port: 0 } }, upstream: { maxConnections: 8 } } as unknown as GatewayConfig;
 const VIEWS: readonly NodeView[] = [{ spec: { name: 'n1' } } as unknown as NodeView];
@@ -45,7 +49,7 @@ class FakeThread extends EventEmitter {
   }
 }
 
-async function startWith() {
+async function startWith(mesh?: WorkersMeshSource) {
   const threads: FakeThread[] = [];
   const released: string[] = [];
   const { logger, lines } = capturedLogger('info');
@@ -68,6 +72,7 @@ async function startWith() {
     onModelVanished: () => {},
     relay: { url: 'http://127.0.0.1:1', secret: 's' },
     relayed: [],
+    mesh,
     guard: () => Promise.resolve({ close: () => Promise.resolve() }),
     spawn: (init) => {
       const thread = new FakeThread(init);
@@ -113,4 +118,54 @@ test('a drain tells every worker and waits until each has drained; exits then ar
   for (const thread of threads) assert.ok(thread.received.some((m) => m.t === 'drain'));
   threads[0]?.crash(0);
   assert.equal(threads.length, 2);
+});
+
+test('without [mesh] the workers start with no mesh state and are sent none', async () => {
+  const { workers, threads } = await startWith();
+  workers.syncMesh();
+  await turn();
+  assert.deepEqual(threads.map((t) => t.init.mesh), [undefined, undefined]);
+  assert.ok(threads.every((t) => t.received.every((m) => m.t !== 'sites' && m.t !== 'site-key')));
+});
+
+test('with [mesh] the workers get the site key once loaded and the remote sites whenever their views change', async () => {
+  const state: { key: SiteKey | undefined; sites: RemoteSiteView[] } = { key: undefined, sites: [] };
+  const { workers, threads } = await startWith({ key: () => state.key, sites: () => state.sites });
+  assert.deepEqual(threads.map((t) => t.init.mesh), [{ keyPem: undefined, sites: [] }, { keyPem: undefined, sites: [] }]);
+  const pushed = (thread: FakeThread | undefined, t: 'sites' | 'site-key') => thread?.received.filter((m) => m.t === t) ?? [];
+  workers.syncMesh();
+  await turn();
+  assert.deepEqual(pushed(threads[0], 'sites'), [], 'nothing changed: nothing sent');
+
+  const key = testSiteKey();
+  const c: RemoteSiteView = { id: 'c', url: 'http://127.0.0.1:2', fresh: true, load: 0.5, models: new Map([['m-c', { ctx: 8192, onDemand: false }]]) };
+  state.key = key;
+  state.sites = [c];
+  workers.syncMesh();
+  workers.syncMesh();
+  await turn();
+  for (const thread of threads) {
+    const keys = pushed(thread, 'site-key');
+    assert.equal(keys.length, 1, 'the key is sent once');
+    assert.match(keys[0]?.t === 'site-key' ? keys[0].pem : '', /-----BEGIN PRIVATE KEY-----/);
+    const sites = pushed(thread, 'sites');
+    assert.equal(sites.length, 1, 'an unchanged view is not sent again');
+    assert.deepEqual(sites[0]?.t === 'sites' ? sitesFromWire(sites[0].sites) : undefined, [c]);
+  }
+
+  // A fresh array with the same content is no change; a site going stale is.
+  state.sites = [{ ...c, models: new Map(c.models) }];
+  workers.syncMesh();
+  state.sites = [{ ...c, fresh: false }];
+  workers.syncMesh();
+  await turn();
+  const last = pushed(threads[1], 'sites');
+  assert.equal(last.length, 2);
+  assert.equal(last[1]?.t === 'sites' ? last[1].sites[0]?.fresh : undefined, false);
+
+  // A restarted worker starts from what was last pushed.
+  threads[0]?.crash();
+  const restarted = threads.at(-1)?.init.mesh;
+  assert.match(restarted?.keyPem ?? '', /-----BEGIN PRIVATE KEY-----/);
+  assert.deepEqual(sitesFromWire(restarted?.sites ?? []), [{ ...c, fresh: false }]);
 });
