@@ -144,6 +144,8 @@ export class Gateway {
     gateway.#parts.startLoops();
     try {
       await gateway.#parts.mesh.start();
+      // The workers get the key now rather than at their next sync (until then they cannot sign a forward).
+      gateway.#workers?.syncMesh();
     } catch (error) {
       await gateway.close();
       throw error;

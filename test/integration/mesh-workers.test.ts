@@ -111,8 +111,9 @@ async function bothWorkersCounted(gw: GatewayUnderTest, field: 'requests' | 'for
   return rows;
 }
 
-const cGpuChats = async (): Promise<number> =>
-  (await simRequests(site('c').sim.url('c-gpu'))).filter((r) => r.path === '/v1/chat/completions' && r.model === 'm-c').length;
+const chatsAt = async (id: Id): Promise<number> =>
+  (await simRequests(site(id).sim.url(`${id}-gpu`))).filter((r) => r.path === '/v1/chat/completions' && r.model === `m-${id}`).length;
+const cGpuChats = (): Promise<number> => chatsAt('c');
 
 before(async () => {
   ports.a = await unusedPort();
@@ -169,8 +170,21 @@ test('a two-worker receiving site accepts a signed forwarded request and refuses
     assert.equal(answer.status, 401, answer.text);
     assert.equal(JSON.parse(answer.text).error.code, 'unsigned');
   }
-  await bothWorkersCounted(c, 'forwarded_in', afterSigned, REQUESTS);
+  const afterUnsigned = await bothWorkersCounted(c, 'forwarded_in', afterSigned, REQUESTS);
   assert.ok(metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'unsigned' }) >= REQUESTS);
+
+  // One hop: a forwarded request for a model only a serves is not sent back to a by either worker.
+  const onlyA = Buffer.from(JSON.stringify(chatBody('m-a')));
+  const aGpuBefore = await chatsAt('a');
+  const bounced = await Promise.all(
+    Array.from({ length: REQUESTS }, async () =>
+      postFresh(url, onlyA, await signForward({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body: onlyA, site: 'a', key: keys.a, nowMs: Date.now(), lifetimeMs: 30_000 })),
+    ),
+  );
+  for (const answer of bounced) assert.ok(answer.status === 503 || answer.status === 404, `${answer.status} ${answer.text}`);
+  const rows = await bothWorkersCounted(c, 'forwarded_in', afterUnsigned, REQUESTS);
+  assert.deepEqual(rows.map((r) => r.forwarded), afterUnsigned.map((r) => r.forwarded), 'c forwarded nothing on');
+  assert.equal(await chatsAt('a'), aGpuBefore, 'a-gpu got nothing from c');
 });
 
 test('a site gone stale receives no forward from any worker', async () => {
