@@ -172,6 +172,9 @@ test('a two-worker receiving site accepts a signed forwarded request and refuses
   }
   const afterUnsigned = await bothWorkersCounted(c, 'forwarded_in', afterSigned, REQUESTS);
   assert.ok(metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'unsigned' }) >= REQUESTS);
+  // The workers' refusals reach the owner's log, once per site and reason for the gateway as a whole.
+  const refusedLines = site('c').gw.logs().filter((l) => String(l.msg).startsWith('forwarded request refused') && l.site === 'a' && l.reason === 'unsigned');
+  assert.equal(refusedLines.length, 1, JSON.stringify(refusedLines));
 
   // One hop: a forwarded request for a model only a serves is not sent back to a by either worker.
   const onlyA = Buffer.from(JSON.stringify(chatBody('m-a')));
