@@ -72,7 +72,7 @@ function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record
     retiring_in_flight: parts.registry.retiringInFlight(),
     queue_depth: parts.scheduler.queueDepths(),
     upstream: parts.upstreamStats(),
-    ...(parts.sitePools === undefined ? {} : { upstream_sites: parts.sitePools.stats() }),
+    ...(parts.sitePools === undefined ? {} : { upstream_sites: parts.upstreamSiteStats() }),
     upstream_held_bytes: parts.heldBytesTotal(),
     ...(listeners.workers === undefined ? {} : { workers: listeners.workers() }),
   };

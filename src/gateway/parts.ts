@@ -22,7 +22,7 @@ import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
 import { meshPartFor, type MeshPart } from './mesh-part.ts';
 import { remoteDepsFor, sitePoolsFor } from './forwarding-parts.ts';
-import { heldWithWorkers, NO_WORKERS, upstreamWithWorkers, type WorkerHooks } from './worker-hooks.ts';
+import { heldWithWorkers, sitesWithWorkers, NO_WORKERS, upstreamWithWorkers, type WorkerHooks } from './worker-hooks.ts';
 import { publishNotice } from './scheduler-notices.ts';
 import { pollModels } from './model-poll.ts';
 
@@ -216,6 +216,11 @@ export class GatewayParts {
   /** Upstream connections per node: this thread's pools and every request worker's. */
   upstreamStats(): ReturnType<UpstreamPools['stats']> {
     return upstreamWithWorkers(this.pools.stats(), this.#workers);
+  }
+
+  /** Connections per remote site ([mesh] only): this thread's pools and every request worker's. */
+  upstreamSiteStats(): ReturnType<UpstreamPools['stats']> | undefined {
+    return this.sitePools === undefined ? undefined : sitesWithWorkers(this.sitePools.stats(), this.#workers);
   }
 
   /** Answer bytes held in memory, here and in every request worker. */

@@ -15,6 +15,10 @@ export function upstreamWithWorkers(own: Readonly<Record<string, PoolFigures>>, 
   return sumPoolFigures([own, ...hooks.figures().map((f) => f.upstream)]);
 }
 
+export function sitesWithWorkers(own: Readonly<Record<string, PoolFigures>>, hooks: WorkerHooks): Record<string, PoolFigures> {
+  return sumPoolFigures([own, ...hooks.figures().map((f) => f.upstreamSites)]);
+}
+
 export function heldWithWorkers(own: number, hooks: WorkerHooks): number {
   return hooks.figures().reduce((sum, f) => sum + f.heldBytes, own);
 }

@@ -68,6 +68,8 @@ export interface WorkerFigures {
   readonly activeRequests: number;
   readonly upstream: Readonly<Record<string, PoolFigures>>;
   readonly heldBytes: number;
+  /** Connections to remote sites per site id ([mesh] only; empty otherwise). */
+  readonly upstreamSites: Readonly<Record<string, PoolFigures>>;
   /** Inference requests this worker finished (answered, refused or failed). */
   readonly requests: number;
   /** Requests this worker forwarded to another site / that arrived claiming to be forwarded ([mesh]). */

@@ -99,7 +99,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     maxHeaderBytes: limits.maxHeaderBytes,
   });
   const report = (): void =>
-    send({ t: 'figures', figures: { activeRequests: activeRequests.count(), upstream: pools.stats(), heldBytes: heldBudget.held(), ...counted } });
+    send({ t: 'figures', figures: { activeRequests: activeRequests.count(), upstream: pools.stats(), heldBytes: heldBudget.held(), upstreamSites: mesh?.pools.stats() ?? {}, ...counted } });
   const figuresTimer = setInterval(report, FIGURES_EVERY_MS);
   figuresTimer.unref();
 

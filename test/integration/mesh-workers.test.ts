@@ -150,6 +150,10 @@ test('[mesh] with workers = 2: a remote-only model is listed and forwarded throu
   await bothWorkersCounted(a, 'forwarded', since, REQUESTS);
   // The workers' events reach the owner's metrics: every forward counted once.
   assert.equal((await forwardedMetric()) - metricBefore, REQUESTS);
+  // Each worker has its own connections to c; /admin/runtime sums them (256 = the default max_connections per pool).
+  const runtime = (await httpJson('GET', `${a.url}/admin/runtime`)).json<{ upstream_sites: Record<string, { limit: number; connected: number }> }>();
+  assert.equal(runtime.upstream_sites.c?.limit, 2 * 256, JSON.stringify(runtime.upstream_sites));
+  assert.ok((runtime.upstream_sites.c?.connected ?? 0) >= 2, JSON.stringify(runtime.upstream_sites));
 });
 
 test('a two-worker receiving site accepts a signed forwarded request and refuses an unsigned one (401) on either worker', async () => {
