@@ -5,8 +5,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { UpstreamConfig } from '#src/config/types.ts';
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
-import { UpstreamPools, type HeldBytesBudget, type ProxyEvents, type RemoteDeps } from '#src/proxy/index.ts';
-import { SiteReachability } from '#src/routing/index.ts';
+import { remoteDeps, UpstreamPools, type HeldBytesBudget, type ProxyEvents, type RemoteDeps } from '#src/proxy/index.ts';
 
 export function sitePoolsFor(mesh: MeshLink | undefined, upstream: UpstreamConfig, clock: Clock): UpstreamPools | undefined {
   return mesh === undefined ? undefined : new UpstreamPools(upstream, { clock });
@@ -20,18 +19,6 @@ export interface RemoteParts {
 }
 
 export function remoteDepsFor(mesh: MeshLink | undefined, parts: RemoteParts): RemoteDeps | undefined {
-  if (mesh === undefined || parts.pools === undefined) return undefined;
-  let turn = 0;
-  return {
-    mesh,
-    pools: parts.pools,
-    reachability: new SiteReachability(
-      () => parts.clock.monotonicMs(),
-      (site, reachable, detail) => parts.events.emit('mesh:site-reachability', { site, reachable, detail }),
-    ),
-    nextTurn: () => turn++,
-    clock: parts.clock,
-    events: parts.events,
-    heldBudget: parts.heldBudget,
-  };
+  const { pools } = parts;
+  return mesh === undefined || pools === undefined ? undefined : remoteDeps(mesh, { ...parts, pools });
 }

@@ -16,5 +16,6 @@ export { buildCatalog } from './model-catalog.ts';
 export { fleetModels } from './models-list.ts';
 export { requestSettings, type RequestSettings } from './request-settings.ts';
 export { forwardToSites, siteLabel, type RemoteDeps } from './remote-forward.ts';
+export { remoteDeps, type RemoteParts } from './remote-deps.ts';
 export { remoteModelList, type RemoteFleetModel } from './remote-models.ts';
 export type { InboundForward } from './forward-in.ts';

@@ -13,8 +13,7 @@ import { pinnedPublicKey } from '#src/mesh/index.ts';
 import { meshLinkFor, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { siteKeyFromPrivateKey } from '#src/mesh/site-key-file.ts';
-import { UpstreamPools, type HeldBytesBudget, type ProxyEvents, type RemoteDeps } from '#src/proxy/index.ts';
-import { SiteReachability } from '#src/routing/index.ts';
+import { remoteDeps, UpstreamPools, type HeldBytesBudget, type ProxyEvents, type RemoteDeps } from '#src/proxy/index.ts';
 import type { MeshInit } from './protocol.ts';
 import { SiteMirror } from './site-mirror.ts';
 
@@ -46,19 +45,7 @@ export class WorkerMesh {
     const link = meshLinkFor(deps.config, () => holder.mesh?.key(), mirror, pinnedPublicKey);
     if (link === undefined) return undefined;
     const pools = new UpstreamPools(deps.config().upstream, { clock: deps.clock });
-    let turn = 0;
-    const remote: RemoteDeps = {
-      mesh: link,
-      pools,
-      reachability: new SiteReachability(
-        () => deps.clock.monotonicMs(),
-        (site, reachable, detail) => deps.events.emit('mesh:site-reachability', { site, reachable, detail }),
-      ),
-      nextTurn: () => turn++,
-      clock: deps.clock,
-      events: deps.events,
-      heldBudget: deps.heldBudget,
-    };
+    const remote = remoteDeps(link, { pools, clock: deps.clock, events: deps.events, heldBudget: deps.heldBudget });
     const mesh = new WorkerMesh(link, remote, mirror, pools);
     holder.mesh = mesh;
     if (init?.keyPem !== undefined) mesh.setKey(init.keyPem);
