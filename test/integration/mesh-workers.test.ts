@@ -5,76 +5,19 @@
 // counts prove both took part, so no test can pass on one worker alone.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent, request } from 'undici';
-import { MemoryBus } from '#src/mesh/index.ts';
 import { signForward } from '#src/mesh/forwarding/index.ts';
-import type { SiteKey } from '#src/mesh/site-key.ts';
-import { newSiteKey } from '#src/mesh/site-key-file.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
+import type { FleetAndGateway, GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { chatBody, metricValue } from '#test/fixtures/gateway-state.ts';
-import { unusedPort } from '#test/fixtures/context.ts';
+import { TwoSiteMesh, type SiteId } from '#test/fixtures/two-site-mesh.ts';
 
 const HEARTBEAT_MS = 200;
 const FRESHNESS_MS = 800;
 const REQUESTS = 24;
-type Id = 'a' | 'c';
-const bus = new MemoryBus();
-const keys: Record<Id, SiteKey> = { a: newSiteKey(), c: newSiteKey() };
-const ports: Record<Id, number> = { a: 0, c: 0 };
-const sites: Partial<Record<Id, FleetAndGateway>> = {};
-
-const fleet = (id: Id): string => `
-[[node]]
-name = "${id}-gpu"
-kind = "vllm"
-models = ["m-${id}"]
-context = 8192
-ttft = "2ms"
-tokens_per_second = 1000
-`;
-
-function meshToml(id: Id): string {
-  return [
-    '[mesh]',
-    `site = "${id}"`,
-    `url = "http://127.0.0.1:${ports[id]}"`,
-    `key_file = "/unused/${id}.key"`,
-    'listen = ["/ip4/127.0.0.1/tcp/0"]',
-    `heartbeat = "${HEARTBEAT_MS}ms"`,
-    `freshness = "${FRESHNESS_MS}ms"`,
-    ...(['a', 'c'] as const).flatMap((pin) => ['[[mesh.sites]]', `id = "${pin}"`, `public_key = "${keys[pin].publicKey}"`]),
-  ].join('\n');
-}
-
-async function startSite(id: Id): Promise<FleetAndGateway> {
-  const site = await startFleetAndGateway(
-    fleet(id),
-    (sim) => gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }], meshToml(id), 'workers = 2').replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${ports[id]}"`),
-    { meshGossip: { key: keys[id], transport: () => bus.transport(`peer-${id}`) } },
-  );
-  sites[id] = site;
-  return site;
-}
-
-const site = (id: Id): FleetAndGateway => sites[id] ?? assert.fail(`site ${id} not running`);
-
-interface Answer {
-  readonly status: number;
-  readonly text: string;
-}
-
-/** One POST on a connection of its own (so its worker is the kernel's pick, not the last one used). */
-async function postFresh(url: string, body: Buffer, headers: Record<string, string> = {}): Promise<Answer> {
-  const agent = new Agent({ connections: 1 });
-  try {
-    const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, dispatcher: agent, signal: AbortSignal.timeout(30_000) });
-    return { status: res.statusCode, text: await res.body.text() };
-  } finally {
-    await agent.close();
-  }
-}
+const mesh = new TwoSiteMesh({ heartbeatMs: HEARTBEAT_MS, freshnessMs: FRESHNESS_MS, serverExtra: 'workers = 2' });
+const { bus, keys } = mesh;
+const site = (id: SiteId): FleetAndGateway => mesh.site(id);
 
 interface WorkerRow {
   readonly worker: number;
@@ -111,31 +54,16 @@ async function bothWorkersCounted(gw: GatewayUnderTest, field: 'requests' | 'for
   return rows;
 }
 
-const chatsAt = async (id: Id): Promise<number> =>
+const chatsAt = async (id: SiteId): Promise<number> =>
   (await simRequests(site(id).sim.url(`${id}-gpu`))).filter((r) => r.path === '/v1/chat/completions' && r.model === `m-${id}`).length;
 const cGpuChats = (): Promise<number> => chatsAt('c');
 
-before(async () => {
-  ports.a = await unusedPort();
-  ports.c = await unusedPort();
-  await startSite('a');
-  await startSite('c');
-});
-
-after(async () => {
-  for (const s of Object.values(sites)) await s?.close();
-});
+before(() => mesh.start());
+after(() => mesh.close());
 
 test('[mesh] with workers = 2: a remote-only model is listed and forwarded through every worker, and answered', async () => {
   const a = site('a').gw;
-  await eventually(
-    async () => {
-      const list = (await httpJson('GET', `${a.url}/v1/models`)).json<{ data: { id: string; owned_by?: string }[] }>();
-      return list.data.some((m) => m.id === 'm-c' && m.owned_by === 'switchyard:c');
-    },
-    10_000,
-    'm-c listed at a (from a worker’s site mirror)',
-  );
+  await mesh.waitListed('a', 'm-c', 'c'); // from a worker's site mirror
   // The key reaches the workers within one sync after the mesh part loaded it.
   await eventually(async () => (await postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c'))))).status === 200, 5_000, 'a forwards m-c');
   const since = await settledRows(a);

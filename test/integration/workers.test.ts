@@ -6,35 +6,14 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, hostsOf, startListingFront, unusedPort, waitForHost, type ListingFront } from '#test/fixtures/context.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
-
-interface Answer {
-  readonly status: number;
-  readonly text: string;
-}
-
-/** One POST on a connection of its own (so its worker is the kernel's pick, not the last one used). */
-async function postFresh(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const agent = new Agent({ connections: 1 });
-  try {
-    const res = await request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-      dispatcher: agent,
-      signal: AbortSignal.timeout(30_000),
-    });
-    return { status: res.statusCode, text: await res.body.text() };
-  } finally {
-    await agent.close();
-  }
-}
 
 const chat = (user: string): Record<string, unknown> => ({ model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
 
