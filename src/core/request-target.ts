@@ -35,3 +35,23 @@ function parsed(raw: string, absolute: string): RequestTarget {
   if (!URL.canParse(absolute)) return malformed(raw, 'not a valid URL');
   return { ok: true, url: new URL(absolute) };
 }
+
+/**
+ * Why a request's Host header is not a plain `host[:port]` (RFC 9110 §7.2: uri-host [":" port]),
+ * or undefined when it is (or absent, or empty). llhttp lets `/ ? # @` and spaces through; a Host
+ * like `a:1/v1/chat#` must never reach code that builds a URL from it. A repeated Host is refused too.
+ */
+export function hostProblem(rawHeaders: readonly string[]): string | undefined {
+  let host: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() !== 'host') continue;
+    if (host !== undefined) return 'more than one Host header';
+    host = rawHeaders[i + 1] ?? '';
+  }
+  if (host === undefined || host === '' || PLAIN_HOST.test(host)) return undefined;
+  const shown = host.length > QUOTED_CHARS ? `${host.slice(0, QUOTED_CHARS)}…` : host;
+  return `malformed Host header ${JSON.stringify(shown)}: expected host[:port]`;
+}
+
+/** A reg-name or IPv4 address, or a bracketed IPv6 literal, then an optional port. */
+const PLAIN_HOST = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+(?::[0-9]{0,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{0,5})?$/;

@@ -9,7 +9,7 @@ import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
 import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import { loadSiteKey, MeshService, ownPinProblem, pinnedPublicKey, siteCodec, siteLoad, siteSources, type MeshEvents, type MeshTransportStats } from '#src/mesh/index.ts';
-import { meshLinkFor, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import { localReplayGuard, meshLinkFor, type ClaimVerdict, type ForwardClaim, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import { registerMeshMetrics } from '#src/metrics/mesh-metrics.ts';
@@ -74,7 +74,15 @@ export class MeshPart {
   constructor(deps: MeshPartDeps) {
     this.#deps = deps;
     this.events = new EventBus<MeshEvents>((error) => deps.logger.error({ err: error }, 'mesh event listener failed'));
-    this.link = deps.link ?? meshLinkFor(() => ({ mesh: deps.config() }), () => this.#key, this, pinnedPublicKey);
+    // One memory of accepted forwards for the gateway: request workers ask this thread's (claimForward).
+    const replay = localReplayGuard(() => deps.clock.now());
+    this.link = deps.link ?? meshLinkFor(() => ({ mesh: deps.config() }), () => this.#key, this, replay, pinnedPublicKey);
+  }
+
+  /** Records a forwarded request's signature as used (for a request worker that verified it). */
+  claimForward(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict> {
+    const link = this.link;
+    return link === undefined ? { ok: false, rejection: 'replayed', detail: 'this gateway has no [mesh] section' } : link.replay.claim(claim);
   }
 
   /** This site's key, once the mesh has started. */

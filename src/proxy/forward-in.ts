@@ -1,13 +1,25 @@
 // The receiving side of federation: a request carrying the forwarded-by header or a signature is
-// verified before API-key auth (mesh/forwarding), and either refused 401 naming the problem or
+// verified before API-key auth (mesh/forwarding) — against this site's own url and the request's
+// path and query, once per signature — and either refused 401 naming the problem or
 // served as a forwarded request — authenticated by its signature, from local nodes only. Its body
 // must then match the Content-Digest it was signed with.
 
+import { createPublicKey } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
-import { claimsForward, digestMatches, FORWARD_REJECTIONS, FORWARDED_BY, verifyForward, type ForwardRejection, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import {
+  claimsForward,
+  digestMatches,
+  FORWARD_REJECTIONS,
+  FORWARDED_BY,
+  verifyForward,
+  type ForwardRejection,
+  type ForwardVerdict,
+  type MeshLink,
+  type VerifyContext,
+} from '#src/mesh/forwarding/index.ts';
 import { sendError } from './openai-error.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 
@@ -31,17 +43,33 @@ export function mustVerify(deps: ForwardInDeps, req: IncomingMessage): boolean {
   return claimsForward(req.headers);
 }
 
-/** Verifies the head; on success calls `serve` with the sending site, else answers 401. */
-export async function verifyInbound(deps: ForwardInDeps, req: IncomingMessage, res: ServerResponse, serve: (inbound: InboundForward) => Promise<void>): Promise<void> {
+/**
+ * Verifies the head; on success calls `serve` with the sending site, else answers 401. `url` is the
+ * request-target as the server parsed it: its path and query are what the signature must cover.
+ */
+export async function verifyInbound(deps: ForwardInDeps, req: IncomingMessage, res: ServerResponse, url: URL, serve: (inbound: InboundForward) => Promise<void>): Promise<void> {
   const mesh = deps.mesh;
-  const verdict =
+  const verdict: ForwardVerdict =
     mesh === undefined
-      ? ({ ok: false, rejection: 'unknown_site', detail: 'this gateway has no [mesh] section: it accepts no forwarded requests', site: undefined } as const)
-      : await verifyForward({ method: req.method ?? 'POST', target: req.url ?? '/', headers: req.headers }, { pins: mesh.pins(), nowMs: deps.clock.now(), maxClockSkewMs: mesh.maxClockSkewMs() });
+      ? { ok: false, rejection: 'unknown_site', detail: 'this gateway has no [mesh] section: it accepts no forwarded requests', site: undefined }
+      : await verifyForward({ method: req.method ?? 'POST', target: url.pathname + url.search, headers: req.headers }, verifyContext(mesh, deps.clock.now()));
   if (verdict.ok) return serve({ site: verdict.site });
   deps.events.emit('mesh:forwarded-in', { site: verdict.site ?? '_unknown', result: verdict.rejection });
   req.resume();
-  sendError(res, forwardRefused(verdict.rejection, verdict.detail));
+  sendError(res, forwardRefused(verdict.rejection, verdict.detail, verdict.retryAfterSeconds));
+}
+
+function verifyContext(mesh: MeshLink, nowMs: number): VerifyContext {
+  const key = mesh.key();
+  return {
+    pins: mesh.pins(),
+    nowMs,
+    maxClockSkewMs: mesh.maxClockSkewMs(),
+    self: mesh.site,
+    selfKey: key === undefined ? undefined : createPublicKey(key.privateKey),
+    url: mesh.url(),
+    replay: mesh.replay,
+  };
 }
 
 /** After the body is read: it must be the one signed. Counts the request accepted, or refuses it. */
@@ -55,7 +83,16 @@ export function acceptInboundBody(inbound: InboundForward, headers: IncomingMess
   return undefined;
 }
 
-export function forwardRefused(rejection: ForwardRejection, detail: string): GatewayError {
+export function forwardRefused(rejection: ForwardRejection, detail: string, retryAfterSeconds?: number): GatewayError {
+  if (rejection === 'replay_memory_full') {
+    // Not the sender's fault: a retry (or another site) will do.
+    return new GatewayError('GW_NO_AVAILABLE_NODE', `${FORWARD_REJECTIONS[rejection]}: ${detail}`, {
+      status: 503,
+      openaiType: 'server_error',
+      openaiCode: rejection,
+      retryAfterSeconds: retryAfterSeconds ?? 1,
+    });
+  }
   return new GatewayError('GW_UNAUTHORIZED', `${FORWARD_REJECTIONS[rejection]}: ${detail}`, {
     status: 401,
     openaiType: 'authentication_error',

@@ -50,7 +50,7 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     const local = requireClientKey((req, res) => handleInference(deps.inference, path, req, res));
     // A forwarded request is authenticated by its signature instead of a client key.
     table.add('POST', path, (req, res, url) =>
-      mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, (inbound) => handleInference(deps.inference, path, req, res, inbound)) : local(req, res, url),
+      mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound)) : local(req, res, url),
     );
   }
   table.add(

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import { signForward, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import { signForward, siteTargetUrl, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { chooseSite, freshRemoteModels, type SiteReachability } from '#src/routing/index.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
@@ -78,7 +78,7 @@ export async function forwardToSites(deps: RemoteDeps, ask: RemoteAsk): Promise<
       const excluded = choice.excluded.map((e) => (e.code === 'already_tried' ? { ...e, detail: tried.get(e.site) } : e));
       return { kind: 'none', sites: { excluded, models: freshRemoteModels(sites) }, failures, lastRefusal };
     }
-    const url = forwardUrl(site.url, ask.endpoint);
+    const url = siteTargetUrl(site.url, ask.endpoint);
     const outcome: AttemptOutcome =
       url === undefined
         ? { kind: 'failed', result: 'connect_error', error: `the site's record gives no usable http(s) url ('${site.url}')` }
@@ -147,16 +147,6 @@ async function attemptSite(deps: RemoteDeps, ask: RemoteAsk, site: { id: string;
     maxHeldBodyBytes: ask.settings.maxHeldBodyBytes,
     heldBudget: deps.heldBudget,
   });
-}
-
-/** `<site url><endpoint>`, keeping the url's path prefix; undefined for a url that is not http(s). */
-export function forwardUrl(siteUrl: string, endpoint: string): URL | undefined {
-  try {
-    const url = new URL(endpoint.slice(1), siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function resultOf(outcome: AttemptOutcome): string {

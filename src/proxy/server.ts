@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { detach } from '#src/core/detach.ts';
 import { badRequest, methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
-import { parseRequestTarget } from '#src/core/request-target.ts';
+import { hostProblem, parseRequestTarget } from '#src/core/request-target.ts';
 import type { ActiveRequests } from './active-requests.ts';
 import type { EndpointTable } from './endpoint-table.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
@@ -47,9 +47,10 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
   const method = req.method ?? 'GET';
   try {
     const target = parseRequestTarget(req.url);
-    if (!target.ok) {
+    const problem = target.ok ? hostProblem(req.rawHeaders) : target.problem;
+    if (problem !== undefined || !target.ok) {
       req.resume();
-      sendError(res, badRequest(target.problem), { connection: 'close' });
+      sendError(res, badRequest(problem ?? 'malformed request'), { connection: 'close' });
       return;
     }
     const url = target.url;

@@ -7,6 +7,7 @@ import type { NodeView } from '#src/nodes/index.ts';
 import type { PoolFigures, ProxyEvents } from '#src/proxy/index.ts';
 import type { Exclusion, RouteRequest } from '#src/routing/index.ts';
 import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
+import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { SiteWire } from './site-mirror.ts';
 
 /** The fleet as the request path needs it between admissions (no live lease counts: those stay with the owner). */
@@ -61,6 +62,8 @@ export type OwnerMessage =
       readonly loadTimeoutMs: number | undefined;
     }
   | { readonly t: 'refused'; readonly id: number; readonly reason: RefusalReason; readonly excluded: readonly Exclusion[]; readonly waitedMs: number }
+  /** The owner's answer to a worker's `claim` (replay-claims.ts). */
+  | { readonly t: 'claimed'; readonly id: number; readonly verdict: ClaimVerdict }
   | { readonly t: 'drain' };
 
 /** What a worker reports every second, for /admin/runtime and /metrics. */
@@ -89,6 +92,8 @@ export type WorkerMessage =
   | { readonly t: 'vanished'; readonly node: string }
   | { readonly t: 'log'; readonly level: 'warn' | 'error'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
   | { readonly t: 'figures'; readonly figures: WorkerFigures }
+  /** A forwarded request's signature verified here: the owner records its one use for the whole gateway. */
+  | { readonly t: 'claim'; readonly id: number; readonly claim: ForwardClaim }
   | { readonly t: 'drained' };
 
 /** The waiting limits of a request's settings, as the owner's scheduler reads them. */

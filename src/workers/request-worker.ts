@@ -52,7 +52,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const events = new EventBus<ProxyEvents>((error) => log('error', { err: String(error) }, 'event listener failed'));
   forwardEvents(events, send);
   const admission = new RemoteAdmission(send, mirror);
-  const mesh = WorkerMesh.start(init.mesh, { config: () => config, clock, events, heldBudget });
+  const mesh = WorkerMesh.start(init.mesh, { config: () => config, clock, events, heldBudget, send });
   const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
   events.on('proxy:request-finished', () => void counted.requests++);
   events.on('mesh:forwarded', () => void counted.forwarded++);
@@ -142,6 +142,9 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
         return;
       case 'site-key':
         mesh?.setKey(message.pem);
+        return;
+      case 'claimed':
+        mesh?.replay.answered(message.id, message.verdict);
         return;
       case 'drain':
         drain().catch((error: unknown) => {

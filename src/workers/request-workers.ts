@@ -14,6 +14,7 @@ import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
+import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 import type { MeshInit, OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit } from './protocol.ts';
 import { sitesSignature, sitesToWire } from './site-mirror.ts';
@@ -44,6 +45,8 @@ export interface WorkersMeshSource {
   key(): SiteKey | undefined;
   /** Every pinned remote site, fresh or stale. */
   sites(): readonly RemoteSiteView[];
+  /** Records a forwarded request's signature as used: one memory for every worker. */
+  claimForward(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict>;
 }
 
 export interface RequestWorkersOptions {
@@ -190,7 +193,13 @@ export class RequestWorkers {
     const options = this.#options;
     const mesh = this.#mesh === undefined ? undefined : { keyPem: this.#mesh.keyPem, sites: this.#mesh.sites };
     const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet, port, relay: options.relay, relayed: options.relayed, mesh };
-    const deps: LinkDeps = { ...options, syncFleet: () => this.syncFleet(), onExit: (link, code) => this.#exited(link, code) };
+    const source = options.mesh;
+    const deps: LinkDeps = {
+      ...options,
+      syncFleet: () => this.syncFleet(),
+      onExit: (link, code) => this.#exited(link, code),
+      claimForward: source === undefined ? undefined : (claim) => source.claimForward(claim),
+    };
     const { link, listening } = startLink((options.spawn ?? spawnWorkerThread)(init), init, deps);
     const at = this.#links.findIndex((l) => l.index === index);
     if (at >= 0) this.#links[at] = link;

@@ -4,6 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { EventBus } from '#src/core/events.ts';
+import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
@@ -30,7 +31,11 @@ export interface LinkDeps {
   readonly syncFleet: () => void;
   /** The thread ended (its leases are already back). */
   readonly onExit: (link: Link, code: number) => void;
+  /** [mesh]: records a forwarded request's signature as used, for the whole gateway (absent: refused). */
+  readonly claimForward?: ((claim: ForwardClaim) => ClaimVerdict | Promise<ClaimVerdict>) | undefined;
 }
+
+const NO_REPLAY_MEMORY: ClaimVerdict = { ok: false, rejection: 'replayed', detail: 'this gateway keeps no memory of forwarded requests (no [mesh])' };
 
 export interface Link {
   readonly index: number;
@@ -86,6 +91,15 @@ export function startLink(worker: WorkerThread, init: WorkerInit, options: LinkD
         return listened?.resolve(message.port);
       case 'listen-failed':
         return listened?.reject(new Error(`request worker ${init.index} could not listen: ${message.error}`));
+      case 'claim': {
+        const { id, claim } = message;
+        const answer = (verdict: ClaimVerdict): void => post({ t: 'claimed', id, verdict });
+        Promise.resolve(options.claimForward?.(claim) ?? NO_REPLAY_MEMORY).then(answer, (error: unknown) => {
+          options.logger.error({ err: error, worker: init.index }, 'a replay check failed');
+          answer({ ok: false, rejection: 'replay_memory_full', detail: 'the replay check failed', retryAfterSeconds: 1 });
+        });
+        return;
+      }
       case 'drained':
         return drainedNow();
     }

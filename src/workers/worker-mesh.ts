@@ -14,7 +14,8 @@ import { meshLinkFor, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { siteKeyFromPrivateKey } from '#src/mesh/site-key-file.ts';
 import { remoteDeps, UpstreamPools, type HeldBytesBudget, type ProxyEvents, type RemoteDeps } from '#src/proxy/index.ts';
-import type { MeshInit } from './protocol.ts';
+import type { MeshInit, WorkerMessage } from './protocol.ts';
+import { OwnerReplayGuard } from './replay-claims.ts';
 import { SiteMirror } from './site-mirror.ts';
 
 export interface WorkerMeshDeps {
@@ -22,6 +23,8 @@ export interface WorkerMeshDeps {
   readonly clock: Clock;
   readonly events: EventBus<ProxyEvents>;
   readonly heldBudget: HeldBytesBudget;
+  /** To the owner thread (replay claims). */
+  readonly send: (message: WorkerMessage) => void;
 }
 
 export class WorkerMesh {
@@ -29,24 +32,28 @@ export class WorkerMesh {
   readonly remote: RemoteDeps;
   readonly mirror: SiteMirror;
   readonly pools: UpstreamPools;
+  /** Asks the owner to record each verified forward's signature (one memory for every worker). */
+  readonly replay: OwnerReplayGuard;
   #key: SiteKey | undefined;
 
-  private constructor(link: MeshLink, remote: RemoteDeps, mirror: SiteMirror, pools: UpstreamPools) {
+  private constructor(link: MeshLink, remote: RemoteDeps, mirror: SiteMirror, pools: UpstreamPools, replay: OwnerReplayGuard) {
     this.link = link;
     this.remote = remote;
     this.mirror = mirror;
     this.pools = pools;
+    this.replay = replay;
   }
 
   /** The worker's mesh part; undefined when the config has no [mesh] (no federation work per request). */
   static start(init: MeshInit | undefined, deps: WorkerMeshDeps): WorkerMesh | undefined {
     const mirror = new SiteMirror(init?.sites ?? []);
     const holder: { mesh?: WorkerMesh } = {};
-    const link = meshLinkFor(deps.config, () => holder.mesh?.key(), mirror, pinnedPublicKey);
+    const replay = new OwnerReplayGuard(deps.send, deps.clock);
+    const link = meshLinkFor(deps.config, () => holder.mesh?.key(), mirror, replay, pinnedPublicKey);
     if (link === undefined) return undefined;
     const pools = new UpstreamPools(deps.config().upstream, { clock: deps.clock });
     const remote = remoteDeps(link, { pools, clock: deps.clock, events: deps.events, heldBudget: deps.heldBudget });
-    const mesh = new WorkerMesh(link, remote, mirror, pools);
+    const mesh = new WorkerMesh(link, remote, mirror, pools, replay);
     holder.mesh = mesh;
     if (init?.keyPem !== undefined) mesh.setKey(init.keyPem);
     return mesh;

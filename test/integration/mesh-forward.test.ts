@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { KeyObject } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodePinnedKey, signForward, verifyForward, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import { decodePinnedKey, localReplayGuard, signForward, verifyForward, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { RemoteModel, RemoteSiteView } from '#src/routing/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
@@ -64,9 +64,9 @@ const keyStranger = testSiteKey();
 let sitesSeenByA: RemoteSiteView[] = [];
 let sitesSeenByB: RemoteSiteView[] = [];
 
-function link(site: string, key: SiteKey, pins: [string, SiteKey][], sites: () => RemoteSiteView[]): MeshLink {
+function link(site: string, key: SiteKey, pins: [string, SiteKey][], sites: () => RemoteSiteView[], url: () => string): MeshLink {
   const pinned: Map<string, KeyObject> = new Map(pins.map(([id, k]) => [id, decodePinnedKey(k.publicKey)]));
-  return { site, key: () => key, source: { sites }, pins: () => pinned, maxClockSkewMs: () => 30_000 };
+  return { site, url, key: () => key, source: { sites }, pins: () => pinned, maxClockSkewMs: () => 30_000, replay: localReplayGuard(() => Date.now()) };
 }
 
 function view(id: string, url: string, models: Record<string, Partial<RemoteModel>>, over: Partial<RemoteSiteView> = {}): RemoteSiteView {
@@ -94,11 +94,11 @@ before(async () => {
   [simA, simB, recorder] = await Promise.all([startSimFleet(FLEET_A), startSimFleet(FLEET_B), startRecordingUpstream([])]);
   gwA = await startGateway(gatewayToml(nodesOf(simA), '', 'api_keys = ["env:CLIENT_KEY"]'), {
     env: { CLIENT_KEY: KEY_A },
-    mesh: link('a', keyA, [['b', keyB]], () => sitesSeenByA),
+    mesh: link('a', keyA, [['b', keyB]], () => sitesSeenByA, () => gwA.url),
   });
   gwB = await startGateway(gatewayToml(nodesOf(simB), '', 'api_keys = ["env:CLIENT_KEY"]'), {
     env: { CLIENT_KEY: KEY_B },
-    mesh: link('b', keyB, [['a', keyA]], () => sitesSeenByB),
+    mesh: link('b', keyB, [['a', keyA]], () => sitesSeenByB, () => gwB.url),
   });
   sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
   // Both fleets listed and sized before any forwarding is judged.
@@ -143,8 +143,10 @@ test('client credentials never leave the site; the forward carries the agreed si
     assert.equal(head.headers['x-api-key'], undefined);
     assert.equal(head.headers.cookie, undefined);
     assert.equal(head.headers['x-switchyard-forwarded-by'], 'b');
-    assert.match(String(head.headers['signature-input']), /^sy=\("@method" "@authority" "@path" "@query" "content-digest" "x-switchyard-forwarded-by"\);created=\d+;expires=\d+;keyid="b";alg="ed25519"$/);
-    const verdict = await verifyForward(head, { pins: new Map([['b', decodePinnedKey(keyB.publicKey)]]), nowMs: Date.now(), maxClockSkewMs: 30_000 });
+    assert.match(String(head.headers['signature-input']), /^sy=\("@method" "@authority" "@path" "@query" "content-digest" "x-switchyard-forwarded-by"\);created=\d+;expires=\d+;nonce="[A-Za-z0-9_-]{22}";keyid="b";alg="ed25519"$/);
+    const target = head.target;
+    const context = { pins: new Map([['b', decodePinnedKey(keyB.publicKey)]]), nowMs: Date.now(), maxClockSkewMs: 30_000, self: 'rec', selfKey: undefined, url: recorder.url, replay: localReplayGuard(() => Date.now(), 0) };
+    const verdict = await verifyForward({ method: head.method, target, headers: head.headers }, context);
     assert.deepEqual(verdict, { ok: true, site: 'b' });
   } finally {
     sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];

@@ -1,9 +1,10 @@
 // The signature on a forwarded request (RFC 9421 through the http-message-signatures package):
 // label `sy`, alg ed25519, keyid = the forwarding site's id, covering the request line, the body's
-// Content-Digest and the forwarding header, with `created` and `expires`. docs/federation.md
-// describes it for other implementations.
+// Content-Digest and the forwarding header, with `created`, `expires` and a random `nonce` (the
+// receiver accepts each nonce once: seen-forwards.ts). docs/federation-forwarding.md describes it
+// for other implementations.
 
-import { sign } from 'node:crypto';
+import { randomBytes, sign } from 'node:crypto';
 import { httpbis } from 'http-message-signatures';
 import type { SiteKey } from '../site-key.ts';
 import { contentDigest } from './content-digest.ts';
@@ -11,7 +12,9 @@ import { contentDigest } from './content-digest.ts';
 export const FORWARDED_BY = 'x-switchyard-forwarded-by';
 export const SIGNATURE_LABEL = 'sy';
 export const SIGNED_COMPONENTS: readonly string[] = ['@method', '@authority', '@path', '@query', 'content-digest', FORWARDED_BY];
-export const SIGNATURE_PARAMS: readonly string[] = ['created', 'expires', 'keyid', 'alg'];
+export const SIGNATURE_PARAMS: readonly string[] = ['created', 'expires', 'nonce', 'keyid', 'alg'];
+/** A nonce as the receiver accepts it: base64url, 16 to 64 characters (this side sends 16 random bytes). */
+export const NONCE_RULE = /^[A-Za-z0-9_-]{16,64}$/;
 
 export interface ForwardToSign {
   readonly method: string;
@@ -27,6 +30,8 @@ export interface ForwardToSign {
   readonly nowMs: number;
   /** How long the signature is valid: `[mesh] max_clock_skew`. */
   readonly lifetimeMs: number;
+  /** The signature's nonce; absent = 16 random bytes (tests fix it to replay a signature). */
+  readonly nonce?: string;
 }
 
 /** The headers to send: `headers` plus Content-Digest, the forwarded-by header, Signature-Input and Signature. */
@@ -38,7 +43,7 @@ export async function signForward(input: ForwardToSign): Promise<Record<string, 
       name: SIGNATURE_LABEL,
       fields: [...SIGNED_COMPONENTS],
       params: [...SIGNATURE_PARAMS],
-      paramValues: { created: new Date(input.nowMs), expires: new Date(input.nowMs + input.lifetimeMs) },
+      paramValues: { created: new Date(input.nowMs), expires: new Date(input.nowMs + input.lifetimeMs), nonce: input.nonce ?? randomBytes(16).toString('base64url') },
     },
     { method: input.method, url: input.url, headers },
   );

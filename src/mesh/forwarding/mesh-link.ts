@@ -1,13 +1,15 @@
 // What the request path needs from the mesh to forward and to accept forwarded requests: this
-// site's id and key, the remote sites as the site store sees them (mesh-state's MeshService), and
-// the pins and skew in force (re-read per request, so a reload applies them). Absent = no [mesh]:
-// the request path does no federation work at all.
+// site's id, url and key, the remote sites as the site store sees them (mesh-state's MeshService),
+// the pins and skew in force (re-read per request, so a reload applies them), and the memory of
+// accepted signatures (one per gateway, whatever thread verifies). Absent = no [mesh]: the request
+// path does no federation work at all.
 
 import type { KeyObject } from 'node:crypto';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 import type { MeshConfig } from '#src/config/types.ts';
 import type { SiteKey } from '../site-key.ts';
 import { decodePinnedKey, pinsOf } from './pinned-key.ts';
+import type { ReplayGuard } from './seen-forwards.ts';
 
 /** The source of remote site views: MeshService in the gateway, a fake in tests. */
 export interface SitesSource {
@@ -18,6 +20,8 @@ export interface SitesSource {
 export interface MeshLink {
   /** This site's id (`[mesh] site`). */
   readonly site: string;
+  /** This site's `[mesh] url` (as started: a restart-only setting): what forwards to it are signed for. */
+  readonly url: () => string;
   /** This site's key, once loaded; undefined = nothing is forwarded (a request cannot be signed). */
   readonly key: () => SiteKey | undefined;
   readonly source: SitesSource;
@@ -25,6 +29,8 @@ export interface MeshLink {
   readonly pins: () => ReadonlyMap<string, KeyObject>;
   /** `[mesh] max_clock_skew`: the signature lifetime when forwarding, the window when verifying. */
   readonly maxClockSkewMs: () => number;
+  /** Where each accepted forward's signature is recorded, so that it is good once. */
+  readonly replay: ReplayGuard;
 }
 
 /**
@@ -36,6 +42,7 @@ export function meshLinkFor(
   config: () => { readonly mesh?: MeshConfig | undefined },
   key: () => SiteKey | undefined,
   source: SitesSource,
+  replay: ReplayGuard,
   decode: (b64url: string) => KeyObject = decodePinnedKey,
 ): MeshLink | undefined {
   const first = config().mesh;
@@ -43,6 +50,7 @@ export function meshLinkFor(
   let cached: { sites: MeshConfig['sites']; pins: ReadonlyMap<string, KeyObject> } | undefined;
   return {
     site: first.site,
+    url: () => first.url,
     key,
     source,
     pins: () => {
@@ -51,5 +59,6 @@ export function meshLinkFor(
       return cached.pins;
     },
     maxClockSkewMs: () => config().mesh?.maxClockSkewMs ?? first.maxClockSkewMs,
+    replay,
   };
 }

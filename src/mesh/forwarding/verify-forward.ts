@@ -1,29 +1,42 @@
-// The receiving side of a forwarded request: is it signed by a pinned site, over what it claims,
-// within the clock-skew window? Decided from the head, before API-key auth and before the body is
-// read; the body's Content-Digest is checked once the body is in (content-digest.ts). Every
-// refusal names its problem, and the answer is 401.
+// The receiving side of a forwarded request: is it signed by a pinned site other than this one,
+// over this site's own `[mesh] url` and the request-target it arrived with, within the clock-skew
+// window, and for the first time? Decided from the head, before API-key auth and before the body
+// is read; the body's Content-Digest is checked once the body is in (content-digest.ts). Every
+// refusal names its problem; the answer is 401 (503 when the replay memory is full).
 
 import { verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { httpbis } from 'http-message-signatures';
-import { FORWARDED_BY, SIGNATURE_LABEL, SIGNATURE_PARAMS, SIGNED_COMPONENTS } from './forward-signature.ts';
+import { FORWARDED_BY, NONCE_RULE, SIGNATURE_LABEL, SIGNATURE_PARAMS, SIGNED_COMPONENTS } from './forward-signature.ts';
+import { siteTargetUrl } from './forward-url.ts';
+import type { ReplayGuard } from './seen-forwards.ts';
 
 export const FORWARD_REJECTIONS = {
   unsigned: 'unsigned forwarded request',
   unknown_site: 'unknown site',
+  own_site: 'signed as this site',
   bad_signature: 'bad signature',
   expired: 'signature expired',
+  replayed: 'signature replayed',
+  replay_memory_full: 'too many forwarded requests to check for replay',
   digest_mismatch: 'content digest mismatch',
 } as const;
 export type ForwardRejection = keyof typeof FORWARD_REJECTIONS;
 
 export type ForwardVerdict =
   | { readonly ok: true; readonly site: string }
-  | { readonly ok: false; readonly rejection: ForwardRejection; readonly detail: string; /** The claimed site when it is pinned (a bounded label). */ readonly site: string | undefined };
+  | {
+      readonly ok: false;
+      readonly rejection: ForwardRejection;
+      readonly detail: string;
+      /** The claimed site when it is pinned (a bounded label). */
+      readonly site: string | undefined;
+      readonly retryAfterSeconds?: number | undefined;
+    };
 
 export interface ForwardHead {
   readonly method: string;
-  /** The request target as received (`req.url`). */
+  /** The request-target's path and query, as the request line gave them (origin-form: `/path?query`). */
   readonly target: string;
   readonly headers: IncomingHttpHeaders;
 }
@@ -33,6 +46,14 @@ export interface VerifyContext {
   /** Wall-clock ms (the injected clock's `now()`). */
   readonly nowMs: number;
   readonly maxClockSkewMs: number;
+  /** This site's id: a forward claiming it is refused. */
+  readonly self: string;
+  /** This site's public key once loaded: a forward signed with it is refused, whatever site it names. */
+  readonly selfKey: KeyObject | undefined;
+  /** This site's `[mesh] url`: the authority (and path prefix) every forward to it was signed for. */
+  readonly url: string;
+  /** Records each accepted signature's one use. */
+  readonly replay: ReplayGuard;
 }
 
 /** Whether the head claims to be forwarded or signed, and so must be verified (cheap: three lookups). */
@@ -43,29 +64,39 @@ export function claimsForward(headers: IncomingHttpHeaders): boolean {
 /** Longer than any real skew: the package's own time checks use Date.now(); ours use the injected clock. */
 const NO_PACKAGE_TIME_CHECK_S = 100 * 365 * 24 * 3600;
 
+interface SeenParams {
+  keyid?: unknown;
+  created?: unknown;
+  expires?: unknown;
+  nonce?: unknown;
+}
+
 export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Promise<ForwardVerdict> {
   const by = single(head.headers[FORWARDED_BY]);
   const input = single(head.headers['signature-input']);
   const signature = single(head.headers.signature);
   // The claimed site labels the refusal only when it is pinned (a bounded set); it proves nothing.
-  const claimed = by !== undefined && ctx.pins.has(by) ? by : undefined;
+  const claimed = by !== undefined && ctx.pins.has(by) && by !== ctx.self ? by : undefined;
   const reject = (rejection: ForwardRejection, detail: string, site = claimed): ForwardVerdict => ({ ok: false, rejection, detail, site });
   if (by === undefined) return reject('unsigned', `no single ${FORWARDED_BY} header`);
   if (input === undefined || signature === undefined) return reject('unsigned', 'no Signature-Input and Signature headers');
   if (single(head.headers['content-digest']) === undefined) return reject('unsigned', 'no Content-Digest header');
+  if (by === ctx.self) return reject('own_site', `the request names this site ('${by}') as its sender: a site never forwards to itself`);
   const pinned = ctx.pins.get(by);
   if (pinned === undefined) return reject('unknown_site', `site '${by}' is not pinned in [[mesh.sites]]`);
+  if (ctx.selfKey?.equals(pinned) === true) return reject('own_site', `the key pinned for '${by}' is this site's own key`, by);
   if (!input.trimStart().startsWith(`${SIGNATURE_LABEL}=`)) return reject('bad_signature', `no signature labelled '${SIGNATURE_LABEL}'`, by);
-  const host = single(head.headers.host);
-  if (host === undefined) return reject('bad_signature', 'no Host header to check @authority against', by);
+  // What was signed is rebuilt from this site's own url and the request line: never from Host.
+  const url = siteTargetUrl(ctx.url, head.target);
+  if (url === undefined) return reject('bad_signature', `the request-target is not a path this site's url '${ctx.url}' can be signed for`, by);
 
-  const seen: { keyid?: unknown; created?: unknown; expires?: unknown }[] = [];
+  const seen: SeenParams[] = [];
   let verified: boolean | null;
   try {
     verified = await httpbis.verifyMessage(
       {
         keyLookup: (params) => {
-          seen.push({ keyid: params.keyid, created: params.created, expires: params.expires });
+          seen.push({ keyid: params.keyid, created: params.created, expires: params.expires, nonce: params.nonce });
           if (params.keyid !== by) return Promise.resolve(null);
           return Promise.resolve({ id: by, algs: ['ed25519'], verify: (data: Buffer, sig: Buffer) => Promise.resolve(verify(null, data, pinned, sig)) });
         },
@@ -73,7 +104,7 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
         requiredParams: [...SIGNATURE_PARAMS],
         tolerance: NO_PACKAGE_TIME_CHECK_S,
       },
-      { method: head.method, url: `http://${host}${head.target}`, headers: stringHeaders(head.headers) },
+      { method: head.method, url: url.href, headers: stringHeaders(head.headers) },
     );
   } catch (error) {
     return reject('bad_signature', error instanceof Error ? error.message : String(error), by);
@@ -81,22 +112,32 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
   if (seen.length !== 1) return reject('bad_signature', `exactly one signature expected, got ${seen.length}`, by);
   const params = seen[0] ?? {};
   if (params.keyid !== by) return reject('bad_signature', `keyid '${String(params.keyid)}' is not the forwarding site '${by}'`, by);
-  if (verified !== true) return reject('bad_signature', `the signature does not verify against the key pinned for '${by}'`, by);
-  return judgeTimes(params, ctx, by) ?? { ok: true, site: by };
+  if (verified !== true) return reject('bad_signature', `the signature does not verify against the key pinned for '${by}' (signed for another site, path or body?)`, by);
+  const times = judgeTimes(params, ctx);
+  if (!times.ok) return reject('expired', times.detail, by);
+  const nonce = params.nonce;
+  if (typeof nonce !== 'string' || !NONCE_RULE.test(nonce)) return reject('bad_signature', 'the nonce must be 16 to 64 base64url characters', by);
+  const claim = await ctx.replay.claim({ site: by, nonce, createdMs: times.createdMs, untilMs: times.untilMs });
+  if (!claim.ok) return { ok: false, rejection: claim.rejection, detail: claim.detail, site: by, retryAfterSeconds: claim.retryAfterSeconds };
+  return { ok: true, site: by };
 }
 
-/** `created` within the skew window either way, `expires` not past (seconds, as RFC 9421 states them). */
-function judgeTimes(params: { created?: unknown; expires?: unknown }, ctx: VerifyContext, site: string): ForwardVerdict | undefined {
+type Times = { readonly ok: true; readonly createdMs: number; readonly untilMs: number } | { readonly ok: false; readonly detail: string };
+
+/**
+ * `created` within the skew window either way, `expires` not past (seconds, as RFC 9421 states
+ * them). A signature accepted now could be accepted until min(expires, created + skew): `untilMs`.
+ */
+export function judgeTimes(params: { created?: unknown; expires?: unknown }, ctx: Pick<VerifyContext, 'nowMs' | 'maxClockSkewMs'>): Times {
   const created = seconds(params.created);
   const expires = seconds(params.expires);
   const now = ctx.nowMs / 1000;
   const skew = ctx.maxClockSkewMs / 1000;
-  const expired = (detail: string): ForwardVerdict => ({ ok: false, rejection: 'expired', detail, site });
-  if (created === undefined || expires === undefined) return expired('created and expires are required');
-  if (created > now + skew) return expired(`created ${Math.round(created - now)} s in the future (max_clock_skew ${skew} s)`);
-  if (created < now - skew) return expired(`created ${Math.round(now - created)} s ago (max_clock_skew ${skew} s)`);
-  if (expires < now) return expired(`expired ${Math.round(now - expires)} s ago`);
-  return undefined;
+  if (created === undefined || expires === undefined) return { ok: false, detail: 'created and expires are required' };
+  if (created > now + skew) return { ok: false, detail: `created ${Math.round(created - now)} s in the future (max_clock_skew ${skew} s)` };
+  if (created < now - skew) return { ok: false, detail: `created ${Math.round(now - created)} s ago (max_clock_skew ${skew} s)` };
+  if (expires < now) return { ok: false, detail: `expired ${Math.round(now - expires)} s ago` };
+  return { ok: true, createdMs: created * 1000, untilMs: Math.min(expires, created + skew) * 1000 };
 }
 
 function seconds(value: unknown): number | undefined {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { KeyObject } from 'node:crypto';
 import { test } from 'node:test';
-import { contentDigest, decodePinnedKey, digestMatches, meshLinkFor, signForward, verifyForward, type ForwardHead, type VerifyContext } from '#src/mesh/forwarding/index.ts';
+import { contentDigest, decodePinnedKey, digestMatches, meshLinkFor, SeenForwards, signForward, verifyForward, type ForwardHead, type ReplayGuard, type VerifyContext } from '#src/mesh/forwarding/index.ts';
 import { testSiteKey } from '#test/fixtures/site-keys.ts';
 
 const NOW = 1_800_000_000_000;
@@ -25,13 +25,24 @@ async function signedHead(over: { site?: string; key?: typeof keyA; nowMs?: numb
   return { method: 'POST', target: '/v1/chat/completions', headers: { ...headers, host: '127.0.0.1:8080' } };
 }
 
-const pins = (entries: [string, KeyObject][]): VerifyContext => ({ pins: new Map(entries), nowMs: NOW, maxClockSkewMs: SKEW });
+/** Takes every claim: these tests judge one verification each (replay has its own tests). */
+const ANY_ONCE: ReplayGuard = { claim: () => ({ ok: true }) };
+const pins = (entries: [string, KeyObject][], over: Partial<VerifyContext> = {}): VerifyContext => ({
+  pins: new Map(entries),
+  nowMs: NOW,
+  maxClockSkewMs: SKEW,
+  self: 'self',
+  selfKey: undefined,
+  url: 'http://127.0.0.1:8080',
+  replay: ANY_ONCE,
+  ...over,
+});
 const PINNED = pins([['a', decodePinnedKey(keyA.publicKey)]]);
 
 test('a signed forward verifies against the pinned key, with the agreed label, components and params', async () => {
   const head = await signedHead();
   const input = String(head.headers['signature-input']);
-  assert.match(input, /^sy=\("@method" "@authority" "@path" "@query" "content-digest" "x-switchyard-forwarded-by"\);created=\d+;expires=\d+;keyid="a";alg="ed25519"$/);
+  assert.match(input, /^sy=\("@method" "@authority" "@path" "@query" "content-digest" "x-switchyard-forwarded-by"\);created=\d+;expires=\d+;nonce="[A-Za-z0-9_-]{22}";keyid="a";alg="ed25519"$/);
   assert.equal(head.headers['x-switchyard-forwarded-by'], 'a');
   assert.equal(head.headers['content-digest'], contentDigest(BODY));
   assert.deepEqual(await verifyForward(head, PINNED), { ok: true, site: 'a' });
@@ -52,7 +63,11 @@ test('every refusal names its problem', async () => {
     ['a site nobody pinned', async () => signedHead({ site: 'z' }), PINNED, 'unknown_site'],
     ['signed by another key (B speaking for A)', async () => signedHead({ key: keyB }), PINNED, 'bad_signature'],
     ['another path than signed', async () => ({ ...good, target: '/v1/embeddings' }), PINNED, 'bad_signature'],
-    ['another authority than signed', async () => ({ ...good, headers: { ...good.headers, host: '127.0.0.1:9' } }), PINNED, 'bad_signature'],
+    ['signed for another site than this one', async () => signedHead({ url: 'http://127.0.0.1:9/v1/chat/completions' }), PINNED, 'bad_signature'],
+    ['the same, with Host naming the site it was signed for', async () => ({ ...(await signedHead({ url: 'http://127.0.0.1:9/v1/chat/completions' })), headers: { ...(await signedHead({ url: 'http://127.0.0.1:9/v1/chat/completions' })).headers, host: '127.0.0.1:9' } }), PINNED, 'bad_signature'],
+    ['a request-target that is not origin-form', async () => ({ ...good, target: '//127.0.0.1:8080/v1/chat/completions' }), PINNED, 'bad_signature'],
+    ['signed as this site itself', async () => signedHead({ site: 'self' }), pins([['self', decodePinnedKey(keyA.publicKey)]]), 'own_site'],
+    ['signed with this site\'s own key under another pinned id', async () => signedHead(), pins([['a', decodePinnedKey(keyA.publicKey)]], { selfKey: decodePinnedKey(keyA.publicKey) }), 'own_site'],
     ['a changed content-digest header', async () => ({ ...good, headers: { ...good.headers, 'content-digest': contentDigest(Buffer.from('x')) } }), PINNED, 'bad_signature'],
     ['forwarded-by names another pinned site than keyid', async () => ({ ...good, headers: { ...good.headers, 'x-switchyard-forwarded-by': 'b' } }), pins([['a', decodePinnedKey(keyA.publicKey)], ['b', decodePinnedKey(keyB.publicKey)]]), 'bad_signature'],
     ['garbage signature-input', async () => ({ ...good, headers: { ...good.headers, 'signature-input': 'sy=nonsense(' } }), PINNED, 'bad_signature'],
@@ -88,7 +103,7 @@ test('the mesh link reads pins and skew from the config in force, decoding pins 
   });
   let config: { mesh?: ReturnType<typeof mesh> } = { mesh: mesh([{ id: 'a', publicKey: keyA.publicKey }], 30_000) };
   let decoded = 0;
-  const link = meshLinkFor(() => config, () => keyA, { sites: () => [] }, (b64) => (decoded++, decodePinnedKey(b64)));
+  const link = meshLinkFor(() => config, () => keyA, { sites: () => [] }, ANY_ONCE, (b64) => (decoded++, decodePinnedKey(b64)));
   assert.ok(link !== undefined);
   assert.deepEqual([...link.pins().keys()], ['a']);
   link.pins();
@@ -96,5 +111,31 @@ test('the mesh link reads pins and skew from the config in force, decoding pins 
   config = { mesh: mesh([{ id: 'a', publicKey: keyA.publicKey }, { id: 'b', publicKey: keyB.publicKey }], 10_000) };
   assert.deepEqual([...link.pins().keys()], ['a', 'b']);
   assert.equal(link.maxClockSkewMs(), 10_000);
-  assert.equal(meshLinkFor(() => ({}), () => keyA, { sites: () => [] }), undefined);
+  assert.equal(link.url(), 'http://127.0.0.1:1');
+  assert.equal(meshLinkFor(() => ({}), () => keyA, { sites: () => [] }, ANY_ONCE), undefined);
+});
+
+test('the Host header plays no part: a signature verifies against this site\'s url whatever Host says', async () => {
+  const head = await signedHead();
+  assert.deepEqual(await verifyForward({ ...head, headers: { ...head.headers, host: 'elsewhere.example:1' } }, PINNED), { ok: true, site: 'a' });
+  const { host: _dropped, ...noHost } = head.headers;
+  assert.deepEqual(await verifyForward({ ...head, headers: noHost }, PINNED), { ok: true, site: 'a' });
+});
+
+test('a site url with a path prefix: the signature covers the prefix, the request-target arrives without it', async () => {
+  const head = await signedHead({ url: 'https://gw.example/site-a/v1/chat/completions' });
+  assert.deepEqual(await verifyForward(head, pins([['a', decodePinnedKey(keyA.publicKey)]], { url: 'https://gw.example/site-a/' })), { ok: true, site: 'a' });
+  assert.equal((await verifyForward(head, pins([['a', decodePinnedKey(keyA.publicKey)]], { url: 'https://gw.example/' }))).ok, false);
+});
+
+test('a signature is good once: the second use is replayed, another nonce is a new signature', async () => {
+  const seen = new SeenForwards(NOW - 60_000);
+  const ctx = pins([['a', decodePinnedKey(keyA.publicKey)]], { replay: { claim: (c) => seen.claim(c, NOW) } });
+  const head = await signedHead();
+  assert.deepEqual(await verifyForward(head, ctx), { ok: true, site: 'a' });
+  const again = await verifyForward(head, ctx);
+  assert.equal(again.ok, false);
+  if (!again.ok) assert.deepEqual([again.rejection, again.site], ['replayed', 'a']);
+  assert.deepEqual(await verifyForward(await signedHead(), ctx), { ok: true, site: 'a' }, 'a new signature of the same request is another nonce');
+  assert.equal(seen.size(), 2);
 });

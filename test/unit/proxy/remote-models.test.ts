@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { remoteModelList } from '#src/proxy/index.ts';
-import { forwardUrl } from '#src/proxy/remote-forward.ts';
+import { siteTargetUrl } from '#src/mesh/forwarding/index.ts';
 import { noNodeAvailable } from '#src/proxy/refusal-errors.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 
@@ -44,5 +44,5 @@ test('a forward goes to <site url><endpoint>, path prefix kept; a url that is no
     ['file:///etc/passwd', undefined],
     ['not a url', undefined],
   ];
-  for (const [site, expected] of cases) assert.equal(forwardUrl(site, '/v1/chat/completions')?.href, expected, site);
+  for (const [site, expected] of cases) assert.equal(siteTargetUrl(site, '/v1/chat/completions')?.href, expected, site);
 });

@@ -130,7 +130,7 @@ test('without [mesh] the workers start with no mesh state and are sent none', as
 
 test('with [mesh] the workers get the site key once loaded and the remote sites whenever their views change', async () => {
   const state: { key: SiteKey | undefined; sites: RemoteSiteView[] } = { key: undefined, sites: [] };
-  const { workers, threads } = await startWith({ key: () => state.key, sites: () => state.sites });
+  const { workers, threads } = await startWith({ key: () => state.key, sites: () => state.sites, claimForward: () => ({ ok: true }) });
   assert.deepEqual(threads.map((t) => t.init.mesh), [{ keyPem: undefined, sites: [] }, { keyPem: undefined, sites: [] }]);
   const pushed = (thread: FakeThread | undefined, t: 'sites' | 'site-key') => thread?.received.filter((m) => m.t === t) ?? [];
   workers.syncMesh();

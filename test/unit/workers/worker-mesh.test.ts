@@ -21,7 +21,7 @@ const meshOf = (pins: [string, string][], skewMs: number): MeshConfig =>
   ({ site: 'a', maxClockSkewMs: skewMs, sites: pins.map(([id, publicKey]) => ({ id, publicKey })) }) as unknown as MeshConfig;
 
 function deps(config: () => GatewayConfig) {
-  return { config, clock: new ManualClock(), events: new EventBus<ProxyEvents>(), heldBudget: new HeldBytesBudget(() => 1 << 20) };
+  return { config, clock: new ManualClock(), events: new EventBus<ProxyEvents>(), heldBudget: new HeldBytesBudget(() => 1 << 20), send: () => {} };
 }
 
 const C: RemoteSiteView = { id: 'c', url: 'http://127.0.0.1:2', fresh: true, load: 1.25, models: new Map([['m', { ctx: undefined, onDemand: true }], ['n', { ctx: 4096, onDemand: false }]]) };
@@ -42,7 +42,8 @@ test('the link signs with the key the owner sent, and follows the config for pin
     // What the worker signs verifies against this site's pin.
     const url = 'http://127.0.0.1:2/v1/chat/completions';
     const headers = await signForward({ method: 'POST', url, headers: {}, body: Buffer.from('{}'), site: 'a', key: mesh.link.key() ?? assert.fail(), nowMs: 1_000, lifetimeMs: 5_000 });
-    const verdict = await verifyForward({ method: 'POST', target: '/v1/chat/completions', headers: { ...headers, host: '127.0.0.1:2' } }, { pins: mesh.link.pins(), nowMs: 1_000, maxClockSkewMs: 5_000 });
+    const ctx = { pins: mesh.link.pins(), nowMs: 1_000, maxClockSkewMs: 5_000, self: 'c', selfKey: undefined, url: 'http://127.0.0.1:2', replay: { claim: () => ({ ok: true }) as const } };
+    const verdict = await verifyForward({ method: 'POST', target: '/v1/chat/completions', headers }, ctx);
     assert.deepEqual([verdict.ok, verdict.site], [true, 'a']);
     assert.deepEqual([...mesh.link.pins().keys()], ['a']);
     assert.equal(mesh.link.maxClockSkewMs(), 5_000);

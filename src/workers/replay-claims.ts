@@ -1,0 +1,51 @@
+// A worker's replay guard ([mesh] with `[server] workers` > 1): a forwarded request's signature is
+// good once across the whole gateway, and a replay on another connection may reach another
+// thread — so each accepted signature is recorded by the owner thread, which holds the one memory
+// (mesh/forwarding/seen-forwards.ts). One message there, one back; an answer that does not come
+// within CLAIM_TIMEOUT_MS refuses the forward (fail closed: it may be retried).
+
+import type { Clock } from '#src/core/clock.ts';
+import type { ClaimVerdict, ForwardClaim, ReplayGuard } from '#src/mesh/forwarding/index.ts';
+import type { WorkerMessage } from './protocol.ts';
+
+export const CLAIM_TIMEOUT_MS = 5_000;
+
+export class OwnerReplayGuard implements ReplayGuard {
+  readonly #send: (message: WorkerMessage) => void;
+  readonly #clock: Clock;
+  readonly #asking = new Map<number, (verdict: ClaimVerdict) => void>();
+  #nextId = 0;
+
+  constructor(send: (message: WorkerMessage) => void, clock: Clock) {
+    this.#send = send;
+    this.#clock = clock;
+  }
+
+  claim(claim: ForwardClaim): Promise<ClaimVerdict> {
+    this.#nextId += 1;
+    const id = this.#nextId;
+    return new Promise<ClaimVerdict>((resolve) => {
+      const timer = this.#clock.setTimeout(() => {
+        this.#asking.delete(id);
+        resolve({ ok: false, rejection: 'replay_memory_full', detail: `the replay check did not answer within ${CLAIM_TIMEOUT_MS} ms`, retryAfterSeconds: 1 });
+      }, CLAIM_TIMEOUT_MS);
+      this.#asking.set(id, (verdict) => {
+        timer.cancel();
+        resolve(verdict);
+      });
+      this.#send({ t: 'claim', id, claim });
+    });
+  }
+
+  /** The owner's answer to a claim. */
+  answered(id: number, verdict: ClaimVerdict): void {
+    const resolve = this.#asking.get(id);
+    this.#asking.delete(id);
+    resolve?.(verdict);
+  }
+
+  /** Claims still waiting for the owner. */
+  pending(): number {
+    return this.#asking.size;
+  }
+}
