@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestTarget } from '#src/core/request-target.ts';
+import { hostProblem, parseRequestTarget } from '#src/core/request-target.ts';
 
 test('request-targets: path and query, or a named problem', () => {
   const table: [string | undefined, string | RegExp][] = [
@@ -37,4 +37,21 @@ test('a huge malformed target is quoted only in part', () => {
   const parsed = parseRequestTarget(`//${'x'.repeat(10_000)}`);
   assert.ok(!parsed.ok);
   assert.ok(parsed.problem.length < 200);
+});
+
+test('a Host header is a plain host[:port] or the request is refused', () => {
+  const cases: [readonly string[], boolean][] = [
+    [['Host', '127.0.0.1:8080'], true],
+    [['host', 'gw.example.com'], true],
+    [['Host', '[::1]:8080'], true],
+    [['Host', ''], true],
+    [[], true],
+    [['Host', '127.0.0.1:8080/v1/chat/completions#'], false],
+    [['Host', 'a?b'], false],
+    [['Host', 'user@host'], false],
+    [['Host', 'a b'], false],
+    [['Host', 'a', 'Host', 'b'], false],
+  ];
+  for (const [raw, ok] of cases) assert.equal(hostProblem(raw) === undefined, ok, JSON.stringify(raw));
+  assert.match(hostProblem(['Host', 'x/y']) ?? '', /malformed Host header "x\/y": expected host\[:port\]/);
 });
