@@ -22,6 +22,8 @@ function upstreamVerdict(result: ProxyEvents['proxy:attempt']['result']): Upstre
       return 'failure';
     case 'client_abort':
     case 'interim_response':
+    // Only remote sites answer so (their own refusals, never passed on): nothing about a node.
+    case 'http_error':
     // The model failed to load, not the node: the scheduler holds that model off the node instead.
     case 'load_timeout':
       return 'neutral';

@@ -3,7 +3,7 @@
 // function; a rejection is noted but never changes what was accepted.
 
 import type { MeshSitePin } from '#src/config/types.ts';
-import type { RemoteModel, RemoteSiteView } from '#src/routing/remote/remote-site.ts';
+import { REMEMBERED_MS, type RemoteModel, type RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import { isFresh } from './freshness.ts';
 import { sameModels } from './site-models.ts';
 import type { Judgement, RecordRejection } from './judgement.ts';
@@ -120,15 +120,13 @@ export class RemoteSiteStore {
     return { kind: 'accepted', site: record.site, full, modelsChanged };
   }
 
-  /** Every pinned remote site, fresh or stale, for routing. */
+  /** Every pinned remote site, fresh or stale (and then whether still remembered: REMEMBERED_MS), for routing. */
   views(nowMs: number, freshnessMs: number): RemoteSiteView[] {
-    return [...this.#sites].map(([id, s]) => ({
-      id,
-      url: s.record?.url,
-      fresh: isFresh(s.acceptedAt, nowMs, freshnessMs),
-      models: s.models,
-      load: s.load,
-    }));
+    return [...this.#sites].map(([id, s]) => {
+      const fresh = isFresh(s.acceptedAt, nowMs, freshnessMs);
+      const view = { id, url: s.record?.url, fresh, models: s.models, load: s.load };
+      return !fresh && isFresh(s.acceptedAt, nowMs, REMEMBERED_MS) ? { ...view, remembered: true } : view;
+    });
   }
 
   /** When each pinned site's last record was accepted (for freshness timers). */

@@ -6,6 +6,8 @@ import type { UpstreamErrorMeaning } from './upstream-error.ts';
 /** Why nothing usable came back from a node before anything reached the client. */
 export type AttemptFailure =
   | 'http_5xx'
+  /** A 3xx/4xx that is not a refusal the gateway acts on, from an upstream whose errors are not passed on (a remote site). */
+  | 'http_error'
   | 'connect_error'
   | 'reset'
   | 'timeout'

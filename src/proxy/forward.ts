@@ -27,6 +27,8 @@ export interface AttemptInput extends UpstreamRequest {
   readonly extraResponseHeaders: Readonly<Record<string, string>>;
   /** Asked when the node answers 5xx: true means hide it and fail over, false means pass it on. */
   readonly canFailOver: () => boolean;
+  /** False for a remote site: none of its error answers reaches the client (response-policy.ts). Default true. */
+  readonly passOnErrors?: boolean;
   readonly startedMs: number;
   /** Bound on the whole exchange, streaming included; 0 = none. */
   readonly totalTimeoutMs: number;
@@ -53,7 +55,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     const status = sent.head.status;
     const headers = clientResponseHeaders(sent.head.headers);
     const coding = bodyCoding(sent.head.headers['content-encoding']);
-    const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), coding, canFailOver: input.canFailOver });
+    const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), coding, canFailOver: input.canFailOver, passOnErrors: input.passOnErrors });
     if (plan.kind === 'fail') {
       upstream.destroy(new Error(plan.error));
       return { kind: 'failed', result: plan.result, error: plan.error, status };
@@ -69,7 +71,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     const client: ClientSide = { res, exchange, extraResponseHeaders: input.extraResponseHeaders, clock: input.clock, startedMs: input.startedMs };
     switch (plan.kind) {
       case 'inspect_error':
-        return await inspectRefusal(answer, client);
+        return await inspectRefusal(answer, client, input.passOnErrors !== false);
       case 'hold_json':
         return await holdJson(answer, client, input.maxHeldBodyBytes);
       case 'stream':

@@ -1,6 +1,8 @@
 // The strategy for a 400/404: read the error body (bounded) to recognise a refusal the gateway can
 // act on (the prompt overflows this node's context, the node does not have the model). A refusal
-// reaches the handler, never the client; any other error is the node's own answer, passed on.
+// reaches the handler, never the client; any other error is the node's own answer, passed on —
+// except from a remote site (`passOn` false; any 3xx-5xx comes here): its answer fails the attempt,
+// named by status and error code only, and this site answers in its own terms.
 
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import type { HeldReservation } from './held-budget.ts';
@@ -8,7 +10,7 @@ import { holdBody } from './held-body.ts';
 import { deliverHeld, heldBodyBrokeOff } from './held-answer.ts';
 import { streamThrough } from './stream-through.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
-import { interpretUpstreamError } from './upstream-error.ts';
+import { errorCodeOf, interpretUpstreamError } from './upstream-error.ts';
 
 /** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
 const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
@@ -20,17 +22,27 @@ const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
  */
 const UNBUDGETED: HeldReservation = Object.freeze({ take: () => true, release: () => {} });
 
-export async function inspectRefusal(answer: UpstreamAnswer, client: ClientSide): Promise<AttemptOutcome> {
+export async function inspectRefusal(answer: UpstreamAnswer, client: ClientSide, passOn = true): Promise<AttemptOutcome> {
   const held = await holdBody(answer.body, MAX_INSPECTED_ERROR_BYTES, UNBUDGETED);
+  const notPassed = (code: string | undefined): AttemptOutcome => {
+    const error = `answered ${answer.status}${code === undefined ? '' : ` ${code}`}`;
+    if (held.kind === 'too_big') answer.body.destroy(new Error(`${error}: not passed on`));
+    // A 5xx that states no error code is a site in trouble (or a proxy before it): it backs off. One
+    // with a code is the site's own refusal of this request: it answered, and stays reachable.
+    return { kind: 'failed', result: answer.status >= 500 && code === undefined ? 'http_5xx' : 'http_error', error, status: answer.status };
+  };
   switch (held.kind) {
     case 'failed':
       return heldBodyBrokeOff(answer.status, held.error, client.exchange);
     case 'too_big':
+      if (!passOn) return notPassed(undefined);
       // A bigger error body (vLLM echoes the input) is the node's own answer, passed on uninspected.
       return streamThrough(answer, client, { eventStream: false, head: held.head });
     case 'complete': {
-      const refusal = interpretUpstreamError(answer.status, held.bytes.toString('utf8'));
+      const text = held.bytes.toString('utf8');
+      const refusal = interpretUpstreamError(answer.status, text);
       if (refusal !== undefined) return { kind: 'refused', refusal, error: refusal.message, status: answer.status };
+      if (!passOn) return notPassed(errorCodeOf(text));
       return deliverHeld(answer, held.bytes, client);
     }
   }

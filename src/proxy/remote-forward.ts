@@ -1,14 +1,15 @@
 // Forwarding to another site when no local node could serve a request: choose a site (pure,
 // routing/remote), sign the request as this site (mesh/forwarding), send it with the same attempt
 // strategy as a node's, and fail over to another site while nothing has reached the client. A
-// site that fails before its first byte backs off; one that answers is reachable again.
+// site that fails before its first byte backs off; one that answers is reachable again. No error
+// answer of a site reaches the client: why each site tried failed is said in this site's words.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { signForward, siteTargetUrl, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
-import { chooseSite, freshRemoteModels, type SiteReachability } from '#src/routing/index.ts';
+import { chooseSite, knownRemoteModels, type SiteExclusion, type SiteReachability } from '#src/routing/index.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
@@ -66,17 +67,22 @@ export async function forwardToSites(deps: RemoteDeps, ask: RemoteAsk): Promise<
   const { mesh } = deps;
   const sites = mesh.source.sites().filter((s) => s.id !== mesh.site);
   const key = mesh.key();
-  const tried = new Map<string, string>();
+  /** Why each site tried failed, in this site's words: listed in place of `already_tried`. */
+  const tried = new Map<string, SiteExclusion>();
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
+  const failed = (site: string, exclusion: Omit<SiteExclusion, 'site'>): void => {
+    failures.push(`${siteLabel(site)}: ${exclusion.detail ?? exclusion.code}`);
+    tried.set(site, { site, ...exclusion });
+  };
   for (;;) {
     const request = { model: ask.model, promptTokens: ask.promptTokens, maxTokens: ask.maxTokens, triedSites: new Set(tried.keys()), forwarded: ask.forwarded };
     const choice = chooseSite(request, sites, deps.reachability.unreachable(), deps.nextTurn());
     const site = choice.chosen;
     if (site?.url === undefined || key === undefined) {
       if (site !== undefined) failures.push(`${siteLabel(site.id)}: not tried, this site's key is not loaded yet`);
-      const excluded = choice.excluded.map((e) => (e.code === 'already_tried' ? { ...e, detail: tried.get(e.site) } : e));
-      return { kind: 'none', sites: { excluded, models: freshRemoteModels(sites) }, failures, lastRefusal };
+      const excluded = choice.excluded.map((e) => (e.code === 'already_tried' ? (tried.get(e.site) ?? e) : e));
+      return { kind: 'none', sites: { excluded, models: knownRemoteModels(sites) }, failures, lastRefusal };
     }
     const url = siteTargetUrl(site.url, ask.endpoint);
     const outcome: AttemptOutcome =
@@ -86,19 +92,26 @@ export async function forwardToSites(deps: RemoteDeps, ask: RemoteAsk): Promise<
     deps.events.emit('mesh:forwarded', { site: site.id, result: resultOf(outcome) });
     switch (outcome.kind) {
       case 'failed':
-        deps.reachability.failed(site.id, outcome.error);
-        failures.push(`${siteLabel(site.id)}: ${outcome.error}`);
-        tried.set(site.id, outcome.error);
+        if (outcome.result === 'http_error') {
+          // The site answered (it is reachable) with a refusal of its own: named by status and code, never passed on.
+          deps.reachability.reached(site.id);
+          failed(site.id, { code: 'refused', detail: outcome.error });
+        } else {
+          deps.reachability.failed(site.id, outcome.error);
+          failed(site.id, { code: 'unreachable', detail: outcome.error });
+        }
         continue;
-      case 'refused':
+      case 'refused': {
         // The site answered (it is reachable) but cannot take this request: try another.
         deps.reachability.reached(site.id);
-        lastRefusal = outcome.refusal;
-        failures.push(`${siteLabel(site.id)}: ${outcome.error}`);
-        tried.set(site.id, outcome.error);
+        const detail = `answered ${outcome.status} ${outcome.refusal.kind}`;
+        // Its figures are kept (a context size), its words are not (they name its nodes).
+        lastRefusal = { ...outcome.refusal, message: `${siteLabel(site.id)} ${detail}` };
+        failed(site.id, { code: 'refused', detail });
         continue;
+      }
       case 'delivered':
-        // Even a 5xx passed on (no other site to fail over to) is the site answering: it is reachable.
+        // Only a 2xx is delivered from a site (its errors are never passed on): it is reachable.
         deps.reachability.reached(site.id);
         ask.finish(siteLabel(site.id), outcome.status, { firstByteMs: outcome.firstByteMs });
         return { kind: 'answered' };
@@ -141,6 +154,8 @@ async function attemptSite(deps: RemoteDeps, ask: RemoteAsk, site: { id: string;
     nodeName: siteLabel(site.id),
     extraResponseHeaders: { 'x-switchyard-site': site.id, 'x-request-id': ask.requestId },
     canFailOver: () => site.canFailOver,
+    // Another site's error answer names its nodes and its view: this site answers in its own terms.
+    passOnErrors: false,
     startedMs: ask.startedMs,
     totalTimeoutMs: ask.settings.totalTimeoutMs,
     clock: deps.clock,

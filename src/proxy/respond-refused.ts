@@ -33,7 +33,7 @@ export interface RefusalDeps {
 export interface SiteVerdicts {
   /** Why each pinned site did not serve it: listed next to the nodes in 503 bodies. */
   readonly excluded: readonly SiteExclusion[];
-  /** Models fresh remote sites list: such a model is never answered 404. */
+  /** Models remote sites list, or listed within REMEMBERED_MS: such a model is never answered 404. */
   readonly models: ReadonlySet<string>;
 }
 

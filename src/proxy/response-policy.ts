@@ -7,7 +7,7 @@ import type { AttemptFailure } from './attempt-result.ts';
 export type ResponsePlan =
   /** Nothing reaches the client; another node may be tried. */
   | { readonly kind: 'fail'; readonly result: AttemptFailure; readonly error: string }
-  /** A 400/404: read (bounded) to recognise a refusal the gateway can act on. */
+  /** A 400/404 (any 3xx-5xx from a remote site): read (bounded) to recognise a refusal the gateway can act on. */
   | { readonly kind: 'inspect_error' }
   /** A whole 2xx JSON answer: held until complete and parsed, so a broken one can be failed over. */
   | { readonly kind: 'hold_json' }
@@ -38,6 +38,11 @@ export interface ResponseFacts {
   readonly coding: BodyCoding;
   /** Asked only for a 5xx: true means hide it and fail over, false means pass it on. */
   readonly canFailOver: () => boolean;
+  /**
+   * False for a remote site: no error answer of its own reaches the client (this site answers in its
+   * own terms); any 3xx-5xx is read for a refusal and otherwise fails the attempt. Default true.
+   */
+  readonly passOnErrors?: boolean | undefined;
 }
 
 export function isEventStream(contentType: string): boolean {
@@ -55,9 +60,14 @@ export function planResponse(facts: ResponseFacts): ResponsePlan {
   if (!Number.isInteger(status) || status < 200 || status > 599) {
     return { kind: 'fail', result: 'invalid_body', error: `node answered with status ${status}, outside 200-599` };
   }
-  if (status >= 500 && facts.canFailOver()) return { kind: 'fail', result: 'http_5xx', error: `node answered ${status}` };
   // A body in a coding the gateway cannot read is passed on as it is, uninspected.
   const readable = facts.coding !== 'unknown';
+  if (facts.passOnErrors === false && status >= 300) {
+    // A remote site's error is read (bounded) for what it means, never passed on (inspect-refusal.ts).
+    if (readable) return { kind: 'inspect_error' };
+    return { kind: 'fail', result: status >= 500 ? 'http_5xx' : 'http_error', error: `answered ${status}` };
+  }
+  if (status >= 500 && facts.canFailOver()) return { kind: 'fail', result: 'http_5xx', error: `node answered ${status}` };
   if ((status === 400 || status === 404) && readable) return { kind: 'inspect_error' };
   const eventStream = isEventStream(contentType);
   if (status >= 200 && status < 300 && !eventStream) {

@@ -18,3 +18,19 @@ export function interpretUpstreamError(status: number, bodyText: string): Upstre
   }
   return serverKind('auto').refusal(status, body);
 }
+
+/**
+ * The OpenAI-shaped `error.code` of an answer, when it is a short token (`no_healthy_node`,
+ * `replayed`): what this site may repeat of another site's refusal. Anything else is left out.
+ */
+export function errorCodeOf(bodyText: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(bodyText);
+  } catch {
+    return undefined;
+  }
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(code) ? code : undefined;
+}

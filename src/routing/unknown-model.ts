@@ -1,7 +1,8 @@
 // Pure: is a model unknown to the whole fleet (404 model_not_found) or only unavailable right now
 // (503, retry later)? A model is unknown only when every node's listing can be trusted to say
 // what it does not serve — each listing is current (`known` or `known_empty`: no node untried,
-// degraded or expired) — and neither any node nor any fresh remote site lists the model. Any doubt
+// degraded or expired) — and neither any node nor any remote site lists the model (a fresh site,
+// or a stale one still remembered: routing/remote/remote-site.ts, REMEMBERED_MS). Any doubt
 // keeps the 503: a client told 404 does not retry, so a false 404 would turn a hiccup into an error.
 
 import type { DiscoveryPhase } from '#src/discovery/index.ts';
@@ -27,8 +28,8 @@ export interface ModelVerdictInput {
   /** The name the client asked for (before aliases): what the suggestions are ranked against. */
   readonly requested: string;
   /**
-   * Models that remote sites with a fresh announcement list. A seam for federation: there is no
-   * remote site today, so callers pass nothing; stale sites must be left out by the caller.
+   * Models remote sites list now or listed lately ([mesh]: knownRemoteModels): each is unavailable
+   * when no one can serve it, never unknown. Sites stale beyond REMEMBERED_MS are left out by the caller.
    */
   readonly remoteModels?: ReadonlySet<string>;
 }

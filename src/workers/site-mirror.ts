@@ -11,6 +11,8 @@ export interface SiteWire {
   readonly id: string;
   readonly url: string | undefined;
   readonly fresh: boolean;
+  /** Stale but remembered (its models are unavailable, not unknown). */
+  readonly remembered: boolean;
   readonly load: number;
   readonly models: readonly (readonly [model: string, ctx: number | undefined, onDemand: boolean])[];
 }
@@ -20,19 +22,23 @@ export function sitesToWire(sites: readonly RemoteSiteView[]): SiteWire[] {
     id: s.id,
     url: s.url,
     fresh: s.fresh,
+    remembered: s.remembered === true,
     load: s.load,
     models: [...s.models].map(([model, m]) => [model, m.ctx, m.onDemand] as const),
   }));
 }
 
 export function sitesFromWire(wire: readonly SiteWire[]): RemoteSiteView[] {
-  return wire.map((s) => ({
-    id: s.id,
-    url: s.url,
-    fresh: s.fresh,
-    load: s.load,
-    models: new Map<string, RemoteModel>(s.models.map(([model, ctx, onDemand]) => [model, { ctx, onDemand }])),
-  }));
+  return wire.map((s) => {
+    const view = {
+      id: s.id,
+      url: s.url,
+      fresh: s.fresh,
+      load: s.load,
+      models: new Map<string, RemoteModel>(s.models.map(([model, ctx, onDemand]) => [model, { ctx, onDemand }])),
+    };
+    return s.remembered && !s.fresh ? { ...view, remembered: true } : view;
+  });
 }
 
 /** A stable text of the views, to push only when something a worker reads has changed. */

@@ -216,9 +216,9 @@ test('a loop A <-> B ends after one hop: A serves forwarded requests locally onl
     const acceptedAtA = await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: 'b', result: 'accepted' });
     const res = await post(gwB, chatBody('ghost'), withKey(KEY_B));
     assert.equal(res.status, 503, res.text);
-    assert.equal(header(res, 'x-switchyard-site'), 'a');
-    const error = res.json<{ error: { sites?: { site: string; reason: string }[] } }>().error;
-    assert.deepEqual(error.sites?.map((s) => [s.site, s.reason]), [['b', 'forwarded']]);
+    // A's refusal (its sites: b forwarded) is told in B's words: a was tried and refused it.
+    const error = res.json<{ error: { sites?: { site: string; reason: string; detail?: string }[] } }>().error;
+    assert.deepEqual(error.sites?.map((s) => [s.site, s.reason, s.detail]), [['a', 'refused', 'answered 503 no_healthy_node']]);
     assert.equal(await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: 'b', result: 'accepted' }), acceptedAtA + 1);
     assert.doesNotMatch(await gwA.metrics(), /^gateway_mesh_forwarded_total\{/m, 'A never forwarded anything');
   } finally {
@@ -301,8 +301,8 @@ test('GET /v1/models lists fresh remote models marked with their site, never sta
   }
 });
 
-test('a stale site lends no model to the 404 rule; a fresh one that fails is listed with its reason in the 503', async () => {
-  sitesSeenByB = [view('a', gwA.url, { 'only-a': {} }, { fresh: false })];
+test('a site stale beyond memory lends no model to the 404 rule; a fresh one that fails is listed with its real failure in the 503', async () => {
+  sitesSeenByB = [view('a', gwA.url, { 'only-a': {} }, { fresh: false, remembered: false })];
   try {
     const stale = await post(gwB, chatBody('only-a'), withKey(KEY_B));
     assert.equal(stale.status, 404, stale.text);
@@ -311,9 +311,9 @@ test('a stale site lends no model to the 404 rule; a fresh one that fails is lis
     const down = await post(gwB, chatBody('only-a'), withKey(KEY_B));
     assert.equal(down.status, 503, down.text);
     const error = down.json<{ error: { message: string; sites?: { site: string; reason: string; detail?: string }[] } }>().error;
-    assert.deepEqual(error.sites?.map((s) => [s.site, s.reason]), [['a', 'already_tried'], ['old', 'stale']]);
+    assert.deepEqual(error.sites?.map((s) => [s.site, s.reason]), [['a', 'unreachable'], ['old', 'stale']]);
     assert.match(error.sites?.[0]?.detail ?? '', /ECONNREFUSED/);
-    assert.match(error.message, /remote sites: a already_tried, old stale/);
+    assert.match(error.message, /remote sites: a unreachable, old stale/);
   } finally {
     sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
   }

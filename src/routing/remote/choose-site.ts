@@ -35,7 +35,9 @@ export function siteExclusion(req: SiteRequest, site: RemoteSiteView, unreachabl
   if (req.forwarded) return { site: site.id, code: 'forwarded', detail: 'the request was forwarded here: local nodes only' };
   if (req.triedSites.has(site.id)) return { site: site.id, code: 'already_tried' };
   if (!site.fresh || site.url === undefined) {
-    return { site: site.id, code: 'stale', detail: site.url === undefined ? 'no record yet' : 'no fresh record within the freshness window' };
+    if (site.url === undefined) return { site: site.id, code: 'stale', detail: 'no record yet' };
+    const listed = site.remembered === true && site.models.has(req.model);
+    return { site: site.id, code: 'stale', detail: `no fresh record within the freshness window${listed ? '; its last record listed this model' : ''}` };
   }
   const model = site.models.get(req.model);
   if (model === undefined) return { site: site.id, code: 'missing' };
@@ -69,9 +71,12 @@ export function chooseSite(req: SiteRequest, sites: readonly RemoteSiteView[], u
   return { chosen, excluded, alternatives: eligible.length - 1 };
 }
 
-/** Models that fresh remote sites list (for /v1/models and the unknown-model 404 rule). */
-export function freshRemoteModels(sites: readonly RemoteSiteView[]): Set<string> {
+/**
+ * Models a remote site lists now or listed lately (fresh, or stale but remembered): for the
+ * unknown-model rule, such a model is unavailable (503), never unknown (404).
+ */
+export function knownRemoteModels(sites: readonly RemoteSiteView[]): Set<string> {
   const models = new Set<string>();
-  for (const site of sites) if (site.fresh) for (const id of site.models.keys()) models.add(id);
+  for (const site of sites) if (site.fresh || site.remembered === true) for (const id of site.models.keys()) models.add(id);
   return models;
 }

@@ -21,7 +21,20 @@ export interface RemoteSiteView {
   readonly models: ReadonlyMap<string, RemoteModel>;
   /** Lower is better; from the record's `load` (queued plus in flight per slot). 0 when unknown. */
   readonly load: number;
+  /**
+   * Stale, but its last record was accepted within REMEMBERED_MS: its models are unavailable, not
+   * unknown (503 + Retry-After, never 404). Set only when true (absent = false).
+   */
+  readonly remembered?: boolean;
 }
+
+/**
+ * How long a stale site's models keep a request for them from a 404 (docs/federation-forwarding.md,
+ * "A site that is down"): a day, so that a site down for maintenance or a night does not turn its
+ * models into "does not exist" — clients do not retry a 404. Counted on the receiver's monotonic
+ * clock from the last record it accepted; held in memory (a restarted site has no memory of it).
+ */
+export const REMEMBERED_MS = 24 * 3600 * 1000;
 
 /**
  * Why a remote site was not chosen. A closed set, like node exclusions: the same codes feed 503
@@ -36,7 +49,9 @@ export type SiteExclusionCode =
   | 'too_small'
   /** Forwarding to it failed recently (connection refused, timed out, 5xx before the first byte). */
   | 'unreachable'
-  /** Already tried for this request (failover never returns to it). */
+  /** Tried for this request: it answered, but refused it (its error, named by status and code). */
+  | 'refused'
+  /** Already tried for this request (failover never returns to it); answers name the real failure instead. */
   | 'already_tried'
   /** The request was itself forwarded by another site: served by local nodes only (one hop). */
   | 'forwarded';

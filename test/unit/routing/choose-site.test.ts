@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chooseSite, freshRemoteModels, SiteReachability, markFailed, markReached, unreachableAt, type RemoteSiteView, type SiteRequest } from '#src/routing/index.ts';
+import { chooseSite, knownRemoteModels, SiteReachability, markFailed, markReached, unreachableAt, type RemoteSiteView, type SiteRequest } from '#src/routing/index.ts';
 
 function site(id: string, over: Omit<Partial<RemoteSiteView>, 'models'> & { models?: Record<string, { ctx?: number; onDemand?: boolean }> } = {}): RemoteSiteView {
   const models = new Map(Object.entries(over.models ?? { m: {} }).map(([k, v]) => [k, { ctx: v.ctx, onDemand: v.onDemand ?? false }]));
@@ -45,9 +45,24 @@ test('ties rotate with the injected turn, whatever order the sites come in', () 
   assert.equal(chooseSite(req(), sites, NONE, 0).alternatives, 3);
 });
 
-test('only fresh sites lend their models to /v1/models and the 404 rule', () => {
-  const models = freshRemoteModels([site('a', { models: { x: {}, y: {} } }), site('b', { fresh: false, models: { z: {} } })]);
-  assert.deepEqual([...models].sort(), ['x', 'y']);
+test('fresh sites, and stale ones still remembered, keep their models from the 404 rule', () => {
+  const models = knownRemoteModels([
+    site('a', { models: { x: {}, y: {} } }),
+    site('b', { fresh: false, models: { z: {} } }),
+    site('c', { fresh: false, remembered: true, models: { w: {} } }),
+  ]);
+  assert.deepEqual([...models].sort(), ['w', 'x', 'y']);
+});
+
+test('a stale site that listed the model says so in its exclusion', () => {
+  const choice = chooseSite(req(), [site('b', { fresh: false, remembered: true }), site('c', { fresh: false })], NONE, 0);
+  assert.deepEqual(
+    choice.excluded.map((e) => [e.site, e.code, e.detail]),
+    [
+      ['b', 'stale', 'no fresh record within the freshness window; its last record listed this model'],
+      ['c', 'stale', 'no fresh record within the freshness window'],
+    ],
+  );
 });
 
 test('a failure before the first byte backs the site off, doubling to the cap; an answer clears it', () => {

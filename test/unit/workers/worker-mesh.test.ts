@@ -59,7 +59,7 @@ test('the link signs with the key the owner sent, and follows the config for pin
 });
 
 test('site views cross as plain data and come back equal; the signature tells a change', () => {
-  const cases: RemoteSiteView[][] = [[], [C], [C, { id: 'd', url: undefined, fresh: false, load: 0, models: new Map() }]];
+  const cases: RemoteSiteView[][] = [[], [C], [C, { id: 'd', url: undefined, fresh: false, load: 0, models: new Map() }, { id: 'e', url: 'http://127.0.0.1:3', fresh: false, remembered: true, load: 0, models: new Map() }]];
   for (const views of cases) {
     const wire = sitesToWire(views);
     assert.deepEqual(structuredClone(wire), wire);
