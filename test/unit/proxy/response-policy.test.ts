@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bodyCoding, planResponse, type BodyCoding } from '#src/proxy/response-policy.ts';
+import { errorCodeOf } from '#src/proxy/upstream-error.ts';
 
 const cases: { status: number; contentType: string; canFailOver: boolean; plan: string; result?: string; coding?: BodyCoding }[] = [
   { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json' },
@@ -50,3 +51,34 @@ for (const c of codings) {
     assert.equal(bodyCoding(c.header), c.coding);
   });
 }
+
+// A remote site's answers (passOnErrors false): no error of its own reaches the client.
+const siteCases: { status: number; coding: BodyCoding; plan: string; result?: string }[] = [
+  { status: 200, coding: 'identity', plan: 'hold_json' },
+  { status: 302, coding: 'identity', plan: 'inspect_error' },
+  { status: 401, coding: 'identity', plan: 'inspect_error' },
+  { status: 429, coding: 'identity', plan: 'inspect_error' },
+  { status: 503, coding: 'identity', plan: 'inspect_error' },
+  { status: 401, coding: 'unknown', plan: 'fail', result: 'http_error' },
+  { status: 503, coding: 'unknown', plan: 'fail', result: 'http_5xx' },
+];
+for (const c of siteCases) {
+  test(`a remote site's ${c.status} (${c.coding}), last site or not → ${c.plan}${c.result ? ` (${c.result})` : ''}`, () => {
+    for (const canFailOver of [true, false]) {
+      const plan = planResponse({ status: c.status, contentType: 'application/json', coding: c.coding, canFailOver: () => canFailOver, passOnErrors: false });
+      assert.equal(plan.kind, c.plan);
+      if (plan.kind === 'fail') assert.equal(plan.result, c.result);
+    }
+  });
+}
+
+test('what this site repeats of another site\'s error: a short code token, nothing else', () => {
+  const cases: [string, string | undefined][] = [
+    ['{"error":{"message":"node gpu-7 is down","code":"no_healthy_node"}}', 'no_healthy_node'],
+    ['{"error":{"message":"x","code":"Node gpu-7 down"}}', undefined],
+    ['{"error":{"message":"x","code":42}}', undefined],
+    ['{"error":"x"}', undefined],
+    ['<html>bad gateway</html>', undefined],
+  ];
+  for (const [body, code] of cases) assert.equal(errorCodeOf(body), code, body);
+});
