@@ -3,7 +3,7 @@
 // forwarded request (RFC 9421, label `sy`). If the gateway drifts from its documented format,
 // these tests fail — an independent second implementation, as another vendor's would be.
 
-import { createHash, sign, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes, sign, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { httpbis } from 'http-message-signatures';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
@@ -44,6 +44,8 @@ export interface ForwardSpec {
   readonly key: KeyObject;
   readonly nowMs?: number;
   readonly lifetimeMs?: number;
+  /** The signature's nonce (each is accepted once); absent = 16 random bytes, base64url. */
+  readonly nonce?: string;
 }
 
 /** Headers of a forwarded POST: Content-Digest (RFC 9530), the forwarded-by header, Signature-Input, Signature. */
@@ -59,8 +61,8 @@ export async function forwardHeaders(spec: ForwardSpec): Promise<Record<string, 
       key: { id: spec.site, alg: 'ed25519', sign: (data: Buffer) => Promise.resolve(sign(null, data, spec.key)) },
       name: 'sy',
       fields: ['@method', '@authority', '@path', '@query', 'content-digest', 'x-switchyard-forwarded-by'],
-      params: ['created', 'expires', 'keyid', 'alg'],
-      paramValues: { created: new Date(now), expires: new Date(now + (spec.lifetimeMs ?? 30_000)) },
+      params: ['created', 'expires', 'nonce', 'keyid', 'alg'],
+      paramValues: { created: new Date(now), expires: new Date(now + (spec.lifetimeMs ?? 30_000)), nonce: spec.nonce ?? randomBytes(16).toString('base64url') },
     },
     { method: 'POST', url: spec.url, headers },
   );
