@@ -8,13 +8,13 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 export function registerMeshForwarding(r: Registry, proxyEvents: EventBus<ProxyEvents>): (() => void)[] {
   const out = new Counter({
     name: 'gateway_mesh_forwarded_total',
-    help: 'Requests forwarded to another site, by site and attempt result (success, connect_error, timeout, http_5xx, …).',
+    help: 'Requests forwarded to another site, by site and attempt result (success, connect_error, timeout, http_5xx, http_error, …).',
     labelNames: ['site', 'result'],
     registers: [r],
   });
   const received = new Counter({
     name: 'gateway_mesh_forwarded_in_total',
-    help: 'Forwarded requests received from other sites, by sending site and result (accepted, or the 401 reason).',
+    help: 'Forwarded requests received from other sites, by sending site and result (accepted, or the refusal code: unsigned, unknown_site, own_site, bad_signature, expired, replayed, replay_memory_full, digest_mismatch).',
     labelNames: ['site', 'result'],
     registers: [r],
   });

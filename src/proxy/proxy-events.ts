@@ -36,7 +36,8 @@ export interface ProxyEvents {
   'mesh:forwarded': { readonly site: string; readonly result: string };
   /**
    * A forwarded request arriving from another site: `accepted`, or the rejection (unsigned,
-   * unknown_site, bad_signature, expired, digest_mismatch). `site` is the pinned site, or `_unknown`.
+   * unknown_site, own_site, bad_signature, expired, replayed, replay_memory_full, digest_mismatch).
+   * `site` is the pinned site, or `_unknown`.
    */
   'mesh:forwarded-in': { readonly site: string; readonly result: string };
   /** A remote site stopped answering forwards (backing off), or answered again: transitions only. */
