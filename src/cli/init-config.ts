@@ -3,7 +3,7 @@
 // written commented out with the reason. Everything a node told us (model ids) is untrusted, so it
 // only ever lands in a comment, made safe first; values are TOML-escaped.
 
-import { visibleText } from '#src/core/visible-text.ts';
+import { visibleText } from '#src/core/visible-text.js';
 import type { NodeSurvey, SurveyedModel } from './init-survey.ts';
 
 export interface InitConfigOptions {

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { Agent } from 'undici';
 import { formatProblems, loadConfig } from '#src/config/index.ts';
-import { visibleText } from '#src/core/visible-text.ts';
+import { visibleText } from '#src/core/visible-text.js';
 import { commentSafe, describeModel, renderInitConfig } from './init-config.ts';
 import { INIT_USAGE, parseInitArgs } from './init-args.ts';
 import { probeUrl } from './init-probe.ts';

@@ -4,7 +4,7 @@
 // cell is made visible (no control character reaches the terminal) before it is printed.
 
 import type { HostsReport, HostView } from '#src/admin/index.ts';
-import { visibleText } from '#src/core/visible-text.ts';
+import { visibleText } from '#src/core/visible-text.js';
 
 export const STATUS_OK = 0;
 export const STATUS_NODE_DEAD = 1;

@@ -7,7 +7,7 @@
 import { sleep, systemClock, type Clock } from '#src/core/clock.ts';
 import { flagValue, hasFlag, type CliIo, type Command } from './io.ts';
 import { fetchHostsReport } from './status-report.ts';
-import { visibleText } from '#src/core/visible-text.ts';
+import { visibleText } from '#src/core/visible-text.js';
 import { STATUS_GATEWAY_DOWN, statusExitCode, statusSummary, statusTable, unknownStatuses } from './status-table.ts';
 
 const USAGE = `usage: switchyard status [--url GATEWAY] [--token T] [--watch]
