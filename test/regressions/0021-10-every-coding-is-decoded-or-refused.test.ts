@@ -22,6 +22,8 @@ const CODINGS: Record<string, { header: string; encode: (b: Buffer) => Buffer }>
   xgzip: { header: 'x-gzip', encode: (b) => gzipSync(b) },
   brzstd: { header: 'br, zstd', encode: (b) => zstdCompressSync(brotliCompressSync(b)) },
   compress: { header: 'compress', encode: (b) => b },
+  badzstd: { header: 'zstd', encode: () => Buffer.from('not a zstd frame at all') },
+  badbr: { header: 'br', encode: () => Buffer.from('not a brotli stream at all') },
 };
 
 let node: ScriptedNode;
@@ -91,3 +93,12 @@ test('a coding the gateway cannot decode is a 502 that names it, never passed on
   assert.equal(res.headers['content-encoding'], undefined);
   assert.match(text, /content-encoding \\"compress\\", which the gateway cannot decode/);
 });
+
+for (const name of ['badzstd', 'badbr']) {
+  test(`a ${CODINGS[name]?.header} body that does not decode is a 502 that says so`, async () => {
+    const res = await ask(`json:${name}`);
+    const text = await res.body.text();
+    assert.equal(res.statusCode, 502, text);
+    assert.match(text, /compressed body does not decode/);
+  });
+}
