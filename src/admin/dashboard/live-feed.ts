@@ -7,7 +7,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Clock, Timer } from '#src/core/clock.ts';
-import { admitFeed, isStalled, lagSince } from './feed-admission.ts';
+import { admitFeed, isStalled, lagSince, MAX_FEED_CLIENTS, MAX_FEEDS_PER_ADDRESS } from './feed-admission.ts';
 import { NOTHING_SENT, rowsDelta, sitesDelta, sitesSent, sseEvent, type DashboardSnapshot, type SentRows, type SentSites } from './dashboard-state.ts';
 import type { FleetRow, ModelRow } from './fleet-rows.ts';
 import type { SitesPanel } from './site-rows.ts';
@@ -68,7 +68,8 @@ export class LiveFeed {
       if (victim !== undefined) {
         this.#clients.delete(victim);
         this.#replaced++;
-        victim.end();
+        // An SSE comment: the page reconnects by itself, and anyone reading the stream sees why it ended.
+        victim.end(`: closed to make room for a client address holding fewer live feeds (at most ${MAX_FEEDS_PER_ADDRESS} per address, ${MAX_FEED_CLIENTS} in all)\n\n`);
       }
     }
     res.writeHead(200, {

@@ -203,3 +203,17 @@ test('the feed drops a client whose unsent bytes stay above FEED_STALL_BYTES for
   assert.equal(feed.droppedClients(), 1);
   feed.close();
 });
+
+test('a full feed gives a newcomer from another address the oldest slot of the busiest address, and says why', () => {
+  const clock = new ManualClock(10_000 * 1_000);
+  const feed = new LiveFeed(clock, source(() => [row('a')]));
+  const clients = Array.from({ length: MAX_FEED_CLIENTS }, () => fakeClient());
+  clients.forEach((c, i) => feed.open(c, `10.0.0.${i % (MAX_FEED_CLIENTS / MAX_FEEDS_PER_ADDRESS)}`));
+  const operator = fakeClient();
+  feed.open(operator, '192.0.2.1');
+  assert.equal(operator.status, 200);
+  assert.equal(feed.clientCount(), MAX_FEED_CLIENTS);
+  assert.equal(feed.replacedClients(), 1);
+  assert.match(clients[0]?.text() ?? '', /: closed to make room for a client address holding fewer live feeds/);
+  feed.close();
+});
