@@ -111,6 +111,15 @@ export function proxyGatewayConfig(upstreamUrl: string, workers = 1): string {
   ].join('\n');
 }
 
+/** The V8 heap flags docs/performance.md chose ("Memory flags"); the launcher passes them (bin/switchyard.js never re-execs). */
+const CHOSEN_HEAP_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
+
+/** `flags`, plus each chosen heap flag they do not name (V8 accepts `_` for `-`). */
+export function withHeapFlags(flags: readonly string[]): string[] {
+  const given = flags.join(' ').replaceAll('_', '-');
+  return [...CHOSEN_HEAP_FLAGS.filter((flag) => !given.includes(flag.slice(0, flag.indexOf('=')))), ...flags];
+}
+
 /** `switchyard serve` as its own process, with the given config text. */
 export async function startGateway(
   configToml: string,
@@ -121,7 +130,7 @@ export async function startGateway(
   await writeFile(file, configToml);
   const child = await startChild({
     command: process.execPath,
-    args: [...(options.nodeFlags ?? []), options.root === undefined ? CLI : join(options.root, 'bin/switchyard.js'), 'serve', '--config', file],
+    args: [...withHeapFlags(options.nodeFlags ?? []), options.root === undefined ? CLI : join(options.root, 'bin/switchyard.js'), 'serve', '--config', file],
     isReady: (line) => line.includes('"gateway listening"'),
     env: options.env ?? {},
   });

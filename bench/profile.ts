@@ -96,8 +96,8 @@ async function summarizeFile(file: string, title: string, name: string, options:
 }
 
 /**
- * The gateway's profile in `dir`: the largest one. bin/switchyard.js replaces itself once to set
- * its heap flags, and `--cpu-prof` writes a (tiny) profile for that first image too.
+ * The gateway's profile in `dir`: the largest one. (An older bin/switchyard.js, run with --root,
+ * replaced itself once to set its heap flags, and `--cpu-prof` wrote a tiny profile for that first image too.)
  */
 async function gatewayProfile(dir: string): Promise<string> {
   let best: { file: string; size: number } | undefined;

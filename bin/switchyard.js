@@ -1,6 +1,19 @@
 #!/usr/bin/env node
 // Entry shim: Node 24 runs the TypeScript sources directly (type stripping). `npm ci` installs a
 // Node 24 binary into node_modules/.bin, which npm scripts and `npx switchyard` put first on PATH.
+
+// The very first thing, before anything that takes time: SIGHUP's default action ends the process,
+// so count the SIGHUPs that arrive while the sources load and hand them over; runCli installs its
+// own listener before it returns, and `serve` applies a reload asked for during start-up once the
+// gateway listens. Nothing may replace this process later (an exec would reset the listener and
+// leave a window in which a SIGHUP kills it): V8 heap flags are the launcher's to pass
+// (docs/performance.md, "Memory flags"; examples/switchyard.service passes the chosen ones).
+const early = { hangups: 0 };
+const countHangup = () => {
+  early.hangups += 1;
+};
+process.on('SIGHUP', countHangup);
+
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
   process.stderr.write(
@@ -10,40 +23,6 @@ if (major < 24) {
   process.exit(1);
 }
 
-// V8 heap sizes, chosen by measurement (docs/performance.md, "Memory flags"). V8 sizes the heap from
-// the machine's RAM, not from what the gateway keeps: on a 24 GB machine its young generation grows
-// to 134 MB, and polling 1,000 nodes (~65 MB live) the old one grew to 200+ MB between collections
-// (450 MB RSS). A 16 MB semi-space and a 1 GB old-space ceiling gave 260–275 MB there, 165–185 MB
-// peak under proxy load instead of 290–380; 2 and 8 MB cost clearly more CPU per request.
-// The ceiling leaves room for ~20,000 nodes' live state (~40 KB each at 50 models).
-// A flag the operator set (on the command line or in NODE_OPTIONS) wins over ours;
-// SWITCHYARD_HEAP_FLAGS=off leaves V8's defaults. The heap is sized when the process starts, so the
-// shim replaces itself (same pid, same stdio, no parent process left) with a Node started with the
-// flags. This runs before any signal listener exists, so nothing a listener caught could be lost.
-const HEAP_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
-// V8 accepts `--max_old_space_size` too.
-const given = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.replaceAll('_', '-');
-const missing = HEAP_FLAGS.filter((flag) => !given.includes(flag.slice(0, flag.indexOf('='))));
-if (
-  missing.length > 0 &&
-  process.env.SWITCHYARD_HEAP_FLAGS !== 'off' &&
-  typeof process.execve === 'function' &&
-  (process.platform === 'linux' || process.platform === 'darwin')
-) {
-  try {
-    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], process.env);
-  } catch {
-    // Not replaceable here (e.g. a sandbox forbids exec): run with V8's defaults.
-  }
-}
-
-// SIGHUP's default action ends the process. Loading the sources takes a moment, so count the SIGHUPs
-// that arrive meanwhile and hand them over; runCli installs its own listener before it returns.
-const early = { hangups: 0 };
-const countHangup = () => {
-  early.hangups += 1;
-};
-process.on('SIGHUP', countHangup);
 const { runCli } = await import('../src/cli/main.ts');
 const running = runCli(process.argv.slice(2), { hangupsBeforeStart: early.hangups });
 process.off('SIGHUP', countHangup);

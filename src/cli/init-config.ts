@@ -3,6 +3,7 @@
 // written commented out with the reason. Everything a node told us (model ids) is untrusted, so it
 // only ever lands in a comment, made safe first; values are TOML-escaped.
 
+import { visibleText } from '#src/core/visible-text.js';
 import type { NodeSurvey, SurveyedModel } from './init-survey.ts';
 
 export interface InitConfigOptions {
@@ -71,10 +72,13 @@ export function describeModel(model: SurveyedModel): string {
   return `${state}, ${ctx}${slots}`;
 }
 
-/** One line of comment text: no control characters (a newline would end the comment), cut short. */
+/**
+ * One line of comment text, safe on a terminal too: no control characters (a newline would end
+ * the comment; ESC and C1 would reach the terminal of whoever reads it), cut short.
+ */
 export function commentSafe(text: string): string {
   // TOML allows no control character but tab in a comment; a model id is the node's to choose.
-  const clean = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, '?');
+  const clean = visibleText(text);
   return clean.length > ID_CHARS ? `${clean.slice(0, ID_CHARS - 1)}…` : clean;
 }
 

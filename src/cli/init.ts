@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { Agent } from 'undici';
 import { formatProblems, loadConfig } from '#src/config/index.ts';
+import { visibleText } from '#src/core/visible-text.js';
 import { commentSafe, describeModel, renderInitConfig } from './init-config.ts';
 import { INIT_USAGE, parseInitArgs } from './init-args.ts';
 import { probeUrl } from './init-probe.ts';
@@ -69,11 +70,12 @@ export const runInit: Command = async (argv, io) => {
 };
 
 function reportLines(survey: NodeSurvey, name: string): string {
-  if (!survey.found) return `not added  ${survey.url}: ${survey.reason}\n`;
+  // What a server answered (its reason, its evidence) reaches the operator's terminal: made visible first.
+  if (!survey.found) return `not added  ${visibleText(survey.url)}: ${visibleText(survey.reason)}\n`;
   const { kind, role, evidence } = survey.detection;
   const label = kind === 'llamacpp' && role === 'router' ? 'llamacpp (router)' : kind;
   const models = survey.models.slice(0, MODELS_REPORTED).map((model) => `    ${commentSafe(model.id)}  ${describeModel(model)}\n`);
   const more = survey.models.length > MODELS_REPORTED ? [`    … and ${survey.models.length - MODELS_REPORTED} more\n`] : [];
   const count = `${survey.models.length} model${survey.models.length === 1 ? '' : 's'}`;
-  return [`node ${name}  ${label}  ${survey.url}  (${evidence}; ${count})\n`, ...models, ...more].join('');
+  return [`node ${visibleText(name)}  ${label}  ${visibleText(survey.url)}  (${visibleText(evidence)}; ${count})\n`, ...models, ...more].join('');
 }

@@ -1,7 +1,10 @@
 // Pure: GET /admin/hosts → the `switchyard status` table, one line per node, and the exit code a
-// script or cron job reads (0 all nodes alive, 1 some node dead).
+// script or cron job reads (0 all nodes alive, 1 some node dead, 3 a report this CLI cannot vouch
+// for). Every string in the report is the gateway's (and, behind it, each node's) to choose: each
+// cell is made visible (no control character reaches the terminal) before it is printed.
 
 import type { HostsReport, HostView } from '#src/admin/index.ts';
+import { visibleText } from '#src/core/visible-text.js';
 
 export const STATUS_OK = 0;
 export const STATUS_NODE_DEAD = 1;
@@ -11,9 +14,35 @@ export const STATUS_GATEWAY_DOWN = 3;
 const COLUMNS = ['NODE', 'KIND', 'HEALTH', 'DISCOVERY', 'LOADED/ON-DEMAND', 'CTX', 'SLOTS', 'QUEUE', 'LAST ERROR'] as const;
 /** A last error is cut to this many characters, so one node stays one line. */
 const MAX_ERROR_CHARS = 60;
+/** Any other cell (a node name, a kind) is cut here: a hostile gateway cannot push the table off the screen. */
+const MAX_CELL_CHARS = 80;
+
+/** The health words a gateway reports (src/nodes/health/health-state.ts). */
+export const KNOWN_HEALTH = new Set(['unknown', 'healthy', 'degraded', 'dead', 'asleep']);
+/** The discovery words (src/discovery/discovery-state.ts). */
+export const KNOWN_DISCOVERY = new Set(['untried', 'known', 'known_empty', 'degraded', 'expired']);
+
+/**
+ * What is wrong with the report's status words, one line per node: a word this CLI does not know
+ * is not a state it can judge (a newer gateway, or something posing as one), so the exit is not 0.
+ */
+export function unknownStatuses(report: HostsReport): string[] {
+  const problems: string[] = [];
+  for (const host of report.hosts) {
+    if (!KNOWN_HEALTH.has(host.health.status)) problems.push(`node ${cell(host.name)}: unknown health status '${cell(host.health.status)}'`);
+    if (!KNOWN_DISCOVERY.has(host.discovery.state)) problems.push(`node ${cell(host.name)}: unknown discovery state '${cell(host.discovery.state)}'`);
+  }
+  return problems;
+}
 
 export function statusExitCode(report: HostsReport): number {
+  if (unknownStatuses(report).length > 0) return STATUS_GATEWAY_DOWN;
   return report.hosts.some((h) => h.health.status === 'dead') ? STATUS_NODE_DEAD : STATUS_OK;
+}
+
+/** One printed cell: every control character visible, cut to one line. */
+function cell(text: string): string {
+  return visibleText(text.length > MAX_CELL_CHARS ? `${text.slice(0, MAX_CELL_CHARS - 1)}…` : text);
 }
 
 /** The table's lines (header first), columns padded to their widest cell. */
@@ -45,10 +74,10 @@ function statusRow(host: HostView, queueDepth: Readonly<Record<string, number>>)
   const queued = served.reduce((sum, model) => sum + (queueDepth[model] ?? 0), 0);
   const health = host.wake?.waking === true ? `${host.health.status} (waking)` : host.health.status;
   return [
-    host.name,
-    host.kind,
-    health,
-    host.discovery.state,
+    cell(host.name),
+    cell(host.kind),
+    cell(health),
+    cell(host.discovery.state),
     `${host.loaded.length}/${host.available_on_demand.length}`,
     contextRange(figures.map((f) => f.n_ctx)),
     `${inUse}/${slots}`,
@@ -69,5 +98,5 @@ function lastError(host: HostView): string {
   const error = host.health.last_error ?? host.discovery.last_error;
   if (error === null) return '';
   const oneLine = error.replace(/\s+/g, ' ').trim();
-  return oneLine.length > MAX_ERROR_CHARS ? `${oneLine.slice(0, MAX_ERROR_CHARS - 1).trimEnd()}…` : oneLine;
+  return visibleText(oneLine.length > MAX_ERROR_CHARS ? `${oneLine.slice(0, MAX_ERROR_CHARS - 1).trimEnd()}…` : oneLine);
 }

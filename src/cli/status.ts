@@ -1,12 +1,14 @@
 // `switchyard status [--url GATEWAY] [--token T] [--watch]`: the fleet as a terminal table from
 // GET /admin/hosts. Exit 0 when every node is alive, 1 when some node is dead, 3 when the gateway
-// cannot be read (down, refused, or not a gateway), 2 on a usage error: usable from scripts and
-// cron. `--watch` redraws every second until Ctrl-C.
+// cannot be read (down, refused, not a gateway, or a status word this CLI does not know), 2 on a
+// usage error: usable from scripts and cron. Every string the gateway sent is printed made visible
+// (src/core/visible-text.ts): none can steer the terminal. `--watch` redraws every second until Ctrl-C.
 
 import { sleep, systemClock, type Clock } from '#src/core/clock.ts';
 import { flagValue, hasFlag, type CliIo, type Command } from './io.ts';
 import { fetchHostsReport } from './status-report.ts';
-import { STATUS_GATEWAY_DOWN, statusExitCode, statusSummary, statusTable } from './status-table.ts';
+import { visibleText } from '#src/core/visible-text.js';
+import { STATUS_GATEWAY_DOWN, statusExitCode, statusSummary, statusTable, unknownStatuses } from './status-table.ts';
 
 const USAGE = `usage: switchyard status [--url GATEWAY] [--token T] [--watch]
 
@@ -14,7 +16,8 @@ const USAGE = `usage: switchyard status [--url GATEWAY] [--token T] [--watch]
   --token T       the admin token ([admin] token); or set SWITCHYARD_ADMIN_TOKEN
   --watch         redraw every second until Ctrl-C
 
-exit: 0 every node alive, 1 some node dead, 3 gateway down or refused, 2 usage error
+exit: 0 every node alive, 1 some node dead, 3 gateway down, refused, or reporting a status
+      word this version does not know, 2 usage error
 `;
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -70,11 +73,12 @@ async function showOnce(url: string, token: string | undefined, io: CliIo, clock
   const heading = `switchyard status  ${url}  ${new Date(clock.now()).toISOString()}`;
   if (!answer.ok) {
     io.stdout.write(`${prefix}${heading}\n`);
-    io.stderr.write(`switchyard status: cannot read ${url}/admin/hosts: ${answer.error}\n`);
+    io.stderr.write(`switchyard status: cannot read ${url}/admin/hosts: ${visibleText(answer.error)}\n`);
     return STATUS_GATEWAY_DOWN;
   }
   const lines = [heading, statusSummary(answer.report), '', ...statusTable(answer.report)];
   io.stdout.write(`${prefix}${lines.join('\n')}\n`);
+  for (const problem of unknownStatuses(answer.report)) io.stderr.write(`switchyard status: ${problem}\n`);
   return statusExitCode(answer.report);
 }
 

@@ -36,8 +36,8 @@ export function classify(error: unknown): { result: AttemptFailure; error: strin
   if (code === 'UND_ERR_SOCKET' && error instanceof Error && error.message === 'bad response') {
     return { result: 'interim_response', error: `${text} (an interim 1xx answer, or bytes before any request)` };
   }
-  // zlib's codes: the node's compressed body does not decode.
-  if (code.startsWith('Z_')) return { result: 'invalid_body', error: `the node's compressed body does not decode: ${text}` };
+  // The decoders' codes (zlib's Z_…, brotli's ERR__ERROR_…, zstd's ZSTD_error_…): the node's compressed body does not decode.
+  if (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ZSTD_error_')) return { result: 'invalid_body', error: `the node's compressed body does not decode: ${text}` };
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EAI_AGAIN') {
     return { result: 'connect_error', error: text };
   }

@@ -64,7 +64,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       upstream.destroy(CLIENT_GONE);
       return { kind: 'client_gone', status };
     }
-    // Compressed although asked for identity: the client gets the decoded bytes (unknown codings pass as they are).
+    // Compressed although asked for identity: the client gets the decoded bytes (planResponse failed unknown codings).
     const body = decodedBody(upstream, coding);
     if (body !== upstream) delete headers['content-encoding'];
     const answer: UpstreamAnswer = { status, headers, body };

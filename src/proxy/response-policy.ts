@@ -14,22 +14,40 @@ export type ResponsePlan =
   /** Everything else the client is owed: streamed through as it arrives. */
   | { readonly kind: 'stream'; readonly eventStream: boolean };
 
-/** How the answer's body is encoded: one the gateway can decode, or `unknown` (passed on as is). */
-export type BodyCoding = 'identity' | 'gzip' | 'deflate' | 'br' | 'unknown';
+/** A content coding the gateway decodes (undici's set; node:zlib in Node 24 reads zstd). */
+export type ContentCoding = 'gzip' | 'deflate' | 'br' | 'zstd';
 
-/** Reads `content-encoding`; more than one coding (other than identity) counts as unknown. */
+/** The codings named by `gzip`, `x-gzip`, `deflate`, `br` and `zstd`, as the decoders know them. */
+export const DECODABLE_CODINGS: Readonly<Record<string, ContentCoding>> = Object.freeze({ gzip: 'gzip', 'x-gzip': 'gzip', deflate: 'deflate', br: 'br', zstd: 'zstd' });
+
+/** More layers than this is no answer a server sends; it counts as a coding the gateway cannot read. */
+export const MAX_CODING_LAYERS = 3;
+
+/**
+ * How the answer's body is encoded: plain, in codings the gateway decodes (in the order they were
+ * applied, as `content-encoding` lists them), or in one it cannot read (`name` says which).
+ */
+export type BodyCoding =
+  | { readonly kind: 'identity' }
+  | { readonly kind: 'encoded'; readonly codings: readonly ContentCoding[] }
+  | { readonly kind: 'unknown'; readonly name: string };
+
+/** Reads `content-encoding`: every coding listed must be one the gateway decodes. */
 export function bodyCoding(header: string | readonly string[] | undefined): BodyCoding {
   const text = typeof header === 'string' ? header : (header ?? []).join(',');
-  const codings = text
+  const names = text
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
-  if (codings.length === 0) return 'identity';
-  if (codings.length > 1) return 'unknown';
-  const [coding] = codings;
-  if (coding === 'gzip' || coding === 'x-gzip') return 'gzip';
-  if (coding === 'deflate' || coding === 'br') return coding;
-  return 'unknown';
+  if (names.length === 0) return { kind: 'identity' };
+  if (names.length > MAX_CODING_LAYERS) return { kind: 'unknown', name: names.join(', ') };
+  const codings: ContentCoding[] = [];
+  for (const name of names) {
+    const coding = Object.hasOwn(DECODABLE_CODINGS, name) ? DECODABLE_CODINGS[name] : undefined;
+    if (coding === undefined) return { kind: 'unknown', name: name.slice(0, 40) };
+    codings.push(coding);
+  }
+  return { kind: 'encoded', codings };
 }
 
 export interface ResponseFacts {
@@ -60,18 +78,26 @@ export function planResponse(facts: ResponseFacts): ResponsePlan {
   if (!Number.isInteger(status) || status < 200 || status > 599) {
     return { kind: 'fail', result: 'invalid_body', error: `node answered with status ${status}, outside 200-599` };
   }
-  // A body in a coding the gateway cannot read is passed on as it is, uninspected.
-  const readable = facts.coding !== 'unknown';
   if (facts.passOnErrors === false && status >= 300) {
     // A remote site's error is read (bounded) for what it means, never passed on (inspect-refusal.ts).
-    if (readable) return { kind: 'inspect_error' };
+    if (facts.coding.kind !== 'unknown') return { kind: 'inspect_error' };
     return { kind: 'fail', result: status >= 500 ? 'http_5xx' : 'http_error', error: `answered ${status}` };
   }
   if (status >= 500 && facts.canFailOver()) return { kind: 'fail', result: 'http_5xx', error: `node answered ${status}` };
-  if ((status === 400 || status === 404) && readable) return { kind: 'inspect_error' };
+  // A body in a coding the gateway cannot read is never passed on: the client asked for none (the
+  // gateway asks nodes for identity), and it could not be inspected either.
+  if (facts.coding.kind === 'unknown') {
+    const known = [...new Set(Object.keys(DECODABLE_CODINGS))].join(', ');
+    return {
+      kind: 'fail',
+      result: 'invalid_body',
+      error: `node answered ${status} in content-encoding ${JSON.stringify(facts.coding.name)}, which the gateway cannot decode (it decodes ${known})`,
+    };
+  }
+  if (status === 400 || status === 404) return { kind: 'inspect_error' };
   const eventStream = isEventStream(contentType);
   if (status >= 200 && status < 300 && !eventStream) {
-    if (isJson(contentType)) return readable ? { kind: 'hold_json' } : { kind: 'stream', eventStream: false };
+    if (isJson(contentType)) return { kind: 'hold_json' };
     // An inference answer is JSON or SSE; an HTML page here is a captive portal or a misrouted
     // proxy, never a completion the client could use.
     const shown = contentType === '' ? 'no content-type' : `content-type ${JSON.stringify(contentType.slice(0, 80))}`;

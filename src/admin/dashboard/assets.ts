@@ -1,6 +1,7 @@
-// The dashboard's files, read once when the admin table is built: the page's own modules (static/)
-// and the browser libraries from the package's own dependencies (preact, htm, uPlot), found by
-// module resolution so no CDN and no build step is involved. A missing file fails the start.
+// The dashboard's files, read once when the admin table is built: the page's own modules (static/),
+// the module it shares with the gateway (src/core/visible-text.js), and the browser libraries from
+// the package's own dependencies (preact, htm, uPlot), found by module resolution so no CDN and no
+// build step is involved. A missing file fails the start.
 
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -22,6 +23,8 @@ const VENDOR: Readonly<Record<string, { readonly specifier: string; readonly fil
   uplot: { specifier: 'uplot/dist/uPlot.esm.js', file: 'vendor/uplot.mjs' },
 };
 const UPLOT_CSS = { specifier: 'uplot/dist/uPlot.min.css', file: 'vendor/uplot.css' };
+/** Modules the page shares with the rest of the gateway (plain JavaScript, served as they are). */
+const SHARED = [{ url: new URL('../../core/visible-text.js', import.meta.url), file: 'visible-text.js' }];
 
 const TYPES: Readonly<Record<string, string>> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -49,6 +52,7 @@ export function loadDashboardAssets(): DashboardAssets {
   for (const { specifier, file } of [...Object.values(VENDOR), UPLOT_CSS]) {
     files.set(file, asset(fileURLToPath(import.meta.resolve(specifier)), file));
   }
+  for (const { url, file } of SHARED) files.set(file, asset(fileURLToPath(url), file));
   const importMap = JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR).map(([name, v]) => [name, `./ui/${v.file}`])) });
   const hash = createHash('sha256').update(importMap).digest('base64');
   const html = readFileSync(new URL('index.html', staticDir), 'utf8').replace('<!--IMPORT_MAP-->', `<script type="importmap">${importMap}</script>`);

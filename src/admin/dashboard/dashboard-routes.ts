@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { Guard } from '../admin-deps.ts';
 import type { TableBuilder } from '#src/proxy/index.ts';
 import { ASSET_PREFIX, loadDashboardAssets, type Asset } from './assets.ts';
+import { feedAddressKey } from './feed-admission.ts';
 import type { LiveFeed } from './live-feed.ts';
 
 export function dashboardRoutes(table: TableBuilder, feed: Pick<LiveFeed, 'open'>, guard: Guard): void {
@@ -49,7 +50,8 @@ export function dashboardRoutes(table: TableBuilder, feed: Pick<LiveFeed, 'open'
         res.end();
         return;
       }
-      feed.open(res);
+      // Slots are shared by client address (feed-admission.ts).
+      feed.open(res, feedAddressKey(req.socket.remoteAddress ?? ''));
     }),
   );
 }

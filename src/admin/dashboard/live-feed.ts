@@ -1,10 +1,13 @@
 // GET /admin/events: one server-sent-events stream per page. Every client shares one tick: the
 // rows, models, sites, transitions and traffic that changed are serialised once and written to all. A
-// client whose unsent bytes pass MAX_FEED_CLIENT_BUFFER_BYTES is dropped (it reconnects and gets a
-// fresh snapshot) rather than buffered without limit; at most MAX_FEED_CLIENTS stay connected.
+// client whose unsent bytes pass MAX_FEED_CLIENT_BUFFER_BYTES is dropped at once (it reconnects and
+// gets a fresh snapshot) rather than buffered without limit, and so is one that stays above
+// FEED_STALL_BYTES for FEED_STALL_MS; at most MAX_FEED_CLIENTS stay connected, shared between client
+// addresses (feed-admission.ts).
 
 import type { ServerResponse } from 'node:http';
 import type { Clock, Timer } from '#src/core/clock.ts';
+import { admitFeed, isStalled, lagSince, MAX_FEED_CLIENTS, MAX_FEEDS_PER_ADDRESS } from './feed-admission.ts';
 import { NOTHING_SENT, rowsDelta, sitesDelta, sitesSent, sseEvent, type DashboardSnapshot, type SentRows, type SentSites } from './dashboard-state.ts';
 import type { FleetRow, ModelRow } from './fleet-rows.ts';
 import type { SitesPanel } from './site-rows.ts';
@@ -14,7 +17,7 @@ import { TRAFFIC_BUCKET_MS, type TrafficSeries } from './traffic-history.ts';
 /** What the feed needs of a response: a ServerResponse, or a test's fake. */
 export type FeedClient = Pick<ServerResponse, 'writeHead' | 'write' | 'end' | 'destroy' | 'on' | 'writableLength'>;
 
-export const MAX_FEED_CLIENTS = 32;
+export { FEED_STALL_BYTES, FEED_STALL_MS, MAX_FEED_CLIENTS, MAX_FEEDS_PER_ADDRESS } from './feed-admission.ts';
 export const MAX_FEED_CLIENT_BUFFER_BYTES = 4 * 1024 * 1024;
 export const FEED_TICK_MS = 1_000;
 export const FEED_HEARTBEAT_MS = 15_000;
@@ -32,13 +35,15 @@ export interface FeedSource {
 export class LiveFeed {
   readonly #clock: Clock;
   readonly #source: FeedSource;
-  readonly #clients = new Set<FeedClient>();
+  /** Oldest first: each client's address, and since when it lags (undefined: keeping up). */
+  readonly #clients = new Map<FeedClient, { readonly address: string; lagSince: number | undefined }>();
   #sentRows: SentRows = new Map();
   #sentModels = '';
   #sentSites: SentSites = NOTHING_SENT;
   #timer: Timer | undefined;
   #sinceHeartbeatMs = 0;
   #dropped = 0;
+  #replaced = 0;
   #sentBucket = 0;
 
   constructor(clock: Clock, source: FeedSource) {
@@ -46,19 +51,33 @@ export class LiveFeed {
     this.#source = source;
   }
 
-  /** Answers 503 when the feed is full; else streams until the client leaves or `close()`. */
-  open(res: FeedClient): void {
-    if (this.#clients.size >= MAX_FEED_CLIENTS) {
+  /**
+   * Answers 503 when `address` holds its share of the feed already; else streams (perhaps in place
+   * of a feed of the busiest address) until the client leaves, stops reading, or `close()`.
+   */
+  open(res: FeedClient, address: string): void {
+    const entries = [...this.#clients];
+    const admission = admitFeed(entries.map(([, state]) => state), address);
+    if (admission.kind === 'refuse') {
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
-      res.end(`the live feed already has ${MAX_FEED_CLIENTS} clients\n`);
+      res.end(`${admission.reason}\n`);
       return;
+    }
+    if (admission.kind === 'admit_replacing') {
+      const victim = entries[admission.victim]?.[0];
+      if (victim !== undefined) {
+        this.#clients.delete(victim);
+        this.#replaced++;
+        // An SSE comment: the page reconnects by itself, and anyone reading the stream sees why it ended.
+        victim.end(`: closed to make room for a client address holding fewer live feeds (at most ${MAX_FEEDS_PER_ADDRESS} per address, ${MAX_FEED_CLIENTS} in all)\n\n`);
+      }
     }
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
     });
-    this.#clients.add(res);
+    this.#clients.set(res, { address, lagSince: undefined });
     res.on('close', () => this.#clients.delete(res));
     const snapshot = this.#source.snapshot();
     if (this.#clients.size === 1) {
@@ -75,16 +94,21 @@ export class LiveFeed {
     return this.#clients.size;
   }
 
-  /** Clients dropped for reading too slowly. */
+  /** Clients dropped for reading too slowly (or not at all). */
   droppedClients(): number {
     return this.#dropped;
+  }
+
+  /** Feeds closed to give their slot to a client address holding fewer. */
+  replacedClients(): number {
+    return this.#replaced;
   }
 
   /** Ends every stream (the gateway is stopping: they must not hold the drain). */
   close(): void {
     this.#timer?.cancel();
     this.#timer = undefined;
-    for (const res of this.#clients) res.end();
+    for (const res of this.#clients.keys()) res.end();
     this.#clients.clear();
   }
 
@@ -121,17 +145,28 @@ export class LiveFeed {
     if (chunk === '' && this.#sinceHeartbeatMs >= FEED_HEARTBEAT_MS) chunk = ': keep-alive\n\n';
     if (chunk !== '') {
       this.#sinceHeartbeatMs = 0;
-      for (const res of this.#clients) this.#write(res, chunk);
+      for (const res of [...this.#clients.keys()]) this.#write(res, chunk);
     }
+    this.#dropStalled(now);
     this.#timer = this.#clock.setTimeout(() => this.#tick(), FEED_TICK_MS);
   }
 
   #write(res: FeedClient, chunk: string): void {
     res.write(chunk);
-    if (res.writableLength > MAX_FEED_CLIENT_BUFFER_BYTES) {
-      this.#dropped++;
-      this.#clients.delete(res);
-      res.destroy();
+    if (res.writableLength > MAX_FEED_CLIENT_BUFFER_BYTES) this.#drop(res);
+  }
+
+  /** Each tick, heartbeat or not: a client that has not drained for FEED_STALL_MS is dropped. */
+  #dropStalled(now: number): void {
+    for (const [res, state] of [...this.#clients]) {
+      state.lagSince = lagSince(state.lagSince, res.writableLength, now);
+      if (isStalled(state.lagSince, now)) this.#drop(res);
     }
+  }
+
+  #drop(res: FeedClient): void {
+    if (!this.#clients.delete(res)) return;
+    this.#dropped++;
+    res.destroy();
   }
 }

@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bodyCoding, planResponse, type BodyCoding } from '#src/proxy/response-policy.ts';
+import { bodyCoding, planResponse, type BodyCoding, type ContentCoding } from '#src/proxy/response-policy.ts';
 import { errorCodeOf } from '#src/proxy/upstream-error.ts';
+
+const IDENTITY: BodyCoding = { kind: 'identity' };
+const UNKNOWN: BodyCoding = { kind: 'unknown', name: 'compress' };
+const encoded = (...codings: ContentCoding[]): BodyCoding => ({ kind: 'encoded', codings });
 
 const cases: { status: number; contentType: string; canFailOver: boolean; plan: string; result?: string; coding?: BodyCoding }[] = [
   { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json' },
@@ -18,52 +22,60 @@ const cases: { status: number; contentType: string; canFailOver: boolean; plan: 
   { status: 302, contentType: 'text/html', canFailOver: true, plan: 'stream' },
   { status: 503, contentType: 'application/json', canFailOver: true, plan: 'fail', result: 'http_5xx' },
   { status: 503, contentType: 'application/json', canFailOver: false, plan: 'stream' },
-  { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json', coding: 'gzip' },
-  { status: 200, contentType: 'application/json', canFailOver: true, plan: 'stream', coding: 'unknown' },
-  { status: 400, contentType: 'application/json', canFailOver: true, plan: 'stream', coding: 'unknown' },
-  { status: 400, contentType: 'application/json', canFailOver: true, plan: 'inspect_error', coding: 'br' },
-  { status: 200, contentType: 'text/html', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: 'unknown' },
+  { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json', coding: encoded('gzip') },
+  { status: 200, contentType: 'text/event-stream', canFailOver: true, plan: 'stream', coding: encoded('zstd') },
+  { status: 200, contentType: 'application/json', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
+  { status: 200, contentType: 'text/event-stream', canFailOver: false, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
+  { status: 400, contentType: 'application/json', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
+  { status: 503, contentType: 'application/json', canFailOver: false, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
+  { status: 400, contentType: 'application/json', canFailOver: true, plan: 'inspect_error', coding: encoded('br') },
+  { status: 200, contentType: 'text/html', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
 ];
 
 for (const c of cases) {
-  const coding = c.coding ?? 'identity';
-  test(`${c.status} ${c.contentType || '(none)'} ${coding}${c.canFailOver ? ', another node left' : ''} → ${c.plan}${c.result ? ` (${c.result})` : ''}`, () => {
+  const coding = c.coding ?? IDENTITY;
+  test(`${c.status} ${c.contentType || '(none)'} ${JSON.stringify(coding)}${c.canFailOver ? ', another node left' : ''} → ${c.plan}${c.result ? ` (${c.result})` : ''}`, () => {
     const plan = planResponse({ status: c.status, contentType: c.contentType, coding, canFailOver: () => c.canFailOver });
     assert.equal(plan.kind, c.plan);
     if (plan.kind === 'fail') assert.equal(plan.result, c.result);
+    if (coding.kind === 'unknown' && plan.kind === 'fail') assert.match(plan.error, /content-encoding "compress", which the gateway cannot decode/);
   });
 }
 
 const codings: { header: string | string[] | undefined; coding: BodyCoding }[] = [
-  { header: undefined, coding: 'identity' },
-  { header: 'identity', coding: 'identity' },
-  { header: 'GZIP', coding: 'gzip' },
-  { header: 'x-gzip', coding: 'gzip' },
-  { header: 'deflate', coding: 'deflate' },
-  { header: ' br ', coding: 'br' },
-  { header: 'zstd', coding: 'unknown' },
-  { header: 'gzip, br', coding: 'unknown' },
-  { header: ['gzip', 'identity'], coding: 'gzip' },
+  { header: undefined, coding: IDENTITY },
+  { header: 'identity', coding: IDENTITY },
+  { header: 'GZIP', coding: encoded('gzip') },
+  { header: 'x-gzip', coding: encoded('gzip') },
+  { header: 'deflate', coding: encoded('deflate') },
+  { header: ' br ', coding: encoded('br') },
+  { header: 'zstd', coding: encoded('zstd') },
+  { header: 'gzip, br', coding: encoded('gzip', 'br') },
+  { header: ['gzip', 'identity'], coding: encoded('gzip') },
+  { header: 'compress', coding: { kind: 'unknown', name: 'compress' } },
+  { header: 'gzip, snappy', coding: { kind: 'unknown', name: 'snappy' } },
+  { header: 'gzip, gzip, gzip, gzip', coding: { kind: 'unknown', name: 'gzip, gzip, gzip, gzip' } },
+  { header: 'toString', coding: { kind: 'unknown', name: 'tostring' } },
 ];
 
 for (const c of codings) {
-  test(`content-encoding ${JSON.stringify(c.header)} → ${c.coding}`, () => {
-    assert.equal(bodyCoding(c.header), c.coding);
+  test(`content-encoding ${JSON.stringify(c.header)} → ${JSON.stringify(c.coding)}`, () => {
+    assert.deepEqual(bodyCoding(c.header), c.coding);
   });
 }
 
 // A remote site's answers (passOnErrors false): no error of its own reaches the client.
 const siteCases: { status: number; coding: BodyCoding; plan: string; result?: string }[] = [
-  { status: 200, coding: 'identity', plan: 'hold_json' },
-  { status: 302, coding: 'identity', plan: 'inspect_error' },
-  { status: 401, coding: 'identity', plan: 'inspect_error' },
-  { status: 429, coding: 'identity', plan: 'inspect_error' },
-  { status: 503, coding: 'identity', plan: 'inspect_error' },
-  { status: 401, coding: 'unknown', plan: 'fail', result: 'http_error' },
-  { status: 503, coding: 'unknown', plan: 'fail', result: 'http_5xx' },
+  { status: 200, coding: IDENTITY, plan: 'hold_json' },
+  { status: 302, coding: IDENTITY, plan: 'inspect_error' },
+  { status: 401, coding: IDENTITY, plan: 'inspect_error' },
+  { status: 429, coding: IDENTITY, plan: 'inspect_error' },
+  { status: 503, coding: IDENTITY, plan: 'inspect_error' },
+  { status: 401, coding: UNKNOWN, plan: 'fail', result: 'http_error' },
+  { status: 503, coding: UNKNOWN, plan: 'fail', result: 'http_5xx' },
 ];
 for (const c of siteCases) {
-  test(`a remote site's ${c.status} (${c.coding}), last site or not → ${c.plan}${c.result ? ` (${c.result})` : ''}`, () => {
+  test(`a remote site's ${c.status} (${c.coding.kind}), last site or not → ${c.plan}${c.result ? ` (${c.result})` : ''}`, () => {
     for (const canFailOver of [true, false]) {
       const plan = planResponse({ status: c.status, contentType: 'application/json', coding: c.coding, canFailOver: () => canFailOver, passOnErrors: false });
       assert.equal(plan.kind, c.plan);

@@ -4,6 +4,7 @@
 import { html } from './html.js';
 import { useState } from 'preact/hooks';
 import { tokenHeaders } from './feed.js';
+import { shown as visible, T } from './text.js';
 
 /** The filter's value: '' (all), 'node:<name>' or 'site:<id>' (a node and a site may share a name). */
 function matches(filter, t) {
@@ -13,8 +14,8 @@ function matches(filter, t) {
 }
 
 function subject(t) {
-  if (t.node) return t.node;
-  if (t.site !== undefined) return `site ${t.site}`;
+  if (t.node) return T(t.node);
+  if (t.site !== undefined) return html`site ${T(t.site)}`;
   return t.kind === 'rejection' ? 'mesh' : 'gateway';
 }
 
@@ -25,12 +26,12 @@ export function EventsView({ transitions, nodes, sites }) {
     <h2>Events <span class="muted">${shown.length}</span></h2>
     <label>node or site <select id="events-filter" value=${filter} onChange=${(e) => setFilter(e.currentTarget.value)}>
       <option value="">all</option>
-      <optgroup label="nodes">${nodes.map((n) => html`<option value=${`node:${n}`}>${n}</option>`)}</optgroup>
-      ${sites.length === 0 ? null : html`<optgroup label="sites">${sites.map((s) => html`<option value=${`site:${s}`}>${s}</option>`)}</optgroup>`}
+      <optgroup label="nodes">${nodes.map((n) => html`<option value=${`node:${n}`}>${visible(n)}</option>`)}</optgroup>
+      ${sites.length === 0 ? null : html`<optgroup label="sites">${sites.map((s) => html`<option value=${`site:${s}`}>${visible(s)}</option>`)}</optgroup>`}
     </select></label>
     <ol class="events">${shown.slice(0, 200).map(
       (t) => html`<li data-kind=${t.kind} data-node=${t.node} data-site=${t.site}>
-        <time>${new Date(t.at).toLocaleTimeString()}</time> <span class="kind">${t.kind}</span>${' '}<b>${subject(t)}</b> ${t.text}</li>`,
+        <time>${new Date(t.at).toLocaleTimeString()}</time> <span class="kind">${t.kind}</span>${' '}<b>${subject(t)}</b> ${T(t.text)}</li>`,
     )}</ol>
   </section>`;
 }
@@ -56,19 +57,19 @@ export function ExplainView({ models, token }) {
   return html`<section id="explain">
     <h2>Explain</h2>
     <form id="explain-form" onSubmit=${submit}>
-      <label>model <select name="model">${models.map((m) => html`<option value=${m.id}>${m.id}</option>`)}</select></label>
+      <label>model <select name="model">${models.map((m) => html`<option value=${m.id}>${visible(m.id)}</option>`)}</select></label>
       <label>prompt tokens <input name="prompt_tokens" type="number" min="0" value="1000" /></label>
       <label>max tokens <input name="max_tokens" type="number" min="0" value="256" /></label>
       <button type="submit">Explain</button>
     </form>
     ${answer === null ? null : answer.ok
-      ? html`<div id="explain-result"><p>outcome: <b id="explain-outcome">${answer.body.outcome}</b></p>
+      ? html`<div id="explain-result"><p>outcome: <b id="explain-outcome">${T(answer.body.outcome)}</b></p>
           <table><thead><tr><th>node</th><th>verdict</th><th>reason</th><th>filter</th><th>detail</th></tr></thead>
           <tbody>${answer.body.nodes.map((n) => html`<tr data-node=${n.node} data-verdict=${n.verdict}>
-            <td>${n.node}</td><td class="verdict-${n.verdict}">${n.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
-            <td>${n.reason ?? ''}</td><td>${n.filter ?? ''}</td><td>${n.detail ?? ''}</td></tr>`)}</tbody></table>
+            <td>${T(n.node)}</td><td class="verdict-${n.verdict}">${n.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
+            <td>${T(n.reason)}</td><td>${T(n.filter)}</td><td>${T(n.detail)}</td></tr>`)}</tbody></table>
           ${answer.body.sites === undefined ? null : html`<${ExplainSites} sites=${answer.body.sites} chosen=${answer.body.site_choice} />`}</div>`
-      : html`<p class="error" id="explain-error">${answer.message}</p>`}
+      : html`<p class="error" id="explain-error">${T(answer.message)}</p>`}
   </section>`;
 }
 
@@ -76,6 +77,6 @@ export function ExplainView({ models, token }) {
 function ExplainSites({ sites, chosen }) {
   return html`<table id="explain-sites"><thead><tr><th>site</th><th>verdict</th><th>reason</th><th>detail</th><th>load</th></tr></thead>
     <tbody>${sites.map((s) => html`<tr data-site=${s.site} data-verdict=${s.verdict}>
-      <td>${s.site}${s.site === chosen ? ' (a forward goes here)' : ''}</td><td class="verdict-${s.verdict}">${s.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
-      <td>${s.reason ?? ''}</td><td>${s.detail ?? ''}</td><td>${s.load ?? ''}</td></tr>`)}</tbody></table>`;
+      <td>${T(s.site)}${s.site === chosen ? ' (a forward goes here)' : ''}</td><td class="verdict-${s.verdict}">${s.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
+      <td>${T(s.reason)}</td><td>${T(s.detail)}</td><td>${T(s.load)}</td></tr>`)}</tbody></table>`;
 }

@@ -3,12 +3,13 @@
 
 import { html } from './html.js';
 import { Component } from 'preact';
+import { list, shown, T } from './text.js';
 
 const ICONS = { healthy: '●', degraded: '◐', dead: '✕', asleep: '☾', waking: '☀', ejected: '⏏', unknown: '?' };
 const RESIDENCY_ICONS = { loaded: '▣', on_demand: '▢', asleep: '☾' };
 
 export function stateBadge(state) {
-  return html`<span class="badge state-${state}"><span aria-hidden="true">${ICONS[state] ?? '?'}</span> ${state}</span>`;
+  return html`<span class="badge state-${state}"><span aria-hidden="true">${ICONS[state] ?? '?'}</span> ${shown(state)}</span>`;
 }
 
 export function age(at, now) {
@@ -32,7 +33,7 @@ function ModelChips({ models }) {
   const more = models.length - CHIPS_SHOWN;
   return html`<ul class="chips">${models.slice(0, CHIPS_SHOWN).map(
     (m) => html`<li class="chip residency-${m.residency}" data-model=${m.id} title=${`n_ctx ${m.n_ctx ?? '?'} · slots ${m.slots ?? '?'} · free context ${m.free_ctx ?? 'n/a'}`}>
-      <span aria-hidden="true">${RESIDENCY_ICONS[m.residency]}</span> <span class="model-id">${m.id}</span>
+      <span aria-hidden="true">${RESIDENCY_ICONS[m.residency]}</span> <span class="model-id">${T(m.id)}</span>
       <span class="muted"> ${m.residency.replace('_', ' ')}${m.n_ctx ? ` · ctx ${m.n_ctx}` : ''}${m.slots ? ` · ${m.slots} slots` : ''}${m.free_ctx !== null ? ` · ${m.free_ctx} free` : ''}</span>
     </li>`,
   )}${more > 0 ? html`<li class="chip muted">+${more} more</li>` : null}</ul>`;
@@ -45,15 +46,15 @@ class NodeRow extends Component {
   }
   render({ row, now }) {
     return html`<tr class="node state-${row.state}" data-node=${row.name} data-state=${row.state}>
-      <td class="name">${row.name}</td>
+      <td class="name">${T(row.name)}</td>
       <td>${stateBadge(row.state)}</td>
-      <td>${row.discovery}</td>
-      <td>${row.group ?? '—'}</td>
-      <td>${row.kind}</td>
-      <td class="url">${row.url}</td>
+      <td>${T(row.discovery)}</td>
+      <td>${row.group === null ? '—' : T(row.group)}</td>
+      <td>${T(row.kind)}</td>
+      <td class="url">${T(row.url)}</td>
       <td class="num">${row.in_flight} / ${row.slots ?? '?'}</td>
       <td class="num">${row.queue}</td>
-      <td class="error">${row.last_error === null ? '—' : html`${row.last_error} <span class="muted">${age(row.last_error_at, now)}</span>`}</td>
+      <td class="error">${row.last_error === null ? '—' : html`${T(row.last_error)} <span class="muted">${age(row.last_error_at, now)}</span>`}</td>
       <td>${wakeText(row.wake)}</td>
       <td><${ModelChips} models=${row.models} /></td>
     </tr>`;
@@ -83,11 +84,11 @@ function RemoteSites({ model }) {
   if (sites.length === 0 && stale.length === 0) return '—';
   return html`<ul class="chips">${sites.map(
     (s) => html`<li class="chip site-fresh" data-site=${s.site} data-state="fresh">
-      <span aria-hidden="true">●</span> <span class="site-id">${s.site}</span>
+      <span aria-hidden="true">●</span> <span class="site-id">${T(s.site)}</span>
       <span class="muted">${s.ctx === null ? '' : ` · ctx ${s.ctx}`}${s.on_demand ? ' · on demand' : ''}</span></li>`,
   )}${stale.map(
     (site) => html`<li class="chip site-stale" data-site=${site} data-state="stale" title="its last record lists the model but is stale: not routed there">
-      <span aria-hidden="true">◌</span> <span class="site-id">${site}</span> <span class="muted">stale, not serving</span></li>`,
+      <span aria-hidden="true">◌</span> <span class="site-id">${T(site)}</span> <span class="muted">stale, not serving</span></li>`,
   )}</ul>`;
 }
 
@@ -98,11 +99,11 @@ export function ModelsView({ models, mesh }) {
       <thead><tr><th>model</th><th>aliases</th><th>served now by</th><th>on demand</th><th>after a wake</th><th>largest context</th><th>queued</th>${mesh ? html`<th>remote sites</th>` : null}</tr></thead>
       <tbody>${models.map(
         (m) => html`<tr data-model=${m.id} data-local=${m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? 'yes' : 'no'}>
-          <td class="name">${m.id}</td>
-          <td>${m.aliases.join(', ') || '—'}</td>
-          <td>${m.nodes.join(', ') || '—'}</td>
-          <td>${m.on_demand.join(', ') || '—'}</td>
-          <td>${m.after_wake.join(', ') || '—'}</td>
+          <td class="name">${T(m.id)}</td>
+          <td>${list(m.aliases)}</td>
+          <td>${list(m.nodes)}</td>
+          <td>${list(m.on_demand)}</td>
+          <td>${list(m.after_wake)}</td>
           <td class="num">${m.largest_ctx ?? (m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? '?' : '—')}</td>
           <td class="num">${m.queue}</td>
           ${mesh ? html`<td class="remote"><${RemoteSites} model=${m} /></td>` : null}

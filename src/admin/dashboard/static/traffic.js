@@ -2,6 +2,7 @@
 // gateway's 15-minute window, drawn with uPlot and updated in place as buckets arrive.
 
 import { html } from './html.js';
+import { shown } from './text.js';
 import { Component, createRef } from 'preact';
 import uPlot from 'uplot';
 
@@ -72,7 +73,7 @@ export function TrafficView({ state, selected, onSelect }) {
       ? html`<p class="muted" id="no-traffic">No requests yet.</p>`
       : html`<p>
           <label>series <select id="traffic-series" value=${key} onChange=${(e) => onSelect(e.currentTarget.value)}>
-            ${keys.map((k) => html`<option value=${k}>${k.replace(':', ': ')}</option>`)}
+            ${keys.map((k) => html`<option value=${k}>${shown(k.replace(':', ': '))}</option>`)}
           </select></label>
           <span id="traffic-total" data-total=${total}> ${total} requests in the window</span>
         </p>

@@ -4,7 +4,7 @@ import { ManualClock } from '#src/core/clock.ts';
 import { rowsDelta, sseEvent } from '#src/admin/dashboard/dashboard-state.ts';
 import type { FleetRow } from '#src/admin/dashboard/fleet-rows.ts';
 import { NO_MESH, type SiteRow, type SitesPanel } from '#src/admin/dashboard/site-rows.ts';
-import { FEED_HEARTBEAT_MS, FEED_TICK_MS, LiveFeed, MAX_FEED_CLIENT_BUFFER_BYTES, MAX_FEED_CLIENTS, type FeedClient, type FeedSource } from '#src/admin/dashboard/live-feed.ts';
+import { FEED_HEARTBEAT_MS, FEED_STALL_BYTES, FEED_STALL_MS, FEED_TICK_MS, LiveFeed, MAX_FEED_CLIENT_BUFFER_BYTES, MAX_FEED_CLIENTS, MAX_FEEDS_PER_ADDRESS, type FeedClient, type FeedSource } from '#src/admin/dashboard/live-feed.ts';
 import { discoveryTransition, healthTransition, reloadTransition, wakeTransition, type Transition } from '#src/admin/dashboard/transitions.ts';
 import type { DiscoveryState } from '#src/discovery/index.ts';
 import type { HealthState } from '#src/nodes/index.ts';
@@ -101,7 +101,7 @@ test('the feed: a snapshot first, then only what changed each tick, and a keep-a
   const src = source(() => rows);
   const feed = new LiveFeed(clock, src);
   const client = fakeClient();
-  feed.open(client);
+  feed.open(client, '127.0.0.1');
   assert.equal(client.status, 200);
   assert.match(client.text(), /^retry: 2000\nevent: snapshot\ndata: /);
   rows = [row('a'), row('b', 'dead')];
@@ -136,7 +136,7 @@ test('the feed drops a client that does not read, and refuses clients past MAX_F
   const src = source(() => Array.from({ length: 200 }, (_, i) => ({ ...row(`node-${i}`), last_error: `changed ${n}` })));
   const feed = new LiveFeed(clock, src);
   const slow = fakeClient();
-  feed.open(slow);
+  feed.open(slow, '127.0.0.1');
   for (let i = 0; i < 1_000 && !slow.destroyed; i++) {
     n++;
     clock.advance(FEED_TICK_MS);
@@ -147,9 +147,10 @@ test('the feed drops a client that does not read, and refuses clients past MAX_F
   assert.equal(feed.clientCount(), 0);
 
   const clients = Array.from({ length: MAX_FEED_CLIENTS }, () => fakeClient());
-  for (const c of clients) feed.open(c);
+  // Spread over enough addresses that none holds more than its share.
+  clients.forEach((c, i) => feed.open(c, `10.0.0.${i % (MAX_FEED_CLIENTS / MAX_FEEDS_PER_ADDRESS)}`));
   const extra = fakeClient();
-  feed.open(extra);
+  feed.open(extra, '10.0.0.1');
   assert.equal(extra.status, 503);
   assert.equal(feed.clientCount(), MAX_FEED_CLIENTS);
   feed.close();
@@ -164,7 +165,7 @@ test('the feed sends a sites event only when a site row or this site’s own cha
   const src = { ...source(() => [row('a')]), sites: () => panel };
   const feed = new LiveFeed(clock, src);
   const client = fakeClient();
-  feed.open(client);
+  feed.open(client, '127.0.0.1');
   const sitesEvents = (): string[] => client.text().split('\n\n').filter((e) => e.startsWith('event: sites'));
   clock.advance(FEED_TICK_MS);
   assert.equal(sitesEvents().length, 0, 'alone and unchanged: nothing');
@@ -177,5 +178,42 @@ test('the feed sends a sites event only when a site row or this site’s own cha
   panel = { ...panel, sites: [siteRow('stale')] };
   clock.advance(FEED_TICK_MS);
   assert.match(sitesEvents()[1] ?? '', /"changed":\[\{"id":"b","state":"stale"/);
+  feed.close();
+});
+
+test('the feed drops a client whose unsent bytes stay above FEED_STALL_BYTES for FEED_STALL_MS, even when quiet', () => {
+  const clock = new ManualClock(10_000 * 1_000);
+  const feed = new LiveFeed(clock, source(() => [row('a')]));
+  const stuck = fakeClient();
+  const reader = fakeClient();
+  feed.open(stuck, '127.0.0.1');
+  feed.open(reader, '127.0.0.2');
+  // The kernel's buffers are full: what the feed writes stays unsent.
+  Object.assign(stuck, { writableLength: FEED_STALL_BYTES + 1 });
+  let waited = 0;
+  while (!stuck.destroyed && waited <= 2 * FEED_STALL_MS) {
+    Object.assign(reader, { writableLength: 0 });
+    clock.advance(FEED_TICK_MS);
+    waited += FEED_TICK_MS;
+  }
+  assert.ok(stuck.destroyed, 'the stuck client was dropped');
+  assert.ok(waited >= FEED_STALL_MS && waited <= FEED_STALL_MS + 2 * FEED_TICK_MS, `after ${waited} ms`);
+  assert.equal(reader.destroyed, false, 'a client that drains stays');
+  assert.equal(feed.clientCount(), 1);
+  assert.equal(feed.droppedClients(), 1);
+  feed.close();
+});
+
+test('a full feed gives a newcomer from another address the oldest slot of the busiest address, and says why', () => {
+  const clock = new ManualClock(10_000 * 1_000);
+  const feed = new LiveFeed(clock, source(() => [row('a')]));
+  const clients = Array.from({ length: MAX_FEED_CLIENTS }, () => fakeClient());
+  clients.forEach((c, i) => feed.open(c, `10.0.0.${i % (MAX_FEED_CLIENTS / MAX_FEEDS_PER_ADDRESS)}`));
+  const operator = fakeClient();
+  feed.open(operator, '192.0.2.1');
+  assert.equal(operator.status, 200);
+  assert.equal(feed.clientCount(), MAX_FEED_CLIENTS);
+  assert.equal(feed.replacedClients(), 1);
+  assert.match(clients[0]?.text() ?? '', /: closed to make room for a client address holding fewer live feeds/);
   feed.close();
 });
