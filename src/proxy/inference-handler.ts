@@ -7,29 +7,22 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
-import type { NodeRegistry } from '#src/nodes/index.ts';
-import { largestContext, type RouteRequest } from '#src/routing/index.ts';
+import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
+import type { RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor, type Scheduler } from '#src/scheduler/index.ts';
-import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
-import {
-  HOPELESS_CONTEXT_FACTOR,
-  promptText,
-  requestedMaxTokens,
-  typicalTokens,
-  upperBoundTokens,
-  wantsExactCount,
-} from './prompt-size.ts';
+import { promptText, requestedMaxTokens, typicalTokens } from './prompt-size.ts';
+import { sizePrompt } from './size-prompt.ts';
 import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
 import { affinityKeyOf, promptPrefixOf } from './affinity-key.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
 import { startRequestReport, type RequestReport } from './request-report.ts';
-import { resolveRequest, type ResolvedRequest } from './request-model.ts';
+import { resolveRequest } from './request-model.ts';
 import type { RequestSettings } from './request-settings.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
@@ -118,12 +111,14 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     if (!res.writableFinished) clientGone.abort();
   });
   const maxTokens = requestedMaxTokens(resolved.json);
-  const { tokens: promptTokens, exact } = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
+  const sizing = { views: () => deps.registry.views(), snapshot: () => deps.registry.snapshot(), dispatcher: (node: NodeView) => deps.pools.get(node.spec), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
+  const bounds = await sizePrompt(sizing, { endpoint, model: resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() }, clientGone.signal);
+  const { upper: promptTokens, exact } = bounds;
 
   const policy = settings.catalog.policies.get(resolved.model) ?? settings.policy;
   const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
   const promptPrefix = policy === 'cache-aware' ? promptPrefixOf(endpoint, resolved.json, settings.cachePromptChars) : undefined;
-  const facts = { model: resolved.model, group: resolved.group, promptTokens, maxTokens, policy, affinityKey, promptPrefix };
+  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix };
   let routeRequest: RouteRequest = routeRequestFor(facts, settings);
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
@@ -210,7 +205,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
           // its context is remembered for it, and its count may only lower the size the other
           // nodes are judged by (the gateway's figure may be the loose byte-based upper bound).
           if (overflow.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, overflow.learnCtx);
-          routeRequest = { ...routeRequest, promptTokens: overflow.promptTokens };
+          routeRequest = { ...routeRequest, promptTokens: overflow.promptTokens, minPromptTokens: overflow.minPromptTokens };
         } else if (meaning?.kind === 'model_not_found') {
           lastRefusal = meaning;
           deps.onModelVanished(node.name);
@@ -237,30 +232,4 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
 /** The same request with `node` tried too. */
 function alsoTried(request: RouteRequest, node: string): RouteRequest {
   return { ...request, triedNodes: new Set(request.triedNodes).add(node) };
-}
-
-/** The prompt size routing uses: the cheap upper bound, or the node's exact count when it matters (`exact`). */
-async function sizePrompt(
-  deps: InferenceDeps,
-  settings: RequestSettings,
-  ask: { readonly endpoint: string; readonly resolved: ResolvedRequest; readonly maxTokens: number | undefined },
-  signal: AbortSignal,
-): Promise<{ readonly tokens: number; readonly exact: boolean }> {
-  const { endpoint, resolved, maxTokens } = ask;
-  const text = promptText(endpoint, resolved.json);
-  const upper = upperBoundTokens(text);
-  const nodes = deps.registry.views();
-  if (!wantsExactCount(upper, maxTokens, nodes, resolved.model)) return { tokens: upper, exact: false };
-  // Hopeless: even at a typical 4 bytes per token it exceeds every context twice over.
-  const typical = typicalTokens(text);
-  const largest = largestContext(deps.registry.snapshot(), resolved.model);
-  if (largest > 0 && typical > largest * HOPELESS_CONTEXT_FACTOR) return { tokens: typical, exact: false };
-  const tokenizer = pickTokenizerNode(nodes, resolved.model);
-  if (tokenizer === undefined) return { tokens: upper, exact: false };
-  const exact = await countPromptTokens(tokenizer, resolved.model, text, {
-    dispatcher: deps.pools.get(tokenizer.spec),
-    timeoutMs: settings.tokenizeTimeoutMs,
-    signal,
-  });
-  return exact === undefined ? { tokens: upper, exact: false } : { tokens: Math.min(exact, upper), exact: true };
 }
