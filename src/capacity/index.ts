@@ -20,6 +20,7 @@ export { LeaseTable, admits, type UsageClaim, type Usage, type Limits, type Refu
 export { withLearnedContexts, LEARNED_CONTEXT_TTL_MS, type LearnedContexts } from './learned-contexts.ts';
 export {
   MAX_BYTES_PER_TOKEN,
+  fleetRatio,
   observeRatio,
   ratioChanged,
   usableRatio,
@@ -28,5 +29,6 @@ export {
   TOKEN_RATIO_MIN_SAMPLES,
   TOKEN_RATIO_TTL_MS,
   type RatioSample,
+  type RatioView,
   type TokenRatio,
 } from './token-ratio.ts';

@@ -96,3 +96,17 @@ export function widestRatio(ratios: Iterable<TokenRatio | undefined>, nowMs: num
   }
   return widest;
 }
+
+/** What fleetRatio reads of a node view. */
+export interface RatioView {
+  readonly modelsById: ReadonlyMap<string, unknown>;
+  readonly tokenRatios?: Readonly<Record<string, TokenRatio>>;
+}
+
+/** Pure: the widest usable envelope among the nodes that list `model` (what a request's bounds use). */
+export function fleetRatio(views: readonly RatioView[], model: string, nowMs: number): TokenRatio | undefined {
+  return widestRatio(
+    views.filter((v) => v.modelsById.has(model)).map((v) => v.tokenRatios?.[model]),
+    nowMs,
+  );
+}

@@ -5,7 +5,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { diffNodes, isSameAllowList, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
-import { LeaseTable, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity } from '#src/capacity/index.ts';
+import { LeaseTable, observeRatio, ratioChanged, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity, type RatioSample } from '#src/capacity/index.ts';
 import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict } from './health/passive.ts';
 import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
@@ -24,6 +24,9 @@ export interface NodeRegistryOptions {
   /** Requests in flight per node that use up its connections (upstream.max_connections). */
   readonly connectionLimit?: number;
 }
+
+/** Models per node whose token ratio is learned (a node lists a bounded number; this bounds the rest). */
+const MAX_LEARNED_RATIOS = 1024;
 
 export class NodeRegistry {
   /** Slot and context-budget usage per (node, model), taken only with a claim; routing reads it through snapshots. */
@@ -156,6 +159,24 @@ export class NodeRegistry {
     runtime.knownContexts = rememberContexts(runtime.knownContexts, { [model]: figures });
     this.#touch(runtime);
     this.#events.emit('node:capacity', { node: nodeName, capacity: runtime.capacity });
+  }
+
+  /**
+   * A node answered and said how many prompt tokens it counted (`usage.prompt_tokens`): its bytes
+   * per token for the model are learned. The view changes only when the envelope moves enough to
+   * matter (ratioChanged), so routing's cached views survive a steady stream of answers.
+   */
+  learnTokenRatio(nodeName: string, url: string, model: string, sample: RatioSample): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined || runtime.spec.url !== url) return;
+    const prior = runtime.tokenRatios.get(model);
+    if (prior === undefined && runtime.tokenRatios.size >= MAX_LEARNED_RATIOS) return;
+    const next = observeRatio(prior, sample, this.#clock.now());
+    if (next === undefined || next === prior) return;
+    runtime.tokenRatios.set(model, next);
+    if (!ratioChanged(runtime.publishedRatios[model], next)) return;
+    runtime.publishedRatios = { ...runtime.publishedRatios, [model]: next };
+    this.#touch(runtime);
   }
 
   /**

@@ -15,7 +15,7 @@ import type { HeldBytesBudget } from './held-budget.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
 import { promptText, requestedMaxTokens, typicalTokens } from './prompt-size.ts';
-import { sizePrompt } from './size-prompt.ts';
+import { learnFromAnswer, sizePrompt } from './size-prompt.ts';
 import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
 import { affinityKeyOf, promptPrefixOf } from './affinity-key.ts';
@@ -33,7 +33,7 @@ import { acceptInboundBody, type InboundForward } from './forward-in.ts';
 export interface InferenceDeps {
   readonly clock: Clock;
   /** Narrow, so a request worker can serve from its mirror of the fleet (src/workers). */
-  readonly registry: Pick<NodeRegistry, 'views' | 'snapshot' | 'learnContext'>;
+  readonly registry: Pick<NodeRegistry, 'views' | 'snapshot' | 'learnContext' | 'learnTokenRatio'>;
   readonly pools: UpstreamPools;
   /** The in-thread Scheduler, or a worker's round trip to the one that owns every lease. */
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
@@ -215,6 +215,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       }
       case 'delivered':
         attempt(outcome.status >= 500 ? 'http_5xx' : 'success', outcome.status);
+        if (outcome.status === 200) learnFromAnswer(deps.registry, admission.node, { endpoint, model: resolved.model, json: resolved.json }, outcome.promptTokens);
         finish(node.name, outcome.status, { firstByteMs: outcome.firstByteMs });
         return;
       case 'broken':

@@ -11,7 +11,7 @@
 //   lower' = floor(bytes / (high × LEARNED_SAFETY)) + given
 // Each bound is the tighter of the two. An exact count (a node's /tokenize) is both bounds.
 
-import { MAX_BYTES_PER_TOKEN, type TokenRatio } from '#src/capacity/index.ts';
+import { MAX_BYTES_PER_TOKEN, type RatioSample, type TokenRatio } from '#src/capacity/index.ts';
 import { templateTokens, type PromptText } from './prompt-size.ts';
 
 /**
@@ -48,6 +48,11 @@ export function promptBounds(text: PromptText, ratio: TokenRatio | undefined, by
   return { lower, upper, exact: false, learned: upper < provenUpper || lower > provenLower };
 }
 
+/** The bounds of a one-message chat prompt of `bytes` text bytes (what /admin/explain?prompt_bytes= judges). */
+export function chatBytesBounds(bytes: number, ratio: TokenRatio | undefined): PromptBounds {
+  return promptBounds({ pieces: [], messages: 1, givenTokens: 0 }, ratio, bytes);
+}
+
 /**
  * A tokenizer's count of the text (`count`: with the given ids and the template allowance, as
  * countPromptTokens gives it), clamped to what the bytes prove. The template's real size is not
@@ -57,6 +62,23 @@ export function exactBounds(count: number, text: PromptText, proven: PromptBound
   const upper = Math.min(count, proven.upper);
   const lower = Math.min(upper, Math.max(proven.lower, count - templateTokens(text)));
   return { lower, upper, exact: true, learned: false };
+}
+
+/**
+ * What one answer teaches about the node's tokenizer: its `usage` count against the prompt's bytes.
+ * Nothing when the prompt has parts the bytes do not count (images), and — for a node that cuts an
+ * overlong prompt silently — nothing unless the prompt surely fit (a cut prompt's count is the cut).
+ */
+export function ratioSample(
+  text: PromptText,
+  answer: { readonly promptTokens: number | undefined; readonly uncountedParts: boolean; readonly truncates: boolean; readonly ctx: number },
+  bytes: number = textBytes(text),
+): RatioSample | undefined {
+  if (answer.promptTokens === undefined || answer.uncountedParts) return undefined;
+  const promptTokens = answer.promptTokens - text.givenTokens;
+  if (promptTokens <= 0) return undefined;
+  if (answer.truncates && !(answer.ctx > 0 && bytes + text.givenTokens + templateTokens(text) < answer.ctx)) return undefined;
+  return { bytes, promptTokens, templateTokens: templateTokens(text) };
 }
 
 /** The token figure to quote in a refusal: the count when exact, else the lower bound ("at least"). */

@@ -3,12 +3,15 @@
 // node's own tokenizer when the bounds are too far apart to decide where it fits (or whether it
 // fits at all). The in-thread gateway and every request worker run this same function.
 
-import { widestRatio, type TokenRatio } from '#src/capacity/index.ts';
+import { ctxFor, fleetRatio } from '#src/capacity/index.ts';
+import { truncatesSilently } from '#src/kinds/index.ts';
+import type { NodeRegistry } from '#src/nodes/index.ts';
+import { hasUncountedParts } from './overflow-refusal.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Dispatcher } from 'undici';
 import { largestContext } from '#src/routing/index.ts';
 import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
-import { exactBounds, promptBounds, textBytes, type PromptBounds } from './prompt-bounds.ts';
+import { exactBounds, promptBounds, ratioSample, textBytes, type PromptBounds } from './prompt-bounds.ts';
 import { promptText, wantsExactCount } from './prompt-size.ts';
 
 export interface SizingDeps {
@@ -16,14 +19,6 @@ export interface SizingDeps {
   readonly snapshot: () => RoutingSnapshot;
   readonly dispatcher: (node: NodeView) => Dispatcher;
   readonly tokenizeTimeoutMs: number;
-}
-
-/** Pure: the widest learned envelope among the nodes that list `model` (the most cautious bounds). */
-export function fleetRatio(views: readonly NodeView[], model: string, nowMs: number): TokenRatio | undefined {
-  return widestRatio(
-    views.filter((v) => v.modelsById.has(model)).map((v) => v.tokenRatios?.[model]),
-    nowMs,
-  );
 }
 
 /** Pure: whether asking a tokenizer cannot change the verdict: even the proven lower bound exceeds every context. */
@@ -45,4 +40,21 @@ export async function sizePrompt(
   if (tokenizer === undefined) return bounds;
   const count = await countPromptTokens(tokenizer, ask.model, text, { dispatcher: deps.dispatcher(tokenizer), timeoutMs: deps.tokenizeTimeoutMs, signal });
   return count === undefined ? bounds : exactBounds(count, text, bounds);
+}
+
+/** A node answered 200 and stated its prompt count: the registry learns its bytes per token (pure sample, then one call). */
+export function learnFromAnswer(
+  registry: Pick<NodeRegistry, 'learnTokenRatio'>,
+  node: NodeView,
+  ask: { readonly endpoint: string; readonly model: string; readonly json: Readonly<Record<string, unknown>> },
+  promptTokens: number | undefined,
+): void {
+  if (promptTokens === undefined) return;
+  const sample = ratioSample(promptText(ask.endpoint, ask.json), {
+    promptTokens,
+    uncountedParts: hasUncountedParts(ask.json),
+    truncates: truncatesSilently(node.spec.kind, node.capacity.role),
+    ctx: ctxFor(node, ask.model),
+  });
+  if (sample !== undefined) registry.learnTokenRatio(node.spec.name, node.spec.url, ask.model, sample);
 }
