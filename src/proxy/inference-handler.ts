@@ -8,7 +8,7 @@ import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
-import type { RouteRequest } from '#src/routing/index.ts';
+import { mayTruncateAt, type RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor, type Scheduler } from '#src/scheduler/index.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
@@ -170,6 +170,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
           'x-switchyard-node': node.name,
           'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
           'x-request-id': requestId,
+          ...truncationWarning(routeRequest, admission.node),
         },
         // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.
         canFailOver: () => deps.scheduler.hasAlternative(alsoTried(routeRequest, node.name)),
@@ -228,6 +229,12 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         return;
     }
   }
+}
+
+/** `x-switchyard-context` when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */
+function truncationWarning(request: RouteRequest, node: NodeView): Record<string, string> {
+  const ctx = mayTruncateAt(request, node);
+  return ctx === undefined ? {} : { 'x-switchyard-context': `may-truncate; prompt ${request.minPromptTokens ?? request.promptTokens}-${request.promptTokens} tokens; context ${ctx}` };
 }
 
 /** The same request with `node` tried too. */

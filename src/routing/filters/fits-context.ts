@@ -100,4 +100,14 @@ export function fitContext(req: RouteRequest, candidates: readonly NodeView[]): 
   return { kept: largest.kept.map((c) => c.node), excluded: [...refused, ...(surely?.standBy ?? []), ...perhaps.standBy, ...largest.excluded] };
 }
 
+/**
+ * Pure: the context of `node` when it may cut this request's prompt silently (it truncates, and only
+ * the prompt's lower bound is known to fit it); undefined when it surely fits or would refuse.
+ */
+export function mayTruncateAt(req: RouteRequest, node: NodeView): number | undefined {
+  if (!truncatesSilently(node.spec.kind, node.capacity.role)) return undefined;
+  const ctx = residencyOf(node, req.model).state === 'loaded' ? ctxFor(node, req.model) : lastKnownCtx(node, req.model);
+  return ctx > 0 && ctx < neededTokens(req) ? ctx : undefined;
+}
+
 export const fitsContext: Filter = { name: NAME, apply: (req, candidates) => fitContext(req, candidates) };
