@@ -60,7 +60,7 @@ export function chatBytesBounds(bytes: number, ratio: TokenRatio | undefined): P
  */
 export function exactBounds(count: number, text: PromptText, proven: PromptBounds): PromptBounds {
   const upper = Math.min(count, proven.upper);
-  const lower = Math.min(upper, Math.max(proven.lower, count - templateTokens(text)));
+  const lower = Math.min(upper, Math.max(proven.lower, upper - templateTokens(text)));
   return { lower, upper, exact: true, learned: false };
 }
 
