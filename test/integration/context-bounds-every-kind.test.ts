@@ -193,7 +193,7 @@ for (const phase of PHASES) {
             const outcome = outcomeOf(res, fits, kind);
             rows.push({ phase: phase.name, fleet: kind, language, percent: Math.round(fraction * 100), tokens: prompt.tokens, fits, status: res.status, node: servedBy(res), outcome });
             const good = fits ? outcome === 'served' : outcome === 'refused 400' || (kind === 'ollama' && outcome === 'forwarded, may-truncate header');
-            if (!good) problems.push(`${language} ${fraction * 100}% (${prompt.tokens} tokens, ${prompt.bytes} bytes): ${outcome}: ${res.text.slice(0, 300)}`);
+            if (!good) problems.push(`${language} ${Math.round(fraction * 100)}% (${prompt.tokens} tokens, ${prompt.bytes} bytes): ${outcome}: ${res.text.slice(0, 300)}`);
             if (res.status === 400 && !fits) {
               const message = res.json<{ error: { message: string } }>().error.message;
               assert.match(message, /maximum context length is \d+ tokens/, message);
@@ -227,7 +227,7 @@ for (const phase of PHASES) {
                     : `re-routed to ${node}`;
           rows.push({ phase: phase.name, fleet: 'ollama+vllm', language, percent: Math.round(fraction * 100), tokens: prompt.tokens, fits: fitsAny, status: res.status, node, outcome });
           const good = fitsAny ? res.status === 200 && (fitsOllama || node === 'mix-vllm') : res.status === 400;
-          if (!good) problems.push(`${language} ${fraction * 100}% (${prompt.tokens} tokens): ${outcome}: ${res.text.slice(0, 300)}`);
+          if (!good) problems.push(`${language} ${Math.round(fraction * 100)}% (${prompt.tokens} tokens): ${outcome}: ${res.text.slice(0, 300)}`);
         }
       }
       assert.deepEqual(problems, []);
