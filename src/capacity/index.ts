@@ -22,6 +22,8 @@ export {
   MAX_BYTES_PER_TOKEN,
   fleetRatio,
   observeRatio,
+  recordRatio,
+  MAX_LEARNED_RATIOS,
   ratioChanged,
   usableRatio,
   widestRatio,
@@ -30,5 +32,6 @@ export {
   TOKEN_RATIO_TTL_MS,
   type RatioSample,
   type RatioView,
+  type LearnedRatios,
   type TokenRatio,
 } from './token-ratio.ts';

@@ -5,7 +5,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { diffNodes, isSameAllowList, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
-import { LeaseTable, observeRatio, ratioChanged, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity, type RatioSample } from '#src/capacity/index.ts';
+import { LeaseTable, recordRatio, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity, type RatioSample } from '#src/capacity/index.ts';
 import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict } from './health/passive.ts';
 import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
@@ -24,9 +24,6 @@ export interface NodeRegistryOptions {
   /** Requests in flight per node that use up its connections (upstream.max_connections). */
   readonly connectionLimit?: number;
 }
-
-/** Models per node whose token ratio is learned (a node lists a bounded number; this bounds the rest). */
-const MAX_LEARNED_RATIOS = 1024;
 
 export class NodeRegistry {
   /** Slot and context-budget usage per (node, model), taken only with a claim; routing reads it through snapshots. */
@@ -161,22 +158,10 @@ export class NodeRegistry {
     this.#events.emit('node:capacity', { node: nodeName, capacity: runtime.capacity });
   }
 
-  /**
-   * A node answered and said how many prompt tokens it counted (`usage.prompt_tokens`): its bytes
-   * per token for the model are learned. The view changes only when the envelope moves enough to
-   * matter (ratioChanged), so routing's cached views survive a steady stream of answers.
-   */
+  /** A node's answer stated its prompt count: its bytes per token are learned (capacity/token-ratio.ts). */
   learnTokenRatio(nodeName: string, url: string, model: string, sample: RatioSample): void {
     const runtime = this.#active.get(nodeName);
-    if (runtime === undefined || runtime.spec.url !== url) return;
-    const prior = runtime.tokenRatios.get(model);
-    if (prior === undefined && runtime.tokenRatios.size >= MAX_LEARNED_RATIOS) return;
-    const next = observeRatio(prior, sample, this.#clock.now());
-    if (next === undefined || next === prior) return;
-    runtime.tokenRatios.set(model, next);
-    if (!ratioChanged(runtime.publishedRatios[model], next)) return;
-    runtime.publishedRatios = { ...runtime.publishedRatios, [model]: next };
-    this.#touch(runtime);
+    if (runtime?.spec.url === url && recordRatio(runtime, model, sample, this.#clock.now())) this.#touch(runtime);
   }
 
   /**
@@ -243,14 +228,11 @@ export class NodeRegistry {
 
   view(nodeName: string): NodeView | undefined {
     const runtime = this.#active.get(nodeName);
-    if (runtime === undefined) return undefined;
-    runtime.view ??= viewOf(runtime);
-    return runtime.view;
+    return runtime === undefined ? undefined : (runtime.view ??= viewOf(runtime));
   }
 
   snapshot(): RoutingSnapshot {
-    const active = this.#active;
-    const leases = this.#leases;
+    const [active, leases] = [this.#active, this.#leases];
     return {
       nodes: this.views(),
       now: this.#clock.now(),
@@ -269,9 +251,7 @@ export class NodeRegistry {
 
   /** In-flight requests on nodes removed by a reload that have not finished yet. */
   retiringInFlight(): number {
-    let total = 0;
-    for (const runtime of this.#retiring) total += runtime.inFlight;
-    return total;
+    return [...this.#retiring].reduce((total, runtime) => total + runtime.inFlight, 0);
   }
 
   /**

@@ -202,9 +202,9 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         loadTimedOut = outcome.kind === 'failed' && outcome.result === 'load_timeout';
         if (meaning?.kind === 'context_overflow' && overflow !== undefined) {
           if (overflow.contradiction === undefined) lastRefusal = meaning;
-          // The node's figures judge that node only (it is tried now and will not be asked again):
-          // its context is remembered for it, and its count may only lower the size the other
-          // nodes are judged by (the gateway's figure may be the loose byte-based upper bound).
+          // The node's context is remembered for it alone; its plausible count (never past the
+          // gateway's upper bound) becomes the prompt's bounds for the remaining attempts, and a
+          // refusal without a count still proves the prompt exceeds that context (overflow-refusal.ts).
           if (overflow.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, overflow.learnCtx);
           routeRequest = { ...routeRequest, promptTokens: overflow.promptTokens, minPromptTokens: overflow.minPromptTokens };
         } else if (meaning?.kind === 'model_not_found') {

@@ -1,6 +1,7 @@
-// Pure: what a node's "prompt too long" refusal may change. A node's figures judge that node only:
-// its prompt count may lower the size the gateway routes by (never raise it past the gateway's own
-// upper bound), and its context is remembered for it alone. A refusal the gateway's own figures
+// Pure: what a node's "prompt too long" refusal may change. Its context is remembered for it alone;
+// its prompt count (the model's tokenizer counting, as /tokenize would) becomes the prompt's bounds
+// for the remaining attempts, never past the gateway's own upper bound; without a count the refusal
+// still proves the prompt exceeds that context less the answer. A refusal the gateway's own figures
 // disprove (the node advertises room for the whole request, or counts more tokens than the prompt
 // can have) is a contradiction: not believed, and counted against the node like a failed request.
 
