@@ -1,7 +1,8 @@
 // The /admin/* routes: read views (hosts, explain, runtime) and the few commands main.ts hands in.
 
 import { badRequest } from '#src/core/errors.ts';
-import { sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
+import { fleetRatio } from '#src/capacity/index.ts';
+import { chatBytesBounds, sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import { explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
@@ -37,8 +38,12 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         sendError(res, badRequest(query.error, query.param));
         return;
       }
-      const request = routeRequestFor({ ...query, group: deps.catalog().groups.get(query.model), policy: deps.catalog().policies.get(query.model) }, deps.config().routing);
-      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.filters, deps.policies, deps.remote));
+      const snapshot = deps.registry.snapshot();
+      // prompt_bytes: a one-message chat prompt of that many bytes, bounded as the request path bounds it.
+      const bounds = query.promptBytes === undefined || query.promptTokens !== undefined ? undefined : chatBytesBounds(query.promptBytes, fleetRatio(snapshot.nodes, query.model, snapshot.now));
+      const sized = bounds === undefined ? query : { ...query, promptTokens: bounds.upper, minPromptTokens: bounds.lower };
+      const request = routeRequestFor({ ...sized, group: deps.catalog().groups.get(query.model), policy: deps.catalog().policies.get(query.model) }, deps.config().routing);
+      sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote));
     }),
   );
   table.add('GET', '/admin/sites', guard(false, (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))));
@@ -78,7 +83,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
 }
 
 type ExplainQuery =
-  | { readonly model: string; readonly promptTokens: number | undefined; readonly maxTokens: number | undefined }
+  | { readonly model: string; readonly promptTokens: number | undefined; readonly maxTokens: number | undefined; readonly promptBytes: number | undefined }
   | { readonly error: string; readonly param: string };
 
 function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): ExplainQuery {
@@ -94,5 +99,7 @@ function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): Expla
   if (promptTokens === 'bad') return { error: 'prompt_tokens must be a whole number of tokens', param: 'prompt_tokens' };
   const maxTokens = count('max_tokens');
   if (maxTokens === 'bad') return { error: 'max_tokens must be a whole number of tokens', param: 'max_tokens' };
-  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens };
+  const promptBytes = count('prompt_bytes');
+  if (promptBytes === 'bad') return { error: 'prompt_bytes must be a whole number of bytes', param: 'prompt_bytes' };
+  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens, promptBytes };
 }

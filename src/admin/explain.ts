@@ -1,6 +1,7 @@
 // Pure: GET /admin/explain — for one model and prompt size, every node with the routing verdict
 // and its reason, from the same filters the request path runs (no separate logic to drift).
 
+import { fleetRatio } from '#src/capacity/index.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import {
   chooseSite,
@@ -52,6 +53,10 @@ export interface ExplainRemote {
 export interface Explanation {
   readonly model: string;
   readonly prompt_tokens: number | null;
+  /** The prompt's proven lower bound, when it is below `prompt_tokens` (only a context below it refuses). */
+  readonly prompt_tokens_at_least: number | null;
+  /** The fleet's learned bytes per prompt token for the model (the widest envelope in use), null = none yet. */
+  readonly bytes_per_token: { readonly low: number; readonly high: number; readonly samples: number } | null;
   readonly max_tokens: number | null;
   /** What the request path would do: route to one of the eligible nodes, queue, forward to a remote site, or answer 400/503. */
   readonly outcome: 'route' | 'queue' | 'forward' | 'context_length_exceeded' | 'no_node_available';
@@ -89,7 +94,10 @@ export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, fil
   const outcome: Explanation['outcome'] =
     kind === undefined ? 'route' : kind === 'busy' ? 'queue' : kind === 'too_large' ? 'context_length_exceeded' : 'no_node_available';
   const prefix_hit_rate = hitRate(policies.prefixHits());
-  const base = { model: req.model, prompt_tokens: req.promptTokens ?? null, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes };
+  const ratio = fleetRatio(snapshot.nodes, req.model, snapshot.now);
+  const atLeast = req.minPromptTokens !== undefined && req.minPromptTokens < (req.promptTokens ?? 0) ? req.minPromptTokens : null;
+  const bytes_per_token = ratio === undefined ? null : { low: Math.round(ratio.low * 100) / 100, high: Math.round(ratio.high * 100) / 100, samples: ratio.samples };
+  const base = { model: req.model, prompt_tokens: req.promptTokens ?? null, prompt_tokens_at_least: atLeast, bytes_per_token, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes };
   if (remote === undefined) return base;
   const sites = explainSites(req, remote);
   const forwards = sites.chosen !== undefined && (outcome === 'context_length_exceeded' || outcome === 'no_node_available');

@@ -1,7 +1,7 @@
 // Pure: GET /admin/hosts — per node what it serves, what is loaded, what it could load on demand,
 // the per-model context figures, and the leases and queue depths right now. Plain copies only.
 
-import { ctxFor, guaranteedCtx, isLlamaLike, kvModeFor, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
+import { ctxFor, guaranteedCtx, isLlamaLike, kvModeFor, residencyOf, slotsFor, usableRatio, type TokenRatio, type Usage } from '#src/capacity/index.ts';
 import { isWaking, type LoadReading, type NodeView } from '#src/nodes/index.ts';
 
 export interface HostModelFigures {
@@ -10,6 +10,16 @@ export interface HostModelFigures {
   readonly guaranteed_ctx: number;
   /** llama.cpp: how the model's slots share KV cache, and where the gateway learned it. */
   readonly kv?: { readonly mode: string; readonly source: string };
+}
+
+/** Bytes per prompt token the node's answers showed for a model (docs/config.md, "Prompt size"). */
+export interface HostTokenRatio {
+  readonly low: number;
+  readonly high: number;
+  readonly samples: number;
+  /** Whether requests' prompt bounds use it now (enough answers, recent enough). */
+  readonly in_use: boolean;
+  readonly age_ms: number;
 }
 
 export interface HostView {
@@ -29,6 +39,8 @@ export interface HostView {
   readonly models: Readonly<Record<string, HostModelFigures>>;
   readonly in_flight: number;
   readonly leases: Readonly<Record<string, Usage>>;
+  /** Per model: bytes per prompt token learned from this node's answers (absent from older gateways). */
+  readonly bytes_per_token?: Readonly<Record<string, HostTokenRatio>>;
   /** The node's own load figures as last scraped (or why not), with their age; null = none read. */
   readonly load: HostLoad | null;
 }
@@ -59,6 +71,16 @@ function hostLoad(reading: LoadReading | undefined, now: number): HostLoad | nul
   if (!reading.ok) return { error: reading.error, age_ms };
   const { running, waiting, kvUsage } = reading.figures;
   return { running, waiting, kv_usage: kvUsage ?? null, age_ms };
+}
+
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+function hostRatios(ratios: Readonly<Record<string, TokenRatio>> | undefined, now: number): Record<string, HostTokenRatio> {
+  const out: Record<string, HostTokenRatio> = {};
+  for (const [model, r] of Object.entries(ratios ?? {})) {
+    out[model] = { low: round2(r.low), high: round2(r.high), samples: r.samples, in_use: usableRatio(r, now) !== undefined, age_ms: Math.max(0, now - r.atMs) };
+  }
+  return out;
 }
 
 export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: Record<string, number> } {
@@ -107,6 +129,7 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
       models,
       in_flight: input.inFlight(view.spec.name),
       leases,
+      bytes_per_token: hostRatios(view.tokenRatios, input.now),
       load: hostLoad(input.load?.(view.spec.name), input.now),
     };
   });

@@ -18,3 +18,20 @@ export { afterRound, idsToAsk, FIRST_ROUND, type RouterRound } from './capacity-
 export { CapacityPoller, type CapacityPollOptions } from './capacity-poller.ts';
 export { LeaseTable, admits, type UsageClaim, type Usage, type Limits, type Refusal } from './lease-table.ts';
 export { withLearnedContexts, LEARNED_CONTEXT_TTL_MS, type LearnedContexts } from './learned-contexts.ts';
+export {
+  MAX_BYTES_PER_TOKEN,
+  fleetRatio,
+  observeRatio,
+  recordRatio,
+  MAX_LEARNED_RATIOS,
+  ratioChanged,
+  usableRatio,
+  widestRatio,
+  TOKEN_RATIO_MIN_PROMPT_BYTES,
+  TOKEN_RATIO_MIN_SAMPLES,
+  TOKEN_RATIO_TTL_MS,
+  type RatioSample,
+  type RatioView,
+  type LearnedRatios,
+  type TokenRatio,
+} from './token-ratio.ts';

@@ -37,6 +37,8 @@ export const auto: ServerKind = {
   tokenize: undefined,
   load: ANY_LOAD,
   llamaLike: false,
+  // A node not yet told apart may be an Ollama: cautious until it answers /props as a llama-server.
+  silentlyTruncates: true,
   refusal: (status, body) => firstMeaning(DETECTABLE.map((kind) => kind.refusal(status, body))),
   detector: DETECTOR,
 };

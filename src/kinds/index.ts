@@ -17,6 +17,7 @@ export type {
 } from './server-kind.ts';
 export { serverKind, serverKinds } from './registry.ts';
 export { isLlamaLike, tokenizerFor } from './llama-like.ts';
+export { truncatesSilently } from './truncation.ts';
 export { readRefusal, firstMeaning, type RefusalDialect } from './refusal.ts';
 export { parseLlamaProps, routerPropsPath, type PropsReading } from './llamacpp.ts';
 export { parseOllamaPs } from './ollama.ts';

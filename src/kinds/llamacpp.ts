@@ -95,6 +95,7 @@ export const llamacpp: ServerKind = {
   tokenize: LLAMACPP_TOKENIZE,
   load: LLAMACPP_LOAD,
   llamaLike: true,
+  silentlyTruncates: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
 };

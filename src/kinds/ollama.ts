@@ -62,6 +62,7 @@ export const ollama: ServerKind = {
   tokenize: undefined,
   load: undefined,
   llamaLike: false,
+  silentlyTruncates: true,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
 };

@@ -33,6 +33,7 @@ export const openai: ServerKind = {
   tokenize: undefined,
   load: undefined,
   llamaLike: false,
+  silentlyTruncates: false,
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
   detector: DETECTOR,
 };

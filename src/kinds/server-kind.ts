@@ -97,6 +97,12 @@ export interface ServerKind {
   readonly load: LoadDialect | undefined;
   /** Configured as llama.cpp: slots share one KV pool (detection from answers: `isLlamaLike`). */
   readonly llamaLike: boolean;
+  /**
+   * A prompt longer than the context is cut silently (Ollama drops old messages at `num_ctx`) instead
+   * of refused: such a node is sent a prompt that may not fit only when no node surely fits and no
+   * node that would refuse it can take it (see `truncatesSilently`).
+   */
+  readonly silentlyTruncates: boolean;
   /** An error answer (status, parsed JSON body) read in this kind's dialect. */
   refusal(status: number, body: unknown): RefusalMeaning | undefined;
   /** Recognising a node of this kind (`switchyard init`); `auto` tries every kind in its order. */

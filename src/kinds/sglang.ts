@@ -29,6 +29,7 @@ export const sglang: ServerKind = {
   tokenize: OPENAI_SERVER_TOKENIZE,
   load: SGLANG_LOAD,
   llamaLike: false,
+  silentlyTruncates: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
 };

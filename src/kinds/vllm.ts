@@ -35,6 +35,7 @@ export const vllm: ServerKind = {
   tokenize: OPENAI_SERVER_TOKENIZE,
   load: VLLM_LOAD,
   llamaLike: false,
+  silentlyTruncates: false,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
 };

@@ -4,7 +4,7 @@
 
 import type { NodeSpec } from '#src/config/types.ts';
 import { initialDiscoveryState, type DiscoveryState } from '#src/discovery/index.ts';
-import { NO_CAPACITY, type LearnedContexts, type ModelContext, type NodeCapacity } from '#src/capacity/index.ts';
+import { NO_CAPACITY, type LearnedContexts, type ModelContext, type NodeCapacity, type TokenRatio } from '#src/capacity/index.ts';
 import { INITIAL_PASSIVE_STATE, type PassiveState } from './health/passive.ts';
 import { initialHealthState, type HealthState } from './health/health-state.ts';
 import type { NodeView } from './node.ts';
@@ -22,6 +22,10 @@ export interface NodeRuntime {
   lastWakeAt: number | undefined;
   /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
   learned: LearnedContexts;
+  /** Bytes per prompt token per model, as learned from every answer (see token-ratio.ts). */
+  readonly tokenRatios: Map<string, TokenRatio>;
+  /** The same, as last published in the view (only a real change rebuilds the view). */
+  publishedRatios: Readonly<Record<string, TokenRatio>>;
   inFlight: number;
   /** Index in the registry's active nodes (its views array); -1 once the node is retiring. */
   position: number;
@@ -42,6 +46,8 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
     passive: INITIAL_PASSIVE_STATE,
     lastWakeAt: undefined,
     learned: {},
+    tokenRatios: new Map(),
+    publishedRatios: {},
     inFlight: 0,
     position: -1,
     load: undefined,
@@ -58,6 +64,7 @@ export function viewOf(runtime: NodeRuntime): NodeView {
     modelsById: new Map(discovery.models.map((m) => [m.id, m])),
     capacity: runtime.capacity,
     knownContexts: runtime.knownContexts,
+    tokenRatios: runtime.publishedRatios,
     ejectedUntil: runtime.passive.ejectedUntil,
     ...(runtime.position >= 0 ? { position: runtime.position } : {}),
     wake: Object.freeze({

@@ -5,7 +5,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { diffNodes, isSameAllowList, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
-import { LeaseTable, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity } from '#src/capacity/index.ts';
+import { LeaseTable, recordRatio, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity, type RatioSample } from '#src/capacity/index.ts';
 import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict } from './health/passive.ts';
 import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
@@ -158,6 +158,12 @@ export class NodeRegistry {
     this.#events.emit('node:capacity', { node: nodeName, capacity: runtime.capacity });
   }
 
+  /** A node's answer stated its prompt count: its bytes per token are learned (capacity/token-ratio.ts). */
+  learnTokenRatio(nodeName: string, url: string, model: string, sample: RatioSample): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime?.spec.url === url && recordRatio(runtime, model, sample, this.#clock.now())) this.#touch(runtime);
+  }
+
   /**
    * The outcome of a real request. Enough failures in a row eject the node for `ejectForMs`. The
    * views carry the deadline and readers compare it with their `now`; a timer only announces the
@@ -222,14 +228,11 @@ export class NodeRegistry {
 
   view(nodeName: string): NodeView | undefined {
     const runtime = this.#active.get(nodeName);
-    if (runtime === undefined) return undefined;
-    runtime.view ??= viewOf(runtime);
-    return runtime.view;
+    return runtime === undefined ? undefined : (runtime.view ??= viewOf(runtime));
   }
 
   snapshot(): RoutingSnapshot {
-    const active = this.#active;
-    const leases = this.#leases;
+    const [active, leases] = [this.#active, this.#leases];
     return {
       nodes: this.views(),
       now: this.#clock.now(),
@@ -248,9 +251,7 @@ export class NodeRegistry {
 
   /** In-flight requests on nodes removed by a reload that have not finished yet. */
   retiringInFlight(): number {
-    let total = 0;
-    for (const runtime of this.#retiring) total += runtime.inFlight;
-    return total;
+    return [...this.#retiring].reduce((total, runtime) => total + runtime.inFlight, 0);
   }
 
   /**

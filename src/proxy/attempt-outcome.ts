@@ -6,8 +6,8 @@ import type { AttemptFailure } from './attempt-result.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 
 export type AttemptOutcome =
-  /** The answer (any status) reached the client completely. */
-  | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined }
+  /** The answer (any status) reached the client completely; `promptTokens`: its `usage` count, if it stated one. */
+  | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined; readonly promptTokens?: number | undefined }
   /** Nothing reached the client; another node may be tried. */
   | { readonly kind: 'failed'; readonly result: AttemptFailure; readonly error: string; readonly status?: number }
   /** The node refused with an error the gateway recognised; nothing reached the client. */

@@ -5,6 +5,7 @@ import { classify } from './attempt-result.ts';
 import type { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
+import { heldPromptTokens } from './usage-tail.ts';
 
 export function deliverHeld(answer: UpstreamAnswer, bytes: Buffer, client: ClientSide): AttemptOutcome {
   const { res } = client;
@@ -12,7 +13,7 @@ export function deliverHeld(answer: UpstreamAnswer, bytes: Buffer, client: Clien
   res.writeHead(answer.status, clientHead(answer, client, bytes.length));
   client.exchange.heldBytesWritten();
   res.end(bytes);
-  return { kind: 'delivered', status: answer.status, firstByteMs: client.clock.monotonicMs() - client.startedMs };
+  return { kind: 'delivered', status: answer.status, firstByteMs: client.clock.monotonicMs() - client.startedMs, promptTokens: heldPromptTokens(bytes) };
 }
 
 /** Nothing reached the client yet, so a body that broke off can still be failed over. */

@@ -19,3 +19,4 @@ export { forwardToSites, siteLabel, type RemoteDeps } from './remote-forward.ts'
 export { remoteDeps, type RemoteParts } from './remote-deps.ts';
 export { remoteModelList, type RemoteFleetModel } from './remote-models.ts';
 export type { InboundForward } from './forward-in.ts';
+export { chatBytesBounds, promptBounds, type PromptBounds } from './prompt-bounds.ts';

@@ -7,29 +7,22 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
-import type { NodeRegistry } from '#src/nodes/index.ts';
-import { largestContext, type RouteRequest } from '#src/routing/index.ts';
+import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
+import { mayTruncateAt, type RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor, type Scheduler } from '#src/scheduler/index.ts';
-import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
-import {
-  HOPELESS_CONTEXT_FACTOR,
-  promptText,
-  requestedMaxTokens,
-  typicalTokens,
-  upperBoundTokens,
-  wantsExactCount,
-} from './prompt-size.ts';
+import { promptText, requestedMaxTokens, typicalTokens } from './prompt-size.ts';
+import { learnFromAnswer, sizePrompt } from './size-prompt.ts';
 import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
 import { affinityKeyOf, promptPrefixOf } from './affinity-key.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
 import { startRequestReport, type RequestReport } from './request-report.ts';
-import { resolveRequest, type ResolvedRequest } from './request-model.ts';
+import { resolveRequest } from './request-model.ts';
 import type { RequestSettings } from './request-settings.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
@@ -40,7 +33,7 @@ import { acceptInboundBody, type InboundForward } from './forward-in.ts';
 export interface InferenceDeps {
   readonly clock: Clock;
   /** Narrow, so a request worker can serve from its mirror of the fleet (src/workers). */
-  readonly registry: Pick<NodeRegistry, 'views' | 'snapshot' | 'learnContext'>;
+  readonly registry: Pick<NodeRegistry, 'views' | 'snapshot' | 'learnContext' | 'learnTokenRatio'>;
   readonly pools: UpstreamPools;
   /** The in-thread Scheduler, or a worker's round trip to the one that owns every lease. */
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
@@ -118,12 +111,14 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     if (!res.writableFinished) clientGone.abort();
   });
   const maxTokens = requestedMaxTokens(resolved.json);
-  const { tokens: promptTokens, exact } = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
+  const sizing = { views: () => deps.registry.views(), snapshot: () => deps.registry.snapshot(), dispatcher: (node: NodeView) => deps.pools.get(node.spec), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
+  const bounds = await sizePrompt(sizing, { endpoint, model: resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() }, clientGone.signal);
+  const { upper: promptTokens, exact } = bounds;
 
   const policy = settings.catalog.policies.get(resolved.model) ?? settings.policy;
   const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
   const promptPrefix = policy === 'cache-aware' ? promptPrefixOf(endpoint, resolved.json, settings.cachePromptChars) : undefined;
-  const facts = { model: resolved.model, group: resolved.group, promptTokens, maxTokens, policy, affinityKey, promptPrefix };
+  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix };
   let routeRequest: RouteRequest = routeRequestFor(facts, settings);
   const failures: string[] = [];
   let lastRefusal: UpstreamErrorMeaning | undefined;
@@ -175,6 +170,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
           'x-switchyard-node': node.name,
           'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
           'x-request-id': requestId,
+          ...truncationWarning(routeRequest, admission.node),
         },
         // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.
         canFailOver: () => deps.scheduler.hasAlternative(alsoTried(routeRequest, node.name)),
@@ -206,11 +202,11 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
         loadTimedOut = outcome.kind === 'failed' && outcome.result === 'load_timeout';
         if (meaning?.kind === 'context_overflow' && overflow !== undefined) {
           if (overflow.contradiction === undefined) lastRefusal = meaning;
-          // The node's figures judge that node only (it is tried now and will not be asked again):
-          // its context is remembered for it, and its count may only lower the size the other
-          // nodes are judged by (the gateway's figure may be the loose byte-based upper bound).
+          // The node's context is remembered for it alone; its plausible count (never past the
+          // gateway's upper bound) becomes the prompt's bounds for the remaining attempts, and a
+          // refusal without a count still proves the prompt exceeds that context (overflow-refusal.ts).
           if (overflow.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, overflow.learnCtx);
-          routeRequest = { ...routeRequest, promptTokens: overflow.promptTokens };
+          routeRequest = { ...routeRequest, promptTokens: overflow.promptTokens, minPromptTokens: overflow.minPromptTokens };
         } else if (meaning?.kind === 'model_not_found') {
           lastRefusal = meaning;
           deps.onModelVanished(node.name);
@@ -220,6 +216,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       }
       case 'delivered':
         attempt(outcome.status >= 500 ? 'http_5xx' : 'success', outcome.status);
+        if (outcome.status === 200) learnFromAnswer(deps.registry, admission.node, { endpoint, model: resolved.model, json: resolved.json }, outcome.promptTokens);
         finish(node.name, outcome.status, { firstByteMs: outcome.firstByteMs });
         return;
       case 'broken':
@@ -234,33 +231,13 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   }
 }
 
+/** `x-switchyard-context` when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */
+function truncationWarning(request: RouteRequest, node: NodeView): Record<string, string> {
+  const ctx = mayTruncateAt(request, node);
+  return ctx === undefined ? {} : { 'x-switchyard-context': `may-truncate; prompt ${request.minPromptTokens ?? request.promptTokens}-${request.promptTokens} tokens; context ${ctx}` };
+}
+
 /** The same request with `node` tried too. */
 function alsoTried(request: RouteRequest, node: string): RouteRequest {
   return { ...request, triedNodes: new Set(request.triedNodes).add(node) };
-}
-
-/** The prompt size routing uses: the cheap upper bound, or the node's exact count when it matters (`exact`). */
-async function sizePrompt(
-  deps: InferenceDeps,
-  settings: RequestSettings,
-  ask: { readonly endpoint: string; readonly resolved: ResolvedRequest; readonly maxTokens: number | undefined },
-  signal: AbortSignal,
-): Promise<{ readonly tokens: number; readonly exact: boolean }> {
-  const { endpoint, resolved, maxTokens } = ask;
-  const text = promptText(endpoint, resolved.json);
-  const upper = upperBoundTokens(text);
-  const nodes = deps.registry.views();
-  if (!wantsExactCount(upper, maxTokens, nodes, resolved.model)) return { tokens: upper, exact: false };
-  // Hopeless: even at a typical 4 bytes per token it exceeds every context twice over.
-  const typical = typicalTokens(text);
-  const largest = largestContext(deps.registry.snapshot(), resolved.model);
-  if (largest > 0 && typical > largest * HOPELESS_CONTEXT_FACTOR) return { tokens: typical, exact: false };
-  const tokenizer = pickTokenizerNode(nodes, resolved.model);
-  if (tokenizer === undefined) return { tokens: upper, exact: false };
-  const exact = await countPromptTokens(tokenizer, resolved.model, text, {
-    dispatcher: deps.pools.get(tokenizer.spec),
-    timeoutMs: settings.tokenizeTimeoutMs,
-    signal,
-  });
-  return exact === undefined ? { tokens: upper, exact: false } : { tokens: Math.min(exact, upper), exact: true };
 }

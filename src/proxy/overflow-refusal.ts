@@ -1,6 +1,7 @@
-// Pure: what a node's "prompt too long" refusal may change. A node's figures judge that node only:
-// its prompt count may lower the size the gateway routes by (never raise it past the gateway's own
-// upper bound), and its context is remembered for it alone. A refusal the gateway's own figures
+// Pure: what a node's "prompt too long" refusal may change. Its context is remembered for it alone;
+// its prompt count (the model's tokenizer counting, as /tokenize would) becomes the prompt's bounds
+// for the remaining attempts, never past the gateway's own upper bound; without a count the refusal
+// still proves the prompt exceeds that context less the answer. A refusal the gateway's own figures
 // disprove (the node advertises room for the whole request, or counts more tokens than the prompt
 // can have) is a contradiction: not believed, and counted against the node like a failed request.
 
@@ -18,8 +19,10 @@ import { isRecord } from '#src/core/is-record.ts';
 export const CONTRADICTION_SLACK_TOKENS = 16;
 
 export interface OverflowFacts {
-  /** The prompt size routing uses now. */
+  /** The prompt size routing uses now (its upper bound). */
   readonly estimate: number | undefined;
+  /** The prompt's lower bound routing uses now; undefined = the estimate is exact. */
+  readonly lowerBound?: number | undefined;
   /** The gateway's own upper bound on the prompt's tokens (text bytes + template allowance). */
   readonly upperBound: number;
   /** Images, audio or other parts the upper bound does not count: a node may then count more. */
@@ -34,6 +37,12 @@ export interface OverflowFacts {
 export interface OverflowJudgement {
   /** The prompt size to route the remaining attempts by. */
   readonly promptTokens: number | undefined;
+  /**
+   * The lower bound for the remaining attempts: a plausible refusal's count collapses the bounds
+   * (it is the model's tokenizer counting, as /tokenize would); without a count, the refusal still
+   * proves the request did not fit the node's context.
+   */
+  readonly minPromptTokens: number | undefined;
   /** The context to remember for this node (and this node only), if any. */
   readonly learnCtx: number | undefined;
   /** Why the refusal cannot be true; undefined when it is plausible. */
@@ -59,7 +68,16 @@ export function judgeOverflowRefusal(f: OverflowFacts): OverflowJudgement {
     contradiction = `stated a context of ${f.reportedCtx} tokens but advertises ${f.advertisedCtx}`;
   }
   // A figure the refusal itself disproves is not remembered; any other judges this node from now on.
-  return { promptTokens, learnCtx: ctxSelfContradicts ? undefined : f.reportedCtx, contradiction };
+  return { promptTokens, minPromptTokens: raisedLowerBound(f, promptTokens, clamped, contradiction), learnCtx: ctxSelfContradicts ? undefined : f.reportedCtx, contradiction };
+}
+
+function raisedLowerBound(f: OverflowFacts, promptTokens: number | undefined, counted: number | undefined, contradiction: string | undefined): number | undefined {
+  if (contradiction !== undefined || promptTokens === undefined) return f.lowerBound;
+  const lower = f.lowerBound ?? promptTokens;
+  if (counted !== undefined) return Math.min(promptTokens, Math.max(lower, counted));
+  const ctx = f.reportedCtx ?? f.advertisedCtx;
+  // The node refused prompt + answer > ctx, so the prompt has more than ctx − answer tokens.
+  return ctx > 0 ? Math.min(promptTokens, Math.max(lower, ctx - Math.max(1, f.maxTokens ?? 1))) : lower;
 }
 
 /** Whether chat messages or a responses input carry parts without text (image_url, input_audio, …). */
@@ -84,6 +102,7 @@ export function overflowFacts(
 ): OverflowFacts {
   return {
     estimate: req.promptTokens,
+    lowerBound: req.minPromptTokens,
     upperBound: upperBoundTokens(promptText(request.endpoint, request.json)),
     uncountedParts: hasUncountedParts(request.json),
     maxTokens: req.maxTokens,

@@ -6,7 +6,8 @@
 // TEMPLATE_TOKENS_PER_PROMPT once, more than common templates use. So
 //   upperBound = Σ utf8Bytes(text pieces) + 8 × messages + 16
 // is an upper bound on what a server will count, with no tokenizer at hand. It is loose (English
-// runs near 4 bytes per token), so when it would matter the gateway asks the node's own tokenizer.
+// runs near 4 bytes per token): prompt-bounds.ts pairs it with a proven lower bound and tightens
+// both with what the fleet's answers taught, and the node's own tokenizer is asked when it matters.
 
 import { ctxFor, lastKnownCtx, residencyOf } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
@@ -118,17 +119,14 @@ export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): num
 export const EXACT_COUNT_CONTEXT_FRACTION = 1 / 8;
 
 /**
- * A typical size (4 UTF-8 bytes per token, English-like text) for prompts so far beyond every
- * context that no tokenizer would make them fit: those are refused without contacting any node.
+ * A typical size (4 UTF-8 bytes per token, English-like text): a guess, never proof. Remote sites
+ * are judged by it when no tokenizer counted (docs/federation-forwarding.md).
  */
 export function typicalTokens(text: PromptText): number {
   let bytes = 0;
   for (const piece of text.pieces) bytes += Buffer.byteLength(piece, 'utf8');
   return Math.ceil(bytes / 4) + text.givenTokens + templateTokens(text);
 }
-
-/** How far past the largest context the typical size must be before the node is not even asked. */
-export const HOPELESS_CONTEXT_FACTOR = 2;
 
 export function wantsExactCount(upperBound: number, maxTokens: number | undefined, nodes: readonly NodeView[], model: string): boolean {
   let smallest = Infinity;

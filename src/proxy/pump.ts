@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import { describeError } from './attempt-result.ts';
 import type { BodyFeed, BodySink } from './body-feed.ts';
+import type { UsageTail } from './usage-tail.ts';
 
 export interface PumpResult {
   readonly ok: boolean;
@@ -15,9 +16,9 @@ export interface PumpResult {
   readonly firstByteAt: number | undefined;
 }
 
-/** Copies body to res; ends res when body ends, never on failure (the caller decides how). */
-export function pump(body: BodyFeed, res: ServerResponse, clock: Clock): Promise<PumpResult> {
-  const pumping = new Pump(body, res, clock);
+/** Copies body to res; ends res when body ends, never on failure (the caller decides how). `tail` keeps the answer's end. */
+export function pump(body: BodyFeed, res: ServerResponse, clock: Clock, tail?: UsageTail): Promise<PumpResult> {
+  const pumping = new Pump(body, res, clock, tail);
   body.attach(pumping);
   return pumping.result;
 }
@@ -27,19 +28,21 @@ class Pump implements BodySink {
   readonly #body: BodyFeed;
   readonly #res: ServerResponse;
   readonly #clock: Clock;
+  readonly #tail: UsageTail | undefined;
   readonly #resolve: (result: PumpResult) => void;
   readonly #onDrain: () => void;
   readonly #onResClose: () => void;
   #firstByteAt: number | undefined;
   #settled = false;
 
-  constructor(body: BodyFeed, res: ServerResponse, clock: Clock) {
+  constructor(body: BodyFeed, res: ServerResponse, clock: Clock, tail: UsageTail | undefined) {
     const { promise, resolve } = Promise.withResolvers<PumpResult>();
     this.result = promise;
     this.#resolve = resolve;
     this.#body = body;
     this.#res = res;
     this.#clock = clock;
+    this.#tail = tail;
     this.#onDrain = () => body.resume();
     this.#onResClose = () => this.#clientClosed();
     res.on('close', this.#onResClose);
@@ -48,6 +51,7 @@ class Pump implements BodySink {
 
   onData(chunk: Buffer): void {
     if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
+    this.#tail?.push(chunk);
     if (!this.#res.write(chunk)) this.#body.pause();
   }
 

@@ -56,13 +56,18 @@ export function contextLengthExceeded(input: {
   readonly promptTokens: number;
   readonly maxTokens: number | undefined;
   readonly largestContext: number;
+  /** `promptTokens` is a proven lower bound, not a count: the message says "at least". */
+  readonly atLeast?: boolean;
 }): GatewayError {
   const completion = input.maxTokens ?? 0;
   const total = input.promptTokens + completion;
+  const least = input.atLeast === true ? 'at least ' : '';
   const asked =
     completion > 0
-      ? `your request needs ${total} tokens (${input.promptTokens} in the messages, ${completion} for the completion)`
-      : `your messages resulted in ${input.promptTokens} tokens`;
+      ? `your request needs ${least}${total} tokens (${least}${input.promptTokens} in the messages, ${completion} for the completion)`
+      : input.atLeast === true
+        ? `your messages need at least ${input.promptTokens} tokens`
+        : `your messages resulted in ${input.promptTokens} tokens`;
   return new GatewayError(
     'GW_CONTEXT_LENGTH_EXCEEDED',
     `This model's maximum context length is ${input.largestContext} tokens. However, ${asked}. Please reduce the length of the messages${completion > 0 ? ' or completion' : ''}.`,
@@ -71,7 +76,7 @@ export function contextLengthExceeded(input: {
       openaiType: 'invalid_request_error',
       param: 'messages',
       openaiCode: 'context_length_exceeded',
-      details: { model: input.model, prompt_tokens: input.promptTokens, max_context_tokens: input.largestContext },
+      details: { model: input.model, prompt_tokens: input.promptTokens, ...(input.atLeast === true ? { prompt_tokens_at_least: true } : {}), max_context_tokens: input.largestContext },
     },
   );
 }

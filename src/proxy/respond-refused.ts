@@ -9,6 +9,7 @@ import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import { largestContext, type RouteRequest, type SiteExclusion } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import type { ProxyEvents } from './proxy-events.ts';
+import { refusalFigure } from './prompt-bounds.ts';
 import {
   allAttemptsFailed,
   contextLengthExceeded,
@@ -69,10 +70,12 @@ export function respondRefused(deps: RefusalDeps, c: RefusalContext): void {
   if (admission.reason === 'too_large' || overflowed) {
     deps.events.emit('proxy:context-rejected', { model: deps.modelLabel(resolved.model) });
     const largest = largestContext(deps.snapshot(), resolved.model);
+    const figure = refusalFigure({ lower: routeRequest.minPromptTokens ?? routeRequest.promptTokens ?? 0, upper: routeRequest.promptTokens ?? 0 });
     c.fail(
       contextLengthExceeded({
         model: resolved.requestedModel,
-        promptTokens: routeRequest.promptTokens ?? 0,
+        promptTokens: figure.tokens,
+        atLeast: figure.atLeast,
         maxTokens: routeRequest.maxTokens,
         largestContext: largest > 0 ? largest : (c.lastRefusal?.kind === 'context_overflow' ? (c.lastRefusal.nCtx ?? 0) : 0),
       }),

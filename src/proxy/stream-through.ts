@@ -4,6 +4,7 @@
 
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { pump } from './pump.ts';
+import { UsageTail } from './usage-tail.ts';
 import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
 
 export interface StreamOptions {
@@ -23,12 +24,14 @@ export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, 
     client.exchange.heldBytesWritten();
     res.write(head);
   }
-  const pumping = pump(answer.body, res, client.clock);
+  const tail = new UsageTail();
+  if (head !== undefined) tail.push(head);
+  const pumping = pump(answer.body, res, client.clock, tail);
   // holdBody paused a body it stopped reading; a new 'data' listener does not restart it.
   if (head !== undefined) answer.body.resume();
   const pumped = await pumping;
   const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - client.startedMs;
-  if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs };
+  if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs, promptTokens: tail.promptTokens() };
   if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status };
   if (options.eventStream) res.end();
   else res.destroy();

@@ -14,6 +14,8 @@ export type ExclusionCode =
   | 'expired'
   | 'not_loaded'
   | 'too_small'
+  /** The prompt may not fit this node's context, and another node is tried first (one that surely fits, or a larger context). */
+  | 'may_not_fit'
   | 'no_slot'
   | 'no_budget'
   | 'connections_full'

@@ -1,11 +1,12 @@
 export { route, filterCandidates, type RoutingDecision } from './route.ts';
 export { RouteIndex, ROUTE_INDEX_MAX_ENTRIES } from './route-index.ts';
-export { type RouteRequest, neededTokens, reservedTokens } from './route-request.ts';
+export { type RouteRequest, neededTokens, minNeededTokens, reservedTokens } from './route-request.ts';
 export { classifyUnroutable, largestContext, mightFitLater, type UnroutableKind } from './unroutable.ts';
 export { capacityVerdict } from './filters/has-capacity.ts';
 export { type Exclusion, type ExclusionCode, countByCode, ExclusionCounter, nodesWorthRefreshing } from './exclusion.ts';
 export { type Filter, type FilterResult, predicateFilter } from './filter.ts';
 export { defaultFilters } from './filters/index.ts';
+export { fitContext, mayTruncateAt } from './filters/fits-context.ts';
 export { leastInFlight, pickLeastInFlight, pickLowest } from './policies/least-in-flight.ts';
 export { type PolicyChoice, type PolicyContext, type SelectionPolicy } from './policies/selection-policy.ts';
 export { createPolicy, policyPerRequest, POLICIES, type PolicyFactory, type PolicySet } from './policies/index.ts';

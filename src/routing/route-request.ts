@@ -9,8 +9,14 @@ export interface RouteRequest {
   readonly group: string | undefined;
   /** Nodes already attempted for this request (failover never returns to them). */
   readonly triedNodes: ReadonlySet<string>;
-  /** Prompt size in tokens (an upper-bound estimate or an exact count); undefined = not checked. */
+  /** Prompt size in tokens: an upper bound (bytes, a learned ratio or a tokenizer's count); undefined = not checked. */
   readonly promptTokens: number | undefined;
+  /**
+   * A proven lower bound on the prompt's tokens (docs/config.md, "Prompt size"); absent = the same
+   * as `promptTokens`. Only a context smaller than this refuses the request; between the two, the
+   * node decides.
+   */
+  readonly minPromptTokens?: number | undefined;
   /** The request's own max_tokens / max_completion_tokens, if any. */
   readonly maxTokens: number | undefined;
   /** Tokens to reserve for the answer when max_tokens is absent (context budget only). */
@@ -28,6 +34,11 @@ export interface RouteRequest {
 /** Tokens the request needs in one slot's context: the prompt plus its answer (at least one token). */
 export function neededTokens(req: Pick<RouteRequest, 'promptTokens' | 'maxTokens'>): number {
   return (req.promptTokens ?? 0) + Math.max(1, req.maxTokens ?? 1);
+}
+
+/** Tokens the request needs at least in one slot's context: the prompt's lower bound plus its answer. */
+export function minNeededTokens(req: Pick<RouteRequest, 'promptTokens' | 'minPromptTokens' | 'maxTokens'>): number {
+  return Math.min(req.minPromptTokens ?? req.promptTokens ?? 0, req.promptTokens ?? 0) + Math.max(1, req.maxTokens ?? 1);
 }
 
 /** Tokens the request holds of a shared KV pool while in flight, never more than the context. */

@@ -5,7 +5,7 @@
 import { lastKnownCtx, residencyOf } from '#src/capacity/index.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Exclusion } from './exclusion.ts';
-import { neededTokens, type RouteRequest } from './route-request.ts';
+import { minNeededTokens, type RouteRequest } from './route-request.ts';
 
 export type UnroutableKind = 'busy' | 'too_large' | 'unavailable';
 
@@ -30,9 +30,9 @@ export function classifyUnroutable(
   return 'unavailable';
 }
 
-/** Pure: whether a node may serve `req.model` (by its last listing) with a context that is unknown or large enough. */
+/** Pure: whether a node may serve `req.model` (by its last listing) with a context that is unknown or not proven too small. */
 export function mightFitLater(snapshot: RoutingSnapshot, req: RouteRequest): (node: string) => boolean {
-  const need = neededTokens(req);
+  const need = minNeededTokens(req);
   return (name) => {
     const view = snapshot.nodes.find((n) => n.spec.name === name);
     if (view === undefined || residencyOf(view, req.model).state === 'absent') return false;

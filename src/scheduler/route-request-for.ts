@@ -17,6 +17,8 @@ export interface RequestFacts {
   readonly model: string;
   readonly group: string | undefined;
   readonly promptTokens: number | undefined;
+  /** The prompt's proven lower bound; absent = `promptTokens` is exact. */
+  readonly minPromptTokens?: number | undefined;
   readonly maxTokens: number | undefined;
   /** The model's own policy from [[models.available]], if it declares one. */
   readonly policy?: PolicyName | undefined;
@@ -32,6 +34,7 @@ export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings):
     group: facts.group,
     triedNodes: new Set(),
     promptTokens: facts.promptTokens,
+    ...(facts.minPromptTokens === undefined ? {} : { minPromptTokens: facts.minPromptTokens }),
     maxTokens: facts.maxTokens,
     completionReserveTokens: settings.completionReserveTokens,
     loadOnDemand: settings.loadOnDemand,

@@ -80,6 +80,7 @@ export async function injectFault(
   replies: KindFaultReplies,
   clock: Clock,
 ): Promise<boolean> {
+  if (faults.tokenize === 'hang' && exchange.method === 'POST' && exchange.path.endsWith('/tokenize')) return hang(exchange);
   if (endpoint === 'inference') return injectInference(exchange, faults, replies, clock);
   if (endpoint === 'models') return injectModels(exchange, faults, replies);
   if (endpoint === 'health') {

@@ -8,10 +8,12 @@ export const INFERENCE_FAULTS = [
 ] as const;
 export const MODELS_FAULTS = ['none', 'hang', 'no_data', 'error_body', 'garbage', 'empty', 'error500'] as const;
 export const HEALTH_FAULTS = ['none', 'fail', 'hang'] as const;
+export const TOKENIZE_FAULTS = ['none', 'hang'] as const;
 
 export type InferenceFault = (typeof INFERENCE_FAULTS)[number];
 export type ModelsFault = (typeof MODELS_FAULTS)[number];
 export type HealthFault = (typeof HEALTH_FAULTS)[number];
+export type TokenizeFault = (typeof TOKENIZE_FAULTS)[number];
 
 export interface SimFaults {
   /** Chat, completions, embeddings and responses endpoints. */
@@ -24,6 +26,8 @@ export interface SimFaults {
   readonly models: ModelsFault;
   /** The health endpoints of the kind. */
   readonly health: HealthFault;
+  /** `POST …/tokenize` (a tokenizer that misses the gateway's tokenize_timeout). */
+  readonly tokenize: TokenizeFault;
 }
 
 export const NO_FAULTS: SimFaults = Object.freeze({
@@ -32,6 +36,7 @@ export const NO_FAULTS: SimFaults = Object.freeze({
   midstreamAfterChunks: 2,
   models: 'none',
   health: 'none',
+  tokenize: 'none',
 });
 
 const FaultPatch = z.strictObject({
@@ -40,6 +45,7 @@ const FaultPatch = z.strictObject({
   midstreamAfterChunks: z.int().nonnegative().optional(),
   models: z.enum(MODELS_FAULTS).optional(),
   health: z.enum(HEALTH_FAULTS).optional(),
+  tokenize: z.enum(TOKENIZE_FAULTS).optional(),
 });
 
 export type FaultPatchResult =
@@ -62,5 +68,6 @@ export function mergeFaults(current: SimFaults, patch: Partial<SimFaults>): SimF
     midstreamAfterChunks: patch.midstreamAfterChunks ?? current.midstreamAfterChunks,
     models: patch.models ?? current.models,
     health: patch.health ?? current.health,
+    tokenize: patch.tokenize ?? current.tokenize,
   });
 }

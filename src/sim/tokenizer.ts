@@ -3,7 +3,9 @@
 // counts with these functions and nothing else.
 //
 // Rules:
-// - a run of letters (\p{L}, \p{M}) costs ceil(length / 4) tokens, counted in code points;
+// - a run of letters (\p{L}, \p{M}) costs ceil(length / 4) tokens, counted in code points, except
+//   for the CJK scripts (Han, Hiragana, Katakana, Hangul): each of their characters is one token, as
+//   real tokenizers count them (about 1 token per character, 3 UTF-8 bytes);
 // - every other non-whitespace code point (digits, punctuation, symbols, emoji) is one token;
 // - whitespace is free: it is glued to the front of the next piece (trailing whitespace to the last).
 // Hence countTokens(text) <= the number of non-whitespace code points <= text.length.
@@ -11,7 +13,7 @@
 import { isRecord } from '#src/core/is-record.ts';
 
 const LETTERS_PER_TOKEN = 4;
-const PIECE_PATTERN = /(\s+)|([\p{L}\p{M}]+)|([\s\S])/gu;
+const PIECE_PATTERN = /(\s+)|((?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{M}])+)|([\s\S])/gu;
 
 /** Splits text into token pieces; joining the pieces gives the text back (unless it is all whitespace). */
 export function tokenize(text: string): string[] {

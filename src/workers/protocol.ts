@@ -3,6 +3,7 @@
 // everything crosses a MessagePort by structured clone, so no functions, no class instances.
 
 import type { GatewayConfig } from '#src/config/index.ts';
+import type { RatioSample } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { PoolFigures, ProxyEvents } from '#src/proxy/index.ts';
 import type { Exclusion, RouteRequest } from '#src/routing/index.ts';
@@ -89,6 +90,7 @@ export type WorkerMessage =
   | { readonly t: 'settle'; readonly id: number; readonly outcome: LoadOutcome }
   | { readonly t: 'events'; readonly events: readonly EventRecord[] }
   | { readonly t: 'learn'; readonly node: string; readonly url: string; readonly model: string; readonly nCtx: number }
+  | { readonly t: 'learn-ratio'; readonly node: string; readonly url: string; readonly model: string; readonly sample: RatioSample }
   | { readonly t: 'vanished'; readonly node: string }
   | { readonly t: 'log'; readonly level: 'warn' | 'error'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
   | { readonly t: 'figures'; readonly figures: WorkerFigures }

@@ -63,6 +63,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
       views: () => mirror.views(),
       snapshot: () => mirror.snapshot(),
       learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
+      learnTokenRatio: (node, url, model, sample) => send({ t: 'learn-ratio', node, url, model, sample }),
     },
     pools,
     scheduler: admission,

@@ -54,7 +54,7 @@ export interface RequestWorkersOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: () => GatewayConfig;
-  readonly registry: Pick<NodeRegistry, 'views' | 'learnContext'>;
+  readonly registry: Pick<NodeRegistry, 'views' | 'learnContext' | 'learnTokenRatio'>;
   readonly scheduler: Pick<Scheduler, 'admit'>;
   readonly events: EventBus<ProxyEvents>;
   /** The bounded metrics label of a requested model. */

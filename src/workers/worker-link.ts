@@ -22,7 +22,7 @@ export function spawnWorkerThread(init: WorkerInit): WorkerThread {
 
 export interface LinkDeps {
   readonly logger: Logger;
-  readonly registry: Pick<NodeRegistry, 'learnContext'>;
+  readonly registry: Pick<NodeRegistry, 'learnContext' | 'learnTokenRatio'>;
   readonly scheduler: Pick<Scheduler, 'admit'>;
   readonly events: EventBus<ProxyEvents>;
   readonly modelLabel: (model: string) => string;
@@ -80,6 +80,8 @@ export function startLink(worker: WorkerThread, init: WorkerInit, options: LinkD
         return replayEvents(options.events, message.events, options.modelLabel);
       case 'learn':
         return options.registry.learnContext(message.node, message.url, message.model, message.nCtx);
+      case 'learn-ratio':
+        return options.registry.learnTokenRatio(message.node, message.url, message.model, message.sample);
       case 'vanished':
         return options.onModelVanished(message.node);
       case 'log':

@@ -65,7 +65,7 @@ async function startWith(mesh?: WorkersMeshSource) {
     clock: new ManualClock(),
     logger,
     config: () => CONFIG,
-    registry: { views: () => VIEWS, learnContext: () => {} },
+    registry: { views: () => VIEWS, learnContext: () => {}, learnTokenRatio: () => {} },
     scheduler,
     events: new EventBus<ProxyEvents>(),
     modelLabel: (m) => m,

@@ -1,0 +1,133 @@
+// Pure: how many UTF-8 bytes of prompt text one token of a node's tokenizer covers for a model,
+// learned from its answers (`usage.prompt_tokens` against the prompt's bytes). Kept as an envelope
+// (the lowest and highest ratio seen lately), bounded to [1, MAX_BYTES_PER_TOKEN], moving back
+// towards recent answers with every new one, and forgotten when no answer came for TOKEN_RATIO_TTL_MS.
+// The prompt-size bounds (src/proxy/prompt-bounds.ts) use it, with a safety factor, to tighten what
+// bytes alone can prove.
+
+/**
+ * The most UTF-8 bytes any one token covers, for any tokenizer we may meet: a true lower bound on a
+ * prompt's tokens is its bytes divided by this. The longest tokens of the published BPE and
+ * SentencePiece vocabularies (GPT-2, cl100k/o200k and their derivatives Llama 3 and Qwen 2,
+ * Mistral, Gemma, DeepSeek) are runs of spaces, dashes or `=` well under 128 bytes; 256 leaves a
+ * factor of two for vocabularies we have not seen.
+ */
+export const MAX_BYTES_PER_TOKEN = 256;
+
+/** Answers to shorter prompts say more about the template than about the tokenizer: not learned from. */
+export const TOKEN_RATIO_MIN_PROMPT_BYTES = 256;
+/** Answers needed before the ratio is used at all. */
+export const TOKEN_RATIO_MIN_SAMPLES = 8;
+/** A ratio not confirmed by any answer for this long is forgotten (a new model under an old name). */
+export const TOKEN_RATIO_TTL_MS = 60 * 60_000;
+/** How far one answer pulls a widened envelope back towards itself (a new extreme widens it at once). */
+export const TOKEN_RATIO_WEIGHT = 0.05;
+/** A published ratio changes only when an edge moves by more than this share (views stay cached). */
+export const TOKEN_RATIO_PUBLISH_CHANGE = 0.02;
+
+export interface TokenRatio {
+  /** Fewest bytes per token seen lately (counting the template's tokens too: errs low). */
+  readonly low: number;
+  /** Most bytes per token seen lately (the template's allowance taken off: errs high). */
+  readonly high: number;
+  readonly samples: number;
+  /** When the last answer was learned from (epoch ms). */
+  readonly atMs: number;
+}
+
+export interface RatioSample {
+  /** UTF-8 bytes of the prompt's text pieces. */
+  readonly bytes: number;
+  /** What the node's answer said: `usage.prompt_tokens`. */
+  readonly promptTokens: number;
+  /** The gateway's generous allowance for template tokens (role headers, end markers). */
+  readonly templateTokens: number;
+}
+
+function clampRatio(ratio: number): number {
+  return Math.min(MAX_BYTES_PER_TOKEN, Math.max(1, ratio));
+}
+
+/** Pure: the envelope after one more answer; `prior` unchanged for an answer that teaches nothing. */
+export function observeRatio(prior: TokenRatio | undefined, sample: RatioSample, nowMs: number): TokenRatio | undefined {
+  if (sample.bytes < TOKEN_RATIO_MIN_PROMPT_BYTES || !(sample.promptTokens > 0)) return prior;
+  const low = clampRatio(sample.bytes / sample.promptTokens);
+  const high = clampRatio(sample.bytes / Math.max(1, sample.promptTokens - sample.templateTokens));
+  const live = prior === undefined || nowMs - prior.atMs >= TOKEN_RATIO_TTL_MS ? undefined : prior;
+  if (live === undefined) return { low, high, samples: 1, atMs: nowMs };
+  return {
+    low: low <= live.low ? low : live.low + (low - live.low) * TOKEN_RATIO_WEIGHT,
+    high: high >= live.high ? high : live.high + (high - live.high) * TOKEN_RATIO_WEIGHT,
+    samples: Math.min(live.samples + 1, 1_000_000),
+    atMs: nowMs,
+  };
+}
+
+/** Pure: the envelope if it may be used at `nowMs` (enough answers, recent enough), else undefined. */
+export function usableRatio(ratio: TokenRatio | undefined, nowMs: number): TokenRatio | undefined {
+  if (ratio === undefined || ratio.samples < TOKEN_RATIO_MIN_SAMPLES || nowMs - ratio.atMs >= TOKEN_RATIO_TTL_MS) return undefined;
+  return ratio;
+}
+
+/** Pure: whether `next` differs enough from the published `prior` to publish it (a new view for routing). */
+export function ratioChanged(prior: TokenRatio | undefined, next: TokenRatio | undefined): boolean {
+  if (prior === undefined || next === undefined) return prior !== next;
+  if ((prior.samples >= TOKEN_RATIO_MIN_SAMPLES) !== (next.samples >= TOKEN_RATIO_MIN_SAMPLES)) return true;
+  const moved = (a: number, b: number): boolean => Math.abs(a - b) > a * TOKEN_RATIO_PUBLISH_CHANGE;
+  // Refreshed now and then, so a published envelope does not expire while answers keep coming.
+  return moved(prior.low, next.low) || moved(prior.high, next.high) || next.atMs - prior.atMs >= TOKEN_RATIO_TTL_MS / 4;
+}
+
+/** Pure: the widest usable envelope among several nodes' (the most cautious bounds); undefined = none usable. */
+export function widestRatio(ratios: Iterable<TokenRatio | undefined>, nowMs: number): TokenRatio | undefined {
+  let widest: TokenRatio | undefined;
+  for (const candidate of ratios) {
+    const ratio = usableRatio(candidate, nowMs);
+    if (ratio === undefined) continue;
+    widest =
+      widest === undefined
+        ? ratio
+        : {
+            low: Math.min(widest.low, ratio.low),
+            high: Math.max(widest.high, ratio.high),
+            samples: widest.samples + ratio.samples,
+            atMs: Math.max(widest.atMs, ratio.atMs),
+          };
+  }
+  return widest;
+}
+
+/** What fleetRatio reads of a node view. */
+export interface RatioView {
+  readonly modelsById: ReadonlyMap<string, unknown>;
+  readonly tokenRatios?: Readonly<Record<string, TokenRatio>>;
+}
+
+/** Pure: the widest usable envelope among the nodes that list `model` (what a request's bounds use). */
+export function fleetRatio(views: readonly RatioView[], model: string, nowMs: number): TokenRatio | undefined {
+  return widestRatio(
+    views.filter((v) => v.modelsById.has(model)).map((v) => v.tokenRatios?.[model]),
+    nowMs,
+  );
+}
+
+/** Where a node's registry record keeps its envelopes: every answer's, and the ones its view shows. */
+export interface LearnedRatios {
+  readonly tokenRatios: Map<string, TokenRatio>;
+  publishedRatios: Readonly<Record<string, TokenRatio>>;
+}
+
+/** Models per node whose ratio is learned (a node lists a bounded number; this bounds the rest). */
+export const MAX_LEARNED_RATIOS = 1024;
+
+/** Learns one answer into `runtime`; true when the published envelope changed (the view must be rebuilt). */
+export function recordRatio(runtime: LearnedRatios, model: string, sample: RatioSample, nowMs: number): boolean {
+  const prior = runtime.tokenRatios.get(model);
+  if (prior === undefined && runtime.tokenRatios.size >= MAX_LEARNED_RATIOS) return false;
+  const next = observeRatio(prior, sample, nowMs);
+  if (next === undefined || next === prior) return false;
+  runtime.tokenRatios.set(model, next);
+  if (!ratioChanged(runtime.publishedRatios[model], next)) return false;
+  runtime.publishedRatios = { ...runtime.publishedRatios, [model]: next };
+  return true;
+}

@@ -1,0 +1,60 @@
+// How big a request's prompt is, as far as the gateway can tell before routing: proven bounds from
+// its bytes, tightened by the bytes-per-token ratio the fleet's answers taught, collapsed by the
+// node's own tokenizer when the bounds are too far apart to decide where it fits (or whether it
+// fits at all). The in-thread gateway and every request worker run this same function.
+
+import { ctxFor, fleetRatio } from '#src/capacity/index.ts';
+import { truncatesSilently } from '#src/kinds/index.ts';
+import type { NodeRegistry } from '#src/nodes/index.ts';
+import { hasUncountedParts } from './overflow-refusal.ts';
+import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
+import type { Dispatcher } from 'undici';
+import { largestContext } from '#src/routing/index.ts';
+import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
+import { exactBounds, promptBounds, ratioSample, textBytes, type PromptBounds } from './prompt-bounds.ts';
+import { promptText, wantsExactCount } from './prompt-size.ts';
+
+export interface SizingDeps {
+  readonly views: () => readonly NodeView[];
+  readonly snapshot: () => RoutingSnapshot;
+  readonly dispatcher: (node: NodeView) => Dispatcher;
+  readonly tokenizeTimeoutMs: number;
+}
+
+/** Pure: whether asking a tokenizer cannot change the verdict: even the proven lower bound exceeds every context. */
+export function tokenizerIsMoot(bounds: PromptBounds, answerTokens: number, largest: number): boolean {
+  return largest > 0 && bounds.lower + answerTokens > largest;
+}
+
+export async function sizePrompt(
+  deps: SizingDeps,
+  ask: { readonly endpoint: string; readonly model: string; readonly json: Readonly<Record<string, unknown>>; readonly maxTokens: number | undefined; readonly nowMs: number },
+  signal: AbortSignal,
+): Promise<PromptBounds> {
+  const text = promptText(ask.endpoint, ask.json);
+  const nodes = deps.views();
+  const bounds = promptBounds(text, fleetRatio(nodes, ask.model, ask.nowMs), textBytes(text));
+  if (!wantsExactCount(bounds.upper, ask.maxTokens, nodes, ask.model)) return bounds;
+  if (tokenizerIsMoot(bounds, Math.max(1, ask.maxTokens ?? 1), largestContext(deps.snapshot(), ask.model))) return bounds;
+  const tokenizer = pickTokenizerNode(nodes, ask.model);
+  if (tokenizer === undefined) return bounds;
+  const count = await countPromptTokens(tokenizer, ask.model, text, { dispatcher: deps.dispatcher(tokenizer), timeoutMs: deps.tokenizeTimeoutMs, signal });
+  return count === undefined ? bounds : exactBounds(count, text, bounds);
+}
+
+/** A node answered 200 and stated its prompt count: the registry learns its bytes per token (pure sample, then one call). */
+export function learnFromAnswer(
+  registry: Pick<NodeRegistry, 'learnTokenRatio'>,
+  node: NodeView,
+  ask: { readonly endpoint: string; readonly model: string; readonly json: Readonly<Record<string, unknown>> },
+  promptTokens: number | undefined,
+): void {
+  if (promptTokens === undefined) return;
+  const sample = ratioSample(promptText(ask.endpoint, ask.json), {
+    promptTokens,
+    uncountedParts: hasUncountedParts(ask.json),
+    truncates: truncatesSilently(node.spec.kind, node.capacity.role),
+    ctx: ctxFor(node, ask.model),
+  });
+  if (sample !== undefined) registry.learnTokenRatio(node.spec.name, node.spec.url, ask.model, sample);
+}
