@@ -80,6 +80,7 @@ before(async () => {
     } catch {
       // not a record (a want): ignore
     }
+    return 'accept';
   });
   await f.start();
   await waitFor(() => everyoneFresh(), 'the five sites to see each other fresh', 30_000, 100);

@@ -11,7 +11,7 @@ test('memory bus: delivers to every other started member, counts bytes, reports 
   const got: string[] = [];
   const joins: string[] = [];
   for (const t of [a, b, c]) {
-    t.onMessage((data, from) => got.push(`${t.peer}<-${from}:${new TextDecoder().decode(data)}`));
+    t.onMessage((data, from) => (got.push(`${t.peer}<-${from}:${new TextDecoder().decode(data)}`), 'accept'));
     t.onPeerJoined((peer) => joins.push(`${t.peer}+${peer}`));
   }
   await a.publish(bytes('early')); // not started: dropped, not counted
@@ -37,7 +37,7 @@ test('memory bus: a partition stops delivery across it; heal reconnects and repo
   const got: string[] = [];
   const joins: string[] = [];
   for (const t of ts) {
-    t.onMessage((_d, from) => got.push(`${t.peer}<-${from}`));
+    t.onMessage((_d, from) => (got.push(`${t.peer}<-${from}`), 'accept'));
     t.onPeerJoined((peer) => joins.push(`${t.peer}+${peer}`));
     await t.start();
   }

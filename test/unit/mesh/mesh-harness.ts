@@ -11,6 +11,8 @@ import type { SiteKey } from '#src/mesh/site-key.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
 
 export const HEARTBEAT_MS = 1_000;
+/** A peer every harness site admits (`allowed_peers`) though it is no pinned site: the tests' attacker. */
+export const ROGUE = newSiteKey();
 export const FRESHNESS_MS = 3_000;
 
 export interface HarnessSite {
@@ -31,6 +33,8 @@ export function meshConfig(site: string, pins: readonly MeshSitePin[], overrides
     keyFile: `/unused/${site}.key`,
     listen: [],
     peers: [],
+    allowedPeers: [ROGUE.peerId],
+    maxPeerMessagesPerSecond: 100_000,
     heartbeatMs: HEARTBEAT_MS,
     freshnessMs: FRESHNESS_MS,
     maxModelsPerSite: 8,
@@ -64,7 +68,7 @@ export class MeshHarness {
 
   async start(id: string, models: SiteRecordModel[] = [], overrides: Partial<MeshConfig> = {}): Promise<HarnessSite> {
     const key = this.keys.get(id) ?? newSiteKey();
-    const transport = this.bus.transport(`peer-${id}`);
+    const transport = this.bus.transport(`peer-${id}`, key.peerId);
     const events = new EventBus<MeshEvents>((e) => {
       throw e;
     });
@@ -101,6 +105,11 @@ export class MeshHarness {
       this.clock.advance(Math.min(stepMs, ms - done));
       await settle();
     }
+  }
+
+  /** The attacker's transport (admitted by every site, pinned by none). */
+  rogue(): MemoryTransport {
+    return this.bus.transport('peer-rogue', ROGUE.peerId);
   }
 
   async stopAll(): Promise<void> {

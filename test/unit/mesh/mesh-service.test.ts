@@ -100,7 +100,7 @@ test('mesh service: forged, replayed, over-cap and future records are rejected b
   const a = await h.start('a');
   const b = await h.start('b', M('b1'));
   const c = await h.start('c', M('c1'));
-  const rogue = h.bus.transport('peer-rogue');
+  const rogue = h.rogue();
   await rogue.start();
   await settle();
   const before = (site: typeof a) => JSON.stringify(site.service.sites().map((s) => ({ ...s, models: [...s.models] })));
@@ -128,7 +128,8 @@ test('mesh service: forged, replayed, over-cap and future records are rejected b
   // A recorded genuine message replayed later is ignored too.
   const recorded: Uint8Array[] = [];
   rogue.onMessage((data, from) => {
-    if (from === 'peer-c') recorded.push(data);
+    if (from === c.key.peerId) recorded.push(data);
+    return 'accept';
   });
   await h.advance(HEARTBEAT_MS);
   c.models = M('c1', 'c2');
