@@ -221,3 +221,27 @@ test('mesh service: a record that cannot be signed or is over max_message_bytes 
   assert.equal(a.service.ownRow().revision, undefined, 'nothing published yet');
   await h.stopAll();
 });
+
+test('mesh service: a bad state file is reported and read as empty; the site starts and writes a good one', async () => {
+  const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { revisionStateFile } = await import('#src/mesh/revision-state-file.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'sy-state-'));
+  const path = join(dir, 'a.key.state.json');
+  await writeFile(path, 'not json at all');
+  const h = new MeshHarness(['a', 'b']);
+  try {
+    const a = await h.start('a', [], {}, { revisions: revisionStateFile(path) });
+    await h.start('b', M('b1'));
+    assert.match(named(a, 'mesh:state-failed')[0]?.problem ?? '', /a\.key\.state\.json: not JSON; starting with no held revisions/);
+    await h.advance(3 * HEARTBEAT_MS);
+    assert.deepEqual(modelIds(a, 'b'), ['b1']);
+    await a.service.stop();
+    const written = JSON.parse(await readFile(path, 'utf8')) as { sites: Record<string, { revision: number }> };
+    assert.ok((written.sites['b']?.revision ?? 0) > 0, 'the highest revision of b was written at stop');
+  } finally {
+    await h.stopAll();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
