@@ -1,6 +1,9 @@
 // How many gossip messages a transport judges per peer per second (`[mesh]
 // max_peer_messages_per_second`): a fixed one-second window per peer, the time given by the caller.
 // Memory is bounded: a window is dropped once it is over, and at most MAX_PEERS windows are held.
+// Within the bound a message is judged; past it, it is dropped unjudged (ignored); past twice the
+// bound the peer is flooding, and what it passes on is rejected, so gossipsub's score soon has it
+// ignored at the RPC level (before gossipsub spends a signature check on each message).
 
 /** More distinct peers than a site is ever connected to at once. */
 const MAX_PEERS = 4_096;
@@ -25,15 +28,21 @@ export class PeerRate {
 
   /** True when one more message from `peer` may be judged now (and counts it). */
   take(peer: string, nowMs: number): boolean {
-    const window = this.#windows.get(peer);
+    return this.verdict(peer, nowMs) === 'judge';
+  }
+
+  /** Counts one more message from `peer`: judge it, drop it (`ignore`), or drop and penalise (`reject`). */
+  verdict(peer: string, nowMs: number): 'judge' | 'ignore' | 'reject' {
+    let window = this.#windows.get(peer);
     if (window === undefined || nowMs - window.start >= WINDOW_MS || nowMs < window.start) {
       this.#windows.delete(peer);
       if (this.#windows.size >= MAX_PEERS) this.#prune(nowMs);
-      this.#windows.set(peer, { start: nowMs, count: 1 });
-      return this.#limit >= 1;
+      window = { start: nowMs, count: 0 };
+      this.#windows.set(peer, window);
     }
     window.count += 1;
-    return window.count <= this.#limit;
+    if (window.count <= this.#limit) return 'judge';
+    return window.count <= 2 * this.#limit ? 'ignore' : 'reject';
   }
 
   forget(peer: string): void {

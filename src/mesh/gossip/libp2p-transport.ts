@@ -29,7 +29,7 @@ import { PeerDialer, type DialerEvents, type DialTarget } from './peer-dialer.ts
 export interface TransportEvents extends DialerEvents {
   /** A message over `maxMessageBytes` was dropped (not delivered, not relayed). */
   oversized?(fromPeer: string, bytes: number): void;
-  /** A peer passed on more than `maxMessagesPerSecond`: the rest of that second is dropped unjudged. */
+  /** A peer passed on more than `maxMessagesPerSecond`: the rest of that second is dropped unjudged (past twice the bound, rejected). */
   throttled?(viaPeer: string): void;
   /** A connection with a peer that is not admitted was refused or closed. */
   refused?(peer: string): void;
@@ -134,9 +134,10 @@ export class Libp2pTransport implements MeshTransport {
     pubsub.topicValidators.set(SITES_TOPIC, (peer, message) => {
       const via = peer.toString();
       if (message.type !== 'signed') return TopicValidatorResult.Reject;
-      if (!this.#rate.take(via, opts.clock.monotonicMs())) {
+      const rate = this.#rate.verdict(via, opts.clock.monotonicMs());
+      if (rate !== 'judge') {
         opts.events?.throttled?.(via);
-        return TopicValidatorResult.Ignore;
+        return rate === 'reject' ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore;
       }
       if (message.data.byteLength > opts.maxMessageBytes) {
         opts.events?.oversized?.(via, message.data.byteLength);

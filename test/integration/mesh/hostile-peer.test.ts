@@ -216,13 +216,13 @@ before(async () => {
   for (const id of IDS) keys.set(id, await generateSiteKeyFile(join(dir, `${id}.key`)));
   for (const id of IDS) await startSite(id);
   for (const [at, of] of [['a', 'b'], ['a', 'c'], ['b', 'c'], ['c', 'b']] as const) await eventually(() => sees(at, of), WAIT_MS, `${at} to see ${of}`);
-});
+}, { timeout: 180_000 });
 
 after(async () => {
   await Promise.resolve(hostile?.stop()).catch(() => undefined);
   for (const s of sites.values()) await Promise.resolve(s.close()).catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
-});
+}, { timeout: 60_000 });
 
 test('c does not keep a connection with a peer that is neither a pinned site nor allowed', { timeout: 120_000 }, async () => {
   hostile = await startHostile();
@@ -239,10 +239,15 @@ test(`${FRESH_AUTHORS} replays under fresh author keys: ignored, not relayed, bo
   const record = captured[0] ?? assert.fail('nothing captured');
   const before = { rejected: await rejectedTotal('a'), bIn: await bytesIn('b') };
   const started = performance.now();
-  for (let i = 0; i < FRESH_AUTHORS; i += 1) {
-    publishAs(node, await generateKeyPair('Ed25519'));
-    await node.services.pubsub.publish(SITES_TOPIC, record).catch(() => undefined);
-    if (i % 200 === 199) await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < FRESH_AUTHORS; i += 100) {
+    const authors = await Promise.all(Array.from({ length: 100 }, () => generateKeyPair('Ed25519')));
+    // gossipsub reads the publish config synchronously when publish() is called, so a batch of
+    // publications each carries its own author.
+    const sending = authors.map((author) => {
+      publishAs(node, author);
+      return node.services.pubsub.publish(SITES_TOPIC, record).catch(() => undefined);
+    });
+    await Promise.all(sending);
   }
   publishAs(node, hKey);
   // Judged (or dropped over max_peer_messages_per_second) at a; wait until a counted rejections.
@@ -255,10 +260,23 @@ test(`${FRESH_AUTHORS} replays under fresh author keys: ignored, not relayed, bo
   const rejections = (await dashboardTransitions('a')).filter((t) => t.kind === 'rejection');
   assert.ok(rejections.length <= 5, `dashboard rejection events at a: ${rejections.length}`);
   const bGrew = (await bytesIn('b')) - before.bIn;
-  t.diagnostic(`fresh authors: ${FRESH_AUTHORS} sent, ${judged} judged (rejected) at a, ${warns.length} warn lines, ${rejections.length} dashboard rejection events, b bytes in +${bGrew}`);
+  t.diagnostic(`fresh authors: ${FRESH_AUTHORS} sent in ${Math.round(performance.now() - started)} ms, ${judged} judged (rejected) at a, ${warns.length} warn lines, ${rejections.length} dashboard rejection events, b bytes in +${bGrew}`);
   assert.ok(bGrew < FRESH_AUTHORS * record.byteLength * 0.02, `b received ${bGrew} bytes while ${FRESH_AUTHORS * record.byteLength} were sent to a`);
-  for (const [at, of] of [['a', 'b'], ['a', 'c'], ['b', 'c']] as const) assert.ok(await sees(at, of), `${at} still sees ${of}`);
+  await knownAndFreshAgain();
 });
+
+/**
+ * Nothing learned is lost: every site still holds the others' models, and is fresh again within a
+ * heartbeat or two. (All four nodes share this process's event loop, so a flood that busies a — or
+ * H itself — can delay everyone's heartbeats past freshness for a moment; separate hosts would not.)
+ */
+async function knownAndFreshAgain(): Promise<void> {
+  for (const [at, of] of [['a', 'b'], ['a', 'c'], ['b', 'c'], ['c', 'b']] as const) {
+    const row = (await rows(at)).find((r) => r.id === of);
+    assert.ok(row?.models.some((m) => m.id === `m-${of}`), `${at} still holds ${of}'s models`);
+    await eventually(() => sees(at, of), WAIT_MS, `${at} to see ${of} fresh`);
+  }
+}
 
 test('a junk flood at a: b, not connected to the peer, receives none of it, and nothing learned is lost', { timeout: 240_000 }, async (t) => {
   const node = hostile ?? assert.fail('no hostile peer');
@@ -291,7 +309,7 @@ test('a junk flood at a: b, not connected to the peer, receives none of it, and 
   const line = `junk flood: ${JUNK_MESSAGES} messages, ${sent} bytes sent to a in ${Math.round(floodMs)} ms; b (not connected to H) bytes in +${bGrew} (heartbeats only); p95 of a request at b ${p95(quiet).toFixed(1)} ms before, ${p95(during).toFixed(1)} ms during`;
   t.diagnostic(line);
   assert.ok(bGrew < sent * 0.01, `b received ${bGrew} bytes of a ${sent}-byte flood`);
-  for (const [at, of] of [['a', 'b'], ['a', 'c'], ['b', 'c'], ['c', 'b']] as const) await eventually(() => sees(at, of), WAIT_MS, `${at} still to see ${of}`);
+  await knownAndFreshAgain();
   const b = (await rows('a')).find((r) => r.id === 'b');
   assert.equal(b?.url, `http://127.0.0.1:${http.get('b') ?? 0}`, 'the forged url was not taken');
   assert.ok(!b?.models.some((m) => m.id.startsWith('evil')), 'the forged models were not taken');

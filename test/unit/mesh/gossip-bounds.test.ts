@@ -53,6 +53,12 @@ test('peer rate: at most the limit per peer per one-second window, peers apart',
   assert.equal(taken('p', 2_002), true);
 });
 
+test('peer rate: past the bound a message is ignored; past twice the bound, rejected (the peer is flooding)', () => {
+  const rate = new PeerRate(2);
+  assert.deepEqual([0, 1, 2, 3, 4, 5].map((t) => rate.verdict('p', t)), ['judge', 'judge', 'ignore', 'ignore', 'reject', 'reject']);
+  assert.equal(rate.verdict('p', 1_000), 'judge', 'a new window forgives');
+});
+
 test('peer rate: memory stays bounded under a flood of peer ids', () => {
   const rate = new PeerRate(1);
   for (let i = 0; i < 20_000; i += 1) rate.take(`peer-${i}`, 0);
