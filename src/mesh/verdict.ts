@@ -9,11 +9,11 @@
 import type { Judgement, RecordRejection } from './judgement.ts';
 import type { MessageVerdict } from './transport.ts';
 
-const IGNORED: ReadonlySet<RecordRejection> = new Set<RecordRejection>(['replay', 'unknown_digest', 'stale_record', 'future']);
+const IGNORED: readonly RecordRejection[] = Object.freeze(['replay', 'unknown_digest', 'stale_record', 'future']);
 
 export function verdictOf(judgement: Judgement): MessageVerdict {
   if (judgement.kind === 'accepted') return 'accept';
-  return IGNORED.has(judgement.reason) ? 'ignore' : 'reject';
+  return IGNORED.includes(judgement.reason) ? 'ignore' : 'reject';
 }
 
 /** Several judges of one message: any rejection rejects, else any ignore ignores; no judge at all ignores (nothing to deliver to). */

@@ -68,13 +68,13 @@ function frameLimit(maxMessageBytes: number): number {
 }
 
 /** What the transport does before anything calls admit(): every peer, and no bound a site would reach. */
-const OPEN_ADMISSION: PeerAdmission = { peers: undefined, maxMessagesPerSecond: 100_000 };
+const OPEN_ADMISSION: PeerAdmission = Object.freeze({ peers: undefined, maxMessagesPerSecond: 100_000 });
 
-const RESULT: Readonly<Record<MessageVerdict, TopicValidatorResult>> = {
+const RESULT: Readonly<Record<MessageVerdict, TopicValidatorResult>> = Object.freeze({
   accept: TopicValidatorResult.Accept,
   reject: TopicValidatorResult.Reject,
   ignore: TopicValidatorResult.Ignore,
-};
+});
 
 /**
  * gossipsub's peer score on the sites topic counts only rejected messages (P4, squared): a few
@@ -83,7 +83,7 @@ const RESULT: Readonly<Record<MessageVerdict, TopicValidatorResult>> = {
  * relayed one bad record recovers within seconds, and a flood keeps its sender graylisted. The
  * other topic terms (time in mesh, deliveries) are off: meshes here are small and quiet.
  */
-const SITES_TOPIC_SCORE = createTopicScoreParams({
+const SITES_TOPIC_SCORE = Object.freeze(createTopicScoreParams({
   topicWeight: 1,
   timeInMeshWeight: 0,
   firstMessageDeliveriesWeight: 0,
@@ -91,7 +91,7 @@ const SITES_TOPIC_SCORE = createTopicScoreParams({
   meshFailurePenaltyWeight: 0,
   invalidMessageDeliveriesWeight: -1,
   invalidMessageDeliveriesDecay: 0.9,
-});
+}));
 
 /** The line of a libp2p start error that names the problem (its message also suggests libp2p options). */
 function listenProblem(error: unknown): string {
