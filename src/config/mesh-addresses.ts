@@ -30,6 +30,15 @@ export function parsePeerMultiaddr(text: string): ParseResult<string> {
   return valid(text);
 }
 
+/** A bare libp2p peer id (`[mesh] allowed_peers`), as `switchyard keygen` prints it or libp2p logs it. */
+export function parsePeerId(text: string): ParseResult<string> {
+  try {
+    return valid(peerIdFromString(text).toString());
+  } catch {
+    return invalid('must be a libp2p peer id, like "12D3KooW..." (a /p2p/ address belongs in [mesh] peers)');
+  }
+}
+
 function readComponents(text: string): ParseResult<readonly { readonly name: string; readonly value?: string | undefined }[]> {
   try {
     return valid(multiaddr(text).getComponents());

@@ -3,7 +3,7 @@
 // of every trusted site. Absent, the gateway runs alone exactly as before.
 import { z } from 'zod';
 import { CONFIG_DEFAULTS } from './defaults.ts';
-import { parseListenMultiaddr, parsePeerMultiaddr } from './mesh-addresses.ts';
+import { parseListenMultiaddr, parsePeerId, parsePeerMultiaddr } from './mesh-addresses.ts';
 import { normalizeNodeUrl } from './node-url.ts';
 import { invalid, valid, type ParseResult } from './parse-result.ts';
 import { parsePublicKey } from './public-key.ts';
@@ -16,6 +16,8 @@ const KIB = 1024;
 const MIN_MESSAGE_BYTES = 4 * KIB;
 /** gossipsub's own inbound limit is a few MiB; a record this large would already be thousands of models. */
 const MAX_MESSAGE_BYTES = 1024 * KIB;
+/** Above this the per-peer bound bounds nothing a 2-core site could judge. */
+const MAX_PEER_RATE = 100_000;
 
 /** Site ids travel in records, metrics labels, headers and logs: the node-name rule keeps them safe there. */
 export function isSiteId(text: string): boolean {
@@ -50,6 +52,8 @@ export const meshSchema = table({
   key_file: z.string().min(1, { error: 'must name the key file written by switchyard keygen --out FILE' }),
   listen: stringArray(parseListenMultiaddr, 'multiaddrs, like ["/ip4/0.0.0.0/tcp/4001"]').min(1, { error: 'must list at least one multiaddr, like ["/ip4/0.0.0.0/tcp/4001"]' }),
   peers: stringArray(parsePeerMultiaddr, 'multiaddrs ending in /p2p/<peer id>').default([...DEFAULTS.peers]),
+  allowed_peers: stringArray(parsePeerId, 'peer ids, like ["12D3KooW..."]').default([]),
+  max_peer_messages_per_second: wholeAtLeastOne.pipe(z.int().max(MAX_PEER_RATE, { error: `must be at most ${MAX_PEER_RATE}` })).default(DEFAULTS.maxPeerMessagesPerSecond),
   heartbeat: positiveDurationMs.default(DEFAULTS.heartbeatMs),
   freshness: positiveDurationMs.optional(),
   max_models_per_site: wholeAtLeastOne.default(DEFAULTS.maxModelsPerSite),
@@ -67,6 +71,7 @@ export const meshSchema = table({
     }
     reportRepeats(ctx, mesh.sites.map((pin) => pin.id), ['sites'], 'id', (id) => `site "${id}" is pinned twice; each site has one key`);
     reportRepeats(ctx, mesh.sites.map((pin) => pin.publicKey), ['sites'], 'public_key', () => 'the same key is pinned for two sites; each site must have its own key, or one could speak for the other');
+    reportRepeats(ctx, mesh.allowed_peers, ['allowed_peers'], undefined, (id) => `peer ${id} is listed twice`);
     reportRepeats(ctx, mesh.static_models.map((model) => model.id), ['static_models'], 'id', (id) => `model "${id}" is listed twice`);
   })
   .transform(
@@ -76,6 +81,8 @@ export const meshSchema = table({
       keyFile: mesh.key_file,
       listen: mesh.listen,
       peers: mesh.peers,
+      allowedPeers: mesh.allowed_peers,
+      maxPeerMessagesPerSecond: mesh.max_peer_messages_per_second,
       heartbeatMs: mesh.heartbeat,
       freshnessMs: mesh.freshness ?? mesh.heartbeat * DEFAULTS.freshnessHeartbeats,
       maxModelsPerSite: mesh.max_models_per_site,
@@ -87,10 +94,10 @@ export const meshSchema = table({
   );
 
 /** One problem per later repeat, at that entry's key, naming the value (ids and public keys are not secret). */
-function reportRepeats(ctx: z.core.$RefinementCtx, values: readonly string[], prefix: readonly string[], key: string, message: (value: string) => string): void {
+function reportRepeats(ctx: z.core.$RefinementCtx, values: readonly string[], prefix: readonly string[], key: string | undefined, message: (value: string) => string): void {
   const seen = new Set<string>();
   values.forEach((value, index) => {
-    if (seen.has(value)) ctx.addIssue({ code: 'custom', path: [...prefix, index, key], message: message(value) });
+    if (seen.has(value)) ctx.addIssue({ code: 'custom', path: key === undefined ? [...prefix, index] : [...prefix, index, key], message: message(value) });
     seen.add(value);
   });
 }

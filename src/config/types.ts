@@ -224,6 +224,13 @@ export interface MeshConfig {
   readonly listen: readonly string[];
   /** Bootstrap peers: multiaddrs ending in /p2p/<peer id>, redialled with back-off. */
   readonly peers: readonly string[];
+  /**
+   * Peer ids kept connected though they are not a pinned site (a relay, say). Pinned sites (their
+   * peer id is their key) and the peers named by `peers` are always admitted.
+   */
+  readonly allowedPeers: readonly string[];
+  /** Gossip messages judged per connected peer per second; more are dropped unjudged (not relayed). */
+  readonly maxPeerMessagesPerSecond: number;
   readonly heartbeatMs: number;
   /** A remote set is fresh while a newer revision was accepted within this (default 3 × heartbeat). */
   readonly freshnessMs: number;

@@ -11,6 +11,7 @@ import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts
 import { loadSiteKey, MeshService, ownPinProblem, pinnedPublicKey, siteCodec, siteLoad, siteSources, type MeshEvents, type MeshTransportStats } from '#src/mesh/index.ts';
 import { localReplayGuard, meshLinkFor, type ClaimVerdict, type ForwardClaim, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
+import { revisionStateFile, stateFileFor } from '#src/mesh/revision-state-file.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import { registerMeshMetrics } from '#src/metrics/mesh-metrics.ts';
 import { subscribeMeshLogs } from '#src/logs/mesh-log.ts';
@@ -102,6 +103,7 @@ export class MeshPart {
     const peerId = key.peerId;
     const newTransport = options?.transport ?? libp2pTransportFor(key, config, this.#deps.clock, logger);
     const transport = newTransport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
+    const stateFile = options?.stateFile ?? (options?.key === undefined ? stateFileFor(config.keyFile) : false);
     const service = new MeshService({
       config,
       clock: this.#deps.clock,
@@ -110,6 +112,7 @@ export class MeshPart {
       sources: siteSources({ nodeViews: this.#deps.nodeViews, staticModels: () => this.#deps.config()?.staticModels ?? [] }),
       load: () => siteLoad(this.#deps.nodeViews(), this.#deps.inFlight, this.#deps.queueDepths()),
       events: this.events,
+      revisions: stateFile === false ? undefined : revisionStateFile(stateFile),
     });
     this.#offs.push(
       subscribeMeshLogs(logger, this.events),

@@ -33,4 +33,9 @@ export interface MeshOptions {
   readonly key?: SiteKey;
   /** Builds the transport; absent = libp2p gossipsub with the site key (tests inject the memory bus). */
   readonly transport?: MeshTransportFactory;
+  /**
+   * The mesh state file (highest accepted revisions); absent = `<key_file>.state.json` when the key
+   * is read from key_file, none when `key` is given; false = none.
+   */
+  readonly stateFile?: string | false;
 }

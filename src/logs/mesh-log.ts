@@ -1,5 +1,6 @@
 // Federation transition logs: a site turning fresh or stale (once per transition), a rejection
-// once per (peer, reason), the cap once per over-cap episode, and this site's own failures.
+// once per (peer, reason) at a bounded rate per reason (src/mesh/rejection-log.ts, with the count
+// held back), the cap once per over-cap episode, and this site's own failures.
 
 import type { Logger } from 'pino';
 import type { EventBus } from '#src/core/events.ts';
@@ -11,9 +12,12 @@ export function subscribeMeshLogs(logger: Logger, events: EventBus<MeshEvents>):
       if (fresh) logger.info({ site }, 'mesh site fresh');
       else logger.warn({ site }, 'mesh site stale: its models are not routed to until a newer record arrives');
     }),
-    events.on('mesh:record-rejected', ({ reason, site, peer, detail, firstForPair }) => {
-      if (firstForPair) logger.warn({ reason, site, peer, detail }, 'mesh record rejected (logged once per peer and reason)');
+    events.on('mesh:record-rejected', ({ reason, site, peer, detail, log, suppressed, knownAuthor }) => {
+      if (!log) return;
+      const fields = { reason, site, peer, detail, known_author: knownAuthor, ...(suppressed > 0 ? { suppressed } : {}) };
+      logger.warn(fields, 'mesh record rejected (logged once per peer and reason)');
     }),
+    events.on('mesh:state-failed', ({ problem }) => logger.error({ problem }, 'mesh state file not used')),
     events.on('mesh:models-capped', ({ total, cap, firstInEpisode }) => {
       if (firstInEpisode) logger.warn({ total, cap }, 'this site serves more models than [mesh] max_models_per_site: publishing the first by id');
     }),

@@ -1,6 +1,6 @@
 // Pure: what a receiver decides about one gossip message (docs/federation.md, "Acceptance").
 // The checks run in this order, and the first that fails decides:
-//   oversized → malformed → not_pinned → bad_signature → url_mismatch → future → replay → unknown_digest → over_cap
+//   oversized → malformed → not_pinned → bad_signature → url_mismatch → future → stale_record → replay → unknown_digest → over_cap
 // Size comes before parsing so a large message costs nothing; nothing about a record's content is
 // looked at (its revision, time or models) before its signature verifies, so a forged message can
 // neither change what is known nor learn anything from which reason it gets beyond "not signed by
@@ -24,6 +24,8 @@ export interface JudgeContext {
   /** The receiver's wall clock (ms since the epoch), for the issued_at skew check. */
   readonly nowWallMs: number;
   readonly maxClockSkewMs: number;
+  /** `[mesh] freshness`: with the skew, how old an issued_at may be (a captured record replayed later is not). */
+  readonly freshnessMs: number;
   readonly maxModels: number;
   readonly maxBytes: number;
 }
@@ -40,6 +42,8 @@ export function judgeMessage(data: Uint8Array, ctx: JudgeContext): Judgement {
   if (pinnedUrl !== undefined && record.url !== pinnedUrl) return reject('url_mismatch', site, `url ${record.url} differs from the url pinned for this site (${pinnedUrl})`);
   const aheadMs = record.issued_at - ctx.nowWallMs;
   if (aheadMs > ctx.maxClockSkewMs) return reject('future', site, `issued_at is ${aheadMs} ms ahead of this clock, over max_clock_skew (${ctx.maxClockSkewMs} ms)`);
+  const ageMs = ctx.nowWallMs - record.issued_at;
+  if (ageMs > ctx.freshnessMs + ctx.maxClockSkewMs) return reject('stale_record', site, `issued_at is ${ageMs} ms old, over freshness + max_clock_skew (${ctx.freshnessMs + ctx.maxClockSkewMs} ms)`);
   const highest = ctx.highestRevision(site);
   if (highest !== undefined && record.revision <= highest) return reject('replay', site, `revision ${record.revision} is not above ${highest}, the highest accepted`);
   let models = record.models;

@@ -1,5 +1,5 @@
 export { MeshService, type MeshServiceDeps, type OwnSiteRow } from './mesh-service.ts';
-export type { MeshTransport, MeshTransportFactory, MeshTransportStats } from './transport.ts';
+export type { MeshTransport, MeshTransportFactory, MeshTransportStats, MessageVerdict, PeerAdmission } from './transport.ts';
 export { MemoryBus, MemoryTransport } from './memory-transport.ts';
 export type { MeshCodec, MeshJudgeContext } from './mesh-codec.ts';
 export type { MeshEvents } from './mesh-events.ts';

@@ -1,5 +1,5 @@
 // What a receiver decides about one gossip message (pure; see record acceptance). A rejection
-// never alters what is known; it is logged once per (peer, reason) and counted by reason.
+// never alters what is known; it is counted by reason, and logged at a bounded rate (rejection-log.ts).
 
 import type { SiteRecord } from './site-record.ts';
 
@@ -18,6 +18,8 @@ export const RECORD_REJECTIONS = [
   'replay',
   /** `issued_at` is further in the future than `[mesh] max_clock_skew`. */
   'future',
+  /** `issued_at` is older than `[mesh] freshness` + `max_clock_skew` by the receiver's wall clock (a captured record replayed). */
+  'stale_record',
   /** More models than `[mesh] max_models_per_site`. */
   'over_cap',
   /** A heartbeat whose models_digest matches no model list the receiver holds for that site. */

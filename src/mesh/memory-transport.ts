@@ -1,18 +1,45 @@
-// An in-process gossip bus for tests: every started transport on one bus hears every other one,
-// unless a partition separates them. Delivery is asynchronous (a microtask), like a network, and
-// byte counters follow the MeshTransport contract.
+// An in-process gossip bus for tests, on the MeshTransport contract: a message reaches the peers
+// its publisher is linked to, and each passes it on to its own neighbours only when its judge
+// accepts it (so a rejected or ignored message goes no further), once per peer. By default every
+// member is linked to every other; `link()` sets a sparser graph (a relay, a peer only one site
+// knows). A partition separates groups; a member's admission refuses peers it does not admit, as
+// the libp2p connection gater does, and bounds what it judges per neighbour per second. Delivery
+// is asynchronous (a microtask), like a network; byte counters count what arrives, judged or not.
 
-import type { MeshTransport, MeshTransportStats } from './transport.ts';
+import { PeerRate } from './peer-rate.ts';
+import { worstVerdict } from './verdict.ts';
+import type { MeshTransport, MeshTransportStats, MessageVerdict, PeerAdmission } from './transport.ts';
+
+/** Messages whose relay path is remembered (to deliver each once per peer). */
+const SEEN_MESSAGES = 4_096;
 
 /** Connects the memory transports of several in-process sites. */
 export class MemoryBus {
   readonly #members = new Map<string, MemoryTransport>();
   /** Peer → its partition group; peers in different groups do not hear each other. */
   readonly #groups = new Map<string, number>();
+  /** Undefined = everyone is linked with everyone; else the pairs (`a\nb`, a < b) that are. */
+  #links: Set<string> | undefined;
+  /** Message id → the peers it has reached (its publisher included). */
+  readonly #seen = new Map<number, Set<string>>();
+  #nextId = 0;
+  readonly now: () => number;
 
-  /** A transport for `peer` on this bus (not connected until started). */
-  transport(peer: string): MemoryTransport {
-    return new MemoryTransport(peer, this);
+  constructor(options: { readonly now?: () => number } = {}) {
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /**
+   * A transport named `peer` on this bus (not connected until started). `peerId` is what other
+   * members see as its author and admit or not (default: the name); links and partitions use names.
+   */
+  transport(peer: string, peerId: string = peer): MemoryTransport {
+    return new MemoryTransport(peer, peerId, this);
+  }
+
+  /** Links only these pairs of peers (others hear each other only by relay); no pairs = everyone linked again. */
+  link(...pairs: readonly (readonly [string, string])[]): void {
+    this.#links = pairs.length === 0 ? undefined : new Set(pairs.map(([a, b]) => pairKey(a, b)));
   }
 
   /** Splits the bus: each list is one side; peers not listed stay together in a side of their own. */
@@ -26,62 +53,96 @@ export class MemoryBus {
   /** Ends every partition: peers that see each other again are told so, as libp2p would. */
   heal(): void {
     const before = [...this.#members.keys()];
-    const apart = new Set(before.flatMap((a) => before.filter((b) => a < b && !this.#connected(a, b)).map((b) => `${a}\n${b}`)));
+    const apart = new Set(before.flatMap((a) => before.filter((b) => a < b && !this.#sameSide(a, b)).map((b) => pairKey(a, b))));
     this.#groups.clear();
     for (const pair of apart) {
       const [a, b] = pair.split('\n') as [string, string];
-      this.#members.get(a)?.joined(b);
-      this.#members.get(b)?.joined(a);
+      const ma = this.#members.get(a);
+      const mb = this.#members.get(b);
+      if (ma === undefined || mb === undefined || !this.neighbours(a, b)) continue;
+      ma.joined(mb.peerId);
+      mb.joined(ma.peerId);
     }
   }
 
   join(member: MemoryTransport): void {
-    for (const other of this.#members.values()) {
-      if (!this.#connected(member.peer, other.peer)) continue;
-      other.joined(member.peer);
-      member.joined(other.peer);
-    }
     this.#members.set(member.peer, member);
+    for (const other of this.#members.values()) {
+      if (other === member || !this.neighbours(member.peer, other.peer)) continue;
+      other.joined(member.peerId);
+      member.joined(other.peerId);
+    }
   }
 
   leave(member: MemoryTransport): void {
     this.#members.delete(member.peer);
   }
 
-  /** Delivers `data` to every connected member but the sender; answers how many got it. */
+  /** A new message from `from`: to its neighbours, who relay it on if they accept it. Answers how many got it first-hand. */
   deliver(from: string, data: Uint8Array): number {
+    const id = (this.#nextId += 1);
+    this.#seen.set(id, new Set([from]));
+    if (this.#seen.size > SEEN_MESSAGES) this.#seen.delete(this.#seen.keys().next().value ?? id);
+    return this.relay(from, this.#members.get(from)?.peerId ?? from, data, id);
+  }
+
+  /** Passes message `id` (by `origin`, a peer id) from member `via` to every neighbour it has not reached yet. */
+  relay(via: string, origin: string, data: Uint8Array, id: number): number {
+    const seen = this.#seen.get(id);
+    if (seen === undefined) return 0;
     let heard = 0;
     for (const other of this.#members.values()) {
-      if (other.peer === from || !this.#connected(from, other.peer)) continue;
+      if (seen.has(other.peer) || !this.neighbours(via, other.peer)) continue;
+      seen.add(other.peer);
       heard += 1;
       const copy = data.slice();
-      queueMicrotask(() => other.receive(copy, from));
+      const viaId = this.#members.get(via)?.peerId ?? via;
+      queueMicrotask(() => other.receive(copy, origin, viaId, id));
     }
     return heard;
   }
 
   peersOf(peer: string): number {
-    return [...this.#members.keys()].filter((p) => p !== peer && this.#connected(peer, p)).length;
+    return [...this.#members.keys()].filter((p) => p !== peer && this.neighbours(peer, p)).length;
   }
 
-  #connected(a: string, b: string): boolean {
+  /** Linked, on one side of any partition, both started, and each admitting the other. */
+  neighbours(a: string, b: string): boolean {
+    const ma = this.#members.get(a);
+    const mb = this.#members.get(b);
+    if (ma === undefined || mb === undefined || !this.#sameSide(a, b)) return false;
+    if (this.#links !== undefined && !this.#links.has(pairKey(a, b))) return false;
+    return ma.admits(mb.peerId) && mb.admits(ma.peerId);
+  }
+
+  #sameSide(a: string, b: string): boolean {
     return (this.#groups.get(a) ?? 0) === (this.#groups.get(b) ?? 0);
   }
 }
 
+function pairKey(a: string, b: string): string {
+  return a < b ? `${a}\n${b}` : `${b}\n${a}`;
+}
+
 export class MemoryTransport implements MeshTransport {
+  /** The name on the bus (links, partitions). */
   readonly peer: string;
+  /** What other members see as this transport's author id. */
+  readonly peerId: string;
   readonly #bus: MemoryBus;
-  readonly #messageHandlers: ((data: Uint8Array, fromPeer: string) => void)[] = [];
+  readonly #judges: ((data: Uint8Array, fromPeer: string) => MessageVerdict)[] = [];
   readonly #joinHandlers: ((peer: string) => void)[] = [];
+  #admitted: ReadonlySet<string> | undefined;
+  readonly #rate = new PeerRate(Number.POSITIVE_INFINITY);
   #started = false;
   #bytesSent = 0;
   #bytesReceived = 0;
   /** The last bootstrap list set (the bus connects everyone; kept so tests can read it). */
   peers: readonly string[] = [];
 
-  constructor(peer: string, bus: MemoryBus) {
+  constructor(peer: string, peerId: string, bus: MemoryBus) {
     this.peer = peer;
+    this.peerId = peerId;
     this.#bus = bus;
   }
 
@@ -102,12 +163,22 @@ export class MemoryTransport implements MeshTransport {
     this.#bus.deliver(this.peer, data);
   }
 
-  onMessage(handler: (data: Uint8Array, fromPeer: string) => void): void {
-    this.#messageHandlers.push(handler);
+  onMessage(judge: (data: Uint8Array, fromPeer: string) => MessageVerdict): void {
+    this.#judges.push(judge);
   }
 
   onPeerJoined(handler: (peer: string) => void): void {
     this.#joinHandlers.push(handler);
+  }
+
+  admit(admission: PeerAdmission): void {
+    this.#admitted = admission.peers;
+    this.#rate.setLimit(admission.maxMessagesPerSecond);
+  }
+
+  /** Whether this transport keeps a connection with `peer` (the gater's decision). */
+  admits(peer: string): boolean {
+    return this.#admitted === undefined || this.#admitted.has(peer);
   }
 
   setPeers(addrs: readonly string[]): void {
@@ -118,11 +189,12 @@ export class MemoryTransport implements MeshTransport {
     return { peers: this.#started ? this.#bus.peersOf(this.peer) : 0, bytesSent: this.#bytesSent, bytesReceived: this.#bytesReceived };
   }
 
-  /** Called by the bus. */
-  receive(data: Uint8Array, from: string): void {
+  /** Called by the bus: message `id` by `origin`, passed on by neighbour `via` (peer ids). */
+  receive(data: Uint8Array, origin: string, via: string, id: number): void {
     if (!this.#started) return;
     this.#bytesReceived += data.byteLength;
-    for (const handler of this.#messageHandlers) handler(data, from);
+    if (!this.#rate.take(via, this.#bus.now())) return;
+    if (worstVerdict(this.#judges.map((judge) => judge(data, origin))) === 'accept') this.#bus.relay(this.peer, origin, data, id);
   }
 
   /** Called by the bus. */

@@ -19,6 +19,8 @@ export interface MeshCodec {
   digestOf(models: readonly SiteRecordModel[]): string;
   /** A pinned public key (base64url raw Ed25519); throws a clear Error on a bad one. */
   pinnedKey(publicKey: string): KeyObject;
+  /** The libp2p peer id of a pinned key (a site's peer id is its key). */
+  peerIdOf(publicKey: string): string;
   /** The next revision of this site's record, higher than every earlier one (a hybrid logical clock). */
   nextRevision(wallMs: number): number;
 }

@@ -11,9 +11,17 @@ export interface MeshEvents {
     site: string | undefined;
     peer: string;
     detail: string;
-    /** First rejection for this (peer, reason): the one to log. */
-    firstForPair: boolean;
+    /** Write a log line (and a dashboard transition) for this one: see rejection-log.ts. */
+    log: boolean;
+    /** Lines of this reason held back since the last one written. */
+    suppressed: number;
+    /** The message's author is a pinned site or an admitted peer; rejections by others only count. */
+    knownAuthor: boolean;
   };
+  /** A want from a peer that is neither a pinned site nor admitted: dropped, not relayed. */
+  'mesh:want-ignored': { peer: string };
+  /** The mesh state file (held revisions) could not be read or written; federation runs on. */
+  'mesh:state-failed': { problem: string };
   /** A pinned site turned fresh or stale (once per transition). */
   'mesh:site-freshness': { site: string; fresh: boolean };
   'mesh:published': { kind: PublishKind; why: string; revision: number; bytes: number; models: number };

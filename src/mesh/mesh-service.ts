@@ -17,9 +17,15 @@ import { OwnModelSet } from './own-set.ts';
 import { decidePublication, INITIAL_PUBLISHER, type PublishKind, type PublishTrigger } from './publisher.ts';
 import type { SiteRecord, SiteRecordLoad, SiteRecordModel } from './site-record.ts';
 import { RemoteSiteStore, type SiteAdminRow } from './site-store.ts';
-import type { MeshTransport } from './transport.ts';
+import type { MeshTransport, MessageVerdict, PeerAdmission } from './transport.ts';
 import { decodeWant, encodeWant } from './record-codec.ts';
 import { mayWant, type WantHistory } from './want.ts';
+import { RejectionLog } from './rejection-log.ts';
+import { RevisionKeeper } from './revision-keeper.ts';
+import type { RevisionStore } from './revision-state-file.ts';
+import { applicableRevisions } from './revision-state.ts';
+import { addressPeerId } from './site-peer-id.ts';
+import { verdictOf } from './verdict.ts';
 
 /** A want is {"want": "<site id>"}: a site id is at most 64 characters. */
 const MAX_WANT_BYTES = 128;
@@ -33,6 +39,8 @@ export interface MeshServiceDeps {
   /** This site's load now (scheduler queues, in-flight requests, slots over healthy nodes). */
   readonly load: () => SiteRecordLoad;
   readonly events: EventBus<MeshEvents>;
+  /** Where the highest accepted revisions survive restarts (the state file beside the key); absent = memory only. */
+  readonly revisions?: RevisionStore | undefined;
 }
 
 /** This site's own side, for /admin/sites. */
@@ -50,7 +58,11 @@ export class MeshService {
   #config: MeshConfig;
   #pins: ReadonlyMap<string, KeyObject>;
   #pinnedUrls: ReadonlyMap<string, string>;
+  /** Pinned sites' peer ids, `allowed_peers` and the peers `[mesh] peers` names. */
+  #admitted: ReadonlySet<string>;
   readonly #store: RemoteSiteStore;
+  readonly #rejections = new RejectionLog();
+  readonly #keeper: RevisionKeeper | undefined;
   readonly #own: OwnModelSet;
   #publisher = INITIAL_PUBLISHER;
   #lastRevision: number | undefined;
@@ -70,6 +82,12 @@ export class MeshService {
     this.#pinnedUrls = pinnedUrlsOf(deps.config);
     this.#store = new RemoteSiteStore({ ownSite: deps.config.site, pins: deps.config.sites, digestOf: (m) => deps.codec.digestOf(m) });
     this.#own = new OwnModelSet(deps.sources);
+    this.#admitted = this.#admittedPeers(deps.config);
+    this.#keeper =
+      deps.revisions === undefined
+        ? undefined
+        : new RevisionKeeper(deps.revisions, deps.clock, () => this.#store.heldRevisions(), (problem) => deps.events.emit('mesh:state-failed', { problem }));
+    deps.transport.admit(this.#admission());
     deps.transport.onMessage((data, peer) => this.#receive(data, peer));
     deps.transport.onPeerJoined(() => this.#consider('peer_joined'));
   }
@@ -77,6 +95,7 @@ export class MeshService {
   async start(): Promise<void> {
     if (this.#running) return;
     this.#running = true;
+    if (this.#keeper !== undefined) this.#store.restore(applicableRevisions(await this.#keeper.read(), this.#config.sites));
     this.#deps.transport.setPeers(this.#config.peers);
     await this.#deps.transport.start();
     // 'check': the first record goes out in full now, unless a peer's join already sent it.
@@ -90,6 +109,7 @@ export class MeshService {
     this.#freshnessTimer?.cancel();
     await this.#sending;
     await this.#deps.transport.stop();
+    await this.#keeper?.flush();
   }
 
   /**
@@ -102,6 +122,8 @@ export class MeshService {
     this.#pinnedUrls = pinnedUrlsOf(next);
     this.#config = next;
     this.#store.setPins(next.sites, next.site);
+    this.#admitted = this.#admittedPeers(next);
+    this.#deps.transport.admit(this.#admission());
     this.#reported = new Map([...this.#reported].filter(([site]) => this.#pins.has(site)));
     if (next.peers.join('\n') !== previous.peers.join('\n')) this.#deps.transport.setPeers(next.peers);
     if (next.heartbeatMs !== previous.heartbeatMs && this.#running) this.#scheduleHeartbeat();
@@ -137,6 +159,17 @@ export class MeshService {
 
   transportStats(): ReturnType<MeshTransport['stats']> {
     return this.#deps.transport.stats();
+  }
+
+  /** Who may stay connected and be heard: every pinned site (its peer id is its key), allowed_peers, the bootstrap peers. */
+  #admittedPeers(config: MeshConfig): ReadonlySet<string> {
+    const sites = config.sites.filter((p) => p.id !== config.site).map((p) => this.#deps.codec.peerIdOf(p.publicKey));
+    const bootstrap = config.peers.flatMap((addr) => addressPeerId(addr) ?? []);
+    return new Set([...sites, ...config.allowedPeers, ...bootstrap]);
+  }
+
+  #admission(): PeerAdmission {
+    return { peers: this.#admitted, maxMessagesPerSecond: this.#config.maxPeerMessagesPerSecond };
   }
 
   #pinKeys(config: MeshConfig): Map<string, KeyObject> {
@@ -203,24 +236,36 @@ export class MeshService {
     );
   }
 
-  #receive(data: Uint8Array, peer: string): void {
+  /** The transport's judging port: applies what is accepted and says whether the message goes on. */
+  #receive(data: Uint8Array, peer: string): MessageVerdict {
     const wanted = decodeWant(data, MAX_WANT_BYTES);
     if (wanted !== undefined) {
+      // Only sites and admitted peers may ask: a want makes its target publish in full, and an
+      // outsider's want would only harvest records to replay.
+      if (!this.#admitted.has(peer)) {
+        this.#deps.events.emit('mesh:want-ignored', { peer });
+        return 'ignore';
+      }
       if (wanted === this.#config.site) this.#consider('want');
-      return;
+      return 'accept';
     }
     const judgement = this.#judge(data);
-    const outcome = this.#store.apply(judgement, peer, this.#deps.clock.monotonicMs());
+    const now = this.#deps.clock.monotonicMs();
+    const outcome = this.#store.apply(judgement, peer, now);
     if (outcome.kind === 'rejected') {
-      const { reason, site, detail, firstForPair } = outcome;
-      this.#deps.events.emit('mesh:record-rejected', { reason, site, peer, detail, firstForPair });
+      const { reason, site, detail } = outcome;
+      const knownAuthor = this.#admitted.has(peer);
+      const note = this.#rejections.note(peer, reason, now);
+      this.#deps.events.emit('mesh:record-rejected', { reason, site, peer, detail, log: note.log, suppressed: note.suppressed, knownAuthor });
       if (reason === 'unknown_digest' && site !== undefined && this.#pins.has(site)) this.#want(site);
-      return;
+      return verdictOf({ kind: 'rejected', reason, site, detail });
     }
     if (outcome.full) this.#wantsSent.delete(outcome.site);
     const revision = judgement.kind === 'accepted' ? judgement.record.revision : 0;
     this.#deps.events.emit('mesh:record-accepted', { site: outcome.site, revision, full: outcome.full, modelsChanged: outcome.modelsChanged });
+    this.#keeper?.changed();
     this.#checkFreshness();
+    return 'accept';
   }
 
   /** The acceptance function; one that throws is a malformed message, never a lost state. */
@@ -234,6 +279,7 @@ export class MeshService {
         knownModels: (site, digest) => this.#store.knownModels(site, digest),
         nowWallMs: this.#deps.clock.now(),
         maxClockSkewMs: c.maxClockSkewMs,
+        freshnessMs: c.freshnessMs,
         maxModels: c.maxModelsPerSite,
         maxBytes: c.maxMessageBytes,
       });

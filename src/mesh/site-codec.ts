@@ -7,6 +7,7 @@ import { modelsDigest, signRecord } from './record-codec.ts';
 import { RevisionClock } from './revision-clock.ts';
 import type { SiteKey } from './site-key.ts';
 import { pinnedPublicKey } from './site-key-file.ts';
+import { sitePeerId } from './site-peer-id.ts';
 
 export function siteCodec(key: SiteKey): MeshCodec {
   const revisions = new RevisionClock();
@@ -15,6 +16,7 @@ export function siteCodec(key: SiteKey): MeshCodec {
     judge: judgeMessage,
     digestOf: modelsDigest,
     pinnedKey: pinnedPublicKey,
+    peerIdOf: sitePeerId,
     nextRevision: (wallMs) => revisions.next(wallMs),
   };
 }

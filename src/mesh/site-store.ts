@@ -1,6 +1,7 @@
 // What this site knows of every pinned remote site: the last accepted record and when it arrived
 // (the receiver's monotonic clock), and the last rejection. Judgements come from the acceptance
-// function; a rejection is noted but never changes what was accepted.
+// function; a rejection is noted but never changes what was accepted. Which rejections are logged
+// is rejection-log.ts's to decide; the highest revisions survive restarts through revision-state.ts.
 
 import type { MeshSitePin } from '#src/config/types.ts';
 import { REMEMBERED_MS, type RemoteModel, type RemoteSiteView } from '#src/routing/remote/remote-site.ts';
@@ -8,6 +9,7 @@ import { isFresh } from './freshness.ts';
 import { sameModels } from './site-models.ts';
 import type { Judgement, RecordRejection } from './judgement.ts';
 import type { SiteRecord, SiteRecordLoad, SiteRecordModel } from './site-record.ts';
+import type { HeldRevision } from './revision-state.ts';
 
 export interface SiteRejection {
   readonly reason: RecordRejection;
@@ -20,6 +22,8 @@ export interface SiteRejection {
 interface SiteState {
   /** What the site is pinned by: its key, and its url when one is pinned. A change starts the site over. */
   readonly pin: string;
+  /** The pinned public key alone (what a held revision is kept under). */
+  readonly key: string;
   highestRevision: number | undefined;
   /** The last accepted record, its models filled in (a heartbeat's from the list it named). */
   record: SiteRecord | undefined;
@@ -38,8 +42,6 @@ export type StoreOutcome =
       readonly reason: RecordRejection;
       readonly site: string | undefined;
       readonly detail: string;
-      /** The first rejection for this (peer, reason): the one to log. */
-      readonly firstForPair: boolean;
     };
 
 /** (in_flight + queued) per slot: lower is better; 0 when the record says nothing usable. */
@@ -55,7 +57,6 @@ function finite(n: unknown): number {
 
 export class RemoteSiteStore {
   readonly #sites = new Map<string, SiteState>();
-  readonly #rejectedPairs = new Set<string>();
   readonly #digestOf: (models: readonly SiteRecordModel[]) => string;
 
   constructor(options: { ownSite: string; pins: readonly MeshSitePin[]; digestOf: (models: readonly SiteRecordModel[]) => string }) {
@@ -68,13 +69,27 @@ export class RemoteSiteStore {
    * starts over (what the old pin admitted proves nothing now); the others keep what they learned.
    */
   setPins(pins: readonly MeshSitePin[], ownSite: string): void {
-    const wanted = new Map(pins.filter((p) => p.id !== ownSite).map((p) => [p.id, `${p.publicKey} ${p.url ?? ''}`]));
+    const wanted = new Map(pins.filter((p) => p.id !== ownSite).map((p) => [p.id, p]));
     for (const [site, state] of this.#sites) {
-      if (wanted.get(site) !== state.pin) this.#sites.delete(site);
+      const pin = wanted.get(site);
+      if (pin === undefined || pinOf(pin) !== state.pin) this.#sites.delete(site);
     }
     for (const [site, pin] of wanted) {
-      if (!this.#sites.has(site)) this.#sites.set(site, emptyState(pin));
+      if (!this.#sites.has(site)) this.#sites.set(site, emptyState(pinOf(pin), pin.publicKey));
     }
+  }
+
+  /** Revisions held from before a restart (already matched to the pinned keys): replays below them are refused. */
+  restore(revisions: ReadonlyMap<string, number>): void {
+    for (const [site, revision] of revisions) {
+      const state = this.#sites.get(site);
+      if (state !== undefined && (state.highestRevision === undefined || revision > state.highestRevision)) state.highestRevision = revision;
+    }
+  }
+
+  /** The highest revision accepted from each site, under the key it was pinned with (for the state file). */
+  heldRevisions(): Map<string, HeldRevision> {
+    return new Map([...this.#sites].flatMap(([site, s]) => (s.highestRevision === undefined ? [] : [[site, { key: s.key, revision: s.highestRevision }] as const])));
   }
 
   /** For the acceptance function: the highest accepted revision of a site. */
@@ -93,17 +108,14 @@ export class RemoteSiteStore {
       const { reason, site, detail } = judgement;
       const state = site === undefined ? undefined : this.#sites.get(site);
       if (state !== undefined) state.lastRejection = { reason, detail, peer, at: nowMs };
-      const pair = `${peer}\n${reason}`;
-      const firstForPair = !this.#rejectedPairs.has(pair);
-      this.#rejectedPairs.add(pair);
-      return { kind: 'rejected', reason, site, detail, firstForPair };
+      return { kind: 'rejected', reason, site, detail };
     }
     const record = judgement.record;
     const state = this.#sites.get(record.site);
     // The acceptance function checks pins too; this guards a pin removed between judge and apply.
-    if (state === undefined) return { kind: 'rejected', reason: 'not_pinned', site: record.site, detail: `site '${record.site}' is not pinned`, firstForPair: false };
+    if (state === undefined) return { kind: 'rejected', reason: 'not_pinned', site: record.site, detail: `site '${record.site}' is not pinned` };
     if (state.highestRevision !== undefined && record.revision <= state.highestRevision) {
-      return { kind: 'rejected', reason: 'replay', site: record.site, detail: `revision ${record.revision} <= ${state.highestRevision}`, firstForPair: false };
+      return { kind: 'rejected', reason: 'replay', site: record.site, detail: `revision ${record.revision} <= ${state.highestRevision}` };
     }
     const models = record.models ?? [];
     const full = record.models_digest === undefined;
@@ -165,7 +177,11 @@ export interface SiteAdminRow {
   readonly last_rejection: { reason: RecordRejection; detail: string; peer: string; age_ms: number } | undefined;
 }
 
-function emptyState(pin: string): SiteState {
-  return { pin, highestRevision: undefined, record: undefined, acceptedAt: undefined, models: new Map(), digest: undefined, load: 0, lastRejection: undefined };
+function pinOf(pin: MeshSitePin): string {
+  return `${pin.publicKey} ${pin.url ?? ''}`;
+}
+
+function emptyState(pin: string, key: string): SiteState {
+  return { pin, key, highestRevision: undefined, record: undefined, acceptedAt: undefined, models: new Map(), digest: undefined, load: 0, lastRejection: undefined };
 }
 

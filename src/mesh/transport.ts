@@ -11,13 +11,42 @@ export interface MeshTransportStats {
   readonly bytesReceived: number;
 }
 
+/**
+ * What the judge says of one message, and so what the transport does with it (gossipsub's
+ * validation results): `accept` = delivered and relayed; `reject` = neither, and the peer that
+ * passed it on is penalised (gossipsub's score: enough rejections and its traffic is ignored);
+ * `ignore` = neither, without a penalty (a replay, or a message that is merely unhelpful).
+ */
+export type MessageVerdict = 'accept' | 'reject' | 'ignore';
+
+/**
+ * Which peers a transport keeps connected and how much it hears from each (the mesh service sets
+ * it from `[mesh]`, and again on every reload).
+ */
+export interface PeerAdmission {
+  /**
+   * The peer ids kept connected: every pinned site (a site's peer id is its key), `[mesh]
+   * allowed_peers` and the peers `[mesh] peers` names. A connection with any other peer is refused
+   * or closed. Undefined = every peer (a transport tested on its own).
+   */
+  readonly peers: ReadonlySet<string> | undefined;
+  /** Messages judged per peer (the one that passed them on) per second; more are ignored unjudged. */
+  readonly maxMessagesPerSecond: number;
+}
+
 export interface MeshTransport {
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Publishes on the sites topic; never throws because no peer is there to hear it. */
   publish(data: Uint8Array): Promise<void>;
-  /** Every message another site published (never this site's own). */
-  onMessage(handler: (data: Uint8Array, fromPeer: string) => void): void;
+  /**
+   * The judging port: every message another peer published (never this site's own) goes to
+   * `judge` before it is delivered anywhere or relayed; `fromPeer` is the peer that signed it
+   * (its author, not the relay). Only a message judged `accept` is relayed to other peers.
+   */
+  onMessage(judge: (data: Uint8Array, fromPeer: string) => MessageVerdict): void;
+  /** Which peers are kept connected and heard; replaced on reload. */
+  admit(admission: PeerAdmission): void;
   /** A peer joined the topic (a new site, or one back after a partition). */
   onPeerJoined(handler: (peer: string) => void): void;
   /** The bootstrap peers (multiaddrs), replaced on reload. */

@@ -70,9 +70,13 @@ export function reachabilityTransition(e: ProxyEvents['mesh:site-reachability'])
   return { node: '', site: e.site, kind: 'reachability', text };
 }
 
-/** A rejection is a line once per (peer, reason), as the log writes it; repeats only count in metrics. */
+/**
+ * A rejection is a line when the log writes one (once per (peer, reason), rate-limited per reason),
+ * and only when a pinned site or an admitted peer wrote the message: what anyone else sends (author
+ * keys are free) only counts in the metrics, so it cannot push real transitions out of the log.
+ */
 export function rejectionTransition(e: MeshEvents['mesh:record-rejected']): TransitionDraft | undefined {
-  if (!e.firstForPair) return undefined;
+  if (!e.log || !e.knownAuthor) return undefined;
   const text = `record from peer ${e.peer} rejected: ${e.reason} (${e.detail})`;
   return e.site === undefined ? { node: '', kind: 'rejection', text } : { node: '', site: e.site, kind: 'rejection', text };
 }

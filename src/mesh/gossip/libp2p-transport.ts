@@ -1,8 +1,11 @@
 // The MeshTransport on a real gossip engine: libp2p v3 over TCP, Noise, Yamux, with
 // @libp2p/gossipsub on the sites topic. We add only what gossipsub leaves to the application:
-// keeping the bootstrap peers dialled (peer-dialer.ts), a bound on message size, the peer-joined
-// signal, and byte counts. Records are judged by the mesh service, not here: the transport moves
-// bytes and names the libp2p peer that signed them (StrictSign makes that name trustworthy).
+// keeping the bootstrap peers dialled (peer-dialer.ts), judging each message in the topic
+// validator before it is delivered or relayed (the mesh service's judge; a rejection lowers the
+// relaying peer's gossipsub score until its traffic is ignored), a bound on message size and on
+// messages per peer per second, a connection gater that keeps only admitted peers connected, the
+// peer-joined signal, and byte counts. `fromPeer` is the libp2p peer that signed the message
+// (StrictSign makes that name trustworthy).
 
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { tcp } from '@libp2p/tcp';
@@ -10,12 +13,15 @@ import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { identify } from '@libp2p/identify';
 import { gossipsub, TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
+import { createTopicScoreParams } from '@libp2p/gossipsub/score';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import type { PrivateKey } from '@libp2p/interface';
 import type { Clock } from '../../core/clock.ts';
 import { SITES_TOPIC } from '../site-record.ts';
-import type { MeshTransport } from '../transport.ts';
+import type { MeshTransport, MessageVerdict, PeerAdmission } from '../transport.ts';
+import { PeerRate } from '../peer-rate.ts';
+import { worstVerdict } from '../verdict.ts';
 import { ByteMeter } from './byte-meter.ts';
 import { DEFAULT_REDIAL, type BackoffPolicy } from './backoff.ts';
 import { PeerDialer, type DialerEvents, type DialTarget } from './peer-dialer.ts';
@@ -23,6 +29,10 @@ import { PeerDialer, type DialerEvents, type DialTarget } from './peer-dialer.ts
 export interface TransportEvents extends DialerEvents {
   /** A message over `maxMessageBytes` was dropped (not delivered, not relayed). */
   oversized?(fromPeer: string, bytes: number): void;
+  /** A peer passed on more than `maxMessagesPerSecond`: the rest of that second is dropped unjudged (past twice the bound, rejected). */
+  throttled?(viaPeer: string): void;
+  /** A connection with a peer that is not admitted was refused or closed. */
+  refused?(peer: string): void;
   /** The first connection to a peer opened / the last one closed (for logs; gossip is not yet set up). */
   connected?(peer: string): void;
   disconnected?(peer: string): void;
@@ -39,6 +49,8 @@ export interface Libp2pTransportOptions {
   readonly peers: readonly string[];
   /** `[mesh] max_message_bytes`: larger messages are neither delivered nor relayed, nor sent. */
   readonly maxMessageBytes: number;
+  /** Which peers are kept connected and how many messages each may pass on per second (admit() replaces it). */
+  readonly admission?: PeerAdmission;
   readonly clock: Clock;
   readonly random: () => number;
   readonly redial?: BackoffPolicy;
@@ -55,6 +67,32 @@ function frameLimit(maxMessageBytes: number): number {
   return maxMessageBytes * 8 + 64 * 1024;
 }
 
+/** What the transport does before anything calls admit(): every peer, and no bound a site would reach. */
+const OPEN_ADMISSION: PeerAdmission = Object.freeze({ peers: undefined, maxMessagesPerSecond: 100_000 });
+
+const RESULT: Readonly<Record<MessageVerdict, TopicValidatorResult>> = Object.freeze({
+  accept: TopicValidatorResult.Accept,
+  reject: TopicValidatorResult.Reject,
+  ignore: TopicValidatorResult.Ignore,
+});
+
+/**
+ * gossipsub's peer score on the sites topic counts only rejected messages (P4, squared): a few
+ * and the peer's score falls below the gossip, publish and then graylist thresholds (-10, -50,
+ * -80: its RPCs are then ignored). The counter decays by 0.9 a second, so an honest peer that
+ * relayed one bad record recovers within seconds, and a flood keeps its sender graylisted. The
+ * other topic terms (time in mesh, deliveries) are off: meshes here are small and quiet.
+ */
+const SITES_TOPIC_SCORE = Object.freeze(createTopicScoreParams({
+  topicWeight: 1,
+  timeInMeshWeight: 0,
+  firstMessageDeliveriesWeight: 0,
+  meshMessageDeliveriesWeight: 0,
+  meshFailurePenaltyWeight: 0,
+  invalidMessageDeliveriesWeight: -1,
+  invalidMessageDeliveriesDecay: 0.9,
+}));
+
 /** The line of a libp2p start error that names the problem (its message also suggests libp2p options). */
 function listenProblem(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
@@ -67,16 +105,20 @@ type Node = Libp2p<{ pubsub: GossipSub; identify: ReturnType<ReturnType<typeof i
 export class Libp2pTransport implements MeshTransport {
   readonly #opts: Libp2pTransportOptions;
   readonly #meter = new ByteMeter();
-  readonly #messageHandlers: ((data: Uint8Array, fromPeer: string) => void)[] = [];
+  readonly #judges: ((data: Uint8Array, fromPeer: string) => MessageVerdict)[] = [];
   readonly #joinHandlers: ((peer: string) => void)[] = [];
   #node: Node | undefined;
   #dialer: PeerDialer | undefined;
   #peers: readonly string[];
   #stopped = false;
+  #admission: PeerAdmission;
+  readonly #rate: PeerRate;
 
   constructor(opts: Libp2pTransportOptions) {
     this.#opts = opts;
     this.#peers = opts.peers;
+    this.#admission = opts.admission ?? OPEN_ADMISSION;
+    this.#rate = new PeerRate(this.#admission.maxMessagesPerSecond);
   }
 
   async start(): Promise<void> {
@@ -87,16 +129,22 @@ export class Libp2pTransport implements MeshTransport {
     });
     this.#node = node;
     const pubsub = node.services.pubsub;
+    // The validator is the only delivery: gossipsub calls it once per message (its seen cache
+    // drops repeats first), and relays the message only on Accept.
     pubsub.topicValidators.set(SITES_TOPIC, (peer, message) => {
-      if (message.data.byteLength <= opts.maxMessageBytes) return TopicValidatorResult.Accept;
-      opts.events?.oversized?.(peer.toString(), message.data.byteLength);
-      return TopicValidatorResult.Reject;
-    });
-    pubsub.addEventListener('message', (event) => {
-      const message = event.detail;
-      if (message.topic !== SITES_TOPIC || message.type !== 'signed') return;
+      const via = peer.toString();
+      if (message.type !== 'signed') return TopicValidatorResult.Reject;
+      const rate = this.#rate.verdict(via, opts.clock.monotonicMs());
+      if (rate !== 'judge') {
+        opts.events?.throttled?.(via);
+        return rate === 'reject' ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore;
+      }
+      if (message.data.byteLength > opts.maxMessageBytes) {
+        opts.events?.oversized?.(via, message.data.byteLength);
+        return TopicValidatorResult.Reject;
+      }
       const from = message.from.toString();
-      for (const handler of this.#messageHandlers) this.#call(() => handler(message.data, from));
+      return RESULT[worstVerdict(this.#judges.map((judge) => this.#judge(() => judge(message.data, from))))];
     });
     pubsub.addEventListener('subscription-change', (event) => {
       const joined = event.detail.subscriptions.some((s) => s.topic === SITES_TOPIC && s.subscribe);
@@ -121,6 +169,7 @@ export class Libp2pTransport implements MeshTransport {
     node.addEventListener('peer:connect', (event) => opts.events?.connected?.(event.detail.toString()));
     node.addEventListener('peer:disconnect', (event) => {
       const peer = event.detail.toString();
+      this.#rate.forget(peer);
       opts.events?.disconnected?.(peer);
       dialer.peerDisconnected(peer);
     });
@@ -136,6 +185,11 @@ export class Libp2pTransport implements MeshTransport {
       connectionEncrypters: [noise()],
       streamMuxers: [yamux()],
       connectionManager: { dialTimeout: opts.dialTimeoutMs ?? 10_000 },
+      // Only admitted peers stay connected: the check runs once Noise has proved the peer's id.
+      connectionGater: {
+        denyInboundEncryptedConnection: (peerId) => this.#refuses(peerId.toString()),
+        denyOutboundEncryptedConnection: (peerId) => this.#refuses(peerId.toString()),
+      },
       services: {
         identify: identify(),
         pubsub: gossipsub({
@@ -156,6 +210,7 @@ export class Libp2pTransport implements MeshTransport {
           maxInboundDataLength: frameLimit(opts.maxMessageBytes),
           metricsRegister: this.#meter.register(),
           metricsTopicStrToLabel: new Map([[SITES_TOPIC, 'sites']]),
+          scoreParams: { topics: { [SITES_TOPIC]: SITES_TOPIC_SCORE } },
         }),
       },
     });
@@ -178,8 +233,27 @@ export class Libp2pTransport implements MeshTransport {
     await node.services.pubsub.publish(SITES_TOPIC, data);
   }
 
-  onMessage(handler: (data: Uint8Array, fromPeer: string) => void): void {
-    this.#messageHandlers.push(handler);
+  onMessage(judge: (data: Uint8Array, fromPeer: string) => MessageVerdict): void {
+    this.#judges.push(judge);
+  }
+
+  /** Replaces the admission; a connected peer no longer admitted is hung up on. */
+  admit(admission: PeerAdmission): void {
+    this.#admission = admission;
+    this.#rate.setLimit(admission.maxMessagesPerSecond);
+    const node = this.#node;
+    if (node === undefined) return;
+    for (const connection of node.getConnections()) {
+      const peer = connection.remotePeer;
+      if (this.#refuses(peer.toString())) void node.hangUp(peer).catch(() => undefined);
+    }
+  }
+
+  #refuses(peer: string): boolean {
+    const admitted = this.#admission.peers;
+    if (admitted === undefined || admitted.has(peer)) return false;
+    this.#opts.events?.refused?.(peer);
+    return true;
   }
 
   onPeerJoined(handler: (peer: string) => void): void {
@@ -202,6 +276,16 @@ export class Libp2pTransport implements MeshTransport {
       fn();
     } catch (error) {
       this.#opts.events?.handlerFailed?.(error);
+    }
+  }
+
+  /** A judge that throws has judged nothing: the message is ignored (not relayed, no penalty). */
+  #judge(fn: () => MessageVerdict): MessageVerdict {
+    try {
+      return fn();
+    } catch (error) {
+      this.#opts.events?.handlerFailed?.(error);
+      return 'ignore';
     }
   }
 

@@ -37,7 +37,7 @@ async function site(privateKey: PrivateKey, over: Partial<Libp2pTransportOptions
     events: { oversized: (_peer, n) => oversized.push(n) },
     ...over,
   });
-  transport.onMessage((data, from) => got.push({ data: text(data), from }));
+  transport.onMessage((data, from) => (got.push({ data: text(data), from }), 'accept'));
   transport.onPeerJoined((peer) => joined.push(peer));
   await transport.start();
   return { transport, got, joined, oversized };
@@ -166,7 +166,7 @@ test('a handler that throws is contained and reported; the other handlers still 
     throw new Error('handler bug');
   });
   const later: string[] = [];
-  b.transport.onMessage((data) => later.push(text(data)));
+  b.transport.onMessage((data) => (later.push(text(data)), 'accept'));
   const a = await site(await generateKeyPair('Ed25519'), { peers: [addr(b)] });
   try {
     await deliver(a, [b], 'boom');

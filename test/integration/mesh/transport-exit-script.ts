@@ -20,7 +20,7 @@ const make = async (peers: string[]): Promise<Libp2pTransport> => {
 
 const b = await make([]);
 const a = await make([b.addresses()[0]!]);
-const delivered = new Promise<void>((resolve) => b.onMessage(() => resolve()));
+const delivered = new Promise<void>((resolve) => b.onMessage(() => (resolve(), 'accept')));
 const publishing = setInterval(() => void a.publish(new TextEncoder().encode('hello')), 100);
 await delivered;
 clearInterval(publishing);

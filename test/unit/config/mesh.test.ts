@@ -10,6 +10,7 @@ const NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 const KEY_A = 'Ia2fS8Q1u9W3kGv3x0m8wWn3dbtC2o0uVYh3q8p3GkA';
 const KEY_B = 'qPZq5Jx0bJkDqV2W3r5ZB7m8W0n1q2s3t4u5v6w7x8A';
 const PEER = '/ip4/10.0.0.7/tcp/4001/p2p/12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA';
+const RELAY = '12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA';
 const BASE = 'site = "paris"\nurl = "http://10.0.0.1:8080/"\nkey_file = "/etc/switchyard/site.key"\nlisten = ["/ip4/0.0.0.0/tcp/4001"]\n';
 
 function load(mesh: string): ReturnType<typeof loadConfig> {
@@ -42,6 +43,8 @@ describe('[mesh] config', () => {
       keyFile: '/etc/switchyard/site.key',
       listen: ['/ip4/0.0.0.0/tcp/4001'],
       peers: [],
+      allowedPeers: [],
+      maxPeerMessagesPerSecond: 200,
       heartbeatMs: 5_000,
       freshnessMs: 15_000,
       maxModelsPerSite: 256,
@@ -60,6 +63,8 @@ describe('[mesh] config', () => {
     ).mesh;
     assert.ok(mesh);
     assert.deepEqual(mesh.peers, [PEER]);
+    assert.deepEqual(loaded(`${BASE}allowed_peers = ["${RELAY}"]\nmax_peer_messages_per_second = 50\n`).mesh?.allowedPeers, [RELAY]);
+    assert.equal(loaded(`${BASE}max_peer_messages_per_second = 50\n`).mesh?.maxPeerMessagesPerSecond, 50);
     assert.equal(mesh.heartbeatMs, 2_000);
     assert.equal(mesh.freshnessMs, 6_000, 'freshness follows heartbeat when not set');
     assert.equal(mesh.maxModelsPerSite, 10);
@@ -89,6 +94,13 @@ describe('[mesh] config', () => {
     { name: 'peer id not a peer id', mesh: `${BASE}peers = ["/ip4/10.0.0.7/tcp/4001/p2p/notapeer"]\n`, path: 'mesh.peers[0]', fragment: 'not a peer id' },
     { name: 'peer id of an RSA key', mesh: `${BASE}peers = ["/ip4/10.0.0.7/tcp/4001/p2p/QmcgpsyWgH8Y8ajJz1Cu72KnS5uo2Aa2LpzU7kinSupNKC"]\n`, path: 'mesh.peers[0]', fragment: 'Ed25519 peer id' },
     { name: 'peers not an array', mesh: `${BASE}peers = "${PEER}"\n`, path: 'mesh.peers', fragment: 'must be an array' },
+    { name: 'allowed_peers not an array', mesh: `${BASE}allowed_peers = "${RELAY}"\n`, path: 'mesh.allowed_peers', fragment: 'must be an array of peer ids' },
+    { name: 'an allowed peer that is not a peer id', mesh: `${BASE}allowed_peers = ["${RELAY}", "relay-1"]\n`, path: 'mesh.allowed_peers[1]', fragment: 'must be a libp2p peer id' },
+    { name: 'an allowed peer written as an address', mesh: `${BASE}allowed_peers = ["${PEER}"]\n`, path: 'mesh.allowed_peers[0]', fragment: 'a /p2p/ address belongs in [mesh] peers' },
+    { name: 'an allowed peer listed twice', mesh: `${BASE}allowed_peers = ["${RELAY}", "${RELAY}"]\n`, path: 'mesh.allowed_peers[1]', fragment: 'is listed twice' },
+    { name: 'zero messages per peer', mesh: `${BASE}max_peer_messages_per_second = 0\n`, path: 'mesh.max_peer_messages_per_second', fragment: 'whole number of at least 1' },
+    { name: 'a fractional message rate', mesh: `${BASE}max_peer_messages_per_second = 2.5\n`, path: 'mesh.max_peer_messages_per_second', fragment: 'whole number of at least 1' },
+    { name: 'an unbounded message rate', mesh: `${BASE}max_peer_messages_per_second = 1000000\n`, path: 'mesh.max_peer_messages_per_second', fragment: 'at most 100000' },
     { name: 'freshness equal to heartbeat', mesh: `${BASE}heartbeat = "5s"\nfreshness = "5s"\n`, path: 'mesh.freshness', fragment: 'must be longer than heartbeat' },
     { name: 'freshness under heartbeat', mesh: `${BASE}heartbeat = "10s"\nfreshness = "5s"\n`, path: 'mesh.freshness', fragment: 'must be longer than heartbeat' },
     { name: 'zero heartbeat', mesh: `${BASE}heartbeat = "0s"\n`, path: 'mesh.heartbeat', fragment: 'must be longer than 0s' },
@@ -147,6 +159,8 @@ describe('[mesh] on reload', () => {
     { name: 'the clock skew', next: `${BASE}max_clock_skew = "1s"\n${PIN_A}`, live: true, restart: [] },
     { name: 'the static models', next: `${BASE}static_models = [{ id = "m" }]\n${PIN_A}`, live: true, restart: [] },
     { name: 'the peers', next: `${BASE}peers = ["${PEER}"]\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the allowed peers', next: `${BASE}allowed_peers = ["${RELAY}"]\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the message rate per peer', next: `${BASE}max_peer_messages_per_second = 20\n${PIN_A}`, live: true, restart: [] },
     { name: 'the site id', next: `${BASE.replace('"paris"', '"lyon"')}${PIN_A}`, live: false, restart: ['mesh.site'] },
     { name: 'the url', next: `${BASE.replace('10.0.0.1', '10.0.0.2')}${PIN_A}`, live: false, restart: ['mesh.url'] },
     { name: 'the key file', next: `${BASE.replace('site.key', 'other.key')}${PIN_A}`, live: false, restart: ['mesh.key_file'] },

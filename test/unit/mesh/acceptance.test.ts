@@ -10,6 +10,9 @@ import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { SiteRecord, SiteRecordModel } from '#src/mesh/site-record.ts';
 
 const NOW = 1_764_547_200_000;
+const FRESHNESS_MS = 15_000;
+/** The oldest issued_at a receiver takes: freshness + max_clock_skew (30 s) ago. */
+const OLDEST = NOW - FRESHNESS_MS - 30_000;
 const PARIS = newSiteKey();
 const BERLIN = newSiteKey();
 const MALLORY = newSiteKey(); // not pinned anywhere
@@ -62,6 +65,7 @@ function context(known: Known = {}, calls: string[] = []): JudgeContext {
     },
     nowWallMs: NOW,
     maxClockSkewMs: 30_000,
+    freshnessMs: FRESHNESS_MS,
     maxModels: known.maxModels ?? 256,
     maxBytes: known.maxBytes ?? 256 * 1024,
   };
@@ -123,6 +127,9 @@ const REJECTED: readonly { name: string; data: Uint8Array; known?: Known; reason
   { name: 'a url other than the one pinned for paris', data: signRecord(record({ url: 'http://127.0.0.9:8080' }), PARIS), known: { urls: { paris: 'http://127.0.0.1:8080' } }, reason: 'url_mismatch' },
   { name: 'forged with another url (forgery wins)', data: signRecord(record({ url: 'http://127.0.0.9:8080' }), BERLIN), known: { urls: { paris: 'http://127.0.0.1:8080' } }, reason: 'bad_signature' },
   { name: 'issued_at beyond the clock skew', data: signRecord(record({ issued_at: NOW + 30_001 }), PARIS), reason: 'future' },
+  { name: 'issued_at older than freshness + max_clock_skew (a captured record replayed)', data: signRecord(record({ issued_at: OLDEST - 1 }), PARIS), reason: 'stale_record' },
+  { name: 'issued_at long ago', data: signRecord(record({ issued_at: 0 }), PARIS), reason: 'stale_record' },
+  { name: 'a stale heartbeat', data: signRecord({ ...record({ issued_at: OLDEST - 60_000 }), models: undefined, models_digest: modelsDigest(MODELS) }, PARIS), known: { models: MODELS }, reason: 'stale_record' },
   { name: 'the same revision again', data: signRecord(record(), PARIS), known: { highest: { paris: 2000 } }, reason: 'replay' },
   { name: 'an older revision', data: signRecord(record({ revision: 1999 }), PARIS), known: { highest: { paris: 2000 } }, reason: 'replay' },
   { name: 'a heartbeat whose digest is not held', data: signRecord({ ...record(), models: undefined, models_digest: modelsDigest(manyModels(3)) }, PARIS), known: { models: MODELS }, reason: 'unknown_digest' },
@@ -135,6 +142,8 @@ const REJECTED: readonly { name: string; data: Uint8Array; known?: Known; reason
   { name: 'forged and over the cap', data: signRecord(record({ models: manyModels(11) }), BERLIN), known: { maxModels: 10 }, reason: 'bad_signature' },
   { name: 'unpinned and forged', data: signRecord(record({ site: 'mallory' }), BERLIN), reason: 'not_pinned' },
   { name: 'in the future and a replay', data: signRecord(record({ issued_at: NOW + 60_000 }), PARIS), known: { highest: { paris: 2000 } }, reason: 'future' },
+  { name: 'forged and stale (forgery wins)', data: signRecord(record({ issued_at: 0 }), BERLIN), reason: 'bad_signature' },
+  { name: 'stale and a replay (the age is read first)', data: signRecord(record({ issued_at: OLDEST - 1 }), PARIS), known: { highest: { paris: 2000 } }, reason: 'stale_record' },
   { name: 'a replay and over the cap', data: signRecord(record({ models: manyModels(11) }), PARIS), known: { highest: { paris: 2000 }, maxModels: 10 }, reason: 'replay' },
 ];
 
@@ -173,7 +182,7 @@ const ACCEPTED: readonly { name: string; data: Uint8Array; known?: Known; models
   { name: 'no models', data: signRecord(record({ models: [] }), PARIS), known: { maxModels: 1 }, models: [] },
   { name: 'exactly the cap', data: signRecord(record({ models: manyModels(10) }), PARIS), known: { maxModels: 10 }, models: manyModels(10) },
   { name: 'issued_at exactly at the skew limit', data: signRecord(record({ issued_at: NOW + 30_000 }), PARIS), models: MODELS },
-  { name: 'issued_at long ago (age is freshness, not acceptance)', data: signRecord(record({ issued_at: 0 }), PARIS), models: MODELS },
+  { name: 'issued_at exactly freshness + max_clock_skew ago', data: signRecord(record({ issued_at: OLDEST }), PARIS), models: MODELS },
   { name: 'a heartbeat with a held digest', data: signRecord({ ...record({ revision: 2001 }), models: undefined, models_digest: modelsDigest(MODELS) }, PARIS), known: { highest: { paris: 2000 }, models: MODELS }, models: MODELS },
   { name: 'unknown fields, signed', data: signRecord(record({ region: 'eu-west', load: { in_flight: 0, queued: 0, slots: 1, score: 0.5 }, models: [{ id: 'm', quant: 'q4' }] }), PARIS), models: [{ id: 'm', quant: 'q4' } as SiteRecordModel] },
   { name: 'a record built with undefined optional fields (left out on the wire)', data: signRecord(record({ models: [{ id: 'm', ctx: undefined, on_demand: undefined }], note: undefined }), PARIS), models: [{ id: 'm' }] },

@@ -11,7 +11,7 @@ test('memory bus: delivers to every other started member, counts bytes, reports 
   const got: string[] = [];
   const joins: string[] = [];
   for (const t of [a, b, c]) {
-    t.onMessage((data, from) => got.push(`${t.peer}<-${from}:${new TextDecoder().decode(data)}`));
+    t.onMessage((data, from) => (got.push(`${t.peer}<-${from}:${new TextDecoder().decode(data)}`), 'accept'));
     t.onPeerJoined((peer) => joins.push(`${t.peer}+${peer}`));
   }
   await a.publish(bytes('early')); // not started: dropped, not counted
@@ -37,7 +37,7 @@ test('memory bus: a partition stops delivery across it; heal reconnects and repo
   const got: string[] = [];
   const joins: string[] = [];
   for (const t of ts) {
-    t.onMessage((_d, from) => got.push(`${t.peer}<-${from}`));
+    t.onMessage((_d, from) => (got.push(`${t.peer}<-${from}`), 'accept'));
     t.onPeerJoined((peer) => joins.push(`${t.peer}+${peer}`));
     await t.start();
   }
@@ -55,4 +55,52 @@ test('memory bus: a partition stops delivery across it; heal reconnects and repo
   await ts[2]?.publish(bytes('3'));
   await tick();
   assert.deepEqual(got.slice(1).sort(), ['a<-c', 'b<-c']);
+});
+
+test('memory bus: a message goes on only when the judge accepts it; links and admission shape who hears whom', async () => {
+  const bus = new MemoryBus();
+  const [h, a, b] = ['h', 'a', 'b'].map((p) => bus.transport(p, `id-${p}`)) as [ReturnType<MemoryBus['transport']>, ReturnType<MemoryBus['transport']>, ReturnType<MemoryBus['transport']>];
+  const got: string[] = [];
+  // a is the relay: rejects junk, ignores stale, accepts the rest.
+  a.onMessage((data, from) => {
+    const text = new TextDecoder().decode(data);
+    got.push(`a<-${from}:${text}`);
+    return text.startsWith('junk') ? 'reject' : text.startsWith('stale') ? 'ignore' : 'accept';
+  });
+  b.onMessage((data, from) => (got.push(`b<-${from}:${new TextDecoder().decode(data)}`), 'accept'));
+  h.onMessage(() => 'accept');
+  bus.link(['h', 'a'], ['a', 'b']);
+  for (const t of [h, a, b]) await t.start();
+  await h.publish(bytes('junk'));
+  await h.publish(bytes('stale'));
+  await h.publish(bytes('good'));
+  await tick();
+  assert.deepEqual(got, ['a<-id-h:junk', 'a<-id-h:stale', 'a<-id-h:good', 'b<-id-h:good'], 'b hears only what a accepted, named by its author');
+  assert.equal(b.stats().bytesReceived, 4);
+  // b admits only a: h, linked to b now, is still not b's neighbour.
+  got.length = 0;
+  b.admit({ peers: new Set(['id-a']), maxMessagesPerSecond: 100 });
+  bus.link(['h', 'a'], ['a', 'b'], ['h', 'b']);
+  await h.publish(bytes('direct'));
+  await tick();
+  assert.deepEqual(got, ['a<-id-h:direct', 'b<-id-h:direct'], 'once, through a');
+  assert.equal(bus.neighbours('h', 'b'), false);
+});
+
+test('memory bus: messages judged per neighbour per second are bounded', async () => {
+  let now = 0;
+  const bus = new MemoryBus({ now: () => now });
+  const [h, a] = ['h', 'a'].map((p) => bus.transport(p)) as [ReturnType<MemoryBus['transport']>, ReturnType<MemoryBus['transport']>];
+  let judged = 0;
+  a.onMessage(() => ((judged += 1), 'accept'));
+  a.admit({ peers: undefined, maxMessagesPerSecond: 5 });
+  await h.start();
+  await a.start();
+  for (let i = 0; i < 20; i += 1) await h.publish(bytes(`m${i}`));
+  await tick();
+  assert.equal(judged, 5);
+  now = 1_000;
+  await h.publish(bytes('next second'));
+  await tick();
+  assert.equal(judged, 6);
 });

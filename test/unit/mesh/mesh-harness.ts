@@ -9,8 +9,11 @@ import type { SiteRecordModel } from '#src/mesh/site-record.ts';
 import { siteCodec } from '#src/mesh/site-codec.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
+import type { RevisionStore } from '#src/mesh/revision-state-file.ts';
 
 export const HEARTBEAT_MS = 1_000;
+/** A peer every harness site admits (`allowed_peers`) though it is no pinned site: the tests' attacker. */
+export const ROGUE = newSiteKey();
 export const FRESHNESS_MS = 3_000;
 
 export interface HarnessSite {
@@ -19,6 +22,8 @@ export interface HarnessSite {
   readonly service: MeshService;
   readonly transport: MemoryTransport;
   readonly events: { name: keyof MeshEvents; payload: unknown }[];
+  /** The site's event bus (what the gateway's logs, metrics and dashboard listen to). */
+  readonly bus: EventBus<MeshEvents>;
   models: SiteRecordModel[];
   /** When false, the source answers "unknown". */
   listing: boolean;
@@ -31,6 +36,8 @@ export function meshConfig(site: string, pins: readonly MeshSitePin[], overrides
     keyFile: `/unused/${site}.key`,
     listen: [],
     peers: [],
+    allowedPeers: [ROGUE.peerId],
+    maxPeerMessagesPerSecond: 100_000,
     heartbeatMs: HEARTBEAT_MS,
     freshnessMs: FRESHNESS_MS,
     maxModelsPerSite: 8,
@@ -62,14 +69,14 @@ export class MeshHarness {
     return found;
   }
 
-  async start(id: string, models: SiteRecordModel[] = [], overrides: Partial<MeshConfig> = {}): Promise<HarnessSite> {
+  async start(id: string, models: SiteRecordModel[] = [], overrides: Partial<MeshConfig> = {}, extra: { readonly revisions?: RevisionStore } = {}): Promise<HarnessSite> {
     const key = this.keys.get(id) ?? newSiteKey();
-    const transport = this.bus.transport(`peer-${id}`);
+    const transport = this.bus.transport(`peer-${id}`, key.peerId);
     const events = new EventBus<MeshEvents>((e) => {
       throw e;
     });
     const log: HarnessSite['events'] = [];
-    for (const name of ['mesh:record-accepted', 'mesh:record-rejected', 'mesh:site-freshness', 'mesh:published', 'mesh:models-capped', 'mesh:want-sent', 'mesh:publish-failed'] as const) {
+    for (const name of ['mesh:record-accepted', 'mesh:record-rejected', 'mesh:site-freshness', 'mesh:published', 'mesh:models-capped', 'mesh:want-sent', 'mesh:publish-failed', 'mesh:want-ignored', 'mesh:state-failed'] as const) {
       events.on(name, (payload) => log.push({ name, payload }));
     }
     const holder: { site?: HarnessSite } = {};
@@ -86,8 +93,9 @@ export class MeshHarness {
       ],
       load: () => ({ in_flight: 1, queued: 0, slots: 4 }),
       events,
+      revisions: extra.revisions,
     });
-    const site: HarnessSite = { id, key, service, transport, events: log, models, listing: true };
+    const site: HarnessSite = { id, key, service, transport, events: log, bus: events, models, listing: true };
     holder.site = site;
     this.sites.set(id, site);
     await service.start();
@@ -101,6 +109,11 @@ export class MeshHarness {
       this.clock.advance(Math.min(stepMs, ms - done));
       await settle();
     }
+  }
+
+  /** The attacker's transport (admitted by every site, pinned by none). */
+  rogue(): MemoryTransport {
+    return this.bus.transport('peer-rogue', ROGUE.peerId);
   }
 
   async stopAll(): Promise<void> {

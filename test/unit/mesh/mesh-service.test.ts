@@ -100,7 +100,7 @@ test('mesh service: forged, replayed, over-cap and future records are rejected b
   const a = await h.start('a');
   const b = await h.start('b', M('b1'));
   const c = await h.start('c', M('c1'));
-  const rogue = h.bus.transport('peer-rogue');
+  const rogue = h.rogue();
   await rogue.start();
   await settle();
   const before = (site: typeof a) => JSON.stringify(site.service.sites().map((s) => ({ ...s, models: [...s.models] })));
@@ -128,7 +128,8 @@ test('mesh service: forged, replayed, over-cap and future records are rejected b
   // A recorded genuine message replayed later is ignored too.
   const recorded: Uint8Array[] = [];
   rogue.onMessage((data, from) => {
-    if (from === 'peer-c') recorded.push(data);
+    if (from === c.key.peerId) recorded.push(data);
+    return 'accept';
   });
   await h.advance(HEARTBEAT_MS);
   c.models = M('c1', 'c2');
@@ -219,4 +220,28 @@ test('mesh service: a record that cannot be signed or is over max_message_bytes 
   assert.ok(failed.some((f) => f.kind === 'full' && /over max_message_bytes 300/.test(f.error)), JSON.stringify(failed));
   assert.equal(a.service.ownRow().revision, undefined, 'nothing published yet');
   await h.stopAll();
+});
+
+test('mesh service: a bad state file is reported and read as empty; the site starts and writes a good one', async () => {
+  const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { revisionStateFile } = await import('#src/mesh/revision-state-file.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'sy-state-'));
+  const path = join(dir, 'a.key.state.json');
+  await writeFile(path, 'not json at all');
+  const h = new MeshHarness(['a', 'b']);
+  try {
+    const a = await h.start('a', [], {}, { revisions: revisionStateFile(path) });
+    await h.start('b', M('b1'));
+    assert.match(named(a, 'mesh:state-failed')[0]?.problem ?? '', /a\.key\.state\.json: not JSON; starting with no held revisions/);
+    await h.advance(3 * HEARTBEAT_MS);
+    assert.deepEqual(modelIds(a, 'b'), ['b1']);
+    await a.service.stop();
+    const written = JSON.parse(await readFile(path, 'utf8')) as { sites: Record<string, { revision: number }> };
+    assert.ok((written.sites['b']?.revision ?? 0) > 0, 'the highest revision of b was written at stop');
+  } finally {
+    await h.stopAll();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

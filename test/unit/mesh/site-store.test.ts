@@ -56,17 +56,17 @@ test('store: a rejection never changes what is known, and is noted with its reas
   assert.equal(row?.age_ms, 1_000);
 });
 
-test('store: a rejection is marked for logging once per (peer, reason)', () => {
+test('store: held revisions survive a restart under the key they were accepted with', () => {
   const s = store();
-  const first = (j: Judgement, peer: string) => {
-    const o = s.apply(j, peer, 0);
-    return o.kind === 'rejected' && o.firstForPair;
-  };
-  assert.equal(first(rejected('bad_signature', 'c'), 'p1'), true);
-  assert.equal(first(rejected('bad_signature', 'c'), 'p1'), false);
-  assert.equal(first(rejected('replay', 'c'), 'p1'), true);
-  assert.equal(first(rejected('bad_signature', 'c'), 'p2'), true);
-  assert.equal(first(rejected('not_pinned', 'zz'), 'p2'), true);
+  s.apply(accepted(record('b', 10, [{ id: 'm' }])), 'p', 0);
+  const held = s.heldRevisions();
+  assert.deepEqual([...held.keys()], ['b']);
+  const again = store();
+  again.restore(new Map([...held].map(([site, h]) => [site, h.revision])));
+  assert.equal(again.highestRevision('b'), 10);
+  assert.equal(again.apply(accepted(record('b', 10, [{ id: 'm' }])), 'p', 0).kind, 'rejected', 'the same revision after the restart is a replay');
+  again.restore(new Map([['b', 3]]));
+  assert.equal(again.highestRevision('b'), 10, 'a restore never lowers what is held');
 });
 
 test('store: a lower or equal revision is ignored even if judged accepted', () => {

@@ -50,6 +50,7 @@ test('the documented test vector is what the code produces and accepts', async (
     pins: new Map([['paris', pinnedPublicKey(key.publicKey)]]),
     nowWallMs: full.issued_at + 10_000,
     maxClockSkewMs: 30_000,
+    freshnessMs: 15_000,
     maxModels: 256,
     maxBytes: 262_144,
   };

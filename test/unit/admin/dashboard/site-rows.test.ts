@@ -85,17 +85,18 @@ test('the sites delta: nothing when nothing changed; the changed rows only; own 
   assert.deepEqual([started?.mesh, started?.own?.id], [true, 'here'], 'the mesh starting after the page connected');
 });
 
-test('site transitions: freshness both ways, reachability both ways, a rejection once per (peer, reason)', () => {
+test('site transitions: freshness both ways, reachability both ways, a rejection when logged and from a known author', () => {
   assert.deepEqual(freshnessTransition({ site: 'b', fresh: false }), {
     node: '', site: 'b', kind: 'freshness', text: 'fresh → stale (no newer record within [mesh] freshness: its models are not routed to)',
   });
   assert.equal(freshnessTransition({ site: 'b', fresh: true }).text, 'stale → fresh (a newer record arrived)');
   assert.equal(reachabilityTransition({ site: 'b', reachable: false, detail: 'connect ECONNREFUSED' }).text, 'unreachable (connect ECONNREFUSED): forwards skip it while it backs off');
   assert.deepEqual(reachabilityTransition({ site: 'b', reachable: true, detail: undefined }), { node: '', site: 'b', kind: 'reachability', text: 'reachable again (a forward got an answer)' });
-  const rejected = { reason: 'replay' as const, site: 'b', peer: 'peer-r', detail: 'revision 3 <= 9' };
-  assert.equal(rejectionTransition({ ...rejected, firstForPair: false }), undefined);
-  assert.deepEqual(rejectionTransition({ ...rejected, firstForPair: true }), { node: '', site: 'b', kind: 'rejection', text: 'record from peer peer-r rejected: replay (revision 3 <= 9)' });
-  assert.equal(rejectionTransition({ ...rejected, site: undefined, firstForPair: true })?.site, undefined, 'a message naming no site');
+  const rejected = { reason: 'replay' as const, site: 'b', peer: 'peer-r', detail: 'revision 3 <= 9', suppressed: 0, knownAuthor: true };
+  assert.equal(rejectionTransition({ ...rejected, log: false }), undefined);
+  assert.deepEqual(rejectionTransition({ ...rejected, log: true }), { node: '', site: 'b', kind: 'rejection', text: 'record from peer peer-r rejected: replay (revision 3 <= 9)' });
+  assert.equal(rejectionTransition({ ...rejected, site: undefined, log: true })?.site, undefined, 'a message naming no site');
+  assert.equal(rejectionTransition({ ...rejected, log: true, knownAuthor: false }), undefined, 'an author that is no pinned site nor admitted peer only counts');
 });
 
 test('setBounded keeps the newest `limit` keys', () => {
@@ -126,7 +127,7 @@ test('the hub: mesh and forwarding events become transitions and site facts; the
   meshEvents.emit('mesh:site-freshness', { site: 'b', fresh: true });
   clock.advance(2_000);
   proxyEvents.emit('mesh:site-reachability', { site: 'b', reachable: false, detail: 'connect ECONNREFUSED' });
-  for (const firstForPair of [true, false]) meshEvents.emit('mesh:record-rejected', { reason: 'replay', site: 'b', peer: 'p', detail: 'old', firstForPair });
+  for (const log of [true, false]) meshEvents.emit('mesh:record-rejected', { reason: 'replay', site: 'b', peer: 'p', detail: 'old', log, suppressed: 0, knownAuthor: true });
   const snap = hub.snapshot();
   assert.deepEqual(snap.transitions.map((t) => [t.kind, t.site]), [['freshness', 'b'], ['reachability', 'b'], ['rejection', 'b']]);
   const b = snap.sites.sites[0];
