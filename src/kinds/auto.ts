@@ -37,6 +37,10 @@ export const auto: ServerKind = {
   tokenize: undefined,
   load: ANY_LOAD,
   llamaLike: false,
+  // Unknown kind: any kind's rule, the specific ones first. Safe because the node is sent the id it
+  // listed, never the name as typed: a rule of the wrong kind can only find a name the node knows.
+  resolveModelName: (requested, listed) =>
+    DETECTABLE.reduce<string | undefined>((found, kind) => found ?? kind.resolveModelName(requested, listed), undefined),
   refusal: (status, body) => firstMeaning(DETECTABLE.map((kind) => kind.refusal(status, body))),
   detector: DETECTOR,
 };

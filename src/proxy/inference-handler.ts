@@ -8,7 +8,7 @@ import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
-import { largestContext, type RouteRequest } from '#src/routing/index.ts';
+import { largestContext, servedModelName, type RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor, type Scheduler } from '#src/scheduler/index.ts';
 import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
@@ -106,7 +106,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     const refused = acceptInboundBody(inbound, req.headers, raw, deps.events);
     if (refused !== undefined) return fail(refused);
   }
-  const resolved = resolveRequest(raw, settings.catalog);
+  const resolved = resolveRequest(raw, settings.catalog, (name) => servedModelName(name, deps.registry.views()));
   if (resolved instanceof GatewayError) {
     fail(resolved);
     return;
@@ -120,7 +120,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const maxTokens = requestedMaxTokens(resolved.json);
   const { tokens: promptTokens, exact } = await sizePrompt(deps, settings, { endpoint, resolved, maxTokens }, clientGone.signal);
 
-  const policy = settings.catalog.policies.get(resolved.model) ?? settings.policy;
+  const policy = resolved.policy ?? settings.policy;
   const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
   const promptPrefix = policy === 'cache-aware' ? promptPrefixOf(endpoint, resolved.json, settings.cachePromptChars) : undefined;
   const facts = { model: resolved.model, group: resolved.group, promptTokens, maxTokens, policy, affinityKey, promptPrefix };

@@ -7,6 +7,8 @@
 import type { DiscoveryPhase } from '#src/discovery/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { closestNames } from './closest-names.ts';
+import { anyNodeResolves } from './served-model.ts';
+import { serverKind } from '#src/kinds/index.ts';
 
 export type ModelVerdict =
   | { readonly kind: 'unknown'; /** Served models nearest to the requested name, nearest first. */ readonly closest: readonly string[] }
@@ -36,10 +38,17 @@ export interface ModelVerdictInput {
 export function judgeModel(input: ModelVerdictInput): ModelVerdict {
   const { nodes, model } = input;
   if (input.remoteModels?.has(model) === true) return { kind: 'served' };
-  if (nodes.some((n) => n.modelsById.has(model))) return { kind: 'served' };
+  // Served = some node takes the name as its kind of server does (served-model.ts), as routing reads it.
+  if (anyNodeResolves(model, nodes)) return { kind: 'served' };
   const untrusted = nodes.filter((n) => !CURRENT.has(n.discovery.phase)).map((n) => n.spec.name);
   // No node at all is a configuration in progress, not evidence that the model does not exist.
   if (untrusted.length > 0 || nodes.length === 0) return { kind: 'unsure', untrusted };
-  const served = [...nodes.flatMap((n) => n.discovery.models.map((m) => m.id)), ...(input.remoteModels ?? [])];
+  const served = [...nodes.flatMap(namesTaken), ...(input.remoteModels ?? [])];
   return { kind: 'unknown', closest: closestNames(input.requested, served, MAX_SUGGESTIONS) };
+}
+
+/** The names a node takes as it lists them: its ids, and the aliases its kind resolves (a llama-server's). */
+function namesTaken(node: Pick<NodeView, 'spec' | 'discovery' | 'modelsById'>): string[] {
+  const kind = serverKind(node.spec.kind);
+  return node.discovery.models.flatMap((m) => [m.id, ...m.aliases.filter((alias) => kind.resolveModelName(alias, node.modelsById) !== undefined)]);
 }
