@@ -5,8 +5,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
 
-/** path → method → handler. */
+/** path → method → handler. A path ending in `/` serves every path below it (e.g. `/v1/models/`). */
 export type EndpointTable = ReadonlyMap<string, ReadonlyMap<string, Handler>>;
+
+/** The methods serving `pathname`: its own entry, else that of its nearest ancestor ending in `/`. */
+export function lookupPath(table: EndpointTable, pathname: string): ReadonlyMap<string, Handler> | undefined {
+  const exact = table.get(pathname);
+  if (exact !== undefined) return exact;
+  for (let end = pathname.lastIndexOf('/', pathname.length - 2); end >= 0; end = end === 0 ? -1 : pathname.lastIndexOf('/', end - 1)) {
+    const subtree = table.get(pathname.slice(0, end + 1));
+    if (subtree !== undefined) return subtree;
+  }
+  return undefined;
+}
 
 export class TableBuilder {
   readonly #table = new Map<string, Map<string, Handler>>();
