@@ -24,8 +24,11 @@ const FLEET_TOML = `
 [[node]]
 name = "vllm"
 kind = "vllm"
-models = ["model-v"]
 context = ${CONTEXT}
+
+[[node.model]]
+id = "model-v"
+aliases = ["model-v-second-name"]
 
 [[node]]
 name = "llamacpp"

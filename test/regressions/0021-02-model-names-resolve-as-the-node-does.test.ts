@@ -28,6 +28,14 @@ load_time = "1ms"
 id = "tiny-llama-a"
 aliases = ["gpt-4o-mini", "tiny-a"]
 status = "loaded"
+
+[[node]]
+name = "vllm"
+kind = "vllm"
+ttft = "1ms"
+[[node.model]]
+id = "meta-llama/Llama-3.1-8B-Instruct"
+aliases = ["llama-3.1-8b"]
 `;
 
 let fleet: FleetAndGateway;
@@ -38,9 +46,10 @@ before(async () => {
     gatewayToml([
       { name: 'ollama', url: sim.url('ollama'), kind: 'ollama' },
       { name: 'router', url: sim.url('router'), kind: 'llamacpp' },
+      { name: 'vllm', url: sim.url('vllm'), kind: 'vllm' },
     ]),
   );
-  for (const name of ['ollama', 'router']) await waitForHost(fleet.gw.url, name, (h) => h.discovery.state === 'known', 'listed');
+  for (const name of ['ollama', 'router', 'vllm']) await waitForHost(fleet.gw.url, name, (h) => h.discovery.state === 'known', 'listed');
   client = new OpenAI({ baseURL: `${fleet.gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
 });
 
@@ -69,6 +78,14 @@ test("a llama-server router's own alias routes to that router, which is sent the
   const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
   assert.equal(completion.object, 'chat.completion');
   assert.equal(lastModelSeenBy('router'), 'tiny-llama-a');
+});
+
+test("each of a vLLM node's --served-model-names routes, and the node is sent the name it listed", async () => {
+  for (const name of ['llama-3.1-8b', 'meta-llama/Llama-3.1-8B-Instruct']) {
+    const completion = await client.chat.completions.create({ model: name, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+    assert.equal(completion.model, 'meta-llama/Llama-3.1-8B-Instruct', 'vLLM answers with its first served name');
+    assert.equal(lastModelSeenBy('vllm'), name);
+  }
 });
 
 test('an unknown name is 404, and the closest list names the related model first', async () => {
