@@ -3,6 +3,7 @@
 import { badRequest } from '#src/core/errors.ts';
 import { sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
+import { servedModelName } from '#src/routing/index.ts';
 import { explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
 import { sitesView } from './sites-view.ts';
@@ -37,8 +38,12 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         sendError(res, badRequest(query.error, query.param));
         return;
       }
-      const request = routeRequestFor({ ...query, group: deps.catalog().groups.get(query.model), policy: deps.catalog().policies.get(query.model) }, deps.config().routing);
-      sendJson(res, 200, explainRouting(request, deps.registry.snapshot(), deps.filters, deps.policies, deps.remote));
+      const snapshot = deps.registry.snapshot();
+      // The name as a request naming it is routed: the id the nodes list (Ollama's `:latest`, router aliases).
+      const model = servedModelName(query.model, snapshot.nodes);
+      const declared = deps.catalog().groups.has(query.model) ? query.model : model;
+      const request = routeRequestFor({ ...query, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared) }, deps.config().routing);
+      sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote));
     }),
   );
   table.add('GET', '/admin/sites', guard(false, (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))));

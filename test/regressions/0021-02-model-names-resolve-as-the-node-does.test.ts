@@ -88,6 +88,12 @@ test("each of a vLLM node's --served-model-names routes, and the node is sent th
   }
 });
 
+test('/admin/explain reads the name as a request naming it is routed', async () => {
+  const explained = await fleet.gw.explain('model=llama3.2');
+  assert.equal(explained.model, 'llama3.2:latest');
+  assert.equal((await fleet.gw.explain('model=gpt-4o-mini')).model, 'tiny-llama-a');
+});
+
 test('an unknown name is 404, and the closest list names the related model first', async () => {
   const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, { model: 'llama3.3', messages: [{ role: 'user', content: 'hi' }] });
   assert.equal(res.status, 404, res.text);
