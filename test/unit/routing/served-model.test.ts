@@ -1,7 +1,7 @@
 // Fleet-wide resolution of a request's model name: an exact id wins, else what most nodes resolve it to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closestNames, coreName, servedModelName } from '#src/routing/index.ts';
+import { closestNames, coreName, judgeModel, servedModelName } from '#src/routing/index.ts';
 import { model, node } from '#test/fixtures/builders.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { NodeKind } from '#src/config/index.ts';
@@ -45,4 +45,16 @@ test('closestNames ranks by the core name first, so decorations do not push the 
 
 test('closestNames reads a bounded prefix of a huge typed name', () => {
   assert.deepEqual(closestNames('x'.repeat(1_000_000), ['xx', 'y'], 1), ['xx']);
+});
+
+test('the 404 suggestions are names some node takes: ids, and an alias only where its kind resolves it', () => {
+  const router = listing('r', 'llamacpp', [{ id: 'tiny-a', aliases: ['gpt-4o-mini', 'shared'] }, { id: 'tiny-b', aliases: ['shared'] }]);
+  const vllm = listing('v', 'vllm', [{ id: 'served', aliases: ['vllm-alias'] }]);
+  const verdict = judgeModel({ nodes: [router, vllm], model: 'gpt-4o-mimi', requested: 'gpt-4o-mimi' });
+  assert.equal(verdict.kind, 'unknown');
+  assert.ok(verdict.kind === 'unknown' && verdict.closest[0] === 'gpt-4o-mini', JSON.stringify(verdict));
+  const all = judgeModel({ nodes: [router, vllm], model: 'x', requested: 'x' });
+  assert.ok(all.kind === 'unknown');
+  assert.ok(all.kind === 'unknown' && !all.closest.includes('shared') && !all.closest.includes('vllm-alias'), JSON.stringify(all));
+  assert.deepEqual(judgeModel({ nodes: [router], model: 'gpt-4o-mini', requested: 'gpt-4o-mini' }), { kind: 'served' });
 });
