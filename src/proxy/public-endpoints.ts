@@ -9,7 +9,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { ModelSpec } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { presentedKey, rotatingKeyCheck, unauthorized } from './auth.ts';
-import { TableBuilder, type EndpointTable, type Handler } from './endpoint-table.ts';
+import { subtree, TableBuilder, type EndpointTable, type Handler } from './endpoint-table.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
 import { handleInference, type InferenceDeps } from './inference-handler.ts';
 import { fleetModels, type FleetModel } from './models-list.ts';
@@ -71,7 +71,7 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
   // `models.retrieve`: the id is the rest of the path, and may itself hold `/` and `:`.
   table.add(
     'GET',
-    MODEL_PATH_PREFIX,
+    subtree(MODEL_PATH_PREFIX),
     requireClientKey((_req, res, url) => {
       const id = modelIdOf(url.pathname);
       const aliases = deps.inference.settings().catalog.aliases;

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { allowedOrigin, answerCorsHeaders, preflightHeaders } from '#src/proxy/cors.ts';
-import { lookupPath, TableBuilder } from '#src/proxy/endpoint-table.ts';
+import { lookupPath, subtree, TableBuilder } from '#src/proxy/endpoint-table.ts';
 import { modelIdOf, retrieveModel } from '#src/proxy/model-retrieve.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { FleetModel } from '#src/proxy/models-list.ts';
@@ -40,14 +40,16 @@ test('preflightHeaders: methods, base and requested headers (well-formed, bounde
   assert.equal(preflightHeaders('*', { origin: A, method: 'POST', headers: many }, ['POST'])['access-control-allow-headers']?.split(', ').length, 4 + 64);
 });
 
-test('lookupPath: an exact path, else the nearest ancestor ending in "/"', () => {
+test('lookupPath: an exact path, else the nearest subtree entry above it; a path ending in "/" is only itself', () => {
   const builder = new TableBuilder();
   builder.add('GET', '/v1/models', () => undefined);
-  builder.add('GET', '/v1/models/', () => undefined);
+  builder.add('GET', subtree('/v1/models/'), () => undefined);
+  builder.add('GET', '/admin/', () => undefined);
   const table = builder.table();
   assert.equal(lookupPath(table, '/v1/models'), table.get('/v1/models'));
-  for (const path of ['/v1/models/', '/v1/models/x', '/v1/models/meta-llama/Llama-3-8B', '/v1/models/a/b/c:d']) assert.equal(lookupPath(table, path), table.get('/v1/models/'), path);
-  for (const path of ['/v1/model', '/v1/modelsx', '/', '/v2/models/x']) assert.equal(lookupPath(table, path), undefined, path);
+  for (const path of ['/v1/models/', '/v1/models/x', '/v1/models/meta-llama/Llama-3-8B', '/v1/models/a/b/c:d']) assert.equal(lookupPath(table, path), table.get('/v1/models/*'), path);
+  for (const path of ['/v1/model', '/v1/modelsx', '/', '/v2/models/x', '/admin/nope', '/admin/a/b']) assert.equal(lookupPath(table, path), undefined, path);
+  assert.equal(lookupPath(table, '/admin/'), table.get('/admin/'));
 });
 
 test('retrieveModel: by id, by resolved name, else 404 with the nearest ids; modelIdOf decodes', () => {
