@@ -4,6 +4,7 @@ import { badRequest } from '#src/core/errors.ts';
 import { fleetRatio } from '#src/capacity/index.ts';
 import { chatBytesBounds, sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
+import { servedModelName } from '#src/routing/index.ts';
 import { explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
 import { sitesView } from './sites-view.ts';
@@ -39,10 +40,13 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         return;
       }
       const snapshot = deps.registry.snapshot();
+      // The name as a request naming it is routed: the id the nodes list (Ollama's `:latest`, router aliases).
+      const model = servedModelName(query.model, snapshot.nodes);
+      const declared = deps.catalog().groups.has(query.model) ? query.model : model;
       // prompt_bytes: a one-message chat prompt of that many bytes, bounded as the request path bounds it.
-      const bounds = query.promptBytes === undefined || query.promptTokens !== undefined ? undefined : chatBytesBounds(query.promptBytes, fleetRatio(snapshot.nodes, query.model, snapshot.now));
+      const bounds = query.promptBytes === undefined || query.promptTokens !== undefined ? undefined : chatBytesBounds(query.promptBytes, fleetRatio(snapshot.nodes, model, snapshot.now));
       const sized = bounds === undefined ? query : { ...query, promptTokens: bounds.upper, minPromptTokens: bounds.lower };
-      const request = routeRequestFor({ ...sized, group: deps.catalog().groups.get(query.model), policy: deps.catalog().policies.get(query.model) }, deps.config().routing);
+      const request = routeRequestFor({ ...sized, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared) }, deps.config().routing);
       sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote));
     }),
   );

@@ -30,6 +30,7 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     drainTimeoutMs: 30_000,
     apiKeys: Object.freeze([]),
     workers: 1,
+    corsOrigins: Object.freeze([]),
   }),
   admin: Object.freeze({ listen: undefined, token: undefined }),
   health: Object.freeze({ intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 }),

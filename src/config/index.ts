@@ -26,4 +26,5 @@ export { formatListenAddress } from './listen-address.ts';
 export { nodePathPrefix, normalizeNodeUrl } from './node-url.ts';
 export type { MeshConfig, MeshSitePin, MeshStaticModel } from './types.ts';
 export { isSiteId } from './mesh-schema.ts';
+export { parseOrigin, type CorsOrigins } from './cors-origins.ts';
 export { parsePublicKey, ED25519_PUBLIC_KEY_BYTES } from './public-key.ts';

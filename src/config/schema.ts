@@ -12,6 +12,7 @@ import { parseWake } from './wake.ts';
 import { KV_MODES, MAX_WORKERS, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
 import { meshSchema } from './mesh-schema.ts';
+import { corsOriginsSchema } from './cors-origins.ts';
 import {
   durationMs,
   name,
@@ -40,6 +41,7 @@ function serverSchema(env: EnvVars) {
     drain_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.server.drainTimeoutMs),
     api_keys: z.array(secretSchema(env), { error: 'must be an array of keys (literal or "env:VAR")' }).default([]),
     workers: workersSchema.default(CONFIG_DEFAULTS.server.workers),
+    cors_origins: corsOriginsSchema.default(() => { const origins = CONFIG_DEFAULTS.server.corsOrigins; return origins === '*' ? origins : [...origins]; }),
   }).transform((server) => ({
     listen: server.listen,
     maxRequestBodyBytes: server.max_request_body_bytes,
@@ -49,6 +51,7 @@ function serverSchema(env: EnvVars) {
     drainTimeoutMs: server.drain_timeout,
     apiKeys: server.api_keys,
     workers: server.workers,
+    corsOrigins: server.cors_origins,
   }));
 }
 

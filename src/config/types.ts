@@ -1,6 +1,8 @@
 // The validated, fully-defaulted, frozen gateway configuration. config/load.ts is the only producer.
 // Durations are milliseconds, sizes are bytes; names carry the unit.
 
+import type { CorsOrigins } from './cors-origins.ts';
+
 export const NODE_KINDS = ['auto', 'vllm', 'llamacpp', 'ollama', 'sglang', 'openai'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
 
@@ -39,6 +41,11 @@ export interface ServerConfig {
    * The control plane and every lease stay on one thread whatever the number.
    */
   readonly workers: number | 'auto';
+  /**
+   * Browser origins allowed to call the public endpoints (CORS): "*" = every origin, a list =
+   * exactly those, empty = CORS off (no preflight answered, no Access-Control-* header sent).
+   */
+  readonly corsOrigins: CorsOrigins;
 }
 
 /** The most request workers a gateway runs (each is a thread with its own heap). */

@@ -26,6 +26,7 @@ export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures
       registry,
       clientKeys: () => parts.config().server.apiKeys,
       configuredModels: () => parts.config().models.available,
+      corsOrigins: () => parts.config().server.corsOrigins,
       inference: parts.inference,
       mesh: parts.mesh.link,
     }),

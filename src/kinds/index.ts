@@ -16,6 +16,7 @@ export type {
   TokenizeRequest,
 } from './server-kind.ts';
 export { serverKind, serverKinds } from './registry.ts';
+export { aliasedName, exactName, ollamaFullName, ollamaName, type ListedName, type ListedNames } from './model-names.ts';
 export { isLlamaLike, tokenizerFor } from './llama-like.ts';
 export { truncatesSilently } from './truncation.ts';
 export { readRefusal, firstMeaning, type RefusalDialect } from './refusal.ts';

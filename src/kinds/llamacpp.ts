@@ -9,6 +9,7 @@ import { LLAMACPP_LOAD } from './load-metrics.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
 import type { CapacityDialect, KindDetector, ModelContext, RouterLimits, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
+import { aliasedName } from './model-names.ts';
 
 export interface PropsReading {
   readonly role: ServerRole;
@@ -96,6 +97,7 @@ export const llamacpp: ServerKind = {
   load: LLAMACPP_LOAD,
   llamaLike: true,
   silentlyTruncates: false,
+  resolveModelName: aliasedName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
 };

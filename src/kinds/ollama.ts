@@ -6,6 +6,7 @@ import { LISTING_PATH, okBody } from './detection.ts';
 import { positiveInt } from './json-fields.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
 import type { CapacityDialect, KindDetector, ModelContext, ServerKind } from './server-kind.ts';
+import { ollamaName } from './model-names.ts';
 
 /** Pure: GET /api/ps → the loaded models and their runtime context_length. */
 export function parseOllamaPs(body: unknown): { loadedIds: string[]; models: Record<string, ModelContext> } | undefined {
@@ -63,6 +64,7 @@ export const ollama: ServerKind = {
   load: undefined,
   llamaLike: false,
   silentlyTruncates: true,
+  resolveModelName: ollamaName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
 };

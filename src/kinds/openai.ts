@@ -9,6 +9,7 @@ import { firstMeaning, readRefusal, type RefusalDialect } from './refusal.ts';
 import type { KindDetector, ServerKind } from './server-kind.ts';
 import { sglang } from './sglang.ts';
 import { vllm } from './vllm.ts';
+import { exactName } from './model-names.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -34,6 +35,7 @@ export const openai: ServerKind = {
   load: undefined,
   llamaLike: false,
   silentlyTruncates: false,
+  resolveModelName: exactName,
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
   detector: DETECTOR,
 };

@@ -5,6 +5,7 @@
 import type { NodeKind } from '#src/config/types.ts';
 import type { JsonAnswer } from '#src/core/bounded-json.ts';
 import type { LoadDialect } from './load-metrics.ts';
+import type { ListedNames } from './model-names.ts';
 
 /** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
 export interface ModelContext {
@@ -103,6 +104,12 @@ export interface ServerKind {
    * node that would refuse it can take it (see `truncatesSilently`).
    */
   readonly silentlyTruncates: boolean;
+  /**
+   * The listed id a request naming `requested` is served as, resolved the way this kind of server
+   * resolves names (model-names.ts); undefined = the node would not take the name. The gateway
+   * sends the node that id. Pure.
+   */
+  resolveModelName(requested: string, listed: ListedNames): string | undefined;
   /** An error answer (status, parsed JSON body) read in this kind's dialect. */
   refusal(status: number, body: unknown): RefusalMeaning | undefined;
   /** Recognising a node of this kind (`switchyard init`); `auto` tries every kind in its order. */

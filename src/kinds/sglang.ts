@@ -6,6 +6,7 @@ import { readRefusal, type RefusalDialect } from './refusal.ts';
 import { SGLANG_LOAD } from './load-metrics.ts';
 import type { KindDetector, ServerKind } from './server-kind.ts';
 import { OPENAI_SERVER_TOKENIZE } from './vllm.ts';
+import { exactName } from './model-names.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -30,6 +31,7 @@ export const sglang: ServerKind = {
   load: SGLANG_LOAD,
   llamaLike: false,
   silentlyTruncates: false,
+  resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
 };

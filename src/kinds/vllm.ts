@@ -6,6 +6,7 @@ import { readRefusal, type RefusalDialect } from './refusal.ts';
 import { VLLM_LOAD } from './load-metrics.ts';
 import type { KindDetector, ServerKind, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
+import { exactName } from './model-names.ts';
 
 /** vLLM's `/tokenize`; SGLang answers the same request. */
 export const OPENAI_SERVER_TOKENIZE: TokenizeDialect = {
@@ -36,6 +37,7 @@ export const vllm: ServerKind = {
   load: VLLM_LOAD,
   llamaLike: false,
   silentlyTruncates: false,
+  resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
 };

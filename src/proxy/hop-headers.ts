@@ -93,7 +93,8 @@ export function clientResponseHeaders(
   for (const [name, value] of Object.entries(upstream)) {
     if (value === undefined) continue;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || NOT_PASSED_TO_CLIENT.has(lower) || dropped.has(lower)) continue;
+    // CORS is the gateway's own policy for its origin ([server] cors_origins), never a node's.
+    if (HOP_BY_HOP.has(lower) || NOT_PASSED_TO_CLIENT.has(lower) || dropped.has(lower) || lower.startsWith('access-control-')) continue;
     out[lower] = value;
   }
   return out;

@@ -8,7 +8,7 @@ import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
-import { mayTruncateAt, type RouteRequest } from '#src/routing/index.ts';
+import { mayTruncateAt, servedModelName, type RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor, type Scheduler } from '#src/scheduler/index.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
@@ -99,7 +99,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     const refused = acceptInboundBody(inbound, req.headers, raw, deps.events);
     if (refused !== undefined) return fail(refused);
   }
-  const resolved = resolveRequest(raw, settings.catalog);
+  const resolved = resolveRequest(raw, settings.catalog, (name) => servedModelName(name, deps.registry.views()));
   if (resolved instanceof GatewayError) {
     fail(resolved);
     return;
@@ -115,7 +115,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const bounds = await sizePrompt(sizing, { endpoint, model: resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() }, clientGone.signal);
   const { upper: promptTokens, exact } = bounds;
 
-  const policy = settings.catalog.policies.get(resolved.model) ?? settings.policy;
+  const policy = resolved.policy ?? settings.policy;
   const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
   const promptPrefix = policy === 'cache-aware' ? promptPrefixOf(endpoint, resolved.json, settings.cachePromptChars) : undefined;
   const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix };

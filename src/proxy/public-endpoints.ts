@@ -1,16 +1,23 @@
 // The public endpoint table: the OpenAI routes (/v1/*) behind the client API keys, and /health,
 // which stays open because load balancers and orchestrators probe it without credentials. It tells
 // the fleet status only; the detailed report is the admin table's (admin/admin-endpoints.ts).
-// Handlers read the current config on each call, so a reload applies to the next request.
+// Every path answers CORS for the allowed browser origins (cors.ts). One builder for the main
+// thread and each request worker. Handlers read the current config on each call, so a reload
+// applies to the next request.
 
 import type { Clock } from '#src/core/clock.ts';
 import type { ModelSpec } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { presentedKey, rotatingKeyCheck, unauthorized } from './auth.ts';
-import { TableBuilder, type EndpointTable, type Handler } from './endpoint-table.ts';
+import { subtree, TableBuilder, type EndpointTable, type Handler } from './endpoint-table.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
 import { handleInference, type InferenceDeps } from './inference-handler.ts';
-import { fleetModels } from './models-list.ts';
+import { fleetModels, type FleetModel } from './models-list.ts';
+import { modelIdOf, MODEL_PATH_PREFIX, retrieveModel } from './model-retrieve.ts';
+import { withCors } from './cors.ts';
+import { GatewayError } from '#src/core/errors.ts';
+import type { CorsOrigins } from '#src/config/index.ts';
+import { servedModelName } from '#src/routing/index.ts';
 import { mustVerify, verifyInbound, type ForwardInDeps } from './forward-in.ts';
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 import { freshRemoteModelList } from './remote-models.ts';
@@ -26,6 +33,8 @@ export interface PublicEndpointDeps {
   readonly clientKeys: () => readonly string[];
   /** The models the config declares, listed by /v1/models even before a node reports them. */
   readonly configuredModels: () => readonly ModelSpec[];
+  /** `[server] cors_origins`: the browser origins allowed to call these endpoints. */
+  readonly corsOrigins: () => CorsOrigins;
   readonly inference: InferenceDeps;
   /** Federation ([mesh]); absent = alone: requests claiming to be forwarded are refused 401. */
   readonly mesh?: MeshLink | undefined;
@@ -53,18 +62,27 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound)) : local(req, res, url),
     );
   }
+  const fleetList = (): { object: 'list'; data: FleetModel[] } => {
+    const list = fleetModels(deps.registry.views(), deps.configuredModels(), deps.clock.now());
+    if (deps.mesh !== undefined) list.data.push(...freshRemoteModelList(deps.mesh, list.data, deps.clock.now()));
+    return list;
+  };
+  table.add('GET', '/v1/models', requireClientKey((_req, res) => sendJson(res, 200, fleetList())));
+  // `models.retrieve`: the id is the rest of the path, and may itself hold `/` and `:`.
   table.add(
     'GET',
-    '/v1/models',
-    requireClientKey((_req, res) => {
-      const list = fleetModels(deps.registry.views(), deps.configuredModels(), deps.clock.now());
-      if (deps.mesh !== undefined) list.data.push(...freshRemoteModelList(deps.mesh, list.data, deps.clock.now()));
-      sendJson(res, 200, list);
+    subtree(MODEL_PATH_PREFIX),
+    requireClientKey((_req, res, url) => {
+      const id = modelIdOf(url.pathname);
+      const aliases = deps.inference.settings().catalog.aliases;
+      const found = typeof id === 'string' ? retrieveModel(fleetList().data, id, (name) => servedModelName(aliases.get(name) ?? name, deps.registry.views())) : id;
+      if (found instanceof GatewayError) sendError(res, found);
+      else sendJson(res, 200, found);
     }),
   );
   table.add('GET', '/health', (_req, res) => {
     const status = fleetStatus(deps.registry.freshViews());
     sendJson(res, healthHttpStatus(status), { status });
   });
-  return table.table();
+  return withCors(table.table(), deps.corsOrigins);
 }

@@ -13,13 +13,18 @@ export function nothingServes(
 ): GatewayError {
   const verdict = judgeModel(input);
   if (verdict.kind !== 'unknown') return noNodeAvailable(input.requested, input.excluded, input.retryAfterSeconds, input.siteExclusions);
-  const closest = verdict.closest.length === 0 ? '' : ` Closest served models: ${verdict.closest.join(', ')}.`;
-  return new GatewayError('GW_MODEL_NOT_FOUND', `The model '${input.requested}' does not exist: no node serves it.${closest}`, {
+  return unknownModel(input.requested, verdict.closest);
+}
+
+/** 404 model_not_found for a name no node takes, with the served names nearest to it. */
+export function unknownModel(requested: string, closest: readonly string[]): GatewayError {
+  const named = closest.length === 0 ? '' : ` Closest served models: ${closest.join(', ')}.`;
+  return new GatewayError('GW_MODEL_NOT_FOUND', `The model '${requested}' does not exist: no node serves it.${named}`, {
     status: 404,
     openaiType: 'invalid_request_error',
     param: 'model',
     openaiCode: 'model_not_found',
-    details: { closest_models: verdict.closest },
+    details: { closest_models: closest },
   });
 }
 

@@ -1,5 +1,7 @@
-// Pure: from a raw JSON body, find the requested model, apply the default and aliases, and produce
-// the bytes to send upstream (the original bytes when nothing changed, so bodies pass untouched).
+// Pure: from a raw JSON body, find the requested model, apply the default and aliases, resolve the
+// name as the fleet's nodes do (`servedName`: routing's servedModelName over the snapshot), and
+// produce the bytes to send upstream (the original bytes when nothing changed, so bodies pass
+// untouched; otherwise only the model's value is replaced by the id the nodes listed).
 
 import type { PolicyName } from '#src/config/index.ts';
 import { badRequest, type GatewayError } from '#src/core/errors.ts';
@@ -21,13 +23,16 @@ export interface ResolvedRequest {
   /** What the client asked for (an alias, or the default when absent). */
   readonly requestedModel: string;
   readonly group: string | undefined;
+  /** The model's own selection policy from [[models.available]]; undefined = `[routing] policy`. */
+  readonly policy: PolicyName | undefined;
   readonly stream: boolean;
   readonly body: Buffer;
   /** The parsed body, for later inspection (e.g. prompt size); never mutated. */
   readonly json: Readonly<Record<string, unknown>>;
 }
 
-export function resolveRequest(raw: Buffer, catalog: ModelCatalog): ResolvedRequest | GatewayError {
+/** `servedName`: the listed id a configured name stands for (identity = names are sent as given). */
+export function resolveRequest(raw: Buffer, catalog: ModelCatalog, servedName: (name: string) => string = (name) => name): ResolvedRequest | GatewayError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
@@ -48,9 +53,12 @@ export function resolveRequest(raw: Buffer, catalog: ModelCatalog): ResolvedRequ
   if (requestedModel === undefined) {
     return badRequest('you must provide a model parameter (and no models.default is configured)', 'model');
   }
-  const model = catalog.aliases.get(requestedModel) ?? requestedModel;
+  const configured = catalog.aliases.get(requestedModel) ?? requestedModel;
+  const model = servedName(configured);
+  // [[models.available]] settings follow the name they were declared for, whichever the nodes list.
+  const declared = catalog.groups.has(configured) ? configured : model;
   const stream = json.stream === true;
   // Only the model's value changes; every other byte (big integers, 1e400, spacing) stays the client's.
   const body = model === given ? raw : withTopLevelString(raw, scan, 'model', model);
-  return { model, requestedModel, group: catalog.groups.get(model), stream, body, json };
+  return { model, requestedModel, group: catalog.groups.get(declared), policy: catalog.policies.get(declared), stream, body, json };
 }

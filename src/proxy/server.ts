@@ -7,7 +7,7 @@ import { detach } from '#src/core/detach.ts';
 import { badRequest, methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
 import { hostProblem, parseRequestTarget } from '#src/core/request-target.ts';
 import type { ActiveRequests } from './active-requests.ts';
-import type { EndpointTable } from './endpoint-table.ts';
+import { lookupPath, type EndpointTable } from './endpoint-table.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
 
 export interface HttpServerOptions {
@@ -54,7 +54,7 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
       return;
     }
     const url = target.url;
-    const byMethod = options.endpoints().get(url.pathname);
+    const byMethod = lookupPath(options.endpoints(), url.pathname);
     if (byMethod === undefined) {
       req.resume();
       sendError(res, routeNotFound(method, url.pathname));

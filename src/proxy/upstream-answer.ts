@@ -35,5 +35,8 @@ export function clientHead(answer: UpstreamAnswer, client: ClientSide, contentLe
   const headers = answer.headers;
   if (contentLength === undefined) delete headers['content-length'];
   else headers['content-length'] = String(contentLength);
+  // A Vary the gateway already set (CORS: `Origin`) is kept next to the node's own.
+  const ours = client.res.getHeader('vary');
+  if (ours !== undefined && headers['vary'] !== undefined) headers['vary'] = `${String(ours)}, ${String(headers['vary'])}`;
   return Object.assign(headers, client.extraResponseHeaders);
 }

@@ -8,6 +8,8 @@
 import type { DiscoveryPhase } from '#src/discovery/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { closestNames } from './closest-names.ts';
+import { anyNodeResolves } from './served-model.ts';
+import { serverKind } from '#src/kinds/index.ts';
 
 export type ModelVerdict =
   | { readonly kind: 'unknown'; /** Served models nearest to the requested name, nearest first. */ readonly closest: readonly string[] }
@@ -37,10 +39,38 @@ export interface ModelVerdictInput {
 export function judgeModel(input: ModelVerdictInput): ModelVerdict {
   const { nodes, model } = input;
   if (input.remoteModels?.has(model) === true) return { kind: 'served' };
-  if (nodes.some((n) => n.modelsById.has(model))) return { kind: 'served' };
+  // Served = some node takes the name as its kind of server does (served-model.ts), as routing reads it.
+  if (anyNodeResolves(model, nodes)) return { kind: 'served' };
   const untrusted = nodes.filter((n) => !CURRENT.has(n.discovery.phase)).map((n) => n.spec.name);
   // No node at all is a configuration in progress, not evidence that the model does not exist.
   if (untrusted.length > 0 || nodes.length === 0) return { kind: 'unsure', untrusted };
-  const served = [...nodes.flatMap((n) => n.discovery.models.map((m) => m.id)), ...(input.remoteModels ?? [])];
-  return { kind: 'unknown', closest: closestNames(input.requested, served, MAX_SUGGESTIONS) };
+  return { kind: 'unknown', closest: suggestions(input.requested, nodes, input.remoteModels) };
+}
+
+/**
+ * The names nearest to `requested` that some node takes: its ids, a remote site's, and the aliases
+ * a node's kind resolves (a llama-server's) — ranked all together, resolved only for the few kept.
+ */
+function suggestions(requested: string, nodes: ModelVerdictInput['nodes'], remote: ReadonlySet<string> | undefined): string[] {
+  const taken = new Set<string>(remote);
+  const aliasOwners = new Map<string, ModelVerdictInput['nodes'][number][]>();
+  for (const node of nodes) {
+    for (const model of node.discovery.models) {
+      taken.add(model.id);
+      for (const alias of model.aliases) {
+        const owners = aliasOwners.get(alias);
+        if (owners === undefined) aliasOwners.set(alias, [node]);
+        else owners.push(node);
+      }
+    }
+  }
+  const takes = (name: string): boolean =>
+    taken.has(name) || (aliasOwners.get(name) ?? []).some((node) => serverKind(node.spec.kind).resolveModelName(name, node.modelsById) !== undefined);
+  const ranked = closestNames(requested, [...taken, ...aliasOwners.keys()], taken.size + aliasOwners.size);
+  const kept: string[] = [];
+  for (const name of ranked) {
+    if (kept.length === MAX_SUGGESTIONS) break;
+    if (takes(name)) kept.push(name);
+  }
+  return kept;
 }

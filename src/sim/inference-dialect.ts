@@ -2,6 +2,7 @@
 // rules, ids, and the JSON/SSE shapes. inference.ts runs the shared flow over one of these.
 
 import type { ContextError, ContextVerdict } from '#src/sim/context-rules.ts';
+import type { EmbeddingEncoding } from '#src/sim/embedding-encoding.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import type { Reply, SseEvent } from '#src/sim/reply.ts';
 import type { ResponseWriter } from '#src/sim/response-writer.ts';
@@ -33,7 +34,9 @@ export interface EmbeddingsAnswer {
   readonly meta: CompletionMeta;
   /** The request's `model` value, if a string. */
   readonly requestedModel: string | undefined;
-  readonly vectors: readonly (readonly number[])[];
+  /** Each vector as `encoding` carries it: numbers, or base64 of little-endian float32. */
+  readonly vectors: readonly (readonly number[] | string)[];
+  readonly encoding: EmbeddingEncoding;
   readonly promptTokens: number;
 }
 
@@ -53,6 +56,8 @@ export interface InferenceDialect {
   kvExhaustedEvent(): SseEvent;
   newId(endpoint: InferenceEndpoint): string;
   format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUsage: boolean): GenerationFormat;
+  /** How the kind reads a request's `encoding_format`: the encoding it answers in, or its refusal. */
+  embeddingEncoding(value: unknown): EmbeddingEncoding | Reply;
   embeddings(answer: EmbeddingsAnswer): unknown;
   /** Request fields naming the output limit, first match wins. */
   maxTokenFields(endpoint: InferenceEndpoint): readonly string[];

@@ -13,6 +13,7 @@ import { isRecord } from '#src/core/is-record.ts';
 import { runGeneration } from '#src/sim/run-generation.ts';
 import type { ResolvedModel } from '#src/sim/spec.ts';
 import { embeddingVector } from '#src/sim/synthetic-output.ts';
+import { encodeEmbedding, type EmbeddingEncoding } from '#src/sim/embedding-encoding.ts';
 import { chatPromptTokens, responsesPromptTokens, textPromptTokens } from '#src/sim/tokenizer.ts';
 
 export interface InferenceTarget {
@@ -72,9 +73,10 @@ async function answerEmbeddings(
   promptTokens: number,
   meta: CompletionMeta,
   dialect: InferenceDialect,
-  ttftMs: number,
-  clock: Clock,
+  encoding: EmbeddingEncoding,
+  timing: { readonly ttftMs: number; readonly clock: Clock },
 ): Promise<void> {
+  const { ttftMs, clock } = timing;
   try {
     await sleep(clock, ttftMs, exchange.signal);
   } catch {
@@ -84,7 +86,8 @@ async function answerEmbeddings(
   const answer = dialect.embeddings({
     meta,
     requestedModel: typeof requested === 'string' ? requested : undefined,
-    vectors: embeddingInputs(body['input']).map(embeddingVector),
+    vectors: embeddingInputs(body['input']).map((text) => encodeEmbedding(embeddingVector(text), encoding)),
+    encoding,
     promptTokens,
   });
   sendReply(exchange.writer, dialect.json(200, answer), dialect.chunkedReplies);
@@ -111,9 +114,11 @@ export async function handleInference(
     model: target.reportedModel,
   };
   if (endpoint === 'embeddings') {
+    const encoding = dialect.embeddingEncoding(body['encoding_format']);
+    if (typeof encoding !== 'string') return send(encoding);
     const tooLong = dialect.embeddingsTooLong(promptTokens, contextTokens);
     if (tooLong !== undefined) send(tooLong);
-    else await answerEmbeddings(exchange, body, promptTokens, meta, dialect, target.engine.settings.ttftMs, clock);
+    else await answerEmbeddings(exchange, body, promptTokens, meta, dialect, encoding, { ttftMs: target.engine.settings.ttftMs, clock });
     return;
   }
   const requested = requestedMaxTokens(body, dialect.maxTokenFields(endpoint));

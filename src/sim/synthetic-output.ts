@@ -23,10 +23,13 @@ export function generatedText(tokenCount: number): string {
 
 export const EMBEDDING_DIMENSIONS = 64;
 
-/** A unit-length vector that depends only on the input text, rounded to 6 decimals. */
+/**
+ * A unit-length vector that depends only on the input text, in float32 (as the servers compute it):
+ * each element is exactly representable, so its float and base64 encodings carry the same numbers.
+ */
 export function embeddingVector(text: string): number[] {
   const random = seededRandom(seedFromText(text));
   const raw = Array.from({ length: EMBEDDING_DIMENSIONS }, () => random() * 2 - 1);
   const norm = Math.hypot(...raw) || 1;
-  return raw.map((x) => Math.round((x / norm) * 1e6) / 1e6);
+  return raw.map((x) => Math.fround(x / norm));
 }

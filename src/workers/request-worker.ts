@@ -81,6 +81,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     registry: mirror,
     clientKeys: () => config.server.apiKeys,
     configuredModels: () => config.models.available,
+    corsOrigins: () => config.server.corsOrigins,
     inference,
     mesh: mesh?.link,
   });

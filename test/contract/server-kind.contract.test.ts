@@ -3,7 +3,9 @@
 // passes asking only the kind's health paths, the listing holds the node's models, capacity figures
 // agree with the node's own and asking never loads a model, a tokenizer request counts like the
 // node does, a refusal the node sends is read for what it means, and its detector (switchyard init)
-// recognises the node without loading anything.
+// recognises the node without loading anything, and it resolves a request's model name as the node
+// does (each name it takes reaches a listed id the node answers for; a name it refuses, a node that
+// refuses unknown names refuses too).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -22,15 +24,21 @@ const FLEET_TOML = `
 [[node]]
 name = "vllm"
 kind = "vllm"
-models = ["model-v"]
 context = ${CONTEXT}
+
+[[node.model]]
+id = "model-v"
+aliases = ["model-v-second-name"]
 
 [[node]]
 name = "llamacpp"
 kind = "llamacpp"
-models = ["model-l"]
 context = ${CONTEXT}
 slots = 2
+
+[[node.model]]
+id = "model-l"
+aliases = ["model-l-alias"]
 
 [[node]]
 name = "llamacpp-router"
@@ -41,6 +49,7 @@ autoload = true
 
 [[node.model]]
 id = "r-loaded"
+aliases = ["r-alias"]
 status = "loaded"
 
 [[node.model]]
@@ -210,6 +219,33 @@ describe('every server kind against a simulated node of that kind', () => {
           assert.equal(unknown.status >= 400, REFUSES[simKind].unknownModel, `unknown model: HTTP ${unknown.status}`);
           const notFound = serverKind(kind).refusal(unknown.status, unknown.body);
           assert.equal(notFound?.kind, REFUSES[simKind].unknownModel ? 'model_not_found' : undefined, JSON.stringify(unknown.body));
+        });
+
+        test('it resolves model names as the node does, to an id the node listed', async () => {
+          const node = simNode(simKind);
+          const target = nodeSpec(kind, node);
+          const models = await listing(target);
+          const byId = new Map(models.map((m) => [m.id, m]));
+          const loaded = new Set(await loadedNow(target));
+          // Every id and alias, Ollama's short form of a `:latest` id, and names no node lists.
+          const names = [
+            ...models.flatMap((m) => [m.id, ...m.aliases, ...(m.id.endsWith(':latest') ? [m.id.slice(0, -':latest'.length)] : [])]),
+            'no-such-model', 'no-such-model:latest',
+          ];
+          for (const name of names) {
+            const resolved = serverKind(kind).resolveModelName(name, byId);
+            if (resolved !== undefined) assert.ok(byId.has(resolved), `${name} → ${resolved}, which the node does not list`);
+            // Only names of loaded models are asked (asking for another would load it).
+            if (resolved !== undefined && !loaded.has(resolved)) continue;
+            if (resolved === undefined && !REFUSES[simKind].unknownModel) continue;
+            const answer = await chat(node, name, 'hi');
+            assert.ok(answer.ok, JSON.stringify(answer));
+            assert.equal(answer.status === 200, resolved !== undefined, `${kind} resolves ${name} to ${String(resolved)}; the node answered ${answer.status}`);
+            if (resolved === undefined) continue;
+            const sent = await chat(node, resolved, 'hi');
+            assert.ok(sent.ok && sent.status === 200, `the listed id ${resolved} is answered: ${JSON.stringify(sent)}`);
+          }
+          assert.equal(serverKind(kind).resolveModelName('no-such-model', byId), undefined);
         });
 
         test('its detector recognises the node from the answers to GETs that load nothing', async () => {

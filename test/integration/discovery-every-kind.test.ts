@@ -143,9 +143,13 @@ test('a declared alias routes as the named model and is forwarded with the serve
   assert.equal(servedBy(res), 'router-a');
   const seen = (await simRequests(sim.url('router-a'))).filter((r) => r.path === '/v1/chat/completions').at(-1);
   assert.equal(seen?.model, 'gemma-3-4b');
-  // The router's own alias is not one the gateway was told about: ids match exactly.
-  // Every listing is current and none has it: 404, naming the served id closest to it.
-  const unknown = await chat(gw.url, 'gemma');
+  // The router's own alias routes too, as the router resolves it (issue 21 item 2): it gets its id.
+  const own = await chat(gw.url, 'gemma');
+  assert.equal(own.status, 200, own.text);
+  assert.equal(servedBy(own), 'router-a');
+  assert.equal((await simRequests(sim.url('router-a'))).filter((r) => r.path === '/v1/chat/completions').at(-1)?.model, 'gemma-3-4b');
+  // Every listing is current and no node takes the name: 404, naming the nearest names nodes take.
+  const unknown = await chat(gw.url, 'gemma-3-4');
   assert.equal(unknown.status, 404, unknown.text);
   assert.equal(unknown.json<{ error: { code: string; closest_models: string[] } }>().error.closest_models[0], 'gemma-3-4b');
 });

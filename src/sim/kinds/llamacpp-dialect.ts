@@ -9,6 +9,7 @@ import { SSE_DONE, type SseEvent } from '#src/sim/reply.ts';
 import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { alnumId, hexId } from '#src/sim/seeded-random.ts';
 import { LLAMA_BUILD_INFO, LLAMA_SSE_HEADERS, llamaError, llamaJson } from '#src/sim/kinds/llamacpp-shapes.ts';
+import { requestedEncoding } from '#src/sim/embedding-encoding.ts';
 
 const CONTEXT_EXHAUSTED = 'Context size has been exceeded.';
 
@@ -150,11 +151,15 @@ export function llamaDialect(random: () => number, proxied: boolean): InferenceD
     newId: (endpoint) => (endpoint === 'responses' ? `resp_${hexId(random, 32)}` : `chatcmpl-${alnumId(random, 32)}`),
     format: (endpoint, meta, includeUsage) =>
       endpoint === 'chat' ? chatFormat(meta, includeUsage) : completionFormat(meta),
-    embeddings: ({ meta, requestedModel, vectors, promptTokens }) => ({
+    embeddingEncoding: (value) =>
+      requestedEncoding(value) ?? llamaError(400, 'invalid_request_error', 'The format to return the embeddings in. Can be either float or base64'),
+    // A base64 entry also says its encoding (`format_embeddings_response_oaicompat`).
+    embeddings: ({ meta, requestedModel, vectors, encoding, promptTokens }) => ({
       model: requestedModel ?? meta.model,
       object: 'list',
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-      data: vectors.map((embedding, index) => ({ embedding, index, object: 'embedding' })),
+      data: vectors.map((embedding, index) =>
+        encoding === 'base64' ? { embedding, index, object: 'embedding', encoding_format: 'base64' } : { embedding, index, object: 'embedding' }),
     }),
     maxTokenFields: (endpoint) => MAX_TOKEN_FIELDS[endpoint],
   };

@@ -97,6 +97,8 @@ export function ollamaDialect(random: () => number): InferenceDialect {
     newId: (endpoint) =>
       endpoint === 'chat' ? `chatcmpl-${shortId()}` : endpoint === 'responses' ? `resp_${hexId(random, 24)}` : `cmpl-${shortId()}`,
     format,
+    // Its OpenAI layer encodes base64 when asked and answers floats for anything else.
+    embeddingEncoding: (value) => (value === 'base64' ? 'base64' : 'float'),
     embeddings: ({ meta, vectors, promptTokens }) => ({
       object: 'list',
       data: vectors.map((embedding, index) => ({ object: 'embedding', embedding, index })),

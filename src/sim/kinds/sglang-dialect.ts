@@ -105,6 +105,8 @@ export function sglangDialect(random: () => number): InferenceDialect {
     kvExhaustedEvent: () => ({ data: { error: { object: 'error', message: 'scheduler failure', type: 'InternalServerError', param: null, code: 500 } } }),
     newId: (endpoint) => (endpoint === 'responses' ? `resp_${hexId(random, 32)}` : hexId(random, 32)),
     format,
+    // Its embeddings answer is always the float array (the request's encoding_format is not read).
+    embeddingEncoding: () => 'float',
     embeddings: ({ meta, vectors, promptTokens }) => ({
       data: vectors.map((embedding, index) => ({ object: 'embedding', embedding, index })),
       model: meta.model,

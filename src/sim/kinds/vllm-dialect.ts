@@ -8,6 +8,7 @@ import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
+import { requestedEncoding } from '#src/sim/embedding-encoding.ts';
 
 export const VLLM_JSON_HEADERS = { server: 'uvicorn', 'Content-Type': 'application/json' };
 const VLLM_SSE_HEADERS = { server: 'uvicorn', 'Content-Type': 'text/event-stream; charset=utf-8' };
@@ -23,6 +24,11 @@ export function vllmError(status: number, type: string, message: string, param: 
 /** FastAPI's request-validation errors, as vLLM's handler renders them. */
 export function pydanticJsonInvalid(text: string): string {
   return `[{'type': 'json_invalid', 'loc': ('body', ${jsonErrorOffset(text)}), 'msg': 'JSON decode error', 'input': {}, 'ctx': {'error': 'Expecting value'}}]`;
+}
+
+/** FastAPI's rejection of a value outside a `Literal[...]` field. */
+export function pydanticLiteral(field: string, input: string, expected: string): string {
+  return `[{'type': 'literal_error', 'loc': ('body', '${field}'), 'msg': "Input should be ${expected}", 'input': ${input}, 'ctx': {'expected': "${expected}"}}]`;
 }
 
 export function pydanticMissing(field: string): string {
@@ -149,6 +155,9 @@ export function vllmDialect(random: () => number): InferenceDialect {
     newId: (endpoint) => `${ID_PREFIX[endpoint]}${hexId(random, 32)}`,
     format: (endpoint, meta, includeUsage) =>
       endpoint === 'chat' ? chatFormat(meta, includeUsage) : completionFormat(meta, includeUsage),
+    // `encoding_format: Literal["float", "base64"]`; base64 is the float32 array's bytes.
+    embeddingEncoding: (value) =>
+      requestedEncoding(value) ?? vllmError(400, 'Bad Request', pydanticLiteral('encoding_format', JSON.stringify(value), "'float' or 'base64'")),
     embeddings: ({ meta, vectors, promptTokens }) => ({
       id: meta.id,
       object: 'list',

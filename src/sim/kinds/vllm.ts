@@ -67,8 +67,10 @@ export function vllmHandler(context: KindContext): KindHandler {
   }));
   const nowSec = (): number => Math.floor(clock.now() / 1000);
 
-  const modelCard = (target: InferenceTarget, created: number): Record<string, unknown> => ({
-    id: target.model.id,
+  /** A model's `aliases` are more `--served-model-name`s of the same engine: one card each, one root. */
+  const servedNames = (target: InferenceTarget): readonly string[] => [target.model.id, ...target.model.aliases];
+  const modelCard = (target: InferenceTarget, name: string, created: number): Record<string, unknown> => ({
+    id: name,
     object: 'model',
     created,
     owned_by: 'vllm',
@@ -85,7 +87,8 @@ export function vllmHandler(context: KindContext): KindHandler {
   /** The served model the body names (the first one when it names none); undefined once answered. */
   function targetFor(exchange: SimExchange, body: Readonly<Record<string, unknown>>): InferenceTarget | undefined {
     const name = body['model'];
-    const target = typeof name === 'string' ? targets.find((t) => t.model.id === name) : targets[0];
+    // Any served name reaches the engine; answers name the first one (vLLM's `model_name()`).
+    const target = typeof name === 'string' ? targets.find((t) => servedNames(t).includes(name)) : targets[0];
     if (target === undefined) {
       exchange.writer.reply(vllmError(404, 'NotFoundError', `The model \`${String(name)}\` does not exist.`, 'model'));
     }
@@ -142,7 +145,7 @@ export function vllmHandler(context: KindContext): KindHandler {
         return;
       case '/v1/models': {
         const created = nowSec();
-        writer.reply(vllmJson(200, { object: 'list', data: targets.map((t) => modelCard(t, created)) }));
+        writer.reply(vllmJson(200, { object: 'list', data: targets.flatMap((t) => servedNames(t).map((name) => modelCard(t, name, created))) }));
         return;
       }
       case '/version':
@@ -164,7 +167,7 @@ export function vllmHandler(context: KindContext): KindHandler {
       emptyModels: () => vllmJson(200, { object: 'list', data: [] }),
     },
     handle,
-    modelIds: () => targets.map((t) => t.model.id),
+    modelIds: () => targets.flatMap(servedNames),
     close: () => {
       for (const target of targets) target.engine.close();
     },

@@ -13,6 +13,7 @@ test('defaults are the documented values', () => {
       requestTimeoutMs: 60_000,
       drainTimeoutMs: 30_000,
       apiKeys: [],
+      corsOrigins: [],
       workers: 1,
     },
     admin: { listen: undefined, token: undefined },

@@ -90,6 +90,7 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       requestTimeoutMs: 30_000,
       drainTimeoutMs: 0,
       apiKeys: ['literal-key', 'from-env'],
+      corsOrigins: [],
       workers: 2,
     });
     assert.deepEqual(config.admin, { listen: { host: '127.0.0.1', port: 9091 }, token: 'admin-secret' });

@@ -55,3 +55,21 @@ test('bad bodies get a 400 that names the problem', () => {
   const noDefault = resolveRequest(Buffer.from('{}'), buildCatalog({ default: undefined, available: [] }));
   assert.ok(noDefault instanceof GatewayError && noDefault.param === 'model');
 });
+
+test('the name the nodes list replaces the configured one in the body, and [[models.available]] settings follow the declared name', () => {
+  const declared = buildCatalog({ default: undefined, available: [{ name: 'llama3.2', group: 'gpu', aliases: ['friendly'], policy: 'affinity' }] });
+  const served = (name: string): string => (name === 'llama3.2' ? 'llama3.2:latest' : name);
+  for (const asked of ['llama3.2', 'friendly']) {
+    const out = resolveRequest(Buffer.from(`{"model": "${asked}", "seed": 9007199254740993}`), declared, served);
+    assert.ok(!(out instanceof GatewayError));
+    assert.equal(out.model, 'llama3.2:latest');
+    assert.equal(out.requestedModel, asked);
+    assert.equal(out.group, 'gpu');
+    assert.equal(out.policy, 'affinity');
+    assert.equal(out.body.toString(), '{"model": "llama3.2:latest", "seed": 9007199254740993}');
+  }
+  const exact = resolveRequest(Buffer.from('{"model":"other"}'), declared, served);
+  assert.ok(!(exact instanceof GatewayError));
+  assert.equal(exact.body.toString(), '{"model":"other"}');
+  assert.equal(exact.policy, undefined);
+});
