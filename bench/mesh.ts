@@ -201,8 +201,17 @@ export async function runMeshBench(argv: readonly string[]): Promise<MeshBenchRe
 
     const converged = await phase('start-up convergence', async () => {
       const timeoutMs = 180_000;
-      const times = await timesUntil(sites, lastReady, async (s) => (await sitesOf(s)).sites.filter((r) => r.fresh).length === count - 1, timeoutMs);
-      if (times.missing.length > 0) throw new Error(unfinished('see every other site fresh', times, timeoutMs));
+      /** How many others each site saw fresh at its last answer: how far it got, if it times out. */
+      const seen = new Map<string, number>();
+      const times = await timesUntil(sites, lastReady, async (s) => {
+        const fresh = (await sitesOf(s)).sites.filter((r) => r.fresh).length;
+        seen.set(s.id, fresh);
+        return fresh === count - 1;
+      }, timeoutMs);
+      if (times.missing.length > 0) {
+        const counts = times.missing.map((id) => seen.get(id) ?? 0);
+        throw new Error(`${unfinished('see every other site fresh', times, timeoutMs)}; at their last answer they saw a median of ${median(counts)} (least ${Math.min(...counts)}) of the ${count - 1} others fresh`);
+      }
       const fromReadyMs = max(times.ms);
       result.startupConvergence = { fromReadyMs, fromSpawnMs: fromReadyMs + (lastReady - lastSpawn), medianMs: median(times.ms), heartbeats: fromReadyMs / heartbeatMs };
       log(`converged ${Math.round(fromReadyMs)} ms (${(fromReadyMs / heartbeatMs).toFixed(1)} heartbeats) after the last gateway started`);
