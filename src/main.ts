@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { sleep } from '#src/core/clock.ts';
 import type { ListenAddress } from '#src/config/types.ts';
+import { MESH_OPEN_TO_CLIENTS, meshOpenToClients } from '#src/config/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { ActiveRequests, createHttpServer, listen, mergeTables, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
@@ -158,6 +159,7 @@ export class Gateway {
         'admin reads, /metrics and the detailed /health are open to anyone who reaches this listener: set [admin] token, or [admin] listen on a private address',
       );
     }
+    if (meshOpenToClients(options.config)) options.logger.warn({ site: options.config.mesh?.site }, MESH_OPEN_TO_CLIENTS);
     return gateway;
   }
 

@@ -7,6 +7,8 @@ import {
   formatProblems,
   formatSizeBytes,
   loadConfigFile,
+  meshOpenToClients,
+  MESH_OPEN_TO_CLIENTS,
   type GatewayConfig,
   type ModelSpec,
 } from '#src/config/index.ts';
@@ -77,6 +79,7 @@ function describeConfig(config: GatewayConfig): string[] {
     `upstream: connect timeout ${formatDurationMs(upstream.connectTimeoutMs)}, ` +
       `headers timeout ${formatDurationMs(upstream.headersTimeoutMs)}, body idle timeout ${formatDurationMs(upstream.bodyIdleTimeoutMs)}`,
     describeMesh(config.mesh),
+    ...(meshOpenToClients(config) ? [`warning: ${MESH_OPEN_TO_CLIENTS}`] : []),
   ];
 }
 

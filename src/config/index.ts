@@ -28,3 +28,4 @@ export type { MeshConfig, MeshSitePin, MeshStaticModel } from './types.ts';
 export { isSiteId } from './mesh-schema.ts';
 export { parseOrigin, type CorsOrigins } from './cors-origins.ts';
 export { parsePublicKey, ED25519_PUBLIC_KEY_BYTES } from './public-key.ts';
+export { MESH_OPEN_TO_CLIENTS, meshOpenToClients } from './mesh-exposure.ts';

@@ -2,7 +2,9 @@
 // node:crypto and `openssl genpkey -algorithm ed25519` write it. The same key is the site's libp2p
 // identity (peer id) and the signer of its records and forwarded requests. `switchyard keygen`
 // writes it with mode 0600 and never overwrites an existing file (a lost key means re-pinning the
-// site everywhere, so replacing one must be a deliberate act).
+// site everywhere, so replacing one must be a deliberate act). Loading refuses a key file that its
+// group or other users may read or write (any of the mode bits 0077), as ssh refuses such a private
+// key: whoever reads it can speak for the site (`keyFileModeProblem`, pure).
 
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { open, writeFile } from 'node:fs/promises';
@@ -39,6 +41,17 @@ export function ownPinProblem(site: string, sites: readonly MeshSitePin[], key: 
   const own = sites.find((pin) => pin.id === site);
   if (own === undefined || own.publicKey === key.publicKey) return undefined;
   return `[[mesh.sites]] pins site "${site}" (this site) with public key ${own.publicKey}, but key_file holds ${key.publicKey}; the other sites will reject this site's records`;
+}
+
+/** Mode bits that let the file's group or other users read, write or run it. */
+const GROUP_OR_OTHER = 0o077;
+
+/** Pure: why a key file with this `st_mode` must not be used (undefined when only its owner has access). */
+export function keyFileModeProblem(path: string, mode: number): string | undefined {
+  if ((mode & GROUP_OR_OTHER) === 0) return undefined;
+  const octal = (mode & 0o7777).toString(8).padStart(4, '0');
+  const who = [(mode & 0o070) !== 0 ? 'its group' : undefined, (mode & 0o007) !== 0 ? 'other users' : undefined].filter((w) => w !== undefined).join(' and ');
+  return `site key file ${path}: mode ${octal} lets ${who} use the site key (whoever reads it can sign as this site); run chmod 600 ${path}`;
 }
 
 /** Reads and checks a key file; the error says which file and what is wrong, never the key itself. */
@@ -99,6 +112,9 @@ async function readBounded(path: string): Promise<string> {
     throw new Error(`site key file ${path}: cannot read it (${isErrno(error, 'ENOENT') ? 'no such file; create one with switchyard keygen --out FILE' : error instanceof Error ? error.message : String(error)})`);
   }
   try {
+    // The mode of the file opened (fstat), not of the path, so a swap after the check cannot pass it.
+    const problem = keyFileModeProblem(path, (await handle.stat()).mode);
+    if (problem !== undefined) throw new Error(problem);
     const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead > MAX_KEY_FILE_BYTES) throw new Error(`site key file ${path}: larger than ${MAX_KEY_FILE_BYTES} bytes; not a key file`);

@@ -4,10 +4,8 @@
 // a valid record, then a record for another site, a replayed one and an over-cap one, all signed
 // with the wire format written independently in wire.ts.
 //
-// `npm run test:mesh` (about 40 s). Named *.mesh.ts, outside `npm test`'s glob, until `serve`
-// wires [mesh] on main (record codec + gossip transport + forwarding link); then rename it
-// federation.test.ts. The tests share one fleet and run in order; each leaves it as it found it
-// (E restarted, D resumed).
+// `npm run test:mesh` runs this file alone (about 20-40 s); `npm test` runs it too. The tests
+// share one fleet and run in order; each leaves it as it found it (E restarted, D resumed).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

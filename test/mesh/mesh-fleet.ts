@@ -87,6 +87,9 @@ export class MeshSite {
   readonly p2pPort: number;
   readonly dir: string;
   process: RunningProcess | undefined;
+  /** performance.now() when its last start spawned the process, and when it then said it listens. */
+  startedAt: number | undefined;
+  readyAt: number | undefined;
   readonly startTimeoutMs: number;
   #config: (nodeNames: readonly string[]) => string;
   #nodes: readonly string[];
@@ -116,9 +119,12 @@ export class MeshSite {
 
   async start(): Promise<void> {
     await writeFile(this.configPath, this.#config(this.#nodes));
+    this.startedAt = performance.now();
+    this.readyAt = undefined;
     const proc = startCli(['serve', '--config', this.configPath], { SWITCHYARD_LOG_LEVEL: 'info' });
     this.process = proc;
     await proc.waitForLine((l) => l.includes('"gateway listening"'), this.startTimeoutMs);
+    this.readyAt = performance.now();
   }
 
   /** Rewrites the config with these sim nodes and reloads it (SIGHUP). */
@@ -200,7 +206,19 @@ function simToml(sites: readonly SiteSpec[]): string {
 export async function startMeshFleet(options: MeshFleetOptions): Promise<MeshFleet> {
   const timings = options.timings ?? FAST;
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-mesh-'));
-  const sim = await startSimProcess(simToml(options.sites));
+  let sim: SimFleetProcess | undefined;
+  try {
+    sim = await startSimProcess(simToml(options.sites));
+    return await startSites(options, timings, dir, sim);
+  } catch (error) {
+    // startSites stops the gateways it started; the sim and the directory are this function's.
+    await sim?.stop();
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function startSites(options: MeshFleetOptions, timings: MeshTimings, dir: string, sim: SimFleetProcess): Promise<MeshFleet> {
   const keys = new Map(options.sites.map((s) => [s.id, siteKeyMaterial()] as const));
   const extraKeys = new Map((options.extraPins ?? []).map((id) => [id, siteKeyMaterial()] as const));
   const taken = new Set<number>();

@@ -4,7 +4,7 @@
 // rejection, a back-off) and the feed sends it only then; the page turns instants into ages.
 
 import type { OwnSiteRow, SiteAdminRow } from '#src/mesh/index.ts';
-import type { SitesSource } from '../sites-view.ts';
+import { documentedModel, type SitesSource } from '../sites-view.ts';
 
 /** One word for a remote site's knowledge, shown as text and as the row's data-state attribute. */
 export type SiteState = 'fresh' | 'stale';
@@ -91,7 +91,7 @@ export interface RemoteModels {
 
 export function remoteModelsOf(source: SitesSource | undefined): RemoteModels[] {
   if (source === undefined) return [];
-  return source.remote().map((row) => ({ site: row.id, fresh: row.fresh, models: row.models }));
+  return source.remote().map((row) => ({ site: row.id, fresh: row.fresh, models: row.models.map(documentedModel) }));
 }
 
 /** Sets `key` in a map that keeps at most `limit` entries (the oldest written goes first). */

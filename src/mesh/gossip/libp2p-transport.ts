@@ -167,6 +167,13 @@ export class Libp2pTransport implements MeshTransport {
     });
     this.#dialer = dialer;
     node.addEventListener('peer:connect', (event) => opts.events?.connected?.(event.detail.toString()));
+    // A bootstrap peer seen again (it connected, or a record it signed was relayed to us) is dialled
+    // now, not when its back-off runs out (#20 item 8). 'message' fires only for accepted messages.
+    node.addEventListener('peer:connect', (event) => this.#call(() => dialer.peerSeen(event.detail.toString(), 'connected')));
+    pubsub.addEventListener('message', (event) => {
+      const message = event.detail;
+      if (message.type === 'signed') this.#call(() => dialer.peerSeen(message.from.toString(), 'message'));
+    });
     node.addEventListener('peer:disconnect', (event) => {
       const peer = event.detail.toString();
       this.#rate.forget(peer);

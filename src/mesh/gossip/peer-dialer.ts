@@ -1,6 +1,9 @@
 // Keeps the `[mesh] peers` bootstrap addresses connected: dials each one, and redials with
 // exponential back-off whenever a dial fails or the connection drops, for as long as the address
 // is configured. A reload (`setPeers`) dials the new addresses and forgets the removed ones.
+// A peer that shows it is up again — it connects to us, or its own record arrives relayed by
+// others — is dialled at once, its back-off started again (`seenAgain`, pure): on a cold start the
+// sites that come up last are otherwise found only when a back-off grown toward 30 s runs out.
 // The dialling itself is behind `Dialer`, so this loop is tested with a fake and a ManualClock.
 
 import { multiaddr } from '@multiformats/multiaddr';
@@ -39,14 +42,63 @@ export function parsePeerAddress(addr: string): DialTarget | { readonly problem:
   }
 }
 
+/** How a peer showed that it is up, though this site may not be connected to it. */
+export type PeerSighting =
+  /** A connection to it opened (either way): it dialled in, or another path reached it. */
+  | 'connected'
+  /** A message it signed arrived, relayed by other peers. */
+  | 'message';
+
+/** What the dialer knows about one bootstrap peer when it is seen (plain data, for `seenAgain`). */
+export interface SightingFacts {
+  readonly sighting: PeerSighting;
+  /** A connection to it is open now (ours or theirs). */
+  readonly connected: boolean;
+  /** A dial of ours is in flight. */
+  readonly dialing: boolean;
+  /** Failed dials (or short-lived connections) in a row. */
+  readonly attempt: number;
+  /** When a sighting last started the back-off again (monotonic ms); undefined = never. */
+  readonly lastResetAt: number | undefined;
+  readonly nowMs: number;
+}
+
+export type SightingAction =
+  /** Leave it be; `why` says which fact decided. */
+  | { readonly kind: 'none'; readonly why: 'dialing' | 'connected' | 'reset_recently' }
+  /** It is connected: cancel the pending redial; `reset` starts the back-off from the shortest delay. */
+  | { readonly kind: 'connected'; readonly reset: boolean }
+  /** Not connected but up: start the back-off again and dial it now. */
+  | { readonly kind: 'dial_now' };
+
+/**
+ * Pure: what seeing a bootstrap peer changes. Its back-off measured how long it had been away, so
+ * a sighting starts it again and a peer not connected is dialled now. At most one reset per
+ * `maxMs` (the longest back-off), so a peer that is up but unreachable from here (a wrong address,
+ * a firewall) and publishes every heartbeat is still dialled no more often than the back-off
+ * allows, and a flapping peer keeps climbing it. A sighting during our own dial changes nothing.
+ */
+export function seenAgain(facts: SightingFacts, policy: BackoffPolicy): SightingAction {
+  if (facts.dialing) return { kind: 'none', why: 'dialing' };
+  const resetAllowed = facts.lastResetAt === undefined || facts.nowMs - facts.lastResetAt >= policy.maxMs;
+  if (facts.connected) {
+    // Its messages arrive every heartbeat over the open connection: nothing to do for those.
+    if (facts.sighting === 'message') return { kind: 'none', why: 'connected' };
+    return { kind: 'connected', reset: facts.attempt > 0 && resetAllowed };
+  }
+  return resetAllowed ? { kind: 'dial_now' } : { kind: 'none', why: 'reset_recently' };
+}
+
 interface Entry {
   readonly target: DialTarget;
   /** Failed dials (or short-lived connections) in a row; sets the next delay. */
   attempt: number;
   timer: Timer | undefined;
   dialing: boolean;
-  /** When the last successful dial finished (monotonic ms), to tell a flapping peer from a stable one. */
+  /** When the current connection opened (monotonic ms), to tell a flapping peer from a stable one. */
   connectedAt: number | undefined;
+  /** When a sighting last started the back-off again (see `seenAgain`). */
+  lastResetAt: number | undefined;
 }
 
 export interface PeerDialerOptions {
@@ -82,7 +134,7 @@ export class PeerDialer {
     }
     for (const [addr, target] of wanted) {
       if (this.#entries.has(addr)) continue;
-      const entry: Entry = { target, attempt: 0, timer: undefined, dialing: false, connectedAt: undefined };
+      const entry: Entry = { target, attempt: 0, timer: undefined, dialing: false, connectedAt: undefined, lastResetAt: undefined };
       this.#entries.set(addr, entry);
       this.#schedule(entry, 0);
     }
@@ -101,6 +153,30 @@ export class PeerDialer {
     }
   }
 
+  /**
+   * `peerId` showed it is up: a connection to it opened, or a message it signed arrived. A
+   * bootstrap peer not connected is dialled now instead of at the end of its back-off.
+   */
+  peerSeen(peerId: string, sighting: PeerSighting): void {
+    if (this.#stopping.signal.aborted) return;
+    const now = this.#opts.clock.monotonicMs();
+    for (const entry of this.#entries.values()) {
+      if (entry.target.peerId !== peerId) continue;
+      const connected = this.#opts.dialer.connected(peerId);
+      const action = seenAgain({ sighting, connected, dialing: entry.dialing, attempt: entry.attempt, lastResetAt: entry.lastResetAt, nowMs: now }, this.#opts.policy);
+      if (action.kind === 'none') continue;
+      if (action.kind === 'connected') {
+        entry.timer?.cancel();
+        entry.timer = undefined;
+        entry.connectedAt = now;
+        if (action.reset) this.#reset(entry, now);
+        continue;
+      }
+      this.#reset(entry, now);
+      this.#schedule(entry, 0);
+    }
+  }
+
   /** The addresses currently configured (for tests and /admin). */
   targets(): readonly DialTarget[] {
     return [...this.#entries.values()].map((e) => e.target);
@@ -111,6 +187,11 @@ export class PeerDialer {
     this.#stopping.abort(new Error('mesh transport stopping'));
     for (const entry of this.#entries.values()) entry.timer?.cancel();
     this.#entries.clear();
+  }
+
+  #reset(entry: Entry, now: number): void {
+    entry.attempt = 0;
+    entry.lastResetAt = now;
   }
 
   #schedule(entry: Entry, delayMs: number): void {

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairFromSeed, publicKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromPublicKey } from '@libp2p/peer-id';
-import { generateSiteKeyFile, libp2pPrivateKey, loadSiteKey, newSiteKey, ownPinProblem, pinnedKeys, pinnedPublicKey } from '#src/mesh/site-key-file.ts';
+import { generateSiteKeyFile, keyFileModeProblem, libp2pPrivateKey, loadSiteKey, newSiteKey, ownPinProblem, pinnedKeys, pinnedPublicKey } from '#src/mesh/site-key-file.ts';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-key-'));
@@ -61,7 +61,7 @@ test('loading says clearly what is wrong with a key file', () =>
     ];
     for (const { name, content, error } of cases) {
       const path = join(dir, name);
-      if (content !== undefined) await writeFile(path, content);
+      if (content !== undefined) await writeFile(path, content, { mode: 0o600 });
       await assert.rejects(loadSiteKey(path), (thrown: Error) => {
         assert.match(thrown.message, error, name);
         assert.ok(thrown.message.includes(path), `${name}: names the file`);
@@ -93,3 +93,38 @@ test('pinned keys are built per site, and a site pinning itself with another key
   assert.equal(ownPinProblem('paris', [{ id: 'berlin', publicKey: theirs.publicKey }], mine), undefined, 'not pinning itself is fine');
   assert.match(ownPinProblem('paris', [{ id: 'paris', publicKey: theirs.publicKey }], mine) ?? '', /pins site "paris" \(this site\) with public key .* but key_file holds/);
 });
+
+test('keyFileModeProblem: only the owner may have access to a key file, as ssh requires (table)', () => {
+  const table: { mode: number; problem: RegExp | undefined }[] = [
+    { mode: 0o100600, problem: undefined },
+    { mode: 0o100400, problem: undefined },
+    { mode: 0o100700, problem: undefined },
+    { mode: 0o100644, problem: /mode 0644 lets its group and other users use the site key/ },
+    { mode: 0o100640, problem: /mode 0640 lets its group use the site key/ },
+    { mode: 0o100604, problem: /mode 0604 lets other users use the site key/ },
+    { mode: 0o100602, problem: /mode 0602 lets other users/ },
+    { mode: 0o100660, problem: /mode 0660 lets its group use/ },
+  ];
+  for (const { mode, problem } of table) {
+    const found = keyFileModeProblem('/etc/switchyard/site.key', mode);
+    if (problem === undefined) assert.equal(found, undefined, mode.toString(8));
+    else {
+      assert.match(found ?? '', problem, mode.toString(8));
+      assert.match(found ?? '', /^site key file \/etc\/switchyard\/site\.key: .*; run chmod 600 \/etc\/switchyard\/site\.key$/);
+    }
+  }
+});
+
+test('a key file others may read is refused with its mode and the fix; chmod 600 makes it load', () =>
+  withDir(async (dir) => {
+    const path = join(dir, 'site.key');
+    const key = newSiteKey();
+    await writeFile(path, key.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    await chmod(path, 0o644);
+    await assert.rejects(loadSiteKey(path), (thrown: Error) => {
+      assert.equal(thrown.message, `site key file ${path}: mode 0644 lets its group and other users use the site key (whoever reads it can sign as this site); run chmod 600 ${path}`);
+      return true;
+    });
+    await chmod(path, 0o600);
+    assert.equal((await loadSiteKey(path)).publicKey, key.publicKey);
+  }));

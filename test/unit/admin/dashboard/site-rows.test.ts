@@ -8,7 +8,7 @@ import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { SitesSource } from '#src/admin/sites-view.ts';
 import { NOTHING_SENT, sitesDelta, sitesSent } from '#src/admin/dashboard/dashboard-state.ts';
 import { DashboardHub } from '#src/admin/dashboard/dashboard-hub.ts';
-import { NO_MESH, setBounded, siteRow, sitesPanel, type SiteMemory, type SitesPanel } from '#src/admin/dashboard/site-rows.ts';
+import { NO_MESH, remoteModelsOf, setBounded, siteRow, sitesPanel, type SiteMemory, type SitesPanel } from '#src/admin/dashboard/site-rows.ts';
 import { freshnessTransition, reachabilityTransition, rejectionTransition } from '#src/admin/dashboard/transitions.ts';
 
 const NOW = 1_700_000_000_000;
@@ -141,4 +141,10 @@ test('the hub: mesh and forwarding events become transitions and site facts; the
   hub.close();
   meshEvents.emit('mesh:site-freshness', { site: 'b', fresh: false });
   assert.equal(hub.snapshot().transitions.length, 4, 'closed: no longer listening');
+});
+
+test("the Models view's remote models carry only the documented fields of a record's models", () => {
+  const loose = { id: 'm', ctx: 8192, on_demand: true, banner: '<img src=x>' };
+  const rows = remoteModelsOf(sourceOf(() => [admin('b', { models: [loose] })]));
+  assert.deepEqual(rows, [{ site: 'b', fresh: true, models: [{ id: 'm', ctx: 8192, on_demand: true }] }]);
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
-import { PeerDialer, parsePeerAddress, type DialTarget, type Dialer } from '#src/mesh/gossip/peer-dialer.ts';
+import { PeerDialer, parsePeerAddress, seenAgain, type DialTarget, type Dialer, type SightingAction } from '#src/mesh/gossip/peer-dialer.ts';
 
 const A = '12D3KooWFgMjaskj9ud8bnG2BpXLvN6YwCgqBr9fVUXa7r3vu8uY';
 const B = '12D3KooWJg5PpbSKkEfjEypKwXn5XA2bVWHxzP1kijoy2ZhXDUhB';
@@ -147,4 +147,89 @@ test('a peer already connected (it dialled us) is not dialled again', async () =
   await advance(clock, 5_000);
   assert.deepEqual(fake.dials, []);
   dialer.stop();
+});
+
+const POLICY = { baseMs: 500, maxMs: 4_000 };
+const facts = { sighting: 'message', connected: false, dialing: false, attempt: 5, lastResetAt: undefined, nowMs: 10_000 } as const;
+
+test('seenAgain: what a sighting of a bootstrap peer changes (table)', () => {
+  const table: { name: string; facts: Parameters<typeof seenAgain>[0]; want: SightingAction }[] = [
+    { name: 'its record arrives, not connected: dial now', facts, want: { kind: 'dial_now' } },
+    { name: 'it connected to us after failed dials: cancel the redial, start the back-off again', facts: { ...facts, sighting: 'connected', connected: true }, want: { kind: 'connected', reset: true } },
+    { name: 'it connected, no failed dials: nothing to reset', facts: { ...facts, sighting: 'connected', connected: true, attempt: 0 }, want: { kind: 'connected', reset: false } },
+    { name: 'its record over an open connection: nothing', facts: { ...facts, connected: true }, want: { kind: 'none', why: 'connected' } },
+    { name: 'during our own dial: nothing', facts: { ...facts, dialing: true }, want: { kind: 'none', why: 'dialing' } },
+    { name: 'reset less than maxMs ago: keep the back-off', facts: { ...facts, lastResetAt: 10_000 - 3_999 }, want: { kind: 'none', why: 'reset_recently' } },
+    { name: 'reset maxMs ago: dial now again', facts: { ...facts, lastResetAt: 10_000 - 4_000 }, want: { kind: 'dial_now' } },
+    { name: 'connected, reset recently: cancel the redial, keep climbing', facts: { ...facts, sighting: 'connected', connected: true, lastResetAt: 9_000 }, want: { kind: 'connected', reset: false } },
+  ];
+  for (const row of table) assert.deepEqual(seenAgain(row.facts, POLICY), row.want, row.name);
+});
+
+/** Lets A fail until its back-off is at the cap (4 s here); returns the time of its last dial. */
+async function atTheCap(clock: ManualClock, fake: FakeDialer, dialer: PeerDialer): Promise<number> {
+  dialer.setPeers([addrA]);
+  await advance(clock, 20_000);
+  return fake.dials.at(-1)!.at;
+}
+
+test('a bootstrap peer whose record arrives is dialled at once, not at the end of its back-off', async () => {
+  const { clock, fake, dialer } = setup();
+  const last = await atTheCap(clock, fake, dialer);
+  const before = fake.dials.length;
+  fake.up.add(A);
+  await advance(clock, 100); // still well inside the 2-4 s back-off
+  assert.ok(clock.now() - last < 2_000);
+  dialer.peerSeen(A, 'message');
+  await advance(clock, 50);
+  assert.equal(fake.dials.length, before + 1, 'dialled on the sighting');
+  assert.equal(fake.connected(A), true);
+  dialer.stop();
+});
+
+test('a sighting restarts the back-off from the shortest delay, at most once per maxMs', async () => {
+  const { clock, fake, dialer, failures } = setup();
+  await atTheCap(clock, fake, dialer);
+  dialer.peerSeen(A, 'message'); // up somewhere, but not reachable from here
+  await advance(clock, 50);
+  assert.equal(failures.at(-1), 500, 'the failed dial after a sighting waits the shortest delay');
+  const dials = fake.dials.length;
+  dialer.peerSeen(A, 'message'); // its next heartbeat: no second reset within maxMs
+  await advance(clock, 50);
+  assert.equal(fake.dials.length, dials);
+  dialer.stop();
+});
+
+test('a bootstrap peer that dials in cancels the pending redial; its drop redials after the shortest delay', async () => {
+  const { clock, fake, dialer } = setup();
+  await atTheCap(clock, fake, dialer);
+  fake.connectedPeers.add(A);
+  dialer.peerSeen(A, 'connected');
+  assert.equal(clock.pendingTimers(), 0, 'the pending redial is cancelled');
+  const dials = fake.dials.length;
+  await advance(clock, 1_000);
+  assert.equal(fake.dials.length, dials, 'no dial while it is connected');
+  // It drops after 1 s, well under maxMs: without the reset the redial would wait 2-4 s.
+  fake.up.add(A);
+  fake.connectedPeers.delete(A);
+  dialer.peerDisconnected(A);
+  const droppedAt = clock.now();
+  await advance(clock, 1_000);
+  assert.equal(fake.dials.length, dials + 1);
+  assert.equal(fake.dials.at(-1)!.at - droppedAt, 500);
+  dialer.stop();
+});
+
+test('a sighting of a peer that is not a bootstrap peer, or after stop, dials nothing', async () => {
+  const { clock, fake, dialer } = setup();
+  fake.up.add(A);
+  dialer.setPeers([addrA]);
+  await advance(clock, 100);
+  dialer.peerSeen(B, 'message');
+  dialer.peerSeen(B, 'connected');
+  await advance(clock, 1_000);
+  assert.deepEqual(fake.dials.map((d) => d.peer), [A]);
+  dialer.stop();
+  dialer.peerSeen(A, 'message');
+  assert.equal(clock.pendingTimers(), 0);
 });
