@@ -3,7 +3,6 @@
 // timers. Decisions live in pure functions (publisher.ts, freshness.ts, site-models.ts, the
 // acceptance function); this class only holds their state and does the I/O.
 
-import type { KeyObject } from 'node:crypto';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { MeshConfig } from '#src/config/types.ts';
@@ -17,14 +16,14 @@ import { OwnModelSet } from './own-set.ts';
 import { decidePublication, INITIAL_PUBLISHER, type PublishKind, type PublishTrigger } from './publisher.ts';
 import type { SiteRecord, SiteRecordLoad, SiteRecordModel } from './site-record.ts';
 import { RemoteSiteStore, type SiteAdminRow } from './site-store.ts';
-import type { MeshTransport, MessageVerdict, PeerAdmission } from './transport.ts';
+import type { MeshTransport, MessageVerdict } from './transport.ts';
 import { decodeWant, encodeWant } from './record-codec.ts';
 import { mayWant, type WantHistory } from './want.ts';
 import { RejectionLog } from './rejection-log.ts';
 import { RevisionKeeper } from './revision-keeper.ts';
 import type { RevisionStore } from './revision-state-file.ts';
 import { applicableRevisions } from './revision-state.ts';
-import { addressPeerId } from './site-peer-id.ts';
+import { meshTrust, type MeshTrust } from './mesh-trust.ts';
 import { verdictOf } from './verdict.ts';
 
 /** A want is {"want": "<site id>"}: a site id is at most 64 characters. */
@@ -56,10 +55,7 @@ export interface OwnSiteRow {
 export class MeshService {
   readonly #deps: MeshServiceDeps;
   #config: MeshConfig;
-  #pins: ReadonlyMap<string, KeyObject>;
-  #pinnedUrls: ReadonlyMap<string, string>;
-  /** Pinned sites' peer ids, `allowed_peers` and the peers `[mesh] peers` names. */
-  #admitted: ReadonlySet<string>;
+  #trust: MeshTrust;
   readonly #store: RemoteSiteStore;
   readonly #rejections = new RejectionLog();
   readonly #keeper: RevisionKeeper | undefined;
@@ -78,16 +74,14 @@ export class MeshService {
   constructor(deps: MeshServiceDeps) {
     this.#deps = deps;
     this.#config = deps.config;
-    this.#pins = this.#pinKeys(deps.config);
-    this.#pinnedUrls = pinnedUrlsOf(deps.config);
+    this.#trust = meshTrust(deps.config, deps.codec);
     this.#store = new RemoteSiteStore({ ownSite: deps.config.site, pins: deps.config.sites, digestOf: (m) => deps.codec.digestOf(m) });
     this.#own = new OwnModelSet(deps.sources);
-    this.#admitted = this.#admittedPeers(deps.config);
     this.#keeper =
       deps.revisions === undefined
         ? undefined
         : new RevisionKeeper(deps.revisions, deps.clock, () => this.#store.heldRevisions(), (problem) => deps.events.emit('mesh:state-failed', { problem }));
-    deps.transport.admit(this.#admission());
+    deps.transport.admit(this.#trust.admission);
     deps.transport.onMessage((data, peer) => this.#receive(data, peer));
     deps.transport.onPeerJoined(() => this.#consider('peer_joined'));
   }
@@ -118,13 +112,11 @@ export class MeshService {
    */
   reconfigure(next: MeshConfig): void {
     const previous = this.#config;
-    this.#pins = this.#pinKeys(next);
-    this.#pinnedUrls = pinnedUrlsOf(next);
+    this.#trust = meshTrust(next, this.#deps.codec);
     this.#config = next;
     this.#store.setPins(next.sites, next.site);
-    this.#admitted = this.#admittedPeers(next);
-    this.#deps.transport.admit(this.#admission());
-    this.#reported = new Map([...this.#reported].filter(([site]) => this.#pins.has(site)));
+    this.#deps.transport.admit(this.#trust.admission);
+    this.#reported = new Map([...this.#reported].filter(([site]) => this.#trust.pins.has(site)));
     if (next.peers.join('\n') !== previous.peers.join('\n')) this.#deps.transport.setPeers(next.peers);
     if (next.heartbeatMs !== previous.heartbeatMs && this.#running) this.#scheduleHeartbeat();
     this.#checkFreshness();
@@ -159,21 +151,6 @@ export class MeshService {
 
   transportStats(): ReturnType<MeshTransport['stats']> {
     return this.#deps.transport.stats();
-  }
-
-  /** Who may stay connected and be heard: every pinned site (its peer id is its key), allowed_peers, the bootstrap peers. */
-  #admittedPeers(config: MeshConfig): ReadonlySet<string> {
-    const sites = config.sites.filter((p) => p.id !== config.site).map((p) => this.#deps.codec.peerIdOf(p.publicKey));
-    const bootstrap = config.peers.flatMap((addr) => addressPeerId(addr) ?? []);
-    return new Set([...sites, ...config.allowedPeers, ...bootstrap]);
-  }
-
-  #admission(): PeerAdmission {
-    return { peers: this.#admitted, maxMessagesPerSecond: this.#config.maxPeerMessagesPerSecond };
-  }
-
-  #pinKeys(config: MeshConfig): Map<string, KeyObject> {
-    return new Map(config.sites.filter((p) => p.id !== config.site).map((p) => [p.id, this.#deps.codec.pinnedKey(p.publicKey)]));
   }
 
   #scheduleHeartbeat(): void {
@@ -242,7 +219,7 @@ export class MeshService {
     if (wanted !== undefined) {
       // Only sites and admitted peers may ask: a want makes its target publish in full, and an
       // outsider's want would only harvest records to replay.
-      if (!this.#admitted.has(peer)) {
+      if (!this.#trust.admitted.has(peer)) {
         this.#deps.events.emit('mesh:want-ignored', { peer });
         return 'ignore';
       }
@@ -254,10 +231,10 @@ export class MeshService {
     const outcome = this.#store.apply(judgement, peer, now);
     if (outcome.kind === 'rejected') {
       const { reason, site, detail } = outcome;
-      const knownAuthor = this.#admitted.has(peer);
+      const knownAuthor = this.#trust.admitted.has(peer);
       const note = this.#rejections.note(peer, reason, now);
       this.#deps.events.emit('mesh:record-rejected', { reason, site, peer, detail, log: note.log, suppressed: note.suppressed, knownAuthor });
-      if (reason === 'unknown_digest' && site !== undefined && this.#pins.has(site)) this.#want(site);
+      if (reason === 'unknown_digest' && site !== undefined && this.#trust.pins.has(site)) this.#want(site);
       return verdictOf({ kind: 'rejected', reason, site, detail });
     }
     if (outcome.full) this.#wantsSent.delete(outcome.site);
@@ -273,8 +250,8 @@ export class MeshService {
     const c = this.#config;
     try {
       return this.#deps.codec.judge(data, {
-        pins: this.#pins,
-        pinnedUrls: this.#pinnedUrls,
+        pins: this.#trust.pins,
+        pinnedUrls: this.#trust.pinnedUrls,
         highestRevision: (site) => this.#store.highestRevision(site),
         knownModels: (site, digest) => this.#store.knownModels(site, digest),
         nowWallMs: this.#deps.clock.now(),
@@ -316,9 +293,4 @@ export class MeshService {
     const due = nextExpiry(accepted.values(), now, this.#config.freshnessMs);
     if (due !== undefined) this.#freshnessTimer = this.#deps.clock.setTimeout(() => this.#checkFreshness(), due - now);
   }
-}
-
-/** The url pinned for each remote site that pins one (`[[mesh.sites]] url`). */
-function pinnedUrlsOf(config: MeshConfig): ReadonlyMap<string, string> {
-  return new Map(config.sites.flatMap((p) => (p.id !== config.site && p.url !== undefined ? [[p.id, p.url] as const] : [])));
 }

@@ -12,8 +12,7 @@ import { tcp } from '@libp2p/tcp';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { identify } from '@libp2p/identify';
-import { gossipsub, TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
-import { createTopicScoreParams } from '@libp2p/gossipsub/score';
+import { TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import type { PrivateKey } from '@libp2p/interface';
@@ -23,6 +22,7 @@ import type { MeshTransport, MessageVerdict, PeerAdmission } from '../transport.
 import { PeerRate } from '../peer-rate.ts';
 import { worstVerdict } from '../verdict.ts';
 import { ByteMeter } from './byte-meter.ts';
+import { RESULT, sitesGossipsub } from './sites-gossipsub.ts';
 import { DEFAULT_REDIAL, type BackoffPolicy } from './backoff.ts';
 import { PeerDialer, type DialerEvents, type DialTarget } from './peer-dialer.ts';
 
@@ -59,39 +59,8 @@ export interface Libp2pTransportOptions {
   readonly events?: TransportEvents;
 }
 
-/**
- * One RPC frame may carry several messages (an IWANT answer batches them) plus control entries,
- * so the frame bound is a multiple of the message bound; the per-message bound is the validator's.
- */
-function frameLimit(maxMessageBytes: number): number {
-  return maxMessageBytes * 8 + 64 * 1024;
-}
-
 /** What the transport does before anything calls admit(): every peer, and no bound a site would reach. */
 const OPEN_ADMISSION: PeerAdmission = Object.freeze({ peers: undefined, maxMessagesPerSecond: 100_000 });
-
-const RESULT: Readonly<Record<MessageVerdict, TopicValidatorResult>> = Object.freeze({
-  accept: TopicValidatorResult.Accept,
-  reject: TopicValidatorResult.Reject,
-  ignore: TopicValidatorResult.Ignore,
-});
-
-/**
- * gossipsub's peer score on the sites topic counts only rejected messages (P4, squared): a few
- * and the peer's score falls below the gossip, publish and then graylist thresholds (-10, -50,
- * -80: its RPCs are then ignored). The counter decays by 0.9 a second, so an honest peer that
- * relayed one bad record recovers within seconds, and a flood keeps its sender graylisted. The
- * other topic terms (time in mesh, deliveries) are off: meshes here are small and quiet.
- */
-const SITES_TOPIC_SCORE = Object.freeze(createTopicScoreParams({
-  topicWeight: 1,
-  timeInMeshWeight: 0,
-  firstMessageDeliveriesWeight: 0,
-  meshMessageDeliveriesWeight: 0,
-  meshFailurePenaltyWeight: 0,
-  invalidMessageDeliveriesWeight: -1,
-  invalidMessageDeliveriesDecay: 0.9,
-}));
 
 /** The line of a libp2p start error that names the problem (its message also suggests libp2p options). */
 function listenProblem(error: unknown): string {
@@ -199,26 +168,7 @@ export class Libp2pTransport implements MeshTransport {
       },
       services: {
         identify: identify(),
-        pubsub: gossipsub({
-          // Records are signed by the site key, and so are the gossipsub envelopes (the same key):
-          // a message's `from` is the libp2p peer that really sent it.
-          globalSignaturePolicy: 'StrictSign',
-          // A site publishes whether or not anyone listens yet; heartbeats reach late joiners.
-          allowPublishToZeroTopicPeers: true,
-          emitSelf: false,
-          // Identical bytes twice (e.g. a "want" repeated within the seen-cache window) are a no-op,
-          // not an error: records themselves always differ, their revision rises.
-          ignoreDuplicatePublishError: true,
-          // Own records go to every connected subscriber, not only the D mesh peers: meshes here are
-          // small (tens of sites), records are small, and a change should arrive in one hop.
-          floodPublish: true,
-          // Heartbeat interval and D/Dlo/Dhi stay at gossipsub's defaults (1 s; 6/4/12).
-          allowedTopics: [SITES_TOPIC],
-          maxInboundDataLength: frameLimit(opts.maxMessageBytes),
-          metricsRegister: this.#meter.register(),
-          metricsTopicStrToLabel: new Map([[SITES_TOPIC, 'sites']]),
-          scoreParams: { topics: { [SITES_TOPIC]: SITES_TOPIC_SCORE } },
-        }),
+        pubsub: sitesGossipsub(opts.maxMessageBytes, this.#meter),
       },
     });
   }

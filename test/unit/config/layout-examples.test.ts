@@ -44,7 +44,7 @@ test('examples/wol-desktop.toml: a desktop GPU woken by Wake-on-LAN beside an al
 
 test('examples/switchyard.service: serve with the system config, reload by SIGHUP', async () => {
   const unit = await repoFile('examples/switchyard.service');
-  assert.match(unit, /^ExecStart=\S+ \S+\/bin\/switchyard\.js serve --config \/etc\/switchyard\/switchyard\.toml$/m);
+  assert.match(unit, /^ExecStart=\S+ (?:--\S+ )*\S+\/bin\/switchyard\.js serve --config \/etc\/switchyard\/switchyard\.toml$/m);
   assert.match(unit, /^ExecReload=\/bin\/kill -HUP \$MAINPID$/m);
   assert.match(unit, /^\[Install\]\nWantedBy=multi-user\.target$/m);
 });
