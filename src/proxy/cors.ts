@@ -30,10 +30,14 @@ export function allowedOrigin(origins: CorsOrigins, origin: string | undefined):
   return origins.includes(origin) ? origin : undefined;
 }
 
-/** Pure: the headers a real answer to `origin` carries; empty for an origin that is not allowed. */
+/**
+ * Pure: the headers a real answer to `origin` carries. An origin that is not allowed gets no
+ * Access-Control-* header; with a list of origins every answer still says `Vary: Origin`, so a
+ * cache in front of the gateway never hands one origin the answer it kept for another.
+ */
 export function answerCorsHeaders(origins: CorsOrigins, origin: string | undefined): Record<string, string> {
   const allowed = allowedOrigin(origins, origin);
-  if (allowed === undefined) return {};
+  if (allowed === undefined) return origins !== '*' && origins.length > 0 ? { vary: 'Origin' } : {};
   return {
     'access-control-allow-origin': allowed,
     'access-control-expose-headers': CORS_EXPOSED_HEADERS.join(', '),

@@ -22,10 +22,12 @@ test('allowedOrigin: off, "*", a list; no Origin never gets one', () => {
   for (const [origins, origin, expected] of table) assert.equal(allowedOrigin(origins, origin), expected, `${String(origins)} ${String(origin)}`);
 });
 
-test('answerCorsHeaders: Vary only for an echoed origin, nothing for others', () => {
+test('answerCorsHeaders: Access-Control-* only for an allowed origin; with a list, Vary: Origin on every answer', () => {
   assert.deepEqual(Object.keys(answerCorsHeaders([A], A)).sort(), ['access-control-allow-origin', 'access-control-expose-headers', 'vary']);
   assert.equal(answerCorsHeaders('*', A)['vary'], undefined);
-  assert.deepEqual(answerCorsHeaders([A], 'https://b.example'), {});
+  assert.deepEqual(answerCorsHeaders([A], 'https://b.example'), { vary: 'Origin' });
+  assert.deepEqual(answerCorsHeaders([A], undefined), { vary: 'Origin' });
+  assert.deepEqual(answerCorsHeaders([], A), {});
 });
 
 test('preflightHeaders: methods, base and requested headers (well-formed, bounded), max-age', () => {
