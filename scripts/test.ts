@@ -59,7 +59,7 @@ function parseOptions(argv: readonly string[]): Options {
   const { values, positionals } = parsed;
   return {
     concurrency: Math.floor(positive('concurrency', values.concurrency, 4)),
-    testTimeoutMs: positive('test-timeout', values['test-timeout'], 120_000),
+    testTimeoutMs: positive('test-timeout', values['test-timeout'], 300_000),
     fileBoundMs: positive('file-bound', values['file-bound'], 600) * 1_000,
     runBoundMs: positive('run-bound', values['run-bound'], 90) * 60_000,
     patterns: positionals.length > 0 ? positionals : ['test/**/*.test.ts'],
