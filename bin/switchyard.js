@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Entry shim: Node 24 runs the TypeScript sources directly (type stripping). `npm ci` installs a
-// Node 24 binary into node_modules/.bin, which npm scripts and `npx switchyard` put first on PATH.
+// Entry shim: Node 24 runs the TypeScript sources directly (type stripping). The `node` dependency
+// installs a Node 24 binary into node_modules (also with `npm ci --omit=dev`); npm scripts and
+// `npx switchyard` put it first on PATH. Started by an older Node, the shim runs the same command
+// under that Node 24 (src/ needs it) and ends as it ends.
 
 // The very first thing, before anything that takes time: SIGHUP's default action ends the process,
 // so count the SIGHUPs that arrive while the sources load and hand them over; runCli installs its
@@ -16,11 +18,8 @@ process.on('SIGHUP', countHangup);
 
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
-  process.stderr.write(
-    `switchyard needs Node.js 24 or newer (this is ${process.versions.node}).\n` +
-      'Run it through npm, which uses the Node 24 that `npm ci` installed: `npm start`, or `npx switchyard ...`.\n',
-  );
-  process.exit(1);
+  const { runUnderBundledNode } = await import('./older-node.js');
+  process.exit(await runUnderBundledNode());
 }
 
 const { runCli } = await import('../src/cli/main.ts');

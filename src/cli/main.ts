@@ -12,21 +12,24 @@ import { runKeygen } from './keygen.ts';
 import { HangupRelay } from './hangups.ts';
 import { EXIT_INTERNAL_ERROR, installCrashPolicy } from './crash-policy.ts';
 import { commandHelp, packageVersion, USAGE, wantsHelp } from './usage.ts';
+import { optionsProblem, type AcceptedOptions } from './options.ts';
 
 interface CommandEntry {
   readonly run: Command;
   /** What SIGHUP means for it: re-read the config, or stop like SIGINT (a closed terminal). */
   readonly onHangup: 'reload' | 'stop';
+  /** What it takes; anything else is refused (exit 2) before it runs. */
+  readonly options: AcceptedOptions;
 }
 
 const COMMANDS: Readonly<Record<string, CommandEntry>> = {
-  serve: { run: runServe, onHangup: 'reload' },
-  'check-config': { run: runCheckConfig, onHangup: 'stop' },
-  sim: { run: runSim, onHangup: 'stop' },
-  demo: { run: runDemo, onHangup: 'stop' },
-  init: { run: runInit, onHangup: 'stop' },
-  status: { run: runStatus, onHangup: 'stop' },
-  keygen: { run: runKeygen, onHangup: 'stop' },
+  serve: { run: runServe, onHangup: 'reload', options: { valued: ['config', 'log-format'] } },
+  'check-config': { run: runCheckConfig, onHangup: 'stop', options: { valued: ['config'], positionals: 'any' } },
+  sim: { run: runSim, onHangup: 'stop', options: { valued: ['config'] } },
+  demo: { run: runDemo, onHangup: 'stop', options: { valued: ['port'] } },
+  init: { run: runInit, onHangup: 'stop', options: { valued: ['out', 'listen', 'timeout'], flags: ['force'], positionals: 'any' } },
+  status: { run: runStatus, onHangup: 'stop', options: { valued: ['url', 'config', 'token'], flags: ['watch'] } },
+  keygen: { run: runKeygen, onHangup: 'stop', options: { valued: ['out'] } },
 };
 
 export interface CliStart {
@@ -57,6 +60,11 @@ export async function runCli(argv: readonly string[], start: CliStart = { hangup
   if (help !== undefined && wantsHelp(rest)) {
     process.stdout.write(help);
     return 0;
+  }
+  const problem = optionsProblem(rest, command.options);
+  if (problem !== undefined) {
+    process.stderr.write(`switchyard ${name}: ${problem}\n\n${help ?? `switchyard ${name} --help lists what it takes\n`}`);
+    return 2;
   }
   const controller = new AbortController();
   const stop = (): void => controller.abort();

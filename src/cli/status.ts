@@ -8,23 +8,26 @@ import { sleep, systemClock, type Clock } from '#src/core/clock.ts';
 import { flagValue, hasFlag, type CliIo, type Command } from './io.ts';
 import { fetchHostsReport } from './status-report.ts';
 import { visibleText } from '#src/core/visible-text.js';
+import { DEFAULT_STATUS_URL, findStatusTarget } from './status-target.ts';
 import { STATUS_GATEWAY_DOWN, statusExitCode, statusSummary, statusTable, unknownStatuses } from './status-table.ts';
 
-const USAGE = `usage: switchyard status [--url GATEWAY] [--token T] [--watch]
+const USAGE = `usage: switchyard status [--url GATEWAY] [--token T] [--watch] [--config FILE]
 
-  --url GATEWAY   the gateway's admin address (default http://127.0.0.1:8080)
-  --token T       the admin token ([admin] token); or set SWITCHYARD_ADMIN_TOKEN
+  --url GATEWAY   the gateway's admin address; without it, the admin (else main) listen address
+                  of the config serve would run (--config FILE, ./switchyard.toml, then
+                  /etc/switchyard/switchyard.toml), or http://127.0.0.1:8080 when there is none
+  --config FILE   the config to take the address (and [admin] token) from
+  --token T       the admin token; or set SWITCHYARD_ADMIN_TOKEN; else the config's [admin] token
   --watch         redraw every second until Ctrl-C
 
 exit: 0 every node alive, 1 some node dead, 3 gateway down, refused, or reporting a status
       word this version does not know, 2 usage error
 `;
 
-const DEFAULT_URL = 'http://127.0.0.1:8080';
 const WATCH_INTERVAL_MS = 1_000;
 /** Moves the cursor home and clears the screen, so each redraw replaces the last. */
 const CLEAR_SCREEN = '\x1b[H\x1b[2J';
-const KNOWN_FLAGS = new Set(['--url', '--token', '--watch']);
+const KNOWN_FLAGS = new Set(['--url', '--config', '--token', '--watch']);
 
 /**
  * The system clock with timers that keep the process alive: systemClock's are unref'd (a loop's
@@ -52,8 +55,14 @@ export function statusCommand(clock: Clock): Command {
       io.stderr.write(`switchyard status: ${problem}\n\n${USAGE}`);
       return 2;
     }
-    const url = flagValue(argv, 'url') ?? DEFAULT_URL;
-    const token = flagValue(argv, 'token') ?? io.env.SWITCHYARD_ADMIN_TOKEN;
+    const given = flagValue(argv, 'url');
+    const found = given === undefined ? await findStatusTarget(flagValue(argv, 'config'), io.env) : undefined;
+    if (found?.ok === false) {
+      io.stderr.write(`switchyard status: ${found.problem}\n`);
+      return 2;
+    }
+    const url = given ?? (found?.ok === true ? found.target.url : DEFAULT_STATUS_URL);
+    const token = flagValue(argv, 'token') ?? io.env.SWITCHYARD_ADMIN_TOKEN ?? (found?.ok === true ? found.target.token : undefined);
     if (!hasFlag(argv, 'watch')) return showOnce(url, token, io, clock, '');
     let code = 0;
     while (!io.signal.aborted) {
@@ -94,6 +103,7 @@ function usageProblem(argv: readonly string[]): string | undefined {
     }
   }
   const url = flagValue(argv, 'url');
+  if (url !== undefined && flagValue(argv, 'config') !== undefined) return 'give --url or --config, not both';
   if (url !== undefined && !URL.canParse(url)) return `--url '${url}' is not a URL, e.g. http://127.0.0.1:8080`;
   if (url !== undefined && !/^https?:$/.test(new URL(url).protocol)) return `--url must be http:// or https://, got '${url}'`;
   return undefined;

@@ -25,7 +25,7 @@ async function run(args: readonly string[], cwd = process.cwd(), until?: RegExp)
   child.stdout.on('data', () => {
     if (until !== undefined && until.test(stdout + stderr)) child.kill('SIGTERM');
   });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(killer);
   return { code, stdout, stderr };

@@ -65,7 +65,10 @@ after(async () => {
 async function runToExit(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; process: RunningProcess }> {
   const cli = startCli(args, env);
   const code = await new Promise<number | null>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`switchyard ${args.join(' ')} did not exit; stdout: ${cli.lines.join('\n')}`)), 30_000);
+    const timer = setTimeout(() => {
+      cli.child.kill('SIGKILL');
+      reject(new Error(`switchyard ${args.join(' ')} did not exit; stdout: ${cli.lines.join('\n')}`));
+    }, 120_000);
     cli.child.once('exit', (exitCode) => {
       clearTimeout(timer);
       resolve(exitCode);
