@@ -32,9 +32,9 @@ before(async () => {
   ].join('\n');
   const fleet = '[[node]]\nname = "a-gpu"\nkind = "vllm"\nmodels = ["m-a"]\ncontext = 8192\n';
   a = await startFleetAndGateway(fleet, (sim) => gatewayToml([{ name: 'a-gpu', url: sim.url('a-gpu'), kind: 'vllm' }], mesh), {
-    meshGossip: { key: keys.a, transport: () => bus.transport('peer-a') },
+    meshGossip: { key: keys.a, transport: (own) => bus.transport('peer-a', own.peerId) },
   });
-  b = bus.transport('peer-b');
+  b = bus.transport('peer-b', keys.b.peerId);
   await b.start();
 });
 
