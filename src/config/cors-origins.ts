@@ -13,7 +13,7 @@ const ORIGIN_FORM = 'an origin such as "https://app.example.com" (scheme, host a
 /** Pure: one origin as a browser serialises it, or why it is not one. */
 export function parseOrigin(text: string): ParseResult<string> {
   if (text === '*') return invalid('"*" allows every origin on its own: write cors_origins = "*" instead of a list');
-  if (text === 'null') return invalid('the "null" origin (sandboxed frames, file: pages) cannot be allowed: any page can claim it');
+  if (text === 'null') return invalid('the "null" origin (sandboxed frames, file: pages) cannot be allowed, since every page can claim it');
   if (!URL.canParse(text)) return invalid(`must be ${ORIGIN_FORM}`);
   const url = new URL(text);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return invalid(`must be an http or https origin, ${ORIGIN_FORM}`);

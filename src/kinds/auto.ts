@@ -39,7 +39,7 @@ export const auto: ServerKind = {
   llamaLike: false,
   // A node not yet told apart may be an Ollama: cautious until it answers /props as a llama-server.
   silentlyTruncates: true,
-  // Unknown kind: any kind's rule, the specific ones first. Safe because the node is sent the id it
+  // Unknown kind: the first kind's rule that finds the name, the specific ones first. Safe because the node is sent the id it
   // listed, never the name as typed: a rule of the wrong kind can only find a name the node knows.
   resolveModelName: (requested, listed) =>
     DETECTABLE.reduce<string | undefined>((found, kind) => found ?? kind.resolveModelName(requested, listed), undefined),

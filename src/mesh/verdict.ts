@@ -16,7 +16,7 @@ export function verdictOf(judgement: Judgement): MessageVerdict {
   return IGNORED.includes(judgement.reason) ? 'ignore' : 'reject';
 }
 
-/** Several judges of one message: any rejection rejects, else any ignore ignores; no judge at all ignores (nothing to deliver to). */
+/** Several judges of one message — one rejection rejects, else one ignore ignores; no judge at all ignores (nothing to deliver to). */
 export function worstVerdict(verdicts: readonly MessageVerdict[]): MessageVerdict {
   if (verdicts.includes('reject')) return 'reject';
   if (verdicts.includes('ignore') || verdicts.length === 0) return 'ignore';

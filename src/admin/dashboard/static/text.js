@@ -6,7 +6,7 @@
 import { html } from './html.js';
 import { visibleText } from './visible-text.js';
 
-/** The text to show: any value, as a string, controls and bidi characters visible. */
+/** The text to show for a value, as a string, controls and bidi characters visible. */
 export function shown(value) {
   return visibleText(String(value ?? ''));
 }
