@@ -158,7 +158,8 @@ test(`${RELOADS} SIGHUP reloads during a ${RELOAD_LOAD_MS / 1000} s load (a node
   const leaks = await drainFigures({ url: gw.url, nodes: sim.nodes }, rssBefore, ['n1', 'n2', 'n3']);
   table.add({ name: 'SIGHUP reload under load', note: `${RELOADS} reloads in ${RELOAD_LOAD_MS / 1000} s`, tally, leaks });
   assert.equal(tally.clientErrors, 0, summary(tally));
-  assert.ok(tally.sent > 500, summary(tally));
+  // Enough traffic to cross every reload (about 5 requests per reload); the rate itself is the bench's.
+  assert.ok(tally.sent > 200, summary(tally));
   assert.ok((tally.byNode.n3 ?? 0) > 0, `the node that comes and goes served too: ${summary(tally)}`);
   // Thousands of requests plus 100 rounds of replaced pools in 10 s let V8 grow its heap further
   // than a short case does (RSS up to ~90 MiB here); heap snapshots after 100 and 1,100 reloads

@@ -152,8 +152,12 @@ test('a partitioned site goes stale for the others and converges when the partit
   await eventually(async () => (await remote('a', 'c')).fresh && ids(await remote('a', 'c')).length === 0 && (await remote('c', 'b')).fresh, 5_000, 'converged after heal');
   await setSimFaults(site('c').sim.url('c-gpu'), { models: 'none' });
   await eventually(async () => ids(await remote('a', 'c')).includes('m-c'), 10_000, 'm-c back');
-  const staleLogs = site('a').gw.logs().filter((l) => l.msg === 'mesh site stale: its models are not routed to until a newer record arrives' && l.site === 'c');
-  assert.equal(staleLogs.length, 1, 'the transition is logged once');
+  // Each transition is logged once: stale and fresh lines for c alternate (on a busy machine c may
+  // also flap on its own heartbeats, each flap being a real transition, logged once).
+  const STALE = 'mesh site stale: its models are not routed to until a newer record arrives';
+  const transitions = site('a').gw.logs().filter((l) => (l.msg === STALE || l.msg === 'mesh site fresh') && l.site === 'c').map((l) => (l.msg === STALE ? 'stale' : 'fresh'));
+  assert.ok(transitions.includes('stale'), `the stale transition is logged: ${transitions.join(' ')}`);
+  assert.ok(transitions.every((t, i) => i === 0 || t !== transitions[i - 1]), `each transition is logged once: ${transitions.join(' ')}`);
 });
 
 test('forged, replayed and over-cap records are rejected by every site and change nothing', async () => {
