@@ -4,7 +4,7 @@
 // own terms: 503 + Retry-After, which sites were tried and why each failed (status and code).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 import { chatBody } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
 
@@ -13,8 +13,7 @@ const mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000 });
 before(async () => {
   await mesh.start();
   await mesh.waitListed('a', 'm-c', 'c');
-  const a = mesh.site('a').gw.url;
-  await eventually(async () => (await httpJson('POST', `${a}/v1/chat/completions`, chatBody('m-c'))).status === 200, 10_000, 'a forwards m-c to c');
+  await mesh.waitServed('a', 'm-c');
 });
 after(() => mesh.close());
 

@@ -19,8 +19,7 @@ type Sites = { site: string; reason: string; detail?: string }[];
 before(async () => {
   await mesh.start();
   await mesh.waitListed('a', 'm-c', 'c');
-  const a = mesh.site('a').gw.url;
-  await eventually(async () => (await httpJson('POST', `${a}/v1/chat/completions`, chatBody('m-c'))).status === 200, 10_000, 'a forwards m-c to c');
+  await mesh.waitServed('a', 'm-c');
 });
 after(() => mesh.close());
 
