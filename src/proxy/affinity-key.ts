@@ -1,8 +1,11 @@
-// Pure: the key the `affinity` policy hashes for one request — the configured header's value, else
-// the body's `user` field, else the first N characters of the prompt (prefix affinity: requests
-// that open alike go alike). Prefixed by source so a header value never collides with a user name.
+// Pure: the request features a selection policy may read, read from one request (routing/ says
+// which its policy reads: `requestFeaturesFor`). The affinity key is the configured header's value,
+// else the body's `user` field, else the first N characters of the prompt (prefix affinity: requests
+// that open alike go alike), prefixed by source so a header value never collides with a user name.
+// The prompt prefix is the prompt's text from its start (what a prefix cache holds).
 
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FeatureReaders } from '#src/routing/index.ts';
 import { promptText } from './prompt-size.ts';
 
 export interface AffinitySettings {
@@ -31,4 +34,17 @@ export function affinityKeyOf(
 export function promptPrefixOf(endpoint: string, json: Readonly<Record<string, unknown>>, maxChars: number): string | undefined {
   const text = promptText(endpoint, json).pieces.join('\n').slice(0, maxChars);
   return text === '' ? undefined : text;
+}
+
+/** Each feature's reader over one request; nothing is read until routing asks for a feature. */
+export function featureReaders(
+  headers: IncomingHttpHeaders,
+  endpoint: string,
+  json: Readonly<Record<string, unknown>>,
+  settings: AffinitySettings,
+): FeatureReaders {
+  return {
+    affinityKey: () => affinityKeyOf(headers, endpoint, json, settings),
+    promptPrefix: () => promptPrefixOf(endpoint, json, settings.cachePromptChars),
+  };
 }

@@ -8,7 +8,7 @@ import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
-import { mayTruncateAt, servedModelName, type RouteRequest } from '#src/routing/index.ts';
+import { mayTruncateAt, requestFeaturesFor, servedModelName, type RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor, type Scheduler } from '#src/scheduler/index.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
@@ -18,7 +18,7 @@ import { promptText, requestedMaxTokens, typicalTokens } from './prompt-size.ts'
 import { learnFromAnswer, sizePrompt } from './size-prompt.ts';
 import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
-import { affinityKeyOf, promptPrefixOf } from './affinity-key.ts';
+import { featureReaders } from './affinity-key.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
 import { startRequestReport, type RequestReport } from './request-report.ts';
@@ -116,8 +116,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const { upper: promptTokens, exact } = bounds;
 
   const policy = resolved.policy ?? settings.policy;
-  const affinityKey = policy === 'affinity' ? affinityKeyOf(req.headers, endpoint, resolved.json, settings) : undefined;
-  const promptPrefix = policy === 'cache-aware' ? promptPrefixOf(endpoint, resolved.json, settings.cachePromptChars) : undefined;
+  const { affinityKey, promptPrefix } = requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
   const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix };
   let routeRequest: RouteRequest = routeRequestFor(facts, settings);
   const failures: string[] = [];

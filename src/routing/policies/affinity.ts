@@ -10,6 +10,10 @@ import type { NodeSpec } from '#src/config/index.ts';
 import { fnv1a32, mix32 } from './hash.ts';
 import { inFlights, pickLowest } from './least-in-flight.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
+import type { RequestFeature } from './request-features.ts';
+
+/** The request features it reads: the key it hashes. */
+export const AFFINITY_READS: readonly RequestFeature[] = Object.freeze(['affinityKey']);
 
 /** The most in-flight requests a node may hold for keyed traffic, this request included in the average. */
 export function loadBound(totalInFlight: number, candidates: number, epsilon: number): number {
@@ -29,6 +33,7 @@ export function affinity(context: PolicyContext): SelectionPolicy {
   let turn = 0;
   return {
     name: 'affinity',
+    reads: AFFINITY_READS,
     choose(req, candidates, snapshot) {
       if (candidates.length === 0) return undefined;
       const loads = inFlights(candidates, snapshot);

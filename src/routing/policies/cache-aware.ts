@@ -9,6 +9,7 @@ import type { RouteRequest } from '../route-request.ts';
 import { inFlights, pickLowest } from './least-in-flight.ts';
 import { PrefixTree } from './prefix-tree.ts';
 import type { CacheAwareSettings, PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
+import type { RequestFeature } from './request-features.ts';
 
 export type { CacheAwareSettings };
 
@@ -31,6 +32,9 @@ export interface CacheAwarePolicy extends SelectionPolicy {
   hits(): PrefixHitFigures;
 }
 
+/** The request features it reads: the prompt's start it matches. */
+export const CACHE_AWARE_READS: readonly RequestFeature[] = Object.freeze(['promptPrefix']);
+
 export function cacheAware(context: PolicyContext): CacheAwarePolicy {
   const settings = context.cacheAware();
   const tree = new PrefixTree(settings.maxTreeChars);
@@ -39,6 +43,7 @@ export function cacheAware(context: PolicyContext): CacheAwarePolicy {
   let turn = 0;
   return {
     name: 'cache-aware',
+    reads: CACHE_AWARE_READS,
     hits: () => ({ matchedChars, promptChars }),
     choose(req, candidates, snapshot) {
       const decided = decide(req, candidates, snapshot);

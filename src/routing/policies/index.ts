@@ -4,27 +4,42 @@
 import type { PolicyName } from '#src/config/index.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouteRequest } from '../route-request.ts';
-import { affinity } from './affinity.ts';
-import { cacheAware, type PrefixHitFigures } from './cache-aware.ts';
-import { leastInFlight } from './least-in-flight.ts';
-import { leastLoaded } from './least-loaded.ts';
-import { roundRobin } from './round-robin.ts';
+import { affinity, AFFINITY_READS } from './affinity.ts';
+import { cacheAware, CACHE_AWARE_READS, type PrefixHitFigures } from './cache-aware.ts';
+import { leastInFlight, LEAST_IN_FLIGHT_READS } from './least-in-flight.ts';
+import { leastLoaded, LEAST_LOADED_READS } from './least-loaded.ts';
+import { readFeatures, type FeatureReaders, type RequestFeature, type RequestFeatures } from './request-features.ts';
+import { roundRobin, ROUND_ROBIN_READS } from './round-robin.ts';
 import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
-import { weighted } from './weighted.ts';
+import { weighted, WEIGHTED_READS } from './weighted.ts';
 
 export type PolicyFactory = (context: PolicyContext) => SelectionPolicy;
 
-export const POLICIES: Readonly<Record<PolicyName, PolicyFactory>> = Object.freeze({
-  'least-loaded': (context: PolicyContext) => leastLoaded(context),
-  'least-in-flight': () => leastInFlight(),
-  'round-robin': () => roundRobin(),
-  weighted: (context: PolicyContext) => weighted(context),
-  affinity: (context: PolicyContext) => affinity(context),
-  'cache-aware': (context: PolicyContext) => cacheAware(context),
+/** A registered policy: how to build it, and the request features it reads (its `reads`, known before it is built). */
+export interface PolicyEntry {
+  readonly reads: readonly RequestFeature[];
+  readonly create: PolicyFactory;
+}
+
+export const POLICIES: Readonly<Record<PolicyName, PolicyEntry>> = Object.freeze({
+  'least-loaded': { reads: LEAST_LOADED_READS, create: (context: PolicyContext) => leastLoaded(context) },
+  'least-in-flight': { reads: LEAST_IN_FLIGHT_READS, create: () => leastInFlight() },
+  'round-robin': { reads: ROUND_ROBIN_READS, create: () => roundRobin() },
+  weighted: { reads: WEIGHTED_READS, create: (context: PolicyContext) => weighted(context) },
+  affinity: { reads: AFFINITY_READS, create: (context: PolicyContext) => affinity(context) },
+  'cache-aware': { reads: CACHE_AWARE_READS, create: (context: PolicyContext) => cacheAware(context) },
 });
 
 export function createPolicy(name: PolicyName, context: PolicyContext): SelectionPolicy {
-  return POLICIES[name](context);
+  return POLICIES[name].create(context);
+}
+
+/**
+ * The features a request routed by `policy` needs, read with the request path's readers: only
+ * those the policy reads are read (each parses the body), so the caller never names a policy.
+ */
+export function requestFeaturesFor(policy: PolicyName, readers: FeatureReaders): RequestFeatures {
+  return readFeatures(POLICIES[policy].reads, readers);
 }
 
 export interface PolicySet extends SelectionPolicy {
@@ -52,6 +67,8 @@ export function policyPerRequest(context: PolicyContext): PolicySet {
   };
   return {
     name: 'per-request',
+    // Whatever the request's own policy reads (requestFeaturesFor).
+    reads: [...new Set(Object.values(POLICIES).flatMap((entry) => entry.reads))],
     choose: (req, candidates, snapshot) => policyFor(req.policy).choose(req, candidates, snapshot),
     explain(req, candidates, snapshot) {
       const policy = policyFor(req.policy);

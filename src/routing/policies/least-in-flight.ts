@@ -3,6 +3,10 @@
 
 import { inFlightOf, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import type { PolicyChoice, SelectionPolicy } from './selection-policy.ts';
+import type { RequestFeature } from './request-features.ts';
+
+/** It reads no request feature: the candidates and the snapshot decide. */
+export const LEAST_IN_FLIGHT_READS: readonly RequestFeature[] = Object.freeze([]);
 
 /** Pure: the candidate with the lowest score, ties taken in turn (`turn` modulo the tie count). */
 export function pickLowest(candidates: readonly NodeView[], scores: readonly number[], turn: number): { node: NodeView; ties: number } | undefined {
@@ -51,6 +55,7 @@ export function leastInFlight(): SelectionPolicy {
   let turn = 0;
   return {
     name: 'least-in-flight',
+    reads: LEAST_IN_FLIGHT_READS,
     choose(_req, candidates, snapshot): PolicyChoice | undefined {
       const scores = inFlights(candidates, snapshot);
       const picked = pickLowest(candidates, scores, turn);

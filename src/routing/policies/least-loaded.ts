@@ -7,6 +7,7 @@ import { serverKind } from '#src/kinds/index.ts';
 import { inFlightOf, judgeLoad, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import { pickLowest } from './least-in-flight.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
+import type { RequestFeature } from './request-features.ts';
 
 /** A queued request weighs this many running ones. */
 export const WAITING_WEIGHT = 2;
@@ -16,6 +17,9 @@ export interface LoadScore {
   /** Why the node is scored by in-flight only; undefined = by its own figures. */
   readonly degraded: string | undefined;
 }
+
+/** It reads no request feature: the candidates and the snapshot decide. */
+export const LEAST_LOADED_READS: readonly RequestFeature[] = Object.freeze([]);
 
 /** Pure: one candidate's load score (lower is better). */
 export function loadScore(node: NodeView, snapshot: RoutingSnapshot, staleAfterMs: number): LoadScore {
@@ -32,6 +36,7 @@ export function leastLoaded(context: PolicyContext): SelectionPolicy {
   let turn = 0;
   return {
     name: 'least-loaded',
+    reads: LEAST_LOADED_READS,
     choose(_req, candidates, snapshot) {
       const staleAfterMs = context.loadStaleAfterMs();
       const judged = candidates.map((node) => loadScore(node, snapshot, staleAfterMs));

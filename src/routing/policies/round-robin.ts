@@ -1,11 +1,16 @@
 // Each candidate in turn, whatever its load: for fleets of equal nodes and short, even requests.
 
 import type { SelectionPolicy } from './selection-policy.ts';
+import type { RequestFeature } from './request-features.ts';
+
+/** It reads no request feature: the candidates and the snapshot decide. */
+export const ROUND_ROBIN_READS: readonly RequestFeature[] = Object.freeze([]);
 
 export function roundRobin(): SelectionPolicy {
   let turn = 0;
   return {
     name: 'round-robin',
+    reads: ROUND_ROBIN_READS,
     choose(_req, candidates) {
       if (candidates.length === 0) return undefined;
       const index = turn % candidates.length;

@@ -4,6 +4,7 @@
 
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouteRequest } from '../route-request.ts';
+import type { RequestFeature } from './request-features.ts';
 
 /** One policy's pick, with why: the reason goes to the `x-switchyard-route` header and explain. */
 export interface PolicyChoice {
@@ -18,6 +19,11 @@ export interface PolicyChoice {
 
 export interface SelectionPolicy {
   readonly name: string;
+  /**
+   * The request features `choose` reads (./request-features.ts); the request path computes only
+   * these, so a feature left out here is absent from every request this policy sees.
+   */
+  readonly reads: readonly RequestFeature[];
   /**
    * Receives only admissible candidates; never does I/O; never mutates its input; undefined only
    * when there is no candidate. Work is O(candidates).

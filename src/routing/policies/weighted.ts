@@ -3,6 +3,10 @@
 
 import type { NodeView } from '#src/nodes/index.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
+import type { RequestFeature } from './request-features.ts';
+
+/** It reads no request feature: the candidates and the snapshot decide. */
+export const WEIGHTED_READS: readonly RequestFeature[] = Object.freeze([]);
 
 /** Pure: the candidate whose cumulative-weight interval contains `draw` (in [0, 1)). */
 export function pickWeighted(candidates: readonly NodeView[], draw: number): NodeView | undefined {
@@ -19,6 +23,7 @@ export function pickWeighted(candidates: readonly NodeView[], draw: number): Nod
 export function weighted(context: PolicyContext): SelectionPolicy {
   return {
     name: 'weighted',
+    reads: WEIGHTED_READS,
     choose(_req, candidates) {
       const node = pickWeighted(candidates, context.random());
       if (node === undefined) return undefined;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { POLICY_NAMES } from '#src/config/index.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
-import { createPolicy, defaultFilters, POLICIES, route, type SelectionPolicy } from '#src/routing/index.ts';
+import { createPolicy, defaultFilters, POLICIES, REQUEST_FEATURES, requestFeaturesFor, route, type RequestFeature, type RequestFeatures, type SelectionPolicy } from '#src/routing/index.ts';
 import { seededRandom } from '#src/sim/seeded-random.ts';
 import { node, request, snapshotOf, policyContext } from '#test/fixtures/builders.ts';
 
@@ -103,6 +103,46 @@ for (const name of POLICY_NAMES) {
       assert.ok(choice !== undefined);
       assert.ok(reads() <= 4 * nodes.length + 4, `${reads()} snapshot reads for ${nodes.length} candidates`);
       assert.equal(choice.scores.length, nodes.length, 'one score per candidate');
+    });
+
+    test('declares the request features it reads, as its registry entry does', () => {
+      const reads = fresh(name).reads;
+      assert.deepEqual(reads, POLICIES[name].reads);
+      for (const feature of reads) assert.ok((REQUEST_FEATURES as readonly string[]).includes(feature), feature);
+    });
+
+    test('reads no request feature it does not declare', () => {
+      const nodes = Array.from({ length: 5 }, (_, i) => node(`n${i}`, { models: ['m'] }));
+      const declared = (i: number): RequestFeatures => ({ affinityKey: `k${i % 7}`, promptPrefix: `prompt ${i % 3} of the same opening` });
+      const picks = (features: (i: number) => RequestFeatures): string[] => {
+        const policy = fresh(name, 5);
+        const { snapshot, load } = liveSnapshot(nodes);
+        return Array.from({ length: 120 }, (_, i) => {
+          const picked = policy.choose(request('m', { policy: name, ...features(i) }), nodes, snapshot)?.node.spec.name ?? '';
+          if (i % 3 !== 0) load.set(picked, (load.get(picked) ?? 0) + 1);
+          return picked;
+        });
+      };
+      const only = (i: number): RequestFeatures => {
+        const all = declared(i);
+        return Object.fromEntries(POLICIES[name].reads.map((f) => [f, all[f]]));
+      };
+      for (const feature of REQUEST_FEATURES.filter((f) => !POLICIES[name].reads.includes(f))) {
+        const withFeature = (i: number): RequestFeatures => ({ ...only(i), [feature]: `other ${i % 4} value` });
+        assert.deepEqual(picks(withFeature), picks(only), `${name} picks differently when ${feature}, which it does not declare, is set`);
+      }
+    });
+
+    test('the request path reads exactly the features it declares, each once', () => {
+      const calls: RequestFeature[] = [];
+      const reader = (feature: RequestFeature) => (): string => {
+        calls.push(feature);
+        return `${feature}-value`;
+      };
+      const features = requestFeaturesFor(name, { affinityKey: reader('affinityKey'), promptPrefix: reader('promptPrefix') });
+      assert.deepEqual([...calls].sort(), [...POLICIES[name].reads].sort());
+      assert.deepEqual(Object.keys(features).sort(), [...POLICIES[name].reads].sort());
+      for (const feature of POLICIES[name].reads) assert.equal(features[feature], `${feature}-value`);
     });
 
     test('explains its pick with a reason that fits in a response header', () => {
