@@ -1,7 +1,7 @@
 // Pure: GET /admin/hosts — per node what it serves, what is loaded, what it could load on demand,
 // the per-model context figures, and the leases and queue depths right now. Plain copies only.
 
-import { ctxFor, guaranteedCtx, isLlamaLike, kvModeFor, residencyOf, slotsFor, usableRatio, type TokenRatio, type Usage } from '#src/capacity/index.ts';
+import { ctxFor, guaranteedCtx, kvModeFor, residencyOf, sharesKvPool, slotsFor, usableRatio, type TokenRatio, type Usage } from '#src/capacity/index.ts';
 import { isWaking, type LoadReading, type NodeView } from '#src/nodes/index.ts';
 
 export interface HostModelFigures {
@@ -96,7 +96,7 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
         const nCtx = ctxFor(view, model.id);
         if (nCtx > 0) {
           const figures = { n_ctx: nCtx, slots: slotsFor(view, model.id) ?? null, guaranteed_ctx: guaranteedCtx(view, model.id) };
-          models[model.id] = isLlamaLike(view) ? { ...figures, kv: kvModeFor(view, model.id) } : figures;
+          models[model.id] = sharesKvPool(view) ? { ...figures, kv: kvModeFor(view, model.id) } : figures;
         }
       } else if (residency.state === 'on_demand') {
         onDemand.push({ id: model.id, status: residency.status });

@@ -9,7 +9,7 @@ export {
   slotsFor,
   budgetFor,
   guaranteedCtx,
-  isLlamaLike,
+  sharesKvPool,
   kvModeFor,
   type KvModeFigure,
 } from './model-fit.ts';

@@ -3,7 +3,7 @@
 
 import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
-import { isLlamaLike as isLlamaServer } from '#src/kinds/index.ts';
+import { serverKind, type KvPool } from '#src/kinds/index.ts';
 import type { ModelContext, NodeCapacity } from './node-capacity.ts';
 
 /** The part of a node view these figures need (a NodeView is one). */
@@ -70,9 +70,14 @@ export function slotsFor(view: CapacityView, model: string): number | undefined 
   return undefined;
 }
 
-/** Whether the node shares one KV pool between slots the way llama.cpp does (detected in src/kinds/). */
-export function isLlamaLike(view: CapacityView): boolean {
-  return isLlamaServer(view.spec.kind, view.capacity.role);
+/** The KV pool the gateway budgets on this node, as its kind says (src/kinds/kv-pool.ts); undefined = none. */
+function kvPoolOf(view: CapacityView): KvPool | undefined {
+  return serverKind(view.spec.kind).kvPool(view.capacity.role);
+}
+
+/** Whether the node's requests share a KV pool the gateway budgets (a llama-server's slots). */
+export function sharesKvPool(view: CapacityView): boolean {
+  return kvPoolOf(view) !== undefined;
 }
 
 /** The KV mode a model runs with on this node, and where that came from (shown in /admin/hosts). */
@@ -89,24 +94,20 @@ export function kvModeFor(view: CapacityView, model: string): KvModeFigure {
 }
 
 /**
- * Tokens all in-flight requests of `model` may hold together, or undefined for no budget (vLLM and
- * SGLang manage KV themselves; an unknown context cannot be budgeted). Unified KV: one pool of n_ctx;
- * per-slot KV: n_ctx for each slot.
+ * Tokens all in-flight requests of `model` may hold together, or undefined for no budget (the kind
+ * manages KV itself; an unknown context cannot be budgeted). The kind's pool says how (kv-pool.ts).
  */
 export function budgetFor(view: CapacityView, model: string): number | undefined {
-  if (!isLlamaLike(view)) return undefined;
+  const pool = kvPoolOf(view);
   const nCtx = ctxFor(view, model);
-  if (nCtx <= 0) return undefined;
-  if (kvModeFor(view, model).mode === 'unified') return nCtx;
-  const slots = slotsFor(view, model);
-  return slots === undefined ? undefined : nCtx * slots;
+  if (pool === undefined || nCtx <= 0) return undefined;
+  return pool.budget({ nCtx, slots: slotsFor(view, model), mode: kvModeFor(view, model).mode });
 }
 
-/** The context each of `slots` concurrent requests is guaranteed: n_ctx / slots with unified KV. */
+/** The context each of `slots` concurrent requests is guaranteed (n_ctx / slots on a unified pool). */
 export function guaranteedCtx(view: CapacityView, model: string): number {
+  const pool = kvPoolOf(view);
   const nCtx = ctxFor(view, model);
-  const slots = slotsFor(view, model);
   if (nCtx <= 0) return 0;
-  if (isLlamaLike(view) && kvModeFor(view, model).mode === 'unified' && slots !== undefined && slots > 0) return Math.floor(nCtx / slots);
-  return nCtx;
+  return pool === undefined ? nCtx : pool.guaranteedCtx({ nCtx, slots: slotsFor(view, model), mode: kvModeFor(view, model).mode });
 }

@@ -8,9 +8,11 @@ import { ollama } from './ollama.ts';
 import { openai } from './openai.ts';
 import { firstMeaning } from './refusal.ts';
 import { ANY_LOAD } from './load-metrics.ts';
-import type { Detection, KindDetector, ServerKind } from './server-kind.ts';
+import type { Detection, KindDetector, RefusalMeaning, ServerKind } from './server-kind.ts';
 import { sglang } from './sglang.ts';
 import { vllm } from './vllm.ts';
+import { poolWhenLlamaServer } from './kv-pool.ts';
+import { METRICS_PATHS } from './load-paths.ts';
 
 /**
  * In the order their health paths are tried and their detectors asked: the specific ones first,
@@ -36,7 +38,9 @@ export const auto: ServerKind = {
   // None of its own: a node detected as a llama-server is asked llama.cpp's (tokenizerFor).
   tokenize: undefined,
   load: ANY_LOAD,
-  llamaLike: false,
+  loadPaths: METRICS_PATHS,
+  // A node that answers /props as a llama-server (router or single) is one.
+  kvPool: poolWhenLlamaServer,
   // A node not yet told apart may be an Ollama: cautious until it answers /props as a llama-server.
   silentlyTruncates: true,
   // Unknown kind: the first kind's rule that finds the name, the specific ones first. Safe because the node is sent the id it
@@ -46,3 +50,12 @@ export const auto: ServerKind = {
   refusal: (status, body) => firstMeaning(DETECTABLE.map((kind) => kind.refusal(status, body))),
   detector: DETECTOR,
 };
+
+/**
+ * An error answer read in every kind's dialect, as `auto` reads it: what the request path uses for
+ * any node, since a configured kind may be a proxy in front of another (a refusal missed would be
+ * passed through as is).
+ */
+export function refusalInAnyDialect(status: number, body: unknown): RefusalMeaning | undefined {
+  return auto.refusal(status, body);
+}

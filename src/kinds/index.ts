@@ -4,6 +4,8 @@ export type {
   CapacityAnswer,
   CapacityDialect,
   Detection,
+  KvFigures,
+  KvPool,
   KindDetector,
   ModelContext,
   PerModelDialect,
@@ -16,6 +18,9 @@ export type {
   TokenizeRequest,
 } from './server-kind.ts';
 export { serverKind, serverKinds } from './registry.ts';
+export { refusalInAnyDialect } from './auto.ts';
+export { LLAMA_KV_POOL } from './kv-pool.ts';
+export type { LoadPaths } from './load-paths.ts';
 export { aliasedName, exactName, ollamaFullName, ollamaName, type ListedName, type ListedNames } from './model-names.ts';
 export { isLlamaLike, tokenizerFor } from './llama-like.ts';
 export { truncatesSilently } from './truncation.ts';

@@ -8,7 +8,7 @@ import type { ServerRole, TokenizeDialect } from './server-kind.ts';
 
 /** Configured as llama.cpp, or answered /props as a router or single server (`auto` nodes). */
 export function isLlamaLike(kind: NodeKind, role: ServerRole): boolean {
-  return serverKind(kind).llamaLike || role !== 'unknown';
+  return serverKind(kind).kvPool(role) !== undefined;
 }
 
 /** The tokenizer request the node understands: llama.cpp's on any llama-server, else its kind's own. */

@@ -10,6 +10,8 @@ import { readRefusal, type RefusalDialect } from './refusal.ts';
 import type { CapacityDialect, KindDetector, ModelContext, RouterLimits, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
 import { aliasedName } from './model-names.ts';
+import { LLAMA_KV_POOL } from './kv-pool.ts';
+import { LLAMACPP_LOAD_PATHS } from './load-paths.ts';
 
 export interface PropsReading {
   readonly role: ServerRole;
@@ -95,7 +97,8 @@ export const llamacpp: ServerKind = {
   capacity: LLAMACPP_CAPACITY,
   tokenize: LLAMACPP_TOKENIZE,
   load: LLAMACPP_LOAD,
-  llamaLike: true,
+  loadPaths: LLAMACPP_LOAD_PATHS,
+  kvPool: () => LLAMA_KV_POOL,
   silentlyTruncates: false,
   resolveModelName: aliasedName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),

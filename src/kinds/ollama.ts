@@ -7,6 +7,8 @@ import { positiveInt } from './json-fields.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
 import type { CapacityDialect, KindDetector, ModelContext, ServerKind } from './server-kind.ts';
 import { ollamaName } from './model-names.ts';
+import { poolWhenLlamaServer } from './kv-pool.ts';
+import { NO_LOAD_PATHS } from './load-paths.ts';
 
 /** Pure: GET /api/ps → the loaded models and their runtime context_length. */
 export function parseOllamaPs(body: unknown): { loadedIds: string[]; models: Record<string, ModelContext> } | undefined {
@@ -62,7 +64,8 @@ export const ollama: ServerKind = {
   capacity: OLLAMA_CAPACITY,
   tokenize: undefined,
   load: undefined,
-  llamaLike: false,
+  loadPaths: NO_LOAD_PATHS,
+  kvPool: poolWhenLlamaServer,
   silentlyTruncates: true,
   resolveModelName: ollamaName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),

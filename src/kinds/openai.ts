@@ -10,6 +10,8 @@ import type { KindDetector, ServerKind } from './server-kind.ts';
 import { sglang } from './sglang.ts';
 import { vllm } from './vllm.ts';
 import { exactName } from './model-names.ts';
+import { poolWhenLlamaServer } from './kv-pool.ts';
+import { NO_LOAD_PATHS } from './load-paths.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -33,7 +35,8 @@ export const openai: ServerKind = {
   capacity: undefined,
   tokenize: undefined,
   load: undefined,
-  llamaLike: false,
+  loadPaths: NO_LOAD_PATHS,
+  kvPool: poolWhenLlamaServer,
   silentlyTruncates: false,
   resolveModelName: exactName,
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),

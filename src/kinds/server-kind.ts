@@ -4,6 +4,7 @@
 
 import type { NodeKind } from '#src/config/types.ts';
 import type { JsonAnswer } from '#src/core/bounded-json.ts';
+import type { ServerKvMode } from './llamacpp-kv.ts';
 import type { LoadDialect } from './load-metrics.ts';
 import type { ListedNames } from './model-names.ts';
 
@@ -84,6 +85,21 @@ export interface KindDetector {
   detect(answers: ProbeAnswers): Detection | undefined;
 }
 
+/** One model's figures on one node; `nCtx` > 0. */
+export interface KvFigures {
+  readonly nCtx: number;
+  readonly slots: number | undefined;
+  readonly mode: ServerKvMode;
+}
+
+/** How a node's concurrent requests share its KV cache, as the gateway budgets it (kv-pool.ts). */
+export interface KvPool {
+  /** Tokens all in-flight requests of the model may hold together; undefined = cannot be budgeted (slots unknown). */
+  budget(figures: KvFigures): number | undefined;
+  /** The context each of `slots` concurrent requests is guaranteed. */
+  guaranteedCtx(figures: KvFigures): number;
+}
+
 export interface ServerKind {
   readonly name: NodeKind;
   /** Health probe paths, tried in order; only a 404 moves on to the next (a 503 is final). */
@@ -96,8 +112,17 @@ export interface ServerKind {
   readonly tokenize: TokenizeDialect | undefined;
   /** The gauges of its `/metrics` that tell its load; undefined = it exports none (Ollama). */
   readonly load: LoadDialect | undefined;
-  /** Configured as llama.cpp: slots share one KV pool (detection from answers: `isLlamaLike`). */
-  readonly llamaLike: boolean;
+  /**
+   * The GETs that read its load now (load-paths.ts), for a node whose capacity answer said `role`
+   * with `loadedModels` loaded; asking them never loads a model. Undefined = nothing to ask yet, or
+   * ever (no `load` gauges). Pure.
+   */
+  loadPaths(role: ServerRole, loadedModels: readonly string[]): readonly string[] | undefined;
+  /**
+   * How its requests share the KV cache the gateway budgets (kv-pool.ts), by the role its capacity
+   * answer gave; undefined = the server manages its cache itself (no budget). Pure.
+   */
+  kvPool(role: ServerRole): KvPool | undefined;
   /**
    * A prompt longer than the context is cut silently (Ollama drops old messages at `num_ctx`) instead
    * of refused: such a node is sent a prompt that may not fit only when no node surely fits and no

@@ -7,6 +7,8 @@ import { SGLANG_LOAD } from './load-metrics.ts';
 import type { KindDetector, ServerKind } from './server-kind.ts';
 import { OPENAI_SERVER_TOKENIZE } from './vllm.ts';
 import { exactName } from './model-names.ts';
+import { poolWhenLlamaServer } from './kv-pool.ts';
+import { METRICS_PATHS } from './load-paths.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -29,7 +31,8 @@ export const sglang: ServerKind = {
   capacity: undefined,
   tokenize: OPENAI_SERVER_TOKENIZE,
   load: SGLANG_LOAD,
-  llamaLike: false,
+  loadPaths: METRICS_PATHS,
+  kvPool: poolWhenLlamaServer,
   silentlyTruncates: false,
   resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),

@@ -7,6 +7,8 @@ import { VLLM_LOAD } from './load-metrics.ts';
 import type { KindDetector, ServerKind, TokenizeDialect } from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
 import { exactName } from './model-names.ts';
+import { poolWhenLlamaServer } from './kv-pool.ts';
+import { METRICS_PATHS } from './load-paths.ts';
 
 /** vLLM's `/tokenize`; SGLang answers the same request. */
 export const OPENAI_SERVER_TOKENIZE: TokenizeDialect = {
@@ -35,7 +37,8 @@ export const vllm: ServerKind = {
   capacity: undefined,
   tokenize: OPENAI_SERVER_TOKENIZE,
   load: VLLM_LOAD,
-  llamaLike: false,
+  loadPaths: METRICS_PATHS,
+  kvPool: poolWhenLlamaServer,
   silentlyTruncates: false,
   resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),

@@ -3,7 +3,7 @@
 // read in every kind's dialect, as `auto` reads them: a node's configured kind may be `auto`, or a
 // proxy in front of another kind of server, and a refusal missed would be passed through as is.
 
-import { serverKind, type RefusalMeaning } from '#src/kinds/index.ts';
+import { refusalInAnyDialect, type RefusalMeaning } from '#src/kinds/index.ts';
 
 export type UpstreamErrorMeaning = RefusalMeaning;
 
@@ -16,7 +16,7 @@ export function interpretUpstreamError(status: number, bodyText: string): Upstre
   } catch {
     return undefined;
   }
-  return serverKind('auto').refusal(status, body);
+  return refusalInAnyDialect(status, body);
 }
 
 /**

@@ -1,12 +1,13 @@
-// I/O: one scrape of a node's /metrics for its load, the way its kind exports it. A llama-server
-// router is asked `/metrics?model=` only for models its listing shows as loaded (asking about any
-// other would load it), at most MAX_ROUTER_MODELS per scrape, all within one timeout.
+// I/O: one scrape of a node's /metrics for its load, the way its kind exports it: the kind says
+// which GETs (`loadPaths`: a llama-server router is asked per model its listing shows as loaded,
+// asking about any other would load it), at most MAX_ROUTER_MODELS models per scrape, all within
+// one timeout.
 
 import type { Dispatcher } from 'undici';
 import type { NodeSpec } from '#src/config/types.ts';
 import { requestBoundedText } from '#src/core/bounded-text.ts';
 import { deadline } from '#src/core/deadline.ts';
-import { addLoadFigures, loadMetricsPath, readLoadFigures, serverKind, type LoadFigures } from '#src/kinds/index.ts';
+import { addLoadFigures, readLoadFigures, serverKind, type LoadFigures } from '#src/kinds/index.ts';
 import type { NodeView } from '../node.ts';
 import type { LoadScrape } from './load-reading.ts';
 
@@ -23,18 +24,16 @@ export interface FetchLoadOptions {
 }
 
 /**
- * Undefined when there is nothing to ask: the node's kind exports no load metrics, or it is a
- * llama.cpp node whose role (router or single server) is not known yet — a router answers a plain
- * `/metrics` with 400, so it waits for its first capacity poll.
+ * Undefined when there is nothing to ask: the node's kind exports no load metrics, or says to wait
+ * (a llama.cpp node whose role is not known yet: a router answers a plain `/metrics` with 400, so
+ * it waits for its first capacity poll).
  */
 export async function fetchLoad(node: NodeSpec, view: NodeView | undefined, options: FetchLoadOptions): Promise<LoadScrape | undefined> {
-  const dialect = serverKind(node.kind).load;
-  const role = view?.capacity.role ?? 'unknown';
-  if (dialect === undefined || (node.kind === 'llamacpp' && role === 'unknown')) return undefined;
-  const router = role === 'router';
-  const paths = router
-    ? (view?.discovery.models ?? []).filter((m) => m.loaded).slice(0, MAX_ROUTER_MODELS).map((m) => loadMetricsPath(m.id))
-    : [loadMetricsPath()];
+  const kind = serverKind(node.kind);
+  const dialect = kind.load;
+  const loaded = (view?.discovery.models ?? []).filter((m) => m.loaded).slice(0, MAX_ROUTER_MODELS).map((m) => m.id);
+  const paths = kind.loadPaths(view?.capacity.role ?? 'unknown', loaded);
+  if (dialect === undefined || paths === undefined) return undefined;
   const bound = deadline(options.timeoutMs, options.signal);
   const parts: LoadFigures[] = [];
   try {
