@@ -1,12 +1,11 @@
 // Pure: a `GET /v1/models` JSON body → the node's model list, or a message saying what is wrong.
 //
 // Every supported server answers the OpenAI shape `{ object: "list", data: [...] }`; the kinds
-// differ only in extra fields (llama.cpp `status`/`meta`/`aliases`, vLLM/SGLang `max_model_len`)
-// that never collide, so all fields are read for every kind. A kind's quirks (Ollama's `"data":
-// null`) are undone by its module in src/kinds/ before the list is read.
+// differ in their quirks (Ollama's `"data": null`, undone by `normalizeListing`) and in the extra
+// fields of an entry, which the kind reads (`listingEntry`). This file checks the shape and the ids.
 
 import type { NodeKind } from '#src/config/types.ts';
-import { kvModeFromArgs, routerArgsOf, serverKind } from '#src/kinds/index.ts';
+import { serverKind, type ServerKind } from '#src/kinds/index.ts';
 import type { DiscoveredModel } from './discovered-model.ts';
 import { isRecord } from '#src/core/is-record.ts';
 
@@ -20,7 +19,8 @@ type EntryOutcome = { readonly ok: true; readonly model: DiscoveredModel } | { r
 const QUOTED_MESSAGE_CHARS = 200;
 
 export function parseModelList(kind: NodeKind, raw: unknown): ParseOutcome {
-  const body = serverKind(kind).normalizeListing(raw);
+  const server = serverKind(kind);
+  const body = server.normalizeListing(raw);
   if (!isRecord(body)) return { ok: false, error: `model list is not a JSON object (got ${describeJson(body)})` };
   const data = body['data'];
   if (!Array.isArray(data)) {
@@ -31,7 +31,7 @@ export function parseModelList(kind: NodeKind, raw: unknown): ParseOutcome {
   const models: DiscoveredModel[] = [];
   const seen = new Set<string>();
   for (const [index, entry] of data.entries()) {
-    const outcome = parseEntry(entry, index);
+    const outcome = parseEntry(server, entry, index);
     if (!outcome.ok) return outcome;
     // A duplicate id adds nothing a request could address differently: the first entry wins.
     if (seen.has(outcome.model.id)) continue;
@@ -41,50 +41,13 @@ export function parseModelList(kind: NodeKind, raw: unknown): ParseOutcome {
   return { ok: true, models };
 }
 
-function parseEntry(entry: unknown, index: number): EntryOutcome {
+function parseEntry(server: ServerKind, entry: unknown, index: number): EntryOutcome {
   if (!isRecord(entry)) return { ok: false, error: `model list entry ${index} is ${describeJson(entry)}, not an object` };
   const id = entry['id'];
   if (typeof id !== 'string' || id === '') {
     return { ok: false, error: `model list entry ${index} has no non-empty string 'id'` };
   }
-  const status = routerStatus(entry['status']);
-  const args = routerArgsOf(entry['status']);
-  const kv = args === undefined ? undefined : kvModeFromArgs(args);
-  return {
-    ok: true,
-    model: {
-      id,
-      // No status object means a single-model server or a non-llama.cpp kind: always ready.
-      loaded: status.present ? status.value === 'loaded' : true,
-      status: status.value,
-      contextTokens: contextTokensOf(entry),
-      aliases: aliasesOf(entry['aliases'], id),
-      ...(kv === undefined ? {} : { kv }),
-    },
-  };
-}
-
-function routerStatus(raw: unknown): { present: boolean; value: string | undefined } {
-  if (raw === undefined || raw === null) return { present: false, value: undefined };
-  const value = isRecord(raw) ? raw['value'] : undefined;
-  return { present: true, value: typeof value === 'string' ? value : undefined };
-}
-
-function contextTokensOf(entry: Readonly<Record<string, unknown>>): number | undefined {
-  const maxModelLen = entry['max_model_len'];
-  if (isPositiveNumber(maxModelLen)) return maxModelLen;
-  const meta = entry['meta'];
-  const nCtx = isRecord(meta) ? meta['n_ctx'] : undefined;
-  return isPositiveNumber(nCtx) ? nCtx : undefined;
-}
-
-function aliasesOf(raw: unknown, id: string): string[] {
-  if (!Array.isArray(raw)) return [];
-  const aliases = new Set<string>();
-  for (const alias of raw) {
-    if (typeof alias === 'string' && alias !== '' && alias !== id) aliases.add(alias);
-  }
-  return [...aliases];
+  return { ok: true, model: { id, ...server.listingEntry(entry, id) } };
 }
 
 /** The message of an error object some servers send with HTTP 200 (`{error:{message}}` or flat). */
@@ -92,10 +55,6 @@ function upstreamErrorMessage(body: Readonly<Record<string, unknown>>): string |
   const error = body['error'];
   const message = isRecord(error) ? error['message'] : typeof error === 'string' ? error : body['message'];
   return typeof message === 'string' ? message.slice(0, QUOTED_MESSAGE_CHARS) : undefined;
-}
-
-function isPositiveNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0;
 }
 
 function describeJson(value: unknown): string {

@@ -13,6 +13,7 @@ import { sglang } from './sglang.ts';
 import { vllm } from './vllm.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
+import { readListingEntry } from './listing-entry.ts';
 
 /**
  * In the order their health paths are tried and their detectors asked: the specific ones first,
@@ -32,6 +33,7 @@ export const auto: ServerKind = {
   healthPaths: [...new Set(DETECTABLE.flatMap((kind) => kind.healthPaths))],
   // The listing quirks never collide (only Ollama has one), so all are applied.
   normalizeListing: (body) => DETECTABLE.reduce((listing, kind) => kind.normalizeListing(listing), body),
+  listingEntry: readListingEntry,
   // Only llama.cpp's /props is asked: its answer is what tells a llama-server apart. Ollama's
   // /api/ps is asked of nodes configured as `ollama`.
   capacity: llamacpp.capacity,

@@ -6,6 +6,7 @@ export type {
   Detection,
   KvFigures,
   KvPool,
+  ListedEntry,
   KindDetector,
   ModelContext,
   PerModelDialect,

@@ -12,6 +12,7 @@ import { tokenCountOf } from './tokenize-answer.ts';
 import { aliasedName } from './model-names.ts';
 import { LLAMA_KV_POOL } from './kv-pool.ts';
 import { LLAMACPP_LOAD_PATHS } from './load-paths.ts';
+import { readListingEntry } from './listing-entry.ts';
 
 export interface PropsReading {
   readonly role: ServerRole;
@@ -94,6 +95,7 @@ export const llamacpp: ServerKind = {
   name: 'llamacpp',
   healthPaths: ['/health'],
   normalizeListing: (body) => body,
+  listingEntry: readListingEntry,
   capacity: LLAMACPP_CAPACITY,
   tokenize: LLAMACPP_TOKENIZE,
   load: LLAMACPP_LOAD,

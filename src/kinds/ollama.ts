@@ -9,6 +9,7 @@ import type { CapacityDialect, KindDetector, ModelContext, ServerKind } from './
 import { ollamaName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { NO_LOAD_PATHS } from './load-paths.ts';
+import { readListingEntry } from './listing-entry.ts';
 
 /** Pure: GET /api/ps → the loaded models and their runtime context_length. */
 export function parseOllamaPs(body: unknown): { loadedIds: string[]; models: Record<string, ModelContext> } | undefined {
@@ -61,6 +62,7 @@ export const ollama: ServerKind = {
   name: 'ollama',
   healthPaths: ['/api/version'],
   normalizeListing: ollamaListing,
+  listingEntry: readListingEntry,
   capacity: OLLAMA_CAPACITY,
   tokenize: undefined,
   load: undefined,

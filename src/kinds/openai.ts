@@ -12,6 +12,7 @@ import { vllm } from './vllm.ts';
 import { exactName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { NO_LOAD_PATHS } from './load-paths.ts';
+import { readListingEntry } from './listing-entry.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -32,6 +33,7 @@ export const openai: ServerKind = {
   name: 'openai',
   healthPaths: ['/v1/models'],
   normalizeListing: (body) => body,
+  listingEntry: readListingEntry,
   capacity: undefined,
   tokenize: undefined,
   load: undefined,

@@ -100,12 +100,28 @@ export interface KvPool {
   guaranteedCtx(figures: KvFigures): number;
 }
 
+/** What one listing entry says besides its id (listing-entry.ts); DiscoveredModel is this plus the id. */
+export interface ListedEntry {
+  /** False only for an entry whose status says it is not loaded (a llama.cpp router's). */
+  readonly loaded: boolean;
+  /** The entry's load status (llama.cpp router: "unloaded", "loading", "sleeping"…); undefined = none. */
+  readonly status: string | undefined;
+  /** The context the entry lists (per slot on llama.cpp); undefined = not listed. */
+  readonly contextTokens: number | undefined;
+  /** Other names the node resolves to this id, without the id itself. */
+  readonly aliases: readonly string[];
+  /** The KV mode its command line runs with (a router's `status.args`); absent = not said. */
+  readonly kv?: ServerKvMode;
+}
+
 export interface ServerKind {
   readonly name: NodeKind;
   /** Health probe paths, tried in order; only a 404 moves on to the next (a 503 is final). */
   readonly healthPaths: readonly string[];
   /** The `GET /v1/models` body brought to the OpenAI list shape; most kinds return it as is. */
   normalizeListing(body: unknown): unknown;
+  /** One entry of the normalised listing, with a non-empty string `id`, read (listing-entry.ts). Pure. */
+  listingEntry(entry: Readonly<Record<string, unknown>>, id: string): ListedEntry;
   /** Where the node tells its context and slots; undefined = only the listing does. */
   readonly capacity: CapacityDialect | undefined;
   /** The node's own token counter; undefined = none we know (see `tokenizerFor` for detected ones). */

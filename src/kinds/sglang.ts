@@ -9,6 +9,7 @@ import { OPENAI_SERVER_TOKENIZE } from './vllm.ts';
 import { exactName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
+import { readListingEntry } from './listing-entry.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -28,6 +29,7 @@ export const sglang: ServerKind = {
   name: 'sglang',
   healthPaths: ['/health'],
   normalizeListing: (body) => body,
+  listingEntry: readListingEntry,
   capacity: undefined,
   tokenize: OPENAI_SERVER_TOKENIZE,
   load: SGLANG_LOAD,

@@ -9,6 +9,7 @@ import { tokenCountOf } from './tokenize-answer.ts';
 import { exactName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
+import { readListingEntry } from './listing-entry.ts';
 
 /** vLLM's `/tokenize`; SGLang answers the same request. */
 export const OPENAI_SERVER_TOKENIZE: TokenizeDialect = {
@@ -34,6 +35,7 @@ export const vllm: ServerKind = {
   name: 'vllm',
   healthPaths: ['/health'],
   normalizeListing: (body) => body,
+  listingEntry: readListingEntry,
   capacity: undefined,
   tokenize: OPENAI_SERVER_TOKENIZE,
   load: VLLM_LOAD,
