@@ -5,7 +5,9 @@
 // node does, a refusal the node sends is read for what it means, and its detector (switchyard init)
 // recognises the node without loading anything, and it resolves a request's model name as the node
 // does (each name it takes reaches a listed id the node answers for; a name it refuses, a node that
-// refuses unknown names refuses too).
+// refuses unknown names refuses too). What the gateway asks of a kind instead of its name: the
+// listing entries read as the node lists them, the GETs of its load answer its load gauges without
+// loading a model, and its KV pool is the one the node runs (llama-servers only).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -13,8 +15,10 @@ import { Agent } from 'undici';
 import { FIRST_ROUND, fetchCapacity, type NodeCapacity } from '#src/capacity/index.ts';
 import type { NodeKind, NodeSpec } from '#src/config/index.ts';
 import { requestBoundedJson, type JsonAnswer } from '#src/core/bounded-json.ts';
+import { requestBoundedText } from '#src/core/bounded-text.ts';
+import { isRecord } from '#src/core/is-record.ts';
 import { fetchModelList, type DiscoveredModel } from '#src/discovery/index.ts';
-import { serverKind, tokenizerFor, type ServerRole } from '#src/kinds/index.ts';
+import { readLoadFigures, serverKind, tokenizerFor, type ServerRole } from '#src/kinds/index.ts';
 import { probeNode } from '#src/nodes/index.ts';
 import { countTokens, parseFleetConfig, startFleet, type Fleet, type SimKind, type SimNode } from '#src/sim/index.ts';
 import { spec } from '#test/fixtures/builders.ts';
@@ -35,6 +39,7 @@ name = "llamacpp"
 kind = "llamacpp"
 context = ${CONTEXT}
 slots = 2
+metrics = true
 
 [[node.model]]
 id = "model-l"
@@ -46,6 +51,7 @@ kind = "llamacpp-router"
 context = ${CONTEXT}
 slots = 2
 autoload = true
+metrics = true
 
 [[node.model]]
 id = "r-loaded"
@@ -73,6 +79,7 @@ name = "sglang"
 kind = "sglang"
 models = ["model-s"]
 context = ${CONTEXT}
+metrics = true
 `;
 
 /** Which simulated nodes each kind is run against. */
@@ -106,6 +113,13 @@ const DETECTED: Readonly<Record<SimKind, { readonly kind: NodeKind; readonly rol
   ollama: { kind: 'ollama', role: 'unknown' },
   sglang: { kind: 'sglang', role: 'unknown' },
 };
+
+/** Which simulated nodes export load gauges on /metrics (Ollama has none), and which are llama-servers. */
+const EXPORTS_LOAD: Readonly<Record<SimKind, boolean>> = { vllm: true, llamacpp: true, 'llamacpp-router': true, ollama: false, sglang: true };
+const LLAMA_SERVER: Readonly<Record<SimKind, boolean>> = { vllm: false, llamacpp: true, 'llamacpp-router': true, ollama: false, sglang: false };
+
+/** The models the fleet lists as not loaded (a router's `status`). */
+const UNLOADED = new Set(['r-idle']);
 
 const TIMEOUT_MS = 5000;
 const MAX_BYTES = 1024 * 1024;
@@ -246,6 +260,61 @@ describe('every server kind against a simulated node of that kind', () => {
             assert.ok(sent.ok && sent.status === 200, `the listed id ${resolved} is answered: ${JSON.stringify(sent)}`);
           }
           assert.equal(serverKind(kind).resolveModelName('no-such-model', byId), undefined);
+        });
+
+        test('it reads each listing entry as the node lists it', async () => {
+          const node = simNode(simKind);
+          const raw = await requestBoundedJson(`${node.url}/v1/models`, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES });
+          assert.ok(raw.ok && raw.status === 200, JSON.stringify(raw));
+          const body = serverKind(kind).normalizeListing(raw.body);
+          const data = isRecord(body) && Array.isArray(body.data) ? body.data : [];
+          assert.equal(data.length, node.modelIds().length);
+          for (const entry of data) {
+            assert.ok(isRecord(entry) && typeof entry.id === 'string');
+            const read = serverKind(kind).listingEntry(entry, entry.id);
+            assert.equal(read.loaded, !UNLOADED.has(entry.id), `${entry.id}: ${JSON.stringify(read)}`);
+            assert.ok(read.contextTokens === undefined || read.contextTokens === CONTEXT, `${entry.id}: ${JSON.stringify(read)}`);
+            assert.ok(!read.aliases.includes(entry.id), 'an id is not its own alias');
+          }
+        });
+
+        test('the GETs of its load answer its load gauges, and asking loads nothing', async () => {
+          const node = simNode(simKind);
+          const target = nodeSpec(kind, node);
+          const server = serverKind(kind);
+          const models = await listing(target);
+          const { role } = await capacityOf(target, models);
+          const loadedBefore = await loadedNow(target);
+          const paths = server.loadPaths(role, loadedBefore);
+          if (server.load === undefined) {
+            assert.equal(paths, undefined, 'a kind with no load gauges asks nothing');
+            return;
+          }
+          assert.ok(paths !== undefined && paths.length > 0, `after a capacity poll (role ${role}) there is something to ask`);
+          if (!EXPORTS_LOAD[simKind]) return;
+          for (const path of paths) {
+            const answer = await requestBoundedText(node.url + path, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES });
+            assert.ok(answer.ok && answer.status === 200, `${path}: ${JSON.stringify(answer)}`);
+            assert.ok(readLoadFigures(answer.text, server.load) !== undefined, `${path}: no load gauges`);
+          }
+          assert.deepEqual(await loadedNow(target), loadedBefore);
+        });
+
+        test('its KV pool is the node\'s: budgeted on a llama-server, none where the server manages its cache', async () => {
+          const node = simNode(simKind);
+          const target = nodeSpec(kind, node);
+          const { role } = await capacityOf(target, await listing(target));
+          const pool = serverKind(kind).kvPool(role);
+          // llama.cpp always has one; `auto` once the node answered /props as a llama-server; the others never here.
+          const expected = kind === 'llamacpp' || (kind === 'auto' && LLAMA_SERVER[simKind]);
+          assert.equal(pool !== undefined, expected, `${kind} on ${simKind}, role ${role}`);
+          if (pool === undefined) return;
+          for (const mode of ['unified', 'per-slot'] as const) {
+            const figures = { nCtx: CONTEXT, slots: 2, mode };
+            const guaranteed = pool.guaranteedCtx(figures);
+            assert.ok(guaranteed > 0 && guaranteed <= CONTEXT, `${mode}: guaranteed ${guaranteed}`);
+            assert.ok((pool.budget(figures) ?? 0) >= guaranteed, `${mode}: the budget holds one guaranteed request`);
+          }
         });
 
         test('its detector recognises the node from the answers to GETs that load nothing', async () => {
