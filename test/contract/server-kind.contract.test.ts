@@ -5,163 +5,20 @@
 // node does, a refusal the node sends is read for what it means, and its detector (switchyard init)
 // recognises the node without loading anything, and it resolves a request's model name as the node
 // does (each name it takes reaches a listed id the node answers for; a name it refuses, a node that
-// refuses unknown names refuses too). What the gateway asks of a kind instead of its name: the
-// listing entries read as the node lists them, the GETs of its load answer its load gauges without
-// loading a model, and its KV pool is the one the node runs (llama-servers only).
+// refuses unknown names refuses too). The fleet and the readers: ./kind-fleet.ts; what the gateway
+// asks of a kind instead of its name (listing entries, load GETs, KV pool): server-kind-asked.contract.test.ts.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { Agent } from 'undici';
-import { FIRST_ROUND, fetchCapacity, type NodeCapacity } from '#src/capacity/index.ts';
-import type { NodeKind, NodeSpec } from '#src/config/index.ts';
+import { describe, test } from 'node:test';
+import type { NodeKind } from '#src/config/index.ts';
 import { requestBoundedJson, type JsonAnswer } from '#src/core/bounded-json.ts';
-import { requestBoundedText } from '#src/core/bounded-text.ts';
-import { isRecord } from '#src/core/is-record.ts';
-import { fetchModelList, type DiscoveredModel } from '#src/discovery/index.ts';
-import { readLoadFigures, serverKind, tokenizerFor, type ServerRole } from '#src/kinds/index.ts';
+import { serverKind, tokenizerFor } from '#src/kinds/index.ts';
 import { probeNode } from '#src/nodes/index.ts';
-import { countTokens, parseFleetConfig, startFleet, type Fleet, type SimKind, type SimNode } from '#src/sim/index.ts';
-import { spec } from '#test/fixtures/builders.ts';
-
-const CONTEXT = 64;
-const FLEET_TOML = `
-[[node]]
-name = "vllm"
-kind = "vllm"
-context = ${CONTEXT}
-
-[[node.model]]
-id = "model-v"
-aliases = ["model-v-second-name"]
-
-[[node]]
-name = "llamacpp"
-kind = "llamacpp"
-context = ${CONTEXT}
-slots = 2
-metrics = true
-
-[[node.model]]
-id = "model-l"
-aliases = ["model-l-alias"]
-
-[[node]]
-name = "llamacpp-router"
-kind = "llamacpp-router"
-context = ${CONTEXT}
-slots = 2
-autoload = true
-metrics = true
-
-[[node.model]]
-id = "r-loaded"
-aliases = ["r-alias"]
-status = "loaded"
-
-[[node.model]]
-id = "r-idle"
-status = "unloaded"
-
-[[node]]
-name = "ollama"
-kind = "ollama"
-context = ${CONTEXT}
-
-[[node.model]]
-id = "warm:latest"
-status = "loaded"
-
-[[node.model]]
-id = "cold:latest"
-
-[[node]]
-name = "sglang"
-kind = "sglang"
-models = ["model-s"]
-context = ${CONTEXT}
-metrics = true
-`;
-
-/** Which simulated nodes each kind is run against. */
-const PAIRS: Readonly<Record<NodeKind, readonly SimKind[]>> = {
-  vllm: ['vllm'],
-  llamacpp: ['llamacpp', 'llamacpp-router'],
-  ollama: ['ollama'],
-  sglang: ['sglang'],
-  // Any OpenAI-compatible server: only the standard surface is used.
-  openai: ['vllm', 'sglang'],
-  auto: ['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang'],
-};
-
-/**
- * Which refusals each simulated node sends (PROTOCOLS.md §6.1): Ollama truncates an overlong chat
- * prompt, and a single llama-server and SGLang answer any model name with their own model.
- */
-const REFUSES: Readonly<Record<SimKind, { readonly overlong: boolean; readonly unknownModel: boolean }>> = {
-  vllm: { overlong: true, unknownModel: true },
-  llamacpp: { overlong: true, unknownModel: false },
-  'llamacpp-router': { overlong: true, unknownModel: true },
-  ollama: { overlong: false, unknownModel: true },
-  sglang: { overlong: true, unknownModel: false },
-};
-
-/** What `auto`'s detector (switchyard init) reads each simulated node as. */
-const DETECTED: Readonly<Record<SimKind, { readonly kind: NodeKind; readonly role: ServerRole }>> = {
-  vllm: { kind: 'vllm', role: 'unknown' },
-  llamacpp: { kind: 'llamacpp', role: 'single' },
-  'llamacpp-router': { kind: 'llamacpp', role: 'router' },
-  ollama: { kind: 'ollama', role: 'unknown' },
-  sglang: { kind: 'sglang', role: 'unknown' },
-};
-
-/** Which simulated nodes export load gauges on /metrics (Ollama has none), and which are llama-servers. */
-const EXPORTS_LOAD: Readonly<Record<SimKind, boolean>> = { vllm: true, llamacpp: true, 'llamacpp-router': true, ollama: false, sglang: true };
-const LLAMA_SERVER: Readonly<Record<SimKind, boolean>> = { vllm: false, llamacpp: true, 'llamacpp-router': true, ollama: false, sglang: false };
-
-/** The models the fleet lists as not loaded (a router's `status`). */
-const UNLOADED = new Set(['r-idle']);
-
-const TIMEOUT_MS = 5000;
-const MAX_BYTES = 1024 * 1024;
-const OVERLONG_PROMPT = 'word '.repeat(CONTEXT * 4);
+import { countTokens, type SimKind } from '#src/sim/index.ts';
+import { CONTEXT, DETECTED, MAX_BYTES, OVERLONG_PROMPT, PAIRS, REFUSES, TIMEOUT_MS, useKindFleet } from './kind-fleet.ts';
 
 describe('every server kind against a simulated node of that kind', () => {
-  let fleet: Fleet;
-  const dispatcher = new Agent();
-  before(async () => {
-    const parsed = parseFleetConfig(FLEET_TOML);
-    assert.ok(parsed.ok, JSON.stringify(parsed));
-    fleet = await startFleet(parsed.spec, { host: '127.0.0.1' });
-  });
-  after(async () => {
-    await fleet.close();
-    await dispatcher.close();
-  });
-
-  const simNode = (simKind: SimKind): SimNode => {
-    const node = fleet.nodes.find((n) => n.kind === simKind);
-    assert.ok(node, simKind);
-    return node;
-  };
-  const nodeSpec = (kind: NodeKind, node: SimNode): NodeSpec => spec(`${kind}-on-${node.name}`, { url: node.url, kind });
-  const listing = async (node: NodeSpec): Promise<readonly DiscoveredModel[]> => {
-    const result = await fetchModelList(node, { dispatcher, timeoutMs: TIMEOUT_MS, maxBodyBytes: MAX_BYTES });
-    assert.ok(result.ok, JSON.stringify(result));
-    return result.models;
-  };
-  const capacityOf = async (node: NodeSpec, models: readonly DiscoveredModel[]): Promise<NodeCapacity> =>
-    (await fetchCapacity(node, models, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES, requestsPerPoll: 8, round: FIRST_ROUND })).capacity;
-  const loadedNow = async (node: NodeSpec): Promise<string[]> => {
-    const models = await listing(node);
-    const capacity = await capacityOf(node, models);
-    return [...(capacity.loadedIds ?? models.filter((m) => m.loaded).map((m) => m.id))].sort();
-  };
-  const chat = (node: SimNode, model: string, content: string) =>
-    requestBoundedJson(`${node.url}/v1/chat/completions`, {
-      dispatcher, method: 'POST', timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES,
-      body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 1 }),
-    });
-
+  const { dispatcher, simNode, nodeSpec, listing, capacityOf, loadedNow, chat } = useKindFleet();
   for (const [kind, simKinds] of Object.entries(PAIRS) as [NodeKind, readonly SimKind[]][]) {
     for (const simKind of simKinds) {
       describe(`${kind} on a ${simKind} node`, () => {
@@ -260,61 +117,6 @@ describe('every server kind against a simulated node of that kind', () => {
             assert.ok(sent.ok && sent.status === 200, `the listed id ${resolved} is answered: ${JSON.stringify(sent)}`);
           }
           assert.equal(serverKind(kind).resolveModelName('no-such-model', byId), undefined);
-        });
-
-        test('it reads each listing entry as the node lists it', async () => {
-          const node = simNode(simKind);
-          const raw = await requestBoundedJson(`${node.url}/v1/models`, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES });
-          assert.ok(raw.ok && raw.status === 200, JSON.stringify(raw));
-          const body = serverKind(kind).normalizeListing(raw.body);
-          const data = isRecord(body) && Array.isArray(body.data) ? body.data : [];
-          assert.equal(data.length, node.modelIds().length);
-          for (const entry of data) {
-            assert.ok(isRecord(entry) && typeof entry.id === 'string');
-            const read = serverKind(kind).listingEntry(entry, entry.id);
-            assert.equal(read.loaded, !UNLOADED.has(entry.id), `${entry.id}: ${JSON.stringify(read)}`);
-            assert.ok(read.contextTokens === undefined || read.contextTokens === CONTEXT, `${entry.id}: ${JSON.stringify(read)}`);
-            assert.ok(!read.aliases.includes(entry.id), 'an id is not its own alias');
-          }
-        });
-
-        test('the GETs of its load answer its load gauges, and asking loads nothing', async () => {
-          const node = simNode(simKind);
-          const target = nodeSpec(kind, node);
-          const server = serverKind(kind);
-          const models = await listing(target);
-          const { role } = await capacityOf(target, models);
-          const loadedBefore = await loadedNow(target);
-          const paths = server.loadPaths(role, loadedBefore);
-          if (server.load === undefined) {
-            assert.equal(paths, undefined, 'a kind with no load gauges asks nothing');
-            return;
-          }
-          assert.ok(paths !== undefined && paths.length > 0, `after a capacity poll (role ${role}) there is something to ask`);
-          if (!EXPORTS_LOAD[simKind]) return;
-          for (const path of paths) {
-            const answer = await requestBoundedText(node.url + path, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES });
-            assert.ok(answer.ok && answer.status === 200, `${path}: ${JSON.stringify(answer)}`);
-            assert.ok(readLoadFigures(answer.text, server.load) !== undefined, `${path}: no load gauges`);
-          }
-          assert.deepEqual(await loadedNow(target), loadedBefore);
-        });
-
-        test('its KV pool is the node\'s: budgeted on a llama-server, none where the server manages its cache', async () => {
-          const node = simNode(simKind);
-          const target = nodeSpec(kind, node);
-          const { role } = await capacityOf(target, await listing(target));
-          const pool = serverKind(kind).kvPool(role);
-          // llama.cpp always has one; `auto` once the node answered /props as a llama-server; the others never here.
-          const expected = kind === 'llamacpp' || (kind === 'auto' && LLAMA_SERVER[simKind]);
-          assert.equal(pool !== undefined, expected, `${kind} on ${simKind}, role ${role}`);
-          if (pool === undefined) return;
-          for (const mode of ['unified', 'per-slot'] as const) {
-            const figures = { nCtx: CONTEXT, slots: 2, mode };
-            const guaranteed = pool.guaranteedCtx(figures);
-            assert.ok(guaranteed > 0 && guaranteed <= CONTEXT, `${mode}: guaranteed ${guaranteed}`);
-            assert.ok((pool.budget(figures) ?? 0) >= guaranteed, `${mode}: the budget holds one guaranteed request`);
-          }
         });
 
         test('its detector recognises the node from the answers to GETs that load nothing', async () => {
