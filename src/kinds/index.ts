@@ -20,6 +20,7 @@ export type {
 } from './server-kind.ts';
 export { serverKind, serverKinds } from './registry.ts';
 export { refusalInAnyDialect } from './auto.ts';
+export { isLoadingEntry, isRunningEntry } from './listing-entry.ts';
 export { LLAMA_KV_POOL } from './kv-pool.ts';
 export type { LoadPaths } from './load-paths.ts';
 export { aliasedName, exactName, ollamaFullName, ollamaName, type ListedName, type ListedNames } from './model-names.ts';

@@ -22,6 +22,16 @@ export function readListingEntry(entry: Readonly<Record<string, unknown>>, id: s
   };
 }
 
+/** Listed as running: loaded, or on a router `loading` or `sleeping` (a request reaches it without a switch). */
+export function isRunningEntry(entry: Pick<ListedEntry, 'loaded' | 'status'>): boolean {
+  return entry.loaded || entry.status === 'loading' || entry.status === 'sleeping';
+}
+
+/** Listed as coming up now (a router's `loading`): not a model the router would evict as idle. */
+export function isLoadingEntry(entry: Pick<ListedEntry, 'status'>): boolean {
+  return entry.status === 'loading';
+}
+
 function routerStatus(raw: unknown): { present: boolean; value: string | undefined } {
   if (raw === undefined || raw === null) return { present: false, value: undefined };
   const value = isRecord(raw) ? raw['value'] : undefined;

@@ -6,7 +6,8 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { residencyOf } from '#src/capacity/index.ts';
-import { isRunningEntry, modelLimit } from '#src/routing/index.ts';
+import { isRunningEntry } from '#src/kinds/index.ts';
+import { modelLimit } from '#src/routing/index.ts';
 
 /** How a request that loads a model ended, as far as the load is concerned. */
 export type LoadOutcome = 'loaded' | 'failed' | 'timed_out';

@@ -10,7 +10,7 @@ import type { NodeKind } from '#src/config/index.ts';
 import { requestBoundedJson } from '#src/core/bounded-json.ts';
 import { requestBoundedText } from '#src/core/bounded-text.ts';
 import { isRecord } from '#src/core/is-record.ts';
-import { readLoadFigures, serverKind } from '#src/kinds/index.ts';
+import { isRunningEntry, readLoadFigures, serverKind } from '#src/kinds/index.ts';
 import type { SimKind } from '#src/sim/index.ts';
 import { CONTEXT, EXPORTS_LOAD, LLAMA_SERVER, MAX_BYTES, PAIRS, TIMEOUT_MS, UNLOADED, useKindFleet } from './kind-fleet.ts';
 
@@ -30,6 +30,7 @@ describe('what every server kind is asked instead of its name, against a simulat
             assert.ok(isRecord(entry) && typeof entry.id === 'string');
             const read = serverKind(kind).listingEntry(entry, entry.id);
             assert.equal(read.loaded, !UNLOADED.has(entry.id), `${entry.id}: ${JSON.stringify(read)}`);
+            assert.equal(isRunningEntry(read), !UNLOADED.has(entry.id), `${entry.id} runs without a switch: ${JSON.stringify(read)}`);
             assert.ok(read.contextTokens === undefined || read.contextTokens === CONTEXT, `${entry.id}: ${JSON.stringify(read)}`);
             assert.ok(!read.aliases.includes(entry.id), 'an id is not its own alias');
           }

@@ -7,7 +7,7 @@
 // this filter only reads it.
 
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
-import type { DiscoveredModel } from '#src/discovery/index.ts';
+import { isLoadingEntry, isRunningEntry } from '#src/kinds/index.ts';
 import type { Exclusion } from '../exclusion.ts';
 import type { Filter } from '../filter.ts';
 
@@ -24,11 +24,6 @@ export interface RouterSwitchView {
 }
 
 export type RouterSwitchLookup = (node: string) => RouterSwitchView;
-
-/** Listed as running on the router: loaded, loading or sleeping (a request reaches it without a switch). */
-export function isRunningEntry(entry: DiscoveredModel): boolean {
-  return entry.loaded || entry.status === 'loading' || entry.status === 'sleeping';
-}
 
 /** The router's `max_instances` when routing must respect it: known and not 0 (unlimited). */
 export function modelLimit(node: NodeView): number | undefined {
@@ -64,7 +59,7 @@ export function routerRoomVerdict(
     return view.switchDue ? { code: 'switch_due', detail: 'a switch to another model has waited past routing.swap_after' } : undefined;
   }
   if (running.length < max) return undefined;
-  if (running.some((m) => m.status !== 'loading' && !busy(m.id))) return undefined;
+  if (running.some((m) => !isLoadingEntry(m) && !busy(m.id))) return undefined;
   return { code: 'models_full', detail: `${running.length}/${max} models loaded (max_instances), none idle; waits for one to go idle` };
 }
 
