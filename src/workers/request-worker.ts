@@ -24,9 +24,8 @@ import {
 import { forwardEvents } from './event-bridge.ts';
 import type { OwnerMessage, WorkerInit, WorkerMessage } from './protocol.ts';
 import { Outbox } from './outbox.ts';
-import { RemoteAdmission } from './remote-admission.ts';
+import { ownerPorts } from './owner-ports.ts';
 import { relayTo } from './relay.ts';
-import { ViewMirror } from './view-mirror.ts';
 import { WorkerMesh } from './worker-mesh.ts';
 
 const FIGURES_EVERY_MS = 1_000;
@@ -41,7 +40,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     send({ t: 'log', level, fields: { ...fields, worker: init.index }, message });
   let config: GatewayConfig = init.config;
   let settings = requestSettings(config);
-  const mirror = new ViewMirror(init.fleet, () => clock.now());
+  const ports = ownerPorts(init.fleet, send, () => clock.now());
   const pools = new UpstreamPools(config.upstream, {
     clock,
     onConnectionWaitTimeout: (node, figures) =>
@@ -51,7 +50,6 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const heldBudget = new HeldBytesBudget(() => Math.floor(config.upstream.maxHeldBytesTotal / init.count));
   const events = new EventBus<ProxyEvents>((error) => log('error', { err: String(error) }, 'event listener failed'));
   forwardEvents(events, send);
-  const admission = new RemoteAdmission(send, mirror);
   const mesh = WorkerMesh.start(init.mesh, { config: () => config, clock, events, heldBudget, send });
   const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
   events.on('proxy:request-finished', () => void counted.requests++);
@@ -60,25 +58,25 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const inference: InferenceDeps = {
     clock,
     registry: {
-      views: () => mirror.views(),
-      snapshot: () => mirror.snapshot(),
-      learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
-      learnTokenRatio: (node, url, model, sample) => send({ t: 'learn-ratio', node, url, model, sample }),
+      views: () => ports.fleet.views(),
+      snapshot: () => ports.fleet.snapshot(),
+      learnContext: ports.reports.learnContext,
+      learnTokenRatio: ports.reports.learnTokenRatio,
     },
     pools,
-    scheduler: admission,
+    scheduler: ports.admission,
     events,
     settings: () => settings,
     heldBudget,
     // The owner bounds the label when it re-emits the event (one label set for the gateway).
     modelLabel: (model) => model,
-    onModelVanished: (node) => send({ t: 'vanished', node }),
+    onModelVanished: ports.reports.modelVanished,
     newRequestId: () => randomUUID(),
     remote: mesh?.remote,
   };
   const publicTable = publicEndpoints({
     clock,
-    registry: mirror,
+    registry: ports.fleet,
     clientKeys: () => config.server.apiKeys,
     configuredModels: () => config.models.available,
     corsOrigins: () => config.server.corsOrigins,
@@ -123,14 +121,8 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   };
 
   const onMessage = (message: OwnerMessage): void => {
+    if (ports.receive(message)) return;
     switch (message.t) {
-      case 'admitted':
-      case 'refused':
-        admission.decided(message);
-        return;
-      case 'fleet':
-        mirror.update(message.fleet);
-        return;
       case 'config': {
         const change = diffConfig(config, message.config);
         pools.applyChange(change, message.config.upstream);

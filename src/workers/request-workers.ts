@@ -19,6 +19,7 @@ import type { RemoteSiteView } from '#src/routing/index.ts';
 import type { MeshInit, OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit } from './protocol.ts';
 import { sitesSignature, sitesToWire } from './site-mirror.ts';
 import { keyPemOf } from './worker-mesh.ts';
+import { FleetSync } from './fleet-sync.ts';
 import { guardListenAddress, type ListenGuard } from './listen-guard.ts';
 import { spawnWorkerThread, startLink, type Link, type LinkDeps, type WorkerThread } from './worker-link.ts';
 
@@ -74,7 +75,7 @@ export class RequestWorkers {
   readonly #options: RequestWorkersOptions;
   readonly #links: Link[] = [];
   #port = 0;
-  #fleet: ViewsUpdate;
+  readonly #fleet: FleetSync;
   #config: GatewayConfig;
   #timer: Timer | undefined;
   /** The mesh state last pushed (undefined without [mesh]). */
@@ -87,7 +88,7 @@ export class RequestWorkers {
 
   private constructor(options: RequestWorkersOptions) {
     this.#options = options;
-    this.#fleet = fleetOf(options);
+    this.#fleet = new FleetSync(() => fleetOf(options));
     this.#config = options.config();
     this.#mesh = options.mesh === undefined ? undefined : { keyPem: undefined, sites: [], signature: '[]' };
     this.#readMesh();
@@ -122,10 +123,8 @@ export class RequestWorkers {
 
   /** Pushes the fleet to every worker if its views changed since the last push. */
   syncFleet(): void {
-    const next = fleetOf(this.#options);
-    if (next.views === this.#fleet.views && next.connectionLimit === this.#fleet.connectionLimit) return;
-    this.#fleet = next;
-    this.#broadcast({ t: 'fleet', fleet: next });
+    const next = this.#fleet.next();
+    if (next !== undefined) this.#broadcast({ t: 'fleet', fleet: next });
   }
 
   /** Pushes the config to every worker if a reload replaced it. */
@@ -192,7 +191,7 @@ export class RequestWorkers {
   #startOne(index: number, port: number): Promise<number> {
     const options = this.#options;
     const mesh = this.#mesh === undefined ? undefined : { keyPem: this.#mesh.keyPem, sites: this.#mesh.sites };
-    const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet, port, relay: options.relay, relayed: options.relayed, mesh };
+    const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet.current(), port, relay: options.relay, relayed: options.relayed, mesh };
     const source = options.mesh;
     const deps: LinkDeps = {
       ...options,

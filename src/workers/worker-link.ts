@@ -48,7 +48,7 @@ export interface Link {
 }
 
 /** One worker thread and the owner's handling of its messages. */
-export function startLink(worker: WorkerThread, init: WorkerInit, options: LinkDeps): { link: Link; listening: Promise<number> } {
+export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>, options: LinkDeps): { link: Link; listening: Promise<number> } {
   const outbox = new Outbox<OwnerMessage>((batch) => worker.postMessage(batch));
   const post = (message: OwnerMessage): void => outbox.send(message);
   const desk = new LeaseDesk({
