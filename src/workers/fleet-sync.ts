@@ -1,16 +1,28 @@
 // The owner's side of the workers' fleet mirror: what it last pushed, and the next update when the
-// fleet as the request path reads it has changed since (the registry's views are a new array on
-// every change, so identity is the test).
+// fleet as the request path reads it has changed since. The registry's views are a new array on
+// every change, so identity is their test; the router rooms (a few entries, one per limited
+// router) are compared by value, since lease counts and switches change them without a new view.
 
+import type { NodeView } from '#src/nodes/index.ts';
+import type { RouterRoom } from '#src/scheduler/index.ts';
 import type { ViewsUpdate } from './protocol.ts';
 
-export class FleetSync {
-  readonly #read: () => ViewsUpdate;
-  #last: ViewsUpdate;
+/** Where the fleet update is read from: the registry, the config in force, the scheduler. */
+export interface FleetSource {
+  views(): readonly NodeView[];
+  connectionLimit(): number | undefined;
+  rooms(): readonly RouterRoom[];
+}
 
-  constructor(read: () => ViewsUpdate) {
-    this.#read = read;
-    this.#last = read();
+export class FleetSync {
+  readonly #source: FleetSource;
+  #last: ViewsUpdate;
+  #rooms: string;
+
+  constructor(source: FleetSource) {
+    this.#source = source;
+    this.#last = this.#read();
+    this.#rooms = JSON.stringify(this.#last.rooms);
   }
 
   /** The fleet last handed out (what a worker starting now begins with). */
@@ -22,8 +34,15 @@ export class FleetSync {
   next(): ViewsUpdate | undefined {
     const next = this.#read();
     const last = this.#last;
-    if (next.views === last.views && next.connectionLimit === last.connectionLimit) return undefined;
+    const rooms = JSON.stringify(next.rooms);
+    if (next.views === last.views && next.connectionLimit === last.connectionLimit && rooms === this.#rooms) return undefined;
     this.#last = next;
+    this.#rooms = rooms;
     return next;
+  }
+
+  #read(): ViewsUpdate {
+    const source = this.#source;
+    return { views: source.views(), connectionLimit: source.connectionLimit(), rooms: source.rooms() };
   }
 }

@@ -7,7 +7,7 @@ import type { RatioSample } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { PoolFigures, ProxyEvents } from '#src/proxy/index.ts';
 import type { Exclusion, RouteRequest } from '#src/routing/index.ts';
-import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
+import type { LoadOutcome, QueueSettings, RefusalReason, RouterRoom } from '#src/scheduler/index.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { SiteWire } from './site-mirror.ts';
 
@@ -15,6 +15,8 @@ import type { SiteWire } from './site-mirror.ts';
 export interface ViewsUpdate {
   readonly views: readonly NodeView[];
   readonly connectionLimit: number | undefined;
+  /** Each limited router's switch state and busy models: router-room judges a failover by them. */
+  readonly rooms: readonly RouterRoom[];
 }
 
 /** What a worker thread starts with (its workerData). */

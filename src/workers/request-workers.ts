@@ -10,13 +10,13 @@ import type { Logger } from 'pino';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
-import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
+import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
-import type { MeshInit, OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit } from './protocol.ts';
+import type { MeshInit, OwnerMessage, RelayTarget, WorkerFigures, WorkerInit } from './protocol.ts';
 import { sitesSignature, sitesToWire } from './site-mirror.ts';
 import { keyPemOf } from './worker-mesh.ts';
 import { FleetSync } from './fleet-sync.ts';
@@ -56,7 +56,7 @@ export interface RequestWorkersOptions {
   readonly logger: Logger;
   readonly config: () => GatewayConfig;
   readonly registry: Pick<NodeRegistry, 'views' | 'learnContext' | 'learnTokenRatio'>;
-  readonly scheduler: Pick<Scheduler, 'admit'>;
+  readonly scheduler: Pick<Scheduler, 'admit' | 'routerRooms'>;
   readonly events: EventBus<ProxyEvents>;
   /** The bounded metrics label of a requested model. */
   readonly modelLabel: (model: string) => string;
@@ -88,7 +88,11 @@ export class RequestWorkers {
 
   private constructor(options: RequestWorkersOptions) {
     this.#options = options;
-    this.#fleet = new FleetSync(() => fleetOf(options));
+    this.#fleet = new FleetSync({
+      views: () => options.registry.views(),
+      connectionLimit: () => options.config().upstream.maxConnections,
+      rooms: () => options.scheduler.routerRooms(),
+    });
     this.#config = options.config();
     this.#mesh = options.mesh === undefined ? undefined : { keyPem: undefined, sites: [], signature: '[]' };
     this.#readMesh();
@@ -233,9 +237,4 @@ export class RequestWorkers {
       if (!this.#closing) this.#schedule();
     }, SYNC_EVERY_MS);
   }
-}
-
-function fleetOf(options: RequestWorkersOptions): ViewsUpdate {
-  const views: readonly NodeView[] = options.registry.views();
-  return { views, connectionLimit: options.config().upstream.maxConnections };
 }

@@ -73,9 +73,12 @@ export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>,
       case 'abort':
         return desk.abort(message.id);
       case 'release':
-        return desk.release(message.id);
+        desk.release(message.id);
+        // A router's busy models may have changed: the workers judge failovers by them.
+        return options.syncFleet();
       case 'settle':
-        return desk.settle(message.id, message.outcome);
+        desk.settle(message.id, message.outcome);
+        return options.syncFleet();
       case 'events':
         return replayEvents(options.events, message.events, options.modelLabel);
       case 'learn':

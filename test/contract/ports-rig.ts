@@ -17,7 +17,7 @@ import { inThreadPorts, type AdmissionPort, type FleetReports, type FleetView } 
 import { FleetSync } from '#src/workers/fleet-sync.ts';
 import { ownerPorts } from '#src/workers/owner-ports.ts';
 import { Outbox } from '#src/workers/outbox.ts';
-import type { OwnerMessage, ViewsUpdate, WorkerMessage } from '#src/workers/protocol.ts';
+import type { OwnerMessage, WorkerMessage } from '#src/workers/protocol.ts';
 import { startLink, type WorkerThread } from '#src/workers/worker-link.ts';
 import { snapshotOf } from '#test/fixtures/builders.ts';
 
@@ -34,8 +34,8 @@ export interface Owner {
   /** Reports the owner's registry applied. */
   readonly learned: string[];
   readonly relisted: string[];
-  /** The fleet as the owner's registry shows it now. */
-  fleet(): ViewsUpdate;
+  /** The nodes as the owner's registry shows them now. */
+  views(): readonly NodeView[];
   /** The owner's routing snapshot (live usage). */
   snapshot(): RoutingSnapshot;
 }
@@ -91,7 +91,7 @@ export function owner(nodes: readonly NodeView[]): Owner {
     refreshes,
     learned: [],
     relisted: [],
-    fleet: () => ({ views: fleetViews, connectionLimit: undefined }),
+    views: () => fleetViews,
     snapshot: () => effects.snapshot(),
   };
 }
@@ -115,10 +115,10 @@ export interface HostKind {
 
 function ownerRegistry(o: Owner) {
   return {
-    views: () => o.fleet().views,
-    freshViews: () => o.fleet().views,
+    views: () => o.views(),
+    freshViews: () => o.views(),
     snapshot: () => o.snapshot(),
-    view: (name: string) => o.fleet().views.find((v) => v.spec.name === name),
+    view: (name: string) => o.views().find((v) => v.spec.name === name),
     learnContext: (node: string, url: string, model: string, nCtx: number) => void o.learned.push(`ctx ${node} ${url} ${model} ${nCtx}`),
     learnTokenRatio: (node: string, url: string, model: string, sample: RatioSample) => void o.learned.push(`ratio ${node} ${url} ${model} ${JSON.stringify(sample)}`),
   };
@@ -157,7 +157,7 @@ export const CROSS_THREAD: HostKind = {
   name: 'cross-thread (src/workers over a MessageChannel)',
   host(o) {
     const { port1: workerEnd, port2: ownerEnd } = new MessageChannel();
-    const sync = new FleetSync(() => o.fleet());
+    const sync = new FleetSync({ views: () => o.views(), connectionLimit: () => undefined, rooms: () => o.scheduler.routerRooms() });
     const thread = new PortThread(ownerEnd);
     const holder: { push?: (m: OwnerMessage) => void } = {};
     const { link, listening } = startLink(thread as unknown as WorkerThread, { index: 0 }, {

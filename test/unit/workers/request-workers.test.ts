@@ -54,6 +54,7 @@ async function startWith(mesh?: WorkersMeshSource) {
   const released: string[] = [];
   const { logger, lines } = capturedLogger('info');
   const scheduler = {
+    routerRooms: () => [],
     admit: (): Promise<Admission> =>
       Promise.resolve({
         kind: 'admitted', node: VIEWS[0] as NodeView, route: { policy: 'p', reason: 'r' }, waitedMs: 0, load: undefined,
