@@ -1,7 +1,6 @@
 // Every collaborator of one gateway instance, built in one place, and the current config they
 // read. Loops report to the registry; events feed metrics, logs, passive health and the scheduler.
 
-import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
@@ -9,7 +8,8 @@ import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts'
 import { Discoverer, ListingCache } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, pollingAgents, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
-import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
+import { requestSettings, type ModelCatalog, type PoolFigures, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
+import { inThreadPorts, type RequestPorts } from '#src/ports/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
@@ -21,8 +21,7 @@ import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
 import { meshPartFor, type MeshPart } from './mesh-part.ts';
-import { remoteDepsFor, sitePoolsFor } from './forwarding-parts.ts';
-import { heldWithWorkers, sitesWithWorkers, NO_WORKERS, upstreamWithWorkers, type WorkerHooks } from './worker-hooks.ts';
+import { heldBytesOf, NO_HOSTS, upstreamOf, upstreamSitesOf, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
 import { pollModels } from './model-poll.ts';
 
@@ -35,20 +34,15 @@ export class GatewayParts {
   readonly registryEvents: EventBus<RegistryEvents>;
   readonly proxyEvents: EventBus<ProxyEvents>;
   readonly registry: NodeRegistry;
-  readonly pools: UpstreamPools;
   readonly checker: HealthChecker;
   readonly discoverer: Discoverer;
   /** The third loop: each node's own load figures, for least-loaded. */
   readonly loadScraper: LoadScraper;
   readonly metrics: GatewayMetrics;
   readonly scheduler: Scheduler;
-  /** Answer bytes held in memory across all requests, within upstream.max_held_bytes_total. */
-  readonly heldBytes = new HeldBytesBudget(() => this.#config.upstream.maxHeldBytesTotal);
   readonly wakes: WakeManager;
   /** The operator dashboard's traffic history, transition log and live feed. */
   readonly dashboard: DashboardHub;
-  /** What the public inference routes need (gateway/endpoints.ts hands it to them). */
-  readonly inference: InferenceDeps;
   /** Federation (`[mesh]`): this site's published set and what it knows of the others. */
   readonly mesh: MeshPart;
   /** One agent per control loop, one connection per node each (src/nodes/polling-agents.ts). */
@@ -61,8 +55,6 @@ export class GatewayParts {
     maxBytes: this.#config.discovery.maxBodyBytes,
     requestsPerPoll: this.#config.discovery.capacityRequestsPerPoll,
   }));
-  /** One bounded pool per remote site ([mesh] only), built like the nodes' pools. */
-  readonly sitePools: UpstreamPools | undefined;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -70,7 +62,7 @@ export class GatewayParts {
   #settings: RequestSettings;
   #reloading: Promise<unknown> = Promise.resolve();
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
-  #workers: WorkerHooks = NO_WORKERS;
+  #hosts: PlaneHosts = NO_HOSTS;
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -87,11 +79,6 @@ export class GatewayParts {
       failThreshold: options.config.health.failThreshold,
       onLeaseReturned: (returned) => this.scheduler.leaseReturned(returned),
       connectionLimit: options.config.upstream.maxConnections,
-    });
-    this.pools = new UpstreamPools(options.config.upstream, {
-      clock: this.clock,
-      onConnectionWaitTimeout: (node, figures) =>
-        options.logger.warn({ node, ...figures, waitedMs: this.#config.upstream.connectionWaitMs }, 'no free upstream connection in time; failing over'),
     });
     this.checker = new HealthChecker({
       clock: this.clock,
@@ -187,45 +174,47 @@ export class GatewayParts {
       aliases: () => this.#settings.catalog.aliases,
       mesh: { events: this.mesh.events, sites: () => this.mesh.admin() },
     });
-    this.sitePools = sitePoolsFor(this.mesh.link, options.config.upstream, this.clock);
     const start = diffNodes([], options.config.nodes);
     for (const part of [this.registry, this.checker, this.discoverer, this.loadScraper]) part.applyChange(start);
-    this.inference = {
-      clock: this.clock,
-      registry: this.registry,
-      pools: this.pools,
-      scheduler: this.scheduler,
-      events: this.proxyEvents,
-      settings: () => this.#settings,
-      heldBudget: this.heldBytes,
-      modelLabel: (model) => this.#modelNames.requestLabel(model),
-      onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
-      newRequestId: () => randomUUID(),
-      remote: remoteDepsFor(this.mesh.link, { pools: this.sitePools, clock: this.clock, events: this.proxyEvents, heldBudget: this.heldBytes }),
-    };
   }
 
   config(): GatewayConfig {
     return this.#config;
   }
 
-  attachWorkers(hooks: WorkerHooks): void {
-    this.#workers = hooks;
+  /** The request plane is hosted (by this thread, or by the workers): their figures, and reloads they follow. */
+  attachPlane(hosts: PlaneHosts): void {
+    this.#hosts = hosts;
   }
 
-  /** Upstream connections per node: this thread's pools and every request worker's. */
-  upstreamStats(): ReturnType<UpstreamPools['stats']> {
-    return upstreamWithWorkers(this.pools.stats(), this.#workers);
+  /** The ports a request plane in this thread reaches the control plane through. */
+  ports(): RequestPorts {
+    return inThreadPorts({ scheduler: this.scheduler, registry: this.registry, relist: (node) => this.relist(node), sites: this.mesh.link });
   }
 
-  /** Connections per remote site ([mesh] only): this thread's pools and every request worker's. */
-  upstreamSiteStats(): ReturnType<UpstreamPools['stats']> | undefined {
-    return this.sitePools === undefined ? undefined : sitesWithWorkers(this.sitePools.stats(), this.#workers);
+  /** A bounded metrics label for a requested model id. */
+  requestLabel(model: string): string {
+    return this.#modelNames.requestLabel(model);
   }
 
-  /** Answer bytes held in memory, here and in every request worker. */
+  /** A node said it does not have a model its listing showed: re-list it. */
+  relist(node: string): void {
+    this.#detach(this.discoverer.refresh([node]), 'model refresh');
+  }
+
+  /** Upstream connections per node, over every host of the request plane. */
+  upstreamStats(): Record<string, PoolFigures> {
+    return upstreamOf(this.#hosts);
+  }
+
+  /** Connections per remote site ([mesh] only), over every host of the request plane. */
+  upstreamSiteStats(): Record<string, PoolFigures> | undefined {
+    return this.mesh.link === undefined ? undefined : upstreamSitesOf(this.#hosts);
+  }
+
+  /** Answer bytes held in memory, over every host of the request plane. */
   heldBytesTotal(): number {
-    return heldWithWorkers(this.heldBytes.held(), this.#workers);
+    return heldBytesOf(this.#hosts);
   }
 
   /** Declared aliases and groups, rebuilt on reload. */
@@ -247,7 +236,7 @@ export class GatewayParts {
   /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
   reload(): Promise<ReloadOutcome> {
     const next = this.#reloading.then(() => this.#reloadNow()).then((outcome) => {
-      if (outcome.ok) this.#workers.reloaded();
+      if (outcome.ok) this.#hosts.reloaded();
       this.dashboard.noteReload(outcome);
       return outcome;
     });
@@ -274,8 +263,6 @@ export class GatewayParts {
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.applyChange(change);
-    this.pools.applyChange(change, next.upstream);
-    this.sitePools?.applyChange(change, next.upstream);
     this.checker.setIntervalMs(next.health.intervalMs);
     this.checker.applyChange(change);
     this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
@@ -295,6 +282,6 @@ export class GatewayParts {
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.metrics.close();
-    await Promise.all([this.pools.close(), this.sitePools?.close(), this.#agents.destroy()]);
+    await this.#agents.destroy();
   }
 }

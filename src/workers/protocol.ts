@@ -5,7 +5,8 @@
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { RatioSample } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
-import type { PoolFigures, ProxyEvents } from '#src/proxy/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { PlaneFigures } from '#src/plane/index.ts';
 import type { Exclusion, RouteRequest } from '#src/routing/index.ts';
 import type { LoadOutcome, QueueSettings, RefusalReason, RouterRoom } from '#src/scheduler/index.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
@@ -69,19 +70,8 @@ export type OwnerMessage =
   | { readonly t: 'claimed'; readonly id: number; readonly verdict: ClaimVerdict }
   | { readonly t: 'drain' };
 
-/** What a worker reports every second, for /admin/runtime and /metrics. */
-export interface WorkerFigures {
-  readonly activeRequests: number;
-  readonly upstream: Readonly<Record<string, PoolFigures>>;
-  readonly heldBytes: number;
-  /** Connections to remote sites per site id ([mesh] only; empty otherwise). */
-  readonly upstreamSites: Readonly<Record<string, PoolFigures>>;
-  /** Inference requests this worker finished (answered, refused or failed). */
-  readonly requests: number;
-  /** Requests this worker forwarded to another site / that arrived claiming to be forwarded ([mesh]). */
-  readonly forwarded: number;
-  readonly forwardedIn: number;
-}
+/** What a worker reports every second, for /admin/runtime and /metrics: its request plane's figures. */
+export type WorkerFigures = PlaneFigures;
 
 export type WorkerMessage =
   | { readonly t: 'listening'; readonly port: number }

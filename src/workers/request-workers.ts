@@ -13,6 +13,7 @@ import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
+import type { FleetReports } from '#src/ports/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
@@ -55,12 +56,13 @@ export interface RequestWorkersOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: () => GatewayConfig;
-  readonly registry: Pick<NodeRegistry, 'views' | 'learnContext' | 'learnTokenRatio'>;
+  readonly registry: Pick<NodeRegistry, 'views'>;
+  /** Where the workers' reports go: the in-thread fleet-reports port (each applied once, here). */
+  readonly reports: FleetReports;
   readonly scheduler: Pick<Scheduler, 'admit' | 'routerRooms'>;
   readonly events: EventBus<ProxyEvents>;
   /** The bounded metrics label of a requested model. */
   readonly modelLabel: (model: string) => string;
-  readonly onModelVanished: (node: string) => void;
   readonly relay: RelayTarget;
   readonly relayed: WorkerInit['relayed'];
   /** Federation's state the workers mirror; absent = no [mesh]. */

@@ -13,7 +13,7 @@ import type { Lease, NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, leastInFlight } from '#src/routing/index.ts';
 import { Scheduler, type SchedulerEffects } from '#src/scheduler/index.ts';
-import { inThreadPorts, type AdmissionPort, type FleetReports, type FleetView } from '#src/ports/index.ts';
+import { inThreadPorts, registryReports, type AdmissionPort, type FleetReports, type FleetView } from '#src/ports/index.ts';
 import { FleetSync } from '#src/workers/fleet-sync.ts';
 import { ownerPorts } from '#src/workers/owner-ports.ts';
 import { Outbox } from '#src/workers/outbox.ts';
@@ -162,11 +162,11 @@ export const CROSS_THREAD: HostKind = {
     const holder: { push?: (m: OwnerMessage) => void } = {};
     const { link, listening } = startLink(thread as unknown as WorkerThread, { index: 0 }, {
       logger: pino({ level: 'silent' }),
-      registry: ownerRegistry(o),
+      // The owner applies a worker's reports through its own in-thread port.
+      reports: registryReports(ownerRegistry(o), (node) => void o.relisted.push(node)),
       scheduler: o.scheduler,
       events: new EventBus<ProxyEvents>(() => {}),
       modelLabel: (m) => m,
-      onModelVanished: (node) => void o.relisted.push(node),
       syncFleet: () => {
         const next = sync.next();
         if (next !== undefined) holder.push?.({ t: 'fleet', fleet: next });
