@@ -7,7 +7,20 @@ import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
 import { Discoverer, ListingCache } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
-import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, pollingAgents, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
+import {
+  fetchLoad,
+  HealthChecker,
+  LoadScraper,
+  nodeReactions,
+  nodeRound,
+  NodeRegistry,
+  pollingAgents,
+  probeNode,
+  sendWake,
+  wakeProbeIntervalMs,
+  WakeManager,
+  type RegistryEvents,
+} from '#src/nodes/index.ts';
 import { requestSettings, type ModelCatalog, type PoolFigures, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
 import { inThreadPorts, type RequestPorts } from '#src/ports/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
@@ -23,7 +36,6 @@ import { ModelNames } from './model-names.ts';
 import { meshPartFor, type MeshPart } from './mesh-part.ts';
 import { heldBytesOf, NO_HOSTS, upstreamOf, upstreamSitesOf, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
-import { pollModels } from './model-poll.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -34,10 +46,10 @@ export class GatewayParts {
   readonly registryEvents: EventBus<RegistryEvents>;
   readonly proxyEvents: EventBus<ProxyEvents>;
   readonly registry: NodeRegistry;
-  readonly checker: HealthChecker;
-  readonly discoverer: Discoverer;
+  readonly #checker: HealthChecker;
+  readonly #discoverer: Discoverer;
   /** The third loop: each node's own load figures, for least-loaded. */
-  readonly loadScraper: LoadScraper;
+  readonly #loadScraper: LoadScraper;
   readonly metrics: GatewayMetrics;
   readonly scheduler: Scheduler;
   readonly wakes: WakeManager;
@@ -80,7 +92,7 @@ export class GatewayParts {
       onLeaseReturned: (returned) => this.scheduler.leaseReturned(returned),
       connectionLimit: options.config.upstream.maxConnections,
     });
-    this.checker = new HealthChecker({
+    this.#checker = new HealthChecker({
       clock: this.clock,
       intervalMs: options.config.health.intervalMs,
       probe: (node, signal) =>
@@ -92,16 +104,16 @@ export class GatewayParts {
         }),
       onProbe: (name, outcome) => this.registry.observeHealth(name, outcome),
     });
-    this.discoverer = new Discoverer({
+    this.#discoverer = new Discoverer({
       clock: this.clock,
       intervalMs: options.config.discovery.intervalMs,
       minRefreshIntervalMs: options.config.discovery.missCooldownMs,
       fetch: (node, signal) =>
-        pollModels({ dispatcher: this.#agents.discovery, listings: this.#listings, clock: this.clock, discovery: () => this.#config.discovery, capacity: this.#capacityPoller, registry: this.registry }, node, signal),
+        nodeRound({ dispatcher: this.#agents.discovery, listings: this.#listings, clock: this.clock, discovery: () => this.#config.discovery, capacity: this.#capacityPoller, registry: this.registry }, node, signal),
       onResult: (name, result) => this.registry.observeDiscovery(name, result),
       onError: (name, error) => options.logger.error({ err: error, node: name }, 'applying a discovery result failed'),
     });
-    this.loadScraper = new LoadScraper({
+    this.#loadScraper = new LoadScraper({
       clock: this.clock,
       intervalMs: options.config.load.intervalMs,
       scrape: (node, signal) =>
@@ -131,7 +143,7 @@ export class GatewayParts {
       effects: {
         snapshot: () => this.registry.snapshot(),
         claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
-        refreshListings: (nodes) => this.discoverer.refresh(nodes),
+        refreshListings: (nodes) => this.#discoverer.refresh(nodes),
         wake: (node, reason) => this.#detach(this.wakes.wake(node, reason), 'wake'),
         notify: (notice) => publishNotice(noticeSinks, notice),
       },
@@ -142,22 +154,16 @@ export class GatewayParts {
       const { ejectAfterFailures, ejectForMs } = this.#config.upstream;
       this.registry.observeUpstream(e.node, upstreamVerdict(e.result), { ejectAfterFailures, ejectForMs });
     });
-    this.registryEvents.on('node:ejected', ({ node }) => this.checker.probeNow(node));
     this.wakes = new WakeManager({
       clock: this.clock,
       registry: this.registry,
       send: sendWake,
       probeFaster: (node, durationMs) =>
-        this.checker.probeFaster(node, Math.max(100, Math.min(1_000, Math.floor(this.#config.health.intervalMs / 5))), durationMs),
+        this.#checker.probeFaster(node, wakeProbeIntervalMs(this.#config.health.intervalMs), durationMs),
       onResult: (node, result, detail) => this.registryEvents.emit('node:wake', { node, result, ...detail }),
     });
-    // A node that answers again: back to the normal cadence, and re-list its models at once so the
-    // requests held for it can be routed without waiting for the next discovery round.
-    this.registryEvents.on('node:health-changed', ({ node, from, to }) => {
-      if (to.status !== 'healthy' || (from.status !== 'asleep' && from.status !== 'dead')) return;
-      this.checker.probeNormally(node);
-      this.#detach(this.discoverer.refresh([node]), 'model refresh after recovery');
-    });
+    // An ejected node is probed at once; a recovered one returns to the normal cadence and is re-listed.
+    nodeReactions({ events: this.registryEvents, checker: this.#checker, relist: (nodes) => this.#detach(this.#discoverer.refresh(nodes), 'model refresh after recovery') });
     this.#unsubscribeLogs = subscribeTransitionLogs({
       logger: options.logger,
       registryEvents: this.registryEvents,
@@ -175,7 +181,7 @@ export class GatewayParts {
       mesh: { events: this.mesh.events, sites: () => this.mesh.admin() },
     });
     const start = diffNodes([], options.config.nodes);
-    for (const part of [this.registry, this.checker, this.discoverer, this.loadScraper]) part.applyChange(start);
+    for (const part of [this.registry, this.#checker, this.#discoverer, this.#loadScraper]) part.applyChange(start);
   }
 
   config(): GatewayConfig {
@@ -199,7 +205,7 @@ export class GatewayParts {
 
   /** A node said it does not have a model its listing showed: re-list it. */
   relist(node: string): void {
-    this.#detach(this.discoverer.refresh([node]), 'model refresh');
+    this.#detach(this.#discoverer.refresh([node]), 'model refresh');
   }
 
   /** Upstream connections per node, over every host of the request plane. */
@@ -223,9 +229,9 @@ export class GatewayParts {
   }
 
   startLoops(): void {
-    this.#detach(this.checker.start(this.#lifetime.signal), 'health loop');
-    this.#detach(this.discoverer.start(this.#lifetime.signal), 'discovery loop');
-    this.#detach(this.loadScraper.start(this.#lifetime.signal), 'load loop');
+    this.#detach(this.#checker.start(this.#lifetime.signal), 'health loop');
+    this.#detach(this.#discoverer.start(this.#lifetime.signal), 'discovery loop');
+    this.#detach(this.#loadScraper.start(this.#lifetime.signal), 'load loop');
   }
 
   /** Background work whose failure is logged, never left as an unhandled rejection. */
@@ -263,12 +269,12 @@ export class GatewayParts {
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.applyChange(change);
-    this.checker.setIntervalMs(next.health.intervalMs);
-    this.checker.applyChange(change);
-    this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
-    this.discoverer.applyChange(change);
-    this.loadScraper.setIntervalMs(next.load.intervalMs);
-    this.loadScraper.applyChange(change);
+    this.#checker.setIntervalMs(next.health.intervalMs);
+    this.#checker.applyChange(change);
+    this.#discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
+    this.#discoverer.applyChange(change);
+    this.#loadScraper.setIntervalMs(next.load.intervalMs);
+    this.#loadScraper.applyChange(change);
     this.#capacityPoller.setNodes(next.nodes);
     this.#listings.setNodes(next.nodes);
     this.mesh.reconfigure(previous.mesh, next.mesh);
@@ -278,7 +284,7 @@ export class GatewayParts {
 
   async stop(): Promise<void> {
     this.#lifetime.abort();
-    await Promise.all([this.checker.stop(), this.discoverer.stop(), this.loadScraper.stop(), this.mesh.stop()]);
+    await Promise.all([this.#checker.stop(), this.#discoverer.stop(), this.#loadScraper.stop(), this.mesh.stop()]);
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.metrics.close();
