@@ -14,7 +14,6 @@ import type { NodeRegistry } from '#src/nodes/index.ts';
 import { ActiveRequests, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestPlane } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
-import { adminTable } from '#src/gateway/endpoints.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
 import { acceptRelayed, RequestWorkers } from '#src/workers/index.ts';
@@ -78,7 +77,7 @@ export class Gateway {
     // One thread: this thread hosts the request plane, over the Scheduler and the registry themselves.
     const plane = buildRequestPlane(parts.ports(), { clock: parts.clock, config: options.config, events: parts.proxyEvents, log, modelLabel: (m) => parts.requestLabel(m), hosts: 1 });
     parts.attachPlane({ figures: () => [plane.figures()], reloaded: () => plane.reconfigure(parts.config()) });
-    const admin = adminTable(parts, {
+    const admin = parts.adminTable({
       activeRequests: () => plane.figures().activeRequests + ownActive.count(),
       unreachableSites: () => plane.remote?.reachability.unreachable() ?? new Map(),
     });
@@ -103,7 +102,7 @@ export class Gateway {
     const { serve, ownActive } = own;
     const started: { workers: RequestWorkers | undefined } = { workers: undefined };
     const inWorkers = (): number => started.workers?.figures().reduce((sum, f) => sum + f.activeRequests, 0) ?? 0;
-    const admin = adminTable(parts, { activeRequests: () => ownActive.count() + inWorkers(), workers: () => started.workers?.status() ?? [] });
+    const admin = parts.adminTable({ activeRequests: () => ownActive.count() + inWorkers(), workers: () => started.workers?.status() ?? [] });
     const ownListener = options.config.admin.listen;
     const secret = randomBytes(32).toString('base64url');
     const relayed: EndpointTable = ownListener === undefined ? admin : new Map();

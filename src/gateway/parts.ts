@@ -5,23 +5,8 @@ import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
-import { Discoverer, ListingCache } from '#src/discovery/index.ts';
-import { CapacityPoller } from '#src/capacity/index.ts';
-import {
-  fetchLoad,
-  HealthChecker,
-  LoadScraper,
-  nodeReactions,
-  nodeRound,
-  NodeRegistry,
-  pollingAgents,
-  probeNode,
-  sendWake,
-  wakeProbeIntervalMs,
-  WakeManager,
-  type RegistryEvents,
-} from '#src/nodes/index.ts';
-import { requestSettings, type ModelCatalog, type PoolFigures, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
+import { NodeLoops, NodeRegistry, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
+import { requestSettings, type EndpointTable, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
 import { inThreadPorts, type RequestPorts } from '#src/ports/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
@@ -34,7 +19,8 @@ import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
 import { meshPartFor, type MeshPart } from './mesh-part.ts';
-import { heldBytesOf, NO_HOSTS, upstreamOf, upstreamSitesOf, type PlaneHosts } from './plane-hosts.ts';
+import { adminTable, type ListenerFigures } from './endpoints.ts';
+import { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
@@ -42,31 +28,21 @@ export class GatewayParts {
   readonly options: GatewayOptions;
   readonly clock: Clock;
   /** The selection policies by name, one set for requests and explain alike. */
-  readonly policies: PolicySet;
-  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly #policies: PolicySet;
+  readonly #registryEvents: EventBus<RegistryEvents>;
   readonly proxyEvents: EventBus<ProxyEvents>;
   readonly registry: NodeRegistry;
-  readonly #checker: HealthChecker;
-  readonly #discoverer: Discoverer;
-  /** The third loop: each node's own load figures, for least-loaded. */
-  readonly #loadScraper: LoadScraper;
-  readonly metrics: GatewayMetrics;
+  /** Health probes, discovery (with capacity) and load scraping, and their reactions to the registry. */
+  readonly #loops: NodeLoops;
+  readonly #metrics: GatewayMetrics;
   readonly scheduler: Scheduler;
-  readonly wakes: WakeManager;
+  readonly #wakes: WakeManager;
   /** The operator dashboard's traffic history, transition log and live feed. */
   readonly dashboard: DashboardHub;
   /** Federation (`[mesh]`): this site's published set and what it knows of the others. */
   readonly mesh: MeshPart;
-  /** One agent per control loop, one connection per node each (src/nodes/polling-agents.ts). */
-  readonly #agents = pollingAgents();
-  /** Each node's last listing answer: an unchanged one is not parsed again. */
-  readonly #listings = new ListingCache();
-  readonly #capacityPoller = new CapacityPoller(() => ({
-    dispatcher: this.#agents.capacity,
-    timeoutMs: this.#config.discovery.timeoutMs,
-    maxBytes: this.#config.discovery.maxBodyBytes,
-    requestsPerPoll: this.#config.discovery.capacityRequestsPerPoll,
-  }));
+  /** The request plane's hosts' figures, summed (one plane here, or every worker's). */
+  readonly #planes: PlaneHostFigures;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -74,106 +50,85 @@ export class GatewayParts {
   #settings: RequestSettings;
   #reloading: Promise<unknown> = Promise.resolve();
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
-  #hosts: PlaneHosts = NO_HOSTS;
 
   constructor(options: GatewayOptions) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
+    this.#planes = new PlaneHostFigures(() => this.mesh.link !== undefined);
     this.#config = options.config;
-    this.policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
+    this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
     this.#settings = requestSettings(options.config);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
-    this.registryEvents = new EventBus<RegistryEvents>(onListenerError);
+    this.#registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
     this.registry = new NodeRegistry({
       clock: this.clock,
-      events: this.registryEvents,
+      events: this.#registryEvents,
       failThreshold: options.config.health.failThreshold,
       onLeaseReturned: (returned) => this.scheduler.leaseReturned(returned),
       connectionLimit: options.config.upstream.maxConnections,
     });
-    this.#checker = new HealthChecker({
+    this.#loops = new NodeLoops({
       clock: this.clock,
-      intervalMs: options.config.health.intervalMs,
-      probe: (node, signal) =>
-        probeNode(node, {
-          dispatcher: this.#agents.health,
-          timeoutMs: this.#config.health.timeoutMs,
-          monotonicMs: () => this.clock.monotonicMs(),
-          signal,
-        }),
-      onProbe: (name, outcome) => this.registry.observeHealth(name, outcome),
+      config: () => this.#config,
+      registry: this.registry,
+      events: this.#registryEvents,
+      onError: (error, fields, what) => options.logger.error({ err: error, ...fields }, `${what} failed`),
     });
-    this.#discoverer = new Discoverer({
-      clock: this.clock,
-      intervalMs: options.config.discovery.intervalMs,
-      minRefreshIntervalMs: options.config.discovery.missCooldownMs,
-      fetch: (node, signal) =>
-        nodeRound({ dispatcher: this.#agents.discovery, listings: this.#listings, clock: this.clock, discovery: () => this.#config.discovery, capacity: this.#capacityPoller, registry: this.registry }, node, signal),
-      onResult: (name, result) => this.registry.observeDiscovery(name, result),
-      onError: (name, error) => options.logger.error({ err: error, node: name }, 'applying a discovery result failed'),
-    });
-    this.#loadScraper = new LoadScraper({
-      clock: this.clock,
-      intervalMs: options.config.load.intervalMs,
-      scrape: (node, signal) =>
-        fetchLoad(node, this.registry.view(node.name), {
-          dispatcher: this.#agents.load,
-          timeoutMs: this.#config.load.timeoutMs,
-          maxBytes: this.#config.load.maxBodyBytes,
-          signal,
-        }),
-      onScrape: (node, scrape) => this.registry.observeLoad(node.name, node.url, scrape),
-    });
-    this.metrics = new GatewayMetrics({
-      registryEvents: this.registryEvents,
+    this.#metrics = new GatewayMetrics({
+      registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
       nodeViews: () => this.registry.views(),
       queueDepths: () => this.scheduler.queueDepths(),
       leases: () => this.registry.leaseEntries(),
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
-      upstreamConnections: () => this.upstreamStats(),
-      prefixHits: () => this.policies.prefixHits(),
+      upstreamConnections: () => this.#planes.upstream(),
+      prefixHits: () => this.#policies.prefixHits(),
     });
     const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({
       clock: this.clock,
       filters: defaultFilters(),
-      policy: this.policies,
+      policy: this.#policies,
       effects: {
         snapshot: () => this.registry.snapshot(),
         claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
-        refreshListings: (nodes) => this.#discoverer.refresh(nodes),
-        wake: (node, reason) => this.#detach(this.wakes.wake(node, reason), 'wake'),
+        refreshListings: (nodes) => this.#loops.refresh(nodes),
+        wake: (node, reason) => this.#detach(this.#wakes.wake(node, reason), 'wake'),
         notify: (notice) => publishNotice(noticeSinks, notice),
       },
     });
-    onRoomMayOpen(this.registryEvents, () => this.scheduler.fleetChanged());
+    onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
     this.proxyEvents.on('proxy:attempt', (e) => {
       const { ejectAfterFailures, ejectForMs } = this.#config.upstream;
       this.registry.observeUpstream(e.node, upstreamVerdict(e.result), { ejectAfterFailures, ejectForMs });
     });
-    this.wakes = new WakeManager({
+    this.#wakes = new WakeManager({
       clock: this.clock,
       registry: this.registry,
       send: sendWake,
-      probeFaster: (node, durationMs) =>
-        this.#checker.probeFaster(node, wakeProbeIntervalMs(this.#config.health.intervalMs), durationMs),
-      onResult: (node, result, detail) => this.registryEvents.emit('node:wake', { node, result, ...detail }),
+      probeFaster: (node, durationMs) => this.#loops.probeFaster(node, durationMs),
+      onResult: (node, result, detail) => this.#registryEvents.emit('node:wake', { node, result, ...detail }),
     });
-    // An ejected node is probed at once; a recovered one returns to the normal cadence and is re-listed.
-    nodeReactions({ events: this.registryEvents, checker: this.#checker, relist: (nodes) => this.#detach(this.#discoverer.refresh(nodes), 'model refresh after recovery') });
     this.#unsubscribeLogs = subscribeTransitionLogs({
       logger: options.logger,
-      registryEvents: this.registryEvents,
+      registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
       expectedModels: (nodeName) => this.#modelNames.expectedFor(nodeName),
     });
-    this.mesh = meshPartFor(this);
+    this.mesh = meshPartFor({
+      options,
+      clock: this.clock,
+      registryEvents: this.#registryEvents,
+      registry: this.registry,
+      scheduler: this.scheduler,
+      metrics: this.#metrics,
+      config: () => this.#config,
+    });
     this.dashboard = new DashboardHub({
       clock: this.clock,
-      registryEvents: this.registryEvents,
+      registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
       registry: this.registry,
       queueDepths: () => this.scheduler.queueDepths(),
@@ -181,7 +136,8 @@ export class GatewayParts {
       mesh: { events: this.mesh.events, sites: () => this.mesh.admin() },
     });
     const start = diffNodes([], options.config.nodes);
-    for (const part of [this.registry, this.#checker, this.#discoverer, this.#loadScraper]) part.applyChange(start);
+    this.registry.applyChange(start);
+    this.#loops.applyChange(start);
   }
 
   config(): GatewayConfig {
@@ -190,7 +146,30 @@ export class GatewayParts {
 
   /** The request plane is hosted (by this thread, or by the workers): their figures, and reloads they follow. */
   attachPlane(hosts: PlaneHosts): void {
-    this.#hosts = hosts;
+    this.#planes.attach(hosts);
+  }
+
+  /** The admin table (/admin/*, /metrics, the detailed /health), over this gateway's parts. */
+  adminTable(listeners: ListenerFigures): EndpointTable {
+    return adminTable(
+      {
+        clock: this.clock,
+        config: () => this.#config,
+        registry: this.registry,
+        metrics: this.#metrics,
+        catalog: () => this.#settings.catalog,
+        scheduler: this.scheduler,
+        policies: this.#policies,
+        liveFeed: this.dashboard.feed,
+        mesh: this.mesh,
+        reload: () => this.reload(),
+        wake: (node) => this.#wakes.wake(node, 'manual'),
+        upstream: () => this.#planes.upstream(),
+        upstreamSites: () => this.#planes.upstreamSites(),
+        heldBytes: () => this.#planes.heldBytes(),
+      },
+      listeners,
+    );
   }
 
   /** The ports a request plane in this thread reaches the control plane through. */
@@ -205,33 +184,11 @@ export class GatewayParts {
 
   /** A node said it does not have a model its listing showed: re-list it. */
   relist(node: string): void {
-    this.#detach(this.#discoverer.refresh([node]), 'model refresh');
-  }
-
-  /** Upstream connections per node, over every host of the request plane. */
-  upstreamStats(): Record<string, PoolFigures> {
-    return upstreamOf(this.#hosts);
-  }
-
-  /** Connections per remote site ([mesh] only), over every host of the request plane. */
-  upstreamSiteStats(): Record<string, PoolFigures> | undefined {
-    return this.mesh.link === undefined ? undefined : upstreamSitesOf(this.#hosts);
-  }
-
-  /** Answer bytes held in memory, over every host of the request plane. */
-  heldBytesTotal(): number {
-    return heldBytesOf(this.#hosts);
-  }
-
-  /** Declared aliases and groups, rebuilt on reload. */
-  catalog(): ModelCatalog {
-    return this.#settings.catalog;
+    this.#detach(this.#loops.refresh([node]), 'model refresh');
   }
 
   startLoops(): void {
-    this.#detach(this.#checker.start(this.#lifetime.signal), 'health loop');
-    this.#detach(this.#discoverer.start(this.#lifetime.signal), 'discovery loop');
-    this.#detach(this.#loadScraper.start(this.#lifetime.signal), 'load loop');
+    this.#loops.start(this.#lifetime.signal);
   }
 
   /** Background work whose failure is logged, never left as an unhandled rejection. */
@@ -242,7 +199,7 @@ export class GatewayParts {
   /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
   reload(): Promise<ReloadOutcome> {
     const next = this.#reloading.then(() => this.#reloadNow()).then((outcome) => {
-      if (outcome.ok) this.#hosts.reloaded();
+      if (outcome.ok) this.#planes.reloaded();
       this.dashboard.noteReload(outcome);
       return outcome;
     });
@@ -269,14 +226,7 @@ export class GatewayParts {
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.applyChange(change);
-    this.#checker.setIntervalMs(next.health.intervalMs);
-    this.#checker.applyChange(change);
-    this.#discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
-    this.#discoverer.applyChange(change);
-    this.#loadScraper.setIntervalMs(next.load.intervalMs);
-    this.#loadScraper.applyChange(change);
-    this.#capacityPoller.setNodes(next.nodes);
-    this.#listings.setNodes(next.nodes);
+    this.#loops.reconfigure(next, change);
     this.mesh.reconfigure(previous.mesh, next.mesh);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };
@@ -284,10 +234,9 @@ export class GatewayParts {
 
   async stop(): Promise<void> {
     this.#lifetime.abort();
-    await Promise.all([this.#checker.stop(), this.#discoverer.stop(), this.#loadScraper.stop(), this.mesh.stop()]);
+    await Promise.all([this.#loops.stop(), this.mesh.stop()]);
     this.#unsubscribeLogs();
     this.dashboard.close();
-    this.metrics.close();
-    await this.#agents.destroy();
+    this.#metrics.close();
   }
 }

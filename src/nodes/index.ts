@@ -21,3 +21,4 @@ export { judgeLoad, type LoadReading, type LoadScrape, type LoadVerdict } from '
 export { pollingAgents, POLL_KEEP_ALIVE_MS, type PollingAgents } from './polling-agents.ts';
 export { isRecovery, nodeReactions, wakeProbeIntervalMs, type NodeReactionDeps } from './reactions.ts';
 export { nodeRound, wantsCapacity, type NodeRoundDeps } from './node-round.ts';
+export { NodeLoops, type NodeLoopsDeps } from './node-loops.ts';
