@@ -1,8 +1,8 @@
-// Composition root: builds the gateway's collaborators (gateway/parts.ts) and its endpoint tables
-// (gateway/endpoints.ts), serves the public table on the main listener and the admin table on the
-// admin listener when one is configured (else on the main one too), and applies reloads and
-// graceful shutdown. With [server] workers > 1 the public table is served by request worker
-// threads (src/workers/) and this thread keeps the control plane, every lease and admin.
+// Composition root: builds the gateway's collaborators (gateway/parts.ts), hosts the request plane
+// (src/plane/) — once in this thread with `[server] workers = 1`, else in N request worker threads
+// (src/workers/) while this thread keeps the control plane, every lease and admin — serves the admin
+// table on its own listener when one is configured (else beside the public table), and applies
+// reloads and graceful shutdown.
 
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
