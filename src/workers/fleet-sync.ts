@@ -1,11 +1,12 @@
-// The owner's side of the workers' fleet mirror: what it last pushed, and the next update when the
+// The owner's side of the workers' fleet mirror: what it last pushed, and what to push when the
 // fleet as the request path reads it has changed since. The registry's views are a new array on
 // every change, so identity is their test; the router rooms (a few entries, one per limited
-// router) are compared by value, since lease counts and switches change them without a new view.
+// router) are compared by value, since lease counts and switches change them without a new view,
+// and cross alone then (the views are the large part).
 
 import type { NodeView } from '#src/nodes/index.ts';
 import type { RouterRoom } from '#src/scheduler/index.ts';
-import type { ViewsUpdate } from './protocol.ts';
+import type { OwnerMessage, ViewsUpdate } from './protocol.ts';
 
 /** Where the fleet update is read from: the registry, the config in force, the scheduler. */
 export interface FleetSource {
@@ -30,15 +31,16 @@ export class FleetSync {
     return this.#last;
   }
 
-  /** The fleet now, if it differs from the last one handed out; undefined when nothing changed. */
-  next(): ViewsUpdate | undefined {
+  /** What changed since the last push: the whole fleet, the rooms alone, or nothing. */
+  next(): OwnerMessage | undefined {
     const next = this.#read();
     const last = this.#last;
     const rooms = JSON.stringify(next.rooms);
-    if (next.views === last.views && next.connectionLimit === last.connectionLimit && rooms === this.#rooms) return undefined;
+    const viewsChanged = next.views !== last.views || next.connectionLimit !== last.connectionLimit;
+    if (!viewsChanged && rooms === this.#rooms) return undefined;
     this.#last = next;
     this.#rooms = rooms;
-    return next;
+    return viewsChanged ? { t: 'fleet', fleet: next } : { t: 'rooms', rooms: next.rooms };
   }
 
   #read(): ViewsUpdate {

@@ -35,6 +35,9 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
         case 'fleet':
           mirror.update(message.fleet);
           return true;
+        case 'rooms':
+          mirror.updateRooms(message.rooms);
+          return true;
         default:
           return false;
       }

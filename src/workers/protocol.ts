@@ -53,6 +53,8 @@ export type EventRecord = { [K in keyof ProxyEvents]: readonly [K, ProxyEvents[K
 
 export type OwnerMessage =
   | { readonly t: 'fleet'; readonly fleet: ViewsUpdate }
+  /** Only the limited routers' rooms changed (a lease came back, a switch moved): the views stand. */
+  | { readonly t: 'rooms'; readonly rooms: readonly RouterRoom[] }
   | { readonly t: 'config'; readonly config: GatewayConfig }
   | { readonly t: 'sites'; readonly sites: readonly SiteWire[] }
   | { readonly t: 'site-key'; readonly pem: string }

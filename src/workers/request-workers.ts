@@ -130,7 +130,7 @@ export class RequestWorkers {
   /** Pushes the fleet to every worker if its views changed since the last push. */
   syncFleet(): void {
     const next = this.#fleet.next();
-    if (next !== undefined) this.#broadcast({ t: 'fleet', fleet: next });
+    if (next !== undefined) this.#broadcast(next);
   }
 
   /** Pushes the config to every worker if a reload replaced it. */

@@ -34,6 +34,12 @@ export class ViewMirror implements FleetView {
     this.#rooms = roomsOf(fleet.rooms);
   }
 
+  /** The limited routers' rooms alone changed. */
+  updateRooms(rooms: readonly RouterRoom[]): void {
+    this.#fleet = { ...this.#fleet, rooms };
+    this.#rooms = roomsOf(rooms);
+  }
+
   views(): readonly NodeView[] {
     return this.#fleet.views;
   }

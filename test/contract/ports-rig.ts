@@ -169,7 +169,7 @@ export const CROSS_THREAD: HostKind = {
       modelLabel: (m) => m,
       syncFleet: () => {
         const next = sync.next();
-        if (next !== undefined) holder.push?.({ t: 'fleet', fleet: next });
+        if (next !== undefined) holder.push?.(next);
       },
       onExit: () => {},
     });
