@@ -185,7 +185,7 @@ export const CROSS_THREAD: HostKind = {
       admission: ports.admission,
       fleet: ports.fleet,
       reports: ports.reports,
-      settle: () => turns(12),
+      settle: () => turns(20),
       die: () => void thread.terminate(),
       close: () => {
         workerEnd.close();
