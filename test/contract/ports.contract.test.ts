@@ -98,6 +98,13 @@ contract('hasAlternative counts a busy node but not a full router busy with anot
   assert.equal(host.admission.hasAlternative({ ...m, triedNodes: new Set(['v']) }), true, 'x is idle: the router can switch to m');
 }, () => [node('v', { models: ['m'], kind: 'vllm' }), router('r', 'x', ['m'])]);
 
+contract('hasAlternative counts a node whose slots are all taken (a request would queue for it), never a tried one', async (_o, host) => {
+  await ask(host, 'm').promise;
+  await host.settle();
+  assert.equal(host.admission.hasAlternative(request('m', { triedNodes: new Set(['b']) })), true, 'a is busy, still worth it');
+  assert.equal(host.admission.hasAlternative(request('m', { triedNodes: new Set(['a', 'b']) })), false);
+}, () => [oneSlot('a', ['m']), oneSlot('b', ['m'])]);
+
 contract('a lease is returned exactly once, however often it is released', async (o, host) => {
   const a = await ask(host, 'm').promise;
   assert.ok(a.kind === 'admitted');
