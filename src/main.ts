@@ -1,8 +1,8 @@
-// Composition root: builds the gateway's collaborators (gateway/parts.ts) and its endpoint tables
-// (gateway/endpoints.ts), serves the public table on the main listener and the admin table on the
-// admin listener when one is configured (else on the main one too), and applies reloads and
-// graceful shutdown. With [server] workers > 1 the public table is served by request worker
-// threads (src/workers/) and this thread keeps the control plane, every lease and admin.
+// Composition root: builds the gateway's collaborators (gateway/parts.ts), hosts the request plane
+// (src/plane/) — once in this thread with `[server] workers = 1`, else in N request worker threads
+// (src/workers/) while this thread keeps the control plane, every lease and admin — serves the admin
+// table on its own listener when one is configured (else beside the public table), and applies
+// reloads and graceful shutdown.
 
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -11,26 +11,18 @@ import { sleep } from '#src/core/clock.ts';
 import type { ListenAddress } from '#src/config/types.ts';
 import { MESH_OPEN_TO_CLIENTS, meshOpenToClients } from '#src/config/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
-import { ActiveRequests, createHttpServer, listen, mergeTables, urlOf, type EndpointTable } from '#src/proxy/index.ts';
+import { ActiveRequests, urlOf, type EndpointTable } from '#src/proxy/index.ts';
+import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestPlane } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
-import { gatewayEndpoints, type EndpointTables } from '#src/gateway/endpoints.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
 import { acceptRelayed, RequestWorkers } from '#src/workers/index.ts';
 
-type Serve = (table: () => EndpointTable, address: ListenAddress) => Promise<{ server: Server; url: string }>;
+/** Opens one of this thread's own listeners (admin, relay) with the gateway's limits. */
+type Serve = (table: EndpointTable, address: ListenAddress) => Promise<{ server: Server; url: string }>;
 
-/** What the worker start-up shares with the one-thread start-up in Gateway.start. */
-interface WorkersStart {
-  readonly options: GatewayOptions;
-  readonly parts: GatewayParts;
-  readonly endpoints: EndpointTables;
-  readonly activeRequests: ActiveRequests;
-  readonly serve: Serve;
-  readonly count: number;
-  /** Filled once the workers listen (the endpoint figures read it). */
-  readonly workers: { started: RequestWorkers | undefined };
-}
+/** Who serves the public listener: this thread's request plane (`workers = 1`) or the workers. */
+type PlaneHosting = { readonly kind: 'in-thread'; readonly plane: RequestPlane } | { readonly kind: 'workers'; readonly workers: RequestWorkers };
 
 export class Gateway {
   readonly url: string;
@@ -39,90 +31,95 @@ export class Gateway {
   readonly registry: NodeRegistry;
   /** The dashboard's live feed (its client count, and ending every stream). */
   readonly liveFeed: Pick<GatewayParts['dashboard']['feed'], 'clientCount' | 'droppedClients' | 'close'>;
+  /** This thread's own listeners beside the public one: the admin listener, the workers' relay. */
   readonly #servers: readonly Server[];
-  readonly #activeRequests: ActiveRequests;
+  /** Requests those listeners are answering. */
+  readonly #ownActive: ActiveRequests;
   readonly #parts: GatewayParts;
-  /** The request workers when [server] workers > 1 (this thread then keeps the control plane and every lease). */
-  readonly #workers: RequestWorkers | undefined;
+  readonly #hosting: PlaneHosting;
   #closed = false;
 
   private constructor(
     urls: { url: string; adminUrl: string | undefined },
-    servers: readonly Server[],
-    activeRequests: ActiveRequests,
+    own: { servers: readonly Server[]; active: ActiveRequests },
     parts: GatewayParts,
-    workers?: RequestWorkers,
+    hosting: PlaneHosting,
   ) {
     this.url = urls.url;
     this.adminUrl = urls.adminUrl;
-    this.#servers = servers;
-    this.#activeRequests = activeRequests;
+    this.#servers = own.servers;
+    this.#ownActive = own.active;
     this.#parts = parts;
-    this.#workers = workers;
+    this.#hosting = hosting;
     this.registry = parts.registry;
     this.liveFeed = parts.dashboard.feed;
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     const parts = new GatewayParts(options);
-    const activeRequests = new ActiveRequests();
-    const workers: { started: RequestWorkers | undefined } = { started: undefined };
-    const inWorkers = (): number => workers.started?.figures().reduce((sum, f) => sum + f.activeRequests, 0) ?? 0;
-    const { server: limits, admin } = options.config;
+    const { server: limits } = options.config;
     const count = limits.workers === 'auto' ? availableParallelism() : limits.workers;
-    const endpoints = gatewayEndpoints(parts, {
-      activeRequests: () => activeRequests.count() + inWorkers(),
-      ...(count > 1 ? { workers: () => workers.started?.status() ?? [] } : {}),
-    });
+    const log: PlaneLog = (level, fields, message) => options.logger[level](fields, message);
+    const ownActive = new ActiveRequests();
     const serve: Serve = async (table, address) => {
-      const server = createHttpServer({
-        endpoints: table,
-        activeRequests,
-        onHandlerError: (error, req) => options.logger.error({ err: error, path: req.url }, 'request handler failed'),
-        requestTimeoutMs: limits.requestTimeoutMs,
-        headersTimeoutMs: limits.headerTimeoutMs,
-        keepAliveTimeoutMs: 65_000,
-        maxHeaderBytes: limits.maxHeaderBytes,
+      const { server, address: bound } = await listenOn({
+        table: () => table,
+        host: address.host,
+        port: address.port,
+        reusePort: false,
+        limits,
+        activeRequests: ownActive,
+        onHandlerError: (error, req) => log('error', { err: error, path: req.url }, 'request handler failed'),
       });
-      return { server, url: urlOf(await listen(server, address.host, address.port)) };
+      return { server, url: urlOf(bound) };
     };
-    if (count > 1) return Gateway.#startWithWorkers({ options, parts, endpoints, activeRequests, serve, count, workers });
-    const all = mergeTables(endpoints.public, endpoints.admin);
-    const main = await serve(() => (admin.listen === undefined ? all : endpoints.public), limits.listen);
-    const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
+    if (count > 1) return Gateway.#startWithWorkers(options, parts, { serve, ownActive, count });
+    // One thread: this thread hosts the request plane, over the Scheduler and the registry themselves.
+    const plane = buildRequestPlane(parts.ports(), { clock: parts.clock, config: options.config, events: parts.proxyEvents, log, modelLabel: (m) => parts.requestLabel(m), hosts: 1 });
+    parts.attachPlane({ figures: () => [plane.figures()], reloaded: () => plane.reconfigure(parts.config()) });
+    const admin = parts.adminTable({
+      activeRequests: () => plane.figures().activeRequests + ownActive.count(),
+      unreachableSites: () => plane.remote?.reachability.unreachable() ?? new Map(),
+    });
+    const ownListener = options.config.admin.listen;
+    const main = await plane.listen(limits.listen, ownListener === undefined ? admin : new Map(), false);
+    const adminServer = ownListener === undefined ? undefined : await serve(admin, ownListener);
     const gateway = new Gateway(
-      { url: main.url, adminUrl: adminServer?.url },
-      adminServer === undefined ? [main.server] : [main.server, adminServer.server],
-      activeRequests,
+      { url: urlOf(main), adminUrl: adminServer?.url },
+      { servers: adminServer === undefined ? [] : [adminServer.server], active: ownActive },
       parts,
+      { kind: 'in-thread', plane },
     );
     return Gateway.#begin(gateway, options);
   }
 
   /**
-   * [server] workers > 1: the workers share the public listener; what only this thread can answer
-   * (admin, /metrics, the dashboard) reaches it through a loopback relay listener, unless
-   * [admin] listen is set (this thread then serves that listener itself).
+   * [server] workers > 1: each worker hosts the request plane on the shared public listener; what
+   * only this thread can answer (admin, /metrics, the dashboard) reaches it through a loopback
+   * relay listener, unless [admin] listen is set (this thread then serves that listener itself).
    */
-  static async #startWithWorkers(c: WorkersStart): Promise<Gateway> {
-    const { options, parts, endpoints, serve } = c;
-    const admin = options.config.admin;
+  static async #startWithWorkers(options: GatewayOptions, parts: GatewayParts, own: { serve: Serve; ownActive: ActiveRequests; count: number }): Promise<Gateway> {
+    const { serve, ownActive } = own;
+    const started: { workers: RequestWorkers | undefined } = { workers: undefined };
+    const inWorkers = (): number => started.workers?.figures().reduce((sum, f) => sum + f.activeRequests, 0) ?? 0;
+    const admin = parts.adminTable({ activeRequests: () => ownActive.count() + inWorkers(), workers: () => started.workers?.status() ?? [] });
+    const ownListener = options.config.admin.listen;
     const secret = randomBytes(32).toString('base64url');
-    const relayed: EndpointTable = admin.listen === undefined ? endpoints.admin : new Map();
+    const relayed: EndpointTable = ownListener === undefined ? admin : new Map();
     const relayTable = acceptRelayed(relayed, secret);
-    const relay = relayed.size === 0 ? undefined : await serve(() => relayTable, { host: '127.0.0.1', port: 0 });
-    const adminServer = admin.listen === undefined ? undefined : await serve(() => endpoints.admin, admin.listen);
+    const relay = relayed.size === 0 ? undefined : await serve(relayTable, { host: '127.0.0.1', port: 0 });
+    const adminServer = ownListener === undefined ? undefined : await serve(admin, ownListener);
     const servers = [relay?.server, adminServer?.server].filter((server) => server !== undefined);
-    const started = await RequestWorkers.start({
-      count: c.count,
+    const workers = await RequestWorkers.start({
+      count: own.count,
       clock: parts.clock,
       logger: options.logger,
       config: () => parts.config(),
       registry: parts.registry,
+      reports: parts.ports().reports,
       scheduler: parts.scheduler,
       events: parts.proxyEvents,
-      modelLabel: parts.inference.modelLabel,
-      onModelVanished: parts.inference.onModelVanished,
+      modelLabel: (m) => parts.requestLabel(m),
       relay: { url: relay?.url ?? '', secret },
       relayed: [...relayed].map(([path, byMethod]) => [path, [...byMethod.keys()]] as const),
       // [mesh]: each worker forwards and verifies with the key and the remote sites this thread's mesh part holds.
@@ -133,11 +130,11 @@ export class Gateway {
       await parts.stop();
       throw error;
     });
-    c.workers.started = started;
-    parts.attachWorkers({ figures: () => started.figures(), reloaded: () => started.syncConfig() });
+    started.workers = workers;
+    parts.attachPlane({ figures: () => workers.figures(), reloaded: () => workers.syncConfig() });
     const { host } = options.config.server.listen;
-    const url = urlOf({ address: host, port: started.port, family: host.includes(':') ? 'IPv6' : 'IPv4' });
-    return Gateway.#begin(new Gateway({ url, adminUrl: adminServer?.url }, servers, c.activeRequests, parts, started), options);
+    const url = urlOf({ address: host, port: workers.port, family: host.includes(':') ? 'IPv6' : 'IPv4' });
+    return Gateway.#begin(new Gateway({ url, adminUrl: adminServer?.url }, { servers, active: ownActive }, parts, { kind: 'workers', workers }), options);
   }
 
   static async #begin(gateway: Gateway, options: GatewayOptions): Promise<Gateway> {
@@ -146,7 +143,7 @@ export class Gateway {
     try {
       await gateway.#parts.mesh.start();
       // The workers get the key now rather than at their next sync (until then they cannot sign a forward).
-      gateway.#workers?.syncMesh();
+      if (gateway.#hosting.kind === 'workers') gateway.#hosting.workers.syncMesh();
     } catch (error) {
       await gateway.close();
       throw error;
@@ -195,24 +192,23 @@ export class Gateway {
     this.#closed = true;
     const clock = this.#parts.clock;
     const log = this.#parts.options.logger;
+    const hosting = this.#hosting;
     // The dashboard's live streams never finish on their own: end them so they do not hold the drain.
     this.#parts.dashboard.feed.close();
-    const active = (): number => this.#activeRequests.count();
-    log.info({ active: active(), workers: this.#workers?.status().length }, 'draining: finishing in-flight requests');
-    // One drain_timeout for all: the workers' drain and then this thread's own listeners.
-    const deadline = clock.monotonicMs() + this.#parts.config().server.drainTimeoutMs;
-    // Workers drain first, while this thread still answers their admissions and releases.
-    if (this.#workers !== undefined) await this.#workers.drain();
-    const closed = Promise.all(this.#servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-    // Keep-alive sockets would hold the servers open indefinitely: close each one once it is idle,
-    // and all of them when the in-flight requests are done or the drain time is up.
-    while (active() > 0 && clock.monotonicMs() < deadline) {
-      for (const server of this.#servers) server.closeIdleConnections();
-      await sleep(clock, 25);
+    const own = { servers: this.#servers, active: () => this.#ownActive.count() };
+    const workers = hosting.kind === 'workers' ? hosting.workers.status().length : undefined;
+    const planeActive = hosting.kind === 'in-thread' ? hosting.plane.figures().activeRequests : 0;
+    log.info({ active: own.active() + planeActive, workers }, 'draining: finishing in-flight requests');
+    // One drain_timeout for all: the request plane's hosts and then this thread's own listeners.
+    const deadlineMs = clock.monotonicMs() + this.#parts.config().server.drainTimeoutMs;
+    if (hosting.kind === 'in-thread') {
+      await hosting.plane.drain(deadlineMs, own);
+    } else {
+      // Workers drain first, while this thread still answers their admissions and releases.
+      await hosting.workers.drain();
+      const onTimeout = (active: number): void => log.warn({ active }, 'drain timeout: closing requests still in flight');
+      await drainServers({ servers: own.servers, active: own.active, clock, deadlineMs, onTimeout });
     }
-    if (active() > 0) log.warn({ active: active() }, 'drain timeout: closing requests still in flight');
-    for (const server of this.#servers) server.closeAllConnections();
-    await closed;
     await this.#parts.stop();
   }
 }

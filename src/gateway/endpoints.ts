@@ -1,69 +1,67 @@
-// Wiring only: the public table (proxy/) and the admin table (admin/), each given a flat dependency
-// object filled from the gateway's parts. Which listener serves which table is main.ts's choice.
+// Wiring only: the admin table (admin/), filled from the gateway's parts. The public table is the
+// request plane's (src/plane/); which listener serves which table is main.ts's choice.
 
-import { adminEndpoints, type ExplainRemote } from '#src/admin/index.ts';
-import { publicEndpoints, type EndpointTable } from '#src/proxy/index.ts';
+import { adminEndpoints, type AdminDeps, type ExplainRemote } from '#src/admin/index.ts';
+import type { NodeRegistry } from '#src/nodes/index.ts';
+import type { EndpointTable, PoolFigures } from '#src/proxy/index.ts';
+import type { Scheduler } from '#src/scheduler/index.ts';
 import type { WorkerStatus } from '#src/workers/index.ts';
-import type { GatewayParts } from './parts.ts';
-
-export interface EndpointTables {
-  readonly public: EndpointTable;
-  readonly admin: EndpointTable;
-}
+import type { MeshPart } from './mesh-part.ts';
 
 export interface ListenerFigures {
-  /** Requests the HTTP listeners are answering right now. */
+  /** Requests the HTTP listeners are answering right now (every host of the request plane's, and the admin ones). */
   readonly activeRequests: () => number;
   /** Each request worker's figures when [server] workers > 1; none otherwise. */
   readonly workers?: () => readonly WorkerStatus[];
+  /** [mesh]: the sites this thread's request plane backs off from (none when the workers forward: theirs are their own). */
+  readonly unreachableSites?: () => ReadonlyMap<string, string>;
 }
 
-export function gatewayEndpoints(parts: GatewayParts, listeners: ListenerFigures): EndpointTables {
-  const { clock, registry } = parts;
-  return {
-    public: publicEndpoints({
-      clock,
-      registry,
-      clientKeys: () => parts.config().server.apiKeys,
-      configuredModels: () => parts.config().models.available,
-      corsOrigins: () => parts.config().server.corsOrigins,
-      inference: parts.inference,
-      mesh: parts.mesh.link,
-    }),
-    admin: adminEndpoints({
-      clock,
-      config: () => parts.config(),
-      registry,
-      metrics: parts.metrics,
-      catalog: () => parts.catalog(),
-      filters: parts.scheduler.filters,
-      policies: parts.policies,
-      queueDepths: () => parts.scheduler.queueDepths(),
-      liveFeed: parts.dashboard.feed,
-      sites: () => parts.mesh.admin(),
-      remote: explainRemote(parts),
-      commands: {
-        reload: () => parts.reload(),
-        wake: (node) => parts.wakes.wake(node, 'manual'),
-        runtime: () => runtimeFigures(parts, listeners),
-      },
-    }),
-  };
+/** What the admin table reads of the gateway's parts. */
+export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed'> {
+  readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
+  readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths'>;
+  readonly mesh: Pick<MeshPart, 'admin' | 'link'>;
+  readonly reload: AdminDeps['commands']['reload'];
+  readonly wake: AdminDeps['commands']['wake'];
+  readonly upstream: () => Record<string, PoolFigures>;
+  /** [mesh] only. */
+  readonly upstreamSites: () => Record<string, PoolFigures> | undefined;
+  readonly heldBytes: () => number;
+}
+
+export function adminTable(parts: AdminParts, listeners: ListenerFigures): EndpointTable {
+  const { scheduler } = parts;
+  return adminEndpoints({
+    clock: parts.clock,
+    config: parts.config,
+    registry: parts.registry,
+    metrics: parts.metrics,
+    catalog: parts.catalog,
+    filters: scheduler.filters,
+    policies: parts.policies,
+    queueDepths: () => scheduler.queueDepths(),
+    liveFeed: parts.liveFeed,
+    sites: () => parts.mesh.admin(),
+    remote: explainRemote(parts, listeners),
+    commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
+  });
 }
 
 /** The remote sites as forwarding sees them ([mesh] only): this site left out, back-offs included. */
-function explainRemote(parts: GatewayParts): ExplainRemote | undefined {
-  const remote = parts.inference.remote;
-  if (remote === undefined) return undefined;
+function explainRemote(parts: AdminParts, listeners: ListenerFigures): ExplainRemote | undefined {
+  const link = parts.mesh.link;
+  if (link === undefined) return undefined;
   return {
-    sites: () => remote.mesh.source.sites().filter((s) => s.id !== remote.mesh.site),
-    unreachable: () => remote.reachability.unreachable(),
+    sites: () => link.source.sites().filter((s) => s.id !== link.site),
+    unreachable: () => listeners.unreachableSites?.() ?? new Map(),
   };
 }
 
 /** /admin/runtime: the process, the requests in flight, and the upstream connections. */
-function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record<string, unknown> {
+function runtimeFigures(parts: AdminParts, listeners: ListenerFigures): Record<string, unknown> {
   const memory = process.memoryUsage();
+  const sites = parts.upstreamSites();
   return {
     rss_bytes: memory.rss,
     heap_used_bytes: memory.heapUsed,
@@ -72,9 +70,9 @@ function runtimeFigures(parts: GatewayParts, listeners: ListenerFigures): Record
     leases_in_flight: parts.registry.leaseCount(),
     retiring_in_flight: parts.registry.retiringInFlight(),
     queue_depth: parts.scheduler.queueDepths(),
-    upstream: parts.upstreamStats(),
-    ...(parts.sitePools === undefined ? {} : { upstream_sites: parts.upstreamSiteStats() }),
-    upstream_held_bytes: parts.heldBytesTotal(),
+    upstream: parts.upstream(),
+    ...(sites === undefined ? {} : { upstream_sites: sites }),
+    upstream_held_bytes: parts.heldBytes(),
     ...(listeners.workers === undefined ? {} : { workers: listeners.workers() }),
   };
 }

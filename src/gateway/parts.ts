@@ -1,15 +1,13 @@
 // Every collaborator of one gateway instance, built in one place, and the current config they
 // read. Loops report to the registry; events feed metrics, logs, passive health and the scheduler.
 
-import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
-import { Discoverer, ListingCache } from '#src/discovery/index.ts';
-import { CapacityPoller } from '#src/capacity/index.ts';
-import { fetchLoad, HealthChecker, LoadScraper, NodeRegistry, pollingAgents, probeNode, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
-import { HeldBytesBudget, requestSettings, UpstreamPools, type InferenceDeps, type ModelCatalog, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
+import { NodeLoops, NodeRegistry, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
+import { requestSettings, type EndpointTable, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
+import { inThreadPorts, type RequestPorts } from '#src/ports/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
@@ -21,48 +19,30 @@ import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
 import { meshPartFor, type MeshPart } from './mesh-part.ts';
-import { remoteDepsFor, sitePoolsFor } from './forwarding-parts.ts';
-import { heldWithWorkers, sitesWithWorkers, NO_WORKERS, upstreamWithWorkers, type WorkerHooks } from './worker-hooks.ts';
+import { adminTable, type ListenerFigures } from './endpoints.ts';
+import { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
-import { pollModels } from './model-poll.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
   readonly options: GatewayOptions;
   readonly clock: Clock;
   /** The selection policies by name, one set for requests and explain alike. */
-  readonly policies: PolicySet;
-  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly #policies: PolicySet;
+  readonly #registryEvents: EventBus<RegistryEvents>;
   readonly proxyEvents: EventBus<ProxyEvents>;
   readonly registry: NodeRegistry;
-  readonly pools: UpstreamPools;
-  readonly checker: HealthChecker;
-  readonly discoverer: Discoverer;
-  /** The third loop: each node's own load figures, for least-loaded. */
-  readonly loadScraper: LoadScraper;
-  readonly metrics: GatewayMetrics;
+  /** Health probes, discovery (with capacity) and load scraping, and their reactions to the registry. */
+  readonly #loops: NodeLoops;
+  readonly #metrics: GatewayMetrics;
   readonly scheduler: Scheduler;
-  /** Answer bytes held in memory across all requests, within upstream.max_held_bytes_total. */
-  readonly heldBytes = new HeldBytesBudget(() => this.#config.upstream.maxHeldBytesTotal);
-  readonly wakes: WakeManager;
+  readonly #wakes: WakeManager;
   /** The operator dashboard's traffic history, transition log and live feed. */
   readonly dashboard: DashboardHub;
-  /** What the public inference routes need (gateway/endpoints.ts hands it to them). */
-  readonly inference: InferenceDeps;
   /** Federation (`[mesh]`): this site's published set and what it knows of the others. */
   readonly mesh: MeshPart;
-  /** One agent per control loop, one connection per node each (src/nodes/polling-agents.ts). */
-  readonly #agents = pollingAgents();
-  /** Each node's last listing answer: an unchanged one is not parsed again. */
-  readonly #listings = new ListingCache();
-  readonly #capacityPoller = new CapacityPoller(() => ({
-    dispatcher: this.#agents.capacity,
-    timeoutMs: this.#config.discovery.timeoutMs,
-    maxBytes: this.#config.discovery.maxBodyBytes,
-    requestsPerPoll: this.#config.discovery.capacityRequestsPerPoll,
-  }));
-  /** One bounded pool per remote site ([mesh] only), built like the nodes' pools. */
-  readonly sitePools: UpstreamPools | undefined;
+  /** The request plane's hosts' figures, summed (one plane here, or every worker's). */
+  readonly #planes: PlaneHostFigures;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -70,173 +50,145 @@ export class GatewayParts {
   #settings: RequestSettings;
   #reloading: Promise<unknown> = Promise.resolve();
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
-  #workers: WorkerHooks = NO_WORKERS;
 
   constructor(options: GatewayOptions) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
+    this.#planes = new PlaneHostFigures(() => this.mesh.link !== undefined);
     this.#config = options.config;
-    this.policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
+    this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
     this.#settings = requestSettings(options.config);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
-    this.registryEvents = new EventBus<RegistryEvents>(onListenerError);
+    this.#registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
     this.registry = new NodeRegistry({
       clock: this.clock,
-      events: this.registryEvents,
+      events: this.#registryEvents,
       failThreshold: options.config.health.failThreshold,
       onLeaseReturned: (returned) => this.scheduler.leaseReturned(returned),
       connectionLimit: options.config.upstream.maxConnections,
     });
-    this.pools = new UpstreamPools(options.config.upstream, {
+    this.#loops = new NodeLoops({
       clock: this.clock,
-      onConnectionWaitTimeout: (node, figures) =>
-        options.logger.warn({ node, ...figures, waitedMs: this.#config.upstream.connectionWaitMs }, 'no free upstream connection in time; failing over'),
+      config: () => this.#config,
+      registry: this.registry,
+      events: this.#registryEvents,
+      onError: (error, fields, what) => options.logger.error({ err: error, ...fields }, `${what} failed`),
     });
-    this.checker = new HealthChecker({
-      clock: this.clock,
-      intervalMs: options.config.health.intervalMs,
-      probe: (node, signal) =>
-        probeNode(node, {
-          dispatcher: this.#agents.health,
-          timeoutMs: this.#config.health.timeoutMs,
-          monotonicMs: () => this.clock.monotonicMs(),
-          signal,
-        }),
-      onProbe: (name, outcome) => this.registry.observeHealth(name, outcome),
-    });
-    this.discoverer = new Discoverer({
-      clock: this.clock,
-      intervalMs: options.config.discovery.intervalMs,
-      minRefreshIntervalMs: options.config.discovery.missCooldownMs,
-      fetch: (node, signal) =>
-        pollModels({ dispatcher: this.#agents.discovery, listings: this.#listings, clock: this.clock, discovery: () => this.#config.discovery, capacity: this.#capacityPoller, registry: this.registry }, node, signal),
-      onResult: (name, result) => this.registry.observeDiscovery(name, result),
-      onError: (name, error) => options.logger.error({ err: error, node: name }, 'applying a discovery result failed'),
-    });
-    this.loadScraper = new LoadScraper({
-      clock: this.clock,
-      intervalMs: options.config.load.intervalMs,
-      scrape: (node, signal) =>
-        fetchLoad(node, this.registry.view(node.name), {
-          dispatcher: this.#agents.load,
-          timeoutMs: this.#config.load.timeoutMs,
-          maxBytes: this.#config.load.maxBodyBytes,
-          signal,
-        }),
-      onScrape: (node, scrape) => this.registry.observeLoad(node.name, node.url, scrape),
-    });
-    this.metrics = new GatewayMetrics({
-      registryEvents: this.registryEvents,
+    this.#metrics = new GatewayMetrics({
+      registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
       nodeViews: () => this.registry.views(),
       queueDepths: () => this.scheduler.queueDepths(),
       leases: () => this.registry.leaseEntries(),
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
-      upstreamConnections: () => this.upstreamStats(),
-      prefixHits: () => this.policies.prefixHits(),
+      upstreamConnections: () => this.#planes.upstream(),
+      prefixHits: () => this.#policies.prefixHits(),
     });
     const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({
       clock: this.clock,
       filters: defaultFilters(),
-      policy: this.policies,
+      policy: this.#policies,
       effects: {
         snapshot: () => this.registry.snapshot(),
         claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
-        refreshListings: (nodes) => this.discoverer.refresh(nodes),
-        wake: (node, reason) => this.#detach(this.wakes.wake(node, reason), 'wake'),
+        refreshListings: (nodes) => this.#loops.refresh(nodes),
+        wake: (node, reason) => this.#detach(this.#wakes.wake(node, reason), 'wake'),
         notify: (notice) => publishNotice(noticeSinks, notice),
       },
     });
-    onRoomMayOpen(this.registryEvents, () => this.scheduler.fleetChanged());
+    onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
     this.proxyEvents.on('proxy:attempt', (e) => {
       const { ejectAfterFailures, ejectForMs } = this.#config.upstream;
       this.registry.observeUpstream(e.node, upstreamVerdict(e.result), { ejectAfterFailures, ejectForMs });
     });
-    this.registryEvents.on('node:ejected', ({ node }) => this.checker.probeNow(node));
-    this.wakes = new WakeManager({
+    this.#wakes = new WakeManager({
       clock: this.clock,
       registry: this.registry,
       send: sendWake,
-      probeFaster: (node, durationMs) =>
-        this.checker.probeFaster(node, Math.max(100, Math.min(1_000, Math.floor(this.#config.health.intervalMs / 5))), durationMs),
-      onResult: (node, result, detail) => this.registryEvents.emit('node:wake', { node, result, ...detail }),
-    });
-    // A node that answers again: back to the normal cadence, and re-list its models at once so the
-    // requests held for it can be routed without waiting for the next discovery round.
-    this.registryEvents.on('node:health-changed', ({ node, from, to }) => {
-      if (to.status !== 'healthy' || (from.status !== 'asleep' && from.status !== 'dead')) return;
-      this.checker.probeNormally(node);
-      this.#detach(this.discoverer.refresh([node]), 'model refresh after recovery');
+      probeFaster: (node, durationMs) => this.#loops.probeFaster(node, durationMs),
+      onResult: (node, result, detail) => this.#registryEvents.emit('node:wake', { node, result, ...detail }),
     });
     this.#unsubscribeLogs = subscribeTransitionLogs({
       logger: options.logger,
-      registryEvents: this.registryEvents,
+      registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
       expectedModels: (nodeName) => this.#modelNames.expectedFor(nodeName),
     });
-    this.mesh = meshPartFor(this);
+    this.mesh = meshPartFor({
+      options,
+      clock: this.clock,
+      registryEvents: this.#registryEvents,
+      registry: this.registry,
+      scheduler: this.scheduler,
+      metrics: this.#metrics,
+      config: () => this.#config,
+    });
     this.dashboard = new DashboardHub({
       clock: this.clock,
-      registryEvents: this.registryEvents,
+      registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
       registry: this.registry,
       queueDepths: () => this.scheduler.queueDepths(),
       aliases: () => this.#settings.catalog.aliases,
       mesh: { events: this.mesh.events, sites: () => this.mesh.admin() },
     });
-    this.sitePools = sitePoolsFor(this.mesh.link, options.config.upstream, this.clock);
     const start = diffNodes([], options.config.nodes);
-    for (const part of [this.registry, this.checker, this.discoverer, this.loadScraper]) part.applyChange(start);
-    this.inference = {
-      clock: this.clock,
-      registry: this.registry,
-      pools: this.pools,
-      scheduler: this.scheduler,
-      events: this.proxyEvents,
-      settings: () => this.#settings,
-      heldBudget: this.heldBytes,
-      modelLabel: (model) => this.#modelNames.requestLabel(model),
-      onModelVanished: (nodeName) => this.#detach(this.discoverer.refresh([nodeName]), 'model refresh'),
-      newRequestId: () => randomUUID(),
-      remote: remoteDepsFor(this.mesh.link, { pools: this.sitePools, clock: this.clock, events: this.proxyEvents, heldBudget: this.heldBytes }),
-    };
+    this.registry.applyChange(start);
+    this.#loops.applyChange(start);
   }
 
   config(): GatewayConfig {
     return this.#config;
   }
 
-  attachWorkers(hooks: WorkerHooks): void {
-    this.#workers = hooks;
+  /** The request plane is hosted (by this thread, or by the workers): their figures, and reloads they follow. */
+  attachPlane(hosts: PlaneHosts): void {
+    this.#planes.attach(hosts);
   }
 
-  /** Upstream connections per node: this thread's pools and every request worker's. */
-  upstreamStats(): ReturnType<UpstreamPools['stats']> {
-    return upstreamWithWorkers(this.pools.stats(), this.#workers);
+  /** The admin table (/admin/*, /metrics, the detailed /health), over this gateway's parts. */
+  adminTable(listeners: ListenerFigures): EndpointTable {
+    return adminTable(
+      {
+        clock: this.clock,
+        config: () => this.#config,
+        registry: this.registry,
+        metrics: this.#metrics,
+        catalog: () => this.#settings.catalog,
+        scheduler: this.scheduler,
+        policies: this.#policies,
+        liveFeed: this.dashboard.feed,
+        mesh: this.mesh,
+        reload: () => this.reload(),
+        wake: (node) => this.#wakes.wake(node, 'manual'),
+        upstream: () => this.#planes.upstream(),
+        upstreamSites: () => this.#planes.upstreamSites(),
+        heldBytes: () => this.#planes.heldBytes(),
+      },
+      listeners,
+    );
   }
 
-  /** Connections per remote site ([mesh] only): this thread's pools and every request worker's. */
-  upstreamSiteStats(): ReturnType<UpstreamPools['stats']> | undefined {
-    return this.sitePools === undefined ? undefined : sitesWithWorkers(this.sitePools.stats(), this.#workers);
+  /** The ports a request plane in this thread reaches the control plane through. */
+  ports(): RequestPorts {
+    return inThreadPorts({ scheduler: this.scheduler, registry: this.registry, relist: (node) => this.relist(node), sites: this.mesh.link });
   }
 
-  /** Answer bytes held in memory, here and in every request worker. */
-  heldBytesTotal(): number {
-    return heldWithWorkers(this.heldBytes.held(), this.#workers);
+  /** A bounded metrics label for a requested model id. */
+  requestLabel(model: string): string {
+    return this.#modelNames.requestLabel(model);
   }
 
-  /** Declared aliases and groups, rebuilt on reload. */
-  catalog(): ModelCatalog {
-    return this.#settings.catalog;
+  /** A node said it does not have a model its listing showed: re-list it. */
+  relist(node: string): void {
+    this.#detach(this.#loops.refresh([node]), 'model refresh');
   }
 
   startLoops(): void {
-    this.#detach(this.checker.start(this.#lifetime.signal), 'health loop');
-    this.#detach(this.discoverer.start(this.#lifetime.signal), 'discovery loop');
-    this.#detach(this.loadScraper.start(this.#lifetime.signal), 'load loop');
+    this.#loops.start(this.#lifetime.signal);
   }
 
   /** Background work whose failure is logged, never left as an unhandled rejection. */
@@ -247,7 +199,7 @@ export class GatewayParts {
   /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
   reload(): Promise<ReloadOutcome> {
     const next = this.#reloading.then(() => this.#reloadNow()).then((outcome) => {
-      if (outcome.ok) this.#workers.reloaded();
+      if (outcome.ok) this.#planes.reloaded();
       this.dashboard.noteReload(outcome);
       return outcome;
     });
@@ -274,16 +226,7 @@ export class GatewayParts {
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.applyChange(change);
-    this.pools.applyChange(change, next.upstream);
-    this.sitePools?.applyChange(change, next.upstream);
-    this.checker.setIntervalMs(next.health.intervalMs);
-    this.checker.applyChange(change);
-    this.discoverer.setTiming({ intervalMs: next.discovery.intervalMs, minRefreshIntervalMs: next.discovery.missCooldownMs });
-    this.discoverer.applyChange(change);
-    this.loadScraper.setIntervalMs(next.load.intervalMs);
-    this.loadScraper.applyChange(change);
-    this.#capacityPoller.setNodes(next.nodes);
-    this.#listings.setNodes(next.nodes);
+    this.#loops.reconfigure(next, change);
     this.mesh.reconfigure(previous.mesh, next.mesh);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };
@@ -291,10 +234,9 @@ export class GatewayParts {
 
   async stop(): Promise<void> {
     this.#lifetime.abort();
-    await Promise.all([this.checker.stop(), this.discoverer.stop(), this.loadScraper.stop(), this.mesh.stop()]);
+    await Promise.all([this.#loops.stop(), this.mesh.stop()]);
     this.#unsubscribeLogs();
     this.dashboard.close();
-    this.metrics.close();
-    await Promise.all([this.pools.close(), this.sitePools?.close(), this.#agents.destroy()]);
+    this.#metrics.close();
   }
 }

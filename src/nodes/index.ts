@@ -19,3 +19,6 @@ export { LoadScraper } from './load/load-scraper.ts';
 export { fetchLoad, MAX_ROUTER_MODELS } from './load/fetch-load.ts';
 export { judgeLoad, type LoadReading, type LoadScrape, type LoadVerdict } from './load/load-reading.ts';
 export { pollingAgents, POLL_KEEP_ALIVE_MS, type PollingAgents } from './polling-agents.ts';
+export { isRecovery, nodeReactions, wakeProbeIntervalMs, type NodeReactionDeps } from './reactions.ts';
+export { nodeRound, wantsCapacity, type NodeRoundDeps } from './node-round.ts';
+export { NodeLoops, type NodeLoopsDeps } from './node-loops.ts';

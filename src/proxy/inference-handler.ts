@@ -7,9 +7,10 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
-import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import type { AdmissionPort, FleetReports, FleetView } from '#src/ports/index.ts';
 import { mayTruncateAt, requestFeaturesFor, servedModelName, type RouteRequest } from '#src/routing/index.ts';
-import { routeRequestFor, type Scheduler } from '#src/scheduler/index.ts';
+import { routeRequestFor } from '#src/scheduler/index.ts';
 import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
@@ -32,11 +33,11 @@ import { acceptInboundBody, type InboundForward } from './forward-in.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
-  /** Narrow, so a request worker can serve from its mirror of the fleet (src/workers). */
-  readonly registry: Pick<NodeRegistry, 'views' | 'snapshot' | 'learnContext' | 'learnTokenRatio'>;
+  /** The fleet view and reports ports (src/ports): the registry in-thread, a worker's mirror and messages. */
+  readonly registry: Pick<FleetView, 'views' | 'snapshot'> & Pick<FleetReports, 'learnContext' | 'learnTokenRatio'>;
   readonly pools: UpstreamPools;
-  /** The in-thread Scheduler, or a worker's round trip to the one that owns every lease. */
-  readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
+  /** The admission port: the in-thread Scheduler, or a worker's round trip to the one that owns every lease. */
+  readonly scheduler: AdmissionPort;
   readonly events: EventBus<ProxyEvents>;
   /** The settings in force; read once per request, when it arrives. */
   readonly settings: () => RequestSettings;

@@ -10,12 +10,10 @@ import type { LeaseReturn, NodeView } from '#src/nodes/index.ts';
 import {
   wakeTarget,
   classifyUnroutable,
-  filterCandidates,
   mightFitLater,
   reservedTokens,
   route,
   RouteIndex,
-  routerRoom,
   type Exclusion,
   type Filter,
   type RouterSwitchView,
@@ -25,6 +23,7 @@ import {
 } from '#src/routing/index.ts';
 import type { SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
+import { alternativeFilters, hasAlternativeIn, routerRoomsOf, withRouterRoom, type RouterRoom } from './pipeline.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
 import { awaitsRouterLoad, loadPlan, RouterSwitches, type LoadOutcome } from './router-switches.ts';
 
@@ -95,6 +94,8 @@ const anythingButTooLarge = (kind: UnroutableKind): boolean => kind !== 'too_lar
 export class Scheduler {
   /** The filter pipeline requests are routed through (also what /admin/explain runs). */
   readonly filters: readonly Filter[];
+  /** The same pipeline without has-capacity: what a failover is judged by (here and in every worker). */
+  readonly #alternative: readonly Filter[];
   readonly #clock: Clock;
   readonly #policy: SelectionPolicy;
   readonly #effects: SchedulerEffects;
@@ -107,6 +108,7 @@ export class Scheduler {
     this.#clock = options.clock;
     this.#switches = new RouterSwitches(options.clock);
     this.filters = withRouterRoom(options.filters, (node) => this.#switchView(node));
+    this.#alternative = alternativeFilters(this.filters);
     this.#policy = options.policy;
     this.#effects = options.effects;
   }
@@ -159,8 +161,12 @@ export class Scheduler {
 
   /** Whether routing has another node for this request, counting busy ones (worth waiting for). */
   hasAlternative(req: RouteRequest): boolean {
-    const filters = this.filters.filter((f) => f.name !== 'has-capacity');
-    return filterCandidates(req, this.#effects.snapshot(), filters).kept.length > 0;
+    return hasAlternativeIn(req, this.#effects.snapshot(), this.#alternative);
+  }
+
+  /** Every limited router's switch state and busy models now: what a worker's mirror needs to judge a failover alike. */
+  routerRooms(): RouterRoom[] {
+    return routerRoomsOf(this.#effects.snapshot(), (node) => this.#switchView(node));
   }
 
   #classify(req: RouteRequest, excluded: readonly Exclusion[]): UnroutableKind {
@@ -281,13 +287,6 @@ export class Scheduler {
       return;
     }
   }
-}
-
-/** The router-room filter goes right after fits-context (which already prefers nodes with the model loaded). */
-function withRouterRoom(filters: readonly Filter[], lookup: (node: string) => RouterSwitchView): readonly Filter[] {
-  const room = routerRoom(lookup);
-  const at = filters.findIndex((f) => f.name === 'fits-context');
-  return at < 0 ? [...filters, room] : [...filters.slice(0, at + 1), room, ...filters.slice(at + 1)];
 }
 
 function detachRefresh(effects: SchedulerEffects, nodes: readonly string[]): void {

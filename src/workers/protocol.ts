@@ -5,9 +5,10 @@
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { RatioSample } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
-import type { PoolFigures, ProxyEvents } from '#src/proxy/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { PlaneFigures } from '#src/plane/index.ts';
 import type { Exclusion, RouteRequest } from '#src/routing/index.ts';
-import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
+import type { LoadOutcome, QueueSettings, RefusalReason, RouterRoom } from '#src/scheduler/index.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { SiteWire } from './site-mirror.ts';
 
@@ -15,6 +16,8 @@ import type { SiteWire } from './site-mirror.ts';
 export interface ViewsUpdate {
   readonly views: readonly NodeView[];
   readonly connectionLimit: number | undefined;
+  /** Each limited router's switch state and busy models: router-room judges a failover by them. */
+  readonly rooms: readonly RouterRoom[];
 }
 
 /** What a worker thread starts with (its workerData). */
@@ -50,6 +53,8 @@ export type EventRecord = { [K in keyof ProxyEvents]: readonly [K, ProxyEvents[K
 
 export type OwnerMessage =
   | { readonly t: 'fleet'; readonly fleet: ViewsUpdate }
+  /** Only the limited routers' rooms changed (a lease came back, a switch moved): the views stand. */
+  | { readonly t: 'rooms'; readonly rooms: readonly RouterRoom[] }
   | { readonly t: 'config'; readonly config: GatewayConfig }
   | { readonly t: 'sites'; readonly sites: readonly SiteWire[] }
   | { readonly t: 'site-key'; readonly pem: string }
@@ -67,19 +72,8 @@ export type OwnerMessage =
   | { readonly t: 'claimed'; readonly id: number; readonly verdict: ClaimVerdict }
   | { readonly t: 'drain' };
 
-/** What a worker reports every second, for /admin/runtime and /metrics. */
-export interface WorkerFigures {
-  readonly activeRequests: number;
-  readonly upstream: Readonly<Record<string, PoolFigures>>;
-  readonly heldBytes: number;
-  /** Connections to remote sites per site id ([mesh] only; empty otherwise). */
-  readonly upstreamSites: Readonly<Record<string, PoolFigures>>;
-  /** Inference requests this worker finished (answered, refused or failed). */
-  readonly requests: number;
-  /** Requests this worker forwarded to another site / that arrived claiming to be forwarded ([mesh]). */
-  readonly forwarded: number;
-  readonly forwardedIn: number;
-}
+/** What a worker reports every second, for /admin/runtime and /metrics: its request plane's figures. */
+export type WorkerFigures = PlaneFigures;
 
 export type WorkerMessage =
   | { readonly t: 'listening'; readonly port: number }

@@ -25,6 +25,11 @@ export interface Relay {
   close(): void;
 }
 
+/** Worker side: the relayed paths (with their methods), each answered by the relay; empty without one. */
+export function relayedTable(relay: Relay | undefined, relayed: readonly (readonly [path: string, methods: readonly string[]])[]): EndpointTable {
+  return new Map(relay === undefined ? [] : relayed.map(([path, methods]) => [path, new Map(methods.map((method) => [method, relay.handler]))]));
+}
+
 /** Worker side: one handler that relays any request to the owner. `headersTimeoutMs` bounds the wait for its answer's head. */
 export function relayTo(target: RelayTarget, headersTimeoutMs: number): Relay {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });

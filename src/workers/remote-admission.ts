@@ -1,10 +1,12 @@
 // A worker's way to admit a request: ask the owner, whose Scheduler alone routes, leases and
 // queues (one message there, one back: ~15 µs, see docs/performance.md), and turn its answer
 // into the same Admission the in-thread scheduler gives. Releasing the lease and settling a load
-// are messages back. Whether a failover has another node to try is decided here, over the mirror.
+// are messages back. Whether a failover has another node to try is decided here, over the mirror,
+// by the scheduler's own pipeline (router-room fed by the rooms the owner pushes).
 
-import { defaultFilters, filterCandidates, type Exclusion, type Filter, type RouteRequest } from '#src/routing/index.ts';
-import type { Admission, QueueSettings, Scheduler } from '#src/scheduler/index.ts';
+import { defaultFilters, type Exclusion, type Filter, type RouteRequest } from '#src/routing/index.ts';
+import { alternativeFilters, hasAlternativeIn, withRouterRoom, type Admission, type QueueSettings } from '#src/scheduler/index.ts';
+import type { AdmissionPort } from '#src/ports/index.ts';
 import { queueSettingsOf, type OwnerMessage, type WorkerMessage } from './protocol.ts';
 import type { ViewMirror } from './view-mirror.ts';
 
@@ -16,17 +18,18 @@ interface Asking {
   readonly onAbort: () => void;
 }
 
-export class RemoteAdmission implements Pick<Scheduler, 'admit' | 'hasAlternative'> {
+export class RemoteAdmission implements AdmissionPort {
   readonly #send: (message: WorkerMessage) => void;
   readonly #mirror: ViewMirror;
-  /** The pipeline without has-capacity: a busy node is still worth failing over to (it queues). */
-  readonly #alternativeFilters: readonly Filter[] = defaultFilters().filter((f) => f.name !== 'has-capacity');
+  /** The owner's pipeline (the gateway's filters, router-room over the mirrored rooms) without has-capacity. */
+  readonly #alternativeFilters: readonly Filter[];
   readonly #asking = new Map<number, Asking>();
   #nextId = 0;
 
   constructor(send: (message: WorkerMessage) => void, mirror: ViewMirror) {
     this.#send = send;
     this.#mirror = mirror;
+    this.#alternativeFilters = alternativeFilters(withRouterRoom(defaultFilters(), (node) => mirror.switchView(node)));
   }
 
   admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Promise<Admission> {
@@ -58,7 +61,7 @@ export class RemoteAdmission implements Pick<Scheduler, 'admit' | 'hasAlternativ
   }
 
   hasAlternative(req: RouteRequest): boolean {
-    return filterCandidates(req, this.#mirror.snapshot(), this.#alternativeFilters).kept.length > 0;
+    return hasAlternativeIn(req, this.#mirror.snapshot(), this.#alternativeFilters);
   }
 
   #admission(message: Decided): Admission {

@@ -1,32 +1,20 @@
-// One request worker: the public listener (shared with the other workers through SO_REUSEPORT) and
-// the whole request path, reading the fleet from its mirror and asking the owner for every
-// admission. Paths the owner answers are relayed to it. On `drain` it stops taking connections,
-// lets its requests finish (up to server.drain_timeout), says so, and the owner ends the thread.
+// One request worker: the request plane (src/plane/) over ports that speak to the owner through
+// this thread's MessagePort, its public listener shared with the other workers (SO_REUSEPORT), and
+// the relay of the paths only the owner answers. This file is wiring: it routes the owner's
+// messages to the ports, the plane and the mesh link. On `drain` the plane stops taking
+// connections and lets its requests finish (up to server.drain_timeout); then it says so and the
+// owner ends the thread.
 
-import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { MessagePort } from 'node:worker_threads';
-import { sleep, systemClock } from '#src/core/clock.ts';
+import { systemClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
-import { diffConfig, type GatewayConfig } from '#src/config/index.ts';
-import {
-  ActiveRequests,
-  createHttpServer,
-  HeldBytesBudget,
-  mergeTables,
-  publicEndpoints,
-  requestSettings,
-  UpstreamPools,
-  type InferenceDeps,
-  type ProxyEvents,
-} from '#src/proxy/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import { buildRequestPlane, type PlaneLog } from '#src/plane/index.ts';
 import { forwardEvents } from './event-bridge.ts';
 import type { OwnerMessage, WorkerInit, WorkerMessage } from './protocol.ts';
 import { Outbox } from './outbox.ts';
-import { RemoteAdmission } from './remote-admission.ts';
-import { relayTo } from './relay.ts';
-import { ViewMirror } from './view-mirror.ts';
+import { ownerPorts } from './owner-ports.ts';
+import { relayedTable, relayTo } from './relay.ts';
 import { WorkerMesh } from './worker-mesh.ts';
 
 const FIGURES_EVERY_MS = 1_000;
@@ -37,108 +25,38 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const clock = systemClock;
   const outbox = new Outbox<WorkerMessage>((batch) => owner.postMessage(batch));
   const send = (message: WorkerMessage): void => outbox.send(message);
-  const log = (level: 'warn' | 'error', fields: Record<string, unknown>, message: string): void =>
-    send({ t: 'log', level, fields: { ...fields, worker: init.index }, message });
-  let config: GatewayConfig = init.config;
-  let settings = requestSettings(config);
-  const mirror = new ViewMirror(init.fleet, () => clock.now());
-  const pools = new UpstreamPools(config.upstream, {
-    clock,
-    onConnectionWaitTimeout: (node, figures) =>
-      log('warn', { node, ...figures, waitedMs: config.upstream.connectionWaitMs }, 'no free upstream connection in time; failing over'),
-  });
-  // Each worker holds its share of the answer-bytes budget (a shared counter would cost a lock per chunk).
-  const heldBudget = new HeldBytesBudget(() => Math.floor(config.upstream.maxHeldBytesTotal / init.count));
-  const events = new EventBus<ProxyEvents>((error) => log('error', { err: String(error) }, 'event listener failed'));
+  const log: PlaneLog = (level, fields, message) => send({ t: 'log', level, fields: { ...plainFields(fields), worker: init.index }, message });
+  const events = new EventBus<ProxyEvents>((error) => log('error', { err: error }, 'event listener failed'));
   forwardEvents(events, send);
-  const admission = new RemoteAdmission(send, mirror);
-  const mesh = WorkerMesh.start(init.mesh, { config: () => config, clock, events, heldBudget, send });
-  const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
-  events.on('proxy:request-finished', () => void counted.requests++);
-  events.on('mesh:forwarded', () => void counted.forwarded++);
-  events.on('mesh:forwarded-in', () => void counted.forwardedIn++);
-  const inference: InferenceDeps = {
-    clock,
-    registry: {
-      views: () => mirror.views(),
-      snapshot: () => mirror.snapshot(),
-      learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
-      learnTokenRatio: (node, url, model, sample) => send({ t: 'learn-ratio', node, url, model, sample }),
-    },
-    pools,
-    scheduler: admission,
-    events,
-    settings: () => settings,
-    heldBudget,
-    // The owner bounds the label when it re-emits the event (one label set for the gateway).
-    modelLabel: (model) => model,
-    onModelVanished: (node) => send({ t: 'vanished', node }),
-    newRequestId: () => randomUUID(),
-    remote: mesh?.remote,
-  };
-  const publicTable = publicEndpoints({
-    clock,
-    registry: mirror,
-    clientKeys: () => config.server.apiKeys,
-    configuredModels: () => config.models.available,
-    corsOrigins: () => config.server.corsOrigins,
-    inference,
-    mesh: mesh?.link,
-  });
+  const ports = ownerPorts(init.fleet, send, () => clock.now());
+  const configNow = { config: init.config };
+  const mesh = WorkerMesh.start(init.mesh, { config: () => configNow.config, clock, send });
+  const plane = buildRequestPlane(
+    { ...ports, sites: mesh?.link },
+    // The owner bounds model labels when it re-emits the events (one label set for the gateway).
+    { clock, config: init.config, events, log, modelLabel: (model) => model, hosts: init.count },
+  );
   // No relay when the owner serves the admin paths on its own listener ([admin] listen).
-  const relay = init.relayed.length === 0 ? undefined : relayTo(init.relay, config.server.requestTimeoutMs);
-  const relayed = new Map(relay === undefined ? [] : init.relayed.map(([path, methods]) => [path, new Map(methods.map((method) => [method, relay.handler]))]));
-  const table = mergeTables(publicTable, relayed);
-  const activeRequests = new ActiveRequests();
-  const limits = config.server;
-  const server = createHttpServer({
-    endpoints: () => table,
-    activeRequests,
-    onHandlerError: (error, req) => log('error', { err: error instanceof Error ? error.stack : String(error), path: req.url }, 'request handler failed'),
-    requestTimeoutMs: limits.requestTimeoutMs,
-    headersTimeoutMs: limits.headerTimeoutMs,
-    keepAliveTimeoutMs: 65_000,
-    maxHeaderBytes: limits.maxHeaderBytes,
-  });
-  const report = (): void =>
-    send({ t: 'figures', figures: { activeRequests: activeRequests.count(), upstream: pools.stats(), heldBytes: heldBudget.held(), upstreamSites: mesh?.pools.stats() ?? {}, ...counted } });
+  const relay = init.relayed.length === 0 ? undefined : relayTo(init.relay, init.config.server.requestTimeoutMs);
+  const report = (): void => send({ t: 'figures', figures: plane.figures() });
   const figuresTimer = setInterval(report, FIGURES_EVERY_MS);
   figuresTimer.unref();
 
   const drain = async (): Promise<void> => {
     clearInterval(figuresTimer);
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const deadline = clock.monotonicMs() + config.server.drainTimeoutMs;
-    while (activeRequests.count() > 0 && clock.monotonicMs() < deadline) {
-      server.closeIdleConnections();
-      await sleep(clock, 25);
-    }
-    if (activeRequests.count() > 0) log('warn', { active: activeRequests.count() }, 'drain timeout: closing requests still in flight');
-    server.closeAllConnections();
-    await closed;
+    await plane.drain(clock.monotonicMs() + configNow.config.server.drainTimeoutMs);
     relay?.close();
-    await Promise.all([pools.close(), mesh?.pools.close()]);
     report();
     send({ t: 'drained' });
   };
 
   const onMessage = (message: OwnerMessage): void => {
+    if (ports.receive(message)) return;
     switch (message.t) {
-      case 'admitted':
-      case 'refused':
-        admission.decided(message);
+      case 'config':
+        plane.reconfigure(message.config);
+        configNow.config = message.config;
         return;
-      case 'fleet':
-        mirror.update(message.fleet);
-        return;
-      case 'config': {
-        const change = diffConfig(config, message.config);
-        pools.applyChange(change, message.config.upstream);
-        mesh?.pools.applyChange(change, message.config.upstream);
-        config = message.config;
-        settings = requestSettings(config);
-        return;
-      }
       case 'sites':
         mesh?.mirror.update(message.sites);
         return;
@@ -150,9 +68,11 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
         return;
       case 'drain':
         drain().catch((error: unknown) => {
-          log('error', { err: String(error) }, 'worker drain failed');
+          log('error', { err: error }, 'worker drain failed');
           send({ t: 'drained' });
         });
+        return;
+      default:
         return;
     }
   };
@@ -161,20 +81,14 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   });
 
   try {
-    const port = await listenShared(server, limits.listen.host, init.port);
-    send({ t: 'listening', port });
+    const address = await plane.listen({ host: init.config.server.listen.host, port: init.port }, relayedTable(relay, init.relayed), true);
+    send({ t: 'listening', port: address.port });
   } catch (error) {
     send({ t: 'listen-failed', error: error instanceof Error ? error.message : String(error) });
   }
 }
 
-/** Listens with SO_REUSEPORT: every worker binds the same address and the kernel spreads connections. */
-function listenShared(server: Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host, port, reusePort: true }, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
+/** Errors cross as their stack text (the owner's logger prints it as it is). */
+function plainFields(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, value instanceof Error ? value.stack : value]));
 }

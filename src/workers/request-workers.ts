@@ -10,15 +10,17 @@ import type { Logger } from 'pino';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
-import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
+import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
+import type { FleetReports } from '#src/ports/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
-import type { MeshInit, OwnerMessage, RelayTarget, ViewsUpdate, WorkerFigures, WorkerInit } from './protocol.ts';
+import type { MeshInit, OwnerMessage, RelayTarget, WorkerFigures, WorkerInit } from './protocol.ts';
 import { sitesSignature, sitesToWire } from './site-mirror.ts';
 import { keyPemOf } from './worker-mesh.ts';
+import { FleetSync } from './fleet-sync.ts';
 import { guardListenAddress, type ListenGuard } from './listen-guard.ts';
 import { spawnWorkerThread, startLink, type Link, type LinkDeps, type WorkerThread } from './worker-link.ts';
 
@@ -54,12 +56,13 @@ export interface RequestWorkersOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: () => GatewayConfig;
-  readonly registry: Pick<NodeRegistry, 'views' | 'learnContext' | 'learnTokenRatio'>;
-  readonly scheduler: Pick<Scheduler, 'admit'>;
+  readonly registry: Pick<NodeRegistry, 'views'>;
+  /** Where the workers' reports go: the in-thread fleet-reports port (each applied once, here). */
+  readonly reports: FleetReports;
+  readonly scheduler: Pick<Scheduler, 'admit' | 'routerRooms'>;
   readonly events: EventBus<ProxyEvents>;
   /** The bounded metrics label of a requested model. */
   readonly modelLabel: (model: string) => string;
-  readonly onModelVanished: (node: string) => void;
   readonly relay: RelayTarget;
   readonly relayed: WorkerInit['relayed'];
   /** Federation's state the workers mirror; absent = no [mesh]. */
@@ -74,7 +77,7 @@ export class RequestWorkers {
   readonly #options: RequestWorkersOptions;
   readonly #links: Link[] = [];
   #port = 0;
-  #fleet: ViewsUpdate;
+  readonly #fleet: FleetSync;
   #config: GatewayConfig;
   #timer: Timer | undefined;
   /** The mesh state last pushed (undefined without [mesh]). */
@@ -87,7 +90,11 @@ export class RequestWorkers {
 
   private constructor(options: RequestWorkersOptions) {
     this.#options = options;
-    this.#fleet = fleetOf(options);
+    this.#fleet = new FleetSync({
+      views: () => options.registry.views(),
+      connectionLimit: () => options.config().upstream.maxConnections,
+      rooms: () => options.scheduler.routerRooms(),
+    });
     this.#config = options.config();
     this.#mesh = options.mesh === undefined ? undefined : { keyPem: undefined, sites: [], signature: '[]' };
     this.#readMesh();
@@ -122,10 +129,8 @@ export class RequestWorkers {
 
   /** Pushes the fleet to every worker if its views changed since the last push. */
   syncFleet(): void {
-    const next = fleetOf(this.#options);
-    if (next.views === this.#fleet.views && next.connectionLimit === this.#fleet.connectionLimit) return;
-    this.#fleet = next;
-    this.#broadcast({ t: 'fleet', fleet: next });
+    const next = this.#fleet.next();
+    if (next !== undefined) this.#broadcast(next);
   }
 
   /** Pushes the config to every worker if a reload replaced it. */
@@ -192,7 +197,7 @@ export class RequestWorkers {
   #startOne(index: number, port: number): Promise<number> {
     const options = this.#options;
     const mesh = this.#mesh === undefined ? undefined : { keyPem: this.#mesh.keyPem, sites: this.#mesh.sites };
-    const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet, port, relay: options.relay, relayed: options.relayed, mesh };
+    const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet.current(), port, relay: options.relay, relayed: options.relayed, mesh };
     const source = options.mesh;
     const deps: LinkDeps = {
       ...options,
@@ -234,9 +239,4 @@ export class RequestWorkers {
       if (!this.#closing) this.#schedule();
     }, SYNC_EVERY_MS);
   }
-}
-
-function fleetOf(options: RequestWorkersOptions): ViewsUpdate {
-  const views: readonly NodeView[] = options.registry.views();
-  return { views, connectionLimit: options.config().upstream.maxConnections };
 }

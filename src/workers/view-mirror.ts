@@ -1,28 +1,43 @@
-// A worker's copy of the fleet: the node views the owner last pushed. The request path reads it for
+// A worker's copy of the fleet: the node views the owner last pushed, with each limited router's
+// room (its switch state and the models with a request in flight). The request path reads it for
 // what it decides on its own (prompt sizing, refusal wording, whether a failover has somewhere to
-// go, /v1/models, /health). Live lease counts are not mirrored: admission is the owner's alone, so
-// the mirror's snapshot shows every node idle, and nothing here ever admits a request.
+// go, /v1/models, /health). Live lease counts are not mirrored beyond the routers' busy models:
+// admission is the owner's alone, so the snapshot shows every other node idle, and nothing here
+// ever admits a request.
 
 import type { Usage } from '#src/capacity/index.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
+import type { RouterSwitchView } from '#src/routing/index.ts';
+import { switchViewOf, type RouterRoom } from '#src/scheduler/index.ts';
+import type { FleetView } from '#src/ports/index.ts';
 import type { ViewsUpdate } from './protocol.ts';
 
 const IDLE: Usage = Object.freeze({ requests: 0, tokens: 0 });
+const BUSY: Usage = Object.freeze({ requests: 1, tokens: 0 });
 
-export class ViewMirror {
+export class ViewMirror implements FleetView {
   #fleet: ViewsUpdate;
   #byName: ReadonlyMap<string, NodeView>;
+  #rooms: ReadonlyMap<string, RouterRoom>;
   readonly #now: () => number;
 
   constructor(fleet: ViewsUpdate, now: () => number) {
     this.#fleet = fleet;
     this.#byName = byName(fleet.views);
+    this.#rooms = roomsOf(fleet.rooms);
     this.#now = now;
   }
 
   update(fleet: ViewsUpdate): void {
     this.#fleet = fleet;
     this.#byName = byName(fleet.views);
+    this.#rooms = roomsOf(fleet.rooms);
+  }
+
+  /** The limited routers' rooms alone changed. */
+  updateRooms(rooms: readonly RouterRoom[]): void {
+    this.#fleet = { ...this.#fleet, rooms };
+    this.#rooms = roomsOf(rooms);
   }
 
   views(): readonly NodeView[] {
@@ -38,12 +53,18 @@ export class ViewMirror {
     return this.#byName.get(name);
   }
 
+  /** A limited router's switch state as the owner's scheduler last pushed it. */
+  switchView(node: string): RouterSwitchView {
+    return switchViewOf(this.#rooms.get(node));
+  }
+
   snapshot(): RoutingSnapshot {
+    const rooms = this.#rooms;
     return {
       nodes: this.#fleet.views,
       now: this.#now(),
       inFlight: () => 0,
-      usage: () => IDLE,
+      usage: (node, model) => (rooms.get(node)?.busy.includes(model) === true ? BUSY : IDLE),
       connectionLimit: this.#fleet.connectionLimit,
     };
   }
@@ -51,4 +72,8 @@ export class ViewMirror {
 
 function byName(views: readonly NodeView[]): ReadonlyMap<string, NodeView> {
   return new Map(views.map((v) => [v.spec.name, v]));
+}
+
+function roomsOf(rooms: readonly RouterRoom[]): ReadonlyMap<string, RouterRoom> {
+  return new Map(rooms.map((r) => [r.node, r]));
 }

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { EventBus } from '#src/core/events.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
-import type { NodeRegistry } from '#src/nodes/index.ts';
+import type { FleetReports } from '#src/ports/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import { replayEvents } from './event-bridge.ts';
@@ -22,11 +22,11 @@ export function spawnWorkerThread(init: WorkerInit): WorkerThread {
 
 export interface LinkDeps {
   readonly logger: Logger;
-  readonly registry: Pick<NodeRegistry, 'learnContext' | 'learnTokenRatio'>;
+  /** The owner's fleet-reports port: each report a worker sends is applied once, here. */
+  readonly reports: FleetReports;
   readonly scheduler: Pick<Scheduler, 'admit'>;
   readonly events: EventBus<ProxyEvents>;
   readonly modelLabel: (model: string) => string;
-  readonly onModelVanished: (node: string) => void;
   /** Brings every worker's fleet up to date (before an admission is answered). */
   readonly syncFleet: () => void;
   /** The thread ended (its leases are already back). */
@@ -48,7 +48,7 @@ export interface Link {
 }
 
 /** One worker thread and the owner's handling of its messages. */
-export function startLink(worker: WorkerThread, init: WorkerInit, options: LinkDeps): { link: Link; listening: Promise<number> } {
+export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>, options: LinkDeps): { link: Link; listening: Promise<number> } {
   const outbox = new Outbox<OwnerMessage>((batch) => worker.postMessage(batch));
   const post = (message: OwnerMessage): void => outbox.send(message);
   const desk = new LeaseDesk({
@@ -73,17 +73,20 @@ export function startLink(worker: WorkerThread, init: WorkerInit, options: LinkD
       case 'abort':
         return desk.abort(message.id);
       case 'release':
-        return desk.release(message.id);
+        desk.release(message.id);
+        // A router's busy models may have changed: the workers judge failovers by them.
+        return options.syncFleet();
       case 'settle':
-        return desk.settle(message.id, message.outcome);
+        desk.settle(message.id, message.outcome);
+        return options.syncFleet();
       case 'events':
         return replayEvents(options.events, message.events, options.modelLabel);
       case 'learn':
-        return options.registry.learnContext(message.node, message.url, message.model, message.nCtx);
+        return options.reports.learnContext(message.node, message.url, message.model, message.nCtx);
       case 'learn-ratio':
-        return options.registry.learnTokenRatio(message.node, message.url, message.model, message.sample);
+        return options.reports.learnTokenRatio(message.node, message.url, message.model, message.sample);
       case 'vanished':
-        return options.onModelVanished(message.node);
+        return options.reports.modelVanished(message.node);
       case 'log':
         return void options.logger[message.level]({ ...message.fields }, message.message);
       case 'figures':

@@ -1,19 +1,18 @@
 // A request worker's share of federation ([mesh] with `[server] workers` > 1): the same MeshLink the
 // owner's request path has — this site's id, its key, the pins and skew of the config in force (a
 // reload's config reaches the worker, so they follow it) — with the remote sites read from the
-// mirror the owner pushes, and the key handed over by the owner once its mesh part has loaded it.
-// Forwarding needs its own pools and back-offs here: the unreachable-site back-off is per worker
-// (a site one worker found down is still tried by the others until they fail on it too).
+// mirror the owner pushes, and the key handed over by the owner once its mesh part has loaded it:
+// the worker's sites port. The request plane builds forwarding's pools and back-offs over it (the
+// unreachable-site back-off is per worker: a site one worker found down is still tried by the
+// others until they fail on it too).
 
 import { createPrivateKey } from 'node:crypto';
 import type { Clock } from '#src/core/clock.ts';
-import type { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import { pinnedPublicKey } from '#src/mesh/index.ts';
 import { meshLinkFor, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { siteKeyFromPrivateKey } from '#src/mesh/site-key-file.ts';
-import { remoteDeps, UpstreamPools, type HeldBytesBudget, type ProxyEvents, type RemoteDeps } from '#src/proxy/index.ts';
 import type { MeshInit, WorkerMessage } from './protocol.ts';
 import { OwnerReplayGuard } from './replay-claims.ts';
 import { SiteMirror } from './site-mirror.ts';
@@ -21,26 +20,20 @@ import { SiteMirror } from './site-mirror.ts';
 export interface WorkerMeshDeps {
   readonly config: () => GatewayConfig;
   readonly clock: Clock;
-  readonly events: EventBus<ProxyEvents>;
-  readonly heldBudget: HeldBytesBudget;
   /** To the owner thread (replay claims). */
   readonly send: (message: WorkerMessage) => void;
 }
 
 export class WorkerMesh {
   readonly link: MeshLink;
-  readonly remote: RemoteDeps;
   readonly mirror: SiteMirror;
-  readonly pools: UpstreamPools;
   /** Asks the owner to record each verified forward's signature (one memory for every worker). */
   readonly replay: OwnerReplayGuard;
   #key: SiteKey | undefined;
 
-  private constructor(link: MeshLink, remote: RemoteDeps, mirror: SiteMirror, pools: UpstreamPools, replay: OwnerReplayGuard) {
+  private constructor(link: MeshLink, mirror: SiteMirror, replay: OwnerReplayGuard) {
     this.link = link;
-    this.remote = remote;
     this.mirror = mirror;
-    this.pools = pools;
     this.replay = replay;
   }
 
@@ -51,9 +44,7 @@ export class WorkerMesh {
     const replay = new OwnerReplayGuard(deps.send, deps.clock);
     const link = meshLinkFor(deps.config, () => holder.mesh?.key(), mirror, replay, pinnedPublicKey);
     if (link === undefined) return undefined;
-    const pools = new UpstreamPools(deps.config().upstream, { clock: deps.clock });
-    const remote = remoteDeps(link, { pools, clock: deps.clock, events: deps.events, heldBudget: deps.heldBudget });
-    const mesh = new WorkerMesh(link, remote, mirror, pools, replay);
+    const mesh = new WorkerMesh(link, mirror, replay);
     holder.mesh = mesh;
     if (init?.keyPem !== undefined) mesh.setKey(init.keyPem);
     return mesh;

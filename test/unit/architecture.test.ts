@@ -45,3 +45,17 @@ test('no module-level mutable state (let/var at the top level) in src/', () => {
   );
   assert.deepEqual(found, []);
 });
+
+test('only the request-plane builder (src/plane/) opens listeners and builds the request pools (issue 22)', () => {
+  // The node pools and the remote sites' pools alike, and the rest of what makes a request plane
+  // (its public table, its held budget, forwarding's deps); the definitions themselves do not count.
+  const BUILDS = /\bcreateHttpServer\(|\bnew UpstreamPools\(|\bpublicEndpoints\(|\bnew HeldBytesBudget\(|\bremoteDeps\(/;
+  const found = files
+    .filter((file) => !shown(file).startsWith('src/plane/'))
+    .flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (BUILDS.test(line) && !/^export function /.test(line) ? [`${shown(file)}:${i + 1}`] : [])),
+    );
+  assert.deepEqual(found, []);
+});

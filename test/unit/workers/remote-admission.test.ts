@@ -18,7 +18,7 @@ const VIEW = { spec: { name: 'n1' } } as unknown as NodeView;
 
 function setup() {
   const sent: WorkerMessage[] = [];
-  const mirror = new ViewMirror({ views: [VIEW], connectionLimit: undefined }, () => 0);
+  const mirror = new ViewMirror({ views: [VIEW], connectionLimit: undefined, rooms: [] }, () => 0);
   return { sent, remote: new RemoteAdmission((m) => sent.push(m), mirror) };
 }
 

@@ -54,6 +54,7 @@ async function startWith(mesh?: WorkersMeshSource) {
   const released: string[] = [];
   const { logger, lines } = capturedLogger('info');
   const scheduler = {
+    routerRooms: () => [],
     admit: (): Promise<Admission> =>
       Promise.resolve({
         kind: 'admitted', node: VIEWS[0] as NodeView, route: { policy: 'p', reason: 'r' }, waitedMs: 0, load: undefined,
@@ -65,11 +66,11 @@ async function startWith(mesh?: WorkersMeshSource) {
     clock: new ManualClock(),
     logger,
     config: () => CONFIG,
-    registry: { views: () => VIEWS, learnContext: () => {}, learnTokenRatio: () => {} },
+    registry: { views: () => VIEWS },
+    reports: { learnContext: () => {}, learnTokenRatio: () => {}, modelVanished: () => {} },
     scheduler,
     events: new EventBus<ProxyEvents>(),
     modelLabel: (m) => m,
-    onModelVanished: () => {},
     relay: { url: 'http://127.0.0.1:1', secret: 's' },
     relayed: [],
     mesh,

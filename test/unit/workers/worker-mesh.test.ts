@@ -4,9 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
-import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, MeshConfig } from '#src/config/index.ts';
-import { HeldBytesBudget, type ProxyEvents } from '#src/proxy/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 import { keyPemOf, WorkerMesh } from '#src/workers/worker-mesh.ts';
 import { sitesFromWire, sitesSignature, sitesToWire } from '#src/workers/site-mirror.ts';
@@ -21,7 +19,7 @@ const meshOf = (pins: [string, string][], skewMs: number): MeshConfig =>
   ({ site: 'a', maxClockSkewMs: skewMs, sites: pins.map(([id, publicKey]) => ({ id, publicKey })) }) as unknown as MeshConfig;
 
 function deps(config: () => GatewayConfig) {
-  return { config, clock: new ManualClock(), events: new EventBus<ProxyEvents>(), heldBudget: new HeldBytesBudget(() => 1 << 20), send: () => {} };
+  return { config, clock: new ManualClock(), send: () => {} };
 }
 
 const C: RemoteSiteView = { id: 'c', url: 'http://127.0.0.1:2', fresh: true, load: 1.25, models: new Map([['m', { ctx: undefined, onDemand: true }], ['n', { ctx: 4096, onDemand: false }]]) };
@@ -33,29 +31,25 @@ test('no [mesh] in the config: no mesh link in the worker', () => {
 test('the link signs with the key the owner sent, and follows the config for pins and skew', async () => {
   let config = { upstream, mesh: meshOf([['a', own.publicKey]], 5_000) } as unknown as GatewayConfig;
   const mesh = WorkerMesh.start({ keyPem: undefined, sites: sitesToWire([C]) }, deps(() => config)) ?? assert.fail('no link');
-  try {
-    assert.equal(mesh.link.site, 'a');
-    assert.equal(mesh.link.key(), undefined, 'no key before the owner sends it');
-    mesh.setKey(keyPemOf(own) ?? assert.fail());
-    assert.equal(mesh.link.key()?.publicKey, own.publicKey);
-    assert.equal(mesh.link.key()?.peerId, own.peerId);
-    // What the worker signs verifies against this site's pin.
-    const url = 'http://127.0.0.1:2/v1/chat/completions';
-    const headers = await signForward({ method: 'POST', url, headers: {}, body: Buffer.from('{}'), site: 'a', key: mesh.link.key() ?? assert.fail(), nowMs: 1_000, lifetimeMs: 5_000 });
-    const ctx = { pins: mesh.link.pins(), nowMs: 1_000, maxClockSkewMs: 5_000, self: 'c', selfKey: undefined, url: 'http://127.0.0.1:2', replay: { claim: () => ({ ok: true }) as const } };
-    const verdict = await verifyForward({ method: 'POST', target: '/v1/chat/completions', headers }, ctx);
-    assert.deepEqual([verdict.ok, verdict.site], [true, 'a']);
-    assert.deepEqual([...mesh.link.pins().keys()], ['a']);
-    assert.equal(mesh.link.maxClockSkewMs(), 5_000);
-    config = { upstream, mesh: meshOf([['a', own.publicKey], ['b', other.publicKey]], 9_000) } as unknown as GatewayConfig;
-    assert.deepEqual([...mesh.link.pins().keys()], ['a', 'b']);
-    assert.equal(mesh.link.maxClockSkewMs(), 9_000);
-    assert.deepEqual(mesh.link.source.sites(), [C]);
-    mesh.mirror.update(sitesToWire([{ ...C, fresh: false }]));
-    assert.equal(mesh.link.source.sites()[0]?.fresh, false);
-  } finally {
-    await mesh.pools.close();
-  }
+  assert.equal(mesh.link.site, 'a');
+  assert.equal(mesh.link.key(), undefined, 'no key before the owner sends it');
+  mesh.setKey(keyPemOf(own) ?? assert.fail());
+  assert.equal(mesh.link.key()?.publicKey, own.publicKey);
+  assert.equal(mesh.link.key()?.peerId, own.peerId);
+  // What the worker signs verifies against this site's pin.
+  const url = 'http://127.0.0.1:2/v1/chat/completions';
+  const headers = await signForward({ method: 'POST', url, headers: {}, body: Buffer.from('{}'), site: 'a', key: mesh.link.key() ?? assert.fail(), nowMs: 1_000, lifetimeMs: 5_000 });
+  const ctx = { pins: mesh.link.pins(), nowMs: 1_000, maxClockSkewMs: 5_000, self: 'c', selfKey: undefined, url: 'http://127.0.0.1:2', replay: { claim: () => ({ ok: true }) as const } };
+  const verdict = await verifyForward({ method: 'POST', target: '/v1/chat/completions', headers }, ctx);
+  assert.deepEqual([verdict.ok, verdict.site], [true, 'a']);
+  assert.deepEqual([...mesh.link.pins().keys()], ['a']);
+  assert.equal(mesh.link.maxClockSkewMs(), 5_000);
+  config = { upstream, mesh: meshOf([['a', own.publicKey], ['b', other.publicKey]], 9_000) } as unknown as GatewayConfig;
+  assert.deepEqual([...mesh.link.pins().keys()], ['a', 'b']);
+  assert.equal(mesh.link.maxClockSkewMs(), 9_000);
+  assert.deepEqual(mesh.link.source.sites(), [C]);
+  mesh.mirror.update(sitesToWire([{ ...C, fresh: false }]));
+  assert.equal(mesh.link.source.sites()[0]?.fresh, false);
 });
 
 test('site views cross as plain data and come back equal; the signature tells a change', () => {

@@ -1,0 +1,46 @@
+// What the hosts of the request plane give the owner's parts: their figures (the main thread's one
+// plane with `workers = 1`, else every worker's), summed for /admin/runtime and /metrics, and a
+// reload they must follow. Empty until the plane is hosted.
+
+import type { PlaneFigures } from '#src/plane/index.ts';
+import type { PoolFigures } from '#src/proxy/index.ts';
+import { sumPoolFigures } from '#src/workers/index.ts';
+
+export interface PlaneHosts {
+  readonly figures: () => readonly PlaneFigures[];
+  readonly reloaded: () => void;
+}
+
+export class PlaneHostFigures {
+  readonly #withSites: () => boolean;
+  #hosts: PlaneHosts = { figures: () => [], reloaded: () => {} };
+
+  /** `withSites`: the gateway is a site of a mesh (its hosts hold pools to the other sites). */
+  constructor(withSites: () => boolean) {
+    this.#withSites = withSites;
+  }
+
+  attach(hosts: PlaneHosts): void {
+    this.#hosts = hosts;
+  }
+
+  /** A reload succeeded: every host follows it. */
+  reloaded(): void {
+    this.#hosts.reloaded();
+  }
+
+  /** Upstream connections per node, over every host. */
+  upstream(): Record<string, PoolFigures> {
+    return sumPoolFigures(this.#hosts.figures().map((f) => f.upstream));
+  }
+
+  /** Connections per remote site, over every host; undefined without [mesh]. */
+  upstreamSites(): Record<string, PoolFigures> | undefined {
+    return this.#withSites() ? sumPoolFigures(this.#hosts.figures().map((f) => f.upstreamSites)) : undefined;
+  }
+
+  /** Answer bytes held in memory, over every host. */
+  heldBytes(): number {
+    return this.#hosts.figures().reduce((sum, f) => sum + f.heldBytes, 0);
+  }
+}

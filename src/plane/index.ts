@@ -1,0 +1,5 @@
+// The request plane: one builder for every host (the main thread, each request worker), and the
+// listeners a gateway opens.
+
+export { buildRequestPlane, type PlaneFigures, type PlaneHost, type PlaneLog, type RequestPlane } from './request-plane.ts';
+export { drainServers, listenOn, type DrainOptions, type Listening, type ListenerOptions } from './listener.ts';

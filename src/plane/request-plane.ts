@@ -1,0 +1,171 @@
+// The request plane, built once by one function for every host: the main thread (`workers = 1`,
+// in-thread ports over the Scheduler and registry) and each request worker (ports over its
+// MessagePort). It holds the upstream pools (and the remote sites' with [mesh]), this host's share
+// of the held-answer budget, the request dependencies, the public endpoint table, the public
+// listener and its drain, and the figures the host reports. It reaches the control plane only
+// through its ports (src/ports/); everything it does not own — leases, queues, health, listings,
+// the site store — is on the other side of them.
+
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import { diffConfig, type GatewayConfig } from '#src/config/index.ts';
+import type { ListenAddress } from '#src/config/types.ts';
+import {
+  ActiveRequests,
+  HeldBytesBudget,
+  mergeTables,
+  publicEndpoints,
+  remoteDeps,
+  requestSettings,
+  UpstreamPools,
+  type EndpointTable,
+  type InferenceDeps,
+  type PoolFigures,
+  type ProxyEvents,
+  type RemoteDeps,
+  type RequestSettings,
+} from '#src/proxy/index.ts';
+import type { RequestPorts } from '#src/ports/index.ts';
+import { drainServers, listenOn } from './listener.ts';
+
+/** How the plane tells its host something went wrong (pino in the main thread, a message in a worker). */
+export type PlaneLog = (level: 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
+
+export interface PlaneHost {
+  readonly clock: Clock;
+  /** The config at start; a reload's reaches the plane through reconfigure(). */
+  readonly config: GatewayConfig;
+  readonly events: EventBus<ProxyEvents>;
+  readonly log: PlaneLog;
+  /** A bounded metrics label for a model id (a worker passes the id: its owner bounds it when it re-emits). */
+  readonly modelLabel: (model: string) => string;
+  /** Hosts sharing the gateway's answer-bytes budget: each holds its share (a shared counter would cost a lock per chunk). */
+  readonly hosts: number;
+  readonly newRequestId?: () => string;
+}
+
+/** What one host of the plane reports, for /admin/runtime and /metrics (summed over the hosts). */
+export interface PlaneFigures {
+  readonly activeRequests: number;
+  readonly upstream: Readonly<Record<string, PoolFigures>>;
+  readonly heldBytes: number;
+  /** Connections to remote sites per site id ([mesh] only; empty otherwise). */
+  readonly upstreamSites: Readonly<Record<string, PoolFigures>>;
+  /** Inference requests this host finished (answered, refused or failed). */
+  readonly requests: number;
+  /** Requests this host forwarded to another site / that arrived claiming to be forwarded ([mesh]). */
+  readonly forwarded: number;
+  readonly forwardedIn: number;
+}
+
+export interface RequestPlane {
+  readonly inference: InferenceDeps;
+  readonly publicTable: EndpointTable;
+  /** Forwarding to other sites ([mesh] only): its unreachable-site back-offs are this host's. */
+  readonly remote: RemoteDeps | undefined;
+  /** A reload replaced the config: pools follow the one change, requests arriving now read the new settings. */
+  reconfigure(next: GatewayConfig): void;
+  figures(): PlaneFigures;
+  /** Opens the public listener: the public table and `extra` (the admin table, or the paths a worker relays). */
+  listen(address: ListenAddress, extra: EndpointTable, reusePort: boolean): Promise<AddressInfo>;
+  /**
+   * Stops taking connections, lets requests finish until `deadlineMs` (monotonic), then cuts the
+   * rest and closes the pools. `alongside`: other listeners of the host drained in the same wait.
+   */
+  drain(deadlineMs: number, alongside?: { readonly servers: readonly Server[]; readonly active: () => number }): Promise<void>;
+}
+
+export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): RequestPlane {
+  const { clock, events, log } = host;
+  let config = host.config;
+  let settings: RequestSettings = requestSettings(config);
+  const pools = new UpstreamPools(config.upstream, {
+    clock,
+    onConnectionWaitTimeout: (node, figures) =>
+      log('warn', { node, ...figures, waitedMs: config.upstream.connectionWaitMs }, 'no free upstream connection in time; failing over'),
+  });
+  const sitePools = ports.sites === undefined ? undefined : new UpstreamPools(config.upstream, { clock });
+  const heldBudget = new HeldBytesBudget(() => Math.floor(config.upstream.maxHeldBytesTotal / host.hosts));
+  const remote = ports.sites === undefined || sitePools === undefined ? undefined : remoteDeps(ports.sites, { pools: sitePools, clock, events, heldBudget });
+  const inference: InferenceDeps = {
+    clock,
+    registry: {
+      views: () => ports.fleet.views(),
+      snapshot: () => ports.fleet.snapshot(),
+      learnContext: (node, url, model, nCtx) => ports.reports.learnContext(node, url, model, nCtx),
+      learnTokenRatio: (node, url, model, sample) => ports.reports.learnTokenRatio(node, url, model, sample),
+    },
+    pools,
+    scheduler: ports.admission,
+    events,
+    settings: () => settings,
+    heldBudget,
+    modelLabel: host.modelLabel,
+    onModelVanished: (node) => ports.reports.modelVanished(node),
+    newRequestId: host.newRequestId ?? (() => randomUUID()),
+    remote,
+  };
+  const publicTable = publicEndpoints({
+    clock,
+    registry: ports.fleet,
+    clientKeys: () => config.server.apiKeys,
+    configuredModels: () => config.models.available,
+    corsOrigins: () => config.server.corsOrigins,
+    inference,
+    mesh: ports.sites,
+  });
+  const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
+  events.on('proxy:request-finished', () => void counted.requests++);
+  events.on('mesh:forwarded', () => void counted.forwarded++);
+  events.on('mesh:forwarded-in', () => void counted.forwardedIn++);
+  const activeRequests = new ActiveRequests();
+  let server: Server | undefined;
+
+  return {
+    inference,
+    publicTable,
+    remote,
+    reconfigure(next) {
+      const change = diffConfig(config, next);
+      pools.applyChange(change, next.upstream);
+      sitePools?.applyChange(change, next.upstream);
+      config = next;
+      settings = requestSettings(next);
+    },
+    figures: () => ({
+      activeRequests: activeRequests.count(),
+      upstream: pools.stats(),
+      heldBytes: heldBudget.held(),
+      upstreamSites: sitePools?.stats() ?? {},
+      ...counted,
+    }),
+    async listen(address, extra, reusePort) {
+      const table = mergeTables(publicTable, extra);
+      const listening = await listenOn({
+        table: () => table,
+        host: address.host,
+        port: address.port,
+        reusePort,
+        limits: config.server,
+        activeRequests,
+        onHandlerError: (error, req) => log('error', { err: error, path: req.url }, 'request handler failed'),
+      });
+      server = listening.server;
+      return listening.address;
+    },
+    async drain(deadlineMs, alongside) {
+      const servers = [...(server === undefined ? [] : [server]), ...(alongside?.servers ?? [])];
+      await drainServers({
+        servers,
+        active: () => activeRequests.count() + (alongside?.active() ?? 0),
+        clock,
+        deadlineMs,
+        onTimeout: (active) => log('warn', { active }, 'drain timeout: closing requests still in flight'),
+      });
+      await Promise.all([pools.close(), sitePools?.close()]);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// A worker's ports to the control plane, over its MessagePort to the owner: admission as a round
+// trip to the owner's LeaseDesk, the fleet from the mirror the owner pushes, reports as messages
+// the owner applies once. The cross-thread side of src/ports/ (one contract suite for both).
+
+import type { FleetReports, FleetView } from '#src/ports/index.ts';
+import type { OwnerMessage, ViewsUpdate, WorkerMessage } from './protocol.ts';
+import { RemoteAdmission } from './remote-admission.ts';
+import { ViewMirror } from './view-mirror.ts';
+
+export interface OwnerPorts {
+  readonly admission: RemoteAdmission;
+  readonly fleet: FleetView;
+  readonly reports: FleetReports;
+  /** Takes the owner's messages these ports answer to (admissions, the fleet); false for any other. */
+  receive(message: OwnerMessage): boolean;
+}
+
+export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) => void, now: () => number): OwnerPorts {
+  const mirror = new ViewMirror(fleet, now);
+  const admission = new RemoteAdmission(send, mirror);
+  return {
+    admission,
+    fleet: mirror,
+    reports: {
+      learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
+      learnTokenRatio: (node, url, model, sample) => send({ t: 'learn-ratio', node, url, model, sample }),
+      modelVanished: (node) => send({ t: 'vanished', node }),
+    },
+    receive(message) {
+      switch (message.t) {
+        case 'admitted':
+        case 'refused':
+          admission.decided(message);
+          return true;
+        case 'fleet':
+          mirror.update(message.fleet);
+          return true;
+        case 'rooms':
+          mirror.updateRooms(message.rooms);
+          return true;
+        default:
+          return false;
+      }
+    },
+  };
+}
