@@ -1,13 +1,16 @@
-// How a request that was not served is answered: the admission's refusal (queue full or timed out,
-// a wake that timed out, a prompt too large) or, after attempts, what the nodes said (context
-// overflow, unknown model, a load that timed out, every node failed), or — for a first attempt
-// nothing could take — 404 for a model no current listing has, 503 otherwise.
+// How a request no target served is answered — the one refusal renderer, for nodes and sites
+// alike: the admission's refusal (queue full or timed out, a wake that timed out, a prompt too
+// large) or, after attempts, what the targets said (context overflow, unknown model, a load that
+// timed out, every target failed, each in the one failures list), or — for a first attempt nothing
+// could take — 404 for a model no current listing has (nor any remote site), 503 otherwise, with
+// the node exclusions counted and the site exclusions listed beside them.
 
 import type { EventBus } from '#src/core/events.ts';
 import type { GatewayError } from '#src/core/errors.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import { largestContext, type RouteRequest, type SiteExclusion } from '#src/routing/index.ts';
+import { largestContext, type SiteExclusion } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
+import type { FailoverState } from './failover-state.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { refusalFigure } from './prompt-bounds.ts';
 import {
@@ -22,7 +25,7 @@ import {
 import type { Finish } from './request-report.ts';
 import type { ResolvedRequest } from './request-model.ts';
 import type { RequestSettings } from './request-settings.ts';
-import type { UpstreamErrorMeaning } from './upstream-error.ts';
+import { failureLine } from './target.ts';
 
 export interface RefusalDeps {
   readonly events: EventBus<ProxyEvents>;
@@ -41,19 +44,17 @@ export interface SiteVerdicts {
 export interface RefusalContext {
   readonly settings: RequestSettings;
   readonly admission: Extract<Admission, { kind: 'refused' }>;
-  readonly routeRequest: RouteRequest;
   readonly resolved: ResolvedRequest;
-  readonly failures: readonly string[];
-  readonly lastRefusal: UpstreamErrorMeaning | undefined;
-  /** The last attempt was a load that timed out (routing.load_timeout). */
-  readonly loadTimedOut: boolean;
+  /** What the failover loop learned: the targets tried and why each failed, the last refusal, the prompt's bounds. */
+  readonly state: FailoverState;
   readonly fail: (error: GatewayError) => void;
   readonly finish: Finish;
   readonly sites?: SiteVerdicts | undefined;
 }
 
 export function respondRefused(deps: RefusalDeps, c: RefusalContext): void {
-  const { admission, routeRequest, resolved } = c;
+  const { admission, resolved } = c;
+  const { routeRequest, lastRefusal } = c.state;
   if (admission.reason === 'aborted') {
     c.finish(undefined, 499, { clientAborted: true });
     return;
@@ -66,7 +67,7 @@ export function respondRefused(deps: RefusalDeps, c: RefusalContext): void {
     c.fail(wakeTimedOut(resolved.requestedModel, admission.waitedMs, c.settings.retryAfterSeconds));
     return;
   }
-  const overflowed = c.lastRefusal?.kind === 'context_overflow';
+  const overflowed = lastRefusal?.kind === 'context_overflow';
   if (admission.reason === 'too_large' || overflowed) {
     deps.events.emit('proxy:context-rejected', { model: deps.modelLabel(resolved.model) });
     const largest = largestContext(deps.snapshot(), resolved.model);
@@ -77,22 +78,23 @@ export function respondRefused(deps: RefusalDeps, c: RefusalContext): void {
         promptTokens: figure.tokens,
         atLeast: figure.atLeast,
         maxTokens: routeRequest.maxTokens,
-        largestContext: largest > 0 ? largest : (c.lastRefusal?.kind === 'context_overflow' ? (c.lastRefusal.nCtx ?? 0) : 0),
+        largestContext: largest > 0 ? largest : (lastRefusal?.kind === 'context_overflow' ? (lastRefusal.nCtx ?? 0) : 0),
       }),
     );
     return;
   }
-  if (c.lastRefusal?.kind === 'model_not_found') {
-    c.fail(upstreamModelNotFound(resolved.requestedModel, c.lastRefusal.message));
+  if (lastRefusal?.kind === 'model_not_found') {
+    c.fail(upstreamModelNotFound(resolved.requestedModel, lastRefusal.message));
     return;
   }
   const retryAfter = c.settings.retryAfterSeconds;
-  if (c.loadTimedOut) {
-    c.fail(modelLoadTimedOut(resolved.requestedModel, c.failures, retryAfter));
+  const failures = c.state.failures.map(failureLine);
+  if (c.state.loadTimedOut) {
+    c.fail(modelLoadTimedOut(resolved.requestedModel, failures, retryAfter));
     return;
   }
   if (routeRequest.triedNodes.size > 0) {
-    c.fail(allAttemptsFailed(resolved.requestedModel, c.failures, retryAfter));
+    c.fail(allAttemptsFailed(resolved.requestedModel, failures, retryAfter));
     return;
   }
   const { nodes } = deps.snapshot();
