@@ -141,6 +141,15 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   // The loop ends unserved only after the scheduler refused: the local targets come first.
   if (admission === undefined) throw new Error('the failover loop ended before the scheduler refused');
   const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
-  respondRefused(refusalDeps, { settings, admission, resolved, state: end.state, fail, finish, sites: sites?.verdicts(end.state.failures) });
+  respondRefused(refusalDeps, {
+    admission,
+    model: resolved.model,
+    requestedModel: resolved.requestedModel,
+    state: end.state,
+    retryAfterSeconds: settings.retryAfterSeconds,
+    sites: sites?.verdicts(end.state.failures),
+    fail,
+    finish,
+  });
 }
 

@@ -17,7 +17,7 @@ import type { HeldBytesBudget } from './held-budget.ts';
 import { upstreamRequestHeaders } from './hop-headers.ts';
 import { promptText, typicalTokens } from './prompt-size.ts';
 import type { ProxyEvents } from './proxy-events.ts';
-import type { SiteVerdicts } from './respond-refused.ts';
+import type { SiteVerdicts } from './refusal-answer.ts';
 import { siteLabel, type AttemptVerdict, type Prepared, type Target } from './target.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
 
