@@ -1,35 +1,33 @@
 // One inference request: take the settings snapshot → read the body → resolve the model → size the
-// prompt → admit (the scheduler routes, leases, maybe queues) → forward, failing over while nothing
-// has reached the client → report what happened.
+// prompt → try its targets in one failover loop (local nodes the scheduler admits, then remote
+// sites), while nothing has reached the client → answer a refusal if none served → report it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
-import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports, FleetView } from '#src/ports/index.ts';
-import { mayTruncateAt, requestFeaturesFor, servedModelName, type RouteRequest } from '#src/routing/index.ts';
+import { requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
-import { forwardAttempt, type AttemptOutcome } from './forward.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
-import { upstreamRequestHeaders } from './hop-headers.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
-import { promptText, requestedMaxTokens, typicalTokens } from './prompt-size.ts';
-import { learnFromAnswer, sizePrompt } from './size-prompt.ts';
-import { loadOutcomeOf } from './load-outcome.ts';
-import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
+import { requestedMaxTokens } from './prompt-size.ts';
+import { sizePrompt } from './size-prompt.ts';
 import { featureReaders } from './affinity-key.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { discardableRemainder, readBody } from './read-body.ts';
 import { startRequestReport, type RequestReport } from './request-report.ts';
 import { resolveRequest } from './request-model.ts';
 import type { RequestSettings } from './request-settings.ts';
-import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
-import { respondRefused, type SiteVerdicts } from './respond-refused.ts';
-import { forwardToSites, type RemoteDeps } from './remote-forward.ts';
+import { respondRefused } from './respond-refused.ts';
 import { acceptInboundBody, type InboundForward } from './forward-in.ts';
+import { runFailover, type TargetSource } from './failover-loop.ts';
+import { startFailover } from './failover-state.ts';
+import { NodeTargets } from './node-target.ts';
+import { SiteTargets, type RemoteDeps } from './site-target.ts';
+import type { Target } from './target.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
@@ -119,125 +117,39 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const policy = resolved.policy ?? settings.policy;
   const { affinityKey, promptPrefix } = requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
   const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix };
-  let routeRequest: RouteRequest = routeRequestFor(facts, settings);
-  const failures: string[] = [];
-  let lastRefusal: UpstreamErrorMeaning | undefined;
-  let loadTimedOut = false;
-  for (;;) {
-    const admission = await deps.scheduler.admit(routeRequest, settings, clientGone.signal, routeRequest.triedNodes.size === 0);
-    if (admission.waitedMs > 0) {
-      deps.events.emit('proxy:queue-wait', {
-        model: deps.modelLabel(resolved.model),
-        waitedMs: admission.waitedMs,
-        admitted: admission.kind === 'admitted',
-      });
-    }
-    if (admission.kind === 'refused') {
-      let sites: SiteVerdicts | undefined;
-      if (deps.remote !== undefined && admission.reason !== 'aborted') {
-        const ask = { settings, endpoint, req, res, model: resolved.model, body: resolved.body, requestId, startedMs, finish };
-        // Sites are judged by a typical size unless a tokenizer counted it: the loose byte bound would
-        // turn sites away that fit, and one that does not fit refuses, which fails over to the next.
-        const siteTokens = exact ? routeRequest.promptTokens : Math.min(routeRequest.promptTokens ?? 0, typicalTokens(promptText(endpoint, resolved.json)));
-        const remote = await forwardToSites(deps.remote, { ...ask, promptTokens: siteTokens, maxTokens, forwarded: inbound !== undefined });
-        if (remote.kind === 'answered') return;
-        sites = remote.sites;
-        failures.push(...remote.failures);
-        lastRefusal = remote.lastRefusal ?? lastRefusal;
-      }
-      const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
-      respondRefused(refusalDeps, { settings, admission, routeRequest, resolved, failures, lastRefusal, loadTimedOut, fail, finish, sites });
-      return;
-    }
-    const node = admission.node.spec;
-    report.node = node.name;
-    let outcome: AttemptOutcome;
-    try {
-      outcome = await forwardAttempt({
-        pool: deps.pools.get(node),
-        path: nodePathPrefix(node.url) + endpoint,
-        headers: upstreamRequestHeaders({
-          client: req.headers,
-          apiKey: node.apiKey,
-          bodyBytes: resolved.body.length,
-          requestId,
-          clientAddress: req.socket.remoteAddress,
-        }),
-        body: resolved.body,
-        res,
-        nodeName: node.name,
-        extraResponseHeaders: {
-          'x-switchyard-node': node.name,
-          'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
-          'x-request-id': requestId,
-          ...truncationWarning(routeRequest, admission.node),
-        },
-        // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.
-        canFailOver: () => deps.scheduler.hasAlternative(alsoTried(routeRequest, node.name)),
-        startedMs,
-        totalTimeoutMs: settings.totalTimeoutMs,
-        clock: deps.clock,
-        maxHeldBodyBytes: settings.maxHeldBodyBytes,
-        heldBudget: deps.heldBudget,
-        headersTimeoutMs: admission.load?.timeoutMs,
-      });
-    } finally {
-      admission.release();
-    }
-    admission.load?.settle(loadOutcomeOf(outcome));
-    const attempt = (result: ProxyEvents['proxy:attempt']['result'], status: number | undefined, error?: string): void =>
-      deps.events.emit('proxy:attempt', { node: node.name, model: deps.modelLabel(resolved.model), result, status, error });
-    switch (outcome.kind) {
-      case 'failed':
-      case 'refused': {
-        const meaning = outcome.kind === 'refused' ? outcome.refusal : undefined;
-        const overflow =
-          meaning?.kind === 'context_overflow'
-            ? judgeOverflowRefusal(overflowFacts(admission.node, routeRequest, { endpoint, json: resolved.json }, meaning))
-            : undefined;
-        // A refusal the gateway's own figures disprove counts against the node like a failed request.
-        if (overflow?.contradiction === undefined) attempt(outcome.kind === 'refused' ? outcome.refusal.kind : outcome.result, outcome.status, outcome.error);
-        else attempt('contradictory_refusal', outcome.status, `${overflow.contradiction}: ${outcome.error}`);
-        failures.push(`${node.name}: ${outcome.error}`);
-        loadTimedOut = outcome.kind === 'failed' && outcome.result === 'load_timeout';
-        if (meaning?.kind === 'context_overflow' && overflow !== undefined) {
-          if (overflow.contradiction === undefined) lastRefusal = meaning;
-          // The node's context is remembered for it alone; its plausible count (never past the
-          // gateway's upper bound) becomes the prompt's bounds for the remaining attempts, and a
-          // refusal without a count still proves the prompt exceeds that context (overflow-refusal.ts).
-          if (overflow.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, overflow.learnCtx);
-          routeRequest = { ...routeRequest, promptTokens: overflow.promptTokens, minPromptTokens: overflow.minPromptTokens };
-        } else if (meaning?.kind === 'model_not_found') {
-          lastRefusal = meaning;
-          deps.onModelVanished(node.name);
-        }
-        routeRequest = alsoTried(routeRequest, node.name);
-        continue;
-      }
-      case 'delivered':
-        attempt(outcome.status >= 500 ? 'http_5xx' : 'success', outcome.status);
-        if (outcome.status === 200) learnFromAnswer(deps.registry, admission.node, { endpoint, model: resolved.model, json: resolved.json }, outcome.promptTokens);
-        finish(node.name, outcome.status, { firstByteMs: outcome.firstByteMs });
-        return;
-      case 'broken':
-        attempt('stream_error', outcome.status, outcome.error);
-        finish(node.name, outcome.status, { firstByteMs: outcome.firstByteMs, brokenError: outcome.error });
-        return;
-      case 'client_gone':
-        attempt('client_abort', outcome.status);
-        finish(node.name, 499, { clientAborted: true });
-        return;
-    }
-  }
+  const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal };
+  const nodes = new NodeTargets(deps, ask);
+  const sources: TargetSource[] = [nodes];
+  const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined });
+  if (sites !== undefined) sources.push(sites);
+  const setting = {
+    res,
+    body: resolved.body,
+    startedMs,
+    totalTimeoutMs: settings.totalTimeoutMs,
+    clock: deps.clock,
+    maxHeldBodyBytes: settings.maxHeldBodyBytes,
+    heldBudget: deps.heldBudget,
+    finish,
+    onAttempt: (target: Target) => {
+      report.node = target.label;
+    },
+  };
+  const end = await runFailover(sources, setting, startFailover(routeRequestFor(facts, settings)));
+  if (end.kind === 'answered') return;
+  const admission = nodes.refusal;
+  // The loop ends unserved only after the scheduler refused: the local targets come first.
+  if (admission === undefined) throw new Error('the failover loop ended before the scheduler refused');
+  const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
+  respondRefused(refusalDeps, {
+    admission,
+    model: resolved.model,
+    requestedModel: resolved.requestedModel,
+    state: end.state,
+    retryAfterSeconds: settings.retryAfterSeconds,
+    sites: sites?.verdicts(end.state.failures),
+    fail,
+    finish,
+  });
 }
 
-/** `x-switchyard-context` when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */
-function truncationWarning(request: RouteRequest, node: NodeView): Record<string, string> {
-  const ctx = mayTruncateAt(request, node);
-  return ctx === undefined ? {} : { 'x-switchyard-context': `may-truncate; prompt ${request.minPromptTokens ?? request.promptTokens}-${request.promptTokens} tokens; context ${ctx}` };
-}
-
-/** The same request with `node` tried too. */
-function alsoTried(request: RouteRequest, node: string): RouteRequest {
-  return { ...request, triedNodes: new Set(request.triedNodes).add(node) };
-}

@@ -8,7 +8,7 @@ import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 import { SiteReachability } from '#src/routing/index.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
 import type { ProxyEvents } from './proxy-events.ts';
-import type { RemoteDeps } from './remote-forward.ts';
+import type { RemoteDeps } from './site-target.ts';
 import type { UpstreamPools } from './upstream-pools.ts';
 
 export interface RemoteParts {

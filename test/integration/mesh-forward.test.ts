@@ -12,7 +12,7 @@ import type { RemoteModel, RemoteSiteView } from '#src/routing/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
+import { eventually, httpJson, setSimFaults, type JsonResponse } from '#test/fixtures/http.ts';
 import { chatBody, metricValue } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, unusedPort } from '#test/fixtures/context.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '#test/fixtures/recording-upstream.ts';
@@ -315,6 +315,32 @@ test('a site stale beyond memory lends no model to the 404 rule; a fresh one tha
     assert.match(error.sites?.[0]?.detail ?? '', /ECONNREFUSED/);
     assert.match(error.message, /remote sites: a unreachable, old stale/);
   } finally {
+    sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
+  }
+});
+
+test('a local node that fails before its first byte is failed over to a site in the same loop; both failing is one 502 naming each', async () => {
+  const bSmall = simB.url('b-small');
+  await setSimFaults(bSmall, { inference: 'reset' });
+  // A under another id: the tests before may have left 'a' backing off.
+  sitesSeenByB = [view('a-too', gwA.url, { shared: { ctx: 16384 } })];
+  try {
+    const resets = await metricOf(gwB, 'gateway_upstream_attempts_total', { node: 'b-small', result: 'reset' });
+    const res = await post(gwB, chatBody('shared'), withKey(KEY_B));
+    assert.equal(res.status, 200, res.text);
+    assert.equal(header(res, 'x-switchyard-site'), 'a-too');
+    assert.equal(header(res, 'x-switchyard-node'), 'a-big');
+    assert.equal(await metricOf(gwB, 'gateway_upstream_attempts_total', { node: 'b-small', result: 'reset' }), resets + 1, 'the local node was tried first');
+    assert.equal(await metricOf(gwB, 'gateway_mesh_forwarded_total', { site: 'a-too', result: 'success' }), 1);
+    const port = await unusedPort();
+    sitesSeenByB = [view('down', `http://127.0.0.1:${port}`, { shared: {} }), view('old', gwA.url, { shared: {} }, { fresh: false })];
+    const failed = await post(gwB, chatBody('shared'), withKey(KEY_B));
+    assert.equal(failed.status, 502, failed.text);
+    const error = failed.json<{ error: { code: string; message: string } }>().error;
+    assert.equal(error.code, 'upstream_failed');
+    assert.match(error.message, /b-small: .*; site:down: ECONNREFUSED/, 'one list of failures, the node first, then the site');
+  } finally {
+    await setSimFaults(bSmall, { inference: 'none' });
     sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
   }
 });

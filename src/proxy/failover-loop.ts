@@ -1,0 +1,101 @@
+// The one failover loop: try the targets of each source in turn — the local nodes the scheduler
+// admits, then the remote sites chooseSite picks — while nothing has reached the client. Every
+// attempt goes the same way: prepare the call (a site's is signed), send it with the one attempt
+// strategy (forward.ts), release the target, let it conclude (feedback, and what the outcome
+// means), then either finish the report or fail over with what was learned (failover-state.ts).
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '#src/core/clock.ts';
+import type { AttemptOutcome } from './attempt-outcome.ts';
+import { afterFailure, withFailure, type FailoverState } from './failover-state.ts';
+import { forwardAttempt } from './forward.ts';
+import type { HeldBytesBudget } from './held-budget.ts';
+import type { Finish } from './request-report.ts';
+import type { ResolvedRequest } from './request-model.ts';
+import type { RequestSettings } from './request-settings.ts';
+import type { Target, TargetFailure } from './target.ts';
+
+/** The request as every target source sees it. */
+export interface RequestAsk {
+  readonly settings: RequestSettings;
+  readonly endpoint: string;
+  /** The client's request: its headers (filtered per target) and address. */
+  readonly req: IncomingMessage;
+  readonly resolved: ResolvedRequest;
+  readonly requestId: string;
+  /** Aborted when the client leaves. */
+  readonly signal: AbortSignal;
+}
+
+export type NextTarget =
+  | { readonly kind: 'target'; readonly target: Target }
+  /**
+   * This source has no (further) target. `stop`: none of the later sources may be tried either
+   * (the client left). `failure`: a target chosen but not sent, listed with why.
+   */
+  | { readonly kind: 'none'; readonly stop: boolean; readonly failure?: TargetFailure | undefined };
+
+/** Where targets come from, in the order they are tried; asked again after every failed attempt. */
+export interface TargetSource {
+  next(state: FailoverState): Promise<NextTarget>;
+}
+
+/** What every attempt shares, whatever its target. */
+export interface AttemptSetting {
+  readonly res: ServerResponse;
+  readonly body: Buffer;
+  readonly startedMs: number;
+  readonly totalTimeoutMs: number;
+  readonly clock: Clock;
+  readonly maxHeldBodyBytes: number;
+  readonly heldBudget: HeldBytesBudget;
+  readonly finish: Finish;
+  /** Told the target of each attempt before it is sent (the report names it if the attempt throws). */
+  readonly onAttempt: (target: Target) => void;
+}
+
+export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unserved'; readonly state: FailoverState };
+
+export async function runFailover(sources: readonly TargetSource[], setting: AttemptSetting, initial: FailoverState): Promise<FailoverEnd> {
+  let state = initial;
+  for (const source of sources) {
+    for (;;) {
+      const next = await source.next(state);
+      if (next.kind === 'none') {
+        if (next.failure !== undefined) state = withFailure(state, next.failure);
+        if (next.stop) return { kind: 'unserved', state };
+        break;
+      }
+      const { target } = next;
+      setting.onAttempt(target);
+      const verdict = target.conclude(await attempt(target, setting));
+      if (verdict.next === 'answered') {
+        setting.finish(target.label, verdict.status, verdict.figures);
+        return { kind: 'answered' };
+      }
+      state = afterFailure(state, verdict);
+    }
+  }
+  return { kind: 'unserved', state };
+}
+
+async function attempt(target: Target, setting: AttemptSetting): Promise<AttemptOutcome> {
+  try {
+    const prepared = await target.prepare();
+    if (prepared.kind === 'unsendable') return prepared.outcome;
+    return await forwardAttempt({
+      ...prepared.call,
+      body: setting.body,
+      res: setting.res,
+      nodeName: target.label,
+      canFailOver: () => target.canFailOver(),
+      startedMs: setting.startedMs,
+      totalTimeoutMs: setting.totalTimeoutMs,
+      clock: setting.clock,
+      maxHeldBodyBytes: setting.maxHeldBodyBytes,
+      heldBudget: setting.heldBudget,
+    });
+  } finally {
+    target.release();
+  }
+}

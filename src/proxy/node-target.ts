@@ -1,0 +1,116 @@
+// Local nodes as targets. Each one is an admission by the scheduler (it routes, claims the lease,
+// maybe queues or wakes); the scheduler's refusal ends the local targets and is kept for the answer.
+// A node's outcome settles its load ticket, feeds passive health (`proxy:attempt`), teaches its
+// context and the prompt's bounds (a refusal), or its bytes per token (an answer), and a node that
+// lost the model its listing showed is re-listed.
+
+import type { EventBus } from '#src/core/events.ts';
+import { nodePathPrefix } from '#src/config/index.ts';
+import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
+import { mayTruncateAt, type RouteRequest } from '#src/routing/index.ts';
+import type { Admission, Scheduler } from '#src/scheduler/index.ts';
+import type { AttemptOutcome } from './attempt-outcome.ts';
+import { judgeNodeAttempt } from './attempt-feedback.ts';
+import type { FailoverState } from './failover-state.ts';
+import { alsoTried } from './failover-state.ts';
+import type { NextTarget, RequestAsk, TargetSource } from './failover-loop.ts';
+import { upstreamRequestHeaders } from './hop-headers.ts';
+import { loadOutcomeOf } from './load-outcome.ts';
+import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
+import type { ProxyEvents } from './proxy-events.ts';
+import { learnFromAnswer } from './size-prompt.ts';
+import type { AttemptVerdict, Prepared, Target } from './target.ts';
+import type { UpstreamPools } from './upstream-pools.ts';
+
+export interface NodeTargetDeps {
+  readonly registry: Pick<NodeRegistry, 'learnContext' | 'learnTokenRatio'>;
+  readonly pools: UpstreamPools;
+  readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
+  readonly events: EventBus<ProxyEvents>;
+  readonly modelLabel: (model: string) => string;
+  readonly onModelVanished: (nodeName: string) => void;
+}
+
+export type LocalRefusal = Extract<Admission, { kind: 'refused' }>;
+
+/** The local targets of one request, in the order the scheduler admits them. */
+export class NodeTargets implements TargetSource {
+  readonly #deps: NodeTargetDeps;
+  readonly #ask: RequestAsk;
+  #refusal: LocalRefusal | undefined;
+
+  constructor(deps: NodeTargetDeps, ask: RequestAsk) {
+    this.#deps = deps;
+    this.#ask = ask;
+  }
+
+  /** Why the scheduler admitted no (further) node; undefined until it refused. */
+  get refusal(): LocalRefusal | undefined {
+    return this.#refusal;
+  }
+
+  async next(state: FailoverState): Promise<NextTarget> {
+    const { routeRequest } = state;
+    const admission = await this.#deps.scheduler.admit(routeRequest, this.#ask.settings, this.#ask.signal, routeRequest.triedNodes.size === 0);
+    if (admission.waitedMs > 0) {
+      this.#deps.events.emit('proxy:queue-wait', { model: this.#deps.modelLabel(this.#ask.resolved.model), waitedMs: admission.waitedMs, admitted: admission.kind === 'admitted' });
+    }
+    if (admission.kind === 'refused') {
+      this.#refusal = admission;
+      // A client that left is never forwarded anywhere.
+      return { kind: 'none', stop: admission.reason === 'aborted' };
+    }
+    return { kind: 'target', target: nodeTarget(this.#deps, this.#ask, admission, routeRequest) };
+  }
+}
+
+type Admitted = Extract<Admission, { kind: 'admitted' }>;
+
+/** One admitted node; `routeRequest` is the request as it was admitted (tried nodes, bounds). */
+export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Admitted, routeRequest: RouteRequest): Target {
+  const view = admission.node;
+  const node = view.spec;
+  const { resolved, endpoint } = ask;
+  const request = { endpoint, json: resolved.json };
+  return {
+    id: { kind: 'node', name: node.name },
+    label: node.name,
+    prepare: () => {
+      const headers = upstreamRequestHeaders({
+        client: ask.req.headers,
+        apiKey: node.apiKey,
+        bodyBytes: resolved.body.length,
+        requestId: ask.requestId,
+        clientAddress: ask.req.socket.remoteAddress,
+      });
+      const extraResponseHeaders = {
+        'x-switchyard-node': node.name,
+        'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
+        'x-request-id': ask.requestId,
+        ...truncationWarning(routeRequest, view),
+      };
+      const call = { pool: deps.pools.get(node), path: nodePathPrefix(node.url) + endpoint, headers, extraResponseHeaders, passOnErrors: true, headersTimeoutMs: admission.load?.timeoutMs };
+      return Promise.resolve<Prepared>({ kind: 'send', call });
+    },
+    // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.
+    canFailOver: () => deps.scheduler.hasAlternative(alsoTried(routeRequest, node.name)),
+    release: () => admission.release(),
+    conclude: (outcome: AttemptOutcome): AttemptVerdict => {
+      admission.load?.settle(loadOutcomeOf(outcome));
+      const feedback = judgeNodeAttempt(node.name, outcome, (meaning) => judgeOverflowRefusal(overflowFacts(view, routeRequest, request, meaning)));
+      const { event } = feedback;
+      deps.events.emit('proxy:attempt', { node: node.name, model: deps.modelLabel(resolved.model), result: event.result, status: event.status, error: event.error });
+      // The node's context is remembered for it alone (overflow-refusal.ts).
+      if (feedback.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, feedback.learnCtx);
+      if (feedback.modelVanished) deps.onModelVanished(node.name);
+      if (outcome.kind === 'delivered' && outcome.status === 200) learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.promptTokens);
+      return feedback.verdict;
+    },
+  };
+}
+
+/** `x-switchyard-context` when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */
+function truncationWarning(request: RouteRequest, node: NodeView): Record<string, string> {
+  const ctx = mayTruncateAt(request, node);
+  return ctx === undefined ? {} : { 'x-switchyard-context': `may-truncate; prompt ${request.minPromptTokens ?? request.promptTokens}-${request.promptTokens} tokens; context ${ctx}` };
+}

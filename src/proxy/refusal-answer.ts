@@ -1,0 +1,89 @@
+// Pure: how a request no target served is answered — one decision for nodes and sites alike: the
+// admission's refusal (queue full or timed out, a wake that timed out, a prompt too large) or,
+// after attempts, what the targets said (context overflow, unknown model, a load that timed out,
+// every target failed, each in the one failures list), or — for a first attempt nothing could take
+// — 404 for a model no current listing has (nor any remote site), 503 otherwise, with the node
+// exclusions counted and the site exclusions listed beside them.
+
+import type { GatewayError } from '#src/core/errors.ts';
+import type { RoutingSnapshot } from '#src/nodes/index.ts';
+import { largestContext, type SiteExclusion } from '#src/routing/index.ts';
+import type { Admission } from '#src/scheduler/index.ts';
+import type { FailoverState } from './failover-state.ts';
+import { refusalFigure } from './prompt-bounds.ts';
+import {
+  allAttemptsFailed,
+  contextLengthExceeded,
+  modelLoadTimedOut,
+  nothingServes,
+  queueRefused,
+  upstreamModelNotFound,
+  wakeTimedOut,
+} from './refusal-errors.ts';
+import { failureLine } from './target.ts';
+
+/** What the remote sites said about a request no local node served ([mesh] only). */
+export interface SiteVerdicts {
+  /** Why each pinned site did not serve it: listed next to the nodes in 503 bodies. */
+  readonly excluded: readonly SiteExclusion[];
+  /** Models remote sites list, or listed within REMEMBERED_MS: such a model is never answered 404. */
+  readonly models: ReadonlySet<string>;
+}
+
+export interface RefusalFacts {
+  /** Why the scheduler admitted no (further) node. */
+  readonly admission: Extract<Admission, { kind: 'refused' }>;
+  /** The served model id and the name the client asked for. */
+  readonly model: string;
+  readonly requestedModel: string;
+  /** What the failover loop learned: the targets tried and why each failed, the last refusal, the prompt's bounds. */
+  readonly state: FailoverState;
+  readonly retryAfterSeconds: number;
+  /** The fleet, read only by the answers that name it (the largest context; the 404 rule). */
+  readonly snapshot: () => RoutingSnapshot;
+  readonly sites?: SiteVerdicts | undefined;
+}
+
+export type RefusalAnswer =
+  /** The client left: nothing is sent, the request is reported 499. */
+  | { readonly kind: 'client_gone' }
+  /** `counted`: the answer is one of those counted apart (gateway_context_rejected_total, unroutable requests). */
+  | { readonly kind: 'error'; readonly error: GatewayError; readonly counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node' };
+
+export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
+  const { admission, requestedModel: requested } = f;
+  const { routeRequest, lastRefusal } = f.state;
+  if (admission.reason === 'aborted') return { kind: 'client_gone' };
+  if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') return answer(queueRefused(requested, admission.reason, admission.waitedMs));
+  if (admission.reason === 'wake_timeout') return answer(wakeTimedOut(requested, admission.waitedMs, f.retryAfterSeconds));
+  if (admission.reason === 'too_large' || lastRefusal?.kind === 'context_overflow') {
+    const largest = largestContext(f.snapshot(), f.model);
+    const figure = refusalFigure({ lower: routeRequest.minPromptTokens ?? routeRequest.promptTokens ?? 0, upper: routeRequest.promptTokens ?? 0 });
+    const error = contextLengthExceeded({
+      model: requested,
+      promptTokens: figure.tokens,
+      atLeast: figure.atLeast,
+      maxTokens: routeRequest.maxTokens,
+      largestContext: largest > 0 ? largest : lastRefusal?.kind === 'context_overflow' ? (lastRefusal.nCtx ?? 0) : 0,
+    });
+    return answer(error, 'context_rejected');
+  }
+  if (lastRefusal?.kind === 'model_not_found') return answer(upstreamModelNotFound(requested, lastRefusal.message));
+  const failures = f.state.failures.map(failureLine);
+  if (f.state.loadTimedOut) return answer(modelLoadTimedOut(requested, failures, f.retryAfterSeconds));
+  if (routeRequest.triedNodes.size > 0) return answer(allAttemptsFailed(requested, failures, f.retryAfterSeconds));
+  const error = nothingServes({
+    nodes: f.snapshot().nodes,
+    model: f.model,
+    requested,
+    excluded: admission.excluded,
+    retryAfterSeconds: f.retryAfterSeconds,
+    remoteModels: f.sites?.models,
+    siteExclusions: f.sites?.excluded,
+  });
+  return answer(error, error.status === 404 ? 'model_not_found' : 'no_healthy_node');
+}
+
+function answer(error: GatewayError, counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node'): RefusalAnswer {
+  return counted === undefined ? { kind: 'error', error } : { kind: 'error', error, counted };
+}

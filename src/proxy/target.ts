@@ -1,0 +1,91 @@
+// A target is anything one attempt of a request can go to: a local node (admitted through the
+// scheduler) or a remote site (chosen by routing/remote's chooseSite). The failover loop
+// (failover-loop.ts) treats both alike — after Caddy's one proxy loop over upstreams whose
+// transport differs: only how a target is reached and how its outcome feeds back differ.
+
+import type { Dispatcher } from 'undici';
+import type { AttemptOutcome } from './attempt-outcome.ts';
+import type { UpstreamErrorMeaning } from './upstream-error.ts';
+
+/** Which target an attempt went to. */
+export type TargetId = { readonly kind: 'node'; readonly name: string } | { readonly kind: 'site'; readonly id: string };
+
+/** How one attempt is sent: everything that differs between a node and a site. */
+export interface TargetCall {
+  readonly pool: Dispatcher;
+  /** The request-target on the pool's origin (the node's or site's path prefix included). */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly extraResponseHeaders: Readonly<Record<string, string>>;
+  /** False for a site: none of its error answers reaches the client (response-policy.ts). */
+  readonly passOnErrors: boolean;
+  /** routing.load_timeout when the attempt loads its model: the bound on waiting for the head. */
+  readonly headersTimeoutMs: number | undefined;
+}
+
+/** What `prepare` gives: a call to send, or an outcome already known without sending (an unusable url). */
+export type Prepared = { readonly kind: 'send'; readonly call: TargetCall } | { readonly kind: 'unsendable'; readonly outcome: AttemptOutcome };
+
+export interface Target {
+  readonly id: TargetId;
+  /** The node's name or `site:<id>`: what attempts, failures and the request's report carry. */
+  readonly label: string;
+  /** Builds the call (a site's is signed here, once per attempt). Called once, before sending. */
+  prepare(): Promise<Prepared>;
+  /** Asked when the answer is a 5xx (or a site's error): true hides it and fails over. */
+  canFailOver(): boolean;
+  /** Called exactly once when the attempt is over, even when it threw: a node returns its lease. */
+  release(): void;
+  /**
+   * The attempt's outcome fed back (a node: load ticket, passive health through `proxy:attempt`,
+   * learned context; a site: reachability back-off and `mesh:forwarded`), and what it means for
+   * the loop. Called once per attempt, after `release`.
+   */
+  conclude(outcome: AttemptOutcome): AttemptVerdict;
+}
+
+/** Why a target tried did not serve the request, in this site's words. */
+export interface TargetFailure {
+  readonly target: TargetId;
+  /**
+   * `failed`: a node's attempt failed; `refused`: it answered with a refusal; `unreachable`: a
+   * site did not answer usably; `not_tried`: chosen, but could not be sent (no site key yet).
+   */
+  readonly code: 'failed' | 'refused' | 'unreachable' | 'not_tried';
+  readonly detail: string;
+}
+
+/** What the client's answer reports when a target answered (the request report's figures). */
+export interface AnswerFigures {
+  readonly firstByteMs?: number | undefined;
+  readonly brokenError?: string | undefined;
+  readonly clientAborted?: boolean;
+}
+
+/** What one attempt's outcome means for the loop (attempt-feedback.ts decides it, per kind of target). */
+export type AttemptVerdict =
+  /** Something reached the client (or the client left): the request is over. */
+  | { readonly next: 'answered'; readonly status: number; readonly figures: AnswerFigures }
+  | {
+      /** Nothing reached the client: try the next target. */
+      readonly next: 'fail_over';
+      readonly failure: TargetFailure;
+      /** A refusal the answer repeats if nothing else serves (overflow, unknown model); undefined = keeps the last one. */
+      readonly refusal?: UpstreamErrorMeaning | undefined;
+      /** Whether this was a load that timed out (routing.load_timeout); undefined = says nothing (a site). */
+      readonly loadTimedOut?: boolean | undefined;
+      /** The prompt's bounds learned from a node's overflow refusal, for the remaining attempts. */
+      readonly bounds?: { readonly promptTokens: number | undefined; readonly minPromptTokens: number | undefined } | undefined;
+    };
+
+/** The label a forwarded request's attempt and report carry in place of a node name. */
+export const siteLabel = (site: string): string => `site:${site}`;
+
+export function targetLabel(id: TargetId): string {
+  return id.kind === 'node' ? id.name : siteLabel(id.id);
+}
+
+/** One line of the "every target tried failed" list: `<label>: <detail>`. */
+export function failureLine(failure: TargetFailure): string {
+  return `${targetLabel(failure.target)}: ${failure.detail}`;
+}

@@ -1,0 +1,112 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { attemptEvent, judgeNodeAttempt, judgeSiteAttempt } from '#src/proxy/attempt-feedback.ts';
+import type { AttemptOutcome } from '#src/proxy/attempt-outcome.ts';
+import type { OverflowJudgement } from '#src/proxy/overflow-refusal.ts';
+import type { AttemptVerdict } from '#src/proxy/target.ts';
+
+/** The verdict, which must be to fail over. */
+function failOver(verdict: AttemptVerdict): Extract<AttemptVerdict, { next: 'fail_over' }> {
+  assert.equal(verdict.next, 'fail_over');
+  if (verdict.next !== 'fail_over') throw new Error('unreachable');
+  return verdict;
+}
+
+const overflow = { kind: 'context_overflow', nCtx: 4096, promptTokens: 5000, message: 'prompt too long: node x has 4096' } as const;
+const notFound = { kind: 'model_not_found', message: 'model m not found on gpu-a' } as const;
+
+const OUTCOMES: Record<string, AttemptOutcome> = {
+  connect: { kind: 'failed', result: 'connect_error', error: 'ECONNREFUSED: connect' },
+  bare5xx: { kind: 'failed', result: 'http_5xx', error: 'answered 503', status: 503 },
+  coded: { kind: 'failed', result: 'http_error', error: 'answered 503 no_healthy_node', status: 503 },
+  loadTimeout: { kind: 'failed', result: 'load_timeout', error: 'the model did not load within 10ms' },
+  overflow: { kind: 'refused', refusal: overflow, error: 'node refused: prompt too long', status: 400 },
+  notFound: { kind: 'refused', refusal: notFound, error: 'node refused: no such model', status: 404 },
+  ok: { kind: 'delivered', status: 200, firstByteMs: 12, promptTokens: 30 },
+  passed5xx: { kind: 'delivered', status: 500, firstByteMs: 3 },
+  broken: { kind: 'broken', status: 200, error: 'ECONNRESET', firstByteMs: 5 },
+  gone: { kind: 'client_gone', status: 200 },
+};
+
+test('one outcome-to-event mapping for node attempts and site forwards', () => {
+  const table: [keyof typeof OUTCOMES, string, number | undefined, string | undefined][] = [
+    ['connect', 'connect_error', undefined, 'ECONNREFUSED: connect'],
+    ['bare5xx', 'http_5xx', 503, 'answered 503'],
+    ['coded', 'http_error', 503, 'answered 503 no_healthy_node'],
+    ['loadTimeout', 'load_timeout', undefined, 'the model did not load within 10ms'],
+    ['overflow', 'context_overflow', 400, 'node refused: prompt too long'],
+    ['notFound', 'model_not_found', 404, 'node refused: no such model'],
+    ['ok', 'success', 200, undefined],
+    ['passed5xx', 'http_5xx', 500, undefined],
+    ['broken', 'stream_error', 200, 'ECONNRESET'],
+    ['gone', 'client_abort', 200, undefined],
+  ];
+  for (const [name, result, status, error] of table) {
+    assert.deepEqual(attemptEvent(OUTCOMES[name] as AttemptOutcome), { result, status, error }, name);
+  }
+});
+
+const plausible: OverflowJudgement = { promptTokens: 5000, minPromptTokens: 4100, learnCtx: 4096, contradiction: undefined };
+const disproved: OverflowJudgement = { promptTokens: 900, minPromptTokens: 800, learnCtx: undefined, contradiction: 'advertises a context of 8192 tokens yet refused a prompt of at most 900 tokens' };
+const neverAsked = (): OverflowJudgement => assert.fail('only an overflow refusal is judged');
+
+test('what a node attempt means for the loop: fail over with what it taught, or the request is over', () => {
+  const node = (name: keyof typeof OUTCOMES, judge: () => OverflowJudgement = neverAsked) => judgeNodeAttempt('gpu-a', OUTCOMES[name] as AttemptOutcome, judge);
+  const target = { kind: 'node', name: 'gpu-a' };
+  assert.deepEqual(node('connect'), {
+    verdict: { next: 'fail_over', failure: { target, code: 'failed', detail: 'ECONNREFUSED: connect' }, loadTimedOut: false },
+    event: attemptEvent(OUTCOMES.connect as AttemptOutcome),
+    learnCtx: undefined,
+    modelVanished: false,
+  });
+  assert.equal(failOver(node('loadTimeout').verdict).loadTimedOut, true, 'a load that timed out is remembered for the answer');
+  const vanished = node('notFound');
+  assert.deepEqual(vanished.verdict, { next: 'fail_over', failure: { target, code: 'refused', detail: 'node refused: no such model' }, refusal: notFound, loadTimedOut: false });
+  assert.equal(vanished.modelVanished, true, 'its listing is stale: re-list it');
+  const believed = node('overflow', () => plausible);
+  assert.deepEqual(believed.verdict, {
+    next: 'fail_over',
+    failure: { target, code: 'refused', detail: 'node refused: prompt too long' },
+    refusal: overflow,
+    loadTimedOut: false,
+    bounds: { promptTokens: 5000, minPromptTokens: 4100 },
+  });
+  assert.equal(believed.learnCtx, 4096);
+  assert.equal(believed.event.result, 'context_overflow');
+  const lie = node('overflow', () => disproved);
+  assert.equal(failOver(lie.verdict).refusal, undefined, 'a disproved refusal is not repeated to the client');
+  assert.deepEqual(failOver(lie.verdict).bounds, { promptTokens: 900, minPromptTokens: 800 });
+  assert.deepEqual([lie.event.result, lie.event.error], ['contradictory_refusal', `${disproved.contradiction}: node refused: prompt too long`]);
+  const over: [keyof typeof OUTCOMES, number, object][] = [
+    ['ok', 200, { firstByteMs: 12 }],
+    ['passed5xx', 500, { firstByteMs: 3 }],
+    ['broken', 200, { firstByteMs: 5, brokenError: 'ECONNRESET' }],
+    ['gone', 499, { clientAborted: true }],
+  ];
+  for (const [name, status, figures] of over) assert.deepEqual(node(name).verdict, { next: 'answered', status, figures }, name);
+});
+
+test('what a site forward means: refusals keep its figures but not its words, failures back it off', () => {
+  const site = (name: keyof typeof OUTCOMES) => judgeSiteAttempt('eu', OUTCOMES[name] as AttemptOutcome);
+  const target = { kind: 'site', id: 'eu' };
+  const table: [keyof typeof OUTCOMES, string, string, boolean][] = [
+    ['connect', 'unreachable', 'ECONNREFUSED: connect', false],
+    ['bare5xx', 'unreachable', 'answered 503', false],
+    ['coded', 'refused', 'answered 503 no_healthy_node', true],
+    ['overflow', 'refused', 'answered 400 context_overflow', true],
+    ['notFound', 'refused', 'answered 404 model_not_found', true],
+  ];
+  for (const [name, code, detail, reachable] of table) {
+    const judged = site(name);
+    assert.equal(judged.reachable, reachable, name);
+    const verdict = failOver(judged.verdict);
+    assert.deepEqual(verdict.failure, { target, code, detail }, name);
+    assert.equal(verdict.loadTimedOut, undefined, `${name}: a site says nothing about a local load`);
+    assert.equal(verdict.bounds, undefined, `${name}: a site's count never narrows the local bounds`);
+  }
+  assert.deepEqual(failOver(site('overflow').verdict).refusal, { ...overflow, message: 'site:eu answered 400 context_overflow' });
+  assert.equal(failOver(site('coded').verdict).refusal, undefined, 'a coded refusal has no figures to keep');
+  assert.deepEqual(site('ok'), { verdict: { next: 'answered', status: 200, figures: { firstByteMs: 12 } }, event: attemptEvent(OUTCOMES.ok as AttemptOutcome), reachable: true });
+  assert.equal(site('broken').reachable, true, 'a stream that broke had begun to answer');
+  assert.deepEqual([site('gone').reachable, site('gone').verdict], [undefined, { next: 'answered', status: 499, figures: { clientAborted: true } }]);
+});
