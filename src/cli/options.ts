@@ -12,7 +12,7 @@ export interface AcceptedOptions {
 }
 
 /** Every command answers these (runCli prints its usage). */
-const HELP = new Set(['--help', '-h']);
+const HELP: ReadonlySet<string> = new Set(['--help', '-h']);
 
 /** A message naming the first argument the command does not take, or undefined when all are fine. */
 export function optionsProblem(argv: readonly string[], accepted: AcceptedOptions): string | undefined {

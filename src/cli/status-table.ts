@@ -18,9 +18,9 @@ const MAX_ERROR_CHARS = 60;
 const MAX_CELL_CHARS = 80;
 
 /** The health words a gateway reports (src/nodes/health/health-state.ts). */
-export const KNOWN_HEALTH = new Set(['unknown', 'healthy', 'degraded', 'dead', 'asleep']);
+export const KNOWN_HEALTH: ReadonlySet<string> = new Set(['unknown', 'healthy', 'degraded', 'dead', 'asleep']);
 /** The discovery words (src/discovery/discovery-state.ts). */
-export const KNOWN_DISCOVERY = new Set(['untried', 'known', 'known_empty', 'degraded', 'expired']);
+export const KNOWN_DISCOVERY: ReadonlySet<string> = new Set(['untried', 'known', 'known_empty', 'degraded', 'expired']);
 
 /**
  * What is wrong with the report's status words, one line per node: a word this CLI does not know

@@ -27,7 +27,7 @@ exit: 0 every node alive, 1 some node dead, 3 gateway down, refused, or reportin
 const WATCH_INTERVAL_MS = 1_000;
 /** Moves the cursor home and clears the screen, so each redraw replaces the last. */
 const CLEAR_SCREEN = '\x1b[H\x1b[2J';
-const KNOWN_FLAGS = new Set(['--url', '--config', '--token', '--watch']);
+const KNOWN_FLAGS: ReadonlySet<string> = new Set(['--url', '--config', '--token', '--watch']);
 
 /**
  * The system clock with timers that keep the process alive: systemClock's are unref'd (a loop's

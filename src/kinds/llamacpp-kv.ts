@@ -6,9 +6,9 @@
 
 export type ServerKvMode = 'unified' | 'per-slot';
 
-const UNIFIED = new Set(['--kv-unified', '-kvu']);
-const NOT_UNIFIED = new Set(['--no-kv-unified', '-no-kvu']);
-const PARALLEL = new Set(['--parallel', '-np']);
+const UNIFIED: ReadonlySet<string> = new Set(['--kv-unified', '-kvu']);
+const NOT_UNIFIED: ReadonlySet<string> = new Set(['--no-kv-unified', '-no-kvu']);
+const PARALLEL: ReadonlySet<string> = new Set(['--parallel', '-np']);
 
 /** The flag and its value, for both `-np 2` and `--parallel=2`. */
 function flagsOf(args: readonly string[]): Map<string, string | undefined> {

@@ -13,7 +13,7 @@ export const MAX_MODEL_LABELS = 256;
 /** The label of every model id past MAX_MODEL_LABELS. */
 export const OTHER_MODEL_LABEL = '_other';
 /** Labels the gateway itself uses; never counted against the cap. */
-const RESERVED = new Set([OTHER_MODEL_LABEL, '_unknown']);
+const RESERVED: ReadonlySet<string> = new Set([OTHER_MODEL_LABEL, '_unknown']);
 /** Hex digits of the hash that keeps cut labels distinct. */
 const HASH_CHARS = 12;
 

@@ -3,7 +3,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 
-const HOP_BY_HOP = new Set([
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -20,7 +20,7 @@ const HOP_BY_HOP = new Set([
  * Request headers that the gateway owns or recomputes, and a forwarding site's signature (it
  * authenticated the request here; a node has no use for it).
  */
-const NOT_FORWARDED_UPSTREAM = new Set([
+const NOT_FORWARDED_UPSTREAM: ReadonlySet<string> = new Set([
   'host',
   'content-length',
   'authorization',
@@ -36,7 +36,7 @@ const NOT_FORWARDED_UPSTREAM = new Set([
  * Response headers a node may not set for the gateway's origin: cookies, redirects, cache and
  * transport policy (HSTS, Alt-Svc) would bind the client to whatever sits behind the gateway.
  */
-const NOT_PASSED_TO_CLIENT = new Set([
+const NOT_PASSED_TO_CLIENT: ReadonlySet<string> = new Set([
   'set-cookie',
   'set-cookie2',
   'location',

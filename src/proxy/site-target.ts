@@ -34,7 +34,7 @@ export interface RemoteDeps {
 }
 
 /** Client credentials and federation headers a site never passes on (the receiver authenticates the signature). */
-const NOT_FORWARDED_TO_SITES = ['cookie', 'api-key', 'x-goog-api-key', 'openai-organization', 'openai-project', 'signature', 'signature-input', 'content-digest'];
+const NOT_FORWARDED_TO_SITES: readonly string[] = ['cookie', 'api-key', 'x-goog-api-key', 'openai-organization', 'openai-project', 'signature', 'signature-input', 'content-digest'];
 
 export interface SiteAsk extends RequestAsk {
   /** The request was itself forwarded here: it never leaves (every site is excluded as `forwarded`). */

@@ -10,10 +10,10 @@ import { minNeededTokens, type RouteRequest } from './route-request.ts';
 export type UnroutableKind = 'busy' | 'too_large' | 'unavailable';
 
 /** Reasons that clear when a request in flight finishes: the request waits in its model's queue. */
-const BUSY = new Set(['no_slot', 'no_budget', 'connections_full', 'models_full', 'switching', 'switch_due']);
+const BUSY: ReadonlySet<string> = new Set(['no_slot', 'no_budget', 'connections_full', 'models_full', 'switching', 'switch_due']);
 
 /** Reasons that may clear by themselves soon, so a too-small verdict elsewhere is not final. */
-const TRANSIENT = new Set(['dead', 'asleep', 'degraded', 'ejected', 'expired', 'already_tried', 'not_loaded']);
+const TRANSIENT: ReadonlySet<string> = new Set(['dead', 'asleep', 'degraded', 'ejected', 'expired', 'already_tried', 'not_loaded']);
 
 /**
  * `mightFitLater(node)` says whether a node excluded for a transient reason could take the request

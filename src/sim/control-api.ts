@@ -18,7 +18,7 @@ export interface ControlTarget {
   reset(): void;
 }
 
-const HEADERS = { 'Content-Type': 'application/json' };
+const HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };
 
 function problem(status: number, message: string): Reply {
   return jsonReply(status, { error: message }, HEADERS);

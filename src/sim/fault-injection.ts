@@ -6,11 +6,11 @@ import { untilAborted, type EndpointClass, type KindFaultReplies, type SimExchan
 import type { SimFaults } from '#src/sim/faults.ts';
 import { jsonReply, textReply } from '#src/sim/reply.ts';
 
-const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json; charset=utf-8' };
 const GARBAGE_BODY = '{"id":"sim-garbage","object":"list","data":[{"id":';
 
 /** llama.cpp's answer to every request while its model loads. */
-export const LOADING_MODEL_BODY = { error: { message: 'Loading model', type: 'unavailable_error', code: 503 } };
+export const LOADING_MODEL_BODY = { error: { message: 'Loading model', type: 'unavailable_error', code: 503 } } as const;
 
 async function hang(exchange: SimExchange): Promise<true> {
   await untilAborted(exchange.signal);

@@ -28,7 +28,7 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
-const PLAIN = { 'Content-Type': 'text/plain; charset=utf-8' };
+const PLAIN: Readonly<Record<string, string>> = { 'Content-Type': 'text/plain; charset=utf-8' };
 const REQUEST_TIMEOUT_MS = 30_000;
 const HEADERS_TIMEOUT_MS = 10_000;
 

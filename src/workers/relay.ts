@@ -12,7 +12,7 @@ import type { RelayTarget } from './protocol.ts';
 
 const SECRET_HEADER = 'x-switchyard-relay';
 const PEER_HEADER = 'x-switchyard-relay-peer';
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'transfer-encoding', SECRET_HEADER, PEER_HEADER]);
+const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'transfer-encoding', SECRET_HEADER, PEER_HEADER]);
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};

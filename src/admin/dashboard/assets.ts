@@ -22,9 +22,9 @@ const VENDOR: Readonly<Record<string, { readonly specifier: string; readonly fil
   htm: { specifier: 'htm', file: 'vendor/htm.mjs' },
   uplot: { specifier: 'uplot/dist/uPlot.esm.js', file: 'vendor/uplot.mjs' },
 };
-const UPLOT_CSS = { specifier: 'uplot/dist/uPlot.min.css', file: 'vendor/uplot.css' };
+const UPLOT_CSS: { readonly specifier: string; readonly file: string } = { specifier: 'uplot/dist/uPlot.min.css', file: 'vendor/uplot.css' };
 /** Modules the page shares with the rest of the gateway (plain JavaScript, served as they are). */
-const SHARED = [{ url: new URL('../../core/visible-text.js', import.meta.url), file: 'visible-text.js' }];
+const SHARED: readonly { readonly url: URL; readonly file: string }[] = [{ url: new URL('../../core/visible-text.js', import.meta.url), file: 'visible-text.js' }];
 
 const TYPES: Readonly<Record<string, string>> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -10,10 +10,10 @@ import { EMBEDDING_DIMENSIONS } from '#src/sim/synthetic-output.ts';
 
 export const LLAMA_BUILD_INFO = 'b10587-3f545bec';
 
-const BASE_HEADERS = { Server: 'llama.cpp', 'Access-Control-Allow-Origin': '' };
-export const LLAMA_JSON_HEADERS = { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8' };
-export const LLAMA_SSE_HEADERS = { ...BASE_HEADERS, 'Content-Type': 'text/event-stream', 'X-Accel-Buffering': 'no' };
-const LLAMA_ERROR_HEADERS = { ...LLAMA_JSON_HEADERS, Connection: 'close' };
+const BASE_HEADERS: Readonly<Record<string, string>> = { Server: 'llama.cpp', 'Access-Control-Allow-Origin': '' };
+export const LLAMA_JSON_HEADERS: Readonly<Record<string, string>> = { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8' };
+export const LLAMA_SSE_HEADERS: Readonly<Record<string, string>> = { ...BASE_HEADERS, 'Content-Type': 'text/event-stream', 'X-Accel-Buffering': 'no' };
+const LLAMA_ERROR_HEADERS: Readonly<Record<string, string>> = { ...LLAMA_JSON_HEADERS, Connection: 'close' };
 
 export function llamaJson(status: number, body: unknown): Reply {
   return jsonReply(status, body, status >= 400 ? LLAMA_ERROR_HEADERS : LLAMA_JSON_HEADERS);
@@ -38,7 +38,7 @@ export const llamaMetricsDisabled = (): Reply =>
   llamaError(501, 'not_supported_error', 'This server does not support metrics endpoint. Start it with `--metrics`');
 
 /** Paths that skip the API-key check. */
-const PUBLIC_PATHS = new Set(['/health', '/v1/health', '/models', '/v1/models', '/']);
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health', '/v1/health', '/models', '/v1/models', '/']);
 
 export function llamaKeyAccepted(apiKey: string | undefined, path: string, headers: Readonly<Record<string, unknown>>): boolean {
   if (apiKey === undefined || PUBLIC_PATHS.has(path)) return true;

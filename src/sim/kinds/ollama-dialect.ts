@@ -9,8 +9,8 @@ import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
 
-export const OLLAMA_JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
-const OLLAMA_SSE_HEADERS = { 'Content-Type': 'text/event-stream' };
+export const OLLAMA_JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json; charset=utf-8' };
+const OLLAMA_SSE_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'text/event-stream' };
 const FINGERPRINT = 'fp_ollama';
 
 export function ollamaJson(status: number, body: unknown): Reply {

@@ -28,7 +28,7 @@ function classify(method: string, path: string): EndpointClass {
   return 'other';
 }
 
-const PLAIN = { 'Content-Type': 'text/plain; charset=utf-8' };
+const PLAIN: Readonly<Record<string, string>> = { 'Content-Type': 'text/plain; charset=utf-8' };
 
 function digestOf(id: string): string {
   return createHash('sha256').update(id).digest('hex');

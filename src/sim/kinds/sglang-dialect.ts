@@ -9,8 +9,8 @@ import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
 import { pydanticJsonInvalid, pydanticMissing } from '#src/sim/kinds/vllm-dialect.ts';
 
-export const SGLANG_JSON_HEADERS = { server: 'uvicorn', 'Content-Type': 'application/json' };
-const SGLANG_SSE_HEADERS = { server: 'uvicorn', 'Content-Type': 'text/event-stream; charset=utf-8' };
+export const SGLANG_JSON_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'application/json' };
+const SGLANG_SSE_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'text/event-stream; charset=utf-8' };
 
 export function sglangJson(status: number, body: unknown): Reply {
   return jsonReply(status, body, SGLANG_JSON_HEADERS);

@@ -21,9 +21,9 @@ const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
   '/v1/responses': 'responses',
 };
 
-const HEALTH_PATHS = new Set(['/health', '/health_generate']);
+const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health', '/health_generate']);
 /** Paths SGLang's API-key middleware lets through. */
-const OPEN_PATHS = new Set(['/health', '/health_generate', '/ping', '/metrics']);
+const OPEN_PATHS: ReadonlySet<string> = new Set(['/health', '/health_generate', '/ping', '/metrics']);
 
 function classify(method: string, path: string): EndpointClass {
   if (method === 'POST' && INFERENCE_PATHS[path] !== undefined) return 'inference';

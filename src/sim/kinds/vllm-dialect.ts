@@ -10,8 +10,8 @@ import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
 import { requestedEncoding } from '#src/sim/embedding-encoding.ts';
 
-export const VLLM_JSON_HEADERS = { server: 'uvicorn', 'Content-Type': 'application/json' };
-const VLLM_SSE_HEADERS = { server: 'uvicorn', 'Content-Type': 'text/event-stream; charset=utf-8' };
+export const VLLM_JSON_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'application/json' };
+const VLLM_SSE_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'text/event-stream; charset=utf-8' };
 
 export function vllmJson(status: number, body: unknown): Reply {
   return jsonReply(status, body, VLLM_JSON_HEADERS);
