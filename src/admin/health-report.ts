@@ -1,5 +1,5 @@
 // Pure: the detailed /health document from node views, for callers who pass the admin check
-// (admin/admin-endpoints.ts). Anyone else gets the status alone (proxy/fleet-status.ts).
+// (admin/admin-endpoints.ts). Anyone else gets the status alone (proxy/inference/fleet-status.ts).
 
 import { isEjected, type NodeView } from '#src/nodes/index.ts';
 import { fleetStatus, type FleetStatus } from '#src/proxy/index.ts';

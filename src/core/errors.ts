@@ -1,4 +1,4 @@
-// Typed gateway errors with stable codes; proxy/openai-error.ts is the only place that renders them.
+// Typed gateway errors with stable codes; proxy/http/openai-error.ts is the only place that renders them.
 
 export type ErrorCode =
   | 'GW_BAD_REQUEST'

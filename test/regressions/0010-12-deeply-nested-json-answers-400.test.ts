@@ -8,7 +8,7 @@ import { startInProcessGateway, type InProcessGateway } from '#test/fixtures/in-
 import { startRecordingUpstream, type RecordingUpstream } from '#test/fixtures/recording-upstream.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { metricSamples } from '#test/fixtures/context.ts';
-import { MAX_JSON_DEPTH } from '#src/proxy/raw-json.ts';
+import { MAX_JSON_DEPTH } from '#src/proxy/request/raw-json.ts';
 
 let upstream: RecordingUpstream;
 let gw: InProcessGateway;

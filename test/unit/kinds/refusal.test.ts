@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverKind, serverKinds, type RefusalMeaning } from '#src/kinds/index.ts';
 import type { NodeKind } from '#src/config/types.ts';
-import { interpretUpstreamError } from '#src/proxy/upstream-error.ts';
+import { interpretUpstreamError } from '#src/proxy/attempt/upstream-error.ts';
 
 /** One documented refusal per dialect (PROTOCOLS.md §6.1): the kind that speaks it, and its meaning. */
 const REFUSALS: readonly { speaker: NodeKind; status: number; body: unknown; meaning: RefusalMeaning }[] = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { affinityKeyOf, promptPrefixOf } from '#src/proxy/affinity-key.ts';
+import { affinityKeyOf, promptPrefixOf } from '#src/proxy/request/affinity-key.ts';
 
 const SETTINGS = { affinityHeader: 'x-session-id', affinityPrefixChars: 10, cachePromptChars: 12 };
 const CHAT = '/v1/chat/completions';

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { ManualClock } from '#src/core/clock.ts';
-import { AttemptExchange } from '#src/proxy/attempt-exchange.ts';
-import { HeldBytesBudget } from '#src/proxy/held-budget.ts';
+import { AttemptExchange } from '#src/proxy/attempt/attempt-exchange.ts';
+import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
 
 function response(): ServerResponse {
   return new ServerResponse(new IncomingMessage(new Socket()));

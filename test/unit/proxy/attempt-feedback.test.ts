@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attemptEvent, judgeNodeAttempt, judgeSiteAttempt } from '#src/proxy/attempt-feedback.ts';
-import type { AttemptOutcome } from '#src/proxy/attempt-outcome.ts';
-import type { OverflowJudgement } from '#src/proxy/overflow-refusal.ts';
-import type { AttemptVerdict } from '#src/proxy/target.ts';
+import { attemptEvent, judgeNodeAttempt, judgeSiteAttempt } from '#src/proxy/failover/attempt-feedback.ts';
+import type { AttemptOutcome } from '#src/proxy/attempt/attempt-outcome.ts';
+import type { OverflowJudgement } from '#src/proxy/request/overflow-refusal.ts';
+import type { AttemptVerdict } from '#src/proxy/failover/target.ts';
 
 /** The verdict, which must be to fail over. */
 function failOver(verdict: AttemptVerdict): Extract<AttemptVerdict, { next: 'fail_over' }> {

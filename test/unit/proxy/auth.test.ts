@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isLoopbackAddress, keyChecker, keyTag, presentedKey } from '#src/proxy/auth.ts';
+import { isLoopbackAddress, keyChecker, keyTag, presentedKey } from '#src/proxy/http/auth.ts';
 
 test('only a configured key passes, whichever of several it is', () => {
   const check = keyChecker(['alpha-key', 'beta-key']);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
-import { BodyFeed, type BodySink } from '#src/proxy/body-feed.ts';
+import { BodyFeed, type BodySink } from '#src/proxy/attempt/body-feed.ts';
 
 /** A producer whose controls are recorded; the test pushes as undici would. */
 class TestFeed extends BodyFeed {

@@ -1,11 +1,11 @@
 // The CORS decisions for the public endpoints, as tables over plain data.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allowedOrigin, answerCorsHeaders, preflightHeaders } from '#src/proxy/cors.ts';
-import { lookupPath, subtree, TableBuilder } from '#src/proxy/endpoint-table.ts';
-import { modelIdOf, retrieveModel } from '#src/proxy/model-retrieve.ts';
+import { allowedOrigin, answerCorsHeaders, preflightHeaders } from '#src/proxy/http/cors.ts';
+import { lookupPath, subtree, TableBuilder } from '#src/proxy/http/endpoint-table.ts';
+import { modelIdOf, retrieveModel } from '#src/proxy/inference/model-retrieve.ts';
 import { GatewayError } from '#src/core/errors.ts';
-import type { FleetModel } from '#src/proxy/models-list.ts';
+import type { FleetModel } from '#src/proxy/request/models-list.ts';
 
 const A = 'https://a.example';
 

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { ManualClock } from '#src/core/clock.ts';
-import { HeldBytesBudget } from '#src/proxy/held-budget.ts';
-import { judgeSiteAttempt } from '#src/proxy/attempt-feedback.ts';
-import type { AttemptOutcome } from '#src/proxy/attempt-outcome.ts';
-import { runFailover, type AttemptSetting, type NextTarget, type TargetSource } from '#src/proxy/failover-loop.ts';
-import { startFailover, type FailoverState } from '#src/proxy/failover-state.ts';
-import { failureLine, type AttemptVerdict, type Target, type TargetId, type TargetFailure } from '#src/proxy/target.ts';
+import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
+import { judgeSiteAttempt } from '#src/proxy/failover/attempt-feedback.ts';
+import type { AttemptOutcome } from '#src/proxy/attempt/attempt-outcome.ts';
+import { runFailover, type AttemptSetting, type NextTarget, type TargetSource } from '#src/proxy/failover/failover-loop.ts';
+import { startFailover, type FailoverState } from '#src/proxy/failover/failover-state.ts';
+import { failureLine, type AttemptVerdict, type Target, type TargetId, type TargetFailure } from '#src/proxy/failover/target.ts';
 import { request } from '#test/fixtures/builders.ts';
 
 interface Log {

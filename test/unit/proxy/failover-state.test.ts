@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { afterFailure, siteExclusionsAfter, startFailover, withFailure } from '#src/proxy/failover-state.ts';
-import type { TargetFailure } from '#src/proxy/target.ts';
-import { failureLine } from '#src/proxy/target.ts';
+import { afterFailure, siteExclusionsAfter, startFailover, withFailure } from '#src/proxy/failover/failover-state.ts';
+import type { TargetFailure } from '#src/proxy/failover/target.ts';
+import { failureLine } from '#src/proxy/failover/target.ts';
 import { request } from '#test/fixtures/builders.ts';
 
 const nodeFailure = (name: string, detail = 'ECONNREFUSED'): TargetFailure => ({ target: { kind: 'node', name }, code: 'failed', detail });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '#src/core/clock.ts';
-import { GatedPool } from '#src/proxy/gated-pool.ts';
+import { GatedPool } from '#src/proxy/attempt/gated-pool.ts';
 import { eventually } from '#test/fixtures/http.ts';
 
 let server: Server;

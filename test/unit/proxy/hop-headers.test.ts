@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientResponseHeaders, upstreamRequestHeaders } from '#src/proxy/hop-headers.ts';
+import { clientResponseHeaders, upstreamRequestHeaders } from '#src/proxy/http/hop-headers.ts';
 
 test('the client credentials and hop-by-hop headers never reach the node; the node key does', () => {
   const out = upstreamRequestHeaders({

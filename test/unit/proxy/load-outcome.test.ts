@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadOutcomeOf } from '#src/proxy/load-outcome.ts';
+import { loadOutcomeOf } from '#src/proxy/failover/load-outcome.ts';
 
 test('what an attempt that loads its model says about the load', () => {
   assert.equal(loadOutcomeOf({ kind: 'delivered', status: 200, firstByteMs: 1 }), 'loaded');

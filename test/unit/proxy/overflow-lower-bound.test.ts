@@ -3,8 +3,8 @@
 // did not fit that node's context; a contradicted refusal changes nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeOverflowRefusal, type OverflowFacts } from '#src/proxy/overflow-refusal.ts';
-import { tokenizerIsMoot } from '#src/proxy/size-prompt.ts';
+import { judgeOverflowRefusal, type OverflowFacts } from '#src/proxy/request/overflow-refusal.ts';
+import { tokenizerIsMoot } from '#src/proxy/request/size-prompt.ts';
 
 const base: OverflowFacts = {
   estimate: 20_000,

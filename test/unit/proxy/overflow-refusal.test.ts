@@ -3,7 +3,7 @@
 // gateway's own figures disprove is a contradiction (counted against the node, not believed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CONTRADICTION_SLACK_TOKENS, hasUncountedParts, judgeOverflowRefusal, type OverflowFacts } from '#src/proxy/overflow-refusal.ts';
+import { CONTRADICTION_SLACK_TOKENS, hasUncountedParts, judgeOverflowRefusal, type OverflowFacts } from '#src/proxy/request/overflow-refusal.ts';
 import { upstreamVerdict } from '#src/gateway/upstream-verdict.ts';
 
 const base: OverflowFacts = {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
 import type { UpstreamConfig } from '#src/config/types.ts';
-import { samePoolSettings } from '#src/proxy/pool-settings.ts';
+import { samePoolSettings } from '#src/proxy/attempt/pool-settings.ts';
 
 test('a pool is rebuilt for a change of its connection settings, and for nothing else', () => {
   const base = CONFIG_DEFAULTS.upstream;

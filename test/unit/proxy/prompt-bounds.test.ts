@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_BYTES_PER_TOKEN, TOKEN_RATIO_MIN_SAMPLES, type TokenRatio } from '#src/capacity/index.ts';
-import { chatBytesBounds, exactBounds, LEARNED_SAFETY, promptBounds, ratioSample, refusalFigure } from '#src/proxy/prompt-bounds.ts';
-import { promptText } from '#src/proxy/prompt-size.ts';
+import { chatBytesBounds, exactBounds, LEARNED_SAFETY, promptBounds, ratioSample, refusalFigure } from '#src/proxy/request/prompt-bounds.ts';
+import { promptText } from '#src/proxy/request/prompt-size.ts';
 import { chatPromptTokens } from '#src/sim/tokenizer.ts';
 import { chatOfLanguage, LANGUAGES } from '#test/fixtures/prompt-languages.ts';
 

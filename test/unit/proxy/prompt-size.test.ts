@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { promptText, requestedMaxTokens, upperBoundTokens, wantsExactCount } from '#src/proxy/prompt-size.ts';
+import { promptText, requestedMaxTokens, upperBoundTokens, wantsExactCount } from '#src/proxy/request/prompt-size.ts';
 import { chatPromptTokens, textPromptTokens } from '#src/sim/index.ts';
 import { node } from '#test/fixtures/builders.ts';
 import { seededRandom as seeded } from '#src/sim/seeded-random.ts';

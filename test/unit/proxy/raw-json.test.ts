@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scanBody, withTopLevelString } from '#src/proxy/raw-json.ts';
+import { scanBody, withTopLevelString } from '#src/proxy/request/raw-json.ts';
 
 function rewrite(text: string, value: string): string {
   const raw = Buffer.from(text);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { discardableRemainder } from '#src/proxy/read-body.ts';
+import { discardableRemainder } from '#src/proxy/http/read-body.ts';
 
 const MAX = 64 * 1024;
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Exclusion } from '#src/routing/index.ts';
-import { afterFailure, startFailover, type FailoverState } from '#src/proxy/failover-state.ts';
-import { refusalAnswer, type RefusalFacts } from '#src/proxy/refusal-answer.ts';
-import type { TargetFailure } from '#src/proxy/target.ts';
+import { afterFailure, startFailover, type FailoverState } from '#src/proxy/failover/failover-state.ts';
+import { refusalAnswer, type RefusalFacts } from '#src/proxy/refusal/refusal-answer.ts';
+import type { TargetFailure } from '#src/proxy/failover/target.ts';
 import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
 
 const refused = (reason: RefusalFacts['admission']['reason'], excluded: readonly Exclusion[] = [], waitedMs = 0): RefusalFacts['admission'] => ({ kind: 'refused', reason, excluded, waitedMs });

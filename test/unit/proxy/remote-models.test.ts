@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { remoteModelList } from '#src/proxy/index.ts';
 import { siteTargetUrl } from '#src/mesh/forwarding/index.ts';
-import { noNodeAvailable } from '#src/proxy/refusal-errors.ts';
+import { noNodeAvailable } from '#src/proxy/refusal/refusal-errors.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 
 function site(id: string, models: Record<string, { ctx?: number; onDemand?: boolean }>, fresh = true): RemoteSiteView {

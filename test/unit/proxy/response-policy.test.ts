@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bodyCoding, planResponse, type BodyCoding, type ContentCoding } from '#src/proxy/response-policy.ts';
-import { errorCodeOf } from '#src/proxy/upstream-error.ts';
+import { bodyCoding, planResponse, type BodyCoding, type ContentCoding } from '#src/proxy/attempt/response-policy.ts';
+import { errorCodeOf } from '#src/proxy/attempt/upstream-error.ts';
 
 const IDENTITY: BodyCoding = { kind: 'identity' };
 const UNKNOWN: BodyCoding = { kind: 'unknown', name: 'compress' };

@@ -7,8 +7,8 @@ import { Buffer } from 'node:buffer';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import type { BodySink } from '#src/proxy/body-feed.ts';
-import { UpstreamCall } from '#src/proxy/upstream-call.ts';
+import type { BodySink } from '#src/proxy/attempt/body-feed.ts';
+import { UpstreamCall } from '#src/proxy/attempt/upstream-call.ts';
 
 let server: Server;
 let origin: string;

@@ -2,7 +2,7 @@
 // `prompt_tokens` / `input_tokens` number, never one quoted inside generated text, within a bound.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { heldPromptTokens, lastPromptTokens, USAGE_TAIL_BYTES, UsageTail } from '#src/proxy/usage-tail.ts';
+import { heldPromptTokens, lastPromptTokens, USAGE_TAIL_BYTES, UsageTail } from '#src/proxy/attempt/usage-tail.ts';
 
 const TABLE: readonly { name: string; text: string; want: number | undefined }[] = [
   { name: 'a chat answer', text: '{"choices":[],"usage":{"prompt_tokens":1435,"completion_tokens":8,"total_tokens":1443}}', want: 1435 },

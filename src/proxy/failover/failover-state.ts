@@ -4,7 +4,7 @@
 
 import type { RouteRequest, SiteExclusion } from '#src/routing/index.ts';
 import type { AttemptVerdict, TargetFailure } from './target.ts';
-import type { UpstreamErrorMeaning } from './upstream-error.ts';
+import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
 
 export interface FailoverState {
   /** What local routing is asked: the nodes tried, and the prompt's bounds for the remaining attempts. */

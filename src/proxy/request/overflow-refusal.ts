@@ -9,7 +9,7 @@ import { ctxFor } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import { promptText, upperBoundTokens } from './prompt-size.ts';
-import type { UpstreamErrorMeaning } from './upstream-error.ts';
+import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
 import { isRecord } from '#src/core/is-record.ts';
 
 /**

@@ -9,17 +9,17 @@ import type { EventBus } from '#src/core/events.ts';
 import { signForward, siteTargetUrl, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { chooseSite, knownRemoteModels, type RemoteSiteView, type SiteChoice, type SiteReachability } from '#src/routing/index.ts';
-import type { AttemptOutcome } from './attempt-outcome.ts';
-import { judgeSiteAttempt } from './attempt-feedback.ts';
-import type { NextTarget, RequestAsk, TargetSource } from './failover-loop.ts';
-import { siteExclusionsAfter, type FailoverState } from './failover-state.ts';
-import type { HeldBytesBudget } from './held-budget.ts';
-import { upstreamRequestHeaders } from './hop-headers.ts';
-import { promptText, typicalTokens } from './prompt-size.ts';
-import type { ProxyEvents } from './proxy-events.ts';
-import type { SiteVerdicts } from './refusal-answer.ts';
-import { siteLabel, type AttemptVerdict, type Prepared, type Target } from './target.ts';
-import type { UpstreamPools } from './upstream-pools.ts';
+import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
+import { judgeSiteAttempt } from '../failover/attempt-feedback.ts';
+import type { NextTarget, RequestAsk, TargetSource } from '../failover/failover-loop.ts';
+import { siteExclusionsAfter, type FailoverState } from '../failover/failover-state.ts';
+import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import { upstreamRequestHeaders } from '../http/hop-headers.ts';
+import { promptText, typicalTokens } from '../request/prompt-size.ts';
+import type { ProxyEvents } from '../request/proxy-events.ts';
+import type { SiteVerdicts } from '../refusal/refusal-answer.ts';
+import { siteLabel, type AttemptVerdict, type Prepared, type Target } from '../failover/target.ts';
+import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
 export interface RemoteDeps {
   readonly mesh: MeshLink;

@@ -4,7 +4,7 @@
 
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
-import type { FleetModel } from './models-list.ts';
+import type { FleetModel } from '../request/models-list.ts';
 
 export interface RemoteFleetModel extends FleetModel {
   readonly switchyard: { readonly site: string; readonly sites: readonly string[] };

@@ -1,6 +1,6 @@
 // Events the data plane publishes; metrics and logs subscribe.
 import type { Exclusion } from '#src/routing/index.ts';
-import type { AttemptResult } from './attempt-result.ts';
+import type { AttemptResult } from '../attempt/attempt-result.ts';
 
 export interface ProxyEvents {
   'proxy:attempt': {

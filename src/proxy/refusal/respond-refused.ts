@@ -4,9 +4,9 @@
 import type { EventBus } from '#src/core/events.ts';
 import type { GatewayError } from '#src/core/errors.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import type { ProxyEvents } from './proxy-events.ts';
+import type { ProxyEvents } from '../request/proxy-events.ts';
 import { refusalAnswer, type RefusalFacts } from './refusal-answer.ts';
-import type { Finish } from './request-report.ts';
+import type { Finish } from '../request/request-report.ts';
 
 export type { SiteVerdicts } from './refusal-answer.ts';
 

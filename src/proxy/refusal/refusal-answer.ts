@@ -9,8 +9,8 @@ import type { GatewayError } from '#src/core/errors.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import { largestContext, type SiteExclusion } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
-import type { FailoverState } from './failover-state.ts';
-import { refusalFigure } from './prompt-bounds.ts';
+import type { FailoverState } from '../failover/failover-state.ts';
+import { refusalFigure } from '../request/prompt-bounds.ts';
 import {
   allAttemptsFailed,
   contextLengthExceeded,
@@ -20,7 +20,7 @@ import {
   upstreamModelNotFound,
   wakeTimedOut,
 } from './refusal-errors.ts';
-import { failureLine } from './target.ts';
+import { failureLine } from '../failover/target.ts';
 
 /** What the remote sites said about a request no local node served ([mesh] only). */
 export interface SiteVerdicts {

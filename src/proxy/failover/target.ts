@@ -4,8 +4,8 @@
 // transport differs: only how a target is reached and how its outcome feeds back differ.
 
 import type { Dispatcher } from 'undici';
-import type { AttemptOutcome } from './attempt-outcome.ts';
-import type { UpstreamErrorMeaning } from './upstream-error.ts';
+import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
+import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
 
 /** Which target an attempt went to. */
 export type TargetId = { readonly kind: 'node'; readonly name: string } | { readonly kind: 'site'; readonly id: string };

@@ -11,7 +11,7 @@ import type { AttemptOutcome } from './attempt-outcome.ts';
 import { decodedBody } from './decode.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
 import { holdJson } from './hold-json.ts';
-import { clientResponseHeaders } from './hop-headers.ts';
+import { clientResponseHeaders } from '../http/hop-headers.ts';
 import { inspectRefusal } from './inspect-refusal.ts';
 import { bodyCoding, planResponse } from './response-policy.ts';
 import { sendAttempt, type UpstreamRequest } from './send-attempt.ts';

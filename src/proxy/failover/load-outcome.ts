@@ -2,7 +2,7 @@
 // the model is up; the load deadline passing means it did not load; anything else only ends it.
 
 import type { LoadOutcome } from '#src/scheduler/index.ts';
-import type { AttemptOutcome } from './attempt-outcome.ts';
+import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 
 export function loadOutcomeOf(outcome: AttemptOutcome): LoadOutcome {
   if (outcome.kind === 'failed') return outcome.result === 'load_timeout' ? 'timed_out' : 'failed';

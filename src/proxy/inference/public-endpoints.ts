@@ -8,21 +8,21 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { ModelSpec } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
-import { presentedKey, rotatingKeyCheck, unauthorized } from './auth.ts';
-import { subtree, TableBuilder, type EndpointTable, type Handler } from './endpoint-table.ts';
+import { presentedKey, rotatingKeyCheck, unauthorized } from '../http/auth.ts';
+import { subtree, TableBuilder, type EndpointTable, type Handler } from '../http/endpoint-table.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
 import { handleInference, type InferenceDeps } from './inference-handler.ts';
-import { fleetModels, type FleetModel } from './models-list.ts';
+import { fleetModels, type FleetModel } from '../request/models-list.ts';
 import { modelIdOf, MODEL_PATH_PREFIX, retrieveModel } from './model-retrieve.ts';
-import { withCors } from './cors.ts';
+import { withCors } from '../http/cors.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { CorsOrigins } from '#src/config/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
-import { mustVerify, verifyInbound, type ForwardInDeps } from './forward-in.ts';
+import { mustVerify, verifyInbound, type ForwardInDeps } from '../sites/forward-in.ts';
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
-import { freshRemoteModelList } from './remote-models.ts';
-import { sendError } from './openai-error.ts';
-import { sendJson } from './server.ts';
+import { freshRemoteModelList } from '../sites/remote-models.ts';
+import { sendError } from '../http/openai-error.ts';
+import { sendJson } from '../http/server.ts';
 
 export const INFERENCE_PATHS = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/responses'] as const;
 

@@ -4,11 +4,11 @@
 // reachability back-off, and a failure before its first byte starts one. A site's error is never
 // repeated in its own words: its figures are kept (a context size), its message is not.
 
-import type { AttemptOutcome } from './attempt-outcome.ts';
-import type { AttemptResult } from './attempt-result.ts';
-import type { OverflowJudgement } from './overflow-refusal.ts';
+import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
+import type { AttemptResult } from '../attempt/attempt-result.ts';
+import type { OverflowJudgement } from '../request/overflow-refusal.ts';
 import { siteLabel, type AttemptVerdict, type TargetId } from './target.ts';
-import type { UpstreamErrorMeaning } from './upstream-error.ts';
+import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
 
 /** How an attempt is reported (`proxy:attempt` for a node, `mesh:forwarded` for a site). */
 export interface AttemptEvent {

@@ -9,18 +9,18 @@ import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
 import { mayTruncateAt, type RouteRequest } from '#src/routing/index.ts';
 import type { Admission, Scheduler } from '#src/scheduler/index.ts';
-import type { AttemptOutcome } from './attempt-outcome.ts';
+import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { judgeNodeAttempt } from './attempt-feedback.ts';
 import type { FailoverState } from './failover-state.ts';
 import { alsoTried } from './failover-state.ts';
 import type { NextTarget, RequestAsk, TargetSource } from './failover-loop.ts';
-import { upstreamRequestHeaders } from './hop-headers.ts';
+import { upstreamRequestHeaders } from '../http/hop-headers.ts';
 import { loadOutcomeOf } from './load-outcome.ts';
-import { judgeOverflowRefusal, overflowFacts } from './overflow-refusal.ts';
-import type { ProxyEvents } from './proxy-events.ts';
-import { learnFromAnswer } from './size-prompt.ts';
+import { judgeOverflowRefusal, overflowFacts } from '../request/overflow-refusal.ts';
+import type { ProxyEvents } from '../request/proxy-events.ts';
+import { learnFromAnswer } from '../request/size-prompt.ts';
 import type { AttemptVerdict, Prepared, Target } from './target.ts';
-import type { UpstreamPools } from './upstream-pools.ts';
+import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
 export interface NodeTargetDeps {
   readonly registry: Pick<NodeRegistry, 'learnContext' | 'learnTokenRatio'>;

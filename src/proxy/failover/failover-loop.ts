@@ -6,13 +6,13 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
-import type { AttemptOutcome } from './attempt-outcome.ts';
+import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { afterFailure, withFailure, type FailoverState } from './failover-state.ts';
-import { forwardAttempt } from './forward.ts';
-import type { HeldBytesBudget } from './held-budget.ts';
-import type { Finish } from './request-report.ts';
-import type { ResolvedRequest } from './request-model.ts';
-import type { RequestSettings } from './request-settings.ts';
+import { forwardAttempt } from '../attempt/forward.ts';
+import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import type { Finish } from '../request/request-report.ts';
+import type { ResolvedRequest } from '../request/request-model.ts';
+import type { RequestSettings } from '../request/request-settings.ts';
 import type { Target, TargetFailure } from './target.ts';
 
 /** The request as every target source sees it. */

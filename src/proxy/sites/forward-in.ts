@@ -20,8 +20,8 @@ import {
   type MeshLink,
   type VerifyContext,
 } from '#src/mesh/forwarding/index.ts';
-import { sendError } from './openai-error.ts';
-import type { ProxyEvents } from './proxy-events.ts';
+import { sendError } from '../http/openai-error.ts';
+import type { ProxyEvents } from '../request/proxy-events.ts';
 
 /** A forwarded request whose signature verified: which pinned site sent it. */
 export interface InboundForward {

@@ -4,8 +4,8 @@
 
 import { badRequest, type GatewayError } from '#src/core/errors.ts';
 import { closestNames, MAX_SUGGESTIONS } from '#src/routing/index.ts';
-import type { FleetModel } from './models-list.ts';
-import { unknownModel } from './refusal-errors.ts';
+import type { FleetModel } from '../request/models-list.ts';
+import { unknownModel } from '../refusal/refusal-errors.ts';
 
 /** Where the id starts in the path; what follows is the id, percent-decoded (`meta-llama%2FLlama-3-8B`). */
 export const MODEL_PATH_PREFIX = '/v1/models/';
