@@ -1,10 +1,11 @@
-// The architecture's rules, checked on the source text (docs/design.md): imports point one way, files
-// stay small, only src/kinds/ knows a server kind's own paths, and no module holds mutable state.
+// The architecture's rules, checked on the source text (docs/design.md): imports point one way, along
+// the allowed folder arrows only, files stay small, only src/kinds/ knows a server kind's own paths,
+// and no module holds mutable state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { SRC, cycles, folderGraph, importGraph, sourceFiles } from '#test/fixtures/source-tree.ts';
+import { SRC, areaArrows, areaOf, cycles, folderGraph, importGraph, sourceFiles, topLevelConsts, type TopLevelConst } from '#test/fixtures/source-tree.ts';
 
 const files = sourceFiles();
 const shown = (file: string): string => `src/${relative(SRC, file)}`;
@@ -41,7 +42,147 @@ test('no module-level mutable state (let/var at the top level) in src/', () => {
   const found = files.flatMap((file) =>
     readFileSync(file, 'utf8')
       .split('\n')
-      .flatMap((line, i) => (/^(let|var) /.test(line) ? [`${shown(file)}:${i + 1}`] : [])),
+      .flatMap((line, i) => (/^(export )?(let|var) /.test(line) ? [`${shown(file)}:${i + 1}`] : [])),
+  );
+  assert.deepEqual(found, []);
+});
+
+// ── Allowed folder arrows ───────────────────────────────────────────────────────────────────────
+// Each area (a top-level folder of src/, proxy/'s subfolders, main.ts) → the areas it may import.
+// An import edge not listed here fails the test; an arrow listed but unused is fine.
+// `proxy/` is proxy/index.ts, the folder's public surface: other folders import proxy through it
+// only. Its subfolders, lowest first: http ← attempt ← request ← failover ← refusal ← sites ← inference.
+// PLANNED (issue 22, other branches): ports/ and plane/ are declared before they exist, with the
+// arrows the plan gives them; adjust both when the branches merge (and main.ts, workers/, gateway/).
+const CORE = ['core/', 'config/'];
+const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
+  'core/': [],
+  'config/': ['core/'],
+  'kinds/': [...CORE],
+  'discovery/': [...CORE, 'kinds/'],
+  'capacity/': [...CORE, 'kinds/', 'discovery/'],
+  'nodes/': [...CORE, 'kinds/', 'discovery/', 'capacity/'],
+  'routing/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'nodes/'],
+  'scheduler/': [...CORE, 'capacity/', 'nodes/', 'routing/'],
+  'mesh/': [...CORE, 'capacity/', 'nodes/', 'routing/'],
+  'ports/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/'], // planned
+  'proxy/http/': [...CORE],
+  'proxy/attempt/': [...CORE, 'kinds/', 'proxy/http/'],
+  'proxy/request/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/attempt/'],
+  'proxy/failover/': [...CORE, 'nodes/', 'routing/', 'scheduler/', 'proxy/http/', 'proxy/attempt/', 'proxy/request/'],
+  'proxy/refusal/': [...CORE, 'nodes/', 'routing/', 'scheduler/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/'],
+  'proxy/sites/': [...CORE, 'mesh/', 'routing/', 'ports/', 'proxy/http/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/', 'proxy/refusal/'],
+  'proxy/inference/': [...CORE, 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'ports/', 'proxy/http/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/', 'proxy/refusal/', 'proxy/sites/'],
+  'proxy/': ['proxy/http/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/', 'proxy/refusal/', 'proxy/sites/', 'proxy/inference/'],
+  'plane/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'ports/', 'proxy/'], // planned
+  'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/'],
+  'logs/': [...CORE, 'discovery/', 'nodes/', 'mesh/', 'proxy/'],
+  'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/'],
+  'workers/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/', 'ports/', 'plane/'],
+  'gateway/': [...CORE, 'discovery/', 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/', 'metrics/', 'logs/', 'admin/', 'workers/', 'ports/', 'plane/'],
+  'main.ts': [...CORE, 'nodes/', 'proxy/', 'workers/', 'gateway/', 'ports/', 'plane/'],
+  'cli/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'mesh/', 'admin/', 'logs/', 'sim/', 'main.ts'],
+  'sim/': ['core/'],
+};
+
+test('every import between areas of src/ follows an allowed folder arrow', () => {
+  const stray = areaArrows(importGraph(files))
+    .filter((arrow) => !(ALLOWED_ARROWS[arrow.from] ?? []).includes(arrow.to))
+    .map((arrow) => `${arrow.from} → ${arrow.to} (${shown(arrow.example[0])} imports ${shown(arrow.example[1])})`);
+  assert.deepEqual(stray, []);
+});
+
+test('every area of src/ is declared in the allowed folder arrows', () => {
+  const undeclared = [...new Set(files.map(areaOf))].filter((area) => !(area in ALLOWED_ARROWS));
+  assert.deepEqual(undeclared, []);
+});
+
+test('the allowed folder arrows point one way (no cycle in the list itself)', () => {
+  const graph = new Map(Object.entries(ALLOWED_ARROWS).map(([from, to]) => [from, new Set(to)]));
+  assert.deepEqual(cycles(graph), []);
+});
+
+// ── No module-level mutable state ───────────────────────────────────────────────────────────────
+// A top-level const is state when what it holds can change: a Map/Set (unless typed ReadonlyMap /
+// ReadonlySet), a WeakMap/WeakSet, any other constructed object (errors excepted: a sentinel error
+// is a value), or an array/object literal that is neither `as const`, Object.freeze()d, nor typed
+// readonly (`readonly T[]`, `Readonly<…>`, or a named type whose every property is readonly).
+/** Blanks comments (keeping line breaks), so that braces and semicolons in them do not count. */
+const withoutComments = (text: string): string => text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (c) => c.replace(/[^\n]/g, ' '));
+
+/** The text up to the bracket that closes the one before `start` (or up to the first `;` at depth 0). */
+function scan(text: string, start: number, untilSemicolon: boolean): string {
+  let depth = untilSemicolon ? 0 : 1;
+  for (let end = start; end < text.length; end += 1) {
+    const c = text[end];
+    if (c === '{' || c === '(' || c === '[' || c === '<') depth += 1;
+    else if (c === '}' || c === ')' || c === ']' || (c === '>' && text[end - 1] !== '=')) depth -= 1;
+    if ((untilSemicolon && depth === 0 && c === ';') || (!untilSemicolon && depth === 0)) return text.slice(start, end);
+  }
+  return text.slice(start);
+}
+
+/** Splits at depth 0 of brackets: the members of an object type, or the object literals of a union. */
+function depthZero(text: string, keep: (c: string, depth: number) => 'split' | 'open' | 'close' | 'none'): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i] ?? '';
+    const kind = keep(c, depth);
+    if (kind === 'open') depth += 1;
+    else if (kind === 'close') depth -= 1;
+    if (kind === 'split' && depth === 0) {
+      parts.push(text.slice(from, i));
+      from = i + 1;
+    }
+  }
+  parts.push(text.slice(from));
+  return parts.map((p) => p.trim()).filter((p) => p !== '');
+}
+const bracket = (c: string): 'open' | 'close' | 'none' => ('{([<'.includes(c) ? 'open' : '})]>'.includes(c) ? 'close' : 'none');
+
+/** Every object type declared in src/ (interface, or a type alias of object literals or their union): its bodies. */
+const declarations: ReadonlyMap<string, readonly string[]> = new Map(
+  files.flatMap((file) => {
+    const text = withoutComments(readFileSync(file, 'utf8'));
+    return [...text.matchAll(/^(?:export )?(?:interface ([A-Z]\w*)(?:<[^{]*>)?(?: extends [^{]+)? \{|type ([A-Z]\w*)(?:<[^=]*>)? =)/gm)].map((m) => {
+      const start = (m.index ?? 0) + m[0].length;
+      if (m[1] !== undefined) return [m[1], [scan(text, start, false)]] as [string, string[]];
+      const union = depthZero(scan(text, start, true), (c) => (c === '|' ? 'split' : bracket(c)));
+      const objects = union.every((member) => member.startsWith('{') && member.endsWith('}')) ? union.map((member) => member.slice(1, -1)) : [];
+      return [m[2] ?? '', objects] as [string, string[]];
+    });
+  }),
+);
+
+/** Whether every property (and index signature) of an object type (written out, or named and declared in src/) is readonly. */
+function isReadonlyType(annotation: string): boolean {
+  const bodies = annotation.startsWith('{') && annotation.endsWith('}') ? [annotation.slice(1, -1)] : (declarations.get(annotation) ?? []);
+  const members = bodies.flatMap((body) => depthZero(body, (c) => (c === ';' || c === ',' || c === '\n' ? 'split' : bracket(c))));
+  // A method signature is behaviour, not a slot: only properties and index signatures must be readonly.
+  return bodies.length > 0 && members.every((member) => member.startsWith('readonly ') || /^[\w$]+\??\s*[(<]/.test(member));
+}
+
+function holdsState(c: TopLevelConst): boolean {
+  const annotation = c.annotation ?? '';
+  const init = c.initializer.replace(/\s+satisfies\s+[\s\S]*$/, '');
+  const constructed = /^new\s+([\w$.]+)/.exec(init)?.[1];
+  if (constructed !== undefined) {
+    if (/Error$/.test(constructed)) return false;
+    return !((constructed === 'Map' && /^ReadonlyMap</.test(annotation)) || (constructed === 'Set' && /^ReadonlySet</.test(annotation)));
+  }
+  if (!/^[[{]/.test(init)) return false;
+  if (/\bas const$/.test(init)) return false;
+  if (/^(readonly\s|ReadonlyArray<|Readonly<)/.test(annotation)) return false;
+  return !(init.startsWith('{') && (/^[A-Z][\w$]*$/.test(annotation) || annotation.startsWith('{')) && isReadonlyType(annotation));
+}
+
+test('no module-level mutable state (a top-level Map, Set, array or object that can change) in src/', () => {
+  const found = files.flatMap((file) =>
+    topLevelConsts(readFileSync(file, 'utf8'))
+      .filter(holdsState)
+      .map((c) => `${shown(file)}:${c.line} ${c.name}`),
   );
   assert.deepEqual(found, []);
 });
