@@ -49,7 +49,8 @@ test('no module-level mutable state (let/var at the top level) in src/', () => {
 
 // ── Allowed folder arrows ───────────────────────────────────────────────────────────────────────
 // Each area (a top-level folder of src/, proxy/'s subfolders, main.ts) → the areas it may import.
-// An import edge not listed here fails the test; an arrow listed but unused is fine.
+// An import edge not listed here fails the test; an arrow listed but unused is fine. docs/design.md
+// ("Allowed folder arrows") shows the same list, and the test below checks that it does.
 // `proxy/` is proxy/index.ts, the folder's public surface: other folders import proxy through it
 // only. Its subfolders, lowest first: http ← attempt ← request ← failover ← refusal ← sites ← inference.
 // PLANNED (issue 22, other branches): ports/ and plane/ are declared before they exist, with the
@@ -100,6 +101,23 @@ test('every area of src/ is declared in the allowed folder arrows', () => {
 test('the allowed folder arrows point one way (no cycle in the list itself)', () => {
   const graph = new Map(Object.entries(ALLOWED_ARROWS).map(([from, to]) => [from, new Set(to)]));
   assert.deepEqual(cycles(graph), []);
+});
+
+test('docs/design.md shows the same allowed folder arrows', () => {
+  const design = readFileSync(new URL('../../docs/design.md', import.meta.url), 'utf8');
+  const block = /## Allowed folder arrows[\s\S]*?```\n([\s\S]*?)```/.exec(design)?.[1] ?? '';
+  const documented = Object.fromEntries(
+    block
+      .split('\n')
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter((line) => line.includes('→'))
+      .map((line) => {
+        const [from = '', to = ''] = line.split('→').map((side) => side.trim());
+        return [from, to.split(/\s+/).filter((a) => a !== '' && a !== '(nothing)').sort()];
+      }),
+  );
+  const listed = Object.fromEntries(Object.entries(ALLOWED_ARROWS).map(([from, to]) => [from, [...to].sort()]));
+  assert.deepEqual(documented, listed);
 });
 
 // ── No module-level mutable state ───────────────────────────────────────────────────────────────
