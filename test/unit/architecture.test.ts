@@ -64,9 +64,9 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'capacity/': [...CORE, 'kinds/', 'discovery/'],
   'nodes/': [...CORE, 'kinds/', 'discovery/', 'capacity/'],
   'routing/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'nodes/'],
-  'scheduler/': [...CORE, 'capacity/', 'nodes/', 'routing/'],
+  'scheduler/': [...CORE, 'kinds/', 'capacity/', 'nodes/', 'routing/'],
   'mesh/': [...CORE, 'capacity/', 'nodes/', 'routing/'],
-  'ports/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/'], // planned
+  'ports/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/'],
   'proxy/http/': [...CORE],
   'proxy/attempt/': [...CORE, 'kinds/', 'proxy/http/'],
   'proxy/request/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/attempt/'],
@@ -75,7 +75,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'proxy/sites/': [...CORE, 'mesh/', 'routing/', 'ports/', 'proxy/http/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/', 'proxy/refusal/'],
   'proxy/inference/': [...CORE, 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'ports/', 'proxy/http/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/', 'proxy/refusal/', 'proxy/sites/'],
   'proxy/': ['proxy/http/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/', 'proxy/refusal/', 'proxy/sites/', 'proxy/inference/'],
-  'plane/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'ports/', 'proxy/'], // planned
+  'plane/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'ports/', 'proxy/'],
   'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/'],
   'logs/': [...CORE, 'discovery/', 'nodes/', 'mesh/', 'proxy/'],
   'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/'],
