@@ -16,6 +16,7 @@ export { buildCatalog } from './request/model-catalog.ts';
 export { fleetModels } from './request/models-list.ts';
 export { requestSettings, type RequestSettings } from './request/request-settings.ts';
 export { siteLabel } from './failover/target.ts';
+export { upstreamVerdict } from './failover/upstream-verdict.ts';
 export type { RemoteDeps } from './sites/site-target.ts';
 export { remoteDeps, type RemoteParts } from './sites/remote-deps.ts';
 export { remoteModelList, type RemoteFleetModel } from './sites/remote-models.ts';

@@ -344,3 +344,24 @@ test('a local node that fails before its first byte is failed over to a site in 
     sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
   }
 });
+
+test('a 5xx from the last local node is failed over to a fresh site that serves the model; with no site for it, the node’s answer is passed on', async () => {
+  const bSmall = simB.url('b-small');
+  await setSimFaults(bSmall, { inference: 'error500' });
+  sitesSeenByB = [view('a-5xx', gwA.url, { shared: { ctx: 16384 } })];
+  try {
+    const before500 = await metricOf(gwB, 'gateway_upstream_attempts_total', { node: 'b-small', result: 'http_5xx' });
+    const res = await post(gwB, chatBody('shared'), withKey(KEY_B));
+    assert.equal(res.status, 200, res.text);
+    assert.equal(header(res, 'x-switchyard-site'), 'a-5xx', 'the site took over from the failing node');
+    assert.equal(await metricOf(gwB, 'gateway_upstream_attempts_total', { node: 'b-small', result: 'http_5xx' }), before500 + 1, 'the local node was tried first');
+    // No fresh site serves the model: nothing to fail over to, so the client gets the node's own 500.
+    sitesSeenByB = [view('old-5xx', gwA.url, { shared: {} }, { fresh: false })];
+    const passed = await post(gwB, chatBody('shared'), withKey(KEY_B));
+    assert.equal(passed.status, 500, passed.text);
+    assert.equal(header(passed, 'x-switchyard-node'), 'b-small');
+  } finally {
+    await setSimFaults(bSmall, { inference: 'none' });
+    sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
+  }
+});

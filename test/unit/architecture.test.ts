@@ -70,7 +70,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'proxy/http/': [...CORE],
   'proxy/attempt/': [...CORE, 'kinds/', 'proxy/http/'],
   'proxy/request/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/attempt/'],
-  'proxy/failover/': [...CORE, 'nodes/', 'routing/', 'scheduler/', 'proxy/http/', 'proxy/attempt/', 'proxy/request/'],
+  'proxy/failover/': [...CORE, 'nodes/', 'routing/', 'scheduler/', 'ports/', 'proxy/http/', 'proxy/attempt/', 'proxy/request/'],
   'proxy/refusal/': [...CORE, 'nodes/', 'routing/', 'scheduler/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/'],
   'proxy/sites/': [...CORE, 'mesh/', 'routing/', 'ports/', 'proxy/http/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/', 'proxy/refusal/'],
   'proxy/inference/': [...CORE, 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'ports/', 'proxy/http/', 'proxy/attempt/', 'proxy/request/', 'proxy/failover/', 'proxy/refusal/', 'proxy/sites/'],

@@ -38,6 +38,12 @@ export type NextTarget =
 /** Where targets come from, in the order they are tried; asked again after every failed attempt. */
 export interface TargetSource {
   next(state: FailoverState): Promise<NextTarget>;
+  /**
+   * Whether this source may have a target for the request as it stands, asked (without side effects)
+   * when an earlier source's target answers a 5xx and has no sibling left: a later source that may
+   * serve makes that answer worth failing over from. Absent: never asked.
+   */
+  mayServe?(state: FailoverState): boolean;
 }
 
 /** What every attempt shares, whatever its target. */
@@ -58,7 +64,8 @@ export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unse
 
 export async function runFailover(sources: readonly TargetSource[], setting: AttemptSetting, initial: FailoverState): Promise<FailoverEnd> {
   let state = initial;
-  for (const source of sources) {
+  for (const [index, source] of sources.entries()) {
+    const later = sources.slice(index + 1);
     for (;;) {
       const next = await source.next(state);
       if (next.kind === 'none') {
@@ -68,7 +75,9 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
       }
       const { target } = next;
       setting.onAttempt(target);
-      const verdict = target.conclude(await attempt(target, setting));
+      const stateNow = state;
+      const canFailOver = (): boolean => mayFailOver(target, later, stateNow);
+      const verdict = target.conclude(await attempt(target, canFailOver, setting));
       if (verdict.next === 'answered') {
         setting.finish(target.label, verdict.status, verdict.figures);
         return { kind: 'answered' };
@@ -79,7 +88,15 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
   return { kind: 'unserved', state };
 }
 
-async function attempt(target: Target, setting: AttemptSetting): Promise<AttemptOutcome> {
+/**
+ * Whether a target's 5xx is worth failing over from: a sibling target remains in its own source,
+ * or a later source (the sites, after the local nodes) may serve the request as it stands.
+ */
+export function mayFailOver(target: Pick<Target, 'canFailOver'>, later: readonly TargetSource[], state: FailoverState): boolean {
+  return target.canFailOver() || later.some((source) => source.mayServe?.(state) === true);
+}
+
+async function attempt(target: Target, canFailOver: () => boolean, setting: AttemptSetting): Promise<AttemptOutcome> {
   try {
     const prepared = await target.prepare();
     if (prepared.kind === 'unsendable') return prepared.outcome;
@@ -88,7 +105,7 @@ async function attempt(target: Target, setting: AttemptSetting): Promise<Attempt
       body: setting.body,
       res: setting.res,
       nodeName: target.label,
-      canFailOver: () => target.canFailOver(),
+      canFailOver,
       startedMs: setting.startedMs,
       totalTimeoutMs: setting.totalTimeoutMs,
       clock: setting.clock,

@@ -6,9 +6,10 @@
 
 import type { EventBus } from '#src/core/events.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
-import type { NodeRegistry, NodeView } from '#src/nodes/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import type { AdmissionPort, FleetReports } from '#src/ports/index.ts';
 import { mayTruncateAt, type RouteRequest } from '#src/routing/index.ts';
-import type { Admission, Scheduler } from '#src/scheduler/index.ts';
+import type { Admission } from '#src/scheduler/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { judgeNodeAttempt } from './attempt-feedback.ts';
 import type { FailoverState } from './failover-state.ts';
@@ -23,9 +24,9 @@ import type { AttemptVerdict, Prepared, Target } from './target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
 export interface NodeTargetDeps {
-  readonly registry: Pick<NodeRegistry, 'learnContext' | 'learnTokenRatio'>;
+  readonly registry: Pick<FleetReports, 'learnContext' | 'learnTokenRatio'>;
   readonly pools: UpstreamPools;
-  readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
+  readonly scheduler: AdmissionPort;
   readonly events: EventBus<ProxyEvents>;
   readonly modelLabel: (model: string) => string;
   readonly onModelVanished: (nodeName: string) => void;

@@ -71,7 +71,7 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   if (lastRefusal?.kind === 'model_not_found') return answer(upstreamModelNotFound(requested, lastRefusal.message));
   const failures = f.state.failures.map(failureLine);
   if (f.state.loadTimedOut) return answer(modelLoadTimedOut(requested, failures, f.retryAfterSeconds));
-  if (routeRequest.triedNodes.size > 0) return answer(allAttemptsFailed(requested, failures, f.retryAfterSeconds));
+  if (routeRequest.triedNodes.size > 0) return answer(allAttemptsFailed(requested, failures, f.retryAfterSeconds, f.state.triedSites.size > 0));
   const error = nothingServes({
     nodes: f.snapshot().nodes,
     model: f.model,

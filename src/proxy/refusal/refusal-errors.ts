@@ -48,10 +48,11 @@ export function noNodeAvailable(model: string, excluded: readonly Exclusion[], r
   });
 }
 
-export function allAttemptsFailed(model: string, failures: readonly string[], retryAfterSeconds: number): GatewayError {
+/** `sitesTried`: remote sites were tried after the nodes, and their failures are in the list too. */
+export function allAttemptsFailed(model: string, failures: readonly string[], retryAfterSeconds: number, sitesTried = false): GatewayError {
   return new GatewayError(
     'GW_UPSTREAM_UNREACHABLE',
-    `every node tried for model '${model}' failed before answering: ${failures.join('; ')}`,
+    `every ${sitesTried ? 'node and site' : 'node'} tried for model '${model}' failed before answering: ${failures.join('; ')}`,
     { status: 502, openaiType: 'server_error', openaiCode: 'upstream_failed', retryAfterSeconds },
   );
 }

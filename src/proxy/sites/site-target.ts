@@ -59,16 +59,24 @@ export class SiteTargets implements TargetSource {
   }
 
   async next(state: FailoverState): Promise<NextTarget> {
-    const { routeRequest } = state;
-    const request = { model: this.#ask.resolved.model, promptTokens: this.#promptTokens(routeRequest.promptTokens), maxTokens: this.#ask.maxTokens, triedSites: state.triedSites, forwarded: this.#ask.forwarded };
-    this.#sites ??= this.#deps.mesh.source.sites().filter((s) => s.id !== this.#deps.mesh.site);
-    const choice = chooseSite(request, this.#sites, this.#deps.reachability.unreachable(), this.#deps.nextTurn());
+    const choice = this.#choose(state, this.#deps.nextTurn());
     this.#choice = choice;
     const site = choice.chosen;
     if (site === undefined) return { kind: 'none', stop: false };
     const key = this.#deps.mesh.key();
     if (key === undefined) return { kind: 'none', stop: false, failure: { target: { kind: 'site', id: site.id }, code: 'not_tried', detail: "not tried, this site's key is not loaded yet" } };
     return { kind: 'target', target: siteTarget(this.#deps, this.#ask, { view: site, canFailOver: choice.alternatives > 0, key }) };
+  }
+
+  /** A site would be chosen now (and this site's key is loaded to sign for it). */
+  mayServe(state: FailoverState): boolean {
+    return this.#deps.mesh.key() !== undefined && this.#choose(state, 0).chosen !== undefined;
+  }
+
+  #choose(state: FailoverState, turn: number): SiteChoice {
+    const request = { model: this.#ask.resolved.model, promptTokens: this.#promptTokens(state.routeRequest.promptTokens), maxTokens: this.#ask.maxTokens, triedSites: state.triedSites, forwarded: this.#ask.forwarded };
+    this.#sites ??= this.#deps.mesh.source.sites().filter((s) => s.id !== this.#deps.mesh.site);
+    return chooseSite(request, this.#sites, this.#deps.reachability.unreachable(), turn);
   }
 
   /** What the sites said, for an answer no target served: each with why, the tried ones by their real failure. */

@@ -8,7 +8,7 @@ import { ManualClock } from '#src/core/clock.ts';
 import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
 import { judgeSiteAttempt } from '#src/proxy/failover/attempt-feedback.ts';
 import type { AttemptOutcome } from '#src/proxy/attempt/attempt-outcome.ts';
-import { runFailover, type AttemptSetting, type NextTarget, type TargetSource } from '#src/proxy/failover/failover-loop.ts';
+import { mayFailOver, runFailover, type AttemptSetting, type NextTarget, type TargetSource } from '#src/proxy/failover/failover-loop.ts';
 import { startFailover, type FailoverState } from '#src/proxy/failover/failover-state.ts';
 import { failureLine, type AttemptVerdict, type Target, type TargetId, type TargetFailure } from '#src/proxy/failover/target.ts';
 import { request } from '#test/fixtures/builders.ts';
@@ -113,4 +113,19 @@ test('a target is released even when preparing its call throws', async () => {
   const target: Target = { ...fakeTarget(log, a, down), prepare: () => Promise.reject(new Error('signing failed')) };
   await assert.rejects(runFailover([source([target])], setting(log), startFailover(request('m'))), /signing failed/);
   assert.deepEqual(log.lines, ['attempt a', 'release a']);
+});
+
+test('a 5xx is failed over from when a sibling remains, or a later source may serve (the sites after the nodes)', () => {
+  const state = startFailover(request('m'));
+  const none: TargetSource = { next: () => Promise.resolve({ kind: 'none', stop: false }) };
+  const serving = (answer: boolean): TargetSource => ({ next: none.next, mayServe: () => answer });
+  const target = (sibling: boolean): Pick<Target, 'canFailOver'> => ({ canFailOver: () => sibling });
+  const rows: readonly [string, boolean, readonly TargetSource[], boolean][] = [
+    ['a sibling node remains', true, [], true],
+    ['no sibling, no later source', false, [], false],
+    ['no sibling, a later source that is never asked', false, [none], false],
+    ['no sibling, a later source with no site for it', false, [serving(false)], false],
+    ['no sibling, a later source that may serve', false, [serving(false), serving(true)], true],
+  ];
+  for (const [what, sibling, later, expected] of rows) assert.equal(mayFailOver(target(sibling), later, state), expected, what);
 });

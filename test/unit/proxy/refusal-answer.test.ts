@@ -54,7 +54,7 @@ test('the one failures list names nodes and sites alike in the 502', () => {
   const answer = refusalAnswer(facts({ state }));
   assert.equal(answer.kind, 'error');
   if (answer.kind !== 'error') return;
-  assert.equal(answer.error.message, "every node tried for model 'm' failed before answering: gpu-b: ECONNRESET; site:eu: answered 503 no_healthy_node");
+  assert.equal(answer.error.message, "every node and site tried for model 'm' failed before answering: gpu-b: ECONNRESET; site:eu: answered 503 no_healthy_node");
 });
 
 test("site exclusions are listed beside the node counts in the 503, each with its reason, in this site's words", () => {

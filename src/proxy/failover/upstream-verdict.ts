@@ -2,7 +2,7 @@
 // A refusal the node explained (overflow, unknown model) proves it alive, unless the gateway's own
 // figures disprove it (contradictory_refusal: counted like a failure); a client leaving proves nothing.
 
-import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { ProxyEvents } from '../request/proxy-events.ts';
 import type { UpstreamVerdict } from '#src/nodes/index.ts';
 
 export /** Which attempt results say something about the node's own health. */
