@@ -6,6 +6,7 @@ import { createTopicScoreParams } from '@libp2p/gossipsub/score';
 import { SITES_TOPIC } from '../site-record.ts';
 import type { MessageVerdict } from '../transport.ts';
 import type { ByteMeter } from './byte-meter.ts';
+import { fastMessageId } from './fast-message-id.ts';
 
 /**
  * One RPC frame may carry several messages (an IWANT answer batches them) plus control entries,
@@ -50,6 +51,8 @@ export function sitesGossipsub(maxMessageBytes: number, meter: ByteMeter): Retur
     // Identical bytes twice (e.g. a "want" repeated within the seen-cache window) are a no-op,
     // not an error: records themselves always differ, their revision rises.
     ignoreDuplicatePublishError: true,
+    // A copy already seen is dropped before its signature is checked again (fast-message-id.ts).
+    fastMsgIdFn: fastMessageId,
     // Own records go to every connected subscriber, not only the D mesh peers: meshes here are
     // small (tens of sites), records are small, and a change should arrive in one hop.
     floodPublish: true,
