@@ -1,8 +1,9 @@
 // `npm run bench -- --mesh [--sites 32] [--heartbeat 2s] [--measure 10]`: a federation of N real
 // `switchyard serve` processes on 127.0.0.1 (one light simulated node each, all in one sim
 // process), each dialling three others, gossiping over libp2p + gossipsub. Prints:
-//   - cold-start convergence: from the last gateway starting until every site sees every other
-//     fresh (the bound: three heartbeats);
+//   - cold-start convergence: from the last gateway starting until every site has seen every other
+//     fresh (the bound: three heartbeats), read from the gateways' freshness log lines
+//     (mesh-timeline.ts), then checked once against /admin/sites;
 //   - convergence after a change: site 0 starts serving a new model → every other site lists it;
 //   - time to fail closed after a kill: the last site is SIGKILLed → every other marks it stale;
 //   - gossip bytes per second per site in steady state (gateway_mesh_gossip_bytes_total: gossipsub
