@@ -59,6 +59,17 @@ export interface Libp2pTransportOptions {
   readonly events?: TransportEvents;
 }
 
+/**
+ * How long libp2p's connection monitor waits for a ping's answer before it closes the connection as
+ * dead (its default is 5 s). A site's liveness is judged by its records' freshness, not by pings;
+ * the ping only finds connections nobody closed (a host gone without a FIN). A gateway starved of
+ * CPU stalls for seconds: with 32 sites on a 2-core machine the 5 s default closed live
+ * connections every few minutes, and each drop cost a redial, a new gossipsub mesh and full records
+ * (#20 item 8). 30 s is the longest redial back-off: a dead connection is found about as fast as
+ * a redial of it would be tried.
+ */
+export const PING_TIMEOUT_MS = 30_000;
+
 /** What the transport does before anything calls admit(): every peer, and no bound a site would reach. */
 const OPEN_ADMISSION: PeerAdmission = Object.freeze({ peers: undefined, maxMessagesPerSecond: 100_000 });
 
@@ -161,6 +172,7 @@ export class Libp2pTransport implements MeshTransport {
       connectionEncrypters: [noise()],
       streamMuxers: [yamux()],
       connectionManager: { dialTimeout: opts.dialTimeoutMs ?? 10_000 },
+      connectionMonitor: { pingTimeout: { minTimeout: PING_TIMEOUT_MS, maxTimeout: 2 * PING_TIMEOUT_MS } },
       // Only admitted peers stay connected: the check runs once Noise has proved the peer's id.
       connectionGater: {
         denyInboundEncryptedConnection: (peerId) => this.#refuses(peerId.toString()),
