@@ -26,3 +26,4 @@ export { chooseSite, knownRemoteModels, siteExclusion, type SiteChoice, type Sit
 export { SiteReachability, markFailed, markReached, unreachableAt, DEFAULT_SITE_BACKOFF, type BackoffPolicy, type Reachability, type ReachabilityChange } from './remote/reachability.ts';
 export type { RemoteModel, RemoteSiteView, SiteExclusion, SiteExclusionCode } from './remote/remote-site.ts';
 export { REMEMBERED_MS } from './remote/remote-site.ts';
+export { alternativeFilters, hasAlternativeIn, routerRoomsOf, switchViewOf, withRouterRoom, type RouterRoom } from './pipeline.ts';

@@ -3,4 +3,3 @@ export type { SchedulerEffects, SchedulerNotice } from './effects.ts';
 export { routeRequestFor, type RequestFacts, type RoutingSettings } from './route-request-for.ts';
 export { onRoomMayOpen } from './fleet-changes.ts';
 export { type LoadOutcome } from './router-switches.ts';
-export { alternativeFilters, hasAlternativeIn, routerRoomsOf, switchViewOf, withRouterRoom, type RouterRoom } from './pipeline.ts';

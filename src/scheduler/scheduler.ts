@@ -8,6 +8,11 @@ import type { Clock } from '#src/core/clock.ts';
 import { ctxFor } from '#src/capacity/index.ts';
 import type { LeaseReturn, NodeView } from '#src/nodes/index.ts';
 import {
+  alternativeFilters,
+  hasAlternativeIn,
+  routerRoomsOf,
+  withRouterRoom,
+  type RouterRoom,
   wakeTarget,
   classifyUnroutable,
   mightFitLater,
@@ -23,7 +28,6 @@ import {
 } from '#src/routing/index.ts';
 import type { SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
-import { alternativeFilters, hasAlternativeIn, routerRoomsOf, withRouterRoom, type RouterRoom } from './pipeline.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
 import { awaitsRouterLoad, loadPlan, RouterSwitches, type LoadOutcome } from './router-switches.ts';
 

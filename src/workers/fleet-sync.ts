@@ -5,7 +5,7 @@
 // and cross alone then (the views are the large part).
 
 import type { NodeView } from '#src/nodes/index.ts';
-import type { RouterRoom } from '#src/scheduler/index.ts';
+import type { RouterRoom } from '#src/routing/index.ts';
 import type { OwnerMessage, ViewsUpdate } from './protocol.ts';
 
 /** Where the fleet update is read from: the registry, the config in force, the scheduler. */

@@ -7,8 +7,8 @@ import type { RatioSample } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { PlaneFigures } from '#src/plane/index.ts';
-import type { Exclusion, RouteRequest } from '#src/routing/index.ts';
-import type { LoadOutcome, QueueSettings, RefusalReason, RouterRoom } from '#src/scheduler/index.ts';
+import type { Exclusion, RouteRequest, RouterRoom } from '#src/routing/index.ts';
+import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { SiteWire } from './site-mirror.ts';
 

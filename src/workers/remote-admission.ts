@@ -4,8 +4,8 @@
 // are messages back. Whether a failover has another node to try is decided here, over the mirror,
 // by the scheduler's own pipeline (router-room fed by the rooms the owner pushes).
 
-import { defaultFilters, type Exclusion, type Filter, type RouteRequest } from '#src/routing/index.ts';
-import { alternativeFilters, hasAlternativeIn, withRouterRoom, type Admission, type QueueSettings } from '#src/scheduler/index.ts';
+import { alternativeFilters, defaultFilters, hasAlternativeIn, withRouterRoom, type Exclusion, type Filter, type RouteRequest } from '#src/routing/index.ts';
+import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
 import type { AdmissionPort } from '#src/ports/index.ts';
 import { queueSettingsOf, type OwnerMessage, type WorkerMessage } from './protocol.ts';
 import type { ViewMirror } from './view-mirror.ts';

@@ -8,7 +8,7 @@
 import type { Usage } from '#src/capacity/index.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouterSwitchView } from '#src/routing/index.ts';
-import { switchViewOf, type RouterRoom } from '#src/scheduler/index.ts';
+import { switchViewOf, type RouterRoom } from '#src/routing/index.ts';
 import type { FleetView } from '#src/ports/index.ts';
 import type { ViewsUpdate } from './protocol.ts';
 

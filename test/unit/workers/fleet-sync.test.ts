@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NodeView } from '#src/nodes/index.ts';
-import type { RouterRoom } from '#src/scheduler/index.ts';
+import type { RouterRoom } from '#src/routing/index.ts';
 import { FleetSync } from '#src/workers/fleet-sync.ts';
 import { node } from '#test/fixtures/builders.ts';
 

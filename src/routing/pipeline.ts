@@ -1,19 +1,14 @@
-// The scheduler's filter pipeline, in one place for every side that routes or judges a failover:
+// The routing filter pipeline, in one place for every side that routes or judges a failover:
 // the configured filters with router-room after fits-context, and the same pipeline without
 // has-capacity for "is there another node worth trying" (a busy node queues, so it counts). A
 // request worker runs these same functions over its mirror, fed the owner's router rooms (below),
 // so both hosts of the request plane answer hasAlternative alike (test/contract/ports.contract.test.ts).
 
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import {
-  filterCandidates,
-  modelLimit,
-  routerRoom,
-  type Filter,
-  type RouteRequest,
-  type RouterSwitchLookup,
-  type RouterSwitchView,
-} from '#src/routing/index.ts';
+import { filterCandidates } from './route.ts';
+import type { Filter } from './filter.ts';
+import type { RouteRequest } from './route-request.ts';
+import { modelLimit, routerRoom, type RouterSwitchLookup, type RouterSwitchView } from './filters/router-room.ts';
 
 /** The router-room filter goes right after fits-context (which already prefers nodes with the model loaded). */
 export function withRouterRoom(filters: readonly Filter[], lookup: RouterSwitchLookup): readonly Filter[] {

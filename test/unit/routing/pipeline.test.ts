@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultFilters } from '#src/routing/index.ts';
-import { alternativeFilters, routerRoomsOf, switchViewOf, withRouterRoom } from '#src/scheduler/index.ts';
+import { alternativeFilters, routerRoomsOf, switchViewOf, withRouterRoom } from '#src/routing/index.ts';
 import { node, snapshotOf } from '#test/fixtures/builders.ts';
 
 const noSwitch = switchViewOf(undefined);
