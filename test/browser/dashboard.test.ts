@@ -160,18 +160,24 @@ test('1,000 nodes: first render and per-update cost, measured in the browser', {
   // the test fails a node's health (a 503 at once), so "all 1,000 healthy" is a state that holds,
   // not a window between two late probes.
   const gw = await startGateway(
-    `[server]\nlisten = "127.0.0.1:0"\n[health]\ninterval = "2s"\ntimeout = "120s"\n[discovery]\ninterval = "5s"\ntimeout = "120s"\n${nodes.join('')}`,
+    `[server]\nlisten = "127.0.0.1:0"\n[health]\ninterval = "3s"\ntimeout = "120s"\n[discovery]\ninterval = "30s"\ntimeout = "120s"\n${nodes.join('')}`,
     { logLevel: 'warn' },
   );
+  const started = performance.now();
+  const phase = (what: string): void => void process.stdout.write(`# dashboard with 1000 nodes: ${what} after ${Math.round(performance.now() - started)} ms\n`);
   try {
     const page = await browser.context.newPage();
     await page.goto(`${gw.url}/admin/`);
+    phase('page loaded');
     await eventually(async () => (await page.locator('#fleet tr[data-node]').count()) === 1000, PAGE_TIMEOUT_MS, '1000 rows');
+    phase('1000 rows');
     await eventually(async () => (await page.locator('#fleet tr[data-state="healthy"]').count()) === 1000, 2 * PAGE_TIMEOUT_MS, '1000 healthy rows');
+    phase('1000 healthy rows');
     const updatesBefore = await page.evaluate<number>('window.__switchyardTimings.updates.length');
     for (const index of [100, 500, 900]) {
       fleet.failHealth(index);
       await page.locator(`#fleet tr[data-node="cp-0${index}"]:not([data-state="healthy"])`).waitFor();
+      phase(`cp-0${index} shown failing`);
     }
     const t = await page.evaluate<{ firstRenderMs: number; firstRenderCostMs: number; updates: number[] }>('window.__switchyardTimings');
     const later = t.updates.slice(updatesBefore);

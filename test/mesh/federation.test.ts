@@ -17,7 +17,8 @@ import assert from 'node:assert/strict';
 import { systemClock } from '#src/core/clock.ts';
 import { Libp2pTransport } from '#src/mesh/gossip/index.ts';
 import { FAST, startMeshFleet, type MeshFleet, type MeshSite } from './mesh-fleet.ts';
-import { chat, listedModels, metricSum, metricValue, rowOf, sitesOf, waitFor, waitTimed } from './helpers.ts';
+import { timedEventually } from '#test/fixtures/http.ts';
+import { chat, listedModels, metricSum, metricValue, rowOf, sitesOf, waitFor } from './helpers.ts';
 import { forwardHeaders, libp2pKeyOf, recordMessage, type WireRecord } from './wire.ts';
 
 const HEARTBEAT_MS = 300;
@@ -101,7 +102,7 @@ test('a model served only at site E is reachable through A within two heartbeats
   await site('e').setNodes(['e-1', 'e-2']);
   // "Appearing": the moment E's own published set has it (its discovery of the new node done).
   await waitFor(async () => (await sitesOf(site('e'))).site?.models.some((m) => m.id === 'e-only') === true, 'E to serve e-only', WAIT_MS, 10);
-  const { tookMs, resolutionMs } = await waitTimed(async () => (await listedModels(site('a'))).includes('e-only'), 'A to list e-only', WAIT_MS, 10);
+  const { tookMs, resolutionMs } = await timedEventually(async () => (await listedModels(site('a'))).includes('e-only'), WAIT_MS, 'A to list e-only', 10);
   console.log(`# e-only routable at A ${Math.round(tookMs)} ms after E published it (bound ${2 * HEARTBEAT_MS} ms, resolution ${Math.round(resolutionMs)} ms)`);
   assert.ok(tookMs <= 2 * HEARTBEAT_MS + SLACK_MS + resolutionMs, `took ${tookMs} ms (resolution ${resolutionMs} ms)`);
   const before = await simRequests('e-2', 'e-only');
@@ -113,7 +114,7 @@ test('a model served only at site E is reachable through A within two heartbeats
 test('it leaves A within the freshness window after E stops serving it', async () => {
   await site('e').setNodes(['e-1']);
   await waitFor(async () => (await sitesOf(site('e'))).site?.models.some((m) => m.id === 'e-only') === false, 'E to drop e-only', WAIT_MS, 10);
-  const { tookMs, resolutionMs } = await waitTimed(async () => !(await listedModels(site('a'))).includes('e-only'), 'A to drop e-only', WAIT_MS, 10);
+  const { tookMs, resolutionMs } = await timedEventually(async () => !(await listedModels(site('a'))).includes('e-only'), WAIT_MS, 'A to drop e-only', 10);
   console.log(`# e-only gone from A ${Math.round(tookMs)} ms after E dropped it (bound ${FRESHNESS_MS} ms, resolution ${Math.round(resolutionMs)} ms)`);
   assert.ok(tookMs <= FRESHNESS_MS + SLACK_MS + resolutionMs, `took ${tookMs} ms (resolution ${resolutionMs} ms)`);
   const res = await chat(site('a'), 'e-only', 'still there?');
@@ -123,7 +124,7 @@ test('it leaves A within the freshness window after E stops serving it', async (
 test('killing E makes A fail closed for E’s models within the window; E restarted is fresh again', async () => {
   assert.equal((await chat(site('a'), 'e-base', 'before the kill')).status, 200);
   await site('e').stop('SIGKILL');
-  const { tookMs, resolutionMs } = await waitTimed(async () => (await rowOf(site('a'), 'e'))?.fresh === false, 'A to mark E stale', WAIT_MS, 10);
+  const { tookMs, resolutionMs } = await timedEventually(async () => (await rowOf(site('a'), 'e'))?.fresh === false, WAIT_MS, 'A to mark E stale', 10);
   console.log(`# A failed closed for E ${Math.round(tookMs)} ms after the kill (bound ${FRESHNESS_MS} ms, resolution ${Math.round(resolutionMs)} ms)`);
   assert.ok(tookMs <= FRESHNESS_MS + SLACK_MS + resolutionMs, `took ${tookMs} ms (resolution ${resolutionMs} ms)`);
   assert.equal((await listedModels(site('a'))).includes('e-base'), false);

@@ -65,31 +65,6 @@ export async function waitFor(check: () => Promise<boolean> | boolean, what: str
   }
 }
 
-/** How long a condition took to hold, and how late a poll may have seen it (its resolution). */
-export interface Timed {
-  readonly tookMs: number;
-  /**
-   * The slowest check plus the pause between two: the condition held at most this long before the
-   * poll that saw it ended. On a busy machine a check (an HTTP read of a loaded process) takes far
-   * longer than the pause, and a measured time is that much late.
-   */
-  readonly resolutionMs: number;
-}
-
-/** `waitFor`, and the resolution of what it measured. */
-export async function waitTimed(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000, pollMs = 25): Promise<Timed> {
-  const start = performance.now();
-  let slowestMs = 0;
-  for (;;) {
-    const checkStart = performance.now();
-    const held = await check();
-    slowestMs = Math.max(slowestMs, performance.now() - checkStart);
-    if (held) return { tookMs: performance.now() - start, resolutionMs: slowestMs + pollMs };
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
-
 export async function chat(site: MeshSite, model: string, content: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
   return site.json('/v1/chat/completions', {
     method: 'POST',
