@@ -198,6 +198,7 @@ test('1,000 nodes: first render and per-update cost, measured in the browser', {
     };
     process.stdout.write(`# dashboard with 1000 nodes: ${JSON.stringify(figures)}\n`);
     await page.screenshot({ path: `${RESULTS}/dashboard-1000-nodes.png` });
+    phase('screenshot taken');
     // Usability bounds on the page's own work, not a benchmark: the snapshot of 1,000 nodes on
     // screen, and one node's change, each timed from the feed event that brought it to its render
     // (alone on this 2-core machine ~1 s and ~70 ms; page load and the gateway's answer, which a
@@ -208,6 +209,8 @@ test('1,000 nodes: first render and per-update cost, measured in the browser', {
     await page.close();
   } finally {
     await gw.close();
+    phase('gateway closed');
     await fleet.close();
+    phase('fleet closed');
   }
 });

@@ -138,7 +138,7 @@ export class MeshSite {
     await writeFile(this.configPath, this.#config(nodes));
     const before = this.process?.lines.length ?? 0;
     this.process?.child.kill('SIGHUP');
-    await this.process?.waitForLine((l) => l.includes('"config reloaded"') && (this.process?.lines.indexOf(l) ?? 0) >= before, 10_000);
+    await this.process?.waitForLine((l) => l.includes('"config reloaded"') && (this.process?.lines.indexOf(l) ?? 0) >= before, 120_000);
   }
 
   signal(signal: NodeJS.Signals): void {
