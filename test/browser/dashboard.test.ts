@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { DEMO_FLEET, demoGatewayToml } from '#src/cli/demo.ts';
-import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
+import { chromiumPath, launchChromium, NAVIGATION_TIMEOUT_MS, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
 import { startControlPlaneFleet } from '#test/fixtures/control-plane-fleet.ts';
 import { eventually, timedEventually } from '#test/fixtures/http.ts';
 import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
@@ -151,7 +151,10 @@ test('with [admin] token set, the page asks for the token and keeps it in sessio
   }
 });
 
-test('1,000 nodes: first render and per-update cost, measured in the browser', { skip: SKIP }, async () => {
+// Its own bound, past npm test's 300 s per test: on a busy 2-core machine (two suites at once) this
+// test alone was seen to take 220 s (a screenshot of the 1,000 rows 70 s of it); the file's hard
+// bound (scripts/test.ts, 600 s) still stops it.
+test('1,000 nodes: first render and per-update cost, measured in the browser', { skip: SKIP, timeout: 480_000 }, async () => {
   assert.ok(browser);
   const fleet = await startControlPlaneFleet(1000, 4);
   const nodes = fleet.urls.map((url, i) => `[[nodes]]\nname = "cp-${String(i).padStart(4, '0')}"\nurl = "${url}"\nkind = "vllm"\n`);
@@ -202,7 +205,7 @@ test('1,000 nodes: first render and per-update cost, measured in the browser', {
       oneNodeChangeMs: Number(Math.max(...later).toFixed(1)),
     };
     process.stdout.write(`# dashboard with 1000 nodes: ${JSON.stringify(figures)}\n`);
-    await page.screenshot({ path: `${RESULTS}/dashboard-1000-nodes.png` });
+    await page.screenshot({ path: `${RESULTS}/dashboard-1000-nodes.png`, timeout: NAVIGATION_TIMEOUT_MS });
     phase('screenshot taken');
     // Usability bounds on the page's own work, not a benchmark: the snapshot of 1,000 nodes on
     // screen, and one node's change, each timed from the feed event that brought it to its render
