@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { systemClock } from '#src/core/clock.ts';
 import { Libp2pTransport } from '#src/mesh/gossip/index.ts';
-import { FAST, startMeshFleet, type MeshFleet, type MeshSite } from './mesh-fleet.ts';
+import { FAST, READ_TIMEOUT_MS, startMeshFleet, type MeshFleet, type MeshSite } from './mesh-fleet.ts';
 import { timedEventually } from '#test/fixtures/http.ts';
 import { chat, listedModels, metricSum, metricValue, rowOf, sitesOf, waitFor } from './helpers.ts';
 import { forwardHeaders, libp2pKeyOf, recordMessage, type WireRecord } from './wire.ts';
@@ -37,7 +37,7 @@ const site = (id: string): MeshSite => fleet.site(id);
 const all = (): MeshSite[] => IDS.map(site);
 
 async function simRequests(node: string, model: string): Promise<number> {
-  const res = await fetch(`${fleet.sim.url(node)}/__sim/requests`, { signal: AbortSignal.timeout(5_000) });
+  const res = await fetch(`${fleet.sim.url(node)}/__sim/requests`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
   const recorded = (await res.json()) as { path: string; model?: string }[];
   return recorded.filter((r) => r.model === model && r.path.includes('/chat/completions')).length;
 }
@@ -244,11 +244,11 @@ test('a forwarded request is never forwarded twice: served from local nodes only
   const cBefore = await simRequests('c-1', 'c-model');
   // Control: signed by f to C, which serves c-model locally: accepted and served.
   const toC = `${site('c').url}/v1/chat/completions`;
-  const ok = await fetch(toC, { method: 'POST', headers: await forwardHeaders({ url: toC, body, site: 'f', key }), body, signal: AbortSignal.timeout(10_000) });
+  const ok = await fetch(toC, { method: 'POST', headers: await forwardHeaders({ url: toC, body, site: 'f', key }), body, signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
   assert.equal(ok.status, 200, await ok.text());
   // The same, to B: B knows C serves c-model, but a forwarded request goes no further.
   const toB = `${site('b').url}/v1/chat/completions`;
-  const res = await fetch(toB, { method: 'POST', headers: await forwardHeaders({ url: toB, body, site: 'f', key }), body, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(toB, { method: 'POST', headers: await forwardHeaders({ url: toB, body, site: 'f', key }), body, signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
   const text = await res.text();
   assert.notEqual(res.status, 200, text);
   assert.notEqual(res.status, 401, `the signature was valid: ${text}`);
@@ -259,7 +259,7 @@ test('an unsigned or wrongly signed forwarded request gets 401', async () => {
   const url = `${site('a').url}/v1/chat/completions`;
   const body = JSON.stringify({ model: 'common', messages: [{ role: 'user', content: 'who are you' }], max_tokens: 4 });
   const send = async (headers: Record<string, string>): Promise<number> =>
-    (await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) })).status;
+    (await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(READ_TIMEOUT_MS) })).status;
   assert.equal(await send({ 'content-type': 'application/json', 'x-switchyard-forwarded-by': 'b' }), 401, 'unsigned');
   // Claims to be b, signed with f's key.
   assert.equal(await send(await forwardHeaders({ url, body, site: 'b', key: fleet.extraKeys.get('f')!.privateKey })), 401, 'signed by another key');

@@ -78,6 +78,9 @@ export interface MeshTimings {
   readonly startTimeoutMs?: number;
 }
 
+/** How long one HTTP read of a site may take: a gateway on a busy 2-core machine (two suites at once) was seen to take over 10 s. */
+export const READ_TIMEOUT_MS = 60_000;
+
 /**
  * test/mesh's timings: a 300 ms heartbeat, and a freshness window of ten of them, so that a site
  * turns stale only when it stops (or is stopped), not because a busy machine delayed three
@@ -150,7 +153,7 @@ export class MeshSite {
   }
 
   async json<T>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
-    const res = await fetch(`${this.url}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${this.url}${path}`, { ...init, signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
     const text = await res.text();
     let body: unknown = text;
     try {
@@ -163,7 +166,7 @@ export class MeshSite {
 
   /** /metrics as text. */
   async metrics(): Promise<string> {
-    const res = await fetch(`${this.url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${this.url}/metrics`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
     return res.text();
   }
 
