@@ -209,10 +209,10 @@ test('1,000 nodes: first render and per-update cost, measured in the browser', {
     phase('screenshot taken');
     // Usability bounds on the page's own work, not a benchmark: the snapshot of 1,000 nodes on
     // screen, and one node's change, each timed from the feed event that brought it to its render
-    // (alone on this 2-core machine ~1 s and ~70 ms; page load and the gateway's answer, which a
-    // busy machine stretches to tens of seconds, are not in these; firstRenderMs, which has them,
-    // is reported only). Speed is the bench's to measure.
-    assert.ok(figures.firstRenderCostMs < 30_000, `the first render of 1,000 nodes took ${figures.firstRenderCostMs} ms after the snapshot arrived`);
+    // (alone on this 2-core machine ~0.9 s and ~50 ms; at load average 50 up to 1.7 s and 1.8 s;
+    // page load and the gateway's answer, which a busy machine stretches to minutes, are not in
+    // these; firstRenderMs, which has them, is reported only). Speed is the bench's to measure.
+    assert.ok(figures.firstRenderCostMs < 10_000, `the first render of 1,000 nodes took ${figures.firstRenderCostMs} ms after the snapshot arrived`);
     assert.ok(figures.oneNodeChangeMs < 5_000, `one node's change took ${figures.oneNodeChangeMs} ms to render`);
     await page.close();
   } finally {
