@@ -1,5 +1,6 @@
 // Federation in the operator dashboard, in real Chromium: two in-process sites gossiping on an
-// in-memory bus (heartbeat 200 ms, freshness 600 ms). Site a's page shows site b fresh with its
+// in-memory bus (heartbeat 500 ms, freshness 10 s: wide enough that no busy machine makes b stale
+// before the test stops it, so every "fresh" below is a state, not a moment). Site a's page shows site b fresh with its
 // revision and models, a model only b serves with b as its site, a forward that cannot reach b as
 // b backing off, a forged record for b as a rejection, the Events view filtered by site — and b
 // stale, on the page without a reload, once b stops.
@@ -12,6 +13,7 @@ import { signRecord } from '#src/mesh/record-codec.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
 import { chromiumPath, launchChromium, type Browser } from '#test/fixtures/browser.ts';
+import { DEFAULT_SITE_BACKOFF } from '#src/routing/index.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 
@@ -40,8 +42,8 @@ function meshToml(id: Id): string {
     `url = "http://127.0.0.1:1/${id}"`,
     `key_file = "/unused/${id}.key"`,
     'listen = ["/ip4/127.0.0.1/tcp/0"]',
-    'heartbeat = "200ms"',
-    'freshness = "600ms"',
+    'heartbeat = "500ms"',
+    'freshness = "10s"',
     `allowed_peers = ["${ROGUE.peerId}"]`,
   ];
   for (const pin of IDS) lines.push('[[mesh.sites]]', `id = "${pin}"`, `public_key = "${key(pin).publicKey}"`);
@@ -88,7 +90,7 @@ test('the Sites, Models and Events views show the mesh live: fresh, remote-only 
 
   // Sites: b fresh, with a revision, its record's age, two models and its load; this site's own set.
   const b = page.locator('#sites tr[data-site="b"]');
-  await page.locator('#sites tr[data-site="b"][data-state="fresh"]').waitFor({ timeout: 20_000 });
+  await page.locator('#sites tr[data-site="b"][data-state="fresh"]').waitFor();
   await page.locator('#own-site[data-site="a"]').waitFor();
   assert.match(await page.locator('#own-site').innerText(), /This site: a .*revision \d+.*publishes 2 models: m-a \(ctx 8192\), shared \(ctx 8192\)/s);
   const cells = await b.locator('td').allInnerTexts();
@@ -114,29 +116,54 @@ test('the Sites, Models and Events views show the mesh live: fresh, remote-only 
   assert.match(await page.locator('#events li[data-site="b"][data-kind="freshness"]').first().innerText(), /site b stale → fresh/);
 
   // A forward to b cannot connect: b backs off, on the Sites view and in the Events view.
-  const res = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'only-b', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  await res.text();
-  assert.ok(res.status >= 500, `a forward nothing answers fails (${res.status})`);
-  await page.locator('#sites tr[data-site="b"][data-reachable="no"]').waitFor({ timeout: 10_000 });
+  /** Asks a for a model only b serves; returns when the request was sent (monotonic ms). */
+  const forwardToB = async (): Promise<number> => {
+    const sentAt = performance.now();
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'only-b', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    await res.text();
+    assert.ok(res.status >= 500, `a forward nothing answers fails (${res.status})`);
+    return sentAt;
+  };
+  let sentAt = await forwardToB();
+  await page.locator('#sites tr[data-site="b"][data-reachable="no"]').waitFor();
   assert.match(await b.innerText(), /unreachable \d+s ago: /);
   await page.locator('#events li[data-site="b"][data-kind="reachability"]').waitFor();
   // Explain lists the remote sites' verdicts next to the nodes': b is skipped while it backs off.
+  // b's first back-off is 2 s, and a busy machine can take longer than that from the failed
+  // forward to explain's answer. Only then may explain say "eligible" (the back-off ran out): the
+  // forward is sent again (it fails again, and b's back-off doubles) and explain asked again. An
+  // "eligible" sooner than the back-off after the failing forward was sent is a failure.
   await page.locator('#explain-form select[name="model"]').selectOption('only-b');
-  await page.locator('#explain-form button').click();
-  const explained = page.locator('#explain-sites tr[data-site="b"]');
+  for (let backoffMs = DEFAULT_SITE_BACKOFF.initialMs; ; backoffMs = Math.min(DEFAULT_SITE_BACKOFF.maxMs, 2 * backoffMs)) {
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === '/admin/explain'),
+      page.locator('#explain-form button').click(),
+    ]);
+    const answeredAt = performance.now();
+    const verdict = ((await answer.json()) as { sites?: { site: string; verdict: string }[] }).sites?.find((s) => s.site === 'b')?.verdict;
+    if (verdict === 'excluded') {
+      process.stdout.write(`# explain said b backs off ${Math.round(answeredAt - sentAt)} ms after the failing forward was sent (back-off ${backoffMs} ms)\n`);
+      break;
+    }
+    assert.ok(
+      answeredAt - sentAt >= backoffMs && backoffMs < DEFAULT_SITE_BACKOFF.maxMs,
+      `explain said b is ${verdict} ${Math.round(answeredAt - sentAt)} ms after the forward that failed was sent (back-off ${backoffMs} ms)`,
+    );
+    sentAt = await forwardToB();
+  }
+  const explained = page.locator('#explain-sites tr[data-site="b"][data-verdict="excluded"]');
   await explained.waitFor();
-  assert.equal(await explained.getAttribute('data-verdict'), 'excluded');
   assert.match(await explained.innerText(), /unreachable/);
 
   // A record for b signed with a's key: rejected, once, as the last rejection of b and an event.
   const now = Date.now();
   const forged = { v: 1 as const, site: 'b', url: 'http://127.0.0.1:1/evil', revision: now * 1024 + 1_000_000_000, issued_at: now, models: [{ id: 'evil' }], load: { in_flight: 0, queued: 0, slots: 1 } };
   for (let i = 0; i < 3; i++) await rogue.publish(signRecord({ ...forged, revision: forged.revision + i }, key('a')));
-  await page.locator('#events li[data-site="b"][data-kind="rejection"]').waitFor({ timeout: 10_000 });
+  await page.locator('#events li[data-site="b"][data-kind="rejection"]').waitFor();
   // (Only the rogue's: a heartbeat naming a digest a has not seen yet would be a rejection of its own.)
   const fromRogue = page.locator('#events li[data-kind="rejection"]', { hasText: ROGUE.peerId });
   assert.equal(await fromRogue.count(), 1, 'once per (peer, reason), as logged');
@@ -158,7 +185,7 @@ test('the Sites, Models and Events views show the mesh live: fresh, remote-only 
   await page.evaluate(`window.dashboardTestMarker = 'same page'`);
   await siteB.close();
   siteB = undefined;
-  await page.locator('#sites tr[data-site="b"][data-state="stale"]').waitFor({ timeout: 10_000 });
+  await page.locator('#sites tr[data-site="b"][data-state="stale"]').waitFor();
   assert.match(await b.innerText(), /stale/);
   await onlyB.locator('li[data-site="b"][data-state="stale"]').waitFor();
   assert.match(await onlyB.innerText(), /b stale, not serving/);

@@ -44,7 +44,7 @@ models = ["m-open"]
 ttft = "5ms"
 `);
   gw = await startGatewayProcess(configText(false), { CLIENT_KEY, ADMIN_TOKEN, NODE_KEY });
-  await eventually(async () => (await adminHealth()).healthy === 1, 15_000, 'node healthy');
+  await eventually(async () => (await adminHealth()).healthy === 1, 60_000, 'node healthy');
 });
 
 after(async () => {

@@ -52,7 +52,7 @@ async function waitForHost(name: string, check: (host: HostView) => boolean, wha
       const host = res.json<HostsReport>().hosts.find((h) => h.name === name);
       return host !== undefined && check(host);
     },
-    15_000,
+    60_000,
     `${name}: ${what}`,
   );
 }
@@ -128,7 +128,7 @@ test('--watch redraws until Ctrl-C', async () => {
   try {
     await cli.waitForLine((l) => l.startsWith('ollama-c '));
     // A second heading comes after a clear-screen: a redraw, about a second later.
-    await cli.waitForLine(() => cli.lines.filter((l) => l.includes('switchyard status  ')).length >= 2, 15_000);
+    await cli.waitForLine(() => cli.lines.filter((l) => l.includes('switchyard status  ')).length >= 2, 60_000);
     assert.ok(cli.lines.some((l) => l.startsWith('\x1b[H\x1b[2J')), 'each redraw clears the screen first');
   } finally {
     assert.equal(await cli.stop('SIGINT'), 1, 'the last exit code: a node is dead');

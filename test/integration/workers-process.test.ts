@@ -24,7 +24,7 @@ before(async () => {
   a = await startSlotCountingNode({ slots: 8, holdMs: 5, model: 'm-a' });
   b = await startSlotCountingNode({ slots: 8, holdMs: 5, model: 'm-b' });
   gw = await startGatewayProcess(configText(false));
-  await eventually(async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-a"'), 15_000, 'a listed');
+  await eventually(async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-a"'), 60_000, 'a listed');
 });
 
 after(async () => {
@@ -64,7 +64,7 @@ test('a real SIGHUP reaches both workers', async () => {
   await writeFile(gw.configPath, configText(true));
   gw.process.child.kill('SIGHUP');
   await gw.process.waitForLine((l) => l.includes('"config reloaded"'));
-  await eventually(async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-b"'), 15_000, 'b listed');
+  await eventually(async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-b"'), 60_000, 'b listed');
   assert.deepEqual([...new Set(await fresh('m-b', 16))], [200]);
   const runtime = (await httpJson('GET', `${gw.url}/admin/runtime`)).json() as { workers: { admitted: number }[] };
   assert.ok(runtime.workers.every((w) => w.admitted > 0), JSON.stringify(runtime.workers));
@@ -73,12 +73,12 @@ test('a real SIGHUP reaches both workers', async () => {
 test('SIGTERM: the requests in flight on every worker finish, then the process exits 0', async () => {
   a.pause();
   const inFlight = fresh('m-a', 16);
-  await eventually(() => a.seen.running === 8, 10_000, 'a full');
+  await eventually(() => a.seen.running === 8, 60_000, 'a full');
   const busy = async (): Promise<boolean> => {
     const runtime = (await httpJson('GET', `${gw.url}/admin/runtime`)).json() as { workers: { active_requests: number }[] };
     return runtime.workers.every((w) => w.active_requests > 0);
   };
-  await eventually(busy, 5_000, 'both workers have requests in flight');
+  await eventually(busy, 60_000, 'both workers have requests in flight');
   gw.process.child.kill('SIGTERM');
   await gw.process.waitForLine((l) => l.includes('draining'));
   a.resume();

@@ -78,7 +78,15 @@ export interface MeshTimings {
   readonly startTimeoutMs?: number;
 }
 
-export const FAST: MeshTimings = { heartbeat: '300ms', freshness: '1200ms', maxModelsPerSite: 8, loop: '200ms' };
+/** How long one HTTP read of a site may take: a gateway on a busy 2-core machine (two suites at once) was seen to take over 10 s. */
+export const READ_TIMEOUT_MS = 60_000;
+
+/**
+ * test/mesh's timings: a 300 ms heartbeat, and a freshness window of ten of them, so that a site
+ * turns stale only when it stops (or is stopped), not because a busy machine delayed three
+ * heartbeats in a row.
+ */
+export const FAST: MeshTimings = { heartbeat: '300ms', freshness: '3000ms', maxModelsPerSite: 8, loop: '200ms' };
 
 export class MeshSite {
   readonly id: string;
@@ -133,7 +141,7 @@ export class MeshSite {
     await writeFile(this.configPath, this.#config(nodes));
     const before = this.process?.lines.length ?? 0;
     this.process?.child.kill('SIGHUP');
-    await this.process?.waitForLine((l) => l.includes('"config reloaded"') && (this.process?.lines.indexOf(l) ?? 0) >= before, 10_000);
+    await this.process?.waitForLine((l) => l.includes('"config reloaded"') && (this.process?.lines.indexOf(l) ?? 0) >= before, 120_000);
   }
 
   signal(signal: NodeJS.Signals): void {
@@ -145,7 +153,7 @@ export class MeshSite {
   }
 
   async json<T>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
-    const res = await fetch(`${this.url}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${this.url}${path}`, { ...init, signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
     const text = await res.text();
     let body: unknown = text;
     try {
@@ -158,7 +166,7 @@ export class MeshSite {
 
   /** /metrics as text. */
   async metrics(): Promise<string> {
-    const res = await fetch(`${this.url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${this.url}/metrics`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
     return res.text();
   }
 

@@ -8,6 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { gatewayToml, startCli, writeTempFile } from '#test/fixtures/processes.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
+/** How long loading the CLI, or a reload of 500 nodes, may take on a busy 2-core machine (two suites at once: 15 s was seen to be too short). */
+const WAIT_MS = 120_000;
+
 /** Whether the process has a handler for SIGHUP (bit 0 of SigCgt in /proc/PID/status). */
 async function catchesHangup(pid: number): Promise<boolean> {
   try {
@@ -27,7 +30,7 @@ test('a SIGHUP sent while the gateway starts is queued, applied once it listens,
   try {
     const pid = proc.child.pid!;
     const listening = (): boolean => proc.lines.some((l) => l.includes('"gateway listening"'));
-    await eventually(async () => listening() || (await catchesHangup(pid)), 15_000, 'a SIGHUP handler or the gateway listening');
+    await eventually(async () => listening() || (await catchesHangup(pid)), WAIT_MS, 'a SIGHUP handler or the gateway listening');
     assert.equal(listening(), false, 'SIGHUP could be caught before the gateway listened');
     proc.child.kill('SIGHUP');
     const listeningLine = await proc.waitForLine((l) => l.includes('"gateway listening"'));
@@ -44,7 +47,7 @@ test('a SIGHUP sent while the gateway starts is queued, applied once it listens,
     assert.equal(typeof health.json<{ status: string }>().status, 'string');
     // A later SIGHUP reloads as before.
     proc.child.kill('SIGHUP');
-    await eventually(() => proc.lines.filter((l) => l.includes('"config reloaded"')).length === 2, 15_000, 'the second reload');
+    await eventually(() => proc.lines.filter((l) => l.includes('"config reloaded"')).length === 2, WAIT_MS, 'the second reload');
     assert.equal(await proc.stop(), 0);
   } finally {
     await proc.stop();

@@ -11,7 +11,8 @@ import { chatBody } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
 
 const HEARTBEAT_MS = 200;
-const FRESHNESS_MS = 1_000;
+/** Twenty heartbeats: c's last record stays fresh at a while c shuts down, however slowly a busy machine closes it. */
+const FRESHNESS_MS = 4_000;
 const mesh = new TwoSiteMesh({ heartbeatMs: HEARTBEAT_MS, freshnessMs: FRESHNESS_MS });
 
 type Sites = { site: string; reason: string; detail?: string }[];
@@ -41,7 +42,7 @@ test('once the stopped site is stale its models are unavailable (503 + Retry-Aft
 
   await eventually(
     async () => !(await httpJson('GET', `${a}/v1/models`)).json<{ data: { id: string }[] }>().data.some((m) => m.id === 'm-c'),
-    FRESHNESS_MS + 20 * HEARTBEAT_MS,
+    60_000,
     'm-c no longer listed at a (c stale)',
   );
   // Well past one freshness window: still unavailable, not unknown.
