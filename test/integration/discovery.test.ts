@@ -200,55 +200,79 @@ test('a model nobody can serve gets 503 with Retry-After and one reason per node
 });
 
 test('two empty lists in a row are needed before a node counts as serving nothing, logged once', async () => {
-  let mark = logMark(gw);
-  const emptyMetric = (): Promise<number> => discoveries(gw.url, 'empt', 'empty');
-  // Observe the state while exactly one empty list has been seen: the metric is read before and
-  // after /health and a routed request, and only an observation with both readings at base + 1 counts.
-  let observed = false;
-  for (let attempt = 0; attempt < 3 && !observed; attempt++) {
-    mark = logMark(gw);
-    const base = await emptyMetric();
-    await setSimFaults(sim.url('empt'), { models: 'empty' });
-    await eventually(
-      async () => {
-        const first = await emptyMetric();
-        if (first > base + 1) return true; // missed the window; try again
-        if (first < base + 1) return false;
-        const detail = await nodeDetail(gw.url, 'empt');
-        const res = await chat(gw.url, 'm-empt');
-        if ((await emptyMetric()) !== base + 1) return false;
-        assert.equal(detail?.models.state, 'known', 'one empty list changes nothing');
-        assert.deepEqual(detail?.models.names, ['m-empt']);
-        assert.equal(servedBy(res), 'empt', 'still routed on the names it listed before');
-        observed = true;
-        return true;
-      },
-      5_000,
-      'exactly one empty list',
-    );
-    if (observed) break;
-    await restore('empt');
+  // Its own gateway, listing every 2 s: the state after exactly one empty list lasts one interval,
+  // which must outlast the observation (four HTTP reads) on a busy machine; 150 ms did not. big's
+  // list is over max_body_bytes (expired): it might serve m-empt, so nothing listing it is a 503.
+  const gw = await startGateway(
+    gatewayConfig({
+      health: { interval: '100ms', timeout: '2s', failThreshold: FAIL_THRESHOLD },
+      discovery: { interval: '2s', timeout: '3s', max_body_bytes: '2KiB' },
+      nodes: [
+        { name: 'empt', url: sim.url('empt'), kind: 'vllm' },
+        { name: 'big', url: sim.url('big'), kind: 'vllm' },
+      ],
+      extra: ['[[models.available]]', 'name = "m-ghost"'].join('\n'),
+    }),
+  );
+  try {
+    const restoreHere = async (): Promise<void> => {
+      await setSimFaults(sim.url('empt'), { models: 'none', health: 'none' });
+      await waitForNode(gw.url, 'empt', (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy again');
+    };
+    await restoreHere();
+    await waitForNode(gw.url, 'big', modelState('expired'), 'expired (its list is too large)');
+    let mark = logMark(gw);
+    const emptyMetric = (): Promise<number> => discoveries(gw.url, 'empt', 'empty');
+    // Observe the state while exactly one empty list has been seen: the metric is read before and
+    // after /health and a routed request, and only an observation with both readings at base + 1 counts.
+    let observed = false;
+    for (let attempt = 0; attempt < 3 && !observed; attempt++) {
+      mark = logMark(gw);
+      const base = await emptyMetric();
+      await setSimFaults(sim.url('empt'), { models: 'empty' });
+      await eventually(
+        async () => {
+          const first = await emptyMetric();
+          if (first > base + 1) return true; // missed the window; try again
+          if (first < base + 1) return false;
+          const detail = await nodeDetail(gw.url, 'empt');
+          const res = await chat(gw.url, 'm-empt');
+          if ((await emptyMetric()) !== base + 1) return false;
+          assert.equal(detail?.models.state, 'known', 'one empty list changes nothing');
+          assert.deepEqual(detail?.models.names, ['m-empt']);
+          assert.equal(servedBy(res), 'empt', 'still routed on the names it listed before');
+          observed = true;
+          return true;
+        },
+        30_000,
+        'exactly one empty list',
+      );
+      if (observed) break;
+      await restoreHere();
+    }
+    assert.ok(observed, 'saw the node after exactly one empty list');
+
+    const detail = await waitForNode(gw.url, 'empt', modelState('known_empty'), 'known_empty');
+    assert.deepEqual(detail.models.names, []);
+    assert.equal(detail.models.fails, 0, 'an empty list is a success');
+    const res = await chat(gw.url, 'm-empt');
+    assert.equal(res.status, 503);
+    assert.equal(noNodeBody(res).exclusions.empty, 1);
+    // More empty lists change nothing and log nothing more.
+    const empties = await emptyMetric();
+    await eventually(async () => (await emptyMetric()) >= empties + 3, 60_000, 'three more empty lists');
+    assert.deepEqual(discoveryLogCounts(gw, 'empt', mark), { 'node reports no models': 1 });
+
+    await restoreHere();
+    assert.equal(servedBy(await chat(gw.url, 'm-empt')), 'empt');
+    assert.deepEqual(discoveryLogCounts(gw, 'empt', mark), {
+      'node reports no models': 1,
+      'models discovered': 1,
+      'configured model not served by node': 1,
+    });
+  } finally {
+    await gw.close();
   }
-  assert.ok(observed, 'saw the node after exactly one empty list');
-
-  const detail = await waitForNode(gw.url, 'empt', modelState('known_empty'), 'known_empty');
-  assert.deepEqual(detail.models.names, []);
-  assert.equal(detail.models.fails, 0, 'an empty list is a success');
-  const res = await chat(gw.url, 'm-empt');
-  assert.equal(res.status, 503);
-  assert.equal(noNodeBody(res).exclusions.empty, 1);
-  // More empty lists change nothing and log nothing more.
-  const empties = await emptyMetric();
-  await eventually(async () => (await emptyMetric()) >= empties + 3, 15_000, 'three more empty lists');
-  assert.deepEqual(discoveryLogCounts(gw, 'empt', mark), { 'node reports no models': 1 });
-
-  await restore('empt');
-  assert.equal(servedBy(await chat(gw.url, 'm-empt')), 'empt');
-  assert.deepEqual(discoveryLogCounts(gw, 'empt', mark), {
-    'node reports no models': 1,
-    'models discovered': 1,
-    'configured model not served by node': 1,
-  });
 });
 
 test('an unparseable list keeps the last-known-good names, expires after fail_threshold, recovers on the next good list', async () => {
