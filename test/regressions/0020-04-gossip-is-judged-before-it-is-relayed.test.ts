@@ -70,7 +70,9 @@ test('a message the judge rejects is not relayed: a site behind the relay never 
   try {
     await deliver(h, c, 'good-1');
     for (let i = 0; i < 20; i += 1) await h.transport.publish(bytes(`junk-${i}-${'x'.repeat(2_000)}`));
-    await eventually(() => b.judged.filter((m) => m.startsWith('junk')).length === 20, 60_000, 'B to judge the junk');
+    // B judges the junk and rejects it; gossipsub's score then graylists H at B, so on a busy machine
+    // (the junk spread over several heartbeats) B may ignore the rest of it unjudged: either way none is relayed.
+    await eventually(() => b.judged.some((m) => m.startsWith('junk')), 60_000, 'B to judge the junk');
     await deliver(b, c, 'marker-after-junk');
     assert.deepEqual(c.judged.filter((m) => m.startsWith('junk')), [], 'C heard none of the junk B rejected');
   } finally {
