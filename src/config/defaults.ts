@@ -31,6 +31,7 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     apiKeys: Object.freeze([]),
     workers: 1,
     corsOrigins: Object.freeze([]),
+    stateDir: undefined,
   }),
   admin: Object.freeze({ listen: undefined, token: undefined }),
   health: Object.freeze({ intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 }),

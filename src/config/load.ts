@@ -1,15 +1,29 @@
 // The only producer of GatewayConfig: TOML text + environment → a frozen, fully defaulted config,
 // or every problem found, each with its key path. Pure apart from loadConfigFile's single read.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parse, TomlError } from 'smol-toml';
 import type { EnvVars } from './api-key.ts';
+import type { SecretFileReader } from './client-keys.ts';
+import { invalid, valid } from './parse-result.ts';
 import { configIssueMessage, problemsFromIssues } from './config-issues.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { gatewayConfigSchema } from './schema.ts';
 import type { ConfigProblem, LoadResult } from './types.ts';
 
+/** Reads a tenant's `file:` keys; the loader's one read besides the config file (bounded: keys are small). */
+export const readKeyFile: SecretFileReader = (path) => {
+  try {
+    const text = readFileSync(path, 'utf8');
+    return text.length > MAX_KEY_FILE_CHARS ? invalid(`larger than ${MAX_KEY_FILE_CHARS} characters`) : valid(text);
+  } catch (error) {
+    return invalid(error instanceof Error && 'code' in error ? String(error.code) : String(error));
+  }
+};
+const MAX_KEY_FILE_CHARS = 4 * 1024 * 1024;
+
 /** `source` names the text in a syntax error (the file's path), so the operator knows where to look. */
-export function loadConfig(tomlText: string, env: EnvVars, source?: string): LoadResult {
+export function loadConfig(tomlText: string, env: EnvVars, source?: string, readFile: SecretFileReader = readKeyFile): LoadResult {
   let document: unknown;
   try {
     document = parse(tomlText);
@@ -17,7 +31,7 @@ export function loadConfig(tomlText: string, env: EnvVars, source?: string): Loa
     const where = source === undefined ? '' : `${source}: `;
     return failed([{ path: '', message: `${where}${describeSyntaxError(error)}` }]);
   }
-  const parsed = gatewayConfigSchema(env).safeParse(document, { error: configIssueMessage });
+  const parsed = gatewayConfigSchema(env, readFile).safeParse(document, { error: configIssueMessage });
   if (!parsed.success) return failed(problemsFromIssues(parsed.error.issues));
   return Object.freeze({ ok: true, config: deepFreeze(parsed.data) });
 }

@@ -36,7 +36,14 @@ const pinSchema = table({
     return parsed.ok ? valid(text) : invalid<string>(parsed.message);
   })),
   url: z.string().pipe(parsedBy(normalizeNodeUrl)).optional(),
-}).transform((pin): MeshSitePin => (pin.url === undefined ? { id: pin.id, publicKey: pin.public_key } : { id: pin.id, publicKey: pin.public_key, url: pin.url }));
+  // Checked against [[tenants]] by the top-level schema.
+  tenant: name.optional(),
+}).transform((pin): MeshSitePin => ({
+  id: pin.id,
+  publicKey: pin.public_key,
+  ...(pin.url === undefined ? {} : { url: pin.url }),
+  ...(pin.tenant === undefined ? {} : { tenant: pin.tenant }),
+}));
 
 const staticModelSchema = table({
   id: name.pipe(z.string().max(256, { error: 'must be at most 256 characters' })),

@@ -13,6 +13,8 @@ import { KV_MODES, MAX_WORKERS, NODE_KINDS, type GatewayConfig, type ModelSpec, 
 import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
 import { meshSchema } from './mesh-schema.ts';
 import { corsOriginsSchema } from './cors-origins.ts';
+import type { SecretFileReader } from './client-keys.ts';
+import { reportSiteTenantProblems, reportTenantProblems, tenantsSchema, tenantsWithDefault } from './tenants-schema.ts';
 import {
   durationMs,
   name,
@@ -42,6 +44,7 @@ function serverSchema(env: EnvVars) {
     api_keys: z.array(secretSchema(env), { error: 'must be an array of keys (literal or "env:VAR")' }).default([]),
     workers: workersSchema.default(CONFIG_DEFAULTS.server.workers),
     cors_origins: corsOriginsSchema.default(() => { const origins = CONFIG_DEFAULTS.server.corsOrigins; return origins === '*' ? origins : [...origins]; }),
+    state_dir: name.optional(),
   }).transform((server) => ({
     listen: server.listen,
     maxRequestBodyBytes: server.max_request_body_bytes,
@@ -52,6 +55,7 @@ function serverSchema(env: EnvVars) {
     apiKeys: server.api_keys,
     workers: server.workers,
     corsOrigins: server.cors_origins,
+    stateDir: server.state_dir,
   }));
 }
 
@@ -190,8 +194,11 @@ function nodesSchema(env: EnvVars) {
     .superRefine((nodes, ctx) => reportClashes(ctx, findNodeNameClashes(nodes)));
 }
 
-/** The whole file. `env` resolves `api_key = "env:VAR"`; it is a parameter so loading stays pure. */
-export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
+/**
+ * The whole file. `env` resolves `api_key = "env:VAR"`; `readFile` the tenants' `file:` keys. Both
+ * are parameters so the schema itself does no I/O.
+ */
+export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z.ZodType<GatewayConfig> {
   return table({
     server: serverSchema(env).prefault({}),
     admin: adminSchema(env).prefault({}),
@@ -203,12 +210,18 @@ export function gatewayConfigSchema(env: EnvVars): z.ZodType<GatewayConfig> {
     models: modelsSchema.prefault({}),
     nodes: nodesSchema(env).prefault([]),
     mesh: meshSchema.optional(),
+    tenants: tenantsSchema(env, readFile),
   }).superRefine((config, ctx) => {
+    // Refinements run even when a section failed; the tenant checks need every part well-typed.
+    if (Array.isArray(config.server.apiKeys) && Array.isArray(config.tenants)) {
+      reportTenantProblems(ctx, config.tenants, config.server.apiKeys, config.mesh?.sites.map((site) => site.id));
+      reportSiteTenantProblems(ctx, config.mesh?.sites ?? [], tenantsWithDefault(config.tenants, config.server.apiKeys));
+    }
     reportClashes(ctx, findUnservedModelGroups(config.models.available, config.nodes), ['models', 'available']);
     const admin = config.admin.listen;
     const main = config.server.listen;
     if (admin !== undefined && admin.port !== 0 && admin.port === main.port && admin.host === main.host) {
       ctx.addIssue({ code: 'custom', path: ['admin', 'listen'], message: 'must differ from server.listen (or leave it out to serve admin on the main listener)' });
     }
-  });
+  }).transform((config) => ({ ...config, tenants: tenantsWithDefault(config.tenants, config.server.apiKeys) }));
 }

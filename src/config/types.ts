@@ -2,6 +2,9 @@
 // Durations are milliseconds, sizes are bytes; names carry the unit.
 
 import type { CorsOrigins } from './cors-origins.ts';
+import type { TenantSpec } from './tenant-types.ts';
+
+export { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantPriority, type TenantSpec } from './tenant-types.ts';
 
 export const NODE_KINDS = ['auto', 'vllm', 'llamacpp', 'ollama', 'sglang', 'openai'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
@@ -46,6 +49,11 @@ export interface ServerConfig {
    * exactly those, empty = CORS off (no preflight answered, no Access-Control-* header sent).
    */
   readonly corsOrigins: CorsOrigins;
+  /**
+   * Where the gateway keeps what must survive a restart (tenants' usage and budgets, in SQLite);
+   * undefined = kept in memory only (a restart forgets today's usage).
+   */
+  readonly stateDir: string | undefined;
 }
 
 /** The most request workers a gateway runs (each is a thread with its own heap). */
@@ -198,6 +206,11 @@ export interface GatewayConfig {
   readonly routing: RoutingConfig;
   readonly models: ModelsConfig;
   readonly nodes: readonly NodeSpec[];
+  /**
+   * `[[tenants]]`, then `default` holding `[server] api_keys` when there are any. Empty = no client
+   * authentication: every request is the open `default` tenant's, without limits.
+   */
+  readonly tenants: readonly TenantSpec[];
   /** Federation (`[mesh]`); undefined = the gateway runs alone. */
   readonly mesh?: MeshConfig | undefined;
 }
@@ -212,6 +225,8 @@ export interface MeshSitePin {
    * record says. Pinning it keeps a compromised site key from steering forwarded requests elsewhere.
    */
   readonly url?: string | undefined;
+  /** The tenant this site's forwarded requests are admitted as; undefined = no tenant limits (as before tenants). */
+  readonly tenant?: string | undefined;
 }
 
 /** A model published by the `static` discovery source (backends that cannot be listed). */

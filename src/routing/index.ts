@@ -1,6 +1,6 @@
 export { route, filterCandidates, type RoutingDecision } from './route.ts';
 export { RouteIndex, ROUTE_INDEX_MAX_ENTRIES } from './route-index.ts';
-export { type RouteRequest, neededTokens, minNeededTokens, reservedTokens } from './route-request.ts';
+export { type QueueTenant, type RouteRequest, neededTokens, minNeededTokens, reservedTokens } from './route-request.ts';
 export { classifyUnroutable, largestContext, mightFitLater, type UnroutableKind } from './unroutable.ts';
 export { capacityVerdict } from './filters/has-capacity.ts';
 export { type Exclusion, type ExclusionCode, countByCode, ExclusionCounter, nodesWorthRefreshing } from './exclusion.ts';

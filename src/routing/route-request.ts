@@ -1,6 +1,14 @@
 // What routing needs to know about one request.
 
-import type { PolicyName } from '#src/config/index.ts';
+import type { PolicyName, TenantPriority } from '#src/config/index.ts';
+
+/** Whose request this is, as every model's queue orders it (plain data: it crosses to the lease owner). */
+export interface QueueTenant {
+  readonly name: string;
+  readonly priority: TenantPriority;
+  /** Its share of its class against the class's other tenants. */
+  readonly weight: number;
+}
 
 export interface RouteRequest {
   /** The served model id (aliases already resolved). */
@@ -29,6 +37,8 @@ export interface RouteRequest {
   readonly affinityKey?: string | undefined;
   /** What the `cache-aware` policy matches: the prompt's text from its start; absent = none. */
   readonly promptPrefix?: string | undefined;
+  /** The tenant the request is admitted as; absent = the open `default` tenant (standard, weight 1). */
+  readonly tenant?: QueueTenant | undefined;
 }
 
 /** Tokens the request needs in one slot's context: the prompt plus its answer (at least one token). */

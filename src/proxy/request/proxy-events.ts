@@ -1,5 +1,6 @@
 // Events the data plane publishes; metrics and logs subscribe.
 import type { Exclusion } from '#src/routing/index.ts';
+import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { AttemptResult } from '../attempt/attempt-result.ts';
 
 export interface ProxyEvents {
@@ -22,6 +23,10 @@ export interface ProxyEvents {
     /** Set when the upstream failed after the first byte and the response was cut short. */
     readonly brokenError: string | undefined;
     readonly clientAborted: boolean;
+    /** The tenant the request was admitted as (absent before it was identified). */
+    readonly tenant?: string | undefined;
+    /** The tokens the answer used (absent when none reached the client). */
+    readonly usage?: AnswerUsage | undefined;
   };
   'route:excluded': { readonly model: string; readonly excluded: readonly Exclusion[] };
   /** A request answered 400 context_length_exceeded by the gateway itself. */

@@ -3,6 +3,7 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
+import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 
 export type Finish = (node: string | undefined, status: number, extra?: Partial<ProxyEvents['proxy:request-finished']>) => void;
@@ -13,6 +14,8 @@ export interface RequestReport {
   model: string;
   /** The node of the attempt in progress, if any. */
   node: string | undefined;
+  /** The tokens the delivered (or cut-short) answer used, once known. */
+  usage: AnswerUsage | undefined;
   readonly finish: Finish;
 }
 
@@ -27,6 +30,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
   const report: RequestReport = {
     model: '',
     node: undefined,
+    usage: undefined,
     finish: (node, status, extra = {}) => {
       if (finished) return;
       finished = true;

@@ -15,6 +15,7 @@ test('defaults are the documented values', () => {
       apiKeys: [],
       corsOrigins: [],
       workers: 1,
+      stateDir: undefined,
     },
     admin: { listen: undefined, token: undefined },
     health: { intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 },

@@ -20,6 +20,7 @@ function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = 
     models: { default: undefined, available: [] },
     nodes,
     ...overrides,
+    tenants: overrides.tenants ?? [],
   };
 }
 

@@ -92,6 +92,7 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       apiKeys: ['literal-key', 'from-env'],
       corsOrigins: [],
       workers: 2,
+      stateDir: undefined,
     });
     assert.deepEqual(config.admin, { listen: { host: '127.0.0.1', port: 9091 }, token: 'admin-secret' });
     assert.deepEqual(config.routing, {

@@ -1,0 +1,30 @@
+// The loaded form of `[[tenants]]` (config/tenants-schema.ts produces it).
+
+/** A tenant's priority class: its requests' place in every model's queue (docs/tenants.md). */
+export const TENANT_PRIORITIES = ['interactive', 'standard', 'batch'] as const;
+export type TenantPriority = (typeof TENANT_PRIORITIES)[number];
+
+/** The tenant `[server] api_keys` stands for (and every request when no key is configured at all). */
+export const DEFAULT_TENANT = 'default';
+
+/** One `[[tenants]]` entry: who a client is, what it may reach, and how much. */
+export interface TenantSpec {
+  /** Names the tenant in /admin/tenants, metrics and logs (NODE_NAME_RULE characters). */
+  readonly name: string;
+  /** The tenant's client keys, resolved (literal, env: or file:). Never logged: keyTag() names one. */
+  readonly keys: readonly string[];
+  /** Model ids or patterns ("llama-*") the tenant may use; ["*"] = every model. */
+  readonly models: readonly string[];
+  /** Remote sites its requests may be forwarded to; undefined = every fresh one; [] = this site only. */
+  readonly sites: readonly string[] | undefined;
+  readonly priority: TenantPriority;
+  /** Its share of its class's capacity against the class's other tenants (fair queueing). */
+  readonly weight: number;
+  /** Requests in flight at once (queued ones included); undefined = no limit. */
+  readonly maxConcurrent: number | undefined;
+  readonly requestsPerMinute: number | undefined;
+  /** Prompt + completion tokens per minute (reserved at admission, settled from `usage`). */
+  readonly tokensPerMinute: number | undefined;
+  /** Prompt + completion tokens per UTC day: a budget that survives restarts with server.state_dir. */
+  readonly tokensPerDay: number | undefined;
+}

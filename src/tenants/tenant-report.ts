@@ -1,0 +1,40 @@
+// What GET /admin/tenants answers (and the dashboard's Tenants view shows): per tenant its class,
+// limits, usage this minute and today, what remains, in flight and queued; per model its queue by
+// class and tenant. Plain data; keys appear only as keyTag() prefixes.
+
+import type { TenantPriority } from '#src/config/index.ts';
+
+export interface TenantLimitsReport {
+  readonly maxConcurrent: number | null;
+  readonly requestsPerMinute: number | null;
+  readonly tokensPerMinute: number | null;
+  readonly tokensPerDay: number | null;
+}
+
+export interface TenantReport {
+  readonly name: string;
+  readonly priority: TenantPriority;
+  readonly weight: number;
+  /** A short hash prefix of each key (keyTag), never a key. */
+  readonly keys: readonly string[];
+  readonly limits: TenantLimitsReport;
+  readonly inFlight: number;
+  readonly queued: number;
+  /** Usage in the current minute's rate window (tokens = prompt + completion, reserved ones included). */
+  readonly minute: { readonly requests: number; readonly tokens: number };
+  /** Usage this UTC day (what tokens_per_day is judged by). */
+  readonly today: { readonly requests: number; readonly promptTokens: number; readonly completionTokens: number };
+  /** What is left before a limit answers 429; null = no such limit. */
+  readonly remaining: { readonly requests: number | null; readonly tokens: number | null; readonly budget: number | null };
+}
+
+/** One model's queue: waiting requests by priority class and by tenant. */
+export interface ModelQueueReport {
+  readonly byClass: Readonly<Record<TenantPriority, number>>;
+  readonly byTenant: Readonly<Record<string, number>>;
+}
+
+export interface TenantsReport {
+  readonly tenants: readonly TenantReport[];
+  readonly queues: Readonly<Record<string, ModelQueueReport>>;
+}
