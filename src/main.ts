@@ -118,6 +118,7 @@ export class Gateway {
       registry: parts.registry,
       reports: parts.ports().reports,
       scheduler: parts.scheduler,
+      ledger: parts.ledger,
       events: parts.proxyEvents,
       modelLabel: (m) => parts.requestLabel(m),
       relay: { url: relay?.url ?? '', secret },

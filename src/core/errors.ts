@@ -12,13 +12,17 @@ export type ErrorCode =
   | 'GW_UPSTREAM_UNREACHABLE'
   | 'GW_UPSTREAM_TIMEOUT'
   | 'GW_UNAUTHORIZED'
+  | 'GW_RATE_LIMITED'
   | 'GW_CONFIG_INVALID';
 
 export type OpenAIErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
   | 'server_error'
-  | 'rate_limit_error';
+  | 'rate_limit_error'
+  /** A tenant's limit (429 rate_limit_exceeded), as OpenAI types them: a request limit or a token limit. */
+  | 'requests'
+  | 'tokens';
 
 export interface GatewayErrorInit {
   readonly status: number;

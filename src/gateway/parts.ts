@@ -13,6 +13,7 @@ import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { DashboardHub } from '#src/admin/index.ts';
+import { TenantLedger } from '#src/tenants/index.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
@@ -35,6 +36,8 @@ export class GatewayParts {
   readonly #loops: NodeLoops;
   readonly #metrics: GatewayMetrics;
   readonly scheduler: Scheduler;
+  /** The one limits ledger of the gateway: every tenant admission, from this thread or a worker, is judged here. */
+  readonly ledger: TenantLedger;
   readonly #wakes: WakeManager;
   /** The operator dashboard's traffic history, transition log and live feed. */
   readonly dashboard: DashboardHub;
@@ -57,6 +60,7 @@ export class GatewayParts {
     this.#config = options.config;
     this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
     this.#settings = requestSettings(options.config);
+    this.ledger = new TenantLedger(() => this.clock.now(), options.config.tenants);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.#registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
@@ -173,7 +177,7 @@ export class GatewayParts {
 
   /** The ports a request plane in this thread reaches the control plane through. */
   ports(): RequestPorts {
-    return inThreadPorts({ scheduler: this.scheduler, registry: this.registry, relist: (node) => this.relist(node), sites: this.mesh.link });
+    return inThreadPorts({ scheduler: this.scheduler, ledger: this.ledger, registry: this.registry, relist: (node) => this.relist(node), sites: this.mesh.link });
   }
 
   /** A bounded metrics label for a requested model id. */
@@ -222,6 +226,8 @@ export class GatewayParts {
     if (restartOnly.length > 0) logger.warn({ keys: restartOnly }, 'these settings take effect only after a restart');
     this.#config = next;
     this.#settings = requestSettings(next);
+    // Every counter is kept by tenant name; changed limits apply to the next admission.
+    this.ledger.configure(next.tenants);
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.applyChange(change);

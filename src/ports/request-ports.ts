@@ -3,6 +3,7 @@
 
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
+import type { TenantLedger } from '#src/tenants/index.ts';
 import { schedulerAdmission, type AdmissionPort } from './admission.ts';
 import { registryFleetView, type FleetView } from './fleet-view.ts';
 import { registryReports, type FleetReports } from './fleet-reports.ts';
@@ -18,6 +19,8 @@ export interface RequestPorts {
 
 export interface InThreadOwner {
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
+  /** The gateway's one limits ledger. */
+  readonly ledger: Pick<TenantLedger, 'admit'>;
   readonly registry: Pick<NodeRegistry, 'views' | 'freshViews' | 'snapshot' | 'view' | 'learnContext' | 'learnTokenRatio'>;
   /** Re-lists a node whose model vanished. */
   readonly relist: (node: string) => void;
@@ -26,7 +29,7 @@ export interface InThreadOwner {
 
 export function inThreadPorts(owner: InThreadOwner): RequestPorts {
   return {
-    admission: schedulerAdmission(owner.scheduler),
+    admission: schedulerAdmission(owner.scheduler, owner.ledger),
     fleet: registryFleetView(owner.registry),
     reports: registryReports(owner.registry, owner.relist),
     sites: owner.sites,

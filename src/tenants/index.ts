@@ -2,3 +2,13 @@
 
 export type { ModelQueueReport, TenantLimitsReport, TenantReport, TenantsReport } from './tenant-report.ts';
 export type { UsageRow, UsageStore } from './usage-rows.ts';
+export type { LimitRefusal, TenantAdmission, TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
+export { keyDigest, keyTag } from './key-tag.ts';
+export { allowsEveryModel, allowsModel, allowsSite } from './scope.ts';
+export { hasLimits, OPEN_TENANT, tenantOf, type Tenant } from './tenant.ts';
+export { KeyDirectory, rotatingDirectory, sameTenants } from './key-directory.ts';
+export { judgeAdmission, rateFigures, utcDay, type LimitReason, type RateFigures, type TenantLimits } from './limits.ts';
+export { TenantLedger, usedTokens, type LedgerTicket, type TenantFigures } from './ledger.ts';
+export { limitedError, limitedHeaders, rateDuration, rateHeaders } from './rate-answer.ts';
+export { ledgerAdmission, tenantReservation } from './ledger-admission.ts';
+export { tenantsReport } from './tenants-report.ts';

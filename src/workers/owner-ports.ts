@@ -32,6 +32,9 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
         case 'refused':
           admission.decided(message);
           return true;
+        case 'tenant-decided':
+          admission.tenantDecided(message.id, message.decision);
+          return true;
         case 'fleet':
           mirror.update(message.fleet);
           return true;

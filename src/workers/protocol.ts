@@ -10,6 +10,7 @@ import type { PlaneFigures } from '#src/plane/index.ts';
 import type { Exclusion, RouteRequest, RouterRoom } from '#src/routing/index.ts';
 import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
+import type { TenantAsk, TenantDecision, TenantOutcome } from '#src/tenants/index.ts';
 import type { SiteWire } from './site-mirror.ts';
 
 /** The fleet as the request path needs it between admissions (no live lease counts: those stay with the owner). */
@@ -68,6 +69,8 @@ export type OwnerMessage =
       readonly loadTimeoutMs: number | undefined;
     }
   | { readonly t: 'refused'; readonly id: number; readonly reason: RefusalReason; readonly excluded: readonly Exclusion[]; readonly waitedMs: number }
+  /** The owner's ledger judged a worker's `tenant-admit` (asked with `answer`). */
+  | { readonly t: 'tenant-decided'; readonly id: number; readonly decision: TenantDecision }
   /** The owner's answer to a worker's `claim` (replay-claims.ts). */
   | { readonly t: 'claimed'; readonly id: number; readonly verdict: ClaimVerdict }
   | { readonly t: 'drain' };
@@ -82,6 +85,13 @@ export type WorkerMessage =
   | { readonly t: 'abort'; readonly id: number }
   | { readonly t: 'release'; readonly id: number }
   | { readonly t: 'settle'; readonly id: number; readonly outcome: LoadOutcome }
+  /**
+   * A request to judge by its tenant's limits (tenant-desk.ts). `answer` false: the tenant has no
+   * limits, the worker goes on without waiting; the owner only counts it (admitted whatever).
+   */
+  | { readonly t: 'tenant-admit'; readonly id: number; readonly ask: TenantAsk; readonly answer: boolean }
+  /** An admitted request ended: its reservation is settled from what it used. */
+  | { readonly t: 'tenant-settle'; readonly id: number; readonly outcome: TenantOutcome }
   | { readonly t: 'events'; readonly events: readonly EventRecord[] }
   | { readonly t: 'learn'; readonly node: string; readonly url: string; readonly model: string; readonly nCtx: number }
   | { readonly t: 'learn-ratio'; readonly node: string; readonly url: string; readonly model: string; readonly sample: RatioSample }

@@ -17,6 +17,7 @@ import type { FleetReports } from '#src/ports/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
+import type { TenantLedger } from '#src/tenants/index.ts';
 import type { MeshInit, OwnerMessage, RelayTarget, WorkerFigures, WorkerInit } from './protocol.ts';
 import { sitesSignature, sitesToWire } from './site-mirror.ts';
 import { keyPemOf } from './worker-mesh.ts';
@@ -60,6 +61,8 @@ export interface RequestWorkersOptions {
   /** Where the workers' reports go: the in-thread fleet-reports port (each applied once, here). */
   readonly reports: FleetReports;
   readonly scheduler: Pick<Scheduler, 'admit' | 'routerRooms'>;
+  /** The gateway's one limits ledger (tenants' admissions from every worker). */
+  readonly ledger: Pick<TenantLedger, 'admit'>;
   readonly events: EventBus<ProxyEvents>;
   /** The bounded metrics label of a requested model. */
   readonly modelLabel: (model: string) => string;

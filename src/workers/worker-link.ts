@@ -10,6 +10,8 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import { replayEvents } from './event-bridge.ts';
 import { LeaseDesk } from './lease-desk.ts';
+import { TenantDesk } from './tenant-desk.ts';
+import type { TenantLedger } from '#src/tenants/index.ts';
 import { Outbox } from './outbox.ts';
 import type { OwnerMessage, WorkerFigures, WorkerInit, WorkerMessage } from './protocol.ts';
 
@@ -25,6 +27,8 @@ export interface LinkDeps {
   /** The owner's fleet-reports port: each report a worker sends is applied once, here. */
   readonly reports: FleetReports;
   readonly scheduler: Pick<Scheduler, 'admit'>;
+  /** The gateway's one limits ledger: every worker's tenant admissions are judged by it. */
+  readonly ledger: Pick<TenantLedger, 'admit'>;
   readonly events: EventBus<ProxyEvents>;
   readonly modelLabel: (model: string) => string;
   /** Brings every worker's fleet up to date (before an admission is answered). */
@@ -42,6 +46,7 @@ export interface Link {
   readonly worker: WorkerThread;
   readonly outbox: Outbox<OwnerMessage>;
   readonly desk: LeaseDesk;
+  readonly tenants: TenantDesk;
   figures: WorkerFigures | undefined;
   /** Settles once the worker has drained (or is gone). */
   readonly drained: Promise<void>;
@@ -57,6 +62,7 @@ export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>,
     beforeAdmitted: options.syncFleet,
     onError: (error) => options.logger.error({ err: error, worker: init.index }, 'an admission failed'),
   });
+  const tenants = new TenantDesk(options.ledger, post);
   let listened: { resolve: (port: number) => void; reject: (error: Error) => void } | undefined;
   const listening = new Promise<number>((resolve, reject) => {
     listened = { resolve, reject };
@@ -65,7 +71,7 @@ export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>,
   const drained = new Promise<void>((resolve) => {
     drainedNow = resolve;
   });
-  const link: Link = { index: init.index, worker, outbox, desk, figures: undefined, drained };
+  const link: Link = { index: init.index, worker, outbox, desk, tenants, figures: undefined, drained };
   const onMessage = (message: WorkerMessage): void => {
     switch (message.t) {
       case 'admit':
@@ -79,6 +85,10 @@ export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>,
       case 'settle':
         desk.settle(message.id, message.outcome);
         return options.syncFleet();
+      case 'tenant-admit':
+        return tenants.admit(message.id, message.ask, message.answer);
+      case 'tenant-settle':
+        return tenants.settle(message.id, message.outcome);
       case 'events':
         return replayEvents(options.events, message.events, options.modelLabel);
       case 'learn':
@@ -119,6 +129,7 @@ export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>,
   worker.on('exit', (code) => {
     // Whatever it held comes back: a lost worker never leaks a lease or a queue place.
     desk.close();
+    tenants.close();
     drainedNow();
     listened?.reject(new Error(`request worker ${init.index} exited (code ${code}) before it listened`));
     options.onExit(link, code);

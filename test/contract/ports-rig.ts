@@ -19,12 +19,16 @@ import { ownerPorts } from '#src/workers/owner-ports.ts';
 import { Outbox } from '#src/workers/outbox.ts';
 import type { OwnerMessage, WorkerMessage } from '#src/workers/protocol.ts';
 import { startLink, type WorkerThread } from '#src/workers/worker-link.ts';
+import { TenantLedger } from '#src/tenants/index.ts';
+import type { TenantSpec } from '#src/config/index.ts';
 import { snapshotOf } from '#test/fixtures/builders.ts';
 
 /** The one owner of every lease: what both hosts' ports reach. */
 export interface Owner {
   readonly clock: ManualClock;
   readonly scheduler: Scheduler;
+  /** The one limits ledger (on the owner's clock). */
+  readonly ledger: TenantLedger;
   /** Leases taken and not yet returned. */
   held(): number;
   /** Lease returns that freed something (a second release of one lease frees nothing). */
@@ -40,8 +44,9 @@ export interface Owner {
   snapshot(): RoutingSnapshot;
 }
 
-export function owner(nodes: readonly NodeView[]): Owner {
+export function owner(nodes: readonly NodeView[], tenants: readonly TenantSpec[] = []): Owner {
   const clock = new ManualClock();
+  const ledger = new TenantLedger(() => clock.now(), tenants);
   const usage = new Map<string, Usage>();
   const inFlight = new Map<string, number>();
   const returned: string[] = [];
@@ -86,6 +91,7 @@ export function owner(nodes: readonly NodeView[]): Owner {
   return {
     clock,
     scheduler,
+    ledger,
     held: () => held,
     returned,
     refreshes,
@@ -131,7 +137,7 @@ const turns = async (n: number): Promise<void> => {
 export const IN_THREAD: HostKind = {
   name: 'in-thread (src/ports)',
   host(o) {
-    const ports = inThreadPorts({ scheduler: o.scheduler, registry: ownerRegistry(o), relist: (node) => void o.relisted.push(node), sites: undefined });
+    const ports = inThreadPorts({ scheduler: o.scheduler, ledger: o.ledger, registry: ownerRegistry(o), relist: (node) => void o.relisted.push(node), sites: undefined });
     return { ...ports, settle: () => turns(2), die: undefined, close: () => {} };
   },
 };
@@ -165,6 +171,7 @@ export const CROSS_THREAD: HostKind = {
       // The owner applies a worker's reports through its own in-thread port.
       reports: registryReports(ownerRegistry(o), (node) => void o.relisted.push(node)),
       scheduler: o.scheduler,
+      ledger: o.ledger,
       events: new EventBus<ProxyEvents>(() => {}),
       modelLabel: (m) => m,
       syncFleet: () => {

@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
+import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantAdmission, TenantAsk, TenantOutcome } from '#src/tenants/index.ts';
 import { node, request } from '#test/fixtures/builders.ts';
 import { CROSS_THREAD, HOSTS, owner, type Host, type HostKind, type Owner } from './ports-rig.ts';
 
@@ -152,3 +154,119 @@ contract('a worker that dies returns its leases and leaves the queue', async (o,
   assert.equal(o.held(), 0, 'the lease came back');
   assert.deepEqual(o.scheduler.queueDepths(), {}, 'its queued admission was dropped');
 }, () => [oneSlot('a', ['m'])], CROSS_THREAD);
+
+// Tenant admission: the same port, judged by the owner's one ledger.
+
+function tenant(name: string, limits: Partial<Pick<TenantSpec, 'maxConcurrent' | 'requestsPerMinute' | 'tokensPerMinute' | 'tokensPerDay'>> = {}): TenantSpec {
+  return {
+    name, keys: [`key-${name}`], models: ['*'], sites: undefined, priority: 'standard', weight: 1,
+    maxConcurrent: undefined, requestsPerMinute: undefined, tokensPerMinute: undefined, tokensPerDay: undefined, ...limits,
+  };
+}
+
+const tenantAsk = (name: string, reserveTokens = 10): TenantAsk => ({ tenant: name, model: 'm', promptTokens: Math.min(4, reserveTokens), reserveTokens });
+const SERVED_AS_RESERVED: TenantOutcome = { served: true, promptTokens: undefined, completionTokens: undefined };
+
+function said(a: TenantAdmission): string {
+  if (a.kind === 'admitted') {
+    const r = a.figures?.requests;
+    const t = a.figures?.tokens;
+    return `admitted${r === undefined ? '' : ` requests ${r.remaining}/${r.limit}`}${t === undefined ? '' : ` tokens ${t.remaining}/${t.limit}`}`;
+  }
+  const x = a.refusal;
+  return `limited ${x.reason} ${x.used}/${x.limit} (+${x.requested}) retry ${x.retryAfterMs ?? 'never'}ms`;
+}
+
+function tenantContract(name: string, tenants: readonly TenantSpec[], body: (o: Owner, host: Host) => Promise<void>, only?: HostKind): void {
+  for (const kind of only === undefined ? HOSTS : [only]) {
+    test(`tenants: ${name} — ${kind.name}`, async () => {
+      const o = owner([], tenants);
+      const host = kind.host(o);
+      try {
+        await body(o, host);
+      } finally {
+        host.close();
+      }
+    });
+  }
+}
+
+tenantContract('the N+1th request in a minute is limited by requests_per_minute, and admitted once the bucket refills', [tenant('t', { requestsPerMinute: 3 })], async (o, host) => {
+  const seen: string[] = [];
+  for (let i = 0; i < 4; i++) seen.push(said(await host.admission.admitTenant(tenantAsk('t'), true)));
+  assert.deepEqual(seen, ['admitted requests 2/3', 'admitted requests 1/3', 'admitted requests 0/3', 'limited requests 3/3 (+1) retry 20000ms']);
+  o.clock.advance(19_999);
+  assert.match(said(await host.admission.admitTenant(tenantAsk('t'), true)), /^limited requests .* retry 1ms$/);
+  o.clock.advance(1);
+  assert.equal(said(await host.admission.admitTenant(tenantAsk('t'), true)), 'admitted requests 0/3');
+});
+
+tenantContract('max_concurrent counts a request until it settles, once however often it is settled', [tenant('t', { maxConcurrent: 2 })], async (o, host) => {
+  const first = await host.admission.admitTenant(tenantAsk('t'), true);
+  await host.admission.admitTenant(tenantAsk('t'), true);
+  assert.equal(said(await host.admission.admitTenant(tenantAsk('t'), true)), 'limited concurrency 2/2 (+1) retry 1000ms');
+  assert.ok(first.kind === 'admitted');
+  first.settle(SERVED_AS_RESERVED);
+  first.settle(SERVED_AS_RESERVED);
+  await host.settle();
+  assert.equal(o.ledger.figures('t')?.inFlight, 1);
+  assert.equal(said(await host.admission.admitTenant(tenantAsk('t'), true)), 'admitted');
+  assert.equal(said(await host.admission.admitTenant(tenantAsk('t'), true)), 'limited concurrency 2/2 (+1) retry 1000ms');
+});
+
+tenantContract('tokens are reserved at admission and settled from usage: a smaller answer gives back, nothing served gives all back', [tenant('t', { tokensPerMinute: 100 })], async (o, host) => {
+  const a = await host.admission.admitTenant(tenantAsk('t', 60), true);
+  assert.equal(said(a), 'admitted tokens 40/100');
+  assert.equal(said(await host.admission.admitTenant(tenantAsk('t', 60), true)), 'limited tokens 60/100 (+60) retry 12000ms');
+  assert.ok(a.kind === 'admitted');
+  a.settle({ served: true, promptTokens: 4, completionTokens: 6 });
+  await host.settle();
+  const b = await host.admission.admitTenant(tenantAsk('t', 60), true);
+  assert.equal(said(b), 'admitted tokens 30/100');
+  assert.ok(b.kind === 'admitted');
+  b.settle({ served: false, promptTokens: undefined, completionTokens: undefined });
+  await host.settle();
+  assert.equal(o.ledger.figures('t')?.remaining.tokens, 90);
+  assert.deepEqual(o.ledger.figures('t')?.today, { requests: 2, promptTokens: 4, completionTokens: 6 });
+  assert.equal(said(await host.admission.admitTenant(tenantAsk('t', 101), true)), 'limited tokens 10/100 (+101) retry neverms', 'larger than the limit itself');
+});
+
+tenantContract('tokens_per_day: the day\'s usage and open reservations count; the next UTC day starts over', [tenant('t', { tokensPerDay: 50 })], async (o, host) => {
+  o.clock.advance(Date.UTC(2026, 11, 2, 23, 59, 0) - o.clock.now());
+  const a = await host.admission.admitTenant(tenantAsk('t', 30), true);
+  assert.equal(said(a), 'admitted');
+  assert.equal(said(await host.admission.admitTenant(tenantAsk('t', 30), true)), 'limited budget 30/50 (+30) retry 60000ms');
+  assert.ok(a.kind === 'admitted');
+  a.settle({ served: true, promptTokens: 10, completionTokens: 10 });
+  await host.settle();
+  const open = await host.admission.admitTenant(tenantAsk('t', 30), true);
+  assert.equal(said(open), 'admitted');
+  o.clock.advance(60_000);
+  assert.equal(o.ledger.figures('t')?.remaining.budget, 20, 'a new day: only the reservation still open counts');
+  assert.ok(open.kind === 'admitted');
+  open.settle({ served: false, promptTokens: undefined, completionTokens: undefined });
+  await host.settle();
+  assert.equal(o.ledger.figures('t')?.remaining.budget, 50);
+});
+
+tenantContract('a tenant without limits is admitted without waiting for the owner, and still counted there', [tenant('open')], async (o, host) => {
+  let decided: TenantAdmission | undefined;
+  void host.admission.admitTenant(tenantAsk('open'), false).then((a) => (decided = a));
+  await Promise.resolve();
+  assert.equal(decided === undefined ? 'waiting' : said(decided), 'admitted', 'no round trip');
+  await host.settle();
+  assert.equal(o.ledger.figures('open')?.inFlight, 1);
+  assert.ok(decided?.kind === 'admitted');
+  decided.settle({ served: true, promptTokens: 3, completionTokens: 4 });
+  await host.settle();
+  assert.equal(o.ledger.figures('open')?.inFlight, 0);
+  assert.deepEqual(o.ledger.figures('open')?.today, { requests: 1, promptTokens: 3, completionTokens: 4 });
+});
+
+tenantContract('a worker that dies has its open requests settled: none stays in flight', [tenant('t', { maxConcurrent: 1 })], async (o, host) => {
+  await host.admission.admitTenant(tenantAsk('t'), true);
+  assert.equal(o.ledger.figures('t')?.inFlight, 1);
+  host.die?.();
+  await host.settle();
+  assert.equal(o.ledger.figures('t')?.inFlight, 0);
+}, CROSS_THREAD);

@@ -1,6 +1,7 @@
 // The owner's management of its workers, with stand-in threads: a worker that ends unexpectedly
 // gives back every lease it held and is started again on the same port, within a restart budget;
 // a drain waits for every worker to say it drained.
+import { TenantLedger } from '#src/tenants/index.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
@@ -69,6 +70,7 @@ async function startWith(mesh?: WorkersMeshSource) {
     registry: { views: () => VIEWS },
     reports: { learnContext: () => {}, learnTokenRatio: () => {}, modelVanished: () => {} },
     scheduler,
+    ledger: new TenantLedger(() => 0),
     events: new EventBus<ProxyEvents>(),
     modelLabel: (m) => m,
     relay: { url: 'http://127.0.0.1:1', secret: 's' },

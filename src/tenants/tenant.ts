@@ -1,0 +1,36 @@
+// One tenant as the request path carries it: its spec, what every model's queue orders it by, and
+// whether any limit applies (a tenant without limits is admitted without asking the ledger's owner).
+
+import { DEFAULT_TENANT, type TenantPriority, type TenantSpec } from '#src/config/index.ts';
+
+export interface Tenant {
+  readonly spec: TenantSpec;
+  /** RouteRequest.tenant: plain data, it crosses to the lease owner. */
+  readonly queue: { readonly name: string; readonly priority: TenantPriority; readonly weight: number };
+  /** Whether max_concurrent, requests_per_minute, tokens_per_minute or tokens_per_day is set. */
+  readonly limited: boolean;
+}
+
+export function hasLimits(spec: TenantSpec): boolean {
+  return spec.maxConcurrent !== undefined || spec.requestsPerMinute !== undefined || spec.tokensPerMinute !== undefined || spec.tokensPerDay !== undefined;
+}
+
+export function tenantOf(spec: TenantSpec): Tenant {
+  return { spec, queue: { name: spec.name, priority: spec.priority, weight: spec.weight }, limited: hasLimits(spec) };
+}
+
+/** Every request's tenant when no key is configured at all: `default`, every model and site, no limits. */
+export const OPEN_TENANT: Tenant = Object.freeze(
+  tenantOf({
+    name: DEFAULT_TENANT,
+    keys: [],
+    models: ['*'],
+    sites: undefined,
+    priority: 'standard',
+    weight: 1,
+    maxConcurrent: undefined,
+    requestsPerMinute: undefined,
+    tokensPerMinute: undefined,
+    tokensPerDay: undefined,
+  }),
+);
