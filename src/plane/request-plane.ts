@@ -111,7 +111,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
   const publicTable = publicEndpoints({
     clock,
     registry: ports.fleet,
-    clientKeys: () => config.server.apiKeys,
+    tenants: () => config.tenants,
     configuredModels: () => config.models.available,
     corsOrigins: () => config.server.corsOrigins,
     inference,

@@ -34,6 +34,11 @@ export interface ModelVerdictInput {
    * when no one can serve it, never unknown. Sites stale beyond REMEMBERED_MS are left out by the caller.
    */
   readonly remoteModels?: ReadonlySet<string>;
+  /**
+   * The names the client may be told of (a tenant's model scope); absent = every name. A name
+   * outside it is never suggested, so a 404 reveals nothing beyond the scope.
+   */
+  readonly visible?: ((name: string) => boolean) | undefined;
 }
 
 export function judgeModel(input: ModelVerdictInput): ModelVerdict {
@@ -44,14 +49,14 @@ export function judgeModel(input: ModelVerdictInput): ModelVerdict {
   const untrusted = nodes.filter((n) => !CURRENT.has(n.discovery.phase)).map((n) => n.spec.name);
   // No node at all is a configuration in progress, not evidence that the model does not exist.
   if (untrusted.length > 0 || nodes.length === 0) return { kind: 'unsure', untrusted };
-  return { kind: 'unknown', closest: suggestions(input.requested, nodes, input.remoteModels) };
+  return { kind: 'unknown', closest: suggestions(input.requested, nodes, input.remoteModels, input.visible) };
 }
 
 /**
  * The names nearest to `requested` that some node takes: its ids, a remote site's, and the aliases
  * a node's kind resolves (a llama-server's) — ranked all together, resolved only for the few kept.
  */
-function suggestions(requested: string, nodes: ModelVerdictInput['nodes'], remote: ReadonlySet<string> | undefined): string[] {
+function suggestions(requested: string, nodes: ModelVerdictInput['nodes'], remote: ReadonlySet<string> | undefined, visible: ((name: string) => boolean) | undefined): string[] {
   const taken = new Set<string>(remote);
   const aliasOwners = new Map<string, ModelVerdictInput['nodes'][number][]>();
   for (const node of nodes) {
@@ -70,7 +75,7 @@ function suggestions(requested: string, nodes: ModelVerdictInput['nodes'], remot
   const kept: string[] = [];
   for (const name of ranked) {
     if (kept.length === MAX_SUGGESTIONS) break;
-    if (takes(name)) kept.push(name);
+    if (takes(name) && (visible === undefined || visible(name))) kept.push(name);
   }
   return kept;
 }

@@ -2,7 +2,7 @@
 // /admin/explain alike, so the explanation always judges what a request would be judged by.
 
 import type { PolicyName } from '#src/config/index.ts';
-import type { RouteRequest } from '#src/routing/index.ts';
+import type { QueueTenant, RouteRequest } from '#src/routing/index.ts';
 
 /** The settings routing needs, read from one settings snapshot per request. */
 export interface RoutingSettings {
@@ -26,6 +26,8 @@ export interface RequestFacts {
   readonly affinityKey?: string | undefined;
   /** The prompt's start, for the `cache-aware` policy. */
   readonly promptPrefix?: string | undefined;
+  /** The tenant the request is admitted as (its queue class and weight); absent = the open `default`. */
+  readonly tenant?: QueueTenant | undefined;
 }
 
 export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings): RouteRequest {
@@ -41,5 +43,6 @@ export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings):
     policy: facts.policy ?? settings.policy,
     ...(facts.affinityKey === undefined ? {} : { affinityKey: facts.affinityKey }),
     ...(facts.promptPrefix === undefined ? {} : { promptPrefix: facts.promptPrefix }),
+    ...(facts.tenant === undefined ? {} : { tenant: facts.tenant }),
   };
 }

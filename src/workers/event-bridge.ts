@@ -15,6 +15,7 @@ export const PROXY_EVENT_NAMES = [
   'proxy:unroutable',
   'route:model-switch',
   'proxy:queue-wait',
+  'proxy:tenant-limited',
   'mesh:forwarded',
   'mesh:forwarded-in',
   'mesh:site-reachability',

@@ -1,14 +1,14 @@
-// Credentials at the gateway's own edge: client API keys on /v1/*, the admin token on /admin/* and
-// /metrics. Comparison is constant-time over fixed-length digests, and every configured key is
-// compared (no early exit), so timing tells nothing about which key or how much of it matched.
+// Credentials at the gateway's own edge: the admin token on /admin/* and /metrics (client keys on
+// /v1/* name tenants: tenants/key-directory.ts). Comparison is constant-time over fixed-length
+// digests, and every configured key is compared (no early exit), so timing tells nothing about
+// which key or how much of it matched.
 
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '#src/core/errors.ts';
+import { keyDigest as digest } from '#src/tenants/index.ts';
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
+export { keyTag } from '#src/tenants/index.ts';
 
 export type KeyCheck = (presented: string | undefined) => boolean;
 
@@ -48,10 +48,6 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   return typeof apiKey === 'string' && apiKey !== '' ? apiKey : undefined;
 }
 
-/** A short, non-reversible tag for logs: which key was used, never the key. */
-export function keyTag(key: string): string {
-  return digest(key).subarray(0, 4).toString('hex');
-}
 
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;

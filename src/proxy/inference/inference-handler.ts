@@ -1,6 +1,8 @@
-// One inference request: take the settings snapshot → read the body → resolve the model → size the
-// prompt → try its targets in one failover loop (local nodes the scheduler admits, then remote
-// sites), while nothing has reached the client → answer a refusal if none served → report it.
+// One inference request: take the settings snapshot → read the body → resolve the model → check
+// it is in the tenant's scope → size the prompt → admit it within the tenant's limits → try its
+// targets in one failover loop (local nodes the scheduler admits, then remote sites), while
+// nothing has reached the client → answer a refusal if none served → report it (and settle the
+// tenant's reservation from the answer's usage).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
@@ -28,6 +30,8 @@ import { startFailover } from '../failover/failover-state.ts';
 import { NodeTargets } from '../failover/node-target.ts';
 import { SiteTargets, type RemoteDeps } from '../sites/site-target.ts';
 import type { Target } from '../failover/target.ts';
+import { OPEN_TENANT, type Tenant } from '#src/tenants/index.ts';
+import { admitAsUnknown, admitWithinLimits, OUT_OF_SCOPE_MODEL, visibleTo } from './tenant-gate.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
@@ -49,12 +53,24 @@ export interface InferenceDeps {
   readonly remote?: RemoteDeps | undefined;
 }
 
-/** `inbound` is set for a request another site forwarded here, its signature verified (forward-in.ts). */
-export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse, inbound?: InboundForward): Promise<void> {
+/**
+ * `inbound` is set for a request another site forwarded here, its signature verified (forward-in.ts).
+ * `tenant`: whom the request is admitted as, decided by the endpoint layer (the client's key, or a
+ * forwarding site's tenant); undefined = no tenant (a forward from a site without one, as before tenants).
+ */
+export async function handleInference(
+  deps: InferenceDeps,
+  endpoint: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  inbound?: InboundForward,
+  tenant?: Tenant,
+): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
   const report = startRequestReport(deps, endpoint, startedMs);
+  report.tenant = tenant?.spec.name;
   try {
-    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report, inbound });
+    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report, inbound, tenant });
   } catch (error) {
     // The server's dispatcher answers an internal error 500 (or cuts a response already started);
     // it is still a request, and must show in gateway_requests_total.
@@ -71,14 +87,15 @@ interface RequestContext {
   readonly startedMs: number;
   readonly report: RequestReport;
   readonly inbound: InboundForward | undefined;
+  readonly tenant: Tenant | undefined;
 }
 
 async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
-  const { settings, endpoint, req, res, startedMs, report, inbound } = context;
+  const { settings, endpoint, req, res, startedMs, report, inbound, tenant } = context;
   const finish = report.finish;
   const requestId = deps.newRequestId();
-  const fail = (error: GatewayError): void => {
-    sendError(res, error, { 'x-request-id': requestId });
+  const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
+    sendError(res, error, { ...headers, 'x-request-id': requestId });
     finish(undefined, error.status);
   };
 
@@ -110,13 +127,29 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     if (!res.writableFinished) clientGone.abort();
   });
   const maxTokens = requestedMaxTokens(resolved.json);
+  const visible = visibleTo(tenant);
+  // Out of scope: sized, routed and refused exactly as a model no node serves, and never sent anywhere.
+  const outOfScope = visible !== undefined && !visible(resolved.model);
   const sizing = { views: () => deps.registry.views(), snapshot: () => deps.registry.snapshot(), dispatcher: (node: NodeView) => deps.pools.get(node.spec), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
-  const bounds = await sizePrompt(sizing, { endpoint, model: resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() }, clientGone.signal);
+  const bounds = await sizePrompt(sizing, { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() }, clientGone.signal);
   const { upper: promptTokens, exact } = bounds;
 
   const policy = resolved.policy ?? settings.policy;
   const { affinityKey, promptPrefix } = requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
-  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix };
+  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: tenant?.queue };
+  const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
+  if (outOfScope) {
+    const routeRequest = routeRequestFor(facts, settings);
+    const admission = await admitAsUnknown(deps.scheduler, routeRequest, settings, clientGone.signal);
+    const state = startFailover(routeRequest);
+    respondRefused(refusalDeps, { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, visible, fail, finish });
+    return;
+  }
+  // The open gateway (no tenant configured) has nothing to count: no ledger work at all.
+  if (tenant !== undefined && tenant !== OPEN_TENANT) {
+    const limits = { tenant, model: resolved.model, promptTokens, maxTokens, completionReserveTokens: settings.completionReserveTokens };
+    if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail }))) return;
+  }
   const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal };
   const nodes = new NodeTargets(deps, ask);
   const sources: TargetSource[] = [nodes];
@@ -140,7 +173,6 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const admission = nodes.refusal;
   // The loop ends unserved only after the scheduler refused: the local targets come first.
   if (admission === undefined) throw new Error('the failover loop ended before the scheduler refused');
-  const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
   respondRefused(refusalDeps, {
     admission,
     model: resolved.model,
@@ -148,6 +180,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     state: end.state,
     retryAfterSeconds: settings.retryAfterSeconds,
     sites: sites?.verdicts(end.state.failures),
+    visible,
     fail,
     finish,
   });

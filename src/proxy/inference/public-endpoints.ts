@@ -1,4 +1,6 @@
-// The public endpoint table: the OpenAI routes (/v1/*) behind the client API keys, and /health,
+// The public endpoint table: the OpenAI routes (/v1/*) behind the client keys — each key names
+// its tenant (tenants/key-directory.ts), whose scope filters /v1/models and whose limits the
+// inference handler applies; no tenant configured = open, every request the `default` tenant's — and /health,
 // which stays open because load balancers and orchestrators probe it without credentials. It tells
 // the fleet status only; the detailed report is the admin table's (admin/admin-endpoints.ts).
 // Every path answers CORS for the allowed browser origins (cors.ts). One builder for the main
@@ -8,7 +10,10 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { ModelSpec } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
-import { presentedKey, rotatingKeyCheck, unauthorized } from '../http/auth.ts';
+import { presentedKey, unauthorized } from '../http/auth.ts';
+import type { TenantSpec } from '#src/config/index.ts';
+import { OPEN_TENANT, rotatingDirectory, type Tenant } from '#src/tenants/index.ts';
+import { visibleTo } from './tenant-gate.ts';
 import { subtree, TableBuilder, type EndpointTable, type Handler } from '../http/endpoint-table.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
 import { handleInference, type InferenceDeps } from './inference-handler.ts';
@@ -29,8 +34,8 @@ export const INFERENCE_PATHS = ['/v1/chat/completions', '/v1/completions', '/v1/
 export interface PublicEndpointDeps {
   readonly clock: Clock;
   readonly registry: Pick<NodeRegistry, 'views' | 'freshViews'>;
-  /** The client API keys; none means the OpenAI routes are open. */
-  readonly clientKeys: () => readonly string[];
+  /** The tenants in force (`[[tenants]]`, then `default` holding [server] api_keys); none = the OpenAI routes are open. */
+  readonly tenants: () => readonly TenantSpec[];
   /** The models the config declares, listed by /v1/models even before a node reports them. */
   readonly configuredModels: () => readonly ModelSpec[];
   /** `[server] cors_origins`: the browser origins allowed to call these endpoints. */
@@ -41,41 +46,46 @@ export interface PublicEndpointDeps {
 }
 
 export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
-  const clientKeyOk = rotatingKeyCheck(deps.clientKeys);
+  const directory = rotatingDirectory(deps.tenants);
+  /** The tenant the request's key names (401 for none or an unknown one); the open tenant when none is configured. */
   const requireClientKey =
-    (handler: Handler): Handler =>
+    (handler: (...args: [...Parameters<Handler>, Tenant]) => ReturnType<Handler>): Handler =>
     (req, res, url) => {
-      if (deps.clientKeys().length > 0 && !clientKeyOk(presentedKey(req.headers))) {
+      const keys = directory();
+      const tenant = keys.open ? OPEN_TENANT : keys.identify(presentedKey(req.headers));
+      if (tenant === undefined) {
         req.resume();
         sendError(res, unauthorized('Incorrect or missing API key. Send it as "Authorization: Bearer <key>".'));
         return;
       }
-      return handler(req, res, url);
+      return handler(req, res, url, tenant);
     };
 
   const forwardIn: ForwardInDeps = { mesh: deps.mesh, clock: deps.clock, events: deps.inference.events };
   const table = new TableBuilder();
   for (const path of INFERENCE_PATHS) {
-    const local = requireClientKey((req, res) => handleInference(deps.inference, path, req, res));
+    const local = requireClientKey((req, res, _url, tenant) => handleInference(deps.inference, path, req, res, undefined, tenant));
     // A forwarded request is authenticated by its signature instead of a client key.
     table.add('POST', path, (req, res, url) =>
       mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound)) : local(req, res, url),
     );
   }
-  const fleetList = (): { object: 'list'; data: FleetModel[] } => {
+  /** The models the fleet serves, only those in the tenant's scope. */
+  const fleetList = (tenant: Tenant): { object: 'list'; data: FleetModel[] } => {
     const list = fleetModels(deps.registry.views(), deps.configuredModels(), deps.clock.now());
     if (deps.mesh !== undefined) list.data.push(...freshRemoteModelList(deps.mesh, list.data, deps.clock.now()));
-    return list;
+    const visible = visibleTo(tenant);
+    return visible === undefined ? list : { ...list, data: list.data.filter((entry) => visible(entry.id)) };
   };
-  table.add('GET', '/v1/models', requireClientKey((_req, res) => sendJson(res, 200, fleetList())));
+  table.add('GET', '/v1/models', requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, fleetList(tenant))));
   // `models.retrieve`: the id is the rest of the path, and may itself hold `/` and `:`.
   table.add(
     'GET',
     subtree(MODEL_PATH_PREFIX),
-    requireClientKey((_req, res, url) => {
+    requireClientKey((_req, res, url, tenant) => {
       const id = modelIdOf(url.pathname);
       const aliases = deps.inference.settings().catalog.aliases;
-      const found = typeof id === 'string' ? retrieveModel(fleetList().data, id, (name) => servedModelName(aliases.get(name) ?? name, deps.registry.views())) : id;
+      const found = typeof id === 'string' ? retrieveModel(fleetList(tenant).data, id, (name) => servedModelName(aliases.get(name) ?? name, deps.registry.views())) : id;
       if (found instanceof GatewayError) sendError(res, found);
       else sendJson(res, 200, found);
     }),

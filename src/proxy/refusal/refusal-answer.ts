@@ -42,6 +42,8 @@ export interface RefusalFacts {
   /** The fleet, read only by the answers that name it (the largest context; the 404 rule). */
   readonly snapshot: () => RoutingSnapshot;
   readonly sites?: SiteVerdicts | undefined;
+  /** The model names the request's tenant may be told of (its scope); absent = every name. */
+  readonly visible?: ((name: string) => boolean) | undefined;
 }
 
 export type RefusalAnswer =
@@ -80,6 +82,7 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
     retryAfterSeconds: f.retryAfterSeconds,
     remoteModels: f.sites?.models,
     siteExclusions: f.sites?.excluded,
+    visible: f.visible,
   });
   return answer(error, error.status === 404 ? 'model_not_found' : 'no_healthy_node');
 }

@@ -28,6 +28,8 @@ export interface ProxyEvents {
     /** The tokens the answer used (absent when none reached the client). */
     readonly usage?: AnswerUsage | undefined;
   };
+  /** A tenant's limit answered 429 (`reason`: concurrency, requests, tokens or budget). */
+  'proxy:tenant-limited': { readonly tenant: string; readonly reason: 'concurrency' | 'requests' | 'tokens' | 'budget' };
   'route:excluded': { readonly model: string; readonly excluded: readonly Exclusion[] };
   /** A request answered 400 context_length_exceeded by the gateway itself. */
   'proxy:context-rejected': { readonly model: string };

@@ -16,6 +16,10 @@ export interface RequestReport {
   node: string | undefined;
   /** The tokens the delivered (or cut-short) answer used, once known. */
   usage: AnswerUsage | undefined;
+  /** The tenant the request was admitted as, once it is (undefined: none, a forward from a site without a tenant). */
+  tenant: string | undefined;
+  /** Runs once as the request ends, before it is reported (a tenant's reservation is settled here). */
+  onFinish: ((status: number) => void) | undefined;
   readonly finish: Finish;
 }
 
@@ -31,9 +35,12 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     model: '',
     node: undefined,
     usage: undefined,
+    tenant: undefined,
+    onFinish: undefined,
     finish: (node, status, extra = {}) => {
       if (finished) return;
       finished = true;
+      report.onFinish?.(status);
       deps.events.emit('proxy:request-finished', {
         endpoint,
         model: deps.modelLabel(report.model),
@@ -43,6 +50,8 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
         firstByteMs: undefined,
         brokenError: undefined,
         clientAborted: false,
+        tenant: report.tenant,
+        usage: report.usage,
         ...extra,
       });
     },
