@@ -10,6 +10,7 @@ import type { Filter } from '#src/routing/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { SitesSource } from './sites-view.ts';
+import type { TenantsReport } from '#src/tenants/index.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
@@ -46,6 +47,8 @@ export interface AdminDeps {
   readonly sites?: () => SitesSource | undefined;
   /** [mesh] only: the remote sites, so /admin/explain lists them next to the nodes. */
   readonly remote?: ExplainRemote | undefined;
+  /** GET /admin/tenants: every tenant's limits, usage and queue; absent = an empty report. */
+  readonly tenants?: () => TenantsReport;
 }
 
 /** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */

@@ -7,6 +7,7 @@ import type { EndpointTable, PoolFigures } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { WorkerStatus } from '#src/workers/index.ts';
 import type { MeshPart } from './mesh-part.ts';
+import type { TenantsReport } from '#src/tenants/index.ts';
 
 export interface ListenerFigures {
   /** Requests the HTTP listeners are answering right now (every host of the request plane's, and the admin ones). */
@@ -28,6 +29,8 @@ export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metric
   /** [mesh] only. */
   readonly upstreamSites: () => Record<string, PoolFigures> | undefined;
   readonly heldBytes: () => number;
+  /** GET /admin/tenants. */
+  readonly tenants: () => TenantsReport;
 }
 
 export function adminTable(parts: AdminParts, listeners: ListenerFigures): EndpointTable {
@@ -44,6 +47,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     liveFeed: parts.liveFeed,
     sites: () => parts.mesh.admin(),
     remote: explainRemote(parts, listeners),
+    tenants: parts.tenants,
     commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
   });
 }

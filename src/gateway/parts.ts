@@ -13,7 +13,8 @@ import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
 import { DashboardHub } from '#src/admin/index.ts';
-import { TenantLedger } from '#src/tenants/index.ts';
+import type { TenantSpec } from '#src/config/index.ts';
+import { keyTag, TenantLedger, tenantsReport, type ModelQueueReport, type TenantsReport } from '#src/tenants/index.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
@@ -51,6 +52,10 @@ export class GatewayParts {
   /** What a request arriving now runs under; rebuilt on reload, read once per request. */
   #settings: RequestSettings;
   #reloading: Promise<unknown> = Promise.resolve();
+  /** Each tenant's key tags, computed once per spec (a reload that keeps a tenant keeps its spec's tags until it changes). */
+  readonly #keyTags = new WeakMap<TenantSpec, readonly string[]>();
+  /** Every model's queue by class and tenant, for /admin/tenants and the tenant gauges (the scheduler's report, wired by the lead; none yet). */
+  readonly #queues: () => Readonly<Record<string, ModelQueueReport>> = () => ({});
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
 
   constructor(options: GatewayOptions) {
@@ -87,6 +92,7 @@ export class GatewayParts {
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
       upstreamConnections: () => this.#planes.upstream(),
       prefixHits: () => this.#policies.prefixHits(),
+      tenants: { inFlight: () => this.ledger.inFlight(), queues: () => this.#queues() },
     });
     const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({
@@ -170,9 +176,23 @@ export class GatewayParts {
         upstream: () => this.#planes.upstream(),
         upstreamSites: () => this.#planes.upstreamSites(),
         heldBytes: () => this.#planes.heldBytes(),
+        tenants: () => this.tenantsReport(),
       },
       listeners,
     );
+  }
+
+  /** GET /admin/tenants: the tenants in force with the ledger's figures and the queues. */
+  tenantsReport(): TenantsReport {
+    const tags = (spec: TenantSpec): readonly string[] => {
+      let known = this.#keyTags.get(spec);
+      if (known === undefined) {
+        known = spec.keys.map(keyTag);
+        this.#keyTags.set(spec, known);
+      }
+      return known;
+    };
+    return tenantsReport(this.#config.tenants, (name) => this.ledger.figures(name), tags, this.#queues());
   }
 
   /** The ports a request plane in this thread reaches the control plane through. */

@@ -7,22 +7,14 @@
 
 import type { TenantSpec } from '#src/config/index.ts';
 import type { LimitRefusal, TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
-import { charged, judgeAdmission, rateFigures, usedAt, utcDay, MINUTE_MS, type Meter, type TenantLimits } from './limits.ts';
+import { charged, judgeAdmission, rateFigures, usedAt, utcDay, type Meter, type TenantLimits } from './limits.ts';
 import type { UsageRow } from './usage-rows.ts';
+import { countMinute, minuteEstimate, minuteWindow, type MinuteWindow } from './minute-window.ts';
 
 interface DayUsage {
   requests: number;
   promptTokens: number;
   completionTokens: number;
-}
-
-/** Counts of the current and the previous whole minute: the report's "this minute" (a sliding estimate). */
-interface MinuteWindow {
-  index: number;
-  requests: number;
-  tokens: number;
-  prevRequests: number;
-  prevTokens: number;
 }
 
 interface TenantState {
@@ -248,7 +240,7 @@ function freshState(name: string, limits: TenantLimits, nowMs: number): TenantSt
     dayTokens: 0,
     byModel: new Map(),
     dirty: new Set(),
-    minute: { index: Math.floor(nowMs / MINUTE_MS), requests: 0, tokens: 0, prevRequests: 0, prevTokens: 0 },
+    minute: minuteWindow(nowMs),
   };
 }
 
@@ -275,30 +267,6 @@ function refusedFigure(
     case 'budget':
       return { limit: limits.tokensPerDay ?? 0, used: at.todayTokens, requested: at.cost };
   }
-}
-
-function countMinute(window: MinuteWindow, nowMs: number, requests: number, tokens: number): void {
-  advance(window, nowMs);
-  window.requests += requests;
-  window.tokens = Math.max(0, window.tokens + tokens);
-}
-
-function advance(window: MinuteWindow, nowMs: number): void {
-  const index = Math.floor(nowMs / MINUTE_MS);
-  if (index === window.index) return;
-  const previousFollows = index === window.index + 1;
-  window.prevRequests = previousFollows ? window.requests : 0;
-  window.prevTokens = previousFollows ? window.tokens : 0;
-  window.requests = 0;
-  window.tokens = 0;
-  window.index = index;
-}
-
-/** The last 60 s: this minute's counts plus the share of the previous minute's still inside the window. */
-function minuteEstimate(window: MinuteWindow, nowMs: number): { requests: number; tokens: number } {
-  advance(window, nowMs);
-  const share = 1 - (nowMs - window.index * MINUTE_MS) / MINUTE_MS;
-  return { requests: Math.round(window.requests + window.prevRequests * share), tokens: Math.round(window.tokens + window.prevTokens * share) };
 }
 
 function rowOf(tenant: string, model: string, day: string, usage: DayUsage | undefined): UsageRow {

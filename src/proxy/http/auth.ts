@@ -1,14 +1,14 @@
 // Credentials at the gateway's own edge: the admin token on /admin/* and /metrics (client keys on
-// /v1/* name tenants: tenants/key-directory.ts). Comparison is constant-time over fixed-length
-// digests, and every configured key is compared (no early exit), so timing tells nothing about
-// which key or how much of it matched.
+// /v1/* name tenants: tenants/key-directory.ts, whose keyTag() names a key in logs). Comparison is constant-time over fixed-length digests, and every configured key is
+// compared (no early exit), so timing tells nothing about which key or how much of it matched.
 
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '#src/core/errors.ts';
-import { keyDigest as digest } from '#src/tenants/index.ts';
 
-export { keyTag } from '#src/tenants/index.ts';
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
 
 export type KeyCheck = (presented: string | undefined) => boolean;
 

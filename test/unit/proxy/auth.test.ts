@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isLoopbackAddress, keyChecker, keyTag, presentedKey } from '#src/proxy/http/auth.ts';
+import { isLoopbackAddress, keyChecker, presentedKey } from '#src/proxy/http/auth.ts';
+import { keyTag } from '#src/tenants/index.ts';
 
 test('only a configured key passes, whichever of several it is', () => {
   const check = keyChecker(['alpha-key', 'beta-key']);

@@ -1,0 +1,89 @@
+// Tenants' metrics: requests per tenant × model × outcome, prompt and completion tokens per tenant
+// × model × node (or site), requests in flight and queued per tenant, and 429s per tenant × limit.
+// Tenant labels are the configured tenants' names (and `default`), model labels the bounded ones
+// the events carry, outcomes and reasons closed sets: every label stays bounded.
+
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { EventBus } from '#src/core/events.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { ModelQueueReport } from '#src/tenants/index.ts';
+
+export interface TenantMetricSources {
+  /** Requests in flight per tenant (queued ones included): the ledger's counts. */
+  readonly inFlight: () => ReadonlyMap<string, number>;
+  /** Every model's queue by tenant (the scheduler's report). */
+  readonly queues: () => Readonly<Record<string, ModelQueueReport>>;
+}
+
+/** Pure: a finished request's outcome label. */
+export function tenantOutcome(status: number): 'ok' | 'limited' | 'refused' | 'failed' | 'client_gone' {
+  if (status === 499) return 'client_gone';
+  if (status === 429) return 'limited';
+  if (status >= 500) return 'failed';
+  if (status >= 400) return 'refused';
+  return 'ok';
+}
+
+export function registerTenantMetrics(r: Registry, proxyEvents: EventBus<ProxyEvents>, sources: TenantMetricSources): (() => void)[] {
+  const requests = new Counter({
+    name: 'gateway_tenant_requests_total',
+    help: 'Inference requests per tenant, model and outcome (ok, limited = 429, refused = other 4xx, failed = 5xx, client_gone = 499).',
+    labelNames: ['tenant', 'model', 'outcome'],
+    registers: [r],
+  });
+  const promptTokens = new Counter({
+    name: 'gateway_tenant_prompt_tokens_total',
+    help: 'Prompt tokens of answered requests per tenant, model and node (or site), from the answers\' usage.',
+    labelNames: ['tenant', 'model', 'node'],
+    registers: [r],
+  });
+  const completionTokens = new Counter({
+    name: 'gateway_tenant_completion_tokens_total',
+    help: 'Completion tokens of answered requests per tenant, model and node (or site), from the answers\' usage.',
+    labelNames: ['tenant', 'model', 'node'],
+    registers: [r],
+  });
+  const limited = new Counter({
+    name: 'gateway_tenant_limited_total',
+    help: 'Requests a tenant\'s limit answered 429, per tenant and limit (concurrency, requests, tokens, budget).',
+    labelNames: ['tenant', 'reason'],
+    registers: [r],
+  });
+  new Gauge({
+    name: 'gateway_tenant_in_flight',
+    help: 'Requests in flight per tenant, from admission to the end of the response (queued ones included).',
+    labelNames: ['tenant'],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const [tenant, n] of sources.inFlight()) this.set({ tenant }, n);
+    },
+  });
+  new Gauge({
+    name: 'gateway_tenant_queued',
+    help: 'Requests waiting in a model\'s queue per tenant.',
+    labelNames: ['tenant'],
+    registers: [r],
+    collect() {
+      this.reset();
+      const queued = new Map<string, number>();
+      for (const queue of Object.values(sources.queues())) {
+        for (const [tenant, n] of Object.entries(queue.byTenant)) queued.set(tenant, (queued.get(tenant) ?? 0) + n);
+      }
+      for (const [tenant, n] of queued) this.set({ tenant }, n);
+    },
+  });
+  return [
+    proxyEvents.on('proxy:request-finished', (e) => {
+      const tenant = e.tenant;
+      if (tenant === undefined) return;
+      requests.inc({ tenant, model: e.model, outcome: tenantOutcome(e.status) });
+      const usage = e.usage;
+      if (usage === undefined) return;
+      const node = e.node ?? 'none';
+      if (usage.promptTokens !== undefined) promptTokens.inc({ tenant, model: e.model, node }, usage.promptTokens);
+      if (usage.completionTokens !== undefined) completionTokens.inc({ tenant, model: e.model, node }, usage.completionTokens);
+    }),
+    proxyEvents.on('proxy:tenant-limited', (e) => limited.inc({ tenant: e.tenant, reason: e.reason })),
+  ];
+}
