@@ -219,7 +219,7 @@ test('the openai client\'s own retry waits exactly enough (real clock, a limit t
       }
     }
     assert.ok(refusal !== undefined && admitted >= 60, `refused after ${admitted}`);
-    const waitMs = Number(refusal.headers.get('retry-after-ms'));
+    const waitMs = Number(refusal.headers?.get('retry-after-ms'));
     assert.ok(waitMs > 0 && waitMs <= 1_000, `retry-after-ms ${waitMs}`);
     let attempts = 0;
     const counting = new OpenAI({
