@@ -5,6 +5,7 @@ import type { ControlPlaneResult } from './control-plane.ts';
 import type { FirstChunkResult } from './first-chunk.ts';
 import type { Measurement, TargetName } from './proxy-bench.ts';
 import type { IndexUpdateResult, RouteDecisionResult } from './route-decision.ts';
+import type { TenantAdmissionResult } from './tenant-admission.ts';
 import { round } from './stats.ts';
 
 export interface Machine {
@@ -51,6 +52,8 @@ export interface BenchReport {
   readonly routeDecision: readonly RouteDecisionResult[];
   /** What keeping the model → nodes index up to date costs (absent in older reports). */
   readonly routeIndexUpdate?: IndexUpdateResult;
+  /** Tenant admission per request: open gateway, one api key, 1,000 tenants × 100 keys (absent in older reports). */
+  readonly tenantAdmission?: readonly TenantAdmissionResult[];
   readonly controlPlane: readonly ControlPlaneResult[];
   readonly targets: readonly TargetCheck[];
   readonly runSeconds: number;
@@ -179,6 +182,16 @@ export function renderMarkdown(r: BenchReport): string {
         `Index upkeep at ${u.nodes} nodes × ${u.modelsPerNode} models: building one model's entry ${fmt(u.buildMs, ' ms')}; ` +
           `a decision right after one node's view changed ${fmt(u.oneNodeChangedUs, ' µs')} p50 (${fmt(u.steadyUs, ' µs')} with nothing changed).`,
       );
+    }
+  }
+  const tenants = r.tenantAdmission ?? [];
+  if (tenants.length > 0) {
+    const oneKey = tenants.find((t) => t.setup === 'one api key');
+    out.push('', '## Tenant admission (key → tenant, model scope, ledger admit + settle)', '');
+    out.push('| setup | p50 µs | p99 µs | mean µs | p50 × one api key | calls |', '|---|---:|---:|---:|---:|---:|');
+    for (const t of tenants) {
+      const ratio = oneKey === undefined || oneKey.p50Us === 0 ? undefined : t.p50Us / oneKey.p50Us;
+      out.push(`| ${t.setup} | ${fmt(t.p50Us)} | ${fmt(t.p99Us)} | ${fmt(t.meanUs)} | ${fmt(ratio, '×')} | ${t.calls} |`);
     }
   }
   const first = r.controlPlane[0];

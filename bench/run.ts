@@ -28,6 +28,7 @@ import { runFirstChunkBench, runProxyBench, summarize, type Target, type TargetN
 import { addedLatency, checkTargets, renderMarkdown, type BenchReport, type Machine } from './report.ts';
 import type { FirstChunkResult } from './first-chunk.ts';
 import type { IndexUpdateResult, RouteDecisionResult } from './route-decision.ts';
+import type { TenantAdmissionResult } from './tenant-admission.ts';
 import { round } from './stats.ts';
 import { JSON_ANSWER_BYTES, SSE_CHUNKS } from './upstream.ts';
 import { CONCURRENCIES, workloads, writeBodies } from './workloads.ts';
@@ -162,12 +163,17 @@ async function main(): Promise<void> {
     }
     let routeDecision: RouteDecisionResult[] = [];
     let routeIndexUpdate: IndexUpdateResult | undefined;
+    let tenantAdmission: TenantAdmissionResult[] = [];
     if (only.has('route')) {
       log('routing decision micro-benchmark');
       const child = await startNodeScript('bench/route-decision.ts', ['1500']);
       routeDecision = (child.ready.results as RouteDecisionResult[] | undefined) ?? [];
       routeIndexUpdate = child.ready.indexUpdate as IndexUpdateResult | undefined;
       await child.stop();
+      log('tenant admission micro-benchmark');
+      const tenants = await startNodeScript('bench/tenant-admission.ts', ['1500']);
+      tenantAdmission = (tenants.ready.results as TenantAdmissionResult[] | undefined) ?? [];
+      await tenants.stop();
     }
     const controlPlane: ControlPlaneResult[] = [];
     if (only.has('control')) {
@@ -191,6 +197,7 @@ async function main(): Promise<void> {
       firstChunk,
       routeDecision,
       ...(routeIndexUpdate === undefined ? {} : { routeIndexUpdate }),
+      ...(tenantAdmission.length === 0 ? {} : { tenantAdmission }),
       controlPlane,
       targets: [...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds), ...workerChecks],
       runSeconds,

@@ -12,7 +12,7 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import type { TenantSpec } from '#src/config/index.ts';
-import { keyDigest } from './key-tag.ts';
+import { keyDigestText } from './key-tag.ts';
 import { tenantOf, type Tenant } from './tenant.ts';
 
 interface Entry {
@@ -34,8 +34,8 @@ export class KeyDirectory {
       const tenant = tenantOf(spec);
       this.#byName.set(spec.name, tenant);
       for (const key of spec.keys) {
-        const digest = keyDigest(key);
-        this.#byDigest.set(digest.toString('base64'), { digest, tenant });
+        const text = keyDigestText(key);
+        this.#byDigest.set(text, { digest: Buffer.from(text, 'base64'), tenant });
       }
     }
   }
@@ -48,9 +48,9 @@ export class KeyDirectory {
   /** The tenant holding `presented`, or undefined (no key, an unknown key). Never logs the key. */
   identify(presented: string | undefined): Tenant | undefined {
     if (presented === undefined) return undefined;
-    const digest = keyDigest(presented);
-    const entry = this.#byDigest.get(digest.toString('base64'));
-    const matched = timingSafeEqual(entry?.digest ?? MISS, digest);
+    const text = keyDigestText(presented);
+    const entry = this.#byDigest.get(text);
+    const matched = timingSafeEqual(entry?.digest ?? MISS, Buffer.from(text, 'base64'));
     return matched ? entry?.tenant : undefined;
   }
 

@@ -7,7 +7,7 @@
 
 import type { TenantSpec } from '#src/config/index.ts';
 import type { LimitRefusal, TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
-import { charged, judgeAdmission, rateFigures, usedAt, utcDay, type Meter, type TenantLimits } from './limits.ts';
+import { charged, judgeAdmission, rateFigures, usedAt, utcDay, DAY_MS, msToNextDay, type Meter, type TenantLimits } from './limits.ts';
 import type { UsageRow } from './usage-rows.ts';
 import { countMinute, minuteEstimate, minuteWindow, type MinuteWindow } from './minute-window.ts';
 
@@ -26,6 +26,9 @@ interface TenantState {
   /** Tokens reserved by requests still open (the day's budget counts them). */
   reserved: number;
   day: string;
+  /** When `day` began and ends (epoch ms): the day's string is made only when it changes. */
+  dayStartMs: number;
+  dayEndMs: number;
   /** Prompt + completion tokens of `day`, over every model. */
   dayTokens: number;
   readonly byModel: Map<string, DayUsage>;
@@ -213,7 +216,10 @@ export class TenantLedger {
 
   /** A new UTC day: the budget starts over (the ended day's unsaved rows are kept for usageRows). */
   #roll(state: TenantState, nowMs: number): void {
+    if (nowMs >= state.dayStartMs && nowMs < state.dayEndMs) return;
     const day = utcDay(nowMs);
+    state.dayStartMs = nowMs - (DAY_MS - msToNextDay(nowMs));
+    state.dayEndMs = nowMs + msToNextDay(nowMs);
     if (day === state.day) return;
     for (const model of state.dirty) this.#ended.push(rowOf(state.name, model, state.day, state.byModel.get(model)));
     state.dirty.clear();
@@ -237,6 +243,8 @@ function freshState(name: string, limits: TenantLimits, nowMs: number): TenantSt
     tokensMeter: { used: 0, atMs: nowMs },
     reserved: 0,
     day: utcDay(nowMs),
+    dayStartMs: nowMs - (DAY_MS - msToNextDay(nowMs)),
+    dayEndMs: nowMs + msToNextDay(nowMs),
     dayTokens: 0,
     byModel: new Map(),
     dirty: new Set(),
