@@ -27,7 +27,7 @@ export function tenantOutcome(status: number): 'ok' | 'limited' | 'refused' | 'f
 export function registerTenantMetrics(r: Registry, proxyEvents: EventBus<ProxyEvents>, sources: TenantMetricSources): (() => void)[] {
   const requests = new Counter({
     name: 'gateway_tenant_requests_total',
-    help: 'Inference requests per tenant, model and outcome (ok, limited = 429, refused = other 4xx, failed = 5xx, client_gone = 499).',
+    help: 'Inference requests per tenant, model and outcome (ok, limited = 429 (a tenant limit or a full queue), refused = other 4xx, failed = 5xx, client_gone = 499).',
     labelNames: ['tenant', 'model', 'outcome'],
     registers: [r],
   });
