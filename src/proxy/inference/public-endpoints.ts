@@ -65,7 +65,9 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
   const table = new TableBuilder();
   for (const path of INFERENCE_PATHS) {
     const local = requireClientKey((req, res, _url, tenant) => handleInference(deps.inference, path, req, res, undefined, tenant));
-    // A forwarded request is authenticated by its signature instead of a client key.
+    // A forwarded request is authenticated by its signature instead of a client key; it is
+    // admitted under no tenant (as before tenants) — the place a site's tenant is picked
+    // (`[[mesh.sites]] tenant`, from `directory().tenant(name)`) and passed to handleInference.
     table.add('POST', path, (req, res, url) =>
       mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound)) : local(req, res, url),
     );
