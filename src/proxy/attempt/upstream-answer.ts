@@ -38,5 +38,10 @@ export function clientHead(answer: UpstreamAnswer, client: ClientSide, contentLe
   // A Vary the gateway already set (CORS: `Origin`) is kept next to the node's own.
   const ours = client.res.getHeader('vary');
   if (ours !== undefined && headers['vary'] !== undefined) headers['vary'] = `${String(ours)}, ${String(headers['vary'])}`;
+  // A tenant's own rate-limit headers (set by the gateway before the attempt) win over a node's:
+  // the client is limited by its tenant here, not by whatever the node's API key may do there.
+  if (client.res.hasHeader('x-ratelimit-limit-requests') || client.res.hasHeader('x-ratelimit-limit-tokens')) {
+    for (const name of Object.keys(headers)) if (name.startsWith('x-ratelimit-')) delete headers[name];
+  }
   return Object.assign(headers, client.extraResponseHeaders);
 }
