@@ -145,6 +145,8 @@ export interface RoutingConfig {
   readonly queueTimeoutMs: number;
   /** Requests waiting per model beyond which new ones get 429 at once. */
   readonly maxQueue: number;
+  /** Each this long waited raises a queued request one priority class (batch → standard → interactive); 0 = never. */
+  readonly queueAgingMs: number;
   /** Route to nodes that would load the model on demand when no node has it loaded. */
   readonly loadOnDemand: boolean;
   /** Tokens reserved for the completion when a request sets no max_tokens. */
