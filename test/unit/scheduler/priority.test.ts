@@ -4,12 +4,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TenantPriority } from '#src/config/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
-import { ask, describe, oneSlotNode, rig, settle, type Rig, type Tracked } from './fake-fleet.ts';
+import { ask, describe, oneSlotNode, rig, settle, type Tracked } from './fake-fleet.ts';
 
 const as = (name: string, priority: TenantPriority, weight = 1) => ({ req: { tenant: { name, priority, weight } } });
 
 /** Releases the lease of whoever holds the one slot, `times` times, and says who got it each time. */
-async function serveInTurn(r: Rig, first: Admission, waiting: Readonly<Record<string, Tracked>>, times: number): Promise<string[]> {
+async function serveInTurn(first: Admission, waiting: Readonly<Record<string, Tracked>>, times: number): Promise<string[]> {
   const order: string[] = [];
   let holder = first;
   for (let i = 0; i < times; i += 1) {
@@ -38,7 +38,7 @@ test('a returned lease goes to interactive before standard before batch, and ten
   assert.deepEqual(r.scheduler.queueReport(), {
     m: { byClass: { interactive: 1, standard: 3, batch: 1 }, byTenant: { Z: 1, A: 2, B: 1, I: 1 } },
   });
-  assert.deepEqual(await serveInTurn(r, first, waiting, 5), ['i1', 'a1', 'b1', 'a2', 'z1']);
+  assert.deepEqual(await serveInTurn(first, waiting, 5), ['i1', 'a1', 'b1', 'a2', 'z1']);
   assert.deepEqual(r.scheduler.queueReport(), {});
 });
 
@@ -48,7 +48,7 @@ test('a request without a tenant queues as the open default tenant: standard, we
   const waiting = { z: ask(r, 'm', as('Z', 'batch')), d: ask(r, 'm'), i: ask(r, 'm', as('I', 'interactive')) };
   await settle();
   assert.deepEqual(r.scheduler.queueReport().m?.byTenant, { Z: 1, default: 1, I: 1 });
-  assert.deepEqual(await serveInTurn(r, first, waiting, 3), ['i', 'd', 'z']);
+  assert.deepEqual(await serveInTurn(first, waiting, 3), ['i', 'd', 'z']);
 });
 
 test('a full queue sheds batch first: a higher newcomer displaces the newest of the lowest class; a batch newcomer is refused', async () => {
