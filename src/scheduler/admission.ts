@@ -38,6 +38,6 @@ export interface QueueSettings {
   readonly swapAfterMs: number;
   /** routing.load_timeout: how long a request that loads a model may wait for its answer's head. */
   readonly loadTimeoutMs: number;
-  /** routing.queue_aging: each this long waited raises a request one priority class (0 = never); absent = the default. */
+  /** routing.queue_aging: a tenant's oldest request waiting this long unserved is raised one class (0 = never); absent = the default. */
   readonly queueAgingMs?: number;
 }

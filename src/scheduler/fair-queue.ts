@@ -1,10 +1,11 @@
 // One model's queue: `interactive` before `standard` before `batch`, and within a class the
-// tenants share by weight (class-lane.ts). Aging: a request that has waited `agingMs` is raised one
-// class (batch → standard → interactive, one class per `agingMs` waited), where it is tagged as a
-// newcomer of its tenant and shares that class by weight; so it neither waits forever behind a
-// busier class nor jumps ahead of everyone. Shedding: when the queue is full, the newest request
-// of the lowest class below a newcomer's makes room for it. Plain bookkeeping; the scheduler
-// decides when the head may try again and what happens to a request that leaves.
+// tenants share by weight (class-lane.ts). Aging keeps a lower class from waiting forever: a
+// tenant's oldest waiting request that goes `agingMs` without being served is raised one class
+// (batch → standard → interactive), where it is tagged as a newcomer of its tenant and takes its
+// turn by weight; its clock restarts there. Only a tenant's oldest request ages, so a tenant with a
+// thousand queued batch requests competes above its class with one of them, never with all.
+// Shedding: in a full queue, the newest request of the lowest class below a newcomer's makes room.
+// Plain bookkeeping; the scheduler decides when the head may try again and what a leaver is told.
 
 import { TENANT_PRIORITIES, type TenantPriority } from '#src/config/index.ts';
 import type { ModelQueueReport } from '#src/tenants/index.ts';
@@ -12,7 +13,7 @@ import type { QueueTenant } from '#src/routing/index.ts';
 import { ClassLane, type LaneEntry } from './class-lane.ts';
 import { IndexedHeap } from './indexed-heap.ts';
 
-/** How a request stands in the queue: whose it is, what it costs, when it came, when it ages. */
+/** How a request stands in the queue: whose it is, what it costs, when it came, how it ages. */
 export interface QueueTicket {
   readonly tenant: QueueTenant;
   /** Estimated tokens: the prompt's upper bound + max_tokens or the completion reserve. */
@@ -25,26 +26,23 @@ export interface QueueTicket {
 interface Entry<T> extends LaneEntry {
   readonly item: T;
   readonly priority: TenantPriority;
-  readonly enteredAtMs: number;
   readonly agingMs: number;
   /** The class it is queued in now: 0 interactive, 1 standard, 2 batch. */
   rank: number;
+  /** Since when it has waited as its tenant's oldest request in its class (aging counts from here). */
+  agingFromMs: number;
 }
 
 const rankOf = (priority: TenantPriority): number => TENANT_PRIORITIES.indexOf(priority);
-
-/** When an entry is raised next: one `agingMs` per class it has climbed, plus one. */
-function dueMs(entry: Entry<unknown>): number {
-  if (entry.agingMs <= 0 || entry.rank === 0) return Infinity;
-  return entry.enteredAtMs + entry.agingMs * (rankOf(entry.priority) - entry.rank + 1);
-}
+const dueMs = (entry: Entry<unknown>): number => entry.agingFromMs + entry.agingMs;
+const ages = (entry: Entry<unknown>): boolean => entry.agingMs > 0 && entry.rank > 0;
 
 export class FairQueue<T> {
   readonly #lanes: readonly ClassLane<Entry<T>>[] = TENANT_PRIORITIES.map(() => new ClassLane<Entry<T>>());
-  /** Per class, its entries by when they are raised next (the interactive one stays empty). */
-  readonly #aging: readonly IndexedHeap<Entry<T>>[] = TENANT_PRIORITIES.map(
-    () => new IndexedHeap<Entry<T>>((a, b) => dueMs(a) < dueMs(b) || (dueMs(a) === dueMs(b) && a.seq < b.seq)),
-  );
+  /** Each tenant's waiting requests in arrival order: the first one is the one that ages. */
+  readonly #flows = new Map<string, Set<Entry<T>>>();
+  /** The tenants' oldest requests that may be raised, by when. */
+  readonly #aging = new IndexedHeap<Entry<T>>((a, b) => dueMs(a) < dueMs(b) || (dueMs(a) === dueMs(b) && a.seq < b.seq));
   readonly #entries = new Map<T, Entry<T>>();
   #seq = 0;
 
@@ -64,46 +62,48 @@ export class FairQueue<T> {
   push(item: T, ticket: QueueTicket): void {
     if (this.#entries.has(item)) return;
     const priority = ticket.tenant.priority;
-    const weight = ticket.tenant.weight > 0 ? ticket.tenant.weight : 1;
     const entry: Entry<T> = {
       item,
       tenant: ticket.tenant.name,
-      weight,
+      weight: ticket.tenant.weight > 0 ? ticket.tenant.weight : 1,
       cost: Math.max(1, ticket.cost),
       seq: this.#seq++,
       start: 0,
       finish: 0,
       priority,
-      enteredAtMs: ticket.enteredAtMs,
       agingMs: ticket.agingMs,
       rank: rankOf(priority),
+      agingFromMs: ticket.enteredAtMs,
     };
     this.#entries.set(item, entry);
-    this.#place(entry);
+    this.#lanes[entry.rank]?.add(entry);
+    const flow = this.#flows.get(entry.tenant) ?? new Set<Entry<T>>();
+    flow.add(entry);
+    this.#flows.set(entry.tenant, flow);
+    if (flow.size === 1 && ages(entry)) this.#aging.push(entry);
   }
 
   /** `item` got its turn (it was the head): its class's virtual time moves on. */
-  served(item: T): boolean {
-    const entry = this.#take(item);
+  served(item: T, nowMs: number): boolean {
+    const entry = this.#take(item, nowMs);
     return entry !== undefined && (this.#lanes[entry.rank]?.served(entry) ?? false);
   }
 
   /** `item` left unserved (timeout, abort, shed); returns whether it was there. */
-  remove(item: T): boolean {
-    const entry = this.#take(item);
+  remove(item: T, nowMs: number): boolean {
+    const entry = this.#take(item, nowMs);
     return entry !== undefined && (this.#lanes[entry.rank]?.remove(entry) ?? false);
   }
 
-  /** Raises every request whose aging time has come by `nowMs` (batch first, so one long overdue climbs twice). */
+  /** Raises every tenant's oldest request whose aging time came by `nowMs` (one overdue long enough climbs twice). */
   age(nowMs: number): void {
-    for (let rank = this.#lanes.length - 1; rank > 0; rank -= 1) {
-      const due = this.#aging[rank];
-      for (let entry = due?.peek(); entry !== undefined && dueMs(entry) <= nowMs; entry = due?.peek()) {
-        due?.remove(entry);
-        this.#lanes[rank]?.remove(entry);
-        entry.rank = rank - 1;
-        this.#place(entry);
-      }
+    for (let entry = this.#aging.peek(); entry !== undefined && dueMs(entry) <= nowMs; entry = this.#aging.peek()) {
+      this.#aging.remove(entry);
+      this.#lanes[entry.rank]?.remove(entry);
+      entry.rank -= 1;
+      entry.agingFromMs = dueMs(entry);
+      this.#lanes[entry.rank]?.add(entry);
+      if (ages(entry)) this.#aging.push(entry);
     }
   }
 
@@ -138,16 +138,21 @@ export class FairQueue<T> {
     return entry === undefined ? undefined : TENANT_PRIORITIES[entry.rank];
   }
 
-  #place(entry: Entry<T>): void {
-    this.#lanes[entry.rank]?.add(entry);
-    if (dueMs(entry) !== Infinity) this.#aging[entry.rank]?.push(entry);
-  }
-
-  #take(item: T): Entry<T> | undefined {
+  /** Forgets `item`; its tenant's next request becomes the one that ages, from now. */
+  #take(item: T, nowMs: number): Entry<T> | undefined {
     const entry = this.#entries.get(item);
     if (entry === undefined) return undefined;
     this.#entries.delete(item);
-    this.#aging[entry.rank]?.remove(entry);
+    this.#aging.remove(entry);
+    const flow = this.#flows.get(entry.tenant);
+    const wasOldest = flow?.values().next().value === entry;
+    flow?.delete(entry);
+    if (flow?.size === 0) this.#flows.delete(entry.tenant);
+    const next = wasOldest ? flow?.values().next().value : undefined;
+    if (next !== undefined) {
+      next.agingFromMs = Math.max(next.agingFromMs, nowMs);
+      if (ages(next)) this.#aging.push(next);
+    }
     return entry;
   }
 }

@@ -34,13 +34,13 @@ export class ModelQueues<T> {
   }
 
   /** The head got its turn; returns whether it was there. */
-  served(model: string, item: T): boolean {
-    return this.#leave(model, (queue) => queue.served(item));
+  served(model: string, item: T, nowMs: number): boolean {
+    return this.#leave(model, (queue) => queue.served(item, nowMs));
   }
 
   /** Removes `item` unserved wherever it stands; returns whether it was there. */
-  remove(model: string, item: T): boolean {
-    return this.#leave(model, (queue) => queue.remove(item));
+  remove(model: string, item: T, nowMs: number): boolean {
+    return this.#leave(model, (queue) => queue.remove(item, nowMs));
   }
 
   /** Raises the model's requests whose aging time has come. */

@@ -251,7 +251,7 @@ export class Scheduler {
   }
 
   #giveUp(waiter: Waiter, reason: RefusalReason): void {
-    if (!this.#queues.remove(waiter.req.model, waiter)) return;
+    if (!this.#queues.remove(waiter.req.model, waiter, this.#clock.monotonicMs())) return;
     waiter.settle({ kind: 'refused', reason, excluded: waiter.excluded, waitedMs: this.#waited(waiter) });
   }
 
@@ -264,7 +264,7 @@ export class Scheduler {
       const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
       const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, decision.choice.reason, this.#waited(waiter), waiter.loadTimeoutMs) : undefined;
       if (admitted !== undefined) {
-        this.#queues.served(model, waiter);
+        this.#queues.served(model, waiter, this.#clock.monotonicMs());
         waiter.settle(admitted);
         // More capacity may have freed than this request needs.
         continue;

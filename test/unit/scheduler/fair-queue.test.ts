@@ -33,14 +33,14 @@ function run(script: readonly string[], agingMs = 0): string {
       for (let i = 0; i < Number(arg); i += 1) {
         const head = queue.head();
         if (head === undefined) break;
-        assert.ok(queue.served(head));
+        assert.ok(queue.served(head, 0));
         served.push(head.split('#')[0] ?? '');
       }
       continue;
     }
     if (verb === 'drop') {
       const newest = queued.filter((item) => item.startsWith(`${arg ?? ''}#`) && queue.classOf(item) !== undefined).at(-1);
-      assert.ok(newest !== undefined && queue.remove(newest));
+      assert.ok(newest !== undefined && queue.remove(newest, 0));
       continue;
     }
     const [name = '', count = '1'] = (verb ?? '').split('*');
@@ -81,38 +81,86 @@ test('virtual time: each class keeps its own, and an empty lane starts over', ()
   assert.equal(run(['A*4', 'serve 4', 'B*2', 'A*2', 'serve 4']), 'A A A A B A B A', 'a lane served empty forgets who had more');
 });
 
-test('aging raises a waiting request one class per agingMs, where it takes turns by weight', () => {
+type Ticket = Parameters<FairQueue<string>['push']>[1];
+const ticket = (name: string, priority: TenantPriority, enteredAtMs: number, agingMs = 10): Ticket => ({
+  tenant: { name, priority, weight: 1 },
+  cost: 100,
+  enteredAtMs,
+  agingMs,
+});
+
+/** Serves the whole queue at `nowMs`, head after head. */
+function drain(queue: FairQueue<string>, nowMs: number): string[] {
+  const order: string[] = [];
+  for (let head = queue.head(); head !== undefined; head = queue.head()) {
+    queue.served(head, nowMs);
+    order.push(head);
+  }
+  return order;
+}
+
+test("aging raises a tenant's oldest request one class per agingMs unserved, where it takes its turn", () => {
   const queue = new FairQueue<string>();
-  const ticket = (name: string, priority: TenantPriority, enteredAtMs: number, agingMs = 10): Parameters<FairQueue<string>['push']>[1] => ({
-    tenant: { name, priority, weight: 1 },
-    cost: 100,
-    enteredAtMs,
-    agingMs,
-  });
   queue.push('z', ticket('Z', 'batch', 0));
   queue.push('z2', ticket('Z', 'batch', 0));
   queue.push('never', ticket('N', 'batch', 0, 0));
   queue.push('i1', ticket('I', 'interactive', 0));
   queue.push('i2', ticket('I', 'interactive', 0));
-  queue.push('i3', ticket('I', 'interactive', 0));
-  const classes = (): string => ['z', 'never', 'i1'].map((item) => queue.classOf(item)).join(' ');
-  queue.age(9);
-  assert.equal(classes(), 'batch batch interactive');
-  queue.age(10);
-  assert.equal(classes(), 'standard batch interactive');
-  queue.age(19);
-  assert.equal(classes(), 'standard batch interactive');
-  queue.age(20);
-  assert.equal(classes(), 'interactive batch interactive', 'agingMs 0: never raised');
-  const order: string[] = [];
-  for (let head = queue.head(); head !== undefined; head = queue.head()) {
-    queue.served(head);
-    order.push(head);
+  const classes = (): string => ['z', 'z2', 'never', 'i1'].map((item) => queue.classOf(item)).join(' ');
+  const table: readonly (readonly [number, string])[] = [
+    [9, 'batch batch batch interactive'],
+    [10, 'standard batch batch interactive'],
+    [19, 'standard batch batch interactive'],
+    [20, 'interactive batch batch interactive'],
+    [1_000, 'interactive batch batch interactive'],
+  ];
+  for (const [nowMs, expected] of table) {
+    queue.age(nowMs);
+    assert.equal(classes(), expected, `at ${nowMs}ms (only Z's oldest ages; agingMs 0 never does)`);
   }
-  assert.deepEqual(order, ['z', 'i1', 'z2', 'i2', 'i3', 'never'], 'raised, it takes turns with the class it joined (the older first on a tie)');
+  assert.deepEqual(drain(queue, 1_000), ['z', 'i1', 'i2', 'never', 'z2'], 'raised, it goes by its tags (the older first on a tie)');
 });
 
-test('aging: a request long overdue climbs two classes at once; the report keeps its tenant class', () => {
+test("aging: the tenant's next request ages from when it became the oldest, never from its arrival", () => {
+  const queue = new FairQueue<string>();
+  for (let i = 0; i < 100; i += 1) queue.push(`z${i}`, ticket('Z', 'batch', 0));
+  queue.push('i', ticket('I', 'interactive', 0));
+  queue.age(1_000);
+  const raised = (): number => [...Array(100).keys()].filter((i) => ['standard', 'interactive'].includes(queue.classOf(`z${i}`) ?? '')).length;
+  assert.equal(raised(), 1, 'a flood competes above its class with one request');
+  assert.equal(queue.classOf('z0'), 'interactive', 'long overdue: two classes at once');
+  assert.equal(queue.head(), 'z0');
+  queue.served('z0', 1_000);
+  queue.age(1_009);
+  assert.equal(queue.classOf('z1'), 'batch');
+  queue.age(1_010);
+  assert.equal(queue.classOf('z1'), 'standard');
+  assert.equal(raised(), 1);
+  assert.equal(queue.head(), 'i', 'interactive stays first');
+});
+
+test('aging: a batch tenant served regularly is never raised', () => {
+  const queue = new FairQueue<string>();
+  for (let i = 0; i < 5; i += 1) queue.push(`z${i}`, ticket('Z', 'batch', 0));
+  for (let i = 0; i < 5; i += 1) {
+    queue.age(i * 9);
+    assert.equal(queue.classOf(`z${i}`), 'batch', `z${i}`);
+    queue.served(`z${i}`, i * 9);
+  }
+});
+
+test('aging: the oldest request leaving unserved hands the clock to the next, from then', () => {
+  const queue = new FairQueue<string>();
+  queue.push('a', ticket('Z', 'batch', 0));
+  queue.push('b', ticket('Z', 'batch', 0));
+  queue.remove('a', 7);
+  queue.age(16);
+  assert.equal(queue.classOf('b'), 'batch');
+  queue.age(17);
+  assert.equal(queue.classOf('b'), 'standard');
+});
+
+test('aging: a long overdue request climbs two classes at once; the report keeps its tenant class', () => {
   const queue = new FairQueue<string>();
   queue.push('z', { tenant: { name: 'Z', priority: 'batch', weight: 1 }, cost: 1, enteredAtMs: 0, agingMs: 10 });
   queue.push('s', { tenant: { name: 'S', priority: 'standard', weight: 1 }, cost: 1, enteredAtMs: 5, agingMs: 10 });
@@ -129,7 +177,7 @@ test('shedding: the newest of the lowest class below the newcomer makes room; no
   push('z1', 'batch');
   push('s1', 'standard');
   push('z2', 'batch', 5);
-  push('s2', 'standard');
+  push('s2', 'standard', 5);
   const table: readonly (readonly [TenantPriority, string | undefined])[] = [
     ['interactive', 'z2'],
     ['standard', 'z2'],
@@ -139,9 +187,12 @@ test('shedding: the newest of the lowest class below the newcomer makes room; no
   queue.age(10);
   assert.equal(queue.classOf('z1'), 'standard', 'z1 aged');
   assert.equal(queue.victimFor('standard'), 'z2', 'the one still batch');
-  queue.remove('z2');
+  queue.remove('z2', 10);
   assert.equal(queue.victimFor('standard'), undefined, 'an aged request has earned its class');
-  assert.equal(queue.victimFor('interactive'), 'z1', 'the newest standard-class request, by arrival');
+  assert.equal(queue.victimFor('interactive'), 's2', 'the newest standard-class request, by arrival');
+  queue.remove('s2', 10);
+  queue.remove('s1', 10);
+  assert.equal(queue.victimFor('interactive'), 'z1', 'then the aged one');
 });
 
 test('served and remove answer false for a request that is not queued; size counts what waits', () => {
@@ -149,9 +200,9 @@ test('served and remove answer false for a request that is not queued; size coun
   queue.push('a', { tenant: { name: 'A', priority: 'standard', weight: 1 }, cost: 0, enteredAtMs: 0, agingMs: 0 });
   queue.push('a', { tenant: { name: 'A', priority: 'standard', weight: 1 }, cost: 0, enteredAtMs: 0, agingMs: 0 });
   assert.equal(queue.size, 1, 'pushed once');
-  assert.equal(queue.remove('b'), false);
-  assert.equal(queue.served('a'), true);
-  assert.equal(queue.served('a'), false);
+  assert.equal(queue.remove('b', 0), false);
+  assert.equal(queue.served('a', 0), true);
+  assert.equal(queue.served('a', 0), false);
   assert.equal(queue.size, 0);
   assert.equal(queue.head(), undefined);
 });

@@ -76,7 +76,7 @@ test('a full queue sheds batch first: a higher newcomer displaces the newest of 
   assert.equal(describe(await ask(r, 'm', { settings: { maxQueue: 0 }, ...as('I', 'interactive') }).promise), 'queue_full after 0ms', 'max_queue 0: nobody waits');
 });
 
-test('aging: a batch request waiting queue_aging is raised to standard, after twice that to interactive, where it takes its turn', async () => {
+test('aging: a batch request waiting queue_aging unserved is raised to standard, after as long again to interactive, where it takes its turn', async () => {
   const r = rig([oneSlotNode('a', ['m'])]);
   let holder = await ask(r, 'm').promise;
   const aging = { settings: { queueAgingMs: 100, queueTimeoutMs: 10_000 } };
