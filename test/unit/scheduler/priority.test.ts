@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { TenantPriority } from '#src/config/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import { ask, describe, oneSlotNode, rig, settle, type Tracked } from './fake-fleet.ts';
+import { arrivalsOf, simulate } from './queue-sim.ts';
 
 const as = (name: string, priority: TenantPriority, weight = 1) => ({ req: { tenant: { name, priority, weight } } });
 
@@ -128,4 +129,24 @@ test('a waiting tenant request that times out or whose client leaves leaves the 
   r.clock.advance(1_000);
   assert.equal(describe(await late.promise), 'queue_timeout after 1000ms');
   assert.deepEqual(r.scheduler.queueReport(), {});
+});
+
+test('aging bound: with interactive requests saturating the slot, a batch tenant still gets one served about every 2 x queue_aging', async () => {
+  const chat = { name: 'chat', priority: 'interactive', weight: 1 } as const;
+  const bulk = { name: 'bulk', priority: 'batch', weight: 1 } as const;
+  // Twice what the slot serves, for 120 s; 10 batch requests queued behind from the start.
+  const arrivals = [...arrivalsOf(chat, 1, 0, 0), ...arrivalsOf(bulk, 10, 0, 0), ...arrivalsOf(chat, 240, 500, 500)];
+  const table: readonly (readonly [number, number])[] = [
+    [10_000, 5],
+    [5_000, 10],
+    [0, 0],
+  ];
+  for (const [agingMs, atLeast] of table) {
+    const result = await simulate(arrivals, 1_000, { maxQueue: 1_000, queueTimeoutMs: 3_600_000, queueAgingMs: agingMs }, 120_000);
+    const served = (result.admittedAtMs.bulk ?? []).filter((at) => at <= 120_000);
+    assert.ok(served.length >= atLeast, `queue_aging ${agingMs}ms: ${served.length} batch requests served in 120 s (at ${served.join(', ')})`);
+    if (agingMs === 0) assert.equal(served.length, 0, 'no aging: strict priority');
+    const gaps = served.slice(1).map((at, i) => at - (served[i] ?? at));
+    if (agingMs > 0) assert.ok(Math.max(...gaps) <= 2 * agingMs + 1_000, `gaps ${gaps.join(', ')}`);
+  }
 });
