@@ -132,6 +132,17 @@ export class FairQueue<T> {
     return { byClass, byTenant };
   }
 
+  /** The request that has waited longest (whatever its place in the order). */
+  oldest(): T | undefined {
+    return this.#entries.keys().next().value;
+  }
+
+  /** Whether any waiting request matches (in no particular order). */
+  some(match: (item: T) => boolean): boolean {
+    for (const item of this.#entries.keys()) if (match(item)) return true;
+    return false;
+  }
+
   /** The class a waiting request is queued in now (aging may have raised it); undefined = not queued. */
   classOf(item: T): TenantPriority | undefined {
     const entry = this.#entries.get(item);

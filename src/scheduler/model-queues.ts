@@ -53,6 +53,16 @@ export class ModelQueues<T> {
     return this.#queues.get(model)?.victimFor(priority);
   }
 
+  /** Who has waited longest for `model`. */
+  oldest(model: string): T | undefined {
+    return this.#queues.get(model)?.oldest();
+  }
+
+  /** Whether anyone waiting for `model` matches. */
+  some(model: string, match: (item: T) => boolean): boolean {
+    return this.#queues.get(model)?.some(match) ?? false;
+  }
+
   /** Every model's waiting requests by class and tenant. */
   report(): Record<string, ModelQueueReport> {
     return Object.fromEntries([...this.#queues].map(([model, queue]) => [model, queue.report()]));

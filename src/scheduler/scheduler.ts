@@ -187,11 +187,14 @@ export class Scheduler {
     return { pending: this.#switches.pending(node), switchDue: this.#switchDue(node), failedLoads: this.#switches.failedLoads(node) };
   }
 
-  /** Whether a queue head has waited for a switch on `node` past swap_after (counted from the node's last switch). */
+  /**
+   * Whether a queue waits for a switch on `node` past swap_after (counted from the node's last
+   * switch), by its oldest request: one of a higher class that overtook it does not restart the clock.
+   */
   #switchDue(node: string): boolean {
     const now = this.#clock.monotonicMs();
     const since = this.#switches.settledAtMs(node);
-    return this.#switchWaiters(node).some((w) => now - Math.max(w.enteredAtMs, since) >= w.wait.swapAfterMs);
+    return this.#switchWaiters(node).some((w) => now - Math.max(this.#queues.oldest(w.req.model)?.enteredAtMs ?? w.enteredAtMs, since) >= w.wait.swapAfterMs);
   }
 
   #waitsForSwitch(node: string): boolean {
@@ -242,8 +245,16 @@ export class Scheduler {
         },
       };
       signal.addEventListener('abort', onAbort, { once: true });
+      const others = this.#queues.depth(req.model);
       this.#queues.push(req.model, waiter, ticket);
+      // It overtook the head (a higher class, a fairer share): it routes now, as the head it is.
+      if (others > 0 && this.#queues.head(req.model) === waiter) this.#retry(req.model);
     });
+  }
+
+  /** A head that overtook a request held for a waking node (a higher class, a fairer share) waits for the same wake. */
+  #waitsForWake(model: string, kind: UnroutableKind): boolean {
+    return kind === 'unavailable' && this.#queues.some(model, (w) => w.wait.timeoutReason === 'wake_timeout');
   }
 
   #waited(waiter: Waiter): number {
@@ -271,7 +282,7 @@ export class Scheduler {
       }
       waiter.excluded = decision.excluded;
       const kind = this.#classify(waiter.req, decision.excluded);
-      if (!waiter.wait.keepWaiting(kind)) this.#giveUp(waiter, kind);
+      if (!waiter.wait.keepWaiting(kind) && !this.#waitsForWake(model, kind)) this.#giveUp(waiter, kind);
       return;
     }
   }

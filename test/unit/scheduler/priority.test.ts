@@ -150,3 +150,24 @@ test('aging bound: with interactive requests saturating the slot, a batch tenant
     if (agingMs > 0) assert.ok(Math.max(...gaps) <= 2 * agingMs + 1_000, `gaps ${gaps.join(', ')}`);
   }
 });
+
+test('a request that overtakes one held for a waking node waits for the same wake, not a 503 on the next fleet change', async () => {
+  const asleep = oneSlotNode('a', ['m'], { health: 'asleep' });
+  const r = rig([asleep]);
+  const held = ask(r, 'm', as('Z', 'batch'));
+  await settle();
+  r.setNodes([{ ...asleep, wake: { lastSentAt: r.clock.now(), wakingUntil: r.clock.now() + 60_000 } }]);
+  const chat = ask(r, 'm', as('I', 'interactive'));
+  r.clock.advance(100);
+  r.scheduler.fleetChanged();
+  await settle();
+  assert.deepEqual([describe(held.outcome()), describe(chat.outcome())], ['waiting', 'waiting'], 'both wait for the wake');
+  r.clock.advance(400);
+  r.setNodes([oneSlotNode('a', ['m'])]);
+  r.scheduler.fleetChanged();
+  await settle();
+  assert.deepEqual([describe(held.outcome()), describe(chat.outcome())], ['waiting', 'admitted a after 500ms'], 'interactive first');
+  r.leases[0]?.release();
+  await settle();
+  assert.equal(describe(held.outcome()), 'admitted a after 500ms');
+});
