@@ -7,6 +7,7 @@ import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
 import type { NodeRegistry, WakeResult } from '#src/nodes/index.ts';
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
+import type { ModelQueueReport } from '#src/tenants/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { SitesSource } from './sites-view.ts';
@@ -40,6 +41,8 @@ export interface AdminDeps {
   readonly policies: ExplainPolicies;
   /** Requests waiting per model. */
   readonly queueDepths: () => Record<string, number>;
+  /** Each model's queue by priority class and tenant (/admin/explain shows the explained model's). */
+  readonly queues?: () => Readonly<Record<string, ModelQueueReport>>;
   readonly commands: AdminCommands;
   /** The dashboard's live stream (GET /admin/events). */
   readonly liveFeed: Pick<LiveFeed, 'open'>;

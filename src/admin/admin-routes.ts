@@ -5,7 +5,7 @@ import { fleetRatio } from '#src/capacity/index.ts';
 import { chatBytesBounds, sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
-import { explainRouting } from './explain.ts';
+import { explainQueue, explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
 import { sitesView } from './sites-view.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
@@ -47,7 +47,8 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
       const bounds = query.promptBytes === undefined || query.promptTokens !== undefined ? undefined : chatBytesBounds(query.promptBytes, fleetRatio(snapshot.nodes, model, snapshot.now));
       const sized = bounds === undefined ? query : { ...query, promptTokens: bounds.upper, minPromptTokens: bounds.lower };
       const request = routeRequestFor({ ...sized, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared) }, deps.config().routing);
-      sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote));
+      const queue = deps.queues === undefined ? undefined : explainQueue(deps.queues()[model]);
+      sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, queue));
     }),
   );
   table.add('GET', '/admin/sites', guard(false, (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))));

@@ -1,7 +1,10 @@
 // Pure: GET /admin/explain — for one model and prompt size, every node with the routing verdict
-// and its reason, from the same filters the request path runs (no separate logic to drift).
+// and its reason, from the same filters the request path runs (no separate logic to drift), and
+// who waits in the model's queue by priority class and tenant.
 
 import { fleetRatio } from '#src/capacity/index.ts';
+import type { TenantPriority } from '#src/config/index.ts';
+import type { ModelQueueReport } from '#src/tenants/index.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import {
   chooseSite,
@@ -67,6 +70,15 @@ export interface Explanation {
   /** [mesh] only: every pinned remote site with its verdict, and the one a forward would go to. */
   readonly sites?: readonly ExplainSite[];
   readonly site_choice?: string | null;
+  /** The model's queue (absent when the caller has no scheduler to ask). */
+  readonly queue?: ExplainQueue;
+}
+
+/** Who waits in the model's queue now: by the tenants' priority classes and by tenant. */
+export interface ExplainQueue {
+  readonly depth: number;
+  readonly by_class: Readonly<Record<TenantPriority, number>>;
+  readonly by_tenant: Readonly<Record<string, number>>;
 }
 
 /** The policies' side of an explanation: their choice, recording nothing, and cache-aware's hits. */
@@ -76,7 +88,21 @@ export function hitRate(hits: PrefixHitFigures): number | null {
   return hits.promptChars === 0 ? null : Math.round((hits.matchedChars / hits.promptChars) * 1000) / 1000;
 }
 
-export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[], policies: ExplainPolicies, remote?: ExplainRemote): Explanation {
+/** The queue part of an explanation, from the scheduler's report of the model (undefined = nobody waits). */
+export function explainQueue(report: ModelQueueReport | undefined): ExplainQueue {
+  const by_class = report?.byClass ?? { interactive: 0, standard: 0, batch: 0 };
+  const by_tenant = report?.byTenant ?? {};
+  return { depth: by_class.interactive + by_class.standard + by_class.batch, by_class: { ...by_class }, by_tenant: { ...by_tenant } };
+}
+
+export function explainRouting(
+  req: RouteRequest,
+  snapshot: RoutingSnapshot,
+  filters: readonly Filter[],
+  policies: ExplainPolicies,
+  remote?: ExplainRemote,
+  queue?: ExplainQueue,
+): Explanation {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
   const picked = policies.explain(req, kept, snapshot);
@@ -97,7 +123,10 @@ export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, fil
   const ratio = fleetRatio(snapshot.nodes, req.model, snapshot.now);
   const atLeast = req.minPromptTokens !== undefined && req.minPromptTokens < (req.promptTokens ?? 0) ? req.minPromptTokens : null;
   const bytes_per_token = ratio === undefined ? null : { low: Math.round(ratio.low * 100) / 100, high: Math.round(ratio.high * 100) / 100, samples: ratio.samples };
-  const base = { model: req.model, prompt_tokens: req.promptTokens ?? null, prompt_tokens_at_least: atLeast, bytes_per_token, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes };
+  const base = {
+    model: req.model, prompt_tokens: req.promptTokens ?? null, prompt_tokens_at_least: atLeast, bytes_per_token, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes,
+    ...(queue === undefined ? {} : { queue }),
+  };
   if (remote === undefined) return base;
   const sites = explainSites(req, remote);
   const forwards = sites.chosen !== undefined && (outcome === 'context_length_exceeded' || outcome === 'no_node_available');

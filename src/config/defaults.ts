@@ -73,6 +73,8 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     cacheMaxTreeChars: 4_000_000,
     queueTimeoutMs: 30_000,
     maxQueue: 100,
+    // A third of queue_timeout: a starved batch tenant's oldest request reaches interactive after 20 s, before it would time out.
+    queueAgingMs: 10_000,
     loadOnDemand: true,
     completionReserveTokens: 512,
     tokenizeTimeoutMs: 500,

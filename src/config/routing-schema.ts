@@ -33,6 +33,7 @@ export const routingSchema = table({
     .int({ error: 'must be a whole number of at least 0' })
     .min(0, { error: 'must be a whole number of at least 0' })
     .default(CONFIG_DEFAULTS.routing.maxQueue),
+  queue_aging: nonNegativeDurationMs.default(CONFIG_DEFAULTS.routing.queueAgingMs),
   load_on_demand: z.boolean({ error: 'must be true or false' }).default(CONFIG_DEFAULTS.routing.loadOnDemand),
   completion_reserve: z
     .int({ error: 'must be a whole number of tokens, at least 1' })
@@ -53,6 +54,7 @@ export const routingSchema = table({
   cacheMaxTreeChars: routing.cache_max_tree_chars,
   queueTimeoutMs: routing.queue_timeout,
   maxQueue: routing.max_queue,
+  queueAgingMs: routing.queue_aging,
   loadOnDemand: routing.load_on_demand,
   completionReserveTokens: routing.completion_reserve,
   tokenizeTimeoutMs: routing.tokenize_timeout,

@@ -145,6 +145,8 @@ export interface RoutingConfig {
   readonly queueTimeoutMs: number;
   /** Requests waiting per model beyond which new ones get 429 at once. */
   readonly maxQueue: number;
+  /** A tenant's oldest queued request waiting this long unserved is raised one class (batch → standard → interactive); 0 = never. */
+  readonly queueAgingMs: number;
   /** Route to nodes that would load the model on demand when no node has it loaded. */
   readonly loadOnDemand: boolean;
   /** Tokens reserved for the completion when a request sets no max_tokens. */

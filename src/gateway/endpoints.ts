@@ -21,7 +21,7 @@ export interface ListenerFigures {
 /** What the admin table reads of the gateway's parts. */
 export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed'> {
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
-  readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths'>;
+  readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
   readonly mesh: Pick<MeshPart, 'admin' | 'link'>;
   readonly reload: AdminDeps['commands']['reload'];
   readonly wake: AdminDeps['commands']['wake'];
@@ -44,6 +44,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     filters: scheduler.filters,
     policies: parts.policies,
     queueDepths: () => scheduler.queueDepths(),
+    queues: () => scheduler.queueReport(),
     liveFeed: parts.liveFeed,
     sites: () => parts.mesh.admin(),
     remote: explainRemote(parts, listeners),

@@ -1,10 +1,13 @@
 // The request scheduler: every waiting rule of the request path in one place. A request is
 // admitted at once (routed, and its lease claimed in the same tick), held while an asleep node
-// wakes, or queued behind its model's earlier requests (FIFO) until a lease returns or the fleet
-// changes. Events come in (admit, leaseReturned, fleetChanged, an abort, a deadline timer); all
-// outside work goes out through SchedulerEffects, so every decision here is synchronous.
+// wakes, or queued in its model's queue (by priority class, fair between tenants: fair-queue.ts)
+// until a lease returns or the fleet changes. Events come in (admit, leaseReturned, fleetChanged,
+// an abort, a deadline timer); all outside work goes out through SchedulerEffects, so every
+// decision here is synchronous.
 
 import type { Clock } from '#src/core/clock.ts';
+import { CONFIG_DEFAULTS, DEFAULT_TENANT } from '#src/config/index.ts';
+import type { ModelQueueReport } from '#src/tenants/index.ts';
 import { ctxFor } from '#src/capacity/index.ts';
 import type { LeaseReturn, NodeView } from '#src/nodes/index.ts';
 import {
@@ -21,50 +24,20 @@ import {
   RouteIndex,
   type Exclusion,
   type Filter,
+  type QueueTenant,
   type RouterSwitchView,
   type RouteRequest,
   type SelectionPolicy,
   type UnroutableKind,
 } from '#src/routing/index.ts';
+import type { Admission, LoadTicket, QueueSettings, RefusalReason } from './admission.ts';
 import type { SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
-import { awaitsRouterLoad, loadPlan, RouterSwitches, type LoadOutcome } from './router-switches.ts';
+import { awaitsRouterLoad, loadPlan, RouterSwitches } from './router-switches.ts';
 
-export type RefusalReason = UnroutableKind | 'queue_full' | 'queue_timeout' | 'wake_timeout' | 'aborted';
-
-/** An admitted request that makes its node load the model: its answer settles the load. */
-export interface LoadTicket {
-  /** How long the request may wait for response headers (routing.load_timeout). */
-  readonly timeoutMs: number;
-  /** Report once: the answer's head came (`loaded`), the attempt failed, or the load timed out. */
-  settle(outcome: LoadOutcome): void;
-}
-
-export type Admission =
-  | {
-      readonly kind: 'admitted';
-      readonly node: NodeView;
-      /** The selection policy that picked the node, and why (the `x-switchyard-route` header). */
-      readonly route: { readonly policy: string; readonly reason: string };
-      readonly waitedMs: number;
-      /** Set when the request makes the node load its model (load_timeout applies). */
-      readonly load: LoadTicket | undefined;
-      release(): void;
-    }
-  | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly excluded: readonly Exclusion[]; readonly waitedMs: number };
-
-/** The waiting limits, read from the request's settings snapshot. */
-export interface QueueSettings {
-  readonly queueTimeoutMs: number;
-  readonly maxQueue: number;
-  /** How long refresh-on-miss waits for fresh listings (0: re-list, but do not wait). */
-  readonly missWaitMs: number;
-  /** routing.swap_after: a switch waiting this long holds new requests for the router's loaded models. */
-  readonly swapAfterMs: number;
-  /** routing.load_timeout: how long a request that loads a model may wait for its answer's head. */
-  readonly loadTimeoutMs: number;
-}
+/** Whose a request without a tenant is: the open `default` tenant, standard, weight 1. */
+const OPEN_TENANT: QueueTenant = Object.freeze({ name: DEFAULT_TENANT, priority: 'standard', weight: 1 });
 
 export interface SchedulerOptions {
   readonly clock: Clock;
@@ -121,6 +94,11 @@ export class Scheduler {
     return this.#queues.depths();
   }
 
+  /** Every model's waiting requests by priority class and tenant (/admin/tenants, /admin/explain). */
+  queueReport(): Record<string, ModelQueueReport> {
+    return this.#queues.report();
+  }
+
   /** Routes one attempt of a request; `firstAttempt` is false for failovers. */
   async admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Promise<Admission> {
     // A request that can only be served by a router loading its model waits for the load as well.
@@ -128,7 +106,7 @@ export class Scheduler {
     const queueWait = (initial: readonly Exclusion[]): Wait => ({
       timeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'queue_timeout', keepWaiting: busyOnly, initial,
     });
-    // Behind requests already queued for this model (FIFO), however this one would route.
+    // In the model's queue when others wait there (in its class, by its tenant's share), however this one would route.
     if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, queueWait([]), settings, signal);
     let decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
     if (firstAttempt) this.#effects.notify({ kind: 'decided', req, decision });
@@ -209,11 +187,14 @@ export class Scheduler {
     return { pending: this.#switches.pending(node), switchDue: this.#switchDue(node), failedLoads: this.#switches.failedLoads(node) };
   }
 
-  /** Whether a queue head has waited for a switch on `node` past swap_after (counted from the node's last switch). */
+  /**
+   * Whether a queue waits for a switch on `node` past swap_after (counted from the node's last
+   * switch), by its oldest request: one of a higher class that overtook it does not restart the clock.
+   */
   #switchDue(node: string): boolean {
     const now = this.#clock.monotonicMs();
     const since = this.#switches.settledAtMs(node);
-    return this.#switchWaiters(node).some((w) => now - Math.max(w.enteredAtMs, since) >= w.wait.swapAfterMs);
+    return this.#switchWaiters(node).some((w) => now - Math.max(this.#queues.oldest(w.req.model)?.enteredAtMs ?? w.enteredAtMs, since) >= w.wait.swapAfterMs);
   }
 
   #waitsForSwitch(node: string): boolean {
@@ -238,11 +219,16 @@ export class Scheduler {
 
   /** Queues a request until it is admitted, refused, its deadline passes or its client leaves. */
   #enqueue(req: RouteRequest, wait: Wait, settings: QueueSettings, signal: AbortSignal): Promise<Admission> {
-    if (this.#queues.depth(req.model) >= settings.maxQueue) {
-      return Promise.resolve({ kind: 'refused', reason: 'queue_full', excluded: wait.initial, waitedMs: 0 });
-    }
+    const tenant = req.tenant ?? OPEN_TENANT;
+    // A full queue sheds its lowest class first: a newcomer of a higher class displaces the newest of them.
+    const full = this.#queues.depth(req.model) >= settings.maxQueue;
+    const victim = full ? this.#queues.victimFor(req.model, tenant.priority) : undefined;
+    if (full && victim === undefined) return Promise.resolve({ kind: 'refused', reason: 'queue_full', excluded: wait.initial, waitedMs: 0 });
     if (signal.aborted) return Promise.resolve({ kind: 'refused', reason: 'aborted', excluded: wait.initial, waitedMs: 0 });
     if (wait.timeoutMs <= 0) return Promise.resolve({ kind: 'refused', reason: wait.timeoutReason, excluded: wait.initial, waitedMs: 0 });
+    if (victim !== undefined) this.#giveUp(victim, 'queue_full');
+    const enteredAtMs = this.#clock.monotonicMs();
+    const ticket = { tenant, cost: reservedTokens(req, 0), enteredAtMs, agingMs: settings.queueAgingMs ?? CONFIG_DEFAULTS.routing.queueAgingMs };
     return new Promise<Admission>((resolve) => {
       const onAbort = (): void => this.#giveUp(waiter, 'aborted');
       const timer = this.#clock.setTimeout(() => this.#giveUp(waiter, wait.timeoutReason), wait.timeoutMs);
@@ -250,7 +236,7 @@ export class Scheduler {
         req,
         loadTimeoutMs: settings.loadTimeoutMs,
         wait,
-        enteredAtMs: this.#clock.monotonicMs(),
+        enteredAtMs,
         excluded: wait.initial,
         settle: (admission) => {
           timer.cancel();
@@ -259,8 +245,16 @@ export class Scheduler {
         },
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.#queues.push(req.model, waiter);
+      const others = this.#queues.depth(req.model);
+      this.#queues.push(req.model, waiter, ticket);
+      // It overtook the head (a higher class, a fairer share): it routes now, as the head it is.
+      if (others > 0 && this.#queues.head(req.model) === waiter) this.#retry(req.model);
     });
+  }
+
+  /** A head that overtook a request held for a waking node (a higher class, a fairer share) waits for the same wake. */
+  #waitsForWake(model: string, kind: UnroutableKind): boolean {
+    return kind === 'unavailable' && this.#queues.some(model, (w) => w.wait.timeoutReason === 'wake_timeout');
   }
 
   #waited(waiter: Waiter): number {
@@ -268,26 +262,27 @@ export class Scheduler {
   }
 
   #giveUp(waiter: Waiter, reason: RefusalReason): void {
-    if (!this.#queues.remove(waiter.req.model, waiter)) return;
+    if (!this.#queues.remove(waiter.req.model, waiter, this.#clock.monotonicMs())) return;
     waiter.settle({ kind: 'refused', reason, excluded: waiter.excluded, waitedMs: this.#waited(waiter) });
   }
 
   /** The head of a model's queue routes again; each one admitted lets the next try too. */
   #retry(model: string): void {
+    this.#queues.age(model, this.#clock.monotonicMs());
     for (;;) {
       const waiter = this.#queues.head(model);
       if (waiter === undefined) return;
       const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
       const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, decision.choice.reason, this.#waited(waiter), waiter.loadTimeoutMs) : undefined;
       if (admitted !== undefined) {
-        this.#queues.remove(model, waiter);
+        this.#queues.served(model, waiter, this.#clock.monotonicMs());
         waiter.settle(admitted);
         // More capacity may have freed than this request needs.
         continue;
       }
       waiter.excluded = decision.excluded;
       const kind = this.#classify(waiter.req, decision.excluded);
-      if (!waiter.wait.keepWaiting(kind)) this.#giveUp(waiter, kind);
+      if (!waiter.wait.keepWaiting(kind) && !this.#waitsForWake(model, kind)) this.#giveUp(waiter, kind);
       return;
     }
   }

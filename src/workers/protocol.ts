@@ -104,6 +104,6 @@ export type WorkerMessage =
 
 /** The waiting limits of a request's settings, as the owner's scheduler reads them. */
 export function queueSettingsOf(settings: QueueSettings): QueueSettings {
-  const { queueTimeoutMs, maxQueue, missWaitMs, swapAfterMs, loadTimeoutMs } = settings;
-  return { queueTimeoutMs, maxQueue, missWaitMs, swapAfterMs, loadTimeoutMs };
+  const { queueTimeoutMs, maxQueue, missWaitMs, swapAfterMs, loadTimeoutMs, queueAgingMs } = settings;
+  return { queueTimeoutMs, maxQueue, missWaitMs, swapAfterMs, loadTimeoutMs, ...(queueAgingMs === undefined ? {} : { queueAgingMs }) };
 }

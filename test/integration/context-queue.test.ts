@@ -115,6 +115,7 @@ test('waiting requests reach the node in the order they were sent; one past max_
   const explained = await explainOf(ordered.url, 'model=fifo-model');
   assert.equal(explained.outcome, 'queue');
   assert.equal(explained.nodes.find((n) => n.node === 'fifo')?.reason, 'no_slot');
+  assert.deepEqual(explained.queue, { depth: MAX_QUEUE, by_class: { interactive: 0, standard: MAX_QUEUE, batch: 0 }, by_tenant: { default: MAX_QUEUE } }, 'the queue by class and tenant');
 
   const overflow = await httpJson('POST', `${ordered.url}/v1/chat/completions`, shortRequest('/v1/chat/completions', 'fifo-model'));
   assert.equal(overflow.status, 429, overflow.text);

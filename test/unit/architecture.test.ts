@@ -66,7 +66,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'capacity/': [...CORE, 'kinds/', 'discovery/'],
   'nodes/': [...CORE, 'kinds/', 'discovery/', 'capacity/'],
   'routing/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'nodes/'],
-  'scheduler/': [...CORE, 'kinds/', 'capacity/', 'nodes/', 'routing/'],
+  'scheduler/': [...CORE, 'kinds/', 'capacity/', 'nodes/', 'routing/', 'tenants/'],
   'mesh/': [...CORE, 'capacity/', 'nodes/', 'routing/'],
   'ports/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'tenants/'],
   'proxy/http/': [...CORE],

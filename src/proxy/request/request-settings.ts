@@ -34,6 +34,7 @@ export function requestSettings(config: GatewayConfig): RequestSettings {
     tokenizeTimeoutMs: routing.tokenizeTimeoutMs,
     queueTimeoutMs: routing.queueTimeoutMs,
     maxQueue: routing.maxQueue,
+    queueAgingMs: routing.queueAgingMs,
     swapAfterMs: routing.swapAfterMs,
     loadTimeoutMs: routing.loadTimeoutMs,
     missWaitMs: config.discovery.missWaitMs,

@@ -54,6 +54,7 @@ test('defaults are the documented values', () => {
       cacheMaxTreeChars: 4_000_000,
       queueTimeoutMs: 30_000,
       maxQueue: 100,
+      queueAgingMs: 10_000,
       loadOnDemand: true,
       completionReserveTokens: 512,
       tokenizeTimeoutMs: 500,

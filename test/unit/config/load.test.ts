@@ -76,6 +76,7 @@ connection_wait = "250ms"
 [routing]
 queue_timeout = "2s"
 max_queue = 0
+queue_aging = "3s"
 load_on_demand = false
 completion_reserve = 64
 tokenize_timeout = "100ms"
@@ -107,6 +108,7 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       cacheMaxTreeChars: 4_000_000,
       queueTimeoutMs: 2_000,
       maxQueue: 0,
+      queueAgingMs: 3_000,
       loadOnDemand: false,
       completionReserveTokens: 64,
       tokenizeTimeoutMs: 100,
@@ -213,6 +215,8 @@ describe('loadConfig: one problem per rule, with its key path', () => {
     { rule: 'a zero discovery interval', toml: `[discovery]\ninterval = "0ms"\n${ONE_NODE}`, path: 'discovery.interval', fragment: 'longer than 0s' },
     { rule: 'a zero discovery body limit', toml: `[discovery]\nmax_body_bytes = "0MiB"\n${ONE_NODE}`, path: 'discovery.max_body_bytes', fragment: 'more than 0 bytes' },
     { rule: 'a miss_wait without a unit', toml: `[discovery]\nmiss_wait = 100\n${ONE_NODE}`, path: 'discovery.miss_wait', fragment: 'a bare number has no unit' },
+    { rule: 'a queue_aging without a unit', toml: `[routing]\nqueue_aging = 10\n${ONE_NODE}`, path: 'routing.queue_aging', fragment: 'a bare number has no unit' },
+    { rule: 'a queue_aging that is not a duration', toml: `[routing]\nqueue_aging = "soon"\n${ONE_NODE}`, path: 'routing.queue_aging', fragment: 'must be a duration' },
     { rule: 'a zero connect timeout', toml: `[upstream]\nconnect_timeout = "0s"\n${ONE_NODE}`, path: 'upstream.connect_timeout', fragment: 'longer than 0s' },
     { rule: 'a headers timeout that is not a string', toml: `[upstream]\nheaders_timeout = true\n${ONE_NODE}`, path: 'upstream.headers_timeout', fragment: 'must be a duration' },
     { rule: 'a missing [[nodes]] list', toml: '[server]\nlisten = "127.0.0.1:8080"\n', path: 'nodes', fragment: 'at least one [[nodes]] entry is required' },

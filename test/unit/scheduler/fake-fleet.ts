@@ -5,7 +5,7 @@
 import { ManualClock } from '#src/core/clock.ts';
 import type { Usage } from '#src/capacity/index.ts';
 import type { Lease, NodeView } from '#src/nodes/index.ts';
-import { defaultFilters, leastInFlight } from '#src/routing/index.ts';
+import { defaultFilters, leastInFlight, type RouteRequest } from '#src/routing/index.ts';
 import { Scheduler, type Admission, type QueueSettings, type SchedulerEffects, type SchedulerNotice } from '#src/scheduler/index.ts';
 import { node, request, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
 
@@ -112,9 +112,13 @@ export function settle(): Promise<void> {
 const never = new AbortController().signal;
 
 /** Admits a first attempt for `model` with the default settings. */
-export function ask(r: Rig, model: string, options: { settings?: Partial<QueueSettings>; signal?: AbortSignal; firstAttempt?: boolean } = {}): Tracked {
+export function ask(
+  r: Rig,
+  model: string,
+  options: { settings?: Partial<QueueSettings>; signal?: AbortSignal; firstAttempt?: boolean; req?: Partial<RouteRequest> } = {},
+): Tracked {
   const settings = { ...SETTINGS, ...options.settings };
-  return track(r.scheduler.admit(request(model), settings, options.signal ?? never, options.firstAttempt ?? true));
+  return track(r.scheduler.admit(request(model, options.req), settings, options.signal ?? never, options.firstAttempt ?? true));
 }
 
 /** Short description of an outcome for table-like assertions. */

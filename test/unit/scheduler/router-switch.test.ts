@@ -151,3 +151,21 @@ test('another node with the model loaded is preferred over any switch', async ()
   assert.ok(b.kind === 'admitted' && b.load === undefined);
   assert.deepEqual(r.notices.filter((n) => n.kind === 'switch'), []);
 });
+
+test('swap_after counts from the oldest waiting request: an interactive one that overtakes the switch waiter neither hides nor restarts it', async () => {
+  const r = rig([router('a', ['b'])]);
+  await ask(r, 'a').promise;
+  const b = ask(r, 'b', { req: { tenant: { name: 'bulk', priority: 'batch', weight: 1 } } });
+  await settle();
+  r.clock.advance(SETTINGS.swapAfterMs - 1);
+  const chat = ask(r, 'b', { req: { tenant: { name: 'chat', priority: 'interactive', weight: 1 } } });
+  await settle();
+  assert.equal(describe(chat.outcome()), 'waiting', 'it routed at once, as the new head: the router is still full');
+  r.clock.advance(1);
+  const late = ask(r, 'a');
+  await settle();
+  assert.equal(describe(late.outcome()), 'waiting', 'swap_after passed for b, by its oldest request');
+  admitted(r, 0);
+  await settle();
+  assert.deepEqual([describe(chat.outcome()), describe(b.outcome())], ['admitted r after 1ms', 'waiting'], 'the interactive one switches the router');
+});

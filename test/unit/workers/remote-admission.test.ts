@@ -68,3 +68,14 @@ test('an admission for a node the mirror no longer has is given back and refused
   if (a.kind === 'refused') assert.match(a.excluded[0]?.detail ?? '', /removed/);
   assert.deepEqual(sent[1], { t: 'release', id: 1 });
 });
+
+test('the tenant and queue_aging cross to the owner intact: the message survives the structured clone postMessage makes', () => {
+  const { sent, remote } = setup();
+  const req: RouteRequest = { ...REQ, tenant: { name: 'bulk', priority: 'batch', weight: 2.5 } };
+  void remote.admit(req, { ...SETTINGS, queueAgingMs: 7_000 }, new AbortController().signal, true);
+  const arrived = structuredClone(sent[0]);
+  assert.ok(arrived?.t === 'admit');
+  assert.deepEqual(arrived.req.tenant, { name: 'bulk', priority: 'batch', weight: 2.5 });
+  assert.equal(arrived.settings.queueAgingMs, 7_000);
+  assert.deepEqual(arrived.req, req);
+});
