@@ -40,11 +40,11 @@ type Answered = Extract<AttemptOutcome, { kind: 'delivered' | 'broken' | 'client
 function answered(outcome: Answered): AttemptVerdict {
   switch (outcome.kind) {
     case 'delivered':
-      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs } };
+      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, usage: outcome.usage } };
     case 'broken':
-      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, brokenError: outcome.error } };
+      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, brokenError: outcome.error, usage: outcome.usage } };
     case 'client_gone':
-      return { next: 'answered', status: 499, figures: { clientAborted: true } };
+      return { next: 'answered', status: 499, figures: { clientAborted: true, usage: outcome.usage } };
   }
 }
 

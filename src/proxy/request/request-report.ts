@@ -34,6 +34,8 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     finish: (node, status, extra = {}) => {
       if (finished) return;
       finished = true;
+      // What the answer used, as the attempt that answered read it (usage-reader.ts), kept on the report.
+      report.usage ??= extra.usage;
       deps.events.emit('proxy:request-finished', {
         endpoint,
         model: deps.modelLabel(report.model),
@@ -44,6 +46,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
         brokenError: undefined,
         clientAborted: false,
         ...extra,
+        usage: report.usage,
       });
     },
   };

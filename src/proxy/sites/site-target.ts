@@ -8,6 +8,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { signForward, siteTargetUrl, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
+import { ASKED_NO_NULLS, type StreamUsage } from '#src/kinds/index.ts';
 import { chooseSite, knownRemoteModels, type RemoteSiteView, type SiteChoice, type SiteReachability } from '#src/routing/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { judgeSiteAttempt } from '../failover/attempt-feedback.ts';
@@ -20,6 +21,7 @@ import type { ProxyEvents } from '../request/proxy-events.ts';
 import type { SiteVerdicts } from '../refusal/refusal-answer.ts';
 import { siteLabel, type AttemptVerdict, type Prepared, type Target } from '../failover/target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
+import { UsageAsk } from '../request/usage-ask.ts';
 
 export interface RemoteDeps {
   readonly mesh: MeshLink;
@@ -32,6 +34,12 @@ export interface RemoteDeps {
   readonly events: EventBus<ProxyEvents>;
   readonly heldBudget: HeldBytesBudget;
 }
+
+/**
+ * A site's nodes are not known here: its streams are asked for usage as an OpenAI server's are,
+ * and the usage chunk taken out again; `"usage":null` fields stay (SGLang sends them anyway).
+ */
+const SITE_STREAM_USAGE: StreamUsage = ASKED_NO_NULLS;
 
 /** Client credentials and federation headers a site never passes on (the receiver authenticates the signature). */
 const NOT_FORWARDED_TO_SITES: readonly string[] = ['cookie', 'api-key', 'x-goog-api-key', 'openai-organization', 'openai-project', 'signature', 'signature-input', 'content-digest'];
@@ -52,10 +60,12 @@ export class SiteTargets implements TargetSource {
   #sites: readonly RemoteSiteView[] | undefined;
   #choice: SiteChoice | undefined;
   #typical: number | undefined;
+  readonly #usageAsk: UsageAsk;
 
   constructor(deps: RemoteDeps, ask: SiteAsk) {
     this.#deps = deps;
     this.#ask = ask;
+    this.#usageAsk = new UsageAsk(ask.resolved);
   }
 
   async next(state: FailoverState): Promise<NextTarget> {
@@ -65,7 +75,7 @@ export class SiteTargets implements TargetSource {
     if (site === undefined) return { kind: 'none', stop: false };
     const key = this.#deps.mesh.key();
     if (key === undefined) return { kind: 'none', stop: false, failure: { target: { kind: 'site', id: site.id }, code: 'not_tried', detail: "not tried, this site's key is not loaded yet" } };
-    return { kind: 'target', target: siteTarget(this.#deps, this.#ask, { view: site, canFailOver: choice.alternatives > 0, key }) };
+    return { kind: 'target', target: siteTarget(this.#deps, this.#ask, { view: site, canFailOver: choice.alternatives > 0, key }, this.#usageAsk) };
   }
 
   /** A site would be chosen now (and this site's key is loaded to sign for it). */
@@ -102,7 +112,7 @@ interface ChosenSite {
   readonly key: SiteKey;
 }
 
-function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite): Target {
+function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: UsageAsk): Target {
   const id = site.view.id;
   const label = siteLabel(id);
   return {
@@ -111,10 +121,12 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite): Target {
     prepare: async (): Promise<Prepared> => {
       const url = site.view.url === undefined ? undefined : siteTargetUrl(site.view.url, ask.endpoint);
       if (url === undefined) return { kind: 'unsendable', outcome: { kind: 'failed', result: 'connect_error', error: `the site's record gives no usable http(s) url ('${site.view.url}')` } };
+      const asked = SITE_STREAM_USAGE.askOn.includes(ask.endpoint) ? usageAsk.body() : undefined;
+      const body = asked ?? ask.resolved.body;
       const headers = upstreamRequestHeaders({
         client: ask.req.headers,
         apiKey: undefined,
-        bodyBytes: ask.resolved.body.length,
+        bodyBytes: body.length,
         requestId: ask.requestId,
         clientAddress: ask.req.socket.remoteAddress,
       });
@@ -123,7 +135,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite): Target {
         method: 'POST',
         url: url.href,
         headers,
-        body: ask.resolved.body,
+        body,
         site: deps.mesh.site,
         key: site.key,
         nowMs: deps.clock.now(),
@@ -137,6 +149,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite): Target {
         // Another site's error answer names its nodes and its view: this site answers in its own terms.
         passOnErrors: false,
         headersTimeoutMs: undefined,
+        ...(asked === undefined ? {} : { body: asked, usageAsked: { nullsAdded: SITE_STREAM_USAGE.nullsWhenAsked } }),
       };
       return { kind: 'send', call };
     },

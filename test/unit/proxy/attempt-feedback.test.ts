@@ -22,7 +22,7 @@ const OUTCOMES: Record<string, AttemptOutcome> = {
   loadTimeout: { kind: 'failed', result: 'load_timeout', error: 'the model did not load within 10ms' },
   overflow: { kind: 'refused', refusal: overflow, error: 'node refused: prompt too long', status: 400 },
   notFound: { kind: 'refused', refusal: notFound, error: 'node refused: no such model', status: 404 },
-  ok: { kind: 'delivered', status: 200, firstByteMs: 12, promptTokens: 30 },
+  ok: { kind: 'delivered', status: 200, firstByteMs: 12, usage: { promptTokens: 30, completionTokens: 4, counted: 'usage' } },
   passed5xx: { kind: 'delivered', status: 500, firstByteMs: 3 },
   broken: { kind: 'broken', status: 200, error: 'ECONNRESET', firstByteMs: 5 },
   gone: { kind: 'client_gone', status: 200 },

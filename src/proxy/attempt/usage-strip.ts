@@ -1,0 +1,97 @@
+// The reader of a stream whose usage the gateway asked for (request/usage-ask.ts): each event is
+// framed, the usage chunk (`"choices":[]` and a `usage` object) is read and taken out with its
+// empty line, and where the node's kind adds `"usage":null` to the other chunks once asked, that
+// member is taken out of them. Every other byte passes as the node sent it, so the client gets the
+// stream it would have got without the option. Only events naming `"usage"` or `"timings"` are
+// parsed. An event longer than the bound is not waited for: the rest of the stream passes as is.
+
+import { Buffer } from 'node:buffer';
+import { isRecord } from '#src/core/is-record.ts';
+import { scanBody, withoutTopLevelMembers } from '../request/raw-json.ts';
+import type { AnswerReader } from './answer-reader.ts';
+import type { AnswerUsage } from './answer-usage.ts';
+import { countTokenMarkers, SeenTokens } from './seen-tokens.ts';
+import { dataSpan, EventFramer } from './sse-events.ts';
+import { UsageTally } from './usage-reader.ts';
+
+/** Bytes one event may take before the reader stops framing (an event is a few hundred bytes). */
+export const MAX_FRAMED_EVENT_BYTES = 256 * 1024;
+
+const USAGE_KEY = Buffer.from('"usage"');
+const TIMINGS_KEY = Buffer.from('"timings"');
+const NULL = Buffer.from('null');
+const EMPTY = Buffer.alloc(0);
+
+export interface StripOptions {
+  /** Take `"usage":null` out of the chunks (the node's kind adds it once asked: kinds/stream-usage.ts). */
+  readonly nullsAdded: boolean;
+}
+
+export class UsageStrip implements AnswerReader {
+  readonly #framer = new EventFramer();
+  readonly #tally = new UsageTally();
+  readonly #options: StripOptions;
+  #seen = 0;
+  /** Past the bound: framing stopped, the rest passes unread but for the token count. */
+  #unframed: SeenTokens | undefined;
+
+  constructor(options: StripOptions) {
+    this.#options = options;
+  }
+
+  pass(chunk: Buffer): Buffer {
+    if (this.#unframed !== undefined) {
+      this.#unframed.push(chunk);
+      return chunk;
+    }
+    const events = this.#framer.push(chunk);
+    const out: Buffer[] = [];
+    for (const event of events) {
+      const passed = this.#event(event);
+      if (passed.length > 0) out.push(passed);
+    }
+    if (this.#framer.pendingBytes > MAX_FRAMED_EVENT_BYTES) {
+      this.#unframed = new SeenTokens();
+      const rest = this.#framer.rest();
+      this.#seen += countTokenMarkers(rest);
+      out.push(rest);
+    }
+    return out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
+  }
+
+  flush(): Buffer {
+    if (this.#unframed !== undefined) return EMPTY;
+    const rest = this.#framer.rest();
+    return rest.length === 0 ? rest : this.#event(rest);
+  }
+
+  usage(): AnswerUsage | undefined {
+    return this.#tally.usage(this.#seen + (this.#unframed?.count ?? 0));
+  }
+
+  /** One whole event: what the client gets of it. */
+  #event(event: Buffer): Buffer {
+    const hasUsage = event.includes(USAGE_KEY);
+    if (!hasUsage && !event.includes(TIMINGS_KEY)) {
+      this.#seen += countTokenMarkers(event);
+      return event;
+    }
+    const span = dataSpan(event);
+    if (span === undefined) return event;
+    const [start, end] = span;
+    const data = event.subarray(start, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(data.toString('utf8'));
+    } catch {
+      return event;
+    }
+    this.#tally.add(value);
+    if (!isRecord(value)) return event;
+    if (Array.isArray(value.choices) && value.choices.length === 0 && isRecord(value.usage)) return EMPTY;
+    this.#seen += countTokenMarkers(data);
+    if (!hasUsage || !this.#options.nullsAdded || value.usage !== null) return event;
+    const stripped = withoutTopLevelMembers(data, scanBody(data, 'usage'), NULL);
+    return stripped === data ? event : Buffer.concat([event.subarray(0, start), stripped, event.subarray(end)]);
+  }
+}
