@@ -10,6 +10,9 @@ export interface AnswerReader {
   pass(chunk: Buffer): Buffer;
   /** At the end, whole or cut: the bytes still held back, sent as they came. */
   flush(): Buffer;
-  /** The tokens the answer used; `whole` false for one cut short. Undefined = it stated none, and nothing was counted. */
-  usage(whole: boolean): AnswerUsage | undefined;
+  /**
+   * The tokens the answer used, as far as it got: the node's count when it stated one, else the
+   * generated-text events seen (a stream cut short); undefined = it stated none, and nothing was counted.
+   */
+  usage(): AnswerUsage | undefined;
 }

@@ -16,6 +16,7 @@ import { inspectRefusal } from './inspect-refusal.ts';
 import { bodyCoding, planResponse } from './response-policy.ts';
 import { sendAttempt, type UpstreamRequest } from './send-attempt.ts';
 import { streamThrough } from './stream-through.ts';
+import type { UsageAsked } from './usage-strip.ts';
 import type { UpstreamCall } from './upstream-call.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 
@@ -42,7 +43,7 @@ export interface AttemptInput extends UpstreamRequest {
   /** Shared by all requests: what cannot be reserved from it streams through unchecked. */
   readonly heldBudget: HeldBytesBudget;
   /** The body sent asks for the stream's usage the client did not ask for: taken out of the answer again. */
-  readonly usageAsked?: { readonly nullsAdded: boolean } | undefined;
+  readonly usageAsked?: UsageAsked | undefined;
 }
 
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {

@@ -6,7 +6,7 @@ import type { AnswerUsage } from './answer-usage.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { pump } from './pump.ts';
 import type { AnswerReader } from './answer-reader.ts';
-import { UsageStrip } from './usage-strip.ts';
+import { UsageStrip, type UsageAsked } from './usage-strip.ts';
 import { UsageWatch } from './usage-watch.ts';
 import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
 
@@ -16,7 +16,7 @@ export interface StreamOptions {
   /** Bytes already read while trying to hold the answer; the rest is still in the (paused) body. */
   readonly head?: Buffer;
   /** The gateway asked this stream for its usage (request/usage-ask.ts): what asking added is taken out. */
-  readonly usageAsked?: { readonly nullsAdded: boolean } | undefined;
+  readonly usageAsked?: UsageAsked | undefined;
 }
 
 /** A stream the gateway asked for usage is framed and stripped; any other answer passes as it came. */
@@ -41,10 +41,10 @@ export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, 
   const pumped = await pumping;
   const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - client.startedMs;
   // Only an answer's own success states what it used; an error passed on used nothing to count.
-  const usage = (whole: boolean): AnswerUsage | undefined => (answer.status < 300 ? reader.usage(whole) : undefined);
-  if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs, usage: usage(true) };
-  if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status, usage: usage(false) };
+  const usage = (): AnswerUsage | undefined => (answer.status < 300 ? reader.usage() : undefined);
+  if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs, usage: usage() };
+  if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status, usage: usage() };
   if (options.eventStream) res.end(reader.flush());
   else res.destroy();
-  return { kind: 'broken', status: answer.status, error: pumped.error, firstByteMs, usage: usage(false) };
+  return { kind: 'broken', status: answer.status, error: pumped.error, firstByteMs, usage: usage() };
 }

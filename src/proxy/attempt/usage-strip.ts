@@ -7,7 +7,6 @@
 
 import { Buffer } from 'node:buffer';
 import { isRecord } from '#src/core/is-record.ts';
-import { scanBody, withoutTopLevelMembers } from '../request/raw-json.ts';
 import type { AnswerReader } from './answer-reader.ts';
 import type { AnswerUsage } from './answer-usage.ts';
 import { countTokenMarkers, SeenTokens } from './seen-tokens.ts';
@@ -19,24 +18,27 @@ export const MAX_FRAMED_EVENT_BYTES = 256 * 1024;
 
 const USAGE_KEY = Buffer.from('"usage"');
 const TIMINGS_KEY = Buffer.from('"timings"');
-const NULL = Buffer.from('null');
 const EMPTY = Buffer.alloc(0);
 
-export interface StripOptions {
-  /** Take `"usage":null` out of the chunks (the node's kind adds it once asked: kinds/stream-usage.ts). */
-  readonly nullsAdded: boolean;
+/** What asking for the usage added besides the usage chunk (request/usage-ask.ts builds it). */
+export interface UsageAsked {
+  /**
+   * The chunk's JSON without the `"usage":null` the node's kind adds to every chunk once asked
+   * (kinds/stream-usage.ts); undefined = the kind adds none, or sends them anyway: they stay.
+   */
+  readonly withoutAddedNulls: ((data: Buffer) => Buffer) | undefined;
 }
 
 export class UsageStrip implements AnswerReader {
   readonly #framer = new EventFramer();
   readonly #tally = new UsageTally();
-  readonly #options: StripOptions;
+  readonly #asked: UsageAsked;
   #seen = 0;
   /** Past the bound: framing stopped, the rest passes unread but for the token count. */
   #unframed: SeenTokens | undefined;
 
-  constructor(options: StripOptions) {
-    this.#options = options;
+  constructor(asked: UsageAsked) {
+    this.#asked = asked;
   }
 
   pass(chunk: Buffer): Buffer {
@@ -90,8 +92,9 @@ export class UsageStrip implements AnswerReader {
     if (!isRecord(value)) return event;
     if (Array.isArray(value.choices) && value.choices.length === 0 && isRecord(value.usage)) return EMPTY;
     this.#seen += countTokenMarkers(data);
-    if (!hasUsage || !this.#options.nullsAdded || value.usage !== null) return event;
-    const stripped = withoutTopLevelMembers(data, scanBody(data, 'usage'), NULL);
+    const strip = this.#asked.withoutAddedNulls;
+    if (!hasUsage || strip === undefined || value.usage !== null) return event;
+    const stripped = strip(data);
     return stripped === data ? event : Buffer.concat([event.subarray(0, start), stripped, event.subarray(end)]);
   }
 }

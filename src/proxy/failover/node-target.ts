@@ -8,7 +8,6 @@ import type { EventBus } from '#src/core/events.ts';
 import { nodePathPrefix } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports } from '#src/ports/index.ts';
-import { streamUsageFor } from '#src/kinds/index.ts';
 import { mayTruncateAt, type RouteRequest } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
@@ -46,7 +45,7 @@ export class NodeTargets implements TargetSource {
   constructor(deps: NodeTargetDeps, ask: RequestAsk) {
     this.#deps = deps;
     this.#ask = ask;
-    this.#usageAsk = new UsageAsk(ask.resolved);
+    this.#usageAsk = new UsageAsk(ask.endpoint, ask.resolved);
   }
 
   /** Why the scheduler admitted no (further) node; undefined until it refused. */
@@ -84,12 +83,11 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
     id: { kind: 'node', name: node.name },
     label: node.name,
     prepare: () => {
-      const streamUsage = streamUsageFor(node.kind, view.capacity.role);
-      const asked = streamUsage.askOn.includes(endpoint) ? usageAsk?.body() : undefined;
+      const asked = usageAsk?.forNode(view);
       const headers = upstreamRequestHeaders({
         client: ask.req.headers,
         apiKey: node.apiKey,
-        bodyBytes: (asked ?? resolved.body).length,
+        bodyBytes: (asked?.body ?? resolved.body).length,
         requestId: ask.requestId,
         clientAddress: ask.req.socket.remoteAddress,
       });
@@ -99,8 +97,7 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
         'x-request-id': ask.requestId,
         ...truncationWarning(routeRequest, view),
       };
-      const usage = asked === undefined ? {} : { body: asked, usageAsked: { nullsAdded: streamUsage.nullsWhenAsked } };
-      const call = { pool: deps.pools.get(node), path: nodePathPrefix(node.url) + endpoint, headers, extraResponseHeaders, passOnErrors: true, headersTimeoutMs: admission.load?.timeoutMs, ...usage };
+      const call = { pool: deps.pools.get(node), path: nodePathPrefix(node.url) + endpoint, headers, extraResponseHeaders, passOnErrors: true, headersTimeoutMs: admission.load?.timeoutMs, ...asked };
       return Promise.resolve<Prepared>({ kind: 'send', call });
     },
     // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.

@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
+import type { UsageAsked } from '../attempt/usage-strip.ts';
 
 /** Which target an attempt went to. */
 export type TargetId = { readonly kind: 'node'; readonly name: string } | { readonly kind: 'site'; readonly id: string };
@@ -25,7 +26,7 @@ export interface TargetCall {
   /** The body this target is sent, when it is not the request's own (it asks for the stream's usage: request/usage-ask.ts). */
   readonly body?: Buffer | undefined;
   /** Set with `body`: what asking adds to this target's stream, taken out again. */
-  readonly usageAsked?: { readonly nullsAdded: boolean } | undefined;
+  readonly usageAsked?: UsageAsked | undefined;
 }
 
 /** What `prepare` gives: a call to send, or an outcome already known without sending (an unusable url). */

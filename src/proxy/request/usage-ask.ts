@@ -5,7 +5,10 @@
 // of the answer again (usage-strip.ts). A client that asked gets the stream as the node sends it.
 
 import { isRecord } from '#src/core/is-record.ts';
-import { scanBody, withTopLevelJson } from './raw-json.ts';
+import { ASKED_NO_NULLS, streamUsageFor, type StreamUsage } from '#src/kinds/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import type { UsageAsked } from '../attempt/usage-strip.ts';
+import { scanBody, withoutTopLevelMembers, withTopLevelJson } from './raw-json.ts';
 import type { ResolvedRequest } from './request-model.ts';
 
 const STREAM_OPTIONS = 'stream_options';
@@ -40,13 +43,28 @@ export function withUsageAsked(resolved: Pick<ResolvedRequest, 'stream' | 'json'
   return Buffer.concat([raw.subarray(0, start), changed, raw.subarray(end)]);
 }
 
-/** The asking body of one request, built at most once however many of its targets are asked. */
+const NULL = Buffer.from('null');
+
+/** A chunk's JSON without its top-level `"usage":null` members: what asking a kind that adds them added. */
+export function withoutNullUsage(data: Buffer): Buffer {
+  return withoutTopLevelMembers(data, scanBody(data, 'usage'), NULL);
+}
+
+/** What one target is sent instead of the client's body, and what the answer then has taken out. */
+export interface AskedCall {
+  readonly body: Buffer;
+  readonly usageAsked: UsageAsked;
+}
+
+/** The asking of one request, its body built at most once however many of its targets are asked. */
 export class UsageAsk {
   readonly #resolved: Pick<ResolvedRequest, 'stream' | 'json' | 'body'>;
+  readonly #endpoint: string;
   #built = false;
   #body: Buffer | undefined;
 
-  constructor(resolved: Pick<ResolvedRequest, 'stream' | 'json' | 'body'>) {
+  constructor(endpoint: string, resolved: Pick<ResolvedRequest, 'stream' | 'json' | 'body'>) {
+    this.#endpoint = endpoint;
     this.#resolved = resolved;
   }
 
@@ -57,5 +75,21 @@ export class UsageAsk {
       this.#body = withUsageAsked(this.#resolved);
     }
     return this.#body;
+  }
+
+  /** For a node, by what its kind's streams say unasked (kinds/stream-usage.ts); undefined = sent as the client sent it. */
+  forNode(node: Pick<NodeView, 'spec' | 'capacity'>): AskedCall | undefined {
+    return this.#call(streamUsageFor(node.spec.kind, node.capacity.role));
+  }
+
+  /** For a remote site, whose nodes are not known here: asked as an OpenAI server is; its nulls stay (SGLang sends them anyway). */
+  forSite(): AskedCall | undefined {
+    return this.#call(ASKED_NO_NULLS);
+  }
+
+  #call(usage: StreamUsage): AskedCall | undefined {
+    if (!usage.askOn.includes(this.#endpoint)) return undefined;
+    const body = this.body();
+    return body === undefined ? undefined : { body, usageAsked: { withoutAddedNulls: usage.nullsWhenAsked ? withoutNullUsage : undefined } };
   }
 }

@@ -8,7 +8,6 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { signForward, siteTargetUrl, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
-import { ASKED_NO_NULLS, type StreamUsage } from '#src/kinds/index.ts';
 import { chooseSite, knownRemoteModels, type RemoteSiteView, type SiteChoice, type SiteReachability } from '#src/routing/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { judgeSiteAttempt } from '../failover/attempt-feedback.ts';
@@ -35,12 +34,6 @@ export interface RemoteDeps {
   readonly heldBudget: HeldBytesBudget;
 }
 
-/**
- * A site's nodes are not known here: its streams are asked for usage as an OpenAI server's are,
- * and the usage chunk taken out again; `"usage":null` fields stay (SGLang sends them anyway).
- */
-const SITE_STREAM_USAGE: StreamUsage = ASKED_NO_NULLS;
-
 /** Client credentials and federation headers a site never passes on (the receiver authenticates the signature). */
 const NOT_FORWARDED_TO_SITES: readonly string[] = ['cookie', 'api-key', 'x-goog-api-key', 'openai-organization', 'openai-project', 'signature', 'signature-input', 'content-digest'];
 
@@ -65,7 +58,7 @@ export class SiteTargets implements TargetSource {
   constructor(deps: RemoteDeps, ask: SiteAsk) {
     this.#deps = deps;
     this.#ask = ask;
-    this.#usageAsk = new UsageAsk(ask.resolved);
+    this.#usageAsk = new UsageAsk(ask.endpoint, ask.resolved);
   }
 
   async next(state: FailoverState): Promise<NextTarget> {
@@ -121,8 +114,9 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
     prepare: async (): Promise<Prepared> => {
       const url = site.view.url === undefined ? undefined : siteTargetUrl(site.view.url, ask.endpoint);
       if (url === undefined) return { kind: 'unsendable', outcome: { kind: 'failed', result: 'connect_error', error: `the site's record gives no usable http(s) url ('${site.view.url}')` } };
-      const asked = SITE_STREAM_USAGE.askOn.includes(ask.endpoint) ? usageAsk.body() : undefined;
-      const body = asked ?? ask.resolved.body;
+      // Its streams are asked for usage as any OpenAI server's are, and what asking added taken out again.
+      const asked = usageAsk.forSite();
+      const body = asked?.body ?? ask.resolved.body;
       const headers = upstreamRequestHeaders({
         client: ask.req.headers,
         apiKey: undefined,
@@ -149,7 +143,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
         // Another site's error answer names its nodes and its view: this site answers in its own terms.
         passOnErrors: false,
         headersTimeoutMs: undefined,
-        ...(asked === undefined ? {} : { body: asked, usageAsked: { nullsAdded: SITE_STREAM_USAGE.nullsWhenAsked } }),
+        ...asked,
       };
       return { kind: 'send', call };
     },

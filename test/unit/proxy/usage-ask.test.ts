@@ -32,7 +32,7 @@ for (const c of TABLE) {
 }
 
 test('UsageAsk builds the body once per request', () => {
-  const ask = new UsageAsk(request('{"stream":true}'));
+  const ask = new UsageAsk('/v1/chat/completions', request('{"stream":true}'));
   const first = ask.body();
   assert.equal(ask.body(), first);
 });

@@ -56,7 +56,7 @@ test('UsageWatch reads a stream\'s usage chunk from its end, across chunks, and 
     out.push(passed);
   }
   assert.ok(Buffer.concat(out).equals(body));
-  assert.deepEqual(watch.usage(true), { promptTokens: 7, completionTokens: 300, counted: 'usage' });
+  assert.deepEqual(watch.usage(), { promptTokens: 7, completionTokens: 300, counted: 'usage' });
 });
 
 test('UsageWatch reads Anthropic\'s message_start from the stream\'s first event, past the tail', () => {
@@ -64,18 +64,18 @@ test('UsageWatch reads Anthropic\'s message_start from the stream\'s first event
   watch.pass(Buffer.from('event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":31,"output_tokens":1}}}\n\n'));
   for (let i = 0; i < 100; i++) watch.pass(Buffer.from(`event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"w${i}"}}\n\n`));
   watch.pass(Buffer.from('event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":100}}\n\n'));
-  assert.deepEqual(watch.usage(true), { promptTokens: 31, completionTokens: 100, counted: 'usage' });
+  assert.deepEqual(watch.usage(), { promptTokens: 31, completionTokens: 100, counted: 'usage' });
 });
 
 test('UsageWatch counts a stream cut short from the generated-text events seen', () => {
   const watch = new UsageWatch(true);
   watch.pass(sse('{"choices":[{"delta":{"role":"assistant","content":""}}]}', '{"choices":[{"delta":{"content":"a"}}]}', '{"choices":[{"delta":{"content":"b"}}]}'));
-  assert.deepEqual(watch.usage(false), { promptTokens: undefined, completionTokens: 2, counted: 'seen' });
+  assert.deepEqual(watch.usage(), { promptTokens: undefined, completionTokens: 2, counted: 'seen' });
 });
 
 test('UsageWatch reads a JSON answer too big to hold from its end', () => {
   const watch = new UsageWatch(false);
   watch.pass(Buffer.from(`{"data":[{"embedding":[${'0.1,'.repeat(3000)}0.1]}],`));
   watch.pass(Buffer.from('"usage":{"prompt_tokens":42,"total_tokens":42}}'));
-  assert.deepEqual(watch.usage(true), { promptTokens: 42, completionTokens: 0, counted: 'usage' });
+  assert.deepEqual(watch.usage(), { promptTokens: 42, completionTokens: 0, counted: 'usage' });
 });

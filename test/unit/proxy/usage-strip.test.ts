@@ -5,6 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_FRAMED_EVENT_BYTES, UsageStrip } from '#src/proxy/attempt/usage-strip.ts';
 import { EventFramer, dataSpan } from '#src/proxy/attempt/sse-events.ts';
+import { withoutNullUsage } from '#src/proxy/request/usage-ask.ts';
+
+const asked = (nullsAdded: boolean) => ({ withoutAddedNulls: nullsAdded ? withoutNullUsage : undefined });
 
 interface Stream {
   readonly name: string;
@@ -65,18 +68,18 @@ function run(strip: UsageStrip, chunks: readonly Buffer[]): Buffer {
 for (const s of STREAMS) {
   const bytes = Buffer.from(s.asked);
   test(`${s.name}: whole, and cut at every byte (mid-event, mid-UTF-8)`, () => {
-    const whole = new UsageStrip({ nullsAdded: s.nullsAdded });
+    const whole = new UsageStrip(asked(s.nullsAdded));
     assert.equal(run(whole, [bytes]).toString('utf8'), s.unasked);
     assert.deepEqual(whole.usage(), s.usage);
     for (let cut = 1; cut < bytes.length; cut++) {
-      const strip = new UsageStrip({ nullsAdded: s.nullsAdded });
+      const strip = new UsageStrip(asked(s.nullsAdded));
       const got = run(strip, [bytes.subarray(0, cut), bytes.subarray(cut)]);
       assert.ok(got.equals(Buffer.from(s.unasked)), `cut at ${cut}: ${JSON.stringify(got.toString('utf8'))}`);
       assert.deepEqual(strip.usage(), s.usage, `cut at ${cut}`);
     }
   });
   test(`${s.name}: one byte at a time`, () => {
-    const strip = new UsageStrip({ nullsAdded: s.nullsAdded });
+    const strip = new UsageStrip(asked(s.nullsAdded));
     const got = run(strip, Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)));
     assert.equal(got.toString('utf8'), s.unasked);
     assert.deepEqual(strip.usage(), s.usage);
@@ -84,7 +87,7 @@ for (const s of STREAMS) {
 }
 
 test('a stream cut before its usage chunk is counted from the content events seen, the role and finish chunks not', () => {
-  const strip = new UsageStrip({ nullsAdded: true });
+  const strip = new UsageStrip(asked(true));
   const events = [
     '{"choices":[{"delta":{"role":"assistant","content":""}}],"usage":null}',
     '{"choices":[{"delta":{"content":"one"}}],"usage":null}',
@@ -97,13 +100,13 @@ test('a stream cut before its usage chunk is counted from the content events see
 });
 
 test('a stream cut after its usage chunk keeps the node\'s count', () => {
-  const strip = new UsageStrip({ nullsAdded: false });
+  const strip = new UsageStrip(asked(false));
   strip.pass(Buffer.from('data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1}}\n\n'));
   assert.deepEqual(strip.usage(), { promptTokens: 5, completionTokens: 1, counted: 'usage' });
 });
 
 test('an event past the framing bound is passed on as is, and so is the rest of the stream', () => {
-  const strip = new UsageStrip({ nullsAdded: true });
+  const strip = new UsageStrip(asked(true));
   const big = Buffer.from(`data: {"choices":[{"delta":{"content":"${'x'.repeat(MAX_FRAMED_EVENT_BYTES)}`);
   const out = [strip.pass(big.subarray(0, 1000)), strip.pass(big.subarray(1000))];
   assert.ok(Buffer.concat(out).equals(big));
