@@ -25,7 +25,7 @@ export { LLAMA_KV_POOL } from './kv-pool.ts';
 export type { LoadPaths } from './load-paths.ts';
 export { aliasedName, exactName, ollamaFullName, ollamaName, type ListedName, type ListedNames } from './model-names.ts';
 export { isLlamaLike, streamUsageFor, tokenizerFor } from './llama-like.ts';
-export { ASKED_NO_NULLS, type StreamUsage } from './stream-usage.ts';
+export { ASKED_WITH_NULLS, type StreamUsage } from './stream-usage.ts';
 export { truncatesSilently } from './truncation.ts';
 export { readRefusal, firstMeaning, type RefusalDialect } from './refusal.ts';
 export { parseLlamaProps, routerPropsPath, type PropsReading } from './llamacpp.ts';

@@ -5,7 +5,7 @@
 // of the answer again (usage-strip.ts). A client that asked gets the stream as the node sends it.
 
 import { isRecord } from '#src/core/is-record.ts';
-import { ASKED_NO_NULLS, streamUsageFor, type StreamUsage } from '#src/kinds/index.ts';
+import { ASKED_WITH_NULLS, streamUsageFor, type StreamUsage } from '#src/kinds/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { UsageAsked } from '../attempt/usage-strip.ts';
 import { scanBody, withoutTopLevelMembers, withTopLevelJson } from './raw-json.ts';
@@ -82,9 +82,12 @@ export class UsageAsk {
     return this.#call(streamUsageFor(node.spec.kind, node.capacity.role));
   }
 
-  /** For a remote site, whose nodes are not known here: asked as an OpenAI server is; its nulls stay (SGLang sends them anyway). */
+  /**
+   * For a remote site, whose nodes are not known here: asked as an OpenAI server is, and
+   * `"usage":null` taken out, as OpenAI's unasked streams have none.
+   */
   forSite(): AskedCall | undefined {
-    return this.#call(ASKED_NO_NULLS);
+    return this.#call(ASKED_WITH_NULLS);
   }
 
   #call(usage: StreamUsage): AskedCall | undefined {
