@@ -4,52 +4,50 @@
 // `content_block_delta`), so the count is of string members that carry generated text and are not
 // empty: `content`, `reasoning_content`, `reasoning`, `text`, `delta`, `arguments`, `thinking`,
 // `partial_json`. An approximation: a server that batches several tokens into one event is
-// undercounted, an event carrying two choices counts twice. No parsing: native byte searches.
+// undercounted, an event carrying two choices counts twice. No parsing: one regular expression over
+// the bytes read as latin1 (one character per byte, so a multi-byte character never hides a marker).
 
-import { Buffer } from 'node:buffer';
-
-const KEYS: readonly Buffer[] = ['content', 'reasoning_content', 'reasoning', 'text', 'delta', 'arguments', 'thinking', 'partial_json'].map((k) => Buffer.from(`"${k}`));
-const SEPARATORS: readonly Buffer[] = [Buffer.from('":"'), Buffer.from('": "')];
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-/** Bytes a marker may span before its value begins (the longest key with its quotes, and `": "`), and more. */
-const MARKER_SPAN = 24;
-
-/** Whether one of KEYS (with its opening quote) ends just before `at`. */
-function keyBefore(bytes: Buffer, at: number): boolean {
-  return KEYS.some((key) => at >= key.length && bytes.compare(key, 0, key.length, at - key.length, at) === 0);
-}
+import type { Buffer } from 'node:buffer';
 
 /**
- * The generated-text members in `bytes` whose value starts at or after `from`: a key above, its
- * separator, then a string that is not empty. `"x\":"` inside a string never matches: its quote is escaped.
+ * A key above, its separator, and a string value whose first character is there and is not its end.
+ * A key quoted inside a string never matches: its quotes are escaped (`\"content\":`).
  */
-export function countTokenMarkers(bytes: Buffer, from = 0): number {
-  let found = 0;
-  for (const separator of SEPARATORS) {
-    for (let at = bytes.indexOf(separator, Math.max(0, from - separator.length)); at !== -1; at = bytes.indexOf(separator, at + 1)) {
-      const valueAt = at + separator.length;
-      if (valueAt < from || valueAt >= bytes.length) continue;
-      if (bytes[valueAt] === QUOTE || bytes[at - 1] === BACKSLASH) continue;
-      if (keyBefore(bytes, at)) found += 1;
-    }
+const MARKER = /"(?:content|reasoning_content|reasoning|text|delta|arguments|thinking|partial_json)" ?: ?"(?=[^"])/;
+
+/** Characters a marker spans up to its value (the longest key with its quotes, and `" : "`), and more. */
+const MARKER_SPAN = 28;
+
+/** The markers in `text` whose value begins at or after `from`. */
+export function countTokenMarkers(text: string, from = 0): number {
+  return new TokenMarkers().count(text, from);
+}
+
+/** The counter with its own search state (a global expression's position), reused chunk after chunk. */
+export class TokenMarkers {
+  readonly #marker = new RegExp(MARKER.source, 'g');
+
+  count(text: string, from = 0): number {
+    const marker = this.#marker;
+    marker.lastIndex = 0;
+    let found = 0;
+    for (let match = marker.exec(text); match !== null; match = marker.exec(text)) if (marker.lastIndex >= from) found += 1;
+    return found;
   }
-  return found;
 }
 
 /** Counts markers over a stream's chunks, one split between two chunks included, each once. */
 export class SeenTokens {
+  readonly #markers = new TokenMarkers();
   #count = 0;
-  /** The last bytes seen: a marker split over a chunk boundary is found in them plus the next chunk's start. */
-  #carry: Buffer = Buffer.alloc(0);
+  /** The end of what was seen: a marker split over a chunk boundary is found in it plus the next chunk. */
+  #carry = '';
 
   push(chunk: Buffer): void {
-    if (chunk.length === 0) return;
-    // A marker whose value begins in the chunk's first MARKER_SPAN bytes may start in the carry.
-    const edge = Buffer.concat([this.#carry, chunk.subarray(0, MARKER_SPAN)]);
-    this.#count += countTokenMarkers(edge, this.#carry.length);
-    if (chunk.length > MARKER_SPAN) this.#count += countTokenMarkers(chunk, MARKER_SPAN);
-    this.#carry = Buffer.from(chunk.length >= MARKER_SPAN ? chunk.subarray(chunk.length - MARKER_SPAN) : edge.subarray(Math.max(0, edge.length - MARKER_SPAN)));
+    const text = this.#carry + chunk.toString('latin1');
+    // A marker is counted where its value begins: in this chunk, not in the carry (counted before).
+    this.#count += this.#markers.count(text, this.#carry.length);
+    this.#carry = text.slice(-MARKER_SPAN);
   }
 
   get count(): number {

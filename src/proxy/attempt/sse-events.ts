@@ -25,6 +25,31 @@ export class EventFramer {
 
   /** The events `chunk` finishes, in order (subarrays of it where possible). */
   push(chunk: Buffer): Buffer[] {
+    // Servers end lines with LF: such a chunk is cut with string searches, any other byte by byte.
+    const text = chunk.toString('latin1');
+    return this.#afterCr || text.includes('\r') ? this.#pushBytes(chunk) : this.#pushLf(chunk, text);
+  }
+
+  #pushLf(chunk: Buffer, text: string): Buffer[] {
+    const events: Buffer[] = [];
+    let start = 0;
+    for (;;) {
+      // An LF first on a line (or first after the last line's LF) is the empty line that ends the event.
+      const end = this.#atLineStart && text.charCodeAt(start) === LF ? start + 1 : endOfBlankLine(text, start);
+      if (end < 0) break;
+      events.push(this.#take(chunk, start, end));
+      start = end;
+      this.#atLineStart = true;
+    }
+    if (start < chunk.length) {
+      this.#pending.push(chunk.subarray(start));
+      this.#pendingBytes += chunk.length - start;
+      this.#atLineStart = text.charCodeAt(chunk.length - 1) === LF;
+    }
+    return events;
+  }
+
+  #pushBytes(chunk: Buffer): Buffer[] {
     const events: Buffer[] = [];
     let start = 0;
     for (let i = 0; i < chunk.length; i++) {
@@ -85,6 +110,12 @@ export class EventFramer {
     this.#pendingBytes = 0;
     return joined;
   }
+}
+
+/** Just past the next `\n\n` at or after `from` in text (LF line ends only), or -1. */
+function endOfBlankLine(text: string, from: number): number {
+  const at = text.indexOf('\n\n', from);
+  return at < 0 ? -1 : at + 2;
 }
 
 /** Where the one `data:` line's value lies in an event (after `data:` and one space), if it has exactly one. */

@@ -9,16 +9,16 @@ import { Buffer } from 'node:buffer';
 import { isRecord } from '#src/core/is-record.ts';
 import type { AnswerReader } from './answer-reader.ts';
 import type { AnswerUsage } from './answer-usage.ts';
-import { countTokenMarkers, SeenTokens } from './seen-tokens.ts';
+import { SeenTokens, TokenMarkers } from './seen-tokens.ts';
 import { dataSpan, EventFramer } from './sse-events.ts';
 import { UsageTally } from './usage-reader.ts';
 
 /** Bytes one event may take before the reader stops framing (an event is a few hundred bytes). */
 export const MAX_FRAMED_EVENT_BYTES = 256 * 1024;
 
-const USAGE_KEY = Buffer.from('"usage"');
-const TIMINGS_KEY = Buffer.from('"timings"');
 const EMPTY = Buffer.alloc(0);
+/** `usage` with a value that is not null: the usage chunk, or a count on another chunk. */
+const USAGE_STATED = /"usage"\s*:\s*[^n\s]/;
 
 /** What asking for the usage added besides the usage chunk (request/usage-ask.ts builds it). */
 export interface UsageAsked {
@@ -33,6 +33,7 @@ export class UsageStrip implements AnswerReader {
   readonly #framer = new EventFramer();
   readonly #tally = new UsageTally();
   readonly #asked: UsageAsked;
+  readonly #markers = new TokenMarkers();
   #seen = 0;
   /** Past the bound: framing stopped, the rest passes unread but for the token count. */
   #unframed: SeenTokens | undefined;
@@ -55,7 +56,7 @@ export class UsageStrip implements AnswerReader {
     if (this.#framer.pendingBytes > MAX_FRAMED_EVENT_BYTES) {
       this.#unframed = new SeenTokens();
       const rest = this.#framer.rest();
-      this.#seen += countTokenMarkers(rest);
+      this.#seen += this.#markers.count(rest.toString('latin1'));
       out.push(rest);
     }
     return out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
@@ -73,15 +74,21 @@ export class UsageStrip implements AnswerReader {
 
   /** One whole event: what the client gets of it. */
   #event(event: Buffer): Buffer {
-    const hasUsage = event.includes(USAGE_KEY);
-    if (!hasUsage && !event.includes(TIMINGS_KEY)) {
-      this.#seen += countTokenMarkers(event);
+    // One byte per character: the ASCII searches see every byte, whatever the UTF-8 in between.
+    const text = event.toString('latin1');
+    if (!text.includes('"usage"') && !text.includes('"timings"')) {
+      this.#seen += this.#markers.count(text);
       return event;
     }
     const span = dataSpan(event);
     if (span === undefined) return event;
     const [start, end] = span;
     const data = event.subarray(start, end);
+    // A chunk whose only usage is `"usage":null` (asked, every chunk but the last) is not parsed.
+    if (!USAGE_STATED.test(text) && !text.includes('"timings"')) {
+      this.#seen += this.#markers.count(text);
+      return this.#withoutNulls(event, data, start, end);
+    }
     let value: unknown;
     try {
       value = JSON.parse(data.toString('utf8'));
@@ -91,9 +98,14 @@ export class UsageStrip implements AnswerReader {
     this.#tally.add(value);
     if (!isRecord(value)) return event;
     if (Array.isArray(value.choices) && value.choices.length === 0 && isRecord(value.usage)) return EMPTY;
-    this.#seen += countTokenMarkers(data);
+    this.#seen += this.#markers.count(text);
+    return value.usage === null ? this.#withoutNulls(event, data, start, end) : event;
+  }
+
+  /** The event without the top-level `"usage":null` of its data, where the kind adds them once asked. */
+  #withoutNulls(event: Buffer, data: Buffer, start: number, end: number): Buffer {
     const strip = this.#asked.withoutAddedNulls;
-    if (!hasUsage || strip === undefined || value.usage !== null) return event;
+    if (strip === undefined) return event;
     const stripped = strip(data);
     return stripped === data ? event : Buffer.concat([event.subarray(0, start), stripped, event.subarray(end)]);
   }
