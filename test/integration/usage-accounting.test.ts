@@ -158,3 +158,20 @@ test('a stream the client leaves is settled from what was seen', async () => {
   // The gateway may have passed on a token or two the client had not read yet when it left.
   assert.ok((report.usage?.completionTokens ?? 0) >= 3 && (report.usage?.completionTokens ?? 0) < 200, JSON.stringify(report.usage));
 });
+
+test('with [server] workers = 2 a streamed answer is counted the same, reported on the owner\'s bus', async () => {
+  const workers = await startGateway(gatewayToml([{ name: 'vllm', url: sim.url('vllm'), kind: 'vllm' }], '', 'workers = 2'));
+  try {
+    await eventually(async () => (await workers.health()).models_ok === 1, 15_000, 'the node listed');
+    const reports: Finished[] = [];
+    workers.gateway.requestEvents.on('proxy:request-finished', (e) => reports.push(e));
+    const viaWorkers = new OpenAI({ baseURL: `${workers.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const c of await viaWorkers.chat.completions.create({ model: 'm-vllm', messages, stream: true, max_tokens: 6 })) chunks.push(c);
+    assert.equal(chunks.filter((c) => c.choices.length === 0 || c.usage !== undefined).length, 0, 'no usage reached the client');
+    await eventually(() => reports.length > 0, 10_000, 'the request reported');
+    assert.deepEqual([reports[0]?.usage?.completionTokens, reports[0]?.usage?.counted], [6, 'usage']);
+  } finally {
+    await workers.close();
+  }
+});
