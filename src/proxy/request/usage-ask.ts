@@ -13,14 +13,16 @@ import type { ResolvedRequest } from './request-model.ts';
 
 const STREAM_OPTIONS = 'stream_options';
 const INCLUDE_USAGE = 'include_usage';
+const CONTINUOUS_USAGE = 'continuous_usage_stats';
 
 /** Whether the client streams without asking for the usage chunk itself. */
 export function streamsWithoutUsage(resolved: Pick<ResolvedRequest, 'stream' | 'json'>): boolean {
   if (!resolved.stream) return false;
   const options = resolved.json[STREAM_OPTIONS];
   if (options === undefined || options === null) return true;
-  // Anything but an object is the node's to refuse, as the client sent it.
-  return isRecord(options) && options[INCLUDE_USAGE] !== true;
+  // Anything but an object is the node's to refuse, as the client sent it. vLLM's
+  // `continuous_usage_stats` puts usage on every chunk once usage is included: not asked either.
+  return isRecord(options) && options[INCLUDE_USAGE] !== true && options[CONTINUOUS_USAGE] !== true;
 }
 
 /**

@@ -20,6 +20,7 @@ const TABLE: readonly { name: string; body: string; want: string | undefined }[]
   { name: 'a repeated stream_options: the last (the one parsers keep) changed', body: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{}}', want: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{"include_usage":true}}' },
   { name: 'the client asked itself: untouched', body: '{"stream":true,"stream_options":{"include_usage":true}}', want: undefined },
   { name: 'not streaming: untouched', body: '{"stream":false}', want: undefined },
+  { name: 'vLLM\'s continuous_usage_stats (usage on every chunk once asked): untouched', body: '{"stream":true,"stream_options":{"continuous_usage_stats":true}}', want: undefined },
   { name: 'stream_options of the wrong type: the node\'s to refuse', body: '{"stream":true,"stream_options":"yes"}', want: undefined },
 ];
 
