@@ -46,9 +46,15 @@ export function withUsageAsked(resolved: Pick<ResolvedRequest, 'stream' | 'json'
 }
 
 const NULL = Buffer.from('null');
+/** How OpenAI and vLLM write it: the chunk's last member, so surely a top-level one. */
+const LAST_MEMBER = Buffer.from(',"usage":null}');
 
 /** A chunk's JSON without its top-level `"usage":null` members: what asking a kind that adds them added. */
 export function withoutNullUsage(data: Buffer): Buffer {
+  const cut = data.length - LAST_MEMBER.length;
+  if (cut > 0 && data.compare(LAST_MEMBER, 0, LAST_MEMBER.length, cut) === 0 && !data.subarray(0, cut).includes('"usage"')) {
+    return Buffer.concat([data.subarray(0, cut), data.subarray(data.length - 1)]);
+  }
   return withoutTopLevelMembers(data, scanBody(data, 'usage'), NULL);
 }
 
