@@ -12,19 +12,21 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 
 type Finished = ProxyEvents['proxy:request-finished'];
 
-const FLEET = ['vllm', 'llamacpp', 'sglang', 'ollama', 'openai']
-  .map((name) => `
+/** Sim node → the kind it simulates; the gateway knows "openai" only as OpenAI-compatible, "auto" not at all. */
+const SIMULATES: Readonly<Record<string, string>> = { vllm: 'vllm', llamacpp: 'llamacpp', sglang: 'sglang', ollama: 'ollama', openai: 'vllm', auto: 'sglang' };
+const FLEET = Object.entries(SIMULATES)
+  .map(([name, kind]) => `
 [[node]]
 name = "${name}"
-kind = "${name === 'openai' ? 'vllm' : name}"
+kind = "${kind}"
 models = ["m-${name}"]
 ttft = "1ms"
 tokens_per_second = 2000
 `)
   .join('');
 
-/** Gateway node name → its configured kind ("openai" is a vLLM sim the gateway knows only as OpenAI-compatible). */
-const NODES = ['vllm', 'llamacpp', 'sglang', 'ollama', 'openai'];
+/** The gateway's nodes, each configured as the kind its name says. */
+const NODES = Object.keys(SIMULATES);
 const SLOW = `
 [[node]]
 name = "slow"
@@ -74,6 +76,7 @@ for (const node of NODES) {
       assert.ok(chunks.length > 0);
       assert.equal(chunks.filter((c) => c.choices.length === 0).length, 0, 'no usage chunk');
       // SGLang states `"usage":null` on every chunk asked or not: it reaches the client as it was sent.
+      // Of a node not told apart (`auto`, an SGLang here) they are taken out, as of OpenAI's.
       for (const c of chunks) assert.equal(c.usage, node === 'sglang' ? null : undefined, JSON.stringify(c));
       const tokens = chunks.filter((c) => (c.choices[0]?.delta.content ?? '') !== '').length;
       assert.equal(report.usage?.counted, 'usage');
