@@ -29,6 +29,8 @@ export class Gateway {
   /** The admin listener's URL when [admin] listen is set. */
   readonly adminUrl: string | undefined;
   readonly registry: NodeRegistry;
+  /** What the request path reports, to subscribe to (every request's end with what its answer used), from every worker. */
+  readonly requestEvents: Pick<GatewayParts['proxyEvents'], 'on'>;
   /** The dashboard's live feed (its client count, and ending every stream). */
   readonly liveFeed: Pick<GatewayParts['dashboard']['feed'], 'clientCount' | 'droppedClients' | 'close'>;
   /** This thread's own listeners beside the public one: the admin listener, the workers' relay. */
@@ -53,6 +55,7 @@ export class Gateway {
     this.#hosting = hosting;
     this.registry = parts.registry;
     this.liveFeed = parts.dashboard.feed;
+    this.requestEvents = parts.proxyEvents;
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {

@@ -14,6 +14,7 @@ import { vllm } from './vllm.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import { ASKED_WITH_NULLS } from './stream-usage.ts';
 
 /**
  * In the order their health paths are tried and their detectors asked: the specific ones first,
@@ -45,6 +46,9 @@ export const auto: ServerKind = {
   kvPool: poolWhenLlamaServer,
   // A node not yet told apart may be an Ollama: cautious until it answers /props as a llama-server.
   silentlyTruncates: true,
+  // Not told apart yet: asked, and `"usage":null` taken out as OpenAI's unasked streams have none
+  // (of an SGLang, which sends them asked or not, that drops nulls it would have sent: harmless).
+  streamUsage: ASKED_WITH_NULLS,
   // Unknown kind: the first kind's rule that finds the name, the specific ones first. Safe because the node is sent the id it
   // listed, never the name as typed: a rule of the wrong kind can only find a name the node knows.
   resolveModelName: (requested, listed) =>

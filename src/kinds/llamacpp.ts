@@ -13,6 +13,14 @@ import { aliasedName } from './model-names.ts';
 import { LLAMA_KV_POOL } from './kv-pool.ts';
 import { LLAMACPP_LOAD_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import type { StreamUsage } from './stream-usage.ts';
+
+/**
+ * Never asked (PROTOCOLS.md §1.12, §7): a chat stream's finish chunk carries `timings` (prompt_n +
+ * cache_n, predicted_n), a completions stream's last chunk `usage`. Asking would move `timings` to
+ * the extra usage chunk, which the client would then not get.
+ */
+export const LLAMACPP_STREAM_USAGE: StreamUsage = Object.freeze({ askOn: [], nullsWhenAsked: false });
 
 export interface PropsReading {
   readonly role: ServerRole;
@@ -102,6 +110,7 @@ export const llamacpp: ServerKind = {
   loadPaths: LLAMACPP_LOAD_PATHS,
   kvPool: () => LLAMA_KV_POOL,
   silentlyTruncates: false,
+  streamUsage: LLAMACPP_STREAM_USAGE,
   resolveModelName: aliasedName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

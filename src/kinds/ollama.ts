@@ -10,6 +10,7 @@ import { ollamaName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { NO_LOAD_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import { ASKED_NO_NULLS } from './stream-usage.ts';
 
 /** Pure: GET /api/ps → the loaded models and their runtime context_length. */
 export function parseOllamaPs(body: unknown): { loadedIds: string[]; models: Record<string, ModelContext> } | undefined {
@@ -69,6 +70,7 @@ export const ollama: ServerKind = {
   loadPaths: NO_LOAD_PATHS,
   kvPool: poolWhenLlamaServer,
   silentlyTruncates: true,
+  streamUsage: ASKED_NO_NULLS,
   resolveModelName: ollamaName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

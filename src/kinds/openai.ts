@@ -13,6 +13,7 @@ import { exactName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { NO_LOAD_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import { ASKED_WITH_NULLS } from './stream-usage.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -40,6 +41,7 @@ export const openai: ServerKind = {
   loadPaths: NO_LOAD_PATHS,
   kvPool: poolWhenLlamaServer,
   silentlyTruncates: false,
+  streamUsage: ASKED_WITH_NULLS,
   resolveModelName: exactName,
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
   detector: DETECTOR,

@@ -7,6 +7,7 @@ import type { JsonAnswer } from '#src/core/bounded-json.ts';
 import type { ServerKvMode } from './llamacpp-kv.ts';
 import type { LoadDialect } from './load-metrics.ts';
 import type { ListedNames } from './model-names.ts';
+import type { StreamUsage } from './stream-usage.ts';
 
 /** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
 export interface ModelContext {
@@ -145,6 +146,8 @@ export interface ServerKind {
    * node that would refuse it can take it (see `truncatesSilently`).
    */
   readonly silentlyTruncates: boolean;
+  /** Whether its streams state their usage unasked, and what asking adds (stream-usage.ts; see `streamUsageFor`). */
+  readonly streamUsage: StreamUsage;
   /**
    * The listed id a request naming `requested` is served as, resolved the way this kind of server
    * resolves names (model-names.ts); undefined = the node would not take the name. The gateway

@@ -10,6 +10,7 @@ import { exactName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import { ASKED_NO_NULLS } from './stream-usage.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -36,6 +37,8 @@ export const sglang: ServerKind = {
   loadPaths: METRICS_PATHS,
   kvPool: poolWhenLlamaServer,
   silentlyTruncates: false,
+  // Every chunk carries `"usage":null` whether asked or not (it writes every field): they stay.
+  streamUsage: ASKED_NO_NULLS,
   resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

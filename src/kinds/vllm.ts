@@ -10,6 +10,7 @@ import { exactName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import { ASKED_WITH_NULLS } from './stream-usage.ts';
 
 /** vLLM's `/tokenize`; SGLang answers the same request. */
 export const OPENAI_SERVER_TOKENIZE: TokenizeDialect = {
@@ -42,6 +43,8 @@ export const vllm: ServerKind = {
   loadPaths: METRICS_PATHS,
   kvPool: poolWhenLlamaServer,
   silentlyTruncates: false,
+  // Before 0.6 it put `"usage":null` on every chunk once asked; later releases add none.
+  streamUsage: ASKED_WITH_NULLS,
   resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

@@ -64,6 +64,8 @@ describe('sglang sim node', () => {
     assert.deepEqual(body['usage'], { prompt_tokens: 8, total_tokens: 10, completion_tokens: 2, prompt_tokens_details: null });
     const events = sseData((await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { max_tokens: 1, stream: true }) })).text);
     assert.equal(events.at(-1), '[DONE]');
+    // It writes every field of a chunk: `"usage":null` whether asked for usage or not.
+    for (const chunk of events.slice(0, -1)) assert.equal(record(chunk)['usage'], null);
   });
 
   test('rejects an input reaching the context length with its flat 400', async () => {

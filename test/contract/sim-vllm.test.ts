@@ -82,6 +82,9 @@ describe('vllm sim node', () => {
     assert.deepEqual(usage['choices'], []);
     assert.deepEqual(usage['usage'], { prompt_tokens: 8, total_tokens: 10, completion_tokens: 2 });
     assert.equal(withUsage.at(-1), '[DONE]');
+    // Asked, every other chunk states `"usage":null` (OpenAI's, and vLLM's before 0.6).
+    for (const chunk of withUsage.slice(0, -2)) assert.equal(record(chunk)['usage'], null);
+    assert.deepEqual(keysOf(withUsage[0]), ['id', 'object', 'created', 'model', 'choices', 'usage']);
   });
 
   test('answers completions, embeddings and responses', async () => {

@@ -2,17 +2,18 @@
 // (overflow, unknown model) has its own kind, with the meaning in its own field: it is neither a
 // transport failure nor an answer, and the handler decides what it changes.
 
+import type { AnswerUsage } from './answer-usage.ts';
 import type { AttemptFailure } from './attempt-result.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 
 export type AttemptOutcome =
-  /** The answer (any status) reached the client completely; `promptTokens`: its `usage` count, if it stated one. */
-  | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined; readonly promptTokens?: number | undefined }
+  /** The answer (any status) reached the client completely; `usage`: what a 2xx stated it used (or was seen to). */
+  | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined; readonly usage?: AnswerUsage | undefined }
   /** Nothing reached the client; another node may be tried. */
   | { readonly kind: 'failed'; readonly result: AttemptFailure; readonly error: string; readonly status?: number }
   /** The node refused with an error the gateway recognised; nothing reached the client. */
   | { readonly kind: 'refused'; readonly refusal: UpstreamErrorMeaning; readonly error: string; readonly status: number }
   /** Headers went out, then the upstream failed; the client response was ended. */
-  | { readonly kind: 'broken'; readonly status: number; readonly error: string; readonly firstByteMs: number | undefined }
-  /** The client went away; the upstream request was aborted. */
-  | { readonly kind: 'client_gone'; readonly status: number | undefined };
+  | { readonly kind: 'broken'; readonly status: number; readonly error: string; readonly firstByteMs: number | undefined; readonly usage?: AnswerUsage | undefined }
+  /** The client went away; the upstream request was aborted. `usage`: what a stream cut short had used. */
+  | { readonly kind: 'client_gone'; readonly status: number | undefined; readonly usage?: AnswerUsage | undefined };

@@ -16,6 +16,7 @@ import { inspectRefusal } from './inspect-refusal.ts';
 import { bodyCoding, planResponse } from './response-policy.ts';
 import { sendAttempt, type UpstreamRequest } from './send-attempt.ts';
 import { streamThrough } from './stream-through.ts';
+import type { UsageAsked } from './usage-strip.ts';
 import type { UpstreamCall } from './upstream-call.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 
@@ -41,6 +42,8 @@ export interface AttemptInput extends UpstreamRequest {
   readonly maxHeldBodyBytes: number;
   /** Shared by all requests: what cannot be reserved from it streams through unchecked. */
   readonly heldBudget: HeldBytesBudget;
+  /** The body sent asks for the stream's usage the client did not ask for: taken out of the answer again. */
+  readonly usageAsked?: UsageAsked | undefined;
 }
 
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
@@ -75,7 +78,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       case 'hold_json':
         return await holdJson(answer, client, input.maxHeldBodyBytes);
       case 'stream':
-        return await streamThrough(answer, client, { eventStream: plan.eventStream });
+        return await streamThrough(answer, client, { eventStream: plan.eventStream, usageAsked: input.usageAsked });
     }
   } catch (error) {
     // Anything that throws between sending and pumping (a header node:http refuses, a bug) must

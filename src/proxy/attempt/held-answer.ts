@@ -1,19 +1,20 @@
 // The two ends of holding an answer in memory: sending it whole once it is complete (with its exact
 // length), and what a body that broke off while held means for the attempt.
 
+import type { AnswerUsage } from './answer-usage.ts';
 import { classify } from './attempt-result.ts';
 import type { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
-import { heldPromptTokens } from './usage-tail.ts';
 
-export function deliverHeld(answer: UpstreamAnswer, bytes: Buffer, client: ClientSide): AttemptOutcome {
+/** `usage`: what a 2xx answer stated it used (read from its parsed body by the caller). */
+export function deliverHeld(answer: UpstreamAnswer, bytes: Buffer, client: ClientSide, usage?: AnswerUsage): AttemptOutcome {
   const { res } = client;
   if (res.destroyed) return { kind: 'client_gone', status: answer.status };
   res.writeHead(answer.status, clientHead(answer, client, bytes.length));
   client.exchange.heldBytesWritten();
   res.end(bytes);
-  return { kind: 'delivered', status: answer.status, firstByteMs: client.clock.monotonicMs() - client.startedMs, promptTokens: heldPromptTokens(bytes) };
+  return { kind: 'delivered', status: answer.status, firstByteMs: client.clock.monotonicMs() - client.startedMs, usage };
 }
 
 /** Nothing reached the client yet, so a body that broke off can still be failed over. */

@@ -67,11 +67,13 @@ class HeldRead implements BodySink {
   }
 }
 
-export function parsesAsJson(bytes: Buffer): boolean {
+/** The body parsed, or NOT_JSON: parsed once, and what the answer states is read from the result. */
+export function parsedJson(bytes: Buffer): unknown {
   try {
-    JSON.parse(bytes.toString('utf8'));
-    return true;
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
-    return false;
+    return NOT_JSON;
   }
 }
+
+export const NOT_JSON: unique symbol = Symbol('not JSON');

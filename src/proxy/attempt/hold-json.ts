@@ -4,9 +4,10 @@
 // or than what the shared budget has left, streams through unchecked.
 
 import type { AttemptOutcome } from './attempt-outcome.ts';
-import { holdBody, parsesAsJson } from './held-body.ts';
+import { holdBody, NOT_JSON, parsedJson } from './held-body.ts';
 import { deliverHeld, heldBodyBrokeOff } from './held-answer.ts';
 import { streamThrough } from './stream-through.ts';
+import { UsageTally } from './usage-reader.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 
 export async function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHeldBodyBytes: number): Promise<AttemptOutcome> {
@@ -16,10 +17,14 @@ export async function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHe
       return heldBodyBrokeOff(answer.status, held.error, client.exchange);
     case 'too_big':
       return streamThrough(answer, client, { eventStream: false, head: held.head });
-    case 'complete':
-      if (!parsesAsJson(held.bytes)) {
+    case 'complete': {
+      const parsed = parsedJson(held.bytes);
+      if (parsed === NOT_JSON) {
         return { kind: 'failed', result: 'invalid_body', error: `node answered ${answer.status} with a body that is not valid JSON`, status: answer.status };
       }
-      return deliverHeld(answer, held.bytes, client);
+      const tally = new UsageTally();
+      tally.add(parsed);
+      return deliverHeld(answer, held.bytes, client, tally.usage(undefined));
+    }
   }
 }

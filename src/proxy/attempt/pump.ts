@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import { describeError } from './attempt-result.ts';
 import type { BodyFeed, BodySink } from './body-feed.ts';
-import type { UsageTail } from './usage-tail.ts';
+import type { AnswerReader } from './answer-reader.ts';
 
 export interface PumpResult {
   readonly ok: boolean;
@@ -16,9 +16,12 @@ export interface PumpResult {
   readonly firstByteAt: number | undefined;
 }
 
-/** Copies body to res; ends res when body ends, never on failure (the caller decides how). `tail` keeps the answer's end. */
-export function pump(body: BodyFeed, res: ServerResponse, clock: Clock, tail?: UsageTail): Promise<PumpResult> {
-  const pumping = new Pump(body, res, clock, tail);
+/**
+ * Copies body to res through `reader` (which reads the usage, and may take out what the gateway
+ * added); ends res when body ends, never on failure (the caller decides how, after `reader.flush()`).
+ */
+export function pump(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader): Promise<PumpResult> {
+  const pumping = new Pump(body, res, clock, reader);
   body.attach(pumping);
   return pumping.result;
 }
@@ -28,21 +31,21 @@ class Pump implements BodySink {
   readonly #body: BodyFeed;
   readonly #res: ServerResponse;
   readonly #clock: Clock;
-  readonly #tail: UsageTail | undefined;
+  readonly #reader: AnswerReader;
   readonly #resolve: (result: PumpResult) => void;
   readonly #onDrain: () => void;
   readonly #onResClose: () => void;
   #firstByteAt: number | undefined;
   #settled = false;
 
-  constructor(body: BodyFeed, res: ServerResponse, clock: Clock, tail: UsageTail | undefined) {
+  constructor(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader) {
     const { promise, resolve } = Promise.withResolvers<PumpResult>();
     this.result = promise;
     this.#resolve = resolve;
     this.#body = body;
     this.#res = res;
     this.#clock = clock;
-    this.#tail = tail;
+    this.#reader = reader;
     this.#onDrain = () => body.resume();
     this.#onResClose = () => this.#clientClosed();
     res.on('close', this.#onResClose);
@@ -51,13 +54,15 @@ class Pump implements BodySink {
 
   onData(chunk: Buffer): void {
     if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
-    this.#tail?.push(chunk);
-    if (!this.#res.write(chunk)) this.#body.pause();
+    const out = this.#reader.pass(chunk);
+    if (out.length > 0 && !this.#res.write(out)) this.#body.pause();
   }
 
   onEnd(): void {
     if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
-    this.#res.end();
+    const rest = this.#reader.flush();
+    if (rest.length > 0) this.#res.end(rest);
+    else this.#res.end();
     this.#finish(true, '', false);
   }
 

@@ -2,9 +2,12 @@
 // the head is sent there is no failing over: a break ends the response (an SSE stream cleanly, with
 // no invented [DONE]; anything else by closing the socket, so the client cannot take it as whole).
 
+import type { AnswerUsage } from './answer-usage.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { pump } from './pump.ts';
-import { UsageTail } from './usage-tail.ts';
+import type { AnswerReader } from './answer-reader.ts';
+import { UsageStrip, type UsageAsked } from './usage-strip.ts';
+import { UsageWatch } from './usage-watch.ts';
 import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
 
 export interface StreamOptions {
@@ -12,6 +15,13 @@ export interface StreamOptions {
   readonly eventStream: boolean;
   /** Bytes already read while trying to hold the answer; the rest is still in the (paused) body. */
   readonly head?: Buffer;
+  /** The gateway asked this stream for its usage (request/usage-ask.ts): what asking added is taken out. */
+  readonly usageAsked?: UsageAsked | undefined;
+}
+
+/** A stream the gateway asked for usage is framed and stripped; any other answer passes as it came. */
+function readerFor(options: StreamOptions): AnswerReader {
+  return options.eventStream && options.usageAsked !== undefined ? new UsageStrip(options.usageAsked) : new UsageWatch(options.eventStream);
 }
 
 export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, options: StreamOptions): Promise<AttemptOutcome> {
@@ -20,20 +30,21 @@ export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, 
   // A pumped answer may break off short of a declared length; sent chunked, its end is explicit
   // (an SSE stream then ends cleanly instead of leaving the client waiting for missing bytes).
   res.writeHead(answer.status, clientHead(answer, client));
+  const reader = readerFor(options);
   if (head !== undefined) {
     client.exchange.heldBytesWritten();
-    res.write(head);
+    res.write(reader.pass(head));
   }
-  const tail = new UsageTail();
-  if (head !== undefined) tail.push(head);
-  const pumping = pump(answer.body, res, client.clock, tail);
+  const pumping = pump(answer.body, res, client.clock, reader);
   // holdBody paused a body it stopped reading; a new 'data' listener does not restart it.
   if (head !== undefined) answer.body.resume();
   const pumped = await pumping;
   const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - client.startedMs;
-  if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs, promptTokens: tail.promptTokens() };
-  if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status };
-  if (options.eventStream) res.end();
+  // Only an answer's own success states what it used; an error passed on used nothing to count.
+  const usage = (): AnswerUsage | undefined => (answer.status < 300 ? reader.usage() : undefined);
+  if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs, usage: usage() };
+  if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status, usage: usage() };
+  if (options.eventStream) res.end(reader.flush());
   else res.destroy();
-  return { kind: 'broken', status: answer.status, error: pumped.error, firstByteMs };
+  return { kind: 'broken', status: answer.status, error: pumped.error, firstByteMs, usage: usage() };
 }

@@ -7,7 +7,7 @@
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { AttemptResult } from '../attempt/attempt-result.ts';
 import type { OverflowJudgement } from '../request/overflow-refusal.ts';
-import { siteLabel, type AttemptVerdict, type TargetId } from './target.ts';
+import { siteLabel, type AnswerFigures, type AttemptVerdict, type TargetId } from './target.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
 
 /** How an attempt is reported (`proxy:attempt` for a node, `mesh:forwarded` for a site). */
@@ -36,15 +36,18 @@ export function attemptEvent(outcome: AttemptOutcome): AttemptEvent {
 
 type Answered = Extract<AttemptOutcome, { kind: 'delivered' | 'broken' | 'client_gone' }>;
 
+/** What the answer used, when it is known (the request's report settles from it). */
+const usageOf = (outcome: Answered): Pick<AnswerFigures, 'usage'> => (outcome.usage === undefined ? {} : { usage: outcome.usage });
+
 /** Something reached the client, or the client left: the request is over, whoever the target was. */
 function answered(outcome: Answered): AttemptVerdict {
   switch (outcome.kind) {
     case 'delivered':
-      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs } };
+      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, ...usageOf(outcome) } };
     case 'broken':
-      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, brokenError: outcome.error } };
+      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, brokenError: outcome.error, ...usageOf(outcome) } };
     case 'client_gone':
-      return { next: 'answered', status: 499, figures: { clientAborted: true } };
+      return { next: 'answered', status: 499, figures: { clientAborted: true, ...usageOf(outcome) } };
   }
 }
 

@@ -102,7 +102,7 @@ async function attempt(target: Target, canFailOver: () => boolean, setting: Atte
     if (prepared.kind === 'unsendable') return prepared.outcome;
     return await forwardAttempt({
       ...prepared.call,
-      body: setting.body,
+      body: prepared.call.body ?? setting.body,
       res: setting.res,
       nodeName: target.label,
       canFailOver,

@@ -20,6 +20,7 @@ import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from '../request/overflow-refusal.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import { learnFromAnswer } from '../request/size-prompt.ts';
+import { UsageAsk } from '../request/usage-ask.ts';
 import type { AttemptVerdict, Prepared, Target } from './target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
@@ -38,11 +39,13 @@ export type LocalRefusal = Extract<Admission, { kind: 'refused' }>;
 export class NodeTargets implements TargetSource {
   readonly #deps: NodeTargetDeps;
   readonly #ask: RequestAsk;
+  readonly #usageAsk: UsageAsk;
   #refusal: LocalRefusal | undefined;
 
   constructor(deps: NodeTargetDeps, ask: RequestAsk) {
     this.#deps = deps;
     this.#ask = ask;
+    this.#usageAsk = new UsageAsk(ask.endpoint, ask.resolved);
   }
 
   /** Why the scheduler admitted no (further) node; undefined until it refused. */
@@ -61,14 +64,17 @@ export class NodeTargets implements TargetSource {
       // A client that left is never forwarded anywhere.
       return { kind: 'none', stop: admission.reason === 'aborted' };
     }
-    return { kind: 'target', target: nodeTarget(this.#deps, this.#ask, admission, routeRequest) };
+    return { kind: 'target', target: nodeTarget(this.#deps, this.#ask, admission, routeRequest, this.#usageAsk) };
   }
 }
 
 type Admitted = Extract<Admission, { kind: 'admitted' }>;
 
-/** One admitted node; `routeRequest` is the request as it was admitted (tried nodes, bounds). */
-export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Admitted, routeRequest: RouteRequest): Target {
+/**
+ * One admitted node; `routeRequest` is the request as it was admitted (tried nodes, bounds). A
+ * node whose kind streams no usage unasked is sent `usageAsk`'s body (request/usage-ask.ts).
+ */
+export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Admitted, routeRequest: RouteRequest, usageAsk?: UsageAsk): Target {
   const view = admission.node;
   const node = view.spec;
   const { resolved, endpoint } = ask;
@@ -77,10 +83,11 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
     id: { kind: 'node', name: node.name },
     label: node.name,
     prepare: () => {
+      const asked = usageAsk?.forNode(view);
       const headers = upstreamRequestHeaders({
         client: ask.req.headers,
         apiKey: node.apiKey,
-        bodyBytes: resolved.body.length,
+        bodyBytes: (asked?.body ?? resolved.body).length,
         requestId: ask.requestId,
         clientAddress: ask.req.socket.remoteAddress,
       });
@@ -90,7 +97,7 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
         'x-request-id': ask.requestId,
         ...truncationWarning(routeRequest, view),
       };
-      const call = { pool: deps.pools.get(node), path: nodePathPrefix(node.url) + endpoint, headers, extraResponseHeaders, passOnErrors: true, headersTimeoutMs: admission.load?.timeoutMs };
+      const call = { pool: deps.pools.get(node), path: nodePathPrefix(node.url) + endpoint, headers, extraResponseHeaders, passOnErrors: true, headersTimeoutMs: admission.load?.timeoutMs, ...asked };
       return Promise.resolve<Prepared>({ kind: 'send', call });
     },
     // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.
@@ -104,7 +111,9 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
       // The node's context is remembered for it alone (overflow-refusal.ts).
       if (feedback.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, feedback.learnCtx);
       if (feedback.modelVanished) deps.onModelVanished(node.name);
-      if (outcome.kind === 'delivered' && outcome.status === 200) learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.promptTokens);
+      if (outcome.kind === 'delivered' && outcome.status === 200 && outcome.usage?.counted === 'usage') {
+        learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.usage.promptTokens);
+      }
       return feedback.verdict;
     },
   };

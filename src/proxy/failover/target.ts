@@ -4,8 +4,10 @@
 // transport differs: only how a target is reached and how its outcome feeds back differ.
 
 import type { Dispatcher } from 'undici';
+import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
+import type { UsageAsked } from '../attempt/usage-strip.ts';
 
 /** Which target an attempt went to. */
 export type TargetId = { readonly kind: 'node'; readonly name: string } | { readonly kind: 'site'; readonly id: string };
@@ -21,6 +23,10 @@ export interface TargetCall {
   readonly passOnErrors: boolean;
   /** routing.load_timeout when the attempt loads its model: the bound on waiting for the head. */
   readonly headersTimeoutMs: number | undefined;
+  /** The body this target is sent, when it is not the request's own (it asks for the stream's usage: request/usage-ask.ts). */
+  readonly body?: Buffer | undefined;
+  /** Set with `body`: what asking adds to this target's stream, taken out again. */
+  readonly usageAsked?: UsageAsked | undefined;
 }
 
 /** What `prepare` gives: a call to send, or an outcome already known without sending (an unusable url). */
@@ -58,6 +64,8 @@ export interface TargetFailure {
 /** What the client's answer reports when a target answered (the request report's figures). */
 export interface AnswerFigures {
   readonly firstByteMs?: number | undefined;
+  /** The tokens the answer used (a stream cut short: those seen). */
+  readonly usage?: AnswerUsage | undefined;
   readonly brokenError?: string | undefined;
   readonly clientAborted?: boolean;
 }

@@ -28,6 +28,8 @@ export interface BodyScan {
   readonly tooDeep: boolean;
   /** Byte spans [start, end) of every value of the wanted top-level key, in order. */
   readonly valueSpans: readonly (readonly [number, number])[];
+  /** Where each of those members starts (its key's opening quote), in the same order. */
+  readonly keyStarts: readonly number[];
   /** Index just past the top-level object's `{`; -1 when the body is not an object. */
   readonly afterOpenBrace: number;
   /** Whether the top-level object has no members. */
@@ -60,6 +62,7 @@ function trimEnd(raw: Uint8Array, start: number, end: number): number {
 export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JSON_DEPTH): BodyScan {
   const wanted = Buffer.from(JSON.stringify(key), 'utf8');
   const valueSpans: (readonly [number, number])[] = [];
+  const keyStarts: number[] = [];
   let depth = 0;
   let afterOpenBrace = -1;
   let topIsObject = false;
@@ -84,11 +87,12 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
         keyExpected = false;
         members += 1;
         awaitingValue = isKey(raw, i, end, wanted);
+        if (awaitingValue) keyStarts.push(i);
       }
       i = end - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
-      if (depth > maxDepth) return { tooDeep: true, valueSpans, afterOpenBrace, emptyObject: members === 0 };
+      if (depth > maxDepth) return { tooDeep: true, valueSpans, keyStarts, afterOpenBrace, emptyObject: members === 0 };
       if (depth === 1 && byte === OPEN_BRACE) {
         topIsObject = true;
         keyExpected = true;
@@ -102,7 +106,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       keyExpected = topIsObject;
     }
   }
-  return { tooDeep: false, valueSpans, afterOpenBrace, emptyObject: members === 0 };
+  return { tooDeep: false, valueSpans, keyStarts, afterOpenBrace, emptyObject: members === 0 };
 }
 
 /**
@@ -110,15 +114,54 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
  * member added first when the key is absent. Every other byte stays as the client sent it.
  */
 export function withTopLevelString(raw: Buffer, scan: BodyScan, key: string, value: string): Buffer {
-  const encoded = Buffer.from(JSON.stringify(value), 'utf8');
+  return withTopLevelJson(raw, scan, key, JSON.stringify(value));
+}
+
+/** As withTopLevelString, with `json` (a JSON text, written as is) for the value. */
+export function withTopLevelJson(raw: Buffer, scan: BodyScan, key: string, json: string): Buffer {
+  const encoded = Buffer.from(json, 'utf8');
   if (scan.valueSpans.length === 0) {
-    const member = Buffer.from(`${JSON.stringify(key)}:${encoded.toString('utf8')}${scan.emptyObject ? '' : ','}`, 'utf8');
+    const member = Buffer.from(`${JSON.stringify(key)}:${json}${scan.emptyObject ? '' : ','}`, 'utf8');
     return Buffer.concat([raw.subarray(0, scan.afterOpenBrace), member, raw.subarray(scan.afterOpenBrace)]);
   }
   const parts: Buffer[] = [];
   let from = 0;
   for (const [start, end] of scan.valueSpans) {
     parts.push(raw.subarray(from, start), encoded);
+    from = end;
+  }
+  parts.push(raw.subarray(from));
+  return Buffer.concat(parts);
+}
+
+/**
+ * The object text without the top-level members of the scanned key whose value is exactly
+ * `value` (e.g. `null`), each with one comma next to it; every other byte kept. The input is
+ * returned itself when no member matches.
+ */
+export function withoutTopLevelMembers(raw: Buffer, scan: BodyScan, value: Buffer): Buffer {
+  const cuts: (readonly [number, number])[] = [];
+  scan.valueSpans.forEach(([start, end], i) => {
+    const keyStart = scan.keyStarts[i];
+    if (keyStart === undefined || !raw.subarray(start, end).equals(value)) return;
+    let after = end;
+    while (isSpace(raw[after])) after += 1;
+    if (raw[after] === COMMA) {
+      after += 1;
+      while (isSpace(raw[after])) after += 1;
+      cuts.push([keyStart, after]);
+      return;
+    }
+    let before = keyStart;
+    while (isSpace(raw[before - 1])) before -= 1;
+    cuts.push([raw[before - 1] === COMMA ? before - 1 : keyStart, end]);
+  });
+  if (cuts.length === 0) return raw;
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const [start, end] of cuts) {
+    if (start < from) continue;
+    parts.push(raw.subarray(from, start));
     from = end;
   }
   parts.push(raw.subarray(from));

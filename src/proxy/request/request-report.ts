@@ -40,6 +40,9 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     finish: (node, status, extra = {}) => {
       if (finished) return;
       finished = true;
+      // What the answer used, as the attempt that answered read it (usage-reader.ts), kept on the report
+      // before the tenant's reservation is settled from it.
+      report.usage ??= extra.usage;
       report.onFinish?.(status);
       deps.events.emit('proxy:request-finished', {
         endpoint,
@@ -51,8 +54,8 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
         brokenError: undefined,
         clientAborted: false,
         tenant: report.tenant,
-        usage: report.usage,
         ...extra,
+        usage: report.usage,
       });
     },
   };

@@ -20,6 +20,7 @@ import type { ProxyEvents } from '../request/proxy-events.ts';
 import type { SiteVerdicts } from '../refusal/refusal-answer.ts';
 import { siteLabel, type AttemptVerdict, type Prepared, type Target } from '../failover/target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
+import { UsageAsk } from '../request/usage-ask.ts';
 
 export interface RemoteDeps {
   readonly mesh: MeshLink;
@@ -52,10 +53,12 @@ export class SiteTargets implements TargetSource {
   #sites: readonly RemoteSiteView[] | undefined;
   #choice: SiteChoice | undefined;
   #typical: number | undefined;
+  readonly #usageAsk: UsageAsk;
 
   constructor(deps: RemoteDeps, ask: SiteAsk) {
     this.#deps = deps;
     this.#ask = ask;
+    this.#usageAsk = new UsageAsk(ask.endpoint, ask.resolved);
   }
 
   async next(state: FailoverState): Promise<NextTarget> {
@@ -65,7 +68,7 @@ export class SiteTargets implements TargetSource {
     if (site === undefined) return { kind: 'none', stop: false };
     const key = this.#deps.mesh.key();
     if (key === undefined) return { kind: 'none', stop: false, failure: { target: { kind: 'site', id: site.id }, code: 'not_tried', detail: "not tried, this site's key is not loaded yet" } };
-    return { kind: 'target', target: siteTarget(this.#deps, this.#ask, { view: site, canFailOver: choice.alternatives > 0, key }) };
+    return { kind: 'target', target: siteTarget(this.#deps, this.#ask, { view: site, canFailOver: choice.alternatives > 0, key }, this.#usageAsk) };
   }
 
   /** A site would be chosen now (and this site's key is loaded to sign for it). */
@@ -102,7 +105,7 @@ interface ChosenSite {
   readonly key: SiteKey;
 }
 
-function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite): Target {
+function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: UsageAsk): Target {
   const id = site.view.id;
   const label = siteLabel(id);
   return {
@@ -111,10 +114,13 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite): Target {
     prepare: async (): Promise<Prepared> => {
       const url = site.view.url === undefined ? undefined : siteTargetUrl(site.view.url, ask.endpoint);
       if (url === undefined) return { kind: 'unsendable', outcome: { kind: 'failed', result: 'connect_error', error: `the site's record gives no usable http(s) url ('${site.view.url}')` } };
+      // Its streams are asked for usage as any OpenAI server's are, and what asking added taken out again.
+      const asked = usageAsk.forSite();
+      const body = asked?.body ?? ask.resolved.body;
       const headers = upstreamRequestHeaders({
         client: ask.req.headers,
         apiKey: undefined,
-        bodyBytes: ask.resolved.body.length,
+        bodyBytes: body.length,
         requestId: ask.requestId,
         clientAddress: ask.req.socket.remoteAddress,
       });
@@ -123,7 +129,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite): Target {
         method: 'POST',
         url: url.href,
         headers,
-        body: ask.resolved.body,
+        body,
         site: deps.mesh.site,
         key: site.key,
         nowMs: deps.clock.now(),
@@ -137,6 +143,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite): Target {
         // Another site's error answer names its nodes and its view: this site answers in its own terms.
         passOnErrors: false,
         headersTimeoutMs: undefined,
+        ...asked,
       };
       return { kind: 'send', call };
     },

@@ -1,6 +1,7 @@
 // SGLang's OpenAI-compatible answers (PROTOCOLS.md §4): flat legacy error bodies
 // {"object":"error",...}, its two context-length messages, bare uuid-hex ids, `matched_stop`, and
-// [DONE]-terminated streams.
+// [DONE]-terminated streams whose every chunk states `"usage":null` (it writes every field of the
+// chunk, asked for usage or not), with the usage chunk last when asked.
 
 import { decideSglang, type ContextError } from '#src/sim/context-rules.ts';
 import type { CompletionMeta, GenerationFormat, InferenceDialect, InferenceEndpoint } from '#src/sim/inference-dialect.ts';
@@ -33,7 +34,7 @@ function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUs
   const isChat = endpoint === 'chat';
   const object = isChat ? 'chat.completion.chunk' : 'text_completion';
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
-    id: meta.id, object, created: meta.created, model: meta.model, choices,
+    id: meta.id, object, created: meta.created, model: meta.model, choices, usage: null,
   });
   const streamChoice = (content: string, role: boolean, finishReason: string | null): Record<string, unknown> =>
     isChat

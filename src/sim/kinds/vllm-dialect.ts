@@ -1,6 +1,7 @@
 // vLLM's OpenAI server (PROTOCOLS.md §2): nested error bodies with a numeric `code`, pydantic key
 // order, `chatcmpl-`/`cmpl-`/`embd-` + uuid-hex ids, the max_model_len 400, and [DONE]-terminated
-// streams with usage per include_usage.
+// streams with usage per include_usage: asked, a last chunk with `"choices":[]` and the usage, and
+// `"usage":null` on every other chunk (as OpenAI does, and vLLM did before 0.6).
 
 import { decideVllm, type ContextError } from '#src/sim/context-rules.ts';
 import type { CompletionMeta, GenerationFormat, InferenceDialect, InferenceEndpoint } from '#src/sim/inference-dialect.ts';
@@ -44,9 +45,12 @@ function usage(outcome: GenerationOutcome, withDetails: boolean): Record<string,
   };
 }
 
+/** Asked for usage, every chunk states `usage` (null until the last). */
+const usageSlot = (includeUsage: boolean): Record<string, unknown> => (includeUsage ? { usage: null } : {});
+
 function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
-    id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices,
+    id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices, ...usageSlot(includeUsage),
   });
   const delta = (content: Record<string, unknown>, finishReason: string | null): Record<string, unknown> => ({
     index: 0, delta: content, logprobs: null, finish_reason: finishReason,
@@ -88,7 +92,7 @@ function completionFormat(meta: CompletionMeta, includeUsage: boolean): Generati
     index: 0, text, logprobs: null, finish_reason: finishReason, stop_reason: null,
   });
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
-    id: meta.id, object: 'text_completion', created: meta.created, model: meta.model, choices,
+    id: meta.id, object: 'text_completion', created: meta.created, model: meta.model, choices, ...usageSlot(includeUsage),
   });
   return {
     body: (outcome) => ({

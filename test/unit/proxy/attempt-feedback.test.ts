@@ -22,7 +22,7 @@ const OUTCOMES: Record<string, AttemptOutcome> = {
   loadTimeout: { kind: 'failed', result: 'load_timeout', error: 'the model did not load within 10ms' },
   overflow: { kind: 'refused', refusal: overflow, error: 'node refused: prompt too long', status: 400 },
   notFound: { kind: 'refused', refusal: notFound, error: 'node refused: no such model', status: 404 },
-  ok: { kind: 'delivered', status: 200, firstByteMs: 12, promptTokens: 30 },
+  ok: { kind: 'delivered', status: 200, firstByteMs: 12, usage: { promptTokens: 30, completionTokens: 4, counted: 'usage' } },
   passed5xx: { kind: 'delivered', status: 500, firstByteMs: 3 },
   broken: { kind: 'broken', status: 200, error: 'ECONNRESET', firstByteMs: 5 },
   gone: { kind: 'client_gone', status: 200 },
@@ -78,7 +78,7 @@ test('what a node attempt means for the loop: fail over with what it taught, or 
   assert.deepEqual(failOver(lie.verdict).bounds, { promptTokens: 900, minPromptTokens: 800 });
   assert.deepEqual([lie.event.result, lie.event.error], ['contradictory_refusal', `${disproved.contradiction}: node refused: prompt too long`]);
   const over: [keyof typeof OUTCOMES, number, object][] = [
-    ['ok', 200, { firstByteMs: 12 }],
+    ['ok', 200, { firstByteMs: 12, usage: { promptTokens: 30, completionTokens: 4, counted: 'usage' } }],
     ['passed5xx', 500, { firstByteMs: 3 }],
     ['broken', 200, { firstByteMs: 5, brokenError: 'ECONNRESET' }],
     ['gone', 499, { clientAborted: true }],
@@ -106,7 +106,7 @@ test('what a site forward means: refusals keep its figures but not its words, fa
   }
   assert.deepEqual(failOver(site('overflow').verdict).refusal, { ...overflow, message: 'site:eu answered 400 context_overflow' });
   assert.equal(failOver(site('coded').verdict).refusal, undefined, 'a coded refusal has no figures to keep');
-  assert.deepEqual(site('ok'), { verdict: { next: 'answered', status: 200, figures: { firstByteMs: 12 } }, event: attemptEvent(OUTCOMES.ok as AttemptOutcome), reachable: true });
+  assert.deepEqual(site('ok'), { verdict: { next: 'answered', status: 200, figures: { firstByteMs: 12, usage: { promptTokens: 30, completionTokens: 4, counted: 'usage' } } }, event: attemptEvent(OUTCOMES.ok as AttemptOutcome), reachable: true });
   assert.equal(site('broken').reachable, true, 'a stream that broke had begun to answer');
   assert.deepEqual([site('gone').reachable, site('gone').verdict], [undefined, { next: 'answered', status: 499, figures: { clientAborted: true } }]);
 });

@@ -69,7 +69,7 @@ function setting(log: Log): AttemptSetting & { finished: unknown[] } {
 }
 
 const down: AttemptOutcome = { kind: 'failed', result: 'connect_error', error: 'ECONNREFUSED' };
-const ok: AttemptOutcome = { kind: 'delivered', status: 200, firstByteMs: 4 };
+const ok: AttemptOutcome = { kind: 'delivered', status: 200, firstByteMs: 4, usage: { promptTokens: 3, completionTokens: 2, counted: 'usage' } };
 const a: TargetId = { kind: 'node', name: 'a' };
 const b: TargetId = { kind: 'node', name: 'b' };
 const eu: TargetId = { kind: 'site', id: 'eu' };
@@ -84,7 +84,7 @@ test('local targets are tried first, then sites; each is released, then conclude
   assert.deepEqual(end, { kind: 'answered' });
   const order = ['a', 'b', 'site:eu', 'site:us'].flatMap((l) => [`attempt ${l}`, `prepare ${l}`, `release ${l}`, `conclude ${l}`]);
   assert.deepEqual(log.lines, order);
-  assert.deepEqual(s.finished, [['site:us', 200, { firstByteMs: 4 }]], 'the report names the target that answered');
+  assert.deepEqual(s.finished, [['site:us', 200, { firstByteMs: 4, usage: { promptTokens: 3, completionTokens: 2, counted: 'usage' } }]], 'the report names the target that answered, with what its answer used');
   // Each source is asked with what the attempts before taught: the sites see both nodes tried.
   assert.deepEqual(sites.asked.map((st) => [...st.triedSites]), [[], ['eu']]);
   assert.deepEqual(sites.asked.map((st) => st.failures.map(failureLine)), [['a: ECONNREFUSED', 'b: ECONNREFUSED'], ['a: ECONNREFUSED', 'b: ECONNREFUSED', 'site:eu: ECONNREFUSED']]);

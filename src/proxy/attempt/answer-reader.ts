@@ -1,0 +1,18 @@
+// What reads a node's answer while it passes to the client: every chunk goes through `pass`, which
+// gives the bytes the client gets (the chunk itself unless the gateway takes out what it added to
+// the request), and at the end `usage` says what the answer used (docs/tenants.md, "Usage accounting").
+
+import type { Buffer } from 'node:buffer';
+import type { AnswerUsage } from './answer-usage.ts';
+
+export interface AnswerReader {
+  /** The bytes the client gets for this chunk of the node's answer, in order; empty = none yet. */
+  pass(chunk: Buffer): Buffer;
+  /** At the end, whole or cut: the bytes still held back, sent as they came. */
+  flush(): Buffer;
+  /**
+   * The tokens the answer used, as far as it got: the node's count when it stated one, else the
+   * generated-text events seen (a stream cut short); undefined = it stated none, and nothing was counted.
+   */
+  usage(): AnswerUsage | undefined;
+}

@@ -1,0 +1,102 @@
+// Pure: the tokens an answer states it used, read in every dialect the gateway passes on, from one
+// parsed JSON value (a whole answer, or one event of a stream). One table, one entry per shape:
+// adding a dialect's usage is one entry. A field stated later (a later event) wins, as Anthropic's
+// `message_delta` restates the output count its `message_start` began.
+
+import { isRecord } from '#src/core/is-record.ts';
+import type { AnswerUsage } from './answer-usage.ts';
+
+/** What one value states; a field undefined = not stated there. */
+export interface StatedUsage {
+  readonly promptTokens: number | undefined;
+  readonly completionTokens: number | undefined;
+}
+
+type Reader = (value: Readonly<Record<string, unknown>>) => StatedUsage | undefined;
+
+const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
+
+const sum = (...parts: (number | undefined)[]): number | undefined => {
+  const stated = parts.filter((p) => p !== undefined);
+  return stated.length === 0 ? undefined : stated.reduce((a, b) => a + b, 0);
+};
+
+/** `usage` in OpenAI's chat/completions/embeddings shape; an embeddings answer's completion count is its total less its prompt. */
+function openAiUsage(usage: Readonly<Record<string, unknown>>): StatedUsage | undefined {
+  const prompt = count(usage.prompt_tokens);
+  if (prompt === undefined && count(usage.completion_tokens) === undefined) return undefined;
+  const total = count(usage.total_tokens);
+  const completion = count(usage.completion_tokens) ?? (prompt !== undefined && total !== undefined && total >= prompt ? total - prompt : undefined);
+  return { promptTokens: prompt, completionTokens: completion };
+}
+
+/** `usage` in the Responses API's and Anthropic's shape; Anthropic counts cached prompt tokens apart. */
+function inputOutputUsage(usage: Readonly<Record<string, unknown>>): StatedUsage | undefined {
+  const input = count(usage.input_tokens);
+  const output = count(usage.output_tokens);
+  if (input === undefined && output === undefined) return undefined;
+  const prompt = input === undefined ? undefined : sum(input, count(usage.cache_creation_input_tokens), count(usage.cache_read_input_tokens));
+  return { promptTokens: prompt, completionTokens: output };
+}
+
+function usageObject(usage: unknown): StatedUsage | undefined {
+  if (!isRecord(usage)) return undefined;
+  return openAiUsage(usage) ?? inputOutputUsage(usage);
+}
+
+/** llama-server's `timings`: the prompt tokens evaluated plus those taken from its cache, and those predicted. */
+function llamaTimings(timings: unknown): StatedUsage | undefined {
+  if (!isRecord(timings)) return undefined;
+  const predicted = count(timings.predicted_n);
+  const prompt = count(timings.prompt_n);
+  if (predicted === undefined && prompt === undefined) return undefined;
+  return { promptTokens: prompt === undefined ? undefined : prompt + (count(timings.cache_n) ?? 0), completionTokens: predicted };
+}
+
+/** The dialects, first match wins within one value. */
+const READERS: readonly Reader[] = [
+  // OpenAI, vLLM, SGLang, Ollama, llama.cpp: a JSON answer, or a stream's usage chunk; the Responses
+  // API's and Anthropic's JSON answers, and Anthropic's `message_delta` event.
+  (value) => usageObject(value.usage),
+  // The Responses API's stream: `response.completed` (or `.incomplete`, `.failed`) carries the response.
+  (value) => (isRecord(value.response) ? usageObject(value.response.usage) : undefined),
+  // Anthropic's stream: `message_start` carries the message, with the input count.
+  (value) => (isRecord(value.message) ? usageObject(value.message.usage) : undefined),
+  // llama-server's chat stream, unasked: `timings` on the finish chunk.
+  (value) => llamaTimings(value.timings),
+];
+
+/** What one parsed value states, in the first dialect that reads it. */
+export function statedUsage(value: unknown): StatedUsage | undefined {
+  if (!isRecord(value)) return undefined;
+  for (const read of READERS) {
+    const stated = read(value);
+    if (stated !== undefined) return stated;
+  }
+  return undefined;
+}
+
+/** Folds what the values of one answer state, in order: a later statement of a field wins. */
+export class UsageTally {
+  #prompt: number | undefined;
+  #completion: number | undefined;
+  #stated = false;
+
+  add(value: unknown): void {
+    const stated = statedUsage(value);
+    if (stated === undefined) return;
+    this.#stated = true;
+    this.#prompt = stated.promptTokens ?? this.#prompt;
+    this.#completion = stated.completionTokens ?? this.#completion;
+  }
+
+  get stated(): boolean {
+    return this.#stated;
+  }
+
+  /** The node's count; or, when it stated none, `seen` completion tokens counted by the gateway (if any). */
+  usage(seen: number | undefined): AnswerUsage | undefined {
+    if (this.#stated) return { promptTokens: this.#prompt, completionTokens: this.#completion, counted: 'usage' };
+    return seen === undefined ? undefined : { promptTokens: undefined, completionTokens: seen, counted: 'seen' };
+  }
+}

@@ -1,0 +1,112 @@
+// The reader of a stream whose usage the gateway asked for (request/usage-ask.ts): each event is
+// framed, the usage chunk (`"choices":[]` and a `usage` object) is read and taken out with its
+// empty line, and where the node's kind adds `"usage":null` to the other chunks once asked, that
+// member is taken out of them. Every other byte passes as the node sent it, so the client gets the
+// stream it would have got without the option. Only events naming `"usage"` or `"timings"` are
+// parsed. An event longer than the bound is not waited for: the rest of the stream passes as is.
+
+import { Buffer } from 'node:buffer';
+import { isRecord } from '#src/core/is-record.ts';
+import type { AnswerReader } from './answer-reader.ts';
+import type { AnswerUsage } from './answer-usage.ts';
+import { SeenTokens, TokenMarkers } from './seen-tokens.ts';
+import { dataSpan, EventFramer } from './sse-events.ts';
+import { UsageTally } from './usage-reader.ts';
+
+/** Bytes one event may take before the reader stops framing (an event is a few hundred bytes). */
+export const MAX_FRAMED_EVENT_BYTES = 256 * 1024;
+
+const EMPTY = Buffer.alloc(0);
+/** `usage` with a value that is not null: the usage chunk, or a count on another chunk. */
+const USAGE_STATED = /"usage"\s*:\s*[^n\s]/;
+
+/** What asking for the usage added besides the usage chunk (request/usage-ask.ts builds it). */
+export interface UsageAsked {
+  /**
+   * The chunk's JSON without the `"usage":null` the node's kind adds to every chunk once asked
+   * (kinds/stream-usage.ts); undefined = the kind adds none, or sends them anyway: they stay.
+   */
+  readonly withoutAddedNulls: ((data: Buffer) => Buffer) | undefined;
+}
+
+export class UsageStrip implements AnswerReader {
+  readonly #framer = new EventFramer();
+  readonly #tally = new UsageTally();
+  readonly #asked: UsageAsked;
+  readonly #markers = new TokenMarkers();
+  #seen = 0;
+  /** Past the bound: framing stopped, the rest passes unread but for the token count. */
+  #unframed: SeenTokens | undefined;
+
+  constructor(asked: UsageAsked) {
+    this.#asked = asked;
+  }
+
+  pass(chunk: Buffer): Buffer {
+    if (this.#unframed !== undefined) {
+      this.#unframed.push(chunk);
+      return chunk;
+    }
+    const events = this.#framer.push(chunk);
+    const out: Buffer[] = [];
+    for (const event of events) {
+      const passed = this.#event(event);
+      if (passed.length > 0) out.push(passed);
+    }
+    if (this.#framer.pendingBytes > MAX_FRAMED_EVENT_BYTES) {
+      this.#unframed = new SeenTokens();
+      const rest = this.#framer.rest();
+      this.#seen += this.#markers.count(rest.toString('latin1'));
+      out.push(rest);
+    }
+    return out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
+  }
+
+  flush(): Buffer {
+    if (this.#unframed !== undefined) return EMPTY;
+    const rest = this.#framer.rest();
+    return rest.length === 0 ? rest : this.#event(rest);
+  }
+
+  usage(): AnswerUsage | undefined {
+    return this.#tally.usage(this.#seen + (this.#unframed?.count ?? 0));
+  }
+
+  /** One whole event: what the client gets of it. */
+  #event(event: Buffer): Buffer {
+    // One byte per character: the ASCII searches see every byte, whatever the UTF-8 in between.
+    const text = event.toString('latin1');
+    if (!text.includes('"usage"') && !text.includes('"timings"')) {
+      this.#seen += this.#markers.count(text);
+      return event;
+    }
+    const span = dataSpan(event);
+    if (span === undefined) return event;
+    const [start, end] = span;
+    const data = event.subarray(start, end);
+    // A chunk whose only usage is `"usage":null` (asked, every chunk but the last) is not parsed.
+    if (!USAGE_STATED.test(text) && !text.includes('"timings"')) {
+      this.#seen += this.#markers.count(text);
+      return this.#withoutNulls(event, data, start, end);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(data.toString('utf8'));
+    } catch {
+      return event;
+    }
+    this.#tally.add(value);
+    if (!isRecord(value)) return event;
+    if (Array.isArray(value.choices) && value.choices.length === 0 && isRecord(value.usage)) return EMPTY;
+    this.#seen += this.#markers.count(text);
+    return value.usage === null ? this.#withoutNulls(event, data, start, end) : event;
+  }
+
+  /** The event without the top-level `"usage":null` of its data, where the kind adds them once asked. */
+  #withoutNulls(event: Buffer, data: Buffer, start: number, end: number): Buffer {
+    const strip = this.#asked.withoutAddedNulls;
+    if (strip === undefined) return event;
+    const stripped = strip(data);
+    return stripped === data ? event : Buffer.concat([event.subarray(0, start), stripped, event.subarray(end)]);
+  }
+}

@@ -1,0 +1,117 @@
+// The reader of an answer that passes untouched (the gateway asked for nothing): it keeps the
+// answer's first event and its last few KiB, where the servers state usage (a JSON answer's
+// `usage`, a stream's last chunks; Anthropic's `message_start` comes first), and for a stream counts
+// the generated-text events as they pass (seen-tokens.ts), for a stream cut short. Nothing is
+// parsed until the end, and then only the kept bytes; bounded.
+
+import { Buffer } from 'node:buffer';
+import type { AnswerReader } from './answer-reader.ts';
+import type { AnswerUsage } from './answer-usage.ts';
+import { SeenTokens } from './seen-tokens.ts';
+import { eventData } from './sse-events.ts';
+import { UsageTally } from './usage-reader.ts';
+
+/** Bytes of an answer's end that are kept, and of its start (for its first event). */
+export const USAGE_TAIL_BYTES = 4096;
+
+const EMPTY = Buffer.alloc(0);
+
+export class UsageWatch implements AnswerReader {
+  readonly #eventStream: boolean;
+  readonly #seen: SeenTokens | undefined;
+  #head: Buffer[] = [];
+  #headBytes = 0;
+  #tail: Buffer[] = [];
+  #tailBytes = 0;
+  #total = 0;
+
+  /** `eventStream`: an SSE answer (its events are counted as they pass); otherwise JSON. */
+  constructor(eventStream: boolean) {
+    this.#eventStream = eventStream;
+    this.#seen = eventStream ? new SeenTokens() : undefined;
+  }
+
+  pass(chunk: Buffer): Buffer {
+    this.#seen?.push(chunk);
+    if (this.#eventStream && this.#headBytes < USAGE_TAIL_BYTES) {
+      this.#head.push(chunk);
+      this.#headBytes += chunk.length;
+    }
+    this.#total += chunk.length;
+    this.#tail.push(chunk);
+    this.#tailBytes += chunk.length;
+    while (this.#tail.length > 1 && this.#tailBytes - (this.#tail[0]?.length ?? 0) >= USAGE_TAIL_BYTES) {
+      this.#tailBytes -= this.#tail.shift()?.length ?? 0;
+    }
+    return chunk;
+  }
+
+  flush(): Buffer {
+    return EMPTY;
+  }
+
+  usage(): AnswerUsage | undefined {
+    const tally = new UsageTally();
+    const tail = Buffer.concat(this.#tail);
+    const tailText = tail.subarray(Math.max(0, tail.length - USAGE_TAIL_BYTES)).toString('utf8');
+    if (this.#eventStream) {
+      const first = eventData(Buffer.concat(this.#head).subarray(0, USAGE_TAIL_BYTES).toString('utf8'))[0];
+      if (first !== undefined && this.#total > USAGE_TAIL_BYTES) addParsed(tally, first);
+      for (const data of eventData(tailText)) addParsed(tally, data);
+    } else {
+      tally.add(jsonTailUsage(tailText));
+    }
+    return tally.usage(this.#seen?.count);
+  }
+}
+
+/** Only what names usage (or llama-server's timings) is parsed; a piece cut by the tail's start does not parse, and is skipped. */
+function addParsed(tally: UsageTally, data: string): void {
+  if (!data.includes('"usage"') && !data.includes('"timings"')) return;
+  try {
+    tally.add(JSON.parse(data));
+  } catch {
+    // Not JSON (`[DONE]`), or cut: it states nothing.
+  }
+}
+
+/** The last `usage` and `timings` objects in the end of a JSON answer too big to hold (their text parsed alone). */
+export function jsonTailUsage(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ['usage', 'timings']) {
+    const value = lastObjectAfter(text, key);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+function lastObjectAfter(text: string, key: string): unknown {
+  const pattern = new RegExp(`"${key}"\\s*:\\s*\\{`, 'g');
+  let start = -1;
+  for (const match of text.matchAll(pattern)) start = match.index + match[0].length - 1;
+  if (start < 0) return undefined;
+  const end = objectEnd(text, start);
+  if (end === undefined) return undefined;
+  try {
+    return JSON.parse(text.slice(start, end));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Index just past the object opening at `start` (strings skipped), or undefined when the text ends first. */
+function objectEnd(text: string, start: number): number | undefined {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      i += 1;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    } else if (c === '{') depth += 1;
+    else if (c === '}') {
+      depth -= 1;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,81 @@
+// Reading what an answer used, in every dialect the gateway passes on (issue 23, usage accounting):
+// one table, and the fold over a stream's events where a later statement wins.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { statedUsage, UsageTally } from '#src/proxy/attempt/usage-reader.ts';
+import { jsonTailUsage, UsageWatch } from '#src/proxy/attempt/usage-watch.ts';
+
+const TABLE: readonly { name: string; value: unknown; want: { promptTokens: number | undefined; completionTokens: number | undefined } | undefined }[] = [
+  { name: 'a chat answer', value: { choices: [], usage: { prompt_tokens: 14, completion_tokens: 8, total_tokens: 22 } }, want: { promptTokens: 14, completionTokens: 8 } },
+  { name: 'an embeddings answer (no completion count: total less prompt)', value: { data: [], usage: { prompt_tokens: 5, total_tokens: 5 } }, want: { promptTokens: 5, completionTokens: 0 } },
+  { name: 'an embeddings answer with neither total nor completion', value: { usage: { prompt_tokens: 5 } }, want: { promptTokens: 5, completionTokens: undefined } },
+  { name: 'a Responses answer', value: { object: 'response', usage: { input_tokens: 77, output_tokens: 5, total_tokens: 82 } }, want: { promptTokens: 77, completionTokens: 5 } },
+  { name: 'the Responses stream\'s response.completed', value: { type: 'response.completed', response: { usage: { input_tokens: 9, output_tokens: 3 } } }, want: { promptTokens: 9, completionTokens: 3 } },
+  { name: 'response.created (usage null) states nothing', value: { type: 'response.created', response: { usage: null } }, want: undefined },
+  { name: 'an Anthropic message, cached input counted in', value: { type: 'message', usage: { input_tokens: 10, cache_read_input_tokens: 90, cache_creation_input_tokens: 0, output_tokens: 7 } }, want: { promptTokens: 100, completionTokens: 7 } },
+  { name: 'Anthropic message_start', value: { type: 'message_start', message: { usage: { input_tokens: 25, output_tokens: 1 } } }, want: { promptTokens: 25, completionTokens: 1 } },
+  { name: 'Anthropic message_delta', value: { type: 'message_delta', delta: {}, usage: { output_tokens: 15 } }, want: { promptTokens: undefined, completionTokens: 15 } },
+  { name: 'llama-server timings (prompt evaluated plus cached)', value: { choices: [{ delta: {} }], timings: { cache_n: 12, prompt_n: 1, predicted_n: 6 } }, want: { promptTokens: 13, completionTokens: 6 } },
+  { name: 'usage wins over timings in one chunk', value: { usage: { prompt_tokens: 13, completion_tokens: 6 }, timings: { prompt_n: 1, predicted_n: 99 } }, want: { promptTokens: 13, completionTokens: 6 } },
+  { name: 'a chunk with usage null', value: { choices: [{ delta: { content: 'x' } }], usage: null }, want: undefined },
+  { name: 'counts that are not non-negative integers are not counts', value: { usage: { prompt_tokens: -1, completion_tokens: 1.5 } }, want: undefined },
+  { name: 'not an object', value: [1, 2], want: undefined },
+];
+
+for (const c of TABLE) test(`statedUsage: ${c.name}`, () => assert.deepEqual(statedUsage(c.value), c.want));
+
+test('a tally keeps each field as last stated: Anthropic\'s input from message_start, output from message_delta', () => {
+  const tally = new UsageTally();
+  tally.add({ type: 'message_start', message: { usage: { input_tokens: 25, output_tokens: 1 } } });
+  tally.add({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'hi' } });
+  tally.add({ type: 'message_delta', usage: { output_tokens: 15 } });
+  assert.deepEqual(tally.usage(3), { promptTokens: 25, completionTokens: 15, counted: 'usage' });
+});
+
+test('a tally with nothing stated gives the seen count, or nothing', () => {
+  assert.deepEqual(new UsageTally().usage(4), { promptTokens: undefined, completionTokens: 4, counted: 'seen' });
+  assert.equal(new UsageTally().usage(undefined), undefined);
+});
+
+test('jsonTailUsage reads the last usage and timings objects of a JSON answer\'s end, never one quoted in text', () => {
+  const end = 'lo","usage_note":"say \\"usage\\": {\\"prompt_tokens\\": 999}"}],"usage":{"completion_tokens":16,"prompt_tokens":19,"prompt_tokens_details":{"cached_tokens":0}},"id":"x","timings":{"prompt_n":19,"predicted_n":16}}';
+  assert.deepEqual(jsonTailUsage(end), { usage: { completion_tokens: 16, prompt_tokens: 19, prompt_tokens_details: { cached_tokens: 0 } }, timings: { prompt_n: 19, predicted_n: 16 } });
+  assert.deepEqual(jsonTailUsage('{"usage":{"prompt_tokens":1'), {}, 'an object the end cuts off is not read');
+});
+
+const sse = (...data: string[]): Buffer => Buffer.from(data.map((d) => `data: ${d}\n\n`).join(''));
+
+test('UsageWatch reads a stream\'s usage chunk from its end, across chunks, and passes every byte as it came', () => {
+  const watch = new UsageWatch(true);
+  const body = sse(...Array.from({ length: 300 }, (_, i) => `{"choices":[{"delta":{"content":"t${i}"}}]}`), '{"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":300}}', '[DONE]');
+  const out: Buffer[] = [];
+  for (let at = 0; at < body.length; at += 97) {
+    const chunk = body.subarray(at, at + 97);
+    const passed = watch.pass(chunk);
+    assert.equal(passed, chunk, 'the same buffer: nothing copied');
+    out.push(passed);
+  }
+  assert.ok(Buffer.concat(out).equals(body));
+  assert.deepEqual(watch.usage(), { promptTokens: 7, completionTokens: 300, counted: 'usage' });
+});
+
+test('UsageWatch reads Anthropic\'s message_start from the stream\'s first event, past the tail', () => {
+  const watch = new UsageWatch(true);
+  watch.pass(Buffer.from('event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":31,"output_tokens":1}}}\n\n'));
+  for (let i = 0; i < 100; i++) watch.pass(Buffer.from(`event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"w${i}"}}\n\n`));
+  watch.pass(Buffer.from('event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":100}}\n\n'));
+  assert.deepEqual(watch.usage(), { promptTokens: 31, completionTokens: 100, counted: 'usage' });
+});
+
+test('UsageWatch counts a stream cut short from the generated-text events seen', () => {
+  const watch = new UsageWatch(true);
+  watch.pass(sse('{"choices":[{"delta":{"role":"assistant","content":""}}]}', '{"choices":[{"delta":{"content":"a"}}]}', '{"choices":[{"delta":{"content":"b"}}]}'));
+  assert.deepEqual(watch.usage(), { promptTokens: undefined, completionTokens: 2, counted: 'seen' });
+});
+
+test('UsageWatch reads a JSON answer too big to hold from its end', () => {
+  const watch = new UsageWatch(false);
+  watch.pass(Buffer.from(`{"data":[{"embedding":[${'0.1,'.repeat(3000)}0.1]}],`));
+  watch.pass(Buffer.from('"usage":{"prompt_tokens":42,"total_tokens":42}}'));
+  assert.deepEqual(watch.usage(), { promptTokens: 42, completionTokens: 0, counted: 'usage' });
+});
