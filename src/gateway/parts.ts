@@ -21,6 +21,7 @@ import { meshPartFor, type MeshPart } from './mesh-part.ts';
 import { adminTable, type ListenerFigures } from './endpoints.ts';
 import { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
+import { UsagePart } from './usage-part.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -42,6 +43,8 @@ export class GatewayParts {
   readonly mesh: MeshPart;
   /** The request plane's hosts' figures, summed (one plane here, or every worker's). */
   readonly #planes: PlaneHostFigures;
+  /** Budgets across restarts: the usage store in [server] state_dir and its flusher. */
+  readonly usage: UsagePart;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -53,6 +56,9 @@ export class GatewayParts {
   constructor(options: GatewayOptions) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
+    // First: a state file this build cannot use stops the start before anything else is built.
+    // TODO(lead, #23): pass h23a's ledger ({ usageRows, restore }) once it is on main.
+    this.usage = new UsagePart(options.config, { clock: this.clock, logger: options.logger, ledger: undefined });
     this.#planes = new PlaneHostFigures(() => this.mesh.link !== undefined);
     this.#config = options.config;
     this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
@@ -188,6 +194,7 @@ export class GatewayParts {
 
   startLoops(): void {
     this.#loops.start(this.#lifetime.signal);
+    this.usage.start();
   }
 
   /** Background work whose failure is logged, never left as an unhandled rejection. */
@@ -237,5 +244,7 @@ export class GatewayParts {
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.#metrics.close();
+    // After the drain (Gateway.close): the last requests' usage is in this final write.
+    this.usage.stop();
   }
 }
