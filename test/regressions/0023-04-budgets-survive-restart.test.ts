@@ -4,7 +4,9 @@
 // reported (or of a later one), all rows of one and the same write (a write is one transaction),
 // and a file SQLite's integrity check passes; (b) a gateway with [server] state_dir opens the file
 // at start and closes it at stop, refuses to start on a file with a newer schema (naming it), and
-// warns at start when a tenant has tokens_per_day but there is no state_dir.
+// warns at start when a tenant has tokens_per_day but there is no state_dir; (c) the usage part
+// hands today's stored rows to the next ledger; (d) `switchyard serve` on a damaged file exits 1
+// with one fatal line naming the file and the way out, and leaves the file as it was.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +25,8 @@ import { capturedLogger } from '#test/fixtures/captured-logs.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 import { keptLog, tempStateDir } from '#test/fixtures/state-dirs.ts';
+import { runCliToExit } from '#test/fixtures/processes.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const WRITER = fileURLToPath(new URL('../fixtures/usage-writer.ts', import.meta.url));
 const TENANTS = 10;
@@ -173,6 +177,26 @@ test('the usage part hands today’s stored rows to the next ledger at start, an
     const c = new UsagePart(loaded.config, { clock, logger: capturedLogger().logger, ledger: third });
     assert.deepEqual(third.restored, []);
     c.stop();
+  } finally {
+    t.remove();
+  }
+});
+
+test('switchyard serve on a damaged state file: exit 1, one fatal line naming the file and the way out, the file unchanged', async () => {
+  const t = tempStateDir();
+  try {
+    openStateDb(t.dir, keptLog()).close();
+    const file = join(t.dir, STATE_FILE_NAME);
+    writeFileSync(file, 'this is not what the gateway wrote\n'.repeat(200));
+    const config = join(t.dir, '..', 'switchyard.toml');
+    writeFileSync(config, `[server]\nlisten = "127.0.0.1:0"\nstate_dir = "${t.dir}"\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:9/"\nkind = "vllm"\n`);
+    const run = await runCliToExit(['serve', '--config', config]);
+    assert.equal(run.code, 1, `stdout: ${run.stdout}\nstderr: ${run.stderr}`);
+    const fatal = run.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.level === 60);
+    assert.ok(fatal, run.stdout);
+    assert.match(String(fatal.msg), new RegExp(`could not start the gateway: the state file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a usable SQLite database.*move it away`));
+    assert.doesNotMatch(run.stderr, /at openStateDb/, 'no stack trace on stderr');
+    assert.match(readFileSync(file, 'utf8'), /^this is not what the gateway wrote/);
   } finally {
     t.remove();
   }
