@@ -12,7 +12,9 @@ import type { UsageRow, UsageStore } from './usage-rows.ts';
 /**
  * How often usage is written. What a crash (kill -9, power cut) can lose: the usage counted since
  * the last write, at most this long (the file's commits are synchronous = FULL, src/state/state-db.ts).
- * One small transaction every 10 s costs the main thread well under a millisecond per changed row.
+ * The write is one transaction on the main thread: about 10 ms per 1,000 changed rows (measured on
+ * a busy 2-core machine; rows that did not change cost only their comparison), so a fleet whose
+ * every interval changes 10,000 tenant × model rows holds the main thread ~0.1 s every 10 s.
  */
 export const USAGE_FLUSH_INTERVAL_MS = 10_000;
 

@@ -6,6 +6,7 @@
 
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { openStateDb, type StateDb, type StateLog } from '#src/state/index.ts';
+import type { StatementSync } from 'node:sqlite';
 import type { UsageRow, UsageStore } from './usage-rows.ts';
 
 /**
@@ -52,6 +53,9 @@ export class SqliteUsageStore implements UsageStore {
   readonly #clock: Clock;
   readonly #retentionDays: number;
   readonly #onInvalid: (row: UsageRow, problem: string) => void;
+  readonly #select: StatementSync;
+  readonly #upsert: StatementSync;
+  readonly #prune: StatementSync;
   /** The UTC day retention last ran on (once per day at most). */
   #prunedOn: string | undefined;
 
@@ -60,6 +64,12 @@ export class SqliteUsageStore implements UsageStore {
     this.#clock = options.clock ?? systemClock;
     this.#retentionDays = Math.max(1, options.retentionDays ?? USAGE_RETENTION_DAYS);
     this.#onInvalid = options.onInvalid ?? (() => undefined);
+    this.#select = db.prepare('SELECT tenant, model, requests, prompt_tokens, completion_tokens FROM tenant_usage WHERE day = ? ORDER BY tenant, model');
+    this.#upsert = db.prepare(
+      `INSERT INTO tenant_usage (day, tenant, model, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (day, tenant, model) DO UPDATE SET requests = excluded.requests, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens`,
+    );
+    this.#prune = db.prepare('DELETE FROM tenant_usage WHERE day < ?');
   }
 
   /** The state file's path. */
@@ -69,10 +79,7 @@ export class SqliteUsageStore implements UsageStore {
 
   load(day: string): readonly UsageRow[] {
     if (!DAY_RULE.test(day)) throw new Error(`usage store: a day is "YYYY-MM-DD", not ${JSON.stringify(day)}`);
-    const rows = this.#db
-      .prepare('SELECT tenant, model, requests, prompt_tokens, completion_tokens FROM tenant_usage WHERE day = ? ORDER BY tenant, model')
-      .all(day);
-    return rows.map((r) => ({
+    return this.#select.all(day).map((r) => ({
       tenant: String(r.tenant),
       model: String(r.model),
       day,
@@ -92,12 +99,8 @@ export class SqliteUsageStore implements UsageStore {
     const prune = this.#prunedOn !== today;
     if (valid.length === 0 && !prune) return;
     this.#db.transaction(() => {
-      const upsert = this.#db.prepare(
-        `INSERT INTO tenant_usage (day, tenant, model, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (day, tenant, model) DO UPDATE SET requests = excluded.requests, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens`,
-      );
-      for (const row of valid) upsert.run(row.day, row.tenant, row.model, row.requests, row.promptTokens, row.completionTokens);
-      if (prune) this.#db.prepare('DELETE FROM tenant_usage WHERE day < ?').run(oldestKeptDay(today, this.#retentionDays));
+      for (const row of valid) this.#upsert.run(row.day, row.tenant, row.model, row.requests, row.promptTokens, row.completionTokens);
+      if (prune) this.#prune.run(oldestKeptDay(today, this.#retentionDays));
     });
     // Only once the transaction committed: a failed one prunes again with the next save.
     if (prune) this.#prunedOn = today;
