@@ -57,8 +57,8 @@ export class GatewayParts {
     this.options = options;
     this.clock = options.clock ?? systemClock;
     // First: a state file this build cannot use stops the start before anything else is built.
-    // TODO(lead, #23): pass h23a's ledger ({ usageRows, restore }) once it is on main.
-    this.usage = new UsagePart(options.config, { clock: this.clock, logger: options.logger, ledger: undefined });
+    // TODO(lead, #23): once h23a's TenantLedger is built here, `this.usage.connect(this.ledger)` right after it.
+    this.usage = new UsagePart(options.config, { clock: this.clock, logger: options.logger });
     this.#planes = new PlaneHostFigures(() => this.mesh.link !== undefined);
     this.#config = options.config;
     this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));

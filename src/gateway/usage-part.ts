@@ -1,12 +1,13 @@
 // Budgets across restarts, for one gateway: the usage store in [server] state_dir (opened before
-// anything else starts, so a state file this build cannot use stops the start), today's rows handed
-// back to the ledger, and the flusher writing the ledger's rows every interval and once more at stop.
+// anything else is built, so a state file this build cannot use stops the start), today's rows
+// handed back to the ledger (connect), and the flusher writing the ledger's rows every interval and
+// once more at stop.
 // Without a state_dir: nothing is stored, and a tenant with tokens_per_day gets a startup warning.
 
 import type { Logger } from 'pino';
 import type { Clock } from '#src/core/clock.ts';
 import type { GatewayConfig } from '#src/config/types.ts';
-import { openUsageStore, UsageFlusher, utcDay, type UsageRow, type UsageStore } from '#src/tenants/index.ts';
+import { openUsageStore, UsageFlusher, type SqliteUsageStore, type UsageRow } from '#src/tenants/index.ts';
 
 /** What the ledger gives and takes (h23a's ledger: usageRows() and restore(rows)). */
 export interface UsageLedgerSide {
@@ -21,23 +22,35 @@ export function budgetsWithoutState(config: GatewayConfig): readonly string[] {
 }
 
 export class UsagePart {
-  readonly store: UsageStore | undefined;
-  readonly #flusher: UsageFlusher | undefined;
+  readonly store: SqliteUsageStore | undefined;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  #flusher: UsageFlusher | undefined;
+  #stopped = false;
 
   /** Opens the store (throws a StateFileError naming the file when it cannot be used). */
-  constructor(config: GatewayConfig, deps: { readonly clock: Clock; readonly logger: Logger; readonly ledger: UsageLedgerSide | undefined }) {
-    const { clock, logger, ledger } = deps;
+  constructor(config: GatewayConfig, deps: { readonly clock: Clock; readonly logger: Logger }) {
+    const { clock, logger } = deps;
+    this.#clock = clock;
+    this.#logger = logger;
     const unstored = budgetsWithoutState(config);
     if (unstored.length > 0) {
       logger.warn({ tenants: unstored }, 'tokens_per_day budgets are kept in memory only: a restart resets them (set [server] state_dir to keep them)');
     }
-    const store = openUsageStore(config.server.stateDir, (level, fields, message) => logger[level](fields, message), clock);
-    this.store = store;
-    if (store === undefined || ledger === undefined) return;
-    const today = store.load(utcDay(clock.now()));
+    this.store = openUsageStore(config.server.stateDir, this.#log, clock);
+  }
+
+  /**
+   * Hands today's stored rows to the ledger and writes its rows from now on (every interval once
+   * start() ran, and at stop). Call it as soon as the ledger exists, before anything is admitted.
+   */
+  connect(ledger: UsageLedgerSide): void {
+    const store = this.store;
+    if (store === undefined || this.#flusher !== undefined || this.#stopped) return;
+    const today = store.loadToday();
     ledger.restore(today);
-    logger.info({ file: store.file, rows: today.length }, 'tenant usage of today restored from the state file');
-    this.#flusher = new UsageFlusher({ store, rows: () => ledger.usageRows(), clock, log: (level, fields, message) => logger[level](fields, message) });
+    this.#logger.info({ file: store.file, rows: today.length }, 'tenant usage of today restored from the state file');
+    this.#flusher = new UsageFlusher({ store, rows: () => ledger.usageRows(), clock: this.#clock, log: this.#log });
     this.#flusher.markWritten(today);
   }
 
@@ -47,7 +60,10 @@ export class UsagePart {
 
   /** After the drain: the last write, then the file is closed. */
   stop(): void {
+    this.#stopped = true;
     this.#flusher?.stop();
     this.store?.close();
   }
+
+  readonly #log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string): void => this.#logger[level](fields, message);
 }

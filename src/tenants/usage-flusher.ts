@@ -2,8 +2,9 @@
 // thread, one transaction per interval, and once more at stop (after the drain, so the last
 // requests count). Only the rows that changed since the last write that succeeded are written, so
 // an interval's transaction stays small however many tenants and models there are; a write that
-// fails is logged and its rows are written with the next interval (each row holds the day's
-// totals, so writing it late loses nothing).
+// fails is logged and its rows are kept and written with the next interval (each row holds the
+// day's totals, so writing it late loses nothing). The ledger may hand over every row each time, or
+// only the rows changed since its last call: both are written the same.
 
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { StateLog } from '#src/state/index.ts';
@@ -37,6 +38,11 @@ export class UsageFlusher {
   readonly #intervalMs: number;
   /** What the store holds of each row the ledger had at the last write that succeeded. */
   #written = new Map<string, string>();
+  /**
+   * Rows a failed write did not store, written with the next one: a ledger that hands over only
+   * the rows changed since its last call (TenantLedger.usageRows) does not hand them over again.
+   */
+  #unsaved = new Map<string, UsageRow>();
   #timer: Timer | undefined;
   #stopped = false;
 
@@ -64,22 +70,20 @@ export class UsageFlusher {
       this.#options.log('error', { err: error }, 'usage rows could not be read; nothing written this interval');
       return false;
     }
-    const now = new Map<string, string>();
-    const changed: UsageRow[] = [];
-    for (const row of rows) {
-      const key = keyOf(row);
-      const value = valueOf(row);
-      now.set(key, value);
-      if (this.#written.get(key) !== value) changed.push(row);
-    }
+    // What a failed write left, then this call's rows (a newer row of the same key replaces it).
+    const batch = new Map(this.#unsaved);
+    for (const row of rows) batch.set(keyOf(row), row);
+    const changed = [...batch.values()].filter((row) => this.#written.get(keyOf(row)) !== valueOf(row));
     try {
       if (changed.length > 0) this.#options.store.save(changed);
     } catch (error) {
+      this.#unsaved = new Map(changed.map((row) => [keyOf(row), row]));
       this.#options.log('error', { err: error, rows: changed.length }, 'usage could not be written to the state file; retrying with the next interval');
       return false;
     }
-    // Rows the ledger no longer has (a past day) are forgotten here, and kept in the store.
-    this.#written = now;
+    this.#unsaved = new Map();
+    // Rows the ledger no longer hands over (a past day) are forgotten here, and kept in the store.
+    this.#written = new Map([...batch].map(([key, row]) => [key, valueOf(row)]));
     if (changed.length > 0) this.#options.onSaved?.(changed.length);
     return true;
   }

@@ -19,7 +19,10 @@ export const USAGE_RETENTION_DAYS = 40;
 const DAY_MS = 86_400_000;
 const DAY_RULE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The UTC day of an epoch-milliseconds instant, "YYYY-MM-DD" (the day UsageRow.day names). */
+/**
+ * The UTC day of an epoch-milliseconds instant, "YYYY-MM-DD" (the day UsageRow.day names).
+ * TODO(lead, #23): the same as limits.ts's utcDay on h23a's branch; keep that one at the merge.
+ */
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
@@ -87,6 +90,11 @@ export class SqliteUsageStore implements UsageStore {
       promptTokens: Number(r.prompt_tokens),
       completionTokens: Number(r.completion_tokens),
     }));
+  }
+
+  /** Today's rows (by the store's clock): what the ledger restores at start. */
+  loadToday(): readonly UsageRow[] {
+    return this.load(utcDay(this.#clock.now()));
   }
 
   save(rows: readonly UsageRow[]): void {

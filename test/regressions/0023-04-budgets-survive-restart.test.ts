@@ -17,7 +17,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { openStateDb, SCHEMA_VERSION, STATE_FILE_NAME, StateFileError } from '#src/state/index.ts';
-import { openUsageStore, utcDay, type UsageRow } from '#src/tenants/index.ts';
+import { openUsageStore, type UsageRow } from '#src/tenants/index.ts';
+import { utcDay } from '#src/tenants/usage-store.ts';
 import { UsagePart } from '#src/gateway/usage-part.ts';
 import { loadConfig } from '#src/config/index.ts';
 import { ManualClock } from '#src/core/clock.ts';
@@ -162,19 +163,22 @@ test('the usage part hands today’s stored rows to the next ledger at start, an
   const ledger = (rows: UsageRow[]) => ({ rows, restored: [] as UsageRow[], usageRows: () => rows, restore(r: readonly UsageRow[]) { this.restored.push(...r); } });
   try {
     const first = ledger([row(3), row(9, '2026-12-01')]);
-    const a = new UsagePart(loaded.config, { clock, logger: capturedLogger().logger, ledger: first });
+    const a = new UsagePart(loaded.config, { clock, logger: capturedLogger().logger });
+    a.connect(first);
     a.start();
     assert.deepEqual(first.restored, [], 'a new file: nothing to restore');
     first.rows[0] = row(4);
     a.stop();
     const second = ledger([]);
-    const b = new UsagePart(loaded.config, { clock, logger: capturedLogger().logger, ledger: second });
+    const b = new UsagePart(loaded.config, { clock, logger: capturedLogger().logger });
+    b.connect(second);
     assert.deepEqual(second.restored, [row(4)], 'today’s rows, as the last stop wrote them');
     b.stop();
     // The next UTC day starts with nothing to restore.
     clock.advance(3_600_000);
     const third = ledger([]);
-    const c = new UsagePart(loaded.config, { clock, logger: capturedLogger().logger, ledger: third });
+    const c = new UsagePart(loaded.config, { clock, logger: capturedLogger().logger });
+    c.connect(third);
     assert.deepEqual(third.restored, []);
     c.stop();
   } finally {

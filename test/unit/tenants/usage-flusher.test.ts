@@ -118,3 +118,30 @@ test('rows marked as already stored (restored at start) are not written again un
   flusher.stop();
   assert.deepEqual(saves, [[row('a', 6)]]);
 });
+
+test('a ledger that hands over only the rows changed since its last call: rows a failed write left are written with the next', () => {
+  const clock = new ManualClock();
+  const saves: UsageRow[][] = [];
+  const failing = { yes: true };
+  const handed: UsageRow[][] = [[row('a', 1), row('b', 1)], [row('b', 2)], []];
+  const flusher = new UsageFlusher({
+    clock,
+    log: keptLog().log,
+    rows: () => handed.shift() ?? [],
+    store: {
+      save: (rows) => {
+        if (failing.yes) throw new Error('disk full');
+        saves.push([...rows]);
+      },
+    },
+  });
+  flusher.start();
+  clock.advance(USAGE_FLUSH_INTERVAL_MS);
+  assert.deepEqual(saves, []);
+  failing.yes = false;
+  clock.advance(USAGE_FLUSH_INTERVAL_MS);
+  assert.deepEqual(saves, [[row('a', 1), row('b', 2)]], 'a from the failed write, b as the ledger has it now');
+  clock.advance(USAGE_FLUSH_INTERVAL_MS);
+  assert.equal(saves.length, 1, 'nothing left over');
+  flusher.stop();
+});

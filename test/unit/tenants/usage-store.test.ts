@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
 import { openStateDb } from '#src/state/index.ts';
-import { oldestKeptDay, openUsageStore, SqliteUsageStore, usageRowProblem, utcDay, type UsageRow } from '#src/tenants/index.ts';
+import { oldestKeptDay, openUsageStore, SqliteUsageStore, usageRowProblem, type UsageRow } from '#src/tenants/index.ts';
+import { utcDay } from '#src/tenants/usage-store.ts';
 import { keptLog, tempStateDir } from '#test/fixtures/state-dirs.ts';
 
 const DAY_MS = 86_400_000;
