@@ -28,6 +28,8 @@ import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 import { keptLog, tempStateDir } from '#test/fixtures/state-dirs.ts';
 import { runCliToExit } from '#test/fixtures/processes.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 
 const WRITER = fileURLToPath(new URL('../fixtures/usage-writer.ts', import.meta.url));
 const TENANTS = 10;
@@ -116,6 +118,21 @@ test('a gateway with state_dir holds the file while it runs and releases it at s
     }
     openStateDb(t.dir, keptLog()).close();
   } finally {
+    t.remove();
+  }
+});
+
+test('a gateway that cannot listen releases its state file (a later start on the same state_dir is not refused as in use)', async () => {
+  const t = tempStateDir();
+  const blocker = createServer();
+  try {
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9/', kind: 'vllm' }], '', `state_dir = "${t.dir}"`).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${port}"`);
+    await assert.rejects(startInProcessGateway(toml), /EADDRINUSE/);
+    openStateDb(t.dir, keptLog()).close();
+  } finally {
+    blocker.close();
     t.remove();
   }
 });
