@@ -52,6 +52,8 @@ test('a new state_dir is created 0700 with the file 0600, in WAL mode, synchrono
       assert.equal(db.version, SCHEMA_VERSION);
       assert.ok(db.prepare("SELECT name FROM sqlite_master WHERE name = 'tenant_usage'").get());
       assert.deepEqual(lines.filter((l) => l.level === 'warn'), []);
+      db.transaction(() => db.prepare("INSERT INTO tenant_usage VALUES ('2026-12-02', 't', 'm', 1, 2, 3)").run());
+      assert.equal(statSync(`${file}-wal`).mode & 0o777, 0o600, 'the WAL file as private as the file');
     } finally {
       db.close();
     }
