@@ -175,10 +175,10 @@ test('the usage part hands today’s stored rows to the next ledger at start, an
   const t = tempStateDir();
   const clock = new ManualClock(Date.parse('2026-12-02T23:00:00Z'));
   const loaded = loadConfig(`[server]\nstate_dir = "${t.dir}"\n[[tenants]]\nname = "capped"\nkeys = ["k"]\ntokens_per_day = 1000\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:9/"\nkind = "vllm"\n`, {});
-  assert.ok(loaded.ok, JSON.stringify(loaded));
   const row = (requests: number, day = '2026-12-02'): UsageRow => ({ tenant: 'capped', model: 'm', day, requests, promptTokens: requests * 100, completionTokens: requests });
   const ledger = (rows: UsageRow[]) => ({ rows, restored: [] as UsageRow[], usageRows: () => rows, restore(r: readonly UsageRow[]) { this.restored.push(...r); } });
   try {
+    assert.ok(loaded.ok, JSON.stringify(loaded));
     const first = ledger([row(3), row(9, '2026-12-01')]);
     const a = new UsagePart(loaded.config, { clock, logger: capturedLogger().logger });
     a.connect(first);
