@@ -85,8 +85,15 @@ export class Gateway {
       unreachableSites: () => plane.remote?.reachability.unreachable() ?? new Map(),
     });
     const ownListener = options.config.admin.listen;
-    const main = await plane.listen(limits.listen, ownListener === undefined ? admin : new Map(), false);
-    const adminServer = ownListener === undefined ? undefined : await serve(admin, ownListener);
+    const listened = await plane.listen(limits.listen, ownListener === undefined ? admin : new Map(), false).then(
+      async (main) => ({ main, adminServer: ownListener === undefined ? undefined : await serve(admin, ownListener) }),
+    ).catch(async (error: unknown) => {
+      // Nothing serves: release what the parts hold (the state file among them) before saying so.
+      await plane.drain(parts.clock.monotonicMs(), { servers: [], active: () => 0 }).catch(() => undefined);
+      await parts.stop();
+      throw error;
+    });
+    const { main, adminServer } = listened;
     const gateway = new Gateway(
       { url: urlOf(main), adminUrl: adminServer?.url },
       { servers: adminServer === undefined ? [] : [adminServer.server], active: ownActive },

@@ -52,11 +52,18 @@ export const runServe: Command = async (argv, io) => {
     running.reloadQueued = true;
   });
   try {
-    running.gateway = await Gateway.start({
+    const started = await Gateway.start({
       config: loaded.config,
       logger,
       loadConfig: () => loadConfigFile(file, io.env),
-    });
+    }).then((gateway) => ({ gateway }), (error: unknown) => ({ error }));
+    if ('error' in started) {
+      // A start that fails (a state file it cannot use, a port in use) is one line that says why, not a stack.
+      const reason = started.error instanceof Error ? started.error.message : String(started.error);
+      logger.fatal({ err: started.error }, `could not start the gateway: ${reason}`);
+      return 1;
+    }
+    running.gateway = started.gateway;
     if (running.reloadQueued) reload(running.gateway);
     if (!io.signal.aborted) await once(io.signal, 'abort');
     logger.info('shutting down: finishing in-flight requests');

@@ -23,6 +23,7 @@ import { meshPartFor, type MeshPart } from './mesh-part.ts';
 import { adminTable, type ListenerFigures } from './endpoints.ts';
 import { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
+import { UsagePart } from './usage-part.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -46,6 +47,8 @@ export class GatewayParts {
   readonly mesh: MeshPart;
   /** The request plane's hosts' figures, summed (one plane here, or every worker's). */
   readonly #planes: PlaneHostFigures;
+  /** Budgets across restarts: the usage store in [server] state_dir and its flusher. */
+  readonly usage: UsagePart;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -54,18 +57,22 @@ export class GatewayParts {
   #reloading: Promise<unknown> = Promise.resolve();
   /** Each tenant's key tags, computed once per spec (a reload that keeps a tenant keeps its spec's tags until it changes). */
   readonly #keyTags = new WeakMap<TenantSpec, readonly string[]>();
-  /** Every model's queue by class and tenant, for /admin/tenants and the tenant gauges (the scheduler's report, wired by the lead; none yet). */
-  readonly #queues: () => Readonly<Record<string, ModelQueueReport>> = () => ({});
+  /** Every model's queue by class and tenant, for /admin/tenants and the tenant gauges: the scheduler's report. */
+  readonly #queues: () => Readonly<Record<string, ModelQueueReport>> = () => this.scheduler.queueReport();
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
 
   constructor(options: GatewayOptions) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
+    // First: a state file this build cannot use stops the start before anything else is built.
+    this.usage = new UsagePart(options.config, { clock: this.clock, logger: options.logger });
     this.#planes = new PlaneHostFigures(() => this.mesh.link !== undefined);
     this.#config = options.config;
     this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
     this.#settings = requestSettings(options.config);
     this.ledger = new TenantLedger(() => this.clock.now(), options.config.tenants);
+    // Today's stored usage before anything is admitted (tokens_per_day is judged by the day's sum).
+    this.usage.connect(this.ledger);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.#registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
@@ -212,6 +219,7 @@ export class GatewayParts {
 
   startLoops(): void {
     this.#loops.start(this.#lifetime.signal);
+    this.usage.start();
   }
 
   /** Background work whose failure is logged, never left as an unhandled rejection. */
@@ -263,5 +271,7 @@ export class GatewayParts {
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.#metrics.close();
+    // After the drain (Gateway.close): the last requests' usage is in this final write.
+    this.usage.stop();
   }
 }

@@ -12,6 +12,8 @@ export function restartOnlyChanges(previous: GatewayConfig, next: GatewayConfig)
   if (previous.server.requestTimeoutMs !== next.server.requestTimeoutMs) changed.push('server.request_timeout');
   // The worker threads are started once, with the listener.
   if (previous.server.workers !== next.server.workers) changed.push('server.workers');
+  // The state file is opened once, at start (src/state/).
+  if (previous.server.stateDir !== next.server.stateDir) changed.push('server.state_dir');
   if (!same(previous.admin.listen, next.admin.listen)) changed.push('admin.listen');
   // The cache-aware prefix tree is sized once, when it is built.
   if (previous.routing.cacheMaxTreeChars !== next.routing.cacheMaxTreeChars) changed.push('routing.cache_max_tree_chars');

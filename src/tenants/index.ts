@@ -12,3 +12,5 @@ export { TenantLedger, usedTokens, type LedgerTicket, type TenantFigures } from 
 export { limitedError, limitedHeaders, rateDuration, rateHeaders } from './rate-answer.ts';
 export { ledgerAdmission, tenantReservation } from './ledger-admission.ts';
 export { tenantsReport } from './tenants-report.ts';
+export { openUsageStore, oldestKeptDay, SqliteUsageStore, USAGE_RETENTION_DAYS, usageRowProblem, type SqliteUsageStoreOptions } from './usage-store.ts';
+export { USAGE_FLUSH_INTERVAL_MS, UsageFlusher, type UsageFlusherOptions } from './usage-flusher.ts';

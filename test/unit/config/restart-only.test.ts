@@ -31,3 +31,8 @@ test('the number of workers needs a restart', () => {
   assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\nworkers = 2\n')), ['server.workers']);
   assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\nworkers = 1\n')), []);
 });
+
+test('the state directory needs a restart (the state file is opened once, at start)', () => {
+  const before = config('[server]\nlisten = "127.0.0.1:8080"\n');
+  assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\nstate_dir = "/var/lib/switchyard"\n')), ['server.state_dir']);
+});

@@ -1,4 +1,4 @@
-// The dashboard page: one live feed drives every view (no polling, no reloads). When the gateway
+// The dashboard page: one live feed drives every view but Tenants, which polls GET tenants (no reloads). When the gateway
 // asks for the admin token, the page asks the operator and keeps it in session storage only.
 
 import { html } from './html.js';
@@ -10,6 +10,7 @@ import { FleetView, ModelsView } from './fleet.js';
 import { TrafficView } from './traffic.js';
 import { EventsView, ExplainView } from './events.js';
 import { SitesView } from './sites.js';
+import { TenantsView } from './tenants.js';
 
 const TOKEN_KEY = 'switchyard.adminToken';
 
@@ -94,6 +95,7 @@ function App() {
       <${FleetView} state=${state} filter=${filter} />
       <${ModelsView} models=${state.models} mesh=${state.sites.mesh} />
       <${SitesView} sites=${state.sites} />
+      <${TenantsView} token=${token} />
       <${TrafficView} state=${state} selected=${series} onSelect=${setSeries} />
       <div class="columns">
         <${EventsView} transitions=${state.transitions} nodes=${state.order} sites=${state.sites.order} />

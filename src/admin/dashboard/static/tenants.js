@@ -1,0 +1,157 @@
+// Tenants view: GET tenants (/admin/tenants, a TenantsReport, src/tenants/tenant-report.ts) polled
+// every few seconds — per tenant its class, weight, key tags, limits, in flight, queued, usage this
+// minute and today, and what remains; per model its queue by class and tenant. Hidden while the
+// gateway has no tenants. A failing or odd answer is shown in the view, and never reaches the others.
+// Keys appear only as the short tags the gateway sends (never a key).
+
+import { html } from './html.js';
+import { useEffect, useErrorBoundary, useState } from 'preact/hooks';
+import { tokenHeaders } from './feed.js';
+import { list, T } from './text.js';
+
+/** How often the report is asked for, and how long one answer may take. */
+const POLL_MS = 2_000;
+const ANSWER_TIMEOUT_MS = 5_000;
+const CLASSES = ['interactive', 'standard', 'batch'];
+const figures = new Intl.NumberFormat('en-US');
+
+/** A count, a limit (null = none: "—") or a missing figure ("?"). */
+function n(value) {
+  if (value === null) return '—';
+  return typeof value === 'number' && Number.isFinite(value) ? figures.format(value) : '?';
+}
+
+/** "used / limit", or just "used" without a limit. */
+function of(used, limit) {
+  return limit === null || limit === undefined ? n(used) : `${n(used)} / ${n(limit)}`;
+}
+
+/** Why an answer is not a TenantsReport, or null when it is one. */
+function problemOf(body) {
+  if (typeof body !== 'object' || body === null) return 'the answer is not a JSON object';
+  if (!Array.isArray(body.tenants)) return 'the answer has no "tenants" list';
+  if (body.tenants.some((t) => typeof t !== 'object' || t === null || typeof t.name !== 'string')) return 'a tenant in the answer has no name';
+  return null;
+}
+
+async function fetchReport(token, signal) {
+  const res = await fetch('tenants', { headers: tokenHeaders(token), cache: 'no-store', signal: AbortSignal.any([signal, AbortSignal.timeout(ANSWER_TIMEOUT_MS)]) });
+  const text = await res.text();
+  let body = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  if (!res.ok) return { state: 'error', message: body?.error?.message ?? `GET /admin/tenants answered ${res.status}` };
+  const problem = problemOf(body);
+  return problem === null ? { state: 'ok', report: body } : { state: 'error', message: `GET /admin/tenants: ${problem}` };
+}
+
+/** The latest report (or why there is none), asked for every POLL_MS while the view is mounted. */
+function useTenantsReport(token) {
+  const [answer, setAnswer] = useState({ state: 'loading' });
+  useEffect(() => {
+    const stop = new AbortController();
+    let timer;
+    const poll = async () => {
+      try {
+        const next = await fetchReport(token, stop.signal);
+        if (!stop.signal.aborted) setAnswer(next);
+      } catch (error) {
+        if (stop.signal.aborted) return;
+        const message = error?.name === 'TimeoutError' ? `GET /admin/tenants: no answer in ${ANSWER_TIMEOUT_MS / 1000} s` : `GET /admin/tenants failed: ${error?.message ?? error}`;
+        setAnswer({ state: 'error', message });
+      }
+      if (!stop.signal.aborted) timer = setTimeout(poll, POLL_MS);
+    };
+    poll();
+    return () => {
+      stop.abort();
+      clearTimeout(timer);
+    };
+  }, [token]);
+  return answer;
+}
+
+function Remaining({ value, field }) {
+  const out = value === 0;
+  return html`<span data-field=${field} class=${out ? 'exhausted' : ''} data-exhausted=${out ? 'yes' : 'no'}>${out ? html`<span aria-hidden="true">⚠ </span>` : ''}${n(value)}</span>`;
+}
+
+function TenantRow({ t }) {
+  const limits = t.limits ?? {};
+  const minute = t.minute ?? {};
+  const today = t.today ?? {};
+  const remaining = t.remaining ?? {};
+  const todayTokens = typeof today.promptTokens === 'number' && typeof today.completionTokens === 'number' ? today.promptTokens + today.completionTokens : undefined;
+  return html`<tr class="tenant" data-tenant=${t.name} data-priority=${t.priority}>
+    <td class="name">${T(t.name)}</td>
+    <td><span class=${`badge class-${t.priority}`}>${T(t.priority)}</span></td>
+    <td class="num" data-field="weight">${n(t.weight)}</td>
+    <td class="keys" data-field="keys">${list(Array.isArray(t.keys) ? t.keys : [])}</td>
+    <td class="num" data-field="in-flight">${of(t.inFlight, limits.maxConcurrent)}</td>
+    <td class="num" data-field="queued">${n(t.queued)}</td>
+    <td class="num" data-field="minute-requests">${of(minute.requests, limits.requestsPerMinute)}</td>
+    <td class="num" data-field="minute-tokens">${of(minute.tokens, limits.tokensPerMinute)}</td>
+    <td class="num" data-field="today-requests">${n(today.requests)}</td>
+    <td class="num" data-field="today-tokens" title=${`prompt ${n(today.promptTokens)} · completion ${n(today.completionTokens)}`}>${of(todayTokens, limits.tokensPerDay)}</td>
+    <td class="num"><${Remaining} value=${remaining.requests} field="remaining-requests" /></td>
+    <td class="num"><${Remaining} value=${remaining.tokens} field="remaining-tokens" /></td>
+    <td class="num"><${Remaining} value=${remaining.budget} field="remaining-budget" /></td>
+  </tr>`;
+}
+
+function Queues({ queues }) {
+  const models = Object.keys(queues ?? {}).sort();
+  if (models.length === 0) return html`<p class="muted" id="tenant-queues-none">No model has requests queued.</p>`;
+  return html`<table id="tenant-queues">
+    <thead><tr><th>model</th>${CLASSES.map((c) => html`<th class="num">${c}</th>`)}<th>by tenant</th></tr></thead>
+    <tbody>${models.map((model) => {
+      const q = queues[model] ?? {};
+      const byTenant = Object.entries(q.byTenant ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return html`<tr data-model=${model}>
+        <td>${T(model)}</td>
+        ${CLASSES.map((c) => html`<td class="num" data-class=${c}>${n(q.byClass?.[c] ?? 0)}</td>`)}
+        <td data-field="by-tenant">${byTenant.length === 0 ? '—' : byTenant.flatMap(([name, count], i) => [i === 0 ? '' : ', ', T(name), `: ${n(count)}`])}</td>
+      </tr>`;
+    })}</tbody>
+  </table>`;
+}
+
+function TenantsPanel({ token }) {
+  const answer = useTenantsReport(token);
+  if (answer.state === 'loading') return html`<section id="tenants" data-state="loading" hidden></section>`;
+  if (answer.state === 'error') {
+    return html`<section id="tenants" data-state="error">
+      <h2>Tenants</h2>
+      <p class="error" id="tenants-error" role="status">${T(answer.message)} <span class="muted">(asked again every ${POLL_MS / 1000} s)</span></p>
+    </section>`;
+  }
+  const { tenants, queues } = answer.report;
+  // No tenants configured: nothing to show, and no room taken.
+  if (tenants.length === 0) return html`<section id="tenants" data-state="none" hidden></section>`;
+  return html`<section id="tenants" data-state="ok">
+    <h2>Tenants <span class="muted">${tenants.length}</span></h2>
+    <table class="tenants">
+      <thead><tr><th>tenant</th><th>class</th><th>weight</th><th>keys</th><th>in flight</th><th>queued</th>
+        <th>requests this minute</th><th>tokens this minute</th><th>requests today</th><th>tokens today</th>
+        <th>requests left</th><th>tokens left</th><th>budget left</th></tr></thead>
+      <tbody>${tenants.map((t) => html`<${TenantRow} key=${t.name} t=${t} />`)}</tbody>
+    </table>
+    <h3>Queues by class and tenant</h3>
+    <${Queues} queues=${queues} />
+  </section>`;
+}
+
+/** The view, fenced: an answer it cannot draw shows as its own error, and the other views stay. */
+export function TenantsView({ token }) {
+  const [error] = useErrorBoundary();
+  if (error) {
+    return html`<section id="tenants" data-state="error">
+      <h2>Tenants</h2>
+      <p class="error" id="tenants-error" role="status">the Tenants view could not show the answer: ${T(error?.message ?? error)}</p>
+    </section>`;
+  }
+  return html`<${TenantsPanel} token=${token} />`;
+}

@@ -1,0 +1,5 @@
+// The gateway's state that survives a restart: one SQLite file under [server] state_dir (docs/tenants.md).
+
+export { openStateDb, OPEN_BUSY_TIMEOUT_MS, STATE_FILE_NAME, type StateDb, type StateDbOptions, type StateLog } from './state-db.ts';
+export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './schema.ts';
+export { StateFileError, type StateFileProblem } from './state-file-error.ts';

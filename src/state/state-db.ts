@@ -1,0 +1,156 @@
+// The gateway's one SQLite database (node:sqlite), a file under [server] state_dir: the directory
+// is created 0700 and the file 0600; the file is held exclusively while open (a second gateway on
+// the same state_dir is refused, not allowed to overwrite the first one's counts); WAL journal with
+// synchronous = FULL, so each committed transaction is on disk before the commit returns: a crash,
+// a kill -9 or a power cut loses at most the writes since the last commit — for the usage flusher,
+// one interval. The schema is versioned (schema.ts) and migrated forward at open.
+//
+// A file this build cannot use is never changed and never moved aside: opening it throws a
+// StateFileError naming the file, the problem and the way out, and the gateway does not start.
+// Starting empty instead would hand every tenant a fresh day's budget; an operator who accepts that
+// moves the file away and starts again (docs/tenants.md, "Budgets across restarts").
+
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { MIGRATIONS, pendingMigrations, type Migration } from './schema.ts';
+import { SQLITE, sqliteCode, StateFileError } from './state-file-error.ts';
+
+/** The file's name under state_dir. */
+export const STATE_FILE_NAME = 'switchyard.sqlite';
+
+/**
+ * How long opening the file waits for a lock another process holds (a brief `sqlite3` reader)
+ * before it says the file is in use. Writes never wait: the file is held exclusively once open.
+ */
+export const OPEN_BUSY_TIMEOUT_MS = 2_000;
+
+export type StateLog = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
+
+export interface StateDbOptions {
+  readonly log: StateLog;
+  /** The schema's migrations (tests give a later one); absent = this build's (schema.ts). */
+  readonly migrations?: readonly Migration[];
+  readonly fileName?: string;
+}
+
+/** An open state file: statements over it, transactions, and closing it. */
+export interface StateDb {
+  /** The file's path. */
+  readonly file: string;
+  /** The schema version the file has now (this build's newest, after migration). */
+  readonly version: number;
+  prepare(sql: string): StatementSync;
+  /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
+  transaction<T>(work: () => T): T;
+  close(): void;
+}
+
+export function openStateDb(stateDir: string, options: StateDbOptions): StateDb {
+  const file = join(stateDir, options.fileName ?? STATE_FILE_NAME);
+  prepareFile(stateDir, file, options.log);
+  const migrations = options.migrations ?? MIGRATIONS;
+  const known = migrations.reduce((highest, m) => Math.max(highest, m.version), 0);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { timeout: OPEN_BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw openFailure(file, error);
+  }
+  try {
+    const version = check(db, file, known);
+    const journal = db.prepare('PRAGMA journal_mode = WAL').get()?.journal_mode;
+    if (journal !== 'wal') options.log('warn', { file, journal_mode: journal }, 'the state file could not use the WAL journal; writes are still one transaction each');
+    db.exec('PRAGMA synchronous = FULL');
+    for (const migration of pendingMigrations(version, migrations)) {
+      inTransaction(db, () => {
+        db.exec(migration.sql);
+        db.exec(`PRAGMA user_version = ${migration.version}`);
+      });
+      options.log('info', { file, from: version, to: migration.version }, 'state file migrated');
+    }
+  } catch (error) {
+    db.close();
+    throw error instanceof StateFileError ? error : openFailure(file, error);
+  }
+  return {
+    file,
+    version: known,
+    prepare: (sql) => db.prepare(sql),
+    transaction: (work) => inTransaction(db, work),
+    close: () => {
+      if (db.isOpen) db.close();
+    },
+  };
+}
+
+/** Creates state_dir (0700) and the file (0600) when missing; says so when either is unusable. */
+function prepareFile(stateDir: string, file: string, log: StateLog): void {
+  try {
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    if (!statSync(stateDir).isDirectory()) throw new Error('not a directory');
+    // 'a' creates the file with 0600 (less the umask) and leaves an existing one as it is.
+    closeSync(openSync(file, 'a', 0o600));
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new Error('not a regular file');
+    if ((stat.mode & 0o077) !== 0) log('warn', { file, mode: `0${(stat.mode & 0o777).toString(8)}` }, 'the state file is readable by other users; it holds tenant names and usage (chmod 600)');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StateFileError('unreadable', file, `cannot use the state file ${file} ([server] state_dir = ${stateDir}): ${reason}`, error);
+  }
+}
+
+/**
+ * Takes the file exclusively, reads its schema version and runs SQLite's quick check, before
+ * anything is written: a newer or a damaged file is refused as it is.
+ */
+function check(db: DatabaseSync, file: string, known: number): number {
+  // Held from the first read until close: no shared-memory index, and no second writer.
+  db.exec('PRAGMA locking_mode = EXCLUSIVE');
+  db.exec('BEGIN EXCLUSIVE');
+  try {
+    const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
+    if (version > known) {
+      throw new StateFileError(
+        'newer_schema',
+        file,
+        `the state file ${file} has schema version ${version}, newer than this build knows (${known}): it was written by a later Switchyard. Run that version, or move the file away to start with no stored usage (it is left unchanged)`,
+      );
+    }
+    const problems = db.prepare('PRAGMA quick_check').all().map((row) => String(row.quick_check));
+    if (problems.length !== 1 || problems[0] !== 'ok') {
+      throw new StateFileError('corrupt', file, `the state file ${file} is damaged (SQLite quick_check: ${problems.slice(0, 3).join('; ')}); ${CORRUPT_ADVICE}`);
+    }
+    db.exec('COMMIT');
+    return version;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+const CORRUPT_ADVICE = 'the gateway does not start on it, and leaves it unchanged: restore it from a backup, or move it away (e.g. to <name>.corrupt) to start with no stored usage';
+
+function openFailure(file: string, error: unknown): StateFileError {
+  const code = sqliteCode(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  if (code === SQLITE.BUSY || code === SQLITE.LOCKED) {
+    return new StateFileError('in_use', file, `the state file ${file} is in use by another process (another gateway with the same [server] state_dir?): ${detail}`, error);
+  }
+  if (code === SQLITE.NOTADB || code === SQLITE.CORRUPT) {
+    return new StateFileError('corrupt', file, `the state file ${file} is not a usable SQLite database (${detail}); ${CORRUPT_ADVICE}`, error);
+  }
+  return new StateFileError('unreadable', file, `cannot open the state file ${file}: ${detail}`, error);
+}
+
+function inTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
