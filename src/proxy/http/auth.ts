@@ -33,6 +33,22 @@ export function rotatingKeyCheck(keys: () => readonly string[]): KeyCheck {
   };
 }
 
+/**
+ * STAND-IN until the tenant identity of issue 23 (key → TenantSpec, h23a) is merged — the lead
+ * replaces it with that: the tenant holding the presented key, compared as keyChecker does (every
+ * key of every tenant, no early exit); rebuilt when the tenants change (a reload).
+ */
+export function tenantByKey<T extends { readonly keys: readonly string[] }>(tenants: () => readonly T[]): (presented: string | undefined) => T | undefined {
+  let last: { tenants: readonly T[]; checks: readonly (readonly [T, KeyCheck])[] } | undefined;
+  return (presented) => {
+    const current = tenants();
+    if (last?.tenants !== current) last = { tenants: current, checks: current.map((tenant) => [tenant, keyChecker(tenant.keys)] as const) };
+    let found: T | undefined;
+    for (const [tenant, check] of last.checks) if (check(presented) && found === undefined) found = tenant;
+    return found;
+  };
+}
+
 export function unauthorized(message: string): GatewayError {
   return new GatewayError('GW_UNAUTHORIZED', message, { status: 401, openaiType: 'authentication_error', openaiCode: 'invalid_api_key' });
 }

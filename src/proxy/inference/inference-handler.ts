@@ -28,6 +28,9 @@ import { startFailover } from '../failover/failover-state.ts';
 import { NodeTargets } from '../failover/node-target.ts';
 import { SiteTargets, type RemoteDeps } from '../sites/site-target.ts';
 import type { Target } from '../failover/target.ts';
+import type { TenantSpec } from '#src/config/index.ts';
+import type { QueueTenant } from '#src/routing/index.ts';
+import { queueTenantOf } from '../sites/inbound-tenant.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
@@ -49,12 +52,27 @@ export interface InferenceDeps {
   readonly remote?: RemoteDeps | undefined;
 }
 
-/** `inbound` is set for a request another site forwarded here, its signature verified (forward-in.ts). */
-export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse, inbound?: InboundForward): Promise<void> {
+/**
+ * `inbound` is set for a request another site forwarded here, its signature verified (forward-in.ts).
+ * `tenant` is the request's tenant as the endpoint layer decided it (for a forward: the sending
+ * site's `[[mesh.sites]] tenant`, `inbound.tenant`); undefined = none (no tenant limits, every site).
+ */
+export async function handleInference(
+  deps: InferenceDeps,
+  endpoint: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  inbound?: InboundForward,
+  tenant: TenantSpec | undefined = inbound?.tenant,
+): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
   const report = startRequestReport(deps, endpoint, startedMs);
+  // A forward queues as its site's tenant with the class capped by the one it stated.
+  const queue: QueueTenant | undefined = inbound?.queue ?? (tenant === undefined ? undefined : queueTenantOf(tenant));
+  report.tenant = queue?.name;
+  if (inbound !== undefined) report.peer = { site: inbound.site, claimedTenant: inbound.claimedTenant, claimedClass: inbound.claimedClass };
   try {
-    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report, inbound });
+    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report, inbound, tenant, queue });
   } catch (error) {
     // The server's dispatcher answers an internal error 500 (or cuts a response already started);
     // it is still a request, and must show in gateway_requests_total.
@@ -71,10 +89,12 @@ interface RequestContext {
   readonly startedMs: number;
   readonly report: RequestReport;
   readonly inbound: InboundForward | undefined;
+  readonly tenant: TenantSpec | undefined;
+  readonly queue: QueueTenant | undefined;
 }
 
 async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
-  const { settings, endpoint, req, res, startedMs, report, inbound } = context;
+  const { settings, endpoint, req, res, startedMs, report, inbound, tenant, queue } = context;
   const finish = report.finish;
   const requestId = deps.newRequestId();
   const fail = (error: GatewayError): void => {
@@ -120,7 +140,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal };
   const nodes = new NodeTargets(deps, ask);
   const sources: TargetSource[] = [nodes];
-  const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined });
+  const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant });
   if (sites !== undefined) sources.push(sites);
   const setting = {
     res,
@@ -135,7 +155,8 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       report.node = target.label;
     },
   };
-  const end = await runFailover(sources, setting, startFailover(routeRequestFor(facts, settings)));
+  const routed = routeRequestFor(facts, settings);
+  const end = await runFailover(sources, setting, startFailover(queue === undefined ? routed : { ...routed, tenant: queue }));
   if (end.kind === 'answered') return;
   const admission = nodes.refusal;
   // The loop ends unserved only after the scheduler refused: the local targets come first.

@@ -8,7 +8,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { ModelSpec } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
-import { presentedKey, rotatingKeyCheck, unauthorized } from '../http/auth.ts';
+import { presentedKey, rotatingKeyCheck, tenantByKey, unauthorized } from '../http/auth.ts';
 import { subtree, TableBuilder, type EndpointTable, type Handler } from '../http/endpoint-table.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
 import { handleInference, type InferenceDeps } from './inference-handler.ts';
@@ -18,7 +18,7 @@ import { withCors } from '../http/cors.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { CorsOrigins } from '#src/config/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
-import { mustVerify, verifyInbound, type ForwardInDeps } from '../sites/forward-in.ts';
+import { mustVerify, verifyInbound, type ForwardInDeps, type PeerTenancy } from '../sites/forward-in.ts';
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 import { freshRemoteModelList } from '../sites/remote-models.ts';
 import { sendError } from '../http/openai-error.ts';
@@ -38,6 +38,8 @@ export interface PublicEndpointDeps {
   readonly inference: InferenceDeps;
   /** Federation ([mesh]); absent = alone: requests claiming to be forwarded are refused 401. */
   readonly mesh?: MeshLink | undefined;
+  /** The config's tenants and `[[mesh.sites]]` pins: a forward is admitted as its site's tenant. */
+  readonly peerTenancy: () => PeerTenancy;
 }
 
 export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
@@ -53,13 +55,15 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       return handler(req, res, url);
     };
 
-  const forwardIn: ForwardInDeps = { mesh: deps.mesh, clock: deps.clock, events: deps.inference.events };
+  const forwardIn: ForwardInDeps = { mesh: deps.mesh, clock: deps.clock, events: deps.inference.events, tenancy: deps.peerTenancy };
+  // STAND-IN (h23a's identity replaces it at merge): the request's tenant by its key.
+  const tenantOf = tenantByKey(() => deps.peerTenancy().tenants);
   const table = new TableBuilder();
   for (const path of INFERENCE_PATHS) {
-    const local = requireClientKey((req, res) => handleInference(deps.inference, path, req, res));
-    // A forwarded request is authenticated by its signature instead of a client key.
+    const local = requireClientKey((req, res) => handleInference(deps.inference, path, req, res, undefined, tenantOf(presentedKey(req.headers))));
+    // A forwarded request is authenticated by its signature instead of a client key, and admitted as its site's tenant.
     table.add('POST', path, (req, res, url) =>
-      mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound)) : local(req, res, url),
+      mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound, inbound.tenant)) : local(req, res, url),
     );
   }
   const fleetList = (): { object: 'list'; data: FleetModel[] } => {

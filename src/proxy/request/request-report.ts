@@ -4,7 +4,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
-import type { ProxyEvents } from './proxy-events.ts';
+import type { ForwardedFor, ProxyEvents } from './proxy-events.ts';
 
 export type Finish = (node: string | undefined, status: number, extra?: Partial<ProxyEvents['proxy:request-finished']>) => void;
 
@@ -16,6 +16,10 @@ export interface RequestReport {
   node: string | undefined;
   /** The tokens the delivered (or cut-short) answer used, once known. */
   usage: AnswerUsage | undefined;
+  /** The tenant the request is admitted as, once known. */
+  tenant: string | undefined;
+  /** A forwarded request's sending site and stated tenant. */
+  peer: ForwardedFor | undefined;
   readonly finish: Finish;
 }
 
@@ -31,6 +35,8 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     model: '',
     node: undefined,
     usage: undefined,
+    tenant: undefined,
+    peer: undefined,
     finish: (node, status, extra = {}) => {
       if (finished) return;
       finished = true;
@@ -43,6 +49,8 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
         firstByteMs: undefined,
         brokenError: undefined,
         clientAborted: false,
+        ...(report.tenant === undefined ? {} : { tenant: report.tenant }),
+        ...(report.peer === undefined ? {} : { peer: report.peer }),
         ...extra,
       });
     },
