@@ -49,9 +49,10 @@ export function decodeTenantHeader(value: string | readonly string[]): TenantHea
   if (!params.ok) return { ok: false, detail: `${params.detail}; ${EXPECTED}` };
   // Tenant names keep to the rule site and node names do.
   if (!isSiteId(name.value)) return { ok: false, detail: `tenant name "${printable(name.value)}" is not a tenant name (1-64 of A-Z a-z 0-9 . _ : @ -)` };
-  const priority = params.values.get('class');
-  if (priority === undefined) return { ok: false, detail: `no class parameter; ${EXPECTED}` };
-  if (!isPriority(priority)) return { ok: false, detail: `class must be one of ${TENANT_PRIORITIES.join(', ')} (a token), got ${printable(String(priority))}` };
+  const given = params.values.get('class');
+  if (given === undefined) return { ok: false, detail: `no class parameter; ${EXPECTED}` };
+  const priority = given.type === 'token' ? given.value : undefined;
+  if (!isPriority(priority)) return { ok: false, detail: `class must be one of ${TENANT_PRIORITIES.join(', ')} (a token), got ${printable(shown(given))}` };
   return { ok: true, claim: { name: name.value, priority } };
 }
 
@@ -83,21 +84,31 @@ function readString(input: string, start: number): Read<string> {
   return { ok: false, detail: 'the quoted name is not closed' };
 }
 
-/** Tokens and strings as their text, integers as numbers, booleans as booleans (§4.2.3.2). */
-type BareItem = string | number | boolean;
+/** The bare items a parameter may hold here (§4.2.3.1): decimals and byte sequences are refused. */
+type BareItem =
+  | { readonly type: 'token'; readonly value: string }
+  | { readonly type: 'string'; readonly value: string }
+  | { readonly type: 'integer'; readonly value: number }
+  | { readonly type: 'boolean'; readonly value: boolean };
+
+function shown(item: BareItem): string {
+  if (item.type === 'string') return `the string "${item.value}"`;
+  if (item.type === 'boolean') return item.value ? '?1' : '?0';
+  return String(item.value);
+}
 
 function readParams(input: string, start: number): { ok: true; values: Map<string, BareItem> } | { ok: false; detail: string } {
   const values = new Map<string, BareItem>();
   let i = start;
   while (i < input.length) {
-    if (input[i] !== ';') return { ok: false, detail: `unexpected "${printable(input.slice(i, i + 8))}" after the name` };
+    if (input[i] !== ';') return { ok: false, detail: `unexpected "${printable(input.slice(i, i + 8))}" where ";" or the end belongs` };
     i++;
     while (input[i] === ' ') i++;
     const key = /^[a-z*][a-z0-9_.*-]*/.exec(input.slice(i))?.[0];
     if (key === undefined) return { ok: false, detail: 'a parameter name must start with a lower-case letter' };
     i += key.length;
     if (input[i] !== '=') {
-      values.set(key, true);
+      values.set(key, { type: 'boolean', value: true });
       continue;
     }
     const item = readBareItem(input, i + 1);
@@ -110,11 +121,14 @@ function readParams(input: string, start: number): { ok: true; values: Map<strin
 
 function readBareItem(input: string, start: number): Read<BareItem> {
   const rest = input.slice(start);
-  if (rest.startsWith('"')) return readString(input, start);
-  if (rest.startsWith('?1') || rest.startsWith('?0')) return { ok: true, value: rest[1] === '1', end: start + 2 };
+  if (rest.startsWith('"')) {
+    const text = readString(input, start);
+    return text.ok ? { ok: true, value: { type: 'string', value: text.value }, end: text.end } : text;
+  }
+  if (rest.startsWith('?1') || rest.startsWith('?0')) return { ok: true, value: { type: 'boolean', value: rest[1] === '1' }, end: start + 2 };
   const integer = /^-?[0-9]{1,15}(?![0-9.])/.exec(rest)?.[0];
-  if (integer !== undefined) return { ok: true, value: Number(integer), end: start + integer.length };
+  if (integer !== undefined) return { ok: true, value: { type: 'integer', value: Number(integer) }, end: start + integer.length };
   const token = /^[A-Za-z*][A-Za-z0-9!#$%&'*+.^_`|~:/-]*/.exec(rest)?.[0];
-  if (token !== undefined) return { ok: true, value: token, end: start + token.length };
+  if (token !== undefined) return { ok: true, value: { type: 'token', value: token }, end: start + token.length };
   return { ok: false, detail: 'a parameter value must be a token, a string, an integer or a boolean' };
 }
