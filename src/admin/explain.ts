@@ -76,7 +76,15 @@ export function hitRate(hits: PrefixHitFigures): number | null {
   return hits.promptChars === 0 ? null : Math.round((hits.matchedChars / hits.promptChars) * 1000) / 1000;
 }
 
-export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[], policies: ExplainPolicies, remote?: ExplainRemote): Explanation {
+/** `siteScope`: the sites a tenant's requests may be forwarded to (`[[tenants]] sites`); undefined = every one. */
+export function explainRouting(
+  req: RouteRequest,
+  snapshot: RoutingSnapshot,
+  filters: readonly Filter[],
+  policies: ExplainPolicies,
+  remote?: ExplainRemote,
+  siteScope?: readonly string[],
+): Explanation {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
   const picked = policies.explain(req, kept, snapshot);
@@ -99,14 +107,14 @@ export function explainRouting(req: RouteRequest, snapshot: RoutingSnapshot, fil
   const bytes_per_token = ratio === undefined ? null : { low: Math.round(ratio.low * 100) / 100, high: Math.round(ratio.high * 100) / 100, samples: ratio.samples };
   const base = { model: req.model, prompt_tokens: req.promptTokens ?? null, prompt_tokens_at_least: atLeast, bytes_per_token, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes };
   if (remote === undefined) return base;
-  const sites = explainSites(req, remote);
+  const sites = explainSites(req, remote, siteScope);
   const forwards = sites.chosen !== undefined && (outcome === 'context_length_exceeded' || outcome === 'no_node_available');
   return { ...base, outcome: forwards ? 'forward' : outcome, sites: sites.list, site_choice: sites.chosen ?? null };
 }
 
-function explainSites(req: RouteRequest, remote: ExplainRemote): { list: ExplainSite[]; chosen: string | undefined } {
+function explainSites(req: RouteRequest, remote: ExplainRemote, scope: readonly string[] | undefined): { list: ExplainSite[]; chosen: string | undefined } {
   const all = remote.sites();
-  const siteReq = { model: req.model, promptTokens: req.promptTokens, maxTokens: req.maxTokens, triedSites: new Set<string>(), forwarded: false };
+  const siteReq = { model: req.model, promptTokens: req.promptTokens, maxTokens: req.maxTokens, triedSites: new Set<string>(), forwarded: false, scope };
   const choice = chooseSite(siteReq, all, remote.unreachable(), 0);
   const byId = new Map(choice.excluded.map((e) => [e.site, e]));
   const list = all.map((site): ExplainSite => {
