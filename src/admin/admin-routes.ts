@@ -46,9 +46,16 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
       // prompt_bytes: a one-message chat prompt of that many bytes, bounded as the request path bounds it.
       const bounds = query.promptBytes === undefined || query.promptTokens !== undefined ? undefined : chatBytesBounds(query.promptBytes, fleetRatio(snapshot.nodes, model, snapshot.now));
       const sized = bounds === undefined ? query : { ...query, promptTokens: bounds.upper, minPromptTokens: bounds.lower };
-      const request = routeRequestFor({ ...sized, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared) }, deps.config().routing);
+      // tenant=NAME: routed as that tenant's request (its class, and the sites it may be forwarded to).
+      const tenant = query.tenant === undefined ? undefined : deps.config().tenants.find((t) => t.name === query.tenant);
+      if (query.tenant !== undefined && tenant === undefined) {
+        sendError(res, badRequest(`no tenant named '${query.tenant}' in [[tenants]]`, 'tenant'));
+        return;
+      }
+      const queueTenant = tenant === undefined ? undefined : { name: tenant.name, priority: tenant.priority, weight: tenant.weight };
+      const request = routeRequestFor({ ...sized, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared), tenant: queueTenant }, deps.config().routing);
       const queue = deps.queues === undefined ? undefined : explainQueue(deps.queues()[model]);
-      sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, queue));
+      sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, tenant?.sites, queue));
     }),
   );
   table.add('GET', '/admin/sites', guard(false, (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))));
@@ -89,7 +96,13 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
 }
 
 type ExplainQuery =
-  | { readonly model: string; readonly promptTokens: number | undefined; readonly maxTokens: number | undefined; readonly promptBytes: number | undefined }
+  | {
+      readonly model: string;
+      readonly promptTokens: number | undefined;
+      readonly maxTokens: number | undefined;
+      readonly promptBytes: number | undefined;
+      readonly tenant: string | undefined;
+    }
   | { readonly error: string; readonly param: string };
 
 function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): ExplainQuery {
@@ -107,5 +120,6 @@ function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): Expla
   if (maxTokens === 'bad') return { error: 'max_tokens must be a whole number of tokens', param: 'max_tokens' };
   const promptBytes = count('prompt_bytes');
   if (promptBytes === 'bad') return { error: 'prompt_bytes must be a whole number of bytes', param: 'prompt_bytes' };
-  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens, promptBytes };
+  const tenant = url.searchParams.get('tenant');
+  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens, promptBytes, tenant: tenant === null || tenant === '' ? undefined : tenant };
 }

@@ -95,12 +95,14 @@ export function explainQueue(report: ModelQueueReport | undefined): ExplainQueue
   return { depth: by_class.interactive + by_class.standard + by_class.batch, by_class: { ...by_class }, by_tenant: { ...by_tenant } };
 }
 
+/** `siteScope`: the sites a tenant's requests may be forwarded to (`[[tenants]] sites`); undefined = every one. */
 export function explainRouting(
   req: RouteRequest,
   snapshot: RoutingSnapshot,
   filters: readonly Filter[],
   policies: ExplainPolicies,
   remote?: ExplainRemote,
+  siteScope?: readonly string[],
   queue?: ExplainQueue,
 ): Explanation {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
@@ -128,14 +130,14 @@ export function explainRouting(
     ...(queue === undefined ? {} : { queue }),
   };
   if (remote === undefined) return base;
-  const sites = explainSites(req, remote);
+  const sites = explainSites(req, remote, siteScope);
   const forwards = sites.chosen !== undefined && (outcome === 'context_length_exceeded' || outcome === 'no_node_available');
   return { ...base, outcome: forwards ? 'forward' : outcome, sites: sites.list, site_choice: sites.chosen ?? null };
 }
 
-function explainSites(req: RouteRequest, remote: ExplainRemote): { list: ExplainSite[]; chosen: string | undefined } {
+function explainSites(req: RouteRequest, remote: ExplainRemote, scope: readonly string[] | undefined): { list: ExplainSite[]; chosen: string | undefined } {
   const all = remote.sites();
-  const siteReq = { model: req.model, promptTokens: req.promptTokens, maxTokens: req.maxTokens, triedSites: new Set<string>(), forwarded: false };
+  const siteReq = { model: req.model, promptTokens: req.promptTokens, maxTokens: req.maxTokens, triedSites: new Set<string>(), forwarded: false, scope };
   const choice = chooseSite(siteReq, all, remote.unreachable(), 0);
   const byId = new Map(choice.excluded.map((e) => [e.site, e]));
   const list = all.map((site): ExplainSite => {

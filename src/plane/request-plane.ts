@@ -116,6 +116,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
     corsOrigins: () => config.server.corsOrigins,
     inference,
     mesh: ports.sites,
+    peerTenancy: () => ({ pins: config.mesh?.sites ?? [], tenants: config.tenants }),
   });
   const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
   events.on('proxy:request-finished', () => void counted.requests++);

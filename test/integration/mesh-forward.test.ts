@@ -135,7 +135,8 @@ test('a streamed answer comes through the forward as an event stream', async () 
 test('client credentials never leave the site; the forward carries the agreed signature', async () => {
   sitesSeenByB = [view('rec', recorder.url, { 'rec-model': {} })];
   try {
-    const res = await post(gwB, chatBody('rec-model'), { ...withKey(KEY_B), 'x-api-key': KEY_B, cookie: 'session=secret' });
+    // A client's own tenant header is no claim: the forward states the request's tenant (B's api_keys: `default`).
+    const res = await post(gwB, chatBody('rec-model'), { ...withKey(KEY_B), 'x-api-key': KEY_B, cookie: 'session=secret', 'x-switchyard-tenant': '"root";class=interactive' });
     assert.equal(res.status, 200, res.text);
     const head = recorder.heads.at(-1);
     assert.ok(head !== undefined);
@@ -143,11 +144,15 @@ test('client credentials never leave the site; the forward carries the agreed si
     assert.equal(head.headers['x-api-key'], undefined);
     assert.equal(head.headers.cookie, undefined);
     assert.equal(head.headers['x-switchyard-forwarded-by'], 'b');
-    assert.match(String(head.headers['signature-input']), /^sy=\("@method" "@authority" "@path" "@query" "content-digest" "x-switchyard-forwarded-by"\);created=\d+;expires=\d+;nonce="[A-Za-z0-9_-]{22}";keyid="b";alg="ed25519"$/);
+    assert.equal(head.headers['x-switchyard-tenant'], '"default";class=standard');
+    assert.match(
+      String(head.headers['signature-input']),
+      /^sy=\("@method" "@authority" "@path" "@query" "content-digest" "x-switchyard-forwarded-by" "x-switchyard-tenant"\);created=\d+;expires=\d+;nonce="[A-Za-z0-9_-]{22}";keyid="b";alg="ed25519"$/,
+    );
     const target = head.target;
     const context = { pins: new Map([['b', decodePinnedKey(keyB.publicKey)]]), nowMs: Date.now(), maxClockSkewMs: 30_000, self: 'rec', selfKey: undefined, url: recorder.url, replay: localReplayGuard(() => Date.now(), 0) };
     const verdict = await verifyForward({ method: head.method, target, headers: head.headers }, context);
-    assert.deepEqual(verdict, { ok: true, site: 'b' });
+    assert.deepEqual(verdict, { ok: true, site: 'b', tenant: { name: 'default', priority: 'standard' } });
   } finally {
     sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
   }

@@ -1,6 +1,7 @@
 export { contentDigest, digestMatches } from './content-digest.ts';
 export { decodePinnedKey, pinsOf } from './pinned-key.ts';
-export { signForward, FORWARDED_BY, NONCE_RULE, SIGNATURE_LABEL, SIGNED_COMPONENTS, SIGNATURE_PARAMS, type ForwardToSign } from './forward-signature.ts';
+export { signForward, FORWARDED_BY, NONCE_RULE, SIGNATURE_LABEL, SIGNED_COMPONENTS, SIGNED_COMPONENTS_WITH_TENANT, SIGNATURE_PARAMS, type ForwardToSign } from './forward-signature.ts';
+export { decodeTenantHeader, encodeTenantHeader, MAX_TENANT_HEADER_CHARS, TENANT_HEADER, type ForwardTenantClaim, type TenantHeaderVerdict } from './forward-tenant.ts';
 export { siteTargetUrl } from './forward-url.ts';
 export { localReplayGuard, MAX_REMEMBERED_FORWARDS, SeenForwards, type ClaimVerdict, type ForwardClaim, type ReplayGuard } from './seen-forwards.ts';
 export { verifyForward, claimsForward, judgeTimes, FORWARD_REJECTIONS, type ForwardRejection, type ForwardVerdict, type ForwardHead, type VerifyContext } from './verify-forward.ts';

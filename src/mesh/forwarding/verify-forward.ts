@@ -1,13 +1,16 @@
 // The receiving side of a forwarded request: is it signed by a pinned site other than this one,
 // over this site's own `[mesh] url` and the request-target it arrived with, within the clock-skew
 // window, and for the first time? Decided from the head, before API-key auth and before the body
-// is read; the body's Content-Digest is checked once the body is in (content-digest.ts). Every
-// refusal names its problem; the answer is 401 (503 when the replay memory is full).
+// is read; the body's Content-Digest is checked once the body is in (content-digest.ts). A tenant
+// header, when present, must be covered by the signature (else it is tampering: bad_signature) and
+// well formed (else 400 malformed_tenant). Every refusal names its problem; the answer is 401 (400
+// for a malformed tenant header, 503 when the replay memory is full).
 
 import { verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { httpbis } from 'http-message-signatures';
-import { FORWARDED_BY, NONCE_RULE, SIGNATURE_LABEL, SIGNATURE_PARAMS, SIGNED_COMPONENTS } from './forward-signature.ts';
+import { FORWARDED_BY, NONCE_RULE, SIGNATURE_LABEL, SIGNATURE_PARAMS, SIGNED_COMPONENTS, SIGNED_COMPONENTS_WITH_TENANT } from './forward-signature.ts';
+import { decodeTenantHeader, TENANT_HEADER, type ForwardTenantClaim } from './forward-tenant.ts';
 import { siteTargetUrl } from './forward-url.ts';
 import type { ReplayGuard } from './seen-forwards.ts';
 
@@ -20,11 +23,17 @@ export const FORWARD_REJECTIONS = {
   replayed: 'signature replayed',
   replay_memory_full: 'too many forwarded requests to check for replay',
   digest_mismatch: 'content digest mismatch',
+  malformed_tenant: `malformed ${TENANT_HEADER} header`,
 } as const;
 export type ForwardRejection = keyof typeof FORWARD_REJECTIONS;
 
 export type ForwardVerdict =
-  | { readonly ok: true; readonly site: string }
+  | {
+      readonly ok: true;
+      readonly site: string;
+      /** The tenant the sending site states it forwards for (signed); absent = none stated. */
+      readonly tenant?: ForwardTenantClaim;
+    }
   | {
       readonly ok: false;
       readonly rejection: ForwardRejection;
@@ -100,7 +109,8 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
           if (params.keyid !== by) return Promise.resolve(null);
           return Promise.resolve({ id: by, algs: ['ed25519'], verify: (data: Buffer, sig: Buffer) => Promise.resolve(verify(null, data, pinned, sig)) });
         },
-        requiredFields: [...SIGNED_COMPONENTS],
+        // A tenant header the signature does not cover is refused like any other tampering.
+        requiredFields: [...(head.headers[TENANT_HEADER] === undefined ? SIGNED_COMPONENTS : SIGNED_COMPONENTS_WITH_TENANT)],
         requiredParams: [...SIGNATURE_PARAMS],
         tolerance: NO_PACKAGE_TIME_CHECK_S,
       },
@@ -117,9 +127,12 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
   if (!times.ok) return reject('expired', times.detail, by);
   const nonce = params.nonce;
   if (typeof nonce !== 'string' || !NONCE_RULE.test(nonce)) return reject('bad_signature', 'the nonce must be 16 to 64 base64url characters', by);
+  const stated = head.headers[TENANT_HEADER];
+  const tenant = stated === undefined ? undefined : decodeTenantHeader(stated);
+  if (tenant?.ok === false) return reject('malformed_tenant', tenant.detail, by);
   const claim = await ctx.replay.claim({ site: by, nonce, createdMs: times.createdMs, untilMs: times.untilMs });
   if (!claim.ok) return { ok: false, rejection: claim.rejection, detail: claim.detail, site: by, retryAfterSeconds: claim.retryAfterSeconds };
-  return { ok: true, site: by };
+  return tenant === undefined ? { ok: true, site: by } : { ok: true, site: by, tenant: tenant.claim };
 }
 
 type Times = { readonly ok: true; readonly createdMs: number; readonly untilMs: number } | { readonly ok: false; readonly detail: string };

@@ -32,6 +32,7 @@ import { SiteTargets, type RemoteDeps } from '../sites/site-target.ts';
 import type { Target } from '../failover/target.ts';
 import { OPEN_TENANT, type Tenant } from '#src/tenants/index.ts';
 import { admitAsUnknown, admitWithinLimits, OUT_OF_SCOPE_MODEL, visibleTo } from './tenant-gate.ts';
+import type { QueueTenant } from '#src/routing/index.ts';
 
 export interface InferenceDeps {
   readonly clock: Clock;
@@ -56,7 +57,8 @@ export interface InferenceDeps {
 /**
  * `inbound` is set for a request another site forwarded here, its signature verified (forward-in.ts).
  * `tenant`: whom the request is admitted as, decided by the endpoint layer (the client's key, or a
- * forwarding site's tenant); undefined = no tenant (a forward from a site without one, as before tenants).
+ * forwarding site's `[[mesh.sites]] tenant`); undefined = no tenant (a forward from a site without
+ * one: no tenant limits, every site, as before tenants).
  */
 export async function handleInference(
   deps: InferenceDeps,
@@ -68,9 +70,12 @@ export async function handleInference(
 ): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
   const report = startRequestReport(deps, endpoint, startedMs);
-  report.tenant = tenant?.spec.name;
+  // A forward queues as its site's tenant with the class capped by the one it stated.
+  const queue: QueueTenant | undefined = inbound?.queue ?? tenant?.queue;
+  report.tenant = queue?.name;
+  if (inbound !== undefined) report.peer = { site: inbound.site, claimedTenant: inbound.claimedTenant, claimedClass: inbound.claimedClass };
   try {
-    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report, inbound, tenant });
+    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report, inbound, tenant, queue });
   } catch (error) {
     // The server's dispatcher answers an internal error 500 (or cuts a response already started);
     // it is still a request, and must show in gateway_requests_total.
@@ -88,10 +93,11 @@ interface RequestContext {
   readonly report: RequestReport;
   readonly inbound: InboundForward | undefined;
   readonly tenant: Tenant | undefined;
+  readonly queue: QueueTenant | undefined;
 }
 
 async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
-  const { settings, endpoint, req, res, startedMs, report, inbound, tenant } = context;
+  const { settings, endpoint, req, res, startedMs, report, inbound, tenant, queue } = context;
   const finish = report.finish;
   const requestId = deps.newRequestId();
   const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
@@ -136,7 +142,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
 
   const policy = resolved.policy ?? settings.policy;
   const { affinityKey, promptPrefix } = requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
-  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: tenant?.queue };
+  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: queue };
   const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
   if (outOfScope) {
     const routeRequest = routeRequestFor(facts, settings);
@@ -153,7 +159,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal };
   const nodes = new NodeTargets(deps, ask);
   const sources: TargetSource[] = [nodes];
-  const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined });
+  const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
   if (sites !== undefined) sources.push(sites);
   const setting = {
     res,

@@ -12,7 +12,7 @@ import type { ModelSpec } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { presentedKey, unauthorized } from '../http/auth.ts';
 import type { TenantSpec } from '#src/config/index.ts';
-import { OPEN_TENANT, rotatingDirectory, type Tenant } from '#src/tenants/index.ts';
+import { OPEN_TENANT, rotatingDirectory, tenantOf, type Tenant } from '#src/tenants/index.ts';
 import { visibleTo } from './tenant-gate.ts';
 import { subtree, TableBuilder, type EndpointTable, type Handler } from '../http/endpoint-table.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
@@ -23,7 +23,7 @@ import { withCors } from '../http/cors.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { CorsOrigins } from '#src/config/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
-import { mustVerify, verifyInbound, type ForwardInDeps } from '../sites/forward-in.ts';
+import { mustVerify, verifyInbound, type ForwardInDeps, type PeerTenancy } from '../sites/forward-in.ts';
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 import { freshRemoteModelList } from '../sites/remote-models.ts';
 import { sendError } from '../http/openai-error.ts';
@@ -43,6 +43,8 @@ export interface PublicEndpointDeps {
   readonly inference: InferenceDeps;
   /** Federation ([mesh]); absent = alone: requests claiming to be forwarded are refused 401. */
   readonly mesh?: MeshLink | undefined;
+  /** The config's tenants and `[[mesh.sites]]` pins: a forward is admitted as its site's tenant. */
+  readonly peerTenancy: () => PeerTenancy;
 }
 
 export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
@@ -61,15 +63,13 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       return handler(req, res, url, tenant);
     };
 
-  const forwardIn: ForwardInDeps = { mesh: deps.mesh, clock: deps.clock, events: deps.inference.events };
+  const forwardIn: ForwardInDeps = { mesh: deps.mesh, clock: deps.clock, events: deps.inference.events, tenancy: deps.peerTenancy };
   const table = new TableBuilder();
   for (const path of INFERENCE_PATHS) {
     const local = requireClientKey((req, res, _url, tenant) => handleInference(deps.inference, path, req, res, undefined, tenant));
-    // A forwarded request is authenticated by its signature instead of a client key; it is
-    // admitted under no tenant (as before tenants) — the place a site's tenant is picked
-    // (`[[mesh.sites]] tenant`, from `directory().tenant(name)`) and passed to handleInference.
+    // A forwarded request is authenticated by its signature instead of a client key, and admitted as its site's tenant.
     table.add('POST', path, (req, res, url) =>
-      mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound)) : local(req, res, url),
+      mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound, inbound.tenant === undefined ? undefined : tenantOf(inbound.tenant))) : local(req, res, url),
     );
   }
   /** The models the fleet serves, only those in the tenant's scope. */

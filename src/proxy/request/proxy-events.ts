@@ -1,7 +1,15 @@
 // Events the data plane publishes; metrics and logs subscribe.
+import type { TenantPriority } from '#src/config/index.ts';
 import type { Exclusion } from '#src/routing/index.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { AttemptResult } from '../attempt/attempt-result.ts';
+
+/** Who a forwarded request came from, as `proxy:request-finished` reports it. */
+export interface ForwardedFor {
+  readonly site: string;
+  readonly claimedTenant: string | undefined;
+  readonly claimedClass: TenantPriority | undefined;
+}
 
 export interface ProxyEvents {
   'proxy:attempt': {
@@ -27,6 +35,12 @@ export interface ProxyEvents {
     readonly tenant?: string | undefined;
     /** The tokens the answer used (absent when none reached the client). */
     readonly usage?: AnswerUsage | undefined;
+    /**
+     * A forwarded request ([mesh]): the pinned site that sent it and the tenant and class it stated
+     * (signed, not trusted: `tenant` above is the site's own `[[mesh.sites]] tenant`). Unbounded
+     * text in `claimedTenant`: for accounting rows and logs, never a metrics label.
+     */
+    readonly peer?: ForwardedFor | undefined;
   };
   /** A tenant's limit answered 429 (`reason`: concurrency, requests, tokens or budget). */
   'proxy:tenant-limited': { readonly tenant: string; readonly reason: 'concurrency' | 'requests' | 'tokens' | 'budget' };
@@ -43,10 +57,16 @@ export interface ProxyEvents {
   'mesh:forwarded': { readonly site: string; readonly result: string };
   /**
    * A forwarded request arriving from another site: `accepted`, or the rejection (unsigned,
-   * unknown_site, own_site, bad_signature, expired, replayed, replay_memory_full, digest_mismatch).
+   * unknown_site, own_site, bad_signature, expired, replayed, replay_memory_full, digest_mismatch,
+   * malformed_tenant).
    * `site` is the pinned site, or `_unknown`.
    */
-  'mesh:forwarded-in': { readonly site: string; readonly result: string };
+  'mesh:forwarded-in': {
+    readonly site: string;
+    readonly result: string;
+    /** `accepted` only: how it is admitted — the site's tenant (or `default`), the class it queues in, the class it stated. */
+    readonly admitted?: { readonly tenant: string; readonly priority: TenantPriority; readonly claimedClass: TenantPriority | undefined } | undefined;
+  };
   /** A remote site stopped answering forwards (backing off), or answered again: transitions only. */
   'mesh:site-reachability': { readonly site: string; readonly reachable: boolean; readonly detail: string | undefined };
 }

@@ -4,7 +4,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
-import type { ProxyEvents } from './proxy-events.ts';
+import type { ForwardedFor, ProxyEvents } from './proxy-events.ts';
 
 export type Finish = (node: string | undefined, status: number, extra?: Partial<ProxyEvents['proxy:request-finished']>) => void;
 
@@ -18,6 +18,8 @@ export interface RequestReport {
   usage: AnswerUsage | undefined;
   /** The tenant the request was admitted as, once it is (undefined: none, a forward from a site without a tenant). */
   tenant: string | undefined;
+  /** A forwarded request's sending site and stated tenant. */
+  peer: ForwardedFor | undefined;
   /** Runs once as the request ends, before it is reported (a tenant's reservation is settled here). */
   onFinish: ((status: number) => void) | undefined;
   readonly finish: Finish;
@@ -36,6 +38,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     node: undefined,
     usage: undefined,
     tenant: undefined,
+    peer: undefined,
     onFinish: undefined,
     finish: (node, status, extra = {}) => {
       if (finished) return;
@@ -53,7 +56,8 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
         firstByteMs: undefined,
         brokenError: undefined,
         clientAborted: false,
-        tenant: report.tenant,
+        ...(report.tenant === undefined ? {} : { tenant: report.tenant }),
+        ...(report.peer === undefined ? {} : { peer: report.peer }),
         ...extra,
         usage: report.usage,
       });

@@ -1,8 +1,9 @@
 // The receiving side of federation: a request carrying the forwarded-by header or a signature is
 // verified before API-key auth (mesh/forwarding) — against this site's own url and the request's
 // path and query, once per signature — and either refused 401 naming the problem or
-// served as a forwarded request — authenticated by its signature, from local nodes only. Its body
-// must then match the Content-Digest it was signed with.
+// served as a forwarded request — authenticated by its signature, from local nodes only, admitted
+// as the sending site's `[[mesh.sites]] tenant` (inbound-tenant.ts). Its body must then match the
+// Content-Digest it was signed with.
 
 import { createPublicKey } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,24 +15,44 @@ import {
   digestMatches,
   FORWARD_REJECTIONS,
   FORWARDED_BY,
+  TENANT_HEADER,
   verifyForward,
   type ForwardRejection,
+  type ForwardTenantClaim,
   type ForwardVerdict,
   type MeshLink,
   type VerifyContext,
 } from '#src/mesh/forwarding/index.ts';
+import type { MeshSitePin, TenantPriority, TenantSpec } from '#src/config/index.ts';
+import type { QueueTenant } from '#src/routing/index.ts';
 import { sendError } from '../http/openai-error.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
+import { inboundTenant } from './inbound-tenant.ts';
 
-/** A forwarded request whose signature verified: which pinned site sent it. */
+/** A forwarded request whose signature verified: which pinned site sent it, and whose request it is. */
 export interface InboundForward {
   readonly site: string;
+  /** The tenant the sending site states (its signed tenant header): for accounting only; undefined = none stated. */
+  readonly claimedTenant: string | undefined;
+  readonly claimedClass: TenantPriority | undefined;
+  /** The tenant the request is admitted as: the site's `[[mesh.sites]] tenant`; undefined = none (no tenant limits). */
+  readonly tenant: TenantSpec | undefined;
+  /** Its place in the queues: that tenant, the class capped by the stated one (RouteRequest.tenant). */
+  readonly queue: QueueTenant;
+}
+
+/** What the receiving side reads of the config in force: the pins (with their tenants) and the tenants. */
+export interface PeerTenancy {
+  readonly pins: readonly MeshSitePin[];
+  readonly tenants: readonly TenantSpec[];
 }
 
 export interface ForwardInDeps {
   readonly mesh: MeshLink | undefined;
   readonly clock: Clock;
   readonly events: EventBus<ProxyEvents>;
+  /** Read once per verified forward, so a reload's pins and tenants apply to the next one. */
+  readonly tenancy: () => PeerTenancy;
 }
 
 /**
@@ -53,10 +74,19 @@ export async function verifyInbound(deps: ForwardInDeps, req: IncomingMessage, r
     mesh === undefined
       ? { ok: false, rejection: 'unknown_site', detail: 'this gateway has no [mesh] section: it accepts no forwarded requests', site: undefined }
       : await verifyForward({ method: req.method ?? 'POST', target: url.pathname + url.search, headers: req.headers }, verifyContext(mesh, deps.clock.now()));
-  if (verdict.ok) return serve({ site: verdict.site });
+  if (verdict.ok) return serve(inboundForward(verdict.site, verdict.tenant, deps.tenancy()));
   deps.events.emit('mesh:forwarded-in', { site: verdict.site ?? '_unknown', result: verdict.rejection });
   req.resume();
   sendError(res, forwardRefused(verdict.rejection, verdict.detail, verdict.retryAfterSeconds));
+}
+
+/** The verified sender as the request path uses it: the site, the tenant it states, the tenant it is admitted as. */
+export function inboundForward(site: string, claimed: ForwardTenantClaim | undefined, tenancy: PeerTenancy): InboundForward {
+  // The pins the signature was verified against are the same config's: a pin that vanished in
+  // between (a reload) leaves the site without a tenant, as an unpinned site would have been refused.
+  const pin = tenancy.pins.find((p) => p.id === site) ?? { id: site, tenant: undefined };
+  const { tenant, queue } = inboundTenant(pin, claimed, tenancy.tenants);
+  return { site, claimedTenant: claimed?.name, claimedClass: claimed?.priority, tenant, queue };
 }
 
 function verifyContext(mesh: MeshLink, nowMs: number): VerifyContext {
@@ -79,11 +109,21 @@ export function acceptInboundBody(inbound: InboundForward, headers: IncomingMess
     events.emit('mesh:forwarded-in', { site: inbound.site, result: 'digest_mismatch' });
     return forwardRefused('digest_mismatch', 'the body does not match its Content-Digest');
   }
-  events.emit('mesh:forwarded-in', { site: inbound.site, result: 'accepted' });
+  const admitted = { tenant: inbound.queue.name, priority: inbound.queue.priority, claimedClass: inbound.claimedClass };
+  events.emit('mesh:forwarded-in', { site: inbound.site, result: 'accepted', admitted });
   return undefined;
 }
 
 export function forwardRefused(rejection: ForwardRejection, detail: string, retryAfterSeconds?: number): GatewayError {
+  if (rejection === 'malformed_tenant') {
+    // Signed by a pinned site, so no forgery: a sender that states its tenant in a form this side cannot read.
+    return new GatewayError('GW_BAD_REQUEST', `${FORWARD_REJECTIONS[rejection]}: ${detail}`, {
+      status: 400,
+      openaiType: 'invalid_request_error',
+      openaiCode: rejection,
+      param: TENANT_HEADER,
+    });
+  }
   if (rejection === 'replay_memory_full') {
     // Not the sender's fault: a retry (or another site) will do.
     return new GatewayError('GW_NO_AVAILABLE_NODE', `${FORWARD_REJECTIONS[rejection]}: ${detail}`, {

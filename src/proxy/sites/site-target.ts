@@ -1,12 +1,14 @@
 // Remote sites as targets ([mesh]): tried after the local nodes, each chosen by routing/remote's
-// chooseSite (pure) among the fresh sites that list the model and fit it, none tried twice. A
-// site's request is signed as this site once per attempt (mesh/forwarding), carries no client
+// chooseSite (pure) among the fresh sites that list the model and fit it, within the request's
+// tenant's site scope, none tried twice. A site's request is signed as this site once per attempt
+// (mesh/forwarding), states the request's tenant and class in a signed header, carries no client
 // credential, and none of its error answers reaches the client. Its outcome feeds its
 // reachability back-off and `mesh:forwarded`.
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import { signForward, siteTargetUrl, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import type { TenantSpec } from '#src/config/index.ts';
+import { signForward, siteTargetUrl, TENANT_HEADER, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { chooseSite, knownRemoteModels, type RemoteSiteView, type SiteChoice, type SiteReachability } from '#src/routing/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
@@ -35,7 +37,21 @@ export interface RemoteDeps {
 }
 
 /** Client credentials and federation headers a site never passes on (the receiver authenticates the signature). */
-const NOT_FORWARDED_TO_SITES: readonly string[] = ['cookie', 'api-key', 'x-goog-api-key', 'openai-organization', 'openai-project', 'signature', 'signature-input', 'content-digest'];
+const NOT_FORWARDED_TO_SITES: readonly string[] = [
+  'cookie',
+  'api-key',
+  'x-goog-api-key',
+  'openai-organization',
+  'openai-project',
+  'signature',
+  'signature-input',
+  'content-digest',
+  // A client's own copy never passes: the forward states the request's tenant itself, signed.
+  TENANT_HEADER,
+];
+
+/** What forwarding reads of the request's tenant: its name and class (signed into the forward) and its site scope. */
+export type ForwardingTenant = Pick<TenantSpec, 'name' | 'priority' | 'sites'>;
 
 export interface SiteAsk extends RequestAsk {
   /** The request was itself forwarded here: it never leaves (every site is excluded as `forwarded`). */
@@ -43,6 +59,12 @@ export interface SiteAsk extends RequestAsk {
   readonly maxTokens: number | undefined;
   /** A tokenizer counted the prompt: its count judges sites as it judges nodes. */
   readonly exactCount: boolean;
+  /**
+   * The tenant the request is admitted as (the handler passes the request's tenant): its `sites`
+   * limit which sites are offered, its name and class are signed into the forward. Undefined = no
+   * tenant (an open gateway): every fresh site, and no tenant header.
+   */
+  readonly tenant: ForwardingTenant | undefined;
 }
 
 /** The remote sites of one request, best first, none twice. */
@@ -77,7 +99,14 @@ export class SiteTargets implements TargetSource {
   }
 
   #choose(state: FailoverState, turn: number): SiteChoice {
-    const request = { model: this.#ask.resolved.model, promptTokens: this.#promptTokens(state.routeRequest.promptTokens), maxTokens: this.#ask.maxTokens, triedSites: state.triedSites, forwarded: this.#ask.forwarded };
+    const request = {
+      model: this.#ask.resolved.model,
+      promptTokens: this.#promptTokens(state.routeRequest.promptTokens),
+      maxTokens: this.#ask.maxTokens,
+      triedSites: state.triedSites,
+      forwarded: this.#ask.forwarded,
+      scope: this.#ask.tenant?.sites,
+    };
     this.#sites ??= this.#deps.mesh.source.sites().filter((s) => s.id !== this.#deps.mesh.site);
     return chooseSite(request, this.#sites, this.#deps.reachability.unreachable(), turn);
   }
@@ -134,6 +163,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
         key: site.key,
         nowMs: deps.clock.now(),
         lifetimeMs: deps.mesh.maxClockSkewMs(),
+        tenant: ask.tenant === undefined ? undefined : { name: ask.tenant.name, priority: ask.tenant.priority },
       });
       const call = {
         pool: deps.pools.get({ name: id, url: url.origin }),

@@ -14,6 +14,11 @@ export interface SiteRequest {
   readonly triedSites: ReadonlySet<string>;
   /** The request was itself forwarded by another site: local nodes only (one hop). */
   readonly forwarded: boolean;
+  /**
+   * The remote sites its tenant may be forwarded to (`[[tenants]] sites`): undefined = every one
+   * (fresh, as always); [] = none, local nodes only. Absent = undefined.
+   */
+  readonly scope?: readonly string[] | undefined;
 }
 
 export interface SiteChoice {
@@ -33,6 +38,7 @@ export function siteNeed(req: SiteRequest): number {
 /** Why one site cannot take the request, or undefined when it can. */
 export function siteExclusion(req: SiteRequest, site: RemoteSiteView, unreachable: ReadonlyMap<string, string>): SiteExclusion | undefined {
   if (req.forwarded) return { site: site.id, code: 'forwarded', detail: 'the request was forwarded here: local nodes only' };
+  if (req.scope !== undefined && !req.scope.includes(site.id)) return { site: site.id, code: 'not_in_tenant_scope', detail: scopeDetail(req.scope) };
   if (req.triedSites.has(site.id)) return { site: site.id, code: 'already_tried' };
   if (!site.fresh || site.url === undefined) {
     if (site.url === undefined) return { site: site.id, code: 'stale', detail: 'no record yet' };
@@ -46,6 +52,11 @@ export function siteExclusion(req: SiteRequest, site: RemoteSiteView, unreachabl
   const down = unreachable.get(site.id);
   if (down !== undefined) return { site: site.id, code: 'unreachable', detail: down };
   return undefined;
+}
+
+function scopeDetail(scope: readonly string[]): string {
+  if (scope.length === 0) return "the tenant's requests stay on this site (its sites = [])";
+  return `the tenant may be forwarded to ${scope.map((id) => `'${id}'`).join(', ')} only`;
 }
 
 /**

@@ -54,7 +54,9 @@ export type SiteExclusionCode =
   /** Already tried for this request (failover never returns to it); answers name the real failure instead. */
   | 'already_tried'
   /** The request was itself forwarded by another site: served by local nodes only (one hop). */
-  | 'forwarded';
+  | 'forwarded'
+  /** The request's tenant may not be forwarded there (`[[tenants]] sites`; [] = this site only). */
+  | 'not_in_tenant_scope';
 
 export interface SiteExclusion {
   readonly site: string;

@@ -20,7 +20,7 @@ test('explain shows the model queue by class and tenant, from the scheduler repo
   await settle();
   const queue = explainQueue(r.scheduler.queueReport().m);
   assert.deepEqual(queue, { depth: 4, by_class: { interactive: 1, standard: 1, batch: 2 }, by_tenant: { bulk: 2, chat: 1, default: 1 } });
-  const explained = explainRouting(request('m'), snapshotOf([oneSlotNode('a', ['m'])]), defaultFilters(), policies, undefined, queue);
+  const explained = explainRouting(request('m'), snapshotOf([oneSlotNode('a', ['m'])]), defaultFilters(), policies, undefined, undefined, queue);
   assert.deepEqual(explained.queue, queue);
   assert.deepEqual(explainQueue(r.scheduler.queueReport().other), { depth: 0, by_class: { interactive: 0, standard: 0, batch: 0 }, by_tenant: {} }, 'nobody waits');
   assert.equal('queue' in explainRouting(request('m'), snapshotOf([]), defaultFilters(), policies), false, 'no scheduler asked: no queue part');

@@ -96,3 +96,25 @@ test('the holder reports transitions only: down once, back up once', () => {
   holder.reached('b');
   assert.deepEqual(changes, ['a down: ECONNREFUSED', 'a up']);
 });
+
+test("a tenant's site scope limits the sites offered: undefined = every fresh one, [] = none, a list = those", () => {
+  const sites = [site('a'), site('b', { load: 1 }), site('c', { fresh: false })];
+  const cases: { name: string; scope: readonly string[] | undefined; tried?: string[]; chosen: string | undefined; excluded: Record<string, string>; alternatives: number }[] = [
+    { name: 'no scope: every fresh site', scope: undefined, chosen: 'a', excluded: { c: 'stale' }, alternatives: 1 },
+    { name: '[]: local only', scope: [], chosen: undefined, excluded: { a: 'not_in_tenant_scope', b: 'not_in_tenant_scope', c: 'not_in_tenant_scope' }, alternatives: 0 },
+    { name: 'a list: only those', scope: ['b'], chosen: 'b', excluded: { a: 'not_in_tenant_scope', c: 'not_in_tenant_scope' }, alternatives: 0 },
+    { name: 'an in-scope site still has to be fresh', scope: ['c'], chosen: undefined, excluded: { a: 'not_in_tenant_scope', b: 'not_in_tenant_scope', c: 'stale' }, alternatives: 0 },
+    { name: 'scope is told before already tried', scope: ['b'], tried: ['a', 'b'], chosen: undefined, excluded: { a: 'not_in_tenant_scope', b: 'already_tried', c: 'not_in_tenant_scope' }, alternatives: 0 },
+  ];
+  for (const c of cases) {
+    const choice = chooseSite(req({ scope: c.scope, triedSites: new Set(c.tried) }), sites, NONE, 0);
+    assert.equal(choice.chosen?.id, c.chosen, c.name);
+    assert.deepEqual(Object.fromEntries(choice.excluded.map((e) => [e.site, e.code])), c.excluded, c.name);
+    assert.equal(choice.alternatives, c.alternatives, c.name);
+  }
+  // A forwarded request never leaves, whatever its scope says.
+  assert.deepEqual(chooseSite(req({ scope: ['a'], forwarded: true }), [site('a')], NONE, 0).excluded.map((e) => e.code), ['forwarded']);
+  // The detail says what the scope allows.
+  assert.equal(chooseSite(req({ scope: [] }), [site('a')], NONE, 0).excluded[0]?.detail, "the tenant's requests stay on this site (its sites = [])");
+  assert.equal(chooseSite(req({ scope: ['b', 'c'] }), [site('a')], NONE, 0).excluded[0]?.detail, "the tenant may be forwarded to 'b', 'c' only");
+});
