@@ -14,6 +14,7 @@ import { vllm } from './vllm.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import { ALL_ENDPOINTS } from './endpoint-sets.ts';
 
 /**
  * In the order their health paths are tried and their detectors asked: the specific ones first,
@@ -51,6 +52,7 @@ export const auto: ServerKind = {
     DETECTABLE.reduce<string | undefined>((found, kind) => found ?? kind.resolveModelName(requested, listed), undefined),
   refusal: (status, body) => firstMeaning(DETECTABLE.map((kind) => kind.refusal(status, body))),
   detector: DETECTOR,
+  endpoints: ALL_ENDPOINTS,
 };
 
 /**

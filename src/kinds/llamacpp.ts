@@ -13,6 +13,7 @@ import { aliasedName } from './model-names.ts';
 import { LLAMA_KV_POOL } from './kv-pool.ts';
 import { LLAMACPP_LOAD_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import { ALL_ENDPOINTS } from './endpoint-sets.ts';
 
 export interface PropsReading {
   readonly role: ServerRole;
@@ -105,4 +106,5 @@ export const llamacpp: ServerKind = {
   resolveModelName: aliasedName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
+  endpoints: ALL_ENDPOINTS,
 };

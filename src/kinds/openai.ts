@@ -13,6 +13,7 @@ import { exactName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { NO_LOAD_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import { OPENAI_SURFACE } from './endpoint-sets.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -43,4 +44,5 @@ export const openai: ServerKind = {
   resolveModelName: exactName,
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
   detector: DETECTOR,
+  endpoints: OPENAI_SURFACE,
 };

@@ -10,6 +10,7 @@ import { exactName } from './model-names.ts';
 import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
+import { ALL_ENDPOINTS } from './endpoint-sets.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -39,4 +40,5 @@ export const sglang: ServerKind = {
   resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
+  endpoints: ALL_ENDPOINTS,
 };

@@ -50,6 +50,12 @@ export class GatewayMetrics {
       labelNames: ['model', 'node', 'status'],
       registers: [r],
     });
+    const byEndpoint = new Counter({
+      name: 'gateway_endpoint_requests_total',
+      help: 'Client inference requests answered, by endpoint (its path, e.g. /v1/messages) and HTTP status.',
+      labelNames: ['endpoint', 'status'],
+      registers: [r],
+    });
     const duration = new Histogram({
       name: 'gateway_request_duration_seconds',
       help: 'Time from request arrival to the end of the response.',
@@ -210,6 +216,7 @@ export class GatewayMetrics {
       ),
       sources.proxyEvents.on('proxy:request-finished', (e) => {
         requests.inc({ model: e.model, node: e.node ?? 'none', status: String(e.status) });
+        byEndpoint.inc({ endpoint: e.endpoint, status: String(e.status) });
         duration.observe({ model: e.model }, e.durationMs / 1000);
         if (e.firstByteMs !== undefined) firstByte.observe({ model: e.model }, e.firstByteMs / 1000);
       }),

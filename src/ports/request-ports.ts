@@ -18,7 +18,7 @@ export interface RequestPorts {
 
 export interface InThreadOwner {
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
-  readonly registry: Pick<NodeRegistry, 'views' | 'freshViews' | 'snapshot' | 'view' | 'learnContext' | 'learnTokenRatio'>;
+  readonly registry: Pick<NodeRegistry, 'views' | 'freshViews' | 'snapshot' | 'view' | 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>;
   /** Re-lists a node whose model vanished. */
   readonly relist: (node: string) => void;
   readonly sites: SitesPort | undefined;

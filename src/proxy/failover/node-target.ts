@@ -24,7 +24,7 @@ import type { AttemptVerdict, Prepared, Target } from './target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
 export interface NodeTargetDeps {
-  readonly registry: Pick<FleetReports, 'learnContext' | 'learnTokenRatio'>;
+  readonly registry: Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>;
   readonly pools: UpstreamPools;
   readonly scheduler: AdmissionPort;
   readonly events: EventBus<ProxyEvents>;
@@ -104,6 +104,7 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
       // The node's context is remembered for it alone (overflow-refusal.ts).
       if (feedback.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, feedback.learnCtx);
       if (feedback.modelVanished) deps.onModelVanished(node.name);
+      if (feedback.lacksEndpoint !== undefined) deps.registry.learnLackingEndpoint(node.name, node.url, endpoint, feedback.lacksEndpoint);
       if (outcome.kind === 'delivered' && outcome.status === 200) learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.promptTokens);
       return feedback.verdict;
     },

@@ -12,6 +12,8 @@ import { requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';
+import { errorDialectFor } from '../http/error-dialect.ts';
+import { countsOnly, type InferenceEndpoint } from '#src/config/index.ts';
 import { requestedMaxTokens } from '../request/prompt-size.ts';
 import { sizePrompt } from '../request/size-prompt.ts';
 import { featureReaders } from '../request/affinity-key.ts';
@@ -32,7 +34,7 @@ import type { Target } from '../failover/target.ts';
 export interface InferenceDeps {
   readonly clock: Clock;
   /** The fleet view and reports ports (src/ports): the registry in-thread, a worker's mirror and messages. */
-  readonly registry: Pick<FleetView, 'views' | 'snapshot'> & Pick<FleetReports, 'learnContext' | 'learnTokenRatio'>;
+  readonly registry: Pick<FleetView, 'views' | 'snapshot'> & Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>;
   readonly pools: UpstreamPools;
   /** The admission port: the in-thread Scheduler, or a worker's round trip to the one that owns every lease. */
   readonly scheduler: AdmissionPort;
@@ -50,7 +52,7 @@ export interface InferenceDeps {
 }
 
 /** `inbound` is set for a request another site forwarded here, its signature verified (forward-in.ts). */
-export async function handleInference(deps: InferenceDeps, endpoint: string, req: IncomingMessage, res: ServerResponse, inbound?: InboundForward): Promise<void> {
+export async function handleInference(deps: InferenceDeps, endpoint: InferenceEndpoint, req: IncomingMessage, res: ServerResponse, inbound?: InboundForward): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
   const report = startRequestReport(deps, endpoint, startedMs);
   try {
@@ -65,7 +67,7 @@ export async function handleInference(deps: InferenceDeps, endpoint: string, req
 
 interface RequestContext {
   readonly settings: RequestSettings;
-  readonly endpoint: string;
+  readonly endpoint: InferenceEndpoint;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly startedMs: number;
@@ -77,8 +79,9 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const { settings, endpoint, req, res, startedMs, report, inbound } = context;
   const finish = report.finish;
   const requestId = deps.newRequestId();
+  const dialect = errorDialectFor(endpoint);
   const fail = (error: GatewayError): void => {
-    sendError(res, error, { 'x-request-id': requestId });
+    sendError(res, error, { 'x-request-id': requestId }, dialect);
     finish(undefined, error.status);
   };
 
@@ -109,14 +112,17 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   res.once('close', () => {
     if (!res.writableFinished) clientGone.abort();
   });
-  const maxTokens = requestedMaxTokens(resolved.json);
+  const counting = countsOnly(endpoint);
+  const maxTokens = counting ? undefined : requestedMaxTokens(resolved.json);
   const sizing = { views: () => deps.registry.views(), snapshot: () => deps.registry.snapshot(), dispatcher: (node: NodeView) => deps.pools.get(node.spec), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
-  const bounds = await sizePrompt(sizing, { endpoint, model: resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() }, clientGone.signal);
-  const { upper: promptTokens, exact } = bounds;
+  // A count generates nothing: never sized against a context nor refused for length (config/endpoints.ts).
+  const bounds = counting ? undefined : await sizePrompt(sizing, { endpoint, model: resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() }, clientGone.signal);
+  const promptTokens = bounds?.upper;
+  const exact = bounds?.exact ?? false;
 
   const policy = resolved.policy ?? settings.policy;
   const { affinityKey, promptPrefix } = requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
-  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix };
+  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey, promptPrefix };
   const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal };
   const nodes = new NodeTargets(deps, ask);
   const sources: TargetSource[] = [nodes];
@@ -135,7 +141,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       report.node = target.label;
     },
   };
-  const end = await runFailover(sources, setting, startFailover(routeRequestFor(facts, settings)));
+  const end = await runFailover(sources, setting, startFailover({ ...routeRequestFor(facts, settings), endpoint }));
   if (end.kind === 'answered') return;
   const admission = nodes.refusal;
   // The loop ends unserved only after the scheduler refused: the local targets come first.

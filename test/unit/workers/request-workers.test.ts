@@ -67,7 +67,7 @@ async function startWith(mesh?: WorkersMeshSource) {
     logger,
     config: () => CONFIG,
     registry: { views: () => VIEWS },
-    reports: { learnContext: () => {}, learnTokenRatio: () => {}, modelVanished: () => {} },
+    reports: { learnContext: () => {}, learnTokenRatio: () => {}, modelVanished: () => {}, learnLackingEndpoint: () => {} },
     scheduler,
     events: new EventBus<ProxyEvents>(),
     modelLabel: (m) => m,

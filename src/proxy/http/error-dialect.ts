@@ -1,0 +1,71 @@
+// How the gateway's own errors are worded, by the endpoint asked: OpenAI's shape on the OpenAI
+// routes, Anthropic's on the Messages routes, so a client never reads another dialect's error body.
+// One small interface; the writer (openai-error.ts's sendError) takes the dialect, the handlers
+// pick it once per request with `errorDialectFor(path)`.
+
+import type { GatewayError } from '#src/core/errors.ts';
+import { isAnthropicPath } from '#src/config/index.ts';
+
+export interface ErrorDialect {
+  readonly name: 'openai' | 'anthropic';
+  /** The JSON body of `error`'s answer. */
+  body(error: GatewayError): string;
+}
+
+export const OPENAI_ERRORS: ErrorDialect = {
+  name: 'openai',
+  body: (error) =>
+    JSON.stringify({
+      error: {
+        message: error.message,
+        type: error.openaiType,
+        param: error.param,
+        code: error.openaiCode,
+        ...error.details,
+      },
+    }),
+};
+
+/**
+ * Anthropic's error types by status (its API's own table): 400 invalid_request_error, 401
+ * authentication_error, 403 permission_error, 404 not_found_error, 413 request_too_large, 429
+ * rate_limit_error, 503/529 overloaded_error, any other 5xx api_error.
+ */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 401:
+      return 'authentication_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+/** `{"type":"error","error":{"type","message",…}}`; the gateway's stable code and details ride along inside `error`. */
+export const ANTHROPIC_ERRORS: ErrorDialect = {
+  name: 'anthropic',
+  body: (error) =>
+    JSON.stringify({
+      type: 'error',
+      error: {
+        type: anthropicErrorType(error.status),
+        message: error.message,
+        ...(error.openaiCode === null ? {} : { code: error.openaiCode }),
+        ...error.details,
+      },
+    }),
+};
+
+export function errorDialectFor(pathname: string): ErrorDialect {
+  return isAnthropicPath(pathname) ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
+}
