@@ -9,6 +9,7 @@ import { explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
 import { sitesView } from './sites-view.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
+import { INFERENCE_ENDPOINTS, isInferenceEndpoint, type InferenceEndpoint } from '#src/config/index.ts';
 
 export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard): void {
   table.add(
@@ -46,7 +47,8 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
       // prompt_bytes: a one-message chat prompt of that many bytes, bounded as the request path bounds it.
       const bounds = query.promptBytes === undefined || query.promptTokens !== undefined ? undefined : chatBytesBounds(query.promptBytes, fleetRatio(snapshot.nodes, model, snapshot.now));
       const sized = bounds === undefined ? query : { ...query, promptTokens: bounds.upper, minPromptTokens: bounds.lower };
-      const request = routeRequestFor({ ...sized, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared) }, deps.config().routing);
+      const routed = routeRequestFor({ ...sized, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared) }, deps.config().routing);
+      const request = query.endpoint === undefined ? routed : { ...routed, endpoint: query.endpoint };
       sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote));
     }),
   );
@@ -87,7 +89,14 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
 }
 
 type ExplainQuery =
-  | { readonly model: string; readonly promptTokens: number | undefined; readonly maxTokens: number | undefined; readonly promptBytes: number | undefined }
+  | {
+      readonly model: string;
+      readonly promptTokens: number | undefined;
+      readonly maxTokens: number | undefined;
+      readonly promptBytes: number | undefined;
+      /** `endpoint=/v1/messages`: judged as a request on that endpoint (serves-endpoint); absent = any endpoint. */
+      readonly endpoint: InferenceEndpoint | undefined;
+    }
   | { readonly error: string; readonly param: string };
 
 function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): ExplainQuery {
@@ -105,5 +114,7 @@ function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): Expla
   if (maxTokens === 'bad') return { error: 'max_tokens must be a whole number of tokens', param: 'max_tokens' };
   const promptBytes = count('prompt_bytes');
   if (promptBytes === 'bad') return { error: 'prompt_bytes must be a whole number of bytes', param: 'prompt_bytes' };
-  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens, promptBytes };
+  const endpoint = url.searchParams.get('endpoint') ?? undefined;
+  if (endpoint !== undefined && !isInferenceEndpoint(endpoint)) return { error: `endpoint must be one of: ${INFERENCE_ENDPOINTS.join(', ')}`, param: 'endpoint' };
+  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens, promptBytes, endpoint };
 }

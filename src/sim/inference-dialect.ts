@@ -6,8 +6,10 @@ import type { EmbeddingEncoding } from '#src/sim/embedding-encoding.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import type { Reply, SseEvent } from '#src/sim/reply.ts';
 import type { ResponseWriter } from '#src/sim/response-writer.ts';
+import type { AnthropicStyle } from '#src/sim/anthropic-messages.ts';
 
-export type InferenceEndpoint = 'chat' | 'completion' | 'embeddings' | 'responses';
+/** `messages` and `count_tokens`: Anthropic's Messages API (anthropic-messages.ts), on the kinds whose dialect has `anthropic`. */
+export type InferenceEndpoint = 'chat' | 'completion' | 'embeddings' | 'responses' | 'messages' | 'count_tokens';
 
 export interface CompletionMeta {
   readonly id: string;
@@ -61,6 +63,8 @@ export interface InferenceDialect {
   embeddings(answer: EmbeddingsAnswer): unknown;
   /** Request fields naming the output limit, first match wins. */
   maxTokenFields(endpoint: InferenceEndpoint): readonly string[];
+  /** How the kind serves Anthropic's Messages API; absent = it does not (its route table has no such paths). */
+  readonly anthropic?: AnthropicStyle;
 }
 
 export function sendReply(writer: ResponseWriter, reply: Reply, chunked: boolean): void {
