@@ -58,8 +58,9 @@ test('an openai node configured for /v1/messages streams the node’s own bytes 
     '[models]\n[[models.available]]\nname = "m"\naliases = ["claude-sonnet-5"]',
     `[[nodes]]\nname = "proxy"\nurl = "${node.url}"\nkind = "openai"\nendpoints = ["/v1/chat/completions", "/v1/messages"]`,
   ].join('\n');
-  const gw = await startInProcessGateway(toml);
+  let gw: Awaited<ReturnType<typeof startInProcessGateway>> | undefined;
   try {
+    gw = await startInProcessGateway(toml);
     assert.ok(await gw.gateway.firstRoundDone(15_000));
     // The client's bytes: odd spacing and a big integer the gateway must not re-serialise.
     const sent = '{ "model" : "claude-sonnet-5", "max_tokens": 16, "stream": true, "metadata": {"n": 12345678901234567890},\n "messages": [{"role": "user", "content": "hi"}] }';
@@ -89,7 +90,7 @@ test('an openai node configured for /v1/messages streams the node’s own bytes 
     assert.deepEqual(refused.error?.exclusions, { endpoint_unsupported: 1 });
     assert.equal(node.seen.requests, 1);
   } finally {
-    await gw.close();
+    await gw?.close();
     await node.close();
   }
 });
