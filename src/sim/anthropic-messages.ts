@@ -6,20 +6,12 @@
 // each kind's own (`AnthropicStyle.error`): llama-server keeps its OpenAI-style bodies, vLLM and
 // Ollama wrap theirs in {"type":"error","error":{...}}.
 
-import type { CompletionMeta, GenerationFormat } from '#src/sim/inference-dialect.ts';
+import type { AnthropicStyle, CompletionMeta, GenerationFormat } from '#src/sim/inference-dialect.ts';
+
+export type { AnthropicStyle } from '#src/sim/inference-dialect.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import type { Reply, SseEvent } from '#src/sim/reply.ts';
 
-export interface AnthropicStyle {
-  /** The kind's error reply on the Messages routes, from the one it gives on the OpenAI routes. */
-  error(reply: Reply): Reply;
-  /** Ollama's struct order puts `model` before `content`; llama-server and vLLM put it after. */
-  readonly modelFirst: boolean;
-  /** vLLM and Ollama repeat `input_tokens` in message_delta's usage; llama-server sends only `output_tokens`. */
-  readonly deltaInputTokens: boolean;
-  /** Ollama leaves `stop_sequence` out (omitempty); the others send null. */
-  readonly omitsStopSequence: boolean;
-}
 
 function stopReason(outcome: GenerationOutcome): string {
   return outcome.finishReason === 'length' ? 'max_tokens' : 'end_turn';

@@ -6,7 +6,6 @@ import type { EmbeddingEncoding } from '#src/sim/embedding-encoding.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import type { Reply, SseEvent } from '#src/sim/reply.ts';
 import type { ResponseWriter } from '#src/sim/response-writer.ts';
-import type { AnthropicStyle } from '#src/sim/anthropic-messages.ts';
 
 /** `messages` and `count_tokens`: Anthropic's Messages API (anthropic-messages.ts), on the kinds whose dialect has `anthropic`. */
 export type InferenceEndpoint = 'chat' | 'completion' | 'embeddings' | 'responses' | 'messages' | 'count_tokens';
@@ -40,6 +39,18 @@ export interface EmbeddingsAnswer {
   readonly vectors: readonly (readonly number[] | string)[];
   readonly encoding: EmbeddingEncoding;
   readonly promptTokens: number;
+}
+
+/** How a kind serves Anthropic's Messages API (anthropic-messages.ts). */
+export interface AnthropicStyle {
+  /** The kind's error reply on the Messages routes, from the one it gives on the OpenAI routes. */
+  error(reply: Reply): Reply;
+  /** Ollama's struct order puts `model` before `content`; llama-server and vLLM put it after. */
+  readonly modelFirst: boolean;
+  /** vLLM and Ollama repeat `input_tokens` in message_delta's usage; llama-server sends only `output_tokens`. */
+  readonly deltaInputTokens: boolean;
+  /** Ollama leaves `stop_sequence` out (omitempty); the others send null. */
+  readonly omitsStopSequence: boolean;
 }
 
 export interface InferenceDialect {

@@ -7,13 +7,13 @@ import type { GatewayError } from '#src/core/errors.ts';
 import { isAnthropicPath } from '#src/config/index.ts';
 
 export interface ErrorDialect {
-  readonly name: 'openai' | 'anthropic';
+  readonly name: 'openai-errors' | 'anthropic-errors';
   /** The JSON body of `error`'s answer. */
   body(error: GatewayError): string;
 }
 
 export const OPENAI_ERRORS: ErrorDialect = {
-  name: 'openai',
+  name: 'openai-errors',
   body: (error) =>
     JSON.stringify({
       error: {
@@ -53,7 +53,7 @@ export function anthropicErrorType(status: number): string {
 
 /** `{"type":"error","error":{"type","message",…}}`; the gateway's stable code and details ride along inside `error`. */
 export const ANTHROPIC_ERRORS: ErrorDialect = {
-  name: 'anthropic',
+  name: 'anthropic-errors',
   body: (error) =>
     JSON.stringify({
       type: 'error',

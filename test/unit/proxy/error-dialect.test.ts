@@ -6,10 +6,10 @@ import { GatewayError, badRequest, routeNotFound } from '#src/core/errors.ts';
 import { anthropicErrorType, errorDialectFor } from '#src/proxy/http/error-dialect.ts';
 
 test('the dialect by path', () => {
-  assert.equal(errorDialectFor('/v1/messages').name, 'anthropic');
-  assert.equal(errorDialectFor('/v1/messages/count_tokens').name, 'anthropic');
-  assert.equal(errorDialectFor('/v1/messagesx').name, 'openai');
-  assert.equal(errorDialectFor('/v1/chat/completions').name, 'openai');
+  assert.equal(errorDialectFor('/v1/messages').name, 'anthropic-errors');
+  assert.equal(errorDialectFor('/v1/messages/count_tokens').name, 'anthropic-errors');
+  assert.equal(errorDialectFor('/v1/messagesx').name, 'openai-errors');
+  assert.equal(errorDialectFor('/v1/chat/completions').name, 'openai-errors');
 });
 
 test('Anthropic error types by status', () => {
