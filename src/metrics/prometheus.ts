@@ -72,7 +72,7 @@ export class GatewayMetrics {
     });
     const attempts = new Counter({
       name: 'gateway_upstream_attempts_total',
-      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, load_timeout, stream_error, invalid_body, interim_response, client_abort, context_overflow, model_not_found, contradictory_refusal).',
+      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, load_timeout, stream_error, invalid_body, interim_response, client_abort, context_overflow, model_not_found, endpoint_missing, contradictory_refusal).',
       labelNames: ['node', 'result'],
       registers: [r],
     });
