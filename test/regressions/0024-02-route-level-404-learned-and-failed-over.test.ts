@@ -68,6 +68,9 @@ test('the node that answers a route-level 404 is failed over, remembered as lack
   const old = explained.nodes.find((n) => n.node === 'old');
   assert.equal(old?.reason, 'endpoint_unsupported');
   assert.match(String(old?.detail), /route-level 404 \(404 \{"detail":"Not Found"\}\)/);
+  const host = (await env.gw.hosts()).hosts.find((h) => h.name === 'old');
+  assert.deepEqual(host?.endpoints?.lacking, { '/v1/messages': '404 {"detail":"Not Found"}' });
+  assert.ok(host?.endpoints?.serves.includes('/v1/chat/completions') && !host.endpoints.serves.includes('/v1/messages'));
   // Its other endpoints are untouched.
   assert.equal((await env.gw.explain('model=coder&endpoint=/v1/chat/completions')).nodes.find((n) => n.node === 'old')?.verdict, 'eligible');
   const metrics = await env.gw.metrics();
