@@ -108,7 +108,7 @@ export async function handleInference(
   clock: Clock,
 ): Promise<void> {
   const anthropic = endpoint === 'messages' || endpoint === 'count_tokens' ? dialect.anthropic : undefined;
-  const send = (reply: Reply): void => sendReply(exchange.writer, anthropic === undefined ? reply : anthropic.error(reply), dialect.chunkedReplies);
+  const send = (reply: Reply): void => sendReply(exchange.writer, anthropic === undefined || reply.status < 400 ? reply : anthropic.error(reply), dialect.chunkedReplies);
   if (!hasRequiredField(endpoint, body)) {
     send(dialect.missingField(REQUIRED_FIELD[endpoint]));
     return;
