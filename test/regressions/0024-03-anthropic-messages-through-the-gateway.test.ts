@@ -132,6 +132,19 @@ test('an unknown model, or no key, is answered in Anthropic’s error shape with
   });
 });
 
+test('a node’s own error, passed on, is worded in Anthropic’s shape with its status and message', async () => {
+  const res = await fetch(`${env.gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify({ model: 'coder', max_tokens: 4 }),
+  });
+  assert.equal(res.status, 400);
+  const body = (await res.json()) as { type?: string; error?: { type?: string; message?: string } };
+  assert.equal(body.type, 'error');
+  assert.equal(typeof body.error?.type, 'string');
+  assert.match(String(body.error?.message), /messages/);
+});
+
 test('the node whose kind lacks the endpoint is excluded with endpoint_unsupported, and never asked', async () => {
   const explained = await env.gw.explain('model=coder&endpoint=/v1/messages');
   const plain = explained.nodes.find((n) => n.node === 'plain');

@@ -16,6 +16,7 @@ import type { FailoverState } from './failover-state.ts';
 import { alsoTried } from './failover-state.ts';
 import type { NextTarget, RequestAsk, TargetSource } from './failover-loop.ts';
 import { upstreamRequestHeaders } from '../http/hop-headers.ts';
+import { errorDialectFor } from '../http/error-dialect.ts';
 import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from '../request/overflow-refusal.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
@@ -90,7 +91,15 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
         'x-request-id': ask.requestId,
         ...truncationWarning(routeRequest, view),
       };
-      const call = { pool: deps.pools.get(node), path: nodePathPrefix(node.url) + endpoint, headers, extraResponseHeaders, passOnErrors: true, headersTimeoutMs: admission.load?.timeoutMs };
+      const call = {
+        pool: deps.pools.get(node),
+        path: nodePathPrefix(node.url) + endpoint,
+        headers,
+        extraResponseHeaders,
+        passOnErrors: true,
+        headersTimeoutMs: admission.load?.timeoutMs,
+        errorDialect: errorDialectFor(endpoint),
+      };
       return Promise.resolve<Prepared>({ kind: 'send', call });
     },
     // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.

@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
+import type { ErrorDialect } from '../http/error-dialect.ts';
 
 /** Which target an attempt went to. */
 export type TargetId = { readonly kind: 'node'; readonly name: string } | { readonly kind: 'site'; readonly id: string };
@@ -21,6 +22,8 @@ export interface TargetCall {
   readonly passOnErrors: boolean;
   /** routing.load_timeout when the attempt loads its model: the bound on waiting for the head. */
   readonly headersTimeoutMs: number | undefined;
+  /** The endpoint's error dialect: a node's error body passed on is worded in it (absent = as the node sent it). */
+  readonly errorDialect?: ErrorDialect;
 }
 
 /** What `prepare` gives: a call to send, or an outcome already known without sending (an unusable url). */

@@ -5,11 +5,17 @@
 
 import type { GatewayError } from '#src/core/errors.ts';
 import { isAnthropicPath } from '#src/config/index.ts';
+import { isRecord } from '#src/core/is-record.ts';
 
 export interface ErrorDialect {
   readonly name: 'openai-errors' | 'anthropic-errors';
   /** The JSON body of `error`'s answer. */
   body(error: GatewayError): string;
+  /**
+   * A node's own error body (a 400/404 the gateway passes on), in this dialect's shape, keeping its
+   * status and message; undefined = pass it on as it is (already this dialect's, or OpenAI's own routes).
+   */
+  passedOn(status: number, text: string): string | undefined;
 }
 
 export const OPENAI_ERRORS: ErrorDialect = {
@@ -24,6 +30,7 @@ export const OPENAI_ERRORS: ErrorDialect = {
         ...error.details,
       },
     }),
+  passedOn: () => undefined,
 };
 
 /**
@@ -64,7 +71,32 @@ export const ANTHROPIC_ERRORS: ErrorDialect = {
         ...error.details,
       },
     }),
+  passedOn: (status, text) => {
+    const said = nodeMessage(text);
+    return said === undefined ? undefined : JSON.stringify({ type: 'error', error: { type: anthropicErrorType(status), message: said } });
+  },
 };
+
+/**
+ * What a node's error body says, to be worded in Anthropic's shape: undefined when it already is
+ * Anthropic's (`{"type":"error","error":{"type":…}}`, as vLLM and Ollama answer on these routes).
+ */
+function nodeMessage(text: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text.trim().slice(0, 2000);
+  }
+  if (!isRecord(body)) return text.trim().slice(0, 2000);
+  const error = body.error;
+  if (body.type === 'error' && isRecord(error) && typeof error.type === 'string') return undefined;
+  if (isRecord(error) && typeof error.message === 'string') return error.message;
+  if (typeof error === 'string') return error;
+  if (typeof body.message === 'string') return body.message;
+  if (typeof body.detail === 'string') return body.detail;
+  return text.trim().slice(0, 2000);
+}
 
 export function errorDialectFor(pathname: string): ErrorDialect {
   return isAnthropicPath(pathname) ? ANTHROPIC_ERRORS : OPENAI_ERRORS;

@@ -28,3 +28,19 @@ test('the bodies', () => {
     error: { message: 'no route for GET /x', type: 'invalid_request_error', param: null, code: 'not_found' },
   });
 });
+
+test('a node’s own error body passed on is worded in Anthropic’s shape on its routes, and left alone elsewhere', () => {
+  const anthropic = errorDialectFor('/v1/messages');
+  const rows: readonly (readonly [string, number, string, unknown])[] = [
+    ['llama-server’s OpenAI-style body', 400, '{"error":{"code":400,"message":"\'messages\' is required","type":"invalid_request_error"}}', { type: 'error', error: { type: 'invalid_request_error', message: "'messages' is required" } }],
+    ['Ollama’s flat error', 404, '{"error":"model \'x\' not found"}', { type: 'error', error: { type: 'not_found_error', message: "model 'x' not found" } }],
+    ['FastAPI’s detail', 400, '{"detail":"bad field"}', { type: 'error', error: { type: 'invalid_request_error', message: 'bad field' } }],
+    ['plain text', 400, 'nope\n', { type: 'error', error: { type: 'invalid_request_error', message: 'nope' } }],
+    ['already Anthropic’s (vLLM, Ollama)', 400, '{"type":"error","error":{"type":"BadRequestError","message":"x"}}', undefined],
+  ];
+  for (const [what, status, text, expected] of rows) {
+    const worded = anthropic.passedOn(status, text);
+    assert.deepEqual(worded === undefined ? undefined : JSON.parse(worded), expected, what);
+    assert.equal(errorDialectFor('/v1/chat/completions').passedOn(status, text), undefined, `${what}: the OpenAI routes pass it on as it is`);
+  }
+});
