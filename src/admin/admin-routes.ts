@@ -9,6 +9,7 @@ import { explainQueue, explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
 import { sitesView } from './sites-view.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
+import { INFERENCE_ENDPOINTS, isInferenceEndpoint, type InferenceEndpoint } from '#src/config/index.ts';
 
 export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard): void {
   table.add(
@@ -53,7 +54,8 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         return;
       }
       const queueTenant = tenant === undefined ? undefined : { name: tenant.name, priority: tenant.priority, weight: tenant.weight };
-      const request = routeRequestFor({ ...sized, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared), tenant: queueTenant }, deps.config().routing);
+      const routed = routeRequestFor({ ...sized, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared), tenant: queueTenant }, deps.config().routing);
+      const request = query.endpoint === undefined ? routed : { ...routed, endpoint: query.endpoint };
       const queue = deps.queues === undefined ? undefined : explainQueue(deps.queues()[model]);
       sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, tenant?.sites, queue));
     }),
@@ -102,6 +104,8 @@ type ExplainQuery =
       readonly maxTokens: number | undefined;
       readonly promptBytes: number | undefined;
       readonly tenant: string | undefined;
+      /** `endpoint=/v1/messages`: judged as a request on that endpoint (serves-endpoint); absent = any endpoint. */
+      readonly endpoint: InferenceEndpoint | undefined;
     }
   | { readonly error: string; readonly param: string };
 
@@ -121,5 +125,7 @@ function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): Expla
   const promptBytes = count('prompt_bytes');
   if (promptBytes === 'bad') return { error: 'prompt_bytes must be a whole number of bytes', param: 'prompt_bytes' };
   const tenant = url.searchParams.get('tenant');
-  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens, promptBytes, tenant: tenant === null || tenant === '' ? undefined : tenant };
+  const endpoint = url.searchParams.get('endpoint') ?? undefined;
+  if (endpoint !== undefined && !isInferenceEndpoint(endpoint)) return { error: `endpoint must be one of: ${INFERENCE_ENDPOINTS.join(', ')}`, param: 'endpoint' };
+  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens, promptBytes, tenant: tenant === null || tenant === '' ? undefined : tenant, endpoint };
 }

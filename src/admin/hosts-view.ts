@@ -3,6 +3,7 @@
 
 import { ctxFor, guaranteedCtx, kvModeFor, residencyOf, sharesKvPool, slotsFor, usableRatio, type TokenRatio, type Usage } from '#src/capacity/index.ts';
 import { isWaking, type LoadReading, type NodeView } from '#src/nodes/index.ts';
+import { servedEndpoints } from '#src/routing/index.ts';
 
 export interface HostModelFigures {
   readonly n_ctx: number;
@@ -43,6 +44,8 @@ export interface HostView {
   readonly bytes_per_token?: Readonly<Record<string, HostTokenRatio>>;
   /** The node's own load figures as last scraped (or why not), with their age; null = none read. */
   readonly load: HostLoad | null;
+  /** The endpoints it serves (its kind's set or `[[nodes]] endpoints`), and those it answered with a route-level 404, with what it said. */
+  readonly endpoints?: { readonly serves: readonly string[]; readonly lacking: Readonly<Record<string, string>> };
 }
 
 export type HostLoad =
@@ -131,6 +134,7 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
       leases,
       bytes_per_token: hostRatios(view.tokenRatios, input.now),
       load: hostLoad(input.load?.(view.spec.name), input.now),
+      endpoints: { serves: servedEndpoints(view.spec).filter((e) => view.lackingEndpoints?.[e] === undefined), lacking: { ...view.lackingEndpoints } },
     };
   });
   return { hosts, queue_depth: { ...input.queueDepths } };

@@ -9,6 +9,7 @@ import { parseListenAddress } from './listen-address.ts';
 import { findModelNameClashes, findNodeNameClashes, findUnservedModelGroups, isDeclaredModel } from './name-clashes.ts';
 import { normalizeNodeUrl } from './node-url.ts';
 import { parseWake } from './wake.ts';
+import { INFERENCE_ENDPOINTS } from './endpoints.ts';
 import { KV_MODES, MAX_WORKERS, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
 import { meshSchema } from './mesh-schema.ts';
@@ -173,6 +174,12 @@ function nodesSchema(env: EnvVars) {
       .array(name, { error: 'must be an array of model ids or patterns, like ["llama-*"]' })
       .min(1, { error: 'must list at least one model id or pattern; leave it out to allow any model' })
       .optional(),
+    endpoints: z
+      .array(z.enum(INFERENCE_ENDPOINTS, { error: `must be one of: ${INFERENCE_ENDPOINTS.join(', ')}` }), {
+        error: 'must be an array of endpoint paths, like ["/v1/chat/completions", "/v1/messages"]',
+      })
+      .min(1, { error: "must list at least one endpoint; leave it out for the kind's own set" })
+      .optional(),
   }).transform(
     (node): NodeSpec => ({
       name: node.name,
@@ -185,6 +192,7 @@ function nodesSchema(env: EnvVars) {
       wake: node.wake,
       wakeTimeoutMs: node.wake_timeout,
       ...(node.models === undefined ? {} : { allowedModels: node.models }),
+      ...(node.endpoints === undefined ? {} : { endpoints: [...new Set(node.endpoints)] }),
     }),
   );
 

@@ -3,6 +3,7 @@
 
 import type { CorsOrigins } from './cors-origins.ts';
 import type { TenantSpec } from './tenant-types.ts';
+import type { InferenceEndpoint } from './endpoints.ts';
 
 export { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantPriority, type TenantSpec } from './tenant-types.ts';
 
@@ -196,6 +197,8 @@ export interface NodeSpec {
   readonly wakeTimeoutMs: number;
   /** Model id patterns (`*`, `?`) this node may serve; absent = whatever it lists. */
   readonly allowedModels?: readonly string[];
+  /** `endpoints`: the inference endpoints this node serves, replacing its kind's set; absent = its kind's. */
+  readonly endpoints?: readonly InferenceEndpoint[];
 }
 
 export interface GatewayConfig {

@@ -15,6 +15,7 @@ import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_WITH_NULLS } from './stream-usage.ts';
+import { ALL_ENDPOINTS } from './endpoint-sets.ts';
 
 /**
  * In the order their health paths are tried and their detectors asked: the specific ones first,
@@ -55,6 +56,7 @@ export const auto: ServerKind = {
     DETECTABLE.reduce<string | undefined>((found, kind) => found ?? kind.resolveModelName(requested, listed), undefined),
   refusal: (status, body) => firstMeaning(DETECTABLE.map((kind) => kind.refusal(status, body))),
   detector: DETECTOR,
+  endpoints: ALL_ENDPOINTS,
 };
 
 /**

@@ -32,3 +32,4 @@ export { parseLlamaProps, routerPropsPath, type PropsReading } from './llamacpp.
 export { parseOllamaPs } from './ollama.ts';
 export { addLoadFigures, loadMetricsPath, readLoadFigures, type LoadDialect, type LoadFigures } from './load-metrics.ts';
 export { kvModeFromArgs, routerArgsOf, type ServerKvMode } from './llamacpp-kv.ts';
+export { routeMissing, servedEndpoints } from './endpoints.ts';

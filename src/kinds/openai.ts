@@ -14,6 +14,7 @@ import { poolWhenLlamaServer } from './kv-pool.ts';
 import { NO_LOAD_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_WITH_NULLS } from './stream-usage.ts';
+import { OPENAI_SURFACE } from './endpoint-sets.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -45,4 +46,5 @@ export const openai: ServerKind = {
   resolveModelName: exactName,
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
   detector: DETECTOR,
+  endpoints: OPENAI_SURFACE,
 };

@@ -2,7 +2,7 @@
 // answers. Mostly data and pure parsers; the I/O (bounded fetches) stays in the loops that use it
 // (health probe, discovery, capacity poll, exact prompt size), which ask the kind what to fetch.
 
-import type { NodeKind } from '#src/config/types.ts';
+import type { InferenceEndpoint, NodeKind } from '#src/config/index.ts';
 import type { JsonAnswer } from '#src/core/bounded-json.ts';
 import type { ServerKvMode } from './llamacpp-kv.ts';
 import type { LoadDialect } from './load-metrics.ts';
@@ -30,7 +30,9 @@ export type ServerRole = 'router' | 'single' | 'unknown';
 /** What an error answer means to the gateway, whichever dialect it came in. */
 export type RefusalMeaning =
   | { readonly kind: 'context_overflow'; readonly nCtx: number | undefined; readonly promptTokens: number | undefined; readonly message: string }
-  | { readonly kind: 'model_not_found'; readonly message: string };
+  | { readonly kind: 'model_not_found'; readonly message: string }
+  /** A route-level 404 (or 405): the server has no such endpoint (an older release; endpoints.ts `routeMissing`). */
+  | { readonly kind: 'endpoint_missing'; readonly message: string };
 
 /** The answer to a kind's capacity request, read. */
 export type CapacityAnswer =
@@ -158,4 +160,6 @@ export interface ServerKind {
   refusal(status: number, body: unknown): RefusalMeaning | undefined;
   /** Recognising a node of this kind (`switchyard init`); `auto` tries every kind in its order. */
   readonly detector: KindDetector;
+  /** The inference endpoints its current release serves (endpoint-sets.ts); `[[nodes]] endpoints` replaces them. */
+  readonly endpoints: readonly InferenceEndpoint[];
 }

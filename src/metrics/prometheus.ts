@@ -53,6 +53,12 @@ export class GatewayMetrics {
       labelNames: ['model', 'node', 'status'],
       registers: [r],
     });
+    const byEndpoint = new Counter({
+      name: 'gateway_endpoint_requests_total',
+      help: 'Client inference requests answered, by endpoint (its path, e.g. /v1/messages) and HTTP status.',
+      labelNames: ['endpoint', 'status'],
+      registers: [r],
+    });
     const duration = new Histogram({
       name: 'gateway_request_duration_seconds',
       help: 'Time from request arrival to the end of the response.',
@@ -69,7 +75,7 @@ export class GatewayMetrics {
     });
     const attempts = new Counter({
       name: 'gateway_upstream_attempts_total',
-      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, load_timeout, stream_error, invalid_body, interim_response, client_abort, context_overflow, model_not_found, contradictory_refusal).',
+      help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, load_timeout, stream_error, invalid_body, interim_response, client_abort, context_overflow, model_not_found, endpoint_missing, contradictory_refusal).',
       labelNames: ['node', 'result'],
       registers: [r],
     });
@@ -214,6 +220,7 @@ export class GatewayMetrics {
       ),
       sources.proxyEvents.on('proxy:request-finished', (e) => {
         requests.inc({ model: e.model, node: e.node ?? 'none', status: String(e.status) });
+        byEndpoint.inc({ endpoint: e.endpoint, status: String(e.status) });
         duration.observe({ model: e.model }, e.durationMs / 1000);
         if (e.firstByteMs !== undefined) firstByte.observe({ model: e.model }, e.firstByteMs / 1000);
       }),

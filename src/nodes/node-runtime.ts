@@ -20,6 +20,8 @@ export interface NodeRuntime {
   passive: PassiveState;
   /** When a wake was last sent to this node (epoch ms). */
   lastWakeAt: number | undefined;
+  /** Endpoints the node answered with a route-level 404, with what it said (cleared when its listing or kind changes). */
+  lacking: Readonly<Record<string, string>>;
   /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
   learned: LearnedContexts;
   /** Bytes per prompt token per model, as learned from every answer (see token-ratio.ts). */
@@ -46,6 +48,7 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
     passive: INITIAL_PASSIVE_STATE,
     lastWakeAt: undefined,
     learned: {},
+    lacking: {},
     tokenRatios: new Map(),
     publishedRatios: {},
     inFlight: 0,
@@ -65,6 +68,7 @@ export function viewOf(runtime: NodeRuntime): NodeView {
     capacity: runtime.capacity,
     knownContexts: runtime.knownContexts,
     tokenRatios: runtime.publishedRatios,
+    ...(Object.keys(runtime.lacking).length === 0 ? {} : { lackingEndpoints: runtime.lacking }),
     ejectedUntil: runtime.passive.ejectedUntil,
     ...(runtime.position >= 0 ? { position: runtime.position } : {}),
     wake: Object.freeze({

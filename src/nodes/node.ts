@@ -16,6 +16,11 @@ export interface NodeView {
   readonly capacity: NodeCapacity;
   /** The last figures ever seen per model, for models that would be loaded on demand. */
   readonly knownContexts: Readonly<Record<string, ModelContext>>;
+  /**
+   * Endpoints the node answered with a route-level 404 (an older server), each with what it said;
+   * kept until its listing or URL changes. Absent = none.
+   */
+  readonly lackingEndpoints?: Readonly<Record<string, string>>;
   /** Bytes per prompt token per model, learned from this node's answers (absent = none learned). */
   readonly tokenRatios?: Readonly<Record<string, TokenRatio>>;
   /**

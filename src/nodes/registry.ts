@@ -3,7 +3,7 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import { diffNodes, isSameAllowList, type NodeChange, type NodeSpec } from '#src/config/index.ts';
+import { diffNodes, isSameAllowList, nodeContinuity, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
 import { LeaseTable, recordRatio, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity, type RatioSample } from '#src/capacity/index.ts';
 import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict } from './health/passive.ts';
@@ -64,9 +64,8 @@ export class NodeRegistry {
   }
 
   /**
-   * Applies a reload's node change, computed against the node set this registry holds. Kept and
-   * relisted nodes keep their health and discovery state (their spec, e.g. api key or group, is
-   * updated); added and replaced nodes start fresh; removed and replaced ones retire.
+   * A reload's node change (against the set held): kept and relisted nodes keep health and discovery (spec updated);
+   * added and replaced nodes start fresh; removed and replaced ones retire.
    */
   applyChange(change: NodeChange): void {
     const now = this.#clock.now();
@@ -78,6 +77,7 @@ export class NodeRegistry {
       if (!isSameAllowList(old.allowedModels, next.allowedModels)) {
         runtime.discovery = frozenDiscovery(restrictDiscovery(runtime.discovery, next.allowedModels, now), runtime.discovery);
       }
+      if (nodeContinuity(old, next) === 'relisted') runtime.lacking = {}; // another kind may serve other endpoints
       runtime.spec = Object.freeze({ ...next });
       carried.set(next.name, runtime);
     }
@@ -116,16 +116,17 @@ export class NodeRegistry {
     const from = runtime.discovery;
     const to = frozenDiscovery(nextDiscoveryState(from, result, this.#clock.now(), { failThreshold: this.#failThreshold }), from);
     runtime.discovery = to;
+    // A new listing may come from an upgraded server: the endpoints it lacked are tried again.
+    const relearn = from.models !== to.models && Object.keys(runtime.lacking).length > 0;
+    if (relearn) runtime.lacking = {};
     const changed =
+      relearn ||
       from.phase !== to.phase || from.models !== to.models || from.fails !== to.fails || from.empties !== to.empties || from.lastError !== to.lastError;
     if (changed) this.#touch(runtime);
     this.#events.emit('node:discovery', { node: nodeName, result, from, to });
   }
 
-  /**
-   * A fresh capacity reading for a node (from the same poll as its model list). Applied only while
-   * the node is configured at `url`, so a reading from before a reload cannot land on a new node.
-   */
+  /** A fresh capacity reading (same poll as the listing), applied only while the node is at `url` (not a new node after a reload). */
   observeCapacity(nodeName: string, url: string, capacity: NodeCapacity): void {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined || runtime.spec.url !== url) return;
@@ -140,10 +141,8 @@ export class NodeRegistry {
   }
 
   /**
-   * A node refused a prompt and said its real context (llama.cpp's n_ctx in exceed_context_size_error,
-   * vLLM's "maximum context length is N"): remember it until a capacity poll gives a figure for that
-   * model, or LEARNED_CONTEXT_TTL_MS passes (a server restarted with a larger context is not
-   * refused for ever).
+   * A node's refusal said its real context (llama.cpp's n_ctx, vLLM's "maximum context length is N"): kept until a
+   * poll gives that model's figure, or LEARNED_CONTEXT_TTL_MS passes (a restart with a larger context is not refused for ever).
    */
   learnContext(nodeName: string, url: string, model: string, nCtx: number): void {
     const runtime = this.#active.get(nodeName);
@@ -158,6 +157,14 @@ export class NodeRegistry {
     this.#events.emit('node:capacity', { node: nodeName, capacity: runtime.capacity });
   }
 
+  /** A route-level 404 for `endpoint` at `url`: the node lacks it (serves-endpoint) until its listing, kind or key changes. */
+  learnLackingEndpoint(nodeName: string, url: string, endpoint: string, said: string): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime?.spec.url !== url || runtime.lacking[endpoint] !== undefined) return;
+    runtime.lacking = { ...runtime.lacking, [endpoint]: said.slice(0, 200) };
+    this.#touch(runtime);
+  }
+
   /** A node's answer stated its prompt count: its bytes per token are learned (capacity/token-ratio.ts). */
   learnTokenRatio(nodeName: string, url: string, model: string, sample: RatioSample): void {
     const runtime = this.#active.get(nodeName);
@@ -165,9 +172,8 @@ export class NodeRegistry {
   }
 
   /**
-   * The outcome of a real request. Enough failures in a row eject the node for `ejectForMs`. The
-   * views carry the deadline and readers compare it with their `now`; a timer only announces the
-   * readmission (logs, and requests queued for a healthy node may try again).
+   * A real request's outcome: enough failures in a row eject the node for `ejectForMs`. Views carry the deadline (readers
+   * compare it with their `now`); a timer only announces the readmission (logs; queued requests may try again).
    */
   observeUpstream(nodeName: string, verdict: UpstreamVerdict, policy: EjectionPolicy): void {
     const runtime = this.#active.get(nodeName);
@@ -192,7 +198,7 @@ export class NodeRegistry {
     if (runtime !== undefined && runtime.spec.url === url) runtime.load = { ...scrape, atMs: this.#clock.now(), inFlightAtScrape: runtime.inFlight };
   }
 
-  /** A wake was sent: the node counts as waking (while still asleep) until its wake_timeout passes. */
+  /** A wake was sent: the node counts as waking (while asleep) until its wake_timeout passes. */
   markWakeSent(nodeName: string): void {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
@@ -205,10 +211,7 @@ export class NodeRegistry {
     this.#views = undefined;
   }
 
-  /**
-   * Frozen views of the active nodes for routing, rebuilt only after a routing-relevant change
-   * (a steady node's probe or unchanged listing rebuilds nothing); per-node views are reused.
-   */
+  /** Frozen routing views, rebuilt only after a routing-relevant change (not a steady probe or listing); per-node views reused. */
   views(): readonly NodeView[] {
     if (this.#views === undefined) {
       const views: NodeView[] = [];
@@ -254,10 +257,7 @@ export class NodeRegistry {
     return [...this.#retiring].reduce((total, runtime) => total + runtime.inFlight, 0);
   }
 
-  /**
-   * Claims a node for one request: one in-flight request and `tokens` of the model's slots and
-   * context budget, returned together by one release. Undefined for a node that is not active.
-   */
+  /** Claims a node for one request (one in flight, `tokens` of the model's slots and budget), returned by one release; undefined if not active. */
   claim(nodeName: string, model: string, tokens: number): Lease | undefined {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return undefined;

@@ -12,11 +12,17 @@ export interface FleetReports {
   learnTokenRatio(node: string, url: string, model: string, sample: RatioSample): void;
   /** A node said it does not have a model its listing showed: it is listed again. */
   modelVanished(node: string): void;
+  /** A node answered an endpoint with a route-level 404 (`said`: its words): it lacks the endpoint until its listing or URL changes. */
+  learnLackingEndpoint(node: string, url: string, endpoint: string, said: string): void;
 }
 
 /** The in-thread reports: straight to the registry; a vanished model re-lists the node. */
-export function registryReports(registry: Pick<NodeRegistry, 'learnContext' | 'learnTokenRatio'>, relist: (node: string) => void): FleetReports {
+export function registryReports(
+  registry: Pick<NodeRegistry, 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>,
+  relist: (node: string) => void,
+): FleetReports {
   return {
+    learnLackingEndpoint: (node, url, endpoint, said) => registry.learnLackingEndpoint(node, url, endpoint, said),
     learnContext: (node, url, model, nCtx) => registry.learnContext(node, url, model, nCtx),
     learnTokenRatio: (node, url, model, sample) => registry.learnTokenRatio(node, url, model, sample),
     modelVanished: (node) => relist(node),

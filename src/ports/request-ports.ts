@@ -21,7 +21,7 @@ export interface InThreadOwner {
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
   /** The gateway's one limits ledger. */
   readonly ledger: Pick<TenantLedger, 'admit'>;
-  readonly registry: Pick<NodeRegistry, 'views' | 'freshViews' | 'snapshot' | 'view' | 'learnContext' | 'learnTokenRatio'>;
+  readonly registry: Pick<NodeRegistry, 'views' | 'freshViews' | 'snapshot' | 'view' | 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>;
   /** Re-lists a node whose model vanished. */
   readonly relist: (node: string) => void;
   readonly sites: SitesPort | undefined;

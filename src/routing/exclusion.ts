@@ -26,7 +26,9 @@ export type ExclusionCode =
   /** A switch to another model has waited past routing.swap_after: this loaded model's new requests wait behind it. */
   | 'switch_due'
   /** The model failed to load here recently (routing.load_timeout). */
-  | 'load_failed';
+  | 'load_failed'
+  /** The node does not serve the request's endpoint: its kind's set or `[[nodes]] endpoints` leaves it out, or it answered a route-level 404. */
+  | 'endpoint_unsupported';
 
 export interface Exclusion {
   readonly node: string;

@@ -14,7 +14,7 @@ export interface Filter {
   readonly name: string;
   /**
    * What its verdicts depend on besides the node's view, so routing may reuse them (route-index.ts):
-   * 'model' = only the request's model and group; 'tried' = only the request's tried nodes (nothing
+   * 'model' = only the request's model, group and endpoint; 'tried' = only the request's tried nodes (nothing
    * is excluded on a first attempt). Absent = anything (the snapshot's time, usage, the request's size).
    */
   readonly reads?: 'model' | 'tried';

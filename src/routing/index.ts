@@ -27,3 +27,6 @@ export { SiteReachability, markFailed, markReached, unreachableAt, DEFAULT_SITE_
 export type { RemoteModel, RemoteSiteView, SiteExclusion, SiteExclusionCode } from './remote/remote-site.ts';
 export { REMEMBERED_MS } from './remote/remote-site.ts';
 export { alternativeFilters, hasAlternativeIn, routerRoomsOf, switchViewOf, withRouterRoom, type RouterRoom } from './pipeline.ts';
+
+/** Which endpoints a node serves (its kind's set or `[[nodes]] endpoints`): the kinds' knowledge, for admin views. */
+export { servedEndpoints } from '#src/kinds/index.ts';

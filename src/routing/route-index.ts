@@ -5,6 +5,8 @@
 // reuses the view object of every node that did not change, so an entry is brought up to date per
 // changed node (one slot each) instead of being rebuilt over the fleet.
 //
+// Entries are kept per endpoint too: serves-endpoint is one of the per-model head's filters.
+//
 // Two ways to use it:
 // - `prefix`: the head's verdicts for any pipeline whose leading filters are per-model; the rest of
 //   the pipeline then runs per request over the nodes that may serve the model.
@@ -60,8 +62,8 @@ interface Entry {
 
 export class RouteIndex {
   #shape: Shape | undefined;
-  /** group ('' = none) → model → entry; nested so a lookup builds no key string. */
-  #entries = new Map<string, Map<string, Entry>>();
+  /** endpoint ('' = none) → group ('' = none) → model → entry; nested so a lookup builds no key string. */
+  #entries = new Map<string, Map<string, Map<string, Entry>>>();
   #order: Entry[] = [];
   #slotCount = 0;
 
@@ -115,8 +117,10 @@ export class RouteIndex {
   #entry(req: RouteRequest, snapshot: RoutingSnapshot, filters: readonly Filter[]): Entry | undefined {
     const shape = this.#shapeOf(filters);
     if (shape === undefined) return undefined;
+    const endpoint = req.endpoint ?? '';
     const group = req.group ?? '';
-    let byModel = this.#entries.get(group);
+    let byGroup = this.#entries.get(endpoint);
+    let byModel = byGroup?.get(group);
     let entry = byModel?.get(req.model);
     if (entry !== undefined) {
       if (entry.nodes !== snapshot.nodes) this.#sync(entry, req, snapshot, shape);
@@ -126,7 +130,8 @@ export class RouteIndex {
     const slots = snapshot.nodes.map((n) => slotOf(n, req.model, head, shape.head, snapshot));
     entry = { nodes: snapshot.nodes, slots, ...derived(slots, shape) };
     this.#makeRoom(slots.length);
-    if (byModel === undefined) this.#entries.set(group, (byModel = new Map()));
+    if (byGroup === undefined) this.#entries.set(endpoint, (byGroup = new Map()));
+    if (byModel === undefined) byGroup.set(group, (byModel = new Map()));
     byModel.set(req.model, entry);
     this.#order.push(entry);
     this.#slotCount += slots.length;
@@ -171,9 +176,12 @@ export class RouteIndex {
     while (this.#order.length > 0 && (this.#order.length >= ROUTE_INDEX_MAX_ENTRIES || this.#slotCount + adding > ROUTE_INDEX_MAX_SLOTS)) {
       const oldest = this.#order.shift() as Entry;
       this.#slotCount -= oldest.slots.length;
-      for (const [group, byModel] of this.#entries) {
-        for (const [model, entry] of byModel) if (entry === oldest) byModel.delete(model);
-        if (byModel.size === 0) this.#entries.delete(group);
+      for (const [endpoint, byGroup] of this.#entries) {
+        for (const [group, byModel] of byGroup) {
+          for (const [model, entry] of byModel) if (entry === oldest) byModel.delete(model);
+          if (byModel.size === 0) byGroup.delete(group);
+        }
+        if (byGroup.size === 0) this.#entries.delete(endpoint);
       }
     }
   }

@@ -1,6 +1,6 @@
 // What routing needs to know about one request.
 
-import type { PolicyName, TenantPriority } from '#src/config/index.ts';
+import type { InferenceEndpoint, PolicyName, TenantPriority } from '#src/config/index.ts';
 
 /** Whose request this is, as every model's queue orders it (plain data: it crosses to the lease owner). */
 export interface QueueTenant {
@@ -39,6 +39,8 @@ export interface RouteRequest {
   readonly promptPrefix?: string | undefined;
   /** The tenant the request is admitted as; absent = the open `default` tenant (standard, weight 1). */
   readonly tenant?: QueueTenant | undefined;
+  /** The endpoint asked (its path); absent = any node may take it (the endpoint_unsupported filter passes every node). */
+  readonly endpoint?: InferenceEndpoint | undefined;
 }
 
 /** Tokens the request needs in one slot's context: the prompt plus its answer (at least one token). */

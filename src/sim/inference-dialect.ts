@@ -7,7 +7,8 @@ import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import type { Reply, SseEvent } from '#src/sim/reply.ts';
 import type { ResponseWriter } from '#src/sim/response-writer.ts';
 
-export type InferenceEndpoint = 'chat' | 'completion' | 'embeddings' | 'responses';
+/** `messages` and `count_tokens`: Anthropic's Messages API (anthropic-messages.ts), on the kinds whose dialect has `anthropic`. */
+export type InferenceEndpoint = 'chat' | 'completion' | 'embeddings' | 'responses' | 'messages' | 'count_tokens';
 
 export interface CompletionMeta {
   readonly id: string;
@@ -40,6 +41,18 @@ export interface EmbeddingsAnswer {
   readonly promptTokens: number;
 }
 
+/** How a kind serves Anthropic's Messages API (anthropic-messages.ts). */
+export interface AnthropicStyle {
+  /** The kind's error reply on the Messages routes, from the one it gives on the OpenAI routes. */
+  error(reply: Reply): Reply;
+  /** Ollama's struct order puts `model` before `content`; llama-server and vLLM put it after. */
+  readonly modelFirst: boolean;
+  /** vLLM and Ollama repeat `input_tokens` in message_delta's usage; llama-server sends only `output_tokens`. */
+  readonly deltaInputTokens: boolean;
+  /** Ollama leaves `stop_sequence` out (omitempty); the others send null. */
+  readonly omitsStopSequence: boolean;
+}
+
 export interface InferenceDialect {
   json(status: number, body: unknown): Reply;
   readonly sseHeaders: Readonly<Record<string, string>>;
@@ -61,6 +74,8 @@ export interface InferenceDialect {
   embeddings(answer: EmbeddingsAnswer): unknown;
   /** Request fields naming the output limit, first match wins. */
   maxTokenFields(endpoint: InferenceEndpoint): readonly string[];
+  /** How the kind serves Anthropic's Messages API; absent = it does not (its route table has no such paths). */
+  readonly anthropic?: AnthropicStyle;
 }
 
 export function sendReply(writer: ResponseWriter, reply: Reply, chunked: boolean): void {

@@ -14,7 +14,8 @@ import { runGeneration } from '#src/sim/run-generation.ts';
 import type { ResolvedModel } from '#src/sim/spec.ts';
 import { embeddingVector } from '#src/sim/synthetic-output.ts';
 import { encodeEmbedding, type EmbeddingEncoding } from '#src/sim/embedding-encoding.ts';
-import { chatPromptTokens, responsesPromptTokens, textPromptTokens } from '#src/sim/tokenizer.ts';
+import { anthropicPromptTokens, chatPromptTokens, responsesPromptTokens, textPromptTokens } from '#src/sim/tokenizer.ts';
+import { countTokensAnswer, messagesFormat } from '#src/sim/anthropic-messages.ts';
 
 export interface InferenceTarget {
   readonly model: ResolvedModel;
@@ -38,6 +39,8 @@ const REQUIRED_FIELD: Readonly<Record<InferenceEndpoint, string>> = {
   completion: 'prompt',
   embeddings: 'input',
   responses: 'input',
+  messages: 'messages',
+  count_tokens: 'messages',
 };
 
 function promptTokensOf(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): number {
@@ -50,12 +53,15 @@ function promptTokensOf(endpoint: InferenceEndpoint, body: Readonly<Record<strin
       return textPromptTokens(body['input']);
     case 'responses':
       return responsesPromptTokens(body['input'], body['instructions']);
+    case 'messages':
+    case 'count_tokens':
+      return anthropicPromptTokens(body['system'], body['messages']);
   }
 }
 
 function hasRequiredField(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): boolean {
   const value = body[REQUIRED_FIELD[endpoint]];
-  if (endpoint === 'chat') return Array.isArray(value);
+  if (endpoint === 'chat' || endpoint === 'messages' || endpoint === 'count_tokens') return Array.isArray(value);
   return typeof value === 'string' || Array.isArray(value);
 }
 
@@ -101,7 +107,8 @@ export async function handleInference(
   dialect: InferenceDialect,
   clock: Clock,
 ): Promise<void> {
-  const send = (reply: Reply): void => sendReply(exchange.writer, reply, dialect.chunkedReplies);
+  const anthropic = endpoint === 'messages' || endpoint === 'count_tokens' ? dialect.anthropic : undefined;
+  const send = (reply: Reply): void => sendReply(exchange.writer, anthropic === undefined || reply.status < 400 ? reply : anthropic.error(reply), dialect.chunkedReplies);
   if (!hasRequiredField(endpoint, body)) {
     send(dialect.missingField(REQUIRED_FIELD[endpoint]));
     return;
@@ -113,6 +120,8 @@ export async function handleInference(
     created: Math.floor(clock.now() / 1000),
     model: target.reportedModel,
   };
+  // A count tokenizes only: no context rule, no generation.
+  if (endpoint === 'count_tokens') return send(dialect.json(200, countTokensAnswer(promptTokens)));
   if (endpoint === 'embeddings') {
     const encoding = dialect.embeddingEncoding(body['encoding_format']);
     if (typeof encoding !== 'string') return send(encoding);
@@ -129,6 +138,11 @@ export async function handleInference(
   }
   const streamOptions = body['stream_options'];
   const includeUsage = isRecord(streamOptions) && streamOptions['include_usage'] === true;
-  const format = endpoint === 'responses' ? responsesFormat(meta) : dialect.format(endpoint, meta, includeUsage);
+  const format =
+    endpoint === 'responses'
+      ? responsesFormat(meta)
+      : anthropic !== undefined
+        ? messagesFormat(meta, anthropic, promptTokens)
+        : dialect.format(endpoint === 'completion' ? 'completion' : 'chat', meta, includeUsage);
   await runGeneration(exchange, target.engine, verdict.plan, format, body['stream'] === true, dialect);
 }

@@ -122,6 +122,18 @@ export function textPromptTokens(prompt: unknown): number {
 }
 
 /**
+ * Prompt tokens of an Anthropic Messages request: `system` (a string, or text blocks) counts as a
+ * system message, then the messages (string content, or blocks whose `text` counts), as the servers
+ * render them through the chat template.
+ */
+export function anthropicPromptTokens(system: unknown, messages: unknown): number {
+  const all: unknown[] = [];
+  if (typeof system === 'string' || Array.isArray(system)) all.push({ role: 'system', content: system });
+  if (Array.isArray(messages)) all.push(...messages);
+  return chatPromptTokens(all);
+}
+
+/**
  * Prompt tokens of a Responses API request: `instructions` counts as a system message and `input`
  * as a user message (a string) or as the messages themselves (an array of {role, content}).
  */

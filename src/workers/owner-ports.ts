@@ -25,6 +25,7 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
       learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
       learnTokenRatio: (node, url, model, sample) => send({ t: 'learn-ratio', node, url, model, sample }),
       modelVanished: (node) => send({ t: 'vanished', node }),
+      learnLackingEndpoint: (node, url, endpoint, said) => send({ t: 'learn-endpoint', node, url, endpoint, said }),
     },
     receive(message) {
       switch (message.t) {

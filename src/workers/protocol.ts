@@ -96,6 +96,7 @@ export type WorkerMessage =
   | { readonly t: 'learn'; readonly node: string; readonly url: string; readonly model: string; readonly nCtx: number }
   | { readonly t: 'learn-ratio'; readonly node: string; readonly url: string; readonly model: string; readonly sample: RatioSample }
   | { readonly t: 'vanished'; readonly node: string }
+  | { readonly t: 'learn-endpoint'; readonly node: string; readonly url: string; readonly endpoint: string; readonly said: string }
   | { readonly t: 'log'; readonly level: 'warn' | 'error'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
   | { readonly t: 'figures'; readonly figures: WorkerFigures }
   /** A forwarded request's signature verified here: the owner records its one use for the whole gateway. */

@@ -97,6 +97,8 @@ export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>,
         return options.reports.learnTokenRatio(message.node, message.url, message.model, message.sample);
       case 'vanished':
         return options.reports.modelVanished(message.node);
+      case 'learn-endpoint':
+        return options.reports.learnLackingEndpoint(message.node, message.url, message.endpoint, message.said);
       case 'log':
         return void options.logger[message.level]({ ...message.fields }, message.message);
       case 'figures':

@@ -127,6 +127,7 @@ function ownerRegistry(o: Owner) {
     view: (name: string) => o.views().find((v) => v.spec.name === name),
     learnContext: (node: string, url: string, model: string, nCtx: number) => void o.learned.push(`ctx ${node} ${url} ${model} ${nCtx}`),
     learnTokenRatio: (node: string, url: string, model: string, sample: RatioSample) => void o.learned.push(`ratio ${node} ${url} ${model} ${JSON.stringify(sample)}`),
+    learnLackingEndpoint: (node: string, url: string, endpoint: string, said: string) => void o.learned.push(`lacks ${node} ${url} ${endpoint} ${said}`),
   };
 }
 

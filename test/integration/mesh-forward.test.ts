@@ -132,6 +132,19 @@ test('a streamed answer comes through the forward as an event stream', async () 
   assert.match(res.text, /data: \[DONE\]/);
 });
 
+test('Anthropic Messages are forwarded like the others: /v1/messages streamed and count_tokens, keyed by x-api-key (#24)', async () => {
+  const messages = { model: 'only-a', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] };
+  const res = await httpJson('POST', `${gwB.url}/v1/messages`, { ...messages, stream: true }, { 'x-api-key': KEY_B, 'anthropic-version': '2023-06-01' });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(header(res, 'x-switchyard-site'), 'a');
+  assert.match(res.text, /^event: message_start\n/);
+  assert.match(res.text, /event: message_stop\n/);
+  const counted = await httpJson('POST', `${gwB.url}/v1/messages/count_tokens`, { model: 'only-a', messages: messages.messages }, { 'x-api-key': KEY_B });
+  assert.equal(counted.status, 200, counted.text);
+  assert.equal(header(counted, 'x-switchyard-site'), 'a');
+  assert.ok(counted.json<{ input_tokens: number }>().input_tokens > 0);
+});
+
 test('client credentials never leave the site; the forward carries the agreed signature', async () => {
   sitesSeenByB = [view('rec', recorder.url, { 'rec-model': {} })];
   try {

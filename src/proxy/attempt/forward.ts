@@ -19,6 +19,7 @@ import { streamThrough } from './stream-through.ts';
 import type { UsageAsked } from './usage-strip.ts';
 import type { UpstreamCall } from './upstream-call.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
+import type { ErrorDialect } from '../http/error-dialect.ts';
 
 export type { AttemptOutcome } from './attempt-outcome.ts';
 
@@ -30,6 +31,8 @@ export interface AttemptInput extends UpstreamRequest {
   readonly canFailOver: () => boolean;
   /** False for a remote site: none of its error answers reaches the client (response-policy.ts). Default true. */
   readonly passOnErrors?: boolean;
+  /** The endpoint's error dialect: a 400/404 passed on is worded in it (absent = as the node sent it). */
+  readonly errorDialect?: ErrorDialect | undefined;
   readonly startedMs: number;
   /** Bound on the whole exchange, streaming included; 0 = none. */
   readonly totalTimeoutMs: number;
@@ -74,7 +77,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     const client: ClientSide = { res, exchange, extraResponseHeaders: input.extraResponseHeaders, clock: input.clock, startedMs: input.startedMs };
     switch (plan.kind) {
       case 'inspect_error':
-        return await inspectRefusal(answer, client, input.passOnErrors !== false);
+        return await inspectRefusal(answer, client, input.passOnErrors !== false, input.errorDialect);
       case 'hold_json':
         return await holdJson(answer, client, input.maxHeldBodyBytes);
       case 'stream':

@@ -11,6 +11,7 @@ import { deliverHeld, heldBodyBrokeOff } from './held-answer.ts';
 import { streamThrough } from './stream-through.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 import { errorCodeOf, interpretUpstreamError } from './upstream-error.ts';
+import type { ErrorDialect } from '../http/error-dialect.ts';
 
 /** Largest upstream error body read to recognise it (errors are small; anything bigger passes through). */
 const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
@@ -22,7 +23,7 @@ const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
  */
 const UNBUDGETED: HeldReservation = Object.freeze({ take: () => true, release: () => {} });
 
-export async function inspectRefusal(answer: UpstreamAnswer, client: ClientSide, passOn = true): Promise<AttemptOutcome> {
+export async function inspectRefusal(answer: UpstreamAnswer, client: ClientSide, passOn = true, dialect?: ErrorDialect): Promise<AttemptOutcome> {
   const held = await holdBody(answer.body, MAX_INSPECTED_ERROR_BYTES, UNBUDGETED);
   const notPassed = (code: string | undefined): AttemptOutcome => {
     const error = `answered ${answer.status}${code === undefined ? '' : ` ${code}`}`;
@@ -43,7 +44,10 @@ export async function inspectRefusal(answer: UpstreamAnswer, client: ClientSide,
       const refusal = interpretUpstreamError(answer.status, text);
       if (refusal !== undefined) return { kind: 'refused', refusal, error: refusal.message, status: answer.status };
       if (!passOn) return notPassed(errorCodeOf(text));
-      return deliverHeld(answer, held.bytes, client);
+      // On an endpoint of another dialect (Anthropic's), the node's own words in that dialect's shape.
+      const worded = dialect?.passedOn(answer.status, text);
+      if (worded === undefined) return deliverHeld(answer, held.bytes, client);
+      return deliverHeld({ ...answer, headers: { ...answer.headers, 'content-type': 'application/json' } }, Buffer.from(worded, 'utf8'), client);
     }
   }
 }

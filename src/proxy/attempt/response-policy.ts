@@ -94,7 +94,8 @@ export function planResponse(facts: ResponseFacts): ResponsePlan {
       error: `node answered ${status} in content-encoding ${JSON.stringify(facts.coding.name)}, which the gateway cannot decode (it decodes ${known})`,
     };
   }
-  if (status === 400 || status === 404) return { kind: 'inspect_error' };
+  // A 405 may say the node has no such endpoint (a path it serves for other methods only).
+  if (status === 400 || status === 404 || status === 405) return { kind: 'inspect_error' };
   const eventStream = isEventStream(contentType);
   if (status >= 200 && status < 300 && !eventStream) {
     if (isJson(contentType)) return { kind: 'hold_json' };

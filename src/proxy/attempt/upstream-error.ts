@@ -3,20 +3,22 @@
 // read in every kind's dialect, as `auto` reads them: a node's configured kind may be `auto`, or a
 // proxy in front of another kind of server, and a refusal missed would be passed through as is.
 
-import { refusalInAnyDialect, type RefusalMeaning } from '#src/kinds/index.ts';
+import { refusalInAnyDialect, routeMissing, type RefusalMeaning } from '#src/kinds/index.ts';
 
 export type UpstreamErrorMeaning = RefusalMeaning;
 
 export function interpretUpstreamError(status: number, bodyText: string): UpstreamErrorMeaning | undefined {
-  // Only a 400 or 404 can be a refusal; the body is not parsed otherwise.
-  if (status !== 400 && status !== 404) return undefined;
+  // Only a 400 or 404 can be a refusal (a 405 only a missing endpoint); the body is not parsed otherwise.
+  if (status !== 400 && status !== 404 && status !== 405) return undefined;
+  const missing = (): UpstreamErrorMeaning | undefined =>
+    routeMissing(status, bodyText) ? { kind: 'endpoint_missing', message: `${status} ${bodyText.trim().replace(/\s+/g, ' ').slice(0, 120) || '(empty body)'}` } : undefined;
   let body: unknown;
   try {
     body = JSON.parse(bodyText);
   } catch {
-    return undefined;
+    return missing();
   }
-  return refusalInAnyDialect(status, body);
+  return (status === 405 ? undefined : refusalInAnyDialect(status, body)) ?? missing();
 }
 
 /**

@@ -58,6 +58,8 @@ export interface NodeFeedback {
   readonly learnCtx: number | undefined;
   /** The node said it does not have a model its listing showed: re-list it. */
   readonly modelVanished: boolean;
+  /** The node has no such endpoint (a route-level 404): what it said, to remember for it. */
+  readonly lacksEndpoint?: string | undefined;
 }
 
 type Overflow = Extract<UpstreamErrorMeaning, { kind: 'context_overflow' }>;
@@ -82,6 +84,9 @@ export function judgeNodeAttempt(node: string, outcome: AttemptOutcome, judgeOve
       const meaning = outcome.refusal;
       if (meaning.kind === 'model_not_found') {
         return { verdict: { next: 'fail_over', failure, refusal: meaning, loadTimedOut: false }, event, learnCtx: undefined, modelVanished: true };
+      }
+      if (meaning.kind === 'endpoint_missing') {
+        return { verdict: { next: 'fail_over', failure, refusal: meaning, loadTimedOut: false }, event, learnCtx: undefined, modelVanished: false, lacksEndpoint: meaning.message };
       }
       const overflow = judgeOverflow(meaning);
       // A refusal the gateway's own figures disprove counts against the node like a failed request,

@@ -16,6 +16,7 @@ import type { FailoverState } from './failover-state.ts';
 import { alsoTried } from './failover-state.ts';
 import type { NextTarget, RequestAsk, TargetSource } from './failover-loop.ts';
 import { upstreamRequestHeaders } from '../http/hop-headers.ts';
+import { errorDialectFor } from '../http/error-dialect.ts';
 import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from '../request/overflow-refusal.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
@@ -25,7 +26,7 @@ import type { AttemptVerdict, Prepared, Target } from './target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
 export interface NodeTargetDeps {
-  readonly registry: Pick<FleetReports, 'learnContext' | 'learnTokenRatio'>;
+  readonly registry: Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>;
   readonly pools: UpstreamPools;
   readonly scheduler: AdmissionPort;
   readonly events: EventBus<ProxyEvents>;
@@ -97,7 +98,16 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
         'x-request-id': ask.requestId,
         ...truncationWarning(routeRequest, view),
       };
-      const call = { pool: deps.pools.get(node), path: nodePathPrefix(node.url) + endpoint, headers, extraResponseHeaders, passOnErrors: true, headersTimeoutMs: admission.load?.timeoutMs, ...asked };
+      const call = {
+        pool: deps.pools.get(node),
+        path: nodePathPrefix(node.url) + endpoint,
+        headers,
+        extraResponseHeaders,
+        passOnErrors: true,
+        headersTimeoutMs: admission.load?.timeoutMs,
+        errorDialect: errorDialectFor(endpoint),
+        ...asked,
+      };
       return Promise.resolve<Prepared>({ kind: 'send', call });
     },
     // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.
@@ -111,6 +121,7 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
       // The node's context is remembered for it alone (overflow-refusal.ts).
       if (feedback.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, feedback.learnCtx);
       if (feedback.modelVanished) deps.onModelVanished(node.name);
+      if (feedback.lacksEndpoint !== undefined) deps.registry.learnLackingEndpoint(node.name, node.url, endpoint, feedback.lacksEndpoint);
       if (outcome.kind === 'delivered' && outcome.status === 200 && outcome.usage?.counted === 'usage') {
         learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.usage.promptTokens);
       }

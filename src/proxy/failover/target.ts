@@ -8,6 +8,7 @@ import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
 import type { UsageAsked } from '../attempt/usage-strip.ts';
+import type { ErrorDialect } from '../http/error-dialect.ts';
 
 /** Which target an attempt went to. */
 export type TargetId = { readonly kind: 'node'; readonly name: string } | { readonly kind: 'site'; readonly id: string };
@@ -27,6 +28,8 @@ export interface TargetCall {
   readonly body?: Buffer | undefined;
   /** Set with `body`: what asking adds to this target's stream, taken out again. */
   readonly usageAsked?: UsageAsked | undefined;
+  /** The endpoint's error dialect: a node's error body passed on is worded in it (absent = as the node sent it). */
+  readonly errorDialect?: ErrorDialect;
 }
 
 /** What `prepare` gives: a call to send, or an outcome already known without sending (an unusable url). */

@@ -11,6 +11,7 @@ function upstreamVerdict(result: ProxyEvents['proxy:attempt']['result']): Upstre
     case 'success':
     case 'context_overflow':
     case 'model_not_found':
+    case 'endpoint_missing':
       return 'success';
     case 'http_5xx':
     case 'connect_error':

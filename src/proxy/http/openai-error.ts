@@ -1,19 +1,13 @@
 // The one place a GatewayError becomes an HTTP answer: OpenAI's error shape
-// {"error":{"message","type","param","code"}} plus any extra detail fields.
+// {"error":{"message","type","param","code"}} plus any extra detail fields, or the endpoint's own
+// dialect (error-dialect.ts: Anthropic's on the Messages routes).
 
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '#src/core/errors.ts';
+import { OPENAI_ERRORS, type ErrorDialect } from './error-dialect.ts';
 
-export function errorBody(error: GatewayError): string {
-  return JSON.stringify({
-    error: {
-      message: error.message,
-      type: error.openaiType,
-      param: error.param,
-      code: error.openaiCode,
-      ...error.details,
-    },
-  });
+export function errorBody(error: GatewayError, dialect: ErrorDialect = OPENAI_ERRORS): string {
+  return dialect.body(error);
 }
 
 export function toGatewayError(error: unknown): GatewayError {
@@ -30,9 +24,10 @@ export function sendError(
   res: ServerResponse,
   error: GatewayError,
   extraHeaders: Readonly<Record<string, string>> = {},
+  dialect: ErrorDialect = OPENAI_ERRORS,
 ): void {
   if (res.headersSent || res.destroyed) return;
-  const body = errorBody(error);
+  const body = errorBody(error, dialect);
   const headers: Record<string, string | number> = {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -9,6 +9,7 @@ import { hostProblem, parseRequestTarget } from '#src/core/request-target.ts';
 import type { ActiveRequests } from './active-requests.ts';
 import { lookupPath, type EndpointTable } from './endpoint-table.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
+import { errorDialectFor } from './error-dialect.ts';
 
 export interface HttpServerOptions {
   readonly endpoints: () => EndpointTable;
@@ -57,13 +58,13 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
     const byMethod = lookupPath(options.endpoints(), url.pathname);
     if (byMethod === undefined) {
       req.resume();
-      sendError(res, routeNotFound(method, url.pathname));
+      sendError(res, routeNotFound(method, url.pathname), {}, errorDialectFor(url.pathname));
       return;
     }
     const handler = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
     if (handler === undefined) {
       req.resume();
-      sendError(res, methodNotAllowed(method, url.pathname), { allow: [...byMethod.keys()].join(', ') });
+      sendError(res, methodNotAllowed(method, url.pathname), { allow: [...byMethod.keys()].join(', ') }, errorDialectFor(url.pathname));
       return;
     }
     await handler(req, res, url);
@@ -75,7 +76,7 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
 /** Logs a failure no handler answered, then answers 500 (or ends a response already under way). */
 function answerInternalError(options: HttpServerOptions, error: unknown, req: IncomingMessage, res: ServerResponse): void {
   options.onHandlerError(error, req);
-  if (!res.headersSent) sendError(res, toGatewayError(error));
+  if (!res.headersSent) sendError(res, toGatewayError(error), {}, errorDialectFor(pathOf(req.url)));
   else res.destroy();
 }
 
@@ -99,4 +100,10 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
+}
+
+/** The path of a request-target, for choosing the error dialect ('' when it does not parse). */
+function pathOf(target: string | undefined): string {
+  const parsed = parseRequestTarget(target);
+  return parsed.ok ? parsed.url.pathname : '';
 }

@@ -14,6 +14,8 @@ import { requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';
+import { errorDialectFor } from '../http/error-dialect.ts';
+import { countsOnly, type InferenceEndpoint } from '#src/config/index.ts';
 import { requestedMaxTokens } from '../request/prompt-size.ts';
 import { sizePrompt } from '../request/size-prompt.ts';
 import { featureReaders } from '../request/affinity-key.ts';
@@ -37,7 +39,7 @@ import type { QueueTenant } from '#src/routing/index.ts';
 export interface InferenceDeps {
   readonly clock: Clock;
   /** The fleet view and reports ports (src/ports): the registry in-thread, a worker's mirror and messages. */
-  readonly registry: Pick<FleetView, 'views' | 'snapshot'> & Pick<FleetReports, 'learnContext' | 'learnTokenRatio'>;
+  readonly registry: Pick<FleetView, 'views' | 'snapshot'> & Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>;
   readonly pools: UpstreamPools;
   /** The admission port: the in-thread Scheduler, or a worker's round trip to the one that owns every lease. */
   readonly scheduler: AdmissionPort;
@@ -62,7 +64,7 @@ export interface InferenceDeps {
  */
 export async function handleInference(
   deps: InferenceDeps,
-  endpoint: string,
+  endpoint: InferenceEndpoint,
   req: IncomingMessage,
   res: ServerResponse,
   inbound?: InboundForward,
@@ -86,7 +88,7 @@ export async function handleInference(
 
 interface RequestContext {
   readonly settings: RequestSettings;
-  readonly endpoint: string;
+  readonly endpoint: InferenceEndpoint;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly startedMs: number;
@@ -100,8 +102,9 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const { settings, endpoint, req, res, startedMs, report, inbound, tenant, queue } = context;
   const finish = report.finish;
   const requestId = deps.newRequestId();
+  const dialect = errorDialectFor(endpoint);
   const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
-    sendError(res, error, { ...headers, 'x-request-id': requestId });
+    sendError(res, error, { ...headers, 'x-request-id': requestId }, dialect);
     finish(undefined, error.status);
   };
 
@@ -132,28 +135,33 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   res.once('close', () => {
     if (!res.writableFinished) clientGone.abort();
   });
-  const maxTokens = requestedMaxTokens(resolved.json);
+  const counting = countsOnly(endpoint);
+  const maxTokens = counting ? undefined : requestedMaxTokens(resolved.json);
   const visible = visibleTo(tenant);
   // Out of scope: sized, routed and refused exactly as a model no node serves, and never sent anywhere.
   const outOfScope = visible !== undefined && !visible(resolved.model);
   const sizing = { views: () => deps.registry.views(), snapshot: () => deps.registry.snapshot(), dispatcher: (node: NodeView) => deps.pools.get(node.spec), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
-  const bounds = await sizePrompt(sizing, { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() }, clientGone.signal);
-  const { upper: promptTokens, exact } = bounds;
+  // A count generates nothing: never sized against a context nor refused for length (config/endpoints.ts).
+  const sized = { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() };
+  const bounds = counting ? undefined : await sizePrompt(sizing, sized, clientGone.signal);
+  const promptTokens = bounds?.upper;
+  const exact = bounds?.exact ?? false;
 
   const policy = resolved.policy ?? settings.policy;
   const { affinityKey, promptPrefix } = requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
-  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: queue };
+  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: queue };
   const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
   if (outOfScope) {
-    const routeRequest = routeRequestFor(facts, settings);
+    const routeRequest = { ...routeRequestFor(facts, settings), endpoint };
     const admission = await admitAsUnknown(deps.scheduler, routeRequest, settings, clientGone.signal);
     const state = startFailover(routeRequest);
     respondRefused(refusalDeps, { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, visible, fail, finish });
     return;
   }
-  // The open gateway (no tenant configured) has nothing to count: no ledger work at all.
+  // The open gateway (no tenant configured) has nothing to count: no ledger work at all. A count
+  // (count_tokens) reserves no tokens: it counts against the request rate only.
   if (tenant !== undefined && tenant !== OPEN_TENANT) {
-    const limits = { tenant, model: resolved.model, promptTokens, maxTokens, completionReserveTokens: settings.completionReserveTokens };
+    const limits = { tenant, model: resolved.model, promptTokens: promptTokens ?? 0, maxTokens: counting ? 0 : maxTokens, completionReserveTokens: settings.completionReserveTokens };
     if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail }))) return;
   }
   const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal };
@@ -174,7 +182,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       report.node = target.label;
     },
   };
-  const end = await runFailover(sources, setting, startFailover(routeRequestFor(facts, settings)));
+  const end = await runFailover(sources, setting, startFailover({ ...routeRequestFor(facts, settings), endpoint }));
   if (end.kind === 'answered') return;
   const admission = nodes.refusal;
   // The loop ends unserved only after the scheduler refused: the local targets come first.

@@ -27,9 +27,12 @@ import { mustVerify, verifyInbound, type ForwardInDeps, type PeerTenancy } from 
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 import { freshRemoteModelList } from '../sites/remote-models.ts';
 import { sendError } from '../http/openai-error.ts';
+import { errorDialectFor } from '../http/error-dialect.ts';
+import { INFERENCE_ENDPOINTS } from '#src/config/index.ts';
 import { sendJson } from '../http/server.ts';
 
-export const INFERENCE_PATHS = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/responses'] as const;
+/** Every inference route (config/endpoints.ts): OpenAI's and Anthropic's Messages; each is forwarded between sites alike. */
+export const INFERENCE_PATHS = INFERENCE_ENDPOINTS;
 
 export interface PublicEndpointDeps {
   readonly clock: Clock;
@@ -57,7 +60,7 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       const tenant = keys.open ? OPEN_TENANT : keys.identify(presentedKey(req.headers));
       if (tenant === undefined) {
         req.resume();
-        sendError(res, unauthorized('Incorrect or missing API key. Send it as "Authorization: Bearer <key>".'));
+        sendError(res, unauthorized('Incorrect or missing API key. Send it as "Authorization: Bearer <key>" (or "x-api-key: <key>").'), {}, errorDialectFor(url.pathname));
         return;
       }
       return handler(req, res, url, tenant);

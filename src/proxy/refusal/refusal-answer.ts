@@ -14,6 +14,7 @@ import { refusalFigure } from '../request/prompt-bounds.ts';
 import {
   allAttemptsFailed,
   contextLengthExceeded,
+  endpointUnsupported,
   modelLoadTimedOut,
   nothingServes,
   queueRefused,
@@ -71,6 +72,10 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
     return answer(error, 'context_rejected');
   }
   if (lastRefusal?.kind === 'model_not_found') return answer(upstreamModelNotFound(requested, lastRefusal.message));
+  // Every node tried answered a route-level 404: none left that serves the endpoint.
+  if (lastRefusal?.kind === 'endpoint_missing' && f.state.failures.every((failure) => failure.code === 'refused')) {
+    return answer(endpointUnsupported(requested, routeRequest.endpoint ?? 'this endpoint', admission.excluded), 'no_healthy_node');
+  }
   const failures = f.state.failures.map(failureLine);
   if (f.state.loadTimedOut) return answer(modelLoadTimedOut(requested, failures, f.retryAfterSeconds));
   if (routeRequest.triedNodes.size > 0) return answer(allAttemptsFailed(requested, failures, f.retryAfterSeconds, f.state.triedSites.size > 0));
@@ -83,6 +88,7 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
     remoteModels: f.sites?.models,
     siteExclusions: f.sites?.excluded,
     visible: f.visible,
+    endpoint: routeRequest.endpoint,
   });
   return answer(error, error.status === 404 ? 'model_not_found' : 'no_healthy_node');
 }

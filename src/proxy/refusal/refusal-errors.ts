@@ -9,11 +9,43 @@ import { countByCode, judgeModel, type Exclusion, type ModelVerdictInput, type S
  * current and none lists the model (docs/config.md, "Unknown and unavailable models"), else 503.
  */
 export function nothingServes(
-  input: ModelVerdictInput & { readonly excluded: readonly Exclusion[]; readonly retryAfterSeconds: number; readonly siteExclusions?: readonly SiteExclusion[] | undefined },
+  input: ModelVerdictInput & {
+    readonly excluded: readonly Exclusion[];
+    readonly retryAfterSeconds: number;
+    readonly siteExclusions?: readonly SiteExclusion[] | undefined;
+    readonly endpoint?: string | undefined;
+  },
 ): GatewayError {
   const verdict = judgeModel(input);
-  if (verdict.kind !== 'unknown') return noNodeAvailable(input.requested, input.excluded, input.retryAfterSeconds, input.siteExclusions);
-  return unknownModel(input.requested, verdict.closest);
+  if (verdict.kind === 'unknown') return unknownModel(input.requested, verdict.closest);
+  if (input.endpoint !== undefined && onlyTheEndpointLacks(input.excluded) && (input.siteExclusions ?? []).length === 0) {
+    return endpointUnsupported(input.requested, input.endpoint, input.excluded);
+  }
+  return noNodeAvailable(input.requested, input.excluded, input.retryAfterSeconds, input.siteExclusions);
+}
+
+/** Exclusions that say a node does not serve the model at all (so it is no candidate for the endpoint either). */
+const NOT_SERVING_MODEL: readonly string[] = ['missing', 'not_allowed', 'empty', 'expired', 'group_mismatch'];
+
+/** Every node that serves the model lacks the endpoint (and one does): waiting will not help. */
+function onlyTheEndpointLacks(excluded: readonly Exclusion[]): boolean {
+  const serving = excluded.filter((e) => !NOT_SERVING_MODEL.includes(e.code));
+  return serving.length > 0 && serving.every((e) => e.code === 'endpoint_unsupported');
+}
+
+/**
+ * 404: the nodes that serve the model do not serve this endpoint (their kinds' sets, `[[nodes]]
+ * endpoints`, or a route-level 404 each answered). `excluded`: the routing exclusions (counted in the body).
+ */
+export function endpointUnsupported(model: string, endpoint: string, excluded: readonly Exclusion[] = []): GatewayError {
+  const lacking = excluded.filter((e) => e.code === 'endpoint_unsupported').map((e) => `${e.node}: ${e.detail ?? 'endpoint_unsupported'}`);
+  const named = lacking.length === 0 ? '' : ` (${lacking.slice(0, 5).join('; ')})`;
+  return new GatewayError('GW_MODEL_NOT_FOUND', `no node serving model '${model}' serves POST ${endpoint}${named}`, {
+    status: 404,
+    openaiType: 'invalid_request_error',
+    openaiCode: 'endpoint_unsupported',
+    details: { endpoint, exclusions: countByCode(excluded) },
+  });
 }
 
 /** 404 model_not_found for a name no node takes, with the served names nearest to it. */

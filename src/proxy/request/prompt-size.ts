@@ -12,6 +12,8 @@
 import { ctxFor, lastKnownCtx, residencyOf } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { isRecord } from '#src/core/is-record.ts';
+import { isAnthropicPath } from '#src/config/index.ts';
+import { anthropicPromptPieces } from './anthropic-prompt.ts';
 
 export const TEMPLATE_TOKENS_PER_MESSAGE = 8;
 export const TEMPLATE_TOKENS_PER_PROMPT = 16;
@@ -88,6 +90,8 @@ export function promptText(endpoint: string, json: Readonly<Record<string, unkno
     } else {
       messages += collectMessages(json.input, pieces);
     }
+  } else if (isAnthropicPath(endpoint)) {
+    messages = anthropicPromptPieces(json, pieces);
   }
   return { pieces, messages, givenTokens };
 }

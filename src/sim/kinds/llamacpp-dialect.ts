@@ -127,6 +127,8 @@ const MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonly string[]>> =
   completion: ['max_tokens', 'n_predict'],
   embeddings: [],
   responses: ['max_output_tokens'],
+  messages: ['max_tokens'],
+  count_tokens: [],
 };
 
 /** `proxied`: answers pass through the router, which re-sends them chunked. */
@@ -162,5 +164,7 @@ export function llamaDialect(random: () => number, proxied: boolean): InferenceD
         encoding === 'base64' ? { embedding, index, object: 'embedding', encoding_format: 'base64' } : { embedding, index, object: 'embedding' }),
     }),
     maxTokenFields: (endpoint) => MAX_TOKEN_FIELDS[endpoint],
+    // Its Messages routes keep the OpenAI-style error bodies (PROTOCOLS.md §7.z).
+    anthropic: { error: (reply) => reply, modelFirst: false, deltaInputTokens: false, omitsStopSequence: false },
   };
 }

@@ -15,6 +15,8 @@ const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
   '/embeddings': 'embeddings',
   '/v1/responses': 'responses',
   '/responses': 'responses',
+  '/v1/messages': 'messages',
+  '/v1/messages/count_tokens': 'count_tokens',
 };
 
 export function llamaInferenceEndpoint(method: string, path: string): InferenceEndpoint | undefined {

@@ -8,6 +8,7 @@ import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
+import { wrappedError } from '#src/sim/anthropic-messages.ts';
 
 export const OLLAMA_JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json; charset=utf-8' };
 const OLLAMA_SSE_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'text/event-stream' };
@@ -21,6 +22,14 @@ export function ollamaJson(status: number, body: unknown): Reply {
 export function ollamaOpenAiError(status: number, message: string): Reply {
   const type = status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : 'api_error';
   return ollamaJson(status, { error: { message, type, param: null, code: null } });
+}
+
+/** Ollama's Anthropic layer (`anthropic.NewError`): the type by status, and a `request_id`. */
+export function ollamaAnthropicError(reply: Reply, random: () => number): Reply {
+  const type = (status: number): string =>
+    status === 400 ? 'invalid_request_error' : status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 404 ? 'not_found_error'
+      : status === 429 ? 'rate_limit_error' : status === 503 || status === 529 ? 'overloaded_error' : 'api_error';
+  return wrappedError(reply, type, { request_id: `req_${hexId(random, 24)}` });
 }
 
 export function ollamaModelNotFound(name: string): Reply {
@@ -79,6 +88,8 @@ const MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonly string[]>> =
   completion: ['max_tokens'],
   embeddings: [],
   responses: ['max_output_tokens'],
+  messages: ['max_tokens'],
+  count_tokens: [],
 };
 
 export function ollamaDialect(random: () => number): InferenceDialect {
@@ -95,7 +106,7 @@ export function ollamaDialect(random: () => number): InferenceDialect {
     kvExhaustedReply: () => ollamaOpenAiError(500, 'runner failure'),
     kvExhaustedEvent: () => ({ data: { error: { message: 'runner failure', type: 'api_error', param: null, code: null } } }),
     newId: (endpoint) =>
-      endpoint === 'chat' ? `chatcmpl-${shortId()}` : endpoint === 'responses' ? `resp_${hexId(random, 24)}` : `cmpl-${shortId()}`,
+      endpoint === 'chat' ? `chatcmpl-${shortId()}` : endpoint === 'responses' ? `resp_${hexId(random, 24)}` : endpoint === 'messages' ? `msg_${hexId(random, 24)}` : `cmpl-${shortId()}`,
     format,
     // Its OpenAI layer encodes base64 when asked and answers floats for anything else.
     embeddingEncoding: (value) => (value === 'base64' ? 'base64' : 'float'),
@@ -106,5 +117,6 @@ export function ollamaDialect(random: () => number): InferenceDialect {
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
     }),
     maxTokenFields: (endpoint) => MAX_TOKEN_FIELDS[endpoint],
+    anthropic: { error: (reply) => ollamaAnthropicError(reply, random), modelFirst: true, deltaInputTokens: true, omitsStopSequence: true },
   };
 }

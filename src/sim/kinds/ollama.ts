@@ -19,6 +19,8 @@ const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
   '/v1/completions': 'completion',
   '/v1/embeddings': 'embeddings',
   '/v1/responses': 'responses',
+  '/v1/messages': 'messages',
+  '/v1/messages/count_tokens': 'count_tokens',
 };
 
 function classify(method: string, path: string): EndpointClass {
@@ -104,7 +106,8 @@ export function ollamaHandler(context: KindContext): KindHandler {
     const name = body['model'];
     const model = typeof name === 'string' ? resolve(name) : undefined;
     if (model === undefined) {
-      exchange.writer.reply(ollamaModelNotFound(typeof name === 'string' ? name : ''));
+      const notFound = ollamaModelNotFound(typeof name === 'string' ? name : '');
+      exchange.writer.reply(endpoint === 'messages' || endpoint === 'count_tokens' ? (dialect.anthropic?.error(notFound) ?? notFound) : notFound);
       return;
     }
     if (residents.status(model.id) === 'unloaded') residents.load(model.id);

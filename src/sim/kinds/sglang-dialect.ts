@@ -89,6 +89,8 @@ const MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonly string[]>> =
   completion: ['max_tokens'],
   embeddings: [],
   responses: ['max_output_tokens'],
+  messages: ['max_tokens'],
+  count_tokens: [],
 };
 
 export function sglangDialect(random: () => number): InferenceDialect {

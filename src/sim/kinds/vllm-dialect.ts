@@ -10,6 +10,15 @@ import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
 import { requestedEncoding } from '#src/sim/embedding-encoding.ts';
+import { wrappedError, type AnthropicStyle } from '#src/sim/anthropic-messages.ts';
+
+/** vLLM's Anthropic router (`translate_error_response`): its error's type and message, wrapped. */
+const VLLM_ANTHROPIC: AnthropicStyle = {
+  error: (reply) => wrappedError(reply, (_status, inner) => inner ?? 'BadRequestError'),
+  modelFirst: false,
+  deltaInputTokens: true,
+  omitsStopSequence: false,
+};
 
 export const VLLM_JSON_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'application/json' };
 const VLLM_SSE_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'text/event-stream; charset=utf-8' };
@@ -134,10 +143,12 @@ const MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonly string[]>> =
   completion: ['max_tokens'],
   embeddings: [],
   responses: ['max_output_tokens'],
+  messages: ['max_tokens'],
+  count_tokens: [],
 };
 
 const ID_PREFIX: Readonly<Record<InferenceEndpoint, string>> = {
-  chat: 'chatcmpl-', completion: 'cmpl-', embeddings: 'embd-', responses: 'resp_',
+  chat: 'chatcmpl-', completion: 'cmpl-', embeddings: 'embd-', responses: 'resp_', messages: 'chatcmpl-', count_tokens: 'chatcmpl-',
 };
 
 export function vllmDialect(random: () => number): InferenceDialect {
@@ -171,5 +182,6 @@ export function vllmDialect(random: () => number): InferenceDialect {
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, completion_tokens: 0, prompt_tokens_details: null },
     }),
     maxTokenFields: (endpoint) => MAX_TOKEN_FIELDS[endpoint],
+    anthropic: VLLM_ANTHROPIC,
   };
 }

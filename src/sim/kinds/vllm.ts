@@ -19,6 +19,8 @@ const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
   '/v1/completions': 'completion',
   '/v1/embeddings': 'embeddings',
   '/v1/responses': 'responses',
+  '/v1/messages': 'messages',
+  '/v1/messages/count_tokens': 'count_tokens',
 };
 
 /** Known paths and their methods; another method on a known path is FastAPI's 405. */

@@ -11,6 +11,7 @@ test('every attempt result has a passive-health verdict: explained refusals prov
     success: 'success',
     context_overflow: 'success',
     model_not_found: 'success',
+    endpoint_missing: 'success',
     http_5xx: 'failure',
     connect_error: 'failure',
     reset: 'failure',

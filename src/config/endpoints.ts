@@ -1,0 +1,35 @@
+// The inference endpoints the gateway routes, by their request path: the one list the public
+// table serves, config validates (`[[nodes]] endpoints`), the kinds declare and routing filters on.
+// A path is its own endpoint: a server may serve one and not another.
+
+export const INFERENCE_ENDPOINTS = [
+  '/v1/chat/completions',
+  '/v1/completions',
+  '/v1/embeddings',
+  '/v1/responses',
+  '/v1/messages',
+  '/v1/messages/count_tokens',
+] as const;
+
+export type InferenceEndpoint = (typeof INFERENCE_ENDPOINTS)[number];
+
+/** The OpenAI endpoints every OpenAI-compatible server is assumed to serve (a `kind = "openai"` node's default). */
+export const OPENAI_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/responses'];
+
+export function isInferenceEndpoint(path: string): path is InferenceEndpoint {
+  return (INFERENCE_ENDPOINTS as readonly string[]).includes(path);
+}
+
+/**
+ * Whether the endpoint only counts the prompt (`/v1/messages/count_tokens`): it generates nothing,
+ * so the context guard never refuses it (counting a prompt that is too long is how a client learns
+ * it is), and it holds no context budget while in flight.
+ */
+export function countsOnly(endpoint: InferenceEndpoint): boolean {
+  return endpoint === '/v1/messages/count_tokens';
+}
+
+/** Anthropic's Messages API paths (`/v1/messages` and everything under it): their errors are Anthropic's shape. */
+export function isAnthropicPath(pathname: string): boolean {
+  return pathname === '/v1/messages' || pathname.startsWith('/v1/messages/');
+}

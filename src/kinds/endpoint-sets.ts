@@ -1,0 +1,12 @@
+// The endpoint sets the kinds declare (docs/protocols-endpoints.md: from which sources and versions).
+
+import { INFERENCE_ENDPOINTS, OPENAI_ENDPOINTS, type InferenceEndpoint } from '#src/config/index.ts';
+
+/**
+ * Every endpoint the gateway routes: what current llama-server, vLLM, SGLang and Ollama releases
+ * serve (an older one answers a route-level 404, and is recorded as lacking it). `auto` assumes it too.
+ */
+export const ALL_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_ENDPOINTS;
+
+/** The plain OpenAI surface (any OpenAI-compatible server, unless `[[nodes]] endpoints` says otherwise). */
+export const OPENAI_SURFACE: readonly InferenceEndpoint[] = OPENAI_ENDPOINTS;

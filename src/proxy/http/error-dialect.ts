@@ -1,0 +1,103 @@
+// How the gateway's own errors are worded, by the endpoint asked: OpenAI's shape on the OpenAI
+// routes, Anthropic's on the Messages routes, so a client never reads another dialect's error body.
+// One small interface; the writer (openai-error.ts's sendError) takes the dialect, the handlers
+// pick it once per request with `errorDialectFor(path)`.
+
+import type { GatewayError } from '#src/core/errors.ts';
+import { isAnthropicPath } from '#src/config/index.ts';
+import { isRecord } from '#src/core/is-record.ts';
+
+export interface ErrorDialect {
+  readonly name: 'openai-errors' | 'anthropic-errors';
+  /** The JSON body of `error`'s answer. */
+  body(error: GatewayError): string;
+  /**
+   * A node's own error body (a 400/404 the gateway passes on), in this dialect's shape, keeping its
+   * status and message; undefined = pass it on as it is (already this dialect's, or OpenAI's own routes).
+   */
+  passedOn(status: number, text: string): string | undefined;
+}
+
+export const OPENAI_ERRORS: ErrorDialect = {
+  name: 'openai-errors',
+  body: (error) =>
+    JSON.stringify({
+      error: {
+        message: error.message,
+        type: error.openaiType,
+        param: error.param,
+        code: error.openaiCode,
+        ...error.details,
+      },
+    }),
+  passedOn: () => undefined,
+};
+
+/**
+ * Anthropic's error types by status (its API's own table): 400 invalid_request_error, 401
+ * authentication_error, 403 permission_error, 404 not_found_error, 413 request_too_large, 429
+ * rate_limit_error, 503/529 overloaded_error, any other 5xx api_error.
+ */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 401:
+      return 'authentication_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+/** `{"type":"error","error":{"type","message",…}}`; the gateway's stable code and details ride along inside `error`. */
+export const ANTHROPIC_ERRORS: ErrorDialect = {
+  name: 'anthropic-errors',
+  body: (error) =>
+    JSON.stringify({
+      type: 'error',
+      error: {
+        type: anthropicErrorType(error.status),
+        message: error.message,
+        ...(error.openaiCode === null ? {} : { code: error.openaiCode }),
+        ...error.details,
+      },
+    }),
+  passedOn: (status, text) => {
+    const said = nodeMessage(text);
+    return said === undefined ? undefined : JSON.stringify({ type: 'error', error: { type: anthropicErrorType(status), message: said } });
+  },
+};
+
+/**
+ * What a node's error body says, to be worded in Anthropic's shape: undefined when it already is
+ * Anthropic's (`{"type":"error","error":{"type":…}}`, as vLLM and Ollama answer on these routes).
+ */
+function nodeMessage(text: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text.trim().slice(0, 2000);
+  }
+  if (!isRecord(body)) return text.trim().slice(0, 2000);
+  const error = body.error;
+  if (body.type === 'error' && isRecord(error) && typeof error.type === 'string') return undefined;
+  if (isRecord(error) && typeof error.message === 'string') return error.message;
+  if (typeof error === 'string') return error;
+  if (typeof body.message === 'string') return body.message;
+  if (typeof body.detail === 'string') return body.detail;
+  return text.trim().slice(0, 2000);
+}
+
+export function errorDialectFor(pathname: string): ErrorDialect {
+  return isAnthropicPath(pathname) ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
+}
