@@ -9,6 +9,16 @@ export const INFERENCE_ENDPOINTS = [
   '/v1/responses',
   '/v1/messages',
   '/v1/messages/count_tokens',
+  // Rerank and score (docs/protocols-endpoints.md: who serves which path).
+  '/v1/rerank',
+  '/rerank',
+  '/v2/rerank',
+  '/v1/score',
+  '/score',
+  // Audio: transcriptions and translations are multipart/form-data (MULTIPART_ENDPOINTS); speech is JSON.
+  '/v1/audio/transcriptions',
+  '/v1/audio/translations',
+  '/v1/audio/speech',
 ] as const;
 
 export type InferenceEndpoint = (typeof INFERENCE_ENDPOINTS)[number];
@@ -27,6 +37,29 @@ export function isInferenceEndpoint(path: string): path is InferenceEndpoint {
  */
 export function countsOnly(endpoint: InferenceEndpoint): boolean {
   return endpoint === '/v1/messages/count_tokens';
+}
+
+/** Rerank (a query against documents) and score (text pairs): each pair is one sequence to the model. */
+export const RERANK_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/rerank', '/rerank', '/v2/rerank'];
+export const SCORE_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/score', '/score'];
+
+export function isRerankOrScoreEndpoint(path: string): boolean {
+  return (RERANK_ENDPOINTS as readonly string[]).includes(path) || (SCORE_ENDPOINTS as readonly string[]).includes(path);
+}
+
+/** The endpoints whose body is multipart/form-data (an audio file and form fields), not JSON. */
+export const MULTIPART_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/audio/transcriptions', '/v1/audio/translations'];
+
+export function takesMultipart(endpoint: InferenceEndpoint): boolean {
+  return MULTIPART_ENDPOINTS.includes(endpoint);
+}
+
+/**
+ * Whether a 2xx answer may be other media than JSON or an event stream: a transcript as text, SRT
+ * or VTT (`response_format`), speech as audio bytes. Such an answer streams through as it comes.
+ */
+export function answersMedia(endpoint: InferenceEndpoint): boolean {
+  return endpoint.startsWith('/v1/audio/');
 }
 
 /** Anthropic's Messages API paths (`/v1/messages` and everything under it): their errors are Anthropic's shape. */

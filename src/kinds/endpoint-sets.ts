@@ -2,11 +2,23 @@
 
 import { INFERENCE_ENDPOINTS, OPENAI_ENDPOINTS, type InferenceEndpoint } from '#src/config/index.ts';
 
-/**
- * Every endpoint the gateway routes: what current llama-server, vLLM, SGLang and Ollama releases
- * serve (an older one answers a route-level 404, and is recorded as lacking it). `auto` assumes it too.
- */
+/** Every endpoint the gateway routes. `auto` assumes it (a route-level 404 teaches it otherwise). */
 export const ALL_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_ENDPOINTS;
 
 /** The plain OpenAI surface (any OpenAI-compatible server, unless `[[nodes]] endpoints` says otherwise). */
 export const OPENAI_SURFACE: readonly InferenceEndpoint[] = OPENAI_ENDPOINTS;
+
+/** The OpenAI four and Anthropic's Messages: what current llama-server, vLLM, SGLang and Ollama releases all serve. */
+const CHAT_SURFACE: readonly InferenceEndpoint[] = [...OPENAI_ENDPOINTS, '/v1/messages', '/v1/messages/count_tokens'];
+
+/** llama-server (single and router): rerank at `/rerank` and `/v1/rerank`, transcriptions (no score, translations or speech). */
+export const LLAMACPP_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank', '/rerank', '/v1/audio/transcriptions'];
+
+/** vLLM: rerank at all three paths, score at both, transcriptions and translations (Whisper models); no speech. */
+export const VLLM_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank', '/rerank', '/v2/rerank', '/v1/score', '/score', '/v1/audio/transcriptions', '/v1/audio/translations'];
+
+/** SGLang: rerank at `/v1/rerank` (its own answer shape); no score route of the OpenAI family, no audio. */
+export const SGLANG_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank'];
+
+/** Ollama: no rerank, score or audio routes. */
+export const OLLAMA_ENDPOINTS: readonly InferenceEndpoint[] = CHAT_SURFACE;

@@ -21,7 +21,7 @@ import type { StreamUsage } from './stream-usage.ts';
  * the extra usage chunk, which the client would then not get.
  */
 export const LLAMACPP_STREAM_USAGE: StreamUsage = Object.freeze({ askOn: [], nullsWhenAsked: false });
-import { ALL_ENDPOINTS } from './endpoint-sets.ts';
+import { LLAMACPP_ENDPOINTS } from './endpoint-sets.ts';
 
 export interface PropsReading {
   readonly role: ServerRole;
@@ -115,5 +115,5 @@ export const llamacpp: ServerKind = {
   resolveModelName: aliasedName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
-  endpoints: ALL_ENDPOINTS,
+  endpoints: LLAMACPP_ENDPOINTS,
 };

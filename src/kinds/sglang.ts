@@ -11,7 +11,7 @@ import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_NO_NULLS } from './stream-usage.ts';
-import { ALL_ENDPOINTS } from './endpoint-sets.ts';
+import { SGLANG_ENDPOINTS } from './endpoint-sets.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -43,5 +43,5 @@ export const sglang: ServerKind = {
   resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
-  endpoints: ALL_ENDPOINTS,
+  endpoints: SGLANG_ENDPOINTS,
 };

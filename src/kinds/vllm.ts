@@ -11,7 +11,7 @@ import { poolWhenLlamaServer } from './kv-pool.ts';
 import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_WITH_NULLS } from './stream-usage.ts';
-import { ALL_ENDPOINTS } from './endpoint-sets.ts';
+import { VLLM_ENDPOINTS } from './endpoint-sets.ts';
 
 /** vLLM's `/tokenize`; SGLang answers the same request. */
 export const OPENAI_SERVER_TOKENIZE: TokenizeDialect = {
@@ -49,5 +49,5 @@ export const vllm: ServerKind = {
   resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
-  endpoints: ALL_ENDPOINTS,
+  endpoints: VLLM_ENDPOINTS,
 };

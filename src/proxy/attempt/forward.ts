@@ -31,6 +31,8 @@ export interface AttemptInput extends UpstreamRequest {
   readonly canFailOver: () => boolean;
   /** False for a remote site: none of its error answers reaches the client (response-policy.ts). Default true. */
   readonly passOnErrors?: boolean;
+  /** The endpoint answers other media than JSON and SSE (the audio routes): passed through. */
+  readonly anyMedia?: boolean | undefined;
   /** The endpoint's error dialect: a 400/404 passed on is worded in it (absent = as the node sent it). */
   readonly errorDialect?: ErrorDialect | undefined;
   readonly startedMs: number;
@@ -61,7 +63,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     const status = sent.head.status;
     const headers = clientResponseHeaders(sent.head.headers);
     const coding = bodyCoding(sent.head.headers['content-encoding']);
-    const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), coding, canFailOver: input.canFailOver, passOnErrors: input.passOnErrors });
+    const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), coding, canFailOver: input.canFailOver, passOnErrors: input.passOnErrors, anyMedia: input.anyMedia });
     if (plan.kind === 'fail') {
       upstream.destroy(new Error(plan.error));
       return { kind: 'failed', result: plan.result, error: plan.error, status };

@@ -53,6 +53,8 @@ export function bodyCoding(header: string | readonly string[] | undefined): Body
 export interface ResponseFacts {
   readonly status: number;
   readonly contentType: string;
+  /** The endpoint answers other media too (audio, a plain-text transcript): a 2xx in them streams through. */
+  readonly anyMedia?: boolean | undefined;
   readonly coding: BodyCoding;
   /** Asked only for a 5xx: true means hide it and fail over, false means pass it on. */
   readonly canFailOver: () => boolean;
@@ -99,6 +101,7 @@ export function planResponse(facts: ResponseFacts): ResponsePlan {
   const eventStream = isEventStream(contentType);
   if (status >= 200 && status < 300 && !eventStream) {
     if (isJson(contentType)) return { kind: 'hold_json' };
+    if (facts.anyMedia === true) return { kind: 'stream', eventStream: false };
     // An inference answer is JSON or SSE; an HTML page here is a captive portal or a misrouted
     // proxy, never a completion the client could use.
     const shown = contentType === '' ? 'no content-type' : `content-type ${JSON.stringify(contentType.slice(0, 80))}`;

@@ -5,7 +5,7 @@
 // lost the model its listing showed is re-listed.
 
 import type { EventBus } from '#src/core/events.ts';
-import { nodePathPrefix } from '#src/config/index.ts';
+import { answersMedia, nodePathPrefix } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports } from '#src/ports/index.ts';
 import { mayTruncateAt, type RouteRequest } from '#src/routing/index.ts';
@@ -106,6 +106,7 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
         passOnErrors: true,
         headersTimeoutMs: admission.load?.timeoutMs,
         errorDialect: errorDialectFor(endpoint),
+        anyMedia: answersMedia(endpoint),
         ...asked,
       };
       return Promise.resolve<Prepared>({ kind: 'send', call });

@@ -71,7 +71,9 @@ export function upstreamRequestHeaders(input: UpstreamHeaderInput): Record<strin
     if (value === undefined || HOP_BY_HOP.has(name) || NOT_FORWARDED_UPSTREAM.has(name) || dropped.has(name)) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  out['content-type'] = 'application/json';
+  // A multipart body (the audio routes) keeps its content-type: the boundary is in it.
+  const given = input.client['content-type'];
+  out['content-type'] = typeof given === 'string' && /^\s*multipart\/form-data\s*;/i.test(given) ? given : 'application/json';
   // The gateway reads answers to judge them (and the official openai SDK asks for gzip): plain bytes.
   out['accept-encoding'] = 'identity';
   out['content-length'] = String(input.bodyBytes);

@@ -15,7 +15,7 @@ import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';
 import { errorDialectFor } from '../http/error-dialect.ts';
-import { countsOnly, type InferenceEndpoint } from '#src/config/index.ts';
+import { countsOnly, takesMultipart, type InferenceEndpoint } from '#src/config/index.ts';
 import { requestedMaxTokens } from '../request/prompt-size.ts';
 import { sizePrompt } from '../request/size-prompt.ts';
 import { featureReaders } from '../request/affinity-key.ts';
@@ -23,6 +23,7 @@ import type { ProxyEvents } from '../request/proxy-events.ts';
 import { discardableRemainder, readBody } from '../http/read-body.ts';
 import { startRequestReport, type RequestReport } from '../request/request-report.ts';
 import { resolveRequest } from '../request/request-model.ts';
+import { resolveMultipartRequest } from '../request/multipart-model.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 import { respondRefused } from '../refusal/respond-refused.ts';
@@ -124,7 +125,9 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     const refused = acceptInboundBody(inbound, req.headers, raw, deps.events);
     if (refused !== undefined) return fail(refused);
   }
-  const resolved = resolveRequest(raw, settings.catalog, (name) => servedModelName(name, deps.registry.views()));
+  const servedName = (name: string): string => servedModelName(name, deps.registry.views());
+  // The audio routes take multipart/form-data (their `model` is a form field); the others JSON.
+  const resolved = takesMultipart(endpoint) ? await resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName) : resolveRequest(raw, settings.catalog, servedName);
   if (resolved instanceof GatewayError) {
     fail(resolved);
     return;

@@ -14,6 +14,7 @@ import type { NodeView } from '#src/nodes/index.ts';
 import { isRecord } from '#src/core/is-record.ts';
 import { isAnthropicPath } from '#src/config/index.ts';
 import { anthropicPromptPieces } from './anthropic-prompt.ts';
+import { isRerankOrScore, longestPairPieces } from './pair-prompt.ts';
 
 export const TEMPLATE_TOKENS_PER_MESSAGE = 8;
 export const TEMPLATE_TOKENS_PER_PROMPT = 16;
@@ -92,6 +93,8 @@ export function promptText(endpoint: string, json: Readonly<Record<string, unkno
     }
   } else if (isAnthropicPath(endpoint)) {
     messages = anthropicPromptPieces(json, pieces);
+  } else if (isRerankOrScore(endpoint)) {
+    messages = longestPairPieces(json, pieces);
   }
   return { pieces, messages, givenTokens };
 }

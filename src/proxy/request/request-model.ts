@@ -53,12 +53,24 @@ export function resolveRequest(raw: Buffer, catalog: ModelCatalog, servedName: (
   if (requestedModel === undefined) {
     return badRequest('you must provide a model parameter (and no models.default is configured)', 'model');
   }
+  const named = resolveModelName(requestedModel, catalog, servedName);
+  const stream = json.stream === true;
+  // Only the model's value changes; every other byte (big integers, 1e400, spacing) stays the client's.
+  const body = named.model === given ? raw : withTopLevelString(raw, scan, 'model', named.model);
+  return { ...named, requestedModel, stream, body, json };
+}
+
+export interface ResolvedName {
+  readonly model: string;
+  readonly group: string | undefined;
+  readonly policy: PolicyName | undefined;
+}
+
+/** The alias applied, the name resolved as the nodes list it, and the settings declared for it. */
+export function resolveModelName(requestedModel: string, catalog: ModelCatalog, servedName: (name: string) => string): ResolvedName {
   const configured = catalog.aliases.get(requestedModel) ?? requestedModel;
   const model = servedName(configured);
   // [[models.available]] settings follow the name they were declared for, whichever the nodes list.
   const declared = catalog.groups.has(configured) ? configured : model;
-  const stream = json.stream === true;
-  // Only the model's value changes; every other byte (big integers, 1e400, spacing) stays the client's.
-  const body = model === given ? raw : withTopLevelString(raw, scan, 'model', model);
-  return { model, requestedModel, group: catalog.groups.get(declared), policy: catalog.policies.get(declared), stream, body, json };
+  return { model, group: catalog.groups.get(declared), policy: catalog.policies.get(declared) };
 }

@@ -8,6 +8,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { TenantSpec } from '#src/config/index.ts';
+import { answersMedia } from '#src/config/index.ts';
 import { signForward, siteTargetUrl, TENANT_HEADER, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { chooseSite, knownRemoteModels, type RemoteSiteView, type SiteChoice, type SiteReachability } from '#src/routing/index.ts';
@@ -172,6 +173,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
         extraResponseHeaders: { 'x-switchyard-site': id, 'x-request-id': ask.requestId },
         // Another site's error answer names its nodes and its view: this site answers in its own terms.
         passOnErrors: false,
+        anyMedia: answersMedia(ask.endpoint),
         headersTimeoutMs: undefined,
         ...asked,
       };
