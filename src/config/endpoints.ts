@@ -58,7 +58,7 @@ export function takesMultipart(endpoint: InferenceEndpoint): boolean {
  * Whether a 2xx answer may be other media than JSON or an event stream: a transcript as text, SRT
  * or VTT (`response_format`), speech as audio bytes. Such an answer streams through as it comes.
  */
-export function answersMedia(endpoint: InferenceEndpoint): boolean {
+export function answersMedia(endpoint: string): boolean {
   return endpoint.startsWith('/v1/audio/');
 }
 
