@@ -19,12 +19,15 @@ const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
   '/v1/messages/count_tokens': 'count_tokens',
 };
 
+/** llama-server's rerank routes (all four name one handler). */
+export const LLAMA_RERANK_PATHS: readonly string[] = ['/rerank', '/reranking', '/v1/rerank', '/v1/reranking'];
+
 export function llamaInferenceEndpoint(method: string, path: string): InferenceEndpoint | undefined {
   return method === 'POST' ? INFERENCE_PATHS[path] : undefined;
 }
 
 export function classifyLlamaPath(method: string, path: string): EndpointClass {
-  if (llamaInferenceEndpoint(method, path) !== undefined) return 'inference';
+  if (llamaInferenceEndpoint(method, path) !== undefined || (method === 'POST' && LLAMA_RERANK_PATHS.includes(path))) return 'inference';
   if (method === 'GET' && (path === '/v1/models' || path === '/models')) return 'models';
   if (method === 'GET' && (path === '/health' || path === '/v1/health')) return 'health';
   return 'other';

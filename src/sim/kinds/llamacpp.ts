@@ -6,7 +6,8 @@ import { handleInference, jsonObjectBody } from '#src/sim/inference.ts';
 import { createModelEngine } from '#src/sim/model-engine.ts';
 import type { ResolvedModel } from '#src/sim/spec.ts';
 import { llamaDialect } from '#src/sim/kinds/llamacpp-dialect.ts';
-import { classifyLlamaPath, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import { classifyLlamaPath, LLAMA_RERANK_PATHS, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import { rerankAnswer } from '#src/sim/pooling-audio.ts';
 import {
   llamaError,
   llamaHealthy,
@@ -39,6 +40,13 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
       const body = jsonObjectBody(exchange, dialect);
       if (body === undefined) return;
       await handleInference(exchange, endpoint, body, { model, reportedModel: model.id, engine }, dialect, clock);
+      return;
+    }
+    if (method === 'POST' && LLAMA_RERANK_PATHS.includes(path)) {
+      const body = jsonObjectBody(exchange, dialect);
+      if (body === undefined) return;
+      const answer = rerankAnswer('llamacpp', body, { id: '', model: model.id });
+      writer.reply(answer.ok ? llamaJson(200, answer.json) : llamaError(400, 'invalid_request_error', answer.message));
       return;
     }
     switch (`${method} ${path}`) {

@@ -10,6 +10,7 @@ import { renderPrometheus, type MetricFamily } from '#src/sim/prometheus-text.ts
 import { jsonReply, textReply, type Reply } from '#src/sim/reply.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
 import { chatPromptTokens, textPromptTokens, tokenId, tokenIds, tokenize } from '#src/sim/tokenizer.ts';
+import { formFields, rerankAnswer, scoreAnswer, transcriptionReply } from '#src/sim/pooling-audio.ts';
 import { VLLM_JSON_HEADERS, vllmDialect, vllmError, vllmJson } from '#src/sim/kinds/vllm-dialect.ts';
 
 export const VLLM_VERSION = '0.11.0';
@@ -23,15 +24,18 @@ const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
   '/v1/messages/count_tokens': 'count_tokens',
 };
 
+/** vLLM's pooling and speech-to-text routes (answered by pooling-audio.ts). */
+const POOLING_AUDIO_PATHS: readonly string[] = ['/rerank', '/v1/rerank', '/v2/rerank', '/score', '/v1/score', '/v1/audio/transcriptions', '/v1/audio/translations'];
+
 /** Known paths and their methods; another method on a known path is FastAPI's 405. */
 const ROUTES: Readonly<Record<string, readonly string[]>> = {
   '/health': ['GET'], '/ping': ['GET', 'POST'], '/v1/models': ['GET'], '/version': ['GET'], '/load': ['GET'],
   '/tokenize': ['POST'], '/metrics': ['GET'],
-  ...Object.fromEntries(Object.keys(INFERENCE_PATHS).map((path) => [path, ['POST']])),
+  ...Object.fromEntries([...Object.keys(INFERENCE_PATHS), ...POOLING_AUDIO_PATHS].map((path) => [path, ['POST']])),
 };
 
 function classify(method: string, path: string): EndpointClass {
-  if (method === 'POST' && INFERENCE_PATHS[path] !== undefined) return 'inference';
+  if (method === 'POST' && (INFERENCE_PATHS[path] !== undefined || POOLING_AUDIO_PATHS.includes(path))) return 'inference';
   if (method === 'GET' && path === '/v1/models') return 'models';
   if (path === '/health' || path === '/ping') return 'health';
   return 'other';
@@ -120,6 +124,27 @@ export function vllmHandler(context: KindContext): KindHandler {
     return textReply(200, text, { server: 'uvicorn', 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' });
   }
 
+  /** Rerank and score (JSON), transcriptions and translations (a multipart form). */
+  function poolingOrAudio(exchange: SimExchange): void {
+    const { path, writer } = exchange;
+    const created = nowSec();
+    if (path.startsWith('/v1/audio/')) {
+      const form = formFields(exchange);
+      if (form === undefined) return writer.reply(vllmJson(400, { error: { message: 'expected multipart/form-data', type: 'BadRequestError', param: null, code: 400 } }));
+      const target = targetFor(exchange, form.fields);
+      if (target === undefined) return;
+      const task = path.endsWith('translations') ? 'translate' : 'transcribe';
+      writer.reply(transcriptionReply(form, { id: `${task === 'translate' ? 'trsl' : 'trsc'}-${hexId(random, 32)}`, model: target.model.id, created }, task));
+      return;
+    }
+    const body = jsonObjectBody(exchange, dialect);
+    const target = body === undefined ? undefined : targetFor(exchange, body);
+    if (body === undefined || target === undefined) return;
+    const meta = { id: `${path.endsWith('score') ? 'score' : 'rerank'}-${hexId(random, 32)}`, model: target.model.id, created };
+    const answer = path.endsWith('score') ? scoreAnswer(body, meta) : rerankAnswer('vllm', body, meta);
+    writer.reply(answer.ok ? vllmJson(200, answer.json) : vllmError(400, 'BadRequestError', answer.message));
+  }
+
   async function handle(exchange: SimExchange): Promise<void> {
     const { method, path, writer } = exchange;
     if (node.apiKey !== undefined && path.startsWith('/v1') && exchange.headers['authorization'] !== `Bearer ${node.apiKey}`) {
@@ -131,6 +156,7 @@ export function vllmHandler(context: KindContext): KindHandler {
       writer.reply(vllmJson(allowed === undefined ? 404 : 405, { detail: allowed === undefined ? 'Not Found' : 'Method Not Allowed' }));
       return;
     }
+    if (POOLING_AUDIO_PATHS.includes(path)) return poolingOrAudio(exchange);
     const endpoint = method === 'POST' ? INFERENCE_PATHS[path] : undefined;
     if (endpoint !== undefined || path === '/tokenize') {
       const body = jsonObjectBody(exchange, dialect);
