@@ -96,8 +96,8 @@ function transcriptOf(fileBytes: number): string {
   return Array.from({ length: count }, (_, i) => spoken[i % spoken.length]).join(' ');
 }
 
-const UVICORN_JSON = { 'content-type': 'application/json', server: 'uvicorn' };
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', server: 'uvicorn' };
+const UVICORN_JSON: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json', server: 'uvicorn' });
+const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/event-stream; charset=utf-8', server: 'uvicorn' });
 
 /** vLLM's transcription (or translation) answer for a form with its audio file. */
 export function transcriptionReply(form: FormFields, meta: { id: string; model: string; created: number }, task: 'transcribe' | 'translate'): Reply {

@@ -30,7 +30,12 @@ test('the request path reads a route-level 404 as endpoint_missing, and an unkno
 });
 
 test('each kind declares its endpoints; a configured list replaces them', () => {
-  for (const kind of ['llamacpp', 'vllm', 'ollama', 'sglang', 'auto'] as const) assert.deepEqual(servedEndpoints({ kind }), INFERENCE_ENDPOINTS, kind);
+  assert.deepEqual(servedEndpoints({ kind: 'auto' }), INFERENCE_ENDPOINTS);
+  const chat = [...OPENAI_ENDPOINTS, '/v1/messages', '/v1/messages/count_tokens'];
+  assert.deepEqual(servedEndpoints({ kind: 'ollama' }), chat);
+  assert.deepEqual(servedEndpoints({ kind: 'sglang' }), [...chat, '/v1/rerank']);
+  assert.deepEqual(servedEndpoints({ kind: 'llamacpp' }), [...chat, '/v1/rerank', '/rerank', '/v1/audio/transcriptions']);
+  assert.deepEqual(servedEndpoints({ kind: 'vllm' }), [...chat, '/v1/rerank', '/rerank', '/v2/rerank', '/v1/score', '/score', '/v1/audio/transcriptions', '/v1/audio/translations']);
   assert.deepEqual(servedEndpoints({ kind: 'openai' }), OPENAI_ENDPOINTS);
   assert.deepEqual(servedEndpoints({ kind: 'vllm', endpoints: ['/v1/messages'] }), ['/v1/messages']);
 });
