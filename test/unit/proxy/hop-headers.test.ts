@@ -57,3 +57,13 @@ test('nodes are asked for plain bytes whatever the client accepts', () => {
   const out = upstreamRequestHeaders({ client: { 'accept-encoding': 'gzip, deflate, br' }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined });
   assert.equal(out['accept-encoding'], 'identity');
 });
+
+test('a multipart body keeps its content-type (the boundary is in it); every other body is sent as JSON', () => {
+  const head = (contentType: string | undefined): string | undefined =>
+    upstreamRequestHeaders({ client: contentType === undefined ? {} : { 'content-type': contentType }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined })['content-type'];
+  assert.equal(head('multipart/form-data; boundary=abc'), 'multipart/form-data; boundary=abc');
+  assert.equal(head('Multipart/Form-Data; boundary="x y"'), 'Multipart/Form-Data; boundary="x y"');
+  assert.equal(head('multipart/form-data'), 'application/json', 'no boundary: not a usable multipart type');
+  assert.equal(head('text/plain'), 'application/json');
+  assert.equal(head(undefined), 'application/json');
+});

@@ -94,3 +94,20 @@ test('what this site repeats of another site\'s error: a short code token, nothi
   ];
   for (const [body, code] of cases) assert.equal(errorCodeOf(body), code, body);
 });
+
+test('an endpoint that answers media (audio): a 2xx in any type streams through; its errors and JSON are judged as ever', () => {
+  const table: { status: number; contentType: string; plan: string }[] = [
+    { status: 200, contentType: 'audio/mpeg', plan: 'stream' },
+    { status: 200, contentType: 'text/plain; charset=utf-8', plan: 'stream' },
+    { status: 200, contentType: '', plan: 'stream' },
+    { status: 200, contentType: 'application/json', plan: 'hold_json' },
+    { status: 200, contentType: 'text/event-stream', plan: 'stream' },
+    { status: 404, contentType: 'text/plain', plan: 'inspect_error' },
+    { status: 500, contentType: 'audio/mpeg', plan: 'fail' },
+  ];
+  for (const row of table) {
+    const plan = planResponse({ status: row.status, contentType: row.contentType, coding: IDENTITY, canFailOver: () => true, anyMedia: true });
+    assert.equal(plan.kind, row.plan, `${row.status} ${row.contentType}`);
+  }
+  assert.equal(planResponse({ status: 200, contentType: 'audio/mpeg', coding: IDENTITY, canFailOver: () => true }).kind, 'fail', 'elsewhere: not an inference answer');
+});
