@@ -181,3 +181,34 @@ test('byte-exact: the node’s answer reaches the client as sent, the request ch
     await node.close();
   }
 });
+
+test('a llama-server router takes rerank for an unloaded model: it loads it, as it does for chat', async () => {
+  const routerFleet = `
+[[node]]
+name = "router"
+kind = "llamacpp-router"
+ttft = "1ms"
+load_time = "20ms"
+
+[[node.model]]
+id = "rr"
+status = "unloaded"
+`;
+  const routed = await startFleetAndGateway(routerFleet, (sim) =>
+    [
+      '[server]\nlisten = "127.0.0.1:0"\ndrain_timeout = "0s"',
+      '[health]\ninterval = "200ms"\ntimeout = "5s"',
+      ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "llamacpp"`),
+    ].join('\n'),
+  );
+  try {
+    await eventually(async () => (await routed.gw.health()).models_ok === 1, 15_000, 'the router listed');
+    const res = await request(`${routed.gw.url}/rerank`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'rr', query: 'panda', documents: ['cat', 'panda'] }), signal: AbortSignal.timeout(20_000) });
+    assert.equal(res.statusCode, 200);
+    const json = (await res.body.json()) as { object: string; results: { index: number }[] };
+    assert.equal(json.object, 'list');
+    assert.equal(json.results[0]?.index, 1);
+  } finally {
+    await routed.close();
+  }
+});

@@ -10,7 +10,8 @@ import type { ModelEngine } from '#src/sim/model-engine.ts';
 import { ResidentModels, type ResidentView } from '#src/sim/resident-models.ts';
 import type { ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
 import { llamaDialect } from '#src/sim/kinds/llamacpp-dialect.ts';
-import { classifyLlamaPath, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import { classifyLlamaPath, LLAMA_RERANK_PATHS, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import { rerankAnswer } from '#src/sim/pooling-audio.ts';
 import {
   llamaError,
   llamaHealthy,
@@ -170,6 +171,11 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
 
   async function answerProxiedPost(exchange: SimExchange, body: Record<string, unknown>, ready: ReadyModel): Promise<void> {
     const endpoint = llamaInferenceEndpoint(exchange.method, exchange.path);
+    if (LLAMA_RERANK_PATHS.includes(exchange.path)) {
+      const answer = rerankAnswer('llamacpp', body, { id: '', model: ready.model.id });
+      exchange.writer.replyChunked(answer.ok ? llamaJson(200, answer.json) : llamaError(400, 'invalid_request_error', answer.message));
+      return;
+    }
     if (endpoint === undefined) {
       exchange.writer.replyChunked(llamaJson(200, llamaTokenizeAnswer(body)));
       return;
@@ -184,7 +190,7 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       writer.reply(llamaUnauthorized());
       return;
     }
-    if (llamaInferenceEndpoint(method, path) !== undefined || (method === 'POST' && path === '/tokenize')) {
+    if (llamaInferenceEndpoint(method, path) !== undefined || (method === 'POST' && (path === '/tokenize' || LLAMA_RERANK_PATHS.includes(path)))) {
       await handleProxiedPost(exchange);
       return;
     }
