@@ -229,8 +229,14 @@ export class GatewayParts {
 
   /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
   reload(): Promise<ReloadOutcome> {
-    const next = this.#reloading.then(() => this.#reloadNow()).then((outcome) => {
-      if (outcome.ok) this.#planes.reloaded();
+    const next = this.#reloading.then(() => this.#reloadNow()).then(async (outcome) => {
+      if (outcome.ok) {
+        await this.#planes.reloaded();
+        // Only now that every request plane judges tenants by the new config (workers confirmed
+        // it): a worker still seeing a tenant unlimited admits without asking, so a limit the
+        // tenant just gained applies once none can. Every counter is kept by tenant name.
+        this.ledger.configure(this.#config.tenants);
+      }
       this.dashboard.noteReload(outcome);
       return outcome;
     });
@@ -254,8 +260,6 @@ export class GatewayParts {
     if (restartOnly.length > 0) logger.warn({ keys: restartOnly }, 'these settings take effect only after a restart');
     this.#config = next;
     this.#settings = requestSettings(next);
-    // Every counter is kept by tenant name; changed limits apply to the next admission.
-    this.ledger.configure(next.tenants);
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.applyChange(change);

@@ -8,7 +8,8 @@ import { sumPoolFigures } from '#src/workers/index.ts';
 
 export interface PlaneHosts {
   readonly figures: () => readonly PlaneFigures[];
-  readonly reloaded: () => void;
+  /** Resolves once every host follows the reloaded config (the workers confirmed it). */
+  readonly reloaded: () => Promise<void> | void;
 }
 
 export class PlaneHostFigures {
@@ -24,9 +25,9 @@ export class PlaneHostFigures {
     this.#hosts = hosts;
   }
 
-  /** A reload succeeded: every host follows it. */
-  reloaded(): void {
-    this.#hosts.reloaded();
+  /** A reload succeeded: every host follows it; resolves once they do. */
+  async reloaded(): Promise<void> {
+    await this.#hosts.reloaded();
   }
 
   /** Upstream connections per node, over every host. */

@@ -50,7 +50,13 @@ export class UsagePart {
     const today = store.loadToday();
     ledger.restore(today);
     this.#logger.info({ file: store.file, rows: today.length }, 'tenant usage of today restored from the state file');
-    this.#flusher = new UsageFlusher({ store, rows: () => ledger.usageRows(), clock: this.#clock, log: this.#log });
+    this.#flusher = new UsageFlusher({
+      store,
+      rows: () => ledger.usageRows(),
+      clock: this.#clock,
+      log: this.#log,
+      onSaved: (rows) => this.#logger.debug({ file: store.file, rows }, 'tenant usage written to the state file'),
+    });
     this.#flusher.markWritten(today);
   }
 

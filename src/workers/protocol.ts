@@ -56,7 +56,8 @@ export type OwnerMessage =
   | { readonly t: 'fleet'; readonly fleet: ViewsUpdate }
   /** Only the limited routers' rooms changed (a lease came back, a switch moved): the views stand. */
   | { readonly t: 'rooms'; readonly rooms: readonly RouterRoom[] }
-  | { readonly t: 'config'; readonly config: GatewayConfig }
+  /** A reload's config; the worker answers `config-applied` with its generation. */
+  | { readonly t: 'config'; readonly config: GatewayConfig; readonly generation: number }
   | { readonly t: 'sites'; readonly sites: readonly SiteWire[] }
   | { readonly t: 'site-key'; readonly pem: string }
   | {
@@ -81,6 +82,8 @@ export type WorkerFigures = PlaneFigures;
 export type WorkerMessage =
   | { readonly t: 'listening'; readonly port: number }
   | { readonly t: 'listen-failed'; readonly error: string }
+  /** The worker's plane follows the pushed config of this generation: from now on it judges tenants by it. */
+  | { readonly t: 'config-applied'; readonly generation: number }
   | { readonly t: 'admit'; readonly id: number; readonly req: RouteRequest; readonly settings: QueueSettings; readonly firstAttempt: boolean }
   | { readonly t: 'abort'; readonly id: number }
   | { readonly t: 'release'; readonly id: number }

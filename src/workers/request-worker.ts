@@ -56,6 +56,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
       case 'config':
         plane.reconfigure(message.config);
         configNow.config = message.config;
+        send({ t: 'config-applied', generation: message.generation });
         return;
       case 'sites':
         mesh?.mirror.update(message.sites);

@@ -23,9 +23,12 @@ import { sitesSignature, sitesToWire } from './site-mirror.ts';
 import { keyPemOf } from './worker-mesh.ts';
 import { FleetSync } from './fleet-sync.ts';
 import { guardListenAddress, type ListenGuard } from './listen-guard.ts';
+import { ConfigAcks } from './config-acks.ts';
 import { spawnWorkerThread, startLink, type Link, type LinkDeps, type WorkerThread } from './worker-link.ts';
 
 const SYNC_EVERY_MS = 100;
+/** Longest a reload waits for every worker to apply its config before the ledger takes the new limits anyway. */
+export const CONFIG_ACK_BOUND_MS = 5_000;
 /** More restarts than this within RESTART_WINDOW_MS: a worker that keeps dying is left down (and said so). */
 export const MAX_RESTARTS = 5;
 export const RESTART_WINDOW_MS = 60_000;
@@ -82,6 +85,9 @@ export class RequestWorkers {
   #port = 0;
   readonly #fleet: FleetSync;
   #config: GatewayConfig;
+  /** Pushed configs, numbered; each worker says when it applied one. */
+  #generation = 0;
+  readonly #acks: ConfigAcks<Link>;
   #timer: Timer | undefined;
   /** The mesh state last pushed (undefined without [mesh]). */
   #mesh: { keyPem: string | undefined; sites: MeshInit['sites']; signature: string } | undefined;
@@ -99,6 +105,7 @@ export class RequestWorkers {
       rooms: () => options.scheduler.routerRooms(),
     });
     this.#config = options.config();
+    this.#acks = new ConfigAcks(options.clock);
     this.#mesh = options.mesh === undefined ? undefined : { keyPem: undefined, sites: [], signature: '[]' };
     this.#readMesh();
   }
@@ -136,14 +143,22 @@ export class RequestWorkers {
     if (next !== undefined) this.#broadcast(next);
   }
 
-  /** Pushes the config to every worker if a reload replaced it. */
-  syncConfig(): void {
+  /**
+   * Pushes the config to every worker if a reload replaced it; resolves once every worker applied
+   * it (config-acks.ts: the reload's new limits wait for that), or ended, or CONFIG_ACK_BOUND_MS passed.
+   */
+  syncConfig(): Promise<void> {
     const config = this.#options.config();
-    if (config === this.#config) return;
+    if (config === this.#config) return Promise.resolve();
     this.#config = config;
-    this.#broadcast({ t: 'config', config });
+    this.#generation += 1;
+    const generation = this.#generation;
+    this.#broadcast({ t: 'config', config, generation });
     // Sent now, not at the end of the turn: the reload's answer must not overtake it.
     for (const link of this.#links) link.outbox.flush();
+    return this.#acks.expect(generation, [...this.#links], CONFIG_ACK_BOUND_MS, (late) =>
+      this.#options.logger.warn({ workers: late.map((l) => l.index), waitedMs: CONFIG_ACK_BOUND_MS }, 'request workers did not confirm the reloaded config in time; its tenant limits apply now'),
+    );
   }
 
   /** Pushes the site key once loaded, and the remote sites when their views changed since the last push. */
@@ -205,7 +220,11 @@ export class RequestWorkers {
     const deps: LinkDeps = {
       ...options,
       syncFleet: () => this.syncFleet(),
-      onExit: (link, code) => this.#exited(link, code),
+      onConfigApplied: (link, generation) => this.#acks.applied(link, generation),
+      onExit: (link, code) => {
+        this.#acks.gone(link);
+        this.#exited(link, code);
+      },
       claimForward: source === undefined ? undefined : (claim) => source.claimForward(claim),
     };
     const { link, listening } = startLink((options.spawn ?? spawnWorkerThread)(init), init, deps);
@@ -236,7 +255,7 @@ export class RequestWorkers {
 
   #schedule(): void {
     this.#timer = this.#options.clock.setTimeout(() => {
-      this.syncConfig();
+      void this.syncConfig();
       this.syncFleet();
       this.syncMesh();
       if (!this.#closing) this.#schedule();

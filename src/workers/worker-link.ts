@@ -33,6 +33,8 @@ export interface LinkDeps {
   readonly modelLabel: (model: string) => string;
   /** Brings every worker's fleet up to date (before an admission is answered). */
   readonly syncFleet: () => void;
+  /** The worker applied the pushed config of `generation`. */
+  readonly onConfigApplied: (link: Link, generation: number) => void;
   /** The thread ended (its leases are already back). */
   readonly onExit: (link: Link, code: number) => void;
   /** [mesh]: records a forwarded request's signature as used, for the whole gateway (absent: refused). */
@@ -106,6 +108,8 @@ export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>,
         return;
       case 'listening':
         return listened?.resolve(message.port);
+      case 'config-applied':
+        return options.onConfigApplied(link, message.generation);
       case 'listen-failed':
         return listened?.reject(new Error(`request worker ${init.index} could not listen: ${message.error}`));
       case 'claim': {

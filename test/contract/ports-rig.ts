@@ -179,6 +179,7 @@ export const CROSS_THREAD: HostKind = {
         const next = sync.next();
         if (next !== undefined) holder.push?.(next);
       },
+      onConfigApplied: () => {},
       onExit: () => {},
     });
     holder.push = (m) => link.outbox.send(m);

@@ -158,7 +158,12 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     const routeRequest = { ...routeRequestFor(facts, settings), endpoint };
     const admission = await admitAsUnknown(deps.scheduler, routeRequest, settings, clientGone.signal);
     const state = startFailover(routeRequest);
-    respondRefused(refusalDeps, { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, visible, fail, finish });
+    // The remote sites are asked as for any unknown model ([mesh]): none lists it, so none is
+    // chosen, and their verdicts and listed models shape the 404 exactly as an unknown model's.
+    const unknownAsk = { settings, endpoint, req, resolved: { ...resolved, model: OUT_OF_SCOPE_MODEL }, requestId, signal: clientGone.signal };
+    const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...unknownAsk, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
+    await sites?.next(state);
+    respondRefused(refusalDeps, { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, fail, finish });
     return;
   }
   // The open gateway (no tenant configured) has nothing to count: no ledger work at all. A count

@@ -12,7 +12,7 @@ import type { ModelSpec } from '#src/config/types.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { presentedKey, unauthorized } from '../http/auth.ts';
 import type { TenantSpec } from '#src/config/index.ts';
-import { OPEN_TENANT, rotatingDirectory, tenantOf, type Tenant } from '#src/tenants/index.ts';
+import { allowsSite, OPEN_TENANT, rotatingDirectory, tenantOf, type Tenant } from '#src/tenants/index.ts';
 import { visibleTo } from './tenant-gate.ts';
 import { subtree, TableBuilder, type EndpointTable, type Handler } from '../http/endpoint-table.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
@@ -75,10 +75,11 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound, inbound.tenant === undefined ? undefined : tenantOf(inbound.tenant))) : local(req, res, url),
     );
   }
-  /** The models the fleet serves, only those in the tenant's scope. */
+  /** The models the fleet serves, only those the tenant may reach: in its model scope, here or on a site in its site scope. */
   const fleetList = (tenant: Tenant): { object: 'list'; data: FleetModel[] } => {
     const list = fleetModels(deps.registry.views(), deps.configuredModels(), deps.clock.now());
-    if (deps.mesh !== undefined) list.data.push(...freshRemoteModelList(deps.mesh, list.data, deps.clock.now()));
+    // Remote models only from the sites the tenant's requests may be forwarded to.
+    if (deps.mesh !== undefined) list.data.push(...freshRemoteModelList(deps.mesh, list.data, deps.clock.now(), (site) => allowsSite(tenant.spec, site)));
     const visible = visibleTo(tenant);
     return visible === undefined ? list : { ...list, data: list.data.filter((entry) => visible(entry.id)) };
   };

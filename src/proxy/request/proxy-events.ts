@@ -52,7 +52,13 @@ export interface ProxyEvents {
   /** A request was sent that makes a full llama-server router evict a model to load another. */
   'route:model-switch': { readonly node: string; readonly model: string };
   /** A request left its model's queue (admitted or refused) after waiting. */
-  'proxy:queue-wait': { readonly model: string; readonly waitedMs: number; readonly admitted: boolean };
+  'proxy:queue-wait': {
+    readonly model: string;
+    readonly waitedMs: number;
+    readonly admitted: boolean;
+    /** The tenant it queued as (absent without tenants). Unbounded text: for logs and tests, never a metrics label. */
+    readonly tenant?: string | undefined;
+  };
   /** A request forwarded to another site, and how that attempt ended (success, connect_error, http_5xx, …). */
   'mesh:forwarded': { readonly site: string; readonly result: string };
   /**

@@ -1,6 +1,7 @@
 // Pure: the /v1/models entries for models that only fresh remote sites serve ([mesh]). Each is
 // marked with its site: `owned_by: "switchyard:<site>"` (the first site by id) and a `switchyard`
-// object naming every fresh site that lists it. Models served locally keep their local entry.
+// object naming every fresh site that lists it. Models served locally keep their local entry. A
+// tenant is shown only the sites its `sites` scope allows.
 
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
@@ -10,10 +11,17 @@ export interface RemoteFleetModel extends FleetModel {
   readonly switchyard: { readonly site: string; readonly sites: readonly string[] };
 }
 
-export function remoteModelList(sites: readonly RemoteSiteView[], self: string, local: readonly { readonly id: string }[], nowMs: number): RemoteFleetModel[] {
+/** `allowed`: the sites the asking tenant may be forwarded to (its `sites` scope); absent = every one. */
+export function remoteModelList(
+  sites: readonly RemoteSiteView[],
+  self: string,
+  local: readonly { readonly id: string }[],
+  nowMs: number,
+  allowed: (siteId: string) => boolean = () => true,
+): RemoteFleetModel[] {
   const localIds = new Set(local.map((m) => m.id));
   const byModel = new Map<string, { sites: string[]; ctx: number; ready: boolean }>();
-  const fresh = sites.filter((s) => s.fresh && s.id !== self).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const fresh = sites.filter((s) => s.fresh && s.id !== self && allowed(s.id)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const site of fresh) {
     for (const [id, model] of site.models) {
       if (localIds.has(id)) continue;
@@ -42,6 +50,6 @@ export function remoteModelList(sites: readonly RemoteSiteView[], self: string, 
   });
 }
 
-export function freshRemoteModelList(mesh: MeshLink, local: readonly { readonly id: string }[], nowMs: number): RemoteFleetModel[] {
-  return remoteModelList(mesh.source.sites(), mesh.site, local, nowMs);
+export function freshRemoteModelList(mesh: MeshLink, local: readonly { readonly id: string }[], nowMs: number, allowed?: (siteId: string) => boolean): RemoteFleetModel[] {
+  return remoteModelList(mesh.source.sites(), mesh.site, local, nowMs, allowed);
 }

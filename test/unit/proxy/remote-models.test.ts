@@ -25,6 +25,10 @@ test('/v1/models gets one entry per model only fresh remote sites serve, marked 
     ],
   );
   assert.equal(list[0]?.created, 60);
+  // A tenant whose sites scope allows only z: a's models and a's name are left out.
+  const scoped = remoteModelList(sites, 'self', [{ id: 'local' }], 60_000, (site) => site === 'z');
+  assert.deepEqual(scoped.map((m) => [m.id, m.owned_by, m.switchyard.sites]), [['x', 'switchyard:z', ['z']]]);
+  assert.deepEqual(remoteModelList(sites, 'self', [], 60_000, () => false), [], 'a local-only tenant is shown no remote model');
 });
 
 test('a 503 lists the remote sites next to the node counts, and leaves the body alone without a mesh', () => {
