@@ -11,7 +11,7 @@ import { poolWhenLlamaServer } from './kv-pool.ts';
 import { NO_LOAD_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_NO_NULLS } from './stream-usage.ts';
-import { ALL_ENDPOINTS } from './endpoint-sets.ts';
+import { OLLAMA_ENDPOINTS } from './endpoint-sets.ts';
 
 /** Pure: GET /api/ps → the loaded models and their runtime context_length. */
 export function parseOllamaPs(body: unknown): { loadedIds: string[]; models: Record<string, ModelContext> } | undefined {
@@ -75,5 +75,5 @@ export const ollama: ServerKind = {
   resolveModelName: ollamaName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
-  endpoints: ALL_ENDPOINTS,
+  endpoints: OLLAMA_ENDPOINTS,
 };
