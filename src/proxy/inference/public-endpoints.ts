@@ -30,6 +30,7 @@ import { sendError } from '../http/openai-error.ts';
 import { errorDialectFor } from '../http/error-dialect.ts';
 import { INFERENCE_ENDPOINTS } from '#src/config/index.ts';
 import { sendJson } from '../http/server.ts';
+import { addOllamaRoutes } from './ollama-routes.ts';
 
 /** Every inference route (config/endpoints.ts): OpenAI's and Anthropic's Messages; each is forwarded between sites alike. */
 export const INFERENCE_PATHS = INFERENCE_ENDPOINTS;
@@ -95,6 +96,8 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       else sendJson(res, 200, found);
     }),
   );
+  // Ollama's native listing, version and the refused model-changing calls (its inference routes are in INFERENCE_PATHS).
+  addOllamaRoutes(table, { clock: deps.clock, registry: deps.registry, requireClientKey });
   table.add('GET', '/health', (_req, res) => {
     const status = fleetStatus(deps.registry.freshViews());
     sendJson(res, healthHttpStatus(status), { status });

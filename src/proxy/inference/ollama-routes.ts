@@ -1,0 +1,69 @@
+// The Ollama native routes the gateway answers itself (docs/protocols-endpoints.md, "Ollama's native
+// API"): `GET /api/tags` and `GET /api/ps` from what it knows of every Ollama node, filtered by the
+// tenant's model scope like /v1/models; `GET /api/version`; and the model-changing calls (pull,
+// push, create, copy, delete, blobs) refused 403 — they would change a node's models, which is the
+// admin API's business, never a client key's. The inference routes (/api/chat, …) are the shared
+// inference table's (public-endpoints.ts). Every path here is behind the client keys.
+
+import type { Clock } from '#src/core/clock.ts';
+import { GatewayError } from '#src/core/errors.ts';
+import type { NodeRegistry } from '#src/nodes/index.ts';
+import type { Tenant } from '#src/tenants/index.ts';
+import { subtree, type Handler, type TableBuilder } from '../http/endpoint-table.ts';
+import { OLLAMA_ERRORS } from '../http/error-dialect.ts';
+import { sendError } from '../http/openai-error.ts';
+import { sendJson } from '../http/server.ts';
+import { ollamaPs, ollamaTags } from '../request/ollama-listing.ts';
+import { visibleTo } from './tenant-gate.ts';
+
+/**
+ * What `GET /api/version` answers: the Ollama release whose API the gateway's routes were checked
+ * against (ollama/ollama 0.14: the native routes and the Anthropic layer), not any one node's
+ * version — nodes behind the gateway may run different ones, and a client gating a feature on the
+ * version must get what the gateway itself serves.
+ */
+export const OLLAMA_API_VERSION = '0.14.0';
+
+/** Ollama's model-changing routes (server/routes.go), by method; every one refused on the public listener. */
+export const OLLAMA_MANAGEMENT_ROUTES: readonly (readonly [method: string, path: string])[] = [
+  ['POST', '/api/pull'],
+  ['POST', '/api/push'],
+  ['POST', '/api/create'],
+  ['POST', '/api/copy'],
+  ['DELETE', '/api/delete'],
+  ['POST', subtree('/api/blobs/')],
+  ['HEAD', subtree('/api/blobs/')],
+];
+
+export function managementRefused(path: string): GatewayError {
+  const shown = path.endsWith('*') ? `${path.slice(0, -1)}…` : path;
+  return new GatewayError('GW_FORBIDDEN', `${shown} changes a node's models, which the gateway does not allow on its public listener; manage models through the gateway's admin API or on the node itself`, {
+    status: 403,
+    openaiType: 'invalid_request_error',
+    openaiCode: 'model_management_refused',
+  });
+}
+
+export interface OllamaRouteDeps {
+  readonly clock: Clock;
+  readonly registry: Pick<NodeRegistry, 'views'>;
+  /** Wraps a handler with the client-key check (public-endpoints.ts). */
+  readonly requireClientKey: (handler: (...args: [...Parameters<Handler>, Tenant]) => ReturnType<Handler>) => Handler;
+}
+
+export function addOllamaRoutes(table: TableBuilder, deps: OllamaRouteDeps): void {
+  const { requireClientKey } = deps;
+  table.add('GET', '/api/tags', requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now()))));
+  table.add('GET', '/api/ps', requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaPs(deps.registry.views(), visibleTo(tenant)))));
+  table.add('GET', '/api/version', requireClientKey((_req, res) => sendJson(res, 200, { version: OLLAMA_API_VERSION })));
+  for (const [method, path] of OLLAMA_MANAGEMENT_ROUTES) {
+    table.add(
+      method,
+      path,
+      requireClientKey((req, res) => {
+        req.resume();
+        sendError(res, managementRefused(path), {}, OLLAMA_ERRORS);
+      }),
+    );
+  }
+}
