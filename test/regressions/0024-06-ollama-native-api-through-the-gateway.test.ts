@@ -91,12 +91,14 @@ test('generate, embed and show are routed by model; show names the context lengt
   assert.equal(generated.done, true);
   assert.equal(generated.model, 'llama3:latest');
   assert.equal(generated.eval_count, 3);
-  assert.ok(generated.response.length > 0);
+  assert.ok((generated.response ?? '').length > 0);
   const embedded = await client.embed({ model: 'nomic-embed-text', input: ['first', 'second'] });
   assert.equal(embedded.embeddings.length, 2);
   assert.ok((embedded.embeddings[0]?.length ?? 0) > 0);
   const shown = await client.show({ model: 'llama3' });
-  assert.equal(shown.model_info['llama.context_length'], 4096);
+  // The client types model_info as a Map; on the wire it is a JSON object.
+  const info: unknown = shown.model_info;
+  assert.equal((info as Record<string, unknown>)['llama.context_length'], 4096);
 });
 
 test('list and ps are answered by the gateway in Ollama’s shapes, within the tenant’s scope', async () => {
@@ -111,7 +113,8 @@ test('list and ps are answered by the gateway in Ollama’s shapes, within the t
   // Both models were used above, so the node reports both loaded (its /api/ps, polled).
   await eventually(async () => (await client.ps()).models.length === 2, 10_000, 'both models loaded in /api/ps');
   const running = await client.ps();
-  assert.equal(running.models.find((m) => m.name === 'llama3:latest')?.context_length, 4096);
+  const loaded: unknown = running.models.find((m) => m.name === 'llama3:latest');
+  assert.equal((loaded as { context_length?: number } | undefined)?.context_length, 4096);
   const scoped = new Ollama({ host: env.gw.url, headers: { Authorization: `Bearer ${SCOPED_KEY}` } });
   assert.deepEqual((await scoped.list()).models.map((m) => m.name), ['nomic-embed-text:latest']);
   assert.deepEqual((await scoped.ps()).models.map((m) => m.name), ['nomic-embed-text:latest']);

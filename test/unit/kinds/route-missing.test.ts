@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { routeMissing, servedEndpoints } from '#src/kinds/index.ts';
-import { INFERENCE_ENDPOINTS, OPENAI_ENDPOINTS } from '#src/config/index.ts';
+import { INFERENCE_ENDPOINTS, OLLAMA_NATIVE_ENDPOINTS, OPENAI_ENDPOINTS } from '#src/config/index.ts';
 import { interpretUpstreamError } from '#src/proxy/attempt/upstream-error.ts';
 
 test('route-level 404s and 405s are recognised; model refusals are not', () => {
@@ -30,7 +30,11 @@ test('the request path reads a route-level 404 as endpoint_missing, and an unkno
 });
 
 test('each kind declares its endpoints; a configured list replaces them', () => {
-  for (const kind of ['llamacpp', 'vllm', 'ollama', 'sglang', 'auto'] as const) assert.deepEqual(servedEndpoints({ kind }), INFERENCE_ENDPOINTS, kind);
+  // Ollama's native /api/* is Ollama's alone.
+  assert.deepEqual(servedEndpoints({ kind: 'ollama' }), INFERENCE_ENDPOINTS);
+  for (const kind of ['llamacpp', 'vllm', 'sglang', 'auto'] as const) {
+    assert.deepEqual(servedEndpoints({ kind }), INFERENCE_ENDPOINTS.filter((e) => !OLLAMA_NATIVE_ENDPOINTS.includes(e)), kind);
+  }
   assert.deepEqual(servedEndpoints({ kind: 'openai' }), OPENAI_ENDPOINTS);
   assert.deepEqual(servedEndpoints({ kind: 'vllm', endpoints: ['/v1/messages'] }), ['/v1/messages']);
 });
