@@ -53,9 +53,14 @@ export interface OllamaRouteDeps {
 
 export function addOllamaRoutes(table: TableBuilder, deps: OllamaRouteDeps): void {
   const { requireClientKey } = deps;
-  table.add('GET', '/api/tags', requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now()))));
+  const tags = requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now())));
+  const version = requireClientKey((_req, res) => sendJson(res, 200, { version: OLLAMA_API_VERSION }));
+  // Ollama answers HEAD on these two as well (node:http sends no body for a HEAD).
+  for (const method of ['GET', 'HEAD']) {
+    table.add(method, '/api/tags', tags);
+    table.add(method, '/api/version', version);
+  }
   table.add('GET', '/api/ps', requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaPs(deps.registry.views(), visibleTo(tenant)))));
-  table.add('GET', '/api/version', requireClientKey((_req, res) => sendJson(res, 200, { version: OLLAMA_API_VERSION })));
   for (const [method, path] of OLLAMA_MANAGEMENT_ROUTES) {
     table.add(
       method,

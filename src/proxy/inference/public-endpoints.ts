@@ -1,6 +1,6 @@
-// The public endpoint table: the OpenAI routes (/v1/*) behind the client keys — each key names
-// its tenant (tenants/key-directory.ts), whose scope filters /v1/models and whose limits the
-// inference handler applies; no tenant configured = open, every request the `default` tenant's — and /health,
+// The public endpoint table: the inference routes (OpenAI's /v1/*, Anthropic's, Ollama's /api/*
+// with its listings in ollama-routes.ts) behind the client keys — each key names its tenant
+// (tenants/key-directory.ts), whose scope filters /v1/models and whose limits the inference handler applies; no tenant configured = open, every request the `default` tenant's — and /health,
 // which stays open because load balancers and orchestrators probe it without credentials. It tells
 // the fleet status only; the detailed report is the admin table's (admin/admin-endpoints.ts).
 // Every path answers CORS for the allowed browser origins (cors.ts). One builder for the main
