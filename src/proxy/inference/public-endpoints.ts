@@ -1,8 +1,10 @@
 // The public endpoint table: the inference routes (OpenAI's /v1/*, Anthropic's, Ollama's /api/*
 // with its listings in ollama-routes.ts) behind the client keys — each key names its tenant
-// (tenants/key-directory.ts), whose scope filters /v1/models and whose limits the inference handler applies; no tenant configured = open, every request the `default` tenant's — and /health,
-// which stays open because load balancers and orchestrators probe it without credentials. It tells
-// the fleet status only; the detailed report is the admin table's (admin/admin-endpoints.ts).
+// (tenants/key-directory.ts), whose scope filters /v1/models and whose limits the inference
+// handler applies; no tenant configured = open, every request the `default` tenant's — and
+// /health, which stays open because load balancers and orchestrators probe it without
+// credentials. It tells the fleet status only; the detailed report is the admin table's
+// (admin/admin-endpoints.ts).
 // Every path answers CORS for the allowed browser origins (cors.ts). One builder for the main
 // thread and each request worker. Handlers read the current config on each call, so a reload
 // applies to the next request.
