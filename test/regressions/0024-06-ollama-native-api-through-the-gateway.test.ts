@@ -138,6 +138,17 @@ test('an unknown model is Ollama’s 404 "model \'x\' not found"; a missing key 
   });
 });
 
+test('a prompt no node can hold is refused by the gateway’s guard, in Ollama’s error shape', async () => {
+  const long = 'word '.repeat(16000);
+  await assert.rejects(client.chat({ model: 'llama3', messages: [{ role: 'user', content: long }], options: { num_predict: 8 } }), (error: unknown) => {
+    const e = error as { name?: string; status_code?: number; error?: string };
+    assert.equal(e.name, 'ResponseError', String(error));
+    assert.equal(e.status_code, 400);
+    assert.match(String(e.error), /maximum context length is 4096 tokens/);
+    return true;
+  });
+});
+
 test('a pull (and every model-changing call) is refused 403 with a clear message', async () => {
   await assert.rejects(client.pull({ model: 'llama3.2', stream: false }), (error: unknown) => {
     const e = error as { status_code?: number; error?: string };
