@@ -4,7 +4,8 @@
 // (NDJSON), `generate`, `embed`, `show` routed by model to an Ollama node (`llama3` finds
 // `llama3:latest`, as Ollama's own names go), `list` and `ps` answered by the gateway from what it
 // knows in Ollama's shapes and within the tenant's model scope, `version`; an unknown model is
-// Ollama's 404 `model 'x' not found`; a pull is refused 403 in Ollama's error shape; a llama-server
+// Ollama's 404 `model 'x' not found`; a prompt no node can hold is refused by the guard in
+// Ollama's shape; a pull is refused 403 in Ollama's error shape; a llama-server
 // that lists the same model is excluded with `endpoint_unsupported` and never asked; the requests
 // are counted by endpoint.
 import { after, before, test } from 'node:test';
