@@ -9,31 +9,12 @@ import type { Clock } from '#src/core/clock.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { Tenant } from '#src/tenants/index.ts';
-import { subtree, type Handler, type TableBuilder } from '../http/endpoint-table.ts';
+import type { Handler, TableBuilder } from '../http/endpoint-table.ts';
 import { OLLAMA_ERRORS } from '../http/error-dialect.ts';
 import { sendError } from '../http/openai-error.ts';
 import { sendJson } from '../http/server.ts';
-import { ollamaPs, ollamaTags } from '../request/ollama-listing.ts';
+import { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES, ollamaPs, ollamaTags, ollamaVersion } from '../request/ollama-listing.ts';
 import { visibleTo } from './tenant-gate.ts';
-
-/**
- * What `GET /api/version` answers: the Ollama release whose API the gateway's routes were checked
- * against (ollama/ollama 0.14: the native routes and the Anthropic layer), not any one node's
- * version — nodes behind the gateway may run different ones, and a client gating a feature on the
- * version must get what the gateway itself serves.
- */
-export const OLLAMA_API_VERSION = '0.14.0';
-
-/** Ollama's model-changing routes (server/routes.go), by method; every one refused on the public listener. */
-export const OLLAMA_MANAGEMENT_ROUTES: readonly (readonly [method: string, path: string])[] = [
-  ['POST', '/api/pull'],
-  ['POST', '/api/push'],
-  ['POST', '/api/create'],
-  ['POST', '/api/copy'],
-  ['DELETE', '/api/delete'],
-  ['POST', subtree('/api/blobs/')],
-  ['HEAD', subtree('/api/blobs/')],
-];
 
 export function managementRefused(path: string): GatewayError {
   const shown = path.endsWith('*') ? `${path.slice(0, -1)}…` : path;
@@ -54,13 +35,13 @@ export interface OllamaRouteDeps {
 export function addOllamaRoutes(table: TableBuilder, deps: OllamaRouteDeps): void {
   const { requireClientKey } = deps;
   const tags = requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now())));
-  const version = requireClientKey((_req, res) => sendJson(res, 200, { version: OLLAMA_API_VERSION }));
+  const version = requireClientKey((_req, res) => sendJson(res, 200, ollamaVersion()));
   // Ollama answers HEAD on these two as well (node:http sends no body for a HEAD).
   for (const method of ['GET', 'HEAD']) {
-    table.add(method, '/api/tags', tags);
-    table.add(method, '/api/version', version);
+    table.add(method, OLLAMA_LISTING_PATHS.tags, tags);
+    table.add(method, OLLAMA_LISTING_PATHS.version, version);
   }
-  table.add('GET', '/api/ps', requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaPs(deps.registry.views(), visibleTo(tenant)))));
+  table.add('GET', OLLAMA_LISTING_PATHS.ps, requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaPs(deps.registry.views(), visibleTo(tenant)))));
   for (const [method, path] of OLLAMA_MANAGEMENT_ROUTES) {
     table.add(
       method,

@@ -7,8 +7,16 @@
 
 import { ctxFor, residencyOf } from '#src/capacity/index.ts';
 import { allowsModel } from '#src/discovery/index.ts';
-import { servedEndpoints } from '#src/kinds/index.ts';
+import { OLLAMA_API_VERSION, servedEndpoints } from '#src/kinds/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
+
+/** The kind's paths and refused routes, for the route table (proxy/inference reaches kinds/ through here). */
+export { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES } from '#src/kinds/index.ts';
+
+/** `GET /api/version`: the Ollama release the gateway's routes were checked against (kinds/ollama-api.ts). */
+export function ollamaVersion(): { version: string } {
+  return { version: OLLAMA_API_VERSION };
+}
 
 /** Go's zero `time.Time` as JSON: what Ollama writes for a time it does not have. */
 export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
