@@ -19,12 +19,21 @@ export const INFERENCE_ENDPOINTS = [
   '/v1/audio/transcriptions',
   '/v1/audio/translations',
   '/v1/audio/speech',
+  // Ollama's native API (Ollama nodes only: src/kinds/endpoint-sets.ts).
+  '/api/chat',
+  '/api/generate',
+  '/api/embed',
+  '/api/embeddings',
+  '/api/show',
 ] as const;
 
 export type InferenceEndpoint = (typeof INFERENCE_ENDPOINTS)[number];
 
 /** The OpenAI endpoints every OpenAI-compatible server is assumed to serve (a `kind = "openai"` node's default). */
 export const OPENAI_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/responses'];
+
+/** Ollama's native inference routes: only Ollama serves them. */
+export const OLLAMA_NATIVE_ENDPOINTS: readonly InferenceEndpoint[] = ['/api/chat', '/api/generate', '/api/embed', '/api/embeddings', '/api/show'];
 
 export function isInferenceEndpoint(path: string): path is InferenceEndpoint {
   return (INFERENCE_ENDPOINTS as readonly string[]).includes(path);
@@ -36,7 +45,8 @@ export function isInferenceEndpoint(path: string): path is InferenceEndpoint {
  * it is), and it holds no context budget while in flight.
  */
 export function countsOnly(endpoint: InferenceEndpoint): boolean {
-  return endpoint === '/v1/messages/count_tokens';
+  // `/api/show` generates nothing either: it describes the model.
+  return endpoint === '/v1/messages/count_tokens' || endpoint === '/api/show';
 }
 
 /** Rerank (a query against documents) and score (text pairs): each pair is one sequence to the model. */
@@ -65,4 +75,9 @@ export function answersMedia(endpoint: string): boolean {
 /** Anthropic's Messages API paths (`/v1/messages` and everything under it): their errors are Anthropic's shape. */
 export function isAnthropicPath(pathname: string): boolean {
   return pathname === '/v1/messages' || pathname.startsWith('/v1/messages/');
+}
+
+/** Ollama's native API paths (`/api/*`): their errors are Ollama's shape, `{"error": "..."}`. */
+export function isOllamaPath(pathname: string): boolean {
+  return pathname === '/api' || pathname.startsWith('/api/');
 }

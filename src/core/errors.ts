@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'GW_UPSTREAM_UNREACHABLE'
   | 'GW_UPSTREAM_TIMEOUT'
   | 'GW_UNAUTHORIZED'
+  | 'GW_FORBIDDEN'
   | 'GW_RATE_LIMITED'
   | 'GW_CONFIG_INVALID';
 
@@ -35,6 +36,8 @@ export interface GatewayErrorInit {
   readonly retryAfterSeconds?: number;
   /** Extra fields merged into the error object (e.g. exclusion counts). */
   readonly details?: Readonly<Record<string, unknown>>;
+  /** The model the error is about, as the client named it (a dialect may word the error by it: Ollama's `model 'x' not found`). */
+  readonly model?: string;
   readonly cause?: unknown;
 }
 
@@ -46,6 +49,7 @@ export class GatewayError extends Error {
   readonly openaiCode: string | null;
   readonly retryAfterSeconds: number | undefined;
   readonly details: Readonly<Record<string, unknown>>;
+  readonly model: string | undefined;
 
   constructor(code: ErrorCode, message: string, init: GatewayErrorInit) {
     super(message, { cause: init.cause });
@@ -57,6 +61,7 @@ export class GatewayError extends Error {
     this.openaiCode = init.openaiCode ?? null;
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.details = init.details ?? {};
+    this.model = init.model;
   }
 }
 

@@ -1,9 +1,12 @@
 // The endpoint sets the kinds declare (docs/protocols-endpoints.md: from which sources and versions).
 
-import { INFERENCE_ENDPOINTS, OPENAI_ENDPOINTS, type InferenceEndpoint } from '#src/config/index.ts';
+import { INFERENCE_ENDPOINTS, OLLAMA_NATIVE_ENDPOINTS, OPENAI_ENDPOINTS, type InferenceEndpoint } from '#src/config/index.ts';
 
-/** Every endpoint the gateway routes. `auto` assumes it (a route-level 404 teaches it otherwise). */
-export const ALL_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_ENDPOINTS;
+/**
+ * Every endpoint the gateway routes but Ollama's native `/api/*`. `auto` assumes it (a route-level
+ * 404 teaches it otherwise); Ollama-native requests go only to nodes known to be Ollama.
+ */
+export const ALL_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_ENDPOINTS.filter((e) => !OLLAMA_NATIVE_ENDPOINTS.includes(e));
 
 /** The plain OpenAI surface (any OpenAI-compatible server, unless `[[nodes]] endpoints` says otherwise). */
 export const OPENAI_SURFACE: readonly InferenceEndpoint[] = OPENAI_ENDPOINTS;
@@ -20,5 +23,5 @@ export const VLLM_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/
 /** SGLang: rerank at `/v1/rerank` (its own answer shape); no score route of the OpenAI family, no audio. */
 export const SGLANG_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank'];
 
-/** Ollama: no rerank, score or audio routes. */
-export const OLLAMA_ENDPOINTS: readonly InferenceEndpoint[] = CHAT_SURFACE;
+/** Ollama: no rerank, score or audio routes; its own native API (`/api/chat`, `/api/generate`, …). */
+export const OLLAMA_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, ...OLLAMA_NATIVE_ENDPOINTS];

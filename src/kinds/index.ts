@@ -33,3 +33,4 @@ export { parseOllamaPs } from './ollama.ts';
 export { addLoadFigures, loadMetricsPath, readLoadFigures, type LoadDialect, type LoadFigures } from './load-metrics.ts';
 export { kvModeFromArgs, routerArgsOf, type ServerKvMode } from './llamacpp-kv.ts';
 export { routeMissing, servedEndpoints } from './endpoints.ts';
+export { OLLAMA_API_VERSION, OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES } from './ollama-api.ts';

@@ -47,7 +47,8 @@ const REFUSALS: RefusalDialect = {
   overflowTypes: [],
   // Ollama truncates chat prompts; only embeddings refuse an overlong input.
   overflowTexts: [/the input length exceeds the context length/i],
-  notFoundTexts: [/model ".*" not found/i],
+  // The OpenAI routes' `model "x" not found, try pulling it first`; the native API's `model 'x' not found`.
+  notFoundTexts: [/model ".*" not found/i, /model '.*' not found/i],
 };
 
 /** `/api/version` is Ollama's own and answers `{"version": "0.x.y"}` (its listing names no owner). */

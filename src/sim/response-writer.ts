@@ -62,6 +62,10 @@ export class ResponseWriter {
   }
 
   event(event: SseEvent): void {
+    this.#write(formatSseEvent(event));
+  }
+
+  #write(text: string): void {
     if (!this.isOpen) return;
     if (this.#cutAfterEvents !== undefined && this.#eventsWritten >= this.#cutAfterEvents) {
       this.#cut();
@@ -69,10 +73,15 @@ export class ResponseWriter {
     }
     this.#eventsWritten++;
     this.#writesPending++;
-    this.#res.write(formatSseEvent(event), () => {
+    this.#res.write(text, () => {
       this.#writesPending--;
       if (this.#cutting && this.#writesPending === 0) this.#destroy();
     });
+  }
+
+  /** One line of an NDJSON stream (Ollama's native API): the value as JSON and a newline; the midstream cut counts lines as events. */
+  line(value: unknown): void {
+    this.#write(`${JSON.stringify(value)}\n`);
   }
 
   endStream(): void {

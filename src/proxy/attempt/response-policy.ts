@@ -69,6 +69,11 @@ export function isEventStream(contentType: string): boolean {
   return /^\s*text\/event-stream\b/i.test(contentType);
 }
 
+/** Newline-delimited JSON (Ollama's native streams: `application/x-ndjson`, one object a line). */
+export function isNdjson(contentType: string): boolean {
+  return /^\s*application\/(x-)?ndjson\b/i.test(contentType);
+}
+
 export function isJson(contentType: string): boolean {
   return /\bjson\b/i.test(contentType);
 }
@@ -100,6 +105,8 @@ export function planResponse(facts: ResponseFacts): ResponsePlan {
   if (status === 400 || status === 404 || status === 405) return { kind: 'inspect_error' };
   const eventStream = isEventStream(contentType);
   if (status >= 200 && status < 300 && !eventStream) {
+    // An NDJSON stream passes through as it comes, like an event stream (its last line states the usage).
+    if (isNdjson(contentType)) return { kind: 'stream', eventStream: false };
     if (isJson(contentType)) return { kind: 'hold_json' };
     if (facts.anyMedia === true) return { kind: 'stream', eventStream: false };
     // An inference answer is JSON or SSE; an HTML page here is a captive portal or a misrouted

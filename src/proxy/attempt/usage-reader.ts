@@ -53,6 +53,17 @@ function llamaTimings(timings: unknown): StatedUsage | undefined {
   return { promptTokens: prompt === undefined ? undefined : prompt + (count(timings.cache_n) ?? 0), completionTokens: predicted };
 }
 
+/**
+ * Ollama's native API (`/api/chat`, `/api/generate`: the final `done` object, streamed or whole;
+ * `/api/embed`: the answer): `prompt_eval_count` prompt tokens, `eval_count` generated ones.
+ */
+function ollamaNative(value: Readonly<Record<string, unknown>>): StatedUsage | undefined {
+  const prompt = count(value.prompt_eval_count);
+  const completion = count(value.eval_count);
+  if (prompt === undefined && completion === undefined) return undefined;
+  return { promptTokens: prompt, completionTokens: completion ?? (value.done === true ? 0 : undefined) };
+}
+
 /** The dialects, first match wins within one value. */
 const READERS: readonly Reader[] = [
   // OpenAI, vLLM, SGLang, Ollama, llama.cpp: a JSON answer, or a stream's usage chunk; the Responses
@@ -64,6 +75,8 @@ const READERS: readonly Reader[] = [
   (value) => (isRecord(value.message) ? usageObject(value.message.usage) : undefined),
   // llama-server's chat stream, unasked: `timings` on the finish chunk.
   (value) => llamaTimings(value.timings),
+  // Ollama's native API: counts at the top level of the final object.
+  ollamaNative,
 ];
 
 /** What one parsed value states, in the first dialect that reads it. */

@@ -60,6 +60,8 @@ export class UsageWatch implements AnswerReader {
       for (const data of eventData(tailText)) addParsed(tally, data);
     } else {
       tally.add(jsonTailUsage(tailText));
+      // An NDJSON stream (Ollama's native API): its last line is the final object, with the counts.
+      tally.add(lastLine(tailText));
     }
     return tally.usage(this.#seen?.count);
   }
@@ -72,6 +74,18 @@ function addParsed(tally: UsageTally, data: string): void {
     tally.add(JSON.parse(data));
   } catch {
     // Not JSON (`[DONE]`), or cut: it states nothing.
+  }
+}
+
+/** The last non-empty line of `text` parsed as JSON; undefined when it does not parse (a JSON answer's tail, a cut line). */
+function lastLine(text: string): unknown {
+  const trimmed = text.trimEnd();
+  const line = trimmed.slice(trimmed.lastIndexOf('\n') + 1);
+  if (!line.startsWith('{') || !line.includes('_count"')) return undefined;
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
   }
 }
 

@@ -4,11 +4,11 @@
 // pick it once per request with `errorDialectFor(path)`.
 
 import type { GatewayError } from '#src/core/errors.ts';
-import { isAnthropicPath } from '#src/config/index.ts';
+import { isAnthropicPath, isOllamaPath } from '#src/config/index.ts';
 import { isRecord } from '#src/core/is-record.ts';
 
 export interface ErrorDialect {
-  readonly name: 'openai-errors' | 'anthropic-errors';
+  readonly name: 'openai-errors' | 'anthropic-errors' | 'ollama-errors';
   /** The JSON body of `error`'s answer. */
   body(error: GatewayError): string;
   /**
@@ -98,6 +98,40 @@ function nodeMessage(text: string): string | undefined {
   return text.trim().slice(0, 2000);
 }
 
+/**
+ * Ollama's native API: `{"error": "..."}` (server/routes.go writes `gin.H{"error": msg}`), with the
+ * status kept. A model no node serves is worded as Ollama words it, `model 'x' not found`; the
+ * gateway's stable code and details ride along next to `error` (the `ollama` clients read `error` only).
+ */
+export const OLLAMA_ERRORS: ErrorDialect = {
+  name: 'ollama-errors',
+  body: (error) =>
+    JSON.stringify({
+      error: error.openaiCode === 'model_not_found' && error.model !== undefined ? `model '${error.model}' not found` : error.message,
+      ...(error.openaiCode === null ? {} : { code: error.openaiCode }),
+      ...error.details,
+    }),
+  passedOn: (_status, text) => {
+    const said = ollamaMessage(text);
+    return said === undefined ? undefined : JSON.stringify({ error: said });
+  },
+};
+
+/** What a node's error body says, to be worded in Ollama's shape: undefined when it already is (`{"error": "..."}`). */
+function ollamaMessage(text: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text.trim().slice(0, 2000);
+  }
+  if (isRecord(body) && typeof body.error === 'string') return undefined;
+  if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string') return body.error.message;
+  if (isRecord(body) && typeof body.detail === 'string') return body.detail;
+  return text.trim().slice(0, 2000);
+}
+
 export function errorDialectFor(pathname: string): ErrorDialect {
+  if (isOllamaPath(pathname)) return OLLAMA_ERRORS;
   return isAnthropicPath(pathname) ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
 }

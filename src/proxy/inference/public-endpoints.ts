@@ -1,8 +1,10 @@
-// The public endpoint table: the OpenAI routes (/v1/*) behind the client keys — each key names
-// its tenant (tenants/key-directory.ts), whose scope filters /v1/models and whose limits the
-// inference handler applies; no tenant configured = open, every request the `default` tenant's — and /health,
-// which stays open because load balancers and orchestrators probe it without credentials. It tells
-// the fleet status only; the detailed report is the admin table's (admin/admin-endpoints.ts).
+// The public endpoint table: the inference routes (OpenAI's /v1/*, Anthropic's, Ollama's /api/*
+// with its listings in ollama-routes.ts) behind the client keys — each key names its tenant
+// (tenants/key-directory.ts), whose scope filters /v1/models and whose limits the inference
+// handler applies; no tenant configured = open, every request the `default` tenant's — and
+// /health, which stays open because load balancers and orchestrators probe it without
+// credentials. It tells the fleet status only; the detailed report is the admin table's
+// (admin/admin-endpoints.ts).
 // Every path answers CORS for the allowed browser origins (cors.ts). One builder for the main
 // thread and each request worker. Handlers read the current config on each call, so a reload
 // applies to the next request.
@@ -30,6 +32,7 @@ import { sendError } from '../http/openai-error.ts';
 import { errorDialectFor } from '../http/error-dialect.ts';
 import { INFERENCE_ENDPOINTS } from '#src/config/index.ts';
 import { sendJson } from '../http/server.ts';
+import { addOllamaRoutes } from './ollama-routes.ts';
 
 /** Every inference route (config/endpoints.ts): OpenAI's and Anthropic's Messages; each is forwarded between sites alike. */
 export const INFERENCE_PATHS = INFERENCE_ENDPOINTS;
@@ -96,6 +99,8 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       else sendJson(res, 200, found);
     }),
   );
+  // Ollama's native listing, version and the refused model-changing calls (its inference routes are in INFERENCE_PATHS).
+  addOllamaRoutes(table, { clock: deps.clock, registry: deps.registry, requireClientKey });
   table.add('GET', '/health', (_req, res) => {
     const status = fleetStatus(deps.registry.freshViews());
     sendJson(res, healthHttpStatus(status), { status });

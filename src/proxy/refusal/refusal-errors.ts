@@ -57,6 +57,7 @@ export function unknownModel(requested: string, closest: readonly string[]): Gat
     param: 'model',
     openaiCode: 'model_not_found',
     details: { closest_models: closest },
+    model: requested,
   });
 }
 
@@ -138,6 +139,7 @@ export function upstreamModelNotFound(model: string, upstreamMessage: string): G
     openaiType: 'invalid_request_error',
     param: 'model',
     openaiCode: 'model_not_found',
+    model,
   });
 }
 

@@ -73,13 +73,20 @@ export function promptText(endpoint: string, json: Readonly<Record<string, unkno
   const pieces: string[] = [];
   let messages = 0;
   let givenTokens = 0;
-  if (endpoint === '/v1/chat/completions') {
+  if (endpoint === '/v1/chat/completions' || endpoint === '/api/chat') {
     messages = collectMessages(json.messages, pieces);
     if (Array.isArray(json.tools)) pieces.push(JSON.stringify(json.tools));
   } else if (endpoint === '/v1/completions') {
     givenTokens = collectPrompt(json.prompt, pieces);
-  } else if (endpoint === '/v1/embeddings') {
+  } else if (endpoint === '/v1/embeddings' || endpoint === '/api/embed') {
     givenTokens = collectPrompt(json.input, pieces);
+  } else if (endpoint === '/api/generate') {
+    // Ollama's generate: `system` and `prompt` (its template wraps them: counted as two messages).
+    if (typeof json.system === 'string') pieces.push(json.system);
+    if (typeof json.prompt === 'string') pieces.push(json.prompt);
+    messages = pieces.length;
+  } else if (endpoint === '/api/embeddings') {
+    givenTokens = collectPrompt(json.prompt, pieces);
   } else if (endpoint === '/v1/responses') {
     if (typeof json.instructions === 'string') {
       pieces.push(json.instructions);
@@ -109,12 +116,17 @@ export function upperBoundTokens(text: PromptText): number {
   return bytes + text.givenTokens + templateTokens(text);
 }
 
-/** The answer size the request asks for: max_tokens, max_completion_tokens or max_output_tokens. */
+/**
+ * The answer size the request asks for: max_tokens, max_completion_tokens or max_output_tokens;
+ * Ollama's native API names it `options.num_predict` (negative there = unbounded: none asked).
+ */
 export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): number | undefined {
   for (const key of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
     const value = json[key];
     if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
   }
+  const options = json.options;
+  if (isRecord(options) && typeof options.num_predict === 'number' && Number.isInteger(options.num_predict) && options.num_predict > 0) return options.num_predict;
   return undefined;
 }
 

@@ -10,6 +10,7 @@ import { textReply, type Reply } from '#src/sim/reply.ts';
 import { ResidentModels, type ResidentView } from '#src/sim/resident-models.ts';
 import { canonicalModelId, type ResolvedModel } from '#src/sim/spec.ts';
 import { ollamaDialect, ollamaJson, ollamaModelNotFound, ollamaOpenAiError } from '#src/sim/kinds/ollama-dialect.ts';
+import { handleNative, NATIVE_PATHS, ollamaError, type NativeEndpoint } from '#src/sim/kinds/ollama-native.ts';
 
 export const OLLAMA_VERSION = '0.12.3';
 const KEEP_ALIVE_MS = 5 * 60_000;
@@ -24,7 +25,7 @@ const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
 };
 
 function classify(method: string, path: string): EndpointClass {
-  if (method === 'POST' && INFERENCE_PATHS[path] !== undefined) return 'inference';
+  if (method === 'POST' && (INFERENCE_PATHS[path] !== undefined || NATIVE_PATHS[path] !== undefined)) return 'inference';
   if (method === 'GET' && path === '/v1/models') return 'models';
   if (path === '/' || path === '/api/version') return 'health';
   return 'other';
@@ -85,7 +86,7 @@ export function ollamaHandler(context: KindContext): KindHandler {
     const record = typeof body === 'object' && body !== null ? Object.fromEntries(Object.entries(body)) : {};
     const name = record['model'] ?? record['name'];
     const model = typeof name === 'string' ? resolve(name) : undefined;
-    if (model === undefined) return ollamaJson(404, { error: `model '${String(name ?? '')}' not found` });
+    if (model === undefined) return ollamaError(404, `model '${String(name ?? '')}' not found`);
     return ollamaJson(200, {
       license: '', modelfile: `FROM ${model.id}\n`, parameters: '', template: '{{ .Prompt }}',
       details: details(model),
@@ -100,14 +101,24 @@ export function ollamaHandler(context: KindContext): KindHandler {
     });
   }
 
-  async function inference(exchange: SimExchange, endpoint: InferenceEndpoint): Promise<void> {
-    const body = jsonObjectBody(exchange, dialect);
+  /** The native API's body, or undefined after its `{"error"}` answer. */
+  function nativeBody(exchange: SimExchange): Record<string, unknown> | undefined {
+    const { body } = exchange;
+    if (body.kind === 'json' && typeof body.value === 'object' && body.value !== null && !Array.isArray(body.value)) return Object.fromEntries(Object.entries(body.value));
+    exchange.writer.reply(ollamaError(400, body.kind === 'empty' ? 'EOF' : 'invalid character looking for beginning of value'));
+    return undefined;
+  }
+
+  async function inference(exchange: SimExchange, endpoint: InferenceEndpoint | NativeEndpoint, native: boolean): Promise<void> {
+    const body = native ? nativeBody(exchange) : jsonObjectBody(exchange, dialect);
     if (body === undefined) return;
     const name = body['model'];
+    if (native && (typeof name !== 'string' || name === '')) return exchange.writer.reply(ollamaError(400, 'model is required'));
     const model = typeof name === 'string' ? resolve(name) : undefined;
     if (model === undefined) {
-      const notFound = ollamaModelNotFound(typeof name === 'string' ? name : '');
-      exchange.writer.reply(endpoint === 'messages' || endpoint === 'count_tokens' ? (dialect.anthropic?.error(notFound) ?? notFound) : notFound);
+      const said = typeof name === 'string' ? name : '';
+      const notFound = ollamaModelNotFound(said);
+      exchange.writer.reply(native ? ollamaError(404, `model '${said}' not found`) : endpoint === 'messages' || endpoint === 'count_tokens' ? (dialect.anthropic?.error(notFound) ?? notFound) : notFound);
       return;
     }
     if (residents.status(model.id) === 'unloaded') residents.load(model.id);
@@ -119,14 +130,20 @@ export function ollamaHandler(context: KindContext): KindHandler {
       return;
     }
     residents.touch(model.id);
-    await handleInference(exchange, endpoint, body, { model, reportedModel: model.id, engine }, dialect, clock);
+    if (native) await handleNative(exchange, NATIVE_PATHS[exchange.path] ?? 'chat', body, { reportedModel: model.id, engine, contextTokens: model.contextTokens }, clock);
+    else await handleInference(exchange, INFERENCE_PATHS[exchange.path] ?? 'chat', body, { model, reportedModel: model.id, engine }, dialect, clock);
   }
 
   async function handle(exchange: SimExchange): Promise<void> {
     const { method, path, writer } = exchange;
     const endpoint = method === 'POST' ? INFERENCE_PATHS[path] : undefined;
     if (endpoint !== undefined) {
-      await inference(exchange, endpoint);
+      await inference(exchange, endpoint, false);
+      return;
+    }
+    const native = method === 'POST' ? NATIVE_PATHS[path] : undefined;
+    if (native !== undefined) {
+      await inference(exchange, native, true);
       return;
     }
     if (method === 'GET' && path.startsWith('/v1/models/')) {

@@ -67,6 +67,12 @@ const REFUSALS: readonly { speaker: NodeKind; status: number; body: unknown; mea
     meaning: { kind: 'model_not_found', message: 'model "x" not found, try pulling it first' },
   },
   {
+    // Its native API (/api/chat, /api/generate, /api/show): a flat string error.
+    speaker: 'ollama', status: 404,
+    body: { error: "model 'x' not found" },
+    meaning: { kind: 'model_not_found', message: "model 'x' not found" },
+  },
+  {
     speaker: 'openai', status: 404,
     body: { error: { message: 'The model `gpt-xyz` does not exist or you do not have access to it.', type: 'invalid_request_error', param: null, code: 'model_not_found' } },
     meaning: { kind: 'model_not_found', message: 'The model `gpt-xyz` does not exist or you do not have access to it.' },

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { routeMissing, servedEndpoints } from '#src/kinds/index.ts';
-import { INFERENCE_ENDPOINTS, OPENAI_ENDPOINTS } from '#src/config/index.ts';
+import { INFERENCE_ENDPOINTS, OLLAMA_NATIVE_ENDPOINTS, OPENAI_ENDPOINTS } from '#src/config/index.ts';
 import { interpretUpstreamError } from '#src/proxy/attempt/upstream-error.ts';
 
 test('route-level 404s and 405s are recognised; model refusals are not', () => {
@@ -30,9 +30,10 @@ test('the request path reads a route-level 404 as endpoint_missing, and an unkno
 });
 
 test('each kind declares its endpoints; a configured list replaces them', () => {
-  assert.deepEqual(servedEndpoints({ kind: 'auto' }), INFERENCE_ENDPOINTS);
+  assert.deepEqual(servedEndpoints({ kind: 'auto' }), INFERENCE_ENDPOINTS.filter((e) => !OLLAMA_NATIVE_ENDPOINTS.includes(e)));
   const chat = [...OPENAI_ENDPOINTS, '/v1/messages', '/v1/messages/count_tokens'];
-  assert.deepEqual(servedEndpoints({ kind: 'ollama' }), chat);
+  // Ollama's native /api/* is Ollama's alone.
+  assert.deepEqual(servedEndpoints({ kind: 'ollama' }), [...chat, ...OLLAMA_NATIVE_ENDPOINTS]);
   assert.deepEqual(servedEndpoints({ kind: 'sglang' }), [...chat, '/v1/rerank']);
   assert.deepEqual(servedEndpoints({ kind: 'llamacpp' }), [...chat, '/v1/rerank', '/rerank', '/v1/audio/transcriptions']);
   assert.deepEqual(servedEndpoints({ kind: 'vllm' }), [...chat, '/v1/rerank', '/rerank', '/v2/rerank', '/v1/score', '/score', '/v1/audio/transcriptions', '/v1/audio/translations']);

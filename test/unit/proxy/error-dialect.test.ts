@@ -44,3 +44,23 @@ test('a node’s own error body passed on is worded in Anthropic’s shape on it
     assert.equal(errorDialectFor('/v1/chat/completions').passedOn(status, text), undefined, `${what}: the OpenAI routes pass it on as it is`);
   }
 });
+
+test('Ollama’s native paths: {"error": "..."} with the status, an unknown model worded as Ollama words it', () => {
+  const ollama = errorDialectFor('/api/chat');
+  assert.equal(ollama.name, 'ollama-errors');
+  assert.equal(errorDialectFor('/api/tags').name, 'ollama-errors');
+  assert.equal(errorDialectFor('/apix').name, 'openai-errors');
+  assert.deepEqual(JSON.parse(ollama.body(badRequest('bad'))), { error: 'bad' });
+  const unknown = new GatewayError('GW_MODEL_NOT_FOUND', "The model 'mistral' does not exist: no node serves it.", { status: 404, openaiType: 'invalid_request_error', openaiCode: 'model_not_found', model: 'mistral', details: { closest_models: [] } });
+  assert.deepEqual(JSON.parse(ollama.body(unknown)), { error: "model 'mistral' not found", code: 'model_not_found', closest_models: [] });
+  const rows: readonly (readonly [string, string, unknown])[] = [
+    ['already Ollama’s', '{"error":"model \'x\' not found"}', undefined],
+    ['OpenAI-style', '{"error":{"message":"bad field","type":"invalid_request_error"}}', { error: 'bad field' }],
+    ['FastAPI’s detail', '{"detail":"Not Found"}', { error: 'Not Found' }],
+    ['plain text', '404 page not found\n', { error: '404 page not found' }],
+  ];
+  for (const [what, text, expected] of rows) {
+    const worded = ollama.passedOn(400, text);
+    assert.deepEqual(worded === undefined ? undefined : JSON.parse(worded), expected, what);
+  }
+});

@@ -56,3 +56,14 @@ test('an exact count is asked for only when the bound is a real share of the sma
   assert.equal(wantsExactCount(2000, undefined, nodes, 'm'), true);
   assert.equal(wantsExactCount(2000, undefined, [node('u', { models: ['m'] })], 'm'), false, 'unknown contexts need no count');
 });
+
+test('Ollama’s native bodies: chat messages, generate’s system and prompt, embed’s input, embeddings’ prompt; options.num_predict', () => {
+  assert.deepEqual(promptText('/api/chat', { messages: [{ role: 'user', content: 'hi', images: ['AAAA'] }] }).pieces, ['hi']);
+  const generate = promptText('/api/generate', { system: 'be brief', prompt: 'once' });
+  assert.deepEqual([generate.pieces, generate.messages], [['be brief', 'once'], 2]);
+  assert.deepEqual(promptText('/api/embed', { input: ['a', 'b'] }).pieces, ['a', 'b']);
+  assert.deepEqual(promptText('/api/embeddings', { prompt: 'c' }).pieces, ['c']);
+  assert.equal(requestedMaxTokens({ options: { num_predict: 64 } }), 64);
+  assert.equal(requestedMaxTokens({ options: { num_predict: -1 } }), undefined, 'negative = unbounded');
+  assert.equal(requestedMaxTokens({ max_tokens: 5, options: { num_predict: 64 } }), 5);
+});

@@ -11,6 +11,9 @@ const cases: { status: number; contentType: string; canFailOver: boolean; plan: 
   { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json' },
   { status: 200, contentType: 'application/json; charset=utf-8', canFailOver: false, plan: 'hold_json' },
   { status: 200, contentType: 'text/event-stream; charset=utf-8', canFailOver: true, plan: 'stream' },
+  // Ollama's native streams: NDJSON passes through as it comes.
+  { status: 200, contentType: 'application/x-ndjson', canFailOver: true, plan: 'stream' },
+  { status: 200, contentType: 'application/ndjson; charset=utf-8', canFailOver: false, plan: 'stream' },
   { status: 200, contentType: 'text/html', canFailOver: false, plan: 'fail', result: 'invalid_body' },
   { status: 200, contentType: '', canFailOver: false, plan: 'fail', result: 'invalid_body' },
   { status: 204, contentType: '', canFailOver: false, plan: 'fail', result: 'invalid_body' },

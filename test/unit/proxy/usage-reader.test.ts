@@ -20,6 +20,10 @@ const TABLE: readonly { name: string; value: unknown; want: { promptTokens: numb
   { name: 'a chunk with usage null', value: { choices: [{ delta: { content: 'x' } }], usage: null }, want: undefined },
   { name: 'counts that are not non-negative integers are not counts', value: { usage: { prompt_tokens: -1, completion_tokens: 1.5 } }, want: undefined },
   { name: 'not an object', value: [1, 2], want: undefined },
+  { name: 'Ollama’s final done object (/api/chat, /api/generate)', value: { model: 'm', message: { content: '' }, done: true, prompt_eval_count: 26, eval_count: 282 }, want: { promptTokens: 26, completionTokens: 282 } },
+  { name: 'Ollama’s /api/embed answer: prompt only, nothing generated', value: { model: 'm', embeddings: [[0.1]], prompt_eval_count: 8 }, want: { promptTokens: 8, completionTokens: undefined } },
+  { name: 'Ollama’s done object with a cached prompt (no prompt_eval_count)', value: { done: true, eval_count: 4 }, want: { promptTokens: undefined, completionTokens: 4 } },
+  { name: 'an Ollama chunk before done states nothing', value: { model: 'm', message: { content: 'x' }, done: false }, want: undefined },
 ];
 
 for (const c of TABLE) test(`statedUsage: ${c.name}`, () => assert.deepEqual(statedUsage(c.value), c.want));
@@ -78,4 +82,13 @@ test('UsageWatch reads a JSON answer too big to hold from its end', () => {
   watch.pass(Buffer.from(`{"data":[{"embedding":[${'0.1,'.repeat(3000)}0.1]}],`));
   watch.pass(Buffer.from('"usage":{"prompt_tokens":42,"total_tokens":42}}'));
   assert.deepEqual(watch.usage(), { promptTokens: 42, completionTokens: 0, counted: 'usage' });
+});
+
+test('UsageWatch reads an NDJSON stream’s final object (Ollama’s native API) from its last line', () => {
+  const watch = new UsageWatch(false);
+  const lines = Array.from({ length: 200 }, (_, i) => `{"model":"m","message":{"role":"assistant","content":"t${i}"},"done":false}\n`);
+  lines.push('{"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":31,"eval_count":200}\n');
+  const body = Buffer.from(lines.join(''));
+  for (let at = 0; at < body.length; at += 113) watch.pass(body.subarray(at, at + 113));
+  assert.deepEqual(watch.usage(), { promptTokens: 31, completionTokens: 200, counted: 'usage' });
 });

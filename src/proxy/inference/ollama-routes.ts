@@ -1,0 +1,55 @@
+// The Ollama native routes the gateway answers itself (docs/protocols-endpoints.md, "Ollama's native
+// API"): `GET /api/tags` and `GET /api/ps` from what it knows of every Ollama node, filtered by the
+// tenant's model scope like /v1/models; `GET /api/version`; and the model-changing calls (pull,
+// push, create, copy, delete, blobs) refused 403 — they would change a node's models, which is the
+// admin API's business, never a client key's. The inference routes (/api/chat, …) are the shared
+// inference table's (public-endpoints.ts). Every path here is behind the client keys.
+
+import type { Clock } from '#src/core/clock.ts';
+import { GatewayError } from '#src/core/errors.ts';
+import type { NodeRegistry } from '#src/nodes/index.ts';
+import type { Tenant } from '#src/tenants/index.ts';
+import type { Handler, TableBuilder } from '../http/endpoint-table.ts';
+import { OLLAMA_ERRORS } from '../http/error-dialect.ts';
+import { sendError } from '../http/openai-error.ts';
+import { sendJson } from '../http/server.ts';
+import { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES, ollamaPs, ollamaTags, ollamaVersion } from '../request/ollama-listing.ts';
+import { visibleTo } from './tenant-gate.ts';
+
+export function managementRefused(path: string): GatewayError {
+  const shown = path.endsWith('*') ? `${path.slice(0, -1)}…` : path;
+  return new GatewayError('GW_FORBIDDEN', `${shown} changes a node's models, which the gateway does not allow on its public listener; manage models through the gateway's admin API or on the node itself`, {
+    status: 403,
+    openaiType: 'invalid_request_error',
+    openaiCode: 'model_management_refused',
+  });
+}
+
+export interface OllamaRouteDeps {
+  readonly clock: Clock;
+  readonly registry: Pick<NodeRegistry, 'views'>;
+  /** Wraps a handler with the client-key check (public-endpoints.ts). */
+  readonly requireClientKey: (handler: (...args: [...Parameters<Handler>, Tenant]) => ReturnType<Handler>) => Handler;
+}
+
+export function addOllamaRoutes(table: TableBuilder, deps: OllamaRouteDeps): void {
+  const { requireClientKey } = deps;
+  const tags = requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now())));
+  const version = requireClientKey((_req, res) => sendJson(res, 200, ollamaVersion()));
+  // Ollama answers HEAD on these two as well (node:http sends no body for a HEAD).
+  for (const method of ['GET', 'HEAD']) {
+    table.add(method, OLLAMA_LISTING_PATHS.tags, tags);
+    table.add(method, OLLAMA_LISTING_PATHS.version, version);
+  }
+  table.add('GET', OLLAMA_LISTING_PATHS.ps, requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaPs(deps.registry.views(), visibleTo(tenant)))));
+  for (const [method, path] of OLLAMA_MANAGEMENT_ROUTES) {
+    table.add(
+      method,
+      path,
+      requireClientKey((req, res) => {
+        req.resume();
+        sendError(res, managementRefused(path), {}, OLLAMA_ERRORS);
+      }),
+    );
+  }
+}

@@ -1,0 +1,81 @@
+// Pure: Ollama's `GET /api/tags` and `GET /api/ps` for the whole fleet, answered by the gateway from
+// what it knows (docs/protocols-endpoints.md, "Ollama's native API"): every model of every node that
+// serves Ollama's native API (`/api/chat` in its endpoint set), and those loaded now. The shapes are
+// Ollama's own (api/types.go `ListModelResponse`, `ProcessModelResponse`); what the gateway does not
+// learn from a node's listing is filled the way Ollama fills an unknown value: `size` 0, `digest`
+// "", empty `details` strings, and Go's zero time for `expires_at`.
+
+import { ctxFor, residencyOf } from '#src/capacity/index.ts';
+import { allowsModel } from '#src/discovery/index.ts';
+import { OLLAMA_API_VERSION, servedEndpoints } from '#src/kinds/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+
+/** The kind's paths and refused routes, for the route table (proxy/inference reaches kinds/ through here). */
+export { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES } from '#src/kinds/index.ts';
+
+/** `GET /api/version`: the Ollama release the gateway's routes were checked against (kinds/ollama-api.ts). */
+export function ollamaVersion(): { version: string } {
+  return { version: OLLAMA_API_VERSION };
+}
+
+/** Go's zero `time.Time` as JSON: what Ollama writes for a time it does not have. */
+export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
+
+const EMPTY_DETAILS = { parent_model: '', format: '', family: '', families: [], parameter_size: '', quantization_level: '' } as const;
+
+export interface OllamaTag {
+  readonly name: string;
+  readonly model: string;
+  readonly modified_at: string;
+  readonly size: number;
+  readonly digest: string;
+  readonly details: typeof EMPTY_DETAILS;
+}
+
+export interface OllamaRunning {
+  readonly name: string;
+  readonly model: string;
+  readonly size: number;
+  readonly digest: string;
+  readonly details: typeof EMPTY_DETAILS;
+  readonly expires_at: string;
+  readonly size_vram: number;
+  readonly context_length: number;
+}
+
+/** The nodes whose endpoint set serves Ollama's native chat, live enough to list (not expired, not dead). */
+function ollamaNodes(views: readonly NodeView[]): NodeView[] {
+  return views.filter((v) => v.discovery.phase !== 'expired' && v.health.status !== 'dead' && servedEndpoints(v.spec).includes('/api/chat'));
+}
+
+/** Each served model's id, once, sorted, with the nodes listing it; `visible` = the tenant's scope. */
+function servedIds(nodes: readonly NodeView[], visible: ((model: string) => boolean) | undefined): Map<string, NodeView[]> {
+  const byId = new Map<string, NodeView[]>();
+  for (const v of nodes) {
+    for (const m of v.discovery.models) {
+      if (!allowsModel(v.discovery, m.id, v.modelsById, v.spec.allowedModels).ok) continue;
+      if (visible !== undefined && !visible(m.id)) continue;
+      byId.set(m.id, [...(byId.get(m.id) ?? []), v]);
+    }
+  }
+  return new Map([...byId].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** `GET /api/tags`: `modified_at` is when the gateway answers (as /v1/models' `created`). */
+export function ollamaTags(views: readonly NodeView[], visible: ((model: string) => boolean) | undefined, nowMs: number): { models: OllamaTag[] } {
+  const modifiedAt = new Date(nowMs).toISOString();
+  const ids = servedIds(ollamaNodes(views), visible);
+  return { models: [...ids.keys()].map((id) => ({ name: id, model: id, modified_at: modifiedAt, size: 0, digest: '', details: EMPTY_DETAILS })) };
+}
+
+/** `GET /api/ps`: the models loaded on some node now; `context_length` the largest such node's runtime context. */
+export function ollamaPs(views: readonly NodeView[], visible: ((model: string) => boolean) | undefined): { models: OllamaRunning[] } {
+  const models: OllamaRunning[] = [];
+  for (const [id, nodes] of servedIds(ollamaNodes(views), visible)) {
+    const loaded = nodes.filter((v) => residencyOf(v, id).state === 'loaded');
+    if (loaded.length === 0) continue;
+    const context = Math.max(0, ...loaded.map((v) => ctxFor(v, id)));
+    models.push({ name: id, model: id, size: 0, digest: '', details: EMPTY_DETAILS, expires_at: GO_ZERO_TIME, size_vram: 0, context_length: context });
+  }
+  return { models };
+}
