@@ -295,7 +295,8 @@ test('an unparseable list keeps the last-known-good names, expires after fail_th
     assert.ok(degraded.models.fails >= 1 && degraded.models.fails < FAIL_THRESHOLD, fault);
 
     const expired = await waitForNode(gw.url, 'parse', modelState('expired'), `${fault}: expired`);
-    assert.equal(expired.models.fails, FAIL_THRESHOLD, fault);
+    // Expired at the threshold (degraded below it, checked above); a busy machine may read it a poll later.
+    assert.ok(expired.models.fails >= FAIL_THRESHOLD, `${fault}: ${expired.models.fails} fails`);
     assert.equal(expired.status, 'healthy', `${fault}: health checks do not care`);
     assert.equal(noNodeBody(await chat(gw.url, 'm-parse')).exclusions.expired, 1, fault);
     assert.ok((await discoveries(gw.url, 'parse', 'parse_error')) - parseErrors >= FAIL_THRESHOLD, fault);
