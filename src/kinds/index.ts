@@ -33,3 +33,4 @@ export { parseOllamaPs } from './ollama.ts';
 export { addLoadFigures, loadMetricsPath, readLoadFigures, type LoadDialect, type LoadFigures } from './load-metrics.ts';
 export { kvModeFromArgs, routerArgsOf, type ServerKvMode } from './llamacpp-kv.ts';
 export { routeMissing, servedEndpoints } from './endpoints.ts';
+export { LLAMACPP_ROUTER_OPS, OLLAMA_OPS, type ModelAction, type ModelOpAnswer, type ModelOpRequest, type ModelOps, type ObservedModelState } from './model-ops.ts';

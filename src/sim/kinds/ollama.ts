@@ -9,6 +9,7 @@ import type { InferenceEndpoint } from '#src/sim/inference-dialect.ts';
 import { textReply, type Reply } from '#src/sim/reply.ts';
 import { ResidentModels, type ResidentView } from '#src/sim/resident-models.ts';
 import { canonicalModelId, type ResolvedModel } from '#src/sim/spec.ts';
+import { ollamaLoadOrUnload } from '#src/sim/kinds/ollama-keep-alive.ts';
 import { ollamaDialect, ollamaJson, ollamaModelNotFound, ollamaOpenAiError } from '#src/sim/kinds/ollama-dialect.ts';
 
 export const OLLAMA_VERSION = '0.12.3';
@@ -128,6 +129,13 @@ export function ollamaHandler(context: KindContext): KindHandler {
     if (endpoint !== undefined) {
       await inference(exchange, endpoint);
       return;
+    }
+    if (method === 'POST' && path === '/api/generate') {
+      const answered = await ollamaLoadOrUnload(exchange, residents, resolve);
+      if (answered !== undefined) {
+        writer.reply(answered);
+        return;
+      }
     }
     if (method === 'GET' && path.startsWith('/v1/models/')) {
       const name = decodeURIComponent(path.slice('/v1/models/'.length));
