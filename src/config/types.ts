@@ -166,6 +166,18 @@ export interface ModelSpec {
   readonly aliases: readonly string[];
   /** This model's selection policy; undefined = `[routing] policy`. */
   readonly policy: PolicyName | undefined;
+  /** `pin`, `preload`, `warm`: what the gateway keeps loaded (docs/models.md); absent = none of them set. */
+  readonly desired?: DesiredModelState;
+}
+
+/** A model's desired state: the reconciler loads it to match, and a switch never evicts a pinned one. */
+export interface DesiredModelState {
+  /** Never chosen as the model a switch or a load unloads; an unload of it is refused. */
+  readonly pin: boolean;
+  /** Loaded on every node that lists it (and can load on request) at start and after that node wakes. */
+  readonly preload: boolean;
+  /** At least this many nodes keep it loaded (0 = no minimum). */
+  readonly warm: number;
 }
 
 export interface ModelsConfig {
