@@ -25,3 +25,6 @@ export { NodeLoops, type NodeLoopsDeps } from './node-loops.ts';
 export { ModelManager, type ModelManagerDeps, type ModelActionOutcome, type ActionOrigin } from './models/model-manager.ts';
 export { decideModelAction, type ModelActionInput, type ModelActionVerdict, type NodeFacts, type ModelFacts, type RefusalCode } from './models/model-decision.ts';
 export { backoffAfter, type FailedOp } from './models/backoff.ts';
+export { ModelReconciler, type ReconcilerDeps } from './models/reconciler.ts';
+export { planReconcile, type ReconcileInput, type ReconcileStep, type DesiredModel } from './models/reconcile-plan.ts';
+export { nodeFacts, unavailability } from './models/model-facts.ts';

@@ -66,8 +66,9 @@ export class ModelManager {
     });
   }
 
-  async act(action: ModelAction, model: string, node: string | undefined, origin: ActionOrigin): Promise<ModelActionOutcome> {
-    const outcome = await this.#act(action, model, node);
+  /** `keep`: models not to unload to make room, besides the pinned ones (the reconciler's wanted models). */
+  async act(action: ModelAction, model: string, node: string | undefined, origin: ActionOrigin, keep?: (model: string) => boolean): Promise<ModelActionOutcome> {
+    const outcome = await this.#act(action, model, node, keep);
     const { logger } = this.#deps;
     const line = { event: 'model_action', origin, ...outcome };
     if (outcome.outcome === 'failed') logger.warn(line, `model ${action} failed`);
@@ -75,11 +76,12 @@ export class ModelManager {
     return outcome;
   }
 
-  async #act(action: ModelAction, model: string, asked: string | undefined): Promise<ModelActionOutcome> {
+  async #act(action: ModelAction, model: string, asked: string | undefined, keep: ((model: string) => boolean) | undefined): Promise<ModelActionOutcome> {
     const deps = this.#deps;
     const views = deps.views();
     const nodes = views.map((view) => nodeFacts(view, deps.inFlight, this.#busy.has(view.spec.name)));
-    const verdict = decideModelAction({ action, model, node: asked, nodes, queued: deps.queued, pinned: deps.pinned });
+    const pinned = keep === undefined ? deps.pinned : (m: string): boolean => deps.pinned(m) || (m !== model && keep(m));
+    const verdict = decideModelAction({ action, model, node: asked, nodes, queued: deps.queued, pinned });
     if (verdict.verdict === 'refused') return { outcome: 'refused', action, model, node: asked, code: verdict.code, detail: verdict.reason };
     if (verdict.verdict === 'already') return { outcome: 'already', action, model, node: verdict.node, detail: verdict.detail };
     const view = views.find((v) => v.spec.name === verdict.node);
