@@ -28,3 +28,5 @@ export { backoffAfter, type FailedOp } from './models/backoff.ts';
 export { ModelReconciler, type ReconcilerDeps } from './models/reconciler.ts';
 export { planReconcile, type ReconcileInput, type ReconcileStep, type DesiredModel } from './models/reconcile-plan.ts';
 export { nodeFacts, unavailability } from './models/model-facts.ts';
+export type { ModelAction } from '#src/kinds/index.ts';
+export { modelsView, type ModelRow, type ModelsViewInput } from './models/models-view.ts';

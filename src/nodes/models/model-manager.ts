@@ -29,7 +29,8 @@ export interface ModelManagerDeps {
 }
 
 export type ModelActionOutcome =
-  | { readonly outcome: 'done' | 'already'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly evicted?: string }
+  | { readonly outcome: 'done'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly evicted?: string }
+  | { readonly outcome: 'already'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string }
   | { readonly outcome: 'refused'; readonly action: ModelAction; readonly model: string; readonly node: string | undefined; readonly code: RefusalCode; readonly detail: string }
   | { readonly outcome: 'failed'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly retryAfterMs: number };
 
