@@ -15,6 +15,8 @@ export interface ModelsPartDeps {
   readonly registry: Pick<NodeRegistry, 'freshViews' | 'snapshot'>;
   readonly queueDepths: () => Readonly<Record<string, number>>;
   readonly events: EventBus<RegistryEvents>;
+  /** A fresh listing of a node, now. */
+  readonly refresh: (node: string) => void;
 }
 
 function desiredOf(config: GatewayConfig): Map<string, DesiredModelState> {
@@ -44,6 +46,7 @@ export class ModelsPart {
       queued,
       pinned,
       loadTimeoutMs: () => deps.config().routing.loadTimeoutMs,
+      refresh: deps.refresh,
     });
     this.reconciler = new ModelReconciler({
       manager: this.manager,

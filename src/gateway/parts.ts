@@ -161,6 +161,7 @@ export class GatewayParts {
       registry: this.registry,
       queueDepths: () => this.scheduler.queueDepths(),
       events: this.#registryEvents,
+      refresh: (node) => this.relist(node),
     });
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);

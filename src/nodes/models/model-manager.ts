@@ -26,6 +26,8 @@ export interface ModelManagerDeps {
   readonly pinned: (model: string) => boolean;
   /** How long a load may take, confirmation included (routing.load_timeout). */
   readonly loadTimeoutMs: () => number;
+  /** Asks for a fresh listing of the node (after an operation, so routing sees it at once). */
+  readonly refresh: (node: string) => void;
 }
 
 export type ModelActionOutcome =
@@ -99,10 +101,12 @@ export class ModelManager {
       const result = await runModelOp(view.spec, ops, action, model, options);
       if (!result.ok) return this.#failedOp(action, model, name, result.reason);
       this.#failed.delete(`${name}\u0000${model}`);
+      if (result.already && verdict.evict === undefined) return { outcome: 'already', action, model, node: name, detail: result.detail };
       const evicted = verdict.evict === undefined ? {} : { evicted: verdict.evict };
       return { outcome: 'done', action, model, node: name, detail: result.detail, ...evicted };
     } finally {
       this.#busy.delete(name);
+      deps.refresh(name);
     }
   }
 

@@ -19,7 +19,7 @@ export interface ModelOpOptions {
 }
 
 export type ModelOpResult =
-  | { readonly ok: true; readonly detail: string }
+  | { readonly ok: true; readonly already: boolean; readonly detail: string }
   | { readonly ok: false; readonly reason: string };
 
 function headersOf(node: NodeSpec): Record<string, string> {
@@ -49,7 +49,7 @@ export async function runModelOp(node: NodeSpec, ops: ModelOps, action: ModelAct
     const state = seen.ok ? ops.observe(seen.body, model) : undefined;
     last = seen.ok ? (state ?? 'an unreadable answer') : seen.error;
     // A router lists a model whose child exited non-zero as `unloaded` + `failed`: unloaded all the same.
-    if (state === wanted || (action === 'unload' && state === 'failed')) return { ok: true, detail: answer.kind === 'already' ? `already ${wanted}` : wanted };
+    if (state === wanted || (action === 'unload' && state === 'failed')) return { ok: true, already: answer.kind === 'already', detail: answer.kind === 'already' ? `the node says it is already ${wanted}` : `${wanted} (confirmed by GET ${ops.confirmPath})` };
     if (action === 'load' && state === 'failed') return { ok: false, reason: `the node says the load failed (GET ${ops.confirmPath})` };
     await pause(options.clock, Math.min(options.confirmEveryMs, Math.max(1, left())));
   }

@@ -1,0 +1,162 @@
+// Issue 25: loading and unloading models through the admin API, in front of the simulated
+// llama-server router and the simulated Ollama: the answers say what was done or why not, an
+// unload never happens with a request in flight, and a load that fails backs off with its reason.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import type { HostView } from '#test/fixtures/admin-readers.ts';
+import { eventually, httpJson } from '#test/fixtures/http.ts';
+
+const TOKEN = 'models-admin-token-25';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
+const FLEET = `
+[[node]]
+name = "router"
+kind = "llamacpp-router"
+models_max = 2
+load_time = "30ms"
+ttft = "20ms"
+tokens_per_second = 1000
+
+[[node.model]]
+id = "model-a"
+status = "loaded"
+
+[[node.model]]
+id = "model-b"
+status = "unloaded"
+
+[[node.model]]
+id = "model-c"
+status = "unloaded"
+
+[[node.model]]
+id = "broken"
+status = "unloaded"
+fails_to_load = true
+
+[[node]]
+name = "ollama"
+kind = "ollama"
+load_time = "30ms"
+
+[[node.model]]
+id = "qwen:7b"
+status = "unloaded"
+
+[[node]]
+name = "vllm"
+kind = "vllm"
+models = ["fixed"]
+`;
+
+let rig: FleetAndGateway;
+
+before(async () => {
+  rig = await startFleetAndGateway(FLEET, (sim) =>
+    gatewayToml(
+      [
+        { name: 'router', url: sim.url('router'), kind: 'llamacpp' },
+        { name: 'ollama', url: sim.url('ollama'), kind: 'ollama' },
+        { name: 'vllm', url: sim.url('vllm'), kind: 'vllm' },
+      ],
+      `[admin]\ntoken = "${TOKEN}"\n[routing]\nload_timeout = "5s"\n`,
+    ),
+  );
+  await eventually(async () => {
+    const router = await host('router');
+    return router?.router?.max_instances === 2 && router.loaded.includes('model-a');
+  }, 20_000, 'max_instances learned');
+});
+
+after(async () => {
+  await rig?.close();
+});
+
+async function host(name: string): Promise<HostView | undefined> {
+  const hosts = await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, AUTH);
+  return hosts.json<{ hosts: HostView[] }>().hosts.find((h) => h.name === name);
+}
+
+function admin(action: 'load' | 'unload', body: unknown, headers: Record<string, string> = AUTH) {
+  return httpJson('POST', `${rig.gw.url}/admin/models/${action}`, body, headers);
+}
+
+async function routerStatus(model: string): Promise<string | undefined> {
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  return list.data.find((m) => m.id === model)?.status.value;
+}
+
+async function ollamaLoaded(): Promise<string[]> {
+  const ps = (await httpJson('GET', `${rig.sim.url('ollama')}/api/ps`)).json<{ models: { model: string }[] }>();
+  return ps.models.map((m) => m.model);
+}
+
+test('load and unload need the admin token', async () => {
+  assert.equal((await admin('load', { model: 'model-b', node: 'router' }, {})).status, 401);
+  assert.equal((await admin('unload', { model: 'model-a', node: 'router' }, { authorization: 'Bearer wrong' })).status, 401);
+  assert.equal(await routerStatus('model-b'), 'unloaded');
+});
+
+test('a router loads and unloads on request, confirmed through its listing', async () => {
+  const loaded = await admin('load', { model: 'model-b', node: 'router' });
+  assert.equal(loaded.status, 200, loaded.text);
+  assert.equal(loaded.json().outcome, 'done');
+  assert.equal(await routerStatus('model-b'), 'loaded');
+  const again = await admin('load', { model: 'model-b' });
+  assert.equal(again.json().outcome, 'already', again.text);
+  const unloaded = await admin('unload', { model: 'model-b', node: 'router' });
+  assert.equal(unloaded.status, 200, unloaded.text);
+  assert.equal(await routerStatus('model-b'), 'unloaded');
+});
+
+test('Ollama loads with keep_alive and unloads with keep_alive 0, confirmed by /api/ps', async () => {
+  const loaded = await admin('load', { model: 'qwen:7b' });
+  assert.equal(loaded.status, 200, loaded.text);
+  assert.equal(loaded.json().node, 'ollama');
+  assert.deepEqual(await ollamaLoaded(), ['qwen:7b']);
+  await eventually(async () => (await host('ollama'))?.loaded.includes('qwen:7b') === true, 20_000, 'the gateway sees qwen loaded');
+  const unloaded = await admin('unload', { model: 'qwen:7b', node: 'ollama' });
+  assert.equal(unloaded.status, 200, unloaded.text);
+  assert.deepEqual(await ollamaLoaded(), []);
+});
+
+test('refusals say why: not supported, unknown node, not listed, node required', async () => {
+  const vllm = await admin('unload', { model: 'fixed', node: 'vllm' });
+  assert.equal(vllm.status, 422, vllm.text);
+  assert.equal(vllm.json().code, 'not_supported');
+  assert.equal((await admin('load', { model: 'model-b', node: 'nope' })).json().code, 'unknown_node');
+  assert.equal((await admin('load', { model: 'no-such-model' })).json().code, 'not_listed');
+  const noNode = await admin('unload', { model: 'model-a' });
+  assert.equal(noNode.status, 400, noNode.text);
+  const bad = await admin('load', '{"model": ');
+  assert.equal(bad.status, 400, bad.text);
+});
+
+test('an unload is refused while a request for the model is in flight', async () => {
+  // A long answer keeps the request in flight (20 ms ttft + 2000 tokens at 1000/s).
+  const long = httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 'model-a', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2000 });
+  await eventually(async () => {
+    return ((await host('router'))?.in_flight ?? 0) > 0;
+  }, 20_000, 'the request in flight');
+  const refused = await admin('unload', { model: 'model-a', node: 'router' });
+  assert.equal(refused.status, 409, refused.text);
+  assert.equal(refused.json().code, 'in_flight');
+  assert.equal(await routerStatus('model-a'), 'loaded');
+  assert.equal((await long).status, 200);
+});
+
+test('a load that fails answers its reason and is held off with a back-off', async () => {
+  const failed = await admin('load', { model: 'broken', node: 'router' });
+  assert.equal(failed.status, 502, failed.text);
+  const body = failed.json<{ outcome: string; detail: string; retryAfterMs: number }>();
+  assert.equal(body.outcome, 'failed');
+  assert.match(body.detail, /load failed/);
+  assert.ok(body.retryAfterMs > 0);
+  const view = (await httpJson('GET', `${rig.gw.url}/admin/models`, undefined, AUTH)).json<{ models: { model: string; failures: { node: string; reason: string }[] }[] }>();
+  const row = view.models.find((m) => m.model === 'broken');
+  assert.equal(row?.failures[0]?.node, 'router');
+  assert.match(row?.failures[0]?.reason ?? '', /load failed/);
+});
