@@ -108,8 +108,10 @@ function decideLoad(input: ModelActionInput): ModelActionVerdict {
 function decideUnload(input: ModelActionInput, node: NodeFacts): ModelActionVerdict {
   const obstacle = nodeObstacle(node, input.model);
   if (obstacle !== undefined) return refuse(obstacle.code, obstacle.reason);
+  // A model the last listing shows not running is asked all the same (the listing may lag a load);
+  // the node answers that it is not running, which the manager reports as `already`.
   const model = node.models.find((m) => m.id === input.model);
-  if (model === undefined || !model.running) return { verdict: 'already', node: node.name, detail: `model '${input.model}' is not running on node '${node.name}'` };
+  if (model === undefined) return refuse('not_listed', `node '${node.name}' does not list model '${input.model}'`);
   if (input.pinned(input.model)) return refuse('pinned', `model '${input.model}' is pinned ([[models.available]] pin = true)`);
   if (model.inFlight > 0) return refuse('in_flight', `${model.inFlight} request(s) for '${input.model}' are in flight on node '${node.name}'`);
   const queued = input.queued(input.model);
