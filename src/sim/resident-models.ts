@@ -48,6 +48,7 @@ export class ResidentModels {
   #useCounter = 0;
   #peakRunning = 0;
   #loads = 0;
+  #unloadsMidRequest = 0;
   #nextChildPort = FIRST_CHILD_PORT;
 
   constructor(node: ResolvedNode, clock: Clock) {
@@ -132,7 +133,7 @@ export class ResidentModels {
 
   stats(): ResidencyStats {
     const running = this.#entries.filter((e) => isRunning(e.status)).length;
-    return { running, peakRunning: this.#peakRunning, loads: this.#loads, queued: [...this.#queued.keys()] };
+    return { running, peakRunning: this.#peakRunning, loads: this.#loads, queued: [...this.#queued.keys()], unloadsMidRequest: this.#unloadsMidRequest };
   }
 
   requestsInFlight(id: string): number {
@@ -156,6 +157,7 @@ export class ResidentModels {
   unload(id: string): boolean {
     const entry = this.#entry(id);
     if (entry === undefined || !isRunning(entry.status)) return false;
+    if (this.requestsInFlight(id) > 0) this.#unloadsMidRequest++;
     entry.loadTimer?.cancel();
     entry.loadTimer = undefined;
     entry.engine = undefined;

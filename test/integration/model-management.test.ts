@@ -160,3 +160,56 @@ test('a load that fails answers its reason and is held off with a back-off', asy
   assert.equal(row?.failures[0]?.node, 'router');
   assert.match(row?.failures[0]?.reason ?? '', /load failed/);
 });
+
+test('unloads racing random arrivals never unload a model mid-request, and every request is answered', async () => {
+  // A seeded sequence: 24 requests for model-c at random gaps (0-30 ms), with an unload asked after
+  // each arrival. The router itself counts unloads of a model with a request in flight.
+  let seed = 2025;
+  const random = (): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const stats = async (): Promise<number> => (await httpJson('GET', `${rig.sim.url('router')}/__sim/stats`)).json<{ residency: { unloadsMidRequest: number } }>().residency.unloadsMidRequest;
+  const before = await stats();
+  const requests: Promise<{ status: number }>[] = [];
+  const unloads: ReturnType<typeof admin>[] = [];
+  for (let i = 0; i < 24; i++) {
+    const ask = (): void => {
+      requests.push(httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 'model-c', messages: [{ role: 'user', content: `r${i}` }], max_tokens: 1 + Math.floor(random() * 20) }));
+    };
+    const unload = (): void => {
+      unloads.push(admin('unload', { model: 'model-c', node: 'router' }));
+    };
+    if (random() < 0.5) {
+      ask();
+      unload();
+    } else {
+      unload();
+      ask();
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 120)));
+  }
+  const answers = await Promise.all(requests);
+  assert.deepEqual(answers.map((a) => a.status), answers.map(() => 200));
+  const outcomes = (await Promise.all(unloads)).map((u) => {
+    assert.ok([200, 409].includes(u.status), u.text);
+    const body = u.json<{ outcome: string; code?: string }>();
+    return body.code ?? body.outcome;
+  });
+  assert.ok(outcomes.includes('in_flight'), `some unloads refused: ${outcomes.join(',')}`);
+  // Once every answer is in, the unload goes through.
+  await eventually(async () => (await host('router'))?.in_flight === 0, 20_000, 'nothing in flight');
+  const last = await admin('unload', { model: 'model-c', node: 'router' });
+  assert.equal(last.status, 200, last.text);
+  assert.equal(await stats(), before, 'no unload of a model with a request in flight');
+});
+
+test('a load on a full router unloads an idle model first, then loads', async () => {  const a = await admin('load', { model: 'model-a', node: 'router' });
+  assert.ok([200].includes(a.status), a.text);
+  const c = await admin('load', { model: 'model-c', node: 'router' });
+  assert.ok([200].includes(c.status), c.text);
+  await eventually(async () => (await host('router'))?.loaded.length === 2, 20_000, 'the router full');
+  const b = await admin('load', { model: 'model-b', node: 'router' });
+  assert.equal(b.status, 200, b.text);
+  assert.ok(['model-a', 'model-c'].includes(String(b.json().evicted)), b.text);
+});

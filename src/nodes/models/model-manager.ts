@@ -98,7 +98,8 @@ export class ModelManager {
         const evicted = await runModelOp(view.spec, ops, 'unload', verdict.evict, options);
         if (!evicted.ok) return this.#failedOp(action, model, name, `unloading the idle model '${verdict.evict}' first failed: ${evicted.reason}`);
       }
-      const result = await runModelOp(view.spec, ops, action, model, options);
+      const superseded = (): boolean => deps.inFlight(name, model) > 0 || deps.queued(model) > 0;
+      const result = await runModelOp(view.spec, ops, action, model, { ...options, superseded });
       if (!result.ok) return this.#failedOp(action, model, name, result.reason);
       this.#failed.delete(`${name}\u0000${model}`);
       if (result.already && verdict.evict === undefined) return { outcome: 'already', action, model, node: name, detail: result.detail };

@@ -16,6 +16,11 @@ export interface ModelOpOptions {
   readonly timeoutMs: number;
   readonly maxBytes: number;
   readonly confirmEveryMs: number;
+  /**
+   * A request for the model reached the node since the operation was sent (an unload's model is
+   * loaded again by it): the confirmation ends there, the operation done.
+   */
+  readonly superseded?: () => boolean;
 }
 
 export type ModelOpResult =
@@ -50,6 +55,7 @@ export async function runModelOp(node: NodeSpec, ops: ModelOps, action: ModelAct
     last = seen.ok ? (state ?? 'an unreadable answer') : seen.error;
     // A router lists a model whose child exited non-zero as `unloaded` + `failed`: unloaded all the same.
     if (state === wanted || (action === 'unload' && state === 'failed')) return { ok: true, already: answer.kind === 'already', detail: answer.kind === 'already' ? `the node says it is already ${wanted}` : `${wanted} (confirmed by GET ${ops.confirmPath})` };
+    if (action === 'unload' && options.superseded?.() === true) return { ok: true, already: false, detail: 'unloaded; a request since has loaded it again' };
     if (action === 'load' && state === 'failed') return { ok: false, reason: `the node says the load failed (GET ${ops.confirmPath})` };
     await pause(options.clock, Math.min(options.confirmEveryMs, Math.max(1, left())));
   }
