@@ -33,4 +33,5 @@ export { parseOllamaPs } from './ollama.ts';
 export { addLoadFigures, loadMetricsPath, readLoadFigures, type LoadDialect, type LoadFigures } from './load-metrics.ts';
 export { kvModeFromArgs, routerArgsOf, type ServerKvMode } from './llamacpp-kv.ts';
 export { routeMissing, servedEndpoints } from './endpoints.ts';
-export { LLAMACPP_ROUTER_OPS, OLLAMA_OPS, type ModelAction, type ModelOpAnswer, type ModelOpRequest, type ModelOps, type ObservedModelState } from './model-ops.ts';
+export { LLAMACPP_ROUTER_OPS, OLLAMA_OPS } from './model-ops.ts';
+export type { ModelAction, ModelOpAnswer, ModelOpRequest, ModelOps, ObservedModelState } from './model-op-shapes.ts';

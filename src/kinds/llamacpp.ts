@@ -22,7 +22,7 @@ import type { StreamUsage } from './stream-usage.ts';
  */
 export const LLAMACPP_STREAM_USAGE: StreamUsage = Object.freeze({ askOn: [], nullsWhenAsked: false });
 import { ALL_ENDPOINTS } from './endpoint-sets.ts';
-import { llamacppModelOps } from './model-ops.ts';
+import { LLAMACPP_ROUTER_OPS } from './model-ops.ts';
 
 export interface PropsReading {
   readonly role: ServerRole;
@@ -117,5 +117,6 @@ export const llamacpp: ServerKind = {
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
   endpoints: ALL_ENDPOINTS,
-  modelOps: llamacppModelOps,
+  // Only a router loads and unloads models on request.
+  modelOps: (role) => (role === 'router' ? LLAMACPP_ROUTER_OPS : undefined),
 };

@@ -5,33 +5,7 @@
 // confirms, §3.2/§3.3). Every other kind (and a single llama-server) declares that it cannot.
 
 import { isRecord } from '#src/core/is-record.ts';
-import type { ServerRole } from './server-kind.ts';
-
-export type ModelAction = 'load' | 'unload';
-
-/** A model's state as a confirming answer shows it. */
-export type ObservedModelState = 'loaded' | 'loading' | 'unloaded' | 'failed';
-
-export interface ModelOpRequest {
-  readonly path: string;
-  readonly body: Readonly<Record<string, unknown>>;
-}
-
-/** How the node answered the POST: accepted (confirm next), already so (nothing to confirm), or refused. */
-export type ModelOpAnswer =
-  | { readonly kind: 'accepted' }
-  | { readonly kind: 'already' }
-  | { readonly kind: 'refused'; readonly reason: string };
-
-export interface ModelOps {
-  request(action: ModelAction, model: string): ModelOpRequest;
-  /** The POST's answer read (status, parsed JSON body or undefined). Pure. */
-  answer(action: ModelAction, status: number, body: unknown): ModelOpAnswer;
-  /** The GET whose answer confirms the action (it never loads a model). */
-  readonly confirmPath: string;
-  /** The model's state in that answer; undefined = unreadable. Pure. */
-  observe(body: unknown, model: string): ObservedModelState | undefined;
-}
+import type { ModelAction, ModelOpAnswer, ModelOpRequest, ModelOps, ObservedModelState } from './model-op-shapes.ts';
 
 /** The error message of a llama.cpp (`{"error":{"message"}}`) or Ollama (`{"error":"…"}`) answer. */
 function errorMessage(status: number, body: unknown): string {
@@ -87,11 +61,6 @@ export const OLLAMA_OPS: ModelOps = Object.freeze({
     return loaded ? 'loaded' : 'unloaded';
   },
 });
-
-/** For a llama-server: only a router loads and unloads models. */
-export function llamacppModelOps(role: ServerRole): ModelOps | undefined {
-  return role === 'router' ? LLAMACPP_ROUTER_OPS : undefined;
-}
 
 export const ollamaModelOps = (): ModelOps => OLLAMA_OPS;
 

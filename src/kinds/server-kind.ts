@@ -8,7 +8,7 @@ import type { ServerKvMode } from './llamacpp-kv.ts';
 import type { LoadDialect } from './load-metrics.ts';
 import type { ListedNames } from './model-names.ts';
 import type { StreamUsage } from './stream-usage.ts';
-import type { ModelOps } from './model-ops.ts';
+import type { ModelOps } from './model-op-shapes.ts';
 
 /** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
 export interface ModelContext {
