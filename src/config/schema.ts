@@ -187,6 +187,7 @@ function nodesSchema(env: EnvVars) {
       })
       .min(1, { error: "must list at least one endpoint; leave it out for the kind's own set" })
       .optional(),
+    warm: z.boolean({ error: 'must be true or false' }).optional(),
   }).transform(
     (node): NodeSpec => ({
       name: node.name,
@@ -200,6 +201,7 @@ function nodesSchema(env: EnvVars) {
       wakeTimeoutMs: node.wake_timeout,
       ...(node.models === undefined ? {} : { allowedModels: node.models }),
       ...(node.endpoints === undefined ? {} : { endpoints: [...new Set(node.endpoints)] }),
+      ...(node.warm === false ? { warm: false as const } : {}),
     }),
   );
 

@@ -209,6 +209,8 @@ export interface NodeSpec {
   readonly wakeTimeoutMs: number;
   /** Model id patterns (`*`, `?`) this node may serve; absent = whatever it lists. */
   readonly allowedModels?: readonly string[];
+  /** `warm = false`: never chosen to keep a model warm (`[[models.available]] warm`); absent = may be. */
+  readonly warm?: false;
   /** `endpoints`: the inference endpoints this node serves, replacing its kind's set; absent = its kind's. */
   readonly endpoints?: readonly InferenceEndpoint[];
 }

@@ -52,7 +52,7 @@ export class ModelsPart {
       manager: this.manager,
       facts: () => this.#facts(),
       desired: () => [...desiredOf(deps.config())].map(([model, desired]) => ({ model, desired })),
-      warmExcluded: () => false,
+      warmExcluded: (node) => deps.config().nodes.find((n) => n.name === node)?.warm === false,
       queued,
       pinned,
       onError: (error) => deps.logger.error({ err: error }, 'model reconcile round failed'),
