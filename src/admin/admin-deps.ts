@@ -4,7 +4,7 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
-import type { NodeRegistry, WakeResult } from '#src/nodes/index.ts';
+import type { ModelAction, ModelActionOutcome, NodeRegistry, WakeResult } from '#src/nodes/index.ts';
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { ModelQueueReport } from '#src/tenants/index.ts';
@@ -19,6 +19,12 @@ export interface AdminCommands {
   readonly wake: (node: string) => Promise<WakeResult>;
   /** Process and upstream-connection figures for /admin/runtime. */
   readonly runtime: () => Record<string, unknown>;
+}
+
+/** Model loads and unloads (/admin/models*): the manager's action and the models view. */
+export interface ModelCommands {
+  act(action: ModelAction, model: string, node: string | undefined): Promise<ModelActionOutcome>;
+  view(): unknown;
 }
 
 /** The Prometheus exposition /metrics serves. */
@@ -52,6 +58,8 @@ export interface AdminDeps {
   readonly remote?: ExplainRemote | undefined;
   /** GET /admin/tenants: every tenant's limits, usage and queue; absent = an empty report. */
   readonly tenants?: () => TenantsReport;
+  /** /admin/models*: absent = not offered. */
+  readonly models?: ModelCommands;
 }
 
 /** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */

@@ -6,6 +6,7 @@
 import { healthHttpStatus, sendJson, TableBuilder, type EndpointTable } from '#src/proxy/index.ts';
 import { healthReport } from './health-report.ts';
 import { adminRoutes } from './admin-routes.ts';
+import { modelsRoutes } from './models-routes.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { adminGuard } from './admin-guard.ts';
 import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
@@ -27,6 +28,7 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
     }),
   );
   adminRoutes(table, deps, guard);
+  modelsRoutes(table, deps, guard);
   dashboardRoutes(table, deps.liveFeed, guard);
   return table.table();
 }

@@ -8,6 +8,7 @@ import { runSim } from './sim.ts';
 import { runDemo } from './demo.ts';
 import { runInit } from './init.ts';
 import { runStatus } from './status.ts';
+import { runModels } from './models.ts';
 import { runKeygen } from './keygen.ts';
 import { HangupRelay } from './hangups.ts';
 import { EXIT_INTERNAL_ERROR, installCrashPolicy } from './crash-policy.ts';
@@ -29,6 +30,7 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   demo: { run: runDemo, onHangup: 'stop', options: { valued: ['port'] } },
   init: { run: runInit, onHangup: 'stop', options: { valued: ['out', 'listen', 'timeout'], flags: ['force'], positionals: 'any' } },
   status: { run: runStatus, onHangup: 'stop', options: { valued: ['url', 'config', 'token'], flags: ['watch'] } },
+  models: { run: runModels, onHangup: 'stop', options: { valued: ['url', 'config', 'token', 'node'], positionals: 'any' } },
   keygen: { run: runKeygen, onHangup: 'stop', options: { valued: ['out'] } },
 };
 

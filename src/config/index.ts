@@ -7,6 +7,7 @@ export type {
   ListenAddress,
   LoadResult,
   ModelSpec,
+  DesiredModelState,
   ModelsConfig,
   NodeKind,
   NodeSpec,

@@ -132,7 +132,14 @@ const modelSchema = table({
   group: name.optional(),
   aliases: z.array(name, { error: 'must be an array of strings' }).default([]),
   policy: policyName.optional(),
-}).transform((model): ModelSpec => ({ name: model.name, group: model.group, aliases: model.aliases, policy: model.policy }));
+  pin: z.boolean({ error: 'must be true or false' }).optional(),
+  preload: z.boolean({ error: 'must be true or false' }).optional(),
+  warm: z.number({ error: 'must be a whole number of nodes' }).int({ error: 'must be a whole number of nodes' }).min(0, { error: 'must be 0 or more' }).max(1000, { error: 'must be at most 1000' }).optional(),
+}).transform((model): ModelSpec => {
+  const spec: ModelSpec = { name: model.name, group: model.group, aliases: model.aliases, policy: model.policy };
+  if (model.pin === undefined && model.preload === undefined && model.warm === undefined) return spec;
+  return { ...spec, desired: { pin: model.pin ?? false, preload: model.preload ?? false, warm: model.warm ?? 0 } };
+});
 
 const modelsSchema = table({
   default: name.optional(),
@@ -180,6 +187,7 @@ function nodesSchema(env: EnvVars) {
       })
       .min(1, { error: "must list at least one endpoint; leave it out for the kind's own set" })
       .optional(),
+    warm: z.boolean({ error: 'must be true or false' }).optional(),
   }).transform(
     (node): NodeSpec => ({
       name: node.name,
@@ -193,6 +201,7 @@ function nodesSchema(env: EnvVars) {
       wakeTimeoutMs: node.wake_timeout,
       ...(node.models === undefined ? {} : { allowedModels: node.models }),
       ...(node.endpoints === undefined ? {} : { endpoints: [...new Set(node.endpoints)] }),
+      ...(node.warm === false ? { warm: false as const } : {}),
     }),
   );
 

@@ -166,6 +166,18 @@ export interface ModelSpec {
   readonly aliases: readonly string[];
   /** This model's selection policy; undefined = `[routing] policy`. */
   readonly policy: PolicyName | undefined;
+  /** `pin`, `preload`, `warm`: what the gateway keeps loaded (docs/models.md); absent = none of them set. */
+  readonly desired?: DesiredModelState;
+}
+
+/** A model's desired state: the reconciler loads it to match, and a switch never evicts a pinned one. */
+export interface DesiredModelState {
+  /** Never chosen as the model a switch or a load unloads; an unload of it is refused. */
+  readonly pin: boolean;
+  /** Loaded on every node that lists it (and can load on request) at start and after that node wakes. */
+  readonly preload: boolean;
+  /** At least this many nodes keep it loaded (0 = no minimum). */
+  readonly warm: number;
 }
 
 export interface ModelsConfig {
@@ -197,6 +209,8 @@ export interface NodeSpec {
   readonly wakeTimeoutMs: number;
   /** Model id patterns (`*`, `?`) this node may serve; absent = whatever it lists. */
   readonly allowedModels?: readonly string[];
+  /** `warm = false`: never chosen to keep a model warm (`[[models.available]] warm`); absent = may be. */
+  readonly warm?: false;
   /** `endpoints`: the inference endpoints this node serves, replacing its kind's set; absent = its kind's. */
   readonly endpoints?: readonly InferenceEndpoint[];
 }

@@ -31,6 +31,8 @@ export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metric
   readonly heldBytes: () => number;
   /** GET /admin/tenants. */
   readonly tenants: () => TenantsReport;
+  /** /admin/models*. */
+  readonly models?: AdminDeps['models'];
 }
 
 export function adminTable(parts: AdminParts, listeners: ListenerFigures): EndpointTable {
@@ -49,6 +51,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     sites: () => parts.mesh.admin(),
     remote: explainRemote(parts, listeners),
     tenants: parts.tenants,
+    ...(parts.models === undefined ? {} : { models: parts.models }),
     commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
   });
 }

@@ -24,6 +24,7 @@ import { adminTable, type ListenerFigures } from './endpoints.ts';
 import { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
 import { UsagePart } from './usage-part.ts';
+import { ModelsPart } from './models-part.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -49,6 +50,8 @@ export class GatewayParts {
   readonly #planes: PlaneHostFigures;
   /** Budgets across restarts: the usage store in [server] state_dir and its flusher. */
   readonly usage: UsagePart;
+  /** Model loads and unloads: the admin API's and the reconciler's (warm, preload, pin). */
+  readonly models: ModelsPart;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -151,6 +154,15 @@ export class GatewayParts {
       aliases: () => this.#settings.catalog.aliases,
       mesh: { events: this.mesh.events, sites: () => this.mesh.admin() },
     });
+    this.models = new ModelsPart({
+      clock: this.clock,
+      logger: options.logger,
+      config: () => this.#config,
+      registry: this.registry,
+      queueDepths: () => this.scheduler.queueDepths(),
+      events: this.#registryEvents,
+      refresh: (node) => this.relist(node),
+    });
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);
     this.#loops.applyChange(start);
@@ -184,6 +196,7 @@ export class GatewayParts {
         upstreamSites: () => this.#planes.upstreamSites(),
         heldBytes: () => this.#planes.heldBytes(),
         tenants: () => this.tenantsReport(),
+        models: this.models,
       },
       listeners,
     );
@@ -220,6 +233,7 @@ export class GatewayParts {
   startLoops(): void {
     this.#loops.start(this.#lifetime.signal);
     this.usage.start();
+    this.models.start();
   }
 
   /** Background work whose failure is logged, never left as an unhandled rejection. */
@@ -271,7 +285,7 @@ export class GatewayParts {
 
   async stop(): Promise<void> {
     this.#lifetime.abort();
-    await Promise.all([this.#loops.stop(), this.mesh.stop()]);
+    await Promise.all([this.#loops.stop(), this.mesh.stop(), this.models.stop()]);
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.#metrics.close();

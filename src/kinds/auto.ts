@@ -16,6 +16,7 @@ import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_WITH_NULLS } from './stream-usage.ts';
 import { ALL_ENDPOINTS } from './endpoint-sets.ts';
+import { NO_MODEL_OPS } from './model-ops.ts';
 
 /**
  * In the order their health paths are tried and their detectors asked: the specific ones first,
@@ -57,6 +58,7 @@ export const auto: ServerKind = {
   refusal: (status, body) => firstMeaning(DETECTABLE.map((kind) => kind.refusal(status, body))),
   detector: DETECTOR,
   endpoints: ALL_ENDPOINTS,
+  modelOps: NO_MODEL_OPS,
 };
 
 /**

@@ -34,3 +34,5 @@ export { addLoadFigures, loadMetricsPath, readLoadFigures, type LoadDialect, typ
 export { kvModeFromArgs, routerArgsOf, type ServerKvMode } from './llamacpp-kv.ts';
 export { routeMissing, servedEndpoints } from './endpoints.ts';
 export { OLLAMA_API_VERSION, OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES } from './ollama-api.ts';
+export { LLAMACPP_ROUTER_OPS, OLLAMA_OPS } from './model-ops.ts';
+export type { ModelAction, ModelOpAnswer, ModelOpRequest, ModelOps, ObservedModelState } from './model-op-shapes.ts';

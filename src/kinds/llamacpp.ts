@@ -22,6 +22,7 @@ import type { StreamUsage } from './stream-usage.ts';
  */
 export const LLAMACPP_STREAM_USAGE: StreamUsage = Object.freeze({ askOn: [], nullsWhenAsked: false });
 import { LLAMACPP_ENDPOINTS } from './endpoint-sets.ts';
+import { LLAMACPP_ROUTER_OPS } from './model-ops.ts';
 
 export interface PropsReading {
   readonly role: ServerRole;
@@ -116,4 +117,6 @@ export const llamacpp: ServerKind = {
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
   endpoints: LLAMACPP_ENDPOINTS,
+  // Only a router loads and unloads models on request.
+  modelOps: (role) => (role === 'router' ? LLAMACPP_ROUTER_OPS : undefined),
 };

@@ -50,7 +50,8 @@ export const ANY_LOAD: LoadDialect = {
 
 /** The GET for a node's metrics; on a llama-server router, for one model that is loaded (never a load). */
 export function loadMetricsPath(modelId?: string): string {
-  return modelId === undefined ? '/metrics' : `/metrics?model=${encodeURIComponent(modelId)}`;
+  // `autoload=false`: a model unloaded since the last listing is not loaded again by asking (§1.4).
+  return modelId === undefined ? '/metrics' : `/metrics?model=${encodeURIComponent(modelId)}&autoload=false`;
 }
 
 function samplesOf(byName: ReadonlyMap<string, readonly number[]>, names: readonly string[]): readonly number[] | undefined {

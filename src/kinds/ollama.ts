@@ -12,6 +12,7 @@ import { NO_LOAD_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_NO_NULLS } from './stream-usage.ts';
 import { OLLAMA_ENDPOINTS } from './endpoint-sets.ts';
+import { ollamaModelOps } from './model-ops.ts';
 
 /** Pure: GET /api/ps → the loaded models and their runtime context_length. */
 export function parseOllamaPs(body: unknown): { loadedIds: string[]; models: Record<string, ModelContext> } | undefined {
@@ -77,4 +78,5 @@ export const ollama: ServerKind = {
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
   endpoints: OLLAMA_ENDPOINTS,
+  modelOps: ollamaModelOps,
 };

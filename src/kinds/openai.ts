@@ -15,6 +15,7 @@ import { NO_LOAD_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_WITH_NULLS } from './stream-usage.ts';
 import { OPENAI_SURFACE } from './endpoint-sets.ts';
+import { NO_MODEL_OPS } from './model-ops.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -47,4 +48,5 @@ export const openai: ServerKind = {
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
   detector: DETECTOR,
   endpoints: OPENAI_SURFACE,
+  modelOps: NO_MODEL_OPS,
 };

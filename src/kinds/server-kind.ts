@@ -8,6 +8,7 @@ import type { ServerKvMode } from './llamacpp-kv.ts';
 import type { LoadDialect } from './load-metrics.ts';
 import type { ListedNames } from './model-names.ts';
 import type { StreamUsage } from './stream-usage.ts';
+import type { ModelOps } from './model-op-shapes.ts';
 
 /** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
 export interface ModelContext {
@@ -162,4 +163,9 @@ export interface ServerKind {
   readonly detector: KindDetector;
   /** The inference endpoints its current release serves (endpoint-sets.ts); `[[nodes]] endpoints` replaces them. */
   readonly endpoints: readonly InferenceEndpoint[];
+  /**
+   * Loading and unloading a model on request (model-ops.ts), for a node whose capacity answer said
+   * `role`; undefined = this kind (or role) cannot. Pure.
+   */
+  modelOps(role: ServerRole): ModelOps | undefined;
 }

@@ -12,6 +12,7 @@ import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_NO_NULLS } from './stream-usage.ts';
 import { SGLANG_ENDPOINTS } from './endpoint-sets.ts';
+import { NO_MODEL_OPS } from './model-ops.ts';
 
 const REFUSALS: RefusalDialect = {
   overflowTypes: [],
@@ -44,4 +45,5 @@ export const sglang: ServerKind = {
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
   endpoints: SGLANG_ENDPOINTS,
+  modelOps: NO_MODEL_OPS,
 };

@@ -12,6 +12,7 @@ import { METRICS_PATHS } from './load-paths.ts';
 import { readListingEntry } from './listing-entry.ts';
 import { ASKED_WITH_NULLS } from './stream-usage.ts';
 import { VLLM_ENDPOINTS } from './endpoint-sets.ts';
+import { NO_MODEL_OPS } from './model-ops.ts';
 
 /** vLLM's `/tokenize`; SGLang answers the same request. */
 export const OPENAI_SERVER_TOKENIZE: TokenizeDialect = {
@@ -50,4 +51,5 @@ export const vllm: ServerKind = {
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,
   endpoints: VLLM_ENDPOINTS,
+  modelOps: NO_MODEL_OPS,
 };

@@ -42,6 +42,7 @@ const ModelTable = z.strictObject({
   slots: positiveInt.optional(),
   status: z.enum(MODEL_STATUSES).optional(),
   size: z.int().nonnegative().optional(),
+  fails_to_load: z.boolean().optional(),
 });
 
 const NodeTable = z.strictObject({
@@ -100,6 +101,7 @@ function toNodeSpec(table: NodeTable): SimNodeSpec {
       slots: m.slots,
       status: m.status,
       sizeBytes: m.size,
+      ...(m.fails_to_load === undefined ? {} : { failsToLoad: m.fails_to_load }),
     })),
   ];
   return {

@@ -33,6 +33,8 @@ export interface ResidencyStats {
   readonly loads: number;
   /** Models with requests queued in the node itself (models_max reached, no idle victim). */
   readonly queued: readonly string[];
+  /** Unloads (asked or by eviction) of a model with a request in flight at the node. */
+  readonly unloadsMidRequest: number;
 }
 
 /** How one request ended, from the server's side. */

@@ -19,6 +19,8 @@ export interface ResidentView {
   readonly childPort: number;
   /** Epoch ms of the last use (Ollama's expires_at is computed from it). */
   readonly lastUsedAtMs: number;
+  /** Unloaded because its last load failed (a router lists `failed: true, exit_code: 1`). */
+  readonly failed: boolean;
 }
 
 interface Entry {
@@ -27,6 +29,7 @@ interface Entry {
   lastUsedOrder: number;
   lastUsedAtMs: number;
   childPort: number;
+  failed: boolean;
   engine: ModelEngine | undefined;
   loadTimer: Timer | undefined;
   waiters: (() => void)[];
@@ -45,13 +48,14 @@ export class ResidentModels {
   #useCounter = 0;
   #peakRunning = 0;
   #loads = 0;
+  #unloadsMidRequest = 0;
   #nextChildPort = FIRST_CHILD_PORT;
 
   constructor(node: ResolvedNode, clock: Clock) {
     this.#node = node;
     this.#clock = clock;
     this.#entries = node.models.map((model) => ({
-      model, status: 'unloaded', lastUsedOrder: 0, lastUsedAtMs: clock.now(), childPort: 0,
+      model, status: 'unloaded', lastUsedOrder: 0, lastUsedAtMs: clock.now(), childPort: 0, failed: false,
       engine: undefined, loadTimer: undefined, waiters: [],
     }));
     for (const entry of this.#entries) {
@@ -61,7 +65,7 @@ export class ResidentModels {
   }
 
   views(): ResidentView[] {
-    return this.#entries.map((e) => ({ model: e.model, status: e.status, childPort: e.childPort, lastUsedAtMs: e.lastUsedAtMs }));
+    return this.#entries.map((e) => ({ model: e.model, status: e.status, childPort: e.childPort, lastUsedAtMs: e.lastUsedAtMs, failed: e.failed }));
   }
 
   /** The model a name or alias refers to. */
@@ -129,7 +133,7 @@ export class ResidentModels {
 
   stats(): ResidencyStats {
     const running = this.#entries.filter((e) => isRunning(e.status)).length;
-    return { running, peakRunning: this.#peakRunning, loads: this.#loads, queued: [...this.#queued.keys()] };
+    return { running, peakRunning: this.#peakRunning, loads: this.#loads, queued: [...this.#queued.keys()], unloadsMidRequest: this.#unloadsMidRequest };
   }
 
   requestsInFlight(id: string): number {
@@ -153,6 +157,7 @@ export class ResidentModels {
   unload(id: string): boolean {
     const entry = this.#entry(id);
     if (entry === undefined || !isRunning(entry.status)) return false;
+    if (this.requestsInFlight(id) > 0) this.#unloadsMidRequest++;
     entry.loadTimer?.cancel();
     entry.loadTimer = undefined;
     entry.engine = undefined;
@@ -224,8 +229,14 @@ export class ResidentModels {
     entry.childPort = this.#nextChildPort++;
     this.touch(entry.model.id);
     this.#setStatus(entry, 'loading');
+    entry.failed = false;
     entry.loadTimer = this.#clock.setTimeout(() => {
       entry.loadTimer = undefined;
+      if (entry.model.failsToLoad) {
+        entry.failed = true;
+        this.#setStatus(entry, 'unloaded');
+        return;
+      }
       this.#spawn(entry, 'loaded');
     }, this.#node.loadTimeMs);
   }

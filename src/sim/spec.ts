@@ -20,6 +20,8 @@ export interface SimModelSpec {
   /** Initial status (llamacpp-router: every status; ollama: loaded or unloaded). */
   readonly status?: ModelStatus;
   readonly sizeBytes?: number;
+  /** Every load fails (the router's child exits 1; Ollama's runner dies). */
+  readonly failsToLoad?: boolean;
 }
 
 export interface SimNodeSpec {
@@ -56,6 +58,7 @@ export interface ResolvedModel {
   readonly slots: number;
   readonly status: ModelStatus;
   readonly sizeBytes: number;
+  readonly failsToLoad: boolean;
 }
 
 export interface ResolvedNode {
@@ -113,6 +116,7 @@ export function resolveNodeSpec(spec: SimNodeSpec, index = 0): ResolvedNode {
       slots: model.slots ?? nodeSlots,
       status: model.status ?? defaultStatus,
       sizeBytes: model.sizeBytes ?? SIM_DEFAULTS.sizeBytes,
+      failsToLoad: model.failsToLoad ?? false,
     };
   });
   return {

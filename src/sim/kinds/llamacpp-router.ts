@@ -44,6 +44,7 @@ function routerModelEntry(node: ResolvedNode, view: ResidentView, createdSec: nu
   const { model } = view;
   const hasPreset = model.aliases.length > 0;
   const status: Record<string, unknown> = { value: view.status, args: childArgs(node, model, view.childPort) };
+  if (view.status === 'unloaded' && view.failed) Object.assign(status, { failed: true, exit_code: 1 });
   if (hasPreset) status['preset'] = `[${model.id}]\nalias = ${model.aliases.join(',')}\n`;
   const entry: Record<string, unknown> = {
     id: model.id,

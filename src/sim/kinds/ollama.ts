@@ -9,6 +9,7 @@ import type { InferenceEndpoint } from '#src/sim/inference-dialect.ts';
 import { textReply, type Reply } from '#src/sim/reply.ts';
 import { ResidentModels, type ResidentView } from '#src/sim/resident-models.ts';
 import { canonicalModelId, type ResolvedModel } from '#src/sim/spec.ts';
+import { ollamaLoadOrUnload } from '#src/sim/kinds/ollama-keep-alive.ts';
 import { ollamaDialect, ollamaJson, ollamaModelNotFound, ollamaOpenAiError } from '#src/sim/kinds/ollama-dialect.ts';
 import { handleNative, NATIVE_PATHS, ollamaError, type NativeEndpoint } from '#src/sim/kinds/ollama-native.ts';
 
@@ -145,6 +146,13 @@ export function ollamaHandler(context: KindContext): KindHandler {
     if (native !== undefined) {
       await inference(exchange, native, true);
       return;
+    }
+    if (method === 'POST' && path === '/api/generate') {
+      const answered = await ollamaLoadOrUnload(exchange, residents, resolve);
+      if (answered !== undefined) {
+        writer.reply(answered);
+        return;
+      }
     }
     if (method === 'GET' && path.startsWith('/v1/models/')) {
       const name = decodeURIComponent(path.slice('/v1/models/'.length));

@@ -38,7 +38,7 @@ test('the load GETs: none for a kind without gauges, per loaded model on a route
         kind.load === undefined || (kind.name === 'llamacpp' && role === 'unknown')
           ? undefined
           : role === 'router'
-            ? ['/metrics?model=a', '/metrics?model=b%20c']
+            ? ['/metrics?model=a&autoload=false', '/metrics?model=b%20c&autoload=false']
             : ['/metrics'];
       assert.deepEqual(paths, expected, `${kind.name} ${role}`);
     }

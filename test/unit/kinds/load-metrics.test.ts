@@ -44,7 +44,7 @@ test('Ollama and plain OpenAI servers export no load metrics', () => {
 
 test('a router is asked about one model by its query; figures of several models add up', () => {
   assert.equal(loadMetricsPath(), '/metrics');
-  assert.equal(loadMetricsPath('org/m 1'), '/metrics?model=org%2Fm%201');
+  assert.equal(loadMetricsPath('org/m 1'), '/metrics?model=org%2Fm%201&autoload=false');
   assert.deepEqual(addLoadFigures([]), { running: 0, waiting: 0, kvUsage: undefined });
   assert.deepEqual(
     addLoadFigures([

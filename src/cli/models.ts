@@ -1,0 +1,111 @@
+// `switchyard models [--url GATEWAY] [--token T]`: per model, where it is loaded, where it would load
+// on demand, its desired state and failed loads (GET /admin/models). `switchyard models load|unload
+// MODEL [--node N]`: POST /admin/models/load|unload, printing what was done or why not. Exit 0 done
+// (or already so), 1 refused or failed, 3 gateway unreachable or refusing the token, 2 usage error.
+// Every string the gateway sent is printed made visible.
+
+import { Agent } from 'undici';
+import { requestBoundedJson } from '#src/core/bounded-json.ts';
+import { isRecord } from '#src/core/is-record.ts';
+import { visibleText } from '#src/core/visible-text.js';
+import { flagValue, type CliIo, type Command } from './io.ts';
+import { DEFAULT_STATUS_URL, findStatusTarget } from './status-target.ts';
+import { STATUS_MAX_BYTES } from './status-report.ts';
+
+const USAGE = `usage: switchyard models [--url GATEWAY] [--token T] [--config FILE]
+       switchyard models load MODEL [--node N] [--url GATEWAY] [--token T]
+       switchyard models unload MODEL --node N [--url GATEWAY] [--token T]
+
+  --url, --config, --token   as for switchyard status
+  --node N                   the node (required for unload; a load without it picks the node)
+
+exit: 0 done or already so, 1 refused or failed, 3 gateway down or refusing the token, 2 usage error
+`;
+
+/** A load waits for the node to confirm (up to the gateway's routing.load_timeout). */
+const ACTION_TIMEOUT_MS = 10 * 60_000;
+const VIEW_TIMEOUT_MS = 5_000;
+
+function positionals(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg.startsWith('--')) {
+      if (!arg.includes('=')) i++;
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
+const text = (value: unknown): string => visibleText(typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+
+function modelsTable(body: unknown): string | undefined {
+  if (!isRecord(body) || !Array.isArray(body.models)) return undefined;
+  const rows = [['MODEL', 'LOADED ON', 'ON DEMAND', 'DESIRED', 'FAILED LOADS']];
+  for (const row of body.models) {
+    if (!isRecord(row)) continue;
+    const list = (v: unknown): string => (Array.isArray(v) && v.length > 0 ? v.map(text).join(',') : '-');
+    const d = isRecord(row.desired) ? row.desired : undefined;
+    const desired = d === undefined ? '-' : [d.pin === true ? 'pin' : '', d.preload === true ? 'preload' : '', typeof d.warm === 'number' && d.warm > 0 ? `warm=${d.warm}` : ''].filter(Boolean).join(' ') || '-';
+    const failures = Array.isArray(row.failures) ? row.failures.filter(isRecord).map((f) => `${text(f.node)}: ${text(f.reason)}`).join('; ') : '';
+    rows.push([text(row.model), list(row.loaded_on), list(row.on_demand), desired, failures || '-']);
+  }
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n';
+}
+
+export const runModels: Command = async (argv, io) => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const [action, model, ...extra] = positionals(argv);
+  const node = flagValue(argv, 'node');
+  if (action !== undefined && action !== 'load' && action !== 'unload') return usage(io, `unknown subcommand '${visibleText(action)}'`);
+  if (action !== undefined && (model === undefined || model === '')) return usage(io, `models ${action} needs a MODEL`);
+  if (extra.length > 0) return usage(io, `unexpected argument '${visibleText(extra[0] ?? '')}'`);
+  if (action === 'unload' && node === undefined) return usage(io, 'models unload needs --node N');
+  const given = flagValue(argv, 'url');
+  const found = given === undefined ? await findStatusTarget(flagValue(argv, 'config'), io.env) : undefined;
+  if (found?.ok === false) return usage(io, found.problem);
+  const url = (given ?? (found?.ok === true ? found.target.url : DEFAULT_STATUS_URL)).replace(/\/+$/, '');
+  const token = flagValue(argv, 'token') ?? io.env.SWITCHYARD_ADMIN_TOKEN ?? (found?.ok === true ? found.target.token : undefined);
+  const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  const agent = new Agent({ connect: { timeout: VIEW_TIMEOUT_MS } });
+  try {
+    const answer =
+      action === undefined
+        ? await requestBoundedJson(`${url}/admin/models`, { dispatcher: agent, headers, timeoutMs: VIEW_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal })
+        : await requestBoundedJson(`${url}/admin/models/${action}`, {
+            dispatcher: agent, headers, method: 'POST', body: JSON.stringify(node === undefined ? { model } : { model, node }),
+            timeoutMs: ACTION_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal,
+          });
+    if (!answer.ok) return unreachable(io, url, answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}`);
+    if (answer.status === 401 || answer.status === 403) return unreachable(io, url, `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`);
+    if (action === undefined) {
+      const table = answer.status === 200 ? modelsTable(answer.body) : undefined;
+      if (table === undefined) return unreachable(io, url, `HTTP ${answer.status}: /admin/models did not answer a models view`);
+      io.stdout.write(table);
+      return 0;
+    }
+    const body = isRecord(answer.body) ? answer.body : {};
+    const line = `${text(body.outcome ?? `HTTP ${answer.status}`)}: ${action} ${text(model)}${body.node === undefined || body.node === null ? '' : ` on ${text(body.node)}`}${body.evicted === undefined ? '' : ` (unloaded ${text(body.evicted)} first)`} — ${text(body.detail ?? (isRecord(body.error) ? body.error.message : ''))}\n`;
+    const ok = body.outcome === 'done' || body.outcome === 'already';
+    (ok ? io.stdout : io.stderr).write(line);
+    return ok ? 0 : 1;
+  } finally {
+    await agent.close();
+  }
+};
+
+function usage(io: CliIo, problem: string): number {
+  io.stderr.write(`switchyard models: ${problem}\n\n${USAGE}`);
+  return 2;
+}
+
+function unreachable(io: CliIo, url: string, problem: string): number {
+  io.stderr.write(`switchyard models: ${visibleText(url)}: ${visibleText(problem)}\n`);
+  return 3;
+}

@@ -1,0 +1,86 @@
+// Wiring only: the model manager and the reconciler over the registry, the scheduler's queues and
+// the config's desired state, with their own HTTP agent; rounds follow the node loops' rounds.
+
+import type { Logger } from 'pino';
+import { Agent } from 'undici';
+import type { Clock } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import type { DesiredModelState, GatewayConfig } from '#src/config/index.ts';
+import { ModelManager, ModelReconciler, modelsView, nodeFacts, type ModelAction, type ModelActionOutcome, type NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
+
+export interface ModelsPartDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly config: () => GatewayConfig;
+  readonly registry: Pick<NodeRegistry, 'freshViews' | 'snapshot'>;
+  readonly queueDepths: () => Readonly<Record<string, number>>;
+  readonly events: EventBus<RegistryEvents>;
+  /** A fresh listing of a node, now. */
+  readonly refresh: (node: string) => void;
+}
+
+function desiredOf(config: GatewayConfig): Map<string, DesiredModelState> {
+  const desired = new Map<string, DesiredModelState>();
+  for (const model of config.models.available) if (model.desired !== undefined) desired.set(model.name, model.desired);
+  return desired;
+}
+
+export class ModelsPart {
+  readonly manager: ModelManager;
+  readonly reconciler: ModelReconciler;
+  readonly #deps: ModelsPartDeps;
+  readonly #agent = new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: 10_000 });
+  readonly #unsubscribe: (() => void)[] = [];
+
+  constructor(deps: ModelsPartDeps) {
+    this.#deps = deps;
+    const queued = (model: string): number => deps.queueDepths()[model] ?? 0;
+    const pinned = (model: string): boolean => desiredOf(deps.config()).get(model)?.pin === true;
+    const inFlight = (node: string, model: string): number => deps.registry.snapshot().usage(node, model).requests;
+    this.manager = new ModelManager({
+      clock: deps.clock,
+      dispatcher: this.#agent,
+      logger: deps.logger,
+      views: () => deps.registry.freshViews(),
+      inFlight,
+      queued,
+      pinned,
+      loadTimeoutMs: () => deps.config().routing.loadTimeoutMs,
+      refresh: deps.refresh,
+    });
+    this.reconciler = new ModelReconciler({
+      manager: this.manager,
+      facts: () => this.#facts(),
+      desired: () => [...desiredOf(deps.config())].map(([model, desired]) => ({ model, desired })),
+      warmExcluded: (node) => deps.config().nodes.find((n) => n.name === node)?.warm === false,
+      queued,
+      pinned,
+      onError: (error) => deps.logger.error({ err: error }, 'model reconcile round failed'),
+    });
+  }
+
+  #facts(): ReturnType<typeof nodeFacts>[] {
+    const snapshot = this.#deps.registry.snapshot();
+    return this.#deps.registry.freshViews().map((view) => nodeFacts(view, (node, model) => snapshot.usage(node, model).requests, this.manager.busy(view.spec.name)));
+  }
+
+  /** Rounds start once the loops run: after each node's poll and each health change. */
+  start(): void {
+    const poke = (): void => this.reconciler.poke();
+    this.#unsubscribe.push(this.#deps.events.on('node:capacity', poke), this.#deps.events.on('node:health-changed', poke), this.#deps.events.on('node:discovery', poke));
+  }
+
+  act(action: ModelAction, model: string, node: string | undefined): Promise<ModelActionOutcome> {
+    return this.manager.act(action, model, node, 'admin');
+  }
+
+  view(): unknown {
+    return modelsView({ nodes: this.#facts(), desired: desiredOf(this.#deps.config()), failures: this.manager.failures(), nowMs: this.#deps.clock.monotonicMs() });
+  }
+
+  async stop(): Promise<void> {
+    this.reconciler.stop();
+    for (const off of this.#unsubscribe.splice(0)) off();
+    await this.#agent.destroy();
+  }
+}

@@ -1,0 +1,32 @@
+// Pure: a node's view brought to the plain facts the model decision reads (model-decision.ts).
+
+import { residencyOf } from '#src/capacity/index.ts';
+import { serverKind } from '#src/kinds/index.ts';
+import type { NodeView } from '../node.ts';
+import type { NodeFacts } from './model-decision.ts';
+
+/** Why a node cannot be asked to load or unload now; undefined = it can. */
+export function unavailability(view: NodeView): string | undefined {
+  if (view.health.status === 'asleep') return 'asleep (wake it first: POST /admin/wake)';
+  if (view.health.status === 'dead') return `dead (${view.health.lastError ?? 'its health probe fails'})`;
+  if (view.discovery.phase === 'untried') return 'not discovered yet';
+  return undefined;
+}
+
+export function nodeFacts(view: NodeView, inFlight: (node: string, model: string) => number, busy: boolean): NodeFacts {
+  const name = view.spec.name;
+  const max = view.capacity.role === 'router' ? view.capacity.router?.maxInstances : undefined;
+  const models = [...view.modelsById.keys()].map((id) => {
+    const residency = residencyOf(view, id);
+    const running = residency.state === 'loaded' || (residency.state === 'on_demand' && (residency.status === 'loading' || residency.status === 'sleeping'));
+    return { id, running, inFlight: inFlight(name, id) };
+  });
+  return {
+    name,
+    unavailable: unavailability(view),
+    canManage: serverKind(view.spec.kind).modelOps(view.capacity.role) !== undefined,
+    busy,
+    maxInstances: max !== undefined && max > 0 ? max : undefined,
+    models,
+  };
+}

@@ -1,0 +1,120 @@
+// The shell around model loads and unloads: decides over the live views (model-decision.ts), sends
+// at most one operation per node at a time (run-model-op.ts), remembers failed loads with a growing
+// back-off and their reason, and writes one audit line per action. Used by the admin API and by the
+// reconciler alike.
+
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { Clock } from '#src/core/clock.ts';
+import { serverKind, type ModelAction } from '#src/kinds/index.ts';
+import type { NodeView } from '../node.ts';
+import { decideModelAction, type RefusalCode } from './model-decision.ts';
+import { nodeFacts } from './model-facts.ts';
+import { runModelOp } from './run-model-op.ts';
+import { backoffAfter, type FailedOp } from './backoff.ts';
+
+export interface ModelManagerDeps {
+  readonly clock: Clock;
+  readonly dispatcher: Dispatcher;
+  readonly logger: Logger;
+  /** The nodes as routing sees them now. */
+  readonly views: () => readonly NodeView[];
+  /** Requests of `model` on `node` through the gateway now. */
+  readonly inFlight: (node: string, model: string) => number;
+  /** Requests waiting in the gateway for `model`. */
+  readonly queued: (model: string) => number;
+  readonly pinned: (model: string) => boolean;
+  /** How long a load may take, confirmation included (routing.load_timeout). */
+  readonly loadTimeoutMs: () => number;
+  /** Asks for a fresh listing of the node (after an operation, so routing sees it at once). */
+  readonly refresh: (node: string) => void;
+}
+
+export type ModelActionOutcome =
+  | { readonly outcome: 'done'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly evicted?: string }
+  | { readonly outcome: 'already'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string }
+  | { readonly outcome: 'refused'; readonly action: ModelAction; readonly model: string; readonly node: string | undefined; readonly code: RefusalCode; readonly detail: string }
+  | { readonly outcome: 'failed'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly retryAfterMs: number };
+
+export type ActionOrigin = 'admin' | 'reconciler';
+
+const MAX_ANSWER_BYTES = 1024 * 1024;
+const CONFIRM_EVERY_MS = 100;
+
+export class ModelManager {
+  readonly #deps: ModelManagerDeps;
+  readonly #busy = new Set<string>();
+  readonly #failed = new Map<string, FailedOp>();
+
+  constructor(deps: ModelManagerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Nodes with an operation under way. */
+  busy(node: string): boolean {
+    return this.#busy.has(node);
+  }
+
+  /** Loads that failed on `node` and are held off now, with their reason (the reconciler skips them). */
+  failure(node: string, model: string): FailedOp | undefined {
+    const failed = this.#failed.get(`${node}\u0000${model}`);
+    return failed !== undefined && failed.untilMs > this.#deps.clock.monotonicMs() ? failed : undefined;
+  }
+
+  /** Every failure remembered (held off or not), for the models view. */
+  failures(): readonly (FailedOp & { readonly node: string; readonly model: string })[] {
+    return [...this.#failed.entries()].map(([key, failed]) => {
+      const [node = '', model = ''] = key.split('\u0000');
+      return { ...failed, node, model };
+    });
+  }
+
+  /** `keep`: models not to unload to make room, besides the pinned ones (the reconciler's wanted models). */
+  async act(action: ModelAction, model: string, node: string | undefined, origin: ActionOrigin, keep?: (model: string) => boolean): Promise<ModelActionOutcome> {
+    const outcome = await this.#act(action, model, node, keep);
+    const { logger } = this.#deps;
+    const line = { event: 'model_action', origin, ...outcome };
+    if (outcome.outcome === 'failed') logger.warn(line, `model ${action} failed`);
+    else logger.info(line, `model ${action} ${outcome.outcome}`);
+    return outcome;
+  }
+
+  async #act(action: ModelAction, model: string, asked: string | undefined, keep: ((model: string) => boolean) | undefined): Promise<ModelActionOutcome> {
+    const deps = this.#deps;
+    const views = deps.views();
+    const nodes = views.map((view) => nodeFacts(view, deps.inFlight, this.#busy.has(view.spec.name)));
+    const pinned = keep === undefined ? deps.pinned : (m: string): boolean => deps.pinned(m) || (m !== model && keep(m));
+    const verdict = decideModelAction({ action, model, node: asked, nodes, queued: deps.queued, pinned });
+    if (verdict.verdict === 'refused') return { outcome: 'refused', action, model, node: asked, code: verdict.code, detail: verdict.reason };
+    if (verdict.verdict === 'already') return { outcome: 'already', action, model, node: verdict.node, detail: verdict.detail };
+    const view = views.find((v) => v.spec.name === verdict.node);
+    const ops = view === undefined ? undefined : serverKind(view.spec.kind).modelOps(view.capacity.role);
+    if (view === undefined || ops === undefined) return { outcome: 'refused', action, model, node: verdict.node, code: 'not_supported', detail: 'the node cannot load or unload models' };
+    const name = verdict.node;
+    this.#busy.add(name);
+    try {
+      const options = { dispatcher: deps.dispatcher, clock: deps.clock, timeoutMs: deps.loadTimeoutMs(), maxBytes: MAX_ANSWER_BYTES, confirmEveryMs: CONFIRM_EVERY_MS };
+      if (verdict.evict !== undefined) {
+        const evicted = await runModelOp(view.spec, ops, 'unload', verdict.evict, options);
+        if (!evicted.ok) return this.#failedOp(action, model, name, `unloading the idle model '${verdict.evict}' first failed: ${evicted.reason}`);
+      }
+      const superseded = (): boolean => deps.inFlight(name, model) > 0 || deps.queued(model) > 0;
+      const result = await runModelOp(view.spec, ops, action, model, { ...options, superseded });
+      if (!result.ok) return this.#failedOp(action, model, name, result.reason);
+      this.#failed.delete(`${name}\u0000${model}`);
+      if (result.already && verdict.evict === undefined) return { outcome: 'already', action, model, node: name, detail: result.detail };
+      const evicted = verdict.evict === undefined ? {} : { evicted: verdict.evict };
+      return { outcome: 'done', action, model, node: name, detail: result.detail, ...evicted };
+    } finally {
+      this.#busy.delete(name);
+      deps.refresh(name);
+    }
+  }
+
+  #failedOp(action: ModelAction, model: string, node: string, reason: string): ModelActionOutcome {
+    const key = `${node}\u0000${model}`;
+    const failed = backoffAfter(this.#failed.get(key), reason, this.#deps.clock.monotonicMs());
+    this.#failed.set(key, failed);
+    return { outcome: 'failed', action, model, node, detail: reason, retryAfterMs: failed.untilMs - this.#deps.clock.monotonicMs() };
+  }
+}

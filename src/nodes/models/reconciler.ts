@@ -1,0 +1,99 @@
+// The reconciler's shell: on each round (a node's poll ended) it plans (reconcile-plan.ts) over the
+// live views and runs the steps through the model manager, one per node at a time. It remembers
+// which models it preloaded on a node since the node came up (forgotten when the node sleeps or
+// dies, so a wake preloads again) and logs only transitions: a step started, and what came of it
+// (the manager's audit line), never "nothing to do".
+
+import type { DesiredModelState } from '#src/config/index.ts';
+import type { ModelManager } from './model-manager.ts';
+import type { NodeFacts } from './model-decision.ts';
+import { planReconcile, type ReconcileStep } from './reconcile-plan.ts';
+
+export interface ReconcilerDeps {
+  readonly manager: Pick<ModelManager, 'act' | 'failure'>;
+  readonly facts: () => readonly NodeFacts[];
+  readonly desired: () => readonly { readonly model: string; readonly desired: DesiredModelState }[];
+  readonly warmExcluded: (node: string) => boolean;
+  readonly queued: (model: string) => number;
+  readonly pinned: (model: string) => boolean;
+  readonly onError: (error: unknown) => void;
+}
+
+export class ModelReconciler {
+  readonly #deps: ReconcilerDeps;
+  readonly #preloaded = new Set<string>();
+  #running = false;
+  #again = false;
+  #stopped = false;
+
+  constructor(deps: ReconcilerDeps) {
+    this.#deps = deps;
+  }
+
+  /** A round: runs now, or once more after the one under way. */
+  poke(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = true;
+    this.#round()
+      .catch((error: unknown) => this.#deps.onError(error))
+      .finally(() => {
+        this.#running = false;
+        if (this.#again) {
+          this.#again = false;
+          this.poke();
+        }
+      });
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /** The steps one round would take now, without taking them (for the models view). */
+  plan(): ReconcileStep[] {
+    return planReconcile(this.#input(this.#deps.facts()));
+  }
+
+  async #round(): Promise<void> {
+    const desired = this.#deps.desired();
+    if (desired.length === 0) return;
+    const nodes = this.#deps.facts();
+    this.#notePreloaded(nodes);
+    const steps = planReconcile(this.#input(nodes));
+    const wanted = new Set(desired.map((d) => d.model));
+    await Promise.all(
+      steps.map(async (step) => {
+        const outcome = await this.#deps.manager.act('load', step.model, step.node, 'reconciler', (m) => wanted.has(m));
+        if (step.why === 'preload' && (outcome.outcome === 'done' || outcome.outcome === 'already')) this.#preloaded.add(`${step.node}\u0000${step.model}`);
+      }),
+    );
+  }
+
+  #input(nodes: readonly NodeFacts[]): Parameters<typeof planReconcile>[0] {
+    const deps = this.#deps;
+    return {
+      desired: deps.desired(),
+      nodes,
+      preloaded: (node, model) => this.#preloaded.has(`${node}\u0000${model}`),
+      heldOff: (node, model) => deps.manager.failure(node, model) !== undefined,
+      warmExcluded: deps.warmExcluded,
+      queued: deps.queued,
+      pinned: deps.pinned,
+    };
+  }
+
+  /** A model found running counts as preloaded; a node that is not up forgets its preloads. */
+  #notePreloaded(nodes: readonly NodeFacts[]): void {
+    for (const node of nodes) {
+      if (node.unavailable !== undefined) {
+        for (const key of [...this.#preloaded]) if (key.startsWith(`${node.name}\u0000`)) this.#preloaded.delete(key);
+        continue;
+      }
+      for (const model of node.models) if (model.running) this.#preloaded.add(`${node.name}\u0000${model.id}`);
+    }
+  }
+}
