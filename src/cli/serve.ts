@@ -43,7 +43,8 @@ export const runServe: Command = async (argv, io) => {
   // once the gateway listens, instead of ending the process.
   const running: { gateway: Gateway | undefined; reloadQueued: boolean } = { gateway: undefined, reloadQueued: false };
   const reload = (gateway: Gateway): void => {
-    logger.info({ file }, 'SIGHUP: reloading config');
+    logger.info({ file }, 'SIGHUP: reopening the request log and reloading config');
+    detach(gateway.reopenLogs(), (error) => logger.error({ err: error }, 'request log reopen failed'));
     detach(gateway.reload(), (error) => logger.error({ err: error }, 'config reload failed'));
   };
   const unsubscribe = io.hangups.subscribe(() => {

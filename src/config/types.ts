@@ -4,6 +4,7 @@
 import type { CorsOrigins } from './cors-origins.ts';
 import type { TenantSpec } from './tenant-types.ts';
 import type { InferenceEndpoint } from './endpoints.ts';
+import type { LogConfig } from './log-types.ts';
 
 export { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantPriority, type TenantSpec } from './tenant-types.ts';
 
@@ -218,6 +219,8 @@ export interface GatewayConfig {
   readonly tenants: readonly TenantSpec[];
   /** Federation (`[mesh]`); undefined = the gateway runs alone. */
   readonly mesh?: MeshConfig | undefined;
+  /** `[log]`: the request log; undefined (a config built in code) = off. */
+  readonly log?: LogConfig | undefined;
 }
 
 /** A trusted site and the Ed25519 key pinned for it (`[[mesh.sites]]`). */

@@ -12,6 +12,7 @@ import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/i
 import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
+import { RequestLog } from '#src/logs/request-log.ts';
 import { DashboardHub } from '#src/admin/index.ts';
 import type { TenantSpec } from '#src/config/index.ts';
 import { keyTag, TenantLedger, tenantsReport, type ModelQueueReport, type TenantsReport } from '#src/tenants/index.ts';
@@ -49,6 +50,8 @@ export class GatewayParts {
   readonly #planes: PlaneHostFigures;
   /** Budgets across restarts: the usage store in [server] state_dir and its flusher. */
   readonly usage: UsagePart;
+  /** `[log] requests`: one line per request, written by this thread alone. */
+  readonly requestLog: RequestLog;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
@@ -76,6 +79,12 @@ export class GatewayParts {
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.#registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
+    this.requestLog = new RequestLog(options.config.log, {
+      clock: this.clock,
+      events: this.proxyEvents,
+      stdout: options.requestLogStdout ?? process.stdout,
+      onError: (error) => options.logger.error({ err: error }, 'request log write failed; lines are dropped and counted until it works again'),
+    });
     this.registry = new NodeRegistry({
       clock: this.clock,
       events: this.#registryEvents,
@@ -100,6 +109,7 @@ export class GatewayParts {
       upstreamConnections: () => this.#planes.upstream(),
       prefixHits: () => this.#policies.prefixHits(),
       tenants: { inFlight: () => this.ledger.inFlight(), queues: () => this.#queues() },
+      requestLog: () => this.requestLog.figures(),
     });
     const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({
@@ -273,5 +283,7 @@ export class GatewayParts {
     this.#metrics.close();
     // After the drain (Gateway.close): the last requests' usage is in this final write.
     this.usage.stop();
+    // After the drain too: the last requests' lines are written before the file closes.
+    await this.requestLog.close().catch((error: unknown) => this.options.logger.error({ err: error }, 'request log close failed'));
   }
 }
