@@ -86,7 +86,12 @@ export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
   };
 }
 
-/** One JSON line, newline-terminated (JSON.stringify escapes every control character). */
+/** U+2028 and U+2029, which JSON leaves as they are but some line readers take for line ends. */
+const LINE_SEPARATORS = /[\u2028\u2029]/;
+
+/** One JSON line, newline-terminated: JSON.stringify escapes every control character, and the two separators are escaped too. */
 export function requestLineText(e: Finished, fallbackNowMs: number): string {
-  return `${JSON.stringify(requestLine(e, fallbackNowMs))}\n`;
+  const json = JSON.stringify(requestLine(e, fallbackNowMs));
+  const text = LINE_SEPARATORS.test(json) ? json.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029') : json;
+  return `${text}\n`;
 }
