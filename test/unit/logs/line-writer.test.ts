@@ -55,11 +55,12 @@ class ScriptedOutput implements LineOutput {
   }
 }
 
+const unexpected = (error: unknown): void => assert.fail(`no write should fail: ${String(error)}`);
 const lines = (from: number, count: number): string[] => Array.from({ length: count }, (_, i) => `{"n":${from + i}}\n`);
 
 test('the lines of one tick go out in one write', async () => {
   const out = new ScriptedOutput();
-  const writer = new LineWriter(out, 100, assert.fail);
+  const writer = new LineWriter(out, 100, unexpected);
   for (const l of lines(0, 5)) writer.write(l);
   await writer.flushed();
   assert.deepEqual(out.ops, ['write 5']);
@@ -69,7 +70,7 @@ test('the lines of one tick go out in one write', async () => {
 test('while the output stalls the queue holds its bound; the rest is dropped and counted, and nothing queued is lost', async () => {
   const out = new ScriptedOutput();
   out.stall();
-  const writer = new LineWriter(out, 10, assert.fail);
+  const writer = new LineWriter(out, 10, unexpected);
   writer.write(lines(0, 1)[0] ?? '');
   await new Promise((resolve) => setImmediate(resolve));
   // The first line is being written (stalled); ten more fit the queue, five do not.
@@ -84,7 +85,7 @@ test('while the output stalls the queue holds its bound; the rest is dropped and
 test('a batch that would take the file past its bound rotates it first', async () => {
   const out = new ScriptedOutput();
   out.maxBytes = 20;
-  const writer = new LineWriter(out, 100, assert.fail);
+  const writer = new LineWriter(out, 100, unexpected);
   for (const batch of [lines(0, 2), lines(2, 2), lines(4, 1)]) {
     for (const l of batch) writer.write(l);
     await writer.flushed();
@@ -95,7 +96,7 @@ test('a batch that would take the file past its bound rotates it first', async (
 
 test('a reopen runs between two writes and loses nothing queued', async () => {
   const out = new ScriptedOutput();
-  const writer = new LineWriter(out, 100, assert.fail);
+  const writer = new LineWriter(out, 100, unexpected);
   for (const l of lines(0, 3)) writer.write(l);
   const reopened = writer.reopen();
   for (const l of lines(3, 2)) writer.write(l);
@@ -120,7 +121,7 @@ test('a failed write drops its batch, is told once, and the next write goes thro
 
 test('close writes what is queued; later lines are dropped', async () => {
   const out = new ScriptedOutput();
-  const writer = new LineWriter(out, 100, assert.fail);
+  const writer = new LineWriter(out, 100, unexpected);
   for (const l of lines(0, 2)) writer.write(l);
   await writer.close();
   writer.write(lines(2, 1)[0] ?? '');
