@@ -152,6 +152,7 @@ export class Gateway {
     const { server: limits, admin } = options.config;
     gateway.#parts.startLoops();
     try {
+      await gateway.#parts.requestLog.open();
       await gateway.#parts.mesh.start();
       // The workers get the key now rather than at their next sync (until then they cannot sign a forward).
       if (gateway.#hosting.kind === 'workers') gateway.#hosting.workers.syncMesh();
@@ -173,6 +174,16 @@ export class Gateway {
 
   reload(): Promise<ReloadOutcome> {
     return this.#parts.reload();
+  }
+
+  /** SIGHUP's first step: the request log file is closed and opened again (logrotate moved it), no line lost. */
+  reopenLogs(): Promise<void> {
+    return this.#parts.requestLog.reopen();
+  }
+
+  /** Resolves once the request log holds the lines of every request finished so far (tests, shutdown). */
+  requestLogFlushed(): Promise<void> {
+    return this.#parts.requestLog.flushed();
   }
 
   /**

@@ -1,4 +1,5 @@
-// `switchyard serve [--config FILE]`: run the gateway until SIGINT/SIGTERM; SIGHUP reloads the config.
+// `switchyard serve [--config FILE]`: run the gateway until SIGINT/SIGTERM; SIGHUP reopens the
+// request log and reloads the config.
 // Without --config it runs the first of DEFAULT_CONFIG_PATHS that exists, and says which.
 
 import { once } from 'node:events';
@@ -12,7 +13,8 @@ import { flagValue, type Command } from './io.ts';
 
 export const SERVE_USAGE = `usage: switchyard serve [--config FILE] [--log-format json|pretty]
 
-Runs the gateway until SIGINT/SIGTERM; SIGHUP (or POST /admin/reload) re-reads the config.
+Runs the gateway until SIGINT/SIGTERM; SIGHUP (or POST /admin/reload) re-reads the config,
+and SIGHUP reopens the request log ([log] requests).
 Without --config: ${DEFAULT_CONFIG_PATHS.join(', then ')}.
 `;
 
@@ -43,7 +45,8 @@ export const runServe: Command = async (argv, io) => {
   // once the gateway listens, instead of ending the process.
   const running: { gateway: Gateway | undefined; reloadQueued: boolean } = { gateway: undefined, reloadQueued: false };
   const reload = (gateway: Gateway): void => {
-    logger.info({ file }, 'SIGHUP: reloading config');
+    logger.info({ file }, 'SIGHUP: reopening the request log and reloading config');
+    detach(gateway.reopenLogs(), (error) => logger.error({ err: error }, 'request log reopen failed'));
     detach(gateway.reload(), (error) => logger.error({ err: error }, 'config reload failed'));
   };
   const unsubscribe = io.hangups.subscribe(() => {

@@ -1,6 +1,7 @@
 // What a caller gives a gateway to start, and what a reload answers. They live here, beside the
 // parts that read them, so the composition root (main.ts) depends on gateway/ and never the reverse.
 
+import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Clock } from '#src/core/clock.ts';
 import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types.ts';
@@ -23,6 +24,8 @@ export interface GatewayOptions {
    * requests); absent = alone. Built from `[mesh]`, the site key and the mesh's site store.
    */
   readonly mesh?: MeshLink | undefined;
+  /** Where `[log] requests = "stdout"` writes; absent = process.stdout. */
+  readonly requestLogStdout?: Writable | undefined;
 }
 
 export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

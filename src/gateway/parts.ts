@@ -12,9 +12,9 @@ import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/i
 import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
+import { RequestLog } from '#src/logs/request-log.ts';
 import { DashboardHub } from '#src/admin/index.ts';
-import type { TenantSpec } from '#src/config/index.ts';
-import { keyTag, TenantLedger, tenantsReport, type ModelQueueReport, type TenantsReport } from '#src/tenants/index.ts';
+import { TenantLedger, type TenantsReport } from '#src/tenants/index.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { policyContextFor } from './policy-context.ts';
@@ -25,6 +25,7 @@ import { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
 import { UsagePart } from './usage-part.ts';
 import { ModelsPart } from './models-part.ts';
+import { TenantsView } from './tenants-view.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -52,16 +53,16 @@ export class GatewayParts {
   readonly usage: UsagePart;
   /** Model loads and unloads: the admin API's and the reconciler's (warm, preload, pin). */
   readonly models: ModelsPart;
+  /** `[log] requests`: one line per request, written by this thread alone. */
+  readonly requestLog: RequestLog;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
   /** What a request arriving now runs under; rebuilt on reload, read once per request. */
   #settings: RequestSettings;
   #reloading: Promise<unknown> = Promise.resolve();
-  /** Each tenant's key tags, computed once per spec (a reload that keeps a tenant keeps its spec's tags until it changes). */
-  readonly #keyTags = new WeakMap<TenantSpec, readonly string[]>();
-  /** Every model's queue by class and tenant, for /admin/tenants and the tenant gauges: the scheduler's report. */
-  readonly #queues: () => Readonly<Record<string, ModelQueueReport>> = () => this.scheduler.queueReport();
+  /** GET /admin/tenants: the tenants in force, the ledger's figures, every model's queue by class and tenant. */
+  readonly #tenantsView = new TenantsView({ tenants: () => this.#config.tenants, figures: (name) => this.ledger.figures(name), queues: () => this.scheduler.queueReport() });
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
 
   constructor(options: GatewayOptions) {
@@ -79,6 +80,12 @@ export class GatewayParts {
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.#registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
+    this.requestLog = new RequestLog(options.config.log, {
+      clock: this.clock,
+      events: this.proxyEvents,
+      stdout: options.requestLogStdout ?? process.stdout,
+      onError: (error) => options.logger.error({ err: error }, 'request log write failed; lines are dropped and counted until it works again'),
+    });
     this.registry = new NodeRegistry({
       clock: this.clock,
       events: this.#registryEvents,
@@ -102,7 +109,8 @@ export class GatewayParts {
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
       upstreamConnections: () => this.#planes.upstream(),
       prefixHits: () => this.#policies.prefixHits(),
-      tenants: { inFlight: () => this.ledger.inFlight(), queues: () => this.#queues() },
+      tenants: { inFlight: () => this.ledger.inFlight(), queues: () => this.scheduler.queueReport() },
+      requestLog: () => this.requestLog.figures(),
     });
     const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({
@@ -204,15 +212,7 @@ export class GatewayParts {
 
   /** GET /admin/tenants: the tenants in force with the ledger's figures and the queues. */
   tenantsReport(): TenantsReport {
-    const tags = (spec: TenantSpec): readonly string[] => {
-      let known = this.#keyTags.get(spec);
-      if (known === undefined) {
-        known = spec.keys.map(keyTag);
-        this.#keyTags.set(spec, known);
-      }
-      return known;
-    };
-    return tenantsReport(this.#config.tenants, (name) => this.ledger.figures(name), tags, this.#queues());
+    return this.#tenantsView.report();
   }
 
   /** The ports a request plane in this thread reaches the control plane through. */
@@ -291,5 +291,7 @@ export class GatewayParts {
     this.#metrics.close();
     // After the drain (Gateway.close): the last requests' usage is in this final write.
     this.usage.stop();
+    // After the drain too: the last requests' lines are written before the file closes.
+    await this.requestLog.close().catch((error: unknown) => this.options.logger.error({ err: error }, 'request log close failed'));
   }
 }

@@ -26,5 +26,7 @@ export function restartOnlyChanges(previous: GatewayConfig, next: GatewayConfig)
     if (previous.mesh.keyFile !== next.mesh.keyFile) changed.push('mesh.key_file');
     if (!same(previous.mesh.listen, next.mesh.listen)) changed.push('mesh.listen');
   }
+  // The request log's target is opened once, at start; SIGHUP reopens the same file (docs/observability.md).
+  if (!same(previous.log, next.log)) changed.push('log');
   return changed;
 }

@@ -10,6 +10,7 @@ import { ExclusionCounter, type PrefixHitFigures } from '#src/routing/index.ts';
 import { registerPrefixHits } from './prefix-hits.ts';
 import { registerMeshForwarding } from './mesh-forwarding.ts';
 import { registerTenantMetrics, type TenantMetricSources } from './tenant-metrics.ts';
+import { registerRequestMetrics, type RequestLogFigures } from './request-metrics.ts';
 
 const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
 
@@ -29,6 +30,8 @@ export interface MetricsSources {
   readonly prefixHits?: () => PrefixHitFigures;
   /** Tenants' in-flight counts and queues; absent = no tenant gauges (the counters come from events). */
   readonly tenants?: TenantMetricSources;
+  /** The request log's written and dropped lines; absent = no such counter. */
+  readonly requestLog?: RequestLogFigures;
 }
 
 export interface UpstreamConnectionFigures {
@@ -210,6 +213,7 @@ export class GatewayMetrics {
     const excludedBy = new ExclusionCounter();
     this.#unsubscribe.push(
       ...registerMeshForwarding(r, sources.proxyEvents),
+      ...registerRequestMetrics(r, sources.proxyEvents, sources.requestLog),
       ...registerTenantMetrics(r, sources.proxyEvents, sources.tenants ?? { inFlight: () => new Map(), queues: () => ({}) }),
       sources.proxyEvents.on('route:model-switch', (e) => switches.inc({ node: e.node })),
       sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),

@@ -15,4 +15,6 @@ export interface AnswerReader {
    * generated-text events seen (a stream cut short); undefined = it stated none, and nothing was counted.
    */
   usage(): AnswerUsage | undefined;
+  /** Generated-text events counted so far (a stream's; 0 for a JSON answer): the stream's token timing reads it. */
+  seenTokens(): number;
 }

@@ -8,12 +8,15 @@ import type { Clock } from '#src/core/clock.ts';
 import { describeError } from './attempt-result.ts';
 import type { BodyFeed, BodySink } from './body-feed.ts';
 import type { AnswerReader } from './answer-reader.ts';
+import { StreamTiming } from './stream-timing.ts';
 
 export interface PumpResult {
   readonly ok: boolean;
   readonly error: string;
   readonly clientGone: boolean;
   readonly firstByteAt: number | undefined;
+  /** When generated tokens passed (a stream's). */
+  readonly timing: StreamTiming;
 }
 
 /**
@@ -36,6 +39,8 @@ class Pump implements BodySink {
   readonly #onDrain: () => void;
   readonly #onResClose: () => void;
   #firstByteAt: number | undefined;
+  readonly #timing = new StreamTiming();
+  readonly #now: () => number;
   #settled = false;
 
   constructor(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader) {
@@ -46,6 +51,7 @@ class Pump implements BodySink {
     this.#res = res;
     this.#clock = clock;
     this.#reader = reader;
+    this.#now = () => clock.monotonicMs();
     this.#onDrain = () => body.resume();
     this.#onResClose = () => this.#clientClosed();
     res.on('close', this.#onResClose);
@@ -55,6 +61,7 @@ class Pump implements BodySink {
   onData(chunk: Buffer): void {
     if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
     const out = this.#reader.pass(chunk);
+    this.#timing.passed(this.#reader.seenTokens(), this.#now);
     if (out.length > 0 && !this.#res.write(out)) this.#body.pause();
   }
 
@@ -82,6 +89,6 @@ class Pump implements BodySink {
     this.#settled = true;
     this.#res.off('close', this.#onResClose);
     this.#res.off('drain', this.#onDrain);
-    this.#resolve({ ok, error, clientGone, firstByteAt: this.#firstByteAt });
+    this.#resolve({ ok, error, clientGone, firstByteAt: this.#firstByteAt, timing: this.#timing });
   }
 }

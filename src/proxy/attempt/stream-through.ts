@@ -42,9 +42,10 @@ export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, 
   const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - client.startedMs;
   // Only an answer's own success states what it used; an error passed on used nothing to count.
   const usage = (): AnswerUsage | undefined => (answer.status < 300 ? reader.usage() : undefined);
-  if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs, usage: usage() };
+  const tokens = options.eventStream ? pumped.timing.times(client.startedMs) : undefined;
+  if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs, usage: usage(), tokens };
   if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status, usage: usage() };
   if (options.eventStream) res.end(reader.flush());
   else res.destroy();
-  return { kind: 'broken', status: answer.status, error: pumped.error, firstByteMs, usage: usage() };
+  return { kind: 'broken', status: answer.status, error: pumped.error, firstByteMs, usage: usage(), tokens };
 }

@@ -68,6 +68,10 @@ export class UsageStrip implements AnswerReader {
     return rest.length === 0 ? rest : this.#event(rest);
   }
 
+  seenTokens(): number {
+    return this.#seen + (this.#unframed?.count ?? 0);
+  }
+
   usage(): AnswerUsage | undefined {
     return this.#tally.usage(this.#seen + (this.#unframed?.count ?? 0));
   }

@@ -50,6 +50,10 @@ export class UsageWatch implements AnswerReader {
     return EMPTY;
   }
 
+  seenTokens(): number {
+    return this.#seen?.count ?? 0;
+  }
+
   usage(): AnswerUsage | undefined {
     const tally = new UsageTally();
     const tail = Buffer.concat(this.#tail);

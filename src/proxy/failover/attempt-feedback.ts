@@ -39,13 +39,17 @@ type Answered = Extract<AttemptOutcome, { kind: 'delivered' | 'broken' | 'client
 /** What the answer used, when it is known (the request's report settles from it). */
 const usageOf = (outcome: Answered): Pick<AnswerFigures, 'usage'> => (outcome.usage === undefined ? {} : { usage: outcome.usage });
 
+/** A stream's token timing, when it was measured. */
+const timingOf = (outcome: Extract<Answered, { kind: 'delivered' | 'broken' }>): Pick<AnswerFigures, 'firstTokenMs' | 'interTokenMs'> =>
+  outcome.tokens === undefined ? {} : { firstTokenMs: outcome.tokens.firstTokenMs, interTokenMs: outcome.tokens.interTokenMs };
+
 /** Something reached the client, or the client left: the request is over, whoever the target was. */
 function answered(outcome: Answered): AttemptVerdict {
   switch (outcome.kind) {
     case 'delivered':
-      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, ...usageOf(outcome) } };
+      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, ...usageOf(outcome), ...timingOf(outcome) } };
     case 'broken':
-      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, brokenError: outcome.error, ...usageOf(outcome) } };
+      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, brokenError: outcome.error, ...usageOf(outcome), ...timingOf(outcome) } };
     case 'client_gone':
       return { next: 'answered', status: 499, figures: { clientAborted: true, ...usageOf(outcome) } };
   }

@@ -25,6 +25,8 @@ export interface RequestAsk {
   readonly requestId: string;
   /** Aborted when the client leaves. */
   readonly signal: AbortSignal;
+  /** Told each time the request waited in its model's queue (the request log's queue wait). */
+  readonly onQueueWait?: ((waitedMs: number) => void) | undefined;
 }
 
 export type NextTarget =
@@ -58,6 +60,8 @@ export interface AttemptSetting {
   readonly finish: Finish;
   /** Told the target of each attempt before it is sent (the report names it if the attempt throws). */
   readonly onAttempt: (target: Target) => void;
+  /** Told how each attempt ended, before its verdict is acted on (the request log's attempts). */
+  readonly onConcluded?: ((target: Target, outcome: AttemptOutcome) => void) | undefined;
 }
 
 export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unserved'; readonly state: FailoverState };
@@ -77,7 +81,9 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
       setting.onAttempt(target);
       const stateNow = state;
       const canFailOver = (): boolean => mayFailOver(target, later, stateNow);
-      const verdict = target.conclude(await attempt(target, canFailOver, setting));
+      const outcome = await attempt(target, canFailOver, setting);
+      setting.onConcluded?.(target, outcome);
+      const verdict = target.conclude(outcome);
       if (verdict.next === 'answered') {
         setting.finish(target.label, verdict.status, verdict.figures);
         return { kind: 'answered' };

@@ -58,6 +58,7 @@ export class NodeTargets implements TargetSource {
     const { routeRequest } = state;
     const admission = await this.#deps.scheduler.admit(routeRequest, this.#ask.settings, this.#ask.signal, routeRequest.triedNodes.size === 0);
     if (admission.waitedMs > 0) {
+      this.#ask.onQueueWait?.(admission.waitedMs);
       this.#deps.events.emit('proxy:queue-wait', { model: this.#deps.modelLabel(this.#ask.resolved.model), waitedMs: admission.waitedMs, admitted: admission.kind === 'admitted', tenant: routeRequest.tenant?.name });
     }
     if (admission.kind === 'refused') {

@@ -71,6 +71,9 @@ export interface AnswerFigures {
   readonly usage?: AnswerUsage | undefined;
   readonly brokenError?: string | undefined;
   readonly clientAborted?: boolean;
+  /** A stream's token timing (attempt/stream-timing.ts). */
+  readonly firstTokenMs?: number | undefined;
+  readonly interTokenMs?: number | undefined;
 }
 
 /** What one attempt's outcome means for the loop (attempt-feedback.ts decides it, per kind of target). */

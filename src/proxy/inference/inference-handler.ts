@@ -21,7 +21,9 @@ import { sizePrompt } from '../request/size-prompt.ts';
 import { featureReaders } from '../request/affinity-key.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import { discardableRemainder, readBody } from '../http/read-body.ts';
-import { startRequestReport, type RequestReport } from '../request/request-report.ts';
+import { noteAttempt, startRequestReport, type RequestReport } from '../request/request-report.ts';
+import { requestIdFor } from '../request/request-id.ts';
+import { attemptEvent } from '../failover/attempt-feedback.ts';
 import { resolveRequest } from '../request/request-model.ts';
 import { resolveMultipartRequest } from '../request/multipart-model.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
@@ -33,6 +35,7 @@ import { startFailover } from '../failover/failover-state.ts';
 import { NodeTargets } from '../failover/node-target.ts';
 import { SiteTargets, type RemoteDeps } from '../sites/site-target.ts';
 import type { Target } from '../failover/target.ts';
+import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { OPEN_TENANT, type Tenant } from '#src/tenants/index.ts';
 import { admitAsUnknown, admitWithinLimits, OUT_OF_SCOPE_MODEL, visibleTo } from './tenant-gate.ts';
 import type { QueueTenant } from '#src/routing/index.ts';
@@ -73,6 +76,12 @@ export async function handleInference(
 ): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
   const report = startRequestReport(deps, endpoint, startedMs);
+  // The client's well-formed id, else a new one: sent to the node, returned, and logged (request-id.ts).
+  report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
+  // Bytes written to the client: what its socket wrote while this request was answered (head and body).
+  const socket = req.socket;
+  const writtenBefore = socket.bytesWritten;
+  report.bytesOut = () => Math.max(0, socket.bytesWritten - writtenBefore);
   // A forward queues as its site's tenant with the class capped by the one it stated.
   const queue: QueueTenant | undefined = inbound?.queue ?? tenant?.queue;
   report.tenant = queue?.name;
@@ -102,9 +111,10 @@ interface RequestContext {
 async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
   const { settings, endpoint, req, res, startedMs, report, inbound, tenant, queue } = context;
   const finish = report.finish;
-  const requestId = deps.newRequestId();
+  const requestId = report.requestId;
   const dialect = errorDialectFor(endpoint);
   const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
+    report.refusal = error.code;
     sendError(res, error, { ...headers, 'x-request-id': requestId }, dialect);
     finish(undefined, error.status);
   };
@@ -112,6 +122,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   let raw: Buffer;
   try {
     raw = await readBody(req, settings.maxRequestBodyBytes);
+    report.bytesIn = raw.length;
   } catch (error) {
     const gatewayError = toGatewayError(error);
     if (gatewayError.status === 413) {
@@ -133,6 +144,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     return;
   }
   report.model = resolved.model;
+  report.requestedModel = resolved.requestedModel;
   const clientGone = new AbortController();
   // Aborting builds an exception object: do it only for a client that really left early.
   res.once('close', () => {
@@ -172,7 +184,10 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     const limits = { tenant, model: resolved.model, promptTokens: promptTokens ?? 0, maxTokens: counting ? 0 : maxTokens, completionReserveTokens: settings.completionReserveTokens };
     if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail }))) return;
   }
-  const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal };
+  const onQueueWait = (waitedMs: number): void => {
+    report.queueWaitMs += waitedMs;
+  };
+  const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal, onQueueWait };
   const nodes = new NodeTargets(deps, ask);
   const sources: TargetSource[] = [nodes];
   const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
@@ -188,6 +203,10 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     finish,
     onAttempt: (target: Target) => {
       report.node = target.label;
+    },
+    onConcluded: (target: Target, outcome: AttemptOutcome) => {
+      const event = attemptEvent(outcome);
+      noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status });
     },
   };
   const end = await runFailover(sources, setting, startFailover({ ...routeRequestFor(facts, settings), endpoint }));

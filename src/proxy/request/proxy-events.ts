@@ -3,12 +3,35 @@ import type { TenantPriority } from '#src/config/index.ts';
 import type { Exclusion } from '#src/routing/index.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { AttemptResult } from '../attempt/attempt-result.ts';
+import type { AttemptRecord } from './attempt-record.ts';
 
 /** Who a forwarded request came from, as `proxy:request-finished` reports it. */
 export interface ForwardedFor {
   readonly site: string;
   readonly claimedTenant: string | undefined;
   readonly claimedClass: TenantPriority | undefined;
+}
+
+/** One request's particulars for the request log: ids, models, attempts, waits, bytes, the refusal. */
+export interface RequestDetail {
+  readonly requestId: string;
+  /** Wall-clock end of the request, epoch milliseconds (the line's `time`, UTC). */
+  readonly endedAt: number;
+  /** The model the client named, and the one it resolved to (an alias's target); bounded text, '' before the body was read. */
+  readonly requestedModel: string;
+  readonly servedModel: string;
+  /** Every attempt in order (at most MAX_ATTEMPT_RECORDS). */
+  readonly attempts: readonly AttemptRecord[];
+  /** Time spent waiting in the model's queue, summed over the attempts. */
+  readonly queueWaitMs: number;
+  /** The request body's bytes, and the bytes written to the client (head and body). */
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+  /** A refusal by the gateway itself: its error code (model_not_found, rate_limit_exceeded, …). */
+  readonly refusal: string | undefined;
+  /** A stream's first generated token after the request arrived, and the mean gap between tokens after it. */
+  readonly firstTokenMs: number | undefined;
+  readonly interTokenMs: number | undefined;
 }
 
 export interface ProxyEvents {
@@ -41,6 +64,8 @@ export interface ProxyEvents {
      * text in `claimedTenant`: for accounting rows and logs, never a metrics label.
      */
     readonly peer?: ForwardedFor | undefined;
+    /** What the request log (docs/observability.md) says beyond the figures above; plain data, bounded. */
+    readonly detail?: RequestDetail | undefined;
   };
   /** A tenant's limit answered 429 (`reason`: concurrency, requests, tokens or budget). */
   'proxy:tenant-limited': { readonly tenant: string; readonly reason: 'concurrency' | 'requests' | 'tokens' | 'budget' };

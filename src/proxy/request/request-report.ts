@@ -5,8 +5,18 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { ForwardedFor, ProxyEvents } from './proxy-events.ts';
+import { MAX_ATTEMPT_RECORDS, type AttemptRecord } from './attempt-record.ts';
 
-export type Finish = (node: string | undefined, status: number, extra?: Partial<ProxyEvents['proxy:request-finished']>) => void;
+/** Longest model name kept for the request log (a client may name anything). */
+const MAX_LOGGED_MODEL = 256;
+
+/** The stream's token timing (stream-timing.ts), carried to the report's detail. */
+export interface TokenTiming {
+  readonly firstTokenMs?: number | undefined;
+  readonly interTokenMs?: number | undefined;
+}
+
+export type Finish = (node: string | undefined, status: number, extra?: Partial<ProxyEvents['proxy:request-finished']> & TokenTiming) => void;
 
 /** What one request has got to so far; `finish` reports it once (later calls do nothing). */
 export interface RequestReport {
@@ -22,7 +32,21 @@ export interface RequestReport {
   peer: ForwardedFor | undefined;
   /** Runs once as the request ends, before it is reported (a tenant's reservation is settled here). */
   onFinish: ((status: number) => void) | undefined;
+  /** The request log's particulars, filled in as the request goes (RequestDetail). */
+  requestId: string;
+  requestedModel: string;
+  readonly attempts: AttemptRecord[];
+  queueWaitMs: number;
+  bytesIn: number;
+  /** Bytes written to the client so far (head and body). */
+  bytesOut: () => number;
+  refusal: string | undefined;
   readonly finish: Finish;
+}
+
+/** Keeps one more attempt (the first MAX_ATTEMPT_RECORDS). */
+export function noteAttempt(report: RequestReport, record: AttemptRecord): void {
+  if (report.attempts.length < MAX_ATTEMPT_RECORDS) report.attempts.push(record);
 }
 
 export interface ReportDeps {
@@ -40,6 +64,13 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     tenant: undefined,
     peer: undefined,
     onFinish: undefined,
+    requestId: '',
+    requestedModel: '',
+    attempts: [],
+    queueWaitMs: 0,
+    bytesIn: 0,
+    bytesOut: () => 0,
+    refusal: undefined,
     finish: (node, status, extra = {}) => {
       if (finished) return;
       finished = true;
@@ -47,6 +78,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
       // before the tenant's reservation is settled from it.
       report.usage ??= extra.usage;
       report.onFinish?.(status);
+      const { firstTokenMs, interTokenMs, ...figures } = extra;
       deps.events.emit('proxy:request-finished', {
         endpoint,
         model: deps.modelLabel(report.model),
@@ -58,8 +90,21 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
         clientAborted: false,
         ...(report.tenant === undefined ? {} : { tenant: report.tenant }),
         ...(report.peer === undefined ? {} : { peer: report.peer }),
-        ...extra,
+        ...figures,
         usage: report.usage,
+        detail: {
+          requestId: report.requestId,
+          endedAt: deps.clock.now(),
+          requestedModel: report.requestedModel.slice(0, MAX_LOGGED_MODEL),
+          servedModel: report.model.slice(0, MAX_LOGGED_MODEL),
+          attempts: report.attempts,
+          queueWaitMs: report.queueWaitMs,
+          bytesIn: report.bytesIn,
+          bytesOut: report.bytesOut(),
+          refusal: report.refusal,
+          firstTokenMs,
+          interTokenMs,
+        },
       });
     },
   };

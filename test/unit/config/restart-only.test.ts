@@ -36,3 +36,10 @@ test('the state directory needs a restart (the state file is opened once, at sta
   const before = config('[server]\nlisten = "127.0.0.1:8080"\n');
   assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\nstate_dir = "/var/lib/switchyard"\n')), ['server.state_dir']);
 });
+
+test('the request log ([log]) needs a restart; an unchanged one does not', () => {
+  const before = config('[log]\nrequests = "/var/log/switchyard/requests.log"\n');
+  assert.deepEqual(restartOnlyChanges(before, config('[log]\nrequests = "/var/log/switchyard/requests.log"\n')), []);
+  assert.deepEqual(restartOnlyChanges(before, config('[log]\nrequests = "stdout"\n')), ['log']);
+  assert.deepEqual(restartOnlyChanges(before, config('[log]\nrequests = "/var/log/switchyard/requests.log"\nrequests_keep = 9\n')), ['log']);
+});

@@ -1,0 +1,46 @@
+// `[log]`: the request log (docs/observability.md). `requests` is "off", "stdout", or a file path
+// the gateway appends to, rotating it by size and reopening it on SIGHUP.
+
+import { z } from 'zod';
+import { positiveSizeBytes, table } from './schema-parts.ts';
+import type { LogConfig, RequestLogTarget } from './log-types.ts';
+
+export type { LogConfig, RequestLogTarget } from './log-types.ts';
+
+export const LOG_DEFAULTS: LogConfig = Object.freeze({
+  requests: Object.freeze({ kind: 'off' as const }),
+  requestsMaxBytes: 100 * 1024 * 1024,
+  requestsKeep: 5,
+  requestsBufferLines: 10_000,
+});
+
+const REQUESTS_ERROR = 'must be "off", "stdout", or the path of a file to append to';
+
+function requestTarget(value: string, ctx: z.core.$RefinementCtx): RequestLogTarget {
+  if (value === 'off') return { kind: 'off' };
+  if (value === 'stdout') return { kind: 'stdout' };
+  if (value.trim() === '' || value.trim() !== value || value.includes('\0')) {
+    ctx.addIssue({ code: 'custom', message: REQUESTS_ERROR });
+    return { kind: 'off' };
+  }
+  return { kind: 'file', path: value };
+}
+
+const wholeUpTo = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.int({ error }).min(min, { error }).max(max, { error });
+};
+
+export const logSchema = table({
+  requests: z.string({ error: REQUESTS_ERROR }).transform(requestTarget).default(LOG_DEFAULTS.requests),
+  requests_max_bytes: positiveSizeBytes.default(LOG_DEFAULTS.requestsMaxBytes),
+  requests_keep: wholeUpTo(0, 100).default(LOG_DEFAULTS.requestsKeep),
+  requests_buffer_lines: wholeUpTo(1, 1_000_000).default(LOG_DEFAULTS.requestsBufferLines),
+}).transform(
+  (log): LogConfig => ({
+    requests: log.requests,
+    requestsMaxBytes: log.requests_max_bytes,
+    requestsKeep: log.requests_keep,
+    requestsBufferLines: log.requests_buffer_lines,
+  }),
+);

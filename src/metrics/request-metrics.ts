@@ -1,0 +1,70 @@
+// Per-request figures from `proxy:request-finished`: tokens by model, node and kind, a stream's
+// time to first token and its inter-token latency, duration by endpoint and model, and the request
+// log's written and dropped lines. Labels are bounded: model labels (model-label.ts), node names
+// and `site:<id>` of pinned sites, the inference endpoints, closed sets.
+
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { EventBus } from '#src/core/events.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+
+/** The request log's counts, read at scrape time; undefined = the log is off. */
+export type RequestLogFigures = () => { readonly written: number; readonly dropped: number } | undefined;
+
+export function registerRequestMetrics(r: Registry, events: EventBus<ProxyEvents>, logFigures: RequestLogFigures | undefined): (() => void)[] {
+  const tokens = new Counter({
+    name: 'gateway_tokens_total',
+    help: 'Tokens of answered requests by model, node (or site:<id>) and kind (prompt, completion): the node\'s usage, or those seen on a stream cut short.',
+    labelNames: ['model', 'node', 'kind'],
+    registers: [r],
+  });
+  const firstToken = new Histogram({
+    name: 'gateway_time_to_first_token_seconds',
+    help: 'Streams: time from request arrival to the first chunk carrying generated text sent to the client.',
+    labelNames: ['model'],
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [r],
+  });
+  const interToken = new Histogram({
+    name: 'gateway_inter_token_latency_seconds',
+    help: 'Streams: the mean gap between generated tokens after the first, one observation per stream.',
+    labelNames: ['model'],
+    buckets: [0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.6, 1.5],
+    registers: [r],
+  });
+  const duration = new Histogram({
+    name: 'gateway_endpoint_request_duration_seconds',
+    help: 'Time from request arrival to the end of the response, by endpoint and model.',
+    labelNames: ['endpoint', 'model'],
+    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [r],
+  });
+  if (logFigures !== undefined) {
+    new Counter({
+      name: 'gateway_request_log_lines_total',
+      help: 'Request log lines by outcome: written, or dropped (the output stalled past [log] requests_buffer_lines, or a write failed).',
+      labelNames: ['outcome'],
+      registers: [r],
+      collect() {
+        const figures = logFigures();
+        this.reset();
+        if (figures === undefined) return;
+        this.inc({ outcome: 'written' }, figures.written);
+        this.inc({ outcome: 'dropped' }, figures.dropped);
+      },
+    });
+  }
+  return [
+    events.on('proxy:request-finished', (e) => {
+      duration.observe({ endpoint: e.endpoint, model: e.model }, e.durationMs / 1000);
+      const node = e.node ?? 'none';
+      const prompt = e.usage?.promptTokens;
+      const completion = e.usage?.completionTokens;
+      if (prompt !== undefined && prompt > 0) tokens.inc({ model: e.model, node, kind: 'prompt' }, prompt);
+      if (completion !== undefined && completion > 0) tokens.inc({ model: e.model, node, kind: 'completion' }, completion);
+      const first = e.detail?.firstTokenMs;
+      if (first !== undefined) firstToken.observe({ model: e.model }, first / 1000);
+      const gap = e.detail?.interTokenMs;
+      if (gap !== undefined) interToken.observe({ model: e.model }, gap / 1000);
+    }),
+  ];
+}
