@@ -142,17 +142,18 @@ export function ollamaHandler(context: KindContext): KindHandler {
       await inference(exchange, endpoint, false);
       return;
     }
-    const native = method === 'POST' ? NATIVE_PATHS[path] : undefined;
-    if (native !== undefined) {
-      await inference(exchange, native, true);
-      return;
-    }
+    // A prompt-less generate loads or unloads the model (keep_alive), as Ollama's does; with a prompt it generates.
     if (method === 'POST' && path === '/api/generate') {
       const answered = await ollamaLoadOrUnload(exchange, residents, resolve);
       if (answered !== undefined) {
         writer.reply(answered);
         return;
       }
+    }
+    const native = method === 'POST' ? NATIVE_PATHS[path] : undefined;
+    if (native !== undefined) {
+      await inference(exchange, native, true);
+      return;
     }
     if (method === 'GET' && path.startsWith('/v1/models/')) {
       const name = decodeURIComponent(path.slice('/v1/models/'.length));
