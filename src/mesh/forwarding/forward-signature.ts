@@ -41,7 +41,7 @@ export interface ForwardToSign {
 
 /**
  * The headers to send: `headers` plus Content-Digest, the forwarded-by header, the tenant header
- * (only with a tenant: any copy in `headers` is dropped), Signature-Input and Signature.
+ * (only with a tenant; every copy in `headers` is dropped), Signature-Input and Signature.
  */
 export async function signForward(input: ForwardToSign): Promise<Record<string, string>> {
   const headers: Record<string, string> = { ...input.headers, 'content-digest': contentDigest(input.body), [FORWARDED_BY]: input.site };

@@ -144,7 +144,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
     prepare: async (): Promise<Prepared> => {
       const url = site.view.url === undefined ? undefined : siteTargetUrl(site.view.url, ask.endpoint);
       if (url === undefined) return { kind: 'unsendable', outcome: { kind: 'failed', result: 'connect_error', error: `the site's record gives no usable http(s) url ('${site.view.url}')` } };
-      // Its streams are asked for usage as any OpenAI server's are, and what asking added taken out again.
+      // Its streams are asked for usage like every OpenAI server's, and what asking added taken out again.
       const asked = usageAsk.forSite();
       const body = asked?.body ?? ask.resolved.body;
       const headers = upstreamRequestHeaders({
