@@ -128,14 +128,22 @@ export class Discoverer implements Service {
    * started less than minRefreshIntervalMs ago is skipped. Never rejects, but waits as long as
    * the fetches take: callers that must not wait long race it against their own deadline.
    * Before start and after stop it fetches nothing and resolves at once.
+   *
+   * `fresh`: the listing must be asked after this call (a model was just loaded or unloaded): the
+   * cool-down does not apply, and a fetch already in flight is waited for, then followed by a new one.
    */
-  async refresh(nodeNames: readonly string[]): Promise<void> {
+  async refresh(nodeNames: readonly string[], options: { readonly fresh?: boolean } = {}): Promise<void> {
     if (!this.#running) return;
     const rounds: Promise<void>[] = [];
     const nowMs = this.#options.clock.monotonicMs();
     for (const name of new Set(nodeNames)) {
       const entry = this.#nodes.get(name);
       if (entry === undefined) continue;
+      if (options.fresh === true) {
+        entry.lastRefreshAtMs = nowMs;
+        rounds.push(this.#freshRound(entry));
+        continue;
+      }
       if (entry.fetching !== undefined) {
         rounds.push(entry.fetching.done);
         continue;
@@ -153,6 +161,16 @@ export class Discoverer implements Service {
     this.#running = false;
     for (const entry of this.#nodes.values()) retire(entry);
     this.#nodes = new Map();
+  }
+
+  /** A round started after any round in flight now has been reported (unless the node goes away meanwhile). */
+  async #freshRound(entry: NodeEntry): Promise<void> {
+    const earlier = entry.fetching;
+    if (earlier !== undefined) await earlier.done;
+    if (!this.#running || !this.#isTracked(entry)) return;
+    // Another caller may have started the round after ours began waiting: that one is fresh too.
+    const current = entry.fetching;
+    await (current !== undefined && current !== earlier ? current : this.#poll(entry)).done;
   }
 
   #isTracked(entry: NodeEntry): boolean {

@@ -15,8 +15,8 @@ export interface ModelsPartDeps {
   readonly registry: Pick<NodeRegistry, 'freshViews' | 'snapshot'>;
   readonly queueDepths: () => Readonly<Record<string, number>>;
   readonly events: EventBus<RegistryEvents>;
-  /** A fresh listing of a node, now. */
-  readonly refresh: (node: string) => void;
+  /** Listings of these nodes asked now (no cool-down); settles once they are applied. */
+  readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
 }
 
 function desiredOf(config: GatewayConfig): Map<string, DesiredModelState> {

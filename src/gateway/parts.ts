@@ -169,7 +169,7 @@ export class GatewayParts {
       registry: this.registry,
       queueDepths: () => this.scheduler.queueDepths(),
       events: this.#registryEvents,
-      refresh: (node) => this.relist(node),
+      refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
     });
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);

@@ -77,9 +77,9 @@ export class NodeLoops {
     nodeReactions({ events: deps.events, checker: this.#checker, relist: (nodes) => this.#detach(this.refresh(nodes), 'model refresh after recovery') });
   }
 
-  /** Lists these nodes' models now; settles when their listings have been applied. */
-  refresh(nodes: readonly string[]): Promise<unknown> {
-    return this.#discoverer.refresh(nodes);
+  /** Lists these nodes' models now; settles when their listings have been applied. `fresh`: asked after this call, no cool-down. */
+  refresh(nodes: readonly string[], options: { readonly fresh?: boolean } = {}): Promise<unknown> {
+    return this.#discoverer.refresh(nodes, options);
   }
 
   /** While a node wakes: probe it at the wake cadence for `durationMs`. */

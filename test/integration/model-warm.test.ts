@@ -42,10 +42,9 @@ async function status(model: string): Promise<string | undefined> {
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
-// SKIPPED (issue 25 follow-up, a known race): after the switch the reconciler's evict-then-load can
-// start while the router still finishes the switched-in request (the gateway's in-flight count drops
-// first); the load of `embed` then waits for a confirmation until load_timeout (about 1 run in 2).
-test('warm = 1 comes up after start and again after a switch evicted it', { skip: 'known race, issue 25 follow-up: reconciler evict-then-load vs the router finishing the last request' }, async () => {
+// The race this once showed (a decision on a listing from before the switch) is gone: the manager
+// asks a fresh listing before an admin decision and after every operation.
+test('warm = 1 comes up after start and again after a switch evicted it', async () => {
   await eventually(async () => (await status('embed')) === 'loaded', 30_000, 'embed warm after start');
   const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
   assert.equal(answer.status, 200, answer.text);

@@ -26,8 +26,12 @@ export interface ModelManagerDeps {
   readonly pinned: (model: string) => boolean;
   /** How long a load may take, confirmation included (routing.load_timeout). */
   readonly loadTimeoutMs: () => number;
-  /** Asks for a fresh listing of the node (after an operation, so routing sees it at once). */
-  readonly refresh: (node: string) => void;
+  /**
+   * Listings of these nodes asked now, settling once applied: before a decision (a router may have
+   * switched models for a request since its last poll) and after an operation (so the answer and
+   * routing see its effect). Bounded by the discovery timeout.
+   */
+  readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
 }
 
 export type ModelActionOutcome =
@@ -71,7 +75,7 @@ export class ModelManager {
 
   /** `keep`: models not to unload to make room, besides the pinned ones (the reconciler's wanted models). */
   async act(action: ModelAction, model: string, node: string | undefined, origin: ActionOrigin, keep?: (model: string) => boolean): Promise<ModelActionOutcome> {
-    const outcome = await this.#act(action, model, node, keep);
+    const outcome = await this.#act(action, model, node, origin, keep);
     const { logger } = this.#deps;
     const line = { event: 'model_action', origin, ...outcome };
     if (outcome.outcome === 'failed') logger.warn(line, `model ${action} failed`);
@@ -79,8 +83,10 @@ export class ModelManager {
     return outcome;
   }
 
-  async #act(action: ModelAction, model: string, asked: string | undefined, keep: ((model: string) => boolean) | undefined): Promise<ModelActionOutcome> {
+  async #act(action: ModelAction, model: string, asked: string | undefined, origin: ActionOrigin, keep: ((model: string) => boolean) | undefined): Promise<ModelActionOutcome> {
     const deps = this.#deps;
+    // The reconciler's rounds follow a poll already (and a refusal must not make it poll again at once).
+    if (origin === 'admin') await deps.refresh(concernedNodes(deps.views(), model, asked));
     const views = deps.views();
     const nodes = views.map((view) => nodeFacts(view, deps.inFlight, this.#busy.has(view.spec.name)));
     const pinned = keep === undefined ? deps.pinned : (m: string): boolean => deps.pinned(m) || (m !== model && keep(m));
@@ -106,8 +112,8 @@ export class ModelManager {
       const evicted = verdict.evict === undefined ? {} : { evicted: verdict.evict };
       return { outcome: 'done', action, model, node: name, detail: result.detail, ...evicted };
     } finally {
+      await deps.refresh([name]);
       this.#busy.delete(name);
-      deps.refresh(name);
     }
   }
 
@@ -117,4 +123,10 @@ export class ModelManager {
     this.#failed.set(key, failed);
     return { outcome: 'failed', action, model, node, detail: reason, retryAfterMs: failed.untilMs - this.#deps.clock.monotonicMs() };
   }
+}
+
+/** The nodes a decision about `model` reads: the one asked, else those that list it and can load or unload. */
+function concernedNodes(views: readonly NodeView[], model: string, asked: string | undefined): string[] {
+  if (asked !== undefined) return [asked];
+  return views.filter((view) => view.modelsById.has(model) && serverKind(view.spec.kind).modelOps(view.capacity.role) !== undefined).map((view) => view.spec.name);
 }

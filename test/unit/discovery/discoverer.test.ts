@@ -178,6 +178,28 @@ test('refresh skips a node refreshed less than minRefreshIntervalMs ago', async 
   assert.equal(fake.callsFor('a').length, 3);
 });
 
+test('a fresh refresh ignores the cooldown and never takes a fetch begun before it', async (t) => {
+  const { fake, results, discoverer } = await startRig(t, ['a']);
+  // The start's fetch is in flight: a fresh refresh waits for it, then asks again.
+  const refreshed = discoverer.refresh(['a'], { fresh: true });
+  assert.equal(fake.callsFor('a').length, 1);
+  fake.last('a').settle(OK);
+  await flush();
+  assert.equal(fake.callsFor('a').length, 2, 'a new fetch after the one in flight');
+  assert.equal(await isSettled(refreshed), false);
+  fake.last('a').settle(OK);
+  await refreshed;
+  assert.equal(results.length, 2);
+  // Within the cooldown a plain refresh is skipped; a fresh one is not.
+  await discoverer.refresh(['a']);
+  assert.equal(fake.callsFor('a').length, 2);
+  const again = discoverer.refresh(['a'], { fresh: true });
+  assert.equal(fake.callsFor('a').length, 3);
+  fake.last('a').settle(OK);
+  await again;
+  assert.equal(results.length, 3);
+});
+
 test('refresh rounds only the named nodes and ignores unknown names', async (t) => {
   const { fake, discoverer } = await startRig(t, ['a', 'b']);
   fake.last('a').settle(OK);
