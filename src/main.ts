@@ -17,6 +17,7 @@ import { GatewayParts } from '#src/gateway/parts.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
 import { acceptRelayed, RequestWorkers } from '#src/workers/index.ts';
+import { loadTracer } from '#src/tracing/index.ts';
 
 /** Opens one of this thread's own listeners (admin, relay) with the gateway's limits. */
 type Serve = (table: EndpointTable, address: ListenAddress) => Promise<{ server: Server; url: string }>;
@@ -78,7 +79,8 @@ export class Gateway {
     };
     if (count > 1) return Gateway.#startWithWorkers(options, parts, { serve, ownActive, count });
     // One thread: this thread hosts the request plane, over the Scheduler and the registry themselves.
-    const plane = buildRequestPlane(parts.ports(), { clock: parts.clock, config: options.config, events: parts.proxyEvents, log, modelLabel: (m) => parts.requestLabel(m), hosts: 1 });
+    const tracer = await loadTracer(options.config.tracing, { plane: 'main', warn: (fields, message) => log('warn', fields, message) });
+    const plane = buildRequestPlane(parts.ports(), { clock: parts.clock, config: options.config, events: parts.proxyEvents, log, modelLabel: (m) => parts.requestLabel(m), hosts: 1, tracer });
     parts.attachPlane({ figures: () => [plane.figures()], reloaded: () => plane.reconfigure(parts.config()) });
     const admin = parts.adminTable({
       activeRequests: () => plane.figures().activeRequests + ownActive.count(),

@@ -34,3 +34,4 @@ export { parseOrigin, type CorsOrigins } from './cors-origins.ts';
 export { parsePublicKey, ED25519_PUBLIC_KEY_BYTES } from './public-key.ts';
 export { MESH_OPEN_TO_CLIENTS, meshOpenToClients } from './mesh-exposure.ts';
 export { LOG_DEFAULTS, type LogConfig, type RequestLogTarget } from './log-schema.ts';
+export { TRACING_DEFAULTS, type TracingConfig } from './tracing-schema.ts';

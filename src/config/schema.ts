@@ -14,6 +14,7 @@ import { KV_MODES, MAX_WORKERS, NODE_KINDS, type GatewayConfig, type ModelSpec, 
 import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
 import { meshSchema } from './mesh-schema.ts';
 import { logSchema } from './log-schema.ts';
+import { tracingSchema } from './tracing-schema.ts';
 import { corsOriginsSchema } from './cors-origins.ts';
 import type { SecretFileReader } from './client-keys.ts';
 import { reportSiteTenantProblems, reportTenantProblems, tenantsSchema, tenantsWithDefault } from './tenants-schema.ts';
@@ -230,6 +231,7 @@ export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z
     mesh: meshSchema.optional(),
     tenants: tenantsSchema(env, readFile),
     log: logSchema.prefault({}),
+    tracing: tracingSchema.optional(),
   }).superRefine((config, ctx) => {
     // Refinements run even when a section failed; the tenant checks need every part well-typed.
     if (Array.isArray(config.server.apiKeys) && Array.isArray(config.tenants)) {

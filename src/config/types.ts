@@ -5,6 +5,7 @@ import type { CorsOrigins } from './cors-origins.ts';
 import type { TenantSpec } from './tenant-types.ts';
 import type { InferenceEndpoint } from './endpoints.ts';
 import type { LogConfig } from './log-types.ts';
+import type { TracingConfig } from './tracing-types.ts';
 import type { MeshConfig } from './mesh-types.ts';
 
 export type { MeshConfig, MeshSitePin, MeshStaticModel } from './mesh-types.ts';
@@ -238,6 +239,8 @@ export interface GatewayConfig {
   readonly mesh?: MeshConfig | undefined;
   /** `[log]`: the request log; undefined (a config built in code) = off. */
   readonly log?: LogConfig | undefined;
+  /** `[tracing]`: OpenTelemetry traces; undefined = off (no SDK loaded). */
+  readonly tracing?: TracingConfig | undefined;
 }
 
 /** One problem found while loading a config, with the key path it concerns. */

@@ -28,5 +28,7 @@ export function restartOnlyChanges(previous: GatewayConfig, next: GatewayConfig)
   }
   // The request log's target is opened once, at start; SIGHUP reopens the same file (docs/observability.md).
   if (!same(previous.log, next.log)) changed.push('log');
+  // Each request plane's tracer (provider and exporter) is built once, when it starts listening.
+  if (!same(previous.tracing, next.tracing)) changed.push('tracing');
   return changed;
 }

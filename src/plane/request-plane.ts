@@ -11,6 +11,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
+import type { RequestTracer, SpanFigures } from '#src/core/tracing.ts';
 import { diffConfig, type GatewayConfig } from '#src/config/index.ts';
 import type { ListenAddress } from '#src/config/types.ts';
 import {
@@ -45,7 +46,12 @@ export interface PlaneHost {
   /** Hosts sharing the gateway's answer-bytes budget: each holds its share (a shared counter would cost a lock per chunk). */
   readonly hosts: number;
   readonly newRequestId?: () => string;
+  /** This host's tracer ([tracing], src/tracing/); absent = off. Flushed when the plane drains. */
+  readonly tracer?: RequestTracer | undefined;
 }
+
+/** How long a drained plane waits for its last spans to reach the collector. */
+export const TRACE_FLUSH_MS = 3000;
 
 /** What one host of the plane reports, for /admin/runtime and /metrics (summed over the hosts). */
 export interface PlaneFigures {
@@ -59,6 +65,8 @@ export interface PlaneFigures {
   /** Requests this host forwarded to another site / that arrived claiming to be forwarded ([mesh]). */
   readonly forwarded: number;
   readonly forwardedIn: number;
+  /** Spans exported, dropped and failed by this host's tracer ([tracing] only). */
+  readonly spans?: SpanFigures | undefined;
 }
 
 export interface RequestPlane {
@@ -108,6 +116,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
     onModelVanished: (node) => ports.reports.modelVanished(node),
     newRequestId: host.newRequestId ?? (() => randomUUID()),
     remote,
+    tracer: host.tracer,
   };
   const publicTable = publicEndpoints({
     clock,
@@ -143,6 +152,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       heldBytes: heldBudget.held(),
       upstreamSites: sitePools?.stats() ?? {},
       ...counted,
+      ...(host.tracer === undefined ? {} : { spans: host.tracer.figures() }),
     }),
     async listen(address, extra, reusePort) {
       const table = mergeTables(publicTable, extra);
@@ -168,6 +178,8 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
         onTimeout: (active) => log('warn', { active }, 'drain timeout: closing requests still in flight'),
       });
       await Promise.all([pools.close(), sitePools?.close()]);
+      // Every drained request's spans have ended: they go out now, within a bound (a dead collector holds no stop).
+      await host.tracer?.shutdown(TRACE_FLUSH_MS);
     },
   };
 }

@@ -16,6 +16,7 @@ import { Outbox } from './outbox.ts';
 import { ownerPorts } from './owner-ports.ts';
 import { relayedTable, relayTo } from './relay.ts';
 import { WorkerMesh } from './worker-mesh.ts';
+import { loadTracer } from '#src/tracing/index.ts';
 
 const FIGURES_EVERY_MS = 1_000;
 
@@ -31,10 +32,13 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const ports = ownerPorts(init.fleet, send, () => clock.now());
   const configNow = { config: init.config };
   const mesh = WorkerMesh.start(init.mesh, { config: () => configNow.config, clock, send });
+  // Each worker exports its own spans (its own provider, batch queue and exporter): a span never
+  // crosses to the owner, and a slow collector costs the owner nothing.
+  const tracer = await loadTracer(init.config.tracing, { plane: `worker-${init.index}`, warn: (fields, message) => log('warn', fields, message) });
   const plane = buildRequestPlane(
     { ...ports, sites: mesh?.link },
     // The owner bounds model labels when it re-emits the events (one label set for the gateway).
-    { clock, config: init.config, events, log, modelLabel: (model) => model, hosts: init.count },
+    { clock, config: init.config, events, log, modelLabel: (model) => model, hosts: init.count, tracer },
   );
   // No relay when the owner serves the admin paths on its own listener ([admin] listen).
   const relay = init.relayed.length === 0 ? undefined : relayTo(init.relay, init.config.server.requestTimeoutMs);

@@ -6,7 +6,9 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
+import type { AttemptEndNote, AttemptSpan, RequestSpan } from '#src/core/tracing.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
+import { attemptEvent } from './attempt-feedback.ts';
 import { afterFailure, withFailure, type FailoverState } from './failover-state.ts';
 import { forwardAttempt } from '../attempt/forward.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
@@ -27,6 +29,8 @@ export interface RequestAsk {
   readonly signal: AbortSignal;
   /** Told each time the request waited in its model's queue (the request log's queue wait). */
   readonly onQueueWait?: ((waitedMs: number) => void) | undefined;
+  /** The request's span ([tracing]); undefined = off. Sources trace their routing decisions in it. */
+  readonly trace?: RequestSpan | undefined;
 }
 
 export type NextTarget =
@@ -62,12 +66,15 @@ export interface AttemptSetting {
   readonly onAttempt: (target: Target) => void;
   /** Told how each attempt ended, before its verdict is acted on (the request log's attempts). */
   readonly onConcluded?: ((target: Target, outcome: AttemptOutcome) => void) | undefined;
+  /** The request's span ([tracing]); undefined = off. Each attempt is a span in it, its context sent on. */
+  readonly trace?: RequestSpan | undefined;
 }
 
 export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unserved'; readonly state: FailoverState };
 
 export async function runFailover(sources: readonly TargetSource[], setting: AttemptSetting, initial: FailoverState): Promise<FailoverEnd> {
   let state = initial;
+  let attempts = 0;
   for (const [index, source] of sources.entries()) {
     const later = sources.slice(index + 1);
     for (;;) {
@@ -81,9 +88,12 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
       setting.onAttempt(target);
       const stateNow = state;
       const canFailOver = (): boolean => mayFailOver(target, later, stateNow);
-      const outcome = await attempt(target, canFailOver, setting);
+      attempts += 1;
+      const traced: TracedAttempt | undefined = setting.trace === undefined ? undefined : { span: setting.trace, index: attempts };
+      const outcome = await attempt(target, canFailOver, setting, traced);
       setting.onConcluded?.(target, outcome);
       const verdict = target.conclude(outcome);
+      traced?.attempt?.end(attemptEnd(outcome, verdict.next === 'fail_over'));
       if (verdict.next === 'answered') {
         setting.finish(target.label, verdict.status, verdict.figures);
         return { kind: 'answered' };
@@ -102,12 +112,25 @@ export function mayFailOver(target: Pick<Target, 'canFailOver'>, later: readonly
   return target.canFailOver() || later.some((source) => source.mayServe?.(state) === true);
 }
 
-async function attempt(target: Target, canFailOver: () => boolean, setting: AttemptSetting): Promise<AttemptOutcome> {
+/** One attempt's tracing: the request's span, and the attempt's once it is prepared. */
+interface TracedAttempt {
+  readonly span: RequestSpan;
+  readonly index: number;
+  attempt?: AttemptSpan;
+}
+
+async function attempt(target: Target, canFailOver: () => boolean, setting: AttemptSetting, traced: TracedAttempt | undefined): Promise<AttemptOutcome> {
   try {
     const prepared = await target.prepare();
+    if (traced !== undefined) {
+      traced.attempt = traced.span.attempt({ kind: target.id.kind, name: target.id.kind === 'node' ? target.id.name : target.id.id, url: target.url, index: traced.index });
+    }
     if (prepared.kind === 'unsendable') return prepared.outcome;
+    // The attempt's trace context replaces the client's: the node's (or site's) spans are its children.
+    const trace = traced?.attempt?.headers;
     return await forwardAttempt({
       ...prepared.call,
+      ...(trace === undefined ? {} : { headers: { ...prepared.call.headers, ...trace } }),
       body: prepared.call.body ?? setting.body,
       res: setting.res,
       nodeName: target.label,
@@ -121,4 +144,11 @@ async function attempt(target: Target, canFailOver: () => boolean, setting: Atte
   } finally {
     target.release();
   }
+}
+
+/** What an attempt's span records of its outcome. */
+function attemptEnd(outcome: AttemptOutcome, failedOver: boolean): AttemptEndNote {
+  const event = attemptEvent(outcome);
+  const usage = outcome.kind === 'delivered' || outcome.kind === 'broken' || outcome.kind === 'client_gone' ? outcome.usage : undefined;
+  return { outcome: event.result, status: event.status, error: event.error, failedOver, inputTokens: usage?.promptTokens, outputTokens: usage?.completionTokens };
 }

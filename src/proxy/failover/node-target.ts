@@ -5,6 +5,7 @@
 // lost the model its listing showed is re-listed.
 
 import type { EventBus } from '#src/core/events.ts';
+import type { RouteNote } from '#src/core/tracing.ts';
 import { answersMedia, nodePathPrefix } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports } from '#src/ports/index.ts';
@@ -56,7 +57,9 @@ export class NodeTargets implements TargetSource {
 
   async next(state: FailoverState): Promise<NextTarget> {
     const { routeRequest } = state;
+    const routing = this.#ask.trace?.routing();
     const admission = await this.#deps.scheduler.admit(routeRequest, this.#ask.settings, this.#ask.signal, routeRequest.triedNodes.size === 0);
+    routing?.end(routeNote(admission));
     if (admission.waitedMs > 0) {
       this.#ask.onQueueWait?.(admission.waitedMs);
       this.#deps.events.emit('proxy:queue-wait', { model: this.#deps.modelLabel(this.#ask.resolved.model), waitedMs: admission.waitedMs, admitted: admission.kind === 'admitted', tenant: routeRequest.tenant?.name });
@@ -72,6 +75,20 @@ export class NodeTargets implements TargetSource {
 
 type Admitted = Extract<Admission, { kind: 'admitted' }>;
 
+const MAX_NAMED_EXCLUSIONS = 8;
+
+/** The scheduler's decision as the routing span records it: the node and why, or why none. */
+function routeNote(admission: Admission): RouteNote {
+  if (admission.kind === 'admitted') {
+    return { among: 'node', chosen: admission.node.spec.name, policy: admission.route.policy, reason: admission.route.reason, waitedMs: admission.waitedMs };
+  }
+  // Every exclusion carries its reason: the first few are named, the rest counted.
+  const named = admission.excluded.slice(0, MAX_NAMED_EXCLUSIONS).map((e) => `${e.node}: ${e.code}`);
+  const more = admission.excluded.length - named.length;
+  const excluded = named.length === 0 ? '' : `; excluded ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  return { among: 'node', chosen: undefined, policy: undefined, reason: `refused: ${admission.reason}${excluded}`, waitedMs: admission.waitedMs };
+}
+
 /**
  * One admitted node; `routeRequest` is the request as it was admitted (tried nodes, bounds). A
  * node whose kind streams no usage unasked is sent `usageAsk`'s body (request/usage-ask.ts).
@@ -84,6 +101,7 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
   return {
     id: { kind: 'node', name: node.name },
     label: node.name,
+    url: node.url,
     prepare: () => {
       const asked = usageAsk?.forNode(view);
       const headers = upstreamRequestHeaders({

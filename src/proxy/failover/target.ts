@@ -39,6 +39,8 @@ export interface Target {
   readonly id: TargetId;
   /** The node's name or `site:<id>`: what attempts, failures and the request's report carry. */
   readonly label: string;
+  /** The node's or site's URL (an attempt span's server.address; parsed only when tracing). */
+  readonly url?: string | undefined;
   /** Builds the call (a site's is signed here, once per attempt). Called once, before sending. */
   prepare(): Promise<Prepared>;
   /** Asked when the answer is a 5xx (or a site's error): true hides it and fails over. */

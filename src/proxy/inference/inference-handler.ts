@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
+import type { RequestTracer } from '#src/core/tracing.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports, FleetView } from '#src/ports/index.ts';
@@ -58,6 +59,8 @@ export interface InferenceDeps {
   readonly newRequestId: () => string;
   /** Forwarding to other sites ([mesh]); absent = this gateway runs alone, with no federation work per request. */
   readonly remote?: RemoteDeps | undefined;
+  /** OpenTelemetry traces ([tracing], core/tracing.ts); absent = off, and no hook does any work. */
+  readonly tracer?: RequestTracer | undefined;
 }
 
 /**
@@ -78,6 +81,8 @@ export async function handleInference(
   const report = startRequestReport(deps, endpoint, startedMs);
   // The client's well-formed id, else a new one: sent to the node, returned, and logged (request-id.ts).
   report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
+  // The client's (or forwarding site's) W3C trace context is the request span's parent.
+  report.trace = deps.tracer?.request({ method: req.method ?? 'POST', endpoint, traceparent: req.headers.traceparent, tracestate: req.headers.tracestate, fromSite: inbound?.site, requestId: report.requestId });
   // Bytes written to the client: what its socket wrote while this request was answered (head and body).
   const socket = req.socket;
   const writtenBefore = socket.bytesWritten;
@@ -145,6 +150,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   }
   report.model = resolved.model;
   report.requestedModel = resolved.requestedModel;
+  report.trace?.resolved(resolved.requestedModel, resolved.model);
   const clientGone = new AbortController();
   // Aborting builds an exception object: do it only for a client that really left early.
   res.once('close', () => {
@@ -187,7 +193,8 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const onQueueWait = (waitedMs: number): void => {
     report.queueWaitMs += waitedMs;
   };
-  const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal, onQueueWait };
+  const trace = report.trace;
+  const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal, onQueueWait, trace };
   const nodes = new NodeTargets(deps, ask);
   const sources: TargetSource[] = [nodes];
   const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
@@ -201,6 +208,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     maxHeldBodyBytes: settings.maxHeldBodyBytes,
     heldBudget: deps.heldBudget,
     finish,
+    trace,
     onAttempt: (target: Target) => {
       report.node = target.label;
     },

@@ -3,6 +3,7 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
+import type { RequestSpan } from '#src/core/tracing.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { ForwardedFor, ProxyEvents } from './proxy-events.ts';
 import { MAX_ATTEMPT_RECORDS, type AttemptRecord } from './attempt-record.ts';
@@ -41,6 +42,8 @@ export interface RequestReport {
   /** Bytes written to the client so far (head and body). */
   bytesOut: () => number;
   refusal: string | undefined;
+  /** The request's span ([tracing]); undefined = tracing off. Ended by `finish`. */
+  trace: RequestSpan | undefined;
   readonly finish: Finish;
 }
 
@@ -71,6 +74,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     bytesIn: 0,
     bytesOut: () => 0,
     refusal: undefined,
+    trace: undefined,
     finish: (node, status, extra = {}) => {
       if (finished) return;
       finished = true;
@@ -79,6 +83,18 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
       report.usage ??= extra.usage;
       report.onFinish?.(status);
       const { firstTokenMs, interTokenMs, ...figures } = extra;
+      report.trace?.end({
+        status,
+        target: node,
+        requestedModel: report.requestedModel,
+        model: report.model,
+        tenant: report.tenant,
+        refusal: report.refusal,
+        error: figures.brokenError,
+        inputTokens: report.usage?.promptTokens,
+        outputTokens: report.usage?.completionTokens,
+        attempts: report.attempts.length,
+      });
       deps.events.emit('proxy:request-finished', {
         endpoint,
         model: deps.modelLabel(report.model),

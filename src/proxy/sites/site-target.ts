@@ -7,6 +7,7 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
+import type { RouteNote } from '#src/core/tracing.ts';
 import type { TenantSpec } from '#src/config/index.ts';
 import { answersMedia } from '#src/config/index.ts';
 import { signForward, siteTargetUrl, TENANT_HEADER, type MeshLink } from '#src/mesh/forwarding/index.ts';
@@ -85,9 +86,11 @@ export class SiteTargets implements TargetSource {
   }
 
   async next(state: FailoverState): Promise<NextTarget> {
+    const routing = this.#ask.trace?.routing();
     const choice = this.#choose(state, this.#deps.nextTurn());
     this.#choice = choice;
     const site = choice.chosen;
+    routing?.end(siteRouteNote(choice));
     if (site === undefined) return { kind: 'none', stop: false };
     const key = this.#deps.mesh.key();
     if (key === undefined) return { kind: 'none', stop: false, failure: { target: { kind: 'site', id: site.id }, code: 'not_tried', detail: "not tried, this site's key is not loaded yet" } };
@@ -129,6 +132,13 @@ export class SiteTargets implements TargetSource {
   }
 }
 
+/** The site choice as the routing span records it: the site and how many others could serve, or why none. */
+function siteRouteNote(choice: SiteChoice): RouteNote {
+  const reasons = choice.excluded.slice(0, 8).map((e) => `${e.site}: ${e.code}`).join(', ');
+  const reason = choice.chosen === undefined ? `no site${reasons === '' ? '' : `; excluded ${reasons}`}` : `${choice.alternatives} other site(s) could serve`;
+  return { among: 'site', chosen: choice.chosen?.id, policy: 'site', reason, waitedMs: 0 };
+}
+
 interface ChosenSite {
   readonly view: RemoteSiteView;
   readonly canFailOver: boolean;
@@ -141,6 +151,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
   return {
     id: { kind: 'site', id },
     label,
+    url: site.view.url,
     prepare: async (): Promise<Prepared> => {
       const url = site.view.url === undefined ? undefined : siteTargetUrl(site.view.url, ask.endpoint);
       if (url === undefined) return { kind: 'unsendable', outcome: { kind: 'failed', result: 'connect_error', error: `the site's record gives no usable http(s) url ('${site.view.url}')` } };

@@ -1,0 +1,10 @@
+// The tracing settings (`[tracing]`), as the schema (tracing-schema.ts) produces them.
+
+export interface TracingConfig {
+  /** Where spans go: an OTLP/HTTP traces URL (`http://collector:4318/v1/traces`), JSON encoded. */
+  readonly otlpEndpoint: string;
+  /** The resource's `service.name`. */
+  readonly serviceName: string;
+  /** The share of new traces recorded, 0 to 1 (by trace id; a forward from a pinned site follows its sender). */
+  readonly sampleRatio: number;
+}
