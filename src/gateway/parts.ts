@@ -111,6 +111,7 @@ export class GatewayParts {
       prefixHits: () => this.#policies.prefixHits(),
       tenants: { inFlight: () => this.ledger.inFlight(), queues: () => this.scheduler.queueReport() },
       requestLog: () => this.requestLog.figures(),
+      ...(options.config.tracing === undefined ? {} : { traceSpans: () => this.#planes.spans() }),
     });
     const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({

@@ -2,6 +2,7 @@
 // plane with `workers = 1`, else every worker's), summed for /admin/runtime and /metrics, and a
 // reload they must follow. Empty until the plane is hosted.
 
+import type { SpanFigures } from '#src/core/tracing.ts';
 import type { PlaneFigures } from '#src/plane/index.ts';
 import type { PoolFigures } from '#src/proxy/index.ts';
 import { sumPoolFigures } from '#src/workers/index.ts';
@@ -38,6 +39,16 @@ export class PlaneHostFigures {
   /** Connections per remote site, over every host; undefined without [mesh]. */
   upstreamSites(): Record<string, PoolFigures> | undefined {
     return this.#withSites() ? sumPoolFigures(this.#hosts.figures().map((f) => f.upstreamSites)) : undefined;
+  }
+
+  /** Trace spans exported, dropped and failed, over every host; undefined = no host traces. */
+  spans(): SpanFigures | undefined {
+    let sum: SpanFigures | undefined;
+    for (const { spans } of this.#hosts.figures()) {
+      if (spans === undefined) continue;
+      sum = { exported: (sum?.exported ?? 0) + spans.exported, dropped: (sum?.dropped ?? 0) + spans.dropped, failed: (sum?.failed ?? 0) + spans.failed };
+    }
+    return sum;
   }
 
   /** Answer bytes held in memory, over every host. */

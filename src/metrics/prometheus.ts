@@ -11,6 +11,7 @@ import { registerPrefixHits } from './prefix-hits.ts';
 import { registerMeshForwarding } from './mesh-forwarding.ts';
 import { registerTenantMetrics, type TenantMetricSources } from './tenant-metrics.ts';
 import { registerRequestMetrics, type RequestLogFigures } from './request-metrics.ts';
+import { registerTraceMetrics, type TraceSpanFigures } from './trace-metrics.ts';
 
 const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
 
@@ -32,6 +33,8 @@ export interface MetricsSources {
   readonly tenants?: TenantMetricSources;
   /** The request log's written and dropped lines; absent = no such counter. */
   readonly requestLog?: RequestLogFigures;
+  /** The tracers' span counts ([tracing]); absent = no such counter. */
+  readonly traceSpans?: TraceSpanFigures;
 }
 
 export interface UpstreamConnectionFigures {
@@ -50,6 +53,7 @@ export class GatewayMetrics {
     const r = this.registry;
     collectDefaultMetrics({ register: r, prefix: 'gateway_process_' });
     if (sources.prefixHits !== undefined) registerPrefixHits(r, sources.prefixHits);
+    if (sources.traceSpans !== undefined) registerTraceMetrics(r, sources.traceSpans);
     const requests = new Counter({
       name: 'gateway_requests_total',
       help: 'Client requests answered, by model, node and HTTP status (499 = client went away).',
