@@ -8,7 +8,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SpanFigures } from '#src/core/tracing.ts';
 
-/** Spans waiting for export at most; beyond, a finished span is dropped and counted. */
+/** Spans waiting for export at most (besides the batch being sent); beyond, a finished span is dropped and counted. */
 export const MAX_QUEUED_SPANS = 2048;
 /** Spans per OTLP request. */
 const MAX_BATCH_SPANS = 512;
