@@ -33,7 +33,7 @@ import { round } from './stats.ts';
 import { JSON_ANSWER_BYTES, SSE_CHUNKS } from './upstream.ts';
 import { CONCURRENCIES, workloads, writeBodies } from './workloads.ts';
 import { runWorkersBench, workersChecks } from './workers-bench.ts';
-import { renderTracing, runTracingBench, type TracingBenchRow } from './tracing.ts';
+import { renderTracing, runTracingBench, type TracingBenchResult } from './tracing.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -162,13 +162,13 @@ async function main(): Promise<void> {
       }
       for (const child of children.splice(0).reverse()) await child.stop();
     }
-    let tracingRows: TracingBenchRow[] = [];
+    let tracing: TracingBenchResult | undefined;
     if (only.has('tracing')) {
       log('tracing cost: the same SSE load without [tracing], at sample_ratio 0 and at 1 (bench/tracing.ts)');
       const upstream = await startNodeScript('bench/upstream.ts');
       try {
         const bodyFile = (await writeBodies(dir, list)).get('sse') ?? '';
-        tracingRows = await runTracingBench({ tool, upstreamUrl: String(upstream.ready.url), bodyFile, durationS, warmupS, rounds, ticksPerSecond, log });
+        tracing = await runTracingBench({ tool, upstreamUrl: String(upstream.ready.url), bodyFile, durationS, warmupS, rounds, ticksPerSecond, log });
       } finally {
         await upstream.stop();
       }
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
     }
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
-    const report: BenchReport & { tracing?: TracingBenchRow[] } = {
+    const report: BenchReport & { tracing?: TracingBenchResult } = {
       generatedAt: new Date().toISOString(),
       machine,
       settings: { durationS, warmupS, rounds, sseChunks: SSE_CHUNKS, jsonAnswerBytes: JSON_ANSWER_BYTES },
@@ -211,12 +211,12 @@ async function main(): Promise<void> {
       ...(routeIndexUpdate === undefined ? {} : { routeIndexUpdate }),
       ...(tenantAdmission.length === 0 ? {} : { tenantAdmission }),
       controlPlane,
-      ...(tracingRows.length === 0 ? {} : { tracing: tracingRows }),
+      ...(tracing === undefined ? {} : { tracing }),
       targets: [...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds), ...workerChecks],
       runSeconds,
       notes,
     };
-    const markdown = renderMarkdown(report) + renderTracing(tracingRows);
+    const markdown = renderMarkdown(report) + renderTracing(tracing);
     if (!values['no-write']) {
       const rounded = JSON.stringify(report, (_key, value: unknown) => (typeof value === 'number' ? round(value) : value), 2);
       await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), `${rounded}\n`);

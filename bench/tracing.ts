@@ -13,6 +13,7 @@ import { runLoad, type LoadTool } from './load.ts';
 import { cpuSeconds } from './proc-stats.ts';
 import { proxyGatewayConfig, startGateway, type GatewayChild } from './processes.ts';
 import { median } from './stats.ts';
+import { measureTracingCalls, type TracingCallsResult } from './tracing-calls.ts';
 
 export type TracingVariant = 'off' | 'ratio 0' | 'ratio 1';
 
@@ -27,6 +28,12 @@ export interface TracingBenchRow {
   readonly addedCpuUsPerRequest: number;
   /** Spans the sink received per request (0 without tracing and at ratio 0). */
   readonly spansPerRequest: number;
+}
+
+export interface TracingBenchResult {
+  readonly rows: TracingBenchRow[];
+  /** The tracer's own calls per request, in process (bench/tracing-calls.ts). */
+  readonly calls: TracingCallsResult[];
 }
 
 export interface TracingBenchOptions {
@@ -62,7 +69,7 @@ async function startSink(): Promise<{ url: string; spans: () => number; close: (
   };
 }
 
-export async function runTracingBench(options: TracingBenchOptions): Promise<TracingBenchRow[]> {
+export async function runTracingBench(options: TracingBenchOptions): Promise<TracingBenchResult> {
   const sink = await startSink();
   const tracing = (ratio: number): string => `[tracing]\notlp_endpoint = "${sink.url}"\nsample_ratio = ${ratio}\n`;
   const configs: readonly [TracingVariant, string][] = [
@@ -93,7 +100,9 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Tra
       }
     }
     const base = median(per.get('off')?.cpu ?? []);
-    return configs.map(([variant]) => {
+    options.log('  tracing: the tracer\'s own calls, in process (bench/tracing-calls.ts)');
+    const calls = await measureTracingCalls(50_000);
+    const rows = configs.map(([variant]) => {
       const figures = per.get(variant) ?? { cpu: [], rps: [], p50: [], spans: [] };
       const cpu = median(figures.cpu);
       return {
@@ -106,6 +115,7 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Tra
         spansPerRequest: median(figures.spans),
       };
     });
+    return { rows, calls };
   } finally {
     for (const [, gateway] of gateways) await gateway.stop().catch(() => {});
     await sink.close();
@@ -113,8 +123,9 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Tra
 }
 
 /** The markdown section of the report. */
-export function renderTracing(rows: readonly TracingBenchRow[]): string {
-  if (rows.length === 0) return '';
+export function renderTracing(result: TracingBenchResult | undefined): string {
+  if (result === undefined) return '';
+  const { rows, calls } = result;
   const lines = [
     '',
     `## Tracing cost (SSE, ${rows[0]?.connections ?? CONNECTIONS} connections, gateway process CPU per request)`,
@@ -122,6 +133,10 @@ export function renderTracing(rows: readonly TracingBenchRow[]): string {
     '| [tracing] | req/s | p50 ms | CPU µs/request | added CPU µs/request | spans/request |',
     '|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.variant} | ${Math.round(r.requestsPerSecond)} | ${r.p50Ms.toFixed(1)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.variant === 'off' ? '—' : r.addedCpuUsPerRequest.toFixed(1)} | ${r.spansPerRequest.toFixed(1)} |`),
+    '',
+    'The tracer\'s own calls for one request with one attempt (request span, routing decision, attempt span and its traceparent, the ends), in process, exports to a local sink included:',
+    '',
+    ...calls.map((c) => `- sample_ratio ${c.ratio}: ${c.cpuUsPerRequest.toFixed(1)} µs CPU per request (${c.exported} spans exported, ${c.dropped} dropped of ${c.requests} requests)`),
     '',
   ];
   return lines.join('\n');

@@ -100,12 +100,15 @@ class OtelRequestSpan implements RequestSpan {
 
   resolved(requestedModel: string, model: string): void {
     this.#model = model;
+    // A span not sampled records nothing: its attributes are not even built (sample_ratio < 1 stays cheap).
+    if (!this.#span.isRecording()) return;
     this.#span.setAttribute(ATTR.requestModel, requestedModel);
     this.#span.updateName(`${this.#operation} ${requestedModel}`);
   }
 
   routing(): RoutingSpan {
     const span = this.#tracer.startSpan('switchyard.route', { kind: SpanKind.INTERNAL }, this.#context);
+    if (!span.isRecording()) return { end: () => span.end() };
     return {
       end: (note: RouteNote) => {
         span.setAttributes({
@@ -126,7 +129,8 @@ class OtelRequestSpan implements RequestSpan {
   }
 
   attempt(note: AttemptNote): AttemptSpan {
-    const attributes: Attributes = {
+    const recording = this.#span.isRecording();
+    const attributes: Attributes | undefined = !recording ? undefined : {
       [ATTR.operation]: this.#operation,
       [ATTR.requestModel]: this.#model,
       [note.kind === 'node' ? ATTR.node : ATTR.site]: note.name,
@@ -138,6 +142,7 @@ class OtelRequestSpan implements RequestSpan {
     const state = context.traceState?.serialize();
     const headers = { traceparent: formatTraceparent(context.traceId, context.spanId, context.traceFlags), ...(state ? { tracestate: state } : {}) };
     const model = this.#model;
+    if (!recording) return { headers, end: () => span.end() };
     return {
       headers,
       end: (end: AttemptEndNote) => {
@@ -156,6 +161,7 @@ class OtelRequestSpan implements RequestSpan {
 
   end(note: RequestEndNote): void {
     const span = this.#span;
+    if (!span.isRecording()) return span.end();
     const failed = note.status >= 500;
     span.setAttributes({
       [ATTR.status]: note.status,
