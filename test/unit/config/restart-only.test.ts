@@ -43,3 +43,10 @@ test('the request log ([log]) needs a restart; an unchanged one does not', () =>
   assert.deepEqual(restartOnlyChanges(before, config('[log]\nrequests = "stdout"\n')), ['log']);
   assert.deepEqual(restartOnlyChanges(before, config('[log]\nrequests = "/var/log/switchyard/requests.log"\nrequests_keep = 9\n')), ['log']);
 });
+
+test('tracing ([tracing]) needs a restart: each request plane builds its tracer once', () => {
+  const on = '[tracing]\notlp_endpoint = "http://127.0.0.1:4318/v1/traces"\n';
+  assert.deepEqual(restartOnlyChanges(config(on), config(on)), []);
+  assert.deepEqual(restartOnlyChanges(config(''), config(on)), ['tracing']);
+  assert.deepEqual(restartOnlyChanges(config(on), config(`${on}sample_ratio = 0.5\n`)), ['tracing']);
+});
