@@ -85,3 +85,30 @@ test('sampling: the ratio decides a new trace and a client\'s; a pinned site\'s 
     await collector.close();
   }
 });
+
+test('a routing decision that waited in the queue: a queue span beside it, as long as the wait, under the request', async () => {
+  const { startOtlpReceiver } = await import('#test/fixtures/otlp-receiver.ts');
+  const receiver = await startOtlpReceiver();
+  const tracer = otelTracer({ otlpEndpoint: receiver.url, serviceName: 'q', sampleRatio: 1 }, { onExportTrouble: () => {} });
+  try {
+    const span = tracer.request(start());
+    span.resolved('alias', 'm');
+    span.routing().end({ among: 'node', chosen: 'n1', policy: 'least-loaded', reason: 'fewest in flight (0, 1 tied)', waitedMs: 250 });
+    span.end(END);
+    await tracer.shutdown(5_000);
+    const request = receiver.spans.find((s) => s.kind === 2);
+    const route = receiver.spans.find((s) => s.name === 'switchyard.route');
+    const queue = receiver.spans.find((s) => s.name === 'switchyard.queue');
+    assert.equal(request?.name, 'chat alias');
+    assert.equal(route?.parentSpanId, request?.spanId);
+    assert.equal(route?.attributes['switchyard.route.chosen'], 'n1');
+    assert.equal(route?.attributes['switchyard.route.reason'], 'fewest in flight (0, 1 tied)');
+    assert.equal(route?.attributes['switchyard.queue.wait_ms'], 250);
+    assert.equal(queue?.parentSpanId, request?.spanId);
+    assert.equal(queue?.attributes['switchyard.queue.wait_ms'], 250);
+    assert.equal(queue?.attributes['gen_ai.request.model'], 'm');
+    assert.ok(Math.abs((queue?.durationMs ?? 0) - 250) < 1, `the queue span lasts the wait: ${queue?.durationMs} ms`);
+  } finally {
+    await receiver.close();
+  }
+});
