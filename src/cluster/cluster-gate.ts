@@ -4,7 +4,6 @@
 // and, when the store cannot be reached, falls back to its share of each node's slots until the
 // store answers again; the rejoin registers every lease still held, so none is counted twice.
 
-import type { Logger } from 'pino';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import { fallbackPollMs, fallbackShare, renewEveryMs, type ClusterMode, type ClusterStatus } from './fallback-share.ts';
 import { HeldLeases, pairKey } from './held-leases.ts';
@@ -15,9 +14,15 @@ export interface ClusterGateOptions {
   readonly replica: string;
   readonly leaseTtlMs: number;
   readonly clock: Clock;
-  readonly logger: Pick<Logger, 'warn' | 'info'>;
+  readonly logger: GateLogger;
   /** Told on every change of mode (metrics). */
   readonly onMode?: (mode: ClusterMode) => void;
+}
+
+/** The two log calls the gate makes (a pino logger is one). */
+export interface GateLogger {
+  warn(fields: object, message: string): void;
+  info(fields: object, message: string): void;
 }
 
 /** How one wait for a lease ended. */
