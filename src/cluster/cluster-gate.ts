@@ -4,6 +4,7 @@
 // and, when the store cannot be reached, falls back to its share of each node's slots until the
 // store answers again; the rejoin registers every lease still held, so none is counted twice.
 
+import { randomBytes } from 'node:crypto';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import { fallbackPollMs, fallbackShare, renewEveryMs, type ClusterMode, type ClusterStatus } from './fallback-share.ts';
 import { HeldLeases, pairKey } from './held-leases.ts';
@@ -39,6 +40,8 @@ export class ClusterGate {
   #reason: string | undefined = 'not connected yet';
   #losses = 0;
   #seq = 0;
+  /** Lease ids are unique per run: a replica restarted under the same name never reuses a live one's id. */
+  readonly #run = randomBytes(4).toString('hex');
   #timer: Timer | undefined;
   #stopped = false;
   /** In fallback, while a renew probes the store: no lease is granted locally that the rejoin would miss. */
@@ -72,7 +75,7 @@ export class ClusterGate {
   /** Waits for a lease on `pair` under `limit` slots until `deadlineMs` (monotonic) or `signal`. */
   async acquire(pair: Pair, limit: number, deadlineMs: number, signal: AbortSignal): Promise<GateOutcome> {
     this.#seq += 1;
-    const id = `${this.#o.replica}/${this.#seq}`;
+    const id = `${this.#o.replica}/${this.#run}/${this.#seq}`;
     let queued = false;
     const leave = (): void => {
       if (!queued) return;

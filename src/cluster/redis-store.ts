@@ -96,9 +96,11 @@ export class RedisStore implements ClusterStore {
     this.#listeners.push(listener);
   }
 
+  /** Sends what is still queued (the last releases) and closes; bounded by the call timeout, then cut. */
   async close(): Promise<void> {
-    this.#client.disconnect();
     this.#subscriber.disconnect();
+    await this.#client.quit().catch(() => undefined);
+    this.#client.disconnect();
   }
 
   /** EVALSHA, loading the script again when the server lost it (a restart without persistence). */
