@@ -106,6 +106,15 @@ export class ClusterGate {
     }
   }
 
+  /**
+   * Whether this replica is the one to send `node`'s wake in this window. Without the store (or
+   * when it fails) every replica decides alone: a duplicate wake is harmless, a missing one is not.
+   */
+  async wakeOnce(node: string, windowMs: number): Promise<boolean> {
+    if (this.#mode !== 'shared') return true;
+    return this.#o.store.claimOnce(`wake:${node}`, windowMs).catch((error: unknown) => (this.#lost(error), true));
+  }
+
   #granted(pair: Pair, id: string): GateOutcome {
     this.#held.addLease(pair, id);
     return {

@@ -92,6 +92,10 @@ export class RedisStore implements ClusterStore {
     return Number(await this.#run(this.#scripts.heartbeat, [`${this.#options.prefix}replicas`], [this.#options.replica, ttl]));
   }
 
+  async claimOnce(key: string, windowMs: number): Promise<boolean> {
+    return (await this.#client.set(`${this.#options.prefix}once:${key}`, this.#options.replica, 'PX', Math.max(1, Math.round(windowMs)), 'NX')) === 'OK';
+  }
+
   onFreed(listener: (pair: Pair) => void): void {
     this.#listeners.push(listener);
   }

@@ -31,6 +31,8 @@ export interface ClusterStore {
   leave(pair: Pair, waiterId: string): Promise<void>;
   /** Renews (re-registers) every lease and waiter this replica holds, and says how many replicas are alive. */
   renew(held: readonly PairHeld[]): Promise<number>;
+  /** Takes `key` for `windowMs` if no replica holds it (one wake per node per wake window); false = taken. */
+  claimOnce(key: string, windowMs: number): Promise<boolean>;
   /** Called with the pair whose slot was freed (pub/sub); messages may be lost. */
   onFreed(listener: (pair: Pair) => void): void;
   close(): Promise<void>;

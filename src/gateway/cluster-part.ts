@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
 import type { ClusterConfig } from '#src/config/index.ts';
+import type { WakeSpec } from '#src/config/types.ts';
+import type { WakeDelivery } from '#src/nodes/index.ts';
 import type { Admitter, ClusterGate, ClusterStatus } from '#src/cluster/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 
@@ -81,6 +83,14 @@ export class ClusterPart {
       admit: (req, settings, signal, firstAttempt) => shared.admit(req, settings, signal, firstAttempt),
       hasAlternative: (req) => scheduler.hasAlternative(req),
       routerRooms: () => scheduler.routerRooms(),
+    };
+  }
+
+  /** The wake sender with one wake per node per wake window across the replicas. */
+  wakeSender(send: (spec: WakeSpec) => Promise<WakeDelivery>): (spec: WakeSpec, target: { readonly node: string; readonly windowMs: number }) => Promise<WakeDelivery> {
+    return async (spec, target) => {
+      const mine = (await this.#gate?.wakeOnce(target.node, target.windowMs)) ?? true;
+      return mine ? send(spec) : { ok: true, elsewhere: true };
     };
   }
 

@@ -140,7 +140,7 @@ export class GatewayParts {
     this.#wakes = new WakeManager({
       clock: this.clock,
       registry: this.registry,
-      send: sendWake,
+      send: this.cluster?.wakeSender(sendWake) ?? sendWake,
       probeFaster: (node, durationMs) => this.#loops.probeFaster(node, durationMs),
       onResult: (node, result, detail) => this.#registryEvents.emit('node:wake', { node, result, ...detail }),
     });

@@ -45,6 +45,13 @@ class FakeStore implements ClusterStore {
     for (const h of held) for (const id of h.leases) this.leases.add(id);
     return this.live;
   }
+  readonly once = new Set<string>();
+  async claimOnce(key: string): Promise<boolean> {
+    this.#check();
+    if (this.once.has(key)) return false;
+    this.once.add(key);
+    return true;
+  }
   onFreed(listener: (pair: Pair) => void): void {
     this.#listeners.push(listener);
   }
