@@ -29,6 +29,7 @@ import { addedLatency, checkTargets, renderMarkdown, type BenchReport, type Mach
 import type { FirstChunkResult } from './first-chunk.ts';
 import type { IndexUpdateResult, RouteDecisionResult } from './route-decision.ts';
 import type { TenantAdmissionResult } from './tenant-admission.ts';
+import type { ClusterAdmissionResult } from './cluster-admission.ts';
 import { round } from './stats.ts';
 import { JSON_ANSWER_BYTES, SSE_CHUNKS } from './upstream.ts';
 import { CONCURRENCIES, workloads, writeBodies } from './workloads.ts';
@@ -186,6 +187,11 @@ async function main(): Promise<void> {
       const tenants = await startNodeScript('bench/tenant-admission.ts', ['1500']);
       tenantAdmission = (tenants.ready.results as TenantAdmissionResult[] | undefined) ?? [];
       await tenants.stop();
+      log('admission round trip with [cluster] (a local redis-server) against one gateway without it');
+      const cluster = await startNodeScript('bench/cluster-admission.ts', ['2000']);
+      const c = cluster.ready.result as ClusterAdmissionResult | undefined;
+      await cluster.stop();
+      if (c !== undefined) notes.push(`Admission with [cluster] (bench/cluster-admission.ts, ${c.requests} sequential requests): p50 ${c.clusterP50Us} µs vs ${c.aloneP50Us} µs alone (+${c.addedP50Us} µs, ×${c.ratioP50}), p99 ${c.clusterP99Us} µs vs ${c.aloneP99Us} µs (+${c.addedP99Us} µs, ×${c.ratioP99}); RSS of a replica (its own process, after 500 requests) ${c.replicaRssMb} MB.`);
     }
     const controlPlane: ControlPlaneResult[] = [];
     if (only.has('control')) {

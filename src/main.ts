@@ -129,7 +129,7 @@ export class Gateway {
       config: () => parts.config(),
       registry: parts.registry,
       reports: parts.ports().reports,
-      scheduler: parts.scheduler,
+      scheduler: parts.admission,
       ledger: parts.ledger,
       events: parts.proxyEvents,
       modelLabel: (m) => parts.requestLabel(m),
@@ -156,6 +156,7 @@ export class Gateway {
     try {
       await gateway.#parts.requestLog.open();
       await gateway.#parts.mesh.start();
+      await gateway.#parts.cluster?.start(gateway.#parts.scheduler);
       // The workers get the key now rather than at their next sync (until then they cannot sign a forward).
       if (gateway.#hosting.kind === 'workers') gateway.#hosting.workers.syncMesh();
     } catch (error) {

@@ -60,6 +60,8 @@ export interface AdminDeps {
   readonly tenants?: () => TenantsReport;
   /** /admin/models*: absent = not offered. */
   readonly models?: ModelCommands;
+  /** [cluster]: the replica's store mode, live replicas and leases (detailed /health, /admin/runtime); undefined = alone. */
+  readonly cluster?: () => Readonly<Record<string, unknown>> | undefined;
 }
 
 /** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */

@@ -16,7 +16,8 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
   const table = new TableBuilder();
   table.add('GET', '/health', (req, res) => {
     const report = healthReport(deps.registry.freshViews(), deps.clock.now());
-    sendJson(res, healthHttpStatus(report.status), mayRead(req) ? report : { status: report.status });
+    const cluster = deps.cluster?.();
+    sendJson(res, healthHttpStatus(report.status), mayRead(req) ? { ...report, ...(cluster === undefined ? {} : { cluster }) } : { status: report.status });
   });
   table.add(
     'GET',

@@ -13,6 +13,7 @@ import { INFERENCE_ENDPOINTS } from './endpoints.ts';
 import { KV_MODES, MAX_WORKERS, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
 import { meshSchema } from './mesh-schema.ts';
+import { clusterSchema } from './cluster-schema.ts';
 import { logSchema } from './log-schema.ts';
 import { tracingSchema } from './tracing-schema.ts';
 import { corsOriginsSchema } from './cors-origins.ts';
@@ -229,6 +230,7 @@ export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z
     models: modelsSchema.prefault({}),
     nodes: nodesSchema(env).prefault([]),
     mesh: meshSchema.optional(),
+    cluster: clusterSchema(env).optional(),
     tenants: tenantsSchema(env, readFile),
     log: logSchema.prefault({}),
     tracing: tracingSchema.optional(),

@@ -7,8 +7,10 @@ import type { InferenceEndpoint } from './endpoints.ts';
 import type { LogConfig } from './log-types.ts';
 import type { TracingConfig } from './tracing-types.ts';
 import type { MeshConfig } from './mesh-types.ts';
+import type { ClusterConfig } from './cluster-types.ts';
 
 export type { MeshConfig, MeshSitePin, MeshStaticModel } from './mesh-types.ts';
+export type { ClusterConfig } from './cluster-types.ts';
 
 export { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantPriority, type TenantSpec } from './tenant-types.ts';
 
@@ -237,6 +239,8 @@ export interface GatewayConfig {
   readonly tenants: readonly TenantSpec[];
   /** Federation (`[mesh]`); undefined = the gateway runs alone. */
   readonly mesh?: MeshConfig | undefined;
+  /** Replicas sharing slot leases through a store (`[cluster]`); undefined = this gateway alone. */
+  readonly cluster?: ClusterConfig | undefined;
   /** `[log]`: the request log; undefined (a config built in code) = off. */
   readonly log?: LogConfig | undefined;
   /** `[tracing]`: OpenTelemetry traces; undefined = off (no SDK loaded). */

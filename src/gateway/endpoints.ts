@@ -33,6 +33,8 @@ export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metric
   readonly tenants: () => TenantsReport;
   /** /admin/models*. */
   readonly models?: AdminDeps['models'];
+  /** [cluster]: the replica's status (undefined = alone). */
+  readonly cluster?: () => Readonly<Record<string, unknown>> | undefined;
 }
 
 export function adminTable(parts: AdminParts, listeners: ListenerFigures): EndpointTable {
@@ -52,6 +54,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     remote: explainRemote(parts, listeners),
     tenants: parts.tenants,
     ...(parts.models === undefined ? {} : { models: parts.models }),
+    ...(parts.cluster === undefined ? {} : { cluster: parts.cluster }),
     commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
   });
 }
@@ -82,5 +85,10 @@ function runtimeFigures(parts: AdminParts, listeners: ListenerFigures): Record<s
     ...(sites === undefined ? {} : { upstream_sites: sites }),
     upstream_held_bytes: parts.heldBytes(),
     ...(listeners.workers === undefined ? {} : { workers: listeners.workers() }),
+    ...clusterFigure(parts.cluster?.()),
   };
+}
+
+function clusterFigure(cluster: Readonly<Record<string, unknown>> | undefined): { cluster?: Readonly<Record<string, unknown>> } {
+  return cluster === undefined ? {} : { cluster };
 }

@@ -26,6 +26,7 @@ import { publishNotice } from './scheduler-notices.ts';
 import { UsagePart } from './usage-part.ts';
 import { ModelsPart } from './models-part.ts';
 import { TenantsView } from './tenants-view.ts';
+import { ClusterPart } from './cluster-part.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -40,6 +41,9 @@ export class GatewayParts {
   readonly #loops: NodeLoops;
   readonly #metrics: GatewayMetrics;
   readonly scheduler: Scheduler;
+  /** `[cluster]`: slot leases shared with the other replicas (undefined = alone); `admission` is what request planes admit through. */
+  readonly cluster: ClusterPart | undefined;
+  readonly admission: Pick<Scheduler, 'admit' | 'hasAlternative' | 'routerRooms'>;
   /** The one limits ledger of the gateway: every tenant admission, from this thread or a worker, is judged here. */
   readonly ledger: TenantLedger;
   readonly #wakes: WakeManager;
@@ -127,6 +131,8 @@ export class GatewayParts {
       },
     });
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
+    this.cluster = options.config.cluster === undefined ? undefined : new ClusterPart(options.config.cluster, { clock: this.clock, logger: options.logger, metrics: this.#metrics.registry });
+    this.admission = this.cluster === undefined ? this.scheduler : this.cluster.admission(this.scheduler);
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
     this.proxyEvents.on('proxy:attempt', (e) => {
       const { ejectAfterFailures, ejectForMs } = this.#config.upstream;
@@ -135,16 +141,11 @@ export class GatewayParts {
     this.#wakes = new WakeManager({
       clock: this.clock,
       registry: this.registry,
-      send: sendWake,
+      send: this.cluster?.wakeSender(sendWake) ?? sendWake,
       probeFaster: (node, durationMs) => this.#loops.probeFaster(node, durationMs),
       onResult: (node, result, detail) => this.#registryEvents.emit('node:wake', { node, result, ...detail }),
     });
-    this.#unsubscribeLogs = subscribeTransitionLogs({
-      logger: options.logger,
-      registryEvents: this.#registryEvents,
-      proxyEvents: this.proxyEvents,
-      expectedModels: (nodeName) => this.#modelNames.expectedFor(nodeName),
-    });
+    this.#unsubscribeLogs = subscribeTransitionLogs({ logger: options.logger, registryEvents: this.#registryEvents, proxyEvents: this.proxyEvents, expectedModels: (nodeName) => this.#modelNames.expectedFor(nodeName) });
     this.mesh = meshPartFor({
       options,
       clock: this.clock,
@@ -206,6 +207,7 @@ export class GatewayParts {
         heldBytes: () => this.#planes.heldBytes(),
         tenants: () => this.tenantsReport(),
         models: this.models,
+        cluster: () => this.cluster?.report(),
       },
       listeners,
     );
@@ -218,7 +220,7 @@ export class GatewayParts {
 
   /** The ports a request plane in this thread reaches the control plane through. */
   ports(): RequestPorts {
-    return inThreadPorts({ scheduler: this.scheduler, ledger: this.ledger, registry: this.registry, relist: (node) => this.relist(node), sites: this.mesh.link });
+    return inThreadPorts({ scheduler: this.admission, ledger: this.ledger, registry: this.registry, relist: (node) => this.relist(node), sites: this.mesh.link });
   }
 
   /** A bounded metrics label for a requested model id. */
@@ -286,7 +288,7 @@ export class GatewayParts {
 
   async stop(): Promise<void> {
     this.#lifetime.abort();
-    await Promise.all([this.#loops.stop(), this.mesh.stop(), this.models.stop()]);
+    await Promise.all([this.#loops.stop(), this.mesh.stop(), this.models.stop(), this.cluster?.stop()]);
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.#metrics.close();

@@ -26,6 +26,8 @@ export function restartOnlyChanges(previous: GatewayConfig, next: GatewayConfig)
     if (previous.mesh.keyFile !== next.mesh.keyFile) changed.push('mesh.key_file');
     if (!same(previous.mesh.listen, next.mesh.listen)) changed.push('mesh.listen');
   }
+  // [cluster]'s store connection and replica name are set up once, at start.
+  if (!same(previous.cluster, next.cluster)) changed.push('cluster');
   // The request log's target is opened once, at start; SIGHUP reopens the same file (docs/observability.md).
   if (!same(previous.log, next.log)) changed.push('log');
   // Each request plane's tracer (provider and exporter) is built once, when it starts listening.

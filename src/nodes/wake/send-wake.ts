@@ -7,7 +7,8 @@ import { isIPv6 } from 'node:net';
 import type { WakeSpec } from '#src/config/types.ts';
 import { magicPacket } from './magic-packet.ts';
 
-export type WakeDelivery = { readonly ok: true } | { readonly ok: false; readonly error: string };
+/** `elsewhere`: another replica sent this window's wake ([cluster]); nothing was sent from here. */
+export type WakeDelivery = { readonly ok: true; readonly elsewhere?: boolean } | { readonly ok: false; readonly error: string };
 
 const COMMAND_TIMEOUT_MS = 30_000;
 const COMMAND_OUTPUT_BYTES = 64 * 1024;

@@ -13,7 +13,8 @@ export type WakeResult = 'sent' | 'in_window' | 'failed' | 'not_wakeable' | 'unk
 export interface WakeManagerOptions {
   readonly clock: Clock;
   readonly registry: NodeRegistry;
-  readonly send: (spec: WakeSpec) => Promise<WakeDelivery>;
+  /** Delivers the wake; `target` names the node and its window (replicas send one per window between them). */
+  readonly send: (spec: WakeSpec, target: { readonly node: string; readonly windowMs: number }) => Promise<WakeDelivery>;
   /** Start a faster health cadence for the node for `durationMs`. */
   readonly probeFaster: (nodeName: string, durationMs: number) => void;
   readonly onResult: (nodeName: string, result: WakeResult, detail: { reason: string; error?: string }) => void;
@@ -50,8 +51,9 @@ export class WakeManager {
     try {
       registry.markWakeSent(nodeName);
       this.#options.probeFaster(nodeName, view.spec.wakeTimeoutMs);
-      const delivery = await this.#options.send(spec);
-      return delivery.ok ? report('sent') : report('failed', delivery.error);
+      const delivery = await this.#options.send(spec, { node: nodeName, windowMs: view.spec.wakeTimeoutMs });
+      if (delivery.ok) return report(delivery.elsewhere === true ? 'in_window' : 'sent');
+      return report('failed', delivery.error);
     } finally {
       this.#inFlight.delete(nodeName);
     }

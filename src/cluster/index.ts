@@ -1,0 +1,8 @@
+// [cluster]: replicas of one site sharing slot leases through Redis/Valkey. Imported only by a
+// dynamic import (gateway/cluster-part.ts) when [cluster] is configured: it loads the client.
+
+export { ClusterGate, type ClusterGateOptions, type GateOutcome } from './cluster-gate.ts';
+export { clusterAdmit, type Admitter } from './cluster-admission.ts';
+export { RedisStore, type RedisStoreOptions } from './redis-store.ts';
+export { callTimeoutMs, fallbackPollMs, fallbackShare, renewEveryMs, type ClusterMode, type ClusterStatus } from './fallback-share.ts';
+export type { ClusterStore, Pair, PairHeld, AcquireAnswer } from './store-port.ts';

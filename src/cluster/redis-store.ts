@@ -1,0 +1,122 @@
+// The cluster store over Redis/Valkey (iovalkey: bench/store-clients.ts measured the three clients).
+// Loaded only by a dynamic import when [cluster] is configured. Two connections: commands, and a
+// subscriber for the free-slot announcements. Commands fail at once while disconnected (no offline
+// queue) and time out after `callTimeoutMs`; the client reconnects by itself in the background.
+
+import { Redis } from 'iovalkey';
+import { ACQUIRE, HEARTBEAT, LEAVE, pairKeys, pairOfLeasesKey, RELEASE, RENEW } from './lua.ts';
+import type { AcquireAnswer, ClusterStore, Pair, PairHeld } from './store-port.ts';
+
+export interface RedisStoreOptions {
+  readonly url: string;
+  readonly password: string | undefined;
+  readonly replica: string;
+  readonly leaseTtlMs: number;
+  readonly callTimeoutMs: number;
+  /** Key prefix (one site's keys; tests give each run its own). */
+  readonly prefix: string;
+}
+
+interface Script {
+  readonly lua: string;
+  sha: string | undefined;
+}
+
+function numbers(value: unknown): number[] {
+  return Array.isArray(value) ? value.map((v) => Number(v)) : [Number(value)];
+}
+
+export class RedisStore implements ClusterStore {
+  readonly #options: RedisStoreOptions;
+  readonly #client: Redis;
+  readonly #subscriber: Redis;
+  readonly #channel: string;
+  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined } } satisfies Record<string, Script>;
+  readonly #listeners: ((pair: Pair) => void)[] = [];
+
+  constructor(options: RedisStoreOptions) {
+    this.#options = options;
+    this.#channel = `${options.prefix}freed`;
+    const settings = {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.callTimeoutMs,
+      connectTimeout: options.callTimeoutMs,
+      password: options.password,
+      // Reconnect soon and keep trying; each failed call in between fails at once.
+      retryStrategy: (times: number) => Math.min(100 * times, 1000),
+    };
+    this.#client = new Redis(options.url, settings);
+    this.#subscriber = new Redis(options.url, { ...settings, enableOfflineQueue: true, commandTimeout: undefined, autoResubscribe: true });
+    // Errors also reach the callers of the failed calls; the client's own event must not crash the process.
+    this.#client.on('error', () => {});
+    this.#subscriber.on('error', () => {});
+    this.#subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.#channel) return;
+      const pair = pairOfLeasesKey(options.prefix, message);
+      if (pair !== undefined) for (const listener of this.#listeners) listener(pair);
+    });
+  }
+
+  /** Connects both connections (bounded); rejects when the store cannot be reached now. */
+  async connect(): Promise<void> {
+    // The subscriber queues its SUBSCRIBE until it is connected (and resubscribes after a reconnect).
+    this.#subscriber.connect().catch(() => undefined);
+    this.#subscriber.subscribe(this.#channel).catch(() => undefined);
+    await this.#client.connect();
+  }
+
+  async acquire(pair: Pair, leaseId: string, waiterId: string, limit: number): Promise<AcquireAnswer> {
+    const k = pairKeys(this.#options.prefix, pair.node, pair.model);
+    const answer = numbers(await this.#run(this.#scripts.acquire, [k.leases, k.queue, k.waits, k.ticket], [leaseId, waiterId, String(limit), String(this.#options.leaseTtlMs), this.#channel]));
+    return { granted: answer[0] === 1, used: answer[1] ?? 0, ahead: answer[2] ?? 0 };
+  }
+
+  async release(pair: Pair, leaseId: string): Promise<void> {
+    const k = pairKeys(this.#options.prefix, pair.node, pair.model);
+    await this.#run(this.#scripts.release, [k.leases], [leaseId, this.#channel]);
+  }
+
+  async leave(pair: Pair, waiterId: string): Promise<void> {
+    const k = pairKeys(this.#options.prefix, pair.node, pair.model);
+    await this.#run(this.#scripts.leave, [k.queue, k.waits, k.leases], [waiterId, this.#channel]);
+  }
+
+  async renew(held: readonly PairHeld[]): Promise<number> {
+    const ttl = String(this.#options.leaseTtlMs);
+    await Promise.all(held.map((h) => {
+      const k = pairKeys(this.#options.prefix, h.pair.node, h.pair.model);
+      return this.#run(this.#scripts.renew, [k.leases, k.waits], [ttl, String(h.leases.length), ...h.leases, ...h.waiters]);
+    }));
+    return Number(await this.#run(this.#scripts.heartbeat, [`${this.#options.prefix}replicas`], [this.#options.replica, ttl]));
+  }
+
+  async claimOnce(key: string, windowMs: number): Promise<boolean> {
+    return (await this.#client.set(`${this.#options.prefix}once:${key}`, this.#options.replica, 'PX', Math.max(1, Math.round(windowMs)), 'NX')) === 'OK';
+  }
+
+  onFreed(listener: (pair: Pair) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Sends what is still queued (the last releases) and closes; bounded by the call timeout, then cut. */
+  async close(): Promise<void> {
+    this.#subscriber.disconnect();
+    await this.#client.quit().catch(() => undefined);
+    this.#client.disconnect();
+  }
+
+  /** EVALSHA, loading the script again when the server lost it (a restart without persistence). */
+  async #run(script: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    if (script.sha !== undefined) {
+      try {
+        return await this.#client.evalsha(script.sha, keys.length, ...keys, ...args);
+      } catch (error) {
+        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      }
+    }
+    script.sha = String(await this.#client.script('LOAD', script.lua));
+    return this.#client.evalsha(script.sha, keys.length, ...keys, ...args);
+  }
+}
