@@ -197,6 +197,7 @@ export class GatewayParts {
         scheduler: this.scheduler,
         policies: this.#policies,
         liveFeed: this.dashboard.feed,
+        requests: this.dashboard.requests,
         mesh: this.mesh,
         reload: () => this.reload(),
         wake: (node) => this.#wakes.wake(node, 'manual'),

@@ -11,6 +11,7 @@ import type { SitesSource } from '../sites-view.ts';
 import type { DashboardSnapshot } from './dashboard-state.ts';
 import { fleetRow, modelRows, type FleetRow, type ModelRow } from './fleet-rows.ts';
 import { LiveFeed } from './live-feed.ts';
+import { RequestRing } from './request-ring.ts';
 import { remoteModelsOf, setBounded, sitesPanel, type SitesPanel } from './site-rows.ts';
 import { TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, TrafficHistory, type TrafficSeries } from './traffic-history.ts';
 import {
@@ -52,6 +53,8 @@ export interface DashboardSources {
 
 export class DashboardHub {
   readonly feed: LiveFeed;
+  /** The last finished requests (the Requests view). */
+  readonly requests: RequestRing;
   readonly #s: DashboardSources;
   readonly #traffic = new TrafficHistory();
   #transitions: Transition[] = [];
@@ -64,6 +67,7 @@ export class DashboardHub {
 
   constructor(sources: DashboardSources) {
     this.#s = sources;
+    this.requests = new RequestRing(sources.clock, sources.proxyEvents);
     const r = sources.registryEvents;
     const note = (draft: TransitionDraft | undefined): void => this.#note(draft);
     this.#offs = [
@@ -148,6 +152,7 @@ export class DashboardHub {
   close(): void {
     for (const off of this.#offs) off();
     this.feed.close();
+    this.requests.close();
   }
 
   #note(draft: TransitionDraft | undefined): void {

@@ -84,6 +84,7 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
   return {
     id: { kind: 'node', name: node.name },
     label: node.name,
+    route: admission.route,
     prepare: () => {
       const asked = usageAsk?.forNode(view);
       const headers = upstreamRequestHeaders({

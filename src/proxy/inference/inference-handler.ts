@@ -206,7 +206,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     },
     onConcluded: (target: Target, outcome: AttemptOutcome) => {
       const event = attemptEvent(outcome);
-      noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status });
+      noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status, route: target.route });
     },
   };
   const end = await runFailover(sources, setting, startFailover({ ...routeRequestFor(facts, settings), endpoint }));
