@@ -6,6 +6,7 @@ import type { EventBus } from '#src/core/events.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { ForwardedFor, ProxyEvents } from './proxy-events.ts';
 import { MAX_ATTEMPT_RECORDS, type AttemptRecord } from './attempt-record.ts';
+import type { LoggedPrompt } from './logged-prompt.ts';
 
 /** Longest model name kept for the request log (a client may name anything). */
 const MAX_LOGGED_MODEL = 256;
@@ -41,6 +42,8 @@ export interface RequestReport {
   /** Bytes written to the client so far (head and body). */
   bytesOut: () => number;
   refusal: string | undefined;
+  /** `[log] bodies = true`: the prompt's text for the line. */
+  prompt: LoggedPrompt | undefined;
   readonly finish: Finish;
 }
 
@@ -71,6 +74,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     bytesIn: 0,
     bytesOut: () => 0,
     refusal: undefined,
+    prompt: undefined,
     finish: (node, status, extra = {}) => {
       if (finished) return;
       finished = true;
@@ -104,6 +108,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
           refusal: report.refusal,
           firstTokenMs,
           interTokenMs,
+          ...(report.prompt === undefined ? {} : { prompt: report.prompt }),
         },
       });
     },
