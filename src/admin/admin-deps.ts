@@ -9,7 +9,6 @@ import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { ModelQueueReport } from '#src/tenants/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
-import type { RequestRing } from './dashboard/request-ring.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { SitesSource } from './sites-view.ts';
 import type { TenantsReport } from '#src/tenants/index.ts';
@@ -53,8 +52,8 @@ export interface AdminDeps {
   readonly commands: AdminCommands;
   /** The dashboard's live stream (GET /admin/events). */
   readonly liveFeed: Pick<LiveFeed, 'open'>;
-  /** The last finished requests (GET /admin/requests); absent = an empty list. */
-  readonly requests?: Pick<RequestRing, 'query'>;
+  /** The last finished requests (GET /admin/requests, src/logs/request-ring.ts); absent = an empty list. */
+  readonly requests?: RecentRequests;
   /** The federation's sites (GET /admin/sites); undefined = this gateway runs alone. */
   readonly sites?: () => SitesSource | undefined;
   /** [mesh] only: the remote sites, so /admin/explain lists them next to the nodes. */
@@ -63,6 +62,11 @@ export interface AdminDeps {
   readonly tenants?: () => TenantsReport;
   /** /admin/models*: absent = not offered. */
   readonly models?: ModelCommands;
+}
+
+/** GET /admin/requests' source: its answer for the query parameters, or the parameter that is wrong. */
+export interface RecentRequests {
+  read(params: URLSearchParams): { readonly answer: unknown } | { readonly error: string; readonly param: string };
 }
 
 /** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */

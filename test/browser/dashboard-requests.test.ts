@@ -13,6 +13,7 @@ import { DEMO_FLEET, demoGatewayToml } from '#src/cli/demo.ts';
 import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
 import { eventually } from '#test/fixtures/http.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 
 const CHROMIUM = chromiumPath();
 const SKIP = CHROMIUM === undefined ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)` : false;
@@ -150,4 +151,29 @@ test('a caller who may not act sees the buttons disabled, and why', { skip: SKIP
   assert.equal(await page.locator('#reload-button').isDisabled(), true);
   assert.match(String(await page.locator('#reload-button').getAttribute('title')), /^not allowed: .*token/);
   await page.close();
+});
+
+test('a sleeping node is woken from its row, and the answer said in words', { skip: SKIP }, async () => {
+  assert.ok(browser);
+  // Nothing listens at the node's address, so it fails its probes and is asleep; its wake is a program that succeeds.
+  const toml = [
+    '[server]\nlisten = "127.0.0.1:0"',
+    '[health]\ninterval = "300ms"\nfail_threshold = 1',
+    '[[nodes]]\nname = "sleepy"\nurl = "http://127.0.0.1:9"\nkind = "vllm"\nwake = { command = ["/bin/true"] }\nwake_timeout = "60s"',
+  ].join('\n');
+  const gw = await startInProcessGateway(toml, { logLevel: 'warn' });
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`${gw.url}/admin/`);
+    await page.locator('#fleet tr[data-node="sleepy"][data-state="asleep"]').waitFor({ timeout: PAGE_TIMEOUT_MS });
+    const wake = page.locator('#fleet tr[data-node="sleepy"] button[data-action="wake"]');
+    await eventually(async () => !(await wake.isDisabled()), PAGE_TIMEOUT_MS, 'the wake button enabled');
+    await wake.click();
+    await eventually(async () => /wake sleepy: wake sent \(202\)/.test(await page.locator('#action-result').innerText()), PAGE_TIMEOUT_MS, 'the wake answer');
+    await wake.click();
+    await eventually(async () => /wake sleepy: a wake was sent already/.test(await page.locator('#action-result').innerText()), PAGE_TIMEOUT_MS, 'the second wake is in its window');
+  } finally {
+    await page.close();
+    await gw.close();
+  }
 });

@@ -11,7 +11,6 @@ import type { SitesSource } from '../sites-view.ts';
 import type { DashboardSnapshot } from './dashboard-state.ts';
 import { fleetRow, modelRows, type FleetRow, type ModelRow } from './fleet-rows.ts';
 import { LiveFeed } from './live-feed.ts';
-import { RequestRing } from './request-ring.ts';
 import { attemptFailureText, ejectionText, type NodeFailure } from './node-failures.ts';
 import { remoteModelsOf, setBounded, sitesPanel, type SitesPanel } from './site-rows.ts';
 import { TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, TrafficHistory, type TrafficSeries } from './traffic-history.ts';
@@ -56,8 +55,6 @@ export interface DashboardSources {
 
 export class DashboardHub {
   readonly feed: LiveFeed;
-  /** The last finished requests (the Requests view). */
-  readonly requests: RequestRing;
   readonly #s: DashboardSources;
   readonly #traffic = new TrafficHistory();
   #transitions: Transition[] = [];
@@ -72,7 +69,6 @@ export class DashboardHub {
 
   constructor(sources: DashboardSources) {
     this.#s = sources;
-    this.requests = new RequestRing(sources.clock, sources.proxyEvents);
     const r = sources.registryEvents;
     const note = (draft: TransitionDraft | undefined): void => this.#note(draft);
     this.#offs = [
@@ -166,7 +162,6 @@ export class DashboardHub {
   close(): void {
     for (const off of this.#offs) off();
     this.feed.close();
-    this.requests.close();
   }
 
   #note(draft: TransitionDraft | undefined): void {

@@ -4,20 +4,18 @@
 // fleet data (the feed, /admin/explain) passes the same admin guard as every admin route.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Guard } from '../admin-deps.ts';
+import type { Guard, RecentRequests } from '../admin-deps.ts';
 import type { AdminAccess } from '../admin-access.ts';
 import { badRequest } from '#src/core/errors.ts';
 import { sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { ASSET_PREFIX, loadDashboardAssets, type Asset } from './assets.ts';
 import { feedAddressKey } from './feed-admission.ts';
 import type { LiveFeed } from './live-feed.ts';
-import { readRequestQuery } from './request-query.ts';
-import type { RequestRing } from './request-ring.ts';
 
 export interface DashboardSources {
   readonly feed: Pick<LiveFeed, 'open'>;
   /** The last finished requests; absent = none kept. */
-  readonly requests: Pick<RequestRing, 'query'> | undefined;
+  readonly requests: RecentRequests | undefined;
   /** Whether a request may change state (the admin guard's judgement for a mutation). */
   readonly mayAct: (req: IncomingMessage) => AdminAccess;
 }
@@ -67,18 +65,18 @@ export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, 
       feed.open(res, feedAddressKey(req.socket.remoteAddress ?? ''));
     }),
   );
-  // The last finished requests, newest first, filtered (request-query.ts); the page polls it with `after`.
+  // The last finished requests, newest first, filtered (logs/request-query.ts); the page polls it with `after`.
   table.add(
     'GET',
     '/admin/requests',
     guard(false, (req, res, url) => {
       req.resume();
-      const read = readRequestQuery(url.searchParams);
+      const read = sources.requests?.read(url.searchParams) ?? { answer: { requests: [], latest: 0, kept: 0, capacity: 0 } };
       if ('error' in read) {
         sendError(res, badRequest(read.error, read.param));
         return;
       }
-      sendJson(res, 200, sources.requests?.query(read.query) ?? { requests: [], latest: 0, kept: 0, capacity: 0 });
+      sendJson(res, 200, read.answer);
     }),
   );
   // What this caller may do: the page shows its action buttons, or says why they are off.

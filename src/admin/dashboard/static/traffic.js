@@ -2,7 +2,7 @@
 // gateway's 15-minute window, drawn with uPlot and updated in place as buckets arrive.
 
 import { html } from './html.js';
-import { shown } from './text.js';
+import { shown, utcTime } from './text.js';
 import { Component, createRef } from 'preact';
 import uPlot from 'uplot';
 
@@ -30,8 +30,8 @@ class Chart extends Component {
         title: chart.title, width: chartWidth(), height: 180,
         // The x axis always spans the whole window, so a quiet start does not stretch one bucket.
         scales: { x: { time: true, range: () => [(this.props.now - this.props.windowMs) / 1000, this.props.now / 1000] } },
-        series: [{}, ...chart.series.map(([label, stroke]) => ({ label, stroke, width: 2, spanGaps: false }))],
-        axes: [{}, { size: 50 }],
+        series: [{ value: (u, v) => (v === null || v === undefined ? '--' : utcTime(v * 1000)) }, ...chart.series.map(([label, stroke]) => ({ label, stroke, width: 2, spanGaps: false }))],
+        axes: [{ values: (u, splits) => splits.map((s) => utcTime(s * 1000).slice(0, 5)) }, { size: 50 }],
         // One time zone on the page: UTC, as the request log and the Events view.
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
       },

@@ -1,11 +1,12 @@
 // The last finished requests, newest kept: a fixed-size ring of request records on the owner
 // thread, fed by `proxy:request-finished` whether or not the request log is on (with [server]
-// workers > 1 the workers' events are bridged here: event-bridge.ts). GET /admin/requests reads it.
+// workers > 1 the workers' events are bridged here: event-bridge.ts). GET /admin/requests (the
+// dashboard's Requests view) reads it; gateway/parts.ts builds it.
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import { recordMatches, type RequestQuery } from './request-query.ts';
+import { readRequestQuery, recordMatches, type RequestQuery } from './request-query.ts';
 import { requestRecord, type RequestRecord } from './request-record.ts';
 
 /** Requests kept (about 1–3 KB each). */
@@ -40,6 +41,12 @@ export class RequestRing {
       this.#seq += 1;
       this.#slots[(this.#seq - 1) % capacity] = { seq: this.#seq, event, at: clock.now(), record: undefined };
     });
+  }
+
+  /** GET /admin/requests: the query read from its parameters (a bad one named), then answered. */
+  read(params: URLSearchParams): { readonly answer: RequestsAnswer } | { readonly error: string; readonly param: string } {
+    const read = readRequestQuery(params);
+    return 'error' in read ? read : { answer: this.query(read.query) };
   }
 
   query(query: RequestQuery): RequestsAnswer {

@@ -1,11 +1,14 @@
-// Pure: one finished request as the dashboard's Requests view keeps it — the request log's line
+// Pure: one finished request as the dashboard's Requests view keeps it (GET /admin/requests) — the request log's line
 // (src/logs/request-line.ts, the same fields, built the same way whether or not [log] requests is
 // on) with each node attempt's routing decision (policy, reason, every candidate's score and every
 // exclusion, bounded by routing/route-summary.ts), and the ring's sequence number.
 
-import { requestLine, type LineAttempt, type RequestLine } from '#src/logs/request-line.ts';
+import { requestLine, type LineAttempt, type RequestLine } from './request-line.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import type { RouteSummary } from '#src/routing/index.ts';
+
+type Finished = ProxyEvents['proxy:request-finished'];
+/** The routing decision a node attempt carries (routing/route-summary.ts). */
+type RouteSummary = NonNullable<NonNullable<Finished['detail']>['attempts'][number]['route']>;
 
 export interface RecordAttempt extends LineAttempt {
   readonly route?: RouteSummary;
@@ -17,7 +20,7 @@ export interface RequestRecord extends Omit<RequestLine, 'attempts'> {
   readonly attempts: readonly RecordAttempt[];
 }
 
-export function requestRecord(e: ProxyEvents['proxy:request-finished'], seq: number, nowMs: number): RequestRecord {
+export function requestRecord(e: Finished, seq: number, nowMs: number): RequestRecord {
   const line = requestLine(e, nowMs);
   const detailed = e.detail?.attempts ?? [];
   const attempts = line.attempts.map((a, i): RecordAttempt => {

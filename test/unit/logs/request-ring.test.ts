@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { EventBus } from '#src/core/events.ts';
 import { ManualClock } from '#src/core/clock.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import { readRequestQuery, recordMatches, statusMatches, type RequestQuery, type StatusFilter } from '#src/admin/dashboard/request-query.ts';
-import { RequestRing } from '#src/admin/dashboard/request-ring.ts';
-import type { RequestRecord } from '#src/admin/dashboard/request-record.ts';
+import { readRequestQuery, recordMatches, statusMatches, type RequestQuery, type StatusFilter } from '#src/logs/request-query.ts';
+import { RequestRing } from '#src/logs/request-ring.ts';
+import type { RequestRecord } from '#src/logs/request-record.ts';
 
 test('the query: defaults, bounds, and each bad value named', () => {
   const ok = readRequestQuery(new URLSearchParams(''));
