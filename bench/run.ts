@@ -12,6 +12,7 @@
 //        --gateway-flags=... (node flags for the gateway processes; values starting with - need the = form)
 //        --mesh [--sites 32 --heartbeat 2s --measure 10]: the federation benchmark instead (bench/mesh.ts)
 //        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`; 1 skips them)
+//        --candidate-log (the candidate runs with `[log] requests = FILE`: the request log's cost, against the same run without it)
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
       'gateway-flags': { type: 'string', default: '' },
       'candidate-flags': { type: 'string' },
       workers: { type: 'string', default: '2' },
+      'candidate-log': { type: 'boolean', default: false },
     },
   });
   const notes: string[] = [];
@@ -119,10 +121,12 @@ async function main(): Promise<void> {
         { name: 'switchyard', url: gateway.url, proxy: { pids: () => [gateway.pid] } },
       ];
       const candidateFlags = values['candidate-flags'];
-      if (values.candidate !== undefined || candidateFlags !== undefined) {
+      if (values.candidate !== undefined || candidateFlags !== undefined || values['candidate-log']) {
         const root = values.candidate ?? REPO_ROOT;
         const flags = candidateFlags === undefined ? nodeFlags : candidateFlags.split(' ').filter((f) => f !== '');
-        const candidate = await startGateway(proxyGatewayConfig(upstreamUrl), { nodeFlags: flags, root });
+        const logged = values['candidate-log'] ? `[log]\nrequests = "${join(dir, 'requests.log')}"\n` : '';
+        if (logged !== '') notes.push('"candidate" writes the request log (`[log] requests = FILE` in a temporary directory).');
+        const candidate = await startGateway(proxyGatewayConfig(upstreamUrl) + logged, { nodeFlags: flags, root });
         children.push(candidate);
         targets.push({ name: 'candidate', url: candidate.url, proxy: { pids: () => [candidate.pid] } });
         notes.push(`"candidate" is the gateway of ${root}${flags.length > 0 ? ` run with \`${flags.join(' ')}\`` : ''}, measured in the same run.`);

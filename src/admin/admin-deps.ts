@@ -52,6 +52,8 @@ export interface AdminDeps {
   readonly commands: AdminCommands;
   /** The dashboard's live stream (GET /admin/events). */
   readonly liveFeed: Pick<LiveFeed, 'open'>;
+  /** The last finished requests (GET /admin/requests, src/logs/request-ring.ts); absent = an empty list. */
+  readonly requests?: RecentRequests;
   /** The federation's sites (GET /admin/sites); undefined = this gateway runs alone. */
   readonly sites?: () => SitesSource | undefined;
   /** [mesh] only: the remote sites, so /admin/explain lists them next to the nodes. */
@@ -62,6 +64,11 @@ export interface AdminDeps {
   readonly models?: ModelCommands;
   /** [cluster]: the replica's store mode, live replicas and leases (detailed /health, /admin/runtime); undefined = alone. */
   readonly cluster?: () => Readonly<Record<string, unknown>> | undefined;
+}
+
+/** GET /admin/requests' source: its answer for the query parameters, or the parameter that is wrong. */
+export interface RecentRequests {
+  read(params: URLSearchParams): { readonly answer: unknown } | { readonly error: string; readonly param: string };
 }
 
 /** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */

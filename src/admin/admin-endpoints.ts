@@ -12,7 +12,7 @@ import { adminGuard } from './admin-guard.ts';
 import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
 
 export function adminEndpoints(deps: AdminDeps): EndpointTable {
-  const { guard, mayRead } = adminGuard(deps.config);
+  const { guard, mayRead, mayAct } = adminGuard(deps.config);
   const table = new TableBuilder();
   table.add('GET', '/health', (req, res) => {
     const report = healthReport(deps.registry.freshViews(), deps.clock.now());
@@ -30,6 +30,6 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
   );
   adminRoutes(table, deps, guard);
   modelsRoutes(table, deps, guard);
-  dashboardRoutes(table, deps.liveFeed, guard);
+  dashboardRoutes(table, { feed: deps.liveFeed, requests: deps.requests, mayAct }, guard);
   return table.table();
 }

@@ -15,6 +15,8 @@ export interface AdminGuard {
   readonly guard: Guard;
   /** Whether the request may read admin views (for answers that differ, rather than refuse). */
   readonly mayRead: (req: IncomingMessage) => boolean;
+  /** Whether the request may change state (reload, wake, model load), and if not why: the dashboard shows its buttons by it. */
+  readonly mayAct: (req: IncomingMessage) => AdminAccess;
 }
 
 export function adminGuard(config: AdminDeps['config']): AdminGuard {
@@ -36,5 +38,5 @@ export function adminGuard(config: AdminDeps['config']): AdminGuard {
     req.resume();
     sendError(res, access.status === 401 ? unauthorized(access.message) : forbidden(access.message));
   };
-  return { guard, mayRead: (req) => accessOf(req, false).allowed };
+  return { guard, mayRead: (req) => accessOf(req, false).allowed, mayAct: (req) => accessOf(req, true) };
 }

@@ -12,6 +12,8 @@ export const LOG_DEFAULTS: LogConfig = Object.freeze({
   requestsMaxBytes: 100 * 1024 * 1024,
   requestsKeep: 5,
   requestsBufferLines: 10_000,
+  bodies: false,
+  bodiesMaxBytes: 4 * 1024,
 });
 
 const REQUESTS_ERROR = 'must be "off", "stdout", or the path of a file to append to';
@@ -36,11 +38,17 @@ export const logSchema = table({
   requests_max_bytes: positiveSizeBytes.default(LOG_DEFAULTS.requestsMaxBytes),
   requests_keep: wholeUpTo(0, 100).default(LOG_DEFAULTS.requestsKeep),
   requests_buffer_lines: wholeUpTo(1, 1_000_000).default(LOG_DEFAULTS.requestsBufferLines),
+  bodies: z.boolean({ error: 'must be true or false' }).default(LOG_DEFAULTS.bodies),
+  bodies_max_bytes: positiveSizeBytes
+    .refine((n) => n <= 1024 * 1024, { error: 'must be at most 1MiB (a request log line holds the prompt text up to this)' })
+    .default(LOG_DEFAULTS.bodiesMaxBytes),
 }).transform(
   (log): LogConfig => ({
     requests: log.requests,
     requestsMaxBytes: log.requests_max_bytes,
     requestsKeep: log.requests_keep,
     requestsBufferLines: log.requests_buffer_lines,
+    bodies: log.bodies,
+    bodiesMaxBytes: log.bodies_max_bytes,
   }),
 );

@@ -11,4 +11,7 @@ export interface LogConfig {
   readonly requestsKeep: number;
   /** Lines held in memory while the disk is slow; beyond, lines are dropped and counted (`requests_buffer_lines`). */
   readonly requestsBufferLines: number;
+  /** `bodies`: the prompt's text goes into each line (sensitive; off by default), at most `bodiesMaxBytes` of it. */
+  readonly bodies: boolean;
+  readonly bodiesMaxBytes: number;
 }

@@ -19,7 +19,7 @@ export interface ListenerFigures {
 }
 
 /** What the admin table reads of the gateway's parts. */
-export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed'> {
+export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed' | 'requests'> {
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
   readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
   readonly mesh: Pick<MeshPart, 'admin' | 'link'>;
@@ -50,6 +50,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     queueDepths: () => scheduler.queueDepths(),
     queues: () => scheduler.queueReport(),
     liveFeed: parts.liveFeed,
+    ...(parts.requests === undefined ? {} : { requests: parts.requests }),
     sites: () => parts.mesh.admin(),
     remote: explainRemote(parts, listeners),
     tenants: parts.tenants,

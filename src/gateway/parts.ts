@@ -199,6 +199,7 @@ export class GatewayParts {
         scheduler: this.scheduler,
         policies: this.#policies,
         liveFeed: this.dashboard.feed,
+        requests: this.requestLog.recent,
         mesh: this.mesh,
         reload: () => this.reload(),
         wake: (node) => this.#wakes.wake(node, 'manual'),

@@ -35,6 +35,9 @@ export interface RequestLine {
   readonly tokens_from?: 'usage' | 'seen';
   readonly bytes_in: number;
   readonly bytes_out: number;
+  /** `[log] bodies = true` only: the prompt's text (at most `bodies_max_bytes`), and whether it was cut. */
+  readonly prompt?: string;
+  readonly prompt_truncated?: true;
 }
 
 export interface LineAttempt {
@@ -83,6 +86,7 @@ export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
     ...(usage === undefined || (usage.promptTokens === undefined && usage.completionTokens === undefined) ? {} : { tokens_from: usage.counted }),
     bytes_in: d?.bytesIn ?? 0,
     bytes_out: d?.bytesOut ?? 0,
+    ...(d?.prompt === undefined ? {} : { prompt: d.prompt.text, ...(d.prompt.truncated ? { prompt_truncated: true as const } : {}) }),
   };
 }
 

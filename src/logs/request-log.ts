@@ -1,6 +1,7 @@
 // The request log (`[log] requests`): one JSON line per request as it ends, from the owner's
 // `proxy:request-finished` (a worker's events are bridged to the owner: one writer with any number
-// of workers). Off: nothing subscribes. See docs/observability.md.
+// of workers). Off: no line is built or written. Either way the last requests are kept in memory
+// (`recent`, request-ring.ts: GET /admin/requests). See docs/observability.md.
 
 import type { Writable } from 'node:stream';
 import type { Clock } from '#src/core/clock.ts';
@@ -10,6 +11,7 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import { LineWriter, type LineFigures, type LineOutput } from './line-writer.ts';
 import { FileOutput, StreamOutput } from './request-log-file.ts';
 import { requestLineText } from './request-line.ts';
+import { RequestRing } from './request-ring.ts';
 
 export interface RequestLogDeps {
   readonly clock: Clock;
@@ -21,11 +23,14 @@ export interface RequestLogDeps {
 }
 
 export class RequestLog {
+  /** The last finished requests, kept whether or not lines are written (the dashboard's Requests view). */
+  readonly recent: RequestRing;
   readonly #writer: LineWriter | undefined;
   readonly #file: FileOutput | undefined;
   readonly #unsubscribe: () => void;
 
   constructor(config: LogConfig | undefined, deps: RequestLogDeps) {
+    this.recent = new RequestRing(deps.clock, deps.events);
     const target = config?.requests ?? { kind: 'off' };
     if (config === undefined || target.kind === 'off') {
       this.#unsubscribe = () => undefined;
@@ -58,6 +63,7 @@ export class RequestLog {
   }
 
   async close(): Promise<void> {
+    this.recent.close();
     this.#unsubscribe();
     await this.#writer?.close();
   }

@@ -1,4 +1,5 @@
 export { route, filterCandidates, type RoutingDecision } from './route.ts';
+export { routeSummary, MAX_SUMMARY_ENTRIES, type CandidateScore, type ExcludedNode, type RouteSummary } from './route-summary.ts';
 export { RouteIndex, ROUTE_INDEX_MAX_ENTRIES } from './route-index.ts';
 export { type QueueTenant, type RouteRequest, neededTokens, minNeededTokens, reservedTokens } from './route-request.ts';
 export { classifyUnroutable, largestContext, mightFitLater, type UnroutableKind } from './unroutable.ts';

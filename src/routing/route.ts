@@ -9,7 +9,14 @@ import type { RouteRequest } from './route-request.ts';
 import type { RouteIndex } from './route-index.ts';
 
 export type RoutingDecision =
-  | { readonly kind: 'selected'; readonly node: NodeView; readonly choice: PolicyChoice; readonly excluded: readonly Exclusion[] }
+  | {
+      readonly kind: 'selected';
+      readonly node: NodeView;
+      readonly choice: PolicyChoice;
+      readonly excluded: readonly Exclusion[];
+      /** The candidates the policy chose among, aligned with `choice.scores`. */
+      readonly candidates: readonly NodeView[];
+    }
   | { readonly kind: 'unroutable'; readonly excluded: readonly Exclusion[] };
 
 /**
@@ -44,9 +51,9 @@ export function route(
   const fast = index?.fast(req, snapshot, filters);
   if (fast !== undefined) {
     const picked = policy.choose(req, fast.kept, snapshot);
-    if (picked !== undefined) return { kind: 'selected', node: picked.node, choice: picked, excluded: fast.excluded };
+    if (picked !== undefined) return { kind: 'selected', node: picked.node, choice: picked, excluded: fast.excluded, candidates: fast.kept };
   }
   const { kept, excluded } = filterCandidates(req, snapshot, filters, index);
   const choice = policy.choose(req, kept, snapshot);
-  return choice === undefined ? { kind: 'unroutable', excluded } : { kind: 'selected', node: choice.node, choice, excluded };
+  return choice === undefined ? { kind: 'unroutable', excluded } : { kind: 'selected', node: choice.node, choice, excluded, candidates: kept };
 }

@@ -2,7 +2,7 @@
 // settings snapshot: plain data (it crosses to worker threads as it is).
 
 import type { NodeView } from '#src/nodes/index.ts';
-import type { Exclusion, UnroutableKind } from '#src/routing/index.ts';
+import type { Exclusion, RouteSummary, UnroutableKind } from '#src/routing/index.ts';
 import type { LoadOutcome } from './router-switches.ts';
 
 export type RefusalReason = UnroutableKind | 'queue_full' | 'queue_timeout' | 'wake_timeout' | 'aborted';
@@ -19,8 +19,8 @@ export type Admission =
   | {
       readonly kind: 'admitted';
       readonly node: NodeView;
-      /** The selection policy that picked the node, and why (the `x-switchyard-route` header). */
-      readonly route: { readonly policy: string; readonly reason: string };
+      /** The selection policy that picked the node, and why (the `x-switchyard-route` header), with every candidate's score. */
+      readonly route: RouteSummary;
       readonly waitedMs: number;
       /** Set when the request makes the node load its model (load_timeout applies). */
       readonly load: LoadTicket | undefined;

@@ -21,7 +21,9 @@ import {
   mightFitLater,
   reservedTokens,
   route,
+  routeSummary,
   RouteIndex,
+  type RoutingDecision,
   type Exclusion,
   type Filter,
   type QueueTenant,
@@ -35,6 +37,8 @@ import type { SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
 import { awaitsRouterLoad, loadPlan, RouterSwitches } from './router-switches.ts';
+
+type Selected = Extract<RoutingDecision, { kind: 'selected' }>;
 
 /** Whose a request without a tenant is: the open `default` tenant, standard, weight 1. */
 const OPEN_TENANT: QueueTenant = Object.freeze({ name: DEFAULT_TENANT, priority: 'standard', weight: 1 });
@@ -114,7 +118,7 @@ export class Scheduler {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
       if (await refreshOnMiss(req, refresh)) decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
     }
-    const admitted = decision.kind === 'selected' ? this.#claim(req, decision.node, decision.choice.reason, 0, settings.loadTimeoutMs) : undefined;
+    const admitted = decision.kind === 'selected' ? this.#claim(req, decision, 0, settings.loadTimeoutMs) : undefined;
     if (admitted !== undefined) return admitted;
     const kind = this.#classify(req, decision.excluded);
     if (kind === 'unavailable') {
@@ -156,10 +160,11 @@ export class Scheduler {
   }
 
   /** Takes the lease in the same tick as the decision that allowed it; a request that loads its model gets a ticket. */
-  #claim(req: RouteRequest, node: NodeView, reason: string, waitedMs: number, loadTimeoutMs: number): Admission | undefined {
+  #claim(req: RouteRequest, decision: Selected, waitedMs: number, loadTimeoutMs: number): Admission | undefined {
+    const node = decision.node;
     const lease = this.#effects.claim(node.spec.name, req.model, reservedTokens(req, ctxFor(node, req.model)));
     if (lease === undefined) return undefined;
-    return { kind: 'admitted', node, route: { policy: req.policy, reason }, waitedMs, load: this.#loadTicket(req.model, node, loadTimeoutMs), release: () => lease.release() };
+    return { kind: 'admitted', node, route: routeSummary(req.policy, decision.choice, decision.candidates, decision.excluded), waitedMs, load: this.#loadTicket(req.model, node, loadTimeoutMs), release: () => lease.release() };
   }
 
   /** A ticket when the model is not running on the node; the first load of a limited router is tracked as its switch. */
@@ -273,7 +278,7 @@ export class Scheduler {
       const waiter = this.#queues.head(model);
       if (waiter === undefined) return;
       const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
-      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision.node, decision.choice.reason, this.#waited(waiter), waiter.loadTimeoutMs) : undefined;
+      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision, this.#waited(waiter), waiter.loadTimeoutMs) : undefined;
       if (admitted !== undefined) {
         this.#queues.served(model, waiter, this.#clock.monotonicMs());
         waiter.settle(admitted);

@@ -7,7 +7,7 @@ import type { RatioSample } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { PlaneFigures } from '#src/plane/index.ts';
-import type { Exclusion, RouteRequest, RouterRoom } from '#src/routing/index.ts';
+import type { Exclusion, RouteRequest, RouteSummary, RouterRoom } from '#src/routing/index.ts';
 import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
 import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
 import type { TenantAsk, TenantDecision, TenantOutcome } from '#src/tenants/index.ts';
@@ -64,7 +64,7 @@ export type OwnerMessage =
       readonly t: 'admitted';
       readonly id: number;
       readonly node: string;
-      readonly route: { readonly policy: string; readonly reason: string };
+      readonly route: RouteSummary;
       readonly waitedMs: number;
       /** Set when the request loads its model on the node (routing.load_timeout applies). */
       readonly loadTimeoutMs: number | undefined;

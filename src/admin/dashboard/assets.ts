@@ -31,6 +31,7 @@ const TYPES: Readonly<Record<string, string>> = {
   '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
 
 export interface DashboardAssets {

@@ -11,6 +11,7 @@ import type { SitesSource } from '../sites-view.ts';
 import type { DashboardSnapshot } from './dashboard-state.ts';
 import { fleetRow, modelRows, type FleetRow, type ModelRow } from './fleet-rows.ts';
 import { LiveFeed } from './live-feed.ts';
+import { attemptFailureText, ejectionText, type NodeFailure } from './node-failures.ts';
 import { remoteModelsOf, setBounded, sitesPanel, type SitesPanel } from './site-rows.ts';
 import { TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, TrafficHistory, type TrafficSeries } from './traffic-history.ts';
 import {
@@ -29,6 +30,8 @@ import {
 
 /** Transitions kept for a page that connects (newest); older ones are in the logs. */
 export const MAX_KEPT_TRANSITIONS = 500;
+/** Nodes whose last failure is remembered (configured or discovered nodes; this bounds the map). */
+export const MAX_REMEMBERED_NODES = 4_096;
 /** Sites remembered per kind of fact; pins bound them, this bounds a rejection naming unpinned ids. */
 export const MAX_REMEMBERED_SITES = 1_024;
 
@@ -61,6 +64,8 @@ export class DashboardHub {
   readonly #acceptedAt = new Map<string, number>();
   readonly #rejectedAt = new Map<string, number>();
   readonly #unreachable = new Map<string, { readonly detail: string; readonly since: number }>();
+  /** Per node: its last failed request or ejection (the Fleet view's last-error column). */
+  readonly #failures = new Map<string, NodeFailure>();
 
   constructor(sources: DashboardSources) {
     this.#s = sources;
@@ -70,7 +75,15 @@ export class DashboardHub {
       r.on('node:health-changed', (e) => note(healthTransition(e))),
       r.on('node:discovery', (e) => note(discoveryTransition(e))),
       r.on('node:wake', (e) => note(wakeTransition(e))),
-      r.on('node:ejected', (e) => note(ejectionTransition(e))),
+      r.on('node:ejected', (e) => {
+        setBounded(this.#failures, e.node, { text: ejectionText(e.untilMs, sources.clock.now()), at: sources.clock.now() }, MAX_REMEMBERED_NODES);
+        note(ejectionTransition(e));
+      }),
+      r.on('node:removed', ({ node }) => this.#failures.delete(node)),
+      sources.proxyEvents.on('proxy:attempt', (e) => {
+        const text = attemptFailureText(e);
+        if (text !== undefined) setBounded(this.#failures, e.node, { text, at: sources.clock.now() }, MAX_REMEMBERED_NODES);
+      }),
       r.on('node:readmitted', ({ node }) => note({ node, kind: 'readmission', text: 'readmitted after ejection' })),
       r.on('node:added', ({ node }) => note({ node, kind: 'membership', text: 'node added' })),
       r.on('node:removed', ({ node, inFlight }) => note({ node, kind: 'membership', text: `node removed (${inFlight} in flight)` })),
@@ -118,7 +131,8 @@ export class DashboardHub {
 
   rows(): FleetRow[] {
     const snapshot = this.#s.registry.snapshot();
-    const input = { views: snapshot.nodes, inFlight: snapshot.inFlight, usage: snapshot.usage, queueDepths: this.#s.queueDepths(), now: snapshot.now };
+    const failures = this.#failures;
+    const input = { views: snapshot.nodes, inFlight: snapshot.inFlight, usage: snapshot.usage, queueDepths: this.#s.queueDepths(), now: snapshot.now, failure: (node: string) => failures.get(node) };
     return snapshot.nodes.map((view) => fleetRow(view, input));
   }
 

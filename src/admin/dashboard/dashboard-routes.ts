@@ -3,14 +3,25 @@
 // anyone who reaches the admin listener, so a browser can show the token prompt; every byte of
 // fleet data (the feed, /admin/explain) passes the same admin guard as every admin route.
 
-import type { ServerResponse } from 'node:http';
-import type { Guard } from '../admin-deps.ts';
-import type { TableBuilder } from '#src/proxy/index.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Guard, RecentRequests } from '../admin-deps.ts';
+import type { AdminAccess } from '../admin-access.ts';
+import { badRequest } from '#src/core/errors.ts';
+import { sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { ASSET_PREFIX, loadDashboardAssets, type Asset } from './assets.ts';
 import { feedAddressKey } from './feed-admission.ts';
 import type { LiveFeed } from './live-feed.ts';
 
-export function dashboardRoutes(table: TableBuilder, feed: Pick<LiveFeed, 'open'>, guard: Guard): void {
+export interface DashboardSources {
+  readonly feed: Pick<LiveFeed, 'open'>;
+  /** The last finished requests; absent = none kept. */
+  readonly requests: RecentRequests | undefined;
+  /** Whether a request may change state (the admin guard's judgement for a mutation). */
+  readonly mayAct: (req: IncomingMessage) => AdminAccess;
+}
+
+export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, guard: Guard): void {
+  const { feed } = sources;
   const assets = loadDashboardAssets();
   const send = (res: ServerResponse, a: Asset): void => {
     res.writeHead(200, {
@@ -52,6 +63,30 @@ export function dashboardRoutes(table: TableBuilder, feed: Pick<LiveFeed, 'open'
       }
       // Slots are shared by client address (feed-admission.ts).
       feed.open(res, feedAddressKey(req.socket.remoteAddress ?? ''));
+    }),
+  );
+  // The last finished requests, newest first, filtered (logs/request-query.ts); the page polls it with `after`.
+  table.add(
+    'GET',
+    '/admin/requests',
+    guard(false, (req, res, url) => {
+      req.resume();
+      const read = sources.requests?.read(url.searchParams) ?? { answer: { requests: [], latest: 0, kept: 0, capacity: 0 } };
+      if ('error' in read) {
+        sendError(res, badRequest(read.error, read.param));
+        return;
+      }
+      sendJson(res, 200, read.answer);
+    }),
+  );
+  // What this caller may do: the page shows its action buttons, or says why they are off.
+  table.add(
+    'GET',
+    '/admin/access',
+    guard(false, (req, res) => {
+      req.resume();
+      const act = sources.mayAct(req);
+      sendJson(res, 200, act.allowed ? { read: true, act: true } : { read: true, act: false, why: act.message });
     }),
   );
 }

@@ -5,6 +5,7 @@
 import { budgetFor, ctxFor, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
 import { isWaking, type NodeView } from '#src/nodes/index.ts';
 import type { RemoteModels } from './site-rows.ts';
+import { latestFailure, type NodeFailure } from './node-failures.ts';
 
 /** One word for a node's state, shown as text and as the row's data-state attribute. */
 export type NodeState = 'healthy' | 'degraded' | 'dead' | 'asleep' | 'waking' | 'ejected' | 'unknown';
@@ -46,6 +47,8 @@ export interface FleetInput {
   readonly usage: (node: string, model: string) => Usage;
   readonly queueDepths: Readonly<Record<string, number>>;
   readonly now: number;
+  /** The node's last failed request or ejection (node-failures.ts); absent = none remembered. */
+  readonly failure?: (node: string) => NodeFailure | undefined;
 }
 
 export function nodeState(view: NodeView, now: number): NodeState {
@@ -76,6 +79,11 @@ export function fleetRow(view: NodeView, input: FleetInput): FleetRow {
   });
   const healthError = view.health.lastError;
   const discoveryError = view.discovery.lastError;
+  const last = latestFailure(
+    healthError === undefined ? undefined : { text: healthError, at: view.health.changedAt },
+    discoveryError === undefined ? undefined : { text: discoveryError, at: view.discovery.changedAt },
+    input.failure?.(name),
+  );
   return {
     name,
     state: nodeState(view, input.now),
@@ -87,8 +95,8 @@ export function fleetRow(view: NodeView, input: FleetInput): FleetRow {
     in_flight: input.inFlight(name),
     slots,
     queue,
-    last_error: healthError ?? discoveryError ?? null,
-    last_error_at: healthError !== undefined ? view.health.changedAt : discoveryError !== undefined ? view.discovery.changedAt : null,
+    last_error: last?.text ?? null,
+    last_error_at: last?.at ?? null,
     wake: view.spec.wake === undefined ? null : { waking: isWaking(view, input.now), last_sent_at: view.wake.lastSentAt ?? null },
     models,
   };

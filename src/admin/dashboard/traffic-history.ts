@@ -30,7 +30,7 @@ interface Bucket {
 /** One bucket as the page draws it: [start ms, requests, errors, p50 ms, p99 ms, ttfb p50, ttfb p99]. */
 export type TrafficPoint = readonly [number, number, number, number | null, number | null, number | null, number | null];
 
-/** Series keys are `model:<id>` and `node:<name>`. */
+/** Series keys are `all` (every request: the aggregate chart), `model:<id>` and `node:<name>`. */
 export type TrafficSeries = Readonly<Record<string, readonly TrafficPoint[]>>;
 
 /** Pure: a request counts as an error when the gateway answered 5xx or the answer broke off midway. */
@@ -46,6 +46,7 @@ export class TrafficHistory {
   #droppedSeries = 0;
 
   record(req: FinishedRequest, now: number): void {
+    this.#add('all', req, now);
     this.#add(`model:${req.model}`, req, now);
     if (req.node !== undefined) this.#add(`node:${req.node}`, req, now);
   }

@@ -102,6 +102,7 @@ export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Adm
     id: { kind: 'node', name: node.name },
     label: node.name,
     url: node.url,
+    route: admission.route,
     prepare: () => {
       const asked = usageAsk?.forNode(view);
       const headers = upstreamRequestHeaders({

@@ -9,6 +9,7 @@ import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
 import type { UsageAsked } from '../attempt/usage-strip.ts';
 import type { ErrorDialect } from '../http/error-dialect.ts';
+import type { RouteSummary } from '#src/routing/index.ts';
 
 /** Which target an attempt went to. */
 export type TargetId = { readonly kind: 'node'; readonly name: string } | { readonly kind: 'site'; readonly id: string };
@@ -41,6 +42,8 @@ export interface Target {
   readonly label: string;
   /** The node's or site's URL (an attempt span's server.address; parsed only when tracing). */
   readonly url?: string | undefined;
+  /** A node: the routing decision that admitted it (policy, reason, every candidate's score), for the request's record. */
+  readonly route?: RouteSummary | undefined;
   /** Builds the call (a site's is signed here, once per attempt). Called once, before sending. */
   prepare(): Promise<Prepared>;
   /** Asked when the answer is a 5xx (or a site's error): true hides it and fails over. */

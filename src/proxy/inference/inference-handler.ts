@@ -24,6 +24,7 @@ import type { ProxyEvents } from '../request/proxy-events.ts';
 import { discardableRemainder, readBody } from '../http/read-body.ts';
 import { noteAttempt, startRequestReport, type RequestReport } from '../request/request-report.ts';
 import { requestIdFor } from '../request/request-id.ts';
+import { loggedPrompt } from '../request/logged-prompt.ts';
 import { attemptEvent } from '../failover/attempt-feedback.ts';
 import { resolveRequest } from '../request/request-model.ts';
 import { resolveMultipartRequest } from '../request/multipart-model.ts';
@@ -151,6 +152,8 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   report.model = resolved.model;
   report.requestedModel = resolved.requestedModel;
   report.trace?.resolved(resolved.requestedModel, resolved.model);
+  // [log] bodies = true only (sensitive, off by default): the prompt's text, bounded, for the line.
+  if (settings.logPromptBytes !== undefined) report.prompt = loggedPrompt(endpoint, resolved.json, settings.logPromptBytes);
   const clientGone = new AbortController();
   // Aborting builds an exception object: do it only for a client that really left early.
   res.once('close', () => {
@@ -214,7 +217,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     },
     onConcluded: (target: Target, outcome: AttemptOutcome) => {
       const event = attemptEvent(outcome);
-      noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status });
+      noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status, route: target.route });
     },
   };
   const end = await runFailover(sources, setting, startFailover({ ...routeRequestFor(facts, settings), endpoint }));

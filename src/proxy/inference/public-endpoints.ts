@@ -19,6 +19,8 @@ import { visibleTo } from './tenant-gate.ts';
 import { subtree, TableBuilder, type EndpointTable, type Handler } from '../http/endpoint-table.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
 import { handleInference, type InferenceDeps } from './inference-handler.ts';
+import { refuseBeforeInference } from './early-refusal.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fleetModels, type FleetModel } from '../request/models-list.ts';
 import { modelIdOf, MODEL_PATH_PREFIX, retrieveModel } from './model-retrieve.ts';
 import { withCors } from '../http/cors.ts';
@@ -57,13 +59,15 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
   const directory = rotatingDirectory(deps.tenants);
   /** The tenant the request's key names (401 for none or an unknown one); the open tenant when none is configured. */
   const requireClientKey =
-    (handler: (...args: [...Parameters<Handler>, Tenant]) => ReturnType<Handler>): Handler =>
+    (handler: (...args: [...Parameters<Handler>, Tenant]) => ReturnType<Handler>, refuse?: (req: IncomingMessage, res: ServerResponse, error: GatewayError) => void): Handler =>
     (req, res, url) => {
       const keys = directory();
       const tenant = keys.open ? OPEN_TENANT : keys.identify(presentedKey(req.headers));
       if (tenant === undefined) {
         req.resume();
-        sendError(res, unauthorized('Incorrect or missing API key. Send it as "Authorization: Bearer <key>" (or "x-api-key: <key>").'), {}, errorDialectFor(url.pathname));
+        const error = unauthorized('Incorrect or missing API key. Send it as "Authorization: Bearer <key>" (or "x-api-key: <key>").');
+        if (refuse !== undefined) refuse(req, res, error);
+        else sendError(res, error, {}, errorDialectFor(url.pathname));
         return;
       }
       return handler(req, res, url, tenant);
@@ -72,7 +76,11 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
   const forwardIn: ForwardInDeps = { mesh: deps.mesh, clock: deps.clock, events: deps.inference.events, tenancy: deps.peerTenancy };
   const table = new TableBuilder();
   for (const path of INFERENCE_PATHS) {
-    const local = requireClientKey((req, res, _url, tenant) => handleInference(deps.inference, path, req, res, undefined, tenant));
+    // A refused key on an inference route is still a request: it gets its id and a line in the request log.
+    const local = requireClientKey(
+      (req, res, _url, tenant) => handleInference(deps.inference, path, req, res, undefined, tenant),
+      (req, res, error) => refuseBeforeInference(deps.inference, path, req, res, error),
+    );
     // A forwarded request is authenticated by its signature instead of a client key, and admitted as its site's tenant.
     table.add('POST', path, (req, res, url) =>
       mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound, inbound.tenant === undefined ? undefined : tenantOf(inbound.tenant))) : local(req, res, url),

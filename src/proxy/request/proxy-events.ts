@@ -4,6 +4,7 @@ import type { Exclusion } from '#src/routing/index.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { AttemptResult } from '../attempt/attempt-result.ts';
 import type { AttemptRecord } from './attempt-record.ts';
+import type { LoggedPrompt } from './logged-prompt.ts';
 
 /** Who a forwarded request came from, as `proxy:request-finished` reports it. */
 export interface ForwardedFor {
@@ -32,6 +33,8 @@ export interface RequestDetail {
   /** A stream's first generated token after the request arrived, and the mean gap between tokens after it. */
   readonly firstTokenMs: number | undefined;
   readonly interTokenMs: number | undefined;
+  /** `[log] bodies = true` only: the prompt's text, bounded (logged-prompt.ts). Sensitive. */
+  readonly prompt?: LoggedPrompt | undefined;
 }
 
 export interface ProxyEvents {

@@ -7,6 +7,7 @@ import type { RequestSpan } from '#src/core/tracing.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { ForwardedFor, ProxyEvents } from './proxy-events.ts';
 import { MAX_ATTEMPT_RECORDS, type AttemptRecord } from './attempt-record.ts';
+import type { LoggedPrompt } from './logged-prompt.ts';
 
 /** Longest model name kept for the request log (a client may name anything). */
 const MAX_LOGGED_MODEL = 256;
@@ -44,6 +45,8 @@ export interface RequestReport {
   refusal: string | undefined;
   /** The request's span ([tracing]); undefined = tracing off. Ended by `finish`. */
   trace: RequestSpan | undefined;
+  /** `[log] bodies = true`: the prompt's text for the line. */
+  prompt: LoggedPrompt | undefined;
   readonly finish: Finish;
 }
 
@@ -75,6 +78,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     bytesOut: () => 0,
     refusal: undefined,
     trace: undefined,
+    prompt: undefined,
     finish: (node, status, extra = {}) => {
       if (finished) return;
       finished = true;
@@ -120,6 +124,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
           refusal: report.refusal,
           firstTokenMs,
           interTokenMs,
+          ...(report.prompt === undefined ? {} : { prompt: report.prompt }),
         },
       });
     },

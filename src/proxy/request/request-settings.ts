@@ -17,6 +17,8 @@ export interface RequestSettings extends RoutingSettings, QueueSettings, Affinit
   readonly totalTimeoutMs: number;
   /** Largest whole JSON answer held until it parses; past it, and past the shared budget, answers stream. */
   readonly maxHeldBodyBytes: number;
+  /** `[log] bodies`: the prompt text kept for the request's line, at most this many bytes; undefined = never. */
+  readonly logPromptBytes: number | undefined;
 }
 
 export function requestSettings(config: GatewayConfig): RequestSettings {
@@ -40,5 +42,6 @@ export function requestSettings(config: GatewayConfig): RequestSettings {
     missWaitMs: config.discovery.missWaitMs,
     totalTimeoutMs: upstream.totalTimeoutMs,
     maxHeldBodyBytes: upstream.maxHeldBodyBytes,
+    logPromptBytes: config.log?.bodies === true ? config.log.bodiesMaxBytes : undefined,
   });
 }

@@ -10,7 +10,7 @@ test('no [log]: the request log is off, with the documented defaults', () => {
   const result = loadConfig(ONE_NODE, {});
   assert.ok(result.ok, result.ok ? '' : formatProblems(result.problems));
   assert.deepEqual(result.config.log, LOG_DEFAULTS);
-  assert.deepEqual(LOG_DEFAULTS, { requests: { kind: 'off' }, requestsMaxBytes: 100 * 1024 * 1024, requestsKeep: 5, requestsBufferLines: 10_000 });
+  assert.deepEqual(LOG_DEFAULTS, { requests: { kind: 'off' }, requestsMaxBytes: 100 * 1024 * 1024, requestsKeep: 5, requestsBufferLines: 10_000, bodies: false, bodiesMaxBytes: 4096 });
 });
 
 const GOOD: readonly { toml: string; expect: Record<string, unknown> }[] = [
@@ -19,6 +19,8 @@ const GOOD: readonly { toml: string; expect: Record<string, unknown> }[] = [
   { toml: 'requests = "/var/log/switchyard/requests.log"', expect: { requests: { kind: 'file', path: '/var/log/switchyard/requests.log' } } },
   { toml: 'requests = "requests.log"\nrequests_max_bytes = "10MiB"\nrequests_keep = 0', expect: { requests: { kind: 'file', path: 'requests.log' }, requestsMaxBytes: 10 * 1024 * 1024, requestsKeep: 0 } },
   { toml: 'requests_buffer_lines = 1', expect: { requestsBufferLines: 1 } },
+  { toml: 'bodies = true', expect: { bodies: true } },
+  { toml: 'bodies = true\nbodies_max_bytes = "64KiB"', expect: { bodies: true, bodiesMaxBytes: 64 * 1024 } },
 ];
 
 for (const c of GOOD) {
@@ -37,7 +39,10 @@ const BAD: readonly { toml: string; path: string; message: RegExp }[] = [
   { toml: 'requests_keep = -1', path: 'log.requests_keep', message: /whole number from 0 to 100/ },
   { toml: 'requests_keep = 101', path: 'log.requests_keep', message: /whole number from 0 to 100/ },
   { toml: 'requests_buffer_lines = 0', path: 'log.requests_buffer_lines', message: /whole number from 1 to 1000000/ },
-  { toml: 'bodies = true', path: 'log.bodies', message: /unknown key/ },
+  { toml: 'bodies = "yes"', path: 'log.bodies', message: /true or false/ },
+  { toml: 'bodies_max_bytes = "2MiB"', path: 'log.bodies_max_bytes', message: /at most 1MiB/ },
+  { toml: 'bodies_max_bytes = 0', path: 'log.bodies_max_bytes', message: /more than 0 bytes/ },
+  { toml: 'body = true', path: 'log.body', message: /unknown key/ },
 ];
 
 for (const c of BAD) {

@@ -11,6 +11,9 @@ import { TrafficView } from './traffic.js';
 import { EventsView, ExplainView } from './events.js';
 import { SitesView } from './sites.js';
 import { TenantsView } from './tenants.js';
+import { RequestsView } from './requests.js';
+import { ActionButton, ActionResult, runAction, useAccess } from './actions.js';
+import { useModelsAdmin } from './models-admin.js';
 
 const TOKEN_KEY = 'switchyard.adminToken';
 
@@ -69,6 +72,10 @@ function App() {
   const [state, setState] = useState(emptyState);
   const [series, setSeries] = useState(undefined);
   const [filter, setFilter] = useState('');
+  const [result, setResult] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const access = useAccess(token);
+  const modelsAdmin = useModelsAdmin(token);
   const eventAt = useRef(null);
   useEffect(() => {
     const onEvent = (name, data) => {
@@ -85,15 +92,26 @@ function App() {
     sessionStorage.setItem(TOKEN_KEY, next);
     setToken(next);
   };
+  // One action at a time; its answer in words in #action-result.
+  const onAct = async (action) => {
+    setBusy(true);
+    setResult({ ok: true, text: `${action.kind} ${action.subject ?? ''}: sent, waiting for the answer…` });
+    setResult(await runAction(token, action));
+    setBusy(false);
+  };
   if (status.state === 'unauthorized') return html`<${TokenPrompt} onToken=${useToken} wrong=${token !== ''} />`;
   return html`<header>
       <h1>Switchyard</h1>
       <${FeedStatus} status=${status} />
       <input id="node-filter" placeholder="filter nodes" value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} />
+      <${ActionButton} id="reload-button" access=${access} onAct=${onAct} busy=${busy} label="reload config" action=${{ kind: 'reload', path: 'reload', subject: 'config' }} />
+      <span class="tz" title="every time on this page is UTC, as the request log writes it">times in UTC</span>
     </header>
     <main>
-      <${FleetView} state=${state} filter=${filter} />
-      <${ModelsView} models=${state.models} mesh=${state.sites.mesh} />
+      <${ActionResult} result=${result} access=${access} />
+      <${FleetView} state=${state} filter=${filter} access=${access} onAct=${onAct} busy=${busy} />
+      <${ModelsView} models=${state.models} mesh=${state.sites.mesh} admin=${modelsAdmin} access=${access} onAct=${onAct} busy=${busy} />
+      <${RequestsView} token=${token} models=${state.models} nodes=${state.order} />
       <${SitesView} sites=${state.sites} />
       <${TenantsView} token=${token} />
       <${TrafficView} state=${state} selected=${series} onSelect=${setSeries} />

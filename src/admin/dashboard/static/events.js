@@ -4,7 +4,7 @@
 import { html } from './html.js';
 import { useState } from 'preact/hooks';
 import { tokenHeaders } from './feed.js';
-import { shown as visible, T } from './text.js';
+import { shown as visible, T, utcTime } from './text.js';
 
 /** The filter's value: '' (all), 'node:<name>' or 'site:<id>' (a node and a site may share a name). */
 function matches(filter, t) {
@@ -31,7 +31,7 @@ export function EventsView({ transitions, nodes, sites }) {
     </select></label>
     <ol class="events">${shown.slice(0, 200).map(
       (t) => html`<li data-kind=${t.kind} data-node=${t.node} data-site=${t.site}>
-        <time>${new Date(t.at).toLocaleTimeString()}</time> <span class="kind">${t.kind}</span>${' '}<b>${subject(t)}</b> ${T(t.text)}</li>`,
+        <time>${utcTime(t.at)}</time> <span class="kind">${t.kind}</span>${' '}<b>${subject(t)}</b> ${T(t.text)}</li>`,
     )}</ol>
   </section>`;
 }
@@ -64,10 +64,14 @@ export function ExplainView({ models, token }) {
     </form>
     ${answer === null ? null : answer.ok
       ? html`<div id="explain-result"><p>outcome: <b id="explain-outcome">${T(answer.body.outcome)}</b></p>
-          <table><thead><tr><th>node</th><th>verdict</th><th>reason</th><th>filter</th><th>detail</th></tr></thead>
-          <tbody>${answer.body.nodes.map((n) => html`<tr data-node=${n.node} data-verdict=${n.verdict}>
-            <td>${T(n.node)}</td><td class="verdict-${n.verdict}">${n.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
-            <td>${T(n.reason)}</td><td>${T(n.filter)}</td><td>${T(n.detail)}</td></tr>`)}</tbody></table>
+          ${answer.body.choice === null || answer.body.choice === undefined
+            ? html`<p id="explain-choice" class="muted">no node would be chosen now</p>`
+            : html`<p id="explain-choice" data-node=${answer.body.choice.node}>policy <b>${T(answer.body.choice.policy)}</b> would choose <b>${T(answer.body.choice.node)}</b>: ${T(answer.body.choice.reason)}</p>`}
+          <div class="scroll"><table><thead><tr><th>node</th><th>verdict</th><th class="num">score</th><th>reason</th><th>filter</th><th>detail</th></tr></thead>
+          <tbody>${answer.body.nodes.map((n) => html`<tr data-node=${n.node} data-verdict=${n.verdict} data-chosen=${answer.body.choice?.node === n.node ? 'yes' : 'no'}>
+            <td>${T(n.node)}${answer.body.choice?.node === n.node ? ' ✔ chosen' : ''}</td><td class="verdict-${n.verdict}">${n.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
+            <td class="num score">${n.score === undefined ? '—' : n.score}</td>
+            <td>${T(n.reason ?? '')}</td><td>${T(n.filter ?? '')}</td><td>${T([n.detail, n.note].filter(Boolean).join('; '))}</td></tr>`)}</tbody></table></div>
           ${answer.body.sites === undefined ? null : html`<${ExplainSites} sites=${answer.body.sites} chosen=${answer.body.site_choice} />`}</div>`
       : html`<p class="error" id="explain-error">${T(answer.message)}</p>`}
   </section>`;

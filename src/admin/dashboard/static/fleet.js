@@ -3,7 +3,10 @@
 
 import { html } from './html.js';
 import { Component } from 'preact';
-import { list, shown, T } from './text.js';
+import { useEffect, useState } from 'preact/hooks';
+import { list, shown, T, utcTime } from './text.js';
+import { ActionButton } from './actions.js';
+import { ModelActions } from './models-admin.js';
 
 const ICONS = { healthy: '●', degraded: '◐', dead: '✕', asleep: '☾', waking: '☀', ejected: '⏏', unknown: '?' };
 const RESIDENCY_ICONS = { loaded: '▣', on_demand: '▢', asleep: '☾' };
@@ -18,6 +21,21 @@ export function age(at, now) {
   if (s < 60) return `${s}s ago`;
   if (s < 3600) return `${Math.round(s / 60)}m ago`;
   return `${Math.round(s / 3600)}h ago`;
+}
+
+/** An age that ticks every second by the gateway's clock (`skewMs`: the gateway's clock minus the page's). */
+export function Age({ at, skewMs = 0 }) {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setTick((n) => n + 1), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return html`<span class="age muted" title=${`${utcTime(at)} UTC`}>${age(at, Date.now() + skewMs)}</span>`;
+}
+
+/** In flight against the slots: "3 / 8", or "3 (slots unknown)" when no server reported any. */
+function load(inFlight, slots) {
+  return slots === null || slots === undefined ? html`${inFlight} <span class="muted" title="no server reported its slots">(slots unknown)</span>` : `${inFlight} / ${slots}`;
 }
 
 function wakeText(wake) {
@@ -42,9 +60,9 @@ function ModelChips({ models }) {
 /** One table line; rendered again only when its row object (or the coarse clock) changes. */
 class NodeRow extends Component {
   shouldComponentUpdate(next) {
-    return next.row !== this.props.row || next.minute !== this.props.minute;
+    return next.row !== this.props.row || next.minute !== this.props.minute || next.access !== this.props.access || next.busy !== this.props.busy;
   }
-  render({ row, now }) {
+  render({ row, skewMs, access, onAct, busy }) {
     return html`<tr class="node state-${row.state}" data-node=${row.name} data-state=${row.state}>
       <td class="name">${T(row.name)}</td>
       <td>${stateBadge(row.state)}</td>
@@ -52,16 +70,18 @@ class NodeRow extends Component {
       <td>${row.group === null ? '—' : T(row.group)}</td>
       <td>${T(row.kind)}</td>
       <td class="url">${T(row.url)}</td>
-      <td class="num">${row.in_flight} / ${row.slots ?? '?'}</td>
+      <td class="num">${load(row.in_flight, row.slots)}</td>
       <td class="num">${row.queue}</td>
-      <td class="error">${row.last_error === null ? '—' : html`${T(row.last_error)} <span class="muted">${age(row.last_error_at, now)}</span>`}</td>
-      <td>${wakeText(row.wake)}</td>
+      ${row.last_error === null
+        ? html`<td class="no-error muted">no error</td>`
+        : html`<td class="error">${T(row.last_error)} <${Age} at=${row.last_error_at} skewMs=${skewMs} /></td>`}
+      <td>${wakeText(row.wake)}${row.wake === null ? null : html` <${ActionButton} access=${access} onAct=${onAct} busy=${busy} label="wake" action=${{ kind: 'wake', path: `wake?node=${encodeURIComponent(row.name)}`, subject: row.name }} />`}</td>
       <td><${ModelChips} models=${row.models} /></td>
     </tr>`;
   }
 }
 
-export function FleetView({ state, filter }) {
+export function FleetView({ state, filter, access, onAct, busy }) {
   const now = state.now;
   const minute = Math.floor(now / 60000);
   const rows = state.order.map((name) => state.nodes.get(name)).filter((row) => row && (!filter || row.name.includes(filter)));
@@ -70,10 +90,10 @@ export function FleetView({ state, filter }) {
   return html`<section id="fleet">
     <h2>Fleet <span class="muted">${state.nodes.size} nodes</span></h2>
     <p class="summary">${Object.entries(counts).map(([s, n]) => html`<span class="count">${stateBadge(s)} ${n}</span> `)}</p>
-    <table class="fleet">
+    <div class="scroll"><table class="fleet">
       <thead><tr><th>node</th><th>health</th><th>listing</th><th>group</th><th>kind</th><th>url</th><th>in flight / slots</th><th>queue</th><th>last error</th><th>wake</th><th>models</th></tr></thead>
-      <tbody>${rows.map((row) => html`<${NodeRow} key=${row.name} row=${row} now=${now} minute=${minute} />`)}</tbody>
-    </table>
+      <tbody>${rows.map((row) => html`<${NodeRow} key=${row.name} row=${row} now=${now} minute=${minute} skewMs=${state.skewMs} access=${access} onAct=${onAct} busy=${busy} />`)}</tbody>
+    </table></div>
   </section>`;
 }
 
@@ -92,11 +112,11 @@ function RemoteSites({ model }) {
   )}</ul>`;
 }
 
-export function ModelsView({ models, mesh }) {
+export function ModelsView({ models, mesh, admin = null, access, onAct, busy }) {
   return html`<section id="models">
     <h2>Models <span class="muted">${models.length}</span></h2>
-    <table class="models">
-      <thead><tr><th>model</th><th>aliases</th><th>served now by</th><th>on demand</th><th>after a wake</th><th>largest context</th><th>queued</th>${mesh ? html`<th>remote sites</th>` : null}</tr></thead>
+    <div class="scroll"><table class="models">
+      <thead><tr><th>model</th><th>aliases</th><th>served now by</th><th>on demand</th><th>after a wake</th><th>largest context</th><th>queued</th>${mesh ? html`<th>remote sites</th>` : null}${admin === null ? null : html`<th>desired</th><th>load / unload</th>`}</tr></thead>
       <tbody>${models.map(
         (m) => html`<tr data-model=${m.id} data-local=${m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? 'yes' : 'no'}>
           <td class="name">${T(m.id)}</td>
@@ -107,8 +127,9 @@ export function ModelsView({ models, mesh }) {
           <td class="num">${m.largest_ctx ?? (m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? '?' : '—')}</td>
           <td class="num">${m.queue}</td>
           ${mesh ? html`<td class="remote"><${RemoteSites} model=${m} /></td>` : null}
+          ${admin === null ? null : html`<${ModelActions} model=${m} admin=${admin} access=${access} onAct=${onAct} busy=${busy} />`}
         </tr>`,
       )}</tbody>
-    </table>
+    </table></div>
   </section>`;
 }

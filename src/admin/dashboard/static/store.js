@@ -5,7 +5,7 @@
 const NO_SITES = { mesh: false, own: null, rows: new Map(), order: [], skewMs: 0 };
 
 export function emptyState() {
-  return { nodes: new Map(), order: [], models: [], sites: NO_SITES, transitions: [], traffic: new Map(), bucketMs: 10000, windowMs: 900000, now: Date.now() };
+  return { nodes: new Map(), order: [], models: [], sites: NO_SITES, transitions: [], traffic: new Map(), bucketMs: 10000, windowMs: 900000, now: Date.now(), skewMs: 0 };
 }
 
 function sitesOf(panel, now) {
@@ -21,6 +21,8 @@ export function applyEvent(state, name, data) {
         nodes, order: data.nodes.map((row) => row.name), models: data.models, sites: sitesOf(data.sites ?? { mesh: false, own: null, sites: [] }, data.now),
         transitions: [...data.transitions].reverse(), traffic,
         bucketMs: data.traffic_bucket_ms, windowMs: data.traffic_window_ms, now: data.now,
+        // The gateway's clock minus the page's: ages tick by the gateway's clock.
+        skewMs: data.now - Date.now(),
       };
     }
     case 'nodes': {

@@ -21,3 +21,19 @@ export function list(values, empty = '—', separator = ', ') {
   if (values.length === 0) return empty;
   return values.flatMap((value, i) => (i === 0 ? [T(value)] : [separator, T(value)]));
 }
+
+/**
+ * Every time on the page is UTC, as the request log writes it: `HH:MM:SS` (with `.mmm` when asked),
+ * the header says so once.
+ */
+export function utcTime(ms, millis = false) {
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) return '';
+  const iso = new Date(ms).toISOString();
+  return millis ? iso.slice(11, 23) : iso.slice(11, 19);
+}
+
+/** An ISO-8601 UTC text (the request log's `time`) as `HH:MM:SS.mmm`. */
+export function utcOf(iso) {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? utcTime(ms, true) : shown(iso);
+}

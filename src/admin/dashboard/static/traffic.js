@@ -2,7 +2,7 @@
 // gateway's 15-minute window, drawn with uPlot and updated in place as buckets arrive.
 
 import { html } from './html.js';
-import { shown } from './text.js';
+import { shown, utcTime } from './text.js';
 import { Component, createRef } from 'preact';
 import uPlot from 'uplot';
 
@@ -16,17 +16,24 @@ function chartData(points, chart, bucketSeconds) {
   return [points.map((p) => p[0] / 1000), ...chart.series.map(([, , pick]) => points.map((p) => pick(p, bucketSeconds)))];
 }
 
+/** A chart fits the window: 420 px, narrower in a narrow window (at least 260). */
+const chartWidth = () => Math.min(420, Math.max(260, window.innerWidth - 48));
+
 class Chart extends Component {
   target = createRef();
+  onResize = () => this.plot?.setSize({ width: chartWidth(), height: 180 });
   componentDidMount() {
+    window.addEventListener('resize', this.onResize);
     const { chart } = this.props;
     this.plot = new uPlot(
       {
-        title: chart.title, width: 420, height: 180,
+        title: chart.title, width: chartWidth(), height: 180,
         // The x axis always spans the whole window, so a quiet start does not stretch one bucket.
         scales: { x: { time: true, range: () => [(this.props.now - this.props.windowMs) / 1000, this.props.now / 1000] } },
-        series: [{}, ...chart.series.map(([label, stroke]) => ({ label, stroke, width: 2, spanGaps: false }))],
-        axes: [{}, { size: 50 }],
+        series: [{ value: (u, v) => (v === null || v === undefined ? '--' : utcTime(v * 1000)) }, ...chart.series.map(([label, stroke]) => ({ label, stroke, width: 2, spanGaps: false }))],
+        axes: [{ values: (u, splits) => splits.map((s) => utcTime(s * 1000).slice(0, 5)) }, { size: 50 }],
+        // One time zone on the page: UTC, as the request log and the Events view.
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
       },
       this.data(),
       this.target.current,
@@ -44,6 +51,7 @@ class Chart extends Component {
     return false;
   }
   componentWillUnmount() {
+    window.removeEventListener('resize', this.onResize);
     this.plot?.destroy();
   }
   render({ chart }) {
@@ -64,7 +72,8 @@ export function busiest(traffic, prefix) {
 
 export function TrafficView({ state, selected, onSelect }) {
   const keys = [...state.traffic.keys()].sort();
-  const key = selected && state.traffic.has(selected) ? selected : busiest(state.traffic, 'model:') ?? keys[0];
+  // The aggregate (every request) first, unless a model or node is picked.
+  const key = selected && state.traffic.has(selected) ? selected : state.traffic.has('all') ? 'all' : busiest(state.traffic, 'model:') ?? keys[0];
   const points = key === undefined ? [] : state.traffic.get(key);
   const total = points.reduce((n, p) => n + p[1], 0);
   return html`<section id="traffic">
@@ -73,7 +82,7 @@ export function TrafficView({ state, selected, onSelect }) {
       ? html`<p class="muted" id="no-traffic">No requests yet.</p>`
       : html`<p>
           <label>series <select id="traffic-series" value=${key} onChange=${(e) => onSelect(e.currentTarget.value)}>
-            ${keys.map((k) => html`<option value=${k}>${shown(k.replace(':', ': '))}</option>`)}
+            ${keys.map((k) => html`<option value=${k}>${k === 'all' ? 'all requests' : shown(k.replace(':', ': '))}</option>`)}
           </select></label>
           <span id="traffic-total" data-total=${total}> ${total} requests in the window</span>
         </p>

@@ -34,14 +34,15 @@ test('the histogram answers quantiles within one bin (25 %), and clamps its ends
   assert.ok(p99 >= 990 && p99 <= 1240, `p99 ${p99}`);
 });
 
-test('requests land in 10 s buckets per model and per node; buckets older than 15 minutes are gone', () => {
+test('requests land in 10 s buckets, all of them, per model and per node; buckets older than 15 minutes are gone', () => {
   const h = new TrafficHistory();
   h.record(req(), T0);
   h.record(req({ status: 500 }), T0 + 1);
   h.record(req({ node: undefined, firstByteMs: undefined }), T0 + TRAFFIC_BUCKET_MS);
   const all = h.all(T0 + TRAFFIC_BUCKET_MS);
-  assert.deepEqual(Object.keys(all).sort(), ['model:m', 'node:n']);
+  assert.deepEqual(Object.keys(all).sort(), ['all', 'model:m', 'node:n']);
   assert.equal(all['model:m']?.length, 2);
+  assert.deepEqual(all.all?.map((p) => p[1]), [2, 1], 'the aggregate counts every request');
   assert.deepEqual(all['model:m']?.[0]?.slice(0, 3), [T0 - (T0 % TRAFFIC_BUCKET_MS), 2, 1]);
   assert.deepEqual(all['node:n']?.map((p) => p[1]), [2]);
   assert.deepEqual(h.all(T0 + TRAFFIC_WINDOW_MS + 2 * TRAFFIC_BUCKET_MS), {});
@@ -50,10 +51,10 @@ test('requests land in 10 s buckets per model and per node; buckets older than 1
 test('the feed gets only the buckets written since it last asked', () => {
   const h = new TrafficHistory();
   h.record(req(), T0);
-  assert.deepEqual(Object.keys(h.takeChanged()).sort(), ['model:m', 'node:n']);
+  assert.deepEqual(Object.keys(h.takeChanged()).sort(), ['all', 'model:m', 'node:n']);
   assert.deepEqual(h.takeChanged(), {});
   h.record(req({ node: undefined }), T0 + 5);
-  assert.deepEqual(Object.keys(h.takeChanged()), ['model:m']);
+  assert.deepEqual(Object.keys(h.takeChanged()).sort(), ['all', 'model:m']);
 });
 
 test('unread changes stay within the window while nobody watches', () => {
@@ -67,7 +68,7 @@ test('at most MAX_TRAFFIC_SERIES series; idle ones make room', () => {
   const h = new TrafficHistory();
   for (let i = 0; i < MAX_TRAFFIC_SERIES + 10; i++) h.record(req({ model: `m${i}`, node: undefined }), T0);
   assert.equal(Object.keys(h.all(T0)).length, MAX_TRAFFIC_SERIES);
-  assert.equal(h.droppedSeries(), 10);
+  assert.equal(h.droppedSeries(), 11, 'the aggregate holds one of the series');
   h.record(req({ model: 'late', node: undefined }), T0 + TRAFFIC_WINDOW_MS + TRAFFIC_BUCKET_MS);
-  assert.deepEqual(Object.keys(h.all(T0 + TRAFFIC_WINDOW_MS + TRAFFIC_BUCKET_MS)), ['model:late']);
+  assert.deepEqual(Object.keys(h.all(T0 + TRAFFIC_WINDOW_MS + TRAFFIC_BUCKET_MS)).sort(), ['all', 'model:late']);
 });

@@ -1,0 +1,69 @@
+// The model-management side of the Models view: GET models (/admin/models, docs/models.md) polled
+// every five seconds — which nodes manage their models (a llama-server router, Ollama), each model's
+// desired state and failed loads, rendered as the gateway sends them — and the load / unload
+// buttons (POST models/load, models/unload) for the nodes that manage models.
+
+import { html } from './html.js';
+import { useEffect, useState } from 'preact/hooks';
+import { tokenHeaders } from './feed.js';
+import { shown, T } from './text.js';
+import { ActionButton } from './actions.js';
+
+const POLL_MS = 5_000;
+const ANSWER_TIMEOUT_MS = 5_000;
+
+/** null until (or unless) the gateway answers GET /admin/models; else { managed: Set, rows: Map }. */
+export function useModelsAdmin(token) {
+  const [state, setState] = useState(null);
+  useEffect(() => {
+    const stop = new AbortController();
+    let timer;
+    const poll = async () => {
+      try {
+        const res = await fetch('models', { headers: tokenHeaders(token), cache: 'no-store', signal: AbortSignal.any([stop.signal, AbortSignal.timeout(ANSWER_TIMEOUT_MS)]) });
+        const body = res.ok ? await res.json().catch(() => null) : null;
+        if (!stop.signal.aborted && Array.isArray(body?.models) && Array.isArray(body?.nodes)) {
+          setState({
+            managed: new Set(body.nodes.filter((n) => n?.manages_models === true).map((n) => n.name)),
+            rows: new Map(body.models.map((m) => [m.model, m])),
+          });
+        }
+      } catch {
+        // Shown as before: the feed's view of the models stands without the management columns.
+      }
+      if (!stop.signal.aborted) timer = setTimeout(poll, POLL_MS);
+    };
+    poll();
+    return () => {
+      stop.abort();
+      clearTimeout(timer);
+    };
+  }, [token]);
+  return state;
+}
+
+/** The desired state as the gateway states it: `pin`, `preload`, `warm=N`, or any other field it sends. */
+export function desiredText(desired) {
+  if (desired === null || desired === undefined) return '—';
+  if (typeof desired !== 'object') return shown(desired);
+  const parts = [];
+  for (const [key, value] of Object.entries(desired)) {
+    if (value === true) parts.push(key);
+    else if (typeof value === 'number' && value > 0) parts.push(`${key}=${value}`);
+    else if (typeof value === 'string' && value !== '') parts.push(`${key}=${value}`);
+  }
+  return parts.length === 0 ? '—' : shown(parts.join(' '));
+}
+
+/** The management cells of one model row: desired state, failed loads, and a load or unload button per managing node. */
+export function ModelActions({ model, admin, access, onAct, busy }) {
+  const row = admin.rows.get(model.id);
+  const loaded = model.nodes.filter((n) => admin.managed.has(n));
+  const onDemand = [...model.on_demand, ...model.after_wake].filter((n) => admin.managed.has(n));
+  const button = (kind, node) =>
+    html`<${ActionButton} access=${access} onAct=${onAct} busy=${busy} label=${`${kind} on ${node}`}
+      action=${{ kind, path: `models/${kind}`, body: { model: model.id, node }, subject: `${model.id} on ${node}` }} />`;
+  return html`<td class="desired">${desiredText(row?.desired)}${(row?.failures ?? []).map((f) => html`<div class="error">load failed on ${T(f.node)}: ${T(f.reason)}</div>`)}</td>
+    <td class="model-actions" data-model=${model.id}>${loaded.length + onDemand.length === 0 ? html`<span class="muted" title="no node serving it manages its models (a llama-server router or Ollama does)">—</span>` : null}
+      ${onDemand.map((n) => button('load', n))} ${loaded.map((n) => button('unload', n))}</td>`;
+}

@@ -1,0 +1,68 @@
+// The last finished requests, newest kept: a fixed-size ring of request records on the owner
+// thread, fed by `proxy:request-finished` whether or not the request log is on (with [server]
+// workers > 1 the workers' events are bridged here: event-bridge.ts). GET /admin/requests (the
+// dashboard's Requests view) reads it; gateway/parts.ts builds it.
+
+import type { Clock } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import { readRequestQuery, recordMatches, type RequestQuery } from './request-query.ts';
+import { requestRecord, type RequestRecord } from './request-record.ts';
+
+/** Requests kept (about 1–3 KB each). */
+export const REQUEST_RING_SIZE = 1_000;
+
+export interface RequestsAnswer {
+  /** Newest first, at most `limit`. */
+  readonly requests: readonly RequestRecord[];
+  /** The seq of the newest request finished so far (0: none yet): the next `after`. */
+  readonly latest: number;
+  /** How many the ring holds now, and at most. */
+  readonly kept: number;
+  readonly capacity: number;
+}
+
+/** A finished request as it came; its record is built the first time a query reads it (nothing per request otherwise). */
+interface Slot {
+  readonly seq: number;
+  readonly event: ProxyEvents['proxy:request-finished'];
+  readonly at: number;
+  record: RequestRecord | undefined;
+}
+
+export class RequestRing {
+  readonly #slots: (Slot | undefined)[];
+  #seq = 0;
+  readonly #off: () => void;
+
+  constructor(clock: Clock, events: EventBus<ProxyEvents>, capacity = REQUEST_RING_SIZE) {
+    this.#slots = new Array<Slot | undefined>(capacity).fill(undefined);
+    this.#off = events.on('proxy:request-finished', (event) => {
+      this.#seq += 1;
+      this.#slots[(this.#seq - 1) % capacity] = { seq: this.#seq, event, at: clock.now(), record: undefined };
+    });
+  }
+
+  /** GET /admin/requests: the query read from its parameters (a bad one named), then answered. */
+  read(params: URLSearchParams): { readonly answer: RequestsAnswer } | { readonly error: string; readonly param: string } {
+    const read = readRequestQuery(params);
+    return 'error' in read ? read : { answer: this.query(read.query) };
+  }
+
+  query(query: RequestQuery): RequestsAnswer {
+    const capacity = this.#slots.length;
+    const kept = Math.min(this.#seq, capacity);
+    const out: RequestRecord[] = [];
+    for (let seq = this.#seq; seq > this.#seq - kept && seq > query.after && out.length < query.limit; seq -= 1) {
+      const slot = this.#slots[(seq - 1) % capacity];
+      if (slot === undefined) continue;
+      slot.record ??= requestRecord(slot.event, slot.seq, slot.at);
+      if (recordMatches(query, slot.record)) out.push(slot.record);
+    }
+    return { requests: out, latest: this.#seq, kept, capacity };
+  }
+
+  close(): void {
+    this.#off();
+  }
+}

@@ -1,0 +1,51 @@
+// Pure: what one routing decision keeps for the request's record (the dashboard's Requests view,
+// docs/observability.md): the policy, its reason, every candidate's score and every exclusion with
+// its reason — plain data, bounded, so it crosses from the scheduler to a worker and into the ring.
+
+import type { ExclusionCode, Exclusion } from './exclusion.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import type { PolicyChoice } from './policies/selection-policy.ts';
+
+/** Candidates and exclusions kept per decision (a fleet larger than this is summed as `more`). */
+export const MAX_SUMMARY_ENTRIES = 16;
+
+export interface CandidateScore {
+  readonly node: string;
+  /** Lower is better, as the policy scored it (rounded to 4 decimals); null: not a finite number. */
+  readonly score: number | null;
+}
+
+export interface ExcludedNode {
+  readonly node: string;
+  readonly code: ExclusionCode;
+  readonly detail?: string;
+}
+
+export interface RouteSummary {
+  /** The selection policy that picked the node, and why (the `x-switchyard-route` header). */
+  readonly policy: string;
+  readonly reason: string;
+  /** Every candidate the policy chose among (at most MAX_SUMMARY_ENTRIES), the chosen one included. */
+  readonly scores?: readonly CandidateScore[];
+  /** Every node the filters left out, with why (at most MAX_SUMMARY_ENTRIES). */
+  readonly excluded?: readonly ExcludedNode[];
+  /** Candidates and exclusions beyond the bound. */
+  readonly more?: number;
+}
+
+const MAX_DETAIL = 160;
+
+export function routeSummary(policy: string, choice: PolicyChoice, candidates: readonly NodeView[], excluded: readonly Exclusion[]): RouteSummary {
+  const scores: CandidateScore[] = [];
+  for (let i = 0; i < candidates.length && scores.length < MAX_SUMMARY_ENTRIES; i += 1) {
+    const score = choice.scores[i];
+    scores.push({ node: (candidates[i] as NodeView).spec.name, score: score === undefined || !Number.isFinite(score) ? null : Math.round(score * 1e4) / 1e4 });
+  }
+  const out: ExcludedNode[] = [];
+  for (const e of excluded) {
+    if (out.length >= MAX_SUMMARY_ENTRIES) break;
+    out.push(e.detail === undefined ? { node: e.node, code: e.code } : { node: e.node, code: e.code, detail: e.detail.slice(0, MAX_DETAIL) });
+  }
+  const more = candidates.length - scores.length + excluded.length - out.length;
+  return { policy, reason: choice.reason, scores, excluded: out, ...(more > 0 ? { more } : {}) };
+}

@@ -1,0 +1,77 @@
+// Issue 27, request log: a request to an inference endpoint refused for its key (401) never reached
+// the inference handler, so it had no line, no request id and no place in the Requests view — an
+// operator hunting a client's failing calls saw nothing. Now it is reported like every other
+// refusal: its line (status 401, refusal GW_UNAUTHORIZED, the client's id, never the key), the id
+// returned. A body over the limit (413) and a tenant's limit (429) have their lines too.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { linesOf, type LogLine } from '#test/fixtures/request-log-files.ts';
+
+let dir: string;
+let logPath: string;
+let node: ScriptedNode;
+let gw: TestGateway;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'switchyard-early-'));
+  logPath = join(dir, 'requests.log');
+  node = await startScriptedNode((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }));
+  });
+  gw = await startTestGateway(
+    [{ name: 'n1', url: node.url }],
+    `[log]\nrequests = "${logPath}"\n[[tenants]]\nname = "alice"\nkeys = ["sk-alice"]\n[[tenants]]\nname = "once"\nkeys = ["sk-once"]\nrequests_per_minute = 1`,
+    (config) => ({ ...config, server: { ...config.server, maxRequestBodyBytes: 1024 } }),
+  );
+});
+
+after(async () => {
+  await gw?.close();
+  await node?.close();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+async function lineOf(id: string): Promise<LogLine> {
+  let found: LogLine | undefined;
+  await eventually(async () => {
+    await gw.gateway.requestLogFlushed();
+    found = (await linesOf(logPath)).find((l) => l.request_id === id);
+    return found !== undefined;
+  }, 15_000, `the line of ${id}`);
+  return found ?? assert.fail('no line');
+}
+
+const chat = (id: string, key: string, content = 'hi') =>
+  httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content }] }, { authorization: `Bearer ${key}`, 'x-request-id': id });
+
+test('a wrong key on an inference route: 401 with its id, and a line', async () => {
+  const res = await chat('bad-key-1', 'sk-wrong-secret');
+  assert.equal(res.status, 401);
+  assert.equal(res.headers['x-request-id'], 'bad-key-1');
+  const line = await lineOf('bad-key-1');
+  assert.equal(line.status, 401);
+  assert.equal(line.refusal, 'GW_UNAUTHORIZED');
+  assert.equal(line.endpoint, '/v1/chat/completions');
+  assert.deepEqual(line.attempts, []);
+  assert.equal(line.tenant, undefined);
+  assert.ok(!JSON.stringify(line).includes('sk-wrong-secret'), 'never the key');
+  const listed = (await httpJson('GET', `${gw.url}/admin/requests?status=401`)).json<{ requests: LogLine[] }>().requests;
+  assert.deepEqual(listed.map((r) => r.request_id), ['bad-key-1'], 'in the Requests view too');
+});
+
+test('a body over the limit (413) and a tenant over its limit (429) have their lines', async () => {
+  assert.equal((await chat('big-1', 'sk-alice', 'x'.repeat(4096))).status, 413);
+  assert.equal((await lineOf('big-1')).status, 413);
+  assert.equal((await lineOf('big-1')).refusal, 'GW_BODY_TOO_LARGE');
+  assert.equal((await chat('once-1', 'sk-once')).status, 200);
+  assert.equal((await chat('once-2', 'sk-once')).status, 429);
+  const limited = await lineOf('once-2');
+  assert.equal(limited.status, 429);
+  assert.equal(limited.tenant, 'once');
+});
