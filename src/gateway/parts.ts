@@ -3,6 +3,7 @@
 
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
+import { OneAtATime } from '#src/core/one-at-a-time.ts';
 import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
 import { NodeLoops, NodeRegistry, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
@@ -16,7 +17,7 @@ import { RequestLog } from '#src/logs/request-log.ts';
 import { DashboardHub } from '#src/admin/index.ts';
 import { TenantLedger, type TenantsReport } from '#src/tenants/index.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
-import { restartOnlyChanges } from './restart-only.ts';
+import { nextConfig } from './next-config.ts';
 import { policyContextFor } from './policy-context.ts';
 import { ModelNames } from './model-names.ts';
 import { meshPartFor, type MeshPart } from './mesh-part.ts';
@@ -64,7 +65,7 @@ export class GatewayParts {
   #config: GatewayConfig;
   /** What a request arriving now runs under; rebuilt on reload, read once per request. */
   #settings: RequestSettings;
-  #reloading: Promise<unknown> = Promise.resolve();
+  readonly #reloads = new OneAtATime();
   /** GET /admin/tenants: the tenants in force, the ledger's figures, every model's queue by class and tenant. */
   readonly #tenantsView = new TenantsView({ tenants: () => this.#config.tenants, figures: (name) => this.ledger.figures(name), queues: () => this.scheduler.queueReport() });
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
@@ -247,7 +248,8 @@ export class GatewayParts {
 
   /** Reloads run one at a time, in the order they were asked for (SIGHUP and the admin API may race). */
   reload(): Promise<ReloadOutcome> {
-    const next = this.#reloading.then(() => this.#reloadNow()).then(async (outcome) => {
+    return this.#reloads.run(async () => {
+      const outcome = await this.#reloadNow();
       if (outcome.ok) {
         await this.#planes.reloaded();
         // Only now that every request plane judges tenants by the new config (workers confirmed
@@ -258,24 +260,16 @@ export class GatewayParts {
       this.dashboard.noteReload(outcome);
       return outcome;
     });
-    this.#reloading = next.catch(() => undefined);
-    return next;
   }
 
   async #reloadNow(): Promise<ReloadOutcome> {
-    const { logger, loadConfig } = this.options;
-    if (loadConfig === undefined) return { ok: false, problems: [{ path: '', message: 'reload is not supported here' }] };
-    const loaded = await loadConfig();
-    if (!loaded.ok) {
-      logger.error({ problems: loaded.problems.map((p) => `${p.path}: ${p.message}`) }, 'config reload rejected; keeping the running config');
-      return { ok: false, problems: loaded.problems };
-    }
-    const next = loaded.config;
+    const { logger } = this.options;
     const previous = this.#config;
+    const loaded = await nextConfig(this.options, logger, previous);
+    if (!loaded.ok) return loaded;
+    const next = loaded.config;
     // One diff, one verdict per node: every component acts on the same change.
     const change = diffConfig(previous, next);
-    const restartOnly = restartOnlyChanges(previous, next);
-    if (restartOnly.length > 0) logger.warn({ keys: restartOnly }, 'these settings take effect only after a restart');
     this.#config = next;
     this.#settings = requestSettings(next);
     this.registry.setFailThreshold(next.health.failThreshold);
