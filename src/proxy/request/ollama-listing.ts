@@ -45,7 +45,7 @@ export interface OllamaRunning {
 
 /** The nodes whose endpoint set serves Ollama's native chat, live enough to list (not expired, not dead). */
 function ollamaNodes(views: readonly NodeView[]): NodeView[] {
-  return views.filter((v) => v.discovery.phase !== 'expired' && v.health.status !== 'dead' && servedEndpoints(v.spec).includes('/api/chat'));
+  return views.filter((v) => v.discovery.phase !== 'expired' && v.health.status !== 'dead' && servedEndpoints(v.spec, v.capacity.server).includes('/api/chat'));
 }
 
 /** Each served model's id, once, sorted, with the nodes listing it; `visible` = the tenant's scope. */
