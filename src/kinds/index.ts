@@ -33,7 +33,7 @@ export { parseOllamaPs } from './ollama.ts';
 export { addLoadFigures, loadMetricsPath, readLoadFigures, type LoadDialect, type LoadFigures } from './load-metrics.ts';
 export { kvModeFromArgs, routerArgsOf, type ServerKvMode } from './llamacpp-kv.ts';
 export { routeMissing, servedEndpoints } from './endpoints.ts';
-export { OLLAMA_API_VERSION, OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES } from './ollama-api.ts';
+export { OLLAMA_API_VERSION, OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES, OLLAMA_ROOT } from './ollama-api.ts';
 export { LLAMACPP_ROUTER_OPS, OLLAMA_OPS } from './model-ops.ts';
 export type { ModelAction, ModelOpAnswer, ModelOpRequest, ModelOps, ObservedModelState } from './model-op-shapes.ts';
 export { kindOfNode, sameFacts, versionDialect, type KnownKind, type ServerFacts, type VersionDialect } from './server-facts.ts';
