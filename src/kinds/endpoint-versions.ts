@@ -16,8 +16,8 @@ type Firsts = Partial<Record<InferenceEndpoint, string>>;
  * count_tokens #17570 (b7187), `/v1/responses` #18486 (b7793), transcriptions #21863 (b8784).
  * Ollama: the Anthropic compatibility layer (`/v1/messages`) came with 0.14.0.
  */
-const FIRSTS: Partial<Record<NodeKind, Firsts>> = {
-  llamacpp: {
+const FIRSTS: Readonly<Partial<Record<NodeKind, Readonly<Firsts>>>> = Object.freeze({
+  llamacpp: Object.freeze({
     '/rerank': 'b3838',
     '/reranking': 'b3838',
     '/v1/rerank': 'b3838',
@@ -26,11 +26,11 @@ const FIRSTS: Partial<Record<NodeKind, Firsts>> = {
     '/v1/messages/count_tokens': 'b7187',
     '/v1/responses': 'b7793',
     '/v1/audio/transcriptions': 'b8784',
-  },
-  ollama: {
+  }),
+  ollama: Object.freeze({
     '/v1/messages': '0.14.0',
-  },
-};
+  }),
+});
 
 /** The first version of `kind` that serves `endpoint`; undefined = not recorded (never judged). */
 export function firstVersion(kind: NodeKind, endpoint: InferenceEndpoint): string | undefined {

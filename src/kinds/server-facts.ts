@@ -5,6 +5,9 @@
 
 import type { NodeKind } from '#src/config/index.ts';
 import { isRecord } from '#src/core/is-record.ts';
+import { okBody } from './detection.ts';
+import { serverKind } from './registry.ts';
+import type { ProbeAnswers } from './server-kind.ts';
 
 export type KnownKind = Exclude<NodeKind, 'auto'>;
 
@@ -32,14 +35,14 @@ const VERSION_MEMBER = (body: unknown): string | undefined => (isRecord(body) &&
  * `build_info` (`b<build>-<commit>`, single server and router alike, §1.5). SGLang and plain OpenAI
  * servers: none read.
  */
-const VERSION_DIALECTS: Partial<Record<NodeKind, VersionDialect>> = {
-  vllm: { path: '/version', parse: VERSION_MEMBER },
-  ollama: { path: '/api/version', parse: VERSION_MEMBER },
-  llamacpp: {
+const VERSION_DIALECTS: Readonly<Partial<Record<NodeKind, VersionDialect>>> = Object.freeze({
+  vllm: Object.freeze({ path: '/version', parse: VERSION_MEMBER }),
+  ollama: Object.freeze({ path: '/api/version', parse: VERSION_MEMBER }),
+  llamacpp: Object.freeze({
     path: '/props',
-    parse: (body) => (isRecord(body) && typeof body.build_info === 'string' && body.build_info !== '' ? body.build_info.slice(0, 64) : undefined),
-  },
-};
+    parse: (body: unknown) => (isRecord(body) && typeof body.build_info === 'string' && body.build_info !== '' ? body.build_info.slice(0, 64) : undefined),
+  }),
+});
 
 export function versionDialect(kind: NodeKind): VersionDialect | undefined {
   return VERSION_DIALECTS[kind];
@@ -53,4 +56,33 @@ export function kindOfNode(kind: NodeKind, facts: ServerFacts | undefined): Node
 export function sameFacts(a: ServerFacts | undefined, b: ServerFacts | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.detected === b.detected && a.version === b.version && a.evidence === b.evidence;
+}
+
+/**
+ * The GETs that tell a node's facts (none loads a model): its kind's version path; for `auto`,
+ * every detector's paths and every version path, asked at once. Pure.
+ */
+export function factsPaths(kind: NodeKind): readonly string[] {
+  if (kind !== 'auto') {
+    const dialect = versionDialect(kind);
+    return dialect === undefined ? [] : [dialect.path];
+  }
+  const versions = Object.values(VERSION_DIALECTS).map((d) => d.path);
+  return [...new Set([...serverKind('auto').detector.paths, ...versions])];
+}
+
+/** The facts in the answers to `factsPaths(kind)`: for `auto` the detected kind first, then its version. Pure. */
+export function readFacts(kind: NodeKind, answers: ProbeAnswers): ServerFacts {
+  let judged = kind;
+  let told: Pick<ServerFacts, 'detected' | 'evidence'> = {};
+  if (kind === 'auto') {
+    const detection = serverKind('auto').detector.detect(answers);
+    if (detection === undefined) return {};
+    judged = detection.kind;
+    told = { detected: detection.kind, evidence: detection.evidence };
+  }
+  const dialect = versionDialect(judged);
+  const body = dialect === undefined ? undefined : okBody(answers, dialect.path);
+  const version = dialect === undefined || body === undefined ? undefined : dialect.parse(body);
+  return version === undefined ? told : { ...told, version };
 }

@@ -73,3 +73,17 @@ test('an auto node found to be Ollama serves Ollama’s native API; a configured
   assert.ok(servedEndpoints({ kind: 'llamacpp', endpoints: undefined }).includes('/v1/reranking'));
   assert.ok(servedEndpoints({ kind: 'llamacpp', endpoints: undefined }).includes('/reranking'));
 });
+
+test('the facts read from a probe’s answers: a configured kind’s version, an auto node’s kind and then its version', async () => {
+  const { factsPaths, readFacts } = await import('#src/kinds/index.ts');
+  const ok = (body: unknown) => ({ ok: true as const, status: 200, body });
+  const missing = { ok: false as const, status: 404, error: 'HTTP 404' };
+  assert.deepEqual(factsPaths('vllm'), ['/version']);
+  assert.deepEqual(factsPaths('openai'), []);
+  assert.ok(factsPaths('auto').includes('/version') && factsPaths('auto').includes('/api/version') && factsPaths('auto').includes('/props'));
+  const ollama = new Map<string, ReturnType<typeof ok> | typeof missing>([['/api/version', ok({ version: '0.14.0' })], ['/props', missing], ['/version', missing], ['/v1/models', ok({ object: 'list', data: [] })]]);
+  assert.deepEqual(readFacts('auto', (p) => ollama.get(p)), { detected: 'ollama', evidence: 'GET /api/version answers {"version": …}', version: '0.14.0' });
+  assert.deepEqual(readFacts('vllm', (p) => (p === '/version' ? ok({ version: '0.11.0' }) : undefined)), { version: '0.11.0' });
+  assert.deepEqual(readFacts('vllm', () => missing), {});
+  assert.deepEqual(readFacts('auto', () => missing), {}, 'not told apart: nothing');
+});
