@@ -3,7 +3,7 @@
 
 import { ctxFor, guaranteedCtx, kvModeFor, residencyOf, sharesKvPool, slotsFor, usableRatio, type TokenRatio, type Usage } from '#src/capacity/index.ts';
 import { isWaking, type LoadReading, type NodeView } from '#src/nodes/index.ts';
-import { servedEndpoints } from '#src/routing/index.ts';
+import { nodeEndpoints } from '#src/routing/index.ts';
 
 export interface HostModelFigures {
   readonly n_ctx: number;
@@ -46,6 +46,11 @@ export interface HostView {
   readonly load: HostLoad | null;
   /** The endpoints it serves (its kind's set or `[[nodes]] endpoints`), and those it answered with a route-level 404, with what it said. */
   readonly endpoints?: { readonly serves: readonly string[]; readonly lacking: Readonly<Record<string, string>> };
+  /**
+   * What the node says of itself (docs/protocols-endpoints.md, "Knowing an endpoint before asking"): the version it
+   * states, and for `kind = "auto"` the kind its answers showed, with the evidence; null = nothing known yet.
+   */
+  readonly server?: { readonly version: string | null; readonly detected_kind: string | null; readonly evidence: string | null } | null;
 }
 
 export type HostLoad =
@@ -134,8 +139,14 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
       leases,
       bytes_per_token: hostRatios(view.tokenRatios, input.now),
       load: hostLoad(input.load?.(view.spec.name), input.now),
-      endpoints: { serves: servedEndpoints(view.spec).filter((e) => view.lackingEndpoints?.[e] === undefined), lacking: { ...view.lackingEndpoints } },
+      endpoints: nodeEndpoints(view),
+      server: hostServer(view.capacity.server),
     };
   });
   return { hosts, queue_depth: { ...input.queueDepths } };
+}
+
+function hostServer(facts: NodeView['capacity']['server']): HostView['server'] {
+  if (facts === undefined) return null;
+  return { version: facts.version ?? null, detected_kind: facts.detected ?? null, evidence: facts.evidence ?? null };
 }

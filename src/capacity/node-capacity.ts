@@ -2,9 +2,9 @@
 // and the slot count, learned from each kind's own endpoints (PROTOCOLS.md §1.5, §1.10, §2.1, §3.2, §4).
 // The figures' vocabulary belongs to the kinds that read them (src/kinds/).
 
-import type { ModelContext, RouterLimits, ServerRole } from '#src/kinds/index.ts';
+import type { ModelContext, RouterLimits, ServerFacts, ServerRole } from '#src/kinds/index.ts';
 
-export type { ModelContext, RouterLimits, ServerRole };
+export type { ModelContext, RouterLimits, ServerFacts, ServerRole };
 
 export interface NodeCapacity {
   /** llama.cpp answers /props as a router (`role: "router"`) or as a single server. */
@@ -20,6 +20,8 @@ export interface NodeCapacity {
   readonly loadedIds: readonly string[] | undefined;
   /** A router's `max_instances` and `models_autoload` from its plain /props; absent elsewhere. */
   readonly router?: RouterLimits;
+  /** Its version and (for `auto`) detected kind, asked now and then (capacity-poller.ts); absent = not known. */
+  readonly server?: ServerFacts;
 }
 
 export const NO_CAPACITY: NodeCapacity = Object.freeze({

@@ -2,12 +2,13 @@
 // figures; the registry keeps the stored reading (and the routing views built on it) when they do.
 // Models are compared as a set of ids, so the order a node lists them in does not count as a change.
 
+import { sameFacts } from '#src/kinds/index.ts';
 import type { ModelContext, NodeCapacity } from './node-capacity.ts';
 
 export function sameCapacity(a: NodeCapacity, b: NodeCapacity): boolean {
   if (a === b) return true;
   return a.role === b.role && sameContext(a.host, b.host) && sameModels(a.models, b.models) && sameIds(a.loadedIds, b.loadedIds) &&
-    a.router?.maxInstances === b.router?.maxInstances && a.router?.autoload === b.router?.autoload;
+    a.router?.maxInstances === b.router?.maxInstances && a.router?.autoload === b.router?.autoload && sameFacts(a.server, b.server);
 }
 
 function sameContext(a: ModelContext | undefined, b: ModelContext | undefined): boolean {

@@ -13,6 +13,9 @@ export const INFERENCE_ENDPOINTS = [
   '/v1/rerank',
   '/rerank',
   '/v2/rerank',
+  // llama-server's other two names for its rerank route (tools/server/server.cpp).
+  '/reranking',
+  '/v1/reranking',
   '/v1/score',
   '/score',
   // Audio: transcriptions and translations are multipart/form-data (MULTIPART_ENDPOINTS); speech is JSON.
@@ -50,7 +53,7 @@ export function countsOnly(endpoint: InferenceEndpoint): boolean {
 }
 
 /** Rerank (a query against documents) and score (text pairs): each pair is one sequence to the model. */
-export const RERANK_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/rerank', '/rerank', '/v2/rerank'];
+export const RERANK_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/rerank', '/rerank', '/v2/rerank', '/reranking', '/v1/reranking'];
 export const SCORE_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/score', '/score'];
 
 export function isRerankOrScoreEndpoint(path: string): boolean {

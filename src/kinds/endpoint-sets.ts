@@ -14,8 +14,8 @@ export const OPENAI_SURFACE: readonly InferenceEndpoint[] = OPENAI_ENDPOINTS;
 /** The OpenAI four and Anthropic's Messages: what current llama-server, vLLM, SGLang and Ollama releases all serve. */
 const CHAT_SURFACE: readonly InferenceEndpoint[] = [...OPENAI_ENDPOINTS, '/v1/messages', '/v1/messages/count_tokens'];
 
-/** llama-server (single and router): rerank at `/rerank` and `/v1/rerank`, transcriptions (no score, translations or speech). */
-export const LLAMACPP_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank', '/rerank', '/v1/audio/transcriptions'];
+/** llama-server (single and router): rerank at `/rerank`, `/reranking`, `/v1/rerank` and `/v1/reranking`, transcriptions (no score, translations or speech). */
+export const LLAMACPP_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank', '/rerank', '/reranking', '/v1/reranking', '/v1/audio/transcriptions'];
 
 /** vLLM: rerank at all three paths, score at both, transcriptions and translations (Whisper models); no speech. */
 export const VLLM_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank', '/rerank', '/v2/rerank', '/v1/score', '/score', '/v1/audio/transcriptions', '/v1/audio/translations'];

@@ -6,10 +6,14 @@
 import type { InferenceEndpoint, NodeSpec } from '#src/config/index.ts';
 import { isRecord } from '#src/core/is-record.ts';
 import { serverKind } from './registry.ts';
+import { kindOfNode, type ServerFacts } from './server-facts.ts';
 
-/** What `spec` serves: its configured `endpoints`, else its kind's. Pure. */
-export function servedEndpoints(spec: Pick<NodeSpec, 'kind' | 'endpoints'>): readonly InferenceEndpoint[] {
-  return spec.endpoints ?? serverKind(spec.kind).endpoints;
+/**
+ * What `spec` serves: its configured `endpoints`, else its kind's — for a `kind = "auto"` node whose
+ * answers showed its kind (`facts.detected`), that kind's (an Ollama found so serves `/api/*`). Pure.
+ */
+export function servedEndpoints(spec: Pick<NodeSpec, 'kind' | 'endpoints'>, facts?: ServerFacts): readonly InferenceEndpoint[] {
+  return spec.endpoints ?? serverKind(kindOfNode(spec.kind, facts)).endpoints;
 }
 
 /**

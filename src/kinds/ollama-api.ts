@@ -14,6 +14,12 @@ export const OLLAMA_LISTING_PATHS = { tags: '/api/tags', ps: '/api/ps', version:
  */
 export const OLLAMA_API_VERSION = '0.14.0';
 
+/**
+ * What Ollama answers at `GET /` and `HEAD /` (server/routes.go: 200 `text/plain; charset=utf-8`):
+ * the liveness check its clients send (the `ollama` CLI's heartbeat is `HEAD /`).
+ */
+export const OLLAMA_ROOT = { path: '/', text: 'Ollama is running', contentType: 'text/plain; charset=utf-8' } as const;
+
 /** Ollama's model-changing routes, by method; `*` ends a path with a parameter (`/api/blobs/:digest`). */
 export const OLLAMA_MANAGEMENT_ROUTES: readonly (readonly [method: string, path: string])[] = [
   ['POST', '/api/pull'],

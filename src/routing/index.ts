@@ -31,3 +31,4 @@ export { alternativeFilters, hasAlternativeIn, routerRoomsOf, switchViewOf, with
 
 /** Which endpoints a node serves (its kind's set or `[[nodes]] endpoints`): the kinds' knowledge, for admin views. */
 export { servedEndpoints } from '#src/kinds/index.ts';
+export { endpointLack, judgedKind, nodeEndpoints } from './node-endpoints.ts';

@@ -59,6 +59,7 @@ const NodeTable = z.strictObject({
   autoload: z.boolean().optional(),
   api_key: z.string().min(1).optional(),
   metrics: z.boolean().optional(),
+  version: z.string().min(1).max(64).optional(),
   models: z.array(z.string().min(1)).optional(),
   model: z.array(ModelTable).optional(),
 });
@@ -119,6 +120,7 @@ function toNodeSpec(table: NodeTable): SimNodeSpec {
     autoload: table.autoload,
     apiKey: table.api_key,
     metrics: table.metrics,
+    version: table.version,
   };
 }
 

@@ -45,6 +45,8 @@ export interface SimNodeSpec {
   readonly apiKey?: string;
   /** Serve /metrics (llama.cpp without it answers 501; SGLang 404). */
   readonly metrics?: boolean;
+  /** The version it states (vLLM `/version`, Ollama `/api/version`, llama-server `build_info`); absent = the kind's current one. */
+  readonly version?: string;
 }
 
 export interface FleetSpec {
@@ -73,6 +75,7 @@ export interface ResolvedNode {
   readonly autoload: boolean;
   readonly apiKey: string | undefined;
   readonly metrics: boolean;
+  readonly version: string | undefined;
   readonly models: readonly ResolvedModel[];
 }
 
@@ -133,6 +136,7 @@ export function resolveNodeSpec(spec: SimNodeSpec, index = 0): ResolvedNode {
     autoload: spec.autoload ?? SIM_DEFAULTS.autoload,
     apiKey: spec.apiKey,
     metrics: spec.metrics ?? SIM_DEFAULTS.metrics,
+    version: spec.version,
     models,
   };
 }

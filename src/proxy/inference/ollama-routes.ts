@@ -6,14 +6,14 @@
 // inference table's (public-endpoints.ts). Every path here is behind the client keys.
 
 import type { Clock } from '#src/core/clock.ts';
-import { GatewayError } from '#src/core/errors.ts';
+import { GatewayError, routeNotFound } from '#src/core/errors.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { Tenant } from '#src/tenants/index.ts';
 import type { Handler, TableBuilder } from '../http/endpoint-table.ts';
 import { OLLAMA_ERRORS } from '../http/error-dialect.ts';
 import { sendError } from '../http/openai-error.ts';
 import { sendJson } from '../http/server.ts';
-import { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES, ollamaPs, ollamaTags, ollamaVersion } from '../request/ollama-listing.ts';
+import { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES, OLLAMA_ROOT, ollamaPs, ollamaTags, ollamaVersion, type RemoteTag } from '../request/ollama-listing.ts';
 import { visibleTo } from './tenant-gate.ts';
 
 export function managementRefused(path: string): GatewayError {
@@ -25,22 +25,43 @@ export function managementRefused(path: string): GatewayError {
   });
 }
 
+/**
+ * `GET /` answers as Ollama's does ("Ollama is running", no key needed, as on Ollama: it says
+ * nothing but that the server is up) to any client but a browser: a request whose `Accept` names
+ * `text/html` gets the usual 404, pointing at the dashboard, so an operator opening the gateway's
+ * root is never told it is an Ollama.
+ */
+function ollamaRoot(): Handler {
+  return (req, res) => {
+    req.resume();
+    if (/\btext\/html\b/i.test(String(req.headers.accept ?? ''))) {
+      sendError(res, routeNotFound(req.method ?? 'GET', '/ (the dashboard is at /admin/ on the admin listener)'));
+      return;
+    }
+    res.writeHead(200, { 'content-type': OLLAMA_ROOT.contentType, 'content-length': Buffer.byteLength(OLLAMA_ROOT.text) });
+    res.end(req.method === 'HEAD' ? undefined : OLLAMA_ROOT.text);
+  };
+}
+
 export interface OllamaRouteDeps {
   readonly clock: Clock;
   readonly registry: Pick<NodeRegistry, 'views'>;
   /** Wraps a handler with the client-key check (public-endpoints.ts). */
   readonly requireClientKey: (handler: (...args: [...Parameters<Handler>, Tenant]) => ReturnType<Handler>) => Handler;
+  /** The models fresh remote sites serve that `local` does not, within the tenant's site scope ([mesh]); absent = no mesh. */
+  readonly remoteModels?: (tenant: Tenant, local: readonly { readonly id: string }[]) => readonly RemoteTag[];
 }
 
 export function addOllamaRoutes(table: TableBuilder, deps: OllamaRouteDeps): void {
   const { requireClientKey } = deps;
-  const tags = requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now())));
+  const tags = requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now(), (local) => deps.remoteModels?.(tenant, local) ?? [])));
   const version = requireClientKey((_req, res) => sendJson(res, 200, ollamaVersion()));
   // Ollama answers HEAD on these two as well (node:http sends no body for a HEAD).
   for (const method of ['GET', 'HEAD']) {
     table.add(method, OLLAMA_LISTING_PATHS.tags, tags);
     table.add(method, OLLAMA_LISTING_PATHS.version, version);
   }
+  for (const method of ['GET', 'HEAD']) table.add(method, OLLAMA_ROOT.path, ollamaRoot());
   table.add('GET', OLLAMA_LISTING_PATHS.ps, requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaPs(deps.registry.views(), visibleTo(tenant)))));
   for (const [method, path] of OLLAMA_MANAGEMENT_ROUTES) {
     table.add(

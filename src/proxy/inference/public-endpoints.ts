@@ -108,7 +108,10 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     }),
   );
   // Ollama's native listing, version and the refused model-changing calls (its inference routes are in INFERENCE_PATHS).
-  addOllamaRoutes(table, { clock: deps.clock, registry: deps.registry, requireClientKey });
+  const mesh = deps.mesh;
+  const remoteModels = mesh === undefined ? undefined : (tenant: Tenant, local: readonly { readonly id: string }[]) =>
+    freshRemoteModelList(mesh, local, deps.clock.now(), (site) => allowsSite(tenant.spec, site)).map((m) => ({ id: m.id, site: m.switchyard.site }));
+  addOllamaRoutes(table, { clock: deps.clock, registry: deps.registry, requireClientKey, ...(remoteModels === undefined ? {} : { remoteModels }) });
   table.add('GET', '/health', (_req, res) => {
     const status = fleetStatus(deps.registry.freshViews());
     sendJson(res, healthHttpStatus(status), { status });

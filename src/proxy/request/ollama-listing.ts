@@ -11,7 +11,7 @@ import { OLLAMA_API_VERSION, servedEndpoints } from '#src/kinds/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 
 /** The kind's paths and refused routes, for the route table (proxy/inference reaches kinds/ through here). */
-export { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES } from '#src/kinds/index.ts';
+export { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES, OLLAMA_ROOT } from '#src/kinds/index.ts';
 
 /** `GET /api/version`: the Ollama release the gateway's routes were checked against (kinds/ollama-api.ts). */
 export function ollamaVersion(): { version: string } {
@@ -30,6 +30,15 @@ export interface OllamaTag {
   readonly size: number;
   readonly digest: string;
   readonly details: typeof EMPTY_DETAILS;
+  /** A model only a remote site serves ([mesh]): marked as Ollama marks a remote model (`remote_host`, `remote_model`). */
+  readonly remote_host?: string;
+  readonly remote_model?: string;
+}
+
+/** A model a fresh remote site serves, and the site (the first by id). */
+export interface RemoteTag {
+  readonly id: string;
+  readonly site: string;
 }
 
 export interface OllamaRunning {
@@ -45,7 +54,7 @@ export interface OllamaRunning {
 
 /** The nodes whose endpoint set serves Ollama's native chat, live enough to list (not expired, not dead). */
 function ollamaNodes(views: readonly NodeView[]): NodeView[] {
-  return views.filter((v) => v.discovery.phase !== 'expired' && v.health.status !== 'dead' && servedEndpoints(v.spec).includes('/api/chat'));
+  return views.filter((v) => v.discovery.phase !== 'expired' && v.health.status !== 'dead' && servedEndpoints(v.spec, v.capacity.server).includes('/api/chat'));
 }
 
 /** Each served model's id, once, sorted, with the nodes listing it; `visible` = the tenant's scope. */
@@ -61,11 +70,24 @@ function servedIds(nodes: readonly NodeView[], visible: ((model: string) => bool
   return new Map([...byId].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** `GET /api/tags`: `modified_at` is when the gateway answers (as /v1/models' `created`). */
-export function ollamaTags(views: readonly NodeView[], visible: ((model: string) => boolean) | undefined, nowMs: number): { models: OllamaTag[] } {
+/**
+ * `GET /api/tags`: `modified_at` is when the gateway answers (as /v1/models' `created`). `remote`:
+ * the models of fresh remote sites (`remote(localIds)` leaves out those served here), each marked
+ * `remote_host: "switchyard:<site>"`, `remote_model: <id>`, after the local ones.
+ */
+export function ollamaTags(
+  views: readonly NodeView[],
+  visible: ((model: string) => boolean) | undefined,
+  nowMs: number,
+  remote: (localIds: readonly { readonly id: string }[]) => readonly RemoteTag[] = () => [],
+): { models: OllamaTag[] } {
   const modifiedAt = new Date(nowMs).toISOString();
-  const ids = servedIds(ollamaNodes(views), visible);
-  return { models: [...ids.keys()].map((id) => ({ name: id, model: id, modified_at: modifiedAt, size: 0, digest: '', details: EMPTY_DETAILS })) };
+  const ids = [...servedIds(ollamaNodes(views), visible).keys()];
+  const tag = (id: string): OllamaTag => ({ name: id, model: id, modified_at: modifiedAt, size: 0, digest: '', details: EMPTY_DETAILS });
+  const remoteTags = remote(ids.map((id) => ({ id })))
+    .filter((m) => visible === undefined || visible(m.id))
+    .map((m): OllamaTag => ({ ...tag(m.id), remote_host: `switchyard:${m.site}`, remote_model: m.id }));
+  return { models: [...ids.map(tag), ...remoteTags] };
 }
 
 /** `GET /api/ps`: the models loaded on some node now; `context_length` the largest such node's runtime context. */

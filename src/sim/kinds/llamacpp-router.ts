@@ -10,13 +10,15 @@ import type { ModelEngine } from '#src/sim/model-engine.ts';
 import { ResidentModels, type ResidentView } from '#src/sim/resident-models.ts';
 import type { ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
 import { llamaDialect } from '#src/sim/kinds/llamacpp-dialect.ts';
-import { classifyLlamaPath, LLAMA_RERANK_PATHS, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import { llamaTranscription, transcriptionFields } from '#src/sim/kinds/llamacpp-audio.ts';
+import { classifyLlamaPath, LLAMA_AUDIO_PATHS, LLAMA_RERANK_PATHS, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
 import { rerankAnswer } from '#src/sim/pooling-audio.ts';
 import {
   llamaError,
   llamaHealthy,
   llamaInvalidRequest,
   llamaJson,
+  LLAMA_BUILD_INFO,
   llamaKeyAccepted,
   llamaLoading,
   llamaMetrics,
@@ -156,7 +158,8 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
   }
 
   async function handleProxiedPost(exchange: SimExchange): Promise<void> {
-    const body = jsonObjectBody(exchange, childDialect);
+    const form = LLAMA_AUDIO_PATHS.includes(exchange.path);
+    const body = form ? (transcriptionFields(exchange) ?? {}) : jsonObjectBody(exchange, childDialect);
     if (body === undefined) return;
     const name = body['model'];
     const ready = await readyModel(exchange, typeof name === 'string' ? name : undefined, true);
@@ -172,6 +175,11 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
 
   async function answerProxiedPost(exchange: SimExchange, body: Record<string, unknown>, ready: ReadyModel): Promise<void> {
     const endpoint = llamaInferenceEndpoint(exchange.method, exchange.path);
+    if (LLAMA_AUDIO_PATHS.includes(exchange.path)) {
+      const answer = llamaTranscription(exchange);
+      exchange.writer.replyChunked(answer.ok ? llamaJson(200, answer.json) : llamaError(400, 'invalid_request_error', answer.message));
+      return;
+    }
     if (LLAMA_RERANK_PATHS.includes(exchange.path)) {
       const answer = rerankAnswer('llamacpp', body, { id: '', model: ready.model.id });
       exchange.writer.replyChunked(answer.ok ? llamaJson(200, answer.json) : llamaError(400, 'invalid_request_error', answer.message));
@@ -191,7 +199,7 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       writer.reply(llamaUnauthorized());
       return;
     }
-    if (llamaInferenceEndpoint(method, path) !== undefined || (method === 'POST' && (path === '/tokenize' || LLAMA_RERANK_PATHS.includes(path)))) {
+    if (llamaInferenceEndpoint(method, path) !== undefined || (method === 'POST' && (path === '/tokenize' || LLAMA_RERANK_PATHS.includes(path) || LLAMA_AUDIO_PATHS.includes(path)))) {
       await handleProxiedPost(exchange);
       return;
     }
@@ -208,7 +216,7 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
         writer.reply(llamaJson(200, modelList(residents.views())));
         return;
       case 'GET /props':
-        if (exchange.query['model'] === undefined) writer.reply(llamaJson(200, llamaRouterProps(node.modelsMax, node.autoload)));
+        if (exchange.query['model'] === undefined) writer.reply(llamaJson(200, { ...llamaRouterProps(node.modelsMax, node.autoload), build_info: node.version ?? LLAMA_BUILD_INFO }));
         else await handleProxiedGet(exchange);
         return;
       case 'GET /slots':

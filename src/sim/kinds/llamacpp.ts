@@ -6,12 +6,14 @@ import { handleInference, jsonObjectBody } from '#src/sim/inference.ts';
 import { createModelEngine } from '#src/sim/model-engine.ts';
 import type { ResolvedModel } from '#src/sim/spec.ts';
 import { llamaDialect } from '#src/sim/kinds/llamacpp-dialect.ts';
-import { classifyLlamaPath, LLAMA_RERANK_PATHS, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import { llamaTranscription } from '#src/sim/kinds/llamacpp-audio.ts';
+import { classifyLlamaPath, LLAMA_AUDIO_PATHS, LLAMA_RERANK_PATHS, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
 import { rerankAnswer } from '#src/sim/pooling-audio.ts';
 import {
   llamaError,
   llamaHealthy,
   llamaJson,
+  LLAMA_BUILD_INFO,
   llamaKeyAccepted,
   llamaLoading,
   llamaMetrics,
@@ -42,6 +44,11 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
       await handleInference(exchange, endpoint, body, { model, reportedModel: model.id, engine }, dialect, clock);
       return;
     }
+    if (method === 'POST' && LLAMA_AUDIO_PATHS.includes(path)) {
+      const answer = llamaTranscription(exchange);
+      writer.reply(answer.ok ? llamaJson(200, answer.json) : llamaError(400, 'invalid_request_error', answer.message));
+      return;
+    }
     if (method === 'POST' && LLAMA_RERANK_PATHS.includes(path)) {
       const body = jsonObjectBody(exchange, dialect);
       if (body === undefined) return;
@@ -62,7 +69,7 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
         writer.reply(llamaJson(200, llamaSingleModelList(model, nowSec())));
         return;
       case 'GET /props':
-        writer.reply(llamaJson(200, llamaProps(model, node.metrics, false)));
+        writer.reply(llamaJson(200, { ...llamaProps(model, node.metrics, false), build_info: node.version ?? LLAMA_BUILD_INFO }));
         return;
       case 'GET /slots':
         writer.reply(llamaSlots(engine, exchange.query));

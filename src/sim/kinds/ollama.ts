@@ -13,7 +13,8 @@ import { ollamaLoadOrUnload } from '#src/sim/kinds/ollama-keep-alive.ts';
 import { ollamaDialect, ollamaJson, ollamaModelNotFound, ollamaOpenAiError } from '#src/sim/kinds/ollama-dialect.ts';
 import { handleNative, NATIVE_PATHS, ollamaError, type NativeEndpoint } from '#src/sim/kinds/ollama-native.ts';
 
-export const OLLAMA_VERSION = '0.12.3';
+/** A release with every route the simulator answers (the Anthropic layer came with 0.14.0). */
+export const OLLAMA_VERSION = '0.14.0';
 const KEEP_ALIVE_MS = 5 * 60_000;
 
 const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
@@ -167,7 +168,7 @@ export function ollamaHandler(context: KindContext): KindHandler {
         case 'HEAD /':
           return textReply(200, 'Ollama is running', PLAIN);
         case 'GET /api/version':
-          return ollamaJson(200, { version: OLLAMA_VERSION });
+          return ollamaJson(200, { version: node.version ?? OLLAMA_VERSION });
         case 'GET /api/tags':
           return ollamaJson(200, tags());
         case 'GET /api/ps':

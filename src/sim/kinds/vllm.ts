@@ -177,7 +177,7 @@ export function vllmHandler(context: KindContext): KindHandler {
         return;
       }
       case '/version':
-        writer.reply(vllmJson(200, { version: VLLM_VERSION }));
+        writer.reply(vllmJson(200, { version: node.version ?? VLLM_VERSION }));
         return;
       case '/load':
         writer.reply(vllmJson(200, { server_load: targets.reduce((n, t) => n + t.engine.processingCount() + t.engine.waitingCount(), 0) }));

@@ -35,7 +35,7 @@ test('each kind declares its endpoints; a configured list replaces them', () => 
   // Ollama's native /api/* is Ollama's alone.
   assert.deepEqual(servedEndpoints({ kind: 'ollama' }), [...chat, ...OLLAMA_NATIVE_ENDPOINTS]);
   assert.deepEqual(servedEndpoints({ kind: 'sglang' }), [...chat, '/v1/rerank']);
-  assert.deepEqual(servedEndpoints({ kind: 'llamacpp' }), [...chat, '/v1/rerank', '/rerank', '/v1/audio/transcriptions']);
+  assert.deepEqual(servedEndpoints({ kind: 'llamacpp' }), [...chat, '/v1/rerank', '/rerank', '/reranking', '/v1/reranking', '/v1/audio/transcriptions']);
   assert.deepEqual(servedEndpoints({ kind: 'vllm' }), [...chat, '/v1/rerank', '/rerank', '/v2/rerank', '/v1/score', '/score', '/v1/audio/transcriptions', '/v1/audio/translations']);
   assert.deepEqual(servedEndpoints({ kind: 'openai' }), OPENAI_ENDPOINTS);
   assert.deepEqual(servedEndpoints({ kind: 'vllm', endpoints: ['/v1/messages'] }), ['/v1/messages']);
