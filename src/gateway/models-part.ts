@@ -6,7 +6,7 @@ import { Agent } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { DesiredModelState, GatewayConfig } from '#src/config/index.ts';
-import { ModelManager, ModelReconciler, modelsView, nodeFacts, type ModelAction, type ModelActionOutcome, type NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
+import { ModelManager, ModelReconciler, modelsView, nodeFacts, type ModelAction, type ModelActionOutcome, type NodeRegistry, type RegistryEvents, type SwitchBook } from '#src/nodes/index.ts';
 
 export interface ModelsPartDeps {
   readonly clock: Clock;
@@ -17,6 +17,26 @@ export interface ModelsPartDeps {
   readonly events: EventBus<RegistryEvents>;
   /** Listings of these nodes asked now (no cool-down); settles once they are applied. */
   readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
+  /** The one switch book, shared with the scheduler's request switches. */
+  readonly book: SwitchBook;
+  /** An operation gave its switch ticket back: the scheduler's queues may go on. */
+  readonly switchEnded: () => void;
+}
+
+interface ProtectedModels {
+  readonly pinned: ReadonlySet<string>;
+  readonly wanted: ReadonlySet<string>;
+}
+
+/** Models a request never switches out (pin) and those the reconciler keeps loaded (switched out last). */
+function protectedModelsOf(config: GatewayConfig): ProtectedModels {
+  const pinned = new Set<string>();
+  const wanted = new Set<string>();
+  for (const [model, desired] of desiredOf(config)) {
+    if (desired.pin) pinned.add(model);
+    if (desired.warm > 0 || desired.preload) wanted.add(model);
+  }
+  return { pinned, wanted };
 }
 
 function desiredOf(config: GatewayConfig): Map<string, DesiredModelState> {
@@ -31,6 +51,8 @@ export class ModelsPart {
   readonly #deps: ModelsPartDeps;
   readonly #agent = new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: 10_000 });
   readonly #unsubscribe: (() => void)[] = [];
+  /** The protected models of the config they were read from (read per routing decision, rebuilt on reload). */
+  #protected: { readonly config: GatewayConfig; readonly models: ProtectedModels } | undefined;
 
   constructor(deps: ModelsPartDeps) {
     this.#deps = deps;
@@ -47,6 +69,8 @@ export class ModelsPart {
       pinned,
       loadTimeoutMs: () => deps.config().routing.loadTimeoutMs,
       refresh: deps.refresh,
+      book: deps.book,
+      switchEnded: deps.switchEnded,
     });
     this.reconciler = new ModelReconciler({
       manager: this.manager,
@@ -68,6 +92,13 @@ export class ModelsPart {
   start(): void {
     const poke = (): void => this.reconciler.poke();
     this.#unsubscribe.push(this.#deps.events.on('node:capacity', poke), this.#deps.events.on('node:health-changed', poke), this.#deps.events.on('node:discovery', poke));
+  }
+
+  /** Pins and wanted models of the config in force (the router-room filter's view). */
+  protectedModels(): ProtectedModels {
+    const config = this.#deps.config();
+    if (this.#protected?.config !== config) this.#protected = { config, models: protectedModelsOf(config) };
+    return this.#protected.models;
   }
 
   act(action: ModelAction, model: string, node: string | undefined): Promise<ModelActionOutcome> {

@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
-import { NodeLoops, NodeRegistry, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
+import { NodeLoops, NodeRegistry, sendWake, SwitchTickets, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { requestSettings, upstreamVerdict, type EndpointTable, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
 import { inThreadPorts, type RequestPorts } from '#src/ports/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
@@ -63,6 +63,8 @@ export class GatewayParts {
   #reloading: Promise<unknown> = Promise.resolve();
   /** GET /admin/tenants: the tenants in force, the ledger's figures, every model's queue by class and tenant. */
   readonly #tenantsView = new TenantsView({ tenants: () => this.#config.tenants, figures: (name) => this.ledger.figures(name), queues: () => this.scheduler.queueReport() });
+  /** The one book of model switches: the scheduler's request switches and the model manager's loads and unloads. */
+  readonly #switchBook = new SwitchTickets();
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
 
   constructor(options: GatewayOptions) {
@@ -123,7 +125,10 @@ export class GatewayParts {
         refreshListings: (nodes) => this.#loops.refresh(nodes),
         wake: (node, reason) => this.#detach(this.#wakes.wake(node, reason), 'wake'),
         notify: (notice) => publishNotice(noticeSinks, notice),
+        evict: (node, victim, model) => this.models.manager.evictFor(node, victim, model),
       },
+      book: this.#switchBook,
+      protectedModels: () => this.models.protectedModels(),
     });
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
@@ -170,6 +175,8 @@ export class GatewayParts {
       queueDepths: () => this.scheduler.queueDepths(),
       events: this.#registryEvents,
       refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
+      book: this.#switchBook,
+      switchEnded: () => this.scheduler.fleetChanged(),
     });
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);
