@@ -106,7 +106,14 @@ export class ModelsPart {
   }
 
   view(): unknown {
-    return modelsView({ nodes: this.#facts(), desired: desiredOf(this.#deps.config()), failures: this.manager.failures(), nowMs: this.#deps.clock.monotonicMs() });
+    return modelsView({
+      nodes: this.#facts(),
+      desired: desiredOf(this.#deps.config()),
+      failures: this.manager.failures(),
+      nowMs: this.#deps.clock.monotonicMs(),
+      plan: this.reconciler.plan(),
+      switches: this.#deps.book.held(),
+    });
   }
 
   async stop(): Promise<void> {
