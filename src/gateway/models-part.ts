@@ -80,6 +80,7 @@ export class ModelsPart {
       queued,
       pinned,
       onError: (error) => deps.logger.error({ err: error }, 'model reconcile round failed'),
+      now: () => deps.clock.now(),
     });
   }
 
