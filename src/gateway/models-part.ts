@@ -6,7 +6,8 @@ import { Agent } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { DesiredModelState, GatewayConfig } from '#src/config/index.ts';
-import { ModelManager, ModelReconciler, modelsView, nodeFacts, type ModelAction, type ModelActionOutcome, type NodeRegistry, type RegistryEvents, type SwitchBook } from '#src/nodes/index.ts';
+import { ModelManager, ModelReconciler, modelsView, nodeFacts, SwitchTickets, type ModelAction, type ModelActionOutcome, type NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
+import type { EvictionResult, ProtectedModels, SwitchModels } from '#src/scheduler/index.ts';
 
 export interface ModelsPartDeps {
   readonly clock: Clock;
@@ -17,15 +18,8 @@ export interface ModelsPartDeps {
   readonly events: EventBus<RegistryEvents>;
   /** Listings of these nodes asked now (no cool-down); settles once they are applied. */
   readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
-  /** The one switch book, shared with the scheduler's request switches. */
-  readonly book: SwitchBook;
   /** An operation gave its switch ticket back: the scheduler's queues may go on. */
   readonly switchEnded: () => void;
-}
-
-interface ProtectedModels {
-  readonly pinned: ReadonlySet<string>;
-  readonly wanted: ReadonlySet<string>;
 }
 
 /** Models a request never switches out (pin) and those the reconciler keeps loaded (switched out last). */
@@ -45,8 +39,11 @@ function desiredOf(config: GatewayConfig): Map<string, DesiredModelState> {
   return desired;
 }
 
-export class ModelsPart {
+/** Also the model side of the scheduler's switches: the one switch book, the pins, the evictions. */
+export class ModelsPart implements SwitchModels {
   readonly manager: ModelManager;
+  /** The one book of model switches: the scheduler's request switches and the manager's loads and unloads. */
+  readonly book = new SwitchTickets();
   readonly reconciler: ModelReconciler;
   readonly #deps: ModelsPartDeps;
   readonly #agent = new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: 10_000 });
@@ -69,7 +66,7 @@ export class ModelsPart {
       pinned,
       loadTimeoutMs: () => deps.config().routing.loadTimeoutMs,
       refresh: deps.refresh,
-      book: deps.book,
+      book: this.book,
       switchEnded: deps.switchEnded,
     });
     this.reconciler = new ModelReconciler({
@@ -102,6 +99,11 @@ export class ModelsPart {
     return this.#protected.models;
   }
 
+  /** Unloads the idle victim of a request's switch, first (the scheduler holds the node's ticket). */
+  evict(node: string, victim: string, model: string): Promise<EvictionResult> {
+    return this.manager.evictFor(node, victim, model);
+  }
+
   act(action: ModelAction, model: string, node: string | undefined): Promise<ModelActionOutcome> {
     return this.manager.act(action, model, node, 'admin');
   }
@@ -113,7 +115,7 @@ export class ModelsPart {
       failures: this.manager.failures(),
       nowMs: this.#deps.clock.monotonicMs(),
       plan: this.reconciler.plan(),
-      switches: this.#deps.book.held(),
+      switches: this.book.held(),
     });
   }
 

@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
-import { NodeLoops, NodeRegistry, sendWake, SwitchTickets, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
+import { NodeLoops, NodeRegistry, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import { requestSettings, upstreamVerdict, type EndpointTable, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
 import { inThreadPorts, type RequestPorts } from '#src/ports/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
@@ -63,8 +63,6 @@ export class GatewayParts {
   #reloading: Promise<unknown> = Promise.resolve();
   /** GET /admin/tenants: the tenants in force, the ledger's figures, every model's queue by class and tenant. */
   readonly #tenantsView = new TenantsView({ tenants: () => this.#config.tenants, figures: (name) => this.ledger.figures(name), queues: () => this.scheduler.queueReport() });
-  /** The one book of model switches: the scheduler's request switches and the model manager's loads and unloads. */
-  readonly #switchBook = new SwitchTickets();
   readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
 
   constructor(options: GatewayOptions) {
@@ -114,6 +112,16 @@ export class GatewayParts {
       tenants: { inFlight: () => this.ledger.inFlight(), queues: () => this.scheduler.queueReport() },
       requestLog: () => this.requestLog.figures(),
     });
+    this.models = new ModelsPart({
+      clock: this.clock,
+      logger: options.logger,
+      config: () => this.#config,
+      registry: this.registry,
+      queueDepths: () => this.scheduler.queueDepths(),
+      events: this.#registryEvents,
+      refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
+      switchEnded: () => this.scheduler.fleetChanged(),
+    });
     const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({
       clock: this.clock,
@@ -125,10 +133,8 @@ export class GatewayParts {
         refreshListings: (nodes) => this.#loops.refresh(nodes),
         wake: (node, reason) => this.#detach(this.#wakes.wake(node, reason), 'wake'),
         notify: (notice) => publishNotice(noticeSinks, notice),
-        evict: (node, victim, model) => this.models.manager.evictFor(node, victim, model),
       },
-      book: this.#switchBook,
-      protectedModels: () => this.models.protectedModels(),
+      models: this.models,
     });
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
@@ -166,17 +172,6 @@ export class GatewayParts {
       queueDepths: () => this.scheduler.queueDepths(),
       aliases: () => this.#settings.catalog.aliases,
       mesh: { events: this.mesh.events, sites: () => this.mesh.admin() },
-    });
-    this.models = new ModelsPart({
-      clock: this.clock,
-      logger: options.logger,
-      config: () => this.#config,
-      registry: this.registry,
-      queueDepths: () => this.scheduler.queueDepths(),
-      events: this.#registryEvents,
-      refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
-      book: this.#switchBook,
-      switchEnded: () => this.scheduler.fleetChanged(),
     });
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);

@@ -1,4 +1,4 @@
-export { Scheduler, type SchedulerOptions } from './scheduler.ts';
+export { Scheduler, type SchedulerOptions, type SwitchModels } from './scheduler.ts';
 export type { Admission, LoadTicket, QueueSettings, RefusalReason } from './admission.ts';
 export type { SchedulerEffects, SchedulerNotice } from './effects.ts';
 export { routeRequestFor, type RequestFacts, type RoutingSettings } from './route-request-for.ts';

@@ -31,10 +31,10 @@ import {
   type UnroutableKind,
 } from '#src/routing/index.ts';
 import type { Admission, QueueSettings, RefusalReason } from './admission.ts';
-import type { SchedulerEffects } from './effects.ts';
+import type { EvictionResult, SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
-import { awaitsRouterLoad, type RouterSwitches } from './router-switches.ts';
+import { awaitsRouterLoad } from './router-switches.ts';
 import { SwitchClaims, type ProtectedModels } from './switch-claims.ts';
 
 /** Whose a request without a tenant is: the open `default` tenant, standard, weight 1. */
@@ -49,6 +49,14 @@ export interface SchedulerOptions {
   readonly book?: SwitchBook;
   /** Models a request never switches out (pin) and those it switches out last (warm, preload). */
   readonly protectedModels?: () => ProtectedModels;
+  /** The model side of switches in one (the gateway's model manager): its book, pins and evictions. */
+  readonly models?: SwitchModels;
+}
+
+export interface SwitchModels {
+  readonly book: SwitchBook;
+  protectedModels(): ProtectedModels;
+  evict(node: string, victim: string, model: string): Promise<EvictionResult>;
 }
 
 interface Wait {
@@ -85,21 +93,21 @@ export class Scheduler {
   readonly #effects: SchedulerEffects;
   readonly #queues = new ModelQueues<Waiter>();
   readonly #claims: SwitchClaims;
-  readonly #switches: RouterSwitches;
   /** Reused per-model verdicts of the pipeline's head, for as long as the fleet's views stay the same. */
   readonly #index = new RouteIndex();
 
   constructor(options: SchedulerOptions) {
     this.#clock = options.clock;
+    const models = options.models;
     this.#claims = new SwitchClaims({
       clock: options.clock,
       effects: options.effects,
-      book: options.book,
-      protectedModels: options.protectedModels,
+      book: options.book ?? options.models?.book,
+      protectedModels: options.protectedModels ?? (models === undefined ? undefined : () => models.protectedModels()),
+      evict: options.effects.evict ?? (models === undefined ? undefined : (node, victim, model) => models.evict(node, victim, model)),
       queued: (model) => this.#queues.depth(model),
       changed: () => this.fleetChanged(),
     });
-    this.#switches = this.#claims.switches;
     this.filters = withRouterRoom(options.filters, (node) => this.#switchView(node));
     this.#alternative = alternativeFilters(this.filters);
     this.#policy = options.policy;
@@ -147,13 +155,13 @@ export class Scheduler {
   /** A lease came back: its model's queue may go on (every queue, if it freed a connection). */
   leaseReturned(returned: LeaseReturn): void {
     // A model going idle may let a switch waiting in another model's queue go.
-    if (returned.connectionFreed || this.#switches.pending(returned.node) !== undefined || this.#waitsForSwitch(returned.node)) this.fleetChanged();
+    if (returned.connectionFreed || this.#claims.switches.pending(returned.node) !== undefined || this.#waitsForSwitch(returned.node)) this.fleetChanged();
     else this.#retry(returned.model);
   }
 
   /** Capacity, health or listings changed somewhere: the head of every queue tries again. */
   fleetChanged(): void {
-    this.#switches.reconcile(this.#effects.snapshot().nodes);
+    this.#claims.switches.reconcile(this.#effects.snapshot().nodes);
     for (const model of this.#queues.models()) this.#retry(model);
   }
 
@@ -193,7 +201,7 @@ export class Scheduler {
    */
   #switchDue(node: string): boolean {
     const now = this.#clock.monotonicMs();
-    const since = this.#switches.settledAtMs(node);
+    const since = this.#claims.switches.settledAtMs(node);
     return this.#switchWaiters(node).some((w) => now - Math.max(this.#queues.oldest(w.req.model)?.enteredAtMs ?? w.enteredAtMs, since) >= w.wait.swapAfterMs);
   }
 

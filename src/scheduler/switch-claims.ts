@@ -25,6 +25,8 @@ export interface SwitchClaimsDeps {
   readonly effects: SchedulerEffects;
   readonly book: SwitchBook | undefined;
   readonly protectedModels: (() => ProtectedModels) | undefined;
+  /** Unloads a victim before a switch (absent: the router picks its own). */
+  readonly evict: ((node: string, victim: string, model: string) => Promise<EvictionResult>) | undefined;
   /** Requests waiting in the gateway for a model (a victim with none is chosen first). */
   readonly queued: (model: string) => number;
   /** A switch settled: the queues try again. */
@@ -54,7 +56,7 @@ export class SwitchClaims {
     const plan = loadPlan(model, node, this.switches.pending(name), effects.snapshot(), this.view(name, false), this.#deps.queued);
     if (!plan.loads) return { ticket: undefined, victim: undefined };
     // Without an eviction effect the router picks its own victim: none is named.
-    const victim = effects.evict === undefined ? undefined : plan.victim;
+    const victim = this.#deps.evict === undefined ? undefined : plan.victim;
     const started = plan.startsSwitch && this.switches.start(name, model, victim);
     if (plan.evicts) effects.notify({ kind: 'switch', node: name, model });
     let settled = false;
@@ -75,7 +77,7 @@ export class SwitchClaims {
   /** The victim unloaded, the admission goes; else the model is held off the node and `retry` routes the request again. */
   async afterEviction(admitted: Admitted, victim: string, model: string, retry: () => Promise<Admission>): Promise<Admission> {
     const name = admitted.node.spec.name;
-    const evict = this.#deps.effects.evict;
+    const evict = this.#deps.evict;
     const result: EvictionResult = evict === undefined ? { ok: true } : await evict(name, victim, model).catch((error: unknown) => ({ ok: false, reason: error instanceof Error ? error.message : String(error) }));
     if (result.ok) return admitted;
     this.switches.evictionFailed(name, model, `unloading the idle model '${victim}' first (to make room) failed: ${result.reason}; not sent here for ${EVICTION_HOLD_MS / 1000}s`, EVICTION_HOLD_MS);
