@@ -41,19 +41,40 @@ function positionals(argv: readonly string[]): string[] {
 
 const text = (value: unknown): string => visibleText(typeof value === 'string' ? value : JSON.stringify(value) ?? '');
 
-function modelsTable(body: unknown): string | undefined {
-  if (!isRecord(body) || !Array.isArray(body.models)) return undefined;
-  const rows = [['MODEL', 'LOADED ON', 'ON DEMAND', 'DESIRED', 'FAILED LOADS']];
-  for (const row of body.models) {
-    if (!isRecord(row)) continue;
-    const list = (v: unknown): string => (Array.isArray(v) && v.length > 0 ? v.map(text).join(',') : '-');
-    const d = isRecord(row.desired) ? row.desired : undefined;
-    const desired = d === undefined ? '-' : [d.pin === true ? 'pin' : '', d.preload === true ? 'preload' : '', typeof d.warm === 'number' && d.warm > 0 ? `warm=${d.warm}` : ''].filter(Boolean).join(' ') || '-';
-    const failures = Array.isArray(row.failures) ? row.failures.filter(isRecord).map((f) => `${text(f.node)}: ${text(f.reason)}`).join('; ') : '';
-    rows.push([text(row.model), list(row.loaded_on), list(row.on_demand), desired, failures || '-']);
-  }
+function columns(rows: readonly string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n';
+}
+
+const list = (v: unknown): string => (Array.isArray(v) && v.length > 0 ? v.map(text).join(',') : '-');
+
+/** Desired against observed: `ok`, `short` (fewer warm copies than wanted, or a preload pending), or `-` without a desired state. */
+function stateOf(row: Record<string, unknown>, d: Record<string, unknown> | undefined): string {
+  if (d === undefined || row.satisfied === undefined || row.satisfied === null) return '-';
+  const warm = typeof d.warm === 'number' && d.warm > 0 ? ` (warm ${text(row.warm_now)}/${text(d.warm)})` : '';
+  return `${row.satisfied === true ? 'ok' : 'short'}${warm}`;
+}
+
+function modelsTable(body: unknown): string | undefined {
+  if (!isRecord(body) || !Array.isArray(body.models)) return undefined;
+  const rows = [['MODEL', 'LOADED ON', 'ON DEMAND', 'DESIRED', 'STATE', 'NEXT', 'FAILED LOADS']];
+  for (const row of body.models) {
+    if (!isRecord(row)) continue;
+    const d = isRecord(row.desired) ? row.desired : undefined;
+    const desired = d === undefined ? '-' : [d.pin === true ? 'pin' : '', d.preload === true ? 'preload' : '', typeof d.warm === 'number' && d.warm > 0 ? `warm=${d.warm}` : ''].filter(Boolean).join(' ') || '-';
+    const next = Array.isArray(row.next) ? row.next.filter(isRecord).map((s) => `${text(s.action)} on ${text(s.node)} (${text(s.why)})`).join('; ') : '';
+    const failures = Array.isArray(row.failures) ? row.failures.filter(isRecord).map((f) => `${text(f.node)}: ${text(f.reason)}`).join('; ') : '';
+    rows.push([text(row.model), list(row.loaded_on), list(row.on_demand), desired, stateOf(row, d), next || '-', failures || '-']);
+  }
+  const nodes = [['NODE', 'LOADED', 'MAX', 'SWITCH UNDER WAY']];
+  for (const node of Array.isArray(body.nodes) ? body.nodes.filter(isRecord) : []) {
+    if (node.manages_models !== true) continue;
+    const sw = isRecord(node.switch) ? node.switch : undefined;
+    const under = sw === undefined ? '-' : `${text(sw.action)} ${text(sw.model)} for ${text(sw.by)}${typeof sw.victim === 'string' ? ` (unloading ${text(sw.victim)} first)` : ''}`;
+    const unavailable = typeof node.unavailable === 'string' ? ` [${text(node.unavailable)}]` : '';
+    nodes.push([`${text(node.name)}${unavailable}`, list(node.loaded), node.max_instances === null || node.max_instances === undefined ? '-' : text(node.max_instances), under]);
+  }
+  return columns(rows) + (nodes.length > 1 ? `\n${columns(nodes)}` : '');
 }
 
 export const runModels: Command = async (argv, io) => {

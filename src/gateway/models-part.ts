@@ -6,7 +6,8 @@ import { Agent } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { DesiredModelState, GatewayConfig } from '#src/config/index.ts';
-import { ModelManager, ModelReconciler, modelsView, nodeFacts, type ModelAction, type ModelActionOutcome, type NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
+import { ModelManager, ModelReconciler, modelsView, nodeFacts, SwitchTickets, type ModelAction, type ModelActionOutcome, type NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
+import type { EvictionResult, ProtectedModels, SwitchModels } from '#src/scheduler/index.ts';
 
 export interface ModelsPartDeps {
   readonly clock: Clock;
@@ -17,6 +18,19 @@ export interface ModelsPartDeps {
   readonly events: EventBus<RegistryEvents>;
   /** Listings of these nodes asked now (no cool-down); settles once they are applied. */
   readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
+  /** An operation gave its switch ticket back: the scheduler's queues may go on. */
+  readonly switchEnded: () => void;
+}
+
+/** Models a request never switches out (pin) and those the reconciler keeps loaded (switched out last). */
+function protectedModelsOf(config: GatewayConfig): ProtectedModels {
+  const pinned = new Set<string>();
+  const wanted = new Set<string>();
+  for (const [model, desired] of desiredOf(config)) {
+    if (desired.pin) pinned.add(model);
+    if (desired.warm > 0 || desired.preload) wanted.add(model);
+  }
+  return { pinned, wanted };
 }
 
 function desiredOf(config: GatewayConfig): Map<string, DesiredModelState> {
@@ -25,12 +39,17 @@ function desiredOf(config: GatewayConfig): Map<string, DesiredModelState> {
   return desired;
 }
 
-export class ModelsPart {
+/** Also the model side of the scheduler's switches: the one switch book, the pins, the evictions. */
+export class ModelsPart implements SwitchModels {
   readonly manager: ModelManager;
+  /** The one book of model switches: the scheduler's request switches and the manager's loads and unloads. */
+  readonly book = new SwitchTickets();
   readonly reconciler: ModelReconciler;
   readonly #deps: ModelsPartDeps;
   readonly #agent = new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: 10_000 });
   readonly #unsubscribe: (() => void)[] = [];
+  /** The protected models of the config they were read from (read per routing decision, rebuilt on reload). */
+  #protected: { readonly config: GatewayConfig; readonly models: ProtectedModels } | undefined;
 
   constructor(deps: ModelsPartDeps) {
     this.#deps = deps;
@@ -47,6 +66,8 @@ export class ModelsPart {
       pinned,
       loadTimeoutMs: () => deps.config().routing.loadTimeoutMs,
       refresh: deps.refresh,
+      book: this.book,
+      switchEnded: deps.switchEnded,
     });
     this.reconciler = new ModelReconciler({
       manager: this.manager,
@@ -56,6 +77,7 @@ export class ModelsPart {
       queued,
       pinned,
       onError: (error) => deps.logger.error({ err: error }, 'model reconcile round failed'),
+      now: () => deps.clock.now(),
     });
   }
 
@@ -70,12 +92,31 @@ export class ModelsPart {
     this.#unsubscribe.push(this.#deps.events.on('node:capacity', poke), this.#deps.events.on('node:health-changed', poke), this.#deps.events.on('node:discovery', poke));
   }
 
+  /** Pins and wanted models of the config in force (the router-room filter's view). */
+  protectedModels(): ProtectedModels {
+    const config = this.#deps.config();
+    if (this.#protected?.config !== config) this.#protected = { config, models: protectedModelsOf(config) };
+    return this.#protected.models;
+  }
+
+  /** Unloads the idle victim of a request's switch, first (the scheduler holds the node's ticket). */
+  evict(node: string, victim: string, model: string): Promise<EvictionResult> {
+    return this.manager.evictFor(node, victim, model);
+  }
+
   act(action: ModelAction, model: string, node: string | undefined): Promise<ModelActionOutcome> {
     return this.manager.act(action, model, node, 'admin');
   }
 
   view(): unknown {
-    return modelsView({ nodes: this.#facts(), desired: desiredOf(this.#deps.config()), failures: this.manager.failures(), nowMs: this.#deps.clock.monotonicMs() });
+    return modelsView({
+      nodes: this.#facts(),
+      desired: desiredOf(this.#deps.config()),
+      failures: this.manager.failures(),
+      nowMs: this.#deps.clock.monotonicMs(),
+      plan: this.reconciler.plan(),
+      switches: this.book.held(),
+    });
   }
 
   async stop(): Promise<void> {

@@ -118,6 +118,16 @@ export class GatewayParts {
       requestLog: () => this.requestLog.figures(),
       ...(options.config.tracing === undefined ? {} : { traceSpans: () => this.#planes.spans() }),
     });
+    this.models = new ModelsPart({
+      clock: this.clock,
+      logger: options.logger,
+      config: () => this.#config,
+      registry: this.registry,
+      queueDepths: () => this.scheduler.queueDepths(),
+      events: this.#registryEvents,
+      refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
+      switchEnded: () => this.scheduler.fleetChanged(),
+    });
     const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
     this.scheduler = new Scheduler({
       clock: this.clock,
@@ -130,6 +140,7 @@ export class GatewayParts {
         wake: (node, reason) => this.#detach(this.#wakes.wake(node, reason), 'wake'),
         notify: (notice) => publishNotice(noticeSinks, notice),
       },
+      models: this.models,
     });
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
     this.cluster = options.config.cluster === undefined ? undefined : new ClusterPart(options.config.cluster, { clock: this.clock, logger: options.logger, metrics: this.#metrics.registry });
@@ -164,15 +175,6 @@ export class GatewayParts {
       queueDepths: () => this.scheduler.queueDepths(),
       aliases: () => this.#settings.catalog.aliases,
       mesh: { events: this.mesh.events, sites: () => this.mesh.admin() },
-    });
-    this.models = new ModelsPart({
-      clock: this.clock,
-      logger: options.logger,
-      config: () => this.#config,
-      registry: this.registry,
-      queueDepths: () => this.scheduler.queueDepths(),
-      events: this.#registryEvents,
-      refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
     });
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);

@@ -25,6 +25,8 @@ export type ExclusionCode =
   | 'switching'
   /** A switch to another model has waited past routing.swap_after: this loaded model's new requests wait behind it. */
   | 'switch_due'
+  /** A router at max_instances whose every model it could give up is pinned: a request never switches a pinned model out. */
+  | 'pinned'
   /** The model failed to load here recently (routing.load_timeout). */
   | 'load_failed'
   /** The node does not serve the request's endpoint: its kind's set or `[[nodes]] endpoints` leaves it out, or it answered a route-level 404. */

@@ -22,7 +22,7 @@ export { wakeCandidates, wakeTarget } from './wake-candidates.ts';
 export { judgeModel, MAX_SUGGESTIONS, type ModelVerdict, type ModelVerdictInput } from './unknown-model.ts';
 export { closestNames, coreName, editDistance } from './closest-names.ts';
 export { anyNodeResolves, servedModelName, type NamedNode } from './served-model.ts';
-export { routerRoom, routerRoomVerdict, modelLimit, type RouterSwitchView, type RouterSwitchLookup } from './filters/router-room.ts';
+export { routerRoom, routerRoomVerdict, modelLimit, chooseVictim, type RouterSwitchView, type RouterSwitchLookup, type PendingSwitch, type VictimChoice } from './filters/router-room.ts';
 export { chooseSite, knownRemoteModels, siteExclusion, type SiteChoice, type SiteRequest } from './remote/choose-site.ts';
 export { SiteReachability, markFailed, markReached, unreachableAt, DEFAULT_SITE_BACKOFF, type BackoffPolicy, type Reachability, type ReachabilityChange } from './remote/reachability.ts';
 export type { RemoteModel, RemoteSiteView, SiteExclusion, SiteExclusionCode } from './remote/remote-site.ts';

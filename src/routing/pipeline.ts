@@ -35,6 +35,9 @@ export interface RouterRoom {
   readonly failedLoads: readonly (readonly [model: string, reason: string])[];
   /** Models with a request of ours in flight on the router (router-room never evicts those). */
   readonly busy: readonly string[];
+  /** Models a request never switches out (pin), and those switched out last (warm, preload). */
+  readonly pinned?: readonly string[];
+  readonly wanted?: readonly string[];
 }
 
 /** Pure: every limited router's room in `snapshot` (the routers router-room judges; the others pass it). */
@@ -45,7 +48,9 @@ export function routerRoomsOf(snapshot: RoutingSnapshot, lookup: RouterSwitchLoo
     const name = node.spec.name;
     const view = lookup(name);
     const busy = [...node.modelsById.keys()].filter((model) => snapshot.usage(name, model).requests > 0);
-    rooms.push({ node: name, pending: view.pending, switchDue: view.switchDue, failedLoads: [...view.failedLoads], busy });
+    const pinned = [...(view.pinned ?? [])];
+    const wanted = [...(view.wanted ?? [])];
+    rooms.push({ node: name, pending: view.pending, switchDue: view.switchDue, failedLoads: [...view.failedLoads], busy, pinned, wanted });
   }
   return rooms;
 }
@@ -54,5 +59,6 @@ const NO_SWITCH: RouterSwitchView = Object.freeze({ pending: undefined, switchDu
 
 /** The switch view router-room reads, from a room (none known: no switch, nothing failed). */
 export function switchViewOf(room: RouterRoom | undefined): RouterSwitchView {
-  return room === undefined ? NO_SWITCH : { pending: room.pending, switchDue: room.switchDue, failedLoads: new Map(room.failedLoads) };
+  if (room === undefined) return NO_SWITCH;
+  return { pending: room.pending, switchDue: room.switchDue, failedLoads: new Map(room.failedLoads), pinned: new Set(room.pinned ?? []), wanted: new Set(room.wanted ?? []) };
 }

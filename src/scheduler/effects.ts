@@ -24,4 +24,11 @@ export interface SchedulerEffects {
   /** Sends a wake to an asleep node (fire and forget: the registry tracks the wake window). */
   wake(node: string, reason: string): void;
   notify(notice: SchedulerNotice): void;
+  /**
+   * Unloads the idle `victim` on `node` (confirmed by its listing) before a request loads `model`
+   * there: the router then has room and evicts nothing of its own choosing. Absent: the router picks.
+   */
+  evict?(node: string, victim: string, model: string): Promise<EvictionResult>;
 }
+
+export type EvictionResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };

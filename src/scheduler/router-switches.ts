@@ -1,13 +1,16 @@
-// The scheduler's bookkeeping of model loads it sent to llama-server routers: which model a router
-// is bringing up for us (one at a time per router), when its last switch settled (the fairness
-// clock of routing.swap_after restarts there), and which models recently failed to load
-// (routing.load_timeout). Plain state with the clock injected; the router-room filter reads it.
+// The scheduler's side of model switches on llama-server routers. Which switch a router is under
+// (one at a time per router) is kept in the one switch book the model manager shares
+// (nodes/models/switch-book.ts: a reconciler or admin load takes the same ticket); kept here: when a
+// node's last switch settled (the fairness clock of routing.swap_after restarts there), and which
+// models recently failed to load (routing.load_timeout, or their victim would not unload). Plain
+// state with the clock injected; the router-room filter reads it.
 
 import type { Clock } from '#src/core/clock.ts';
-import type { NodeView } from '#src/nodes/index.ts';
+import type { NodeView, SwitchBook } from '#src/nodes/index.ts';
 import { residencyOf } from '#src/capacity/index.ts';
 import { isRunningEntry } from '#src/kinds/index.ts';
-import { modelLimit } from '#src/routing/index.ts';
+import { chooseVictim, modelLimit, type PendingSwitch, type RouterSwitchView } from '#src/routing/index.ts';
+import type { RoutingSnapshot } from '#src/nodes/index.ts';
 
 /** How a request that loads a model ended, as far as the load is concerned. */
 export type LoadOutcome = 'loaded' | 'failed' | 'timed_out';
@@ -18,13 +21,6 @@ export type LoadOutcome = 'loaded' | 'failed' | 'timed_out';
  */
 export const LISTING_CATCH_UP_MS = 30_000;
 
-interface Pending {
-  readonly model: string;
-  readonly loaded: boolean;
-  /** Monotonic ms when the load answered (undefined while loading). */
-  readonly loadedAtMs: number | undefined;
-}
-
 interface FailedLoad {
   readonly untilMs: number;
   readonly detail: string;
@@ -32,16 +28,20 @@ interface FailedLoad {
 
 export class RouterSwitches {
   readonly #clock: Clock;
-  readonly #pending = new Map<string, Pending>();
+  readonly #book: SwitchBook;
+  /** Monotonic ms when a request's switch answered, by node (the listing catches up from there). */
+  readonly #loadedAtMs = new Map<string, number>();
   readonly #settledAtMs = new Map<string, number>();
   readonly #failed = new Map<string, Map<string, FailedLoad>>();
 
-  constructor(clock: Clock) {
+  constructor(clock: Clock, book: SwitchBook) {
     this.#clock = clock;
+    this.#book = book;
   }
 
-  pending(node: string): { readonly model: string; readonly loaded: boolean } | undefined {
-    return this.#pending.get(node);
+  /** The switch under way on `node`, whoever took it (a request, the reconciler, an admin). */
+  pending(node: string): PendingSwitch | undefined {
+    return this.#book.current(node);
   }
 
   /** Monotonic ms of the node's last settled load (0 = none): a switch waits for swap_after from here. */
@@ -49,39 +49,57 @@ export class RouterSwitches {
     return this.#settledAtMs.get(node) ?? 0;
   }
 
-  /** A request that loads `model` on `node` was sent. */
-  start(node: string, model: string): void {
-    this.#pending.set(node, { model, loaded: false, loadedAtMs: undefined });
+  /** A request that loads `model` on `node` (after unloading `victim`) takes the node's ticket; false when it is held. */
+  start(node: string, model: string, victim: string | undefined): boolean {
+    const taken = this.#book.take(node, { model, action: 'load', by: 'request', loaded: false, victim });
+    if (!taken.ok) return false;
+    this.#loadedAtMs.delete(node);
     this.#failed.get(node)?.delete(model);
+    return true;
   }
 
   /** The loading request answered, failed or timed out; a timeout marks the model failing for `failForMs`. */
   settle(node: string, model: string, outcome: LoadOutcome, failForMs: number): void {
-    const pending = this.#pending.get(node);
-    if (pending?.model !== model || pending.loaded) return;
+    const pending = this.#book.current(node);
+    if (pending?.model !== model || pending.by !== 'request' || pending.loaded) return;
     const now = this.#clock.monotonicMs();
     this.#settledAtMs.set(node, now);
     if (outcome === 'loaded') {
-      this.#pending.set(node, { model, loaded: true, loadedAtMs: now });
+      this.#book.markLoaded(node, model);
+      this.#loadedAtMs.set(node, now);
       return;
     }
-    this.#pending.delete(node);
-    if (outcome === 'timed_out') {
-      const failed = this.#failed.get(node) ?? new Map<string, FailedLoad>();
-      failed.set(model, { untilMs: now + failForMs, detail: `did not load within ${failForMs}ms (routing.load_timeout); not sent here again for as long` });
-      this.#failed.set(node, failed);
-    }
+    this.#book.release(node, model);
+    if (outcome === 'timed_out') this.markFailed(node, model, `did not load within ${failForMs}ms (routing.load_timeout); not sent here again for as long`, failForMs);
   }
 
-  /** Drops a loaded switch once the node's listing shows the model running (or after LISTING_CATCH_UP_MS). */
+  /** The victim of a request's switch would not unload: the ticket goes back, the model is held off here for `forMs`. */
+  evictionFailed(node: string, model: string, detail: string, forMs: number): void {
+    const pending = this.#book.current(node);
+    if (pending?.model !== model || pending.by !== 'request') return;
+    this.#book.release(node, model);
+    this.#settledAtMs.set(node, this.#clock.monotonicMs());
+    this.markFailed(node, model, detail, forMs);
+  }
+
+  markFailed(node: string, model: string, detail: string, forMs: number): void {
+    const failed = this.#failed.get(node) ?? new Map<string, FailedLoad>();
+    failed.set(model, { untilMs: this.#clock.monotonicMs() + forMs, detail });
+    this.#failed.set(node, failed);
+  }
+
+  /** Drops a request's loaded switch once the node's listing shows the model running (or after LISTING_CATCH_UP_MS). */
   reconcile(nodes: readonly NodeView[]): void {
     const now = this.#clock.monotonicMs();
-    for (const [name, pending] of this.#pending) {
-      if (pending.loadedAtMs === undefined) continue;
+    for (const [name, pending] of this.#book.held()) {
+      if (pending.by !== 'request' || !pending.loaded) continue;
       const view = nodes.find((n) => n.spec.name === name);
       const entry = view?.modelsById.get(pending.model);
       const listed = entry !== undefined && isRunningEntry(entry);
-      if (view === undefined || listed || now - pending.loadedAtMs >= LISTING_CATCH_UP_MS) this.#pending.delete(name);
+      if (view === undefined || listed || now - (this.#loadedAtMs.get(name) ?? 0) >= LISTING_CATCH_UP_MS) {
+        this.#book.release(name, pending.model);
+        this.#loadedAtMs.delete(name);
+      }
     }
   }
 
@@ -121,17 +139,31 @@ export interface LoadPlan {
   readonly startsSwitch: boolean;
   /** The router is full: the load evicts a model (a switch in the metrics' sense). */
   readonly evicts: boolean;
+  /** The idle model the gateway unloads first (never pinned, never mid-request); undefined = none. */
+  readonly victim: string | undefined;
 }
 
-/** Pure: the load plan, given the switch the router is already bringing up for us, if any. */
-export function loadPlan(model: string, node: NodeView, pending: { readonly model: string; readonly loaded: boolean } | undefined): LoadPlan {
+/**
+ * Pure: the load plan, given the switch the router is already under, if any, and the pins. On a full
+ * router the victim is the gateway's choice (router-room's chooseVictim), unloaded before the load.
+ */
+export function loadPlan(
+  model: string,
+  node: NodeView,
+  pending: PendingSwitch | undefined,
+  snapshot?: RoutingSnapshot,
+  view?: Pick<RouterSwitchView, 'pinned' | 'wanted'>,
+  queued?: (model: string) => number,
+): LoadPlan {
   if ((pending?.model === model && pending.loaded) || residencyOf(node, model).state !== 'on_demand') {
-    return { loads: false, startsSwitch: false, evicts: false };
+    return { loads: false, startsSwitch: false, evicts: false, victim: undefined };
   }
   const max = modelLimit(node);
   const entry = node.modelsById.get(model);
   // A model listed `loading` is coming up already: its requests wait for it, no new switch.
   const startsSwitch = max !== undefined && pending === undefined && entry !== undefined && !isRunningEntry(entry);
   const running = [...node.modelsById.values()].filter(isRunningEntry).length;
-  return { loads: true, startsSwitch, evicts: startsSwitch && running >= (max ?? Infinity) };
+  const evicts = startsSwitch && running >= (max ?? Infinity);
+  const choice = evicts && snapshot !== undefined ? chooseVictim(model, node, snapshot, view ?? {}, queued) : undefined;
+  return { loads: true, startsSwitch, evicts, victim: choice?.kind === 'victim' ? choice.model : undefined };
 }

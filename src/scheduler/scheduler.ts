@@ -9,7 +9,7 @@ import type { Clock } from '#src/core/clock.ts';
 import { CONFIG_DEFAULTS, DEFAULT_TENANT } from '#src/config/index.ts';
 import type { ModelQueueReport } from '#src/tenants/index.ts';
 import { ctxFor } from '#src/capacity/index.ts';
-import type { LeaseReturn, NodeView } from '#src/nodes/index.ts';
+import type { LeaseReturn, SwitchBook } from '#src/nodes/index.ts';
 import {
   alternativeFilters,
   hasAlternativeIn,
@@ -32,11 +32,12 @@ import {
   type SelectionPolicy,
   type UnroutableKind,
 } from '#src/routing/index.ts';
-import type { Admission, LoadTicket, QueueSettings, RefusalReason } from './admission.ts';
-import type { SchedulerEffects } from './effects.ts';
+import type { Admission, QueueSettings, RefusalReason } from './admission.ts';
+import type { EvictionResult, SchedulerEffects } from './effects.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
-import { awaitsRouterLoad, loadPlan, RouterSwitches } from './router-switches.ts';
+import { awaitsRouterLoad } from './router-switches.ts';
+import { SwitchClaims, type ProtectedModels } from './switch-claims.ts';
 
 type Selected = Extract<RoutingDecision, { kind: 'selected' }>;
 
@@ -48,6 +49,18 @@ export interface SchedulerOptions {
   readonly filters: readonly Filter[];
   readonly policy: SelectionPolicy;
   readonly effects: SchedulerEffects;
+  /** The one switch book, shared with the model manager (default: the scheduler's own). */
+  readonly book?: SwitchBook;
+  /** Models a request never switches out (pin) and those it switches out last (warm, preload). */
+  readonly protectedModels?: () => ProtectedModels;
+  /** The model side of switches in one (the gateway's model manager): its book, pins and evictions. */
+  readonly models?: SwitchModels;
+}
+
+export interface SwitchModels {
+  readonly book: SwitchBook;
+  protectedModels(): ProtectedModels;
+  evict(node: string, victim: string, model: string): Promise<EvictionResult>;
 }
 
 interface Wait {
@@ -61,6 +74,8 @@ interface Wait {
 
 interface Waiter {
   readonly req: RouteRequest;
+  readonly settings: QueueSettings;
+  readonly signal: AbortSignal;
   readonly loadTimeoutMs: number;
   readonly wait: Wait;
   readonly enteredAtMs: number;
@@ -81,13 +96,22 @@ export class Scheduler {
   readonly #policy: SelectionPolicy;
   readonly #effects: SchedulerEffects;
   readonly #queues = new ModelQueues<Waiter>();
-  readonly #switches: RouterSwitches;
+  readonly #claims: SwitchClaims;
   /** Reused per-model verdicts of the pipeline's head, for as long as the fleet's views stay the same. */
   readonly #index = new RouteIndex();
 
   constructor(options: SchedulerOptions) {
     this.#clock = options.clock;
-    this.#switches = new RouterSwitches(options.clock);
+    const models = options.models;
+    this.#claims = new SwitchClaims({
+      clock: options.clock,
+      effects: options.effects,
+      book: options.book ?? options.models?.book,
+      protectedModels: options.protectedModels ?? (models === undefined ? undefined : () => models.protectedModels()),
+      evict: options.effects.evict ?? (models === undefined ? undefined : (node, victim, model) => models.evict(node, victim, model)),
+      queued: (model) => this.#queues.depth(model),
+      changed: () => this.fleetChanged(),
+    });
     this.filters = withRouterRoom(options.filters, (node) => this.#switchView(node));
     this.#alternative = alternativeFilters(this.filters);
     this.#policy = options.policy;
@@ -118,7 +142,7 @@ export class Scheduler {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
       if (await refreshOnMiss(req, refresh)) decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
     }
-    const admitted = decision.kind === 'selected' ? this.#claim(req, decision, 0, settings.loadTimeoutMs) : undefined;
+    const admitted = decision.kind === 'selected' ? this.#claim(req, decision, 0, settings, signal) : undefined;
     if (admitted !== undefined) return admitted;
     const kind = this.#classify(req, decision.excluded);
     if (kind === 'unavailable') {
@@ -135,13 +159,13 @@ export class Scheduler {
   /** A lease came back: its model's queue may go on (every queue, if it freed a connection). */
   leaseReturned(returned: LeaseReturn): void {
     // A model going idle may let a switch waiting in another model's queue go.
-    if (returned.connectionFreed || this.#switches.pending(returned.node) !== undefined || this.#waitsForSwitch(returned.node)) this.fleetChanged();
+    if (returned.connectionFreed || this.#claims.switches.pending(returned.node) !== undefined || this.#waitsForSwitch(returned.node)) this.fleetChanged();
     else this.#retry(returned.model);
   }
 
   /** Capacity, health or listings changed somewhere: the head of every queue tries again. */
   fleetChanged(): void {
-    this.#switches.reconcile(this.#effects.snapshot().nodes);
+    this.#claims.switches.reconcile(this.#effects.snapshot().nodes);
     for (const model of this.#queues.models()) this.#retry(model);
   }
 
@@ -159,37 +183,22 @@ export class Scheduler {
     return classifyUnroutable(excluded, mightFitLater(this.#effects.snapshot(), req));
   }
 
-  /** Takes the lease in the same tick as the decision that allowed it; a request that loads its model gets a ticket. */
-  #claim(req: RouteRequest, decision: Selected, waitedMs: number, loadTimeoutMs: number): Admission | undefined {
+  /**
+   * Takes the lease in the same tick as the decision that allowed it; a request that loads its model
+   * gets a ticket. A switch on a full router is answered once its victim is unloaded.
+   */
+  #claim(req: RouteRequest, decision: Selected, waitedMs: number, settings: QueueSettings, signal: AbortSignal): Admission | Promise<Admission> | undefined {
     const node = decision.node;
     const lease = this.#effects.claim(node.spec.name, req.model, reservedTokens(req, ctxFor(node, req.model)));
     if (lease === undefined) return undefined;
-    return { kind: 'admitted', node, route: routeSummary(req.policy, decision.choice, decision.candidates, decision.excluded), waitedMs, load: this.#loadTicket(req.model, node, loadTimeoutMs), release: () => lease.release() };
-  }
-
-  /** A ticket when the model is not running on the node; the first load of a limited router is tracked as its switch. */
-  #loadTicket(model: string, node: NodeView, timeoutMs: number): LoadTicket | undefined {
-    const name = node.spec.name;
-    const plan = loadPlan(model, node, this.#switches.pending(name));
-    if (!plan.loads) return undefined;
-    if (plan.startsSwitch) this.#switches.start(name, model);
-    if (plan.evicts) this.#effects.notify({ kind: 'switch', node: name, model });
-    let settled = false;
-    return {
-      timeoutMs,
-      settle: (outcome) => {
-        if (settled) return;
-        settled = true;
-        this.#switches.settle(name, model, outcome, timeoutMs);
-        // The listing catches up with the switch; the model's followers (or the next switch) may go.
-        if (outcome === 'loaded') detachRefresh(this.#effects, [name]);
-        this.fleetChanged();
-      },
-    };
+    const { ticket, victim } = this.#claims.ticketFor(req.model, node, settings.loadTimeoutMs);
+    const route = routeSummary(req.policy, decision.choice, decision.candidates, decision.excluded);
+    const admitted = { kind: 'admitted' as const, node, route, waitedMs, load: ticket, release: () => lease.release() };
+    return victim === undefined ? admitted : this.#claims.afterEviction(admitted, victim, req.model, () => this.admit(req, settings, signal, false));
   }
 
   #switchView(node: string): RouterSwitchView {
-    return { pending: this.#switches.pending(node), switchDue: this.#switchDue(node), failedLoads: this.#switches.failedLoads(node) };
+    return this.#claims.view(node, this.#switchDue(node));
   }
 
   /**
@@ -198,7 +207,7 @@ export class Scheduler {
    */
   #switchDue(node: string): boolean {
     const now = this.#clock.monotonicMs();
-    const since = this.#switches.settledAtMs(node);
+    const since = this.#claims.switches.settledAtMs(node);
     return this.#switchWaiters(node).some((w) => now - Math.max(this.#queues.oldest(w.req.model)?.enteredAtMs ?? w.enteredAtMs, since) >= w.wait.swapAfterMs);
   }
 
@@ -239,6 +248,8 @@ export class Scheduler {
       const timer = this.#clock.setTimeout(() => this.#giveUp(waiter, wait.timeoutReason), wait.timeoutMs);
       const waiter: Waiter = {
         req,
+        settings,
+        signal,
         loadTimeoutMs: settings.loadTimeoutMs,
         wait,
         enteredAtMs,
@@ -278,10 +289,11 @@ export class Scheduler {
       const waiter = this.#queues.head(model);
       if (waiter === undefined) return;
       const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
-      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision, this.#waited(waiter), waiter.loadTimeoutMs) : undefined;
+      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision, this.#waited(waiter), waiter.settings, waiter.signal) : undefined;
       if (admitted !== undefined) {
         this.#queues.served(model, waiter, this.#clock.monotonicMs());
-        waiter.settle(admitted);
+        if (admitted instanceof Promise) void admitted.then(waiter.settle);
+        else waiter.settle(admitted);
         // More capacity may have freed than this request needs.
         continue;
       }
@@ -291,8 +303,4 @@ export class Scheduler {
       return;
     }
   }
-}
-
-function detachRefresh(effects: SchedulerEffects, nodes: readonly string[]): void {
-  effects.refreshListings(nodes).catch((error: unknown) => effects.notify({ kind: 'refresh-failed', error }));
 }

@@ -41,8 +41,10 @@ export class ResidentModels {
   readonly #entries: Entry[];
   /** Every engine ever started: unloading detaches one (its requests finish), close() stops all. */
   readonly #engines: ModelEngine[] = [];
-  /** Proxied requests in flight per model (the router's `req_count`). */
+  /** Proxied requests in flight per model (the router's `req_count`, which may lag an answer's end). */
   readonly #requests = new Map<string, number>();
+  /** Proxied requests whose answer has not ended yet, per model (an unload then cuts one off). */
+  readonly #answering = new Map<string, number>();
   /** Requests queued because `models_max` was reached with no idle victim, per model (FIFO of wakers). */
   readonly #queued = new Map<string, (() => void)[]>();
   #useCounter = 0;
@@ -140,16 +142,21 @@ export class ResidentModels {
     return this.#requests.get(id) ?? 0;
   }
 
-  /** A proxied request reached the model's child; `end()` once it finished (no queue is woken). */
+  /**
+   * A proxied request reached the model's child; `end()` once it finished (no queue is woken). The
+   * router's own count drops `requestEndLagMs` later (0: at once).
+   */
   beginRequest(id: string): () => void {
-    this.#requests.set(id, this.requestsInFlight(id) + 1);
+    bump(this.#requests, id, 1);
+    bump(this.#answering, id, 1);
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      const left = this.requestsInFlight(id) - 1;
-      if (left <= 0) this.#requests.delete(id);
-      else this.#requests.set(id, left);
+      bump(this.#answering, id, -1);
+      const lag = this.#node.requestEndLagMs;
+      if (lag <= 0) bump(this.#requests, id, -1);
+      else this.#clock.setTimeout(() => bump(this.#requests, id, -1), lag);
     };
   }
 
@@ -157,7 +164,7 @@ export class ResidentModels {
   unload(id: string): boolean {
     const entry = this.#entry(id);
     if (entry === undefined || !isRunning(entry.status)) return false;
-    if (this.requestsInFlight(id) > 0) this.#unloadsMidRequest++;
+    if ((this.#answering.get(id) ?? 0) > 0) this.#unloadsMidRequest++;
     entry.loadTimer?.cancel();
     entry.loadTimer = undefined;
     entry.engine = undefined;
@@ -260,4 +267,10 @@ export class ResidentModels {
     entry.waiters = [];
     for (const wake of waiters) wake();
   }
+}
+
+function bump(counts: Map<string, number>, id: string, by: number): void {
+  const next = (counts.get(id) ?? 0) + by;
+  if (next <= 0) counts.delete(id);
+  else counts.set(id, next);
 }

@@ -38,6 +38,8 @@ export interface SimNodeSpec {
   readonly tokensPerSecond?: number;
   /** Router child load time / Ollama cold-load time. */
   readonly loadTimeMs?: number;
+  /** llamacpp-router: its `req_count` of a model drops this long after a proxied answer ended (the gap where the gateway's count is lower). */
+  readonly requestEndLagMs?: number;
   /** Running models before LRU eviction; 0 = unlimited (llamacpp-router, ollama). */
   readonly modelsMax?: number;
   /** llamacpp-router only. */
@@ -71,6 +73,7 @@ export interface ResolvedNode {
   readonly ttftMs: number;
   readonly tokensPerSecond: number;
   readonly loadTimeMs: number;
+  readonly requestEndLagMs: number;
   readonly modelsMax: number;
   readonly autoload: boolean;
   readonly apiKey: string | undefined;
@@ -130,6 +133,7 @@ export function resolveNodeSpec(spec: SimNodeSpec, index = 0): ResolvedNode {
     ttftMs: spec.ttftMs ?? SIM_DEFAULTS.ttftMs,
     tokensPerSecond: spec.tokensPerSecond ?? SIM_DEFAULTS.tokensPerSecond,
     loadTimeMs: spec.loadTimeMs ?? SIM_DEFAULTS.loadTimeMs,
+    requestEndLagMs: spec.requestEndLagMs ?? 0,
     modelsMax:
       spec.modelsMax ??
       (spec.kind === 'ollama' ? SIM_DEFAULTS.ollamaModelsMax : SIM_DEFAULTS.routerModelsMax),

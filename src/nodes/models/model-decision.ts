@@ -26,6 +26,8 @@ export interface NodeFacts {
   readonly maxInstances: number | undefined;
   /** The models it lists. */
   readonly models: readonly ModelFacts[];
+  /** Epoch ms of the listing these facts are from (undefined = none yet): a listing from before the node slept is stale. */
+  readonly listedAt?: number | undefined;
 }
 
 export interface ModelActionInput {

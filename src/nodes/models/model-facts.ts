@@ -28,5 +28,6 @@ export function nodeFacts(view: NodeView, inFlight: (node: string, model: string
     busy,
     maxInstances: max !== undefined && max > 0 ? max : undefined,
     models,
+    listedAt: view.discovery.lastSuccessAt,
   };
 }

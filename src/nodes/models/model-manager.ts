@@ -12,6 +12,7 @@ import { decideModelAction, type RefusalCode } from './model-decision.ts';
 import { nodeFacts } from './model-facts.ts';
 import { runModelOp } from './run-model-op.ts';
 import { backoffAfter, type FailedOp } from './backoff.ts';
+import type { SwitchBook } from './switch-book.ts';
 
 export interface ModelManagerDeps {
   readonly clock: Clock;
@@ -32,6 +33,10 @@ export interface ModelManagerDeps {
    * routing see its effect). Bounded by the discovery timeout.
    */
   readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
+  /** The one switch book the scheduler's request switches use too: one operation per node at a time. */
+  readonly book: SwitchBook;
+  /** An operation gave its ticket back: requests held for it may go. */
+  readonly switchEnded: () => void;
 }
 
 export type ModelActionOutcome =
@@ -40,23 +45,58 @@ export type ModelActionOutcome =
   | { readonly outcome: 'refused'; readonly action: ModelAction; readonly model: string; readonly node: string | undefined; readonly code: RefusalCode; readonly detail: string }
   | { readonly outcome: 'failed'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly retryAfterMs: number };
 
-export type ActionOrigin = 'admin' | 'reconciler';
+/** Who asked: an admin, the reconciler, or a request's switch (its victim unloaded first). */
+export type ActionOrigin = 'admin' | 'reconciler' | 'request';
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const CONFIRM_EVERY_MS = 100;
 
 export class ModelManager {
   readonly #deps: ModelManagerDeps;
-  readonly #busy = new Set<string>();
   readonly #failed = new Map<string, FailedOp>();
 
   constructor(deps: ModelManagerDeps) {
     this.#deps = deps;
   }
 
-  /** Nodes with an operation under way. */
+  /** Nodes with an operation or a request's switch under way (the one switch book). */
   busy(node: string): boolean {
-    return this.#busy.has(node);
+    return this.#deps.book.current(node) !== undefined;
+  }
+
+  /**
+   * Unloads the idle `victim` before a request's switch loads `model` on `node` (the scheduler
+   * holds the node's ticket and chose the victim: idle, not pinned). Confirmed by the listing; one
+   * audit line. Never sent while a request for the victim is in flight.
+   */
+  async evictFor(node: string, victim: string, model: string): Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: string }> {
+    const deps = this.#deps;
+    const view = deps.views().find((v) => v.spec.name === node);
+    const ops = view === undefined ? undefined : serverKind(view.spec.kind).modelOps(view.capacity.role);
+    let outcome: ModelActionOutcome;
+    if (view === undefined || ops === undefined) {
+      outcome = { outcome: 'refused', action: 'unload', model: victim, node, code: 'not_supported', detail: 'the node cannot unload models' };
+    } else if (deps.inFlight(node, victim) > 0) {
+      outcome = { outcome: 'refused', action: 'unload', model: victim, node, code: 'in_flight', detail: `a request for '${victim}' is in flight on node '${node}'` };
+    } else {
+      const result = await runModelOp(view.spec, ops, 'unload', victim, this.#options());
+      outcome = result.ok
+        ? { outcome: 'done', action: 'unload', model: victim, node, detail: `unloaded to make room for '${model}' (${result.detail})` }
+        : { outcome: 'failed', action: 'unload', model: victim, node, detail: result.reason, retryAfterMs: 0 };
+    }
+    this.#audit(outcome, 'request');
+    return outcome.outcome === 'done' ? { ok: true } : { ok: false, reason: outcome.detail };
+  }
+
+  #options(): Parameters<typeof runModelOp>[4] {
+    const deps = this.#deps;
+    return { dispatcher: deps.dispatcher, clock: deps.clock, timeoutMs: deps.loadTimeoutMs(), maxBytes: MAX_ANSWER_BYTES, confirmEveryMs: CONFIRM_EVERY_MS };
+  }
+
+  #audit(outcome: ModelActionOutcome, origin: ActionOrigin): void {
+    const line = { event: 'model_action', origin, ...outcome };
+    if (outcome.outcome === 'failed') this.#deps.logger.warn(line, `model ${outcome.action} failed`);
+    else this.#deps.logger.info(line, `model ${outcome.action} ${outcome.outcome}`);
   }
 
   /** Loads that failed on `node` and are held off now, with their reason (the reconciler skips them). */
@@ -76,10 +116,7 @@ export class ModelManager {
   /** `keep`: models not to unload to make room, besides the pinned ones (the reconciler's wanted models). */
   async act(action: ModelAction, model: string, node: string | undefined, origin: ActionOrigin, keep?: (model: string) => boolean): Promise<ModelActionOutcome> {
     const outcome = await this.#act(action, model, node, origin, keep);
-    const { logger } = this.#deps;
-    const line = { event: 'model_action', origin, ...outcome };
-    if (outcome.outcome === 'failed') logger.warn(line, `model ${action} failed`);
-    else logger.info(line, `model ${action} ${outcome.outcome}`);
+    this.#audit(outcome, origin);
     return outcome;
   }
 
@@ -88,7 +125,7 @@ export class ModelManager {
     // The reconciler's rounds follow a poll already (and a refusal must not make it poll again at once).
     if (origin === 'admin') await deps.refresh(concernedNodes(deps.views(), model, asked));
     const views = deps.views();
-    const nodes = views.map((view) => nodeFacts(view, deps.inFlight, this.#busy.has(view.spec.name)));
+    const nodes = views.map((view) => nodeFacts(view, deps.inFlight, this.busy(view.spec.name)));
     const pinned = keep === undefined ? deps.pinned : (m: string): boolean => deps.pinned(m) || (m !== model && keep(m));
     const verdict = decideModelAction({ action, model, node: asked, nodes, queued: deps.queued, pinned });
     if (verdict.verdict === 'refused') return { outcome: 'refused', action, model, node: asked, code: verdict.code, detail: verdict.reason };
@@ -97,9 +134,11 @@ export class ModelManager {
     const ops = view === undefined ? undefined : serverKind(view.spec.kind).modelOps(view.capacity.role);
     if (view === undefined || ops === undefined) return { outcome: 'refused', action, model, node: verdict.node, code: 'not_supported', detail: 'the node cannot load or unload models' };
     const name = verdict.node;
-    this.#busy.add(name);
+    // The same ticket a request's switch takes: taken in the tick of the decision, so they never overlap.
+    const taken = deps.book.take(name, { model, action, by: origin === 'request' ? 'request' : origin, loaded: false, victim: verdict.evict });
+    if (!taken.ok) return { outcome: 'refused', action, model, node: name, code: 'busy', detail: taken.reason };
     try {
-      const options = { dispatcher: deps.dispatcher, clock: deps.clock, timeoutMs: deps.loadTimeoutMs(), maxBytes: MAX_ANSWER_BYTES, confirmEveryMs: CONFIRM_EVERY_MS };
+      const options = this.#options();
       if (verdict.evict !== undefined) {
         const evicted = await runModelOp(view.spec, ops, 'unload', verdict.evict, options);
         if (!evicted.ok) return this.#failedOp(action, model, name, `unloading the idle model '${verdict.evict}' first failed: ${evicted.reason}`);
@@ -107,13 +146,18 @@ export class ModelManager {
       const superseded = (): boolean => deps.inFlight(name, model) > 0 || deps.queued(model) > 0;
       const result = await runModelOp(view.spec, ops, action, model, { ...options, superseded });
       if (!result.ok) return this.#failedOp(action, model, name, result.reason);
+      deps.book.markLoaded(name, model);
       this.#failed.delete(`${name}\u0000${model}`);
       if (result.already && verdict.evict === undefined) return { outcome: 'already', action, model, node: name, detail: result.detail };
       const evicted = verdict.evict === undefined ? {} : { evicted: verdict.evict };
       return { outcome: 'done', action, model, node: name, detail: result.detail, ...evicted };
     } finally {
-      await deps.refresh([name]);
-      this.#busy.delete(name);
+      try {
+        await deps.refresh([name]);
+      } finally {
+        deps.book.release(name, model);
+        deps.switchEnded();
+      }
     }
   }
 

@@ -1,15 +1,23 @@
-// Pure: GET /admin/models — per model, where it runs, where it would load on demand, its desired
-// state, and the loads that failed with their reasons.
+// Pure: GET /admin/models — desired against observed state. Per model: where it runs, where it
+// would load on demand, its desired state (pin / preload / warm) and whether it holds, what the
+// reconciler would do next for it (its plan), and the loads that failed with their reasons. Per
+// node: whether it manages models, why it is unavailable, what it runs, and the switch under way.
 
 import type { DesiredModelState } from '#src/config/index.ts';
 import type { NodeFacts } from './model-decision.ts';
 import type { FailedOp } from './backoff.ts';
+import type { ReconcileStep } from './reconcile-plan.ts';
+import type { SwitchTicket } from './switch-book.ts';
 
 export interface ModelsViewInput {
   readonly nodes: readonly NodeFacts[];
   readonly desired: ReadonlyMap<string, DesiredModelState>;
   readonly failures: readonly (FailedOp & { readonly node: string; readonly model: string })[];
   readonly nowMs: number;
+  /** What the reconciler's next round would do (reconciler.plan()). */
+  readonly plan?: readonly ReconcileStep[];
+  /** The switch book's tickets held now. */
+  readonly switches?: readonly (readonly [node: string, ticket: SwitchTicket])[];
 }
 
 export interface ModelRow {
@@ -17,15 +25,31 @@ export interface ModelRow {
   readonly loaded_on: string[];
   readonly on_demand: string[];
   readonly desired: { readonly pin: boolean; readonly preload: boolean; readonly warm: number } | null;
+  /** Whether observed meets desired: `warm` nodes up and running it (null without a desired state). */
+  readonly warm_now: number;
+  readonly satisfied: boolean | null;
+  /** The reconciler's next steps for this model. */
+  readonly next: { readonly action: 'load'; readonly node: string; readonly why: 'warm' | 'preload' }[];
   readonly failures: { readonly node: string; readonly reason: string; readonly failures: number; readonly retry_in_ms: number }[];
 }
 
-export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes: { name: string; manages_models: boolean; unavailable: string | null; busy: boolean }[] } {
+export interface NodeRow {
+  readonly name: string;
+  readonly manages_models: boolean;
+  readonly unavailable: string | null;
+  readonly busy: boolean;
+  readonly max_instances: number | null;
+  readonly loaded: string[];
+  /** The switch (load or unload) under way on the node, and for whom; null = none. */
+  readonly switch: { readonly action: 'load' | 'unload'; readonly model: string; readonly by: string; readonly loaded: boolean; readonly victim: string | null } | null;
+}
+
+export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes: NodeRow[] } {
   const rows = new Map<string, ModelRow>();
   const row = (model: string): ModelRow => {
     let found = rows.get(model);
     if (found === undefined) {
-      found = { model, loaded_on: [], on_demand: [], desired: input.desired.get(model) ?? null, failures: [] };
+      found = { model, loaded_on: [], on_demand: [], desired: input.desired.get(model) ?? null, warm_now: 0, satisfied: null, next: [], failures: [] };
       rows.set(model, found);
     }
     return found;
@@ -37,8 +61,27 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
   for (const failed of input.failures) {
     row(failed.model).failures.push({ node: failed.node, reason: failed.reason, failures: failed.failures, retry_in_ms: Math.max(0, Math.round(failed.untilMs - input.nowMs)) });
   }
+  for (const step of input.plan ?? []) row(step.model).next.push({ action: 'load', node: step.node, why: step.why });
+  const up = new Set(input.nodes.filter((n) => n.unavailable === undefined).map((n) => n.name));
+  const models = [...rows.values()].map((r) => {
+    const warmNow = r.loaded_on.filter((n) => up.has(n)).length;
+    const satisfied = r.desired === null ? null : warmNow >= r.desired.warm && (!r.desired.preload || r.next.every((s) => s.why !== 'preload'));
+    return { ...r, warm_now: warmNow, satisfied };
+  });
+  const switches = new Map(input.switches ?? []);
   return {
-    models: [...rows.values()].sort((a, b) => a.model.localeCompare(b.model)),
-    nodes: input.nodes.map((n) => ({ name: n.name, manages_models: n.canManage, unavailable: n.unavailable ?? null, busy: n.busy })),
+    models: models.sort((a, b) => a.model.localeCompare(b.model)),
+    nodes: input.nodes.map((n) => {
+      const ticket = switches.get(n.name);
+      return {
+        name: n.name,
+        manages_models: n.canManage,
+        unavailable: n.unavailable ?? null,
+        busy: n.busy,
+        max_instances: n.maxInstances ?? null,
+        loaded: n.models.filter((m) => m.running).map((m) => m.id),
+        switch: ticket === undefined ? null : { action: ticket.action, model: ticket.model, by: ticket.by, loaded: ticket.loaded, victim: ticket.victim ?? null },
+      };
+    }),
   };
 }

@@ -17,11 +17,15 @@ export interface ReconcilerDeps {
   readonly queued: (model: string) => number;
   readonly pinned: (model: string) => boolean;
   readonly onError: (error: unknown) => void;
+  /** Epoch ms (the listings' clock). */
+  readonly now: () => number;
 }
 
 export class ModelReconciler {
   readonly #deps: ReconcilerDeps;
   readonly #preloaded = new Set<string>();
+  /** Epoch ms each node was first seen up since it was last unavailable: only a listing after it counts. */
+  readonly #upSince = new Map<string, number>();
   #running = false;
   #again = false;
   #stopped = false;
@@ -86,13 +90,24 @@ export class ModelReconciler {
     };
   }
 
-  /** A model found running counts as preloaded; a node that is not up forgets its preloads. */
+  /**
+   * A model found running counts as preloaded; a node that is not up forgets its preloads. Only a
+   * listing taken after the node came up counts: an asleep node keeps its last listing, and on the
+   * wake that stale one still shows what ran before the sleep.
+   */
   #notePreloaded(nodes: readonly NodeFacts[]): void {
     for (const node of nodes) {
       if (node.unavailable !== undefined) {
         for (const key of [...this.#preloaded]) if (key.startsWith(`${node.name}\u0000`)) this.#preloaded.delete(key);
+        this.#upSince.delete(node.name);
         continue;
       }
+      let upSince = this.#upSince.get(node.name);
+      if (upSince === undefined) {
+        upSince = this.#deps.now();
+        this.#upSince.set(node.name, upSince);
+      }
+      if (node.listedAt === undefined || node.listedAt <= upSince) continue;
       for (const model of node.models) if (model.running) this.#preloaded.add(`${node.name}\u0000${model.id}`);
     }
   }

@@ -31,6 +31,13 @@ function headersOf(node: NodeSpec): Record<string, string> {
   return node.apiKey === undefined ? {} : { authorization: `Bearer ${node.apiKey}` };
 }
 
+/**
+ * A router lists a model `loading` from the moment it accepts the load (PROTOCOLS.md §1.4), Ollama
+ * answers a load once loaded: a model seen `unloaded` on this many confirmations in a row after an
+ * accepted load was dropped (the node restarted, or lost it), and waiting on is pointless.
+ */
+export const LOST_LOAD_CONFIRMATIONS = 5;
+
 const pause = (clock: Clock, ms: number): Promise<void> => new Promise((resolve) => clock.setTimeout(resolve, ms));
 
 export async function runModelOp(node: NodeSpec, ops: ModelOps, action: ModelAction, model: string, options: ModelOpOptions): Promise<ModelOpResult> {
@@ -47,6 +54,7 @@ export async function runModelOp(node: NodeSpec, ops: ModelOps, action: ModelAct
   if (answer.kind === 'refused') return { ok: false, reason: `POST ${request.path} refused: ${answer.reason}` };
   const wanted = action === 'load' ? 'loaded' : 'unloaded';
   let last = 'no answer yet';
+  let unloadedInARow = 0;
   for (;;) {
     const budget = left();
     if (budget <= 0) return { ok: false, reason: `not ${wanted} within ${options.timeoutMs}ms (last seen: ${last})` };
@@ -57,6 +65,8 @@ export async function runModelOp(node: NodeSpec, ops: ModelOps, action: ModelAct
     if (state === wanted || (action === 'unload' && state === 'failed')) return { ok: true, already: answer.kind === 'already', detail: answer.kind === 'already' ? `the node says it is already ${wanted}` : `${wanted} (confirmed by GET ${ops.confirmPath})` };
     if (action === 'unload' && options.superseded?.() === true) return { ok: true, already: false, detail: 'unloaded; a request since has loaded it again' };
     if (action === 'load' && state === 'failed') return { ok: false, reason: `the node says the load failed (GET ${ops.confirmPath})` };
+    unloadedInARow = action === 'load' && state === 'unloaded' ? unloadedInARow + 1 : 0;
+    if (unloadedInARow >= LOST_LOAD_CONFIRMATIONS) return { ok: false, reason: `the node accepted the load but lists the model unloaded since (${unloadedInARow} looks in a row): it restarted or dropped the load` };
     await pause(options.clock, Math.min(options.confirmEveryMs, Math.max(1, left())));
   }
 }

@@ -2,7 +2,7 @@
 // and why the others wait (or skip it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyUnroutable, routerRoom, routerRoomVerdict, type RouterSwitchView } from '#src/routing/index.ts';
+import { chooseVictim, classifyUnroutable, routerRoom, routerRoomVerdict, type RouterSwitchView } from '#src/routing/index.ts';
 import { node, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
 
 const NO_SWITCH: RouterSwitchView = { pending: undefined, switchDue: false, failedLoads: new Map() };
@@ -37,6 +37,15 @@ const ROWS: readonly Row[] = [
   { name: 'during a switch a busy loaded model keeps serving', model: 'a', max: 2, busy: ['a'], view: { pending: { model: 'b', loaded: false } }, code: undefined },
   { name: 'a switch waiting past swap_after holds the loaded model', model: 'a', busy: ['a'], view: { switchDue: true }, code: 'switch_due' },
   { name: 'a model that failed to load is skipped', model: 'b', view: { failedLoads: new Map([['b', 'did not load']]) }, code: 'load_failed' },
+  { name: 'a pinned idle model is never the victim: the router is excluded with `pinned`', model: 'b', view: { pinned: new Set(['a']) }, code: 'pinned' },
+  { name: 'a pinned model mid-request: still `pinned` (it never goes, idle or not)', model: 'b', busy: ['a'], view: { pinned: new Set(['a']) }, code: 'pinned' },
+  { name: 'a pinned idle model and a busy unpinned one: waits for the unpinned one', model: 'c', max: 2, options: { models: ['a', 'b'], onDemand: { c: 'unloaded' } }, busy: ['b'], view: { pinned: new Set(['a']) }, code: 'models_full' },
+  { name: 'a pinned model beside an idle unpinned one: that one is the victim', model: 'c', max: 2, options: { models: ['a', 'b'], onDemand: { c: 'unloaded' } }, view: { pinned: new Set(['a']) }, code: undefined },
+  { name: 'the pinned model itself goes', model: 'a', view: { pinned: new Set(['a']) }, code: undefined },
+  { name: "during a switch the gateway's named victim waits", model: 'a', view: { pending: { model: 'b', loaded: false, victim: 'a' } }, code: 'switching' },
+  { name: 'during a switch with its victim named another idle loaded model keeps serving', model: 'a', max: 2, options: { models: ['a', 'x'], onDemand: { b: 'unloaded' } }, view: { pending: { model: 'b', loaded: false, victim: 'x' } }, code: undefined },
+  { name: 'during an unload the model unloaded waits', model: 'a', view: { pending: { model: 'a', loaded: false, action: 'unload' } }, code: 'switching' },
+  { name: 'during an unload another unloaded model waits (one at a time)', model: 'b', view: { pending: { model: 'a', loaded: false, action: 'unload' } }, code: 'switching' },
   { name: 'a failed model listed as loaded since goes', model: 'a', view: { failedLoads: new Map([['a', 'did not load']]) }, code: undefined },
 ];
 
@@ -67,4 +76,19 @@ test('the filter drops no node without an exclusion and keeps the candidates in 
   const result = routerRoom(() => NO_SWITCH).apply({ model: 'b', group: undefined, triedNodes: new Set(), promptTokens: undefined, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true, policy: 'least-in-flight' }, nodes, snapshot);
   assert.deepEqual(result.kept.map((n) => n.spec.name), ['plain', 'r2']);
   assert.deepEqual(result.excluded.map((e) => [e.node, e.filter, e.code]), [['r', 'router-room', 'models_full']]);
+});
+
+test('the victim: never pinned, never busy or loading; an unwanted one before a warm one, one with nothing queued first', () => {
+  const full = node('r', { kind: 'llamacpp', models: ['p', 'w', 'q', 'z'], onDemand: { n: 'unloaded' }, capacity: { role: 'router', router: { maxInstances: 4, autoload: true } } });
+  const snapshot = snapshotOf([full], {}, {});
+  const queued = (m: string): number => (m === 'q' ? 2 : 0);
+  const view = { pinned: new Set(['p']), wanted: new Set(['w']) };
+  assert.deepEqual(chooseVictim('n', full, snapshot, view, queued), { kind: 'victim', model: 'z' });
+  const busyZ = snapshotOf([full], {}, { 'r/z': { requests: 1, tokens: 1 } });
+  assert.deepEqual(chooseVictim('n', full, busyZ, view, queued), { kind: 'victim', model: 'q' }, 'one with requests queued before a wanted one');
+  const onlyWanted = snapshotOf([full], {}, { 'r/z': { requests: 1, tokens: 1 }, 'r/q': { requests: 1, tokens: 1 } });
+  assert.deepEqual(chooseVictim('n', full, onlyWanted, view, queued), { kind: 'victim', model: 'w' }, 'a warm model goes last, but it goes (the reconciler brings it back)');
+  const allBusy = snapshotOf([full], {}, { 'r/z': { requests: 1, tokens: 1 }, 'r/q': { requests: 1, tokens: 1 }, 'r/w': { requests: 1, tokens: 1 } });
+  assert.equal(chooseVictim('n', full, allBusy, view, queued).kind, 'busy');
+  assert.deepEqual(chooseVictim('n', full, snapshot, { pinned: new Set(['p', 'w', 'q', 'z']) }), { kind: 'pinned', running: 4, max: 4, pinned: ['p', 'w', 'q', 'z'] });
 });

@@ -6,7 +6,7 @@ import { ManualClock } from '#src/core/clock.ts';
 import type { Usage } from '#src/capacity/index.ts';
 import type { Lease, NodeView } from '#src/nodes/index.ts';
 import { defaultFilters, leastInFlight, type RouteRequest } from '#src/routing/index.ts';
-import { Scheduler, type Admission, type QueueSettings, type SchedulerEffects, type SchedulerNotice } from '#src/scheduler/index.ts';
+import { Scheduler, type Admission, type QueueSettings, type SchedulerEffects, type SchedulerNotice, type SchedulerOptions } from '#src/scheduler/index.ts';
 import { node, request, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
 
 export const SETTINGS: QueueSettings = { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 500, swapAfterMs: 300, loadTimeoutMs: 2_000 };
@@ -30,7 +30,8 @@ export interface Rig {
   settleRefresh(ok?: boolean): void;
 }
 
-export function rig(initial: readonly NodeView[]): Rig {
+/** `extra`: the scheduler's optional collaborators (a shared switch book, pins, an eviction effect). */
+export function rig(initial: readonly NodeView[], extra: Pick<SchedulerOptions, 'book' | 'protectedModels'> & Pick<SchedulerEffects, 'evict'> = {}): Rig {
   const clock = new ManualClock();
   let nodes = initial;
   const usage = new Map<string, Usage>();
@@ -71,8 +72,9 @@ export function rig(initial: readonly NodeView[]): Rig {
     },
     wake: (name, reason) => calls.push(`wake ${name} (${reason})`),
     notify: (notice) => notices.push(notice),
+    ...(extra.evict === undefined ? {} : { evict: extra.evict }),
   };
-  const scheduler = new Scheduler({ clock, filters: defaultFilters(), policy: leastInFlight(), effects });
+  const scheduler = new Scheduler({ clock, filters: defaultFilters(), policy: leastInFlight(), effects, book: extra.book, protectedModels: extra.protectedModels });
   return {
     clock,
     scheduler,

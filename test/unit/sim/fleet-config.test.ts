@@ -30,6 +30,7 @@ kv = "per-slot"
 ttft = "5ms"
 tokens_per_second = 500
 load_time = "1s"
+request_end_lag = "30ms"
 models_max = 1
 autoload = false
 api_key = "k"
@@ -50,7 +51,7 @@ size = 1000
     kind: 'llamacpp-router',
     models: [{ id: 'a', aliases: ['alpha'], contextTokens: 1024, slots: 3, status: 'loaded', sizeBytes: 1000 }],
     name: 'r', port: 0, contextTokens: 2048, slots: 2, kv: 'per-slot', ttftMs: 5, tokensPerSecond: 500,
-    loadTimeMs: 1000, modelsMax: 1, autoload: false, apiKey: 'k', metrics: false, version: 'b7000-1a2b3c4',
+    loadTimeMs: 1000, requestEndLagMs: 30, modelsMax: 1, autoload: false, apiKey: 'k', metrics: false, version: 'b7000-1a2b3c4',
   });
 });
 

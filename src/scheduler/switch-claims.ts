@@ -1,0 +1,88 @@
+// What admitting a request that loads its model means on a limited router: the load ticket its
+// answer settles, the switch it takes in the one switch book, and on a full router the victim the
+// gateway unloads first (never pinned, never mid-request) before the admission is answered. A
+// victim that would not unload holds the model off the node for a while and the request routes again.
+
+import type { Clock } from '#src/core/clock.ts';
+import { SwitchTickets, type NodeView, type SwitchBook } from '#src/nodes/index.ts';
+import type { RouterSwitchView } from '#src/routing/index.ts';
+import type { Admission, LoadTicket } from './admission.ts';
+import type { EvictionResult, SchedulerEffects } from './effects.ts';
+import { loadPlan, RouterSwitches } from './router-switches.ts';
+
+export interface ProtectedModels {
+  readonly pinned: ReadonlySet<string>;
+  readonly wanted: ReadonlySet<string>;
+}
+
+const NONE_PROTECTED: ProtectedModels = Object.freeze({ pinned: new Set<string>(), wanted: new Set<string>() });
+
+/** How long a model whose switch could not unload its victim is held off that router. */
+export const EVICTION_HOLD_MS = 5_000;
+
+export interface SwitchClaimsDeps {
+  readonly clock: Clock;
+  readonly effects: SchedulerEffects;
+  readonly book: SwitchBook | undefined;
+  readonly protectedModels: (() => ProtectedModels) | undefined;
+  /** Unloads a victim before a switch (absent: the router picks its own). */
+  readonly evict: ((node: string, victim: string, model: string) => Promise<EvictionResult>) | undefined;
+  /** Requests waiting in the gateway for a model (a victim with none is chosen first). */
+  readonly queued: (model: string) => number;
+  /** A switch settled: the queues try again. */
+  readonly changed: () => void;
+}
+
+type Admitted = Extract<Admission, { kind: 'admitted' }>;
+
+export class SwitchClaims {
+  readonly switches: RouterSwitches;
+  readonly #deps: SwitchClaimsDeps;
+
+  constructor(deps: SwitchClaimsDeps) {
+    this.#deps = deps;
+    this.switches = new RouterSwitches(deps.clock, deps.book ?? new SwitchTickets());
+  }
+
+  view(node: string, switchDue: boolean): RouterSwitchView {
+    const { pinned, wanted } = (this.#deps.protectedModels ?? (() => NONE_PROTECTED))();
+    return { pending: this.switches.pending(node), switchDue, failedLoads: this.switches.failedLoads(node), pinned, wanted };
+  }
+
+  /** A ticket when the model is not running on the node (the first load of a limited router is its switch), and the victim to unload first. */
+  ticketFor(model: string, node: NodeView, timeoutMs: number): { readonly ticket: LoadTicket | undefined; readonly victim: string | undefined } {
+    const { effects } = this.#deps;
+    const name = node.spec.name;
+    const plan = loadPlan(model, node, this.switches.pending(name), effects.snapshot(), this.view(name, false), this.#deps.queued);
+    if (!plan.loads) return { ticket: undefined, victim: undefined };
+    // Without an eviction effect the router picks its own victim: none is named.
+    const victim = this.#deps.evict === undefined ? undefined : plan.victim;
+    const started = plan.startsSwitch && this.switches.start(name, model, victim);
+    if (plan.evicts) effects.notify({ kind: 'switch', node: name, model });
+    let settled = false;
+    const ticket: LoadTicket = {
+      timeoutMs,
+      settle: (outcome) => {
+        if (settled) return;
+        settled = true;
+        this.switches.settle(name, model, outcome, timeoutMs);
+        // The listing catches up with the switch; the model's followers (or the next switch) may go.
+        if (outcome === 'loaded') effects.refreshListings([name]).catch((error: unknown) => effects.notify({ kind: 'refresh-failed', error }));
+        this.#deps.changed();
+      },
+    };
+    return { ticket, victim: started ? victim : undefined };
+  }
+
+  /** The victim unloaded, the admission goes; else the model is held off the node and `retry` routes the request again. */
+  async afterEviction(admitted: Admitted, victim: string, model: string, retry: () => Promise<Admission>): Promise<Admission> {
+    const name = admitted.node.spec.name;
+    const evict = this.#deps.evict;
+    const result: EvictionResult = evict === undefined ? { ok: true } : await evict(name, victim, model).catch((error: unknown) => ({ ok: false, reason: error instanceof Error ? error.message : String(error) }));
+    if (result.ok) return admitted;
+    this.switches.evictionFailed(name, model, `unloading the idle model '${victim}' first (to make room) failed: ${result.reason}; not sent here for ${EVICTION_HOLD_MS / 1000}s`, EVICTION_HOLD_MS);
+    admitted.release();
+    admitted.load?.settle('failed');
+    return retry();
+  }
+}
