@@ -38,6 +38,7 @@ import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
 import { awaitsRouterLoad } from './router-switches.ts';
 import { SwitchClaims, type ProtectedModels } from './switch-claims.ts';
+import { waitForWake, waitInQueue, type Wait, type Waiter } from './waits.ts';
 
 type Selected = Extract<RoutingDecision, { kind: 'selected' }>;
 
@@ -62,30 +63,6 @@ export interface SwitchModels {
   protectedModels(): ProtectedModels;
   evict(node: string, victim: string, model: string): Promise<EvictionResult>;
 }
-
-interface Wait {
-  readonly timeoutMs: number;
-  readonly swapAfterMs: number;
-  readonly timeoutReason: 'queue_timeout' | 'wake_timeout';
-  /** Whether an unroutable verdict is worth waiting out (busy nodes; a node still waking). */
-  readonly keepWaiting: (kind: UnroutableKind) => boolean;
-  readonly initial: readonly Exclusion[];
-}
-
-interface Waiter {
-  readonly req: RouteRequest;
-  readonly settings: QueueSettings;
-  readonly signal: AbortSignal;
-  readonly loadTimeoutMs: number;
-  readonly wait: Wait;
-  readonly enteredAtMs: number;
-  /** Why routing last said no (reported if the wait ends in a refusal). */
-  excluded: readonly Exclusion[];
-  readonly settle: (admission: Admission) => void;
-}
-
-const busyOnly = (kind: UnroutableKind): boolean => kind === 'busy';
-const anythingButTooLarge = (kind: UnroutableKind): boolean => kind !== 'too_large';
 
 export class Scheduler {
   /** The filter pipeline requests are routed through (also what /admin/explain runs). */
@@ -131,9 +108,7 @@ export class Scheduler {
   async admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Promise<Admission> {
     // A request that can only be served by a router loading its model waits for the load as well.
     const timeoutMs = settings.queueTimeoutMs + (awaitsRouterLoad(req.model, this.#effects.snapshot().nodes) ? settings.loadTimeoutMs : 0);
-    const queueWait = (initial: readonly Exclusion[]): Wait => ({
-      timeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'queue_timeout', keepWaiting: busyOnly, initial,
-    });
+    const queueWait = (initial: readonly Exclusion[]): Wait => waitInQueue(timeoutMs, settings, initial);
     // In the model's queue when others wait there (in its class, by its tenant's share), however this one would route.
     if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, queueWait([]), settings, signal);
     let decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
@@ -148,8 +123,7 @@ export class Scheduler {
     if (kind === 'unavailable') {
       const wake = this.#wakeFor(req);
       if (wake !== undefined) {
-        const hold: Wait = { timeoutMs: wake.timeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'wake_timeout', keepWaiting: anythingButTooLarge, initial: decision.excluded };
-        return this.#enqueue(req, hold, settings, signal);
+        return this.#enqueue(req, waitForWake(wake.timeoutMs, settings, decision.excluded), settings, signal);
       }
     }
     if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded: decision.excluded, waitedMs: 0 };
