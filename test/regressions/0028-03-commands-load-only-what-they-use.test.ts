@@ -1,14 +1,16 @@
 // Issue 28, item 3: every command imported the whole tree (the gateway, the mesh, libp2p) before it
 // ran, so `switchyard --version` took about a second and 156 MB. Now src/cli/main.ts imports a
 // command's module only to run it, and the config loader reads libp2p's address parsers only for a
-// [mesh] table. Checked by what a spawned CLI loads (an import trace), not by a timing.
+// [mesh] table. `serve` without [mesh] held libp2p, the mesh service, pino-pretty and the multipart
+// parser (158 MB idle); they now load when [mesh], `--log-format pretty` or a multipart request needs
+// them. Checked by what a spawned CLI loads (an import trace), not by a timing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gatewayToml, runCliToExit, writeTempFile } from '#test/fixtures/processes.ts';
+import { gatewayToml, runCliToExit, startCli, writeTempFile } from '#test/fixtures/processes.ts';
 
 const HOOK = pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'import-trace.ts')).href;
 
@@ -59,4 +61,27 @@ test('status (the gateway unreachable) loads neither the gateway nor libp2p', as
     heavy(urls).filter((u) => !u.includes('/node_modules/undici/')),
     [],
   );
+});
+
+test('serve without [mesh] loads neither libp2p nor the mesh service, nor the pretty printer or the multipart parser', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-import-trace-'));
+  const trace = join(dir, 'loaded.txt');
+  const file = await writeTempFile('switchyard.toml', gatewayToml([{ name: 'a', url: 'http://127.0.0.1:1', kind: 'vllm' }]));
+  const proc = startCli(['serve', '--config', file.path], { NODE_OPTIONS: `--import=${HOOK}`, SWITCHYARD_TEST_IMPORT_TRACE: trace });
+  try {
+    await proc.waitForLine((l) => l.includes('"gateway listening"'), 120_000);
+    const urls = (await readFile(trace, 'utf8')).split('\n').filter((u) => u !== '');
+    assert.ok(urls.some((u) => u.endsWith('/src/gateway/parts.ts')), 'the gateway loaded');
+    const federation = urls.filter(
+      (u) =>
+        /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|multiformats|pino-pretty|@fastify\/busboy)\//.test(u) ||
+        /\/src\/mesh\/(mesh-service|site-key-file|site-codec|gossip\/)/.test(u),
+    );
+    assert.deepEqual(federation, [], 'what a gateway without [mesh] does not use is not loaded');
+    assert.equal(await proc.stop(), 0);
+  } finally {
+    await proc.stop();
+    await file.cleanup();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
