@@ -174,7 +174,8 @@ async function main(): Promise<void> {
     let tenantAdmission: TenantAdmissionResult[] = [];
     if (only.has('route')) {
       log('routing decision micro-benchmark');
-      const child = await startNodeScript('bench/route-decision.ts', ['1500']);
+      // The micro-benchmark announces itself only when every row is done (10,000 nodes included): minutes on a busy machine.
+      const child = await startNodeScript('bench/route-decision.ts', ['1500'], [], 600_000);
       routeDecision = (child.ready.results as RouteDecisionResult[] | undefined) ?? [];
       routeIndexUpdate = child.ready.indexUpdate as IndexUpdateResult | undefined;
       await child.stop();
