@@ -81,11 +81,12 @@ export async function startChild(options: StartOptions): Promise<Child> {
   };
 }
 
-export function startNodeScript(script: string, args: readonly string[] = [], nodeFlags: readonly string[] = []): Promise<Child> {
+export function startNodeScript(script: string, args: readonly string[] = [], nodeFlags: readonly string[] = [], timeoutMs?: number): Promise<Child> {
   return startChild({
     command: process.execPath,
     args: [...nodeFlags, join(REPO_ROOT, script), ...args],
     isReady: (line) => line.includes('"event":"'),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
 }
 

@@ -10,9 +10,10 @@ import type { Workload, WorkloadName } from './workloads.ts';
 
 /**
  * `candidate`: a second gateway checkout (`--candidate DIR`), to measure a change in the same run.
+ * `bare`: the reference proxy of bench/bare-proxy.ts (node:http + one undici Pool, nothing else).
  * `switchyard-wN` / `nginx-wN`: `[server] workers = N` against nginx `worker_processes N` (bench/workers-bench.ts).
  */
-export type TargetName = 'direct' | 'switchyard' | 'candidate' | 'nginx' | `switchyard-w${number}` | `nginx-w${number}`;
+export type TargetName = 'direct' | 'switchyard' | 'candidate' | 'bare' | 'nginx' | `switchyard-w${number}` | `nginx-w${number}`;
 
 export interface Target {
   readonly name: TargetName;

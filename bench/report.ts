@@ -2,6 +2,8 @@
 // and the issue's targets checked against them.
 
 import type { ControlPlaneResult } from './control-plane.ts';
+import type { LeanProcessResult } from './cli-start.ts';
+import type { TailsResult } from './tails.ts';
 import type { FirstChunkResult } from './first-chunk.ts';
 import type { Measurement, TargetName } from './proxy-bench.ts';
 import type { IndexUpdateResult, RouteDecisionResult } from './route-decision.ts';
@@ -55,6 +57,10 @@ export interface BenchReport {
   /** Tenant admission per request: open gateway, one api key, 1,000 tenants × 100 keys (absent in older reports). */
   readonly tenantAdmission?: readonly TenantAdmissionResult[];
   readonly controlPlane: readonly ControlPlaneResult[];
+  /** Issue 28: CLI start times, serve ready, idle RSS (bench/cli-start.ts). */
+  readonly lean?: LeanProcessResult;
+  /** Issue 28: open-loop tails with polls running / paused (bench/tails.ts). */
+  readonly tails?: TailsResult;
   readonly targets: readonly TargetCheck[];
   readonly runSeconds: number;
   readonly notes: readonly string[];
@@ -117,7 +123,7 @@ export function checkTargets(
   return checks;
 }
 
-const TARGET_ORDER: readonly TargetName[] = ['direct', 'switchyard', 'candidate', 'nginx'];
+const TARGET_ORDER: readonly TargetName[] = ['direct', 'switchyard', 'candidate', 'bare', 'nginx'];
 
 /** The fixed targets first, then the workers rows (switchyard-wN before nginx-wN). */
 function targetRank(target: TargetName): number {

@@ -160,6 +160,8 @@ if (import.meta.main) {
   results.push(measureRouteDecision(1000, false, budgetMs, { wholePipeline: true }));
   for (const modelsPerNode of MODEL_COUNTS) if (modelsPerNode !== MODELS_PER_NODE) results.push(measureRouteDecision(1000, false, budgetMs, { modelsPerNode }));
   for (const policy of POLICY_NAMES) if (policy !== 'least-in-flight') results.push(measureRouteDecision(1000, false, budgetMs, { policy }));
+  // Issue 28's second routing target: 10,000 nodes × 50 models, least-in-flight, as the scheduler routes.
+  results.push(measureRouteDecision(10_000, false, budgetMs));
   const indexUpdate = measureIndexUpdate(1000);
   process.stdout.write(`${JSON.stringify({ event: 'route decision', results, indexUpdate })}\n`);
 }

@@ -36,6 +36,10 @@ import { JSON_ANSWER_BYTES, SSE_CHUNKS } from './upstream.ts';
 import { CONCURRENCIES, workloads, writeBodies } from './workloads.ts';
 import { runWorkersBench, workersChecks } from './workers-bench.ts';
 import { renderTracing, runTracingBench, type TracingBenchResult } from './tracing.ts';
+import { runLeanProcessBench, type LeanProcessResult } from './cli-start.ts';
+import { runTailsBench, type TailsResult } from './tails.ts';
+import { issue28Checks } from './targets-28.ts';
+import { renderIssue28 } from './report-28.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -54,7 +58,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' },
       'wait-quiet': { type: 'string', default: '20' },
       tool: { type: 'string' },
-      only: { type: 'string', default: 'proxy,route,control,tracing' },
+      only: { type: 'string', default: 'proxy,route,control,tracing,lean,tails' },
       'install-peers': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -131,6 +135,10 @@ async function main(): Promise<void> {
         targets.push({ name: 'candidate', url: candidate.url, proxy: { pids: () => [candidate.pid] } });
         notes.push(`"candidate" is the gateway of ${root}${flags.length > 0 ? ` run with \`${flags.join(' ')}\`` : ''}, measured in the same run.`);
       }
+      // The reference row of issue 28: the bare stack proxy (bench/bare-proxy.ts).
+      const bare = await startNodeScript('bench/bare-proxy.ts', [upstreamUrl]);
+      children.push(bare);
+      targets.push({ name: 'bare', url: String(bare.ready.url), proxy: { pids: () => [bare.pid] } });
       if (nginxVersion !== undefined) {
         const nginx: NginxChild = await startNginx(upstreamUrl);
         children.push(nginx);
@@ -183,7 +191,8 @@ async function main(): Promise<void> {
     let tenantAdmission: TenantAdmissionResult[] = [];
     if (only.has('route')) {
       log('routing decision micro-benchmark');
-      const child = await startNodeScript('bench/route-decision.ts', ['1500']);
+      // The micro-benchmark announces itself only when every row is done (10,000 nodes included): minutes on a busy machine.
+      const child = await startNodeScript('bench/route-decision.ts', ['1500'], [], 600_000);
       routeDecision = (child.ready.results as RouteDecisionResult[] | undefined) ?? [];
       routeIndexUpdate = child.ready.indexUpdate as IndexUpdateResult | undefined;
       await child.stop();
@@ -208,6 +217,18 @@ async function main(): Promise<void> {
         controlPlane.push(await runControlPlaneBench({ nodes: 1000, modelsPerNode: 50, intervalS: 2, warmupS: 8, measureS: 12, ticksPerSecond, load, ...run }));
       }
     }
+    // Issue 28's rows: the lean process and fast CLI, then open-loop tails.
+    let lean: LeanProcessResult | undefined;
+    if (only.has('lean')) {
+      log('lean process: CLI start times, serve ready, idle RSS');
+      lean = await runLeanProcessBench(5);
+    }
+    let tails: TailsResult | undefined;
+    if (only.has('tails')) {
+      log('tails: 1,000 req/s open-loop, 100 nodes polled (running / paused)');
+      const jsonBodyFile = (await writeBodies(dir, list)).get('json') ?? '';
+      tails = await runTailsBench({ rate: 1000, seconds: Math.max(5, durationS * 2), nodes: 100, bodyFile: jsonBodyFile });
+    }
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
     const report: BenchReport & { tracing?: TracingBenchResult } = {
@@ -222,11 +243,17 @@ async function main(): Promise<void> {
       ...(tenantAdmission.length === 0 ? {} : { tenantAdmission }),
       controlPlane,
       ...(tracing === undefined ? {} : { tracing }),
-      targets: [...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds), ...workerChecks],
+      targets: [
+        ...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds),
+        ...workerChecks,
+        ...issue28Checks({ proxy: proxyRows, added, routes: routeDecision, control: controlPlane[0], lean, tails }),
+      ],
+      ...(lean === undefined ? {} : { lean }),
+      ...(tails === undefined ? {} : { tails }),
       runSeconds,
       notes,
     };
-    const markdown = renderMarkdown(report) + renderTracing(tracing);
+    const markdown = renderMarkdown(report) + renderTracing(tracing) + renderIssue28(report);
     if (!values['no-write']) {
       const rounded = JSON.stringify(report, (_key, value: unknown) => (typeof value === 'number' ? round(value) : value), 2);
       await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), `${rounded}\n`);

@@ -13,11 +13,8 @@ import {
   type ModelSpec,
 } from '#src/config/index.ts';
 import type { Command } from './io.ts';
+import { CHECK_CONFIG_USAGE } from './command-usage.ts';
 
-export const CHECK_CONFIG_USAGE = `usage: switchyard check-config FILE   (or --config FILE)
-
-Loads FILE exactly as serve would and prints every problem (exit 1), or a summary (exit 0).
-`;
 
 export const runCheckConfig: Command = async (argv, io) => {
   if (argv.includes('--help') || argv.includes('-h')) {

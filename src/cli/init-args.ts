@@ -2,15 +2,6 @@
 
 import { normalizeNodeUrl, parseDurationMs } from '#src/config/index.ts';
 
-export const INIT_USAGE = `usage: switchyard init URL [URL...] [--out FILE|- [--force]] [--listen HOST:PORT] [--timeout DURATION]
-
-Probes each inference server (nothing is loaded), detects its kind and writes a commented config.
-  URL                 a server's base URL, e.g. http://gpu-box:8000 ("http://" may be left out)
-  --out FILE          where the config goes (default ./switchyard.toml, which serve runs without
-                      --config; "-" = stdout); an existing FILE is kept unless --force
-  --listen HOST:PORT  where the written config has the gateway listen (default 127.0.0.1:8080)
-  --timeout DURATION  bound on each request to a server (default 3s)
-`;
 
 export interface InitArgs {
   readonly urls: readonly string[];

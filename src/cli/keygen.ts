@@ -3,14 +3,8 @@
 // a file: replacing a site's key means re-pinning it at every other site, so it must be deliberate.
 import { generateSiteKeyFile } from '#src/mesh/site-key-file.ts';
 import { flagValue, type Command } from './io.ts';
+import { KEYGEN_USAGE } from './command-usage.ts';
 
-export const KEYGEN_USAGE = `usage: switchyard keygen --out FILE
-
-Writes a new Ed25519 site key to FILE (PKCS#8 PEM, mode 0600; an existing FILE is never
-overwritten) for [mesh] key_file, and prints one JSON line:
-  {"public_key": "<base64url raw 32 bytes>", "peer_id": "<libp2p peer id>"}
-Other sites pin public_key in [[mesh.sites]] and dial /.../p2p/<peer_id> in [mesh] peers.
-`;
 
 export const runKeygen: Command = async (argv, io) => {
   // Exactly `--out FILE` or `--out=FILE`: a stray argument may be a mistyped flag meant to change where the key goes.

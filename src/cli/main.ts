@@ -2,21 +2,17 @@
 // reloads `serve` and stops the others; failures no code caught follow src/cli/crash-policy.ts.
 
 import type { CliIo, Command } from './io.ts';
-import { runServe } from './serve.ts';
-import { runCheckConfig } from './check-config.ts';
-import { runSim } from './sim.ts';
-import { runDemo } from './demo.ts';
-import { runInit } from './init.ts';
-import { runStatus } from './status.ts';
-import { runModels } from './models.ts';
-import { runKeygen } from './keygen.ts';
 import { HangupRelay } from './hangups.ts';
 import { EXIT_INTERNAL_ERROR, installCrashPolicy } from './crash-policy.ts';
 import { commandHelp, packageVersion, USAGE, wantsHelp } from './usage.ts';
 import { optionsProblem, type AcceptedOptions } from './options.ts';
 
 interface CommandEntry {
-  readonly run: Command;
+  /**
+   * Imports the command's module when it is about to run, never before: `--version`, `--help` and
+   * a refused option load none of them, and `status` does not load the gateway (or libp2p).
+   */
+  readonly load: () => Promise<Command>;
   /** What SIGHUP means for it: re-read the config, or stop like SIGINT (a closed terminal). */
   readonly onHangup: 'reload' | 'stop';
   /** What it takes; anything else is refused (exit 2) before it runs. */
@@ -24,14 +20,18 @@ interface CommandEntry {
 }
 
 const COMMANDS: Readonly<Record<string, CommandEntry>> = {
-  serve: { run: runServe, onHangup: 'reload', options: { valued: ['config', 'log-format'] } },
-  'check-config': { run: runCheckConfig, onHangup: 'stop', options: { valued: ['config'], positionals: 'any' } },
-  sim: { run: runSim, onHangup: 'stop', options: { valued: ['config'] } },
-  demo: { run: runDemo, onHangup: 'stop', options: { valued: ['port'] } },
-  init: { run: runInit, onHangup: 'stop', options: { valued: ['out', 'listen', 'timeout'], flags: ['force'], positionals: 'any' } },
-  status: { run: runStatus, onHangup: 'stop', options: { valued: ['url', 'config', 'token'], flags: ['watch'] } },
-  models: { run: runModels, onHangup: 'stop', options: { valued: ['url', 'config', 'token', 'node'], positionals: 'any' } },
-  keygen: { run: runKeygen, onHangup: 'stop', options: { valued: ['out'] } },
+  serve: { load: async () => (await import('./serve.ts')).runServe, onHangup: 'reload', options: { valued: ['config', 'log-format'] } },
+  'check-config': { load: async () => (await import('./check-config.ts')).runCheckConfig, onHangup: 'stop', options: { valued: ['config'], positionals: 'any' } },
+  sim: { load: async () => (await import('./sim.ts')).runSim, onHangup: 'stop', options: { valued: ['config'] } },
+  demo: { load: async () => (await import('./demo.ts')).runDemo, onHangup: 'stop', options: { valued: ['port'] } },
+  init: {
+    load: async () => (await import('./init.ts')).runInit,
+    onHangup: 'stop',
+    options: { valued: ['out', 'listen', 'timeout'], flags: ['force'], positionals: 'any' },
+  },
+  status: { load: async () => (await import('./status.ts')).runStatus, onHangup: 'stop', options: { valued: ['url', 'config', 'token'], flags: ['watch'] } },
+  models: { load: async () => (await import('./models.ts')).runModels, onHangup: 'stop', options: { valued: ['url', 'config', 'token', 'node'], positionals: 'any' } },
+  keygen: { load: async () => (await import('./keygen.ts')).runKeygen, onHangup: 'stop', options: { valued: ['out'] } },
 };
 
 export interface CliStart {
@@ -83,7 +83,8 @@ export async function runCli(argv: readonly string[], start: CliStart = { hangup
   });
   const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: controller.signal, hangups };
   try {
-    const code = await command.run(rest, io);
+    const run = await command.load();
+    const code = await run(rest, io);
     return crashPolicy.crashed() ? EXIT_INTERNAL_ERROR : code;
   } finally {
     crashPolicy.uninstall();

@@ -10,13 +10,8 @@ import { createLogger, parseLogFormat } from '#src/logs/logger.ts';
 import { Gateway } from '#src/main.ts';
 import { defaultConfigPath, DEFAULT_CONFIG_PATHS } from './config-lookup.ts';
 import { flagValue, type Command } from './io.ts';
+import { SERVE_USAGE } from './command-usage.ts';
 
-export const SERVE_USAGE = `usage: switchyard serve [--config FILE] [--log-format json|pretty]
-
-Runs the gateway until SIGINT/SIGTERM; SIGHUP (or POST /admin/reload) re-reads the config,
-and SIGHUP reopens the request log ([log] requests).
-Without --config: ${DEFAULT_CONFIG_PATHS.join(', then ')}.
-`;
 
 export const runServe: Command = async (argv, io) => {
   const given = flagValue(argv, 'config');

@@ -1,10 +1,7 @@
 // What `switchyard --help`, `switchyard COMMAND --help` and `switchyard --version` print.
 
 import { readFileSync } from 'node:fs';
-import { INIT_USAGE } from './init-args.ts';
-import { CHECK_CONFIG_USAGE } from './check-config.ts';
-import { SERVE_USAGE } from './serve.ts';
-import { KEYGEN_USAGE } from './keygen.ts';
+import { CHECK_CONFIG_USAGE, INIT_USAGE, KEYGEN_USAGE, SERVE_USAGE } from './command-usage.ts';
 
 export const USAGE = `usage: switchyard <command> [options]     (switchyard <command> --help for its options)
 

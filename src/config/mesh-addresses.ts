@@ -2,10 +2,18 @@
 // transport itself uses, so a config that loads is one libp2p can dial. A peer address must end in
 // /p2p/<peer id>: Noise then proves the dialled peer holds that key, and a bare host:port could be
 // anyone. Site keys are Ed25519, so a peer id of another key type cannot be a site.
+// The two libraries (and the libp2p crypto under them) load the first time a [mesh] address is
+// checked, not with the config loader: a config without [mesh], `check-config` of one, or
+// `status`, never loads them (docs/performance.md, "Lean process").
 
-import { multiaddr } from '@multiformats/multiaddr';
-import { peerIdFromString } from '@libp2p/peer-id';
+import { createRequire } from 'node:module';
 import { invalid, valid, type ParseResult } from './parse-result.ts';
+
+const load = createRequire(import.meta.url);
+const multiaddr = (text: string): ReturnType<typeof import('@multiformats/multiaddr').multiaddr> =>
+  (load('@multiformats/multiaddr') as typeof import('@multiformats/multiaddr')).multiaddr(text);
+const peerIdFromString = (text: string): ReturnType<typeof import('@libp2p/peer-id').peerIdFromString> =>
+  (load('@libp2p/peer-id') as typeof import('@libp2p/peer-id')).peerIdFromString(text);
 
 const EXAMPLE = '"/ip4/10.0.0.7/tcp/4001/p2p/12D3KooW..."';
 

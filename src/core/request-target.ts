@@ -32,8 +32,9 @@ export function parseRequestTarget(target: string | undefined): RequestTarget {
 }
 
 function parsed(raw: string, absolute: string): RequestTarget {
-  if (!URL.canParse(absolute)) return malformed(raw, 'not a valid URL');
-  return { ok: true, url: new URL(absolute) };
+  // One parse per request (URL.parse answers null where `new URL` would throw).
+  const url = URL.parse(absolute);
+  return url === null ? malformed(raw, 'not a valid URL') : { ok: true, url };
 }
 
 /**

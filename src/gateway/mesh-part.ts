@@ -8,7 +8,8 @@ import type { Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
 import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts';
-import { loadSiteKey, MeshService, ownPinProblem, pinnedPublicKey, siteCodec, siteLoad, siteSources, type MeshEvents, type MeshTransportStats } from '#src/mesh/index.ts';
+import type { MeshEvents, MeshService, MeshTransportStats } from '#src/mesh/index.ts';
+import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
 import { localReplayGuard, meshLinkFor, type ClaimVerdict, type ForwardClaim, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { revisionStateFile, stateFileFor } from '#src/mesh/revision-state-file.ts';
@@ -17,7 +18,6 @@ import { registerMeshMetrics } from '#src/metrics/mesh-metrics.ts';
 import { subscribeMeshLogs } from '#src/logs/mesh-log.ts';
 import type { SitesSource } from '#src/admin/sites-view.ts';
 import type { GatewayOptions, MeshOptions } from './options.ts';
-import { libp2pTransportFor } from './mesh-transport.ts';
 
 export interface MeshPartDeps {
   readonly options: MeshOptions | undefined;
@@ -96,12 +96,15 @@ export class MeshPart {
     const config = this.#deps.config();
     if (config === undefined || this.#service !== undefined) return;
     const { options, logger } = this.#deps;
+    // Federation loads with the first [mesh] start, not with the gateway: one without [mesh] never
+    // holds the mesh service, its record crypto or libp2p (docs/performance.md, "Lean process").
+    const { loadSiteKey, MeshService, ownPinProblem, siteCodec, siteLoad, siteSources } = await import('#src/mesh/index.ts');
     const key = options?.key ?? (await loadSiteKey(config.keyFile));
     const mismatch = ownPinProblem(config.site, config.sites, key);
     if (mismatch !== undefined) throw new Error(mismatch);
     const codec = siteCodec(key);
     const peerId = key.peerId;
-    const newTransport = options?.transport ?? libp2pTransportFor(key, config, this.#deps.clock, logger);
+    const newTransport = options?.transport ?? (await import('./mesh-transport.ts')).libp2pTransportFor(key, config, this.#deps.clock, logger);
     const transport = newTransport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
     const stateFile = options?.stateFile ?? (options?.key === undefined ? stateFileFor(config.keyFile) : false);
     const service = new MeshService({

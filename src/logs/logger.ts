@@ -1,8 +1,13 @@
 // Builds the pino logger: JSON by default (one object per line), or pretty for humans.
 // Secrets are redacted by path as a second line of defence; code never logs them on purpose.
 
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+
+/** pino-pretty (CommonJS) is loaded only for `--log-format pretty`: the JSON logger never needs it. */
+const load = createRequire(import.meta.url);
+const pretty = (options: import('pino-pretty').PrettyOptions): ReturnType<typeof import('pino-pretty')> =>
+  (load('pino-pretty') as typeof import('pino-pretty'))(options);
 
 export type LogFormat = 'json' | 'pretty';
 

@@ -6,12 +6,14 @@
 // group or other users may read or write (any of the mode bits 0077), as ssh refuses such a private
 // key: whoever reads it can speak for the site (`keyFileModeProblem`, pure).
 
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { open, writeFile } from 'node:fs/promises';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
-import { parsePublicKey, type MeshSitePin } from '#src/config/index.ts';
+import type { MeshSitePin } from '#src/config/index.ts';
 import type { SiteKey } from './site-key.ts';
+
+export { pinnedKeys, pinnedPublicKey } from './pinned-key.ts';
 
 /** A PEM Ed25519 key is about 120 bytes; anything far larger is not a key file. */
 const MAX_KEY_FILE_BYTES = 16 * 1024;
@@ -22,18 +24,6 @@ export function libp2pPrivateKey(key: SiteKey) {
   const libp2pKey = privateKeyFromRaw(Buffer.concat([seed, key.publicKeyRaw]));
   if (libp2pKey.type !== 'Ed25519') throw new Error(`site key: libp2p read the key as ${libp2pKey.type}, not Ed25519`);
   return libp2pKey;
-}
-
-/** The KeyObject node:crypto verifies with, from a pinned base64url key; throws naming the problem. */
-export function pinnedPublicKey(b64url: string): KeyObject {
-  const parsed = parsePublicKey(b64url);
-  if (!parsed.ok) throw new Error(`pinned public key ${parsed.message}`);
-  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64url }, format: 'jwk' });
-}
-
-/** The verifying key of every pinned site, by site id (what JudgeContext.pins and forwarded-request checks use). */
-export function pinnedKeys(sites: readonly MeshSitePin[]): ReadonlyMap<string, KeyObject> {
-  return new Map(sites.map((pin) => [pin.id, pinnedPublicKey(pin.publicKey)]));
 }
 
 /** When the config pins this site itself, the pin must be this key: a mismatch means other sites pinned a key it does not hold. */

@@ -20,7 +20,7 @@ import type { RemoteSiteView } from '#src/routing/index.ts';
 import type { TenantLedger } from '#src/tenants/index.ts';
 import type { MeshInit, OwnerMessage, RelayTarget, WorkerFigures, WorkerInit } from './protocol.ts';
 import { sitesSignature, sitesToWire } from './site-mirror.ts';
-import { keyPemOf } from './worker-mesh.ts';
+import { keyPemOf } from './key-pem.ts';
 import { FleetSync } from './fleet-sync.ts';
 import { guardListenAddress, type ListenGuard } from './listen-guard.ts';
 import { ConfigAcks } from './config-acks.ts';

@@ -9,7 +9,7 @@
 import { createPrivateKey } from 'node:crypto';
 import type { Clock } from '#src/core/clock.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
-import { pinnedPublicKey } from '#src/mesh/index.ts';
+import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
 import { meshLinkFor, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { siteKeyFromPrivateKey } from '#src/mesh/site-key-file.ts';
@@ -60,7 +60,5 @@ export class WorkerMesh {
   }
 }
 
-/** The owner's side: the key as it crosses to a worker (undefined until the mesh part has loaded it). */
-export function keyPemOf(key: SiteKey | undefined): string | undefined {
-  return key?.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-}
+/** Kept here for the worker's side too (key-pem.ts holds it, apart from libp2p). */
+export { keyPemOf } from './key-pem.ts';

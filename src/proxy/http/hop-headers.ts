@@ -46,7 +46,11 @@ const NOT_PASSED_TO_CLIENT: ReadonlySet<string> = new Set([
   'strict-transport-security',
 ]);
 
-function namedInConnection(value: string | string[] | undefined): Set<string> {
+/** What a request without a Connection header, or with only keep-alive/close (nearly all), names. */
+const NAMED_NONE: ReadonlySet<string> = new Set();
+
+function namedInConnection(value: string | string[] | undefined): ReadonlySet<string> {
+  if (value === undefined || value === '') return NAMED_NONE;
   const named = new Set<string>();
   const text = Array.isArray(value) ? value.join(',') : (value ?? '');
   for (const token of text.split(',')) {

@@ -5,10 +5,16 @@
 // alias, or the nodes' own spelling) is the `model` part's value replaced, in place: every other
 // byte — the audio, the other fields, the boundary — stays the client's.
 
-import { Busboy } from '@fastify/busboy';
+import { createRequire } from 'node:module';
+import type { Busboy as BusboyFactory } from '@fastify/busboy';
 import { badRequest, GatewayError } from '#src/core/errors.ts';
 import type { ModelCatalog, ResolvedRequest } from './request-model.ts';
 import { resolveModelName } from './request-model.ts';
+
+/** The multipart parser (CommonJS) loads with the first multipart request: no other endpoint needs it. */
+const load = createRequire(import.meta.url);
+const Busboy = (...args: Parameters<typeof BusboyFactory>): ReturnType<typeof BusboyFactory> =>
+  (load('@fastify/busboy') as typeof import('@fastify/busboy')).Busboy(...args);
 
 /** The longest text field kept (a model name, a language, a prompt for the transcription). */
 export const MAX_MULTIPART_FIELD_BYTES = 64 * 1024;

@@ -4,15 +4,22 @@
 import { inFlightOf, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import type { PolicyChoice, SelectionPolicy } from './selection-policy.ts';
 import type { RequestFeature } from './request-features.ts';
+import { CandidatePositions } from './candidate-positions.ts';
 
 /** It reads no request feature: the candidates and the snapshot decide. */
 export const LEAST_IN_FLIGHT_READS: readonly RequestFeature[] = Object.freeze([]);
 
-/** Pure: the candidate with the lowest score, ties taken in turn (`turn` modulo the tie count). */
+/**
+ * Pure: the candidate with the lowest score, ties taken in turn (`turn` modulo the tie count).
+ * Plain index loops over the number array (no iterator, no candidate read until the pick): this
+ * runs over every candidate of every request, 10,000 of them in a large fleet.
+ */
 export function pickLowest(candidates: readonly NodeView[], scores: readonly number[], turn: number): { node: NodeView; ties: number } | undefined {
   let least = Infinity;
   let ties = 0;
-  for (const score of scores) {
+  const count = scores.length;
+  for (let i = 0; i < count; i += 1) {
+    const score = scores[i] as number;
     if (score < least) {
       least = score;
       ties = 1;
@@ -22,10 +29,12 @@ export function pickLowest(candidates: readonly NodeView[], scores: readonly num
   }
   if (ties === 0) return undefined;
   let wanted = turn % ties;
-  for (let i = 0; i < candidates.length; i += 1) {
+  for (let i = 0; i < count; i += 1) {
     if (scores[i] !== least) continue;
-    const node = candidates[i];
-    if (wanted === 0 && node !== undefined) return { node, ties };
+    if (wanted === 0) {
+      const node = candidates[i];
+      return node === undefined ? undefined : { node, ties };
+    }
     wanted -= 1;
   }
   return undefined;
@@ -46,18 +55,26 @@ export function pickLeastInFlight(
 
 /** Each candidate's live in-flight count, aligned (a plain loop: this runs over the whole fleet). */
 export function inFlights(candidates: readonly NodeView[], snapshot: RoutingSnapshot): number[] {
-  const out = new Array<number>(candidates.length);
-  for (let i = 0; i < candidates.length; i += 1) out[i] = inFlightOf(snapshot, candidates[i] as NodeView);
+  const count = candidates.length;
+  const out: number[] = [];
+  // The registry's views carry positions into one live array: read it once, not per candidate.
+  const byPosition = snapshot.inFlightByPosition;
+  for (let i = 0; i < count; i += 1) {
+    const node = candidates[i] as NodeView;
+    const position = node.position;
+    out.push(byPosition !== undefined && position !== undefined ? (byPosition[position] ?? 0) : inFlightOf(snapshot, node));
+  }
   return out;
 }
 
 export function leastInFlight(): SelectionPolicy {
   let turn = 0;
+  const positions = new CandidatePositions();
   return {
     name: 'least-in-flight',
     reads: LEAST_IN_FLIGHT_READS,
     choose(_req, candidates, snapshot): PolicyChoice | undefined {
-      const scores = inFlights(candidates, snapshot);
+      const scores = positions.inFlights(candidates, snapshot);
       const picked = pickLowest(candidates, scores, turn);
       if (picked === undefined) return undefined;
       turn = (turn + 1) % Number.MAX_SAFE_INTEGER;

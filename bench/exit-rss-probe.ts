@@ -1,0 +1,5 @@
+// Preloaded (`--import`) into a process bench/cli-start.ts times: on exit, writes the process's
+// peak RSS (getrusage maxRSS, KB) to stderr as one marked line.
+process.on('exit', () => {
+  process.stderr.write(`\nBENCH_MAXRSS_KB ${process.resourceUsage().maxRSS}\n`);
+});

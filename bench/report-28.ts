@@ -1,0 +1,28 @@
+// The markdown of issue 28's own rows (after the main report): the fast CLI and lean process, and
+// the open-loop tails with polls running / paused. The targets themselves are in the main table.
+
+import type { BenchReport } from './report.ts';
+import { round } from './stats.ts';
+
+const fmt = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? '—' : String(round(value)));
+
+export function renderIssue28(r: BenchReport): string {
+  const out: string[] = [];
+  const lean = r.lean;
+  if (lean !== undefined) {
+    out.push('', '## Lean process and CLI start (spawn → exit, median of 5)', '');
+    out.push('| command | median ms | max ms | peak RSS MB |', '|---|---:|---:|---:|');
+    for (const row of lean.cli) out.push(`| ${row.command} | ${fmt(row.medianMs)} | ${fmt(row.maxMs)} | ${fmt(row.peakRssMB)} |`);
+    out.push('', `\`serve\` with 10 nodes: spawn → listening ${fmt(lean.serveReadyMs)} ms (median). Idle \`serve\`, one node, no [mesh], 3 s after it listens: ${fmt(lean.idleServeRssMB)} MB RSS.`);
+  }
+  const tails = r.tails;
+  if (tails !== undefined) {
+    out.push('', `## Tails: JSON at a fixed rate (open-loop), ${tails.nodes} nodes polled`, '');
+    out.push('| target | rate req/s | sent | p50 ms | p99 ms | p99.9 ms | added p99 ms | errors |', '|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const row of tails.rows) {
+      const label = row.polls === 'direct' ? 'direct' : `switchyard, polls ${row.polls}`;
+      out.push(`| ${label} | ${row.rate} | ${row.sent} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${fmt(row.p999Ms)} | ${row.polls === 'direct' ? '—' : fmt(row.addedP99Ms)} | ${row.errors} |`);
+    }
+  }
+  return out.length === 0 ? '' : `${out.join('\n')}\n`;
+}

@@ -1,0 +1,124 @@
+// The targets of issue 28 (performance 3), each with its figure from this run and met / missed:
+// throughput and CPU per request against the bare stack proxy (bench/bare-proxy.ts), tails,
+// routing at 1,000 and 10,000 nodes, the lean process and the fast CLI. A target this run did not
+// measure shows n/a, with what would measure it.
+
+import type { ControlPlaneResult } from './control-plane.ts';
+import type { LeanProcessResult } from './cli-start.ts';
+import type { Measurement } from './proxy-bench.ts';
+import type { AddedLatency, TargetCheck } from './report.ts';
+import type { RouteDecisionResult } from './route-decision.ts';
+import { round } from './stats.ts';
+import type { TailsResult } from './tails.ts';
+
+export interface Issue28Input {
+  readonly proxy: readonly Measurement[];
+  readonly added: readonly AddedLatency[];
+  readonly routes: readonly RouteDecisionResult[];
+  readonly control: ControlPlaneResult | undefined;
+  readonly lean: LeanProcessResult | undefined;
+  readonly tails: TailsResult | undefined;
+}
+
+const na = (goal: string, why: string): TargetCheck => ({ goal, measured: why, met: undefined });
+
+function againstBare(proxy: readonly Measurement[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const workload of ['json', 'sse']) {
+    const ours = proxy.find((r) => r.target === 'switchyard' && r.workload === workload && r.concurrency === 64);
+    const bare = proxy.find((r) => r.target === 'bare' && r.workload === workload && r.concurrency === 64);
+    const goal = `#28 throughput, c=64, ${workload}: ≥ 0.8 × bare stack proxy`;
+    const cpuGoal = `#28 proxy CPU µs/req, c=64, ${workload}: ≤ 1.25 × bare`;
+    if (ours === undefined || bare === undefined) {
+      checks.push(na(goal, 'not measured (--only proxy)'), na(cpuGoal, 'not measured'));
+      continue;
+    }
+    const ratio = ours.requestsPerSecond / bare.requestsPerSecond;
+    checks.push({ goal, measured: `${round(ratio)} × (${round(ours.requestsPerSecond)} vs ${round(bare.requestsPerSecond)} req/s)`, met: ratio >= 0.8 });
+    const oursCpu = ours.proxyCpuUsPerRequest;
+    const bareCpu = bare.proxyCpuUsPerRequest;
+    if (oursCpu === undefined || bareCpu === undefined || bareCpu === 0) checks.push(na(cpuGoal, 'no CPU figure'));
+    else {
+      const cpuRatio = oursCpu / bareCpu;
+      checks.push({ goal: cpuGoal, measured: `${round(cpuRatio)} × (${round(oursCpu)} vs ${round(bareCpu)} µs)`, met: cpuRatio <= 1.25 });
+    }
+  }
+  return checks;
+}
+
+function tails(added: readonly AddedLatency[], result: TailsResult | undefined): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const workload of ['json', 'sse']) {
+    const a = added.find((x) => x.target === 'switchyard' && x.concurrency === 1 && x.workload === workload);
+    const goal = `#28 added p99, c=1, ${workload}: ≤ 1 ms`;
+    checks.push(a === undefined ? na(goal, 'not measured') : { goal, measured: `${round(a.p99Ms)} ms`, met: a.p99Ms <= 1 });
+  }
+  const openGoal = '#28 added p99 at 1,000 req/s open-loop, 100 nodes polled: ≤ 2 ms';
+  if (result === undefined) checks.push(na(openGoal, 'not measured (--only tails)'));
+  else {
+    const running = result.rows.find((r) => r.polls === 'running');
+    const paused = result.rows.find((r) => r.polls === 'paused');
+    if (running === undefined) checks.push(na(openGoal, 'no row'));
+    else {
+      const pausedText = paused === undefined ? '' : `; polls paused: ${round(paused.addedP99Ms)} ms`;
+      checks.push({ goal: openGoal, measured: `${round(running.addedP99Ms)} ms${pausedText}`, met: running.addedP99Ms <= 2 });
+    }
+  }
+  return checks;
+}
+
+function routing(routes: readonly RouteDecisionResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const [nodes, limit] of [
+    [1000, 5],
+    [10000, 20],
+  ] as const) {
+    const goal = `#28 routing decision, ${nodes.toLocaleString('en')} nodes × 50 models: p50 ≤ ${limit} µs`;
+    const rows = routes.filter(
+      (r) => r.nodes === nodes && (r.policy ?? 'least-in-flight') === 'least-in-flight' && (r.path ?? 'indexed') === 'indexed' && (r.modelsPerNode ?? 50) === 50,
+    );
+    if (rows.length === 0) {
+      checks.push(na(goal, 'not measured (--only route)'));
+      continue;
+    }
+    const worst = rows.reduce((a, b) => (b.p50Us > a.p50Us ? b : a));
+    checks.push({ goal, measured: `${round(worst.p50Us)} µs (${worst.fleet})`, met: worst.p50Us <= limit });
+  }
+  return checks;
+}
+
+function lean(result: LeanProcessResult | undefined, proxy: readonly Measurement[], control: ControlPlaneResult | undefined): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  if (result === undefined) checks.push(na('#28 fast CLI and idle RSS', 'not measured (--only lean)'));
+  else {
+    checks.push({ goal: '#28 idle serve, one node, no [mesh]: RSS ≤ 80 MB', measured: `${round(result.idleServeRssMB)} MB`, met: result.idleServeRssMB <= 80 });
+    for (const row of result.cli.filter((r) => !r.command.startsWith('node '))) {
+      checks.push({ goal: `#28 \`switchyard ${row.command}\` starts and exits in ≤ 150 ms`, measured: `${round(row.medianMs)} ms (${round(row.peakRssMB)} MB)`, met: row.medianMs <= 150 });
+    }
+    checks.push({ goal: '#28 serve with 10 nodes ready in ≤ 500 ms', measured: `${round(result.serveReadyMs)} ms`, met: result.serveReadyMs <= 500 });
+  }
+  const peaks = proxy.filter((r) => r.target === 'switchyard' && r.concurrency === 64 && r.proxyPeakRssMB !== undefined);
+  if (peaks.length > 0) {
+    const peak = Math.max(...peaks.map((r) => r.proxyPeakRssMB ?? 0));
+    checks.push({ goal: '#28 peak RSS under c=64 load: ≤ 120 MB', measured: `${round(peak)} MB`, met: peak <= 120 });
+  }
+  if (control !== undefined) {
+    checks.push({
+      goal: `#28 RSS with ${control.nodes} nodes polled every ${control.intervalS} s: ≤ 150 MB`,
+      measured: `${round(control.lifetimePeakRssMB)} MB peak (${round(control.rssMB)} MB steady)`,
+      met: control.lifetimePeakRssMB <= 150,
+    });
+  }
+  return checks;
+}
+
+export function issue28Checks(input: Issue28Input): TargetCheck[] {
+  return [
+    ...againstBare(input.proxy),
+    ...tails(input.added, input.tails),
+    ...routing(input.routes),
+    ...lean(input.lean, input.proxy, input.control),
+    na('#28 ten thousand streams (≤ 50 KB per stream, added inter-chunk p99 ≤ 5 ms)', 'no bench workload yet'),
+    na('#28 soak: flat and ≤ 120 MB', '`npm run soak -- --minutes 10` (not part of npm run bench)'),
+  ];
+}

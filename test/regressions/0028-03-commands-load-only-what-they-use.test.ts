@@ -1,0 +1,87 @@
+// Issue 28, item 3: every command imported the whole tree (the gateway, the mesh, libp2p) before it
+// ran, so `switchyard --version` took about a second and 156 MB. Now src/cli/main.ts imports a
+// command's module only to run it, and the config loader reads libp2p's address parsers only for a
+// [mesh] table. `serve` without [mesh] held libp2p, the mesh service, pino-pretty and the multipart
+// parser (158 MB idle); they now load when [mesh], `--log-format pretty` or a multipart request needs
+// them. Checked by what a spawned CLI loads (an import trace), not by a timing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gatewayToml, runCliToExit, startCli, writeTempFile } from '#test/fixtures/processes.ts';
+
+const HOOK = pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'import-trace.ts')).href;
+
+/** The module URLs `switchyard ARGS` loaded, and how it ended. */
+async function loadedBy(args: readonly string[]): Promise<{ urls: string[]; code: number | null; stdout: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-import-trace-'));
+  const file = join(dir, 'loaded.txt');
+  try {
+    const run = await runCliToExit(args, { env: { NODE_OPTIONS: `--import=${HOOK}`, SWITCHYARD_TEST_IMPORT_TRACE: file } });
+    const urls = (await readFile(file, 'utf8').catch(() => '')).split('\n').filter((u) => u !== '');
+    return { urls, code: run.code, stdout: run.stdout };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const heavy = (urls: readonly string[]): string[] =>
+  urls.filter((u) => /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|undici|prom-client|pino)\//.test(u) || /\/src\/(mesh|gateway|proxy)\//.test(u));
+
+test('--version and --help load no command, no gateway and no libp2p', async () => {
+  for (const args of [['--version'], ['--help'], ['serve', '--help']]) {
+    const { urls, code, stdout } = await loadedBy(args);
+    assert.equal(code, 0, `switchyard ${args.join(' ')} exits 0`);
+    assert.ok(stdout.includes('switchyard'), 'it printed its answer');
+    assert.ok(urls.some((u) => u.endsWith('/src/cli/main.ts')), `the trace saw the CLI load: ${urls.length} modules`);
+    assert.deepEqual(heavy(urls), [], `switchyard ${args.join(' ')} loaded only what it uses`);
+  }
+});
+
+test('check-config of a config without [mesh] loads neither the gateway nor libp2p', async () => {
+  const file = await writeTempFile('switchyard.toml', gatewayToml([{ name: 'a', url: 'http://127.0.0.1:1', kind: 'vllm' }]));
+  try {
+    const { urls, code } = await loadedBy(['check-config', file.path]);
+    assert.equal(code, 0);
+    assert.ok(urls.some((u) => u.endsWith('/src/cli/check-config.ts')), 'the command ran');
+    assert.deepEqual(heavy(urls), []);
+  } finally {
+    await file.cleanup();
+  }
+});
+
+test('status (the gateway unreachable) loads neither the gateway nor libp2p', async () => {
+  const { urls, code } = await loadedBy(['status', '--url', 'http://127.0.0.1:1']);
+  assert.equal(code, 3, 'the gateway cannot be read');
+  assert.ok(urls.some((u) => u.endsWith('/src/cli/status.ts')), 'the command ran');
+  // status reads the gateway over HTTP with undici: that much it uses.
+  assert.deepEqual(
+    heavy(urls).filter((u) => !u.includes('/node_modules/undici/')),
+    [],
+  );
+});
+
+test('serve without [mesh] loads neither libp2p nor the mesh service, nor the pretty printer or the multipart parser', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-import-trace-'));
+  const trace = join(dir, 'loaded.txt');
+  const file = await writeTempFile('switchyard.toml', gatewayToml([{ name: 'a', url: 'http://127.0.0.1:1', kind: 'vllm' }]));
+  const proc = startCli(['serve', '--config', file.path], { NODE_OPTIONS: `--import=${HOOK}`, SWITCHYARD_TEST_IMPORT_TRACE: trace });
+  try {
+    await proc.waitForLine((l) => l.includes('"gateway listening"'), 120_000);
+    const urls = (await readFile(trace, 'utf8')).split('\n').filter((u) => u !== '');
+    assert.ok(urls.some((u) => u.endsWith('/src/gateway/parts.ts')), 'the gateway loaded');
+    const federation = urls.filter(
+      (u) =>
+        /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|multiformats|pino-pretty|@fastify\/busboy)\//.test(u) ||
+        /\/src\/mesh\/(mesh-service|site-key-file|site-codec|gossip\/)/.test(u),
+    );
+    assert.deepEqual(federation, [], 'what a gateway without [mesh] does not use is not loaded');
+    assert.equal(await proc.stop(), 0);
+  } finally {
+    await proc.stop();
+    await file.cleanup();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
