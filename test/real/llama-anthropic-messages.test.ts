@@ -7,36 +7,16 @@
 // nothing else. Models: `LLAMACPP_SRC=<checkout> ../shared/tools/make-tiny-gguf.py DIR`.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
 import { waitForHost } from '#test/fixtures/admin-readers.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { realRouterSkip, startRealRouter, type ListedModel, type RealRouter } from '#test/fixtures/real-llama-router.ts';
 
-const BIN = process.env.LLAMA_SERVER_BIN;
-const MODELS = process.env.LLAMA_MODELS_DIR;
-const skip = BIN === undefined || MODELS === undefined ? 'set LLAMA_SERVER_BIN and LLAMA_MODELS_DIR to run against a real llama-server' : false;
+const skip = realRouterSkip;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface ListedModel {
-  readonly id: string;
-  readonly status?: { readonly value?: string };
-}
-
-let router: ChildProcess | undefined;
+let router: RealRouter | undefined;
 let routerUrl = '';
 let gw: GatewayUnderTest | undefined;
 let client: Anthropic;
@@ -49,33 +29,22 @@ async function statuses(): Promise<Record<string, string | undefined>> {
 
 before(async () => {
   if (skip !== false) return;
-  const port = await freePort();
-  routerUrl = `http://127.0.0.1:${port}`;
-  // --models-max 2: counting one model must not need to evict the other to be observed.
-  router = spawn(BIN!, ['--models-dir', MODELS!, '-c', '1024', '-np', '2', '--models-max', '2', '--host', '127.0.0.1', '--port', String(port)], {
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
+  router = await startRealRouter(2);
+  routerUrl = router.url;
   try {
-    await eventually(async () => {
-      try {
-        return (await httpJson('GET', `${routerUrl}/v1/models`)).status === 200;
-      } catch {
-        return false;
-      }
-    }, 60_000, 'the router listening');
     ids = Object.keys(await statuses()).sort();
     gw = await startGateway(gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], '[routing]\nqueue_timeout = "60s"'));
     await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 2 && h.server?.version !== undefined && h.server?.version !== null, 'limits and build read', 30_000);
     client = new Anthropic({ baseURL: gw.url, apiKey: 'unused', maxRetries: 0, timeout: 120_000 });
   } catch (error) {
-    router.kill('SIGKILL');
+    router.stop();
     throw error;
   }
 });
 
 after(async () => {
   await gw?.close();
-  router?.kill('SIGTERM');
+  router?.stop();
 });
 
 test('messages.create and messages.stream through the gateway on a real router', { skip }, async () => {

@@ -5,35 +5,15 @@
 // Models: `LLAMACPP_SRC=<checkout> ../shared/tools/make-tiny-gguf.py DIR` makes three tiny ones.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
 import { waitForHost } from '#test/fixtures/admin-readers.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { realRouterSkip, startRealRouter, type ListedModel, type RealRouter } from '#test/fixtures/real-llama-router.ts';
 
-const BIN = process.env.LLAMA_SERVER_BIN;
-const MODELS = process.env.LLAMA_MODELS_DIR;
-const skip = BIN === undefined || MODELS === undefined ? 'set LLAMA_SERVER_BIN and LLAMA_MODELS_DIR to run against a real llama-server' : false;
+const skip = realRouterSkip;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface ListedModel {
-  readonly id: string;
-  readonly status?: { readonly value?: string };
-}
-
-let router: ChildProcess | undefined;
+let router: RealRouter | undefined;
 let routerUrl = '';
 let gw: GatewayUnderTest | undefined;
 
@@ -43,25 +23,15 @@ async function listing(): Promise<ListedModel[]> {
 
 before(async () => {
   if (skip !== false) return;
-  const port = await freePort();
-  routerUrl = `http://127.0.0.1:${port}`;
-  router = spawn(BIN!, ['--models-dir', MODELS!, '-c', '1024', '-np', '2', '--models-max', '1', '--host', '127.0.0.1', '--port', String(port)], {
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
-  await eventually(async () => {
-    try {
-      return (await httpJson('GET', `${routerUrl}/v1/models`)).status === 200;
-    } catch {
-      return false;
-    }
-  }, 60_000, 'the router listening');
+  router = await startRealRouter(1);
+  routerUrl = router.url;
   gw = await startGateway(gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], '[routing]\nqueue_timeout = "60s"\nswap_after = "5s"'));
   await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
 });
 
 after(async () => {
   await gw?.close();
-  router?.kill('SIGTERM');
+  router?.stop();
 });
 
 test('three waves of six requests for two models on a real --models-max 1 router: all 200, one switch per wave', { skip }, async () => {

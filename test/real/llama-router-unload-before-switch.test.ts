@@ -7,36 +7,16 @@
 // Models: `LLAMACPP_SRC=<checkout> ../shared/tools/make-tiny-gguf.py DIR` makes three tiny ones.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
 import { waitForHost } from '#test/fixtures/admin-readers.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { realRouterSkip, startRealRouter, type ListedModel, type RealRouter } from '#test/fixtures/real-llama-router.ts';
 
-const BIN = process.env.LLAMA_SERVER_BIN;
-const MODELS = process.env.LLAMA_MODELS_DIR;
-const skip = BIN === undefined || MODELS === undefined ? 'set LLAMA_SERVER_BIN and LLAMA_MODELS_DIR to run against a real llama-server' : false;
+const skip = realRouterSkip;
 const LOAD_TIMEOUT_MS = 60_000;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface ListedModel {
-  readonly id: string;
-  readonly status?: { readonly value?: string };
-}
-
-let router: ChildProcess | undefined;
+let router: RealRouter | undefined;
 let routerUrl = '';
 let gw: GatewayUnderTest | undefined;
 /** How long one load takes on this machine, measured on the router itself before the gateway starts. */
@@ -51,19 +31,9 @@ const running = (m: ListedModel): boolean => m.status?.value === 'loaded' || m.s
 
 before(async () => {
   if (skip !== false) return;
-  const port = await freePort();
-  routerUrl = `http://127.0.0.1:${port}`;
-  router = spawn(BIN!, ['--models-dir', MODELS!, '-c', '1024', '-np', '2', '--models-max', '1', '--host', '127.0.0.1', '--port', String(port)], {
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
+  router = await startRealRouter(1);
+  routerUrl = router.url;
   try {
-    await eventually(async () => {
-      try {
-        return (await httpJson('GET', `${routerUrl}/v1/models`)).status === 200;
-      } catch {
-        return false;
-      }
-    }, 60_000, 'the router listening');
     ids = (await listing()).map((m) => m.id).sort();
     const started = performance.now();
     assert.equal((await httpJson('POST', `${routerUrl}/models/load`, { model: ids[0] })).status, 200);
@@ -72,7 +42,7 @@ before(async () => {
     gw = await startGateway(gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], `[routing]\nqueue_timeout = "60s"\nswap_after = "5s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"`));
     await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 1 && h.loaded.length === 1, 'max_instances learned');
   } catch (error) {
-    router.kill('SIGKILL');
+    router.stop();
     router = undefined;
     throw error;
   }
@@ -80,7 +50,7 @@ before(async () => {
 
 after(async () => {
   await gw?.close();
-  router?.kill('SIGTERM');
+  router?.stop();
 });
 
 // Greedy and short: the tiny models' random output can fail llama.cpp's output parser with a 500.
