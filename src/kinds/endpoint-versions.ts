@@ -51,7 +51,7 @@ export function firstVersion(kind: NodeKind, endpoint: InferenceEndpoint): strin
  * (vLLM built so states `0.1.dev7557+g977180c` or `0.1.dev1+gb22b798.d20241006.cu126`:
  * vllm-project/vllm #20664, #9119) — current code under a number that would read as ancient.
  */
-const UNSTAMPED: readonly RegExp[] = [/^v?0\.0\.0(?:\D|$)/, /^v?0\.1\.dev\d/];
+const UNSTAMPED: readonly RegExp[] = Object.freeze([/^v?0\.0\.0(?:\D|$)/, /^v?0\.1\.dev\d/]);
 
 /**
  * A version read as numbers to compare: llama.cpp's `b10587-3f545bec` → [10587]; a release
