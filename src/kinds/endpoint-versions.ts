@@ -15,6 +15,11 @@ type Firsts = Partial<Record<InferenceEndpoint, string>>;
  * (`git log -S` in ggml-org/llama.cpp's history): rerank #9510 (b3838), Anthropic Messages with
  * count_tokens #17570 (b7187), `/v1/responses` #18486 (b7793), transcriptions #21863 (b8784).
  * Ollama: the Anthropic compatibility layer (`/v1/messages`) came with 0.14.0.
+ * vLLM (its `GET /version`): `vllm serve` gained `/v1/messages` with vllm-project/vllm #27882
+ * ("Adds anthropic /v1/messages endpoint to openai api_server", after v0.11.0), first released in
+ * v0.11.1 (its release notes: "Added support for the /v1/messages endpoint, allowing users to
+ * interact with vllm serve using Anthropic-compatible clients"). Its other routes' firsts were
+ * not read (no history at hand): never judged. SGLang states no version the gateway reads.
  */
 const FIRSTS: Readonly<Partial<Record<NodeKind, Readonly<Firsts>>>> = Object.freeze({
   llamacpp: Object.freeze({
@@ -30,6 +35,9 @@ const FIRSTS: Readonly<Partial<Record<NodeKind, Readonly<Firsts>>>> = Object.fre
   ollama: Object.freeze({
     '/v1/messages': '0.14.0',
   }),
+  vllm: Object.freeze({
+    '/v1/messages': '0.11.1',
+  }),
 });
 
 /** The first version of `kind` that serves `endpoint`; undefined = not recorded (never judged). */
@@ -38,16 +46,26 @@ export function firstVersion(kind: NodeKind, endpoint: InferenceEndpoint): strin
 }
 
 /**
+ * Versions that name no release, so never judged: `0.0.0` (no release is; the placeholder of a
+ * build stamped with no version), and setuptools_scm's guess in a checkout without release tags
+ * (vLLM built so states `0.1.dev7557+g977180c` or `0.1.dev1+gb22b798.d20241006.cu126`:
+ * vllm-project/vllm #20664, #9119) — current code under a number that would read as ancient.
+ */
+const UNSTAMPED: readonly RegExp[] = Object.freeze([/^v?0\.0\.0(?:\D|$)/, /^v?0\.1\.dev\d/]);
+
+/**
  * A version read as numbers to compare: llama.cpp's `b10587-3f545bec` → [10587]; a release
- * `0.14.0`, `v0.11.2rc1`, `0.6.4.post1` → [0, 14, 0] (a pre- or post-release counts as its release:
- * never judged older than it is). Undefined = unreadable.
+ * `0.14.0`, `v0.11.2rc1`, `0.6.4.post1`, `0.10.1.1` → [0, 14, 0] (a pre-, post- or patch release
+ * counts as its release: never judged older than it is). Undefined = unreadable, or unstamped.
  */
 export function versionNumbers(kind: NodeKind, version: string): readonly number[] | undefined {
+  const text = version.trim();
   if (kind === 'llamacpp') {
-    const build = /^b(\d{1,9})(?:\D|$)/.exec(version.trim());
+    const build = /^b(\d{1,9})(?:\D|$)/.exec(text);
     return build === null ? undefined : [Number(build[1])];
   }
-  const release = /^v?(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?/.exec(version.trim());
+  if (UNSTAMPED.some((form) => form.test(text))) return undefined;
+  const release = /^v?(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?/.exec(text);
   return release === null ? undefined : [Number(release[1]), Number(release[2]), Number(release[3] ?? 0)];
 }
 

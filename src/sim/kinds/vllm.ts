@@ -13,7 +13,8 @@ import { chatPromptTokens, textPromptTokens, tokenId, tokenIds, tokenize } from 
 import { formFields, rerankAnswer, scoreAnswer, transcriptionReply } from '#src/sim/pooling-audio.ts';
 import { VLLM_JSON_HEADERS, vllmDialect, vllmError, vllmJson } from '#src/sim/kinds/vllm-dialect.ts';
 
-export const VLLM_VERSION = '0.11.0';
+/** A release that serves every route this simulator answers (`/v1/messages` from 0.11.1). */
+export const VLLM_VERSION = '0.26.0';
 
 const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
   '/v1/chat/completions': 'chat',
