@@ -66,6 +66,8 @@ test('a renewal registers a held lease again after the store lost it (restart); 
   await redis?.restart();
   // Both clients reconnect by themselves; the server has no lease and no script.
   await eventually(async () => (await a.renew([{ pair: PAIR, leases: ['a/1'], waiters: [] }]).catch(() => 0)) === 1, 10_000, 'a renews after the restart');
+  // b's client reconnects on its own schedule (no offline queue: a call while down fails at once).
+  await eventually(async () => (await b.renew([]).then(() => true, () => false)), 10_000, 'b reconnected after the restart');
   const answer = await b.acquire(PAIR, 'b/1', 'b/1', 1).catch(() => undefined);
   assert.equal(answer?.granted, false, 'a\'s registered lease counts: b waits');
   assert.equal(answer?.used, 1);
