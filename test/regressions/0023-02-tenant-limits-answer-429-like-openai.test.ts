@@ -231,17 +231,22 @@ test('the openai client\'s own retry waits exactly enough (real clock, a limit t
     });
     const started = Date.now();
     // Empty the bucket again, so the client's first attempt meets the limit and its own retry must wait.
-    for (;;) {
-      try {
-        await once.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
-      } catch {
-        break;
+    // On a busy machine the bucket may refill (one a second) before that first attempt arrives: then
+    // nothing was retried, and the round is tried again.
+    for (let round = 0; round < 5 && attempts < 2; round++) {
+      for (;;) {
+        try {
+          await once.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+        } catch {
+          break;
+        }
       }
+      attempts = 0;
+      const answer = await counting.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+      assert.equal(answer.model, 'm');
     }
-    const answer = await counting.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
-    assert.equal(answer.model, 'm');
     assert.ok(attempts >= 2 && attempts <= 3, `the client retried after the reset (${attempts} attempts)`);
-    assert.ok(Date.now() - started < 10_000);
+    assert.ok(Date.now() - started < 30_000);
   } finally {
     await real.close();
   }
