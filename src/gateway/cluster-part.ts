@@ -12,12 +12,16 @@ import type { WakeSpec } from '#src/config/types.ts';
 import type { WakeDelivery } from '#src/nodes/index.ts';
 import type { Admitter, ClusterGate, ClusterStatus } from '#src/cluster/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
+import type { TenantAdmission, TenantAsk, TenantLedger } from '#src/tenants/index.ts';
+import { SharedTenants } from './cluster-tenants.ts';
 
 export interface ClusterPartDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   /** The gateway's metrics registry: the cluster gauges are registered on it. */
   readonly metrics: Registry;
+  /** The gateway's limits ledger: limited tenants are counted across replicas on top of it. */
+  readonly ledger: Pick<TenantLedger, 'admit' | 'limitsOf'>;
 }
 
 export class ClusterPart {
@@ -26,6 +30,7 @@ export class ClusterPart {
   readonly replica: string;
   #gate: ClusterGate | undefined;
   #admit: Admitter['admit'] | undefined;
+  #tenants: SharedTenants | undefined;
   #close: (() => Promise<void>) | undefined;
   readonly #started: Promise<void>;
   #begin: () => void = () => {};
@@ -59,7 +64,11 @@ export class ClusterPart {
     await gate.start();
     this.#gate = gate;
     this.#admit = cluster.clusterAdmit(inner, gate, this.#deps.clock);
+    const tenants = new SharedTenants({ ledger: this.#deps.ledger, store, gate, clock: this.#deps.clock, replica: this.replica, renewEveryMs: cluster.renewEveryMs(leaseTtlMs) });
+    tenants.start();
+    this.#tenants = tenants;
     this.#close = async () => {
+      tenants.stop();
       gate.stop();
       await store.close();
     };
@@ -73,6 +82,17 @@ export class ClusterPart {
         const admit = this.#admit;
         return admit === undefined ? inner.admit(req, settings, signal, firstAttempt) : admit(req, settings, signal, firstAttempt);
       },
+    };
+  }
+
+  /** The admission port's admitTenant with limited tenants counted across replicas (before `start`: waits for it). */
+  tenantAdmission(): (ask: TenantAsk, limited: boolean) => Promise<TenantAdmission> {
+    return async (ask, limited) => {
+      await this.#started;
+      const tenants = this.#tenants;
+      if (tenants !== undefined) return tenants.admit(ask, limited);
+      const { decision, ticket } = this.#deps.ledger.admit(ask, !limited);
+      return decision.kind === 'limited' ? decision : { kind: 'admitted', figures: decision.figures, settle: (outcome) => ticket.settle(outcome) };
     };
   }
 
