@@ -4,9 +4,10 @@
 // queue) and time out after `callTimeoutMs`; the client reconnects by itself in the background.
 
 import { Redis } from 'iovalkey';
-import { ACQUIRE, HEARTBEAT, LEAVE, pairKeys, pairOfLeasesKey, RELEASE, RENEW } from './lua.ts';
+import { ACQUIRE, DROP, HEARTBEAT, HOLD, LEAVE, pairKeys, pairOfLeasesKey, RELEASE, RENEW } from './lua.ts';
 import type { AcquireAnswer, ClusterStore, Pair, PairHeld } from './store-port.ts';
 import { TENANT_ADMIT, TENANT_RENEW, TENANT_SETTLE, tenantKeys } from './tenant-lua.ts';
+import type { LeaderStore } from './leader-lease.ts';
 import type { SharedAnswer, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
 
 export interface RedisStoreOptions {
@@ -28,12 +29,12 @@ function numbers(value: unknown): number[] {
   return Array.isArray(value) ? value.map((v) => Number(v)) : [Number(value)];
 }
 
-export class RedisStore implements ClusterStore, TenantStore {
+export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
   readonly #options: RedisStoreOptions;
   readonly #client: Redis;
   readonly #subscriber: Redis;
   readonly #channel: string;
-  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined } } satisfies Record<string, Script>;
+  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined }, hold: { lua: HOLD, sha: undefined }, drop: { lua: DROP, sha: undefined } } satisfies Record<string, Script>;
   readonly #listeners: ((pair: Pair) => void)[] = [];
 
   constructor(options: RedisStoreOptions) {
@@ -116,6 +117,14 @@ export class RedisStore implements ClusterStore, TenantStore {
   async renewTickets(open: ReadonlyMap<string, readonly string[]>): Promise<void> {
     const ttl = String(this.#options.leaseTtlMs);
     await Promise.all([...open].map(([tenant, tickets]) => this.#run(this.#scripts.tenantRenew, [tenantKeys(this.#options.prefix, tenant).inflight], [ttl, ...tickets])));
+  }
+
+  async holdLease(key: string, holder: string, ttlMs: number): Promise<boolean> {
+    return Number(await this.#run(this.#scripts.hold, [`${this.#options.prefix}leader:${key}`], [holder, String(Math.max(1, Math.round(ttlMs)))])) === 1;
+  }
+
+  async dropLease(key: string, holder: string): Promise<void> {
+    await this.#run(this.#scripts.drop, [`${this.#options.prefix}leader:${key}`], [holder]);
   }
 
   onFreed(listener: (pair: Pair) => void): void {

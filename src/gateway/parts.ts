@@ -165,6 +165,7 @@ export class GatewayParts {
       registry: this.registry,
       scheduler: this.scheduler,
       metrics: this.#metrics,
+      publishGate: options.config.mesh === undefined ? undefined : this.cluster?.publishGate(),
       config: () => this.#config,
     });
     this.dashboard = new DashboardHub({
