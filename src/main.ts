@@ -131,6 +131,7 @@ export class Gateway {
       reports: parts.ports().reports,
       scheduler: parts.admission,
       ledger: parts.ledger,
+      sharedTenants: parts.cluster?.tenantAdmission(),
       events: parts.proxyEvents,
       modelLabel: (m) => parts.requestLabel(m),
       relay: { url: relay?.url ?? '', secret },

@@ -115,6 +115,16 @@ export class ClusterGate {
     return this.#o.store.claimOnce(`wake:${node}`, windowMs).catch((error: unknown) => (this.#lost(error), true));
   }
 
+  /** Whether calls go to the store now (false: fallback, each replica counts its share alone). */
+  shared(): boolean {
+    return this.#mode === 'shared';
+  }
+
+  /** Another user of the store (tenant limits) saw a call fail: the same fallback, logged once per loss. */
+  storeFailed(error: unknown): void {
+    this.#lost(error);
+  }
+
   #granted(pair: Pair, id: string): GateOutcome {
     this.#held.addLease(pair, id);
     return {
@@ -171,7 +181,7 @@ export class ClusterGate {
     this.#since = this.#o.clock.now();
     this.#reason = error instanceof Error ? error.message : String(error);
     this.#losses += 1;
-    this.#o.logger.warn({ replica: this.#o.replica, reason: this.#reason, liveReplicas: this.#live }, 'cluster store lost: each node\'s slots fall back to this replica\'s share until it answers again');
+    this.#o.logger.warn({ replica: this.#o.replica, reason: this.#reason, liveReplicas: this.#live }, 'cluster store lost: each node\'s slots and each tenant limit fall back to this replica\'s share until it answers again');
     this.#o.onMode?.('fallback');
     this.#wakeAll();
     return undefined;

@@ -100,3 +100,17 @@ export function pairOfLeasesKey(prefix: string, key: string): { node: string; mo
   const cut = inner.indexOf('\u0000');
   return cut < 0 ? undefined : { node: inner.slice(0, cut), model: inner.slice(cut + 1) };
 }
+
+/** KEYS: the lease key. ARGV: holder, ttl ms. Renews the lease of its holder, or takes a free one; 1 = held. */
+export const HOLD = `local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+  return 1
+end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
+return 1`;
+
+/** KEYS: the lease key. ARGV: holder. Gives the lease up, only if it is still this holder's. */
+export const DROP = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`;

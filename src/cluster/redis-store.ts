@@ -4,8 +4,11 @@
 // queue) and time out after `callTimeoutMs`; the client reconnects by itself in the background.
 
 import { Redis } from 'iovalkey';
-import { ACQUIRE, HEARTBEAT, LEAVE, pairKeys, pairOfLeasesKey, RELEASE, RENEW } from './lua.ts';
+import { ACQUIRE, DROP, HEARTBEAT, HOLD, LEAVE, pairKeys, pairOfLeasesKey, RELEASE, RENEW } from './lua.ts';
 import type { AcquireAnswer, ClusterStore, Pair, PairHeld } from './store-port.ts';
+import { TENANT_ADMIT, TENANT_RENEW, TENANT_SETTLE, tenantKeys } from './tenant-lua.ts';
+import type { LeaderStore } from './leader-lease.ts';
+import type { SharedAnswer, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
 
 export interface RedisStoreOptions {
   readonly url: string;
@@ -26,12 +29,12 @@ function numbers(value: unknown): number[] {
   return Array.isArray(value) ? value.map((v) => Number(v)) : [Number(value)];
 }
 
-export class RedisStore implements ClusterStore {
+export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
   readonly #options: RedisStoreOptions;
   readonly #client: Redis;
   readonly #subscriber: Redis;
   readonly #channel: string;
-  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined } } satisfies Record<string, Script>;
+  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined }, hold: { lua: HOLD, sha: undefined }, drop: { lua: DROP, sha: undefined } } satisfies Record<string, Script>;
   readonly #listeners: ((pair: Pair) => void)[] = [];
 
   constructor(options: RedisStoreOptions) {
@@ -94,6 +97,34 @@ export class RedisStore implements ClusterStore {
 
   async claimOnce(key: string, windowMs: number): Promise<boolean> {
     return (await this.#client.set(`${this.#options.prefix}once:${key}`, this.#options.replica, 'PX', Math.max(1, Math.round(windowMs)), 'NX')) === 'OK';
+  }
+
+  async reserve(ask: SharedReserve): Promise<SharedAnswer> {
+    const k = tenantKeys(this.#options.prefix, ask.tenant);
+    const limit = (value: number | undefined): string => String(value ?? -1);
+    const { limits } = ask;
+    const args = [ask.ticket, limit(limits.maxConcurrent), limit(limits.requestsPerMinute), limit(limits.tokensPerMinute), limit(limits.tokensPerDay), String(Math.round(ask.cost)), String(this.#options.leaseTtlMs), String(Math.max(1, Math.round(ask.dayTtlMs))), ask.force ? '1' : '0'];
+    const answer = numbers(await this.#run(this.#scripts.tenantAdmit, [k.meter, k.inflight, k.day(ask.day)], args));
+    return { admitted: answer[0] === 1, inFlight: answer[1] ?? 0, requestsUsed: answer[2] ?? 0, tokensUsed: answer[3] ?? 0, todayTokens: answer[4] ?? 0 };
+  }
+
+  async settle(done: SharedSettle): Promise<void> {
+    const k = tenantKeys(this.#options.prefix, done.tenant);
+    const args = [done.ticket, String(done.tokensPerMinute ?? -1), String(Math.round(done.reserved)), String(Math.round(done.used)), String(Math.max(1, Math.round(done.todayTtlMs)))];
+    await this.#run(this.#scripts.tenantSettle, [k.meter, k.inflight, k.day(done.admittedDay), k.day(done.today)], args);
+  }
+
+  async renewTickets(open: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    const ttl = String(this.#options.leaseTtlMs);
+    await Promise.all([...open].map(([tenant, tickets]) => this.#run(this.#scripts.tenantRenew, [tenantKeys(this.#options.prefix, tenant).inflight], [ttl, ...tickets])));
+  }
+
+  async holdLease(key: string, holder: string, ttlMs: number): Promise<boolean> {
+    return Number(await this.#run(this.#scripts.hold, [`${this.#options.prefix}leader:${key}`], [holder, String(Math.max(1, Math.round(ttlMs)))])) === 1;
+  }
+
+  async dropLease(key: string, holder: string): Promise<void> {
+    await this.#run(this.#scripts.drop, [`${this.#options.prefix}leader:${key}`], [holder]);
   }
 
   onFreed(listener: (pair: Pair) => void): void {

@@ -11,13 +11,18 @@ import type { ClusterConfig } from '#src/config/index.ts';
 import type { WakeSpec } from '#src/config/types.ts';
 import type { WakeDelivery } from '#src/nodes/index.ts';
 import type { Admitter, ClusterGate, ClusterStatus } from '#src/cluster/index.ts';
+import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
+import type { TenantAdmission, TenantAsk, TenantLedger } from '#src/tenants/index.ts';
+import { SharedTenants } from './cluster-tenants.ts';
 
 export interface ClusterPartDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   /** The gateway's metrics registry: the cluster gauges are registered on it. */
   readonly metrics: Registry;
+  /** The gateway's limits ledger: limited tenants are counted across replicas on top of it. */
+  readonly ledger: Pick<TenantLedger, 'admit' | 'limitsOf'>;
 }
 
 export class ClusterPart {
@@ -26,6 +31,10 @@ export class ClusterPart {
   readonly replica: string;
   #gate: ClusterGate | undefined;
   #admit: Admitter['admit'] | undefined;
+  #tenants: SharedTenants | undefined;
+  /** [mesh]: whether this replica publishes the site's record (undefined = no leader lease asked for). */
+  #leading: boolean | undefined;
+  readonly #leaderListeners = new Set<() => void>();
   #close: (() => Promise<void>) | undefined;
   readonly #started: Promise<void>;
   #begin: () => void = () => {};
@@ -59,7 +68,14 @@ export class ClusterPart {
     await gate.start();
     this.#gate = gate;
     this.#admit = cluster.clusterAdmit(inner, gate, this.#deps.clock);
+    const tenants = new SharedTenants({ ledger: this.#deps.ledger, store, gate, clock: this.#deps.clock, replica: this.replica, renewEveryMs: cluster.renewEveryMs(leaseTtlMs) });
+    tenants.start();
+    this.#tenants = tenants;
+    const leader = this.#leading === undefined ? undefined : new cluster.LeaderLease({ store, name: 'mesh', replica: this.replica, leaseTtlMs, clock: this.#deps.clock, onChange: (leading) => this.#lead(leading), lost: (error) => gate.storeFailed(error) });
+    await leader?.start();
     this.#close = async () => {
+      await leader?.stop();
+      tenants.stop();
       gate.stop();
       await store.close();
     };
@@ -73,6 +89,38 @@ export class ClusterPart {
         const admit = this.#admit;
         return admit === undefined ? inner.admit(req, settings, signal, firstAttempt) : admit(req, settings, signal, firstAttempt);
       },
+    };
+  }
+
+  /**
+   * [mesh]: the site's one publisher among the replicas (a leader lease). Ask before `start`; until
+   * the lease's first answer this replica does not publish.
+   */
+  publishGate(): PublishGate {
+    this.#leading ??= false;
+    return {
+      mayPublish: () => this.#leading === true,
+      onChange: (listener) => {
+        this.#leaderListeners.add(listener);
+        return () => this.#leaderListeners.delete(listener);
+      },
+    };
+  }
+
+  #lead(leading: boolean): void {
+    this.#leading = leading;
+    this.#deps.logger.info({ replica: this.replica, leading }, leading ? 'this replica publishes the site\'s mesh record (leader lease held)' : 'another replica publishes the site\'s mesh record');
+    for (const listener of [...this.#leaderListeners]) listener();
+  }
+
+  /** The admission port's admitTenant with limited tenants counted across replicas (before `start`: waits for it). */
+  tenantAdmission(): (ask: TenantAsk, limited: boolean) => Promise<TenantAdmission> {
+    return async (ask, limited) => {
+      await this.#started;
+      const tenants = this.#tenants;
+      if (tenants !== undefined) return tenants.admit(ask, limited);
+      const { decision, ticket } = this.#deps.ledger.admit(ask, !limited);
+      return decision.kind === 'limited' ? decision : { kind: 'admitted', figures: decision.figures, settle: (outcome) => ticket.settle(outcome) };
     };
   }
 
@@ -110,6 +158,7 @@ export class ClusterPart {
       leases_held: s.leases,
       waiters: s.waiters,
       store_losses: s.losses,
+      ...(this.#leading === undefined ? {} : { mesh_leader: this.#leading }),
       ...(s.since === undefined ? {} : { fallback_since: new Date(s.since).toISOString() }),
       ...(s.reason === undefined ? {} : { fallback_reason: s.reason }),
     };

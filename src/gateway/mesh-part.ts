@@ -12,6 +12,7 @@ import type { MeshEvents, MeshService, MeshTransportStats } from '#src/mesh/inde
 import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
 import { localReplayGuard, meshLinkFor, type ClaimVerdict, type ForwardClaim, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
+import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import { revisionStateFile, stateFileFor } from '#src/mesh/revision-state-file.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import { registerMeshMetrics } from '#src/metrics/mesh-metrics.ts';
@@ -31,6 +32,8 @@ export interface MeshPartDeps {
   readonly metrics: Registry;
   /** The request path's link given by the caller; absent = built here from [mesh] and this part. */
   readonly link?: MeshLink | undefined;
+  /** [cluster]: the site's record is published only by the replica holding the leader lease. */
+  readonly publishGate?: PublishGate | undefined;
 }
 
 /** What the gateway's parts offer a mesh part (GatewayParts is one). */
@@ -41,6 +44,8 @@ export interface MeshHost {
   readonly registry: Pick<NodeRegistry, 'views' | 'inFlight'>;
   readonly scheduler: { queueDepths(): Readonly<Record<string, number>> };
   readonly metrics: { readonly registry: Registry };
+  /** [cluster] with [mesh] at start: the leader lease's gate. */
+  readonly publishGate?: PublishGate | undefined;
   config(): GatewayConfig;
 }
 
@@ -57,6 +62,7 @@ export function meshPartFor(host: MeshHost): MeshPart {
     queueDepths: () => host.scheduler.queueDepths(),
     metrics: host.metrics.registry,
     link: host.options.mesh,
+    publishGate: host.publishGate,
   });
 }
 
@@ -116,6 +122,7 @@ export class MeshPart {
       load: () => siteLoad(this.#deps.nodeViews(), this.#deps.inFlight, this.#deps.queueDepths()),
       events: this.events,
       revisions: stateFile === false ? undefined : revisionStateFile(stateFile),
+      publishGate: this.#deps.publishGate,
     });
     this.#offs.push(
       subscribeMeshLogs(logger, this.events),

@@ -143,7 +143,7 @@ export class GatewayParts {
       models: this.models,
     });
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
-    this.cluster = options.config.cluster === undefined ? undefined : new ClusterPart(options.config.cluster, { clock: this.clock, logger: options.logger, metrics: this.#metrics.registry });
+    this.cluster = options.config.cluster === undefined ? undefined : new ClusterPart(options.config.cluster, { clock: this.clock, logger: options.logger, metrics: this.#metrics.registry, ledger: this.ledger });
     this.admission = this.cluster === undefined ? this.scheduler : this.cluster.admission(this.scheduler);
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
     this.proxyEvents.on('proxy:attempt', (e) => {
@@ -165,6 +165,7 @@ export class GatewayParts {
       registry: this.registry,
       scheduler: this.scheduler,
       metrics: this.#metrics,
+      publishGate: options.config.mesh === undefined ? undefined : this.cluster?.publishGate(),
       config: () => this.#config,
     });
     this.dashboard = new DashboardHub({
@@ -224,7 +225,7 @@ export class GatewayParts {
 
   /** The ports a request plane in this thread reaches the control plane through. */
   ports(): RequestPorts {
-    return inThreadPorts({ scheduler: this.admission, ledger: this.ledger, registry: this.registry, relist: (node) => this.relist(node), sites: this.mesh.link });
+    return inThreadPorts({ scheduler: this.admission, ledger: this.ledger, admitTenant: this.cluster?.tenantAdmission(), registry: this.registry, relist: (node) => this.relist(node), sites: this.mesh.link });
   }
 
   /** A bounded metrics label for a requested model id. */

@@ -25,6 +25,7 @@ import type { RevisionStore } from './revision-state-file.ts';
 import { applicableRevisions } from './revision-state.ts';
 import { meshTrust, type MeshTrust } from './mesh-trust.ts';
 import { verdictOf } from './verdict.ts';
+import type { PublishGate } from './publish-gate.ts';
 
 /** A want is {"want": "<site id>"}: a site id is at most 64 characters. */
 const MAX_WANT_BYTES = 128;
@@ -40,6 +41,8 @@ export interface MeshServiceDeps {
   readonly events: EventBus<MeshEvents>;
   /** Where the highest accepted revisions survive restarts (the state file beside the key); absent = memory only. */
   readonly revisions?: RevisionStore | undefined;
+  /** [cluster]: publish only while this replica holds the site's leader lease; absent = always. */
+  readonly publishGate?: PublishGate | undefined;
 }
 
 /** This site's own side, for /admin/sites. */
@@ -77,13 +80,12 @@ export class MeshService {
     this.#trust = meshTrust(deps.config, deps.codec);
     this.#store = new RemoteSiteStore({ ownSite: deps.config.site, pins: deps.config.sites, digestOf: (m) => deps.codec.digestOf(m) });
     this.#own = new OwnModelSet(deps.sources);
-    this.#keeper =
-      deps.revisions === undefined
-        ? undefined
-        : new RevisionKeeper(deps.revisions, deps.clock, () => this.#store.heldRevisions(), (problem) => deps.events.emit('mesh:state-failed', { problem }));
+    this.#keeper = deps.revisions === undefined ? undefined : new RevisionKeeper(deps.revisions, deps.clock, () => this.#store.heldRevisions(), (problem) => deps.events.emit('mesh:state-failed', { problem }));
     deps.transport.admit(this.#trust.admission);
     deps.transport.onMessage((data, peer) => this.#receive(data, peer));
     deps.transport.onPeerJoined(() => this.#consider('peer_joined'));
+    // [cluster]: a replica that becomes the site's publisher starts over (its first record in full).
+    deps.publishGate?.onChange(() => this.#consider('check', INITIAL_PUBLISHER));
   }
 
   async start(): Promise<void> {
@@ -163,11 +165,11 @@ export class MeshService {
     }, this.#config.heartbeatMs);
   }
 
-  #consider(trigger: PublishTrigger): void {
-    if (!this.#running) return;
+  #consider(trigger: PublishTrigger, from = this.#publisher): void {
+    if (!this.#running || this.#deps.publishGate?.mayPublish() === false) return;
     const cap = this.#config.maxModelsPerSite;
     const own = this.#own.evaluate(this.#deps.clock.now(), cap);
-    const decision = decidePublication(this.#publisher, {
+    const decision = decidePublication(from, {
       trigger,
       models: own.models,
       url: this.#config.url,

@@ -29,12 +29,12 @@ export interface AdmissionPort {
   admitTenant(ask: TenantAsk, limited: boolean): Promise<TenantAdmission>;
 }
 
-/** The in-thread admission: the Scheduler and the ledger themselves. */
-export function schedulerAdmission(scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>, ledger: Pick<TenantLedger, 'admit'>): AdmissionPort {
+/** The in-thread admission: the Scheduler and the ledger themselves (`shared`: [cluster]'s tenant admission instead). */
+export function schedulerAdmission(scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>, ledger: Pick<TenantLedger, 'admit'>, shared?: AdmissionPort['admitTenant']): AdmissionPort {
   const admitTenant = ledgerAdmission(ledger);
   return {
     admit: (req, settings, signal, firstAttempt) => scheduler.admit(req, settings, signal, firstAttempt),
     hasAlternative: (req) => scheduler.hasAlternative(req),
-    admitTenant: (ask) => admitTenant(ask),
+    admitTenant: shared ?? ((ask) => admitTenant(ask)),
   };
 }

@@ -21,6 +21,8 @@ export interface InThreadOwner {
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
   /** The gateway's one limits ledger. */
   readonly ledger: Pick<TenantLedger, 'admit'>;
+  /** [cluster]: tenant admission counted across replicas (undefined = the ledger alone). */
+  readonly admitTenant?: AdmissionPort['admitTenant'] | undefined;
   readonly registry: Pick<NodeRegistry, 'views' | 'freshViews' | 'snapshot' | 'view' | 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>;
   /** Re-lists a node whose model vanished. */
   readonly relist: (node: string) => void;
@@ -29,7 +31,7 @@ export interface InThreadOwner {
 
 export function inThreadPorts(owner: InThreadOwner): RequestPorts {
   return {
-    admission: schedulerAdmission(owner.scheduler, owner.ledger),
+    admission: schedulerAdmission(owner.scheduler, owner.ledger, owner.admitTenant),
     fleet: registryFleetView(owner.registry),
     reports: registryReports(owner.registry, owner.relist),
     sites: owner.sites,

@@ -6,10 +6,11 @@
 // loads (the day's budget survives a restart).
 
 import type { TenantSpec } from '#src/config/index.ts';
-import type { LimitRefusal, TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
-import { charged, judgeAdmission, rateFigures, usedAt, utcDay, DAY_MS, msToNextDay, type Meter, type TenantLimits } from './limits.ts';
+import type { TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
+import { charged, rateFigures, usedAt, utcDay, DAY_MS, msToNextDay, type Meter, type TenantLimits } from './limits.ts';
 import type { UsageRow } from './usage-rows.ts';
 import { countMinute, minuteEstimate, minuteWindow, type MinuteWindow } from './minute-window.ts';
+import { decideAt, limitsShare } from './shared-verdict.ts';
 
 interface DayUsage {
   requests: number;
@@ -79,9 +80,10 @@ export class TenantLedger {
    * Judges one request against its tenant's limits and, if admitted, holds its reservation until
    * settled. `force`: admitted whatever the limits (a worker that saw no limits did not wait for
    * the answer; it is still counted). A tenant the ledger does not know (removed by a reload in
-   * between) is admitted and not counted.
+   * between) is admitted and not counted. `liveReplicas` > 1: judged by this replica's share of
+   * each limit ([cluster] without its store: limits.ts's limit / live replicas, at least 1).
    */
-  admit(ask: TenantAsk, force = false): { decision: TenantDecision; ticket: LedgerTicket } {
+  admit(ask: TenantAsk, force = false, liveReplicas = 1): { decision: TenantDecision; ticket: LedgerTicket } {
     const state = this.#states.get(ask.tenant);
     if (state === undefined) return { decision: { kind: 'admitted', figures: undefined }, ticket: NOOP_TICKET };
     const nowMs = this.#now();
@@ -91,18 +93,8 @@ export class TenantLedger {
     const tokensUsed = limits.tokensPerMinute === undefined ? 0 : usedAt(state.tokensMeter, limits.tokensPerMinute, nowMs);
     const cost = ask.reserveTokens;
     if (!force) {
-      const todayTokens = state.dayTokens + state.reserved;
-      const verdict = judgeAdmission({ limits, inFlight: state.inFlight, requestsUsed, tokensUsed, todayTokens, cost, nowMs });
-      if (!verdict.ok) {
-        const refusal: LimitRefusal = {
-          tenant: ask.tenant,
-          reason: verdict.reason,
-          ...refusedFigure(verdict.reason, limits, { inFlight: state.inFlight, requestsUsed, tokensUsed, todayTokens, cost }),
-          retryAfterMs: verdict.retryAfterMs,
-          figures: rateFigures(limits, requestsUsed, tokensUsed),
-        };
-        return { decision: { kind: 'limited', refusal }, ticket: NOOP_TICKET };
-      }
+      const judged = decideAt(ask, limitsShare(limits, liveReplicas), { inFlight: state.inFlight, requestsUsed, tokensUsed, todayTokens: state.dayTokens + state.reserved }, nowMs);
+      if (judged.kind === 'limited') return { decision: judged, ticket: NOOP_TICKET };
     }
     state.inFlight += 1;
     state.reserved += cost;
@@ -141,6 +133,11 @@ export class TenantLedger {
     row.completionTokens += used.completion;
     state.dayTokens += used.prompt + used.completion;
     state.dirty.add(ask.model);
+  }
+
+  /** The limits in force for `tenant`; undefined = not a tenant. */
+  limitsOf(tenant: string): TenantLimits | undefined {
+    return this.#states.get(tenant)?.limits;
   }
 
   /** The tenant's figures now, for /admin/tenants; undefined = not a tenant. */
@@ -258,23 +255,6 @@ export function usedTokens(ask: Pick<TenantAsk, 'promptTokens' | 'reserveTokens'
   const estimate = Math.min(ask.promptTokens, ask.reserveTokens);
   if (outcome.promptTokens === undefined && outcome.completionTokens === undefined) return { prompt: estimate, completion: ask.reserveTokens - estimate };
   return { prompt: outcome.promptTokens ?? estimate, completion: outcome.completionTokens ?? 0 };
-}
-
-function refusedFigure(
-  reason: LimitRefusal['reason'],
-  limits: TenantLimits,
-  at: { inFlight: number; requestsUsed: number; tokensUsed: number; todayTokens: number; cost: number },
-): Pick<LimitRefusal, 'limit' | 'used' | 'requested'> {
-  switch (reason) {
-    case 'concurrency':
-      return { limit: limits.maxConcurrent ?? 0, used: at.inFlight, requested: 1 };
-    case 'requests':
-      return { limit: limits.requestsPerMinute ?? 0, used: Math.ceil(at.requestsUsed), requested: 1 };
-    case 'tokens':
-      return { limit: limits.tokensPerMinute ?? 0, used: Math.ceil(at.tokensUsed), requested: at.cost };
-    case 'budget':
-      return { limit: limits.tokensPerDay ?? 0, used: at.todayTokens, requested: at.cost };
-  }
 }
 
 function rowOf(tenant: string, model: string, day: string, usage: DayUsage | undefined): UsageRow {

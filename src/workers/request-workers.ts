@@ -24,6 +24,7 @@ import { keyPemOf } from './key-pem.ts';
 import { FleetSync } from './fleet-sync.ts';
 import { guardListenAddress, type ListenGuard } from './listen-guard.ts';
 import { ConfigAcks } from './config-acks.ts';
+import type { SharedTenantAdmit } from './tenant-desk.ts';
 import { spawnWorkerThread, startLink, type Link, type LinkDeps, type WorkerThread } from './worker-link.ts';
 
 const SYNC_EVERY_MS = 100;
@@ -66,6 +67,8 @@ export interface RequestWorkersOptions {
   readonly scheduler: Pick<Scheduler, 'admit' | 'routerRooms'>;
   /** The gateway's one limits ledger (tenants' admissions from every worker). */
   readonly ledger: Pick<TenantLedger, 'admit'>;
+  /** [cluster]: limited tenants' admissions counted across replicas. */
+  readonly sharedTenants?: SharedTenantAdmit | undefined;
   readonly events: EventBus<ProxyEvents>;
   /** The bounded metrics label of a requested model. */
   readonly modelLabel: (model: string) => string;

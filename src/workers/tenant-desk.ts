@@ -1,40 +1,67 @@
 // The owner's side of one worker's tenant admissions: each `tenant-admit` is judged by the one
 // ledger (so limits hold exactly across workers), its ticket kept by the worker's id until the
-// worker settles it. A worker that goes away has every open ticket settled as served without a
+// worker settles it. With [cluster], a limited tenant's admission is the shared one (asynchronous:
+// the store judges it across replicas); a settle that arrives while it is still being judged is
+// applied once it is. A worker that goes away has every open ticket settled as served without a
 // stated usage (its reservation charged: the answer may well have reached its client).
 
-import type { LedgerTicket, TenantAsk, TenantLedger, TenantOutcome } from '#src/tenants/index.ts';
+import type { TenantAdmission, TenantAsk, TenantLedger, TenantOutcome } from '#src/tenants/index.ts';
 import type { OwnerMessage } from './protocol.ts';
 
 const GONE: TenantOutcome = { served: true, promptTokens: undefined, completionTokens: undefined };
 
+/** [cluster]'s tenant admission across replicas (the admission port's admitTenant). */
+export type SharedTenantAdmit = (ask: TenantAsk, limited: boolean) => Promise<TenantAdmission>;
+
 export class TenantDesk {
   readonly #ledger: Pick<TenantLedger, 'admit'>;
+  readonly #shared: SharedTenantAdmit | undefined;
   readonly #send: (message: OwnerMessage) => void;
-  readonly #tickets = new Map<number, LedgerTicket>();
+  readonly #tickets = new Map<number, (outcome: TenantOutcome) => void>();
+  /** Shared admissions still being judged, with a settle that came meanwhile. */
+  readonly #judging = new Map<number, TenantOutcome | undefined>();
   #closed = false;
 
-  constructor(ledger: Pick<TenantLedger, 'admit'>, send: (message: OwnerMessage) => void) {
+  constructor(ledger: Pick<TenantLedger, 'admit'>, send: (message: OwnerMessage) => void, shared?: SharedTenantAdmit) {
     this.#ledger = ledger;
     this.#send = send;
+    this.#shared = shared;
   }
 
   /** Open tickets (requests of this worker admitted and not yet ended). */
   open(): number {
-    return this.#tickets.size;
+    return this.#tickets.size + this.#judging.size;
   }
 
   admit(id: number, ask: TenantAsk, answer: boolean): void {
-    if (this.#closed || this.#tickets.has(id)) return;
-    const { decision, ticket } = this.#ledger.admit(ask, !answer);
-    if (decision.kind === 'admitted') this.#tickets.set(id, ticket);
-    if (answer) this.#send({ t: 'tenant-decided', id, decision });
+    if (this.#closed || this.#tickets.has(id) || this.#judging.has(id)) return;
+    const shared = this.#shared;
+    // A worker that saw no limits did not wait: counted by the ledger alone, whatever the limits.
+    if (shared === undefined || !answer) {
+      const { decision, ticket } = this.#ledger.admit(ask, !answer);
+      if (decision.kind === 'admitted') this.#tickets.set(id, (outcome) => ticket.settle(outcome));
+      if (answer) this.#send({ t: 'tenant-decided', id, decision });
+      return;
+    }
+    this.#judging.set(id, undefined);
+    void shared(ask, true).then((admission) => {
+      const early = this.#judging.get(id);
+      this.#judging.delete(id);
+      if (admission.kind === 'limited') return this.#send({ t: 'tenant-decided', id, decision: admission });
+      if (early !== undefined || this.#closed) return admission.settle(early ?? GONE);
+      this.#tickets.set(id, admission.settle);
+      this.#send({ t: 'tenant-decided', id, decision: { kind: 'admitted', figures: admission.figures } });
+    });
   }
 
   settle(id: number, outcome: TenantOutcome): void {
-    const ticket = this.#tickets.get(id);
+    if (this.#judging.has(id)) {
+      this.#judging.set(id, outcome);
+      return;
+    }
+    const settle = this.#tickets.get(id);
     this.#tickets.delete(id);
-    ticket?.settle(outcome);
+    settle?.(outcome);
   }
 
   close(): void {

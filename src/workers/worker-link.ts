@@ -10,7 +10,7 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import { replayEvents } from './event-bridge.ts';
 import { LeaseDesk } from './lease-desk.ts';
-import { TenantDesk } from './tenant-desk.ts';
+import { TenantDesk, type SharedTenantAdmit } from './tenant-desk.ts';
 import type { TenantLedger } from '#src/tenants/index.ts';
 import { Outbox } from './outbox.ts';
 import type { OwnerMessage, WorkerFigures, WorkerInit, WorkerMessage } from './protocol.ts';
@@ -29,6 +29,8 @@ export interface LinkDeps {
   readonly scheduler: Pick<Scheduler, 'admit'>;
   /** The gateway's one limits ledger: every worker's tenant admissions are judged by it. */
   readonly ledger: Pick<TenantLedger, 'admit'>;
+  /** [cluster]: limited tenants' admissions counted across replicas. */
+  readonly sharedTenants?: SharedTenantAdmit | undefined;
   readonly events: EventBus<ProxyEvents>;
   readonly modelLabel: (model: string) => string;
   /** Brings every worker's fleet up to date (before an admission is answered). */
@@ -64,7 +66,7 @@ export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>,
     beforeAdmitted: options.syncFleet,
     onError: (error) => options.logger.error({ err: error, worker: init.index }, 'an admission failed'),
   });
-  const tenants = new TenantDesk(options.ledger, post);
+  const tenants = new TenantDesk(options.ledger, post, options.sharedTenants);
   let listened: { resolve: (port: number) => void; reject: (error: Error) => void } | undefined;
   const listening = new Promise<number>((resolve, reject) => {
     listened = { resolve, reject };

@@ -1,0 +1,54 @@
+// [cluster] tenant limits with request workers: a worker's tenant admission reaches the owner's
+// shared admission (workers/tenant-desk.ts), so two replicas of two workers each still admit
+// exactly requests_per_minute across them, and every admitted request leaves the shared
+// in-flight count when it ends (max_concurrent = 1 admits one more afterwards).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
+import { waitForHost } from '#test/fixtures/context.ts';
+
+const TENANTS = `
+[[tenants]]
+name = "rpm"
+keys = ["sk-rpm-w"]
+requests_per_minute = 4
+
+[[tenants]]
+name = "one"
+keys = ["sk-one-w"]
+max_concurrent = 1
+`;
+
+let node: SlotCountingNode;
+let replicas: Replicas | undefined;
+
+before(async () => {
+  node = await startSlotCountingNode({ slots: 64, holdMs: 5 });
+  replicas = await startReplicas({ count: 2, workers: 2, nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }], extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}` });
+  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
+});
+after(async () => {
+  await replicas?.close();
+  await node?.close();
+});
+
+function post(url: string, key: string, user: string): Promise<Answer> {
+  return postFresh(`${url}/v1/chat/completions`, { model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }, { authorization: `Bearer ${key}` });
+}
+
+test('two replicas of two workers: exactly requests_per_minute admitted across them', async () => {
+  const gws = replicas?.gateways ?? [];
+  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(gws[i % gws.length]?.url ?? '', 'sk-rpm-w', `w${i}`)));
+  assert.equal(answers.filter((a) => a.status === 200).length, 4);
+  assert.equal(answers.filter((a) => a.status === 429).length, 8);
+});
+
+test('a worker\'s admitted request leaves the shared in-flight count when it ends', async () => {
+  const gws = replicas?.gateways ?? [];
+  for (let i = 0; i < 4; i += 1) {
+    const answer = await post(gws[i % gws.length]?.url ?? '', 'sk-one-w', `o${i}`);
+    assert.equal(answer.status, 200, `request ${i} after the one before ended`);
+  }
+});
