@@ -8,7 +8,9 @@
 // The bench raises RLIMIT_NOFILE of its own process (prlimit, root) before it spawns the upstream
 // and the gateway, which inherit it: the gateway holds 2 descriptors per stream.
 // `npm run bench -- --only streams [--streams N]`; alone: `node bench/streams-10k.ts [--streams N]
-// [--rate OPENS_PER_S] [--hold S]` prints one JSON line.
+// [--rate OPENS_PER_S] [--hold S] [--interval MS]` prints one JSON line (--interval: ms between
+// a stream's events, 50 = 20 tokens/s; a slower one measures memory per stream where the machine
+// has not the CPU for N × 20 events a second).
 
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
@@ -234,7 +236,9 @@ export async function runStreamsBench(options: { streams: number; rate: number; 
 if (import.meta.main) {
   const { parseArgs } = await import('node:util');
   const { clockTicksPerSecond } = await import('./proc-stats.ts');
-  const { values } = parseArgs({ options: { streams: { type: 'string', default: '10000' }, rate: { type: 'string', default: '1000' }, hold: { type: 'string', default: '5' } } });
-  const result = await runStreamsBench({ streams: Number(values.streams), rate: Number(values.rate), holdS: Number(values.hold), ticksPerSecond: clockTicksPerSecond() });
+  const flags = { streams: { type: 'string', default: '10000' }, rate: { type: 'string', default: '1000' }, hold: { type: 'string', default: '5' }, interval: { type: 'string', default: '50' } } as const;
+  const { values } = parseArgs({ options: flags });
+  const options = { streams: Number(values.streams), rate: Number(values.rate), holdS: Number(values.hold), intervalMs: Number(values.interval) };
+  const result = await runStreamsBench({ ...options, ticksPerSecond: clockTicksPerSecond() });
   process.stdout.write(`${JSON.stringify({ event: 'streams', ...result })}\n`);
 }
