@@ -12,13 +12,6 @@ import { ActiveRequests, createHttpServer, type EndpointTable } from '#src/proxy
 /** Node's default is 5 s; a client pool reusing a socket just as it closes would see resets. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const DRAIN_POLL_MS = 25;
-/**
- * The accept queue asked for (Linux caps it at net.core.somaxconn). Node's default of 511
- * overflows when thousands of clients connect within a second while the loop is busy (the
- * bench's 10,000 streams opened at 1,000/s): the kernel drops their handshakes and some of those
- * clients see resets.
- */
-export const LISTEN_BACKLOG = 4096;
 
 export interface ListenerOptions {
   readonly table: () => EndpointTable;
@@ -50,7 +43,7 @@ export function listenOn(options: ListenerOptions): Promise<Listening> {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host: options.host, port: options.port, reusePort: options.reusePort, backlog: LISTEN_BACKLOG }, () => {
+    server.listen({ host: options.host, port: options.port, reusePort: options.reusePort }, () => {
       server.off('error', reject);
       resolve({ server, address: server.address() as AddressInfo });
     });
