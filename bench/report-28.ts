@@ -18,10 +18,31 @@ export function renderIssue28(r: BenchReport): string {
   const tails = r.tails;
   if (tails !== undefined) {
     out.push('', `## Tails: JSON at a fixed rate (open-loop), ${tails.nodes} nodes polled`, '');
-    out.push('| target | rate req/s | sent | p50 ms | p99 ms | p99.9 ms | added p99 ms | errors |', '|---|---:|---:|---:|---:|---:|---:|---:|');
+    out.push(
+      '| target | rate req/s | sent | p50 ms | p99 ms | p99.9 ms | added p99 ms | p50 first → last fifth ms | loop delay p99 / max ms | gateway CPU % | fleet CPU % | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
     for (const row of tails.rows) {
       const label = row.polls === 'direct' ? 'direct' : `switchyard, polls ${row.polls}`;
-      out.push(`| ${label} | ${row.rate} | ${row.sent} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${fmt(row.p999Ms)} | ${row.polls === 'direct' ? '—' : fmt(row.addedP99Ms)} | ${row.errors} |`);
+      const trend = `${fmt(row.firstFifthP50Ms)} → ${fmt(row.lastFifthP50Ms)}`;
+      const loop = row.loopDelayP99Ms === undefined ? '—' : `${fmt(row.loopDelayP99Ms)} / ${fmt(row.loopDelayMaxMs)}`;
+      out.push(
+        `| ${label} | ${row.rate} | ${row.sent} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${fmt(row.p999Ms)} | ${row.polls === 'direct' ? '—' : fmt(row.addedP99Ms)} | ${trend} | ${loop} | ${fmt(row.gatewayCpuPercent)} | ${fmt(row.fleetCpuPercent)} | ${row.errors} |`,
+      );
+    }
+  }
+  const streams = r.streams;
+  if (streams !== undefined) {
+    out.push('', `## Streams: ${streams.streams} concurrent SSE streams, ${streams.tokens} tokens each at ${1000 / streams.intervalMs}/s, opened at ${streams.openRate}/s (RLIMIT_NOFILE ${streams.fileLimit})`, '');
+    out.push(
+      '| target | complete | broken | max open | gap p50 ms | gap p99 ms | gap p99.9 ms | RSS idle → at N MB | KB per stream | gateway CPU % | upstream CPU % | client CPU % | client loop p99 ms |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const row of streams.rows) {
+      const rss = row.gatewayIdleRssMB === undefined ? '—' : `${fmt(row.gatewayIdleRssMB)} → ${fmt(row.gatewayRssAtNMB)}`;
+      out.push(
+        `| ${row.target} | ${row.complete} | ${row.broken} | ${row.maxOpen} | ${fmt(row.gapP50Ms)} | ${fmt(row.gapP99Ms)} | ${fmt(row.gapP999Ms)} | ${rss} | ${fmt(row.rssPerStreamKB)} | ${fmt(row.gatewayCpuPercent)} | ${fmt(row.upstreamCpuPercent)} | ${fmt(row.clientCpuPercent)} | ${fmt(row.clientLoopDelayP99Ms)} |`,
+      );
     }
   }
   return out.length === 0 ? '' : `${out.join('\n')}\n`;

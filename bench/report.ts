@@ -4,6 +4,7 @@
 import type { ControlPlaneResult } from './control-plane.ts';
 import type { LeanProcessResult } from './cli-start.ts';
 import type { TailsResult } from './tails.ts';
+import type { StreamsResult } from './streams-10k.ts';
 import type { FirstChunkResult } from './first-chunk.ts';
 import type { Measurement, TargetName } from './proxy-bench.ts';
 import type { IndexUpdateResult, RouteDecisionResult } from './route-decision.ts';
@@ -61,6 +62,8 @@ export interface BenchReport {
   readonly lean?: LeanProcessResult;
   /** Issue 28: open-loop tails with polls running / paused (bench/tails.ts). */
   readonly tails?: TailsResult;
+  /** Issue 28: ten thousand concurrent SSE streams (bench/streams-10k.ts, `--only streams`). */
+  readonly streams?: StreamsResult;
   readonly targets: readonly TargetCheck[];
   readonly runSeconds: number;
   readonly notes: readonly string[];

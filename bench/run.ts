@@ -13,6 +13,7 @@
 //        --mesh [--sites 32 --heartbeat 2s --measure 10]: the federation benchmark instead (bench/mesh.ts)
 //        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`; 1 skips them)
 //        --candidate-log (the candidate runs with `[log] requests = FILE`: the request log's cost, against the same run without it)
+//        --only streams [--streams N] (10,000): the ten-thousand-streams workload (bench/streams-10k.ts; long, not in the default list)
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -40,6 +41,7 @@ import { runLeanProcessBench, type LeanProcessResult } from './cli-start.ts';
 import { runTailsBench, type TailsResult } from './tails.ts';
 import { issue28Checks } from './targets-28.ts';
 import { renderIssue28 } from './report-28.ts';
+import { runStreamsBench, type StreamsResult } from './streams-10k.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
       'candidate-flags': { type: 'string' },
       workers: { type: 'string', default: '2' },
       'candidate-log': { type: 'boolean', default: false },
+      streams: { type: 'string', default: '10000' },
     },
   });
   const notes: string[] = [];
@@ -229,6 +232,11 @@ async function main(): Promise<void> {
       const jsonBodyFile = (await writeBodies(dir, list)).get('json') ?? '';
       tails = await runTailsBench({ rate: 1000, seconds: Math.max(5, durationS * 2), nodes: 100, bodyFile: jsonBodyFile });
     }
+    let streams: StreamsResult | undefined;
+    if (only.has('streams')) {
+      log(`streams: ${values.streams} concurrent SSE streams at 20 tokens/s, direct then through the gateway`);
+      streams = await runStreamsBench({ streams: Number(values.streams), rate: 1000, holdS: 5, ticksPerSecond });
+    }
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
     const report: BenchReport & { tracing?: TracingBenchResult } = {
@@ -246,10 +254,11 @@ async function main(): Promise<void> {
       targets: [
         ...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds),
         ...workerChecks,
-        ...issue28Checks({ proxy: proxyRows, added, routes: routeDecision, control: controlPlane[0], lean, tails }),
+        ...issue28Checks({ proxy: proxyRows, added, routes: routeDecision, control: controlPlane[0], lean, tails, streams }),
       ],
       ...(lean === undefined ? {} : { lean }),
       ...(tails === undefined ? {} : { tails }),
+      ...(streams === undefined ? {} : { streams }),
       runSeconds,
       notes,
     };

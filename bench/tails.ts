@@ -4,12 +4,19 @@
 // ("polls running") and, as a second gateway, with the same 100 nodes polled once an hour ("polls
 // paused"); "direct" is the upstream itself, for the added figures. Each row is its own gateway,
 // measured in turn on the same upstream with the same client.
-// Alone: `node bench/tails.ts [RATE] [SECONDS]` prints one JSON line.
+// Each gateway runs with bench/loop-delay-probe.ts preloaded: its event-loop delay and CPU per
+// second, beside the fleet process's and the client's CPU, say whether the polls starve the loop or
+// the machine runs out of cores.
+// Alone: `node bench/tails.ts [RATE] [SECONDS] [--profile DIR]` prints one JSON line (--profile:
+// a CPU profile of the polls-running gateway, `node --cpu-prof`, in DIR).
 
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Pool } from 'undici';
 import { controlPlaneConfig } from './control-plane.ts';
-import { sleepMs, startGateway, startNodeScript } from './processes.ts';
+import { clockTicksPerSecond, cpuSeconds } from './proc-stats.ts';
+import { REPO_ROOT, sleepMs, startGateway, startNodeScript } from './processes.ts';
 import { percentile } from './stats.ts';
 
 export interface TailsRow {
@@ -22,6 +29,35 @@ export interface TailsRow {
   readonly p999Ms: number;
   /** p99 minus direct's p99 (0 for direct). */
   readonly addedP99Ms: number;
+  /** The gateway's main-thread event-loop delay over the measured seconds (bench/loop-delay-probe.ts): worst second's p99, and max. */
+  readonly loopDelayP99Ms?: number;
+  readonly loopDelayMaxMs?: number;
+  /** CPU over the measured seconds, % of one core: the gateway, the 100-node fleet process, this client. */
+  readonly gatewayCpuPercent?: number;
+  readonly fleetCpuPercent?: number;
+  readonly clientCpuPercent?: number;
+  /**
+   * p50 of the first and of the last fifth of the requests, by due time: a backlog (the target
+   * slower than the rate) grows from one to the other; stalls (GC, a poll burst) do not.
+   */
+  readonly firstFifthP50Ms?: number;
+  readonly lastFifthP50Ms?: number;
+}
+
+interface LoopSecond {
+  readonly t: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/** The probe's seconds that fall inside [from, to] (epoch ms). */
+async function loopSeconds(file: string, from: number, to: number): Promise<LoopSecond[]> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as LoopSecond)
+    .filter((s) => s.t > from + 1000 && s.t <= to);
 }
 
 export interface TailsResult {
@@ -30,10 +66,11 @@ export interface TailsResult {
 }
 
 /** `rate` requests a second for `seconds`, each timed from its due time; the latencies (ms) and errors. */
-export async function openLoop(url: string, body: Buffer, rate: number, seconds: number): Promise<{ latencies: number[]; errors: number }> {
+export async function openLoop(url: string, body: Buffer, rate: number, seconds: number): Promise<{ latencies: number[]; errors: number; inOrder: number[] }> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: 512, pipelining: 1 });
   const latencies: number[] = [];
+  const byIndex: (number | undefined)[] = [];
   const counts = { errors: 0, inFlight: 0 };
   const total = Math.round(rate * seconds);
   const start = performance.now() + 5;
@@ -49,7 +86,10 @@ export async function openLoop(url: string, body: Buffer, rate: number, seconds:
         .then(async (res) => {
           await res.body.arrayBuffer();
           if (res.statusCode !== 200) counts.errors += 1;
-          else latencies.push(performance.now() - due);
+          else {
+            latencies.push(performance.now() - due);
+            byIndex[i] = performance.now() - due;
+          }
         })
         .catch(() => {
           counts.errors += 1;
@@ -61,21 +101,41 @@ export async function openLoop(url: string, body: Buffer, rate: number, seconds:
   }
   await Promise.all(done);
   await pool.close();
-  return { latencies, errors: counts.errors };
+  return { latencies, errors: counts.errors, inOrder: byIndex.filter((x): x is number => x !== undefined) };
 }
 
-export async function runTailsBench(options: { rate: number; seconds: number; nodes: number; bodyFile: string }): Promise<TailsResult> {
+export async function runTailsBench(options: { rate: number; seconds: number; nodes: number; bodyFile: string; profileDir?: string }): Promise<TailsResult> {
   const body = await readFile(options.bodyFile);
+  const ticks = clockTicksPerSecond();
+  const probeDir = await mkdtemp(join(tmpdir(), 'switchyard-bench-loop-'));
   const upstream = await startNodeScript('bench/upstream.ts');
   const fleet = await startNodeScript('bench/fleet-server.ts', ['--nodes', String(options.nodes), '--models', '50']);
   const rows: TailsRow[] = [];
   try {
     const upstreamUrl = String(upstream.ready.url);
     const urls = (fleet.ready.urls as unknown[]).map(String);
-    const measure = async (polls: TailsRow['polls'], base: string): Promise<void> => {
+    const measure = async (polls: TailsRow['polls'], base: string, gateway?: { pid: number; loopFile: string }): Promise<void> => {
       const url = `${base}/v1/chat/completions`;
       await openLoop(url, body, options.rate, 1);
-      const { latencies, errors } = await openLoop(url, body, options.rate, options.seconds);
+      const from = Date.now();
+      const cpu0 = { self: process.cpuUsage(), fleet: cpuSeconds(fleet.pid, ticks), gw: gateway === undefined ? 0 : cpuSeconds(gateway.pid, ticks) };
+      const { latencies, errors, inOrder } = await openLoop(url, body, options.rate, options.seconds);
+      const fifth = Math.max(1, Math.floor(inOrder.length / 5));
+      const wallS = (Date.now() - from) / 1000;
+      const self = process.cpuUsage(cpu0.self);
+      const pct = (s: number): number => (100 * s) / wallS;
+      const extra: Partial<TailsRow> = {
+        firstFifthP50Ms: percentile(inOrder.slice(0, fifth), 50),
+        lastFifthP50Ms: percentile(inOrder.slice(-fifth), 50), fleetCpuPercent: pct(cpuSeconds(fleet.pid, ticks) - cpu0.fleet), clientCpuPercent: pct((self.user + self.system) / 1e6) };
+      if (gateway !== undefined) {
+        await sleepMs(1100);
+        const seconds = await loopSeconds(gateway.loopFile, from, Date.now());
+        Object.assign(extra, {
+          gatewayCpuPercent: pct(cpuSeconds(gateway.pid, ticks) - cpu0.gw),
+          loopDelayP99Ms: Math.max(0, ...seconds.map((s) => s.p99)),
+          loopDelayMaxMs: Math.max(0, ...seconds.map((s) => s.max)),
+        });
+      }
       const p99 = percentile(latencies, 99);
       const direct = rows.find((r) => r.polls === 'direct');
       rows.push({
@@ -87,6 +147,7 @@ export async function runTailsBench(options: { rate: number; seconds: number; no
         p99Ms: p99,
         p999Ms: percentile(latencies, 99.9),
         addedP99Ms: direct === undefined ? 0 : p99 - direct.p99Ms,
+        ...extra,
       });
     };
     await measure('direct', upstreamUrl);
@@ -94,10 +155,13 @@ export async function runTailsBench(options: { rate: number; seconds: number; no
       ['running', 2],
       ['paused', 3600],
     ] as const) {
-      const gateway = await startGateway(controlPlaneConfig(urls, intervalS, upstreamUrl));
+      const loopFile = join(probeDir, `${polls}.jsonl`);
+      const profile = polls === 'running' && options.profileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+      const nodeFlags = ['--import', join(REPO_ROOT, 'bench/loop-delay-probe.ts'), ...profile];
+      const gateway = await startGateway(controlPlaneConfig(urls, intervalS, upstreamUrl), { nodeFlags, env: { BENCH_LOOP_DELAY_FILE: loopFile } });
       try {
         await sleepMs(3000);
-        await measure(polls, gateway.url);
+        await measure(polls, gateway.url, { pid: gateway.pid, loopFile });
       } finally {
         await gateway.stop();
       }
@@ -106,6 +170,7 @@ export async function runTailsBench(options: { rate: number; seconds: number; no
   } finally {
     await fleet.stop();
     await upstream.stop();
+    await rm(probeDir, { recursive: true, force: true });
   }
 }
 
@@ -119,7 +184,9 @@ if (import.meta.main) {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-bench-tails-'));
   const file = join(dir, 'json.body');
   await writeFile(file, json?.body ?? '');
-  const result = await runTailsBench({ rate: Number(process.argv[2] ?? '1000'), seconds: Number(process.argv[3] ?? '5'), nodes: 100, bodyFile: file });
+  const profileAt = process.argv.indexOf('--profile');
+  const profileDir = profileAt >= 0 ? process.argv[profileAt + 1] : undefined;
+  const result = await runTailsBench({ rate: Number(process.argv[2] ?? '1000'), seconds: Number(process.argv[3] ?? '5'), nodes: 100, bodyFile: file, ...(profileDir === undefined ? {} : { profileDir }) });
   await rm(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify({ event: 'tails', ...result })}\n`);
 }

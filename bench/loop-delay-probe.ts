@@ -1,0 +1,19 @@
+// Preloaded (`--import`) into a gateway bench/tails.ts measures: the main thread's event-loop
+// delay (perf_hooks.monitorEventLoopDelay, 1 ms resolution) and its CPU, one JSON line per second
+// appended to the file named by BENCH_LOOP_DELAY_FILE: {"t": epoch ms, "p50"/"p99"/"max": ms, "cpuMs"}.
+import { appendFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const file = process.env.BENCH_LOOP_DELAY_FILE;
+if (file !== undefined && file !== '') {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  const state = { cpu: process.cpuUsage() };
+  setInterval(() => {
+    const cpu = process.cpuUsage(state.cpu);
+    state.cpu = process.cpuUsage();
+    const line = { t: Date.now(), p50: histogram.percentile(50) / 1e6, p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6, cpuMs: (cpu.user + cpu.system) / 1000 };
+    histogram.reset();
+    appendFileSync(file, `${JSON.stringify(line)}\n`);
+  }, 1000).unref();
+}
