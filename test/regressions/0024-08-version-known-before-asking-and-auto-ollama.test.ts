@@ -9,6 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 
@@ -40,15 +41,9 @@ let env: FleetAndGateway;
 let client: Anthropic;
 
 before(async () => {
+  // The Ollama node is configured as `auto`: its answers must tell the gateway what it is.
   env = await startFleetAndGateway(FLEET, (sim) =>
-    [
-      '[server]\nlisten = "127.0.0.1:0"',
-      '[health]\ninterval = "200ms"\ntimeout = "5s"',
-      '[discovery]\ninterval = "300ms"\ntimeout = "5s"',
-      '[routing]\npolicy = "round-robin"',
-      // The Ollama node is configured as `auto`: its answers must tell the gateway what it is.
-      ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "${n.name === 'olla' ? 'auto' : n.kind}"`),
-    ].join('\n'),
+    gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.name === 'olla' ? 'auto' : n.kind })), '[routing]\npolicy = "round-robin"'),
   );
   await eventually(async () => {
     const hosts = (await env.gw.hosts()).hosts;

@@ -6,6 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, simRequests } from '#test/fixtures/http.ts';
 
@@ -32,13 +33,7 @@ let client: Anthropic;
 
 before(async () => {
   env = await startFleetAndGateway(FLEET, (sim) =>
-    [
-      '[server]\nlisten = "127.0.0.1:0"',
-      '[health]\ninterval = "200ms"\ntimeout = "5s"',
-      '[discovery]\ninterval = "300ms"\ntimeout = "5s"',
-      '[routing]\npolicy = "round-robin"',
-      ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "${n.kind}"`),
-    ].join('\n'),
+    gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind })), '[routing]\npolicy = "round-robin"'),
   );
   await eventually(async () => {
     const hosts = (await env.gw.hosts()).hosts;
