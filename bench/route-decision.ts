@@ -12,6 +12,7 @@
 import { CONFIG_DEFAULTS, POLICY_NAMES, type PolicyName } from '#src/config/index.ts';
 import { createPolicy, defaultFilters, route, RouteIndex } from '#src/routing/index.ts';
 import type { LoadReading, NodeView } from '#src/nodes/index.ts';
+import { InFlightCounts } from '#src/nodes/in-flight-counts.ts';
 import { node, policyContext, request, snapshotOf } from '#test/fixtures/builders.ts';
 import { percentile } from './stats.ts';
 
@@ -69,12 +70,21 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
   const nodes = fleet(size, halfServe, perNode);
   const inFlight: Record<string, number> = {};
   nodes.forEach((n, i) => (inFlight[n.spec.name] = i % 3));
-  const inFlightByPosition = nodes.map((_, i) => i % 3);
+  // As the registry keeps them: counts by position, every change journalled (routing catches up from it).
+  const counts = new InFlightCounts(CONFIG_DEFAULTS.upstream.maxConnections);
+  counts.reset(nodes.map((_, i) => i % 3));
   const loads = new Map<string, LoadReading>();
   const now = snapshotOf([]).now;
   nodes.forEach((n, i) => loads.set(n.spec.name, { ok: true, figures: { running: i % 4, waiting: i % 5, kvUsage: 0.5 }, atMs: now, inFlightAtScrape: 0 }));
   // As the gateway's: with upstream.max_connections (its default), which no node has reached.
-  const snapshot = { ...snapshotOf(nodes, inFlight), inFlightByPosition, connectionLimit: CONFIG_DEFAULTS.upstream.maxConnections, nodesAtConnectionLimit: 0, load: (n: string) => loads.get(n) };
+  const snapshot = {
+    ...snapshotOf(nodes, inFlight),
+    inFlightByPosition: counts.byPosition,
+    inFlightChanges: counts,
+    connectionLimit: CONFIG_DEFAULTS.upstream.maxConnections,
+    nodesAtConnectionLimit: 0,
+    load: (n: string) => loads.get(n),
+  };
   let turn = 0;
   const req = (): ReturnType<typeof request> => {
     turn += 1;
@@ -84,21 +94,32 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
   const policy = createPolicy(name, policyContext());
   // As the scheduler routes: with the model → nodes index, which lives as long as the fleet's views.
   const index = options.wholePipeline === true ? undefined : new RouteIndex();
-  const decide = (): void => {
+  // Each pick takes a lease (its count up) and the oldest of 64 outstanding ones returns (down),
+  // untimed as the registry's claim is: the next decision catches up on those two changes.
+  const outstanding: number[] = [];
+  const lease = (position: number, by: number): void => counts.set(position, (counts.byPosition[position] ?? 0) + by);
+  const decide = (): number => {
     const decision = route(req(), snapshot, filters, policy, index);
     if (decision.kind !== 'selected') throw new Error('benchmark fleet must be routable');
+    return decision.node.position ?? 0;
+  };
+  const settle = (position: number): void => {
+    lease(position, 1);
+    outstanding.push(position);
+    if (outstanding.length > 64) lease(outstanding.shift() as number, -1);
   };
   const warmupEnd = performance.now() + Math.min(300, budgetMs / 4);
-  while (performance.now() < warmupEnd) decide();
+  while (performance.now() < warmupEnd) settle(decide());
   const times: number[] = [];
   const end = performance.now() + budgetMs;
   let total = 0n;
   while (performance.now() < end && times.length < 200_000) {
     const started = process.hrtime.bigint();
-    decide();
+    const picked = decide();
     const took = process.hrtime.bigint() - started;
     total += took;
     times.push(Number(took) / 1000);
+    settle(picked);
   }
   return {
     policy: name,

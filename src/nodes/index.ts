@@ -1,4 +1,4 @@
-export { isWaking, inFlightOf, type NodeView, type NodeWake, type RoutingSnapshot, type Lease, type LeaseReturn } from './node.ts';
+export { isWaking, inFlightOf, type NodeView, type NodeWake, type RoutingSnapshot, type Lease, type LeaseReturn, type InFlightJournal } from './node.ts';
 export { NodeRegistry } from './registry.ts';
 export type { RegistryEvents } from './registry-events.ts';
 export {

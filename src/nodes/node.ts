@@ -62,6 +62,11 @@ export interface RoutingSnapshot {
    * 1,000 nodes reads it once per node per decision). Absent: use `inFlight`.
    */
   readonly inFlightByPosition?: ArrayLike<number>;
+  /**
+   * The changes to `inFlightByPosition`, live (a reader remembers `total` and reads the positions
+   * changed since). Absent: a reader reads every count each time.
+   */
+  readonly inFlightChanges?: InFlightJournal;
   /** Nodes at the connection limit when the snapshot was taken; 0 lets routing skip the check. Absent: unknown. */
   readonly nodesAtConnectionLimit?: number;
   usage(nodeName: string, model: string): Usage;
@@ -72,6 +77,14 @@ export interface RoutingSnapshot {
    * requests in flight through the gateway has none left for another. Undefined: no limit.
    */
   readonly connectionLimit?: number;
+}
+
+/** The live journal of in-flight count changes by position (a bounded ring: old changes are forgotten). */
+export interface InFlightJournal {
+  /** Changes so far; the next one is number `total`. */
+  readonly total: number;
+  /** The position change `seq` was at; undefined once forgotten (read every count again). */
+  positionAt(seq: number): number | undefined;
 }
 
 /**

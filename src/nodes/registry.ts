@@ -241,6 +241,7 @@ export class NodeRegistry {
       now: this.#clock.now(),
       inFlight: (name) => active.get(name)?.inFlight ?? 0,
       inFlightByPosition: this.#counts.byPosition,
+      inFlightChanges: this.#counts,
       nodesAtConnectionLimit: this.#counts.atLimit,
       usage: (name, model) => leases.usage(name, model),
       load: (name) => active.get(name)?.load,

@@ -38,7 +38,7 @@ const MAX_DETAIL = 160;
 export function routeSummary(policy: string, choice: PolicyChoice, candidates: readonly NodeView[], excluded: readonly Exclusion[]): RouteSummary {
   const scores: CandidateScore[] = [];
   for (let i = 0; i < candidates.length && scores.length < MAX_SUMMARY_ENTRIES; i += 1) {
-    const score = choice.scores[i];
+    const score = choice.scoreAt === undefined ? choice.scores[i] : choice.scoreAt(i);
     scores.push({ node: (candidates[i] as NodeView).spec.name, score: score === undefined || !Number.isFinite(score) ? null : Math.round(score * 1e4) / 1e4 });
   }
   const out: ExcludedNode[] = [];

@@ -1,10 +1,14 @@
 // Least in-flight requests wins; ties are broken round-robin so equal nodes share the load.
-// The rotation cursor is the policy instance's own state (one instance per gateway).
+// With the registry's journal of count changes (a gateway's snapshots), each candidates array is
+// kept ordered by load (load-order.ts) and a decision reads only the counts that changed since the
+// last one; without it (a test's snapshot, a worker's mirror) every candidate is scored.
+// The rotation cursor and the orders are the policy instance's own state (one instance per gateway).
 
 import { inFlightOf, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import type { PolicyChoice, SelectionPolicy } from './selection-policy.ts';
 import type { RequestFeature } from './request-features.ts';
 import { CandidatePositions } from './candidate-positions.ts';
+import { LoadOrder } from './load-order.ts';
 
 /** It reads no request feature: the candidates and the snapshot decide. */
 export const LEAST_IN_FLIGHT_READS: readonly RequestFeature[] = Object.freeze([]);
@@ -70,10 +74,39 @@ export function inFlights(candidates: readonly NodeView[], snapshot: RoutingSnap
 export function leastInFlight(): SelectionPolicy {
   let turn = 0;
   const positions = new CandidatePositions();
+  const orders = new WeakMap<readonly NodeView[], LoadOrder>();
+  // An order is built for an array seen a second time: one built per request (the whole
+  // pipeline's, a failover's) would cost more than scoring it.
+  const seen = new WeakSet<readonly NodeView[]>();
+  /** The candidates kept ordered by load, up to date; undefined when the snapshot has no journal or a view no position. */
+  const orderFor = (candidates: readonly NodeView[], snapshot: RoutingSnapshot): LoadOrder | undefined => {
+    const source = snapshot.inFlightByPosition;
+    const journal = snapshot.inFlightChanges;
+    if (source === undefined || journal === undefined) return undefined;
+    let order = orders.get(candidates);
+    if (order !== undefined && order.source === source && order.journal === journal && order.sync()) return order;
+    if (order === undefined && !seen.has(candidates)) {
+      seen.add(candidates);
+      return undefined;
+    }
+    const at = positions.of(candidates);
+    if (at === undefined) return undefined;
+    order = new LoadOrder(at, source, journal);
+    orders.set(candidates, order);
+    return order;
+  };
   return {
     name: 'least-in-flight',
     reads: LEAST_IN_FLIGHT_READS,
     choose(_req, candidates, snapshot): PolicyChoice | undefined {
+      const order = orderFor(candidates, snapshot);
+      if (order !== undefined) {
+        const least = order.least();
+        const node = least === undefined ? undefined : candidates[least.index];
+        if (least === undefined || node === undefined) return undefined;
+        order.rotate(least.index);
+        return orderedChoice(node, least.count, least.ties, order, candidates, snapshot);
+      }
       const scores = positions.inFlights(candidates, snapshot);
       const picked = pickLowest(candidates, scores, turn);
       if (picked === undefined) return undefined;
@@ -81,5 +114,28 @@ export function leastInFlight(): SelectionPolicy {
       const load = inFlightOf(snapshot, picked.node);
       return { node: picked.node, reason: `fewest in flight (${load}, ${picked.ties} tied)`, scores };
     },
+  };
+}
+
+/**
+ * A pick from the ordered candidates. Its scores (each candidate's count) are read only when asked
+ * for (explain, the route summary's first few): from the order while no later decision has synced
+ * it, else live.
+ */
+function orderedChoice(node: NodeView, load: number, ties: number, order: LoadOrder, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice {
+  const version = order.version;
+  const scoreAt = (i: number): number | undefined => {
+    if (i < 0 || i >= candidates.length) return undefined;
+    return order.version === version ? order.countOf(i) : inFlightOf(snapshot, candidates[i] as NodeView);
+  };
+  let scores: number[] | undefined;
+  return {
+    node,
+    reason: `fewest in flight (${load}, ${ties} tied)`,
+    get scores(): readonly number[] {
+      scores ??= Array.from({ length: candidates.length }, (_, i) => scoreAt(i) ?? 0);
+      return scores;
+    },
+    scoreAt,
   };
 }

@@ -11,8 +11,14 @@ export interface PolicyChoice {
   readonly node: NodeView;
   /** Short, ASCII, no `;` or newline: it travels in a response header. */
   readonly reason: string;
-  /** Each candidate's score, aligned with the candidates (lower is better); for explain. */
+  /**
+   * Each candidate's score, aligned with the candidates (lower is better); for explain and the
+   * route summary. A policy that does not score every candidate may compute it when first read
+   * (read it in the decision's tick: it reflects the snapshot until the policy's next choice).
+   */
   readonly scores: readonly number[];
+  /** One candidate's score, as `scores[i]`, without materialising them all (policies whose scores are lazy). */
+  readonly scoreAt?: (index: number) => number | undefined;
   /** Per candidate, aligned: what the policy could not use for it (e.g. stale load figures). */
   readonly notes?: readonly (string | undefined)[];
 }
@@ -26,7 +32,9 @@ export interface SelectionPolicy {
   readonly reads: readonly RequestFeature[];
   /**
    * Receives only admissible candidates; never does I/O; never mutates its input; undefined only
-   * when there is no candidate. Work is O(candidates).
+   * when there is no candidate. Work is at most O(candidates); a policy may keep a candidates
+   * array ordered between calls (the route index hands out the same array while nothing changes)
+   * and catch up from `snapshot.inFlightChanges`, as least-in-flight does.
    */
   choose(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice | undefined;
   /**
