@@ -7,6 +7,7 @@ import { POLICY_NAMES } from '#src/config/index.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import { createPolicy, defaultFilters, POLICIES, REQUEST_FEATURES, requestFeaturesFor, route, type RequestFeature, type RequestFeatures, type SelectionPolicy } from '#src/routing/index.ts';
 import { seededRandom } from '#src/sim/seeded-random.ts';
+import { InFlightCounts } from '#src/nodes/in-flight-counts.ts';
 import { node, request, snapshotOf, policyContext } from '#test/fixtures/builders.ts';
 
 const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy => createPolicy(name, policyContext(seededRandom(seed)));
@@ -28,6 +29,24 @@ function liveSnapshot(nodes: readonly NodeView[]): { snapshot: RoutingSnapshot; 
     },
   };
   return { snapshot, load, reads: () => reads };
+}
+
+/**
+ * As the registry's snapshot: positioned views, counts by position with their journal of changes
+ * (a policy may keep a candidates array ordered by load and catch up from it).
+ */
+function journalledSnapshot(count: number): { nodes: NodeView[]; snapshot: RoutingSnapshot; counts: InFlightCounts } {
+  const nodes = Array.from({ length: count }, (_, i) => ({ ...node(`n${i}`, { models: ['m'] }), position: i }));
+  const counts = new InFlightCounts(undefined);
+  counts.reset(nodes.map(() => 0));
+  const base = snapshotOf(nodes);
+  const snapshot: RoutingSnapshot = {
+    ...base,
+    inFlight: (name) => counts.byPosition[Number(name.slice(1))] ?? 0,
+    inFlightByPosition: counts.byPosition,
+    inFlightChanges: counts,
+  };
+  return { nodes, snapshot, counts };
 }
 
 test('the registry holds exactly the policies the config accepts', () => {
@@ -91,6 +110,30 @@ for (const name of POLICY_NAMES) {
       }
       for (const n of nodes) {
         const share = counts.get(n.spec.name) ?? 0;
+        assert.ok(share >= 140 && share <= 260, `${n.spec.name} got ${share} of 800 (expected about 200)`);
+      }
+    });
+
+    test('over the registry-like journalled snapshot, the same candidates array each time: stays within them, spreads load, scores every candidate', () => {
+      const policy = fresh(name);
+      const { nodes, snapshot, counts } = journalledSnapshot(6);
+      const candidates = nodes.slice(1, 5);
+      const got = new Map<string, number>();
+      const running: number[] = [];
+      for (let i = 0; i < 800; i += 1) {
+        const choice = policy.choose(request('m', { policy: name, affinityKey: `session-${i}` }), candidates, snapshot);
+        assert.ok(choice !== undefined && candidates.includes(choice.node), 'picked a node that was not a candidate');
+        assert.equal(choice.scores.length, candidates.length, 'one score per candidate');
+        if (choice.scoreAt !== undefined) assert.deepEqual(candidates.map((_, k) => choice.scoreAt?.(k)), [...choice.scores]);
+        const at = choice.node.position ?? -1;
+        got.set(choice.node.spec.name, (got.get(choice.node.spec.name) ?? 0) + 1);
+        counts.set(at, (counts.byPosition[at] ?? 0) + 1);
+        running.push(at);
+        const done = i % 2 === 1 ? running.shift() : undefined;
+        if (done !== undefined) counts.set(done, (counts.byPosition[done] ?? 1) - 1);
+      }
+      for (const n of candidates) {
+        const share = got.get(n.spec.name) ?? 0;
         assert.ok(share >= 140 && share <= 260, `${n.spec.name} got ${share} of 800 (expected about 200)`);
       }
     });
