@@ -26,6 +26,8 @@ export interface RouteDecisionResult {
   readonly modelsPerNode?: number;
   /** 'indexed': as the scheduler routes (with the index); 'whole pipeline': as /admin/explain and refusals do. */
   readonly path?: 'indexed' | 'whole pipeline';
+  /** Slots each node reports for its loaded models (absent: none reported, no per-request capacity check). */
+  readonly slots?: number;
   readonly fleet: 'all serve' | 'half serve';
   readonly calls: number;
   readonly p50Us: number;
@@ -40,7 +42,7 @@ export const MODEL_COUNTS = [1, 10, 50, 200] as const;
  * Node i lists `perNode` of 2 × `perNode` model ids; `want` (the requested one, listed last) is on
  * all or half of them.
  */
-function fleet(size: number, halfServe: boolean, perNode: number = MODELS_PER_NODE): NodeView[] {
+function fleet(size: number, halfServe: boolean, perNode: number = MODELS_PER_NODE, slots?: number): NodeView[] {
   const nodes: NodeView[] = [];
   const pool = Math.max(1, 2 * perNode - 1);
   for (let i = 0; i < size; i += 1) {
@@ -49,7 +51,8 @@ function fleet(size: number, halfServe: boolean, perNode: number = MODELS_PER_NO
     for (let k = 0; k < perNode - 1; k += 1) models.push(`m${(i + k) % pool}`);
     models.push(serves ? WANTED : `other-${i}`);
     // Positioned as the registry's views are: live in-flight counts are read by position.
-    nodes.push({ ...node(`node-${i}`, { models, kind: 'vllm' }), position: i });
+    const capacity = slots === undefined ? undefined : { role: 'single' as const, host: { nCtx: 32_768, slots } };
+    nodes.push({ ...node(`node-${i}`, { models, kind: 'vllm', ...(capacity === undefined ? {} : { capacity, kv: 'per-slot' as const }) }), position: i });
   }
   return nodes;
 }
@@ -62,12 +65,14 @@ export interface MeasureOptions {
   readonly modelsPerNode?: number;
   /** Route without the index (the whole pipeline per request). */
   readonly wholePipeline?: boolean;
+  /** Each node reports this many slots for its loaded models (a server's parallel slots): capacity is checked per request. */
+  readonly slots?: number;
 }
 
 export function measureRouteDecision(size: number, halfServe: boolean, budgetMs: number, options: MeasureOptions = {}): RouteDecisionResult {
   const name = options.policy ?? 'least-in-flight';
   const perNode = options.modelsPerNode ?? MODELS_PER_NODE;
-  const nodes = fleet(size, halfServe, perNode);
+  const nodes = fleet(size, halfServe, perNode, options.slots);
   const inFlight: Record<string, number> = {};
   nodes.forEach((n, i) => (inFlight[n.spec.name] = i % 3));
   // As the registry keeps them: counts by position, every change journalled (routing catches up from it).
@@ -126,6 +131,7 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
     nodes: size,
     modelsPerNode: perNode,
     path: index === undefined ? 'whole pipeline' : 'indexed',
+    ...(options.slots === undefined ? {} : { slots: options.slots }),
     fleet: halfServe ? 'half serve' : 'all serve',
     calls: times.length,
     p50Us: percentile(times, 50),
@@ -183,6 +189,8 @@ if (import.meta.main) {
   for (const policy of POLICY_NAMES) if (policy !== 'least-in-flight') results.push(measureRouteDecision(1000, false, budgetMs, { policy }));
   // Issue 28's second routing target: 10,000 nodes × 50 models, least-in-flight, as the scheduler routes.
   results.push(measureRouteDecision(10_000, false, budgetMs));
+  // With slots reported (llama-server's, vLLM's max_num_seqs): each node's room is checked per request.
+  for (const size of [1000, 10_000]) results.push(measureRouteDecision(size, false, budgetMs, { slots: 64 }));
   const indexUpdate = measureIndexUpdate(1000);
   process.stdout.write(`${JSON.stringify({ event: 'route decision', results, indexUpdate })}\n`);
 }

@@ -13,6 +13,7 @@ import type { Exclusion } from './exclusion.ts';
 import type { Filter } from './filter.ts';
 import { modelLimit } from './filters/router-room.ts';
 import type { RouteRequest } from './route-request.ts';
+import { tierBounds, type TierBounds } from './tier-room.ts';
 
 /** One node's verdicts for the entry's (model, group), valid while its view is the same object. */
 export interface NodeSlot {
@@ -58,6 +59,8 @@ export interface EntryPlan {
   readonly ejectedUntil: number;
   /** Whether any request can take the plan (no limited router in the tier, a non-empty tier). */
   readonly usable: boolean;
+  /** The tier's positions and room bounds (tier-room.ts): room checked from the live counts; undefined without positions. */
+  readonly bounds: TierBounds | undefined;
 }
 
 export function slotOf(node: NodeView, model: string, req: RouteRequest, head: readonly Filter[], snapshot: RoutingSnapshot): NodeSlot {
@@ -142,5 +145,6 @@ export function planOf(slots: readonly NodeSlot[], headLength: number): EntryPla
     onDemandOnly,
     ejectedUntil,
     usable: tier.length > 0 && !fitting.some((s) => s.limited),
+    bounds: tierBounds(tier),
   };
 }

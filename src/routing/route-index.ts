@@ -25,6 +25,7 @@ import { capacityVerdict, hasCapacity } from './filters/has-capacity.ts';
 import { preferHealthy } from './filters/prefer-healthy.ts';
 import { neededTokens, reservedTokens, type RouteRequest } from './route-request.ts';
 import { planOf, slotOf, type EntryPlan, type NodeSlot } from './index-entry.ts';
+import { allSurelyHaveRoom, surelyHasRoom } from './tier-room.ts';
 
 /** Entries kept at most; past it the least recently built one goes (requests for many models). */
 export const ROUTE_INDEX_MAX_ENTRIES = 1024;
@@ -91,6 +92,10 @@ export class RouteIndex {
     const limit = snapshot.nodesAtConnectionLimit === 0 ? undefined : snapshot.connectionLimit;
     // Nothing per request to check: every tier node may take it, and the plan's array is the answer.
     if (limit === undefined && !plan.limits) return plan.verdict;
+    // The registry's own counts (journalled: not a mirror's) clear most nodes without the lease table.
+    const counts = snapshot.inFlightChanges === undefined ? undefined : snapshot.inFlightByPosition;
+    const bounds = counts === undefined ? undefined : plan.bounds;
+    if (bounds !== undefined && counts !== undefined && allSurelyHaveRoom(bounds, counts, limit)) return plan.verdict;
     // The tier is copied only from the first node without room on.
     let kept: NodeView[] | undefined;
     let refused: Exclusion[] | undefined;
@@ -98,6 +103,10 @@ export class RouteIndex {
     for (let i = 0; i < tier.length; i += 1) {
       const slot = tier[i] as NodeSlot;
       const node = slot.node;
+      if (bounds !== undefined && counts !== undefined && surelyHasRoom(bounds, i, counts, limit)) {
+        kept?.push(node);
+        continue;
+      }
       let full = limit !== undefined && inFlightOf(snapshot, node) >= limit;
       if (!full && (slot.slots !== undefined || slot.budget !== undefined)) {
         full = admits(snapshot.usage(node.spec.name, req.model), slot, reservedTokens(req, slot.leaseCtx)) !== undefined;
