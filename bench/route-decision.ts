@@ -7,7 +7,9 @@
 // least-in-flight runs on every fleet, and at 1,000 nodes also with 1, 10 and 200 models per node and
 // without the index (the whole pipeline, as /admin/explain and refusals run it); every other policy on the 1,000-node "all serve" fleet,
 // with what it reads: load figures (least-loaded), a session key (affinity), a 2,000-character
-// chat prompt whose prefix the tree has seen (cache-aware).
+// chat prompt whose prefix the tree has seen (cache-aware). At 1,000 and 10,000 nodes also with 64
+// slots per node (per-slot KV pools): each node's room is then judged per request. The counts are
+// a registry's (journalled); each pick takes a lease and the oldest of 64 returns, untimed.
 
 import { CONFIG_DEFAULTS, POLICY_NAMES, type PolicyName } from '#src/config/index.ts';
 import { createPolicy, defaultFilters, route, RouteIndex } from '#src/routing/index.ts';
@@ -28,6 +30,8 @@ export interface RouteDecisionResult {
   readonly path?: 'indexed' | 'whole pipeline';
   /** Slots each node reports for its loaded models (absent: none reported, no per-request capacity check). */
   readonly slots?: number;
+  /** With slots: the KV pool ('per-slot': a budget of slots × context; 'unified': one context shared). */
+  readonly kv?: KvPool;
   readonly fleet: 'all serve' | 'half serve';
   readonly calls: number;
   readonly p50Us: number;
@@ -42,7 +46,7 @@ export const MODEL_COUNTS = [1, 10, 50, 200] as const;
  * Node i lists `perNode` of 2 × `perNode` model ids; `want` (the requested one, listed last) is on
  * all or half of them.
  */
-function fleet(size: number, halfServe: boolean, perNode: number = MODELS_PER_NODE, slots?: number): NodeView[] {
+function fleet(size: number, halfServe: boolean, perNode: number = MODELS_PER_NODE, slots?: number, kv: KvPool = 'per-slot'): NodeView[] {
   const nodes: NodeView[] = [];
   const pool = Math.max(1, 2 * perNode - 1);
   for (let i = 0; i < size; i += 1) {
@@ -52,7 +56,7 @@ function fleet(size: number, halfServe: boolean, perNode: number = MODELS_PER_NO
     models.push(serves ? WANTED : `other-${i}`);
     // Positioned as the registry's views are: live in-flight counts are read by position.
     const capacity = slots === undefined ? undefined : { role: 'single' as const, host: { nCtx: 32_768, slots } };
-    nodes.push({ ...node(`node-${i}`, { models, kind: 'vllm', ...(capacity === undefined ? {} : { capacity, kv: 'per-slot' as const }) }), position: i });
+    nodes.push({ ...node(`node-${i}`, { models, kind: 'vllm', ...(capacity === undefined ? {} : { capacity, kv }) }), position: i });
   }
   return nodes;
 }
@@ -67,12 +71,16 @@ export interface MeasureOptions {
   readonly wholePipeline?: boolean;
   /** Each node reports this many slots for its loaded models (a server's parallel slots): capacity is checked per request. */
   readonly slots?: number;
+  /** With slots: one KV pool per slot (the default) or one shared by all (llama-server's unified pool). */
+  readonly kv?: KvPool;
 }
+
+type KvPool = 'per-slot' | 'unified';
 
 export function measureRouteDecision(size: number, halfServe: boolean, budgetMs: number, options: MeasureOptions = {}): RouteDecisionResult {
   const name = options.policy ?? 'least-in-flight';
   const perNode = options.modelsPerNode ?? MODELS_PER_NODE;
-  const nodes = fleet(size, halfServe, perNode, options.slots);
+  const nodes = fleet(size, halfServe, perNode, options.slots, options.kv);
   const inFlight: Record<string, number> = {};
   nodes.forEach((n, i) => (inFlight[n.spec.name] = i % 3));
   // As the registry keeps them: counts by position, every change journalled (routing catches up from it).
@@ -131,7 +139,7 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
     nodes: size,
     modelsPerNode: perNode,
     path: index === undefined ? 'whole pipeline' : 'indexed',
-    ...(options.slots === undefined ? {} : { slots: options.slots }),
+    ...(options.slots === undefined ? {} : { slots: options.slots, kv: options.kv ?? 'per-slot' }),
     fleet: halfServe ? 'half serve' : 'all serve',
     calls: times.length,
     p50Us: percentile(times, 50),
@@ -190,7 +198,8 @@ if (import.meta.main) {
   // Issue 28's second routing target: 10,000 nodes × 50 models, least-in-flight, as the scheduler routes.
   results.push(measureRouteDecision(10_000, false, budgetMs));
   // With slots reported (llama-server's, vLLM's max_num_seqs): each node's room is checked per request.
-  for (const size of [1000, 10_000]) results.push(measureRouteDecision(size, false, budgetMs, { slots: 64 }));
+  // A unified pool's budget is one context: a busy node's room needs the lease table (still O(busy nodes)).
+  for (const kv of ['per-slot', 'unified'] as const) for (const size of [1000, 10_000]) results.push(measureRouteDecision(size, false, budgetMs, { slots: 64, kv }));
   const indexUpdate = measureIndexUpdate(1000);
   process.stdout.write(`${JSON.stringify({ event: 'route decision', results, indexUpdate })}\n`);
 }

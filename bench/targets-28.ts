@@ -77,7 +77,8 @@ function routing(routes: readonly RouteDecisionResult[]): TargetCheck[] {
   ] as const) {
     const goal = `#28 routing decision, ${nodes.toLocaleString('en')} nodes × 50 models: p50 ≤ ${limit} µs`;
     const rows = routes.filter(
-      (r) => r.nodes === nodes && (r.policy ?? 'least-in-flight') === 'least-in-flight' && (r.path ?? 'indexed') === 'indexed' && (r.modelsPerNode ?? 50) === 50,
+      // The target's fleet: nodes that report no slots (the slots rows are shown beside it).
+      (r) => r.nodes === nodes && (r.policy ?? 'least-in-flight') === 'least-in-flight' && (r.path ?? 'indexed') === 'indexed' && (r.modelsPerNode ?? 50) === 50 && r.slots === undefined,
     );
     if (rows.length === 0) {
       checks.push(na(goal, 'not measured (--only route)'));
