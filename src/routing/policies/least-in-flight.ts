@@ -101,11 +101,12 @@ export function leastInFlight(): SelectionPolicy {
     choose(_req, candidates, snapshot): PolicyChoice | undefined {
       const order = orderFor(candidates, snapshot);
       if (order !== undefined) {
-        const least = order.least();
-        const node = least === undefined ? undefined : candidates[least.index];
-        if (least === undefined || node === undefined) return undefined;
-        order.rotate(least.index);
-        return orderedChoice(node, least.count, least.ties, order, candidates, snapshot);
+        const index = order.least();
+        const node = index < 0 ? undefined : candidates[index];
+        if (node === undefined) return undefined;
+        const choice = new OrderedChoice(node, order.countOf(index), order.tiesOf(index), order, candidates, snapshot);
+        order.rotate(index);
+        return choice;
       }
       const scores = positions.inFlights(candidates, snapshot);
       const picked = pickLowest(candidates, scores, turn);
@@ -120,22 +121,33 @@ export function leastInFlight(): SelectionPolicy {
 /**
  * A pick from the ordered candidates. Its scores (each candidate's count) are read only when asked
  * for (explain, the route summary's first few): from the order while no later decision has synced
- * it, else live.
+ * it, else live. A class, so a decision allocates one small object with no closures.
  */
-function orderedChoice(node: NodeView, load: number, ties: number, order: LoadOrder, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice {
-  const version = order.version;
-  const scoreAt = (i: number): number | undefined => {
-    if (i < 0 || i >= candidates.length) return undefined;
-    return order.version === version ? order.countOf(i) : inFlightOf(snapshot, candidates[i] as NodeView);
-  };
-  let scores: number[] | undefined;
-  return {
-    node,
-    reason: `fewest in flight (${load}, ${ties} tied)`,
-    get scores(): readonly number[] {
-      scores ??= Array.from({ length: candidates.length }, (_, i) => scoreAt(i) ?? 0);
-      return scores;
-    },
-    scoreAt,
+class OrderedChoice implements PolicyChoice {
+  readonly node: NodeView;
+  readonly reason: string;
+  readonly #order: LoadOrder;
+  readonly #version: number;
+  readonly #candidates: readonly NodeView[];
+  readonly #snapshot: RoutingSnapshot;
+  #scores: number[] | undefined;
+
+  constructor(node: NodeView, load: number, ties: number, order: LoadOrder, candidates: readonly NodeView[], snapshot: RoutingSnapshot) {
+    this.node = node;
+    this.reason = `fewest in flight (${load}, ${ties} tied)`;
+    this.#order = order;
+    this.#version = order.version;
+    this.#candidates = candidates;
+    this.#snapshot = snapshot;
+  }
+
+  get scores(): readonly number[] {
+    this.#scores ??= Array.from({ length: this.#candidates.length }, (_, i) => this.scoreAt(i) ?? 0);
+    return this.#scores;
+  }
+
+  readonly scoreAt = (i: number): number | undefined => {
+    if (i < 0 || i >= this.#candidates.length) return undefined;
+    return this.#order.version === this.#version ? this.#order.countOf(i) : inFlightOf(this.#snapshot, this.#candidates[i] as NodeView);
   };
 }

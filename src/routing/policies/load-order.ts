@@ -77,12 +77,16 @@ export class LoadOrder {
     return true;
   }
 
-  /** The least loaded candidate (index into the candidates), its count and how many share it; undefined when empty. */
-  least(): { readonly index: number; readonly count: number; readonly ties: number } | undefined {
-    if (this.#positions.length === 0) return undefined;
+  /** The least loaded candidate (index into the candidates, the head of its bucket); -1 when there is none. */
+  least(): number {
+    if (this.#positions.length === 0) return NONE;
     while ((this.#size[this.#min] ?? 0) === 0) this.#min += 1;
-    const bucket = this.#min;
-    return { index: this.#head[bucket] as number, count: bucket, ties: this.#size[bucket] as number };
+    return this.#head[this.#min] as number;
+  }
+
+  /** How many candidates share this candidate's count (itself included). */
+  tiesOf(index: number): number {
+    return this.#size[this.#counts[index] as number] ?? 0;
   }
 
   /** Sends a candidate to the back of its bucket: the next tie goes first next time. */
