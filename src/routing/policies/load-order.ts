@@ -17,7 +17,8 @@ export class LoadOrder {
   readonly source: ArrayLike<number>;
   readonly journal: InFlightJournal;
   readonly #positions: Int32Array;
-  readonly #local = new Map<number, number>();
+  /** Position → candidate index, only when the positions are not ascending (else a binary search). */
+  readonly #local: Map<number, number> | undefined;
   readonly #counts: Int32Array;
   readonly #next: Int32Array;
   readonly #prev: Int32Array;
@@ -35,12 +36,15 @@ export class LoadOrder {
     this.#synced = journal.total;
     this.#positions = positions;
     const count = positions.length;
+    let ascending = true;
+    for (let i = 1; i < count && ascending; i += 1) ascending = (positions[i - 1] as number) < (positions[i] as number);
+    this.#local = ascending ? undefined : new Map();
     this.#counts = new Int32Array(count);
     this.#next = new Int32Array(count);
     this.#prev = new Int32Array(count);
     for (let i = 0; i < count; i += 1) {
       const position = positions[i] as number;
-      this.#local.set(position, i);
+      this.#local?.set(position, i);
       this.#counts[i] = countAt(source, position);
       this.#append(i);
     }
@@ -65,8 +69,8 @@ export class LoadOrder {
     for (let seq = this.#synced; seq < total; seq += 1) {
       const position = journal.positionAt(seq);
       if (position === undefined) return false;
-      const local = this.#local.get(position);
-      if (local === undefined) continue;
+      const local = this.#indexOf(position);
+      if (local < 0) continue;
       const count = countAt(this.source, position);
       if (count === this.#counts[local]) continue;
       this.#unlink(local);
@@ -98,6 +102,22 @@ export class LoadOrder {
   /** A candidate's count as of the last sync. */
   countOf(index: number): number {
     return this.#counts[index] ?? 0;
+  }
+
+  /** The candidate at `position`, -1 when none is. */
+  #indexOf(position: number): number {
+    if (this.#local !== undefined) return this.#local.get(position) ?? NONE;
+    const positions = this.#positions;
+    let lo = 0;
+    let hi = positions.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = positions[mid] as number;
+      if (at === position) return mid;
+      if (at < position) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return NONE;
   }
 
   #append(i: number): void {
