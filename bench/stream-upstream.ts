@@ -35,7 +35,13 @@ const MODELS_BODY = Buffer.from(
   JSON.stringify({ object: 'list', data: [{ id: BENCH_MODEL, object: 'model', created: 1_700_000_000, owned_by: 'vllm', root: BENCH_MODEL, max_model_len: 131072 }] }),
 );
 
-function stream(res: ServerResponse, id: string, tokens: number, intervalMs: number, open: { count: number }): void {
+interface Counts {
+  count: number;
+  /** Answers whose connection closed before their last event (the gateway's side of the relay broke). */
+  cutShort: number;
+}
+
+function stream(res: ServerResponse, id: string, tokens: number, intervalMs: number, open: Counts): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   open.count += 1;
   let index = 0;
@@ -49,11 +55,12 @@ function stream(res: ServerResponse, id: string, tokens: number, intervalMs: num
   }, intervalMs);
   res.once('close', () => {
     clearInterval(timer);
+    if (!res.writableFinished) open.cutShort += 1;
     open.count -= 1;
   });
 }
 
-function answer(req: IncomingMessage, res: ServerResponse, tokens: number, intervalMs: number, open: { count: number }): void {
+function answer(req: IncomingMessage, res: ServerResponse, tokens: number, intervalMs: number, open: Counts): void {
   const path = req.url ?? '/';
   if (req.method === 'GET' && (path === '/health' || path === '/v1/health')) {
     res.writeHead(200, { 'content-length': 0 });
@@ -66,7 +73,7 @@ function answer(req: IncomingMessage, res: ServerResponse, tokens: number, inter
     return;
   }
   if (req.method === 'GET' && path === '/open') {
-    const body = JSON.stringify({ open: open.count });
+    const body = JSON.stringify({ open: open.count, cutShort: open.cutShort });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
     return;
@@ -97,7 +104,7 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   const tokens = flag('tokens', 300);
   const intervalMs = flag('interval', 50);
-  const open = { count: 0 };
+  const open: Counts = { count: 0, cutShort: 0 };
   const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => answer(req, res, tokens, intervalMs, open));
   server.maxConnections = Infinity;
   await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 16_384 }, resolve));

@@ -18,6 +18,7 @@ import { createHistogram, monitorEventLoopDelay, type RecordableHistogram } from
 import { cpuSeconds, memory } from './proc-stats.ts';
 import { proxyGatewayConfig, sleepMs, startGateway, startNodeScript } from './processes.ts';
 import { MB } from './stats.ts';
+import { countersMoved, readTcpCounters, type TcpCounters } from './tcp-counters.ts';
 import { streamEvent } from './stream-upstream.ts';
 import { BENCH_MODEL } from './upstream.ts';
 
@@ -40,6 +41,17 @@ export interface StreamsRow {
   readonly gatewayIdleRssMB?: number;
   readonly gatewayRssAtNMB?: number;
   readonly rssPerStreamKB?: number;
+  /**
+   * Why streams broke, by where the client was and the error: `connect` (no TCP connection yet),
+   * `request` (connected, no response head yet: the gateway's or the kernel's reset of the
+   * client's own connection), `stream` (after the head); `http` a status other than 200,
+   * `bytes` a differing event, `short` an end before [DONE].
+   */
+  readonly errors: Readonly<Record<string, number>>;
+  /** What the upstream saw end before its answer finished (the gateway's side of the relay). */
+  readonly upstreamCutShort: number;
+  /** The kernel's TCP counters that moved during the row (bench/tcp-counters.ts; machine-wide). */
+  readonly tcp: Partial<TcpCounters>;
 }
 
 export interface StreamsResult {
@@ -62,8 +74,11 @@ interface Tally {
   broken: number;
   readonly gaps: RecordableHistogram;
   readonly late: RecordableHistogram;
+  readonly errors: Map<string, number>;
   firstError?: string;
 }
+
+const newTally = (): Tally => ({ open: 0, maxOpen: 0, complete: 0, broken: 0, gaps: createHistogram(), late: createHistogram(), errors: new Map() });
 
 /** One stream: POST, then each event compared with streamEvent as it completes; gaps from event 1 on. */
 function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<void> {
@@ -73,16 +88,19 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
     let pending = '';
     let last = 0;
     let failed = false;
-    const fail = (why: string): void => {
+    let phase: 'connect' | 'request' | 'stream' = 'connect';
+    const fail = (why: string, kind: string): void => {
       if (failed) return;
       failed = true;
       tally.broken += 1;
+      tally.errors.set(kind, (tally.errors.get(kind) ?? 0) + 1);
       tally.firstError ??= `${id}: ${why}`;
     };
     const req = request(
       { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' } },
       (res) => {
-        if (res.statusCode !== 200) fail(`HTTP ${res.statusCode}`);
+        phase = 'stream';
+        if (res.statusCode !== 200) fail(`HTTP ${res.statusCode}`, `http ${res.statusCode}`);
         res.setEncoding('utf8');
         res.on('data', (text: string) => {
           if (failed) return;
@@ -90,10 +108,10 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
           for (;;) {
             const expected = streamEvent(id, index, tokens);
             if (pending.length < expected.length) {
-              if (!expected.startsWith(pending)) fail(`event ${index} differs: ${JSON.stringify(pending.slice(0, 80))}`);
+              if (!expected.startsWith(pending)) fail(`event ${index} differs: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
               return;
             }
-            if (!pending.startsWith(expected)) return fail(`event ${index} differs: ${JSON.stringify(pending.slice(0, 80))}`);
+            if (!pending.startsWith(expected)) return fail(`event ${index} differs: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
             pending = pending.slice(expected.length);
             const now = performance.now();
             if (index > 0) tally.gaps.record(Math.max(1, Math.round((now - last) * 1000)));
@@ -103,11 +121,12 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
         });
         res.on('end', () => {
           if (!failed && index === tokens + 1 && pending === '') tally.complete += 1;
-          else fail(`ended after ${index} of ${tokens + 1} events`);
+          else fail(`ended after ${index} of ${tokens + 1} events`, 'short');
         });
       },
     );
-    req.on('error', (error) => fail(error.message));
+    req.on('socket', (socket) => socket.once('connect', () => (phase = 'request')));
+    req.on('error', (error: NodeJS.ErrnoException) => fail(`${phase}: ${error.message}`, `${phase} ${error.code ?? error.message}`));
     req.on('close', () => {
       tally.open -= 1;
       resolve();
@@ -132,22 +151,30 @@ async function openStreams(url: URL, n: number, rate: number, tokens: number, ta
   await Promise.all(done);
 }
 
+/** The upstream's count of answers that ended before they finished (bench/stream-upstream.ts /open). */
+async function upstreamCutShort(base: string): Promise<number> {
+  const res = await fetch(`${base}/open`, { signal: AbortSignal.timeout(5000) });
+  return ((await res.json()) as { cutShort: number }).cutShort;
+}
+
 const ms = (h: RecordableHistogram, p: number): number => h.percentile(p) / 1000;
 
 async function measure(
   target: StreamsRow['target'],
   base: string,
-  options: { n: number; rate: number; tokens: number; upstreamPid: number; gatewayPid?: number; ticks: number },
+  options: { n: number; rate: number; tokens: number; upstreamPid: number; upstreamUrl: string; gatewayPid?: number; ticks: number },
 ): Promise<StreamsRow> {
   const url = new URL(`${base}/v1/chat/completions`);
   const gw = options.gatewayPid;
   // Warm up the path (JIT, pools) with a few short-lived streams; then read the idle RSS.
-  const warm: Tally = { open: 0, maxOpen: 0, complete: 0, broken: 0, gaps: createHistogram(), late: createHistogram() };
+  const warm = newTally();
   await openStreams(url, 20, 200, options.tokens, warm);
   if (warm.broken > 0) throw new Error(`${target}: warm-up streams broken: ${warm.firstError}`);
   await sleepMs(1000);
   const idle = gw === undefined ? undefined : memory(gw).rssBytes;
-  const tally: Tally = { open: 0, maxOpen: 0, complete: 0, broken: 0, gaps: createHistogram(), late: createHistogram() };
+  const tally = newTally();
+  const tcp0 = readTcpCounters();
+  const cut0 = await upstreamCutShort(options.upstreamUrl);
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   let atN = 0;
@@ -175,6 +202,9 @@ async function measure(
     clientLoopDelayP99Ms: loop.percentile(99) / 1e6,
     clientCpuPercent: pct((self.user + self.system) / 1e6),
     upstreamCpuPercent: pct(cpuSeconds(options.upstreamPid, options.ticks) - cpu0.up),
+    errors: Object.fromEntries(tally.errors),
+    upstreamCutShort: (await upstreamCutShort(options.upstreamUrl)) - cut0,
+    tcp: countersMoved(tcp0, readTcpCounters()),
   };
   if (tally.firstError !== undefined) process.stderr.write(`${target}: first broken stream: ${tally.firstError}\n`);
   if (gw === undefined || idle === undefined) return row;
@@ -214,7 +244,7 @@ export async function runStreamsBench(options: { streams: number; rate: number; 
   const rows: StreamsRow[] = [];
   try {
     const upstreamUrl = String(upstream.ready.url);
-    const common = { n, rate: options.rate, tokens, upstreamPid: upstream.pid, ticks: options.ticksPerSecond };
+    const common = { n, rate: options.rate, tokens, upstreamPid: upstream.pid, upstreamUrl, ticks: options.ticksPerSecond };
     rows.push(await measure('direct', upstreamUrl, common));
     const config =
       proxyGatewayConfig(upstreamUrl) + `[upstream]\nmax_connections = ${n + 256}\n[routing]\nmax_queue = ${n}\n`;

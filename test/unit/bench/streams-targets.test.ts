@@ -28,7 +28,7 @@ test('the stream id is read from the body', () => {
 
 const row = (over: Partial<StreamsRow>): StreamsRow => ({
   target: 'switchyard', streams: 100, complete: 100, broken: 0, maxOpen: 100, gapP50Ms: 50, gapP99Ms: 53, gapP999Ms: 60,
-  openLateP99Ms: 1, clientLoopDelayP99Ms: 2, clientCpuPercent: 10, upstreamCpuPercent: 10, ...over,
+  openLateP99Ms: 1, clientLoopDelayP99Ms: 2, clientCpuPercent: 10, upstreamCpuPercent: 10, errors: {}, upstreamCutShort: 0, tcp: {}, ...over,
 });
 const result = (over: Partial<StreamsResult>, ours: Partial<StreamsRow>): StreamsResult => ({
   requested: 100, streams: 100, tokens: 120, intervalMs: 50, openRate: 1000, fileLimit: 65536, addedGapP99Ms: 3,
@@ -49,4 +49,13 @@ test('the streams targets: met, missed, n/a, and a run scaled down by the descri
     assert.deepEqual(checks.map((x) => x.met), c.met, c.name);
     if (c.text !== undefined) assert.match(checks[0]?.measured ?? '', c.text, c.name);
   }
+});
+
+test('the kernel counters: nstat names from the name/value line pairs, and only those that moved', async () => {
+  const { parseCounterTables, countersMoved, readTcpCounters } = await import('../../../bench/tcp-counters.ts');
+  const parsed = parseCounterTables('TcpExt: ListenOverflows ListenDrops\nTcpExt: 7 9\n\nTcp: RtoMin OutRsts\nTcp: 200 3\n');
+  assert.equal(parsed.get('TcpExtListenOverflows'), 7);
+  assert.equal(parsed.get('TcpOutRsts'), 3);
+  const zero = readTcpCounters();
+  assert.deepEqual(countersMoved(zero, { ...zero, TcpOutRsts: zero.TcpOutRsts + 2 }), { TcpOutRsts: 2 });
 });
