@@ -19,7 +19,7 @@ import { cpuSeconds, memory } from './proc-stats.ts';
 import { proxyGatewayConfig, sleepMs, startGateway, startNodeScript } from './processes.ts';
 import { MB } from './stats.ts';
 import { countersMoved, readTcpCounters, type TcpCounters } from './tcp-counters.ts';
-import { streamEvent } from './stream-upstream.ts';
+import { readStamp, streamEvent, wallMicros } from './stream-upstream.ts';
 import { BENCH_MODEL } from './upstream.ts';
 
 export interface StreamsRow {
@@ -32,6 +32,10 @@ export interface StreamsRow {
   readonly gapP50Ms: number;
   readonly gapP99Ms: number;
   readonly gapP999Ms: number;
+  /** Each event's trip from the upstream's write (its `: t=` stamp) to the client: p50, p99, p99.9. */
+  readonly tripP50Ms: number;
+  readonly tripP99Ms: number;
+  readonly tripP999Ms: number;
   /** How late the client opened streams against their due times (its own cost), p99. */
   readonly openLateP99Ms: number;
   readonly clientLoopDelayP99Ms: number;
@@ -65,6 +69,9 @@ export interface StreamsResult {
   readonly rows: readonly StreamsRow[];
   /** Gateway gap p99 − direct gap p99. */
   readonly addedGapP99Ms: number | undefined;
+  /** Gateway trip p50 / p99 − direct's: what the relay adds to each event. */
+  readonly addedTripP50Ms: number | undefined;
+  readonly addedTripP99Ms: number | undefined;
 }
 
 interface Tally {
@@ -74,11 +81,13 @@ interface Tally {
   broken: number;
   readonly gaps: RecordableHistogram;
   readonly late: RecordableHistogram;
+  /** Each event's trip, µs: from the upstream's stamp to its last byte here. */
+  readonly trips: RecordableHistogram;
   readonly errors: Map<string, number>;
   firstError?: string;
 }
 
-const newTally = (): Tally => ({ open: 0, maxOpen: 0, complete: 0, broken: 0, gaps: createHistogram(), late: createHistogram(), errors: new Map() });
+const newTally = (): Tally => ({ open: 0, maxOpen: 0, complete: 0, broken: 0, gaps: createHistogram(), late: createHistogram(), trips: createHistogram(), errors: new Map() });
 
 /** One stream: POST, then each event compared with streamEvent as it completes; gaps from event 1 on. */
 function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<void> {
@@ -87,6 +96,7 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
     let index = 0;
     let pending = '';
     let last = 0;
+    let stampedAt: number | undefined;
     let failed = false;
     let phase: 'connect' | 'request' | 'stream' = 'connect';
     const fail = (why: string, kind: string): void => {
@@ -106,6 +116,13 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
           if (failed) return;
           pending += text;
           for (;;) {
+            if (stampedAt === undefined) {
+              const stamp = readStamp(pending);
+              if (stamp === 'partial') return;
+              if (stamp === undefined) return fail(`event ${index} has no stamp: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
+              stampedAt = stamp.us;
+              pending = pending.slice(stamp.length);
+            }
             const expected = streamEvent(id, index, tokens);
             if (pending.length < expected.length) {
               if (!expected.startsWith(pending)) fail(`event ${index} differs: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
@@ -114,6 +131,8 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
             if (!pending.startsWith(expected)) return fail(`event ${index} differs: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
             pending = pending.slice(expected.length);
             const now = performance.now();
+            tally.trips.record(Math.max(1, wallMicros() - stampedAt));
+            stampedAt = undefined;
             if (index > 0) tally.gaps.record(Math.max(1, Math.round((now - last) * 1000)));
             last = now;
             index += 1;
@@ -198,6 +217,9 @@ async function measure(
     gapP50Ms: ms(tally.gaps, 50),
     gapP99Ms: ms(tally.gaps, 99),
     gapP999Ms: ms(tally.gaps, 99.9),
+    tripP50Ms: ms(tally.trips, 50),
+    tripP99Ms: ms(tally.trips, 99),
+    tripP999Ms: ms(tally.trips, 99.9),
     openLateP99Ms: ms(tally.late, 99),
     clientLoopDelayP99Ms: loop.percentile(99) / 1e6,
     clientCpuPercent: pct((self.user + self.system) / 1e6),
@@ -260,7 +282,10 @@ export async function runStreamsBench(options: { streams: number; rate: number; 
   const direct = rows.find((r) => r.target === 'direct');
   const ours = rows.find((r) => r.target === 'switchyard');
   const addedGapP99Ms = direct === undefined || ours === undefined ? undefined : ours.gapP99Ms - direct.gapP99Ms;
-  return { requested: options.streams, streams: n, tokens, intervalMs, openRate: options.rate, fileLimit, rows, addedGapP99Ms };
+  const both = direct !== undefined && ours !== undefined;
+  const addedTripP50Ms = both ? ours.tripP50Ms - direct.tripP50Ms : undefined;
+  const addedTripP99Ms = both ? ours.tripP99Ms - direct.tripP99Ms : undefined;
+  return { requested: options.streams, streams: n, tokens, intervalMs, openRate: options.rate, fileLimit, rows, addedGapP99Ms, addedTripP50Ms, addedTripP99Ms };
 }
 
 if (import.meta.main) {

@@ -28,10 +28,10 @@ test('the stream id is read from the body', () => {
 
 const row = (over: Partial<StreamsRow>): StreamsRow => ({
   target: 'switchyard', streams: 100, complete: 100, broken: 0, maxOpen: 100, gapP50Ms: 50, gapP99Ms: 53, gapP999Ms: 60,
-  openLateP99Ms: 1, clientLoopDelayP99Ms: 2, clientCpuPercent: 10, upstreamCpuPercent: 10, errors: {}, upstreamCutShort: 0, tcp: {}, ...over,
+  openLateP99Ms: 1, clientLoopDelayP99Ms: 2, clientCpuPercent: 10, upstreamCpuPercent: 10, errors: {}, upstreamCutShort: 0, tcp: {}, tripP50Ms: 1, tripP99Ms: 2, tripP999Ms: 3, ...over,
 });
 const result = (over: Partial<StreamsResult>, ours: Partial<StreamsRow>): StreamsResult => ({
-  requested: 100, streams: 100, tokens: 120, intervalMs: 50, openRate: 1000, fileLimit: 65536, addedGapP99Ms: 3,
+  requested: 100, streams: 100, tokens: 120, intervalMs: 50, openRate: 1000, fileLimit: 65536, addedGapP99Ms: 3, addedTripP50Ms: 0.1, addedTripP99Ms: 1,
   rows: [row({ target: 'direct', gapP99Ms: 50 }), row(ours)], ...over,
 });
 const streamChecks = (streams: StreamsResult | undefined) =>
@@ -58,4 +58,11 @@ test('the kernel counters: nstat names from the name/value line pairs, and only 
   assert.equal(parsed.get('TcpOutRsts'), 3);
   const zero = readTcpCounters();
   assert.deepEqual(countersMoved(zero, { ...zero, TcpOutRsts: zero.TcpOutRsts + 2 }), { TcpOutRsts: 2 });
+});
+
+test('the stamp before each event: read whole, partial while its line arrives, absent otherwise', async () => {
+  const { readStamp, stampLine } = await import('../../../bench/stream-upstream.ts');
+  assert.deepEqual(readStamp(`${stampLine(123)}data: x`), { us: 123, length: ': t=123\n'.length });
+  for (const partial of ['', ':', ': t', ': t=', ': t=12']) assert.equal(readStamp(partial), 'partial', partial);
+  for (const bad of ['data: x', ': t=1x\n', ': x\n']) assert.equal(readStamp(bad), undefined, bad);
 });
