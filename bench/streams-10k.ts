@@ -8,7 +8,7 @@
 // The bench raises RLIMIT_NOFILE of its own process (prlimit, root) before it spawns the upstream
 // and the gateway, which inherit it: the gateway holds 2 descriptors per stream.
 // `npm run bench -- --only streams [--streams N]`; alone: `node bench/streams-10k.ts [--streams N]
-// [--rate OPENS_PER_S] [--hold S] [--interval MS]` prints one JSON line (--interval: ms between
+// [--rate OPENS_PER_S] [--hold S] [--interval MS] [--gateway-flags="NODE FLAGS"]` prints one JSON line (--interval: ms between
 // a stream's events, 50 = 20 tokens/s; a slower one measures memory per stream where the machine
 // has not the CPU for N × 20 events a second).
 
@@ -253,7 +253,7 @@ export function raiseFileLimit(wanted: number): number {
   return Number(out.trim());
 }
 
-export async function runStreamsBench(options: { streams: number; rate: number; holdS: number; intervalMs?: number; ticksPerSecond: number }): Promise<StreamsResult> {
+export async function runStreamsBench(options: { streams: number; rate: number; holdS: number; intervalMs?: number; ticksPerSecond: number; gatewayFlags?: readonly string[] }): Promise<StreamsResult> {
   const intervalMs = options.intervalMs ?? 50;
   const fileLimit = raiseFileLimit(Math.max(65_536, 2 * options.streams + 4096));
   // The gateway holds 2 descriptors per stream (client side, upstream side) plus its own ~100:
@@ -270,7 +270,7 @@ export async function runStreamsBench(options: { streams: number; rate: number; 
     rows.push(await measure('direct', upstreamUrl, common));
     const config =
       proxyGatewayConfig(upstreamUrl) + `[upstream]\nmax_connections = ${n + 256}\n[routing]\nmax_queue = ${n}\n`;
-    const gateway = await startGateway(config);
+    const gateway = await startGateway(config, { nodeFlags: options.gatewayFlags ?? [] });
     try {
       rows.push(await measure('switchyard', gateway.url, { ...common, gatewayPid: gateway.pid }));
     } finally {
@@ -291,9 +291,10 @@ export async function runStreamsBench(options: { streams: number; rate: number; 
 if (import.meta.main) {
   const { parseArgs } = await import('node:util');
   const { clockTicksPerSecond } = await import('./proc-stats.ts');
-  const flags = { streams: { type: 'string', default: '10000' }, rate: { type: 'string', default: '1000' }, hold: { type: 'string', default: '5' }, interval: { type: 'string', default: '50' } } as const;
+  const flags = { streams: { type: 'string', default: '10000' }, rate: { type: 'string', default: '1000' }, hold: { type: 'string', default: '5' }, interval: { type: 'string', default: '50' }, 'gateway-flags': { type: 'string', default: '' } } as const;
   const { values } = parseArgs({ options: flags });
-  const options = { streams: Number(values.streams), rate: Number(values.rate), holdS: Number(values.hold), intervalMs: Number(values.interval) };
+  const gatewayFlags = values['gateway-flags'].split(' ').filter((flag) => flag !== '');
+  const options = { streams: Number(values.streams), rate: Number(values.rate), holdS: Number(values.hold), intervalMs: Number(values.interval), gatewayFlags };
   const result = await runStreamsBench({ ...options, ticksPerSecond: clockTicksPerSecond() });
   process.stdout.write(`${JSON.stringify({ event: 'streams', ...result })}\n`);
 }
