@@ -35,15 +35,21 @@ export function renderIssue28(r: BenchReport): string {
   if (streams !== undefined) {
     out.push('', `## Streams: ${streams.streams} concurrent SSE streams, ${streams.tokens} tokens each at ${1000 / streams.intervalMs}/s, opened at ${streams.openRate}/s (RLIMIT_NOFILE ${streams.fileLimit})`, '');
     out.push(
-      '| target | complete | broken | max open | gap p50 ms | gap p99 ms | gap p99.9 ms | RSS idle → at N MB | KB per stream | gateway CPU % | upstream CPU % | client CPU % | client loop p99 ms |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| target | complete | broken | max open | event trip p50 / p99 / p99.9 ms | gap p50 ms | gap p99 ms | gap p99.9 ms | RSS idle → at N MB | KB per stream | gateway CPU % | upstream CPU % | client CPU % | client loop p99 ms | broken by | TCP counters moved |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
     );
     for (const row of streams.rows) {
       const rss = row.gatewayIdleRssMB === undefined ? '—' : `${fmt(row.gatewayIdleRssMB)} → ${fmt(row.gatewayRssAtNMB)}`;
       out.push(
-        `| ${row.target} | ${row.complete} | ${row.broken} | ${row.maxOpen} | ${fmt(row.gapP50Ms)} | ${fmt(row.gapP99Ms)} | ${fmt(row.gapP999Ms)} | ${rss} | ${fmt(row.rssPerStreamKB)} | ${fmt(row.gatewayCpuPercent)} | ${fmt(row.upstreamCpuPercent)} | ${fmt(row.clientCpuPercent)} | ${fmt(row.clientLoopDelayP99Ms)} |`,
+        `| ${row.target} | ${row.complete} | ${row.broken} | ${row.maxOpen} | ${fmt(row.tripP50Ms)} / ${fmt(row.tripP99Ms)} / ${fmt(row.tripP999Ms)} | ${fmt(row.gapP50Ms)} | ${fmt(row.gapP99Ms)} | ${fmt(row.gapP999Ms)} | ${rss} | ${fmt(row.rssPerStreamKB)} | ${fmt(row.gatewayCpuPercent)} | ${fmt(row.upstreamCpuPercent)} | ${fmt(row.clientCpuPercent)} | ${fmt(row.clientLoopDelayP99Ms)} | ${kinds(row.errors)} | ${kinds(row.tcp)} |`,
       );
     }
   }
   return out.length === 0 ? '' : `${out.join('\n')}\n`;
+}
+
+/** `a 3, b 1`, or — when empty. */
+function kinds(counts: Readonly<Record<string, number | undefined>>): string {
+  const entries = Object.entries(counts);
+  return entries.length === 0 ? '—' : entries.map(([k, n]) => `${k} ${n}`).join(', ');
 }
