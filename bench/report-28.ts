@@ -19,16 +19,26 @@ export function renderIssue28(r: BenchReport): string {
   if (tails !== undefined) {
     out.push('', `## Tails: JSON at a fixed rate (open-loop), ${tails.nodes} nodes polled`, '');
     out.push(
-      '| target | rate req/s | sent | p50 ms | p99 ms | p99.9 ms | added p99 ms | p50 first → last fifth ms | loop delay p99 / max ms | gateway CPU % | fleet CPU % | errors |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| target | rate req/s | sent | p50 ms | p99 ms | p99.9 ms | added p99 ms | p50 first → last fifth ms | loop delay p99 / max ms | GC pauses ms (n, longest) | gateway CPU % | fleet CPU % | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const row of tails.rows) {
-      const label = row.polls === 'direct' ? 'direct' : `switchyard, polls ${row.polls}`;
+      const label = row.polls === 'direct' || row.polls === 'bare' ? row.polls : `switchyard, polls ${row.polls}`;
+      const gc = row.gcPauseMs === undefined ? '—' : `${fmt(row.gcPauseMs)} (${row.gcCount}, ${fmt(row.gcMaxPauseMs)})`;
       const trend = `${fmt(row.firstFifthP50Ms)} → ${fmt(row.lastFifthP50Ms)}`;
       const loop = row.loopDelayP99Ms === undefined ? '—' : `${fmt(row.loopDelayP99Ms)} / ${fmt(row.loopDelayMaxMs)}`;
       out.push(
-        `| ${label} | ${row.rate} | ${row.sent} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${fmt(row.p999Ms)} | ${row.polls === 'direct' ? '—' : fmt(row.addedP99Ms)} | ${trend} | ${loop} | ${fmt(row.gatewayCpuPercent)} | ${fmt(row.fleetCpuPercent)} | ${row.errors} |`,
+        `| ${label} | ${row.rate} | ${row.sent} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${fmt(row.p999Ms)} | ${row.polls === 'direct' ? '—' : fmt(row.addedP99Ms)} | ${trend} | ${loop} | ${gc} | ${fmt(row.gatewayCpuPercent)} | ${fmt(row.fleetCpuPercent)} | ${row.errors} |`,
       );
+    }
+  }
+  if (tails !== undefined && tails.sequential !== undefined && tails.sequential.length > 0) {
+    out.push('', 'c=1, closed-loop, one keep-alive connection (performance.now(): µs resolution):', '');
+    out.push('| target | requests | p50 ms | p99 ms | p99.9 ms | added p50 ms | added p99 ms | GC pauses ms (longest) |', '|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const row of tails.sequential) {
+      const label = row.target === 'direct' || row.target === 'bare' ? row.target : `switchyard, polls ${row.target}`;
+      const gc = row.gcPauseMs === undefined ? '—' : `${fmt(row.gcPauseMs)} (${fmt(row.gcMaxPauseMs)})`;
+      out.push(`| ${label} | ${row.requests} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${fmt(row.p999Ms)} | ${fmt(row.addedP50Ms)} | ${fmt(row.addedP99Ms)} | ${gc} |`);
     }
   }
   const streams = r.streams;

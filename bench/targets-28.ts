@@ -55,6 +55,16 @@ function tails(added: readonly AddedLatency[], result: TailsResult | undefined):
     const goal = `#28 added p99, c=1, ${workload}: ≤ 1 ms`;
     checks.push(a === undefined ? na(goal, 'not measured') : { goal, measured: `${round(a.p99Ms)} ms`, met: a.p99Ms <= 1 });
   }
+  const seqGoal = '#28 added p99, c=1, json, µs clock (tails.ts, 100 nodes polled): ≤ 1 ms';
+  const seqRunning = result?.sequential?.find((r) => r.target === 'running');
+  if (seqRunning === undefined) checks.push(na(seqGoal, 'not measured (--only tails)'));
+  else {
+    const other = (target: string): string => {
+      const row = result?.sequential?.find((r) => r.target === target);
+      return row === undefined ? '' : `; ${target}: ${round(row.addedP99Ms)} ms`;
+    };
+    checks.push({ goal: seqGoal, measured: `${round(seqRunning.addedP99Ms)} ms${other('paused')}${other('bare')}`, met: seqRunning.addedP99Ms <= 1 });
+  }
   const openGoal = '#28 added p99 at 1,000 req/s open-loop, 100 nodes polled: ≤ 2 ms';
   if (result === undefined) checks.push(na(openGoal, 'not measured (--only tails)'));
   else {
@@ -62,7 +72,8 @@ function tails(added: readonly AddedLatency[], result: TailsResult | undefined):
     const paused = result.rows.find((r) => r.polls === 'paused');
     if (running === undefined) checks.push(na(openGoal, 'no row'));
     else {
-      const pausedText = paused === undefined ? '' : `; polls paused: ${round(paused.addedP99Ms)} ms`;
+      const bareRow = result.rows.find((r) => r.polls === 'bare');
+      const pausedText = `${paused === undefined ? '' : `; polls paused: ${round(paused.addedP99Ms)} ms`}${bareRow === undefined ? '' : `; bare: ${round(bareRow.addedP99Ms)} ms`}`;
       checks.push({ goal: openGoal, measured: `${round(running.addedP99Ms)} ms${pausedText}`, met: running.addedP99Ms <= 2 });
     }
   }
