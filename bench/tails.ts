@@ -2,13 +2,15 @@
 // timed from when it was due, not when the client got round to it (no coordinated omission),
 // through a gateway whose control plane polls 100 nodes (bench/fleet-server.ts) every 2 s
 // ("polls running") and, as a second gateway, with the same 100 nodes polled once an hour ("polls
-// paused"); "direct" is the upstream itself, for the added figures. Each row is its own gateway,
-// measured in turn on the same upstream with the same client.
-// Each gateway runs with bench/loop-delay-probe.ts preloaded: its event-loop delay and CPU per
-// second, beside the fleet process's and the client's CPU, say whether the polls starve the loop or
+// paused"); "direct" is the upstream itself, for the added figures, and "bare" the bare stack proxy
+// (bench/bare-proxy.ts) in front of it. Each row is its own gateway, measured in turn on the same
+// upstream with the same client. Before each open-loop row, a c=1 cell: one request at a time on
+// one keep-alive connection, timed with performance.now() (µs; autocannon has whole ms).
+// Each gateway runs with bench/loop-delay-probe.ts preloaded: its event-loop delay, GC pauses and CPU
+// per second, beside the fleet process's and the client's CPU, say whether the polls starve the loop or
 // the machine runs out of cores.
-// Alone: `node bench/tails.ts [RATE] [SECONDS] [--profile DIR]` prints one JSON line (--profile:
-// a CPU profile of the polls-running gateway, `node --cpu-prof`, in DIR).
+// Alone: `node bench/tails.ts [RATE] [SECONDS] [--profile DIR] ["--gateway-flags=NODE FLAGS"]` prints one
+// JSON line (--profile: a CPU profile of the polls-running gateway, `node --cpu-prof`, in DIR).
 
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -138,6 +140,8 @@ export async function openLoop(url: string, body: Buffer, rate: number, seconds:
     const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await sleepMs(wait - 0.5);
+    // Timed from when it was due, or from when it was sent if the timer woke a little early.
+    const from = Math.max(due, performance.now());
     counts.inFlight += 1;
     done.push(
       pool
@@ -146,8 +150,9 @@ export async function openLoop(url: string, body: Buffer, rate: number, seconds:
           await res.body.arrayBuffer();
           if (res.statusCode !== 200) counts.errors += 1;
           else {
-            latencies.push(performance.now() - due);
-            byIndex[i] = performance.now() - due;
+            const latency = performance.now() - from;
+            latencies.push(latency);
+            byIndex[i] = latency;
           }
         })
         .catch(() => {
@@ -163,7 +168,7 @@ export async function openLoop(url: string, body: Buffer, rate: number, seconds:
   return { latencies, errors: counts.errors, inOrder: byIndex.filter((x): x is number => x !== undefined) };
 }
 
-export async function runTailsBench(options: { rate: number; seconds: number; nodes: number; bodyFile: string; profileDir?: string; sequentialS?: number }): Promise<TailsResult> {
+export async function runTailsBench(options: { rate: number; seconds: number; nodes: number; bodyFile: string; profileDir?: string; sequentialS?: number; gatewayFlags?: readonly string[] }): Promise<TailsResult> {
   const body = await readFile(options.bodyFile);
   const ticks = clockTicksPerSecond();
   const probeDir = await mkdtemp(join(tmpdir(), 'switchyard-bench-loop-'));
@@ -244,7 +249,7 @@ export async function runTailsBench(options: { rate: number; seconds: number; no
     ] as const) {
       const loopFile = join(probeDir, `${polls}.jsonl`);
       const profile = polls === 'running' && options.profileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-      const nodeFlags = ['--import', join(REPO_ROOT, 'bench/loop-delay-probe.ts'), ...profile];
+      const nodeFlags = ['--import', join(REPO_ROOT, 'bench/loop-delay-probe.ts'), ...profile, ...(options.gatewayFlags ?? [])];
       const gateway = await startGateway(controlPlaneConfig(urls, intervalS, upstreamUrl), { nodeFlags, env: { BENCH_LOOP_DELAY_FILE: loopFile } });
       try {
         await sleepMs(3000);
@@ -275,7 +280,9 @@ if (import.meta.main) {
   await writeFile(file, json?.body ?? '');
   const profileAt = process.argv.indexOf('--profile');
   const profileDir = profileAt >= 0 ? process.argv[profileAt + 1] : undefined;
-  const result = await runTailsBench({ rate: Number(process.argv[2] ?? '1000'), seconds: Number(process.argv[3] ?? '5'), nodes: 100, bodyFile: file, ...(profileDir === undefined ? {} : { profileDir }) });
+  const flagsArg = process.argv.find((arg) => arg.startsWith('--gateway-flags='));
+  const gatewayFlags = (flagsArg?.slice('--gateway-flags='.length) ?? '').split(' ').filter((flag) => flag !== '');
+  const result = await runTailsBench({ rate: Number(process.argv[2] ?? '1000'), seconds: Number(process.argv[3] ?? '5'), nodes: 100, bodyFile: file, gatewayFlags, ...(profileDir === undefined ? {} : { profileDir }) });
   await rm(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify({ event: 'tails', ...result })}\n`);
 }
