@@ -49,6 +49,8 @@ export interface TailsRow {
   readonly gcPauseMs?: number;
   readonly gcMaxPauseMs?: number;
   readonly gcCount?: number;
+  /** The same by kind: minor (scavenge), major (mark-compact), incremental (marking steps): total ms, longest, count. */
+  readonly gcByKind?: Readonly<Record<string, { ms: number; max: number; n: number }>>;
 }
 
 /** One request at a time on one keep-alive connection (c=1, closed-loop), timed with performance.now(): µs resolution. */
@@ -73,11 +75,22 @@ interface LoopSecond {
   readonly gcMs?: number;
   readonly gcMaxMs?: number;
   readonly gcCount?: number;
+  readonly gcKinds?: Readonly<Record<string, { ms: number; max: number; n: number }>>;
 }
 
 /** Pure: the GC pauses the probe's seconds saw. */
-export function gcOver(seconds: readonly LoopSecond[]): { gcPauseMs: number; gcMaxPauseMs: number; gcCount: number } {
+export function gcOver(seconds: readonly LoopSecond[]): { gcPauseMs: number; gcMaxPauseMs: number; gcCount: number; gcByKind: Record<string, { ms: number; max: number; n: number }> } {
+  const gcByKind: Record<string, { ms: number; max: number; n: number }> = {};
+  for (const second of seconds) {
+    for (const [kind, k] of Object.entries(second.gcKinds ?? {})) {
+      const sum = (gcByKind[kind] ??= { ms: 0, max: 0, n: 0 });
+      sum.ms += k.ms;
+      sum.max = Math.max(sum.max, k.max);
+      sum.n += k.n;
+    }
+  }
   return {
+    gcByKind,
     gcPauseMs: seconds.reduce((sum, s) => sum + (s.gcMs ?? 0), 0),
     gcMaxPauseMs: Math.max(0, ...seconds.map((s) => s.gcMaxMs ?? 0)),
     gcCount: seconds.reduce((sum, s) => sum + (s.gcCount ?? 0), 0),
@@ -140,8 +153,9 @@ export async function openLoop(url: string, body: Buffer, rate: number, seconds:
     const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await sleepMs(wait - 0.5);
-    // Timed from when it was due, or from when it was sent if the timer woke a little early.
-    const from = Math.max(due, performance.now());
+    // Timed from when it was due (a late send counts against the target), or from when it was sent
+    // if the timer woke a little early.
+    const from = Math.min(due, performance.now());
     counts.inFlight += 1;
     done.push(
       pool
