@@ -19,12 +19,13 @@ export function renderIssue28(r: BenchReport): string {
   if (tails !== undefined) {
     out.push('', `## Tails: JSON at a fixed rate (open-loop), ${tails.nodes} nodes polled`, '');
     out.push(
-      '| target | rate req/s | sent | p50 ms | p99 ms | p99.9 ms | added p99 ms | p50 first → last fifth ms | loop delay p99 / max ms | GC pauses ms (n, longest) | gateway CPU % | fleet CPU % | errors |',
+      '| target | rate req/s | sent | p50 ms | p99 ms | p99.9 ms | added p99 ms | p50 first → last fifth ms | loop delay p99 / max ms | GC pauses ms (n, longest; by kind: n ≤ longest) | gateway CPU % | fleet CPU % | errors |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const row of tails.rows) {
       const label = row.polls === 'direct' || row.polls === 'bare' ? row.polls : `switchyard, polls ${row.polls}`;
-      const gc = row.gcPauseMs === undefined ? '—' : `${fmt(row.gcPauseMs)} (${row.gcCount}, ${fmt(row.gcMaxPauseMs)})`;
+      const byKind = Object.entries(row.gcByKind ?? {}).map(([kind, k]) => `${kind} ${k.n} ≤ ${fmt(k.max)}`).join(', ');
+      const gc = row.gcPauseMs === undefined ? '—' : `${fmt(row.gcPauseMs)} (${row.gcCount}, ${fmt(row.gcMaxPauseMs)}${byKind === '' ? '' : `; ${byKind}`})`;
       const trend = `${fmt(row.firstFifthP50Ms)} → ${fmt(row.lastFifthP50Ms)}`;
       const loop = row.loopDelayP99Ms === undefined ? '—' : `${fmt(row.loopDelayP99Ms)} / ${fmt(row.loopDelayMaxMs)}`;
       out.push(
