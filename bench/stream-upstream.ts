@@ -1,6 +1,7 @@
 // The upstream of the ten-thousand-streams workload (bench/streams-10k.ts): a minimal node:http
 // server, written for the bench, that answers every streamed chat completion with TOKENS SSE
-// events at one every INTERVAL ms (20 tokens/s by default), then `data: [DONE]`. Each stream's
+// events at one every INTERVAL ms (20 tokens/s by default), then `data: [DONE]`, each after an SSE
+// comment `: t=<µs>` saying when it was written (stampLine). Each stream's
 // bytes are a pure function of the stream's id (the body's `"user"`) and the event's index
 // (streamEvent), so the client can check every stream byte for byte without keeping it.
 // The simulator (src/sim) is not used: it models a GPU's slots, prefill and KV budget per request,
@@ -26,6 +27,27 @@ export function streamEvent(id: string, index: number, tokens: number): string {
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
+/** Microseconds since the epoch, comparable across the bench's processes (one machine). */
+export function wallMicros(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
+/**
+ * The SSE comment line sent before each event: when the upstream wrote it, so the client times
+ * each event's trip (direct vs through the gateway, same clocks) rather than only the gaps.
+ */
+export function stampLine(us: number): string {
+  return `: t=${us}\n`;
+}
+
+/** Pure: the stamp at the start of `text` — its µs and length; 'partial' when its line has not all arrived; undefined when `text` does not start with one. */
+export function readStamp(text: string): { us: number; length: number } | 'partial' | undefined {
+  const match = /^: t=(\d+)\n/.exec(text);
+  if (match !== null) return { us: Number(match[1]), length: match[0].length };
+  if (text.includes('\n')) return undefined;
+  return ': t='.startsWith(text) || /^: t=\d*$/.test(text) ? 'partial' : undefined;
+}
+
 /** The stream id a request body names (`"user":"sN"`), or undefined. */
 export function streamId(body: string): string | undefined {
   return /"user"\s*:\s*"(s\d+)"/.exec(body)?.[1];
@@ -35,12 +57,18 @@ const MODELS_BODY = Buffer.from(
   JSON.stringify({ object: 'list', data: [{ id: BENCH_MODEL, object: 'model', created: 1_700_000_000, owned_by: 'vllm', root: BENCH_MODEL, max_model_len: 131072 }] }),
 );
 
-function stream(res: ServerResponse, id: string, tokens: number, intervalMs: number, open: { count: number }): void {
+interface Counts {
+  count: number;
+  /** Answers whose connection closed before their last event (the gateway's side of the relay broke). */
+  cutShort: number;
+}
+
+function stream(res: ServerResponse, id: string, tokens: number, intervalMs: number, open: Counts): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   open.count += 1;
   let index = 0;
   const timer = setInterval(() => {
-    res.write(streamEvent(id, index, tokens));
+    res.write(stampLine(wallMicros()) + streamEvent(id, index, tokens));
     index += 1;
     if (index > tokens) {
       clearInterval(timer);
@@ -49,11 +77,12 @@ function stream(res: ServerResponse, id: string, tokens: number, intervalMs: num
   }, intervalMs);
   res.once('close', () => {
     clearInterval(timer);
+    if (!res.writableFinished) open.cutShort += 1;
     open.count -= 1;
   });
 }
 
-function answer(req: IncomingMessage, res: ServerResponse, tokens: number, intervalMs: number, open: { count: number }): void {
+function answer(req: IncomingMessage, res: ServerResponse, tokens: number, intervalMs: number, open: Counts): void {
   const path = req.url ?? '/';
   if (req.method === 'GET' && (path === '/health' || path === '/v1/health')) {
     res.writeHead(200, { 'content-length': 0 });
@@ -66,7 +95,7 @@ function answer(req: IncomingMessage, res: ServerResponse, tokens: number, inter
     return;
   }
   if (req.method === 'GET' && path === '/open') {
-    const body = JSON.stringify({ open: open.count });
+    const body = JSON.stringify({ open: open.count, cutShort: open.cutShort });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
     return;
@@ -97,7 +126,7 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   const tokens = flag('tokens', 300);
   const intervalMs = flag('interval', 50);
-  const open = { count: 0 };
+  const open: Counts = { count: 0, cutShort: 0 };
   const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => answer(req, res, tokens, intervalMs, open));
   server.maxConnections = Infinity;
   await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 16_384 }, resolve));

@@ -26,6 +26,7 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     maxRequestBodyBytes: 10 * MIB,
     maxHeaderBytes: 16 * 1024,
     headerTimeoutMs: 10_000,
+    listenBacklog: 4096,
     requestTimeoutMs: 60_000,
     drainTimeoutMs: 30_000,
     apiKeys: Object.freeze([]),

@@ -39,6 +39,13 @@ export interface ServerConfig {
   readonly maxRequestBodyBytes: number;
   /** Largest request head (request line + headers) a client may send. */
   readonly maxHeaderBytes: number;
+  /**
+   * The accept queue each listener asks the kernel for (listen(2)'s backlog; Linux caps it at
+   * net.core.somaxconn): connections the kernel completes while the event loop is busy. Node's
+   * default, 511, lasts half a second at 1,000 new connections a second; past it SYNs are dropped
+   * and the client waits a retransmission (1 s, then 3 s) before it is even connected.
+   */
+  readonly listenBacklog: number;
   /** Time a client has to send its request headers (slowloris bound). */
   readonly headerTimeoutMs: number;
   /** Time a client has to send its whole request, headers and body. */

@@ -4,7 +4,7 @@
 // finish, and every socket when they are done or the drain time is up.
 
 import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, ListenOptions } from 'node:net';
 import { sleep, type Clock } from '#src/core/clock.ts';
 import type { ServerConfig } from '#src/config/types.ts';
 import { ActiveRequests, createHttpServer, type EndpointTable } from '#src/proxy/index.ts';
@@ -19,7 +19,7 @@ export interface ListenerOptions {
   readonly port: number;
   /** Bind the address other threads bind too (the kernel spreads connections); request workers only. */
   readonly reusePort: boolean;
-  readonly limits: Pick<ServerConfig, 'requestTimeoutMs' | 'headerTimeoutMs' | 'maxHeaderBytes'>;
+  readonly limits: Pick<ServerConfig, 'requestTimeoutMs' | 'headerTimeoutMs' | 'maxHeaderBytes' | 'listenBacklog'>;
   /** Counts the requests in progress (one counter may be shared by several listeners). */
   readonly activeRequests: ActiveRequests;
   readonly onHandlerError: (error: unknown, req: IncomingMessage) => void;
@@ -28,6 +28,11 @@ export interface ListenerOptions {
 export interface Listening {
   readonly server: Server;
   readonly address: AddressInfo;
+}
+
+/** Pure: what `server.listen()` is given — the address, port sharing and the accept queue's length. */
+export function listenArguments(options: Pick<ListenerOptions, 'host' | 'port' | 'reusePort' | 'limits'>): ListenOptions {
+  return { host: options.host, port: options.port, reusePort: options.reusePort, backlog: options.limits.listenBacklog };
 }
 
 export function listenOn(options: ListenerOptions): Promise<Listening> {
@@ -43,7 +48,7 @@ export function listenOn(options: ListenerOptions): Promise<Listening> {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host: options.host, port: options.port, reusePort: options.reusePort }, () => {
+    server.listen(listenArguments(options), () => {
       server.off('error', reject);
       resolve({ server, address: server.address() as AddressInfo });
     });

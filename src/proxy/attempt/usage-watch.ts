@@ -2,11 +2,13 @@
 // answer's first event and its last few KiB, where the servers state usage (a JSON answer's
 // `usage`, a stream's last chunks; Anthropic's `message_start` comes first), and for a stream counts
 // the generated-text events as they pass (seen-tokens.ts), for a stream cut short. Nothing is
-// parsed until the end, and then only the kept bytes; bounded.
+// parsed until the end, and then only the kept bytes; bounded, and copied (kept-tail.ts): a chunk
+// kept as it came would keep the whole socket read it is a view of.
 
 import { Buffer } from 'node:buffer';
 import type { AnswerReader } from './answer-reader.ts';
 import type { AnswerUsage } from './answer-usage.ts';
+import { KeptTail } from './kept-tail.ts';
 import { SeenTokens } from './seen-tokens.ts';
 import { eventData } from './sse-events.ts';
 import { UsageTally } from './usage-reader.ts';
@@ -19,10 +21,9 @@ const EMPTY = Buffer.alloc(0);
 export class UsageWatch implements AnswerReader {
   readonly #eventStream: boolean;
   readonly #seen: SeenTokens | undefined;
-  #head: Buffer[] = [];
-  #headBytes = 0;
-  #tail: Buffer[] = [];
-  #tailBytes = 0;
+  /** A stream's first bytes (its first event), copied. */
+  #head: Buffer = EMPTY;
+  readonly #tail = new KeptTail(USAGE_TAIL_BYTES);
   #total = 0;
 
   /** `eventStream`: an SSE answer (its events are counted as they pass); otherwise JSON. */
@@ -33,16 +34,11 @@ export class UsageWatch implements AnswerReader {
 
   pass(chunk: Buffer): Buffer {
     this.#seen?.push(chunk);
-    if (this.#eventStream && this.#headBytes < USAGE_TAIL_BYTES) {
-      this.#head.push(chunk);
-      this.#headBytes += chunk.length;
+    if (this.#eventStream && this.#head.length < USAGE_TAIL_BYTES) {
+      this.#head = appended(this.#head, chunk.subarray(0, USAGE_TAIL_BYTES - this.#head.length));
     }
     this.#total += chunk.length;
     this.#tail.push(chunk);
-    this.#tailBytes += chunk.length;
-    while (this.#tail.length > 1 && this.#tailBytes - (this.#tail[0]?.length ?? 0) >= USAGE_TAIL_BYTES) {
-      this.#tailBytes -= this.#tail.shift()?.length ?? 0;
-    }
     return chunk;
   }
 
@@ -56,10 +52,9 @@ export class UsageWatch implements AnswerReader {
 
   usage(): AnswerUsage | undefined {
     const tally = new UsageTally();
-    const tail = Buffer.concat(this.#tail);
-    const tailText = tail.subarray(Math.max(0, tail.length - USAGE_TAIL_BYTES)).toString('utf8');
+    const tailText = this.#tail.bytes().toString('utf8');
     if (this.#eventStream) {
-      const first = eventData(Buffer.concat(this.#head).subarray(0, USAGE_TAIL_BYTES).toString('utf8'))[0];
+      const first = eventData(this.#head.toString('utf8'))[0];
       if (first !== undefined && this.#total > USAGE_TAIL_BYTES) addParsed(tally, first);
       for (const data of eventData(tailText)) addParsed(tally, data);
     } else {
@@ -69,6 +64,14 @@ export class UsageWatch implements AnswerReader {
     }
     return tally.usage(this.#seen?.count);
   }
+}
+
+/** `kept` and then `more`, in a buffer of their own (not a slice of the shared pool, which it would keep). */
+function appended(kept: Buffer, more: Buffer): Buffer {
+  const out = Buffer.allocUnsafeSlow(kept.length + more.length);
+  kept.copy(out, 0);
+  more.copy(out, kept.length);
+  return out;
 }
 
 /** Only what names usage (or llama-server's timings) is parsed; a piece cut by the tail's start does not parse, and is skipped. */

@@ -28,10 +28,10 @@ test('the stream id is read from the body', () => {
 
 const row = (over: Partial<StreamsRow>): StreamsRow => ({
   target: 'switchyard', streams: 100, complete: 100, broken: 0, maxOpen: 100, gapP50Ms: 50, gapP99Ms: 53, gapP999Ms: 60,
-  openLateP99Ms: 1, clientLoopDelayP99Ms: 2, clientCpuPercent: 10, upstreamCpuPercent: 10, ...over,
+  openLateP99Ms: 1, clientLoopDelayP99Ms: 2, clientCpuPercent: 10, upstreamCpuPercent: 10, errors: {}, upstreamCutShort: 0, tcp: {}, tripP50Ms: 1, tripP99Ms: 2, tripP999Ms: 3, ...over,
 });
 const result = (over: Partial<StreamsResult>, ours: Partial<StreamsRow>): StreamsResult => ({
-  requested: 100, streams: 100, tokens: 120, intervalMs: 50, openRate: 1000, fileLimit: 65536, addedGapP99Ms: 3,
+  requested: 100, streams: 100, tokens: 120, intervalMs: 50, openRate: 1000, fileLimit: 65536, addedGapP99Ms: 3, addedTripP50Ms: 0.1, addedTripP99Ms: 1,
   rows: [row({ target: 'direct', gapP99Ms: 50 }), row(ours)], ...over,
 });
 const streamChecks = (streams: StreamsResult | undefined) =>
@@ -41,7 +41,7 @@ test('the streams targets: met, missed, n/a, and a run scaled down by the descri
   const cases: { name: string; streams: StreamsResult | undefined; met: (boolean | undefined)[]; text?: RegExp }[] = [
     { name: 'not measured', streams: undefined, met: [undefined, undefined, undefined] },
     { name: 'all met', streams: result({}, { rssPerStreamKB: 20, gatewayIdleRssMB: 100, gatewayRssAtNMB: 102 }), met: [true, true, true] },
-    { name: 'a broken stream, too much memory, a slow gap', streams: result({ addedGapP99Ms: 9 }, { complete: 99, broken: 1, rssPerStreamKB: 51 }), met: [false, false, false] },
+    { name: 'a broken stream, too much memory, a slow gap', streams: result({ addedTripP99Ms: 9 }, { complete: 99, broken: 1, rssPerStreamKB: 51, errors: { 'request ECONNRESET': 1 } }), met: [false, false, false], text: /request ECONNRESET 1/ },
     { name: 'scaled down', streams: result({ requested: 10000, streams: 9900, fileLimit: 20000 }, { streams: 9900, complete: 9900, rssPerStreamKB: 10 }), met: [true, true, true], text: /10000 asked; RLIMIT_NOFILE 20000 allows 9900/ },
   ];
   for (const c of cases) {
@@ -49,4 +49,20 @@ test('the streams targets: met, missed, n/a, and a run scaled down by the descri
     assert.deepEqual(checks.map((x) => x.met), c.met, c.name);
     if (c.text !== undefined) assert.match(checks[0]?.measured ?? '', c.text, c.name);
   }
+});
+
+test('the kernel counters: nstat names from the name/value line pairs, and only those that moved', async () => {
+  const { parseCounterTables, countersMoved, readTcpCounters } = await import('../../../bench/tcp-counters.ts');
+  const parsed = parseCounterTables('TcpExt: ListenOverflows ListenDrops\nTcpExt: 7 9\n\nTcp: RtoMin OutRsts\nTcp: 200 3\n');
+  assert.equal(parsed.get('TcpExtListenOverflows'), 7);
+  assert.equal(parsed.get('TcpOutRsts'), 3);
+  const zero = readTcpCounters();
+  assert.deepEqual(countersMoved(zero, { ...zero, TcpOutRsts: zero.TcpOutRsts + 2 }), { TcpOutRsts: 2 });
+});
+
+test('the stamp before each event: read whole, partial while its line arrives, absent otherwise', async () => {
+  const { readStamp, stampLine } = await import('../../../bench/stream-upstream.ts');
+  assert.deepEqual(readStamp(`${stampLine(123)}data: x`), { us: 123, length: ': t=123\n'.length });
+  for (const partial of ['', ':', ': t', ': t=', ': t=12']) assert.equal(readStamp(partial), 'partial', partial);
+  for (const bad of ['data: x', ': t=1x\n', ': x\n']) assert.equal(readStamp(bad), undefined, bad);
 });

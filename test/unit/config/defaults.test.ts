@@ -10,6 +10,7 @@ test('defaults are the documented values', () => {
       maxRequestBodyBytes: 10 * 1024 * 1024,
       maxHeaderBytes: 16 * 1024,
       headerTimeoutMs: 10_000,
+      listenBacklog: 4096,
       requestTimeoutMs: 60_000,
       drainTimeoutMs: 30_000,
       apiKeys: [],

@@ -88,6 +88,7 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       maxRequestBodyBytes: 1_048_576,
       maxHeaderBytes: 8192,
       headerTimeoutMs: 5_000,
+      listenBacklog: 4096,
       requestTimeoutMs: 30_000,
       drainTimeoutMs: 0,
       apiKeys: ['literal-key', 'from-env'],
