@@ -37,7 +37,7 @@ export interface ResidencyStats {
   readonly unloadsMidRequest: number;
   /** The most loads under way at once, counted as a load starts (one it cuts short counts until then). */
   readonly peakLoading: number;
-  /** Loads started, or unloads asked, while another model was loading: switches that overlapped. */
+  /** Loads started, unloads asked, or requests needing a load arriving, while another model was loading: switches that overlapped. */
   readonly overlaps: number;
 }
 

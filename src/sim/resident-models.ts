@@ -119,6 +119,8 @@ export class ResidentModels {
    * only when a model stops (room opens) or their model starts; never when a model goes idle.
    */
   async loadForRequest(id: string, signal: AbortSignal): Promise<void> {
+    // A request that needs a load while another model loads: a second switch asked at once.
+    if (!isRunning(this.status(id)) && this.#loadingOtherThan(id) > 0) this.#overlaps++;
     // The victim is picked once, on arrival; a queued request only ever looks for room again.
     for (let arriving = true; ; arriving = false) {
       if (signal.aborted || isRunning(this.status(id))) return;

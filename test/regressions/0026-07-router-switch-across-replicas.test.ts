@@ -59,7 +59,7 @@ const chat = (model: string): Record<string, unknown> => ({ model, messages: [{ 
 test('requests for three models over three replicas: one switch at a time at the router, every one answered', async () => {
   const gws = replicas?.gateways ?? [];
   const models = ['m1', 'm2', 'm3'];
-  const asks = Array.from({ length: 18 }, (_, i) => httpJson('POST', `${gws[i % 3]?.url}/v1/chat/completions`, chat(models[Math.floor(i / 3) % 3] ?? 'm1')));
+  const asks = Array.from({ length: 18 }, (_, i) => httpJson('POST', `${gws[i % 3]?.url}/v1/chat/completions`, chat(models[(i + Math.floor(i / 3)) % 3] ?? 'm1')));
   const answers = await Promise.all(asks);
   const seen = await residency();
   // Answered: served, or a clear refusal (a model held off after a load another replica's switch cut short).
