@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { claimArgs, claimOf, nodeOfSwitchKey, switchKey } from '#src/cluster/switch-lua.ts';
+import { remoteCounts, ticketOfClaim } from '#src/cluster/shared-switches.ts';
 
 const ROWS: readonly { name: string; values: readonly unknown[]; claim: ReturnType<typeof claimOf> }[] = [
   { name: 'no claim (every field nil)', values: [null, null, null, null, null, null, null], claim: undefined },
@@ -25,4 +26,20 @@ test('switch claim: written as read back; keys name their node', () => {
   assert.equal(nodeOfSwitchKey('p:', switchKey('p:', 'router')), 'router');
   assert.equal(nodeOfSwitchKey('p:', 'p:{n\u0000m}:leases'), undefined);
   assert.equal(nodeOfSwitchKey('q:', switchKey('p:', 'router')), undefined);
+});
+
+const COUNTS: readonly { name: string; shared: boolean; ageMs: number; counts: boolean }[] = [
+  { name: 'shared: a cached claim counts until the store says otherwise', shared: true, ageMs: 60_000, counts: true },
+  { name: 'store lost: a claim seen just before still counts', shared: false, ageMs: 1_000, counts: true },
+  { name: 'store lost: a claim older than lease_ttl no longer counts (its lease expired)', shared: false, ageMs: 3_000, counts: false },
+];
+
+for (const row of COUNTS) {
+  test(`remote switch claim: ${row.name}`, () => {
+    assert.equal(remoteCounts(row.shared, 10_000, 10_000 + row.ageMs, 3_000), row.counts);
+  });
+}
+
+test('a store claim reads as a ticket of its replica', () => {
+  assert.deepEqual(ticketOfClaim({ holder: 'r1/x/1', replica: 'r1', model: 'm', action: 'load', by: 'request', loaded: false, victim: 'v' }), { model: 'm', action: 'load', by: 'request', loaded: false, victim: 'v', replica: 'r1' });
 });
