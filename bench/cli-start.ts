@@ -31,7 +31,7 @@ export interface LeanProcessResult {
 }
 
 /** The preload that reports the process's peak RSS on exit (to fd 2, one marked line). */
-const RSS_PROBE = pathToFileURL(join(REPO_ROOT, 'bench/exit-rss-probe.ts')).href;
+const RSS_PROBE = pathToFileURL(join(REPO_ROOT, 'bench/exit-rss-probe.mjs')).href;
 
 function timeOnce(args: readonly string[]): Promise<{ ms: number; maxRssKB: number }> {
   return new Promise((resolve, reject) => {

@@ -22,6 +22,14 @@ if (major < 24) {
   process.exit(await runUnderBundledNode());
 }
 
+// Node's compile cache (on disk, in os.tmpdir()/node-compile-cache unless NODE_COMPILE_CACHE names
+// another directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off) keeps each source's stripped
+// JavaScript and its bytecode: a start that finds them neither loads the TypeScript stripper (a
+// WebAssembly module, ~18 MB of RSS held for the process's life) nor compiles again.
+// docs/performance.md, "Start and the compile cache". A cache that cannot be written is skipped.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
+
 const { runCli } = await import('../src/cli/main.ts');
 const running = runCli(process.argv.slice(2), { hangupsBeforeStart: early.hangups });
 process.off('SIGHUP', countHangup);

@@ -2,7 +2,9 @@
 // mixed load (streamed and whole answers, client aborts, malformed bodies, a node failing now and
 // then), and the gateway's RSS sampled over time. Prints a table and a verdict: the RSS is flat when
 // the average of the last third of the samples is within 10% of the first third's (after warm-up).
-// Exit code 0 when flat, 1 when it grew, 2 for bad arguments.
+// Exit code 0 when flat, 1 when it grew, 2 for bad arguments. The gateway runs with the V8 heap
+// flags docs/performance.md recommends ("Memory flags", as examples/switchyard.service passes them);
+// `--gateway-flags ''` runs it with V8's defaults instead.
 
 import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
@@ -15,6 +17,8 @@ const FLAT_TOLERANCE = 0.1;
 /** Samples dropped at the start while code is compiled, pools fill and V8 sizes its heap. */
 const WARM_UP_SHARE = 0.2;
 const WARM_UP_MIN_MS = 60_000;
+/** The recommended heap flags (docs/performance.md, "Memory flags"). */
+const RECOMMENDED_FLAGS = '--max-semi-space-size=16 --max-old-space-size=1024';
 
 interface Sample {
   readonly atSeconds: number;
@@ -25,7 +29,7 @@ interface Sample {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run soak -- [--minutes N] [--concurrency N] [--seed N]\n`);
+  process.stderr.write(`${message}\nusage: npm run soak -- [--minutes N] [--concurrency N] [--seed N] [--gateway-flags 'V8 FLAGS']\n`);
   process.exit(2);
 }
 
@@ -46,7 +50,7 @@ function average(values: readonly number[]): number {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { minutes: { type: 'string' }, concurrency: { type: 'string' }, seed: { type: 'string' } },
+    options: { minutes: { type: 'string' }, concurrency: { type: 'string' }, seed: { type: 'string' }, 'gateway-flags': { type: 'string', default: RECOMMENDED_FLAGS } },
     allowPositionals: false,
   });
   const minutes = positiveNumber(values.minutes, 10, 'minutes');
@@ -56,11 +60,13 @@ async function main(): Promise<number> {
   // At least ~12 samples, at most one every 10 s.
   const sampleMs = Math.max(2_000, Math.min(10_000, Math.floor(durationMs / 12)));
 
-  process.stderr.write(`soak: ${minutes} min, concurrency ${concurrency}, RSS every ${sampleMs / 1000} s\n`);
+  const flags = values['gateway-flags'].trim();
+  process.stderr.write(`soak: ${minutes} min, concurrency ${concurrency}, RSS every ${sampleMs / 1000} s, gateway flags: ${flags === '' ? "V8's defaults" : flags}\n`);
   const sim = await startSimProcess(
     [simNode('a', 'vllm', ['m']), simNode('b', 'vllm', ['m']), simNode('c', 'llamacpp', ['m'], { slots: 8 })].join('\n\n'),
   );
-  const gw = await startGatewayProcess(bedGatewayToml(sim.nodes, {}));
+  const nodeOptions = [process.env.NODE_OPTIONS ?? '', flags].join(' ').trim();
+  const gw = await startGatewayProcess(bedGatewayToml(sim.nodes, {}), nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions });
   const random = seededRandom(seed);
   const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 5_000 });
   const counts = new Map<OutcomeKind, number>();
@@ -143,7 +149,8 @@ async function main(): Promise<number> {
   console.log(
     `verdict: ${flat ? 'FLAT' : 'GROWING'} — RSS first third ${mib(first)} MiB, last third ${mib(last)} MiB ` +
       `(${(change * 100).toFixed(1)}%, tolerance ${FLAT_TOLERANCE * 100}%), after ${warmUpEnds} s warm-up; ` +
-      `heap floor ${mib(floorFirst)} → ${mib(floorLast)} MiB; ${requests} requests, ${errors} client errors`,
+      `heap floor ${mib(floorFirst)} → ${mib(floorLast)} MiB; highest RSS sampled ${mib(Math.max(...measured.map((s) => s.rssBytes)))} MiB; ` +
+      `${requests} requests, ${errors} client errors`,
   );
   return flat ? 0 : 1;
 }

@@ -4,8 +4,8 @@
 // (or already so), 1 refused or failed, 3 gateway unreachable or refusing the token, 2 usage error.
 // Every string the gateway sent is printed made visible.
 
-import { Agent } from 'undici';
 import { requestBoundedJson } from '#src/core/bounded-json.ts';
+import { httpRequester } from './http-requester.ts';
 import { isRecord } from '#src/core/is-record.ts';
 import { visibleText } from '#src/core/visible-text.js';
 import { flagValue, type CliIo, type Command } from './io.ts';
@@ -94,31 +94,27 @@ export const runModels: Command = async (argv, io) => {
   const url = (given ?? (found?.ok === true ? found.target.url : DEFAULT_STATUS_URL)).replace(/\/+$/, '');
   const token = flagValue(argv, 'token') ?? io.env.SWITCHYARD_ADMIN_TOKEN ?? (found?.ok === true ? found.target.token : undefined);
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
-  const agent = new Agent({ connect: { timeout: VIEW_TIMEOUT_MS } });
-  try {
-    const answer =
-      action === undefined
-        ? await requestBoundedJson(`${url}/admin/models`, { dispatcher: agent, headers, timeoutMs: VIEW_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal })
-        : await requestBoundedJson(`${url}/admin/models/${action}`, {
-            dispatcher: agent, headers, method: 'POST', body: JSON.stringify(node === undefined ? { model } : { model, node }),
-            timeoutMs: ACTION_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal,
-          });
-    if (!answer.ok) return unreachable(io, url, answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}`);
-    if (answer.status === 401 || answer.status === 403) return unreachable(io, url, `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`);
-    if (action === undefined) {
-      const table = answer.status === 200 ? modelsTable(answer.body) : undefined;
-      if (table === undefined) return unreachable(io, url, `HTTP ${answer.status}: /admin/models did not answer a models view`);
-      io.stdout.write(table);
-      return 0;
-    }
-    const body = isRecord(answer.body) ? answer.body : {};
-    const line = `${text(body.outcome ?? `HTTP ${answer.status}`)}: ${action} ${text(model)}${body.node === undefined || body.node === null ? '' : ` on ${text(body.node)}`}${body.evicted === undefined ? '' : ` (unloaded ${text(body.evicted)} first)`} — ${text(body.detail ?? (isRecord(body.error) ? body.error.message : ''))}\n`;
-    const ok = body.outcome === 'done' || body.outcome === 'already';
-    (ok ? io.stdout : io.stderr).write(line);
-    return ok ? 0 : 1;
-  } finally {
-    await agent.close();
+  const agent = httpRequester(VIEW_TIMEOUT_MS);
+  const answer =
+    action === undefined
+      ? await requestBoundedJson(`${url}/admin/models`, { dispatcher: agent, headers, timeoutMs: VIEW_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal })
+      : await requestBoundedJson(`${url}/admin/models/${action}`, {
+          dispatcher: agent, headers, method: 'POST', body: JSON.stringify(node === undefined ? { model } : { model, node }),
+          timeoutMs: ACTION_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal,
+        });
+  if (!answer.ok) return unreachable(io, url, answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}`);
+  if (answer.status === 401 || answer.status === 403) return unreachable(io, url, `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`);
+  if (action === undefined) {
+    const table = answer.status === 200 ? modelsTable(answer.body) : undefined;
+    if (table === undefined) return unreachable(io, url, `HTTP ${answer.status}: /admin/models did not answer a models view`);
+    io.stdout.write(table);
+    return 0;
   }
+  const body = isRecord(answer.body) ? answer.body : {};
+  const line = `${text(body.outcome ?? `HTTP ${answer.status}`)}: ${action} ${text(model)}${body.node === undefined || body.node === null ? '' : ` on ${text(body.node)}`}${body.evicted === undefined ? '' : ` (unloaded ${text(body.evicted)} first)`} — ${text(body.detail ?? (isRecord(body.error) ? body.error.message : ''))}\n`;
+  const ok = body.outcome === 'done' || body.outcome === 'already';
+  (ok ? io.stdout : io.stderr).write(line);
+  return ok ? 0 : 1;
 };
 
 function usage(io: CliIo, problem: string): number {

@@ -4,6 +4,7 @@
 
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { flushCompileCache } from 'node:module';
 import { detach } from '#src/core/detach.ts';
 import { loadConfigFile, formatProblems } from '#src/config/index.ts';
 import { createLogger, parseLogFormat } from '#src/logs/logger.ts';
@@ -62,6 +63,9 @@ export const runServe: Command = async (argv, io) => {
       return 1;
     }
     running.gateway = started.gateway;
+    // The compile cache (bin/switchyard.js) is written at exit; a gateway may never exit cleanly
+    // (SIGKILL, a crash), so what it compiled to start is written now.
+    flushCompileCache();
     if (running.reloadQueued) reload(running.gateway);
     if (!io.signal.aborted) await once(io.signal, 'abort');
     logger.info('shutting down: finishing in-flight requests');

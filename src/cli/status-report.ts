@@ -1,10 +1,10 @@
 // Reads GET /admin/hosts from a running gateway for `switchyard status`: one bounded request
 // (time and bytes), the admin token as a bearer token, and a shape check before the table trusts it.
 
-import { Agent } from 'undici';
 import type { HostsReport } from '#src/admin/index.ts';
 import { requestBoundedJson } from '#src/core/bounded-json.ts';
 import { isRecord } from '#src/core/is-record.ts';
+import { httpRequester } from './http-requester.ts';
 
 /** The whole exchange; a gateway slower than this counts as down. */
 export const STATUS_TIMEOUT_MS = 5_000;
@@ -14,24 +14,19 @@ export const STATUS_MAX_BYTES = 16 * 1024 * 1024;
 export type HostsAnswer = { readonly ok: true; readonly report: HostsReport } | { readonly ok: false; readonly error: string };
 
 export async function fetchHostsReport(gatewayUrl: string, token: string | undefined, signal: AbortSignal): Promise<HostsAnswer> {
-  const agent = new Agent({ connect: { timeout: STATUS_TIMEOUT_MS } });
-  try {
-    const answer = await requestBoundedJson(`${gatewayUrl.replace(/\/+$/, '')}/admin/hosts`, {
-      dispatcher: agent,
-      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-      timeoutMs: STATUS_TIMEOUT_MS,
-      maxBytes: STATUS_MAX_BYTES,
-      signal,
-    });
-    if (!answer.ok) return { ok: false, error: answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}` };
-    if (answer.status === 401 || answer.status === 403) {
-      return { ok: false, error: `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)` };
-    }
-    if (answer.status !== 200) return { ok: false, error: `HTTP ${answer.status} from /admin/hosts` };
-    return isHostsReport(answer.body) ? { ok: true, report: answer.body } : { ok: false, error: '/admin/hosts did not answer a hosts report' };
-  } finally {
-    await agent.close();
+  const answer = await requestBoundedJson(`${gatewayUrl.replace(/\/+$/, '')}/admin/hosts`, {
+    dispatcher: httpRequester(STATUS_TIMEOUT_MS),
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    timeoutMs: STATUS_TIMEOUT_MS,
+    maxBytes: STATUS_MAX_BYTES,
+    signal,
+  });
+  if (!answer.ok) return { ok: false, error: answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}` };
+  if (answer.status === 401 || answer.status === 403) {
+    return { ok: false, error: `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)` };
   }
+  if (answer.status !== 200) return { ok: false, error: `HTTP ${answer.status} from /admin/hosts` };
+  return isHostsReport(answer.body) ? { ok: true, report: answer.body } : { ok: false, error: '/admin/hosts did not answer a hosts report' };
 }
 
 /** The fields the table reads, checked; anything else in the document is left alone. */

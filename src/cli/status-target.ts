@@ -4,7 +4,7 @@
 // loopback. Without any config file, the documented default address.
 
 import { existsSync } from 'node:fs';
-import { formatProblems, loadConfigFile, type EnvVars, type GatewayConfig } from '#src/config/index.ts';
+import type { EnvVars, GatewayConfig } from '#src/config/index.ts';
 import { defaultConfigPath } from './config-lookup.ts';
 
 export const DEFAULT_STATUS_URL = 'http://127.0.0.1:8080';
@@ -34,6 +34,8 @@ export function statusTargetOf(config: GatewayConfig, file: string): TargetResul
 export async function findStatusTarget(given: string | undefined, env: EnvVars): Promise<TargetResult> {
   const file = given ?? defaultConfigPath(existsSync);
   if (file === undefined) return { ok: true, target: { url: DEFAULT_STATUS_URL, token: undefined } };
+  // The config loader (its schemas: ~130 modules) only when a file is read: `status --url` needs none.
+  const { formatProblems, loadConfigFile } = await import('#src/config/index.ts');
   const loaded = await loadConfigFile(file, env);
   if (!loaded.ok) {
     return { ok: false, problem: `cannot take the gateway's address from ${file} (give --url):\n${formatProblems(loaded.problems)}` };

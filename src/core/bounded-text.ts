@@ -1,15 +1,32 @@
 // One HTTP exchange whose answer is read as text, bounded in time (the whole exchange) and bytes.
 // Never throws.
 
-import type { Dispatcher } from 'undici';
 import { deadline } from './deadline.ts';
 
 export type TextAnswer =
   | { readonly ok: true; readonly status: number; readonly text: string }
   | { readonly ok: false; readonly status: number | undefined; readonly error: string };
 
+/** The one request shape this file asks; undici's Dispatcher (Agent, Pool) has it, and so does the CLI's node:http one. */
+export interface TextRequester {
+  request(options: {
+    origin: string;
+    path: string;
+    method: 'GET' | 'POST';
+    headers?: Record<string, string> | undefined;
+    body?: string | undefined;
+    signal: AbortSignal;
+  }): Promise<{ readonly statusCode: number; readonly body: RequestedBody }>;
+}
+
+/** An answer's body as this file reads it: chunks, an error event, and an early end. */
+export interface RequestedBody extends AsyncIterable<unknown> {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  destroy(): unknown;
+}
+
 export interface BoundedRequestOptions {
-  readonly dispatcher: Dispatcher;
+  readonly dispatcher: TextRequester;
   readonly headers?: Record<string, string>;
   readonly timeoutMs: number;
   readonly maxBytes: number;

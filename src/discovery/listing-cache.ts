@@ -3,14 +3,17 @@
 // that is nearly every poll: 1,000 nodes every 2 s would otherwise make ~25,000 short-lived objects
 // a second, enough of which outlive a scavenge to grow the old generation between full collections.
 //
-// The answer is kept and compared as bytes (a Buffer, outside the V8 heap): a string kept per node
-// made V8 allocate every listing's text straight into the old generation (allocation-site
-// pretenuring), which grew by ~3 MB/s of dead text at 1,000 nodes.
+// The answer is compared by its SHA-256 digest and length (~3 µs for a 50-model listing); its
+// bytes are not kept: 1,000 nodes' answers were ~6 MB held only to be compared. (A string of the
+// whole text kept per node made V8 allocate every listing's text straight into the old generation
+// — allocation-site pretenuring — which grew by ~3 MB/s of dead text at 1,000 nodes.)
 //
-// Bounded: one entry per node (a node's new answer replaces its old one), and at most `maxBytes` of
-// answers over all nodes (the oldest entries go first). An entry is used only for the same URL,
-// kind and listing rules; a failed or aborted poll never lands here.
+// Bounded: one entry per node (a node's new answer replaces its old one), and entries for at most
+// `maxBytes` of answers over all nodes (the oldest entries go first; the parsed results they keep
+// grow with their answers). An entry is used only for the same URL, kind and listing rules; a
+// failed or aborted poll never lands here.
 
+import { hash } from 'node:crypto';
 import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveryResult } from './discovery-state.ts';
 import type { ListingRules } from './limit-listing.ts';
@@ -22,7 +25,9 @@ interface Cached {
   readonly url: string;
   readonly kind: NodeSpec['kind'];
   readonly rules: ListingRules | undefined;
-  readonly bytes: Buffer;
+  /** The answer's length and SHA-256 (base64). */
+  readonly length: number;
+  readonly digest: string;
   readonly result: DiscoveryResult;
 }
 
@@ -38,22 +43,20 @@ export class ListingCache {
   /** The result parsed from the same answer under the same settings, if this is it. */
   get(node: NodeSpec, rules: ListingRules | undefined, bytes: Buffer): DiscoveryResult | undefined {
     const cached = this.#entries.get(node.name);
-    if (cached === undefined || cached.url !== node.url || cached.kind !== node.kind || !cached.bytes.equals(bytes)) return undefined;
+    if (cached === undefined || cached.url !== node.url || cached.kind !== node.kind || cached.length !== bytes.length) return undefined;
+    if (cached.digest !== digestOf(bytes)) return undefined;
     return sameRules(cached.rules, rules) ? cached.result : undefined;
   }
 
   set(node: NodeSpec, rules: ListingRules | undefined, bytes: Buffer, result: DiscoveryResult): void {
     this.forget(node.name);
     if (bytes.length > this.#maxBytes) return;
-    // A copy of its own: the answer may be a view into a larger socket or pool buffer it would keep alive.
-    const own = Buffer.allocUnsafeSlow(bytes.length);
-    bytes.copy(own);
-    this.#entries.set(node.name, { url: node.url, kind: node.kind, rules, bytes: own, result });
+    this.#entries.set(node.name, { url: node.url, kind: node.kind, rules, length: bytes.length, digest: digestOf(bytes), result });
     this.#bytes += bytes.length;
     for (const [name, entry] of this.#entries) {
       if (this.#bytes <= this.#maxBytes) break;
       this.#entries.delete(name);
-      this.#bytes -= entry.bytes.length;
+      this.#bytes -= entry.length;
     }
   }
 
@@ -61,7 +64,7 @@ export class ListingCache {
     const old = this.#entries.get(nodeName);
     if (old === undefined) return;
     this.#entries.delete(nodeName);
-    this.#bytes -= old.bytes.length;
+    this.#bytes -= old.length;
   }
 
   /** Keeps only the nodes still configured (config reload). */
@@ -70,10 +73,14 @@ export class ListingCache {
     for (const name of [...this.#entries.keys()]) if (!names.has(name)) this.forget(name);
   }
 
-  /** Answer bytes held now (tests and figures). */
+  /** Answer bytes the entries stand for now (tests and figures). */
   get bytes(): number {
     return this.#bytes;
   }
+}
+
+function digestOf(bytes: Buffer): string {
+  return hash('sha256', bytes, 'base64');
 }
 
 function sameRules(a: ListingRules | undefined, b: ListingRules | undefined): boolean {

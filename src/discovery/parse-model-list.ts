@@ -47,7 +47,9 @@ function parseEntry(server: ServerKind, entry: unknown, index: number): EntryOut
   if (typeof id !== 'string' || id === '') {
     return { ok: false, error: `model list entry ${index} has no non-empty string 'id'` };
   }
-  return { ok: true, model: { id, ...server.listingEntry(entry, id) } };
+  // Frozen here, so the registry stores this very object (nodes/frozen-discovery.ts) and the listing
+  // cache's result and the stored listing are one copy, not two (1,000 nodes × 50 models).
+  return { ok: true, model: Object.freeze({ id, ...server.listingEntry(entry, id) }) };
 }
 
 /** The message of an error object some servers send with HTTP 200 (`{error:{message}}` or flat). */

@@ -46,13 +46,16 @@ function contextTokensOf(entry: Readonly<Record<string, unknown>>): number | und
   return isPositiveNumber(nCtx) ? nCtx : undefined;
 }
 
-function aliasesOf(raw: unknown, id: string): string[] {
-  if (!Array.isArray(raw)) return [];
+/** The aliases of every entry that has none (most): one frozen array, not one per model per listing. */
+const NO_ALIASES: readonly string[] = Object.freeze([]);
+
+function aliasesOf(raw: unknown, id: string): readonly string[] {
+  if (!Array.isArray(raw) || raw.length === 0) return NO_ALIASES;
   const aliases = new Set<string>();
   for (const alias of raw) {
     if (typeof alias === 'string' && alias !== '' && alias !== id) aliases.add(alias);
   }
-  return [...aliases];
+  return aliases.size === 0 ? NO_ALIASES : Object.freeze([...aliases]);
 }
 
 function isPositiveNumber(value: unknown): value is number {

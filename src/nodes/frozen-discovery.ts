@@ -5,14 +5,21 @@ import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
 
 /**
  * Stored state is frozen once, when it is written, so views can hand it out without copying on
- * every read and no reader can change it. A new listing is copied: the caller keeps its own array.
+ * every read and no reader can change it. A new listing is copied: the caller keeps its own array
+ * (its models, when already frozen, are shared: nobody can change them).
  */
 export function frozenDiscovery(state: DiscoveryState, prev: DiscoveryState | undefined): DiscoveryState {
   const models =
     prev !== undefined && (state.models === prev.models || sameListing(state.models, prev.models))
       ? prev.models
-      : Object.freeze(state.models.map((m) => Object.freeze({ ...m, aliases: Object.freeze([...m.aliases]) })));
+      : Object.freeze(state.models.map(frozenModel));
   return Object.freeze({ ...state, models });
+}
+
+/** A model already frozen with its aliases (as parse-model-list.ts makes them) is stored as it is: no second copy. */
+function frozenModel(m: DiscoveredModel): DiscoveredModel {
+  if (Object.isFrozen(m) && Object.isFrozen(m.aliases)) return m;
+  return Object.freeze({ ...m, aliases: Object.isFrozen(m.aliases) ? m.aliases : Object.freeze([...m.aliases]) });
 }
 
 /** Whether two listings say the same (ids, load state, context, aliases, in order). */

@@ -9,23 +9,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { gatewayToml, runCliToExit, startCli, writeTempFile } from '#test/fixtures/processes.ts';
-
-const HOOK = pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'import-trace.ts')).href;
-
-/** The module URLs `switchyard ARGS` loaded, and how it ended. */
-async function loadedBy(args: readonly string[]): Promise<{ urls: string[]; code: number | null; stdout: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'switchyard-import-trace-'));
-  const file = join(dir, 'loaded.txt');
-  try {
-    const run = await runCliToExit(args, { env: { NODE_OPTIONS: `--import=${HOOK}`, SWITCHYARD_TEST_IMPORT_TRACE: file } });
-    const urls = (await readFile(file, 'utf8').catch(() => '')).split('\n').filter((u) => u !== '');
-    return { urls, code: run.code, stdout: run.stdout };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+import { gatewayToml, startCli, writeTempFile } from '#test/fixtures/processes.ts';
+import { IMPORT_TRACE_HOOK as HOOK, loadedBy } from '#test/fixtures/loaded-modules.ts';
 
 const heavy = (urls: readonly string[]): string[] =>
   urls.filter((u) => /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|undici|prom-client|pino)\//.test(u) || /\/src\/(mesh|gateway|proxy)\//.test(u));

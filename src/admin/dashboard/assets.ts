@@ -43,17 +43,23 @@ export interface DashboardAssets {
   readonly csp: string;
 }
 
-export function loadDashboardAssets(): DashboardAssets {
-  const files = new Map<string, Asset>();
+/** Where each file served under ASSET_PREFIX is read from (names only: nothing is read yet). */
+export function dashboardAssetPaths(): ReadonlyMap<string, string> {
+  const paths = new Map<string, string>();
   const staticDir = new URL('./static/', import.meta.url);
   for (const name of readdirSync(staticDir)) {
-    if (name === 'index.html') continue;
-    files.set(name, asset(fileURLToPath(new URL(name, staticDir))));
+    if (name !== 'index.html') paths.set(name, fileURLToPath(new URL(name, staticDir)));
   }
-  for (const { specifier, file } of [...Object.values(VENDOR), UPLOT_CSS]) {
-    files.set(file, asset(fileURLToPath(import.meta.resolve(specifier)), file));
-  }
-  for (const { url, file } of SHARED) files.set(file, asset(fileURLToPath(url), file));
+  for (const { specifier, file } of [...Object.values(VENDOR), UPLOT_CSS]) paths.set(file, fileURLToPath(import.meta.resolve(specifier)));
+  for (const { url, file } of SHARED) paths.set(file, fileURLToPath(url));
+  return paths;
+}
+
+/** Reads every file of the page (~270 KB); the routes call it on the first dashboard request, not at start. */
+export function loadDashboardAssets(paths: ReadonlyMap<string, string> = dashboardAssetPaths()): DashboardAssets {
+  const files = new Map<string, Asset>();
+  const staticDir = new URL('./static/', import.meta.url);
+  for (const [file, path] of paths) files.set(file, asset(path, file));
   const importMap = JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR).map(([name, v]) => [name, `./ui/${v.file}`])) });
   const hash = createHash('sha256').update(importMap).digest('base64');
   const html = readFileSync(new URL('index.html', staticDir), 'utf8').replace('<!--IMPORT_MAP-->', `<script type="importmap">${importMap}</script>`);

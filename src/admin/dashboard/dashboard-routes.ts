@@ -8,7 +8,7 @@ import type { Guard, RecentRequests } from '../admin-deps.ts';
 import type { AdminAccess } from '../admin-access.ts';
 import { badRequest } from '#src/core/errors.ts';
 import { sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
-import { ASSET_PREFIX, loadDashboardAssets, type Asset } from './assets.ts';
+import { ASSET_PREFIX, dashboardAssetPaths, loadDashboardAssets, type Asset, type DashboardAssets } from './assets.ts';
 import { feedAddressKey } from './feed-admission.ts';
 import type { LiveFeed } from './live-feed.ts';
 
@@ -22,8 +22,12 @@ export interface DashboardSources {
 
 export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, guard: Guard): void {
   const { feed } = sources;
-  const assets = loadDashboardAssets();
+  // The page's files are read on the first request for one (a gateway nobody opens the dashboard of never holds them).
+  const paths = dashboardAssetPaths();
+  const read: { assets: DashboardAssets | undefined } = { assets: undefined };
+  const assetsNow = (): DashboardAssets => (read.assets ??= loadDashboardAssets(paths));
   const send = (res: ServerResponse, a: Asset): void => {
+    const assets = assetsNow();
     res.writeHead(200, {
       'content-type': a.contentType,
       'content-length': a.body.length,
@@ -42,12 +46,14 @@ export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, 
   });
   table.add('GET', '/admin/', (req, res) => {
     req.resume();
-    send(res, assets.page);
+    send(res, assetsNow().page);
   });
-  for (const [name, a] of assets.files) {
+  for (const name of paths.keys()) {
     table.add('GET', ASSET_PREFIX + name, (req, res) => {
       req.resume();
-      send(res, a);
+      const a = assetsNow().files.get(name);
+      if (a !== undefined) send(res, a);
+      else res.writeHead(404, { 'content-length': 0 }).end();
     });
   }
   table.add(
