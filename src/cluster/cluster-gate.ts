@@ -44,13 +44,31 @@ export class ClusterGate {
   readonly #run = randomBytes(4).toString('hex');
   #timer: Timer | undefined;
   #stopped = false;
+  /** Told on every change of mode (the option's, and `onModeChange`'s). */
+  readonly #modeListeners: ((mode: ClusterMode) => void)[] = [];
+  /** Told when the store answers again after fallback (its first renewal done): `onRejoin`'s hooks. */
+  readonly #rejoinHooks: (() => void)[] = [];
   /** In fallback, while a renew probes the store: no lease is granted locally that the rejoin would miss. */
   #rejoining = false;
 
   constructor(options: ClusterGateOptions) {
     this.#o = options;
     this.#since = options.clock.now();
+    if (options.onMode !== undefined) this.#modeListeners.push(options.onMode);
     options.store.onFreed((pair) => this.#wake(pair));
+  }
+
+  /** Told on every change of mode. */
+  onModeChange(listener: (mode: ClusterMode) => void): void {
+    this.#modeListeners.push(listener);
+  }
+
+  /**
+   * Told each time the replica is back to shared after a fallback (the leases held are registered
+   * again by then): what was counted alone meanwhile (tenant usage) is to be added to the store.
+   */
+  onRejoin(hook: () => void): void {
+    this.#rejoinHooks.push(hook);
   }
 
   /** Joins the store (one renew: the heartbeat), then keeps renewing; a store down now means fallback. */
@@ -59,7 +77,7 @@ export class ClusterGate {
     if (this.#mode === 'fallback') {
       this.#losses += 1;
       this.#o.logger.warn({ replica: this.#o.replica, reason: this.#reason }, 'cluster store not reachable at start: this replica counts itself alone until it answers');
-      this.#o.onMode?.('fallback');
+      this.#tell('fallback');
     }
   }
 
@@ -182,7 +200,7 @@ export class ClusterGate {
     this.#reason = error instanceof Error ? error.message : String(error);
     this.#losses += 1;
     this.#o.logger.warn({ replica: this.#o.replica, reason: this.#reason, liveReplicas: this.#live }, 'cluster store lost: each node\'s slots and each tenant limit fall back to this replica\'s share until it answers again');
-    this.#o.onMode?.('fallback');
+    this.#tell('fallback');
     this.#wakeAll();
     return undefined;
   }
@@ -210,7 +228,12 @@ export class ClusterGate {
     this.#since = undefined;
     this.#reason = undefined;
     this.#o.logger.info({ replica: this.#o.replica, liveReplicas: this.#live, ...this.#held.totals() }, first ? 'cluster store joined' : 'cluster store answers again: leases held were registered again, slots are shared again');
-    this.#o.onMode?.('shared');
+    this.#tell('shared');
     this.#wakeAll();
+    if (!first) for (const hook of [...this.#rejoinHooks]) hook();
+  }
+
+  #tell(mode: ClusterMode): void {
+    for (const listener of [...this.#modeListeners]) listener(mode);
   }
 }

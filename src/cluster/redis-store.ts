@@ -6,9 +6,12 @@
 import { Redis } from 'iovalkey';
 import { ACQUIRE, DROP, HEARTBEAT, HOLD, LEAVE, pairKeys, pairOfLeasesKey, RELEASE, RENEW } from './lua.ts';
 import type { AcquireAnswer, ClusterStore, Pair, PairHeld } from './store-port.ts';
-import { TENANT_ADMIT, TENANT_RENEW, TENANT_SETTLE, tenantKeys } from './tenant-lua.ts';
+import { TENANT_ADMIT, TENANT_REJOIN, TENANT_RENEW, TENANT_SETTLE, tenantKeys } from './tenant-lua.ts';
 import type { LeaderStore } from './leader-lease.ts';
-import type { SharedAnswer, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
+import type { SharedAnswer, SharedRejoin, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
+
+/** A fallback batch's marker outlives every day key it may have touched. */
+const REJOIN_MARKER_MS = 90_000_000;
 
 export interface RedisStoreOptions {
   readonly url: string;
@@ -34,7 +37,7 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
   readonly #client: Redis;
   readonly #subscriber: Redis;
   readonly #channel: string;
-  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined }, hold: { lua: HOLD, sha: undefined }, drop: { lua: DROP, sha: undefined } } satisfies Record<string, Script>;
+  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined }, tenantRejoin: { lua: TENANT_REJOIN, sha: undefined }, hold: { lua: HOLD, sha: undefined }, drop: { lua: DROP, sha: undefined } } satisfies Record<string, Script>;
   readonly #listeners: ((pair: Pair) => void)[] = [];
 
   constructor(options: RedisStoreOptions) {
@@ -102,16 +105,26 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
   async reserve(ask: SharedReserve): Promise<SharedAnswer> {
     const k = tenantKeys(this.#options.prefix, ask.tenant);
     const limit = (value: number | undefined): string => String(value ?? -1);
-    const { limits } = ask;
-    const args = [ask.ticket, limit(limits.maxConcurrent), limit(limits.requestsPerMinute), limit(limits.tokensPerMinute), limit(limits.tokensPerDay), String(Math.round(ask.cost)), String(this.#options.leaseTtlMs), String(Math.max(1, Math.round(ask.dayTtlMs))), ask.force ? '1' : '0'];
-    const answer = numbers(await this.#run(this.#scripts.tenantAdmit, [k.meter, k.inflight, k.day(ask.day)], args));
-    return { admitted: answer[0] === 1, inFlight: answer[1] ?? 0, requestsUsed: answer[2] ?? 0, tokensUsed: answer[3] ?? 0, todayTokens: answer[4] ?? 0 };
+    const { limits, days } = ask;
+    const args = [ask.ticket, limit(limits.maxConcurrent), limit(limits.requestsPerMinute), limit(limits.tokensPerMinute), limit(limits.tokensPerDay), String(Math.round(ask.cost)), String(this.#options.leaseTtlMs), String(Math.round(days.graceMs)), ask.force ? '1' : '0', String(days.startMs)];
+    const answer = numbers(await this.#run(this.#scripts.tenantAdmit, [k.meter, k.inflight, k.open, ...days.days.map((d) => k.day(d))], args));
+    const day = days.days[Math.min(2, Math.max(0, (answer[5] ?? 2) - 1))] ?? days.days[1];
+    return { admitted: answer[0] === 1, inFlight: answer[1] ?? 0, requestsUsed: answer[2] ?? 0, tokensUsed: answer[3] ?? 0, todayTokens: answer[4] ?? 0, day, storeNowMs: answer[6] ?? 0 };
   }
 
-  async settle(done: SharedSettle): Promise<void> {
+  async settle(done: SharedSettle): Promise<boolean> {
     const k = tenantKeys(this.#options.prefix, done.tenant);
-    const args = [done.ticket, String(done.tokensPerMinute ?? -1), String(Math.round(done.reserved)), String(Math.round(done.used)), String(Math.max(1, Math.round(done.todayTtlMs)))];
-    await this.#run(this.#scripts.tenantSettle, [k.meter, k.inflight, k.day(done.admittedDay), k.day(done.today)], args);
+    const { admitted, ended } = done;
+    const args = [done.ticket, String(done.tokensPerMinute ?? -1), String(Math.round(done.used)), String(Math.round(ended.graceMs)), String(ended.startMs)];
+    const keys = [k.meter, k.inflight, k.open, ...admitted.days.map((d) => k.day(d)), ...ended.days.map((d) => k.day(d))];
+    return Number(await this.#run(this.#scripts.tenantSettle, keys, args)) === 1;
+  }
+
+  async rejoin(batch: SharedRejoin): Promise<boolean> {
+    const k = tenantKeys(this.#options.prefix, batch.tenant);
+    const args = [String(REJOIN_MARKER_MS), String(batch.requestsPerMinute ?? -1), String(batch.tokensPerMinute ?? -1), String(Math.round(batch.requests)), String(Math.round(batch.tokens)), String(Math.max(0, Math.round(batch.ageMs))), String(Math.round(batch.graceMs))];
+    for (const d of batch.days) args.push(String(d.startMs), String(Math.round(d.tokens)));
+    return Number(await this.#run(this.#scripts.tenantRejoin, [k.meter, k.rejoin(batch.id), ...batch.days.map((d) => k.day(d.day))], args)) === 1;
   }
 
   async renewTickets(open: ReadonlyMap<string, readonly string[]>): Promise<void> {

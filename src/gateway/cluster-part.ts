@@ -68,7 +68,7 @@ export class ClusterPart {
     await gate.start();
     this.#gate = gate;
     this.#admit = cluster.clusterAdmit(inner, gate, this.#deps.clock);
-    const tenants = new SharedTenants({ ledger: this.#deps.ledger, store, gate, clock: this.#deps.clock, replica: this.replica, renewEveryMs: cluster.renewEveryMs(leaseTtlMs) });
+    const tenants = new SharedTenants({ ledger: this.#deps.ledger, store, gate, clock: this.#deps.clock, replica: this.replica, renewEveryMs: cluster.renewEveryMs(leaseTtlMs), logger: this.#deps.logger });
     tenants.start();
     this.#tenants = tenants;
     const leader = this.#leading === undefined ? undefined : new cluster.LeaderLease({ store, name: 'mesh', replica: this.replica, leaseTtlMs, clock: this.#deps.clock, onChange: (leading) => this.#lead(leading), lost: (error) => gate.storeFailed(error) });

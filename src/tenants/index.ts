@@ -15,3 +15,5 @@ export { decideAt, limitsShare, type TenantCounters } from './shared-verdict.ts'
 export { tenantsReport } from './tenants-report.ts';
 export { openUsageStore, oldestKeptDay, SqliteUsageStore, USAGE_RETENTION_DAYS, usageRowProblem, type SqliteUsageStoreOptions } from './usage-store.ts';
 export { USAGE_FLUSH_INTERVAL_MS, UsageFlusher, type UsageFlusherOptions } from './usage-flusher.ts';
+export { FallbackTally, type TallyBatch, type TallyDay } from './fallback-tally.ts';
+export { candidateAt, dayCandidates, type DayCandidates } from './store-day.ts';
