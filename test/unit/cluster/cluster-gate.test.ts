@@ -147,3 +147,47 @@ test('the store lost: fallback to the share (slots / live replicas), logged once
   assert.equal(store.leases.size, 3);
   gate.stop();
 });
+
+test('onRejoin: told each time the store answers again after a fallback (not at the first join); every mode listener told', async () => {
+  const { store, gate, clock } = setup();
+  const modes: string[] = [];
+  const more: string[] = [];
+  let rejoins = 0;
+  gate.onModeChange((m) => modes.push(m));
+  gate.onModeChange((m) => more.push(m));
+  gate.onRejoin(() => {
+    rejoins += 1;
+    assert.equal(gate.shared(), true, 'shared by the time the hook runs');
+  });
+  await gate.start();
+  assert.equal(rejoins, 0, 'the first join is no rejoin');
+  for (let loss = 1; loss <= 2; loss += 1) {
+    store.down = true;
+    gate.storeFailed(new Error('gone'));
+    store.down = false;
+    for (let i = 0; i < 10 && !gate.shared(); i += 1) {
+      clock.advance(300);
+      await flush();
+    }
+    assert.equal(rejoins, loss, `rejoin ${loss}`);
+  }
+  assert.deepEqual(modes, ['shared', 'fallback', 'shared', 'fallback', 'shared']);
+  assert.deepEqual(more, modes);
+  gate.stop();
+});
+
+test('onRejoin: a replica that started while the store was down is told when it first joins', async () => {
+  const { store, gate, clock } = setup();
+  let rejoins = 0;
+  gate.onRejoin(() => (rejoins += 1));
+  store.down = true;
+  await gate.start();
+  assert.equal(gate.shared(), false);
+  store.down = false;
+  for (let i = 0; i < 10 && !gate.shared(); i += 1) {
+    clock.advance(300);
+    await flush();
+  }
+  assert.equal(rejoins, 1, 'what it admitted alone meanwhile is to be added');
+  gate.stop();
+});
