@@ -158,6 +158,8 @@ export class ClusterPart {
       leases_held: s.leases,
       waiters: s.waiters,
       store_losses: s.losses,
+      // Fallback usage (tenant batches, settles) the store has not confirmed yet: 0 once a rejoin is complete.
+      tenant_usage_unconfirmed: this.#tenants?.unconfirmedCount() ?? 0,
       ...(this.#leading === undefined ? {} : { mesh_leader: this.#leading }),
       ...(s.since === undefined ? {} : { fallback_since: new Date(s.since).toISOString() }),
       ...(s.reason === undefined ? {} : { fallback_reason: s.reason }),

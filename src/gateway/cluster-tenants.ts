@@ -152,6 +152,11 @@ export class SharedTenants {
     }
   }
 
+  /** How many fallback batches (one per tenant) and settles the store has not confirmed yet (/admin/runtime). */
+  unconfirmedCount(): number {
+    return this.#tally.pendingTenants() + this.#unsettled.size;
+  }
+
   /** What the store has not confirmed yet (tests, reports): tokens of fallback batches, settles. */
   unconfirmed(tenant: string): { tokens: number; settles: number } {
     return { tokens: this.#tally.unconfirmedTokens(tenant), settles: [...this.#unsettled.values()].filter((d) => d.tenant === tenant).length };

@@ -79,6 +79,11 @@ export class FallbackTally {
     return this.#open.size > 0 || this.#sealed.size > 0;
   }
 
+  /** Tenants with usage not yet confirmed by the store. */
+  pendingTenants(): number {
+    return new Set([...this.#open.keys(), ...this.#sealed.keys()]).size;
+  }
+
   /** The tokens per day not yet confirmed by the store, by tenant (for tests and reports). */
   unconfirmedTokens(tenant: string): number {
     let sum = 0;
