@@ -46,7 +46,7 @@ export class ClusterPart {
     this.#started = new Promise((resolve) => {
       this.#begin = resolve;
     });
-    registerClusterMetrics(deps.metrics, () => this.status());
+    registerClusterMetrics(deps.metrics, () => this.status(), () => this.#tenants?.unconfirmedCount() ?? 0);
   }
 
   /** Loads the cluster code and the client, joins the store (or starts in fallback), and opens admission. */
@@ -171,7 +171,7 @@ export class ClusterPart {
   }
 }
 
-function registerClusterMetrics(registry: Registry, status: () => ClusterStatus | undefined): void {
+function registerClusterMetrics(registry: Registry, status: () => ClusterStatus | undefined, unconfirmed: () => number): void {
   const gauge = (name: string, help: string, read: (s: ClusterStatus) => number): void => {
     new Gauge({
       name,
@@ -188,4 +188,5 @@ function registerClusterMetrics(registry: Registry, status: () => ClusterStatus 
   gauge('gateway_cluster_live_replicas', 'Replicas alive as the store last counted them (this one included).', (s) => s.liveReplicas);
   gauge('gateway_cluster_leases_held', 'Slot leases this replica holds across the cluster now.', (s) => s.leases);
   gauge('gateway_cluster_waiters', 'Requests of this replica waiting in the global queues now.', (s) => s.waiters);
+  gauge('gateway_cluster_tenant_usage_unconfirmed', 'Tenant usage counted alone in fallback (batches per tenant, settles) the store has not confirmed yet; 0 once a rejoin is complete.', () => unconfirmed());
 }
