@@ -4,10 +4,11 @@
 // Keys of one tenant (one hash slot): `meter` (hash: ru/ra = the request bucket's used and when,
 // tu/ta = the token bucket's; expires 2 minutes after its last write: an idle bucket is empty),
 // `inflight` (sorted set: member = ticket id, score = expiry ms, renewed while the request runs:
-// a dead replica's requests leave within lease_ttl), `open` (hash: ticket id = "tokens reserved:
-// day taken", until settled: a settle sent twice, a reply lost, applies once), `day:<YYYY-MM-DD>` (the UTC
-// day's tokens, used plus reserved; expires an hour after the day ends), `rejoin:<batch id>` (a
-// fallback batch applied: 25 h). A limit of -1 is no limit.
+// a dead replica's requests leave within lease_ttl), `open` (hash: ticket id = "tokens
+// reserved:day taken", until settled, so a settle sent twice or after a lost reply applies once;
+// kept 25 h past the tenant's last admission: a dead replica's open tickets stay that long),
+// `day:<YYYY-MM-DD>` (the UTC day's tokens, used plus reserved; expires an hour after the day
+// ends), `rejoin:<batch id>` (a fallback batch applied: 25 h). A limit of -1 is no limit.
 //
 // The day is the store's: the replica names three candidate day keys (KEYS, so every key is
 // known up front) and the middle one's start; the script picks by TIME (tenants/store-day.ts).
