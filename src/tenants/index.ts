@@ -1,6 +1,6 @@
 // Tenants: who a client is, what it may reach, its limits, its usage (docs/tenants.md).
 
-export type { ModelQueueReport, TenantLimitsReport, TenantReport, TenantsReport } from './tenant-report.ts';
+export type { ModelQueueReport, ReplicaSeen, TenantLimitsReport, TenantReport, TenantsReport } from './tenant-report.ts';
 export type { UsageRow, UsageStore } from './usage-rows.ts';
 export type { LimitRefusal, TenantAdmission, TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
 export { keyDigest, keyTag } from './key-tag.ts';
@@ -15,3 +15,4 @@ export { decideAt, limitsShare, type TenantCounters } from './shared-verdict.ts'
 export { tenantsReport } from './tenants-report.ts';
 export { openUsageStore, oldestKeptDay, SqliteUsageStore, USAGE_RETENTION_DAYS, usageRowProblem, type SqliteUsageStoreOptions } from './usage-store.ts';
 export { USAGE_FLUSH_INTERVAL_MS, UsageFlusher, type UsageFlusherOptions } from './usage-flusher.ts';
+export { replicaTenantsReport, replicaUsage, sharedRemaining, siteTenantsReport, type PublishedUsage, type ReplicaTenantUsage, type ReplicaUsage, type SharedCounters, type SiteInput } from './site-usage.ts';
