@@ -1,6 +1,9 @@
 // Issue 26, the whole gateway with both [mesh] and [cluster]: site "a" runs as two replicas (two
-// real `switchyard serve` processes, one site key, one redis-server), site "b" is their peer (a
-// third process), all gossiping over libp2p on 127.0.0.1, their nodes in one `switchyard sim`.
+// real `switchyard serve` processes, one site key, one redis-server, each its own libp2p identity:
+// [mesh] peer_key_file), site "b" is their peer (a third process), all gossiping over libp2p on
+// 127.0.0.1, their nodes in one `switchyard sim`. With the site key as both replicas' libp2p
+// identity, b kept one gossip stream for the shared peer id: the replica it did not hear could
+// not forward to b, and after the publisher was killed b never heard the other (a went stale).
 // Only the replica holding the leader lease publishes a's record; SIGKILL it and the other
 // publishes within lease_ttl, and b keeps routing to a; requests through either replica work.
 // Every process is killed in after() (and by the fixtures' exit hooks), whatever failed.
@@ -50,8 +53,11 @@ before(async () => {
   sim = await startSimProcess(['a-gpu', 'b-gpu'].map((n) => `[[node]]\nname = "${n}"\nkind = "vllm"\nmodels = ["m-${n[0]}"]\ncontext = 8192\nslots = 4\nttft = "5ms"\ntokens_per_second = 2000\n`).join('\n'));
   dir = await mkdtemp(join(tmpdir(), 'switchyard-0026-12-'));
   const keys = { a: siteKeyMaterial(), b: siteKeyMaterial() };
+  // Each replica's own libp2p identity ([mesh] peer_key_file); the site key signs the records.
+  const peerKeys = { a0: siteKeyMaterial(), a1: siteKeyMaterial() };
   await writeFile(join(dir, 'a.key'), keys.a.pem, { mode: 0o600 });
   await writeFile(join(dir, 'b.key'), keys.b.pem, { mode: 0o600 });
+  for (const name of ['a0', 'a1'] as const) await writeFile(join(dir, `${name}.peer.key`), peerKeys[name].pem, { mode: 0o600 });
   const taken = new Set<number>();
   const ports = { a0: { http: await freePort(taken), p2p: await freePort(taken) }, a1: { http: await freePort(taken), p2p: await freePort(taken) }, b: { http: await freePort(taken), p2p: await freePort(taken) } };
   const addr = (p2p: number, peerId: string): string => `/ip4/127.0.0.1/tcp/${p2p}/p2p/${peerId}`;
@@ -65,6 +71,7 @@ before(async () => {
       '[routing]', 'queue_timeout = "5s"',
       '[[nodes]]', `name = "${id}-gpu"`, `url = "${sim?.url(`${id}-gpu`)}"`, 'kind = "vllm"',
       '[mesh]', `site = "${id}"`, `url = "http://127.0.0.1:${ports[name].http}"`, `key_file = "${join(dir ?? '', `${id}.key`)}"`,
+      ...(name === 'b' ? [] : [`peer_key_file = "${join(dir ?? '', `${name}.peer.key`)}"`]),
       `listen = ["/ip4/127.0.0.1/tcp/${ports[name].p2p}"]`, `peers = [${peers.map((p) => `"${p}"`).join(', ')}]`,
       'heartbeat = "300ms"', 'freshness = "6000ms"',
       pins, cluster, '',
@@ -73,7 +80,7 @@ before(async () => {
   const cluster = (replica: string): string => `[cluster]\nstore = "${redis?.url}"\nreplica = "${replica}"\nlease_ttl = "${TTL_MS}ms"\nprefix = "${PREFIX}"`;
   const site = (name: 'a0' | 'a1' | 'b', peers: readonly string[], clusterToml: string): MeshSite =>
     new MeshSite({ id: name, key: keys[name[0] as 'a' | 'b'], httpPort: ports[name].http, p2pPort: ports[name].p2p, dir: dir ?? '', nodes: [], config: () => config(name, peers, clusterToml), startTimeoutMs: WAIT_MS });
-  peer = site('b', [addr(ports.a0.p2p, keys.a.peerId), addr(ports.a1.p2p, keys.a.peerId)], '');
+  peer = site('b', [addr(ports.a0.p2p, peerKeys.a0.peerId), addr(ports.a1.p2p, peerKeys.a1.peerId)], '');
   replicas.push(site('a0', [addr(ports.b.p2p, keys.b.peerId)], cluster('a0')), site('a1', [addr(ports.b.p2p, keys.b.peerId)], cluster('a1')));
   await peer.start();
   for (const r of replicas) await r.start();
@@ -120,12 +127,12 @@ test('one replica publishes a\'s record; both serve a\'s model; the leader forwa
   await waitFor(async () => (await chat(b, 'm-a', 'b to a')).status === 200, 'b forwards m-a to a');
 });
 
-// Known gap: the replicas of a site share its key, and with it their libp2p peer id; b's gossipsub
-// keeps one stream per peer id, so only one of the two replicas hears b's full record (the other
-// holds b's heartbeats, not its models) and cannot forward to b until the first is gone.
-test('the other replica forwards to b too', { todo: 'replicas of a site share one libp2p peer id: b gossips to one of them only (see the report of issue 26)' }, async () => {
+// With the site key as every replica's libp2p identity (no peer_key_file), b kept one gossip
+// stream for the shared peer id: only one replica heard b's full record, and this failed.
+test('the other replica forwards to b too', async () => {
   assert.ok(other !== undefined);
-  await forwardsToB(other, 20_000);
+  await forwardsToB(other);
+  assert.ok(!replicas.some((r) => r.logs().some((l) => String(l.msg).includes('no [mesh] peer_key_file'))), 'no replica warns of a shared peer id');
 });
 
 let killedAt = 0;
@@ -142,13 +149,13 @@ test('SIGKILL the leader: the other holds the lease within lease_ttl, publishes,
   assert.equal((await chat(survivor, 'm-a', 'survivor')).status, 200, 'the surviving replica serves');
 });
 
-// The same gap seen from b: after the kill b never hears the survivor's records (its gossipsub
-// does not take the second connection of the same peer id), so a turns stale at b.
-test('after the kill b holds the new publisher\'s record and keeps routing to a; the survivor forwards to b', { todo: 'replicas of a site share one libp2p peer id: b never hears the new publisher (see the report of issue 26)' }, async (t) => {
+// With a shared peer id b never heard the survivor's records after the kill (its gossipsub had
+// no stream for the second connection of the same peer id): a turned stale at b.
+test('after the kill b holds the new publisher\'s record and keeps routing to a; the survivor forwards to b', async (t) => {
   assert.ok(peer !== undefined && other !== undefined);
   const b = peer;
   const survivor = other;
-  const bound = 20_000;
+  const bound = WAIT_MS;
   await waitFor(async () => (await rowOf(b, 'a'))?.url === survivor.url, 'b holds the new publisher\'s record of a', bound).catch(async (error: unknown) => {
     const since = Date.now() - (performance.now() - killedAt);
     const lines = (site: MeshSite): string => JSON.stringify(site.logs().filter((l) => Number(l.time) >= since && String(l.msg).includes('mesh')).slice(-12).map((l) => [l.msg, l.peer, l.err, l.addr]));
