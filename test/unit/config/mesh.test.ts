@@ -167,6 +167,7 @@ describe('[mesh] on reload', () => {
     { name: 'the site id', next: `${BASE.replace('"paris"', '"lyon"')}${PIN_A}`, live: false, restart: ['mesh.site'] },
     { name: 'the url', next: `${BASE.replace('10.0.0.1', '10.0.0.2')}${PIN_A}`, live: false, restart: ['mesh.url'] },
     { name: 'the key file', next: `${BASE.replace('site.key', 'other.key')}${PIN_A}`, live: false, restart: ['mesh.key_file'] },
+    { name: 'the peer key file', next: `${BASE}peer_key_file = "/etc/switchyard/replica-2.key"\n${PIN_A}`, live: false, restart: ['mesh.peer_key_file'] },
     { name: 'the listen addresses', next: `${BASE.replace('tcp/4001', 'tcp/4002')}${PIN_A}`, live: false, restart: ['mesh.listen'] },
     { name: 'the whole table removed', next: undefined, live: false, restart: ['mesh'] },
   ];
