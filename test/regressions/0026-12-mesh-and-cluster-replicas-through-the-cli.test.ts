@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { startSimProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
 import { startRedisServer, type RedisServer } from '#test/fixtures/redis-server.ts';
 import { freePort, MeshSite, siteKeyMaterial } from '#test/mesh/mesh-fleet.ts';
-import { chat, rowOf } from '#test/mesh/helpers.ts';
+import { chat, metricSum, rowOf } from '#test/mesh/helpers.ts';
 
 const TTL_MS = 3_000;
 /** Scheduling slack on a busy machine on top of lease_ttl (a heartbeat, a poll, a log line). */
@@ -121,7 +121,9 @@ test('one replica publishes a\'s record; both serve a\'s model; the leader forwa
   // b sees a's record from the leader (its url is the leader's own [mesh] url).
   await waitFor(async () => (await rowOf(b, 'a'))?.fresh === true, 'b holds a fresh record of a');
   assert.equal((await rowOf(b, 'a'))?.url, leader.url, 'a\'s record is the leader\'s');
-  assert.ok(!other.logs().some((l) => l.msg === 'this replica publishes the site\'s mesh record (leader lease held)'), 'the other replica never published');
+  assert.ok(!other.logs().some((l) => l.msg === 'this replica publishes the site\'s mesh record (leader lease held)'), 'the other replica never held the lease');
+  assert.equal(metricSum(await other.metrics(), 'gateway_mesh_published_total'), 0, 'the other replica published nothing');
+  assert.ok(metricSum(await leader.metrics(), 'gateway_mesh_published_total') > 0, 'the leader publishes');
   for (const r of replicas) assert.equal((await chat(r, 'm-a', `local via ${r.id}`)).status, 200, `${r.id} serves m-a`);
   await forwardsToB(leader);
   await waitFor(async () => (await chat(b, 'm-a', 'b to a')).status === 200, 'b forwards m-a to a');
