@@ -59,7 +59,7 @@ export interface AdminDeps {
   /** [mesh] only: the remote sites, so /admin/explain lists them next to the nodes. */
   readonly remote?: ExplainRemote | undefined;
   /** GET /admin/tenants: every tenant's limits, usage and queue; absent = an empty report. */
-  readonly tenants?: () => TenantsReport;
+  readonly tenants?: () => TenantsReport | Promise<TenantsReport>;
   /** /admin/models*: absent = not offered. */
   readonly models?: ModelCommands;
   /** [cluster]: the replica's store mode, live replicas and leases (detailed /health, /admin/runtime); undefined = alone. */

@@ -61,7 +61,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
     }),
   );
   table.add('GET', '/admin/sites', guard(false, (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))));
-  table.add('GET', '/admin/tenants', guard(false, (_req, res) => sendJson(res, 200, deps.tenants?.() ?? { tenants: [], queues: {} })));
+  table.add('GET', '/admin/tenants', guard(false, async (_req, res) => sendJson(res, 200, (await deps.tenants?.()) ?? { tenants: [], queues: {} })));
   table.add('GET', '/admin/runtime', guard(false, (_req, res) => sendJson(res, 200, deps.commands.runtime())));
   table.add(
     'POST',

@@ -8,3 +8,4 @@ export { callTimeoutMs, fallbackPollMs, fallbackShare, renewEveryMs, type Cluste
 export type { ClusterStore, Pair, PairHeld, AcquireAnswer } from './store-port.ts';
 export type { SharedAnswer, SharedLimits, SharedRejoin, SharedReserve, SharedSettle, StoreDays, TenantStore } from './tenant-store-port.ts';
 export { LeaderLease, leaderTimings, type LeaderLeaseOptions, type LeaderStore } from './leader-lease.ts';
+export type { PublishedPart, TenantPeek, UsageBoardStore } from './usage-board-port.ts';

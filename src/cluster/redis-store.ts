@@ -9,6 +9,8 @@ import type { AcquireAnswer, ClusterStore, Pair, PairHeld } from './store-port.t
 import { TENANT_ADMIT, TENANT_REJOIN, TENANT_RENEW, TENANT_SETTLE, tenantKeys } from './tenant-lua.ts';
 import type { LeaderStore } from './leader-lease.ts';
 import type { SharedAnswer, SharedRejoin, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
+import { TENANT_PEEK, USAGE_PUBLISH, USAGE_READ, usageKey } from './usage-lua.ts';
+import type { PublishedPart, TenantPeek, UsageBoardStore } from './usage-board-port.ts';
 
 /** A fallback batch's marker outlives every day key it may have touched. */
 const REJOIN_MARKER_MS = 90_000_000;
@@ -32,13 +34,15 @@ function numbers(value: unknown): number[] {
   return Array.isArray(value) ? value.map((v) => Number(v)) : [Number(value)];
 }
 
-export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
+export class RedisStore implements ClusterStore, TenantStore, LeaderStore, UsageBoardStore {
   readonly #options: RedisStoreOptions;
   readonly #client: Redis;
   readonly #subscriber: Redis;
   readonly #channel: string;
   readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined }, tenantRejoin: { lua: TENANT_REJOIN, sha: undefined }, hold: { lua: HOLD, sha: undefined }, drop: { lua: DROP, sha: undefined } } satisfies Record<string, Script>;
   readonly #listeners: ((pair: Pair) => void)[] = [];
+  /** The site's /admin/tenants (usage-lua.ts). */
+  readonly #usageScripts = { publish: { lua: USAGE_PUBLISH, sha: undefined }, read: { lua: USAGE_READ, sha: undefined }, peek: { lua: TENANT_PEEK, sha: undefined } } satisfies Record<string, Script>;
 
   constructor(options: RedisStoreOptions) {
     this.#options = options;
@@ -140,6 +144,22 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
     await this.#run(this.#scripts.drop, [`${this.#options.prefix}leader:${key}`], [holder]);
   }
 
+  async publishUsage(body: string, keepMs: number): Promise<void> {
+    await this.#run(this.#usageScripts.publish, [usageKey(this.#options.prefix)], [this.#options.replica, body, String(Math.max(1, Math.round(keepMs)))]);
+  }
+
+  async readUsage(): Promise<readonly PublishedPart[]> {
+    const answer = await this.#run(this.#usageScripts.read, [usageKey(this.#options.prefix)], []);
+    return publishedParts(answer);
+  }
+
+  async peekTenant(tenant: string, day: string): Promise<TenantPeek> {
+    const k = tenantKeys(this.#options.prefix, tenant);
+    const a = (await this.#run(this.#usageScripts.peek, [k.meter, k.inflight, k.day(day)], [])) as unknown[];
+    const meter = (used: unknown, at: unknown): TenantPeek['requests'] => (used === null || at === null || used === undefined || at === undefined ? undefined : { used: Number(used), atMs: Number(at) });
+    return { nowMs: Number(a[0]), inFlight: Number(a[1] ?? 0), requests: meter(a[2], a[3]), tokens: meter(a[4], a[5]), dayTokens: Number(a[6] ?? 0) };
+  }
+
   onFreed(listener: (pair: Pair) => void): void {
     this.#listeners.push(listener);
   }
@@ -163,4 +183,21 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
     script.sha = String(await this.#client.script('LOAD', script.lua));
     return this.#client.evalsha(script.sha, keys.length, ...keys, ...args);
   }
+}
+
+/** USAGE_READ's answer as parts; a value not of the written shape is skipped. */
+function publishedParts(answer: unknown): PublishedPart[] {
+  if (!Array.isArray(answer)) return [];
+  const nowMs = Number(answer[0]);
+  const flat: unknown = answer[1];
+  if (!Array.isArray(flat)) return [];
+  const parts: PublishedPart[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const value = String(flat[i + 1]);
+    const space = value.indexOf(' ');
+    const atMs = Number(value.slice(0, space));
+    if (space < 0 || !Number.isFinite(atMs)) continue;
+    parts.push({ replica: String(flat[i]), ageMs: nowMs - atMs, body: value.slice(space + 1) });
+  }
+  return parts;
 }

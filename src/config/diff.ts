@@ -43,8 +43,8 @@ export interface ConfigChange extends NodeChange {
 }
 
 /** The [mesh] settings a reload applies live: all but the identity and the listening sockets. */
-function liveMesh(mesh: MeshConfig): Omit<MeshConfig, 'site' | 'url' | 'keyFile' | 'listen'> {
-  const { site: _site, url: _url, keyFile: _keyFile, listen: _listen, ...live } = mesh;
+function liveMesh(mesh: MeshConfig): Omit<MeshConfig, 'site' | 'url' | 'keyFile' | 'peerKeyFile' | 'listen'> {
+  const { site: _site, url: _url, keyFile: _keyFile, peerKeyFile: _peerKeyFile, listen: _listen, ...live } = mesh;
   return live;
 }
 

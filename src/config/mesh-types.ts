@@ -27,6 +27,11 @@ export interface MeshConfig {
   readonly url: string;
   /** The Ed25519 key file written by `switchyard keygen` (libp2p identity and record signer). */
   readonly keyFile: string;
+  /**
+   * This process's own libp2p identity (a key file as keygen writes it); absent = the site key's.
+   * With [cluster], each replica of a site needs its own: peers keep one gossip stream per peer id.
+   */
+  readonly peerKeyFile?: string | undefined;
   /** libp2p listen multiaddrs, e.g. "/ip4/127.0.0.1/tcp/4001". */
   readonly listen: readonly string[];
   /** Bootstrap peers: multiaddrs ending in /p2p/<peer id>, redialled with back-off. */

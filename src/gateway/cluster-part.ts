@@ -13,8 +13,9 @@ import type { WakeDelivery } from '#src/nodes/index.ts';
 import type { Admitter, ClusterGate, ClusterStatus } from '#src/cluster/index.ts';
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
-import type { TenantAdmission, TenantAsk, TenantLedger } from '#src/tenants/index.ts';
+import type { TenantAdmission, TenantAsk, TenantLedger, TenantsReport } from '#src/tenants/index.ts';
 import { SharedTenants } from './cluster-tenants.ts';
+import { SiteTenants } from './site-tenants.ts';
 
 export interface ClusterPartDeps {
   readonly clock: Clock;
@@ -23,6 +24,8 @@ export interface ClusterPartDeps {
   readonly metrics: Registry;
   /** The gateway's limits ledger: limited tenants are counted across replicas on top of it. */
   readonly ledger: Pick<TenantLedger, 'admit' | 'limitsOf'>;
+  /** This replica's own GET /admin/tenants (the site's sums every replica's). */
+  readonly tenantsReport: () => TenantsReport;
 }
 
 export class ClusterPart {
@@ -32,6 +35,7 @@ export class ClusterPart {
   #gate: ClusterGate | undefined;
   #admit: Admitter['admit'] | undefined;
   #tenants: SharedTenants | undefined;
+  #site: SiteTenants | undefined;
   /** [mesh]: whether this replica publishes the site's record (undefined = no leader lease asked for). */
   #leading: boolean | undefined;
   readonly #leaderListeners = new Set<() => void>();
@@ -71,11 +75,15 @@ export class ClusterPart {
     const tenants = new SharedTenants({ ledger: this.#deps.ledger, store, gate, clock: this.#deps.clock, replica: this.replica, renewEveryMs: cluster.renewEveryMs(leaseTtlMs), logger: this.#deps.logger });
     tenants.start();
     this.#tenants = tenants;
+    const site = new SiteTenants({ store, gate, clock: this.#deps.clock, replica: this.replica, leaseTtlMs, publishEveryMs: cluster.renewEveryMs(leaseTtlMs), local: this.#deps.tenantsReport, limitsOf: (tenant) => this.#deps.ledger.limitsOf(tenant) });
+    site.start();
+    this.#site = site;
     const leader = this.#leading === undefined ? undefined : new cluster.LeaderLease({ store, name: 'mesh', replica: this.replica, leaseTtlMs, clock: this.#deps.clock, onChange: (leading) => this.#lead(leading), lost: (error) => gate.storeFailed(error) });
     await leader?.start();
     this.#close = async () => {
       await leader?.stop();
       tenants.stop();
+      site.stop();
       gate.stop();
       await store.close();
     };
@@ -122,6 +130,12 @@ export class ClusterPart {
       const { decision, ticket } = this.#deps.ledger.admit(ask, !limited);
       return decision.kind === 'limited' ? decision : { kind: 'admitted', figures: decision.figures, settle: (outcome) => ticket.settle(outcome) };
     };
+  }
+
+  /** GET /admin/tenants for the whole site (scope "site"), or this replica's own while the store cannot be read. */
+  async tenantsReport(): Promise<TenantsReport> {
+    await this.#started;
+    return this.#site?.report() ?? this.#deps.tenantsReport();
   }
 
   /** The scheduler's admission port with the shared lease on its `admit` (the rest is the scheduler's). */

@@ -29,8 +29,8 @@ export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metric
   /** [mesh] only. */
   readonly upstreamSites: () => Record<string, PoolFigures> | undefined;
   readonly heldBytes: () => number;
-  /** GET /admin/tenants. */
-  readonly tenants: () => TenantsReport;
+  /** GET /admin/tenants (with [cluster]: the whole site's, read from the store). */
+  readonly tenants: () => TenantsReport | Promise<TenantsReport>;
   /** /admin/models*. */
   readonly models?: AdminDeps['models'];
   /** [cluster]: the replica's status (undefined = alone). */

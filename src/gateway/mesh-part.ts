@@ -20,6 +20,10 @@ import { subscribeMeshLogs } from '#src/logs/mesh-log.ts';
 import type { SitesSource } from '#src/admin/sites-view.ts';
 import type { GatewayOptions, MeshOptions } from './options.ts';
 
+/** Said at start by a replica ([cluster] with [mesh]) whose libp2p identity is the site key (docs/deploy.md). */
+export const MESH_REPLICAS_SHARE_A_PEER_ID =
+  '[mesh] with [cluster] and no [mesh] peer_key_file: every replica of this site shares the site key\'s libp2p peer id, and a peer site keeps one gossip stream per peer id, so it hears one replica only (the others learn no other site; when the publisher dies the site turns stale there). Give each replica its own peer_key_file (switchyard keygen) and list each replica\'s address in the other sites\' [mesh] peers';
+
 export interface MeshPartDeps {
   readonly options: MeshOptions | undefined;
   readonly logger: Logger;
@@ -109,8 +113,10 @@ export class MeshPart {
     const mismatch = ownPinProblem(config.site, config.sites, key);
     if (mismatch !== undefined) throw new Error(mismatch);
     const codec = siteCodec(key);
-    const peerId = key.peerId;
-    const newTransport = options?.transport ?? (await import('./mesh-transport.ts')).libp2pTransportFor(key, config, this.#deps.clock, logger);
+    // The libp2p identity: this replica's own peer key when set (replicas of one site must not share a peer id), else the site key.
+    const peerKey = options?.key === undefined && config.peerKeyFile !== undefined ? await loadSiteKey(config.peerKeyFile) : key;
+    const peerId = peerKey.peerId;
+    const newTransport = options?.transport ?? (await import('./mesh-transport.ts')).libp2pTransportFor(peerKey, config, this.#deps.clock, logger);
     const transport = newTransport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
     const stateFile = options?.stateFile ?? (options?.key === undefined ? stateFileFor(config.keyFile) : false);
     const service = new MeshService({
@@ -136,6 +142,7 @@ export class MeshPart {
     this.#key = key;
     await service.start();
     logger.info({ site: config.site, peer_id: peerId, pinned: config.sites.length }, 'mesh started');
+    if (this.#deps.publishGate !== undefined && peerId === key.peerId) logger.warn({ site: config.site, peer_id: peerId }, MESH_REPLICAS_SHARE_A_PEER_ID);
   }
 
   /**

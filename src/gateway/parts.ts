@@ -143,7 +143,7 @@ export class GatewayParts {
       models: this.models,
     });
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
-    this.cluster = options.config.cluster === undefined ? undefined : new ClusterPart(options.config.cluster, { clock: this.clock, logger: options.logger, metrics: this.#metrics.registry, ledger: this.ledger });
+    this.cluster = options.config.cluster === undefined ? undefined : new ClusterPart(options.config.cluster, { clock: this.clock, logger: options.logger, metrics: this.#metrics.registry, ledger: this.ledger, tenantsReport: () => this.#tenantsView.report() });
     this.admission = this.cluster === undefined ? this.scheduler : this.cluster.admission(this.scheduler);
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
     this.proxyEvents.on('proxy:attempt', (e) => {
@@ -218,9 +218,9 @@ export class GatewayParts {
     );
   }
 
-  /** GET /admin/tenants: the tenants in force with the ledger's figures and the queues. */
-  tenantsReport(): TenantsReport {
-    return this.#tenantsView.report();
+  /** GET /admin/tenants: the tenants in force with the ledger's figures and the queues (with [cluster]: the whole site's). */
+  tenantsReport(): TenantsReport | Promise<TenantsReport> {
+    return this.cluster?.tenantsReport() ?? this.#tenantsView.report();
   }
 
   /** The ports a request plane in this thread reaches the control plane through. */

@@ -24,6 +24,7 @@ export function restartOnlyChanges(previous: GatewayConfig, next: GatewayConfig)
     if (previous.mesh.site !== next.mesh.site) changed.push('mesh.site');
     if (previous.mesh.url !== next.mesh.url) changed.push('mesh.url');
     if (previous.mesh.keyFile !== next.mesh.keyFile) changed.push('mesh.key_file');
+    if (previous.mesh.peerKeyFile !== next.mesh.peerKeyFile) changed.push('mesh.peer_key_file');
     if (!same(previous.mesh.listen, next.mesh.listen)) changed.push('mesh.listen');
   }
   // [cluster]'s store connection and replica name are set up once, at start.

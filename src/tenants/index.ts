@@ -1,6 +1,6 @@
 // Tenants: who a client is, what it may reach, its limits, its usage (docs/tenants.md).
 
-export type { ModelQueueReport, TenantLimitsReport, TenantReport, TenantsReport } from './tenant-report.ts';
+export type { ModelQueueReport, ReplicaSeen, TenantLimitsReport, TenantReport, TenantsReport } from './tenant-report.ts';
 export type { UsageRow, UsageStore } from './usage-rows.ts';
 export type { LimitRefusal, TenantAdmission, TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
 export { keyDigest, keyTag } from './key-tag.ts';
@@ -17,3 +17,4 @@ export { openUsageStore, oldestKeptDay, SqliteUsageStore, USAGE_RETENTION_DAYS, 
 export { USAGE_FLUSH_INTERVAL_MS, UsageFlusher, type UsageFlusherOptions } from './usage-flusher.ts';
 export { FallbackTally, type TallyBatch, type TallyDay } from './fallback-tally.ts';
 export { candidateAt, dayCandidates, type DayCandidates } from './store-day.ts';
+export { replicaTenantsReport, replicaUsage, sharedRemaining, siteTenantsReport, type PublishedUsage, type ReplicaTenantUsage, type ReplicaUsage, type SharedCounters, type SiteInput } from './site-usage.ts';

@@ -34,7 +34,26 @@ export interface ModelQueueReport {
   readonly byTenant: Readonly<Record<string, number>>;
 }
 
+/** [cluster]: one replica as the site's report saw it (its part in the store). */
+export interface ReplicaSeen {
+  /** Its part was published within lease_ttl (by the store's clock); the replica answering is always live. */
+  readonly live: boolean;
+  /** Present (true) when its part is older than lease_ttl: its in-flight and queued counts are left out. */
+  readonly expired?: true;
+  readonly ageMs: number;
+  readonly inFlight: number;
+  readonly queued: number;
+  readonly requestsToday: number;
+}
+
 export interface TenantsReport {
   readonly tenants: readonly TenantReport[];
   readonly queues: Readonly<Record<string, ModelQueueReport>>;
+  /** [cluster] only: "site" = every replica's counts summed; "replica" = this replica's alone (the store could not be read). */
+  readonly scope?: 'site' | 'replica';
+  /** [cluster], scope "site": every replica by name. */
+  readonly replicas?: Readonly<Record<string, ReplicaSeen>>;
+  /** [cluster], scope "replica": the store is unreachable, and why. */
+  readonly store?: 'unreachable';
+  readonly storeReason?: string;
 }

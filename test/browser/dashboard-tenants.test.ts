@@ -135,8 +135,18 @@ test('the Tenants view shows the report, follows it, shows failures in its place
     assert.equal(await page.locator('#feed-status').getAttribute('data-state'), 'live');
     assert.equal(await page.locator('#fleet tr[data-node="gpu-1"]').count(), 1);
 
-    // A good answer again: the table is back.
-    await answer(json(REPORT), '#tenants tr[data-tenant="alice"]');
+    // [cluster]: whose counts — the whole site's, each replica named and an expired one marked; then this replica's alone.
+    const replica = { inFlight: 0, queued: 0, requestsToday: 1 };
+    const site: TenantsReport = { ...REPORT, scope: 'site', replicas: { 'gw-1': { live: true, ageMs: 0, ...replica }, 'gw-2': { live: false, expired: true, ageMs: 42_000, ...replica } } };
+    await answer(json(site), '#tenants-scope[data-scope="site"]');
+    assert.match(await page.locator('#tenants-scope').innerText(), /Whole site, 2 replicas: gw-1, gw-2 \(expired: last seen 42 s ago/);
+    assert.equal(await page.locator('#tenants-scope [data-replica="gw-2"]').getAttribute('data-live'), 'no');
+    await answer(json({ ...REPORT, scope: 'replica', store: 'unreachable', storeReason: 'Command timed out' }), '#tenants-scope[data-scope="replica"]');
+    assert.match(await page.locator('#tenants-scope').innerText(), /This replica's counts only: the store is unreachable \(Command timed out\)/);
+    assert.equal(await page.locator('#tenants tr[data-tenant]').count(), 2, 'the replica\'s own rows beside it');
+
+    // A good answer again: the table is back (without [cluster], no scope line).
+    await answer(json(REPORT), '#tenants:not(:has(#tenants-scope)) tr[data-tenant="alice"]');
     // No tenants: the view takes no room.
     await answer(json({ tenants: [], queues: {} }), '#tenants[data-state="none"]');
     assert.equal(await page.locator('#tenants').isVisible(), false);

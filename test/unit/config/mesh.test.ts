@@ -64,6 +64,8 @@ describe('[mesh] config', () => {
     assert.ok(mesh);
     assert.deepEqual(mesh.peers, [PEER]);
     assert.deepEqual(loaded(`${BASE}allowed_peers = ["${RELAY}"]\nmax_peer_messages_per_second = 50\n`).mesh?.allowedPeers, [RELAY]);
+    assert.equal(loaded(`${BASE}peer_key_file = "/etc/switchyard/replica-1.key"\n`).mesh?.peerKeyFile, '/etc/switchyard/replica-1.key', 'a replica\'s own libp2p identity');
+    assert.equal('peerKeyFile' in (loaded(BASE).mesh ?? {}), false, 'absent: the site key is the libp2p identity');
     assert.equal(loaded(`${BASE}max_peer_messages_per_second = 50\n`).mesh?.maxPeerMessagesPerSecond, 50);
     assert.equal(mesh.heartbeatMs, 2_000);
     assert.equal(mesh.freshnessMs, 6_000, 'freshness follows heartbeat when not set');
@@ -86,6 +88,7 @@ describe('[mesh] config', () => {
     { name: 'url not http', mesh: BASE.replace('http://10.0.0.1:8080/', 'ftp://10.0.0.1'), path: 'mesh.url', fragment: 'must be an http(s) URL' },
     { name: 'url not a URL', mesh: BASE.replace('http://10.0.0.1:8080/', 'paris:8080'), path: 'mesh.url', fragment: 'must be an http(s) URL' },
     { name: 'empty key_file', mesh: BASE.replace('"/etc/switchyard/site.key"', '""'), path: 'mesh.key_file', fragment: 'switchyard keygen' },
+    { name: 'empty peer_key_file', mesh: `${BASE}peer_key_file = ""\n`, path: 'mesh.peer_key_file', fragment: 'switchyard keygen' },
     { name: 'empty listen', mesh: BASE.replace('["/ip4/0.0.0.0/tcp/4001"]', '[]'), path: 'mesh.listen', fragment: 'at least one multiaddr' },
     { name: 'listen not a multiaddr', mesh: BASE.replace('/ip4/0.0.0.0/tcp/4001', '0.0.0.0:4001'), path: 'mesh.listen[0]', fragment: 'is not a multiaddr' },
     { name: 'listen not TCP', mesh: BASE.replace('/ip4/0.0.0.0/tcp/4001', '/ip4/0.0.0.0/udp/4001'), path: 'mesh.listen[0]', fragment: 'must be a TCP multiaddr' },
@@ -164,6 +167,7 @@ describe('[mesh] on reload', () => {
     { name: 'the site id', next: `${BASE.replace('"paris"', '"lyon"')}${PIN_A}`, live: false, restart: ['mesh.site'] },
     { name: 'the url', next: `${BASE.replace('10.0.0.1', '10.0.0.2')}${PIN_A}`, live: false, restart: ['mesh.url'] },
     { name: 'the key file', next: `${BASE.replace('site.key', 'other.key')}${PIN_A}`, live: false, restart: ['mesh.key_file'] },
+    { name: 'the peer key file', next: `${BASE}peer_key_file = "/etc/switchyard/replica-2.key"\n${PIN_A}`, live: false, restart: ['mesh.peer_key_file'] },
     { name: 'the listen addresses', next: `${BASE.replace('tcp/4001', 'tcp/4002')}${PIN_A}`, live: false, restart: ['mesh.listen'] },
     { name: 'the whole table removed', next: undefined, live: false, restart: ['mesh'] },
   ];

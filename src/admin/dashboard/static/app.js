@@ -1,4 +1,4 @@
-// The dashboard page: one live feed drives every view but Tenants, which polls GET tenants (no reloads). When the gateway
+// The dashboard page: one live feed drives every view but Tenants and the cluster line, which poll GET tenants and GET runtime (no reloads). When the gateway
 // asks for the admin token, the page asks the operator and keeps it in session storage only.
 
 import { html } from './html.js';
@@ -11,6 +11,7 @@ import { TrafficView } from './traffic.js';
 import { EventsView, ExplainView } from './events.js';
 import { SitesView } from './sites.js';
 import { TenantsView } from './tenants.js';
+import { ClusterView } from './cluster.js';
 import { RequestsView } from './requests.js';
 import { ActionButton, ActionResult, runAction, useAccess } from './actions.js';
 import { useModelsAdmin } from './models-admin.js';
@@ -109,6 +110,7 @@ function App() {
     </header>
     <main>
       <${ActionResult} result=${result} access=${access} />
+      <${ClusterView} token=${token} />
       <${FleetView} state=${state} filter=${filter} access=${access} onAct=${onAct} busy=${busy} />
       <${ModelsView} models=${state.models} mesh=${state.sites.mesh} admin=${modelsAdmin} access=${access} onAct=${onAct} busy=${busy} />
       <${RequestsView} token=${token} models=${state.models} nodes=${state.order} />

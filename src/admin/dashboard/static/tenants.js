@@ -2,7 +2,9 @@
 // every few seconds — per tenant its class, weight, key tags, limits, in flight, queued, usage this
 // minute and today, and what remains; per model its queue by class and tenant. Hidden while the
 // gateway has no tenants. A failing or odd answer is shown in the view, and never reaches the others.
-// Keys appear only as the short tags the gateway sends (never a key).
+// Keys appear only as the short tags the gateway sends (never a key). With [cluster] a line says
+// whose counts they are: the whole site's (each replica named, an expired one marked) or, while
+// the store is unreachable, this replica's alone.
 
 import { html } from './html.js';
 import { useEffect, useErrorBoundary, useState } from 'preact/hooks';
@@ -119,6 +121,20 @@ function Queues({ queues }) {
   </table>`;
 }
 
+/** [cluster]: whose counts these are — the whole site's (its replicas named), or this replica's alone and why. */
+function Scope({ report }) {
+  if (report.scope === 'replica') {
+    return html`<p class="error" id="tenants-scope" data-scope="replica" role="status">This replica's counts only: the store is unreachable${typeof report.storeReason === 'string' ? html` (${T(report.storeReason)})` : ''}.</p>`;
+  }
+  if (report.scope !== 'site') return '';
+  const names = Object.keys(report.replicas ?? {}).sort();
+  return html`<p class="muted" id="tenants-scope" data-scope="site">Whole site, ${names.length} replica${names.length === 1 ? '' : 's'}: ${names.flatMap((name, i) => {
+    const r = report.replicas[name] ?? {};
+    const seen = typeof r.ageMs === 'number' ? ` ${Math.round(r.ageMs / 1000)} s ago` : '';
+    return [i === 0 ? '' : ', ', html`<span data-replica=${name} data-live=${r.live === true ? 'yes' : 'no'}>${T(name)}${r.expired === true ? ` (expired: last seen${seen}; its in-flight and queued left out)` : ''}</span>`];
+  })}</p>`;
+}
+
 function TenantsPanel({ token }) {
   const answer = useTenantsReport(token);
   if (answer.state === 'loading') return html`<section id="tenants" data-state="loading" hidden></section>`;
@@ -133,6 +149,7 @@ function TenantsPanel({ token }) {
   if (tenants.length === 0) return html`<section id="tenants" data-state="none" hidden></section>`;
   return html`<section id="tenants" data-state="ok">
     <h2>Tenants <span class="muted">${tenants.length}</span></h2>
+    <${Scope} report=${answer.report} />
     <table class="tenants">
       <thead><tr><th>tenant</th><th>class</th><th>weight</th><th>keys</th><th>in flight</th><th>queued</th>
         <th>requests this minute</th><th>tokens this minute</th><th>requests today</th><th>tokens today</th>
