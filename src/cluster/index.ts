@@ -8,3 +8,5 @@ export { callTimeoutMs, fallbackPollMs, fallbackShare, renewEveryMs, type Cluste
 export type { ClusterStore, Pair, PairHeld, AcquireAnswer } from './store-port.ts';
 export type { SharedAnswer, SharedLimits, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
 export { LeaderLease, leaderTimings, type LeaderLeaseOptions, type LeaderStore } from './leader-lease.ts';
+export { claimOf, type SwitchClaimFields } from './switch-lua.ts';
+export { SharedSwitches, remoteCounts, ticketOfClaim, type SharedSwitchesOptions, type SwitchStore } from './shared-switches.ts';

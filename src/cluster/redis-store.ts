@@ -9,6 +9,7 @@ import type { AcquireAnswer, ClusterStore, Pair, PairHeld } from './store-port.t
 import { TENANT_ADMIT, TENANT_RENEW, TENANT_SETTLE, tenantKeys } from './tenant-lua.ts';
 import type { LeaderStore } from './leader-lease.ts';
 import type { SharedAnswer, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
+import { CLAIM_FIELDS, claimArgs, claimOf, nodeOfSwitchKey, SWITCH_RELEASE, SWITCH_RENEW, SWITCH_TAKE, switchKey, type SwitchClaimFields } from './switch-lua.ts';
 
 export interface RedisStoreOptions {
   readonly url: string;
@@ -34,8 +35,9 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
   readonly #client: Redis;
   readonly #subscriber: Redis;
   readonly #channel: string;
-  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined }, hold: { lua: HOLD, sha: undefined }, drop: { lua: DROP, sha: undefined } } satisfies Record<string, Script>;
+  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined }, hold: { lua: HOLD, sha: undefined }, drop: { lua: DROP, sha: undefined }, switchTake: { lua: SWITCH_TAKE, sha: undefined }, switchRenew: { lua: SWITCH_RENEW, sha: undefined }, switchRelease: { lua: SWITCH_RELEASE, sha: undefined } } satisfies Record<string, Script>;
   readonly #listeners: ((pair: Pair) => void)[] = [];
+  readonly #switchListeners: ((node: string) => void)[] = [];
 
   constructor(options: RedisStoreOptions) {
     this.#options = options;
@@ -59,6 +61,8 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
       if (channel !== this.#channel) return;
       const pair = pairOfLeasesKey(options.prefix, message);
       if (pair !== undefined) for (const listener of this.#listeners) listener(pair);
+      const node = pair === undefined ? nodeOfSwitchKey(options.prefix, message) : undefined;
+      if (node !== undefined) for (const listener of this.#switchListeners) listener(node);
     });
   }
 
@@ -125,6 +129,32 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
 
   async dropLease(key: string, holder: string): Promise<void> {
     await this.#run(this.#scripts.drop, [`${this.#options.prefix}leader:${key}`], [holder]);
+  }
+
+  /** Takes `node`'s switch claim (or updates this holder's own); answers the other holder's claim when taken. */
+  async takeSwitch(node: string, claim: SwitchClaimFields): Promise<SwitchClaimFields | undefined> {
+    const answer = await this.#run(this.#scripts.switchTake, [switchKey(this.#options.prefix, node)], [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim), this.#channel]);
+    const values = Array.isArray(answer) ? answer : [answer];
+    return Number(values[0]) === 1 ? undefined : claimOf(values.slice(1));
+  }
+
+  /** Renews this holder's claim (registers it again if the store lost it); false = another holds it now. */
+  async renewSwitch(node: string, claim: SwitchClaimFields): Promise<boolean> {
+    return Number(await this.#run(this.#scripts.switchRenew, [switchKey(this.#options.prefix, node)], [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim)])) === 1;
+  }
+
+  async releaseSwitch(node: string, holder: string): Promise<void> {
+    await this.#run(this.#scripts.switchRelease, [switchKey(this.#options.prefix, node)], [holder, this.#channel]);
+  }
+
+  /** The claim on `node` now, whoever holds it. */
+  async peekSwitch(node: string): Promise<SwitchClaimFields | undefined> {
+    return claimOf(await this.#client.hmget(switchKey(this.#options.prefix, node), ...CLAIM_FIELDS));
+  }
+
+  /** Called with the node whose switch claim changed (taken, updated, released); messages may be lost. */
+  onSwitch(listener: (node: string) => void): void {
+    this.#switchListeners.push(listener);
   }
 
   onFreed(listener: (pair: Pair) => void): void {

@@ -58,10 +58,15 @@ export class RouterSwitches {
     return true;
   }
 
+  /** [cluster]: the switch just started waits for its claim across replicas (undefined: nothing to wait for). */
+  confirm(node: string, model: string): Promise<{ readonly ok: boolean }> | undefined {
+    return this.#book.confirm?.(node, model);
+  }
+
   /** The loading request answered, failed or timed out; a timeout marks the model failing for `failForMs`. */
   settle(node: string, model: string, outcome: LoadOutcome, failForMs: number): void {
     const pending = this.#book.current(node);
-    if (pending?.model !== model || pending.by !== 'request' || pending.loaded) return;
+    if (pending?.model !== model || pending.by !== 'request' || pending.loaded || pending.replica !== undefined) return;
     const now = this.#clock.monotonicMs();
     this.#settledAtMs.set(node, now);
     if (outcome === 'loaded') {
@@ -76,7 +81,7 @@ export class RouterSwitches {
   /** The victim of a request's switch would not unload: the ticket goes back, the model is held off here for `forMs`. */
   evictionFailed(node: string, model: string, detail: string, forMs: number): void {
     const pending = this.#book.current(node);
-    if (pending?.model !== model || pending.by !== 'request') return;
+    if (pending?.model !== model || pending.by !== 'request' || pending.replica !== undefined) return;
     this.#book.release(node, model);
     this.#settledAtMs.set(node, this.#clock.monotonicMs());
     this.markFailed(node, model, detail, forMs);
@@ -92,7 +97,7 @@ export class RouterSwitches {
   reconcile(nodes: readonly NodeView[]): void {
     const now = this.#clock.monotonicMs();
     for (const [name, pending] of this.#book.held()) {
-      if (pending.by !== 'request' || !pending.loaded) continue;
+      if (pending.by !== 'request' || !pending.loaded || pending.replica !== undefined) continue;
       const view = nodes.find((n) => n.spec.name === name);
       const entry = view?.modelsById.get(pending.model);
       const listed = entry !== undefined && isRunningEntry(entry);

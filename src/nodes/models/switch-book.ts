@@ -18,6 +18,8 @@ export interface SwitchTicket {
   readonly loaded: boolean;
   /** The idle model the gateway unloads first to make room (a full router); undefined = none. */
   readonly victim: string | undefined;
+  /** The replica whose switch this is, when another replica holds the node's claim ([cluster]); absent = this one. */
+  readonly replica?: string;
 }
 
 export type TakeVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
@@ -26,7 +28,8 @@ export type TakeVerdict = { readonly ok: true } | { readonly ok: false; readonly
 export function mayTake(current: SwitchTicket | undefined, ask: Pick<SwitchTicket, 'model' | 'action' | 'by'>): TakeVerdict {
   if (current === undefined) return { ok: true };
   const what = current.action === 'unload' ? `unloading ${current.model}` : current.loaded ? `switching to ${current.model} (loaded, the listing catching up)` : `loading ${current.model}`;
-  const whose = current.by === 'request' ? 'for a request' : current.by === 'reconciler' ? 'for the reconciler' : 'for an admin';
+  const by = current.by === 'request' ? 'for a request' : current.by === 'reconciler' ? 'for the reconciler' : 'for an admin';
+  const whose = current.replica === undefined ? by : `${by} on replica ${current.replica}`;
   return { ok: false, reason: `a switch is under way on this node: ${what} ${whose}; one at a time (asked: ${ask.action} ${ask.model} for ${ask.by === 'request' ? 'a request' : ask.by})` };
 }
 
@@ -41,31 +44,73 @@ export interface SwitchBook {
   release(node: string, model: string): void;
   /** The nodes holding a ticket now. */
   held(): readonly (readonly [node: string, ticket: SwitchTicket])[];
+  /**
+   * [cluster]: confirms a ticket just taken across replicas before its switch starts (refused: the
+   * ticket is given back, another replica's claim holds the node). Undefined: nothing to wait for.
+   */
+  confirm?(node: string, model: string): Promise<TakeVerdict> | undefined;
+}
+
+/** [cluster]: the other replicas' claims, and this replica's own kept in the shared store. */
+export interface SwitchSharing {
+  /** Another replica's switch on `node`, as last seen. */
+  remote(node: string): SwitchTicket | undefined;
+  remoteHeld(): readonly (readonly [string, SwitchTicket])[];
+  /** Claims `node` for `ticket`: undefined = claimed, else the other replica's ticket holding it. */
+  claim(node: string, ticket: SwitchTicket): Promise<SwitchTicket | undefined>;
+  update(node: string, ticket: SwitchTicket): void;
+  release(node: string): void;
 }
 
 export class SwitchTickets implements SwitchBook {
   readonly #tickets = new Map<string, SwitchTicket>();
+  #sharing: SwitchSharing | undefined;
+
+  /** [cluster]: from now on other replicas' claims count, and this one's are kept in the store. */
+  share(sharing: SwitchSharing): void {
+    this.#sharing = sharing;
+  }
 
   current(node: string): SwitchTicket | undefined {
-    return this.#tickets.get(node);
+    return this.#tickets.get(node) ?? this.#sharing?.remote(node);
+  }
+
+  confirm(node: string, model: string): Promise<TakeVerdict> | undefined {
+    const sharing = this.#sharing;
+    const mine = this.#tickets.get(node);
+    if (sharing === undefined || mine?.model !== model) return undefined;
+    return sharing.claim(node, mine).then((other) => {
+      if (other === undefined) {
+        if (this.#tickets.get(node) !== mine) sharing.release(node);
+        return { ok: true } as const;
+      }
+      if (this.#tickets.get(node) === mine) this.#tickets.delete(node);
+      return mayTake(other, mine);
+    });
   }
 
   take(node: string, ticket: SwitchTicket): TakeVerdict {
-    const verdict = mayTake(this.#tickets.get(node), ticket);
+    const verdict = mayTake(this.current(node), ticket);
     if (verdict.ok) this.#tickets.set(node, ticket);
     return verdict;
   }
 
   markLoaded(node: string, model: string): void {
     const ticket = this.#tickets.get(node);
-    if (ticket?.model === model && ticket.action === 'load') this.#tickets.set(node, { ...ticket, loaded: true });
+    if (ticket?.model !== model || ticket.action !== 'load') return;
+    const loaded = { ...ticket, loaded: true };
+    this.#tickets.set(node, loaded);
+    this.#sharing?.update(node, loaded);
   }
 
   release(node: string, model: string): void {
-    if (this.#tickets.get(node)?.model === model) this.#tickets.delete(node);
+    if (this.#tickets.get(node)?.model !== model) return;
+    this.#tickets.delete(node);
+    this.#sharing?.release(node);
   }
 
   held(): readonly (readonly [string, SwitchTicket])[] {
-    return [...this.#tickets];
+    const remote = (this.#sharing?.remoteHeld() ?? []).filter(([node]) => !this.#tickets.has(node));
+    return [...this.#tickets, ...remote];
   }
 }
