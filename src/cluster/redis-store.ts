@@ -9,7 +9,7 @@ import type { AcquireAnswer, ClusterStore, Pair, PairHeld } from './store-port.t
 import { TENANT_ADMIT, TENANT_RENEW, TENANT_SETTLE, tenantKeys } from './tenant-lua.ts';
 import type { LeaderStore } from './leader-lease.ts';
 import type { SharedAnswer, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
-import { CLAIM_FIELDS, claimArgs, claimOf, nodeOfSwitchKey, SWITCH_RELEASE, SWITCH_RENEW, SWITCH_TAKE, switchKey, type SwitchClaimFields } from './switch-lua.ts';
+import { CLAIM_FIELDS, claimArgs, claimOf, nodeOfSwitchKey, replicasOfLeases, SETTLED_TTL_MS, SWITCH_RELEASE, SWITCH_RENEW, SWITCH_TAKE, switchKey, type SwitchClaimFields, type SwitchRefusal } from './switch-lua.ts';
 
 export interface RedisStoreOptions {
   readonly url: string;
@@ -74,10 +74,12 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
     await this.#client.connect();
   }
 
-  async acquire(pair: Pair, leaseId: string, waiterId: string, limit: number): Promise<AcquireAnswer> {
+  async acquire(pair: Pair, leaseId: string, waiterId: string, limit: number, modelsMax = 0): Promise<AcquireAnswer> {
     const k = pairKeys(this.#options.prefix, pair.node, pair.model);
-    const answer = numbers(await this.#run(this.#scripts.acquire, [k.leases, k.queue, k.waits, k.ticket], [leaseId, waiterId, String(limit), String(this.#options.leaseTtlMs), this.#channel]));
-    return { granted: answer[0] === 1, used: answer[1] ?? 0, ahead: answer[2] ?? 0 };
+    const keys = [k.leases, k.queue, k.waits, k.ticket, switchKey(this.#options.prefix, pair.node)];
+    const answer = numbers(await this.#run(this.#scripts.acquire, keys, [leaseId, waiterId, String(limit), String(this.#options.leaseTtlMs), this.#channel, this.#options.replica, pair.model, String(modelsMax)]));
+    const told = { granted: answer[0] === 1, used: answer[1] ?? 0, ahead: answer[2] ?? 0 };
+    return answer[0] === 2 ? { ...told, switching: true } : told;
   }
 
   async release(pair: Pair, leaseId: string): Promise<void> {
@@ -131,11 +133,18 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
     await this.#run(this.#scripts.drop, [`${this.#options.prefix}leader:${key}`], [holder]);
   }
 
-  /** Takes `node`'s switch claim (or updates this holder's own); answers the other holder's claim when taken. */
-  async takeSwitch(node: string, claim: SwitchClaimFields): Promise<SwitchClaimFields | undefined> {
-    const answer = await this.#run(this.#scripts.switchTake, [switchKey(this.#options.prefix, node)], [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim), this.#channel]);
+  /** Takes `node`'s switch claim (or updates this holder's own): undefined = taken; else who holds it, or who uses its victim. */
+  async takeSwitch(node: string, claim: SwitchClaimFields): Promise<SwitchRefusal | undefined> {
+    const key = switchKey(this.#options.prefix, node);
+    const victimLeases = claim.victim === undefined ? key : pairKeys(this.#options.prefix, node, claim.victim).leases;
+    const answer = await this.#run(this.#scripts.switchTake, [key, victimLeases], [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim), this.#channel]);
     const values = Array.isArray(answer) ? answer : [answer];
-    return Number(values[0]) === 1 ? undefined : claimOf(values.slice(1));
+    const code = Number(values[0]);
+    if (code === 1) return undefined;
+    if (code === 2) return { kind: 'victim_busy', victim: claim.victim ?? '', replicas: replicasOfLeases(values.slice(1)) };
+    const other = claimOf(values.slice(1));
+    // A holder whose fields do not read as a claim still holds the node.
+    return { kind: 'held', claim: other ?? { ...claim, holder: '?', replica: 'unknown' } };
   }
 
   /** Renews this holder's claim (registers it again if the store lost it); false = another holds it now. */
@@ -144,10 +153,10 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
   }
 
   async releaseSwitch(node: string, holder: string): Promise<void> {
-    await this.#run(this.#scripts.switchRelease, [switchKey(this.#options.prefix, node)], [holder, this.#channel]);
+    await this.#run(this.#scripts.switchRelease, [switchKey(this.#options.prefix, node)], [holder, this.#channel, String(SETTLED_TTL_MS)]);
   }
 
-  /** The claim on `node` now, whoever holds it. */
+  /** The claim on `node` now, whoever holds it, or the record of its last switch (`settled`). */
   async peekSwitch(node: string): Promise<SwitchClaimFields | undefined> {
     return claimOf(await this.#client.hmget(switchKey(this.#options.prefix, node), ...CLAIM_FIELDS));
   }

@@ -75,7 +75,7 @@ export class ClusterPart {
       switches.start();
       sw.book.share(switches);
     }
-    this.#admit = cluster.clusterAdmit(inner, gate, this.#deps.clock);
+    this.#admit = cluster.clusterAdmit(inner, gate, this.#deps.clock, switches === undefined ? undefined : { seen: (node) => switches.look(node), pollMs: cluster.fallbackPollMs(leaseTtlMs) });
     const tenants = new SharedTenants({ ledger: this.#deps.ledger, store, gate, clock: this.#deps.clock, replica: this.replica, renewEveryMs: cluster.renewEveryMs(leaseTtlMs) });
     tenants.start();
     this.#tenants = tenants;

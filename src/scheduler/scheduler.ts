@@ -168,7 +168,9 @@ export class Scheduler {
     const { ticket, victim, confirm } = this.#claims.ticketFor(req.model, node, settings.loadTimeoutMs);
     const route = routeSummary(req.policy, decision.choice, decision.candidates, decision.excluded);
     const admitted = { kind: 'admitted' as const, node, route, waitedMs, load: ticket, release: () => lease.release() };
-    const retry = (): Promise<Admission> => this.admit(req, settings, signal, false);
+    // Routed again (a claim another replica holds, a victim that would not unload): by the same deadline.
+    const claimedAtMs = this.#clock.monotonicMs();
+    const retry = (): Promise<Admission> => this.admit(req, { ...settings, queueTimeoutMs: Math.max(0, settings.queueTimeoutMs - waitedMs - (this.#clock.monotonicMs() - claimedAtMs)) }, signal, false);
     const go = (): Admission | Promise<Admission> => (victim === undefined ? admitted : this.#claims.afterEviction(admitted, victim, req.model, retry));
     return confirm === undefined ? go() : this.#claims.afterClaim(admitted, confirm, go, retry);
   }

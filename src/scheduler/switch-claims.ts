@@ -46,7 +46,8 @@ export class SwitchClaims {
 
   view(node: string, switchDue: boolean): RouterSwitchView {
     const { pinned, wanted } = (this.#deps.protectedModels ?? (() => NONE_PROTECTED))();
-    return { pending: this.switches.pending(node), switchDue, failedLoads: this.switches.failedLoads(node), pinned, wanted };
+    const busyElsewhere = this.#deps.book?.busyElsewhere?.(node);
+    return { pending: this.switches.pending(node), switchDue, failedLoads: this.switches.failedLoads(node), pinned, wanted, ...(busyElsewhere === undefined || busyElsewhere.size === 0 ? {} : { busyElsewhere }) };
   }
 
   /** A ticket when the model is not running on the node (the first load of a limited router is its switch), and the victim to unload first. */
