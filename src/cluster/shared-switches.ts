@@ -166,9 +166,9 @@ export class SharedSwitches implements SwitchSharing {
   caughtUp(node: string): void {
     const seen = this.#remote.get(node);
     if (seen?.ticket.settled !== true) return;
+    // Called while the queues look again (the scheduler's reconcile): nothing more to announce.
     this.#caught.set(node, seen.holder);
     this.#remote.delete(node);
-    this.#o.changed(node);
   }
 
   /** Reads `node`'s claim from the store into the cache; answers what another replica's switch there is doing, if any. */
