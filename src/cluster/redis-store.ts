@@ -136,12 +136,13 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore {
   /** Takes `node`'s switch claim (or updates this holder's own): undefined = taken; else who holds it, or who uses its victim. */
   async takeSwitch(node: string, claim: SwitchClaimFields): Promise<SwitchRefusal | undefined> {
     const key = switchKey(this.#options.prefix, node);
-    const victimLeases = claim.victim === undefined ? key : pairKeys(this.#options.prefix, node, claim.victim).leases;
+    const unloads = claim.action === 'unload' ? claim.model : claim.victim;
+    const victimLeases = unloads === undefined ? key : pairKeys(this.#options.prefix, node, unloads).leases;
     const answer = await this.#run(this.#scripts.switchTake, [key, victimLeases], [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim), this.#channel]);
     const values = Array.isArray(answer) ? answer : [answer];
     const code = Number(values[0]);
     if (code === 1) return undefined;
-    if (code === 2) return { kind: 'victim_busy', victim: claim.victim ?? '', replicas: replicasOfLeases(values.slice(1)) };
+    if (code === 2) return { kind: 'victim_busy', victim: unloads ?? '', replicas: replicasOfLeases(values.slice(1)) };
     const other = claimOf(values.slice(1));
     // A holder whose fields do not read as a claim still holds the node.
     return { kind: 'held', claim: other ?? { ...claim, holder: '?', replica: 'unknown' } };

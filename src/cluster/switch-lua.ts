@@ -3,8 +3,8 @@
 // replica, model, action, by, loaded, victim), set with a TTL of lease_ttl and renewed by its
 // holder while the switch lasts, so a dead replica's claim is gone within lease_ttl. Each step is
 // one script (atomic on the server) and announces the change on the gate's channel. A claim is
-// only taken while no other replica holds a lease on its victim (the model it unloads is in use
-// nowhere), and a release leaves the switch's record behind (`settled`, no holder) for
+// only taken while no other replica holds a lease on the model it unloads (a load's victim, an
+// unload's model: in use nowhere), and a release leaves the switch's record behind (`settled`, no holder) for
 // SETTLED_TTL_MS: what the router runs now, for replicas whose listing has not caught up yet (the
 // slot lease script refuses a request that would make the router load a model: lua.ts ACQUIRE).
 
@@ -62,7 +62,8 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))`;
 const READ = `redis.call('HMGET', KEYS[1], '${FIELDS.join("', '")}')`;
 
 /**
- * KEYS: switch key, the victim's leases (the switch key again when there is no victim). ARGV:
+ * KEYS: switch key, the leases of the model it unloads (a load's victim, an unload's model; the
+ * switch key again when none). ARGV:
  * holder id, ttl ms, replica, model, action, by, loaded, victim, channel. Takes the node's claim
  * when free (a released switch's record is replaced), or updates (and renews) this holder's own;
  * answers {1} taken, {0, the holder's fields...} when another holds it, or {2, lease ids...} when
@@ -73,7 +74,7 @@ if holder and holder ~= ARGV[1] then
   local current = ${READ}
   return {0, unpack(current)}
 end
-if not holder and ARGV[8] ~= '' then
+if not holder and KEYS[2] ~= KEYS[1] then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   local using = {}

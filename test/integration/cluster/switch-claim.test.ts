@@ -84,4 +84,6 @@ test('the switch guard: a claim waits while other replicas use its victim; anoth
   await a.release({ node: 'router', model: 'm1' }, 'r0/x/5');
   assert.equal(await b.takeSwitch('router', claim('r1/2', 'r1', 'm0', { victim: 'm1' })), undefined, 'the record is replaced by the next switch');
   assert.equal((await a.acquire({ node: 'router', model: 'm0' }, 'r0/x/10', 'r0/x/10', 4, 1)).granted, true, 'now m0 is the one switched to');
+  assert.equal((await b.acquire({ node: 'two', model: 'm5' }, 'r1/x/11', 'r1/x/11', 4, 2)).granted, true);
+  assert.deepEqual(await a.takeSwitch('two', claim('r0/3', 'r0', 'm5', { action: 'unload', by: 'admin' })), { kind: 'victim_busy', victim: 'm5', replicas: ['r1'] }, 'an unload of a model in use on r1: refused');
 });
