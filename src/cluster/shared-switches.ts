@@ -194,8 +194,8 @@ export class SharedSwitches implements SwitchSharing {
   #seen(node: string, claim: SwitchClaimFields | undefined): void {
     const before = this.#remote.get(node)?.ticket;
     const mine = this.#mine.get(node);
-    // This replica's own claims (and their records) are its book's; a record its listing caught up with no longer counts.
-    const ignored = claim === undefined || claim.holder === mine?.holder || claim.replica === this.#o.replica || (claim.settled === true && this.#caught.get(node) === claim.holder);
+    // This replica's own claim (and its released records) are its book's; a record its listing caught up with no longer counts.
+    const ignored = claim === undefined || claim.holder === mine?.holder || (claim.settled === true && (claim.replica === this.#o.replica || this.#caught.get(node) === claim.holder));
     if (ignored) this.#remote.delete(node);
     else this.#remote.set(node, { ticket: ticketOfClaim(claim), holder: claim.holder, seenAtMs: this.#o.clock.monotonicMs() });
     if (claim?.settled !== true) this.#caught.delete(node);
