@@ -2,7 +2,11 @@
 // scheduler routes and claims its local lease as always (so its own queue order, classes and
 // fair shares hold); then the node's slots are counted across replicas: the request waits in the
 // (node, model)'s global queue for a store lease under the node's slot limit, within what is left
-// of its queue timeout. The scheduler itself is not touched; without [cluster] this is not built.
+// of its queue timeout. On a limited router the store also guards its one switch at a time
+// (lua.ts ACQUIRE): a request that would make it load while another replica's switch is under
+// way there is refused, learnt locally (one read of the switch claim) and routed again by the
+// same deadline, so it waits behind that switch in this replica's queue. The scheduler itself is
+// not touched; without [cluster] this is not built.
 
 import type { Clock } from '#src/core/clock.ts';
 import { slotsFor } from '#src/capacity/index.ts';

@@ -1,8 +1,8 @@
 // The one book of model switches per node: a request that makes a router load its model, a
 // reconciler load and an admin load or unload all take the same ticket, so at most one of them is
 // under way on a node at a time (a reconciler load never overlaps a request's switch). The decision
-// (`mayTake`) is pure; the book is a small interface so another store can hold it (issue 26 will
-// share it between replicas); `SwitchTickets` is the in-process one.
+// (`mayTake`) is pure; the book is a small interface so another store can hold it; `SwitchTickets`
+// is the in-process one, shared across replicas with [cluster] (cluster/shared-switches.ts).
 
 import type { ModelAction } from '#src/kinds/index.ts';
 
