@@ -27,7 +27,12 @@ export interface GateLogger {
 }
 
 /** How one wait for a lease ended. */
-export type GateOutcome = { readonly kind: 'granted'; release(): void } | { readonly kind: 'aborted' } | { readonly kind: 'timed_out' };
+export type GateOutcome =
+  | { readonly kind: 'granted'; release(): void }
+  | { readonly kind: 'aborted' }
+  | { readonly kind: 'timed_out' }
+  /** Another replica's switch on the limited router means this request would make it load its model: route again. */
+  | { readonly kind: 'switching' };
 
 export class ClusterGate {
   readonly #o: ClusterGateOptions;
@@ -90,8 +95,8 @@ export class ClusterGate {
     return { replica: this.#o.replica, mode: this.#mode, liveReplicas: this.#live, ...this.#held.totals(), since: this.#since, reason: this.#reason, losses: this.#losses };
   }
 
-  /** Waits for a lease on `pair` under `limit` slots until `deadlineMs` (monotonic) or `signal`. */
-  async acquire(pair: Pair, limit: number, deadlineMs: number, signal: AbortSignal): Promise<GateOutcome> {
+  /** Waits for a lease on `pair` under `limit` slots until `deadlineMs` (monotonic) or `signal`; `modelsMax` > 0: a limited router's switch guard applies. */
+  async acquire(pair: Pair, limit: number, deadlineMs: number, signal: AbortSignal, modelsMax = 0): Promise<GateOutcome> {
     this.#seq += 1;
     const id = `${this.#o.replica}/${this.#run}/${this.#seq}`;
     let queued = false;
@@ -106,7 +111,11 @@ export class ClusterGate {
       if (left <= 0) return (leave(), { kind: 'timed_out' });
       let lostNow = false;
       if (this.#mode === 'shared') {
-        const answer = await this.#o.store.acquire(pair, id, id, limit).catch((error: unknown) => this.#lost(error));
+        const answer = await this.#o.store.acquire(pair, id, id, limit, modelsMax).catch((error: unknown) => this.#lost(error));
+        if (answer?.switching === true) {
+          if (queued) this.#held.dropWaiter(pair, id);
+          return { kind: 'switching' };
+        }
         if (answer?.granted === true) {
           this.#held.dropWaiter(pair, id);
           return this.#granted(pair, id);

@@ -9,3 +9,5 @@ export type { ClusterStore, Pair, PairHeld, AcquireAnswer } from './store-port.t
 export type { SharedAnswer, SharedLimits, SharedRejoin, SharedReserve, SharedSettle, StoreDays, TenantStore } from './tenant-store-port.ts';
 export { LeaderLease, leaderTimings, type LeaderLeaseOptions, type LeaderStore } from './leader-lease.ts';
 export type { PublishedPart, TenantPeek, UsageBoardStore } from './usage-board-port.ts';
+export { claimOf, type SwitchClaimFields } from './switch-lua.ts';
+export { SharedSwitches, remoteCounts, ticketOfClaim, type SharedSwitchesOptions, type SwitchStore } from './shared-switches.ts';

@@ -19,12 +19,37 @@ for i = 1, #gone do
 end`;
 
 /**
- * KEYS: leases, queue, waits, ticket. ARGV: lease id, waiter id, limit, ttl ms, channel.
- * Grants a lease only under the limit and only to a waiter among the first `free` in the queue
- * (a newcomer stands behind everyone queued). Answers {1, used} granted or {0, used, ahead} queued.
+ * A limited router's switch guard (KEYS[5] the node's switch key, switch-lua.ts; ARGV[6] replica,
+ * ARGV[7] model, ARGV[8] the router's models_max, 0 = not a limited router): a request of a replica
+ * other than the switch's would make the router load its model when the model is the switch's
+ * victim, the model an unload takes away, or (one model at a time) any other model than the one
+ * switched to. Sets `switching`.
+ */
+const SWITCH_GUARD = `local switching = false
+local max = tonumber(ARGV[8]) or 0
+if max > 0 then
+  local s = redis.call('HMGET', KEYS[5], 'holder', 'replica', 'model', 'action', 'loaded', 'victim')
+  if s[3] and s[2] ~= ARGV[6] then
+    local m = ARGV[7]
+    if s[6] == m or (s[4] == 'unload' and s[3] == m) then switching = true end
+    if s[4] == 'load' and s[3] ~= m and max == 1 and (s[1] or s[5] == '1') then switching = true end
+  end
+end`;
+
+/**
+ * KEYS: leases, queue, waits, ticket, switch. ARGV: lease id, waiter id, limit, ttl ms, channel,
+ * replica, model, models_max. Grants a lease only under the limit and only to a waiter among the
+ * first `free` in the queue (a newcomer stands behind everyone queued). Answers {1, used} granted,
+ * {0, used, ahead} queued, or {2, used} refused by the switch guard (the waiter leaves the queue).
  */
 export const ACQUIRE = `${NOW}
 ${PURGE}
+${SWITCH_GUARD}
+if switching then
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  return {2, redis.call('ZCARD', KEYS[1]), 0}
+end
 local used = redis.call('ZCARD', KEYS[1])
 local free = tonumber(ARGV[3]) - used
 local ttl = tonumber(ARGV[4])

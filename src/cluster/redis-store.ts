@@ -11,6 +11,7 @@ import type { LeaderStore } from './leader-lease.ts';
 import type { SharedAnswer, SharedRejoin, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
 import { TENANT_PEEK, USAGE_PUBLISH, USAGE_READ, usageKey } from './usage-lua.ts';
 import type { PublishedPart, TenantPeek, UsageBoardStore } from './usage-board-port.ts';
+import { CLAIM_FIELDS, claimArgs, claimOf, nodeOfSwitchKey, replicasOfLeases, SETTLED_TTL_MS, SWITCH_RELEASE, SWITCH_RENEW, SWITCH_TAKE, switchKey, type SwitchClaimFields, type SwitchRefusal } from './switch-lua.ts';
 
 /** A fallback batch's marker outlives every day key it may have touched. */
 const REJOIN_MARKER_MS = 90_000_000;
@@ -39,10 +40,11 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
   readonly #client: Redis;
   readonly #subscriber: Redis;
   readonly #channel: string;
-  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined }, tenantRejoin: { lua: TENANT_REJOIN, sha: undefined }, hold: { lua: HOLD, sha: undefined }, drop: { lua: DROP, sha: undefined } } satisfies Record<string, Script>;
+  readonly #scripts = { acquire: { lua: ACQUIRE, sha: undefined }, release: { lua: RELEASE, sha: undefined }, leave: { lua: LEAVE, sha: undefined }, renew: { lua: RENEW, sha: undefined }, heartbeat: { lua: HEARTBEAT, sha: undefined }, tenantAdmit: { lua: TENANT_ADMIT, sha: undefined }, tenantSettle: { lua: TENANT_SETTLE, sha: undefined }, tenantRenew: { lua: TENANT_RENEW, sha: undefined }, tenantRejoin: { lua: TENANT_REJOIN, sha: undefined }, hold: { lua: HOLD, sha: undefined }, drop: { lua: DROP, sha: undefined }, switchTake: { lua: SWITCH_TAKE, sha: undefined }, switchRenew: { lua: SWITCH_RENEW, sha: undefined }, switchRelease: { lua: SWITCH_RELEASE, sha: undefined } } satisfies Record<string, Script>;
   readonly #listeners: ((pair: Pair) => void)[] = [];
   /** The site's /admin/tenants (usage-lua.ts). */
   readonly #usageScripts = { publish: { lua: USAGE_PUBLISH, sha: undefined }, read: { lua: USAGE_READ, sha: undefined }, peek: { lua: TENANT_PEEK, sha: undefined } } satisfies Record<string, Script>;
+  readonly #switchListeners: ((node: string) => void)[] = [];
 
   constructor(options: RedisStoreOptions) {
     this.#options = options;
@@ -66,6 +68,8 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
       if (channel !== this.#channel) return;
       const pair = pairOfLeasesKey(options.prefix, message);
       if (pair !== undefined) for (const listener of this.#listeners) listener(pair);
+      const node = pair === undefined ? nodeOfSwitchKey(options.prefix, message) : undefined;
+      if (node !== undefined) for (const listener of this.#switchListeners) listener(node);
     });
   }
 
@@ -77,10 +81,12 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
     await this.#client.connect();
   }
 
-  async acquire(pair: Pair, leaseId: string, waiterId: string, limit: number): Promise<AcquireAnswer> {
+  async acquire(pair: Pair, leaseId: string, waiterId: string, limit: number, modelsMax = 0): Promise<AcquireAnswer> {
     const k = pairKeys(this.#options.prefix, pair.node, pair.model);
-    const answer = numbers(await this.#run(this.#scripts.acquire, [k.leases, k.queue, k.waits, k.ticket], [leaseId, waiterId, String(limit), String(this.#options.leaseTtlMs), this.#channel]));
-    return { granted: answer[0] === 1, used: answer[1] ?? 0, ahead: answer[2] ?? 0 };
+    const keys = [k.leases, k.queue, k.waits, k.ticket, switchKey(this.#options.prefix, pair.node)];
+    const answer = numbers(await this.#run(this.#scripts.acquire, keys, [leaseId, waiterId, String(limit), String(this.#options.leaseTtlMs), this.#channel, this.#options.replica, pair.model, String(modelsMax)]));
+    const told = { granted: answer[0] === 1, used: answer[1] ?? 0, ahead: answer[2] ?? 0 };
+    return answer[0] === 2 ? { ...told, switching: true } : told;
   }
 
   async release(pair: Pair, leaseId: string): Promise<void> {
@@ -158,6 +164,40 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
     const a = (await this.#run(this.#usageScripts.peek, [k.meter, k.inflight, k.day(day)], [])) as unknown[];
     const meter = (used: unknown, at: unknown): TenantPeek['requests'] => (used === null || at === null || used === undefined || at === undefined ? undefined : { used: Number(used), atMs: Number(at) });
     return { nowMs: Number(a[0]), inFlight: Number(a[1] ?? 0), requests: meter(a[2], a[3]), tokens: meter(a[4], a[5]), dayTokens: Number(a[6] ?? 0) };
+  }
+
+  /** Takes `node`'s switch claim (or updates this holder's own): undefined = taken; else who holds it, or who uses its victim. */
+  async takeSwitch(node: string, claim: SwitchClaimFields): Promise<SwitchRefusal | undefined> {
+    const key = switchKey(this.#options.prefix, node);
+    const unloads = claim.action === 'unload' ? claim.model : claim.victim;
+    const victimLeases = unloads === undefined ? key : pairKeys(this.#options.prefix, node, unloads).leases;
+    const answer = await this.#run(this.#scripts.switchTake, [key, victimLeases], [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim), this.#channel]);
+    const values = Array.isArray(answer) ? answer : [answer];
+    const code = Number(values[0]);
+    if (code === 1) return undefined;
+    if (code === 2) return { kind: 'victim_busy', victim: unloads ?? '', replicas: replicasOfLeases(values.slice(1)) };
+    const other = claimOf(values.slice(1));
+    // A holder whose fields do not read as a claim still holds the node.
+    return { kind: 'held', claim: other ?? { ...claim, holder: '?', replica: 'unknown' } };
+  }
+
+  /** Renews this holder's claim (registers it again if the store lost it); false = another holds it now. */
+  async renewSwitch(node: string, claim: SwitchClaimFields): Promise<boolean> {
+    return Number(await this.#run(this.#scripts.switchRenew, [switchKey(this.#options.prefix, node)], [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim)])) === 1;
+  }
+
+  async releaseSwitch(node: string, holder: string): Promise<void> {
+    await this.#run(this.#scripts.switchRelease, [switchKey(this.#options.prefix, node)], [holder, this.#channel, String(SETTLED_TTL_MS)]);
+  }
+
+  /** The claim on `node` now, whoever holds it, or the record of its last switch (`settled`). */
+  async peekSwitch(node: string): Promise<SwitchClaimFields | undefined> {
+    return claimOf(await this.#client.hmget(switchKey(this.#options.prefix, node), ...CLAIM_FIELDS));
+  }
+
+  /** Called with the node whose switch claim changed (taken, updated, released); messages may be lost. */
+  onSwitch(listener: (node: string) => void): void {
+    this.#switchListeners.push(listener);
   }
 
   onFreed(listener: (pair: Pair) => void): void {

@@ -14,6 +14,8 @@ export interface AcquireAnswer {
   readonly used: number;
   /** Waiters ahead of this one in the pair's global queue (0 when granted). */
   readonly ahead: number;
+  /** Refused: another replica's switch on the (limited router) node means this request would make it load its model. */
+  readonly switching?: true;
 }
 
 export interface PairHeld {
@@ -23,8 +25,12 @@ export interface PairHeld {
 }
 
 export interface ClusterStore {
-  /** A lease on `pair` under `limit`, or a place in its global queue (kept by `waiterId`). */
-  acquire(pair: Pair, leaseId: string, waiterId: string, limit: number): Promise<AcquireAnswer>;
+  /**
+   * A lease on `pair` under `limit`, or a place in its global queue (kept by `waiterId`); on a
+   * limited router (`modelsMax` > 0) refused while another replica's switch there says the request
+   * would make the router load its model (switch-lua.ts).
+   */
+  acquire(pair: Pair, leaseId: string, waiterId: string, limit: number, modelsMax?: number): Promise<AcquireAnswer>;
   /** Returns a lease and announces the free slot to every replica. */
   release(pair: Pair, leaseId: string): Promise<void>;
   /** A waiter gives up its place in the queue. */

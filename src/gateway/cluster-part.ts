@@ -9,7 +9,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
 import type { ClusterConfig } from '#src/config/index.ts';
 import type { WakeSpec } from '#src/config/types.ts';
-import type { WakeDelivery } from '#src/nodes/index.ts';
+import type { SwitchTickets, WakeDelivery } from '#src/nodes/index.ts';
 import type { Admitter, ClusterGate, ClusterStatus } from '#src/cluster/index.ts';
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
@@ -26,6 +26,8 @@ export interface ClusterPartDeps {
   readonly ledger: Pick<TenantLedger, 'admit' | 'limitsOf'>;
   /** This replica's own GET /admin/tenants (the site's sums every replica's). */
   readonly tenantsReport: () => TenantsReport;
+  /** The one switch book (shared across replicas once joined) and what a remote switch's change asks for. */
+  readonly switches?: { readonly book: SwitchTickets; readonly changed: (node: string) => void };
 }
 
 export class ClusterPart {
@@ -71,7 +73,13 @@ export class ClusterPart {
     const gate = new cluster.ClusterGate({ store, replica: this.replica, leaseTtlMs, clock: this.#deps.clock, logger: this.#deps.logger });
     await gate.start();
     this.#gate = gate;
-    this.#admit = cluster.clusterAdmit(inner, gate, this.#deps.clock);
+    const sw = this.#deps.switches;
+    const switches = sw === undefined ? undefined : new cluster.SharedSwitches({ store, gate, replica: this.replica, leaseTtlMs, clock: this.#deps.clock, changed: sw.changed });
+    if (switches !== undefined && sw !== undefined) {
+      switches.start();
+      sw.book.share(switches);
+    }
+    this.#admit = cluster.clusterAdmit(inner, gate, this.#deps.clock, switches === undefined ? undefined : { seen: (node) => switches.look(node), pollMs: cluster.fallbackPollMs(leaseTtlMs) });
     const tenants = new SharedTenants({ ledger: this.#deps.ledger, store, gate, clock: this.#deps.clock, replica: this.replica, renewEveryMs: cluster.renewEveryMs(leaseTtlMs), logger: this.#deps.logger });
     tenants.start();
     this.#tenants = tenants;
@@ -84,6 +92,7 @@ export class ClusterPart {
       await leader?.stop();
       tenants.stop();
       site.stop();
+      switches?.stop();
       gate.stop();
       await store.close();
     };

@@ -30,4 +30,4 @@ export { planReconcile, type ReconcileInput, type ReconcileStep, type DesiredMod
 export { nodeFacts, unavailability } from './models/model-facts.ts';
 export type { ModelAction } from '#src/kinds/index.ts';
 export { modelsView, type ModelRow, type ModelsViewInput } from './models/models-view.ts';
-export { mayTake, SwitchTickets, type SwitchBook, type SwitchTicket, type SwitchHolder, type TakeVerdict } from './models/switch-book.ts';
+export { mayTake, refusalOf, SwitchTickets, type ClaimAnswer, type SwitchBook, type SwitchSharing, type SwitchTicket, type SwitchHolder, type TakeVerdict } from './models/switch-book.ts';

@@ -33,7 +33,7 @@ export interface RouterRoom {
   readonly pending: RouterSwitchView['pending'];
   readonly switchDue: boolean;
   readonly failedLoads: readonly (readonly [model: string, reason: string])[];
-  /** Models with a request of ours in flight on the router (router-room never evicts those). */
+  /** Models with a request of ours (or, [cluster], of another replica) in flight on the router (router-room never evicts those). */
   readonly busy: readonly string[];
   /** Models a request never switches out (pin), and those switched out last (warm, preload). */
   readonly pinned?: readonly string[];
@@ -47,7 +47,8 @@ export function routerRoomsOf(snapshot: RoutingSnapshot, lookup: RouterSwitchLoo
     if (modelLimit(node) === undefined) continue;
     const name = node.spec.name;
     const view = lookup(name);
-    const busy = [...node.modelsById.keys()].filter((model) => snapshot.usage(name, model).requests > 0);
+    // [cluster]: a model another replica is using counts as busy here too.
+    const busy = [...node.modelsById.keys()].filter((model) => snapshot.usage(name, model).requests > 0 || view.busyElsewhere?.has(model) === true);
     const pinned = [...(view.pinned ?? [])];
     const wanted = [...(view.wanted ?? [])];
     rooms.push({ node: name, pending: view.pending, switchDue: view.switchDue, failedLoads: [...view.failedLoads], busy, pinned, wanted });

@@ -6,7 +6,7 @@
 // state with the clock injected; the router-room filter reads it.
 
 import type { Clock } from '#src/core/clock.ts';
-import type { NodeView, SwitchBook } from '#src/nodes/index.ts';
+import type { NodeView, SwitchBook, SwitchTicket } from '#src/nodes/index.ts';
 import { residencyOf } from '#src/capacity/index.ts';
 import { isRunningEntry } from '#src/kinds/index.ts';
 import { chooseVictim, modelLimit, type PendingSwitch, type RouterSwitchView } from '#src/routing/index.ts';
@@ -58,10 +58,15 @@ export class RouterSwitches {
     return true;
   }
 
+  /** [cluster]: the switch just started waits for its claim across replicas (undefined: nothing to wait for). */
+  confirm(node: string, model: string): Promise<{ readonly ok: boolean }> | undefined {
+    return this.#book.confirm?.(node, model);
+  }
+
   /** The loading request answered, failed or timed out; a timeout marks the model failing for `failForMs`. */
   settle(node: string, model: string, outcome: LoadOutcome, failForMs: number): void {
     const pending = this.#book.current(node);
-    if (pending?.model !== model || pending.by !== 'request' || pending.loaded) return;
+    if (pending?.model !== model || pending.by !== 'request' || pending.loaded || pending.replica !== undefined) return;
     const now = this.#clock.monotonicMs();
     this.#settledAtMs.set(node, now);
     if (outcome === 'loaded') {
@@ -76,7 +81,7 @@ export class RouterSwitches {
   /** The victim of a request's switch would not unload: the ticket goes back, the model is held off here for `forMs`. */
   evictionFailed(node: string, model: string, detail: string, forMs: number): void {
     const pending = this.#book.current(node);
-    if (pending?.model !== model || pending.by !== 'request') return;
+    if (pending?.model !== model || pending.by !== 'request' || pending.replica !== undefined) return;
     this.#book.release(node, model);
     this.#settledAtMs.set(node, this.#clock.monotonicMs());
     this.markFailed(node, model, detail, forMs);
@@ -92,8 +97,12 @@ export class RouterSwitches {
   reconcile(nodes: readonly NodeView[]): void {
     const now = this.#clock.monotonicMs();
     for (const [name, pending] of this.#book.held()) {
-      if (pending.by !== 'request' || !pending.loaded) continue;
       const view = nodes.find((n) => n.spec.name === name);
+      if (pending.replica !== undefined) {
+        if (pending.settled === true && remoteCaughtUp(pending, view)) this.#book.caughtUp?.(name);
+        continue;
+      }
+      if (pending.by !== 'request' || !pending.loaded) continue;
       const entry = view?.modelsById.get(pending.model);
       const listed = entry !== undefined && isRunningEntry(entry);
       if (view === undefined || listed || now - (this.#loadedAtMs.get(name) ?? 0) >= LISTING_CATCH_UP_MS) {
@@ -115,6 +124,22 @@ export class RouterSwitches {
     }
     return current;
   }
+}
+
+/**
+ * Pure: whether this replica's listing of `node` shows what another replica's released switch did
+ * (a load: its model running; a failed load: its victim gone; an unload: the model gone), so the
+ * switch no longer needs to stand in for it. No listing of the node: nothing to wait for.
+ */
+export function remoteCaughtUp(pending: Pick<SwitchTicket, 'model' | 'action' | 'loaded' | 'victim'>, node: NodeView | undefined): boolean {
+  if (node === undefined) return true;
+  const running = (id: string): boolean => {
+    const entry = node.modelsById.get(id);
+    return entry !== undefined && isRunningEntry(entry);
+  };
+  if (pending.action === 'unload') return !running(pending.model);
+  if (pending.loaded) return running(pending.model);
+  return pending.victim === undefined || !running(pending.victim);
 }
 
 /**

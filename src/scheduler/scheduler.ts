@@ -165,10 +165,14 @@ export class Scheduler {
     const node = decision.node;
     const lease = this.#effects.claim(node.spec.name, req.model, reservedTokens(req, ctxFor(node, req.model)));
     if (lease === undefined) return undefined;
-    const { ticket, victim } = this.#claims.ticketFor(req.model, node, settings.loadTimeoutMs);
+    const { ticket, victim, confirm } = this.#claims.ticketFor(req.model, node, settings.loadTimeoutMs);
     const route = routeSummary(req.policy, decision.choice, decision.candidates, decision.excluded);
     const admitted = { kind: 'admitted' as const, node, route, waitedMs, load: ticket, release: () => lease.release() };
-    return victim === undefined ? admitted : this.#claims.afterEviction(admitted, victim, req.model, () => this.admit(req, settings, signal, false));
+    // Routed again (a claim another replica holds, a victim that would not unload): by the same deadline.
+    const claimedAtMs = this.#clock.monotonicMs();
+    const retry = (): Promise<Admission> => this.admit(req, { ...settings, queueTimeoutMs: Math.max(0, settings.queueTimeoutMs - waitedMs - (this.#clock.monotonicMs() - claimedAtMs)) }, signal, false);
+    const go = (): Admission | Promise<Admission> => (victim === undefined ? admitted : this.#claims.afterEviction(admitted, victim, req.model, retry));
+    return confirm === undefined ? go() : this.#claims.afterClaim(admitted, confirm, go, retry);
   }
 
   #switchView(node: string): RouterSwitchView {

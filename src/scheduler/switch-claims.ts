@@ -46,11 +46,12 @@ export class SwitchClaims {
 
   view(node: string, switchDue: boolean): RouterSwitchView {
     const { pinned, wanted } = (this.#deps.protectedModels ?? (() => NONE_PROTECTED))();
-    return { pending: this.switches.pending(node), switchDue, failedLoads: this.switches.failedLoads(node), pinned, wanted };
+    const busyElsewhere = this.#deps.book?.busyElsewhere?.(node);
+    return { pending: this.switches.pending(node), switchDue, failedLoads: this.switches.failedLoads(node), pinned, wanted, ...(busyElsewhere === undefined || busyElsewhere.size === 0 ? {} : { busyElsewhere }) };
   }
 
   /** A ticket when the model is not running on the node (the first load of a limited router is its switch), and the victim to unload first. */
-  ticketFor(model: string, node: NodeView, timeoutMs: number): { readonly ticket: LoadTicket | undefined; readonly victim: string | undefined } {
+  ticketFor(model: string, node: NodeView, timeoutMs: number): { readonly ticket: LoadTicket | undefined; readonly victim: string | undefined; readonly confirm?: Promise<{ readonly ok: boolean }> } {
     const { effects } = this.#deps;
     const name = node.spec.name;
     const plan = loadPlan(model, node, this.switches.pending(name), effects.snapshot(), this.view(name, false), this.#deps.queued);
@@ -71,7 +72,16 @@ export class SwitchClaims {
         this.#deps.changed();
       },
     };
-    return { ticket, victim: started ? victim : undefined };
+    const confirm = started ? this.switches.confirm(name, model) : undefined;
+    return { ticket, victim: started ? victim : undefined, ...(confirm === undefined ? {} : { confirm }) };
+  }
+
+  /** [cluster]: the switch goes once claimed across replicas; a claim another replica holds sends the request to route again (it follows or waits for that switch). */
+  async afterClaim(admitted: Admitted, confirm: Promise<{ readonly ok: boolean }>, go: () => Admission | Promise<Admission>, retry: () => Promise<Admission>): Promise<Admission> {
+    if ((await confirm).ok) return go();
+    admitted.release();
+    this.#deps.changed();
+    return retry();
   }
 
   /** The victim unloaded, the admission goes; else the model is held off the node and `retry` routes the request again. */

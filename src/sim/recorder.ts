@@ -35,6 +35,10 @@ export interface ResidencyStats {
   readonly queued: readonly string[];
   /** Unloads (asked or by eviction) of a model with a request in flight at the node. */
   readonly unloadsMidRequest: number;
+  /** The most loads under way at once, counted as a load starts (one it cuts short counts until then). */
+  readonly peakLoading: number;
+  /** Loads started, unloads asked, or requests needing a load arriving, while another model was loading: switches that overlapped. */
+  readonly overlaps: number;
 }
 
 /** How one request ended, from the server's side. */

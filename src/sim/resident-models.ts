@@ -51,6 +51,8 @@ export class ResidentModels {
   #peakRunning = 0;
   #loads = 0;
   #unloadsMidRequest = 0;
+  #peakLoading = 0;
+  #overlaps = 0;
   #nextChildPort = FIRST_CHILD_PORT;
 
   constructor(node: ResolvedNode, clock: Clock) {
@@ -102,6 +104,9 @@ export class ResidentModels {
   load(id: string): boolean {
     const entry = this.#entry(id);
     if (entry === undefined || isRunning(entry.status)) return false;
+    const loading = this.#loadingOtherThan(id);
+    this.#peakLoading = Math.max(this.#peakLoading, loading + 1);
+    if (loading > 0) this.#overlaps++;
     const victim = pickEvictionVictim(this.#residents(), this.#node.modelsMax);
     if (victim !== undefined) this.unload(victim);
     this.#startLoading(entry);
@@ -114,6 +119,8 @@ export class ResidentModels {
    * only when a model stops (room opens) or their model starts; never when a model goes idle.
    */
   async loadForRequest(id: string, signal: AbortSignal): Promise<void> {
+    // A request that needs a load while another model loads: a second switch asked at once.
+    if (!isRunning(this.status(id)) && this.#loadingOtherThan(id) > 0) this.#overlaps++;
     // The victim is picked once, on arrival; a queued request only ever looks for room again.
     for (let arriving = true; ; arriving = false) {
       if (signal.aborted || isRunning(this.status(id))) return;
@@ -135,7 +142,17 @@ export class ResidentModels {
 
   stats(): ResidencyStats {
     const running = this.#entries.filter((e) => isRunning(e.status)).length;
-    return { running, peakRunning: this.#peakRunning, loads: this.#loads, queued: [...this.#queued.keys()], unloadsMidRequest: this.#unloadsMidRequest };
+    return { running, peakRunning: this.#peakRunning, loads: this.#loads, queued: [...this.#queued.keys()], unloadsMidRequest: this.#unloadsMidRequest, peakLoading: this.#peakLoading, overlaps: this.#overlaps };
+  }
+
+  /** An unload asked through the API (POST /models/unload): an overlap when another model is loading. */
+  unloadAsked(id: string): boolean {
+    if (this.#loadingOtherThan(id) > 0) this.#overlaps++;
+    return this.unload(id);
+  }
+
+  #loadingOtherThan(id: string): number {
+    return this.#entries.filter((e) => e.model.id !== id && e.status === 'loading').length;
   }
 
   requestsInFlight(id: string): number {

@@ -12,7 +12,7 @@ import { decideModelAction, type RefusalCode } from './model-decision.ts';
 import { nodeFacts } from './model-facts.ts';
 import { runModelOp } from './run-model-op.ts';
 import { backoffAfter, type FailedOp } from './backoff.ts';
-import type { SwitchBook } from './switch-book.ts';
+import { mayTake, type SwitchBook } from './switch-book.ts';
 
 export interface ModelManagerDeps {
   readonly clock: Clock;
@@ -128,7 +128,13 @@ export class ModelManager {
     const nodes = views.map((view) => nodeFacts(view, deps.inFlight, this.busy(view.spec.name)));
     const pinned = keep === undefined ? deps.pinned : (m: string): boolean => deps.pinned(m) || (m !== model && keep(m));
     const verdict = decideModelAction({ action, model, node: asked, nodes, queued: deps.queued, pinned });
-    if (verdict.verdict === 'refused') return { outcome: 'refused', action, model, node: asked, code: verdict.code, detail: verdict.reason };
+    if (verdict.verdict === 'refused') {
+      // A node busy with a switch: the answer names it (whose, and on which replica).
+      const current = verdict.code === 'busy' && asked !== undefined ? deps.book.current(asked) : undefined;
+      const named = current === undefined ? undefined : mayTake(current, { model, action, by: origin });
+      const detail = named !== undefined && !named.ok ? named.reason : verdict.reason;
+      return { outcome: 'refused', action, model, node: asked, code: verdict.code, detail };
+    }
     if (verdict.verdict === 'already') return { outcome: 'already', action, model, node: verdict.node, detail: verdict.detail };
     const view = views.find((v) => v.spec.name === verdict.node);
     const ops = view === undefined ? undefined : serverKind(view.spec.kind).modelOps(view.capacity.role);
@@ -137,6 +143,12 @@ export class ModelManager {
     // The same ticket a request's switch takes: taken in the tick of the decision, so they never overlap.
     const taken = deps.book.take(name, { model, action, by: origin === 'request' ? 'request' : origin, loaded: false, victim: verdict.evict });
     if (!taken.ok) return { outcome: 'refused', action, model, node: name, code: 'busy', detail: taken.reason };
+    // [cluster]: the operation starts only once no other replica's switch holds the node.
+    const claimed = await deps.book.confirm?.(name, model);
+    if (claimed !== undefined && !claimed.ok) {
+      deps.switchEnded();
+      return { outcome: 'refused', action, model, node: name, code: 'busy', detail: claimed.reason };
+    }
     try {
       const options = this.#options();
       if (verdict.evict !== undefined) {

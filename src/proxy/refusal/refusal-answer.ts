@@ -57,7 +57,10 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   const { admission, requestedModel: requested } = f;
   const { routeRequest, lastRefusal } = f.state;
   if (admission.reason === 'aborted') return { kind: 'client_gone' };
-  if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') return answer(queueRefused(requested, admission.reason, admission.waitedMs));
+  if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') {
+    const switching = admission.excluded.find((e) => e.code === 'switching')?.detail;
+    return answer(queueRefused(requested, admission.reason, admission.waitedMs, admission.reason === 'queue_timeout' ? switching : undefined));
+  }
   if (admission.reason === 'wake_timeout') return answer(wakeTimedOut(requested, admission.waitedMs, f.retryAfterSeconds));
   if (admission.reason === 'too_large' || lastRefusal?.kind === 'context_overflow') {
     const largest = largestContext(f.snapshot(), f.model);

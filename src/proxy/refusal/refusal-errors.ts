@@ -120,11 +120,13 @@ export function contextLengthExceeded(input: {
   );
 }
 
-export function queueRefused(model: string, reason: 'queue_full' | 'queue_timeout', waitedMs: number): GatewayError {
+/** `waitingFor`: the switch a request timed out behind (a router's one switch at a time, [cluster]: naming the replica). */
+export function queueRefused(model: string, reason: 'queue_full' | 'queue_timeout', waitedMs: number, waitingFor?: string): GatewayError {
+  const behind = waitingFor === undefined ? '' : ` (waiting for a switch: ${waitingFor})`;
   const message =
     reason === 'queue_full'
       ? `too many requests are waiting for model '${model}'; try again shortly`
-      : `no slot for model '${model}' became free within ${Math.round(waitedMs)}ms; try again shortly`;
+      : `no slot for model '${model}' became free within ${Math.round(waitedMs)}ms${behind}; try again shortly`;
   return new GatewayError('GW_QUEUE_REFUSED', message, {
     status: 429,
     openaiType: 'rate_limit_error',

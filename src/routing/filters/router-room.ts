@@ -16,7 +16,7 @@ import type { Filter } from '../filter.ts';
 const NAME = 'router-room';
 
 /** A switch (or a load or unload) under way on the router, from the one switch book. */
-export type PendingSwitch = Pick<SwitchTicket, 'model' | 'loaded'> & Partial<Pick<SwitchTicket, 'action' | 'victim'>>;
+export type PendingSwitch = Pick<SwitchTicket, 'model' | 'loaded'> & Partial<Pick<SwitchTicket, 'action' | 'victim' | 'replica' | 'settled'>>;
 
 /** What the scheduler knows about one router's switches right now. */
 export interface RouterSwitchView {
@@ -30,6 +30,8 @@ export interface RouterSwitchView {
   readonly pinned?: ReadonlySet<string>;
   /** Models the reconciler keeps loaded (warm, preload): switched out for a request only when no other idle model is. */
   readonly wanted?: ReadonlySet<string>;
+  /** [cluster]: models other replicas have requests in flight on (their slot leases): never a victim. */
+  readonly busyElsewhere?: ReadonlySet<string>;
 }
 
 export type RouterSwitchLookup = (node: string) => RouterSwitchView;
@@ -54,14 +56,14 @@ export type VictimChoice =
  * a pinned model, a model mid-request or still loading; an unwanted model before one the reconciler
  * keeps warm or preloaded, one with nothing queued before one with requests waiting, then by name.
  */
-export function chooseVictim(model: string, node: NodeView, snapshot: RoutingSnapshot, view: Pick<RouterSwitchView, 'pinned' | 'wanted'>, queued: (model: string) => number = () => 0): VictimChoice {
+export function chooseVictim(model: string, node: NodeView, snapshot: RoutingSnapshot, view: Pick<RouterSwitchView, 'pinned' | 'wanted' | 'busyElsewhere'>, queued: (model: string) => number = () => 0): VictimChoice {
   const max = modelLimit(node);
   if (max === undefined) return { kind: 'room' };
   const running = [...node.modelsById.values()].filter((m) => m.id !== model && isRunningEntry(m));
   if (running.length < max) return { kind: 'room' };
   const pinned = running.filter((m) => view.pinned?.has(m.id) === true);
   const name = node.spec.name;
-  const idle = running.filter((m) => view.pinned?.has(m.id) !== true && !isLoadingEntry(m) && snapshot.usage(name, m.id).requests === 0);
+  const idle = running.filter((m) => view.pinned?.has(m.id) !== true && !isLoadingEntry(m) && snapshot.usage(name, m.id).requests === 0 && view.busyElsewhere?.has(m.id) !== true);
   const rank = (id: string): number => (view.wanted?.has(id) === true ? 2 : 0) + (queued(id) > 0 ? 1 : 0);
   const best = idle.map((m) => m.id).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))[0];
   if (best !== undefined) return { kind: 'victim', model: best };
@@ -100,15 +102,19 @@ export function routerRoomVerdict(
 
 /** While a switch is under way: its model's followers wait for it, its victim waits, one switch at a time. */
 function duringSwitch(model: string, node: NodeView, busyHere: boolean, isRunning: boolean, pending: PendingSwitch, max: number): Pick<Exclusion, 'code' | 'detail'> | undefined {
+  const by = pending.replica === undefined ? '' : ` (replica ${pending.replica}'s switch${pending.settled === true ? ', this replica\'s listing catching up' : ''})`;
+  const switching = (detail: string): Pick<Exclusion, 'code' | 'detail'> => ({ code: 'switching', detail: `${detail}${by}` });
   if (pending.action === 'unload') {
-    if (pending.model === model) return { code: 'switching', detail: `${model} is being unloaded here; loads again after it` };
-    return isRunning ? undefined : { code: 'switching', detail: `the router is unloading ${pending.model}; one switch at a time` };
+    if (pending.model === model) return switching(`${model} is being unloaded here; loads again after it`);
+    return isRunning ? undefined : switching(`the router is unloading ${pending.model}; one switch at a time`);
   }
-  if (pending.model === model) return pending.loaded ? undefined : { code: 'switching', detail: `loading ${model}; follows once it is loaded` };
-  if (pending.victim === model) return { code: 'switching', detail: `${model} is unloaded to make room for ${pending.model}` };
+  if (pending.model === model) return pending.loaded ? undefined : switching(`loading ${model}; follows once it is loaded`);
+  if (pending.victim === model) return switching(`${model} is unloaded to make room for ${pending.model}`);
+  // Another replica's switch on a one-model router: any other model would be a load (the store refuses it too: cluster/lua.ts).
+  if (pending.replica !== undefined && max === 1) return switching(`the router is switching to ${pending.model}; one switch at a time`);
   // A model mid-request is never the router's victim; with the gateway's own victim named, no other is.
   if (isRunning && (busyHere || pending.victim !== undefined || !fullWithout(node, pending.model, max))) return undefined;
-  return { code: 'switching', detail: `the router is switching to ${pending.model}; one switch at a time` };
+  return switching(`the router is switching to ${pending.model}; one switch at a time`);
 }
 
 /** Whether the router is full even without the model being switched to (its own LRU pick is then unknown). */

@@ -134,7 +134,7 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       return;
     }
     if (model === undefined) writer.reply(llamaInvalidRequest('model is not found'));
-    else if (!residents.unload(model.id)) writer.reply(llamaInvalidRequest('model is not running'));
+    else if (!residents.unloadAsked(model.id)) writer.reply(llamaInvalidRequest('model is not running'));
     else writer.reply(llamaJson(200, { success: true }));
   }
 

@@ -13,6 +13,7 @@ const ROWS: readonly { name: string; current: SwitchTicket | undefined; ask: Pic
   { name: 'a reconciler load under way refuses a request switch', current: load('c', 'reconciler'), ask: load('b', 'request'), ok: false, reason: /loading c for the reconciler/ },
   { name: 'an admin unload under way refuses an admin load', current: { model: 'a', action: 'unload', by: 'admin', loaded: false, victim: undefined }, ask: load('b', 'admin'), ok: false, reason: /unloading a for an admin/ },
   { name: 'a loaded switch still catching up with the listing holds the ticket', current: load('b', 'request', true), ask: load('c', 'request'), ok: false, reason: /listing catching up/ },
+  { name: 'another replica\'s switch (its claim in the store) refuses and is named', current: { ...load('b', 'request'), replica: 'r1' }, ask: load('c', 'admin'), ok: false, reason: /loading b for a request on replica r1; one at a time \(asked: load c for admin\)/ },
   { name: 'the same model asked again is still one at a time', current: load('b', 'reconciler'), ask: load('b', 'admin'), ok: false },
 ];
 

@@ -47,6 +47,12 @@ const ROWS: readonly Row[] = [
   { name: 'during an unload the model unloaded waits', model: 'a', view: { pending: { model: 'a', loaded: false, action: 'unload' } }, code: 'switching' },
   { name: 'during an unload another unloaded model waits (one at a time)', model: 'b', view: { pending: { model: 'a', loaded: false, action: 'unload' } }, code: 'switching' },
   { name: 'a failed model listed as loaded since goes', model: 'a', view: { failedLoads: new Map([['a', 'did not load']]) }, code: undefined },
+  { name: '[cluster] a model another replica uses is no victim: waits for it to go idle there', model: 'b', view: { busyElsewhere: new Set(['a']) }, code: 'models_full' },
+  { name: '[cluster] with another idle model beside the one used elsewhere: that one is the victim', model: 'c', max: 2, options: { models: ['a', 'b'], onDemand: { c: 'unloaded' } }, view: { busyElsewhere: new Set(['a']) }, code: undefined },
+  { name: "[cluster] another replica's switch on a one-model router: a model the listing still shows loaded waits", model: 'a', view: { pending: { model: 'b', loaded: true, victim: 'x', replica: 'r1' } }, code: 'switching' },
+  { name: "[cluster] another replica's switch on a one-model router: its model's followers go once loaded", model: 'b', view: { pending: { model: 'b', loaded: true, victim: 'a', replica: 'r1' } }, code: undefined },
+  { name: "[cluster] another replica's released switch (listing catching up): its victim still waits", model: 'a', max: 2, options: { models: ['a', 'x'], onDemand: { b: 'unloaded' } }, view: { pending: { model: 'b', loaded: true, victim: 'a', replica: 'r1', settled: true } }, code: 'switching' },
+  { name: "[cluster] another replica's switch on a two-model router: a loaded model not its victim keeps serving", model: 'x', max: 2, options: { models: ['a', 'x'], onDemand: { b: 'unloaded' } }, view: { pending: { model: 'b', loaded: false, victim: 'a', replica: 'r1' } }, code: undefined },
 ];
 
 for (const row of ROWS) {
@@ -91,4 +97,12 @@ test('the victim: never pinned, never busy or loading; an unwanted one before a 
   const allBusy = snapshotOf([full], {}, { 'r/z': { requests: 1, tokens: 1 }, 'r/q': { requests: 1, tokens: 1 }, 'r/w': { requests: 1, tokens: 1 } });
   assert.equal(chooseVictim('n', full, allBusy, view, queued).kind, 'busy');
   assert.deepEqual(chooseVictim('n', full, snapshot, { pinned: new Set(['p', 'w', 'q', 'z']) }), { kind: 'pinned', running: 4, max: 4, pinned: ['p', 'w', 'q', 'z'] });
+});
+
+test("[cluster] a wait for another replica's switch names that replica", () => {
+  const view = router(1);
+  const verdict = routerRoomVerdict('c', view, snapshotOf([view], {}, {}), { ...NO_SWITCH, pending: { model: 'b', loaded: false, victim: 'a', replica: 'r2' } });
+  assert.match(verdict?.detail ?? '', /switching to b; one switch at a time \(replica r2's switch\)/);
+  const settled = routerRoomVerdict('a', view, snapshotOf([view], {}, {}), { ...NO_SWITCH, pending: { model: 'b', loaded: true, victim: 'a', replica: 'r2', settled: true } });
+  assert.match(settled?.detail ?? '', /a is unloaded to make room for b \(replica r2's switch, this replica's listing catching up\)/);
 });
