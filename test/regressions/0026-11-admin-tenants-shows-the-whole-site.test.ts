@@ -68,7 +68,9 @@ test('traffic for a tenant on both replicas: GET /admin/tenants on either shows 
   const answers = await Promise.all([post(r0, 'sk-open-26', 'o0'), post(r0, 'sk-open-26', 'o1'), post(r0, 'sk-open-26', 'o2'), post(r1, 'sk-open-26', 'o3'), post(r1, 'sk-open-26', 'o4'), post(r0, 'sk-lim-26', 'l0'), post(r1, 'sk-lim-26', 'l1'), post(r1, 'sk-lim-26', 'l2')]);
   assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200, 200, 200, 200]);
   for (const url of [r0, r1]) {
-    const report = await reportWhen(url, (r) => of(r, 'open')?.today.requests === 5 && of(r, 'lim')?.today.requests === 3);
+    // Each replica's part and the shared day are settled and published a moment after the answers: wait for all of it.
+    const spent = (r: TenantsReport): number => (of(r, 'lim')?.today.promptTokens ?? 0) + (of(r, 'lim')?.today.completionTokens ?? 0);
+    const report = await reportWhen(url, (r) => of(r, 'open')?.today.requests === 5 && of(r, 'lim')?.today.requests === 3 && of(r, 'lim')?.remaining.budget === BUDGET - spent(r));
     assert.equal(report.scope, 'site', `${url}: the report is the site's`);
     assert.equal(of(report, 'open')?.today.requests, 5, `${url}: the open tenant's requests of both replicas (3 + 2)`);
     assert.equal(of(report, 'lim')?.today.requests, 3, `${url}: the limited tenant's requests of both replicas (1 + 2)`);
@@ -89,7 +91,7 @@ test('requests running on both replicas: in flight summed; a replica that stops 
   const running = [post(r0, 'sk-open-26', 'f0'), post(r1, 'sk-open-26', 'f1')];
   try {
     await eventually(() => node.seen.running === 2, 20_000, 'both requests at the node');
-    const report = await reportWhen(r0, (r) => of(r, 'open')?.inFlight === 2);
+    const report = await reportWhen(r0, (r) => of(r, 'open')?.inFlight === 2 && r.replicas?.r0?.inFlight === 1 && r.replicas?.r1?.inFlight === 1);
     assert.equal(of(report, 'open')?.inFlight, 2, 'one in flight at each replica');
     assert.equal(report.replicas?.r0?.inFlight, 1);
     assert.equal(report.replicas?.r1?.inFlight, 1);
