@@ -16,7 +16,7 @@ import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestP
 import { GatewayParts } from '#src/gateway/parts.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
-import { acceptRelayed, RequestWorkers } from '#src/workers/index.ts';
+import { acceptRelayed, startRequestWorkers, type RequestWorkers } from '#src/workers/index.ts';
 import { loadTracer } from '#src/tracing/index.ts';
 
 /** Opens one of this thread's own listeners (admin, relay) with the gateway's limits. */
@@ -122,7 +122,7 @@ export class Gateway {
     const relay = relayed.size === 0 ? undefined : await serve(relayTable, { host: '127.0.0.1', port: 0 });
     const adminServer = ownListener === undefined ? undefined : await serve(admin, ownListener);
     const servers = [relay?.server, adminServer?.server].filter((server) => server !== undefined);
-    const workers = await RequestWorkers.start({
+    const workers = await startRequestWorkers({
       count: own.count,
       clock: parts.clock,
       logger: options.logger,
