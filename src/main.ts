@@ -193,9 +193,9 @@ export class Gateway {
   /**
    * Resolves true once every node has answered (or failed) its first health probe and model
    * listing, false if that takes longer than `timeoutMs`. For the demo and tests; serving does
-   * not wait for it (untried nodes take traffic).
+   * not wait for it (untried nodes take traffic). An aborted `signal` ends the wait (false).
    */
-  async firstRoundDone(timeoutMs: number): Promise<boolean> {
+  async firstRoundDone(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const clock = this.#parts.clock;
     const deadline = clock.monotonicMs() + timeoutMs;
     const settled = (): boolean =>
@@ -203,7 +203,7 @@ export class Gateway {
         .views()
         .every((v) => v.health.status !== 'unknown' && (v.discovery.phase !== 'untried' || v.discovery.fails > 0));
     while (!settled()) {
-      if (clock.monotonicMs() >= deadline) return false;
+      if (clock.monotonicMs() >= deadline || signal?.aborted === true) return false;
       await sleep(clock, 20);
     }
     return true;
