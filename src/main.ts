@@ -16,7 +16,7 @@ import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestP
 import { GatewayParts } from '#src/gateway/parts.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
-import { acceptRelayed, RequestWorkers } from '#src/workers/index.ts';
+import { acceptRelayed, startRequestWorkers, type RequestWorkers } from '#src/workers/index.ts';
 import { loadTracer } from '#src/tracing/index.ts';
 
 /** Opens one of this thread's own listeners (admin, relay) with the gateway's limits. */
@@ -122,7 +122,7 @@ export class Gateway {
     const relay = relayed.size === 0 ? undefined : await serve(relayTable, { host: '127.0.0.1', port: 0 });
     const adminServer = ownListener === undefined ? undefined : await serve(admin, ownListener);
     const servers = [relay?.server, adminServer?.server].filter((server) => server !== undefined);
-    const workers = await RequestWorkers.start({
+    const workers = await startRequestWorkers({
       count: own.count,
       clock: parts.clock,
       logger: options.logger,
@@ -193,9 +193,9 @@ export class Gateway {
   /**
    * Resolves true once every node has answered (or failed) its first health probe and model
    * listing, false if that takes longer than `timeoutMs`. For the demo and tests; serving does
-   * not wait for it (untried nodes take traffic).
+   * not wait for it (untried nodes take traffic). An aborted `signal` ends the wait (false).
    */
-  async firstRoundDone(timeoutMs: number): Promise<boolean> {
+  async firstRoundDone(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const clock = this.#parts.clock;
     const deadline = clock.monotonicMs() + timeoutMs;
     const settled = (): boolean =>
@@ -203,7 +203,7 @@ export class Gateway {
         .views()
         .every((v) => v.health.status !== 'unknown' && (v.discovery.phase !== 'untried' || v.discovery.fails > 0));
     while (!settled()) {
-      if (clock.monotonicMs() >= deadline) return false;
+      if (clock.monotonicMs() >= deadline || signal?.aborted === true) return false;
       await sleep(clock, 20);
     }
     return true;

@@ -3,7 +3,7 @@
 // command spends on the rest of its run (issue 28: a command starts in ≤ 150 ms). Bounds are the
 // caller's (core/bounded-text.ts: the whole exchange under its deadline signal, the bytes it reads).
 
-import { request } from 'node:http';
+import { request } from '#src/core/node-http.ts';
 import type { RequestedBody, TextRequester } from '#src/core/bounded-text.ts';
 
 /** A connection not made within `connectTimeoutMs` fails the request (the caller's deadline bounds the rest). */

@@ -12,6 +12,10 @@ import { Gateway } from '#src/main.ts';
 import { defaultConfigPath, DEFAULT_CONFIG_PATHS } from './config-lookup.ts';
 import { flagValue, type Command } from './io.ts';
 import { SERVE_USAGE } from './command-usage.ts';
+import { shedStartUpHeap } from './shed-start-up-heap.ts';
+
+/** How long `serve` waits for every node's first round before it sheds start-up's heap anyway. */
+const FIRST_ROUND_WAIT_MS = 30_000;
 
 
 export const runServe: Command = async (argv, io) => {
@@ -67,6 +71,7 @@ export const runServe: Command = async (argv, io) => {
     // (SIGKILL, a crash), so what it compiled to start is written now.
     flushCompileCache();
     if (running.reloadQueued) reload(running.gateway);
+    shedOnceStarted(running.gateway, logger, io.signal);
     if (!io.signal.aborted) await once(io.signal, 'abort');
     logger.info('shutting down: finishing in-flight requests');
     await running.gateway.close();
@@ -76,3 +81,17 @@ export const runServe: Command = async (argv, io) => {
     unsubscribe();
   }
 };
+
+/** After every node's first round (or FIRST_ROUND_WAIT_MS): one memory-reducing collection, logged with the RSS it gave back. */
+function shedOnceStarted(gateway: Gateway, logger: ReturnType<typeof createLogger>, signal: AbortSignal): void {
+  detach(
+    gateway.firstRoundDone(FIRST_ROUND_WAIT_MS, signal).then(() => {
+      if (signal.aborted) return;
+      const before = process.memoryUsage.rss();
+      if (!shedStartUpHeap()) return;
+      const mb = (bytes: number): number => Math.round(bytes / 104_857.6) / 10;
+      logger.info({ rss_before_mb: mb(before), rss_after_mb: mb(process.memoryUsage.rss()) }, 'start-up heap given back');
+    }),
+    (error) => logger.warn({ err: error }, 'giving back the start-up heap failed'),
+  );
+}

@@ -1,9 +1,13 @@
-// The HTTP agents the control loops poll the fleet through: one per purpose, so a slow listing
-// never holds up a health probe. Each keeps one keep-alive connection per node (undici then makes
-// a `Client` per origin, not a `Pool`: a pool carries a 2,048-slot request queue, about 16 KB, and
-// 1,000 nodes × 3 purposes of them were a third of the live heap). One connection is enough: the
-// loops send at most one round per node at a time, and a router's per-model capacity requests take
-// their turn on it within the round's deadline.
+// The HTTP agents the control loops poll the fleet through: one for health probes, one for every
+// read of a node's state (its model listing, the capacity requests that follow it in the same round,
+// its load scrape). Each keeps one keep-alive connection per node (undici then makes a `Client` per
+// origin, not a `Pool`: a pool carries a 2,048-slot request queue, about 16 KB, and 1,000 nodes × 3
+// purposes of them were a third of the live heap), so a node costs two polling connections.
+// A connection (socket, stream state, HTTP parser, undici client, timers) is about 3 KB of heap:
+// four per node were ~12 MB at 1,000 nodes (issue 28, lean process).
+// The probe has its own connection so that a slow or hung listing never holds up a health probe;
+// a load scrape may wait behind its node's listing round, which the discovery timeout bounds (each
+// request also keeps its own deadline, counted from when it was asked).
 
 import { Agent, type Dispatcher } from 'undici';
 
@@ -21,17 +25,15 @@ export interface PollingAgents {
 
 export function pollingAgents(): PollingAgents {
   const agent = (): Agent => new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: POLL_KEEP_ALIVE_MS });
-  const health = agent();
-  const discovery = agent();
-  const capacity = agent();
-  const load = agent();
+  const probes = agent();
+  const reads = agent();
   return {
-    health,
-    discovery,
-    capacity,
-    load,
+    health: probes,
+    discovery: reads,
+    capacity: reads,
+    load: reads,
     async destroy() {
-      await Promise.all([health.destroy(), discovery.destroy(), capacity.destroy(), load.destroy()]);
+      await Promise.all([probes.destroy(), reads.destroy()]);
     },
   };
 }

@@ -4,7 +4,8 @@
 // for (the client's address) with a per-gateway secret, so the owner's admin checks judge the real
 // client and not the relay's own loopback connection. Proxy headers from the client pass unchanged.
 
-import { Agent, request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { Agent, request } from '#src/core/node-http.ts';
 import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '#src/core/errors.ts';
 import { sendError, type EndpointTable, type Handler } from '#src/proxy/index.ts';

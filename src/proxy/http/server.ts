@@ -1,7 +1,8 @@
 // The node:http server and its endpoint table. Handlers come from the composition root, so this
 // file knows nothing of metrics or admin; it only dispatches and turns thrown errors into answers.
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from '#src/core/node-http.ts';
 import type { AddressInfo } from 'node:net';
 import { detach } from '#src/core/detach.ts';
 import { badRequest, methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
