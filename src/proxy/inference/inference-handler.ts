@@ -174,9 +174,8 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const policy = resolved.policy ?? settings.policy;
   const { affinityKey, promptPrefix } = requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
   const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: queue };
-  const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
   if (outOfScope) {
-    const routeRequest = { ...routeRequestFor(facts, settings), endpoint };
+    const routeRequest = routeRequestFor(facts, settings, endpoint);
     const admission = await admitAsUnknown(deps.scheduler, routeRequest, settings, clientGone.signal);
     const state = startFailover(routeRequest);
     // The remote sites are asked as for any unknown model ([mesh]): none lists it, so none is
@@ -184,7 +183,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     const unknownAsk = { settings, endpoint, req, resolved: { ...resolved, model: OUT_OF_SCOPE_MODEL }, requestId, signal: clientGone.signal };
     const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...unknownAsk, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
     await sites?.next(state);
-    respondRefused(refusalDeps, { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, fail, finish });
+    respondRefused(refusalDepsOf(deps), { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, fail, finish });
     return;
   }
   // The open gateway (no tenant configured) has nothing to count: no ledger work at all. A count
@@ -220,12 +219,12 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status, route: target.route });
     },
   };
-  const end = await runFailover(sources, setting, startFailover({ ...routeRequestFor(facts, settings), endpoint }));
+  const end = await runFailover(sources, setting, startFailover(routeRequestFor(facts, settings, endpoint)));
   if (end.kind === 'answered') return;
   const admission = nodes.refusal;
   // The loop ends unserved only after the scheduler refused: the local targets come first.
   if (admission === undefined) throw new Error('the failover loop ended before the scheduler refused');
-  respondRefused(refusalDeps, {
+  respondRefused(refusalDepsOf(deps), {
     admission,
     model: resolved.model,
     requestedModel: resolved.requestedModel,
@@ -238,3 +237,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   });
 }
 
+/** What a refusal reads; built only for a request that is refused. */
+function refusalDepsOf(deps: InferenceDeps): Parameters<typeof respondRefused>[0] {
+  return { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
+}
