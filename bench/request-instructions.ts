@@ -9,8 +9,11 @@
 //   node bench/request-instructions.ts [--candidate DIR] [--workload json|sse|body10k]
 //                                      [--requests 2000] [--warmup 5000] [--connections 8]
 //
-// Prints one JSON line: per target, instructions per request and the ratio to bare; the dumps stay
-// in a temporary directory named in the output (callgrind_annotate FILE: where they went).
+// Prints one JSON line: per target, instructions per request and the ratio to bare, and the same
+// split into the garbage collector's, the JIT compiler's and the rest ("mutator": the code the
+// requests run). A collection or a compilation landing in the window moves the total by tens of
+// thousands per request; the mutator figure stays put. The dumps stay in a temporary directory
+// named in the output (callgrind_annotate FILE: where the instructions went).
 
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
@@ -36,7 +39,17 @@ const workload = workloads().find((w) => w.name === (values.workload as Workload
 if (workload === undefined) throw new Error('--workload: json, sse or body10k');
 const dir = await mkdtemp(join(tmpdir(), 'switchyard-instructions-'));
 const upstream = await startNodeScript('bench/upstream.ts');
-const results: Record<string, number> = {};
+const results: Record<string, Split> = {};
+
+interface Split {
+  readonly total: number;
+  readonly gc: number;
+  readonly compiler: number;
+  readonly mutator: number;
+}
+
+const GC = /Scaveng|Marking|MarkCompact|Sweep|Evacuat|IterateObjectCache|GlobalHandles|heap::base|v8::internal::Heap::|HeapObject::SizeFromMap|MemoryAllocator|RememberedSet|SlotSet|MinorMS|Compaction/;
+const COMPILER = /v8::internal::compiler::|maglev::|turboshaft::|v8::internal::(Parser|ParserBase|PreParser|Scanner|BytecodeGenerator|interpreter::|Compiler::|OptimizingCompileDispatcher|baseline::)/;
 try {
   const upstreamUrl = String(upstream.ready.url);
   const targets: { name: string; args: string[]; ready: string }[] = [{ name: 'bare', args: [join(REPO_ROOT, 'bench/bare-proxy.ts'), upstreamUrl], ready: '"event":"' }];
@@ -50,14 +63,15 @@ try {
   targets.push(gateway('switchyard', REPO_ROOT));
   if (values.candidate !== undefined) targets.push(gateway('candidate', resolve(values.candidate)));
   for (const target of targets) results[target.name] = await measure(target);
-  const bare = results.bare ?? 1;
-  const ratios = Object.fromEntries(Object.entries(results).map(([name, ir]) => [name, Math.round((ir / bare) * 100) / 100]));
-  process.stdout.write(`${JSON.stringify({ workload: workload.name, requests: Number(values.requests), connections: Number(values.connections), instructionsPerRequest: results, vsBare: ratios, dumps: dir })}\n`);
+  const bare = results.bare;
+  const ratio = (a: number, b: number | undefined): number => Math.round((a / (b ?? a)) * 100) / 100;
+  const vsBare = Object.fromEntries(Object.entries(results).map(([name, r]) => [name, { total: ratio(r.total, bare?.total), mutator: ratio(r.mutator, bare?.mutator) }]));
+  process.stdout.write(`${JSON.stringify({ workload: workload.name, requests: Number(values.requests), connections: Number(values.connections), instructionsPerRequest: results, vsBare, dumps: dir })}\n`);
 } finally {
   await upstream.stop();
 }
 
-async function measure(target: { name: string; args: string[]; ready: string }): Promise<number> {
+async function measure(target: { name: string; args: string[]; ready: string }): Promise<Split> {
   const out = join(dir, `${target.name}.callgrind`);
   const child: Child = await startChild({
     command: 'valgrind',
@@ -76,12 +90,22 @@ async function measure(target: { name: string; args: string[]; ready: string }):
     await child.stop();
   }
   const dumps = (await readdir(dir)).filter((f) => f.startsWith(`${target.name}.callgrind.`));
-  let total = 0;
+  const split = { total: 0, gc: 0, compiler: 0 };
   for (const file of dumps) {
     const text = await readFile(join(dir, file), 'utf8');
-    total += Number(/^summary: (\d+)/m.exec(text)?.[1] ?? 0);
+    split.total += Number(/^summary: (\d+)/m.exec(text)?.[1] ?? 0);
+    // Self instructions by function: every function listed (threshold 100 %), classified by its name.
+    const annotated = execFileSync('callgrind_annotate', ['--threshold=100', join(dir, file)], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    for (const line of annotated.split('\n')) {
+      const match = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line);
+      if (match === null || match[2]?.includes('PROGRAM TOTALS')) continue;
+      const ir = Number(match[1]?.replaceAll(',', ''));
+      if (GC.test(match[2] ?? '')) split.gc += ir;
+      else if (COMPILER.test(match[2] ?? '')) split.compiler += ir;
+    }
   }
-  return Math.round(total / Number(values.requests));
+  const perRequest = (ir: number): number => Math.round(ir / Number(values.requests));
+  return { total: perRequest(split.total), gc: perRequest(split.gc), compiler: perRequest(split.compiler), mutator: perRequest(split.total - split.gc - split.compiler) };
 }
 
 /** Exactly `count` POSTs of the workload's body over keep-alive connections; every answer must be 200. */

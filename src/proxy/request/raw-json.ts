@@ -36,13 +36,21 @@ export interface BodyScan {
   readonly emptyObject: boolean;
 }
 
+/** Bytes of a string read here before the rest is searched natively (a short key costs no native call). */
+const INLINE_STRING_BYTES = 64;
+
 /**
- * Index just past the string whose opening quote is at `start`. The closing quote is found by
- * `indexOf` (native, so a long prompt is skipped at memory speed, not byte by byte here): a quote
- * after an odd run of backslashes is escaped, and the search goes on past it.
+ * Index just past the string whose opening quote is at `start`. Short strings (keys) are read
+ * here; past INLINE_STRING_BYTES the closing quote is found by `indexOf` (native, so a long prompt
+ * is skipped at memory speed): a quote after an odd run of backslashes is escaped, and the search
+ * goes on past it.
  */
 function endOfString(raw: Uint8Array, start: number): number {
-  let quote = raw.indexOf(QUOTE, start + 1);
+  const inline = Math.min(raw.length, start + 1 + INLINE_STRING_BYTES);
+  let i = start + 1;
+  while (i < inline && raw[i] !== QUOTE) i += raw[i] === BACKSLASH ? 2 : 1;
+  if (i < inline) return i + 1;
+  let quote = raw.indexOf(QUOTE, i);
   while (quote >= 0) {
     let backslashes = 0;
     while (raw[quote - 1 - backslashes] === BACKSLASH) backslashes += 1;
