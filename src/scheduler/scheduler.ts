@@ -188,12 +188,12 @@ export class Scheduler {
   }
 
   #waitsForSwitch(node: string): boolean {
-    return this.#switchWaiters(node).length > 0;
+    return this.#queues.someHead((w) => waitsForSwitchOn(w, node));
   }
 
   #switchWaiters(node: string): Waiter[] {
     const heads = this.#queues.models().map((model) => this.#queues.head(model));
-    return heads.filter((w): w is Waiter => w !== undefined && w.excluded.some((e) => e.node === node && e.code === 'models_full'));
+    return heads.filter((w): w is Waiter => w !== undefined && waitsForSwitchOn(w, node));
   }
 
   /**
@@ -279,4 +279,9 @@ export class Scheduler {
       return;
     }
   }
+}
+
+/** Whether a queue's head waits for a switch on `node` (the node's models are full). */
+function waitsForSwitchOn(waiter: Waiter, node: string): boolean {
+  return waiter.excluded.some((e) => e.node === node && e.code === 'models_full');
 }
