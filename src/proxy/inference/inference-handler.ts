@@ -155,8 +155,9 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   // [log] bodies = true only (sensitive, off by default): the prompt's text, bounded, for the line.
   if (settings.logPromptBytes !== undefined) report.prompt = loggedPrompt(endpoint, resolved.json, settings.logPromptBytes);
   const clientGone = new AbortController();
-  // Aborting builds an exception object: do it only for a client that really left early.
-  res.once('close', () => {
+  // Aborting builds an exception object: do it only for a client that really left early. (`on`:
+  // a response closes once, and `once` would wrap the listener on every request.)
+  res.on('close', () => {
     if (!res.writableFinished) clientGone.abort();
   });
   const counting = countsOnly(endpoint);
