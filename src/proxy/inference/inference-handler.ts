@@ -9,7 +9,6 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';
 import { GatewayError } from '#src/core/errors.ts';
-import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports, FleetView } from '#src/ports/index.ts';
 import { requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
@@ -165,10 +164,9 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const visible = visibleTo(tenant);
   // Out of scope: sized, routed and refused exactly as a model no node serves, and never sent anywhere.
   const outOfScope = visible !== undefined && !visible(resolved.model);
-  const sizing = { views: () => deps.registry.views(), snapshot: () => deps.registry.snapshot(), dispatcher: (node: NodeView) => deps.pools.get(node.spec), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
   // A count generates nothing: never sized against a context nor refused for length (config/endpoints.ts).
-  const sized = { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() };
-  const bounds = counting ? undefined : await sizePrompt(sizing, sized, clientGone.signal);
+  const sized = { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now(), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
+  const bounds = counting ? undefined : await sizePrompt(deps, sized, clientGone.signal);
   const promptTokens = bounds?.upper;
   const exact = bounds?.exact ?? false;
 
