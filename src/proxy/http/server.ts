@@ -3,7 +3,6 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { detach } from '#src/core/detach.ts';
 import { badRequest, methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
 import { hostProblem, parseRequestTarget } from '#src/core/request-target.ts';
 import type { ActiveRequests } from './active-requests.ts';
@@ -37,16 +36,16 @@ export function createHttpServer(options: HttpServerOptions): Server {
     },
     (req, res) => {
       options.activeRequests.track(res);
-      // dispatch answers every error it can see; this catches what escapes it (a bug), so that one
-      // request can never become an unhandled rejection that takes the process down.
-      detach(dispatch(options, req, res), (error) => answerInternalError(options, error, req, res));
+      // dispatch never rejects (it answers every error, and swallows one its answer throws), so
+      // no request can become an unhandled rejection, and none pays for a catch handler.
+      void dispatch(options, req, res);
     },
   );
 }
 
 async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const method = req.method ?? 'GET';
   try {
+    const method = req.method ?? 'GET';
     const target = parseRequestTarget(req.url);
     const problem = target.ok ? hostProblem(req.rawHeaders) : target.problem;
     if (problem !== undefined || !target.ok) {
@@ -69,7 +68,11 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
     }
     await handler(req, res, url);
   } catch (error) {
-    answerInternalError(options, error, req, res);
+    try {
+      answerInternalError(options, error, req, res);
+    } catch {
+      // Answering failed too (the log stream closed, say): nothing safer is left to do.
+    }
   }
 }
 
