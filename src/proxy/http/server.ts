@@ -76,11 +76,15 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
   }
 }
 
-/** Logs a failure no handler answered, then answers 500 (or ends a response already under way). */
+/** Logs a failure no handler answered, then answers 500 (or cuts a response already under way). */
 function answerInternalError(options: HttpServerOptions, error: unknown, req: IncomingMessage, res: ServerResponse): void {
-  options.onHandlerError(error, req);
-  if (!res.headersSent) sendError(res, toGatewayError(error), {}, errorDialectFor(pathOf(req.url)));
-  else res.destroy();
+  try {
+    options.onHandlerError(error, req);
+  } finally {
+    // Answered even when logging it failed: the client is never left waiting.
+    if (!res.headersSent) sendError(res, toGatewayError(error), {}, errorDialectFor(pathOf(req.url)));
+    else res.destroy();
+  }
 }
 
 export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
