@@ -10,7 +10,7 @@ import type { EventBus } from '#src/core/events.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { AdmissionPort, FleetReports, FleetView } from '#src/ports/index.ts';
-import { requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
+import { POLICIES, requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';
@@ -171,7 +171,8 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const exact = bounds?.exact ?? false;
 
   const policy = resolved.policy ?? settings.policy;
-  const { affinityKey, promptPrefix } = requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
+  // A policy that reads no request feature (least-in-flight, the default) has no readers built.
+  const { affinityKey, promptPrefix } = POLICIES[policy].reads.length === 0 ? {} : requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
   const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: queue };
   if (outOfScope) {
     const routeRequest = routeRequestFor(facts, settings, endpoint);
