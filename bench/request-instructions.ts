@@ -48,7 +48,7 @@ interface Split {
   readonly mutator: number;
 }
 
-const GC = /Scaveng|Marking|MarkCompact|Sweep|Evacuat|IterateObjectCache|GlobalHandles|heap::base|v8::internal::Heap::|HeapObject::SizeFromMap|MemoryAllocator|RememberedSet|SlotSet|MinorMS|Compaction/;
+const GC = /Scaveng|Marking|MarkCompact|Sweep|Evacuat|IterateObjectCache|GlobalHandles|heap::base|v8::internal::Heap::|HeapObject::SizeFromMap|MemoryAllocator|RememberedSet|SlotSet|MinorMS|Compaction|BodyDescriptor|Visitor|FreeList|RelocIterator|Worklist|NeedsResetDueToFlushedBytecode|PageMetadata|MutablePage/;
 const COMPILER = /v8::internal::compiler::|maglev::|turboshaft::|v8::internal::(Parser|ParserBase|PreParser|Scanner|BytecodeGenerator|interpreter::|Compiler::|OptimizingCompileDispatcher|baseline::)/;
 try {
   const upstreamUrl = String(upstream.ready.url);
