@@ -81,20 +81,20 @@ export function ratioChanged(prior: TokenRatio | undefined, next: TokenRatio | u
 /** Pure: the widest usable envelope among several nodes' (the most cautious bounds); undefined = none usable. */
 export function widestRatio(ratios: Iterable<TokenRatio | undefined>, nowMs: number): TokenRatio | undefined {
   let widest: TokenRatio | undefined;
-  for (const candidate of ratios) {
-    const ratio = usableRatio(candidate, nowMs);
-    if (ratio === undefined) continue;
-    widest =
-      widest === undefined
-        ? ratio
-        : {
-            low: Math.min(widest.low, ratio.low),
-            high: Math.max(widest.high, ratio.high),
-            samples: widest.samples + ratio.samples,
-            atMs: Math.max(widest.atMs, ratio.atMs),
-          };
-  }
+  for (const candidate of ratios) widest = widen(widest, usableRatio(candidate, nowMs));
   return widest;
+}
+
+/** The envelope spanning both (either may be none). */
+function widen(widest: TokenRatio | undefined, ratio: TokenRatio | undefined): TokenRatio | undefined {
+  if (ratio === undefined) return widest;
+  if (widest === undefined) return ratio;
+  return {
+    low: Math.min(widest.low, ratio.low),
+    high: Math.max(widest.high, ratio.high),
+    samples: widest.samples + ratio.samples,
+    atMs: Math.max(widest.atMs, ratio.atMs),
+  };
 }
 
 /** What fleetRatio reads of a node view. */
@@ -105,10 +105,10 @@ export interface RatioView {
 
 /** Pure: the widest usable envelope among the nodes that list `model` (what a request's bounds use). */
 export function fleetRatio(views: readonly RatioView[], model: string, nowMs: number): TokenRatio | undefined {
-  return widestRatio(
-    views.filter((v) => v.modelsById.has(model)).map((v) => v.tokenRatios?.[model]),
-    nowMs,
-  );
+  // One pass, no arrays built: every request asks, over every node.
+  let widest: TokenRatio | undefined;
+  for (const view of views) if (view.modelsById.has(model)) widest = widen(widest, usableRatio(view.tokenRatios?.[model], nowMs));
+  return widest;
 }
 
 /** Where a node's registry record keeps its envelopes: every answer's, and the ones its view shows. */

@@ -15,7 +15,8 @@ export interface NoticeSinks {
 
 export function publishNotice(sinks: NoticeSinks, notice: SchedulerNotice): void {
   if (notice.kind === 'decided') {
-    sinks.events.emit('route:excluded', { model: sinks.label(notice.req.model), excluded: notice.decision.excluded });
+    // A decision that excluded no node has nothing to count: no event, no label (most requests).
+    if (notice.decision.excluded.length > 0) sinks.events.emit('route:excluded', { model: sinks.label(notice.req.model), excluded: notice.decision.excluded });
   } else if (notice.kind === 'switch') {
     sinks.events.emit('route:model-switch', { node: notice.node, model: sinks.label(notice.model) });
   } else {

@@ -22,6 +22,15 @@ export class ModelQueues<T> {
     return [...this.#queues.keys()];
   }
 
+  /** Whether the head of any model's queue passes `test` (no array built: asked on every lease return). */
+  someHead(test: (item: T) => boolean): boolean {
+    for (const queue of this.#queues.values()) {
+      const head = queue.head();
+      if (head !== undefined && test(head)) return true;
+    }
+    return false;
+  }
+
   /** The request the model's queue serves next. */
   head(model: string): T | undefined {
     return this.#queues.get(model)?.head();

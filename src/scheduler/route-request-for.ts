@@ -1,7 +1,7 @@
 // The one place a routing request (`RouteRequest`) is built, for the request path and for
 // /admin/explain alike, so the explanation always judges what a request would be judged by.
 
-import type { PolicyName } from '#src/config/index.ts';
+import type { InferenceEndpoint, PolicyName } from '#src/config/index.ts';
 import type { QueueTenant, RouteRequest } from '#src/routing/index.ts';
 
 /** The settings routing needs, read from one settings snapshot per request. */
@@ -30,19 +30,25 @@ export interface RequestFacts {
   readonly tenant?: QueueTenant | undefined;
 }
 
-export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings): RouteRequest {
-  return {
+export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings, endpoint?: InferenceEndpoint): RouteRequest {
+  // One object, its optional fields set only when present (absent, not undefined): a spread per
+  // field would copy the object each time, on every request.
+  const req: Mutable<RouteRequest> = {
     model: facts.model,
     group: facts.group,
     triedNodes: new Set(),
     promptTokens: facts.promptTokens,
-    ...(facts.minPromptTokens === undefined ? {} : { minPromptTokens: facts.minPromptTokens }),
     maxTokens: facts.maxTokens,
     completionReserveTokens: settings.completionReserveTokens,
     loadOnDemand: settings.loadOnDemand,
     policy: facts.policy ?? settings.policy,
-    ...(facts.affinityKey === undefined ? {} : { affinityKey: facts.affinityKey }),
-    ...(facts.promptPrefix === undefined ? {} : { promptPrefix: facts.promptPrefix }),
-    ...(facts.tenant === undefined ? {} : { tenant: facts.tenant }),
   };
+  if (facts.minPromptTokens !== undefined) req.minPromptTokens = facts.minPromptTokens;
+  if (facts.affinityKey !== undefined) req.affinityKey = facts.affinityKey;
+  if (facts.promptPrefix !== undefined) req.promptPrefix = facts.promptPrefix;
+  if (facts.tenant !== undefined) req.tenant = facts.tenant;
+  if (endpoint !== undefined) req.endpoint = endpoint;
+  return req;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -172,6 +172,11 @@ export interface LoadPlan {
  * Pure: the load plan, given the switch the router is already under, if any, and the pins. On a full
  * router the victim is the gateway's choice (router-room's chooseVictim), unloaded before the load.
  */
+/** Pure: whether a request for `model` sent to `node` loads it (not running there, nor loaded by the pending switch). */
+export function loadsModel(model: string, node: NodeView, pending: PendingSwitch | undefined): boolean {
+  return !(pending?.model === model && pending.loaded) && residencyOf(node, model).state === 'on_demand';
+}
+
 export function loadPlan(
   model: string,
   node: NodeView,
@@ -180,7 +185,7 @@ export function loadPlan(
   view?: Pick<RouterSwitchView, 'pinned' | 'wanted'>,
   queued?: (model: string) => number,
 ): LoadPlan {
-  if ((pending?.model === model && pending.loaded) || residencyOf(node, model).state !== 'on_demand') {
+  if (!loadsModel(model, node, pending)) {
     return { loads: false, startsSwitch: false, evicts: false, victim: undefined };
   }
   const max = modelLimit(node);

@@ -107,11 +107,13 @@ export class Scheduler {
   /** Routes one attempt of a request; `firstAttempt` is false for failovers. */
   async admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Promise<Admission> {
     // A request that can only be served by a router loading its model waits for the load as well.
-    const timeoutMs = settings.queueTimeoutMs + (awaitsRouterLoad(req.model, this.#effects.snapshot().nodes) ? settings.loadTimeoutMs : 0);
+    // One snapshot for the wait and the decision: they are taken in the same tick.
+    const snapshot = this.#effects.snapshot();
+    const timeoutMs = settings.queueTimeoutMs + (awaitsRouterLoad(req.model, snapshot.nodes) ? settings.loadTimeoutMs : 0);
     const queueWait = (initial: readonly Exclusion[]): Wait => waitInQueue(timeoutMs, settings, initial);
     // In the model's queue when others wait there (in its class, by its tenant's share), however this one would route.
     if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, queueWait([]), settings, signal);
-    let decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
+    let decision = route(req, snapshot, this.filters, this.#policy, this.#index);
     if (firstAttempt) this.#effects.notify({ kind: 'decided', req, decision });
     if (decision.kind === 'unroutable' && firstAttempt && this.#classify(req, decision.excluded) === 'unavailable') {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
@@ -190,12 +192,12 @@ export class Scheduler {
   }
 
   #waitsForSwitch(node: string): boolean {
-    return this.#switchWaiters(node).length > 0;
+    return this.#queues.someHead((w) => waitsForSwitchOn(w, node));
   }
 
   #switchWaiters(node: string): Waiter[] {
     const heads = this.#queues.models().map((model) => this.#queues.head(model));
-    return heads.filter((w): w is Waiter => w !== undefined && w.excluded.some((e) => e.node === node && e.code === 'models_full'));
+    return heads.filter((w): w is Waiter => w !== undefined && waitsForSwitchOn(w, node));
   }
 
   /**
@@ -281,4 +283,9 @@ export class Scheduler {
       return;
     }
   }
+}
+
+/** Whether a queue's head waits for a switch on `node` (the node's models are full). */
+function waitsForSwitchOn(waiter: Waiter, node: string): boolean {
+  return waiter.excluded.some((e) => e.node === node && e.code === 'models_full');
 }

@@ -8,7 +8,7 @@ import { SwitchTickets, type NodeView, type SwitchBook } from '#src/nodes/index.
 import type { RouterSwitchView } from '#src/routing/index.ts';
 import type { Admission, LoadTicket } from './admission.ts';
 import type { EvictionResult, SchedulerEffects } from './effects.ts';
-import { loadPlan, RouterSwitches } from './router-switches.ts';
+import { loadPlan, loadsModel, RouterSwitches } from './router-switches.ts';
 
 export interface ProtectedModels {
   readonly pinned: ReadonlySet<string>;
@@ -16,6 +16,7 @@ export interface ProtectedModels {
 }
 
 const NONE_PROTECTED: ProtectedModels = Object.freeze({ pinned: new Set<string>(), wanted: new Set<string>() });
+const NO_TICKET: { readonly ticket: undefined; readonly victim: undefined } = Object.freeze({ ticket: undefined, victim: undefined });
 
 /** How long a model whose switch could not unload its victim is held off that router. */
 export const EVICTION_HOLD_MS = 5_000;
@@ -54,8 +55,11 @@ export class SwitchClaims {
   ticketFor(model: string, node: NodeView, timeoutMs: number): { readonly ticket: LoadTicket | undefined; readonly victim: string | undefined; readonly confirm?: Promise<{ readonly ok: boolean }> } {
     const { effects } = this.#deps;
     const name = node.spec.name;
-    const plan = loadPlan(model, node, this.switches.pending(name), effects.snapshot(), this.view(name, false), this.#deps.queued);
-    if (!plan.loads) return { ticket: undefined, victim: undefined };
+    const pending = this.switches.pending(name);
+    // The model runs there (nearly every request): no load to plan, so no snapshot and no switch view.
+    if (!loadsModel(model, node, pending)) return NO_TICKET;
+    const plan = loadPlan(model, node, pending, effects.snapshot(), this.view(name, false), this.#deps.queued);
+    if (!plan.loads) return NO_TICKET;
     // Without an eviction effect the router picks its own victim: none is named.
     const victim = this.#deps.evict === undefined ? undefined : plan.victim;
     const started = plan.startsSwitch && this.switches.start(name, model, victim);

@@ -9,7 +9,8 @@ export class ActiveRequests {
   /** Counts `res` until it closes (finished, or the client left). */
   track(res: ServerResponse): void {
     this.#count += 1;
-    res.once('close', () => {
+    // `on`, not `once`: a response closes once, and `once` wraps each listener per request.
+    res.on('close', () => {
       this.#count -= 1;
     });
   }

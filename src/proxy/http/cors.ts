@@ -93,7 +93,9 @@ export function withCors(table: EndpointTable, origins: () => CorsOrigins): Endp
     const wrapped = new Map<string, Handler>();
     for (const [method, handler] of byMethod) {
       wrapped.set(method, (req, res, url) => {
-        for (const [name, value] of Object.entries(answerCorsHeaders(origins(), header(req.headers, 'origin')))) res.setHeader(name, value);
+        const allowed = origins();
+        // Off (the default): no header to set, nothing to build.
+        if (isOn(allowed)) for (const [name, value] of Object.entries(answerCorsHeaders(allowed, header(req.headers, 'origin')))) res.setHeader(name, value);
         return handler(req, res, url);
       });
     }

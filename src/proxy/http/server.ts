@@ -4,7 +4,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from '#src/core/node-http.ts';
 import type { AddressInfo } from 'node:net';
-import { detach } from '#src/core/detach.ts';
 import { badRequest, methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
 import { hostProblem, parseRequestTarget } from '#src/core/request-target.ts';
 import type { ActiveRequests } from './active-requests.ts';
@@ -38,16 +37,16 @@ export function createHttpServer(options: HttpServerOptions): Server {
     },
     (req, res) => {
       options.activeRequests.track(res);
-      // dispatch answers every error it can see; this catches what escapes it (a bug), so that one
-      // request can never become an unhandled rejection that takes the process down.
-      detach(dispatch(options, req, res), (error) => answerInternalError(options, error, req, res));
+      // dispatch never rejects (it answers every error, and swallows one its answer throws), so
+      // no request can become an unhandled rejection, and none pays for a catch handler.
+      void dispatch(options, req, res);
     },
   );
 }
 
 async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const method = req.method ?? 'GET';
   try {
+    const method = req.method ?? 'GET';
     const target = parseRequestTarget(req.url);
     const problem = target.ok ? hostProblem(req.rawHeaders) : target.problem;
     if (problem !== undefined || !target.ok) {
@@ -70,15 +69,23 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
     }
     await handler(req, res, url);
   } catch (error) {
-    answerInternalError(options, error, req, res);
+    try {
+      answerInternalError(options, error, req, res);
+    } catch {
+      // Answering failed too (the log stream closed, say): nothing safer is left to do.
+    }
   }
 }
 
-/** Logs a failure no handler answered, then answers 500 (or ends a response already under way). */
+/** Logs a failure no handler answered, then answers 500 (or cuts a response already under way). */
 function answerInternalError(options: HttpServerOptions, error: unknown, req: IncomingMessage, res: ServerResponse): void {
-  options.onHandlerError(error, req);
-  if (!res.headersSent) sendError(res, toGatewayError(error), {}, errorDialectFor(pathOf(req.url)));
-  else res.destroy();
+  try {
+    options.onHandlerError(error, req);
+  } finally {
+    // Answered even when logging it failed: the client is never left waiting.
+    if (!res.headersSent) sendError(res, toGatewayError(error), {}, errorDialectFor(pathOf(req.url)));
+    else res.destroy();
+  }
 }
 
 export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {

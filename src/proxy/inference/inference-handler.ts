@@ -9,9 +9,8 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';
 import { GatewayError } from '#src/core/errors.ts';
-import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports, FleetView } from '#src/ports/index.ts';
-import { requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
+import { POLICIES, requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';
@@ -155,8 +154,9 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   // [log] bodies = true only (sensitive, off by default): the prompt's text, bounded, for the line.
   if (settings.logPromptBytes !== undefined) report.prompt = loggedPrompt(endpoint, resolved.json, settings.logPromptBytes);
   const clientGone = new AbortController();
-  // Aborting builds an exception object: do it only for a client that really left early.
-  res.once('close', () => {
+  // Aborting builds an exception object: do it only for a client that really left early. (`on`:
+  // a response closes once, and `once` would wrap the listener on every request.)
+  res.on('close', () => {
     if (!res.writableFinished) clientGone.abort();
   });
   const counting = countsOnly(endpoint);
@@ -164,19 +164,18 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   const visible = visibleTo(tenant);
   // Out of scope: sized, routed and refused exactly as a model no node serves, and never sent anywhere.
   const outOfScope = visible !== undefined && !visible(resolved.model);
-  const sizing = { views: () => deps.registry.views(), snapshot: () => deps.registry.snapshot(), dispatcher: (node: NodeView) => deps.pools.get(node.spec), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
   // A count generates nothing: never sized against a context nor refused for length (config/endpoints.ts).
-  const sized = { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now() };
-  const bounds = counting ? undefined : await sizePrompt(sizing, sized, clientGone.signal);
+  const sized = { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now(), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
+  const bounds = counting ? undefined : await sizePrompt(deps, sized, clientGone.signal);
   const promptTokens = bounds?.upper;
   const exact = bounds?.exact ?? false;
 
   const policy = resolved.policy ?? settings.policy;
-  const { affinityKey, promptPrefix } = requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
+  // A policy that reads no request feature (least-in-flight, the default) has no readers built.
+  const { affinityKey, promptPrefix } = POLICIES[policy].reads.length === 0 ? {} : requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
   const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: queue };
-  const refusalDeps = { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
   if (outOfScope) {
-    const routeRequest = { ...routeRequestFor(facts, settings), endpoint };
+    const routeRequest = routeRequestFor(facts, settings, endpoint);
     const admission = await admitAsUnknown(deps.scheduler, routeRequest, settings, clientGone.signal);
     const state = startFailover(routeRequest);
     // The remote sites are asked as for any unknown model ([mesh]): none lists it, so none is
@@ -184,7 +183,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
     const unknownAsk = { settings, endpoint, req, resolved: { ...resolved, model: OUT_OF_SCOPE_MODEL }, requestId, signal: clientGone.signal };
     const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...unknownAsk, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
     await sites?.next(state);
-    respondRefused(refusalDeps, { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, fail, finish });
+    respondRefused(refusalDepsOf(deps), { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, fail, finish });
     return;
   }
   // The open gateway (no tenant configured) has nothing to count: no ledger work at all. A count
@@ -220,12 +219,12 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
       noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status, route: target.route });
     },
   };
-  const end = await runFailover(sources, setting, startFailover({ ...routeRequestFor(facts, settings), endpoint }));
+  const end = await runFailover(sources, setting, startFailover(routeRequestFor(facts, settings, endpoint)));
   if (end.kind === 'answered') return;
   const admission = nodes.refusal;
   // The loop ends unserved only after the scheduler refused: the local targets come first.
   if (admission === undefined) throw new Error('the failover loop ended before the scheduler refused');
-  respondRefused(refusalDeps, {
+  respondRefused(refusalDepsOf(deps), {
     admission,
     model: resolved.model,
     requestedModel: resolved.requestedModel,
@@ -238,3 +237,7 @@ async function serveInference(deps: InferenceDeps, context: RequestContext): Pro
   });
 }
 
+/** What a refusal reads; built only for a request that is refused. */
+function refusalDepsOf(deps: InferenceDeps): Parameters<typeof respondRefused>[0] {
+  return { events: deps.events, modelLabel: deps.modelLabel, snapshot: () => deps.registry.snapshot() };
+}

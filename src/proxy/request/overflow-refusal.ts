@@ -82,13 +82,17 @@ function raisedLowerBound(f: OverflowFacts, promptTokens: number | undefined, co
 
 /** Whether chat messages or a responses input carry parts without text (image_url, input_audio, …). */
 export function hasUncountedParts(json: Readonly<Record<string, unknown>>): boolean {
-  const items = [json.messages, json.input].flatMap((list) => (Array.isArray(list) ? list : []));
-  for (const item of items) {
+  return listHasUncountedParts(json.messages) || listHasUncountedParts(json.input);
+}
+
+function listHasUncountedParts(list: unknown): boolean {
+  if (!Array.isArray(list)) return false;
+  for (const item of list) {
     if (!isRecord(item)) continue;
     if (item.type !== undefined && item.type !== 'message' && typeof item.text !== 'string') return true;
     const content = item.content;
     if (!Array.isArray(content)) continue;
-    if (content.some((part) => isRecord(part) && typeof part.text !== 'string')) return true;
+    for (const part of content) if (isRecord(part) && typeof part.text !== 'string') return true;
   }
   return false;
 }

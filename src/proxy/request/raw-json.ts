@@ -36,21 +36,41 @@ export interface BodyScan {
   readonly emptyObject: boolean;
 }
 
-/** Index just past the string whose opening quote is at `start`. */
+/** Bytes of a string read here before the rest is searched natively (a short key costs no native call). */
+const INLINE_STRING_BYTES = 64;
+
+/**
+ * Index just past the string whose opening quote is at `start`. Short strings (keys) are read
+ * here; past INLINE_STRING_BYTES the closing quote is found by `indexOf` (native, so a long prompt
+ * is skipped at memory speed): a quote after an odd run of backslashes is escaped, and the search
+ * goes on past it.
+ */
 function endOfString(raw: Uint8Array, start: number): number {
+  const inline = Math.min(raw.length, start + 1 + INLINE_STRING_BYTES);
   let i = start + 1;
-  while (i < raw.length && raw[i] !== QUOTE) i += raw[i] === BACKSLASH ? 2 : 1;
-  return i + 1;
+  while (i < inline && raw[i] !== QUOTE) i += raw[i] === BACKSLASH ? 2 : 1;
+  if (i < inline) return i + 1;
+  let quote = raw.indexOf(QUOTE, i);
+  while (quote >= 0) {
+    let backslashes = 0;
+    while (raw[quote - 1 - backslashes] === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote + 1;
+    quote = raw.indexOf(QUOTE, quote + 1);
+  }
+  return raw.length + 1;
 }
 
 /**
- * Whether the string token raw[start, end) is `wanted` (its JSON encoding): compared byte for byte,
- * decoded only when it holds an escape (`"mod\u0065l"`), so the scan allocates nothing per key.
+ * Whether the string token raw[start, end) is `wanted` (its JSON encoding): compared byte for byte
+ * in place, decoded only when it holds an escape (`"mod\u0065l"`), so the scan allocates nothing per key.
  */
 function isKey(raw: Uint8Array, start: number, end: number, wanted: Uint8Array): boolean {
-  const token = raw.subarray(start, end);
-  if (token.includes(BACKSLASH)) return JSON.parse(Buffer.from(token).toString('utf8')) === JSON.parse(Buffer.from(wanted).toString('utf8'));
-  return token.length === wanted.length && Buffer.compare(token, wanted) === 0;
+  let plain = end - start === wanted.length;
+  for (let i = start; i < end; i += 1) {
+    if (raw[i] === BACKSLASH) return JSON.parse(Buffer.from(raw.subarray(start, end)).toString('utf8')) === JSON.parse(Buffer.from(wanted).toString('utf8'));
+    if (plain && raw[i] !== wanted[i - start]) plain = false;
+  }
+  return plain;
 }
 
 function trimEnd(raw: Uint8Array, start: number, end: number): number {

@@ -14,11 +14,11 @@ import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { exactBounds, promptBounds, ratioSample, textBytes, type PromptBounds } from './prompt-bounds.ts';
 import { promptText, wantsExactCount } from './prompt-size.ts';
 
+/** The request path's own deps satisfy these as they are: nothing is built per request to size it. */
 export interface SizingDeps {
-  readonly views: () => readonly NodeView[];
-  readonly snapshot: () => RoutingSnapshot;
-  readonly dispatcher: (node: NodeView) => Dispatcher;
-  readonly tokenizeTimeoutMs: number;
+  readonly registry: { readonly views: () => readonly NodeView[]; readonly snapshot: () => RoutingSnapshot };
+  /** The node's connection pool, which also carries its tokenizer call. */
+  readonly pools: { get(node: NodeView['spec']): Dispatcher };
 }
 
 /** Pure: whether asking a tokenizer cannot change the verdict: even the proven lower bound exceeds every context. */
@@ -28,17 +28,24 @@ export function tokenizerIsMoot(bounds: PromptBounds, answerTokens: number, larg
 
 export async function sizePrompt(
   deps: SizingDeps,
-  ask: { readonly endpoint: string; readonly model: string; readonly json: Readonly<Record<string, unknown>>; readonly maxTokens: number | undefined; readonly nowMs: number },
+  ask: {
+    readonly endpoint: string;
+    readonly model: string;
+    readonly json: Readonly<Record<string, unknown>>;
+    readonly maxTokens: number | undefined;
+    readonly nowMs: number;
+    readonly tokenizeTimeoutMs: number;
+  },
   signal: AbortSignal,
 ): Promise<PromptBounds> {
   const text = promptText(ask.endpoint, ask.json);
-  const nodes = deps.views();
+  const nodes = deps.registry.views();
   const bounds = promptBounds(text, fleetRatio(nodes, ask.model, ask.nowMs), textBytes(text));
   if (!wantsExactCount(bounds.upper, ask.maxTokens, nodes, ask.model)) return bounds;
-  if (tokenizerIsMoot(bounds, Math.max(1, ask.maxTokens ?? 1), largestContext(deps.snapshot(), ask.model))) return bounds;
+  if (tokenizerIsMoot(bounds, Math.max(1, ask.maxTokens ?? 1), largestContext(deps.registry.snapshot(), ask.model))) return bounds;
   const tokenizer = pickTokenizerNode(nodes, ask.model);
   if (tokenizer === undefined) return bounds;
-  const count = await countPromptTokens(tokenizer, ask.model, text, { dispatcher: deps.dispatcher(tokenizer), timeoutMs: deps.tokenizeTimeoutMs, signal });
+  const count = await countPromptTokens(tokenizer, ask.model, text, { dispatcher: deps.pools.get(tokenizer.spec), timeoutMs: ask.tokenizeTimeoutMs, signal });
   return count === undefined ? bounds : exactBounds(count, text, bounds);
 }
 

@@ -21,8 +21,17 @@ test('the model value is replaced in place; every other byte stays', () => {
     ['{}', '{"model":"B"}'],
     [' \n{ }', ' \n{"model":"B" }'],
     ['{"model":"a","k":"ünïcode ✓"}', '{"model":"B","k":"ünïcode ✓"}'],
+    // Strings end at the first quote after an even run of backslashes (strings are skipped natively).
+    ['{"s":"x\\\\","model":"a"}', '{"s":"x\\\\","model":"B"}'],
+    ['{"s":"\\\\\\\"model\\\":[{","model":"a"}', '{"s":"\\\\\\\"model\\\":[{","model":"B"}'],
+    ['{"s":"' + 'long prompt '.repeat(1000) + '","model":"a"}', '{"s":"' + 'long prompt '.repeat(1000) + '","model":"B"}'],
+    ['{"model\\\\":"k","model":"a"}', '{"model\\\\":"k","model":"B"}'],
+    ['{"modem":"k","model":"a"}', '{"modem":"k","model":"B"}'],
   ];
-  for (const [input, expected] of table) assert.equal(rewrite(input, 'B'), expected, input);
+  for (const [input, expected] of table) {
+    assert.deepEqual(JSON.parse(expected), { ...JSON.parse(input), model: 'B' }, input);
+    assert.equal(rewrite(input, 'B'), expected, input);
+  }
 });
 
 test('the new value is JSON-encoded', () => {

@@ -24,6 +24,8 @@ export interface Rig {
   readonly calls: string[];
   readonly notices: SchedulerNotice[];
   readonly leases: Lease[];
+  /** How many fleet snapshots the scheduler has taken so far. */
+  snapshots(): number;
   /** Replaces the fleet (a node waking, a listing arriving); tell the scheduler yourself. */
   setNodes(nodes: readonly NodeView[]): void;
   /** Settles the oldest pending refresh (`ok` false: it fails). */
@@ -40,8 +42,12 @@ export function rig(initial: readonly NodeView[], extra: Pick<SchedulerOptions, 
   const notices: SchedulerNotice[] = [];
   const leases: Lease[] = [];
   const pendingRefreshes: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  let snapshots = 0;
   const effects: SchedulerEffects = {
-    snapshot: () => snapshotOf(nodes, Object.fromEntries(inFlight), Object.fromEntries(usage)),
+    snapshot: () => {
+      snapshots += 1;
+      return snapshotOf(nodes, Object.fromEntries(inFlight), Object.fromEntries(usage));
+    },
     claim: (name, model, tokens) => {
       if (!nodes.some((n) => n.spec.name === name)) return undefined;
       calls.push(`claim ${name}/${model}`);
@@ -81,6 +87,7 @@ export function rig(initial: readonly NodeView[], extra: Pick<SchedulerOptions, 
     calls,
     notices,
     leases,
+    snapshots: () => snapshots,
     setNodes: (next) => {
       nodes = next;
     },

@@ -225,3 +225,10 @@ test('hasAlternative counts busy nodes but not tried ones', async () => {
   assert.equal(r.scheduler.hasAlternative({ ...req, triedNodes: new Set(['a']) }), true, 'b is busy, still worth it');
   assert.equal(r.scheduler.hasAlternative({ ...req, triedNodes: new Set(['a', 'b']) }), false);
 });
+
+test('a request for a model running on a node with room is admitted on one fleet snapshot (no load to plan)', async () => {
+  const r = rig([oneSlotNode('a', ['m'])]);
+  const admission = await ask(r, 'm').promise;
+  assert.equal(describe(admission), 'admitted a after 0ms');
+  assert.equal(r.snapshots(), 1, 'the wait, the decision and the claim read one snapshot');
+});

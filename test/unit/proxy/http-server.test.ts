@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { createHttpServer, listen } from '#src/proxy/http/server.ts';
+import type { EndpointTable, Handler } from '#src/proxy/http/endpoint-table.ts';
+import { ActiveRequests } from '#src/proxy/http/active-requests.ts';
+
+function serverWith(handler: Handler, onHandlerError: (error: unknown) => void): ReturnType<typeof createHttpServer> {
+  const table: EndpointTable = new Map([['/x', new Map([['GET', handler]])]]);
+  return createHttpServer({ endpoints: () => table, activeRequests: new ActiveRequests(), onHandlerError, requestTimeoutMs: 5_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 1_000, maxHeaderBytes: 16_384 });
+}
+
+async function get(server: ReturnType<typeof createHttpServer>): Promise<number> {
+  const address: AddressInfo = await listen(server, '127.0.0.1', 0);
+  try {
+    const answer = await fetch(`http://127.0.0.1:${address.port}/x`, { signal: AbortSignal.timeout(10_000) });
+    await answer.arrayBuffer();
+    return answer.status;
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+test('a handler that throws (or rejects) is logged once and answered 500', async () => {
+  for (const handler of [() => { throw new Error('boom'); }, async () => { throw new Error('boom'); }] as Handler[]) {
+    const seen: unknown[] = [];
+    assert.equal(await get(serverWith(handler, (error) => seen.push(error))), 500);
+    assert.equal(seen.length, 1);
+    assert.equal((seen[0] as Error).message, 'boom');
+  }
+});
+
+test('an error handler that throws too leaves no unhandled rejection, and the response is still cut', async () => {
+  const rejections: unknown[] = [];
+  const onRejection = (reason: unknown): void => void rejections.push(reason);
+  process.on('unhandledRejection', onRejection);
+  try {
+    const server = serverWith(
+      (_req, res) => {
+        res.writeHead(200);
+        res.write('partial');
+        throw new Error('after the head');
+      },
+      () => {
+        throw new Error('the log is gone');
+      },
+    );
+    const address: AddressInfo = await listen(server, '127.0.0.1', 0);
+    try {
+      // Cut, not left hanging until the client gives up (the bound only keeps a failure short).
+      const ended = fetch(`http://127.0.0.1:${address.port}/x`, { signal: AbortSignal.timeout(5_000) }).then((answer) => answer.arrayBuffer());
+      await assert.rejects(ended, (error: Error) => error.name !== 'TimeoutError');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(rejections, []);
+  } finally {
+    process.off('unhandledRejection', onRejection);
+  }
+});
