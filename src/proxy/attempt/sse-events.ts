@@ -9,16 +9,17 @@ const CR = 0x0d;
 
 /**
  * The whole events one chunk finished, as one run of bytes: what waited from earlier chunks, then the
- * chunk up to the end of its last whole event. `ends` are the offsets in `bytes` just past each event.
+ * chunk up to the end of its last whole event. `ends` are the offsets in `bytes` just past each event;
+ * `text` is `bytes` read as latin1 (one character per byte, so its offsets are the bytes').
  */
 export interface EventRun {
   readonly bytes: Buffer;
+  readonly text: string;
   readonly ends: readonly number[];
 }
 
 const EMPTY = Buffer.alloc(0);
-const NO_EVENTS: EventRun = { bytes: EMPTY, ends: [] };
-const BLANK_LINE = Buffer.from('\n\n');
+const NO_EVENTS: EventRun = { bytes: EMPTY, text: '', ends: [] };
 
 /** The events of a run, each a subarray of it. */
 export function runEvents(run: EventRun): Buffer[] {
@@ -44,14 +45,19 @@ export class EventFramer {
 
   /** The events `chunk` finishes, as one run (the chunk itself when it ends at an event's end and nothing waited). */
   push(chunk: Buffer): EventRun {
-    // Servers end lines with LF: such a chunk is cut with byte searches, any other byte by byte.
-    const ends = this.#afterCr || chunk.includes(CR) ? this.#pushBytes(chunk) : this.#pushLf(chunk);
+    // Servers end lines with LF: such a chunk is cut with string searches, any other byte by byte.
+    const text = chunk.toString('latin1');
+    const ends = this.#afterCr || text.includes('\r') ? this.#pushBytes(chunk) : this.#pushLf(text);
     const last = ends.length === 0 ? 0 : (ends[ends.length - 1] as number);
     let run = NO_EVENTS;
     if (ends.length > 0) {
       const before = this.#pendingBytes;
-      const bytes = this.#joinPending(last === chunk.length ? chunk : chunk.subarray(0, last));
-      run = { bytes, ends: before === 0 ? ends : ends.map((end) => end + before) };
+      const whole = last === chunk.length;
+      const bytes = this.#joinPending(whole ? chunk : chunk.subarray(0, last));
+      run =
+        before === 0
+          ? { bytes, text: whole ? text : text.slice(0, last), ends }
+          : { bytes, text: bytes.toString('latin1'), ends: ends.map((end) => end + before) };
     }
     if (last < chunk.length) {
       this.#pending.push(chunk.subarray(last));
@@ -60,18 +66,18 @@ export class EventFramer {
     return run;
   }
 
-  #pushLf(chunk: Buffer): number[] {
+  #pushLf(text: string): number[] {
     const ends: number[] = [];
     let start = 0;
     for (;;) {
       // An LF first on a line (or first after the last line's LF) is the empty line that ends the event.
-      const end = this.#atLineStart && chunk[start] === LF ? start + 1 : endOfBlankLine(chunk, start);
+      const end = this.#atLineStart && text.charCodeAt(start) === LF ? start + 1 : endOfBlankLine(text, start);
       if (end < 0) break;
       ends.push(end);
       start = end;
       this.#atLineStart = true;
     }
-    if (start < chunk.length) this.#atLineStart = chunk[chunk.length - 1] === LF;
+    if (start < text.length) this.#atLineStart = text.charCodeAt(text.length - 1) === LF;
     return ends;
   }
 
@@ -123,9 +129,9 @@ export class EventFramer {
   }
 }
 
-/** Just past the next `\n\n` at or after `from` (LF line ends only), or -1. */
-function endOfBlankLine(chunk: Buffer, from: number): number {
-  const at = chunk.indexOf(BLANK_LINE, from);
+/** Just past the next `\n\n` at or after `from` in text (LF line ends only), or -1. */
+function endOfBlankLine(text: string, from: number): number {
+  const at = text.indexOf('\n\n', from);
   return at < 0 ? -1 : at + 2;
 }
 

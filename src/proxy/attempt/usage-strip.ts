@@ -76,7 +76,7 @@ export class UsageStrip implements AnswerReader {
   #run(run: EventRun): Buffer {
     if (run.ends.length === 0) return EMPTY;
     // One byte per character: the ASCII searches see every byte, whatever the UTF-8 in between.
-    const text = run.bytes.toString('latin1');
+    const { text } = run;
     if (!text.includes('"usage"') && !text.includes('"timings"')) {
       this.#seen += this.#markers.count(text);
       return run.bytes;

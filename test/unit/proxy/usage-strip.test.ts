@@ -128,6 +128,10 @@ test('EventFramer hands the events a chunk finishes as one run, what waited firs
   assert.equal(String(run.bytes), 'data: a\n\ndata: b\n\n');
   assert.deepEqual(runEvents(run).map(String), ['data: a\n\n', 'data: b\n\n']);
   assert.equal(framer.pendingBytes, 'data: c'.length);
+  assert.equal(run.text, run.bytes.toString('latin1'));
+  const whole = framer.push(Buffer.from('\r\n\r\ndata: é\n\n'));
+  assert.deepEqual(runEvents(whole).map(String), ['data: c\r\n\r\n', 'data: é\n\n']);
+  assert.equal(whole.text, whole.bytes.toString('latin1'));
 });
 
 test('a chunk of whole events that name no usage passes as that very chunk: not cut into events, not copied', () => {
