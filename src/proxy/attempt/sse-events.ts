@@ -19,7 +19,7 @@ export interface EventRun {
 }
 
 const EMPTY = Buffer.alloc(0);
-const NO_EVENTS: EventRun = { bytes: EMPTY, text: '', ends: [] };
+const NO_EVENTS: EventRun = Object.freeze({ bytes: EMPTY, text: '', ends: Object.freeze([]) });
 
 /** The events of a run, each a subarray of it. */
 export function runEvents(run: EventRun): Buffer[] {
