@@ -12,6 +12,7 @@ import { registerMeshForwarding } from './mesh-forwarding.ts';
 import { registerTenantMetrics, type TenantMetricSources } from './tenant-metrics.ts';
 import { registerRequestMetrics, type RequestLogFigures } from './request-metrics.ts';
 import { registerTraceMetrics, type TraceSpanFigures } from './trace-metrics.ts';
+import { BoundCounter, BoundHistogram } from './bound-series.ts';
 
 const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
 
@@ -54,33 +55,33 @@ export class GatewayMetrics {
     collectDefaultMetrics({ register: r, prefix: 'gateway_process_' });
     if (sources.prefixHits !== undefined) registerPrefixHits(r, sources.prefixHits);
     if (sources.traceSpans !== undefined) registerTraceMetrics(r, sources.traceSpans);
-    const requests = new Counter({
+    const requests = new BoundCounter({
       name: 'gateway_requests_total',
       help: 'Client requests answered, by model, node and HTTP status (499 = client went away).',
       labelNames: ['model', 'node', 'status'],
       registers: [r],
     });
-    const byEndpoint = new Counter({
+    const byEndpoint = new BoundCounter({
       name: 'gateway_endpoint_requests_total',
       help: 'Client inference requests answered, by endpoint (its path, e.g. /v1/messages) and HTTP status.',
       labelNames: ['endpoint', 'status'],
       registers: [r],
     });
-    const duration = new Histogram({
+    const duration = new BoundHistogram({
       name: 'gateway_request_duration_seconds',
       help: 'Time from request arrival to the end of the response.',
       labelNames: ['model'],
       buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers: [r],
     });
-    const firstByte = new Histogram({
+    const firstByte = new BoundHistogram({
       name: 'gateway_time_to_first_byte_seconds',
       help: 'Time from request arrival to the first response body byte sent to the client.',
       labelNames: ['model'],
       buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [r],
     });
-    const attempts = new Counter({
+    const attempts = new BoundCounter({
       name: 'gateway_upstream_attempts_total',
       help: 'Upstream attempts by node and result (success, http_5xx, connect_error, reset, timeout, load_timeout, stream_error, invalid_body, interim_response, client_abort, context_overflow, model_not_found, endpoint_missing, contradictory_refusal).',
       labelNames: ['node', 'result'],
@@ -227,13 +228,14 @@ export class GatewayMetrics {
         queueWait.observe({ model: e.model, outcome: e.admitted ? 'admitted' : 'refused' }, e.waitedMs / 1000),
       ),
       sources.proxyEvents.on('proxy:request-finished', (e) => {
-        requests.inc({ model: e.model, node: e.node ?? 'none', status: String(e.status) });
-        byEndpoint.inc({ endpoint: e.endpoint, status: String(e.status) });
-        duration.observe({ model: e.model }, e.durationMs / 1000);
-        if (e.firstByteMs !== undefined) firstByte.observe({ model: e.model }, e.firstByteMs / 1000);
+        const status = String(e.status);
+        requests.inc([e.model, e.node ?? 'none', status]);
+        byEndpoint.inc([e.endpoint, status]);
+        duration.observe([e.model], e.durationMs / 1000);
+        if (e.firstByteMs !== undefined) firstByte.observe([e.model], e.firstByteMs / 1000);
       }),
       sources.proxyEvents.on('proxy:attempt', (e) => {
-        attempts.inc({ node: e.node, result: e.result });
+        attempts.inc([e.node, e.result]);
         if (e.result === 'contradictory_refusal') contradictions.inc({ node: e.node });
       }),
       sources.proxyEvents.on('route:excluded', (e) => {

@@ -3,7 +3,8 @@
 // log's written and dropped lines. Labels are bounded: model labels (model-label.ts), node names
 // and `site:<id>` of pinned sites, the inference endpoints, closed sets.
 
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
+import { BoundCounter, BoundHistogram } from './bound-series.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
@@ -11,27 +12,27 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 export type RequestLogFigures = () => { readonly written: number; readonly dropped: number } | undefined;
 
 export function registerRequestMetrics(r: Registry, events: EventBus<ProxyEvents>, logFigures: RequestLogFigures | undefined): (() => void)[] {
-  const tokens = new Counter({
+  const tokens = new BoundCounter({
     name: 'gateway_tokens_total',
     help: 'Tokens of answered requests by model, node (or site:<id>) and kind (prompt, completion): the node\'s usage, or those seen on a stream cut short.',
     labelNames: ['model', 'node', 'kind'],
     registers: [r],
   });
-  const firstToken = new Histogram({
+  const firstToken = new BoundHistogram({
     name: 'gateway_time_to_first_token_seconds',
     help: 'Streams: time from request arrival to the first chunk carrying generated text sent to the client.',
     labelNames: ['model'],
     buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [r],
   });
-  const interToken = new Histogram({
+  const interToken = new BoundHistogram({
     name: 'gateway_inter_token_latency_seconds',
     help: 'Streams: the mean gap between generated tokens after the first, one observation per stream.',
     labelNames: ['model'],
     buckets: [0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.6, 1.5],
     registers: [r],
   });
-  const duration = new Histogram({
+  const duration = new BoundHistogram({
     name: 'gateway_endpoint_request_duration_seconds',
     help: 'Time from request arrival to the end of the response, by endpoint and model.',
     labelNames: ['endpoint', 'model'],
@@ -55,16 +56,16 @@ export function registerRequestMetrics(r: Registry, events: EventBus<ProxyEvents
   }
   return [
     events.on('proxy:request-finished', (e) => {
-      duration.observe({ endpoint: e.endpoint, model: e.model }, e.durationMs / 1000);
+      duration.observe([e.endpoint, e.model], e.durationMs / 1000);
       const node = e.node ?? 'none';
       const prompt = e.usage?.promptTokens;
       const completion = e.usage?.completionTokens;
-      if (prompt !== undefined && prompt > 0) tokens.inc({ model: e.model, node, kind: 'prompt' }, prompt);
-      if (completion !== undefined && completion > 0) tokens.inc({ model: e.model, node, kind: 'completion' }, completion);
+      if (prompt !== undefined && prompt > 0) tokens.inc([e.model, node, 'prompt'], prompt);
+      if (completion !== undefined && completion > 0) tokens.inc([e.model, node, 'completion'], completion);
       const first = e.detail?.firstTokenMs;
-      if (first !== undefined) firstToken.observe({ model: e.model }, first / 1000);
+      if (first !== undefined) firstToken.observe([e.model], first / 1000);
       const gap = e.detail?.interTokenMs;
-      if (gap !== undefined) interToken.observe({ model: e.model }, gap / 1000);
+      if (gap !== undefined) interToken.observe([e.model], gap / 1000);
     }),
   ];
 }

@@ -4,6 +4,7 @@
 // the events carry, outcomes and reasons closed sets: every label stays bounded.
 
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { BoundCounter } from './bound-series.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { ModelQueueReport } from '#src/tenants/index.ts';
@@ -25,19 +26,19 @@ export function tenantOutcome(status: number): 'ok' | 'limited' | 'refused' | 'f
 }
 
 export function registerTenantMetrics(r: Registry, proxyEvents: EventBus<ProxyEvents>, sources: TenantMetricSources): (() => void)[] {
-  const requests = new Counter({
+  const requests = new BoundCounter({
     name: 'gateway_tenant_requests_total',
     help: 'Inference requests per tenant, model and outcome (ok, limited = 429 (a tenant limit or a full queue), refused = other 4xx, failed = 5xx, client_gone = 499).',
     labelNames: ['tenant', 'model', 'outcome'],
     registers: [r],
   });
-  const promptTokens = new Counter({
+  const promptTokens = new BoundCounter({
     name: 'gateway_tenant_prompt_tokens_total',
     help: 'Prompt tokens of answered requests per tenant, model and node (or site), from the answers\' usage.',
     labelNames: ['tenant', 'model', 'node'],
     registers: [r],
   });
-  const completionTokens = new Counter({
+  const completionTokens = new BoundCounter({
     name: 'gateway_tenant_completion_tokens_total',
     help: 'Completion tokens of answered requests per tenant, model and node (or site), from the answers\' usage.',
     labelNames: ['tenant', 'model', 'node'],
@@ -77,12 +78,12 @@ export function registerTenantMetrics(r: Registry, proxyEvents: EventBus<ProxyEv
     proxyEvents.on('proxy:request-finished', (e) => {
       const tenant = e.tenant;
       if (tenant === undefined) return;
-      requests.inc({ tenant, model: e.model, outcome: tenantOutcome(e.status) });
+      requests.inc([tenant, e.model, tenantOutcome(e.status)]);
       const usage = e.usage;
       if (usage === undefined) return;
       const node = e.node ?? 'none';
-      if (usage.promptTokens !== undefined) promptTokens.inc({ tenant, model: e.model, node }, usage.promptTokens);
-      if (usage.completionTokens !== undefined) completionTokens.inc({ tenant, model: e.model, node }, usage.completionTokens);
+      if (usage.promptTokens !== undefined) promptTokens.inc([tenant, e.model, node], usage.promptTokens);
+      if (usage.completionTokens !== undefined) completionTokens.inc([tenant, e.model, node], usage.completionTokens);
     }),
     proxyEvents.on('proxy:tenant-limited', (e) => limited.inc({ tenant: e.tenant, reason: e.reason })),
   ];

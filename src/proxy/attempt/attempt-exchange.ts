@@ -4,9 +4,10 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Clock, Timer } from '#src/core/clock.ts';
+import type { AbortListener, AbortSource } from './abort-source.ts';
 import type { HeldBytesBudget, HeldReservation } from './held-budget.ts';
 
-export class AttemptExchange {
+export class AttemptExchange implements AbortSource {
   /** Bound on the whole exchange, streaming included; 0 = none. */
   readonly totalTimeoutMs: number;
   /** The attempt's share of the held-bytes budget. */
@@ -18,6 +19,8 @@ export class AttemptExchange {
   readonly #headersTimer: Timer | undefined;
   #headersTimedOut = false;
   readonly #onClose: () => void;
+  /** The attempt's call, told of the abort straight (abort-source.ts). */
+  #listener: AbortListener | undefined;
   #timedOut = false;
   #heldBytesWritten = false;
 
@@ -26,7 +29,7 @@ export class AttemptExchange {
     this.totalTimeoutMs = totalTimeoutMs;
     // The response's close (not the request's: that fires once the body is read) means the client left.
     this.#onClose = () => {
-      if (!res.writableFinished) this.#controller.abort(new Error('client closed the connection'));
+      if (!res.writableFinished) this.abort(new Error('client closed the connection'));
     };
     res.on('close', this.#onClose);
     // A plain timer, cancelled when the attempt ends: AbortSignal.timeout() would keep a timer (an
@@ -35,7 +38,7 @@ export class AttemptExchange {
       totalTimeoutMs > 0
         ? clock.setTimeout(() => {
             this.#timedOut = true;
-            this.#controller.abort(new Error(`upstream exchange exceeded ${totalTimeoutMs}ms`));
+            this.abort(new Error(`upstream exchange exceeded ${totalTimeoutMs}ms`));
           }, totalTimeoutMs)
         : undefined;
     this.#headersTimer =
@@ -43,7 +46,7 @@ export class AttemptExchange {
         ? undefined
         : clock.setTimeout(() => {
             this.#headersTimedOut = true;
-            this.#controller.abort(new Error(`no answer head within ${headersTimeoutMs}ms`));
+            this.abort(new Error(`no answer head within ${headersTimeoutMs}ms`));
           }, headersTimeoutMs);
     this.reservation = heldBudget.open();
   }
@@ -73,7 +76,13 @@ export class AttemptExchange {
   }
 
   abort(reason: unknown): void {
+    if (this.#controller.signal.aborted) return;
     this.#controller.abort(reason);
+    this.#listener?.handleEvent();
+  }
+
+  onAbort(listener: AbortListener | undefined): void {
+    this.#listener = listener;
   }
 
   /** Held bytes were handed to the response: they stay reserved until it is sent, not merely written. */

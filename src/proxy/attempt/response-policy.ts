@@ -32,14 +32,18 @@ export type BodyCoding =
   | { readonly kind: 'encoded'; readonly codings: readonly ContentCoding[] }
   | { readonly kind: 'unknown'; readonly name: string };
 
+const IDENTITY: BodyCoding = Object.freeze({ kind: 'identity' });
+
 /** Reads `content-encoding`: every coding listed must be one the gateway decodes. */
 export function bodyCoding(header: string | readonly string[] | undefined): BodyCoding {
-  const text = typeof header === 'string' ? header : (header ?? []).join(',');
+  // The answer the gateway asked for (identity), told by no header: nothing to split.
+  if (header === undefined) return IDENTITY;
+  const text = typeof header === 'string' ? header : header.join(',');
   const names = text
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
-  if (names.length === 0) return { kind: 'identity' };
+  if (names.length === 0) return IDENTITY;
   if (names.length > MAX_CODING_LAYERS) return { kind: 'unknown', name: names.join(', ') };
   const codings: ContentCoding[] = [];
   for (const name of names) {

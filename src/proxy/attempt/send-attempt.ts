@@ -19,7 +19,7 @@ export type Sent =
   | { readonly kind: 'unanswered'; readonly outcome: AttemptOutcome };
 
 export async function sendAttempt(request: UpstreamRequest, exchange: AttemptExchange): Promise<Sent> {
-  const call = new UpstreamCall(exchange.signal);
+  const call = new UpstreamCall(exchange);
   try {
     call.send(request.pool, request);
     const head = await call.head;

@@ -7,6 +7,26 @@ import { Buffer } from 'node:buffer';
 const LF = 0x0a;
 const CR = 0x0d;
 
+/**
+ * The whole events one chunk finished, as one run of bytes: what waited from earlier chunks, then the
+ * chunk up to the end of its last whole event. `ends` are the offsets in `bytes` just past each event;
+ * `text` is `bytes` read as latin1 (one character per byte, so its offsets are the bytes').
+ */
+export interface EventRun {
+  readonly bytes: Buffer;
+  readonly text: string;
+  readonly ends: readonly number[];
+}
+
+const EMPTY = Buffer.alloc(0);
+const NO_EVENTS: EventRun = Object.freeze({ bytes: EMPTY, text: '', ends: Object.freeze([]) });
+
+/** The events of a run, each a subarray of it. */
+export function runEvents(run: EventRun): Buffer[] {
+  let start = 0;
+  return run.ends.map((end) => run.bytes.subarray(start, (start = end)));
+}
+
 /** Cuts a byte stream into whole events, each with its terminating empty line; bytes of an unfinished one wait. */
 export class EventFramer {
   #pending: Buffer[] = [];
@@ -23,35 +43,46 @@ export class EventFramer {
     return this.#pendingBytes;
   }
 
-  /** The events `chunk` finishes, in order (subarrays of it where possible). */
-  push(chunk: Buffer): Buffer[] {
+  /** The events `chunk` finishes, as one run (the chunk itself when it ends at an event's end and nothing waited). */
+  push(chunk: Buffer): EventRun {
     // Servers end lines with LF: such a chunk is cut with string searches, any other byte by byte.
     const text = chunk.toString('latin1');
-    return this.#afterCr || text.includes('\r') ? this.#pushBytes(chunk) : this.#pushLf(chunk, text);
+    const ends = this.#afterCr || text.includes('\r') ? this.#pushBytes(chunk) : this.#pushLf(text);
+    const last = ends.length === 0 ? 0 : (ends[ends.length - 1] as number);
+    let run = NO_EVENTS;
+    if (ends.length > 0) {
+      const before = this.#pendingBytes;
+      const whole = last === chunk.length;
+      const bytes = this.#joinPending(whole ? chunk : chunk.subarray(0, last));
+      run =
+        before === 0
+          ? { bytes, text: whole ? text : text.slice(0, last), ends }
+          : { bytes, text: bytes.toString('latin1'), ends: ends.map((end) => end + before) };
+    }
+    if (last < chunk.length) {
+      this.#pending.push(chunk.subarray(last));
+      this.#pendingBytes += chunk.length - last;
+    }
+    return run;
   }
 
-  #pushLf(chunk: Buffer, text: string): Buffer[] {
-    const events: Buffer[] = [];
+  #pushLf(text: string): number[] {
+    const ends: number[] = [];
     let start = 0;
     for (;;) {
       // An LF first on a line (or first after the last line's LF) is the empty line that ends the event.
       const end = this.#atLineStart && text.charCodeAt(start) === LF ? start + 1 : endOfBlankLine(text, start);
       if (end < 0) break;
-      events.push(this.#take(chunk, start, end));
+      ends.push(end);
       start = end;
       this.#atLineStart = true;
     }
-    if (start < chunk.length) {
-      this.#pending.push(chunk.subarray(start));
-      this.#pendingBytes += chunk.length - start;
-      this.#atLineStart = text.charCodeAt(chunk.length - 1) === LF;
-    }
-    return events;
+    if (start < text.length) this.#atLineStart = text.charCodeAt(text.length - 1) === LF;
+    return ends;
   }
 
-  #pushBytes(chunk: Buffer): Buffer[] {
-    const events: Buffer[] = [];
-    let start = 0;
+  #pushBytes(chunk: Buffer): number[] {
+    const ends: number[] = [];
     for (let i = 0; i < chunk.length; i++) {
       const byte = chunk[i];
       if (this.#afterCr) {
@@ -59,16 +90,10 @@ export class EventFramer {
         const ended = this.#endsAfterCr;
         this.#endsAfterCr = false;
         if (byte === LF) {
-          if (ended) {
-            events.push(this.#take(chunk, start, i + 1));
-            start = i + 1;
-          }
+          if (ended) ends.push(i + 1);
           continue;
         }
-        if (ended) {
-          events.push(this.#take(chunk, start, i));
-          start = i;
-        }
+        if (ended) ends.push(i);
       }
       if (byte === LF || byte === CR) {
         const emptyLine = this.#atLineStart;
@@ -77,32 +102,24 @@ export class EventFramer {
           this.#afterCr = true;
           this.#endsAfterCr = emptyLine;
         } else if (emptyLine) {
-          events.push(this.#take(chunk, start, i + 1));
-          start = i + 1;
+          ends.push(i + 1);
         }
       } else {
         this.#atLineStart = false;
       }
     }
-    if (start < chunk.length) {
-      this.#pending.push(chunk.subarray(start));
-      this.#pendingBytes += chunk.length - start;
-    }
-    return events;
+    return ends;
   }
 
   /** At the stream's end: what is left (an event its last empty line never ended, or a CR-ended one). */
   rest(): Buffer {
-    const rest = this.#joinPending(Buffer.alloc(0));
+    const rest = this.#joinPending(EMPTY);
     this.#afterCr = false;
     this.#endsAfterCr = false;
     return rest;
   }
 
-  #take(chunk: Buffer, start: number, end: number): Buffer {
-    return this.#joinPending(chunk.subarray(start, end));
-  }
-
+  /** What waited, then `last`, in one buffer; nothing waits after. */
   #joinPending(last: Buffer): Buffer {
     if (this.#pending.length === 0) return last;
     const joined = Buffer.concat([...this.#pending, last]);

@@ -8,6 +8,7 @@
 
 import type { Buffer } from 'node:buffer';
 import { errors, type Dispatcher } from 'undici';
+import type { AbortSource } from './abort-source.ts';
 import { BodyFeed } from './body-feed.ts';
 import { QUEUED_ABORT, type QueuedAbortHook } from './queued-abort.ts';
 
@@ -29,6 +30,7 @@ type GatedDispatchOptions = Dispatcher.DispatchOptions & { readonly signal: Abor
 export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler {
   /** Settles with the answer's head, or with why none came. */
   readonly head: Promise<UpstreamHead>;
+  readonly #abort: AbortSource;
   readonly #signal: AbortSignal;
   #resolveHead: (head: UpstreamHead) => void;
   #rejectHead: (error: Error) => void;
@@ -38,13 +40,14 @@ export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler
   #headSettled = false;
   #finished = false;
 
-  constructor(signal: AbortSignal) {
+  constructor(abort: AbortSource) {
     super();
     const { promise, resolve, reject } = Promise.withResolvers<UpstreamHead>();
     this.head = promise;
     this.#resolveHead = resolve;
     this.#rejectHead = reject;
-    this.#signal = signal;
+    this.#abort = abort;
+    this.#signal = abort.signal;
   }
 
   /** Sends the request; the head and the body come back through this handler. */
@@ -54,7 +57,7 @@ export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler
       this.onResponseError(undefined, abortReason(signal));
       return;
     }
-    signal.addEventListener('abort', this);
+    this.#abort.onAbort(this);
     const options: GatedDispatchOptions = { path: request.path, method: 'POST', headers: request.headers, body: request.body, signal };
     if (QUEUED_ABORT !== undefined) {
       const hook: QueuedAbortHook = (cancel) => this.#queued(cancel);
@@ -121,7 +124,7 @@ export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler
 
   #finish(): void {
     this.#finished = true;
-    this.#signal.removeEventListener('abort', this);
+    this.#abort.onAbort(undefined);
   }
 }
 

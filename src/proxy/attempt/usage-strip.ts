@@ -10,7 +10,7 @@ import { isRecord } from '#src/core/is-record.ts';
 import type { AnswerReader } from './answer-reader.ts';
 import type { AnswerUsage } from './answer-usage.ts';
 import { SeenTokens, TokenMarkers } from './seen-tokens.ts';
-import { dataSpan, EventFramer } from './sse-events.ts';
+import { dataSpan, EventFramer, type EventRun } from './sse-events.ts';
 import { UsageTally } from './usage-reader.ts';
 
 /** Bytes one event may take before the reader stops framing (an event is a few hundred bytes). */
@@ -47,25 +47,18 @@ export class UsageStrip implements AnswerReader {
       this.#unframed.push(chunk);
       return chunk;
     }
-    const events = this.#framer.push(chunk);
-    const out: Buffer[] = [];
-    for (const event of events) {
-      const passed = this.#event(event);
-      if (passed.length > 0) out.push(passed);
-    }
-    if (this.#framer.pendingBytes > MAX_FRAMED_EVENT_BYTES) {
-      this.#unframed = new SeenTokens();
-      const rest = this.#framer.rest();
-      this.#seen += this.#markers.count(rest.toString('latin1'));
-      out.push(rest);
-    }
-    return out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
+    const passed = this.#run(this.#framer.push(chunk));
+    if (this.#framer.pendingBytes <= MAX_FRAMED_EVENT_BYTES) return passed;
+    this.#unframed = new SeenTokens();
+    const rest = this.#framer.rest();
+    this.#seen += this.#markers.count(rest.toString('latin1'));
+    return passed.length === 0 ? rest : Buffer.concat([passed, rest]);
   }
 
   flush(): Buffer {
     if (this.#unframed !== undefined) return EMPTY;
     const rest = this.#framer.rest();
-    return rest.length === 0 ? rest : this.#event(rest);
+    return rest.length === 0 ? rest : this.#event(rest, rest.toString('latin1'));
   }
 
   seenTokens(): number {
@@ -76,10 +69,30 @@ export class UsageStrip implements AnswerReader {
     return this.#tally.usage(this.#seen + (this.#unframed?.count ?? 0));
   }
 
-  /** One whole event: what the client gets of it. */
-  #event(event: Buffer): Buffer {
+  /**
+   * The whole events of one chunk: a run naming neither `"usage"` nor `"timings"` (every event but
+   * the last few) passes as it is, read once for its tokens; otherwise each event on its own.
+   */
+  #run(run: EventRun): Buffer {
+    if (run.ends.length === 0) return EMPTY;
     // One byte per character: the ASCII searches see every byte, whatever the UTF-8 in between.
-    const text = event.toString('latin1');
+    const { text } = run;
+    if (!text.includes('"usage"') && !text.includes('"timings"')) {
+      this.#seen += this.#markers.count(text);
+      return run.bytes;
+    }
+    const out: Buffer[] = [];
+    let start = 0;
+    for (const end of run.ends) {
+      const passed = this.#event(run.bytes.subarray(start, end), text.slice(start, end));
+      if (passed.length > 0) out.push(passed);
+      start = end;
+    }
+    return out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
+  }
+
+  /** One whole event (`text`: its bytes as latin1): what the client gets of it. */
+  #event(event: Buffer, text: string): Buffer {
     if (!text.includes('"usage"') && !text.includes('"timings"')) {
       this.#seen += this.#markers.count(text);
       return event;

@@ -21,8 +21,9 @@ const EMPTY = Buffer.alloc(0);
 export class UsageWatch implements AnswerReader {
   readonly #eventStream: boolean;
   readonly #seen: SeenTokens | undefined;
-  /** A stream's first bytes (its first event), copied. */
-  #head: Buffer = EMPTY;
+  /** A stream's first bytes (its first event), each chunk's part copied once, joined when read. */
+  readonly #head: Buffer[] = [];
+  #headBytes = 0;
   readonly #tail = new KeptTail(USAGE_TAIL_BYTES);
   #total = 0;
 
@@ -34,8 +35,10 @@ export class UsageWatch implements AnswerReader {
 
   pass(chunk: Buffer): Buffer {
     this.#seen?.push(chunk);
-    if (this.#eventStream && this.#head.length < USAGE_TAIL_BYTES) {
-      this.#head = appended(this.#head, chunk.subarray(0, USAGE_TAIL_BYTES - this.#head.length));
+    if (this.#eventStream && this.#headBytes < USAGE_TAIL_BYTES) {
+      const part = ownCopy(chunk.subarray(0, USAGE_TAIL_BYTES - this.#headBytes));
+      this.#head.push(part);
+      this.#headBytes += part.length;
     }
     this.#total += chunk.length;
     this.#tail.push(chunk);
@@ -54,7 +57,7 @@ export class UsageWatch implements AnswerReader {
     const tally = new UsageTally();
     const tailText = this.#tail.bytes().toString('utf8');
     if (this.#eventStream) {
-      const first = eventData(this.#head.toString('utf8'))[0];
+      const first = eventData(Buffer.concat(this.#head, this.#headBytes).toString('utf8'))[0];
       if (first !== undefined && this.#total > USAGE_TAIL_BYTES) addParsed(tally, first);
       for (const data of eventData(tailText)) addParsed(tally, data);
     } else {
@@ -66,11 +69,10 @@ export class UsageWatch implements AnswerReader {
   }
 }
 
-/** `kept` and then `more`, in a buffer of their own (not a slice of the shared pool, which it would keep). */
-function appended(kept: Buffer, more: Buffer): Buffer {
-  const out = Buffer.allocUnsafeSlow(kept.length + more.length);
-  kept.copy(out, 0);
-  more.copy(out, kept.length);
+/** `bytes` in a buffer of their own (not a view of the socket read, nor a slice of the shared pool: either would be kept). */
+function ownCopy(bytes: Buffer): Buffer {
+  const out = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(out, 0);
   return out;
 }
 

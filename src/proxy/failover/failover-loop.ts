@@ -128,10 +128,12 @@ async function attempt(target: Target, canFailOver: () => boolean, setting: Atte
     if (prepared.kind === 'unsendable') return prepared.outcome;
     // The attempt's trace context replaces the client's: the node's (or site's) spans are its children.
     const trace = traced?.attempt?.headers;
+    const { call } = prepared;
+    // One spread, then plain members: the call is copied in one step (no conditional spreads).
     return await forwardAttempt({
-      ...prepared.call,
-      ...(trace === undefined ? {} : { headers: { ...prepared.call.headers, ...trace } }),
-      body: prepared.call.body ?? setting.body,
+      ...call,
+      headers: trace === undefined ? call.headers : { ...call.headers, ...trace },
+      body: call.body ?? setting.body,
       res: setting.res,
       nodeName: target.label,
       canFailOver,

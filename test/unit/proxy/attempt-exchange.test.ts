@@ -2,9 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
+import { getEventListeners } from 'node:events';
+import { Dispatcher } from 'undici';
 import { ManualClock } from '#src/core/clock.ts';
 import { AttemptExchange } from '#src/proxy/attempt/attempt-exchange.ts';
 import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
+import { sendAttempt } from '#src/proxy/attempt/send-attempt.ts';
 
 function response(): ServerResponse {
   return new ServerResponse(new IncomingMessage(new Socket()));
@@ -54,4 +57,36 @@ test('held bytes are released at close, or once the response is sent when they w
   assert.equal(budget.held(), 60, 'still in memory until the response is sent');
   res.emit('close');
   assert.equal(budget.held(), 0);
+});
+
+/** A node that takes the request and never answers: the attempt waits until it is aborted. */
+class SilentPool extends Dispatcher {
+  aborted: unknown;
+  override dispatch(_options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const controller: Dispatcher.DispatchController = {
+      aborted: false,
+      paused: false,
+      reason: null,
+      abort: (reason) => {
+        this.aborted = reason;
+        handler.onResponseError?.(controller, reason);
+      },
+      pause: () => {},
+      resume: () => {},
+    };
+    handler.onRequestStart?.(controller, {});
+    return true;
+  }
+}
+
+test('the attempt\'s call is told of the abort by the exchange: no EventTarget listener on its signal per attempt', async () => {
+  const exchange = new AttemptExchange(response(), new ManualClock(), 0, new HeldBytesBudget(() => 100));
+  const pool = new SilentPool();
+  const sent = sendAttempt({ pool, path: '/v1/chat/completions', headers: {}, body: Buffer.alloc(0) }, exchange);
+  assert.equal(getEventListeners(exchange.signal, 'abort').length, 0);
+  const reason = new Error('client closed the connection');
+  exchange.abort(reason);
+  assert.equal(pool.aborted, reason, 'the request under way is aborted with the reason');
+  assert.deepEqual(await sent, { kind: 'unanswered', outcome: { kind: 'client_gone', status: undefined } });
+  exchange.close();
 });

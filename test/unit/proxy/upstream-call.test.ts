@@ -8,6 +8,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import type { BodySink } from '#src/proxy/attempt/body-feed.ts';
+import { signalSource } from '#src/proxy/attempt/abort-source.ts';
 import { UpstreamCall } from '#src/proxy/attempt/upstream-call.ts';
 
 let server: Server;
@@ -50,7 +51,7 @@ for (const path of ['/json', '/hints']) {
   test(`the head and the whole body come through the handler (${path})`, async () => {
     const pool = new Pool(origin);
     try {
-      const call = new UpstreamCall(new AbortController().signal);
+      const call = new UpstreamCall(signalSource(new AbortController().signal));
       call.send(pool, line(path));
       const head = await call.head;
       assert.equal(head.status, 200);
@@ -67,7 +68,7 @@ test('an abort before sending fails the head at once, and nothing is sent', asyn
   try {
     const controller = new AbortController();
     controller.abort(new Error('client left'));
-    const call = new UpstreamCall(controller.signal);
+    const call = new UpstreamCall(signalSource(controller.signal));
     call.send(pool, line('/json'));
     await assert.rejects(call.head, /client left/);
     assert.equal(pool.stats.connected, 0);
@@ -81,7 +82,7 @@ test('an abort while the request waits for its connection takes it out of the qu
   const pool = new Pool('http://127.0.0.1:9', { connect: (_opts, callback) => void setTimeout(() => callback(new Error('late'), null), 60_000).unref() });
   try {
     const controller = new AbortController();
-    const call = new UpstreamCall(controller.signal);
+    const call = new UpstreamCall(signalSource(controller.signal));
     call.send(pool, line('/json'));
     controller.abort(new Error('client left'));
     await assert.rejects(call.head, /client left/);
@@ -95,7 +96,7 @@ test('an abort mid-answer reaches the reader as the body failure', async () => {
   const pool = new Pool(origin);
   try {
     const controller = new AbortController();
-    const call = new UpstreamCall(controller.signal);
+    const call = new UpstreamCall(signalSource(controller.signal));
     call.send(pool, line('/hold'));
     assert.equal((await call.head).status, 200);
     const body = read(call);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_FRAMED_EVENT_BYTES, UsageStrip } from '#src/proxy/attempt/usage-strip.ts';
-import { EventFramer, dataSpan } from '#src/proxy/attempt/sse-events.ts';
+import { EventFramer, dataSpan, runEvents } from '#src/proxy/attempt/sse-events.ts';
 import { withoutNullUsage } from '#src/proxy/request/usage-ask.ts';
 
 const asked = (nullsAdded: boolean) => ({ withoutAddedNulls: nullsAdded ? withoutNullUsage : undefined });
@@ -116,9 +116,29 @@ test('an event past the framing bound is passed on as is, and so is the rest of 
 
 test('EventFramer ends events at an empty line, in LF, CRLF and CR', () => {
   const framer = new EventFramer();
-  const events = framer.push(Buffer.from('data: a\n\ndata: b\r\n\r\ndata: c\r\rdata: d'));
+  const events = runEvents(framer.push(Buffer.from('data: a\n\ndata: b\r\n\r\ndata: c\r\rdata: d')));
   assert.deepEqual(events.map(String), ['data: a\n\n', 'data: b\r\n\r\n', 'data: c\r\r']);
   assert.equal(String(framer.rest()), 'data: d');
+});
+
+test('EventFramer hands the events a chunk finishes as one run, what waited first', () => {
+  const framer = new EventFramer();
+  assert.equal(framer.push(Buffer.from('data: a\n')).ends.length, 0);
+  const run = framer.push(Buffer.from('\ndata: b\n\ndata: c'));
+  assert.equal(String(run.bytes), 'data: a\n\ndata: b\n\n');
+  assert.deepEqual(runEvents(run).map(String), ['data: a\n\n', 'data: b\n\n']);
+  assert.equal(framer.pendingBytes, 'data: c'.length);
+  assert.equal(run.text, run.bytes.toString('latin1'));
+  const whole = framer.push(Buffer.from('\r\n\r\ndata: é\n\n'));
+  assert.deepEqual(runEvents(whole).map(String), ['data: c\r\n\r\n', 'data: é\n\n']);
+  assert.equal(whole.text, whole.bytes.toString('latin1'));
+});
+
+test('a chunk of whole events that name no usage passes as that very chunk: not cut into events, not copied', () => {
+  const strip = new UsageStrip(asked(true));
+  const chunk = Buffer.from(['a', 'b', 'c'].map((c) => `data: {"choices":[{"delta":{"content":"${c}"}}]}\n\n`).join(''));
+  assert.equal(strip.pass(chunk), chunk);
+  assert.equal(strip.seenTokens(), 3);
 });
 
 test('dataSpan finds the one data line\'s value, and none when there are two', () => {
