@@ -24,6 +24,8 @@ export interface UsageAsked {
   /**
    * The chunk's JSON without the `"usage":null` the node's kind adds to every chunk once asked
    * (kinds/stream-usage.ts); undefined = the kind adds none, or sends them anyway: they stay.
+   * A `,"usage":null` ending a chunk that names usage nowhere else it must take off as it is (13
+   * bytes): run-nulls.ts cuts those itself, a run of events at once, without calling it.
    */
   readonly withoutAddedNulls: ((data: Buffer) => Buffer) | undefined;
 }
@@ -70,7 +72,8 @@ export class UsageStrip implements AnswerReader {
 
   /**
    * The whole events of one chunk: a run naming neither `"usage"` nor `"timings"` (every event but
-   * the last few) passes as it is, read once for its tokens; otherwise each event on its own.
+   * the last few) passes as it is, read once for its tokens; its first events whose only usage is a
+   * vLLM chunk's `"usage":null` are cut at once (run-nulls.ts); the others each on its own.
    */
   #run(run: EventRun): Buffer {
     if (run.ends.length === 0) return EMPTY;
