@@ -8,6 +8,11 @@
 //
 //   node bench/request-instructions.ts [--candidate DIR] [--workload json|sse|body10k]
 //                                      [--requests 2000] [--warmup 5000] [--connections 8]
+//                                      [--usage-nulls]
+//
+// --usage-nulls: the upstream answers a stream asked for its usage as vLLM does (bench/upstream.ts):
+// `"usage":null` on every chunk and a usage chunk, which the gateway takes out again. The bare
+// proxy's streams are not asked, so it gets the plain stream.
 //
 // Prints one JSON line: per target, instructions per request and the ratio to bare, and the same
 // split into the garbage collector's, the JIT compiler's and the rest ("mutator": the code the
@@ -32,13 +37,14 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '2000' },
     warmup: { type: 'string', default: '5000' },
     connections: { type: 'string', default: '8' },
+    'usage-nulls': { type: 'boolean', default: false },
   },
 });
 
 const workload = workloads().find((w) => w.name === (values.workload as WorkloadName));
 if (workload === undefined) throw new Error('--workload: json, sse or body10k');
 const dir = await mkdtemp(join(tmpdir(), 'switchyard-instructions-'));
-const upstream = await startNodeScript('bench/upstream.ts');
+const upstream = await startNodeScript('bench/upstream.ts', values['usage-nulls'] ? ['--usage-nulls'] : []);
 const results: Record<string, Split> = {};
 
 interface Split {
@@ -66,7 +72,7 @@ try {
   const bare = results.bare;
   const ratio = (a: number, b: number | undefined): number => Math.round((a / (b ?? a)) * 100) / 100;
   const vsBare = Object.fromEntries(Object.entries(results).map(([name, r]) => [name, { total: ratio(r.total, bare?.total), mutator: ratio(r.mutator, bare?.mutator) }]));
-  process.stdout.write(`${JSON.stringify({ workload: workload.name, requests: Number(values.requests), connections: Number(values.connections), instructionsPerRequest: results, vsBare, dumps: dir })}\n`);
+  process.stdout.write(`${JSON.stringify({ workload: workload.name, usageNulls: values['usage-nulls'], requests: Number(values.requests), connections: Number(values.connections), instructionsPerRequest: results, vsBare, dumps: dir })}\n`);
 } finally {
   await upstream.stop();
 }

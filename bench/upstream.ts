@@ -7,6 +7,10 @@
 //   GET  /v1/models                vLLM-shaped list with one model (BENCH_MODEL)
 //   POST /v1/chat/completions      body read in full; `"stream":true` anywhere in it → 20 SSE
 //                                  chunks + [DONE], written back to back; else a 1 KB JSON answer
+//
+// `--usage-nulls`: a stream asked for its usage (`"include_usage":true` in the body, which the
+// gateway adds for a vLLM-kind node) answers as vLLM and OpenAI do then: `"usage":null` last on
+// every chunk, and a usage chunk (`"choices":[]`) before [DONE].
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,8 +34,8 @@ export function jsonAnswer(bytes: number): Buffer {
   return Buffer.from(shell('x'.repeat(Math.max(0, bytes - bare))));
 }
 
-/** The SSE events of one streamed answer, `count` token chunks then `data: [DONE]`. */
-export function sseEvents(count: number): Buffer[] {
+/** The SSE events of one streamed answer, `count` token chunks then `data: [DONE]`; `usageAsked`: as vLLM answers `include_usage`. */
+export function sseEvents(count: number, usageAsked = false): Buffer[] {
   const events: Buffer[] = [];
   for (let i = 0; i < count; i += 1) {
     const chunk = {
@@ -40,8 +44,13 @@ export function sseEvents(count: number): Buffer[] {
       created: 1_700_000_000,
       model: BENCH_MODEL,
       choices: [{ index: 0, delta: { content: ` tok${i}` }, finish_reason: i === count - 1 ? 'stop' : null }],
+      ...(usageAsked ? { usage: null } : {}),
     };
     events.push(Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`));
+  }
+  if (usageAsked) {
+    const usage = { id: 'chatcmpl-bench0000000000000000000000000000', object: 'chat.completion.chunk', created: 1_700_000_000, model: BENCH_MODEL, choices: [], usage: { prompt_tokens: 12, completion_tokens: count, total_tokens: 12 + count } };
+    events.push(Buffer.from(`data: ${JSON.stringify(usage)}\n\n`));
   }
   events.push(Buffer.from('data: [DONE]\n\n'));
   return events;
@@ -54,8 +63,17 @@ const MODELS_BODY = Buffer.from(
   }),
 );
 const STREAM_MARKER = Buffer.from('"stream":true');
+const USAGE_MARKER = Buffer.from('"include_usage":true');
 
-function answer(req: IncomingMessage, res: ServerResponse, json: Buffer, sse: readonly Buffer[]): void {
+/** The prebuilt answers; `sseAsked`: the stream for a body asking its usage (--usage-nulls), else `sse` for all. */
+interface Answers {
+  readonly json: Buffer;
+  readonly sse: readonly Buffer[];
+  readonly sseAsked: readonly Buffer[] | undefined;
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, answers: Answers): void {
+  const { json } = answers;
   const path = req.url ?? '/';
   if (req.method === 'GET' && (path === '/health' || path === '/v1/health')) {
     res.writeHead(200, { 'content-length': 0 });
@@ -78,6 +96,7 @@ function answer(req: IncomingMessage, res: ServerResponse, json: Buffer, sse: re
   req.on('end', () => {
     const body = chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks);
     if (body.indexOf(STREAM_MARKER) >= 0) {
+      const sse = answers.sseAsked !== undefined && body.indexOf(USAGE_MARKER) >= 0 ? answers.sseAsked : answers.sse;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       for (const event of sse) res.write(event);
       res.end();
@@ -91,9 +110,8 @@ function answer(req: IncomingMessage, res: ServerResponse, json: Buffer, sse: re
 async function main(argv: readonly string[]): Promise<void> {
   const portFlag = argv.indexOf('--port');
   const port = portFlag >= 0 ? Number(argv[portFlag + 1]) : 0;
-  const json = jsonAnswer(JSON_ANSWER_BYTES);
-  const sse = sseEvents(SSE_CHUNKS);
-  const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => answer(req, res, json, sse));
+  const answers: Answers = { json: jsonAnswer(JSON_ANSWER_BYTES), sse: sseEvents(SSE_CHUNKS), sseAsked: argv.includes('--usage-nulls') ? sseEvents(SSE_CHUNKS, true) : undefined };
+  const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => answer(req, res, answers));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ event: 'upstream ready', url: `http://127.0.0.1:${address.port}` })}\n`);

@@ -11,20 +11,21 @@ import type { AnswerReader } from './answer-reader.ts';
 import type { AnswerUsage } from './answer-usage.ts';
 import { SeenTokens, TokenMarkers } from './seen-tokens.ts';
 import { dataSpan, EventFramer, type EventRun } from './sse-events.ts';
+import { nullCuts, USAGE_STATED, withoutCuts } from './run-nulls.ts';
 import { UsageTally } from './usage-reader.ts';
 
 /** Bytes one event may take before the reader stops framing (an event is a few hundred bytes). */
 export const MAX_FRAMED_EVENT_BYTES = 256 * 1024;
 
 const EMPTY = Buffer.alloc(0);
-/** `usage` with a value that is not null: the usage chunk, or a count on another chunk. */
-const USAGE_STATED = /"usage"\s*:\s*[^n\s]/;
 
 /** What asking for the usage added besides the usage chunk (request/usage-ask.ts builds it). */
 export interface UsageAsked {
   /**
    * The chunk's JSON without the `"usage":null` the node's kind adds to every chunk once asked
    * (kinds/stream-usage.ts); undefined = the kind adds none, or sends them anyway: they stay.
+   * A `,"usage":null` ending a chunk that names usage nowhere else it must take off as it is (13
+   * bytes): run-nulls.ts cuts those itself, a run of events at once, without calling it.
    */
   readonly withoutAddedNulls: ((data: Buffer) => Buffer) | undefined;
 }
@@ -71,7 +72,8 @@ export class UsageStrip implements AnswerReader {
 
   /**
    * The whole events of one chunk: a run naming neither `"usage"` nor `"timings"` (every event but
-   * the last few) passes as it is, read once for its tokens; otherwise each event on its own.
+   * the last few) passes as it is, read once for its tokens; its first events whose only usage is a
+   * vLLM chunk's `"usage":null` are cut at once (run-nulls.ts); the others each on its own.
    */
   #run(run: EventRun): Buffer {
     if (run.ends.length === 0) return EMPTY;
@@ -81,9 +83,16 @@ export class UsageStrip implements AnswerReader {
       this.#seen += this.#markers.count(text);
       return run.bytes;
     }
-    const out: Buffer[] = [];
-    let start = 0;
+    // Asked, every chunk but the last names only `"usage":null`: those events are cut in one pass.
+    const read = nullCuts(run, this.#asked.withoutAddedNulls !== undefined);
+    const whole = read.end === run.bytes.length;
+    if (read.end > 0) this.#seen += this.#markers.count(whole ? text : text.slice(0, read.end));
+    const head = read.end === 0 ? EMPTY : withoutCuts(whole ? run.bytes : run.bytes.subarray(0, read.end), read.cuts);
+    if (whole) return head;
+    const out: Buffer[] = head.length > 0 ? [head] : [];
+    let start = read.end;
     for (const end of run.ends) {
+      if (end <= start) continue;
       const passed = this.#event(run.bytes.subarray(start, end), text.slice(start, end));
       if (passed.length > 0) out.push(passed);
       start = end;
