@@ -45,7 +45,7 @@ test('a listing that did change is still compared id by id', () => {
     assert.equal(discoveryTransition(e)?.text, want, `${from.join()} → ${to.join()}`);
   }
   const same = Object.freeze([model('a')]);
-  assert.equal(discoveryTransition({ node: 'n', result: ok, from: listing('pending', same), to: listing('known', same) })?.text, 'listing pending → known');
+  assert.equal(discoveryTransition({ node: 'n', result: ok, from: listing('untried', same), to: listing('known', same) })?.text, 'listing untried → known');
 });
 
 test('the hub: a thousand unchanged listings leave the Events view as it was', () => {
