@@ -7,7 +7,7 @@
 // (no key string built), works out the bucket and the histogram bins once, and adds in place.
 
 import { binOf } from './latency-histogram.ts';
-import { bucketStart, TrafficRing, type SeriesKind, type TrafficPoint } from './traffic-ring.ts';
+import { bucketOf, TrafficRing, type SeriesKind, type TrafficPoint } from './traffic-ring.ts';
 
 export { TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, type TrafficPoint } from './traffic-ring.ts';
 export const MAX_TRAFFIC_SERIES = 256;
@@ -42,17 +42,17 @@ export class TrafficHistory {
   #droppedSeries = 0;
 
   record(req: FinishedRequest, now: number): void {
-    const start = bucketStart(now);
+    const bucket = bucketOf(now);
     const error = isErrorAnswer(req);
     const latencyBin = binOf(req.durationMs);
     const firstByteBin = req.firstByteMs === undefined ? -1 : binOf(req.firstByteMs);
     const all = this.#all ?? this.#open('all', '', now);
-    if (all !== undefined) this.#add(all, start, error, latencyBin, firstByteBin);
+    if (all !== undefined) this.#add(all, bucket, error, latencyBin, firstByteBin);
     const model = this.#byModel.get(req.model) ?? this.#open('model', req.model, now);
-    if (model !== undefined) this.#add(model, start, error, latencyBin, firstByteBin);
+    if (model !== undefined) this.#add(model, bucket, error, latencyBin, firstByteBin);
     if (req.node === undefined) return;
     const node = this.#byNode.get(req.node) ?? this.#open('node', req.node, now);
-    if (node !== undefined) this.#add(node, start, error, latencyBin, firstByteBin);
+    if (node !== undefined) this.#add(node, bucket, error, latencyBin, firstByteBin);
   }
 
   /** Every series over the window, oldest bucket first. */
@@ -88,8 +88,8 @@ export class TrafficHistory {
     return n;
   }
 
-  #add(ring: TrafficRing, start: number, error: boolean, latencyBin: number, firstByteBin: number): void {
-    if (ring.add(start, error, latencyBin, firstByteBin)) this.#dirty.push(ring);
+  #add(ring: TrafficRing, bucket: number, error: boolean, latencyBin: number, firstByteBin: number): void {
+    if (ring.add(bucket, error, latencyBin, firstByteBin)) this.#dirty.push(ring);
   }
 
   #open(kind: SeriesKind, name: string, now: number): TrafficRing | undefined {

@@ -15,20 +15,26 @@ export type TrafficPoint = readonly [number, number, number, number | null, numb
 
 export type SeriesKind = 'all' | 'model' | 'node';
 
-/** The start of the bucket `now` falls in. */
-export function bucketStart(now: number): number {
-  return now - (now % TRAFFIC_BUCKET_MS);
+/**
+ * The number of the bucket `now` falls in (its start is that × TRAFFIC_BUCKET_MS). A small integer
+ * (~1.7e8 for today's epoch ms), so it travels unboxed where epoch milliseconds would not.
+ */
+export function bucketOf(now: number): number {
+  return Math.floor(now / TRAFFIC_BUCKET_MS);
 }
 
-/** Whether a bucket starting at `start` still has some of its time within the window at `now`. */
-function inWindow(start: number, now: number): boolean {
-  return start + TRAFFIC_BUCKET_MS > now - TRAFFIC_WINDOW_MS;
+/** Whether bucket `bucket` still has some of its time within the window, `current` being now's. */
+function inWindow(bucket: number, current: number): boolean {
+  return bucket > current - RING_SLOTS;
 }
 
-function slotOf(start: number): number {
-  const n = Math.floor(start / TRAFFIC_BUCKET_MS) % RING_SLOTS;
+function slotOf(bucket: number): number {
+  const n = bucket % RING_SLOTS;
   return n < 0 ? n + RING_SLOTS : n;
 }
+
+/** A slot that never held a bucket. */
+const NO_BUCKET = -0x80000000;
 
 export class TrafficRing {
   /** `all`, `model:<id>` or `node:<name>`: built once, when the series is first written. */
@@ -37,7 +43,7 @@ export class TrafficRing {
   readonly name: string;
   /** Whether some bucket was written since the last `takeChanged`. */
   dirty = false;
-  readonly #starts = new Float64Array(RING_SLOTS).fill(Number.NaN);
+  readonly #buckets = new Int32Array(RING_SLOTS).fill(NO_BUCKET);
   readonly #counts = new Uint32Array(RING_SLOTS);
   readonly #errors = new Uint32Array(RING_SLOTS);
   readonly #written = new Uint8Array(RING_SLOTS);
@@ -45,7 +51,7 @@ export class TrafficRing {
   readonly #latency = new Array<Uint32Array | undefined>(RING_SLOTS).fill(undefined);
   readonly #firstByte = new Array<Uint32Array | undefined>(RING_SLOTS).fill(undefined);
   #allocated = 0;
-  #newest = Number.NaN;
+  #newest = NO_BUCKET;
 
   constructor(kind: SeriesKind, name: string) {
     this.kind = kind;
@@ -58,10 +64,10 @@ export class TrafficRing {
     return this.#allocated;
   }
 
-  /** One request: `latencyBin` and `firstByteBin` (-1: no first byte) are histogram bins. Answers whether the series just became dirty. */
-  add(start: number, error: boolean, latencyBin: number, firstByteBin: number): boolean {
-    const slot = slotOf(start);
-    if (this.#starts[slot] !== start) this.#open(slot, start);
+  /** One request in bucket number `bucket`: `latencyBin` and `firstByteBin` (-1: no first byte) are histogram bins. Answers whether the series just became dirty. */
+  add(bucket: number, error: boolean, latencyBin: number, firstByteBin: number): boolean {
+    const slot = slotOf(bucket);
+    if (this.#buckets[slot] !== bucket) this.#open(slot, bucket);
     this.#counts[slot] = (this.#counts[slot] ?? 0) + 1;
     if (error) this.#errors[slot] = (this.#errors[slot] ?? 0) + 1;
     const latency = this.#latency[slot];
@@ -76,7 +82,7 @@ export class TrafficRing {
 
   /** Nothing of the series is left within the window. */
   idle(now: number): boolean {
-    return Number.isNaN(this.#newest) || !inWindow(this.#newest, now);
+    return this.#newest === NO_BUCKET || !inWindow(this.#newest, bucketOf(now));
   }
 
   /** Every bucket within the window, oldest first. */
@@ -84,9 +90,9 @@ export class TrafficRing {
     return this.#collect(now, false);
   }
 
-  /** The buckets written since the last call (within the window), oldest first; the series is clean after. */
+  /** The buckets written since the last call (within the window at `now`, default the newest bucket's), oldest first; the series is clean after. */
   takeChanged(now?: number): TrafficPoint[] {
-    const out = this.#collect(now ?? this.#newest, true);
+    const out = this.#collect(now ?? this.#newest * TRAFFIC_BUCKET_MS, true);
     this.#written.fill(0);
     this.dirty = false;
     return out;
@@ -94,13 +100,14 @@ export class TrafficRing {
 
   #collect(now: number, writtenOnly: boolean): TrafficPoint[] {
     const out: TrafficPoint[] = [];
-    const newest = Number.isNaN(this.#newest) ? bucketStart(now) : Math.max(bucketStart(now), this.#newest);
+    const current = bucketOf(now);
+    const newest = Math.max(current, this.#newest);
     for (let k = RING_SLOTS - 1; k >= 0; k--) {
-      const start = newest - k * TRAFFIC_BUCKET_MS;
-      const slot = slotOf(start);
-      if (this.#starts[slot] !== start || !inWindow(start, now)) continue;
+      const bucket = newest - k;
+      const slot = slotOf(bucket);
+      if (this.#buckets[slot] !== bucket || !inWindow(bucket, current)) continue;
       if (writtenOnly && this.#written[slot] !== 1) continue;
-      out.push(this.#point(slot, start));
+      out.push(this.#point(slot, bucket * TRAFFIC_BUCKET_MS));
     }
     return out;
   }
@@ -112,12 +119,12 @@ export class TrafficRing {
   }
 
   /** A new bucket in `slot`: what it held left the window (the ring spans it), so it is cleared in place. */
-  #open(slot: number, start: number): void {
-    this.#starts[slot] = start;
+  #open(slot: number, bucket: number): void {
+    this.#buckets[slot] = bucket;
     this.#counts[slot] = 0;
     this.#errors[slot] = 0;
     this.#written[slot] = 0;
-    if (Number.isNaN(this.#newest) || start > this.#newest) this.#newest = start;
+    if (bucket > this.#newest) this.#newest = bucket;
     const latency = this.#latency[slot];
     if (latency === undefined) {
       this.#latency[slot] = new Uint32Array(HISTOGRAM_BINS);
