@@ -48,20 +48,30 @@ test('a listing that did change is still compared id by id', () => {
   assert.equal(discoveryTransition({ node: 'n', result: ok, from: listing('untried', same), to: listing('known', same) })?.text, 'listing untried → known');
 });
 
-test('the hub: a thousand unchanged listings leave the Events view as it was', () => {
+test('the hub: a thousand unchanged listings leave the Events view as it was, and with no page open no rows are built', () => {
   const clock = new ManualClock(1_700_000_000_000);
   const registryEvents = new EventBus<RegistryEvents>();
+  let snapshots = 0;
   const hub = new DashboardHub({
     clock,
     registryEvents,
     proxyEvents: new EventBus<ProxyEvents>(),
-    registry: { snapshot: () => ({ nodes: [], inFlight: () => 0, usage: () => ({ requests: 0, tokens: 0 }), now: clock.now() }) },
+    registry: {
+      snapshot: () => {
+        snapshots++;
+        return { nodes: [], inFlight: () => 0, usage: () => ({ requests: 0, tokens: 0 }), now: clock.now() };
+      },
+    },
     queueDepths: () => ({}),
     aliases: () => new Map(),
   });
   const held = untouchable(['a', 'b']);
   const state = listing('known', held.models);
-  for (let i = 0; i < 1_000; i++) registryEvents.emit('node:discovery', { node: `n${i % 10}`, result: ok, from: state, to: state });
+  for (let i = 0; i < 1_000; i++) {
+    registryEvents.emit('node:discovery', { node: `n${i % 10}`, result: ok, from: state, to: state });
+    clock.advance(10);
+  }
+  assert.equal(snapshots, 0, 'no dashboard client: the registry is not read, no row is built');
   assert.deepEqual(hub.snapshot().transitions, []);
   assert.equal(held.reads(), 0);
   hub.close();
