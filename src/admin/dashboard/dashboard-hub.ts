@@ -100,7 +100,7 @@ export class DashboardHub {
       rows: () => this.rows(),
       models: (rows) => this.models(rows),
       takeTransitions: () => this.#takePending(),
-      takeTraffic: () => this.#traffic.takeChanged(),
+      takeTraffic: () => this.#traffic.takeChanged(this.#s.clock.now()),
       sites: () => this.sites(),
     });
   }

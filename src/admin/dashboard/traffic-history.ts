@@ -1,12 +1,15 @@
 // The Traffic view's memory: per model and per node, requests, errors and latency / time-to-first-
 // byte histograms in 10-second buckets over the last 15 minutes. Bounded three ways: the window,
-// a fixed-size histogram per bucket, and at most MAX_TRAFFIC_SERIES series (model labels are
-// already bounded by the metrics' label rules; node names by the config).
+// a fixed-size ring of buckets per series (traffic-ring.ts), and at most MAX_TRAFFIC_SERIES series
+// (model labels are already bounded by the metrics' label rules; node names by the config).
+//
+// `record` runs for every request: it finds its three series by the model's and node's own names
+// (no key string built), works out the bucket and the histogram bins once, and adds in place.
 
-import { addSample, emptyHistogram, quantileMs } from './latency-histogram.ts';
+import { binOf } from './latency-histogram.ts';
+import { bucketOf, TrafficRing, type SeriesKind, type TrafficPoint } from './traffic-ring.ts';
 
-export const TRAFFIC_BUCKET_MS = 10_000;
-export const TRAFFIC_WINDOW_MS = 15 * 60_000;
+export { TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, type TrafficPoint } from './traffic-ring.ts';
 export const MAX_TRAFFIC_SERIES = 256;
 
 export interface FinishedRequest {
@@ -19,17 +22,6 @@ export interface FinishedRequest {
   readonly clientAborted: boolean;
 }
 
-interface Bucket {
-  readonly start: number;
-  count: number;
-  errors: number;
-  readonly latency: Uint32Array;
-  readonly firstByte: Uint32Array;
-}
-
-/** One bucket as the page draws it: [start ms, requests, errors, p50 ms, p99 ms, ttfb p50, ttfb p99]. */
-export type TrafficPoint = readonly [number, number, number, number | null, number | null, number | null, number | null];
-
 /** Series keys are `all` (every request: the aggregate chart), `model:<id>` and `node:<name>`. */
 export type TrafficSeries = Readonly<Record<string, readonly TrafficPoint[]>>;
 
@@ -40,32 +32,47 @@ export function isErrorAnswer(req: Pick<FinishedRequest, 'status' | 'brokenError
 }
 
 export class TrafficHistory {
-  readonly #series = new Map<string, Bucket[]>();
-  /** Buckets written since the last `takeChanged()`, by series. */
-  readonly #changed = new Map<string, Set<Bucket>>();
+  /** Every series kept, in the order first written (what `all` lists). */
+  readonly #series = new Map<string, TrafficRing>();
+  #all: TrafficRing | undefined;
+  readonly #byModel = new Map<string, TrafficRing>();
+  readonly #byNode = new Map<string, TrafficRing>();
+  /** Series written since the last `takeChanged()`, in the order first written. */
+  #dirty: TrafficRing[] = [];
   #droppedSeries = 0;
 
   record(req: FinishedRequest, now: number): void {
-    this.#add('all', req, now);
-    this.#add(`model:${req.model}`, req, now);
-    if (req.node !== undefined) this.#add(`node:${req.node}`, req, now);
+    const bucket = bucketOf(now);
+    const error = isErrorAnswer(req);
+    const latencyBin = binOf(req.durationMs);
+    const firstByteBin = req.firstByteMs === undefined ? -1 : binOf(req.firstByteMs);
+    const all = this.#all ?? this.#open('all', '', now);
+    if (all !== undefined) this.#add(all, bucket, error, latencyBin, firstByteBin);
+    const model = this.#byModel.get(req.model) ?? this.#open('model', req.model, now);
+    if (model !== undefined) this.#add(model, bucket, error, latencyBin, firstByteBin);
+    if (req.node === undefined) return;
+    const node = this.#byNode.get(req.node) ?? this.#open('node', req.node, now);
+    if (node !== undefined) this.#add(node, bucket, error, latencyBin, firstByteBin);
   }
 
   /** Every series over the window, oldest bucket first. */
   all(now: number): TrafficSeries {
     const out: Record<string, TrafficPoint[]> = {};
-    for (const [key, buckets] of this.#series) {
-      this.#trim(buckets, now);
-      if (buckets.length > 0) out[key] = buckets.map(pointOf);
+    for (const [key, ring] of this.#series) {
+      const points = ring.points(now);
+      if (points.length > 0) out[key] = points;
     }
     return out;
   }
 
-  /** The buckets written since the last call: what the live feed sends. */
-  takeChanged(): TrafficSeries {
+  /** The buckets written since the last call (within the window at `now`; default each series' newest bucket): what the live feed sends. */
+  takeChanged(now?: number): TrafficSeries {
     const out: Record<string, TrafficPoint[]> = {};
-    for (const [key, buckets] of this.#changed) out[key] = [...buckets].map(pointOf);
-    this.#changed.clear();
+    for (const ring of this.#dirty) {
+      const points = ring.takeChanged(now);
+      if (points.length > 0) out[ring.key] = points;
+    }
+    this.#dirty = [];
     return out;
   }
 
@@ -74,52 +81,43 @@ export class TrafficHistory {
     return this.#droppedSeries;
   }
 
-  #add(key: string, req: FinishedRequest, now: number): void {
-    let buckets = this.#series.get(key);
-    if (buckets === undefined) {
-      if (this.#series.size >= MAX_TRAFFIC_SERIES) this.#evictIdle(now);
-      if (this.#series.size >= MAX_TRAFFIC_SERIES) {
-        this.#droppedSeries++;
-        return;
-      }
-      buckets = [];
-      this.#series.set(key, buckets);
-    }
-    const start = now - (now % TRAFFIC_BUCKET_MS);
-    let bucket = buckets.at(-1);
-    if (bucket === undefined || bucket.start !== start) {
-      bucket = { start, count: 0, errors: 0, latency: emptyHistogram(), firstByte: emptyHistogram() };
-      buckets.push(bucket);
-      this.#trim(buckets, now);
-      // Nobody may be reading the feed: what left the window is not kept for it either.
-      const oldest = buckets[0];
-      for (const old of this.#changed.get(key) ?? []) if (oldest !== undefined && old.start < oldest.start) this.#changed.get(key)?.delete(old);
-    }
-    bucket.count++;
-    if (isErrorAnswer(req)) bucket.errors++;
-    addSample(bucket.latency, req.durationMs);
-    if (req.firstByteMs !== undefined) addSample(bucket.firstByte, req.firstByteMs);
-    const changed = this.#changed.get(key) ?? new Set<Bucket>();
-    changed.add(bucket);
-    this.#changed.set(key, changed);
+  /** Histogram pairs the series hold (each allocated once per ring slot, never per request). */
+  allocatedBuckets(): number {
+    let n = 0;
+    for (const ring of this.#series.values()) n += ring.allocatedSlots;
+    return n;
   }
 
-  #trim(buckets: Bucket[], now: number): void {
-    const oldest = now - TRAFFIC_WINDOW_MS;
-    let drop = 0;
-    while (drop < buckets.length && (buckets[drop]?.start ?? 0) + TRAFFIC_BUCKET_MS <= oldest) drop++;
-    if (drop > 0) buckets.splice(0, drop);
+  #add(ring: TrafficRing, bucket: number, error: boolean, latencyBin: number, firstByteBin: number): void {
+    if (ring.add(bucket, error, latencyBin, firstByteBin)) this.#dirty.push(ring);
+  }
+
+  #open(kind: SeriesKind, name: string, now: number): TrafficRing | undefined {
+    if (this.#series.size >= MAX_TRAFFIC_SERIES) this.#evictIdle(now);
+    if (this.#series.size >= MAX_TRAFFIC_SERIES) {
+      this.#droppedSeries++;
+      return undefined;
+    }
+    const ring = new TrafficRing(kind, name);
+    this.#series.set(ring.key, ring);
+    if (kind === 'all') this.#all = ring;
+    else this.#index(kind).set(name, ring);
+    return ring;
+  }
+
+  #index(kind: 'model' | 'node'): Map<string, TrafficRing> {
+    return kind === 'node' ? this.#byNode : this.#byModel;
   }
 
   /** Series with nothing left in the window make room for new ones. */
   #evictIdle(now: number): void {
-    for (const [key, buckets] of this.#series) {
-      this.#trim(buckets, now);
-      if (buckets.length === 0) this.#series.delete(key);
+    for (const [key, ring] of this.#series) {
+      if (!ring.idle(now)) continue;
+      this.#series.delete(key);
+      if (ring.kind === 'all') this.#all = undefined;
+      else this.#index(ring.kind).delete(ring.name);
     }
+    // A dirty series evicted: its unsent buckets left the window with it.
+    if (this.#dirty.some((ring) => !this.#series.has(ring.key))) this.#dirty = this.#dirty.filter((ring) => this.#series.get(ring.key) === ring);
   }
-}
-
-function pointOf(b: Bucket): TrafficPoint {
-  return [b.start, b.count, b.errors, quantileMs(b.latency, 0.5), quantileMs(b.latency, 0.99), quantileMs(b.firstByte, 0.5), quantileMs(b.firstByte, 0.99)];
 }

@@ -72,3 +72,29 @@ test('at most MAX_TRAFFIC_SERIES series; idle ones make room', () => {
   h.record(req({ model: 'late', node: undefined }), T0 + TRAFFIC_WINDOW_MS + TRAFFIC_BUCKET_MS);
   assert.deepEqual(Object.keys(h.all(T0 + TRAFFIC_WINDOW_MS + TRAFFIC_BUCKET_MS)).sort(), ['all', 'model:late']);
 });
+
+test('traffic history adds in place: a series holds one bucket storage per ring slot, and later windows allocate none', () => {
+  const h = new TrafficHistory();
+  const slots = TRAFFIC_WINDOW_MS / TRAFFIC_BUCKET_MS + 1;
+  for (let t = 0; t < TRAFFIC_WINDOW_MS + 2 * TRAFFIC_BUCKET_MS; t += 1_000) h.record(req(), T0 + t);
+  const afterOneWindow = h.allocatedBuckets();
+  assert.equal(afterOneWindow, 3 * slots, 'all, model:m and node:n: one per slot, not one per request');
+  for (let t = 0; t < 2 * TRAFFIC_WINDOW_MS; t += 1_000) h.record(req(), T0 + TRAFFIC_WINDOW_MS + t);
+  assert.equal(h.allocatedBuckets(), afterOneWindow, 'a second and third window reuse the slots');
+});
+
+test('buckets over the window read the same as counted one by one: gaps, wrap-around, oldest first', () => {
+  const h = new TrafficHistory();
+  const counts = new Map<number, number>();
+  let now = T0;
+  for (let i = 0; i < 400; i++) {
+    now += ((i * 7919) % 23) * 1_000 + (i % 5 === 0 ? 60_000 : 0);
+    h.record(req({ node: undefined, durationMs: 40 }), now);
+    const start = now - (now % TRAFFIC_BUCKET_MS);
+    counts.set(start, (counts.get(start) ?? 0) + 1);
+    if (i % 37 !== 0) continue;
+    const want = [...counts].filter(([start]) => start + TRAFFIC_BUCKET_MS > now - TRAFFIC_WINDOW_MS).sort((a, b) => a[0] - b[0]);
+    assert.deepEqual(h.all(now)['model:m']?.map((p) => [p[0], p[1]]), want, `at request ${i}`);
+    assert.ok(h.all(now)['model:m']?.every((p) => p[3] !== null && p[3] >= 40 && p[3] <= 50 && p[5] !== null));
+  }
+});
