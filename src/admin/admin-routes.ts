@@ -1,6 +1,7 @@
 // The /admin/* routes: read views (hosts, explain, runtime) and the few commands main.ts hands in.
 
 import { badRequest } from '#src/core/errors.ts';
+import type { TargetUrl } from '#src/core/request-target.ts';
 import { fleetRatio } from '#src/capacity/index.ts';
 import { chatBytesBounds, sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
@@ -109,7 +110,7 @@ type ExplainQuery =
     }
   | { readonly error: string; readonly param: string };
 
-function readExplainQuery(url: URL, aliases: ReadonlyMap<string, string>): ExplainQuery {
+function readExplainQuery(url: TargetUrl, aliases: ReadonlyMap<string, string>): ExplainQuery {
   const asked = url.searchParams.get('model');
   if (!asked) return { error: 'the model query parameter is required, e.g. /admin/explain?model=llama&prompt_tokens=5000', param: 'model' };
   const count = (name: string): number | undefined | 'bad' => {

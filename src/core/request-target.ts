@@ -4,9 +4,18 @@
 // `//a:99999/`, `http://[/`, `//%/`): parsing one with `new URL(target, base)` throws. Every server
 // here takes its target through this function, so a malformed one is a 400, never an exception.
 
+/** What a handler reads of its request's target (a `URL` has it too). */
+export interface TargetUrl {
+  /** As the WHATWG URL parser gives it (dot segments resolved, unsafe characters percent-encoded). */
+  readonly pathname: string;
+  /** `?query`, or '' when there is none (or only a bare `?`). */
+  readonly search: string;
+  readonly searchParams: URLSearchParams;
+}
+
 export type RequestTarget =
-  /** `url` carries the path and query; its origin is a placeholder unless the target was absolute. */
-  | { readonly ok: true; readonly url: URL }
+  /** `url` carries the path and query: a `URL` (with a placeholder origin unless the target was absolute) or a plain path. */
+  | { readonly ok: true; readonly url: TargetUrl }
   | { readonly ok: false; readonly problem: string };
 
 /** Longest target quoted back in a problem (the target is the client's, and may be huge). */
@@ -26,9 +35,36 @@ function malformed(target: string, why: string): RequestTarget {
 export function parseRequestTarget(target: string | undefined): RequestTarget {
   const raw = target ?? '/';
   if (raw.startsWith('//')) return malformed(raw, 'a path must not start with "//"');
+  if (PLAIN_ORIGIN_FORM.test(raw) && !DOT_SEGMENT.test(raw)) return { ok: true, url: new PlainTarget(raw) };
   if (raw.startsWith('/')) return parsed(raw, 'http://request-target.invalid' + raw);
   if (/^https?:\/\//i.test(raw)) return parsed(raw, raw);
   return malformed(raw, 'expected a path starting with "/" or an absolute http(s) URL');
+}
+
+/**
+ * An origin-form target the URL parser would return unchanged (every request's, in practice): a path of
+ * unreserved, sub-delim, `:` `@` `/` characters, no `%` and no `.`/`..` segment, and a query of those
+ * plus `?` `%` and without `'` (which the parser encodes for http). Anything else takes the parser.
+ */
+const PLAIN_ORIGIN_FORM = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*)?$/;
+/** A `.` or `..` segment (anywhere: one in the query only sends the target to the parser). */
+const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
+
+/** A plain origin-form target's path and query, read without a `URL` (its query parsed when asked). */
+class PlainTarget implements TargetUrl {
+  readonly pathname: string;
+  readonly search: string;
+  #params: URLSearchParams | undefined;
+
+  constructor(raw: string) {
+    const query = raw.indexOf('?');
+    this.pathname = query === -1 ? raw : raw.slice(0, query);
+    this.search = query === -1 || query === raw.length - 1 ? '' : raw.slice(query);
+  }
+
+  get searchParams(): URLSearchParams {
+    return (this.#params ??= new URLSearchParams(this.search));
+  }
 }
 
 function parsed(raw: string, absolute: string): RequestTarget {

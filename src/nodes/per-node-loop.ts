@@ -57,7 +57,7 @@ export class PerNodeLoop<R> {
     if (!this.#running) return;
     for (const watched of this.#watched.values()) {
       watched.timer?.cancel();
-      watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), intervalMs);
+      this.#schedule(watched, intervalMs);
     }
   }
 
@@ -102,10 +102,19 @@ export class PerNodeLoop<R> {
     return this.#watched.has(nodeName);
   }
 
+  /** The node's next round in `ms`; the timer that fires is forgotten first (a fired timer is not cancelled). */
+  #schedule(watched: Watched, ms: number): void {
+    const timer = this.#options.clock.setTimeout(() => {
+      if (watched.timer === timer) watched.timer = undefined;
+      this.#tick(watched);
+    }, ms);
+    watched.timer = timer;
+  }
+
   #tick(watched: Watched, spreadMs = 0): void {
     watched.timer?.cancel();
     const cadence = this.#options.cadenceOf?.(watched.spec.name) ?? this.#intervalMs;
-    watched.timer = this.#options.clock.setTimeout(() => this.#tick(watched), cadence + spreadMs);
+    this.#schedule(watched, cadence + spreadMs);
     if (watched.inFlight !== undefined) return;
     const controller = new AbortController();
     watched.inFlight = controller;

@@ -13,6 +13,7 @@ import { frozenDiscovery } from './frozen-discovery.ts';
 import { freshRuntime, reposition, viewOf, type NodeRuntime } from './node-runtime.ts';
 import type { LoadScrape } from './load/load-reading.ts';
 import { InFlightCounts } from './in-flight-counts.ts';
+import { readersOf } from './snapshot-readers.ts';
 import type { RegistryEvents } from './registry-events.ts';
 
 export interface NodeRegistryOptions {
@@ -39,6 +40,8 @@ export class NodeRegistry {
   #views: readonly NodeView[] | undefined;
   /** In-flight requests per active node by position (mirrors each runtime's count; routing reads it without lookups). */
   readonly #counts: InFlightCounts;
+  /** The snapshot's live readers, built once per node set (a snapshot reads the set it was taken from), not per snapshot. */
+  #readers = readersOf(this.#active, this.#leases);
 
   constructor(options: NodeRegistryOptions) {
     this.#clock = options.clock;
@@ -94,6 +97,7 @@ export class NodeRegistry {
     }
     this.#counts.reset(reposition(this.#active.values(), active.values()));
     this.#active = active;
+    this.#readers = readersOf(active, this.#leases);
     this.#views = undefined;
   }
 
@@ -234,17 +238,13 @@ export class NodeRegistry {
     return runtime === undefined ? undefined : (runtime.view ??= viewOf(runtime));
   }
 
+  /** Every admission takes one: one object, no closures (the readers are the node set's, see `#readers`). */
   snapshot(): RoutingSnapshot {
-    const [active, leases] = [this.#active, this.#leases];
+    const readers = this.#readers;
+    const counts = this.#counts;
     return {
-      nodes: this.views(),
-      now: this.#clock.now(),
-      inFlight: (name) => active.get(name)?.inFlight ?? 0,
-      ...{ inFlightByPosition: this.#counts.byPosition, inFlightChanges: this.#counts },
-      nodesAtConnectionLimit: this.#counts.atLimit,
-      usage: (name, model) => leases.usage(name, model),
-      load: (name) => active.get(name)?.load,
-      connectionLimit: this.#connectionLimit,
+      nodes: this.views(), now: this.#clock.now(), inFlight: readers.inFlight, usage: readers.usage, load: readers.load,
+      inFlightByPosition: counts.byPosition, inFlightChanges: counts, nodesAtConnectionLimit: counts.atLimit, connectionLimit: this.#connectionLimit,
     };
   }
 

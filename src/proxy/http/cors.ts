@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { CorsOrigins } from '#src/config/index.ts';
 import { methodNotAllowed } from '#src/core/errors.ts';
+import type { TargetUrl } from '#src/core/request-target.ts';
 import type { EndpointTable, Handler } from './endpoint-table.ts';
 import { sendError } from './openai-error.ts';
 
@@ -108,7 +109,7 @@ export function withCors(table: EndpointTable, origins: () => CorsOrigins): Endp
 function answerOptions(
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  url: TargetUrl,
   c: { readonly origins: CorsOrigins; readonly methods: readonly string[]; readonly others: readonly string[] },
 ): void {
   req.resume();

@@ -2,8 +2,9 @@
 // admin table (admin/) are built apart and merged only where one listener serves both.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TargetUrl } from '#src/core/request-target.ts';
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
+export type Handler = (req: IncomingMessage, res: ServerResponse, url: TargetUrl) => Promise<void> | void;
 
 /**
  * path → method → handler. A key ending in `/*` (see `subtree`) serves every path below it, e.g.

@@ -18,7 +18,13 @@ export interface TokenTiming {
   readonly interTokenMs?: number | undefined;
 }
 
-export type Finish = (node: string | undefined, status: number, extra?: Partial<ProxyEvents['proxy:request-finished']> & TokenTiming) => void;
+type Finished = ProxyEvents['proxy:request-finished'];
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** What the answer reports beyond the request's own figures (failover's AnswerFigures; a refusal's client abort). */
+export type FinishFigures = Partial<Pick<Finished, 'firstByteMs' | 'brokenError' | 'clientAborted' | 'usage'>> & TokenTiming;
+
+export type Finish = (node: string | undefined, status: number, extra?: FinishFigures) => void;
 
 /** What one request has got to so far; `finish` reports it once (later calls do nothing). */
 export interface RequestReport {
@@ -79,14 +85,15 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     refusal: undefined,
     trace: undefined,
     prompt: undefined,
-    finish: (node, status, extra = {}) => {
+    // One event object and one detail, built in place: every request runs this.
+    finish: (node, status, extra) => {
       if (finished) return;
       finished = true;
       // What the answer used, as the attempt that answered read it (usage-reader.ts), kept on the report
       // before the tenant's reservation is settled from it.
-      report.usage ??= extra.usage;
+      report.usage ??= extra?.usage;
       report.onFinish?.(status);
-      const { firstTokenMs, interTokenMs, ...figures } = extra;
+      const brokenError = extra?.brokenError;
       report.trace?.end({
         status,
         target: node,
@@ -94,39 +101,41 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
         model: report.model,
         tenant: report.tenant,
         refusal: report.refusal,
-        error: figures.brokenError,
+        error: brokenError,
         inputTokens: report.usage?.promptTokens,
         outputTokens: report.usage?.completionTokens,
         attempts: report.attempts.length,
       });
-      deps.events.emit('proxy:request-finished', {
+      const detail: Mutable<NonNullable<Finished['detail']>> = {
+        requestId: report.requestId,
+        endedAt: deps.clock.now(),
+        requestedModel: report.requestedModel.slice(0, MAX_LOGGED_MODEL),
+        servedModel: report.model.slice(0, MAX_LOGGED_MODEL),
+        attempts: report.attempts,
+        queueWaitMs: report.queueWaitMs,
+        bytesIn: report.bytesIn,
+        bytesOut: report.bytesOut(),
+        refusal: report.refusal,
+        firstTokenMs: extra?.firstTokenMs,
+        interTokenMs: extra?.interTokenMs,
+      };
+      if (report.prompt !== undefined) detail.prompt = report.prompt;
+      const event: Mutable<Finished> = {
         endpoint,
         model: deps.modelLabel(report.model),
         node,
         status,
         durationMs: deps.clock.monotonicMs() - startedMs,
-        firstByteMs: undefined,
-        brokenError: undefined,
-        clientAborted: false,
-        ...(report.tenant === undefined ? {} : { tenant: report.tenant }),
-        ...(report.peer === undefined ? {} : { peer: report.peer }),
-        ...figures,
+        firstByteMs: extra?.firstByteMs,
+        brokenError,
+        clientAborted: extra?.clientAborted ?? false,
         usage: report.usage,
-        detail: {
-          requestId: report.requestId,
-          endedAt: deps.clock.now(),
-          requestedModel: report.requestedModel.slice(0, MAX_LOGGED_MODEL),
-          servedModel: report.model.slice(0, MAX_LOGGED_MODEL),
-          attempts: report.attempts,
-          queueWaitMs: report.queueWaitMs,
-          bytesIn: report.bytesIn,
-          bytesOut: report.bytesOut(),
-          refusal: report.refusal,
-          firstTokenMs,
-          interTokenMs,
-          ...(report.prompt === undefined ? {} : { prompt: report.prompt }),
-        },
-      });
+        detail,
+      };
+      // Absent, not undefined, when unset (as the event has always been).
+      if (report.tenant !== undefined) event.tenant = report.tenant;
+      if (report.peer !== undefined) event.peer = report.peer;
+      deps.events.emit('proxy:request-finished', event);
     },
   };
   return report;

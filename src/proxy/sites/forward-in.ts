@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
+import type { TargetUrl } from '#src/core/request-target.ts';
 import {
   claimsForward,
   digestMatches,
@@ -68,7 +69,7 @@ export function mustVerify(deps: ForwardInDeps, req: IncomingMessage): boolean {
  * Verifies the head; on success calls `serve` with the sending site, else answers 401. `url` is the
  * request-target as the server parsed it: its path and query are what the signature must cover.
  */
-export async function verifyInbound(deps: ForwardInDeps, req: IncomingMessage, res: ServerResponse, url: URL, serve: (inbound: InboundForward) => Promise<void>): Promise<void> {
+export async function verifyInbound(deps: ForwardInDeps, req: IncomingMessage, res: ServerResponse, url: TargetUrl, serve: (inbound: InboundForward) => Promise<void>): Promise<void> {
   const mesh = deps.mesh;
   const verdict: ForwardVerdict =
     mesh === undefined
