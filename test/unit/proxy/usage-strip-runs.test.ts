@@ -9,18 +9,8 @@ import { UsageStrip } from '#src/proxy/attempt/usage-strip.ts';
 import { nullCuts, withoutCuts } from '#src/proxy/attempt/run-nulls.ts';
 import { EventFramer } from '#src/proxy/attempt/sse-events.ts';
 import { withoutNullUsage } from '#src/proxy/request/usage-ask.ts';
-
-/** A small seeded generator (mulberry32): the same streams every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// A seeded generator (the simulator's mulberry32): the same streams every run.
+import { seededRandom as random } from '#src/sim/seeded-random.ts';
 
 interface Piece {
   readonly asked: string;
