@@ -4,38 +4,23 @@
 // publishes the site's mesh record. Hidden without [cluster]. A failing answer shows in its place.
 
 import { html } from './html.js';
-import { useEffect, useState } from 'preact/hooks';
-import { tokenHeaders } from './feed.js';
+import { fetchAdmin, usePolled } from './poll.js';
 import { T } from './text.js';
 
 const POLL_MS = 2_000;
-const ANSWER_TIMEOUT_MS = 5_000;
 
 function useCluster(token) {
-  const [answer, setAnswer] = useState({ state: 'loading' });
-  useEffect(() => {
-    const stop = new AbortController();
-    let timer;
-    const poll = async () => {
-      try {
-        const res = await fetch('runtime', { headers: tokenHeaders(token), cache: 'no-store', signal: AbortSignal.any([stop.signal, AbortSignal.timeout(ANSWER_TIMEOUT_MS)]) });
-        const body = res.ok ? await res.json() : null;
-        if (!stop.signal.aborted) {
-          if (!res.ok) setAnswer({ state: 'error', message: `GET /admin/runtime answered ${res.status}` });
-          else setAnswer(typeof body?.cluster === 'object' && body.cluster !== null ? { state: 'ok', cluster: body.cluster } : { state: 'none' });
-        }
-      } catch (error) {
-        if (!stop.signal.aborted) setAnswer({ state: 'error', message: `GET /admin/runtime failed: ${error?.message ?? error}` });
-      }
-      if (!stop.signal.aborted) timer = setTimeout(poll, POLL_MS);
-    };
-    poll();
-    return () => {
-      stop.abort();
-      clearTimeout(timer);
-    };
-  }, [token]);
-  return answer;
+  return usePolled(token, { state: 'loading' }, POLL_MS, async (signal) => {
+    try {
+      const res = await fetchAdmin('runtime', token, signal);
+      const body = res.ok ? await res.json() : null;
+      if (signal.aborted) return undefined;
+      if (!res.ok) return { state: 'error', message: `GET /admin/runtime answered ${res.status}` };
+      return typeof body?.cluster === 'object' && body.cluster !== null ? { state: 'ok', cluster: body.cluster } : { state: 'none' };
+    } catch (error) {
+      return signal.aborted ? undefined : { state: 'error', message: `GET /admin/runtime failed: ${error?.message ?? error}` };
+    }
+  });
 }
 
 export function ClusterView({ token }) {

@@ -4,42 +4,24 @@
 // buttons (POST models/load, models/unload) for the nodes that manage models.
 
 import { html } from './html.js';
-import { useEffect, useState } from 'preact/hooks';
-import { tokenHeaders } from './feed.js';
+import { fetchAdmin, usePolled } from './poll.js';
 import { shown, T } from './text.js';
 import { ActionButton } from './actions.js';
 
 const POLL_MS = 5_000;
-const ANSWER_TIMEOUT_MS = 5_000;
 
 /** null until (or unless) the gateway answers GET /admin/models; else { managed: Set, rows: Map }. */
 export function useModelsAdmin(token) {
-  const [state, setState] = useState(null);
-  useEffect(() => {
-    const stop = new AbortController();
-    let timer;
-    const poll = async () => {
-      try {
-        const res = await fetch('models', { headers: tokenHeaders(token), cache: 'no-store', signal: AbortSignal.any([stop.signal, AbortSignal.timeout(ANSWER_TIMEOUT_MS)]) });
-        const body = res.ok ? await res.json().catch(() => null) : null;
-        if (!stop.signal.aborted && Array.isArray(body?.models) && Array.isArray(body?.nodes)) {
-          setState({
-            managed: new Set(body.nodes.filter((n) => n?.manages_models === true).map((n) => n.name)),
-            rows: new Map(body.models.map((m) => [m.model, m])),
-          });
-        }
-      } catch {
-        // Shown as before: the feed's view of the models stands without the management columns.
-      }
-      if (!stop.signal.aborted) timer = setTimeout(poll, POLL_MS);
+  // A failed read keeps what was shown: the feed's view of the models stands without the management columns.
+  return usePolled(token, null, POLL_MS, async (signal) => {
+    const res = await fetchAdmin('models', token, signal);
+    const body = res.ok ? await res.json().catch(() => null) : null;
+    if (signal.aborted || !Array.isArray(body?.models) || !Array.isArray(body?.nodes)) return undefined;
+    return {
+      managed: new Set(body.nodes.filter((n) => n?.manages_models === true).map((n) => n.name)),
+      rows: new Map(body.models.map((m) => [m.model, m])),
     };
-    poll();
-    return () => {
-      stop.abort();
-      clearTimeout(timer);
-    };
-  }, [token]);
-  return state;
+  });
 }
 
 /** The desired state as the gateway states it: `pin`, `preload`, `warm=N`, or any other field it sends. */

@@ -7,13 +7,12 @@
 // the store is unreachable, this replica's alone.
 
 import { html } from './html.js';
-import { useEffect, useErrorBoundary, useState } from 'preact/hooks';
-import { tokenHeaders } from './feed.js';
+import { useErrorBoundary } from 'preact/hooks';
+import { ANSWER_TIMEOUT_S, fetchAdmin, usePolled } from './poll.js';
 import { list, T } from './text.js';
 
 /** How often the report is asked for, and how long one answer may take. */
 const POLL_MS = 2_000;
-const ANSWER_TIMEOUT_MS = 5_000;
 const CLASSES = ['interactive', 'standard', 'batch'];
 const figures = new Intl.NumberFormat('en-US');
 
@@ -37,7 +36,7 @@ function problemOf(body) {
 }
 
 async function fetchReport(token, signal) {
-  const res = await fetch('tenants', { headers: tokenHeaders(token), cache: 'no-store', signal: AbortSignal.any([signal, AbortSignal.timeout(ANSWER_TIMEOUT_MS)]) });
+  const res = await fetchAdmin('tenants', token, signal);
   const text = await res.text();
   let body = null;
   try {
@@ -52,28 +51,15 @@ async function fetchReport(token, signal) {
 
 /** The latest report (or why there is none), asked for every POLL_MS while the view is mounted. */
 function useTenantsReport(token) {
-  const [answer, setAnswer] = useState({ state: 'loading' });
-  useEffect(() => {
-    const stop = new AbortController();
-    let timer;
-    const poll = async () => {
-      try {
-        const next = await fetchReport(token, stop.signal);
-        if (!stop.signal.aborted) setAnswer(next);
-      } catch (error) {
-        if (stop.signal.aborted) return;
-        const message = error?.name === 'TimeoutError' ? `GET /admin/tenants: no answer in ${ANSWER_TIMEOUT_MS / 1000} s` : `GET /admin/tenants failed: ${error?.message ?? error}`;
-        setAnswer({ state: 'error', message });
-      }
-      if (!stop.signal.aborted) timer = setTimeout(poll, POLL_MS);
-    };
-    poll();
-    return () => {
-      stop.abort();
-      clearTimeout(timer);
-    };
-  }, [token]);
-  return answer;
+  return usePolled(token, { state: 'loading' }, POLL_MS, async (signal) => {
+    try {
+      return await fetchReport(token, signal);
+    } catch (error) {
+      if (signal.aborted) return undefined;
+      const message = error?.name === 'TimeoutError' ? `GET /admin/tenants: no answer in ${ANSWER_TIMEOUT_S} s` : `GET /admin/tenants failed: ${error?.message ?? error}`;
+      return { state: 'error', message };
+    }
+  });
 }
 
 function Remaining({ value, field }) {
