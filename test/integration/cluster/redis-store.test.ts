@@ -2,30 +2,13 @@
 // global queue's order across replicas (first to ask is first served, whichever replica asks
 // next), the announcement of a freed slot, a lease not renewed gone after lease_ttl, a renewal
 // that registers a held lease again after the store lost it, and scripts reloaded after a flush.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RedisStore } from '#src/cluster/index.ts';
-import { startRedisServer, type RedisServer } from '#test/fixtures/redis-server.ts';
+import { redisStoresForFile } from '#test/fixtures/redis-stores.ts';
 import { eventually } from '#test/fixtures/http.ts';
 
-let redis: RedisServer | undefined;
-const stores: RedisStore[] = [];
+const { server, storeFor } = redisStoresForFile();
 const PAIR = { node: 'n', model: 'm' };
-
-before(async () => {
-  redis = await startRedisServer();
-});
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-  await redis?.stop();
-});
-
-async function storeFor(replica: string, prefix: string, leaseTtlMs = 5_000): Promise<RedisStore> {
-  const store = new RedisStore({ url: redis?.url ?? '', password: undefined, replica, leaseTtlMs, callTimeoutMs: 1_000, prefix });
-  stores.push(store);
-  await store.connect();
-  return store;
-}
 
 test('a lease only under the limit; the queue serves the first to ask first, across replicas; a release is announced', async () => {
   const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((r) => storeFor(r, 'q:')));
@@ -63,7 +46,7 @@ test('a renewal registers a held lease again after the store lost it (restart); 
   const a = await storeFor('a', 'r:');
   const b = await storeFor('b', 'r:');
   assert.equal((await a.acquire(PAIR, 'a/1', 'a/1', 1)).granted, true);
-  await redis?.restart();
+  await server().restart();
   // Both clients reconnect by themselves; the server has no lease and no script.
   await eventually(async () => (await a.renew([{ pair: PAIR, leases: ['a/1'], waiters: [] }]).catch(() => 0)) === 1, 10_000, 'a renews after the restart');
   // b's client reconnects on its own schedule (no offline queue: a call while down fails at once).

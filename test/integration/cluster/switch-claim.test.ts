@@ -3,29 +3,13 @@
 // update (loaded) and a renewal by the holder only, a release only by the holder and announced on
 // the gate's channel, a claim not renewed gone after lease_ttl, and one registered again after a
 // restart of the store.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RedisStore, type SwitchClaimFields } from '#src/cluster/index.ts';
-import { startRedisServer, type RedisServer } from '#test/fixtures/redis-server.ts';
+import type { RedisStore, SwitchClaimFields } from '#src/cluster/index.ts';
+import { redisStoresForFile } from '#test/fixtures/redis-stores.ts';
 import { eventually } from '#test/fixtures/http.ts';
 
-let redis: RedisServer | undefined;
-const stores: RedisStore[] = [];
-
-before(async () => {
-  redis = await startRedisServer();
-});
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-  await redis?.stop();
-});
-
-async function storeFor(replica: string, prefix: string, leaseTtlMs = 5_000): Promise<RedisStore> {
-  const store = new RedisStore({ url: redis?.url ?? '', password: undefined, replica, leaseTtlMs, callTimeoutMs: 1_000, prefix });
-  stores.push(store);
-  await store.connect();
-  return store;
-}
+const { server, storeFor } = redisStoresForFile();
 
 const heldBy = (answer: Awaited<ReturnType<RedisStore['takeSwitch']>> | undefined): string | undefined => (answer?.kind === 'held' ? answer.claim.holder : undefined);
 const claim = (holder: string, replica: string, model: string, extra: Partial<SwitchClaimFields> = {}): SwitchClaimFields => ({ holder, replica, model, action: 'load', by: 'request', loaded: false, victim: undefined, ...extra });
@@ -58,7 +42,7 @@ test('a claim not renewed is gone after lease_ttl; one the store lost is registe
   assert.ok((await b.takeSwitch('router', claim('r1/1', 'r1', 'm2'))) !== undefined);
   // r0 dies (no renewal): its claim expires by the server's clock.
   await eventually(async () => (await b.takeSwitch('router', claim('r1/1', 'r1', 'm2'))) === undefined, 5_000, 'the dead holder\'s claim expired');
-  await redis?.restart();
+  await server().restart();
   await eventually(async () => (await b.renewSwitch('router', claim('r1/1', 'r1', 'm2')).catch(() => false)), 10_000, 'renewed after the restart');
   await eventually(async () => heldBy(await a.takeSwitch('router', claim('r0/2', 'r0', 'm3')).catch(() => undefined)) === 'r1/1', 10_000, 'the registered claim holds');
 });
