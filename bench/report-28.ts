@@ -6,6 +6,12 @@ import { round } from './stats.ts';
 
 const fmt = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? '—' : String(round(value)));
 
+/** The accept queues the streams row ran with: what the gateway asked, what the kernel allowed. */
+function queues(s: NonNullable<BenchReport['streams']>): string {
+  const q = s.acceptQueues;
+  return `listen_backlog ${s.listenBacklog}` + (q === undefined ? '' : `, somaxconn ${q.somaxconn}, tcp_max_syn_backlog ${q.synBacklog}`);
+}
+
 export function renderIssue28(r: BenchReport): string {
   const out: string[] = [];
   const lean = r.lean;
@@ -44,7 +50,7 @@ export function renderIssue28(r: BenchReport): string {
   }
   const streams = r.streams;
   if (streams !== undefined) {
-    out.push('', `## Streams: ${streams.streams} concurrent SSE streams, ${streams.tokens} tokens each at ${1000 / streams.intervalMs}/s, opened at ${streams.openRate}/s (RLIMIT_NOFILE ${streams.fileLimit})`, '');
+    out.push('', `## Streams: ${streams.streams} concurrent SSE streams, ${streams.tokens} tokens each at ${1000 / streams.intervalMs}/s, opened at ${streams.openRate}/s (RLIMIT_NOFILE ${streams.fileLimit}; ${queues(streams)})`, '');
     out.push(
       '| target | complete | broken | max open | event trip p50 / p99 / p99.9 ms | gap p50 ms | gap p99 ms | gap p99.9 ms | RSS idle → at N MB | KB per stream | gateway CPU % | upstream CPU % | client CPU % | client loop p99 ms | broken by | TCP counters moved |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',

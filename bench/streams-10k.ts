@@ -18,6 +18,7 @@ import { createHistogram, monitorEventLoopDelay, type RecordableHistogram } from
 import { cpuSeconds, memory } from './proc-stats.ts';
 import { proxyGatewayConfig, sleepMs, startGateway, startNodeScript } from './processes.ts';
 import { MB } from './stats.ts';
+import { raiseAcceptQueues, type AcceptQueues } from './accept-queues.ts';
 import { countersMoved, readTcpCounters, type TcpCounters } from './tcp-counters.ts';
 import { readStamp, streamEvent, wallMicros } from './stream-upstream.ts';
 import { BENCH_MODEL } from './upstream.ts';
@@ -66,6 +67,10 @@ export interface StreamsResult {
   readonly intervalMs: number;
   readonly openRate: number;
   readonly fileLimit: number;
+  /** The kernel's accept and SYN queue limits during the run (bench/accept-queues.ts), undefined off Linux. */
+  readonly acceptQueues: AcceptQueues | undefined;
+  /** What the gateway's `[server] listen_backlog` asked for (the kernel caps it at somaxconn). */
+  readonly listenBacklog: number;
   readonly rows: readonly StreamsRow[];
   /** Gateway gap p99 − direct gap p99. */
   readonly addedGapP99Ms: number | undefined;
@@ -262,15 +267,36 @@ export async function runStreamsBench(options: { streams: number; rate: number; 
   if (n < 1) throw new Error(`RLIMIT_NOFILE is ${fileLimit}: too low for any stream`);
   // Each stream lasts the whole ramp plus the hold, so all N are open together for holdS seconds.
   const tokens = Math.ceil(((n / options.rate + options.holdS) * 1000) / intervalMs);
-  const upstream = await startNodeScript('bench/stream-upstream.ts', ['--tokens', String(tokens), '--interval', String(intervalMs)]);
+  // Room in the accept queues for every stream at once (the gateway's and the upstream's listeners).
+  const listenBacklog = Math.min(65_535, n + 1024);
+  const raised = raiseAcceptQueues(listenBacklog);
+  let rows: StreamsRow[];
+  try {
+    rows = await measureBoth({ n, tokens, intervalMs, listenBacklog, rate: options.rate, ticks: options.ticksPerSecond, gatewayFlags: options.gatewayFlags ?? [] });
+  } finally {
+    raised.restore();
+  }
+  const direct = rows.find((r) => r.target === 'direct');
+  const ours = rows.find((r) => r.target === 'switchyard');
+  const addedGapP99Ms = direct === undefined || ours === undefined ? undefined : ours.gapP99Ms - direct.gapP99Ms;
+  const both = direct !== undefined && ours !== undefined;
+  const addedTripP50Ms = both ? ours.tripP50Ms - direct.tripP50Ms : undefined;
+  const addedTripP99Ms = both ? ours.tripP99Ms - direct.tripP99Ms : undefined;
+  return { requested: options.streams, streams: n, tokens, intervalMs, openRate: options.rate, fileLimit, acceptQueues: raised.queues, listenBacklog, rows, addedGapP99Ms, addedTripP50Ms, addedTripP99Ms };
+}
+
+/** The direct row, then the gateway's (its listener asks for `listenBacklog`). */
+async function measureBoth(o: { n: number; tokens: number; intervalMs: number; listenBacklog: number; rate: number; ticks: number; gatewayFlags: readonly string[] }): Promise<StreamsRow[]> {
+  const upstream = await startNodeScript('bench/stream-upstream.ts', ['--tokens', String(o.tokens), '--interval', String(o.intervalMs)]);
   const rows: StreamsRow[] = [];
   try {
     const upstreamUrl = String(upstream.ready.url);
-    const common = { n, rate: options.rate, tokens, upstreamPid: upstream.pid, upstreamUrl, ticks: options.ticksPerSecond };
+    const common = { n: o.n, rate: o.rate, tokens: o.tokens, upstreamPid: upstream.pid, upstreamUrl, ticks: o.ticks };
     rows.push(await measure('direct', upstreamUrl, common));
     const config =
-      proxyGatewayConfig(upstreamUrl) + `[upstream]\nmax_connections = ${n + 256}\n[routing]\nmax_queue = ${n}\n`;
-    const gateway = await startGateway(config, { nodeFlags: options.gatewayFlags ?? [] });
+      proxyGatewayConfig(upstreamUrl).replace('[server]\n', `[server]\nlisten_backlog = ${o.listenBacklog}\n`) +
+      `[upstream]\nmax_connections = ${o.n + 256}\n[routing]\nmax_queue = ${o.n}\n`;
+    const gateway = await startGateway(config, { nodeFlags: o.gatewayFlags });
     try {
       rows.push(await measure('switchyard', gateway.url, { ...common, gatewayPid: gateway.pid }));
     } finally {
@@ -279,13 +305,7 @@ export async function runStreamsBench(options: { streams: number; rate: number; 
   } finally {
     await upstream.stop();
   }
-  const direct = rows.find((r) => r.target === 'direct');
-  const ours = rows.find((r) => r.target === 'switchyard');
-  const addedGapP99Ms = direct === undefined || ours === undefined ? undefined : ours.gapP99Ms - direct.gapP99Ms;
-  const both = direct !== undefined && ours !== undefined;
-  const addedTripP50Ms = both ? ours.tripP50Ms - direct.tripP50Ms : undefined;
-  const addedTripP99Ms = both ? ours.tripP99Ms - direct.tripP99Ms : undefined;
-  return { requested: options.streams, streams: n, tokens, intervalMs, openRate: options.rate, fileLimit, rows, addedGapP99Ms, addedTripP50Ms, addedTripP99Ms };
+  return rows;
 }
 
 if (import.meta.main) {

@@ -16,6 +16,7 @@ import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestP
 import { GatewayParts } from '#src/gateway/parts.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
+import { ACCEPT_QUEUE_CAPPED, acceptQueueCapped, readSomaxconn } from '#src/gateway/accept-queue.ts';
 import { acceptRelayed, startRequestWorkers, type RequestWorkers } from '#src/workers/index.ts';
 import { loadTracer } from '#src/tracing/index.ts';
 
@@ -173,6 +174,8 @@ export class Gateway {
       );
     }
     if (meshOpenToClients(options.config)) options.logger.warn({ site: options.config.mesh?.site }, MESH_OPEN_TO_CLIENTS);
+    const capped = acceptQueueCapped(limits.listenBacklog, readSomaxconn());
+    if (capped !== undefined) options.logger.warn(capped, ACCEPT_QUEUE_CAPPED);
     return gateway;
   }
 

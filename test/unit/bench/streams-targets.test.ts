@@ -31,7 +31,7 @@ const row = (over: Partial<StreamsRow>): StreamsRow => ({
   openLateP99Ms: 1, clientLoopDelayP99Ms: 2, clientCpuPercent: 10, upstreamCpuPercent: 10, errors: {}, upstreamCutShort: 0, tcp: {}, tripP50Ms: 1, tripP99Ms: 2, tripP999Ms: 3, ...over,
 });
 const result = (over: Partial<StreamsResult>, ours: Partial<StreamsRow>): StreamsResult => ({
-  requested: 100, streams: 100, tokens: 120, intervalMs: 50, openRate: 1000, fileLimit: 65536, addedGapP99Ms: 3, addedTripP50Ms: 0.1, addedTripP99Ms: 1,
+  requested: 100, streams: 100, tokens: 120, intervalMs: 50, openRate: 1000, fileLimit: 65536, acceptQueues: { somaxconn: 65536, synBacklog: 65536 }, listenBacklog: 1124, addedGapP99Ms: 3, addedTripP50Ms: 0.1, addedTripP99Ms: 1,
   rows: [row({ target: 'direct', gapP99Ms: 50 }), row(ours)], ...over,
 });
 const streamChecks = (streams: StreamsResult | undefined) =>
@@ -42,6 +42,7 @@ test('the streams targets: met, missed, n/a, and a run scaled down by the descri
     { name: 'not measured', streams: undefined, met: [undefined, undefined, undefined] },
     { name: 'all met', streams: result({}, { rssPerStreamKB: 20, gatewayIdleRssMB: 100, gatewayRssAtNMB: 102 }), met: [true, true, true] },
     { name: 'a broken stream, too much memory, a slow gap', streams: result({ addedTripP99Ms: 9 }, { complete: 99, broken: 1, rssPerStreamKB: 51, errors: { 'request ECONNRESET': 1 } }), met: [false, false, false], text: /request ECONNRESET 1/ },
+    { name: 'resets with a short accept queue', streams: result({ acceptQueues: { somaxconn: 4096, synBacklog: 2048 }, listenBacklog: 11024 }, { complete: 98, broken: 2, rssPerStreamKB: 10, errors: { 'request ECONNRESET': 2 } }), met: [false, true, true], text: /accept queue capped at somaxconn 4096 \(listen_backlog 11024\)/ },
     { name: 'scaled down', streams: result({ requested: 10000, streams: 9900, fileLimit: 20000 }, { streams: 9900, complete: 9900, rssPerStreamKB: 10 }), met: [true, true, true], text: /10000 asked; RLIMIT_NOFILE 20000 allows 9900/ },
   ];
   for (const c of cases) {
