@@ -28,8 +28,9 @@ export interface ExchangeHandler {
 export interface ExchangeRequest {
   readonly origin: string;
   readonly path: string;
-  readonly method: 'GET';
-  readonly headers: Record<string, string>;
+  readonly method: 'GET' | 'POST';
+  readonly headers?: Record<string, string> | undefined;
+  readonly body?: string | undefined;
   /** undici's own timers, a backstop behind the caller's signal. */
   readonly headersTimeout?: number;
   readonly bodyTimeout?: number;
