@@ -3,7 +3,7 @@
 // becomes a failed result whose message names the cause. The API key is sent, never reported.
 // A listing is bounded by `rules` before anyone sees it (limit-listing.ts).
 
-import { request, type Dispatcher } from 'undici';
+import { boundedExchange, type ExchangeDispatcher } from '#src/core/bounded-exchange.ts';
 import type { NodeSpec } from '#src/config/types.ts';
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import type { DiscoveryResult } from './discovery-state.ts';
@@ -12,7 +12,7 @@ import { parseModelList } from './parse-model-list.ts';
 import type { ListingCache } from './listing-cache.ts';
 
 export interface FetchModelListOptions {
-  readonly dispatcher: Dispatcher;
+  readonly dispatcher: ExchangeDispatcher;
   /** Bound on the whole fetch: connect, headers and body. */
   readonly timeoutMs: number;
   /** Bound on the response body; a larger body is not read further. */
@@ -44,21 +44,27 @@ export async function fetchModelList(node: NodeSpec, options: FetchModelListOpti
   if (options.signal?.aborted) onOuterAbort();
   else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
   try {
-    const response = await request(url, {
-      dispatcher: options.dispatcher,
-      method: 'GET',
-      headers: headersFor(node),
-      signal: controller.signal,
-      // undici's own timers are a backstop only; our timer bounds the whole exchange.
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
-    const isSuccess = response.statusCode >= 200 && response.statusCode < 300;
-    const limitBytes = isSuccess ? options.maxBodyBytes : Math.min(options.maxBodyBytes, ERROR_SNIPPET_CHARS * 4);
-    const body = await readBounded(response.body, declaredLength(response.headers), limitBytes);
+    const target = new URL(url);
+    const answer = await boundedExchange(
+      options.dispatcher,
+      {
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: 'GET',
+        headers: headersFor(node),
+        // undici's own timers are a backstop only; our timer bounds the whole exchange.
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      },
+      { maxBytes: options.maxBodyBytes, maxErrorBytes: Math.min(options.maxBodyBytes, ERROR_SNIPPET_CHARS * 4), signal: controller.signal },
+    );
+    if (answer.kind === 'failed') throw answer.error;
+    const isSuccess = answer.status >= 200 && answer.status < 300;
+    const body: BodyOutcome =
+      answer.kind === 'answer' ? { ok: true, bytes: answer.bytes } : { ok: false, error: `response body exceeds the limit of ${answer.limit} bytes` };
     if (!isSuccess) {
       const snippet = body.ok ? snippetOf(body.bytes.toString('utf8')) : '';
-      return failed('error', `GET ${url} answered HTTP ${response.statusCode}${snippet === '' ? '' : `: ${snippet}`}`);
+      return failed('error', `GET ${url} answered HTTP ${answer.status}${snippet === '' ? '' : `: ${snippet}`}`);
     }
     if (!body.ok) return failed('parse_error', `GET ${url}: ${body.error}`);
     // Compared as bytes: an unchanged answer is never even decoded.
@@ -90,41 +96,6 @@ function headersFor(node: NodeSpec): Record<string, string> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (node.apiKey !== undefined && node.apiKey !== '') headers['authorization'] = `Bearer ${node.apiKey}`;
   return headers;
-}
-
-/**
- * Reads at most `maxBytes`; past that it destroys the stream (closing the connection) instead of
- * draining a body that may never end. Errors (abort, timeout, reset) propagate to the caller.
- */
-async function readBounded(
-  body: AsyncIterable<Buffer> & { destroy(): void; on(event: 'error', listener: () => void): unknown },
-  declaredBytes: number | undefined,
-  maxBytes: number,
-): Promise<BodyOutcome> {
-  const tooLarge: BodyOutcome = { ok: false, error: `response body exceeds the limit of ${maxBytes} bytes` };
-  // undici's body emits 'error' when destroyed before its end; without a listener that would crash.
-  body.on('error', () => {});
-  if (declaredBytes !== undefined && declaredBytes > maxBytes) {
-    body.destroy();
-    return tooLarge;
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.length;
-    if (total > maxBytes) {
-      body.destroy();
-      return tooLarge;
-    }
-    chunks.push(chunk);
-  }
-  return { ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) };
-}
-
-function declaredLength(headers: Readonly<Record<string, string | string[] | undefined>>): number | undefined {
-  const raw = headers['content-length'];
-  const length = typeof raw === 'string' ? Number(raw) : Number.NaN;
-  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
 function snippetOf(text: string): string {

@@ -5,7 +5,7 @@
 // fields of an entry, which the kind reads (`listingEntry`). This file checks the shape and the ids.
 
 import type { NodeKind } from '#src/config/types.ts';
-import { serverKind, type ServerKind } from '#src/kinds/index.ts';
+import { serverKind, type ListedEntry, type ServerKind } from '#src/kinds/index.ts';
 import type { DiscoveredModel } from './discovered-model.ts';
 import { isRecord } from '#src/core/is-record.ts';
 
@@ -49,7 +49,17 @@ function parseEntry(server: ServerKind, entry: unknown, index: number): EntryOut
   }
   // Frozen here, so the registry stores this very object (nodes/frozen-discovery.ts) and the listing
   // cache's result and the stored listing are one copy, not two (1,000 nodes × 50 models).
-  return { ok: true, model: Object.freeze({ id, ...server.listingEntry(entry, id) }) };
+  return { ok: true, model: Object.freeze(modelRecord(id, server.listingEntry(entry, id))) };
+}
+
+/**
+ * One literal with every field, so that all of them sit in the object itself: `{ id, ...entry }`
+ * added the entry's fields one by one past the literal's room and put three of them in a separate
+ * property array (80 → 64 bytes a model, 50,000 of them at 1,000 nodes × 50; issue 28).
+ */
+function modelRecord(id: string, entry: ListedEntry): DiscoveredModel {
+  const { loaded, status, contextTokens, aliases, kv } = entry;
+  return kv === undefined ? { id, loaded, status, contextTokens, aliases } : { id, loaded, status, contextTokens, aliases, kv };
 }
 
 /** The message of an error object some servers send with HTTP 200 (`{error:{message}}` or flat). */

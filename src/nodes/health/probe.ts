@@ -1,8 +1,8 @@
 // One health probe over HTTP (I/O only). Each kind is asked the way it answers: its module in
 // src/kinds/ names the paths, tried in order.
 
-import type { Dispatcher } from 'undici';
 import type { NodeSpec } from '#src/config/types.ts';
+import { boundedExchange, type ExchangeDispatcher } from '#src/core/bounded-exchange.ts';
 import { deadline } from '#src/core/deadline.ts';
 import { serverKind } from '#src/kinds/index.ts';
 import type { ProbeOutcome } from './health-state.ts';
@@ -11,7 +11,7 @@ import type { ProbeOutcome } from './health-state.ts';
 const MAX_PROBE_BODY_BYTES = 64 * 1024;
 
 export interface ProbeOptions {
-  readonly dispatcher: Dispatcher;
+  readonly dispatcher: ExchangeDispatcher;
   readonly timeoutMs: number;
   readonly monotonicMs: () => number;
   readonly signal?: AbortSignal;
@@ -41,21 +41,19 @@ export async function probeNode(node: NodeSpec, options: ProbeOptions): Promise<
   }
 }
 
-async function getStatus(node: NodeSpec, path: string, dispatcher: Dispatcher, signal: AbortSignal): Promise<number> {
+async function getStatus(node: NodeSpec, path: string, dispatcher: ExchangeDispatcher, signal: AbortSignal): Promise<number> {
   const url = new URL(node.url + path);
   const headers: Record<string, string> = {};
   if (node.apiKey !== undefined) headers.authorization = `Bearer ${node.apiKey}`;
-  const response = await dispatcher.request({
-    origin: url.origin,
-    path: url.pathname + url.search,
-    method: 'GET',
-    headers,
-    signal,
-  });
-  response.body.on('error', () => {});
-  // The body is not used: drained without buffering (a longer one closes the connection instead).
-  await response.body.dump({ limit: MAX_PROBE_BODY_BYTES, signal });
-  return response.statusCode;
+  // The body is not used: drained without keeping it (a longer one closes the connection instead).
+  const answer = await boundedExchange(
+    dispatcher,
+    { origin: url.origin, path: url.pathname + url.search, method: 'GET', headers },
+    { maxBytes: MAX_PROBE_BODY_BYTES, discard: true, signal },
+  );
+  // A body that broke off after the head still answered; an abort (the time bound) did not.
+  if (answer.kind === 'failed' && (answer.status === undefined || signal.aborted)) throw answer.error;
+  return answer.status ?? 0;
 }
 
 function describe(error: unknown, path: string): string {
