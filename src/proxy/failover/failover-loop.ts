@@ -72,6 +72,9 @@ export interface AttemptSetting {
 
 export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unserved'; readonly state: FailoverState };
 
+/** The one answered end (it carries nothing of its request). */
+const ANSWERED: FailoverEnd = Object.freeze({ kind: 'answered' });
+
 export async function runFailover(sources: readonly TargetSource[], setting: AttemptSetting, initial: FailoverState): Promise<FailoverEnd> {
   let state = initial;
   let attempts = 0;
@@ -97,7 +100,7 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
       traced?.attempt?.end(attemptEnd(outcome, verdict.next === 'fail_over'));
       if (verdict.next === 'answered') {
         setting.finish(target.label, verdict.status, verdict.figures);
-        return { kind: 'answered' };
+        return ANSWERED;
       }
       state = afterFailure(state, verdict);
     }
