@@ -3,6 +3,7 @@
 // the gateway must see are framed (usage-strip.ts); the others pass as the node's chunks came.
 
 import { Buffer } from 'node:buffer';
+import { appended } from '#src/core/appended.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -73,7 +74,7 @@ export class EventFramer {
       // An LF first on a line (or first after the last line's LF) is the empty line that ends the event.
       const end = this.#atLineStart && text.charCodeAt(start) === LF ? start + 1 : endOfBlankLine(text, start);
       if (end < 0) break;
-      ends = withEnd(ends, end);
+      ends = appended(ends, end);
       start = end;
       this.#atLineStart = true;
     }
@@ -90,10 +91,10 @@ export class EventFramer {
         const ended = this.#endsAfterCr;
         this.#endsAfterCr = false;
         if (byte === LF) {
-          if (ended) ends = withEnd(ends, i + 1);
+          if (ended) ends = appended(ends, i + 1);
           continue;
         }
-        if (ended) ends = withEnd(ends, i);
+        if (ended) ends = appended(ends, i);
       }
       if (byte === LF || byte === CR) {
         const emptyLine = this.#atLineStart;
@@ -102,7 +103,7 @@ export class EventFramer {
           this.#afterCr = true;
           this.#endsAfterCr = emptyLine;
         } else if (emptyLine) {
-          ends = withEnd(ends, i + 1);
+          ends = appended(ends, i + 1);
         }
       } else {
         this.#atLineStart = false;
@@ -129,17 +130,8 @@ export class EventFramer {
   }
 }
 
+/** A chunk that ends no event (its list of ends is grown only when one does: core/appended.ts). */
 const NO_ENDS: readonly number[] = Object.freeze([]);
-
-/**
- * `ends` with `end` added. A chunk most often ends one event: its list starts as a literal of one
- * (one slot), where a push onto an empty array would give it room for seventeen.
- */
-function withEnd(ends: number[] | undefined, end: number): number[] {
-  if (ends === undefined) return [end];
-  ends.push(end);
-  return ends;
-}
 
 /** Just past the next `\n\n` at or after `from` in text (LF line ends only), or -1. */
 function endOfBlankLine(text: string, from: number): number {
