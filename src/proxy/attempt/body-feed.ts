@@ -5,6 +5,7 @@
 // after a held read stopped) wait in a queue, bounded by pausing the producer.
 
 import { Buffer } from 'node:buffer';
+import { appended } from '#src/core/appended.ts';
 
 /** What reads the body: called for each chunk, then once for the end or the failure. */
 export interface BodySink {
@@ -62,7 +63,8 @@ export abstract class BodyFeed {
       sink.onData(chunk);
       return;
     }
-    (this.#queue ??= []).push(chunk);
+    // Most often the whole answer is one chunk that came before its reader: a list of one (core/appended.ts).
+    this.#queue = appended(this.#queue, chunk);
     this.#queuedBytes += chunk.length;
     if (this.#queuedBytes > QUEUE_PAUSE_BYTES && !this.#pausedByQueue) {
       this.#pausedByQueue = true;

@@ -2,6 +2,7 @@
 // answer held until it parses, or an error body read to recognise it. Always bounded.
 
 import { Buffer } from 'node:buffer';
+import { appended } from '#src/core/appended.ts';
 import type { BodyFeed, BodySink } from './body-feed.ts';
 import type { HeldReservation } from './held-budget.ts';
 
@@ -26,7 +27,8 @@ class HeldRead implements BodySink {
   readonly #body: BodyFeed;
   readonly #maxBytes: number;
   readonly #reservation: HeldReservation;
-  readonly #chunks: Buffer[] = [];
+  /** Most answers are one chunk: the list is made with it (core/appended.ts). */
+  #chunks: Buffer[] | undefined;
   #total = 0;
   #settled = false;
   #resolve: (held: HeldBody) => void;
@@ -42,17 +44,18 @@ class HeldRead implements BodySink {
 
   onData(chunk: Buffer): void {
     if (this.#settled) return;
-    this.#chunks.push(chunk);
+    const chunks = appended(this.#chunks, chunk);
+    this.#chunks = chunks;
     this.#total += chunk.length;
     if (this.#total > this.#maxBytes || !this.#reservation.take(chunk.length)) {
       this.#body.detach();
       this.#body.pause();
-      this.#settle({ kind: 'too_big', head: Buffer.concat(this.#chunks, this.#total) });
+      this.#settle({ kind: 'too_big', head: Buffer.concat(chunks, this.#total) });
     }
   }
 
   onEnd(): void {
-    const chunks = this.#chunks;
+    const chunks = this.#chunks ?? [];
     this.#settle({ kind: 'complete', bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.#total) });
   }
 

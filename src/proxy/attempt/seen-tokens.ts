@@ -31,7 +31,9 @@ export class TokenMarkers {
     const marker = this.#marker;
     marker.lastIndex = 0;
     let found = 0;
-    for (let match = marker.exec(text); match !== null; match = marker.exec(text)) if (marker.lastIndex >= from) found += 1;
+    // test(), not exec(): the global expression moves lastIndex past each marker just the same,
+    // and no match array (with its matched string) is built per token.
+    while (marker.test(text)) if (marker.lastIndex >= from) found += 1;
     return found;
   }
 }

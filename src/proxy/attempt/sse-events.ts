@@ -3,6 +3,7 @@
 // the gateway must see are framed (usage-strip.ts); the others pass as the node's chunks came.
 
 import { Buffer } from 'node:buffer';
+import { appended } from '#src/core/appended.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -66,23 +67,23 @@ export class EventFramer {
     return run;
   }
 
-  #pushLf(text: string): number[] {
-    const ends: number[] = [];
+  #pushLf(text: string): readonly number[] {
+    let ends: number[] | undefined;
     let start = 0;
     for (;;) {
       // An LF first on a line (or first after the last line's LF) is the empty line that ends the event.
       const end = this.#atLineStart && text.charCodeAt(start) === LF ? start + 1 : endOfBlankLine(text, start);
       if (end < 0) break;
-      ends.push(end);
+      ends = appended(ends, end);
       start = end;
       this.#atLineStart = true;
     }
     if (start < text.length) this.#atLineStart = text.charCodeAt(text.length - 1) === LF;
-    return ends;
+    return ends ?? NO_ENDS;
   }
 
-  #pushBytes(chunk: Buffer): number[] {
-    const ends: number[] = [];
+  #pushBytes(chunk: Buffer): readonly number[] {
+    let ends: number[] | undefined;
     for (let i = 0; i < chunk.length; i++) {
       const byte = chunk[i];
       if (this.#afterCr) {
@@ -90,10 +91,10 @@ export class EventFramer {
         const ended = this.#endsAfterCr;
         this.#endsAfterCr = false;
         if (byte === LF) {
-          if (ended) ends.push(i + 1);
+          if (ended) ends = appended(ends, i + 1);
           continue;
         }
-        if (ended) ends.push(i);
+        if (ended) ends = appended(ends, i);
       }
       if (byte === LF || byte === CR) {
         const emptyLine = this.#atLineStart;
@@ -102,13 +103,13 @@ export class EventFramer {
           this.#afterCr = true;
           this.#endsAfterCr = emptyLine;
         } else if (emptyLine) {
-          ends.push(i + 1);
+          ends = appended(ends, i + 1);
         }
       } else {
         this.#atLineStart = false;
       }
     }
-    return ends;
+    return ends ?? NO_ENDS;
   }
 
   /** At the stream's end: what is left (an event its last empty line never ended, or a CR-ended one). */
@@ -128,6 +129,9 @@ export class EventFramer {
     return joined;
   }
 }
+
+/** A chunk that ends no event (its list of ends is grown only when one does: core/appended.ts). */
+const NO_ENDS: readonly number[] = Object.freeze([]);
 
 /** Just past the next `\n\n` at or after `from` in text (LF line ends only), or -1. */
 function endOfBlankLine(text: string, from: number): number {

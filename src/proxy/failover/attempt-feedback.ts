@@ -36,23 +36,27 @@ export function attemptEvent(outcome: AttemptOutcome): AttemptEvent {
 
 type Answered = Extract<AttemptOutcome, { kind: 'delivered' | 'broken' | 'client_gone' }>;
 
-/** What the answer used, when it is known (the request's report settles from it). */
-const usageOf = (outcome: Answered): Pick<AnswerFigures, 'usage'> => (outcome.usage === undefined ? {} : { usage: outcome.usage });
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** A stream's token timing, when it was measured. */
-const timingOf = (outcome: Extract<Answered, { kind: 'delivered' | 'broken' }>): Pick<AnswerFigures, 'firstTokenMs' | 'interTokenMs'> =>
-  outcome.tokens === undefined ? {} : { firstTokenMs: outcome.tokens.firstTokenMs, interTokenMs: outcome.tokens.interTokenMs };
-
-/** Something reached the client, or the client left: the request is over, whoever the target was. */
+/**
+ * Something reached the client, or the client left: the request is over, whoever the target was.
+ * The figures are one object, members set only when known (absent, not undefined): no spread parts.
+ */
 function answered(outcome: Answered): AttemptVerdict {
-  switch (outcome.kind) {
-    case 'delivered':
-      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, ...usageOf(outcome), ...timingOf(outcome) } };
-    case 'broken':
-      return { next: 'answered', status: outcome.status, figures: { firstByteMs: outcome.firstByteMs, brokenError: outcome.error, ...usageOf(outcome), ...timingOf(outcome) } };
-    case 'client_gone':
-      return { next: 'answered', status: 499, figures: { clientAborted: true, ...usageOf(outcome) } };
+  if (outcome.kind === 'client_gone') {
+    const figures: Mutable<AnswerFigures> = { clientAborted: true };
+    if (outcome.usage !== undefined) figures.usage = outcome.usage;
+    return { next: 'answered', status: 499, figures };
   }
+  const figures: Mutable<AnswerFigures> = { firstByteMs: outcome.firstByteMs };
+  if (outcome.kind === 'broken') figures.brokenError = outcome.error;
+  if (outcome.usage !== undefined) figures.usage = outcome.usage;
+  const tokens = outcome.tokens;
+  if (tokens !== undefined) {
+    figures.firstTokenMs = tokens.firstTokenMs;
+    figures.interTokenMs = tokens.interTokenMs;
+  }
+  return { next: 'answered', status: outcome.status, figures };
 }
 
 export interface NodeFeedback {

@@ -72,11 +72,15 @@ export interface AttemptSetting {
 
 export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unserved'; readonly state: FailoverState };
 
+/** The one answered end (it carries nothing of its request). */
+const ANSWERED: FailoverEnd = Object.freeze({ kind: 'answered' });
+
 export async function runFailover(sources: readonly TargetSource[], setting: AttemptSetting, initial: FailoverState): Promise<FailoverEnd> {
   let state = initial;
   let attempts = 0;
-  for (const [index, source] of sources.entries()) {
-    const later = sources.slice(index + 1);
+  // An index loop: no entries() pair per source, and the later sources sliced only when a 5xx asks.
+  for (let index = 0; index < sources.length; index += 1) {
+    const source = sources[index] as TargetSource;
     for (;;) {
       const next = await source.next(state);
       if (next.kind === 'none') {
@@ -87,7 +91,7 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
       const { target } = next;
       setting.onAttempt(target);
       const stateNow = state;
-      const canFailOver = (): boolean => mayFailOver(target, later, stateNow);
+      const canFailOver = (): boolean => mayFailOver(target, sources.slice(index + 1), stateNow);
       attempts += 1;
       const traced: TracedAttempt | undefined = setting.trace === undefined ? undefined : { span: setting.trace, index: attempts };
       const outcome = await attempt(target, canFailOver, setting, traced);
@@ -96,7 +100,7 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
       traced?.attempt?.end(attemptEnd(outcome, verdict.next === 'fail_over'));
       if (verdict.next === 'answered') {
         setting.finish(target.label, verdict.status, verdict.figures);
-        return { kind: 'answered' };
+        return ANSWERED;
       }
       state = afterFailure(state, verdict);
     }
@@ -129,11 +133,19 @@ async function attempt(target: Target, canFailOver: () => boolean, setting: Atte
     // The attempt's trace context replaces the client's: the node's (or site's) spans are its children.
     const trace = traced?.attempt?.headers;
     const { call } = prepared;
-    // One spread, then plain members: the call is copied in one step (no conditional spreads).
+    // Every member named, none spread: one literal of one shape for every target (a spread followed
+    // by members defines each of them through the runtime, per attempt).
     return await forwardAttempt({
-      ...call,
+      pool: call.pool,
+      path: call.path,
       headers: trace === undefined ? call.headers : { ...call.headers, ...trace },
       body: call.body ?? setting.body,
+      headersTimeoutMs: call.headersTimeoutMs,
+      extraResponseHeaders: call.extraResponseHeaders,
+      passOnErrors: call.passOnErrors,
+      anyMedia: call.anyMedia,
+      errorDialect: call.errorDialect,
+      usageAsked: call.usageAsked,
       res: setting.res,
       nodeName: target.label,
       canFailOver,

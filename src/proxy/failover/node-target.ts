@@ -9,7 +9,7 @@ import type { RouteNote } from '#src/core/tracing.ts';
 import { answersMedia, nodePathPrefix } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports } from '#src/ports/index.ts';
-import { mayTruncateAt, type RouteRequest } from '#src/routing/index.ts';
+import { mayTruncateAt, type RouteRequest, type RouteSummary } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { judgeNodeAttempt } from './attempt-feedback.ts';
@@ -23,7 +23,7 @@ import { judgeOverflowRefusal, overflowFacts } from '../request/overflow-refusal
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import { learnFromAnswer } from '../request/size-prompt.ts';
 import { UsageAsk } from '../request/usage-ask.ts';
-import type { AttemptVerdict, Prepared, Target } from './target.ts';
+import type { AttemptVerdict, Prepared, Target, TargetId } from './target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
 export interface NodeTargetDeps {
@@ -94,61 +94,96 @@ function routeNote(admission: Admission): RouteNote {
  * node whose kind streams no usage unasked is sent `usageAsk`'s body (request/usage-ask.ts).
  */
 export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Admitted, routeRequest: RouteRequest, usageAsk?: UsageAsk): Target {
-  const view = admission.node;
-  const node = view.spec;
-  const { resolved, endpoint } = ask;
-  const request = { endpoint, json: resolved.json };
-  return {
-    id: { kind: 'node', name: node.name },
-    label: node.name,
-    url: node.url,
-    route: admission.route,
-    prepare: () => {
-      const asked = usageAsk?.forNode(view);
-      const headers = upstreamRequestHeaders({
-        client: ask.req.headers,
-        apiKey: node.apiKey,
-        bodyBytes: (asked?.body ?? resolved.body).length,
-        requestId: ask.requestId,
-        clientAddress: ask.req.socket.remoteAddress,
-      });
-      const extraResponseHeaders = {
-        'x-switchyard-node': node.name,
-        'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
-        'x-request-id': ask.requestId,
-        ...truncationWarning(routeRequest, view),
-      };
-      const call = {
-        pool: deps.pools.get(node),
-        path: nodePathPrefix(node.url) + endpoint,
-        headers,
-        extraResponseHeaders,
-        passOnErrors: true,
-        headersTimeoutMs: admission.load?.timeoutMs,
-        errorDialect: errorDialectFor(endpoint),
-        anyMedia: answersMedia(endpoint),
-        ...asked,
-      };
-      return Promise.resolve<Prepared>({ kind: 'send', call });
-    },
-    // Asked only on a 5xx: the tried-nodes copy is made then, not per attempt.
-    canFailOver: () => deps.scheduler.hasAlternative(alsoTried(routeRequest, node.name)),
-    release: () => admission.release(),
-    conclude: (outcome: AttemptOutcome): AttemptVerdict => {
-      admission.load?.settle(loadOutcomeOf(outcome));
-      const feedback = judgeNodeAttempt(node.name, outcome, (meaning) => judgeOverflowRefusal(overflowFacts(view, routeRequest, request, meaning)));
-      const { event } = feedback;
-      deps.events.emit('proxy:attempt', { node: node.name, model: deps.modelLabel(resolved.model), result: event.result, status: event.status, error: event.error });
-      // The node's context is remembered for it alone (overflow-refusal.ts).
-      if (feedback.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, feedback.learnCtx);
-      if (feedback.modelVanished) deps.onModelVanished(node.name);
-      if (feedback.lacksEndpoint !== undefined) deps.registry.learnLackingEndpoint(node.name, node.url, endpoint, feedback.lacksEndpoint);
-      if (outcome.kind === 'delivered' && outcome.status === 200 && outcome.usage?.counted === 'usage') {
-        learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.usage.promptTokens);
-      }
-      return feedback.verdict;
-    },
-  };
+  return new NodeTarget(deps, ask, admission, routeRequest, usageAsk);
+}
+
+/** One object per attempt, its methods shared (no closure per method and attempt). */
+class NodeTarget implements Target {
+  readonly id: TargetId;
+  readonly label: string;
+  readonly url: string;
+  readonly route: RouteSummary;
+  readonly #deps: NodeTargetDeps;
+  readonly #ask: RequestAsk;
+  readonly #admission: Admitted;
+  readonly #routeRequest: RouteRequest;
+  readonly #usageAsk: UsageAsk | undefined;
+
+  constructor(deps: NodeTargetDeps, ask: RequestAsk, admission: Admitted, routeRequest: RouteRequest, usageAsk: UsageAsk | undefined) {
+    const node = admission.node.spec;
+    this.id = { kind: 'node', name: node.name };
+    this.label = node.name;
+    this.url = node.url;
+    this.route = admission.route;
+    this.#deps = deps;
+    this.#ask = ask;
+    this.#admission = admission;
+    this.#routeRequest = routeRequest;
+    this.#usageAsk = usageAsk;
+  }
+
+  prepare(): Promise<Prepared> {
+    const ask = this.#ask;
+    const admission = this.#admission;
+    const view = admission.node;
+    const node = view.spec;
+    const { resolved, endpoint } = ask;
+    const asked = this.#usageAsk?.forNode(view);
+    const headers = upstreamRequestHeaders({
+      client: ask.req.headers,
+      apiKey: node.apiKey,
+      bodyBytes: (asked?.body ?? resolved.body).length,
+      requestId: ask.requestId,
+      clientAddress: ask.req.socket.remoteAddress,
+    });
+    const extraResponseHeaders = {
+      'x-switchyard-node': node.name,
+      'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
+      'x-request-id': ask.requestId,
+      ...truncationWarning(this.#routeRequest, view),
+    };
+    const call = {
+      pool: this.#deps.pools.get(node),
+      path: nodePathPrefix(node.url) + endpoint,
+      headers,
+      extraResponseHeaders,
+      passOnErrors: true,
+      headersTimeoutMs: admission.load?.timeoutMs,
+      errorDialect: errorDialectFor(endpoint),
+      anyMedia: answersMedia(endpoint),
+      ...asked,
+    };
+    return Promise.resolve<Prepared>({ kind: 'send', call });
+  }
+
+  /** Asked only on a 5xx: the tried-nodes copy is made then, not per attempt. */
+  canFailOver(): boolean {
+    return this.#deps.scheduler.hasAlternative(alsoTried(this.#routeRequest, this.label));
+  }
+
+  release(): void {
+    this.#admission.release();
+  }
+
+  conclude(outcome: AttemptOutcome): AttemptVerdict {
+    const deps = this.#deps;
+    const { resolved, endpoint } = this.#ask;
+    const view = this.#admission.node;
+    const node = view.spec;
+    const routeRequest = this.#routeRequest;
+    this.#admission.load?.settle(loadOutcomeOf(outcome));
+    const feedback = judgeNodeAttempt(node.name, outcome, (meaning) => judgeOverflowRefusal(overflowFacts(view, routeRequest, { endpoint, json: resolved.json }, meaning)));
+    const { event } = feedback;
+    deps.events.emit('proxy:attempt', { node: node.name, model: deps.modelLabel(resolved.model), result: event.result, status: event.status, error: event.error });
+    // The node's context is remembered for it alone (overflow-refusal.ts).
+    if (feedback.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, feedback.learnCtx);
+    if (feedback.modelVanished) deps.onModelVanished(node.name);
+    if (feedback.lacksEndpoint !== undefined) deps.registry.learnLackingEndpoint(node.name, node.url, endpoint, feedback.lacksEndpoint);
+    if (outcome.kind === 'delivered' && outcome.status === 200 && outcome.usage?.counted === 'usage') {
+      learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.usage.promptTokens);
+    }
+    return feedback.verdict;
+  }
 }
 
 /** `x-switchyard-context` when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */

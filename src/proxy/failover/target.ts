@@ -31,6 +31,8 @@ export interface TargetCall {
   readonly usageAsked?: UsageAsked | undefined;
   /** The endpoint's error dialect: a node's error body passed on is worded in it (absent = as the node sent it). */
   readonly errorDialect?: ErrorDialect;
+  /** The endpoint answers other media than JSON and SSE (the audio routes): passed through. */
+  readonly anyMedia?: boolean | undefined;
 }
 
 /** What `prepare` gives: a call to send, or an outcome already known without sending (an unusable url). */
