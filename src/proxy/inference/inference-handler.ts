@@ -78,15 +78,12 @@ export async function handleInference(
   tenant?: Tenant,
 ): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
-  const report = startRequestReport(deps, endpoint, startedMs);
+  // Bytes written to the client: what its socket writes while this request is answered (head and body).
+  const report = startRequestReport(deps, endpoint, startedMs, req.socket);
   // The client's well-formed id, else a new one: sent to the node, returned, and logged (request-id.ts).
   report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
   // The client's (or forwarding site's) W3C trace context is the request span's parent.
   report.trace = deps.tracer?.request({ method: req.method ?? 'POST', endpoint, traceparent: req.headers.traceparent, tracestate: req.headers.tracestate, fromSite: inbound?.site, requestId: report.requestId });
-  // Bytes written to the client: what its socket wrote while this request was answered (head and body).
-  const socket = req.socket;
-  const writtenBefore = socket.bytesWritten;
-  report.bytesOut = () => Math.max(0, socket.bytesWritten - writtenBefore);
   // A forward queues as its site's tenant with the class capped by the one it stated.
   const queue: QueueTenant | undefined = inbound?.queue ?? tenant?.queue;
   report.tenant = queue?.name;
