@@ -14,14 +14,14 @@ import { POLICIES, requestFeaturesFor, servedModelName } from '#src/routing/inde
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';
-import { errorDialectFor } from '../http/error-dialect.ts';
+import { errorDialectFor, type ErrorDialect } from '../http/error-dialect.ts';
 import { countsOnly, takesMultipart, type InferenceEndpoint } from '#src/config/index.ts';
 import { requestedMaxTokens } from '../request/prompt-size.ts';
 import { sizePrompt } from '../request/size-prompt.ts';
 import { featureReaders } from '../request/affinity-key.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import { discardableRemainder, readBody } from '../http/read-body.ts';
-import { noteAttempt, startRequestReport } from '../request/request-report.ts';
+import { noteAttempt, startRequestReport, type RequestReport } from '../request/request-report.ts';
 import { requestIdFor } from '../request/request-id.ts';
 import { loggedPrompt } from '../request/logged-prompt.ts';
 import { attemptEvent } from '../failover/attempt-feedback.ts';
@@ -93,12 +93,8 @@ export async function handleInference(
     const settings = deps.settings();
     const finish = report.finish;
     const requestId = report.requestId;
-    const dialect = errorDialectFor(endpoint);
-    const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
-      report.refusal = error.code;
-      sendError(res, error, { ...headers, 'x-request-id': requestId }, dialect);
-      finish(undefined, error.status);
-    };
+    // A refusal answers through `fail`: built only for a request that is refused.
+    const failWith = (): Fail => failFor(res, report, errorDialectFor(endpoint));
 
     let raw: Buffer;
     try {
@@ -110,18 +106,18 @@ export async function handleInference(
         if (discardableRemainder(req.headers, settings.maxRequestBodyBytes)) req.resume();
         else res.setHeader('connection', 'close');
       }
-      fail(gatewayError);
+      failWith()(gatewayError);
       return;
     }
     if (inbound !== undefined) {
       const refused = acceptInboundBody(inbound, req.headers, raw, deps.events);
-      if (refused !== undefined) return fail(refused);
+      if (refused !== undefined) return failWith()(refused);
     }
     const servedName = (name: string): string => servedModelName(name, deps.registry.views());
     // The audio routes take multipart/form-data (their `model` is a form field); the others JSON.
     const resolved = takesMultipart(endpoint) ? await resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName) : resolveRequest(raw, settings.catalog, servedName);
     if (resolved instanceof GatewayError) {
-      fail(resolved);
+      failWith()(resolved);
       return;
     }
     report.model = resolved.model;
@@ -159,14 +155,14 @@ export async function handleInference(
       const unknownAsk = { settings, endpoint, req, resolved: { ...resolved, model: OUT_OF_SCOPE_MODEL }, requestId, signal: clientGone.signal };
       const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...unknownAsk, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
       await sites?.next(state);
-      respondRefused(refusalDepsOf(deps), { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, fail, finish });
+      respondRefused(refusalDepsOf(deps), { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, fail: failWith(), finish });
       return;
     }
     // The open gateway (no tenant configured) has nothing to count: no ledger work at all. A count
     // (count_tokens) reserves no tokens: it counts against the request rate only.
     if (tenant !== undefined && tenant !== OPEN_TENANT) {
       const limits = { tenant, model: resolved.model, promptTokens: promptTokens ?? 0, maxTokens: counting ? 0 : maxTokens, completionReserveTokens: settings.completionReserveTokens };
-      if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail }))) return;
+      if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail: failWith() }))) return;
     }
     const onQueueWait = (waitedMs: number): void => {
       report.queueWaitMs += waitedMs;
@@ -208,7 +204,7 @@ export async function handleInference(
       retryAfterSeconds: settings.retryAfterSeconds,
       sites: sites?.verdicts(end.state.failures),
       visible,
-      fail,
+      fail: failWith(),
       finish,
     });
   } catch (error) {
@@ -217,6 +213,17 @@ export async function handleInference(
     report.finish(report.node, 500);
     throw error;
   }
+}
+
+type Fail = (error: GatewayError, headers?: Record<string, string>) => void;
+
+/** How a refused request is answered: the error in the endpoint's dialect, with its id, then reported. */
+function failFor(res: ServerResponse, report: RequestReport, dialect: ErrorDialect): Fail {
+  return (error, headers = {}) => {
+    report.refusal = error.code;
+    sendError(res, error, { ...headers, 'x-request-id': report.requestId }, dialect);
+    report.finish(undefined, error.status);
+  };
 }
 
 /** What a refusal reads; built only for a request that is refused. */
