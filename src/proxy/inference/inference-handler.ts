@@ -138,7 +138,9 @@ export async function handleInference(
     const outOfScope = visible !== undefined && !visible(resolved.model);
     // A count generates nothing: never sized against a context nor refused for length (config/endpoints.ts).
     const sized = { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now(), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
-    const bounds = counting ? undefined : await sizePrompt(deps, sized, clientGone.signal);
+    const sizing = counting ? undefined : sizePrompt(deps, sized, clientGone.signal);
+    // Sized at once unless a node's tokenizer was asked: only then is there anything to wait for.
+    const bounds = sizing instanceof Promise ? await sizing : sizing;
     const promptTokens = bounds?.upper;
     const exact = bounds?.exact ?? false;
 
