@@ -146,8 +146,8 @@ export async function handleInference(
 
     const policy = resolved.policy ?? settings.policy;
     // A policy that reads no request feature (least-in-flight, the default) has no readers built.
-    const { affinityKey, promptPrefix } = POLICIES[policy].reads.length === 0 ? {} : requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
-    const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: queue };
+    const features = POLICIES[policy].reads.length === 0 ? undefined : requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
+    const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey: features?.affinityKey, promptPrefix: features?.promptPrefix, tenant: queue };
     if (outOfScope) {
       const routeRequest = routeRequestFor(facts, settings, endpoint);
       const admission = await admitAsUnknown(deps.scheduler, routeRequest, settings, clientGone.signal);
