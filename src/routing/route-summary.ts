@@ -47,5 +47,8 @@ export function routeSummary(policy: string, choice: PolicyChoice, candidates: r
     out.push(e.detail === undefined ? { node: e.node, code: e.code } : { node: e.node, code: e.code, detail: e.detail.slice(0, MAX_DETAIL) });
   }
   const more = candidates.length - scores.length + excluded.length - out.length;
-  return { policy, reason: choice.reason, scores, excluded: out, ...(more > 0 ? { more } : {}) };
+  // `more` absent, not undefined, when nothing was left out (no spread: every request builds one).
+  const summary: { -readonly [K in keyof RouteSummary]: RouteSummary[K] } = { policy, reason: choice.reason, scores, excluded: out };
+  if (more > 0) summary.more = more;
+  return summary;
 }

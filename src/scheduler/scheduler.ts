@@ -110,9 +110,8 @@ export class Scheduler {
     // One snapshot for the wait and the decision: they are taken in the same tick.
     const snapshot = this.#effects.snapshot();
     const timeoutMs = settings.queueTimeoutMs + (awaitsRouterLoad(req.model, snapshot.nodes) ? settings.loadTimeoutMs : 0);
-    const queueWait = (initial: readonly Exclusion[]): Wait => waitInQueue(timeoutMs, settings, initial);
     // In the model's queue when others wait there (in its class, by its tenant's share), however this one would route.
-    if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, queueWait([]), settings, signal);
+    if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, waitInQueue(timeoutMs, settings, []), settings, signal);
     let decision = route(req, snapshot, this.filters, this.#policy, this.#index);
     if (firstAttempt) this.#effects.notify({ kind: 'decided', req, decision });
     if (decision.kind === 'unroutable' && firstAttempt && this.#classify(req, decision.excluded) === 'unavailable') {
@@ -129,7 +128,8 @@ export class Scheduler {
       }
     }
     if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded: decision.excluded, waitedMs: 0 };
-    return this.#enqueue(req, queueWait(decision.excluded), settings, signal);
+    // The wait is built only for a request that waits (a closure per admission before).
+    return this.#enqueue(req, waitInQueue(timeoutMs, settings, decision.excluded), settings, signal);
   }
 
   /** A lease came back: its model's queue may go on (every queue, if it freed a connection). */
@@ -170,6 +170,8 @@ export class Scheduler {
     const { ticket, victim, confirm } = this.#claims.ticketFor(req.model, node, settings.loadTimeoutMs);
     const route = routeSummary(req.policy, decision.choice, decision.candidates, decision.excluded);
     const admitted = { kind: 'admitted' as const, node, route, waitedMs, load: ticket, release: () => lease.release() };
+    // The model runs there and no switch is claimed (nearly every request): admitted now, no retry built.
+    if (victim === undefined && confirm === undefined) return admitted;
     // Routed again (a claim another replica holds, a victim that would not unload): by the same deadline.
     const claimedAtMs = this.#clock.monotonicMs();
     const retry = (): Promise<Admission> => this.admit(req, { ...settings, queueTimeoutMs: Math.max(0, settings.queueTimeoutMs - waitedMs - (this.#clock.monotonicMs() - claimedAtMs)) }, signal, false);

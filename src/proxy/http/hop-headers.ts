@@ -50,7 +50,8 @@ const NOT_PASSED_TO_CLIENT: ReadonlySet<string> = new Set([
 const NAMED_NONE: ReadonlySet<string> = new Set();
 
 function namedInConnection(value: string | string[] | undefined): ReadonlySet<string> {
-  if (value === undefined || value === '') return NAMED_NONE;
+  // `keep-alive` (what nearly every client and node sends) names only a header dropped anyway.
+  if (value === undefined || value === '' || value === 'keep-alive' || value === 'Keep-Alive') return NAMED_NONE;
   const named = new Set<string>();
   const text = Array.isArray(value) ? value.join(',') : (value ?? '');
   for (const token of text.split(',')) {

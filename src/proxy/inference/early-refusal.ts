@@ -12,12 +12,9 @@ import { requestIdFor } from '../request/request-id.ts';
 import type { InferenceDeps } from './inference-handler.ts';
 
 export function refuseBeforeInference(deps: Pick<InferenceDeps, 'clock' | 'events' | 'modelLabel' | 'newRequestId'>, endpoint: InferenceEndpoint, req: IncomingMessage, res: ServerResponse, error: GatewayError): void {
-  const report = startRequestReport(deps, endpoint, deps.clock.monotonicMs());
+  const report = startRequestReport(deps, endpoint, deps.clock.monotonicMs(), req.socket);
   report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
   report.refusal = error.code;
-  const socket = req.socket;
-  const writtenBefore = socket.bytesWritten;
-  report.bytesOut = () => Math.max(0, socket.bytesWritten - writtenBefore);
   sendError(res, error, { 'x-request-id': report.requestId }, errorDialectFor(endpoint));
   report.finish(undefined, error.status);
 }

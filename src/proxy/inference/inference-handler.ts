@@ -14,7 +14,7 @@ import { POLICIES, requestFeaturesFor, servedModelName } from '#src/routing/inde
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';
-import { errorDialectFor } from '../http/error-dialect.ts';
+import { errorDialectFor, type ErrorDialect } from '../http/error-dialect.ts';
 import { countsOnly, takesMultipart, type InferenceEndpoint } from '#src/config/index.ts';
 import { requestedMaxTokens } from '../request/prompt-size.ts';
 import { sizePrompt } from '../request/size-prompt.ts';
@@ -78,21 +78,137 @@ export async function handleInference(
   tenant?: Tenant,
 ): Promise<void> {
   const startedMs = deps.clock.monotonicMs();
-  const report = startRequestReport(deps, endpoint, startedMs);
+  // Bytes written to the client: what its socket writes while this request is answered (head and body).
+  const report = startRequestReport(deps, endpoint, startedMs, req.socket);
   // The client's well-formed id, else a new one: sent to the node, returned, and logged (request-id.ts).
   report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
   // The client's (or forwarding site's) W3C trace context is the request span's parent.
   report.trace = deps.tracer?.request({ method: req.method ?? 'POST', endpoint, traceparent: req.headers.traceparent, tracestate: req.headers.tracestate, fromSite: inbound?.site, requestId: report.requestId });
-  // Bytes written to the client: what its socket wrote while this request was answered (head and body).
-  const socket = req.socket;
-  const writtenBefore = socket.bytesWritten;
-  report.bytesOut = () => Math.max(0, socket.bytesWritten - writtenBefore);
   // A forward queues as its site's tenant with the class capped by the one it stated.
   const queue: QueueTenant | undefined = inbound?.queue ?? tenant?.queue;
   report.tenant = queue?.name;
   if (inbound !== undefined) report.peer = { site: inbound.site, claimedTenant: inbound.claimedTenant, claimedClass: inbound.claimedClass };
+  // One async frame for the whole request: every layer below that awaits costs a promise and a turn.
   try {
-    await serveInference(deps, { settings: deps.settings(), endpoint, req, res, startedMs, report, inbound, tenant, queue });
+    const settings = deps.settings();
+    const finish = report.finish;
+    const requestId = report.requestId;
+    // A refusal answers through `fail`: built only for a request that is refused.
+    const failWith = (): Fail => failFor(res, report, errorDialectFor(endpoint));
+
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, settings.maxRequestBodyBytes);
+      report.bytesIn = raw.length;
+    } catch (error) {
+      const gatewayError = toGatewayError(error);
+      if (gatewayError.status === 413) {
+        if (discardableRemainder(req.headers, settings.maxRequestBodyBytes)) req.resume();
+        else res.setHeader('connection', 'close');
+      }
+      failWith()(gatewayError);
+      return;
+    }
+    if (inbound !== undefined) {
+      const refused = acceptInboundBody(inbound, req.headers, raw, deps.events);
+      if (refused !== undefined) return failWith()(refused);
+    }
+    const servedName = (name: string): string => servedModelName(name, deps.registry.views());
+    // The audio routes take multipart/form-data (their `model` is a form field); the others JSON.
+    const resolved = takesMultipart(endpoint) ? await resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName) : resolveRequest(raw, settings.catalog, servedName);
+    if (resolved instanceof GatewayError) {
+      failWith()(resolved);
+      return;
+    }
+    report.model = resolved.model;
+    report.requestedModel = resolved.requestedModel;
+    report.trace?.resolved(resolved.requestedModel, resolved.model);
+    // [log] bodies = true only (sensitive, off by default): the prompt's text, bounded, for the line.
+    if (settings.logPromptBytes !== undefined) report.prompt = loggedPrompt(endpoint, resolved.json, settings.logPromptBytes);
+    const clientGone = new AbortController();
+    // Aborting builds an exception object: do it only for a client that really left early. (`on`:
+    // a response closes once, and `once` would wrap the listener on every request.)
+    res.on('close', () => {
+      if (!res.writableFinished) clientGone.abort();
+    });
+    const counting = countsOnly(endpoint);
+    const maxTokens = counting ? undefined : requestedMaxTokens(resolved.json);
+    const visible = visibleTo(tenant);
+    // Out of scope: sized, routed and refused exactly as a model no node serves, and never sent anywhere.
+    const outOfScope = visible !== undefined && !visible(resolved.model);
+    // A count generates nothing: never sized against a context nor refused for length (config/endpoints.ts).
+    const sized = { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now(), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
+    const sizing = counting ? undefined : sizePrompt(deps, sized, clientGone.signal);
+    // Sized at once unless a node's tokenizer was asked: only then is there anything to wait for.
+    const bounds = sizing instanceof Promise ? await sizing : sizing;
+    const promptTokens = bounds?.upper;
+    const exact = bounds?.exact ?? false;
+
+    const policy = resolved.policy ?? settings.policy;
+    // A policy that reads no request feature (least-in-flight, the default) has no readers built.
+    const features = POLICIES[policy].reads.length === 0 ? undefined : requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
+    const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey: features?.affinityKey, promptPrefix: features?.promptPrefix, tenant: queue };
+    if (outOfScope) {
+      const routeRequest = routeRequestFor(facts, settings, endpoint);
+      const admission = await admitAsUnknown(deps.scheduler, routeRequest, settings, clientGone.signal);
+      const state = startFailover(routeRequest);
+      // The remote sites are asked as for any unknown model ([mesh]): none lists it, so none is
+      // chosen, and their verdicts and listed models shape the 404 exactly as an unknown model's.
+      const unknownAsk = { settings, endpoint, req, resolved: { ...resolved, model: OUT_OF_SCOPE_MODEL }, requestId, signal: clientGone.signal };
+      const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...unknownAsk, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
+      await sites?.next(state);
+      respondRefused(refusalDepsOf(deps), { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, fail: failWith(), finish });
+      return;
+    }
+    // The open gateway (no tenant configured) has nothing to count: no ledger work at all. A count
+    // (count_tokens) reserves no tokens: it counts against the request rate only.
+    if (tenant !== undefined && tenant !== OPEN_TENANT) {
+      const limits = { tenant, model: resolved.model, promptTokens: promptTokens ?? 0, maxTokens: counting ? 0 : maxTokens, completionReserveTokens: settings.completionReserveTokens };
+      if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail: failWith() }))) return;
+    }
+    const onQueueWait = (waitedMs: number): void => {
+      report.queueWaitMs += waitedMs;
+    };
+    const trace = report.trace;
+    const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal, onQueueWait, trace };
+    const nodes = new NodeTargets(deps, ask);
+    const sources: TargetSource[] = [nodes];
+    const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
+    if (sites !== undefined) sources.push(sites);
+    const setting = {
+      res,
+      body: resolved.body,
+      startedMs,
+      totalTimeoutMs: settings.totalTimeoutMs,
+      clock: deps.clock,
+      maxHeldBodyBytes: settings.maxHeldBodyBytes,
+      heldBudget: deps.heldBudget,
+      finish,
+      trace,
+      onAttempt: (target: Target) => {
+        report.node = target.label;
+      },
+      onConcluded: (target: Target, outcome: AttemptOutcome) => {
+        const event = attemptEvent(outcome);
+        noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status, route: target.route });
+      },
+    };
+    const end = await runFailover(sources, setting, startFailover(routeRequestFor(facts, settings, endpoint)));
+    if (end.kind === 'answered') return;
+    const admission = nodes.refusal;
+    // The loop ends unserved only after the scheduler refused: the local targets come first.
+    if (admission === undefined) throw new Error('the failover loop ended before the scheduler refused');
+    respondRefused(refusalDepsOf(deps), {
+      admission,
+      model: resolved.model,
+      requestedModel: resolved.requestedModel,
+      state: end.state,
+      retryAfterSeconds: settings.retryAfterSeconds,
+      sites: sites?.verdicts(end.state.failures),
+      visible,
+      fail: failWith(),
+      finish,
+    });
   } catch (error) {
     // The server's dispatcher answers an internal error 500 (or cuts a response already started);
     // it is still a request, and must show in gateway_requests_total.
@@ -101,140 +217,15 @@ export async function handleInference(
   }
 }
 
-interface RequestContext {
-  readonly settings: RequestSettings;
-  readonly endpoint: InferenceEndpoint;
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
-  readonly startedMs: number;
-  readonly report: RequestReport;
-  readonly inbound: InboundForward | undefined;
-  readonly tenant: Tenant | undefined;
-  readonly queue: QueueTenant | undefined;
-}
+type Fail = (error: GatewayError, headers?: Record<string, string>) => void;
 
-async function serveInference(deps: InferenceDeps, context: RequestContext): Promise<void> {
-  const { settings, endpoint, req, res, startedMs, report, inbound, tenant, queue } = context;
-  const finish = report.finish;
-  const requestId = report.requestId;
-  const dialect = errorDialectFor(endpoint);
-  const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
+/** How a refused request is answered: the error in the endpoint's dialect, with its id, then reported. */
+function failFor(res: ServerResponse, report: RequestReport, dialect: ErrorDialect): Fail {
+  return (error, headers = {}) => {
     report.refusal = error.code;
-    sendError(res, error, { ...headers, 'x-request-id': requestId }, dialect);
-    finish(undefined, error.status);
+    sendError(res, error, { ...headers, 'x-request-id': report.requestId }, dialect);
+    report.finish(undefined, error.status);
   };
-
-  let raw: Buffer;
-  try {
-    raw = await readBody(req, settings.maxRequestBodyBytes);
-    report.bytesIn = raw.length;
-  } catch (error) {
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.status === 413) {
-      if (discardableRemainder(req.headers, settings.maxRequestBodyBytes)) req.resume();
-      else res.setHeader('connection', 'close');
-    }
-    fail(gatewayError);
-    return;
-  }
-  if (inbound !== undefined) {
-    const refused = acceptInboundBody(inbound, req.headers, raw, deps.events);
-    if (refused !== undefined) return fail(refused);
-  }
-  const servedName = (name: string): string => servedModelName(name, deps.registry.views());
-  // The audio routes take multipart/form-data (their `model` is a form field); the others JSON.
-  const resolved = takesMultipart(endpoint) ? await resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName) : resolveRequest(raw, settings.catalog, servedName);
-  if (resolved instanceof GatewayError) {
-    fail(resolved);
-    return;
-  }
-  report.model = resolved.model;
-  report.requestedModel = resolved.requestedModel;
-  report.trace?.resolved(resolved.requestedModel, resolved.model);
-  // [log] bodies = true only (sensitive, off by default): the prompt's text, bounded, for the line.
-  if (settings.logPromptBytes !== undefined) report.prompt = loggedPrompt(endpoint, resolved.json, settings.logPromptBytes);
-  const clientGone = new AbortController();
-  // Aborting builds an exception object: do it only for a client that really left early. (`on`:
-  // a response closes once, and `once` would wrap the listener on every request.)
-  res.on('close', () => {
-    if (!res.writableFinished) clientGone.abort();
-  });
-  const counting = countsOnly(endpoint);
-  const maxTokens = counting ? undefined : requestedMaxTokens(resolved.json);
-  const visible = visibleTo(tenant);
-  // Out of scope: sized, routed and refused exactly as a model no node serves, and never sent anywhere.
-  const outOfScope = visible !== undefined && !visible(resolved.model);
-  // A count generates nothing: never sized against a context nor refused for length (config/endpoints.ts).
-  const sized = { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now(), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
-  const bounds = counting ? undefined : await sizePrompt(deps, sized, clientGone.signal);
-  const promptTokens = bounds?.upper;
-  const exact = bounds?.exact ?? false;
-
-  const policy = resolved.policy ?? settings.policy;
-  // A policy that reads no request feature (least-in-flight, the default) has no readers built.
-  const { affinityKey, promptPrefix } = POLICIES[policy].reads.length === 0 ? {} : requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
-  const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey, promptPrefix, tenant: queue };
-  if (outOfScope) {
-    const routeRequest = routeRequestFor(facts, settings, endpoint);
-    const admission = await admitAsUnknown(deps.scheduler, routeRequest, settings, clientGone.signal);
-    const state = startFailover(routeRequest);
-    // The remote sites are asked as for any unknown model ([mesh]): none lists it, so none is
-    // chosen, and their verdicts and listed models shape the 404 exactly as an unknown model's.
-    const unknownAsk = { settings, endpoint, req, resolved: { ...resolved, model: OUT_OF_SCOPE_MODEL }, requestId, signal: clientGone.signal };
-    const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...unknownAsk, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
-    await sites?.next(state);
-    respondRefused(refusalDepsOf(deps), { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, fail, finish });
-    return;
-  }
-  // The open gateway (no tenant configured) has nothing to count: no ledger work at all. A count
-  // (count_tokens) reserves no tokens: it counts against the request rate only.
-  if (tenant !== undefined && tenant !== OPEN_TENANT) {
-    const limits = { tenant, model: resolved.model, promptTokens: promptTokens ?? 0, maxTokens: counting ? 0 : maxTokens, completionReserveTokens: settings.completionReserveTokens };
-    if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail }))) return;
-  }
-  const onQueueWait = (waitedMs: number): void => {
-    report.queueWaitMs += waitedMs;
-  };
-  const trace = report.trace;
-  const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal, onQueueWait, trace };
-  const nodes = new NodeTargets(deps, ask);
-  const sources: TargetSource[] = [nodes];
-  const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
-  if (sites !== undefined) sources.push(sites);
-  const setting = {
-    res,
-    body: resolved.body,
-    startedMs,
-    totalTimeoutMs: settings.totalTimeoutMs,
-    clock: deps.clock,
-    maxHeldBodyBytes: settings.maxHeldBodyBytes,
-    heldBudget: deps.heldBudget,
-    finish,
-    trace,
-    onAttempt: (target: Target) => {
-      report.node = target.label;
-    },
-    onConcluded: (target: Target, outcome: AttemptOutcome) => {
-      const event = attemptEvent(outcome);
-      noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status, route: target.route });
-    },
-  };
-  const end = await runFailover(sources, setting, startFailover(routeRequestFor(facts, settings, endpoint)));
-  if (end.kind === 'answered') return;
-  const admission = nodes.refusal;
-  // The loop ends unserved only after the scheduler refused: the local targets come first.
-  if (admission === undefined) throw new Error('the failover loop ended before the scheduler refused');
-  respondRefused(refusalDepsOf(deps), {
-    admission,
-    model: resolved.model,
-    requestedModel: resolved.requestedModel,
-    state: end.state,
-    retryAfterSeconds: settings.retryAfterSeconds,
-    sites: sites?.verdicts(end.state.failures),
-    visible,
-    fail,
-    finish,
-  });
 }
 
 /** What a refusal reads; built only for a request that is refused. */

@@ -64,10 +64,10 @@ function endOfString(raw: Uint8Array, start: number): number {
  * Whether the string token raw[start, end) is `wanted` (its JSON encoding): compared byte for byte
  * in place, decoded only when it holds an escape (`"mod\u0065l"`), so the scan allocates nothing per key.
  */
-function isKey(raw: Uint8Array, start: number, end: number, wanted: Uint8Array): boolean {
+function isKey(raw: Uint8Array, start: number, end: number, wanted: ArrayLike<number>, key: string): boolean {
   let plain = end - start === wanted.length;
   for (let i = start; i < end; i += 1) {
-    if (raw[i] === BACKSLASH) return JSON.parse(Buffer.from(raw.subarray(start, end)).toString('utf8')) === JSON.parse(Buffer.from(wanted).toString('utf8'));
+    if (raw[i] === BACKSLASH) return JSON.parse(Buffer.from(raw.subarray(start, end)).toString('utf8')) === key;
     if (plain && raw[i] !== wanted[i - start]) plain = false;
   }
   return plain;
@@ -78,9 +78,24 @@ function trimEnd(raw: Uint8Array, start: number, end: number): number {
   return end;
 }
 
+/**
+ * The bytes of `key`'s JSON encoding: its character codes when they are all ASCII (every key the
+ * gateway scans for; no buffer is built for them on every request), else its UTF-8 bytes.
+ */
+function encodedKey(key: string): ArrayLike<number> {
+  const json = JSON.stringify(key);
+  const codes: number[] = [];
+  for (let i = 0; i < json.length; i += 1) {
+    const code = json.charCodeAt(i);
+    if (code > 0x7f) return Buffer.from(json, 'utf8');
+    codes.push(code);
+  }
+  return codes;
+}
+
 /** One pass over a valid JSON text: its depth, and where the top-level `key`'s values are. */
 export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JSON_DEPTH): BodyScan {
-  const wanted = Buffer.from(JSON.stringify(key), 'utf8');
+  const wanted = encodedKey(key);
   const valueSpans: (readonly [number, number])[] = [];
   const keyStarts: number[] = [];
   let depth = 0;
@@ -106,7 +121,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       if (topIsObject && depth === 1 && keyExpected) {
         keyExpected = false;
         members += 1;
-        awaitingValue = isKey(raw, i, end, wanted);
+        awaitingValue = isKey(raw, i, end, wanted, key);
         if (awaitingValue) keyStarts.push(i);
       }
       i = end - 1;

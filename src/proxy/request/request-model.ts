@@ -57,7 +57,8 @@ export function resolveRequest(raw: Buffer, catalog: ModelCatalog, servedName: (
   const stream = json.stream === true;
   // Only the model's value changes; every other byte (big integers, 1e400, spacing) stays the client's.
   const body = named.model === given ? raw : withTopLevelString(raw, scan, 'model', named.model);
-  return { ...named, requestedModel, stream, body, json };
+  // Named members, not a spread of `named` (a copy through the clone builtin on every request).
+  return { model: named.model, group: named.group, policy: named.policy, requestedModel, stream, body, json };
 }
 
 export interface ResolvedName {

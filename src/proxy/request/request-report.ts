@@ -46,8 +46,6 @@ export interface RequestReport {
   readonly attempts: AttemptRecord[];
   queueWaitMs: number;
   bytesIn: number;
-  /** Bytes written to the client so far (head and body). */
-  bytesOut: () => number;
   refusal: string | undefined;
   /** The request's span ([tracing]); undefined = tracing off. Ended by `finish`. */
   trace: RequestSpan | undefined;
@@ -67,8 +65,13 @@ export interface ReportDeps {
   readonly modelLabel: (model: string) => string;
 }
 
-export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs: number): RequestReport {
+/**
+ * `socket`: the client's connection. The bytes written to the client are what it wrote from now
+ * until the request is reported (head and body).
+ */
+export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs: number, socket: { readonly bytesWritten: number }): RequestReport {
   let finished = false;
+  const writtenBefore = socket.bytesWritten;
   const report: RequestReport = {
     model: '',
     node: undefined,
@@ -81,7 +84,6 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
     attempts: [],
     queueWaitMs: 0,
     bytesIn: 0,
-    bytesOut: () => 0,
     refusal: undefined,
     trace: undefined,
     prompt: undefined,
@@ -114,7 +116,7 @@ export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs
         attempts: report.attempts,
         queueWaitMs: report.queueWaitMs,
         bytesIn: report.bytesIn,
-        bytesOut: report.bytesOut(),
+        bytesOut: Math.max(0, socket.bytesWritten - writtenBefore),
         refusal: report.refusal,
         firstTokenMs: extra?.firstTokenMs,
         interTokenMs: extra?.interTokenMs,

@@ -12,7 +12,7 @@ import type { Dispatcher } from 'undici';
 import { largestContext } from '#src/routing/index.ts';
 import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { exactBounds, promptBounds, ratioSample, textBytes, type PromptBounds } from './prompt-bounds.ts';
-import { promptText, wantsExactCount } from './prompt-size.ts';
+import { promptText, wantsExactCount, type PromptText } from './prompt-size.ts';
 
 /** The request path's own deps satisfy these as they are: nothing is built per request to size it. */
 export interface SizingDeps {
@@ -26,18 +26,20 @@ export function tokenizerIsMoot(bounds: PromptBounds, answerTokens: number, larg
   return largest > 0 && bounds.lower + answerTokens > largest;
 }
 
-export async function sizePrompt(
-  deps: SizingDeps,
-  ask: {
-    readonly endpoint: string;
-    readonly model: string;
-    readonly json: Readonly<Record<string, unknown>>;
-    readonly maxTokens: number | undefined;
-    readonly nowMs: number;
-    readonly tokenizeTimeoutMs: number;
-  },
-  signal: AbortSignal,
-): Promise<PromptBounds> {
+export interface SizingAsk {
+  readonly endpoint: string;
+  readonly model: string;
+  readonly json: Readonly<Record<string, unknown>>;
+  readonly maxTokens: number | undefined;
+  readonly nowMs: number;
+  readonly tokenizeTimeoutMs: number;
+}
+
+/**
+ * The prompt's bounds: at once (no promise, no turn of the event loop) unless a node's tokenizer
+ * is asked, which only bounds too far apart to decide need.
+ */
+export function sizePrompt(deps: SizingDeps, ask: SizingAsk, signal: AbortSignal): PromptBounds | Promise<PromptBounds> {
   const text = promptText(ask.endpoint, ask.json);
   const nodes = deps.registry.views();
   const bounds = promptBounds(text, fleetRatio(nodes, ask.model, ask.nowMs), textBytes(text));
@@ -45,8 +47,13 @@ export async function sizePrompt(
   if (tokenizerIsMoot(bounds, Math.max(1, ask.maxTokens ?? 1), largestContext(deps.registry.snapshot(), ask.model))) return bounds;
   const tokenizer = pickTokenizerNode(nodes, ask.model);
   if (tokenizer === undefined) return bounds;
-  const count = await countPromptTokens(tokenizer, ask.model, text, { dispatcher: deps.pools.get(tokenizer.spec), timeoutMs: ask.tokenizeTimeoutMs, signal });
-  return count === undefined ? bounds : exactBounds(count, text, bounds);
+  return countedBounds(deps, ask, signal, { tokenizer, text, bounds });
+}
+
+/** The bounds collapsed by `tokenizer`'s count of the prompt (the proven bounds when it gives none). */
+async function countedBounds(deps: SizingDeps, ask: SizingAsk, signal: AbortSignal, c: { readonly tokenizer: NodeView; readonly text: PromptText; readonly bounds: PromptBounds }): Promise<PromptBounds> {
+  const count = await countPromptTokens(c.tokenizer, ask.model, c.text, { dispatcher: deps.pools.get(c.tokenizer.spec), timeoutMs: ask.tokenizeTimeoutMs, signal });
+  return count === undefined ? c.bounds : exactBounds(count, c.text, c.bounds);
 }
 
 /** A node answered 200 and stated its prompt count: the registry learns its bytes per token (pure sample, then one call). */

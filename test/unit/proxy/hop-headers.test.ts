@@ -67,3 +67,17 @@ test('a multipart body keeps its content-type (the boundary is in it); every oth
   assert.equal(head('text/plain'), 'application/json');
   assert.equal(head(undefined), 'application/json');
 });
+
+test('Connection: keep-alive (either spelling) drops keep-alive and itself, and every other header passes, at both edges', () => {
+  for (const connection of ['keep-alive', 'Keep-Alive']) {
+    const up = upstreamRequestHeaders({ client: { connection, 'keep-alive': 'timeout=5', 'user-agent': 'test', 'x-trace': 't' }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined });
+    assert.equal(up.connection, undefined);
+    assert.equal(up['keep-alive'], undefined);
+    assert.equal(up['user-agent'], 'test');
+    assert.equal(up['x-trace'], 't');
+    const down = clientResponseHeaders({ connection, 'keep-alive': 'timeout=5', 'content-type': 'application/json', 'x-trace': 't' });
+    assert.deepEqual(down, { 'content-type': 'application/json', 'x-trace': 't' });
+  }
+  // A list naming more than keep-alive still drops what it names.
+  assert.deepEqual(clientResponseHeaders({ connection: 'keep-alive, x-node-private', 'x-node-private': 'p', 'x-trace': 't' }), { 'x-trace': 't' });
+});

@@ -50,3 +50,19 @@ test('depth: arrays and objects past the limit are flagged, strings do not count
   for (const [text, limit, tooDeep] of table) assert.equal(scanBody(Buffer.from(text), 'model', limit).tooDeep, tooDeep, text);
   assert.equal(scanBody(Buffer.from(`{"p":${nested(200_000)}}`), 'model').tooDeep, true);
 });
+
+test('a key beyond ASCII is found by its UTF-8 bytes, written plainly or escaped', () => {
+  const table: [string, number][] = [
+    ['{"modèle":"a","modele":"b"}', 1],
+    ['{"mod\\u00e8le":"a","x":{"modèle":"inner"}}', 1],
+    ['{"modèl":"a","modèlex":"b"}', 0],
+    ['{"字":1,"字":2}', 2],
+  ];
+  for (const [input, found] of table) {
+    const key = input.includes('字') ? '字' : 'modèle';
+    const scan = scanBody(Buffer.from(input), key);
+    assert.equal(scan.valueSpans.length, found, input);
+    const raw = Buffer.from(input);
+    for (const [start, end] of scan.valueSpans) assert.ok(['"a"', '1', '2'].includes(raw.subarray(start, end).toString('utf8')), input);
+  }
+});
