@@ -1,8 +1,9 @@
 // Issue 26, item 2: a replica that dies holding leases must not keep the node's slots. Replica B
 // (its own process) holds all 4 slots mid-stream when it is killed with SIGKILL; replica A's
-// waiting request gets a slot once B's leases expire: after at least part of lease_ttl (B's leases
-// were still counted: the node freed its connections at once, the store had to forget them) and
-// within lease_ttl plus one fallback poll.
+// waiting request gets a slot once B's leases expire: not before the store's last lease of B ran out
+// (B's leases were still counted: the node freed its connections at once, the store had to forget
+// them; read from the store itself, since B renews every lease_ttl/3 and a loaded machine delays the
+// renewals) and within lease_ttl plus one fallback poll.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
@@ -13,6 +14,8 @@ import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-f
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { waitForHost } from '#test/fixtures/context.ts';
 import { eventually } from '#test/fixtures/http.ts';
+import { Redis } from 'iovalkey';
+import { pairKeys } from '#src/cluster/lua.ts';
 
 const SLOTS = 4;
 const TTL_MS = 2_000;
@@ -23,6 +26,23 @@ let node: SlotCountingNode;
 let redis: RedisServer | undefined;
 let a: GatewayUnderTest | undefined;
 let b: GatewayProcess | undefined;
+
+/** How long until the last lease of the pair runs out, by the store's clock (≤ 0: none is left). */
+const LAST_LEASE_LEFT = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] == nil then return 0 end
+return tonumber(last[2]) - now`;
+
+async function lastLeaseLeftMs(url: string): Promise<number> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, commandTimeout: 5_000 });
+  try {
+    await client.connect();
+    return Number(await client.eval(LAST_LEASE_LEFT, 1, pairKeys(PREFIX, 'n', 'm').leases));
+  } finally {
+    client.disconnect();
+  }
+}
 
 before(async () => {
   node = await startSlotCountingNode({ slots: SLOTS, holdMs: 5 });
@@ -56,13 +76,17 @@ test('SIGKILL a replica holding every slot: the slots come back within lease_ttl
   assert.equal(node.seen.running, SLOTS);
   b.process.child.kill('SIGKILL');
   const killedAt = performance.now();
+  // The store's clock is read during the call: b's last lease ends no sooner than this after the kill.
+  const leftAtKill = (performance.now() - killedAt) + (await lastLeaseLeftMs(redis?.url ?? ''));
+  assert.ok(leftAtKill > 0, `b's leases were still in the store when it was killed (${Math.round(leftAtKill)} ms left)`);
   // The node sees b's connections close at once; the store still counts b's leases.
   await eventually(() => node.seen.order.includes('a0'), 20_000, 'a0 reaches the node');
   const tookMs = performance.now() - killedAt;
-  t.diagnostic(`a0 reached the node ${Math.round(tookMs)} ms after the kill (lease_ttl ${TTL_MS} ms); b held the slots after ${Math.round(killedAt - startedAt)} ms`);
+  t.diagnostic(`a0 reached the node ${Math.round(tookMs)} ms after the kill (b's last lease had ${Math.round(leftAtKill)} ms left, lease_ttl ${TTL_MS} ms); b held the slots after ${Math.round(killedAt - startedAt)} ms`);
   node.resume();
   assert.equal((await waiting).status, 200);
   await Promise.all(held);
-  assert.ok(tookMs >= TTL_MS / 2, `b's leases were still counted for a while after the kill (${Math.round(tookMs)} ms)`);
+  // 5 ms: the store's clock is read in whole milliseconds.
+  assert.ok(tookMs >= leftAtKill - 5, `b's leases were still counted until they ran out in the store (${Math.round(tookMs)} ms, ${Math.round(leftAtKill)} ms left at the kill)`);
   assert.ok(tookMs <= TTL_MS + 2_000, `the slots came back within lease_ttl (${TTL_MS} ms) and one poll (took ${Math.round(tookMs)} ms)`);
 });
