@@ -145,9 +145,12 @@ test('through the gateway: a batch flood of 300 delays the interactive and the s
   const bulkP50 = percentile(classes.queueWait.bulk ?? [], 50);
   const chatP95 = percentile(classes.queueWait.chat ?? [], 95);
   const appP95 = percentile(classes.queueWait.app ?? [], 95);
-  // The flood's own median wait is seconds (150 service times); the others wait a few service times.
+  // The flood's own median wait is seconds (150 service times); the interactive tenant waits a few
+  // service times. The standard tenant's 20 requests arrive together and take turns with the flood,
+  // so its p95 is its own queue (~20–30 service times): 5× below the flood's median, not 10× (one
+  // run at load 15 had it 8.5× below). Behind one FIFO it would wait as long as the flood.
   assert.ok(chatP95 * 10 < bulkP50, `interactive p95 ${ms(chatP95)} is far below the flood's median wait ${ms(bulkP50)}\n${shown}`);
-  assert.ok(appP95 * 10 < bulkP50, `standard p95 ${ms(appP95)} is far below the flood's median wait ${ms(bulkP50)}\n${shown}`);
+  assert.ok(appP95 * 5 < bulkP50, `standard p95 ${ms(appP95)} is far below the flood's median wait ${ms(bulkP50)}\n${shown}`);
   // With one FIFO queue the same requests waited behind the flood: an order of magnitude longer.
   const fifoChatP50 = percentile(fifo.latency.chat, 50);
   assert.ok(percentile(classes.latency.chat, 50) * 5 < fifoChatP50, `interactive answers far sooner than behind a FIFO (${ms(fifoChatP50)})\n${shown}\n${baseline}`);
