@@ -75,7 +75,12 @@ test('the Requests view lists, filters and opens requests; the actions answer in
   assert.equal(await page.locator('#requests tr.request').getAttribute('data-request-id'), 'qwen-1');
   await page.locator('#requests-filters select[name="model"]').selectOption('');
   await page.locator('#requests-filters select[name="node"]').selectOption('vllm-a');
-  await eventually(async () => (await page.locator('#requests tr.request').count()) >= 1, PAGE_TIMEOUT_MS, 'the requests vllm-a failed');
+  // The unfiltered list is still shown until the filtered one arrives: wait for the filtered rows themselves.
+  const listedIds = (): Promise<string[]> => page.evaluate<string[]>(`[...document.querySelectorAll('#requests tr.request')].map((e) => e.getAttribute('data-request-id'))`);
+  await eventually(async () => {
+    const ids = await listedIds();
+    return ids.length >= 1 && ids.every((id) => id.startsWith('llama-'));
+  }, PAGE_TIMEOUT_MS, 'the requests vllm-a failed, and only those');
   const failedOver = await page.locator('#requests tr.request').first().getAttribute('data-request-id');
   assert.match(String(failedOver), /^llama-/);
   await page.locator('#requests-filters select[name="node"]').selectOption('');
