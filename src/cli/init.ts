@@ -5,7 +5,7 @@
 
 import { writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { Agent } from 'undici';
+import { Agent } from '#src/core/undici-parts.ts';
 import { formatProblems, loadConfig } from '#src/config/index.ts';
 import { visibleText } from '#src/core/visible-text.js';
 import { commentSafe, describeModel, renderInitConfig } from './init-config.ts';

@@ -2,7 +2,7 @@
 // the config's desired state, with their own HTTP agent; rounds follow the node loops' rounds.
 
 import type { Logger } from 'pino';
-import { Agent } from 'undici';
+import { Agent } from '#src/core/undici-parts.ts';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { DesiredModelState, GatewayConfig } from '#src/config/index.ts';

@@ -9,7 +9,8 @@
 // a load scrape may wait behind its node's listing round, which the discovery timeout bounds (each
 // request also keeps its own deadline, counted from when it was asked).
 
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent } from '#src/core/undici-parts.ts';
 
 /** How long an idle polling connection is kept: longer than any poll interval worth keeping one for. */
 export const POLL_KEEP_ALIVE_MS = 10_000;

@@ -7,7 +7,8 @@
 
 import type { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
-import { Pool, errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool, errors } from '#src/core/undici-parts.ts';
 import type { Clock, Timer } from '#src/core/clock.ts';
 
 export interface ConnectionGate {

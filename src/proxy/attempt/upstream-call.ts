@@ -7,7 +7,8 @@
 // signal from the dispatch options), waiting for its socket, or mid-answer.
 
 import type { Buffer } from 'node:buffer';
-import { errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { errors } from '#src/core/undici-parts.ts';
 import type { AbortSource } from './abort-source.ts';
 import { BodyFeed } from './body-feed.ts';
 import { QUEUED_ABORT, type QueuedAbortHook } from './queued-abort.ts';
