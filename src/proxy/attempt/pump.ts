@@ -1,8 +1,9 @@
 // Copies a streamed upstream body to the client chunk by chunk, with backpressure both ways: the
-// body's chunks are written to the response as the node's socket yields them, and a full response
-// buffer pauses the node's socket until the client drains it.
+// body's chunks are written to the response as the node's socket yields them (those of one socket
+// read as one write, at the end of the tick), and a full response buffer pauses the node's socket
+// until the client drains it.
 
-import type { Buffer } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import { describeError } from './attempt-result.ts';
@@ -38,6 +39,9 @@ class Pump implements BodySink {
   readonly #resolve: (result: PumpResult) => void;
   readonly #onDrain: () => void;
   readonly #onResClose: () => void;
+  readonly #onTickEnd: () => void;
+  /** This tick's chunks, written as one at its end (not `res.cork()`: its write ignores the socket's backlog). */
+  #pending: Buffer[] | undefined;
   #firstByteAt: number | undefined;
   readonly #timing = new StreamTiming();
   readonly #now: () => number;
@@ -54,6 +58,9 @@ class Pump implements BodySink {
     this.#now = () => clock.monotonicMs();
     this.#onDrain = () => body.resume();
     this.#onResClose = () => this.#clientClosed();
+    this.#onTickEnd = () => {
+      if (!this.#writePending()) body.pause();
+    };
     res.on('close', this.#onResClose);
     res.on('drain', this.#onDrain);
   }
@@ -62,11 +69,19 @@ class Pump implements BodySink {
     if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
     const out = this.#reader.pass(chunk);
     this.#timing.passed(this.#reader.seenTokens(), this.#now);
-    if (out.length > 0 && !this.#res.write(out)) this.#body.pause();
+    if (out.length === 0) return;
+    // One socket read brings many events: written one by one, each is its own HTTP chunk (four
+    // `_send`s); gathered, they are one chunk and one write.
+    if (this.#pending !== undefined) this.#pending.push(out);
+    else {
+      this.#pending = [out];
+      process.nextTick(this.#onTickEnd);
+    }
   }
 
   onEnd(): void {
     if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
+    this.#writePending();
     const rest = this.#reader.flush();
     if (rest.length > 0) this.#res.end(rest);
     else this.#res.end();
@@ -84,9 +99,19 @@ class Pump implements BodySink {
     this.#finish(false, 'client closed the connection', true);
   }
 
+  /** Writes what this tick gathered; false when the response's buffer is full. */
+  #writePending(): boolean {
+    const pending = this.#pending;
+    if (pending === undefined) return true;
+    this.#pending = undefined;
+    return this.#res.write(pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending));
+  }
+
   #finish(ok: boolean, error: string, clientGone: boolean): void {
     if (this.#settled) return;
     this.#settled = true;
+    // The caller ends or destroys the response next: what was gathered goes before.
+    this.#writePending();
     this.#res.off('close', this.#onResClose);
     this.#res.off('drain', this.#onDrain);
     this.#resolve({ ok, error, clientGone, firstByteAt: this.#firstByteAt, timing: this.#timing });
