@@ -6,11 +6,8 @@
 // them. Checked by what a spawned CLI loads (an import trace), not by a timing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { gatewayToml, startCli, writeTempFile } from '#test/fixtures/processes.ts';
-import { IMPORT_TRACE_HOOK as HOOK, loadedBy } from '#test/fixtures/loaded-modules.ts';
+import { gatewayToml, writeTempFile } from '#test/fixtures/processes.ts';
+import { loadedBy, loadedByServe } from '#test/fixtures/loaded-modules.ts';
 
 const heavy = (urls: readonly string[]): string[] =>
   urls.filter((u) => /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|undici|prom-client|pino)\//.test(u) || /\/src\/(mesh|gateway|proxy)\//.test(u));
@@ -49,24 +46,13 @@ test('status (the gateway unreachable) loads neither the gateway nor libp2p', as
 });
 
 test('serve without [mesh] loads neither libp2p nor the mesh service, nor the pretty printer or the multipart parser', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'switchyard-import-trace-'));
-  const trace = join(dir, 'loaded.txt');
-  const file = await writeTempFile('switchyard.toml', gatewayToml([{ name: 'a', url: 'http://127.0.0.1:1', kind: 'vllm' }]));
-  const proc = startCli(['serve', '--config', file.path], { NODE_OPTIONS: `--import=${HOOK}`, SWITCHYARD_TEST_IMPORT_TRACE: trace });
-  try {
-    await proc.waitForLine((l) => l.includes('"gateway listening"'), 120_000);
-    const urls = (await readFile(trace, 'utf8')).split('\n').filter((u) => u !== '');
-    assert.ok(urls.some((u) => u.endsWith('/src/gateway/parts.ts')), 'the gateway loaded');
-    const federation = urls.filter(
-      (u) =>
-        /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|multiformats|pino-pretty|@fastify\/busboy)\//.test(u) ||
-        /\/src\/mesh\/(mesh-service|site-key-file|site-codec|gossip\/)/.test(u),
-    );
-    assert.deepEqual(federation, [], 'what a gateway without [mesh] does not use is not loaded');
-    assert.equal(await proc.stop(), 0);
-  } finally {
-    await proc.stop();
-    await file.cleanup();
-    await rm(dir, { recursive: true, force: true });
-  }
+  const { urls, code } = await loadedByServe();
+  assert.equal(code, 0);
+  assert.ok(urls.some((u) => u.endsWith('/src/gateway/parts.ts')), 'the gateway loaded');
+  const federation = urls.filter(
+    (u) =>
+      /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|multiformats|pino-pretty|@fastify\/busboy)\//.test(u) ||
+      /\/src\/mesh\/(mesh-service|site-key-file|site-codec|gossip\/)/.test(u),
+  );
+  assert.deepEqual(federation, [], 'what a gateway without [mesh] does not use is not loaded');
 });

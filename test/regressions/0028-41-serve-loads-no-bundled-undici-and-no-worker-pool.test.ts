@@ -7,29 +7,13 @@
 // `workers > 1`. Checked by what a spawned gateway loads (an import trace), not by its RSS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startCli, writeTempFile } from '#test/fixtures/processes.ts';
-import { IMPORT_TRACE_HOOK as HOOK } from '#test/fixtures/loaded-modules.ts';
+import { loadedByServe } from '#test/fixtures/loaded-modules.ts';
 
 test('serve with workers = 1 and no [mesh] loads neither Node’s bundled undici nor the worker pool', { timeout: 150_000 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'switchyard-import-trace-'));
-  const trace = join(dir, 'loaded.txt');
-  const file = await writeTempFile('switchyard.toml', gatewayToml([{ name: 'a', url: 'http://127.0.0.1:1', kind: 'vllm' }]));
-  const proc = startCli(['serve', '--config', file.path], { NODE_OPTIONS: `--import=${HOOK}`, SWITCHYARD_TEST_IMPORT_TRACE: trace });
-  try {
-    await proc.waitForLine((l) => l.includes('"gateway listening"'), 120_000);
-    assert.equal(await proc.stop(), 0);
-    const lines = (await readFile(trace, 'utf8')).split('\n').filter((l) => l !== '');
-    assert.ok(lines.includes('builtin:http'), `the trace lists Node's internal modules: ${lines.filter((l) => l.startsWith('builtin:')).length}`);
-    assert.ok(lines.some((l) => l.endsWith('/src/gateway/parts.ts')), 'the gateway loaded');
-    const unused = lines.filter((l) => l === 'builtin:internal/deps/undici/undici' || /\/src\/workers\/(request-workers|worker-link|worker-main)\.ts$/.test(l));
-    assert.deepEqual(unused, [], 'what a one-thread gateway without [mesh] does not use is not loaded');
-  } finally {
-    await proc.stop();
-    await file.cleanup();
-    await rm(dir, { recursive: true, force: true });
-  }
+  const { urls: lines, code } = await loadedByServe();
+  assert.equal(code, 0);
+  assert.ok(lines.includes('builtin:http'), `the trace lists Node's internal modules: ${lines.filter((l) => l.startsWith('builtin:')).length}`);
+  assert.ok(lines.some((l) => l.endsWith('/src/gateway/parts.ts')), 'the gateway loaded');
+  const unused = lines.filter((l) => l === 'builtin:internal/deps/undici/undici' || /\/src\/workers\/(request-workers|worker-link|worker-main)\.ts$/.test(l));
+  assert.deepEqual(unused, [], 'what a one-thread gateway without [mesh] does not use is not loaded');
 });

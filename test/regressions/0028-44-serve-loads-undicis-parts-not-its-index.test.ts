@@ -6,27 +6,12 @@
 // trace, not its RSS).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startCli, writeTempFile } from '#test/fixtures/processes.ts';
-import { IMPORT_TRACE_HOOK as HOOK } from '#test/fixtures/loaded-modules.ts';
+import { loadedByServe } from '#test/fixtures/loaded-modules.ts';
 
 test('serve loads undici’s Pool, Agent and errors, not undici’s index', { timeout: 150_000 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'switchyard-import-trace-'));
-  const trace = join(dir, 'loaded.txt');
-  const file = await writeTempFile('switchyard.toml', gatewayToml([{ name: 'a', url: 'http://127.0.0.1:1', kind: 'vllm' }]));
-  const proc = startCli(['serve', '--config', file.path], { NODE_OPTIONS: `--import=${HOOK}`, SWITCHYARD_TEST_IMPORT_TRACE: trace });
-  try {
-    await proc.waitForLine((l) => l.includes('"gateway listening"'), 120_000);
-    assert.equal(await proc.stop(), 0);
-    const undici = (await readFile(trace, 'utf8')).split('\n').filter((l) => l.includes('/node_modules/undici/'));
-    assert.ok(undici.some((l) => l.endsWith('/undici/lib/dispatcher/pool.js')), 'the gateway loaded undici’s Pool');
-    assert.deepEqual(undici.filter((l) => l.endsWith('/undici/index.js')), [], 'undici’s index is not loaded');
-  } finally {
-    await proc.stop();
-    await file.cleanup();
-    await rm(dir, { recursive: true, force: true });
-  }
+  const { urls, code } = await loadedByServe();
+  assert.equal(code, 0);
+  const undici = urls.filter((l) => l.includes('/node_modules/undici/'));
+  assert.ok(undici.some((l) => l.endsWith('/undici/lib/dispatcher/pool.js')), 'the gateway loaded undici’s Pool');
+  assert.deepEqual(undici.filter((l) => l.endsWith('/undici/index.js')), [], 'undici’s index is not loaded');
 });

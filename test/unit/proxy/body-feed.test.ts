@@ -4,30 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
-import { BodyFeed, type BodySink } from '#src/proxy/attempt/body-feed.ts';
-
-/** A producer whose controls are recorded; the test pushes as undici would. */
-class TestFeed extends BodyFeed {
-  readonly controls: string[] = [];
-  override pause(): void {
-    this.controls.push('pause');
-  }
-  override resume(): void {
-    this.controls.push('resume');
-  }
-  override destroy(reason: Error): void {
-    this.controls.push(`destroy: ${reason.message}`);
-  }
-  chunk(text: string | Buffer): void {
-    this.pushChunk(typeof text === 'string' ? Buffer.from(text) : text);
-  }
-  end(): void {
-    this.pushEnd();
-  }
-  fail(message: string): void {
-    this.pushError(new Error(message));
-  }
-}
+import type { BodyFeed, BodySink } from '#src/proxy/attempt/body-feed.ts';
+import { TestFeed } from '#test/fixtures/test-feed.ts';
 
 /** Records what it is told; `stopAfter` detaches it after that many chunks, as a held read does. */
 function recorder(feed: BodyFeed, stopAfter = Infinity): BodySink & { readonly seen: string[] } {

@@ -8,32 +8,9 @@ import { Buffer } from 'node:buffer';
 import { createServer, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { systemClock } from '#src/core/clock.ts';
-import { BodyFeed } from '#src/proxy/attempt/body-feed.ts';
 import { pump, type PumpResult } from '#src/proxy/attempt/pump.ts';
 import { UsageWatch } from '#src/proxy/attempt/usage-watch.ts';
-
-/** A producer whose controls are recorded; the test pushes as undici would. */
-class TestFeed extends BodyFeed {
-  readonly controls: string[] = [];
-  override pause(): void {
-    this.controls.push('pause');
-  }
-  override resume(): void {
-    this.controls.push('resume');
-  }
-  override destroy(reason: Error): void {
-    this.controls.push(`destroy: ${reason.message}`);
-  }
-  chunk(bytes: Buffer): void {
-    this.pushChunk(bytes);
-  }
-  end(): void {
-    this.pushEnd();
-  }
-  fail(message: string): void {
-    this.pushError(new Error(message));
-  }
-}
+import { TestFeed } from '#test/fixtures/test-feed.ts';
 
 /** The response body as the client read it: the chunk frames' data joined, their count, and whether the last chunk came. */
 interface Framed {
