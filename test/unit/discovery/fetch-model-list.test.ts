@@ -157,12 +157,12 @@ test('times out a node that stalls in the middle of its body', async (t) => {
   assert.equal(result.ok ? undefined : result.reason, 'timeout');
 });
 
-test('times out on the system clock by default, within the bound', async (t) => {
+test('times out on the system clock by default', async (t) => {
+  // No clock is passed: the system clock's timer must end the read (a clock that never advances
+  // would leave it pending until the file's bound). Judged by the reason, not by a stopwatch.
   const node = await startNode(t, () => {});
-  const startedMs = performance.now();
   const result = await fetchModelList(nodeAt(node.url), { ...OPTIONS, timeoutMs: 100, dispatcher: agentFor(t) });
   assert.equal(result.ok ? undefined : result.reason, 'timeout');
-  assert.ok(performance.now() - startedMs < 1_500, 'the timeout fired far too late');
 });
 
 test('reports a refused connection as an error', async (t) => {
