@@ -64,7 +64,8 @@ test('/admin/events needs the admin token when one is set, streams a snapshot, a
     // A stop must not wait out the drain for a stream that never ends by itself.
     const started = Date.now();
     await gw.close();
-    assert.ok(Date.now() - started < 5_000, `the stop took ${Date.now() - started} ms`);
+    // drain_timeout is 30 s: a stop far shorter than it did not wait the drain out (generous for a busy machine).
+    assert.ok(Date.now() - started < 20_000, `the stop took ${Date.now() - started} ms`);
     for (;;) if ((await reader.read()).done) break;
   } finally {
     await gw.close();

@@ -122,7 +122,7 @@ test('store unreachable: the replica\'s own view, with scope "replica", never an
     assert.equal(report.store, 'unreachable');
     assert.equal(typeof report.storeReason, 'string');
     assert.equal(of(report, 'open')?.today.requests, 4, 'the replica\'s own counts (3 + 1)');
-    assert.ok(performance.now() - started < 10_000, 'answered within the store call bound');
+    assert.ok(performance.now() - started < 60_000, 'answered within the store call bound, not held by the paused store');
   } finally {
     replicas?.redis.resume();
   }
