@@ -17,8 +17,11 @@ import { eventually } from '#test/fixtures/http.ts';
 import { HEARTBEAT_MS, meshConfig, settle } from '#test/unit/mesh/mesh-harness.ts';
 
 const TTL_MS = 1_500;
-/** Scheduling slack on a busy machine, on top of lease_ttl. */
-const SLACK_MS = 750;
+/**
+ * A bound, not a measure: how long a takeover may take on a very busy machine. What "within
+ * lease_ttl" means is judged by counting the taker's asks, which a slow machine only spaces out.
+ */
+const WAIT_MS = 60_000;
 
 let redis: RedisServer;
 const stores: RedisStore[] = [];
@@ -44,6 +47,21 @@ async function store(replica: string): Promise<RedisStore> {
   stores.push(s);
   await s.connect();
   return s;
+}
+
+/** A store that counts the asks for the lease (holdLease calls). */
+function counting(inner: LeaderStore): { store: LeaderStore; asks(): number } {
+  let asks = 0;
+  return {
+    store: {
+      holdLease: (k, h, ttl) => {
+        asks += 1;
+        return inner.holdLease(k, h, ttl);
+      },
+      dropLease: (k, h) => inner.dropLease(k, h),
+    },
+    asks: () => asks,
+  };
 }
 
 /** A store that can be made to die: from `kill` on, no call ever answers (a SIGKILLed replica renews nothing). */
@@ -105,7 +123,8 @@ async function heartbeats(count: number): Promise<void> {
 test('one replica publishes; the other takes over within lease_ttl when it dies, and at once when it stops', async () => {
   const first = mortal(await store('r1'));
   const a = await replica('r1', first.store);
-  const b = await replica('r2', await store('r2'));
+  const bStore = counting(await store('r2'));
+  const b = await replica('r2', bStore.store);
   assert.equal(a.leading(), true, 'the first replica holds the lease');
   assert.equal(b.leading(), false);
   await heartbeats(3);
@@ -113,13 +132,16 @@ test('one replica publishes; the other takes over within lease_ttl when it dies,
   assert.equal(a.published[0]?.kind, 'full');
   assert.equal(b.published.length, 0, 'the other replica publishes nothing');
 
-  const killedAt = Date.now();
   first.kill();
+  const asksAtKill = bStore.asks();
   // A dead replica is not stopped (its calls would never answer).
   leases.splice(leases.indexOf(a.lease), 1);
-  await eventually(() => b.leading(), TTL_MS + SLACK_MS, 'the second replica holds the lease within lease_ttl');
-  const tookMs = Date.now() - killedAt;
-  assert.ok(tookMs <= TTL_MS + SLACK_MS, `taken over in ${tookMs} ms (lease_ttl ${TTL_MS} ms)`);
+  await eventually(() => b.leading(), WAIT_MS, 'the second replica holds the lease');
+  // The dead holder's key lives two thirds of lease_ttl past its last renewal and b asks every
+  // third: b holds it by its third ask after the kill (one more for an ask already in flight). A
+  // busy machine spaces the asks out and so needs fewer, never more.
+  const asks = bStore.asks() - asksAtKill;
+  assert.ok(asks >= 1 && asks <= 4, `taken over at b's ask ${asks} after the kill (lease_ttl ${TTL_MS} ms, an ask every third)`);
   await settle();
   assert.equal(b.published[0]?.kind, 'full', 'the new publisher sends its record in full at once');
   await heartbeats(2);
@@ -127,10 +149,13 @@ test('one replica publishes; the other takes over within lease_ttl when it dies,
 
   const c = await replica('r3', await store('r3'));
   assert.equal(c.leading(), false, 'a third replica waits while the second holds the lease');
-  const stoppedAt = Date.now();
   await b.lease.stop();
-  await eventually(() => c.leading(), TTL_MS, 'a replica that stops gives the lease up');
-  assert.ok(Date.now() - stoppedAt <= TTL_MS, 'the next takes it at its next ask (a third of lease_ttl)');
+  // Given up at once: right after the stop the key is free (a probe can hold it, then lets go),
+  // where an expiry would leave it held for up to two thirds of lease_ttl.
+  const probe = await store('probe');
+  assert.equal(await probe.holdLease('mesh', 'probe', 60_000), true, 'a replica that stops gives the lease up');
+  await probe.dropLease('mesh', 'probe');
+  await eventually(() => c.leading(), WAIT_MS, 'the next replica takes the lease at its next ask');
   const before = b.published.length;
   await heartbeats(2);
   assert.equal(b.published.length, before, 'the stopped holder publishes no more');
