@@ -151,8 +151,8 @@ test('a model no sleeping node ever served wakes nothing and gets its answer at 
   const before = udp.packets.length;
   const started = Date.now();
   const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'other-g2-model', messages: [{ role: 'user', content: 'x' }] });
-  // known's wake window is the default 120 s: a generous bound still shows nothing waited for it.
-  assert.ok(Date.now() - started < 10_000, 'answered without waiting for a wake');
+  // known's wake window is the default 120 s: a generous bound (half of it) still shows nothing waited for it.
+  assert.ok(Date.now() - started < 60_000, 'answered without waiting for a wake');
   assert.equal(res.status, 503, res.text);
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(udp.packets.length, before, 'no magic packet');

@@ -21,12 +21,18 @@ keys = ["sk-one-w"]
 max_concurrent = 1
 `;
 
+/**
+ * Long, so that a count that leaked (held until lease_ttl) and a busy machine's slow settle (one
+ * round trip worker → owner → Lua) are told apart by a wide margin, not by a stopwatch's 1.5 s.
+ */
+const LEASE_TTL_S = 60;
+
 let node: SlotCountingNode;
 let replicas: Replicas | undefined;
 
 before(async () => {
   node = await startSlotCountingNode({ slots: 64, holdMs: 5 });
-  replicas = await startReplicas({ count: 2, workers: 2, nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }], extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}` });
+  replicas = await startReplicas({ count: 2, workers: 2, nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }], leaseTtl: `${LEASE_TTL_S}s`, extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}` });
   for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
 });
 after(async () => {
@@ -49,11 +55,11 @@ test('a worker\'s admitted request leaves the shared in-flight count when it end
   const gws = replicas?.gateways ?? [];
   // The settle reaches the store one round trip after the answer ended (worker → owner → Lua), so a
   // request sent at once may still meet the count: it is asked again for up to half of lease_ttl
-  // (3 s). A count that leaked would hold until lease_ttl, and fail this.
+  // (30 s, a bound for a busy machine). A count that leaked would hold until lease_ttl, and fail this.
   for (let i = 0; i < 4; i += 1) {
     const started = Date.now();
     let answer = await post(gws[i % gws.length]?.url ?? '', 'sk-one-w', `o${i}`);
-    while (answer.status === 429 && Date.now() - started < 1_500) answer = await post(gws[i % gws.length]?.url ?? '', 'sk-one-w', `o${i}`);
+    while (answer.status === 429 && Date.now() - started < (LEASE_TTL_S * 1_000) / 2) answer = await post(gws[i % gws.length]?.url ?? '', 'sk-one-w', `o${i}`);
     assert.equal(answer.status, 200, `request ${i} after the one before ended`);
   }
 });
