@@ -43,8 +43,9 @@ function oneLine(text: string): string {
   return flat.length > REASON_CHARS ? `${flat.slice(0, REASON_CHARS)}…` : flat;
 }
 
+/** Defence in depth (no message met carries it): a password of a few characters is no secret, and scrubbing it would mangle the text. */
 function scrub(text: string, password: string | undefined): string {
-  return password === undefined || password === '' ? text : text.split(password).join('***');
+  return password === undefined || password.length < 4 ? text : text.split(password).join('***');
 }
 
 /** The cause a connection error or close gives (a node system error's own message names the address and code). */
