@@ -9,6 +9,7 @@ import type { Clock, Timer } from '#src/core/clock.ts';
 import { fallbackPollMs, fallbackShare, renewEveryMs, type ClusterMode, type ClusterStatus } from './fallback-share.ts';
 import { HeldLeases, pairKey } from './held-leases.ts';
 import type { ClusterStore, Pair } from './store-port.ts';
+import { liveReplicasAnswer } from './store-answers.ts';
 
 export interface ClusterGateOptions {
   readonly store: ClusterStore;
@@ -81,7 +82,7 @@ export class ClusterGate {
     await this.#tick();
     if (this.#mode === 'fallback') {
       this.#losses += 1;
-      this.#o.logger.warn({ replica: this.#o.replica, reason: this.#reason }, 'cluster store not reachable at start: this replica counts itself alone until it answers');
+      this.#o.logger.warn({ replica: this.#o.replica, reason: this.#reason }, 'cluster store lost at start (unreachable, or its answers are not usable): this replica counts itself alone until it answers');
       this.#tell('fallback');
     }
   }
@@ -219,7 +220,8 @@ export class ClusterGate {
     if (this.#stopped) return;
     this.#rejoining = this.#mode === 'fallback';
     try {
-      this.#live = Math.max(1, await this.#o.store.renew(this.#held.snapshot()));
+      // A count that is not one (any store port's) is a lost store: the last good count stays, the share is never NaN.
+      this.#live = liveReplicasAnswer(await this.#o.store.renew(this.#held.snapshot()), 'renew');
       if (this.#mode === 'fallback') this.#rejoined();
     } catch (error) {
       this.#lost(error);

@@ -1,9 +1,17 @@
 // Pure: what a replica may use of a node's slots while it cannot reach the store, and how the
 // gate's mode reads for /health, /admin/runtime and metrics.
 
-/** A replica's share of `slots` among `liveReplicas` (the last count the store gave): at least 1. */
+/**
+ * A replica's share of `slots` among `liveReplicas` (the last count the store gave): slots / live,
+ * rounded down, at least 1 where the node has any slot. Defined for every input, never NaN: no
+ * slot (≤ 0) → 0; slots not a number (or infinite) → 1; a live count that is not a number ≥ 1
+ * counts as 1 (this replica alone, as at a start without the store).
+ */
 export function fallbackShare(slots: number, liveReplicas: number): number {
-  return Math.max(1, Math.floor(slots / Math.max(1, liveReplicas)));
+  if (slots <= 0) return 0;
+  if (!Number.isFinite(slots)) return 1;
+  const live = Number.isFinite(liveReplicas) && liveReplicas >= 1 ? Math.floor(liveReplicas) : 1;
+  return Math.max(1, Math.floor(slots / live));
 }
 
 /** How long a waiter sleeps without an announcement before it asks the store again. */

@@ -29,9 +29,9 @@ export function decideAt(ask: TenantAsk, limits: TenantLimits, counters: TenantC
   return { kind: 'limited', refusal };
 }
 
-/** A replica's share of each limit while it counts alone among `liveReplicas` (at least 1 of each). */
+/** A replica's share of each limit while it counts alone among `liveReplicas` (at least 1 of each; a count that is not a number ≥ 1 counts as 1). */
 export function limitsShare(limits: TenantLimits, liveReplicas: number): TenantLimits {
-  const live = Math.max(1, Math.floor(liveReplicas));
+  const live = Number.isFinite(liveReplicas) && liveReplicas >= 1 ? Math.floor(liveReplicas) : 1;
   if (live === 1) return limits;
   const share = (limit: number | undefined): number | undefined => (limit === undefined ? undefined : Math.max(1, Math.floor(limit / live)));
   return { maxConcurrent: share(limits.maxConcurrent), requestsPerMinute: share(limits.requestsPerMinute), tokensPerMinute: share(limits.tokensPerMinute), tokensPerDay: share(limits.tokensPerDay) };

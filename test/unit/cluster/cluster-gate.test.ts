@@ -191,3 +191,42 @@ test('onRejoin: a replica that started while the store was down is told when it 
   assert.equal(rejoins, 1, 'what it admitted alone meanwhile is to be added');
   gate.stop();
 });
+
+test('a live count that is not one (a store port answering NaN or a string) is a lost store: the last good count stays, the share admits', async () => {
+  for (const nonsense of [Number.NaN, 'abc' as unknown as number, 0, -1, 1.5]) {
+    const { store, gate, clock, warnings } = setup();
+    store.live = 2;
+    await gate.start();
+    assert.equal(gate.status().liveReplicas, 2);
+    store.live = nonsense;
+    for (let i = 0; i < 10 && gate.shared(); i += 1) {
+      clock.advance(1_000);
+      await flush();
+    }
+    const status = gate.status();
+    assert.equal(status.mode, 'fallback', `${String(nonsense)}: taken as lost`);
+    assert.equal(status.liveReplicas, 2, 'the last good count stays');
+    assert.match(status.reason ?? '', /^store answered .* to renew: expected an integer count of live replicas/);
+    assert.equal(warnings.filter((w) => w.startsWith('cluster store lost')).length, 1, 'logged once, as a lost store');
+    // The store now fails every call: the share of 4 slots between 2 replicas is 2, granted locally.
+    store.down = true;
+    const never = new AbortController().signal;
+    const granted = await Promise.all([1, 2].map(() => gate.acquire(PAIR, 4, clock.monotonicMs() + 10_000, never)));
+    assert.deepEqual(granted.map((g) => g.kind), ['granted', 'granted'], String(nonsense));
+    gate.stop();
+  }
+});
+
+test('a store that answers nonsense from its start: fallback with the reason, this replica alone (its share every slot)', async () => {
+  const { store, gate, clock, warnings } = setup();
+  store.live = Number.NaN;
+  await gate.start();
+  assert.equal(gate.shared(), false);
+  assert.equal(gate.status().liveReplicas, 1);
+  assert.match(gate.status().reason ?? '', /^store answered NaN to renew/);
+  assert.equal(warnings.filter((w) => w.startsWith('cluster store lost at start')).length, 1);
+  const never = new AbortController().signal;
+  const all = await Promise.all([1, 2, 3].map(() => gate.acquire(PAIR, 3, clock.monotonicMs() + 10_000, never)));
+  assert.deepEqual(all.map((g) => g.kind), ['granted', 'granted', 'granted']);
+  gate.stop();
+});

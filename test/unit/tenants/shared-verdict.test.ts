@@ -14,6 +14,10 @@ test('limitsShare: limit / live replicas, at least 1, undefined stays undefined'
     [{ maxConcurrent: 9, requestsPerMinute: 10, tokensPerMinute: 1000, tokensPerDay: 100_000 }, 2, { maxConcurrent: 4, requestsPerMinute: 5, tokensPerMinute: 500, tokensPerDay: 50_000 }],
     [{ ...NONE, tokensPerDay: 7 }, 1, { ...NONE, tokensPerDay: 7 }],
     [{ ...NONE, tokensPerDay: 7 }, 0, { ...NONE, tokensPerDay: 7 }],
+    // A live count that is not one (a store's nonsense reaching it) counts as 1: never a NaN limit, which admits everything.
+    [{ ...NONE, tokensPerDay: 7 }, Number.NaN, { ...NONE, tokensPerDay: 7 }],
+    [{ ...NONE, requestsPerMinute: 6 }, Number.POSITIVE_INFINITY, { ...NONE, requestsPerMinute: 6 }],
+    [{ ...NONE, requestsPerMinute: 6 }, -3, { ...NONE, requestsPerMinute: 6 }],
   ];
   for (const [limits, live, expected] of cases) assert.deepEqual(limitsShare(limits, live), expected, `${JSON.stringify(limits)} / ${live}`);
 });
