@@ -65,6 +65,8 @@ function endOfString(raw: Uint8Array, start: number): number {
   return raw.length + 1;
 }
 
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
 /** How a top-level key token compares with the wanted key. */
 const OTHER = 0;
 const EXACT = 1;
@@ -151,7 +153,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
   const wanted = encodedKey(key);
   const valueSpans: (readonly [number, number])[] = [];
   const keyStarts: number[] = [];
-  const variantKeys: string[] = [];
+  let variantKeys: string[] | undefined; // built only for a body that has one
   let depth = 0;
   let afterOpenBrace = -1;
   let topIsObject = false;
@@ -178,12 +180,12 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
         const match = keyMatch(raw, i, end, wanted, key);
         awaitingValue = match === EXACT;
         if (awaitingValue) keyStarts.push(i);
-        else if (match === VARIANT) variantKeys.push(keyText(raw, i, end));
+        else if (match === VARIANT) (variantKeys ??= []).push(keyText(raw, i, end));
       }
       i = end - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
-      if (depth > maxDepth) return { tooDeep: true, valueSpans, keyStarts, variantKeys, afterOpenBrace, emptyObject: members === 0 };
+      if (depth > maxDepth) return { tooDeep: true, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, afterOpenBrace, emptyObject: members === 0 };
       if (depth === 1 && byte === OPEN_BRACE) {
         topIsObject = true;
         keyExpected = true;
@@ -197,7 +199,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       keyExpected = topIsObject;
     }
   }
-  return { tooDeep: false, valueSpans, keyStarts, variantKeys, afterOpenBrace, emptyObject: members === 0 };
+  return { tooDeep: false, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, afterOpenBrace, emptyObject: members === 0 };
 }
 
 /**
