@@ -224,6 +224,10 @@ test('a case variant of "model" beside it is refused 400 naming the key, and the
   // Without any "model": the gateway would add the default (or refuse), Go would still read the variant last.
   const alone = await post('/v1/chat/completions', PUB_KEY, '{"Model":"secret-ollama","messages":[{"role":"user","content":"hi"}]}');
   assert.equal(alone.status, 400);
+  // The same for any member the gateway reads: it would reserve 3 tokens, Go would read 100000.
+  const budget = await post('/v1/chat/completions', PUB_KEY, '{"model":"llama3.2","max_tokens":3,"MAX_TOKENS":100000,"messages":[{"role":"user","content":"hi"}]}');
+  assert.equal(budget.status, 400, JSON.stringify(budget.json));
+  assert.match(openaiError(budget.json).message, /^body has "MAX_TOKENS" beside "max_tokens"/);
   // Ollama's native API, in Ollama's own error shape.
   const native = await post('/api/chat', PUB_KEY, '{"model":"llama3.2","MODEL":"secret-ollama","messages":[{"role":"user","content":"hi"}],"stream":false}');
   assert.equal(native.status, 400, JSON.stringify(native.json));

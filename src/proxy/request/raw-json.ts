@@ -35,6 +35,11 @@ export interface BodyScan {
    * one (`"Model"`, `"MODEL"`, `"\u004dodel"`… beside `"model"`), decoded, in order; usually empty.
    */
   readonly variantKeys: readonly string[];
+  /**
+   * Whether some top-level key has an upper-case letter, an escape or a byte beyond ASCII: only
+   * then can two keys fold onto one (`"max_tokens"` and `"Max_Tokens"`), which is checked then.
+   */
+  readonly casedKeys: boolean;
   /** Index just past the top-level object's `{`; -1 when the body is not an object. */
   readonly afterOpenBrace: number;
   /** Whether the top-level object has no members. */
@@ -72,25 +77,30 @@ const OTHER = 0;
 const EXACT = 1;
 /** Not the key, but the same under case folding: a case-insensitive decoder reads it as the key. */
 const VARIANT = 2;
+const MATCH_BITS = 3;
+/** Flag: the key token has an upper-case ASCII letter, an escape or a byte beyond ASCII (it may fold onto another key). */
+const CASED = 4;
 
 function asciiLower(byte: number): number {
   return byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte;
 }
 
 /**
- * Whether the string token raw[start, end) is `wanted` (its JSON encoding) or a case variant of it:
- * compared byte for byte in place (ASCII case folded), decoded only when it holds an escape
- * (`"mod\u0065l"`) or a byte beyond ASCII that could fold to the key, so the scan allocates
- * nothing per key.
+ * Whether the string token raw[start, end) is `wanted` (its JSON encoding) or a case variant of it
+ * (with the CASED flag): compared byte for byte in place (ASCII case folded), decoded only when it
+ * holds an escape (`"mod\u0065l"`) or a byte beyond ASCII that could fold to the key, so the scan
+ * allocates nothing per key.
  */
 function keyMatch(raw: Uint8Array, start: number, end: number, wanted: ArrayLike<number>, key: string): number {
   const sameLength = end - start === wanted.length;
   let exact = sameLength;
   let folded = sameLength;
+  let cased = 0;
   for (let i = start; i < end; i += 1) {
     const byte = raw[i]!;
     // An escape is at most 6 bytes per character, a UTF-8 character at most 4: longer tokens cannot be the key.
-    if (byte === BACKSLASH || byte > 0x7f) return end - start <= 6 * key.length + 2 ? decodedKeyMatch(raw, start, end, key) : OTHER;
+    if (byte === BACKSLASH || byte > 0x7f) return CASED | (end - start <= 6 * key.length + 2 ? decodedKeyMatch(raw, start, end, key) : OTHER);
+    if (byte >= 0x41 && byte <= 0x5a) cased = CASED;
     if (!folded) continue;
     const want = wanted[i - start]!;
     if (byte !== want) {
@@ -98,7 +108,7 @@ function keyMatch(raw: Uint8Array, start: number, end: number, wanted: ArrayLike
       if (asciiLower(byte) !== asciiLower(want)) folded = false;
     }
   }
-  return exact ? EXACT : folded ? VARIANT : OTHER;
+  return cased | (exact ? EXACT : folded ? VARIANT : OTHER);
 }
 
 function decodedKeyMatch(raw: Uint8Array, start: number, end: number, key: string): number {
@@ -154,6 +164,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
   const valueSpans: (readonly [number, number])[] = [];
   const keyStarts: number[] = [];
   let variantKeys: string[] | undefined; // built only for a body that has one
+  let casedKeys = false;
   let depth = 0;
   let afterOpenBrace = -1;
   let topIsObject = false;
@@ -177,7 +188,9 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       if (topIsObject && depth === 1 && keyExpected) {
         keyExpected = false;
         members += 1;
-        const match = keyMatch(raw, i, end, wanted, key);
+        const found = keyMatch(raw, i, end, wanted, key);
+        if ((found & CASED) !== 0) casedKeys = true;
+        const match = found & MATCH_BITS;
         awaitingValue = match === EXACT;
         if (awaitingValue) keyStarts.push(i);
         else if (match === VARIANT) (variantKeys ??= []).push(keyText(raw, i, end));
@@ -185,7 +198,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       i = end - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
-      if (depth > maxDepth) return { tooDeep: true, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, afterOpenBrace, emptyObject: members === 0 };
+      if (depth > maxDepth) return { tooDeep: true, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, casedKeys, afterOpenBrace, emptyObject: members === 0 };
       if (depth === 1 && byte === OPEN_BRACE) {
         topIsObject = true;
         keyExpected = true;
@@ -199,7 +212,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       keyExpected = topIsObject;
     }
   }
-  return { tooDeep: false, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, afterOpenBrace, emptyObject: members === 0 };
+  return { tooDeep: false, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, casedKeys, afterOpenBrace, emptyObject: members === 0 };
 }
 
 /**

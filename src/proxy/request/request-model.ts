@@ -55,10 +55,10 @@ export function resolveRequest(
   }
   const scan = scanBody(raw, 'model');
   if (scan.tooDeep) return badRequest(`request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
-  // The node must read the model the gateway reads, or the body is refused.
-  const ambiguous = secondReading(scan, keyMatching);
-  if (ambiguous !== undefined) return ambiguous;
   const json = parsed as Record<string, unknown>;
+  // The node must read the model (and every member) the gateway reads, or the body is refused.
+  const ambiguous = secondReading(scan, json, keyMatching);
+  if (ambiguous !== undefined) return ambiguous;
   const given = json.model;
   if (given !== undefined && given !== null && typeof given !== 'string') {
     return badRequest('`model` must be a string', 'model');

@@ -81,3 +81,11 @@ test('case variants of the key are found as a case-insensitive decoder (Go) woul
   assert.equal(escaped.valueSpans.length, 1);
   assert.deepEqual(escaped.variantKeys, ['Model']);
 });
+
+test('casedKeys: set only when a top-level key has an upper-case letter, an escape or a byte beyond ASCII', () => {
+  const cased = (text: string): boolean => scanBody(Buffer.from(text), 'model').casedKeys;
+  assert.equal(cased('{"model":"A","messages":[{"Role":"x"}],"max_tokens":3}'), false, 'values and nested keys do not count');
+  assert.equal(cased('{"model":"a","Max_Tokens":3}'), true);
+  assert.equal(cased('{"mod\\u0065l":"a"}'), true);
+  assert.equal(cased('{"modèle":"a"}'), true);
+});

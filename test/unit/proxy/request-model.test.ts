@@ -76,10 +76,10 @@ test('the name the nodes list replaces the configured one in the body, and [[mod
   assert.equal(exact.policy, undefined);
 });
 
-test('one reading of the model: a repeated "model" is refused for every kind, a case variant where a node matches keys case-insensitively', () => {
+test('one reading of the model: a repeated "model" is refused for every kind, a case variant (of it or of any member) where a node matches keys case-insensitively', () => {
   const exactNodes = (): 'exact' => 'exact';
   const looseNodes = (): 'case-insensitive' => 'case-insensitive';
-  const table: { body: string; exact: RegExp | undefined; loose: RegExp | undefined }[] = [
+  const table: { body: string; exact: RegExp | undefined; loose: RegExp | undefined; param?: string }[] = [
     { body: '{"model":"big","messages":[]}', exact: undefined, loose: undefined },
     { body: '{"model":"big","model":"llama"}', exact: /body has "model" twice/, loose: /body has "model" twice/ },
     { body: '{"model":"big","mod\\u0065l":"llama"}', exact: /body has "model" twice/, loose: /twice/ },
@@ -92,6 +92,10 @@ test('one reading of the model: a repeated "model" is refused for every kind, a 
     { body: '{"Model":"llama","messages":[]}', exact: undefined, loose: /body has "Model" beside "model"/ },
     // Only top-level keys are read as the model; nested ones and other keys are left alone.
     { body: '{"model":"big","messages":[{"model":"x","Model":"y"}],"models":1,"Modal":2}', exact: undefined, loose: undefined },
+    // Any two top-level keys one to a case-insensitive decoder: the gateway reserves and streams by the one it reads.
+    { body: '{"model":"big","max_tokens":3,"Max_Tokens":100000}', exact: undefined, loose: /body has "Max_Tokens" beside "max_tokens": a node may read either/, param: 'max_tokens' },
+    { body: '{"STREAM":true,"model":"big","stream":false}', exact: undefined, loose: /body has "stream" beside "STREAM"/, param: 'STREAM' },
+    { body: '{"model":"big","Temperature":0.5,"N":2}', exact: undefined, loose: undefined },
   ];
   for (const row of table) {
     for (const [matching, expected] of [[exactNodes, row.exact], [looseNodes, row.loose]] as const) {
@@ -102,7 +106,7 @@ test('one reading of the model: a repeated "model" is refused for every kind, a 
       }
       assert.ok(out instanceof GatewayError, `${row.body} (${matching()}) refused`);
       assert.equal(out.status, 400);
-      assert.equal(out.param, 'model');
+      assert.equal(out.param, row.param ?? 'model');
       assert.match(out.message, expected, row.body);
     }
   }
