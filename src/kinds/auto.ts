@@ -51,6 +51,8 @@ export const auto: ServerKind = {
   // Not told apart yet: asked, and `"usage":null` taken out as OpenAI's unasked streams have none
   // (of an SGLang, which sends them asked or not, that drops nulls it would have sent: harmless).
   streamUsage: ASKED_WITH_NULLS,
+  // Not told apart yet: it may be an Ollama (Go's case-insensitive decoder).
+  jsonKeys: 'case-insensitive',
   // Unknown kind: the first kind's rule that finds the name, the specific ones first. Safe because the node is sent the id it
   // listed, never the name as typed: a rule of the wrong kind can only find a name the node knows.
   resolveModelName: (requested, listed) =>

@@ -13,12 +13,14 @@ export type {
   ProbeAnswers,
   RefusalMeaning,
   RouterLimits,
+  JsonKeyMatching,
   ServerKind,
   ServerRole,
   TokenizeDialect,
   TokenizeRequest,
 } from './server-kind.ts';
 export { serverKind, serverKinds } from './registry.ts';
+export { jsonKeysOf, loosestJsonKeys } from './json-keys.ts';
 export { refusalInAnyDialect } from './auto.ts';
 export { isLoadingEntry, isRunningEntry } from './listing-entry.ts';
 export { LLAMA_KV_POOL } from './kv-pool.ts';

@@ -113,6 +113,8 @@ export const llamacpp: ServerKind = {
   kvPool: () => LLAMA_KV_POOL,
   silentlyTruncates: false,
   streamUsage: LLAMACPP_STREAM_USAGE,
+  // nlohmann::json: keys exact, a repeated key's last value kept.
+  jsonKeys: 'exact',
   resolveModelName: aliasedName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

@@ -74,6 +74,8 @@ export const ollama: ServerKind = {
   kvPool: poolWhenLlamaServer,
   silentlyTruncates: true,
   streamUsage: ASKED_NO_NULLS,
+  // Go's encoding/json: a key matches a field case-insensitively, and the last match wins.
+  jsonKeys: 'case-insensitive',
   resolveModelName: ollamaName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

@@ -44,6 +44,8 @@ export const openai: ServerKind = {
   kvPool: poolWhenLlamaServer,
   silentlyTruncates: false,
   streamUsage: ASKED_WITH_NULLS,
+  // Any server at all: its decoder is not known, so the loosest is assumed.
+  jsonKeys: 'case-insensitive',
   resolveModelName: exactName,
   refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
   detector: DETECTOR,

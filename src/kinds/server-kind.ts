@@ -118,6 +118,9 @@ export interface ListedEntry {
   readonly kv?: ServerKvMode;
 }
 
+/** How a decoder matches JSON object keys to the fields it reads (see ServerKind.jsonKeys). */
+export type JsonKeyMatching = 'exact' | 'case-insensitive';
+
 export interface ServerKind {
   readonly name: NodeKind;
   /** Health probe paths, tried in order; only a 404 moves on to the next (a 503 is final). */
@@ -151,6 +154,13 @@ export interface ServerKind {
   readonly silentlyTruncates: boolean;
   /** Whether its streams state their usage unasked, and what asking adds (stream-usage.ts; see `streamUsageFor`). */
   readonly streamUsage: StreamUsage;
+  /**
+   * How its JSON decoder matches a body's keys to the fields it reads (json-keys.ts): `exact` (a
+   * `"Model"` is another key, ignored), or `case-insensitive` (Go's encoding/json: `"Model"` and
+   * `"MODEL"` fill `model`, the last one read wins). A kind whose decoder is not known declares the
+   * loosest. The gateway refuses a body whose `model` such a decoder could read otherwise.
+   */
+  readonly jsonKeys: JsonKeyMatching;
   /**
    * The listed id a request naming `requested` is served as, resolved the way this kind of server
    * resolves names (model-names.ts); undefined = the node would not take the name. The gateway

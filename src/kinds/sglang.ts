@@ -41,6 +41,8 @@ export const sglang: ServerKind = {
   silentlyTruncates: false,
   // Every chunk carries `"usage":null` whether asked or not (it writes every field): they stay.
   streamUsage: ASKED_NO_NULLS,
+  // Python's json into a dict (last repeated key wins), then pydantic fields: keys exact.
+  jsonKeys: 'exact',
   resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

@@ -47,6 +47,8 @@ export const vllm: ServerKind = {
   silentlyTruncates: false,
   // Before 0.6 it put `"usage":null` on every chunk once asked; later releases add none.
   streamUsage: ASKED_WITH_NULLS,
+  // Python's json into a dict (last repeated key wins), then pydantic fields: keys exact.
+  jsonKeys: 'exact',
   resolveModelName: exactName,
   refusal: (status, body) => readRefusal(REFUSALS, status, body),
   detector: DETECTOR,

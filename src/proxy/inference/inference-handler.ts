@@ -26,6 +26,7 @@ import { requestIdFor } from '../request/request-id.ts';
 import { loggedPrompt } from '../request/logged-prompt.ts';
 import { attemptEvent } from '../failover/attempt-feedback.ts';
 import { resolveRequest } from '../request/request-model.ts';
+import { fleetJsonKeys } from '../request/model-readings.ts';
 import { resolveMultipartRequest } from '../request/multipart-model.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
@@ -115,7 +116,8 @@ export async function handleInference(
     }
     const servedName = (name: string): string => servedModelName(name, deps.registry.views());
     // The audio routes take multipart/form-data (their `model` is a form field); the others JSON.
-    const resolved = takesMultipart(endpoint) ? await resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName) : resolveRequest(raw, settings.catalog, servedName);
+    const keyMatching = (): ReturnType<typeof fleetJsonKeys> => fleetJsonKeys(deps.registry.views());
+    const resolved = takesMultipart(endpoint) ? await resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName) : resolveRequest(raw, settings.catalog, servedName, keyMatching);
     if (resolved instanceof GatewayError) {
       failWith()(resolved);
       return;

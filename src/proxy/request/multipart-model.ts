@@ -3,13 +3,16 @@
 // [server] max_request_body_bytes, in time by the server's request timeout), and the bytes sent
 // upstream exactly as the client sent them. Only when the model resolves to another name (an
 // alias, or the nodes' own spelling) is the `model` part's value replaced, in place: every other
-// byte — the audio, the other fields, the boundary — stays the client's.
+// byte — the audio, the other fields, the boundary — stays the client's. Before busboy reads it,
+// the framing is checked to be one that every parser reads alike (multipart-framing.ts), and the
+// `model` busboy read must be the one that check read.
 
 import { createRequire } from 'node:module';
 import type { Busboy as BusboyFactory } from '@fastify/busboy';
 import { badRequest, GatewayError } from '#src/core/errors.ts';
 import type { ModelCatalog, ResolvedRequest } from './request-model.ts';
 import { resolveModelName } from './request-model.ts';
+import { checkMultipartFraming, MAX_MULTIPART_PARTS, multipartBoundary } from './multipart-framing.ts';
 
 /** The multipart parser (CommonJS) loads with the first multipart request: no other endpoint needs it. */
 const load = createRequire(import.meta.url);
@@ -18,8 +21,7 @@ const Busboy = (...args: Parameters<typeof BusboyFactory>): ReturnType<typeof Bu
 
 /** The longest text field kept (a model name, a language, a prompt for the transcription). */
 export const MAX_MULTIPART_FIELD_BYTES = 64 * 1024;
-/** The most parts a request may have (the file and its form fields). */
-export const MAX_MULTIPART_PARTS = 64;
+export { MAX_MULTIPART_PARTS };
 
 export interface MultipartFields {
   /** Every text field, by name (the first of a repeated name; a repeated `model` is refused). */
@@ -28,18 +30,19 @@ export interface MultipartFields {
   readonly modelCount: number;
 }
 
-/** The boundary a multipart content-type names, or undefined. */
+/** The boundary a multipart content-type names, read strictly (multipart-framing.ts); undefined = none, or ambiguous. */
 export function boundaryOf(contentType: string): string | undefined {
-  if (!/^\s*multipart\/form-data\s*(;|$)/i.test(contentType)) return undefined;
-  const match = /;\s*boundary=(?:"([^"]{1,70})"|([^;\s"]{1,70}))/i.exec(contentType);
-  return match?.[1] ?? match?.[2];
+  const boundary = multipartBoundary(contentType);
+  return typeof boundary === 'string' ? boundary : undefined;
 }
+
+const NO_BOUNDARY = 'this endpoint takes multipart/form-data with a boundary (Content-Type: multipart/form-data; boundary=…)';
 
 /** Pure over the bytes: the text fields of a multipart body, or a 400 naming what is wrong. */
 export function readMultipartFields(raw: Buffer, contentType: string): Promise<MultipartFields | GatewayError> {
-  if (boundaryOf(contentType) === undefined) {
-    return Promise.resolve(badRequest('this endpoint takes multipart/form-data with a boundary (Content-Type: multipart/form-data; boundary=…)'));
-  }
+  const boundary = multipartBoundary(contentType);
+  if (boundary === undefined) return Promise.resolve(badRequest(NO_BOUNDARY));
+  if (boundary instanceof GatewayError) return Promise.resolve(boundary);
   return new Promise((resolve) => {
     const fields: Record<string, string> = {};
     let modelCount = 0;
@@ -81,16 +84,25 @@ export async function resolveMultipartRequest(
   catalog: ModelCatalog,
   servedName: (name: string) => string = (name) => name,
 ): Promise<ResolvedRequest | GatewayError> {
+  const boundary = multipartBoundary(contentType);
+  if (boundary === undefined) return badRequest(NO_BOUNDARY);
+  if (boundary instanceof GatewayError) return boundary;
+  // Every part named `model`, field or file, as a parser that reads the framing strictly sees it.
+  const framed = checkMultipartFraming(raw, boundary);
+  if (framed instanceof GatewayError) return framed;
+  if (framed.modelValues.length > 1) return badRequest('multipart field `model` is given more than once: parsers differ in which one they read', 'model');
   const read = await readMultipartFields(raw, contentType);
   if (read instanceof GatewayError) return read;
-  if (read.modelCount > 1) return badRequest('multipart field `model` is given more than once', 'model');
   const given = read.fields.model;
+  const seen = framed.modelValues[0]?.toString('utf8');
+  // Busboy must have read the very field the framing check read (one reading), or nothing is sent.
+  if (read.modelCount !== framed.modelValues.length || given !== seen) return badRequest('the multipart body reads two ways: its `model` field is not the one every parser sees', 'model');
   const requestedModel = given === undefined || given === '' ? catalog.defaultModel : given;
   if (requestedModel === undefined) return badRequest('you must provide a `model` form field (and no models.default is configured)', 'model');
   const named = resolveModelName(requestedModel, catalog, servedName);
   let body = raw;
   if (named.model !== given) {
-    const rewritten = withModelPart(raw, boundaryOf(contentType) ?? '', given, named.model);
+    const rewritten = withModelPart(raw, boundary, given, named.model);
     if (rewritten === undefined) return badRequest('the `model` form field could not be rewritten to the served name: send it as a plain field (Content-Disposition: form-data; name="model")', 'model');
     body = rewritten;
   }

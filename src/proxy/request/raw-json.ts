@@ -30,6 +30,16 @@ export interface BodyScan {
   readonly valueSpans: readonly (readonly [number, number])[];
   /** Where each of those members starts (its key's opening quote), in the same order. */
   readonly keyStarts: readonly number[];
+  /**
+   * Other top-level keys that a case-insensitive decoder (Go's encoding/json) reads as the wanted
+   * one (`"Model"`, `"MODEL"`, `"\u004dodel"`… beside `"model"`), decoded, in order; usually empty.
+   */
+  readonly variantKeys: readonly string[];
+  /**
+   * Whether some top-level key has an upper-case letter, an escape or a byte beyond ASCII: only
+   * then can two keys fold onto one (`"max_tokens"` and `"Max_Tokens"`), which is checked then.
+   */
+  readonly casedKeys: boolean;
   /** Index just past the top-level object's `{`; -1 when the body is not an object. */
   readonly afterOpenBrace: number;
   /** Whether the top-level object has no members. */
@@ -60,17 +70,72 @@ function endOfString(raw: Uint8Array, start: number): number {
   return raw.length + 1;
 }
 
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
+/** How a top-level key token compares with the wanted key. */
+const OTHER = 0;
+const EXACT = 1;
+/** Not the key, but the same under case folding: a case-insensitive decoder reads it as the key. */
+const VARIANT = 2;
+const MATCH_BITS = 3;
+/** Flag: the key token has an upper-case ASCII letter, an escape or a byte beyond ASCII (it may fold onto another key). */
+const CASED = 4;
+
+function asciiLower(byte: number): number {
+  return byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte;
+}
+
 /**
- * Whether the string token raw[start, end) is `wanted` (its JSON encoding): compared byte for byte
- * in place, decoded only when it holds an escape (`"mod\u0065l"`), so the scan allocates nothing per key.
+ * Whether the string token raw[start, end) is `wanted` (its JSON encoding) or a case variant of it
+ * (with the CASED flag): compared byte for byte in place (ASCII case folded), decoded only when it
+ * holds an escape (`"mod\u0065l"`) or a byte beyond ASCII that could fold to the key, so the scan
+ * allocates nothing per key.
  */
-function isKey(raw: Uint8Array, start: number, end: number, wanted: ArrayLike<number>, key: string): boolean {
-  let plain = end - start === wanted.length;
+function keyMatch(raw: Uint8Array, start: number, end: number, wanted: ArrayLike<number>, key: string): number {
+  const sameLength = end - start === wanted.length;
+  let exact = sameLength;
+  let folded = sameLength;
+  let cased = 0;
   for (let i = start; i < end; i += 1) {
-    if (raw[i] === BACKSLASH) return JSON.parse(Buffer.from(raw.subarray(start, end)).toString('utf8')) === key;
-    if (plain && raw[i] !== wanted[i - start]) plain = false;
+    const byte = raw[i]!;
+    // An escape is at most 6 bytes per character, a UTF-8 character at most 4: longer tokens cannot be the key.
+    if (byte === BACKSLASH || byte > 0x7f) return CASED | (end - start <= 6 * key.length + 2 ? decodedKeyMatch(raw, start, end, key) : OTHER);
+    if (byte >= 0x41 && byte <= 0x5a) cased = CASED;
+    if (!folded) continue;
+    const want = wanted[i - start]!;
+    if (byte !== want) {
+      exact = false;
+      if (asciiLower(byte) !== asciiLower(want)) folded = false;
+    }
   }
-  return plain;
+  return cased | (exact ? EXACT : folded ? VARIANT : OTHER);
+}
+
+function decodedKeyMatch(raw: Uint8Array, start: number, end: number, key: string): number {
+  const decoded = JSON.parse(Buffer.from(raw.subarray(start, end)).toString('utf8')) as string;
+  if (decoded === key) return EXACT;
+  return foldCase(decoded) === foldCase(key) ? VARIANT : OTHER;
+}
+
+/**
+ * A string with every character folded by Unicode simple case mapping: upper case, then lower
+ * (the Kelvin sign folds to `k`, the long s to `s`). It matches at least every pair Go's
+ * encoding/json folds (unicode.SimpleFold); a few more (dotless i) only refuse more, never less.
+ */
+export function foldCase(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const upper = char.toUpperCase();
+    const one = upper.length === char.length ? upper : char;
+    const lower = one.toLowerCase();
+    out += lower.length === one.length ? lower : one;
+  }
+  return out;
+}
+
+/** The key token's text, decoded (for a refusal naming it). */
+export function keyText(raw: Uint8Array, start: number, end: number): string {
+  return JSON.parse(Buffer.from(raw.subarray(start, end)).toString('utf8')) as string;
 }
 
 function trimEnd(raw: Uint8Array, start: number, end: number): number {
@@ -98,6 +163,8 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
   const wanted = encodedKey(key);
   const valueSpans: (readonly [number, number])[] = [];
   const keyStarts: number[] = [];
+  let variantKeys: string[] | undefined; // built only for a body that has one
+  let casedKeys = false;
   let depth = 0;
   let afterOpenBrace = -1;
   let topIsObject = false;
@@ -121,13 +188,17 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       if (topIsObject && depth === 1 && keyExpected) {
         keyExpected = false;
         members += 1;
-        awaitingValue = isKey(raw, i, end, wanted, key);
+        const found = keyMatch(raw, i, end, wanted, key);
+        if ((found & CASED) !== 0) casedKeys = true;
+        const match = found & MATCH_BITS;
+        awaitingValue = match === EXACT;
         if (awaitingValue) keyStarts.push(i);
+        else if (match === VARIANT) (variantKeys ??= []).push(keyText(raw, i, end));
       }
       i = end - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
-      if (depth > maxDepth) return { tooDeep: true, valueSpans, keyStarts, afterOpenBrace, emptyObject: members === 0 };
+      if (depth > maxDepth) return { tooDeep: true, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, casedKeys, afterOpenBrace, emptyObject: members === 0 };
       if (depth === 1 && byte === OPEN_BRACE) {
         topIsObject = true;
         keyExpected = true;
@@ -141,7 +212,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       keyExpected = topIsObject;
     }
   }
-  return { tooDeep: false, valueSpans, keyStarts, afterOpenBrace, emptyObject: members === 0 };
+  return { tooDeep: false, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, casedKeys, afterOpenBrace, emptyObject: members === 0 };
 }
 
 /**

@@ -5,7 +5,9 @@
 
 import type { PolicyName } from '#src/config/index.ts';
 import { badRequest, type GatewayError } from '#src/core/errors.ts';
+import type { JsonKeyMatching } from '#src/kinds/index.ts';
 import { MAX_JSON_DEPTH, scanBody, withTopLevelString } from './raw-json.ts';
+import { secondReading } from './model-readings.ts';
 
 export interface ModelCatalog {
   readonly defaultModel: string | undefined;
@@ -31,8 +33,17 @@ export interface ResolvedRequest {
   readonly json: Readonly<Record<string, unknown>>;
 }
 
-/** `servedName`: the listed id a configured name stands for (identity = names are sent as given). */
-export function resolveRequest(raw: Buffer, catalog: ModelCatalog, servedName: (name: string) => string = (name) => name): ResolvedRequest | GatewayError {
+/**
+ * `servedName`: the listed id a configured name stands for (identity = names are sent as given).
+ * `keyMatching`: how the nodes that may receive the body match JSON keys (model-readings.ts);
+ * asked only for a body with a case variant of `model`; unknown = the loosest.
+ */
+export function resolveRequest(
+  raw: Buffer,
+  catalog: ModelCatalog,
+  servedName: (name: string) => string = (name) => name,
+  keyMatching: () => JsonKeyMatching = () => 'case-insensitive',
+): ResolvedRequest | GatewayError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
@@ -45,6 +56,9 @@ export function resolveRequest(raw: Buffer, catalog: ModelCatalog, servedName: (
   const scan = scanBody(raw, 'model');
   if (scan.tooDeep) return badRequest(`request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   const json = parsed as Record<string, unknown>;
+  // The node must read the model (and every member) the gateway reads, or the body is refused.
+  const ambiguous = secondReading(scan, json, keyMatching);
+  if (ambiguous !== undefined) return ambiguous;
   const given = json.model;
   if (given !== undefined && given !== null && typeof given !== 'string') {
     return badRequest('`model` must be a string', 'model');

@@ -66,3 +66,26 @@ test('a key beyond ASCII is found by its UTF-8 bytes, written plainly or escaped
     for (const [start, end] of scan.valueSpans) assert.ok(['"a"', '1', '2'].includes(raw.subarray(start, end).toString('utf8')), input);
   }
 });
+
+test('case variants of the key are found as a case-insensitive decoder (Go) would read them, plain, escaped or beyond ASCII', () => {
+  const variants = (text: string, key = 'model'): readonly string[] => scanBody(Buffer.from(text), key).variantKeys;
+  assert.deepEqual(variants('{"model":"a"}'), []);
+  assert.deepEqual(variants('{"Model":"a","model":"b","MODEL":"c"}'), ['Model', 'MODEL']);
+  assert.deepEqual(variants('{"\\u004dODEL":1}'), ['MODEL']);
+  assert.deepEqual(variants('{"a":{"Model":1},"b":["Model"],"Models":2,"mode":3}'), [], 'nested, longer, shorter: not the key');
+  // Unicode simple folding, as Go's encoding/json folds: the Kelvin sign is a k, the long s an s.
+  assert.deepEqual(variants('{"\u212Aind":1,"\\u212aind":2}', 'kind'), ['\u212Aind', '\u212Aind']);
+  assert.deepEqual(variants('{"\u017Ftream":true}', 'stream'), ['\u017Ftream']);
+  // The exact key, written with an escape, is the key itself (its value is a value span).
+  const escaped = scanBody(Buffer.from('{"mod\\u0065l":"a","Model":"b"}'), 'model');
+  assert.equal(escaped.valueSpans.length, 1);
+  assert.deepEqual(escaped.variantKeys, ['Model']);
+});
+
+test('casedKeys: set only when a top-level key has an upper-case letter, an escape or a byte beyond ASCII', () => {
+  const cased = (text: string): boolean => scanBody(Buffer.from(text), 'model').casedKeys;
+  assert.equal(cased('{"model":"A","messages":[{"Role":"x"}],"max_tokens":3}'), false, 'values and nested keys do not count');
+  assert.equal(cased('{"model":"a","Max_Tokens":3}'), true);
+  assert.equal(cased('{"mod\\u0065l":"a"}'), true);
+  assert.equal(cased('{"modèle":"a"}'), true);
+});

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '#src/core/errors.ts';
+import type { NodeKind } from '#src/config/index.ts';
 import { buildCatalog, resolveRequest, type ResolvedRequest } from '#src/proxy/index.ts';
+import { fleetJsonKeys } from '#src/proxy/request/model-readings.ts';
 
 const catalog = buildCatalog({
   default: 'llama',
@@ -72,4 +74,54 @@ test('the name the nodes list replaces the configured one in the body, and [[mod
   assert.ok(!(exact instanceof GatewayError));
   assert.equal(exact.body.toString(), '{"model":"other"}');
   assert.equal(exact.policy, undefined);
+});
+
+test('one reading of the model: a repeated "model" is refused for every kind, a case variant (of it or of any member) where a node matches keys case-insensitively', () => {
+  const exactNodes = (): 'exact' => 'exact';
+  const looseNodes = (): 'case-insensitive' => 'case-insensitive';
+  const table: { body: string; exact: RegExp | undefined; loose: RegExp | undefined; param?: string }[] = [
+    { body: '{"model":"big","messages":[]}', exact: undefined, loose: undefined },
+    { body: '{"model":"big","model":"llama"}', exact: /body has "model" twice/, loose: /body has "model" twice/ },
+    { body: '{"model":"big","mod\\u0065l":"llama"}', exact: /body has "model" twice/, loose: /twice/ },
+    { body: '{"model":"a","model":"b","model":"c"}', exact: /"model" 3 times/, loose: /"model" 3 times/ },
+    { body: '{"model":"big","Model":"llama"}', exact: undefined, loose: /body has "Model" beside "model": a node may read either/ },
+    { body: '{"MODEL":"llama","model":"big"}', exact: undefined, loose: /body has "MODEL" beside "model"/ },
+    { body: '{"model":"big","mOdEl":"llama"}', exact: undefined, loose: /"mOdEl"/ },
+    { body: '{"model":"big","\\u004dodel":"llama"}', exact: undefined, loose: /body has "Model" beside/ },
+    // No "model" at all: the default is added, and Go would still read "Model" after it.
+    { body: '{"Model":"llama","messages":[]}', exact: undefined, loose: /body has "Model" beside "model"/ },
+    // Only top-level keys are read as the model; nested ones and other keys are left alone.
+    { body: '{"model":"big","messages":[{"model":"x","Model":"y"}],"models":1,"Modal":2}', exact: undefined, loose: undefined },
+    // Any two top-level keys one to a case-insensitive decoder: the gateway reserves and streams by the one it reads.
+    { body: '{"model":"big","max_tokens":3,"Max_Tokens":100000}', exact: undefined, loose: /body has "Max_Tokens" beside "max_tokens": a node may read either/, param: 'max_tokens' },
+    { body: '{"STREAM":true,"model":"big","stream":false}', exact: undefined, loose: /body has "stream" beside "STREAM"/, param: 'STREAM' },
+    { body: '{"model":"big","Temperature":0.5,"N":2}', exact: undefined, loose: undefined },
+  ];
+  for (const row of table) {
+    for (const [matching, expected] of [[exactNodes, row.exact], [looseNodes, row.loose]] as const) {
+      const out = resolveRequest(Buffer.from(row.body), catalog, (name) => name, matching);
+      if (expected === undefined) {
+        assert.ok(!(out instanceof GatewayError), `${row.body} (${matching()}): ${String(out)}`);
+        continue;
+      }
+      assert.ok(out instanceof GatewayError, `${row.body} (${matching()}) refused`);
+      assert.equal(out.status, 400);
+      assert.equal(out.param, row.param ?? 'model');
+      assert.match(out.message, expected, row.body);
+    }
+  }
+  // Unknown matching (no fleet said) is the loosest.
+  assert.ok(resolve('{"model":"big","Model":"x"}') instanceof GatewayError);
+});
+
+test('the fleet matches keys as loosely as its loosest node: an Ollama or an unknown kind makes it case-insensitive', () => {
+  const view = (kind: NodeKind, detected?: 'vllm' | 'ollama'): Parameters<typeof fleetJsonKeys>[0][number] =>
+    ({ spec: { kind }, capacity: { server: detected === undefined ? undefined : { detected } } }) as unknown as Parameters<typeof fleetJsonKeys>[0][number];
+  assert.equal(fleetJsonKeys([]), 'exact');
+  assert.equal(fleetJsonKeys([view('vllm'), view('sglang'), view('llamacpp')]), 'exact');
+  assert.equal(fleetJsonKeys([view('vllm'), view('ollama')]), 'case-insensitive');
+  assert.equal(fleetJsonKeys([view('openai')]), 'case-insensitive');
+  assert.equal(fleetJsonKeys([view('auto')]), 'case-insensitive', 'not told apart yet: may be an Ollama');
+  assert.equal(fleetJsonKeys([view('auto', 'vllm')]), 'exact');
+  assert.equal(fleetJsonKeys([view('auto', 'ollama')]), 'case-insensitive');
 });
