@@ -7,6 +7,7 @@ import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
 import type { ModelAction, ModelActionOutcome, NodeRegistry, WakeResult } from '#src/nodes/index.ts';
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
+import type { AdminRouteKind } from './admin-access.ts';
 import type { ModelQueueReport } from '#src/tenants/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
@@ -71,5 +72,5 @@ export interface RecentRequests {
   read(params: URLSearchParams): { readonly answer: unknown } | { readonly error: string; readonly param: string };
 }
 
-/** Wraps a handler in the admin access check; `mutation` marks a route that changes state. */
-export type Guard = (mutation: boolean, handler: Handler) => Handler;
+/** Wraps a handler in the admin access check (admin-access.ts), for a route of that kind. */
+export type Guard = (route: AdminRouteKind, handler: Handler) => Handler;

@@ -22,7 +22,7 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
   table.add(
     'GET',
     '/metrics',
-    guard(false, async (_req, res) => {
+    guard('read', async (_req, res) => {
       const text = await deps.metrics.text();
       res.writeHead(200, { 'content-type': deps.metrics.contentType(), 'content-length': Buffer.byteLength(text) });
       res.end(text);

@@ -16,7 +16,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
   table.add(
     'GET',
     '/admin/hosts',
-    guard(false, (_req, res) => {
+    guard('read', (_req, res) => {
       const snapshot = deps.registry.snapshot();
       sendJson(
         res,
@@ -35,7 +35,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
   table.add(
     'GET',
     '/admin/explain',
-    guard(false, (_req, res, url) => {
+    guard('read', (_req, res, url) => {
       const query = readExplainQuery(url, deps.catalog().aliases);
       if ('error' in query) {
         sendError(res, badRequest(query.error, query.param));
@@ -61,13 +61,13 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
       sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, tenant?.sites, queue));
     }),
   );
-  table.add('GET', '/admin/sites', guard(false, (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))));
-  table.add('GET', '/admin/tenants', guard(false, async (_req, res) => sendJson(res, 200, (await deps.tenants?.()) ?? { tenants: [], queues: {} })));
-  table.add('GET', '/admin/runtime', guard(false, (_req, res) => sendJson(res, 200, deps.commands.runtime())));
+  table.add('GET', '/admin/sites', guard('read', (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))));
+  table.add('GET', '/admin/tenants', guard('read', async (_req, res) => sendJson(res, 200, (await deps.tenants?.()) ?? { tenants: [], queues: {} })));
+  table.add('GET', '/admin/runtime', guard('read', (_req, res) => sendJson(res, 200, deps.commands.runtime())));
   table.add(
     'POST',
     '/admin/wake',
-    guard(true, async (req, res, url) => {
+    guard('change', async (req, res, url) => {
       req.resume();
       const node = url.searchParams.get('node');
       if (!node) {
@@ -89,7 +89,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
   table.add(
     'POST',
     '/admin/reload',
-    guard(true, async (req, res) => {
+    guard('change', async (req, res) => {
       req.resume();
       const outcome = await deps.commands.reload();
       if (outcome.ok) sendJson(res, 200, { status: 'reloaded' });

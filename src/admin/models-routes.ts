@@ -45,12 +45,12 @@ function readModelRequest(raw: Buffer): ModelRequest {
 export function modelsRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard): void {
   const models = deps.models;
   if (models === undefined) return;
-  table.add('GET', '/admin/models', guard(false, (_req, res) => sendJson(res, 200, models.view())));
+  table.add('GET', '/admin/models', guard('read', (_req, res) => sendJson(res, 200, models.view())));
   for (const action of ['load', 'unload'] as const) {
     table.add(
       'POST',
       `/admin/models/${action}`,
-      guard(true, async (req, res) => {
+      guard('change', async (req, res) => {
         let raw: Buffer;
         try {
           raw = await readBody(req, MAX_BODY_BYTES);

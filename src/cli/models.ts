@@ -10,7 +10,7 @@ import { isRecord } from '#src/core/is-record.ts';
 import { visibleText } from '#src/core/visible-text.js';
 import { flagValue, type CliIo, type Command } from './io.ts';
 import { DEFAULT_STATUS_URL, findStatusTarget } from './status-target.ts';
-import { STATUS_MAX_BYTES } from './status-report.ts';
+import { gatewayErrorMessage, STATUS_MAX_BYTES } from './status-report.ts';
 
 const USAGE = `usage: switchyard models [--url GATEWAY] [--token T] [--config FILE]
        switchyard models load MODEL [--node N] [--url GATEWAY] [--token T]
@@ -106,7 +106,7 @@ export const runModels: Command = async (argv, io) => {
   if (answer.status === 401 || answer.status === 403) return unreachable(io, url, `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`);
   if (action === undefined) {
     const table = answer.status === 200 ? modelsTable(answer.body) : undefined;
-    if (table === undefined) return unreachable(io, url, `HTTP ${answer.status}: /admin/models did not answer a models view`);
+    if (table === undefined) return unreachable(io, url, `HTTP ${answer.status}: ${gatewayErrorMessage(answer.body) ?? '/admin/models did not answer a models view'}`);
     io.stdout.write(table);
     return 0;
   }

@@ -25,8 +25,19 @@ export async function fetchHostsReport(gatewayUrl: string, token: string | undef
   if (answer.status === 401 || answer.status === 403) {
     return { ok: false, error: `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)` };
   }
-  if (answer.status !== 200) return { ok: false, error: `HTTP ${answer.status} from /admin/hosts` };
+  if (answer.status !== 200) {
+    const said = gatewayErrorMessage(answer.body);
+    return { ok: false, error: `HTTP ${answer.status} from /admin/hosts${said === undefined ? '' : `: ${said}`}` };
+  }
   return isHostsReport(answer.body) ? { ok: true, report: answer.body } : { ok: false, error: '/admin/hosts did not answer a hosts report' };
+}
+
+/**
+ * The message of the gateway's error answer (`{"error": {"message"}}`), e.g. why a Host is not
+ * answered (421, naming `[admin] hosts`); undefined when the answer is not one.
+ */
+export function gatewayErrorMessage(body: unknown): string | undefined {
+  return isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string' ? body.error.message : undefined;
 }
 
 /** The fields the table reads, checked; anything else in the document is left alone. */

@@ -34,7 +34,7 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     corsOrigins: Object.freeze([]),
     stateDir: undefined,
   }),
-  admin: Object.freeze({ listen: undefined, token: undefined }),
+  admin: Object.freeze({ listen: undefined, token: undefined, hosts: Object.freeze([]) }),
   health: Object.freeze({ intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 }),
   discovery: Object.freeze({
     intervalMs: 10_000,

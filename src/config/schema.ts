@@ -17,6 +17,7 @@ import { clusterSchema } from './cluster-schema.ts';
 import { logSchema } from './log-schema.ts';
 import { tracingSchema } from './tracing-schema.ts';
 import { corsOriginsSchema } from './cors-origins.ts';
+import { adminHostsSchema } from './admin-hosts.ts';
 import type { SecretFileReader } from './client-keys.ts';
 import { reportSiteTenantProblems, reportTenantProblems, tenantsSchema, tenantsWithDefault } from './tenants-schema.ts';
 import {
@@ -76,7 +77,8 @@ function adminSchema(env: EnvVars) {
   return table({
     listen: z.string().pipe(parsedBy(parseListenAddress)).optional(),
     token: secretSchema(env).optional(),
-  }).transform((admin) => ({ listen: admin.listen, token: admin.token }));
+    hosts: adminHostsSchema.default(() => [...CONFIG_DEFAULTS.admin.hosts]),
+  }).transform((admin) => ({ listen: admin.listen, token: admin.token, hosts: admin.hosts }));
 }
 
 const healthSchema = table({

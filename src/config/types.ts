@@ -79,6 +79,8 @@ export interface AdminConfig {
   readonly listen: ListenAddress | undefined;
   /** Bearer token required on /admin/* and /metrics; undefined = mutations only from loopback. */
   readonly token: string | undefined;
+  /** DNS names the admin routes answer for (Host), besides IP literals, localhost and the listen names; lowercase. */
+  readonly hosts: readonly string[];
 }
 
 export interface HealthConfig {

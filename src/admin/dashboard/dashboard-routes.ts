@@ -1,7 +1,8 @@
 // The dashboard's routes: the page (/admin/, /admin redirects there), its files under /admin/ui/,
 // and the live feed /admin/events. The page and its files hold no fleet data and are served to
-// anyone who reaches the admin listener, so a browser can show the token prompt; every byte of
-// fleet data (the feed, /admin/explain) passes the same admin guard as every admin route.
+// anyone who reaches the admin listener under an expected Host, so a browser can show the token
+// prompt; every byte of fleet data (the feed, /admin/explain) passes the same admin guard as every
+// admin route.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Guard, RecentRequests } from '../admin-deps.ts';
@@ -38,28 +39,41 @@ export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, 
     });
     res.end(a.body);
   };
-  table.add('GET', '/admin', (req, res) => {
-    req.resume();
-    // Relative, so a path prefix added by a reverse proxy survives the redirect.
-    res.writeHead(308, { location: 'admin/', 'content-length': 0 });
-    res.end();
-  });
-  table.add('GET', '/admin/', (req, res) => {
-    req.resume();
-    send(res, assetsNow().page);
-  });
-  for (const name of paths.keys()) {
-    table.add('GET', ASSET_PREFIX + name, (req, res) => {
+  // The page and its files pass the Host check only (a page of a rebound name is not served either).
+  table.add(
+    'GET',
+    '/admin',
+    guard('page', (req, res) => {
       req.resume();
-      const a = assetsNow().files.get(name);
-      if (a !== undefined) send(res, a);
-      else res.writeHead(404, { 'content-length': 0 }).end();
-    });
+      // Relative, so a path prefix added by a reverse proxy survives the redirect.
+      res.writeHead(308, { location: 'admin/', 'content-length': 0 });
+      res.end();
+    }),
+  );
+  table.add(
+    'GET',
+    '/admin/',
+    guard('page', (req, res) => {
+      req.resume();
+      send(res, assetsNow().page);
+    }),
+  );
+  for (const name of paths.keys()) {
+    table.add(
+      'GET',
+      ASSET_PREFIX + name,
+      guard('page', (req, res) => {
+        req.resume();
+        const a = assetsNow().files.get(name);
+        if (a !== undefined) send(res, a);
+        else res.writeHead(404, { 'content-length': 0 }).end();
+      }),
+    );
   }
   table.add(
     'GET',
     '/admin/events',
-    guard(false, (req, res) => {
+    guard('read', (req, res) => {
       req.resume();
       if (req.method === 'HEAD') {
         // A HEAD must not become a stream that never ends.
@@ -75,7 +89,7 @@ export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, 
   table.add(
     'GET',
     '/admin/requests',
-    guard(false, (req, res, url) => {
+    guard('read', (req, res, url) => {
       req.resume();
       const read = sources.requests?.read(url.searchParams) ?? { answer: { requests: [], latest: 0, kept: 0, capacity: 0 } };
       if ('error' in read) {
@@ -89,7 +103,7 @@ export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, 
   table.add(
     'GET',
     '/admin/access',
-    guard(false, (req, res) => {
+    guard('read', (req, res) => {
       req.resume();
       const act = sources.mayAct(req);
       sendJson(res, 200, act.allowed ? { read: true, act: true } : { read: true, act: false, why: act.message });

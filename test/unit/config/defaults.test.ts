@@ -18,7 +18,7 @@ test('defaults are the documented values', () => {
       workers: 1,
       stateDir: undefined,
     },
-    admin: { listen: undefined, token: undefined },
+    admin: { listen: undefined, token: undefined, hosts: [] },
     health: { intervalMs: 5_000, timeoutMs: 2_000, failThreshold: 3 },
     discovery: {
       intervalMs: 10_000,

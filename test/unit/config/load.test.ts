@@ -96,7 +96,7 @@ ${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
       workers: 2,
       stateDir: undefined,
     });
-    assert.deepEqual(config.admin, { listen: { host: '127.0.0.1', port: 9091 }, token: 'admin-secret' });
+    assert.deepEqual(config.admin, { listen: { host: '127.0.0.1', port: 9091 }, token: 'admin-secret', hosts: [] });
     assert.deepEqual(config.routing, {
       policy: 'least-in-flight',
       affinityHeader: 'x-session-id',
