@@ -83,7 +83,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       case 'hold_json':
         return await holdJson(answer, client, input.maxHeldBodyBytes);
       case 'stream':
-        return await streamThrough(answer, client, { eventStream: plan.eventStream, usageAsked: input.usageAsked });
+        return await streamThrough(answer, client, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked });
     }
   } catch (error) {
     // Anything that throws between sending and pumping (a header node:http refuses, a bug) must
