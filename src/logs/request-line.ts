@@ -32,7 +32,7 @@ export interface RequestLine {
   readonly duration_ms: number;
   readonly prompt_tokens?: number;
   readonly completion_tokens?: number;
-  readonly tokens_from?: 'usage' | 'seen';
+  readonly tokens_from?: 'usage' | 'seen' | 'estimated';
   readonly bytes_in: number;
   readonly bytes_out: number;
   /** `[log] bodies = true` only: the prompt's text (at most `bodies_max_bytes`), and whether it was cut. */

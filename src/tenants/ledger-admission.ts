@@ -13,9 +13,11 @@ export function ledgerAdmission(ledger: Pick<TenantLedger, 'admit'>): (ask: Tena
 }
 
 /**
- * Pure: the tokens a request reserves at admission: its prompt's upper bound plus max_tokens, or
- * routing.completion_reserve when it sets none (docs/tenants.md, "Admission and limits").
+ * Pure: the tokens a request reserves at admission: its prompt's upper bound plus, for each answer
+ * it asks to be generated (`choices`: `n`, `best_of`), max_tokens, or routing.completion_reserve
+ * when it sets none (docs/tenants.md, "Admission and limits"). The prompt is read once, whatever
+ * the number of answers.
  */
-export function tenantReservation(promptTokens: number, maxTokens: number | undefined, completionReserveTokens: number): number {
-  return Math.max(0, promptTokens) + Math.max(0, maxTokens ?? completionReserveTokens);
+export function tenantReservation(promptTokens: number, maxTokens: number | undefined, completionReserveTokens: number, choices = 1): number {
+  return Math.max(0, promptTokens) + Math.max(1, Math.floor(choices)) * Math.max(0, maxTokens ?? completionReserveTokens);
 }

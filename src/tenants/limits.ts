@@ -82,9 +82,26 @@ const ADMIT: AdmissionVerdict = { ok: true };
 /** A tenant at max_concurrent: no one can say when a request ends; retry after about a second. */
 export const CONCURRENCY_RETRY_MS = 1_000;
 
-/** Pure: concurrency → request rate → token rate → daily budget, the first that fails says why. */
+/**
+ * Pure: the token limit a reservation of `cost` exceeds by itself, so that no bucket, however
+ * empty, could ever hold it (undefined = none): it is refused before anything else is judged, and
+ * told not to retry.
+ */
+export function oversizedFor(limits: Pick<TenantLimits, 'tokensPerMinute' | 'tokensPerDay'>, cost: number): 'tokens' | 'budget' | undefined {
+  if (limits.tokensPerMinute !== undefined && cost > limits.tokensPerMinute) return 'tokens';
+  if (limits.tokensPerDay !== undefined && cost > limits.tokensPerDay) return 'budget';
+  return undefined;
+}
+
+/**
+ * Pure: a request larger than a token limit itself first (whatever is in flight or used: it can
+ * never be admitted), then concurrency → request rate → token rate → daily budget, the first that
+ * fails says why.
+ */
 export function judgeAdmission(input: AdmissionInput): AdmissionVerdict {
   const { limits, cost } = input;
+  const oversized = oversizedFor(limits, cost);
+  if (oversized !== undefined) return { ok: false, reason: oversized, retryAfterMs: undefined };
   if (limits.maxConcurrent !== undefined && input.inFlight >= limits.maxConcurrent) {
     return { ok: false, reason: 'concurrency', retryAfterMs: CONCURRENCY_RETRY_MS };
   }

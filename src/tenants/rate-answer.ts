@@ -61,13 +61,20 @@ export function limitedHeaders(refusal: LimitRefusal): Record<string, string> {
   return headers;
 }
 
-/** The 429 itself: OpenAI's shape, `type` "requests" or "tokens", code rate_limit_exceeded. */
+/**
+ * The 429 itself: OpenAI's shape, `type` "requests" or "tokens", code rate_limit_exceeded. A request
+ * larger than the limit itself is worded as OpenAI words one larger than a TPM limit ("Request too
+ * large for … Limit X, Requested Y"): the limit and the reservation, and what makes it smaller.
+ */
 export function limitedError(refusal: LimitRefusal): GatewayError {
   const wait = refusal.retryAfterMs;
-  const about = `Rate limit reached for tenant '${refusal.tenant}' on ${LIMIT_NAMES[refusal.reason]}: limit ${refusal.limit}, used ${refusal.used}, requested ${refusal.requested}.`;
+  const about =
+    wait === undefined
+      ? `Request too large for tenant '${refusal.tenant}' on ${LIMIT_NAMES[refusal.reason]}: limit ${refusal.limit}, requested ${refusal.requested}.`
+      : `Rate limit reached for tenant '${refusal.tenant}' on ${LIMIT_NAMES[refusal.reason]}: limit ${refusal.limit}, used ${refusal.used}, requested ${refusal.requested}.`;
   const advice =
     wait === undefined
-      ? ' The request is larger than the limit itself; send a smaller one (fewer prompt tokens or a lower max_tokens).'
+      ? ' The request is larger than the limit itself (its reservation: the prompt, plus max_tokens for each answer asked, n or best_of); send a smaller one (fewer prompt tokens, a lower max_tokens, or fewer answers).'
       : ` Please try again in ${rateDuration(wait)}.`;
   return new GatewayError('GW_RATE_LIMITED', about + advice, {
     status: 429,

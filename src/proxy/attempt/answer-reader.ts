@@ -3,7 +3,7 @@
 // the request), and at the end `usage` says what the answer used (docs/tenants.md, "Usage accounting").
 
 import type { Buffer } from 'node:buffer';
-import type { AnswerUsage } from './answer-usage.ts';
+import type { AnswerEnd, AnswerUsage } from './answer-usage.ts';
 
 export interface AnswerReader {
   /** The bytes the client gets for this chunk of the node's answer, in order; empty = none yet. */
@@ -11,10 +11,11 @@ export interface AnswerReader {
   /** At the end, whole or cut: the bytes still held back, sent as they came. */
   flush(): Buffer;
   /**
-   * The tokens the answer used, as far as it got: the node's count when it stated one, else the
-   * generated-text events seen (a stream cut short); undefined = it stated none, and nothing was counted.
+   * The tokens the answer used, as far as it got (`end`: it came whole, or was cut short): the
+   * node's count when it stated one, else the generated-text events relayed, and for a cut answer
+   * never less than those (UsageTally.usage); undefined = it stated none, and nothing was counted.
    */
-  usage(): AnswerUsage | undefined;
+  usage(end: AnswerEnd): AnswerUsage | undefined;
   /** Generated-text events counted so far (a stream's; 0 for a JSON answer): the stream's token timing reads it. */
   seenTokens(): number;
 }

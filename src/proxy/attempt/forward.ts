@@ -6,6 +6,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
+import { estimatedWork } from './answer-usage.ts';
 import { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { decodedBody } from './decode.ts';
@@ -49,6 +50,12 @@ export interface AttemptInput extends UpstreamRequest {
   readonly heldBudget: HeldBytesBudget;
   /** The body sent asks for the stream's usage the client did not ask for: taken out of the answer again. */
   readonly usageAsked?: UsageAsked | undefined;
+  /**
+   * The prompt as the gateway sized it (the tenant's reservation figure): what the node is charged
+   * with, estimated, when it was sent the request and the client left before anything of the
+   * answer could be read (answer-usage.ts, estimatedWork). undefined = not sized (a count).
+   */
+  readonly promptTokens?: number | undefined;
 }
 
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
@@ -58,7 +65,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };
     const sent = await sendAttempt(input, exchange);
-    if (sent.kind === 'unanswered') return sent.outcome;
+    if (sent.kind === 'unanswered') return withWorkDone(sent.outcome, input.promptTokens);
     upstream = sent.call;
     const status = sent.head.status;
     const headers = clientResponseHeaders(sent.head.headers);
@@ -70,7 +77,7 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     }
     if (res.destroyed) {
       upstream.destroy(CLIENT_GONE);
-      return { kind: 'client_gone', status };
+      return withWorkDone({ kind: 'client_gone', status }, input.promptTokens);
     }
     // Compressed although asked for identity: the client gets the decoded bytes (planResponse failed unknown codings).
     const body = decodedBody(upstream, coding);
@@ -81,9 +88,9 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
       case 'inspect_error':
         return await inspectRefusal(answer, client, input.passOnErrors !== false, input.errorDialect);
       case 'hold_json':
-        return await holdJson(answer, client, input.maxHeldBodyBytes);
+        return withWorkDone(await holdJson(answer, client, input.maxHeldBodyBytes), input.promptTokens);
       case 'stream':
-        return await streamThrough(answer, client, { eventStream: plan.eventStream, usageAsked: input.usageAsked });
+        return withWorkDone(await streamThrough(answer, client, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked }), input.promptTokens);
     }
   } catch (error) {
     // Anything that throws between sending and pumping (a header node:http refuses, a bug) must
@@ -94,6 +101,18 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
   } finally {
     exchange.close();
   }
+}
+
+/**
+ * A client that left after the node was sent the request, with nothing read of a successful answer
+ * that says what it used: the node is charged what it is known to have done, estimated (answer-usage.ts).
+ * An error answer the node gave used nothing to count.
+ */
+function withWorkDone(outcome: AttemptOutcome, promptTokens: number | undefined): AttemptOutcome {
+  if (outcome.kind !== 'client_gone' || outcome.usage !== undefined) return outcome;
+  if (outcome.status !== undefined && (outcome.status < 200 || outcome.status >= 300)) return outcome;
+  const usage = estimatedWork(promptTokens);
+  return usage === undefined ? outcome : { kind: 'client_gone', status: outcome.status, usage };
 }
 
 /** Why a node's answer is dropped when the client left before it: one error for all, never thrown. */

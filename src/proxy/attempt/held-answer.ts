@@ -7,10 +7,13 @@ import type { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
 
-/** `usage`: what a 2xx answer stated it used (read from its parsed body by the caller). */
+/**
+ * `usage`: what a 2xx answer stated it used (read from its parsed body by the caller). A client that
+ * left while the whole answer was held is charged what the node says it did.
+ */
 export function deliverHeld(answer: UpstreamAnswer, bytes: Buffer, client: ClientSide, usage?: AnswerUsage): AttemptOutcome {
   const { res } = client;
-  if (res.destroyed) return { kind: 'client_gone', status: answer.status };
+  if (res.destroyed) return { kind: 'client_gone', status: answer.status, usage };
   res.writeHead(answer.status, clientHead(answer, client, bytes.length));
   client.exchange.heldBytesWritten();
   res.end(bytes);

@@ -24,7 +24,7 @@ export async function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHe
       }
       const tally = new UsageTally();
       tally.add(parsed);
-      return deliverHeld(answer, held.bytes, client, tally.usage(undefined));
+      return deliverHeld(answer, held.bytes, client, tally.usage(undefined, 'whole'));
     }
   }
 }

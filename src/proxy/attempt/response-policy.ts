@@ -11,8 +11,13 @@ export type ResponsePlan =
   | { readonly kind: 'inspect_error' }
   /** A whole 2xx JSON answer: held until complete and parsed, so a broken one can be failed over. */
   | { readonly kind: 'hold_json' }
-  /** Everything else the client is owed: streamed through as it arrives. */
-  | { readonly kind: 'stream'; readonly eventStream: boolean };
+  /**
+   * Everything else the client is owed: streamed through as it arrives. `ndjson`: newline-delimited
+   * JSON (Ollama's native streams), whose generated text is counted as it passes, as an SSE stream's.
+   */
+  | { readonly kind: 'stream'; readonly eventStream: boolean; readonly ndjson?: boolean };
+
+const NDJSON_STREAM: ResponsePlan = Object.freeze({ kind: 'stream', eventStream: false, ndjson: true });
 
 /** A content coding the gateway decodes (undici's set; node:zlib in Node 24 reads zstd). */
 export type ContentCoding = 'gzip' | 'deflate' | 'br' | 'zstd';
@@ -110,7 +115,7 @@ export function planResponse(facts: ResponseFacts): ResponsePlan {
   const eventStream = isEventStream(contentType);
   if (status >= 200 && status < 300 && !eventStream) {
     // An NDJSON stream passes through as it comes, like an event stream (its last line states the usage).
-    if (isNdjson(contentType)) return { kind: 'stream', eventStream: false };
+    if (isNdjson(contentType)) return NDJSON_STREAM;
     if (isJson(contentType)) return { kind: 'hold_json' };
     if (facts.anyMedia === true) return { kind: 'stream', eventStream: false };
     // An inference answer is JSON or SSE; an HTML page here is a captive portal or a misrouted

@@ -1,9 +1,10 @@
 // Counting the tokens of a stream as it passes, for a stream cut short before it stated its usage
 // (docs/tenants.md, "Usage accounting"). The servers send one event per generated token (llama.cpp,
 // vLLM, SGLang, Ollama; the Responses API's `response.output_text.delta`; Anthropic's
-// `content_block_delta`), so the count is of string members that carry generated text and are not
-// empty: `content`, `reasoning_content`, `reasoning`, `text`, `delta`, `arguments`, `thinking`,
-// `partial_json`. An approximation: a server that batches several tokens into one event is
+// `content_block_delta`; each line of Ollama's native NDJSON stream), so the count is of string
+// members that carry generated text and are not empty: `content`, `reasoning_content`,
+// `reasoning`, `text`, `delta`, `arguments`, `thinking`, `partial_json`, and `response` (Ollama's
+// `/api/generate`; the Responses API's `response` is an object, never counted). An approximation: a server that batches several tokens into one event is
 // undercounted, an event carrying two choices counts twice. No parsing: one regular expression over
 // the bytes read as latin1 (one character per byte, so a multi-byte character never hides a marker).
 
@@ -13,7 +14,7 @@ import type { Buffer } from 'node:buffer';
  * A key above, its separator, and a string value whose first character is there and is not its end.
  * A key quoted inside a string never matches: its quotes are escaped (`\"content\":`).
  */
-const MARKER = /"(?:content|reasoning_content|reasoning|text|delta|arguments|thinking|partial_json)" ?: ?"(?=[^"])/;
+const MARKER = /"(?:content|reasoning_content|reasoning|text|delta|arguments|thinking|partial_json|response)" ?: ?"(?=[^"])/;
 
 /** Characters a marker spans up to its value (the longest key with its quotes, and `" : "`), and more. */
 const MARKER_SPAN = 28;

@@ -13,6 +13,8 @@ import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-ans
 export interface StreamOptions {
   /** True for text/event-stream answers. */
   readonly eventStream: boolean;
+  /** True for newline-delimited JSON (Ollama's native streams): its generated text is counted as it passes. */
+  readonly ndjson?: boolean | undefined;
   /** Bytes already read while trying to hold the answer; the rest is still in the (paused) body. */
   readonly head?: Buffer;
   /** The gateway asked this stream for its usage (request/usage-ask.ts): what asking added is taken out. */
@@ -21,7 +23,8 @@ export interface StreamOptions {
 
 /** A stream the gateway asked for usage is framed and stripped; any other answer passes as it came. */
 function readerFor(options: StreamOptions): AnswerReader {
-  return options.eventStream && options.usageAsked !== undefined ? new UsageStrip(options.usageAsked) : new UsageWatch(options.eventStream);
+  if (options.eventStream) return options.usageAsked !== undefined ? new UsageStrip(options.usageAsked) : new UsageWatch('sse');
+  return new UsageWatch(options.ndjson === true ? 'ndjson' : 'body');
 }
 
 export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, options: StreamOptions): Promise<AttemptOutcome> {
@@ -41,7 +44,8 @@ export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, 
   const pumped = await pumping;
   const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - client.startedMs;
   // Only an answer's own success states what it used; an error passed on used nothing to count.
-  const usage = (): AnswerUsage | undefined => (answer.status < 300 ? reader.usage() : undefined);
+  // A stream cut short is charged what the node reported last, never less than what was relayed.
+  const usage = (): AnswerUsage | undefined => (answer.status < 300 ? reader.usage(pumped.ok ? 'whole' : 'cut') : undefined);
   const tokens = options.eventStream ? pumped.timing.times(client.startedMs) : undefined;
   if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs, usage: usage(), tokens };
   if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status, usage: usage() };

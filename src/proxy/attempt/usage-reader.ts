@@ -1,10 +1,11 @@
 // Pure: the tokens an answer states it used, read in every dialect the gateway passes on, from one
 // parsed JSON value (a whole answer, or one event of a stream). One table, one entry per shape:
 // adding a dialect's usage is one entry. A field stated later (a later event) wins, as Anthropic's
-// `message_delta` restates the output count its `message_start` began.
+// `message_delta` restates the output count its `message_start` began. The tally then applies the
+// one charging rule of every dialect to what was stated and what was relayed (UsageTally.usage).
 
 import { isRecord } from '#src/core/is-record.ts';
-import type { AnswerUsage } from './answer-usage.ts';
+import type { AnswerEnd, AnswerUsage } from './answer-usage.ts';
 
 /** What one value states; a field undefined = not stated there. */
 export interface StatedUsage {
@@ -107,9 +108,21 @@ export class UsageTally {
     return this.#stated;
   }
 
-  /** The node's count; or, when it stated none, `seen` completion tokens counted by the gateway (if any). */
-  usage(seen: number | undefined): AnswerUsage | undefined {
-    if (this.#stated) return { promptTokens: this.#prompt, completionTokens: this.#completion, counted: 'usage' };
-    return seen === undefined ? undefined : { promptTokens: undefined, completionTokens: seen, counted: 'seen' };
+  /**
+   * The one rule for every dialect: what the node reported last, else what was relayed; and for an
+   * answer cut short, never less than what was relayed — a count stated before the end is only
+   * where the node had got to then (Anthropic's `message_start` states `output_tokens` 0 or 1, a
+   * vLLM stream with continuous usage states a running count). `relayed`: the generated-text
+   * events the gateway passed on (seen-tokens.ts); undefined for an answer whose events are not
+   * counted (a whole JSON body). A whole answer's stated count is final, even below the relayed
+   * count (which overcounts where a dialect repeats the text in a closing event).
+   */
+  usage(relayed: number | undefined, end: AnswerEnd): AnswerUsage | undefined {
+    if (!this.#stated) return relayed === undefined ? undefined : { promptTokens: undefined, completionTokens: relayed, counted: 'seen' };
+    const reported = this.#completion;
+    if (end === 'whole' || relayed === undefined || (reported !== undefined && reported >= relayed)) {
+      return { promptTokens: this.#prompt, completionTokens: reported, counted: 'usage' };
+    }
+    return { promptTokens: this.#prompt, completionTokens: relayed, counted: 'seen' };
   }
 }

@@ -8,7 +8,7 @@
 import { Buffer } from 'node:buffer';
 import { isRecord } from '#src/core/is-record.ts';
 import type { AnswerReader } from './answer-reader.ts';
-import type { AnswerUsage } from './answer-usage.ts';
+import type { AnswerEnd, AnswerUsage } from './answer-usage.ts';
 import { SeenTokens, TokenMarkers } from './seen-tokens.ts';
 import { dataSpan, EventFramer, type EventRun } from './sse-events.ts';
 import { nullCuts, USAGE_STATED, withoutCuts } from './run-nulls.ts';
@@ -66,8 +66,8 @@ export class UsageStrip implements AnswerReader {
     return this.#seen + (this.#unframed?.count ?? 0);
   }
 
-  usage(): AnswerUsage | undefined {
-    return this.#tally.usage(this.#seen + (this.#unframed?.count ?? 0));
+  usage(end: AnswerEnd): AnswerUsage | undefined {
+    return this.#tally.usage(this.#seen + (this.#unframed?.count ?? 0), end);
   }
 
   /**

@@ -1,13 +1,14 @@
 // The reader of an answer that passes untouched (the gateway asked for nothing): it keeps the
 // answer's first event and its last few KiB, where the servers state usage (a JSON answer's
-// `usage`, a stream's last chunks; Anthropic's `message_start` comes first), and for a stream counts
-// the generated-text events as they pass (seen-tokens.ts), for a stream cut short. Nothing is
-// parsed until the end, and then only the kept bytes; bounded, and copied (kept-tail.ts): a chunk
-// kept as it came would keep the whole socket read it is a view of.
+// `usage`, a stream's last chunks or NDJSON line; Anthropic's `message_start` comes first), and for
+// a stream — SSE or NDJSON (Ollama's native API) — counts the generated-text events as they pass
+// (seen-tokens.ts), for a stream cut short. Nothing is parsed until the end, and then only the
+// kept bytes; bounded, and copied (kept-tail.ts): a chunk kept as it came would keep the whole
+// socket read it is a view of.
 
 import { Buffer } from 'node:buffer';
 import type { AnswerReader } from './answer-reader.ts';
-import type { AnswerUsage } from './answer-usage.ts';
+import type { AnswerEnd, AnswerUsage } from './answer-usage.ts';
 import { KeptTail } from './kept-tail.ts';
 import { SeenTokens } from './seen-tokens.ts';
 import { eventData } from './sse-events.ts';
@@ -18,6 +19,9 @@ export const USAGE_TAIL_BYTES = 4096;
 
 const EMPTY = Buffer.alloc(0);
 
+/** How the answer is framed: an SSE stream, an NDJSON stream (one object a line), or one JSON body (or other media). */
+export type WatchedFraming = 'sse' | 'ndjson' | 'body';
+
 export class UsageWatch implements AnswerReader {
   readonly #eventStream: boolean;
   readonly #seen: SeenTokens | undefined;
@@ -27,10 +31,10 @@ export class UsageWatch implements AnswerReader {
   readonly #tail = new KeptTail(USAGE_TAIL_BYTES);
   #total = 0;
 
-  /** `eventStream`: an SSE answer (its events are counted as they pass); otherwise JSON. */
-  constructor(eventStream: boolean) {
-    this.#eventStream = eventStream;
-    this.#seen = eventStream ? new SeenTokens() : undefined;
+  /** A stream (`sse`, `ndjson`) has its generated-text events counted as they pass; a body has not. */
+  constructor(framing: WatchedFraming) {
+    this.#eventStream = framing === 'sse';
+    this.#seen = framing === 'body' ? undefined : new SeenTokens();
   }
 
   pass(chunk: Buffer): Buffer {
@@ -53,7 +57,7 @@ export class UsageWatch implements AnswerReader {
     return this.#seen?.count ?? 0;
   }
 
-  usage(): AnswerUsage | undefined {
+  usage(end: AnswerEnd): AnswerUsage | undefined {
     const tally = new UsageTally();
     const tailText = this.#tail.bytes().toString('utf8');
     if (this.#eventStream) {
@@ -65,7 +69,7 @@ export class UsageWatch implements AnswerReader {
       // An NDJSON stream (Ollama's native API): its last line is the final object, with the counts.
       tally.add(lastLine(tailText));
     }
-    return tally.usage(this.#seen?.count);
+    return tally.usage(this.#seen?.count, end);
   }
 }
 

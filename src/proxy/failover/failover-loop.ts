@@ -94,7 +94,7 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
       const canFailOver = (): boolean => mayFailOver(target, sources.slice(index + 1), stateNow);
       attempts += 1;
       const traced: TracedAttempt | undefined = setting.trace === undefined ? undefined : { span: setting.trace, index: attempts };
-      const outcome = await attempt(target, canFailOver, setting, traced);
+      const outcome = await attempt(target, canFailOver, setting, traced, stateNow.routeRequest.promptTokens);
       setting.onConcluded?.(target, outcome);
       const verdict = target.conclude(outcome);
       traced?.attempt?.end(attemptEnd(outcome, verdict.next === 'fail_over'));
@@ -123,7 +123,8 @@ interface TracedAttempt {
   attempt?: AttemptSpan;
 }
 
-async function attempt(target: Target, canFailOver: () => boolean, setting: AttemptSetting, traced: TracedAttempt | undefined): Promise<AttemptOutcome> {
+/** `promptTokens`: the prompt as sized for the request (charged, estimated, for a node left working by its client). */
+async function attempt(target: Target, canFailOver: () => boolean, setting: AttemptSetting, traced: TracedAttempt | undefined, promptTokens: number | undefined): Promise<AttemptOutcome> {
   try {
     const prepared = await target.prepare();
     if (traced !== undefined) {
@@ -146,6 +147,7 @@ async function attempt(target: Target, canFailOver: () => boolean, setting: Atte
       anyMedia: call.anyMedia,
       errorDialect: call.errorDialect,
       usageAsked: call.usageAsked,
+      promptTokens,
       res: setting.res,
       nodeName: target.label,
       canFailOver,

@@ -16,7 +16,7 @@ import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';
 import { errorDialectFor, type ErrorDialect } from '../http/error-dialect.ts';
 import { countsOnly, takesMultipart, type InferenceEndpoint } from '#src/config/index.ts';
-import { requestedMaxTokens } from '../request/prompt-size.ts';
+import { requestedChoices, requestedMaxTokens } from '../request/prompt-size.ts';
 import { sizePrompt } from '../request/size-prompt.ts';
 import { featureReaders } from '../request/affinity-key.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
@@ -165,7 +165,7 @@ export async function handleInference(
     // The open gateway (no tenant configured) has nothing to count: no ledger work at all. A count
     // (count_tokens) reserves no tokens: it counts against the request rate only.
     if (tenant !== undefined && tenant !== OPEN_TENANT) {
-      const limits = { tenant, model: resolved.model, promptTokens: promptTokens ?? 0, maxTokens: counting ? 0 : maxTokens, completionReserveTokens: settings.completionReserveTokens };
+      const limits = { tenant, model: resolved.model, promptTokens: promptTokens ?? 0, maxTokens: counting ? 0 : maxTokens, completionReserveTokens: settings.completionReserveTokens, choices: requestedChoices(endpoint, resolved.json) };
       if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail: failWith() }))) return;
     }
     const onQueueWait = (waitedMs: number): void => {

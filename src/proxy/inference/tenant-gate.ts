@@ -46,6 +46,8 @@ export interface LimitAsk {
   readonly promptTokens: number;
   readonly maxTokens: number | undefined;
   readonly completionReserveTokens: number;
+  /** The answers asked (`n`, `best_of`): each reserves max_tokens (request/prompt-size.ts). */
+  readonly choices: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function admitWithinLimits(
   out: { readonly res: ServerResponse; readonly report: RequestReport; readonly requestId: string; readonly fail: (error: GatewayError, headers: Record<string, string>) => void },
 ): Promise<boolean> {
   const { tenant } = ask;
-  const reserveTokens = tenantReservation(ask.promptTokens, ask.maxTokens, ask.completionReserveTokens);
+  const reserveTokens = tenantReservation(ask.promptTokens, ask.maxTokens, ask.completionReserveTokens, ask.choices);
   const decided = await deps.scheduler.admitTenant({ tenant: tenant.spec.name, model: ask.model, promptTokens: ask.promptTokens, reserveTokens }, tenant.limited);
   if (decided.kind === 'limited') {
     deps.events.emit('proxy:tenant-limited', { tenant: tenant.spec.name, reason: decided.refusal.reason });

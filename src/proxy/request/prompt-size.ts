@@ -130,6 +130,26 @@ export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): num
   return undefined;
 }
 
+/** The endpoints whose requests may ask for several answers (`n`, `best_of`). */
+const CHOICE_ENDPOINTS: ReadonlySet<string> = new Set(['/v1/chat/completions', '/v1/completions']);
+
+/**
+ * The answers the request asks the node to generate, each up to max_tokens: OpenAI's `n` (chat and
+ * completions: that many choices) and `best_of` (completions, vLLM: that many generated, the best
+ * `n` returned), whichever is larger; 1 when neither is a larger integer. Anthropic's Messages, the
+ * Responses API, embeddings and Ollama's native API have no such field (a stray one is not read
+ * by their servers either): always 1.
+ */
+export function requestedChoices(endpoint: string, json: Readonly<Record<string, unknown>>): number {
+  if (!CHOICE_ENDPOINTS.has(endpoint)) return 1;
+  let choices = 1;
+  for (const key of ['n', 'best_of']) {
+    const value = json[key];
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value > choices) choices = value;
+  }
+  return choices;
+}
+
 /**
  * The exact count is worth a round trip to a node's tokenizer when the upper bound (with the answer)
  * takes more than an eighth of the smallest known context among nodes serving the model: then it

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { promptText, requestedMaxTokens, upperBoundTokens, wantsExactCount } from '#src/proxy/request/prompt-size.ts';
+import { promptText, requestedChoices, requestedMaxTokens, upperBoundTokens, wantsExactCount } from '#src/proxy/request/prompt-size.ts';
 import { chatPromptTokens, textPromptTokens } from '#src/sim/index.ts';
 import { node } from '#test/fixtures/builders.ts';
 import { seededRandom as seeded } from '#src/sim/seeded-random.ts';
@@ -66,4 +66,21 @@ test('Ollama’s native bodies: chat messages, generate’s system and prompt, e
   assert.equal(requestedMaxTokens({ options: { num_predict: 64 } }), 64);
   assert.equal(requestedMaxTokens({ options: { num_predict: -1 } }), undefined, 'negative = unbounded');
   assert.equal(requestedMaxTokens({ max_tokens: 5, options: { num_predict: 64 } }), 5);
+});
+
+test('requestedChoices: n and best_of on chat and completions, the larger; one answer anywhere else', () => {
+  const cases: [endpoint: string, json: Record<string, unknown>, choices: number][] = [
+    ['/v1/chat/completions', {}, 1],
+    ['/v1/chat/completions', { n: 100 }, 100],
+    ['/v1/completions', { n: 2, best_of: 30 }, 30],
+    ['/v1/completions', { n: 5, best_of: 3 }, 5],
+    ['/v1/chat/completions', { n: 0 }, 1],
+    ['/v1/chat/completions', { n: -3 }, 1],
+    ['/v1/chat/completions', { n: 2.5 }, 1],
+    ['/v1/chat/completions', { n: '100' }, 1],
+    ['/v1/messages', { n: 100 }, 1],
+    ['/v1/responses', { n: 100 }, 1],
+    ['/api/chat', { n: 100, options: { n: 100 } }, 1],
+  ];
+  for (const [endpoint, json, choices] of cases) assert.equal(requestedChoices(endpoint, json), choices, `${endpoint} ${JSON.stringify(json)}`);
 });

@@ -51,7 +51,7 @@ async function relay(before?: (res: ServerResponse, feed: TestFeed) => void): Pr
     res.flushHeaders();
     const feed = new TestFeed();
     before?.(res, feed);
-    const result = pump(feed, res, systemClock, new UsageWatch(true));
+    const result = pump(feed, res, systemClock, new UsageWatch('sse'));
     started.resolve({ res, feed, result });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

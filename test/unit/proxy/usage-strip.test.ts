@@ -70,19 +70,19 @@ for (const s of STREAMS) {
   test(`${s.name}: whole, and cut at every byte (mid-event, mid-UTF-8)`, () => {
     const whole = new UsageStrip(asked(s.nullsAdded));
     assert.equal(run(whole, [bytes]).toString('utf8'), s.unasked);
-    assert.deepEqual(whole.usage(), s.usage);
+    assert.deepEqual(whole.usage('whole'), s.usage);
     for (let cut = 1; cut < bytes.length; cut++) {
       const strip = new UsageStrip(asked(s.nullsAdded));
       const got = run(strip, [bytes.subarray(0, cut), bytes.subarray(cut)]);
       assert.ok(got.equals(Buffer.from(s.unasked)), `cut at ${cut}: ${JSON.stringify(got.toString('utf8'))}`);
-      assert.deepEqual(strip.usage(), s.usage, `cut at ${cut}`);
+      assert.deepEqual(strip.usage('whole'), s.usage, `cut at ${cut}`);
     }
   });
   test(`${s.name}: one byte at a time`, () => {
     const strip = new UsageStrip(asked(s.nullsAdded));
     const got = run(strip, Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)));
     assert.equal(got.toString('utf8'), s.unasked);
-    assert.deepEqual(strip.usage(), s.usage);
+    assert.deepEqual(strip.usage('whole'), s.usage);
   });
 }
 
@@ -96,13 +96,13 @@ test('a stream cut before its usage chunk is counted from the content events see
     '{"choices":[{"delta":{"content":""},"finish_reason":"length"}],"usage":null}',
   ];
   strip.pass(Buffer.from(events.map((e) => `data: ${e}\n\n`).join('') + 'data: {"choices":[{"delta":{"content":"thr'));
-  assert.deepEqual(strip.usage(), { promptTokens: undefined, completionTokens: 3, counted: 'seen' });
+  assert.deepEqual(strip.usage('cut'), { promptTokens: undefined, completionTokens: 3, counted: 'seen' });
 });
 
 test('a stream cut after its usage chunk keeps the node\'s count', () => {
   const strip = new UsageStrip(asked(false));
   strip.pass(Buffer.from('data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1}}\n\n'));
-  assert.deepEqual(strip.usage(), { promptTokens: 5, completionTokens: 1, counted: 'usage' });
+  assert.deepEqual(strip.usage('cut'), { promptTokens: 5, completionTokens: 1, counted: 'usage' });
 });
 
 test('an event past the framing bound is passed on as is, and so is the rest of the stream', () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TenantSpec } from '#src/config/index.ts';
 import { judgeAdmission, rateDuration, TenantLedger, usedTokens, type TenantLimits } from '#src/tenants/index.ts';
-import { limitedHeaders } from '#src/tenants/index.ts';
+import { limitedError, limitedHeaders, tenantReservation } from '#src/tenants/index.ts';
 
 const NONE: TenantLimits = { maxConcurrent: undefined, requestsPerMinute: undefined, tokensPerMinute: undefined, tokensPerDay: undefined };
 const NOON = Date.UTC(2026, 11, 2, 12, 0, 0);
@@ -21,6 +21,8 @@ test('judgeAdmission: concurrency → request rate → token rate → daily budg
     ['the day\'s budget spent: until midnight UTC', { todayTokens: 901 }, `budget ${12 * 3_600_000}`],
     ['larger than the budget itself', { cost: 1_001, limits: { ...all, tokensPerMinute: undefined } }, 'budget never'],
     ['no limits at all', { limits: NONE, inFlight: 1e9, requestsUsed: 1e9, cost: 1e9 }, 'ok'],
+    ['larger than the token limit itself, at max_concurrent: never, before concurrency', { cost: 601, inFlight: 2, requestsUsed: 60 }, 'tokens never'],
+    ['larger than the budget itself, the request bucket full: never, before the request rate', { cost: 1_001, requestsUsed: 60, limits: { ...all, tokensPerMinute: undefined } }, 'budget never'],
   ];
   for (const [what, input, expected] of cases) {
     const v = judgeAdmission({ ...base, ...input });
@@ -98,4 +100,18 @@ test('the ledger\'s rows: what changed since the last call; restored at start; a
   const late = ledger.admit({ tenant: 'a', model: 'm', promptTokens: 1, reserveTokens: 2 });
   late.ticket.settle({ served: true, promptTokens: 1, completionTokens: 1 });
   assert.deepEqual(ledger.usageRows().map((r) => `${r.day} ${r.requests}`), ['2026-12-03 1']);
+});
+
+test('tenantReservation: the prompt once, plus max_tokens (or the completion reserve) for each answer asked', () => {
+  assert.equal(tenantReservation(5, 1000, 512), 1005);
+  assert.equal(tenantReservation(5, 1000, 512, 100), 100_005);
+  assert.equal(tenantReservation(5, undefined, 512, 3), 5 + 3 * 512);
+  assert.equal(tenantReservation(5, 1000, 512, 0), 1005, 'never fewer than one answer');
+});
+
+test('limitedError: a request larger than the limit itself names the limit and the reservation, as OpenAI words it', () => {
+  const error = limitedError({ tenant: 't', reason: 'tokens', limit: 20_000, used: 7, requested: 100_005, retryAfterMs: undefined, figures: undefined });
+  assert.equal(error.status, 429);
+  assert.match(error.message, /^Request too large for tenant 't' on tokens per minute \(tokens_per_minute\): limit 20000, requested 100005\. The request is larger than the limit itself/);
+  assert.ok(!error.message.includes('used'), 'nothing used could make it fit');
 });

@@ -1,0 +1,110 @@
+// Issue 38 item 4: a client that left before the answer's head paid nothing, though the node had
+// the request and worked on it (3 requests × 2.5 s at the node, 0 tokens charged): the request
+// ended as a client abort (499), which settled as "not served" and gave the whole reservation back.
+// What must hold: once the node was sent the request, a client that leaves before anything of the
+// answer could be read is charged what the node is known to have done — its prompt as the gateway
+// sized it, and no completion tokens (what it generated before the cancel reached it is not known)
+// — and the request log marks the figures `tokens_from: "estimated"`.
+// The node runs on a manual clock that the test never moves: it holds every request it gets, so
+// the client leaves while the node is working, whatever the machine's speed.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { ManualClock } from '#src/core/clock.ts';
+import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
+import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { eventually, httpJson, simStats } from '#test/fixtures/http.ts';
+
+const HELD_FLEET = `[[node]]\nname = "held"\nkind = "vllm"\nmodels = ["m"]\nttft = "1s"\ntokens_per_second = 100\n`;
+
+const TENANTS = ['json', 'stream'].map((name) => `[[tenants]]\nname = "${name}"\nkeys = ["sk-${name}"]\ntokens_per_day = 1000000`).join('\n\n');
+
+const nodeClock = new ManualClock();
+let sim: SimFleet;
+let gw: GatewayUnderTest;
+
+before(async () => {
+  sim = await startSimFleet(HELD_FLEET, { clock: nodeClock });
+  gw = await startGateway(
+    gatewayConfig({
+      health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
+      discovery: { interval: '100ms', timeout: '5s' },
+      nodes: [{ name: 'held', url: sim.url('held'), kind: 'vllm' }],
+      extra: TENANTS,
+    }),
+  );
+  await waitForNode(gw.url, 'held', modelState('known'), 'known');
+});
+
+after(async () => {
+  await gw?.close();
+  await sim?.close();
+});
+
+interface Today {
+  readonly requests: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+async function tenant(name: string): Promise<{ inFlight: number; today: Today }> {
+  const res = await httpJson('GET', `${gw.url}/admin/tenants`);
+  const found = res.json<{ tenants: { name: string; inFlight: number; today: Today }[] }>().tenants.find((t) => t.name === name);
+  assert.ok(found !== undefined, `tenant ${name}`);
+  return found;
+}
+
+interface LogLine {
+  readonly tenant?: string;
+  readonly status: number;
+  readonly prompt_tokens?: number;
+  readonly completion_tokens?: number;
+  readonly tokens_from?: string;
+}
+
+/** Sends a request as `name` and leaves once `ready` holds (the node has it), before any answer; waits until it has settled. */
+async function leaveEarly(name: string, body: Record<string, unknown>, ready: () => Promise<boolean>): Promise<Today> {
+  const controller = new AbortController();
+  const sent = request(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer sk-${name}` },
+    body: JSON.stringify(body),
+    signal: controller.signal,
+  }).catch((error: unknown) => error);
+  await eventually(ready, 30_000, `${name}'s request at the node`);
+  controller.abort();
+  assert.ok((await sent) instanceof Error, 'no answer came: the client left before the head');
+  await eventually(async () => {
+    const t = await tenant(name);
+    return t.today.requests === 1 && t.inFlight === 0;
+  }, 30_000, `${name}'s request settled`);
+  return (await tenant(name)).today;
+}
+
+const atNode = (count: number) => async (): Promise<boolean> => (await simStats(sim.url('held'))).inFlight === count;
+
+async function lastLine(name: string): Promise<LogLine | undefined> {
+  const lines = (await httpJson('GET', `${gw.url}/admin/requests?limit=20`)).json<{ requests: LogLine[] }>().requests;
+  return lines.find((l) => l.tenant === name);
+}
+
+const PROMPT = 'Summarise the history of the printing press in three paragraphs, please.';
+
+test('a whole (JSON) answer: the client leaves while the node works; the prompt is charged, estimated', async () => {
+  const today = await leaveEarly('json', { model: 'm', max_tokens: 200, messages: [{ role: 'user', content: PROMPT }] }, atNode(1));
+  await eventually(async () => ((await simStats(sim.url('held'))).clientAborted ?? 0) >= 1, 30_000, 'the node saw the cancel');
+  assert.ok(today.promptTokens > 0, `the prompt is charged: ${today.promptTokens}`);
+  assert.ok(today.promptTokens < 200, `the prompt as sized, not the reservation: ${today.promptTokens}`);
+  assert.equal(today.completionTokens, 0, 'nothing is known of the generation');
+  const line = await lastLine('json');
+  assert.equal(line?.status, 499);
+  assert.equal(line?.tokens_from, 'estimated');
+  assert.equal(line?.prompt_tokens, today.promptTokens);
+});
+
+test('a stream whose head had not come: the same', async () => {
+  const today = await leaveEarly('stream', { model: 'm', max_tokens: 200, stream: true, messages: [{ role: 'user', content: PROMPT }] }, atNode(1));
+  assert.ok(today.promptTokens > 0);
+  assert.equal(today.completionTokens, 0);
+  assert.equal((await lastLine('stream'))?.tokens_from, 'estimated');
+});
