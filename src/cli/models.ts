@@ -31,15 +31,15 @@ exit: 0 done or already so, 1 refused or failed, 3 gateway down or refusing the 
 const ACTION_TIMEOUT_MS = 10 * 60_000;
 const VIEW_TIMEOUT_MS = 5_000;
 
-/** Flags that take no value. */
-const SWITCHES = new Set(['--evict-warm']);
+/** A flag that takes no value. */
+const isSwitch = (arg: string): boolean => arg === '--evict-warm';
 
 function positionals(argv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     if (arg.startsWith('--')) {
-      if (!arg.includes('=') && !SWITCHES.has(arg)) i++;
+      if (!arg.includes('=') && !isSwitch(arg)) i++;
       continue;
     }
     out.push(arg);
