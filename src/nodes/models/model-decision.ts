@@ -90,7 +90,10 @@ function roomOn(node: NodeFacts, model: string, input: ModelActionInput): Room {
   if (node.maxInstances === undefined) return { fits: true, evict: undefined, score: 1_000_000 - running.length };
   const free = node.maxInstances - running.length;
   if (free > 0) return { fits: true, evict: undefined, score: 1000 * free + spare.length };
-  return spare.length > 0 ? { fits: true, evict: spare[0]?.id, score: spare.length } : { fits: false, evict: undefined, score: 0 };
+  const victim = spare[0];
+  if (victim === undefined) return { fits: false, evict: undefined, score: 0 };
+  // At equal room, a node whose victim nobody keeps before one that would cost a warm or preloaded model.
+  return { fits: true, evict: victim.id, score: spare.length - (input.kept?.(victim.id) === true ? 0.5 : 0) };
 }
 
 function decideLoad(input: ModelActionInput): ModelActionVerdict {
