@@ -23,7 +23,7 @@ export interface AdminCommands {
 
 /** Model loads and unloads (/admin/models*): the manager's action and the models view. */
 export interface ModelCommands {
-  /** `evictWarm`: a load stands even where the reconciler keeps the slot for a warm model (held for [models] operator_hold). */
+  /** `evictWarm`: the action stands even where the reconciler would undo it for a warm model (held for [models] operator_hold). */
   act(action: ModelAction, model: string, node: string | undefined, options?: { readonly evictWarm?: boolean }): Promise<ModelActionOutcome>;
   view(): unknown;
 }

@@ -1,5 +1,6 @@
 // POST /admin/models/load and /admin/models/unload (`{"model", "node"}`; node optional for a load;
-// `"evict_warm": true` lets a load take a slot the reconciler keeps for a warm model, docs/models.md)
+// `"evict_warm": true` lets a load take a slot the reconciler keeps for a warm model, or an unload
+// take a warm model off a node the reconciler would load it on again; docs/models.md)
 // and GET /admin/models (per model: where it runs, where it loads on demand, its desired state).
 // Mutations are behind the admin guard; the answer says what was done or why not.
 
@@ -30,7 +31,7 @@ export function outcomeStatus(outcome: ModelActionOutcome): number {
 
 type ModelRequest = { readonly model: string; readonly node: string | undefined; readonly evictWarm: boolean } | { readonly error: string; readonly param: string };
 
-function readModelRequest(raw: Buffer, action: 'load' | 'unload'): ModelRequest {
+function readModelRequest(raw: Buffer): ModelRequest {
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
@@ -41,7 +42,6 @@ function readModelRequest(raw: Buffer, action: 'load' | 'unload'): ModelRequest 
   if (typeof body.model !== 'string' || body.model === '') return { error: 'model is required (a model id as the nodes list it)', param: 'model' };
   if (body.node !== undefined && (typeof body.node !== 'string' || body.node === '')) return { error: 'node must be a node name', param: 'node' };
   if (body.evict_warm !== undefined && typeof body.evict_warm !== 'boolean') return { error: 'evict_warm must be true or false', param: 'evict_warm' };
-  if (body.evict_warm !== undefined && action === 'unload') return { error: 'evict_warm applies to a load only', param: 'evict_warm' };
   return { model: body.model, node: typeof body.node === 'string' ? body.node : undefined, evictWarm: body.evict_warm === true };
 }
 
@@ -61,7 +61,7 @@ export function modelsRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard)
           sendError(res, error instanceof GatewayError ? error : badRequest('the body could not be read', 'body'));
           return;
         }
-        const asked = readModelRequest(raw, action);
+        const asked = readModelRequest(raw);
         if ('error' in asked) {
           sendError(res, badRequest(asked.error, asked.param));
           return;

@@ -16,13 +16,13 @@ import { STATUS_MAX_BYTES } from './status-report.ts';
 
 const USAGE = `usage: switchyard models [--url GATEWAY] [--token T] [--config FILE]
        switchyard models load MODEL [--node N] [--evict-warm] [--url GATEWAY] [--token T]
-       switchyard models unload MODEL --node N [--url GATEWAY] [--token T]
+       switchyard models unload MODEL --node N [--evict-warm] [--url GATEWAY] [--token T]
 
   --url, --config, --token   as for switchyard status
   --node N                   the node (required for unload; a load without it picks the node)
-  --evict-warm               load even where the reconciler keeps the slot for a warm model: the
-                             load is held there for [models] operator_hold (default 10m) or until
-                             unloaded, and the warm model is not restored there meanwhile
+  --evict-warm               act even where the reconciler would undo it for a warm model: a load
+                             that takes a warm model's slot, an unload of a warm model it would
+                             load there again; held for [models] operator_hold (default 10m)
 
 exit: 0 done or already so, 1 refused or failed, 3 gateway down or refusing the token, 2 usage error
 `;
@@ -72,7 +72,7 @@ function modelsTable(body: unknown): string | undefined {
     const desired = d === undefined ? '-' : [d.pin === true ? 'pin' : '', d.preload === true ? 'preload' : '', typeof d.warm === 'number' && d.warm > 0 ? `warm=${d.warm}` : ''].filter(Boolean).join(' ') || '-';
     const next = Array.isArray(row.next) ? row.next.filter(isRecord).map((s) => `${text(s.action)} on ${text(s.node)} (${text(s.why)})`).join('; ') : '';
     const failures = Array.isArray(row.failures) ? row.failures.filter(isRecord).map((f) => `${text(f.node)}: ${text(f.reason)}`).join('; ') : '';
-    const held = Array.isArray(row.held) ? row.held.filter(isRecord).map((h) => `${text(h.node)} until ${text(h.until ?? `+${text(h.expires_in_ms)}ms`)}`).join('; ') : '';
+    const held = Array.isArray(row.held) ? row.held.filter(isRecord).map((h) => `${h.state === 'unloaded' ? 'off ' : ''}${text(h.node)} until ${text(h.until ?? `+${text(h.expires_in_ms)}ms`)}`).join('; ') : '';
     rows.push([text(row.model), list(row.loaded_on), list(row.on_demand), desired, stateOf(row, d), next || '-', held || '-', failures || '-']);
   }
   const nodes = [['NODE', 'LOADED', 'MAX', 'SWITCH UNDER WAY']];
@@ -99,7 +99,7 @@ export const runModels: Command = async (argv, io) => {
   if (action === 'unload' && node === undefined) return usage(io, 'models unload needs --node N');
   if (argv.some((a) => a.startsWith('--evict-warm='))) return usage(io, '--evict-warm takes no value');
   const evictWarm = argv.includes('--evict-warm');
-  if (evictWarm && action !== 'load') return usage(io, '--evict-warm applies to models load only');
+  if (evictWarm && action === undefined) return usage(io, '--evict-warm applies to models load and unload');
   const given = flagValue(argv, 'url');
   const found = given === undefined ? await findStatusTarget(flagValue(argv, 'config'), io.env) : undefined;
   if (found?.ok === false) return usage(io, found.problem);
@@ -126,7 +126,7 @@ export const runModels: Command = async (argv, io) => {
   const line = `${text(body.outcome ?? `HTTP ${answer.status}`)}: ${action} ${text(model)}${body.node === undefined || body.node === null ? '' : ` on ${text(body.node)}`}${body.evicted === undefined ? '' : ` (unloaded ${text(body.evicted)} first)`} — ${text(body.detail ?? (isRecord(body.error) ? body.error.message : ''))}\n`;
   const ok = body.outcome === 'done' || body.outcome === 'already';
   // The gateway's reason speaks of the API's field; the command's own switch is this.
-  const hint = body.code === 'warm' ? `(switchyard models load ${text(model)}${node === undefined ? '' : ` --node ${text(node)}`} --evict-warm loads it anyway, held there for [models] operator_hold)\n` : '';
+  const hint = body.code === 'warm' ? `(switchyard models ${action} ${text(model)}${node === undefined ? '' : ` --node ${text(node)}`} --evict-warm does it anyway, held for [models] operator_hold)\n` : '';
   (ok ? io.stdout : io.stderr).write(line + hint);
   return ok ? 0 : 1;
 };

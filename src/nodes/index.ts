@@ -27,8 +27,8 @@ export { decideModelAction, type ModelActionInput, type ModelActionVerdict, type
 export { backoffAfter, type FailedOp } from './models/backoff.ts';
 export { ModelReconciler, type ReconcilerDeps } from './models/reconciler.ts';
 export { actAsOperator, type OperatorActionDeps, type OperatorActionOptions } from './models/operator-action.ts';
-export { judgeOperatorLoad, type OperatorLoad, type OperatorLoadJudgement } from './models/operator-load.ts';
-export { OperatorHolds, type OperatorHold } from './models/operator-holds.ts';
+export { judgeOperatorLoad, judgeOperatorUnload, type OperatorLoad, type OperatorLoadJudgement } from './models/operator-load.ts';
+export { OperatorHolds, type HoldKind, type OperatorHold } from './models/operator-holds.ts';
 export { planReconcile, withHolds, type ReconcileInput, type ReconcileStep, type DesiredModel } from './models/reconcile-plan.ts';
 export { nodeFacts, unavailability } from './models/model-facts.ts';
 export type { ModelAction } from '#src/kinds/index.ts';

@@ -4,7 +4,8 @@
 // one. What must hold: such a load is refused up front (409 `warm`) naming the warm model it would
 // cost and the pinned one holding the other slot; with `"evict_warm": true` it is done and held
 // ([models] operator_hold, shown in GET /admin/models with its end): round after round the
-// reconciler leaves it loaded; once the operator unloads it, the warm model comes back.
+// reconciler leaves it loaded; once the operator unloads it, the warm model comes back. An unload
+// of the warm model that the reconciler would load there again is refused and overridden alike.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
@@ -59,7 +60,7 @@ async function listingPolls(): Promise<number> {
 }
 
 interface ModelsView {
-  models: { model: string; next: { node: string }[]; held: { node: string; by: string; until: string | null; expires_in_ms: number }[] }[];
+  models: { model: string; next: { node: string }[]; held: { node: string; state: string; by: string; until: string | null; expires_in_ms: number }[] }[];
   nodes: { name: string; busy: boolean; switch: unknown }[];
 }
 
@@ -105,6 +106,7 @@ test('with "evict_warm": true the load is done, held, and still loaded after sev
   assert.equal(held.length, 1, JSON.stringify(models));
   assert.equal(held[0]?.node, 'router');
   assert.equal(held[0]?.by, 'operator');
+  assert.equal(held[0]?.state, 'loaded');
   assert.ok((held[0]?.expires_in_ms ?? 0) > 0 && held[0]?.until !== null);
   assert.deepEqual(models.models.find((m) => m.model === 'hot')?.next, [], 'the plan does not restore hot there while the hold lasts');
 });
@@ -114,4 +116,19 @@ test('once the operator unloads it, the hold ends and the warm model comes back'
   assert.equal(unloaded.status, 200, unloaded.text);
   await eventually(async () => (await routerStatus('hot')) === 'loaded', 60_000, 'hot restored by the reconciler');
   assert.deepEqual((await view()).models.find((m) => m.model === 'extra')?.held, []);
+});
+
+test('an unload of the warm model is refused the same way; with "evict_warm": true it stays off the router round after round', async () => {
+  await afterRounds(1);
+  const refused = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'hot', node: 'router' });
+  assert.equal(refused.status, 409, refused.text);
+  assert.equal(refused.json<{ code: string }>().code, 'warm');
+  assert.match(refused.json<{ detail: string }>().detail, /the reconciler would load it there again/);
+  assert.equal(await routerStatus('hot'), 'loaded');
+  const unloaded = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'hot', node: 'router', evict_warm: true });
+  assert.equal(unloaded.status, 200, unloaded.text);
+  assert.ok(unloaded.json<{ heldUntil?: string }>().heldUntil !== undefined, unloaded.text);
+  await afterRounds(6);
+  assert.equal(await routerStatus('hot'), 'unloaded', 'the reconciler left the operator\'s unload');
+  assert.deepEqual((await view()).models.find((m) => m.model === 'hot')?.held.map((h) => [h.node, h.state]), [['router', 'unloaded']]);
 });

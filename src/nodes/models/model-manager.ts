@@ -54,8 +54,8 @@ export interface ActOptions {
   /** Models unloaded to make room only when no other idle one is there (the reconciler keeps them loaded). */
   readonly kept?: (model: string) => boolean;
   /**
-   * Judges a load the decision would send (its node and the idle model unloaded first), over the
-   * facts the decision read, in the same tick: a refusal reason stops it before the ticket is taken.
+   * Judges an action the decision would send (its node, and for a load the idle model unloaded
+   * first), over the facts the decision read, in the same tick: a refusal stops it before the ticket is taken.
    */
   readonly vet?: (load: { readonly node: string; readonly evict: string | undefined }, nodes: readonly NodeFacts[]) => { readonly code: RefusalCode; readonly reason: string } | undefined;
 }

@@ -2,7 +2,7 @@
 // would load on demand, its desired state (pin / preload / warm) and whether it holds, what the
 // reconciler would do next for it (its plan), and the loads that failed with their reasons. Per
 // node: whether it manages models, why it is unavailable, what it runs, and the switch under way.
-// Per model too: where an operator's load holds it against the reconciler, and until when.
+// Per model too: where an operator's load (or unload) holds it against the reconciler, and until when.
 
 import type { DesiredModelState } from '#src/config/index.ts';
 import type { NodeFacts } from './model-decision.ts';
@@ -36,8 +36,8 @@ export interface ModelRow {
   /** The reconciler's next steps for this model. */
   readonly next: { readonly action: 'load'; readonly node: string; readonly why: 'warm' | 'preload' }[];
   readonly failures: { readonly node: string; readonly reason: string; readonly failures: number; readonly retry_in_ms: number }[];
-  /** Nodes where an admin load holds it: the reconciler does not unload it there to make room until `until`. */
-  readonly held: { readonly node: string; readonly by: 'operator'; readonly until: string | null; readonly expires_in_ms: number }[];
+  /** Nodes where an admin load holds it (`loaded`: the reconciler does not unload it there) or an admin unload holds it off (`unloaded`: nor load it there), until `until`. */
+  readonly held: { readonly node: string; readonly state: 'loaded' | 'unloaded'; readonly by: 'operator'; readonly until: string | null; readonly expires_in_ms: number }[];
 }
 
 export interface NodeRow {
@@ -71,7 +71,7 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
   for (const step of input.plan ?? []) row(step.model).next.push({ action: 'load', node: step.node, why: step.why });
   for (const hold of input.holds ?? []) {
     const left = Math.max(0, Math.round(hold.untilMs - input.nowMs));
-    row(hold.model).held.push({ node: hold.node, by: 'operator', until: input.epochMs === undefined ? null : new Date(input.epochMs + left).toISOString(), expires_in_ms: left });
+    row(hold.model).held.push({ node: hold.node, state: hold.kind, by: 'operator', until: input.epochMs === undefined ? null : new Date(input.epochMs + left).toISOString(), expires_in_ms: left });
   }
   const up = new Set(input.nodes.filter((n) => n.unavailable === undefined).map((n) => n.name));
   const models = [...rows.values()].map((r) => {

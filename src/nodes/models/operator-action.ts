@@ -1,17 +1,19 @@
 // An operator's load or unload (the admin API, the CLI, the dashboard): the manager's action, with
-// the reconciler's say. A load the reconciler would undo (operator-load.ts) is refused `warm` (409)
-// naming what keeps the slot, unless `evictWarm` is passed; a load that is done (or already so)
-// holds the model on its node for [models] operator_hold (operator-holds.ts), and the answer says
-// until when. An unload of it ends the hold.
+// the reconciler's say. An action the reconciler would undo (operator-load.ts) is refused `warm`
+// (409) naming what it would cost, unless `evictWarm` is passed. A load that is done (or already
+// so) holds the model on its node for [models] operator_hold (operator-holds.ts); an unload of a
+// model the reconciler keeps (warm, preload) holds it off the node as long, and the answer says
+// until when; an unload of any other model ends its hold.
 
 import type { ModelAction } from '#src/kinds/index.ts';
 import type { ModelActionOutcome, ModelManager } from './model-manager.ts';
 import type { ModelReconciler } from './reconciler.ts';
 import type { ReconcileStep } from './reconcile-plan.ts';
+import type { OperatorLoadJudgement } from './operator-load.ts';
 
 export interface OperatorActionDeps {
   readonly manager: Pick<ModelManager, 'act'>;
-  readonly reconciler: Pick<ModelReconciler, 'judgeLoad' | 'hold' | 'release'>;
+  readonly reconciler: Pick<ModelReconciler, 'judgeLoad' | 'judgeUnload' | 'hold' | 'release'>;
   /** Models the reconciler keeps loaded (warm, preload): unloaded to make room last. */
   readonly kept: (model: string) => boolean;
   /** Epoch ms, for the hold's end in the answer. */
@@ -19,32 +21,32 @@ export interface OperatorActionDeps {
 }
 
 export interface OperatorActionOptions {
-  /** `"evict_warm": true`: load even where the reconciler keeps the slot for a warm model; the hold keeps it from undoing it. */
+  /** `"evict_warm": true`: act even where the reconciler would undo it (a warm model's slot); the hold keeps it from doing so. */
   readonly evictWarm?: boolean;
 }
 
 export async function actAsOperator(deps: OperatorActionDeps, action: ModelAction, model: string, node: string | undefined, options: OperatorActionOptions = {}): Promise<ModelActionOutcome> {
-  if (action === 'unload') {
-    const outcome = await deps.manager.act('unload', model, node, 'admin');
-    if (outcome.outcome === 'done' || outcome.outcome === 'already') deps.reconciler.release(outcome.node, model);
-    return outcome;
-  }
   let overridden: ReconcileStep | undefined;
-  const outcome = await deps.manager.act('load', model, node, 'admin', {
+  const vetted = (judged: OperatorLoadJudgement): { readonly code: 'warm'; readonly reason: string } | undefined => {
+    if (judged.stands) return undefined;
+    if (options.evictWarm !== true) return { code: 'warm', reason: judged.reason };
+    overridden = judged.reclaim;
+    return undefined;
+  };
+  const outcome = await deps.manager.act(action, model, node, 'admin', {
     kept: deps.kept,
-    vet: (load, nodes) => {
-      const judged = deps.reconciler.judgeLoad({ model, ...load }, nodes);
-      if (judged.stands) return undefined;
-      if (options.evictWarm === true) {
-        overridden = judged.reclaim;
-        return undefined;
-      }
-      return { code: 'warm', reason: judged.reason };
-    },
+    vet: (op, nodes) => vetted(action === 'load' ? deps.reconciler.judgeLoad({ model, ...op }, nodes) : deps.reconciler.judgeUnload({ model, node: op.node }, nodes)),
   });
   if (outcome.outcome !== 'done' && outcome.outcome !== 'already') return outcome;
-  const hold = deps.reconciler.hold(outcome.node, model);
+  if (action === 'unload' && !deps.kept(model)) {
+    deps.reconciler.release(outcome.node, model);
+    return outcome;
+  }
+  const hold = deps.reconciler.hold(outcome.node, model, action === 'load' ? 'loaded' : 'unloaded');
   const heldUntil = new Date(deps.now() + (hold.untilMs - hold.sinceMs)).toISOString();
+  if (action === 'unload') {
+    return { ...outcome, heldUntil, detail: `${outcome.detail}; held off there by the operator until ${heldUntil} ([models] operator_hold) or a load: the reconciler does not load it there before then` };
+  }
   const displaced = overridden === undefined ? 'to make room' : `to load ${overridden.why} '${overridden.model}' there ("evict_warm")`;
   return { ...outcome, heldUntil, detail: `${outcome.detail}; held there by the operator until ${heldUntil} ([models] operator_hold) or an unload: the reconciler does not unload it ${displaced} before then` };
 }

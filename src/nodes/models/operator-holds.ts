@@ -1,12 +1,18 @@
-// The operator's loads that stand against the reconciler: an admin load of a model on a node holds
-// it there for `[models] operator_hold` (or until the operator unloads it). While it holds, the
-// reconciler never unloads that model on that node to make room (reconcile-plan.ts): a warm model
-// it evicted is not restored there. A hold never makes a pinned model unloadable — a load never
-// evicts a pinned model. Times are monotonic ms; an expired hold is gone on the next read.
+// The operator's loads and unloads that stand against the reconciler: an admin load of a model on a
+// node holds it there (`loaded`), an admin unload holds it off there (`unloaded`), for
+// `[models] operator_hold` — a load's hold ends early when the operator unloads it, and the other
+// way round. While a `loaded` hold lasts the reconciler never unloads that model on that node to
+// make room (reconcile-plan.ts): a warm model it displaced is not restored there; while an
+// `unloaded` hold lasts it does not load the model there. A hold never makes a pinned model
+// unloadable. Times are monotonic ms; an expired hold is gone on the next read.
+
+export type HoldKind = 'loaded' | 'unloaded';
 
 export interface OperatorHold {
   readonly node: string;
   readonly model: string;
+  /** `loaded`: kept loaded there; `unloaded`: kept off there. */
+  readonly kind: HoldKind;
   /** Monotonic ms the hold was taken. */
   readonly sinceMs: number;
   /** Monotonic ms it ends. */
@@ -18,24 +24,25 @@ const key = (node: string, model: string): string => `${node}\u0000${model}`;
 export class OperatorHolds {
   readonly #holds = new Map<string, OperatorHold>();
 
-  /** Holds `model` on `node` from `nowMs` for `forMs` (a new load renews it). */
-  hold(node: string, model: string, nowMs: number, forMs: number): OperatorHold {
-    const hold = { node, model, sinceMs: nowMs, untilMs: nowMs + forMs };
+  /** Holds `model` on (or off) `node` from `nowMs` for `forMs`; replaces any hold of it there. */
+  hold(node: string, model: string, kind: HoldKind, nowMs: number, forMs: number): OperatorHold {
+    const hold = { node, model, kind, sinceMs: nowMs, untilMs: nowMs + forMs };
     this.#holds.set(key(node, model), hold);
     return hold;
   }
 
-  /** The operator unloaded it: the hold ends. */
+  /** The operator acted otherwise on `model` there: its hold ends. */
   release(node: string, model: string): void {
     this.#holds.delete(key(node, model));
   }
 
-  held(node: string, model: string, nowMs: number): boolean {
+  /** The hold of `model` on `node` in force at `nowMs`, if any. */
+  held(node: string, model: string, nowMs: number): HoldKind | undefined {
     const hold = this.#holds.get(key(node, model));
-    if (hold === undefined) return false;
-    if (hold.untilMs > nowMs) return true;
+    if (hold === undefined) return undefined;
+    if (hold.untilMs > nowMs) return hold.kind;
     this.#holds.delete(key(node, model));
-    return false;
+    return undefined;
   }
 
   /** The holds in force at `nowMs`, by node and model. */

@@ -1,9 +1,10 @@
-// Pure: would the reconciler undo an operator's load? The load of `model` on `node` (unloading
-// `evict` there first) is played forward: the reconciler's plan (reconcile-plan.ts) over the facts
-// after the load, round after round, with back-offs over and no hold on the loaded model. When a
-// round would unload the model there again to load a warm (or preloaded) one, the load is refused
-// up front, naming what keeps the node's slots, unless the operator passes `evict_warm` (then the
-// load is held: operator-holds.ts). Never "done", then silently undone.
+// Pure: would the reconciler undo an operator's load or unload? The load of `model` on `node`
+// (unloading `evict` there first) is played forward: the reconciler's plan (reconcile-plan.ts) over
+// the facts after the load, round after round, with back-offs over and no hold of the model there.
+// When a round would unload the model there again to load a warm (or preloaded) one, the load is
+// refused up front, naming what keeps the node's slots, unless the operator passes `evict_warm`
+// (then the load is held: operator-holds.ts). An unload likewise: refused when a round would load
+// the model there again. Never "done", then silently undone.
 
 import { formatDurationMs } from '#src/config/index.ts';
 import type { ModelFacts, NodeFacts } from './model-decision.ts';
@@ -61,28 +62,46 @@ function reasonFor(load: OperatorLoad, reclaim: ReconcileStep, input: ReconcileI
   );
 }
 
-/**
- * `input`: the reconciler's input now (the desired state, the facts, the holds). The loaded model's
- * own hold is left out: this asks what would happen without one. Bounded: at most one round per
- * (desired model, node) pair, each round loading at least one model.
- */
-export function judgeOperatorLoad(load: OperatorLoad, input: ReconcileInput, holdForMs: number): OperatorLoadJudgement {
+/** The plan played forward from `nodes`, round after round, until a step is `undoes` (returned) or nothing is left to do. */
+function playForward(nodes: NodeFacts[], input: ReconcileInput, own: { readonly node: string; readonly model: string }, undoes: (step: ReconcileStep) => boolean): ReconcileStep | undefined {
   const preloadedSince = new Set<string>();
+  // Bounded: each round loads a model the reconciler keeps, never unloaded again by it.
   const rounds = input.desired.length * input.nodes.length + 1;
-  let nodes = afterLoad(input.nodes, load);
+  let facts = nodes;
   for (let round = 0; round < rounds; round++) {
     const steps = planReconcile({
       ...input,
-      nodes,
+      nodes: facts,
       heldOff: () => false,
       preloaded: (node, model) => input.preloaded(node, model) || preloadedSince.has(`${node}\u0000${model}`),
-      held: (node, model) => !(node === load.node && model === load.model) && input.held(node, model),
+      held: (node, model) => !(node === own.node && model === own.model) && input.held(node, model),
+      heldOut: (node, model) => !(node === own.node && model === own.model) && input.heldOut(node, model),
     });
-    if (steps.length === 0) return { stands: true };
-    const reclaim = steps.find((s) => s.node === load.node && s.evict === load.model);
-    if (reclaim !== undefined) return { stands: false, reclaim, reason: reasonFor(load, reclaim, input, holdForMs) };
+    if (steps.length === 0) return undefined;
+    const undone = steps.find(undoes);
+    if (undone !== undefined) return undone;
     for (const step of steps) if (step.why === 'preload') preloadedSince.add(`${step.node}\u0000${step.model}`);
-    nodes = afterSteps(nodes, steps);
+    facts = afterSteps(facts, steps);
   }
-  return { stands: true };
+  return undefined;
+}
+
+/**
+ * `input`: the reconciler's input now (the desired state, the facts, the holds). The model's own
+ * hold there is left out: this asks what would happen without one.
+ */
+export function judgeOperatorLoad(load: OperatorLoad, input: ReconcileInput, holdForMs: number): OperatorLoadJudgement {
+  const reclaim = playForward(afterLoad(input.nodes, load), input, load, (s) => s.node === load.node && s.evict === load.model);
+  return reclaim === undefined ? { stands: true } : { stands: false, reclaim, reason: reasonFor(load, reclaim, input, holdForMs) };
+}
+
+/** The same for an unload of `model` on `node`: undone when a round would load it there again. */
+export function judgeOperatorUnload(unload: { readonly model: string; readonly node: string }, input: ReconcileInput, holdForMs: number): OperatorLoadJudgement {
+  const after = input.nodes.map((n) => (n.name !== unload.node ? { ...n, busy: false } : { ...n, busy: false, models: n.models.map((m) => (m.id === unload.model ? { ...m, running: false } : m)) }));
+  const reclaim = playForward(after, input, unload, (s) => s.node === unload.node && s.model === unload.model);
+  if (reclaim === undefined) return { stands: true };
+  const reason =
+    `unloading ${labelled(unload.model, input)} on node '${unload.node}' would not stand: the reconciler would load it there again (${reclaim.why === 'warm' ? `warm = ${input.desired.find((d) => d.model === unload.model)?.desired.warm ?? 0}, and this is the node it would choose` : 'preload'}); ` +
+    `pass "evict_warm": true to hold it off '${unload.node}' for ${formatDurationMs(holdForMs)} ([models] operator_hold) or until you load it there, or change '${unload.model}' in [[models.available]]`;
+  return { stands: false, reclaim, reason };
 }

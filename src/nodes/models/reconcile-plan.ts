@@ -3,7 +3,8 @@
 // with an operation under way); a (node, model) whose load failed is held off until its back-off
 // ends; the choice of node and of an idle model to unload first is the model decision's. A model an
 // operator's load holds on a node (operator-holds.ts) is never unloaded there to make room: a warm
-// model it displaced is not restored on that node while the hold lasts (it may be elsewhere).
+// model it displaced is not restored on that node while the hold lasts (it may be elsewhere); one
+// an operator's unload holds off a node is not loaded there.
 
 import type { DesiredModelState } from '#src/config/index.ts';
 import { decideModelAction, type NodeFacts } from './model-decision.ts';
@@ -26,6 +27,8 @@ export interface ReconcileInput {
   readonly pinned: (model: string) => boolean;
   /** An operator's load holds the model on the node now (never unloaded there to make room). */
   readonly held: (node: string, model: string) => boolean;
+  /** An operator's unload holds the model off the node now (not loaded there). */
+  readonly heldOut: (node: string, model: string) => boolean;
 }
 
 export interface ReconcileStep {
@@ -56,7 +59,7 @@ export function planReconcile(input: ReconcileInput): ReconcileStep[] {
     if (desired.warm > 0) {
       const warmNow = nodes.filter((n) => n.unavailable === undefined && runsOn(n, model)).length;
       if (warmNow < desired.warm) {
-        const choices = nodes.filter((n) => !input.warmExcluded(n.name) && !input.heldOff(n.name, model) && !runsOn(n, model)).map(free);
+        const choices = nodes.filter((n) => !input.warmExcluded(n.name) && !input.heldOff(n.name, model) && !input.heldOut(n.name, model) && !runsOn(n, model)).map(free);
         const verdict = decideModelAction({ ...decide, model, node: undefined, nodes: choices });
         if (verdict.verdict === 'act') {
           steps.push({ model, node: verdict.node, why: 'warm', evict: verdict.evict });
@@ -66,7 +69,7 @@ export function planReconcile(input: ReconcileInput): ReconcileStep[] {
     }
     if (!desired.preload) continue;
     for (const node of nodes) {
-      if (claimed.has(node.name) || runsOn(node, model) || input.preloaded(node.name, model) || input.heldOff(node.name, model)) continue;
+      if (claimed.has(node.name) || runsOn(node, model) || input.preloaded(node.name, model) || input.heldOff(node.name, model) || input.heldOut(node.name, model)) continue;
       const verdict = decideModelAction({ ...decide, model, node: node.name, nodes: nodes.map(free) });
       if (verdict.verdict !== 'act') continue;
       steps.push({ model, node: node.name, why: 'preload', evict: verdict.evict });

@@ -4,14 +4,15 @@
 // dies, so a wake preloads again) and logs only transitions: a step started, and what came of it
 // (the manager's audit line), never "nothing to do". It keeps the operator's holds
 // (operator-holds.ts): a model an admin load put on a node is not unloaded there to make room while
-// the hold lasts, and an admin load it would undo is judged before it is sent (operator-load.ts).
+// the hold lasts, one an admin unload took off is not loaded there, and an admin action it would
+// undo is judged before it is sent (operator-load.ts).
 
 import type { DesiredModelState } from '#src/config/index.ts';
 import type { ModelManager } from './model-manager.ts';
 import type { NodeFacts } from './model-decision.ts';
 import { planReconcile, type ReconcileStep } from './reconcile-plan.ts';
-import { OperatorHolds, type OperatorHold } from './operator-holds.ts';
-import { judgeOperatorLoad, type OperatorLoad, type OperatorLoadJudgement } from './operator-load.ts';
+import { OperatorHolds, type HoldKind, type OperatorHold } from './operator-holds.ts';
+import { judgeOperatorLoad, judgeOperatorUnload, type OperatorLoad, type OperatorLoadJudgement } from './operator-load.ts';
 
 export interface ReconcilerDeps {
   readonly manager: Pick<ModelManager, 'act' | 'failure'>;
@@ -76,12 +77,17 @@ export class ModelReconciler {
     return judgeOperatorLoad(load, this.#input(nodes), this.#deps.holdMs());
   }
 
-  /** The operator loaded `model` on `node`: it holds there for [models] operator_hold. */
-  hold(node: string, model: string): OperatorHold {
-    return this.#holds.hold(node, model, this.#deps.monotonicMs(), this.#deps.holdMs());
+  /** Whether an admin unload of `model` on `node` would stand. */
+  judgeUnload(unload: { readonly model: string; readonly node: string }, nodes: readonly NodeFacts[]): OperatorLoadJudgement {
+    return judgeOperatorUnload(unload, this.#input(nodes), this.#deps.holdMs());
   }
 
-  /** The operator unloaded `model` on `node`: its hold ends. */
+  /** The operator loaded (or unloaded) `model` on `node`: so it holds there for [models] operator_hold. */
+  hold(node: string, model: string, kind: HoldKind): OperatorHold {
+    return this.#holds.hold(node, model, kind, this.#deps.monotonicMs(), this.#deps.holdMs());
+  }
+
+  /** The operator's hold of `model` on `node` ends (it unloaded a model nobody keeps). */
   release(node: string, model: string): void {
     this.#holds.release(node, model);
   }
@@ -101,7 +107,7 @@ export class ModelReconciler {
     await Promise.all(
       steps.map(async (step) => {
         // The manager decides again over the live facts: the held models there stay as the plan kept them.
-        const keep = (m: string): boolean => wanted.has(m) || this.#holds.held(step.node, m, this.#deps.monotonicMs());
+        const keep = (m: string): boolean => wanted.has(m) || this.#holds.held(step.node, m, this.#deps.monotonicMs()) === 'loaded';
         const outcome = await this.#deps.manager.act('load', step.model, step.node, 'reconciler', { keep });
         if (step.why === 'preload' && (outcome.outcome === 'done' || outcome.outcome === 'already')) this.#preloaded.add(`${step.node}\u0000${step.model}`);
       }),
@@ -118,7 +124,8 @@ export class ModelReconciler {
       warmExcluded: deps.warmExcluded,
       queued: deps.queued,
       pinned: deps.pinned,
-      held: (node, model) => this.#holds.held(node, model, deps.monotonicMs()),
+      held: (node, model) => this.#holds.held(node, model, deps.monotonicMs()) === 'loaded',
+      heldOut: (node, model) => this.#holds.held(node, model, deps.monotonicMs()) === 'unloaded',
     };
   }
 

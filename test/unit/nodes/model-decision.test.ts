@@ -45,7 +45,7 @@ for (const c of CASES) {
 
 const warm = (n: number, preload = false) => ({ pin: false, preload, warm: n });
 const plan = (over: Partial<Parameters<typeof planReconcile>[0]>) =>
-  planReconcile({ desired: [], nodes: [], preloaded: () => false, heldOff: () => false, warmExcluded: () => false, queued: () => 0, pinned: () => false, held: () => false, ...over });
+  planReconcile({ desired: [], nodes: [], preloaded: () => false, heldOff: () => false, warmExcluded: () => false, queued: () => 0, pinned: () => false, held: () => false, heldOut: () => false, ...over });
 
 test('planReconcile: warm = 1 loads on one node, at most one load per node per round', () => {
   const steps = plan({ desired: [{ model: 'e', desired: warm(1) }, { model: 'f', desired: warm(1) }], nodes: [node('r', [['e', false], ['f', false]])] });

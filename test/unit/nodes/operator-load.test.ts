@@ -4,7 +4,7 @@
 // reconciler's rounds on an injected clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeOperatorLoad, ModelReconciler, OperatorHolds, planReconcile, type DesiredModel, type NodeFacts, type ReconcileInput } from '#src/nodes/index.ts';
+import { judgeOperatorLoad, judgeOperatorUnload, ModelReconciler, OperatorHolds, planReconcile, type DesiredModel, type NodeFacts, type ReconcileInput } from '#src/nodes/index.ts';
 
 const node = (name: string, models: [string, boolean][], max = 2): NodeFacts => ({
   name, unavailable: undefined, canManage: true, busy: false, maxInstances: max,
@@ -17,7 +17,7 @@ const PRELOAD = { pin: false, preload: true, warm: 0 };
 
 const input = (over: Partial<ReconcileInput> & { desired: DesiredModel[]; nodes: NodeFacts[] }): ReconcileInput => {
   const pins = new Set(over.desired.filter((d) => d.desired.pin).map((d) => d.model));
-  return { preloaded: () => false, heldOff: () => false, warmExcluded: () => false, queued: () => 0, pinned: (m) => pins.has(m), held: () => false, ...over };
+  return { preloaded: () => false, heldOff: () => false, warmExcluded: () => false, queued: () => 0, pinned: (m) => pins.has(m), held: () => false, heldOut: () => false, ...over };
 };
 
 const heldOn = (node: string, model: string) => (n: string, m: string): boolean => n === node && m === model;
@@ -136,6 +136,28 @@ for (const c of JUDGE_CASES) {
   });
 }
 
+test('planReconcile: an operator\'s unload holds the model off its node (warm and preload), not off the others', () => {
+  const nodes = [node('r', [['p', true], ['w', false]]), node('s', [['w', false]])];
+  assert.deepEqual(planReconcile(input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', false]])], heldOut: heldOn('r', 'w') })), []);
+  assert.deepEqual(planReconcile(input({ desired: DESIRED, nodes, heldOut: heldOn('r', 'w') })), [{ model: 'w', node: 's', why: 'warm', evict: undefined }]);
+  assert.deepEqual(planReconcile(input({ desired: [{ model: 'l', desired: PRELOAD }], nodes: [node('r', [['l', false]])], heldOut: heldOn('r', 'l') })), []);
+});
+
+const UNLOAD_CASES: { name: string; unload: { model: string; node: string }; input: ReconcileInput; stands: boolean }[] = [
+  { name: 'the only node for a warm model: it would be loaded there again, undone', unload: { model: 'w', node: 'r' }, input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true]])] }), stands: false },
+  { name: 'another node has room for the warm model: it goes there, the unload stands', unload: { model: 'w', node: 'r' }, input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true]]), node('s', [['w', false]], 3)] }), stands: true },
+  { name: 'a preloaded model is not preloaded again: stands', unload: { model: 'l', node: 'r' }, input: input({ desired: [{ model: 'l', desired: PRELOAD }], nodes: [node('r', [['l', true]])], preloaded: () => true }), stands: true },
+  { name: 'a model nobody keeps: stands', unload: { model: 'x', node: 'r' }, input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['x', true]]), node('s', [['w', true]])] }), stands: true },
+];
+
+for (const c of UNLOAD_CASES) {
+  test(`judgeOperatorUnload: ${c.name}`, () => {
+    const judged = judgeOperatorUnload(c.unload, c.input, HOLD_MS);
+    assert.equal(judged.stands, c.stands, JSON.stringify(judged));
+    if (!judged.stands) assert.match(judged.reason, /^unloading warm 'w' on node 'r' would not stand: the reconciler would load it there again .*"evict_warm": true to hold it off 'r' for 10m/);
+  });
+}
+
 test('judgeOperatorLoad: the reason names the warm model it costs, the pinned one in the other slot, and the override', () => {
   const judged = judgeOperatorLoad({ model: 'z', node: 'r', evict: 'w' }, input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true], ['z', false]])] }), HOLD_MS);
   assert.ok(!judged.stands);
@@ -145,18 +167,20 @@ test('judgeOperatorLoad: the reason names the warm model it costs, the pinned on
   assert.match(judged.reason, /"evict_warm": true to hold 'z' there for 10m/);
 });
 
-test('OperatorHolds: a hold lasts until its end or a release, and is listed until then', () => {
+test('OperatorHolds: a hold lasts until its end, a release or the opposite hold, and is listed until then', () => {
   const holds = new OperatorHolds();
-  const hold = holds.hold('r', 'z', 1_000, 500);
-  assert.deepEqual(hold, { node: 'r', model: 'z', sinceMs: 1_000, untilMs: 1_500 });
-  assert.equal(holds.held('r', 'z', 1_499), true);
-  assert.equal(holds.held('s', 'z', 1_000), false);
+  const hold = holds.hold('r', 'z', 'loaded', 1_000, 500);
+  assert.deepEqual(hold, { node: 'r', model: 'z', kind: 'loaded', sinceMs: 1_000, untilMs: 1_500 });
+  assert.equal(holds.held('r', 'z', 1_499), 'loaded');
+  assert.equal(holds.held('s', 'z', 1_000), undefined);
   assert.deepEqual(holds.list(1_200).map((h) => h.model), ['z']);
-  assert.equal(holds.held('r', 'z', 1_500), false, 'ended');
+  assert.equal(holds.held('r', 'z', 1_500), undefined, 'ended');
   assert.deepEqual(holds.list(1_500), []);
-  holds.hold('r', 'z', 2_000, 500);
+  holds.hold('r', 'z', 'loaded', 2_000, 500);
+  holds.hold('r', 'z', 'unloaded', 2_100, 500);
+  assert.equal(holds.held('r', 'z', 2_200), 'unloaded', 'an unload replaces the load\'s hold');
   holds.release('r', 'z');
-  assert.equal(holds.held('r', 'z', 2_001), false, 'released by an unload');
+  assert.equal(holds.held('r', 'z', 2_201), undefined, 'released');
 });
 
 test('ModelReconciler: no round restores the warm model over a held load; the first round after the hold ends does', async () => {
@@ -186,7 +210,7 @@ test('ModelReconciler: no round restores the warm model over a held load; the fi
     reconciler.poke();
     await new Promise((resolve) => setImmediate(resolve));
   };
-  reconciler.hold('r', 'z');
+  reconciler.hold('r', 'z', 'loaded');
   for (const at of [0, 1_000, HOLD_MS / 2, HOLD_MS - 1]) {
     monotonic = at;
     await round();
