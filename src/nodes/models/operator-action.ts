@@ -1,9 +1,10 @@
 // An operator's load or unload (the admin API, the CLI, the dashboard): the manager's action, with
 // the reconciler's say. An action the reconciler would undo (operator-load.ts) is refused `warm`
 // (409) naming what it would cost, unless `evictWarm` is passed. A load that is done (or already
-// so) holds the model on its node for [models] operator_hold (operator-holds.ts); an unload of a
-// model the reconciler keeps (warm, preload) holds it off the node as long, and the answer says
-// until when; an unload of any other model ends its hold.
+// so) holds the model on its node for [models] operator_hold (operator-holds.ts); an unload made
+// with the override holds the model off the node as long, and the answer says until when; any
+// other unload ends the model's hold there (a preloaded model's unload stands by itself until the
+// node restarts, docs/models.md).
 
 import type { ModelAction } from '#src/kinds/index.ts';
 import type { ModelActionOutcome, ModelManager } from './model-manager.ts';
@@ -38,7 +39,7 @@ export async function actAsOperator(deps: OperatorActionDeps, action: ModelActio
     vet: (op, nodes) => vetted(action === 'load' ? deps.reconciler.judgeLoad({ model, ...op }, nodes) : deps.reconciler.judgeUnload({ model, node: op.node }, nodes)),
   });
   if (outcome.outcome !== 'done' && outcome.outcome !== 'already') return outcome;
-  if (action === 'unload' && !deps.kept(model)) {
+  if (action === 'unload' && overridden === undefined) {
     deps.reconciler.release(outcome.node, model);
     return outcome;
   }
