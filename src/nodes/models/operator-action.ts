@@ -28,17 +28,25 @@ export interface OperatorActionOptions {
 
 export async function actAsOperator(deps: OperatorActionDeps, action: ModelAction, model: string, node: string | undefined, options: OperatorActionOptions = {}): Promise<ModelActionOutcome> {
   let overridden: ReconcileStep | undefined;
-  const vetted = (judged: OperatorLoadJudgement): { readonly code: 'warm'; readonly reason: string } | undefined => {
-    if (judged.stands) return undefined;
-    if (options.evictWarm !== true) return { code: 'warm', reason: judged.reason };
-    overridden = judged.reclaim;
+  let provisional: string | undefined;
+  const vetted = (judged: OperatorLoadJudgement, on: string): { readonly code: 'warm'; readonly reason: string } | undefined => {
+    if (!judged.stands && options.evictWarm !== true) return { code: 'warm', reason: judged.reason };
+    if (!judged.stands) overridden = judged.reclaim;
+    // Held from the moment it is sent: no reconciler round between the node's answer and the hold.
+    if (action === 'load' || overridden !== undefined) {
+      deps.reconciler.hold(on, model, action === 'load' ? 'loaded' : 'unloaded');
+      provisional = on;
+    }
     return undefined;
   };
   const outcome = await deps.manager.act(action, model, node, 'admin', {
     kept: deps.kept,
-    vet: (op, nodes) => vetted(action === 'load' ? deps.reconciler.judgeLoad({ model, ...op }, nodes) : deps.reconciler.judgeUnload({ model, node: op.node }, nodes)),
+    vet: (op, nodes) => vetted(action === 'load' ? deps.reconciler.judgeLoad({ model, ...op }, nodes) : deps.reconciler.judgeUnload({ model, node: op.node }, nodes), op.node),
   });
-  if (outcome.outcome !== 'done' && outcome.outcome !== 'already') return outcome;
+  if (outcome.outcome !== 'done' && outcome.outcome !== 'already') {
+    if (provisional !== undefined) deps.reconciler.release(provisional, model);
+    return outcome;
+  }
   if (action === 'unload' && overridden === undefined) {
     deps.reconciler.release(outcome.node, model);
     return outcome;
