@@ -106,7 +106,7 @@ export class ModelsPart implements SwitchModels {
     return this.manager.evictFor(node, victim, model);
   }
 
-  /** An operator's load or unload (the admin API): the reconciler has its say, and a load holds. */
+  /** An operator's load or unload (the admin API): the reconciler has its say, and the action holds (nodes/models/operator-action.ts). */
   act(action: ModelAction, model: string, node: string | undefined, options: OperatorActionOptions = {}): Promise<ModelActionOutcome> {
     const kept = (m: string): boolean => this.protectedModels().wanted.has(m);
     return actAsOperator({ manager: this.manager, reconciler: this.reconciler, kept, now: () => this.#deps.clock.now() }, action, model, node, options);

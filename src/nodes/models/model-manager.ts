@@ -57,7 +57,7 @@ export interface ActOptions {
    * Judges an action the decision would send (its node, and for a load the idle model unloaded
    * first), over the facts the decision read, in the same tick: a refusal stops it before the ticket is taken.
    */
-  readonly vet?: (load: { readonly node: string; readonly evict: string | undefined }, nodes: readonly NodeFacts[]) => { readonly code: RefusalCode; readonly reason: string } | undefined;
+  readonly vet?: (op: { readonly node: string; readonly evict: string | undefined }, nodes: readonly NodeFacts[]) => { readonly code: RefusalCode; readonly reason: string } | undefined;
 }
 
 const MAX_ANSWER_BYTES = 1024 * 1024;

@@ -87,7 +87,7 @@ export class ModelReconciler {
     return this.#holds.hold(node, model, kind, this.#deps.monotonicMs(), this.#deps.holdMs());
   }
 
-  /** The operator's hold of `model` on `node` ends (it unloaded a model nobody keeps). */
+  /** The operator's hold of `model` on `node` ends (an unload of it, or its action did not go through). */
   release(node: string, model: string): void {
     this.#holds.release(node, model);
   }
