@@ -24,7 +24,8 @@ export interface AdminCommands {
 
 /** Model loads and unloads (/admin/models*): the manager's action and the models view. */
 export interface ModelCommands {
-  act(action: ModelAction, model: string, node: string | undefined): Promise<ModelActionOutcome>;
+  /** `evictWarm`: the action stands even where the reconciler would undo it for a warm model (held for [models] operator_hold). */
+  act(action: ModelAction, model: string, node: string | undefined, options?: { readonly evictWarm?: boolean }): Promise<ModelActionOutcome>;
   view(): unknown;
 }
 

@@ -1,4 +1,6 @@
-// POST /admin/models/load and /admin/models/unload (`{"model", "node"}`; node optional for a load)
+// POST /admin/models/load and /admin/models/unload (`{"model", "node"}`; node optional for a load;
+// `"evict_warm": true` lets a load take a slot the reconciler keeps for a warm model, or an unload
+// take a warm model off a node the reconciler would load it on again; docs/models.md)
 // and GET /admin/models (per model: where it runs, where it loads on demand, its desired state).
 // Mutations are behind the admin guard; the answer says what was done or why not.
 
@@ -27,7 +29,7 @@ export function outcomeStatus(outcome: ModelActionOutcome): number {
   }
 }
 
-type ModelRequest = { readonly model: string; readonly node: string | undefined } | { readonly error: string; readonly param: string };
+type ModelRequest = { readonly model: string; readonly node: string | undefined; readonly evictWarm: boolean } | { readonly error: string; readonly param: string };
 
 function readModelRequest(raw: Buffer): ModelRequest {
   let body: unknown;
@@ -39,7 +41,8 @@ function readModelRequest(raw: Buffer): ModelRequest {
   if (!isRecord(body)) return { error: 'the body must be a JSON object, e.g. {"model": "llama", "node": "gpu-1"}', param: 'body' };
   if (typeof body.model !== 'string' || body.model === '') return { error: 'model is required (a model id as the nodes list it)', param: 'model' };
   if (body.node !== undefined && (typeof body.node !== 'string' || body.node === '')) return { error: 'node must be a node name', param: 'node' };
-  return { model: body.model, node: typeof body.node === 'string' ? body.node : undefined };
+  if (body.evict_warm !== undefined && typeof body.evict_warm !== 'boolean') return { error: 'evict_warm must be true or false', param: 'evict_warm' };
+  return { model: body.model, node: typeof body.node === 'string' ? body.node : undefined, evictWarm: body.evict_warm === true };
 }
 
 export function modelsRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard): void {
@@ -64,7 +67,7 @@ export function modelsRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard)
           return;
         }
         const model = deps.catalog().aliases.get(asked.model) ?? asked.model;
-        const outcome = await models.act(action, model, asked.node);
+        const outcome = await models.act(action, model, asked.node, { evictWarm: asked.evictWarm });
         sendJson(res, outcomeStatus(outcome), outcome);
       }),
     );

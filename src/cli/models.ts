@@ -1,6 +1,8 @@
 // `switchyard models [--url GATEWAY] [--token T]`: per model, where it is loaded, where it would load
 // on demand, its desired state and failed loads (GET /admin/models). `switchyard models load|unload
-// MODEL [--node N]`: POST /admin/models/load|unload, printing what was done or why not. Exit 0 done
+// MODEL [--node N] [--evict-warm]`: POST /admin/models/load|unload, printing what was done or why
+// not (a load the reconciler would undo is refused naming the warm model; --evict-warm loads it
+// anyway and the gateway holds it for [models] operator_hold). Exit 0 done
 // (or already so), 1 refused or failed, 3 gateway unreachable or refusing the token, 2 usage error.
 // Every string the gateway sent is printed made visible.
 
@@ -13,11 +15,14 @@ import { DEFAULT_STATUS_URL, findStatusTarget } from './status-target.ts';
 import { gatewayErrorMessage, STATUS_MAX_BYTES } from './status-report.ts';
 
 const USAGE = `usage: switchyard models [--url GATEWAY] [--token T] [--config FILE]
-       switchyard models load MODEL [--node N] [--url GATEWAY] [--token T]
-       switchyard models unload MODEL --node N [--url GATEWAY] [--token T]
+       switchyard models load MODEL [--node N] [--evict-warm] [--url GATEWAY] [--token T]
+       switchyard models unload MODEL --node N [--evict-warm] [--url GATEWAY] [--token T]
 
   --url, --config, --token   as for switchyard status
   --node N                   the node (required for unload; a load without it picks the node)
+  --evict-warm               act even where the reconciler would undo it for a warm model: a load
+                             that takes a warm model's slot, an unload of a warm model it would
+                             load there again; held for [models] operator_hold (default 10m)
 
 exit: 0 done or already so, 1 refused or failed, 3 gateway down or refusing the token, 2 usage error
 `;
@@ -26,12 +31,15 @@ exit: 0 done or already so, 1 refused or failed, 3 gateway down or refusing the 
 const ACTION_TIMEOUT_MS = 10 * 60_000;
 const VIEW_TIMEOUT_MS = 5_000;
 
+/** A flag that takes no value. */
+const isSwitch = (arg: string): boolean => arg === '--evict-warm';
+
 function positionals(argv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     if (arg.startsWith('--')) {
-      if (!arg.includes('=')) i++;
+      if (!arg.includes('=') && !isSwitch(arg)) i++;
       continue;
     }
     out.push(arg);
@@ -57,14 +65,15 @@ function stateOf(row: Record<string, unknown>, d: Record<string, unknown> | unde
 
 function modelsTable(body: unknown): string | undefined {
   if (!isRecord(body) || !Array.isArray(body.models)) return undefined;
-  const rows = [['MODEL', 'LOADED ON', 'ON DEMAND', 'DESIRED', 'STATE', 'NEXT', 'FAILED LOADS']];
+  const rows = [['MODEL', 'LOADED ON', 'ON DEMAND', 'DESIRED', 'STATE', 'NEXT', 'HELD BY OPERATOR', 'FAILED LOADS']];
   for (const row of body.models) {
     if (!isRecord(row)) continue;
     const d = isRecord(row.desired) ? row.desired : undefined;
     const desired = d === undefined ? '-' : [d.pin === true ? 'pin' : '', d.preload === true ? 'preload' : '', typeof d.warm === 'number' && d.warm > 0 ? `warm=${d.warm}` : ''].filter(Boolean).join(' ') || '-';
     const next = Array.isArray(row.next) ? row.next.filter(isRecord).map((s) => `${text(s.action)} on ${text(s.node)} (${text(s.why)})`).join('; ') : '';
     const failures = Array.isArray(row.failures) ? row.failures.filter(isRecord).map((f) => `${text(f.node)}: ${text(f.reason)}`).join('; ') : '';
-    rows.push([text(row.model), list(row.loaded_on), list(row.on_demand), desired, stateOf(row, d), next || '-', failures || '-']);
+    const held = Array.isArray(row.held) ? row.held.filter(isRecord).map((h) => `${h.state === 'unloaded' ? 'off ' : ''}${text(h.node)} until ${text(h.until ?? `+${text(h.expires_in_ms)}ms`)}`).join('; ') : '';
+    rows.push([text(row.model), list(row.loaded_on), list(row.on_demand), desired, stateOf(row, d), next || '-', held || '-', failures || '-']);
   }
   const nodes = [['NODE', 'LOADED', 'MAX', 'SWITCH UNDER WAY']];
   for (const node of Array.isArray(body.nodes) ? body.nodes.filter(isRecord) : []) {
@@ -88,6 +97,9 @@ export const runModels: Command = async (argv, io) => {
   if (action !== undefined && (model === undefined || model === '')) return usage(io, `models ${action} needs a MODEL`);
   if (extra.length > 0) return usage(io, `unexpected argument '${visibleText(extra[0] ?? '')}'`);
   if (action === 'unload' && node === undefined) return usage(io, 'models unload needs --node N');
+  if (argv.some((a) => a.startsWith('--evict-warm='))) return usage(io, '--evict-warm takes no value');
+  const evictWarm = argv.includes('--evict-warm');
+  if (evictWarm && action === undefined) return usage(io, '--evict-warm applies to models load and unload');
   const given = flagValue(argv, 'url');
   const found = given === undefined ? await findStatusTarget(flagValue(argv, 'config'), io.env) : undefined;
   if (found?.ok === false) return usage(io, found.problem);
@@ -99,7 +111,7 @@ export const runModels: Command = async (argv, io) => {
     action === undefined
       ? await requestBoundedJson(`${url}/admin/models`, { dispatcher: agent, headers, timeoutMs: VIEW_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal })
       : await requestBoundedJson(`${url}/admin/models/${action}`, {
-          dispatcher: agent, headers, method: 'POST', body: JSON.stringify(node === undefined ? { model } : { model, node }),
+          dispatcher: agent, headers, method: 'POST', body: JSON.stringify({ model, ...(node === undefined ? {} : { node }), ...(evictWarm ? { evict_warm: true } : {}) }),
           timeoutMs: ACTION_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal,
         });
   if (!answer.ok) return unreachable(io, url, answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}`);
@@ -113,7 +125,9 @@ export const runModels: Command = async (argv, io) => {
   const body = isRecord(answer.body) ? answer.body : {};
   const line = `${text(body.outcome ?? `HTTP ${answer.status}`)}: ${action} ${text(model)}${body.node === undefined || body.node === null ? '' : ` on ${text(body.node)}`}${body.evicted === undefined ? '' : ` (unloaded ${text(body.evicted)} first)`} — ${text(body.detail ?? (isRecord(body.error) ? body.error.message : ''))}\n`;
   const ok = body.outcome === 'done' || body.outcome === 'already';
-  (ok ? io.stdout : io.stderr).write(line);
+  // The gateway's reason speaks of the API's field; the command's own switch is this.
+  const hint = body.code === 'warm' ? `(switchyard models ${action} ${text(model)}${node === undefined ? '' : ` --node ${text(node)}`} --evict-warm does it anyway, held for [models] operator_hold)\n` : '';
+  (ok ? io.stdout : io.stderr).write(line + hint);
   return ok ? 0 : 1;
 };
 

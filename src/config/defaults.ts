@@ -1,6 +1,6 @@
 // Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
-import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, LoadSignalsConfig, MeshConfig, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
+import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, LoadSignalsConfig, MeshConfig, ModelsConfig, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
 
 const MIB = 1_048_576;
 
@@ -12,6 +12,7 @@ export interface ConfigDefaults {
   readonly upstream: UpstreamConfig;
   readonly load: LoadSignalsConfig;
   readonly routing: RoutingConfig;
+  readonly models: Pick<ModelsConfig, 'operatorHoldMs'>;
   readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly weight: number; readonly wakeTimeoutMs: number };
   /** `[mesh]` has no defaults for site, url, key_file and listen: they are required when the table is present. */
   readonly mesh: Pick<MeshConfig, 'peers' | 'maxPeerMessagesPerSecond' | 'heartbeatMs' | 'maxModelsPerSite' | 'maxClockSkewMs' | 'maxMessageBytes'> & {
@@ -83,6 +84,8 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     swapAfterMs: 5_000,
     loadTimeoutMs: 120_000,
   }),
+  // Long enough to use a model the operator loaded by hand, short enough that a forgotten one gives its slot back.
+  models: Object.freeze({ operatorHoldMs: 600_000 }),
   // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
   node: Object.freeze({ kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 }),
   // Three missed heartbeats make a site stale: one lost message is not an outage.

@@ -66,6 +66,9 @@ function serverSchema(env: EnvVars) {
   }));
 }
 
+/** An operator's load never holds its node for longer than a day ([models] operator_hold). */
+const MAX_OPERATOR_HOLD_MS = 86_400_000;
+
 /** How many event loops serve requests: a whole number from 1 to MAX_WORKERS, or "auto" (one per core). */
 const WORKERS_ERROR = `must be a whole number from 1 to ${MAX_WORKERS}, or "auto" (one per available core)`;
 const workersSchema = z.union(
@@ -151,6 +154,7 @@ const modelSchema = table({
 const modelsSchema = table({
   default: name.optional(),
   available: z.array(modelSchema, { error: 'must be an array of tables, written [[models.available]]' }).default([]),
+  operator_hold: positiveDurationMs.pipe(z.number().max(MAX_OPERATOR_HOLD_MS, { error: 'must be at most 24h' })).default(CONFIG_DEFAULTS.models.operatorHoldMs),
 })
   .superRefine((models, ctx) => {
     reportClashes(ctx, findModelNameClashes(models.available), ['available']);
@@ -162,7 +166,7 @@ const modelsSchema = table({
       });
     }
   })
-  .transform((models) => ({ default: models.default, available: models.available }));
+  .transform((models) => ({ default: models.default, available: models.available, operatorHoldMs: models.operator_hold }));
 
 function nodesSchema(env: EnvVars) {
   const nodeSchema = table({

@@ -199,6 +199,8 @@ export interface DesiredModelState {
 export interface ModelsConfig {
   readonly default: string | undefined;
   readonly available: readonly ModelSpec[];
+  /** How long an admin load holds its model on its node against the reconciler (docs/models.md). */
+  readonly operatorHoldMs: number;
 }
 
 /** How to wake a node that powers down when idle. */

@@ -6,7 +6,7 @@ import { Agent } from '#src/core/undici-parts.ts';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { DesiredModelState, GatewayConfig } from '#src/config/index.ts';
-import { ModelManager, ModelReconciler, modelsView, nodeFacts, SwitchTickets, type ModelAction, type ModelActionOutcome, type NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
+import { actAsOperator, ModelManager, ModelReconciler, modelsView, nodeFacts, SwitchTickets, type ModelAction, type ModelActionOutcome, type NodeRegistry, type OperatorActionOptions, type RegistryEvents } from '#src/nodes/index.ts';
 import type { EvictionResult, ProtectedModels, SwitchModels } from '#src/scheduler/index.ts';
 
 export interface ModelsPartDeps {
@@ -78,6 +78,8 @@ export class ModelsPart implements SwitchModels {
       pinned,
       onError: (error) => deps.logger.error({ err: error }, 'model reconcile round failed'),
       now: () => deps.clock.now(),
+      monotonicMs: () => deps.clock.monotonicMs(),
+      holdMs: () => deps.config().models.operatorHoldMs,
     });
   }
 
@@ -104,8 +106,10 @@ export class ModelsPart implements SwitchModels {
     return this.manager.evictFor(node, victim, model);
   }
 
-  act(action: ModelAction, model: string, node: string | undefined): Promise<ModelActionOutcome> {
-    return this.manager.act(action, model, node, 'admin');
+  /** An operator's load or unload (the admin API): the reconciler has its say, and the action holds (nodes/models/operator-action.ts). */
+  act(action: ModelAction, model: string, node: string | undefined, options: OperatorActionOptions = {}): Promise<ModelActionOutcome> {
+    const kept = (m: string): boolean => this.protectedModels().wanted.has(m);
+    return actAsOperator({ manager: this.manager, reconciler: this.reconciler, kept, now: () => this.#deps.clock.now() }, action, model, node, options);
   }
 
   view(): unknown {
@@ -116,6 +120,8 @@ export class ModelsPart implements SwitchModels {
       nowMs: this.#deps.clock.monotonicMs(),
       plan: this.reconciler.plan(),
       switches: this.book.held(),
+      holds: this.reconciler.holds(),
+      epochMs: this.#deps.clock.now(),
     });
   }
 

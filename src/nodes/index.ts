@@ -22,11 +22,14 @@ export { pollingAgents, POLL_KEEP_ALIVE_MS, type PollingAgents } from './polling
 export { isRecovery, nodeReactions, wakeProbeIntervalMs, type NodeReactionDeps } from './reactions.ts';
 export { nodeRound, wantsCapacity, type NodeRoundDeps } from './node-round.ts';
 export { NodeLoops, type NodeLoopsDeps } from './node-loops.ts';
-export { ModelManager, type ModelManagerDeps, type ModelActionOutcome, type ActionOrigin } from './models/model-manager.ts';
+export { ModelManager, type ModelManagerDeps, type ModelActionOutcome, type ActionOrigin, type ActOptions } from './models/model-manager.ts';
 export { decideModelAction, type ModelActionInput, type ModelActionVerdict, type NodeFacts, type ModelFacts, type RefusalCode } from './models/model-decision.ts';
 export { backoffAfter, type FailedOp } from './models/backoff.ts';
 export { ModelReconciler, type ReconcilerDeps } from './models/reconciler.ts';
-export { planReconcile, type ReconcileInput, type ReconcileStep, type DesiredModel } from './models/reconcile-plan.ts';
+export { actAsOperator, type OperatorActionDeps, type OperatorActionOptions } from './models/operator-action.ts';
+export { judgeOperatorLoad, judgeOperatorUnload, type OperatorLoad, type OperatorLoadJudgement } from './models/operator-load.ts';
+export { OperatorHolds, type HoldKind, type OperatorHold } from './models/operator-holds.ts';
+export { planReconcile, withHolds, type ReconcileInput, type ReconcileStep, type DesiredModel } from './models/reconcile-plan.ts';
 export { nodeFacts, unavailability } from './models/model-facts.ts';
 export type { ModelAction } from '#src/kinds/index.ts';
 export { modelsView, type ModelRow, type ModelsViewInput } from './models/models-view.ts';

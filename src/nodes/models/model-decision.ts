@@ -12,6 +12,8 @@ export interface ModelFacts {
   readonly running: boolean;
   /** Requests of this model on this node through the gateway now. */
   readonly inFlight: number;
+  /** An operator's load holds it on this node (operator-holds.ts): never chosen to make room. */
+  readonly held?: boolean;
 }
 
 export interface NodeFacts {
@@ -39,9 +41,12 @@ export interface ModelActionInput {
   /** Requests waiting in the gateway for the model. */
   readonly queued: (model: string) => number;
   readonly pinned: (model: string) => boolean;
+  /** Models the reconciler keeps loaded (warm, preload): unloaded to make room only when nothing else is idle. */
+  readonly kept?: (model: string) => boolean;
 }
 
-export type RefusalCode = 'unknown_node' | 'node_required' | 'not_listed' | 'not_supported' | 'node_unavailable' | 'busy' | 'in_flight' | 'queued' | 'pinned' | 'no_room';
+/** `warm`: the load would take a slot the reconciler keeps for a warm (or preloaded) model (operator-load.ts). */
+export type RefusalCode = 'unknown_node' | 'node_required' | 'not_listed' | 'not_supported' | 'node_unavailable' | 'busy' | 'in_flight' | 'queued' | 'pinned' | 'no_room' | 'warm';
 
 export type ModelActionVerdict =
   /** Act on `node`; `evict` = unload that idle model there first. */
@@ -52,9 +57,15 @@ export type ModelActionVerdict =
 
 const refuse = (code: RefusalCode, reason: string): ModelActionVerdict => ({ verdict: 'refused', code, reason });
 
-/** An idle model that may be unloaded: running, nothing in flight or queued, not pinned. */
+/** An idle model that may be unloaded: running, nothing in flight or queued, not pinned, not held by an operator's load. */
 function isSpare(model: ModelFacts, input: ModelActionInput): boolean {
-  return model.running && model.inFlight === 0 && input.queued(model.id) === 0 && !input.pinned(model.id);
+  return model.running && model.inFlight === 0 && input.queued(model.id) === 0 && !input.pinned(model.id) && model.held !== true;
+}
+
+/** The order in which idle models are unloaded to make room: those the reconciler does not keep first, then by name. */
+function victimOrder(input: ModelActionInput): (a: ModelFacts, b: ModelFacts) => number {
+  const kept = (m: ModelFacts): number => (input.kept?.(m.id) === true ? 1 : 0);
+  return (a, b) => kept(a) - kept(b) || a.id.localeCompare(b.id);
 }
 
 /** Why this node cannot take part (for the model), or undefined. */
@@ -75,11 +86,14 @@ interface Room {
 
 function roomOn(node: NodeFacts, model: string, input: ModelActionInput): Room {
   const running = node.models.filter((m) => m.running && m.id !== model);
-  const spare = running.filter((m) => isSpare(m, input)).sort((a, b) => a.id.localeCompare(b.id));
+  const spare = running.filter((m) => isSpare(m, input)).sort(victimOrder(input));
   if (node.maxInstances === undefined) return { fits: true, evict: undefined, score: 1_000_000 - running.length };
   const free = node.maxInstances - running.length;
   if (free > 0) return { fits: true, evict: undefined, score: 1000 * free + spare.length };
-  return spare.length > 0 ? { fits: true, evict: spare[0]?.id, score: spare.length } : { fits: false, evict: undefined, score: 0 };
+  const victim = spare[0];
+  if (victim === undefined) return { fits: false, evict: undefined, score: 0 };
+  // At equal room, a node whose victim nobody keeps before one that would cost a warm or preloaded model.
+  return { fits: true, evict: victim.id, score: spare.length - (input.kept?.(victim.id) === true ? 0.5 : 0) };
 }
 
 function decideLoad(input: ModelActionInput): ModelActionVerdict {

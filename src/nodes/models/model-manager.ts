@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
 import { serverKind, type ModelAction } from '#src/kinds/index.ts';
 import type { NodeView } from '../node.ts';
-import { decideModelAction, type RefusalCode } from './model-decision.ts';
+import { decideModelAction, type NodeFacts, type RefusalCode } from './model-decision.ts';
 import { nodeFacts } from './model-facts.ts';
 import { runModelOp } from './run-model-op.ts';
 import { backoffAfter, type FailedOp } from './backoff.ts';
@@ -40,13 +40,25 @@ export interface ModelManagerDeps {
 }
 
 export type ModelActionOutcome =
-  | { readonly outcome: 'done'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly evicted?: string }
-  | { readonly outcome: 'already'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string }
+  | { readonly outcome: 'done'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly evicted?: string; readonly heldUntil?: string }
+  | { readonly outcome: 'already'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly heldUntil?: string }
   | { readonly outcome: 'refused'; readonly action: ModelAction; readonly model: string; readonly node: string | undefined; readonly code: RefusalCode; readonly detail: string }
   | { readonly outcome: 'failed'; readonly action: ModelAction; readonly model: string; readonly node: string; readonly detail: string; readonly retryAfterMs: number };
 
 /** Who asked: an admin, the reconciler, or a request's switch (its victim unloaded first). */
 export type ActionOrigin = 'admin' | 'reconciler' | 'request';
+
+export interface ActOptions {
+  /** Models not to unload to make room, besides the pinned ones (the reconciler's wanted and held models). */
+  readonly keep?: (model: string) => boolean;
+  /** Models unloaded to make room only when no other idle one is there (the reconciler keeps them loaded). */
+  readonly kept?: (model: string) => boolean;
+  /**
+   * Judges an action the decision would send (its node, and for a load the idle model unloaded
+   * first), over the facts the decision read, in the same tick: a refusal stops it before the ticket is taken.
+   */
+  readonly vet?: (op: { readonly node: string; readonly evict: string | undefined }, nodes: readonly NodeFacts[]) => { readonly code: RefusalCode; readonly reason: string } | undefined;
+}
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const CONFIRM_EVERY_MS = 100;
@@ -113,21 +125,20 @@ export class ModelManager {
     });
   }
 
-  /** `keep`: models not to unload to make room, besides the pinned ones (the reconciler's wanted models). */
-  async act(action: ModelAction, model: string, node: string | undefined, origin: ActionOrigin, keep?: (model: string) => boolean): Promise<ModelActionOutcome> {
-    const outcome = await this.#act(action, model, node, origin, keep);
+  async act(action: ModelAction, model: string, node: string | undefined, origin: ActionOrigin, options: ActOptions = {}): Promise<ModelActionOutcome> {
+    const outcome = await this.#act(action, model, node, origin, options);
     this.#audit(outcome, origin);
     return outcome;
   }
 
-  async #act(action: ModelAction, model: string, asked: string | undefined, origin: ActionOrigin, keep: ((model: string) => boolean) | undefined): Promise<ModelActionOutcome> {
+  async #act(action: ModelAction, model: string, asked: string | undefined, origin: ActionOrigin, { keep, kept, vet }: ActOptions): Promise<ModelActionOutcome> {
     const deps = this.#deps;
     // The reconciler's rounds follow a poll already (and a refusal must not make it poll again at once).
     if (origin === 'admin') await deps.refresh(concernedNodes(deps.views(), model, asked));
     const views = deps.views();
     const nodes = views.map((view) => nodeFacts(view, deps.inFlight, this.busy(view.spec.name)));
     const pinned = keep === undefined ? deps.pinned : (m: string): boolean => deps.pinned(m) || (m !== model && keep(m));
-    const verdict = decideModelAction({ action, model, node: asked, nodes, queued: deps.queued, pinned });
+    const verdict = decideModelAction({ action, model, node: asked, nodes, queued: deps.queued, pinned, ...(kept === undefined ? {} : { kept }) });
     if (verdict.verdict === 'refused') {
       // A node busy with a switch: the answer names it (whose, and on which replica).
       const current = verdict.code === 'busy' && asked !== undefined ? deps.book.current(asked) : undefined;
@@ -136,6 +147,8 @@ export class ModelManager {
       return { outcome: 'refused', action, model, node: asked, code: verdict.code, detail };
     }
     if (verdict.verdict === 'already') return { outcome: 'already', action, model, node: verdict.node, detail: verdict.detail };
+    const vetoed = vet?.({ node: verdict.node, evict: verdict.evict }, nodes);
+    if (vetoed !== undefined) return { outcome: 'refused', action, model, node: verdict.node, code: vetoed.code, detail: vetoed.reason };
     const view = views.find((v) => v.spec.name === verdict.node);
     const ops = view === undefined ? undefined : serverKind(view.spec.kind).modelOps(view.capacity.role);
     if (view === undefined || ops === undefined) return { outcome: 'refused', action, model, node: verdict.node, code: 'not_supported', detail: 'the node cannot load or unload models' };

@@ -2,12 +2,14 @@
 // would load on demand, its desired state (pin / preload / warm) and whether it holds, what the
 // reconciler would do next for it (its plan), and the loads that failed with their reasons. Per
 // node: whether it manages models, why it is unavailable, what it runs, and the switch under way.
+// Per model too: where an operator's load (or unload) holds it against the reconciler, and until when.
 
 import type { DesiredModelState } from '#src/config/index.ts';
 import type { NodeFacts } from './model-decision.ts';
 import type { FailedOp } from './backoff.ts';
 import type { ReconcileStep } from './reconcile-plan.ts';
 import type { SwitchTicket } from './switch-book.ts';
+import type { OperatorHold } from './operator-holds.ts';
 
 export interface ModelsViewInput {
   readonly nodes: readonly NodeFacts[];
@@ -18,6 +20,9 @@ export interface ModelsViewInput {
   readonly plan?: readonly ReconcileStep[];
   /** The switch book's tickets held now. */
   readonly switches?: readonly (readonly [node: string, ticket: SwitchTicket])[];
+  /** The operator's holds in force (monotonic ms, as `nowMs`), and the epoch ms of `nowMs` to date their end. */
+  readonly holds?: readonly OperatorHold[];
+  readonly epochMs?: number;
 }
 
 export interface ModelRow {
@@ -31,6 +36,8 @@ export interface ModelRow {
   /** The reconciler's next steps for this model. */
   readonly next: { readonly action: 'load'; readonly node: string; readonly why: 'warm' | 'preload' }[];
   readonly failures: { readonly node: string; readonly reason: string; readonly failures: number; readonly retry_in_ms: number }[];
+  /** Nodes where an admin load holds it (`loaded`: the reconciler does not unload it there) or an admin unload holds it off (`unloaded`: nor load it there), until `until`. */
+  readonly held: { readonly node: string; readonly state: 'loaded' | 'unloaded'; readonly by: 'operator'; readonly until: string | null; readonly expires_in_ms: number }[];
 }
 
 export interface NodeRow {
@@ -49,7 +56,7 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
   const row = (model: string): ModelRow => {
     let found = rows.get(model);
     if (found === undefined) {
-      found = { model, loaded_on: [], on_demand: [], desired: input.desired.get(model) ?? null, warm_now: 0, satisfied: null, next: [], failures: [] };
+      found = { model, loaded_on: [], on_demand: [], desired: input.desired.get(model) ?? null, warm_now: 0, satisfied: null, next: [], failures: [], held: [] };
       rows.set(model, found);
     }
     return found;
@@ -62,6 +69,10 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
     row(failed.model).failures.push({ node: failed.node, reason: failed.reason, failures: failed.failures, retry_in_ms: Math.max(0, Math.round(failed.untilMs - input.nowMs)) });
   }
   for (const step of input.plan ?? []) row(step.model).next.push({ action: 'load', node: step.node, why: step.why });
+  for (const hold of input.holds ?? []) {
+    const left = Math.max(0, Math.round(hold.untilMs - input.nowMs));
+    row(hold.model).held.push({ node: hold.node, state: hold.kind, by: 'operator', until: input.epochMs === undefined ? null : new Date(input.epochMs + left).toISOString(), expires_in_ms: left });
+  }
   const up = new Set(input.nodes.filter((n) => n.unavailable === undefined).map((n) => n.name));
   const models = [...rows.values()].map((r) => {
     const warmNow = r.loaded_on.filter((n) => up.has(n)).length;

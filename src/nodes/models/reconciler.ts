@@ -2,12 +2,17 @@
 // live views and runs the steps through the model manager, one per node at a time. It remembers
 // which models it preloaded on a node since the node came up (forgotten when the node sleeps or
 // dies, so a wake preloads again) and logs only transitions: a step started, and what came of it
-// (the manager's audit line), never "nothing to do".
+// (the manager's audit line), never "nothing to do". It keeps the operator's holds
+// (operator-holds.ts): a model an admin load put on a node is not unloaded there to make room while
+// the hold lasts, one an admin unload took off is not loaded there, and an admin action it would
+// undo is judged before it is sent (operator-load.ts).
 
 import type { DesiredModelState } from '#src/config/index.ts';
 import type { ModelManager } from './model-manager.ts';
 import type { NodeFacts } from './model-decision.ts';
 import { planReconcile, type ReconcileStep } from './reconcile-plan.ts';
+import { OperatorHolds, type HoldKind, type OperatorHold } from './operator-holds.ts';
+import { judgeOperatorLoad, judgeOperatorUnload, type OperatorLoad, type OperatorLoadJudgement } from './operator-load.ts';
 
 export interface ReconcilerDeps {
   readonly manager: Pick<ModelManager, 'act' | 'failure'>;
@@ -19,6 +24,10 @@ export interface ReconcilerDeps {
   readonly onError: (error: unknown) => void;
   /** Epoch ms (the listings' clock). */
   readonly now: () => number;
+  /** Monotonic ms (the holds' clock). */
+  readonly monotonicMs: () => number;
+  /** How long an operator's load holds ([models] operator_hold). */
+  readonly holdMs: () => number;
 }
 
 export class ModelReconciler {
@@ -26,6 +35,7 @@ export class ModelReconciler {
   readonly #preloaded = new Set<string>();
   /** Epoch ms each node was first seen up since it was last unavailable: only a listing after it counts. */
   readonly #upSince = new Map<string, number>();
+  readonly #holds = new OperatorHolds();
   #running = false;
   #again = false;
   #stopped = false;
@@ -62,6 +72,31 @@ export class ModelReconciler {
     return planReconcile(this.#input(this.#deps.facts()));
   }
 
+  /** Whether an admin load of `load.model` on `load.node` would stand, over these facts (taken for the decision). */
+  judgeLoad(load: OperatorLoad, nodes: readonly NodeFacts[]): OperatorLoadJudgement {
+    return judgeOperatorLoad(load, this.#input(nodes), this.#deps.holdMs());
+  }
+
+  /** Whether an admin unload of `model` on `node` would stand. */
+  judgeUnload(unload: { readonly model: string; readonly node: string }, nodes: readonly NodeFacts[]): OperatorLoadJudgement {
+    return judgeOperatorUnload(unload, this.#input(nodes), this.#deps.holdMs());
+  }
+
+  /** The operator loaded (or unloaded) `model` on `node`: so it holds there for [models] operator_hold. */
+  hold(node: string, model: string, kind: HoldKind): OperatorHold {
+    return this.#holds.hold(node, model, kind, this.#deps.monotonicMs(), this.#deps.holdMs());
+  }
+
+  /** The operator's hold of `model` on `node` ends (an unload of it, or its action did not go through). */
+  release(node: string, model: string): void {
+    this.#holds.release(node, model);
+  }
+
+  /** The holds in force now (for the models view). */
+  holds(): OperatorHold[] {
+    return this.#holds.list(this.#deps.monotonicMs());
+  }
+
   async #round(): Promise<void> {
     const desired = this.#deps.desired();
     if (desired.length === 0) return;
@@ -71,7 +106,9 @@ export class ModelReconciler {
     const wanted = new Set(desired.map((d) => d.model));
     await Promise.all(
       steps.map(async (step) => {
-        const outcome = await this.#deps.manager.act('load', step.model, step.node, 'reconciler', (m) => wanted.has(m));
+        // The manager decides again over the live facts: the held models there stay as the plan kept them.
+        const keep = (m: string): boolean => wanted.has(m) || this.#holds.held(step.node, m, this.#deps.monotonicMs()) === 'loaded';
+        const outcome = await this.#deps.manager.act('load', step.model, step.node, 'reconciler', { keep });
         if (step.why === 'preload' && (outcome.outcome === 'done' || outcome.outcome === 'already')) this.#preloaded.add(`${step.node}\u0000${step.model}`);
       }),
     );
@@ -87,6 +124,8 @@ export class ModelReconciler {
       warmExcluded: deps.warmExcluded,
       queued: deps.queued,
       pinned: deps.pinned,
+      held: (node, model) => this.#holds.held(node, model, deps.monotonicMs()) === 'loaded',
+      heldOut: (node, model) => this.#holds.held(node, model, deps.monotonicMs()) === 'unloaded',
     };
   }
 

@@ -3,7 +3,7 @@
 import type { ModelsConfig, PolicyName } from '#src/config/types.ts';
 import type { ModelCatalog } from './request-model.ts';
 
-export function buildCatalog(models: ModelsConfig): ModelCatalog {
+export function buildCatalog(models: Pick<ModelsConfig, 'default' | 'available'>): ModelCatalog {
   const aliases = new Map<string, string>();
   const groups = new Map<string, string | undefined>();
   const policies = new Map<string, PolicyName>();

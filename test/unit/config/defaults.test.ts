@@ -62,6 +62,7 @@ test('defaults are the documented values', () => {
       swapAfterMs: 5_000,
       loadTimeoutMs: 120_000,
     },
+    models: { operatorHoldMs: 600_000 },
     node: { kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 },
     mesh: { peers: [], maxPeerMessagesPerSecond: 200, heartbeatMs: 5_000, freshnessHeartbeats: 3, maxModelsPerSite: 256, maxClockSkewMs: 30_000, maxMessageBytes: 256 * 1024 },
   });

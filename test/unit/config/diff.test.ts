@@ -17,7 +17,7 @@ function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = 
     upstream: CONFIG_DEFAULTS.upstream,
     load: CONFIG_DEFAULTS.load,
     routing: CONFIG_DEFAULTS.routing,
-    models: { default: undefined, available: [] },
+    models: { default: undefined, available: [], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs },
     nodes,
     ...overrides,
     tenants: overrides.tenants ?? [],
@@ -97,7 +97,7 @@ describe('diffConfig', () => {
   });
 
   const sectionCases: readonly (readonly [string, Partial<GatewayConfig>, keyof typeof NOTHING_CHANGED])[] = [
-    ['models', { models: { default: 'm', available: [] } }, 'modelsChanged'],
+    ['models', { models: { default: 'm', available: [], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs } }, 'modelsChanged'],
     ['health', { health: { ...CONFIG_DEFAULTS.health, failThreshold: 9 } }, 'healthChanged'],
     ['discovery', { discovery: { ...CONFIG_DEFAULTS.discovery, missWaitMs: 1 } }, 'discoveryChanged'],
     ['upstream', { upstream: { ...CONFIG_DEFAULTS.upstream, connectTimeoutMs: 1 } }, 'upstreamChanged'],
@@ -114,8 +114,8 @@ describe('diffConfig', () => {
   }
 
   test('flags an alias change inside a declared model as a models change', () => {
-    const before = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['x'], policy: undefined }] } });
-    const after = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['y'], policy: undefined }] } });
+    const before = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['x'], policy: undefined }], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs } });
+    const after = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['y'], policy: undefined }], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs } });
     assert.equal(diffConfig(before, after).modelsChanged, true);
   });
 });

@@ -32,7 +32,7 @@ describe('loadConfig: a valid file', () => {
     assert.deepEqual(config.health, CONFIG_DEFAULTS.health);
     assert.deepEqual(config.discovery, CONFIG_DEFAULTS.discovery);
     assert.deepEqual(config.upstream, CONFIG_DEFAULTS.upstream);
-    assert.deepEqual(config.models, { default: undefined, available: [] });
+    assert.deepEqual(config.models, { default: undefined, available: [], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs });
     assert.deepEqual(config.nodes, [
       { name: 'gpu-a', url: 'http://10.0.0.5:8000', apiKey: undefined, kind: 'auto', group: undefined, kv: 'auto', weight: 1, wake: undefined, wakeTimeoutMs: 120_000 },
     ]);
@@ -166,6 +166,7 @@ url = "http://small:8080"
         { name: 'llama-3', group: undefined, aliases: ['l3', 'llama'], policy: undefined },
         { name: 'qwen', group: 'big', aliases: [], policy: undefined },
       ],
+      operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs,
     });
     assert.deepEqual(
       config.nodes.map((node) => [node.name, node.kind, node.group, node.url]),

@@ -17,6 +17,9 @@ const CASES: { name: string; input: ModelActionInput; want: Record<string, unkno
   { name: 'load on a router with room', input: base({ nodes: [node('r', [['a', true], ['b', false]])] }), want: { verdict: 'act', node: 'r', evict: undefined } },
   { name: 'load already running', input: base({ nodes: [node('r', [['b', true]])] }), want: { verdict: 'already', node: 'r' } },
   { name: 'load on a full router evicts an idle model', input: base({ nodes: [node('r', [['a', true], ['c', true], ['b', false]])] }), want: { verdict: 'act', node: 'r', evict: 'a' } },
+  { name: 'a model the reconciler keeps is evicted after the others', input: base({ kept: (m) => m === 'a', nodes: [node('r', [['a', true], ['c', true], ['b', false]])] }), want: { verdict: 'act', evict: 'c' } },
+  { name: 'a model held by an operator load is not evicted', input: base({ nodes: [{ ...node('r', [['c', true], ['b', false]]), models: [{ id: 'a', running: true, inFlight: 0, held: true }, { id: 'c', running: true, inFlight: 0 }, { id: 'b', running: false, inFlight: 0 }] }] }), want: { verdict: 'act', evict: 'c' } },
+  { name: 'at equal room, the node whose victim nobody keeps', input: base({ kept: (m) => m === 'w', nodes: [node('r', [['p', true], ['w', true], ['b', false]]), node('s', [['q', true], ['x', true], ['b', false]])], pinned: (m) => m === 'p' || m === 'q' }), want: { verdict: 'act', node: 's', evict: 'x' } },
   { name: 'a pinned idle model is not evicted', input: base({ pinned: (m) => m === 'a', nodes: [node('r', [['a', true], ['c', true], ['b', false]])] }), want: { verdict: 'act', evict: 'c' } },
   { name: 'a busy or queued model is not evicted', input: base({ queued: (m) => (m === 'c' ? 1 : 0), nodes: [node('r', [['a', true, 1], ['c', true], ['b', false]])] }), want: { verdict: 'refused', code: 'no_room' } },
   { name: 'the node with room wins', input: base({ nodes: [node('full', [['a', true], ['c', true], ['b', false]]), node('free', [['b', false]])] }), want: { verdict: 'act', node: 'free' } },
@@ -42,16 +45,16 @@ for (const c of CASES) {
 
 const warm = (n: number, preload = false) => ({ pin: false, preload, warm: n });
 const plan = (over: Partial<Parameters<typeof planReconcile>[0]>) =>
-  planReconcile({ desired: [], nodes: [], preloaded: () => false, heldOff: () => false, warmExcluded: () => false, queued: () => 0, pinned: () => false, ...over });
+  planReconcile({ desired: [], nodes: [], preloaded: () => false, heldOff: () => false, warmExcluded: () => false, queued: () => 0, pinned: () => false, held: () => false, heldOut: () => false, ...over });
 
 test('planReconcile: warm = 1 loads on one node, at most one load per node per round', () => {
   const steps = plan({ desired: [{ model: 'e', desired: warm(1) }, { model: 'f', desired: warm(1) }], nodes: [node('r', [['e', false], ['f', false]])] });
-  assert.deepEqual(steps, [{ model: 'e', node: 'r', why: 'warm' }]);
+  assert.deepEqual(steps, [{ model: 'e', node: 'r', why: 'warm', evict: undefined }]);
 });
 
 test('planReconcile: enough warm copies means nothing to do; a held-off node is skipped', () => {
   assert.deepEqual(plan({ desired: [{ model: 'e', desired: warm(1) }], nodes: [node('r', [['e', true]])] }), []);
-  assert.deepEqual(plan({ desired: [{ model: 'e', desired: warm(1) }], heldOff: (n) => n === 'r', nodes: [node('r', [['e', false]]), node('s', [['e', false]])] }), [{ model: 'e', node: 's', why: 'warm' }]);
+  assert.deepEqual(plan({ desired: [{ model: 'e', desired: warm(1) }], heldOff: (n) => n === 'r', nodes: [node('r', [['e', false]]), node('s', [['e', false]])] }), [{ model: 'e', node: 's', why: 'warm', evict: undefined }]);
 });
 
 test('planReconcile: a warm load never evicts another wanted model (no thrashing)', () => {
@@ -61,7 +64,7 @@ test('planReconcile: a warm load never evicts another wanted model (no thrashing
 
 test('planReconcile: preload loads on every node not preloaded yet, none while busy or asleep', () => {
   const nodes = [node('a', [['p', false]]), node('b', [['p', false]], { busy: true }), node('c', [['p', false]], { unavailable: 'asleep' }), node('d', [['p', false]])];
-  assert.deepEqual(plan({ desired: [{ model: 'p', desired: warm(0, true) }], nodes, preloaded: (n) => n === 'd' }), [{ model: 'p', node: 'a', why: 'preload' }]);
+  assert.deepEqual(plan({ desired: [{ model: 'p', desired: warm(0, true) }], nodes, preloaded: (n) => n === 'd' }), [{ model: 'p', node: 'a', why: 'preload', evict: undefined }]);
 });
 
 test('planReconcile: a node marked warm = false is never chosen for warm', () => {

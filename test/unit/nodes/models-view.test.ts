@@ -15,7 +15,7 @@ test('warm counts only nodes that are up; the plan shows as next; a switch shows
     desired: new Map([['m', { pin: false, preload: false, warm: 2 }], ['n', { pin: true, preload: false, warm: 0 }]]),
     failures: [],
     nowMs: 0,
-    plan: [{ model: 'm', node: 'c', why: 'warm' }],
+    plan: [{ model: 'm', node: 'c', why: 'warm', evict: undefined }],
     switches: [['c', { model: 'm', action: 'load', by: 'reconciler', loaded: false, victim: undefined }]],
   });
   const m = view.models.find((r) => r.model === 'm');

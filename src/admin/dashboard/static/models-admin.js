@@ -1,7 +1,8 @@
 // The model-management side of the Models view: GET models (/admin/models, docs/models.md) polled
 // every five seconds — which nodes manage their models (a llama-server router, Ollama), each model's
-// desired state and failed loads, rendered as the gateway sends them — and the load / unload
-// buttons (POST models/load, models/unload) for the nodes that manage models.
+// desired state, operator holds and failed loads, rendered as the gateway sends them — and the load /
+// unload buttons (POST models/load, models/unload) for the nodes that manage models. A refused load
+// (e.g. 409 `warm`: the reconciler would undo it) shows the gateway's reason in the action line.
 
 import { html } from './html.js';
 import { fetchAdmin, usePolled } from './poll.js';
@@ -45,7 +46,9 @@ export function ModelActions({ model, admin, access, onAct, busy }) {
   const button = (kind, node) =>
     html`<${ActionButton} access=${access} onAct=${onAct} busy=${busy} label=${`${kind} on ${node}`}
       action=${{ kind, path: `models/${kind}`, body: { model: model.id, node }, subject: `${model.id} on ${node}` }} />`;
-  return html`<td class="desired">${desiredText(row?.desired)}${(row?.failures ?? []).map((f) => html`<div class="error">load failed on ${T(f.node)}: ${T(f.reason)}</div>`)}</td>
+  // A load an operator made stands against the reconciler until its hold ends ([models] operator_hold).
+  const held = (row?.held ?? []).map((h) => html`<div class="muted held">held ${h.state === 'unloaded' ? 'off' : 'on'} ${T(h.node)} by the operator until ${T(h.until ?? `${Math.round((h.expires_in_ms ?? 0) / 1000)}s from now`)}</div>`);
+  return html`<td class="desired">${desiredText(row?.desired)}${held}${(row?.failures ?? []).map((f) => html`<div class="error">load failed on ${T(f.node)}: ${T(f.reason)}</div>`)}</td>
     <td class="model-actions" data-model=${model.id}>${loaded.length + onDemand.length === 0 ? html`<span class="muted" title="no node serving it manages its models (a llama-server router or Ollama does)">—</span>` : null}
       ${onDemand.map((n) => button('load', n))} ${loaded.map((n) => button('unload', n))}</td>`;
 }

@@ -1,0 +1,82 @@
+// The dashboard's load button in real Chromium against a router whose slots hold a pinned and a
+// warm model (issue 38, item 13): a load the reconciler would undo answers 409 and the action line
+// shows the gateway's reason in words; a load made with "evict_warm" shows in the Models view as
+// held by the operator, with its end.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
+import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+
+const CHROMIUM = chromiumPath();
+const SKIP = CHROMIUM === undefined ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)` : false;
+
+const FLEET = `
+[[node]]
+name = "router"
+kind = "llamacpp-router"
+models_max = 2
+load_time = "30ms"
+
+[[node.model]]
+id = "keep"
+status = "loaded"
+
+[[node.model]]
+id = "hot"
+status = "loaded"
+
+[[node.model]]
+id = "extra"
+status = "unloaded"
+
+[[node.model]]
+id = "other"
+status = "unloaded"
+`;
+
+let browser: Browser | undefined;
+let rig: FleetAndGateway | undefined;
+
+before(async () => {
+  if (CHROMIUM === undefined) return;
+  rig = await startFleetAndGateway(FLEET, (sim) =>
+    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], '[[models.available]]\nname = "keep"\npin = true\n\n[[models.available]]\nname = "hot"\nwarm = 1\n'),
+    { logLevel: 'warn' },
+  );
+  browser = await launchChromium(CHROMIUM);
+});
+
+after(async () => {
+  await browser?.close();
+  await rig?.close();
+});
+
+test('the load button shows why a load is refused, and the Models view shows an operator hold', { skip: SKIP }, async () => {
+  assert.ok(browser && rig);
+  const page = await browser.context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(`${rig.gw.url}/admin/`);
+  const load = page.locator('#models td.model-actions[data-model="extra"] button[data-action="load"]');
+  await load.waitFor({ timeout: PAGE_TIMEOUT_MS });
+  await eventually(async () => await load.isEnabled(), PAGE_TIMEOUT_MS, 'the load button enabled');
+  await load.click();
+  await eventually(
+    async () => /^✕ refused: load extra on router — loading 'extra' on node 'router', unloading warm 'hot' would not stand: .*pinned 'keep'.*"evict_warm": true.*\(409\)$/s.test(await page.locator('#action-result').innerText()),
+    PAGE_TIMEOUT_MS,
+    'the refusal in words',
+  );
+
+  const held = await httpJson('POST', `${rig.gw.url}/admin/models/load`, { model: 'extra', node: 'router', evict_warm: true });
+  assert.equal(held.status, 200, held.text);
+  await eventually(
+    async () => /held on router by the operator until \d{4}-\d\d-\d\dT/.test(await page.locator('#models tr[data-model="extra"] td.desired').innerText()),
+    PAGE_TIMEOUT_MS,
+    'the hold shown (the view polls every 5 s)',
+  );
+  assert.deepEqual(problems, []);
+  await page.close();
+});
