@@ -2,8 +2,9 @@
 // admission's refusal (queue full or timed out, a wake that timed out, a prompt too large) or,
 // after attempts, what the targets said (context overflow, unknown model, a load that timed out,
 // every target failed, each in the one failures list), or — for a first attempt nothing could take
-// — 404 for a model no current listing has (nor any remote site), 503 otherwise, with the node
-// exclusions counted and the site exclusions listed beside them.
+// — 404 for a model no node's last listing has (nor any remote site: routing/unknown-model.ts), 503
+// otherwise, with the node exclusions counted and the site exclusions listed beside them. A name
+// outside the tenant's scope is always that 404: nothing about the fleet is told.
 
 import type { GatewayError } from '#src/core/errors.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
@@ -45,6 +46,8 @@ export interface RefusalFacts {
   readonly sites?: SiteVerdicts | undefined;
   /** The model names the request's tenant may be told of (its scope); absent = every name. */
   readonly visible?: ((name: string) => boolean) | undefined;
+  /** The name the client asked for is outside its tenant's scope: answered as an unknown model, whatever the admission said. */
+  readonly outOfScope?: boolean;
 }
 
 export type RefusalAnswer =
@@ -57,6 +60,7 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   const { admission, requestedModel: requested } = f;
   const { routeRequest, lastRefusal } = f.state;
   if (admission.reason === 'aborted') return { kind: 'client_gone' };
+  if (f.outOfScope === true) return answer(unknownToTenant(f), 'model_not_found');
   if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') {
     const switching = admission.excluded.find((e) => e.code === 'switching')?.detail;
     return answer(queueRefused(requested, admission.reason, admission.waitedMs, admission.reason === 'queue_timeout' ? switching : undefined));
@@ -94,6 +98,12 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
     endpoint: routeRequest.endpoint,
   });
   return answer(error, error.status === 404 ? 'model_not_found' : 'no_healthy_node');
+}
+
+/** The out-of-scope 404: the unknown model's body, its suggestions from inside the scope only. */
+function unknownToTenant(f: RefusalFacts): GatewayError {
+  const nodes = f.snapshot().nodes;
+  return nothingServes({ nodes, model: f.model, requested: f.requestedModel, excluded: [], retryAfterSeconds: f.retryAfterSeconds, remoteModels: f.sites?.models, visible: f.visible, outOfScope: true });
 }
 
 function answer(error: GatewayError, counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node'): RefusalAnswer {

@@ -5,8 +5,9 @@ import { GatewayError } from '#src/core/errors.ts';
 import { countByCode, judgeModel, type Exclusion, type ModelVerdictInput, type SiteExclusion } from '#src/routing/index.ts';
 
 /**
- * Nothing could take a request's first attempt: 404 model_not_found when every node's listing is
- * current and none lists the model (docs/config.md, "Unknown and unavailable models"), else 503.
+ * Nothing could take a request's first attempt: 404 model_not_found when no node's last listing
+ * takes the name and no node that has never listed could (routing/unknown-model.ts; docs/config.md,
+ * "Unknown and unavailable models"), else 503.
  */
 export function nothingServes(
   input: ModelVerdictInput & {
