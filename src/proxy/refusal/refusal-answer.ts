@@ -14,6 +14,7 @@ import type { FailoverState } from '../failover/failover-state.ts';
 import { refusalFigure } from '../request/prompt-bounds.ts';
 import {
   allAttemptsFailed,
+  blockedByPinnedModels,
   contextLengthExceeded,
   endpointUnsupported,
   modelLoadTimedOut,
@@ -56,6 +57,9 @@ export type RefusalAnswer =
   /** `counted`: the answer is one of those counted apart (gateway_context_rejected_total, unroutable requests). */
   | { readonly kind: 'error'; readonly error: GatewayError; readonly counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node' };
 
+/** Why a remote site did not take a request that no wait changes (any other reason may clear: stale, unreachable, tried). */
+const SITE_LASTING: ReadonlySet<string> = new Set(['missing', 'too_small', 'forwarded', 'not_in_tenant_scope']);
+
 export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   const { admission, requestedModel: requested } = f;
   const { routeRequest, lastRefusal } = f.state;
@@ -82,6 +86,11 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   // Every node tried answered a route-level 404: none left that serves the endpoint.
   if (lastRefusal?.kind === 'endpoint_missing' && f.state.failures.every((failure) => failure.code === 'refused')) {
     return answer(endpointUnsupported(requested, routeRequest.endpoint ?? 'this endpoint', admission.excluded), 'no_healthy_node');
+  }
+  // Routers full of pinned models and nothing else that could take it once something clears: say
+  // what blocks it and invite no retry — unless a remote site might still take it later.
+  if (admission.reason === 'blocked' && routeRequest.triedNodes.size === 0 && (f.sites?.excluded ?? []).every((e) => SITE_LASTING.has(e.code))) {
+    return answer(blockedByPinnedModels(requested, admission.excluded, f.visible), 'no_healthy_node');
   }
   const failures = f.state.failures.map(failureLine);
   if (f.state.loadTimedOut) return answer(modelLoadTimedOut(requested, failures, f.retryAfterSeconds));

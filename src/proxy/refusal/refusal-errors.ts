@@ -82,6 +82,31 @@ export function noNodeAvailable(model: string, excluded: readonly Exclusion[], r
   });
 }
 
+/**
+ * 503 that invites no retry: every node that could take the model is a router whose every slot is
+ * held by pinned models, and nothing else could take it once something clears (routing's
+ * `blocked`). No retry can succeed until the pins or the router's --models-max change, so there is
+ * no Retry-After and `x-should-retry: false` (GatewayError.final). A 503, not a 4xx: the request is
+ * right and the model is served here; the gateway's configuration keeps it from loading, which is
+ * the operator's to fix, not the client's. A client held to a model scope is not told the routers'
+ * names nor the pinned models (they may be outside its scope).
+ */
+export function blockedByPinnedModels(model: string, excluded: readonly Exclusion[], visible: ((name: string) => boolean) | undefined): GatewayError {
+  const pinned = excluded.filter((e) => e.code === 'pinned');
+  const where =
+    visible === undefined
+      ? pinned.map((e) => `router ${e.node}: ${e.detail ?? 'its slots are held by pinned models'}`).join('; ')
+      : 'every router that serves it has its slots held by pinned models';
+  const message = `model '${model}' cannot be loaded (${where}). Change [[models.available]] pin or the router's --models-max, or free a slot; retrying will not help until then.`;
+  return new GatewayError('GW_NO_AVAILABLE_NODE', message, {
+    status: 503,
+    openaiType: 'server_error',
+    openaiCode: 'blocked_by_pinned_models',
+    final: true,
+    details: visible === undefined ? { exclusions: countByCode(excluded), routers: pinned.map((e) => e.node) } : {},
+  });
+}
+
 /** `sitesTried`: remote sites were tried after the nodes, and their failures are in the list too. */
 export function allAttemptsFailed(model: string, failures: readonly string[], retryAfterSeconds: number, sitesTried = false): GatewayError {
   return new GatewayError(
