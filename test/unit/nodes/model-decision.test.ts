@@ -5,7 +5,7 @@ import { decideModelAction, planReconcile, type ModelActionInput, type NodeFacts
 
 const node = (name: string, models: [string, boolean, number?][], extra: Partial<NodeFacts> = {}): NodeFacts => ({
   name, unavailable: undefined, canManage: true, busy: false, maxInstances: 2,
-  models: models.map(([id, running, inFlight]) => ({ id, running, inFlight: inFlight ?? 0 })),
+  models: models.map(([id, running, inFlight]) => ({ id, running, serving: true, inFlight: inFlight ?? 0 })),
   ...extra,
 });
 
