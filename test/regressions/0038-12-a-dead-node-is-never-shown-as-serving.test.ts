@@ -47,7 +47,7 @@ async function servedBy(): Promise<Record<string, unknown>> {
     v1: v1.data.find((m) => m.id === 'qwen3-8B')?.nodes,
     admin: row?.loaded_on,
     adminOnDemand: row?.on_demand,
-    adminUnavailable: row?.unavailable_on,
+    adminUnavailable: row?.unavailable_on ?? [],
     cli: /^qwen3-8B\s+(\S+)/m.exec(cli)?.[1],
     dashboard: (await dashboardModels()).find((m) => m.id === 'qwen3-8B')?.nodes,
   };
