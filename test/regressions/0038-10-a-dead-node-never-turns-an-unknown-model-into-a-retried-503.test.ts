@@ -6,11 +6,13 @@
 // so a name that no node's last listing takes is 404 model_not_found with the closest names on the
 // first try (counted at the gateway: one request, no retry), in every dialect, whatever is dead; an
 // out-of-scope name is that 404 and tells nothing of the fleet; a model listed only by the dead
-// node stays 503 with Retry-After (known, unavailable now).
+// node stays 503 with Retry-After (known, unavailable now). A node that has never listed leaves
+// the name in doubt only until its listing expires (fail_threshold failed fetches): then 404 too.
+import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { NotFoundError } from 'openai';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { gatewayConfig, metricsText, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
 import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 
@@ -94,4 +96,38 @@ test('a model listed only by the dead node is known but unavailable: 503 with Re
   assert.equal(answer.status, 503, answer.text);
   assert.equal(answer.json<{ error: { code: string } }>().error.code, 'no_healthy_node');
   assert.ok(Number(answer.headers['retry-after']) >= 1, 'Retry-After is set');
+});
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+test('a node that has never listed (down since start) leaves room for doubt only until its listing expires: then 404', async () => {
+  const port = await closedPort();
+  const gw = await startGateway(
+    gatewayConfig({
+      health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
+      discovery: { interval: '100ms', timeout: '5s' },
+      nodes: [
+        { name: 'n1', url: rig.sim.url('n1'), kind: 'vllm' },
+        { name: 'never', url: `http://127.0.0.1:${port}`, kind: 'vllm' },
+      ],
+    }),
+  );
+  try {
+    await waitForNode(gw.url, 'n1', modelState('known'), 'listed');
+    const never = await waitForNode(gw.url, 'never', (d) => d.models.state === 'expired', 'its listing expired without ever being taken');
+    assert.deepEqual(never.models.names, []);
+    const answer = await httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'qwen3-8B-typo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+    assert.equal(answer.status, 404, answer.text);
+    assert.equal(answer.json<{ error: { closest_models: string[] } }>().error.closest_models[0], 'qwen3-8B');
+  } finally {
+    await gw.close();
+  }
 });
