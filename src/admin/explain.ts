@@ -61,8 +61,8 @@ export interface Explanation {
   /** The fleet's learned bytes per prompt token for the model (the widest envelope in use), null = none yet. */
   readonly bytes_per_token: { readonly low: number; readonly high: number; readonly samples: number } | null;
   readonly max_tokens: number | null;
-  /** What the request path would do: route to one of the eligible nodes, queue, forward to a remote site, or answer 400/503. */
-  readonly outcome: 'route' | 'queue' | 'forward' | 'context_length_exceeded' | 'no_node_available';
+  /** What the request path would do: route to one of the eligible nodes, queue, forward to a remote site, or answer 400/503 (`blocked_by_pinned_models`: a 503 that invites no retry). */
+  readonly outcome: 'route' | 'queue' | 'forward' | 'context_length_exceeded' | 'blocked_by_pinned_models' | 'no_node_available';
   readonly choice: ExplainChoice | null;
   /** cache-aware: the estimated share of prompt characters routed to a node that held them already; null before any. */
   readonly prefix_hit_rate: number | null;
@@ -120,7 +120,7 @@ export function explainRouting(
   });
   const kind = kept.length > 0 ? undefined : classifyUnroutable(excluded, mightFitLater(snapshot, req));
   const outcome: Explanation['outcome'] =
-    kind === undefined ? 'route' : kind === 'busy' ? 'queue' : kind === 'too_large' ? 'context_length_exceeded' : 'no_node_available';
+    kind === undefined ? 'route' : kind === 'busy' ? 'queue' : kind === 'too_large' ? 'context_length_exceeded' : kind === 'blocked' ? 'blocked_by_pinned_models' : 'no_node_available';
   const prefix_hit_rate = hitRate(policies.prefixHits());
   const ratio = fleetRatio(snapshot.nodes, req.model, snapshot.now);
   const atLeast = req.minPromptTokens !== undefined && req.minPromptTokens < (req.promptTokens ?? 0) ? req.minPromptTokens : null;
@@ -131,7 +131,7 @@ export function explainRouting(
   };
   if (remote === undefined) return base;
   const sites = explainSites(req, remote, siteScope);
-  const forwards = sites.chosen !== undefined && (outcome === 'context_length_exceeded' || outcome === 'no_node_available');
+  const forwards = sites.chosen !== undefined && (outcome === 'context_length_exceeded' || outcome === 'blocked_by_pinned_models' || outcome === 'no_node_available');
   return { ...base, outcome: forwards ? 'forward' : outcome, sites: sites.list, site_choice: sites.chosen ?? null };
 }
 

@@ -34,6 +34,11 @@ export interface GatewayErrorInit {
   readonly openaiCode?: string | null;
   /** Seconds for a Retry-After header. */
   readonly retryAfterSeconds?: number;
+  /**
+   * No retry can succeed until the gateway's configuration changes: answered with
+   * `x-should-retry: false` (the header OpenAI's and Anthropic's SDKs obey) and never a Retry-After.
+   */
+  readonly final?: boolean;
   /** Extra fields merged into the error object (e.g. exclusion counts). */
   readonly details?: Readonly<Record<string, unknown>>;
   /** The model the error is about, as the client named it (a dialect may word the error by it: Ollama's `model 'x' not found`). */
@@ -48,6 +53,7 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly openaiCode: string | null;
   readonly retryAfterSeconds: number | undefined;
+  readonly final: boolean;
   readonly details: Readonly<Record<string, unknown>>;
   readonly model: string | undefined;
 
@@ -59,7 +65,8 @@ export class GatewayError extends Error {
     this.openaiType = init.openaiType;
     this.param = init.param ?? null;
     this.openaiCode = init.openaiCode ?? null;
-    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.final = init.final === true;
+    this.retryAfterSeconds = this.final ? undefined : init.retryAfterSeconds;
     this.details = init.details ?? {};
     this.model = init.model;
   }

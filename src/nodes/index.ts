@@ -1,5 +1,6 @@
 export { isWaking, inFlightOf, type NodeView, type NodeWake, type RoutingSnapshot, type Lease, type LeaseReturn, type InFlightJournal } from './node.ts';
 export { NodeRegistry } from './registry.ts';
+export { servingNow, type Serving } from './serving-now.ts';
 export type { RegistryEvents } from './registry-events.ts';
 export {
   type HealthState,

@@ -1,11 +1,18 @@
 // Pure: is a model unknown to the whole fleet (404 model_not_found) or only unavailable right now
-// (503, retry later)? A model is unknown only when every node's listing can be trusted to say
-// what it does not serve — each listing is current (`known` or `known_empty`: no node untried,
-// degraded or expired) — and neither any node nor any remote site lists the model (a fresh site,
-// or a stale one still remembered: routing/remote/remote-site.ts, REMEMBERED_MS). Any doubt
-// keeps the 503: a client told 404 does not retry, so a false 404 would turn a hiccup into an error.
+// (503, retry later)? A node's last known listing is what it would serve, whatever its health or
+// the listing's age (a dead node, an expired or degraded listing): a name that no node's last
+// listing takes, nor any remote site's (a fresh site, or a stale one still remembered:
+// routing/remote/remote-site.ts, REMEMBERED_MS), is unknown — a dead node that never listed the
+// name cannot make it a "try again". The one doubt is a node that has never listed its models
+// (discovery still `untried`: since it was added, no listing has come and fewer than fail_threshold
+// fetches have failed in a row), which might serve anything: while one such node's allow-list
+// admits the name, the answer is 503. That doubt is bounded by discovery itself: the node's first
+// listing settles it, and so does its listing expiring (docs/config.md, "Unknown and unavailable
+// models"). A name outside the client's scope (a tenant's `models`) is unknown to that client
+// whatever the fleet says.
 
 import type { DiscoveryPhase } from '#src/discovery/index.ts';
+import { isAllowedModel } from '#src/discovery/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { closestNames } from './closest-names.ts';
 import { anyNodeResolves } from './served-model.ts';
@@ -14,10 +21,10 @@ import { serverKind } from '#src/kinds/index.ts';
 export type ModelVerdict =
   | { readonly kind: 'unknown'; /** Served models nearest to the requested name, nearest first. */ readonly closest: readonly string[] }
   | { readonly kind: 'served' }
-  | { readonly kind: 'unsure'; /** The nodes whose listing cannot be trusted right now. */ readonly untrusted: readonly string[] };
+  | { readonly kind: 'unsure'; /** The nodes that have never listed their models and might serve the name. */ readonly unlisted: readonly string[] };
 
-/** Listing phases that say exactly which models a node serves now. */
-const CURRENT: ReadonlySet<DiscoveryPhase> = new Set(['known', 'known_empty']);
+/** The one listing phase that leaves a name in doubt: the node has never listed its models (and has not given up). */
+const NEVER_LISTED: DiscoveryPhase = 'untried';
 
 /** How many served models a model_not_found answer names at most. */
 export const MAX_SUGGESTIONS = 5;
@@ -39,17 +46,25 @@ export interface ModelVerdictInput {
    * outside it is never suggested, so a 404 reveals nothing beyond the scope.
    */
   readonly visible?: ((name: string) => boolean) | undefined;
+  /**
+   * The requested name is outside the client's scope: unknown to it, whatever any node or site
+   * lists and whatever is down (no doubt, no node count, no dead state is told).
+   */
+  readonly outOfScope?: boolean;
 }
 
 export function judgeModel(input: ModelVerdictInput): ModelVerdict {
   const { nodes, model } = input;
+  const unknown = (): ModelVerdict => ({ kind: 'unknown', closest: suggestions(input.requested, nodes, input.remoteModels, input.visible) });
+  if (input.outOfScope === true) return unknown();
   if (input.remoteModels?.has(model) === true) return { kind: 'served' };
-  // Served = some node takes the name as its kind of server does (served-model.ts), as routing reads it.
+  // Served = some node's last listing takes the name as its kind of server does (served-model.ts),
+  // as routing reads it — a dead node's or an expired listing's too: known, only unavailable now.
   if (anyNodeResolves(model, nodes)) return { kind: 'served' };
-  const untrusted = nodes.filter((n) => !CURRENT.has(n.discovery.phase)).map((n) => n.spec.name);
+  const unlisted = nodes.filter((n) => n.discovery.phase === NEVER_LISTED && isAllowedModel(n.spec.allowedModels, model)).map((n) => n.spec.name);
   // No node at all is a configuration in progress, not evidence that the model does not exist.
-  if (untrusted.length > 0 || nodes.length === 0) return { kind: 'unsure', untrusted };
-  return { kind: 'unknown', closest: suggestions(input.requested, nodes, input.remoteModels, input.visible) };
+  if (unlisted.length > 0 || nodes.length === 0) return { kind: 'unsure', unlisted };
+  return unknown();
 }
 
 /**

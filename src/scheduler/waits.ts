@@ -26,14 +26,14 @@ export interface Waiter {
 }
 
 const busyOnly = (kind: UnroutableKind): boolean => kind === 'busy';
-const anythingButTooLarge = (kind: UnroutableKind): boolean => kind !== 'too_large';
+const worthAWake = (kind: UnroutableKind): boolean => kind !== 'too_large' && kind !== 'blocked';
 
 /** Waiting in the model's queue: only busy nodes are worth waiting out, until the queue's timeout. */
 export function waitInQueue(timeoutMs: number, settings: QueueSettings, initial: readonly Exclusion[]): Wait {
   return { timeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'queue_timeout', keepWaiting: busyOnly, initial };
 }
 
-/** Held for a node that wakes: anything but a prompt too large for every node is worth waiting out. */
+/** Held for a node that wakes: anything but a prompt too large for every node, or a model blocked by pins, is worth waiting out. */
 export function waitForWake(timeoutMs: number, settings: QueueSettings, initial: readonly Exclusion[]): Wait {
-  return { timeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'wake_timeout', keepWaiting: anythingButTooLarge, initial };
+  return { timeoutMs, swapAfterMs: settings.swapAfterMs, timeoutReason: 'wake_timeout', keepWaiting: worthAWake, initial };
 }

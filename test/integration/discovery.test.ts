@@ -148,12 +148,14 @@ test('a model list over max_body_bytes is a parse failure that expires the node,
   assert.match(text, /gateway_node_models_ok\{node="big"\} 0/);
   assert.deepEqual(discoveryLogCounts(gw, 'big'), { 'model discovery failed': 1, 'model discovery expired': 1 });
 
+  // Its listing never parsed and has expired: the doubt it left is over (issue 38 item 10), so a
+  // name no node ever listed is unknown, not a 503 to retry.
   const res = await chat(gw.url, 'bulk-0');
-  assert.equal(res.status, 503);
-  assert.deepEqual(noNodeBody(res).exclusions, { group_mismatch: 5, expired: 1 });
+  assert.equal(res.status, 404, res.text);
+  assert.equal(res.json<{ error: { code: string } }>().error.code, 'model_not_found');
 });
 
-test('a model nobody can serve gets 503 with Retry-After and one reason per node: missing, empty, expired, dead', async () => {
+test('a model nobody can serve now gets 503 with Retry-After and one reason per node: missing, empty, expired, dead; a name no node ever listed is 404', async () => {
   await setSimFaults(sim.url('empt'), { models: 'empty' });
   await setSimFaults(sim.url('parse'), { models: 'error500' });
   await setSimFaults(sim.url('down'), { health: 'fail' });
@@ -162,8 +164,9 @@ test('a model nobody can serve gets 503 with Retry-After and one reason per node
     await waitForNode(gw.url, 'parse', modelState('expired'), 'expired');
     await waitForNode(gw.url, 'down', (d) => d.status === 'dead', 'dead');
 
+    // m-down is listed only by the dead node: known, unavailable now.
     const before = await metricsText(gw.url);
-    const res = await chat(gw.url, 'no-such-model');
+    const res = await chat(gw.url, 'm-down');
     const after_ = await metricsText(gw.url);
     assert.equal(res.status, 503, res.text);
     assert.ok(Number(res.headers['retry-after']) >= 1, 'Retry-After is set');
@@ -172,16 +175,19 @@ test('a model nobody can serve gets 503 with Retry-After and one reason per node
     const expected = { group_mismatch: 1, dead: 1, missing: 2, empty: 1, expired: 1 };
     assert.deepEqual(body.exclusions, expected);
     for (const [reason, count] of Object.entries(expected)) {
-      const labels = { model: '_unknown', reason };
+      const labels = { model: 'm-down', reason };
       const delta =
         metricValue(after_, 'gateway_model_filter_exclusions_total', labels) -
         metricValue(before, 'gateway_model_filter_exclusions_total', labels);
       assert.equal(delta, count, `exclusions metric for ${reason}`);
     }
 
-    // The expired node's last-known names no longer count; the dead node's list does not matter.
+    // The expired node's last-known names are not routed to, but they are known: 503, not 404.
     assert.deepEqual(noNodeBody(await chat(gw.url, 'm-parse')).exclusions, { group_mismatch: 1, dead: 1, missing: 2, empty: 1, expired: 1 });
-    assert.equal((await chat(gw.url, 'm-down')).status, 503);
+    // A name no node's last listing has is unknown, whatever is dead or expired (issue 38 item 10).
+    const unknown = await chat(gw.url, 'no-such-model');
+    assert.equal(unknown.status, 404, unknown.text);
+    assert.equal(unknown.headers['retry-after'], undefined);
     assert.ok((await exclusions('m-parse', 'expired')) >= 1);
 
     const text = await metricsText(gw.url);
@@ -202,7 +208,8 @@ test('a model nobody can serve gets 503 with Retry-After and one reason per node
 test('two empty lists in a row are needed before a node counts as serving nothing, logged once', async () => {
   // Its own gateway, listing every 2 s: the state after exactly one empty list lasts one interval,
   // which must outlast the observation (four HTTP reads) on a busy machine; 150 ms did not. big's
-  // list is over max_body_bytes (expired): it might serve m-empt, so nothing listing it is a 503.
+  // list is over max_body_bytes (expired, never listed: no doubt left), so once empt lists nothing,
+  // m-empt is in no node's last listing: 404.
   const gw = await startGateway(
     gatewayConfig({
       health: { interval: '100ms', timeout: '2s', failThreshold: FAIL_THRESHOLD },
@@ -256,8 +263,7 @@ test('two empty lists in a row are needed before a node counts as serving nothin
     assert.deepEqual(detail.models.names, []);
     assert.equal(detail.models.fails, 0, 'an empty list is a success');
     const res = await chat(gw.url, 'm-empt');
-    assert.equal(res.status, 503);
-    assert.equal(noNodeBody(res).exclusions.empty, 1);
+    assert.equal(res.status, 404, res.text);
     // More empty lists change nothing and log nothing more.
     const empties = await emptyMetric();
     await eventually(async () => (await emptyMetric()) >= empties + 3, 60_000, 'three more empty lists');

@@ -1,6 +1,7 @@
-// Unknown model vs unavailable model (issue 16): 404 model_not_found, naming the closest served
-// models, only when every node's listing is current and none lists the model; 503 with
-// Retry-After when the model is served but its nodes are down, or when a listing cannot be trusted.
+// Unknown model vs unavailable model (issue 16, issue 38 item 10): 404 model_not_found, naming the
+// closest served models, when no node's last known listing has the model (a failing or expired
+// listing still says what its node would serve); 503 with Retry-After when the model is served but
+// its nodes are down, or while a node that has never listed its models might serve it.
 // The official openai client retries a 503 (twice by default) but never a 404: its attempts are
 // counted through its own fetch.
 import { after, before, test } from 'node:test';
@@ -79,15 +80,16 @@ test('a served model whose only node is dead: 503 with Retry-After, which the op
   await waitForNode(fleet.gw.url, 'beta', (d) => d.status === 'healthy', 'healthy again');
 });
 
-test('a name no node lists while one listing cannot be trusted (degraded or expired): 503, not 404', async (t) => {
+test('a name no node lists while one listing is failing (degraded or expired): still 404, the last listing decides', async (t) => {
   t.after(() => setSimFaults(fleet.sim.url('alpha'), { models: 'none' }));
   await setSimFaults(fleet.sim.url('alpha'), { models: 'error500' });
   await waitForNode(fleet.gw.url, 'alpha', (d) => ['degraded', 'expired'].includes(d.models.state), 'its listing failing');
-  const { error } = await failedChat('gamma-chat-8b');
-  assert.equal(error.status, 503);
-  assert.equal(error.code, 'no_healthy_node');
+  const { error, attempts: made } = await failedChat('gamma-chat-8b');
+  assert.equal(error.status, 404);
+  assert.equal(error.code, 'model_not_found');
+  assert.equal(made, 1, 'not retried');
+  const listedThere = await failedChat('alpha-chat-7b');
+  assert.match(listedThere.error.message, /Closest served models: alpha-chat-8b/, 'the failing node\'s last listing is still suggested');
   await setSimFaults(fleet.sim.url('alpha'), { models: 'none' });
   await waitForNode(fleet.gw.url, 'alpha', modelState('known'), 'known again');
-  const again = await failedChat('gamma-chat-8b');
-  assert.equal(again.error.status, 404, 'once every listing is current again, the same name is unknown');
 });

@@ -3,7 +3,7 @@
 // changed (compared by their JSON text) instead of the whole fleet on every update.
 
 import { budgetFor, ctxFor, residencyOf, slotsFor, type Usage } from '#src/capacity/index.ts';
-import { isWaking, type NodeView } from '#src/nodes/index.ts';
+import { isWaking, servingNow, type NodeView } from '#src/nodes/index.ts';
 import type { RemoteModels } from './site-rows.ts';
 import { latestFailure, type NodeFailure } from './node-failures.ts';
 
@@ -12,8 +12,12 @@ export type NodeState = 'healthy' | 'degraded' | 'dead' | 'asleep' | 'waking' | 
 
 export interface NodeModelRow {
   readonly id: string;
-  /** asleep: listed, but the node sleeps and must be woken first. */
-  readonly residency: 'loaded' | 'on_demand' | 'asleep';
+  /**
+   * How the node serves it now (servingNow, the meaning /v1/models and /admin/models share): asleep
+   * = listed, but the node sleeps and must be woken first; unavailable = in its last listing, but it
+   * serves nothing now (dead, or its listing expired).
+   */
+  readonly residency: 'loaded' | 'on_demand' | 'asleep' | 'unavailable';
   readonly n_ctx: number | null;
   readonly slots: number | null;
   /** Context tokens not leased right now (llama.cpp budgets only; null where the server keeps its own). */
@@ -59,11 +63,11 @@ export function nodeState(view: NodeView, now: number): NodeState {
 
 export function fleetRow(view: NodeView, input: FleetInput): FleetRow {
   const name = view.spec.name;
-  const asleep = view.health.status === 'asleep';
   let slots: number | null = null;
   let queue = 0;
   const models = view.discovery.models.map((model): NodeModelRow => {
     const residency = residencyOf(view, model.id);
+    const serving = servingNow(view, model.id);
     queue += input.queueDepths[model.id] ?? 0;
     const nCtx = ctxFor(view, model.id);
     const modelSlots = slotsFor(view, model.id) ?? null;
@@ -71,7 +75,7 @@ export function fleetRow(view: NodeView, input: FleetInput): FleetRow {
     const budget = budgetFor(view, model.id);
     return {
       id: model.id,
-      residency: asleep ? 'asleep' : residency.state === 'loaded' ? 'loaded' : 'on_demand',
+      residency: serving === undefined ? 'unavailable' : serving.asleep ? 'asleep' : serving.how,
       n_ctx: nCtx > 0 ? nCtx : null,
       slots: modelSlots,
       free_ctx: budget === undefined ? null : Math.max(0, budget - input.usage(name, model.id).tokens),
@@ -105,7 +109,7 @@ export function fleetRow(view: NodeView, input: FleetInput): FleetRow {
 export interface ModelRow {
   readonly id: string;
   readonly aliases: readonly string[];
-  /** Nodes with the model loaded and able to serve it now. */
+  /** Nodes with the model loaded and able to serve it now ("served now by": servingNow, never a dead node or an expired listing). */
   readonly nodes: readonly string[];
   /** Nodes that list it but would load it first. */
   readonly on_demand: readonly string[];
@@ -150,6 +154,8 @@ export function modelRows(
   const byModel = new Map<string, ModelEntry>();
   for (const row of rows) {
     for (const model of row.models) {
+      // A node that serves nothing now is shown in the Fleet view (its last listing), never as serving.
+      if (model.residency === 'unavailable') continue;
       const entry = byModel.get(model.id) ?? emptyEntry();
       const list = model.residency === 'loaded' ? entry.nodes : model.residency === 'on_demand' ? entry.on_demand : entry.after_wake;
       list.push(row.name);

@@ -10,6 +10,8 @@ export interface ModelFacts {
   readonly id: string;
   /** Loaded, loading or sleeping. */
   readonly running: boolean;
+  /** The node serves it now (serving-now.ts: up, its listing still taken); views list only such nodes as running or serving it. */
+  readonly serving: boolean;
   /** Requests of this model on this node through the gateway now. */
   readonly inFlight: number;
   /** An operator's load holds it on this node (operator-holds.ts): never chosen to make room. */

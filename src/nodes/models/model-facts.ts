@@ -3,6 +3,7 @@
 import { residencyOf } from '#src/capacity/index.ts';
 import { serverKind } from '#src/kinds/index.ts';
 import type { NodeView } from '../node.ts';
+import { servingNow } from '../serving-now.ts';
 import type { NodeFacts } from './model-decision.ts';
 
 /** Why a node cannot be asked to load or unload now; undefined = it can. */
@@ -19,7 +20,7 @@ export function nodeFacts(view: NodeView, inFlight: (node: string, model: string
   const models = [...view.modelsById.keys()].map((id) => {
     const residency = residencyOf(view, id);
     const running = residency.state === 'loaded' || (residency.state === 'on_demand' && (residency.status === 'loading' || residency.status === 'sleeping'));
-    return { id, running, inFlight: inFlight(name, id) };
+    return { id, running, serving: servingNow(view, id) !== undefined, inFlight: inFlight(name, id) };
   });
   return {
     name,

@@ -1,5 +1,7 @@
 // Pure: GET /admin/models — desired against observed state. Per model: where it runs, where it
-// would load on demand, its desired state (pin / preload / warm) and whether it holds, what the
+// would load on demand (both only nodes that serve it now: serving-now.ts, as /v1/models and the
+// dashboard read it), where its last listing has it but the node cannot serve it now (dead, listing
+// expired), its desired state (pin / preload / warm) and whether it holds, what the
 // reconciler would do next for it (its plan), and the loads that failed with their reasons. Per
 // node: whether it manages models, why it is unavailable, what it runs, and the switch under way.
 // Per model too: where an operator's load (or unload) holds it against the reconciler, and until when.
@@ -29,6 +31,8 @@ export interface ModelRow {
   readonly model: string;
   readonly loaded_on: string[];
   readonly on_demand: string[];
+  /** Nodes whose last listing has it but that do not serve it now (dead, listing expired): never counted as serving. */
+  readonly unavailable_on: string[];
   readonly desired: { readonly pin: boolean; readonly preload: boolean; readonly warm: number } | null;
   /** Whether observed meets desired: `warm` nodes up and running it (null without a desired state). */
   readonly warm_now: number;
@@ -56,13 +60,16 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
   const row = (model: string): ModelRow => {
     let found = rows.get(model);
     if (found === undefined) {
-      found = { model, loaded_on: [], on_demand: [], desired: input.desired.get(model) ?? null, warm_now: 0, satisfied: null, next: [], failures: [], held: [] };
+      found = { model, loaded_on: [], on_demand: [], unavailable_on: [], desired: input.desired.get(model) ?? null, warm_now: 0, satisfied: null, next: [], failures: [], held: [] };
       rows.set(model, found);
     }
     return found;
   };
   for (const node of input.nodes) {
-    for (const model of node.models) (model.running ? row(model.id).loaded_on : row(model.id).on_demand).push(node.name);
+    for (const model of node.models) {
+      const r = row(model.id);
+      (!model.serving ? r.unavailable_on : model.running ? r.loaded_on : r.on_demand).push(node.name);
+    }
   }
   for (const model of input.desired.keys()) row(model);
   for (const failed of input.failures) {
@@ -90,7 +97,7 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
         unavailable: n.unavailable ?? null,
         busy: n.busy,
         max_instances: n.maxInstances ?? null,
-        loaded: n.models.filter((m) => m.running).map((m) => m.id),
+        loaded: n.models.filter((m) => m.running && m.serving).map((m) => m.id),
         switch: ticket === undefined ? null : { action: ticket.action, model: ticket.model, by: ticket.by, loaded: ticket.loaded, victim: ticket.victim ?? null },
       };
     }),

@@ -27,8 +27,8 @@ function afterLoad(nodes: readonly NodeFacts[], load: OperatorLoad): NodeFacts[]
   return nodes.map((node) => {
     if (node.name !== load.node) return { ...node, busy: false };
     const listed = node.models.some((m) => m.id === load.model);
-    const models: ModelFacts[] = (listed ? node.models : [...node.models, { id: load.model, running: false, inFlight: 0 }]).map((m) => {
-      if (m.id === load.model) return { ...m, running: true };
+    const models: ModelFacts[] = (listed ? node.models : [...node.models, { id: load.model, running: false, serving: true, inFlight: 0 }]).map((m) => {
+      if (m.id === load.model) return { ...m, running: true, serving: true };
       if (m.id === load.evict) return { ...m, running: false };
       return m;
     });

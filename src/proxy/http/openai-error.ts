@@ -34,6 +34,7 @@ export function sendError(
     ...extraHeaders,
   };
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  if (error.final) headers['x-should-retry'] = 'false';
   res.writeHead(error.status, headers);
   res.end(body);
 }

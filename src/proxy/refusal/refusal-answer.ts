@@ -2,8 +2,9 @@
 // admission's refusal (queue full or timed out, a wake that timed out, a prompt too large) or,
 // after attempts, what the targets said (context overflow, unknown model, a load that timed out,
 // every target failed, each in the one failures list), or — for a first attempt nothing could take
-// — 404 for a model no current listing has (nor any remote site), 503 otherwise, with the node
-// exclusions counted and the site exclusions listed beside them.
+// — 404 for a model no node's last listing has (nor any remote site: routing/unknown-model.ts), 503
+// otherwise, with the node exclusions counted and the site exclusions listed beside them. A name
+// outside the tenant's scope is always that 404: nothing about the fleet is told.
 
 import type { GatewayError } from '#src/core/errors.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
@@ -13,6 +14,7 @@ import type { FailoverState } from '../failover/failover-state.ts';
 import { refusalFigure } from '../request/prompt-bounds.ts';
 import {
   allAttemptsFailed,
+  blockedByPinnedModels,
   contextLengthExceeded,
   endpointUnsupported,
   modelLoadTimedOut,
@@ -45,6 +47,8 @@ export interface RefusalFacts {
   readonly sites?: SiteVerdicts | undefined;
   /** The model names the request's tenant may be told of (its scope); absent = every name. */
   readonly visible?: ((name: string) => boolean) | undefined;
+  /** The name the client asked for is outside its tenant's scope: answered as an unknown model, whatever the admission said. */
+  readonly outOfScope?: boolean;
 }
 
 export type RefusalAnswer =
@@ -53,10 +57,14 @@ export type RefusalAnswer =
   /** `counted`: the answer is one of those counted apart (gateway_context_rejected_total, unroutable requests). */
   | { readonly kind: 'error'; readonly error: GatewayError; readonly counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node' };
 
+/** Why a remote site did not take a request that no wait changes (any other reason may clear: stale, unreachable, tried). */
+const SITE_LASTING: ReadonlySet<string> = new Set(['missing', 'too_small', 'forwarded', 'not_in_tenant_scope']);
+
 export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   const { admission, requestedModel: requested } = f;
   const { routeRequest, lastRefusal } = f.state;
   if (admission.reason === 'aborted') return { kind: 'client_gone' };
+  if (f.outOfScope === true) return answer(unknownToTenant(f), 'model_not_found');
   if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') {
     const switching = admission.excluded.find((e) => e.code === 'switching')?.detail;
     return answer(queueRefused(requested, admission.reason, admission.waitedMs, admission.reason === 'queue_timeout' ? switching : undefined));
@@ -79,6 +87,11 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   if (lastRefusal?.kind === 'endpoint_missing' && f.state.failures.every((failure) => failure.code === 'refused')) {
     return answer(endpointUnsupported(requested, routeRequest.endpoint ?? 'this endpoint', admission.excluded), 'no_healthy_node');
   }
+  // Routers full of pinned models and nothing else that could take it once something clears: say
+  // what blocks it and invite no retry — unless a remote site might still take it later.
+  if (admission.reason === 'blocked' && routeRequest.triedNodes.size === 0 && (f.sites?.excluded ?? []).every((e) => SITE_LASTING.has(e.code))) {
+    return answer(blockedByPinnedModels(requested, admission.excluded, f.visible), 'no_healthy_node');
+  }
   const failures = f.state.failures.map(failureLine);
   if (f.state.loadTimedOut) return answer(modelLoadTimedOut(requested, failures, f.retryAfterSeconds));
   if (routeRequest.triedNodes.size > 0) return answer(allAttemptsFailed(requested, failures, f.retryAfterSeconds, f.state.triedSites.size > 0));
@@ -94,6 +107,12 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
     endpoint: routeRequest.endpoint,
   });
   return answer(error, error.status === 404 ? 'model_not_found' : 'no_healthy_node');
+}
+
+/** The out-of-scope 404: the unknown model's body, its suggestions from inside the scope only. */
+function unknownToTenant(f: RefusalFacts): GatewayError {
+  const nodes = f.snapshot().nodes;
+  return nothingServes({ nodes, model: f.model, requested: f.requestedModel, excluded: [], retryAfterSeconds: f.retryAfterSeconds, remoteModels: f.sites?.models, visible: f.visible, outOfScope: true });
 }
 
 function answer(error: GatewayError, counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node'): RefusalAnswer {

@@ -5,8 +5,9 @@ import { GatewayError } from '#src/core/errors.ts';
 import { countByCode, judgeModel, type Exclusion, type ModelVerdictInput, type SiteExclusion } from '#src/routing/index.ts';
 
 /**
- * Nothing could take a request's first attempt: 404 model_not_found when every node's listing is
- * current and none lists the model (docs/config.md, "Unknown and unavailable models"), else 503.
+ * Nothing could take a request's first attempt: 404 model_not_found when no node's last listing
+ * takes the name and no node that has never listed could (routing/unknown-model.ts; docs/config.md,
+ * "Unknown and unavailable models"), else 503.
  */
 export function nothingServes(
   input: ModelVerdictInput & {
@@ -78,6 +79,31 @@ export function noNodeAvailable(model: string, excluded: readonly Exclusion[], r
     openaiCode: 'no_healthy_node',
     retryAfterSeconds,
     details: sites === undefined ? { exclusions: counts } : { exclusions: counts, sites: sites.map((s) => ({ site: s.site, reason: s.code, ...(s.detail === undefined ? {} : { detail: s.detail }) })) },
+  });
+}
+
+/**
+ * 503 that invites no retry: every node that could take the model is a router whose every slot is
+ * held by pinned models, and nothing else could take it once something clears (routing's
+ * `blocked`). No retry can succeed until the pins or the router's --models-max change, so there is
+ * no Retry-After and `x-should-retry: false` (GatewayError.final). A 503, not a 4xx: the request is
+ * right and the model is served here; the gateway's configuration keeps it from loading, which is
+ * the operator's to fix, not the client's. A client held to a model scope is not told the routers'
+ * names nor the pinned models (they may be outside its scope).
+ */
+export function blockedByPinnedModels(model: string, excluded: readonly Exclusion[], visible: ((name: string) => boolean) | undefined): GatewayError {
+  const pinned = excluded.filter((e) => e.code === 'pinned');
+  const where =
+    visible === undefined
+      ? pinned.map((e) => `router ${e.node}: ${e.detail ?? 'its slots are held by pinned models'}`).join('; ')
+      : 'every router that serves it has its slots held by pinned models';
+  const message = `model '${model}' cannot be loaded (${where}). Change [[models.available]] pin or the router's --models-max, or free a slot; retrying will not help until then.`;
+  return new GatewayError('GW_NO_AVAILABLE_NODE', message, {
+    status: 503,
+    openaiType: 'server_error',
+    openaiCode: 'blocked_by_pinned_models',
+    final: true,
+    details: visible === undefined ? { exclusions: countByCode(excluded), routers: pinned.map((e) => e.node) } : {},
   });
 }
 

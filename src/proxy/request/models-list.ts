@@ -1,12 +1,12 @@
 // Pure: GET /v1/models for the whole fleet — the union of configured models and the models nodes
-// report, in OpenAI's list shape. Extra fields say which live nodes have each model loaded or
-// could load it on demand, and `max_model_len`: the largest per-request context among nodes
-// that have it loaded, so clients can size their prompts.
+// report, in OpenAI's list shape. Extra fields say which nodes serve each model now (servingNow:
+// the one meaning /admin/models and the dashboard share; here, of the nodes in the model's group),
+// loaded or on demand, and `max_model_len`: the largest per-request context among nodes that have
+// it loaded, so clients can size their prompts.
 
 import type { ModelSpec } from '#src/config/types.ts';
-import { ctxFor, residencyOf } from '#src/capacity/index.ts';
-import { allowsModel } from '#src/discovery/index.ts';
-import type { NodeView } from '#src/nodes/index.ts';
+import { ctxFor } from '#src/capacity/index.ts';
+import { servingNow, type NodeView } from '#src/nodes/index.ts';
 
 export interface FleetModel {
   readonly id: string;
@@ -26,15 +26,17 @@ export function fleetModels(views: readonly NodeView[], configured: readonly Mod
   const groupOf = new Map(configured.map((m) => [m.name, m.group]));
   const ids = new Set(configured.map((m) => m.name));
   for (const v of views) {
-    if (v.discovery.phase === 'expired') continue;
-    for (const m of v.discovery.models) ids.add(m.id);
+    // An expired listing names what its node would serve, but not now: listed only where the node
+    // serves it all the same (asleep: after a wake, servingNow).
+    const expired = v.discovery.phase === 'expired';
+    for (const m of v.discovery.models) if (!expired || servingNow(v, m.id) !== undefined) ids.add(m.id);
   }
   const created = Math.floor(nowMs / 1000);
   const data = [...ids].sort().map((id): FleetModel => {
     const group = groupOf.get(id);
-    const live = views.filter((v) => v.health.status !== 'dead' && v.spec.group === group && allowsModel(v.discovery, id, v.modelsById, v.spec.allowedModels).ok);
-    const loaded = live.filter((v) => residencyOf(v, id).state === 'loaded');
-    const onDemand = live.filter((v) => residencyOf(v, id).state === 'on_demand');
+    const serving = views.filter((v) => v.spec.group === group).map((v) => ({ v, how: servingNow(v, id)?.how }));
+    const loaded = serving.filter((s) => s.how === 'loaded').map((s) => s.v);
+    const onDemand = serving.filter((s) => s.how === 'on_demand').map((s) => s.v);
     const largest = Math.max(0, ...loaded.map((v) => ctxFor(v, id)));
     return {
       id,

@@ -1,14 +1,14 @@
 // Pure: Ollama's `GET /api/tags` and `GET /api/ps` for the whole fleet, answered by the gateway from
 // what it knows (docs/protocols-endpoints.md, "Ollama's native API"): every model of every node that
-// serves Ollama's native API (`/api/chat` in its endpoint set), and those loaded now. The shapes are
+// serves Ollama's native API (`/api/chat` in its endpoint set) and serves it now (servingNow, as
+// /v1/models reads it), and those loaded now. The shapes are
 // Ollama's own (api/types.go `ListModelResponse`, `ProcessModelResponse`); what the gateway does not
 // learn from a node's listing is filled the way Ollama fills an unknown value: `size` 0, `digest`
 // "", empty `details` strings, and Go's zero time for `expires_at`.
 
-import { ctxFor, residencyOf } from '#src/capacity/index.ts';
-import { allowsModel } from '#src/discovery/index.ts';
+import { ctxFor } from '#src/capacity/index.ts';
 import { OLLAMA_API_VERSION, servedEndpoints } from '#src/kinds/index.ts';
-import type { NodeView } from '#src/nodes/index.ts';
+import { servingNow, type NodeView } from '#src/nodes/index.ts';
 
 /** The kind's paths and refused routes, for the route table (proxy/inference reaches kinds/ through here). */
 export { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES, OLLAMA_ROOT } from '#src/kinds/index.ts';
@@ -52,9 +52,9 @@ export interface OllamaRunning {
   readonly context_length: number;
 }
 
-/** The nodes whose endpoint set serves Ollama's native chat, live enough to list (not expired, not dead). */
+/** The nodes whose endpoint set serves Ollama's native chat (which of their models they serve now: servedIds). */
 function ollamaNodes(views: readonly NodeView[]): NodeView[] {
-  return views.filter((v) => v.discovery.phase !== 'expired' && v.health.status !== 'dead' && servedEndpoints(v.spec, v.capacity.server).includes('/api/chat'));
+  return views.filter((v) => servedEndpoints(v.spec, v.capacity.server).includes('/api/chat'));
 }
 
 /** Each served model's id, once, sorted, with the nodes listing it; `visible` = the tenant's scope. */
@@ -62,7 +62,7 @@ function servedIds(nodes: readonly NodeView[], visible: ((model: string) => bool
   const byId = new Map<string, NodeView[]>();
   for (const v of nodes) {
     for (const m of v.discovery.models) {
-      if (!allowsModel(v.discovery, m.id, v.modelsById, v.spec.allowedModels).ok) continue;
+      if (servingNow(v, m.id) === undefined) continue;
       if (visible !== undefined && !visible(m.id)) continue;
       byId.set(m.id, [...(byId.get(m.id) ?? []), v]);
     }
@@ -94,7 +94,7 @@ export function ollamaTags(
 export function ollamaPs(views: readonly NodeView[], visible: ((model: string) => boolean) | undefined): { models: OllamaRunning[] } {
   const models: OllamaRunning[] = [];
   for (const [id, nodes] of servedIds(ollamaNodes(views), visible)) {
-    const loaded = nodes.filter((v) => residencyOf(v, id).state === 'loaded');
+    const loaded = nodes.filter((v) => servingNow(v, id)?.how === 'loaded');
     if (loaded.length === 0) continue;
     const context = Math.max(0, ...loaded.map((v) => ctxFor(v, id)));
     models.push({ name: id, model: id, size: 0, digest: '', details: EMPTY_DETAILS, expires_at: GO_ZERO_TIME, size_vram: 0, context_length: context });

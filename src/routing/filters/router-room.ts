@@ -95,7 +95,7 @@ export function routerRoomVerdict(
   const choice = chooseVictim(model, node, snapshot, view);
   if (choice.kind === 'room' || choice.kind === 'victim') return undefined;
   if (choice.kind === 'pinned') {
-    return { code: 'pinned', detail: `${choice.running}/${choice.max} models loaded (max_instances), all pinned (${choice.pinned.join(', ')}); a request never switches out a pinned model` };
+    return { code: 'pinned', detail: `its slots are held by pinned model(s) ${choice.pinned.join(', ')} (${choice.running}/${choice.max} loaded, max_instances = its --models-max); a request never switches out a pinned model` };
   }
   return { code: 'models_full', detail: `${choice.running}/${choice.max} models loaded (max_instances), none idle and unpinned; waits for one to go idle` };
 }

@@ -5,7 +5,7 @@ import { decideModelAction, planReconcile, type ModelActionInput, type NodeFacts
 
 const node = (name: string, models: [string, boolean, number?][], extra: Partial<NodeFacts> = {}): NodeFacts => ({
   name, unavailable: undefined, canManage: true, busy: false, maxInstances: 2,
-  models: models.map(([id, running, inFlight]) => ({ id, running, inFlight: inFlight ?? 0 })),
+  models: models.map(([id, running, inFlight]) => ({ id, running, serving: true, inFlight: inFlight ?? 0 })),
   ...extra,
 });
 
@@ -18,7 +18,7 @@ const CASES: { name: string; input: ModelActionInput; want: Record<string, unkno
   { name: 'load already running', input: base({ nodes: [node('r', [['b', true]])] }), want: { verdict: 'already', node: 'r' } },
   { name: 'load on a full router evicts an idle model', input: base({ nodes: [node('r', [['a', true], ['c', true], ['b', false]])] }), want: { verdict: 'act', node: 'r', evict: 'a' } },
   { name: 'a model the reconciler keeps is evicted after the others', input: base({ kept: (m) => m === 'a', nodes: [node('r', [['a', true], ['c', true], ['b', false]])] }), want: { verdict: 'act', evict: 'c' } },
-  { name: 'a model held by an operator load is not evicted', input: base({ nodes: [{ ...node('r', [['c', true], ['b', false]]), models: [{ id: 'a', running: true, inFlight: 0, held: true }, { id: 'c', running: true, inFlight: 0 }, { id: 'b', running: false, inFlight: 0 }] }] }), want: { verdict: 'act', evict: 'c' } },
+  { name: 'a model held by an operator load is not evicted', input: base({ nodes: [{ ...node('r', [['c', true], ['b', false]]), models: [{ id: 'a', running: true, serving: true, inFlight: 0, held: true }, { id: 'c', running: true, serving: true, inFlight: 0 }, { id: 'b', running: false, serving: true, inFlight: 0 }] }] }), want: { verdict: 'act', evict: 'c' } },
   { name: 'at equal room, the node whose victim nobody keeps', input: base({ kept: (m) => m === 'w', nodes: [node('r', [['p', true], ['w', true], ['b', false]]), node('s', [['q', true], ['x', true], ['b', false]])], pinned: (m) => m === 'p' || m === 'q' }), want: { verdict: 'act', node: 's', evict: 'x' } },
   { name: 'a pinned idle model is not evicted', input: base({ pinned: (m) => m === 'a', nodes: [node('r', [['a', true], ['c', true], ['b', false]])] }), want: { verdict: 'act', evict: 'c' } },
   { name: 'a busy or queued model is not evicted', input: base({ queued: (m) => (m === 'c' ? 1 : 0), nodes: [node('r', [['a', true, 1], ['c', true], ['b', false]])] }), want: { verdict: 'refused', code: 'no_room' } },

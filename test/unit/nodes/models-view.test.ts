@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { modelsView, type NodeFacts } from '#src/nodes/index.ts';
 
-const node = (name: string, running: readonly string[], listed: readonly string[], unavailable?: string): NodeFacts => ({
+const node = (name: string, running: readonly string[], listed: readonly string[], unavailable?: string, serving = true): NodeFacts => ({
   name, unavailable, canManage: true, busy: false, maxInstances: 2,
-  models: [...running.map((id) => ({ id, running: true, inFlight: 0 })), ...listed.map((id) => ({ id, running: false, inFlight: 0 }))],
+  models: [...running.map((id) => ({ id, running: true, serving, inFlight: 0 })), ...listed.map((id) => ({ id, running: false, serving, inFlight: 0 }))],
 });
 
 test('warm counts only nodes that are up; the plan shows as next; a switch shows on its node', () => {
@@ -24,4 +24,17 @@ test('warm counts only nodes that are up; the plan shows as next; a switch shows
   assert.deepEqual(view.nodes.find((n) => n.name === 'c')?.switch, { action: 'load', model: 'm', by: 'reconciler', loaded: false, victim: null });
   assert.deepEqual(view.nodes.find((n) => n.name === 'a')?.loaded, ['m']);
   assert.equal(view.nodes.find((n) => n.name === 'a')?.switch, null);
+});
+
+test('a node that does not serve now (dead, listing expired) is never listed as running or serving a model: it is named apart', () => {
+  const view = modelsView({
+    nodes: [node('up', ['m'], []), node('dead', ['m'], ['n'], 'dead (ECONNREFUSED)', false)],
+    desired: new Map(),
+    failures: [],
+    nowMs: 0,
+  });
+  const m = view.models.find((r) => r.model === 'm');
+  assert.deepEqual({ loaded_on: m?.loaded_on, on_demand: m?.on_demand, unavailable_on: m?.unavailable_on }, { loaded_on: ['up'], on_demand: [], unavailable_on: ['dead'] });
+  assert.deepEqual(view.models.find((r) => r.model === 'n')?.unavailable_on, ['dead']);
+  assert.deepEqual(view.nodes.find((n) => n.name === 'dead')?.loaded, [], 'a dead node runs nothing we could use');
 });

@@ -8,7 +8,7 @@ import { judgeOperatorLoad, judgeOperatorUnload, ModelReconciler, OperatorHolds,
 
 const node = (name: string, models: [string, boolean][], max = 2): NodeFacts => ({
   name, unavailable: undefined, canManage: true, busy: false, maxInstances: max,
-  models: models.map(([id, running]) => ({ id, running, inFlight: 0 })),
+  models: models.map(([id, running]) => ({ id, running, serving: true, inFlight: 0 })),
 });
 
 const PIN = { pin: true, preload: false, warm: 0 };

@@ -40,9 +40,32 @@ test('which answer a request no target served gets, for nodes and sites alike', 
     ['a node and a site tried failed', facts({ state: failedAt(failedAt(startFailover(request('m')), nodeDown, { loadTimedOut: false }), siteDown) }), ['error', 502, 'upstream_failed', undefined]],
     ['no node lists it and every listing is current', facts(), ['error', 404, 'model_not_found', 'model_not_found']],
     ['a site lists it', facts({ sites: { excluded: [{ site: 'eu', code: 'too_small' }], models: new Set(['m']) } }), ['error', 503, 'no_healthy_node', 'no_healthy_node']],
+    ['a router full of pinned models, nothing else could take it', facts({ admission: refused('blocked', [pinnedOn('solo')]) }), ['error', 503, 'blocked_by_pinned_models', 'no_healthy_node']],
+    ['blocked here, but a remote site might take it later', facts({ admission: refused('blocked', [pinnedOn('solo')]), sites: { excluded: [siteExcl()], models: new Set(['m']) } }), ['error', 503, 'no_healthy_node', 'no_healthy_node']],
+    ['blocked here, and no remote site lists it', facts({ admission: refused('blocked', [pinnedOn('solo')]), sites: { excluded: [{ site: 'eu', code: 'missing' }], models: new Set() } }), ['error', 503, 'blocked_by_pinned_models', 'no_healthy_node']],
+    ['out of scope, whatever the admission said', facts({ admission: refused('wake_timeout'), outOfScope: true, visible: () => true }), ['error', 404, 'model_not_found', 'model_not_found']],
+    ['out of scope while a node has never listed (untried)', facts({ outOfScope: true, snapshot: () => snapshotOf([other, node('new')]) }), ['error', 404, 'model_not_found', 'model_not_found']],
     ['only a site was tried, and failed', facts({ state: failedAt(startFailover(request('m')), siteDown), sites: { excluded: [siteExcl()], models: new Set(['m']) } }), ['error', 503, 'no_healthy_node', 'no_healthy_node']],
   ];
   for (const [name, f, expected] of table) assert.deepEqual(codeOf(f), expected, name);
+});
+
+function pinnedOn(router: string): Exclusion {
+  return { node: router, filter: 'router-room', code: 'pinned', detail: 'its slots are held by pinned model(s) keeper (1/1 loaded, max_instances = its --models-max); a request never switches out a pinned model' };
+}
+
+test('blocked by pins: no Retry-After, final (x-should-retry: false), naming the router and its pins; a scoped client is told neither', () => {
+  const open = refusalAnswer(facts({ admission: refused('blocked', [pinnedOn('solo')]) }));
+  assert.equal(open.kind, 'error');
+  if (open.kind !== 'error') return;
+  assert.equal(open.error.retryAfterSeconds, undefined);
+  assert.equal(open.error.final, true);
+  assert.match(open.error.message, /^model 'm' cannot be loaded \(router solo: its slots are held by pinned model\(s\) keeper/);
+  const scoped = refusalAnswer(facts({ admission: refused('blocked', [pinnedOn('solo')]), visible: (name) => name === 'm' }));
+  assert.equal(scoped.kind, 'error');
+  if (scoped.kind !== 'error') return;
+  assert.doesNotMatch(scoped.error.message, /solo|keeper/);
+  assert.deepEqual(scoped.error.details, {});
 });
 
 function siteExcl() {

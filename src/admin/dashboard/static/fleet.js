@@ -9,7 +9,7 @@ import { ActionButton } from './actions.js';
 import { ModelActions } from './models-admin.js';
 
 const ICONS = { healthy: '●', degraded: '◐', dead: '✕', asleep: '☾', waking: '☀', ejected: '⏏', unknown: '?' };
-const RESIDENCY_ICONS = { loaded: '▣', on_demand: '▢', asleep: '☾' };
+const RESIDENCY_ICONS = { loaded: '▣', on_demand: '▢', asleep: '☾', unavailable: '✕' };
 
 export function stateBadge(state) {
   return html`<span class="badge state-${state}"><span aria-hidden="true">${ICONS[state] ?? '?'}</span> ${shown(state)}</span>`;
