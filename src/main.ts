@@ -14,6 +14,7 @@ import type { NodeRegistry } from '#src/nodes/index.ts';
 import { ActiveRequests, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestPlane } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
+import type { UsageStopOutcome } from '#src/gateway/usage-part.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
 import { ACCEPT_QUEUE_CAPPED, acceptQueueCapped, readSomaxconn } from '#src/gateway/accept-queue.ts';
@@ -41,7 +42,8 @@ export class Gateway {
   readonly #ownActive: ActiveRequests;
   readonly #parts: GatewayParts;
   readonly #hosting: PlaneHosting;
-  #closed = false;
+  /** The stop's outcome, once shutdown() or close() was called (a second call answers the same). */
+  #closed: Promise<UsageStopOutcome> | undefined;
 
   private constructor(
     urls: { url: string; adminUrl: string | undefined },
@@ -217,8 +219,19 @@ export class Gateway {
    * then every connection closes and every loop stops.
    */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    await this.shutdown();
+  }
+
+  /**
+   * close(), answering whether tenant usage was saved to the state file (`saved: false` names the
+   * file and the cause, already logged: `switchyard serve` then exits non-zero).
+   */
+  shutdown(): Promise<UsageStopOutcome> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<UsageStopOutcome> {
     const clock = this.#parts.clock;
     const log = this.#parts.options.logger;
     const hosting = this.#hosting;
@@ -238,6 +251,6 @@ export class Gateway {
       const onTimeout = (active: number): void => log.warn({ active }, 'drain timeout: closing requests still in flight');
       await drainServers({ servers: own.servers, active: own.active, clock, deadlineMs, onTimeout });
     }
-    await this.#parts.stop();
+    return this.#parts.stop();
   }
 }

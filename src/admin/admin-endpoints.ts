@@ -4,7 +4,7 @@
 // rights gets the public answer, the status alone.
 
 import { healthHttpStatus, sendJson, TableBuilder, type EndpointTable } from '#src/proxy/index.ts';
-import { healthReport } from './health-report.ts';
+import { healthReport, withStateStore } from './health-report.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { modelsRoutes } from './models-routes.ts';
 import type { AdminDeps } from './admin-deps.ts';
@@ -15,7 +15,7 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
   const { guard, mayRead, mayAct } = adminGuard(deps.config);
   const table = new TableBuilder();
   table.add('GET', '/health', (req, res) => {
-    const report = healthReport(deps.registry.freshViews(), deps.clock.now());
+    const report = withStateStore(healthReport(deps.registry.freshViews(), deps.clock.now()), deps.state?.());
     const cluster = deps.cluster?.();
     sendJson(res, healthHttpStatus(report.status), mayRead(req) ? { ...report, ...(cluster === undefined ? {} : { cluster }) } : { status: report.status });
   });

@@ -7,7 +7,7 @@ import type { EndpointTable, PoolFigures } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { WorkerStatus } from '#src/workers/index.ts';
 import type { MeshPart } from './mesh-part.ts';
-import type { TenantsReport } from '#src/tenants/index.ts';
+import type { TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
 
 export interface ListenerFigures {
   /** Requests the HTTP listeners are answering right now (every host of the request plane's, and the admin ones). */
@@ -35,6 +35,8 @@ export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metric
   readonly models?: AdminDeps['models'];
   /** [cluster]: the replica's status (undefined = alone). */
   readonly cluster?: () => Readonly<Record<string, unknown>> | undefined;
+  /** [server] state_dir: the state file's writes (undefined = none). */
+  readonly state?: () => UsageStoreReport | undefined;
 }
 
 export function adminTable(parts: AdminParts, listeners: ListenerFigures): EndpointTable {
@@ -56,6 +58,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     tenants: parts.tenants,
     ...(parts.models === undefined ? {} : { models: parts.models }),
     ...(parts.cluster === undefined ? {} : { cluster: parts.cluster }),
+    ...(parts.state === undefined ? {} : { state: parts.state }),
     commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
   });
 }
