@@ -14,6 +14,7 @@ import type { NodeRegistry } from '#src/nodes/index.ts';
 import { ActiveRequests, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestPlane } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
+import { mainListenerHealth } from '#src/gateway/endpoints.ts';
 import type { UsageStopOutcome } from '#src/gateway/usage-part.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
@@ -90,7 +91,8 @@ export class Gateway {
       unreachableSites: () => plane.remote?.reachability.unreachable() ?? new Map(),
     });
     const ownListener = options.config.admin.listen;
-    const listened = await plane.listen(limits.listen, ownListener === undefined ? admin : new Map(), false).then(
+    const mainHealth = mainListenerHealth({ registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() }, parts.usage.store !== undefined);
+    const listened = await plane.listen(limits.listen, ownListener === undefined ? admin : mainHealth, false).then(
       async (main) => ({ main, adminServer: ownListener === undefined ? undefined : await serve(admin, ownListener) }),
     ).catch(async (error: unknown) => {
       // Nothing serves: release what the parts hold (the state file among them) before saying so.
@@ -120,7 +122,8 @@ export class Gateway {
     const admin = parts.adminTable({ activeRequests: () => ownActive.count() + inWorkers(), workers: () => started.workers?.status() ?? [] });
     const ownListener = options.config.admin.listen;
     const secret = randomBytes(32).toString('base64url');
-    const relayed: EndpointTable = ownListener === undefined ? admin : new Map();
+    // With [admin] listen, only /health is relayed (with a state_dir): its status counts the state store, this thread's.
+    const relayed: EndpointTable = ownListener === undefined ? admin : mainListenerHealth({ registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() }, parts.usage.store !== undefined);
     const relayTable = acceptRelayed(relayed, secret);
     const relay = relayed.size === 0 ? undefined : await serve(relayTable, { host: '127.0.0.1', port: 0 });
     const adminServer = ownListener === undefined ? undefined : await serve(admin, ownListener);

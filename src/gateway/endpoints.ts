@@ -1,7 +1,7 @@
 // Wiring only: the admin table (admin/), filled from the gateway's parts. The public table is the
 // request plane's (src/plane/); which listener serves which table is main.ts's choice.
 
-import { adminEndpoints, type AdminDeps, type ExplainRemote } from '#src/admin/index.ts';
+import { adminEndpoints, statusHealthEndpoint, type AdminDeps, type ExplainRemote } from '#src/admin/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { EndpointTable, PoolFigures } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
@@ -61,6 +61,16 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     ...(parts.state === undefined ? {} : { state: parts.state }),
     commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
   });
+}
+
+/**
+ * With [admin] listen and a state_dir: the main listener's /health, laid over the request plane's
+ * (in this thread, or relayed from the workers), so its status counts the state store as the admin
+ * one does. Without a state_dir: nothing (the plane's own /health tells the same).
+ */
+export function mainListenerHealth(parts: Pick<AdminParts, 'registry' | 'clock' | 'state'>, withState: boolean): EndpointTable {
+  if (!withState || parts.state === undefined) return new Map();
+  return statusHealthEndpoint({ registry: parts.registry, clock: parts.clock, state: parts.state });
 }
 
 /** The remote sites as forwarding sees them ([mesh] only): this site left out, back-offs included. */

@@ -185,6 +185,36 @@ test('injected write failure at stop: saved: false and an error naming the file,
   }
 });
 
+for (const workers of [1, 2]) {
+  test(`with [admin] listen (workers = ${workers}): the main listener's status-only /health is degraded too, the admin one says why`, async () => {
+    const upstream = await startRecordingUpstream(['m']);
+    const state = tempStateDir();
+    const { faults, full } = switchable();
+    const started: InProcessGateway[] = [];
+    try {
+      const toml = gatewayToml(
+        [{ name: 'n', url: upstream.url, kind: 'vllm' }],
+        '[admin]\nlisten = "127.0.0.1:0"\n[[tenants]]\nname = "capped"\nkeys = ["k-capped"]\ntokens_per_day = 100000\n',
+        `state_dir = "${state.dir}"\nworkers = ${workers}`,
+      );
+      const gw = await startInProcessGateway(toml, { stateFaults: faults });
+      started.push(gw);
+      const adminUrl = gw.adminUrl ?? assert.fail('an admin listener');
+      full.yes = true;
+      await answered(gw.url, 2);
+      await eventually(async () => (await health(adminUrl)).state?.status === 'failing', WRITE_WAIT_MS, 'the admin /health showing the state store failing');
+      assert.deepEqual((await httpJson('GET', `${gw.url}/health`)).json(), { status: 'degraded' }, 'the main listener: the status alone, degraded');
+      full.yes = false;
+      await eventually(async () => (await health(adminUrl)).state?.status === 'ok', WRITE_WAIT_MS, 'the state store ok again');
+      assert.deepEqual((await httpJson('GET', `${gw.url}/health`)).json(), { status: 'ok' });
+    } finally {
+      for (const gw of started) await gw.close();
+      await upstream.close();
+      state.remove();
+    }
+  });
+}
+
 test('a real full disk (tmpfs): writes fail with SQLITE_FULL, the counts are kept, and written once there is room', async (t) => {
   const small = mountSmallDisk(256);
   if ('skip' in small) return t.skip(small.skip);
