@@ -29,11 +29,13 @@ export interface WriteMark {
   readonly reason: string | null;
 }
 
-/** Pure: the mark as its fixed-size bytes; throws when it does not fit (a reason far too long is cut). */
+/** Pure: the mark as its fixed-size bytes (a reason too long to fit is cut). */
 export function encodeMark(mark: WriteMark): Buffer {
-  const reason = mark.reason === null ? null : mark.reason.slice(0, 300);
-  const line = JSON.stringify({ v: 1, seq: mark.seq, saved_at: mark.savedAt, unsaved_since: mark.unsavedSince, reason });
-  if (Buffer.byteLength(line) > MARK_BYTES - 1) throw new Error(`write mark too long (${Buffer.byteLength(line)} bytes)`);
+  const lineOf = (reason: string | null): string => JSON.stringify({ v: 1, seq: mark.seq, saved_at: mark.savedAt, unsaved_since: mark.unsavedSince, reason });
+  let line = lineOf(mark.reason);
+  for (let keep = Math.min(mark.reason?.length ?? 0, 300); Buffer.byteLength(line) > MARK_BYTES - 1; keep -= 20) {
+    line = lineOf(keep <= 0 ? null : `${(mark.reason ?? '').slice(0, keep)}…`);
+  }
   const bytes = Buffer.alloc(MARK_BYTES, 0x20);
   bytes.write(line, 0, 'utf8');
   bytes[MARK_BYTES - 1] = 0x0a;

@@ -32,7 +32,12 @@ test('encodeMark / decodeMark: one fixed-size JSON line, read back as written; a
     assert.equal(bytes.length, MARK_BYTES);
     assert.deepEqual(decodeMark(bytes.toString('utf8')), mark);
   }
-  assert.equal(encodeMark({ ...unsaved, reason: 'x'.repeat(5_000) }).length, MARK_BYTES, 'a long reason is cut to fit');
+  for (const long of ['x'.repeat(5_000), 'é'.repeat(400), '\u0001'.repeat(300)]) {
+    const bytes = encodeMark({ ...unsaved, reason: long });
+    assert.equal(bytes.length, MARK_BYTES, 'a long reason is cut to fit');
+    const back = decodeMark(bytes.toString('utf8'));
+    assert.ok(!('problem' in back) && back.seq === 3 && back.unsavedSince === unsaved.unsavedSince, JSON.stringify(back));
+  }
   for (const text of ['', 'garbage', '[]', '{"v":2,"seq":1,"saved_at":null,"unsaved_since":null,"reason":null}', '{"v":1,"seq":-1,"saved_at":null,"unsaved_since":null,"reason":null}', '{"v":1,"seq":1,"saved_at":5,"unsaved_since":null,"reason":null}']) {
     assert.ok('problem' in decodeMark(text), JSON.stringify(text));
   }
