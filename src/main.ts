@@ -14,6 +14,8 @@ import type { NodeRegistry } from '#src/nodes/index.ts';
 import { ActiveRequests, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestPlane } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
+import { mainListenerHealth } from '#src/gateway/endpoints.ts';
+import type { UsageStopOutcome } from '#src/gateway/usage-part.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
 import { ACCEPT_QUEUE_CAPPED, acceptQueueCapped, readSomaxconn } from '#src/gateway/accept-queue.ts';
@@ -41,7 +43,8 @@ export class Gateway {
   readonly #ownActive: ActiveRequests;
   readonly #parts: GatewayParts;
   readonly #hosting: PlaneHosting;
-  #closed = false;
+  /** The stop's outcome, once shutdown() or close() was called (a second call answers the same). */
+  #closed: Promise<UsageStopOutcome> | undefined;
 
   private constructor(
     urls: { url: string; adminUrl: string | undefined },
@@ -88,7 +91,8 @@ export class Gateway {
       unreachableSites: () => plane.remote?.reachability.unreachable() ?? new Map(),
     });
     const ownListener = options.config.admin.listen;
-    const listened = await plane.listen(limits.listen, ownListener === undefined ? admin : new Map(), false).then(
+    const mainHealth = mainListenerHealth({ registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() }, parts.usage.store !== undefined);
+    const listened = await plane.listen(limits.listen, ownListener === undefined ? admin : mainHealth, false).then(
       async (main) => ({ main, adminServer: ownListener === undefined ? undefined : await serve(admin, ownListener) }),
     ).catch(async (error: unknown) => {
       // Nothing serves: release what the parts hold (the state file among them) before saying so.
@@ -118,7 +122,8 @@ export class Gateway {
     const admin = parts.adminTable({ activeRequests: () => ownActive.count() + inWorkers(), workers: () => started.workers?.status() ?? [] });
     const ownListener = options.config.admin.listen;
     const secret = randomBytes(32).toString('base64url');
-    const relayed: EndpointTable = ownListener === undefined ? admin : new Map();
+    // With [admin] listen, only /health is relayed (with a state_dir): its status counts the state store, this thread's.
+    const relayed: EndpointTable = ownListener === undefined ? admin : mainListenerHealth({ registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() }, parts.usage.store !== undefined);
     const relayTable = acceptRelayed(relayed, secret);
     const relay = relayed.size === 0 ? undefined : await serve(relayTable, { host: '127.0.0.1', port: 0 });
     const adminServer = ownListener === undefined ? undefined : await serve(admin, ownListener);
@@ -217,8 +222,19 @@ export class Gateway {
    * then every connection closes and every loop stops.
    */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    await this.shutdown();
+  }
+
+  /**
+   * close(), answering whether tenant usage was saved to the state file (`saved: false` names the
+   * file and the cause, already logged: `switchyard serve` then exits non-zero).
+   */
+  shutdown(): Promise<UsageStopOutcome> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<UsageStopOutcome> {
     const clock = this.#parts.clock;
     const log = this.#parts.options.logger;
     const hosting = this.#hosting;
@@ -238,6 +254,6 @@ export class Gateway {
       const onTimeout = (active: number): void => log.warn({ active }, 'drain timeout: closing requests still in flight');
       await drainServers({ servers: own.servers, active: own.active, clock, deadlineMs, onTimeout });
     }
-    await this.#parts.stop();
+    return this.#parts.stop();
   }
 }

@@ -12,7 +12,7 @@ import type { ModelQueueReport } from '#src/tenants/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { SitesSource } from './sites-view.ts';
-import type { TenantsReport } from '#src/tenants/index.ts';
+import type { TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
@@ -66,6 +66,8 @@ export interface AdminDeps {
   readonly models?: ModelCommands;
   /** [cluster]: the replica's store mode, live replicas and leases (detailed /health, /admin/runtime); undefined = alone. */
   readonly cluster?: () => Readonly<Record<string, unknown>> | undefined;
+  /** [server] state_dir: the state file's writes (detailed /health; a failing store makes /health degraded); undefined = none. */
+  readonly state?: () => UsageStoreReport | undefined;
 }
 
 /** GET /admin/requests' source: its answer for the query parameters, or the parameter that is wrong. */

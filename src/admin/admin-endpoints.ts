@@ -4,18 +4,36 @@
 // rights gets the public answer, the status alone.
 
 import { healthHttpStatus, sendJson, TableBuilder, type EndpointTable } from '#src/proxy/index.ts';
-import { healthReport } from './health-report.ts';
+import { healthReport, withStateStore } from './health-report.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { modelsRoutes } from './models-routes.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { adminGuard } from './admin-guard.ts';
 import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
 
+type HealthDeps = Pick<AdminDeps, 'registry' | 'clock' | 'state'>;
+
+/** The fleet's report now, with the state store's part (a failing store makes it degraded). */
+const healthNow = (deps: HealthDeps): ReturnType<typeof withStateStore> => withStateStore(healthReport(deps.registry.freshViews(), deps.clock.now()), deps.state?.());
+
+/**
+ * The status-only /health for the main listener when [admin] listen serves the detailed one: the
+ * same status (the fleet's, degraded by a failing state store), never the details.
+ */
+export function statusHealthEndpoint(deps: HealthDeps): EndpointTable {
+  const table = new TableBuilder();
+  table.add('GET', '/health', (_req, res) => {
+    const { status } = healthNow(deps);
+    sendJson(res, healthHttpStatus(status), { status });
+  });
+  return table.table();
+}
+
 export function adminEndpoints(deps: AdminDeps): EndpointTable {
   const { guard, mayRead, mayAct } = adminGuard(deps.config);
   const table = new TableBuilder();
   table.add('GET', '/health', (req, res) => {
-    const report = healthReport(deps.registry.freshViews(), deps.clock.now());
+    const report = healthNow(deps);
     const cluster = deps.cluster?.();
     sendJson(res, healthHttpStatus(report.status), mayRead(req) ? { ...report, ...(cluster === undefined ? {} : { cluster }) } : { status: report.status });
   });

@@ -3,6 +3,7 @@
 
 import { isEjected, type NodeView } from '#src/nodes/index.ts';
 import { fleetStatus, type FleetStatus } from '#src/proxy/index.ts';
+import type { UsageStoreReport } from '#src/tenants/index.ts';
 
 export interface HealthReport {
   readonly status: FleetStatus;
@@ -56,4 +57,15 @@ export function healthReport(views: readonly NodeView[], now: number): HealthRep
     models_ok: views.filter((v) => v.discovery.phase === 'known' || v.discovery.phase === 'known_empty').length,
     details,
   };
+}
+
+/**
+ * Pure: the report with the state file's section ([server] state_dir). A store whose writes fail
+ * makes an "ok" fleet "degraded" (still served, still 200: tenants' usage is kept in memory, but a
+ * restart now would lose it); the public /health shows that status too, the detailed one why.
+ */
+export function withStateStore(report: HealthReport, state: UsageStoreReport | undefined): HealthReport & { readonly state?: UsageStoreReport } {
+  if (state === undefined) return report;
+  const status = state.status === 'failing' && report.status === 'ok' ? 'degraded' : report.status;
+  return { ...report, status, state };
 }

@@ -1,4 +1,4 @@
-export { adminEndpoints } from './admin-endpoints.ts';
+export { adminEndpoints, statusHealthEndpoint } from './admin-endpoints.ts';
 export { DashboardHub } from './dashboard/dashboard-hub.ts';
 export type { AdminCommands, AdminDeps, MetricsText } from './admin-deps.ts';
 export type { HostModelFigures, HostsReport, HostView } from './hosts-view.ts';

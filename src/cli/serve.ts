@@ -74,7 +74,15 @@ export const runServe: Command = async (argv, io) => {
     shedOnceStarted(running.gateway, logger, io.signal);
     if (!io.signal.aborted) await once(io.signal, 'abort');
     logger.info('shutting down: finishing in-flight requests');
-    await running.gateway.close();
+    // The stop may wait on the clock's timers, which are unref'd (a retry of the last usage write):
+    // this one holds the process until the stop answers.
+    const holdOpen = setInterval(() => undefined, 60_000);
+    const stopped = await running.gateway.shutdown().finally(() => clearInterval(holdOpen));
+    if (!stopped.saved) {
+      // The gateway logged what is lost; an exit status that says so, for systemd and the operator.
+      logger.fatal({ file: stopped.file, reason: stopped.reason, unsaved_tokens: stopped.tokens }, `stopped without saving tenant usage to ${stopped.file} (${stopped.reason})`);
+      return 1;
+    }
     logger.info('stopped');
     return 0;
   } finally {

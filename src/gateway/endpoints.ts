@@ -1,13 +1,13 @@
 // Wiring only: the admin table (admin/), filled from the gateway's parts. The public table is the
 // request plane's (src/plane/); which listener serves which table is main.ts's choice.
 
-import { adminEndpoints, type AdminDeps, type ExplainRemote } from '#src/admin/index.ts';
+import { adminEndpoints, statusHealthEndpoint, type AdminDeps, type ExplainRemote } from '#src/admin/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { EndpointTable, PoolFigures } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { WorkerStatus } from '#src/workers/index.ts';
 import type { MeshPart } from './mesh-part.ts';
-import type { TenantsReport } from '#src/tenants/index.ts';
+import type { TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
 
 export interface ListenerFigures {
   /** Requests the HTTP listeners are answering right now (every host of the request plane's, and the admin ones). */
@@ -35,6 +35,8 @@ export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metric
   readonly models?: AdminDeps['models'];
   /** [cluster]: the replica's status (undefined = alone). */
   readonly cluster?: () => Readonly<Record<string, unknown>> | undefined;
+  /** [server] state_dir: the state file's writes (undefined = none). */
+  readonly state?: () => UsageStoreReport | undefined;
 }
 
 export function adminTable(parts: AdminParts, listeners: ListenerFigures): EndpointTable {
@@ -56,8 +58,19 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     tenants: parts.tenants,
     ...(parts.models === undefined ? {} : { models: parts.models }),
     ...(parts.cluster === undefined ? {} : { cluster: parts.cluster }),
+    ...(parts.state === undefined ? {} : { state: parts.state }),
     commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
   });
+}
+
+/**
+ * With [admin] listen and a state_dir: the main listener's /health, laid over the request plane's
+ * (in this thread, or relayed from the workers), so its status counts the state store as the admin
+ * one does. Without a state_dir: nothing (the plane's own /health tells the same).
+ */
+export function mainListenerHealth(parts: Pick<AdminParts, 'registry' | 'clock' | 'state'>, withState: boolean): EndpointTable {
+  if (!withState || parts.state === undefined) return new Map();
+  return statusHealthEndpoint({ registry: parts.registry, clock: parts.clock, state: parts.state });
 }
 
 /** The remote sites as forwarding sees them ([mesh] only): this site left out, back-offs included. */

@@ -8,6 +8,7 @@ import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types
 import type { MeshTransportFactory } from '#src/mesh/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
+import type { StateWriteFaults } from '#src/state/index.ts';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
@@ -26,6 +27,8 @@ export interface GatewayOptions {
   readonly mesh?: MeshLink | undefined;
   /** Where `[log] requests = "stdout"` writes; absent = process.stdout. */
   readonly requestLogStdout?: Writable | undefined;
+  /** Tests: make the state file's writes fail as a full disk would (src/state/state-db.ts); absent = none. */
+  readonly stateFaults?: StateWriteFaults | undefined;
 }
 
 export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

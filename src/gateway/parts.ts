@@ -24,7 +24,7 @@ import { meshPartFor, type MeshPart } from './mesh-part.ts';
 import { adminTable, type ListenerFigures } from './endpoints.ts';
 import { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
-import { UsagePart } from './usage-part.ts';
+import { UsagePart, type UsageStopOutcome } from './usage-part.ts';
 import { ModelsPart } from './models-part.ts';
 import { TenantsView } from './tenants-view.ts';
 import { ClusterPart } from './cluster-part.ts';
@@ -74,7 +74,7 @@ export class GatewayParts {
     this.options = options;
     this.clock = options.clock ?? systemClock;
     // First: a state file this build cannot use stops the start before anything else is built.
-    this.usage = new UsagePart(options.config, { clock: this.clock, logger: options.logger });
+    this.usage = new UsagePart(options.config, { clock: this.clock, logger: options.logger, faults: options.stateFaults });
     this.#planes = new PlaneHostFigures(() => this.mesh.link !== undefined);
     this.#config = options.config;
     this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
@@ -116,6 +116,7 @@ export class GatewayParts {
       prefixHits: () => this.#policies.prefixHits(),
       tenants: { inFlight: () => this.ledger.inFlight(), queues: () => this.scheduler.queueReport() },
       requestLog: () => this.requestLog.figures(),
+      stateStore: () => this.usage.health(),
       ...(options.config.tracing === undefined ? {} : { traceSpans: () => this.#planes.spans() }),
     });
     this.models = new ModelsPart({
@@ -213,6 +214,7 @@ export class GatewayParts {
         tenants: () => this.tenantsReport(),
         models: this.models,
         cluster: () => this.cluster?.report(),
+        state: () => this.usage.health(),
       },
       listeners,
     );
@@ -284,15 +286,15 @@ export class GatewayParts {
     return { ok: true };
   }
 
-  async stop(): Promise<void> {
+  async stop(): Promise<UsageStopOutcome> {
     this.#lifetime.abort();
     await Promise.all([this.#loops.stop(), this.mesh.stop(), this.models.stop(), this.cluster?.stop()]);
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.#metrics.close();
-    // After the drain (Gateway.close): the last requests' usage is in this final write.
-    this.usage.stop();
-    // After the drain too: the last requests' lines are written before the file closes.
+    // After the drain (Gateway.close): the last requests' usage is in the final write (saved or not: the answer), their lines in the request log.
+    const usage = await this.usage.stop();
     await this.requestLog.close().catch((error: unknown) => this.options.logger.error({ err: error }, 'request log close failed'));
+    return usage;
   }
 }

@@ -12,6 +12,7 @@ import { registerMeshForwarding } from './mesh-forwarding.ts';
 import { registerTenantMetrics, type TenantMetricSources } from './tenant-metrics.ts';
 import { registerRequestMetrics, type RequestLogFigures } from './request-metrics.ts';
 import { registerTraceMetrics, type TraceSpanFigures } from './trace-metrics.ts';
+import { registerStateMetrics, type StateStoreFigures } from './state-metrics.ts';
 import { BoundCounter, BoundHistogram } from './bound-series.ts';
 
 const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
@@ -36,6 +37,8 @@ export interface MetricsSources {
   readonly requestLog?: RequestLogFigures;
   /** The tracers' span counts ([tracing]); absent = no such counter. */
   readonly traceSpans?: TraceSpanFigures;
+  /** The state file's writes ([server] state_dir); absent = no such gauges. */
+  readonly stateStore?: StateStoreFigures;
 }
 
 export interface UpstreamConnectionFigures {
@@ -55,6 +58,7 @@ export class GatewayMetrics {
     collectDefaultMetrics({ register: r, prefix: 'gateway_process_' });
     if (sources.prefixHits !== undefined) registerPrefixHits(r, sources.prefixHits);
     if (sources.traceSpans !== undefined) registerTraceMetrics(r, sources.traceSpans);
+    if (sources.stateStore !== undefined) registerStateMetrics(r, sources.stateStore);
     const requests = new BoundCounter({
       name: 'gateway_requests_total',
       help: 'Client requests answered, by model, node and HTTP status (499 = client went away).',

@@ -24,6 +24,18 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       PRIMARY KEY (day, tenant, model)
     ) WITHOUT ROWID`,
   },
+  {
+    version: 2,
+    // The file's write count: every transaction adds one (state-db.ts), and the write mark beside
+    // the file (write-mark.ts) records the count of the last one that committed, so a start can
+    // tell a file older than the last write the gateway knew of.
+    sql: `CREATE TABLE state_writes (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      seq INTEGER NOT NULL CHECK (seq >= 0),
+      written_at TEXT
+    );
+    INSERT INTO state_writes (id, seq, written_at) VALUES (1, 0, NULL)`,
+  },
 ]);
 
 /** The newest schema version this build knows. */

@@ -3,7 +3,9 @@
 // the same state_dir is refused, not allowed to overwrite the first one's counts); WAL journal with
 // synchronous = FULL, so each committed transaction is on disk before the commit returns: a crash,
 // a kill -9 or a power cut loses at most the writes since the last commit — for the usage flusher,
-// one interval. The schema is versioned (schema.ts) and migrated forward at open.
+// one interval. The schema is versioned (schema.ts) and migrated forward at open. Every
+// transaction counts itself in the file (`state_writes`) and is watched by StateWrites
+// (state-writes.ts): whether writes fail now and why, and the write mark the next start compares.
 //
 // A file this build cannot use is never changed and never moved aside: opening it throws a
 // StateFileError naming the file, the problem and the way out, and the gateway does not start.
@@ -13,8 +15,12 @@
 import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { systemClock, type Clock } from '#src/core/clock.ts';
 import { MIGRATIONS, pendingMigrations, type Migration } from './schema.ts';
 import { SQLITE, sqliteCode, StateFileError } from './state-file-error.ts';
+import { StateWrites, type StateLog, type StateWriteHealth } from './state-writes.ts';
+
+export type { StateLog } from './state-writes.ts';
 
 /** The file's name under state_dir. */
 export const STATE_FILE_NAME = 'switchyard.sqlite';
@@ -25,13 +31,20 @@ export const STATE_FILE_NAME = 'switchyard.sqlite';
  */
 export const OPEN_BUSY_TIMEOUT_MS = 2_000;
 
-export type StateLog = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
-
 export interface StateDbOptions {
   readonly log: StateLog;
   /** The schema's migrations (tests give a later one); absent = this build's (schema.ts). */
   readonly migrations?: readonly Migration[];
   readonly fileName?: string;
+  /** What times the file's writes; absent = the system clock. */
+  readonly clock?: Clock;
+  /** Tests: make writes fail as a full disk would (the seam the disk-full tests use where no tmpfs can be mounted). */
+  readonly faults?: StateWriteFaults;
+}
+
+/** A seam in every write: `beforeCommit` runs inside the transaction, and a throw rolls it back as a failed commit would. */
+export interface StateWriteFaults {
+  beforeCommit(): void;
 }
 
 /** An open state file: statements over it, transactions, and closing it. */
@@ -43,6 +56,8 @@ export interface StateDb {
   prepare(sql: string): StatementSync;
   /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
   transaction<T>(work: () => T): T;
+  /** How the file's writes are going (the last commit, a failure now, what the start found). */
+  writes(): StateWriteHealth;
   close(): void;
 }
 
@@ -73,12 +88,35 @@ export function openStateDb(stateDir: string, options: StateDbOptions): StateDb 
     db.close();
     throw error instanceof StateFileError ? error : openFailure(file, error);
   }
+  const clock = options.clock ?? systemClock;
+  const last = db.prepare('SELECT seq, written_at FROM state_writes WHERE id = 1').get();
+  const writes = new StateWrites(file, { seq: Number(last?.seq ?? 0), at: typeof last?.written_at === 'string' ? last.written_at : null }, { clock, log: options.log });
+  const count = db.prepare('UPDATE state_writes SET seq = seq + 1, written_at = ? WHERE id = 1 RETURNING seq');
   return {
     file,
     version: known,
     prepare: (sql) => db.prepare(sql),
-    transaction: (work) => inTransaction(db, work),
+    transaction: (work) => {
+      const at = new Date(clock.now()).toISOString();
+      let seq = writes.seq + 1;
+      let result;
+      try {
+        result = inTransaction(db, () => {
+          const done = work();
+          seq = Number(count.get(at)?.seq ?? seq);
+          options.faults?.beforeCommit();
+          return done;
+        });
+      } catch (error) {
+        writes.failed(error);
+        throw error;
+      }
+      writes.committed(seq, at);
+      return result;
+    },
+    writes: () => writes.health(),
     close: () => {
+      writes.close();
       if (db.isOpen) db.close();
     },
   };

@@ -5,7 +5,7 @@
 // cost the other rows their write.
 
 import { systemClock, type Clock } from '#src/core/clock.ts';
-import { openStateDb, type StateDb, type StateLog } from '#src/state/index.ts';
+import { openStateDb, type StateDb, type StateLog, type StateWriteFaults, type StateWriteHealth } from '#src/state/index.ts';
 import type { StatementSync } from 'node:sqlite';
 import type { UsageRow, UsageStore } from './usage-rows.ts';
 import { utcDay } from './limits.ts';
@@ -74,6 +74,11 @@ export class SqliteUsageStore implements UsageStore {
     return this.#db.file;
   }
 
+  /** How the file's writes are going (a failure now and why, what the start found). */
+  writes(): StateWriteHealth {
+    return this.#db.writes();
+  }
+
   load(day: string): readonly UsageRow[] {
     if (!DAY_RULE.test(day)) throw new Error(`usage store: a day is "YYYY-MM-DD", not ${JSON.stringify(day)}`);
     return this.#select.all(day).map((r) => ({
@@ -118,9 +123,9 @@ export class SqliteUsageStore implements UsageStore {
  * without a state_dir (usage is then kept in memory only). Throws a StateFileError when the file
  * cannot be used (the gateway must not start: docs/tenants.md, "Budgets across restarts").
  */
-export function openUsageStore(stateDir: string | undefined, log: StateLog, clock: Clock = systemClock): SqliteUsageStore | undefined {
+export function openUsageStore(stateDir: string | undefined, log: StateLog, clock: Clock = systemClock, faults?: StateWriteFaults): SqliteUsageStore | undefined {
   if (stateDir === undefined) return undefined;
-  const db = openStateDb(stateDir, { log });
+  const db = openStateDb(stateDir, { log, clock, ...(faults === undefined ? {} : { faults }) });
   return new SqliteUsageStore(db, {
     clock,
     onInvalid: (row, problem) => log('error', { tenant: row.tenant, model: row.model, day: row.day, problem }, 'usage row not stored'),

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { healthReport } from '#src/admin/health-report.ts';
+import { healthReport, withStateStore } from '#src/admin/health-report.ts';
+import { usageStoreReport } from '#src/tenants/index.ts';
+import type { StateWriteHealth } from '#src/state/index.ts';
 import { fleetModels, fleetStatus, healthHttpStatus } from '#src/proxy/index.ts';
 import type { HealthState } from '#src/nodes/index.ts';
 import { NOW, node } from '#test/fixtures/builders.ts';
@@ -45,4 +47,37 @@ test('the fleet model list is the union of configured and discovered models, wit
   );
   assert.deepEqual(list.data.map((m) => [m.id, m.nodes]), [['w', []], ['x', ['a']], ['y', ['a']]]);
   assert.equal(list.data[0]?.object, 'model');
+});
+
+test('the state store in /health: a failing one makes an ok fleet degraded (not down, still 200) and is shown; none leaves the report as it is', () => {
+  const writes = (status: 'ok' | 'failing'): StateWriteHealth => ({
+    file: '/var/lib/switchyard/switchyard.sqlite',
+    status,
+    lastWriteSeq: 4,
+    lastWriteAt: '2026-12-02T10:00:00.000Z',
+    failingSince: status === 'failing' ? '2026-12-02T10:00:10.000Z' : null,
+    reason: status === 'failing' ? 'SQLITE_FULL (disk full): database or disk is full' : null,
+    failures: status === 'failing' ? 3 : 0,
+    stale: null,
+    markProblem: null,
+  });
+  const none = { rows: 0, requests: 0, tokens: 0 };
+  const table: [HealthState['status'], 'ok' | 'failing', { rows: number; requests: number; tokens: number }, string][] = [
+    ['healthy', 'ok', none, 'ok'],
+    ['healthy', 'failing', { rows: 2, requests: 5, tokens: 300 }, 'degraded'],
+    ['healthy', 'ok', { rows: 1, requests: 1, tokens: 60 }, 'degraded'],
+    ['degraded', 'failing', none, 'degraded'],
+    ['dead', 'failing', none, 'down'],
+  ];
+  for (const [nodeHealth, store, unsaved, status] of table) {
+    const state = usageStoreReport(writes(store), unsaved, 'advice');
+    const report = withStateStore(healthReport([node('a', { health: nodeHealth })], NOW), state);
+    assert.equal(report.status, status, `${nodeHealth} + ${store} ${JSON.stringify(unsaved)}`);
+    assert.equal(report.state, state);
+  }
+  const failing = usageStoreReport(writes('failing'), { rows: 2, requests: 5, tokens: 300 }, 'advice');
+  assert.equal(failing.reason, 'SQLITE_FULL (disk full): database or disk is full');
+  assert.deepEqual(failing.unsaved, { rows: 2, requests: 5, tokens: 300 });
+  const plain = healthReport([node('a')], NOW);
+  assert.deepEqual(withStateStore(plain, undefined), plain);
 });

@@ -165,7 +165,7 @@ test('an older file is migrated forward, one version per transaction, keeping it
     try {
       assert.equal(v2.prepare('PRAGMA user_version').get()?.user_version, SCHEMA_VERSION + 1);
       assert.deepEqual({ ...v2.prepare('SELECT tenant, cached_tokens FROM tenant_usage').get() }, { tenant: 't', cached_tokens: 0 });
-      assert.deepEqual(lines.filter((l) => l.message === 'state file migrated').map((l) => l.fields.to), [1, SCHEMA_VERSION + 1]);
+      assert.deepEqual(lines.filter((l) => l.message === 'state file migrated').map((l) => l.fields.to), [...MIGRATIONS.map((m) => m.version), SCHEMA_VERSION + 1]);
     } finally {
       v2.close();
     }
