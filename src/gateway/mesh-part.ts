@@ -70,6 +70,11 @@ export function meshPartFor(host: MeshHost): MeshPart {
   });
 }
 
+/** The remote sites pinned in `config` (its own pin aside): how many shares the replay memory has. */
+function remoteSiteCount(config: MeshConfig | undefined): number {
+  return config === undefined ? 0 : config.sites.filter((pin) => pin.id !== config.site).length;
+}
+
 /** Registry changes that may change this site's model set (listings are watched apart: they repeat every poll). */
 const SET_CHANGES = ['node:health-changed', 'node:capacity', 'node:added', 'node:removed', 'node:wake'] as const;
 
@@ -86,14 +91,16 @@ export class MeshPart {
     this.#deps = deps;
     this.events = new EventBus<MeshEvents>((error) => deps.logger.error({ err: error }, 'mesh event listener failed'));
     // One memory of accepted forwards for the gateway: request workers ask this thread's (claimForward).
-    const replay = localReplayGuard(() => deps.clock.now());
+    // Split into one share per remote site pinned now; it began now unless a test says otherwise.
+    const replay = localReplayGuard(() => deps.clock.now(), { sinceMs: deps.options?.replaySinceMs, remoteSites: () => remoteSiteCount(deps.config()) });
     this.link = deps.link ?? meshLinkFor(() => ({ mesh: deps.config() }), () => this.#key, this, replay, pinnedPublicKey);
   }
 
-  /** Records a forwarded request's signature as used (for a request worker that verified it). */
-  claimForward(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict> {
+  /** Checks (`use` false) or records (`use` true) a forwarded request's signature (for a request worker that verified it). */
+  claimForward(claim: ForwardClaim, use: boolean): ClaimVerdict | Promise<ClaimVerdict> {
     const link = this.link;
-    return link === undefined ? { ok: false, rejection: 'replayed', detail: 'this gateway has no [mesh] section' } : link.replay.claim(claim);
+    if (link === undefined) return { ok: false, rejection: 'replayed', detail: 'this gateway has no [mesh] section' };
+    return use ? link.replay.claim(claim) : link.replay.check(claim);
   }
 
   /** This site's key, once the mesh has started. */

@@ -102,8 +102,11 @@ export type WorkerMessage =
   | { readonly t: 'learn-endpoint'; readonly node: string; readonly url: string; readonly endpoint: string; readonly said: string }
   | { readonly t: 'log'; readonly level: 'warn' | 'error'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
   | { readonly t: 'figures'; readonly figures: WorkerFigures }
-  /** A forwarded request's signature verified here: the owner records its one use for the whole gateway. */
-  | { readonly t: 'claim'; readonly id: number; readonly claim: ForwardClaim }
+  /**
+   * A forwarded request's signature verified here: the owner checks it against the gateway's one
+   * memory (`use` false: a replay or a full share?) or records its one use (`use` true: admitted).
+   */
+  | { readonly t: 'claim'; readonly id: number; readonly claim: ForwardClaim; readonly use: boolean }
   | { readonly t: 'drained' };
 
 /** The waiting limits of a request's settings, as the owner's scheduler reads them. */

@@ -52,8 +52,8 @@ export interface WorkersMeshSource {
   key(): SiteKey | undefined;
   /** Every pinned remote site, fresh or stale. */
   sites(): readonly RemoteSiteView[];
-  /** Records a forwarded request's signature as used: one memory for every worker. */
-  claimForward(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict>;
+  /** Checks (`use` false) or records (`use` true) a forwarded request's signature: one memory for every worker. */
+  claimForward(claim: ForwardClaim, use: boolean): ClaimVerdict | Promise<ClaimVerdict>;
 }
 
 export interface RequestWorkersOptions {
@@ -228,7 +228,7 @@ export class RequestWorkers {
         this.#acks.gone(link);
         this.#exited(link, code);
       },
-      claimForward: source === undefined ? undefined : (claim) => source.claimForward(claim),
+      claimForward: source === undefined ? undefined : (claim, use) => source.claimForward(claim, use),
     };
     const { link, listening } = startLink((options.spawn ?? spawnWorkerThread)(init), init, deps);
     const at = this.#links.findIndex((l) => l.index === index);
