@@ -45,14 +45,14 @@ export interface ReplayGuard {
   claim(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict>;
 }
 
-/** Signatures held at most, all sites together (docs/security.md, limits): ~10 MB, ~2,000 forwards/s at the default 30 s skew. */
+/** `[mesh] max_remembered_forwards`' default, all sites together (docs/security.md, limits): ~10 MB, ~2,000 forwards/s at the default 30 s skew. */
 export const MAX_REMEMBERED_FORWARDS = 65_536;
 /** How often expired entries are swept out (a full pass over the memory). */
 const SWEEP_EVERY_MS = 1_000;
 
 export interface SeenForwardsOptions {
-  /** All sites' entries together. */
-  readonly capacity?: number;
+  /** All sites' entries together (`[mesh] max_remembered_forwards`, re-read per claim: a reload applies it). */
+  readonly capacity?: number | (() => number);
   /** How many remote sites are pinned now (re-read per claim: a reload changes the shares). */
   readonly remoteSites?: () => number;
 }
@@ -61,14 +61,15 @@ export class SeenForwards {
   /** site → nonce → until when it is remembered (wall-clock ms). */
   readonly #seen = new Map<string, Map<string, number>>();
   readonly #sinceMs: number;
-  readonly #capacity: number;
+  readonly #capacity: () => number;
   readonly #remoteSites: () => number;
   #nextSweepMs = 0;
 
   /** `sinceMs`: when this memory began (wall-clock ms); a signature an earlier run could have accepted is refused. */
   constructor(sinceMs: number, options: SeenForwardsOptions = {}) {
     this.#sinceMs = sinceMs;
-    this.#capacity = options.capacity ?? MAX_REMEMBERED_FORWARDS;
+    const capacity = options.capacity ?? MAX_REMEMBERED_FORWARDS;
+    this.#capacity = typeof capacity === 'number' ? () => capacity : capacity;
     this.#remoteSites = options.remoteSites ?? (() => 1);
   }
 
@@ -87,7 +88,9 @@ export class SeenForwards {
     const site = this.#seen.get(claim.site);
     const until = site?.get(claim.nonce);
     if (until !== undefined && until >= nowMs) return { ok: false, rejection: 'replayed', detail: `signature nonce '${claim.nonce}' from '${claim.site}' was already used` };
-    const share = replayShare(this.#capacity, this.#remoteSites());
+    const capacity = this.#capacity();
+    const sites = Math.max(1, this.#remoteSites());
+    const share = this.share();
     if (until === undefined && site !== undefined && site.size >= share) {
       this.#sweep(nowMs, true);
       if (site.size >= share) {
@@ -95,7 +98,7 @@ export class SeenForwards {
         return {
           ok: false,
           rejection: 'replay_memory_full',
-          detail: `site '${claim.site}' has ${site.size} forwarded requests remembered for replay checks, its share of the ${this.#capacity} (split over ${Math.max(1, this.#remoteSites())} pinned sites)`,
+          detail: `site '${claim.site}' has ${site.size} forwarded requests remembered for replay checks, its share of the ${capacity} ([mesh] max_remembered_forwards, split over ${sites} pinned sites)`,
           retryAfterSeconds: retry,
         };
       }
@@ -114,6 +117,16 @@ export class SeenForwards {
     }
     site.set(claim.nonce, claim.untilMs);
     return verdict;
+  }
+
+  /** Signatures remembered now, by site (sites with none left out). */
+  remembered(): ReadonlyMap<string, number> {
+    return new Map([...this.#seen].map(([site, entries]) => [site, entries.size]));
+  }
+
+  /** How many signatures each site may have remembered at once now. */
+  share(): number {
+    return replayShare(this.#capacity(), this.#remoteSites());
   }
 
   /** Signatures remembered now: of one site, or of all. */

@@ -102,7 +102,7 @@ test('a pinned key that does not decode is a clear error', () => {
 test('the mesh link reads pins and skew from the config in force, decoding pins once per list', () => {
   const mesh = (sites: { id: string; publicKey: string }[], skew: number) => ({
     site: 'self', url: 'http://127.0.0.1:1', keyFile: 'k', listen: [], peers: [], allowedPeers: [], maxPeerMessagesPerSecond: 200, heartbeatMs: 5_000, freshnessMs: 15_000,
-    maxModelsPerSite: 256, maxClockSkewMs: skew, maxMessageBytes: 262_144, staticModels: [], sites,
+    maxModelsPerSite: 256, maxClockSkewMs: skew, maxRememberedForwards: 65_536, maxMessageBytes: 262_144, staticModels: [], sites,
   });
   let config: { mesh?: ReturnType<typeof mesh> } = { mesh: mesh([{ id: 'a', publicKey: keyA.publicKey }], 30_000) };
   let decoded = 0;

@@ -61,7 +61,7 @@ test('one share per pinned site: a site filling its own leaves the others their 
   for (let i = 0; i < 2; i++) assert.equal(seen.claim(claim(`a${i}`), FIRST).ok, true);
   const full = seen.claim(claim('a2'), FIRST);
   assert.equal(full.ok ? 'ok' : full.rejection, 'replay_memory_full', 'a: 8 / 4 sites = 2 each');
-  if (!full.ok) assert.match(full.detail, /^site 'a' has 2 forwarded requests remembered for replay checks, its share of the 8 \(split over 4 pinned sites\)/);
+  if (!full.ok) assert.match(full.detail, /^site 'a' has 2 forwarded requests remembered for replay checks, its share of the 8 \(\[mesh\] max_remembered_forwards, split over 4 pinned sites\)/);
   for (const site of ['b', 'c', 'd']) for (let i = 0; i < 2; i++) assert.equal(seen.claim(claim(`${site}${i}`, { site }), FIRST).ok, true, `${site}${i}`);
   assert.equal(seen.size(), 8);
   assert.equal(seen.size('a'), 2);
