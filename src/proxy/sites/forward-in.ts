@@ -85,7 +85,8 @@ export async function verifyInbound(deps: ForwardInDeps, req: IncomingMessage, r
   const verdict = await verifyForward({ method: req.method ?? 'POST', target: url.pathname + url.search, headers: req.headers }, verifyContext(mesh, deps.clock.now()));
   if (!verdict.ok) return refuse(deps, req, res, verdict);
   const { claim } = verdict;
-  return serve({ ...inboundForward(verdict.site, verdict.tenant, deps.tenancy()), useSignature: () => useSignature(mesh.replay, claim, deps.events) });
+  const inbound = inboundForward(verdict.site, verdict.tenant, deps.tenancy());
+  return serve({ ...inbound, useSignature: () => useSignature(mesh.replay, claim, inbound, deps.events) });
 }
 
 function refuse(deps: ForwardInDeps, req: IncomingMessage, res: ServerResponse, verdict: Extract<ForwardVerdict, { ok: false }>): void {
@@ -103,11 +104,19 @@ export function inboundForward(site: string, claimed: ForwardTenantClaim | undef
   return { site, claimedTenant: claimed?.name, claimedClass: claimed?.priority, tenant, queue };
 }
 
-/** Claims the signature's one use; a refusal is counted under its code and returned to answer. */
-async function useSignature(replay: ReplayGuard, claim: ForwardClaim, events: EventBus<ProxyEvents>): Promise<GatewayError | undefined> {
+/**
+ * Claims the signature's one use: counted `accepted` (with how it is admitted), or refused under
+ * its code and returned to answer. A forward refused before (its tenant's limits, a body this side
+ * refuses) is counted by the request's own answer, not here: its signature was never used.
+ */
+async function useSignature(replay: ReplayGuard, claim: ForwardClaim, inbound: Omit<InboundForward, 'useSignature'>, events: EventBus<ProxyEvents>): Promise<GatewayError | undefined> {
   const verdict = await replay.claim(claim);
-  if (verdict.ok) return undefined;
-  events.emit('mesh:forwarded-in', { site: claim.site, result: verdict.rejection });
+  if (verdict.ok) {
+    const admitted = { tenant: inbound.queue.name, priority: inbound.queue.priority, claimedClass: inbound.claimedClass };
+    events.emit('mesh:forwarded-in', { site: inbound.site, result: 'accepted', admitted });
+    return undefined;
+  }
+  events.emit('mesh:forwarded-in', { site: inbound.site, result: verdict.rejection });
   return forwardRefused(verdict.rejection, verdict.detail, verdict.retryAfterSeconds);
 }
 
@@ -124,16 +133,12 @@ function verifyContext(mesh: MeshLink, nowMs: number): VerifyContext {
   };
 }
 
-/** After the body is read: it must be the one signed. Counts the request accepted, or refuses it. */
+/** After the body is read: it must be the one signed, or the request is refused (and counted so). */
 export function acceptInboundBody(inbound: InboundForward, headers: IncomingMessage['headers'], body: Buffer, events: EventBus<ProxyEvents>): GatewayError | undefined {
   const header = headers['content-digest'];
-  if (!digestMatches(typeof header === 'string' ? header : undefined, body)) {
-    events.emit('mesh:forwarded-in', { site: inbound.site, result: 'digest_mismatch' });
-    return forwardRefused('digest_mismatch', 'the body does not match its Content-Digest');
-  }
-  const admitted = { tenant: inbound.queue.name, priority: inbound.queue.priority, claimedClass: inbound.claimedClass };
-  events.emit('mesh:forwarded-in', { site: inbound.site, result: 'accepted', admitted });
-  return undefined;
+  if (digestMatches(typeof header === 'string' ? header : undefined, body)) return undefined;
+  events.emit('mesh:forwarded-in', { site: inbound.site, result: 'digest_mismatch' });
+  return forwardRefused('digest_mismatch', 'the body does not match its Content-Digest');
 }
 
 export function forwardRefused(rejection: ForwardRejection, detail: string, retryAfterSeconds?: number): GatewayError {
