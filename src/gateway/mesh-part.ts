@@ -10,7 +10,7 @@ import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
 import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { MeshEvents, MeshService, MeshTransportStats } from '#src/mesh/index.ts';
 import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
-import { localReplayGuard, MAX_REMEMBERED_FORWARDS, meshLinkFor, type SeenForwards, type ClaimVerdict, type ForwardClaim, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import { localReplayGuard, MAX_REMEMBERED_FORWARDS, meshLinkFor, replayOp, type SeenForwards, type ClaimVerdict, type ForwardClaim, type MeshLink, type ReplayOp } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import { revisionStateFile, stateFileFor } from '#src/mesh/revision-state-file.ts';
@@ -103,11 +103,11 @@ export class MeshPart {
     this.#seen = deps.link === undefined ? replay.seen : undefined;
   }
 
-  /** Checks (`use` false) or records (`use` true) a forwarded request's signature (for a request worker that verified it). */
-  claimForward(claim: ForwardClaim, use: boolean): ClaimVerdict | Promise<ClaimVerdict> {
+  /** Holds, uses or releases a forwarded request's signature (for a request worker that verified it). */
+  claimForward(claim: ForwardClaim, op: ReplayOp): ClaimVerdict | Promise<ClaimVerdict> {
     const link = this.link;
     if (link === undefined) return { ok: false, rejection: 'replayed', detail: 'this gateway has no [mesh] section' };
-    return use ? link.replay.claim(claim) : link.replay.check(claim);
+    return replayOp(link.replay, claim, op);
   }
 
   /** This site's key, once the mesh has started. */

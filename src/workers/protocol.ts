@@ -9,7 +9,7 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { PlaneFigures } from '#src/plane/index.ts';
 import type { Exclusion, RouteRequest, RouteSummary, RouterRoom } from '#src/routing/index.ts';
 import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
-import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
+import type { ClaimVerdict, ForwardClaim, ReplayOp } from '#src/mesh/forwarding/index.ts';
 import type { TenantAsk, TenantDecision, TenantOutcome } from '#src/tenants/index.ts';
 import type { SiteWire } from './site-mirror.ts';
 
@@ -103,10 +103,10 @@ export type WorkerMessage =
   | { readonly t: 'log'; readonly level: 'warn' | 'error'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
   | { readonly t: 'figures'; readonly figures: WorkerFigures }
   /**
-   * A forwarded request's signature verified here: the owner checks it against the gateway's one
-   * memory (`use` false: a replay or a full share?) or records its one use (`use` true: admitted).
+   * A forwarded request's signature, asked of the gateway's one memory: `hold` at its head (a
+   * replay, a copy in flight, a full share?), `use` once admitted, `release` when refused before.
    */
-  | { readonly t: 'claim'; readonly id: number; readonly claim: ForwardClaim; readonly use: boolean }
+  | { readonly t: 'claim'; readonly id: number; readonly claim: ForwardClaim; readonly op: ReplayOp }
   | { readonly t: 'drained' };
 
 /** The waiting limits of a request's settings, as the owner's scheduler reads them. */

@@ -1,12 +1,12 @@
 // A worker's replay guard ([mesh] with `[server] workers` > 1): a forwarded request's signature is
 // good once across the whole gateway, and a replay on another connection may reach another
-// thread — so each signature is checked (at its head) and claimed (once admitted) by the owner
-// thread, which holds the one memory (mesh/forwarding/seen-forwards.ts); the claim there is atomic.
+// thread — so each signature is held (at its head), used (once admitted) or released by the owner
+// thread, which holds the one memory (mesh/forwarding/seen-forwards.ts); each step there is atomic.
 // One message there, one back; an answer that does not come within CLAIM_TIMEOUT_MS refuses the
 // forward (fail closed: it may be retried).
 
 import type { Clock } from '#src/core/clock.ts';
-import type { ClaimVerdict, ForwardClaim, ReplayGuard } from '#src/mesh/forwarding/index.ts';
+import type { ClaimVerdict, ForwardClaim, ReplayGuard, ReplayOp } from '#src/mesh/forwarding/index.ts';
 import type { WorkerMessage } from './protocol.ts';
 
 export const CLAIM_TIMEOUT_MS = 5_000;
@@ -22,15 +22,19 @@ export class OwnerReplayGuard implements ReplayGuard {
     this.#clock = clock;
   }
 
-  check(claim: ForwardClaim): Promise<ClaimVerdict> {
-    return this.#ask(claim, false);
+  hold(claim: ForwardClaim): Promise<ClaimVerdict> {
+    return this.#ask(claim, 'hold');
   }
 
   claim(claim: ForwardClaim): Promise<ClaimVerdict> {
-    return this.#ask(claim, true);
+    return this.#ask(claim, 'claim');
   }
 
-  #ask(claim: ForwardClaim, use: boolean): Promise<ClaimVerdict> {
+  release(claim: ForwardClaim): void {
+    void this.#ask(claim, 'release');
+  }
+
+  #ask(claim: ForwardClaim, op: ReplayOp): Promise<ClaimVerdict> {
     this.#nextId += 1;
     const id = this.#nextId;
     return new Promise<ClaimVerdict>((resolve) => {
@@ -42,7 +46,7 @@ export class OwnerReplayGuard implements ReplayGuard {
         timer.cancel();
         resolve(verdict);
       });
-      this.#send({ t: 'claim', id, claim, use });
+      this.#send({ t: 'claim', id, claim, op });
     });
   }
 

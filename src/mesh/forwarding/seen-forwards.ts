@@ -1,9 +1,9 @@
 // A forwarded request's signature is good once. Each signature carries a random `nonce`; the
 // receiving site remembers every (site, nonce) it served until that signature could no longer be
 // accepted anyway (min(expires, created + max_clock_skew)), and refuses a second use as `replayed`.
-// A forward is checked here when its head is verified (`check`: a replay is refused before its body
-// is read) and its signature is used up only once its site's tenant limits admitted it (`claim`,
-// atomic: of two copies racing, one wins): a forward refused for its limits costs no entry.
+// A forward's signature is held when its head is verified (`hold`: a replay, or a second copy in
+// flight, is refused before its body is read) and used up only once its site's tenant limits
+// admitted it (`claim`); a forward refused before that lets go of it (`release`) and costs no entry.
 // The memory is bounded and split: each pinned site has its own share (replay-window.ts); a site
 // whose share is full has its own new forwards refused (429, retry later) rather than an entry
 // forgotten early — a forgotten entry could be replayed — and no other site's forwards are touched.
@@ -37,12 +37,26 @@ export type ClaimVerdict =
       readonly retryAfterSeconds?: number;
     };
 
-/** How the verifier asks about a signature's one use: in this thread, or by asking the owner thread. */
+/** How the request path asks about a signature's one use: in this thread, or by asking the owner thread. */
 export interface ReplayGuard {
-  /** Whether the signature may be used (not a replay, room in its site's share); records nothing. */
-  check(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict>;
-  /** Records the signature's one use, or says why not (the same rules as `check`, atomically). */
+  /** At the head: whether the signature may be used (not used, not in flight, room in its site's share); if so it is held for this request. */
+  hold(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict>;
+  /** Once admitted: uses the held signature (remembered until it lapses), or says why not. */
   claim(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict>;
+  /** Lets go of a held signature its request did not use (refused before, or ended). */
+  release(claim: ForwardClaim): void;
+}
+
+/** A guard's operations by name (a worker asks the owner thread's guard for one). */
+export type ReplayOp = 'hold' | 'claim' | 'release';
+
+/** Runs `op` on `guard` (a release answers ok). */
+export function replayOp(guard: ReplayGuard, claim: ForwardClaim, op: ReplayOp): ClaimVerdict | Promise<ClaimVerdict> {
+  if (op === 'release') {
+    guard.release(claim);
+    return { ok: true };
+  }
+  return op === 'hold' ? guard.hold(claim) : guard.claim(claim);
 }
 
 /** `[mesh] max_remembered_forwards`' default, all sites together (docs/security.md, limits): ~10 MB, ~2,000 forwards/s at the default 30 s skew. */
@@ -57,9 +71,16 @@ export interface SeenForwardsOptions {
   readonly remoteSites?: () => number;
 }
 
+/** A signature in the memory: used (served), or held by the one request in flight that may use it. */
+interface Entry {
+  /** Until when it could be accepted (wall-clock ms): it is kept that long. */
+  readonly untilMs: number;
+  held: boolean;
+}
+
 export class SeenForwards {
-  /** site → nonce → until when it is remembered (wall-clock ms). */
-  readonly #seen = new Map<string, Map<string, number>>();
+  /** site → nonce → its entry. */
+  readonly #seen = new Map<string, Map<string, Entry>>();
   readonly #sinceMs: number;
   readonly #capacity: () => number;
   readonly #remoteSites: () => number;
@@ -73,8 +94,12 @@ export class SeenForwards {
     this.#remoteSites = options.remoteSites ?? (() => 1);
   }
 
-  /** Whether `claim` may be used at `nowMs`; records nothing. */
-  check(claim: ForwardClaim, nowMs: number): ClaimVerdict {
+  /**
+   * Whether `claim` may be used at `nowMs`: not used, not held by a request in flight, and room in
+   * its site's share. If so it is held for the asking request (until `claim` uses it or `release`
+   * lets it go; at the latest until it lapses): a second copy in flight is refused at once.
+   */
+  hold(claim: ForwardClaim, nowMs: number): ClaimVerdict {
     if (earlierRunCouldAccept(claim, this.#sinceMs)) {
       const skewMs = claim.createdMs - claim.fromMs;
       const from = new Date(firstAcceptedCreatedMs(this.#sinceMs, skewMs)).toISOString();
@@ -85,51 +110,64 @@ export class SeenForwards {
       };
     }
     this.#sweep(nowMs);
-    const site = this.#seen.get(claim.site);
-    const until = site?.get(claim.nonce);
-    if (until !== undefined && until >= nowMs) return { ok: false, rejection: 'replayed', detail: `signature nonce '${claim.nonce}' from '${claim.site}' was already used` };
-    const capacity = this.#capacity();
-    const sites = Math.max(1, this.#remoteSites());
+    const site = this.#site(claim.site);
+    const entry = site.get(claim.nonce);
+    if (entry !== undefined && entry.untilMs >= nowMs) {
+      const detail = entry.held ? 'is being used by another request now' : 'was already used';
+      return { ok: false, rejection: 'replayed', detail: `signature nonce '${claim.nonce}' from '${claim.site}' ${detail}` };
+    }
     const share = this.share();
-    if (until === undefined && site !== undefined && site.size >= share) {
+    if (entry === undefined && site.size >= share) {
       this.#sweep(nowMs, true);
       if (site.size >= share) {
         const retry = Math.max(1, Math.ceil((earliest(site) - nowMs) / 1000));
         return {
           ok: false,
           rejection: 'replay_memory_full',
-          detail: `site '${claim.site}' has ${site.size} forwarded requests remembered for replay checks, its share of the ${capacity} ([mesh] max_remembered_forwards, split over ${sites} pinned sites)`,
+          detail: `site '${claim.site}' has ${site.size} forwarded requests remembered for replay checks, its share of the ${this.#capacity()} ([mesh] max_remembered_forwards, split over ${Math.max(1, this.#remoteSites())} pinned sites)`,
           retryAfterSeconds: retry,
         };
       }
     }
+    site.set(claim.nonce, { untilMs: claim.untilMs, held: true });
     return { ok: true };
   }
 
-  /** Records the claim's one use at `nowMs`, or says why it is refused. */
+  /** Uses the claim at `nowMs` (held before, or held now): remembered until it lapses; or says why not. */
   claim(claim: ForwardClaim, nowMs: number): ClaimVerdict {
-    const verdict = this.check(claim, nowMs);
-    if (!verdict.ok) return verdict;
-    let site = this.#seen.get(claim.site);
-    if (site === undefined) {
-      site = new Map();
-      this.#seen.set(claim.site, site);
+    const entry = this.#seen.get(claim.site)?.get(claim.nonce);
+    if (entry?.held === true) {
+      entry.held = false;
+      return { ok: true };
     }
-    site.set(claim.nonce, claim.untilMs);
+    const verdict = this.hold(claim, nowMs);
+    if (verdict.ok) return this.claim(claim, nowMs);
     return verdict;
   }
 
-  /** Signatures remembered now, by site (sites with none left out). */
-  remembered(): ReadonlyMap<string, number> {
-    return new Map([...this.#seen].map(([site, entries]) => [site, entries.size]));
+  /** Lets go of a held claim that was not used (its request was refused before, or ended). */
+  release(claim: ForwardClaim): void {
+    const site = this.#seen.get(claim.site);
+    if (site?.get(claim.nonce)?.held === true) site.delete(claim.nonce);
   }
 
-  /** How many signatures each site may have remembered at once now. */
+  /** Signatures used and remembered now, by site (sites with none left out). */
+  remembered(): ReadonlyMap<string, number> {
+    const counts = new Map<string, number>();
+    for (const [site, entries] of this.#seen) {
+      let used = 0;
+      for (const entry of entries.values()) if (!entry.held) used += 1;
+      if (used > 0) counts.set(site, used);
+    }
+    return counts;
+  }
+
+  /** How many signatures each site may have remembered (used or held) at once now. */
   share(): number {
     return replayShare(this.#capacity(), this.#remoteSites());
   }
 
-  /** Signatures remembered now: of one site, or of all. */
+  /** Signatures in the memory now (used or held): of one site, or of all. */
   size(site?: string): number {
     if (site !== undefined) return this.#seen.get(site)?.size ?? 0;
     let total = 0;
@@ -137,19 +175,28 @@ export class SeenForwards {
     return total;
   }
 
+  #site(id: string): Map<string, Entry> {
+    let site = this.#seen.get(id);
+    if (site === undefined) {
+      site = new Map();
+      this.#seen.set(id, site);
+    }
+    return site;
+  }
+
   #sweep(nowMs: number, force = false): void {
     if (!force && nowMs < this.#nextSweepMs) return;
     this.#nextSweepMs = nowMs + SWEEP_EVERY_MS;
     for (const [site, entries] of this.#seen) {
-      for (const [nonce, until] of entries) if (until < nowMs) entries.delete(nonce);
+      for (const [nonce, entry] of entries) if (entry.untilMs < nowMs) entries.delete(nonce);
       if (entries.size === 0) this.#seen.delete(site);
     }
   }
 }
 
-function earliest(entries: ReadonlyMap<string, number>): number {
+function earliest(entries: ReadonlyMap<string, Entry>): number {
   let first = Number.POSITIVE_INFINITY;
-  for (const until of entries.values()) first = Math.min(first, until);
+  for (const entry of entries.values()) first = Math.min(first, entry.untilMs);
   return first;
 }
 
@@ -161,7 +208,7 @@ export interface LocalReplayOptions extends SeenForwardsOptions {
 /** The guard of a gateway whose request path runs in this thread: one memory, from `sinceMs`. */
 export function localReplayGuard(now: () => number, options: LocalReplayOptions = {}): ReplayGuard & { readonly seen: SeenForwards } {
   const seen = new SeenForwards(options.sinceMs ?? now(), options);
-  return { seen, check: (claim) => seen.check(claim, now()), claim: (claim) => seen.claim(claim, now()) };
+  return { seen, hold: (claim) => seen.hold(claim, now()), claim: (claim) => seen.claim(claim, now()), release: (claim) => seen.release(claim) };
 }
 
 /** The claim of a verified signature: its window at a receiver allowing `skewMs` (replay-window.ts). */

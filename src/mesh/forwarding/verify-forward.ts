@@ -3,9 +3,10 @@
 // window, and not used before? Decided from the head, before API-key auth and before the body
 // is read; the body's Content-Digest is checked once the body is in (content-digest.ts). A tenant
 // header, when present, must be covered by the signature (else it is tampering: bad_signature) and
-// well formed (else 400 malformed_tenant). The replay memory is only asked here (a replay is refused
-// at once); an accepted verdict carries the claim the request path makes once the forward is
-// admitted within its site's tenant limits (seen-forwards.ts). Every refusal names its problem; the
+// well formed (else 400 malformed_tenant). The replay memory holds the signature for this request
+// (a replay, or a copy in flight, is refused at once); an accepted verdict carries the claim the
+// request path uses once the forward is admitted within its site's tenant limits, or releases
+// (seen-forwards.ts). Every refusal names its problem; the
 // answer is 401 (400 for a malformed tenant header, 429 when the site's replay share is full).
 
 import { verify, type KeyObject } from 'node:crypto';
@@ -66,8 +67,8 @@ export interface VerifyContext {
   readonly selfKey: KeyObject | undefined;
   /** This site's `[mesh] url`: the authority (and path prefix) every forward to it was signed for. */
   readonly url: string;
-  /** Says whether a signature was used before (asked only: the request path claims it). */
-  readonly replay: Pick<ReplayGuard, 'check'>;
+  /** Holds each accepted signature for its request (the request path uses or releases it). */
+  readonly replay: Pick<ReplayGuard, 'hold'>;
 }
 
 /** Whether the head claims to be forwarded or signed, and so must be verified (cheap: three lookups). */
@@ -136,7 +137,7 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
   const tenant = stated === undefined ? undefined : decodeTenantHeader(stated);
   if (tenant?.ok === false) return reject('malformed_tenant', tenant.detail, by);
   const claim = claimFor(by, nonce, times.createdMs, times.expiresMs, ctx.maxClockSkewMs);
-  const usable = await ctx.replay.check(claim);
+  const usable = await ctx.replay.hold(claim);
   if (!usable.ok) return { ok: false, rejection: usable.rejection, detail: usable.detail, site: by, retryAfterSeconds: usable.retryAfterSeconds };
   return tenant === undefined ? { ok: true, site: by, claim } : { ok: true, site: by, tenant: tenant.claim, claim };
 }

@@ -86,7 +86,20 @@ export async function verifyInbound(deps: ForwardInDeps, req: IncomingMessage, r
   if (!verdict.ok) return refuse(deps, req, res, verdict);
   const { claim } = verdict;
   const inbound = inboundForward(verdict.site, verdict.tenant, deps.tenancy());
-  return serve({ ...inbound, useSignature: () => useSignature(mesh.replay, claim, inbound, deps.events) });
+  let used = false;
+  try {
+    await serve({
+      ...inbound,
+      useSignature: async () => {
+        const refused = await useSignature(mesh.replay, claim, inbound, deps.events);
+        used = refused === undefined;
+        return refused;
+      },
+    });
+  } finally {
+    // Refused before its signature was used (its tenant's limits, its body): the signature is let go.
+    if (!used) mesh.replay.release(claim);
+  }
 }
 
 function refuse(deps: ForwardInDeps, req: IncomingMessage, res: ServerResponse, verdict: Extract<ForwardVerdict, { ok: false }>): void {

@@ -26,7 +26,7 @@ async function signedHead(over: { site?: string; key?: typeof keyA; nowMs?: numb
 }
 
 /** Takes every claim: these tests judge one verification each (replay has its own tests). */
-const ANY_ONCE: ReplayGuard = { check: () => ({ ok: true }), claim: () => ({ ok: true }) };
+const ANY_ONCE: ReplayGuard = { hold: () => ({ ok: true }), claim: () => ({ ok: true }), release: () => {} };
 /** The verdict without its claim (the claim's own tests are seen-forwards'). */
 const judged = (v: ForwardVerdict): unknown => (v.ok ? { ok: v.ok, site: v.site, ...(v.tenant === undefined ? {} : { tenant: v.tenant }) } : v);
 
@@ -131,19 +131,24 @@ test('a site url with a path prefix: the signature covers the prefix, the reques
   assert.equal((await verifyForward(head, pins([['a', decodePinnedKey(keyA.publicKey)]], { url: 'https://gw.example/' }))).ok, false);
 });
 
-test('a signature is good once: used (claimed) once, a second copy is replayed, another nonce is a new signature', async () => {
+test('a signature is good once: held at its head, a copy in flight or used is replayed, a released one can be held again, another nonce is a new signature', async () => {
   const seen = new SeenForwards(NOW - 60_000);
-  const ctx = pins([['a', decodePinnedKey(keyA.publicKey)]], { replay: { check: (c) => seen.check(c, NOW) } });
+  const ctx = pins([['a', decodePinnedKey(keyA.publicKey)]], { replay: { hold: (c) => seen.hold(c, NOW) } });
   const head = await signedHead();
   const first = await verifyForward(head, ctx);
   assert.deepEqual(judged(first), { ok: true, site: 'a' });
-  assert.deepEqual(await verifyForward(head, ctx).then(judged), { ok: true, site: 'a' }, 'only checked so far: nothing is remembered');
-  assert.equal(first.ok && seen.claim(first.claim, NOW).ok, true, 'used once admitted');
+  const inFlight = await verifyForward(head, ctx);
+  assert.equal(inFlight.ok ? 'ok' : inFlight.rejection, 'replayed', 'a copy while the first is in flight');
+  if (!inFlight.ok) assert.match(inFlight.detail, /is being used by another request now$/);
+  assert.ok(first.ok);
+  seen.release(first.claim);
+  const retried = await verifyForward(head, ctx);
+  assert.deepEqual(judged(retried), { ok: true, site: 'a' }, 'released (its request was refused before use): held again');
+  assert.equal(retried.ok && seen.claim(retried.claim, NOW).ok, true, 'used once admitted');
   const again = await verifyForward(head, ctx);
   assert.equal(again.ok, false);
   if (!again.ok) assert.deepEqual([again.rejection, again.site], ['replayed', 'a']);
   const other = await verifyForward(await signedHead(), ctx);
   assert.deepEqual(judged(other), { ok: true, site: 'a' }, 'a new signature of the same request is another nonce');
-  assert.equal(other.ok && seen.claim(other.claim, NOW).ok, true);
   assert.equal(seen.size(), 2);
 });

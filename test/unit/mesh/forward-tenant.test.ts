@@ -47,7 +47,7 @@ test('decoding: what this side sends, and what RFC 8941 allows around it, reads 
 const NOW = 1_800_000_000_000;
 const keyA = testSiteKey();
 const BODY = Buffer.from('{"model":"m","messages":[]}');
-const ANY_ONCE: ReplayGuard = { check: () => ({ ok: true }), claim: () => ({ ok: true }) };
+const ANY_ONCE: ReplayGuard = { hold: () => ({ ok: true }), claim: () => ({ ok: true }), release: () => {} };
 /** The verdict without its claim (the claim's own tests are seen-forwards'). */
 const judged = (v: ForwardVerdict): unknown => (v.ok ? { ok: v.ok, site: v.site, ...(v.tenant === undefined ? {} : { tenant: v.tenant }) } : v);
 

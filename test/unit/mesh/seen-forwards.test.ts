@@ -29,14 +29,33 @@ test('claims, table', () => {
   }
 });
 
-test('a check records nothing: the claim after it still succeeds, once', () => {
+test('a hold keeps a second copy out while the first is in flight; a release lets it go, a claim uses it', () => {
   const seen = new SeenForwards(START);
-  assert.equal(seen.check(claim('n1'), FIRST).ok, true);
-  assert.equal(seen.check(claim('n1'), FIRST).ok, true);
-  assert.equal(seen.size(), 0);
-  assert.equal(seen.claim(claim('n1'), FIRST).ok, true);
-  const after = seen.check(claim('n1'), FIRST);
-  assert.equal(after.ok ? 'ok' : after.rejection, 'replayed');
+  const code = (v: ReturnType<SeenForwards['hold']>): string => (v.ok ? 'ok' : v.rejection);
+  assert.equal(code(seen.hold(claim('n1'), FIRST)), 'ok');
+  const copy = seen.hold(claim('n1'), FIRST);
+  assert.equal(code(copy), 'replayed');
+  if (!copy.ok) assert.match(copy.detail, /is being used by another request now$/);
+  assert.deepEqual(seen.remembered(), new Map(), 'held is not used');
+  seen.release(claim('n1'));
+  assert.equal(seen.size(), 0, 'released: nothing left');
+  assert.equal(code(seen.hold(claim('n1'), FIRST)), 'ok', 'held again');
+  assert.equal(code(seen.claim(claim('n1'), FIRST)), 'ok');
+  seen.release(claim('n1'));
+  const after = seen.hold(claim('n1'), FIRST);
+  assert.equal(code(after), 'replayed', 'a release after the use changes nothing');
+  if (!after.ok) assert.match(after.detail, /was already used$/);
+  assert.deepEqual(seen.remembered(), new Map([['a', 1]]));
+});
+
+test('held signatures count in their site\'s share until released', () => {
+  const seen = new SeenForwards(START, { capacity: 2 });
+  assert.equal(seen.hold(claim('n1'), FIRST).ok, true);
+  assert.equal(seen.hold(claim('n2'), FIRST).ok, true);
+  const full = seen.hold(claim('n3'), FIRST);
+  assert.equal(full.ok ? 'ok' : full.rejection, 'replay_memory_full');
+  seen.release(claim('n1'));
+  assert.equal(seen.hold(claim('n3'), FIRST).ok, true);
 });
 
 test('full share: a new signature is refused with a retry time; once entries expire there is room again', () => {
