@@ -66,6 +66,7 @@ export const meshSchema = table({
   freshness: positiveDurationMs.optional(),
   max_models_per_site: wholeAtLeastOne.default(DEFAULTS.maxModelsPerSite),
   max_clock_skew: positiveDurationMs.default(DEFAULTS.maxClockSkewMs),
+  max_remembered_forwards: wholeAtLeastOne.default(DEFAULTS.maxRememberedForwards),
   max_message_bytes: positiveSizeBytes
     .pipe(z.number().min(MIN_MESSAGE_BYTES, { error: `must be at least ${MIN_MESSAGE_BYTES / KIB}KiB` }).max(MAX_MESSAGE_BYTES, { error: `must be at most ${MAX_MESSAGE_BYTES / KIB}KiB` }))
     .default(DEFAULTS.maxMessageBytes),
@@ -96,6 +97,7 @@ export const meshSchema = table({
       freshnessMs: mesh.freshness ?? mesh.heartbeat * DEFAULTS.freshnessHeartbeats,
       maxModelsPerSite: mesh.max_models_per_site,
       maxClockSkewMs: mesh.max_clock_skew,
+      maxRememberedForwards: mesh.max_remembered_forwards,
       maxMessageBytes: mesh.max_message_bytes,
       staticModels: mesh.static_models,
       sites: mesh.sites,

@@ -49,6 +49,11 @@ export interface MeshConfig {
   readonly maxModelsPerSite: number;
   /** How far in the future a record's issued_at (or a forwarded request's signature) may be. */
   readonly maxClockSkewMs: number;
+  /**
+   * Forwarded-request signatures remembered for replay checks, all pinned sites together; each
+   * remote site pinned has an even share of it (mesh/forwarding/replay-window.ts).
+   */
+  readonly maxRememberedForwards: number;
   /** Largest gossip message accepted or sent. */
   readonly maxMessageBytes: number;
   /** Models the `static` discovery source adds to this site's set. */

@@ -10,7 +10,7 @@ import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
 import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { MeshEvents, MeshService, MeshTransportStats } from '#src/mesh/index.ts';
 import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
-import { localReplayGuard, meshLinkFor, type ClaimVerdict, type ForwardClaim, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import { localReplayGuard, MAX_REMEMBERED_FORWARDS, meshLinkFor, replayOp, type SeenForwards, type ClaimVerdict, type ForwardClaim, type MeshLink, type ReplayOp } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import { revisionStateFile, stateFileFor } from '#src/mesh/revision-state-file.ts';
@@ -70,6 +70,11 @@ export function meshPartFor(host: MeshHost): MeshPart {
   });
 }
 
+/** The remote sites pinned in `config` (its own pin aside): how many shares the replay memory has. */
+function remoteSiteCount(config: MeshConfig | undefined): number {
+  return config === undefined ? 0 : config.sites.filter((pin) => pin.id !== config.site).length;
+}
+
 /** Registry changes that may change this site's model set (listings are watched apart: they repeat every poll). */
 const SET_CHANGES = ['node:health-changed', 'node:capacity', 'node:added', 'node:removed', 'node:wake'] as const;
 
@@ -78,6 +83,8 @@ export class MeshPart {
   /** What forwarding needs ([mesh] only): this site's key once loaded, these sites, the pins in force. */
   readonly link: MeshLink | undefined;
   readonly #deps: MeshPartDeps;
+  /** This gateway's memory of used forward signatures (the link's, unless a caller gave the link). */
+  readonly #seen: SeenForwards | undefined;
   #service: MeshService | undefined;
   #key: SiteKey | undefined;
   readonly #offs: (() => void)[] = [];
@@ -86,14 +93,21 @@ export class MeshPart {
     this.#deps = deps;
     this.events = new EventBus<MeshEvents>((error) => deps.logger.error({ err: error }, 'mesh event listener failed'));
     // One memory of accepted forwards for the gateway: request workers ask this thread's (claimForward).
-    const replay = localReplayGuard(() => deps.clock.now());
+    // Split into one share per remote site pinned now; it began now unless a test says otherwise.
+    const replay = localReplayGuard(() => deps.clock.now(), {
+      sinceMs: deps.options?.replaySinceMs,
+      capacity: () => deps.config()?.maxRememberedForwards ?? MAX_REMEMBERED_FORWARDS,
+      remoteSites: () => remoteSiteCount(deps.config()),
+    });
     this.link = deps.link ?? meshLinkFor(() => ({ mesh: deps.config() }), () => this.#key, this, replay, pinnedPublicKey);
+    this.#seen = deps.link === undefined ? replay.seen : undefined;
   }
 
-  /** Records a forwarded request's signature as used (for a request worker that verified it). */
-  claimForward(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict> {
+  /** Holds, uses or releases a forwarded request's signature (for a request worker that verified it). */
+  claimForward(claim: ForwardClaim, op: ReplayOp): ClaimVerdict | Promise<ClaimVerdict> {
     const link = this.link;
-    return link === undefined ? { ok: false, rejection: 'replayed', detail: 'this gateway has no [mesh] section' } : link.replay.claim(claim);
+    if (link === undefined) return { ok: false, rejection: 'replayed', detail: 'this gateway has no [mesh] section' };
+    return replayOp(link.replay, claim, op);
   }
 
   /** This site's key, once the mesh has started. */
@@ -132,7 +146,7 @@ export class MeshPart {
     });
     this.#offs.push(
       subscribeMeshLogs(logger, this.events),
-      registerMeshMetrics(this.#deps.metrics, { events: this.events, sites: () => this.sites(), transportStats: () => this.#stats() }),
+      registerMeshMetrics(this.#deps.metrics, { events: this.events, sites: () => this.sites(), transportStats: () => this.#stats(), replay: this.#seen }),
       ...SET_CHANGES.map((name) => this.#deps.registryEvents.on(name, () => service.modelsMayHaveChanged())),
       this.#deps.registryEvents.on('node:discovery', ({ from, to }) => {
         if (from.phase !== to.phase || from.models !== to.models) service.modelsMayHaveChanged();

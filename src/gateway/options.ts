@@ -44,4 +44,10 @@ export interface MeshOptions {
    * is read from key_file, none when `key` is given; false = none.
    */
   readonly stateFile?: string | false;
+  /**
+   * When this run's replay memory is taken to have begun (wall-clock ms); absent = at start. A
+   * forward an earlier run could have accepted is refused (mesh/forwarding/replay-window.ts), so
+   * forwards are taken from `max_clock_skew` after start; tests that federate at once set it earlier.
+   */
+  readonly replaySinceMs?: number;
 }

@@ -16,7 +16,7 @@ export function registerMeshForwarding(r: Registry, proxyEvents: EventBus<ProxyE
   });
   const received = new Counter({
     name: 'gateway_mesh_forwarded_in_total',
-    help: 'Forwarded requests received from other sites, by sending site and result (accepted, or the refusal code: unsigned, unknown_site, own_site, bad_signature, expired, replayed, replay_memory_full, digest_mismatch, malformed_tenant).',
+    help: 'Forwarded requests received from other sites, by sending site and result (accepted, or the refusal code: unsigned, unknown_site, own_site, bad_signature, expired, replayed, replay_memory_full, replay_unavailable, digest_mismatch, malformed_tenant).',
     labelNames: ['site', 'result'],
     registers: [r],
   });

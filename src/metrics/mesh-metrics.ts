@@ -10,6 +10,8 @@ export interface MeshMetricSources {
   /** Every pinned remote site (a bounded set: the config's pins). */
   readonly sites: () => readonly RemoteSiteView[];
   readonly transportStats: () => MeshTransportStats | undefined;
+  /** The replay memory of forwarded requests ([mesh] with this gateway's own memory): entries by site, and each site's share. */
+  readonly replay?: { readonly remembered: () => ReadonlyMap<string, number>; readonly share: () => number } | undefined;
 }
 
 /** Registers the mesh metrics; answers the unsubscribe. */
@@ -59,6 +61,27 @@ export function registerMeshMetrics(registry: Registry, s: MeshMetricSources): (
       this.set({ direction: 'in' }, stats?.bytesReceived ?? 0);
     },
   });
+  const replay = s.replay;
+  if (replay !== undefined) {
+    new Gauge({
+      name: 'gateway_mesh_replay_remembered',
+      help: "Forwarded-request signatures remembered for replay checks, by the pinned site that sent them (each site's forwards are refused 429 replay_memory_full at gateway_mesh_replay_share).",
+      labelNames: ['site'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [site, count] of replay.remembered()) this.set({ site }, count);
+      },
+    });
+    new Gauge({
+      name: 'gateway_mesh_replay_share',
+      help: 'Signatures each pinned site may have remembered for replay checks at once: [mesh] max_remembered_forwards split over the remote sites pinned.',
+      registers: [registry],
+      collect() {
+        this.set(replay.share());
+      },
+    });
+  }
   const offs = [
     s.events.on('mesh:record-accepted', ({ site }) => accepted.inc({ site })),
     s.events.on('mesh:record-rejected', ({ reason }) => rejected.inc({ reason })),

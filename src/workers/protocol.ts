@@ -9,7 +9,7 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { PlaneFigures } from '#src/plane/index.ts';
 import type { Exclusion, RouteRequest, RouteSummary, RouterRoom } from '#src/routing/index.ts';
 import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
-import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
+import type { ClaimVerdict, ForwardClaim, ReplayOp } from '#src/mesh/forwarding/index.ts';
 import type { TenantAsk, TenantDecision, TenantOutcome } from '#src/tenants/index.ts';
 import type { SiteWire } from './site-mirror.ts';
 
@@ -102,8 +102,11 @@ export type WorkerMessage =
   | { readonly t: 'learn-endpoint'; readonly node: string; readonly url: string; readonly endpoint: string; readonly said: string }
   | { readonly t: 'log'; readonly level: 'warn' | 'error'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
   | { readonly t: 'figures'; readonly figures: WorkerFigures }
-  /** A forwarded request's signature verified here: the owner records its one use for the whole gateway. */
-  | { readonly t: 'claim'; readonly id: number; readonly claim: ForwardClaim }
+  /**
+   * A forwarded request's signature, asked of the gateway's one memory: `hold` at its head (a
+   * replay, a copy in flight, a full share?), `use` once admitted, `release` when refused before.
+   */
+  | { readonly t: 'claim'; readonly id: number; readonly claim: ForwardClaim; readonly op: ReplayOp }
   | { readonly t: 'drained' };
 
 /** The waiting limits of a request's settings, as the owner's scheduler reads them. */

@@ -15,7 +15,7 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { FleetReports } from '#src/ports/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
-import type { ClaimVerdict, ForwardClaim } from '#src/mesh/forwarding/index.ts';
+import type { ClaimVerdict, ForwardClaim, ReplayOp } from '#src/mesh/forwarding/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 import type { TenantLedger } from '#src/tenants/index.ts';
 import type { MeshInit, OwnerMessage, RelayTarget, WorkerFigures, WorkerInit } from './protocol.ts';
@@ -52,8 +52,8 @@ export interface WorkersMeshSource {
   key(): SiteKey | undefined;
   /** Every pinned remote site, fresh or stale. */
   sites(): readonly RemoteSiteView[];
-  /** Records a forwarded request's signature as used: one memory for every worker. */
-  claimForward(claim: ForwardClaim): ClaimVerdict | Promise<ClaimVerdict>;
+  /** Holds, uses or releases a forwarded request's signature: one memory for every worker. */
+  claimForward(claim: ForwardClaim, op: ReplayOp): ClaimVerdict | Promise<ClaimVerdict>;
 }
 
 export interface RequestWorkersOptions {
@@ -228,7 +228,7 @@ export class RequestWorkers {
         this.#acks.gone(link);
         this.#exited(link, code);
       },
-      claimForward: source === undefined ? undefined : (claim) => source.claimForward(claim),
+      claimForward: source === undefined ? undefined : (claim, op) => source.claimForward(claim, op),
     };
     const { link, listening } = startLink((options.spawn ?? spawnWorkerThread)(init), init, deps);
     const at = this.#links.findIndex((l) => l.index === index);

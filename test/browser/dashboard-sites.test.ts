@@ -53,7 +53,7 @@ function meshToml(id: Id): string {
 function startSite(id: Id): Promise<FleetAndGateway> {
   return startFleetAndGateway(fleet(id), (sim) => gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }], meshToml(id)), {
     logLevel: 'warn',
-    meshGossip: { key: key(id), transport: (own) => bus.transport(`peer-${id}`, own.peerId) },
+    meshGossip: { key: key(id), transport: (own) => bus.transport(`peer-${id}`, own.peerId), replaySinceMs: 0 },
   });
 }
 

@@ -66,7 +66,7 @@ let sitesSeenByB: RemoteSiteView[] = [];
 
 function link(site: string, key: SiteKey, pins: [string, SiteKey][], sites: () => RemoteSiteView[], url: () => string): MeshLink {
   const pinned: Map<string, KeyObject> = new Map(pins.map(([id, k]) => [id, decodePinnedKey(k.publicKey)]));
-  return { site, url, key: () => key, source: { sites }, pins: () => pinned, maxClockSkewMs: () => 30_000, replay: localReplayGuard(() => Date.now()) };
+  return { site, url, key: () => key, source: { sites }, pins: () => pinned, maxClockSkewMs: () => 30_000, replay: localReplayGuard(() => Date.now(), { sinceMs: 0 }) };
 }
 
 function view(id: string, url: string, models: Record<string, Partial<RemoteModel>>, over: Partial<RemoteSiteView> = {}): RemoteSiteView {
@@ -163,9 +163,9 @@ test('client credentials never leave the site; the forward carries the agreed si
       /^sy=\("@method" "@authority" "@path" "@query" "content-digest" "x-switchyard-forwarded-by" "x-switchyard-tenant"\);created=\d+;expires=\d+;nonce="[A-Za-z0-9_-]{22}";keyid="b";alg="ed25519"$/,
     );
     const target = head.target;
-    const context = { pins: new Map([['b', decodePinnedKey(keyB.publicKey)]]), nowMs: Date.now(), maxClockSkewMs: 30_000, self: 'rec', selfKey: undefined, url: recorder.url, replay: localReplayGuard(() => Date.now(), 0) };
+    const context = { pins: new Map([['b', decodePinnedKey(keyB.publicKey)]]), nowMs: Date.now(), maxClockSkewMs: 30_000, self: 'rec', selfKey: undefined, url: recorder.url, replay: localReplayGuard(() => Date.now(), { sinceMs: 0 }) };
     const verdict = await verifyForward({ method: head.method, target, headers: head.headers }, context);
-    assert.deepEqual(verdict, { ok: true, site: 'b', tenant: { name: 'default', priority: 'standard' } });
+    assert.deepEqual(verdict.ok ? [verdict.site, verdict.tenant] : verdict, ['b', { name: 'default', priority: 'standard' }]);
   } finally {
     sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
   }

@@ -70,7 +70,7 @@ async function startSite(id: Id): Promise<FleetAndGateway> {
   const site = await startFleetAndGateway(fleet(id), (sim) => configFor(id, sim.url(`${id}-gpu`)), {
     // c's listing stays degraded (last-known-good) for four failed fetches before it expires.
     adjust: (config) => (id === 'c' ? { ...config, health: { ...config.health, failThreshold: 5 } } : config),
-    meshGossip: { key, transport: (own) => bus.transport(`peer-${id}`, own.peerId) },
+    meshGossip: { key, transport: (own) => bus.transport(`peer-${id}`, own.peerId), replaySinceMs: 0 },
   });
   sites.set(id, site);
   return site;

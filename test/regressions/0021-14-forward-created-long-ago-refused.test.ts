@@ -21,7 +21,7 @@ const context: VerifyContext = {
   self: 'self',
   selfKey: undefined,
   url: URL_OF_THIS_SITE,
-  replay: { claim: () => ({ ok: true }) },
+  replay: { hold: () => ({ ok: true }) },
 };
 
 async function signedAt(createdMs: number, lifetimeMs: number) {
@@ -49,5 +49,6 @@ test('created ten minutes ago, expires ten minutes from now: refused as expired,
 });
 
 test('the same long lifetime created just now is accepted (the refusal is about created, not about expires)', async () => {
-  assert.deepEqual(await verifyForward(await signedAt(NOW - 1_000, 1_200_000), context), { ok: true, site: 'a' });
+  const verdict = await verifyForward(await signedAt(NOW - 1_000, 1_200_000), context);
+  assert.deepEqual(verdict.ok ? verdict.site : verdict, 'a');
 });

@@ -1,10 +1,13 @@
 // The receiving side of a forwarded request: is it signed by a pinned site other than this one,
 // over this site's own `[mesh] url` and the request-target it arrived with, within the clock-skew
-// window, and for the first time? Decided from the head, before API-key auth and before the body
+// window, and not used before? Decided from the head, before API-key auth and before the body
 // is read; the body's Content-Digest is checked once the body is in (content-digest.ts). A tenant
 // header, when present, must be covered by the signature (else it is tampering: bad_signature) and
-// well formed (else 400 malformed_tenant). Every refusal names its problem; the answer is 401 (400
-// for a malformed tenant header, 503 when the replay memory is full).
+// well formed (else 400 malformed_tenant). The replay memory holds the signature for this request
+// (a replay, or a copy in flight, is refused at once); an accepted verdict carries the claim the
+// request path uses once the forward is admitted within its site's tenant limits, or releases
+// (seen-forwards.ts). Every refusal names its problem; the
+// answer is 401 (400 for a malformed tenant header, 429 when the site's replay share is full).
 
 import { verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -12,7 +15,7 @@ import { httpbis } from 'http-message-signatures';
 import { FORWARDED_BY, NONCE_RULE, SIGNATURE_LABEL, SIGNATURE_PARAMS, SIGNED_COMPONENTS, SIGNED_COMPONENTS_WITH_TENANT } from './forward-signature.ts';
 import { decodeTenantHeader, TENANT_HEADER, type ForwardTenantClaim } from './forward-tenant.ts';
 import { siteTargetUrl } from './forward-url.ts';
-import type { ReplayGuard } from './seen-forwards.ts';
+import { claimFor, type ForwardClaim, type ReplayGuard } from './seen-forwards.ts';
 
 export const FORWARD_REJECTIONS = {
   unsigned: 'unsigned forwarded request',
@@ -22,6 +25,7 @@ export const FORWARD_REJECTIONS = {
   expired: 'signature expired',
   replayed: 'signature replayed',
   replay_memory_full: 'too many forwarded requests to check for replay',
+  replay_unavailable: 'the replay check did not answer',
   digest_mismatch: 'content digest mismatch',
   malformed_tenant: `malformed ${TENANT_HEADER} header`,
 } as const;
@@ -33,6 +37,8 @@ export type ForwardVerdict =
       readonly site: string;
       /** The tenant the sending site states it forwards for (signed); absent = none stated. */
       readonly tenant?: ForwardTenantClaim;
+      /** The signature's one use, to claim once the forward is admitted (ReplayGuard.claim). */
+      readonly claim: ForwardClaim;
     }
   | {
       readonly ok: false;
@@ -61,8 +67,8 @@ export interface VerifyContext {
   readonly selfKey: KeyObject | undefined;
   /** This site's `[mesh] url`: the authority (and path prefix) every forward to it was signed for. */
   readonly url: string;
-  /** Records each accepted signature's one use. */
-  readonly replay: ReplayGuard;
+  /** Holds each accepted signature for its request (the request path uses or releases it). */
+  readonly replay: Pick<ReplayGuard, 'hold'>;
 }
 
 /** Whether the head claims to be forwarded or signed, and so must be verified (cheap: three lookups). */
@@ -130,16 +136,17 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
   const stated = head.headers[TENANT_HEADER];
   const tenant = stated === undefined ? undefined : decodeTenantHeader(stated);
   if (tenant?.ok === false) return reject('malformed_tenant', tenant.detail, by);
-  const claim = await ctx.replay.claim({ site: by, nonce, createdMs: times.createdMs, untilMs: times.untilMs });
-  if (!claim.ok) return { ok: false, rejection: claim.rejection, detail: claim.detail, site: by, retryAfterSeconds: claim.retryAfterSeconds };
-  return tenant === undefined ? { ok: true, site: by } : { ok: true, site: by, tenant: tenant.claim };
+  const claim = claimFor(by, nonce, times.createdMs, times.expiresMs, ctx.maxClockSkewMs);
+  const usable = await ctx.replay.hold(claim);
+  if (!usable.ok) return { ok: false, rejection: usable.rejection, detail: usable.detail, site: by, retryAfterSeconds: usable.retryAfterSeconds };
+  return tenant === undefined ? { ok: true, site: by, claim } : { ok: true, site: by, tenant: tenant.claim, claim };
 }
 
-type Times = { readonly ok: true; readonly createdMs: number; readonly untilMs: number } | { readonly ok: false; readonly detail: string };
+type Times = { readonly ok: true; readonly createdMs: number; readonly expiresMs: number } | { readonly ok: false; readonly detail: string };
 
 /**
  * `created` within the skew window either way, `expires` not past (seconds, as RFC 9421 states
- * them). A signature accepted now could be accepted until min(expires, created + skew): `untilMs`.
+ * them). How long it stays acceptable is replay-window.ts's.
  */
 export function judgeTimes(params: { created?: unknown; expires?: unknown }, ctx: Pick<VerifyContext, 'nowMs' | 'maxClockSkewMs'>): Times {
   const created = seconds(params.created);
@@ -150,7 +157,7 @@ export function judgeTimes(params: { created?: unknown; expires?: unknown }, ctx
   if (created > now + skew) return { ok: false, detail: `created ${Math.round(created - now)} s in the future (max_clock_skew ${skew} s)` };
   if (created < now - skew) return { ok: false, detail: `created ${Math.round(now - created)} s ago (max_clock_skew ${skew} s)` };
   if (expires < now) return { ok: false, detail: `expired ${Math.round(now - expires)} s ago` };
-  return { ok: true, createdMs: created * 1000, untilMs: Math.min(expires, created + skew) * 1000 };
+  return { ok: true, createdMs: created * 1000, expiresMs: expires * 1000 };
 }
 
 function seconds(value: unknown): number | undefined {

@@ -168,6 +168,9 @@ export async function handleInference(
       const limits = { tenant, model: resolved.model, promptTokens: promptTokens ?? 0, maxTokens: counting ? 0 : maxTokens, completionReserveTokens: settings.completionReserveTokens, choices: requestedChoices(endpoint, resolved.json) };
       if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail: failWith() }))) return;
     }
+    // A forward's signature is used up only once it is admitted: one refused before costs no replay entry (forward-in.ts).
+    const used = inbound === undefined ? undefined : await inbound.useSignature();
+    if (used !== undefined) return failWith()(used);
     const onQueueWait = (waitedMs: number): void => {
       report.queueWaitMs += waitedMs;
     };

@@ -90,9 +90,9 @@ export interface ProxyEvents {
   /** A request forwarded to another site, and how that attempt ended (success, connect_error, http_5xx, …). */
   'mesh:forwarded': { readonly site: string; readonly result: string };
   /**
-   * A forwarded request arriving from another site: `accepted`, or the rejection (unsigned,
-   * unknown_site, own_site, bad_signature, expired, replayed, replay_memory_full, digest_mismatch,
-   * malformed_tenant).
+   * A forwarded request arriving from another site: `accepted` (its signature used: admitted and
+   * served), or the rejection (unsigned, unknown_site, own_site, bad_signature, expired, replayed,
+   * replay_memory_full, replay_unavailable, digest_mismatch, malformed_tenant).
    * `site` is the pinned site, or `_unknown`.
    */
   'mesh:forwarded-in': {

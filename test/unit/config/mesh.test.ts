@@ -49,6 +49,7 @@ describe('[mesh] config', () => {
       freshnessMs: 15_000,
       maxModelsPerSite: 256,
       maxClockSkewMs: 30_000,
+      maxRememberedForwards: 65_536,
       maxMessageBytes: 262_144,
       staticModels: [],
       sites: [],
@@ -72,6 +73,7 @@ describe('[mesh] config', () => {
     assert.equal(mesh.maxModelsPerSite, 10);
     assert.equal(mesh.maxClockSkewMs, 5_000);
     assert.equal(mesh.maxMessageBytes, 65_536);
+    assert.equal(loaded(`${BASE}max_remembered_forwards = 1024\n`).mesh?.maxRememberedForwards, 1_024);
     assert.deepEqual(mesh.staticModels, [{ id: 'bert', ctx: 512 }, { id: 'tts' }]);
     assert.deepEqual(mesh.sites, [{ id: 'paris', publicKey: KEY_A }, { id: 'berlin', publicKey: KEY_B }]);
     assert.equal(loaded(`${BASE}heartbeat = "1s"\nfreshness = "1500ms"\n`).mesh?.freshnessMs, 1_500);
@@ -108,6 +110,7 @@ describe('[mesh] config', () => {
     { name: 'freshness under heartbeat', mesh: `${BASE}heartbeat = "10s"\nfreshness = "5s"\n`, path: 'mesh.freshness', fragment: 'must be longer than heartbeat' },
     { name: 'zero heartbeat', mesh: `${BASE}heartbeat = "0s"\n`, path: 'mesh.heartbeat', fragment: 'must be longer than 0s' },
     { name: 'zero cap', mesh: `${BASE}max_models_per_site = 0\n`, path: 'mesh.max_models_per_site', fragment: 'whole number of at least 1' },
+    { name: 'no replay memory', mesh: `${BASE}max_remembered_forwards = 0\n`, path: 'mesh.max_remembered_forwards', fragment: 'whole number of at least 1' },
     { name: 'tiny messages', mesh: `${BASE}max_message_bytes = "1KiB"\n`, path: 'mesh.max_message_bytes', fragment: 'at least 4KiB' },
     { name: 'huge messages', mesh: `${BASE}max_message_bytes = "8MiB"\n`, path: 'mesh.max_message_bytes', fragment: 'at most 1024KiB' },
     { name: 'unknown key', mesh: `${BASE}gossip_interval = "5s"\n`, path: 'mesh.gossip_interval', fragment: 'unknown key; expected one of: site, url' },
@@ -160,6 +163,7 @@ describe('[mesh] on reload', () => {
     { name: 'the model cap', next: `${BASE}max_models_per_site = 9\n${PIN_A}`, live: true, restart: [] },
     { name: 'the message cap', next: `${BASE}max_message_bytes = "8KiB"\n${PIN_A}`, live: true, restart: [] },
     { name: 'the clock skew', next: `${BASE}max_clock_skew = "1s"\n${PIN_A}`, live: true, restart: [] },
+    { name: 'the replay memory', next: `${BASE}max_remembered_forwards = 100\n${PIN_A}`, live: true, restart: [] },
     { name: 'the static models', next: `${BASE}static_models = [{ id = "m" }]\n${PIN_A}`, live: true, restart: [] },
     { name: 'the peers', next: `${BASE}peers = ["${PEER}"]\n${PIN_A}`, live: true, restart: [] },
     { name: 'the allowed peers', next: `${BASE}allowed_peers = ["${RELAY}"]\n${PIN_A}`, live: true, restart: [] },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { KeyObject } from 'node:crypto';
 import { test } from 'node:test';
-import { contentDigest, decodePinnedKey, digestMatches, meshLinkFor, SeenForwards, signForward, verifyForward, type ForwardHead, type ReplayGuard, type VerifyContext } from '#src/mesh/forwarding/index.ts';
+import { contentDigest, decodePinnedKey, digestMatches, meshLinkFor, SeenForwards, signForward, verifyForward, type ForwardHead, type ForwardVerdict, type ReplayGuard, type VerifyContext } from '#src/mesh/forwarding/index.ts';
 import { testSiteKey } from '#test/fixtures/site-keys.ts';
 
 const NOW = 1_800_000_000_000;
@@ -26,7 +26,10 @@ async function signedHead(over: { site?: string; key?: typeof keyA; nowMs?: numb
 }
 
 /** Takes every claim: these tests judge one verification each (replay has its own tests). */
-const ANY_ONCE: ReplayGuard = { claim: () => ({ ok: true }) };
+const ANY_ONCE: ReplayGuard = { hold: () => ({ ok: true }), claim: () => ({ ok: true }), release: () => {} };
+/** The verdict without its claim (the claim's own tests are seen-forwards'). */
+const judged = (v: ForwardVerdict): unknown => (v.ok ? { ok: v.ok, site: v.site, ...(v.tenant === undefined ? {} : { tenant: v.tenant }) } : v);
+
 const pins = (entries: [string, KeyObject][], over: Partial<VerifyContext> = {}): VerifyContext => ({
   pins: new Map(entries),
   nowMs: NOW,
@@ -45,7 +48,7 @@ test('a signed forward verifies against the pinned key, with the agreed label, c
   assert.match(input, /^sy=\("@method" "@authority" "@path" "@query" "content-digest" "x-switchyard-forwarded-by"\);created=\d+;expires=\d+;nonce="[A-Za-z0-9_-]{22}";keyid="a";alg="ed25519"$/);
   assert.equal(head.headers['x-switchyard-forwarded-by'], 'a');
   assert.equal(head.headers['content-digest'], contentDigest(BODY));
-  assert.deepEqual(await verifyForward(head, PINNED), { ok: true, site: 'a' });
+  assert.deepEqual(judged(await verifyForward(head, PINNED)), { ok: true, site: 'a' });
 });
 
 test('every refusal names its problem', async () => {
@@ -99,7 +102,7 @@ test('a pinned key that does not decode is a clear error', () => {
 test('the mesh link reads pins and skew from the config in force, decoding pins once per list', () => {
   const mesh = (sites: { id: string; publicKey: string }[], skew: number) => ({
     site: 'self', url: 'http://127.0.0.1:1', keyFile: 'k', listen: [], peers: [], allowedPeers: [], maxPeerMessagesPerSecond: 200, heartbeatMs: 5_000, freshnessMs: 15_000,
-    maxModelsPerSite: 256, maxClockSkewMs: skew, maxMessageBytes: 262_144, staticModels: [], sites,
+    maxModelsPerSite: 256, maxClockSkewMs: skew, maxRememberedForwards: 65_536, maxMessageBytes: 262_144, staticModels: [], sites,
   });
   let config: { mesh?: ReturnType<typeof mesh> } = { mesh: mesh([{ id: 'a', publicKey: keyA.publicKey }], 30_000) };
   let decoded = 0;
@@ -117,25 +120,35 @@ test('the mesh link reads pins and skew from the config in force, decoding pins 
 
 test('the Host header plays no part: a signature verifies against this site\'s url whatever Host says', async () => {
   const head = await signedHead();
-  assert.deepEqual(await verifyForward({ ...head, headers: { ...head.headers, host: 'elsewhere.example:1' } }, PINNED), { ok: true, site: 'a' });
+  assert.deepEqual(judged(await verifyForward({ ...head, headers: { ...head.headers, host: 'elsewhere.example:1' } }, PINNED)), { ok: true, site: 'a' });
   const { host: _dropped, ...noHost } = head.headers;
-  assert.deepEqual(await verifyForward({ ...head, headers: noHost }, PINNED), { ok: true, site: 'a' });
+  assert.deepEqual(judged(await verifyForward({ ...head, headers: noHost }, PINNED)), { ok: true, site: 'a' });
 });
 
 test('a site url with a path prefix: the signature covers the prefix, the request-target arrives without it', async () => {
   const head = await signedHead({ url: 'https://gw.example/site-a/v1/chat/completions' });
-  assert.deepEqual(await verifyForward(head, pins([['a', decodePinnedKey(keyA.publicKey)]], { url: 'https://gw.example/site-a/' })), { ok: true, site: 'a' });
+  assert.deepEqual(judged(await verifyForward(head, pins([['a', decodePinnedKey(keyA.publicKey)]], { url: 'https://gw.example/site-a/' }))), { ok: true, site: 'a' });
   assert.equal((await verifyForward(head, pins([['a', decodePinnedKey(keyA.publicKey)]], { url: 'https://gw.example/' }))).ok, false);
 });
 
-test('a signature is good once: the second use is replayed, another nonce is a new signature', async () => {
+test('a signature is good once: held at its head, a copy in flight or used is replayed, a released one can be held again, another nonce is a new signature', async () => {
   const seen = new SeenForwards(NOW - 60_000);
-  const ctx = pins([['a', decodePinnedKey(keyA.publicKey)]], { replay: { claim: (c) => seen.claim(c, NOW) } });
+  const ctx = pins([['a', decodePinnedKey(keyA.publicKey)]], { replay: { hold: (c) => seen.hold(c, NOW) } });
   const head = await signedHead();
-  assert.deepEqual(await verifyForward(head, ctx), { ok: true, site: 'a' });
+  const first = await verifyForward(head, ctx);
+  assert.deepEqual(judged(first), { ok: true, site: 'a' });
+  const inFlight = await verifyForward(head, ctx);
+  assert.equal(inFlight.ok ? 'ok' : inFlight.rejection, 'replayed', 'a copy while the first is in flight');
+  if (!inFlight.ok) assert.match(inFlight.detail, /is being used by another request now$/);
+  assert.ok(first.ok);
+  seen.release(first.claim);
+  const retried = await verifyForward(head, ctx);
+  assert.deepEqual(judged(retried), { ok: true, site: 'a' }, 'released (its request was refused before use): held again');
+  assert.equal(retried.ok && seen.claim(retried.claim, NOW).ok, true, 'used once admitted');
   const again = await verifyForward(head, ctx);
   assert.equal(again.ok, false);
   if (!again.ok) assert.deepEqual([again.rejection, again.site], ['replayed', 'a']);
-  assert.deepEqual(await verifyForward(await signedHead(), ctx), { ok: true, site: 'a' }, 'a new signature of the same request is another nonce');
+  const other = await verifyForward(await signedHead(), ctx);
+  assert.deepEqual(judged(other), { ok: true, site: 'a' }, 'a new signature of the same request is another nonce');
   assert.equal(seen.size(), 2);
 });

@@ -42,6 +42,7 @@ export function meshConfig(site: string, pins: readonly MeshSitePin[], overrides
     freshnessMs: FRESHNESS_MS,
     maxModelsPerSite: 8,
     maxClockSkewMs: 30_000,
+    maxRememberedForwards: 65_536,
     maxMessageBytes: 64 * 1024,
     staticModels: [],
     sites: pins,

@@ -6,14 +6,16 @@ import { ManualClock } from '#src/core/clock.ts';
 import { CLAIM_TIMEOUT_MS, OwnerReplayGuard } from '#src/workers/replay-claims.ts';
 import type { WorkerMessage } from '#src/workers/protocol.ts';
 
-const CLAIM = { site: 'a', nonce: 'n'.repeat(22), createdMs: 1_000, untilMs: 31_000 };
+const CLAIM = { site: 'a', nonce: 'n'.repeat(22), createdMs: 1_000, fromMs: -29_000, untilMs: 31_000 };
 
-test('the owner answers each claim by id', async () => {
+test('the owner answers each hold and claim by id; a release is told', async () => {
   const sent: WorkerMessage[] = [];
   const guard = new OwnerReplayGuard((m) => sent.push(m), new ManualClock());
   const first = guard.claim(CLAIM);
-  const second = guard.claim({ ...CLAIM, nonce: 'm'.repeat(22) });
-  assert.deepEqual(sent.map((m) => (m.t === 'claim' ? [m.id, m.claim.nonce[0]] : m.t)), [[1, 'n'], [2, 'm']]);
+  const second = guard.hold({ ...CLAIM, nonce: 'm'.repeat(22) });
+  guard.release({ ...CLAIM, nonce: 'r'.repeat(22) });
+  assert.deepEqual(sent.map((m) => (m.t === 'claim' ? [m.id, m.claim.nonce[0], m.op] : m.t)), [[1, 'n', 'claim'], [2, 'm', 'hold'], [3, 'r', 'release']]);
+  guard.answered(3, { ok: true });
   guard.answered(2, { ok: false, rejection: 'replayed', detail: 'seen' });
   guard.answered(1, { ok: true });
   assert.deepEqual(await first, { ok: true });
@@ -28,7 +30,7 @@ test('no answer in time: refused, retry later; a late answer changes nothing', a
   clock.advance(CLAIM_TIMEOUT_MS);
   const result = await verdict;
   assert.equal(result.ok, false);
-  if (!result.ok) assert.equal(result.rejection, 'replay_memory_full');
+  if (!result.ok) assert.equal(result.rejection, 'replay_unavailable');
   guard.answered(1, { ok: true });
   assert.equal(guard.pending(), 0);
 });

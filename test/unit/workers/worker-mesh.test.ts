@@ -39,7 +39,7 @@ test('the link signs with the key the owner sent, and follows the config for pin
   // What the worker signs verifies against this site's pin.
   const url = 'http://127.0.0.1:2/v1/chat/completions';
   const headers = await signForward({ method: 'POST', url, headers: {}, body: Buffer.from('{}'), site: 'a', key: mesh.link.key() ?? assert.fail(), nowMs: 1_000, lifetimeMs: 5_000 });
-  const ctx = { pins: mesh.link.pins(), nowMs: 1_000, maxClockSkewMs: 5_000, self: 'c', selfKey: undefined, url: 'http://127.0.0.1:2', replay: { claim: () => ({ ok: true }) as const } };
+  const ctx = { pins: mesh.link.pins(), nowMs: 1_000, maxClockSkewMs: 5_000, self: 'c', selfKey: undefined, url: 'http://127.0.0.1:2', replay: { hold: () => ({ ok: true }) as const } };
   const verdict = await verifyForward({ method: 'POST', target: '/v1/chat/completions', headers }, ctx);
   assert.deepEqual([verdict.ok, verdict.site], [true, 'a']);
   assert.deepEqual([...mesh.link.pins().keys()], ['a']);
