@@ -155,6 +155,9 @@ async function teachOneStream(): Promise<void> {
 
 test('after streamed answers taught the node\'s speed, a client leaving is charged the generation until the cancel, estimated, capped', async () => {
   for (let i = 0; i < 3; i += 1) await teachOneStream();
+  const learned = (await gw.hosts()).hosts.find((h) => h.name === 'held')?.decode_rate?.m;
+  assert.equal(learned?.in_use, true, `the node's speed is learned and shown: ${JSON.stringify(learned)}`);
+  assert.ok(learned.tokens_per_second > 0 && learned.first_token_ms !== null);
   // The client leaves 3 s (the gateway's clock) after the node was sent the request: about 2.5 s of
   // generation at about 39 tokens a second.
   const rated = await leaveEarly('rated', { model: 'm', max_tokens: 200, stream: true, messages: [{ role: 'user', content: PROMPT }] }, async () => {
