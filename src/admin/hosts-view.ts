@@ -1,7 +1,7 @@
 // Pure: GET /admin/hosts — per node what it serves, what is loaded, what it could load on demand,
 // the per-model context figures, and the leases and queue depths right now. Plain copies only.
 
-import { ctxFor, guaranteedCtx, kvModeFor, residencyOf, sharesKvPool, slotsFor, usableRatio, type TokenRatio, type Usage } from '#src/capacity/index.ts';
+import { ctxFor, guaranteedCtx, kvModeFor, residencyOf, sharesKvPool, slotsFor, tokensPerSecond, usableDecode, usableRatio, type DecodeRate, type TokenRatio, type Usage } from '#src/capacity/index.ts';
 import { isWaking, type LoadReading, type NodeView } from '#src/nodes/index.ts';
 import { nodeEndpoints } from '#src/routing/index.ts';
 
@@ -19,6 +19,17 @@ export interface HostTokenRatio {
   readonly high: number;
   readonly samples: number;
   /** Whether requests' prompt bounds use it now (enough answers, recent enough). */
+  readonly in_use: boolean;
+  readonly age_ms: number;
+}
+
+/** How fast the node's answers showed it generates a model's tokens (docs/tenants.md, "What is charged"). */
+export interface HostDecodeRate {
+  readonly tokens_per_second: number;
+  /** From sending a request to its first token (streams); null = not measured yet. */
+  readonly first_token_ms: number | null;
+  readonly samples: number;
+  /** Whether a client that leaves is charged by it now (enough answers, recent enough). */
   readonly in_use: boolean;
   readonly age_ms: number;
 }
@@ -42,6 +53,8 @@ export interface HostView {
   readonly leases: Readonly<Record<string, Usage>>;
   /** Per model: bytes per prompt token learned from this node's answers (absent from older gateways). */
   readonly bytes_per_token?: Readonly<Record<string, HostTokenRatio>>;
+  /** Per model: the generation speed learned from this node's answers; absent = none learned. */
+  readonly decode_rate?: Readonly<Record<string, HostDecodeRate>>;
   /** The node's own load figures as last scraped (or why not), with their age; null = none read. */
   readonly load: HostLoad | null;
   /** The endpoints it serves (its kind's set or `[[nodes]] endpoints`), and those it answered with a route-level 404, with what it said. */
@@ -87,6 +100,20 @@ function hostRatios(ratios: Readonly<Record<string, TokenRatio>> | undefined, no
   const out: Record<string, HostTokenRatio> = {};
   for (const [model, r] of Object.entries(ratios ?? {})) {
     out[model] = { low: round2(r.low), high: round2(r.high), samples: r.samples, in_use: usableRatio(r, now) !== undefined, age_ms: Math.max(0, now - r.atMs) };
+  }
+  return out;
+}
+
+function hostDecodes(rates: Readonly<Record<string, DecodeRate>>, now: number): Record<string, HostDecodeRate> {
+  const out: Record<string, HostDecodeRate> = {};
+  for (const [model, r] of Object.entries(rates)) {
+    out[model] = {
+      tokens_per_second: round2(tokensPerSecond(r)),
+      first_token_ms: r.firstTokenMs === undefined ? null : Math.round(r.firstTokenMs),
+      samples: r.samples,
+      in_use: usableDecode(r, now) !== undefined,
+      age_ms: Math.max(0, now - r.atMs),
+    };
   }
   return out;
 }
@@ -138,6 +165,7 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
       in_flight: input.inFlight(view.spec.name),
       leases,
       bytes_per_token: hostRatios(view.tokenRatios, input.now),
+      ...(view.decodeRates === undefined ? {} : { decode_rate: hostDecodes(view.decodeRates, input.now) }),
       load: hostLoad(input.load?.(view.spec.name), input.now),
       endpoints: nodeEndpoints(view),
       server: hostServer(view.capacity.server),

@@ -36,3 +36,17 @@ export {
   type LearnedRatios,
   type TokenRatio,
 } from './token-ratio.ts';
+export {
+  DECODE_MIN_SAMPLES,
+  DECODE_MIN_TOKENS,
+  DECODE_MIN_MS,
+  DECODE_RATE_TTL_MS,
+  decodeChanged,
+  observeDecode,
+  recordDecode,
+  tokensPerSecond,
+  usableDecode,
+  type DecodeRate,
+  type DecodeSample,
+  type LearnedDecodes,
+} from './decode-rate.ts';

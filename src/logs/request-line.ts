@@ -33,6 +33,8 @@ export interface RequestLine {
   readonly prompt_tokens?: number;
   readonly completion_tokens?: number;
   readonly tokens_from?: 'usage' | 'seen' | 'estimated';
+  /** With `tokens_from: "estimated"`: `decode_rate` (the node's learned speed) or `prompt` (none known: the prompt alone). */
+  readonly estimated_from?: 'decode_rate' | 'prompt';
   readonly bytes_in: number;
   readonly bytes_out: number;
   /** `[log] bodies = true` only: the prompt's text (at most `bodies_max_bytes`), and whether it was cut. */
@@ -84,6 +86,7 @@ export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
     ...(usage?.promptTokens === undefined ? {} : { prompt_tokens: usage.promptTokens }),
     ...(usage?.completionTokens === undefined ? {} : { completion_tokens: usage.completionTokens }),
     ...(usage === undefined || (usage.promptTokens === undefined && usage.completionTokens === undefined) ? {} : { tokens_from: usage.counted }),
+    ...(usage?.basis === undefined ? {} : { estimated_from: usage.basis }),
     bytes_in: d?.bytesIn ?? 0,
     bytes_out: d?.bytesOut ?? 0,
     ...(d?.prompt === undefined ? {} : { prompt: d.prompt.text, ...(d.prompt.truncated ? { prompt_truncated: true as const } : {}) }),

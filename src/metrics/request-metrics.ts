@@ -14,7 +14,7 @@ export type RequestLogFigures = () => { readonly written: number; readonly dropp
 export function registerRequestMetrics(r: Registry, events: EventBus<ProxyEvents>, logFigures: RequestLogFigures | undefined): (() => void)[] {
   const tokens = new BoundCounter({
     name: 'gateway_tokens_total',
-    help: 'Tokens of answered requests by model, node (or site:<id>) and kind (prompt, completion): the node\'s usage, those relayed on a stream cut short, or the prompt estimated for a client that left before the answer (docs/tenants.md, "What is charged").',
+    help: 'Tokens of answered requests by model, node (or site:<id>) and kind (prompt, completion): the node\'s usage, those relayed on a stream cut short, or estimated (the prompt, and the generation at the node\'s learned speed) for a client that left before the answer (docs/tenants.md, "What is charged").',
     labelNames: ['model', 'node', 'kind'],
     registers: [r],
   });

@@ -4,7 +4,7 @@
 
 import type { NodeSpec } from '#src/config/types.ts';
 import { initialDiscoveryState, type DiscoveryState } from '#src/discovery/index.ts';
-import { NO_CAPACITY, type LearnedContexts, type ModelContext, type NodeCapacity, type TokenRatio } from '#src/capacity/index.ts';
+import { NO_CAPACITY, type DecodeRate, type LearnedContexts, type ModelContext, type NodeCapacity, type TokenRatio } from '#src/capacity/index.ts';
 import { INITIAL_PASSIVE_STATE, type PassiveState } from './health/passive.ts';
 import { initialHealthState, type HealthState } from './health/health-state.ts';
 import type { NodeView } from './node.ts';
@@ -28,6 +28,10 @@ export interface NodeRuntime {
   readonly tokenRatios: Map<string, TokenRatio>;
   /** The same, as last published in the view (only a real change rebuilds the view). */
   publishedRatios: Readonly<Record<string, TokenRatio>>;
+  /** How fast the node generates each model's tokens, as learned from every answer (see decode-rate.ts). */
+  readonly decodeRates: Map<string, DecodeRate>;
+  /** The same, as last published in the view. */
+  publishedDecodes: Readonly<Record<string, DecodeRate>>;
   inFlight: number;
   /** Index in the registry's active nodes (its views array); -1 once the node is retiring. */
   position: number;
@@ -51,6 +55,8 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
     lacking: {},
     tokenRatios: new Map(),
     publishedRatios: {},
+    decodeRates: new Map(),
+    publishedDecodes: {},
     inFlight: 0,
     position: -1,
     load: undefined,
@@ -68,6 +74,7 @@ export function viewOf(runtime: NodeRuntime): NodeView {
     capacity: runtime.capacity,
     knownContexts: runtime.knownContexts,
     tokenRatios: runtime.publishedRatios,
+    ...(Object.keys(runtime.publishedDecodes).length === 0 ? {} : { decodeRates: runtime.publishedDecodes }),
     ...(Object.keys(runtime.lacking).length === 0 ? {} : { lackingEndpoints: runtime.lacking }),
     ejectedUntil: runtime.passive.ejectedUntil,
     ...(runtime.position >= 0 ? { position: runtime.position } : {}),

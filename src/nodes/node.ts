@@ -2,7 +2,7 @@
 
 import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
-import type { ModelContext, NodeCapacity, TokenRatio, Usage } from '#src/capacity/index.ts';
+import type { DecodeRate, ModelContext, NodeCapacity, TokenRatio, Usage } from '#src/capacity/index.ts';
 import type { HealthState } from './health/health-state.ts';
 import type { LoadReading } from './load/load-reading.ts';
 
@@ -23,6 +23,8 @@ export interface NodeView {
   readonly lackingEndpoints?: Readonly<Record<string, string>>;
   /** Bytes per prompt token per model, learned from this node's answers (absent = none learned). */
   readonly tokenRatios?: Readonly<Record<string, TokenRatio>>;
+  /** How fast this node generates each model's tokens, learned from its answers (absent = none learned). */
+  readonly decodeRates?: Readonly<Record<string, DecodeRate>>;
   /**
    * End of the node's latest passive-health ejection (epoch ms), which may have passed: readers
    * compare it with their own `now` (`isEjected(view, now)`), so a view never goes stale with time.

@@ -5,7 +5,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { diffNodes, isSameAllowList, nodeContinuity, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
-import { LeaseTable, recordRatio, rememberContexts, sameCapacity, withLearnedContexts, type NodeCapacity, type RatioSample } from '#src/capacity/index.ts';
+import { LeaseTable, recordDecode, recordRatio, rememberContexts, sameCapacity, withLearnedContexts, type DecodeSample, type NodeCapacity, type RatioSample } from '#src/capacity/index.ts';
 import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict } from './health/passive.ts';
 import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
@@ -66,10 +66,7 @@ export class NodeRegistry {
     this.applyChange(diffNodes([...this.#active.values()].map((r) => r.spec), specs));
   }
 
-  /**
-   * A reload's node change (against the set held): kept and relisted nodes keep health and discovery (spec updated);
-   * added and replaced nodes start fresh; removed and replaced ones retire.
-   */
+  /** A reload's node change: kept and relisted nodes keep health and discovery (spec updated); added and replaced start fresh; removed and replaced retire. */
   applyChange(change: NodeChange): void {
     const now = this.#clock.now();
     const carried = new Map<string, NodeRuntime>();
@@ -144,10 +141,7 @@ export class NodeRegistry {
     this.#events.emit('node:capacity', { node: nodeName, capacity });
   }
 
-  /**
-   * A node's refusal said its real context (llama.cpp's n_ctx, vLLM's "maximum context length is N"): kept until a
-   * poll gives that model's figure, or LEARNED_CONTEXT_TTL_MS passes (a restart with a larger context is not refused for ever).
-   */
+  /** A refusal stated the node's context (llama.cpp's n_ctx, vLLM's "maximum context length is N"): kept until a poll gives it, or LEARNED_CONTEXT_TTL_MS passes. */
   learnContext(nodeName: string, url: string, model: string, nCtx: number): void {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined || runtime.spec.url !== url) return;
@@ -173,6 +167,12 @@ export class NodeRegistry {
   learnTokenRatio(nodeName: string, url: string, model: string, sample: RatioSample): void {
     const runtime = this.#active.get(nodeName);
     if (runtime?.spec.url === url && recordRatio(runtime, model, sample, this.#clock.now())) this.#touch(runtime);
+  }
+
+  /** A node's answer showed how fast it generates the model's tokens (capacity/decode-rate.ts). */
+  learnDecodeRate(nodeName: string, url: string, model: string, sample: DecodeSample): void {
+    const runtime = this.#active.get(nodeName);
+    if (runtime?.spec.url === url && recordDecode(runtime, model, sample, this.#clock.now())) this.#touch(runtime);
   }
 
   /**

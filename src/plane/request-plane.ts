@@ -105,6 +105,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       snapshot: () => ports.fleet.snapshot(),
       learnContext: (node, url, model, nCtx) => ports.reports.learnContext(node, url, model, nCtx),
       learnTokenRatio: (node, url, model, sample) => ports.reports.learnTokenRatio(node, url, model, sample),
+      learnDecodeRate: (node, url, model, sample) => ports.reports.learnDecodeRate(node, url, model, sample),
       learnLackingEndpoint: (node, url, endpoint, said) => ports.reports.learnLackingEndpoint(node, url, endpoint, said),
     },
     pools,

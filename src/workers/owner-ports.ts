@@ -24,6 +24,7 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
     reports: {
       learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
       learnTokenRatio: (node, url, model, sample) => send({ t: 'learn-ratio', node, url, model, sample }),
+      learnDecodeRate: (node, url, model, sample) => send({ t: 'learn-decode', node, url, model, sample }),
       modelVanished: (node) => send({ t: 'vanished', node }),
       learnLackingEndpoint: (node, url, endpoint, said) => send({ t: 'learn-endpoint', node, url, endpoint, said }),
     },

@@ -3,7 +3,7 @@
 // everything crosses a MessagePort by structured clone, so no functions, no class instances.
 
 import type { GatewayConfig } from '#src/config/index.ts';
-import type { RatioSample } from '#src/capacity/index.ts';
+import type { DecodeSample, RatioSample } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { PlaneFigures } from '#src/plane/index.ts';
@@ -98,6 +98,7 @@ export type WorkerMessage =
   | { readonly t: 'events'; readonly events: readonly EventRecord[] }
   | { readonly t: 'learn'; readonly node: string; readonly url: string; readonly model: string; readonly nCtx: number }
   | { readonly t: 'learn-ratio'; readonly node: string; readonly url: string; readonly model: string; readonly sample: RatioSample }
+  | { readonly t: 'learn-decode'; readonly node: string; readonly url: string; readonly model: string; readonly sample: DecodeSample }
   | { readonly t: 'vanished'; readonly node: string }
   | { readonly t: 'learn-endpoint'; readonly node: string; readonly url: string; readonly endpoint: string; readonly said: string }
   | { readonly t: 'log'; readonly level: 'warn' | 'error'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }

@@ -99,6 +99,8 @@ export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>,
         return options.reports.learnContext(message.node, message.url, message.model, message.nCtx);
       case 'learn-ratio':
         return options.reports.learnTokenRatio(message.node, message.url, message.model, message.sample);
+      case 'learn-decode':
+        return options.reports.learnDecodeRate(message.node, message.url, message.model, message.sample);
       case 'vanished':
         return options.reports.modelVanished(message.node);
       case 'learn-endpoint':

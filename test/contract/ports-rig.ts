@@ -8,7 +8,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import pino from 'pino';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
-import type { RatioSample, Usage } from '#src/capacity/index.ts';
+import type { DecodeSample, RatioSample, Usage } from '#src/capacity/index.ts';
 import type { Lease, NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, leastInFlight } from '#src/routing/index.ts';
@@ -127,6 +127,7 @@ function ownerRegistry(o: Owner) {
     view: (name: string) => o.views().find((v) => v.spec.name === name),
     learnContext: (node: string, url: string, model: string, nCtx: number) => void o.learned.push(`ctx ${node} ${url} ${model} ${nCtx}`),
     learnTokenRatio: (node: string, url: string, model: string, sample: RatioSample) => void o.learned.push(`ratio ${node} ${url} ${model} ${JSON.stringify(sample)}`),
+    learnDecodeRate: (node: string, url: string, model: string, sample: DecodeSample) => void o.learned.push(`decode ${node} ${url} ${model} ${JSON.stringify(sample)}`),
     learnLackingEndpoint: (node: string, url: string, endpoint: string, said: string) => void o.learned.push(`lacks ${node} ${url} ${endpoint} ${said}`),
   };
 }

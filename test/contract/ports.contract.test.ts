@@ -128,15 +128,17 @@ contract('a load ticket settles once: one loaded switch, one refresh of the list
   assert.deepEqual(o.refreshes, ['r']);
 }, () => [router('r', 'x', ['m'])]);
 
-contract('learned contexts, token ratios, lacking endpoints and vanished models are applied once by the owner', async (o, host) => {
+contract('learned contexts, token ratios, decode rates, lacking endpoints and vanished models are applied once by the owner', async (o, host) => {
   host.reports.learnContext('a', 'http://127.0.0.1:1/a', 'm', 8_192);
   host.reports.learnTokenRatio('a', 'http://127.0.0.1:1/a', 'm', { bytes: 400, promptTokens: 100, templateTokens: 8 });
+  host.reports.learnDecodeRate('a', 'http://127.0.0.1:1/a', 'm', { tokens: 50, decodeMs: 1_000, firstTokenMs: 200 });
   host.reports.learnLackingEndpoint('a', 'http://127.0.0.1:1/a', '/v1/messages', '404 {"detail":"Not Found"}');
   host.reports.modelVanished('a');
   await host.settle();
   assert.deepEqual(o.learned, [
     'ctx a http://127.0.0.1:1/a m 8192',
     'ratio a http://127.0.0.1:1/a m {"bytes":400,"promptTokens":100,"templateTokens":8}',
+    'decode a http://127.0.0.1:1/a m {"tokens":50,"decodeMs":1000,"firstTokenMs":200}',
     'lacks a http://127.0.0.1:1/a /v1/messages 404 {"detail":"Not Found"}',
   ]);
   assert.deepEqual(o.relisted, ['a']);

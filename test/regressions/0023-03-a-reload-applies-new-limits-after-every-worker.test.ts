@@ -53,7 +53,7 @@ async function startTwo() {
     logger,
     config: () => holder.config,
     registry: { views: () => [] as NodeView[] },
-    reports: { learnContext: () => {}, learnTokenRatio: () => {}, modelVanished: () => {}, learnLackingEndpoint: () => {} },
+    reports: { learnContext: () => {}, learnTokenRatio: () => {}, learnDecodeRate: () => {}, modelVanished: () => {}, learnLackingEndpoint: () => {} },
     scheduler: { routerRooms: () => [], admit: () => Promise.reject(new Error('not used')) },
     ledger: new TenantLedger(() => 0),
     events: new EventBus<ProxyEvents>(),

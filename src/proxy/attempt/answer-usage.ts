@@ -13,20 +13,60 @@ export interface AnswerUsage {
    * counted by the gateway from what it relayed of a stream cut short (more than the node had
    * reported, or the node reported nothing); the prompt is the node's when it stated one.
    * `estimated`: the node reported nothing and nothing was relayed: the prompt as the gateway
-   * sized it, and 0 completion tokens.
+   * sized it, and the completion tokens estimated from the node's learned rate (estimatedWork).
    */
   readonly counted: 'usage' | 'seen' | 'estimated';
+  /** An estimate's basis: `decode_rate` (the node's learned rate over the time it had the request), or `prompt` alone (no rate known). */
+  readonly basis?: 'decode_rate' | 'prompt' | undefined;
 }
 
 /** How a read answer ended: complete, or cut short (the client left, the node broke off, the total timeout). */
 export type AnswerEnd = 'whole' | 'cut';
 
+/** A node's generation speed for a model, as learned from its answers (capacity/decode-rate.ts; request/node-speed.ts). */
+export interface KnownRate {
+  readonly tokensPerSecond: number;
+  /** From sending a request to its first generated token; undefined = not measured (0 is taken). */
+  readonly firstTokenMs: number | undefined;
+}
+
+/** What one answer showed of the node's speed (the shape capacity/decode-rate.ts learns from). */
+export interface DecodeObserved {
+  /** Tokens generated over `decodeMs`. */
+  readonly tokens: number;
+  readonly decodeMs: number;
+  /** A stream's: from sending the request to its first generated token. */
+  readonly firstTokenMs?: number | undefined;
+}
+
+/** What the gateway knows of a request's work when it sends it to a node (failover-loop.ts). */
+export interface WorkAsk {
+  /** The prompt as the gateway sized it (the reservation's figure); undefined = not sized (a count: nothing to charge). */
+  readonly promptTokens: number | undefined;
+  /** The most completion tokens the request could make the node generate: max_tokens (or the reserve) for each answer asked. */
+  readonly completionCap: number;
+  /** Answers asked (`n`, `best_of`): each is generated at the node's rate. */
+  readonly choices: number;
+  /** The node's learned speed for the model; undefined = none usable (too few answers, none lately, a site). */
+  readonly rate?: KnownRate | undefined;
+}
+
 /**
- * Pure: what a node that was sent the request is known to have done when nothing came back before
- * the client left (or nothing of its answer could be read): the prompt as the gateway sized it (the
- * reservation's figure), and no completion tokens — the tokens generated before the cancel reached
- * the node are not known, and are not guessed. undefined = the prompt was not sized (nothing to charge).
+ * Pure: what a node that was sent the request is known to have done when the client left before
+ * anything of its answer that states its usage could be read: the prompt as the gateway sized it,
+ * and the tokens it generated until the cancel reached it, estimated from its learned speed — the
+ * time it had the request (`elapsedMs`: from sending to the cancel) less its learned time to the
+ * first token, at its learned tokens per second, for each answer asked, never more than the
+ * request allowed (`completionCap`). With no usable rate, the prompt alone, marked so (`basis:
+ * 'prompt'`). undefined = the prompt was not sized (nothing to charge).
  */
-export function estimatedWork(promptTokens: number | undefined): AnswerUsage | undefined {
-  return promptTokens === undefined ? undefined : { promptTokens, completionTokens: 0, counted: 'estimated' };
+export function estimatedWork(work: WorkAsk, elapsedMs: number | undefined): AnswerUsage | undefined {
+  const { promptTokens, rate } = work;
+  if (promptTokens === undefined) return undefined;
+  if (rate === undefined || elapsedMs === undefined || !(elapsedMs >= 0) || !(rate.tokensPerSecond > 0)) {
+    return { promptTokens, completionTokens: 0, counted: 'estimated', basis: 'prompt' };
+  }
+  const generatingMs = Math.max(0, elapsedMs - (rate.firstTokenMs ?? 0));
+  const generated = Math.floor(((generatingMs * rate.tokensPerSecond) / 1000) * Math.max(1, work.choices));
+  return { promptTokens, completionTokens: Math.max(0, Math.min(generated, work.completionCap)), counted: 'estimated', basis: 'decode_rate' };
 }

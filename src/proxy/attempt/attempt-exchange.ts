@@ -1,6 +1,8 @@
 // The lifetime of one upstream attempt, whichever strategy answers the client: the abort that
 // stops the node's work (the client leaving, or the total timeout), and the share of the held-bytes
-// budget the attempt's held answer occupies until the client has been sent it.
+// budget the attempt's held answer occupies until the client has been sent it. A whole answer whose
+// head has come is already generated: a client leaving then lets it be read, for a bounded time,
+// so that what the node says it used is what is charged.
 
 import type { ServerResponse } from 'node:http';
 import type { Clock, Timer } from '#src/core/clock.ts';
@@ -23,13 +25,25 @@ export class AttemptExchange implements AbortSource {
   #listener: AbortListener | undefined;
   #timedOut = false;
   #heldBytesWritten = false;
+  readonly #clock: Clock;
+  /** The client's response closed before the answer was sent. */
+  #clientClosed = false;
+  /** Set once a whole answer is being read: how long it may still be read after the client left. */
+  #graceMs: number | undefined;
+  #graceTimer: Timer | undefined;
+  /** When the abort came (monotonic ms): how long the node had the request (answer-usage.ts, estimatedWork). */
+  #abortedAtMs: number | undefined;
 
   constructor(res: ServerResponse, clock: Clock, totalTimeoutMs: number, heldBudget: HeldBytesBudget, headersTimeoutMs?: number) {
     this.#res = res;
+    this.#clock = clock;
     this.totalTimeoutMs = totalTimeoutMs;
     // The response's close (not the request's: that fires once the body is read) means the client left.
     this.#onClose = () => {
-      if (!res.writableFinished) this.abort(new Error('client closed the connection'));
+      if (res.writableFinished) return;
+      this.#clientClosed = true;
+      if (this.#graceMs === undefined) this.abort(CLIENT_CLOSED);
+      else this.#graceTimer ??= clock.setTimeout(() => this.abort(CLIENT_CLOSED), this.#graceMs);
     };
     res.on('close', this.#onClose);
     // A plain timer, cancelled when the attempt ends: AbortSignal.timeout() would keep a timer (an
@@ -49,6 +63,14 @@ export class AttemptExchange implements AbortSource {
             this.abort(new Error(`no answer head within ${headersTimeoutMs}ms`));
           }, headersTimeoutMs);
     this.reservation = heldBudget.open();
+  }
+
+  /**
+   * A whole answer's head came (the node has generated it): should the client leave, its body is
+   * still read, for at most `graceMs`, to learn what it used; then the call is cut.
+   */
+  readingWholeAnswer(graceMs: number): void {
+    this.#graceMs = graceMs;
   }
 
   /** The answer's head arrived: the load deadline no longer applies. */
@@ -72,13 +94,19 @@ export class AttemptExchange implements AbortSource {
 
   /** Aborted, and not by the timeout: the client went away. */
   clientLeft(): boolean {
-    return this.#controller.signal.aborted && !this.#timedOut && !this.#headersTimedOut;
+    return this.#clientClosed || (this.#controller.signal.aborted && !this.#timedOut && !this.#headersTimedOut);
   }
 
   abort(reason: unknown): void {
     if (this.#controller.signal.aborted) return;
+    this.#abortedAtMs = this.#clock.monotonicMs();
     this.#controller.abort(reason);
     this.#listener?.handleEvent();
+  }
+
+  /** When the attempt was aborted (monotonic ms); undefined = not aborted. */
+  get abortedAtMs(): number | undefined {
+    return this.#abortedAtMs;
   }
 
   onAbort(listener: AbortListener | undefined): void {
@@ -95,7 +123,11 @@ export class AttemptExchange implements AbortSource {
     this.#res.off('close', this.#onClose);
     this.#timer?.cancel();
     this.#headersTimer?.cancel();
+    this.#graceTimer?.cancel();
     if (this.#heldBytesWritten && !this.#res.closed) this.#res.once('close', this.reservation.release);
     else this.reservation.release();
   }
 }
+
+/** Why the node's call is cut when the client left. */
+const CLIENT_CLOSED = new Error('client closed the connection');

@@ -2,14 +2,17 @@
 // (overflow, unknown model) has its own kind, with the meaning in its own field: it is neither a
 // transport failure nor an answer, and the handler decides what it changes.
 
-import type { AnswerUsage } from './answer-usage.ts';
+import type { AnswerUsage, DecodeObserved } from './answer-usage.ts';
 import type { AttemptFailure } from './attempt-result.ts';
 import type { UpstreamErrorMeaning } from './upstream-error.ts';
 import type { TokenTimes } from './stream-timing.ts';
 
 export type AttemptOutcome =
-  /** The answer (any status) reached the client completely; `usage`: what a 2xx stated it used (or was seen to). */
-  | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined; readonly usage?: AnswerUsage | undefined; readonly tokens?: TokenTimes | undefined }
+  /**
+   * The answer (any status) reached the client completely; `usage`: what a 2xx stated it used (or
+   * was seen to); `decode`: what a 200 showed of the node's speed (learned: capacity/decode-rate.ts).
+   */
+  | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined; readonly usage?: AnswerUsage | undefined; readonly tokens?: TokenTimes | undefined; readonly decode?: DecodeObserved | undefined }
   /** Nothing reached the client; another node may be tried. */
   | { readonly kind: 'failed'; readonly result: AttemptFailure; readonly error: string; readonly status?: number }
   /** The node refused with an error the gateway recognised; nothing reached the client. */

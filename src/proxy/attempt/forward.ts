@@ -6,7 +6,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
-import { estimatedWork } from './answer-usage.ts';
+import { estimatedWork, type WorkAsk } from './answer-usage.ts';
 import { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { decodedBody } from './decode.ts';
@@ -51,12 +51,20 @@ export interface AttemptInput extends UpstreamRequest {
   /** The body sent asks for the stream's usage the client did not ask for: taken out of the answer again. */
   readonly usageAsked?: UsageAsked | undefined;
   /**
-   * The prompt as the gateway sized it (the tenant's reservation figure): what the node is charged
-   * with, estimated, when it was sent the request and the client left before anything of the
-   * answer could be read (answer-usage.ts, estimatedWork). undefined = not sized (a count).
+   * The request's work as the gateway knows it (the prompt as sized, the most it may generate, the
+   * node's learned speed): what the node is charged with, estimated, when it was sent the request
+   * and the client left before anything of the answer stating its usage could be read
+   * (answer-usage.ts, estimatedWork). undefined = nothing to charge.
    */
-  readonly promptTokens?: number | undefined;
+  readonly work?: WorkAsk | undefined;
 }
+
+/**
+ * How long a whole answer whose head came is still read after its client left, to charge what the
+ * node says it used (its body follows its head at once: the node has generated it). Past this, or
+ * past the held-answer bound in bytes, the call is cut and the work estimated.
+ */
+export const WHOLE_ANSWER_GRACE_MS = 2_000;
 
 export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const { res } = input;
@@ -64,8 +72,10 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
   let upstream: UpstreamCall | undefined;
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };
+    const sentMs = input.clock.monotonicMs();
+    const workDone = (outcome: AttemptOutcome): AttemptOutcome => withWorkDone(outcome, input.work, (exchange.abortedAtMs ?? input.clock.monotonicMs()) - sentMs);
     const sent = await sendAttempt(input, exchange);
-    if (sent.kind === 'unanswered') return withWorkDone(sent.outcome, input.promptTokens);
+    if (sent.kind === 'unanswered') return workDone(sent.outcome);
     upstream = sent.call;
     const status = sent.head.status;
     const headers = clientResponseHeaders(sent.head.headers);
@@ -77,20 +87,21 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     }
     if (res.destroyed) {
       upstream.destroy(CLIENT_GONE);
-      return withWorkDone({ kind: 'client_gone', status }, input.promptTokens);
+      return workDone({ kind: 'client_gone', status });
     }
     // Compressed although asked for identity: the client gets the decoded bytes (planResponse failed unknown codings).
     const body = decodedBody(upstream, coding);
     if (body !== upstream) delete headers['content-encoding'];
     const answer: UpstreamAnswer = { status, headers, body };
-    const client: ClientSide = { res, exchange, extraResponseHeaders: input.extraResponseHeaders, clock: input.clock, startedMs: input.startedMs };
+    const client: ClientSide = { res, exchange, extraResponseHeaders: input.extraResponseHeaders, clock: input.clock, startedMs: input.startedMs, sentMs };
     switch (plan.kind) {
       case 'inspect_error':
         return await inspectRefusal(answer, client, input.passOnErrors !== false, input.errorDialect);
       case 'hold_json':
-        return withWorkDone(await holdJson(answer, client, input.maxHeldBodyBytes), input.promptTokens);
+        exchange.readingWholeAnswer(WHOLE_ANSWER_GRACE_MS);
+        return workDone(await holdJson(answer, client, input.maxHeldBodyBytes));
       case 'stream':
-        return withWorkDone(await streamThrough(answer, client, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked }), input.promptTokens);
+        return workDone(await streamThrough(answer, client, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked }));
     }
   } catch (error) {
     // Anything that throws between sending and pumping (a header node:http refuses, a bug) must
@@ -105,13 +116,13 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
 
 /**
  * A client that left after the node was sent the request, with nothing read of a successful answer
- * that says what it used: the node is charged what it is known to have done, estimated (answer-usage.ts).
- * An error answer the node gave used nothing to count.
+ * that says what it used: the node is charged what it is known to have done in the `elapsedMs` it
+ * had the request, estimated (answer-usage.ts). An error answer the node gave used nothing to count.
  */
-function withWorkDone(outcome: AttemptOutcome, promptTokens: number | undefined): AttemptOutcome {
-  if (outcome.kind !== 'client_gone' || outcome.usage !== undefined) return outcome;
+function withWorkDone(outcome: AttemptOutcome, work: WorkAsk | undefined, elapsedMs: number): AttemptOutcome {
+  if (outcome.kind !== 'client_gone' || outcome.usage !== undefined || work === undefined) return outcome;
   if (outcome.status !== undefined && (outcome.status < 200 || outcome.status >= 300)) return outcome;
-  const usage = estimatedWork(promptTokens);
+  const usage = estimatedWork(work, elapsedMs);
   return usage === undefined ? outcome : { kind: 'client_gone', status: outcome.status, usage };
 }
 

@@ -17,7 +17,10 @@ export function deliverHeld(answer: UpstreamAnswer, bytes: Buffer, client: Clien
   res.writeHead(answer.status, clientHead(answer, client, bytes.length));
   client.exchange.heldBytesWritten();
   res.end(bytes);
-  return { kind: 'delivered', status: answer.status, firstByteMs: client.clock.monotonicMs() - client.startedMs, usage };
+  const now = client.clock.monotonicMs();
+  // A whole answer comes once generated: its tokens over the time since sending (prompt included: errs low).
+  const decode = answer.status === 200 && usage?.counted === 'usage' && usage.completionTokens !== undefined ? { tokens: usage.completionTokens, decodeMs: now - client.sentMs } : undefined;
+  return { kind: 'delivered', status: answer.status, firstByteMs: now - client.startedMs, usage, decode };
 }
 
 /** Nothing reached the client yet, so a body that broke off can still be failed over. */

@@ -16,6 +16,11 @@ export async function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHe
     case 'failed':
       return heldBodyBrokeOff(answer.status, held.error, client.exchange);
     case 'too_big':
+      // A client that left while it was read has nothing to be streamed to: the call is cut.
+      if (client.exchange.clientLeft()) {
+        client.exchange.abort(new Error('client closed the connection'));
+        return { kind: 'client_gone', status: answer.status };
+      }
       return streamThrough(answer, client, { eventStream: false, head: held.head });
     case 'complete': {
       const parsed = parsedJson(held.bytes);

@@ -47,7 +47,11 @@ export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, 
   // A stream cut short is charged what the node reported last, never less than what was relayed.
   const usage = (): AnswerUsage | undefined => (answer.status < 300 ? reader.usage(pumped.ok ? 'whole' : 'cut') : undefined);
   const tokens = options.eventStream ? pumped.timing.times(client.startedMs) : undefined;
-  if (pumped.ok) return { kind: 'delivered', status: answer.status, firstByteMs, usage: usage(), tokens };
+  if (pumped.ok) {
+    const used = usage();
+    const decode = answer.status === 200 ? pumped.timing.decodeSample(client.sentMs, used?.counted === 'usage' ? used.completionTokens : undefined) : undefined;
+    return { kind: 'delivered', status: answer.status, firstByteMs, usage: used, tokens, decode };
+  }
   if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status, usage: usage() };
   if (options.eventStream) res.end(reader.flush());
   else res.destroy();

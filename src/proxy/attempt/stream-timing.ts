@@ -2,6 +2,9 @@
 // client, and the mean gap between tokens after it. The reader already counts the generated-text
 // events (seen-tokens.ts); a chunk that raised the count is a token arriving, timed with one clock
 // read. A chunk carrying several tokens spreads its gap over them. Nothing is kept per token.
+// The same figures show the node's speed (decodeSample), which the registry learns.
+
+import type { DecodeObserved } from './answer-usage.ts';
 
 export interface TokenTimes {
   /** From the request's arrival to the first chunk with a generated token; undefined = none came. */
@@ -26,6 +29,19 @@ export class StreamTiming {
     }
     this.#lastAt = at;
     this.#count = seen;
+  }
+
+  /**
+   * What the stream showed of the node's speed (capacity/decode-rate.ts learns from it): the tokens
+   * after its first token-carrying chunk over the time to the last one — scaled up to the node's
+   * own count when it stated more (chunks carrying several tokens) — and the time from sending the
+   * request (`sentMs`, monotonic) to the first token. undefined = fewer than two chunks carried any.
+   */
+  decodeSample(sentMs: number, completionTokens: number | undefined): DecodeObserved | undefined {
+    const later = this.#count - this.#firstCount;
+    if (this.#firstAt === undefined || later <= 0) return undefined;
+    const scale = completionTokens !== undefined && completionTokens > this.#count ? completionTokens / this.#count : 1;
+    return { tokens: later * scale, decodeMs: this.#lastAt - this.#firstAt, firstTokenMs: Math.max(0, this.#firstAt - sentMs) };
   }
 
   times(startedMs: number): TokenTimes {

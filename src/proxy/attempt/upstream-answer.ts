@@ -25,6 +25,8 @@ export interface ClientSide {
   readonly clock: Clock;
   /** When the request arrived, for the time to the first byte. */
   readonly startedMs: number;
+  /** When the request was sent to the node (monotonic ms), for the node's speed (stream-timing.ts, decodeSample). */
+  readonly sentMs: number;
 }
 
 /**

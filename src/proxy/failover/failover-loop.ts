@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { AttemptEndNote, AttemptSpan, RequestSpan } from '#src/core/tracing.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
+import type { RouteRequest } from '#src/routing/index.ts';
 import { attemptEvent } from './attempt-feedback.ts';
 import { afterFailure, withFailure, type FailoverState } from './failover-state.ts';
 import { forwardAttempt } from '../attempt/forward.ts';
@@ -94,7 +95,7 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
       const canFailOver = (): boolean => mayFailOver(target, sources.slice(index + 1), stateNow);
       attempts += 1;
       const traced: TracedAttempt | undefined = setting.trace === undefined ? undefined : { span: setting.trace, index: attempts };
-      const outcome = await attempt(target, canFailOver, setting, traced, stateNow.routeRequest.promptTokens);
+      const outcome = await attempt(target, canFailOver, setting, traced, stateNow.routeRequest);
       setting.onConcluded?.(target, outcome);
       const verdict = target.conclude(outcome);
       traced?.attempt?.end(attemptEnd(outcome, verdict.next === 'fail_over'));
@@ -123,8 +124,8 @@ interface TracedAttempt {
   attempt?: AttemptSpan;
 }
 
-/** `promptTokens`: the prompt as sized for the request (charged, estimated, for a node left working by its client). */
-async function attempt(target: Target, canFailOver: () => boolean, setting: AttemptSetting, traced: TracedAttempt | undefined, promptTokens: number | undefined): Promise<AttemptOutcome> {
+/** `route`: the request as sized (its prompt and answer sizes are charged, estimated, for a node left working by its client). */
+async function attempt(target: Target, canFailOver: () => boolean, setting: AttemptSetting, traced: TracedAttempt | undefined, route: RouteRequest): Promise<AttemptOutcome> {
   try {
     const prepared = await target.prepare();
     if (traced !== undefined) {
@@ -134,6 +135,7 @@ async function attempt(target: Target, canFailOver: () => boolean, setting: Atte
     // The attempt's trace context replaces the client's: the node's (or site's) spans are its children.
     const trace = traced?.attempt?.headers;
     const { call } = prepared;
+    const choices = call.speed?.choices ?? 1;
     // Every member named, none spread: one literal of one shape for every target (a spread followed
     // by members defines each of them through the runtime, per attempt).
     return await forwardAttempt({
@@ -147,7 +149,7 @@ async function attempt(target: Target, canFailOver: () => boolean, setting: Atte
       anyMedia: call.anyMedia,
       errorDialect: call.errorDialect,
       usageAsked: call.usageAsked,
-      promptTokens,
+      work: { promptTokens: route.promptTokens, completionCap: choices * (route.maxTokens ?? route.completionReserveTokens), choices, rate: call.speed?.rate },
       res: setting.res,
       nodeName: target.label,
       canFailOver,

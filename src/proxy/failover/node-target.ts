@@ -1,9 +1,10 @@
 // Local nodes as targets. Each one is an admission by the scheduler (it routes, claims the lease,
 // maybe queues or wakes); the scheduler's refusal ends the local targets and is kept for the answer.
 // A node's outcome settles its load ticket, feeds passive health (`proxy:attempt`), teaches its
-// context and the prompt's bounds (a refusal), or its bytes per token (an answer), and a node that
-// lost the model its listing showed is re-listed.
+// context and the prompt's bounds (a refusal), or its bytes per token and its speed (an answer), and
+// a node that lost the model its listing showed is re-listed.
 
+import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { RouteNote } from '#src/core/tracing.ts';
 import { answersMedia, nodePathPrefix } from '#src/config/index.ts';
@@ -22,17 +23,21 @@ import { loadOutcomeOf } from './load-outcome.ts';
 import { judgeOverflowRefusal, overflowFacts } from '../request/overflow-refusal.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import { learnFromAnswer } from '../request/size-prompt.ts';
+import { knownRate, speedLesson } from '../request/node-speed.ts';
+import { requestedChoices } from '../request/prompt-size.ts';
 import { UsageAsk } from '../request/usage-ask.ts';
 import type { AttemptVerdict, Prepared, Target, TargetId } from './target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
 export interface NodeTargetDeps {
-  readonly registry: Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>;
+  readonly registry: Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnDecodeRate' | 'learnLackingEndpoint'>;
   readonly pools: UpstreamPools;
   readonly scheduler: AdmissionPort;
   readonly events: EventBus<ProxyEvents>;
   readonly modelLabel: (model: string) => string;
   readonly onModelVanished: (nodeName: string) => void;
+  /** Reads the time a node's learned speed is judged at. */
+  readonly clock: Pick<Clock, 'now'>;
 }
 
 export type LocalRefusal = Extract<Admission, { kind: 'refused' }>;
@@ -151,6 +156,7 @@ class NodeTarget implements Target {
       headersTimeoutMs: admission.load?.timeoutMs,
       errorDialect: errorDialectFor(endpoint),
       anyMedia: answersMedia(endpoint),
+      speed: { rate: knownRate(view, resolved.model, this.#deps.clock.now()), choices: requestedChoices(endpoint, resolved.json) },
       ...asked,
     };
     return Promise.resolve<Prepared>({ kind: 'send', call });
@@ -182,6 +188,8 @@ class NodeTarget implements Target {
     if (outcome.kind === 'delivered' && outcome.status === 200 && outcome.usage?.counted === 'usage') {
       learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.usage.promptTokens);
     }
+    const lesson = speedLesson(outcome, requestedChoices(endpoint, resolved.json));
+    if (lesson !== undefined) deps.registry.learnDecodeRate(node.name, node.url, resolved.model, lesson);
     return feedback.verdict;
   }
 }

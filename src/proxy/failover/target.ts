@@ -4,7 +4,7 @@
 // transport differs: only how a target is reached and how its outcome feeds back differ.
 
 import type { Dispatcher } from 'undici';
-import type { AnswerUsage } from '../attempt/answer-usage.ts';
+import type { AnswerUsage, KnownRate } from '../attempt/answer-usage.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
 import type { UsageAsked } from '../attempt/usage-strip.ts';
@@ -33,6 +33,12 @@ export interface TargetCall {
   readonly errorDialect?: ErrorDialect;
   /** The endpoint answers other media than JSON and SSE (the audio routes): passed through. */
   readonly anyMedia?: boolean | undefined;
+  /**
+   * A node's learned speed for the model, and the answers the request asks it for (`n`, `best_of`):
+   * what a client leaving before the answer is charged for its generation (attempt/answer-usage.ts).
+   * Absent (a site) = its prompt alone.
+   */
+  readonly speed?: { readonly rate: KnownRate | undefined; readonly choices: number } | undefined;
 }
 
 /** What `prepare` gives: a call to send, or an outcome already known without sending (an unusable url). */

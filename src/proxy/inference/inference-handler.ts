@@ -45,7 +45,7 @@ import type { QueueTenant } from '#src/routing/index.ts';
 export interface InferenceDeps {
   readonly clock: Clock;
   /** The fleet view and reports ports (src/ports): the registry in-thread, a worker's mirror and messages. */
-  readonly registry: Pick<FleetView, 'views' | 'snapshot'> & Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnLackingEndpoint'>;
+  readonly registry: Pick<FleetView, 'views' | 'snapshot'> & Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnDecodeRate' | 'learnLackingEndpoint'>;
   readonly pools: UpstreamPools;
   /** The admission port: the in-thread Scheduler, or a worker's round trip to the one that owns every lease. */
   readonly scheduler: AdmissionPort;

@@ -9,12 +9,15 @@
 //   reads keys so, or might (its kind's decoder is not known: kinds/json-keys.ts);
 // - likewise any two top-level keys that fold onto one (`"max_tokens"` and `"Max_Tokens"`,
 //   `"stream"` and `"STREAM"`): the gateway sizes, reserves and streams by the one it reads, and
-//   such a node would read the other.
+//   such a node would read the other;
+// - and, at any depth, a case variant of a key the gateway reads, alone or beside it
+//   (`"MAX_TOKENS"`, `"options.Num_Predict"`, a message's `"CONTENT"`): read-keys.ts.
 
 import { badRequest, type GatewayError } from '#src/core/errors.ts';
 import { jsonKeysOf, loosestJsonKeys, type JsonKeyMatching } from '#src/kinds/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { foldCase, type BodyScan } from './raw-json.ts';
+import { caseVariantReading } from './read-keys.ts';
 
 /**
  * The refusal of a body whose model (or another top-level member) a node could read otherwise than
@@ -35,7 +38,7 @@ export function secondReading(
   if (variant !== undefined) {
     return badRequest(`body has ${JSON.stringify(variant)} beside "model": a node may read either (its JSON keys match case-insensitively); send "model" only`, 'model');
   }
-  return foldedTwice(json);
+  return foldedTwice(json) ?? caseVariantReading(json);
 }
 
 /** Two top-level keys that are one key to a case-insensitive decoder: refused, naming both. */

@@ -36,8 +36,10 @@ export interface BodyScan {
    */
   readonly variantKeys: readonly string[];
   /**
-   * Whether some top-level key has an upper-case letter, an escape or a byte beyond ASCII: only
-   * then can two keys fold onto one (`"max_tokens"` and `"Max_Tokens"`), which is checked then.
+   * Whether some key, at any depth, has an upper-case letter, an escape or a byte beyond ASCII: only
+   * then can a key fold onto another (`"max_tokens"` and `"Max_Tokens"`, `"CONTENT"` in a message),
+   * which is checked then (model-readings.ts, read-keys.ts). A lower-case body costs one look at
+   * the byte after each string.
    */
   readonly casedKeys: boolean;
   /** Index just past the top-level object's `{`; -1 when the body is not an object. */
@@ -138,6 +140,22 @@ export function keyText(raw: Uint8Array, start: number, end: number): string {
   return JSON.parse(Buffer.from(raw.subarray(start, end)).toString('utf8')) as string;
 }
 
+/**
+ * Whether the string token raw[start, end) is an object's key (the next byte past spaces is a colon:
+ * in valid JSON only a key is followed by one) that has an upper-case ASCII letter, an escape or a
+ * byte beyond ASCII.
+ */
+function isCasedKey(raw: Uint8Array, start: number, end: number): boolean {
+  let next = end;
+  while (isSpace(raw[next])) next += 1;
+  if (raw[next] !== COLON) return false;
+  for (let i = start + 1; i < end - 1; i += 1) {
+    const byte = raw[i]!;
+    if ((byte >= 0x41 && byte <= 0x5a) || byte === BACKSLASH || byte > 0x7f) return true;
+  }
+  return false;
+}
+
 function trimEnd(raw: Uint8Array, start: number, end: number): number {
   while (end > start && isSpace(raw[end - 1])) end -= 1;
   return end;
@@ -194,6 +212,8 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
         awaitingValue = match === EXACT;
         if (awaitingValue) keyStarts.push(i);
         else if (match === VARIANT) (variantKeys ??= []).push(keyText(raw, i, end));
+      } else if (!casedKeys && depth > 1 && isCasedKey(raw, i, end)) {
+        casedKeys = true;
       }
       i = end - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {

@@ -36,6 +36,36 @@ test('the response closing early is the client leaving; closing cancels the time
   assert.equal(clock.pendingTimers(), 0);
 });
 
+test('a whole answer being read when the client leaves is read on for the grace, then cut; the abort time is kept', () => {
+  const clock = new ManualClock();
+  const res = response();
+  const exchange = new AttemptExchange(res, clock, 0, new HeldBytesBudget(() => 100));
+  exchange.readingWholeAnswer(2_000);
+  clock.advance(500);
+  res.emit('close');
+  assert.equal(exchange.clientLeft(), true, 'the client left');
+  assert.equal(exchange.signal.aborted, false, 'the answer is still read');
+  assert.equal(exchange.abortedAtMs, undefined);
+  clock.advance(1_999);
+  assert.equal(exchange.signal.aborted, false);
+  clock.advance(1);
+  assert.equal(exchange.signal.aborted, true, 'cut after the grace');
+  assert.equal(exchange.abortedAtMs, clock.monotonicMs());
+  exchange.close();
+  assert.equal(clock.pendingTimers(), 0);
+});
+
+test('without a whole answer being read, the client leaving aborts at once, at a known time', () => {
+  const clock = new ManualClock();
+  const res = response();
+  const exchange = new AttemptExchange(res, clock, 0, new HeldBytesBudget(() => 100));
+  clock.advance(700);
+  res.emit('close');
+  assert.equal(exchange.signal.aborted, true);
+  assert.equal(exchange.abortedAtMs, clock.monotonicMs());
+  exchange.close();
+});
+
 test('no total timeout schedules no timer', () => {
   const clock = new ManualClock();
   new AttemptExchange(response(), clock, 0, new HeldBytesBudget(() => 100)).close();

@@ -12,7 +12,7 @@ import type { AttemptExchange } from '#src/proxy/attempt/attempt-exchange.ts';
 function clientWith(own: Record<string, string>): ClientSide {
   const res = new ServerResponse(new IncomingMessage(new Socket()));
   for (const [name, value] of Object.entries(own)) res.setHeader(name, value);
-  return { res, exchange: {} as AttemptExchange, extraResponseHeaders: { 'x-request-id': 'r' }, clock: systemClock, startedMs: 0 };
+  return { res, exchange: {} as AttemptExchange, extraResponseHeaders: { 'x-request-id': 'r' }, clock: systemClock, startedMs: 0, sentMs: 0 };
 }
 
 const nodeHeaders = (): Record<string, string> => ({ 'content-type': 'application/json', 'x-ratelimit-limit-requests': '10000', 'x-ratelimit-remaining-tokens': '999999' });

@@ -82,9 +82,13 @@ test('case variants of the key are found as a case-insensitive decoder (Go) woul
   assert.deepEqual(escaped.variantKeys, ['Model']);
 });
 
-test('casedKeys: set only when a top-level key has an upper-case letter, an escape or a byte beyond ASCII', () => {
+test('casedKeys: set only when a key, at any depth, has an upper-case letter, an escape or a byte beyond ASCII', () => {
   const cased = (text: string): boolean => scanBody(Buffer.from(text), 'model').casedKeys;
-  assert.equal(cased('{"model":"A","messages":[{"Role":"x"}],"max_tokens":3}'), false, 'values and nested keys do not count');
+  assert.equal(cased('{"model":"A","messages":[{"role":"X","content":"Hello \\"World\\": Yes"}],"max_tokens":3}'), false, 'values do not count');
+  assert.equal(cased('{"model":"a","messages":[{"Role":"x"}],"max_tokens":3}'), true, 'a nested key counts');
+  assert.equal(cased('{"model":"a","options":{"num_pr\\u0065dict":3}}'), true, 'a nested escape counts');
+  assert.equal(cased('{"model":"a","messages":["A", "B" ],"stop":["X" , "Y"]}'), false, 'strings in arrays are values');
+  assert.equal(cased('{"model":"a","options":{"NUM_PREDICT" : 3}}'), true, 'spaces before the colon');
   assert.equal(cased('{"model":"a","Max_Tokens":3}'), true);
   assert.equal(cased('{"mod\\u0065l":"a"}'), true);
   assert.equal(cased('{"modèle":"a"}'), true);

@@ -95,7 +95,18 @@ test('one reading of the model: a repeated "model" is refused for every kind, a 
     // Any two top-level keys one to a case-insensitive decoder: the gateway reserves and streams by the one it reads.
     { body: '{"model":"big","max_tokens":3,"Max_Tokens":100000}', exact: undefined, loose: /body has "Max_Tokens" beside "max_tokens": a node may read either/, param: 'max_tokens' },
     { body: '{"STREAM":true,"model":"big","stream":false}', exact: undefined, loose: /body has "stream" beside "STREAM"/, param: 'STREAM' },
-    { body: '{"model":"big","Temperature":0.5,"N":2}', exact: undefined, loose: undefined },
+    { body: '{"model":"big","Temperature":0.5,"Top_P":2}', exact: undefined, loose: undefined },
+    // A lone case variant of a key the gateway reads, at any depth (read-keys.ts): such a node reads it as the key.
+    { body: '{"model":"big","Temperature":0.5,"N":2}', exact: undefined, loose: /body has "N": a node whose JSON keys match case-insensitively reads it as "n"/, param: 'n' },
+    { body: '{"model":"big","MAX_TOKENS":100000}', exact: undefined, loose: /reads it as "max_tokens"/, param: 'max_tokens' },
+    { body: '{"model":"m","options":{"NUM_PREDICT":100000}}', exact: undefined, loose: /body has "options.NUM_PREDICT": .* reads it as "options.num_predict"/, param: 'options.num_predict' },
+    { body: '{"model":"m","options":{"num_predict":5,"Num_Predict":100000}}', exact: undefined, loose: /body has "options.Num_Predict" beside "options.num_predict"/, param: 'options.num_predict' },
+    { body: '{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"user","CONTENT":"long"}]}', exact: undefined, loose: /body has "messages\[1\].CONTENT": .* "messages\[1\].content"/, param: 'messages[1].content' },
+    { body: '{"model":"m","messages":[{"role":"user","content":[{"type":"text","Text":"long"}]}]}', exact: undefined, loose: /"messages\[0\].content\[0\].Text"/, param: 'messages[0].content[0].text' },
+    { body: '{"model":"m","stream":true,"stream_options":{"Include_Usage":false}}', exact: undefined, loose: /"stream_options.Include_Usage"/, param: 'stream_options.include_usage' },
+    { body: '{"model":"m","options":{"num_pr\\u0065dict":5}}', exact: undefined, loose: undefined },
+    // Keys the gateway does not read are not judged, at any depth: a tool's schema, a message's own extras.
+    { body: '{"model":"m","tools":[{"type":"function","function":{"name":"f","parameters":{"properties":{"Name":{},"name":{}}}}}],"messages":[{"role":"user","content":"x","Extra":1}],"format":{"Type":"object"}}', exact: undefined, loose: undefined },
   ];
   for (const row of table) {
     for (const [matching, expected] of [[exactNodes, row.exact], [looseNodes, row.loose]] as const) {

@@ -68,7 +68,7 @@ async function startWith(mesh?: WorkersMeshSource) {
     logger,
     config: () => CONFIG,
     registry: { views: () => VIEWS },
-    reports: { learnContext: () => {}, learnTokenRatio: () => {}, modelVanished: () => {}, learnLackingEndpoint: () => {} },
+    reports: { learnContext: () => {}, learnTokenRatio: () => {}, learnDecodeRate: () => {}, modelVanished: () => {}, learnLackingEndpoint: () => {} },
     scheduler,
     ledger: new TenantLedger(() => 0),
     events: new EventBus<ProxyEvents>(),
