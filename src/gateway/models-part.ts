@@ -122,6 +122,7 @@ export class ModelsPart implements SwitchModels {
       switches: this.book.held(),
       holds: this.reconciler.holds(),
       epochMs: this.#deps.clock.now(),
+      reconciler: this.reconciler.status(),
     });
   }
 

@@ -4,14 +4,16 @@
 // expired), its desired state (pin / preload / warm) and whether it holds, what the
 // reconciler would do next for it (its plan), and the loads that failed with their reasons. Per
 // node: whether it manages models, why it is unavailable, what it runs, and the switch under way.
-// Per model too: where an operator's load (or unload) holds it against the reconciler, and until when.
+// Per model too: where an operator's load (or unload) holds it against the reconciler, through
+// which replica, and until when; and where the holds are kept ([cluster]: the store every replica
+// reads; a lost store: the holds this replica knows, with the reason).
 
 import type { DesiredModelState } from '#src/config/index.ts';
 import type { NodeFacts } from './model-decision.ts';
 import type { FailedOp } from './backoff.ts';
 import type { ReconcileStep } from './reconcile-plan.ts';
 import type { SwitchTicket } from './switch-book.ts';
-import type { OperatorHold } from './operator-holds.ts';
+import type { HoldsState, OperatorHold } from './operator-holds.ts';
 
 export interface ModelsViewInput {
   readonly nodes: readonly NodeFacts[];
@@ -25,6 +27,8 @@ export interface ModelsViewInput {
   /** The operator's holds in force (monotonic ms, as `nowMs`), and the epoch ms of `nowMs` to date their end. */
   readonly holds?: readonly OperatorHold[];
   readonly epochMs?: number;
+  /** The reconciler's rounds ended so far and where the holds are kept. */
+  readonly reconciler?: HoldsState & { readonly rounds: number };
 }
 
 export interface ModelRow {
@@ -41,7 +45,7 @@ export interface ModelRow {
   readonly next: { readonly action: 'load'; readonly node: string; readonly why: 'warm' | 'preload' }[];
   readonly failures: { readonly node: string; readonly reason: string; readonly failures: number; readonly retry_in_ms: number }[];
   /** Nodes where an admin load holds it (`loaded`: the reconciler does not unload it there) or an admin unload holds it off (`unloaded`: nor load it there), until `until`. */
-  readonly held: { readonly node: string; readonly state: 'loaded' | 'unloaded'; readonly by: 'operator'; readonly until: string | null; readonly expires_in_ms: number }[];
+  readonly held: { readonly node: string; readonly state: 'loaded' | 'unloaded'; readonly by: 'operator'; readonly replica: string | null; readonly until: string | null; readonly expires_in_ms: number }[];
 }
 
 export interface NodeRow {
@@ -55,7 +59,14 @@ export interface NodeRow {
   readonly switch: { readonly action: 'load' | 'unload'; readonly model: string; readonly by: string; readonly loaded: boolean; readonly victim: string | null } | null;
 }
 
-export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes: NodeRow[] } {
+/** The reconciler's rounds, and where the operator's holds are kept: `cluster` (every replica reads them) or `gateway`; `holds_lost`: why the store is not read now (the holds this replica knows stand meanwhile). */
+export interface ReconcilerRow {
+  readonly rounds: number;
+  readonly holds_kept_in: 'cluster' | 'gateway';
+  readonly holds_lost: string | null;
+}
+
+export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes: NodeRow[]; reconciler?: ReconcilerRow } {
   const rows = new Map<string, ModelRow>();
   const row = (model: string): ModelRow => {
     let found = rows.get(model);
@@ -78,7 +89,7 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
   for (const step of input.plan ?? []) row(step.model).next.push({ action: 'load', node: step.node, why: step.why });
   for (const hold of input.holds ?? []) {
     const left = Math.max(0, Math.round(hold.untilMs - input.nowMs));
-    row(hold.model).held.push({ node: hold.node, state: hold.kind, by: 'operator', until: input.epochMs === undefined ? null : new Date(input.epochMs + left).toISOString(), expires_in_ms: left });
+    row(hold.model).held.push({ node: hold.node, state: hold.kind, by: 'operator', replica: hold.replica, until: input.epochMs === undefined ? null : new Date(input.epochMs + left).toISOString(), expires_in_ms: left });
   }
   const up = new Set(input.nodes.filter((n) => n.unavailable === undefined).map((n) => n.name));
   const models = [...rows.values()].map((r) => {
@@ -87,7 +98,9 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
     return { ...r, warm_now: warmNow, satisfied };
   });
   const switches = new Map(input.switches ?? []);
+  const r = input.reconciler;
   return {
+    ...(r === undefined ? {} : { reconciler: { rounds: r.rounds, holds_kept_in: r.scope, holds_lost: r.lost } }),
     models: models.sort((a, b) => a.model.localeCompare(b.model)),
     nodes: input.nodes.map((n) => {
       const ticket = switches.get(n.name);

@@ -5,13 +5,16 @@
 // (the manager's audit line), never "nothing to do". It keeps the operator's holds
 // (operator-holds.ts): a model an admin load put on a node is not unloaded there to make room while
 // the hold lasts, one an admin unload took off is not loaded there, and an admin action it would
-// undo is judged before it is sent (operator-load.ts).
+// undo is judged before it is sent (operator-load.ts). The holds are kept in a HoldStore
+// (this gateway's memory, or with [cluster] the cluster store, `shareHolds`): each round first reads
+// the holds every replica made, so no replica's round undoes a load made through another.
 
 import type { DesiredModelState } from '#src/config/index.ts';
 import type { ModelManager } from './model-manager.ts';
 import type { NodeFacts } from './model-decision.ts';
 import { planReconcile, type ReconcileStep } from './reconcile-plan.ts';
-import { OperatorHolds, type HoldKind, type OperatorHold } from './operator-holds.ts';
+import { OperatorHolds, type HoldKind, type HoldsState, type OperatorHold } from './operator-holds.ts';
+import { MemoryHoldStore, type HoldStore } from './hold-store.ts';
 import { judgeOperatorLoad, judgeOperatorUnload, type OperatorLoad, type OperatorLoadJudgement } from './operator-load.ts';
 
 export interface ReconcilerDeps {
@@ -35,13 +38,22 @@ export class ModelReconciler {
   readonly #preloaded = new Set<string>();
   /** Epoch ms each node was first seen up since it was last unavailable: only a listing after it counts. */
   readonly #upSince = new Map<string, number>();
-  readonly #holds = new OperatorHolds();
+  readonly #holds: OperatorHolds;
+  /** Rounds ended so far (GET /admin/models: a reader can wait for the next one). */
+  readonly #count = { rounds: 0 };
   #running = false;
   #again = false;
   #stopped = false;
 
   constructor(deps: ReconcilerDeps) {
     this.#deps = deps;
+    this.#holds = new OperatorHolds(new MemoryHoldStore(deps.monotonicMs));
+  }
+
+  /** [cluster] joined: the operator's holds are kept in the cluster store, read by every replica's rounds. */
+  shareHolds(store: HoldStore, replica: string): void {
+    this.#holds.share(store, replica, this.#deps.monotonicMs());
+    this.poke();
   }
 
   /** A round: runs now, or once more after the one under way. */
@@ -55,6 +67,7 @@ export class ModelReconciler {
     this.#round()
       .catch((error: unknown) => this.#deps.onError(error))
       .finally(() => {
+        this.#count.rounds += 1;
         this.#running = false;
         if (this.#again) {
           this.#again = false;
@@ -97,7 +110,24 @@ export class ModelReconciler {
     return this.#holds.list(this.#deps.monotonicMs());
   }
 
+  /** Settles once the holds and releases asked so far are written (or failed: the store is lost). */
+  async holdsWritten(): Promise<void> {
+    await this.#holds.written();
+  }
+
+  /** Whether the hold of `model` on `node` is kept only by this replica (the store did not take it). */
+  heldHereOnly(node: string, model: string): boolean {
+    return this.#holds.unwritten(node, model);
+  }
+
+  /** Where the holds are kept, whether the store is read now, and the rounds ended so far. */
+  status(): HoldsState & { readonly rounds: number } {
+    return { ...this.#holds.state(), rounds: this.#count.rounds };
+  }
+
   async #round(): Promise<void> {
+    // The holds any replica made, read once per round (a lost store: the ones this replica knows).
+    await this.#holds.sync(this.#deps.monotonicMs);
     const desired = this.#deps.desired();
     if (desired.length === 0) return;
     const nodes = this.#deps.facts();

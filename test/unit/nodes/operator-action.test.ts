@@ -8,7 +8,7 @@ import { actAsOperator, type ActOptions, type ModelActionOutcome, type OperatorA
 const UNDONE: OperatorLoadJudgement = { stands: false, reclaim: { model: 'w', node: 'r', why: 'warm', evict: 'z' }, reason: "loading 'z' on node 'r' would not stand" };
 const STANDS: OperatorLoadJudgement = { stands: true };
 
-function rig(judged: OperatorLoadJudgement, result: 'done' | 'failed') {
+function rig(judged: OperatorLoadJudgement, result: 'done' | 'failed', storeLost = false) {
   const calls: string[] = [];
   const deps: OperatorActionDeps = {
     manager: {
@@ -26,9 +26,11 @@ function rig(judged: OperatorLoadJudgement, result: 'done' | 'failed') {
       judgeUnload: () => judged,
       hold: (node, model, kind) => {
         calls.push(`hold ${kind} ${model} on ${node}`);
-        return { node, model, kind, sinceMs: 0, untilMs: 600_000 };
+        return { node, model, kind, replica: null, sinceMs: 0, untilMs: 600_000 };
       },
       release: (node, model) => void calls.push(`release ${model} on ${node}`),
+      holdsWritten: async () => void calls.push('written'),
+      heldHereOnly: () => storeLost,
     },
     kept: (m) => m === 'w',
     now: () => Date.parse('2026-12-07T12:00:00.000Z'),
@@ -47,7 +49,7 @@ test('a load the reconciler would undo is refused warm, nothing sent, nothing he
 test('with evict_warm it is held before it is sent, and the answer says until when and what is not restored', async () => {
   const { deps, calls } = rig(UNDONE, 'done');
   const outcome = await actAsOperator(deps, 'load', 'z', 'r', { evictWarm: true });
-  assert.deepEqual(calls, ['hold loaded z on r', 'sent load z', 'hold loaded z on r']);
+  assert.deepEqual(calls, ['hold loaded z on r', 'sent load z', 'hold loaded z on r', 'written']);
   assert.equal(outcome.outcome, 'done');
   assert.equal(outcome.outcome === 'done' && outcome.heldUntil, '2026-12-07T12:10:00.000Z');
   assert.match(outcome.detail, /does not unload it to load warm 'w' there \("evict_warm"\)/);
@@ -56,10 +58,10 @@ test('with evict_warm it is held before it is sent, and the answer says until wh
 test('a load that stands holds too; one that fails drops its hold', async () => {
   const stands = rig(STANDS, 'done');
   assert.equal((await actAsOperator(stands.deps, 'load', 'z', 'r')).outcome, 'done');
-  assert.deepEqual(stands.calls, ['hold loaded z on r', 'sent load z', 'hold loaded z on r']);
+  assert.deepEqual(stands.calls, ['hold loaded z on r', 'sent load z', 'hold loaded z on r', 'written']);
   const fails = rig(UNDONE, 'failed');
   assert.equal((await actAsOperator(fails.deps, 'load', 'z', 'r', { evictWarm: true })).outcome, 'failed');
-  assert.deepEqual(fails.calls, ['hold loaded z on r', 'sent load z', 'release z on r']);
+  assert.deepEqual(fails.calls, ['hold loaded z on r', 'sent load z', 'release z on r', 'written']);
 });
 
 test('an unload: refused when undone; with evict_warm held off; one that stands only ends the hold', async () => {
@@ -67,9 +69,18 @@ test('an unload: refused when undone; with evict_warm held off; one that stands 
   assert.equal((await actAsOperator(refused.deps, 'unload', 'w', 'r')).outcome, 'refused');
   const overridden = rig(UNDONE, 'done');
   const held = await actAsOperator(overridden.deps, 'unload', 'w', 'r', { evictWarm: true });
-  assert.deepEqual(overridden.calls, ['hold unloaded w on r', 'sent unload w', 'hold unloaded w on r']);
+  assert.deepEqual(overridden.calls, ['hold unloaded w on r', 'sent unload w', 'hold unloaded w on r', 'written']);
   assert.match(held.detail, /held off there by the operator until 2026-12-07T12:10:00.000Z/);
   const plain = rig(STANDS, 'done');
   assert.equal((await actAsOperator(plain.deps, 'unload', 'z', 'r')).outcome, 'done');
-  assert.deepEqual(plain.calls, ['sent unload z', 'release z on r']);
+  assert.deepEqual(plain.calls, ['sent unload z', 'release z on r', 'written']);
+});
+
+test('the answer waits for the hold to be written, and says so when only this replica keeps it (the store is lost)', async () => {
+  const lost = rig(UNDONE, 'done', true);
+  const outcome = await actAsOperator(lost.deps, 'load', 'z', 'r', { evictWarm: true });
+  assert.equal(lost.calls.at(-1), 'written');
+  assert.match(outcome.detail, /kept by this replica only for now: the cluster store did not take it/);
+  const kept = await actAsOperator(rig(UNDONE, 'done').deps, 'load', 'z', 'r', { evictWarm: true });
+  assert.doesNotMatch(kept.detail, /this replica only/);
 });

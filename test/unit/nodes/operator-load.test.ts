@@ -4,7 +4,7 @@
 // reconciler's rounds on an injected clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeOperatorLoad, judgeOperatorUnload, ModelReconciler, OperatorHolds, planReconcile, type DesiredModel, type NodeFacts, type ReconcileInput } from '#src/nodes/index.ts';
+import { judgeOperatorLoad, judgeOperatorUnload, MemoryHoldStore, ModelReconciler, OperatorHolds, planReconcile, type DesiredModel, type NodeFacts, type ReconcileInput } from '#src/nodes/index.ts';
 
 const node = (name: string, models: [string, boolean][], max = 2): NodeFacts => ({
   name, unavailable: undefined, canManage: true, busy: false, maxInstances: max,
@@ -168,9 +168,9 @@ test('judgeOperatorLoad: the reason names the warm model it costs, the pinned on
 });
 
 test('OperatorHolds: a hold lasts until its end, a release or the opposite hold, and is listed until then', () => {
-  const holds = new OperatorHolds();
+  const holds = new OperatorHolds(new MemoryHoldStore(() => 0));
   const hold = holds.hold('r', 'z', 'loaded', 1_000, 500);
-  assert.deepEqual(hold, { node: 'r', model: 'z', kind: 'loaded', sinceMs: 1_000, untilMs: 1_500 });
+  assert.deepEqual(hold, { node: 'r', model: 'z', kind: 'loaded', replica: null, sinceMs: 1_000, untilMs: 1_500 });
   assert.equal(holds.held('r', 'z', 1_499), 'loaded');
   assert.equal(holds.held('s', 'z', 1_000), undefined);
   assert.deepEqual(holds.list(1_200).map((h) => h.model), ['z']);

@@ -1,0 +1,71 @@
+// The port the operator's holds (operator-holds.ts) are kept through: one hold per (node, model),
+// written with its length and ended by the store's own clock, so every reader agrees on when it
+// ends. Two implementations: `MemoryHoldStore` here (a single gateway: the holds of this process),
+// and with [cluster] the cluster store's (cluster/shared-holds.ts: a key per hold with the hold's
+// length as its TTL), through which every replica's reconciler reads the holds any replica made.
+// One contract suite (test/unit/nodes/hold-store-contract.test.ts) runs against both.
+
+export type HoldKind = 'loaded' | 'unloaded';
+
+/** A hold as it is written: who made it (the replica, null for a single gateway) and what it holds. */
+export interface HoldRecord {
+  readonly node: string;
+  readonly model: string;
+  /** `loaded`: kept loaded there; `unloaded`: kept off there. */
+  readonly kind: HoldKind;
+  /** The replica whose operator action made it ([cluster] replica); null without [cluster]. */
+  readonly replica: string | null;
+  /** The hold's whole length (ms), as written. */
+  readonly forMs: number;
+}
+
+/** A hold as it is read: what is left of it (ms, by the store's clock), always > 0. */
+export interface StoredHold extends HoldRecord {
+  readonly leftMs: number;
+}
+
+export interface HoldStore {
+  /** Where the holds are kept: `cluster` (read by every replica) or `gateway` (this process only). */
+  readonly scope: 'cluster' | 'gateway';
+  /** Writes the hold (replacing any of the same node and model) for `hold.forMs` from now. */
+  put(hold: HoldRecord): Promise<void>;
+  /** Ends the hold of `model` on `node`, if any. */
+  drop(node: string, model: string): Promise<void>;
+  /** The holds in force now, by node and model. */
+  list(): Promise<StoredHold[]>;
+}
+
+const keyOf = (node: string, model: string): string => `${node}\u0000${model}`;
+
+export function byNodeAndModel(a: { readonly node: string; readonly model: string }, b: { readonly node: string; readonly model: string }): number {
+  return a.node.localeCompare(b.node) || a.model.localeCompare(b.model);
+}
+
+/** A single gateway's holds: in this process, ended by its monotonic clock. */
+export class MemoryHoldStore implements HoldStore {
+  readonly scope = 'gateway';
+  readonly #monotonicMs: () => number;
+  readonly #holds = new Map<string, HoldRecord & { readonly untilMs: number }>();
+
+  constructor(monotonicMs: () => number) {
+    this.#monotonicMs = monotonicMs;
+  }
+
+  async put(hold: HoldRecord): Promise<void> {
+    this.#holds.set(keyOf(hold.node, hold.model), { ...hold, untilMs: this.#monotonicMs() + hold.forMs });
+  }
+
+  async drop(node: string, model: string): Promise<void> {
+    this.#holds.delete(keyOf(node, model));
+  }
+
+  async list(): Promise<StoredHold[]> {
+    const now = this.#monotonicMs();
+    const held: StoredHold[] = [];
+    for (const [key, { untilMs, ...hold }] of this.#holds) {
+      if (untilMs <= now) this.#holds.delete(key);
+      else held.push({ ...hold, leftMs: untilMs - now });
+    }
+    return held.sort(byNodeAndModel);
+  }
+}
