@@ -15,8 +15,10 @@ import type { SharedAnswer, SharedRejoin, SharedReserve, SharedSettle, TenantSto
 import { TENANT_PEEK, USAGE_PUBLISH, USAGE_READ, usageKey } from './usage-lua.ts';
 import type { PublishedPart, TenantPeek, UsageBoardStore } from './usage-board-port.ts';
 import { CLAIM_FIELDS, claimArgs, claimOf, nodeOfSwitchKey, replicasOfLeases, SETTLED_TTL_MS, SWITCH_RELEASE, SWITCH_RENEW, SWITCH_TAKE, switchKey, type SwitchClaimFields, type SwitchRefusal } from './switch-lua.ts';
-import { acquireAnswer, constantAnswer, fieldsAnswer, flagAnswer, liveReplicasAnswer, renewAnswer, scriptShaAnswer, setNxAnswer, switchTakeAnswer, tenantAdmitAnswer, tenantPeekAnswer, usageReadAnswer } from './store-answers.ts';
+import { acquireAnswer, holdsAnswer, constantAnswer, fieldsAnswer, flagAnswer, liveReplicasAnswer, renewAnswer, scriptShaAnswer, setNxAnswer, switchTakeAnswer, tenantAdmitAnswer, tenantPeekAnswer, usageReadAnswer } from './store-answers.ts';
 import { connectionCause, StoreError, storeReason } from './store-reason.ts';
+import { byNodeAndModel, type HoldRecord, type HoldStore, type StoredHold } from '#src/nodes/index.ts';
+import { HOLD_DROP, HOLD_LIST, HOLD_PUT, holdIndexKey, holdKey, MAX_HOLDS } from './hold-lua.ts';
 
 /** A fallback batch's marker outlives every day key it may have touched. */
 const REJOIN_MARKER_MS = 90_000_000;
@@ -42,7 +44,8 @@ function script(name: string, lua: string): Script {
   return { name, lua, sha: undefined };
 }
 
-export class RedisStore implements ClusterStore, TenantStore, LeaderStore, UsageBoardStore {
+export class RedisStore implements ClusterStore, TenantStore, LeaderStore, UsageBoardStore, HoldStore {
+  readonly holdsScope = 'cluster';
   readonly #options: RedisStoreOptions;
   readonly #client: Redis;
   readonly #subscriber: Redis;
@@ -53,6 +56,8 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
     hold: script('leader hold', HOLD), drop: script('leader drop', DROP), switchTake: script('switch take', SWITCH_TAKE), switchRenew: script('switch renew', SWITCH_RENEW), switchRelease: script('switch release', SWITCH_RELEASE),
     // The site's /admin/tenants (usage-lua.ts).
     publish: script('usage publish', USAGE_PUBLISH), read: script('usage read', USAGE_READ), peek: script('tenant peek', TENANT_PEEK),
+    // The operator's holds (hold-lua.ts).
+    holdPut: script('hold put', HOLD_PUT), holdDrop: script('hold drop', HOLD_DROP), holdList: script('holds list', HOLD_LIST),
   } satisfies Record<string, Script>;
   readonly #listeners: ((pair: Pair) => void)[] = [];
   readonly #switchListeners: ((node: string) => void)[] = [];
@@ -207,6 +212,22 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
   /** The claim on `node` now, whoever holds it, or the record of its last switch (`settled`). */
   async peekSwitch(node: string): Promise<SwitchClaimFields | undefined> {
     return claimOf(await this.#ask(() => this.#client.hmget(switchKey(this.#options.prefix, node), ...CLAIM_FIELDS), (a) => fieldsAnswer(a, 'switch peek (HMGET)', CLAIM_FIELDS.length)));
+  }
+
+  /** The operator's hold, ended by the store's clock after `hold.forMs` (PX); the writer's replica is named in it. */
+  async putHold(hold: HoldRecord): Promise<void> {
+    const value = JSON.stringify({ node: hold.node, model: hold.model, kind: hold.kind, replica: hold.replica ?? this.#options.replica, for: Math.max(1, Math.round(hold.forMs)) });
+    const keys = [holdKey(this.#options.prefix, hold.node, hold.model), holdIndexKey(this.#options.prefix)];
+    await this.#run(this.#scripts.holdPut, keys, [value, String(Math.max(1, Math.round(hold.forMs)))], (a) => constantAnswer(a, 'hold put', 1));
+  }
+
+  async dropHold(node: string, model: string): Promise<void> {
+    await this.#run(this.#scripts.holdDrop, [holdKey(this.#options.prefix, node, model), holdIndexKey(this.#options.prefix)], [], (a) => constantAnswer(a, 'hold drop', 1));
+  }
+
+  /** The holds any replica wrote that the store has not ended, with what is left of each. */
+  async listHolds(): Promise<StoredHold[]> {
+    return this.#run(this.#scripts.holdList, [holdIndexKey(this.#options.prefix)], [], (a) => holdsAnswer(a, MAX_HOLDS).sort(byNodeAndModel));
   }
 
   /** Called with the node whose switch claim changed (taken, updated, released); messages may be lost. */

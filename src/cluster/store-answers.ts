@@ -172,3 +172,36 @@ export function scriptShaAnswer(answer: unknown, what: string): string {
   if (typeof answer !== 'string' || !/^[0-9a-f]{40}$/i.test(answer)) return wrong(`SCRIPT LOAD of ${what}`, answer, 'a SHA1 of 40 hex digits');
   return answer;
 }
+
+/** A hold as HOLD_LIST read it (hold-lua.ts). */
+export interface ListedHold {
+  readonly node: string;
+  readonly model: string;
+  readonly kind: 'loaded' | 'unloaded';
+  readonly replica: string;
+  readonly forMs: number;
+  readonly leftMs: number;
+}
+
+/** HOLD_LIST: {value, ms left, ...}, each value the JSON a replica wrote; any other shape (or a value not of it) is nonsense. */
+export function holdsAnswer(answer: unknown, max: number): ListedHold[] {
+  const expected = `an array of at most ${max} pairs [hold JSON {node, model, kind, replica, for}, ms left > 0]`;
+  if (!Array.isArray(answer) || answer.length % 2 !== 0 || answer.length > 2 * max) return wrong('holds list', answer, expected);
+  const holds: ListedHold[] = [];
+  for (let i = 0; i < answer.length; i += 2) {
+    const [value, leftMs] = [answer[i], answer[i + 1]];
+    let hold: unknown;
+    try {
+      hold = typeof value === 'string' ? JSON.parse(value) : undefined;
+    } catch {
+      hold = undefined;
+    }
+    const h = (typeof hold === 'object' && hold !== null ? hold : {}) as Record<string, unknown>;
+    const { node, model, kind, replica } = h;
+    if (!isInt(leftMs, 1, Number.MAX_SAFE_INTEGER) || typeof node !== 'string' || typeof model !== 'string' || (kind !== 'loaded' && kind !== 'unloaded') || typeof replica !== 'string' || !isInt(h.for, 1, Number.MAX_SAFE_INTEGER)) {
+      return wrong('holds list', answer, expected);
+    }
+    holds.push({ node, model, kind, replica, forMs: h.for, leftMs });
+  }
+  return holds;
+}

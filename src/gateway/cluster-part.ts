@@ -9,7 +9,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
 import type { ClusterConfig } from '#src/config/index.ts';
 import type { WakeSpec } from '#src/config/types.ts';
-import type { SwitchTickets, WakeDelivery } from '#src/nodes/index.ts';
+import type { HoldStore, SwitchTickets, WakeDelivery } from '#src/nodes/index.ts';
 import type { Admitter, ClusterGate, ClusterStatus } from '#src/cluster/index.ts';
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
@@ -26,6 +26,8 @@ export interface ClusterPartDeps {
   readonly ledger: Pick<TenantLedger, 'admit' | 'limitsOf'>;
   /** This replica's own GET /admin/tenants (the site's sums every replica's). */
   readonly tenantsReport: () => TenantsReport;
+  /** The operator's holds are kept in the store from the join on: every replica's reconciler reads them. */
+  readonly holds?: (store: HoldStore, replica: string) => void;
   /** The one switch book (shared across replicas once joined) and what a remote switch's change asks for. */
   readonly switches?: { readonly book: SwitchTickets; readonly changed: (node: string) => void };
 }
@@ -79,6 +81,7 @@ export class ClusterPart {
       switches.start();
       sw.book.share(switches);
     }
+    this.#deps.holds?.(store, this.replica);
     this.#admit = cluster.clusterAdmit(inner, gate, this.#deps.clock, switches === undefined ? undefined : { seen: (node) => switches.look(node), pollMs: cluster.fallbackPollMs(leaseTtlMs) });
     const tenants = new SharedTenants({ ledger: this.#deps.ledger, store, gate, clock: this.#deps.clock, replica: this.replica, renewEveryMs: cluster.renewEveryMs(leaseTtlMs), logger: this.#deps.logger });
     tenants.start();

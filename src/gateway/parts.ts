@@ -144,7 +144,7 @@ export class GatewayParts {
       models: this.models,
     });
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
-    this.cluster = options.config.cluster === undefined ? undefined : new ClusterPart(options.config.cluster, { clock: this.clock, logger: options.logger, metrics: this.#metrics.registry, ledger: this.ledger, tenantsReport: () => this.#tenantsView.report(), switches: { book: this.models.book, changed: (node) => void this.#loops.refresh([node], { fresh: true }).catch(() => undefined).finally(() => this.scheduler.fleetChanged()) } });
+    this.cluster = options.config.cluster === undefined ? undefined : new ClusterPart(options.config.cluster, { clock: this.clock, logger: options.logger, metrics: this.#metrics.registry, ledger: this.ledger, tenantsReport: () => this.#tenantsView.report(), holds: (store, replica) => this.models.reconciler.shareHolds(store, replica), switches: { book: this.models.book, changed: (node) => void this.#loops.refresh([node], { fresh: true }).catch(() => undefined).finally(() => this.scheduler.fleetChanged()) } });
     this.admission = this.cluster === undefined ? this.scheduler : this.cluster.admission(this.scheduler);
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
     this.proxyEvents.on('proxy:attempt', (e) => {

@@ -1,8 +1,8 @@
 // The port the operator's holds (operator-holds.ts) are kept through: one hold per (node, model),
 // written with its length and ended by the store's own clock, so every reader agrees on when it
 // ends. Two implementations: `MemoryHoldStore` here (a single gateway: the holds of this process),
-// and with [cluster] the cluster store's (cluster/shared-holds.ts: a key per hold with the hold's
-// length as its TTL), through which every replica's reconciler reads the holds any replica made.
+// and with [cluster] the cluster store's (cluster/redis-store.ts over hold-lua.ts: a key per hold with the
+// hold's length as its TTL), through which every replica's reconciler reads the holds any replica made.
 // One contract suite (test/unit/nodes/hold-store-contract.test.ts) runs against both.
 
 export type HoldKind = 'loaded' | 'unloaded';
@@ -26,13 +26,13 @@ export interface StoredHold extends HoldRecord {
 
 export interface HoldStore {
   /** Where the holds are kept: `cluster` (read by every replica) or `gateway` (this process only). */
-  readonly scope: 'cluster' | 'gateway';
+  readonly holdsScope: 'cluster' | 'gateway';
   /** Writes the hold (replacing any of the same node and model) for `hold.forMs` from now. */
-  put(hold: HoldRecord): Promise<void>;
+  putHold(hold: HoldRecord): Promise<void>;
   /** Ends the hold of `model` on `node`, if any. */
-  drop(node: string, model: string): Promise<void>;
+  dropHold(node: string, model: string): Promise<void>;
   /** The holds in force now, by node and model. */
-  list(): Promise<StoredHold[]>;
+  listHolds(): Promise<StoredHold[]>;
 }
 
 const keyOf = (node: string, model: string): string => `${node}\u0000${model}`;
@@ -43,7 +43,7 @@ export function byNodeAndModel(a: { readonly node: string; readonly model: strin
 
 /** A single gateway's holds: in this process, ended by its monotonic clock. */
 export class MemoryHoldStore implements HoldStore {
-  readonly scope = 'gateway';
+  readonly holdsScope = 'gateway';
   readonly #monotonicMs: () => number;
   readonly #holds = new Map<string, HoldRecord & { readonly untilMs: number }>();
 
@@ -51,15 +51,15 @@ export class MemoryHoldStore implements HoldStore {
     this.#monotonicMs = monotonicMs;
   }
 
-  async put(hold: HoldRecord): Promise<void> {
+  async putHold(hold: HoldRecord): Promise<void> {
     this.#holds.set(keyOf(hold.node, hold.model), { ...hold, untilMs: this.#monotonicMs() + hold.forMs });
   }
 
-  async drop(node: string, model: string): Promise<void> {
+  async dropHold(node: string, model: string): Promise<void> {
     this.#holds.delete(keyOf(node, model));
   }
 
-  async list(): Promise<StoredHold[]> {
+  async listHolds(): Promise<StoredHold[]> {
     const now = this.#monotonicMs();
     const held: StoredHold[] = [];
     for (const [key, { untilMs, ...hold }] of this.#holds) {

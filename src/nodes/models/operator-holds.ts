@@ -72,7 +72,7 @@ export class OperatorHolds {
       if (hold.untilMs <= nowMs) continue;
       const own = { ...hold, replica: hold.replica ?? replica };
       this.#known.set(key, own);
-      this.#write(key, hold.node, hold.model, () => store.put({ node: own.node, model: own.model, kind: own.kind, replica: own.replica, forMs: own.untilMs - nowMs }));
+      this.#write(key, hold.node, hold.model, () => store.putHold({ node: own.node, model: own.model, kind: own.kind, replica: own.replica, forMs: own.untilMs - nowMs }));
     }
   }
 
@@ -82,7 +82,7 @@ export class OperatorHolds {
     const key = keyOf(node, model);
     this.#known.set(key, hold);
     const store = this.#store;
-    this.#write(key, node, model, () => store.put({ node, model, kind, replica: hold.replica, forMs }));
+    this.#write(key, node, model, () => store.putHold({ node, model, kind, replica: hold.replica, forMs }));
     return hold;
   }
 
@@ -91,7 +91,7 @@ export class OperatorHolds {
     const key = keyOf(node, model);
     this.#known.delete(key);
     const store = this.#store;
-    this.#write(key, node, model, () => store.drop(node, model));
+    this.#write(key, node, model, () => store.dropHold(node, model));
   }
 
   /** Settles once every write asked so far is done or failed (an operator's answer waits for its hold). */
@@ -120,7 +120,7 @@ export class OperatorHolds {
   }
 
   state(): HoldsState {
-    return { scope: this.#store.scope, lost: this.#lost };
+    return { scope: this.#store.holdsScope, lost: this.#lost };
   }
 
   /**
@@ -132,7 +132,7 @@ export class OperatorHolds {
     for (const [key, { node, model }] of [...this.#unwritten]) {
       const hold = this.#known.get(key);
       const left = hold === undefined ? 0 : hold.untilMs - monotonicMs();
-      this.#write(key, node, model, () => (hold !== undefined && left > 0 ? store.put({ node, model, kind: hold.kind, replica: hold.replica, forMs: left }) : store.drop(node, model)));
+      this.#write(key, node, model, () => (hold !== undefined && left > 0 ? store.putHold({ node, model, kind: hold.kind, replica: hold.replica, forMs: left }) : store.dropHold(node, model)));
     }
     await this.written();
     if (this.#unwritten.size > 0) return;
@@ -140,7 +140,7 @@ export class OperatorHolds {
     const busy = new Set([...this.#inFlight.keys()]);
     let listed: StoredHold[];
     try {
-      listed = await store.list();
+      listed = await store.listHolds();
     } catch (error) {
       this.#lost = reasonOf(error);
       return;

@@ -1,0 +1,127 @@
+// Issue 38, item 13 (continued): an operator's hold bound only the replica it was made through.
+// With [cluster] every replica runs its own reconciler (there is no leader lease for it), and the
+// holds were kept in each replica's memory: on a llama-server router at --models-max 2 (one pinned
+// model, one `warm`), a load with "evict_warm" through replica r0 was done and held there — and
+// replica r1's next round, knowing no hold, unloaded it again to restore the warm model: done, then
+// silently undone. What must hold: the hold is written to the cluster store (a key per node and
+// model, its TTL the hold's length) and every replica's round reads it, so round after round of
+// both replicas the load stands; GET /admin/models on either names the hold with its origin
+// replica and end; the operator's unload through the other replica ends it everywhere, and the warm
+// model comes back.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
+import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+
+const FLEET = `
+[[node]]
+name = "router"
+kind = "llamacpp-router"
+models_max = 2
+load_time = "30ms"
+
+[[node.model]]
+id = "keep"
+status = "loaded"
+
+[[node.model]]
+id = "hot"
+status = "loaded"
+
+[[node.model]]
+id = "extra"
+status = "unloaded"
+`;
+
+const DESIRED = '[[models.available]]\nname = "keep"\npin = true\n\n[[models.available]]\nname = "hot"\nwarm = 1\n';
+
+let sim: SimFleet | undefined;
+let replicas: Replicas | undefined;
+
+before(async () => {
+  sim = await startSimFleet(FLEET);
+  replicas = await startReplicas({ count: 2, nodes: [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], extra: DESIRED });
+  for (const gw of replicas.gateways) await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 2 && h.loaded.length === 2, 'the router discovered, full with keep and hot', 30_000);
+});
+
+after(async () => {
+  await replicas?.close();
+  await sim?.close();
+});
+
+interface Held { node: string; state: string; by: string; replica: string | null; until: string | null; expires_in_ms: number }
+interface ModelsView {
+  models: { model: string; held: Held[] }[];
+  nodes: { name: string; switch: unknown }[];
+  reconciler?: { rounds: number; holds_kept_in: string; holds_lost: string | null };
+}
+
+const gateways = (): { url: string; logs(): readonly Record<string, unknown>[] }[] => replicas?.gateways ?? [];
+const view = async (url: string): Promise<ModelsView> => (await httpJson('GET', `${url}/admin/models`)).json<ModelsView>();
+const heldOf = async (url: string, model: string): Promise<Held[]> => (await view(url)).models.find((m) => m.model === model)?.held ?? [];
+
+async function routerStatus(model: string): Promise<string | undefined> {
+  const list = (await httpJson('GET', `${sim?.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  return list.data.find((m) => m.id === model)?.status.value;
+}
+
+const listingPolls = async (): Promise<number> => (await simRequests(sim?.url('router') ?? '')).filter((r) => r.method === 'GET' && r.path === '/v1/models').length;
+
+/** Waits for `polls` more listings of the router (each replica's poll is followed by its round), then for no switch under way. */
+async function afterPolls(polls: number): Promise<void> {
+  const from = await listingPolls();
+  await eventually(async () => (await listingPolls()) >= from + polls, 60_000, `${polls} listing polls of the router`);
+  for (const gw of gateways()) await eventually(async () => (await view(gw.url)).nodes.find((n) => n.name === 'router')?.switch === null, 60_000, 'no switch under way on the router');
+}
+
+/** Waits until every replica's reconciler has ended `rounds` more rounds. */
+async function afterRoundsOfEach(rounds: number): Promise<void> {
+  for (const gw of gateways()) {
+    const from = (await view(gw.url)).reconciler?.rounds;
+    assert.ok(from !== undefined, 'GET /admin/models counts the reconciler\'s rounds');
+    await eventually(async () => ((await view(gw.url)).reconciler?.rounds ?? 0) >= from + rounds, 60_000, `${rounds} reconciler rounds on ${gw.url}`);
+  }
+}
+
+test('a load held through replica r0 stands round after round of both replicas; either names the hold and its replica', async () => {
+  const [r0, r1] = gateways();
+  assert.ok(r0 && r1);
+  const loaded = await httpJson('POST', `${r0.url}/admin/models/load`, { model: 'extra', node: 'router', evict_warm: true });
+  assert.equal(loaded.status, 200, loaded.text);
+  assert.equal(loaded.json<{ outcome: string }>().outcome, 'done');
+  assert.equal(loaded.json<{ evicted?: string }>().evicted, 'hot');
+
+  await afterPolls(10);
+  assert.equal(await routerStatus('extra'), 'loaded', 'no replica\'s reconciler undid the operator\'s load');
+  assert.equal(await routerStatus('hot'), 'unloaded');
+  await afterRoundsOfEach(4);
+  await afterPolls(2);
+  assert.equal(await routerStatus('extra'), 'loaded', 'still loaded after rounds of both replicas');
+  assert.equal(await routerStatus('hot'), 'unloaded');
+  assert.equal(await routerStatus('keep'), 'loaded');
+  for (const gw of [r0, r1]) {
+    const undone = gw.logs().filter((l) => l.event === 'model_action' && l.origin === 'reconciler');
+    assert.deepEqual(undone, [], 'no reconciler action on the router from either replica');
+    const models = await view(gw.url);
+    const held = models.models.find((m) => m.model === 'extra')?.held ?? [];
+    assert.deepEqual(held.map((h) => [h.node, h.state, h.by, h.replica]), [['router', 'loaded', 'operator', 'r0']], JSON.stringify(models));
+    assert.ok((held[0]?.expires_in_ms ?? 0) > 0 && held[0]?.until !== null);
+    assert.equal(models.reconciler?.holds_kept_in, 'cluster');
+    assert.equal(models.reconciler?.holds_lost, null);
+  }
+});
+
+test('the operator\'s unload through replica r1 ends the hold everywhere, and the warm model comes back', async () => {
+  const [r0, r1] = gateways();
+  assert.ok(r0 && r1);
+  const unloaded = await httpJson('POST', `${r1.url}/admin/models/unload`, { model: 'extra', node: 'router' });
+  assert.equal(unloaded.status, 200, unloaded.text);
+  await eventually(async () => (await routerStatus('hot')) === 'loaded', 60_000, 'hot restored by a reconciler');
+  assert.equal(await routerStatus('extra'), 'unloaded');
+  for (const gw of [r0, r1]) await eventually(async () => (await heldOf(gw.url, 'extra')).length === 0, 60_000, `the hold gone on ${gw.url}`);
+  await afterRoundsOfEach(2);
+  assert.equal(await routerStatus('hot'), 'loaded');
+  assert.deepEqual(await heldOf(r0.url, 'extra'), []);
+});
