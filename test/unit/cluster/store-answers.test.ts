@@ -3,7 +3,7 @@
 // was expected (the caller then treats the store as lost).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { acquireAnswer, constantAnswer, fieldsAnswer, flagAnswer, liveReplicasAnswer, MAX_LIVE_REPLICAS, renewAnswer, scriptShaAnswer, setNxAnswer, shownAnswer, StoreAnswerError, switchTakeAnswer, tenantAdmitAnswer, tenantPeekAnswer, usageReadAnswer } from '#src/cluster/store-answers.ts';
+import { acquireAnswer, constantAnswer, fieldsAnswer, holdsAnswer, flagAnswer, liveReplicasAnswer, MAX_LIVE_REPLICAS, renewAnswer, scriptShaAnswer, setNxAnswer, shownAnswer, StoreAnswerError, switchTakeAnswer, tenantAdmitAnswer, tenantPeekAnswer, usageReadAnswer } from '#src/cluster/store-answers.ts';
 
 const NONSENSE: readonly unknown[] = ['abc', '', '1', null, undefined, Number.NaN, Number.POSITIVE_INFINITY, -1, 1.5, [], ['abc'], [1, 2], { a: 1 }, true];
 
@@ -87,4 +87,12 @@ test('a reason shows the answer bounded, control characters escaped', () => {
   assert.equal(shownAnswer(['a\u0000\n', 1]), '["a\\u0000\\n",1]');
   const long = shownAnswer('x'.repeat(500));
   assert.ok(long.length <= 81 && long.endsWith('…'), long);
+});
+
+test('holds list: [hold JSON, ms left] pairs only; a value another writer made nonsense of makes the whole answer nonsense', () => {
+  const value = (over: Record<string, unknown> = {}): string => JSON.stringify({ node: 'router', model: 'extra', kind: 'loaded', replica: 'r0', for: 600_000, ...over });
+  assert.deepEqual(holdsAnswer([value(), 599_000], 10), [{ node: 'router', model: 'extra', kind: 'loaded', replica: 'r0', forMs: 600_000, leftMs: 599_000 }]);
+  assert.deepEqual(holdsAnswer([], 10), []);
+  const bad: unknown[] = [...NONSENSE.filter((v) => !(Array.isArray(v) && v.length === 0)), [value()], [value(), 0], [value(), -1], [value(), '5'], [value(), 1.5], ['{', 5], [value({ kind: 'held' }), 5], [value({ node: 1 }), 5], [value({ replica: null }), 5], [value({ for: 0 }), 5], [value({ for: 'x' }), 5], [JSON.stringify(null), 5], [value(), 5, value(), 5]];
+  for (const raw of bad) refused(() => holdsAnswer(raw, 1), /^store answered .* to holds list: expected an array of at most 1 pairs/);
 });
