@@ -1,6 +1,7 @@
 // The store's Lua scripts for the operator's holds ([cluster], nodes/models/operator-holds.ts):
 // one key per (node, model), `hold:<JSON [node, model]>`, its value the hold (JSON: node, model,
-// kind, replica, for), its TTL the hold's length (PX, the store's clock ends it); and an index set
+// kind — `loaded`, `unloaded`, or `released` when the operator ended it — replica, for), its TTL
+// the hold's length (PX, the store's clock ends it); and an index set
 // `holds` of those keys so a listing reads them in one script. A listing drops from the index the
 // keys the store already expired.
 
@@ -10,11 +11,6 @@ export const MAX_HOLDS = 10_000;
 /** KEYS: the hold's key, the index. ARGV: value, ttl ms. */
 export const HOLD_PUT = `redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
 redis.call('SADD', KEYS[2], KEYS[1])
-return 1`;
-
-/** KEYS: the hold's key, the index. */
-export const HOLD_DROP = `redis.call('DEL', KEYS[1])
-redis.call('SREM', KEYS[2], KEYS[1])
 return 1`;
 
 /** KEYS: the index. Answers {value, ms left, value, ms left, ...} of the holds in force. */

@@ -18,7 +18,7 @@ import { CLAIM_FIELDS, claimArgs, claimOf, nodeOfSwitchKey, replicasOfLeases, SE
 import { acquireAnswer, holdsAnswer, constantAnswer, fieldsAnswer, flagAnswer, liveReplicasAnswer, renewAnswer, scriptShaAnswer, setNxAnswer, switchTakeAnswer, tenantAdmitAnswer, tenantPeekAnswer, usageReadAnswer } from './store-answers.ts';
 import { connectionCause, StoreError, storeReason } from './store-reason.ts';
 import { byNodeAndModel, type HoldRecord, type HoldStore, type StoredHold } from '#src/nodes/index.ts';
-import { HOLD_DROP, HOLD_LIST, HOLD_PUT, holdIndexKey, holdKey, MAX_HOLDS } from './hold-lua.ts';
+import { HOLD_LIST, HOLD_PUT, holdIndexKey, holdKey, MAX_HOLDS } from './hold-lua.ts';
 
 /** A fallback batch's marker outlives every day key it may have touched. */
 const REJOIN_MARKER_MS = 90_000_000;
@@ -57,7 +57,7 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
     // The site's /admin/tenants (usage-lua.ts).
     publish: script('usage publish', USAGE_PUBLISH), read: script('usage read', USAGE_READ), peek: script('tenant peek', TENANT_PEEK),
     // The operator's holds (hold-lua.ts).
-    holdPut: script('hold put', HOLD_PUT), holdDrop: script('hold drop', HOLD_DROP), holdList: script('holds list', HOLD_LIST),
+    holdPut: script('hold put', HOLD_PUT), holdList: script('holds list', HOLD_LIST),
   } satisfies Record<string, Script>;
   readonly #listeners: ((pair: Pair) => void)[] = [];
   readonly #switchListeners: ((node: string) => void)[] = [];
@@ -214,18 +214,14 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
     return claimOf(await this.#ask(() => this.#client.hmget(switchKey(this.#options.prefix, node), ...CLAIM_FIELDS), (a) => fieldsAnswer(a, 'switch peek (HMGET)', CLAIM_FIELDS.length)));
   }
 
-  /** The operator's hold, ended by the store's clock after `hold.forMs` (PX); the writer's replica is named in it. */
+  /** The operator's hold (or its end, `released`), ended by the store's clock after `hold.forMs` (PX); the writer's replica is named in it. */
   async putHold(hold: HoldRecord): Promise<void> {
     const value = JSON.stringify({ node: hold.node, model: hold.model, kind: hold.kind, replica: hold.replica ?? this.#options.replica, for: Math.max(1, Math.round(hold.forMs)) });
     const keys = [holdKey(this.#options.prefix, hold.node, hold.model), holdIndexKey(this.#options.prefix)];
     await this.#run(this.#scripts.holdPut, keys, [value, String(Math.max(1, Math.round(hold.forMs)))], (a) => constantAnswer(a, 'hold put', 1));
   }
 
-  async dropHold(node: string, model: string): Promise<void> {
-    await this.#run(this.#scripts.holdDrop, [holdKey(this.#options.prefix, node, model), holdIndexKey(this.#options.prefix)], [], (a) => constantAnswer(a, 'hold drop', 1));
-  }
-
-  /** The holds any replica wrote that the store has not ended, with what is left of each. */
+  /** The holds (and releases) any replica wrote that the store has not ended, with what is left of each. */
   async listHolds(): Promise<StoredHold[]> {
     return this.#run(this.#scripts.holdList, [holdIndexKey(this.#options.prefix)], [], (a) => holdsAnswer(a, MAX_HOLDS).sort(byNodeAndModel));
   }

@@ -177,7 +177,7 @@ export function scriptShaAnswer(answer: unknown, what: string): string {
 export interface ListedHold {
   readonly node: string;
   readonly model: string;
-  readonly kind: 'loaded' | 'unloaded';
+  readonly kind: 'loaded' | 'unloaded' | 'released';
   readonly replica: string;
   readonly forMs: number;
   readonly leftMs: number;
@@ -198,7 +198,7 @@ export function holdsAnswer(answer: unknown, max: number): ListedHold[] {
     }
     const h = (typeof hold === 'object' && hold !== null ? hold : {}) as Record<string, unknown>;
     const { node, model, kind, replica } = h;
-    if (!isInt(leftMs, 1, Number.MAX_SAFE_INTEGER) || typeof node !== 'string' || typeof model !== 'string' || (kind !== 'loaded' && kind !== 'unloaded') || typeof replica !== 'string' || !isInt(h.for, 1, Number.MAX_SAFE_INTEGER)) {
+    if (!isInt(leftMs, 1, Number.MAX_SAFE_INTEGER) || typeof node !== 'string' || typeof model !== 'string' || (kind !== 'loaded' && kind !== 'unloaded' && kind !== 'released') || typeof replica !== 'string' || !isInt(h.for, 1, Number.MAX_SAFE_INTEGER)) {
       return wrong('holds list', answer, expected);
     }
     holds.push({ node, model, kind, replica, forMs: h.for, leftMs });

@@ -30,7 +30,7 @@ export { ModelReconciler, type ReconcilerDeps } from './models/reconciler.ts';
 export { actAsOperator, type OperatorActionDeps, type OperatorActionOptions } from './models/operator-action.ts';
 export { judgeOperatorLoad, judgeOperatorUnload, type OperatorLoad, type OperatorLoadJudgement } from './models/operator-load.ts';
 export { heldFrom, OperatorHolds, type HoldKind, type HoldsState, type OperatorHold } from './models/operator-holds.ts';
-export { byNodeAndModel, MemoryHoldStore, type HoldRecord, type HoldStore, type StoredHold } from './models/hold-store.ts';
+export { byNodeAndModel, MemoryHoldStore, type HoldRecord, type HoldState, type HoldStore, type StoredHold } from './models/hold-store.ts';
 export { planReconcile, withHolds, type ReconcileInput, type ReconcileStep, type DesiredModel } from './models/reconcile-plan.ts';
 export { nodeFacts, unavailability } from './models/model-facts.ts';
 export type { ModelAction } from '#src/kinds/index.ts';

@@ -7,13 +7,15 @@
 // model, its TTL the hold's length) and every replica's round reads it, so round after round of
 // both replicas the load stands; GET /admin/models on either names the hold with its origin
 // replica and end; the operator's unload through the other replica ends it everywhere, and the warm
-// model comes back.
+// model comes back. The store lost: each replica keeps the holds it knows (and says so in GET
+// /admin/models); the store back empty: the replica that made the hold writes it again.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
 import { waitForHost } from '#test/fixtures/admin-readers.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { RedisStore } from '#src/cluster/index.ts';
 
 const FLEET = `
 [[node]]
@@ -124,4 +126,31 @@ test('the operator\'s unload through replica r1 ends the hold everywhere, and th
   await afterRoundsOfEach(2);
   assert.equal(await routerStatus('hot'), 'loaded');
   assert.deepEqual(await heldOf(r0.url, 'extra'), []);
+});
+
+test('the store lost: each replica keeps the hold it knows and says so; back empty, the replica that made it writes it again', async () => {
+  const [r0, r1] = gateways();
+  assert.ok(r0 && r1 && replicas);
+  const loaded = await httpJson('POST', `${r0.url}/admin/models/load`, { model: 'extra', node: 'router', evict_warm: true });
+  assert.equal(loaded.status, 200, loaded.text);
+  await eventually(async () => (await heldOf(r1.url, 'extra')).some((h) => h.replica === 'r0'), 60_000, 'r1 reads r0\'s hold');
+  await replicas.redis.kill();
+  for (const gw of [r0, r1]) await eventually(async () => ((await view(gw.url)).reconciler?.holds_lost ?? null) !== null, 60_000, `${gw.url} says the holds' store is lost`);
+  assert.match((await view(r1.url)).reconciler?.holds_lost ?? '', /ECONNREFUSED|127\.0\.0\.1/);
+  await afterPolls(6);
+  assert.equal(await routerStatus('extra'), 'loaded', 'no replica undid the load while the store was lost');
+  assert.deepEqual((await heldOf(r1.url, 'extra')).map((h) => h.replica), ['r0'], 'r1 keeps the hold it read');
+  await replicas.redis.restart();
+  const store = new RedisStore({ url: replicas.redis.url, password: undefined, replica: 'reader', leaseTtlMs: 3_000, callTimeoutMs: 2_000, prefix: replicas.prefix });
+  try {
+    await store.connect();
+    await eventually(async () => {
+      const listed = await store.listHolds().catch(() => []);
+      return listed.some((h) => h.model === 'extra' && h.kind === 'loaded' && h.replica === 'r0');
+    }, 60_000, 'r0 wrote its hold again into the restarted (empty) store');
+  } finally {
+    await store.close();
+  }
+  for (const gw of [r0, r1]) await eventually(async () => (await view(gw.url)).reconciler?.holds_lost === null, 60_000, `${gw.url} reads the store again`);
+  assert.equal(await routerStatus('extra'), 'loaded');
 });

@@ -9,13 +9,15 @@
 // The holds are kept in a HoldStore (hold-store.ts): a single gateway's memory, or with [cluster]
 // the cluster store, where every replica's reconciler reads the holds any replica made. Reads are
 // synchronous (the plan and the decisions are pure), over what this replica knows: its own holds
-// at once, and the store's listing taken once per reconciler round (`sync`). A hold or a release
-// of this replica whose write is under way (or came after the listing was asked) keeps this
-// replica's word over the listing's; one whose write failed is written again on the next round.
-// A store that fails (lost): this replica keeps the holds it knows (its own, and the others' as
-// last read, each to its end) and says so (`state`), until the store answers again.
+// and releases at once, the store's records once per reconciler round (`sync`). A write of this
+// replica under way (or asked after the listing was) keeps this replica's word over the listing's;
+// one that failed is written again on the next round. A hold leaves only by its end or a
+// `released` record (the operator's unload through any replica); one this replica made that the
+// store no longer has (it restarted empty) is written again. A store that fails (lost): this
+// replica keeps the holds it knows (its own, and the others' as last read, each to its end) and
+// says so (`state`), until the store answers again.
 
-import { byNodeAndModel, type HoldKind, type HoldStore, type StoredHold } from './hold-store.ts';
+import { byNodeAndModel, type HoldKind, type HoldRecord, type HoldStore, type StoredHold } from './hold-store.ts';
 
 export type { HoldKind } from './hold-store.ts';
 
@@ -38,20 +40,29 @@ export interface HoldsState {
   readonly lost: string | null;
 }
 
+/** A hold of its maker with less than this left is let end rather than written again. */
+const REWRITE_MIN_MS = 1_000;
+
 const keyOf = (node: string, model: string): string => `${node}\u0000${model}`;
 
 /** Pure: a listed hold as this replica's, its end on this replica's monotonic clock. */
-export function heldFrom(stored: StoredHold, nowMs: number): OperatorHold {
+export function heldFrom(stored: StoredHold & { readonly kind: HoldKind }, nowMs: number): OperatorHold {
   const untilMs = nowMs + stored.leftMs;
   return { node: stored.node, model: stored.model, kind: stored.kind, replica: stored.replica, sinceMs: untilMs - stored.forMs, untilMs };
+}
+
+/** A write asked: the record, and when (monotonic ms), so a retry writes what is left of it. */
+interface Asked {
+  readonly record: HoldRecord;
+  readonly atMs: number;
 }
 
 export class OperatorHolds {
   #store: HoldStore;
   #replica: string | null;
   readonly #known = new Map<string, OperatorHold>();
-  /** Keys whose last write (a hold or a release) failed: written again before the next listing. */
-  readonly #unwritten = new Map<string, { readonly node: string; readonly model: string }>();
+  /** Keys whose last write failed: written again before the next listing. */
+  readonly #unwritten = new Map<string, Asked>();
   /** Writes under way per key, and the number of each key's last write (to tell a listing older than it). */
   readonly #inFlight = new Map<string, number>();
   readonly #lastWrite = new Map<string, number>();
@@ -72,7 +83,7 @@ export class OperatorHolds {
       if (hold.untilMs <= nowMs) continue;
       const own = { ...hold, replica: hold.replica ?? replica };
       this.#known.set(key, own);
-      this.#write(key, hold.node, hold.model, () => store.putHold({ node: own.node, model: own.model, kind: own.kind, replica: own.replica, forMs: own.untilMs - nowMs }));
+      this.#write(key, { node: own.node, model: own.model, kind: own.kind, replica: own.replica, forMs: own.untilMs - nowMs }, nowMs);
     }
   }
 
@@ -81,17 +92,19 @@ export class OperatorHolds {
     const hold = { node, model, kind, replica: this.#replica, sinceMs: nowMs, untilMs: nowMs + forMs };
     const key = keyOf(node, model);
     this.#known.set(key, hold);
-    const store = this.#store;
-    this.#write(key, node, model, () => store.putHold({ node, model, kind, replica: hold.replica, forMs }));
+    this.#write(key, { node, model, kind, replica: hold.replica, forMs }, nowMs);
     return hold;
   }
 
-  /** The operator acted otherwise on `model` there: its hold ends (every replica's, once the store has it). */
-  release(node: string, model: string): void {
+  /**
+   * The operator acted otherwise on `model` there: its hold ends, on every replica once the store
+   * has the release (kept `forMs`, or as long as the hold had left, so none keeps it from its last read).
+   */
+  release(node: string, model: string, nowMs: number, forMs: number): void {
     const key = keyOf(node, model);
+    const left = (this.#known.get(key)?.untilMs ?? nowMs) - nowMs;
     this.#known.delete(key);
-    const store = this.#store;
-    this.#write(key, node, model, () => store.dropHold(node, model));
+    this.#write(key, { node, model, kind: 'released', replica: this.#replica, forMs: Math.max(forMs, left, 1) }, nowMs);
   }
 
   /** Settles once every write asked so far is done or failed (an operator's answer waits for its hold). */
@@ -124,20 +137,21 @@ export class OperatorHolds {
   }
 
   /**
-   * Once per reconciler round: writes again what failed, then reads the store's holds. Never
+   * Once per reconciler round: writes again what failed, then reads the store's records. Never
    * rejects: a store that fails leaves what this replica knows, and `state` says why.
    */
   async sync(monotonicMs: () => number): Promise<void> {
     const store = this.#store;
-    for (const [key, { node, model }] of [...this.#unwritten]) {
+    for (const [key, { record, atMs }] of [...this.#unwritten]) {
+      const now = monotonicMs();
       const hold = this.#known.get(key);
-      const left = hold === undefined ? 0 : hold.untilMs - monotonicMs();
-      this.#write(key, node, model, () => (hold !== undefined && left > 0 ? store.putHold({ node, model, kind: hold.kind, replica: hold.replica, forMs: left }) : store.dropHold(node, model)));
+      const left = record.kind === 'released' ? record.forMs - (now - atMs) : (hold?.untilMs ?? now) - now;
+      if (left <= 0 || (record.kind !== 'released' && hold === undefined)) this.#unwritten.delete(key);
+      else this.#write(key, { ...record, forMs: left }, now);
     }
     await this.written();
     if (this.#unwritten.size > 0) return;
     const asked = this.#counter.writes;
-    const busy = new Set([...this.#inFlight.keys()]);
     let listed: StoredHold[];
     try {
       listed = await store.listHolds();
@@ -148,36 +162,40 @@ export class OperatorHolds {
     if (store !== this.#store) return;
     this.#lost = null;
     const now = monotonicMs();
-    const next = new Map<string, OperatorHold>();
-    for (const stored of listed) if (stored.leftMs > 0) next.set(keyOf(stored.node, stored.model), heldFrom(stored, now));
     // This replica's word stands over a listing that may be older than its write.
-    const ownWord = (key: string): boolean => busy.has(key) || this.#inFlight.has(key) || this.#unwritten.has(key) || (this.#lastWrite.get(key) ?? 0) > asked;
-    for (const key of new Set([...next.keys(), ...this.#known.keys()])) {
-      if (!ownWord(key)) continue;
-      const mine = this.#known.get(key);
-      if (mine === undefined) next.delete(key);
-      else next.set(key, mine);
+    const ownWord = (key: string): boolean => this.#inFlight.has(key) || this.#unwritten.has(key) || (this.#lastWrite.get(key) ?? 0) > asked;
+    const seen = new Set<string>();
+    for (const stored of listed) {
+      const key = keyOf(stored.node, stored.model);
+      seen.add(key);
+      if (ownWord(key) || stored.leftMs <= 0) continue;
+      if (stored.kind === 'released') this.#known.delete(key);
+      else this.#known.set(key, heldFrom({ ...stored, kind: stored.kind }, now));
     }
-    this.#known.clear();
-    for (const [key, hold] of next) this.#known.set(key, hold);
+    // A hold of this replica the store no longer has (it restarted empty): written again.
+    for (const [key, hold] of this.#known) {
+      const left = hold.untilMs - now;
+      if (seen.has(key) || ownWord(key) || hold.replica !== this.#replica || left < REWRITE_MIN_MS) continue;
+      this.#write(key, { node: hold.node, model: hold.model, kind: hold.kind, replica: hold.replica, forMs: left }, now);
+    }
     for (const [key, n] of [...this.#lastWrite]) if (n <= asked && !this.#inFlight.has(key)) this.#lastWrite.delete(key);
   }
 
   /** One write of `key`, after the ones before it (so the store sees them in order). */
-  #write(key: string, node: string, model: string, op: () => Promise<void>): void {
+  #write(key: string, record: HoldRecord, nowMs: number): void {
     this.#counter.writes += 1;
-    const n = this.#counter.writes;
-    this.#lastWrite.set(key, n);
+    this.#lastWrite.set(key, this.#counter.writes);
     this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
+    const store = this.#store;
     const done = (this.#tails.get(key) ?? Promise.resolve())
-      .then(op)
+      .then(() => store.putHold(record))
       .then(
         () => {
           // Writes of a key run in order: the last one done is the store's word.
           this.#unwritten.delete(key);
         },
         (error: unknown) => {
-          this.#unwritten.set(key, { node, model });
+          this.#unwritten.set(key, { record, atMs: nowMs });
           this.#lost = reasonOf(error);
         },
       )

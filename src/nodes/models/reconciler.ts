@@ -102,7 +102,7 @@ export class ModelReconciler {
 
   /** The operator's hold of `model` on `node` ends (an unload of it, or its action did not go through). */
   release(node: string, model: string): void {
-    this.#holds.release(node, model);
+    this.#holds.release(node, model, this.#deps.monotonicMs(), this.#deps.holdMs());
   }
 
   /** The holds in force now (for the models view). */

@@ -17,10 +17,6 @@ class FakeStore implements HoldStore {
     if (this.down !== undefined) throw new Error(this.down);
     this.holds.set(`${hold.node}/${hold.model}`, { ...hold, leftMs: hold.forMs });
   }
-  async dropHold(node: string, model: string): Promise<void> {
-    if (this.down !== undefined) throw new Error(this.down);
-    this.holds.delete(`${node}/${model}`);
-  }
   async listHolds(): Promise<StoredHold[]> {
     if (this.down !== undefined) throw new Error(this.down);
     const snapshot = [...this.holds.values()];
@@ -31,7 +27,7 @@ class FakeStore implements HoldStore {
 
 const now = (): number => 10_000;
 
-test('another replica\'s hold is read at the round, with its end and replica; its drop ends it here at the next round', async () => {
+test('another replica\'s hold is read at the round, with its end and replica; a release through any replica ends it here at the next round', async () => {
   const store = new FakeStore();
   const holds = new OperatorHolds(store, 'r1');
   store.holds.set('router/extra', { node: 'router', model: 'extra', kind: 'loaded', replica: 'r0', forMs: 600_000, leftMs: 500_000 });
@@ -42,7 +38,29 @@ test('another replica\'s hold is read at the round, with its end and replica; it
   assert.deepEqual(holds.state(), { scope: 'cluster', lost: null });
   store.holds.delete('router/extra');
   await holds.sync(now);
-  assert.equal(holds.held('router', 'extra', 10_000), undefined);
+  assert.equal(holds.held('router', 'extra', 10_000), 'loaded', 'a record the store lost is no release: kept to its end');
+  store.holds.set('router/extra', { node: 'router', model: 'extra', kind: 'released', replica: 'r2', forMs: 600_000, leftMs: 600_000 });
+  await holds.sync(now);
+  assert.equal(holds.held('router', 'extra', 10_000), undefined, 'released through r2');
+  holds.hold('router', 'mine', 'unloaded', 10_000, 600_000);
+  await holds.written();
+  assert.equal(store.holds.get('router/mine')?.kind, 'unloaded');
+  holds.release('router', 'mine', 20_000, 60_000);
+  await holds.written();
+  assert.deepEqual([store.holds.get('router/mine')?.kind, store.holds.get('router/mine')?.forMs], ['released', 590_000], 'kept as long as the hold had left');
+});
+
+test('a hold of this replica the store lost (restarted empty) is written again; one near its end is let end', async () => {
+  const store = new FakeStore();
+  const holds = new OperatorHolds(store, 'r0');
+  holds.hold('router', 'extra', 'loaded', 0, 600_000);
+  holds.hold('router', 'ending', 'loaded', 0, 10_500);
+  await holds.written();
+  store.holds.clear();
+  await holds.sync(now);
+  await holds.written();
+  assert.deepEqual([...store.holds.values()].map((h) => [h.model, h.replica, h.forMs]), [['extra', 'r0', 590_000]]);
+  assert.equal(holds.held('router', 'extra', 10_000), 'loaded');
 });
 
 test('a listing asked before this replica\'s hold (or release) was written does not undo it', async () => {
@@ -63,11 +81,11 @@ test('a listing asked before this replica\'s hold (or release) was written does 
   store.gate = new Promise((resolve) => (open = resolve));
   const again = holds.sync(now);
   await new Promise((resolve) => setImmediate(resolve));
-  holds.release('router', 'extra');
+  holds.release('router', 'extra', 10_000, 600_000);
   open();
   await again;
   assert.equal(holds.held('router', 'extra', 10_000), undefined, 'a release after the listing was asked stands too');
-  assert.equal(store.holds.size, 0);
+  assert.equal(store.holds.get('router/extra')?.kind, 'released');
 });
 
 test('a lost store: the holds this replica knows stand (with the reason); its own are written again once the store answers', async () => {

@@ -179,7 +179,7 @@ test('OperatorHolds: a hold lasts until its end, a release or the opposite hold,
   holds.hold('r', 'z', 'loaded', 2_000, 500);
   holds.hold('r', 'z', 'unloaded', 2_100, 500);
   assert.equal(holds.held('r', 'z', 2_200), 'unloaded', 'an unload replaces the load\'s hold');
-  holds.release('r', 'z');
+  holds.release('r', 'z', 2_200, 500);
   assert.equal(holds.held('r', 'z', 2_201), undefined, 'released');
 });
 
