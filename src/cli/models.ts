@@ -72,7 +72,7 @@ function modelsTable(body: unknown): string | undefined {
     const desired = d === undefined ? '-' : [d.pin === true ? 'pin' : '', d.preload === true ? 'preload' : '', typeof d.warm === 'number' && d.warm > 0 ? `warm=${d.warm}` : ''].filter(Boolean).join(' ') || '-';
     const next = Array.isArray(row.next) ? row.next.filter(isRecord).map((s) => `${text(s.action)} on ${text(s.node)} (${text(s.why)})`).join('; ') : '';
     const failures = Array.isArray(row.failures) ? row.failures.filter(isRecord).map((f) => `${text(f.node)}: ${text(f.reason)}`).join('; ') : '';
-    const held = Array.isArray(row.held) ? row.held.filter(isRecord).map((h) => `${h.state === 'unloaded' ? 'off ' : ''}${text(h.node)} until ${text(h.until ?? `+${text(h.expires_in_ms)}ms`)}`).join('; ') : '';
+    const held = Array.isArray(row.held) ? row.held.filter(isRecord).map((h) => `${h.state === 'unloaded' ? 'off ' : ''}${text(h.node)}${typeof h.replica === 'string' ? ` via ${text(h.replica)}` : ''} until ${text(h.until ?? `+${text(h.expires_in_ms)}ms`)}`).join('; ') : '';
     rows.push([text(row.model), list(row.loaded_on), list(row.on_demand), desired, stateOf(row, d), next || '-', held || '-', failures || '-']);
   }
   const nodes = [['NODE', 'LOADED', 'MAX', 'SWITCH UNDER WAY']];
@@ -83,7 +83,9 @@ function modelsTable(body: unknown): string | undefined {
     const unavailable = typeof node.unavailable === 'string' ? ` [${text(node.unavailable)}]` : '';
     nodes.push([`${text(node.name)}${unavailable}`, list(node.loaded), node.max_instances === null || node.max_instances === undefined ? '-' : text(node.max_instances), under]);
   }
-  return columns(rows) + (nodes.length > 1 ? `\n${columns(nodes)}` : '');
+  const r = isRecord(body.reconciler) ? body.reconciler : undefined;
+  const lost = typeof r?.holds_lost === 'string' ? `\noperator holds: the cluster store is not read (${text(r.holds_lost)}); this replica keeps the holds it knows\n` : '';
+  return columns(rows) + (nodes.length > 1 ? `\n${columns(nodes)}` : '') + lost;
 }
 
 export const runModels: Command = async (argv, io) => {
