@@ -32,9 +32,9 @@ const NONCE = 'n'.repeat(22);
 const OTHER = 'o'.repeat(22);
 
 test('which rule a start takes from the replay record, table', () => {
-  const ctx: RestartContext = { ...OWNER, file: '/k/c.key.replay.json', nowMs: S, maxEntries: 4, ranBefore: false };
+  const ctx: RestartContext = { ...OWNER, file: '/k/c.key.replay.json', nowMs: S, skewMs: SKEW, maxEntries: 4, ranBefore: false };
   const stopped = (over: { stoppedMs?: number; used?: [string, [string, number][]][]; owner?: typeof OWNER }): string =>
-    serializeStopped(over.owner ?? OWNER, S - 60_000, over.stoppedMs ?? S - 1_000, { refusedBeforeMs: S - 90_000, used: new Map((over.used ?? []).map(([site, list]) => [site, new Map(list)])) });
+    serializeStopped(over.owner ?? OWNER, S - 60_000, over.stoppedMs ?? S - 1_000, SKEW, { refusedBeforeMs: S - 90_000, used: new Map((over.used ?? []).map(([site, list]) => [site, new Map(list)])) });
   const text = (t: string): RecordRead => ({ kind: 'text', text: t });
   const cases: { name: string; read: RecordRead; ranBefore?: boolean; rule: string; warn?: boolean; reason: RegExp }[] = [
     { name: 'no record, no earlier run', read: { kind: 'absent' }, rule: 'first', reason: /first run/ },
@@ -60,6 +60,10 @@ test('which rule a start takes from the replay record, table', () => {
   assert.ok(carried.rule === 'carry');
   assert.equal(carried.carried.refusedBeforeMs, S - 90_000, 'the floor the run before kept');
   assert.deepEqual([...(carried.carried.used.get('a') ?? [])], [[NONCE, S + 5_000]], 'a lapsed entry is not carried');
+  // A start with a wider max_clock_skew: a window may close that much later than the run before reckoned.
+  const wider = restartRule(text(stopped({ used: [['a', [[NONCE, S + 5_000], [OTHER, S - 1]]]] })), { ...ctx, skewMs: SKEW + 10_000 });
+  assert.ok(wider.rule === 'carry');
+  assert.deepEqual([...(wider.carried.used.get('a') ?? [])], [[NONCE, S + 15_000], [OTHER, S + 9_999]], 'each entry kept 10 s longer');
 });
 
 test('a memory carried in refuses its signatures and the windows before its floor, takes the rest; sealed, it takes nothing and hands on what it used or held', () => {

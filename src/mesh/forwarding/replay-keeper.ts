@@ -26,7 +26,7 @@ export interface ReplayKeeperDeps {
   readonly log: ReplayKeeperLog;
   /** `[mesh] max_remembered_forwards` now: a record holding more was not written by this config. */
   readonly maxEntries: () => number;
-  /** `[mesh] max_clock_skew` (ms), for the blackout's end in the logs. */
+  /** `[mesh] max_clock_skew` (ms) now: the blackout's end, and the skew the record's windows were reckoned with. */
   readonly skewMs: () => number;
   /** Whether this site ran before, whatever the record says (its mesh state file exists). */
   readonly ranBefore: () => Promise<boolean>;
@@ -46,7 +46,7 @@ export class ReplayKeeper {
     const { store, seen, now, log } = this.#deps;
     const maxEntries = this.#deps.maxEntries();
     const read = await store.read(RECORD_BYTES_BASE + maxEntries * RECORD_BYTES_PER_ENTRY);
-    const rule = restartRule(read, { ...owner, file: store.path, nowMs: now(), maxEntries, ranBefore: await this.#deps.ranBefore() });
+    const rule = restartRule(read, { ...owner, file: store.path, nowMs: now(), skewMs: this.#deps.skewMs(), maxEntries, ranBefore: await this.#deps.ranBefore() });
     const fields = { file: store.path, rule: rule.rule };
     try {
       await store.write(serializeRunning(owner, startedMs));
@@ -83,7 +83,7 @@ export class ReplayKeeper {
     if (carried === undefined || run === undefined) return false;
     this.#run = undefined;
     try {
-      await store.write(serializeStopped(run.owner, run.startedMs, stoppedMs, carried));
+      await store.write(serializeStopped(run.owner, run.startedMs, stoppedMs, this.#deps.skewMs(), carried));
     } catch (error) {
       log.error({ file: store.path, err: error }, `${error instanceof Error ? error.message : String(error)}: the next start refuses forwards for max_clock_skew`);
       return false;

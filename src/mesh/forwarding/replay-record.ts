@@ -3,10 +3,11 @@
 //   {"v":1,"state":"running","site":"c","public_key":"…","started_at":<ms>}
 //     written at start, before a forward is accepted: a run that dies leaves it;
 //   {"v":1,"state":"stopped","site":"c","public_key":"…","started_at":<ms>,"stopped_at":<ms>,
-//    "refused_before":<ms>,"used":{"a":[["<nonce>",<until ms>],…]}}
+//    "refused_before":<ms>,"max_clock_skew":<ms>,"used":{"a":[["<nonce>",<until ms>],…]}}
 //     written at a clean stop, after the memory stopped taking forwards: every signature it used
 //     (or held for a request in flight) whose window is still open, and the moment before which it
-//     refused every window wholesale.
+//     refused every window wholesale, and the skew its windows were reckoned with (a start with a
+//     wider skew keeps each entry that much longer: a window ends at created + skew at the latest).
 // The memory drops an entry only once its window closed, and a full share refuses new forwards
 // instead of dropping one (seen-forwards.ts), so a stopped record holds every signature the run —
 // and, through the record it started from, every run before it back to `refused_before` — could
@@ -35,7 +36,7 @@ export interface RecordOwner {
 
 export type ReplayRecord =
   | (RecordOwner & { readonly state: 'running'; readonly startedMs: number })
-  | (RecordOwner & { readonly state: 'stopped'; readonly startedMs: number; readonly stoppedMs: number; readonly carried: CarriedMemory });
+  | (RecordOwner & { readonly state: 'stopped'; readonly startedMs: number; readonly stoppedMs: number; readonly skewMs: number; readonly carried: CarriedMemory });
 
 /** Bytes one remembered signature may take in the file (site, nonce, until and punctuation), for the read bound. */
 export const RECORD_BYTES_PER_ENTRY = 160;
@@ -51,6 +52,7 @@ const recordShape = z.discriminatedUnion('state', [
     state: z.literal('stopped'),
     stopped_at: ms,
     refused_before: ms,
+    max_clock_skew: ms,
     used: z.record(z.string().min(1).max(64), z.array(z.tuple([z.string().regex(NONCE_RULE), ms]))),
   }),
 ]);
@@ -82,7 +84,7 @@ export function parseReplayRecord(text: string, maxEntries: number): ParsedRecor
     if (entries > maxEntries) return { ok: false, problem: `more than ${maxEntries} remembered signatures ([mesh] max_remembered_forwards)` };
     used.set(site, new Map(list));
   }
-  return { ok: true, record: { ...base, state: 'stopped', stoppedMs: data.stopped_at, carried: { refusedBeforeMs: data.refused_before, used } } };
+  return { ok: true, record: { ...base, state: 'stopped', stoppedMs: data.stopped_at, skewMs: data.max_clock_skew, carried: { refusedBeforeMs: data.refused_before, used } } };
 }
 
 /** The record a run writes at start, before it accepts a forward. */
@@ -91,10 +93,10 @@ export function serializeRunning(owner: RecordOwner, startedMs: number): string 
 }
 
 /** The record a run writes at a clean stop, once its memory takes no more forwards. */
-export function serializeStopped(owner: RecordOwner, startedMs: number, stoppedMs: number, carried: CarriedMemory): string {
+export function serializeStopped(owner: RecordOwner, startedMs: number, stoppedMs: number, skewMs: number, carried: CarriedMemory): string {
   const used: Record<string, [string, number][]> = {};
   for (const [site, entries] of carried.used) if (entries.size > 0) used[site] = [...entries];
-  const record = { v: 1, state: 'stopped', site: owner.site, public_key: owner.publicKey, started_at: startedMs, stopped_at: stoppedMs, refused_before: Math.max(0, carried.refusedBeforeMs), used };
+  const record = { v: 1, state: 'stopped', site: owner.site, public_key: owner.publicKey, started_at: startedMs, stopped_at: stoppedMs, refused_before: Math.max(0, carried.refusedBeforeMs), max_clock_skew: skewMs, used };
   return `${JSON.stringify(record)}\n`;
 }
 
@@ -106,6 +108,8 @@ export interface RestartContext extends RecordOwner {
   readonly file: string;
   /** This clock now (wall-clock ms). */
   readonly nowMs: number;
+  /** `[mesh] max_clock_skew` now (ms). */
+  readonly skewMs: number;
   /** `[mesh] max_remembered_forwards`: a record holding more is refused. */
   readonly maxEntries: number;
   /** Whether something shows that this site ran before (its mesh state file exists). */
@@ -140,10 +144,12 @@ export function restartRule(read: RecordRead, ctx: RestartContext): RestartRule 
   if (record.stoppedMs > ctx.nowMs) {
     return { rule: 'blackout', reason: `replay record ${file} says the run before stopped at ${iso(record.stoppedMs)}, ${Math.ceil((record.stoppedMs - ctx.nowMs) / 1000)} s ahead of this clock`, warn: true };
   }
+  // A wider skew now: a window may end up to that much later than the run before reckoned.
+  const widerMs = Math.max(0, ctx.skewMs - record.skewMs);
   const used = new Map<string, Map<string, number>>();
   let kept = 0;
   for (const [site, entries] of record.carried.used) {
-    const open = new Map([...entries].filter(([, untilMs]) => untilMs >= ctx.nowMs));
+    const open = new Map([...entries].map(([nonce, untilMs]): [string, number] => [nonce, untilMs + widerMs]).filter(([, untilMs]) => untilMs >= ctx.nowMs));
     kept += open.size;
     if (open.size > 0) used.set(site, open);
   }
