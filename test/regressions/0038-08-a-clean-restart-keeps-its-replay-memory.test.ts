@@ -107,7 +107,7 @@ const FLEET = '[[node]]\nname = "c-gpu"\nkind = "vllm"\nmodels = ["m-c"]\ncontex
 const BODY = Buffer.from(JSON.stringify(chatBody('m-c')));
 const url = (): string => `http://127.0.0.1:${port}/v1/chat/completions`;
 const record = (): string => join(dir, 'c.key.replay.json');
-const config = (): string =>
+const config = (workers = 1): string =>
   gatewayToml(
     [{ name: 'c-gpu', url: sim.url('c-gpu'), kind: 'vllm' }],
     [
@@ -125,11 +125,11 @@ const config = (): string =>
       `public_key = "${keys.c.publicKey}"`,
     ].join('\n'),
     'api_keys = ["key-local"]',
-  ).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${port}"`);
+  ).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${port}"\nworkers = ${workers}`);
 
 /** Site c's gateway, keeping its replay record in this test's directory. */
-async function startC(): Promise<GatewayUnderTest> {
-  const started = await startGateway(config(), { clock, meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replayFile: record() } });
+async function startC(workers = 1): Promise<GatewayUnderTest> {
+  const started = await startGateway(config(workers), { clock, meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replayFile: record() } });
   await eventually(async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200, 30_000, 'c serves m-c');
   return started;
 }
@@ -169,6 +169,19 @@ test('a clean restart keeps the replay memory: a forward used before it is refus
   // Before: refused `replayed` (its window opened before this start) for max_clock_skew after every start.
   const fresh = await send(await signedAt(clock.now()));
   assert.equal(code(fresh), 'served', fresh.text);
+});
+
+test('with [server] workers = 2 the owner thread, which holds the memory, saves and restores it', async () => {
+  assert.ok(gw !== undefined);
+  await gw.close();
+  gw = await startC(2);
+  const used = await signedAt(clock.now());
+  assert.equal(code(await send(used)), 'served', 'a clean stop before: taken at once');
+  await gw.close();
+  gw = await startC(2);
+  assert.ok(said(gw, 30, /stopped cleanly/));
+  assert.equal(code(await send(used)), 'replayed', 'used before the restart, sent to either worker');
+  assert.equal(code(await send(await signedAt(clock.now()))), 'served', 'a fresh one');
 });
 
 test('after a crash (its running record left) and over a corrupt record, a start keeps the blackout', async () => {
