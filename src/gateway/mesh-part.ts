@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
+import { CONFIG_DEFAULTS } from '#src/config/index.ts';
 import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { MeshEvents, MeshService, MeshTransportStats } from '#src/mesh/index.ts';
 import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
@@ -133,7 +134,7 @@ export class MeshPart {
       now: () => deps.clock.now(),
       log: deps.logger,
       maxEntries: () => deps.config()?.maxRememberedForwards ?? MAX_REMEMBERED_FORWARDS,
-      skewMs: () => deps.config()?.maxClockSkewMs ?? 30_000,
+      skewMs: () => deps.config()?.maxClockSkewMs ?? CONFIG_DEFAULTS.mesh.maxClockSkewMs,
       ranBefore: () => (stateFile === false ? Promise.resolve(false) : fileExists(stateFile)),
     });
   }
