@@ -7,10 +7,12 @@ import type { Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
+import { CONFIG_DEFAULTS } from '#src/config/index.ts';
 import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { MeshEvents, MeshService, MeshTransportStats } from '#src/mesh/index.ts';
 import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
-import { localReplayGuard, MAX_REMEMBERED_FORWARDS, meshLinkFor, replayOp, type SeenForwards, type ClaimVerdict, type ForwardClaim, type MeshLink, type ReplayOp } from '#src/mesh/forwarding/index.ts';
+import { fileExists, localReplayGuard, MAX_REMEMBERED_FORWARDS, meshLinkFor, replayOp, replayRecordFile, replayRecordFileFor, ReplayKeeper } from '#src/mesh/forwarding/index.ts';
+import type { SeenForwards, ClaimVerdict, ForwardClaim, MeshLink, ReplayOp } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import { revisionStateFile, stateFileFor } from '#src/mesh/revision-state-file.ts';
@@ -75,6 +77,15 @@ function remoteSiteCount(config: MeshConfig | undefined): number {
   return config === undefined ? 0 : config.sites.filter((pin) => pin.id !== config.site).length;
 }
 
+/** Where this gateway keeps its replay record (MeshOptions.replayFile), or false for none. */
+function replayRecordPath(options: MeshOptions | undefined, config: MeshConfig | undefined, clustered: boolean): string | false {
+  if (options?.replayFile !== undefined) return options.replayFile;
+  if (config === undefined || options?.key !== undefined || options?.replaySinceMs !== undefined) return false;
+  // Replicas of a site sharing key_file would overwrite each other's record: each needs its own peer_key_file.
+  if (clustered && config.peerKeyFile === undefined) return false;
+  return replayRecordFileFor(config);
+}
+
 /** Registry changes that may change this site's model set (listings are watched apart: they repeat every poll). */
 const SET_CHANGES = ['node:health-changed', 'node:capacity', 'node:added', 'node:removed', 'node:wake'] as const;
 
@@ -85,6 +96,10 @@ export class MeshPart {
   readonly #deps: MeshPartDeps;
   /** This gateway's memory of used forward signatures (the link's, unless a caller gave the link). */
   readonly #seen: SeenForwards | undefined;
+  /** Carries the memory across a clean restart (this thread holds it and a record file is kept). */
+  readonly #keeper: ReplayKeeper | undefined;
+  /** When this gateway's replay memory began (wall-clock ms). */
+  readonly #replayStartedMs: number;
   #service: MeshService | undefined;
   #key: SiteKey | undefined;
   readonly #offs: (() => void)[] = [];
@@ -94,13 +109,34 @@ export class MeshPart {
     this.events = new EventBus<MeshEvents>((error) => deps.logger.error({ err: error }, 'mesh event listener failed'));
     // One memory of accepted forwards for the gateway: request workers ask this thread's (claimForward).
     // Split into one share per remote site pinned now; it began now unless a test says otherwise.
+    // With a replay record it takes no forward until start() restored it from the run before.
+    const recordPath = deps.link === undefined ? replayRecordPath(deps.options, deps.config(), deps.publishGate !== undefined) : false;
+    this.#replayStartedMs = deps.options?.replaySinceMs ?? deps.clock.now();
     const replay = localReplayGuard(() => deps.clock.now(), {
-      sinceMs: deps.options?.replaySinceMs,
+      sinceMs: this.#replayStartedMs,
       capacity: () => deps.config()?.maxRememberedForwards ?? MAX_REMEMBERED_FORWARDS,
       remoteSites: () => remoteSiteCount(deps.config()),
+      starting: recordPath !== false,
     });
     this.link = deps.link ?? meshLinkFor(() => ({ mesh: deps.config() }), () => this.#key, this, replay, pinnedPublicKey);
     this.#seen = deps.link === undefined ? replay.seen : undefined;
+    this.#keeper = recordPath === false ? undefined : this.#replayKeeper(recordPath, replay.seen);
+  }
+
+  #replayKeeper(path: string, seen: SeenForwards): ReplayKeeper {
+    const deps = this.#deps;
+    const options = deps.options;
+    const config = deps.config();
+    const stateFile = options?.stateFile ?? (options?.key === undefined && config !== undefined ? stateFileFor(config.keyFile) : false);
+    return new ReplayKeeper({
+      store: replayRecordFile(path),
+      seen,
+      now: () => deps.clock.now(),
+      log: deps.logger,
+      maxEntries: () => deps.config()?.maxRememberedForwards ?? MAX_REMEMBERED_FORWARDS,
+      skewMs: () => deps.config()?.maxClockSkewMs ?? CONFIG_DEFAULTS.mesh.maxClockSkewMs,
+      ranBefore: () => (stateFile === false ? Promise.resolve(false) : fileExists(stateFile)),
+    });
   }
 
   /** Holds, uses or releases a forwarded request's signature (for a request worker that verified it). */
@@ -133,6 +169,8 @@ export class MeshPart {
     const newTransport = options?.transport ?? (await import('./mesh-transport.ts')).libp2pTransportFor(peerKey, config, this.#deps.clock, logger);
     const transport = newTransport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
     const stateFile = options?.stateFile ?? (options?.key === undefined ? stateFileFor(config.keyFile) : false);
+    // Before the mesh state file is written and before any forward is taken (the memory is closed until then).
+    await this.#keeper?.restore({ site: config.site, publicKey: key.publicKey }, this.#replayStartedMs);
     const service = new MeshService({
       config,
       clock: this.#deps.clock,
@@ -190,6 +228,8 @@ export class MeshPart {
   }
 
   async stop(): Promise<void> {
+    // After the drain: no forward is taken once the memory is sealed, so the record holds all this run took.
+    await this.#keeper?.save();
     for (const off of this.#offs.splice(0)) off();
     await this.#service?.stop();
   }

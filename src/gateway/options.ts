@@ -50,4 +50,12 @@ export interface MeshOptions {
    * forwards are taken from `max_clock_skew` after start; tests that federate at once set it earlier.
    */
   readonly replaySinceMs?: number;
+  /**
+   * The replay record, which carries the replay memory across a clean restart
+   * (mesh/forwarding/replay-record.ts); absent = `<peer_key_file or key_file>.replay.json` when the
+   * key is read from key_file and `replaySinceMs` is not set (none under [cluster] without
+   * peer_key_file: replicas would share it), none otherwise; false = none (the blackout rule at
+   * every start).
+   */
+  readonly replayFile?: string | false;
 }

@@ -14,6 +14,9 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { systemClock } from '#src/core/clock.ts';
 import { Libp2pTransport } from '#src/mesh/gossip/index.ts';
 import { FAST, READ_TIMEOUT_MS, startMeshFleet, type MeshFleet, type MeshSite } from './mesh-fleet.ts';
@@ -55,9 +58,11 @@ async function everyoneFresh(ids: readonly string[] = IDS): Promise<boolean> {
 const OWN_MODEL: Readonly<Record<(typeof IDS)[number], string>> = { a: 'common', b: 'common', c: 'c-model', d: 'd-model', e: 'e-base' };
 
 /**
- * Whether site `id` takes a forward now (one signed by f for a model it serves itself): a site
- * refuses every signature an earlier run could have accepted, so it takes forwards from
- * max_clock_skew after its start on (docs/federation-forwarding.md, "Across a restart").
+ * Whether site `id` takes a forward now (one signed by f for a model it serves itself). A site's
+ * first run (a fresh key directory) takes forwards at once, as does one restarted after a clean
+ * stop; one restarted after a crash refuses every signature the run that crashed could have
+ * accepted, so it takes forwards from max_clock_skew after its start on
+ * (docs/federation-forwarding.md, "Across a restart").
  */
 async function takesForwards(id: (typeof IDS)[number]): Promise<boolean> {
   const url = `${site(id).url}/v1/chat/completions`;
@@ -106,7 +111,6 @@ before(async () => {
   });
   await f.start();
   await waitFor(() => everyoneFresh(), 'the five sites to see each other fresh', WAIT_MS, 100);
-  for (const id of IDS) await waitFor(() => takesForwards(id), `site ${id} to take forwards`, WAIT_MS, 500);
 });
 
 after(async () => {
@@ -155,8 +159,28 @@ test('killing E makes A fail closed for E’s models within the window; E restar
   // Fresh may come before E's discovery has found its node again (its first records list nothing):
   // A routes e-base once E's record lists it again.
   await waitFor(async () => (await listedModels(site('a'))).includes('e-base'), 'A to list e-base again', WAIT_MS, 25);
-  await waitFor(() => takesForwards('e'), 'the restarted E to take forwards (max_clock_skew after its start)', WAIT_MS, 500);
+  await waitFor(() => takesForwards('e'), 'E, restarted after a crash, to take forwards (max_clock_skew after its start)', WAIT_MS, 500);
   assert.equal((await chat(site('a'), 'e-base', 'after the restart')).status, 200);
+});
+
+test('E stopped cleanly (SIGTERM) saves its replay memory and, restarted, takes forwards at once: none refused replayed', async () => {
+  const url = `${site('e').url}/v1/chat/completions`;
+  const body = JSON.stringify({ model: OWN_MODEL.e, messages: [{ role: 'user', content: 'before the stop' }], max_tokens: 1 });
+  const nonce = randomBytes(16).toString('base64url');
+  const res = await fetch(url, { method: 'POST', headers: await forwardHeaders({ url, body, site: 'f', key: fleet.extraKeys.get('f')!.privateKey, nonce }), body, signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+  await res.arrayBuffer();
+  assert.equal(res.status, 200);
+  await site('e').stop('SIGTERM');
+  // The record beside E's key file holds the signature it served (until its window closes).
+  const saved = JSON.parse(await readFile(join(site('e').dir, 'e.key.replay.json'), 'utf8')) as { state: string; used: Record<string, [string, number][]> };
+  assert.equal(saved.state, 'stopped');
+  assert.ok((saved.used.f ?? []).some(([n]) => n === nonce), JSON.stringify(saved));
+  await site('e').start();
+  assert.ok(site('e').logs().some((line) => /stopped cleanly/.test(String(line.msg))), 'E carried the memory on');
+  // Polled from the moment E listens: with the blackout the first forwards would be refused replayed.
+  await waitFor(() => takesForwards('e'), 'E, restarted after a clean stop, to take forwards', WAIT_MS, 100);
+  assert.equal(metricValue(await site('e').metrics(), 'gateway_mesh_forwarded_in_total', 'site="f",result="replayed"'), 0);
+  await waitFor(() => everyoneFresh(), 'every site fresh again after E restarted', WAIT_MS, 100);
 });
 
 test('a partitioned site rejoins and converges', async () => {

@@ -7,3 +7,6 @@ export { claimFor, localReplayGuard, MAX_REMEMBERED_FORWARDS, replayOp, SeenForw
 export { acceptanceWindow, earlierRunCouldAccept, firstAcceptedCreatedMs, replayShare, type AcceptanceWindow } from './replay-window.ts';
 export { verifyForward, claimsForward, judgeTimes, FORWARD_REJECTIONS, type ForwardRejection, type ForwardVerdict, type ForwardHead, type VerifyContext } from './verify-forward.ts';
 export { meshLinkFor, type MeshLink, type SitesSource } from './mesh-link.ts';
+export { parseReplayRecord, restartRule, serializeRunning, serializeStopped, type CarriedMemory, type RecordRead, type ReplayRecord, type RestartContext, type RestartRule } from './replay-record.ts';
+export { fileExists, replayRecordFile, replayRecordFileFor, type ReplayRecordStore } from './replay-record-file.ts';
+export { ReplayKeeper, type ReplayKeeperDeps, type ReplayKeeperLog } from './replay-keeper.ts';

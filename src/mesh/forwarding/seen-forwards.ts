@@ -8,11 +8,15 @@
 // whose share is full has its own new forwards refused (429, retry later) rather than an entry
 // forgotten early — a forgotten entry could be replayed — and no other site's forwards are touched.
 // Signatures an earlier run could have accepted (their window opened before this memory began,
-// replay-window.ts) are refused as well. With `[server] workers` > 1 one memory serves every worker:
+// replay-window.ts) are refused as well — unless the run before stopped cleanly and left its
+// memory (replay-record.ts): then this memory starts with it (`open`) and refuses those alone. A
+// memory kept across restarts takes no forward until it was restored (`starting`) nor after its
+// record was taken at stop (`seal`): what it saves is all it ever accepted. With `[server] workers` > 1 one memory serves every worker:
 // the owner thread holds it and the workers ask it (src/workers/replay-claims.ts), since a replay
 // may reach another thread.
 
 import { acceptanceWindow, earlierRunCouldAccept, firstAcceptedCreatedMs, replayShare } from './replay-window.ts';
+import type { CarriedMemory } from './replay-record.ts';
 
 /** One verified signature, as the verifier states it (plain data: it crosses to the owner thread). */
 export interface ForwardClaim {
@@ -69,6 +73,8 @@ export interface SeenForwardsOptions {
   readonly capacity?: number | (() => number);
   /** How many remote sites are pinned now (re-read per claim: a reload changes the shares). */
   readonly remoteSites?: () => number;
+  /** The memory is kept across restarts: it takes no forward until `open` (absent = open at once). */
+  readonly starting?: boolean;
 }
 
 /** A signature in the memory: used (served), or held by the one request in flight that may use it. */
@@ -81,14 +87,21 @@ interface Entry {
 export class SeenForwards {
   /** site → nonce → its entry. */
   readonly #seen = new Map<string, Map<string, Entry>>();
-  readonly #sinceMs: number;
+  /** When this process's memory began (wall-clock ms). */
+  readonly #startedMs: number;
+  /** A signature whose window opened before this is refused wholesale (this start, or the floor carried in). */
+  #sinceMs: number;
+  /** `starting`: not restored yet; `stopped`: its record was taken at stop. Neither takes a forward. */
+  #phase: 'starting' | 'open' | 'stopped';
   readonly #capacity: () => number;
   readonly #remoteSites: () => number;
   #nextSweepMs = 0;
 
   /** `sinceMs`: when this memory began (wall-clock ms); a signature an earlier run could have accepted is refused. */
   constructor(sinceMs: number, options: SeenForwardsOptions = {}) {
+    this.#startedMs = sinceMs;
     this.#sinceMs = sinceMs;
+    this.#phase = options.starting === true ? 'starting' : 'open';
     const capacity = options.capacity ?? MAX_REMEMBERED_FORWARDS;
     this.#capacity = typeof capacity === 'number' ? () => capacity : capacity;
     this.#remoteSites = options.remoteSites ?? (() => 1);
@@ -100,13 +113,18 @@ export class SeenForwards {
    * lets it go; at the latest until it lapses): a second copy in flight is refused at once.
    */
   hold(claim: ForwardClaim, nowMs: number): ClaimVerdict {
+    if (this.#phase !== 'open') {
+      const detail = this.#phase === 'starting' ? 'this site is starting: its memory of used signatures is not restored yet' : 'this site is stopping: its memory of used signatures is saved';
+      return { ok: false, rejection: 'replay_unavailable', detail, retryAfterSeconds: 1 };
+    }
     if (earlierRunCouldAccept(claim, this.#sinceMs)) {
       const skewMs = claim.createdMs - claim.fromMs;
       const from = new Date(firstAcceptedCreatedMs(this.#sinceMs, skewMs)).toISOString();
+      const before = this.#sinceMs === this.#startedMs ? 'this site started' : `${new Date(this.#sinceMs).toISOString()}, where this site's memory of used signatures begins`;
       return {
         ok: false,
         rejection: 'replayed',
-        detail: `acceptable from ${Math.round((this.#sinceMs - claim.fromMs) / 1000)} s before this site started: an earlier run may have accepted it (signatures created from ${from} on are taken)`,
+        detail: `acceptable from ${Math.round((this.#sinceMs - claim.fromMs) / 1000)} s before ${before}: an earlier run may have accepted it (signatures created from ${from} on are taken)`,
       };
     }
     this.#sweep(nowMs);
@@ -149,6 +167,44 @@ export class SeenForwards {
   release(claim: ForwardClaim): void {
     const site = this.#seen.get(claim.site);
     if (site?.get(claim.nonce)?.held === true) site.delete(claim.nonce);
+  }
+
+  /**
+   * Starts taking forwards. `carried`: the memory the run before left at a clean stop — its
+   * signatures still open are remembered here as used, and only windows that opened before its
+   * floor are refused wholesale; absent: every window that opened before this memory began is.
+   */
+  open(nowMs: number, carried?: CarriedMemory): void {
+    if (this.#phase !== 'starting') return;
+    if (carried !== undefined) {
+      this.#sinceMs = Math.min(this.#sinceMs, carried.refusedBeforeMs);
+      for (const [id, entries] of carried.used) {
+        const site = this.#site(id);
+        for (const [nonce, untilMs] of entries) if (untilMs >= nowMs && !site.has(nonce)) site.set(nonce, { untilMs, held: false });
+        if (site.size === 0) this.#seen.delete(id);
+      }
+    }
+    this.#phase = 'open';
+  }
+
+  /**
+   * Stops taking forwards (a request holding a signature may still use it) and answers what the
+   * next run must refuse: every signature used or held whose window is still open at `nowMs`, and
+   * the floor. Undefined when the memory never opened (it accepted nothing) or was sealed before.
+   */
+  seal(nowMs: number): CarriedMemory | undefined {
+    if (this.#phase !== 'open') {
+      this.#phase = 'stopped';
+      return undefined;
+    }
+    this.#phase = 'stopped';
+    const used = new Map<string, Map<string, number>>();
+    for (const [id, entries] of this.#seen) {
+      const open = new Map<string, number>();
+      for (const [nonce, entry] of entries) if (entry.untilMs >= nowMs) open.set(nonce, entry.untilMs);
+      if (open.size > 0) used.set(id, open);
+    }
+    return { refusedBeforeMs: this.#sinceMs, used };
   }
 
   /** Signatures used and remembered now, by site (sites with none left out). */
