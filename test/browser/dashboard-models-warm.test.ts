@@ -6,46 +6,19 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startPinnedWarmRouter } from '#test/fixtures/pinned-warm-router.ts';
 
 const CHROMIUM = chromiumPath();
 const SKIP = CHROMIUM === undefined ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)` : false;
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-
-[[node.model]]
-id = "keep"
-status = "loaded"
-
-[[node.model]]
-id = "hot"
-status = "loaded"
-
-[[node.model]]
-id = "extra"
-status = "unloaded"
-
-[[node.model]]
-id = "other"
-status = "unloaded"
-`;
 
 let browser: Browser | undefined;
 let rig: FleetAndGateway | undefined;
 
 before(async () => {
   if (CHROMIUM === undefined) return;
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], '[[models.available]]\nname = "keep"\npin = true\n\n[[models.available]]\nname = "hot"\nwarm = 1\n'),
-    { logLevel: 'warn' },
-  );
+  rig = await startPinnedWarmRouter({ unloaded: ['extra', 'other'], logLevel: 'warn' });
   browser = await launchChromium(CHROMIUM);
 });
 

@@ -6,41 +6,13 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { runModels } from '#src/cli/models.ts';
 import { HangupRelay } from '#src/cli/hangups.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-
-[[node.model]]
-id = "keep"
-status = "loaded"
-
-[[node.model]]
-id = "hot"
-status = "loaded"
-
-[[node.model]]
-id = "extra"
-status = "unloaded"
-`;
+import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startPinnedWarmRouter } from '#test/fixtures/pinned-warm-router.ts';
 
 let rig: FleetAndGateway;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], '[models]\noperator_hold = "15m"\n\n[[models.available]]\nname = "keep"\npin = true\n\n[[models.available]]\nname = "hot"\nwarm = 1\n'),
-  );
-  await eventually(async () => {
-    const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[]; router?: { max_instances?: number } }[] }>();
-    const router = hosts.hosts.find((h) => h.name === 'router');
-    return router?.router?.max_instances === 2 && router.loaded.length === 2;
-  }, 30_000, 'the router discovered, full');
+  rig = await startPinnedWarmRouter({ models: '[models]\noperator_hold = "15m"\n\n' });
 });
 
 after(async () => {

@@ -16,35 +16,14 @@ import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts
 import { waitForHost } from '#test/fixtures/admin-readers.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { RedisStore } from '#src/cluster/index.ts';
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-
-[[node.model]]
-id = "keep"
-status = "loaded"
-
-[[node.model]]
-id = "hot"
-status = "loaded"
-
-[[node.model]]
-id = "extra"
-status = "unloaded"
-`;
-
-const DESIRED = '[[models.available]]\nname = "keep"\npin = true\n\n[[models.available]]\nname = "hot"\nwarm = 1\n';
+import { PINNED_WARM_DESIRED, pinnedWarmRouterFleet } from '#test/fixtures/pinned-warm-router.ts';
 
 let sim: SimFleet | undefined;
 let replicas: Replicas | undefined;
 
 before(async () => {
-  sim = await startSimFleet(FLEET);
-  replicas = await startReplicas({ count: 2, nodes: [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], extra: DESIRED });
+  sim = await startSimFleet(pinnedWarmRouterFleet());
+  replicas = await startReplicas({ count: 2, nodes: [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], extra: PINNED_WARM_DESIRED });
   for (const gw of replicas.gateways) await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 2 && h.loaded.length === 2, 'the router discovered, full with keep and hot', 30_000);
 });
 

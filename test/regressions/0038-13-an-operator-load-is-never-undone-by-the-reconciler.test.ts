@@ -8,41 +8,14 @@
 // of the warm model that the reconciler would load there again is refused and overridden alike.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startPinnedWarmRouter } from '#test/fixtures/pinned-warm-router.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-
-[[node.model]]
-id = "keep"
-status = "loaded"
-
-[[node.model]]
-id = "hot"
-status = "loaded"
-
-[[node.model]]
-id = "extra"
-status = "unloaded"
-`;
 
 let rig: FleetAndGateway;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], '[[models.available]]\nname = "keep"\npin = true\n\n[[models.available]]\nname = "hot"\nwarm = 1\n'),
-  );
-  await eventually(async () => {
-    const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[]; router?: { max_instances?: number } }[] }>();
-    const router = hosts.hosts.find((h) => h.name === 'router');
-    return router?.router?.max_instances === 2 && router.loaded.length === 2;
-  }, 30_000, 'the router discovered, full with keep and hot');
+  rig = await startPinnedWarmRouter();
 });
 
 after(async () => {
