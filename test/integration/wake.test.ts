@@ -3,21 +3,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
-import { createServer } from 'node:net';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { unusedPort as freePort } from '#test/fixtures/context.ts';
 
 const MAC = '0a:1b:2c:3d:4e:5f';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 interface PacketLog {
   readonly socket: Socket;

@@ -6,19 +6,11 @@
 // a woken or restarted node gets its preloads and its warm models back within a round or two.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { unusedPort as freePort } from '#test/fixtures/context.ts';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 const routerToml = (name: string, port: number, models: readonly string[]): string =>
   `[[node]]\nname = "${name}"\nkind = "llamacpp-router"\nport = ${port}\nmodels_max = 3\nload_time = "20ms"\n${models.map((m) => `[[node.model]]\nid = "${m}"\nstatus = "unloaded"\n`).join('')}`;
