@@ -8,23 +8,10 @@ import { HangupRelay } from '#src/cli/hangups.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
 
 const TOKEN = 'cli-models-token';
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "model-b"
-status = "unloaded"
-`;
+const FLEET = ONE_LOADED_ROUTER_FLEET;
 
 let rig: FleetAndGateway;
 

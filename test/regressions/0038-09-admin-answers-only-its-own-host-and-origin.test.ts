@@ -18,22 +18,9 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startInProcessGateway, type InProcessGateway } from '#test/fixtures/in-process.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
 
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "model-b"
-status = "unloaded"
-`;
+const FLEET = ONE_LOADED_ROUTER_FLEET;
 
 interface Answer {
   readonly status: number;

@@ -15,27 +15,14 @@ import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser } from '#te
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
 
 const CHROMIUM = chromiumPath();
 const SKIP = CHROMIUM === undefined ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)` : false;
 /** A name only this Chromium resolves, to 127.0.0.1: where a DNS-rebinding page ends up. */
 const REBOUND = 'rebind.attacker.test';
 
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "model-b"
-status = "unloaded"
-`;
+const FLEET = ONE_LOADED_ROUTER_FLEET;
 
 /** The attacker's page: a text/plain form aimed at /admin/models/load, and fetches run by attack(). */
 function attackerPage(gw: string): string {
