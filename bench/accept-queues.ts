@@ -27,7 +27,10 @@ export interface RaisedQueues {
 /** The two limits, or undefined where they cannot be read (not Linux). */
 export function readAcceptQueues(): AcceptQueues | undefined {
   try {
-    return { somaxconn: Number(readFileSync(FILES.somaxconn, 'latin1').trim()), synBacklog: Number(readFileSync(FILES.synBacklog, 'latin1').trim()) };
+    return {
+      somaxconn: Number(readFileSync(FILES.somaxconn, 'latin1').trim()),
+      synBacklog: Number(readFileSync(FILES.synBacklog, 'latin1').trim()),
+    };
   } catch {
     return undefined;
   }

@@ -10,7 +10,16 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'upgrade', 'trailer', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'upgrade',
+  'trailer',
+  'host',
+]);
 
 function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -42,7 +51,8 @@ class RelayHandler implements Dispatcher.DispatchHandler {
     const out: Record<string, string | string[]> = {};
     for (const name in headers) {
       const value = headers[name];
-      if (value !== undefined && name !== 'connection' && name !== 'keep-alive' && name !== 'transfer-encoding') out[name] = value;
+      if (value !== undefined && name !== 'connection' && name !== 'keep-alive' && name !== 'transfer-encoding')
+        out[name] = value;
     }
     this.#res.writeHead(status, out);
   }
@@ -70,7 +80,10 @@ async function main(argv: readonly string[]): Promise<void> {
   const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req: IncomingMessage, res: ServerResponse) => {
     const method = req.method ?? 'GET';
     const hasBody = method !== 'GET' && method !== 'HEAD';
-    pool.dispatch({ path: req.url ?? '/', method, headers: forwardHeaders(req.headers), body: hasBody ? req : null }, new RelayHandler(res));
+    pool.dispatch(
+      { path: req.url ?? '/', method, headers: forwardHeaders(req.headers), body: hasBody ? req : null },
+      new RelayHandler(res),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as AddressInfo;

@@ -36,7 +36,10 @@ const RSS_PROBE = pathToFileURL(join(REPO_ROOT, 'bench/exit-rss-probe.mjs')).hre
 function timeOnce(args: readonly string[]): Promise<{ ms: number; maxRssKB: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: `--import=${RSS_PROBE}` } });
+    const child = spawn(process.execPath, [...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: `--import=${RSS_PROBE}` },
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -76,7 +79,9 @@ export async function runLeanProcessBench(runs: number): Promise<LeanProcessResu
       await timeCommand('check-config', [CLI, 'check-config', config], runs),
       await timeCommand('status (gateway down)', [CLI, 'status', '--url', 'http://127.0.0.1:1'], runs),
     ];
-    const tenNodes = Array.from({ length: 10 }, (_, i) => ['[[nodes]]', `name = "n${i}"`, `url = "${upstreamUrl}"`, 'kind = "vllm"'].join('\n')).join('\n');
+    const tenNodes = Array.from({ length: 10 }, (_, i) =>
+      ['[[nodes]]', `name = "n${i}"`, `url = "${upstreamUrl}"`, 'kind = "vllm"'].join('\n'),
+    ).join('\n');
     const tenNodesToml = proxyGatewayConfig(upstreamUrl).replace(/\[\[nodes\]\][\s\S]*$/, `${tenNodes}\n`);
     const ready: number[] = [];
     for (let i = 0; i < runs; i += 1) {

@@ -32,7 +32,12 @@ async function timed(url: string, count: number, agent: Agent): Promise<number[]
   const samples: number[] = [];
   for (let i = 0; i < count + 100; i += 1) {
     const started = process.hrtime.bigint();
-    const res = await request(`${url}/v1/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent });
+    const res = await request(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+      dispatcher: agent,
+    });
     await res.body.text();
     if (res.statusCode !== 200) throw new Error(`bench request answered ${res.statusCode}`);
     if (i >= 100) samples.push(Number(process.hrtime.bigint() - started) / 1000);
@@ -41,7 +46,11 @@ async function timed(url: string, count: number, agent: Agent): Promise<number[]
 }
 
 /** A replica of its own (a `serve` process with [cluster]) after 500 requests: its RSS from /admin/runtime. */
-async function replicaRss(storeUrl: string, nodes: readonly { name: string; url: string; kind: string }[], agent: Agent): Promise<number> {
+async function replicaRss(
+  storeUrl: string,
+  nodes: readonly { name: string; url: string; kind: string }[],
+  agent: Agent,
+): Promise<number> {
   const proc = await startGatewayProcess(gatewayToml(nodes, clusterTable(storeUrl, 'bench-process', 'bench:', '10s')));
   try {
     await waitForHost(proc.url, 'n', (h) => h.models?.m?.slots === 4, 'slots known');

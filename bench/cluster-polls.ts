@@ -35,7 +35,16 @@ interface PollRun {
 }
 
 function config(urls: readonly string[], store: string, replica: string, prefix: string): string {
-  const lines = ['[server]', 'listen = "127.0.0.1:0"', '[health]', 'interval = "5s"', 'timeout = "2s"', '[discovery]', 'interval = "10s"', 'timeout = "5s"'];
+  const lines = [
+    '[server]',
+    'listen = "127.0.0.1:0"',
+    '[health]',
+    'interval = "5s"',
+    'timeout = "2s"',
+    '[discovery]',
+    'interval = "10s"',
+    'timeout = "5s"',
+  ];
   urls.forEach((url, i) => lines.push('[[nodes]]', `name = "n${i}"`, `url = "${url}"`, 'kind = "vllm"'));
   return `${lines.join('\n')}\n${clusterTable(store, replica, prefix, '10s')}`;
 }
@@ -50,7 +59,8 @@ async function run(nodes: number, replicas: number, store: string, measureS: num
     for (let i = 0; i < replicas; i += 1) gateways.push(await startGateway(config(urls, store, `r${i}`, prefix)));
     // Two discovery rounds: every node listed, the first round's burst over.
     await sleepMs(20_000);
-    const counts = async (): Promise<{ health: number; models: number }> => (await (await fetch(statsUrl)).json()) as { health: number; models: number };
+    const counts = async (): Promise<{ health: number; models: number }> =>
+      (await (await fetch(statsUrl)).json()) as { health: number; models: number };
     const before = await counts();
     const cpuBefore = gateways.map((g) => cpuSeconds(g.pid, ticks));
     const fleetBefore = cpuSeconds(fleet.pid, ticks);
@@ -83,7 +93,13 @@ async function run(nodes: number, replicas: number, store: string, measureS: num
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { nodes: { type: 'string', default: '100,1000' }, replicas: { type: 'string', default: '1,3' }, measure: { type: 'string', default: '15' } } });
+  const { values } = parseArgs({
+    options: {
+      nodes: { type: 'string', default: '100,1000' },
+      replicas: { type: 'string', default: '1,3' },
+      measure: { type: 'string', default: '15' },
+    },
+  });
   const ticks = clockTicksPerSecond();
   const redis = await startRedisServer();
   const runs: PollRun[] = [];
@@ -98,8 +114,12 @@ if (import.meta.main) {
   } finally {
     await redis.stop();
   }
-  process.stdout.write('\nnodes  replicas  upstream req/s  gateways CPU %  per replica %  fleet CPU %  replica RSS MB  other CPU %\n');
+  process.stdout.write(
+    '\nnodes  replicas  upstream req/s  gateways CPU %  per replica %  fleet CPU %  replica RSS MB  other CPU %\n',
+  );
   for (const r of runs) {
-    process.stdout.write(`${String(r.nodes).padStart(5)}  ${String(r.replicas).padStart(8)}  ${String(r.upstreamRequestsPerSecond).padStart(14)}  ${String(r.gatewaysCpuPercent).padStart(14)}  ${String(r.maxReplicaCpuPercent).padStart(13)}  ${String(r.fleetCpuPercent).padStart(11)}  ${String(r.replicaRssMb).padStart(14)}  ${String(r.otherCpuPercent).padStart(11)}\n`);
+    process.stdout.write(
+      `${String(r.nodes).padStart(5)}  ${String(r.replicas).padStart(8)}  ${String(r.upstreamRequestsPerSecond).padStart(14)}  ${String(r.gatewaysCpuPercent).padStart(14)}  ${String(r.maxReplicaCpuPercent).padStart(13)}  ${String(r.fleetCpuPercent).padStart(11)}  ${String(r.replicaRssMb).padStart(14)}  ${String(r.otherCpuPercent).padStart(11)}\n`,
+    );
   }
 }

@@ -92,7 +92,12 @@ export function controlPlaneConfig(urls: readonly string[], intervalS: number, u
 }
 
 export async function runControlPlaneBench(options: ControlPlaneOptions): Promise<ControlPlaneResult> {
-  const fleet = await startNodeScript('bench/fleet-server.ts', ['--nodes', String(options.nodes), '--models', String(options.modelsPerNode)]);
+  const fleet = await startNodeScript('bench/fleet-server.ts', [
+    '--nodes',
+    String(options.nodes),
+    '--models',
+    String(options.modelsPerNode),
+  ]);
   const upstream = options.load === undefined ? undefined : await startNodeScript('bench/upstream.ts');
   try {
     const urls = fleet.ready.urls;
@@ -100,7 +105,10 @@ export async function runControlPlaneBench(options: ControlPlaneOptions): Promis
     if (!Array.isArray(urls) || typeof statsUrl !== 'string') throw new Error('fleet server announced no urls');
     const upstreamUrl = upstream === undefined ? undefined : String(upstream.ready.url);
     const config = controlPlaneConfig(urls.map(String), options.intervalS, upstreamUrl);
-    const gateway = await startGateway(config, { ...(options.root === undefined ? {} : { root: options.root }), nodeFlags: options.nodeFlags ?? [] });
+    const gateway = await startGateway(config, {
+      ...(options.root === undefined ? {} : { root: options.root }),
+      nodeFlags: options.nodeFlags ?? [],
+    });
     try {
       await sleepMs(options.warmupS * 1000);
       const lifetimePeak = memory(gateway.pid).peakRssBytes;
@@ -126,7 +134,13 @@ export async function runControlPlaneBench(options: ControlPlaneOptions): Promis
           const spec = { url: `${gateway.url}/v1/chat/completions`, bodyFile: options.load.jsonBodyFile, connections };
           await runLoad(options.load.tool, { ...spec, durationS: 1 });
           const r = await runLoad(options.load.tool, { ...spec, durationS: options.load.durationS });
-          underScale.push({ concurrency: connections, requestsPerSecond: r.requestsPerSecond, p50Ms: r.latencyMs.p50, p99Ms: r.latencyMs.p99, errors: r.errors });
+          underScale.push({
+            concurrency: connections,
+            requestsPerSecond: r.requestsPerSecond,
+            p50Ms: r.latencyMs.p50,
+            p99Ms: r.latencyMs.p99,
+            errors: r.errors,
+          });
         }
       }
       return {

@@ -15,7 +15,13 @@ export interface FirstChunkResult {
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CHUNKED_END = Buffer.from('\r\n0\r\n\r\n');
 
-export async function measureFirstChunk(baseUrl: string, path: string, body: Buffer, durationMs: number, warmup = 200): Promise<FirstChunkResult> {
+export async function measureFirstChunk(
+  baseUrl: string,
+  path: string,
+  body: Buffer,
+  durationMs: number,
+  warmup = 200,
+): Promise<FirstChunkResult> {
   const url = new URL(baseUrl);
   const socket = await open(url);
   const head = Buffer.from(
@@ -52,7 +58,8 @@ function exchange(socket: Socket, request: Buffer): Promise<number> {
       received = Buffer.concat([received, chunk]);
       const headerEnd = received.indexOf(HEADER_END);
       if (headerEnd < 0) return;
-      if (firstChunkMs === undefined && received.length > headerEnd + HEADER_END.length) firstChunkMs = performance.now() - started;
+      if (firstChunkMs === undefined && received.length > headerEnd + HEADER_END.length)
+        firstChunkMs = performance.now() - started;
       const status = received.subarray(9, 12).toString();
       if (status !== '200') return finish(new Error(`status ${status}: ${received.toString().slice(0, 300)}`));
       if (received.length >= CHUNKED_END.length && received.subarray(received.length - CHUNKED_END.length).equals(CHUNKED_END)) {

@@ -27,7 +27,11 @@ function frameOf(node: FlameNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
   const name = functionName === '' ? '(anonymous)' : functionName;
   if (url === '') return name;
-  const short = url.includes('/node_modules/') ? url.split('/node_modules/').at(-1) : url.includes('/src/') ? `src/${url.slice(url.lastIndexOf('/src/') + 5)}` : url.replace(/^file:\/\//, '');
+  const short = url.includes('/node_modules/')
+    ? url.split('/node_modules/').at(-1)
+    : url.includes('/src/')
+      ? `src/${url.slice(url.lastIndexOf('/src/') + 5)}`
+      : url.replace(/^file:\/\//, '');
   return `${name} ${short}:${lineNumber + 1}`;
 }
 
@@ -60,8 +64,14 @@ export function flameOf(profile: FlameProfile, top = 20): Flame {
   const share = (us: number): number => (busyUs > 0 ? (us / busyUs) * 100 : 0);
   return {
     busyMs: busyUs / 1000,
-    inclusive: [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top).map(([frame, us]) => ({ frame, ms: us / 1000, share: share(us) })),
-    stacks: [...stacks].sort((a, b) => b[1] - a[1]).slice(0, top).map(([key, us]) => ({ frames: key.split(';'), ms: us / 1000, share: share(us) })),
+    inclusive: [...inclusive]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([frame, us]) => ({ frame, ms: us / 1000, share: share(us) })),
+    stacks: [...stacks]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([key, us]) => ({ frames: key.split(';'), ms: us / 1000, share: share(us) })),
     folded: [...stacks].map(([key, us]) => `${key.replaceAll(' ', '_')} ${Math.round(us)}`).join('\n'),
   };
 }
@@ -70,9 +80,18 @@ export function flameOf(profile: FlameProfile, top = 20): Flame {
 export function renderFlame(flame: Flame, depth = 6): string {
   const out = ['#### Inclusive time (own + callees)', '', '| function | total ms | % of busy |', '|---|---:|---:|'];
   for (const f of flame.inclusive) out.push(`| \`${f.frame}\` | ${Math.round(f.ms)} | ${f.share.toFixed(1)} |`);
-  out.push('', `#### Hottest stacks (leaf last; the ${depth} innermost frames)`, '', '| stack | ms | % of busy |', '|---|---:|---:|');
+  out.push(
+    '',
+    `#### Hottest stacks (leaf last; the ${depth} innermost frames)`,
+    '',
+    '| stack | ms | % of busy |',
+    '|---|---:|---:|',
+  );
   for (const s of flame.stacks) {
-    const shown = s.frames.slice(-depth).map((f) => f.split(' ')[0]).join(' → ');
+    const shown = s.frames
+      .slice(-depth)
+      .map((f) => f.split(' ')[0])
+      .join(' → ');
     out.push(`| ${s.frames.length > depth ? '… → ' : ''}${shown} | ${Math.round(s.ms)} | ${s.share.toFixed(1)} |`);
   }
   return `${out.join('\n')}\n`;

@@ -26,7 +26,12 @@ export function spliceLatest(doc: string, latest: string): string {
 
 if (import.meta.main) {
   const { parseArgs } = await import('node:util');
-  const { values } = parseArgs({ options: { results: { type: 'string', default: 'bench/results/latest.md' }, doc: { type: 'string', default: 'docs/performance.md' } } });
+  const { values } = parseArgs({
+    options: {
+      results: { type: 'string', default: 'bench/results/latest.md' },
+      doc: { type: 'string', default: 'docs/performance.md' },
+    },
+  });
   const doc = readFileSync(values.doc, 'utf8');
   writeFileSync(values.doc, spliceLatest(doc, readFileSync(values.results, 'utf8')));
   process.stdout.write(`${values.doc}: latest results from ${values.results}\n`);

@@ -113,7 +113,11 @@ async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-function capture(command: string, args: readonly string[], env: Record<string, string>): Promise<{ out: string; cpuSeconds: number }> {
+function capture(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ out: string; cpuSeconds: number }> {
   const ticks = clockTicksPerSecond();
   return new Promise((resolve, reject) => {
     const child = spawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });

@@ -10,7 +10,13 @@ const file = process.env.BENCH_LOOP_DELAY_FILE;
 if (file !== undefined && file !== '') {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
-  const state = { cpu: process.cpuUsage(), gcMs: 0, gcMaxMs: 0, gcCount: 0, gcKinds: {} as Record<string, { ms: number; max: number; n: number }> };
+  const state = {
+    cpu: process.cpuUsage(),
+    gcMs: 0,
+    gcMaxMs: 0,
+    gcCount: 0,
+    gcKinds: {} as Record<string, { ms: number; max: number; n: number }>,
+  };
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       state.gcMs += entry.duration;
@@ -26,7 +32,17 @@ if (file !== undefined && file !== '') {
   setInterval(() => {
     const cpu = process.cpuUsage(state.cpu);
     state.cpu = process.cpuUsage();
-    const line = { t: Date.now(), p50: histogram.percentile(50) / 1e6, p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6, cpuMs: (cpu.user + cpu.system) / 1000, gcMs: state.gcMs, gcMaxMs: state.gcMaxMs, gcCount: state.gcCount, gcKinds: state.gcKinds };
+    const line = {
+      t: Date.now(),
+      p50: histogram.percentile(50) / 1e6,
+      p99: histogram.percentile(99) / 1e6,
+      max: histogram.max / 1e6,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      gcMs: state.gcMs,
+      gcMaxMs: state.gcMaxMs,
+      gcCount: state.gcCount,
+      gcKinds: state.gcKinds,
+    };
     state.gcKinds = {};
     state.gcMs = 0;
     state.gcMaxMs = 0;

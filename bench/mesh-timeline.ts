@@ -15,7 +15,10 @@ export interface FreshnessTransition {
 }
 
 /** The transitions and the "gateway listening" moment in one site's JSON log lines. */
-export function readSiteLog(observer: string, lines: readonly string[]): { readonly transitions: FreshnessTransition[]; readonly listeningAt: number | undefined } {
+export function readSiteLog(
+  observer: string,
+  lines: readonly string[],
+): { readonly transitions: FreshnessTransition[]; readonly listeningAt: number | undefined } {
   const transitions: FreshnessTransition[] = [];
   let listeningAt: number | undefined;
   for (const line of lines) {
@@ -32,7 +35,8 @@ export function readSiteLog(observer: string, lines: readonly string[]): { reado
     }
     if (typeof entry !== 'object' || entry === null || !('time' in entry) || typeof entry.time !== 'number') continue;
     if (listening) listeningAt = entry.time;
-    else if ('site' in entry && typeof entry.site === 'string') transitions.push({ at: entry.time, observer, site: entry.site, fresh });
+    else if ('site' in entry && typeof entry.site === 'string')
+      transitions.push({ at: entry.time, observer, site: entry.site, fresh });
   }
   return { transitions, listeningAt };
 }
@@ -43,7 +47,10 @@ export function readSiteLog(observer: string, lines: readonly string[]): { reado
  * latest of these: the moment the last site first saw every other fresh (as the polling before
  * measured it, at a resolution of one millisecond instead of a poll interval).
  */
-export function firstComplete(sites: readonly string[], transitions: readonly FreshnessTransition[]): ReadonlyMap<string, number> {
+export function firstComplete(
+  sites: readonly string[],
+  transitions: readonly FreshnessTransition[],
+): ReadonlyMap<string, number> {
   const need = sites.length - 1;
   const fresh = new Map(sites.map((s) => [s, new Set<string>()] as const));
   const first = new Map<string, number>();

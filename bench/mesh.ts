@@ -53,7 +53,12 @@ export interface MeshBenchResult {
   };
   readonly changeConvergenceMs?: { readonly median: number; readonly max: number };
   readonly failClosedMs?: { readonly median: number; readonly max: number };
-  readonly bytesPerSecondPerSite?: { readonly inMean: number; readonly outMean: number; readonly totalMean: number; readonly totalMax: number };
+  readonly bytesPerSecondPerSite?: {
+    readonly inMean: number;
+    readonly outMean: number;
+    readonly totalMean: number;
+    readonly totalMax: number;
+  };
   readonly rssMiBPerGateway?: { readonly mean: number; readonly max: number };
   /** CPU of each gateway process over the steady-state window (% of one core; includes its health/discovery loops). */
   readonly cpuPercentPerGateway?: { readonly mean: number; readonly max: number };
@@ -86,15 +91,22 @@ interface Times {
 }
 
 /** Polls every site in `sites` until `done(site)` holds for it or `timeoutMs` passes; never throws. */
-async function timesUntil(sites: readonly MeshSite[], t0: number, done: (s: MeshSite) => Promise<boolean>, timeoutMs: number): Promise<Times> {
+async function timesUntil(
+  sites: readonly MeshSite[],
+  t0: number,
+  done: (s: MeshSite) => Promise<boolean>,
+  timeoutMs: number,
+): Promise<Times> {
   const at = new Map<string, number>();
   const deadline = performance.now() + timeoutMs;
   while (at.size < sites.length && performance.now() < deadline) {
     await Promise.all(
-      sites.filter((s) => !at.has(s.id)).map(async (s) => {
-        // A gateway starved of CPU may answer late, or not within its 10 s: that poll counts as "not yet".
-        if (await done(s).catch(() => false)) at.set(s.id, performance.now() - t0);
-      }),
+      sites
+        .filter((s) => !at.has(s.id))
+        .map(async (s) => {
+          // A gateway starved of CPU may answer late, or not within its 10 s: that poll counts as "not yet".
+          if (await done(s).catch(() => false)) at.set(s.id, performance.now() - t0);
+        }),
     );
     // Every poll is one HTTP request per site not done yet: 100 ms keeps the benchmark's own load
     // small next to the gossip it measures, at a resolution well under a heartbeat.
@@ -110,7 +122,9 @@ function unfinished(what: string, times: Times, timeoutMs: number): string {
 }
 
 /** Reads the sites' log lines as they arrive: freshness transitions, and each one's "gateway listening" time. */
-function startupLog(sites: readonly MeshSite[]): { read(): { first: ReadonlyMap<string, number>; fresh: ReadonlyMap<string, number>; listening: ReadonlyMap<string, number> } } {
+function startupLog(sites: readonly MeshSite[]): {
+  read(): { first: ReadonlyMap<string, number>; fresh: ReadonlyMap<string, number>; listening: ReadonlyMap<string, number> };
+} {
   const ids = sites.map((s) => s.id);
   const transitions: FreshnessTransition[] = [];
   const offsets = new Map<string, number>();
@@ -131,7 +145,10 @@ function startupLog(sites: readonly MeshSite[]): { read(): { first: ReadonlyMap<
 
 async function gossipBytes(s: MeshSite): Promise<{ in: number; out: number }> {
   const text = await s.metrics();
-  return { in: metricValue(text, 'gateway_mesh_gossip_bytes_total', 'direction="in"'), out: metricValue(text, 'gateway_mesh_gossip_bytes_total', 'direction="out"') };
+  return {
+    in: metricValue(text, 'gateway_mesh_gossip_bytes_total', 'direction="in"'),
+    out: metricValue(text, 'gateway_mesh_gossip_bytes_total', 'direction="out"'),
+  };
 }
 
 interface Steady {
@@ -174,14 +191,21 @@ export async function runMeshBench(argv: readonly string[]): Promise<MeshBenchRe
     strict: false,
   });
   const count = Number(values.sites);
-  if (!Number.isInteger(count) || count < 3) throw new Error(`--sites: a whole number of at least 3, not ${String(values.sites)}`);
+  if (!Number.isInteger(count) || count < 3)
+    throw new Error(`--sites: a whole number of at least 3, not ${String(values.sites)}`);
   const heartbeatMs = durationMs(String(values.heartbeat));
   const freshnessMs = 3 * heartbeatMs;
   const measureS = Number(values.measure);
   const ids = Array.from({ length: count }, (_, i) => `site-${String(i).padStart(2, '0')}`);
   log(`mesh benchmark: ${count} sites, heartbeat ${heartbeatMs} ms, freshness ${freshnessMs} ms`);
   const problems: PhaseProblem[] = [];
-  const result: { -readonly [K in keyof MeshBenchResult]: MeshBenchResult[K] } = { generatedAt: new Date().toISOString(), sites: count, heartbeatMs, freshnessMs, problems };
+  const result: { -readonly [K in keyof MeshBenchResult]: MeshBenchResult[K] } = {
+    generatedAt: new Date().toISOString(),
+    sites: count,
+    heartbeatMs,
+    freshnessMs,
+    problems,
+  };
   /** Runs one phase; a failure is recorded, logged and ends the run (what was measured is kept). */
   const phase = async (name: string, fn: () => Promise<void>): Promise<boolean> => {
     try {
@@ -217,7 +241,14 @@ export async function runMeshBench(argv: readonly string[]): Promise<MeshBenchRe
         // Each site dials the next three (a ring with chords): about six connections per site, the
         // gossipsub mesh degree, so records cross relays as they would across many real sites.
         peersOf: (i, n) => [(i + 1) % n, (i + 2) % n, (i + 5) % n].filter((j) => j !== i),
-        timings: { heartbeat: `${heartbeatMs}ms`, freshness: `${freshnessMs}ms`, maxModelsPerSite: 256, loop: '5s', loopTimeout: '20s', startTimeoutMs: 240_000 },
+        timings: {
+          heartbeat: `${heartbeatMs}ms`,
+          freshness: `${freshnessMs}ms`,
+          maxModelsPerSite: 256,
+          loop: '5s',
+          loopTimeout: '20s',
+          startTimeoutMs: 240_000,
+        },
         startConcurrency: 4,
       });
     });
@@ -239,7 +270,11 @@ export async function runMeshBench(argv: readonly string[]): Promise<MeshBenchRe
           const lastListening = max(sites.map((s) => read.listening.get(s.id) ?? performance.timeOrigin + (s.readyAt ?? 0)));
           const times = [...read.first.values()].map((at) => at - lastListening);
           const fromReadyMs = max(times);
-          const stillFresh = await Promise.all(sites.map(async (s) => (await sitesOf(s).catch(() => ({ sites: [] }))).sites.filter((r) => r.fresh).length === count - 1));
+          const stillFresh = await Promise.all(
+            sites.map(
+              async (s) => (await sitesOf(s).catch(() => ({ sites: [] }))).sites.filter((r) => r.fresh).length === count - 1,
+            ),
+          );
           result.startupConvergence = {
             fromReadyMs,
             fromSpawnMs: fromReadyMs + (lastListening - (performance.timeOrigin + lastSpawn)),
@@ -247,13 +282,17 @@ export async function runMeshBench(argv: readonly string[]): Promise<MeshBenchRe
             heartbeats: fromReadyMs / heartbeatMs,
             stillFreshAfter: stillFresh.filter(Boolean).length,
           };
-          log(`converged ${Math.round(fromReadyMs)} ms (${(fromReadyMs / heartbeatMs).toFixed(1)} heartbeats) after the last gateway started; ${stillFresh.filter(Boolean).length} of ${count} sites still saw every other fresh when asked`);
+          log(
+            `converged ${Math.round(fromReadyMs)} ms (${(fromReadyMs / heartbeatMs).toFixed(1)} heartbeats) after the last gateway started; ${stillFresh.filter(Boolean).length} of ${count} sites still saw every other fresh when asked`,
+          );
           return;
         }
         if (performance.now() > deadline) {
           const counts = sites.filter((s) => !read.first.has(s.id)).map((s) => read.fresh.get(s.id) ?? 0);
           const missing = sites.filter((s) => !read.first.has(s.id)).map((s) => s.id);
-          throw new Error(`${unfinished('see every other site fresh', { ms: [...read.first.values()], missing }, timeoutMs)}; at the end they saw a median of ${median(counts)} (least ${Math.min(...counts)}) of the ${count - 1} others fresh`);
+          throw new Error(
+            `${unfinished('see every other site fresh', { ms: [...read.first.values()], missing }, timeoutMs)}; at the end they saw a median of ${median(counts)} (least ${Math.min(...counts)}) of the ${count - 1} others fresh`,
+          );
         }
         await new Promise((r) => setTimeout(r, 250));
       }
@@ -273,9 +312,19 @@ export async function runMeshBench(argv: readonly string[]): Promise<MeshBenchRe
       log('convergence after a change: site 0 starts serving brand-new');
       const first = sites[0]!;
       await first.setNodes([`${ids[0]}-n`, `${ids[0]}-new`]);
-      await waitFor(async () => (await sitesOf(first)).site?.models.some((m) => m.id === 'brand-new') === true, 'site 0 to publish brand-new', 20_000, 10);
+      await waitFor(
+        async () => (await sitesOf(first)).site?.models.some((m) => m.id === 'brand-new') === true,
+        'site 0 to publish brand-new',
+        20_000,
+        10,
+      );
       const timeoutMs = 30_000;
-      const change = await timesUntil(sites.slice(1), performance.now(), async (s) => (await rowOf(s, ids[0]!))?.models.some((m) => m.id === 'brand-new') === true, timeoutMs);
+      const change = await timesUntil(
+        sites.slice(1),
+        performance.now(),
+        async (s) => (await rowOf(s, ids[0]!))?.models.some((m) => m.id === 'brand-new') === true,
+        timeoutMs,
+      );
       if (change.missing.length > 0) throw new Error(unfinished('learn brand-new', change, timeoutMs));
       result.changeConvergenceMs = { median: median(change.ms), max: max(change.ms) };
     });
@@ -286,7 +335,12 @@ export async function runMeshBench(argv: readonly string[]): Promise<MeshBenchRe
       log(`time to fail closed: SIGKILL ${victim.id}`);
       await victim.stop('SIGKILL');
       const timeoutMs = 30_000;
-      const failClosed = await timesUntil(sites.slice(0, -1), performance.now(), async (s) => (await rowOf(s, victim.id))?.fresh === false, timeoutMs);
+      const failClosed = await timesUntil(
+        sites.slice(0, -1),
+        performance.now(),
+        async (s) => (await rowOf(s, victim.id))?.fresh === false,
+        timeoutMs,
+      );
       if (failClosed.missing.length > 0) throw new Error(unfinished('mark the victim stale', failClosed, timeoutMs));
       result.failClosedMs = { median: median(failClosed.ms), max: max(failClosed.ms) };
     });
@@ -307,7 +361,8 @@ export function renderMeshMarkdown(r: MeshBenchResult): string {
   const perSitePerPeer = per === undefined ? undefined : per.totalMean / (r.sites - 1);
   const at1000 = (perPeer: number, heartbeatMs: number): number => perPeer * 999 * (r.heartbeatMs / heartbeatMs);
   const kib = (b: number): string => `${(b / 1024).toFixed(1)} KiB/s`;
-  const pair = (x: { readonly median: number; readonly max: number } | undefined): string => (x === undefined ? NOT_MEASURED : `${Math.round(x.median)} / ${Math.round(x.max)} ms`);
+  const pair = (x: { readonly median: number; readonly max: number } | undefined): string =>
+    x === undefined ? NOT_MEASURED : `${Math.round(x.median)} / ${Math.round(x.max)} ms`;
   const cold = r.startupConvergence;
   const bound = CONVERGENCE_HEARTBEATS * r.heartbeatMs;
   const coldText =
@@ -331,7 +386,14 @@ export function renderMeshMarkdown(r: MeshBenchResult): string {
     `| resident memory per gateway (mean / max) | ${r.rssMiBPerGateway === undefined ? NOT_MEASURED : `${r.rssMiBPerGateway.mean.toFixed(0)} / ${r.rssMiBPerGateway.max.toFixed(0)} MiB`} |`,
     `| CPU per gateway in steady state (mean / max, % of one core) | ${r.cpuPercentPerGateway === undefined ? NOT_MEASURED : `${r.cpuPercentPerGateway.mean.toFixed(1)} / ${r.cpuPercentPerGateway.max.toFixed(1)} %`} |`,
     '',
-    ...(r.problems.length === 0 ? [] : ['Phases that did not finish (the run stopped there; every process was stopped):', '', ...r.problems.map((p) => `- ${p.phase}: ${p.problem}`), '']),
+    ...(r.problems.length === 0
+      ? []
+      : [
+          'Phases that did not finish (the run stopped there; every process was stopped):',
+          '',
+          ...r.problems.map((p) => `- ${p.phase}: ${p.problem}`),
+          '',
+        ]),
   ].join('\n');
 }
 

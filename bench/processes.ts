@@ -42,7 +42,10 @@ export async function startChild(options: StartOptions): Promise<Child> {
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const readyLine = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${options.command}: not ready in time\n${stderr.join('\n')}`)), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${options.command}: not ready in time\n${stderr.join('\n')}`)),
+      options.timeoutMs ?? 30_000,
+    );
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       if (!options.isReady(line)) return;
@@ -81,7 +84,12 @@ export async function startChild(options: StartOptions): Promise<Child> {
   };
 }
 
-export function startNodeScript(script: string, args: readonly string[] = [], nodeFlags: readonly string[] = [], timeoutMs?: number): Promise<Child> {
+export function startNodeScript(
+  script: string,
+  args: readonly string[] = [],
+  nodeFlags: readonly string[] = [],
+  timeoutMs?: number,
+): Promise<Child> {
   return startChild({
     command: process.execPath,
     args: [...nodeFlags, join(REPO_ROOT, script), ...args],
@@ -131,7 +139,13 @@ export async function startGateway(
   await writeFile(file, configToml);
   const child = await startChild({
     command: process.execPath,
-    args: [...withHeapFlags(options.nodeFlags ?? []), options.root === undefined ? CLI : join(options.root, 'bin/switchyard.js'), 'serve', '--config', file],
+    args: [
+      ...withHeapFlags(options.nodeFlags ?? []),
+      options.root === undefined ? CLI : join(options.root, 'bin/switchyard.js'),
+      'serve',
+      '--config',
+      file,
+    ],
     isReady: (line) => line.includes('"gateway listening"'),
     env: options.env ?? {},
   });

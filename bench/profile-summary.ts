@@ -87,7 +87,9 @@ export function summarizeProfile(profile: CpuProfile, top: number): ProfileSumma
       .sort((a, b) => b.us - a.us)
       .slice(0, top)
       .map((f) => ({ name: f.name, where: f.where, origin: f.origin, ms: f.us / 1000, share: share(f.us) })),
-    origins: [...origins.entries()].sort((a, b) => b[1] - a[1]).map(([origin, us]) => ({ origin, ms: us / 1000, share: share(us) })),
+    origins: [...origins.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([origin, us]) => ({ origin, ms: us / 1000, share: share(us) })),
   };
 }
 

@@ -78,7 +78,12 @@ async function profileControlPlane(options: ProfileOptions): Promise<string> {
     await sleepMs(20_000);
     await gateway.stop();
     const file = await gatewayProfile(dir);
-    return await summarizeFile(join(dir, file), 'Control plane: 1,000 nodes × 50 models, health and discovery every 2 s, 20 s from start', 'control', options);
+    return await summarizeFile(
+      join(dir, file),
+      'Control plane: 1,000 nodes × 50 models, health and discovery every 2 s, 20 s from start',
+      'control',
+      options,
+    );
   } finally {
     await fleet.stop();
     await rm(dir, { recursive: true, force: true });

@@ -105,7 +105,8 @@ async function measureOne(
   const requests = Math.max(1, load.requests);
   const wallS = (upstreamAfter.atMs - upstreamBefore.atMs) / 1000;
   const upstreamCpu = upstreamAfter.cpuSeconds - upstreamBefore.cpuSeconds;
-  const proxyCpu = proxyBefore === undefined || proxyAfter === undefined ? undefined : proxyAfter.cpuSeconds - proxyBefore.cpuSeconds;
+  const proxyCpu =
+    proxyBefore === undefined || proxyAfter === undefined ? undefined : proxyAfter.cpuSeconds - proxyBefore.cpuSeconds;
   const memory = proxy === undefined ? undefined : groupMemory(proxy);
   return {
     workload: workload.name,
@@ -123,7 +124,10 @@ async function measureOne(
     upstreamCpuUsPerRequest: (upstreamCpu / requests) * 1e6,
     upstreamCpuPercent: (upstreamCpu / wallS) * 100,
     loadGeneratorCpuPercent: (load.loadGeneratorCpuSeconds / wallS) * 100,
-    otherCpuPercent: Math.max(0, ((machineAfter - machineBefore - upstreamCpu - (proxyCpu ?? 0) - load.loadGeneratorCpuSeconds) / wallS) * 100),
+    otherCpuPercent: Math.max(
+      0,
+      ((machineAfter - machineBefore - upstreamCpu - (proxyCpu ?? 0) - load.loadGeneratorCpuSeconds) / wallS) * 100,
+    ),
   };
 }
 
@@ -150,7 +154,10 @@ export function summarize(measurements: readonly Measurement[]): Measurement[] {
       errors: runs.reduce((sum, m) => sum + m.errors, 0),
       proxyCpuUsPerRequest: med((m) => m.proxyCpuUsPerRequest),
       proxyCpuPercent: med((m) => m.proxyCpuPercent),
-      proxyPeakRssMB: runs.reduce<number | undefined>((max, m) => (m.proxyPeakRssMB === undefined ? max : Math.max(max ?? 0, m.proxyPeakRssMB)), undefined),
+      proxyPeakRssMB: runs.reduce<number | undefined>(
+        (max, m) => (m.proxyPeakRssMB === undefined ? max : Math.max(max ?? 0, m.proxyPeakRssMB)),
+        undefined,
+      ),
       upstreamCpuUsPerRequest: med((m) => m.upstreamCpuUsPerRequest) ?? 0,
       upstreamCpuPercent: med((m) => m.upstreamCpuPercent) ?? 0,
       loadGeneratorCpuPercent: med((m) => m.loadGeneratorCpuPercent) ?? 0,

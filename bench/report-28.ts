@@ -9,7 +9,10 @@ const fmt = (value: number | undefined): string => (value === undefined || Numbe
 /** The accept queues the streams row ran with: what the gateway asked, what the kernel allowed. */
 function queues(s: NonNullable<BenchReport['streams']>): string {
   const q = s.acceptQueues;
-  return `listen_backlog ${s.listenBacklog}` + (q === undefined ? '' : `, somaxconn ${q.somaxconn}, tcp_max_syn_backlog ${q.synBacklog}`);
+  return (
+    `listen_backlog ${s.listenBacklog}` +
+    (q === undefined ? '' : `, somaxconn ${q.somaxconn}, tcp_max_syn_backlog ${q.synBacklog}`)
+  );
 }
 
 export function renderIssue28(r: BenchReport): string {
@@ -19,7 +22,10 @@ export function renderIssue28(r: BenchReport): string {
     out.push('', '## Lean process and CLI start (spawn → exit, median of 5)', '');
     out.push('| command | median ms | max ms | peak RSS MB |', '|---|---:|---:|---:|');
     for (const row of lean.cli) out.push(`| ${row.command} | ${fmt(row.medianMs)} | ${fmt(row.maxMs)} | ${fmt(row.peakRssMB)} |`);
-    out.push('', `\`serve\` with 10 nodes: spawn → listening ${fmt(lean.serveReadyMs)} ms (median). Idle \`serve\`, one node, no [mesh], 3 s after it listens: ${fmt(lean.idleServeRssMB)} MB RSS.`);
+    out.push(
+      '',
+      `\`serve\` with 10 nodes: spawn → listening ${fmt(lean.serveReadyMs)} ms (median). Idle \`serve\`, one node, no [mesh], 3 s after it listens: ${fmt(lean.idleServeRssMB)} MB RSS.`,
+    );
   }
   const tails = r.tails;
   if (tails !== undefined) {
@@ -30,8 +36,13 @@ export function renderIssue28(r: BenchReport): string {
     );
     for (const row of tails.rows) {
       const label = row.polls === 'direct' || row.polls === 'bare' ? row.polls : `switchyard, polls ${row.polls}`;
-      const byKind = Object.entries(row.gcByKind ?? {}).map(([kind, k]) => `${kind} ${k.n} ≤ ${fmt(k.max)}`).join(', ');
-      const gc = row.gcPauseMs === undefined ? '—' : `${fmt(row.gcPauseMs)} (${row.gcCount}, ${fmt(row.gcMaxPauseMs)}${byKind === '' ? '' : `; ${byKind}`})`;
+      const byKind = Object.entries(row.gcByKind ?? {})
+        .map(([kind, k]) => `${kind} ${k.n} ≤ ${fmt(k.max)}`)
+        .join(', ');
+      const gc =
+        row.gcPauseMs === undefined
+          ? '—'
+          : `${fmt(row.gcPauseMs)} (${row.gcCount}, ${fmt(row.gcMaxPauseMs)}${byKind === '' ? '' : `; ${byKind}`})`;
       const trend = `${fmt(row.firstFifthP50Ms)} → ${fmt(row.lastFifthP50Ms)}`;
       const loop = row.loopDelayP99Ms === undefined ? '—' : `${fmt(row.loopDelayP99Ms)} / ${fmt(row.loopDelayMaxMs)}`;
       out.push(
@@ -41,16 +52,25 @@ export function renderIssue28(r: BenchReport): string {
   }
   if (tails !== undefined && tails.sequential !== undefined && tails.sequential.length > 0) {
     out.push('', 'c=1, closed-loop, one keep-alive connection (performance.now(): µs resolution):', '');
-    out.push('| target | requests | p50 ms | p99 ms | p99.9 ms | added p50 ms | added p99 ms | GC pauses ms (longest) |', '|---|---:|---:|---:|---:|---:|---:|---:|');
+    out.push(
+      '| target | requests | p50 ms | p99 ms | p99.9 ms | added p50 ms | added p99 ms | GC pauses ms (longest) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
     for (const row of tails.sequential) {
       const label = row.target === 'direct' || row.target === 'bare' ? row.target : `switchyard, polls ${row.target}`;
       const gc = row.gcPauseMs === undefined ? '—' : `${fmt(row.gcPauseMs)} (${fmt(row.gcMaxPauseMs)})`;
-      out.push(`| ${label} | ${row.requests} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${fmt(row.p999Ms)} | ${fmt(row.addedP50Ms)} | ${fmt(row.addedP99Ms)} | ${gc} |`);
+      out.push(
+        `| ${label} | ${row.requests} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${fmt(row.p999Ms)} | ${fmt(row.addedP50Ms)} | ${fmt(row.addedP99Ms)} | ${gc} |`,
+      );
     }
   }
   const streams = r.streams;
   if (streams !== undefined) {
-    out.push('', `## Streams: ${streams.streams} concurrent SSE streams, ${streams.tokens} tokens each at ${1000 / streams.intervalMs}/s, opened at ${streams.openRate}/s (RLIMIT_NOFILE ${streams.fileLimit}; ${queues(streams)})`, '');
+    out.push(
+      '',
+      `## Streams: ${streams.streams} concurrent SSE streams, ${streams.tokens} tokens each at ${1000 / streams.intervalMs}/s, opened at ${streams.openRate}/s (RLIMIT_NOFILE ${streams.fileLimit}; ${queues(streams)})`,
+      '',
+    );
     out.push(
       '| target | complete | broken | max open | event trip p50 / p99 / p99.9 ms | gap p50 ms | gap p99 ms | gap p99.9 ms | RSS idle → at N MB | KB per stream | gateway CPU % | upstream CPU % | client CPU % | client loop p99 ms | broken by | TCP counters moved |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',

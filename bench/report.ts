@@ -76,7 +76,13 @@ export function addedLatency(rows: readonly Measurement[]): AddedLatency[] {
     if (row.target === 'direct') continue;
     const direct = rows.find((d) => d.target === 'direct' && d.workload === row.workload && d.concurrency === row.concurrency);
     if (direct === undefined) continue;
-    out.push({ workload: row.workload, concurrency: row.concurrency, target: row.target, p50Ms: row.p50Ms - direct.p50Ms, p99Ms: row.p99Ms - direct.p99Ms });
+    out.push({
+      workload: row.workload,
+      concurrency: row.concurrency,
+      target: row.target,
+      p50Ms: row.p50Ms - direct.p50Ms,
+      p99Ms: row.p99Ms - direct.p99Ms,
+    });
   }
   return out;
 }
@@ -105,15 +111,28 @@ export function checkTargets(
       continue;
     }
     const ratio = ours.requestsPerSecond / nginx.requestsPerSecond;
-    checks.push({ goal, measured: `${round(ratio)} × (${round(ours.requestsPerSecond)} vs ${round(nginx.requestsPerSecond)} req/s)`, met: ratio >= 0.5 });
+    checks.push({
+      goal,
+      measured: `${round(ratio)} × (${round(ours.requestsPerSecond)} vs ${round(nginx.requestsPerSecond)} req/s)`,
+      met: ratio >= 0.5,
+    });
   }
   // The target is the scheduler's decision: least-in-flight, through the index, 50 models per node.
   const big = routes.filter(
-    (r) => r.nodes === 1000 && (r.policy ?? 'least-in-flight') === 'least-in-flight' && (r.path ?? 'indexed') === 'indexed' && (r.modelsPerNode ?? 50) === 50 && r.slots === undefined,
+    (r) =>
+      r.nodes === 1000 &&
+      (r.policy ?? 'least-in-flight') === 'least-in-flight' &&
+      (r.path ?? 'indexed') === 'indexed' &&
+      (r.modelsPerNode ?? 50) === 50 &&
+      r.slots === undefined,
   );
   if (big.length > 0) {
     const worst = big.reduce((a, b) => (b.p50Us > a.p50Us ? b : a));
-    checks.push({ goal: 'routing decision, 1,000 nodes × 50 models: p50 ≤ 20 µs', measured: `${fmt(worst.p50Us, ' µs')} (${worst.fleet})`, met: worst.p50Us <= 20 });
+    checks.push({
+      goal: 'routing decision, 1,000 nodes × 50 models: p50 ≤ 20 µs',
+      measured: `${fmt(worst.p50Us, ' µs')} (${worst.fleet})`,
+      met: worst.p50Us <= 20,
+    });
   }
   if (control !== undefined) {
     checks.push({
@@ -148,7 +167,8 @@ export function renderMarkdown(r: BenchReport): string {
     '',
   );
   out.push('## Targets', '', '| goal | measured | met |', '|---|---|---|');
-  for (const t of r.targets) out.push(`| ${t.goal} | ${t.measured} | ${t.met === undefined ? 'n/a' : t.met ? 'yes' : '**no**'} |`);
+  for (const t of r.targets)
+    out.push(`| ${t.goal} | ${t.measured} | ${t.met === undefined ? 'n/a' : t.met ? 'yes' : '**no**'} |`);
   out.push('', '## Proxy: throughput and latency', '');
   out.push(
     '| workload | conc. | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | proxy CPU µs/req | proxy CPU % | proxy peak RSS MB | upstream CPU % | load gen CPU % | other load % | errors |',
@@ -159,7 +179,9 @@ export function renderMarkdown(r: BenchReport): string {
       a.workload.localeCompare(b.workload) || a.concurrency - b.concurrency || targetRank(a.target) - targetRank(b.target),
   );
   for (const row of rows) {
-    const added = r.addedLatency.find((a) => a.workload === row.workload && a.concurrency === row.concurrency && a.target === row.target);
+    const added = r.addedLatency.find(
+      (a) => a.workload === row.workload && a.concurrency === row.concurrency && a.target === row.target,
+    );
     out.push(
       `| ${row.workload} | ${row.concurrency} | ${row.target} | ${Math.round(row.requestsPerSecond)} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ` +
         `${fmt(added?.p50Ms)} | ${fmt(added?.p99Ms)} | ${fmt(row.proxyCpuUsPerRequest)} | ${fmt(row.proxyCpuPercent)} | ` +
@@ -178,7 +200,10 @@ export function renderMarkdown(r: BenchReport): string {
   }
   if (r.routeDecision.length > 0) {
     out.push('', '## Routing decision (default filters + selection policy)', '');
-    out.push('| policy | path | nodes | models/node | fleet | p50 µs | p99 µs | mean µs | calls |', '|---|---|---:|---:|---|---:|---:|---:|---:|');
+    out.push(
+      '| policy | path | nodes | models/node | fleet | p50 µs | p99 µs | mean µs | calls |',
+      '|---|---|---:|---:|---|---:|---:|---:|---:|',
+    );
     for (const d of r.routeDecision) {
       out.push(
         `| ${d.policy ?? 'least-in-flight'} | ${d.path ?? 'indexed'} | ${d.nodes} | ${d.modelsPerNode ?? 50} | ${d.fleet}${d.slots === undefined ? '' : `, ${d.slots} slots (${d.kv ?? 'per-slot'})`} | ${fmt(d.p50Us)} | ${fmt(d.p99Us)} | ${fmt(d.meanUs)} | ${d.calls} |`,
@@ -205,8 +230,14 @@ export function renderMarkdown(r: BenchReport): string {
   }
   const first = r.controlPlane[0];
   if (first !== undefined) {
-    out.push('', `## Control plane: ${first.nodes} nodes × ${first.modelsPerNode} models, health and discovery every ${first.intervalS} s, no client traffic`, '');
-    out.push('| gateway | CPU % | CPU µs per poll | RSS MB | window peak MB | lifetime peak MB | heap in use MB, low–high | health probes/s | model listings/s | new connections/s | healthy | with models | other load % |');
+    out.push(
+      '',
+      `## Control plane: ${first.nodes} nodes × ${first.modelsPerNode} models, health and discovery every ${first.intervalS} s, no client traffic`,
+      '',
+    );
+    out.push(
+      '| gateway | CPU % | CPU µs per poll | RSS MB | window peak MB | lifetime peak MB | heap in use MB, low–high | health probes/s | model listings/s | new connections/s | healthy | with models | other load % |',
+    );
     out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const c of r.controlPlane) {
       const heap = c.heapUsedMinMB === undefined ? '—' : `${fmt(c.heapUsedMinMB)}–${fmt(c.heapUsedMaxMB)}`;
@@ -216,12 +247,21 @@ export function renderMarkdown(r: BenchReport): string {
       );
     }
     if (r.controlPlane.some((c) => c.underScale.length > 0)) {
-      out.push('', 'Then JSON requests through the same gateway, still polling: one more node (the upstream) serves the model, the 1,000 do not.', '');
-      out.push('| gateway | conc. | req/s | p50 ms | p99 ms | errors | one-node p50 ms (proxy table) |', '|---|---:|---:|---:|---:|---:|---:|');
+      out.push(
+        '',
+        'Then JSON requests through the same gateway, still polling: one more node (the upstream) serves the model, the 1,000 do not.',
+        '',
+      );
+      out.push(
+        '| gateway | conc. | req/s | p50 ms | p99 ms | errors | one-node p50 ms (proxy table) |',
+        '|---|---:|---:|---:|---:|---:|---:|',
+      );
       for (const c of r.controlPlane) {
         for (const u of c.underScale) {
           const oneNode = r.proxy.find((p) => p.target === c.label && p.workload === 'json' && p.concurrency === u.concurrency);
-          out.push(`| ${c.label} | ${u.concurrency} | ${Math.round(u.requestsPerSecond)} | ${fmt(u.p50Ms)} | ${fmt(u.p99Ms)} | ${u.errors} | ${fmt(oneNode?.p50Ms)} |`);
+          out.push(
+            `| ${c.label} | ${u.concurrency} | ${Math.round(u.requestsPerSecond)} | ${fmt(u.p50Ms)} | ${fmt(u.p99Ms)} | ${u.errors} | ${fmt(oneNode?.p50Ms)} |`,
+          );
         }
       }
     }

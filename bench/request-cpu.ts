@@ -57,7 +57,10 @@ const list = workloads();
 const workload = list.find((w) => w.name === (values.workload as WorkloadName));
 if (workload === undefined) throw new Error(`--workload: one of ${list.map((w) => w.name).join(', ')}`);
 const perfDir = values.perf === undefined ? undefined : resolve(values.perf);
-const gatewayFlags = [...values['gateway-flags'].split(' ').filter((flag) => flag !== ''), ...(perfDir === undefined ? [] : ['--perf-basic-prof', '--interpreted-frames-native-stack'])];
+const gatewayFlags = [
+  ...values['gateway-flags'].split(' ').filter((flag) => flag !== ''),
+  ...(perfDir === undefined ? [] : ['--perf-basic-prof', '--interpreted-frames-native-stack']),
+];
 if (perfDir !== undefined) await mkdir(perfDir, { recursive: true });
 const dir = await mkdtemp(join(tmpdir(), 'switchyard-request-cpu-'));
 const children: Child[] = [];
@@ -73,18 +76,25 @@ try {
   children.push(gateway);
   targets.push({ name: 'switchyard', child: gateway, url: gateway.url });
   if (values.candidate !== undefined) {
-    const candidate = await startGateway(proxyGatewayConfig(upstreamUrl), { nodeFlags: gatewayFlags, root: resolve(values.candidate) });
+    const candidate = await startGateway(proxyGatewayConfig(upstreamUrl), {
+      nodeFlags: gatewayFlags,
+      root: resolve(values.candidate),
+    });
     children.push(candidate);
     targets.push({ name: 'candidate', child: candidate, url: candidate.url });
   }
   const connections = Number(values.connections);
   const durationS = Number(values.duration);
   const rounds = new Map<string, Round[]>(targets.map((t) => [t.name, []]));
-  for (const target of targets) await runLoad(tool, { url: new URL(workload.path, target.url).toString(), bodyFile, connections, durationS: 1 });
+  for (const target of targets)
+    await runLoad(tool, { url: new URL(workload.path, target.url).toString(), bodyFile, connections, durationS: 1 });
   const roundCount = Number(values.rounds);
   for (let round = 0; round < roundCount; round += 1) {
     for (const target of targets) {
-      const recorder = perfDir !== undefined && round === roundCount - 1 ? startPerf(target.child.pid, join(perfDir, `${target.name}.data`)) : undefined;
+      const recorder =
+        perfDir !== undefined && round === roundCount - 1
+          ? startPerf(target.child.pid, join(perfDir, `${target.name}.data`))
+          : undefined;
       const before = cpuSeconds(target.child.pid, ticks);
       const load = await runLoad(tool, { url: new URL(workload.path, target.url).toString(), bodyFile, connections, durationS });
       const used = cpuSeconds(target.child.pid, ticks) - before;
@@ -94,15 +104,29 @@ try {
     }
   }
   const medians = Object.fromEntries(
-    [...rounds].map(([name, list]) => [name, { cpuUsPerRequest: median(list.map((r) => r.cpuUsPerRequest)), requestsPerSecond: median(list.map((r) => r.requestsPerSecond)) }]),
+    [...rounds].map(([name, list]) => [
+      name,
+      {
+        cpuUsPerRequest: median(list.map((r) => r.cpuUsPerRequest)),
+        requestsPerSecond: median(list.map((r) => r.requestsPerSecond)),
+      },
+    ]),
   );
   const bareMedian = medians.bare;
   const ratios = Object.fromEntries(
     Object.entries(medians)
       .filter(([name]) => name !== 'bare')
-      .map(([name, m]) => [name, { cpuVsBare: round2(m.cpuUsPerRequest / (bareMedian?.cpuUsPerRequest ?? 1)), throughputVsBare: round2(m.requestsPerSecond / (bareMedian?.requestsPerSecond ?? 1)) }]),
+      .map(([name, m]) => [
+        name,
+        {
+          cpuVsBare: round2(m.cpuUsPerRequest / (bareMedian?.cpuUsPerRequest ?? 1)),
+          throughputVsBare: round2(m.requestsPerSecond / (bareMedian?.requestsPerSecond ?? 1)),
+        },
+      ]),
   );
-  process.stdout.write(`${JSON.stringify({ workload: workload.name, connections, durationS, tool, medians, ratios, rounds: Object.fromEntries(rounds) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ workload: workload.name, connections, durationS, tool, medians, ratios, rounds: Object.fromEntries(rounds) })}\n`,
+  );
 } finally {
   for (const child of children.reverse()) await child.stop();
   await rm(dir, { recursive: true, force: true });
@@ -110,7 +134,9 @@ try {
 
 /** `perf record` on one process until stopped (SIGINT makes it write its file and exit). */
 function startPerf(pid: number, file: string): { stop(): Promise<void> } {
-  const perf = spawn('perf', ['record', '-e', 'cpu-clock', '-F', '1999', '-g', '-p', String(pid), '-o', file], { stdio: 'ignore' });
+  const perf = spawn('perf', ['record', '-e', 'cpu-clock', '-F', '1999', '-g', '-p', String(pid), '-o', file], {
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((done) => perf.once('exit', () => done()));
   return {
     async stop() {

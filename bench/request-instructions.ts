@@ -54,11 +54,15 @@ interface Split {
   readonly mutator: number;
 }
 
-const GC = /Scaveng|Marking|MarkCompact|Sweep|Evacuat|IterateObjectCache|GlobalHandles|heap::base|v8::internal::Heap::|HeapObject::SizeFromMap|MemoryAllocator|RememberedSet|SlotSet|MinorMS|Compaction|BodyDescriptor|Visitor|FreeList|RelocIterator|Worklist|NeedsResetDueToFlushedBytecode|PageMetadata|MutablePage/;
-const COMPILER = /v8::internal::compiler::|maglev::|turboshaft::|v8::internal::(Parser|ParserBase|PreParser|Scanner|BytecodeGenerator|interpreter::|Compiler::|OptimizingCompileDispatcher|baseline::)/;
+const GC =
+  /Scaveng|Marking|MarkCompact|Sweep|Evacuat|IterateObjectCache|GlobalHandles|heap::base|v8::internal::Heap::|HeapObject::SizeFromMap|MemoryAllocator|RememberedSet|SlotSet|MinorMS|Compaction|BodyDescriptor|Visitor|FreeList|RelocIterator|Worklist|NeedsResetDueToFlushedBytecode|PageMetadata|MutablePage/;
+const COMPILER =
+  /v8::internal::compiler::|maglev::|turboshaft::|v8::internal::(Parser|ParserBase|PreParser|Scanner|BytecodeGenerator|interpreter::|Compiler::|OptimizingCompileDispatcher|baseline::)/;
 try {
   const upstreamUrl = String(upstream.ready.url);
-  const targets: { name: string; args: string[]; ready: string }[] = [{ name: 'bare', args: [join(REPO_ROOT, 'bench/bare-proxy.ts'), upstreamUrl], ready: '"event":"' }];
+  const targets: { name: string; args: string[]; ready: string }[] = [
+    { name: 'bare', args: [join(REPO_ROOT, 'bench/bare-proxy.ts'), upstreamUrl], ready: '"event":"' },
+  ];
   const config = join(dir, 'switchyard.toml');
   await writeFile(config, proxyGatewayConfig(upstreamUrl));
   const gateway = (name: string, root: string): { name: string; args: string[]; ready: string } => ({
@@ -71,8 +75,15 @@ try {
   for (const target of targets) results[target.name] = await measure(target);
   const bare = results.bare;
   const ratio = (a: number, b: number | undefined): number => Math.round((a / (b ?? a)) * 100) / 100;
-  const vsBare = Object.fromEntries(Object.entries(results).map(([name, r]) => [name, { total: ratio(r.total, bare?.total), mutator: ratio(r.mutator, bare?.mutator) }]));
-  process.stdout.write(`${JSON.stringify({ workload: workload.name, usageNulls: values['usage-nulls'], requests: Number(values.requests), connections: Number(values.connections), instructionsPerRequest: results, vsBare, dumps: dir })}\n`);
+  const vsBare = Object.fromEntries(
+    Object.entries(results).map(([name, r]) => [
+      name,
+      { total: ratio(r.total, bare?.total), mutator: ratio(r.mutator, bare?.mutator) },
+    ]),
+  );
+  process.stdout.write(
+    `${JSON.stringify({ workload: workload.name, usageNulls: values['usage-nulls'], requests: Number(values.requests), connections: Number(values.connections), instructionsPerRequest: results, vsBare, dumps: dir })}\n`,
+  );
 } finally {
   await upstream.stop();
 }
@@ -101,7 +112,10 @@ async function measure(target: { name: string; args: string[]; ready: string }):
     const text = await readFile(join(dir, file), 'utf8');
     split.total += Number(/^summary: (\d+)/m.exec(text)?.[1] ?? 0);
     // Self instructions by function: every function listed (threshold 100 %), classified by its name.
-    const annotated = execFileSync('callgrind_annotate', ['--threshold=100', join(dir, file)], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    const annotated = execFileSync('callgrind_annotate', ['--threshold=100', join(dir, file)], {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
     for (const line of annotated.split('\n')) {
       const match = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line);
       if (match === null || match[2]?.includes('PROGRAM TOTALS')) continue;
@@ -111,7 +125,12 @@ async function measure(target: { name: string; args: string[]; ready: string }):
     }
   }
   const perRequest = (ir: number): number => Math.round(ir / Number(values.requests));
-  return { total: perRequest(split.total), gc: perRequest(split.gc), compiler: perRequest(split.compiler), mutator: perRequest(split.total - split.gc - split.compiler) };
+  return {
+    total: perRequest(split.total),
+    gc: perRequest(split.gc),
+    compiler: perRequest(split.compiler),
+    mutator: perRequest(split.total - split.gc - split.compiler),
+  };
 }
 
 /** Exactly `count` POSTs of the workload's body over keep-alive connections; every answer must be 200. */
@@ -122,11 +141,15 @@ async function send(url: URL, count: number): Promise<void> {
   let sent = 0;
   const one = (): Promise<void> =>
     new Promise((done, fail) => {
-      const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-        if (res.statusCode !== 200) fail(new Error(`${url}: HTTP ${res.statusCode}`));
-        res.resume();
-        res.once('end', () => done());
-      });
+      const req = request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+        (res) => {
+          if (res.statusCode !== 200) fail(new Error(`${url}: HTTP ${res.statusCode}`));
+          res.resume();
+          res.once('end', () => done());
+        },
+      );
       req.once('error', fail);
       req.end(body);
     });

@@ -53,9 +53,13 @@ async function main(): Promise<void> {
     const buildCpu = process.cpuUsage(cpu);
     const buildWall = performance.now() - wall;
 
-    const writer = new LineWriter(new FileOutput(join(dir, 'requests.log'), { maxBytes: 8 * 1024 * 1024, keep: 2 }), 10_000, (error) => {
-      throw error;
-    });
+    const writer = new LineWriter(
+      new FileOutput(join(dir, 'requests.log'), { maxBytes: 8 * 1024 * 1024, keep: 2 }),
+      10_000,
+      (error) => {
+        throw error;
+      },
+    );
     cpu = process.cpuUsage();
     wall = performance.now();
     // As requests end: a few lines per tick, the writer's loop batching them; the disk kept up with

@@ -46,7 +46,13 @@ export const MODEL_COUNTS = [1, 10, 50, 200] as const;
  * Node i lists `perNode` of 2 × `perNode` model ids; `want` (the requested one, listed last) is on
  * all or half of them.
  */
-function fleet(size: number, halfServe: boolean, perNode: number = MODELS_PER_NODE, slots?: number, kv: KvPool = 'per-slot'): NodeView[] {
+function fleet(
+  size: number,
+  halfServe: boolean,
+  perNode: number = MODELS_PER_NODE,
+  slots?: number,
+  kv: KvPool = 'per-slot',
+): NodeView[] {
   const nodes: NodeView[] = [];
   const pool = Math.max(1, 2 * perNode - 1);
   for (let i = 0; i < size; i += 1) {
@@ -56,7 +62,10 @@ function fleet(size: number, halfServe: boolean, perNode: number = MODELS_PER_NO
     models.push(serves ? WANTED : `other-${i}`);
     // Positioned as the registry's views are: live in-flight counts are read by position.
     const capacity = slots === undefined ? undefined : { role: 'single' as const, host: { nCtx: 32_768, slots } };
-    nodes.push({ ...node(`node-${i}`, { models, kind: 'vllm', ...(capacity === undefined ? {} : { capacity, kv }) }), position: i });
+    nodes.push({
+      ...node(`node-${i}`, { models, kind: 'vllm', ...(capacity === undefined ? {} : { capacity, kv }) }),
+      position: i,
+    });
   }
   return nodes;
 }
@@ -77,7 +86,12 @@ export interface MeasureOptions {
 
 type KvPool = 'per-slot' | 'unified';
 
-export function measureRouteDecision(size: number, halfServe: boolean, budgetMs: number, options: MeasureOptions = {}): RouteDecisionResult {
+export function measureRouteDecision(
+  size: number,
+  halfServe: boolean,
+  budgetMs: number,
+  options: MeasureOptions = {},
+): RouteDecisionResult {
   const name = options.policy ?? 'least-in-flight';
   const perNode = options.modelsPerNode ?? MODELS_PER_NODE;
   const nodes = fleet(size, halfServe, perNode, options.slots, options.kv);
@@ -88,7 +102,14 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
   counts.reset(nodes.map((_, i) => i % 3));
   const loads = new Map<string, LoadReading>();
   const now = snapshotOf([]).now;
-  nodes.forEach((n, i) => loads.set(n.spec.name, { ok: true, figures: { running: i % 4, waiting: i % 5, kvUsage: 0.5 }, atMs: now, inFlightAtScrape: 0 }));
+  nodes.forEach((n, i) =>
+    loads.set(n.spec.name, {
+      ok: true,
+      figures: { running: i % 4, waiting: i % 5, kvUsage: 0.5 },
+      atMs: now,
+      inFlightAtScrape: 0,
+    }),
+  );
   // As the gateway's: with upstream.max_connections (its default), which no node has reached.
   const snapshot = {
     ...snapshotOf(nodes, inFlight),
@@ -101,7 +122,11 @@ export function measureRouteDecision(size: number, halfServe: boolean, budgetMs:
   let turn = 0;
   const req = (): ReturnType<typeof request> => {
     turn += 1;
-    return request(WANTED, { policy: name, affinityKey: `session-${turn % 500}`, promptPrefix: `${PROMPT}question ${turn % 500}` });
+    return request(WANTED, {
+      policy: name,
+      affinityKey: `session-${turn % 500}`,
+      promptPrefix: `${PROMPT}question ${turn % 500}`,
+    });
   };
   const filters = defaultFilters();
   const policy = createPolicy(name, policyContext());
@@ -165,7 +190,11 @@ export function measureIndexUpdate(size: number, rounds = 300): IndexUpdateResul
   const filters = defaultFilters();
   const policy = createPolicy('least-in-flight', policyContext());
   const index = new RouteIndex();
-  const base = { ...snapshotOf(nodes), inFlightByPosition: nodes.map(() => 0), connectionLimit: CONFIG_DEFAULTS.upstream.maxConnections };
+  const base = {
+    ...snapshotOf(nodes),
+    inFlightByPosition: nodes.map(() => 0),
+    connectionLimit: CONFIG_DEFAULTS.upstream.maxConnections,
+  };
   const timed = (views: readonly NodeView[]): number => {
     const started = process.hrtime.bigint();
     route(request(WANTED), { ...base, nodes: views }, filters, policy, index);
@@ -185,7 +214,13 @@ export function measureIndexUpdate(size: number, rounds = 300): IndexUpdateResul
     changed.push(timed(views));
     steady.push(timed(views));
   }
-  return { nodes: size, modelsPerNode: MODELS_PER_NODE, buildMs, oneNodeChangedUs: percentile(changed, 50), steadyUs: percentile(steady, 50) };
+  return {
+    nodes: size,
+    modelsPerNode: MODELS_PER_NODE,
+    buildMs,
+    oneNodeChangedUs: percentile(changed, 50),
+    steadyUs: percentile(steady, 50),
+  };
 }
 
 if (import.meta.main) {
@@ -193,13 +228,16 @@ if (import.meta.main) {
   const results: RouteDecisionResult[] = [];
   for (const size of FLEET_SIZES) for (const half of [false, true]) results.push(measureRouteDecision(size, half, budgetMs));
   results.push(measureRouteDecision(1000, false, budgetMs, { wholePipeline: true }));
-  for (const modelsPerNode of MODEL_COUNTS) if (modelsPerNode !== MODELS_PER_NODE) results.push(measureRouteDecision(1000, false, budgetMs, { modelsPerNode }));
-  for (const policy of POLICY_NAMES) if (policy !== 'least-in-flight') results.push(measureRouteDecision(1000, false, budgetMs, { policy }));
+  for (const modelsPerNode of MODEL_COUNTS)
+    if (modelsPerNode !== MODELS_PER_NODE) results.push(measureRouteDecision(1000, false, budgetMs, { modelsPerNode }));
+  for (const policy of POLICY_NAMES)
+    if (policy !== 'least-in-flight') results.push(measureRouteDecision(1000, false, budgetMs, { policy }));
   // Issue 28's second routing target: 10,000 nodes × 50 models, least-in-flight, as the scheduler routes.
   results.push(measureRouteDecision(10_000, false, budgetMs));
   // With slots reported (llama-server's, vLLM's max_num_seqs): each node's room is checked per request.
   // A unified pool's budget is one context: a busy node's room needs the lease table (still O(busy nodes)).
-  for (const kv of ['per-slot', 'unified'] as const) for (const size of [1000, 10_000]) results.push(measureRouteDecision(size, false, budgetMs, { slots: 64, kv }));
+  for (const kv of ['per-slot', 'unified'] as const)
+    for (const size of [1000, 10_000]) results.push(measureRouteDecision(size, false, budgetMs, { slots: 64, kv }));
   const indexUpdate = measureIndexUpdate(1000);
   process.stdout.write(`${JSON.stringify({ event: 'route decision', results, indexUpdate })}\n`);
 }

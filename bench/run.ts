@@ -79,7 +79,9 @@ async function main(): Promise<void> {
   }
   const tool = pickTool(values.tool);
   if (tool === 'autocannon') {
-    const why = hasCommand('wrk') ? '--tool autocannon' : 'wrk is not installed; `npm run bench -- --install-peers` adds wrk and nginx';
+    const why = hasCommand('wrk')
+      ? '--tool autocannon'
+      : 'wrk is not installed; `npm run bench -- --install-peers` adds wrk and nginx';
     notes.push(`Load from autocannon (Node.js, latencies in whole ms): ${why}.`);
   }
   const durationS = Number(values.duration);
@@ -88,11 +90,14 @@ async function main(): Promise<void> {
   const only = new Set(values.only.split(','));
   const ticksPerSecond = clockTicksPerSecond();
   const nginxVersion = hasCommand('nginx') ? commandVersion('nginx', ['-v']).replace(/^nginx version: /, '') : undefined;
-  if (nginxVersion === undefined) notes.push('nginx is not installed: no nginx rows (`npm run bench -- --install-peers` installs it with apt-get).');
+  if (nginxVersion === undefined)
+    notes.push('nginx is not installed: no nginx rows (`npm run bench -- --install-peers` installs it with apt-get).');
   const quietS = Number(values['wait-quiet']);
   const background = quietS > 0 ? await waitForQuiet(ticksPerSecond, 15, quietS) : 0;
   if (background >= 15) {
-    notes.push(`The machine was busy with other work at the start (${Math.round(background)}% of a core): numbers are noisier; see "other load" per row.`);
+    notes.push(
+      `The machine was busy with other work at the start (${Math.round(background)}% of a core): numbers are noisier; see "other load" per row.`,
+    );
   }
   const machine: Machine = {
     backgroundCpuPercentAtStart: background,
@@ -136,7 +141,9 @@ async function main(): Promise<void> {
         const candidate = await startGateway(proxyGatewayConfig(upstreamUrl) + logged, { nodeFlags: flags, root });
         children.push(candidate);
         targets.push({ name: 'candidate', url: candidate.url, proxy: { pids: () => [candidate.pid] } });
-        notes.push(`"candidate" is the gateway of ${root}${flags.length > 0 ? ` run with \`${flags.join(' ')}\`` : ''}, measured in the same run.`);
+        notes.push(
+          `"candidate" is the gateway of ${root}${flags.length > 0 ? ` run with \`${flags.join(' ')}\`` : ''}, measured in the same run.`,
+        );
       }
       // The reference row of issue 28: the bare stack proxy (bench/bare-proxy.ts).
       const bare = await startNodeScript('bench/bare-proxy.ts', [upstreamUrl]);
@@ -150,7 +157,17 @@ async function main(): Promise<void> {
       for (const target of targets) for (const w of list) await checkTarget(target.url, w.path, w.body, w.sseChunks);
       const upstreamGroup = { pids: () => [upstream.pid] };
       const raw = await runProxyBench({
-        tool, targets, upstream: upstreamGroup, workloads: list, bodyFiles, concurrencies: CONCURRENCIES, durationS, warmupS, rounds, ticksPerSecond, log,
+        tool,
+        targets,
+        upstream: upstreamGroup,
+        workloads: list,
+        bodyFiles,
+        concurrencies: CONCURRENCIES,
+        durationS,
+        warmupS,
+        rounds,
+        ticksPerSecond,
+        log,
       });
       proxyRows = summarize(raw);
       const sse = list.find((w) => w.name === 'sse');
@@ -162,7 +179,18 @@ async function main(): Promise<void> {
       const workers = Number(values.workers);
       if (workers > 1) {
         log(`workers: [server] workers = ${workers} against nginx worker_processes ${workers}`);
-        const options = { workers, tool, upstreamUrl, upstream: upstreamGroup, workloads: list, bodyFiles, durationS, warmupS, rounds, ticksPerSecond };
+        const options = {
+          workers,
+          tool,
+          upstreamUrl,
+          upstream: upstreamGroup,
+          workloads: list,
+          bodyFiles,
+          durationS,
+          warmupS,
+          rounds,
+          ticksPerSecond,
+        };
         const result = await runWorkersBench({ ...options, withNginx: nginxVersion !== undefined, nodeFlags, log });
         proxyRows.push(...result.rows);
         workerChecks = workersChecks(proxyRows, workers);
@@ -184,7 +212,16 @@ async function main(): Promise<void> {
       const upstream = await startNodeScript('bench/upstream.ts');
       try {
         const bodyFile = (await writeBodies(dir, list)).get('sse') ?? '';
-        tracing = await runTracingBench({ tool, upstreamUrl: String(upstream.ready.url), bodyFile, durationS, warmupS, rounds, ticksPerSecond, log });
+        tracing = await runTracingBench({
+          tool,
+          upstreamUrl: String(upstream.ready.url),
+          bodyFile,
+          durationS,
+          warmupS,
+          rounds,
+          ticksPerSecond,
+          log,
+        });
       } finally {
         await upstream.stop();
       }
@@ -207,7 +244,10 @@ async function main(): Promise<void> {
       const cluster = await startNodeScript('bench/cluster-admission.ts', ['2000']);
       const c = cluster.ready.result as ClusterAdmissionResult | undefined;
       await cluster.stop();
-      if (c !== undefined) notes.push(`Admission with [cluster] (bench/cluster-admission.ts, ${c.requests} sequential requests): p50 ${c.clusterP50Us} µs vs ${c.aloneP50Us} µs alone (+${c.addedP50Us} µs, ×${c.ratioP50}), p99 ${c.clusterP99Us} µs vs ${c.aloneP99Us} µs (+${c.addedP99Us} µs, ×${c.ratioP99}); RSS of a replica (its own process, after 500 requests) ${c.replicaRssMb} MB.`);
+      if (c !== undefined)
+        notes.push(
+          `Admission with [cluster] (bench/cluster-admission.ts, ${c.requests} sequential requests): p50 ${c.clusterP50Us} µs vs ${c.aloneP50Us} µs alone (+${c.addedP50Us} µs, ×${c.ratioP50}), p99 ${c.clusterP99Us} µs vs ${c.aloneP99Us} µs (+${c.addedP99Us} µs, ×${c.ratioP99}); RSS of a replica (its own process, after 500 requests) ${c.replicaRssMb} MB.`,
+        );
     }
     const controlPlane: ControlPlaneResult[] = [];
     if (only.has('control')) {
@@ -217,7 +257,18 @@ async function main(): Promise<void> {
         log(`control plane (${run.label}): 1,000 nodes polled every 2 s`);
         const jsonBodyFile = (await writeBodies(dir, list)).get('json') ?? '';
         const load = { tool, jsonBodyFile, durationS };
-        controlPlane.push(await runControlPlaneBench({ nodes: 1000, modelsPerNode: 50, intervalS: 2, warmupS: 8, measureS: 12, ticksPerSecond, load, ...run }));
+        controlPlane.push(
+          await runControlPlaneBench({
+            nodes: 1000,
+            modelsPerNode: 50,
+            intervalS: 2,
+            warmupS: 8,
+            measureS: 12,
+            ticksPerSecond,
+            load,
+            ...run,
+          }),
+        );
       }
     }
     // Issue 28's rows: the lean process and fast CLI, then open-loop tails.

@@ -15,7 +15,12 @@ interface Evaluator {
 
 async function ioredisLike(pkg: 'ioredis' | 'iovalkey', url: string): Promise<Evaluator> {
   const mod = await import(pkg);
-  const client = new mod.Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000 });
+  const client = new mod.Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 1000,
+  });
   await client.connect();
   return {
     load: async (lua) => String(await client.script('LOAD', lua)),
@@ -60,7 +65,13 @@ async function measure(name: string, connect: () => Promise<Evaluator>, calls: n
     if (i >= 200) samples.push(Number(process.hrtime.bigint() - start) / 1000);
   }
   await client.close();
-  return { client: name, calls, p50Us: round(percentile(samples, 50)), p99Us: round(percentile(samples, 99)), heapKb: round(heapKb) };
+  return {
+    client: name,
+    calls,
+    p50Us: round(percentile(samples, 50)),
+    p99Us: round(percentile(samples, 99)),
+    heapKb: round(heapKb),
+  };
 }
 
 export async function runStoreClients(calls: number): Promise<StoreClientResult[]> {

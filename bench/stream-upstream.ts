@@ -54,7 +54,12 @@ export function streamId(body: string): string | undefined {
 }
 
 const MODELS_BODY = Buffer.from(
-  JSON.stringify({ object: 'list', data: [{ id: BENCH_MODEL, object: 'model', created: 1_700_000_000, owned_by: 'vllm', root: BENCH_MODEL, max_model_len: 131072 }] }),
+  JSON.stringify({
+    object: 'list',
+    data: [
+      { id: BENCH_MODEL, object: 'model', created: 1_700_000_000, owned_by: 'vllm', root: BENCH_MODEL, max_model_len: 131072 },
+    ],
+  }),
 );
 
 interface Counts {
@@ -127,7 +132,9 @@ async function main(argv: readonly string[]): Promise<void> {
   const tokens = flag('tokens', 300);
   const intervalMs = flag('interval', 50);
   const open: Counts = { count: 0, cutShort: 0 };
-  const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => answer(req, res, tokens, intervalMs, open));
+  const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) =>
+    answer(req, res, tokens, intervalMs, open),
+  );
   server.maxConnections = Infinity;
   await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 16_384 }, resolve));
   const address = server.address() as AddressInfo;

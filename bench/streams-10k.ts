@@ -92,7 +92,16 @@ interface Tally {
   firstError?: string;
 }
 
-const newTally = (): Tally => ({ open: 0, maxOpen: 0, complete: 0, broken: 0, gaps: createHistogram(), late: createHistogram(), trips: createHistogram(), errors: new Map() });
+const newTally = (): Tally => ({
+  open: 0,
+  maxOpen: 0,
+  complete: 0,
+  broken: 0,
+  gaps: createHistogram(),
+  late: createHistogram(),
+  trips: createHistogram(),
+  errors: new Map(),
+});
 
 /** One stream: POST, then each event compared with streamEvent as it completes; gaps from event 1 on. */
 function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<void> {
@@ -112,7 +121,14 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
       tally.firstError ??= `${id}: ${why}`;
     };
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' },
+      },
       (res) => {
         phase = 'stream';
         if (res.statusCode !== 200) fail(`HTTP ${res.statusCode}`, `http ${res.statusCode}`);
@@ -124,7 +140,8 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
             if (stampedAt === undefined) {
               const stamp = readStamp(pending);
               if (stamp === 'partial') return;
-              if (stamp === undefined) return fail(`event ${index} has no stamp: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
+              if (stamp === undefined)
+                return fail(`event ${index} has no stamp: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
               stampedAt = stamp.us;
               pending = pending.slice(stamp.length);
             }
@@ -133,7 +150,8 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
               if (!expected.startsWith(pending)) fail(`event ${index} differs: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
               return;
             }
-            if (!pending.startsWith(expected)) return fail(`event ${index} differs: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
+            if (!pending.startsWith(expected))
+              return fail(`event ${index} differs: ${JSON.stringify(pending.slice(0, 80))}`, 'bytes');
             pending = pending.slice(expected.length);
             const now = performance.now();
             tally.trips.record(Math.max(1, wallMicros() - stampedAt));
@@ -150,7 +168,9 @@ function oneStream(url: URL, id: string, tokens: number, tally: Tally): Promise<
       },
     );
     req.on('socket', (socket) => socket.once('connect', () => (phase = 'request')));
-    req.on('error', (error: NodeJS.ErrnoException) => fail(`${phase}: ${error.message}`, `${phase} ${error.code ?? error.message}`));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      fail(`${phase}: ${error.message}`, `${phase} ${error.code ?? error.message}`),
+    );
     req.on('close', () => {
       tally.open -= 1;
       resolve();
@@ -186,7 +206,15 @@ const ms = (h: RecordableHistogram, p: number): number => h.percentile(p) / 1000
 async function measure(
   target: StreamsRow['target'],
   base: string,
-  options: { n: number; rate: number; tokens: number; upstreamPid: number; upstreamUrl: string; gatewayPid?: number; ticks: number },
+  options: {
+    n: number;
+    rate: number;
+    tokens: number;
+    upstreamPid: number;
+    upstreamUrl: string;
+    gatewayPid?: number;
+    ticks: number;
+  },
 ): Promise<StreamsRow> {
   const url = new URL(`${base}/v1/chat/completions`);
   const gw = options.gatewayPid;
@@ -205,7 +233,11 @@ async function measure(
   const sampler = setInterval(() => {
     if (gw !== undefined && tally.open >= options.n) atN = Math.max(atN, memory(gw).rssBytes);
   }, 200);
-  const cpu0 = { self: process.cpuUsage(), up: cpuSeconds(options.upstreamPid, options.ticks), gw: gw === undefined ? 0 : cpuSeconds(gw, options.ticks) };
+  const cpu0 = {
+    self: process.cpuUsage(),
+    up: cpuSeconds(options.upstreamPid, options.ticks),
+    gw: gw === undefined ? 0 : cpuSeconds(gw, options.ticks),
+  };
   const t0 = performance.now();
   await openStreams(url, options.n, options.rate, options.tokens, tally);
   const wall = (performance.now() - t0) / 1000;
@@ -254,11 +286,20 @@ export function raiseFileLimit(wanted: number): number {
   } catch {
     // Not root or no prlimit: keep what we have, and say so in the result.
   }
-  const out = execFileSync('prlimit', ['--pid', String(process.pid), '--nofile', '--raw', '--noheadings', '--output', 'SOFT'], { encoding: 'utf8' });
+  const out = execFileSync('prlimit', ['--pid', String(process.pid), '--nofile', '--raw', '--noheadings', '--output', 'SOFT'], {
+    encoding: 'utf8',
+  });
   return Number(out.trim());
 }
 
-export async function runStreamsBench(options: { streams: number; rate: number; holdS: number; intervalMs?: number; ticksPerSecond: number; gatewayFlags?: readonly string[] }): Promise<StreamsResult> {
+export async function runStreamsBench(options: {
+  streams: number;
+  rate: number;
+  holdS: number;
+  intervalMs?: number;
+  ticksPerSecond: number;
+  gatewayFlags?: readonly string[];
+}): Promise<StreamsResult> {
   const intervalMs = options.intervalMs ?? 50;
   const fileLimit = raiseFileLimit(Math.max(65_536, 2 * options.streams + 4096));
   // The gateway holds 2 descriptors per stream (client side, upstream side) plus its own ~100:
@@ -272,7 +313,15 @@ export async function runStreamsBench(options: { streams: number; rate: number; 
   const raised = raiseAcceptQueues(listenBacklog);
   let rows: StreamsRow[];
   try {
-    rows = await measureBoth({ n, tokens, intervalMs, listenBacklog, rate: options.rate, ticks: options.ticksPerSecond, gatewayFlags: options.gatewayFlags ?? [] });
+    rows = await measureBoth({
+      n,
+      tokens,
+      intervalMs,
+      listenBacklog,
+      rate: options.rate,
+      ticks: options.ticksPerSecond,
+      gatewayFlags: options.gatewayFlags ?? [],
+    });
   } finally {
     raised.restore();
   }
@@ -282,12 +331,38 @@ export async function runStreamsBench(options: { streams: number; rate: number; 
   const both = direct !== undefined && ours !== undefined;
   const addedTripP50Ms = both ? ours.tripP50Ms - direct.tripP50Ms : undefined;
   const addedTripP99Ms = both ? ours.tripP99Ms - direct.tripP99Ms : undefined;
-  return { requested: options.streams, streams: n, tokens, intervalMs, openRate: options.rate, fileLimit, acceptQueues: raised.queues, listenBacklog, rows, addedGapP99Ms, addedTripP50Ms, addedTripP99Ms };
+  return {
+    requested: options.streams,
+    streams: n,
+    tokens,
+    intervalMs,
+    openRate: options.rate,
+    fileLimit,
+    acceptQueues: raised.queues,
+    listenBacklog,
+    rows,
+    addedGapP99Ms,
+    addedTripP50Ms,
+    addedTripP99Ms,
+  };
 }
 
 /** The direct row, then the gateway's (its listener asks for `listenBacklog`). */
-async function measureBoth(o: { n: number; tokens: number; intervalMs: number; listenBacklog: number; rate: number; ticks: number; gatewayFlags: readonly string[] }): Promise<StreamsRow[]> {
-  const upstream = await startNodeScript('bench/stream-upstream.ts', ['--tokens', String(o.tokens), '--interval', String(o.intervalMs)]);
+async function measureBoth(o: {
+  n: number;
+  tokens: number;
+  intervalMs: number;
+  listenBacklog: number;
+  rate: number;
+  ticks: number;
+  gatewayFlags: readonly string[];
+}): Promise<StreamsRow[]> {
+  const upstream = await startNodeScript('bench/stream-upstream.ts', [
+    '--tokens',
+    String(o.tokens),
+    '--interval',
+    String(o.intervalMs),
+  ]);
   const rows: StreamsRow[] = [];
   try {
     const upstreamUrl = String(upstream.ready.url);
@@ -311,10 +386,22 @@ async function measureBoth(o: { n: number; tokens: number; intervalMs: number; l
 if (import.meta.main) {
   const { parseArgs } = await import('node:util');
   const { clockTicksPerSecond } = await import('./proc-stats.ts');
-  const flags = { streams: { type: 'string', default: '10000' }, rate: { type: 'string', default: '1000' }, hold: { type: 'string', default: '5' }, interval: { type: 'string', default: '50' }, 'gateway-flags': { type: 'string', default: '' } } as const;
+  const flags = {
+    streams: { type: 'string', default: '10000' },
+    rate: { type: 'string', default: '1000' },
+    hold: { type: 'string', default: '5' },
+    interval: { type: 'string', default: '50' },
+    'gateway-flags': { type: 'string', default: '' },
+  } as const;
   const { values } = parseArgs({ options: flags });
   const gatewayFlags = values['gateway-flags'].split(' ').filter((flag) => flag !== '');
-  const options = { streams: Number(values.streams), rate: Number(values.rate), holdS: Number(values.hold), intervalMs: Number(values.interval), gatewayFlags };
+  const options = {
+    streams: Number(values.streams),
+    rate: Number(values.rate),
+    holdS: Number(values.hold),
+    intervalMs: Number(values.interval),
+    gatewayFlags,
+  };
   const result = await runStreamsBench({ ...options, ticksPerSecond: clockTicksPerSecond() });
   process.stdout.write(`${JSON.stringify({ event: 'streams', ...result })}\n`);
 }

@@ -79,7 +79,12 @@ interface LoopSecond {
 }
 
 /** Pure: the GC pauses the probe's seconds saw. */
-export function gcOver(seconds: readonly LoopSecond[]): { gcPauseMs: number; gcMaxPauseMs: number; gcCount: number; gcByKind: Record<string, { ms: number; max: number; n: number }> } {
+export function gcOver(seconds: readonly LoopSecond[]): {
+  gcPauseMs: number;
+  gcMaxPauseMs: number;
+  gcCount: number;
+  gcByKind: Record<string, { ms: number; max: number; n: number }>;
+} {
   const gcByKind: Record<string, { ms: number; max: number; n: number }> = {};
   for (const second of seconds) {
     for (const [kind, k] of Object.entries(second.gcKinds ?? {})) {
@@ -125,7 +130,12 @@ export async function sequential(url: string, body: Buffer, seconds: number): Pr
     while (performance.now() < end) {
       const t0 = performance.now();
       try {
-        const res = await pool.request({ path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const res = await pool.request({
+          path: target.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         await res.body.arrayBuffer();
         if (res.statusCode === 200) latencies.push(performance.now() - t0);
         else errors += 1;
@@ -140,7 +150,12 @@ export async function sequential(url: string, body: Buffer, seconds: number): Pr
 }
 
 /** `rate` requests a second for `seconds`, each timed from its due time; the latencies (ms) and errors. */
-export async function openLoop(url: string, body: Buffer, rate: number, seconds: number): Promise<{ latencies: number[]; errors: number; inOrder: number[] }> {
+export async function openLoop(
+  url: string,
+  body: Buffer,
+  rate: number,
+  seconds: number,
+): Promise<{ latencies: number[]; errors: number; inOrder: number[] }> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: 512, pipelining: 1 });
   const latencies: number[] = [];
@@ -182,7 +197,15 @@ export async function openLoop(url: string, body: Buffer, rate: number, seconds:
   return { latencies, errors: counts.errors, inOrder: byIndex.filter((x): x is number => x !== undefined) };
 }
 
-export async function runTailsBench(options: { rate: number; seconds: number; nodes: number; bodyFile: string; profileDir?: string; sequentialS?: number; gatewayFlags?: readonly string[] }): Promise<TailsResult> {
+export async function runTailsBench(options: {
+  rate: number;
+  seconds: number;
+  nodes: number;
+  bodyFile: string;
+  profileDir?: string;
+  sequentialS?: number;
+  gatewayFlags?: readonly string[];
+}): Promise<TailsResult> {
   const body = await readFile(options.bodyFile);
   const ticks = clockTicksPerSecond();
   const probeDir = await mkdtemp(join(tmpdir(), 'switchyard-bench-loop-'));
@@ -208,19 +231,34 @@ export async function runTailsBench(options: { rate: number; seconds: number; no
       gc = { gcPauseMs, gcMaxPauseMs };
     }
     seqRows.push({
-      target, requests: latencies.length + errors, errors, p50Ms: p50, p99Ms: p99, p999Ms: percentile(latencies, 99.9),
-      addedP50Ms: direct === undefined ? 0 : p50 - direct.p50Ms, addedP99Ms: direct === undefined ? 0 : p99 - direct.p99Ms, ...gc,
+      target,
+      requests: latencies.length + errors,
+      errors,
+      p50Ms: p50,
+      p99Ms: p99,
+      p999Ms: percentile(latencies, 99.9),
+      addedP50Ms: direct === undefined ? 0 : p50 - direct.p50Ms,
+      addedP99Ms: direct === undefined ? 0 : p99 - direct.p99Ms,
+      ...gc,
     });
   };
   try {
     const upstreamUrl = String(upstream.ready.url);
     const bareUrl = String(bare.ready.url);
     const urls = (fleet.ready.urls as unknown[]).map(String);
-    const measure = async (polls: TailsRow['polls'], base: string, gateway?: { pid: number; loopFile: string }): Promise<void> => {
+    const measure = async (
+      polls: TailsRow['polls'],
+      base: string,
+      gateway?: { pid: number; loopFile: string },
+    ): Promise<void> => {
       const url = `${base}/v1/chat/completions`;
       await openLoop(url, body, options.rate, 1);
       const from = Date.now();
-      const cpu0 = { self: process.cpuUsage(), fleet: cpuSeconds(fleet.pid, ticks), gw: gateway === undefined ? 0 : cpuSeconds(gateway.pid, ticks) };
+      const cpu0 = {
+        self: process.cpuUsage(),
+        fleet: cpuSeconds(fleet.pid, ticks),
+        gw: gateway === undefined ? 0 : cpuSeconds(gateway.pid, ticks),
+      };
       const { latencies, errors, inOrder } = await openLoop(url, body, options.rate, options.seconds);
       const fifth = Math.max(1, Math.floor(inOrder.length / 5));
       const wallS = (Date.now() - from) / 1000;
@@ -228,7 +266,10 @@ export async function runTailsBench(options: { rate: number; seconds: number; no
       const pct = (s: number): number => (100 * s) / wallS;
       const extra: Partial<TailsRow> = {
         firstFifthP50Ms: percentile(inOrder.slice(0, fifth), 50),
-        lastFifthP50Ms: percentile(inOrder.slice(-fifth), 50), fleetCpuPercent: pct(cpuSeconds(fleet.pid, ticks) - cpu0.fleet), clientCpuPercent: pct((self.user + self.system) / 1e6) };
+        lastFifthP50Ms: percentile(inOrder.slice(-fifth), 50),
+        fleetCpuPercent: pct(cpuSeconds(fleet.pid, ticks) - cpu0.fleet),
+        clientCpuPercent: pct((self.user + self.system) / 1e6),
+      };
       if (gateway !== undefined) {
         await sleepMs(1100);
         const seconds = await loopSeconds(gateway.loopFile, from, Date.now());
@@ -262,9 +303,13 @@ export async function runTailsBench(options: { rate: number; seconds: number; no
       ['paused', 3600],
     ] as const) {
       const loopFile = join(probeDir, `${polls}.jsonl`);
-      const profile = polls === 'running' && options.profileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+      const profile =
+        polls === 'running' && options.profileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
       const nodeFlags = ['--import', join(REPO_ROOT, 'bench/loop-delay-probe.ts'), ...profile, ...(options.gatewayFlags ?? [])];
-      const gateway = await startGateway(controlPlaneConfig(urls, intervalS, upstreamUrl), { nodeFlags, env: { BENCH_LOOP_DELAY_FILE: loopFile } });
+      const gateway = await startGateway(controlPlaneConfig(urls, intervalS, upstreamUrl), {
+        nodeFlags,
+        env: { BENCH_LOOP_DELAY_FILE: loopFile },
+      });
       try {
         await sleepMs(3000);
         await measureSequential(polls, gateway.url, loopFile);
@@ -296,7 +341,14 @@ if (import.meta.main) {
   const profileDir = profileAt >= 0 ? process.argv[profileAt + 1] : undefined;
   const flagsArg = process.argv.find((arg) => arg.startsWith('--gateway-flags='));
   const gatewayFlags = (flagsArg?.slice('--gateway-flags='.length) ?? '').split(' ').filter((flag) => flag !== '');
-  const result = await runTailsBench({ rate: Number(process.argv[2] ?? '1000'), seconds: Number(process.argv[3] ?? '5'), nodes: 100, bodyFile: file, gatewayFlags, ...(profileDir === undefined ? {} : { profileDir }) });
+  const result = await runTailsBench({
+    rate: Number(process.argv[2] ?? '1000'),
+    seconds: Number(process.argv[3] ?? '5'),
+    nodes: 100,
+    bodyFile: file,
+    gatewayFlags,
+    ...(profileDir === undefined ? {} : { profileDir }),
+  });
   await rm(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify({ event: 'tails', ...result })}\n`);
 }

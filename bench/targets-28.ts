@@ -36,13 +36,21 @@ function againstBare(proxy: readonly Measurement[]): TargetCheck[] {
       continue;
     }
     const ratio = ours.requestsPerSecond / bare.requestsPerSecond;
-    checks.push({ goal, measured: `${round(ratio)} × (${round(ours.requestsPerSecond)} vs ${round(bare.requestsPerSecond)} req/s)`, met: ratio >= 0.8 });
+    checks.push({
+      goal,
+      measured: `${round(ratio)} × (${round(ours.requestsPerSecond)} vs ${round(bare.requestsPerSecond)} req/s)`,
+      met: ratio >= 0.8,
+    });
     const oursCpu = ours.proxyCpuUsPerRequest;
     const bareCpu = bare.proxyCpuUsPerRequest;
     if (oursCpu === undefined || bareCpu === undefined || bareCpu === 0) checks.push(na(cpuGoal, 'no CPU figure'));
     else {
       const cpuRatio = oursCpu / bareCpu;
-      checks.push({ goal: cpuGoal, measured: `${round(cpuRatio)} × (${round(oursCpu)} vs ${round(bareCpu)} µs)`, met: cpuRatio <= 1.25 });
+      checks.push({
+        goal: cpuGoal,
+        measured: `${round(cpuRatio)} × (${round(oursCpu)} vs ${round(bareCpu)} µs)`,
+        met: cpuRatio <= 1.25,
+      });
     }
   }
   return checks;
@@ -63,7 +71,11 @@ function tails(added: readonly AddedLatency[], result: TailsResult | undefined):
       const row = result?.sequential?.find((r) => r.target === target);
       return row === undefined ? '' : `; ${target}: ${round(row.addedP99Ms)} ms`;
     };
-    checks.push({ goal: seqGoal, measured: `${round(seqRunning.addedP99Ms)} ms${other('paused')}${other('bare')}`, met: seqRunning.addedP99Ms <= 1 });
+    checks.push({
+      goal: seqGoal,
+      measured: `${round(seqRunning.addedP99Ms)} ms${other('paused')}${other('bare')}`,
+      met: seqRunning.addedP99Ms <= 1,
+    });
   }
   const openGoal = '#28 added p99 at 1,000 req/s open-loop, 100 nodes polled: ≤ 2 ms';
   if (result === undefined) checks.push(na(openGoal, 'not measured (--only tails)'));
@@ -89,7 +101,12 @@ function routing(routes: readonly RouteDecisionResult[]): TargetCheck[] {
     const goal = `#28 routing decision, ${nodes.toLocaleString('en')} nodes × 50 models: p50 ≤ ${limit} µs`;
     const rows = routes.filter(
       // The target's fleet: nodes that report no slots (the slots rows are shown beside it).
-      (r) => r.nodes === nodes && (r.policy ?? 'least-in-flight') === 'least-in-flight' && (r.path ?? 'indexed') === 'indexed' && (r.modelsPerNode ?? 50) === 50 && r.slots === undefined,
+      (r) =>
+        r.nodes === nodes &&
+        (r.policy ?? 'least-in-flight') === 'least-in-flight' &&
+        (r.path ?? 'indexed') === 'indexed' &&
+        (r.modelsPerNode ?? 50) === 50 &&
+        r.slots === undefined,
     );
     if (rows.length === 0) {
       checks.push(na(goal, 'not measured (--only route)'));
@@ -101,15 +118,31 @@ function routing(routes: readonly RouteDecisionResult[]): TargetCheck[] {
   return checks;
 }
 
-function lean(result: LeanProcessResult | undefined, proxy: readonly Measurement[], control: ControlPlaneResult | undefined): TargetCheck[] {
+function lean(
+  result: LeanProcessResult | undefined,
+  proxy: readonly Measurement[],
+  control: ControlPlaneResult | undefined,
+): TargetCheck[] {
   const checks: TargetCheck[] = [];
   if (result === undefined) checks.push(na('#28 fast CLI and idle RSS', 'not measured (--only lean)'));
   else {
-    checks.push({ goal: '#28 idle serve, one node, no [mesh]: RSS ≤ 80 MB', measured: `${round(result.idleServeRssMB)} MB`, met: result.idleServeRssMB <= 80 });
+    checks.push({
+      goal: '#28 idle serve, one node, no [mesh]: RSS ≤ 80 MB',
+      measured: `${round(result.idleServeRssMB)} MB`,
+      met: result.idleServeRssMB <= 80,
+    });
     for (const row of result.cli.filter((r) => !r.command.startsWith('node '))) {
-      checks.push({ goal: `#28 \`switchyard ${row.command}\` starts and exits in ≤ 150 ms`, measured: `${round(row.medianMs)} ms (${round(row.peakRssMB)} MB)`, met: row.medianMs <= 150 });
+      checks.push({
+        goal: `#28 \`switchyard ${row.command}\` starts and exits in ≤ 150 ms`,
+        measured: `${round(row.medianMs)} ms (${round(row.peakRssMB)} MB)`,
+        met: row.medianMs <= 150,
+      });
     }
-    checks.push({ goal: '#28 serve with 10 nodes ready in ≤ 500 ms', measured: `${round(result.serveReadyMs)} ms`, met: result.serveReadyMs <= 500 });
+    checks.push({
+      goal: '#28 serve with 10 nodes ready in ≤ 500 ms',
+      measured: `${round(result.serveReadyMs)} ms`,
+      met: result.serveReadyMs <= 500,
+    });
   }
   const peaks = proxy.filter((r) => r.target === 'switchyard' && r.concurrency === 64 && r.proxyPeakRssMB !== undefined);
   if (peaks.length > 0) {
@@ -140,17 +173,32 @@ function streams(result: StreamsResult | undefined): TargetCheck[] {
     `#28 ${label} streams: added inter-chunk p99 ≤ 5 ms`,
   ];
   const ours = result?.rows.find((r) => r.target === 'switchyard');
-  if (result === undefined || ours === undefined) return goals.map((goal) => na(goal, 'not measured (`npm run bench -- --only streams`)'));
-  const scaled = result.streams < result.requested ? ` (${result.requested} asked; RLIMIT_NOFILE ${result.fileLimit} allows ${result.streams})` : '';
+  if (result === undefined || ours === undefined)
+    return goals.map((goal) => na(goal, 'not measured (`npm run bench -- --only streams`)'));
+  const scaled =
+    result.streams < result.requested
+      ? ` (${result.requested} asked; RLIMIT_NOFILE ${result.fileLimit} allows ${result.streams})`
+      : '';
   // A listener asks for more than the kernel gives: its accept queue is somaxconn long.
-  const capped = result.acceptQueues !== undefined && result.acceptQueues.somaxconn < result.listenBacklog ? `; accept queue capped at somaxconn ${result.acceptQueues.somaxconn} (listen_backlog ${result.listenBacklog})` : '';
+  const capped =
+    result.acceptQueues !== undefined && result.acceptQueues.somaxconn < result.listenBacklog
+      ? `; accept queue capped at somaxconn ${result.acceptQueues.somaxconn} (listen_backlog ${result.listenBacklog})`
+      : '';
   const perStream = ours.rssPerStreamKB ?? Number.NaN;
   // Each event's trip (the upstream's stamp to the client), gateway − direct; the gaps' p99 beside it.
   const added = result.addedTripP99Ms ?? result.addedGapP99Ms ?? Number.NaN;
   const direct = result.rows.find((r) => r.target === 'direct');
   return [
-    { goal: goals[0] ?? '', measured: `${ours.complete} of ${ours.streams} complete, ${ours.broken} broken${brokenBy(ours.errors)}${scaled}${capped}`, met: ours.complete === ours.streams && ours.broken === 0 },
-    { goal: goals[1] ?? '', measured: `${round(perStream)} KB (${round(ours.gatewayIdleRssMB ?? Number.NaN)} → ${round(ours.gatewayRssAtNMB ?? Number.NaN)} MB)`, met: perStream <= 50 },
+    {
+      goal: goals[0] ?? '',
+      measured: `${ours.complete} of ${ours.streams} complete, ${ours.broken} broken${brokenBy(ours.errors)}${scaled}${capped}`,
+      met: ours.complete === ours.streams && ours.broken === 0,
+    },
+    {
+      goal: goals[1] ?? '',
+      measured: `${round(perStream)} KB (${round(ours.gatewayIdleRssMB ?? Number.NaN)} → ${round(ours.gatewayRssAtNMB ?? Number.NaN)} MB)`,
+      met: perStream <= 50,
+    },
     addedGap(goals[2] ?? '', added, ours, direct),
   ];
 }
@@ -164,7 +212,10 @@ function addedGap(goal: string, added: number, ours: StreamsRow, direct: Streams
   // A direct row whose client ran behind (its loop delayed past the target) measured the client: the
   // difference against it says nothing about what the gateway adds, whichever its sign.
   if (direct !== undefined && direct.clientLoopDelayP99Ms > CLIENT_BOUND_MS) {
-    return na(goal, `not resolvable in this run: the direct row's client loop delay p99 was ${round(direct.clientLoopDelayP99Ms)} ms (> ${CLIENT_BOUND_MS} ms), so its trips measure the client (${figures}; gateway − direct ${round(added)} ms)`);
+    return na(
+      goal,
+      `not resolvable in this run: the direct row's client loop delay p99 was ${round(direct.clientLoopDelayP99Ms)} ms (> ${CLIENT_BOUND_MS} ms), so its trips measure the client (${figures}; gateway − direct ${round(added)} ms)`,
+    );
   }
   return { goal, measured: `${round(added)} ms (${figures})`, met: added <= 5 };
 }

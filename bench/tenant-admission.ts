@@ -33,7 +33,12 @@ function spec(name: string, keys: readonly string[], limited: boolean): TenantSp
   };
 }
 
-function measure(setup: TenantAdmissionResult['setup'], tenants: readonly TenantSpec[], keys: readonly string[], budgetMs: number): TenantAdmissionResult {
+function measure(
+  setup: TenantAdmissionResult['setup'],
+  tenants: readonly TenantSpec[],
+  keys: readonly string[],
+  budgetMs: number,
+): TenantAdmissionResult {
   const directory = rotatingDirectory(() => tenants);
   const ledger = new TenantLedger(() => Date.now(), tenants);
   let turn = 0;
@@ -44,7 +49,12 @@ function measure(setup: TenantAdmissionResult['setup'], tenants: readonly Tenant
     if (tenant === undefined) throw new Error('benchmark key must be known');
     if (tenant === OPEN_TENANT) return;
     if (!allowsModel(tenant.spec, 'llama-3-8b-instruct')) throw new Error('benchmark model must be in scope');
-    const { decision, ticket } = ledger.admit({ tenant: tenant.spec.name, model: 'llama-3-8b-instruct', promptTokens: 200, reserveTokens: tenantReservation(200, 256, 512) });
+    const { decision, ticket } = ledger.admit({
+      tenant: tenant.spec.name,
+      model: 'llama-3-8b-instruct',
+      promptTokens: 200,
+      reserveTokens: tenantReservation(200, 256, 512),
+    });
     if (decision.kind !== 'admitted') throw new Error('benchmark limits must admit');
     ticket.settle({ served: true, promptTokens: 180, completionTokens: 120 });
   };
@@ -60,11 +70,23 @@ function measure(setup: TenantAdmissionResult['setup'], tenants: readonly Tenant
     total += took;
     times.push(Number(took) / 1000);
   }
-  return { setup, calls: times.length, p50Us: percentile(times, 50), p99Us: percentile(times, 99), meanUs: Number(total) / 1000 / times.length };
+  return {
+    setup,
+    calls: times.length,
+    p50Us: percentile(times, 50),
+    p99Us: percentile(times, 99),
+    meanUs: Number(total) / 1000 / times.length,
+  };
 }
 
 export function measureTenantAdmission(budgetMs: number): TenantAdmissionResult[] {
-  const many = Array.from({ length: 1_000 }, (_, t) => spec(`tenant-${t}`, Array.from({ length: 100 }, (_, k) => `sk-${t}-${k}-${'x'.repeat(32)}`), true));
+  const many = Array.from({ length: 1_000 }, (_, t) =>
+    spec(
+      `tenant-${t}`,
+      Array.from({ length: 100 }, (_, k) => `sk-${t}-${k}-${'x'.repeat(32)}`),
+      true,
+    ),
+  );
   const spread = Array.from({ length: 997 }, (_, i) => `sk-${(i * 7) % 1_000}-${(i * 13) % 100}-${'x'.repeat(32)}`);
   return [
     measure('open gateway', [], [''], budgetMs),

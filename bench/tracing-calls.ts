@@ -20,12 +20,33 @@ export interface TracingCallsResult {
 }
 
 const START = { method: 'POST', endpoint: '/v1/chat/completions', tracestate: undefined, fromSite: undefined };
-const END = { status: 200, target: 'gpu-a', requestedModel: 'llama', model: 'llama-3.1-8b-instruct', tenant: 'team-a', refusal: undefined, error: undefined, inputTokens: 512, outputTokens: 128, attempts: 1 };
-const ROUTE = { among: 'node' as const, chosen: 'gpu-a', policy: 'least-loaded', reason: 'fewest in flight (0, 2 tied)', waitedMs: 0 };
+const END = {
+  status: 200,
+  target: 'gpu-a',
+  requestedModel: 'llama',
+  model: 'llama-3.1-8b-instruct',
+  tenant: 'team-a',
+  refusal: undefined,
+  error: undefined,
+  inputTokens: 512,
+  outputTokens: 128,
+  attempts: 1,
+};
+const ROUTE = {
+  among: 'node' as const,
+  chosen: 'gpu-a',
+  policy: 'least-loaded',
+  reason: 'fewest in flight (0, 2 tied)',
+  waitedMs: 0,
+};
 const ATTEMPT_END = { outcome: 'success', status: 200, error: undefined, failedOver: false, inputTokens: 512, outputTokens: 128 };
 
 function oneRequest(tracer: RequestTracer, i: number): string {
-  const span = tracer.request({ ...START, traceparent: i % 2 === 0 ? '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' : undefined, requestId: `r-${i}` });
+  const span = tracer.request({
+    ...START,
+    traceparent: i % 2 === 0 ? '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' : undefined,
+    requestId: `r-${i}`,
+  });
   span.resolved('llama', 'llama-3.1-8b-instruct');
   span.routing().end(ROUTE);
   const attempt = span.attempt({ kind: 'node', name: 'gpu-a', url: 'http://10.0.0.5:8000', index: 1 });
@@ -58,7 +79,13 @@ export async function measureTracingCalls(count: number): Promise<TracingCallsRe
       await tracer.shutdown(10_000);
       const used = process.cpuUsage(cpu);
       const figures = tracer.figures();
-      results.push({ ratio, requests: count, cpuUsPerRequest: (used.user + used.system) / count, exported: figures.exported, dropped: figures.dropped });
+      results.push({
+        ratio,
+        requests: count,
+        cpuUsPerRequest: (used.user + used.system) / count,
+        exported: figures.exported,
+        dropped: figures.dropped,
+      });
     }
   } finally {
     await new Promise<void>((resolve) => sink.close(() => resolve()));
@@ -68,5 +95,8 @@ export async function measureTracingCalls(count: number): Promise<TracingCallsRe
 
 if (import.meta.main) {
   const results = await measureTracingCalls(Number(process.argv[2] ?? 50_000));
-  for (const r of results) process.stdout.write(`sample_ratio ${r.ratio}: CPU ${r.cpuUsPerRequest.toFixed(2)} µs/request (${r.requests} requests, ${r.exported} spans exported, ${r.dropped} dropped)\n`);
+  for (const r of results)
+    process.stdout.write(
+      `sample_ratio ${r.ratio}: CPU ${r.cpuUsPerRequest.toFixed(2)} µs/request (${r.requests} requests, ${r.exported} spans exported, ${r.dropped} dropped)\n`,
+    );
 }

@@ -79,8 +79,11 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Tra
   ];
   const gateways: [TracingVariant, GatewayChild][] = [];
   try {
-    for (const [variant, extra] of configs) gateways.push([variant, await startGateway(proxyGatewayConfig(options.upstreamUrl) + extra)]);
-    const per = new Map<TracingVariant, { cpu: number[]; rps: number[]; p50: number[]; spans: number[] }>(configs.map(([v]) => [v, { cpu: [], rps: [], p50: [], spans: [] }]));
+    for (const [variant, extra] of configs)
+      gateways.push([variant, await startGateway(proxyGatewayConfig(options.upstreamUrl) + extra)]);
+    const per = new Map<TracingVariant, { cpu: number[]; rps: number[]; p50: number[]; spans: number[] }>(
+      configs.map(([v]) => [v, { cpu: [], rps: [], p50: [], spans: [] }]),
+    );
     for (let round = 0; round < options.rounds; round++) {
       for (const [variant, gateway] of gateways) {
         const spec = { url: `${gateway.url}/v1/chat/completions`, bodyFile: options.bodyFile, connections: CONNECTIONS };
@@ -96,11 +99,13 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Tra
         figures.rps.push(result.requestsPerSecond);
         figures.p50.push(result.latencyMs.p50);
         figures.spans.push((sink.spans() - spansBefore) / result.requests);
-        options.log(`  tracing ${variant}: ${Math.round(result.requestsPerSecond)} req/s, ${((cpu * 1e6) / result.requests).toFixed(1)} µs CPU/request`);
+        options.log(
+          `  tracing ${variant}: ${Math.round(result.requestsPerSecond)} req/s, ${((cpu * 1e6) / result.requests).toFixed(1)} µs CPU/request`,
+        );
       }
     }
     const base = median(per.get('off')?.cpu ?? []);
-    options.log('  tracing: the tracer\'s own calls, in process (bench/tracing-calls.ts)');
+    options.log("  tracing: the tracer's own calls, in process (bench/tracing-calls.ts)");
     const calls = await measureTracingCalls(50_000);
     const rows = configs.map(([variant]) => {
       const figures = per.get(variant) ?? { cpu: [], rps: [], p50: [], spans: [] };
@@ -132,11 +137,17 @@ export function renderTracing(result: TracingBenchResult | undefined): string {
     '',
     '| [tracing] | req/s | p50 ms | CPU µs/request | added CPU µs/request | spans/request |',
     '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.variant} | ${Math.round(r.requestsPerSecond)} | ${r.p50Ms.toFixed(1)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.variant === 'off' ? '—' : r.addedCpuUsPerRequest.toFixed(1)} | ${r.spansPerRequest.toFixed(1)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.variant} | ${Math.round(r.requestsPerSecond)} | ${r.p50Ms.toFixed(1)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.variant === 'off' ? '—' : r.addedCpuUsPerRequest.toFixed(1)} | ${r.spansPerRequest.toFixed(1)} |`,
+    ),
     '',
-    'The tracer\'s own calls for one request with one attempt (request span, routing decision, attempt span and its traceparent, the ends), in process, exports to a local sink included:',
+    "The tracer's own calls for one request with one attempt (request span, routing decision, attempt span and its traceparent, the ends), in process, exports to a local sink included:",
     '',
-    ...calls.map((c) => `- sample_ratio ${c.ratio}: ${c.cpuUsPerRequest.toFixed(1)} µs CPU per request (${c.exported} spans exported, ${c.dropped} dropped of ${c.requests} requests)`),
+    ...calls.map(
+      (c) =>
+        `- sample_ratio ${c.ratio}: ${c.cpuUsPerRequest.toFixed(1)} µs CPU per request (${c.exported} spans exported, ${c.dropped} dropped of ${c.requests} requests)`,
+    ),
     '',
   ];
   return lines.join('\n');

@@ -29,7 +29,11 @@ async function main(): Promise<void> {
     await writeFile(join(dir, 'fleet.toml'), SIM_FLEET);
     const minimal = await startNodeScript('bench/upstream.ts');
     children.push(minimal);
-    const sim = await startChild({ command: process.execPath, args: [CLI, 'sim', '--config', join(dir, 'fleet.toml')], isReady: (l) => l.includes('"sim ready"') });
+    const sim = await startChild({
+      command: process.execPath,
+      args: [CLI, 'sim', '--config', join(dir, 'fleet.toml')],
+      isReady: (l) => l.includes('"sim ready"'),
+    });
     children.push(sim);
     const simNodes = sim.ready.nodes as { url: string }[] | undefined;
     const simUrl = simNodes?.[0]?.url;
@@ -38,17 +42,25 @@ async function main(): Promise<void> {
     const list = workloads(SSE_CHUNKS).filter((w) => w.name !== 'body10k');
     const bodies = await writeBodies(dir, list);
     const ticks = clockTicksPerSecond();
-    const rows: string[] = ['| upstream | workload | conc. | req/s | p50 ms | p99 ms | upstream CPU µs/req |', '|---|---|---:|---:|---:|---:|---:|'];
+    const rows: string[] = [
+      '| upstream | workload | conc. | req/s | p50 ms | p99 ms | upstream CPU µs/req |',
+      '|---|---|---:|---:|---:|---:|---:|',
+    ];
     for (const w of list) {
       for (const connections of [1, 64]) {
-        for (const [name, url, pid] of [['bench/upstream.ts', String(minimal.ready.url), minimal.pid], ['switchyard sim', simUrl, sim.pid]] as const) {
+        for (const [name, url, pid] of [
+          ['bench/upstream.ts', String(minimal.ready.url), minimal.pid],
+          ['switchyard sim', simUrl, sim.pid],
+        ] as const) {
           const bodyFile = bodies.get(w.name) ?? '';
           const spec = { url: new URL(w.path, url).toString(), bodyFile, connections };
           await runLoad(tool, { ...spec, durationS: 1 });
           const before = cpuSeconds(pid, ticks);
           const r = await runLoad(tool, { ...spec, durationS: seconds });
           const cpuUs = ((cpuSeconds(pid, ticks) - before) / Math.max(1, r.requests)) * 1e6;
-          rows.push(`| ${name} | ${w.name} | ${connections} | ${Math.round(r.requestsPerSecond)} | ${r.latencyMs.p50.toFixed(3)} | ${r.latencyMs.p99.toFixed(3)} | ${cpuUs.toFixed(0)} |`);
+          rows.push(
+            `| ${name} | ${w.name} | ${connections} | ${Math.round(r.requestsPerSecond)} | ${r.latencyMs.p50.toFixed(3)} | ${r.latencyMs.p99.toFixed(3)} | ${cpuUs.toFixed(0)} |`,
+          );
         }
       }
     }

@@ -49,7 +49,14 @@ export function sseEvents(count: number, usageAsked = false): Buffer[] {
     events.push(Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`));
   }
   if (usageAsked) {
-    const usage = { id: 'chatcmpl-bench0000000000000000000000000000', object: 'chat.completion.chunk', created: 1_700_000_000, model: BENCH_MODEL, choices: [], usage: { prompt_tokens: 12, completion_tokens: count, total_tokens: 12 + count } };
+    const usage = {
+      id: 'chatcmpl-bench0000000000000000000000000000',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model: BENCH_MODEL,
+      choices: [],
+      usage: { prompt_tokens: 12, completion_tokens: count, total_tokens: 12 + count },
+    };
     events.push(Buffer.from(`data: ${JSON.stringify(usage)}\n\n`));
   }
   events.push(Buffer.from('data: [DONE]\n\n'));
@@ -59,7 +66,9 @@ export function sseEvents(count: number, usageAsked = false): Buffer[] {
 const MODELS_BODY = Buffer.from(
   JSON.stringify({
     object: 'list',
-    data: [{ id: BENCH_MODEL, object: 'model', created: 1_700_000_000, owned_by: 'vllm', root: BENCH_MODEL, max_model_len: 131072 }],
+    data: [
+      { id: BENCH_MODEL, object: 'model', created: 1_700_000_000, owned_by: 'vllm', root: BENCH_MODEL, max_model_len: 131072 },
+    ],
   }),
 );
 const STREAM_MARKER = Buffer.from('"stream":true');
@@ -110,7 +119,11 @@ function answer(req: IncomingMessage, res: ServerResponse, answers: Answers): vo
 async function main(argv: readonly string[]): Promise<void> {
   const portFlag = argv.indexOf('--port');
   const port = portFlag >= 0 ? Number(argv[portFlag + 1]) : 0;
-  const answers: Answers = { json: jsonAnswer(JSON_ANSWER_BYTES), sse: sseEvents(SSE_CHUNKS), sseAsked: argv.includes('--usage-nulls') ? sseEvents(SSE_CHUNKS, true) : undefined };
+  const answers: Answers = {
+    json: jsonAnswer(JSON_ANSWER_BYTES),
+    sse: sseEvents(SSE_CHUNKS),
+    sseAsked: argv.includes('--usage-nulls') ? sseEvents(SSE_CHUNKS, true) : undefined,
+  };
   const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => answer(req, res, answers));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address() as AddressInfo;

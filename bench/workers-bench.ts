@@ -50,7 +50,13 @@ export async function runWorkersBench(options: WorkersBenchOptions): Promise<Wor
     }
     // The same shape check as the main targets: HTTP 200 and a whole answer, before any load.
     for (const target of targets) for (const w of options.workloads) await checkTarget(target.url, w.path, w.body, w.sseChunks);
-    const common = { tool: options.tool, targets, upstream: options.upstream, bodyFiles: options.bodyFiles, durationS: options.durationS };
+    const common = {
+      tool: options.tool,
+      targets,
+      upstream: options.upstream,
+      bodyFiles: options.bodyFiles,
+      durationS: options.durationS,
+    };
     const more = { warmupS: options.warmupS, rounds: options.rounds, ticksPerSecond: options.ticksPerSecond, log: options.log };
     const json = options.workloads.filter((w) => w.name === 'json');
     const sse = options.workloads.filter((w) => w.name === 'sse');
@@ -92,7 +98,11 @@ export function workersChecks(rows: readonly Measurement[], n: number): TargetCh
       continue;
     }
     const ratio = many.requestsPerSecond / nginx.requestsPerSecond;
-    checks.push({ goal, measured: `${round(ratio)} × (${round(many.requestsPerSecond)} vs ${round(nginx.requestsPerSecond)} req/s)`, met: ratio >= (workload === 'json' ? 0.5 : 0.8) });
+    checks.push({
+      goal,
+      measured: `${round(ratio)} × (${round(many.requestsPerSecond)} vs ${round(nginx.requestsPerSecond)} req/s)`,
+      met: ratio >= (workload === 'json' ? 0.5 : 0.8),
+    });
   }
   return checks;
 }

@@ -24,12 +24,20 @@ const SEQUENTIAL = 20_000;
 const PIPELINED = 100_000;
 const OUTSTANDING = 64;
 // The shape of a real admit answer: a node name, a lease id, the route reason.
-const ANSWER = { t: 'admitted', id: 0, node: 'node-17', route: { policy: 'least-in-flight', reason: 'fewest in flight (3)' }, waitedMs: 0 };
+const ANSWER = {
+  t: 'admitted',
+  id: 0,
+  node: 'node-17',
+  route: { policy: 'least-in-flight', reason: 'fewest in flight (3)' },
+  waitedMs: 0,
+};
 
 function echoScript(): string {
-  return 'const send = (m) => { const a = { ...m.answer, id: m.id }; if (globalThis.port) port.postMessage(a); else process.send(a); };' +
+  return (
+    'const send = (m) => { const a = { ...m.answer, id: m.id }; if (globalThis.port) port.postMessage(a); else process.send(a); };' +
     'const wt = await import("node:worker_threads");' +
-    'if (wt.parentPort) { globalThis.port = wt.parentPort; wt.parentPort.on("message", send); } else process.on("message", send);';
+    'if (wt.parentPort) { globalThis.port = wt.parentPort; wt.parentPort.on("message", send); } else process.on("message", send);'
+  );
 }
 
 function threadPeer(): Peer {
@@ -65,7 +73,12 @@ async function measure(peer: Peer): Promise<RoundTripFigures> {
     new Promise((resolve) => {
       next += 1;
       waiting.set(next, resolve);
-      peer.send({ t: 'admit', id: next, answer: ANSWER, req: { model: 'm', promptTokens: 100, maxTokens: 16, triedNodes: new Set<string>() } });
+      peer.send({
+        t: 'admit',
+        id: next,
+        answer: ANSWER,
+        req: { model: 'm', promptTokens: 100, maxTokens: 16, triedNodes: new Set<string>() },
+      });
     });
   for (let i = 0; i < 2_000; i += 1) await roundTrip();
   const times: number[] = [];
@@ -95,7 +108,10 @@ async function main(): Promise<void> {
     return;
   }
   const result: Record<string, RoundTripFigures> = {};
-  for (const [name, start] of [['threads', threadPeer], ['processes', processPeer]] as const) {
+  for (const [name, start] of [
+    ['threads', threadPeer],
+    ['processes', processPeer],
+  ] as const) {
     const peer = start();
     result[name] = await measure(peer);
     await peer.close();

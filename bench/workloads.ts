@@ -21,7 +21,12 @@ export const TEN_KB = 10 * 1024;
 /** Streams ask for as many tokens as the upstream sends chunks (so the simulator sends as many too). */
 function chatBody(content: string, stream: boolean): string {
   const maxTokens = stream ? SSE_CHUNKS : 200;
-  return JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content }], max_tokens: maxTokens, ...(stream ? { stream: true } : {}) });
+  return JSON.stringify({
+    model: BENCH_MODEL,
+    messages: [{ role: 'user', content }],
+    max_tokens: maxTokens,
+    ...(stream ? { stream: true } : {}),
+  });
 }
 
 /** A chat body of exactly `bytes` bytes (the user message is padded). */
@@ -33,9 +38,27 @@ export function paddedChatBody(bytes: number): string {
 export function workloads(sseChunks: number = SSE_CHUNKS): readonly Workload[] {
   const path = '/v1/chat/completions';
   return [
-    { name: 'json', title: 'JSON chat completion, 1 KB answer', path, body: Buffer.from(chatBody('Say something short.', false)), sseChunks: undefined },
-    { name: 'sse', title: `SSE stream, ${sseChunks} chunks`, path, body: Buffer.from(chatBody('Say something short.', true)), sseChunks },
-    { name: 'body10k', title: '10 KB request body, 1 KB answer', path, body: Buffer.from(paddedChatBody(TEN_KB)), sseChunks: undefined },
+    {
+      name: 'json',
+      title: 'JSON chat completion, 1 KB answer',
+      path,
+      body: Buffer.from(chatBody('Say something short.', false)),
+      sseChunks: undefined,
+    },
+    {
+      name: 'sse',
+      title: `SSE stream, ${sseChunks} chunks`,
+      path,
+      body: Buffer.from(chatBody('Say something short.', true)),
+      sseChunks,
+    },
+    {
+      name: 'body10k',
+      title: '10 KB request body, 1 KB answer',
+      path,
+      body: Buffer.from(paddedChatBody(TEN_KB)),
+      sseChunks: undefined,
+    },
   ];
 }
 

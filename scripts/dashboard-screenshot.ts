@@ -10,7 +10,9 @@ import { DEMO_FLEET, demoGatewayToml } from '#src/cli/demo.ts';
 import { chromiumPath, launchChromium } from '#test/fixtures/browser.ts';
 import { startFleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 
-const { values } = parseArgs({ options: { out: { type: 'string', default: 'docs/dashboard.png' }, width: { type: 'string', default: '1440' } } });
+const { values } = parseArgs({
+  options: { out: { type: 'string', default: 'docs/dashboard.png' }, width: { type: 'string', default: '1440' } },
+});
 const executable = chromiumPath();
 if (executable === undefined) {
   process.stderr.write(`no chromium at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH)\n`);

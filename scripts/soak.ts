@@ -29,7 +29,9 @@ interface Sample {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run soak -- [--minutes N] [--concurrency N] [--seed N] [--gateway-flags 'V8 FLAGS']\n`);
+  process.stderr.write(
+    `${message}\nusage: npm run soak -- [--minutes N] [--concurrency N] [--seed N] [--gateway-flags 'V8 FLAGS']\n`,
+  );
   process.exit(2);
 }
 
@@ -50,7 +52,12 @@ function average(values: readonly number[]): number {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { minutes: { type: 'string' }, concurrency: { type: 'string' }, seed: { type: 'string' }, 'gateway-flags': { type: 'string', default: RECOMMENDED_FLAGS } },
+    options: {
+      minutes: { type: 'string' },
+      concurrency: { type: 'string' },
+      seed: { type: 'string' },
+      'gateway-flags': { type: 'string', default: RECOMMENDED_FLAGS },
+    },
     allowPositionals: false,
   });
   const minutes = positiveNumber(values.minutes, 10, 'minutes');
@@ -61,7 +68,9 @@ async function main(): Promise<number> {
   const sampleMs = Math.max(2_000, Math.min(10_000, Math.floor(durationMs / 12)));
 
   const flags = values['gateway-flags'].trim();
-  process.stderr.write(`soak: ${minutes} min, concurrency ${concurrency}, RSS every ${sampleMs / 1000} s, gateway flags: ${flags === '' ? "V8's defaults" : flags}\n`);
+  process.stderr.write(
+    `soak: ${minutes} min, concurrency ${concurrency}, RSS every ${sampleMs / 1000} s, gateway flags: ${flags === '' ? "V8's defaults" : flags}\n`,
+  );
   const sim = await startSimProcess(
     [simNode('a', 'vllm', ['m']), simNode('b', 'vllm', ['m']), simNode('c', 'llamacpp', ['m'], { slots: 8 })].join('\n\n'),
   );
@@ -79,7 +88,8 @@ async function main(): Promise<number> {
     const roll = random();
     const stream = random() < 0.5;
     const spec = chatSpec('m', stream, { max_tokens: 4 + Math.floor(random() * 24) });
-    if (roll < 0.02) return { path: '/v1/chat/completions', payload: '{"model": "m", "messages": [', stream: false, expectStatus: 400 };
+    if (roll < 0.02)
+      return { path: '/v1/chat/completions', payload: '{"model": "m", "messages": [', stream: false, expectStatus: 400 };
     if (roll < 0.07) return { ...spec, abortAfterMs: Math.floor(random() * 120) };
     return spec;
   };
@@ -115,7 +125,9 @@ async function main(): Promise<number> {
         errors,
       };
       samples.push(sample);
-      process.stderr.write(`  ${sample.atSeconds}s rss ${mib(sample.rssBytes)} MiB heap ${mib(sample.heapUsedBytes)} MiB requests ${requests} errors ${errors}\n`);
+      process.stderr.write(
+        `  ${sample.atSeconds}s rss ${mib(sample.rssBytes)} MiB heap ${mib(sample.heapUsedBytes)} MiB requests ${requests} errors ${errors}\n`,
+      );
     }
   };
   const timer = setTimeout(() => stop.abort(), durationMs);
@@ -129,7 +141,8 @@ async function main(): Promise<number> {
   }
 
   const lines = ['| t (s) | RSS MiB | heap MiB | requests | client errors |', '|---|---|---|---|---|'];
-  for (const s of samples) lines.push(`| ${s.atSeconds} | ${mib(s.rssBytes)} | ${mib(s.heapUsedBytes)} | ${s.requests} | ${s.errors} |`);
+  for (const s of samples)
+    lines.push(`| ${s.atSeconds} | ${mib(s.rssBytes)} | ${mib(s.heapUsedBytes)} | ${s.requests} | ${s.errors} |`);
   console.log(lines.join('\n'));
   console.log(`\noutcomes: ${JSON.stringify(Object.fromEntries(counts))}`);
   const warmUpEnds = Math.max(WARM_UP_MIN_MS, durationMs * WARM_UP_SHARE) / 1000;

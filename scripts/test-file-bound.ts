@@ -48,6 +48,9 @@ setTimeout(() => {
 
 const boundMs = Number(process.env[FILE_BOUND_ENV] ?? '');
 if (process.env.NODE_TEST_CONTEXT !== undefined && Number.isFinite(boundMs) && boundMs > 0) {
-  const watchdog = new Worker(WATCHDOG, { eval: true, workerData: { pid: process.pid, file: process.argv[1] ?? '(unknown file)', boundMs } });
+  const watchdog = new Worker(WATCHDOG, {
+    eval: true,
+    workerData: { pid: process.pid, file: process.argv[1] ?? '(unknown file)', boundMs },
+  });
   watchdog.unref();
 }

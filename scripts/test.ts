@@ -15,7 +15,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FILE_BOUND_ENV } from './test-file-bound.ts';
 
-const USAGE = 'usage: node scripts/test.ts [--concurrency N] [--test-timeout MS] [--file-bound SECONDS] [--run-bound MINUTES] [PATTERN...]\n';
+const USAGE =
+  'usage: node scripts/test.ts [--concurrency N] [--test-timeout MS] [--file-bound SECONDS] [--run-bound MINUTES] [PATTERN...]\n';
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** How long node's runner gets to report after a forwarded signal before the group is SIGKILLed. */
 const GRACE_MS = 10_000;
@@ -148,7 +149,9 @@ async function main(): Promise<number> {
   killGroup(group, 'SIGKILL');
   if (interrupted.by !== undefined) return 130;
   if (leaked && leftovers.length > 0) {
-    process.stderr.write(`\n== ${leftovers.length} process(es) started by the tests were still running after the run; killed:\n${leftovers.map((l) => `   ${l}`).join('\n')}\n`);
+    process.stderr.write(
+      `\n== ${leftovers.length} process(es) started by the tests were still running after the run; killed:\n${leftovers.map((l) => `   ${l}`).join('\n')}\n`,
+    );
     return 1;
   }
   if (signal !== null) {

@@ -26,7 +26,8 @@ import { loadTracer } from '#src/tracing/index.ts';
 type Serve = (table: EndpointTable, address: ListenAddress) => Promise<{ server: Server; url: string }>;
 
 /** Who serves the public listener: this thread's request plane (`workers = 1`) or the workers. */
-type PlaneHosting = { readonly kind: 'in-thread'; readonly plane: RequestPlane } | { readonly kind: 'workers'; readonly workers: RequestWorkers };
+type PlaneHosting =
+  { readonly kind: 'in-thread'; readonly plane: RequestPlane } | { readonly kind: 'workers'; readonly workers: RequestWorkers };
 
 export class Gateway {
   readonly url: string;
@@ -83,23 +84,38 @@ export class Gateway {
     };
     if (count > 1) return Gateway.#startWithWorkers(options, parts, { serve, ownActive, count });
     // One thread: this thread hosts the request plane, over the Scheduler and the registry themselves.
-    const tracer = await loadTracer(options.config.tracing, { plane: 'main', warn: (fields, message) => log('warn', fields, message) });
-    const plane = buildRequestPlane(parts.ports(), { clock: parts.clock, config: options.config, events: parts.proxyEvents, log, modelLabel: (m) => parts.requestLabel(m), hosts: 1, tracer });
+    const tracer = await loadTracer(options.config.tracing, {
+      plane: 'main',
+      warn: (fields, message) => log('warn', fields, message),
+    });
+    const plane = buildRequestPlane(parts.ports(), {
+      clock: parts.clock,
+      config: options.config,
+      events: parts.proxyEvents,
+      log,
+      modelLabel: (m) => parts.requestLabel(m),
+      hosts: 1,
+      tracer,
+    });
     parts.attachPlane({ figures: () => [plane.figures()], reloaded: () => plane.reconfigure(parts.config()) });
     const admin = parts.adminTable({
       activeRequests: () => plane.figures().activeRequests + ownActive.count(),
       unreachableSites: () => plane.remote?.reachability.unreachable() ?? new Map(),
     });
     const ownListener = options.config.admin.listen;
-    const mainHealth = mainListenerHealth({ registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() }, parts.usage.store !== undefined);
-    const listened = await plane.listen(limits.listen, ownListener === undefined ? admin : mainHealth, false).then(
-      async (main) => ({ main, adminServer: ownListener === undefined ? undefined : await serve(admin, ownListener) }),
-    ).catch(async (error: unknown) => {
-      // Nothing serves: release what the parts hold (the state file among them) before saying so.
-      await plane.drain(parts.clock.monotonicMs(), { servers: [], active: () => 0 }).catch(() => undefined);
-      await parts.stop();
-      throw error;
-    });
+    const mainHealth = mainListenerHealth(
+      { registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() },
+      parts.usage.store !== undefined,
+    );
+    const listened = await plane
+      .listen(limits.listen, ownListener === undefined ? admin : mainHealth, false)
+      .then(async (main) => ({ main, adminServer: ownListener === undefined ? undefined : await serve(admin, ownListener) }))
+      .catch(async (error: unknown) => {
+        // Nothing serves: release what the parts hold (the state file among them) before saying so.
+        await plane.drain(parts.clock.monotonicMs(), { servers: [], active: () => 0 }).catch(() => undefined);
+        await parts.stop();
+        throw error;
+      });
     const { main, adminServer } = listened;
     const gateway = new Gateway(
       { url: urlOf(main), adminUrl: adminServer?.url },
@@ -115,15 +131,28 @@ export class Gateway {
    * only this thread can answer (admin, /metrics, the dashboard) reaches it through a loopback
    * relay listener, unless [admin] listen is set (this thread then serves that listener itself).
    */
-  static async #startWithWorkers(options: GatewayOptions, parts: GatewayParts, own: { serve: Serve; ownActive: ActiveRequests; count: number }): Promise<Gateway> {
+  static async #startWithWorkers(
+    options: GatewayOptions,
+    parts: GatewayParts,
+    own: { serve: Serve; ownActive: ActiveRequests; count: number },
+  ): Promise<Gateway> {
     const { serve, ownActive } = own;
     const started: { workers: RequestWorkers | undefined } = { workers: undefined };
     const inWorkers = (): number => started.workers?.figures().reduce((sum, f) => sum + f.activeRequests, 0) ?? 0;
-    const admin = parts.adminTable({ activeRequests: () => ownActive.count() + inWorkers(), workers: () => started.workers?.status() ?? [] });
+    const admin = parts.adminTable({
+      activeRequests: () => ownActive.count() + inWorkers(),
+      workers: () => started.workers?.status() ?? [],
+    });
     const ownListener = options.config.admin.listen;
     const secret = randomBytes(32).toString('base64url');
     // With [admin] listen, only /health is relayed (with a state_dir): its status counts the state store, this thread's.
-    const relayed: EndpointTable = ownListener === undefined ? admin : mainListenerHealth({ registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() }, parts.usage.store !== undefined);
+    const relayed: EndpointTable =
+      ownListener === undefined
+        ? admin
+        : mainListenerHealth(
+            { registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() },
+            parts.usage.store !== undefined,
+          );
     const relayTable = acceptRelayed(relayed, secret);
     const relay = relayed.size === 0 ? undefined : await serve(relayTable, { host: '127.0.0.1', port: 0 });
     const adminServer = ownListener === undefined ? undefined : await serve(admin, ownListener);
@@ -154,7 +183,10 @@ export class Gateway {
     parts.attachPlane({ figures: () => workers.figures(), reloaded: () => workers.syncConfig() });
     const { host } = options.config.server.listen;
     const url = urlOf({ address: host, port: workers.port, family: host.includes(':') ? 'IPv6' : 'IPv4' });
-    return Gateway.#begin(new Gateway({ url, adminUrl: adminServer?.url }, { servers, active: ownActive }, parts, { kind: 'workers', workers }), options);
+    return Gateway.#begin(
+      new Gateway({ url, adminUrl: adminServer?.url }, { servers, active: ownActive }, parts, { kind: 'workers', workers }),
+      options,
+    );
   }
 
   static async #begin(gateway: Gateway, options: GatewayOptions): Promise<Gateway> {
@@ -171,8 +203,17 @@ export class Gateway {
       throw error;
     }
     const workers = limits.workers === 'auto' ? `auto (${availableParallelism()})` : limits.workers;
-    options.logger.info({ url: gateway.url, admin_url: gateway.adminUrl, nodes: options.config.nodes.length, workers }, 'gateway listening');
-    if (adminOpenToNetwork({ tokenSet: admin.token !== undefined, ownListener: admin.listen !== undefined, mainHost: limits.listen.host })) {
+    options.logger.info(
+      { url: gateway.url, admin_url: gateway.adminUrl, nodes: options.config.nodes.length, workers },
+      'gateway listening',
+    );
+    if (
+      adminOpenToNetwork({
+        tokenSet: admin.token !== undefined,
+        ownListener: admin.listen !== undefined,
+        mainHost: limits.listen.host,
+      })
+    ) {
       options.logger.warn(
         { listen: `${limits.listen.host}:${limits.listen.port}` },
         'admin reads, /metrics and the detailed /health are open to anyone who reaches this listener: set [admin] token, or [admin] listen on a private address',

@@ -15,7 +15,13 @@ import { hostVerdict, type ExpectedHostNames } from './admin-host.ts';
 import { changeOriginProblem, type ChangeOriginFacts } from './admin-origin.ts';
 
 /** Headers a reverse proxy adds to say whom it forwards for; any one marks a proxied request. */
-export const PROXY_MARKER_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto'] as const;
+export const PROXY_MARKER_HEADERS = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-real-ip',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+] as const;
 
 export function cameThroughProxy(headers: IncomingHttpHeaders): boolean {
   return PROXY_MARKER_HEADERS.some((name) => headers[name] !== undefined);
@@ -38,11 +44,17 @@ export interface AdminRequestFacts extends ChangeOriginFacts {
 }
 
 /** Which check refused: the error's code says it to the client. */
-export type AdminRefusalCode = 'unexpected_host' | 'cross_origin' | 'cross_site' | 'not_json' | 'token' | 'behind_proxy' | 'not_local';
+export type AdminRefusalCode =
+  'unexpected_host' | 'cross_origin' | 'cross_site' | 'not_json' | 'token' | 'behind_proxy' | 'not_local';
 
 export type AdminAccess =
   | { readonly allowed: true }
-  | { readonly allowed: false; readonly status: 401 | 403 | 415 | 421; readonly code: AdminRefusalCode; readonly message: string };
+  | {
+      readonly allowed: false;
+      readonly status: 401 | 403 | 415 | 421;
+      readonly code: AdminRefusalCode;
+      readonly message: string;
+    };
 
 const ORIGIN_CODES = { origin: 'cross_origin', 'sec-fetch-site': 'cross_site', 'content-type': 'not_json' } as const;
 
@@ -62,10 +74,18 @@ export function adminAccess(facts: AdminRequestFacts): AdminAccess {
   if (facts.route === 'page') return { allowed: true };
   if (facts.route === 'change') {
     const problem = changeOriginProblem(facts);
-    if (problem !== undefined) return { allowed: false, status: problem.check === 'content-type' ? 415 : 403, code: ORIGIN_CODES[problem.check], message: problem.message };
+    if (problem !== undefined)
+      return {
+        allowed: false,
+        status: problem.check === 'content-type' ? 415 : 403,
+        code: ORIGIN_CODES[problem.check],
+        message: problem.message,
+      };
   }
   if (facts.tokenSet) {
-    return facts.tokenMatches ? { allowed: true } : { allowed: false, status: 401, code: 'token', message: 'the admin token is missing or wrong' };
+    return facts.tokenMatches
+      ? { allowed: true }
+      : { allowed: false, status: 401, code: 'token', message: 'the admin token is missing or wrong' };
   }
   if (facts.route === 'read') return { allowed: true };
   if (facts.viaProxy) {
@@ -79,5 +99,10 @@ export function adminAccess(facts: AdminRequestFacts): AdminAccess {
     };
   }
   if (facts.fromLoopback) return { allowed: true };
-  return { allowed: false, status: 403, code: 'not_local', message: 'admin changes are accepted only from loopback unless [admin] token is set' };
+  return {
+    allowed: false,
+    status: 403,
+    code: 'not_local',
+    message: 'admin changes are accepted only from loopback unless [admin] token is set',
+  };
 }

@@ -25,7 +25,12 @@ export interface AdminCommands {
 /** Model loads and unloads (/admin/models*): the manager's action and the models view. */
 export interface ModelCommands {
   /** `evictWarm`: the action stands even where the reconciler would undo it for a warm model (held for [models] operator_hold). */
-  act(action: ModelAction, model: string, node: string | undefined, options?: { readonly evictWarm?: boolean }): Promise<ModelActionOutcome>;
+  act(
+    action: ModelAction,
+    model: string,
+    node: string | undefined,
+    options?: { readonly evictWarm?: boolean },
+  ): Promise<ModelActionOutcome>;
   view(): unknown;
 }
 

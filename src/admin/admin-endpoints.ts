@@ -14,7 +14,8 @@ import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
 type HealthDeps = Pick<AdminDeps, 'registry' | 'clock' | 'state'>;
 
 /** The fleet's report now, with the state store's part (a failing store makes it degraded). */
-const healthNow = (deps: HealthDeps): ReturnType<typeof withStateStore> => withStateStore(healthReport(deps.registry.freshViews(), deps.clock.now()), deps.state?.());
+const healthNow = (deps: HealthDeps): ReturnType<typeof withStateStore> =>
+  withStateStore(healthReport(deps.registry.freshViews(), deps.clock.now()), deps.state?.());
 
 /**
  * The status-only /health for the main listener when [admin] listen serves the detailed one: the
@@ -35,7 +36,11 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
   table.add('GET', '/health', (req, res) => {
     const report = healthNow(deps);
     const cluster = deps.cluster?.();
-    sendJson(res, healthHttpStatus(report.status), mayRead(req) ? { ...report, ...(cluster === undefined ? {} : { cluster }) } : { status: report.status });
+    sendJson(
+      res,
+      healthHttpStatus(report.status),
+      mayRead(req) ? { ...report, ...(cluster === undefined ? {} : { cluster }) } : { status: report.status },
+    );
   });
   table.add(
     'GET',

@@ -12,7 +12,11 @@ import type { ExpectedHostNames } from './admin-host.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
 
 export function forbidden(message: string): GatewayError {
-  return new GatewayError('GW_UNAUTHORIZED', message, { status: 403, openaiType: 'authentication_error', openaiCode: 'forbidden' });
+  return new GatewayError('GW_UNAUTHORIZED', message, {
+    status: 403,
+    openaiType: 'authentication_error',
+    openaiCode: 'forbidden',
+  });
 }
 
 /** A refusal as the error the client gets (the token and local rules keep the codes they always had). */
@@ -20,7 +24,11 @@ function refusal(access: Extract<AdminAccess, { allowed: false }>): GatewayError
   if (access.code === 'token') return unauthorized(access.message);
   if (access.code === 'behind_proxy' || access.code === 'not_local') return forbidden(access.message);
   const type = access.status === 415 ? 'invalid_request_error' : 'authentication_error';
-  return new GatewayError(access.status === 415 ? 'GW_BAD_REQUEST' : 'GW_FORBIDDEN', access.message, { status: access.status, openaiType: type, openaiCode: access.code });
+  return new GatewayError(access.status === 415 ? 'GW_BAD_REQUEST' : 'GW_FORBIDDEN', access.message, {
+    status: access.status,
+    openaiType: type,
+    openaiCode: access.code,
+  });
 }
 
 export interface AdminGuard {
@@ -50,7 +58,9 @@ export function adminGuard(config: AdminDeps['config']): AdminGuard {
   const machine = hostname();
   const hostNames = (): ExpectedHostNames => {
     const { admin, server } = config();
-    const listen = [server.listen.host, ...(admin.listen === undefined ? [] : [admin.listen.host])].filter((host) => isIP(host) === 0);
+    const listen = [server.listen.host, ...(admin.listen === undefined ? [] : [admin.listen.host])].filter(
+      (host) => isIP(host) === 0,
+    );
     return { configured: admin.hosts, listen, machine };
   };
   const accessOf = (req: IncomingMessage, route: AdminRouteKind): AdminAccess =>

@@ -45,6 +45,7 @@ export function hostVerdict(host: string | undefined, names: ExpectedHostNames):
   const name = hostName(host);
   if (isIP(name) !== 0 || isLoopbackName(name)) return { expected: true };
   const same = (known: string): boolean => hostName(known) === name;
-  if (names.configured.some(same) || names.listen.some(same) || (names.machine !== '' && same(names.machine))) return { expected: true };
+  if (names.configured.some(same) || names.listen.some(same) || (names.machine !== '' && same(names.machine)))
+    return { expected: true };
   return { expected: false, name };
 }

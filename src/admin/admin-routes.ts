@@ -46,7 +46,10 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
       const model = servedModelName(query.model, snapshot.nodes);
       const declared = deps.catalog().groups.has(query.model) ? query.model : model;
       // prompt_bytes: a one-message chat prompt of that many bytes, bounded as the request path bounds it.
-      const bounds = query.promptBytes === undefined || query.promptTokens !== undefined ? undefined : chatBytesBounds(query.promptBytes, fleetRatio(snapshot.nodes, model, snapshot.now));
+      const bounds =
+        query.promptBytes === undefined || query.promptTokens !== undefined
+          ? undefined
+          : chatBytesBounds(query.promptBytes, fleetRatio(snapshot.nodes, model, snapshot.now));
       const sized = bounds === undefined ? query : { ...query, promptTokens: bounds.upper, minPromptTokens: bounds.lower };
       // tenant=NAME: routed as that tenant's request (its class, and the sites it may be forwarded to).
       const tenant = query.tenant === undefined ? undefined : deps.config().tenants.find((t) => t.name === query.tenant);
@@ -54,16 +57,38 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         sendError(res, badRequest(`no tenant named '${query.tenant}' in [[tenants]]`, 'tenant'));
         return;
       }
-      const queueTenant = tenant === undefined ? undefined : { name: tenant.name, priority: tenant.priority, weight: tenant.weight };
-      const routed = routeRequestFor({ ...sized, model, group: deps.catalog().groups.get(declared), policy: deps.catalog().policies.get(declared), tenant: queueTenant }, deps.config().routing);
+      const queueTenant =
+        tenant === undefined ? undefined : { name: tenant.name, priority: tenant.priority, weight: tenant.weight };
+      const routed = routeRequestFor(
+        {
+          ...sized,
+          model,
+          group: deps.catalog().groups.get(declared),
+          policy: deps.catalog().policies.get(declared),
+          tenant: queueTenant,
+        },
+        deps.config().routing,
+      );
       const request = query.endpoint === undefined ? routed : { ...routed, endpoint: query.endpoint };
       const queue = deps.queues === undefined ? undefined : explainQueue(deps.queues()[model]);
       sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, tenant?.sites, queue));
     }),
   );
-  table.add('GET', '/admin/sites', guard('read', (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))));
-  table.add('GET', '/admin/tenants', guard('read', async (_req, res) => sendJson(res, 200, (await deps.tenants?.()) ?? { tenants: [], queues: {} })));
-  table.add('GET', '/admin/runtime', guard('read', (_req, res) => sendJson(res, 200, deps.commands.runtime())));
+  table.add(
+    'GET',
+    '/admin/sites',
+    guard('read', (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))),
+  );
+  table.add(
+    'GET',
+    '/admin/tenants',
+    guard('read', async (_req, res) => sendJson(res, 200, (await deps.tenants?.()) ?? { tenants: [], queues: {} })),
+  );
+  table.add(
+    'GET',
+    '/admin/runtime',
+    guard('read', (_req, res) => sendJson(res, 200, deps.commands.runtime())),
+  );
   table.add(
     'POST',
     '/admin/wake',
@@ -75,7 +100,16 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         return;
       }
       const result = await deps.commands.wake(node);
-      const status = result === 'sent' ? 202 : result === 'unknown_node' ? 404 : result === 'not_wakeable' ? 409 : result === 'failed' ? 502 : 200;
+      const status =
+        result === 'sent'
+          ? 202
+          : result === 'unknown_node'
+            ? 404
+            : result === 'not_wakeable'
+              ? 409
+              : result === 'failed'
+                ? 502
+                : 200;
       // The wake under way, so a caller told 'in_window' sees what it is waiting for.
       const view = deps.registry.view(node);
       const sentAt = view?.wake.lastSentAt;
@@ -112,7 +146,8 @@ type ExplainQuery =
 
 function readExplainQuery(url: TargetUrl, aliases: ReadonlyMap<string, string>): ExplainQuery {
   const asked = url.searchParams.get('model');
-  if (!asked) return { error: 'the model query parameter is required, e.g. /admin/explain?model=llama&prompt_tokens=5000', param: 'model' };
+  if (!asked)
+    return { error: 'the model query parameter is required, e.g. /admin/explain?model=llama&prompt_tokens=5000', param: 'model' };
   const count = (name: string): number | undefined | 'bad' => {
     const text = url.searchParams.get(name);
     if (text === null || text === '') return undefined;
@@ -127,6 +162,14 @@ function readExplainQuery(url: TargetUrl, aliases: ReadonlyMap<string, string>):
   if (promptBytes === 'bad') return { error: 'prompt_bytes must be a whole number of bytes', param: 'prompt_bytes' };
   const tenant = url.searchParams.get('tenant');
   const endpoint = url.searchParams.get('endpoint') ?? undefined;
-  if (endpoint !== undefined && !isInferenceEndpoint(endpoint)) return { error: `endpoint must be one of: ${INFERENCE_ENDPOINTS.join(', ')}`, param: 'endpoint' };
-  return { model: aliases.get(asked) ?? asked, promptTokens, maxTokens, promptBytes, tenant: tenant === null || tenant === '' ? undefined : tenant, endpoint };
+  if (endpoint !== undefined && !isInferenceEndpoint(endpoint))
+    return { error: `endpoint must be one of: ${INFERENCE_ENDPOINTS.join(', ')}`, param: 'endpoint' };
+  return {
+    model: aliases.get(asked) ?? asked,
+    promptTokens,
+    maxTokens,
+    promptBytes,
+    tenant: tenant === null || tenant === '' ? undefined : tenant,
+    endpoint,
+  };
 }

@@ -92,7 +92,11 @@ export function hitRate(hits: PrefixHitFigures): number | null {
 export function explainQueue(report: ModelQueueReport | undefined): ExplainQueue {
   const by_class = report?.byClass ?? { interactive: 0, standard: 0, batch: 0 };
   const by_tenant = report?.byTenant ?? {};
-  return { depth: by_class.interactive + by_class.standard + by_class.batch, by_class: { ...by_class }, by_tenant: { ...by_tenant } };
+  return {
+    depth: by_class.interactive + by_class.standard + by_class.batch,
+    by_class: { ...by_class },
+    by_tenant: { ...by_tenant },
+  };
 }
 
 /** `siteScope`: the sites a tenant's requests may be forwarded to (`[[tenants]] sites`); undefined = every one. */
@@ -114,30 +118,73 @@ export function explainRouting(
     const exclusion = byNode.get(view.spec.name);
     if (exclusion === undefined) {
       const { score, note } = scores.get(view.spec.name) ?? {};
-      return { node: view.spec.name, verdict: 'eligible', ...(score === undefined ? {} : { score }), ...(note === undefined ? {} : { note }) };
+      return {
+        node: view.spec.name,
+        verdict: 'eligible',
+        ...(score === undefined ? {} : { score }),
+        ...(note === undefined ? {} : { note }),
+      };
     }
-    return { node: view.spec.name, verdict: 'excluded', reason: exclusion.code, filter: exclusion.filter, detail: exclusion.detail };
+    return {
+      node: view.spec.name,
+      verdict: 'excluded',
+      reason: exclusion.code,
+      filter: exclusion.filter,
+      detail: exclusion.detail,
+    };
   });
   const kind = kept.length > 0 ? undefined : classifyUnroutable(excluded, mightFitLater(snapshot, req));
   const outcome: Explanation['outcome'] =
-    kind === undefined ? 'route' : kind === 'busy' ? 'queue' : kind === 'too_large' ? 'context_length_exceeded' : kind === 'blocked' ? 'blocked_by_pinned_models' : 'no_node_available';
+    kind === undefined
+      ? 'route'
+      : kind === 'busy'
+        ? 'queue'
+        : kind === 'too_large'
+          ? 'context_length_exceeded'
+          : kind === 'blocked'
+            ? 'blocked_by_pinned_models'
+            : 'no_node_available';
   const prefix_hit_rate = hitRate(policies.prefixHits());
   const ratio = fleetRatio(snapshot.nodes, req.model, snapshot.now);
   const atLeast = req.minPromptTokens !== undefined && req.minPromptTokens < (req.promptTokens ?? 0) ? req.minPromptTokens : null;
-  const bytes_per_token = ratio === undefined ? null : { low: Math.round(ratio.low * 100) / 100, high: Math.round(ratio.high * 100) / 100, samples: ratio.samples };
+  const bytes_per_token =
+    ratio === undefined
+      ? null
+      : { low: Math.round(ratio.low * 100) / 100, high: Math.round(ratio.high * 100) / 100, samples: ratio.samples };
   const base = {
-    model: req.model, prompt_tokens: req.promptTokens ?? null, prompt_tokens_at_least: atLeast, bytes_per_token, max_tokens: req.maxTokens ?? null, outcome, choice, prefix_hit_rate, nodes,
+    model: req.model,
+    prompt_tokens: req.promptTokens ?? null,
+    prompt_tokens_at_least: atLeast,
+    bytes_per_token,
+    max_tokens: req.maxTokens ?? null,
+    outcome,
+    choice,
+    prefix_hit_rate,
+    nodes,
     ...(queue === undefined ? {} : { queue }),
   };
   if (remote === undefined) return base;
   const sites = explainSites(req, remote, siteScope);
-  const forwards = sites.chosen !== undefined && (outcome === 'context_length_exceeded' || outcome === 'blocked_by_pinned_models' || outcome === 'no_node_available');
+  const forwards =
+    sites.chosen !== undefined &&
+    (outcome === 'context_length_exceeded' || outcome === 'blocked_by_pinned_models' || outcome === 'no_node_available');
   return { ...base, outcome: forwards ? 'forward' : outcome, sites: sites.list, site_choice: sites.chosen ?? null };
 }
 
-function explainSites(req: RouteRequest, remote: ExplainRemote, scope: readonly string[] | undefined): { list: ExplainSite[]; chosen: string | undefined } {
+function explainSites(
+  req: RouteRequest,
+  remote: ExplainRemote,
+  scope: readonly string[] | undefined,
+): { list: ExplainSite[]; chosen: string | undefined } {
   const all = remote.sites();
-  const siteReq = { model: req.model, promptTokens: req.promptTokens, maxTokens: req.maxTokens, triedSites: new Set<string>(), forwarded: false, scope };
+  const siteReq = {
+    model: req.model,
+    promptTokens: req.promptTokens,
+    maxTokens: req.maxTokens,
+    triedSites: new Set<string>(),
+    forwarded: false,
+    scope,
+  };
   const choice = chooseSite(siteReq, all, remote.unreachable(), 0);
   const byId = new Map(choice.excluded.map((e) => [e.site, e]));
   const list = all.map((site): ExplainSite => {

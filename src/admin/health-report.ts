@@ -45,7 +45,8 @@ export function healthReport(views: readonly NodeView[], now: number): HealthRep
     models: {
       state: v.discovery.phase,
       names: v.discovery.models.map((m) => m.id),
-      age_seconds: v.discovery.lastSuccessAt === undefined ? null : Math.max(0, Math.round((now - v.discovery.lastSuccessAt) / 1000)),
+      age_seconds:
+        v.discovery.lastSuccessAt === undefined ? null : Math.max(0, Math.round((now - v.discovery.lastSuccessAt) / 1000)),
       fails: v.discovery.fails,
       last_error: v.discovery.lastError ?? null,
     },
@@ -64,7 +65,10 @@ export function healthReport(views: readonly NodeView[], now: number): HealthRep
  * makes an "ok" fleet "degraded" (still served, still 200: tenants' usage is kept in memory, but a
  * restart now would lose it); the public /health shows that status too, the detailed one why.
  */
-export function withStateStore(report: HealthReport, state: UsageStoreReport | undefined): HealthReport & { readonly state?: UsageStoreReport } {
+export function withStateStore(
+  report: HealthReport,
+  state: UsageStoreReport | undefined,
+): HealthReport & { readonly state?: UsageStoreReport } {
   if (state === undefined) return report;
   const status = state.status === 'failing' && report.status === 'ok' ? 'degraded' : report.status;
   return { ...report, status, state };

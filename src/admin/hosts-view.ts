@@ -1,7 +1,20 @@
 // Pure: GET /admin/hosts — per node what it serves, what is loaded, what it could load on demand,
 // the per-model context figures, and the leases and queue depths right now. Plain copies only.
 
-import { ctxFor, guaranteedCtx, kvModeFor, residencyOf, sharesKvPool, slotsFor, tokensPerSecond, usableDecode, usableRatio, type DecodeRate, type TokenRatio, type Usage } from '#src/capacity/index.ts';
+import {
+  ctxFor,
+  guaranteedCtx,
+  kvModeFor,
+  residencyOf,
+  sharesKvPool,
+  slotsFor,
+  tokensPerSecond,
+  usableDecode,
+  usableRatio,
+  type DecodeRate,
+  type TokenRatio,
+  type Usage,
+} from '#src/capacity/index.ts';
 import { isWaking, type LoadReading, type NodeView } from '#src/nodes/index.ts';
 import { nodeEndpoints } from '#src/routing/index.ts';
 
@@ -63,7 +76,11 @@ export interface HostView {
    * What the node says of itself (docs/protocols-endpoints.md, "Knowing an endpoint before asking"): the version it
    * states, and for `kind = "auto"` the kind its answers showed, with the evidence; null = nothing known yet.
    */
-  readonly server?: { readonly version: string | null; readonly detected_kind: string | null; readonly evidence: string | null } | null;
+  readonly server?: {
+    readonly version: string | null;
+    readonly detected_kind: string | null;
+    readonly evidence: string | null;
+  } | null;
 }
 
 export type HostLoad =
@@ -99,7 +116,13 @@ const round2 = (n: number): number => Math.round(n * 100) / 100;
 function hostRatios(ratios: Readonly<Record<string, TokenRatio>> | undefined, now: number): Record<string, HostTokenRatio> {
   const out: Record<string, HostTokenRatio> = {};
   for (const [model, r] of Object.entries(ratios ?? {})) {
-    out[model] = { low: round2(r.low), high: round2(r.high), samples: r.samples, in_use: usableRatio(r, now) !== undefined, age_ms: Math.max(0, now - r.atMs) };
+    out[model] = {
+      low: round2(r.low),
+      high: round2(r.high),
+      samples: r.samples,
+      in_use: usableRatio(r, now) !== undefined,
+      age_ms: Math.max(0, now - r.atMs),
+    };
   }
   return out;
 }

@@ -29,7 +29,9 @@ export function outcomeStatus(outcome: ModelActionOutcome): number {
   }
 }
 
-type ModelRequest = { readonly model: string; readonly node: string | undefined; readonly evictWarm: boolean } | { readonly error: string; readonly param: string };
+type ModelRequest =
+  | { readonly model: string; readonly node: string | undefined; readonly evictWarm: boolean }
+  | { readonly error: string; readonly param: string };
 
 function readModelRequest(raw: Buffer): ModelRequest {
   let body: unknown;
@@ -38,17 +40,25 @@ function readModelRequest(raw: Buffer): ModelRequest {
   } catch {
     return { error: 'the body must be JSON, e.g. {"model": "llama", "node": "gpu-1"}', param: 'body' };
   }
-  if (!isRecord(body)) return { error: 'the body must be a JSON object, e.g. {"model": "llama", "node": "gpu-1"}', param: 'body' };
-  if (typeof body.model !== 'string' || body.model === '') return { error: 'model is required (a model id as the nodes list it)', param: 'model' };
-  if (body.node !== undefined && (typeof body.node !== 'string' || body.node === '')) return { error: 'node must be a node name', param: 'node' };
-  if (body.evict_warm !== undefined && typeof body.evict_warm !== 'boolean') return { error: 'evict_warm must be true or false', param: 'evict_warm' };
+  if (!isRecord(body))
+    return { error: 'the body must be a JSON object, e.g. {"model": "llama", "node": "gpu-1"}', param: 'body' };
+  if (typeof body.model !== 'string' || body.model === '')
+    return { error: 'model is required (a model id as the nodes list it)', param: 'model' };
+  if (body.node !== undefined && (typeof body.node !== 'string' || body.node === ''))
+    return { error: 'node must be a node name', param: 'node' };
+  if (body.evict_warm !== undefined && typeof body.evict_warm !== 'boolean')
+    return { error: 'evict_warm must be true or false', param: 'evict_warm' };
   return { model: body.model, node: typeof body.node === 'string' ? body.node : undefined, evictWarm: body.evict_warm === true };
 }
 
 export function modelsRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard): void {
   const models = deps.models;
   if (models === undefined) return;
-  table.add('GET', '/admin/models', guard('read', (_req, res) => sendJson(res, 200, models.view())));
+  table.add(
+    'GET',
+    '/admin/models',
+    guard('read', (_req, res) => sendJson(res, 200, models.view())),
+  );
   for (const action of ['load', 'unload'] as const) {
     table.add(
       'POST',

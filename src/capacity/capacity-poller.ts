@@ -49,10 +49,18 @@ export class CapacityPoller {
     const ask = factsDue(same, at);
     const [reading, asked] = await Promise.all([
       fetchCapacity(node, models, { ...options, signal, round: same?.round ?? FIRST_ROUND }),
-      ask ? fetchServerFacts(node, { dispatcher: options.dispatcher, timeoutMs: options.timeoutMs, maxBytes: options.maxBytes, signal }) : undefined,
+      ask
+        ? fetchServerFacts(node, {
+            dispatcher: options.dispatcher,
+            timeoutMs: options.timeoutMs,
+            maxBytes: options.maxBytes,
+            signal,
+          })
+        : undefined,
     ]);
     const facts = asked ?? same?.facts;
-    if (!signal.aborted) this.#memory.set(node.name, { url: at, round: reading.round, facts, since: ask ? 0 : (same?.since ?? 0) + 1 });
+    if (!signal.aborted)
+      this.#memory.set(node.name, { url: at, round: reading.round, facts, since: ask ? 0 : (same?.since ?? 0) + 1 });
     return facts === undefined || Object.keys(facts).length === 0 ? reading.capacity : { ...reading.capacity, server: facts };
   }
 

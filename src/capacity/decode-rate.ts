@@ -50,8 +50,16 @@ export const DECODE_PUBLISH_CHANGE = 0.05;
 
 /** Pure: the figures after one more answer; `prior` unchanged for an answer that teaches nothing. */
 export function observeDecode(prior: DecodeRate | undefined, sample: DecodeSample, nowMs: number): DecodeRate | undefined {
-  const firstTokenMs = sample.firstTokenMs !== undefined && Number.isFinite(sample.firstTokenMs) && sample.firstTokenMs >= 0 ? sample.firstTokenMs : undefined;
-  if (!(sample.tokens >= DECODE_MIN_TOKENS) || !(sample.decodeMs >= DECODE_MIN_MS) || !Number.isFinite(sample.tokens + sample.decodeMs)) return prior;
+  const firstTokenMs =
+    sample.firstTokenMs !== undefined && Number.isFinite(sample.firstTokenMs) && sample.firstTokenMs >= 0
+      ? sample.firstTokenMs
+      : undefined;
+  if (
+    !(sample.tokens >= DECODE_MIN_TOKENS) ||
+    !(sample.decodeMs >= DECODE_MIN_MS) ||
+    !Number.isFinite(sample.tokens + sample.decodeMs)
+  )
+    return prior;
   // A burst faster than any node generates is counted as the fastest: it cannot inflate the rate past it.
   const decodeMs = Math.max(sample.decodeMs, (sample.tokens * 1000) / DECODE_MAX_TOKENS_PER_SECOND);
   const live = prior === undefined || nowMs - prior.atMs >= DECODE_RATE_TTL_MS ? undefined : prior;
@@ -60,7 +68,12 @@ export function observeDecode(prior: DecodeRate | undefined, sample: DecodeSampl
   return {
     tokens: live.tokens * keep + sample.tokens,
     decodeMs: live.decodeMs * keep + decodeMs,
-    firstTokenMs: firstTokenMs === undefined ? live.firstTokenMs : live.firstTokenMs === undefined ? firstTokenMs : live.firstTokenMs * keep + firstTokenMs * DECODE_WEIGHT,
+    firstTokenMs:
+      firstTokenMs === undefined
+        ? live.firstTokenMs
+        : live.firstTokenMs === undefined
+          ? firstTokenMs
+          : live.firstTokenMs * keep + firstTokenMs * DECODE_WEIGHT,
     samples: Math.min(live.samples + 1, 1_000_000),
     atMs: nowMs,
   };
@@ -80,10 +93,15 @@ export function tokensPerSecond(rate: Pick<DecodeRate, 'tokens' | 'decodeMs'>): 
 /** Pure: whether `next` differs enough from the published `prior` to publish it (a new view). */
 export function decodeChanged(prior: DecodeRate | undefined, next: DecodeRate | undefined): boolean {
   if (prior === undefined || next === undefined) return prior !== next;
-  if ((prior.samples >= DECODE_MIN_SAMPLES) !== (next.samples >= DECODE_MIN_SAMPLES)) return true;
-  const moved = (a: number | undefined, b: number | undefined): boolean => (a === undefined || b === undefined ? a !== b : Math.abs(a - b) > a * DECODE_PUBLISH_CHANGE);
+  if (prior.samples >= DECODE_MIN_SAMPLES !== next.samples >= DECODE_MIN_SAMPLES) return true;
+  const moved = (a: number | undefined, b: number | undefined): boolean =>
+    a === undefined || b === undefined ? a !== b : Math.abs(a - b) > a * DECODE_PUBLISH_CHANGE;
   // Refreshed now and then, so a published rate does not expire while answers keep coming.
-  return moved(tokensPerSecond(prior), tokensPerSecond(next)) || moved(prior.firstTokenMs, next.firstTokenMs) || next.atMs - prior.atMs >= DECODE_RATE_TTL_MS / 4;
+  return (
+    moved(tokensPerSecond(prior), tokensPerSecond(next)) ||
+    moved(prior.firstTokenMs, next.firstTokenMs) ||
+    next.atMs - prior.atMs >= DECODE_RATE_TTL_MS / 4
+  );
 }
 
 /** Where a node's registry record keeps its rates: every answer's, and the ones its view shows. */

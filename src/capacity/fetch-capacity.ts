@@ -64,7 +64,10 @@ export async function fetchCapacity(
   if (answer === undefined) return UNKNOWN;
   switch (answer.shape) {
     case 'loaded':
-      return { capacity: { role: 'unknown', host: undefined, models: answer.models, loadedIds: answer.loadedIds }, round: FIRST_ROUND };
+      return {
+        capacity: { role: 'unknown', host: undefined, models: answer.models, loadedIds: answer.loadedIds },
+        round: FIRST_ROUND,
+      };
     case 'single':
       return { capacity: { role: 'single', host: answer.host, models: {}, loadedIds: undefined }, round: FIRST_ROUND };
     case 'router':
@@ -77,7 +80,12 @@ function withLimits(reading: CapacityReading, limits: RouterLimits | undefined):
   return limits === undefined ? reading : { ...reading, capacity: { ...reading.capacity, router: limits } };
 }
 
-async function pollRouter(perModel: PerModelDialect, loadedIds: readonly string[], get: Get, options: FetchCapacityOptions): Promise<CapacityReading> {
+async function pollRouter(
+  perModel: PerModelDialect,
+  loadedIds: readonly string[],
+  get: Get,
+  options: FetchCapacityOptions,
+): Promise<CapacityReading> {
   const ask = idsToAsk(loadedIds, options.round.lastAsked, options.requestsPerPoll);
   // One deadline for the whole round: models not asked by then keep their figures for a later poll.
   const bound = deadline(options.timeoutMs, options.signal);

@@ -1,4 +1,11 @@
-export { type ModelContext, type NodeCapacity, type RouterLimits, type ServerRole, NO_CAPACITY, rememberContexts } from './node-capacity.ts';
+export {
+  type ModelContext,
+  type NodeCapacity,
+  type RouterLimits,
+  type ServerRole,
+  NO_CAPACITY,
+  rememberContexts,
+} from './node-capacity.ts';
 export { sameCapacity } from './same-capacity.ts';
 export {
   type CapacityView,
@@ -13,7 +20,13 @@ export {
   kvModeFor,
   type KvModeFigure,
 } from './model-fit.ts';
-export { fetchCapacity, loadedIdsOf, PROPS_CONCURRENCY, type CapacityReading, type FetchCapacityOptions } from './fetch-capacity.ts';
+export {
+  fetchCapacity,
+  loadedIdsOf,
+  PROPS_CONCURRENCY,
+  type CapacityReading,
+  type FetchCapacityOptions,
+} from './fetch-capacity.ts';
 export { afterRound, idsToAsk, FIRST_ROUND, type RouterRound } from './capacity-round.ts';
 export { CapacityPoller, FACTS_EVERY_POLLS, factsDue, type CapacityPollOptions } from './capacity-poller.ts';
 export { fetchServerFacts, type FetchFactsOptions } from './fetch-server-facts.ts';

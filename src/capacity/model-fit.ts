@@ -18,9 +18,7 @@ export interface CapacityView {
 }
 
 export type Residency =
-  | { readonly state: 'loaded' }
-  | { readonly state: 'on_demand'; readonly status: string }
-  | { readonly state: 'absent' };
+  { readonly state: 'loaded' } | { readonly state: 'on_demand'; readonly status: string } | { readonly state: 'absent' };
 
 function listed(view: CapacityView, model: string): DiscoveredModel | undefined {
   return view.modelsById.get(model);
@@ -36,7 +34,8 @@ export function residencyOf(view: CapacityView, model: string): Residency {
   const entry = listed(view, model);
   if (entry === undefined) return { state: 'absent' };
   const loadedIds = view.capacity.loadedIds;
-  if (loadedIds !== undefined) return loadedIds.includes(model) ? { state: 'loaded' } : { state: 'on_demand', status: 'unloaded' };
+  if (loadedIds !== undefined)
+    return loadedIds.includes(model) ? { state: 'loaded' } : { state: 'on_demand', status: 'unloaded' };
   if (entry.loaded) return { state: 'loaded' };
   return { state: 'on_demand', status: entry.status ?? 'unloaded' };
 }
@@ -109,5 +108,7 @@ export function guaranteedCtx(view: CapacityView, model: string): number {
   const pool = kvPoolOf(view);
   const nCtx = ctxFor(view, model);
   if (nCtx <= 0) return 0;
-  return pool === undefined ? nCtx : pool.guaranteedCtx({ nCtx, slots: slotsFor(view, model), mode: kvModeFor(view, model).mode });
+  return pool === undefined
+    ? nCtx
+    : pool.guaranteedCtx({ nCtx, slots: slotsFor(view, model), mode: kvModeFor(view, model).mode });
 }

@@ -7,8 +7,15 @@ import type { ModelContext, NodeCapacity } from './node-capacity.ts';
 
 export function sameCapacity(a: NodeCapacity, b: NodeCapacity): boolean {
   if (a === b) return true;
-  return a.role === b.role && sameContext(a.host, b.host) && sameModels(a.models, b.models) && sameIds(a.loadedIds, b.loadedIds) &&
-    a.router?.maxInstances === b.router?.maxInstances && a.router?.autoload === b.router?.autoload && sameFacts(a.server, b.server);
+  return (
+    a.role === b.role &&
+    sameContext(a.host, b.host) &&
+    sameModels(a.models, b.models) &&
+    sameIds(a.loadedIds, b.loadedIds) &&
+    a.router?.maxInstances === b.router?.maxInstances &&
+    a.router?.autoload === b.router?.autoload &&
+    sameFacts(a.server, b.server)
+  );
 }
 
 function sameContext(a: ModelContext | undefined, b: ModelContext | undefined): boolean {

@@ -65,14 +65,15 @@ export function observeRatio(prior: TokenRatio | undefined, sample: RatioSample,
 
 /** Pure: the envelope if it may be used at `nowMs` (enough answers, recent enough), else undefined. */
 export function usableRatio(ratio: TokenRatio | undefined, nowMs: number): TokenRatio | undefined {
-  if (ratio === undefined || ratio.samples < TOKEN_RATIO_MIN_SAMPLES || nowMs - ratio.atMs >= TOKEN_RATIO_TTL_MS) return undefined;
+  if (ratio === undefined || ratio.samples < TOKEN_RATIO_MIN_SAMPLES || nowMs - ratio.atMs >= TOKEN_RATIO_TTL_MS)
+    return undefined;
   return ratio;
 }
 
 /** Pure: whether `next` differs enough from the published `prior` to publish it (a new view for routing). */
 export function ratioChanged(prior: TokenRatio | undefined, next: TokenRatio | undefined): boolean {
   if (prior === undefined || next === undefined) return prior !== next;
-  if ((prior.samples >= TOKEN_RATIO_MIN_SAMPLES) !== (next.samples >= TOKEN_RATIO_MIN_SAMPLES)) return true;
+  if (prior.samples >= TOKEN_RATIO_MIN_SAMPLES !== next.samples >= TOKEN_RATIO_MIN_SAMPLES) return true;
   const moved = (a: number, b: number): boolean => Math.abs(a - b) > a * TOKEN_RATIO_PUBLISH_CHANGE;
   // Refreshed now and then, so a published envelope does not expire while answers keep coming.
   return moved(prior.low, next.low) || moved(prior.high, next.high) || next.atMs - prior.atMs >= TOKEN_RATIO_TTL_MS / 4;

@@ -15,7 +15,6 @@ import {
 import type { Command } from './io.ts';
 import { CHECK_CONFIG_USAGE } from './command-usage.ts';
 
-
 export const runCheckConfig: Command = async (argv, io) => {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.stdout.write(CHECK_CONFIG_USAGE);
@@ -91,7 +90,10 @@ function describeMesh(mesh: GatewayConfig['mesh']): string {
 }
 
 function describeModel(model: ModelSpec): string {
-  const extras = [model.group === undefined ? '' : `group ${model.group}`, model.aliases.length === 0 ? '' : `aliases ${model.aliases.join(', ')}`];
+  const extras = [
+    model.group === undefined ? '' : `group ${model.group}`,
+    model.aliases.length === 0 ? '' : `aliases ${model.aliases.join(', ')}`,
+  ];
   const suffix = extras.filter((extra) => extra !== '').join('; ');
   return suffix === '' ? model.name : `${model.name}  (${suffix})`;
 }

@@ -58,6 +58,7 @@ export function installCrashPolicy(target: ProcessEvents, hooks: CrashPolicyHook
 }
 
 function describe(level: 'error' | 'fatal', msg: string, error: unknown): string {
-  const err = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : { message: String(error) };
+  const err =
+    error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : { message: String(error) };
   return JSON.stringify({ level, time: Date.now(), msg, err });
 }

@@ -14,7 +14,10 @@ export function httpRequester(connectTimeoutMs: number): ExchangeDispatcher {
     dispatch(options, handler) {
       const target = new URL(options.path, options.origin);
       if (target.protocol !== 'http:') {
-        handler.onResponseError(undefined, new Error(`only http:// gateways are read by this command (got ${target.protocol}//)`));
+        handler.onResponseError(
+          undefined,
+          new Error(`only http:// gateways are read by this command (got ${target.protocol}//)`),
+        );
         return true;
       }
       const headers: Record<string, string> = { ...options.headers };

@@ -2,7 +2,6 @@
 
 import { normalizeNodeUrl, parseDurationMs } from '#src/config/index.ts';
 
-
 export interface InitArgs {
   readonly urls: readonly string[];
   /** undefined = stdout (`--out -`). */
@@ -46,10 +45,14 @@ export function parseInitArgs(argv: readonly string[]): InitArgsResult {
   const timeout = flags.get('timeout');
   if (timeout !== undefined) {
     const parsed = parseDurationMs(timeout);
-    if (!parsed.ok || parsed.value <= 0) return { ok: false, message: `--timeout ${parsed.ok ? 'must be more than 0' : parsed.message}` };
+    if (!parsed.ok || parsed.value <= 0)
+      return { ok: false, message: `--timeout ${parsed.ok ? 'must be more than 0' : parsed.message}` };
     timeoutMs = parsed.value;
   }
-  return { ok: true, args: { urls, out: out === '-' ? undefined : out, force, listen: flags.get('listen') ?? DEFAULT_LISTEN, timeoutMs } };
+  return {
+    ok: true,
+    args: { urls, out: out === '-' ? undefined : out, force, listen: flags.get('listen') ?? DEFAULT_LISTEN, timeoutMs },
+  };
 }
 
 /** A server's base URL as config wants it; "host:port" gets http://, a trailing /v1 is dropped. */

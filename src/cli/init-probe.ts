@@ -65,12 +65,23 @@ function unrecognised(answers: ReadonlyMap<string, JsonAnswer>): string {
     if (!anyStatus) return `did not answer (GET ${LISTING_PATH}: ${listing.error})`;
     return `GET ${LISTING_PATH} answered ${listing.status === undefined ? '' : `HTTP ${listing.status}, `}${listing.error}`;
   }
-  if (listing.status === 401 || listing.status === 403) return `GET ${LISTING_PATH} answered HTTP ${listing.status}: it needs an API key (set api_key)`;
+  if (listing.status === 401 || listing.status === 403)
+    return `GET ${LISTING_PATH} answered HTTP ${listing.status}: it needs an API key (set api_key)`;
   if (listing.status < 200 || listing.status >= 300) return `GET ${LISTING_PATH} answered HTTP ${listing.status}`;
   return `answers like none of the kinds (GET ${LISTING_PATH} is not an OpenAI model list)`;
 }
 
 /** The node as the gateway's own capacity poll takes it; only kind and URL matter to it. */
 function probedNode(url: string, kind: NodeSpec['kind']): NodeSpec {
-  return { name: 'init', url, apiKey: undefined, kind, group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 0 };
+  return {
+    name: 'init',
+    url,
+    apiKey: undefined,
+    kind,
+    group: undefined,
+    kv: 'unified',
+    weight: 1,
+    wake: undefined,
+    wakeTimeoutMs: 0,
+  };
 }

@@ -36,7 +36,11 @@ function baseName(survey: NodeSurvey): string {
   const host = new URL(survey.url).hostname;
   const isAddress = /^[\d.]+$/.test(host) || host.includes(':') || host.startsWith('[') || host === 'localhost';
   if (!isAddress) {
-    const label = (host.split('.')[0] ?? '').toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+/, '').slice(0, 48);
+    const label = (host.split('.')[0] ?? '')
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '-')
+      .replace(/^-+/, '')
+      .slice(0, 48);
     if (label !== '') return label;
   }
   if (!survey.found) return 'node';

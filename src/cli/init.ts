@@ -75,8 +75,14 @@ function reportLines(survey: NodeSurvey, name: string): string {
   if (!survey.found) return `not added  ${visibleText(survey.url)}: ${visibleText(survey.reason)}\n`;
   const { kind, role, evidence } = survey.detection;
   const label = kind === 'llamacpp' && role === 'router' ? 'llamacpp (router)' : kind;
-  const models = survey.models.slice(0, MODELS_REPORTED).map((model) => `    ${commentSafe(model.id)}  ${describeModel(model)}\n`);
+  const models = survey.models
+    .slice(0, MODELS_REPORTED)
+    .map((model) => `    ${commentSafe(model.id)}  ${describeModel(model)}\n`);
   const more = survey.models.length > MODELS_REPORTED ? [`    … and ${survey.models.length - MODELS_REPORTED} more\n`] : [];
   const count = `${survey.models.length} model${survey.models.length === 1 ? '' : 's'}`;
-  return [`node ${visibleText(name)}  ${label}  ${visibleText(survey.url)}  (${visibleText(evidence)}; ${count})\n`, ...models, ...more].join('');
+  return [
+    `node ${visibleText(name)}  ${label}  ${visibleText(survey.url)}  (${visibleText(evidence)}; ${count})\n`,
+    ...models,
+    ...more,
+  ].join('');
 }

@@ -5,10 +5,10 @@ import { generateSiteKeyFile } from '#src/mesh/site-key-file.ts';
 import { flagValue, type Command } from './io.ts';
 import { KEYGEN_USAGE } from './command-usage.ts';
 
-
 export const runKeygen: Command = async (argv, io) => {
   // Exactly `--out FILE` or `--out=FILE`: a stray argument may be a mistyped flag meant to change where the key goes.
-  const out = argv.length === 2 || (argv.length === 1 && argv[0]?.startsWith('--out=') === true) ? flagValue(argv, 'out') : undefined;
+  const out =
+    argv.length === 2 || (argv.length === 1 && argv[0]?.startsWith('--out=') === true) ? flagValue(argv, 'out') : undefined;
   if (out === undefined || out === '' || out.startsWith('-')) {
     io.stderr.write(KEYGEN_USAGE);
     return 2;

@@ -20,8 +20,16 @@ interface CommandEntry {
 }
 
 const COMMANDS: Readonly<Record<string, CommandEntry>> = {
-  serve: { load: async () => (await import('./serve.ts')).runServe, onHangup: 'reload', options: { valued: ['config', 'log-format'] } },
-  'check-config': { load: async () => (await import('./check-config.ts')).runCheckConfig, onHangup: 'stop', options: { valued: ['config'], positionals: 'any' } },
+  serve: {
+    load: async () => (await import('./serve.ts')).runServe,
+    onHangup: 'reload',
+    options: { valued: ['config', 'log-format'] },
+  },
+  'check-config': {
+    load: async () => (await import('./check-config.ts')).runCheckConfig,
+    onHangup: 'stop',
+    options: { valued: ['config'], positionals: 'any' },
+  },
   sim: { load: async () => (await import('./sim.ts')).runSim, onHangup: 'stop', options: { valued: ['config'] } },
   demo: { load: async () => (await import('./demo.ts')).runDemo, onHangup: 'stop', options: { valued: ['port'] } },
   init: {
@@ -29,8 +37,16 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     onHangup: 'stop',
     options: { valued: ['out', 'listen', 'timeout'], flags: ['force'], positionals: 'any' },
   },
-  status: { load: async () => (await import('./status.ts')).runStatus, onHangup: 'stop', options: { valued: ['url', 'config', 'token'], flags: ['watch'] } },
-  models: { load: async () => (await import('./models.ts')).runModels, onHangup: 'stop', options: { valued: ['url', 'config', 'token', 'node'], positionals: 'any' } },
+  status: {
+    load: async () => (await import('./status.ts')).runStatus,
+    onHangup: 'stop',
+    options: { valued: ['url', 'config', 'token'], flags: ['watch'] },
+  },
+  models: {
+    load: async () => (await import('./models.ts')).runModels,
+    onHangup: 'stop',
+    options: { valued: ['url', 'config', 'token', 'node'], positionals: 'any' },
+  },
   keygen: { load: async () => (await import('./keygen.ts')).runKeygen, onHangup: 'stop', options: { valued: ['out'] } },
 };
 

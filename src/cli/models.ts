@@ -47,11 +47,13 @@ function positionals(argv: readonly string[]): string[] {
   return out;
 }
 
-const text = (value: unknown): string => visibleText(typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+const text = (value: unknown): string => visibleText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 function columns(rows: readonly string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n';
+  return (
+    rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n'
+  );
 }
 
 const list = (v: unknown): string => (Array.isArray(v) && v.length > 0 ? v.map(text).join(',') : '-');
@@ -69,22 +71,69 @@ function modelsTable(body: unknown): string | undefined {
   for (const row of body.models) {
     if (!isRecord(row)) continue;
     const d = isRecord(row.desired) ? row.desired : undefined;
-    const desired = d === undefined ? '-' : [d.pin === true ? 'pin' : '', d.preload === true ? 'preload' : '', typeof d.warm === 'number' && d.warm > 0 ? `warm=${d.warm}` : ''].filter(Boolean).join(' ') || '-';
-    const next = Array.isArray(row.next) ? row.next.filter(isRecord).map((s) => `${text(s.action)} on ${text(s.node)} (${text(s.why)})`).join('; ') : '';
-    const failures = Array.isArray(row.failures) ? row.failures.filter(isRecord).map((f) => `${text(f.node)}: ${text(f.reason)}`).join('; ') : '';
-    const held = Array.isArray(row.held) ? row.held.filter(isRecord).map((h) => `${h.state === 'unloaded' ? 'off ' : ''}${text(h.node)}${typeof h.replica === 'string' ? ` via ${text(h.replica)}` : ''} until ${text(h.until ?? `+${text(h.expires_in_ms)}ms`)}`).join('; ') : '';
-    rows.push([text(row.model), list(row.loaded_on), list(row.on_demand), desired, stateOf(row, d), next || '-', held || '-', failures || '-']);
+    const desired =
+      d === undefined
+        ? '-'
+        : [
+            d.pin === true ? 'pin' : '',
+            d.preload === true ? 'preload' : '',
+            typeof d.warm === 'number' && d.warm > 0 ? `warm=${d.warm}` : '',
+          ]
+            .filter(Boolean)
+            .join(' ') || '-';
+    const next = Array.isArray(row.next)
+      ? row.next
+          .filter(isRecord)
+          .map((s) => `${text(s.action)} on ${text(s.node)} (${text(s.why)})`)
+          .join('; ')
+      : '';
+    const failures = Array.isArray(row.failures)
+      ? row.failures
+          .filter(isRecord)
+          .map((f) => `${text(f.node)}: ${text(f.reason)}`)
+          .join('; ')
+      : '';
+    const held = Array.isArray(row.held)
+      ? row.held
+          .filter(isRecord)
+          .map(
+            (h) =>
+              `${h.state === 'unloaded' ? 'off ' : ''}${text(h.node)}${typeof h.replica === 'string' ? ` via ${text(h.replica)}` : ''} until ${text(h.until ?? `+${text(h.expires_in_ms)}ms`)}`,
+          )
+          .join('; ')
+      : '';
+    rows.push([
+      text(row.model),
+      list(row.loaded_on),
+      list(row.on_demand),
+      desired,
+      stateOf(row, d),
+      next || '-',
+      held || '-',
+      failures || '-',
+    ]);
   }
   const nodes = [['NODE', 'LOADED', 'MAX', 'SWITCH UNDER WAY']];
   for (const node of Array.isArray(body.nodes) ? body.nodes.filter(isRecord) : []) {
     if (node.manages_models !== true) continue;
     const sw = isRecord(node.switch) ? node.switch : undefined;
-    const under = sw === undefined ? '-' : `${text(sw.action)} ${text(sw.model)} for ${text(sw.by)}${typeof sw.victim === 'string' ? ` (unloading ${text(sw.victim)} first)` : ''}`;
+    const under =
+      sw === undefined
+        ? '-'
+        : `${text(sw.action)} ${text(sw.model)} for ${text(sw.by)}${typeof sw.victim === 'string' ? ` (unloading ${text(sw.victim)} first)` : ''}`;
     const unavailable = typeof node.unavailable === 'string' ? ` [${text(node.unavailable)}]` : '';
-    nodes.push([`${text(node.name)}${unavailable}`, list(node.loaded), node.max_instances === null || node.max_instances === undefined ? '-' : text(node.max_instances), under]);
+    nodes.push([
+      `${text(node.name)}${unavailable}`,
+      list(node.loaded),
+      node.max_instances === null || node.max_instances === undefined ? '-' : text(node.max_instances),
+      under,
+    ]);
   }
   const r = isRecord(body.reconciler) ? body.reconciler : undefined;
-  const lost = typeof r?.holds_lost === 'string' ? `\noperator holds: the cluster store is not read (${text(r.holds_lost)}); this replica keeps the holds it knows\n` : '';
+  const lost =
+    typeof r?.holds_lost === 'string'
+      ? `\noperator holds: the cluster store is not read (${text(r.holds_lost)}); this replica keeps the holds it knows\n`
+      : '';
   return columns(rows) + (nodes.length > 1 ? `\n${columns(nodes)}` : '') + lost;
 }
 
@@ -95,7 +144,8 @@ export const runModels: Command = async (argv, io) => {
   }
   const [action, model, ...extra] = positionals(argv);
   const node = flagValue(argv, 'node');
-  if (action !== undefined && action !== 'load' && action !== 'unload') return usage(io, `unknown subcommand '${visibleText(action)}'`);
+  if (action !== undefined && action !== 'load' && action !== 'unload')
+    return usage(io, `unknown subcommand '${visibleText(action)}'`);
   if (action !== undefined && (model === undefined || model === '')) return usage(io, `models ${action} needs a MODEL`);
   if (extra.length > 0) return usage(io, `unexpected argument '${visibleText(extra[0] ?? '')}'`);
   if (action === 'unload' && node === undefined) return usage(io, 'models unload needs --node N');
@@ -106,21 +156,44 @@ export const runModels: Command = async (argv, io) => {
   const found = given === undefined ? await findStatusTarget(flagValue(argv, 'config'), io.env) : undefined;
   if (found?.ok === false) return usage(io, found.problem);
   const url = (given ?? (found?.ok === true ? found.target.url : DEFAULT_STATUS_URL)).replace(/\/+$/, '');
-  const token = flagValue(argv, 'token') ?? io.env.SWITCHYARD_ADMIN_TOKEN ?? (found?.ok === true ? found.target.token : undefined);
+  const token =
+    flagValue(argv, 'token') ?? io.env.SWITCHYARD_ADMIN_TOKEN ?? (found?.ok === true ? found.target.token : undefined);
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   const agent = httpRequester(VIEW_TIMEOUT_MS);
   const answer =
     action === undefined
-      ? await requestBoundedJson(`${url}/admin/models`, { dispatcher: agent, headers, timeoutMs: VIEW_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal })
+      ? await requestBoundedJson(`${url}/admin/models`, {
+          dispatcher: agent,
+          headers,
+          timeoutMs: VIEW_TIMEOUT_MS,
+          maxBytes: STATUS_MAX_BYTES,
+          signal: io.signal,
+        })
       : await requestBoundedJson(`${url}/admin/models/${action}`, {
-          dispatcher: agent, headers, method: 'POST', body: JSON.stringify({ model, ...(node === undefined ? {} : { node }), ...(evictWarm ? { evict_warm: true } : {}) }),
-          timeoutMs: ACTION_TIMEOUT_MS, maxBytes: STATUS_MAX_BYTES, signal: io.signal,
+          dispatcher: agent,
+          headers,
+          method: 'POST',
+          body: JSON.stringify({ model, ...(node === undefined ? {} : { node }), ...(evictWarm ? { evict_warm: true } : {}) }),
+          timeoutMs: ACTION_TIMEOUT_MS,
+          maxBytes: STATUS_MAX_BYTES,
+          signal: io.signal,
         });
-  if (!answer.ok) return unreachable(io, url, answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}`);
-  if (answer.status === 401 || answer.status === 403) return unreachable(io, url, `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`);
+  if (!answer.ok)
+    return unreachable(io, url, answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}`);
+  if (answer.status === 401 || answer.status === 403)
+    return unreachable(
+      io,
+      url,
+      `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`,
+    );
   if (action === undefined) {
     const table = answer.status === 200 ? modelsTable(answer.body) : undefined;
-    if (table === undefined) return unreachable(io, url, `HTTP ${answer.status}: ${gatewayErrorMessage(answer.body) ?? '/admin/models did not answer a models view'}`);
+    if (table === undefined)
+      return unreachable(
+        io,
+        url,
+        `HTTP ${answer.status}: ${gatewayErrorMessage(answer.body) ?? '/admin/models did not answer a models view'}`,
+      );
     io.stdout.write(table);
     return 0;
   }
@@ -128,7 +201,10 @@ export const runModels: Command = async (argv, io) => {
   const line = `${text(body.outcome ?? `HTTP ${answer.status}`)}: ${action} ${text(model)}${body.node === undefined || body.node === null ? '' : ` on ${text(body.node)}`}${body.evicted === undefined ? '' : ` (unloaded ${text(body.evicted)} first)`} — ${text(body.detail ?? (isRecord(body.error) ? body.error.message : ''))}\n`;
   const ok = body.outcome === 'done' || body.outcome === 'already';
   // The gateway's reason speaks of the API's field; the command's own switch is this.
-  const hint = body.code === 'warm' ? `(switchyard models ${action} ${text(model)}${node === undefined ? '' : ` --node ${text(node)}`} --evict-warm does it anyway, held for [models] operator_hold)\n` : '';
+  const hint =
+    body.code === 'warm'
+      ? `(switchyard models ${action} ${text(model)}${node === undefined ? '' : ` --node ${text(node)}`} --evict-warm does it anyway, held for [models] operator_hold)\n`
+      : '';
   (ok ? io.stdout : io.stderr).write(line + hint);
   return ok ? 0 : 1;
 };

@@ -17,7 +17,6 @@ import { shedStartUpHeap } from './shed-start-up-heap.ts';
 /** How long `serve` waits for every node's first round before it sheds start-up's heap anyway. */
 const FIRST_ROUND_WAIT_MS = 30_000;
 
-
 export const runServe: Command = async (argv, io) => {
   const given = flagValue(argv, 'config');
   if (given === '' || (given === undefined && argv.includes('--config'))) {
@@ -26,7 +25,9 @@ export const runServe: Command = async (argv, io) => {
   }
   const file = given ?? defaultConfigPath(existsSync);
   if (file === undefined) {
-    io.stderr.write(`switchyard serve: no --config given, and neither ${DEFAULT_CONFIG_PATHS.join(' nor ')} exists (switchyard init writes one)\n`);
+    io.stderr.write(
+      `switchyard serve: no --config given, and neither ${DEFAULT_CONFIG_PATHS.join(' nor ')} exists (switchyard init writes one)\n`,
+    );
     return 2;
   }
   if (given === undefined) io.stderr.write(`switchyard serve: no --config given; using ${file}\n`);
@@ -59,7 +60,10 @@ export const runServe: Command = async (argv, io) => {
       config: loaded.config,
       logger,
       loadConfig: () => loadConfigFile(file, io.env),
-    }).then((gateway) => ({ gateway }), (error: unknown) => ({ error }));
+    }).then(
+      (gateway) => ({ gateway }),
+      (error: unknown) => ({ error }),
+    );
     if ('error' in started) {
       // A start that fails (a state file it cannot use, a port in use) is one line that says why, not a stack.
       const reason = started.error instanceof Error ? started.error.message : String(started.error);
@@ -80,7 +84,10 @@ export const runServe: Command = async (argv, io) => {
     const stopped = await running.gateway.shutdown().finally(() => clearInterval(holdOpen));
     if (!stopped.saved) {
       // The gateway logged what is lost; an exit status that says so, for systemd and the operator.
-      logger.fatal({ file: stopped.file, reason: stopped.reason, unsaved_tokens: stopped.tokens }, `stopped without saving tenant usage to ${stopped.file} (${stopped.reason})`);
+      logger.fatal(
+        { file: stopped.file, reason: stopped.reason, unsaved_tokens: stopped.tokens },
+        `stopped without saving tenant usage to ${stopped.file} (${stopped.reason})`,
+      );
       return 1;
     }
     logger.info('stopped');

@@ -21,15 +21,21 @@ export async function fetchHostsReport(gatewayUrl: string, token: string | undef
     maxBytes: STATUS_MAX_BYTES,
     signal,
   });
-  if (!answer.ok) return { ok: false, error: answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}` };
+  if (!answer.ok)
+    return { ok: false, error: answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}` };
   if (answer.status === 401 || answer.status === 403) {
-    return { ok: false, error: `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)` };
+    return {
+      ok: false,
+      error: `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`,
+    };
   }
   if (answer.status !== 200) {
     const said = gatewayErrorMessage(answer.body);
     return { ok: false, error: `HTTP ${answer.status} from /admin/hosts${said === undefined ? '' : `: ${said}`}` };
   }
-  return isHostsReport(answer.body) ? { ok: true, report: answer.body } : { ok: false, error: '/admin/hosts did not answer a hosts report' };
+  return isHostsReport(answer.body)
+    ? { ok: true, report: answer.body }
+    : { ok: false, error: '/admin/hosts did not answer a hosts report' };
 }
 
 /**

@@ -29,8 +29,10 @@ export const KNOWN_DISCOVERY: ReadonlySet<string> = new Set(['untried', 'known',
 export function unknownStatuses(report: HostsReport): string[] {
   const problems: string[] = [];
   for (const host of report.hosts) {
-    if (!KNOWN_HEALTH.has(host.health.status)) problems.push(`node ${cell(host.name)}: unknown health status '${cell(host.health.status)}'`);
-    if (!KNOWN_DISCOVERY.has(host.discovery.state)) problems.push(`node ${cell(host.name)}: unknown discovery state '${cell(host.discovery.state)}'`);
+    if (!KNOWN_HEALTH.has(host.health.status))
+      problems.push(`node ${cell(host.name)}: unknown health status '${cell(host.health.status)}'`);
+    if (!KNOWN_DISCOVERY.has(host.discovery.state))
+      problems.push(`node ${cell(host.name)}: unknown discovery state '${cell(host.discovery.state)}'`);
   }
   return problems;
 }
@@ -69,7 +71,10 @@ function statusRow(host: HostView, queueDepth: Readonly<Record<string, number>>)
   const figures = Object.values(host.models);
   const inUse = Object.values(host.leases).reduce((sum, usage) => sum + usage.requests, 0);
   const slotCounts = figures.map((f) => f.slots);
-  const slots = slotCounts.length === 0 || slotCounts.some((s) => s === null) ? '?' : String(slotCounts.reduce<number>((sum, s) => sum + (s ?? 0), 0));
+  const slots =
+    slotCounts.length === 0 || slotCounts.some((s) => s === null)
+      ? '?'
+      : String(slotCounts.reduce<number>((sum, s) => sum + (s ?? 0), 0));
   const served = [...host.loaded, ...host.available_on_demand.map((m) => m.id)];
   const queued = served.reduce((sum, model) => sum + (queueDepth[model] ?? 0), 0);
   const health = host.wake?.waking === true ? `${host.health.status} (waking)` : host.health.status;

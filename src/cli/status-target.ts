@@ -15,7 +15,8 @@ export interface StatusTarget {
   readonly token: string | undefined;
 }
 
-export type TargetResult = { readonly ok: true; readonly target: StatusTarget } | { readonly ok: false; readonly problem: string };
+export type TargetResult =
+  { readonly ok: true; readonly target: StatusTarget } | { readonly ok: false; readonly problem: string };
 
 const LOOPBACK_FOR: Readonly<Record<string, string>> = { '0.0.0.0': '127.0.0.1', '::': '::1' };
 
@@ -38,7 +39,10 @@ export async function findStatusTarget(given: string | undefined, env: EnvVars):
   const { formatProblems, loadConfigFile } = await import('#src/config/index.ts');
   const loaded = await loadConfigFile(file, env);
   if (!loaded.ok) {
-    return { ok: false, problem: `cannot take the gateway's address from ${file} (give --url):\n${formatProblems(loaded.problems)}` };
+    return {
+      ok: false,
+      problem: `cannot take the gateway's address from ${file} (give --url):\n${formatProblems(loaded.problems)}`,
+    };
   }
   return statusTargetOf(loaded.config, file);
 }

@@ -62,7 +62,8 @@ export function statusCommand(clock: Clock): Command {
       return 2;
     }
     const url = given ?? (found?.ok === true ? found.target.url : DEFAULT_STATUS_URL);
-    const token = flagValue(argv, 'token') ?? io.env.SWITCHYARD_ADMIN_TOKEN ?? (found?.ok === true ? found.target.token : undefined);
+    const token =
+      flagValue(argv, 'token') ?? io.env.SWITCHYARD_ADMIN_TOKEN ?? (found?.ok === true ? found.target.token : undefined);
     if (!hasFlag(argv, 'watch')) return showOnce(url, token, io, clock, '');
     let code = 0;
     while (!io.signal.aborted) {

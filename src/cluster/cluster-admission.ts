@@ -42,7 +42,9 @@ function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Pure: a node's models_max when it is a limited router (0: not one; the switch guard does not apply). */
-export function modelsMaxOf(node: { readonly capacity: { readonly role: string; readonly router?: { readonly maxInstances?: number } } }): number {
+export function modelsMaxOf(node: {
+  readonly capacity: { readonly role: string; readonly router?: { readonly maxInstances?: number } };
+}): number {
   const max = node.capacity.role === 'router' ? node.capacity.router?.maxInstances : undefined;
   return max !== undefined && max > 0 ? max : 0;
 }
@@ -56,13 +58,19 @@ export function leftOf(settings: QueueSettings, waitedMs: number): QueueSettings
  * `inner.admit` with the node's slots counted across replicas through `gate`; a request another
  * replica's switch refuses (it would make the router load its model) routes again, by its deadline.
  */
-export function clusterAdmit(inner: Admitter, gate: Pick<ClusterGate, 'acquire'>, clock: Clock, lookout?: SwitchLookout): Admitter['admit'] {
+export function clusterAdmit(
+  inner: Admitter,
+  gate: Pick<ClusterGate, 'acquire'>,
+  clock: Clock,
+  lookout?: SwitchLookout,
+): Admitter['admit'] {
   return async (req, settings, signal, firstAttempt) => {
     const startedMs = clock.monotonicMs();
     for (let round = 0; ; round += 1) {
       const left = leftOf(settings, clock.monotonicMs() - startedMs);
       const admitted = await inner.admit(req, left, signal, firstAttempt && round === 0);
-      if (admitted.kind !== 'admitted') return round === 0 ? admitted : { ...admitted, waitedMs: clock.monotonicMs() - startedMs };
+      if (admitted.kind !== 'admitted')
+        return round === 0 ? admitted : { ...admitted, waitedMs: clock.monotonicMs() - startedMs };
       const max = modelsMaxOf(admitted.node);
       // A node that says nothing of its slots has no limit to share (the local connection limit still applies).
       const limit = slotsFor(admitted.node, req.model) ?? (max > 0 ? NO_SLOT_LIMIT : undefined);
@@ -71,19 +79,45 @@ export function clusterAdmit(inner: Admitter, gate: Pick<ClusterGate, 'acquire'>
       const outcome = await gate.acquire(pair, limit, startedMs + settings.queueTimeoutMs, signal, max);
       const waitedMs = clock.monotonicMs() - startedMs;
       if (outcome.kind === 'granted') {
-        return { ...admitted, waitedMs, release: () => { outcome.release(); admitted.release(); } };
+        return {
+          ...admitted,
+          waitedMs,
+          release: () => {
+            outcome.release();
+            admitted.release();
+          },
+        };
       }
       // The local lease goes back untouched by a request; a model load it would have started never began.
       admitted.load?.settle('failed');
       admitted.release();
       if (outcome.kind === 'switching') {
-        const what = (await lookout?.seen(pair.node)) ?? 'another replica\'s switch';
+        const what = (await lookout?.seen(pair.node)) ?? "another replica's switch";
         // Refused again: the view and the store disagree for now (a listing catching up); one short poll before the next try.
         if (round > 0) await pause(clock, lookout?.pollMs ?? 0, signal);
         if (clock.monotonicMs() - startedMs < settings.queueTimeoutMs && !signal.aborted) continue;
-        return { kind: 'refused', reason: signal.aborted ? 'aborted' : 'queue_timeout', excluded: [{ node: pair.node, filter: 'cluster', code: 'switching', detail: `${what}: this request would make the router load ${req.model}; one switch at a time` }], waitedMs };
+        return {
+          kind: 'refused',
+          reason: signal.aborted ? 'aborted' : 'queue_timeout',
+          excluded: [
+            {
+              node: pair.node,
+              filter: 'cluster',
+              code: 'switching',
+              detail: `${what}: this request would make the router load ${req.model}; one switch at a time`,
+            },
+          ],
+          waitedMs,
+        };
       }
-      return { kind: 'refused', reason: outcome.kind === 'aborted' ? 'aborted' : 'queue_timeout', excluded: [{ node: pair.node, filter: 'cluster', code: 'no_slot', detail: `slots ${limit}/${limit} busy across the replicas` }], waitedMs };
+      return {
+        kind: 'refused',
+        reason: outcome.kind === 'aborted' ? 'aborted' : 'queue_timeout',
+        excluded: [
+          { node: pair.node, filter: 'cluster', code: 'no_slot', detail: `slots ${limit}/${limit} busy across the replicas` },
+        ],
+        waitedMs,
+      };
     }
   };
 }

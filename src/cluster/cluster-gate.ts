@@ -82,7 +82,10 @@ export class ClusterGate {
     await this.#tick();
     if (this.#mode === 'fallback') {
       this.#losses += 1;
-      this.#o.logger.warn({ replica: this.#o.replica, reason: this.#reason }, 'cluster store lost at start (unreachable, or its answers are not usable): this replica counts itself alone until it answers');
+      this.#o.logger.warn(
+        { replica: this.#o.replica, reason: this.#reason },
+        'cluster store lost at start (unreachable, or its answers are not usable): this replica counts itself alone until it answers',
+      );
       this.#tell('fallback');
     }
   }
@@ -93,7 +96,15 @@ export class ClusterGate {
   }
 
   status(): ClusterStatus {
-    return { replica: this.#o.replica, mode: this.#mode, liveReplicas: this.#live, ...this.#held.totals(), since: this.#since, reason: this.#reason, losses: this.#losses };
+    return {
+      replica: this.#o.replica,
+      mode: this.#mode,
+      liveReplicas: this.#live,
+      ...this.#held.totals(),
+      since: this.#since,
+      reason: this.#reason,
+      losses: this.#losses,
+    };
   }
 
   /** Waits for a lease on `pair` under `limit` slots until `deadlineMs` (monotonic) or `signal`; `modelsMax` > 0: a limited router's switch guard applies. */
@@ -130,7 +141,8 @@ export class ClusterGate {
         return this.#granted(pair, id);
       }
       // A lost store answer (now fallback) tries again at once; otherwise wait for a wake-up or one poll.
-      if (this.#mode === 'shared' || !lostNow) await this.#waitForWake(pair, Math.min(left, fallbackPollMs(this.#o.leaseTtlMs)), signal);
+      if (this.#mode === 'shared' || !lostNow)
+        await this.#waitForWake(pair, Math.min(left, fallbackPollMs(this.#o.leaseTtlMs)), signal);
     }
   }
 
@@ -209,7 +221,10 @@ export class ClusterGate {
     this.#since = this.#o.clock.now();
     this.#reason = error instanceof Error ? error.message : String(error);
     this.#losses += 1;
-    this.#o.logger.warn({ replica: this.#o.replica, reason: this.#reason, liveReplicas: this.#live }, 'cluster store lost: each node\'s slots and each tenant limit fall back to this replica\'s share until it answers again');
+    this.#o.logger.warn(
+      { replica: this.#o.replica, reason: this.#reason, liveReplicas: this.#live },
+      "cluster store lost: each node's slots and each tenant limit fall back to this replica's share until it answers again",
+    );
     this.#tell('fallback');
     this.#wakeAll();
     return undefined;
@@ -238,7 +253,10 @@ export class ClusterGate {
     this.#mode = 'shared';
     this.#since = undefined;
     this.#reason = undefined;
-    this.#o.logger.info({ replica: this.#o.replica, liveReplicas: this.#live, ...this.#held.totals() }, first ? 'cluster store joined' : 'cluster store answers again: leases held were registered again, slots are shared again');
+    this.#o.logger.info(
+      { replica: this.#o.replica, liveReplicas: this.#live, ...this.#held.totals() },
+      first ? 'cluster store joined' : 'cluster store answers again: leases held were registered again, slots are shared again',
+    );
     this.#tell('shared');
     this.#wakeAll();
     if (!first) for (const hook of [...this.#rejoinHooks]) hook();

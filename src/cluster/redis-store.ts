@@ -14,8 +14,35 @@ import type { LeaderStore } from './leader-lease.ts';
 import type { SharedAnswer, SharedRejoin, SharedReserve, SharedSettle, TenantStore } from './tenant-store-port.ts';
 import { TENANT_PEEK, USAGE_PUBLISH, USAGE_READ, usageKey } from './usage-lua.ts';
 import type { PublishedPart, TenantPeek, UsageBoardStore } from './usage-board-port.ts';
-import { CLAIM_FIELDS, claimArgs, claimOf, nodeOfSwitchKey, replicasOfLeases, SETTLED_TTL_MS, SWITCH_RELEASE, SWITCH_RENEW, SWITCH_TAKE, switchKey, type SwitchClaimFields, type SwitchRefusal } from './switch-lua.ts';
-import { acquireAnswer, holdsAnswer, constantAnswer, fieldsAnswer, flagAnswer, liveReplicasAnswer, renewAnswer, scriptShaAnswer, setNxAnswer, switchTakeAnswer, tenantAdmitAnswer, tenantPeekAnswer, usageReadAnswer } from './store-answers.ts';
+import {
+  CLAIM_FIELDS,
+  claimArgs,
+  claimOf,
+  nodeOfSwitchKey,
+  replicasOfLeases,
+  SETTLED_TTL_MS,
+  SWITCH_RELEASE,
+  SWITCH_RENEW,
+  SWITCH_TAKE,
+  switchKey,
+  type SwitchClaimFields,
+  type SwitchRefusal,
+} from './switch-lua.ts';
+import {
+  acquireAnswer,
+  holdsAnswer,
+  constantAnswer,
+  fieldsAnswer,
+  flagAnswer,
+  liveReplicasAnswer,
+  renewAnswer,
+  scriptShaAnswer,
+  setNxAnswer,
+  switchTakeAnswer,
+  tenantAdmitAnswer,
+  tenantPeekAnswer,
+  usageReadAnswer,
+} from './store-answers.ts';
 import { connectionCause, StoreError, storeReason } from './store-reason.ts';
 import { byNodeAndModel, type HoldRecord, type HoldStore, type StoredHold } from '#src/nodes/index.ts';
 import { HOLD_LIST, HOLD_PUT, holdIndexKey, holdKey, MAX_HOLDS } from './hold-lua.ts';
@@ -51,13 +78,27 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
   readonly #subscriber: Redis;
   readonly #channel: string;
   readonly #scripts = {
-    acquire: script('acquire', ACQUIRE), release: script('release', RELEASE), leave: script('leave', LEAVE), renew: script('renew', RENEW), heartbeat: script('heartbeat', HEARTBEAT),
-    tenantAdmit: script('tenant reserve', TENANT_ADMIT), tenantSettle: script('tenant settle', TENANT_SETTLE), tenantRenew: script('tenant renew', TENANT_RENEW), tenantRejoin: script('tenant rejoin', TENANT_REJOIN),
-    hold: script('leader hold', HOLD), drop: script('leader drop', DROP), switchTake: script('switch take', SWITCH_TAKE), switchRenew: script('switch renew', SWITCH_RENEW), switchRelease: script('switch release', SWITCH_RELEASE),
+    acquire: script('acquire', ACQUIRE),
+    release: script('release', RELEASE),
+    leave: script('leave', LEAVE),
+    renew: script('renew', RENEW),
+    heartbeat: script('heartbeat', HEARTBEAT),
+    tenantAdmit: script('tenant reserve', TENANT_ADMIT),
+    tenantSettle: script('tenant settle', TENANT_SETTLE),
+    tenantRenew: script('tenant renew', TENANT_RENEW),
+    tenantRejoin: script('tenant rejoin', TENANT_REJOIN),
+    hold: script('leader hold', HOLD),
+    drop: script('leader drop', DROP),
+    switchTake: script('switch take', SWITCH_TAKE),
+    switchRenew: script('switch renew', SWITCH_RENEW),
+    switchRelease: script('switch release', SWITCH_RELEASE),
     // The site's /admin/tenants (usage-lua.ts).
-    publish: script('usage publish', USAGE_PUBLISH), read: script('usage read', USAGE_READ), peek: script('tenant peek', TENANT_PEEK),
+    publish: script('usage publish', USAGE_PUBLISH),
+    read: script('usage read', USAGE_READ),
+    peek: script('tenant peek', TENANT_PEEK),
     // The operator's holds (hold-lua.ts).
-    holdPut: script('hold put', HOLD_PUT), holdList: script('holds list', HOLD_LIST),
+    holdPut: script('hold put', HOLD_PUT),
+    holdList: script('holds list', HOLD_LIST),
   } satisfies Record<string, Script>;
   readonly #listeners: ((pair: Pair) => void)[] = [];
   readonly #switchListeners: ((node: string) => void)[] = [];
@@ -78,7 +119,12 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
       retryStrategy: (times: number) => Math.min(100 * times, 1000),
     };
     this.#client = new Redis(options.url, settings);
-    this.#subscriber = new Redis(options.url, { ...settings, enableOfflineQueue: true, commandTimeout: undefined, autoResubscribe: true });
+    this.#subscriber = new Redis(options.url, {
+      ...settings,
+      enableOfflineQueue: true,
+      commandTimeout: undefined,
+      autoResubscribe: true,
+    });
     // Errors also reach the callers of the failed calls (with this cause); the client's own event must not crash the process.
     this.#client.on('error', (error: unknown) => {
       this.#lastCause = connectionCause(error);
@@ -112,7 +158,21 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
   async acquire(pair: Pair, leaseId: string, waiterId: string, limit: number, modelsMax = 0): Promise<AcquireAnswer> {
     const k = pairKeys(this.#options.prefix, pair.node, pair.model);
     const keys = [k.leases, k.queue, k.waits, k.ticket, switchKey(this.#options.prefix, pair.node)];
-    return this.#run(this.#scripts.acquire, keys, [leaseId, waiterId, String(limit), String(this.#options.leaseTtlMs), this.#channel, this.#options.replica, pair.model, String(modelsMax)], acquireAnswer);
+    return this.#run(
+      this.#scripts.acquire,
+      keys,
+      [
+        leaseId,
+        waiterId,
+        String(limit),
+        String(this.#options.leaseTtlMs),
+        this.#channel,
+        this.#options.replica,
+        pair.model,
+        String(modelsMax),
+      ],
+      acquireAnswer,
+    );
   }
 
   async release(pair: Pair, leaseId: string): Promise<void> {
@@ -127,55 +187,124 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
 
   async renew(held: readonly PairHeld[]): Promise<number> {
     const ttl = String(this.#options.leaseTtlMs);
-    await Promise.all(held.map((h) => {
-      const k = pairKeys(this.#options.prefix, h.pair.node, h.pair.model);
-      return this.#run(this.#scripts.renew, [k.leases, k.waits], [ttl, String(h.leases.length), ...h.leases, ...h.waiters], (a) => renewAnswer(a, h.leases.length));
-    }));
-    return this.#run(this.#scripts.heartbeat, [`${this.#options.prefix}replicas`], [this.#options.replica, ttl], (a) => liveReplicasAnswer(a));
+    await Promise.all(
+      held.map((h) => {
+        const k = pairKeys(this.#options.prefix, h.pair.node, h.pair.model);
+        return this.#run(
+          this.#scripts.renew,
+          [k.leases, k.waits],
+          [ttl, String(h.leases.length), ...h.leases, ...h.waiters],
+          (a) => renewAnswer(a, h.leases.length),
+        );
+      }),
+    );
+    return this.#run(this.#scripts.heartbeat, [`${this.#options.prefix}replicas`], [this.#options.replica, ttl], (a) =>
+      liveReplicasAnswer(a),
+    );
   }
 
   async claimOnce(key: string, windowMs: number): Promise<boolean> {
-    return this.#ask(() => this.#client.set(`${this.#options.prefix}once:${key}`, this.#options.replica, 'PX', Math.max(1, Math.round(windowMs)), 'NX'), (a) => setNxAnswer(a, 'wake claim (SET NX)'));
+    return this.#ask(
+      () =>
+        this.#client.set(
+          `${this.#options.prefix}once:${key}`,
+          this.#options.replica,
+          'PX',
+          Math.max(1, Math.round(windowMs)),
+          'NX',
+        ),
+      (a) => setNxAnswer(a, 'wake claim (SET NX)'),
+    );
   }
 
   async reserve(ask: SharedReserve): Promise<SharedAnswer> {
     const k = tenantKeys(this.#options.prefix, ask.tenant);
     const limit = (value: number | undefined): string => String(value ?? -1);
     const { limits, days } = ask;
-    const args = [ask.ticket, limit(limits.maxConcurrent), limit(limits.requestsPerMinute), limit(limits.tokensPerMinute), limit(limits.tokensPerDay), String(Math.round(ask.cost)), String(this.#options.leaseTtlMs), String(Math.round(days.graceMs)), ask.force ? '1' : '0', String(days.startMs)];
-    return this.#run(this.#scripts.tenantAdmit, [k.meter, k.inflight, k.open, ...days.days.map((d) => k.day(d))], args, (a) => tenantAdmitAnswer(a, days));
+    const args = [
+      ask.ticket,
+      limit(limits.maxConcurrent),
+      limit(limits.requestsPerMinute),
+      limit(limits.tokensPerMinute),
+      limit(limits.tokensPerDay),
+      String(Math.round(ask.cost)),
+      String(this.#options.leaseTtlMs),
+      String(Math.round(days.graceMs)),
+      ask.force ? '1' : '0',
+      String(days.startMs),
+    ];
+    return this.#run(this.#scripts.tenantAdmit, [k.meter, k.inflight, k.open, ...days.days.map((d) => k.day(d))], args, (a) =>
+      tenantAdmitAnswer(a, days),
+    );
   }
 
   async settle(done: SharedSettle): Promise<boolean> {
     const k = tenantKeys(this.#options.prefix, done.tenant);
     const { admitted, ended } = done;
-    const args = [done.ticket, String(done.tokensPerMinute ?? -1), String(Math.round(done.used)), String(Math.round(ended.graceMs)), String(ended.startMs)];
+    const args = [
+      done.ticket,
+      String(done.tokensPerMinute ?? -1),
+      String(Math.round(done.used)),
+      String(Math.round(ended.graceMs)),
+      String(ended.startMs),
+    ];
     const keys = [k.meter, k.inflight, k.open, ...admitted.days.map((d) => k.day(d)), ...ended.days.map((d) => k.day(d))];
     return this.#run(this.#scripts.tenantSettle, keys, args, (a) => flagAnswer(a, 'tenant settle'));
   }
 
   async rejoin(batch: SharedRejoin): Promise<boolean> {
     const k = tenantKeys(this.#options.prefix, batch.tenant);
-    const args = [String(REJOIN_MARKER_MS), String(batch.requestsPerMinute ?? -1), String(batch.tokensPerMinute ?? -1), String(Math.round(batch.requests)), String(Math.round(batch.tokens)), String(Math.max(0, Math.round(batch.ageMs))), String(Math.round(batch.graceMs))];
+    const args = [
+      String(REJOIN_MARKER_MS),
+      String(batch.requestsPerMinute ?? -1),
+      String(batch.tokensPerMinute ?? -1),
+      String(Math.round(batch.requests)),
+      String(Math.round(batch.tokens)),
+      String(Math.max(0, Math.round(batch.ageMs))),
+      String(Math.round(batch.graceMs)),
+    ];
     for (const d of batch.days) args.push(String(d.startMs), String(Math.round(d.tokens)));
-    return this.#run(this.#scripts.tenantRejoin, [k.meter, k.rejoin(batch.id), ...batch.days.map((d) => k.day(d.day))], args, (a) => flagAnswer(a, 'tenant rejoin'));
+    return this.#run(
+      this.#scripts.tenantRejoin,
+      [k.meter, k.rejoin(batch.id), ...batch.days.map((d) => k.day(d.day))],
+      args,
+      (a) => flagAnswer(a, 'tenant rejoin'),
+    );
   }
 
   async renewTickets(open: ReadonlyMap<string, readonly string[]>): Promise<void> {
     const ttl = String(this.#options.leaseTtlMs);
-    await Promise.all([...open].map(([tenant, tickets]) => this.#run(this.#scripts.tenantRenew, [tenantKeys(this.#options.prefix, tenant).inflight], [ttl, ...tickets], (a) => constantAnswer(a, 'tenant renew', 1))));
+    await Promise.all(
+      [...open].map(([tenant, tickets]) =>
+        this.#run(this.#scripts.tenantRenew, [tenantKeys(this.#options.prefix, tenant).inflight], [ttl, ...tickets], (a) =>
+          constantAnswer(a, 'tenant renew', 1),
+        ),
+      ),
+    );
   }
 
   async holdLease(key: string, holder: string, ttlMs: number): Promise<boolean> {
-    return this.#run(this.#scripts.hold, [`${this.#options.prefix}leader:${key}`], [holder, String(Math.max(1, Math.round(ttlMs)))], (a) => flagAnswer(a, 'leader hold'));
+    return this.#run(
+      this.#scripts.hold,
+      [`${this.#options.prefix}leader:${key}`],
+      [holder, String(Math.max(1, Math.round(ttlMs)))],
+      (a) => flagAnswer(a, 'leader hold'),
+    );
   }
 
   async dropLease(key: string, holder: string): Promise<void> {
-    await this.#run(this.#scripts.drop, [`${this.#options.prefix}leader:${key}`], [holder], (a) => constantAnswer(a, 'leader drop', 1));
+    await this.#run(this.#scripts.drop, [`${this.#options.prefix}leader:${key}`], [holder], (a) =>
+      constantAnswer(a, 'leader drop', 1),
+    );
   }
 
   async publishUsage(body: string, keepMs: number): Promise<void> {
-    await this.#run(this.#scripts.publish, [usageKey(this.#options.prefix)], [this.#options.replica, body, String(Math.max(1, Math.round(keepMs)))], (a) => constantAnswer(a, 'usage publish', 1));
+    await this.#run(
+      this.#scripts.publish,
+      [usageKey(this.#options.prefix)],
+      [this.#options.replica, body, String(Math.max(1, Math.round(keepMs)))],
+      (a) => constantAnswer(a, 'usage publish', 1),
+    );
   }
 
   async readUsage(): Promise<readonly PublishedPart[]> {
@@ -192,7 +321,12 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
     const key = switchKey(this.#options.prefix, node);
     const unloads = claim.action === 'unload' ? claim.model : claim.victim;
     const victimLeases = unloads === undefined ? key : pairKeys(this.#options.prefix, node, unloads).leases;
-    const answer = await this.#run(this.#scripts.switchTake, [key, victimLeases], [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim), this.#channel], (a) => switchTakeAnswer(a, CLAIM_FIELDS.length));
+    const answer = await this.#run(
+      this.#scripts.switchTake,
+      [key, victimLeases],
+      [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim), this.#channel],
+      (a) => switchTakeAnswer(a, CLAIM_FIELDS.length),
+    );
     if (answer.code === 1) return undefined;
     if (answer.code === 2) return { kind: 'victim_busy', victim: unloads ?? '', replicas: replicasOfLeases(answer.ids) };
     const other = claimOf(answer.fields);
@@ -202,28 +336,53 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
 
   /** Renews this holder's claim (registers it again if the store lost it); false = another holds it now. */
   async renewSwitch(node: string, claim: SwitchClaimFields): Promise<boolean> {
-    return this.#run(this.#scripts.switchRenew, [switchKey(this.#options.prefix, node)], [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim)], (a) => flagAnswer(a, 'switch renew'));
+    return this.#run(
+      this.#scripts.switchRenew,
+      [switchKey(this.#options.prefix, node)],
+      [claim.holder, String(this.#options.leaseTtlMs), ...claimArgs(claim)],
+      (a) => flagAnswer(a, 'switch renew'),
+    );
   }
 
   async releaseSwitch(node: string, holder: string): Promise<void> {
-    await this.#run(this.#scripts.switchRelease, [switchKey(this.#options.prefix, node)], [holder, this.#channel, String(SETTLED_TTL_MS)], (a) => flagAnswer(a, 'switch release'));
+    await this.#run(
+      this.#scripts.switchRelease,
+      [switchKey(this.#options.prefix, node)],
+      [holder, this.#channel, String(SETTLED_TTL_MS)],
+      (a) => flagAnswer(a, 'switch release'),
+    );
   }
 
   /** The claim on `node` now, whoever holds it, or the record of its last switch (`settled`). */
   async peekSwitch(node: string): Promise<SwitchClaimFields | undefined> {
-    return claimOf(await this.#ask(() => this.#client.hmget(switchKey(this.#options.prefix, node), ...CLAIM_FIELDS), (a) => fieldsAnswer(a, 'switch peek (HMGET)', CLAIM_FIELDS.length)));
+    return claimOf(
+      await this.#ask(
+        () => this.#client.hmget(switchKey(this.#options.prefix, node), ...CLAIM_FIELDS),
+        (a) => fieldsAnswer(a, 'switch peek (HMGET)', CLAIM_FIELDS.length),
+      ),
+    );
   }
 
   /** The operator's hold (or its end, `released`), ended by the store's clock after `hold.forMs` (PX); the writer's replica is named in it. */
   async putHold(hold: HoldRecord): Promise<void> {
-    const value = JSON.stringify({ node: hold.node, model: hold.model, kind: hold.kind, replica: hold.replica ?? this.#options.replica, for: Math.max(1, Math.round(hold.forMs)) });
+    const value = JSON.stringify({
+      node: hold.node,
+      model: hold.model,
+      kind: hold.kind,
+      replica: hold.replica ?? this.#options.replica,
+      for: Math.max(1, Math.round(hold.forMs)),
+    });
     const keys = [holdKey(this.#options.prefix, hold.node, hold.model), holdIndexKey(this.#options.prefix)];
-    await this.#run(this.#scripts.holdPut, keys, [value, String(Math.max(1, Math.round(hold.forMs)))], (a) => constantAnswer(a, 'hold put', 1));
+    await this.#run(this.#scripts.holdPut, keys, [value, String(Math.max(1, Math.round(hold.forMs)))], (a) =>
+      constantAnswer(a, 'hold put', 1),
+    );
   }
 
   /** The holds (and releases) any replica wrote that the store has not ended, with what is left of each. */
   async listHolds(): Promise<StoredHold[]> {
-    return this.#run(this.#scripts.holdList, [holdIndexKey(this.#options.prefix)], [], (a) => holdsAnswer(a, MAX_HOLDS).sort(byNodeAndModel));
+    return this.#run(this.#scripts.holdList, [holdIndexKey(this.#options.prefix)], [], (a) =>
+      holdsAnswer(a, MAX_HOLDS).sort(byNodeAndModel),
+    );
   }
 
   /** Called with the node whose switch claim changed (taken, updated, released); messages may be lost. */
@@ -269,6 +428,16 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
 
   #failed(error: unknown): StoreError {
     const { url, password, callTimeoutMs } = this.#options;
-    return new StoreError(storeReason({ url, password, error, connected: this.#client.status === 'ready', lastCause: this.#lastCause, timeoutMs: callTimeoutMs }), { cause: error });
+    return new StoreError(
+      storeReason({
+        url,
+        password,
+        error,
+        connected: this.#client.status === 'ready',
+        lastCause: this.#lastCause,
+        timeoutMs: callTimeoutMs,
+      }),
+      { cause: error },
+    );
   }
 }

@@ -39,7 +39,14 @@ export interface SharedSwitchesOptions {
 
 /** Pure: a store claim (or a released switch's record) as a switch ticket of its replica. */
 export function ticketOfClaim(claim: SwitchClaimFields): SwitchTicket {
-  const ticket = { model: claim.model, action: claim.action, by: claim.by, loaded: claim.loaded, victim: claim.victim, replica: claim.replica };
+  const ticket = {
+    model: claim.model,
+    action: claim.action,
+    by: claim.by,
+    loaded: claim.loaded,
+    victim: claim.victim,
+    replica: claim.replica,
+  };
   return claim.settled === true ? { ...ticket, settled: true } : ticket;
 }
 
@@ -57,7 +64,8 @@ export function remoteCounts(shared: boolean, seenAtMs: number, nowMs: number, l
 export function describeRemote(ticket: SwitchTicket): string {
   const who = `replica ${ticket.replica ?? '?'}`;
   if (ticket.action === 'unload') return `${who} ${ticket.settled === true ? 'unloaded' : 'is unloading'} ${ticket.model} here`;
-  if (ticket.settled === true) return `${who} switched the router to ${ticket.model}${ticket.victim === undefined ? '' : ` (unloading ${ticket.victim})`}, this replica's listing catching up`;
+  if (ticket.settled === true)
+    return `${who} switched the router to ${ticket.model}${ticket.victim === undefined ? '' : ` (unloading ${ticket.victim})`}, this replica's listing catching up`;
   return `${who} is switching the router to ${ticket.model}${ticket.victim === undefined ? '' : ` (unloading ${ticket.victim})`}${ticket.loaded ? ', loaded' : ''}`;
 }
 
@@ -109,7 +117,16 @@ export class SharedSwitches implements SwitchSharing {
   remote(node: string): SwitchTicket | undefined {
     const seen = this.#remote.get(node);
     if (seen === undefined) return undefined;
-    if (remoteCounts(this.#o.gate.shared(), seen.seenAtMs, this.#o.clock.monotonicMs(), this.#o.leaseTtlMs, seen.ticket.settled === true)) return seen.ticket;
+    if (
+      remoteCounts(
+        this.#o.gate.shared(),
+        seen.seenAtMs,
+        this.#o.clock.monotonicMs(),
+        this.#o.leaseTtlMs,
+        seen.ticket.settled === true,
+      )
+    )
+      return seen.ticket;
     this.#remote.delete(node);
     return undefined;
   }
@@ -123,7 +140,15 @@ export class SharedSwitches implements SwitchSharing {
 
   async claim(node: string, ticket: SwitchTicket): Promise<ClaimAnswer> {
     this.#seq += 1;
-    const claim: SwitchClaimFields = { holder: `${this.#o.replica}/${this.#run}/${this.#seq}`, replica: this.#o.replica, model: ticket.model, action: ticket.action, by: ticket.by, loaded: ticket.loaded, victim: ticket.victim };
+    const claim: SwitchClaimFields = {
+      holder: `${this.#o.replica}/${this.#run}/${this.#seq}`,
+      replica: this.#o.replica,
+      model: ticket.model,
+      action: ticket.action,
+      by: ticket.by,
+      loaded: ticket.loaded,
+      victim: ticket.victim,
+    };
     if (this.#o.gate.shared()) {
       try {
         const refusal = await this.#o.store.takeSwitch(node, claim);
@@ -195,12 +220,22 @@ export class SharedSwitches implements SwitchSharing {
     const before = this.#remote.get(node)?.ticket;
     const mine = this.#mine.get(node);
     // This replica's own claim (and its released records) are its book's; a record its listing caught up with no longer counts.
-    const ignored = claim === undefined || claim.holder === mine?.holder || (claim.settled === true && (claim.replica === this.#o.replica || this.#caught.get(node) === claim.holder));
+    const ignored =
+      claim === undefined ||
+      claim.holder === mine?.holder ||
+      (claim.settled === true && (claim.replica === this.#o.replica || this.#caught.get(node) === claim.holder));
     if (ignored) this.#remote.delete(node);
     else this.#remote.set(node, { ticket: ticketOfClaim(claim), holder: claim.holder, seenAtMs: this.#o.clock.monotonicMs() });
     if (claim?.settled !== true) this.#caught.delete(node);
     const after = this.#remote.get(node)?.ticket;
-    if (before?.model !== after?.model || before?.loaded !== after?.loaded || before?.replica !== after?.replica || before?.action !== after?.action || before?.settled !== after?.settled) this.#o.changed(node);
+    if (
+      before?.model !== after?.model ||
+      before?.loaded !== after?.loaded ||
+      before?.replica !== after?.replica ||
+      before?.action !== after?.action ||
+      before?.settled !== after?.settled
+    )
+      this.#o.changed(node);
   }
 
   #markBusy(node: string, model: string): void {

@@ -79,14 +79,20 @@ export function renewAnswer(answer: unknown, sent: number): void {
 
 /** HEARTBEAT: the live replicas, this one included (1 to MAX_LIVE_REPLICAS). */
 export function liveReplicasAnswer(answer: unknown, what = 'heartbeat'): number {
-  if (!isInt(answer, 1, MAX_LIVE_REPLICAS)) wrong(what, answer, `an integer count of live replicas from 1 to ${MAX_LIVE_REPLICAS}`);
+  if (!isInt(answer, 1, MAX_LIVE_REPLICAS))
+    wrong(what, answer, `an integer count of live replicas from 1 to ${MAX_LIVE_REPLICAS}`);
   return answer;
 }
 
 /** ACQUIRE: {1, used} granted, {0, used, ahead} queued, {2, used} refused by the switch guard (each with 3 integers). */
 export function acquireAnswer(answer: unknown): AcquireAnswer {
   const a = arrayOf(answer, 3);
-  if (a === undefined || !isInt(a[0], 0, 2) || !isInt(a[1], 0, Number.MAX_SAFE_INTEGER) || !isInt(a[2], 0, Number.MAX_SAFE_INTEGER)) {
+  if (
+    a === undefined ||
+    !isInt(a[0], 0, 2) ||
+    !isInt(a[1], 0, Number.MAX_SAFE_INTEGER) ||
+    !isInt(a[2], 0, Number.MAX_SAFE_INTEGER)
+  ) {
     return wrong('acquire', answer, 'an array of 3 integers [0, 1 or 2, leases used ≥ 0, waiters ahead ≥ 0]');
   }
   const told = { granted: a[0] === 1, used: a[1], ahead: a[2] };
@@ -102,8 +108,21 @@ export function tenantAdmitAnswer(answer: unknown, days: StoreDays): SharedAnswe
   const figures = a === undefined ? [] : [figure(a[2]), figure(a[3]), figure(a[4])];
   const nowMs = a === undefined ? undefined : epochMs(a[6]);
   const [requestsUsed, tokensUsed, todayTokens] = figures;
-  if (a === undefined || !isInt(a[0], 0, 1) || !isInt(a[1], 0, Number.MAX_SAFE_INTEGER) || requestsUsed === undefined || tokensUsed === undefined || todayTokens === undefined || !isInt(a[5], 1, 3) || nowMs === undefined) {
-    return wrong('tenant reserve', answer, 'an array of 7 [0 or 1, in flight, requests used, tokens used, day tokens, day 1..3, store ms]');
+  if (
+    a === undefined ||
+    !isInt(a[0], 0, 1) ||
+    !isInt(a[1], 0, Number.MAX_SAFE_INTEGER) ||
+    requestsUsed === undefined ||
+    tokensUsed === undefined ||
+    todayTokens === undefined ||
+    !isInt(a[5], 1, 3) ||
+    nowMs === undefined
+  ) {
+    return wrong(
+      'tenant reserve',
+      answer,
+      'an array of 7 [0 or 1, in flight, requests used, tokens used, day tokens, day 1..3, store ms]',
+    );
   }
   const day = days.days[a[5] - 1] ?? days.days[1];
   return { admitted: a[0] === 1, inFlight: a[1], requestsUsed, tokensUsed, todayTokens, day, storeNowMs: nowMs };
@@ -136,19 +155,33 @@ export function tenantPeekAnswer(answer: unknown): TenantPeek {
   const nowMs = epochMs(a[0]);
   const optional = (v: unknown): number | undefined | false => (v === null ? undefined : (figure(v) ?? false));
   const [ru, ra, tu, ta, day] = [a[2], a[3], a[4], a[5], a[6]].map(optional);
-  if (nowMs === undefined || !isInt(a[1], 0, Number.MAX_SAFE_INTEGER) || ru === false || ra === false || tu === false || ta === false || day === false) return wrong('tenant peek', answer, expected);
-  const meter = (used: number | undefined, atMs: number | undefined): TenantPeek['requests'] => (used === undefined || atMs === undefined ? undefined : { used, atMs });
+  if (
+    nowMs === undefined ||
+    !isInt(a[1], 0, Number.MAX_SAFE_INTEGER) ||
+    ru === false ||
+    ra === false ||
+    tu === false ||
+    ta === false ||
+    day === false
+  )
+    return wrong('tenant peek', answer, expected);
+  const meter = (used: number | undefined, atMs: number | undefined): TenantPeek['requests'] =>
+    used === undefined || atMs === undefined ? undefined : { used, atMs };
   return { nowMs, inFlight: a[1], requests: meter(ru, ra), tokens: meter(tu, ta), dayTokens: day ?? 0 };
 }
 
 /** SWITCH_TAKE: {1} taken, {0, the holder's 8 fields (string or nil)} held, {2, lease ids...} the victim is in use. */
-export type SwitchTakeAnswer = { readonly code: 1 } | { readonly code: 0; readonly fields: readonly (string | null)[] } | { readonly code: 2; readonly ids: readonly string[] };
+export type SwitchTakeAnswer =
+  | { readonly code: 1 }
+  | { readonly code: 0; readonly fields: readonly (string | null)[] }
+  | { readonly code: 2; readonly ids: readonly string[] };
 
 export function switchTakeAnswer(answer: unknown, fieldCount: number): SwitchTakeAnswer {
   const a = Array.isArray(answer) ? answer : [];
   const rest = a.slice(1);
   if (a[0] === 1 && a.length === 1) return { code: 1 };
-  if (a[0] === 0 && rest.length === fieldCount && rest.every((v) => v === null || typeof v === 'string')) return { code: 0, fields: rest as (string | null)[] };
+  if (a[0] === 0 && rest.length === fieldCount && rest.every((v) => v === null || typeof v === 'string'))
+    return { code: 0, fields: rest as (string | null)[] };
   if (a[0] === 2 && rest.length > 0 && rest.every((v) => typeof v === 'string')) return { code: 2, ids: rest as string[] };
   return wrong('switch take', answer, `[1], [0, ${fieldCount} fields] or [2, lease ids...]`);
 }
@@ -156,7 +189,8 @@ export function switchTakeAnswer(answer: unknown, fieldCount: number): SwitchTak
 /** HMGET of a claim's fields: that many strings or nils. */
 export function fieldsAnswer(answer: unknown, what: string, count: number): (string | null)[] {
   const a = arrayOf(answer, count);
-  if (a === undefined || !a.every((v) => v === null || typeof v === 'string')) return wrong(what, answer, `an array of ${count} strings or nils`);
+  if (a === undefined || !a.every((v) => v === null || typeof v === 'string'))
+    return wrong(what, answer, `an array of ${count} strings or nils`);
   return a as (string | null)[];
 }
 
@@ -169,7 +203,8 @@ export function setNxAnswer(answer: unknown, what: string): boolean {
 
 /** SCRIPT LOAD: the script's SHA1 (40 hex digits). */
 export function scriptShaAnswer(answer: unknown, what: string): string {
-  if (typeof answer !== 'string' || !/^[0-9a-f]{40}$/i.test(answer)) return wrong(`SCRIPT LOAD of ${what}`, answer, 'a SHA1 of 40 hex digits');
+  if (typeof answer !== 'string' || !/^[0-9a-f]{40}$/i.test(answer))
+    return wrong(`SCRIPT LOAD of ${what}`, answer, 'a SHA1 of 40 hex digits');
   return answer;
 }
 
@@ -198,7 +233,14 @@ export function holdsAnswer(answer: unknown, max: number): ListedHold[] {
     }
     const h = (typeof hold === 'object' && hold !== null ? hold : {}) as Record<string, unknown>;
     const { node, model, kind, replica } = h;
-    if (!isInt(leftMs, 1, Number.MAX_SAFE_INTEGER) || typeof node !== 'string' || typeof model !== 'string' || (kind !== 'loaded' && kind !== 'unloaded' && kind !== 'released') || typeof replica !== 'string' || !isInt(h.for, 1, Number.MAX_SAFE_INTEGER)) {
+    if (
+      !isInt(leftMs, 1, Number.MAX_SAFE_INTEGER) ||
+      typeof node !== 'string' ||
+      typeof model !== 'string' ||
+      (kind !== 'loaded' && kind !== 'unloaded' && kind !== 'released') ||
+      typeof replica !== 'string' ||
+      !isInt(h.for, 1, Number.MAX_SAFE_INTEGER)
+    ) {
       return wrong('holds list', answer, expected);
     }
     holds.push({ node, model, kind, replica, forMs: h.for, leftMs });

@@ -38,20 +38,32 @@ export function claimArgs(claim: SwitchClaimFields): string[] {
 
 /** Pure: the claim (or a released switch's record) an HMGET of FIELDS read, or undefined when there is none (or it is not one). */
 export function claimOf(values: readonly unknown[]): SwitchClaimFields | undefined {
-  const [holder, replica, model, action, by, loaded, victim, settled] = values.map((v) => (typeof v === 'string' ? v : undefined));
+  const [holder, replica, model, action, by, loaded, victim, settled] = values.map((v) =>
+    typeof v === 'string' ? v : undefined,
+  );
   // A released switch's record keeps the id of the holder that released it in `settled`.
   const released = holder === undefined && settled !== undefined && settled !== '';
   const id = holder ?? settled;
   if (id === undefined || (holder === undefined && !released) || replica === undefined || model === undefined) return undefined;
   if (action !== 'load' && action !== 'unload') return undefined;
   if (by !== 'request' && by !== 'reconciler' && by !== 'admin') return undefined;
-  const claim: SwitchClaimFields = { holder: id, replica, model, action, by, loaded: loaded === '1', victim: victim === undefined || victim === '' ? undefined : victim };
+  const claim: SwitchClaimFields = {
+    holder: id,
+    replica,
+    model,
+    action,
+    by,
+    loaded: loaded === '1',
+    victim: victim === undefined || victim === '' ? undefined : victim,
+  };
   return released ? { ...claim, settled: true } : claim;
 }
 
 /** Pure: the replicas named by lease ids (`replica/run/seq`), each once. */
 export function replicasOfLeases(ids: readonly unknown[]): string[] {
-  const names = ids.flatMap((id) => (typeof id === 'string' && id.split('/').length >= 3 ? [id.split('/').slice(0, -2).join('/')] : []));
+  const names = ids.flatMap((id) =>
+    typeof id === 'string' && id.split('/').length >= 3 ? [id.split('/').slice(0, -2).join('/')] : [],
+  );
   return [...new Set(names)];
 }
 

@@ -151,5 +151,11 @@ export interface TenantKeys {
 
 export function tenantKeys(prefix: string, tenant: string): TenantKeys {
   const base = `${prefix}tenant{${tenant}}`;
-  return { meter: `${base}:meter`, inflight: `${base}:inflight`, open: `${base}:open`, day: (day) => `${base}:day:${day}`, rejoin: (batch) => `${base}:rejoin:${batch}` };
+  return {
+    meter: `${base}:meter`,
+    inflight: `${base}:inflight`,
+    open: `${base}:open`,
+    day: (day) => `${base}:day:${day}`,
+    rejoin: (batch) => `${base}:rejoin:${batch}`,
+  };
 }

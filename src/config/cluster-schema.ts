@@ -15,24 +15,37 @@ export function parseStoreUrl(text: string): ParseResult<string> {
   } catch {
     return invalid('must be a URL like "redis://127.0.0.1:6379/0" (or rediss:// for TLS)');
   }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return invalid(`must start with redis:// or rediss:// (got "${url.protocol}//")`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    return invalid(`must start with redis:// or rediss:// (got "${url.protocol}//")`);
   if (url.hostname === '') return invalid('must name the store\'s host, like "redis://127.0.0.1:6379/0"');
-  if (url.password !== '' || url.username !== '') return invalid('must not carry credentials: give them as password = "env:NAME"');
+  if (url.password !== '' || url.username !== '')
+    return invalid('must not carry credentials: give them as password = "env:NAME"');
   const db = url.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d{1,2}$/.test(db)) return invalid(`the database after the port must be a number like /0 (got "/${db}")`);
   if (url.search !== '' || url.hash !== '') return invalid('must not have a query or fragment');
   return valid(text);
 }
 
-const leaseTtl = durationMs.pipe(z.number().min(1000, { error: 'must be at least 1s (renewals go out three times per lease_ttl)' }).max(300_000, { error: 'must be at most 5m' }));
+const leaseTtl = durationMs.pipe(
+  z
+    .number()
+    .min(1000, { error: 'must be at least 1s (renewals go out three times per lease_ttl)' })
+    .max(300_000, { error: 'must be at most 5m' }),
+);
 
 export function clusterSchema(env: EnvVars): z.ZodType<ClusterConfig> {
   return table({
     store: z.string({ error: 'must be a string like "redis://127.0.0.1:6379/0"' }).pipe(parsedBy(parseStoreUrl)),
-    password: z.string().pipe(parsedBy((value: string) => resolveApiKey(value, env))).optional(),
+    password: z
+      .string()
+      .pipe(parsedBy((value: string) => resolveApiKey(value, env)))
+      .optional(),
     replica: nodeName.optional(),
     lease_ttl: leaseTtl.default(CLUSTER_DEFAULTS.leaseTtlMs),
-    prefix: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: 'must be 1 to 64 characters: letters, digits, . _ : -' }).default(CLUSTER_DEFAULTS.prefix),
+    prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: 'must be 1 to 64 characters: letters, digits, . _ : -' })
+      .default(CLUSTER_DEFAULTS.prefix),
   }).transform((cluster) => ({
     store: cluster.store,
     password: cluster.password,

@@ -1,6 +1,18 @@
 // Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
-import type { AdminConfig, DiscoveryConfig, HealthConfig, KvMode, LoadSignalsConfig, MeshConfig, ModelsConfig, NodeKind, RoutingConfig, ServerConfig, UpstreamConfig } from './types.ts';
+import type {
+  AdminConfig,
+  DiscoveryConfig,
+  HealthConfig,
+  KvMode,
+  LoadSignalsConfig,
+  MeshConfig,
+  ModelsConfig,
+  NodeKind,
+  RoutingConfig,
+  ServerConfig,
+  UpstreamConfig,
+} from './types.ts';
 
 const MIB = 1_048_576;
 
@@ -15,7 +27,16 @@ export interface ConfigDefaults {
   readonly models: Pick<ModelsConfig, 'operatorHoldMs'>;
   readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly weight: number; readonly wakeTimeoutMs: number };
   /** `[mesh]` has no defaults for site, url, key_file and listen: they are required when the table is present. */
-  readonly mesh: Pick<MeshConfig, 'peers' | 'maxPeerMessagesPerSecond' | 'heartbeatMs' | 'maxModelsPerSite' | 'maxClockSkewMs' | 'maxRememberedForwards' | 'maxMessageBytes'> & {
+  readonly mesh: Pick<
+    MeshConfig,
+    | 'peers'
+    | 'maxPeerMessagesPerSecond'
+    | 'heartbeatMs'
+    | 'maxModelsPerSite'
+    | 'maxClockSkewMs'
+    | 'maxRememberedForwards'
+    | 'maxMessageBytes'
+  > & {
     /** freshness defaults to this many heartbeats. */
     readonly freshnessHeartbeats: number;
   };
@@ -89,5 +110,14 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
   // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
   node: Object.freeze({ kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 }),
   // Three missed heartbeats make a site stale: one lost message is not an outage.
-  mesh: Object.freeze({ peers: Object.freeze([]), maxPeerMessagesPerSecond: 200, heartbeatMs: 5_000, freshnessHeartbeats: 3, maxModelsPerSite: 256, maxClockSkewMs: 30_000, maxRememberedForwards: 65_536, maxMessageBytes: 256 * 1024 }),
+  mesh: Object.freeze({
+    peers: Object.freeze([]),
+    maxPeerMessagesPerSecond: 200,
+    heartbeatMs: 5_000,
+    freshnessHeartbeats: 3,
+    maxModelsPerSite: 256,
+    maxClockSkewMs: 30_000,
+    maxRememberedForwards: 65_536,
+    maxMessageBytes: 256 * 1024,
+  }),
 });

@@ -33,10 +33,21 @@ export const INFERENCE_ENDPOINTS = [
 export type InferenceEndpoint = (typeof INFERENCE_ENDPOINTS)[number];
 
 /** The OpenAI endpoints every OpenAI-compatible server is assumed to serve (a `kind = "openai"` node's default). */
-export const OPENAI_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/responses'];
+export const OPENAI_ENDPOINTS: readonly InferenceEndpoint[] = [
+  '/v1/chat/completions',
+  '/v1/completions',
+  '/v1/embeddings',
+  '/v1/responses',
+];
 
 /** Ollama's native inference routes: only Ollama serves them. */
-export const OLLAMA_NATIVE_ENDPOINTS: readonly InferenceEndpoint[] = ['/api/chat', '/api/generate', '/api/embed', '/api/embeddings', '/api/show'];
+export const OLLAMA_NATIVE_ENDPOINTS: readonly InferenceEndpoint[] = [
+  '/api/chat',
+  '/api/generate',
+  '/api/embed',
+  '/api/embeddings',
+  '/api/show',
+];
 
 export function isInferenceEndpoint(path: string): path is InferenceEndpoint {
   return (INFERENCE_ENDPOINTS as readonly string[]).includes(path);
@@ -53,7 +64,13 @@ export function countsOnly(endpoint: InferenceEndpoint): boolean {
 }
 
 /** Rerank (a query against documents) and score (text pairs): each pair is one sequence to the model. */
-export const RERANK_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/rerank', '/rerank', '/v2/rerank', '/reranking', '/v1/reranking'];
+export const RERANK_ENDPOINTS: readonly InferenceEndpoint[] = [
+  '/v1/rerank',
+  '/rerank',
+  '/v2/rerank',
+  '/reranking',
+  '/v1/reranking',
+];
 export const SCORE_ENDPOINTS: readonly InferenceEndpoint[] = ['/v1/score', '/score'];
 
 export function isRerankOrScoreEndpoint(path: string): boolean {

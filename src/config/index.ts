@@ -16,7 +16,22 @@ export type {
   UpstreamConfig,
 } from './types.ts';
 export { NODE_KINDS, POLICY_NAMES } from './types.ts';
-export { INFERENCE_ENDPOINTS, OLLAMA_NATIVE_ENDPOINTS, OPENAI_ENDPOINTS, RERANK_ENDPOINTS, SCORE_ENDPOINTS, MULTIPART_ENDPOINTS, answersMedia, countsOnly, isAnthropicPath, isOllamaPath, isRerankOrScoreEndpoint, isInferenceEndpoint, takesMultipart, type InferenceEndpoint } from './endpoints.ts';
+export {
+  INFERENCE_ENDPOINTS,
+  OLLAMA_NATIVE_ENDPOINTS,
+  OPENAI_ENDPOINTS,
+  RERANK_ENDPOINTS,
+  SCORE_ENDPOINTS,
+  MULTIPART_ENDPOINTS,
+  answersMedia,
+  countsOnly,
+  isAnthropicPath,
+  isOllamaPath,
+  isRerankOrScoreEndpoint,
+  isInferenceEndpoint,
+  takesMultipart,
+  type InferenceEndpoint,
+} from './endpoints.ts';
 export type { EnvVars } from './api-key.ts';
 export { CONFIG_DEFAULTS, type ConfigDefaults } from './defaults.ts';
 export { formatProblems, loadConfig, loadConfigFile } from './load.ts';

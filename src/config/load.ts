@@ -23,7 +23,12 @@ export const readKeyFile: SecretFileReader = (path) => {
 const MAX_KEY_FILE_CHARS = 4 * 1024 * 1024;
 
 /** `source` names the text in a syntax error (the file's path), so the operator knows where to look. */
-export function loadConfig(tomlText: string, env: EnvVars, source?: string, readFile: SecretFileReader = readKeyFile): LoadResult {
+export function loadConfig(
+  tomlText: string,
+  env: EnvVars,
+  source?: string,
+  readFile: SecretFileReader = readKeyFile,
+): LoadResult {
   let document: unknown;
   try {
     document = parse(tomlText);

@@ -42,13 +42,11 @@ export const logSchema = table({
   bodies_max_bytes: positiveSizeBytes
     .refine((n) => n <= 1024 * 1024, { error: 'must be at most 1MiB (a request log line holds the prompt text up to this)' })
     .default(LOG_DEFAULTS.bodiesMaxBytes),
-}).transform(
-  (log): LogConfig => ({
-    requests: log.requests,
-    requestsMaxBytes: log.requests_max_bytes,
-    requestsKeep: log.requests_keep,
-    requestsBufferLines: log.requests_buffer_lines,
-    bodies: log.bodies,
-    bodiesMaxBytes: log.bodies_max_bytes,
-  }),
-);
+}).transform((log): LogConfig => ({
+  requests: log.requests,
+  requestsMaxBytes: log.requests_max_bytes,
+  requestsKeep: log.requests_keep,
+  requestsBufferLines: log.requests_buffer_lines,
+  bodies: log.bodies,
+  bodiesMaxBytes: log.bodies_max_bytes,
+}));

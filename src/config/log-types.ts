@@ -1,7 +1,8 @@
 // The request log's settings (`[log]`), as the schema (log-schema.ts) produces them.
 
 /** Where request lines go: nowhere, standard output, or a file. */
-export type RequestLogTarget = { readonly kind: 'off' } | { readonly kind: 'stdout' } | { readonly kind: 'file'; readonly path: string };
+export type RequestLogTarget =
+  { readonly kind: 'off' } | { readonly kind: 'stdout' } | { readonly kind: 'file'; readonly path: string };
 
 export interface LogConfig {
   readonly requests: RequestLogTarget;

@@ -20,8 +20,10 @@ const EXAMPLE = '"/ip4/10.0.0.7/tcp/4001/p2p/12D3KooW..."';
 export function parseListenMultiaddr(text: string): ParseResult<string> {
   const components = readComponents(text);
   if (!components.ok) return components;
-  if (!components.value.some((part) => part.name === 'tcp')) return invalid('must be a TCP multiaddr, like "/ip4/0.0.0.0/tcp/4001"');
-  if (components.value.some((part) => part.name === 'p2p')) return invalid('must not name a peer id (/p2p/...): this site listens with its own key');
+  if (!components.value.some((part) => part.name === 'tcp'))
+    return invalid('must be a TCP multiaddr, like "/ip4/0.0.0.0/tcp/4001"');
+  if (components.value.some((part) => part.name === 'p2p'))
+    return invalid('must not name a peer id (/p2p/...): this site listens with its own key');
   return valid(text);
 }
 
@@ -29,9 +31,11 @@ export function parsePeerMultiaddr(text: string): ParseResult<string> {
   const components = readComponents(text);
   if (!components.ok) return components;
   const last = components.value.at(-1);
-  if (last?.name !== 'p2p' || last.value === undefined) return invalid(`must end in /p2p/<peer id> (the peer id switchyard keygen printed for that site), like ${EXAMPLE}`);
+  if (last?.name !== 'p2p' || last.value === undefined)
+    return invalid(`must end in /p2p/<peer id> (the peer id switchyard keygen printed for that site), like ${EXAMPLE}`);
   try {
-    if (peerIdFromString(last.value).type !== 'Ed25519') return invalid('must name an Ed25519 peer id (12D3KooW...): site keys are Ed25519');
+    if (peerIdFromString(last.value).type !== 'Ed25519')
+      return invalid('must name an Ed25519 peer id (12D3KooW...): site keys are Ed25519');
   } catch {
     return invalid(`has a /p2p/ part that is not a peer id, like ${EXAMPLE}`);
   }

@@ -31,10 +31,12 @@ const siteId = name.refine((text) => text.trim() !== text || text === '' || isSi
 const pinSchema = table({
   id: siteId,
   // Kept as written (the canonical spelling is checked); the bytes are decoded where keys are used.
-  public_key: z.string().pipe(parsedBy((text: string) => {
-    const parsed = parsePublicKey(text);
-    return parsed.ok ? valid(text) : invalid<string>(parsed.message);
-  })),
+  public_key: z.string().pipe(
+    parsedBy((text: string) => {
+      const parsed = parsePublicKey(text);
+      return parsed.ok ? valid(text) : invalid<string>(parsed.message);
+    }),
+  ),
   url: z.string().pipe(parsedBy(normalizeNodeUrl)).optional(),
   // Checked against [[tenants]] by the top-level schema.
   tenant: name.optional(),
@@ -51,24 +53,38 @@ const staticModelSchema = table({
 }).transform((model): MeshStaticModel => (model.ctx === undefined ? { id: model.id } : { id: model.id, ctx: model.ctx }));
 
 const stringArray = (parse: (text: string) => ParseResult<string>, what: string) =>
-  z.array(z.string().pipe(parsedBy(parse)), { error: (issue) => (issue.input === undefined ? 'is required' : `must be an array of ${what}`) });
+  z.array(z.string().pipe(parsedBy(parse)), {
+    error: (issue) => (issue.input === undefined ? 'is required' : `must be an array of ${what}`),
+  });
 
 export const meshSchema = table({
   site: siteId,
   url: z.string().pipe(parsedBy(normalizeNodeUrl)),
   key_file: z.string().min(1, { error: 'must name the key file written by switchyard keygen --out FILE' }),
-  peer_key_file: z.string().min(1, { error: 'must name a key file written by switchyard keygen --out FILE (this replica\'s own libp2p identity)' }).optional(),
-  listen: stringArray(parseListenMultiaddr, 'multiaddrs, like ["/ip4/0.0.0.0/tcp/4001"]').min(1, { error: 'must list at least one multiaddr, like ["/ip4/0.0.0.0/tcp/4001"]' }),
+  peer_key_file: z
+    .string()
+    .min(1, { error: "must name a key file written by switchyard keygen --out FILE (this replica's own libp2p identity)" })
+    .optional(),
+  listen: stringArray(parseListenMultiaddr, 'multiaddrs, like ["/ip4/0.0.0.0/tcp/4001"]').min(1, {
+    error: 'must list at least one multiaddr, like ["/ip4/0.0.0.0/tcp/4001"]',
+  }),
   peers: stringArray(parsePeerMultiaddr, 'multiaddrs ending in /p2p/<peer id>').default([...DEFAULTS.peers]),
   allowed_peers: stringArray(parsePeerId, 'peer ids, like ["12D3KooW..."]').default([]),
-  max_peer_messages_per_second: wholeAtLeastOne.pipe(z.int().max(MAX_PEER_RATE, { error: `must be at most ${MAX_PEER_RATE}` })).default(DEFAULTS.maxPeerMessagesPerSecond),
+  max_peer_messages_per_second: wholeAtLeastOne
+    .pipe(z.int().max(MAX_PEER_RATE, { error: `must be at most ${MAX_PEER_RATE}` }))
+    .default(DEFAULTS.maxPeerMessagesPerSecond),
   heartbeat: positiveDurationMs.default(DEFAULTS.heartbeatMs),
   freshness: positiveDurationMs.optional(),
   max_models_per_site: wholeAtLeastOne.default(DEFAULTS.maxModelsPerSite),
   max_clock_skew: positiveDurationMs.default(DEFAULTS.maxClockSkewMs),
   max_remembered_forwards: wholeAtLeastOne.default(DEFAULTS.maxRememberedForwards),
   max_message_bytes: positiveSizeBytes
-    .pipe(z.number().min(MIN_MESSAGE_BYTES, { error: `must be at least ${MIN_MESSAGE_BYTES / KIB}KiB` }).max(MAX_MESSAGE_BYTES, { error: `must be at most ${MAX_MESSAGE_BYTES / KIB}KiB` }))
+    .pipe(
+      z
+        .number()
+        .min(MIN_MESSAGE_BYTES, { error: `must be at least ${MIN_MESSAGE_BYTES / KIB}KiB` })
+        .max(MAX_MESSAGE_BYTES, { error: `must be at most ${MAX_MESSAGE_BYTES / KIB}KiB` }),
+    )
     .default(DEFAULTS.maxMessageBytes),
   static_models: z.array(staticModelSchema, { error: 'must be an array of tables like { id = "m", ctx = 8192 }' }).default([]),
   sites: z.array(pinSchema, { error: 'must be an array of tables, written [[mesh.sites]]' }).default([]),
@@ -76,39 +92,70 @@ export const meshSchema = table({
   .superRefine((mesh, ctx) => {
     const freshness = mesh.freshness ?? mesh.heartbeat * DEFAULTS.freshnessHeartbeats;
     if (freshness <= mesh.heartbeat) {
-      ctx.addIssue({ code: 'custom', path: ['freshness'], message: 'must be longer than heartbeat, or every site would turn stale between two heartbeats (default: 3 × heartbeat)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['freshness'],
+        message: 'must be longer than heartbeat, or every site would turn stale between two heartbeats (default: 3 × heartbeat)',
+      });
     }
-    reportRepeats(ctx, mesh.sites.map((pin) => pin.id), ['sites'], 'id', (id) => `site "${id}" is pinned twice; each site has one key`);
-    reportRepeats(ctx, mesh.sites.map((pin) => pin.publicKey), ['sites'], 'public_key', () => 'the same key is pinned for two sites; each site must have its own key, or one could speak for the other');
+    reportRepeats(
+      ctx,
+      mesh.sites.map((pin) => pin.id),
+      ['sites'],
+      'id',
+      (id) => `site "${id}" is pinned twice; each site has one key`,
+    );
+    reportRepeats(
+      ctx,
+      mesh.sites.map((pin) => pin.publicKey),
+      ['sites'],
+      'public_key',
+      () => 'the same key is pinned for two sites; each site must have its own key, or one could speak for the other',
+    );
     reportRepeats(ctx, mesh.allowed_peers, ['allowed_peers'], undefined, (id) => `peer ${id} is listed twice`);
-    reportRepeats(ctx, mesh.static_models.map((model) => model.id), ['static_models'], 'id', (id) => `model "${id}" is listed twice`);
+    reportRepeats(
+      ctx,
+      mesh.static_models.map((model) => model.id),
+      ['static_models'],
+      'id',
+      (id) => `model "${id}" is listed twice`,
+    );
   })
-  .transform(
-    (mesh): MeshConfig => ({
-      site: mesh.site,
-      url: mesh.url,
-      keyFile: mesh.key_file,
-      ...(mesh.peer_key_file === undefined ? {} : { peerKeyFile: mesh.peer_key_file }),
-      listen: mesh.listen,
-      peers: mesh.peers,
-      allowedPeers: mesh.allowed_peers,
-      maxPeerMessagesPerSecond: mesh.max_peer_messages_per_second,
-      heartbeatMs: mesh.heartbeat,
-      freshnessMs: mesh.freshness ?? mesh.heartbeat * DEFAULTS.freshnessHeartbeats,
-      maxModelsPerSite: mesh.max_models_per_site,
-      maxClockSkewMs: mesh.max_clock_skew,
-      maxRememberedForwards: mesh.max_remembered_forwards,
-      maxMessageBytes: mesh.max_message_bytes,
-      staticModels: mesh.static_models,
-      sites: mesh.sites,
-    }),
-  );
+  .transform((mesh): MeshConfig => ({
+    site: mesh.site,
+    url: mesh.url,
+    keyFile: mesh.key_file,
+    ...(mesh.peer_key_file === undefined ? {} : { peerKeyFile: mesh.peer_key_file }),
+    listen: mesh.listen,
+    peers: mesh.peers,
+    allowedPeers: mesh.allowed_peers,
+    maxPeerMessagesPerSecond: mesh.max_peer_messages_per_second,
+    heartbeatMs: mesh.heartbeat,
+    freshnessMs: mesh.freshness ?? mesh.heartbeat * DEFAULTS.freshnessHeartbeats,
+    maxModelsPerSite: mesh.max_models_per_site,
+    maxClockSkewMs: mesh.max_clock_skew,
+    maxRememberedForwards: mesh.max_remembered_forwards,
+    maxMessageBytes: mesh.max_message_bytes,
+    staticModels: mesh.static_models,
+    sites: mesh.sites,
+  }));
 
 /** One problem per later repeat, at that entry's key, naming the value (ids and public keys are not secret). */
-function reportRepeats(ctx: z.core.$RefinementCtx, values: readonly string[], prefix: readonly string[], key: string | undefined, message: (value: string) => string): void {
+function reportRepeats(
+  ctx: z.core.$RefinementCtx,
+  values: readonly string[],
+  prefix: readonly string[],
+  key: string | undefined,
+  message: (value: string) => string,
+): void {
   const seen = new Set<string>();
   values.forEach((value, index) => {
-    if (seen.has(value)) ctx.addIssue({ code: 'custom', path: key === undefined ? [...prefix, index] : [...prefix, index, key], message: message(value) });
+    if (seen.has(value))
+      ctx.addIssue({
+        code: 'custom',
+        path: key === undefined ? [...prefix, index] : [...prefix, index, key],
+        message: message(value),
+      });
     seen.add(value);
   });
 }

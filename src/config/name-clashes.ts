@@ -34,7 +34,11 @@ export function findModelNameClashes(available: readonly ModelEntry[]): NameClas
     if (model.name === '') return;
     const firstIndex = modelIndexByName.get(model.name);
     if (firstIndex === undefined) modelIndexByName.set(model.name, index);
-    else clashes.push({ path: [index, 'name'], message: `duplicate model name "${model.name}" (also models.available[${firstIndex}])` });
+    else
+      clashes.push({
+        path: [index, 'name'],
+        message: `duplicate model name "${model.name}" (also models.available[${firstIndex}])`,
+      });
   });
   const aliasOwner = new Map<string, string>();
   available.forEach((model, index) => {

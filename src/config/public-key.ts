@@ -10,7 +10,9 @@ const B64URL_32 = /^[A-Za-z0-9_-]{43}$/;
 
 export function parsePublicKey(text: string): ParseResult<Uint8Array> {
   if (!B64URL_32.test(text)) {
-    return invalid(`must be a raw 32-byte Ed25519 public key in base64url without padding (43 characters of A-Z a-z 0-9 - _), as printed by switchyard keygen; got ${text.length} characters`);
+    return invalid(
+      `must be a raw 32-byte Ed25519 public key in base64url without padding (43 characters of A-Z a-z 0-9 - _), as printed by switchyard keygen; got ${text.length} characters`,
+    );
   }
   const bytes = Buffer.from(text, 'base64url');
   if (bytes.length !== ED25519_PUBLIC_KEY_BYTES || bytes.toString('base64url') !== text) {

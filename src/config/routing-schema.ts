@@ -2,7 +2,15 @@
 // signals scraped from each node's own metrics.
 import { z } from 'zod';
 import { CONFIG_DEFAULTS } from './defaults.ts';
-import { nonNegativeDurationMs, numberIn, positiveDurationMs, positiveSizeBytes, positiveUpTo, table, wholeAtLeastOne } from './schema-parts.ts';
+import {
+  nonNegativeDurationMs,
+  numberIn,
+  positiveDurationMs,
+  positiveSizeBytes,
+  positiveUpTo,
+  table,
+  wholeAtLeastOne,
+} from './schema-parts.ts';
 import { POLICY_NAMES } from './types.ts';
 
 export const loadSignalsSchema = table({
@@ -10,7 +18,12 @@ export const loadSignalsSchema = table({
   timeout: positiveDurationMs.default(CONFIG_DEFAULTS.load.timeoutMs),
   max_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.load.maxBodyBytes),
   stale_after: positiveDurationMs.default(CONFIG_DEFAULTS.load.staleAfterMs),
-}).transform((load) => ({ intervalMs: load.interval, timeoutMs: load.timeout, maxBodyBytes: load.max_body_bytes, staleAfterMs: load.stale_after }));
+}).transform((load) => ({
+  intervalMs: load.interval,
+  timeoutMs: load.timeout,
+  maxBodyBytes: load.max_body_bytes,
+  staleAfterMs: load.stale_after,
+}));
 
 export const policyName = z.enum(POLICY_NAMES, { error: `must be one of: ${POLICY_NAMES.join(', ')}` });
 
@@ -24,7 +37,10 @@ export const routingSchema = table({
   affinity_prefix_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.affinityPrefixChars),
   affinity_epsilon: positiveUpTo(100).default(CONFIG_DEFAULTS.routing.affinityEpsilon),
   cache_threshold: numberIn(0, 1).default(CONFIG_DEFAULTS.routing.cacheThreshold),
-  cache_balance_abs: z.int({ error: 'must be a whole number of at least 0' }).min(0, { error: 'must be a whole number of at least 0' }).default(CONFIG_DEFAULTS.routing.cacheBalanceAbs),
+  cache_balance_abs: z
+    .int({ error: 'must be a whole number of at least 0' })
+    .min(0, { error: 'must be a whole number of at least 0' })
+    .default(CONFIG_DEFAULTS.routing.cacheBalanceAbs),
   cache_balance_rel: numberIn(1, Number.MAX_VALUE).default(CONFIG_DEFAULTS.routing.cacheBalanceRel),
   cache_prompt_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cachePromptChars),
   cache_max_tree_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.cacheMaxTreeChars),

@@ -28,7 +28,11 @@ export function parsedBy<I, T>(parse: (input: I) => ParseResult<T>) {
   });
 }
 
-export function reportClashes(ctx: z.core.$RefinementCtx, clashes: readonly NameClash[], prefix: readonly (string | number)[] = []): void {
+export function reportClashes(
+  ctx: z.core.$RefinementCtx,
+  clashes: readonly NameClash[],
+  prefix: readonly (string | number)[] = [],
+): void {
   for (const clash of clashes) ctx.addIssue({ code: 'custom', path: [...prefix, ...clash.path], message: clash.message });
 }
 
@@ -54,11 +58,16 @@ export const nodeName = name.refine((text) => text === '' || text.trim() !== tex
 });
 
 export const nonNegativeDurationMs = durationMs.pipe(z.number().min(0, { error: 'must not be negative' }));
-export const wholeAtLeastOne = z.int({ error: 'must be a whole number of at least 1' }).min(1, { error: 'must be a whole number of at least 1' });
+export const wholeAtLeastOne = z
+  .int({ error: 'must be a whole number of at least 1' })
+  .min(1, { error: 'must be a whole number of at least 1' });
 
 /** A number > 0 and at most `max`. */
 export const positiveUpTo = (max: number) =>
-  z.number({ error: 'must be a number greater than 0' }).positive({ error: 'must be a number greater than 0' }).max(max, { error: `must be at most ${max}` });
+  z
+    .number({ error: 'must be a number greater than 0' })
+    .positive({ error: 'must be a number greater than 0' })
+    .max(max, { error: `must be at most ${max}` });
 /** A number from `min` to `max` (no upper bound stated when `max` is Number.MAX_VALUE). */
 export const numberIn = (min: number, max: number) => {
   const error = max === Number.MAX_VALUE ? `must be a number of at least ${min}` : `must be a number from ${min} to ${max}`;

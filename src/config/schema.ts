@@ -49,7 +49,10 @@ function serverSchema(env: EnvVars) {
     drain_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.server.drainTimeoutMs),
     api_keys: z.array(secretSchema(env), { error: 'must be an array of keys (literal or "env:VAR")' }).default([]),
     workers: workersSchema.default(CONFIG_DEFAULTS.server.workers),
-    cors_origins: corsOriginsSchema.default(() => { const origins = CONFIG_DEFAULTS.server.corsOrigins; return origins === '*' ? origins : [...origins]; }),
+    cors_origins: corsOriginsSchema.default(() => {
+      const origins = CONFIG_DEFAULTS.server.corsOrigins;
+      return origins === '*' ? origins : [...origins];
+    }),
     state_dir: name.optional(),
   }).transform((server) => ({
     listen: server.listen,
@@ -72,7 +75,10 @@ const MAX_OPERATOR_HOLD_MS = 86_400_000;
 /** How many event loops serve requests: a whole number from 1 to MAX_WORKERS, or "auto" (one per core). */
 const WORKERS_ERROR = `must be a whole number from 1 to ${MAX_WORKERS}, or "auto" (one per available core)`;
 const workersSchema = z.union(
-  [z.literal('auto'), z.int({ error: WORKERS_ERROR }).min(1, { error: WORKERS_ERROR }).max(MAX_WORKERS, { error: WORKERS_ERROR })],
+  [
+    z.literal('auto'),
+    z.int({ error: WORKERS_ERROR }).min(1, { error: WORKERS_ERROR }).max(MAX_WORKERS, { error: WORKERS_ERROR }),
+  ],
   { error: WORKERS_ERROR },
 );
 
@@ -144,7 +150,12 @@ const modelSchema = table({
   policy: policyName.optional(),
   pin: z.boolean({ error: 'must be true or false' }).optional(),
   preload: z.boolean({ error: 'must be true or false' }).optional(),
-  warm: z.number({ error: 'must be a whole number of nodes' }).int({ error: 'must be a whole number of nodes' }).min(0, { error: 'must be 0 or more' }).max(1000, { error: 'must be at most 1000' }).optional(),
+  warm: z
+    .number({ error: 'must be a whole number of nodes' })
+    .int({ error: 'must be a whole number of nodes' })
+    .min(0, { error: 'must be 0 or more' })
+    .max(1000, { error: 'must be at most 1000' })
+    .optional(),
 }).transform((model): ModelSpec => {
   const spec: ModelSpec = { name: model.name, group: model.group, aliases: model.aliases, policy: model.policy };
   if (model.pin === undefined && model.preload === undefined && model.warm === undefined) return spec;
@@ -154,7 +165,9 @@ const modelSchema = table({
 const modelsSchema = table({
   default: name.optional(),
   available: z.array(modelSchema, { error: 'must be an array of tables, written [[models.available]]' }).default([]),
-  operator_hold: positiveDurationMs.pipe(z.number().max(MAX_OPERATOR_HOLD_MS, { error: 'must be at most 24h' })).default(CONFIG_DEFAULTS.models.operatorHoldMs),
+  operator_hold: positiveDurationMs
+    .pipe(z.number().max(MAX_OPERATOR_HOLD_MS, { error: 'must be at most 24h' }))
+    .default(CONFIG_DEFAULTS.models.operatorHoldMs),
 })
   .superRefine((models, ctx) => {
     reportClashes(ctx, findModelNameClashes(models.available), ['available']);
@@ -199,22 +212,20 @@ function nodesSchema(env: EnvVars) {
       .min(1, { error: "must list at least one endpoint; leave it out for the kind's own set" })
       .optional(),
     warm: z.boolean({ error: 'must be true or false' }).optional(),
-  }).transform(
-    (node): NodeSpec => ({
-      name: node.name,
-      url: node.url,
-      apiKey: node.api_key,
-      kind: node.kind,
-      group: node.group,
-      kv: node.kv,
-      weight: node.weight,
-      wake: node.wake,
-      wakeTimeoutMs: node.wake_timeout,
-      ...(node.models === undefined ? {} : { allowedModels: node.models }),
-      ...(node.endpoints === undefined ? {} : { endpoints: [...new Set(node.endpoints)] }),
-      ...(node.warm === false ? { warm: false as const } : {}),
-    }),
-  );
+  }).transform((node): NodeSpec => ({
+    name: node.name,
+    url: node.url,
+    apiKey: node.api_key,
+    kind: node.kind,
+    group: node.group,
+    kv: node.kv,
+    weight: node.weight,
+    wake: node.wake,
+    wakeTimeoutMs: node.wake_timeout,
+    ...(node.models === undefined ? {} : { allowedModels: node.models }),
+    ...(node.endpoints === undefined ? {} : { endpoints: [...new Set(node.endpoints)] }),
+    ...(node.warm === false ? { warm: false as const } : {}),
+  }));
 
   return z
     .array(nodeSchema, { error: 'must be an array of tables, written [[nodes]]' })
@@ -242,17 +253,28 @@ export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z
     tenants: tenantsSchema(env, readFile),
     log: logSchema.prefault({}),
     tracing: tracingSchema.optional(),
-  }).superRefine((config, ctx) => {
-    // Refinements run even when a section failed; the tenant checks need every part well-typed.
-    if (Array.isArray(config.server.apiKeys) && Array.isArray(config.tenants)) {
-      reportTenantProblems(ctx, config.tenants, config.server.apiKeys, config.mesh?.sites.map((site) => site.id));
-      reportSiteTenantProblems(ctx, config.mesh?.sites ?? [], tenantsWithDefault(config.tenants, config.server.apiKeys));
-    }
-    reportClashes(ctx, findUnservedModelGroups(config.models.available, config.nodes), ['models', 'available']);
-    const admin = config.admin.listen;
-    const main = config.server.listen;
-    if (admin !== undefined && admin.port !== 0 && admin.port === main.port && admin.host === main.host) {
-      ctx.addIssue({ code: 'custom', path: ['admin', 'listen'], message: 'must differ from server.listen (or leave it out to serve admin on the main listener)' });
-    }
-  }).transform((config) => ({ ...config, tenants: tenantsWithDefault(config.tenants, config.server.apiKeys) }));
+  })
+    .superRefine((config, ctx) => {
+      // Refinements run even when a section failed; the tenant checks need every part well-typed.
+      if (Array.isArray(config.server.apiKeys) && Array.isArray(config.tenants)) {
+        reportTenantProblems(
+          ctx,
+          config.tenants,
+          config.server.apiKeys,
+          config.mesh?.sites.map((site) => site.id),
+        );
+        reportSiteTenantProblems(ctx, config.mesh?.sites ?? [], tenantsWithDefault(config.tenants, config.server.apiKeys));
+      }
+      reportClashes(ctx, findUnservedModelGroups(config.models.available, config.nodes), ['models', 'available']);
+      const admin = config.admin.listen;
+      const main = config.server.listen;
+      if (admin !== undefined && admin.port !== 0 && admin.port === main.port && admin.host === main.host) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['admin', 'listen'],
+          message: 'must differ from server.listen (or leave it out to serve admin on the main listener)',
+        });
+      }
+    })
+    .transform((config) => ({ ...config, tenants: tenantsWithDefault(config.tenants, config.server.apiKeys) }));
 }

@@ -16,7 +16,9 @@ export function tenantsSchema(env: EnvVars, readFile: SecretFileReader) {
   const keyEntry = z.string({ error: KEYS_ERROR }).pipe(parsedBy((value: string) => resolveClientKeys(value, env, readFile)));
   const tenantSchema = table({
     name: nodeName,
-    keys: z.array(keyEntry, { error: KEYS_ERROR }).min(1, { error: 'must hold at least one key: a tenant without a key cannot be reached' }),
+    keys: z
+      .array(keyEntry, { error: KEYS_ERROR })
+      .min(1, { error: 'must hold at least one key: a tenant without a key cannot be reached' }),
     models: z
       .array(name, { error: 'must be an array of model ids or patterns, like ["llama-*"]' })
       .min(1, { error: 'must list at least one model id or pattern; leave it out to allow every model' })
@@ -28,20 +30,18 @@ export function tenantsSchema(env: EnvVars, readFile: SecretFileReader) {
     requests_per_minute: wholeAtLeastOne.max(ONE_BILLION, { error: `must be at most ${ONE_BILLION}` }).optional(),
     tokens_per_minute: wholeAtLeastOne.max(ONE_BILLION, { error: `must be at most ${ONE_BILLION}` }).optional(),
     tokens_per_day: wholeAtLeastOne.max(1_000 * ONE_BILLION, { error: `must be at most ${1_000 * ONE_BILLION}` }).optional(),
-  }).transform(
-    (tenant): TenantSpec => ({
-      name: tenant.name,
-      keys: tenant.keys.flat(),
-      models: tenant.models,
-      sites: tenant.sites,
-      priority: tenant.priority,
-      weight: tenant.weight,
-      maxConcurrent: tenant.max_concurrent,
-      requestsPerMinute: tenant.requests_per_minute,
-      tokensPerMinute: tenant.tokens_per_minute,
-      tokensPerDay: tenant.tokens_per_day,
-    }),
-  );
+  }).transform((tenant): TenantSpec => ({
+    name: tenant.name,
+    keys: tenant.keys.flat(),
+    models: tenant.models,
+    sites: tenant.sites,
+    priority: tenant.priority,
+    weight: tenant.weight,
+    maxConcurrent: tenant.max_concurrent,
+    requestsPerMinute: tenant.requests_per_minute,
+    tokensPerMinute: tenant.tokens_per_minute,
+    tokensPerDay: tenant.tokens_per_day,
+  }));
   return z.array(tenantSchema, { error: 'must be an array of tables, written [[tenants]]' }).default([]);
 }
 
@@ -75,32 +75,64 @@ export function reportTenantProblems(
   for (const key of apiKeys) keyOwner.set(key, 'server.api_keys');
   tenants.forEach((tenant, index) => {
     const first = names.get(tenant.name);
-    if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['tenants', index, 'name'], message: `duplicate tenant name "${tenant.name}" (also tenants[${first}])` });
+    if (first !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tenants', index, 'name'],
+        message: `duplicate tenant name "${tenant.name}" (also tenants[${first}])`,
+      });
     else names.set(tenant.name, index);
     if (tenant.name === DEFAULT_TENANT && apiKeys.length > 0) {
-      ctx.addIssue({ code: 'custom', path: ['tenants', index, 'name'], message: `"${DEFAULT_TENANT}" is the tenant of [server] api_keys; name this one otherwise, or move those keys here` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tenants', index, 'name'],
+        message: `"${DEFAULT_TENANT}" is the tenant of [server] api_keys; name this one otherwise, or move those keys here`,
+      });
     }
     for (const key of tenant.keys) {
       const owner = keyOwner.get(key);
       // Never the key itself: which tenants share it is enough to find it.
-      if (owner !== undefined) ctx.addIssue({ code: 'custom', path: ['tenants', index, 'keys'], message: `a key of this tenant is also held by ${owner}; each key must name one tenant` });
+      if (owner !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tenants', index, 'keys'],
+          message: `a key of this tenant is also held by ${owner}; each key must name one tenant`,
+        });
       else keyOwner.set(key, `tenants[${index}] ("${tenant.name}")`);
     }
     if (tenant.sites !== undefined) {
       tenant.sites.forEach((site, siteIndex) => {
-        if (pinnedSites === undefined) ctx.addIssue({ code: 'custom', path: ['tenants', index, 'sites', siteIndex], message: `names site "${site}" but [mesh] is not set` });
-        else if (!pinnedSites.includes(site)) ctx.addIssue({ code: 'custom', path: ['tenants', index, 'sites', siteIndex], message: `site "${site}" is not pinned in [[mesh.sites]]` });
+        if (pinnedSites === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tenants', index, 'sites', siteIndex],
+            message: `names site "${site}" but [mesh] is not set`,
+          });
+        else if (!pinnedSites.includes(site))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tenants', index, 'sites', siteIndex],
+            message: `site "${site}" is not pinned in [[mesh.sites]]`,
+          });
       });
     }
   });
 }
 
 /** `[[mesh.sites]] tenant` must name a `[[tenants]]` entry (or `default`). */
-export function reportSiteTenantProblems(ctx: z.core.$RefinementCtx, sites: readonly { readonly tenant?: string | undefined }[], tenants: readonly TenantSpec[]): void {
+export function reportSiteTenantProblems(
+  ctx: z.core.$RefinementCtx,
+  sites: readonly { readonly tenant?: string | undefined }[],
+  tenants: readonly TenantSpec[],
+): void {
   const known = new Set(tenants.map((tenant) => tenant.name));
   sites.forEach((site, index) => {
     if (site.tenant !== undefined && !known.has(site.tenant)) {
-      ctx.addIssue({ code: 'custom', path: ['mesh', 'sites', index, 'tenant'], message: `"${site.tenant}" is not the name of any [[tenants]] entry` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mesh', 'sites', index, 'tenant'],
+        message: `"${site.tenant}" is not the name of any [[tenants]] entry`,
+      });
     }
   });
 }

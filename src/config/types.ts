@@ -266,5 +266,4 @@ export interface ConfigProblem {
 }
 
 export type LoadResult =
-  | { readonly ok: true; readonly config: GatewayConfig }
-  | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
+  { readonly ok: true; readonly config: GatewayConfig } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

@@ -25,7 +25,8 @@ export function parseWake(raw: RawWake): ParseResult<WakeSpec> {
     return invalid('give either mac (with an optional broadcast) or command, not both');
   }
   if (raw.command !== undefined) {
-    if (raw.command.length === 0 || raw.command[0] === '') return invalid('command must name a program, like ["/usr/local/bin/wake-gpu1"]');
+    if (raw.command.length === 0 || raw.command[0] === '')
+      return invalid('command must name a program, like ["/usr/local/bin/wake-gpu1"]');
     return valid({ kind: 'command', argv: [...raw.command] });
   }
   if (raw.mac === undefined) return invalid('needs mac = "aa:bb:cc:dd:ee:ff" (Wake-on-LAN) or command = ["/path/to/program"]');

@@ -62,7 +62,11 @@ export type ExchangeOutcome =
 
 const EMPTY = Buffer.alloc(0);
 
-export function boundedExchange(dispatcher: ExchangeDispatcher, request: ExchangeRequest, limits: ExchangeLimits): Promise<ExchangeOutcome> {
+export function boundedExchange(
+  dispatcher: ExchangeDispatcher,
+  request: ExchangeRequest,
+  limits: ExchangeLimits,
+): Promise<ExchangeOutcome> {
   const exchange = new BoundedExchange(limits);
   exchange.send(dispatcher, request);
   return exchange.outcome;
@@ -142,7 +146,8 @@ class BoundedExchange implements ExchangeHandler {
   }
 
   onResponseError(_controller: ExchangeController | undefined, error: Error): void {
-    if (this.#tooLarge && this.#status !== undefined) this.#finish({ kind: 'too-large', status: this.#status, limit: this.#limit });
+    if (this.#tooLarge && this.#status !== undefined)
+      this.#finish({ kind: 'too-large', status: this.#status, limit: this.#limit });
     else this.#finish({ kind: 'failed', status: this.#status, error });
   }
 

@@ -37,7 +37,8 @@ export async function requestBoundedText(url: string, options: BoundedRequestOpt
       { maxBytes: options.maxBytes, signal: bound.signal },
     );
     if (answer.kind === 'answer') return { ok: true, status: answer.status, text: answer.bytes.toString('utf8') };
-    if (answer.kind === 'too-large') return { ok: false, status: answer.status, error: `answer exceeds ${options.maxBytes} bytes` };
+    if (answer.kind === 'too-large')
+      return { ok: false, status: answer.status, error: `answer exceeds ${options.maxBytes} bytes` };
     if (bound.timedOut) return { ok: false, status: answer.status, error: `timed out after ${options.timeoutMs}ms` };
     return { ok: false, status: answer.status, error: answer.error.message };
   } finally {

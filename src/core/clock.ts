@@ -64,16 +64,18 @@ export class ManualClock implements Clock {
   setTimeout(fn: () => void, ms: number): Timer {
     const entry = { at: this.#now + Math.max(0, ms), seq: this.#seq++, fn, cancelled: false };
     this.#timers.push(entry);
-    return { cancel: () => { entry.cancelled = true; } };
+    return {
+      cancel: () => {
+        entry.cancelled = true;
+      },
+    };
   }
 
   /** Moves time forward by `ms`, firing every timer that falls due, in due order. */
   advance(ms: number): void {
     const target = this.#now + ms;
     for (;;) {
-      const due = this.#timers
-        .filter((t) => !t.cancelled && t.at <= target)
-        .sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      const due = this.#timers.filter((t) => !t.cancelled && t.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
       if (due === undefined) break;
       due.cancelled = true;
       this.#now = due.at;

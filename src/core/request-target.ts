@@ -15,8 +15,7 @@ export interface TargetUrl {
 
 export type RequestTarget =
   /** `url` carries the path and query: a `URL` (with a placeholder origin unless the target was absolute) or a plain path. */
-  | { readonly ok: true; readonly url: TargetUrl }
-  | { readonly ok: false; readonly problem: string };
+  { readonly ok: true; readonly url: TargetUrl } | { readonly ok: false; readonly problem: string };
 
 /** Longest target quoted back in a problem (the target is the client's, and may be huge). */
 const QUOTED_CHARS = 80;

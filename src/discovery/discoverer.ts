@@ -77,7 +77,12 @@ export class Discoverer implements Service {
 
   /** Replaces the node set, judging each node against the set polled now (see `applyChange`). */
   setNodes(nodes: readonly NodeSpec[]): void {
-    this.applyChange(diffNodes([...this.#nodes.values()].map((entry) => entry.spec), nodes));
+    this.applyChange(
+      diffNodes(
+        [...this.#nodes.values()].map((entry) => entry.spec),
+        nodes,
+      ),
+    );
   }
 
   /**

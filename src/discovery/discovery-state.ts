@@ -44,14 +44,22 @@ export interface DiscoveryPolicy {
 }
 
 export type ModelAdmission =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: 'not_allowed' | 'missing' | 'empty' | 'expired' };
+  { readonly ok: true } | { readonly ok: false; readonly reason: 'not_allowed' | 'missing' | 'empty' | 'expired' };
 
 /** Empty listings in a row that make a node known_empty. */
 const EMPTIES_TO_KNOWN_EMPTY = 2;
 
 export function initialDiscoveryState(now: number): DiscoveryState {
-  return { phase: 'untried', models: [], fails: 0, empties: 0, lastError: undefined, lastSuccessAt: undefined, dropped: [], changedAt: now };
+  return {
+    phase: 'untried',
+    models: [],
+    fails: 0,
+    empties: 0,
+    lastError: undefined,
+    lastSuccessAt: undefined,
+    dropped: [],
+    changedAt: now,
+  };
 }
 
 export function nextDiscoveryState(

@@ -56,12 +56,18 @@ export async function fetchModelList(node: NodeSpec, options: FetchModelListOpti
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       },
-      { maxBytes: options.maxBodyBytes, maxErrorBytes: Math.min(options.maxBodyBytes, ERROR_SNIPPET_CHARS * 4), signal: controller.signal },
+      {
+        maxBytes: options.maxBodyBytes,
+        maxErrorBytes: Math.min(options.maxBodyBytes, ERROR_SNIPPET_CHARS * 4),
+        signal: controller.signal,
+      },
     );
     if (answer.kind === 'failed') throw answer.error;
     const isSuccess = answer.status >= 200 && answer.status < 300;
     const body: BodyOutcome =
-      answer.kind === 'answer' ? { ok: true, bytes: answer.bytes } : { ok: false, error: `response body exceeds the limit of ${answer.limit} bytes` };
+      answer.kind === 'answer'
+        ? { ok: true, bytes: answer.bytes }
+        : { ok: false, error: `response body exceeds the limit of ${answer.limit} bytes` };
     if (!isSuccess) {
       const snippet = body.ok ? snippetOf(body.bytes.toString('utf8')) : '';
       return failed('error', `GET ${url} answered HTTP ${answer.status}${snippet === '' ? '' : `: ${snippet}`}`);
@@ -79,7 +85,9 @@ export async function fetchModelList(node: NodeSpec, options: FetchModelListOpti
     const parsed = parseModelList(node.kind, json);
     if (!parsed.ok) return failed('parse_error', `GET ${url}: ${parsed.error}`);
     const result: DiscoveryResult =
-      options.rules === undefined ? { ok: true, models: parsed.models } : { ok: true, ...limitListing(parsed.models, options.rules) };
+      options.rules === undefined
+        ? { ok: true, models: parsed.models }
+        : { ok: true, ...limitListing(parsed.models, options.rules) };
     options.cache?.set(node, options.rules, body.bytes, result);
     return result;
   } catch (error) {

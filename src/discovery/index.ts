@@ -17,7 +17,14 @@ export {
   type DiscoveryTransitionMessage,
   type ModelAdmission,
 } from './discovery-state.ts';
-export { changedDrops, limitListing, type LimitedListing, type ListingDrop, type ListingLimit, type ListingRules } from './limit-listing.ts';
+export {
+  changedDrops,
+  limitListing,
+  type LimitedListing,
+  type ListingDrop,
+  type ListingLimit,
+  type ListingRules,
+} from './limit-listing.ts';
 export { sampleIds, cutTo } from './id-sample.ts';
 export { isAllowedModel, matchesGlob } from './model-glob.ts';
 export { fetchModelList, type FetchModelListOptions } from './fetch-model-list.ts';

@@ -47,7 +47,12 @@ export function limitListing(listing: readonly DiscoveredModel[], rules: Listing
   if (fitting.length <= rules.maxModels) return { models: fitting, dropped };
   const kept = keptIds(fitting, rules.maxModels);
   const models = fitting.filter((model) => kept.has(model.id));
-  dropped.push(dropOf('too_many_models', fitting.filter((model) => !kept.has(model.id)).map((model) => model.id)));
+  dropped.push(
+    dropOf(
+      'too_many_models',
+      fitting.filter((model) => !kept.has(model.id)).map((model) => model.id),
+    ),
+  );
   return { models, dropped };
 }
 

@@ -43,7 +43,8 @@ export class ListingCache {
   /** The result parsed from the same answer under the same settings, if this is it. */
   get(node: NodeSpec, rules: ListingRules | undefined, bytes: Buffer): DiscoveryResult | undefined {
     const cached = this.#entries.get(node.name);
-    if (cached === undefined || cached.url !== node.url || cached.kind !== node.kind || cached.length !== bytes.length) return undefined;
+    if (cached === undefined || cached.url !== node.url || cached.kind !== node.kind || cached.length !== bytes.length)
+      return undefined;
     if (cached.digest !== digestOf(bytes)) return undefined;
     return sameRules(cached.rules, rules) ? cached.result : undefined;
   }
@@ -51,7 +52,14 @@ export class ListingCache {
   set(node: NodeSpec, rules: ListingRules | undefined, bytes: Buffer, result: DiscoveryResult): void {
     this.forget(node.name);
     if (bytes.length > this.#maxBytes) return;
-    this.#entries.set(node.name, { url: node.url, kind: node.kind, rules, length: bytes.length, digest: digestOf(bytes), result });
+    this.#entries.set(node.name, {
+      url: node.url,
+      kind: node.kind,
+      rules,
+      length: bytes.length,
+      digest: digestOf(bytes),
+      result,
+    });
     this.#bytes += bytes.length;
     for (const [name, entry] of this.#entries) {
       if (this.#bytes <= this.#maxBytes) break;

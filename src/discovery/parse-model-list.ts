@@ -10,8 +10,7 @@ import type { DiscoveredModel } from './discovered-model.ts';
 import { isRecord } from '#src/core/is-record.ts';
 
 export type ParseOutcome =
-  | { readonly ok: true; readonly models: readonly DiscoveredModel[] }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly models: readonly DiscoveredModel[] } | { readonly ok: false; readonly error: string };
 
 type EntryOutcome = { readonly ok: true; readonly model: DiscoveredModel } | { readonly ok: false; readonly error: string };
 
@@ -25,7 +24,8 @@ export function parseModelList(kind: NodeKind, raw: unknown): ParseOutcome {
   const data = body['data'];
   if (!Array.isArray(data)) {
     const upstream = upstreamErrorMessage(body);
-    const problem = data === undefined ? "model list has no 'data' field" : `model list 'data' is ${describeJson(data)}, not an array`;
+    const problem =
+      data === undefined ? "model list has no 'data' field" : `model list 'data' is ${describeJson(data)}, not an array`;
     return { ok: false, error: upstream === undefined ? problem : `${problem} (node error: ${upstream})` };
   }
   const models: DiscoveredModel[] = [];

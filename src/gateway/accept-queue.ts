@@ -9,11 +9,17 @@ import { readFileSync } from 'node:fs';
 const SOMAXCONN = '/proc/sys/net/core/somaxconn';
 
 /** Pure: the warning's fields when the kernel's cap is below what the listener asks, else undefined. */
-export function acceptQueueCapped(listenBacklog: number, somaxconn: number | undefined): { listen_backlog: number; somaxconn: number } | undefined {
-  return somaxconn !== undefined && Number.isInteger(somaxconn) && somaxconn > 0 && somaxconn < listenBacklog ? { listen_backlog: listenBacklog, somaxconn } : undefined;
+export function acceptQueueCapped(
+  listenBacklog: number,
+  somaxconn: number | undefined,
+): { listen_backlog: number; somaxconn: number } | undefined {
+  return somaxconn !== undefined && Number.isInteger(somaxconn) && somaxconn > 0 && somaxconn < listenBacklog
+    ? { listen_backlog: listenBacklog, somaxconn }
+    : undefined;
 }
 
-export const ACCEPT_QUEUE_CAPPED = 'the accept queue is shorter than [server] listen_backlog asks: the kernel caps it at net.core.somaxconn (raise it with sysctl to serve bursts of new connections)';
+export const ACCEPT_QUEUE_CAPPED =
+  'the accept queue is shorter than [server] listen_backlog asks: the kernel caps it at net.core.somaxconn (raise it with sysctl to serve bursts of new connections)';
 
 /** The kernel's cap, or undefined where there is none to read (not Linux). A proc file of a few bytes. */
 export function readSomaxconn(file: string = SOMAXCONN): number | undefined {

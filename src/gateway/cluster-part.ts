@@ -54,7 +54,11 @@ export class ClusterPart {
     this.#started = new Promise((resolve) => {
       this.#begin = resolve;
     });
-    registerClusterMetrics(deps.metrics, () => this.status(), () => this.#tenants?.unconfirmedCount() ?? 0);
+    registerClusterMetrics(
+      deps.metrics,
+      () => this.status(),
+      () => this.#tenants?.unconfirmedCount() ?? 0,
+    );
   }
 
   /** Loads the cluster code and the client, joins the store (or starts in fallback), and opens admission. */
@@ -69,27 +73,83 @@ export class ClusterPart {
   async #join(inner: Admitter): Promise<void> {
     const cluster = await import('#src/cluster/index.ts');
     const { leaseTtlMs } = this.#config;
-    const store = new cluster.RedisStore({ url: this.#config.store, password: this.#config.password, replica: this.replica, leaseTtlMs, callTimeoutMs: cluster.callTimeoutMs(leaseTtlMs), prefix: this.#config.prefix });
+    const store = new cluster.RedisStore({
+      url: this.#config.store,
+      password: this.#config.password,
+      replica: this.replica,
+      leaseTtlMs,
+      callTimeoutMs: cluster.callTimeoutMs(leaseTtlMs),
+      prefix: this.#config.prefix,
+    });
     // A store down at start is not fatal: the gate starts in fallback and joins when it answers.
     await store.connect().catch(() => undefined);
-    const gate = new cluster.ClusterGate({ store, replica: this.replica, leaseTtlMs, clock: this.#deps.clock, logger: this.#deps.logger });
+    const gate = new cluster.ClusterGate({
+      store,
+      replica: this.replica,
+      leaseTtlMs,
+      clock: this.#deps.clock,
+      logger: this.#deps.logger,
+    });
     await gate.start();
     this.#gate = gate;
     const sw = this.#deps.switches;
-    const switches = sw === undefined ? undefined : new cluster.SharedSwitches({ store, gate, replica: this.replica, leaseTtlMs, clock: this.#deps.clock, changed: sw.changed });
+    const switches =
+      sw === undefined
+        ? undefined
+        : new cluster.SharedSwitches({
+            store,
+            gate,
+            replica: this.replica,
+            leaseTtlMs,
+            clock: this.#deps.clock,
+            changed: sw.changed,
+          });
     if (switches !== undefined && sw !== undefined) {
       switches.start();
       sw.book.share(switches);
     }
     this.#deps.holds?.(store, this.replica);
-    this.#admit = cluster.clusterAdmit(inner, gate, this.#deps.clock, switches === undefined ? undefined : { seen: (node) => switches.look(node), pollMs: cluster.fallbackPollMs(leaseTtlMs) });
-    const tenants = new SharedTenants({ ledger: this.#deps.ledger, store, gate, clock: this.#deps.clock, replica: this.replica, renewEveryMs: cluster.renewEveryMs(leaseTtlMs), logger: this.#deps.logger });
+    this.#admit = cluster.clusterAdmit(
+      inner,
+      gate,
+      this.#deps.clock,
+      switches === undefined ? undefined : { seen: (node) => switches.look(node), pollMs: cluster.fallbackPollMs(leaseTtlMs) },
+    );
+    const tenants = new SharedTenants({
+      ledger: this.#deps.ledger,
+      store,
+      gate,
+      clock: this.#deps.clock,
+      replica: this.replica,
+      renewEveryMs: cluster.renewEveryMs(leaseTtlMs),
+      logger: this.#deps.logger,
+    });
     tenants.start();
     this.#tenants = tenants;
-    const site = new SiteTenants({ store, gate, clock: this.#deps.clock, replica: this.replica, leaseTtlMs, publishEveryMs: cluster.renewEveryMs(leaseTtlMs), local: this.#deps.tenantsReport, limitsOf: (tenant) => this.#deps.ledger.limitsOf(tenant) });
+    const site = new SiteTenants({
+      store,
+      gate,
+      clock: this.#deps.clock,
+      replica: this.replica,
+      leaseTtlMs,
+      publishEveryMs: cluster.renewEveryMs(leaseTtlMs),
+      local: this.#deps.tenantsReport,
+      limitsOf: (tenant) => this.#deps.ledger.limitsOf(tenant),
+    });
     site.start();
     this.#site = site;
-    const leader = this.#leading === undefined ? undefined : new cluster.LeaderLease({ store, name: 'mesh', replica: this.replica, leaseTtlMs, clock: this.#deps.clock, onChange: (leading) => this.#lead(leading), lost: (error) => gate.storeFailed(error) });
+    const leader =
+      this.#leading === undefined
+        ? undefined
+        : new cluster.LeaderLease({
+            store,
+            name: 'mesh',
+            replica: this.replica,
+            leaseTtlMs,
+            clock: this.#deps.clock,
+            onChange: (leading) => this.#lead(leading),
+            lost: (error) => gate.storeFailed(error),
+          });
     await leader?.start();
     this.#close = async () => {
       await leader?.stop();
@@ -107,7 +167,9 @@ export class ClusterPart {
       admit: async (req, settings, signal, firstAttempt) => {
         await this.#started;
         const admit = this.#admit;
-        return admit === undefined ? inner.admit(req, settings, signal, firstAttempt) : admit(req, settings, signal, firstAttempt);
+        return admit === undefined
+          ? inner.admit(req, settings, signal, firstAttempt)
+          : admit(req, settings, signal, firstAttempt);
       },
     };
   }
@@ -129,7 +191,12 @@ export class ClusterPart {
 
   #lead(leading: boolean): void {
     this.#leading = leading;
-    this.#deps.logger.info({ replica: this.replica, leading }, leading ? 'this replica publishes the site\'s mesh record (leader lease held)' : 'another replica publishes the site\'s mesh record');
+    this.#deps.logger.info(
+      { replica: this.replica, leading },
+      leading
+        ? "this replica publishes the site's mesh record (leader lease held)"
+        : "another replica publishes the site's mesh record",
+    );
     for (const listener of [...this.#leaderListeners]) listener();
   }
 
@@ -140,7 +207,9 @@ export class ClusterPart {
       const tenants = this.#tenants;
       if (tenants !== undefined) return tenants.admit(ask, limited);
       const { decision, ticket } = this.#deps.ledger.admit(ask, !limited);
-      return decision.kind === 'limited' ? decision : { kind: 'admitted', figures: decision.figures, settle: (outcome) => ticket.settle(outcome) };
+      return decision.kind === 'limited'
+        ? decision
+        : { kind: 'admitted', figures: decision.figures, settle: (outcome) => ticket.settle(outcome) };
     };
   }
 
@@ -161,7 +230,9 @@ export class ClusterPart {
   }
 
   /** The wake sender with one wake per node per wake window across the replicas. */
-  wakeSender(send: (spec: WakeSpec) => Promise<WakeDelivery>): (spec: WakeSpec, target: { readonly node: string; readonly windowMs: number }) => Promise<WakeDelivery> {
+  wakeSender(
+    send: (spec: WakeSpec) => Promise<WakeDelivery>,
+  ): (spec: WakeSpec, target: { readonly node: string; readonly windowMs: number }) => Promise<WakeDelivery> {
     return async (spec, target) => {
       const mine = (await this.#gate?.wakeOnce(target.node, target.windowMs)) ?? true;
       return mine ? send(spec) : { ok: true, elsewhere: true };
@@ -209,10 +280,26 @@ function registerClusterMetrics(registry: Registry, status: () => ClusterStatus 
       },
     });
   };
-  gauge('gateway_cluster_store_up', '1 while this replica shares slot leases through the store, 0 while it falls back to its share of each node\'s slots.', (s) => (s.mode === 'shared' ? 1 : 0));
-  gauge('gateway_cluster_store_losses', 'Times this replica lost the store since it started (each loss is logged once).', (s) => s.losses);
-  gauge('gateway_cluster_live_replicas', 'Replicas alive as the store last counted them (this one included).', (s) => s.liveReplicas);
+  gauge(
+    'gateway_cluster_store_up',
+    "1 while this replica shares slot leases through the store, 0 while it falls back to its share of each node's slots.",
+    (s) => (s.mode === 'shared' ? 1 : 0),
+  );
+  gauge(
+    'gateway_cluster_store_losses',
+    'Times this replica lost the store since it started (each loss is logged once).',
+    (s) => s.losses,
+  );
+  gauge(
+    'gateway_cluster_live_replicas',
+    'Replicas alive as the store last counted them (this one included).',
+    (s) => s.liveReplicas,
+  );
   gauge('gateway_cluster_leases_held', 'Slot leases this replica holds across the cluster now.', (s) => s.leases);
   gauge('gateway_cluster_waiters', 'Requests of this replica waiting in the global queues now.', (s) => s.waiters);
-  gauge('gateway_cluster_tenant_usage_unconfirmed', 'Tenant usage counted alone in fallback (batches per tenant, settles) the store has not confirmed yet; 0 once a rejoin is complete.', () => unconfirmed());
+  gauge(
+    'gateway_cluster_tenant_usage_unconfirmed',
+    'Tenant usage counted alone in fallback (batches per tenant, settles) the store has not confirmed yet; 0 once a rejoin is complete.',
+    () => unconfirmed(),
+  );
 }

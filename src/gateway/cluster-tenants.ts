@@ -17,7 +17,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { ClusterGate, SharedSettle, StoreDays, TenantStore } from '#src/cluster/index.ts';
-import { dayCandidates, decideAt, FallbackTally, ledgerAdmission, usedTokens, type TenantAdmission, type TenantAsk, type TenantLedger } from '#src/tenants/index.ts';
+import {
+  dayCandidates,
+  decideAt,
+  FallbackTally,
+  ledgerAdmission,
+  usedTokens,
+  type TenantAdmission,
+  type TenantAsk,
+  type TenantLedger,
+} from '#src/tenants/index.ts';
 
 /** A day's key is kept an hour past the day's end (a request still open at midnight settles into it). */
 const DAY_GRACE_MS = 3_600_000;
@@ -76,21 +85,47 @@ export class SharedTenants {
       const ticket = `${this.#o.replica}/${this.#run}/${this.#seq}`;
       const nowMs = this.#o.clock.now();
       const days = this.#days(nowMs);
-      const answer = await this.#o.store.reserve({ tenant: ask.tenant, ticket, limits, cost: ask.reserveTokens, days, force: false }).catch((error: unknown) => {
-        // The reserve may still reach the store late: it is cancelled when the store is back (once, if it was counted).
-        this.#unsettled.set(ticket, { tenant: ask.tenant, ticket, tokensPerMinute: limits.tokensPerMinute, used: 0, admitted: days, ended: days });
-        this.#o.gate.storeFailed(error);
-        return undefined;
-      });
+      const answer = await this.#o.store
+        .reserve({ tenant: ask.tenant, ticket, limits, cost: ask.reserveTokens, days, force: false })
+        .catch((error: unknown) => {
+          // The reserve may still reach the store late: it is cancelled when the store is back (once, if it was counted).
+          this.#unsettled.set(ticket, {
+            tenant: ask.tenant,
+            ticket,
+            tokensPerMinute: limits.tokensPerMinute,
+            used: 0,
+            admitted: days,
+            ended: days,
+          });
+          this.#o.gate.storeFailed(error);
+          return undefined;
+        });
       if (answer !== undefined) {
         if (answer.storeNowMs > 0) this.#offsetMs = answer.storeNowMs - this.#o.clock.now();
         const judged = decideAt(ask, limits, answer, nowMs);
         if (!answer.admitted) {
           if (judged.kind === 'limited') return judged;
           // The store's float arithmetic disagreed at the very edge: the store's word holds.
-          return { kind: 'limited', refusal: { tenant: ask.tenant, reason: 'requests', limit: limits.requestsPerMinute ?? 0, used: Math.ceil(answer.requestsUsed), requested: 1, retryAfterMs: 1_000, figures: undefined } };
+          return {
+            kind: 'limited',
+            refusal: {
+              tenant: ask.tenant,
+              reason: 'requests',
+              limit: limits.requestsPerMinute ?? 0,
+              used: Math.ceil(answer.requestsUsed),
+              requested: 1,
+              retryAfterMs: 1_000,
+              figures: undefined,
+            },
+          };
         }
-        return this.#sharedTicket(ask, ticket, days, limits.tokensPerMinute, judged.kind === 'admitted' ? judged.figures : undefined);
+        return this.#sharedTicket(
+          ask,
+          ticket,
+          days,
+          limits.tokensPerMinute,
+          judged.kind === 'admitted' ? judged.figures : undefined,
+        );
       }
     }
     // Fallback: this replica's share of each limit, judged by its own ledger; its usage is tallied for the rejoin.
@@ -129,8 +164,16 @@ export class SharedTenants {
       await Promise.all([
         ...batches.map(async (b) => {
           const limits = this.#o.ledger.limitsOf(b.tenant);
-          const rejoin = { ...b, requestsPerMinute: limits?.requestsPerMinute, tokensPerMinute: limits?.tokensPerMinute, ageMs: nowMs - b.sealedAtMs, graceMs: DAY_GRACE_MS };
-          const applied = await this.#o.store.rejoin(rejoin).catch((error: unknown) => (this.#o.gate.storeFailed(error), undefined));
+          const rejoin = {
+            ...b,
+            requestsPerMinute: limits?.requestsPerMinute,
+            tokensPerMinute: limits?.tokensPerMinute,
+            ageMs: nowMs - b.sealedAtMs,
+            graceMs: DAY_GRACE_MS,
+          };
+          const applied = await this.#o.store
+            .rejoin(rejoin)
+            .catch((error: unknown) => (this.#o.gate.storeFailed(error), undefined));
           if (applied === undefined) return void (counts.failed += 1);
           this.#tally.confirmed(b.tenant, b.id);
           if (applied) counts.tenants += 1;
@@ -138,14 +181,21 @@ export class SharedTenants {
           for (const d of b.days) counts.tokens += applied ? d.tokens : 0;
         }),
         ...[...this.#unsettled].map(async ([ticket, done]) => {
-          const applied = await this.#o.store.settle(done).catch((error: unknown) => (this.#o.gate.storeFailed(error), undefined));
+          const applied = await this.#o.store
+            .settle(done)
+            .catch((error: unknown) => (this.#o.gate.storeFailed(error), undefined));
           if (applied === undefined) return void (counts.failed += 1);
           this.#unsettled.delete(ticket);
           if (applied) counts.settles += 1;
         }),
       ]);
       if (counts.tenants + counts.repeated + counts.settles > 0 || counts.failed > 0) {
-        this.#o.logger.info({ replica: this.#o.replica, ...counts }, counts.failed === 0 ? 'tenant usage of the fallback added to the shared counters' : 'tenant usage of the fallback: some batches are kept for the next try');
+        this.#o.logger.info(
+          { replica: this.#o.replica, ...counts },
+          counts.failed === 0
+            ? 'tenant usage of the fallback added to the shared counters'
+            : 'tenant usage of the fallback: some batches are kept for the next try',
+        );
       }
     } finally {
       this.#flushing = false;
@@ -159,7 +209,10 @@ export class SharedTenants {
 
   /** What the store has not confirmed yet (tests, reports): tokens of fallback batches, settles. */
   unconfirmed(tenant: string): { tokens: number; settles: number } {
-    return { tokens: this.#tally.unconfirmedTokens(tenant), settles: [...this.#unsettled.values()].filter((d) => d.tenant === tenant).length };
+    return {
+      tokens: this.#tally.unconfirmedTokens(tenant),
+      settles: [...this.#unsettled.values()].filter((d) => d.tenant === tenant).length,
+    };
   }
 
   /** The candidate days around the store's time as last estimated. */
@@ -168,7 +221,13 @@ export class SharedTenants {
     return { days, startMs, graceMs: DAY_GRACE_MS };
   }
 
-  #sharedTicket(ask: TenantAsk, ticket: string, admitted: StoreDays, tokensPerMinute: number | undefined, figures: Extract<TenantAdmission, { kind: 'admitted' }>['figures']): TenantAdmission {
+  #sharedTicket(
+    ask: TenantAsk,
+    ticket: string,
+    admitted: StoreDays,
+    tokensPerMinute: number | undefined,
+    figures: Extract<TenantAdmission, { kind: 'admitted' }>['figures'],
+  ): TenantAdmission {
     // Counted locally too (forced: the store already judged it).
     const local = this.#o.ledger.admit(ask, true).ticket;
     let open = this.#open.get(ask.tenant);
@@ -189,7 +248,14 @@ export class SharedTenants {
         tickets?.delete(ticket);
         if (tickets?.size === 0) this.#open.delete(ask.tenant);
         const used = usedTokens(ask, outcome);
-        const done: SharedSettle = { tenant: ask.tenant, ticket, tokensPerMinute, used: used.prompt + used.completion, admitted, ended: this.#days(this.#o.clock.now()) };
+        const done: SharedSettle = {
+          tenant: ask.tenant,
+          ticket,
+          tokensPerMinute,
+          used: used.prompt + used.completion,
+          admitted,
+          ended: this.#days(this.#o.clock.now()),
+        };
         // In fallback it is kept for the rejoin; a settle whose answer is lost is kept too (it applies once).
         if (!this.#o.gate.shared()) return void this.#unsettled.set(ticket, done);
         this.#o.store.settle(done).catch((error: unknown) => {
@@ -204,7 +270,10 @@ export class SharedTenants {
     if (this.#stopped) return;
     this.#timer = this.#o.clock.setTimeout(() => {
       const open = new Map([...this.#open].map(([tenant, tickets]) => [tenant, [...tickets]]));
-      const renew = open.size === 0 || !this.#o.gate.shared() ? Promise.resolve() : this.#o.store.renewTickets(open).catch((error: unknown) => this.#o.gate.storeFailed(error));
+      const renew =
+        open.size === 0 || !this.#o.gate.shared()
+          ? Promise.resolve()
+          : this.#o.store.renewTickets(open).catch((error: unknown) => this.#o.gate.storeFailed(error));
       void renew.then(() => this.flush()).then(() => this.#schedule());
     }, this.#o.renewEveryMs);
   }

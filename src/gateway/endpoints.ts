@@ -19,7 +19,10 @@ export interface ListenerFigures {
 }
 
 /** What the admin table reads of the gateway's parts. */
-export interface AdminParts extends Pick<AdminDeps, 'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed' | 'requests'> {
+export interface AdminParts extends Pick<
+  AdminDeps,
+  'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed' | 'requests'
+> {
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
   readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
   readonly mesh: Pick<MeshPart, 'admin' | 'link'>;

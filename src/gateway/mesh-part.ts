@@ -11,7 +11,16 @@ import { CONFIG_DEFAULTS } from '#src/config/index.ts';
 import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { MeshEvents, MeshService, MeshTransportStats } from '#src/mesh/index.ts';
 import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
-import { fileExists, localReplayGuard, MAX_REMEMBERED_FORWARDS, meshLinkFor, replayOp, replayRecordFile, replayRecordFileFor, ReplayKeeper } from '#src/mesh/forwarding/index.ts';
+import {
+  fileExists,
+  localReplayGuard,
+  MAX_REMEMBERED_FORWARDS,
+  meshLinkFor,
+  replayOp,
+  replayRecordFile,
+  replayRecordFileFor,
+  ReplayKeeper,
+} from '#src/mesh/forwarding/index.ts';
 import type { SeenForwards, ClaimVerdict, ForwardClaim, MeshLink, ReplayOp } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
@@ -24,7 +33,7 @@ import type { GatewayOptions, MeshOptions } from './options.ts';
 
 /** Said at start by a replica ([cluster] with [mesh]) whose libp2p identity is the site key (docs/deploy.md). */
 export const MESH_REPLICAS_SHARE_A_PEER_ID =
-  '[mesh] with [cluster] and no [mesh] peer_key_file: every replica of this site shares the site key\'s libp2p peer id, and a peer site keeps one gossip stream per peer id, so it hears one replica only (the others learn no other site; when the publisher dies the site turns stale there). Give each replica its own peer_key_file (switchyard keygen) and list each replica\'s address in the other sites\' [mesh] peers';
+  "[mesh] with [cluster] and no [mesh] peer_key_file: every replica of this site shares the site key's libp2p peer id, and a peer site keeps one gossip stream per peer id, so it hears one replica only (the others learn no other site; when the publisher dies the site turns stale there). Give each replica its own peer_key_file (switchyard keygen) and list each replica's address in the other sites' [mesh] peers";
 
 export interface MeshPartDeps {
   readonly options: MeshOptions | undefined;
@@ -110,7 +119,8 @@ export class MeshPart {
     // One memory of accepted forwards for the gateway: request workers ask this thread's (claimForward).
     // Split into one share per remote site pinned now; it began now unless a test says otherwise.
     // With a replay record it takes no forward until start() restored it from the run before.
-    const recordPath = deps.link === undefined ? replayRecordPath(deps.options, deps.config(), deps.publishGate !== undefined) : false;
+    const recordPath =
+      deps.link === undefined ? replayRecordPath(deps.options, deps.config(), deps.publishGate !== undefined) : false;
     this.#replayStartedMs = deps.options?.replaySinceMs ?? deps.clock.now();
     const replay = localReplayGuard(() => deps.clock.now(), {
       sinceMs: this.#replayStartedMs,
@@ -118,7 +128,15 @@ export class MeshPart {
       remoteSites: () => remoteSiteCount(deps.config()),
       starting: recordPath !== false,
     });
-    this.link = deps.link ?? meshLinkFor(() => ({ mesh: deps.config() }), () => this.#key, this, replay, pinnedPublicKey);
+    this.link =
+      deps.link ??
+      meshLinkFor(
+        () => ({ mesh: deps.config() }),
+        () => this.#key,
+        this,
+        replay,
+        pinnedPublicKey,
+      );
     this.#seen = deps.link === undefined ? replay.seen : undefined;
     this.#keeper = recordPath === false ? undefined : this.#replayKeeper(recordPath, replay.seen);
   }
@@ -127,7 +145,8 @@ export class MeshPart {
     const deps = this.#deps;
     const options = deps.options;
     const config = deps.config();
-    const stateFile = options?.stateFile ?? (options?.key === undefined && config !== undefined ? stateFileFor(config.keyFile) : false);
+    const stateFile =
+      options?.stateFile ?? (options?.key === undefined && config !== undefined ? stateFileFor(config.keyFile) : false);
     return new ReplayKeeper({
       store: replayRecordFile(path),
       seen,
@@ -166,7 +185,8 @@ export class MeshPart {
     // The libp2p identity: this replica's own peer key when set (replicas of one site must not share a peer id), else the site key.
     const peerKey = options?.key === undefined && config.peerKeyFile !== undefined ? await loadSiteKey(config.peerKeyFile) : key;
     const peerId = peerKey.peerId;
-    const newTransport = options?.transport ?? (await import('./mesh-transport.ts')).libp2pTransportFor(peerKey, config, this.#deps.clock, logger);
+    const newTransport =
+      options?.transport ?? (await import('./mesh-transport.ts')).libp2pTransportFor(peerKey, config, this.#deps.clock, logger);
     const transport = newTransport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
     const stateFile = options?.stateFile ?? (options?.key === undefined ? stateFileFor(config.keyFile) : false);
     // Before the mesh state file is written and before any forward is taken (the memory is closed until then).
@@ -184,7 +204,12 @@ export class MeshPart {
     });
     this.#offs.push(
       subscribeMeshLogs(logger, this.events),
-      registerMeshMetrics(this.#deps.metrics, { events: this.events, sites: () => this.sites(), transportStats: () => this.#stats(), replay: this.#seen }),
+      registerMeshMetrics(this.#deps.metrics, {
+        events: this.events,
+        sites: () => this.sites(),
+        transportStats: () => this.#stats(),
+        replay: this.#seen,
+      }),
       ...SET_CHANGES.map((name) => this.#deps.registryEvents.on(name, () => service.modelsMayHaveChanged())),
       this.#deps.registryEvents.on('node:discovery', ({ from, to }) => {
         if (from.phase !== to.phase || from.models !== to.models) service.modelsMayHaveChanged();
@@ -194,7 +219,8 @@ export class MeshPart {
     this.#key = key;
     await service.start();
     logger.info({ site: config.site, peer_id: peerId, pinned: config.sites.length }, 'mesh started');
-    if (this.#deps.publishGate !== undefined && peerId === key.peerId) logger.warn({ site: config.site, peer_id: peerId }, MESH_REPLICAS_SHARE_A_PEER_ID);
+    if (this.#deps.publishGate !== undefined && peerId === key.peerId)
+      logger.warn({ site: config.site, peer_id: peerId }, MESH_REPLICAS_SHARE_A_PEER_ID);
   }
 
   /**
@@ -205,7 +231,13 @@ export class MeshPart {
     const service = this.#service;
     if (service === undefined || previous === undefined || next === undefined) return;
     try {
-      service.reconfigure({ ...next, site: previous.site, url: previous.url, keyFile: previous.keyFile, listen: previous.listen });
+      service.reconfigure({
+        ...next,
+        site: previous.site,
+        url: previous.url,
+        keyFile: previous.keyFile,
+        listen: previous.listen,
+      });
     } catch (error) {
       // Config validation rejects bad pins first; this keeps a reload from half-applying if one slips through.
       this.#deps.logger.error({ err: error }, 'mesh settings not applied; keeping the previous pins');

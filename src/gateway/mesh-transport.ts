@@ -31,14 +31,26 @@ export function libp2pTransportFor(key: SiteKey, config: MeshConfig, clock: Cloc
     random: Math.random,
     events: {
       dialFailed: (target, attempt, error, nextMs) =>
-        logger.warn({ peer: target.peerId, addr: target.addr, attempt, next_ms: nextMs, err: message(error) }, 'mesh peer dial failed'),
+        logger.warn(
+          { peer: target.peerId, addr: target.addr, attempt, next_ms: nextMs, err: message(error) },
+          'mesh peer dial failed',
+        ),
       badAddress: (addr, problem) => logger.warn({ addr, problem }, 'mesh peer address skipped'),
-      oversized: (peer, bytes) => logger.warn({ peer, bytes, max: config.maxMessageBytes }, 'mesh message over max_message_bytes dropped'),
+      oversized: (peer, bytes) =>
+        logger.warn({ peer, bytes, max: config.maxMessageBytes }, 'mesh message over max_message_bytes dropped'),
       refused: (peer) => {
-        if (once(refused, peer)) logger.info({ peer }, 'mesh connection refused: the peer is no pinned site and not in [mesh] allowed_peers (logged once per peer)');
+        if (once(refused, peer))
+          logger.info(
+            { peer },
+            'mesh connection refused: the peer is no pinned site and not in [mesh] allowed_peers (logged once per peer)',
+          );
       },
       throttled: (peer) => {
-        if (once(throttled, peer)) logger.warn({ peer, max: config.maxPeerMessagesPerSecond }, 'mesh peer over [mesh] max_peer_messages_per_second: the rest of each second is dropped unjudged (logged once per peer)');
+        if (once(throttled, peer))
+          logger.warn(
+            { peer, max: config.maxPeerMessagesPerSecond },
+            'mesh peer over [mesh] max_peer_messages_per_second: the rest of each second is dropped unjudged (logged once per peer)',
+          );
       },
       connected: (peer) => logger.info({ peer }, 'mesh peer connected'),
       disconnected: (peer) => logger.info({ peer }, 'mesh peer disconnected'),

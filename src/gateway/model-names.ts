@@ -13,7 +13,10 @@ export class ModelNames {
   readonly #views: () => readonly NodeView[];
   readonly #sites: () => readonly RemoteSiteView[];
   readonly #labels: ModelLabels;
-  #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = { config: undefined, byNode: new Map() };
+  #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = {
+    config: undefined,
+    byNode: new Map(),
+  };
   #known: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
 
   constructor(config: () => GatewayConfig, views: () => readonly NodeView[], sites: () => readonly RemoteSiteView[] = () => []) {

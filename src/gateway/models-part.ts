@@ -6,7 +6,19 @@ import { Agent } from '#src/core/undici-parts.ts';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { DesiredModelState, GatewayConfig } from '#src/config/index.ts';
-import { actAsOperator, ModelManager, ModelReconciler, modelsView, nodeFacts, SwitchTickets, type ModelAction, type ModelActionOutcome, type NodeRegistry, type OperatorActionOptions, type RegistryEvents } from '#src/nodes/index.ts';
+import {
+  actAsOperator,
+  ModelManager,
+  ModelReconciler,
+  modelsView,
+  nodeFacts,
+  SwitchTickets,
+  type ModelAction,
+  type ModelActionOutcome,
+  type NodeRegistry,
+  type OperatorActionOptions,
+  type RegistryEvents,
+} from '#src/nodes/index.ts';
 import type { EvictionResult, ProtectedModels, SwitchModels } from '#src/scheduler/index.ts';
 
 export interface ModelsPartDeps {
@@ -85,13 +97,19 @@ export class ModelsPart implements SwitchModels {
 
   #facts(): ReturnType<typeof nodeFacts>[] {
     const snapshot = this.#deps.registry.snapshot();
-    return this.#deps.registry.freshViews().map((view) => nodeFacts(view, (node, model) => snapshot.usage(node, model).requests, this.manager.busy(view.spec.name)));
+    return this.#deps.registry
+      .freshViews()
+      .map((view) => nodeFacts(view, (node, model) => snapshot.usage(node, model).requests, this.manager.busy(view.spec.name)));
   }
 
   /** Rounds start once the loops run: after each node's poll and each health change. */
   start(): void {
     const poke = (): void => this.reconciler.poke();
-    this.#unsubscribe.push(this.#deps.events.on('node:capacity', poke), this.#deps.events.on('node:health-changed', poke), this.#deps.events.on('node:discovery', poke));
+    this.#unsubscribe.push(
+      this.#deps.events.on('node:capacity', poke),
+      this.#deps.events.on('node:health-changed', poke),
+      this.#deps.events.on('node:discovery', poke),
+    );
   }
 
   /** Pins and wanted models of the config in force (the router-room filter's view). */
@@ -107,9 +125,20 @@ export class ModelsPart implements SwitchModels {
   }
 
   /** An operator's load or unload (the admin API): the reconciler has its say, and the action holds (nodes/models/operator-action.ts). */
-  act(action: ModelAction, model: string, node: string | undefined, options: OperatorActionOptions = {}): Promise<ModelActionOutcome> {
+  act(
+    action: ModelAction,
+    model: string,
+    node: string | undefined,
+    options: OperatorActionOptions = {},
+  ): Promise<ModelActionOutcome> {
     const kept = (m: string): boolean => this.protectedModels().wanted.has(m);
-    return actAsOperator({ manager: this.manager, reconciler: this.reconciler, kept, now: () => this.#deps.clock.now() }, action, model, node, options);
+    return actAsOperator(
+      { manager: this.manager, reconciler: this.reconciler, kept, now: () => this.#deps.clock.now() },
+      action,
+      model,
+      node,
+      options,
+    );
   }
 
   view(): unknown {

@@ -6,13 +6,21 @@ import type { ConfigProblem, GatewayConfig } from '#src/config/index.ts';
 import type { GatewayOptions } from './options.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 
-export type NextConfig = { readonly ok: true; readonly config: GatewayConfig } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
+export type NextConfig =
+  { readonly ok: true; readonly config: GatewayConfig } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
 
-export async function nextConfig(options: Pick<GatewayOptions, 'loadConfig'>, logger: Logger, previous: GatewayConfig): Promise<NextConfig> {
+export async function nextConfig(
+  options: Pick<GatewayOptions, 'loadConfig'>,
+  logger: Logger,
+  previous: GatewayConfig,
+): Promise<NextConfig> {
   if (options.loadConfig === undefined) return { ok: false, problems: [{ path: '', message: 'reload is not supported here' }] };
   const loaded = await options.loadConfig();
   if (!loaded.ok) {
-    logger.error({ problems: loaded.problems.map((p) => `${p.path}: ${p.message}`) }, 'config reload rejected; keeping the running config');
+    logger.error(
+      { problems: loaded.problems.map((p) => `${p.path}: ${p.message}`) },
+      'config reload rejected; keeping the running config',
+    );
     return { ok: false, problems: loaded.problems };
   }
   const restartOnly = restartOnlyChanges(previous, loaded.config);

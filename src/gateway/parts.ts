@@ -7,7 +7,13 @@ import { OneAtATime } from '#src/core/one-at-a-time.ts';
 import { EventBus } from '#src/core/events.ts';
 import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
 import { NodeLoops, NodeRegistry, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
-import { requestSettings, upstreamVerdict, type EndpointTable, type ProxyEvents, type RequestSettings } from '#src/proxy/index.ts';
+import {
+  requestSettings,
+  upstreamVerdict,
+  type EndpointTable,
+  type ProxyEvents,
+  type RequestSettings,
+} from '#src/proxy/index.ts';
 import { inThreadPorts, type RequestPorts } from '#src/ports/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
@@ -67,8 +73,16 @@ export class GatewayParts {
   #settings: RequestSettings;
   readonly #reloads = new OneAtATime();
   /** GET /admin/tenants: the tenants in force, the ledger's figures, every model's queue by class and tenant. */
-  readonly #tenantsView = new TenantsView({ tenants: () => this.#config.tenants, figures: (name) => this.ledger.figures(name), queues: () => this.scheduler.queueReport() });
-  readonly #modelNames = new ModelNames(() => this.#config, () => this.registry.views(), () => this.mesh.sites());
+  readonly #tenantsView = new TenantsView({
+    tenants: () => this.#config.tenants,
+    figures: (name) => this.ledger.figures(name),
+    queues: () => this.scheduler.queueReport(),
+  });
+  readonly #modelNames = new ModelNames(
+    () => this.#config,
+    () => this.registry.views(),
+    () => this.mesh.sites(),
+  );
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -89,7 +103,8 @@ export class GatewayParts {
       clock: this.clock,
       events: this.proxyEvents,
       stdout: options.requestLogStdout ?? process.stdout,
-      onError: (error) => options.logger.error({ err: error }, 'request log write failed; lines are dropped and counted until it works again'),
+      onError: (error) =>
+        options.logger.error({ err: error }, 'request log write failed; lines are dropped and counted until it works again'),
     });
     this.registry = new NodeRegistry({
       clock: this.clock,
@@ -129,7 +144,11 @@ export class GatewayParts {
       refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
       switchEnded: () => this.scheduler.fleetChanged(),
     });
-    const noticeSinks = { events: this.proxyEvents, label: (m: string) => this.#modelNames.requestLabel(m), logger: options.logger };
+    const noticeSinks = {
+      events: this.proxyEvents,
+      label: (m: string) => this.#modelNames.requestLabel(m),
+      logger: options.logger,
+    };
     this.scheduler = new Scheduler({
       clock: this.clock,
       filters: defaultFilters(),
@@ -144,7 +163,25 @@ export class GatewayParts {
       models: this.models,
     });
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
-    this.cluster = options.config.cluster === undefined ? undefined : new ClusterPart(options.config.cluster, { clock: this.clock, logger: options.logger, metrics: this.#metrics.registry, ledger: this.ledger, tenantsReport: () => this.#tenantsView.report(), holds: (store, replica) => this.models.reconciler.shareHolds(store, replica), switches: { book: this.models.book, changed: (node) => void this.#loops.refresh([node], { fresh: true }).catch(() => undefined).finally(() => this.scheduler.fleetChanged()) } });
+    this.cluster =
+      options.config.cluster === undefined
+        ? undefined
+        : new ClusterPart(options.config.cluster, {
+            clock: this.clock,
+            logger: options.logger,
+            metrics: this.#metrics.registry,
+            ledger: this.ledger,
+            tenantsReport: () => this.#tenantsView.report(),
+            holds: (store, replica) => this.models.reconciler.shareHolds(store, replica),
+            switches: {
+              book: this.models.book,
+              changed: (node) =>
+                void this.#loops
+                  .refresh([node], { fresh: true })
+                  .catch(() => undefined)
+                  .finally(() => this.scheduler.fleetChanged()),
+            },
+          });
     this.admission = this.cluster === undefined ? this.scheduler : this.cluster.admission(this.scheduler);
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
     this.proxyEvents.on('proxy:attempt', (e) => {
@@ -158,7 +195,12 @@ export class GatewayParts {
       probeFaster: (node, durationMs) => this.#loops.probeFaster(node, durationMs),
       onResult: (node, result, detail) => this.#registryEvents.emit('node:wake', { node, result, ...detail }),
     });
-    this.#unsubscribeLogs = subscribeTransitionLogs({ logger: options.logger, registryEvents: this.#registryEvents, proxyEvents: this.proxyEvents, expectedModels: (nodeName) => this.#modelNames.expectedFor(nodeName) });
+    this.#unsubscribeLogs = subscribeTransitionLogs({
+      logger: options.logger,
+      registryEvents: this.#registryEvents,
+      proxyEvents: this.proxyEvents,
+      expectedModels: (nodeName) => this.#modelNames.expectedFor(nodeName),
+    });
     this.mesh = meshPartFor({
       options,
       clock: this.clock,
@@ -227,7 +269,14 @@ export class GatewayParts {
 
   /** The ports a request plane in this thread reaches the control plane through. */
   ports(): RequestPorts {
-    return inThreadPorts({ scheduler: this.admission, ledger: this.ledger, admitTenant: this.cluster?.tenantAdmission(), registry: this.registry, relist: (node) => this.relist(node), sites: this.mesh.link });
+    return inThreadPorts({
+      scheduler: this.admission,
+      ledger: this.ledger,
+      admitTenant: this.cluster?.tenantAdmission(),
+      registry: this.registry,
+      relist: (node) => this.relist(node),
+      sites: this.mesh.link,
+    });
   }
 
   /** A bounded metrics label for a requested model id. */
@@ -294,7 +343,9 @@ export class GatewayParts {
     this.#metrics.close();
     // After the drain (Gateway.close): the last requests' usage is in the final write (saved or not: the answer), their lines in the request log.
     const usage = await this.usage.stop();
-    await this.requestLog.close().catch((error: unknown) => this.options.logger.error({ err: error }, 'request log close failed'));
+    await this.requestLog
+      .close()
+      .catch((error: unknown) => this.options.logger.error({ err: error }, 'request log close failed'));
     return usage;
   }
 }

@@ -46,7 +46,11 @@ export class PlaneHostFigures {
     let sum: SpanFigures | undefined;
     for (const { spans } of this.#hosts.figures()) {
       if (spans === undefined) continue;
-      sum = { exported: (sum?.exported ?? 0) + spans.exported, dropped: (sum?.dropped ?? 0) + spans.dropped, failed: (sum?.failed ?? 0) + spans.failed };
+      sum = {
+        exported: (sum?.exported ?? 0) + spans.exported,
+        dropped: (sum?.dropped ?? 0) + spans.dropped,
+        failed: (sum?.failed ?? 0) + spans.failed,
+      };
     }
     return sum;
   }

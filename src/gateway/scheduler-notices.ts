@@ -16,7 +16,8 @@ export interface NoticeSinks {
 export function publishNotice(sinks: NoticeSinks, notice: SchedulerNotice): void {
   if (notice.kind === 'decided') {
     // A decision that excluded no node has nothing to count: no event, no label (most requests).
-    if (notice.decision.excluded.length > 0) sinks.events.emit('route:excluded', { model: sinks.label(notice.req.model), excluded: notice.decision.excluded });
+    if (notice.decision.excluded.length > 0)
+      sinks.events.emit('route:excluded', { model: sinks.label(notice.req.model), excluded: notice.decision.excluded });
   } else if (notice.kind === 'switch') {
     sinks.events.emit('route:model-switch', { node: notice.node, model: sinks.label(notice.model) });
   } else {

@@ -6,7 +6,18 @@
 
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { ClusterGate, UsageBoardStore } from '#src/cluster/index.ts';
-import { replicaTenantsReport, replicaUsage, sharedRemaining, siteTenantsReport, utcDay, type PublishedUsage, type ReplicaUsage, type TenantLimits, type TenantReport, type TenantsReport } from '#src/tenants/index.ts';
+import {
+  replicaTenantsReport,
+  replicaUsage,
+  sharedRemaining,
+  siteTenantsReport,
+  utcDay,
+  type PublishedUsage,
+  type ReplicaUsage,
+  type TenantLimits,
+  type TenantReport,
+  type TenantsReport,
+} from '#src/tenants/index.ts';
 
 /** A part is kept a day after it was written: a dead replica's counts of today still count. */
 const KEEP_MS = 86_400_000;
@@ -75,7 +86,9 @@ export class SiteTenants {
   #tick(): void {
     if (this.#stopped) return;
     const publish = this.#o.gate.shared()
-      ? this.#o.store.publishUsage(JSON.stringify(replicaUsage(this.#o.local(), utcDay(this.#o.clock.now()))), KEEP_MS).catch((error: unknown) => this.#o.gate.storeFailed(error))
+      ? this.#o.store
+          .publishUsage(JSON.stringify(replicaUsage(this.#o.local(), utcDay(this.#o.clock.now()))), KEEP_MS)
+          .catch((error: unknown) => this.#o.gate.storeFailed(error))
       : Promise.resolve();
     void publish.then(() => {
       if (!this.#stopped) this.#timer = this.#o.clock.setTimeout(() => this.#tick(), this.#o.publishEveryMs);
@@ -94,7 +107,14 @@ function parseUsage(body: string): ReplicaUsage | undefined {
     const value: unknown = JSON.parse(body);
     if (typeof value !== 'object' || value === null) return undefined;
     const v = value as Partial<ReplicaUsage>;
-    if (typeof v.day !== 'string' || typeof v.tenants !== 'object' || v.tenants === null || typeof v.queues !== 'object' || v.queues === null) return undefined;
+    if (
+      typeof v.day !== 'string' ||
+      typeof v.tenants !== 'object' ||
+      v.tenants === null ||
+      typeof v.queues !== 'object' ||
+      v.queues === null
+    )
+      return undefined;
     return v as ReplicaUsage;
   } catch {
     return undefined;

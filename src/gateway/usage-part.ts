@@ -10,7 +10,14 @@ import type { Logger } from 'pino';
 import { sleep, type Clock } from '#src/core/clock.ts';
 import type { GatewayConfig } from '#src/config/types.ts';
 import { STALE_ADVICE, type StateWriteFaults } from '#src/state/index.ts';
-import { openUsageStore, UsageFlusher, usageStoreReport, type SqliteUsageStore, type UsageRow, type UsageStoreReport } from '#src/tenants/index.ts';
+import {
+  openUsageStore,
+  UsageFlusher,
+  usageStoreReport,
+  type SqliteUsageStore,
+  type UsageRow,
+  type UsageStoreReport,
+} from '#src/tenants/index.ts';
 
 /** What the ledger gives and takes (h23a's ledger: usageRows() and restore(rows)). */
 export interface UsageLedgerSide {
@@ -40,13 +47,19 @@ export class UsagePart {
   #stopped = false;
 
   /** Opens the store (throws a StateFileError naming the file when it cannot be used). */
-  constructor(config: GatewayConfig, deps: { readonly clock: Clock; readonly logger: Logger; readonly faults?: StateWriteFaults | undefined }) {
+  constructor(
+    config: GatewayConfig,
+    deps: { readonly clock: Clock; readonly logger: Logger; readonly faults?: StateWriteFaults | undefined },
+  ) {
     const { clock, logger } = deps;
     this.#clock = clock;
     this.#logger = logger;
     const unstored = budgetsWithoutState(config);
     if (unstored.length > 0) {
-      logger.warn({ tenants: unstored }, 'tokens_per_day budgets are kept in memory only: a restart resets them (set [server] state_dir to keep them)');
+      logger.warn(
+        { tenants: unstored },
+        'tokens_per_day budgets are kept in memory only: a restart resets them (set [server] state_dir to keep them)',
+      );
     }
     this.store = openUsageStore(config.server.stateDir, this.#log, clock, deps.faults);
   }
@@ -107,11 +120,19 @@ export class UsagePart {
     store.close();
     if (saved) return { saved: true };
     this.#logger.error(
-      { file: store.file, reason, rows: unsaved.rows, unsaved_requests: unsaved.requests, unsaved_tokens: unsaved.tokens, tries: STOP_RETRY_WAITS_MS.length + 1 },
+      {
+        file: store.file,
+        reason,
+        rows: unsaved.rows,
+        unsaved_requests: unsaved.requests,
+        unsaved_tokens: unsaved.tokens,
+        tries: STOP_RETRY_WAITS_MS.length + 1,
+      },
       `stopping without saving tenant usage: the state file ${store.file} cannot be written (${reason}); ${unsaved.tokens} tokens in ${unsaved.rows} rows counted since its last write are lost, and the next start will flag the file as stale`,
     );
     return { saved: false, file: store.file, reason, rows: unsaved.rows, tokens: unsaved.tokens };
   }
 
-  readonly #log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string): void => this.#logger[level](fields, message);
+  readonly #log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string): void =>
+    this.#logger[level](fields, message);
 }

@@ -6,7 +6,9 @@ import { INFERENCE_ENDPOINTS, OLLAMA_NATIVE_ENDPOINTS, OPENAI_ENDPOINTS, type In
  * Every endpoint the gateway routes but Ollama's native `/api/*`. `auto` assumes it (a route-level
  * 404 teaches it otherwise); Ollama-native requests go only to nodes known to be Ollama.
  */
-export const ALL_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_ENDPOINTS.filter((e) => !OLLAMA_NATIVE_ENDPOINTS.includes(e));
+export const ALL_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_ENDPOINTS.filter(
+  (e) => !OLLAMA_NATIVE_ENDPOINTS.includes(e),
+);
 
 /** The plain OpenAI surface (any OpenAI-compatible server, unless `[[nodes]] endpoints` says otherwise). */
 export const OPENAI_SURFACE: readonly InferenceEndpoint[] = OPENAI_ENDPOINTS;
@@ -15,10 +17,26 @@ export const OPENAI_SURFACE: readonly InferenceEndpoint[] = OPENAI_ENDPOINTS;
 const CHAT_SURFACE: readonly InferenceEndpoint[] = [...OPENAI_ENDPOINTS, '/v1/messages', '/v1/messages/count_tokens'];
 
 /** llama-server (single and router): rerank at `/rerank`, `/reranking`, `/v1/rerank` and `/v1/reranking`, transcriptions (no score, translations or speech). */
-export const LLAMACPP_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank', '/rerank', '/reranking', '/v1/reranking', '/v1/audio/transcriptions'];
+export const LLAMACPP_ENDPOINTS: readonly InferenceEndpoint[] = [
+  ...CHAT_SURFACE,
+  '/v1/rerank',
+  '/rerank',
+  '/reranking',
+  '/v1/reranking',
+  '/v1/audio/transcriptions',
+];
 
 /** vLLM: rerank at all three paths, score at both, transcriptions and translations (Whisper models); no speech. */
-export const VLLM_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank', '/rerank', '/v2/rerank', '/v1/score', '/score', '/v1/audio/transcriptions', '/v1/audio/translations'];
+export const VLLM_ENDPOINTS: readonly InferenceEndpoint[] = [
+  ...CHAT_SURFACE,
+  '/v1/rerank',
+  '/rerank',
+  '/v2/rerank',
+  '/v1/score',
+  '/score',
+  '/v1/audio/transcriptions',
+  '/v1/audio/translations',
+];
 
 /** SGLang: rerank at `/v1/rerank` (its own answer shape); no score route of the OpenAI family, no audio. */
 export const SGLANG_ENDPOINTS: readonly InferenceEndpoint[] = [...CHAT_SURFACE, '/v1/rerank'];

@@ -38,5 +38,9 @@ export function routeMissing(status: number, bodyText: string): boolean {
   if (typeof body.detail === 'string') return /^(Not Found|Method Not Allowed)$/i.test(body.detail);
   const error = isRecord(body.error) ? body.error : undefined;
   const message = typeof error?.message === 'string' ? error.message : '';
-  return message === 'File Not Found' || /^no route for [A-Z]+ \//.test(message) || (status === 405 && /method .* not allowed/i.test(message));
+  return (
+    message === 'File Not Found' ||
+    /^no route for [A-Z]+ \//.test(message) ||
+    (status === 405 && /method .* not allowed/i.test(message))
+  );
 }

@@ -38,5 +38,14 @@ export { routeMissing, servedEndpoints } from './endpoints.ts';
 export { OLLAMA_API_VERSION, OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES, OLLAMA_ROOT } from './ollama-api.ts';
 export { LLAMACPP_ROUTER_OPS, OLLAMA_OPS } from './model-ops.ts';
 export type { ModelAction, ModelOpAnswer, ModelOpRequest, ModelOps, ObservedModelState } from './model-op-shapes.ts';
-export { factsPaths, kindOfNode, readFacts, sameFacts, versionDialect, type KnownKind, type ServerFacts, type VersionDialect } from './server-facts.ts';
+export {
+  factsPaths,
+  kindOfNode,
+  readFacts,
+  sameFacts,
+  versionDialect,
+  type KnownKind,
+  type ServerFacts,
+  type VersionDialect,
+} from './server-facts.ts';
 export { firstVersion, predatesEndpoint, versionNumbers } from './endpoint-versions.ts';

@@ -8,7 +8,8 @@ import type { KvPool, ServerRole } from './server-kind.ts';
 /** llama.cpp's: unified KV is one pool of n_ctx shared by every slot; per-slot KV is n_ctx for each slot. */
 export const LLAMA_KV_POOL: KvPool = {
   budget: ({ nCtx, slots, mode }) => (mode === 'unified' ? nCtx : slots === undefined ? undefined : nCtx * slots),
-  guaranteedCtx: ({ nCtx, slots, mode }) => (mode === 'unified' && slots !== undefined && slots > 0 ? Math.floor(nCtx / slots) : nCtx),
+  guaranteedCtx: ({ nCtx, slots, mode }) =>
+    mode === 'unified' && slots !== undefined && slots > 0 ? Math.floor(nCtx / slots) : nCtx,
 };
 
 /** A node configured as another kind that still answered /props as a llama-server (router or single) has its pool. */

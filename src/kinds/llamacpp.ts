@@ -7,7 +7,15 @@ import { LISTING_PATH, listingEntries, okBody } from './detection.ts';
 import { positiveInt } from './json-fields.ts';
 import { LLAMACPP_LOAD } from './load-metrics.ts';
 import { readRefusal, type RefusalDialect } from './refusal.ts';
-import type { CapacityDialect, KindDetector, ModelContext, RouterLimits, ServerKind, ServerRole, TokenizeDialect } from './server-kind.ts';
+import type {
+  CapacityDialect,
+  KindDetector,
+  ModelContext,
+  RouterLimits,
+  ServerKind,
+  ServerRole,
+  TokenizeDialect,
+} from './server-kind.ts';
 import { tokenCountOf } from './tokenize-answer.ts';
 import { aliasedName } from './model-names.ts';
 import { LLAMA_KV_POOL } from './kv-pool.ts';
@@ -97,7 +105,11 @@ const DETECTOR: KindDetector = {
     const owned = (listingEntries(answers) ?? []).filter((entry) => isRecord(entry) && entry.owned_by === 'llamacpp');
     if (owned.length === 0) return undefined;
     const router = owned.some((entry) => isRecord(entry) && isRecord(entry.status));
-    return { kind: 'llamacpp', role: router ? 'router' : 'single', evidence: `its model list says owned_by "llamacpp"${router ? ' with a load status' : ''}` };
+    return {
+      kind: 'llamacpp',
+      role: router ? 'router' : 'single',
+      evidence: `its model list says owned_by "llamacpp"${router ? ' with a load status' : ''}`,
+    };
   },
 };
 

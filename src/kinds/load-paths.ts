@@ -17,4 +17,5 @@ export const METRICS_PATHS: LoadPaths = (role, loadedModels) =>
   role === 'router' ? loadedModels.map((id) => loadMetricsPath(id)) : [loadMetricsPath()];
 
 /** llama.cpp: as above once the role is known; before, nothing (a router would answer 400). */
-export const LLAMACPP_LOAD_PATHS: LoadPaths = (role, loadedModels) => (role === 'unknown' ? undefined : METRICS_PATHS(role, loadedModels));
+export const LLAMACPP_LOAD_PATHS: LoadPaths = (role, loadedModels) =>
+  role === 'unknown' ? undefined : METRICS_PATHS(role, loadedModels);

@@ -52,7 +52,8 @@ export function ollamaFullName(name: string): string | undefined {
   const tag = hasTag ? withoutDigest.slice(colon + 1) : OLLAMA_TAG;
   const parts = path.split('/');
   if (tag === '' || parts.length > 3 || parts.some((part) => part === '')) return undefined;
-  const [host, namespace, model] = parts.length === 3 ? parts : parts.length === 2 ? [OLLAMA_HOST, ...parts] : [OLLAMA_HOST, OLLAMA_NAMESPACE, ...parts];
+  const [host, namespace, model] =
+    parts.length === 3 ? parts : parts.length === 2 ? [OLLAMA_HOST, ...parts] : [OLLAMA_HOST, OLLAMA_NAMESPACE, ...parts];
   return `${host}/${namespace}/${model}:${tag}`;
 }
 

@@ -13,9 +13,7 @@ export interface ModelOpRequest {
 
 /** How the node answered the POST: accepted (confirm next), already so (nothing to confirm), or refused. */
 export type ModelOpAnswer =
-  | { readonly kind: 'accepted' }
-  | { readonly kind: 'already' }
-  | { readonly kind: 'refused'; readonly reason: string };
+  { readonly kind: 'accepted' } | { readonly kind: 'already' } | { readonly kind: 'refused'; readonly reason: string };
 
 export interface ModelOps {
   request(action: ModelAction, model: string): ModelOpRequest;

@@ -27,7 +27,10 @@ function routerEntry(body: unknown, model: string): Readonly<Record<string, unkn
 }
 
 export const LLAMACPP_ROUTER_OPS: ModelOps = Object.freeze({
-  request: (action: ModelAction, model: string): ModelOpRequest => ({ path: action === 'load' ? '/models/load' : '/models/unload', body: { model } }),
+  request: (action: ModelAction, model: string): ModelOpRequest => ({
+    path: action === 'load' ? '/models/load' : '/models/unload',
+    body: { model },
+  }),
   answer(action: ModelAction, status: number, body: unknown): ModelOpAnswer {
     if (status >= 200 && status < 300) return { kind: 'accepted' };
     const message = errorMessage(status, body);
@@ -50,7 +53,10 @@ export const LLAMACPP_ROUTER_OPS: ModelOps = Object.freeze({
 
 export const OLLAMA_OPS: ModelOps = Object.freeze({
   // A negative keep_alive keeps the model loaded until it is unloaded (keep_alive 0).
-  request: (action: ModelAction, model: string): ModelOpRequest => ({ path: '/api/generate', body: { model, keep_alive: action === 'load' ? -1 : 0 } }),
+  request: (action: ModelAction, model: string): ModelOpRequest => ({
+    path: '/api/generate',
+    body: { model, keep_alive: action === 'load' ? -1 : 0 },
+  }),
   answer(_action: ModelAction, status: number, body: unknown): ModelOpAnswer {
     return status >= 200 && status < 300 ? { kind: 'accepted' } : { kind: 'refused', reason: errorMessage(status, body) };
   },

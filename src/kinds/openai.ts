@@ -29,7 +29,9 @@ const FRONTED: readonly ServerKind[] = [llamacpp, vllm, sglang, ollama];
 const DETECTOR: KindDetector = {
   paths: [LISTING_PATH],
   detect: (answers) =>
-    listingEntries(answers) === undefined ? undefined : { kind: 'openai', role: 'unknown', evidence: 'GET /v1/models answers an OpenAI model list' },
+    listingEntries(answers) === undefined
+      ? undefined
+      : { kind: 'openai', role: 'unknown', evidence: 'GET /v1/models answers an OpenAI model list' },
 };
 
 export const openai: ServerKind = {
@@ -47,7 +49,8 @@ export const openai: ServerKind = {
   // Any server at all: its decoder is not known, so the loosest is assumed.
   jsonKeys: 'case-insensitive',
   resolveModelName: exactName,
-  refusal: (status, body) => firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
+  refusal: (status, body) =>
+    firstMeaning([readRefusal(REFUSALS, status, body), ...FRONTED.map((kind) => kind.refusal(status, body))]),
   detector: DETECTOR,
   endpoints: OPENAI_SURFACE,
   modelOps: NO_MODEL_OPS,

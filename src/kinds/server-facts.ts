@@ -27,7 +27,8 @@ export interface VersionDialect {
   parse(body: unknown): string | undefined;
 }
 
-const VERSION_MEMBER = (body: unknown): string | undefined => (isRecord(body) && typeof body.version === 'string' && body.version !== '' ? body.version.slice(0, 64) : undefined);
+const VERSION_MEMBER = (body: unknown): string | undefined =>
+  isRecord(body) && typeof body.version === 'string' && body.version !== '' ? body.version.slice(0, 64) : undefined;
 
 /**
  * Where each kind states its version: vLLM `GET /version` → `{"version":"0.x.y"}` (PROTOCOLS.md §2);
@@ -40,7 +41,8 @@ const VERSION_DIALECTS: Readonly<Partial<Record<NodeKind, VersionDialect>>> = Ob
   ollama: Object.freeze({ path: '/api/version', parse: VERSION_MEMBER }),
   llamacpp: Object.freeze({
     path: '/props',
-    parse: (body: unknown) => (isRecord(body) && typeof body.build_info === 'string' && body.build_info !== '' ? body.build_info.slice(0, 64) : undefined),
+    parse: (body: unknown) =>
+      isRecord(body) && typeof body.build_info === 'string' && body.build_info !== '' ? body.build_info.slice(0, 64) : undefined,
   }),
 });
 

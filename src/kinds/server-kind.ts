@@ -30,7 +30,12 @@ export type ServerRole = 'router' | 'single' | 'unknown';
 
 /** What an error answer means to the gateway, whichever dialect it came in. */
 export type RefusalMeaning =
-  | { readonly kind: 'context_overflow'; readonly nCtx: number | undefined; readonly promptTokens: number | undefined; readonly message: string }
+  | {
+      readonly kind: 'context_overflow';
+      readonly nCtx: number | undefined;
+      readonly promptTokens: number | undefined;
+      readonly message: string;
+    }
   | { readonly kind: 'model_not_found'; readonly message: string }
   /** A route-level 404 (or 405): the server has no such endpoint (an older release; endpoints.ts `routeMissing`). */
   | { readonly kind: 'endpoint_missing'; readonly message: string };

@@ -25,7 +25,9 @@ const REFUSALS: RefusalDialect = {
 const DETECTOR: KindDetector = {
   paths: [LISTING_PATH],
   detect: (answers) =>
-    listedAsOwnedBy(answers, 'sglang') ? { kind: 'sglang', role: 'unknown', evidence: 'its model list says owned_by "sglang"' } : undefined,
+    listedAsOwnedBy(answers, 'sglang')
+      ? { kind: 'sglang', role: 'unknown', evidence: 'its model list says owned_by "sglang"' }
+      : undefined,
 };
 
 export const sglang: ServerKind = {

@@ -31,7 +31,9 @@ const REFUSALS: RefusalDialect = {
 const DETECTOR: KindDetector = {
   paths: [LISTING_PATH],
   detect: (answers) =>
-    listedAsOwnedBy(answers, 'vllm') ? { kind: 'vllm', role: 'unknown', evidence: 'its model list says owned_by "vllm"' } : undefined,
+    listedAsOwnedBy(answers, 'vllm')
+      ? { kind: 'vllm', role: 'unknown', evidence: 'its model list says owned_by "vllm"' }
+      : undefined,
 };
 
 export const vllm: ServerKind = {

@@ -18,13 +18,26 @@ export interface LoggerOptions {
   readonly fd?: number;
 }
 
-const REDACT: readonly string[] = ['apiKey', '*.apiKey', '*.*.apiKey', 'api_key', '*.api_key', 'authorization', '*.authorization', 'token', '*.token'];
+const REDACT: readonly string[] = [
+  'apiKey',
+  '*.apiKey',
+  '*.*.apiKey',
+  'api_key',
+  '*.api_key',
+  'authorization',
+  '*.authorization',
+  'token',
+  '*.token',
+];
 
 export function createLogger(options: LoggerOptions): Logger {
   const base = { level: options.level ?? 'info', redact: { paths: [...REDACT], censor: '[redacted]' }, base: undefined };
   const fd = options.fd ?? 1;
   if (options.format === 'pretty') {
-    return pino(base, pretty({ destination: fd, sync: true, colorize: false, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+    return pino(
+      base,
+      pretty({ destination: fd, sync: true, colorize: false, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }),
+    );
   }
   return pino(base, pino.destination({ fd, sync: true }));
 }

@@ -19,7 +19,8 @@ export function subscribeMeshLogs(logger: Logger, events: EventBus<MeshEvents>):
     }),
     events.on('mesh:state-failed', ({ problem }) => logger.error({ problem }, 'mesh state file not used')),
     events.on('mesh:models-capped', ({ total, cap, firstInEpisode }) => {
-      if (firstInEpisode) logger.warn({ total, cap }, 'this site serves more models than [mesh] max_models_per_site: publishing the first by id');
+      if (firstInEpisode)
+        logger.warn({ total, cap }, 'this site serves more models than [mesh] max_models_per_site: publishing the first by id');
     }),
     events.on('mesh:publish-failed', ({ kind, error }) => logger.error({ kind, error }, 'mesh record not published')),
     events.on('mesh:published', ({ kind, why, revision, models }) => {

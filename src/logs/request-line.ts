@@ -62,7 +62,8 @@ export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
   }));
   const last = d?.attempts.at(-1);
   // The target that answered: the last attempt's, when the report names a target at all.
-  const where = e.node === undefined || last === undefined ? undefined : last.kind === 'site' ? { site: last.target } : { node: last.target };
+  const where =
+    e.node === undefined || last === undefined ? undefined : last.kind === 'site' ? { site: last.target } : { node: last.target };
   const usage = e.usage;
   return {
     time: new Date(d?.endedAt ?? fallbackNowMs).toISOString(),
@@ -72,7 +73,9 @@ export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
     ...(d === undefined || d.requestedModel === '' ? {} : { model_requested: d.requestedModel }),
     ...(d === undefined || d.servedModel === '' ? {} : { model: d.servedModel }),
     ...where,
-    ...(e.peer === undefined ? {} : { from_site: e.peer.site, ...(e.peer.claimedTenant === undefined ? {} : { from_tenant: text(e.peer.claimedTenant) }) }),
+    ...(e.peer === undefined
+      ? {}
+      : { from_site: e.peer.site, ...(e.peer.claimedTenant === undefined ? {} : { from_tenant: text(e.peer.claimedTenant) }) }),
     attempts,
     status: e.status,
     ...(d?.refusal === undefined ? {} : { refusal: d.refusal }),
@@ -85,11 +88,15 @@ export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
     duration_ms: ms(e.durationMs),
     ...(usage?.promptTokens === undefined ? {} : { prompt_tokens: usage.promptTokens }),
     ...(usage?.completionTokens === undefined ? {} : { completion_tokens: usage.completionTokens }),
-    ...(usage === undefined || (usage.promptTokens === undefined && usage.completionTokens === undefined) ? {} : { tokens_from: usage.counted }),
+    ...(usage === undefined || (usage.promptTokens === undefined && usage.completionTokens === undefined)
+      ? {}
+      : { tokens_from: usage.counted }),
     ...(usage?.basis === undefined ? {} : { estimated_from: usage.basis }),
     bytes_in: d?.bytesIn ?? 0,
     bytes_out: d?.bytesOut ?? 0,
-    ...(d?.prompt === undefined ? {} : { prompt: d.prompt.text, ...(d.prompt.truncated ? { prompt_truncated: true as const } : {}) }),
+    ...(d?.prompt === undefined
+      ? {}
+      : { prompt: d.prompt.text, ...(d.prompt.truncated ? { prompt_truncated: true as const } : {}) }),
   };
 }
 

@@ -36,7 +36,10 @@ export class RequestLog {
       this.#unsubscribe = () => undefined;
       return;
     }
-    this.#file = target.kind === 'file' ? new FileOutput(target.path, { maxBytes: config.requestsMaxBytes, keep: config.requestsKeep }) : undefined;
+    this.#file =
+      target.kind === 'file'
+        ? new FileOutput(target.path, { maxBytes: config.requestsMaxBytes, keep: config.requestsKeep })
+        : undefined;
     const output: LineOutput = this.#file ?? new StreamOutput(deps.stdout);
     const writer = new LineWriter(output, config.requestsBufferLines, deps.onError);
     this.#writer = writer;

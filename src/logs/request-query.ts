@@ -29,10 +29,12 @@ const TEXT_MAX = 256;
 export function readRequestQuery(params: URLSearchParams): QueryResult {
   const limitText = params.get('limit');
   const limit = limitText === null || limitText === '' ? DEFAULT_REQUESTS_LIMIT : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_REQUESTS_LIMIT) return { error: `limit must be a whole number from 1 to ${MAX_REQUESTS_LIMIT}`, param: 'limit' };
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_REQUESTS_LIMIT)
+    return { error: `limit must be a whole number from 1 to ${MAX_REQUESTS_LIMIT}`, param: 'limit' };
   const afterText = params.get('after');
   const after = afterText === null || afterText === '' ? 0 : Number(afterText);
-  if (!Number.isSafeInteger(after) || after < 0) return { error: 'after must be a whole number (the seq of the last request seen)', param: 'after' };
+  if (!Number.isSafeInteger(after) || after < 0)
+    return { error: 'after must be a whole number (the seq of the last request seen)', param: 'after' };
   const texts: Record<'model' | 'node' | 'tenant', string | undefined> = { model: undefined, node: undefined, tenant: undefined };
   for (const name of ['model', 'node', 'tenant'] as const) {
     const value = params.get(name);
@@ -44,7 +46,8 @@ export function readRequestQuery(params: URLSearchParams): QueryResult {
   let status: StatusFilter | undefined;
   if (statusText !== null && statusText !== '') {
     const parsed = statusFilter(statusText);
-    if (parsed === undefined) return { error: "status must be a status (429), a class (2xx, 4xx, 5xx) or 'error'", param: 'status' };
+    if (parsed === undefined)
+      return { error: "status must be a status (429), a class (2xx, 4xx, 5xx) or 'error'", param: 'status' };
     status = parsed;
   }
   return { query: { limit, after, ...texts, status } };

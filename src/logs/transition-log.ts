@@ -53,7 +53,10 @@ export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
     s.registryEvents.on('node:removed', ({ node, inFlight }) => logger.info({ node, inFlight }, 'node removed')),
     s.proxyEvents.on('proxy:attempt', (e) => {
       if (e.result === 'success' || e.result === 'client_abort') return;
-      logger.warn({ node: e.node, model: e.model, result: e.result, status: e.status, error: e.error }, 'upstream attempt failed');
+      logger.warn(
+        { node: e.node, model: e.model, result: e.result, status: e.status, error: e.error },
+        'upstream attempt failed',
+      );
     }),
     ...subscribeForwardLogs(logger, s.proxyEvents),
   ];

@@ -37,19 +37,33 @@ export function judgeMessage(data: Uint8Array, ctx: JudgeContext): Judgement {
   const site = record.site;
   const key = ctx.pins.get(site);
   if (key === undefined) return reject('not_pinned', site, 'no key is pinned for this site in [[mesh.sites]]');
-  if (!verifies(signedBytes, key, sig)) return reject('bad_signature', site, 'the signature does not verify against the key pinned for this site');
+  if (!verifies(signedBytes, key, sig))
+    return reject('bad_signature', site, 'the signature does not verify against the key pinned for this site');
   const pinnedUrl = ctx.pinnedUrls?.get(site);
-  if (pinnedUrl !== undefined && record.url !== pinnedUrl) return reject('url_mismatch', site, `url ${record.url} differs from the url pinned for this site (${pinnedUrl})`);
+  if (pinnedUrl !== undefined && record.url !== pinnedUrl)
+    return reject('url_mismatch', site, `url ${record.url} differs from the url pinned for this site (${pinnedUrl})`);
   const aheadMs = record.issued_at - ctx.nowWallMs;
-  if (aheadMs > ctx.maxClockSkewMs) return reject('future', site, `issued_at is ${aheadMs} ms ahead of this clock, over max_clock_skew (${ctx.maxClockSkewMs} ms)`);
+  if (aheadMs > ctx.maxClockSkewMs)
+    return reject(
+      'future',
+      site,
+      `issued_at is ${aheadMs} ms ahead of this clock, over max_clock_skew (${ctx.maxClockSkewMs} ms)`,
+    );
   const ageMs = ctx.nowWallMs - record.issued_at;
-  if (ageMs > ctx.freshnessMs + ctx.maxClockSkewMs) return reject('stale_record', site, `issued_at is ${ageMs} ms old, over freshness + max_clock_skew (${ctx.freshnessMs + ctx.maxClockSkewMs} ms)`);
+  if (ageMs > ctx.freshnessMs + ctx.maxClockSkewMs)
+    return reject(
+      'stale_record',
+      site,
+      `issued_at is ${ageMs} ms old, over freshness + max_clock_skew (${ctx.freshnessMs + ctx.maxClockSkewMs} ms)`,
+    );
   const highest = ctx.highestRevision(site);
-  if (highest !== undefined && record.revision <= highest) return reject('replay', site, `revision ${record.revision} is not above ${highest}, the highest accepted`);
+  if (highest !== undefined && record.revision <= highest)
+    return reject('replay', site, `revision ${record.revision} is not above ${highest}, the highest accepted`);
   let models = record.models;
   if (models === undefined && record.models_digest !== undefined) {
     models = ctx.knownModels(site, record.models_digest);
-    if (models === undefined) return reject('unknown_digest', site, 'a heartbeat whose models_digest matches no model list held for this site');
+    if (models === undefined)
+      return reject('unknown_digest', site, 'a heartbeat whose models_digest matches no model list held for this site');
   }
   const count = models?.length ?? 0;
   if (count > ctx.maxModels) return reject('over_cap', site, `${count} models, over max_models_per_site (${ctx.maxModels})`);

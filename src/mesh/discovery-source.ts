@@ -10,8 +10,7 @@ import { nodeListingModels } from './sources/node-listing.ts';
 import { staticModels } from './sources/static.ts';
 
 export type SourceModels =
-  | { readonly kind: 'list'; readonly models: readonly SiteRecordModel[] }
-  | { readonly kind: 'unknown'; readonly reason: string };
+  { readonly kind: 'list'; readonly models: readonly SiteRecordModel[] } | { readonly kind: 'unknown'; readonly reason: string };
 
 export interface DiscoverySource {
   readonly name: string;
@@ -37,7 +36,8 @@ export const DISCOVERY_SOURCES: Readonly<Record<string, SourceFactory>> = Object
 export function siteSources(deps: SourceDeps, names: readonly string[] = Object.keys(DISCOVERY_SOURCES)): DiscoverySource[] {
   return names.map((name) => {
     const factory = DISCOVERY_SOURCES[name];
-    if (factory === undefined) throw new Error(`unknown discovery source '${name}' (known: ${Object.keys(DISCOVERY_SOURCES).join(', ')})`);
+    if (factory === undefined)
+      throw new Error(`unknown discovery source '${name}' (known: ${Object.keys(DISCOVERY_SOURCES).join(', ')})`);
     return factory(deps);
   });
 }

@@ -16,10 +16,7 @@ export interface FreshnessChange {
  * The sites whose freshness differs from what was last reported. A site never reported before is
  * reported only when fresh (a pinned site that was never heard of starts stale without a log line).
  */
-export function freshnessChanges(
-  reported: ReadonlyMap<string, boolean>,
-  now: ReadonlyMap<string, boolean>,
-): FreshnessChange[] {
+export function freshnessChanges(reported: ReadonlyMap<string, boolean>, now: ReadonlyMap<string, boolean>): FreshnessChange[] {
   const changes: FreshnessChange[] = [];
   for (const [site, fresh] of now) {
     const before = reported.get(site);

@@ -186,7 +186,11 @@ export class MemoryTransport implements MeshTransport {
   }
 
   stats(): MeshTransportStats {
-    return { peers: this.#started ? this.#bus.peersOf(this.peer) : 0, bytesSent: this.#bytesSent, bytesReceived: this.#bytesReceived };
+    return {
+      peers: this.#started ? this.#bus.peersOf(this.peer) : 0,
+      bytesSent: this.#bytesSent,
+      bytesReceived: this.#bytesReceived,
+    };
   }
 
   /** Called by the bus: message `id` by `origin`, passed on by neighbour `via` (peer ids). */

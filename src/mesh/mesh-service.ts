@@ -78,9 +78,21 @@ export class MeshService {
     this.#deps = deps;
     this.#config = deps.config;
     this.#trust = meshTrust(deps.config, deps.codec);
-    this.#store = new RemoteSiteStore({ ownSite: deps.config.site, pins: deps.config.sites, digestOf: (m) => deps.codec.digestOf(m) });
+    this.#store = new RemoteSiteStore({
+      ownSite: deps.config.site,
+      pins: deps.config.sites,
+      digestOf: (m) => deps.codec.digestOf(m),
+    });
     this.#own = new OwnModelSet(deps.sources);
-    this.#keeper = deps.revisions === undefined ? undefined : new RevisionKeeper(deps.revisions, deps.clock, () => this.#store.heldRevisions(), (problem) => deps.events.emit('mesh:state-failed', { problem }));
+    this.#keeper =
+      deps.revisions === undefined
+        ? undefined
+        : new RevisionKeeper(
+            deps.revisions,
+            deps.clock,
+            () => this.#store.heldRevisions(),
+            (problem) => deps.events.emit('mesh:state-failed', { problem }),
+          );
     deps.transport.admit(this.#trust.admission);
     deps.transport.onMessage((data, peer) => this.#receive(data, peer));
     deps.transport.onPeerJoined(() => this.#consider('peer_joined'));
@@ -179,7 +191,11 @@ export class MeshService {
     this.#publisher = decision.next;
     if (decision.publish === undefined) return;
     if (decision.publish === 'full' && own.capped > 0) {
-      this.#deps.events.emit('mesh:models-capped', { total: own.models.length + own.capped, cap, firstInEpisode: own.capEpisodeStarted });
+      this.#deps.events.emit('mesh:models-capped', {
+        total: own.models.length + own.capped,
+        cap,
+        firstInEpisode: own.capEpisodeStarted,
+      });
     }
     this.#publish(decision.publish, decision.why, own.models);
   }
@@ -188,7 +204,15 @@ export class MeshService {
     const wall = this.#deps.clock.now();
     const revision = this.#deps.codec.nextRevision(wall);
     const body = kind === 'full' ? { models } : { models_digest: this.#deps.codec.digestOf(models) };
-    const record: SiteRecord = { v: 1, site: this.#config.site, url: this.#config.url, revision, issued_at: wall, ...body, load: this.#deps.load() };
+    const record: SiteRecord = {
+      v: 1,
+      site: this.#config.site,
+      url: this.#config.url,
+      revision,
+      issued_at: wall,
+      ...body,
+      load: this.#deps.load(),
+    };
     let data: Uint8Array;
     try {
       data = this.#deps.codec.sign(record);
@@ -198,20 +222,26 @@ export class MeshService {
       return;
     }
     if (data.byteLength > this.#config.maxMessageBytes) {
-      this.#deps.events.emit('mesh:publish-failed', { kind, error: `record of ${data.byteLength} bytes is over max_message_bytes ${this.#config.maxMessageBytes}` });
+      this.#deps.events.emit('mesh:publish-failed', {
+        kind,
+        error: `record of ${data.byteLength} bytes is over max_message_bytes ${this.#config.maxMessageBytes}`,
+      });
       return;
     }
     this.#lastRevision = revision;
     this.#lastPublishedAtWall = wall;
-    this.#send(data, () => this.#deps.events.emit('mesh:published', { kind, why, revision, bytes: data.byteLength, models: models.length }), kind);
+    this.#send(
+      data,
+      () => this.#deps.events.emit('mesh:published', { kind, why, revision, bytes: data.byteLength, models: models.length }),
+      kind,
+    );
   }
 
   #send(data: Uint8Array, onSent: () => void, kind: PublishKind): void {
-    this.#sending = this.#sending.then(
-      () =>
-        this.#deps.transport.publish(data).then(onSent, (error: unknown) => {
-          this.#deps.events.emit('mesh:publish-failed', { kind, error: error instanceof Error ? error.message : String(error) });
-        }),
+    this.#sending = this.#sending.then(() =>
+      this.#deps.transport.publish(data).then(onSent, (error: unknown) => {
+        this.#deps.events.emit('mesh:publish-failed', { kind, error: error instanceof Error ? error.message : String(error) });
+      }),
     );
   }
 
@@ -235,13 +265,26 @@ export class MeshService {
       const { reason, site, detail } = outcome;
       const knownAuthor = this.#trust.admitted.has(peer);
       const note = this.#rejections.note(peer, reason, now);
-      this.#deps.events.emit('mesh:record-rejected', { reason, site, peer, detail, log: note.log, suppressed: note.suppressed, knownAuthor });
+      this.#deps.events.emit('mesh:record-rejected', {
+        reason,
+        site,
+        peer,
+        detail,
+        log: note.log,
+        suppressed: note.suppressed,
+        knownAuthor,
+      });
       if (reason === 'unknown_digest' && site !== undefined && this.#trust.pins.has(site)) this.#want(site);
       return verdictOf({ kind: 'rejected', reason, site, detail });
     }
     if (outcome.full) this.#wantsSent.delete(outcome.site);
     const revision = judgement.kind === 'accepted' ? judgement.record.revision : 0;
-    this.#deps.events.emit('mesh:record-accepted', { site: outcome.site, revision, full: outcome.full, modelsChanged: outcome.modelsChanged });
+    this.#deps.events.emit('mesh:record-accepted', {
+      site: outcome.site,
+      revision,
+      full: outcome.full,
+      modelsChanged: outcome.modelsChanged,
+    });
     this.#keeper?.changed();
     this.#checkFreshness();
     return 'accept';
@@ -263,7 +306,12 @@ export class MeshService {
         maxBytes: c.maxMessageBytes,
       });
     } catch (error) {
-      return { kind: 'rejected', reason: 'malformed', site: undefined, detail: `judging failed: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        kind: 'rejected',
+        reason: 'malformed',
+        site: undefined,
+        detail: `judging failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
   }
 

@@ -24,6 +24,10 @@ export function meshTrust(config: MeshConfig, codec: Pick<MeshCodec, 'pinnedKey'
   const pins = new Map(others.map((p) => [p.id, codec.pinnedKey(p.publicKey)] as const));
   const pinnedUrls = new Map(others.flatMap((p) => (p.url !== undefined ? [[p.id, p.url] as const] : [])));
   const bootstrap = config.peers.flatMap((addr) => addressPeerId(addr) ?? []);
-  const admitted: ReadonlySet<string> = new Set([...others.map((p) => codec.peerIdOf(p.publicKey)), ...config.allowedPeers, ...bootstrap]);
+  const admitted: ReadonlySet<string> = new Set([
+    ...others.map((p) => codec.peerIdOf(p.publicKey)),
+    ...config.allowedPeers,
+    ...bootstrap,
+  ]);
   return { pins, pinnedUrls, admitted, admission: { peers: admitted, maxMessagesPerSecond: config.maxPeerMessagesPerSecond } };
 }

@@ -15,4 +15,3 @@ export function pinnedPublicKey(b64url: string): KeyObject {
 export function pinnedKeys(sites: readonly MeshSitePin[]): ReadonlyMap<string, KeyObject> {
   return new Map(sites.map((pin) => [pin.id, pinnedPublicKey(pin.publicKey)]));
 }
-

@@ -18,7 +18,11 @@ export interface PublisherState {
   readonly wantPending: boolean;
 }
 
-export const INITIAL_PUBLISHER: PublisherState = Object.freeze({ lastFull: undefined, lastWantFullAt: undefined, wantPending: false });
+export const INITIAL_PUBLISHER: PublisherState = Object.freeze({
+  lastFull: undefined,
+  lastWantFullAt: undefined,
+  wantPending: false,
+});
 
 export type PublishKind = 'full' | 'digest';
 

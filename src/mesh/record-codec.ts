@@ -14,7 +14,12 @@ import { isSiteId } from '#src/config/index.ts';
 /** A message decoded far enough to verify: the record, the exact bytes signed, the signature. */
 export type DecodedRecord =
   | { readonly ok: true; readonly record: SiteRecord; readonly signedBytes: Uint8Array; readonly sig: Uint8Array }
-  | { readonly ok: false; readonly reason: 'oversized' | 'malformed'; readonly site: string | undefined; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly reason: 'oversized' | 'malformed';
+      readonly site: string | undefined;
+      readonly detail: string;
+    };
 
 /** RFC 8785 canonical JSON of `value`, UTF-8. Throws on values JSON cannot represent. */
 export function canonicalBytes(value: unknown): Uint8Array {
@@ -51,7 +56,13 @@ export function decodeWant(data: Uint8Array, maxBytes: number): string | undefin
 
 /** Size, then JSON, then shape: nothing is parsed before the size is known to be within bounds. */
 export function decodeRecord(data: Uint8Array, maxBytes: number): DecodedRecord {
-  if (data.byteLength > maxBytes) return { ok: false, reason: 'oversized', site: undefined, detail: `${data.byteLength} bytes, over the ${maxBytes}-byte limit` };
+  if (data.byteLength > maxBytes)
+    return {
+      ok: false,
+      reason: 'oversized',
+      site: undefined,
+      detail: `${data.byteLength} bytes, over the ${maxBytes}-byte limit`,
+    };
   const json = parseJson(data);
   if (json === NOT_JSON) return malformed(undefined, 'not UTF-8 JSON');
   const outer = signedShape.safeParse(json);

@@ -21,10 +21,13 @@ export const siteId = z.string().refine(isSiteId, { error: 'is not a site id (1 
 const httpUrl = z
   .string()
   .max(MAX_URL_CHARS)
-  .refine((text) => {
-    const normal = normalizeNodeUrl(text);
-    return normal.ok && normal.value === text;
-  }, { error: 'is not a normalised http(s) site URL' });
+  .refine(
+    (text) => {
+      const normal = normalizeNodeUrl(text);
+      return normal.ok && normal.value === text;
+    },
+    { error: 'is not a normalised http(s) site URL' },
+  );
 
 export const recordModelShape = z.looseObject({
   id: z.string().min(1).max(MAX_MODEL_ID_CHARS),

@@ -18,7 +18,8 @@ export class RevisionClock {
 
   /** `last` is the highest revision already issued, when known (0 when not). */
   constructor(last = 0) {
-    if (!Number.isSafeInteger(last) || last < 0) throw new Error(`revision clock: last must be a non-negative safe integer, got ${last}`);
+    if (!Number.isSafeInteger(last) || last < 0)
+      throw new Error(`revision clock: last must be a non-negative safe integer, got ${last}`);
     this.#last = last;
   }
 

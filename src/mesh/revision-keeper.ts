@@ -27,7 +27,9 @@ export class RevisionKeeper {
 
   /** The held revisions; a bad file is reported and read as empty. */
   async read(): Promise<HeldRevisions> {
-    const { revisions, problem } = await this.#store.read().catch((error: unknown) => ({ revisions: new Map(), problem: String(error) }));
+    const { revisions, problem } = await this.#store
+      .read()
+      .catch((error: unknown) => ({ revisions: new Map(), problem: String(error) }));
     if (problem !== undefined) this.#failed(`${problem}; starting with no held revisions (replays are then judged by age alone)`);
     return revisions;
   }
@@ -52,7 +54,9 @@ export class RevisionKeeper {
     this.#writing = this.#writing.then(async () => {
       if (!this.#dirty) return;
       this.#dirty = false;
-      await this.#store.write(this.#current()).catch((error: unknown) => this.#failed(error instanceof Error ? error.message : String(error)));
+      await this.#store
+        .write(this.#current())
+        .catch((error: unknown) => this.#failed(error instanceof Error ? error.message : String(error)));
     });
     return this.#writing;
   }

@@ -26,10 +26,15 @@ export function revisionStateFile(path: string): RevisionStore {
         text = await readBounded(path);
       } catch (error) {
         if (isErrno(error, 'ENOENT')) return { revisions: new Map() };
-        return { revisions: new Map(), problem: `mesh state file ${path}: ${error instanceof Error ? error.message : String(error)}` };
+        return {
+          revisions: new Map(),
+          problem: `mesh state file ${path}: ${error instanceof Error ? error.message : String(error)}`,
+        };
       }
       const parsed = parseRevisionState(text);
-      return parsed.ok ? { revisions: parsed.revisions } : { revisions: new Map(), problem: `mesh state file ${path}: ${parsed.problem}` };
+      return parsed.ok
+        ? { revisions: parsed.revisions }
+        : { revisions: new Map(), problem: `mesh state file ${path}: ${parsed.problem}` };
     },
     async write(revisions) {
       sequence += 1;
@@ -39,7 +44,9 @@ export function revisionStateFile(path: string): RevisionStore {
         await rename(temp, path);
       } catch (error) {
         await rm(temp, { force: true }).catch(() => undefined);
-        throw new Error(`mesh state file ${path}: cannot write it (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+        throw new Error(`mesh state file ${path}: cannot write it (${error instanceof Error ? error.message : String(error)})`, {
+          cause: error,
+        });
       }
     },
   };

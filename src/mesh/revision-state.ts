@@ -18,10 +18,14 @@ export const MAX_STATE_BYTES = 1024 * 1024;
 
 const stateShape = z.object({
   v: z.literal(1),
-  sites: z.record(z.string().max(64), z.object({ key: z.string().max(64), revision: z.int().min(0).max(Number.MAX_SAFE_INTEGER) })),
+  sites: z.record(
+    z.string().max(64),
+    z.object({ key: z.string().max(64), revision: z.int().min(0).max(Number.MAX_SAFE_INTEGER) }),
+  ),
 });
 
-export type ParsedState = { readonly ok: true; readonly revisions: HeldRevisions } | { readonly ok: false; readonly problem: string };
+export type ParsedState =
+  { readonly ok: true; readonly revisions: HeldRevisions } | { readonly ok: false; readonly problem: string };
 
 export function parseRevisionState(text: string): ParsedState {
   let json: unknown;

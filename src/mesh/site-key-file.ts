@@ -40,7 +40,9 @@ const GROUP_OR_OTHER = 0o077;
 export function keyFileModeProblem(path: string, mode: number): string | undefined {
   if ((mode & GROUP_OR_OTHER) === 0) return undefined;
   const octal = (mode & 0o7777).toString(8).padStart(4, '0');
-  const who = [(mode & 0o070) !== 0 ? 'its group' : undefined, (mode & 0o007) !== 0 ? 'other users' : undefined].filter((w) => w !== undefined).join(' and ');
+  const who = [(mode & 0o070) !== 0 ? 'its group' : undefined, (mode & 0o007) !== 0 ? 'other users' : undefined]
+    .filter((w) => w !== undefined)
+    .join(' and ');
   return `site key file ${path}: mode ${octal} lets ${who} use the site key (whoever reads it can sign as this site); run chmod 600 ${path}`;
 }
 
@@ -51,10 +53,14 @@ export async function loadSiteKey(path: string): Promise<SiteKey> {
   try {
     privateKey = createPrivateKey({ key: text, format: 'pem' });
   } catch {
-    throw new Error(`site key file ${path}: not a PEM private key (expected PKCS#8 "-----BEGIN PRIVATE KEY-----", as written by switchyard keygen)`);
+    throw new Error(
+      `site key file ${path}: not a PEM private key (expected PKCS#8 "-----BEGIN PRIVATE KEY-----", as written by switchyard keygen)`,
+    );
   }
   if (privateKey.asymmetricKeyType !== 'ed25519') {
-    throw new Error(`site key file ${path}: holds a ${privateKey.asymmetricKeyType ?? 'unknown'} key; a site key must be Ed25519 (switchyard keygen --out FILE writes one)`);
+    throw new Error(
+      `site key file ${path}: holds a ${privateKey.asymmetricKeyType ?? 'unknown'} key; a site key must be Ed25519 (switchyard keygen --out FILE writes one)`,
+    );
   }
   return siteKeyFromPrivateKey(privateKey);
 }
@@ -66,7 +72,10 @@ export async function generateSiteKeyFile(path: string): Promise<SiteKey> {
   try {
     await writeFile(path, pem, { flag: 'wx', mode: 0o600 });
   } catch (error) {
-    if (isErrno(error, 'EEXIST')) throw new Error(`${path} already exists; a site key is never overwritten (move it away first if you mean to replace it, then re-pin the new key at every site)`);
+    if (isErrno(error, 'EEXIST'))
+      throw new Error(
+        `${path} already exists; a site key is never overwritten (move it away first if you mean to replace it, then re-pin the new key at every site)`,
+      );
     throw new Error(`cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
   return siteKeyFromPrivateKey(privateKey);
@@ -79,7 +88,8 @@ export function newSiteKey(): SiteKey {
 
 /** The SiteKey of an Ed25519 private KeyObject. */
 export function siteKeyFromPrivateKey(privateKey: KeyObject): SiteKey {
-  if (privateKey.asymmetricKeyType !== 'ed25519' || privateKey.type !== 'private') throw new Error('site key: must be an Ed25519 private key');
+  if (privateKey.asymmetricKeyType !== 'ed25519' || privateKey.type !== 'private')
+    throw new Error('site key: must be an Ed25519 private key');
   const publicKeyRaw = new Uint8Array(privateKeyJwkPart(privateKey, 'x'));
   const publicKey = Buffer.from(publicKeyRaw).toString('base64url');
   const partial = { publicKeyRaw, publicKey, privateKey, peerId: '' };
@@ -99,7 +109,9 @@ async function readBounded(path: string): Promise<string> {
   try {
     handle = await open(path, 'r');
   } catch (error) {
-    throw new Error(`site key file ${path}: cannot read it (${isErrno(error, 'ENOENT') ? 'no such file; create one with switchyard keygen --out FILE' : error instanceof Error ? error.message : String(error)})`);
+    throw new Error(
+      `site key file ${path}: cannot read it (${isErrno(error, 'ENOENT') ? 'no such file; create one with switchyard keygen --out FILE' : error instanceof Error ? error.message : String(error)})`,
+    );
   }
   try {
     // The mode of the file opened (fstat), not of the path, so a swap after the check cannot pass it.
@@ -107,7 +119,8 @@ async function readBounded(path: string): Promise<string> {
     if (problem !== undefined) throw new Error(problem);
     const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > MAX_KEY_FILE_BYTES) throw new Error(`site key file ${path}: larger than ${MAX_KEY_FILE_BYTES} bytes; not a key file`);
+    if (bytesRead > MAX_KEY_FILE_BYTES)
+      throw new Error(`site key file ${path}: larger than ${MAX_KEY_FILE_BYTES} bytes; not a key file`);
     return buffer.subarray(0, bytesRead).toString('utf8');
   } finally {
     await handle.close();

@@ -59,7 +59,11 @@ export class RemoteSiteStore {
   readonly #sites = new Map<string, SiteState>();
   readonly #digestOf: (models: readonly SiteRecordModel[]) => string;
 
-  constructor(options: { ownSite: string; pins: readonly MeshSitePin[]; digestOf: (models: readonly SiteRecordModel[]) => string }) {
+  constructor(options: {
+    ownSite: string;
+    pins: readonly MeshSitePin[];
+    digestOf: (models: readonly SiteRecordModel[]) => string;
+  }) {
     this.#digestOf = options.digestOf;
     this.setPins(options.pins, options.ownSite);
   }
@@ -83,13 +87,18 @@ export class RemoteSiteStore {
   restore(revisions: ReadonlyMap<string, number>): void {
     for (const [site, revision] of revisions) {
       const state = this.#sites.get(site);
-      if (state !== undefined && (state.highestRevision === undefined || revision > state.highestRevision)) state.highestRevision = revision;
+      if (state !== undefined && (state.highestRevision === undefined || revision > state.highestRevision))
+        state.highestRevision = revision;
     }
   }
 
   /** The highest revision accepted from each site, under the key it was pinned with (for the state file). */
   heldRevisions(): Map<string, HeldRevision> {
-    return new Map([...this.#sites].flatMap(([site, s]) => (s.highestRevision === undefined ? [] : [[site, { key: s.key, revision: s.highestRevision }] as const])));
+    return new Map(
+      [...this.#sites].flatMap(([site, s]) =>
+        s.highestRevision === undefined ? [] : [[site, { key: s.key, revision: s.highestRevision }] as const],
+      ),
+    );
   }
 
   /** For the acceptance function: the highest accepted revision of a site. */
@@ -113,9 +122,15 @@ export class RemoteSiteStore {
     const record = judgement.record;
     const state = this.#sites.get(record.site);
     // The acceptance function checks pins too; this guards a pin removed between judge and apply.
-    if (state === undefined) return { kind: 'rejected', reason: 'not_pinned', site: record.site, detail: `site '${record.site}' is not pinned` };
+    if (state === undefined)
+      return { kind: 'rejected', reason: 'not_pinned', site: record.site, detail: `site '${record.site}' is not pinned` };
     if (state.highestRevision !== undefined && record.revision <= state.highestRevision) {
-      return { kind: 'rejected', reason: 'replay', site: record.site, detail: `revision ${record.revision} <= ${state.highestRevision}` };
+      return {
+        kind: 'rejected',
+        reason: 'replay',
+        site: record.site,
+        detail: `revision ${record.revision} <= ${state.highestRevision}`,
+      };
     }
     const models = record.models ?? [];
     const full = record.models_digest === undefined;
@@ -160,7 +175,12 @@ export class RemoteSiteStore {
       last_rejection:
         s.lastRejection === undefined
           ? undefined
-          : { reason: s.lastRejection.reason, detail: s.lastRejection.detail, peer: s.lastRejection.peer, age_ms: Math.max(0, nowMs - s.lastRejection.at) },
+          : {
+              reason: s.lastRejection.reason,
+              detail: s.lastRejection.detail,
+              peer: s.lastRejection.peer,
+              age_ms: Math.max(0, nowMs - s.lastRejection.at),
+            },
     }));
   }
 }
@@ -182,6 +202,15 @@ function pinOf(pin: MeshSitePin): string {
 }
 
 function emptyState(pin: string, key: string): SiteState {
-  return { pin, key, highestRevision: undefined, record: undefined, acceptedAt: undefined, models: new Map(), digest: undefined, load: 0, lastRejection: undefined };
+  return {
+    pin,
+    key,
+    highestRevision: undefined,
+    record: undefined,
+    acceptedAt: undefined,
+    models: new Map(),
+    digest: undefined,
+    load: 0,
+    lastRejection: undefined,
+  };
 }
-

@@ -55,4 +55,9 @@ export interface MeshTransport {
 }
 
 /** What builds a site's transport (options.meshTransport in the gateway): libp2p in production. */
-export type MeshTransportFactory = (site: { readonly site: string; readonly peerId: string; readonly listen: readonly string[]; readonly peers: readonly string[] }) => MeshTransport;
+export type MeshTransportFactory = (site: {
+  readonly site: string;
+  readonly peerId: string;
+  readonly listen: readonly string[];
+  readonly peers: readonly string[];
+}) => MeshTransport;

@@ -24,7 +24,8 @@ class SeriesIndex<S> {
 
   /** The series of `values` (one per label name, in order), made on first use. */
   at(values: readonly string[]): S {
-    if (values.length !== this.#names.length) throw new Error(`expected ${this.#names.length} label values (${this.#names.join(', ')}), got ${values.length}`);
+    if (values.length !== this.#names.length)
+      throw new Error(`expected ${this.#names.length} label values (${this.#names.join(', ')}), got ${values.length}`);
     let branch = this.#root;
     for (const value of values) {
       let next = branch.children.get(value);
@@ -104,7 +105,11 @@ export class BoundHistogram<L extends string> {
   constructor(spec: MetricSpec<L> & { readonly buckets: readonly number[] }) {
     const bounds = spec.buckets;
     this.#bounds = bounds;
-    this.#index = new SeriesIndex<HistogramSeries>(spec.labelNames, () => ({ counts: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 }));
+    this.#index = new SeriesIndex<HistogramSeries>(spec.labelNames, () => ({
+      counts: new Array<number>(bounds.length + 1).fill(0),
+      sum: 0,
+      count: 0,
+    }));
     new SeriesHistogram<L>(spec, this.#index);
   }
 
@@ -151,7 +156,13 @@ class SeriesHistogram<L extends string> extends Histogram<L> {
       });
       values.push({ labels: { le: '+Inf' }, sharedLabels: labels, value: series.count, metricName: bucket, exemplar: null });
       values.push({ labels: {}, sharedLabels: labels, value: series.sum, metricName: `${this.#name}_sum`, exemplar: undefined });
-      values.push({ labels: {}, sharedLabels: labels, value: series.count, metricName: `${this.#name}_count`, exemplar: undefined });
+      values.push({
+        labels: {},
+        sharedLabels: labels,
+        value: series.count,
+        metricName: `${this.#name}_count`,
+        exemplar: undefined,
+      });
     }
     return Promise.resolve({ name: this.#name, help: this.#help, type: 'histogram', values, aggregator: 'sum' });
   }

@@ -30,7 +30,13 @@ export function registerMeshForwarding(r: Registry, proxyEvents: EventBus<ProxyE
     proxyEvents.on('mesh:forwarded', (e) => out.inc({ site: e.site, result: e.result })),
     proxyEvents.on('mesh:forwarded-in', (e) => {
       received.inc({ site: e.site, result: e.result });
-      if (e.admitted !== undefined) admitted.inc({ site: e.site, tenant: e.admitted.tenant, class: e.admitted.priority, claimed_class: e.admitted.claimedClass ?? 'none' });
+      if (e.admitted !== undefined)
+        admitted.inc({
+          site: e.site,
+          tenant: e.admitted.tenant,
+          class: e.admitted.priority,
+          claimed_class: e.admitted.claimedClass ?? 'none',
+        });
     }),
   ];
 }

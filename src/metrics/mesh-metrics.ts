@@ -30,7 +30,7 @@ export function registerMeshMetrics(registry: Registry, s: MeshMetricSources): (
   });
   const capped = new Counter({
     name: 'gateway_mesh_models_capped_total',
-    help: "Full records of this site that left models out to stay within [mesh] max_models_per_site.",
+    help: 'Full records of this site that left models out to stay within [mesh] max_models_per_site.',
     registers: [registry],
   });
   const published = new Counter({
@@ -51,8 +51,7 @@ export function registerMeshMetrics(registry: Registry, s: MeshMetricSources): (
   });
   new Gauge({
     name: 'gateway_mesh_gossip_bytes_total',
-    help:
-      'Gossip bytes this site sent (direction="out") and received (direction="in") since start: with the libp2p transport, every gossipsub RPC (its own records, records relayed for other sites, subscriptions and IHAVE/IWANT/GRAFT/PRUNE control), protobuf size before stream framing.',
+    help: 'Gossip bytes this site sent (direction="out") and received (direction="in") since start: with the libp2p transport, every gossipsub RPC (its own records, records relayed for other sites, subscriptions and IHAVE/IWANT/GRAFT/PRUNE control), protobuf size before stream framing.',
     labelNames: ['direction'],
     registers: [registry],
     collect() {

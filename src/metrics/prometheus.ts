@@ -122,7 +122,7 @@ export class GatewayMetrics {
     });
     new Gauge({
       name: 'gateway_node_models_ok',
-      help: '1 when the node\'s model listing is known (known or known_empty), else 0.',
+      help: "1 when the node's model listing is known (known or known_empty), else 0.",
       labelNames: ['node'],
       registers: [r],
       collect() {
@@ -171,7 +171,8 @@ export class GatewayMetrics {
       registers: [r],
       collect() {
         this.reset();
-        for (const lease of sources.leases()) this.inc({ node: lease.node, model: sources.modelLabel(lease.model) }, lease.requests);
+        for (const lease of sources.leases())
+          this.inc({ node: lease.node, model: sources.modelLabel(lease.model) }, lease.requests);
       },
     });
 
@@ -200,7 +201,7 @@ export class GatewayMetrics {
 
     const contradictions = new Counter({
       name: 'gateway_upstream_contradictions_total',
-      help: 'Context refusals by a node that its own advertised figures or the prompt\'s size disprove; each counts toward passive ejection.',
+      help: "Context refusals by a node that its own advertised figures or the prompt's size disprove; each counts toward passive ejection.",
       labelNames: ['node'],
       registers: [r],
     });

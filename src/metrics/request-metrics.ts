@@ -11,7 +11,11 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 /** The request log's counts, read at scrape time; undefined = the log is off. */
 export type RequestLogFigures = () => { readonly written: number; readonly dropped: number } | undefined;
 
-export function registerRequestMetrics(r: Registry, events: EventBus<ProxyEvents>, logFigures: RequestLogFigures | undefined): (() => void)[] {
+export function registerRequestMetrics(
+  r: Registry,
+  events: EventBus<ProxyEvents>,
+  logFigures: RequestLogFigures | undefined,
+): (() => void)[] {
   const tokens = new BoundCounter({
     name: 'gateway_tokens_total',
     help: 'Tokens of answered requests by model, node (or site:<id>) and kind (prompt, completion): the node\'s usage, those relayed on a stream cut short, or estimated (the prompt, and the generation at the node\'s learned speed) for a client that left before the answer (docs/tenants.md, "What is charged").',

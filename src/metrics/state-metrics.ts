@@ -22,9 +22,25 @@ export function registerStateMetrics(r: Registry, figures: StateStoreFigures): v
       },
     });
   };
-  gauge('gateway_state_store_up', '1 while the state file ([server] state_dir) takes writes, 0 while they fail (usage is kept in memory and retried).', (s) => (s.status === 'ok' ? 1 : 0));
+  gauge(
+    'gateway_state_store_up',
+    '1 while the state file ([server] state_dir) takes writes, 0 while they fail (usage is kept in memory and retried).',
+    (s) => (s.status === 'ok' ? 1 : 0),
+  );
   gauge('gateway_state_failed_writes', 'State file writes failed in a row (0 once one commits).', (s) => s.failed_writes);
-  gauge('gateway_state_unsaved_tokens', 'Tenant tokens counted and not in the state file because its writes fail (lost if the gateway stops now).', (s) => s.unsaved.tokens);
-  gauge('gateway_state_last_write_timestamp_seconds', 'When the state file\'s last write committed (Unix seconds; 0 before the first).', (s) => (s.last_write_at === null ? 0 : Date.parse(s.last_write_at) / 1000));
-  gauge('gateway_state_stale_at_start', '1 when the start found the state file older than the last write the gateway knew of (docs/tenants.md), else 0.', (s) => (s.stale === null ? 0 : 1));
+  gauge(
+    'gateway_state_unsaved_tokens',
+    'Tenant tokens counted and not in the state file because its writes fail (lost if the gateway stops now).',
+    (s) => s.unsaved.tokens,
+  );
+  gauge(
+    'gateway_state_last_write_timestamp_seconds',
+    "When the state file's last write committed (Unix seconds; 0 before the first).",
+    (s) => (s.last_write_at === null ? 0 : Date.parse(s.last_write_at) / 1000),
+  );
+  gauge(
+    'gateway_state_stale_at_start',
+    '1 when the start found the state file older than the last write the gateway knew of (docs/tenants.md), else 0.',
+    (s) => (s.stale === null ? 0 : 1),
+  );
 }

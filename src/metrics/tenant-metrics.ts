@@ -25,7 +25,11 @@ export function tenantOutcome(status: number): 'ok' | 'limited' | 'refused' | 'f
   return 'ok';
 }
 
-export function registerTenantMetrics(r: Registry, proxyEvents: EventBus<ProxyEvents>, sources: TenantMetricSources): (() => void)[] {
+export function registerTenantMetrics(
+  r: Registry,
+  proxyEvents: EventBus<ProxyEvents>,
+  sources: TenantMetricSources,
+): (() => void)[] {
   const requests = new BoundCounter({
     name: 'gateway_tenant_requests_total',
     help: 'Inference requests per tenant, model and outcome (ok, limited = 429 (a tenant limit or a full queue), refused = other 4xx, failed = 5xx, client_gone = 499).',
@@ -34,19 +38,19 @@ export function registerTenantMetrics(r: Registry, proxyEvents: EventBus<ProxyEv
   });
   const promptTokens = new BoundCounter({
     name: 'gateway_tenant_prompt_tokens_total',
-    help: 'Prompt tokens of answered requests per tenant, model and node (or site), from the answers\' usage.',
+    help: "Prompt tokens of answered requests per tenant, model and node (or site), from the answers' usage.",
     labelNames: ['tenant', 'model', 'node'],
     registers: [r],
   });
   const completionTokens = new BoundCounter({
     name: 'gateway_tenant_completion_tokens_total',
-    help: 'Completion tokens of answered requests per tenant, model and node (or site), from the answers\' usage.',
+    help: "Completion tokens of answered requests per tenant, model and node (or site), from the answers' usage.",
     labelNames: ['tenant', 'model', 'node'],
     registers: [r],
   });
   const limited = new Counter({
     name: 'gateway_tenant_limited_total',
-    help: 'Requests a tenant\'s limit answered 429, per tenant and limit (concurrency, requests, tokens, budget).',
+    help: "Requests a tenant's limit answered 429, per tenant and limit (concurrency, requests, tokens, budget).",
     labelNames: ['tenant', 'reason'],
     registers: [r],
   });
@@ -62,7 +66,7 @@ export function registerTenantMetrics(r: Registry, proxyEvents: EventBus<ProxyEv
   });
   new Gauge({
     name: 'gateway_tenant_queued',
-    help: 'Requests waiting in a model\'s queue per tenant.',
+    help: "Requests waiting in a model's queue per tenant.",
     labelNames: ['tenant'],
     registers: [r],
     collect() {

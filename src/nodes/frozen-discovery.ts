@@ -29,7 +29,8 @@ function sameListing(a: readonly DiscoveredModel[], b: readonly DiscoveredModel[
     const x = a[i];
     const y = b[i];
     if (x === undefined || y === undefined) return false;
-    if (x.id !== y.id || x.loaded !== y.loaded || x.status !== y.status || x.contextTokens !== y.contextTokens || x.kv !== y.kv) return false;
+    if (x.id !== y.id || x.loaded !== y.loaded || x.status !== y.status || x.contextTokens !== y.contextTokens || x.kv !== y.kv)
+      return false;
     if (x.aliases.length !== y.aliases.length) return false;
     // A plain loop: this runs for every model of every poll (no closure per model).
     for (let j = 0; j < x.aliases.length; j++) if (x.aliases[j] !== y.aliases[j]) return false;

@@ -1,4 +1,13 @@
-export { isWaking, inFlightOf, type NodeView, type NodeWake, type RoutingSnapshot, type Lease, type LeaseReturn, type InFlightJournal } from './node.ts';
+export {
+  isWaking,
+  inFlightOf,
+  type NodeView,
+  type NodeWake,
+  type RoutingSnapshot,
+  type Lease,
+  type LeaseReturn,
+  type InFlightJournal,
+} from './node.ts';
 export { NodeRegistry } from './registry.ts';
 export { servingNow, type Serving } from './serving-now.ts';
 export type { RegistryEvents } from './registry-events.ts';
@@ -12,7 +21,14 @@ export {
 } from './health/health-state.ts';
 export { HealthChecker } from './health/checker.ts';
 export { probeNode } from './health/probe.ts';
-export { observeUpstream, isEjected, INITIAL_PASSIVE_STATE, type PassiveState, type UpstreamVerdict, type EjectionPolicy } from './health/passive.ts';
+export {
+  observeUpstream,
+  isEjected,
+  INITIAL_PASSIVE_STATE,
+  type PassiveState,
+  type UpstreamVerdict,
+  type EjectionPolicy,
+} from './health/passive.ts';
 export { WakeManager, type WakeResult } from './wake/wake-manager.ts';
 export { sendWake, type WakeDelivery } from './wake/send-wake.ts';
 export { magicPacket } from './wake/magic-packet.ts';
@@ -23,16 +39,46 @@ export { pollingAgents, POLL_KEEP_ALIVE_MS, type PollingAgents } from './polling
 export { isRecovery, nodeReactions, wakeProbeIntervalMs, type NodeReactionDeps } from './reactions.ts';
 export { nodeRound, wantsCapacity, type NodeRoundDeps } from './node-round.ts';
 export { NodeLoops, type NodeLoopsDeps } from './node-loops.ts';
-export { ModelManager, type ModelManagerDeps, type ModelActionOutcome, type ActionOrigin, type ActOptions } from './models/model-manager.ts';
-export { decideModelAction, type ModelActionInput, type ModelActionVerdict, type NodeFacts, type ModelFacts, type RefusalCode } from './models/model-decision.ts';
+export {
+  ModelManager,
+  type ModelManagerDeps,
+  type ModelActionOutcome,
+  type ActionOrigin,
+  type ActOptions,
+} from './models/model-manager.ts';
+export {
+  decideModelAction,
+  type ModelActionInput,
+  type ModelActionVerdict,
+  type NodeFacts,
+  type ModelFacts,
+  type RefusalCode,
+} from './models/model-decision.ts';
 export { backoffAfter, type FailedOp } from './models/backoff.ts';
 export { ModelReconciler, type ReconcilerDeps } from './models/reconciler.ts';
 export { actAsOperator, type OperatorActionDeps, type OperatorActionOptions } from './models/operator-action.ts';
 export { judgeOperatorLoad, judgeOperatorUnload, type OperatorLoad, type OperatorLoadJudgement } from './models/operator-load.ts';
 export { heldFrom, OperatorHolds, type HoldKind, type HoldsState, type OperatorHold } from './models/operator-holds.ts';
-export { byNodeAndModel, MemoryHoldStore, type HoldRecord, type HoldState, type HoldStore, type StoredHold } from './models/hold-store.ts';
+export {
+  byNodeAndModel,
+  MemoryHoldStore,
+  type HoldRecord,
+  type HoldState,
+  type HoldStore,
+  type StoredHold,
+} from './models/hold-store.ts';
 export { planReconcile, withHolds, type ReconcileInput, type ReconcileStep, type DesiredModel } from './models/reconcile-plan.ts';
 export { nodeFacts, unavailability } from './models/model-facts.ts';
 export type { ModelAction } from '#src/kinds/index.ts';
 export { modelsView, type ModelRow, type ModelsViewInput } from './models/models-view.ts';
-export { mayTake, refusalOf, SwitchTickets, type ClaimAnswer, type SwitchBook, type SwitchSharing, type SwitchTicket, type SwitchHolder, type TakeVerdict } from './models/switch-book.ts';
+export {
+  mayTake,
+  refusalOf,
+  SwitchTickets,
+  type ClaimAnswer,
+  type SwitchBook,
+  type SwitchSharing,
+  type SwitchTicket,
+  type SwitchHolder,
+  type TakeVerdict,
+} from './models/switch-book.ts';

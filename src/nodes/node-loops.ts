@@ -55,10 +55,23 @@ export class NodeLoops {
     this.#checker = new HealthChecker({
       clock,
       intervalMs: first.health.intervalMs,
-      probe: (node, signal) => probeNode(node, { dispatcher: this.#agents.health, timeoutMs: config().health.timeoutMs, monotonicMs: () => clock.monotonicMs(), signal }),
+      probe: (node, signal) =>
+        probeNode(node, {
+          dispatcher: this.#agents.health,
+          timeoutMs: config().health.timeoutMs,
+          monotonicMs: () => clock.monotonicMs(),
+          signal,
+        }),
       onProbe: (name, outcome) => registry.observeHealth(name, outcome),
     });
-    const round = { dispatcher: this.#agents.discovery, listings: this.#listings, clock, discovery: () => config().discovery, capacity: this.#capacityPoller, registry };
+    const round = {
+      dispatcher: this.#agents.discovery,
+      listings: this.#listings,
+      clock,
+      discovery: () => config().discovery,
+      capacity: this.#capacityPoller,
+      registry,
+    };
     this.#discoverer = new Discoverer({
       clock,
       intervalMs: first.discovery.intervalMs,
@@ -71,10 +84,19 @@ export class NodeLoops {
       clock,
       intervalMs: first.load.intervalMs,
       scrape: (node, signal) =>
-        fetchLoad(node, registry.view(node.name), { dispatcher: this.#agents.load, timeoutMs: config().load.timeoutMs, maxBytes: config().load.maxBodyBytes, signal }),
+        fetchLoad(node, registry.view(node.name), {
+          dispatcher: this.#agents.load,
+          timeoutMs: config().load.timeoutMs,
+          maxBytes: config().load.maxBodyBytes,
+          signal,
+        }),
       onScrape: (node, scrape) => registry.observeLoad(node.name, node.url, scrape),
     });
-    nodeReactions({ events: deps.events, checker: this.#checker, relist: (nodes) => this.#detach(this.refresh(nodes), 'model refresh after recovery') });
+    nodeReactions({
+      events: deps.events,
+      checker: this.#checker,
+      relist: (nodes) => this.#detach(this.refresh(nodes), 'model refresh after recovery'),
+    });
   }
 
   /** Lists these nodes' models now; settles when their listings have been applied. `fresh`: asked after this call, no cool-down. */

@@ -28,7 +28,15 @@ export function wantsCapacity(result: DiscoveryResult, aborted: boolean): result
 export async function nodeRound(deps: NodeRoundDeps, node: NodeSpec, signal: AbortSignal): Promise<DiscoveryResult> {
   const { timeoutMs, maxBodyBytes, maxModelsPerNode, maxModelIdBytes } = deps.discovery();
   const rules = { maxModels: maxModelsPerNode, maxIdBytes: maxModelIdBytes, allowed: node.allowedModels };
-  const result = await fetchModelList(node, { dispatcher: deps.dispatcher, timeoutMs, maxBodyBytes, signal, clock: deps.clock, rules, cache: deps.listings });
+  const result = await fetchModelList(node, {
+    dispatcher: deps.dispatcher,
+    timeoutMs,
+    maxBodyBytes,
+    signal,
+    clock: deps.clock,
+    rules,
+    cache: deps.listings,
+  });
   if (wantsCapacity(result, signal.aborted)) {
     const capacity = await deps.capacity.poll(node, result.models, signal);
     if (!signal.aborted) deps.registry.observeCapacity(node.name, node.url, capacity);

@@ -4,7 +4,14 @@
 
 import type { NodeSpec } from '#src/config/types.ts';
 import { initialDiscoveryState, type DiscoveryState } from '#src/discovery/index.ts';
-import { NO_CAPACITY, type DecodeRate, type LearnedContexts, type ModelContext, type NodeCapacity, type TokenRatio } from '#src/capacity/index.ts';
+import {
+  NO_CAPACITY,
+  type DecodeRate,
+  type LearnedContexts,
+  type ModelContext,
+  type NodeCapacity,
+  type TokenRatio,
+} from '#src/capacity/index.ts';
 import { INITIAL_PASSIVE_STATE, type PassiveState } from './health/passive.ts';
 import { initialHealthState, type HealthState } from './health/health-state.ts';
 import type { NodeView } from './node.ts';

@@ -63,7 +63,12 @@ export class PerNodeLoop<R> {
 
   /** Replaces the watched set, judging each node against the set watched now (see `applyChange`). */
   setNodes(nodes: readonly NodeSpec[]): void {
-    this.applyChange(diffNodes([...this.#watched.values()].map((w) => w.spec), nodes));
+    this.applyChange(
+      diffNodes(
+        [...this.#watched.values()].map((w) => w.spec),
+        nodes,
+      ),
+    );
   }
 
   /**

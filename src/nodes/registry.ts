@@ -5,7 +5,17 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { diffNodes, isSameAllowList, nodeContinuity, type NodeChange, type NodeSpec } from '#src/config/index.ts';
 import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
-import { LeaseTable, recordDecode, recordRatio, rememberContexts, sameCapacity, withLearnedContexts, type DecodeSample, type NodeCapacity, type RatioSample } from '#src/capacity/index.ts';
+import {
+  LeaseTable,
+  recordDecode,
+  recordRatio,
+  rememberContexts,
+  sameCapacity,
+  withLearnedContexts,
+  type DecodeSample,
+  type NodeCapacity,
+  type RatioSample,
+} from '#src/capacity/index.ts';
 import { isEjected, observeUpstream, type EjectionPolicy, type UpstreamVerdict } from './health/passive.ts';
 import { observeProbe, type ProbeOutcome } from './health/health-state.ts';
 import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
@@ -63,7 +73,12 @@ export class NodeRegistry {
 
   /** Replaces the node set, judging each node against the set held now (see `applyChange`). */
   setNodes(specs: readonly NodeSpec[]): void {
-    this.applyChange(diffNodes([...this.#active.values()].map((r) => r.spec), specs));
+    this.applyChange(
+      diffNodes(
+        [...this.#active.values()].map((r) => r.spec),
+        specs,
+      ),
+    );
   }
 
   /** A reload's node change: kept and relisted nodes keep health and discovery (spec updated); added and replaced start fresh; removed and replaced retire. */
@@ -122,7 +137,11 @@ export class NodeRegistry {
     if (relearn) runtime.lacking = {};
     const changed =
       relearn ||
-      from.phase !== to.phase || from.models !== to.models || from.fails !== to.fails || from.empties !== to.empties || from.lastError !== to.lastError;
+      from.phase !== to.phase ||
+      from.models !== to.models ||
+      from.fails !== to.fails ||
+      from.empties !== to.empties ||
+      from.lastError !== to.lastError;
     if (changed) this.#touch(runtime);
     this.#events.emit('node:discovery', { node: nodeName, result, from, to });
   }
@@ -199,7 +218,8 @@ export class NodeRegistry {
   /** A load scrape's result, kept while the node is configured at `url` (routing reads it; no view changes). */
   observeLoad(nodeName: string, url: string, scrape: LoadScrape): void {
     const runtime = this.#active.get(nodeName);
-    if (runtime !== undefined && runtime.spec.url === url) runtime.load = { ...scrape, atMs: this.#clock.now(), inFlightAtScrape: runtime.inFlight };
+    if (runtime !== undefined && runtime.spec.url === url)
+      runtime.load = { ...scrape, atMs: this.#clock.now(), inFlightAtScrape: runtime.inFlight };
   }
 
   /** A wake was sent: the node counts as waking (while asleep) until its wake_timeout passes. */
@@ -243,8 +263,15 @@ export class NodeRegistry {
     const readers = this.#readers;
     const counts = this.#counts;
     return {
-      nodes: this.views(), now: this.#clock.now(), inFlight: readers.inFlight, usage: readers.usage, load: readers.load,
-      inFlightByPosition: counts.byPosition, inFlightChanges: counts, nodesAtConnectionLimit: counts.atLimit, connectionLimit: this.#connectionLimit,
+      nodes: this.views(),
+      now: this.#clock.now(),
+      inFlight: readers.inFlight,
+      usage: readers.usage,
+      load: readers.load,
+      inFlightByPosition: counts.byPosition,
+      inFlightChanges: counts,
+      nodesAtConnectionLimit: counts.atLimit,
+      connectionLimit: this.#connectionLimit,
     };
   }
 

@@ -21,13 +21,18 @@ export interface Serving {
 }
 
 /** How `view` serves `model` now, or undefined when it does not (dead, listing expired, empty or never taken, not listed). */
-export function servingNow(view: Pick<NodeView, 'spec' | 'health' | 'discovery' | 'modelsById' | 'capacity' | 'knownContexts'>, model: string): Serving | undefined {
+export function servingNow(
+  view: Pick<NodeView, 'spec' | 'health' | 'discovery' | 'modelsById' | 'capacity' | 'knownContexts'>,
+  model: string,
+): Serving | undefined {
   if (view.health.status === 'dead') return undefined;
   const asleep = view.health.status === 'asleep';
   // allowsModel passes an untried node for every name (routing's benefit of the doubt); a view
   // says what is known, and nothing is known of a node that has never listed.
   if (view.discovery.phase === 'untried') return undefined;
-  const listed = asleep ? view.modelsById.has(model) && isAllowedModel(view.spec.allowedModels, model) : allowsModel(view.discovery, model, view.modelsById, view.spec.allowedModels).ok;
+  const listed = asleep
+    ? view.modelsById.has(model) && isAllowedModel(view.spec.allowedModels, model)
+    : allowsModel(view.discovery, model, view.modelsById, view.spec.allowedModels).ok;
   if (!listed) return undefined;
   const residency = residencyOf(view, model);
   if (residency.state === 'absent') return undefined;

@@ -5,7 +5,9 @@ import type { LeaseTable } from '#src/capacity/index.ts';
 import type { RoutingSnapshot } from './node.ts';
 import type { NodeRuntime } from './node-runtime.ts';
 
-type SnapshotReaders = Pick<RoutingSnapshot, 'inFlight' | 'usage'> & { load(name: string): ReturnType<NonNullable<RoutingSnapshot['load']>> };
+type SnapshotReaders = Pick<RoutingSnapshot, 'inFlight' | 'usage'> & {
+  load(name: string): ReturnType<NonNullable<RoutingSnapshot['load']>>;
+};
 
 export function readersOf(active: ReadonlyMap<string, NodeRuntime>, leases: LeaseTable): SnapshotReaders {
   return {

@@ -93,11 +93,18 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
   const pools = new UpstreamPools(config.upstream, {
     clock,
     onConnectionWaitTimeout: (node, figures) =>
-      log('warn', { node, ...figures, waitedMs: config.upstream.connectionWaitMs }, 'no free upstream connection in time; failing over'),
+      log(
+        'warn',
+        { node, ...figures, waitedMs: config.upstream.connectionWaitMs },
+        'no free upstream connection in time; failing over',
+      ),
   });
   const sitePools = ports.sites === undefined ? undefined : new UpstreamPools(config.upstream, { clock });
   const heldBudget = new HeldBytesBudget(() => Math.floor(config.upstream.maxHeldBytesTotal / host.hosts));
-  const remote = ports.sites === undefined || sitePools === undefined ? undefined : remoteDeps(ports.sites, { pools: sitePools, clock, events, heldBudget });
+  const remote =
+    ports.sites === undefined || sitePools === undefined
+      ? undefined
+      : remoteDeps(ports.sites, { pools: sitePools, clock, events, heldBudget });
   const inference: InferenceDeps = {
     clock,
     registry: {

@@ -30,7 +30,11 @@ export interface AdmissionPort {
 }
 
 /** The in-thread admission: the Scheduler and the ledger themselves (`shared`: [cluster]'s tenant admission instead). */
-export function schedulerAdmission(scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>, ledger: Pick<TenantLedger, 'admit'>, shared?: AdmissionPort['admitTenant']): AdmissionPort {
+export function schedulerAdmission(
+  scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>,
+  ledger: Pick<TenantLedger, 'admit'>,
+  shared?: AdmissionPort['admitTenant'],
+): AdmissionPort {
   const admitTenant = ledgerAdmission(ledger);
   return {
     admit: (req, settings, signal, firstAttempt) => scheduler.admit(req, settings, signal, firstAttempt),

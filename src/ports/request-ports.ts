@@ -23,7 +23,10 @@ export interface InThreadOwner {
   readonly ledger: Pick<TenantLedger, 'admit'>;
   /** [cluster]: tenant admission counted across replicas (undefined = the ledger alone). */
   readonly admitTenant?: AdmissionPort['admitTenant'] | undefined;
-  readonly registry: Pick<NodeRegistry, 'views' | 'freshViews' | 'snapshot' | 'view' | 'learnContext' | 'learnTokenRatio' | 'learnDecodeRate' | 'learnLackingEndpoint'>;
+  readonly registry: Pick<
+    NodeRegistry,
+    'views' | 'freshViews' | 'snapshot' | 'view' | 'learnContext' | 'learnTokenRatio' | 'learnDecodeRate' | 'learnLackingEndpoint'
+  >;
   /** Re-lists a node whose model vanished. */
   readonly relist: (node: string) => void;
   readonly sites: SitesPort | undefined;

@@ -24,7 +24,11 @@ export interface Filter {
 export type Verdict = { readonly code: ExclusionCode; readonly detail?: string } | undefined;
 
 /** The common case: one predicate per candidate; `undefined` keeps it. */
-export function predicateFilter(name: string, check: (req: RouteRequest, node: NodeView) => Verdict, reads?: Filter['reads']): Filter {
+export function predicateFilter(
+  name: string,
+  check: (req: RouteRequest, node: NodeView) => Verdict,
+  reads?: Filter['reads'],
+): Filter {
   return {
     name,
     ...(reads === undefined ? {} : { reads }),

@@ -63,7 +63,13 @@ export interface EntryPlan {
   readonly bounds: TierBounds | undefined;
 }
 
-export function slotOf(node: NodeView, model: string, req: RouteRequest, head: readonly Filter[], snapshot: RoutingSnapshot): NodeSlot {
+export function slotOf(
+  node: NodeView,
+  model: string,
+  req: RouteRequest,
+  head: readonly Filter[],
+  snapshot: RoutingSnapshot,
+): NodeSlot {
   let headFilter = -1;
   let headExclusion: Exclusion | undefined;
   for (let i = 0; i < head.length; i += 1) {
@@ -118,7 +124,12 @@ export function planOf(slots: readonly NodeSlot[], headLength: number): EntryPla
   const excluded = [...headExcluded, ...refused];
   if (!onDemandOnly) {
     for (const s of onDemand) {
-      excluded.push({ node: s.node.spec.name, filter: 'fits-context', code: 'not_loaded', detail: `${s.status}; a node has it loaded` });
+      excluded.push({
+        node: s.node.spec.name,
+        filter: 'fits-context',
+        code: 'not_loaded',
+        detail: `${s.status}; a node has it loaded`,
+      });
     }
   }
   const fitting = onDemandOnly ? onDemand : loaded;
@@ -128,7 +139,8 @@ export function planOf(slots: readonly NodeSlot[], headLength: number): EntryPla
   const tier = fine.length > 0 ? fine : fitting;
   if (fine.length > 0) {
     for (const s of fitting) {
-      if (s.degraded) excluded.push({ node: s.node.spec.name, filter: 'prefer-healthy', code: 'degraded', detail: 'a healthy node can serve' });
+      if (s.degraded)
+        excluded.push({ node: s.node.spec.name, filter: 'prefer-healthy', code: 'degraded', detail: 'a healthy node can serve' });
     }
   }
   const tierNodes = Object.freeze(tier.map((s) => s.node));

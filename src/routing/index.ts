@@ -10,7 +10,15 @@ export { defaultFilters } from './filters/index.ts';
 export { fitContext, mayTruncateAt } from './filters/fits-context.ts';
 export { leastInFlight, pickLeastInFlight, pickLowest } from './policies/least-in-flight.ts';
 export { type PolicyChoice, type PolicyContext, type SelectionPolicy } from './policies/selection-policy.ts';
-export { createPolicy, policyPerRequest, POLICIES, requestFeaturesFor, type PolicyEntry, type PolicyFactory, type PolicySet } from './policies/index.ts';
+export {
+  createPolicy,
+  policyPerRequest,
+  POLICIES,
+  requestFeaturesFor,
+  type PolicyEntry,
+  type PolicyFactory,
+  type PolicySet,
+} from './policies/index.ts';
 export { REQUEST_FEATURES, type FeatureReaders, type RequestFeature, type RequestFeatures } from './policies/request-features.ts';
 export { cacheAware, type CacheAwarePolicy, type CacheAwareSettings, type PrefixHitFigures } from './policies/cache-aware.ts';
 export { PrefixTree } from './policies/prefix-tree.ts';
@@ -22,12 +30,37 @@ export { wakeCandidates, wakeTarget } from './wake-candidates.ts';
 export { judgeModel, MAX_SUGGESTIONS, type ModelVerdict, type ModelVerdictInput } from './unknown-model.ts';
 export { closestNames, coreName, editDistance } from './closest-names.ts';
 export { anyNodeResolves, servedModelName, type NamedNode } from './served-model.ts';
-export { routerRoom, routerRoomVerdict, modelLimit, chooseVictim, type RouterSwitchView, type RouterSwitchLookup, type PendingSwitch, type VictimChoice } from './filters/router-room.ts';
+export {
+  routerRoom,
+  routerRoomVerdict,
+  modelLimit,
+  chooseVictim,
+  type RouterSwitchView,
+  type RouterSwitchLookup,
+  type PendingSwitch,
+  type VictimChoice,
+} from './filters/router-room.ts';
 export { chooseSite, knownRemoteModels, siteExclusion, type SiteChoice, type SiteRequest } from './remote/choose-site.ts';
-export { SiteReachability, markFailed, markReached, unreachableAt, DEFAULT_SITE_BACKOFF, type BackoffPolicy, type Reachability, type ReachabilityChange } from './remote/reachability.ts';
+export {
+  SiteReachability,
+  markFailed,
+  markReached,
+  unreachableAt,
+  DEFAULT_SITE_BACKOFF,
+  type BackoffPolicy,
+  type Reachability,
+  type ReachabilityChange,
+} from './remote/reachability.ts';
 export type { RemoteModel, RemoteSiteView, SiteExclusion, SiteExclusionCode } from './remote/remote-site.ts';
 export { REMEMBERED_MS } from './remote/remote-site.ts';
-export { alternativeFilters, hasAlternativeIn, routerRoomsOf, switchViewOf, withRouterRoom, type RouterRoom } from './pipeline.ts';
+export {
+  alternativeFilters,
+  hasAlternativeIn,
+  routerRoomsOf,
+  switchViewOf,
+  withRouterRoom,
+  type RouterRoom,
+} from './pipeline.ts';
 
 /** Which endpoints a node serves (its kind's set or `[[nodes]] endpoints`): the kinds' knowledge, for admin views. */
 export { servedEndpoints } from '#src/kinds/index.ts';

@@ -22,7 +22,12 @@ export function endpointLack(view: EndpointView, endpoint: InferenceEndpoint): s
   const facts = view.capacity.server;
   const kind = judgedKind(view);
   if (!servedEndpoints(view.spec, facts).includes(endpoint)) {
-    const from = view.spec.endpoints !== undefined ? 'its [[nodes]] endpoints' : kind === view.spec.kind ? `its kind (${kind})` : `its kind (auto, found to be ${kind})`;
+    const from =
+      view.spec.endpoints !== undefined
+        ? 'its [[nodes]] endpoints'
+        : kind === view.spec.kind
+          ? `its kind (${kind})`
+          : `its kind (auto, found to be ${kind})`;
     return `${from} does not serve POST ${endpoint}`;
   }
   // A configured set is the operator's word: a version is judged only against a kind's own set.
@@ -30,7 +35,10 @@ export function endpointLack(view: EndpointView, endpoint: InferenceEndpoint): s
 }
 
 /** The endpoints it serves, and those of its set it lacks with why (by version, or a learned 404 with what it said). */
-export function nodeEndpoints(view: EndpointView): { readonly serves: readonly InferenceEndpoint[]; readonly lacking: Readonly<Record<string, string>> } {
+export function nodeEndpoints(view: EndpointView): {
+  readonly serves: readonly InferenceEndpoint[];
+  readonly lacking: Readonly<Record<string, string>>;
+} {
   const lacking: Record<string, string> = {};
   const serves: InferenceEndpoint[] = [];
   for (const endpoint of servedEndpoints(view.spec, view.capacity.server)) {

@@ -48,18 +48,38 @@ export function routerRoomsOf(snapshot: RoutingSnapshot, lookup: RouterSwitchLoo
     const name = node.spec.name;
     const view = lookup(name);
     // [cluster]: a model another replica is using counts as busy here too.
-    const busy = [...node.modelsById.keys()].filter((model) => snapshot.usage(name, model).requests > 0 || view.busyElsewhere?.has(model) === true);
+    const busy = [...node.modelsById.keys()].filter(
+      (model) => snapshot.usage(name, model).requests > 0 || view.busyElsewhere?.has(model) === true,
+    );
     const pinned = [...(view.pinned ?? [])];
     const wanted = [...(view.wanted ?? [])];
-    rooms.push({ node: name, pending: view.pending, switchDue: view.switchDue, failedLoads: [...view.failedLoads], busy, pinned, wanted });
+    rooms.push({
+      node: name,
+      pending: view.pending,
+      switchDue: view.switchDue,
+      failedLoads: [...view.failedLoads],
+      busy,
+      pinned,
+      wanted,
+    });
   }
   return rooms;
 }
 
-const NO_SWITCH: RouterSwitchView = Object.freeze({ pending: undefined, switchDue: false, failedLoads: new Map<string, string>() });
+const NO_SWITCH: RouterSwitchView = Object.freeze({
+  pending: undefined,
+  switchDue: false,
+  failedLoads: new Map<string, string>(),
+});
 
 /** The switch view router-room reads, from a room (none known: no switch, nothing failed). */
 export function switchViewOf(room: RouterRoom | undefined): RouterSwitchView {
   if (room === undefined) return NO_SWITCH;
-  return { pending: room.pending, switchDue: room.switchDue, failedLoads: new Map(room.failedLoads), pinned: new Set(room.pinned ?? []), wanted: new Set(room.wanted ?? []) };
+  return {
+    pending: room.pending,
+    switchDue: room.switchDue,
+    failedLoads: new Map(room.failedLoads),
+    pinned: new Set(room.pinned ?? []),
+    wanted: new Set(room.wanted ?? []),
+  };
 }

@@ -182,7 +182,10 @@ export class RouteIndex {
   }
 
   #makeRoom(adding: number): void {
-    while (this.#order.length > 0 && (this.#order.length >= ROUTE_INDEX_MAX_ENTRIES || this.#slotCount + adding > ROUTE_INDEX_MAX_SLOTS)) {
+    while (
+      this.#order.length > 0 &&
+      (this.#order.length >= ROUTE_INDEX_MAX_ENTRIES || this.#slotCount + adding > ROUTE_INDEX_MAX_SLOTS)
+    ) {
       const oldest = this.#order.shift() as Entry;
       this.#slotCount -= oldest.slots.length;
       for (const [endpoint, byGroup] of this.#entries) {
@@ -216,5 +219,8 @@ function derived(slots: readonly NodeSlot[], shape: Shape): { plan: EntryPlan; p
 function isDefaultTail(tail: readonly Filter[]): boolean {
   const names = tail.map((f) => f.name).join(',');
   const known = tail[0] === fitsContext && tail.at(-2) === preferHealthy && tail.at(-1) === hasCapacity;
-  return known && (names === 'fits-context,prefer-healthy,has-capacity' || names === 'fits-context,router-room,prefer-healthy,has-capacity');
+  return (
+    known &&
+    (names === 'fits-context,prefer-healthy,has-capacity' || names === 'fits-context,router-room,prefer-healthy,has-capacity')
+  );
 }

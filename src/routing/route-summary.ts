@@ -35,20 +35,37 @@ export interface RouteSummary {
 
 const MAX_DETAIL = 160;
 
-export function routeSummary(policy: string, choice: PolicyChoice, candidates: readonly NodeView[], excluded: readonly Exclusion[]): RouteSummary {
+export function routeSummary(
+  policy: string,
+  choice: PolicyChoice,
+  candidates: readonly NodeView[],
+  excluded: readonly Exclusion[],
+): RouteSummary {
   const scores: CandidateScore[] = [];
   for (let i = 0; i < candidates.length && scores.length < MAX_SUMMARY_ENTRIES; i += 1) {
     const score = choice.scoreAt === undefined ? choice.scores[i] : choice.scoreAt(i);
-    scores.push({ node: (candidates[i] as NodeView).spec.name, score: score === undefined || !Number.isFinite(score) ? null : Math.round(score * 1e4) / 1e4 });
+    scores.push({
+      node: (candidates[i] as NodeView).spec.name,
+      score: score === undefined || !Number.isFinite(score) ? null : Math.round(score * 1e4) / 1e4,
+    });
   }
   const out: ExcludedNode[] = [];
   for (const e of excluded) {
     if (out.length >= MAX_SUMMARY_ENTRIES) break;
-    out.push(e.detail === undefined ? { node: e.node, code: e.code } : { node: e.node, code: e.code, detail: e.detail.slice(0, MAX_DETAIL) });
+    out.push(
+      e.detail === undefined
+        ? { node: e.node, code: e.code }
+        : { node: e.node, code: e.code, detail: e.detail.slice(0, MAX_DETAIL) },
+    );
   }
   const more = candidates.length - scores.length + excluded.length - out.length;
   // `more` absent, not undefined, when nothing was left out (no spread: every request builds one).
-  const summary: { -readonly [K in keyof RouteSummary]: RouteSummary[K] } = { policy, reason: choice.reason, scores, excluded: out };
+  const summary: { -readonly [K in keyof RouteSummary]: RouteSummary[K] } = {
+    policy,
+    reason: choice.reason,
+    scores,
+    excluded: out,
+  };
   if (more > 0) summary.more = more;
   return summary;
 }

@@ -51,9 +51,12 @@ export function route(
   const fast = index?.fast(req, snapshot, filters);
   if (fast !== undefined) {
     const picked = policy.choose(req, fast.kept, snapshot);
-    if (picked !== undefined) return { kind: 'selected', node: picked.node, choice: picked, excluded: fast.excluded, candidates: fast.kept };
+    if (picked !== undefined)
+      return { kind: 'selected', node: picked.node, choice: picked, excluded: fast.excluded, candidates: fast.kept };
   }
   const { kept, excluded } = filterCandidates(req, snapshot, filters, index);
   const choice = policy.choose(req, kept, snapshot);
-  return choice === undefined ? { kind: 'unroutable', excluded } : { kind: 'selected', node: choice.node, choice, excluded, candidates: kept };
+  return choice === undefined
+    ? { kind: 'unroutable', excluded }
+    : { kind: 'selected', node: choice.node, choice, excluded, candidates: kept };
 }

@@ -19,9 +19,15 @@ import { anyNodeResolves } from './served-model.ts';
 import { serverKind } from '#src/kinds/index.ts';
 
 export type ModelVerdict =
-  | { readonly kind: 'unknown'; /** Served models nearest to the requested name, nearest first. */ readonly closest: readonly string[] }
+  | {
+      readonly kind: 'unknown';
+      /** Served models nearest to the requested name, nearest first. */ readonly closest: readonly string[];
+    }
   | { readonly kind: 'served' }
-  | { readonly kind: 'unsure'; /** The nodes that have never listed their models and might serve the name. */ readonly unlisted: readonly string[] };
+  | {
+      readonly kind: 'unsure';
+      /** The nodes that have never listed their models and might serve the name. */ readonly unlisted: readonly string[];
+    };
 
 /** The one listing phase that leaves a name in doubt: the node has never listed its models (and has not given up). */
 const NEVER_LISTED: DiscoveryPhase = 'untried';
@@ -55,13 +61,18 @@ export interface ModelVerdictInput {
 
 export function judgeModel(input: ModelVerdictInput): ModelVerdict {
   const { nodes, model } = input;
-  const unknown = (): ModelVerdict => ({ kind: 'unknown', closest: suggestions(input.requested, nodes, input.remoteModels, input.visible) });
+  const unknown = (): ModelVerdict => ({
+    kind: 'unknown',
+    closest: suggestions(input.requested, nodes, input.remoteModels, input.visible),
+  });
   if (input.outOfScope === true) return unknown();
   if (input.remoteModels?.has(model) === true) return { kind: 'served' };
   // Served = some node's last listing takes the name as its kind of server does (served-model.ts),
   // as routing reads it — a dead node's or an expired listing's too: known, only unavailable now.
   if (anyNodeResolves(model, nodes)) return { kind: 'served' };
-  const unlisted = nodes.filter((n) => n.discovery.phase === NEVER_LISTED && isAllowedModel(n.spec.allowedModels, model)).map((n) => n.spec.name);
+  const unlisted = nodes
+    .filter((n) => n.discovery.phase === NEVER_LISTED && isAllowedModel(n.spec.allowedModels, model))
+    .map((n) => n.spec.name);
   // No node at all is a configuration in progress, not evidence that the model does not exist.
   if (unlisted.length > 0 || nodes.length === 0) return { kind: 'unsure', unlisted };
   return unknown();
@@ -71,7 +82,12 @@ export function judgeModel(input: ModelVerdictInput): ModelVerdict {
  * The names nearest to `requested` that some node takes: its ids, a remote site's, and the aliases
  * a node's kind resolves (a llama-server's) — ranked all together, resolved only for the few kept.
  */
-function suggestions(requested: string, nodes: ModelVerdictInput['nodes'], remote: ReadonlySet<string> | undefined, visible: ((name: string) => boolean) | undefined): string[] {
+function suggestions(
+  requested: string,
+  nodes: ModelVerdictInput['nodes'],
+  remote: ReadonlySet<string> | undefined,
+  visible: ((name: string) => boolean) | undefined,
+): string[] {
   const taken = new Set<string>(remote);
   const aliasOwners = new Map<string, ModelVerdictInput['nodes'][number][]>();
   for (const node of nodes) {
@@ -85,7 +101,10 @@ function suggestions(requested: string, nodes: ModelVerdictInput['nodes'], remot
     }
   }
   const takes = (name: string): boolean =>
-    taken.has(name) || (aliasOwners.get(name) ?? []).some((node) => serverKind(node.spec.kind).resolveModelName(name, node.modelsById) !== undefined);
+    taken.has(name) ||
+    (aliasOwners.get(name) ?? []).some(
+      (node) => serverKind(node.spec.kind).resolveModelName(name, node.modelsById) !== undefined,
+    );
   const ranked = closestNames(requested, [...taken, ...aliasOwners.keys()], taken.size + aliasOwners.size);
   const kept: string[] = [];
   for (const name of ranked) {

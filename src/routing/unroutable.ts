@@ -15,14 +15,30 @@ export type UnroutableKind = 'busy' | 'too_large' | 'blocked' | 'unavailable';
 const BUSY: ReadonlySet<string> = new Set(['no_slot', 'no_budget', 'connections_full', 'models_full', 'switching', 'switch_due']);
 
 /** Reasons that may clear by themselves soon, so a too-small verdict elsewhere is not final. */
-const TRANSIENT: ReadonlySet<string> = new Set(['dead', 'asleep', 'degraded', 'ejected', 'expired', 'already_tried', 'not_loaded']);
+const TRANSIENT: ReadonlySet<string> = new Set([
+  'dead',
+  'asleep',
+  'degraded',
+  'ejected',
+  'expired',
+  'already_tried',
+  'not_loaded',
+]);
 
 /**
  * Reasons no wait clears: the node does not serve the model or endpoint (by config or its listing),
  * its context is too small, or its every slot is pinned. A node excluded for any other reason may
  * take the request once that reason clears (dead, asleep, a load that failed, …).
  */
-const LASTING: ReadonlySet<string> = new Set(['group_mismatch', 'not_allowed', 'missing', 'empty', 'endpoint_unsupported', 'too_small', 'pinned']);
+const LASTING: ReadonlySet<string> = new Set([
+  'group_mismatch',
+  'not_allowed',
+  'missing',
+  'empty',
+  'endpoint_unsupported',
+  'too_small',
+  'pinned',
+]);
 
 /**
  * `mightFitLater(node)` says whether a node excluded for a transient reason could take the request

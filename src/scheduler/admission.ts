@@ -26,7 +26,12 @@ export type Admission =
       readonly load: LoadTicket | undefined;
       release(): void;
     }
-  | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly excluded: readonly Exclusion[]; readonly waitedMs: number };
+  | {
+      readonly kind: 'refused';
+      readonly reason: RefusalReason;
+      readonly excluded: readonly Exclusion[];
+      readonly waitedMs: number;
+    };
 
 /** The waiting limits, read from the request's settings snapshot. */
 export interface QueueSettings {

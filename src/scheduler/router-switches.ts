@@ -75,7 +75,13 @@ export class RouterSwitches {
       return;
     }
     this.#book.release(node, model);
-    if (outcome === 'timed_out') this.markFailed(node, model, `did not load within ${failForMs}ms (routing.load_timeout); not sent here again for as long`, failForMs);
+    if (outcome === 'timed_out')
+      this.markFailed(
+        node,
+        model,
+        `did not load within ${failForMs}ms (routing.load_timeout); not sent here again for as long`,
+        failForMs,
+      );
   }
 
   /** The victim of a request's switch would not unload: the ticket goes back, the model is held off here for `forMs`. */
@@ -131,7 +137,10 @@ export class RouterSwitches {
  * (a load: its model running; a failed load: its victim gone; an unload: the model gone), so the
  * switch no longer needs to stand in for it. No listing of the node: nothing to wait for.
  */
-export function remoteCaughtUp(pending: Pick<SwitchTicket, 'model' | 'action' | 'loaded' | 'victim'>, node: NodeView | undefined): boolean {
+export function remoteCaughtUp(
+  pending: Pick<SwitchTicket, 'model' | 'action' | 'loaded' | 'victim'>,
+  node: NodeView | undefined,
+): boolean {
   if (node === undefined) return true;
   const running = (id: string): boolean => {
     const entry = node.modelsById.get(id);

@@ -85,7 +85,8 @@ export class Scheduler {
       effects: options.effects,
       book: options.book ?? options.models?.book,
       protectedModels: options.protectedModels ?? (models === undefined ? undefined : () => models.protectedModels()),
-      evict: options.effects.evict ?? (models === undefined ? undefined : (node, victim, model) => models.evict(node, victim, model)),
+      evict:
+        options.effects.evict ?? (models === undefined ? undefined : (node, victim, model) => models.evict(node, victim, model)),
       queued: (model) => this.#queues.depth(model),
       changed: () => this.fleetChanged(),
     });
@@ -116,7 +117,8 @@ export class Scheduler {
     if (firstAttempt) this.#effects.notify({ kind: 'decided', req, decision });
     if (decision.kind === 'unroutable' && firstAttempt && this.#classify(req, decision.excluded) === 'unavailable') {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
-      if (await refreshOnMiss(req, refresh)) decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
+      if (await refreshOnMiss(req, refresh))
+        decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
     }
     const admitted = decision.kind === 'selected' ? this.#claim(req, decision, 0, settings, signal) : undefined;
     if (admitted !== undefined) return admitted;
@@ -135,7 +137,12 @@ export class Scheduler {
   /** A lease came back: its model's queue may go on (every queue, if it freed a connection). */
   leaseReturned(returned: LeaseReturn): void {
     // A model going idle may let a switch waiting in another model's queue go.
-    if (returned.connectionFreed || this.#claims.switches.pending(returned.node) !== undefined || this.#waitsForSwitch(returned.node)) this.fleetChanged();
+    if (
+      returned.connectionFreed ||
+      this.#claims.switches.pending(returned.node) !== undefined ||
+      this.#waitsForSwitch(returned.node)
+    )
+      this.fleetChanged();
     else this.#retry(returned.model);
   }
 
@@ -163,7 +170,13 @@ export class Scheduler {
    * Takes the lease in the same tick as the decision that allowed it; a request that loads its model
    * gets a ticket. A switch on a full router is answered once its victim is unloaded.
    */
-  #claim(req: RouteRequest, decision: Selected, waitedMs: number, settings: QueueSettings, signal: AbortSignal): Admission | Promise<Admission> | undefined {
+  #claim(
+    req: RouteRequest,
+    decision: Selected,
+    waitedMs: number,
+    settings: QueueSettings,
+    signal: AbortSignal,
+  ): Admission | Promise<Admission> | undefined {
     const node = decision.node;
     const lease = this.#effects.claim(node.spec.name, req.model, reservedTokens(req, ctxFor(node, req.model)));
     if (lease === undefined) return undefined;
@@ -174,8 +187,18 @@ export class Scheduler {
     if (victim === undefined && confirm === undefined) return admitted;
     // Routed again (a claim another replica holds, a victim that would not unload): by the same deadline.
     const claimedAtMs = this.#clock.monotonicMs();
-    const retry = (): Promise<Admission> => this.admit(req, { ...settings, queueTimeoutMs: Math.max(0, settings.queueTimeoutMs - waitedMs - (this.#clock.monotonicMs() - claimedAtMs)) }, signal, false);
-    const go = (): Admission | Promise<Admission> => (victim === undefined ? admitted : this.#claims.afterEviction(admitted, victim, req.model, retry));
+    const retry = (): Promise<Admission> =>
+      this.admit(
+        req,
+        {
+          ...settings,
+          queueTimeoutMs: Math.max(0, settings.queueTimeoutMs - waitedMs - (this.#clock.monotonicMs() - claimedAtMs)),
+        },
+        signal,
+        false,
+      );
+    const go = (): Admission | Promise<Admission> =>
+      victim === undefined ? admitted : this.#claims.afterEviction(admitted, victim, req.model, retry);
     return confirm === undefined ? go() : this.#claims.afterClaim(admitted, confirm, go, retry);
   }
 
@@ -190,7 +213,9 @@ export class Scheduler {
   #switchDue(node: string): boolean {
     const now = this.#clock.monotonicMs();
     const since = this.#claims.switches.settledAtMs(node);
-    return this.#switchWaiters(node).some((w) => now - Math.max(this.#queues.oldest(w.req.model)?.enteredAtMs ?? w.enteredAtMs, since) >= w.wait.swapAfterMs);
+    return this.#switchWaiters(node).some(
+      (w) => now - Math.max(this.#queues.oldest(w.req.model)?.enteredAtMs ?? w.enteredAtMs, since) >= w.wait.swapAfterMs,
+    );
   }
 
   #waitsForSwitch(node: string): boolean {
@@ -219,12 +244,19 @@ export class Scheduler {
     // A full queue sheds its lowest class first: a newcomer of a higher class displaces the newest of them.
     const full = this.#queues.depth(req.model) >= settings.maxQueue;
     const victim = full ? this.#queues.victimFor(req.model, tenant.priority) : undefined;
-    if (full && victim === undefined) return Promise.resolve({ kind: 'refused', reason: 'queue_full', excluded: wait.initial, waitedMs: 0 });
+    if (full && victim === undefined)
+      return Promise.resolve({ kind: 'refused', reason: 'queue_full', excluded: wait.initial, waitedMs: 0 });
     if (signal.aborted) return Promise.resolve({ kind: 'refused', reason: 'aborted', excluded: wait.initial, waitedMs: 0 });
-    if (wait.timeoutMs <= 0) return Promise.resolve({ kind: 'refused', reason: wait.timeoutReason, excluded: wait.initial, waitedMs: 0 });
+    if (wait.timeoutMs <= 0)
+      return Promise.resolve({ kind: 'refused', reason: wait.timeoutReason, excluded: wait.initial, waitedMs: 0 });
     if (victim !== undefined) this.#giveUp(victim, 'queue_full');
     const enteredAtMs = this.#clock.monotonicMs();
-    const ticket = { tenant, cost: reservedTokens(req, 0), enteredAtMs, agingMs: settings.queueAgingMs ?? CONFIG_DEFAULTS.routing.queueAgingMs };
+    const ticket = {
+      tenant,
+      cost: reservedTokens(req, 0),
+      enteredAtMs,
+      agingMs: settings.queueAgingMs ?? CONFIG_DEFAULTS.routing.queueAgingMs,
+    };
     return new Promise<Admission>((resolve) => {
       const onAbort = (): void => this.#giveUp(waiter, 'aborted');
       const timer = this.#clock.setTimeout(() => this.#giveUp(waiter, wait.timeoutReason), wait.timeoutMs);
@@ -271,7 +303,10 @@ export class Scheduler {
       const waiter = this.#queues.head(model);
       if (waiter === undefined) return;
       const decision = route(waiter.req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
-      const admitted = decision.kind === 'selected' ? this.#claim(waiter.req, decision, this.#waited(waiter), waiter.settings, waiter.signal) : undefined;
+      const admitted =
+        decision.kind === 'selected'
+          ? this.#claim(waiter.req, decision, this.#waited(waiter), waiter.settings, waiter.signal)
+          : undefined;
       if (admitted !== undefined) {
         this.#queues.served(model, waiter, this.#clock.monotonicMs());
         if (admitted instanceof Promise) void admitted.then(waiter.settle);

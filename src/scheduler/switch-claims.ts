@@ -16,7 +16,10 @@ export interface ProtectedModels {
 }
 
 const NONE_PROTECTED: ProtectedModels = Object.freeze({ pinned: new Set<string>(), wanted: new Set<string>() });
-const NO_TICKET: { readonly ticket: undefined; readonly victim: undefined } = Object.freeze({ ticket: undefined, victim: undefined });
+const NO_TICKET: { readonly ticket: undefined; readonly victim: undefined } = Object.freeze({
+  ticket: undefined,
+  victim: undefined,
+});
 
 /** How long a model whose switch could not unload its victim is held off that router. */
 export const EVICTION_HOLD_MS = 5_000;
@@ -48,11 +51,26 @@ export class SwitchClaims {
   view(node: string, switchDue: boolean): RouterSwitchView {
     const { pinned, wanted } = (this.#deps.protectedModels ?? (() => NONE_PROTECTED))();
     const busyElsewhere = this.#deps.book?.busyElsewhere?.(node);
-    return { pending: this.switches.pending(node), switchDue, failedLoads: this.switches.failedLoads(node), pinned, wanted, ...(busyElsewhere === undefined || busyElsewhere.size === 0 ? {} : { busyElsewhere }) };
+    return {
+      pending: this.switches.pending(node),
+      switchDue,
+      failedLoads: this.switches.failedLoads(node),
+      pinned,
+      wanted,
+      ...(busyElsewhere === undefined || busyElsewhere.size === 0 ? {} : { busyElsewhere }),
+    };
   }
 
   /** A ticket when the model is not running on the node (the first load of a limited router is its switch), and the victim to unload first. */
-  ticketFor(model: string, node: NodeView, timeoutMs: number): { readonly ticket: LoadTicket | undefined; readonly victim: string | undefined; readonly confirm?: Promise<{ readonly ok: boolean }> } {
+  ticketFor(
+    model: string,
+    node: NodeView,
+    timeoutMs: number,
+  ): {
+    readonly ticket: LoadTicket | undefined;
+    readonly victim: string | undefined;
+    readonly confirm?: Promise<{ readonly ok: boolean }>;
+  } {
     const { effects } = this.#deps;
     const name = node.spec.name;
     const pending = this.switches.pending(name);
@@ -72,7 +90,8 @@ export class SwitchClaims {
         settled = true;
         this.switches.settle(name, model, outcome, timeoutMs);
         // The listing catches up with the switch; the model's followers (or the next switch) may go.
-        if (outcome === 'loaded') effects.refreshListings([name]).catch((error: unknown) => effects.notify({ kind: 'refresh-failed', error }));
+        if (outcome === 'loaded')
+          effects.refreshListings([name]).catch((error: unknown) => effects.notify({ kind: 'refresh-failed', error }));
         this.#deps.changed();
       },
     };
@@ -81,7 +100,12 @@ export class SwitchClaims {
   }
 
   /** [cluster]: the switch goes once claimed across replicas; a claim another replica holds sends the request to route again (it follows or waits for that switch). */
-  async afterClaim(admitted: Admitted, confirm: Promise<{ readonly ok: boolean }>, go: () => Admission | Promise<Admission>, retry: () => Promise<Admission>): Promise<Admission> {
+  async afterClaim(
+    admitted: Admitted,
+    confirm: Promise<{ readonly ok: boolean }>,
+    go: () => Admission | Promise<Admission>,
+    retry: () => Promise<Admission>,
+  ): Promise<Admission> {
     if ((await confirm).ok) return go();
     admitted.release();
     this.#deps.changed();
@@ -92,9 +116,20 @@ export class SwitchClaims {
   async afterEviction(admitted: Admitted, victim: string, model: string, retry: () => Promise<Admission>): Promise<Admission> {
     const name = admitted.node.spec.name;
     const evict = this.#deps.evict;
-    const result: EvictionResult = evict === undefined ? { ok: true } : await evict(name, victim, model).catch((error: unknown) => ({ ok: false, reason: error instanceof Error ? error.message : String(error) }));
+    const result: EvictionResult =
+      evict === undefined
+        ? { ok: true }
+        : await evict(name, victim, model).catch((error: unknown) => ({
+            ok: false,
+            reason: error instanceof Error ? error.message : String(error),
+          }));
     if (result.ok) return admitted;
-    this.switches.evictionFailed(name, model, `unloading the idle model '${victim}' first (to make room) failed: ${result.reason}; not sent here for ${EVICTION_HOLD_MS / 1000}s`, EVICTION_HOLD_MS);
+    this.switches.evictionFailed(
+      name,
+      model,
+      `unloading the idle model '${victim}' first (to make room) failed: ${result.reason}; not sent here for ${EVICTION_HOLD_MS / 1000}s`,
+      EVICTION_HOLD_MS,
+    );
     admitted.release();
     admitted.load?.settle('failed');
     return retry();

@@ -12,15 +12,22 @@ export type { AnthropicStyle } from '#src/sim/inference-dialect.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import type { Reply, SseEvent } from '#src/sim/reply.ts';
 
-
 function stopReason(outcome: GenerationOutcome): string {
   return outcome.finishReason === 'length' ? 'max_tokens' : 'end_turn';
 }
 
-function message(meta: CompletionMeta, style: AnthropicStyle, content: unknown[], outcome: GenerationOutcome | undefined, promptTokens: number): Record<string, unknown> {
+function message(
+  meta: CompletionMeta,
+  style: AnthropicStyle,
+  content: unknown[],
+  outcome: GenerationOutcome | undefined,
+  promptTokens: number,
+): Record<string, unknown> {
   const head: Record<string, unknown> = { id: meta.id, type: 'message', role: 'assistant' };
   const stop = outcome === undefined ? null : stopReason(outcome);
-  const body: Record<string, unknown> = style.modelFirst ? { ...head, model: meta.model, content } : { ...head, content, model: meta.model };
+  const body: Record<string, unknown> = style.modelFirst
+    ? { ...head, model: meta.model, content }
+    : { ...head, content, model: meta.model };
   if (!style.omitsStopSequence || stop !== null) body['stop_reason'] = stop;
   if (!style.omitsStopSequence) body['stop_sequence'] = null;
   body['usage'] = { input_tokens: promptTokens, output_tokens: outcome?.completionTokens ?? 0 };
@@ -44,8 +51,12 @@ export function messagesFormat(meta: CompletionMeta, style: AnthropicStyle, prom
       closing: (outcome) => [
         event('content_block_stop', { index: 0 }),
         event('message_delta', {
-          delta: style.omitsStopSequence ? { stop_reason: stopReason(outcome) } : { stop_reason: stopReason(outcome), stop_sequence: null },
-          usage: style.deltaInputTokens ? { input_tokens: promptTokens, output_tokens: outcome.completionTokens } : { output_tokens: outcome.completionTokens },
+          delta: style.omitsStopSequence
+            ? { stop_reason: stopReason(outcome) }
+            : { stop_reason: stopReason(outcome), stop_sequence: null },
+          usage: style.deltaInputTokens
+            ? { input_tokens: promptTokens, output_tokens: outcome.completionTokens }
+            : { output_tokens: outcome.completionTokens },
         }),
         event('message_stop', {}),
       ],
@@ -59,7 +70,11 @@ export function countTokensAnswer(promptTokens: number): { input_tokens: number 
 }
 
 /** `{"type":"error","error":{"type","message"}}` from an OpenAI-style error reply (vLLM's translate_error_response). */
-export function wrappedError(reply: Reply, type: (status: number, inner: string | undefined) => string, extra: Readonly<Record<string, unknown>> = {}): Reply {
+export function wrappedError(
+  reply: Reply,
+  type: (status: number, inner: string | undefined) => string,
+  extra: Readonly<Record<string, unknown>> = {},
+): Reply {
   let inner: { type?: unknown; message?: unknown } = {};
   try {
     const parsed: unknown = JSON.parse(reply.body);
@@ -70,6 +85,10 @@ export function wrappedError(reply: Reply, type: (status: number, inner: string 
     inner = { message: reply.body };
   }
   const message = typeof inner.message === 'string' ? inner.message : reply.body;
-  const body = { type: 'error', error: { type: type(reply.status, typeof inner.type === 'string' ? inner.type : undefined), message }, ...extra };
+  const body = {
+    type: 'error',
+    error: { type: type(reply.status, typeof inner.type === 'string' ? inner.type : undefined), message },
+    ...extra,
+  };
   return { ...reply, body: JSON.stringify(body) };
 }

@@ -31,8 +31,7 @@ export type ContextError =
     };
 
 export type ContextVerdict =
-  | { readonly ok: true; readonly plan: GenerationPlan }
-  | { readonly ok: false; readonly error: ContextError };
+  { readonly ok: true; readonly plan: GenerationPlan } | { readonly ok: false; readonly error: ContextError };
 
 /** Generates the request's limit (or the default), cut at `roomTokens` with "length". */
 function planWithin(promptTokens: number, requested: number | undefined, roomTokens: number): GenerationPlan {

@@ -17,7 +17,12 @@ async function hang(exchange: SimExchange): Promise<true> {
   return true;
 }
 
-async function injectInference(exchange: SimExchange, faults: SimFaults, replies: KindFaultReplies, clock: Clock): Promise<boolean> {
+async function injectInference(
+  exchange: SimExchange,
+  faults: SimFaults,
+  replies: KindFaultReplies,
+  clock: Clock,
+): Promise<boolean> {
   switch (faults.inference) {
     case 'none':
       return false;

@@ -4,7 +4,14 @@
 import { z } from 'zod';
 
 export const INFERENCE_FAULTS = [
-  'none', 'hang', 'reset', 'error500', 'garbage', 'slow_headers', 'midstream_reset', 'loading',
+  'none',
+  'hang',
+  'reset',
+  'error500',
+  'garbage',
+  'slow_headers',
+  'midstream_reset',
+  'loading',
 ] as const;
 export const MODELS_FAULTS = ['none', 'hang', 'no_data', 'error_body', 'garbage', 'empty', 'error500'] as const;
 export const HEALTH_FAULTS = ['none', 'fail', 'hang'] as const;
@@ -49,8 +56,7 @@ const FaultPatch = z.strictObject({
 });
 
 export type FaultPatchResult =
-  | { readonly ok: true; readonly patch: Partial<SimFaults> }
-  | { readonly ok: false; readonly message: string };
+  { readonly ok: true; readonly patch: Partial<SimFaults> } | { readonly ok: false; readonly message: string };
 
 export function parseFaultPatch(value: unknown): FaultPatchResult {
   const parsed = FaultPatch.safeParse(value);

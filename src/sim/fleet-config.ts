@@ -21,8 +21,7 @@ export interface FleetConfigProblem {
 }
 
 export type FleetConfigResult =
-  | { readonly ok: true; readonly spec: FleetSpec }
-  | { readonly ok: false; readonly problems: readonly FleetConfigProblem[] };
+  { readonly ok: true; readonly spec: FleetSpec } | { readonly ok: false; readonly problems: readonly FleetConfigProblem[] };
 
 const durationMs = z.string().transform((text, ctx) => {
   const ms = parseDurationMs(text);
@@ -68,9 +67,7 @@ const NodeTable = z.strictObject({
 const NO_NODES = 'the file defines no [[node]] table';
 
 const FleetFile = z.strictObject({
-  node: z
-    .array(NodeTable, { error: (issue) => (issue.input === undefined ? NO_NODES : undefined) })
-    .min(1, NO_NODES),
+  node: z.array(NodeTable, { error: (issue) => (issue.input === undefined ? NO_NODES : undefined) }).min(1, NO_NODES),
 });
 
 type NodeTable = z.infer<typeof NodeTable>;
@@ -148,7 +145,7 @@ export function parseFleetConfig(tomlText: string): FleetConfigResult {
   try {
     document = parseToml(tomlText);
   } catch (error) {
-    const message = error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error);
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
     const position = error instanceof Error && 'line' in error ? ` (line ${String(error.line)})` : '';
     return { ok: false, problems: [{ path: '(syntax)', message: `${message}${position}` }] };
   }

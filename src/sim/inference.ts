@@ -108,7 +108,12 @@ export async function handleInference(
   clock: Clock,
 ): Promise<void> {
   const anthropic = endpoint === 'messages' || endpoint === 'count_tokens' ? dialect.anthropic : undefined;
-  const send = (reply: Reply): void => sendReply(exchange.writer, anthropic === undefined || reply.status < 400 ? reply : anthropic.error(reply), dialect.chunkedReplies);
+  const send = (reply: Reply): void =>
+    sendReply(
+      exchange.writer,
+      anthropic === undefined || reply.status < 400 ? reply : anthropic.error(reply),
+      dialect.chunkedReplies,
+    );
   if (!hasRequiredField(endpoint, body)) {
     send(dialect.missingField(REQUIRED_FIELD[endpoint]));
     return;
@@ -127,7 +132,11 @@ export async function handleInference(
     if (typeof encoding !== 'string') return send(encoding);
     const tooLong = dialect.embeddingsTooLong(promptTokens, contextTokens);
     if (tooLong !== undefined) send(tooLong);
-    else await answerEmbeddings(exchange, body, promptTokens, meta, dialect, encoding, { ttftMs: target.engine.settings.ttftMs, clock });
+    else
+      await answerEmbeddings(exchange, body, promptTokens, meta, dialect, encoding, {
+        ttftMs: target.engine.settings.ttftMs,
+        clock,
+      });
     return;
   }
   const requested = requestedMaxTokens(body, dialect.maxTokenFields(endpoint));

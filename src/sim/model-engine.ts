@@ -79,8 +79,15 @@ export class ModelEngine {
   #table: SlotTable;
   #nextJobId = 1;
   #counters: { -readonly [K in keyof EngineCounters]: number } = {
-    promptTokensTotal: 0, generatedTokensTotal: 0, promptMsTotal: 0, predictedMsTotal: 0,
-    decodeTotal: 0, finishedStop: 0, finishedLength: 0, failedTotal: 0, peakKvTokens: 0,
+    promptTokensTotal: 0,
+    generatedTokensTotal: 0,
+    promptMsTotal: 0,
+    predictedMsTotal: 0,
+    decodeTotal: 0,
+    finishedStop: 0,
+    finishedLength: 0,
+    failedTotal: 0,
+    peakKvTokens: 0,
   };
 
   constructor(settings: EngineSettings, clock: Clock) {
@@ -94,8 +101,16 @@ export class ModelEngine {
   submit(plan: GenerationPlan, observer: GenerationObserver): () => void {
     const id = this.#nextJobId++;
     this.#jobs.set(id, {
-      id, plan, observer, phase: 'waiting', generated: 0, text: '',
-      startedAtMs: 0, firstTokenDueMs: 0, firstTokenAtMs: 0, timer: undefined,
+      id,
+      plan,
+      observer,
+      phase: 'waiting',
+      generated: 0,
+      text: '',
+      startedAtMs: 0,
+      firstTokenDueMs: 0,
+      firstTokenAtMs: 0,
+      timer: undefined,
     });
     this.#apply(enqueueJob(this.#table, id));
     return () => this.#cancel(id);
@@ -225,7 +240,10 @@ export class ModelEngine {
   /** Fails every processing request when the unified pool is over budget; true when it did. */
   #failAllIfKvExhausted(): boolean {
     const usages = this.#usages();
-    this.#counters.peakKvTokens = Math.max(this.#counters.peakKvTokens, usages.reduce((a, b) => a + b, 0));
+    this.#counters.peakKvTokens = Math.max(
+      this.#counters.peakKvTokens,
+      usages.reduce((a, b) => a + b, 0),
+    );
     if (!isKvExhausted(this.settings.kv, this.settings.contextTokens, usages)) return false;
     const victims = [...this.#jobs.values()].filter((job) => job.phase !== 'waiting');
     const started: { jobId: number; slot: number }[] = [];

@@ -4,7 +4,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isRecord } from '#src/core/is-record.ts';
 
-
 export type RequestBody =
   | { readonly kind: 'empty' }
   | { readonly kind: 'json'; readonly value: unknown }

@@ -5,7 +5,14 @@
 
 import type { Clock, Timer } from '#src/core/clock.ts';
 import { createModelEngine, type ModelEngine } from '#src/sim/model-engine.ts';
-import { hasRoom, isRunning, pickEvictionVictim, pickIdleVictim, resolveModelName, type ResidentModel } from '#src/sim/residency.ts';
+import {
+  hasRoom,
+  isRunning,
+  pickEvictionVictim,
+  pickIdleVictim,
+  resolveModelName,
+  type ResidentModel,
+} from '#src/sim/residency.ts';
 import type { ResidencyStats } from '#src/sim/recorder.ts';
 import type { ModelStatus, ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
 
@@ -59,8 +66,15 @@ export class ResidentModels {
     this.#node = node;
     this.#clock = clock;
     this.#entries = node.models.map((model) => ({
-      model, status: 'unloaded', lastUsedOrder: 0, lastUsedAtMs: clock.now(), childPort: 0, failed: false,
-      engine: undefined, loadTimer: undefined, waiters: [],
+      model,
+      status: 'unloaded',
+      lastUsedOrder: 0,
+      lastUsedAtMs: clock.now(),
+      childPort: 0,
+      failed: false,
+      engine: undefined,
+      loadTimer: undefined,
+      waiters: [],
     }));
     for (const entry of this.#entries) {
       if (entry.model.status === 'loading') this.#startLoading(entry);
@@ -69,7 +83,13 @@ export class ResidentModels {
   }
 
   views(): ResidentView[] {
-    return this.#entries.map((e) => ({ model: e.model, status: e.status, childPort: e.childPort, lastUsedAtMs: e.lastUsedAtMs, failed: e.failed }));
+    return this.#entries.map((e) => ({
+      model: e.model,
+      status: e.status,
+      childPort: e.childPort,
+      lastUsedAtMs: e.lastUsedAtMs,
+      failed: e.failed,
+    }));
   }
 
   /** The model a name or alias refers to. */
@@ -130,7 +150,10 @@ export class ResidentModels {
         this.load(id);
         return;
       }
-      const victim = isFront && arriving ? pickIdleVictim(this.#residents(), this.#node.modelsMax, (m) => this.requestsInFlight(m)) : undefined;
+      const victim =
+        isFront && arriving
+          ? pickIdleVictim(this.#residents(), this.#node.modelsMax, (m) => this.requestsInFlight(m))
+          : undefined;
       if (victim !== undefined) {
         this.unload(victim);
         this.load(id);
@@ -142,7 +165,15 @@ export class ResidentModels {
 
   stats(): ResidencyStats {
     const running = this.#entries.filter((e) => isRunning(e.status)).length;
-    return { running, peakRunning: this.#peakRunning, loads: this.#loads, queued: [...this.#queued.keys()], unloadsMidRequest: this.#unloadsMidRequest, peakLoading: this.#peakLoading, overlaps: this.#overlaps };
+    return {
+      running,
+      peakRunning: this.#peakRunning,
+      loads: this.#loads,
+      queued: [...this.#queued.keys()],
+      unloadsMidRequest: this.#unloadsMidRequest,
+      peakLoading: this.#peakLoading,
+      overlaps: this.#overlaps,
+    };
   }
 
   /** An unload asked through the API (POST /models/unload): an overlap when another model is loading. */
@@ -214,7 +245,12 @@ export class ResidentModels {
   }
 
   #residents(): ResidentModel[] {
-    return this.#entries.map((e) => ({ id: e.model.id, aliases: e.model.aliases, status: e.status, lastUsedOrder: e.lastUsedOrder }));
+    return this.#entries.map((e) => ({
+      id: e.model.id,
+      aliases: e.model.aliases,
+      status: e.status,
+      lastUsedOrder: e.lastUsedOrder,
+    }));
   }
 
   #waitInQueue(id: string, signal: AbortSignal): Promise<void> {

@@ -53,7 +53,12 @@ export async function startSimNode(spec: SimNodeSpec, options: SimNodeOptions = 
   let faults: SimFaults = NO_FAULTS;
   let boundPort = 0;
   const handler = createKindHandler(
-    { node, clock, random: options.random ?? seededRandom(seedFromText(node.name)), startedAtSec: Math.floor(clock.now() / 1000) },
+    {
+      node,
+      clock,
+      random: options.random ?? seededRandom(seedFromText(node.name)),
+      startedAtSec: Math.floor(clock.now() / 1000),
+    },
     () => boundPort,
   );
   const control: ControlTarget = {

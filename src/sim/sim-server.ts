@@ -75,7 +75,14 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, options: 
   };
   const writer = new ResponseWriter(res, destroySocket);
   const exchange: SimExchange = {
-    method, path, query, headers: req.headers, body, writer, signal: aborted.signal, destroySocket,
+    method,
+    path,
+    query,
+    headers: req.headers,
+    body,
+    writer,
+    signal: aborted.signal,
+    destroySocket,
   };
   try {
     const endpoint = handler.classify(method, path);

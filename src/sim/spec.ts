@@ -134,9 +134,7 @@ export function resolveNodeSpec(spec: SimNodeSpec, index = 0): ResolvedNode {
     tokensPerSecond: spec.tokensPerSecond ?? SIM_DEFAULTS.tokensPerSecond,
     loadTimeMs: spec.loadTimeMs ?? SIM_DEFAULTS.loadTimeMs,
     requestEndLagMs: spec.requestEndLagMs ?? 0,
-    modelsMax:
-      spec.modelsMax ??
-      (spec.kind === 'ollama' ? SIM_DEFAULTS.ollamaModelsMax : SIM_DEFAULTS.routerModelsMax),
+    modelsMax: spec.modelsMax ?? (spec.kind === 'ollama' ? SIM_DEFAULTS.ollamaModelsMax : SIM_DEFAULTS.routerModelsMax),
     autoload: spec.autoload ?? SIM_DEFAULTS.autoload,
     apiKey: spec.apiKey,
     metrics: spec.metrics ?? SIM_DEFAULTS.metrics,

@@ -6,8 +6,22 @@ import { seedFromText, seededRandom } from '#src/sim/seeded-random.ts';
 // Each word is one token under the sim tokenizer (a space plus at most four letters), so generated
 // text re-tokenizes to exactly the reported completion_tokens.
 const WORDS = [
-  ' The', ' sim', ' node', ' says', ' all', ' is', ' well', ' here',
-  ' and', ' now', ' we', ' wait', ' for', ' more', ' text', ' soon',
+  ' The',
+  ' sim',
+  ' node',
+  ' says',
+  ' all',
+  ' is',
+  ' well',
+  ' here',
+  ' and',
+  ' now',
+  ' we',
+  ' wait',
+  ' for',
+  ' more',
+  ' text',
+  ' soon',
 ] as const;
 
 /** The piece generated at position `index` (0-based) of every completion. */

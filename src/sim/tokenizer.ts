@@ -13,7 +13,8 @@
 import { isRecord } from '#src/core/is-record.ts';
 
 const LETTERS_PER_TOKEN = 4;
-const PIECE_PATTERN = /(\s+)|((?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{M}])+)|([\s\S])/gu;
+const PIECE_PATTERN =
+  /(\s+)|((?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{M}])+)|([\s\S])/gu;
 
 /** Splits text into token pieces; joining the pieces gives the text back (unless it is all whitespace). */
 export function tokenize(text: string): string[] {

@@ -75,7 +75,12 @@ export function openStateDb(stateDir: string, options: StateDbOptions): StateDb 
   try {
     const version = check(db, file, known);
     const journal = db.prepare('PRAGMA journal_mode = WAL').get()?.journal_mode;
-    if (journal !== 'wal') options.log('warn', { file, journal_mode: journal }, 'the state file could not use the WAL journal; writes are still one transaction each');
+    if (journal !== 'wal')
+      options.log(
+        'warn',
+        { file, journal_mode: journal },
+        'the state file could not use the WAL journal; writes are still one transaction each',
+      );
     db.exec('PRAGMA synchronous = FULL');
     for (const migration of pendingMigrations(version, migrations)) {
       inTransaction(db, () => {
@@ -90,7 +95,11 @@ export function openStateDb(stateDir: string, options: StateDbOptions): StateDb 
   }
   const clock = options.clock ?? systemClock;
   const last = db.prepare('SELECT seq, written_at FROM state_writes WHERE id = 1').get();
-  const writes = new StateWrites(file, { seq: Number(last?.seq ?? 0), at: typeof last?.written_at === 'string' ? last.written_at : null }, { clock, log: options.log });
+  const writes = new StateWrites(
+    file,
+    { seq: Number(last?.seq ?? 0), at: typeof last?.written_at === 'string' ? last.written_at : null },
+    { clock, log: options.log },
+  );
   const count = db.prepare('UPDATE state_writes SET seq = seq + 1, written_at = ? WHERE id = 1 RETURNING seq');
   return {
     file,
@@ -131,10 +140,20 @@ function prepareFile(stateDir: string, file: string, log: StateLog): void {
     closeSync(openSync(file, 'a', 0o600));
     const stat = statSync(file);
     if (!stat.isFile()) throw new Error('not a regular file');
-    if ((stat.mode & 0o077) !== 0) log('warn', { file, mode: `0${(stat.mode & 0o777).toString(8)}` }, 'the state file is readable by other users; it holds tenant names and usage (chmod 600)');
+    if ((stat.mode & 0o077) !== 0)
+      log(
+        'warn',
+        { file, mode: `0${(stat.mode & 0o777).toString(8)}` },
+        'the state file is readable by other users; it holds tenant names and usage (chmod 600)',
+      );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new StateFileError('unreadable', file, `cannot use the state file ${file} ([server] state_dir = ${stateDir}): ${reason}`, error);
+    throw new StateFileError(
+      'unreadable',
+      file,
+      `cannot use the state file ${file} ([server] state_dir = ${stateDir}): ${reason}`,
+      error,
+    );
   }
 }
 
@@ -155,9 +174,16 @@ function check(db: DatabaseSync, file: string, known: number): number {
         `the state file ${file} has schema version ${version}, newer than this build knows (${known}): it was written by a later Switchyard. Run that version, or move the file away to start with no stored usage (it is left unchanged)`,
       );
     }
-    const problems = db.prepare('PRAGMA quick_check').all().map((row) => String(row.quick_check));
+    const problems = db
+      .prepare('PRAGMA quick_check')
+      .all()
+      .map((row) => String(row.quick_check));
     if (problems.length !== 1 || problems[0] !== 'ok') {
-      throw new StateFileError('corrupt', file, `the state file ${file} is damaged (SQLite quick_check: ${problems.slice(0, 3).join('; ')}); ${CORRUPT_ADVICE}`);
+      throw new StateFileError(
+        'corrupt',
+        file,
+        `the state file ${file} is damaged (SQLite quick_check: ${problems.slice(0, 3).join('; ')}); ${CORRUPT_ADVICE}`,
+      );
     }
     db.exec('COMMIT');
     return version;
@@ -167,16 +193,27 @@ function check(db: DatabaseSync, file: string, known: number): number {
   }
 }
 
-const CORRUPT_ADVICE = 'the gateway does not start on it, and leaves it unchanged: restore it from a backup, or move it away (e.g. to <name>.corrupt) to start with no stored usage';
+const CORRUPT_ADVICE =
+  'the gateway does not start on it, and leaves it unchanged: restore it from a backup, or move it away (e.g. to <name>.corrupt) to start with no stored usage';
 
 function openFailure(file: string, error: unknown): StateFileError {
   const code = sqliteCode(error);
   const detail = error instanceof Error ? error.message : String(error);
   if (code === SQLITE.BUSY || code === SQLITE.LOCKED) {
-    return new StateFileError('in_use', file, `the state file ${file} is in use by another process (another gateway with the same [server] state_dir?): ${detail}`, error);
+    return new StateFileError(
+      'in_use',
+      file,
+      `the state file ${file} is in use by another process (another gateway with the same [server] state_dir?): ${detail}`,
+      error,
+    );
   }
   if (code === SQLITE.NOTADB || code === SQLITE.CORRUPT) {
-    return new StateFileError('corrupt', file, `the state file ${file} is not a usable SQLite database (${detail}); ${CORRUPT_ADVICE}`, error);
+    return new StateFileError(
+      'corrupt',
+      file,
+      `the state file ${file} is not a usable SQLite database (${detail}); ${CORRUPT_ADVICE}`,
+      error,
+    );
   }
   return new StateFileError('unreadable', file, `cannot open the state file ${file}: ${detail}`, error);
 }

@@ -39,11 +39,26 @@ export function describeWriteError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const code = sqliteCode(error);
   if (code !== undefined) return `${SQLITE_NAMES[code] ?? `SQLite error ${code}`}: ${message}`;
-  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && !message.includes(error.code)) return `${error.code}: ${message}`;
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    !message.includes(error.code)
+  )
+    return `${error.code}: ${message}`;
   return message;
 }
 
-const SQLITE_NAMES: Readonly<Record<number, string>> = Object.freeze({ 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED', 8: 'SQLITE_READONLY', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT', 13: 'SQLITE_FULL (disk full)', 14: 'SQLITE_CANTOPEN' });
+const SQLITE_NAMES: Readonly<Record<number, string>> = Object.freeze({
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL (disk full)',
+  14: 'SQLITE_CANTOPEN',
+});
 
 export class StateWrites {
   readonly #file: string;
@@ -63,7 +78,11 @@ export class StateWrites {
    * writes and what to do), and marks the file as it is now. A mark that cannot be opened or
    * written is a warning: the gateway runs, the next start cannot judge.
    */
-  constructor(file: string, written: { readonly seq: number; readonly at: string | null }, deps: { readonly clock: Clock; readonly log: StateLog }) {
+  constructor(
+    file: string,
+    written: { readonly seq: number; readonly at: string | null },
+    deps: { readonly clock: Clock; readonly log: StateLog },
+  ) {
     this.#file = file;
     this.#clock = deps.clock;
     this.#log = deps.log;
@@ -75,14 +94,35 @@ export class StateWrites {
       opened = WriteMarkFile.open(path);
     } catch (error) {
       this.#markProblem = `cannot open the write mark ${path}: ${describeWriteError(error)}`;
-      deps.log('warn', { file, mark: path, reason: this.#markProblem }, 'the state file\u2019s write mark is unusable: the next start cannot tell whether writes were lost');
+      deps.log(
+        'warn',
+        { file, mark: path, reason: this.#markProblem },
+        'the state file\u2019s write mark is unusable: the next start cannot tell whether writes were lost',
+      );
     }
     this.#mark = opened?.file;
     const found = opened?.found;
-    if (found !== undefined && 'problem' in found) deps.log('warn', { file, mark: path, problem: found.problem }, 'the state file\u2019s write mark is unreadable; it is written anew');
+    if (found !== undefined && 'problem' in found)
+      deps.log(
+        'warn',
+        { file, mark: path, problem: found.problem },
+        'the state file\u2019s write mark is unreadable; it is written anew',
+      );
     this.#stale = found === undefined || 'problem' in found ? undefined : judgeStaleness(found, written.seq);
     if (this.#stale !== undefined) {
-      deps.log('warn', { file, mark: path, file_write: written.seq, mark_write: this.#stale.mark.seq, unsaved_since: this.#stale.mark.unsavedSince, reason: this.#stale.reason, advice: STALE_ADVICE }, `the state file is stale: ${this.#stale.reason}`);
+      deps.log(
+        'warn',
+        {
+          file,
+          mark: path,
+          file_write: written.seq,
+          mark_write: this.#stale.mark.seq,
+          unsaved_since: this.#stale.mark.unsavedSince,
+          reason: this.#stale.reason,
+          advice: STALE_ADVICE,
+        },
+        `the state file is stale: ${this.#stale.reason}`,
+      );
     }
     this.#writeMark();
   }
@@ -142,7 +182,12 @@ export class StateWrites {
     } catch (error) {
       const first = this.#markProblem === null;
       this.#markProblem = `cannot write the write mark ${this.#mark.path}: ${describeWriteError(error)}`;
-      if (first) this.#log('warn', { file: this.#file, reason: this.#markProblem }, 'the state file\u2019s write mark cannot be written: the next start cannot tell whether writes were lost');
+      if (first)
+        this.#log(
+          'warn',
+          { file: this.#file, reason: this.#markProblem },
+          'the state file\u2019s write mark cannot be written: the next start cannot tell whether writes were lost',
+        );
     }
   }
 }

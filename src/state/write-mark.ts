@@ -31,7 +31,8 @@ export interface WriteMark {
 
 /** Pure: the mark as its fixed-size bytes (a reason too long to fit is cut). */
 export function encodeMark(mark: WriteMark): Buffer {
-  const lineOf = (reason: string | null): string => JSON.stringify({ v: 1, seq: mark.seq, saved_at: mark.savedAt, unsaved_since: mark.unsavedSince, reason });
+  const lineOf = (reason: string | null): string =>
+    JSON.stringify({ v: 1, seq: mark.seq, saved_at: mark.savedAt, unsaved_since: mark.unsavedSince, reason });
   let line = lineOf(mark.reason);
   for (let keep = Math.min(mark.reason?.length ?? 0, 300); Buffer.byteLength(line) > MARK_BYTES - 1; keep -= 20) {
     line = lineOf(keep <= 0 ? null : `${(mark.reason ?? '').slice(0, keep)}…`);
@@ -53,7 +54,14 @@ export function decodeMark(text: string): WriteMark | { readonly problem: string
   if (typeof value !== 'object' || value === null) return { problem: 'not a JSON object' };
   const v = value as Record<string, unknown>;
   const stringOrNull = (x: unknown): x is string | null => x === null || typeof x === 'string';
-  if (v.v !== 1 || !Number.isSafeInteger(v.seq) || (v.seq as number) < 0 || !stringOrNull(v.saved_at) || !stringOrNull(v.unsaved_since) || !stringOrNull(v.reason)) {
+  if (
+    v.v !== 1 ||
+    !Number.isSafeInteger(v.seq) ||
+    (v.seq as number) < 0 ||
+    !stringOrNull(v.saved_at) ||
+    !stringOrNull(v.unsaved_since) ||
+    !stringOrNull(v.reason)
+  ) {
     return { problem: 'not a version 1 write mark' };
   }
   return { seq: v.seq as number, savedAt: v.saved_at, unsavedSince: v.unsaved_since, reason: v.reason };

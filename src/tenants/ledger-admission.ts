@@ -18,6 +18,11 @@ export function ledgerAdmission(ledger: Pick<TenantLedger, 'admit'>): (ask: Tena
  * when it sets none (docs/tenants.md, "Admission and limits"). The prompt is read once, whatever
  * the number of answers.
  */
-export function tenantReservation(promptTokens: number, maxTokens: number | undefined, completionReserveTokens: number, choices = 1): number {
+export function tenantReservation(
+  promptTokens: number,
+  maxTokens: number | undefined,
+  completionReserveTokens: number,
+  choices = 1,
+): number {
   return Math.max(0, promptTokens) + Math.max(1, Math.floor(choices)) * Math.max(0, maxTokens ?? completionReserveTokens);
 }

@@ -42,7 +42,12 @@ export interface LedgerTicket {
   settle(outcome: TenantOutcome): void;
 }
 
-const NO_LIMITS: TenantLimits = { maxConcurrent: undefined, requestsPerMinute: undefined, tokensPerMinute: undefined, tokensPerDay: undefined };
+const NO_LIMITS: TenantLimits = {
+  maxConcurrent: undefined,
+  requestsPerMinute: undefined,
+  tokensPerMinute: undefined,
+  tokensPerDay: undefined,
+};
 const NOOP_TICKET: LedgerTicket = { settle: () => {} };
 
 export interface TenantFigures {
@@ -89,11 +94,17 @@ export class TenantLedger {
     const nowMs = this.#now();
     this.#roll(state, nowMs);
     const { limits } = state;
-    const requestsUsed = limits.requestsPerMinute === undefined ? 0 : usedAt(state.requestsMeter, limits.requestsPerMinute, nowMs);
+    const requestsUsed =
+      limits.requestsPerMinute === undefined ? 0 : usedAt(state.requestsMeter, limits.requestsPerMinute, nowMs);
     const tokensUsed = limits.tokensPerMinute === undefined ? 0 : usedAt(state.tokensMeter, limits.tokensPerMinute, nowMs);
     const cost = ask.reserveTokens;
     if (!force) {
-      const judged = decideAt(ask, limitsShare(limits, liveReplicas), { inFlight: state.inFlight, requestsUsed, tokensUsed, todayTokens: state.dayTokens + state.reserved }, nowMs);
+      const judged = decideAt(
+        ask,
+        limitsShare(limits, liveReplicas),
+        { inFlight: state.inFlight, requestsUsed, tokensUsed, todayTokens: state.dayTokens + state.reserved },
+        nowMs,
+      );
       if (judged.kind === 'limited') return { decision: judged, ticket: NOOP_TICKET };
     }
     state.inFlight += 1;
@@ -227,8 +238,19 @@ export class TenantLedger {
 }
 
 function limitsOf(spec: TenantSpec): TenantLimits {
-  if (spec.maxConcurrent === undefined && spec.requestsPerMinute === undefined && spec.tokensPerMinute === undefined && spec.tokensPerDay === undefined) return NO_LIMITS;
-  return { maxConcurrent: spec.maxConcurrent, requestsPerMinute: spec.requestsPerMinute, tokensPerMinute: spec.tokensPerMinute, tokensPerDay: spec.tokensPerDay };
+  if (
+    spec.maxConcurrent === undefined &&
+    spec.requestsPerMinute === undefined &&
+    spec.tokensPerMinute === undefined &&
+    spec.tokensPerDay === undefined
+  )
+    return NO_LIMITS;
+  return {
+    maxConcurrent: spec.maxConcurrent,
+    requestsPerMinute: spec.requestsPerMinute,
+    tokensPerMinute: spec.tokensPerMinute,
+    tokensPerDay: spec.tokensPerDay,
+  };
 }
 
 function freshState(name: string, limits: TenantLimits, nowMs: number): TenantState {
@@ -250,13 +272,24 @@ function freshState(name: string, limits: TenantLimits, nowMs: number): TenantSt
 }
 
 /** Pure: the tokens a settled request is charged: its usage; the reservation when served without one; nothing when not served. */
-export function usedTokens(ask: Pick<TenantAsk, 'promptTokens' | 'reserveTokens'>, outcome: TenantOutcome): { prompt: number; completion: number } {
+export function usedTokens(
+  ask: Pick<TenantAsk, 'promptTokens' | 'reserveTokens'>,
+  outcome: TenantOutcome,
+): { prompt: number; completion: number } {
   if (!outcome.served) return { prompt: 0, completion: 0 };
   const estimate = Math.min(ask.promptTokens, ask.reserveTokens);
-  if (outcome.promptTokens === undefined && outcome.completionTokens === undefined) return { prompt: estimate, completion: ask.reserveTokens - estimate };
+  if (outcome.promptTokens === undefined && outcome.completionTokens === undefined)
+    return { prompt: estimate, completion: ask.reserveTokens - estimate };
   return { prompt: outcome.promptTokens ?? estimate, completion: outcome.completionTokens ?? 0 };
 }
 
 function rowOf(tenant: string, model: string, day: string, usage: DayUsage | undefined): UsageRow {
-  return { tenant, model, day, requests: usage?.requests ?? 0, promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0 };
+  return {
+    tenant,
+    model,
+    day,
+    requests: usage?.requests ?? 0,
+    promptTokens: usage?.promptTokens ?? 0,
+    completionTokens: usage?.completionTokens ?? 0,
+  };
 }

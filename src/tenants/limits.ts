@@ -87,7 +87,10 @@ export const CONCURRENCY_RETRY_MS = 1_000;
  * empty, could ever hold it (undefined = none): it is refused before anything else is judged, and
  * told not to retry.
  */
-export function oversizedFor(limits: Pick<TenantLimits, 'tokensPerMinute' | 'tokensPerDay'>, cost: number): 'tokens' | 'budget' | undefined {
+export function oversizedFor(
+  limits: Pick<TenantLimits, 'tokensPerMinute' | 'tokensPerDay'>,
+  cost: number,
+): 'tokens' | 'budget' | undefined {
   if (limits.tokensPerMinute !== undefined && cost > limits.tokensPerMinute) return 'tokens';
   if (limits.tokensPerDay !== undefined && cost > limits.tokensPerDay) return 'budget';
   return undefined;
@@ -131,7 +134,17 @@ export function rateFigures(limits: TenantLimits, requestsUsed: number, tokensUs
   const tpm = limits.tokensPerMinute;
   if (rpm === undefined && tpm === undefined) return undefined;
   return {
-    ...(rpm === undefined ? {} : { requests: { limit: rpm, remaining: Math.max(0, Math.floor(rpm - requestsUsed)), resetMs: msUntilEmpty(requestsUsed, rpm) } }),
-    ...(tpm === undefined ? {} : { tokens: { limit: tpm, remaining: Math.max(0, Math.floor(tpm - tokensUsed)), resetMs: msUntilEmpty(tokensUsed, tpm) } }),
+    ...(rpm === undefined
+      ? {}
+      : {
+          requests: {
+            limit: rpm,
+            remaining: Math.max(0, Math.floor(rpm - requestsUsed)),
+            resetMs: msUntilEmpty(requestsUsed, rpm),
+          },
+        }),
+    ...(tpm === undefined
+      ? {}
+      : { tokens: { limit: tpm, remaining: Math.max(0, Math.floor(tpm - tokensUsed)), resetMs: msUntilEmpty(tokensUsed, tpm) } }),
   };
 }

@@ -38,6 +38,8 @@ function advance(window: MinuteWindow, nowMs: number): void {
 export function minuteEstimate(window: MinuteWindow, nowMs: number): { requests: number; tokens: number } {
   advance(window, nowMs);
   const share = 1 - (nowMs - window.index * MINUTE_MS) / MINUTE_MS;
-  return { requests: Math.round(window.requests + window.prevRequests * share), tokens: Math.round(window.tokens + window.prevTokens * share) };
+  return {
+    requests: Math.round(window.requests + window.prevRequests * share),
+    tokens: Math.round(window.tokens + window.prevTokens * share),
+  };
 }
-

@@ -18,7 +18,8 @@ export interface TenantCounters {
 export function decideAt(ask: TenantAsk, limits: TenantLimits, counters: TenantCounters, nowMs: number): TenantDecision {
   const cost = ask.reserveTokens;
   const verdict = judgeAdmission({ limits, ...counters, cost, nowMs });
-  if (verdict.ok) return { kind: 'admitted', figures: rateFigures(limits, counters.requestsUsed + 1, counters.tokensUsed + cost) };
+  if (verdict.ok)
+    return { kind: 'admitted', figures: rateFigures(limits, counters.requestsUsed + 1, counters.tokensUsed + cost) };
   const refusal: LimitRefusal = {
     tenant: ask.tenant,
     reason: verdict.reason,
@@ -33,11 +34,22 @@ export function decideAt(ask: TenantAsk, limits: TenantLimits, counters: TenantC
 export function limitsShare(limits: TenantLimits, liveReplicas: number): TenantLimits {
   const live = Number.isFinite(liveReplicas) && liveReplicas >= 1 ? Math.floor(liveReplicas) : 1;
   if (live === 1) return limits;
-  const share = (limit: number | undefined): number | undefined => (limit === undefined ? undefined : Math.max(1, Math.floor(limit / live)));
-  return { maxConcurrent: share(limits.maxConcurrent), requestsPerMinute: share(limits.requestsPerMinute), tokensPerMinute: share(limits.tokensPerMinute), tokensPerDay: share(limits.tokensPerDay) };
+  const share = (limit: number | undefined): number | undefined =>
+    limit === undefined ? undefined : Math.max(1, Math.floor(limit / live));
+  return {
+    maxConcurrent: share(limits.maxConcurrent),
+    requestsPerMinute: share(limits.requestsPerMinute),
+    tokensPerMinute: share(limits.tokensPerMinute),
+    tokensPerDay: share(limits.tokensPerDay),
+  };
 }
 
-export function refusedFigure(reason: LimitRefusal['reason'], limits: TenantLimits, at: TenantCounters, cost: number): Pick<LimitRefusal, 'limit' | 'used' | 'requested'> {
+export function refusedFigure(
+  reason: LimitRefusal['reason'],
+  limits: TenantLimits,
+  at: TenantCounters,
+  cost: number,
+): Pick<LimitRefusal, 'limit' | 'used' | 'requested'> {
   switch (reason) {
     case 'concurrency':
       return { limit: limits.maxConcurrent ?? 0, used: at.inFlight, requested: 1 };

@@ -47,7 +47,8 @@ export interface SharedCounters {
 export function replicaUsage(local: TenantsReport, day: string): ReplicaUsage {
   const tenants: Record<string, ReplicaTenantUsage> = {};
   for (const t of local.tenants) {
-    if (t.inFlight === 0 && t.queued === 0 && t.today.requests === 0 && t.minute.requests === 0 && t.minute.tokens === 0) continue;
+    if (t.inFlight === 0 && t.queued === 0 && t.today.requests === 0 && t.minute.requests === 0 && t.minute.tokens === 0)
+      continue;
     tenants[t.name] = { inFlight: t.inFlight, queued: t.queued, minute: t.minute, today: t.today };
   }
   return { day, tenants, queues: local.queues };
@@ -56,7 +57,9 @@ export function replicaUsage(local: TenantsReport, day: string): ReplicaUsage {
 /** What remains of each limit by the shared counters (null = no such limit), as the ledger reports its own. */
 export function sharedRemaining(limits: TenantLimits, counters: SharedCounters): TenantReport['remaining'] {
   const left = (limit: number | undefined, meter: Meter | undefined): number | null =>
-    limit === undefined ? null : Math.max(0, Math.floor(limit - (meter === undefined ? 0 : usedAt(meter, limit, counters.nowMs))));
+    limit === undefined
+      ? null
+      : Math.max(0, Math.floor(limit - (meter === undefined ? 0 : usedAt(meter, limit, counters.nowMs))));
   return {
     requests: left(limits.requestsPerMinute, counters.requests),
     tokens: left(limits.tokensPerMinute, counters.tokens),
@@ -79,7 +82,9 @@ export interface SiteInput {
 /** The site's report: every live replica's counts summed, every replica named, `scope: "site"`. */
 export function siteTenantsReport(input: SiteInput): TenantsReport {
   const own = replicaUsage(input.local, input.day);
-  const parts: { name: string; usage: ReplicaUsage | undefined; live: boolean; ageMs: number }[] = [{ name: input.replica, usage: own, live: true, ageMs: 0 }];
+  const parts: { name: string; usage: ReplicaUsage | undefined; live: boolean; ageMs: number }[] = [
+    { name: input.replica, usage: own, live: true, ageMs: 0 },
+  ];
   for (const p of [...input.published].sort((a, b) => a.replica.localeCompare(b.replica))) {
     if (p.replica === input.replica) continue;
     parts.push({ name: p.replica, usage: p.usage, live: p.ageMs <= input.leaseTtlMs, ageMs: Math.max(0, p.ageMs) });
@@ -87,14 +92,21 @@ export function siteTenantsReport(input: SiteInput): TenantsReport {
   const live = parts.filter((p) => p.live);
   // The others' parts: this replica's own counts are the local report's (fresher than its entry).
   const othersLive = live.slice(1).map((p) => p.usage);
-  const othersToday = parts.slice(1).filter((p) => p.usage?.day === input.day).map((p) => p.usage);
+  const othersToday = parts
+    .slice(1)
+    .filter((p) => p.usage?.day === input.day)
+    .map((p) => p.usage);
   const tenants = input.local.tenants.map((t): TenantReport => {
-    const sum = (from: readonly (ReplicaUsage | undefined)[], read: (u: ReplicaTenantUsage) => number): number => from.reduce((n, u) => n + read(u?.tenants[t.name] ?? ZERO), 0);
+    const sum = (from: readonly (ReplicaUsage | undefined)[], read: (u: ReplicaTenantUsage) => number): number =>
+      from.reduce((n, u) => n + read(u?.tenants[t.name] ?? ZERO), 0);
     return {
       ...t,
       inFlight: t.inFlight + sum(othersLive, (u) => u.inFlight),
       queued: t.queued + sum(othersLive, (u) => u.queued),
-      minute: { requests: t.minute.requests + sum(othersLive, (u) => u.minute.requests), tokens: t.minute.tokens + sum(othersLive, (u) => u.minute.tokens) },
+      minute: {
+        requests: t.minute.requests + sum(othersLive, (u) => u.minute.requests),
+        tokens: t.minute.tokens + sum(othersLive, (u) => u.minute.tokens),
+      },
       today: {
         requests: t.today.requests + sum(othersToday, (u) => u.today.requests),
         promptTokens: t.today.promptTokens + sum(othersToday, (u) => u.today.promptTokens),
@@ -123,10 +135,18 @@ export function replicaTenantsReport(local: TenantsReport, reason: string): Tena
   return { ...local, scope: 'replica', store: 'unreachable', storeReason: reason };
 }
 
-const ZERO: ReplicaTenantUsage = { inFlight: 0, queued: 0, minute: { requests: 0, tokens: 0 }, today: { requests: 0, promptTokens: 0, completionTokens: 0 } };
+const ZERO: ReplicaTenantUsage = {
+  inFlight: 0,
+  queued: 0,
+  minute: { requests: 0, tokens: 0 },
+  today: { requests: 0, promptTokens: 0, completionTokens: 0 },
+};
 
 function sumQueues(all: readonly Readonly<Record<string, ModelQueueReport>>[]): Record<string, ModelQueueReport> {
-  const out: Record<string, { byClass: { interactive: number; standard: number; batch: number }; byTenant: Record<string, number> }> = {};
+  const out: Record<
+    string,
+    { byClass: { interactive: number; standard: number; batch: number }; byTenant: Record<string, number> }
+  > = {};
   for (const queues of all) {
     for (const [model, q] of Object.entries(queues)) {
       const into = (out[model] ??= { byClass: { interactive: 0, standard: 0, batch: 0 }, byTenant: {} });

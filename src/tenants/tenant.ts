@@ -12,7 +12,12 @@ export interface Tenant {
 }
 
 export function hasLimits(spec: TenantSpec): boolean {
-  return spec.maxConcurrent !== undefined || spec.requestsPerMinute !== undefined || spec.tokensPerMinute !== undefined || spec.tokensPerDay !== undefined;
+  return (
+    spec.maxConcurrent !== undefined ||
+    spec.requestsPerMinute !== undefined ||
+    spec.tokensPerMinute !== undefined ||
+    spec.tokensPerDay !== undefined
+  );
 }
 
 export function tenantOf(spec: TenantSpec): Tenant {

@@ -49,7 +49,8 @@ export interface UsageFlusherOptions {
 }
 
 const keyOf = (row: UsageRow): string => `${row.day}\u0000${row.tenant}\u0000${row.model}`;
-const sameCounts = (a: UsageRow | undefined, b: UsageRow): boolean => a !== undefined && a.requests === b.requests && a.promptTokens === b.promptTokens && a.completionTokens === b.completionTokens;
+const sameCounts = (a: UsageRow | undefined, b: UsageRow): boolean =>
+  a !== undefined && a.requests === b.requests && a.promptTokens === b.promptTokens && a.completionTokens === b.completionTokens;
 
 export class UsageFlusher {
   readonly #options: UsageFlusherOptions;
@@ -88,7 +89,8 @@ export class UsageFlusher {
     for (const [key, row] of this.#unsaved) {
       const stored = this.#written.get(key);
       requests += row.requests - (stored?.requests ?? 0);
-      tokens += row.promptTokens + row.completionTokens - (stored === undefined ? 0 : stored.promptTokens + stored.completionTokens);
+      tokens +=
+        row.promptTokens + row.completionTokens - (stored === undefined ? 0 : stored.promptTokens + stored.completionTokens);
     }
     return { rows: this.#unsaved.size, requests, tokens };
   }
@@ -113,7 +115,11 @@ export class UsageFlusher {
       this.#failures += 1;
       const unsaved = this.unsaved();
       const retryMs = retryDelayMs(this.#failures, this.#intervalMs);
-      this.#options.log('error', { err: error, rows: unsaved.rows, unsaved_tokens: unsaved.tokens, failures: this.#failures, retry_in_ms: retryMs }, `usage could not be written to the state file; kept in memory, retrying in ${retryMs / 1000} s`);
+      this.#options.log(
+        'error',
+        { err: error, rows: unsaved.rows, unsaved_tokens: unsaved.tokens, failures: this.#failures, retry_in_ms: retryMs },
+        `usage could not be written to the state file; kept in memory, retrying in ${retryMs / 1000} s`,
+      );
       return false;
     }
     this.#unsaved = new Map();
@@ -134,11 +140,14 @@ export class UsageFlusher {
   }
 
   #schedule(): void {
-    this.#timer = this.#options.clock.setTimeout(() => {
-      this.#timer = undefined;
-      if (this.#stopped) return;
-      this.flush();
-      this.#schedule();
-    }, retryDelayMs(this.#failures, this.#intervalMs));
+    this.#timer = this.#options.clock.setTimeout(
+      () => {
+        this.#timer = undefined;
+        if (this.#stopped) return;
+        this.flush();
+        this.#schedule();
+      },
+      retryDelayMs(this.#failures, this.#intervalMs),
+    );
   }
 }

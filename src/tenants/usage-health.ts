@@ -18,7 +18,12 @@ export interface UsageStoreReport {
   /** Usage counted and not in the file (kept in memory, retried). */
   readonly unsaved: { readonly rows: number; readonly requests: number; readonly tokens: number };
   /** Found at start: the file lacks writes a previous run made or tried; null = nothing found. */
-  readonly stale: { readonly reason: string; readonly file_write: number; readonly mark_write: number; readonly advice: string } | null;
+  readonly stale: {
+    readonly reason: string;
+    readonly file_write: number;
+    readonly mark_write: number;
+    readonly advice: string;
+  } | null;
   /** The write mark cannot be written (the next start cannot judge this run); null = it can. */
   readonly mark_problem: string | null;
 }
@@ -33,7 +38,15 @@ export function usageStoreReport(writes: StateWriteHealth, unsaved: UnsavedUsage
     last_write_at: writes.lastWriteAt,
     last_write_seq: writes.lastWriteSeq,
     unsaved: { rows: unsaved.rows, requests: unsaved.requests, tokens: unsaved.tokens },
-    stale: writes.stale === null ? null : { reason: writes.stale.reason, file_write: writes.stale.fileSeq, mark_write: writes.stale.markSeq, advice: staleAdvice },
+    stale:
+      writes.stale === null
+        ? null
+        : {
+            reason: writes.stale.reason,
+            file_write: writes.stale.fileSeq,
+            mark_write: writes.stale.markSeq,
+            advice: staleAdvice,
+          },
     mark_problem: writes.markProblem,
   };
 }

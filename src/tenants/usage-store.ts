@@ -20,12 +20,12 @@ export const USAGE_RETENTION_DAYS = 40;
 const DAY_MS = 86_400_000;
 const DAY_RULE = /^\d{4}-\d{2}-\d{2}$/;
 
-
 /** Pure: why the store cannot take `row`, or undefined when it can. */
 export function usageRowProblem(row: UsageRow): string | undefined {
   if (typeof row.tenant !== 'string' || row.tenant === '') return 'tenant must be a non-empty string';
   if (typeof row.model !== 'string' || row.model === '') return 'model must be a non-empty string';
-  if (typeof row.day !== 'string' || !DAY_RULE.test(row.day) || utcDay(Date.parse(`${row.day}T00:00:00Z`) || 0) !== row.day) return `day must be a UTC day "YYYY-MM-DD", not ${JSON.stringify(row.day)}`;
+  if (typeof row.day !== 'string' || !DAY_RULE.test(row.day) || utcDay(Date.parse(`${row.day}T00:00:00Z`) || 0) !== row.day)
+    return `day must be a UTC day "YYYY-MM-DD", not ${JSON.stringify(row.day)}`;
   for (const field of ['requests', 'promptTokens', 'completionTokens'] as const) {
     const value = row[field];
     if (!Number.isSafeInteger(value) || value < 0) return `${field} must be a whole number ≥ 0, not ${String(value)}`;
@@ -61,7 +61,9 @@ export class SqliteUsageStore implements UsageStore {
     this.#clock = options.clock ?? systemClock;
     this.#retentionDays = Math.max(1, options.retentionDays ?? USAGE_RETENTION_DAYS);
     this.#onInvalid = options.onInvalid ?? (() => undefined);
-    this.#select = db.prepare('SELECT tenant, model, requests, prompt_tokens, completion_tokens FROM tenant_usage WHERE day = ? ORDER BY tenant, model');
+    this.#select = db.prepare(
+      'SELECT tenant, model, requests, prompt_tokens, completion_tokens FROM tenant_usage WHERE day = ? ORDER BY tenant, model',
+    );
     this.#upsert = db.prepare(
       `INSERT INTO tenant_usage (day, tenant, model, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (day, tenant, model) DO UPDATE SET requests = excluded.requests, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens`,
@@ -106,7 +108,8 @@ export class SqliteUsageStore implements UsageStore {
     const prune = this.#prunedOn !== today;
     if (valid.length === 0 && !prune) return;
     this.#db.transaction(() => {
-      for (const row of valid) this.#upsert.run(row.day, row.tenant, row.model, row.requests, row.promptTokens, row.completionTokens);
+      for (const row of valid)
+        this.#upsert.run(row.day, row.tenant, row.model, row.requests, row.promptTokens, row.completionTokens);
       if (prune) this.#prune.run(oldestKeptDay(today, this.#retentionDays));
     });
     // Only once the transaction committed: a failed one prunes again with the next save.
@@ -123,11 +126,17 @@ export class SqliteUsageStore implements UsageStore {
  * without a state_dir (usage is then kept in memory only). Throws a StateFileError when the file
  * cannot be used (the gateway must not start: docs/tenants.md, "Budgets across restarts").
  */
-export function openUsageStore(stateDir: string | undefined, log: StateLog, clock: Clock = systemClock, faults?: StateWriteFaults): SqliteUsageStore | undefined {
+export function openUsageStore(
+  stateDir: string | undefined,
+  log: StateLog,
+  clock: Clock = systemClock,
+  faults?: StateWriteFaults,
+): SqliteUsageStore | undefined {
   if (stateDir === undefined) return undefined;
   const db = openStateDb(stateDir, { log, clock, ...(faults === undefined ? {} : { faults }) });
   return new SqliteUsageStore(db, {
     clock,
-    onInvalid: (row, problem) => log('error', { tenant: row.tenant, model: row.model, day: row.day, problem }, 'usage row not stored'),
+    onInvalid: (row, problem) =>
+      log('error', { tenant: row.tenant, model: row.model, day: row.day, problem }, 'usage row not stored'),
   });
 }

@@ -5,7 +5,13 @@
 
 import type { Context } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import {
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type Span,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
 import type { SpanFigures } from '#src/core/tracing.ts';
 
 /** Spans waiting for export at most (besides the batch being sent); beyond, a finished span is dropped and counted. */

@@ -17,7 +17,11 @@ export async function loadTracer(config: TracingConfig | undefined, host: Tracer
   const { otelTracer } = await import('./otel-tracer.ts');
   const onExportTrouble = (trouble: string | undefined): void => {
     if (trouble === undefined) host.warn({ plane: host.plane }, 'the trace collector accepts spans again');
-    else host.warn({ plane: host.plane, error: trouble }, 'the trace collector does not accept spans; they are dropped and counted (gateway_trace_spans_total) until it does');
+    else
+      host.warn(
+        { plane: host.plane, error: trouble },
+        'the trace collector does not accept spans; they are dropped and counted (gateway_trace_spans_total) until it does',
+      );
   };
   return otelTracer(config, { onExportTrouble, resource: { 'switchyard.plane': host.plane } });
 }

@@ -2,12 +2,32 @@
 // plane host (the main thread, or each worker thread), never registered globally; spans get their
 // parent passed explicitly (no context manager, no async hooks). Loaded only with `[tracing]`.
 
-import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  createTraceState,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TracingConfig } from '#src/config/index.ts';
-import type { AttemptEndNote, AttemptNote, AttemptSpan, RequestEndNote, RequestSpan, RequestSpanStart, RequestTracer, RouteNote, RoutingSpan } from '#src/core/tracing.ts';
+import type {
+  AttemptEndNote,
+  AttemptNote,
+  AttemptSpan,
+  RequestEndNote,
+  RequestSpan,
+  RequestSpanStart,
+  RequestTracer,
+  RouteNote,
+  RoutingSpan,
+} from '#src/core/tracing.ts';
 import { exportPipeline, type ExportOptions } from './export-pipeline.ts';
 import { RequestSampler } from './request-sampler.ts';
 import { ATTR, operationOf, serverOf } from './span-attributes.ts';
@@ -21,7 +41,11 @@ export interface OtelTracerOptions {
 }
 
 export function otelTracer(config: TracingConfig, options: OtelTracerOptions): RequestTracer {
-  const pipeline = exportPipeline({ url: config.otlpEndpoint, onExportTrouble: options.onExportTrouble, maxQueued: options.maxQueued });
+  const pipeline = exportPipeline({
+    url: config.otlpEndpoint,
+    onExportTrouble: options.onExportTrouble,
+    maxQueued: options.maxQueued,
+  });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName, ...options.resource }),
     sampler: new RequestSampler(config.sampleRatio),
@@ -94,7 +118,11 @@ class OtelRequestSpan implements RequestSpan {
       [ATTR.requestId]: start.requestId,
       ...(start.fromSite === undefined ? {} : { [ATTR.fromSite]: start.fromSite }),
     };
-    this.#span = tracer.startSpan(`${start.method} ${start.endpoint}`, { kind: SpanKind.SERVER, attributes }, parentContext(start));
+    this.#span = tracer.startSpan(
+      `${start.method} ${start.endpoint}`,
+      { kind: SpanKind.SERVER, attributes },
+      parentContext(start),
+    );
     this.#context = trace.setSpan(ROOT_CONTEXT, this.#span);
   }
 
@@ -120,7 +148,15 @@ class OtelRequestSpan implements RequestSpan {
         });
         const end = nowMs();
         if (note.waitedMs > 0) {
-          const queue = this.#tracer.startSpan('switchyard.queue', { kind: SpanKind.INTERNAL, startTime: end - note.waitedMs, attributes: { [ATTR.waited]: note.waitedMs, [ATTR.requestModel]: this.#model } }, this.#context);
+          const queue = this.#tracer.startSpan(
+            'switchyard.queue',
+            {
+              kind: SpanKind.INTERNAL,
+              startTime: end - note.waitedMs,
+              attributes: { [ATTR.waited]: note.waitedMs, [ATTR.requestModel]: this.#model },
+            },
+            this.#context,
+          );
           queue.end(end);
         }
         span.end(end);
@@ -130,17 +166,26 @@ class OtelRequestSpan implements RequestSpan {
 
   attempt(note: AttemptNote): AttemptSpan {
     const recording = this.#span.isRecording();
-    const attributes: Attributes | undefined = !recording ? undefined : {
-      [ATTR.operation]: this.#operation,
-      [ATTR.requestModel]: this.#model,
-      [note.kind === 'node' ? ATTR.node : ATTR.site]: note.name,
-      [ATTR.attempt]: note.index,
-      ...serverOf(note.url),
-    };
-    const span = this.#tracer.startSpan(`${this.#operation} ${this.#model}`, { kind: SpanKind.CLIENT, attributes }, this.#context);
+    const attributes: Attributes | undefined = !recording
+      ? undefined
+      : {
+          [ATTR.operation]: this.#operation,
+          [ATTR.requestModel]: this.#model,
+          [note.kind === 'node' ? ATTR.node : ATTR.site]: note.name,
+          [ATTR.attempt]: note.index,
+          ...serverOf(note.url),
+        };
+    const span = this.#tracer.startSpan(
+      `${this.#operation} ${this.#model}`,
+      { kind: SpanKind.CLIENT, attributes },
+      this.#context,
+    );
     const context = span.spanContext();
     const state = context.traceState?.serialize();
-    const headers = { traceparent: formatTraceparent(context.traceId, context.spanId, context.traceFlags), ...(state ? { tracestate: state } : {}) };
+    const headers = {
+      traceparent: formatTraceparent(context.traceId, context.spanId, context.traceFlags),
+      ...(state ? { tracestate: state } : {}),
+    };
     const model = this.#model;
     if (!recording) return { headers, end: () => span.end() };
     return {
@@ -171,10 +216,13 @@ class OtelRequestSpan implements RequestSpan {
       ...(note.target === undefined ? {} : { [ATTR.target]: note.target }),
       ...(note.tenant === undefined ? {} : { [ATTR.tenant]: note.tenant }),
       ...(note.refusal === undefined ? {} : { [ATTR.refusal]: note.refusal }),
-      ...(failed || note.error !== undefined ? { [ATTR.errorType]: note.refusal ?? (note.error === undefined ? String(note.status) : 'stream_error') } : {}),
+      ...(failed || note.error !== undefined
+        ? { [ATTR.errorType]: note.refusal ?? (note.error === undefined ? String(note.status) : 'stream_error') }
+        : {}),
       ...tokens(note.inputTokens, note.outputTokens),
     });
-    if (failed || note.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, ...(note.error === undefined ? {} : { message: note.error }) });
+    if (failed || note.error !== undefined)
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(note.error === undefined ? {} : { message: note.error }) });
     span.end();
   }
 }

@@ -22,7 +22,9 @@ export class RequestSampler implements Sampler {
   shouldSample(context: Context, traceId: string, _name: string, _kind: unknown, attributes: Attributes): SamplingResult {
     const parent = trace.getSpanContext(context);
     if (parent !== undefined && (parent.isRemote !== true || attributes[ATTR.fromSite] !== undefined)) {
-      return { decision: (parent.traceFlags & SAMPLED) === SAMPLED ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
+      return {
+        decision: (parent.traceFlags & SAMPLED) === SAMPLED ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
+      };
     }
     return this.#ratio.shouldSample(context, traceId);
   }

@@ -41,7 +41,8 @@ export function forwardEvents(bus: EventBus<ProxyEvents>, send: (message: Worker
 
 /** Owner side: a worker's events, emitted on the owner's bus with bounded model labels. */
 export function replayEvents(bus: EventBus<ProxyEvents>, events: readonly EventRecord[], label: (model: string) => string): void {
-  for (const [name, payload] of events) emitOne(bus, name, 'model' in payload ? { ...payload, model: label(payload.model) } : payload);
+  for (const [name, payload] of events)
+    emitOne(bus, name, 'model' in payload ? { ...payload, model: label(payload.model) } : payload);
 }
 
 function emitOne<K extends keyof ProxyEvents>(bus: EventBus<ProxyEvents>, name: K, payload: ProxyEvents[K]): void {

@@ -15,7 +15,9 @@ export async function guardListenAddress(host: string, port: number): Promise<Li
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`another Switchyard gateway with [server] workers already listens on ${host}:${port}; SO_REUSEPORT would let the two share it (and its leases would not be shared)`)
+          ? new Error(
+              `another Switchyard gateway with [server] workers already listens on ${host}:${port}; SO_REUSEPORT would let the two share it (and its leases would not be shared)`,
+            )
           : error,
       ),
     );

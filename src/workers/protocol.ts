@@ -69,7 +69,13 @@ export type OwnerMessage =
       /** Set when the request loads its model on the node (routing.load_timeout applies). */
       readonly loadTimeoutMs: number | undefined;
     }
-  | { readonly t: 'refused'; readonly id: number; readonly reason: RefusalReason; readonly excluded: readonly Exclusion[]; readonly waitedMs: number }
+  | {
+      readonly t: 'refused';
+      readonly id: number;
+      readonly reason: RefusalReason;
+      readonly excluded: readonly Exclusion[];
+      readonly waitedMs: number;
+    }
   /** The owner's ledger judged a worker's `tenant-admit` (asked with `answer`). */
   | { readonly t: 'tenant-decided'; readonly id: number; readonly decision: TenantDecision }
   /** The owner's answer to a worker's `claim` (replay-claims.ts). */
@@ -84,7 +90,13 @@ export type WorkerMessage =
   | { readonly t: 'listen-failed'; readonly error: string }
   /** The worker's plane follows the pushed config of this generation: from now on it judges tenants by it. */
   | { readonly t: 'config-applied'; readonly generation: number }
-  | { readonly t: 'admit'; readonly id: number; readonly req: RouteRequest; readonly settings: QueueSettings; readonly firstAttempt: boolean }
+  | {
+      readonly t: 'admit';
+      readonly id: number;
+      readonly req: RouteRequest;
+      readonly settings: QueueSettings;
+      readonly firstAttempt: boolean;
+    }
   | { readonly t: 'abort'; readonly id: number }
   | { readonly t: 'release'; readonly id: number }
   | { readonly t: 'settle'; readonly id: number; readonly outcome: LoadOutcome }
@@ -97,11 +109,34 @@ export type WorkerMessage =
   | { readonly t: 'tenant-settle'; readonly id: number; readonly outcome: TenantOutcome }
   | { readonly t: 'events'; readonly events: readonly EventRecord[] }
   | { readonly t: 'learn'; readonly node: string; readonly url: string; readonly model: string; readonly nCtx: number }
-  | { readonly t: 'learn-ratio'; readonly node: string; readonly url: string; readonly model: string; readonly sample: RatioSample }
-  | { readonly t: 'learn-decode'; readonly node: string; readonly url: string; readonly model: string; readonly sample: DecodeSample }
+  | {
+      readonly t: 'learn-ratio';
+      readonly node: string;
+      readonly url: string;
+      readonly model: string;
+      readonly sample: RatioSample;
+    }
+  | {
+      readonly t: 'learn-decode';
+      readonly node: string;
+      readonly url: string;
+      readonly model: string;
+      readonly sample: DecodeSample;
+    }
   | { readonly t: 'vanished'; readonly node: string }
-  | { readonly t: 'learn-endpoint'; readonly node: string; readonly url: string; readonly endpoint: string; readonly said: string }
-  | { readonly t: 'log'; readonly level: 'warn' | 'error'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
+  | {
+      readonly t: 'learn-endpoint';
+      readonly node: string;
+      readonly url: string;
+      readonly endpoint: string;
+      readonly said: string;
+    }
+  | {
+      readonly t: 'log';
+      readonly level: 'warn' | 'error';
+      readonly fields: Readonly<Record<string, unknown>>;
+      readonly message: string;
+    }
   | { readonly t: 'figures'; readonly figures: WorkerFigures }
   /**
    * A forwarded request's signature, asked of the gateway's one memory: `hold` at its head (a
@@ -113,5 +148,12 @@ export type WorkerMessage =
 /** The waiting limits of a request's settings, as the owner's scheduler reads them. */
 export function queueSettingsOf(settings: QueueSettings): QueueSettings {
   const { queueTimeoutMs, maxQueue, missWaitMs, swapAfterMs, loadTimeoutMs, queueAgingMs } = settings;
-  return { queueTimeoutMs, maxQueue, missWaitMs, swapAfterMs, loadTimeoutMs, ...(queueAgingMs === undefined ? {} : { queueAgingMs }) };
+  return {
+    queueTimeoutMs,
+    maxQueue,
+    missWaitMs,
+    swapAfterMs,
+    loadTimeoutMs,
+    ...(queueAgingMs === undefined ? {} : { queueAgingMs }),
+  };
 }

@@ -13,7 +13,17 @@ import type { RelayTarget } from './protocol.ts';
 
 const SECRET_HEADER = 'x-switchyard-relay';
 const PEER_HEADER = 'x-switchyard-relay-peer';
-const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'transfer-encoding', SECRET_HEADER, PEER_HEADER]);
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+  'transfer-encoding',
+  SECRET_HEADER,
+  PEER_HEADER,
+]);
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
@@ -27,8 +37,15 @@ export interface Relay {
 }
 
 /** Worker side: the relayed paths (with their methods), each answered by the relay; empty without one. */
-export function relayedTable(relay: Relay | undefined, relayed: readonly (readonly [path: string, methods: readonly string[]])[]): EndpointTable {
-  return new Map(relay === undefined ? [] : relayed.map(([path, methods]) => [path, new Map(methods.map((method) => [method, relay.handler]))]));
+export function relayedTable(
+  relay: Relay | undefined,
+  relayed: readonly (readonly [path: string, methods: readonly string[]])[],
+): EndpointTable {
+  return new Map(
+    relay === undefined
+      ? []
+      : relayed.map(([path, methods]) => [path, new Map(methods.map((method) => [method, relay.handler]))]),
+  );
 }
 
 /** Worker side: one handler that relays any request to the owner. `headersTimeoutMs` bounds the wait for its answer's head. */
@@ -39,7 +56,10 @@ export function relayTo(target: RelayTarget, headersTimeoutMs: number): Relay {
     new Promise<void>((resolve) => {
       const headers = { ...endToEnd(req.headers), [SECRET_HEADER]: target.secret, [PEER_HEADER]: req.socket.remoteAddress ?? '' };
       const outgoing = request({ host: base.hostname, port: base.port, method: req.method, path: req.url, headers, agent });
-      const timer = setTimeout(() => outgoing.destroy(new Error(`the owner did not answer within ${headersTimeoutMs}ms`)), headersTimeoutMs);
+      const timer = setTimeout(
+        () => outgoing.destroy(new Error(`the owner did not answer within ${headersTimeoutMs}ms`)),
+        headersTimeoutMs,
+      );
       const fail = (error: Error): void => {
         clearTimeout(timer);
         if (!res.headersSent) sendError(res, relayFailed(error));
@@ -86,11 +106,14 @@ export function acceptRelayed(table: EndpointTable, secret: string): EndpointTab
       const presented = Buffer.from(String(req.headers[SECRET_HEADER] ?? ''));
       if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
         req.resume();
-        sendError(res, new GatewayError('GW_UNAUTHORIZED', 'this listener takes only requests relayed by the gateway’s own workers', {
-          status: 403,
-          openaiType: 'authentication_error',
-          openaiCode: 'forbidden',
-        }));
+        sendError(
+          res,
+          new GatewayError('GW_UNAUTHORIZED', 'this listener takes only requests relayed by the gateway’s own workers', {
+            status: 403,
+            openaiType: 'authentication_error',
+            openaiCode: 'forbidden',
+          }),
+        );
         return;
       }
       const peer = String(req.headers[PEER_HEADER] ?? '');
@@ -100,5 +123,7 @@ export function acceptRelayed(table: EndpointTable, secret: string): EndpointTab
       for (const name of [SECRET_HEADER, PEER_HEADER]) delete req.headers[name];
       return handler(req, res, url);
     };
-  return new Map([...table].map(([path, byMethod]) => [path, new Map([...byMethod].map(([method, handler]) => [method, guard(handler)]))]));
+  return new Map(
+    [...table].map(([path, byMethod]) => [path, new Map([...byMethod].map(([method, handler]) => [method, guard(handler)]))]),
+  );
 }

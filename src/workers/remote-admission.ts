@@ -6,7 +6,15 @@
 // limits are the owner's ledger's to judge (one round trip); a tenant without limits costs none:
 // the worker tells the owner and goes on.
 
-import { alternativeFilters, defaultFilters, hasAlternativeIn, withRouterRoom, type Exclusion, type Filter, type RouteRequest } from '#src/routing/index.ts';
+import {
+  alternativeFilters,
+  defaultFilters,
+  hasAlternativeIn,
+  withRouterRoom,
+  type Exclusion,
+  type Filter,
+  type RouteRequest,
+} from '#src/routing/index.ts';
 import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
 import type { AdmissionPort } from '#src/ports/index.ts';
 import type { TenantAdmission, TenantAsk, TenantDecision, TenantOutcome } from '#src/tenants/index.ts';
@@ -75,7 +83,9 @@ export class RemoteAdmission implements AdmissionPort {
       return Promise.resolve({ kind: 'admitted', figures: undefined, settle });
     }
     return new Promise<TenantAdmission>((resolve) => {
-      this.#judging.set(id, (decision) => resolve(decision.kind === 'limited' ? decision : { kind: 'admitted', figures: decision.figures, settle }));
+      this.#judging.set(id, (decision) =>
+        resolve(decision.kind === 'limited' ? decision : { kind: 'admitted', figures: decision.figures, settle }),
+      );
       this.#send({ t: 'tenant-admit', id, ask, answer: true });
     });
   }
@@ -107,7 +117,12 @@ export class RemoteAdmission implements AdmissionPort {
     if (node === undefined) {
       // The owner pushes the fleet before it answers, so this is a node removed in between: give the lease back.
       this.#send({ t: 'release', id });
-      const gone: Exclusion = { node: message.node, filter: 'lease-owner', code: 'missing', detail: 'the node was removed while the request was admitted' };
+      const gone: Exclusion = {
+        node: message.node,
+        filter: 'lease-owner',
+        code: 'missing',
+        detail: 'the node was removed while the request was admitted',
+      };
       return { kind: 'refused', reason: 'unavailable', excluded: [gone], waitedMs };
     }
     let released = false;

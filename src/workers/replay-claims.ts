@@ -40,7 +40,12 @@ export class OwnerReplayGuard implements ReplayGuard {
     return new Promise<ClaimVerdict>((resolve) => {
       const timer = this.#clock.setTimeout(() => {
         this.#asking.delete(id);
-        resolve({ ok: false, rejection: 'replay_unavailable', detail: `the gateway's replay memory did not answer within ${CLAIM_TIMEOUT_MS} ms`, retryAfterSeconds: 1 });
+        resolve({
+          ok: false,
+          rejection: 'replay_unavailable',
+          detail: `the gateway's replay memory did not answer within ${CLAIM_TIMEOUT_MS} ms`,
+          retryAfterSeconds: 1,
+        });
       }, CLAIM_TIMEOUT_MS);
       this.#asking.set(id, (verdict) => {
         timer.cancel();

@@ -26,7 +26,8 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const clock = systemClock;
   const outbox = new Outbox<WorkerMessage>((batch) => owner.postMessage(batch));
   const send = (message: WorkerMessage): void => outbox.send(message);
-  const log: PlaneLog = (level, fields, message) => send({ t: 'log', level, fields: { ...plainFields(fields), worker: init.index }, message });
+  const log: PlaneLog = (level, fields, message) =>
+    send({ t: 'log', level, fields: { ...plainFields(fields), worker: init.index }, message });
   const events = new EventBus<ProxyEvents>((error) => log('error', { err: error }, 'event listener failed'));
   forwardEvents(events, send);
   const ports = ownerPorts(init.fleet, send, () => clock.now());
@@ -34,7 +35,10 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const mesh = WorkerMesh.start(init.mesh, { config: () => configNow.config, clock, send });
   // Each worker exports its own spans (its own provider, batch queue and exporter): a span never
   // crosses to the owner, and a slow collector costs the owner nothing.
-  const tracer = await loadTracer(init.config.tracing, { plane: `worker-${init.index}`, warn: (fields, message) => log('warn', fields, message) });
+  const tracer = await loadTracer(init.config.tracing, {
+    plane: `worker-${init.index}`,
+    warn: (fields, message) => log('warn', fields, message),
+  });
   const plane = buildRequestPlane(
     { ...ports, sites: mesh?.link },
     // The owner bounds model labels when it re-emits the events (one label set for the gateway).
@@ -86,7 +90,11 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   });
 
   try {
-    const address = await plane.listen({ host: init.config.server.listen.host, port: init.port }, relayedTable(relay, init.relayed), true);
+    const address = await plane.listen(
+      { host: init.config.server.listen.host, port: init.port },
+      relayedTable(relay, init.relayed),
+      true,
+    );
     send({ t: 'listening', port: address.port });
   } catch (error) {
     send({ t: 'listen-failed', error: error instanceof Error ? error.message : String(error) });

@@ -160,7 +160,10 @@ export class RequestWorkers {
     // Sent now, not at the end of the turn: the reload's answer must not overtake it.
     for (const link of this.#links) link.outbox.flush();
     return this.#acks.expect(generation, [...this.#links], CONFIG_ACK_BOUND_MS, (late) =>
-      this.#options.logger.warn({ workers: late.map((l) => l.index), waitedMs: CONFIG_ACK_BOUND_MS }, 'request workers did not confirm the reloaded config in time; its tenant limits apply now'),
+      this.#options.logger.warn(
+        { workers: late.map((l) => l.index), waitedMs: CONFIG_ACK_BOUND_MS },
+        'request workers did not confirm the reloaded config in time; its tenant limits apply now',
+      ),
     );
   }
 
@@ -197,7 +200,11 @@ export class RequestWorkers {
 
   /** Per worker, for /admin/runtime: admissions so far, leases held and requests in progress now. */
   status(): WorkerStatus[] {
-    return this.#links.map((l) => ({ worker: l.index, admitted: l.desk.admitted(), leases_held: l.desk.held(), active_requests: l.figures?.activeRequests ?? 0,
+    return this.#links.map((l) => ({
+      worker: l.index,
+      admitted: l.desk.admitted(),
+      leases_held: l.desk.held(),
+      active_requests: l.figures?.activeRequests ?? 0,
       requests: l.figures?.requests ?? 0,
       forwarded: l.figures?.forwarded ?? 0,
       forwarded_in: l.figures?.forwardedIn ?? 0,
@@ -218,7 +225,16 @@ export class RequestWorkers {
   #startOne(index: number, port: number): Promise<number> {
     const options = this.#options;
     const mesh = this.#mesh === undefined ? undefined : { keyPem: this.#mesh.keyPem, sites: this.#mesh.sites };
-    const init: WorkerInit = { index, count: options.count, config: this.#config, fleet: this.#fleet.current(), port, relay: options.relay, relayed: options.relayed, mesh };
+    const init: WorkerInit = {
+      index,
+      count: options.count,
+      config: this.#config,
+      fleet: this.#fleet.current(),
+      port,
+      relay: options.relay,
+      relayed: options.relayed,
+      mesh,
+    };
     const source = options.mesh;
     const deps: LinkDeps = {
       ...options,
@@ -244,12 +260,17 @@ export class RequestWorkers {
     const now = this.#options.clock.monotonicMs();
     this.#restarts = this.#restarts.filter((at) => now - at < RESTART_WINDOW_MS);
     if (this.#restarts.length >= MAX_RESTARTS) {
-      log.error({ worker: link.index, code, restarts: this.#restarts.length }, 'a request worker exited again; its leases were returned; too many restarts, it stays down');
+      log.error(
+        { worker: link.index, code, restarts: this.#restarts.length },
+        'a request worker exited again; its leases were returned; too many restarts, it stays down',
+      );
       return;
     }
     this.#restarts.push(now);
     log.error({ worker: link.index, code }, 'a request worker exited; its leases were returned; starting it again');
-    this.#startOne(link.index, this.#port).catch((error: unknown) => log.error({ err: error, worker: link.index }, 'a request worker could not be started again'));
+    this.#startOne(link.index, this.#port).catch((error: unknown) =>
+      log.error({ err: error, worker: link.index }, 'a request worker could not be started again'),
+    );
   }
 
   #broadcast(message: OwnerMessage): void {

@@ -43,7 +43,11 @@ export interface LinkDeps {
   readonly claimForward?: ((claim: ForwardClaim, op: ReplayOp) => ClaimVerdict | Promise<ClaimVerdict>) | undefined;
 }
 
-const NO_REPLAY_MEMORY: ClaimVerdict = { ok: false, rejection: 'replayed', detail: 'this gateway keeps no memory of forwarded requests (no [mesh])' };
+const NO_REPLAY_MEMORY: ClaimVerdict = {
+  ok: false,
+  rejection: 'replayed',
+  detail: 'this gateway keeps no memory of forwarded requests (no [mesh])',
+};
 
 export interface Link {
   readonly index: number;
@@ -57,7 +61,11 @@ export interface Link {
 }
 
 /** One worker thread and the owner's handling of its messages. */
-export function startLink(worker: WorkerThread, init: Pick<WorkerInit, 'index'>, options: LinkDeps): { link: Link; listening: Promise<number> } {
+export function startLink(
+  worker: WorkerThread,
+  init: Pick<WorkerInit, 'index'>,
+  options: LinkDeps,
+): { link: Link; listening: Promise<number> } {
   const outbox = new Outbox<OwnerMessage>((batch) => worker.postMessage(batch));
   const post = (message: OwnerMessage): void => outbox.send(message);
   const desk = new LeaseDesk({

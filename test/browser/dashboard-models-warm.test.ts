@@ -11,7 +11,10 @@ import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startPinnedWarmRouter } from '#test/fixtures/pinned-warm-router.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP = CHROMIUM === undefined ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)` : false;
+const SKIP =
+  CHROMIUM === undefined
+    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
+    : false;
 
 let browser: Browser | undefined;
 let rig: FleetAndGateway | undefined;
@@ -38,7 +41,10 @@ test('the load button shows why a load is refused, and the Models view shows an 
   await eventually(async () => await load.isEnabled(), PAGE_TIMEOUT_MS, 'the load button enabled');
   await load.click();
   await eventually(
-    async () => /^✕ refused: load extra on router — loading 'extra' on node 'router', unloading warm 'hot' would not stand: .*pinned 'keep'.*"evict_warm": true.*\(409\)$/s.test(await page.locator('#action-result').innerText()),
+    async () =>
+      /^✕ refused: load extra on router — loading 'extra' on node 'router', unloading warm 'hot' would not stand: .*pinned 'keep'.*"evict_warm": true.*\(409\)$/s.test(
+        await page.locator('#action-result').innerText(),
+      ),
     PAGE_TIMEOUT_MS,
     'the refusal in words',
   );
@@ -46,7 +52,10 @@ test('the load button shows why a load is refused, and the Models view shows an 
   const held = await httpJson('POST', `${rig.gw.url}/admin/models/load`, { model: 'extra', node: 'router', evict_warm: true });
   assert.equal(held.status, 200, held.text);
   await eventually(
-    async () => /held on router by the operator until \d{4}-\d\d-\d\dT/.test(await page.locator('#models tr[data-model="extra"] td.desired').innerText()),
+    async () =>
+      /held on router by the operator until \d{4}-\d\d-\d\dT/.test(
+        await page.locator('#models tr[data-model="extra"] td.desired').innerText(),
+      ),
     PAGE_TIMEOUT_MS,
     'the hold shown (the view polls every 5 s)',
   );

@@ -16,7 +16,10 @@ import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-pr
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP = CHROMIUM === undefined ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)` : false;
+const SKIP =
+  CHROMIUM === undefined
+    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
+    : false;
 const RESULTS = 'test-results';
 
 let browser: Browser | undefined;
@@ -25,7 +28,8 @@ let demo: FleetAndGateway | undefined;
 before(async () => {
   if (CHROMIUM === undefined) return;
   mkdirSync(RESULTS, { recursive: true });
-  const fast = (toml: string): string => toml.replace('interval = "2s"', 'interval = "500ms"').replace('timeout = "1s"', 'timeout = "60s"');
+  const fast = (toml: string): string =>
+    toml.replace('interval = "2s"', 'interval = "500ms"').replace('timeout = "1s"', 'timeout = "60s"');
   demo = await startFleetAndGateway(DEMO_FLEET, (sim) => fast(demoGatewayToml(sim.nodes, 0)), { logLevel: 'warn' });
   browser = await launchChromium(CHROMIUM);
 });
@@ -71,16 +75,27 @@ test('the Requests view lists, filters and opens requests; the actions answer in
   assert.equal(await page.locator('#requests tr.request').getAttribute('data-request-id'), 'unknown-1');
   await page.locator('#requests-filters select[name="status"]').selectOption('');
   await page.locator('#requests-filters select[name="model"]').selectOption('qwen3-8b');
-  await eventually(async () => (await page.locator('#requests tr.request').count()) === 1, PAGE_TIMEOUT_MS, 'only the qwen request');
+  await eventually(
+    async () => (await page.locator('#requests tr.request').count()) === 1,
+    PAGE_TIMEOUT_MS,
+    'only the qwen request',
+  );
   assert.equal(await page.locator('#requests tr.request').getAttribute('data-request-id'), 'qwen-1');
   await page.locator('#requests-filters select[name="model"]').selectOption('');
   await page.locator('#requests-filters select[name="node"]').selectOption('vllm-a');
   // The unfiltered list is still shown until the filtered one arrives: wait for the filtered rows themselves.
-  const listedIds = (): Promise<string[]> => page.evaluate<string[]>(`[...document.querySelectorAll('#requests tr.request')].map((e) => e.getAttribute('data-request-id'))`);
-  await eventually(async () => {
-    const ids = await listedIds();
-    return ids.length >= 1 && ids.every((id) => id.startsWith('llama-'));
-  }, PAGE_TIMEOUT_MS, 'the requests vllm-a failed, and only those');
+  const listedIds = (): Promise<string[]> =>
+    page.evaluate<string[]>(
+      `[...document.querySelectorAll('#requests tr.request')].map((e) => e.getAttribute('data-request-id'))`,
+    );
+  await eventually(
+    async () => {
+      const ids = await listedIds();
+      return ids.length >= 1 && ids.every((id) => id.startsWith('llama-'));
+    },
+    PAGE_TIMEOUT_MS,
+    'the requests vllm-a failed, and only those',
+  );
   const failedOver = await page.locator('#requests tr.request').first().getAttribute('data-request-id');
   assert.match(String(failedOver), /^llama-/);
   await page.locator('#requests-filters select[name="node"]').selectOption('');
@@ -91,25 +106,36 @@ test('the Requests view lists, filters and opens requests; the actions answer in
   const detail = page.locator('#requests .request-detail');
   await detail.waitFor();
   const attrs = (selector: string, name: string): Promise<string[]> =>
-    page.evaluate<string[]>(`[...document.querySelectorAll(${JSON.stringify(selector)})].map((e) => e.getAttribute(${JSON.stringify(name)}))`);
+    page.evaluate<string[]>(
+      `[...document.querySelectorAll(${JSON.stringify(selector)})].map((e) => e.getAttribute(${JSON.stringify(name)}))`,
+    );
   assert.deepEqual(await attrs('#requests .request-detail ol.attempts > li', 'data-outcome'), ['http_5xx', 'success']);
   const first = detail.locator('ol.attempts > li[data-attempt="0"]');
   assert.equal(await first.locator('.chosen-node').innerText(), 'vllm-a');
   assert.ok((await first.locator('.route-reason').innerText()).length > 0, 'the reason shown');
-  assert.deepEqual((await attrs('#requests .request-detail li[data-attempt="0"] table.scores tbody tr', 'data-node')).sort(), ['vllm-a', 'vllm-b'], 'every candidate scored');
+  assert.deepEqual(
+    (await attrs('#requests .request-detail li[data-attempt="0"] table.scores tbody tr', 'data-node')).sort(),
+    ['vllm-a', 'vllm-b'],
+    'every candidate scored',
+  );
   assert.equal(await first.locator('table.scores tr[data-chosen="yes"]').getAttribute('data-node'), 'vllm-a');
   const second = detail.locator('ol.attempts > li[data-attempt="1"]');
   assert.equal(await second.locator('table.excluded tr[data-node="vllm-a"]').getAttribute('data-code'), 'already_tried');
 
   // The node table: the failed request in vllm-a's last error, with an age that ticks; a node without errors says so, not in red.
   const errorCell = page.locator('#fleet tr[data-node="vllm-a"] td.error');
-  await eventually(async () => /request failed: http_5xx 500/.test(await errorCell.innerText()), PAGE_TIMEOUT_MS, 'the failed request in the last-error column');
+  await eventually(
+    async () => /request failed: http_5xx 500/.test(await errorCell.innerText()),
+    PAGE_TIMEOUT_MS,
+    'the failed request in the last-error column',
+  );
   const ageText = async (): Promise<string> => page.locator('#fleet tr[data-node="vllm-a"] td.error .age').innerText();
   const before = await ageText();
   await eventually(async () => (await ageText()) !== before, PAGE_TIMEOUT_MS, 'the age to tick');
   const quiet = page.locator('#fleet tr[data-node="sglang"] td.no-error');
   assert.equal(await quiet.innerText(), 'no error');
-  const colour = (selector: string): Promise<string> => page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).color`);
+  const colour = (selector: string): Promise<string> =>
+    page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).color`);
   const quietColour = await colour('#fleet tr[data-node="sglang"] td.no-error');
   assert.notEqual(quietColour, await colour('#fleet tr[data-node="vllm-a"] td.error'), '"no error" is not in the error colour');
   assert.doesNotMatch(await page.locator('#fleet').innerText(), /\/ \?/, 'no "n / ?" for unknown slots');
@@ -120,19 +146,35 @@ test('the Requests view lists, filters and opens requests; the actions answer in
 
   // Actions: a reload, and a model load then unload on the router, each answered in words.
   await page.locator('#reload-button').click();
-  await eventually(async () => /config reloaded/.test(await page.locator('#action-result').innerText()), PAGE_TIMEOUT_MS, 'the reload answer');
+  await eventually(
+    async () => /config reloaded/.test(await page.locator('#action-result').innerText()),
+    PAGE_TIMEOUT_MS,
+    'the reload answer',
+  );
   const load = page.locator('#models td.model-actions[data-model="gemma-3-4b"] button[data-action="load"]');
   await load.waitFor();
   await load.click();
-  await eventually(async () => /^✔ (done|already): load gemma-3-4b on llamacpp-router/.test(await page.locator('#action-result').innerText()), PAGE_TIMEOUT_MS, 'the load answer');
+  await eventually(
+    async () => /^✔ (done|already): load gemma-3-4b on llamacpp-router/.test(await page.locator('#action-result').innerText()),
+    PAGE_TIMEOUT_MS,
+    'the load answer',
+  );
   const unload = page.locator('#models td.model-actions[data-model="gemma-3-4b"] button[data-action="unload"]');
   await unload.waitFor({ timeout: PAGE_TIMEOUT_MS });
   await unload.click();
-  await eventually(async () => /unload gemma-3-4b on llamacpp-router/.test(await page.locator('#action-result').innerText()), PAGE_TIMEOUT_MS, 'the unload answer');
+  await eventually(
+    async () => /unload gemma-3-4b on llamacpp-router/.test(await page.locator('#action-result').innerText()),
+    PAGE_TIMEOUT_MS,
+    'the unload answer',
+  );
 
   // A narrow window: the page itself does not scroll sideways (wide tables scroll in their own box).
   await page.setViewportSize({ width: 400, height: 900 });
-  await eventually(async () => (await page.evaluate<number>('document.documentElement.scrollWidth')) <= 400, PAGE_TIMEOUT_MS, 'no sideways scroll at 400 px');
+  await eventually(
+    async () => (await page.evaluate<number>('document.documentElement.scrollWidth')) <= 400,
+    PAGE_TIMEOUT_MS,
+    'no sideways scroll at 400 px',
+  );
   await page.screenshot({ path: `${RESULTS}/dashboard-narrow.png`, fullPage: true });
 
   // The favicon.
@@ -152,7 +194,11 @@ test('a caller who may not act sees the buttons disabled, and why', { skip: SKIP
   await page.setExtraHTTPHeaders({ 'x-forwarded-for': '203.0.113.7' });
   await page.goto(`${demo.gw.url}/admin/`);
   await page.locator('#feed-status[data-state="live"]').waitFor();
-  await eventually(async () => /Actions are off: .*token/.test(await page.locator('#action-result').innerText()), PAGE_TIMEOUT_MS, 'why the actions are off');
+  await eventually(
+    async () => /Actions are off: .*token/.test(await page.locator('#action-result').innerText()),
+    PAGE_TIMEOUT_MS,
+    'why the actions are off',
+  );
   assert.equal(await page.locator('#reload-button').isDisabled(), true);
   assert.match(String(await page.locator('#reload-button').getAttribute('title')), /^not allowed: .*token/);
   await page.close();
@@ -174,9 +220,17 @@ test('a sleeping node is woken from its row, and the answer said in words', { sk
     const wake = page.locator('#fleet tr[data-node="sleepy"] button[data-action="wake"]');
     await eventually(async () => !(await wake.isDisabled()), PAGE_TIMEOUT_MS, 'the wake button enabled');
     await wake.click();
-    await eventually(async () => /wake sleepy: wake sent \(202\)/.test(await page.locator('#action-result').innerText()), PAGE_TIMEOUT_MS, 'the wake answer');
+    await eventually(
+      async () => /wake sleepy: wake sent \(202\)/.test(await page.locator('#action-result').innerText()),
+      PAGE_TIMEOUT_MS,
+      'the wake answer',
+    );
     await wake.click();
-    await eventually(async () => /wake sleepy: a wake was sent already/.test(await page.locator('#action-result').innerText()), PAGE_TIMEOUT_MS, 'the second wake is in its window');
+    await eventually(
+      async () => /wake sleepy: a wake was sent already/.test(await page.locator('#action-result').innerText()),
+      PAGE_TIMEOUT_MS,
+      'the second wake is in its window',
+    );
   } finally {
     await page.close();
     await gw.close();

@@ -61,7 +61,13 @@ test('keygen writes a 0600 key file and prints its public key and peer id as one
 });
 
 test('keygen without exactly --out FILE prints its usage and exits 2', async () => {
-  for (const args of [['keygen'], ['keygen', '--out'], ['keygen', 'file.key'], ['keygen', '--out', 'a', 'b'], ['keygen', '--force', '--out', 'a']]) {
+  for (const args of [
+    ['keygen'],
+    ['keygen', '--out'],
+    ['keygen', 'file.key'],
+    ['keygen', '--out', 'a', 'b'],
+    ['keygen', '--force', '--out', 'a'],
+  ]) {
     const result = await run(args);
     assert.equal(result.code, 2, args.join(' '));
     assert.match(result.stderr, /^usage: switchyard keygen --out FILE/m);

@@ -26,14 +26,23 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
   stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runModels(args, { stdout, stderr, env: {}, signal: AbortSignal.timeout(60_000), hangups: new HangupRelay(0) });
+  const code = await runModels(args, {
+    stdout,
+    stderr,
+    env: {},
+    signal: AbortSignal.timeout(60_000),
+    hangups: new HangupRelay(0),
+  });
   return { code, stdout: out, stderr: err };
 }
 
 test('models load shows why the gateway refuses and the switch that overrides it', async () => {
   const refused = await cli(['load', 'extra', '--node', 'router', '--url', rig.gw.url]);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /^refused: load extra on router — loading 'extra' on node 'router', unloading warm 'hot' would not stand/);
+  assert.match(
+    refused.stderr,
+    /^refused: load extra on router — loading 'extra' on node 'router', unloading warm 'hot' would not stand/,
+  );
   assert.match(refused.stderr, /pinned 'keep'/);
   assert.match(refused.stderr, /switchyard models load extra --node router --evict-warm does it anyway/);
 });
@@ -41,7 +50,10 @@ test('models load shows why the gateway refuses and the switch that overrides it
 test('models load --evict-warm loads, says until when it holds, and the table shows the hold', async () => {
   const loaded = await cli(['load', '--evict-warm', 'extra', '--node', 'router', '--url', rig.gw.url]);
   assert.equal(loaded.code, 0, loaded.stderr);
-  assert.match(loaded.stdout, /^done: load extra on router \(unloaded hot first\) — .*held there by the operator until \d{4}-\d\d-\d\dT/);
+  assert.match(
+    loaded.stdout,
+    /^done: load extra on router \(unloaded hot first\) — .*held there by the operator until \d{4}-\d\d-\d\dT/,
+  );
   const shown = await cli(['--url', rig.gw.url]);
   assert.equal(shown.code, 0, shown.stderr);
   assert.match(shown.stdout, /HELD BY OPERATOR/);

@@ -17,12 +17,21 @@ let rig: FleetAndGateway;
 
 before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], `[admin]\ntoken = "${TOKEN}"\n[[models.available]]\nname = "model-a"\npin = true\n`),
+    gatewayToml(
+      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
+      `[admin]\ntoken = "${TOKEN}"\n[[models.available]]\nname = "model-a"\npin = true\n`,
+    ),
   );
-  await eventually(async () => {
-    const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, { authorization: `Bearer ${TOKEN}` })).json<{ hosts: { name: string; loaded: string[] }[] }>();
-    return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-  }, 20_000, 'the router discovered');
+  await eventually(
+    async () => {
+      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, { authorization: `Bearer ${TOKEN}` })).json<{
+        hosts: { name: string; loaded: string[] }[];
+      }>();
+      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
+    },
+    20_000,
+    'the router discovered',
+  );
 });
 
 after(async () => {
@@ -36,7 +45,13 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
   stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runModels(args, { stdout, stderr, env: {}, signal: AbortSignal.timeout(60_000), hangups: new HangupRelay(0) });
+  const code = await runModels(args, {
+    stdout,
+    stderr,
+    env: {},
+    signal: AbortSignal.timeout(60_000),
+    hangups: new HangupRelay(0),
+  });
   return { code, stdout: out, stderr: err };
 }
 

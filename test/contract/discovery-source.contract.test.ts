@@ -37,6 +37,9 @@ for (const [name, factory] of Object.entries(DISCOVERY_SOURCES)) {
 }
 
 test('the site runs every registered source by default; an unknown name is a clear error', () => {
-  assert.deepEqual(siteSources(deps).map((s) => s.name), Object.keys(DISCOVERY_SOURCES));
+  assert.deepEqual(
+    siteSources(deps).map((s) => s.name),
+    Object.keys(DISCOVERY_SOURCES),
+  );
   assert.throws(() => siteSources(deps, ['kserve']), /unknown discovery source 'kserve' \(known: node-listing, static\)/);
 });

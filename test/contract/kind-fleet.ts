@@ -104,8 +104,20 @@ export const DETECTED: Readonly<Record<SimKind, { readonly kind: NodeKind; reado
 };
 
 /** Which simulated nodes export load gauges on /metrics (Ollama has none), and which are llama-servers. */
-export const EXPORTS_LOAD: Readonly<Record<SimKind, boolean>> = { vllm: true, llamacpp: true, 'llamacpp-router': true, ollama: false, sglang: true };
-export const LLAMA_SERVER: Readonly<Record<SimKind, boolean>> = { vllm: false, llamacpp: true, 'llamacpp-router': true, ollama: false, sglang: false };
+export const EXPORTS_LOAD: Readonly<Record<SimKind, boolean>> = {
+  vllm: true,
+  llamacpp: true,
+  'llamacpp-router': true,
+  ollama: false,
+  sglang: true,
+};
+export const LLAMA_SERVER: Readonly<Record<SimKind, boolean>> = {
+  vllm: false,
+  llamacpp: true,
+  'llamacpp-router': true,
+  ollama: false,
+  sglang: false,
+};
 
 /** The models the fleet lists as not loaded (a router's `status`). */
 export const UNLOADED = new Set(['r-idle']);
@@ -140,7 +152,15 @@ export function useKindFleet() {
     return result.models;
   };
   const capacityOf = async (node: NodeSpec, models: readonly DiscoveredModel[]): Promise<NodeCapacity> =>
-    (await fetchCapacity(node, models, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES, requestsPerPoll: 8, round: FIRST_ROUND })).capacity;
+    (
+      await fetchCapacity(node, models, {
+        dispatcher,
+        timeoutMs: TIMEOUT_MS,
+        maxBytes: MAX_BYTES,
+        requestsPerPoll: 8,
+        round: FIRST_ROUND,
+      })
+    ).capacity;
   const loadedNow = async (node: NodeSpec): Promise<string[]> => {
     const models = await listing(node);
     const capacity = await capacityOf(node, models);
@@ -148,7 +168,10 @@ export function useKindFleet() {
   };
   const chat = (node: SimNode, model: string, content: string) =>
     requestBoundedJson(`${node.url}/v1/chat/completions`, {
-      dispatcher, method: 'POST', timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES,
+      dispatcher,
+      method: 'POST',
+      timeoutMs: TIMEOUT_MS,
+      maxBytes: MAX_BYTES,
       body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 1 }),
     });
   return { dispatcher, simNode, nodeSpec, listing, capacityOf, loadedNow, chat };

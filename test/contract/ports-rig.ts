@@ -125,10 +125,14 @@ function ownerRegistry(o: Owner) {
     freshViews: () => o.views(),
     snapshot: () => o.snapshot(),
     view: (name: string) => o.views().find((v) => v.spec.name === name),
-    learnContext: (node: string, url: string, model: string, nCtx: number) => void o.learned.push(`ctx ${node} ${url} ${model} ${nCtx}`),
-    learnTokenRatio: (node: string, url: string, model: string, sample: RatioSample) => void o.learned.push(`ratio ${node} ${url} ${model} ${JSON.stringify(sample)}`),
-    learnDecodeRate: (node: string, url: string, model: string, sample: DecodeSample) => void o.learned.push(`decode ${node} ${url} ${model} ${JSON.stringify(sample)}`),
-    learnLackingEndpoint: (node: string, url: string, endpoint: string, said: string) => void o.learned.push(`lacks ${node} ${url} ${endpoint} ${said}`),
+    learnContext: (node: string, url: string, model: string, nCtx: number) =>
+      void o.learned.push(`ctx ${node} ${url} ${model} ${nCtx}`),
+    learnTokenRatio: (node: string, url: string, model: string, sample: RatioSample) =>
+      void o.learned.push(`ratio ${node} ${url} ${model} ${JSON.stringify(sample)}`),
+    learnDecodeRate: (node: string, url: string, model: string, sample: DecodeSample) =>
+      void o.learned.push(`decode ${node} ${url} ${model} ${JSON.stringify(sample)}`),
+    learnLackingEndpoint: (node: string, url: string, endpoint: string, said: string) =>
+      void o.learned.push(`lacks ${node} ${url} ${endpoint} ${said}`),
   };
 }
 
@@ -139,7 +143,13 @@ const turns = async (n: number): Promise<void> => {
 export const IN_THREAD: HostKind = {
   name: 'in-thread (src/ports)',
   host(o) {
-    const ports = inThreadPorts({ scheduler: o.scheduler, ledger: o.ledger, registry: ownerRegistry(o), relist: (node) => void o.relisted.push(node), sites: undefined });
+    const ports = inThreadPorts({
+      scheduler: o.scheduler,
+      ledger: o.ledger,
+      registry: ownerRegistry(o),
+      relist: (node) => void o.relisted.push(node),
+      sites: undefined,
+    });
     return { ...ports, settle: () => turns(2), die: undefined, close: () => {} };
   },
 };
@@ -165,29 +175,41 @@ export const CROSS_THREAD: HostKind = {
   name: 'cross-thread (src/workers over a MessageChannel)',
   host(o) {
     const { port1: workerEnd, port2: ownerEnd } = new MessageChannel();
-    const sync = new FleetSync({ views: () => o.views(), connectionLimit: () => undefined, rooms: () => o.scheduler.routerRooms() });
+    const sync = new FleetSync({
+      views: () => o.views(),
+      connectionLimit: () => undefined,
+      rooms: () => o.scheduler.routerRooms(),
+    });
     const thread = new PortThread(ownerEnd);
     const holder: { push?: (m: OwnerMessage) => void } = {};
-    const { link, listening } = startLink(thread as unknown as WorkerThread, { index: 0 }, {
-      logger: pino({ level: 'silent' }),
-      // The owner applies a worker's reports through its own in-thread port.
-      reports: registryReports(ownerRegistry(o), (node) => void o.relisted.push(node)),
-      scheduler: o.scheduler,
-      ledger: o.ledger,
-      events: new EventBus<ProxyEvents>(() => {}),
-      modelLabel: (m) => m,
-      syncFleet: () => {
-        const next = sync.next();
-        if (next !== undefined) holder.push?.(next);
+    const { link, listening } = startLink(
+      thread as unknown as WorkerThread,
+      { index: 0 },
+      {
+        logger: pino({ level: 'silent' }),
+        // The owner applies a worker's reports through its own in-thread port.
+        reports: registryReports(ownerRegistry(o), (node) => void o.relisted.push(node)),
+        scheduler: o.scheduler,
+        ledger: o.ledger,
+        events: new EventBus<ProxyEvents>(() => {}),
+        modelLabel: (m) => m,
+        syncFleet: () => {
+          const next = sync.next();
+          if (next !== undefined) holder.push?.(next);
+        },
+        onConfigApplied: () => {},
+        onExit: () => {},
       },
-      onConfigApplied: () => {},
-      onExit: () => {},
-    });
+    );
     holder.push = (m) => link.outbox.send(m);
     // The host has no listener: a thread that dies is reported by the link's exit, not by a start-up failure.
     listening.catch(() => {});
     const outbox = new Outbox<WorkerMessage>((batch) => workerEnd.postMessage(batch));
-    const ports = ownerPorts(sync.current(), (m) => outbox.send(m), () => o.clock.now());
+    const ports = ownerPorts(
+      sync.current(),
+      (m) => outbox.send(m),
+      () => o.clock.now(),
+    );
     workerEnd.on('message', (batch: readonly OwnerMessage[]) => {
       for (const m of batch) ports.receive(m);
     });

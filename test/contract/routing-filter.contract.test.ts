@@ -46,7 +46,11 @@ for (const filter of defaultFilters()) {
       if (filter.reads === 'model') {
         for (const candidate of snapshot.nodes) {
           const alone = filter.apply(req, [candidate], snapshot);
-          assert.deepEqual(alone.excluded, result.excluded.filter((e) => e.node === candidate.spec.name), `${what}: ${candidate.spec.name} judged alone`);
+          assert.deepEqual(
+            alone.excluded,
+            result.excluded.filter((e) => e.node === candidate.spec.name),
+            `${what}: ${candidate.spec.name} judged alone`,
+          );
         }
       }
     }

@@ -21,7 +21,11 @@ describe('what every server kind is asked instead of its name, against a simulat
       describe(`${kind} on a ${simKind} node`, () => {
         test('it reads each listing entry as the node lists it', async () => {
           const node = simNode(simKind);
-          const raw = await requestBoundedJson(`${node.url}/v1/models`, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES });
+          const raw = await requestBoundedJson(`${node.url}/v1/models`, {
+            dispatcher,
+            timeoutMs: TIMEOUT_MS,
+            maxBytes: MAX_BYTES,
+          });
           assert.ok(raw.ok && raw.status === 200, JSON.stringify(raw));
           const body = serverKind(kind).normalizeListing(raw.body);
           const data = isRecord(body) && Array.isArray(body.data) ? body.data : [];
@@ -30,7 +34,11 @@ describe('what every server kind is asked instead of its name, against a simulat
             assert.ok(isRecord(entry) && typeof entry.id === 'string');
             const read = serverKind(kind).listingEntry(entry, entry.id);
             assert.equal(read.loaded, !UNLOADED.has(entry.id), `${entry.id}: ${JSON.stringify(read)}`);
-            assert.equal(isRunningEntry(read), !UNLOADED.has(entry.id), `${entry.id} runs without a switch: ${JSON.stringify(read)}`);
+            assert.equal(
+              isRunningEntry(read),
+              !UNLOADED.has(entry.id),
+              `${entry.id} runs without a switch: ${JSON.stringify(read)}`,
+            );
             assert.ok(read.contextTokens === undefined || read.contextTokens === CONTEXT, `${entry.id}: ${JSON.stringify(read)}`);
             assert.ok(!read.aliases.includes(entry.id), 'an id is not its own alias');
           }
@@ -58,7 +66,7 @@ describe('what every server kind is asked instead of its name, against a simulat
           assert.deepEqual(await loadedNow(target), loadedBefore);
         });
 
-        test('its KV pool is the node\'s: budgeted on a llama-server, none where the server manages its cache', async () => {
+        test("its KV pool is the node's: budgeted on a llama-server, none where the server manages its cache", async () => {
           const node = simNode(simKind);
           const target = nodeSpec(kind, node);
           const { role } = await capacityOf(target, await listing(target));

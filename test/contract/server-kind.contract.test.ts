@@ -22,22 +22,26 @@ describe('every server kind against a simulated node of that kind', () => {
   for (const [kind, simKinds] of Object.entries(PAIRS) as [NodeKind, readonly SimKind[]][]) {
     for (const simKind of simKinds) {
       describe(`${kind} on a ${simKind} node`, () => {
-        test('the probe passes, asking only the kind\'s health paths', async () => {
+        test("the probe passes, asking only the kind's health paths", async () => {
           const node = simNode(simKind);
           node.clearRecording();
-          const outcome = await probeNode(nodeSpec(kind, node), { dispatcher, timeoutMs: TIMEOUT_MS, monotonicMs: () => performance.now() });
+          const outcome = await probeNode(nodeSpec(kind, node), {
+            dispatcher,
+            timeoutMs: TIMEOUT_MS,
+            monotonicMs: () => performance.now(),
+          });
           assert.equal(outcome.ok, true, JSON.stringify(outcome));
           const asked = node.requests().map((r) => r.path);
           assert.ok(asked.length > 0 && asked.every((path) => serverKind(kind).healthPaths.includes(path)), asked.join(' '));
         });
 
-        test('the listing holds exactly the node\'s models', async () => {
+        test("the listing holds exactly the node's models", async () => {
           const node = simNode(simKind);
           const models = await listing(nodeSpec(kind, node));
           assert.deepEqual(models.map((m) => m.id).sort(), [...node.modelIds()].sort());
         });
 
-        test('capacity figures agree with the node\'s, and asking loads nothing', async () => {
+        test("capacity figures agree with the node's, and asking loads nothing", async () => {
           const node = simNode(simKind);
           const target = nodeSpec(kind, node);
           const loadedBefore = await loadedNow(target);
@@ -52,7 +56,8 @@ describe('every server kind against a simulated node of that kind', () => {
           for (const figures of [capacity.host, ...Object.values(capacity.models)]) {
             if (figures !== undefined) assert.equal(figures.nCtx, CONTEXT, JSON.stringify(capacity));
           }
-          for (const id of Object.keys(capacity.models)) assert.ok(loadedBefore.includes(id), `${id} has figures but is not loaded`);
+          for (const id of Object.keys(capacity.models))
+            assert.ok(loadedBefore.includes(id), `${id} has figures but is not loaded`);
           assert.deepEqual(await loadedNow(target), loadedBefore);
         });
 
@@ -68,7 +73,11 @@ describe('every server kind against a simulated node of that kind', () => {
           const text = 'How many tokens, exactly? Count: 1, 2, 3.';
           const request = dialect.request(model, text);
           const answer = await requestBoundedJson(node.url + request.path, {
-            dispatcher, method: 'POST', body: JSON.stringify(request.body), timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES,
+            dispatcher,
+            method: 'POST',
+            body: JSON.stringify(request.body),
+            timeoutMs: TIMEOUT_MS,
+            maxBytes: MAX_BYTES,
           });
           assert.ok(answer.ok && answer.status === 200, JSON.stringify(answer));
           assert.equal(dialect.count(answer.body), countTokens(text));
@@ -89,7 +98,11 @@ describe('every server kind against a simulated node of that kind', () => {
           assert.ok(unknown.ok, JSON.stringify(unknown));
           assert.equal(unknown.status >= 400, REFUSES[simKind].unknownModel, `unknown model: HTTP ${unknown.status}`);
           const notFound = serverKind(kind).refusal(unknown.status, unknown.body);
-          assert.equal(notFound?.kind, REFUSES[simKind].unknownModel ? 'model_not_found' : undefined, JSON.stringify(unknown.body));
+          assert.equal(
+            notFound?.kind,
+            REFUSES[simKind].unknownModel ? 'model_not_found' : undefined,
+            JSON.stringify(unknown.body),
+          );
         });
 
         test('it resolves model names as the node does, to an id the node listed', async () => {
@@ -100,8 +113,13 @@ describe('every server kind against a simulated node of that kind', () => {
           const loaded = new Set(await loadedNow(target));
           // Every id and alias, Ollama's short form of a `:latest` id, and names no node lists.
           const names = [
-            ...models.flatMap((m) => [m.id, ...m.aliases, ...(m.id.endsWith(':latest') ? [m.id.slice(0, -':latest'.length)] : [])]),
-            'no-such-model', 'no-such-model:latest',
+            ...models.flatMap((m) => [
+              m.id,
+              ...m.aliases,
+              ...(m.id.endsWith(':latest') ? [m.id.slice(0, -':latest'.length)] : []),
+            ]),
+            'no-such-model',
+            'no-such-model:latest',
           ];
           for (const name of names) {
             const resolved = serverKind(kind).resolveModelName(name, byId);
@@ -111,7 +129,11 @@ describe('every server kind against a simulated node of that kind', () => {
             if (resolved === undefined && !REFUSES[simKind].unknownModel) continue;
             const answer = await chat(node, name, 'hi');
             assert.ok(answer.ok, JSON.stringify(answer));
-            assert.equal(answer.status === 200, resolved !== undefined, `${kind} resolves ${name} to ${String(resolved)}; the node answered ${answer.status}`);
+            assert.equal(
+              answer.status === 200,
+              resolved !== undefined,
+              `${kind} resolves ${name} to ${String(resolved)}; the node answered ${answer.status}`,
+            );
             if (resolved === undefined) continue;
             const sent = await chat(node, resolved, 'hi');
             assert.ok(sent.ok && sent.status === 200, `the listed id ${resolved} is answered: ${JSON.stringify(sent)}`);
@@ -125,11 +147,19 @@ describe('every server kind against a simulated node of that kind', () => {
           const loadedBefore = await loadedNow(nodeSpec(kind, node));
           node.clearRecording();
           const answers = new Map<string, JsonAnswer>();
-          for (const path of detector.paths) answers.set(path, await requestBoundedJson(node.url + path, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES }));
+          for (const path of detector.paths)
+            answers.set(
+              path,
+              await requestBoundedJson(node.url + path, { dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES }),
+            );
           const found = detector.detect((path) => answers.get(path));
-          const expected = kind === 'auto' ? DETECTED[simKind] : { kind, role: kind === 'llamacpp' ? DETECTED[simKind].role : 'unknown' };
+          const expected =
+            kind === 'auto' ? DETECTED[simKind] : { kind, role: kind === 'llamacpp' ? DETECTED[simKind].role : 'unknown' };
           assert.deepEqual(found === undefined ? undefined : { kind: found.kind, role: found.role }, expected);
-          assert.ok(node.requests().every((r) => r.method === 'GET' && detector.paths.includes(r.path)), JSON.stringify(node.requests()));
+          assert.ok(
+            node.requests().every((r) => r.method === 'GET' && detector.paths.includes(r.path)),
+            JSON.stringify(node.requests()),
+          );
           assert.deepEqual(await loadedNow(nodeSpec(kind, node)), loadedBefore);
         });
       });

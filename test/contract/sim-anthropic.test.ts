@@ -9,13 +9,24 @@ import { startSimNode, type SimNode } from '#src/sim/index.ts';
 import { call, json, record, sseMessages } from '#test/contract/sim-http.ts';
 
 const KINDS = ['llamacpp', 'vllm', 'ollama'] as const;
-const ASK = { model: 'coder', max_tokens: 5, system: 'be brief', messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }] };
+const ASK = {
+  model: 'coder',
+  max_tokens: 5,
+  system: 'be brief',
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
+};
 
 describe('Anthropic Messages on the simulated servers', () => {
   const nodes: Partial<Record<(typeof KINDS)[number] | 'sglang', SimNode>> = {};
   before(async () => {
     for (const kind of [...KINDS, 'sglang'] as const) {
-      nodes[kind] = await startSimNode({ kind, models: [{ id: 'coder', contextTokens: 64 }], contextTokens: 64, ttftMs: 1, tokensPerSecond: 5000 });
+      nodes[kind] = await startSimNode({
+        kind,
+        models: [{ id: 'coder', contextTokens: 64 }],
+        contextTokens: 64,
+        ttftMs: 1,
+        tokensPerSecond: 5000,
+      });
     }
   });
   after(async () => {
@@ -54,7 +65,9 @@ describe('Anthropic Messages on the simulated servers', () => {
     });
 
     test(`${kind}: count_tokens counts system and messages without generating`, async () => {
-      const answer = await call(url(kind), 'POST', '/v1/messages/count_tokens', { body: { model: 'coder', system: ASK.system, messages: ASK.messages } });
+      const answer = await call(url(kind), 'POST', '/v1/messages/count_tokens', {
+        body: { model: 'coder', system: ASK.system, messages: ASK.messages },
+      });
       assert.equal(answer.status, 200);
       const counted = record(json(answer));
       assert.deepEqual(Object.keys(counted), ['input_tokens']);
@@ -67,7 +80,11 @@ describe('Anthropic Messages on the simulated servers', () => {
     const missing = { model: 'coder', max_tokens: 4 };
     const llama = await call(url('llamacpp'), 'POST', '/v1/messages', { body: missing });
     assert.equal(llama.status, 400);
-    assert.deepEqual(record(json(llama))['error'], { code: 400, message: "'messages' is required", type: 'invalid_request_error' });
+    assert.deepEqual(record(json(llama))['error'], {
+      code: 400,
+      message: "'messages' is required",
+      type: 'invalid_request_error',
+    });
     const vllm = record(json(await call(url('vllm'), 'POST', '/v1/messages', { body: missing })));
     assert.equal(vllm['type'], 'error');
     assert.equal(record(vllm['error'])['type'], 'Bad Request');

@@ -21,8 +21,11 @@ async function callPartial(url: string, body: unknown): Promise<PartialAnswer> {
   let headers: Readonly<Record<string, unknown>> = {};
   try {
     const response = await request(url, {
-      method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' },
-      headersTimeout: 5000, bodyTimeout: 5000,
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+      headersTimeout: 5000,
+      bodyTimeout: 5000,
     });
     status = response.statusCode;
     headers = response.headers;
@@ -53,7 +56,10 @@ describe('inference faults', () => {
     controller.abort();
     await assert.rejects(pending);
     await waitUntil(() => node.stats().inFlight === 0);
-    assert.deepEqual({ ...node.stats(), connectionsOpen: 0 }, { inFlight: 0, completed: 0, clientAborted: 1, connectionsOpen: 0 });
+    assert.deepEqual(
+      { ...node.stats(), connectionsOpen: 0 },
+      { inFlight: 0, completed: 0, clientAborted: 1, connectionsOpen: 0 },
+    );
     assert.equal(node.requests().length, 1);
     assert.equal((await call(node.url, 'GET', '/v1/models')).status, 200, 'other endpoints still answer');
     node.setFaults(NO_FAULTS);
@@ -130,7 +136,7 @@ describe('inference faults', () => {
   });
 });
 
-describe('faults in each kind\'s shapes', () => {
+describe("faults in each kind's shapes", () => {
   const nodes = new Map<SimKind, SimNode>();
   before(async () => {
     for (const kind of SIM_KINDS) nodes.set(kind, await nodeOf(kind));
@@ -144,10 +150,14 @@ describe('faults in each kind\'s shapes', () => {
     return node;
   };
   const healthPath: Record<SimKind, string> = {
-    vllm: '/health', llamacpp: '/health', 'llamacpp-router': '/health', ollama: '/', sglang: '/health',
+    vllm: '/health',
+    llamacpp: '/health',
+    'llamacpp-router': '/health',
+    ollama: '/',
+    sglang: '/health',
   };
 
-  test('error500 answers inference with a 500 in the kind\'s error body', async () => {
+  test("error500 answers inference with a 500 in the kind's error body", async () => {
     const expected: Record<SimKind, RegExp> = {
       vllm: /^\{"error":\{"message":"[^"]+","type":"InternalServerError","param":null,"code":500\}\}$/,
       llamacpp: /^\{"error":\{"code":500,"message":"[^"]+","type":"server_error"\}\}$/,
@@ -164,7 +174,7 @@ describe('faults in each kind\'s shapes', () => {
     }
   });
 
-  test('health fail answers the health endpoint with a 503 in the kind\'s shape; hang never answers', async () => {
+  test("health fail answers the health endpoint with a 503 in the kind's shape; hang never answers", async () => {
     const expected: Record<SimKind, string> = {
       vllm: '',
       llamacpp: '{"error":{"message":"Loading model","type":"unavailable_error","code":503}}',
@@ -241,7 +251,10 @@ describe('control endpoint', () => {
     await call(node.url, 'GET', '/props?model=x');
     const recorded = list(json(await call(node.url, 'GET', '/__sim/requests')));
     assert.equal(recorded.length, 1, 'control requests are not recorded');
-    assert.deepEqual({ ...record(recorded[0]), at: 0 }, { method: 'GET', path: '/props', query: { model: 'x' }, model: 'x', at: 0 });
+    assert.deepEqual(
+      { ...record(recorded[0]), at: 0 },
+      { method: 'GET', path: '/props', query: { model: 'x' }, model: 'x', at: 0 },
+    );
     const stats = record(json(await call(node.url, 'GET', '/__sim/stats')));
     assert.deepEqual(Object.keys(stats), ['inFlight', 'completed', 'clientAborted', 'connectionsOpen']);
     assert.equal(stats['completed'], 1);

@@ -20,10 +20,16 @@ export interface CallOptions {
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Calls `baseUrl + path`; a non-string body is sent as JSON. */
-export async function call(baseUrl: string, method: 'GET' | 'POST' | 'HEAD', path: string, options: CallOptions = {}): Promise<HttpAnswer> {
+export async function call(
+  baseUrl: string,
+  method: 'GET' | 'POST' | 'HEAD',
+  path: string,
+  options: CallOptions = {},
+): Promise<HttpAnswer> {
   const timeoutMs = options.timeoutMs ?? 5000;
   const signals = [AbortSignal.timeout(timeoutMs), ...(options.signal === undefined ? [] : [options.signal])];
-  const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const body =
+    options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   const response = await request(`${baseUrl}${path}`, {
     method,
     body,
@@ -70,7 +76,10 @@ export function sseMessages(text: string): SseMessage[] {
     .map((block) => {
       const lines = block.split('\n');
       const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
-      const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+      const data = lines
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
       return { event, data };
     });
 }

@@ -16,8 +16,15 @@ async function withRouter(extra: Partial<SimNodeSpec>, run: (node: SimNode) => P
     { id: 'model-s', status: 'sleeping' },
   ];
   const node = await startSimNode({
-    kind: 'llamacpp-router', models, contextTokens: 512, slots: 2, ttftMs: 2, tokensPerSecond: 2000,
-    loadTimeMs: LOAD_MS, modelsMax: 3, ...extra,
+    kind: 'llamacpp-router',
+    models,
+    contextTokens: 512,
+    slots: 2,
+    ttftMs: 2,
+    tokensPerSecond: 2000,
+    loadTimeMs: LOAD_MS,
+    modelsMax: 3,
+    ...extra,
   });
   try {
     await run(node);
@@ -28,15 +35,19 @@ async function withRouter(extra: Partial<SimNodeSpec>, run: (node: SimNode) => P
 
 async function statuses(node: SimNode): Promise<Record<string, string>> {
   const body = record(json(await call(node.url, 'GET', '/v1/models')));
-  return Object.fromEntries(list(body['data']).map((entry) => {
-    const e = record(entry);
-    return [String(e['id']), String(record(e['status'])['value'])];
-  }));
+  return Object.fromEntries(
+    list(body['data']).map((entry) => {
+      const e = record(entry);
+      return [String(e['id']), String(record(e['status'])['value'])];
+    }),
+  );
 }
 
 async function entry(node: SimNode, id: string): Promise<Record<string, unknown>> {
   const body = record(json(await call(node.url, 'GET', '/v1/models')));
-  const found = list(body['data']).map(record).find((e) => e['id'] === id);
+  const found = list(body['data'])
+    .map(record)
+    .find((e) => e['id'] === id);
   if (found === undefined) throw new Error(`no entry ${id}`);
   return found;
 }
@@ -79,7 +90,10 @@ test('answers /health itself, ignoring ?model= and loading nothing', async () =>
 test('answers plain /props as the router and /props?model= as that model, loading it first', async () => {
   await withRouter({}, async (node) => {
     const plain = await call(node.url, 'GET', '/props');
-    assert.equal(plain.text, '{"role":"router","max_instances":3,"models_autoload":true,"model_alias":"llama-server","model_path":"none","default_generation_settings":{"params":null,"n_ctx":0},"ui_settings":{},"build_info":"b10587-3f545bec","cors_proxy_enabled":false}');
+    assert.equal(
+      plain.text,
+      '{"role":"router","max_instances":3,"models_autoload":true,"model_alias":"llama-server","model_path":"none","default_generation_settings":{"params":null,"n_ctx":0},"ui_settings":{},"build_info":"b10587-3f545bec","cors_proxy_enabled":false}',
+    );
     const started = performance.now();
     const proxied = record(json(await call(node.url, 'GET', '/props?model=bee')));
     assert.ok(performance.now() - started >= LOAD_MS - 5, 'waited for the load');
@@ -100,7 +114,9 @@ test('with autoload off answers unloaded models with "model is not loaded", unle
     assert.equal(refused.status, 400);
     assert.equal(refused.text, invalid('model is not loaded'));
     assert.equal(record(json(await call(node.url, 'GET', '/props')))['models_autoload'], false);
-    const forced = await call(node.url, 'POST', '/v1/chat/completions?autoload=true', { body: chat('hi', { model: 'model-b', max_tokens: 1 }) });
+    const forced = await call(node.url, 'POST', '/v1/chat/completions?autoload=true', {
+      body: chat('hi', { model: 'model-b', max_tokens: 1 }),
+    });
     assert.equal(forced.status, 200);
   });
   await withRouter({}, async (node) => {
@@ -131,7 +147,9 @@ test('needs a model on proxied endpoints and rejects unknown ones with a 400', a
 
 test('serves a request by alias under the canonical id, chunked like a proxied answer', async () => {
   await withRouter({}, async (node) => {
-    const answer = await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { model: 'gpt-4o-mini', max_tokens: 2 }) });
+    const answer = await call(node.url, 'POST', '/v1/chat/completions', {
+      body: chat('hi', { model: 'gpt-4o-mini', max_tokens: 2 }),
+    });
     assert.equal(answer.status, 200);
     assert.equal(answer.headers['transfer-encoding'], 'chunked');
     assert.equal(answer.headers['content-length'], undefined);
@@ -162,8 +180,14 @@ test('unloads on POST /models/unload at once, with its two 400s', async () => {
     const done = await call(node.url, 'POST', '/models/unload', { body: { model: 'model-a' } });
     assert.equal(done.text, '{"success":true}');
     assert.equal((await statuses(node))['model-a'], 'unloaded');
-    assert.equal((await call(node.url, 'POST', '/models/unload', { body: { model: 'model-a' } })).text, invalid('model is not running'));
-    assert.equal((await call(node.url, 'POST', '/models/unload', { body: { model: 'nope' } })).text, invalid('model is not found'));
+    assert.equal(
+      (await call(node.url, 'POST', '/models/unload', { body: { model: 'model-a' } })).text,
+      invalid('model is not running'),
+    );
+    assert.equal(
+      (await call(node.url, 'POST', '/models/unload', { body: { model: 'nope' } })).text,
+      invalid('model is not found'),
+    );
   });
 });
 
@@ -202,23 +226,34 @@ test('evicts the least recently used running model at models_max; only POSTs cou
     assert.deepEqual(others, { 'model-a': 'unloaded', 'model-b': 'loaded', 'model-s': 'sleeping' });
     await call(node.url, 'POST', '/v1/completions', { body: { model: 'model-s', prompt: 'x', max_tokens: 1 } });
     await call(node.url, 'POST', '/models/load', { body: { model: 'model-a' } });
-    assert.equal((await statuses(node))['model-b'], 'unloaded', 'model-b was used before model-c was spawned and model-s was posted to');
+    assert.equal(
+      (await statuses(node))['model-b'],
+      'unloaded',
+      'model-b was used before model-c was spawned and model-s was posted to',
+    );
   });
 });
 
 test('wakes a sleeping model when a request reaches it', async () => {
   await withRouter({}, async (node) => {
-    const answer = await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { model: 'model-s', max_tokens: 1 }) });
+    const answer = await call(node.url, 'POST', '/v1/chat/completions', {
+      body: chat('hi', { model: 'model-s', max_tokens: 1 }),
+    });
     assert.equal(answer.status, 200);
     assert.equal((await statuses(node))['model-s'], 'loaded');
   });
 });
 
-test('passes the child\'s exceed-context error through unchanged', async () => {
+test("passes the child's exceed-context error through unchanged", async () => {
   await withRouter({}, async (node) => {
-    const answer = await call(node.url, 'POST', '/v1/chat/completions', { body: chat('x '.repeat(300), { model: 'model-c', stream: true }) });
+    const answer = await call(node.url, 'POST', '/v1/chat/completions', {
+      body: chat('x '.repeat(300), { model: 'model-c', stream: true }),
+    });
     assert.equal(answer.status, 400);
-    assert.equal(answer.text, '{"error":{"code":400,"message":"request (307 tokens) exceeds the available context size (256 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":307,"n_ctx":256}}');
+    assert.equal(
+      answer.text,
+      '{"error":{"code":400,"message":"request (307 tokens) exceeds the available context size (256 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":307,"n_ctx":256}}',
+    );
   });
 });
 
@@ -226,9 +261,12 @@ test('records the model a request named, from the body or ?model=', async () => 
   await withRouter({}, async (node) => {
     await call(node.url, 'GET', '/slots?model=model-a');
     await call(node.url, 'POST', '/models/unload', { body: { model: 'model-a' } });
-    assert.deepEqual(node.requests().map((r) => [r.method, r.path, r.model]), [
-      ['GET', '/slots', 'model-a'],
-      ['POST', '/models/unload', 'model-a'],
-    ]);
+    assert.deepEqual(
+      node.requests().map((r) => [r.method, r.path, r.model]),
+      [
+        ['GET', '/slots', 'model-a'],
+        ['POST', '/models/unload', 'model-a'],
+      ],
+    );
   });
 });

@@ -8,8 +8,15 @@ import { call, chat, json, keysOf, list, record, sseData, waitUntil } from '#tes
 
 const CHATCMPL_ID = /^chatcmpl-[0-9A-Za-z]{32}$/;
 const TIMINGS_KEYS = [
-  'cache_n', 'prompt_n', 'prompt_ms', 'prompt_per_token_ms', 'prompt_per_second',
-  'predicted_n', 'predicted_ms', 'predicted_per_token_ms', 'predicted_per_second',
+  'cache_n',
+  'prompt_n',
+  'prompt_ms',
+  'prompt_per_token_ms',
+  'prompt_per_second',
+  'predicted_n',
+  'predicted_ms',
+  'predicted_per_token_ms',
+  'predicted_per_second',
 ];
 const fast: Partial<SimNodeSpec> = { ttftMs: 2, tokensPerSecond: 2000 };
 
@@ -33,12 +40,33 @@ describe('llamacpp sim node', () => {
     const body = record(json(answer));
     assert.deepEqual(Object.keys(body), ['models', 'object', 'data']);
     const [entry] = list(body['models']);
-    assert.deepEqual(keysOf(entry), ['name', 'model', 'modified_at', 'size', 'digest', 'type', 'description', 'tags', 'capabilities', 'parameters', 'details']);
+    assert.deepEqual(keysOf(entry), [
+      'name',
+      'model',
+      'modified_at',
+      'size',
+      'digest',
+      'type',
+      'description',
+      'tags',
+      'capabilities',
+      'parameters',
+      'details',
+    ]);
     const [card] = list(body['data']);
     assert.deepEqual(keysOf(card), ['id', 'aliases', 'tags', 'object', 'created', 'owned_by', 'meta']);
-    assert.deepEqual({ ...record(card), meta: undefined }, {
-      id: 'tiny-llama', aliases: ['tiny-llama'], tags: [], object: 'model', created: 1_796_009_474, owned_by: 'llamacpp', meta: undefined,
-    });
+    assert.deepEqual(
+      { ...record(card), meta: undefined },
+      {
+        id: 'tiny-llama',
+        aliases: ['tiny-llama'],
+        tags: [],
+        object: 'model',
+        created: 1_796_009_474,
+        owned_by: 'llamacpp',
+        meta: undefined,
+      },
+    );
     const meta = record(record(card)['meta']);
     assert.deepEqual(Object.keys(meta), ['vocab_type', 'n_vocab', 'n_ctx', 'n_ctx_train', 'n_embd', 'n_params', 'size', 'ftype']);
     assert.equal(meta['n_ctx'], 512);
@@ -56,9 +84,25 @@ describe('llamacpp sim node', () => {
   test('serves /props in llama.cpp key order with the per-slot n_ctx and total_slots', async () => {
     const props = record(json(await call(node.url, 'GET', '/props')));
     assert.deepEqual(Object.keys(props), [
-      'default_generation_settings', 'total_slots', 'model_alias', 'model_ftype', 'model_path', 'modalities', 'media_marker',
-      'endpoint_slots', 'endpoint_props', 'endpoint_metrics', 'ui', 'ui_settings', 'chat_template', 'chat_template_caps',
-      'bos_token', 'eos_token', 'build_info', 'is_sleeping', 'cors_proxy_enabled',
+      'default_generation_settings',
+      'total_slots',
+      'model_alias',
+      'model_ftype',
+      'model_path',
+      'modalities',
+      'media_marker',
+      'endpoint_slots',
+      'endpoint_props',
+      'endpoint_metrics',
+      'ui',
+      'ui_settings',
+      'chat_template',
+      'chat_template_caps',
+      'bos_token',
+      'eos_token',
+      'build_info',
+      'is_sleeping',
+      'cors_proxy_enabled',
     ]);
     assert.equal(record(props['default_generation_settings'])['n_ctx'], 512);
     assert.equal(props['total_slots'], 2);
@@ -69,7 +113,10 @@ describe('llamacpp sim node', () => {
     const slots = list(json(await call(node.url, 'GET', '/slots')));
     assert.equal(slots.length, 2);
     assert.deepEqual(Object.keys(record(slots[1])).slice(0, 4), ['id', 'n_ctx', 'speculative', 'is_processing']);
-    assert.deepEqual(slots.map((s) => record(s)['n_ctx']), [512, 512]);
+    assert.deepEqual(
+      slots.map((s) => record(s)['n_ctx']),
+      [512, 512],
+    );
   });
 
   test('exposes llamacpp: metrics as Prometheus text with Process-Start-Time-Unix', async () => {
@@ -77,7 +124,13 @@ describe('llamacpp sim node', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.headers['content-type'], 'text/plain; version=0.0.4');
     assert.equal(answer.headers['process-start-time-unix'], '1796009474');
-    for (const name of ['prompt_tokens_total', 'tokens_predicted_total', 'requests_processing', 'requests_deferred', 'n_decode_total']) {
+    for (const name of [
+      'prompt_tokens_total',
+      'tokens_predicted_total',
+      'requests_processing',
+      'requests_deferred',
+      'n_decode_total',
+    ]) {
       assert.match(answer.text, new RegExp(`^llamacpp:${name} \\d`, 'm'));
     }
     assert.doesNotMatch(answer.text, /kv_cache_usage_ratio/);
@@ -88,7 +141,9 @@ describe('llamacpp sim node', () => {
     const tokens = list(record(json(await call(node.url, 'POST', '/tokenize', { body: { content: text } })))['tokens']);
     assert.equal(tokens.length, countTokens(text));
     assert.ok(tokens.every((t) => typeof t === 'number'));
-    const pieces = list(record(json(await call(node.url, 'POST', '/tokenize', { body: { content: text, with_pieces: true } })))['tokens']);
+    const pieces = list(
+      record(json(await call(node.url, 'POST', '/tokenize', { body: { content: text, with_pieces: true } })))['tokens'],
+    );
     assert.deepEqual(keysOf(pieces[0]), ['id', 'piece']);
     assert.equal(pieces.map((p) => record(p)['piece']).join(''), text);
     assert.equal((await call(node.url, 'POST', '/tokenize', { body: {} })).text, '{"tokens":[]}');
@@ -100,7 +155,16 @@ describe('llamacpp sim node', () => {
     assert.equal(answer.status, 200);
     assert.ok(answer.headers['content-length'] !== undefined);
     const body = record(json(answer));
-    assert.deepEqual(Object.keys(body), ['choices', 'created', 'model', 'system_fingerprint', 'object', 'usage', 'id', 'timings']);
+    assert.deepEqual(Object.keys(body), [
+      'choices',
+      'created',
+      'model',
+      'system_fingerprint',
+      'object',
+      'usage',
+      'id',
+      'timings',
+    ]);
     assert.match(String(body['id']), CHATCMPL_ID);
     assert.equal(body['model'], 'tiny-llama', 'the request model is ignored');
     assert.equal(body['object'], 'chat.completion');
@@ -108,7 +172,12 @@ describe('llamacpp sim node', () => {
     assert.deepEqual(keysOf(choice), ['finish_reason', 'index', 'message']);
     assert.equal(record(choice)['finish_reason'], 'stop');
     const prompt = chatPromptTokens(request['messages']);
-    assert.deepEqual(body['usage'], { completion_tokens: 16, prompt_tokens: prompt, total_tokens: 16 + prompt, prompt_tokens_details: { cached_tokens: 0 } });
+    assert.deepEqual(body['usage'], {
+      completion_tokens: 16,
+      prompt_tokens: prompt,
+      total_tokens: 16 + prompt,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
     assert.deepEqual(keysOf(body['timings']), TIMINGS_KEYS);
     assert.equal(countTokens(String(record(record(choice)['message'])['content'])), 16);
   });
@@ -118,7 +187,12 @@ describe('llamacpp sim node', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.headers['content-type'], 'text/event-stream');
     assert.equal(answer.headers['x-accel-buffering'], 'no');
-    assert.ok(answer.text.split('\n\n').filter(Boolean).every((block) => block.startsWith('data: ')));
+    assert.ok(
+      answer.text
+        .split('\n\n')
+        .filter(Boolean)
+        .every((block) => block.startsWith('data: ')),
+    );
     const events = sseData(answer.text);
     assert.equal(events.length, 6);
     const [role, ...rest] = events;
@@ -126,7 +200,10 @@ describe('llamacpp sim node', () => {
     assert.deepEqual(record(role)['choices'], [{ finish_reason: null, index: 0, delta: { role: 'assistant', content: null } }]);
     const ids = new Set(events.slice(0, 5).map((e) => record(e)['id']));
     assert.equal(ids.size, 1);
-    assert.deepEqual(rest.slice(0, 3).map((e) => record(list(record(e)['choices'])[0])['delta']), [{ content: ' The' }, { content: ' sim' }, { content: ' node' }]);
+    assert.deepEqual(
+      rest.slice(0, 3).map((e) => record(list(record(e)['choices'])[0])['delta']),
+      [{ content: ' The' }, { content: ' sim' }, { content: ' node' }],
+    );
     const finish = record(rest[3]);
     assert.deepEqual(finish['choices'], [{ finish_reason: 'length', index: 0, delta: {} }]);
     assert.deepEqual(keysOf(finish['timings']), TIMINGS_KEYS);
@@ -143,19 +220,44 @@ describe('llamacpp sim node', () => {
     assert.equal('timings' in record(finish), false);
     assert.deepEqual(keysOf(usage), ['choices', 'created', 'id', 'model', 'system_fingerprint', 'object', 'usage', 'timings']);
     assert.deepEqual(record(usage)['choices'], []);
-    assert.deepEqual(record(usage)['usage'], { completion_tokens: 2, prompt_tokens: 8, total_tokens: 10, prompt_tokens_details: { cached_tokens: 0 } });
+    assert.deepEqual(record(usage)['usage'], {
+      completion_tokens: 2,
+      prompt_tokens: 8,
+      total_tokens: 10,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
     assert.equal(done, '[DONE]');
   });
 
   test('answers and streams completions with text_completion chunks; the last carries usage unasked', async () => {
     const plain = record(json(await call(node.url, 'POST', '/v1/completions', { body: { prompt: 'Once upon', max_tokens: 2 } })));
-    assert.deepEqual(Object.keys(plain), ['choices', 'created', 'model', 'system_fingerprint', 'object', 'usage', 'id', 'timings']);
+    assert.deepEqual(Object.keys(plain), [
+      'choices',
+      'created',
+      'model',
+      'system_fingerprint',
+      'object',
+      'usage',
+      'id',
+      'timings',
+    ]);
     assert.match(String(plain['id']), CHATCMPL_ID);
     assert.deepEqual(plain['choices'], [{ text: ' The sim', index: 0, logprobs: null, finish_reason: 'length' }]);
-    const events = sseData((await call(node.url, 'POST', '/v1/completions', { body: { prompt: 'Once upon', max_tokens: 2, stream: true } })).text);
+    const events = sseData(
+      (await call(node.url, 'POST', '/v1/completions', { body: { prompt: 'Once upon', max_tokens: 2, stream: true } })).text,
+    );
     assert.equal(events.length, 4);
     assert.deepEqual(keysOf(events[0]), ['choices', 'created', 'model', 'system_fingerprint', 'object', 'id']);
-    assert.deepEqual(keysOf(events[2]), ['choices', 'created', 'model', 'system_fingerprint', 'object', 'usage', 'id', 'timings']);
+    assert.deepEqual(keysOf(events[2]), [
+      'choices',
+      'created',
+      'model',
+      'system_fingerprint',
+      'object',
+      'usage',
+      'id',
+      'timings',
+    ]);
     assert.deepEqual(record(events[2])['choices'], [{ text: '', index: 0, logprobs: null, finish_reason: 'length' }]);
     assert.equal(events[3], '[DONE]');
   });
@@ -168,7 +270,10 @@ describe('llamacpp sim node', () => {
       assert.equal(answer.status, 400);
       assert.equal(answer.headers['content-type'], 'application/json; charset=utf-8');
       assert.equal(answer.headers['connection'], 'close');
-      assert.equal(answer.text, '{"error":{"code":400,"message":"request (512 tokens) exceeds the available context size (512 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":512,"n_ctx":512}}');
+      assert.equal(
+        answer.text,
+        '{"error":{"code":400,"message":"request (512 tokens) exceeds the available context size (512 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":512,"n_ctx":512}}',
+      );
     }
   });
 
@@ -176,11 +281,18 @@ describe('llamacpp sim node', () => {
     const content = 'x '.repeat(481 - 7);
     const body = record(json(await call(node.url, 'POST', '/v1/chat/completions', { body: chat(content, { max_tokens: 100 }) })));
     assert.equal(record(list(body['choices'])[0])['finish_reason'], 'length');
-    assert.deepEqual(body['usage'], { completion_tokens: 31, prompt_tokens: 481, total_tokens: 512, prompt_tokens_details: { cached_tokens: 0 } });
+    assert.deepEqual(body['usage'], {
+      completion_tokens: 31,
+      prompt_tokens: 481,
+      total_tokens: 512,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
   });
 
   test('answers embeddings and responses', async () => {
-    const embeddings = record(json(await call(node.url, 'POST', '/v1/embeddings', { body: { input: ['a b', 'c'], model: 'x' } })));
+    const embeddings = record(
+      json(await call(node.url, 'POST', '/v1/embeddings', { body: { input: ['a b', 'c'], model: 'x' } })),
+    );
     assert.deepEqual(Object.keys(embeddings), ['model', 'object', 'usage', 'data']);
     assert.equal(list(embeddings['data']).length, 2);
     assert.deepEqual(embeddings['usage'], { prompt_tokens: 3, total_tokens: 3 });
@@ -205,7 +317,7 @@ describe('llamacpp sim node', () => {
     assert.equal(missing.text, '{"error":{"code":400,"message":"\'messages\' is required","type":"invalid_request_error"}}');
   });
 
-  test('answers unknown routes with llama.cpp\'s 404 body', async () => {
+  test("answers unknown routes with llama.cpp's 404 body", async () => {
     const answer = await call(node.url, 'GET', '/v1/nothing-here');
     assert.equal(answer.status, 404);
     assert.equal(answer.text, '{"error":{"message":"File Not Found","type":"not_found_error","code":404}}');
@@ -220,7 +332,10 @@ describe('llamacpp sim node', () => {
       { method: 'POST', path: '/v1/chat/completions', query: { trace: '1' }, model: 'body-model', at: 1_796_009_474_000 },
       { method: 'GET', path: '/props', query: { model: 'query-model', x: 'y' }, model: 'query-model', at: 1_796_009_474_000 },
     ]);
-    assert.deepEqual({ ...node.stats(), connectionsOpen: 0 }, { inFlight: 0, completed: 2, clientAborted: 0, connectionsOpen: 0 });
+    assert.deepEqual(
+      { ...node.stats(), connectionsOpen: 0 },
+      { inFlight: 0, completed: 2, clientAborted: 0, connectionsOpen: 0 },
+    );
   });
 });
 
@@ -230,7 +345,10 @@ describe('llamacpp sim node options', () => {
     try {
       const answer = await call(node.url, 'GET', '/metrics');
       assert.equal(answer.status, 501);
-      assert.equal(answer.text, '{"error":{"code":501,"message":"This server does not support metrics endpoint. Start it with `--metrics`","type":"not_supported_error"}}');
+      assert.equal(
+        answer.text,
+        '{"error":{"code":501,"message":"This server does not support metrics endpoint. Start it with `--metrics`","type":"not_supported_error"}}',
+      );
     } finally {
       await node.close();
     }
@@ -278,8 +396,13 @@ describe('llamacpp sim node options', () => {
     const node = await startSimNode(llama({ contextTokens: 60, slots: 2, tokensPerSecond: 300, kv: 'per-slot' }));
     try {
       const content = 'x '.repeat(20 - 7);
-      const answers = await Promise.all([1, 2].map(() => call(node.url, 'POST', '/v1/chat/completions', { body: chat(content, { max_tokens: 35 }) })));
-      assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+      const answers = await Promise.all(
+        [1, 2].map(() => call(node.url, 'POST', '/v1/chat/completions', { body: chat(content, { max_tokens: 35 }) })),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200],
+      );
     } finally {
       await node.close();
     }
@@ -307,7 +430,10 @@ describe('llamacpp sim node options', () => {
       assert.equal(busy.status, 503);
       assert.equal(busy.text, '{"error":{"code":503,"message":"no slot available","type":"unavailable_error"}}');
       const answers = await Promise.all([first, second]);
-      assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200],
+      );
       assert.deepEqual(finished, ['first', 'second']);
     } finally {
       await node.close();

@@ -12,25 +12,48 @@ import { call, json, list, record } from '#test/contract/sim-http.ts';
 describe('Ollama’s native API on the simulated server', () => {
   let node: SimNode;
   before(async () => {
-    node = await startSimNode({ kind: 'ollama', models: [{ id: 'llama3:latest', contextTokens: 512 }], contextTokens: 512, ttftMs: 1, tokensPerSecond: 5000 });
+    node = await startSimNode({
+      kind: 'ollama',
+      models: [{ id: 'llama3:latest', contextTokens: 512 }],
+      contextTokens: 512,
+      ttftMs: 1,
+      tokensPerSecond: 5000,
+    });
   });
   after(async () => {
     await node?.close();
   });
 
   test('/api/chat streams NDJSON by default, done last with the counts', async () => {
-    const answer = await call(node.url, 'POST', '/api/chat', { body: { model: 'llama3', messages: [{ role: 'user', content: 'hi' }], options: { num_predict: 4 } } });
+    const answer = await call(node.url, 'POST', '/api/chat', {
+      body: { model: 'llama3', messages: [{ role: 'user', content: 'hi' }], options: { num_predict: 4 } },
+    });
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.headers['content-type'], 'application/x-ndjson');
     assert.ok(answer.text.endsWith('\n'));
-    const lines = answer.text.trimEnd().split('\n').map((l) => record(JSON.parse(l)));
+    const lines = answer.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => record(JSON.parse(l)));
     assert.equal(lines.length, 5);
     for (const line of lines.slice(0, -1)) {
       assert.deepEqual(Object.keys(line), ['model', 'created_at', 'message', 'done']);
       assert.equal(line['done'], false);
     }
     const last = lines.at(-1) ?? {};
-    assert.deepEqual(Object.keys(last), ['model', 'created_at', 'message', 'done', 'done_reason', 'total_duration', 'load_duration', 'prompt_eval_count', 'prompt_eval_duration', 'eval_count', 'eval_duration']);
+    assert.deepEqual(Object.keys(last), [
+      'model',
+      'created_at',
+      'message',
+      'done',
+      'done_reason',
+      'total_duration',
+      'load_duration',
+      'prompt_eval_count',
+      'prompt_eval_duration',
+      'eval_count',
+      'eval_duration',
+    ]);
     assert.equal(last['done'], true);
     assert.equal(last['done_reason'], 'length');
     assert.equal(last['eval_count'], 4);
@@ -38,7 +61,9 @@ describe('Ollama’s native API on the simulated server', () => {
   });
 
   test('/api/generate with "stream": false answers one JSON object with the whole response and its context', async () => {
-    const answer = await call(node.url, 'POST', '/api/generate', { body: { model: 'llama3:latest', prompt: 'once', stream: false, options: { num_predict: 3 } } });
+    const answer = await call(node.url, 'POST', '/api/generate', {
+      body: { model: 'llama3:latest', prompt: 'once', stream: false, options: { num_predict: 3 } },
+    });
     assert.equal(answer.status, 200, answer.text);
     assert.match(String(answer.headers['content-type']), /^application\/json/);
     const body = record(json(answer));

@@ -8,7 +8,14 @@ import { call, chat, json, list, record, sseData } from '#test/contract/sim-http
 describe('sglang sim node', () => {
   let node: SimNode;
   before(async () => {
-    node = await startSimNode({ kind: 'sglang', models: ['qwen2.5-7b'], contextTokens: 100, slots: 8, ttftMs: 2, tokensPerSecond: 2000 });
+    node = await startSimNode({
+      kind: 'sglang',
+      models: ['qwen2.5-7b'],
+      contextTokens: 100,
+      slots: 8,
+      ttftMs: 2,
+      tokensPerSecond: 2000,
+    });
   });
   after(() => node.close());
 
@@ -18,14 +25,20 @@ describe('sglang sim node', () => {
     assert.deepEqual(Object.keys(body), ['object', 'data']);
     const [card] = list(body['data']).map(record);
     assert.deepEqual(Object.keys(card ?? {}), ['id', 'object', 'created', 'owned_by', 'root', 'max_model_len']);
-    assert.deepEqual({ ...card, created: 0 }, { id: 'qwen2.5-7b', object: 'model', created: 0, owned_by: 'sglang', root: 'qwen2.5-7b', max_model_len: 100 });
+    assert.deepEqual(
+      { ...card, created: 0 },
+      { id: 'qwen2.5-7b', object: 'model', created: 0, owned_by: 'sglang', root: 'qwen2.5-7b', max_model_len: 100 },
+    );
   });
 
   test('answers /v1/models/{id} with the card and an unknown id with model_not_found', async () => {
     assert.equal(record(json(await call(node.url, 'GET', '/v1/models/qwen2.5-7b')))['id'], 'qwen2.5-7b');
     const missing = await call(node.url, 'GET', '/v1/models/nope');
     assert.equal(missing.status, 404);
-    assert.equal(missing.text, '{"error":{"message":"The model \'nope\' does not exist","type":"invalid_request_error","param":"model","code":"model_not_found"}}');
+    assert.equal(
+      missing.text,
+      '{"error":{"message":"The model \'nope\' does not exist","type":"invalid_request_error","param":"model","code":"model_not_found"}}',
+    );
   });
 
   test('answers /health and /health_generate with an empty 200', async () => {
@@ -38,7 +51,13 @@ describe('sglang sim node', () => {
 
   test('reports model and server info', async () => {
     const info = record(json(await call(node.url, 'GET', '/get_model_info')));
-    assert.deepEqual(Object.keys(info), ['model_path', 'tokenizer_path', 'is_generation', 'preferred_sampling_params', 'weight_version']);
+    assert.deepEqual(Object.keys(info), [
+      'model_path',
+      'tokenizer_path',
+      'is_generation',
+      'preferred_sampling_params',
+      'weight_version',
+    ]);
     const server = record(json(await call(node.url, 'GET', '/get_server_info')));
     assert.equal(server['context_length'], 100);
     assert.equal(server['served_model_name'], 'qwen2.5-7b');
@@ -56,13 +75,17 @@ describe('sglang sim node', () => {
   });
 
   test('serves chats under its own name whatever the request calls the model', async () => {
-    const body = record(json(await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { model: 'anything', max_tokens: 2 }) })));
+    const body = record(
+      json(await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { model: 'anything', max_tokens: 2 }) })),
+    );
     assert.match(String(body['id']), /^[0-9a-f]{32}$/);
     assert.equal(body['model'], 'qwen2.5-7b');
     const [choice] = list(body['choices']).map(record);
     assert.deepEqual(Object.keys(choice ?? {}), ['index', 'message', 'logprobs', 'finish_reason', 'matched_stop']);
     assert.deepEqual(body['usage'], { prompt_tokens: 8, total_tokens: 10, completion_tokens: 2, prompt_tokens_details: null });
-    const events = sseData((await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { max_tokens: 1, stream: true }) })).text);
+    const events = sseData(
+      (await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { max_tokens: 1, stream: true }) })).text,
+    );
     assert.equal(events.at(-1), '[DONE]');
     // It writes every field of a chunk: `"usage":null` whether asked for usage or not.
     for (const chunk of events.slice(0, -1)) assert.equal(record(chunk)['usage'], null);
@@ -71,7 +94,10 @@ describe('sglang sim node', () => {
   test('rejects an input reaching the context length with its flat 400', async () => {
     const answer = await call(node.url, 'POST', '/v1/chat/completions', { body: chat('x '.repeat(93)) });
     assert.equal(answer.status, 400);
-    assert.equal(answer.text, '{"object":"error","message":"The input (100 tokens) is longer than the model\'s context length (100 tokens).","type":"BadRequestError","param":null,"code":400}');
+    assert.equal(
+      answer.text,
+      '{"object":"error","message":"The input (100 tokens) is longer than the model\'s context length (100 tokens).","type":"BadRequestError","param":null,"code":400}',
+    );
   });
 
   test('rejects input plus max_tokens reaching the context length with its second message', async () => {
@@ -79,7 +105,10 @@ describe('sglang sim node', () => {
     assert.equal(answer.status, 400);
     const body = record(json(answer));
     assert.deepEqual(Object.keys(body), ['object', 'message', 'type', 'param', 'code']);
-    assert.equal(body['message'], "Requested token count exceeds the model's maximum context length of 100 tokens. You requested a total of 100 tokens: 50 tokens from the input messages and 50 tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.");
+    assert.equal(
+      body['message'],
+      "Requested token count exceeds the model's maximum context length of 100 tokens. You requested a total of 100 tokens: 50 tokens from the input messages and 50 tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.",
+    );
   });
 
   test('answers malformed JSON with the flat "Bad Request" body and unknown routes with FastAPI\'s', async () => {

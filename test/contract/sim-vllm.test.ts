@@ -9,8 +9,11 @@ describe('vllm sim node', () => {
   let node: SimNode;
   before(async () => {
     node = await startSimNode({
-      kind: 'vllm', models: ['meta-llama/Llama-3.1-8B-Instruct', { id: 'small', contextTokens: 100 }],
-      contextTokens: 8192, ttftMs: 2, tokensPerSecond: 2000,
+      kind: 'vllm',
+      models: ['meta-llama/Llama-3.1-8B-Instruct', { id: 'small', contextTokens: 100 }],
+      contextTokens: 8192,
+      ttftMs: 2,
+      tokensPerSecond: 2000,
     });
   });
   after(() => node.close());
@@ -21,7 +24,16 @@ describe('vllm sim node', () => {
     const body = record(json(answer));
     assert.deepEqual(Object.keys(body), ['object', 'data']);
     const [first, second] = list(body['data']).map(record);
-    assert.deepEqual(Object.keys(first ?? {}), ['id', 'object', 'created', 'owned_by', 'root', 'parent', 'max_model_len', 'permission']);
+    assert.deepEqual(Object.keys(first ?? {}), [
+      'id',
+      'object',
+      'created',
+      'owned_by',
+      'root',
+      'parent',
+      'max_model_len',
+      'permission',
+    ]);
     assert.equal(first?.['owned_by'], 'vllm');
     assert.equal(first?.['parent'], null);
     assert.equal(first?.['max_model_len'], 8192);
@@ -64,20 +76,31 @@ describe('vllm sim node', () => {
     assert.deepEqual(Object.keys(choice ?? {}), ['index', 'message', 'logprobs', 'finish_reason', 'stop_reason']);
     assert.equal(choice?.['finish_reason'], 'length');
     const prompt = chatPromptTokens(request['messages']);
-    assert.deepEqual(body['usage'], { prompt_tokens: prompt, total_tokens: prompt + 3, completion_tokens: 3, prompt_tokens_details: null });
+    assert.deepEqual(body['usage'], {
+      prompt_tokens: prompt,
+      total_tokens: prompt + 3,
+      completion_tokens: 3,
+      prompt_tokens_details: null,
+    });
   });
 
   test('streams chunks with a role delta first, usage only with include_usage, then [DONE]', async () => {
-    const plain = sseData((await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { stream: true, max_tokens: 2 }) })).text);
+    const plain = sseData(
+      (await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { stream: true, max_tokens: 2 }) })).text,
+    );
     assert.equal(plain.length, 5);
     assert.deepEqual(keysOf(plain[0]), ['id', 'object', 'created', 'model', 'choices']);
     assert.deepEqual(record(list(record(plain[0])['choices'])[0])['delta'], { role: 'assistant', content: '' });
     assert.equal(record(list(record(plain[3])['choices'])[0])['finish_reason'], 'length');
     assert.equal(plain[4], '[DONE]');
     assert.doesNotMatch(JSON.stringify(plain), /usage/);
-    const withUsage = sseData((await call(node.url, 'POST', '/v1/chat/completions', {
-      body: chat('hi', { stream: true, max_tokens: 2, stream_options: { include_usage: true } }),
-    })).text);
+    const withUsage = sseData(
+      (
+        await call(node.url, 'POST', '/v1/chat/completions', {
+          body: chat('hi', { stream: true, max_tokens: 2, stream_options: { include_usage: true } }),
+        })
+      ).text,
+    );
     const usage = record(withUsage.at(-2));
     assert.deepEqual(usage['choices'], []);
     assert.deepEqual(usage['usage'], { prompt_tokens: 8, total_tokens: 10, completion_tokens: 2 });
@@ -99,22 +122,32 @@ describe('vllm sim node', () => {
   });
 
   test('rejects a request over max_model_len with a 400 BadRequestError on input_tokens', async () => {
-    const answer = await call(node.url, 'POST', '/v1/chat/completions', { body: chat('x '.repeat(50), { model: 'small', max_tokens: 50 }) });
+    const answer = await call(node.url, 'POST', '/v1/chat/completions', {
+      body: chat('x '.repeat(50), { model: 'small', max_tokens: 50 }),
+    });
     assert.equal(answer.status, 400);
     const error = record(record(json(answer))['error']);
     assert.deepEqual(Object.keys(error), ['message', 'type', 'param', 'code']);
     assert.equal(error['type'], 'BadRequestError');
     assert.equal(error['param'], 'input_tokens');
     assert.equal(error['code'], 400);
-    assert.match(String(error['message']), /maximum context length is 100 tokens\. However, you requested 50 output tokens and your prompt contains at least 57 input tokens/);
-    const fits = await call(node.url, 'POST', '/v1/chat/completions', { body: chat('x '.repeat(50), { model: 'small', max_tokens: 43 }) });
+    assert.match(
+      String(error['message']),
+      /maximum context length is 100 tokens\. However, you requested 50 output tokens and your prompt contains at least 57 input tokens/,
+    );
+    const fits = await call(node.url, 'POST', '/v1/chat/completions', {
+      body: chat('x '.repeat(50), { model: 'small', max_tokens: 43 }),
+    });
     assert.equal(fits.status, 200, 'prompt + max_tokens == max_model_len is accepted');
   });
 
   test('answers an unknown model with 404 NotFoundError', async () => {
     const answer = await call(node.url, 'POST', '/v1/chat/completions', { body: chat('hi', { model: 'gpt-4' }) });
     assert.equal(answer.status, 404);
-    assert.equal(answer.text, '{"error":{"message":"The model `gpt-4` does not exist.","type":"NotFoundError","param":"model","code":404}}');
+    assert.equal(
+      answer.text,
+      '{"error":{"message":"The model `gpt-4` does not exist.","type":"NotFoundError","param":"model","code":404}}',
+    );
   });
 
   test('answers malformed JSON and missing fields with 400s, unknown routes with FastAPI bodies', async () => {

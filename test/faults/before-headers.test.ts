@@ -19,7 +19,10 @@ const table = new FigureTable('Faults before the first byte (healthy + faulty no
 let bed: FaultBed;
 
 before(async () => {
-  const fleet = CASES.flatMap((c) => [simNode(`good-${c.model}`, 'vllm', [c.model]), simNode(`bad-${c.model}`, c.kind, [c.model])]);
+  const fleet = CASES.flatMap((c) => [
+    simNode(`good-${c.model}`, 'vllm', [c.model]),
+    simNode(`bad-${c.model}`, c.kind, [c.model]),
+  ]);
   bed = await FaultBed.start({ fleet: fleet.join('\n\n') });
 });
 
@@ -57,7 +60,7 @@ test('an upstream whose headers come later than headers_timeout fails over witho
 
 test('an upstream 5xx is hidden from the client and the request fails over', () => faultCase('5xx', 3));
 
-test("llama.cpp's 503 \"Loading model\" fails over to a node that has the model loaded", () =>
+test('llama.cpp\'s 503 "Loading model" fails over to a node that has the model loaded', () =>
   faultCase('llama.cpp 503 "Loading model"', 4));
 
 test('a 200 whose body is not JSON is not passed on: the request fails over', () => faultCase('garbage JSON', 5));

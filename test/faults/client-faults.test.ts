@@ -4,7 +4,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { assertNoLeaks, chatSpec, FaultBed, FigureTable, pause, runCase, simNode, summary, type RequestSpec } from '#test/faults/harness.ts';
+import {
+  assertNoLeaks,
+  chatSpec,
+  FaultBed,
+  FigureTable,
+  pause,
+  runCase,
+  simNode,
+  summary,
+  type RequestSpec,
+} from '#test/faults/harness.ts';
 
 const CONCURRENCY = 12;
 const HEADER_TIMEOUT_MS = 1_000;
@@ -69,7 +79,12 @@ test('malformed client JSON gets 400 and never reaches a node, beside well-forme
       requests: 160,
       concurrency: CONCURRENCY,
       seed: 401,
-      spec: mixed(0.4, (random) => ({ path: '/v1/chat/completions', payload: pick(MALFORMED, random), stream: false, expectStatus: 400 })),
+      spec: mixed(0.4, (random) => ({
+        path: '/v1/chat/completions',
+        payload: pick(MALFORMED, random),
+        stream: false,
+        expectStatus: 400,
+      })),
     },
   });
   assert.equal(tally.clientErrors, 0, summary(tally));
@@ -145,7 +160,10 @@ test('slowloris clients (trickled headers or body) are cut off at the server tim
   assert.equal(tally.clientErrors, 0, summary(tally));
   assert.equal(cutAfterMs.length, 30);
   // Cut by the timeouts, not by something else earlier (e.g. a 413 for the declared length).
-  assert.ok(cutAfterMs.every((cut) => cut.ms >= (cut.kind === 'headers' ? HEADER_TIMEOUT_MS : REQUEST_TIMEOUT_MS) - 100), JSON.stringify(cutAfterMs));
+  assert.ok(
+    cutAfterMs.every((cut) => cut.ms >= (cut.kind === 'headers' ? HEADER_TIMEOUT_MS : REQUEST_TIMEOUT_MS) - 100),
+    JSON.stringify(cutAfterMs),
+  );
   const slack = 2_000;
   for (const cut of cutAfterMs) {
     const bound = (cut.kind === 'headers' ? HEADER_TIMEOUT_MS : REQUEST_TIMEOUT_MS) + slack;
@@ -174,7 +192,10 @@ test('a prompt too long for one node goes to the node whose context fits it, and
           const words = 300 + Math.floor(random() * 600);
           return chatSpec('m-ctx', stream, { messages: [{ role: 'user', content: 'lorem '.repeat(words) }] });
         }
-        return { ...chatSpec('m-ctx', stream, { messages: [{ role: 'user', content: 'lorem '.repeat(5_000) }] }), expectStatus: 400 };
+        return {
+          ...chatSpec('m-ctx', stream, { messages: [{ role: 'user', content: 'lorem '.repeat(5_000) }] }),
+          expectStatus: 400,
+        };
       },
     },
   });

@@ -35,11 +35,22 @@ test('a node flapping every second (resets and failed probes, then fine) costs c
     table,
     name: 'a node flapping every second',
     nodes: ['steady', 'flappy'],
-    load: { requests: 3_000, concurrency: CONCURRENCY, seed: 501, model: 'm-flap', paceMs: 60, maxDurationMs: 20_000, stopSignal: stop.signal },
+    load: {
+      requests: 3_000,
+      concurrency: CONCURRENCY,
+      seed: 501,
+      model: 'm-flap',
+      paceMs: 60,
+      maxDurationMs: 20_000,
+      stopSignal: stop.signal,
+    },
     // Six seconds: down, up, down, up, down, up; then the load stops.
     during: async () => {
       for (; flips < 6; flips++) {
-        await bed.setFaults('flappy', flips % 2 === 0 ? { inference: 'reset', health: 'fail' } : { inference: 'none', health: 'none' });
+        await bed.setFaults(
+          'flappy',
+          flips % 2 === 0 ? { inference: 'reset', health: 'fail' } : { inference: 'none', health: 'none' },
+        );
         await pause(1_000);
       }
       stop.abort();
@@ -65,7 +76,16 @@ test('with every node down clients get 503s, and once the nodes are back every r
     name: 'all nodes down then back',
     note: 'fleet process stopped, then restarted on the same ports',
     nodes: ['down-a', 'down-b'],
-    load: { requests: 2_000, concurrency: CONCURRENCY, seed: 502, model: 'm-down', paceMs: 100, maxDurationMs: 25_000, stopSignal: stop.signal, availability },
+    load: {
+      requests: 2_000,
+      concurrency: CONCURRENCY,
+      seed: 502,
+      model: 'm-down',
+      paceMs: 100,
+      maxDurationMs: 25_000,
+      stopSignal: stop.signal,
+      availability,
+    },
     during: async () => {
       await pause(1_500);
       availability.down();
@@ -82,12 +102,18 @@ test('with every node down clients get 503s, and once the nodes are back every r
   assert.equal(tally.avoidable, 0, summary(tally));
   const refusals = tally.outcomes.filter((o) => o.kind === 'http_error');
   assert.ok(refusals.length > 0, `the outage was visible: ${summary(tally)}`);
-  assert.ok(refusals.every((o) => o.status === 503 || o.status === 502), `only 502/503 while down: ${summary(tally)}`);
+  assert.ok(
+    refusals.every((o) => o.status === 503 || o.status === 502),
+    `only 502/503 while down: ${summary(tally)}`,
+  );
   assert.equal(tally.byKind.socket_error ?? 0, 0, `the gateway answered every request: ${summary(tally)}`);
   // Full service after the nodes came back (and the gateway had a moment to notice).
   const after = tally.outcomes.filter((o) => o.startedAt > upAt + NOTICE_MS);
   assert.ok(after.length > 20, `load continued after the outage: ${after.length}`);
-  assert.ok(after.every((o) => o.kind === 'ok'), `full service after: ${summary(tally)}`);
+  assert.ok(
+    after.every((o) => o.kind === 'ok'),
+    `full service after: ${summary(tally)}`,
+  );
   assert.ok(downAt > 0);
   assertNoLeaks(leaks, CONCURRENCY);
 });

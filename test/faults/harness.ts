@@ -51,12 +51,19 @@ export class FaultBed {
   static async start(options: BedOptions): Promise<FaultBed> {
     const tomls = typeof options.fleet === 'string' ? [options.fleet] : options.fleet;
     const started = await Promise.allSettled(tomls.map((toml) => startSimProcess(toml)));
-    const fleets: FleetSlot[] = started.flatMap((s, i) => (s.status === 'fulfilled' ? [{ toml: tomls[i] ?? '', sim: s.value, nodes: s.value.nodes }] : []));
+    const fleets: FleetSlot[] = started.flatMap((s, i) =>
+      s.status === 'fulfilled' ? [{ toml: tomls[i] ?? '', sim: s.value, nodes: s.value.nodes }] : [],
+    );
     let gw: GatewayProcess | undefined;
     try {
       const failed = started.find((s) => s.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
-      gw = await startGatewayProcess(bedGatewayToml(fleets.flatMap((f) => f.nodes), options));
+      gw = await startGatewayProcess(
+        bedGatewayToml(
+          fleets.flatMap((f) => f.nodes),
+          options,
+        ),
+      );
       const bed = new FaultBed(fleets, gw);
       await bed.waitAllServing();
       return bed;
@@ -155,7 +162,10 @@ export class FaultBed {
  * The gateway config for a bed: fast loops, but probe and listing timeouts loose enough that a
  * busy CI machine (two test files at once on two cores) does not fail healthy nodes.
  */
-export function bedGatewayToml(nodes: readonly { name: string; kind: string; url: string }[], options: Omit<BedOptions, 'fleet'>): string {
+export function bedGatewayToml(
+  nodes: readonly { name: string; kind: string; url: string }[],
+  options: Omit<BedOptions, 'fleet'>,
+): string {
   const upstream = { ...FAST_UPSTREAM, ...options.upstream };
   const lines = [
     '[server]',
@@ -172,7 +182,12 @@ export function bedGatewayToml(nodes: readonly { name: string; kind: string; url
     ...Object.entries(upstream).map(([key, value]) => (/^\d+$/.test(value) ? `${key} = ${value}` : `${key} = "${value}"`)),
   ];
   for (const n of nodes) {
-    lines.push('[[nodes]]', `name = "${n.name}"`, `url = "${n.url}"`, `kind = "${n.kind === 'llamacpp-router' ? 'llamacpp' : n.kind}"`);
+    lines.push(
+      '[[nodes]]',
+      `name = "${n.name}"`,
+      `url = "${n.url}"`,
+      `kind = "${n.kind === 'llamacpp-router' ? 'llamacpp' : n.kind}"`,
+    );
   }
   return `${lines.join('\n')}\n${options.extra ?? ''}\n`;
 }
@@ -236,9 +251,15 @@ export async function runCase(options: CaseOptions): Promise<CaseResult> {
 }
 
 /** One sim `[[node]]` table: quick answers and enough slots that the load rarely queues. */
-export function simNode(name: string, kind: string, models: readonly string[], extra: Readonly<Record<string, string | number>> = {}): string {
+export function simNode(
+  name: string,
+  kind: string,
+  models: readonly string[],
+  extra: Readonly<Record<string, string | number>> = {},
+): string {
   const fields: Record<string, string | number> = { ttft: '5ms', tokens_per_second: 1000, slots: 16, ...extra };
   const lines = ['[[node]]', `name = "${name}"`, `kind = "${kind}"`, `models = [${models.map((m) => `"${m}"`).join(', ')}]`];
-  for (const [key, value] of Object.entries(fields)) lines.push(typeof value === 'number' ? `${key} = ${value}` : `${key} = "${value}"`);
+  for (const [key, value] of Object.entries(fields))
+    lines.push(typeof value === 'number' ? `${key} = ${value}` : `${key} = "${value}"`);
   return lines.join('\n');
 }

@@ -28,7 +28,11 @@ export interface LeakFigures {
 }
 
 interface HostsView {
-  readonly hosts: readonly { readonly name: string; readonly in_flight: number; readonly leases: Readonly<Record<string, unknown>> }[];
+  readonly hosts: readonly {
+    readonly name: string;
+    readonly in_flight: number;
+    readonly leases: Readonly<Record<string, unknown>>;
+  }[];
 }
 
 /** What the drain checks read: the gateway, and the sim nodes that are running. */
@@ -57,7 +61,9 @@ export async function drainFigures(
     const queued = Object.values(runtime.queue_depth).reduce((a, b) => a + b, 0);
     const hostHeld = hosts.hosts.reduce((n, h) => n + h.in_flight + Object.keys(h.leases).length, 0);
     const pools = Object.values(runtime.upstream);
-    const casePools = Object.entries(runtime.upstream).filter(([name]) => idleOf.has(name)).map(([, p]) => p);
+    const casePools = Object.entries(runtime.upstream)
+      .filter(([name]) => idleOf.has(name))
+      .map(([, p]) => p);
     let simInFlight = 0;
     for (const node of target.nodes) {
       const stats = (await httpJson('GET', `${node.url}/__sim/stats`)).json<{ inFlight: number }>();
@@ -112,6 +118,9 @@ export function assertNoLeaks(figures: LeakFigures, concurrency: number, rssBoun
   assert.equal(figures.activeRequests, 0, `gateway requests still open: ${JSON.stringify(figures)}`);
   // Keep-alive sockets stay open for reuse, but never more than the load could have needed.
   // Each of a case's two nodes may have needed one socket per concurrent request.
-  assert.ok(figures.upstreamIdle <= 2 * concurrency, `idle upstream sockets ${figures.upstreamIdle} > 2 × concurrency ${concurrency}`);
+  assert.ok(
+    figures.upstreamIdle <= 2 * concurrency,
+    `idle upstream sockets ${figures.upstreamIdle} > 2 × concurrency ${concurrency}`,
+  );
   assert.ok(figures.rssGrowthBytes < rssBoundBytes, `RSS grew ${mib(figures.rssGrowthBytes)} MiB`);
 }

@@ -77,7 +77,10 @@ before(async () => {
   );
   gw = await startGatewayProcess(configToml(0));
   await eventually(
-    async () => (await httpJson('GET', `${gw.url}/health`)).json<HealthView>().details.every((d) => d.status === 'healthy' && d.models.names.length > 0),
+    async () =>
+      (await httpJson('GET', `${gw.url}/health`))
+        .json<HealthView>()
+        .details.every((d) => d.status === 'healthy' && d.models.names.length > 0),
     15_000,
     'every node healthy and listed',
   );
@@ -123,14 +126,19 @@ test('a node failing requests in a row is ejected (degraded, re-probed at once),
     assert.equal(await inferenceCount('bad-e'), before, 'no request reached the ejected node');
     // Re-probed at once, not at the next of its 5 s health rounds.
     const probes = (await simRequests(sim.url('bad-e'))).filter((r) => r.path === '/health');
-    const reprobe = probes.find((p) => (p as { at?: number }).at !== undefined && Number((p as { at?: number }).at) >= ejectedAt - 5);
+    const reprobe = probes.find(
+      (p) => (p as { at?: number }).at !== undefined && Number((p as { at?: number }).at) >= ejectedAt - 5,
+    );
     assert.ok(reprobe !== undefined, 'a health probe followed the ejection');
     assert.ok(Number((reprobe as { at?: number }).at) - ejectedAt < 1_000, 'the probe came at once');
   } finally {
     await httpJson('POST', `${sim.url('bad-e')}/__sim/faults`, { inference: 'none' });
   }
   // Readmitted after eject_for: the log says so, /health clears it, and it takes traffic again.
-  await gw.process.waitForLine((l) => l.includes('node readmitted after ejection') && l.includes('"bad-e"'), EJECT_FOR_MS + 3_000);
+  await gw.process.waitForLine(
+    (l) => l.includes('node readmitted after ejection') && l.includes('"bad-e"'),
+    EJECT_FOR_MS + 3_000,
+  );
   assert.equal(await ejectedUntil('bad-e'), null);
   const served = new Set<string>();
   for (let i = 0; i < 10; i++) served.add(await send());
@@ -170,7 +178,9 @@ test(`${RELOADS} SIGHUP reloads during a ${RELOAD_LOAD_MS / 1000} s load (a node
 
 test('SIGTERM: in-flight requests finish within drain_timeout, new connections are refused, a longer one is cut, exit code 0', async () => {
   // Neither helper rejects: every outcome is asserted below, in order.
-  const stream = async (maxTokens: number): Promise<{ status: number; text: string; error: string | undefined; endedAt: number }> => {
+  const stream = async (
+    maxTokens: number,
+  ): Promise<{ status: number; text: string; error: string | undefined; endedAt: number }> => {
     let status = 0;
     let text = '';
     try {
@@ -189,7 +199,11 @@ test('SIGTERM: in-flight requests finish within drain_timeout, new connections a
   };
   const whole = async (maxTokens: number): Promise<string> => {
     try {
-      const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, JSON.parse(String(chatSpec('m-slow', false, { max_tokens: maxTokens }).payload)));
+      const res = await httpJson(
+        'POST',
+        `${gw.url}/v1/chat/completions`,
+        JSON.parse(String(chatSpec('m-slow', false, { max_tokens: maxTokens }).payload)),
+      );
       return String(res.status);
     } catch (error) {
       return String(error);
@@ -199,7 +213,11 @@ test('SIGTERM: in-flight requests finish within drain_timeout, new connections a
   const short = [stream(20), stream(20), stream(20)];
   const shortWhole = [whole(20), whole(20)];
   const long = stream(200);
-  await eventually(async () => (await httpJson('GET', `${sim.url('slow')}/__sim/stats`)).json<{ inFlight: number }>().inFlight === 6, 5_000, 'six requests in flight');
+  await eventually(
+    async () => (await httpJson('GET', `${sim.url('slow')}/__sim/stats`)).json<{ inFlight: number }>().inFlight === 6,
+    5_000,
+    'six requests in flight',
+  );
   const signalledAt = Date.now();
   gw.process.child.kill('SIGTERM');
   const exited = new Promise<number | null>((resolve) => gw.process.child.once('exit', (code) => resolve(code)));
@@ -220,7 +238,11 @@ test('SIGTERM: in-flight requests finish within drain_timeout, new connections a
   assert.ok(cutAfter >= DRAIN_TIMEOUT_MS - 200, `cut after ${cutAfter} ms, not before drain_timeout`);
   assert.equal(await exited, 0);
   // The cut request's upstream work ended too.
-  await eventually(async () => (await httpJson('GET', `${sim.url('slow')}/__sim/stats`)).json<{ inFlight: number }>().inFlight === 0, 5_000, 'node idle');
+  await eventually(
+    async () => (await httpJson('GET', `${sim.url('slow')}/__sim/stats`)).json<{ inFlight: number }>().inFlight === 0,
+    5_000,
+    'node idle',
+  );
 });
 
 /** Sends `count` SIGHUPs, one per `slotMs`, each with a new config file and each waited for. */

@@ -50,7 +50,11 @@ async function listingCase(index: number): Promise<void> {
     // The load starts once the gateway has recognised the fault (discovery runs every 300 ms).
     arrange: async () => {
       await bed.setFaults(bad, { models: c.fault });
-      await eventually(async () => (c.states as readonly string[]).includes((await stateOf()).state), 5_000, `${bad} listing ${c.states.join('/')}`);
+      await eventually(
+        async () => (c.states as readonly string[]).includes((await stateOf()).state),
+        5_000,
+        `${bad} listing ${c.states.join('/')}`,
+      );
     },
     restore: async () => {
       stateAtEnd = (await stateOf()).state;

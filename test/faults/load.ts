@@ -86,7 +86,8 @@ export async function sendOne(dispatcher: Agent, baseUrl: string, spec: RequestS
   const startedAt = Date.now();
   const abort = new AbortController();
   const bound = setTimeout(() => abort.abort(new Error('request bound')), REQUEST_BOUND_MS);
-  const userAbort = spec.abortAfterMs === undefined ? undefined : setTimeout(() => abort.abort(new Error('client abort')), spec.abortAfterMs);
+  const userAbort =
+    spec.abortAfterMs === undefined ? undefined : setTimeout(() => abort.abort(new Error('client abort')), spec.abortAfterMs);
   const done = (kind: OutcomeKind, status: number | undefined, node: string | undefined, detail: string): RequestOutcome => ({
     kind,
     status,
@@ -95,7 +96,8 @@ export async function sendOne(dispatcher: Agent, baseUrl: string, spec: RequestS
     startedAt,
     endedAt: Date.now(),
   });
-  const abortedKind = (): OutcomeKind => (String((abort.signal.reason as Error | undefined)?.message) === 'client abort' ? 'aborted' : 'timeout');
+  const abortedKind = (): OutcomeKind =>
+    String((abort.signal.reason as Error | undefined)?.message) === 'client abort' ? 'aborted' : 'timeout';
   try {
     let res: Awaited<ReturnType<typeof request>>;
     try {
@@ -125,7 +127,8 @@ export async function sendOne(dispatcher: Agent, baseUrl: string, spec: RequestS
       return done(status === spec.expectStatus ? 'expected' : 'http_error', status, node, `${status} ${text.slice(0, 400)}`);
     }
     if (spec.stream) {
-      if (!isSse) return done('bad_body', status, node, `stream answered ${String(res.headers['content-type'])}: ${text.slice(0, 120)}`);
+      if (!isSse)
+        return done('bad_body', status, node, `stream answered ${String(res.headers['content-type'])}: ${text.slice(0, 120)}`);
       if (/^data: \[DONE\]$/m.test(text)) return done('ok', status, node, '');
       return done('short_stream', status, node, text.slice(-120));
     }
@@ -223,7 +226,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadTally> {
   return tally(outcomes, options.availability, Date.now() - started);
 }
 
-export function tally(outcomes: readonly RequestOutcome[], availability: Availability | undefined, durationMs: number): LoadTally {
+export function tally(
+  outcomes: readonly RequestOutcome[],
+  availability: Availability | undefined,
+  durationMs: number,
+): LoadTally {
   const byKind: Partial<Record<OutcomeKind, number>> = {};
   const byNode: Record<string, number> = {};
   const examples: string[] = [];

@@ -103,7 +103,12 @@ test('a client that leaves before the node answers gets the upstream request abo
     name: 'client aborts before headers',
     note: 'both nodes hang; clients leave after 200 ms',
     nodes: hung,
-    load: { requests: 8, concurrency: 8, seed: 205, spec: (_i, random) => ({ ...chatSpec('m-abort', random() < 0.5), abortAfterMs: 200 }) },
+    load: {
+      requests: 8,
+      concurrency: 8,
+      seed: 205,
+      spec: (_i, random) => ({ ...chatSpec('m-abort', random() < 0.5), abortAfterMs: 200 }),
+    },
     arrange: async () => {
       for (const name of hung) await bed.setFaults(name, { inference: 'hang' });
     },
@@ -136,12 +141,14 @@ test('a stream still running at total_timeout is ended cleanly and its upstream 
 
 async function nodeInFlight(names: readonly string[]): Promise<number> {
   let total = 0;
-  for (const name of names) total += (await httpJson('GET', `${bed.nodeUrl(name)}/__sim/stats`)).json<{ inFlight: number }>().inFlight;
+  for (const name of names)
+    total += (await httpJson('GET', `${bed.nodeUrl(name)}/__sim/stats`)).json<{ inFlight: number }>().inFlight;
   return total;
 }
 
 async function nodeAborts(names: readonly string[]): Promise<number> {
   let total = 0;
-  for (const name of names) total += (await httpJson('GET', `${bed.nodeUrl(name)}/__sim/stats`)).json<{ clientAborted: number }>().clientAborted;
+  for (const name of names)
+    total += (await httpJson('GET', `${bed.nodeUrl(name)}/__sim/stats`)).json<{ clientAborted: number }>().clientAborted;
   return total;
 }

@@ -7,18 +7,29 @@ import { ACCEPT_QUEUE_CAPPED, readSomaxconn } from '#src/gateway/accept-queue.ts
 import { Gateway } from '#src/main.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
 
-test('a gateway whose listen_backlog is above this machine\'s cap says so at start, with both figures', { timeout: 30_000 }, async () => {
-  const cap = readSomaxconn();
-  const backlog = 65_535;
-  const loaded = loadConfig(`[server]\nlisten = "127.0.0.1:0"\nlisten_backlog = ${backlog}\n[[nodes]]\nname = "n1"\nurl = "http://127.0.0.1:1"\nkind = "vllm"\n`, {});
-  assert.ok(loaded.ok, JSON.stringify(loaded));
-  const { logger, lines } = capturedLogger();
-  const gateway = await Gateway.start({ config: loaded.config, logger });
-  try {
-    const warned = lines.filter((line) => line.msg === ACCEPT_QUEUE_CAPPED);
-    if (cap === undefined || cap >= backlog) assert.equal(warned.length, 0);
-    else assert.deepEqual(warned.map((line) => [line.level, line.listen_backlog, line.somaxconn]), [[40, backlog, cap]]);
-  } finally {
-    await gateway.close();
-  }
-});
+test(
+  "a gateway whose listen_backlog is above this machine's cap says so at start, with both figures",
+  { timeout: 30_000 },
+  async () => {
+    const cap = readSomaxconn();
+    const backlog = 65_535;
+    const loaded = loadConfig(
+      `[server]\nlisten = "127.0.0.1:0"\nlisten_backlog = ${backlog}\n[[nodes]]\nname = "n1"\nurl = "http://127.0.0.1:1"\nkind = "vllm"\n`,
+      {},
+    );
+    assert.ok(loaded.ok, JSON.stringify(loaded));
+    const { logger, lines } = capturedLogger();
+    const gateway = await Gateway.start({ config: loaded.config, logger });
+    try {
+      const warned = lines.filter((line) => line.msg === ACCEPT_QUEUE_CAPPED);
+      if (cap === undefined || cap >= backlog) assert.equal(warned.length, 0);
+      else
+        assert.deepEqual(
+          warned.map((line) => [line.level, line.listen_backlog, line.somaxconn]),
+          [[40, backlog, cap]],
+        );
+    } finally {
+      await gateway.close();
+    }
+  },
+);

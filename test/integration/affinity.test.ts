@@ -27,7 +27,10 @@ const configFor = (names: readonly string[]): string =>
 
 before(async () => {
   fleet = await startFleetAndGateway(NAMES.map(node).join(''), (sim) =>
-    gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm' })), ROUTING),
+    gatewayToml(
+      sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm' })),
+      ROUTING,
+    ),
   );
   for (const name of NAMES) await waitForHost(fleet.gw.url, name, (h) => h.loaded.includes('m'), 'listed');
 });
@@ -35,7 +38,12 @@ before(async () => {
 after(() => fleet.close());
 
 async function ask(session: string, maxTokens = 1): Promise<{ node: string; route: string }> {
-  const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: maxTokens }, { 'x-session-id': session });
+  const res = await httpJson(
+    'POST',
+    `${fleet.gw.url}/v1/chat/completions`,
+    { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: maxTokens },
+    { 'x-session-id': session },
+  );
   assert.equal(res.status, 200, res.text);
   return { node: String(res.headers['x-switchyard-node']), route: String(res.headers['x-switchyard-route']) };
 }
@@ -52,7 +60,10 @@ test('one hot session never pushes a node past ceil((1 + 0.25) x average in flig
   const answers = await Promise.all(Array.from({ length: 12 }, () => ask('hot', 40)));
   const perNode = Object.values(Object.groupBy(answers, (a) => a.node)).map((list) => list?.length ?? 0);
   assert.ok(Math.max(...perNode) <= Math.ceil((1.25 * 12) / 4), `per node: ${perNode.join(',')}`);
-  assert.ok(answers.some((a) => a.route.includes('full')), 'the spill says so in x-switchyard-route');
+  assert.ok(
+    answers.some((a) => a.route.includes('full')),
+    'the spill says so in x-switchyard-route',
+  );
 });
 
 test('a node leaving moves only its own sessions, about 1/N of them', async () => {

@@ -33,7 +33,12 @@ let client: Anthropic;
 
 before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]));
-  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'), 'the router and its loaded model known');
+  await waitForHost(
+    rig.gw.url,
+    'router',
+    (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
+    'the router and its loaded model known',
+  );
   client = new Anthropic({ baseURL: rig.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 
@@ -44,9 +49,18 @@ after(async () => {
 test('count_tokens for an unloaded model is admitted as a load: the router loads it, evicting the idle one', async () => {
   const counted = await client.messages.countTokens({ model: 'model-b', messages: [{ role: 'user', content: 'one two three' }] });
   assert.ok(counted.input_tokens > 3);
-  await waitForHost(rig.gw.url, 'router', (h) => h.loaded.includes('model-b') && !h.loaded.includes('model-a'), 'model-b loaded in model-a’s place');
+  await waitForHost(
+    rig.gw.url,
+    'router',
+    (h) => h.loaded.includes('model-b') && !h.loaded.includes('model-a'),
+    'model-b loaded in model-a’s place',
+  );
   const asked = (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/messages/count_tokens');
-  assert.deepEqual(asked.map((r) => r.model), ['model-b'], 'asked once, for the model, never by a poll');
+  assert.deepEqual(
+    asked.map((r) => r.model),
+    ['model-b'],
+    'asked once, for the model, never by a poll',
+  );
   // The gateway knew it sent a switch (its router-room bookkeeping), as for a chat request.
   assert.match(await rig.gw.metrics(), /gateway_model_switches_total\{node="router"\} 1/);
 });

@@ -32,7 +32,8 @@ after(async () => {
 
 function configFor(stateDir: string): string {
   // A budget two requests' reservations use up; `spare` has no limits.
-  const tenants = '[[tenants]]\nname = "capped"\nkeys = ["k-capped"]\ntokens_per_day = 120\n[[tenants]]\nname = "spare"\nkeys = ["k-spare"]\n';
+  const tenants =
+    '[[tenants]]\nname = "capped"\nkeys = ["k-capped"]\ntokens_per_day = 120\n[[tenants]]\nname = "spare"\nkeys = ["k-spare"]\n';
   return gatewayToml([{ name: 'n', url: sim.url('n'), kind: 'vllm' }], tenants, `state_dir = "${stateDir}"`);
 }
 
@@ -55,9 +56,14 @@ async function capped(gw: GatewayProcess): Promise<TenantsReport['tenants'][numb
 
 /** Uses up capped's budget: requests until one is refused 429, and every admitted one settled. */
 async function useUpBudget(gw: GatewayProcess): Promise<void> {
-  await eventually(async () => (await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, as('k-spare'))).status === 200, 60_000, 'a first answer');
+  await eventually(
+    async () => (await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, as('k-spare'))).status === 200,
+    60_000,
+    'a first answer',
+  );
   const statuses: number[] = [];
-  for (let i = 0; i < 5 && !statuses.includes(429); i++) statuses.push((await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, as('k-capped'))).status);
+  for (let i = 0; i < 5 && !statuses.includes(429); i++)
+    statuses.push((await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, as('k-capped'))).status);
   assert.ok(statuses.includes(429), `the budget is used up: ${statuses.join(', ')}`);
   await eventually(async () => (await capped(gw))?.inFlight === 0, 30_000, 'every admitted request settled');
 }

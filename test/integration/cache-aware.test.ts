@@ -73,7 +73,9 @@ test('a burst on one prefix spills to the other nodes instead of overloading its
   const prompt = [{ role: 'system', content: 'One popular prefix that everybody sends, over and over again.' }];
   await chat(prompt);
   // Twenty at once, each about a second long.
-  const served = await Promise.all(Array.from({ length: 20 }, (_, i) => chat([...prompt, { role: 'user', content: `q${i}` }], 40)));
+  const served = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => chat([...prompt, { role: 'user', content: `q${i}` }], 40)),
+  );
   const perNode = Object.values(Object.groupBy(served, (n) => n)).map((list) => list?.length ?? 0);
   assert.ok(perNode.length >= 3, `served by ${perNode.length} nodes: ${perNode.join(',')}`);
   assert.ok(Math.max(...perNode) < 20 * 0.6, `one node took ${Math.max(...perNode)} of 20`);

@@ -13,7 +13,11 @@ import { startListingNode } from '#test/fixtures/listing-node.ts';
 const CLI = new URL('../../bin/switchyard.js', import.meta.url).pathname;
 
 /** Runs the CLI in `cwd` to its end (or until `until` matches stderr, then SIGTERM). */
-async function run(args: readonly string[], cwd = process.cwd(), until?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function run(
+  args: readonly string[],
+  cwd = process.cwd(),
+  until?: RegExp,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -54,16 +58,28 @@ for (const flag of ['-h', '--help']) {
 }
 
 test('init writes ./switchyard.toml, serve without --config runs it and says so; with none it names where it looked', async () => {
-  assert.deepEqual(defaultConfigPath((path) => path === DEFAULT_CONFIG_PATHS[1]), '/etc/switchyard/switchyard.toml');
-  assert.deepEqual(defaultConfigPath(() => true), './switchyard.toml');
+  assert.deepEqual(
+    defaultConfigPath((path) => path === DEFAULT_CONFIG_PATHS[1]),
+    '/etc/switchyard/switchyard.toml',
+  );
+  assert.deepEqual(
+    defaultConfigPath(() => true),
+    './switchyard.toml',
+  );
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-test-'));
-  const node = await startListingNode({ listing: () => [{ id: 'm', object: 'model', created: 0, owned_by: 'acme' }], router: false });
+  const node = await startListingNode({
+    listing: () => [{ id: 'm', object: 'model', created: 0, owned_by: 'acme' }],
+    router: false,
+  });
   try {
     const empty = await run(['serve'], dir);
     // The machine running the tests may have a system config; only a clean one shows the error.
     if (!DEFAULT_CONFIG_PATHS.slice(1).some((path) => empty.stderr.includes(`using ${path}`))) {
       assert.equal(empty.code, 2);
-      assert.match(empty.stderr, /no --config given, and neither \.\/switchyard\.toml nor \/etc\/switchyard\/switchyard\.toml exists/);
+      assert.match(
+        empty.stderr,
+        /no --config given, and neither \.\/switchyard\.toml nor \/etc\/switchyard\/switchyard\.toml exists/,
+      );
     }
     // The README's quick start: `init URL` writes ./switchyard.toml, `serve` runs it.
     const initialised = await run(['init', node.url, '--listen', '127.0.0.1:0'], dir);
@@ -99,4 +115,3 @@ test('check-config ends its summary with a newline and names the file in a TOML 
     await rm(dir, { recursive: true, force: true });
   }
 });
-

@@ -152,15 +152,24 @@ function outcomeOf(res: JsonResponse, fits: boolean, askedNode: string): string 
   if (fits) return node === askedNode ? 'served' : `served by ${node}`;
   if (node !== askedNode) return `re-routed to ${node}`;
   const warning = res.headers['x-switchyard-context'];
-  return typeof warning === 'string' && warning.startsWith('may-truncate') ? 'forwarded, may-truncate header' : 'SERVED WITHOUT PROOF';
+  return typeof warning === 'string' && warning.startsWith('may-truncate')
+    ? 'forwarded, may-truncate header'
+    : 'SERVED WITHOUT PROOF';
 }
 
 async function startPhase(tokenizer: boolean, workers: number): Promise<GatewayUnderTest> {
   for (const node of sim.nodes) await setSimFaults(node.url, { tokenize: tokenizer ? 'none' : 'hang' });
   const nodes = sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: KINDS[n.name] ?? 'auto' }));
-  const gw = await startGateway(gatewayToml(nodes, tokenizer ? '' : '[routing]\ntokenize_timeout = "100ms"', workers > 1 ? `workers = ${workers}` : ''));
+  const gw = await startGateway(
+    gatewayToml(nodes, tokenizer ? '' : '[routing]\ntokenize_timeout = "100ms"', workers > 1 ? `workers = ${workers}` : ''),
+  );
   for (const name of Object.keys(KINDS)) {
-    await waitForHost(gw.url, name, (h) => Object.values(h.models ?? {}).some((m) => m.n_ctx > 0) || h.kind === 'openai', 'context known');
+    await waitForHost(
+      gw.url,
+      name,
+      (h) => Object.values(h.models ?? {}).some((m) => m.n_ctx > 0) || h.kind === 'openai',
+      'context known',
+    );
   }
   await waitForHost(gw.url, 'openai', (h) => h.discovery.state === 'known', 'listed');
   return gw;
@@ -191,9 +200,24 @@ for (const phase of PHASES) {
             const fits = prompt.tokens + MAX_TOKENS < CTX;
             const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, prompt.body);
             const outcome = outcomeOf(res, fits, kind);
-            rows.push({ phase: phase.name, fleet: kind, language, percent: Math.round(fraction * 100), tokens: prompt.tokens, fits, status: res.status, node: servedBy(res), outcome });
-            const good = fits ? outcome === 'served' : outcome === 'refused 400' || (kind === 'ollama' && outcome === 'forwarded, may-truncate header');
-            if (!good) problems.push(`${language} ${Math.round(fraction * 100)}% (${prompt.tokens} tokens, ${prompt.bytes} bytes): ${outcome}: ${res.text.slice(0, 300)}`);
+            rows.push({
+              phase: phase.name,
+              fleet: kind,
+              language,
+              percent: Math.round(fraction * 100),
+              tokens: prompt.tokens,
+              fits,
+              status: res.status,
+              node: servedBy(res),
+              outcome,
+            });
+            const good = fits
+              ? outcome === 'served'
+              : outcome === 'refused 400' || (kind === 'ollama' && outcome === 'forwarded, may-truncate header');
+            if (!good)
+              problems.push(
+                `${language} ${Math.round(fraction * 100)}% (${prompt.tokens} tokens, ${prompt.bytes} bytes): ${outcome}: ${res.text.slice(0, 300)}`,
+              );
             if (res.status === 400 && !fits) {
               const message = res.json<{ error: { message: string } }>().error.message;
               assert.match(message, /maximum context length is \d+ tokens/, message);
@@ -225,9 +249,22 @@ for (const phase of PHASES) {
                   : fitsOllama
                     ? `served by ${node}`
                     : `re-routed to ${node}`;
-          rows.push({ phase: phase.name, fleet: 'ollama+vllm', language, percent: Math.round(fraction * 100), tokens: prompt.tokens, fits: fitsAny, status: res.status, node, outcome });
+          rows.push({
+            phase: phase.name,
+            fleet: 'ollama+vllm',
+            language,
+            percent: Math.round(fraction * 100),
+            tokens: prompt.tokens,
+            fits: fitsAny,
+            status: res.status,
+            node,
+            outcome,
+          });
           const good = fitsAny ? res.status === 200 && (fitsOllama || node === 'mix-vllm') : res.status === 400;
-          if (!good) problems.push(`${language} ${Math.round(fraction * 100)}% (${prompt.tokens} tokens): ${outcome}: ${res.text.slice(0, 300)}`);
+          if (!good)
+            problems.push(
+              `${language} ${Math.round(fraction * 100)}% (${prompt.tokens} tokens): ${outcome}: ${res.text.slice(0, 300)}`,
+            );
         }
       }
       assert.deepEqual(problems, []);
@@ -242,7 +279,10 @@ test('the table', (t) => {
 
 /** Per phase, fleet and language: prompts tried, false refusals, overflows refused / re-routed / forwarded with a warning. */
 function renderTable(all: readonly Row[]): string {
-  const lines = ['| phase | fleet | language | prompts | false refusals | overflows | refused 400 | re-routed | may-truncate header | not handled |', '|---|---|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| phase | fleet | language | prompts | false refusals | overflows | refused 400 | re-routed | may-truncate header | not handled |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
   const keys = [...new Set(all.map((r) => `${r.phase}|${r.fleet}|${r.language}`))];
   for (const key of keys) {
     const group = all.filter((r) => `${r.phase}|${r.fleet}|${r.language}` === key);

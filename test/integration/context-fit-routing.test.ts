@@ -130,6 +130,8 @@ test('when no loaded node fits, a router that would load the model on demand tak
   assert.equal(long.status, 200, long.text);
   assert.equal(servedBy(long), 'spare');
   assert.equal(await chatPosts('narrow'), narrowBefore, 'the small node that has the model loaded was not tried');
-  const statuses = (await httpJson('GET', `${sim.url('spare')}/v1/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const statuses = (await httpJson('GET', `${sim.url('spare')}/v1/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   assert.equal(statuses.data.find((m) => m.id === 'wide')?.status.value, 'loaded', 'the router loaded it on demand');
 });

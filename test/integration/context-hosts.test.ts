@@ -131,11 +131,15 @@ test('a single llama-server reports its host figures; per-slot KV guarantees the
   const single = await hostOfNamed('single');
   assert.equal(single.role, 'single');
   assert.deepEqual(single.loaded, ['solo']);
-  assert.deepEqual(single.models, { solo: { n_ctx: 2048, slots: 4, guaranteed_ctx: 512, kv: { mode: 'unified', source: 'default' } } });
+  assert.deepEqual(single.models, {
+    solo: { n_ctx: 2048, slots: 4, guaranteed_ctx: 512, kv: { mode: 'unified', source: 'default' } },
+  });
 
   const perSlot = await hostOfNamed('single-per-slot');
   assert.equal(perSlot.kv, 'per-slot');
-  assert.deepEqual(perSlot.models, { 'solo-ps': { n_ctx: 2048, slots: 4, guaranteed_ctx: 2048, kv: { mode: 'per-slot', source: 'config' } } });
+  assert.deepEqual(perSlot.models, {
+    'solo-ps': { n_ctx: 2048, slots: 4, guaranteed_ctx: 2048, kv: { mode: 'per-slot', source: 'config' } },
+  });
 });
 
 test('vLLM reports max_model_len and Ollama the runtime context of loaded models only, with no slot count', async () => {
@@ -158,10 +162,18 @@ test('a node without figures reports models as an empty object, never null', asy
   assert.deepEqual(gone.models, {});
   assert.deepEqual(gone.loaded, []);
 
-  const raw = (await httpJson('GET', `${gw.url}/admin/hosts`)).json<{ hosts: { name: string; models: unknown; leases: unknown }[] }>();
+  const raw = (await httpJson('GET', `${gw.url}/admin/hosts`)).json<{
+    hosts: { name: string; models: unknown; leases: unknown }[];
+  }>();
   for (const host of raw.hosts) {
-    assert.ok(typeof host.models === 'object' && host.models !== null && !Array.isArray(host.models), `${host.name}: models is an object`);
-    assert.ok(typeof host.leases === 'object' && host.leases !== null && !Array.isArray(host.leases), `${host.name}: leases is an object`);
+    assert.ok(
+      typeof host.models === 'object' && host.models !== null && !Array.isArray(host.models),
+      `${host.name}: models is an object`,
+    );
+    assert.ok(
+      typeof host.leases === 'object' && host.leases !== null && !Array.isArray(host.leases),
+      `${host.name}: leases is an object`,
+    );
   }
 });
 
@@ -174,7 +186,12 @@ test('the fleet /v1/models carries the largest loaded context and who has each m
   assert.deepEqual(pick(byId.get('r-off')), { max_model_len: null, loaded: false, nodes: [], on_demand_nodes: ['router'] });
   assert.deepEqual(pick(byId.get('solo')), { max_model_len: 2048, loaded: true, nodes: ['single'], on_demand_nodes: [] });
   assert.deepEqual(pick(byId.get('vl')), { max_model_len: 16384, loaded: true, nodes: ['vllm'], on_demand_nodes: [] });
-  assert.deepEqual(pick(byId.get('oll-cold:latest')), { max_model_len: null, loaded: false, nodes: [], on_demand_nodes: ['ollama'] });
+  assert.deepEqual(pick(byId.get('oll-cold:latest')), {
+    max_model_len: null,
+    loaded: false,
+    nodes: [],
+    on_demand_nodes: ['ollama'],
+  });
 });
 
 async function hostOfNamed(name: string): Promise<HostView> {
@@ -183,7 +200,9 @@ async function hostOfNamed(name: string): Promise<HostView> {
   return found;
 }
 
-function pick(model: { max_model_len: number | null; loaded: boolean; nodes: string[]; on_demand_nodes: string[] } | undefined): unknown {
+function pick(
+  model: { max_model_len: number | null; loaded: boolean; nodes: string[]; on_demand_nodes: string[] } | undefined,
+): unknown {
   if (model === undefined) return undefined;
   return { max_model_len: model.max_model_len, loaded: model.loaded, nodes: model.nodes, on_demand_nodes: model.on_demand_nodes };
 }

@@ -119,7 +119,11 @@ test('a prompt typically far too large is counted by one tokenizer (no proof yet
 
 test('a prompt whose proven lower bound (bytes / 256) exceeds every context is refused without contacting any node at all', async () => {
   for (const node of NODES) await httpJson('POST', `${sim.url(node)}/__sim/reset`);
-  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('tight', Math.ceil((256 * 2048) / 5) + 10, { max_tokens: 10 }));
+  const res = await httpJson(
+    'POST',
+    `${gw.url}/v1/chat/completions`,
+    chatOfTokens('tight', Math.ceil((256 * 2048) / 5) + 10, { max_tokens: 10 }),
+  );
   assert.equal(res.status, 400, res.text);
   assert.equal(res.json<{ error: { code: string } }>().error.code, 'context_length_exceeded');
   assert.deepEqual(await nonPollingRequests(), []);

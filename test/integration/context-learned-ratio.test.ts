@@ -30,7 +30,13 @@ for (const workers of [1, 2]) {
     before(async () => {
       sim = await startSimFleet(FLEET);
       await setSimFaults(sim.url('vllm'), { tokenize: 'hang' });
-      gw = await startGateway(gatewayToml([{ name: 'vllm', url: sim.url('vllm'), kind: 'vllm' }], '[routing]\ntokenize_timeout = "100ms"', workers > 1 ? `workers = ${workers}` : ''));
+      gw = await startGateway(
+        gatewayToml(
+          [{ name: 'vllm', url: sim.url('vllm'), kind: 'vllm' }],
+          '[routing]\ntokenize_timeout = "100ms"',
+          workers > 1 ? `workers = ${workers}` : '',
+        ),
+      );
       await waitForHost(gw.url, 'vllm', (h) => h.models?.m?.n_ctx === 4096, 'context known');
     });
 
@@ -41,7 +47,11 @@ for (const workers of [1, 2]) {
 
     test('answers teach the ratio; hosts and explain show it', async () => {
       for (let i = 0; i < TOKEN_RATIO_MIN_SAMPLES; i++) {
-        const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfLanguage('m', i % 2 === 0 ? 'english' : 'cjk', 1000 + i, { max_tokens: 4 }).body);
+        const res = await httpJson(
+          'POST',
+          `${gw.url}/v1/chat/completions`,
+          chatOfLanguage('m', i % 2 === 0 ? 'english' : 'cjk', 1000 + i, { max_tokens: 4 }).body,
+        );
         assert.equal(res.status, 200, res.text);
       }
       await eventually(async () => (await hostOf(gw.url, 'vllm')).bytes_per_token?.m?.in_use === true, 5_000, 'the ratio in use');
@@ -51,13 +61,20 @@ for (const workers of [1, 2]) {
       assert.ok(ratio.low > 2.5 && ratio.low < 3.2 && ratio.high > 3.3 && ratio.high < 4, JSON.stringify(ratio));
       const explained = await gw.explain('model=m&prompt_bytes=20000');
       assert.ok(explained.bytes_per_token !== null);
-      assert.ok(explained.prompt_tokens !== null && explained.prompt_tokens < 20_000, `upper bound tightened: ${explained.prompt_tokens}`);
-      assert.ok(explained.prompt_tokens_at_least !== null && explained.prompt_tokens_at_least > 20_000 / 256, `lower bound tightened: ${explained.prompt_tokens_at_least}`);
+      assert.ok(
+        explained.prompt_tokens !== null && explained.prompt_tokens < 20_000,
+        `upper bound tightened: ${explained.prompt_tokens}`,
+      );
+      assert.ok(
+        explained.prompt_tokens_at_least !== null && explained.prompt_tokens_at_least > 20_000 / 256,
+        `lower bound tightened: ${explained.prompt_tokens_at_least}`,
+      );
     });
 
     test('with the ratio learned, a prompt far past every context is refused without asking the node; one that fits is served', async () => {
       const far = chatOfLanguage('m', 'english', 4 * 4096, { max_tokens: 4 });
-      const asked = async (): Promise<number> => (await simRequests(sim.url('vllm'))).filter((r) => r.path === '/v1/chat/completions').length;
+      const asked = async (): Promise<number> =>
+        (await simRequests(sim.url('vllm'))).filter((r) => r.path === '/v1/chat/completions').length;
       // A worker reads the fleet from the owner's pushes (every 100 ms): until its copy has the ratio,
       // the node is asked and refuses (also a 400). Poll until the gateway answers alone.
       let res = await httpJson('POST', `${gw.url}/v1/chat/completions`, far.body);
@@ -71,7 +88,11 @@ for (const workers of [1, 2]) {
         'refused without asking the node',
       );
       assert.match(res.json<{ error: { message: string } }>().error.message, /needs at least \d+ tokens/);
-      const fits = await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfLanguage('m', 'code', 3800, { max_tokens: 4 }).body);
+      const fits = await httpJson(
+        'POST',
+        `${gw.url}/v1/chat/completions`,
+        chatOfLanguage('m', 'code', 3800, { max_tokens: 4 }).body,
+      );
       assert.equal(fits.status, 200, fits.text);
     });
   });

@@ -108,7 +108,11 @@ for (const workers of [1, 2]) {
     before(async () => {
       sim = await startSimFleet(FLEET);
       gw = await startGateway(
-        gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'vllm' ? 'vllm' : 'llamacpp' })), '', `workers = ${workers}`),
+        gatewayToml(
+          sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'vllm' ? 'vllm' : 'llamacpp' })),
+          '',
+          `workers = ${workers}`,
+        ),
       );
       await waitForHost(gw.url, 'l1', (h) => h.models?.['m-a']?.slots === 4, 'slots known');
       await waitForHost(gw.url, 'l2', (h) => h.models?.['m-a']?.slots === 2, 'slots known');
@@ -138,13 +142,21 @@ for (const workers of [1, 2]) {
 
       assert.ok(aborted > 100, `clients aborted (${aborted})`);
       assert.deepEqual([...statuses.keys()], [200], `every answered request succeeded: ${JSON.stringify([...statuses])}`);
-      const waited = await Promise.all(MODELS.map((model) => metric(gw.url, 'gateway_queue_wait_seconds_count', { model, outcome: 'admitted' })));
-      assert.ok(waited.some((n) => n > 0), 'some requests waited in a queue');
+      const waited = await Promise.all(
+        MODELS.map((model) => metric(gw.url, 'gateway_queue_wait_seconds_count', { model, outcome: 'admitted' })),
+      );
+      assert.ok(
+        waited.some((n) => n > 0),
+        'some requests waited in a queue',
+      );
 
       await eventually(
         async () => {
           const { hosts, queue_depth } = await hostsOf(gw.url);
-          return hosts.every((h) => h.in_flight === 0 && Object.keys(h.leases).length === 0) && Object.values(queue_depth).every((d) => d === 0);
+          return (
+            hosts.every((h) => h.in_flight === 0 && Object.keys(h.leases).length === 0) &&
+            Object.values(queue_depth).every((d) => d === 0)
+          );
         },
         5_000,
         'no lease, nothing in flight, empty queues',

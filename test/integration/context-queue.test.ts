@@ -49,10 +49,16 @@ before(async () => {
   sim = await startSimFleet(FLEET, { clock: fleetClock });
   [ordered, impatient] = await Promise.all([
     startGateway(
-      gatewayToml([{ name: 'fifo', url: sim.url('fifo'), kind: 'llamacpp' }], `[routing]\nqueue_timeout = "10s"\nmax_queue = ${MAX_QUEUE}\n`),
+      gatewayToml(
+        [{ name: 'fifo', url: sim.url('fifo'), kind: 'llamacpp' }],
+        `[routing]\nqueue_timeout = "10s"\nmax_queue = ${MAX_QUEUE}\n`,
+      ),
     ),
     startGateway(
-      gatewayToml([{ name: 'timed', url: sim.url('timed'), kind: 'llamacpp' }], `[routing]\nqueue_timeout = "${QUEUE_TIMEOUT_MS}ms"\n`),
+      gatewayToml(
+        [{ name: 'timed', url: sim.url('timed'), kind: 'llamacpp' }],
+        `[routing]\nqueue_timeout = "${QUEUE_TIMEOUT_MS}ms"\n`,
+      ),
     ),
   ]);
   await waitForHost(ordered.url, 'fifo', (h) => h.models?.['fifo-model']?.slots === 1, 'one slot known');
@@ -87,7 +93,11 @@ interface Hold {
 /** Starts a long request and resolves once it holds the only slot. */
 async function holdTheSlot(gatewayUrl: string, node: string, model: string): Promise<Hold> {
   let finished = false;
-  const answer = httpJson('POST', `${gatewayUrl}/v1/chat/completions`, chatOfTokens(model, 1, { max_tokens: HOLD_TOKENS })).finally(() => {
+  const answer = httpJson(
+    'POST',
+    `${gatewayUrl}/v1/chat/completions`,
+    chatOfTokens(model, 1, { max_tokens: HOLD_TOKENS }),
+  ).finally(() => {
     finished = true;
   });
   await waitForHost(gatewayUrl, node, (h) => h.leases[model]?.requests === 1, 'the slot leased');
@@ -115,9 +125,17 @@ test('waiting requests reach the node in the order they were sent; one past max_
   const explained = await explainOf(ordered.url, 'model=fifo-model');
   assert.equal(explained.outcome, 'queue');
   assert.equal(explained.nodes.find((n) => n.node === 'fifo')?.reason, 'no_slot');
-  assert.deepEqual(explained.queue, { depth: MAX_QUEUE, by_class: { interactive: 0, standard: MAX_QUEUE, batch: 0 }, by_tenant: { default: MAX_QUEUE } }, 'the queue by class and tenant');
+  assert.deepEqual(
+    explained.queue,
+    { depth: MAX_QUEUE, by_class: { interactive: 0, standard: MAX_QUEUE, batch: 0 }, by_tenant: { default: MAX_QUEUE } },
+    'the queue by class and tenant',
+  );
 
-  const overflow = await httpJson('POST', `${ordered.url}/v1/chat/completions`, shortRequest('/v1/chat/completions', 'fifo-model'));
+  const overflow = await httpJson(
+    'POST',
+    `${ordered.url}/v1/chat/completions`,
+    shortRequest('/v1/chat/completions', 'fifo-model'),
+  );
   assert.equal(overflow.status, 429, overflow.text);
   assert.ok(Number(overflow.headers['retry-after']) >= 1, 'Retry-After is set');
   assert.deepEqual(pickError(overflow), { type: 'rate_limit_error', code: 'queue_full' });
@@ -129,10 +147,18 @@ test('waiting requests reach the node in the order they were sent; one past max_
   for (let i = 1; i < finishedAt.length; i++) {
     assert.ok((finishedAt[i] ?? 0) > (finishedAt[i - 1] ?? 0), `request ${i} finished after request ${i - 1}`);
   }
-  const arrived = (await simRequests(sim.url('fifo'))).filter((r) => r.method === 'POST' && INFERENCE.has(r.path)).map((r) => r.path);
-  assert.deepEqual(arrived, ['/v1/chat/completions', ...pattern], 'the hold, then the waiters in send order; never the refused one');
+  const arrived = (await simRequests(sim.url('fifo')))
+    .filter((r) => r.method === 'POST' && INFERENCE.has(r.path))
+    .map((r) => r.path);
+  assert.deepEqual(
+    arrived,
+    ['/v1/chat/completions', ...pattern],
+    'the hold, then the waiters in send order; never the refused one',
+  );
   assert.equal(await queueDepth(ordered.url, 'fifo-model'), 0);
-  assert.ok((await metric(ordered.url, 'gateway_queue_wait_seconds_count', { model: 'fifo-model', outcome: 'admitted' })) >= MAX_QUEUE);
+  assert.ok(
+    (await metric(ordered.url, 'gateway_queue_wait_seconds_count', { model: 'fifo-model', outcome: 'admitted' })) >= MAX_QUEUE,
+  );
 });
 
 test('a request that waits longer than queue_timeout gets 429 with Retry-After and never reaches the node', async () => {

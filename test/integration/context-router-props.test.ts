@@ -60,7 +60,9 @@ after(async () => {
 });
 
 async function routerStatuses(): Promise<Record<string, string>> {
-  const list = (await httpJson('GET', `${sim.url('router')}/v1/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${sim.url('router')}/v1/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return Object.fromEntries(list.data.map((m) => [m.id, m.status.value]));
 }
 
@@ -77,7 +79,9 @@ test('the gateway asks /props?model= only for the loaded model, always with auto
   }
   await eventually(
     // Each discovery round asks the plain /props once (router or single?), then per loaded model.
-    async () => (await simRequests(sim.url('router'))).filter((r) => r.path === '/props' && r.query.model === undefined).length >= 2 * ROUNDS,
+    async () =>
+      (await simRequests(sim.url('router'))).filter((r) => r.path === '/props' && r.query.model === undefined).length >=
+      2 * ROUNDS,
     10_000,
     `${ROUNDS} discovery rounds from each gateway node`,
   );

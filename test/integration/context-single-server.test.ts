@@ -44,7 +44,11 @@ test('chat, completions and embeddings pass through to a single llama-server', a
   assert.equal(body.object, 'chat.completion');
   assert.equal(body.usage.completion_tokens, 5);
 
-  const completion = await httpJson('POST', `${gw.url}/v1/completions`, { model: 'solo-plain', prompt: 'abcd abcd', max_tokens: 3 });
+  const completion = await httpJson('POST', `${gw.url}/v1/completions`, {
+    model: 'solo-plain',
+    prompt: 'abcd abcd',
+    max_tokens: 3,
+  });
   assert.equal(completion.status, 200, completion.text);
   const embedding = await httpJson('POST', `${gw.url}/v1/embeddings`, { model: 'solo-plain', input: 'abcd' });
   assert.equal(embedding.status, 200, embedding.text);
@@ -71,7 +75,9 @@ test('its hosts entry has role "single", the host figures, and no lease left', a
   assert.equal(host.role, 'single');
   assert.deepEqual(host.loaded, ['solo-plain']);
   assert.deepEqual(host.available_on_demand, []);
-  assert.deepEqual(host.models, { 'solo-plain': { n_ctx: 8192, slots: 4, guaranteed_ctx: 2048, kv: { mode: 'unified', source: 'default' } } });
+  assert.deepEqual(host.models, {
+    'solo-plain': { n_ctx: 8192, slots: 4, guaranteed_ctx: 2048, kv: { mode: 'unified', source: 'default' } },
+  });
   assert.deepEqual(host.leases, {});
 });
 

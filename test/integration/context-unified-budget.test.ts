@@ -56,7 +56,11 @@ async function send(baseUrl: string, body: Record<string, unknown>): Promise<Out
 
 /** A 500, or a stream that carried an error event instead of finishing. */
 function failed(outcome: Outcome): boolean {
-  return outcome.status !== 200 || /"error"/.test(outcome.text) || (outcome.text.startsWith('data:') && !outcome.text.includes('[DONE]'));
+  return (
+    outcome.status !== 200 ||
+    /"error"/.test(outcome.text) ||
+    (outcome.text.startsWith('data:') && !outcome.text.includes('[DONE]'))
+  );
 }
 
 let sim: SimFleet;
@@ -65,9 +69,16 @@ const gateways = new Map<number, GatewayUnderTest>();
 before(async () => {
   sim = await startSimFleet(FLEET);
   for (const workers of [1, 2]) {
-    const gw = await startGateway(gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }], '', `workers = ${workers}`));
+    const gw = await startGateway(
+      gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }], '', `workers = ${workers}`),
+    );
     gateways.set(workers, gw);
-    await waitForHost(gw.url, 'pool', (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS, 'pool figures');
+    await waitForHost(
+      gw.url,
+      'pool',
+      (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS,
+      'pool figures',
+    );
   }
 });
 
@@ -87,35 +98,36 @@ test('the load exhausts the unified pool when sent straight to the node (so the 
   await eventually(async () => (await simStats(sim.url('pool'))).inFlight === 0, 15_000, 'the node idle again');
 });
 
-for (const workers of [1, 2]) test(`through the gateway (${workers} worker(s)) the same load all succeeds, and the leased tokens never exceed the pool`, async () => {
-  const gw = gateways.get(workers);
-  assert.ok(gw !== undefined);
-  let sampling = true;
-  let peakTokens = 0;
-  let peakRequests = 0;
-  const sampler = (async () => {
-    while (sampling) {
-      const lease = (await hostOf(gw.url, 'pool')).leases.pooled;
-      peakTokens = Math.max(peakTokens, lease?.tokens ?? 0);
-      peakRequests = Math.max(peakRequests, lease?.requests ?? 0);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  })();
-  const outcomes = await Promise.all(load().map((body) => send(gw.url, body)));
-  sampling = false;
-  await sampler;
+for (const workers of [1, 2])
+  test(`through the gateway (${workers} worker(s)) the same load all succeeds, and the leased tokens never exceed the pool`, async () => {
+    const gw = gateways.get(workers);
+    assert.ok(gw !== undefined);
+    let sampling = true;
+    let peakTokens = 0;
+    let peakRequests = 0;
+    const sampler = (async () => {
+      while (sampling) {
+        const lease = (await hostOf(gw.url, 'pool')).leases.pooled;
+        peakTokens = Math.max(peakTokens, lease?.tokens ?? 0);
+        peakRequests = Math.max(peakRequests, lease?.requests ?? 0);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const outcomes = await Promise.all(load().map((body) => send(gw.url, body)));
+    sampling = false;
+    await sampler;
 
-  const broken = outcomes.filter(failed);
-  assert.deepEqual(
-    broken.map((o) => `${o.status} ${o.text.slice(0, 120)}`),
-    [],
-    'no request failed',
-  );
-  for (const outcome of outcomes) {
-    if (outcome.text.startsWith('data:')) assert.match(outcome.text, /"finish_reason":"length"/);
-    else assert.equal(JSON.parse(outcome.text).choices[0].finish_reason, 'length');
-  }
-  assert.ok(peakTokens <= CONTEXT, `leased tokens stayed within the pool (peak ${peakTokens})`);
-  assert.ok(peakRequests >= 2, `requests still ran side by side (peak ${peakRequests})`);
-  await eventually(async () => (await hostOf(gw.url, 'pool')).in_flight === 0, 15_000, 'leases returned');
-});
+    const broken = outcomes.filter(failed);
+    assert.deepEqual(
+      broken.map((o) => `${o.status} ${o.text.slice(0, 120)}`),
+      [],
+      'no request failed',
+    );
+    for (const outcome of outcomes) {
+      if (outcome.text.startsWith('data:')) assert.match(outcome.text, /"finish_reason":"length"/);
+      else assert.equal(JSON.parse(outcome.text).choices[0].finish_reason, 'length');
+    }
+    assert.ok(peakTokens <= CONTEXT, `leased tokens stayed within the pool (peak ${peakTokens})`);
+    assert.ok(peakRequests >= 2, `requests still ran side by side (peak ${peakRequests})`);
+    await eventually(async () => (await hostOf(gw.url, 'pool')).in_flight === 0, 15_000, 'leases returned');
+  });

@@ -94,7 +94,8 @@ after(async () => {
 const chatPosts = async (node: string): Promise<number> =>
   (await simRequests(sim.url(node))).filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions').length;
 
-const listings = async (node: string): Promise<number> => (await simRequests(sim.url(node))).filter((r) => r.path === '/v1/models').length;
+const listings = async (node: string): Promise<number> =>
+  (await simRequests(sim.url(node))).filter((r) => r.path === '/v1/models').length;
 
 function errorOf(res: JsonResponse): Record<string, unknown> {
   return res.json<{ error: Record<string, unknown> }>().error;
@@ -126,7 +127,7 @@ test("llama.cpp's exceed_context_size_error makes the gateway re-route the reque
   }
 });
 
-test('with no larger node the client gets the normalised 400 with the node\'s own prompt count, not the llama.cpp body', async () => {
+test("with no larger node the client gets the normalised 400 with the node's own prompt count, not the llama.cpp body", async () => {
   const before = await metric(gw.url, 'gateway_context_rejections_total', { model: 'ovf-solo' });
   const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('ovf-solo', LONG, { max_tokens: 4 }));
   assertNormalisedOverflow(res, 1024);
@@ -138,8 +139,14 @@ test('with no larger node the client gets the normalised 400 with the node\'s ow
 });
 
 test("vLLM's and SGLang's overflow errors are normalised the same way", async () => {
-  assertNormalisedOverflow(await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('ovf-vllm', LONG, { max_tokens: 4 })), 1024);
-  assertNormalisedOverflow(await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('ovf-sglang', LONG, { max_tokens: 4 })), 1024);
+  assertNormalisedOverflow(
+    await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('ovf-vllm', LONG, { max_tokens: 4 })),
+    1024,
+  );
+  assertNormalisedOverflow(
+    await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('ovf-sglang', LONG, { max_tokens: 4 })),
+    1024,
+  );
 });
 
 test('an upstream "model not found" (vLLM 404, llama.cpp router 400) becomes 404 model_not_found', async () => {

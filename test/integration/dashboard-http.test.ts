@@ -59,7 +59,10 @@ test('/admin/events needs the admin token when one is set, streams a snapshot, a
     let text = '';
     while (!text.includes('\n\n', text.indexOf('event: snapshot'))) text += (await reader.read()).value ?? '';
     const data = JSON.parse(/event: snapshot\ndata: (.*)\n/.exec(text)?.[1] ?? 'null') as { nodes: { name: string }[] };
-    assert.deepEqual(data.nodes.map((n) => n.name), sim.nodes.map((n) => n.name));
+    assert.deepEqual(
+      data.nodes.map((n) => n.name),
+      sim.nodes.map((n) => n.name),
+    );
     assert.equal(gw.gateway.liveFeed.clientCount(), 1);
     // A stop must not wait out the drain for a stream that never ends by itself.
     const started = Date.now();

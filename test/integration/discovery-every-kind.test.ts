@@ -103,7 +103,7 @@ after(async () => {
   await sim?.close();
 });
 
-test('every kind\'s model list is discovered with exactly the ids the node serves', async () => {
+test("every kind's model list is discovered with exactly the ids the node serves", async () => {
   const report = await healthOf(gw.url);
   assert.equal(report.status, 'ok');
   assert.equal(report.nodes, 5);
@@ -147,7 +147,10 @@ test('a declared alias routes as the named model and is forwarded with the serve
   const own = await chat(gw.url, 'gemma');
   assert.equal(own.status, 200, own.text);
   assert.equal(servedBy(own), 'router-a');
-  assert.equal((await simRequests(sim.url('router-a'))).filter((r) => r.path === '/v1/chat/completions').at(-1)?.model, 'gemma-3-4b');
+  assert.equal(
+    (await simRequests(sim.url('router-a'))).filter((r) => r.path === '/v1/chat/completions').at(-1)?.model,
+    'gemma-3-4b',
+  );
   // Every listing is current and no node takes the name: 404, naming the nearest names nodes take.
   const unknown = await chat(gw.url, 'gemma-3-4');
   assert.equal(unknown.status, 404, unknown.text);
@@ -192,7 +195,11 @@ test('an empty list in any other dialect is empty too, and a body without data i
       const before_ = await discoveries(gw.url, n.name, result);
       await setSimFaults(n.url, { models: fault });
       try {
-        await eventually(async () => (await discoveries(gw.url, n.name, result)) > before_, 15_000, `${n.name} ${fault} → ${result}`);
+        await eventually(
+          async () => (await discoveries(gw.url, n.name, result)) > before_,
+          15_000,
+          `${n.name} ${fault} → ${result}`,
+        );
         await waitForNode(gw.url, n.name, modelState(state), `${fault} → ${state}`);
       } finally {
         await setSimFaults(n.url, { models: 'none' });

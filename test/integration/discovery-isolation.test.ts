@@ -7,7 +7,16 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, setSimFaults, simRequests } from '#test/fixtures/http.ts';
-import { chat, discoveries, gatewayConfig, nodeDetail, pause, servedBy, simCount, waitForNode } from '#test/fixtures/gateway-state.ts';
+import {
+  chat,
+  discoveries,
+  gatewayConfig,
+  nodeDetail,
+  pause,
+  servedBy,
+  simCount,
+  waitForNode,
+} from '#test/fixtures/gateway-state.ts';
 
 const FLEET = ['hung', 'other', 'third', 'slowprobe', 'late']
   .map((name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["m-${name}"]\nttft = "2ms"\ntokens_per_second = 1000\n`)
@@ -82,7 +91,10 @@ async function measure(targets: readonly (readonly [string, string, number])[], 
     });
     const reached = targets.every(([node, path, target]) => (counts[`${node}:${path}`] ?? 0) >= target);
     if (reached && samples.length >= MIN_SAMPLES) return { counts, samples };
-    assert.ok(Date.now() < deadline, `targets ${JSON.stringify(targets)} not reached within ${MEASURE_LIMIT_MS} ms: ${JSON.stringify(counts)}`);
+    assert.ok(
+      Date.now() < deadline,
+      `targets ${JSON.stringify(targets)} not reached within ${MEASURE_LIMIT_MS} ms: ${JSON.stringify(counts)}`,
+    );
     await pause(50);
   }
 }
@@ -96,12 +108,16 @@ async function measure(targets: readonly (readonly [string, string, number])[], 
 async function hangListings(node: string): Promise<void> {
   const listed = await simCount(sim.url(node), '/v1/models');
   await setSimFaults(sim.url(node), { models: 'hang' });
-  await eventually(async () => {
-    const arrived = await simCount(sim.url(node), '/v1/models');
-    if (arrived <= listed) return false;
-    await pause(5 * DISCOVERY_INTERVAL_MS);
-    return (await simCount(sim.url(node), '/v1/models')) === arrived;
-  }, 15_000, 'a hanging listing');
+  await eventually(
+    async () => {
+      const arrived = await simCount(sim.url(node), '/v1/models');
+      if (arrived <= listed) return false;
+      await pause(5 * DISCOVERY_INTERVAL_MS);
+      return (await simCount(sim.url(node), '/v1/models')) === arrived;
+    },
+    15_000,
+    'a hanging listing',
+  );
 }
 
 test('a node whose listing has not answered yet (untried) is healthy and lets every model through', async (t) => {
@@ -122,7 +138,12 @@ test('a node whose /v1/models hangs keeps its health-check cadence and status, a
   await hangListings('hung');
   try {
     const window = await measure(
-      [['hung', '/health', HEALTH_ROUNDS], ['hung', '/v1/models', 0], ['other', '/v1/models', DISCOVERY_ROUNDS], ['third', '/v1/models', DISCOVERY_ROUNDS]],
+      [
+        ['hung', '/health', HEALTH_ROUNDS],
+        ['hung', '/v1/models', 0],
+        ['other', '/v1/models', DISCOVERY_ROUNDS],
+        ['third', '/v1/models', DISCOVERY_ROUNDS],
+      ],
       'hung',
     );
     assert.equal(window.counts['hung:/v1/models'], 0, 'one listing in flight per node: the hung one');
@@ -135,7 +156,11 @@ test('a node whose /v1/models hangs keeps its health-check cadence and status, a
     assert.equal(servedBy(await chat(gw.url, 'm-hung')), 'hung', 'its models are still routed to it');
 
     // When the listing finally times out, that is a discovery failure only.
-    await eventually(async () => (await discoveries(gw.url, 'hung', 'timeout')) >= 1, DISCOVERY_TIMEOUT_MS + 10_000, 'the timeout');
+    await eventually(
+      async () => (await discoveries(gw.url, 'hung', 'timeout')) >= 1,
+      DISCOVERY_TIMEOUT_MS + 10_000,
+      'the timeout',
+    );
     const detail = await nodeDetail(gw.url, 'hung');
     assert.equal(detail?.models.state, 'degraded');
     assert.match(detail?.models.last_error ?? '', /timed out after 10000 ms/);
@@ -150,7 +175,13 @@ test('a node whose /v1/models hangs keeps its health-check cadence and status, a
 test('a node whose health endpoint hangs keeps its discovery cadence and its listing', async () => {
   await setSimFaults(sim.url('slowprobe'), { health: 'hang' });
   try {
-    const window = await measure([['slowprobe', '/v1/models', DISCOVERY_ROUNDS], ['other', '/health', HEALTH_ROUNDS]], 'slowprobe');
+    const window = await measure(
+      [
+        ['slowprobe', '/v1/models', DISCOVERY_ROUNDS],
+        ['other', '/health', HEALTH_ROUNDS],
+      ],
+      'slowprobe',
+    );
     assert.deepEqual([...new Set(window.samples.map((s) => s.state))], ['known'], 'the listing stays known');
     // Meanwhile its health probes time out, as they should.
     const degraded = await waitForNode(gw.url, 'slowprobe', (d) => d.status !== 'healthy', 'not healthy');
@@ -164,7 +195,13 @@ test('a node whose health endpoint hangs keeps its discovery cadence and its lis
 test('an Ollama node of kind "auto" whose /v1/models hangs stays healthy: it is probed on /api/version, not on its model list', async () => {
   await hangListings('ollie');
   try {
-    const window = await measure([['ollie', '/api/version', HEALTH_ROUNDS], ['ollie', '/v1/models', 0]], 'ollie');
+    const window = await measure(
+      [
+        ['ollie', '/api/version', HEALTH_ROUNDS],
+        ['ollie', '/v1/models', 0],
+      ],
+      'ollie',
+    );
     assert.equal(window.counts['ollie:/v1/models'], 0, 'health probes do not ask for the model list');
     assert.deepEqual([...new Set(window.samples.map((s) => `${s.status}/${s.state}`))], ['healthy/known']);
   } finally {

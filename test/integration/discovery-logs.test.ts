@@ -54,7 +54,11 @@ async function startEditableNode(initial: readonly string[]): Promise<EditableNo
     if (req.method === 'POST' && req.url === '/v1/chat/completions') {
       req.resume();
       req.on('end', () => {
-        const body = { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] };
+        const body = {
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+        };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       });
       return;
@@ -126,14 +130,23 @@ test('a changed list logs "node model list changed" once with what was added and
   for (const step of steps) {
     mark = logMark(gw);
     node.set('list', step.ids);
-    await waitForNode(gw.url, 'ed', (d) => [...d.models.names].sort().join() === [...step.ids].sort().join(), `lists ${step.ids.join()}`);
+    await waitForNode(
+      gw.url,
+      'ed',
+      (d) => [...d.models.names].sort().join() === [...step.ids].sort().join(),
+      `lists ${step.ids.join()}`,
+    );
     await moreRounds(3);
     const changes = logsOf(gw, 'ed', 'node model list changed', mark);
     assert.equal(changes.length, 1, step.ids.join());
     assert.deepEqual([changes[0]?.added, changes[0]?.removed], [step.added, step.removed], step.ids.join());
     assert.deepEqual(warnings(mark), step.warned, `warnings after ${step.ids.join()}`);
     const counts = discoveryLogCounts(gw, 'ed', mark);
-    assert.equal(Object.values(counts).reduce((a, b) => a + b, 0), 1 + step.warned.length, JSON.stringify(counts));
+    assert.equal(
+      Object.values(counts).reduce((a, b) => a + b, 0),
+      1 + step.warned.length,
+      JSON.stringify(counts),
+    );
   }
 
   // Routing follows the list exactly.

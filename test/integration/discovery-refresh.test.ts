@@ -29,7 +29,11 @@ let waiting: GatewayUnderTest;
 /** miss_wait 0 (the default), no cooldown. */
 let notWaiting: GatewayUnderTest;
 
-function configText(nodes: readonly { name: string; group?: string }[], discovery: Readonly<Record<string, string>>, extra = ''): string {
+function configText(
+  nodes: readonly { name: string; group?: string }[],
+  discovery: Readonly<Record<string, string>>,
+  extra = '',
+): string {
   return gatewayConfig({
     // One failed listing expires a node: the tests start from expired nodes.
     health: { interval: '100ms', timeout: '2s', failThreshold: 1 },
@@ -103,7 +107,7 @@ test('refresh-on-miss is rate-limited per node by miss_cooldown', async () => {
   assert.equal((await listings('s')) - before_, 2, 'another round once the cooldown has passed');
 });
 
-test('a miss waits at most miss_wait, even when a node\'s listing hangs', async () => {
+test("a miss waits at most miss_wait, even when a node's listing hangs", async () => {
   await setSimFaults(sim.url('w'), { models: 'hang' });
   try {
     clock.jump(MISS_COOLDOWN_MS);

@@ -48,13 +48,19 @@ function configText(nodes: readonly { name: string; url: string }[], discoveryIn
 const nodesNamed = (...names: string[]): { name: string; url: string }[] => names.map((name) => ({ name, url: sim.url(name) }));
 
 /** Rewrites the config file, reloads it as SIGHUP does, and waits for the gateway to log the outcome. */
-async function reloadWith(text: string, outcome: 'config reloaded' | 'config reload rejected; keeping the running config'): Promise<Record<string, unknown>> {
+async function reloadWith(
+  text: string,
+  outcome: 'config reloaded' | 'config reload rejected; keeping the running config',
+): Promise<Record<string, unknown>> {
   const mark = logMark(gw);
   await gw.reload(text);
   let line: Record<string, unknown> | undefined;
   await eventually(
     () => {
-      line = gw.logs().slice(mark).find((l) => l.msg === 'config reloaded' || l.msg === 'config reload rejected; keeping the running config');
+      line = gw
+        .logs()
+        .slice(mark)
+        .find((l) => l.msg === 'config reloaded' || l.msg === 'config reload rejected; keeping the running config');
       return line !== undefined;
     },
     5_000,
@@ -126,7 +132,10 @@ test('a reload keeps the learned state of unchanged nodes, starts new ones untri
   const keptD = report.details.find((n) => n.name === 'd');
   assert.equal(keptD?.status, 'dead', 'health carried over');
   assert.ok((keptD?.fails ?? 0) >= HEALTH_FAIL_THRESHOLD, 'health fails carried over');
-  assert.ok(['untried', 'known'].includes(report.details.find((n) => n.name === 'n')?.models.state ?? ''), 'new node starts untried');
+  assert.ok(
+    ['untried', 'known'].includes(report.details.find((n) => n.name === 'n')?.models.state ?? ''),
+    'new node starts untried',
+  );
   assert.equal(logsOf(gw, 'g', 'node removed', mark).length, 1);
   assert.equal(logsOf(gw, 'n', 'node added', mark).length, 1);
   assert.equal(logsOf(gw, 'k', 'node added', mark).length + logsOf(gw, 'k', 'node removed', mark).length, 0);
@@ -180,7 +189,7 @@ test('POST /admin/reload applies a new file; a node whose URL changed starts fre
   const listed = await waitForNode(gw.url, 'e', modelState('known'), 'known at its new URL');
   assert.deepEqual(listed.models.names, ['m-spare']);
   assert.equal(servedBy(await chat(gw.url, 'm-spare')), 'e');
-  assert.ok([404, 503].includes((await chat(gw.url, 'm-e')).status), 'the old URL\'s models are gone');
+  assert.ok([404, 503].includes((await chat(gw.url, 'm-e')).status), "the old URL's models are gone");
 });
 
 test('an invalid config is rejected with its problems logged and returned, and the running one keeps working', async () => {
@@ -189,16 +198,25 @@ test('an invalid config is rejected with its problems logged and returned, and t
 
   const rejected = await reloadWith(invalid, 'config reload rejected; keeping the running config');
   const problems: readonly unknown[] = Array.isArray(rejected.problems) ? (rejected.problems as unknown[]) : [];
-  assert.ok(problems.some((p) => typeof p === 'string' && p.startsWith('nodes[1].url')), JSON.stringify(problems));
+  assert.ok(
+    problems.some((p) => typeof p === 'string' && p.startsWith('nodes[1].url')),
+    JSON.stringify(problems),
+  );
 
   const res = await httpJson('POST', `${gw.url}/admin/reload`);
   assert.equal(res.status, 400);
   const body = res.json<{ status: string; problems: string[] }>();
   assert.equal(body.status, 'rejected');
-  assert.ok(body.problems.some((p) => p.startsWith('nodes[1].url')), JSON.stringify(body));
+  assert.ok(
+    body.problems.some((p) => p.startsWith('nodes[1].url')),
+    JSON.stringify(body),
+  );
 
   const after_ = await healthOf(gw.url);
-  assert.deepEqual(after_.details.map((n) => [n.name, n.url]), before_.details.map((n) => [n.name, n.url]));
+  assert.deepEqual(
+    after_.details.map((n) => [n.name, n.url]),
+    before_.details.map((n) => [n.name, n.url]),
+  );
   assert.equal(servedBy(await chat(gw.url, 'm-n')), 'n', 'the removed-in-the-invalid-file node still serves');
   assert.equal(servedBy(await chat(gw.url, 'm-spare')), 'e');
 });
@@ -210,7 +228,11 @@ test('a reload that shortens discovery.interval takes effect without waiting out
   // Four listings come within about 400 ms at the new interval; the old one would take 4 hours.
   // The bound is generous so that a busy machine cannot fail it.
   const before_ = await simCount(sim.url('n'), '/v1/models');
-  await eventually(async () => (await simCount(sim.url('n'), '/v1/models')) - before_ >= 4, 15_000, 'four listings at the new 100 ms interval');
+  await eventually(
+    async () => (await simCount(sim.url('n'), '/v1/models')) - before_ >= 4,
+    15_000,
+    'four listings at the new 100 ms interval',
+  );
   // Every node's listing is current and none lists m-g: unknown, not unavailable.
   assert.equal((await chat(gw.url, 'm-g')).status, 404);
 });

@@ -84,7 +84,8 @@ before(async () => {
     extra: ['[[models.available]]', 'name = "m-ghost"', '[[models.available]]', 'name = "bulk-0"', 'group = "bulk"'].join('\n'),
   });
   gw = await startGateway(config);
-  for (const name of LISTING) await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
+  for (const name of LISTING)
+    await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
   await waitForNode(gw.url, 'big', modelState('expired'), 'expired (its list is too large)');
 });
 
@@ -183,7 +184,13 @@ test('a model nobody can serve now gets 503 with Retry-After and one reason per 
     }
 
     // The expired node's last-known names are not routed to, but they are known: 503, not 404.
-    assert.deepEqual(noNodeBody(await chat(gw.url, 'm-parse')).exclusions, { group_mismatch: 1, dead: 1, missing: 2, empty: 1, expired: 1 });
+    assert.deepEqual(noNodeBody(await chat(gw.url, 'm-parse')).exclusions, {
+      group_mismatch: 1,
+      dead: 1,
+      missing: 2,
+      empty: 1,
+      expired: 1,
+    });
     // A name no node's last listing has is unknown, whatever is dead or expired (issue 38 item 10).
     const unknown = await chat(gw.url, 'no-such-model');
     assert.equal(unknown.status, 404, unknown.text);

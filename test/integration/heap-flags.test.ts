@@ -15,7 +15,10 @@ test('serve runs in the process that was started, its command line unchanged', a
     const cmdline = (await readFile(`/proc/${proc.child.pid}/cmdline`, 'utf8')).split('\0').filter((arg) => arg !== '');
     assert.deepEqual(cmdline.slice(1), [...proc.child.spawnargs.slice(1)], 'nothing was added: no re-exec');
     const environ = await readFile(`/proc/${proc.child.pid}/environ`, 'utf8');
-    assert.ok(environ.split('\0').includes('NODE_OPTIONS=--max-old-space-size=512'), "the operator's flags reach the gateway as given");
+    assert.ok(
+      environ.split('\0').includes('NODE_OPTIONS=--max-old-space-size=512'),
+      "the operator's flags reach the gateway as given",
+    );
     assert.equal(await proc.stop(), 0, 'SIGTERM stops it as before');
   } finally {
     await proc.stop();

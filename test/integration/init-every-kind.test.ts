@@ -65,8 +65,14 @@ context = 16384
 const EXPECTED: Readonly<Record<string, { kind: string; models: readonly string[] }>> = {
   'vllm-a': { kind: 'vllm', models: ['v-model  loaded, ctx 8192', 'v-lora   loaded, ctx 8192'] },
   'llamacpp-a': { kind: 'llamacpp', models: ['l-model  loaded, ctx 4096, 2 slots'] },
-  'router-a': { kind: 'llamacpp', models: ['r-loaded  loaded, ctx 2048, 2 slots', 'r-idle    on demand, ctx unknown until loaded'] },
-  'ollama-a': { kind: 'ollama', models: ['o-warm:latest  loaded, ctx 4096', 'o-cold:latest  on demand, ctx unknown until loaded'] },
+  'router-a': {
+    kind: 'llamacpp',
+    models: ['r-loaded  loaded, ctx 2048, 2 slots', 'r-idle    on demand, ctx unknown until loaded'],
+  },
+  'ollama-a': {
+    kind: 'ollama',
+    models: ['o-warm:latest  loaded, ctx 4096', 'o-cold:latest  on demand, ctx unknown until loaded'],
+  },
   'sglang-a': { kind: 'sglang', models: ['s-model  loaded, ctx 16384'] },
 };
 
@@ -77,7 +83,10 @@ let gateway: GatewayProcess | undefined;
 
 before(async () => {
   sim = await startSimFleet(FLEET);
-  generic = await startListingNode({ listing: () => [{ id: 'g-model', object: 'model', created: 0, owned_by: 'acme' }], router: false });
+  generic = await startListingNode({
+    listing: () => [{ id: 'g-model', object: 'model', created: 0, owned_by: 'acme' }],
+    router: false,
+  });
   dir = await writeTempFile('unused', '');
 });
 
@@ -130,7 +139,13 @@ test('init detects every kind, writes a config serve runs, and each model found 
     assert.equal(recorded.method, 'GET', recorded.path);
     if (recorded.path === '/props' && recorded.query.model !== undefined) assert.equal(recorded.query.autoload, 'false');
   }
-  assert.deepEqual(sim.node('ollama-a').requests().filter((r) => r.method !== 'GET'), []);
+  assert.deepEqual(
+    sim
+      .node('ollama-a')
+      .requests()
+      .filter((r) => r.method !== 'GET'),
+    [],
+  );
   const routerListing = await httpJson('GET', `${sim.url('router-a')}/v1/models`);
   const idle = routerListing.json<{ data: { id: string; status: { value: string } }[] }>().data.find((m) => m.id === 'r-idle');
   assert.equal(idle?.status.value, 'unloaded');

@@ -30,7 +30,8 @@ before(async () => {
   fleet = await startFleetAndGateway(router('split', 'per-slot') + router('shared', 'unified'), (sim) =>
     gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'llamacpp' }))),
   );
-  for (const name of ['split', 'shared']) await waitForHost(fleet.gw.url, name, (h) => h.models?.[`m-${name}`]?.n_ctx === 512, 'figures');
+  for (const name of ['split', 'shared'])
+    await waitForHost(fleet.gw.url, name, (h) => h.models?.[`m-${name}`]?.n_ctx === 512, 'figures');
 });
 
 after(() => fleet.close());
@@ -40,8 +41,18 @@ test('/admin/hosts shows each model`s KV mode and that it came from the router a
   const split = hosts.hosts.find((h) => h.name === 'split');
   const shared = hosts.hosts.find((h) => h.name === 'shared');
   assert.equal(split?.kv, 'auto');
-  assert.deepEqual(split?.models['m-split'], { n_ctx: 512, slots: 2, guaranteed_ctx: 512, kv: { mode: 'per-slot', source: 'router args' } });
-  assert.deepEqual(shared?.models['m-shared'], { n_ctx: 512, slots: 2, guaranteed_ctx: 256, kv: { mode: 'unified', source: 'router args' } });
+  assert.deepEqual(split?.models['m-split'], {
+    n_ctx: 512,
+    slots: 2,
+    guaranteed_ctx: 512,
+    kv: { mode: 'per-slot', source: 'router args' },
+  });
+  assert.deepEqual(shared?.models['m-shared'], {
+    n_ctx: 512,
+    slots: 2,
+    guaranteed_ctx: 256,
+    kv: { mode: 'unified', source: 'router args' },
+  });
 });
 
 test('per-slot KV read from the router: 150-token requests run two at a time, as the server can', async () => {
@@ -55,7 +66,9 @@ test('per-slot KV read from the router: 150-token requests run two at a time, as
     }
   })();
   const answers = await Promise.all(
-    Array.from({ length: 4 }, () => httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, chatOfTokens('m-split', 150, { max_tokens: 300 }))),
+    Array.from({ length: 4 }, () =>
+      httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, chatOfTokens('m-split', 150, { max_tokens: 300 })),
+    ),
   );
   running = false;
   await sampler;

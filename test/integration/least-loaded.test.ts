@@ -70,15 +70,29 @@ after(async () => {
 test('a node whose own metrics report a deep waiting queue gets measurably less traffic', async () => {
   // Other clients, straight to the node: one runs, five wait in its queue (~40 s of work).
   for (let i = 0; i < 6; i += 1) {
-    direct.push(httpJson('POST', `${fleet.sim.url('busy')}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }], max_tokens: 150 }).catch(() => undefined));
+    direct.push(
+      httpJson('POST', `${fleet.sim.url('busy')}/v1/chat/completions`, {
+        model: 'm',
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 150,
+      }).catch(() => undefined),
+    );
   }
-  await eventually(async () => {
-    const busy = (await fleet.gw.explain('model=m')).nodes.find((n) => n.node === 'busy');
-    return (busy?.score ?? 0) >= 1 + 2 * 5;
-  }, 15_000, 'the gateway to read the deep queue from busy`s /metrics');
+  await eventually(
+    async () => {
+      const busy = (await fleet.gw.explain('model=m')).nodes.find((n) => n.node === 'busy');
+      return (busy?.score ?? 0) >= 1 + 2 * 5;
+    },
+    15_000,
+    'the gateway to read the deep queue from busy`s /metrics',
+  );
   const served: string[] = [];
   for (let i = 0; i < 20; i += 1) {
-    const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+    const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 2,
+    });
     assert.equal(res.status, 200, res.text);
     served.push(String(res.headers['x-switchyard-node']));
     assert.match(String(res.headers['x-switchyard-route']), /^least-loaded; lowest load /);
@@ -101,9 +115,16 @@ test('a node whose metrics cannot be read is scored by in-flight, and explain sa
 });
 
 test('a router is asked /metrics?model= only for its loaded models, which never loads another', async () => {
-  await eventually(async () => (await simRequests(fleet.sim.url('router'))).some((r) => r.path === '/metrics'), 10_000, 'a router scrape');
+  await eventually(
+    async () => (await simRequests(fleet.sim.url('router'))).some((r) => r.path === '/metrics'),
+    10_000,
+    'a router scrape',
+  );
   const scrapes = (await simRequests(fleet.sim.url('router'))).filter((r) => r.path === '/metrics');
-  assert.ok(scrapes.every((r) => r.query['model'] === 'r-loaded'), JSON.stringify(scrapes.map((r) => r.query)));
+  assert.ok(
+    scrapes.every((r) => r.query['model'] === 'r-loaded'),
+    JSON.stringify(scrapes.map((r) => r.query)),
+  );
   const hosts = await fleet.gw.hosts();
   assert.ok(!(hosts.hosts.find((h) => h.name === 'router')?.loaded ?? []).includes('r-idle'), 'r-idle stays unloaded');
   const explained = await fleet.gw.explain('model=r-loaded');

@@ -66,10 +66,23 @@ let sitesSeenByB: RemoteSiteView[] = [];
 
 function link(site: string, key: SiteKey, pins: [string, SiteKey][], sites: () => RemoteSiteView[], url: () => string): MeshLink {
   const pinned: Map<string, KeyObject> = new Map(pins.map(([id, k]) => [id, decodePinnedKey(k.publicKey)]));
-  return { site, url, key: () => key, source: { sites }, pins: () => pinned, maxClockSkewMs: () => 30_000, replay: localReplayGuard(() => Date.now(), { sinceMs: 0 }) };
+  return {
+    site,
+    url,
+    key: () => key,
+    source: { sites },
+    pins: () => pinned,
+    maxClockSkewMs: () => 30_000,
+    replay: localReplayGuard(() => Date.now(), { sinceMs: 0 }),
+  };
 }
 
-function view(id: string, url: string, models: Record<string, Partial<RemoteModel>>, over: Partial<RemoteSiteView> = {}): RemoteSiteView {
+function view(
+  id: string,
+  url: string,
+  models: Record<string, Partial<RemoteModel>>,
+  over: Partial<RemoteSiteView> = {},
+): RemoteSiteView {
   const map = new Map(Object.entries(models).map(([m, v]) => [m, { ctx: v.ctx, onDemand: v.onDemand ?? false }]));
   return { id, url, fresh: true, load: 0, models: map, ...over };
 }
@@ -88,17 +101,30 @@ const header = (res: JsonResponse, name: string): string | undefined => {
   const value = res.headers[name];
   return typeof value === 'string' ? value : undefined;
 };
-const metricOf = async (gw: GatewayUnderTest, name: string, labels: Record<string, string>): Promise<number> => metricValue(await gw.metrics(), name, labels);
+const metricOf = async (gw: GatewayUnderTest, name: string, labels: Record<string, string>): Promise<number> =>
+  metricValue(await gw.metrics(), name, labels);
 
 before(async () => {
   [simA, simB, recorder] = await Promise.all([startSimFleet(FLEET_A), startSimFleet(FLEET_B), startRecordingUpstream([])]);
   gwA = await startGateway(gatewayToml(nodesOf(simA), '', 'api_keys = ["env:CLIENT_KEY"]'), {
     env: { CLIENT_KEY: KEY_A },
-    mesh: link('a', keyA, [['b', keyB]], () => sitesSeenByA, () => gwA.url),
+    mesh: link(
+      'a',
+      keyA,
+      [['b', keyB]],
+      () => sitesSeenByA,
+      () => gwA.url,
+    ),
   });
   gwB = await startGateway(gatewayToml(nodesOf(simB), '', 'api_keys = ["env:CLIENT_KEY"]'), {
     env: { CLIENT_KEY: KEY_B },
-    mesh: link('b', keyB, [['a', keyA]], () => sitesSeenByB, () => gwB.url),
+    mesh: link(
+      'b',
+      keyB,
+      [['a', keyA]],
+      () => sitesSeenByB,
+      () => gwB.url,
+    ),
   });
   sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
   // Both fleets listed and sized before any forwarding is judged.
@@ -134,12 +160,22 @@ test('a streamed answer comes through the forward as an event stream', async () 
 
 test('Anthropic Messages are forwarded like the others: /v1/messages streamed and count_tokens, keyed by x-api-key (#24)', async () => {
   const messages = { model: 'only-a', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] };
-  const res = await httpJson('POST', `${gwB.url}/v1/messages`, { ...messages, stream: true }, { 'x-api-key': KEY_B, 'anthropic-version': '2023-06-01' });
+  const res = await httpJson(
+    'POST',
+    `${gwB.url}/v1/messages`,
+    { ...messages, stream: true },
+    { 'x-api-key': KEY_B, 'anthropic-version': '2023-06-01' },
+  );
   assert.equal(res.status, 200, res.text);
   assert.equal(header(res, 'x-switchyard-site'), 'a');
   assert.match(res.text, /^event: message_start\n/);
   assert.match(res.text, /event: message_stop\n/);
-  const counted = await httpJson('POST', `${gwB.url}/v1/messages/count_tokens`, { model: 'only-a', messages: messages.messages }, { 'x-api-key': KEY_B });
+  const counted = await httpJson(
+    'POST',
+    `${gwB.url}/v1/messages/count_tokens`,
+    { model: 'only-a', messages: messages.messages },
+    { 'x-api-key': KEY_B },
+  );
   assert.equal(counted.status, 200, counted.text);
   assert.equal(header(counted, 'x-switchyard-site'), 'a');
   assert.ok(counted.json<{ input_tokens: number }>().input_tokens > 0);
@@ -149,7 +185,12 @@ test('client credentials never leave the site; the forward carries the agreed si
   sitesSeenByB = [view('rec', recorder.url, { 'rec-model': {} })];
   try {
     // A client's own tenant header is no claim: the forward states the request's tenant (B's api_keys: `default`).
-    const res = await post(gwB, chatBody('rec-model'), { ...withKey(KEY_B), 'x-api-key': KEY_B, cookie: 'session=secret', 'x-switchyard-tenant': '"root";class=interactive' });
+    const res = await post(gwB, chatBody('rec-model'), {
+      ...withKey(KEY_B),
+      'x-api-key': KEY_B,
+      cookie: 'session=secret',
+      'x-switchyard-tenant': '"root";class=interactive',
+    });
     assert.equal(res.status, 200, res.text);
     const head = recorder.heads.at(-1);
     assert.ok(head !== undefined);
@@ -163,7 +204,15 @@ test('client credentials never leave the site; the forward carries the agreed si
       /^sy=\("@method" "@authority" "@path" "@query" "content-digest" "x-switchyard-forwarded-by" "x-switchyard-tenant"\);created=\d+;expires=\d+;nonce="[A-Za-z0-9_-]{22}";keyid="b";alg="ed25519"$/,
     );
     const target = head.target;
-    const context = { pins: new Map([['b', decodePinnedKey(keyB.publicKey)]]), nowMs: Date.now(), maxClockSkewMs: 30_000, self: 'rec', selfKey: undefined, url: recorder.url, replay: localReplayGuard(() => Date.now(), { sinceMs: 0 }) };
+    const context = {
+      pins: new Map([['b', decodePinnedKey(keyB.publicKey)]]),
+      nowMs: Date.now(),
+      maxClockSkewMs: 30_000,
+      self: 'rec',
+      selfKey: undefined,
+      url: recorder.url,
+      replay: localReplayGuard(() => Date.now(), { sinceMs: 0 }),
+    };
     const verdict = await verifyForward({ method: head.method, target, headers: head.headers }, context);
     assert.deepEqual(verdict.ok ? [verdict.site, verdict.tenant] : verdict, ['b', { name: 'default', priority: 'standard' }]);
   } finally {
@@ -173,7 +222,10 @@ test('client credentials never leave the site; the forward carries the agreed si
 
 test('a prompt too long for every local node goes to the site whose context fits it', async () => {
   const port = await unusedPort();
-  sitesSeenByB = [view('tight', `http://127.0.0.1:${port}`, { shared: { ctx: 2048 } }), view('a', gwA.url, { shared: { ctx: 16384 } }, { load: 5 })];
+  sitesSeenByB = [
+    view('tight', `http://127.0.0.1:${port}`, { shared: { ctx: 2048 } }),
+    view('a', gwA.url, { shared: { ctx: 16384 } }, { load: 5 }),
+  ];
   try {
     const res = await post(gwB, chatOfTokens('shared', 3000, { max_tokens: 8 }), withKey(KEY_B));
     assert.equal(res.status, 200, res.text);
@@ -209,7 +261,10 @@ test('with no local copy to count on, a site is judged by a typical token estima
 
 test('a site that fails before answering is failed over, then skipped while it backs off', async () => {
   const port = await unusedPort();
-  sitesSeenByB = [view('gone', `http://127.0.0.1:${port}`, { 'only-a': {} }, { load: 0 }), view('a', gwA.url, { 'only-a': {} }, { load: 1 })];
+  sitesSeenByB = [
+    view('gone', `http://127.0.0.1:${port}`, { 'only-a': {} }, { load: 0 }),
+    view('a', gwA.url, { 'only-a': {} }, { load: 1 }),
+  ];
   try {
     const first = await post(gwB, chatBody('only-a'), withKey(KEY_B));
     assert.equal(first.status, 200, first.text);
@@ -217,7 +272,11 @@ test('a site that fails before answering is failed over, then skipped while it b
     assert.equal(await metricOf(gwB, 'gateway_mesh_forwarded_total', { site: 'gone', result: 'connect_error' }), 1);
     const second = await post(gwB, chatBody('only-a'), withKey(KEY_B));
     assert.equal(second.status, 200, second.text);
-    assert.equal(await metricOf(gwB, 'gateway_mesh_forwarded_total', { site: 'gone', result: 'connect_error' }), 1, 'not tried again while backing off');
+    assert.equal(
+      await metricOf(gwB, 'gateway_mesh_forwarded_total', { site: 'gone', result: 'connect_error' }),
+      1,
+      'not tried again while backing off',
+    );
     const explained = await gwB.explain('model=only-a');
     assert.equal(explained.sites?.find((s) => s.site === 'gone')?.reason, 'unreachable');
     const logged = gwB.logs().filter((l) => l.site === 'gone' && String(l.msg).startsWith('remote site unreachable'));
@@ -236,7 +295,10 @@ test('a loop A <-> B ends after one hop: A serves forwarded requests locally onl
     assert.equal(res.status, 503, res.text);
     // A's refusal (its sites: b forwarded) is told in B's words: a was tried and refused it.
     const error = res.json<{ error: { sites?: { site: string; reason: string; detail?: string }[] } }>().error;
-    assert.deepEqual(error.sites?.map((s) => [s.site, s.reason, s.detail]), [['a', 'refused', 'answered 503 no_healthy_node']]);
+    assert.deepEqual(
+      error.sites?.map((s) => [s.site, s.reason, s.detail]),
+      [['a', 'refused', 'answered 503 no_healthy_node']],
+    );
     assert.equal(await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: 'b', result: 'accepted' }), acceptedAtA + 1);
     assert.doesNotMatch(await gwA.metrics(), /^gateway_mesh_forwarded_total\{/m, 'A never forwarded anything');
   } finally {
@@ -249,12 +311,25 @@ test('unsigned, unknown, wrongly signed and tampered forwarded requests get 401 
   const body = Buffer.from(JSON.stringify(chatBody('only-a')));
   const url = `${gwA.url}/v1/chat/completions`;
   const signedBy = (site: string, key: SiteKey, signedBody: Buffer = body) =>
-    signForward({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body: signedBody, site, key, nowMs: Date.now(), lifetimeMs: 30_000 });
+    signForward({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      body: signedBody,
+      site,
+      key,
+      nowMs: Date.now(),
+      lifetimeMs: 30_000,
+    });
   const cases: [string, Record<string, string>, string][] = [
     ['only the forwarded-by header', { 'x-switchyard-forwarded-by': 'b' }, 'unsigned'],
     ['a site A does not pin', await signedBy('z', keyStranger), 'unknown_site'],
     ['signed by another key for b', await signedBy('b', keyStranger), 'bad_signature'],
-    ['a body other than the signed one', await signedBy('b', keyB, Buffer.from('{"model":"only-a","messages":[]}')), 'digest_mismatch'],
+    [
+      'a body other than the signed one',
+      await signedBy('b', keyB, Buffer.from('{"model":"only-a","messages":[]}')),
+      'digest_mismatch',
+    ],
     // Client keys are no way around it: a signature claim is judged first.
     ['a valid client key but no signature', { ...withKey(KEY_A), 'x-switchyard-forwarded-by': 'b' }, 'unsigned'],
   ];
@@ -266,7 +341,12 @@ test('unsigned, unknown, wrongly signed and tampered forwarded requests get 401 
   assert.ok((await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: 'b', result: 'bad_signature' })) >= 1);
   assert.ok((await metricOf(gwA, 'gateway_mesh_forwarded_in_total', { site: '_unknown', result: 'unknown_site' })) >= 1);
   const refusals = gwA.logs().filter((l) => String(l.msg).startsWith('forwarded request refused'));
-  assert.deepEqual(refusals.map((l) => `${String(l.site)} ${String(l.reason)}`).sort(), ['_unknown unknown_site', 'b bad_signature', 'b digest_mismatch', 'b unsigned']);
+  assert.deepEqual(refusals.map((l) => `${String(l.site)} ${String(l.reason)}`).sort(), [
+    '_unknown unknown_site',
+    'b bad_signature',
+    'b digest_mismatch',
+    'b unsigned',
+  ]);
 });
 
 test('a site answering 5xx before anything reached the client is failed over and backs off', async () => {
@@ -276,7 +356,10 @@ test('a site answering 5xx before anything reached the client is failed over and
   });
   await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
   const { port } = failing.address() as AddressInfo;
-  sitesSeenByB = [view('sick', `http://127.0.0.1:${port}`, { 'only-a': {} }, { load: 0 }), view('a', gwA.url, { 'only-a': {} }, { load: 1 })];
+  sitesSeenByB = [
+    view('sick', `http://127.0.0.1:${port}`, { 'only-a': {} }, { load: 0 }),
+    view('a', gwA.url, { 'only-a': {} }, { load: 1 }),
+  ];
   try {
     const res = await post(gwB, chatBody('only-a'), withKey(KEY_B));
     assert.equal(res.status, 200, res.text);
@@ -291,23 +374,34 @@ test('a site answering 5xx before anything reached the client is failed over and
 });
 
 test('a gateway without [mesh] refuses a request claiming to be forwarded, whatever client key it carries', async () => {
-  const alone = await startGateway(gatewayToml(nodesOf(simA), '', 'api_keys = ["env:CLIENT_KEY"]'), { env: { CLIENT_KEY: KEY_A } });
+  const alone = await startGateway(gatewayToml(nodesOf(simA), '', 'api_keys = ["env:CLIENT_KEY"]'), {
+    env: { CLIENT_KEY: KEY_A },
+  });
   try {
     const res = await post(alone, chatBody('only-a'), { ...withKey(KEY_A), 'x-switchyard-forwarded-by': 'b' });
     assert.equal(res.status, 401, res.text);
     assert.equal(res.json<{ error: { code: string } }>().error.code, 'unknown_site');
     // A client's own Signature header means nothing to a gateway that is not a site.
-    await eventually(async () => (await post(alone, chatBody('only-a'), { ...withKey(KEY_A), signature: 'x=:AA==:' })).status === 200, 10_000, 'served alone');
+    await eventually(
+      async () => (await post(alone, chatBody('only-a'), { ...withKey(KEY_A), signature: 'x=:AA==:' })).status === 200,
+      10_000,
+      'served alone',
+    );
   } finally {
     await alone.close();
   }
 });
 
 test('GET /v1/models lists fresh remote models marked with their site, never stale ones', async () => {
-  sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } }), view('old', gwA.url, { 'stale-model': {} }, { fresh: false })];
+  sitesSeenByB = [
+    view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } }),
+    view('old', gwA.url, { 'stale-model': {} }, { fresh: false }),
+  ];
   try {
     const res = await httpJson('GET', `${gwB.url}/v1/models`, undefined, withKey(KEY_B));
-    const data = res.json<{ data: { id: string; owned_by: string; max_model_len: number | null; switchyard?: { site: string } }[] }>().data;
+    const data = res.json<{
+      data: { id: string; owned_by: string; max_model_len: number | null; switchyard?: { site: string } }[];
+    }>().data;
     const byId = new Map(data.map((m) => [m.id, m]));
     assert.equal(byId.get('only-a')?.owned_by, 'switchyard:a');
     assert.deepEqual(byId.get('only-a')?.switchyard?.site, 'a');
@@ -325,11 +419,20 @@ test('a site stale beyond memory lends no model to the 404 rule; a fresh one tha
     const stale = await post(gwB, chatBody('only-a'), withKey(KEY_B));
     assert.equal(stale.status, 404, stale.text);
     const port = await unusedPort();
-    sitesSeenByB = [view('a', `http://127.0.0.1:${port}`, { 'only-a': {} }), view('old', gwA.url, { 'only-a': {} }, { fresh: false })];
+    sitesSeenByB = [
+      view('a', `http://127.0.0.1:${port}`, { 'only-a': {} }),
+      view('old', gwA.url, { 'only-a': {} }, { fresh: false }),
+    ];
     const down = await post(gwB, chatBody('only-a'), withKey(KEY_B));
     assert.equal(down.status, 503, down.text);
     const error = down.json<{ error: { message: string; sites?: { site: string; reason: string; detail?: string }[] } }>().error;
-    assert.deepEqual(error.sites?.map((s) => [s.site, s.reason]), [['a', 'unreachable'], ['old', 'stale']]);
+    assert.deepEqual(
+      error.sites?.map((s) => [s.site, s.reason]),
+      [
+        ['a', 'unreachable'],
+        ['old', 'stale'],
+      ],
+    );
     assert.match(error.sites?.[0]?.detail ?? '', /ECONNREFUSED/);
     assert.match(error.message, /remote sites: a unreachable, old stale/);
   } finally {
@@ -348,10 +451,17 @@ test('a local node that fails before its first byte is failed over to a site in 
     assert.equal(res.status, 200, res.text);
     assert.equal(header(res, 'x-switchyard-site'), 'a-too');
     assert.equal(header(res, 'x-switchyard-node'), 'a-big');
-    assert.equal(await metricOf(gwB, 'gateway_upstream_attempts_total', { node: 'b-small', result: 'reset' }), resets + 1, 'the local node was tried first');
+    assert.equal(
+      await metricOf(gwB, 'gateway_upstream_attempts_total', { node: 'b-small', result: 'reset' }),
+      resets + 1,
+      'the local node was tried first',
+    );
     assert.equal(await metricOf(gwB, 'gateway_mesh_forwarded_total', { site: 'a-too', result: 'success' }), 1);
     const port = await unusedPort();
-    sitesSeenByB = [view('down', `http://127.0.0.1:${port}`, { shared: {} }), view('old', gwA.url, { shared: {} }, { fresh: false })];
+    sitesSeenByB = [
+      view('down', `http://127.0.0.1:${port}`, { shared: {} }),
+      view('old', gwA.url, { shared: {} }, { fresh: false }),
+    ];
     const failed = await post(gwB, chatBody('shared'), withKey(KEY_B));
     assert.equal(failed.status, 502, failed.text);
     const error = failed.json<{ error: { code: string; message: string } }>().error;
@@ -372,7 +482,11 @@ test('a 5xx from the last local node is failed over to a fresh site that serves 
     const res = await post(gwB, chatBody('shared'), withKey(KEY_B));
     assert.equal(res.status, 200, res.text);
     assert.equal(header(res, 'x-switchyard-site'), 'a-5xx', 'the site took over from the failing node');
-    assert.equal(await metricOf(gwB, 'gateway_upstream_attempts_total', { node: 'b-small', result: 'http_5xx' }), before500 + 1, 'the local node was tried first');
+    assert.equal(
+      await metricOf(gwB, 'gateway_upstream_attempts_total', { node: 'b-small', result: 'http_5xx' }),
+      before500 + 1,
+      'the local node was tried first',
+    );
     // No fresh site serves the model: nothing to fail over to, so the client gets the node's own 500.
     sitesSeenByB = [view('old-5xx', gwA.url, { shared: {} }, { fresh: false })];
     const passed = await post(gwB, chatBody('shared'), withKey(KEY_B));

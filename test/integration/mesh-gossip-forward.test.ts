@@ -22,21 +22,31 @@ test('a model only c serves is listed at a, marked with its site, and a request 
   const res = await chat(a.gw.url, 'm-c');
   assert.equal(res.status, 200, res.text);
   const atC = await simRequests(c.sim.url('c-gpu'));
-  assert.ok(atC.some((r) => r.path === '/v1/chat/completions' && r.model === 'm-c'), 'c-gpu served it');
+  assert.ok(
+    atC.some((r) => r.path === '/v1/chat/completions' && r.model === 'm-c'),
+    'c-gpu served it',
+  );
 });
 
 test('when c stops, a fails closed for its model within the freshness window', async () => {
   const a = mesh.site('a');
   await mesh.stopSite('c');
   const stopped = Date.now();
-  const freshness = async () => (await httpJson('GET', `${a.gw.url}/admin/sites`)).json<{ sites: { id: string; fresh: boolean }[] }>().sites.map((s) => [s.id, s.fresh]);
+  const freshness = async () =>
+    (await httpJson('GET', `${a.gw.url}/admin/sites`))
+      .json<{ sites: { id: string; fresh: boolean }[] }>()
+      .sites.map((s) => [s.id, s.fresh]);
   await eventually(async () => JSON.stringify(await freshness()) === '[["c",false]]', 5_000, 'c stale at a');
   const took = Date.now() - stopped;
   assert.ok(took <= FRESHNESS_MS + 3 * HEARTBEAT_MS + 500, `stale after ${took} ms`);
-  await eventually(async () => {
-    const list = (await httpJson('GET', `${a.gw.url}/v1/models`)).json<{ data: { id: string }[] }>();
-    return !list.data.some((m) => m.id === 'm-c');
-  }, 2_000, 'm-c no longer listed at a');
+  await eventually(
+    async () => {
+      const list = (await httpJson('GET', `${a.gw.url}/v1/models`)).json<{ data: { id: string }[] }>();
+      return !list.data.some((m) => m.id === 'm-c');
+    },
+    2_000,
+    'm-c no longer listed at a',
+  );
   const res = await chat(a.gw.url, 'm-c');
   assert.ok(res.status === 503 || res.status === 404, `${res.status} ${res.text}`);
 });

@@ -104,18 +104,33 @@ after(async () => {
 });
 
 test('a site publishes what its own nodes list (largest context) plus its static models; peers see it', async () => {
-  await eventually(async () => ids(await remote('a', 'b')).includes('m-b') && ids(await remote('a', 'c')).includes('m-c'), WAIT_MS, 'a learns b and c');
+  await eventually(
+    async () => ids(await remote('a', 'b')).includes('m-b') && ids(await remote('a', 'c')).includes('m-c'),
+    WAIT_MS,
+    'a learns b and c',
+  );
   const own = (await sitesOf('b')).site ?? assert.fail();
-  assert.deepEqual(own.models, [{ id: 'm-b', ctx: 8192 }, { id: 'shared', ctx: 8192 }, { id: 'static-b', ctx: 2048 }]);
+  assert.deepEqual(own.models, [
+    { id: 'm-b', ctx: 8192 },
+    { id: 'shared', ctx: 8192 },
+    { id: 'static-b', ctx: 2048 },
+  ]);
   const c = await remote('a', 'c');
   assert.equal(c.fresh, true);
-  assert.deepEqual(c.models, [{ id: 'm-c', ctx: 32_768 }, { id: 'shared', ctx: 32_768 }]);
+  assert.deepEqual(c.models, [
+    { id: 'm-c', ctx: 32_768 },
+    { id: 'shared', ctx: 32_768 },
+  ]);
   assert.equal(c.url, 'http://127.0.0.1:1/c');
   assert.ok(c.revision !== undefined && c.revision > 0);
   assert.deepEqual(Object.keys(c.load ?? {}).sort(), ['in_flight', 'queued', 'slots']);
   const doc = await sitesOf('a');
   assert.equal(doc.mesh, true);
-  assert.deepEqual(doc.sites.map((s) => s.id), ['b', 'c'], 'every pinned site but this one');
+  assert.deepEqual(
+    doc.sites.map((s) => s.id),
+    ['b', 'c'],
+    'every pinned site but this one',
+  );
 });
 
 test('a model appearing at c reaches a within two heartbeats of c publishing it; it leaves when c stops serving it', async () => {
@@ -125,13 +140,23 @@ test('a model appearing at c reaches a within two heartbeats of c publishing it;
   assert.deepEqual(ids((await sitesOf('c')).site ?? assert.fail()), []);
   await setSimFaults(cNode, { models: 'none' });
   await eventually(async () => ids((await sitesOf('c')).site ?? assert.fail()).includes('m-c'), WAIT_MS, 'c lists m-c again');
-  const { tookMs, resolutionMs } = await timedEventually(async () => ids(await remote('a', 'c')).includes('m-c'), WAIT_MS, 'a sees m-c');
-  assert.ok(tookMs <= 2 * HEARTBEAT_MS + 200 + resolutionMs, `a saw m-c ${tookMs} ms after c published it (resolution ${resolutionMs} ms)`);
+  const { tookMs, resolutionMs } = await timedEventually(
+    async () => ids(await remote('a', 'c')).includes('m-c'),
+    WAIT_MS,
+    'a sees m-c',
+  );
+  assert.ok(
+    tookMs <= 2 * HEARTBEAT_MS + 200 + resolutionMs,
+    `a saw m-c ${tookMs} ms after c published it (resolution ${resolutionMs} ms)`,
+  );
 });
 
 test('a malformed listing at c keeps what c publishes while degraded; an expired listing drops it, as local routing does', async () => {
   const cNode = site('c').sim.url('c-gpu');
-  const logged = (msg: string) => site('c').gw.logs().some((l) => l.msg === msg && l.node === 'c-gpu');
+  const logged = (msg: string) =>
+    site('c')
+      .gw.logs()
+      .some((l) => l.msg === msg && l.node === 'c-gpu');
   await setSimFaults(cNode, { models: 'garbage' });
   await eventually(() => logged('model discovery failed'), WAIT_MS, 'c-gpu listing degraded');
   assert.deepEqual(ids((await sitesOf('c')).site ?? assert.fail()), ['m-c', 'shared']);
@@ -144,22 +169,40 @@ test('a malformed listing at c keeps what c publishes while degraded; an expired
 
 test('a partitioned site goes stale for the others and converges when the partition heals', async () => {
   bus.partition(['peer-c']);
-  await eventually(async () => !(await remote('a', 'c')).fresh && !(await remote('c', 'b')).fresh, WAIT_MS, 'c stale at a, b stale at c');
+  await eventually(
+    async () => !(await remote('a', 'c')).fresh && !(await remote('c', 'b')).fresh,
+    WAIT_MS,
+    'c stale at a, b stale at c',
+  );
   const metrics = (await httpJson('GET', `${site('a').gw.url}/metrics`)).text;
   assert.match(metrics, /gateway_mesh_site_fresh\{site="c"\} 0/);
   assert.match(metrics, /gateway_mesh_site_fresh\{site="b"\} 1/);
   await setSimFaults(site('c').sim.url('c-gpu'), { models: 'empty' });
-  await eventually(async () => ids((await sitesOf('c')).site ?? assert.fail()).length === 0, WAIT_MS, 'c changes its set while cut off');
+  await eventually(
+    async () => ids((await sitesOf('c')).site ?? assert.fail()).length === 0,
+    WAIT_MS,
+    'c changes its set while cut off',
+  );
   bus.heal();
-  await eventually(async () => (await remote('a', 'c')).fresh && ids(await remote('a', 'c')).length === 0 && (await remote('c', 'b')).fresh, WAIT_MS, 'converged after heal');
+  await eventually(
+    async () => (await remote('a', 'c')).fresh && ids(await remote('a', 'c')).length === 0 && (await remote('c', 'b')).fresh,
+    WAIT_MS,
+    'converged after heal',
+  );
   await setSimFaults(site('c').sim.url('c-gpu'), { models: 'none' });
   await eventually(async () => ids(await remote('a', 'c')).includes('m-c'), WAIT_MS, 'm-c back');
   // Each transition is logged once: stale and fresh lines for c alternate (on a busy machine c may
   // also flap on its own heartbeats, each flap being a real transition, logged once).
   const STALE = 'mesh site stale: its models are not routed to until a newer record arrives';
-  const transitions = site('a').gw.logs().filter((l) => (l.msg === STALE || l.msg === 'mesh site fresh') && l.site === 'c').map((l) => (l.msg === STALE ? 'stale' : 'fresh'));
+  const transitions = site('a')
+    .gw.logs()
+    .filter((l) => (l.msg === STALE || l.msg === 'mesh site fresh') && l.site === 'c')
+    .map((l) => (l.msg === STALE ? 'stale' : 'fresh'));
   assert.ok(transitions.includes('stale'), `the stale transition is logged: ${transitions.join(' ')}`);
-  assert.ok(transitions.every((t, i) => i === 0 || t !== transitions[i - 1]), `each transition is logged once: ${transitions.join(' ')}`);
+  assert.ok(
+    transitions.every((t, i) => i === 0 || t !== transitions[i - 1]),
+    `each transition is logged once: ${transitions.join(' ')}`,
+  );
 });
 
 test('forged, replayed and over-cap records are rejected by every site and change nothing', async () => {
@@ -171,19 +214,42 @@ test('forged, replayed and over-cap records are rejected by every site and chang
   await eventually(() => recorded.length > 0, WAIT_MS, 'a record of c');
   const before = await remote('a', 'c');
   const now = Date.now();
-  const forged: SiteRecord = { v: 1, site: 'c', url: 'http://127.0.0.1:1/evil', revision: now * 1024 + 1_000_000_000, issued_at: now, models: [{ id: 'evil' }], load: { in_flight: 0, queued: 0, slots: 1 } };
+  const forged: SiteRecord = {
+    v: 1,
+    site: 'c',
+    url: 'http://127.0.0.1:1/evil',
+    revision: now * 1024 + 1_000_000_000,
+    issued_at: now,
+    models: [{ id: 'evil' }],
+    load: { in_flight: 0, queued: 0, slots: 1 },
+  };
   await rogue.publish(signRecord(forged, keys.get('b') ?? assert.fail()));
-  await rogue.publish(signRecord({ ...forged, models: ['1', '2', '3', '4', '5'].map((id) => ({ id })) }, keys.get('c') ?? assert.fail()));
+  await rogue.publish(
+    signRecord({ ...forged, models: ['1', '2', '3', '4', '5'].map((id) => ({ id })) }, keys.get('c') ?? assert.fail()),
+  );
   // The replay: c's first record, once a holds a newer one of c's (c heartbeats on).
   const first = recorded[0] ?? assert.fail();
-  const firstRevision = (JSON.parse(new TextDecoder().decode(first)) as { record?: { revision: number } }).record?.revision ?? assert.fail('c sends records');
-  await eventually(async () => ((await remote('a', 'c')).revision ?? 0) > firstRevision && ((await remote('b', 'c')).revision ?? 0) > firstRevision, WAIT_MS, 'a and b to hold a newer record of c');
+  const firstRevision =
+    (JSON.parse(new TextDecoder().decode(first)) as { record?: { revision: number } }).record?.revision ??
+    assert.fail('c sends records');
+  await eventually(
+    async () =>
+      ((await remote('a', 'c')).revision ?? 0) > firstRevision && ((await remote('b', 'c')).revision ?? 0) > firstRevision,
+    WAIT_MS,
+    'a and b to hold a newer record of c',
+  );
   await rogue.publish(first);
   for (const id of ['a', 'b'] as const) {
-    await eventually(async () => {
-      const text = (await httpJson('GET', `${site(id).gw.url}/metrics`)).text;
-      return ['bad_signature', 'over_cap', 'replay'].every((reason) => new RegExp(`gateway_mesh_records_rejected_total\\{reason="${reason}"\\} [1-9]`).test(text));
-    }, WAIT_MS, `${id} counts each rejection`);
+    await eventually(
+      async () => {
+        const text = (await httpJson('GET', `${site(id).gw.url}/metrics`)).text;
+        return ['bad_signature', 'over_cap', 'replay'].every((reason) =>
+          new RegExp(`gateway_mesh_records_rejected_total\\{reason="${reason}"\\} [1-9]`).test(text),
+        );
+      },
+      WAIT_MS,
+      `${id} counts each rejection`,
+    );
     const c = await remote(id, 'c');
     assert.deepEqual(ids(c), ['m-c', 'shared']);
     assert.equal(c.url, 'http://127.0.0.1:1/c');
@@ -191,7 +257,9 @@ test('forged, replayed and over-cap records are rejected by every site and chang
     assert.ok(c.last_rejection !== undefined);
   }
   assert.ok(((await remote('a', 'c')).revision ?? 0) >= (before.revision ?? 0), 'c kept publishing its own');
-  const logged = site('a').gw.logs().filter((l) => l.msg === 'mesh record rejected (logged once per peer and reason)' && l.peer === ROGUE.peerId);
+  const logged = site('a')
+    .gw.logs()
+    .filter((l) => l.msg === 'mesh record rejected (logged once per peer and reason)' && l.peer === ROGUE.peerId);
   assert.deepEqual(logged.map((l) => l.reason).sort(), ['bad_signature', 'over_cap', 'replay']);
   const metrics = (await httpJson('GET', `${site('a').gw.url}/metrics`)).text;
   assert.match(metrics, /gateway_mesh_records_accepted_total\{site="c"\} [1-9]/);
@@ -205,12 +273,19 @@ test('a reload applies pin changes at once, keeping what the other pins learned'
   const url = a.sim.url('a-gpu');
   const revisionOfB = (await remote('a', 'b')).revision ?? 0;
   assert.deepEqual(await a.gw.reload(configFor('a', url, ['a', 'b'])), { ok: true });
-  assert.deepEqual((await sitesOf('a')).sites.map((s) => s.id), ['b']);
+  assert.deepEqual(
+    (await sitesOf('a')).sites.map((s) => s.id),
+    ['b'],
+  );
   assert.ok(((await remote('a', 'b')).revision ?? 0) >= revisionOfB, 'b kept');
   // c is no pinned site of a's any more: a no longer keeps it connected (nor hears its records).
   await eventually(() => !bus.neighbours('peer-a', 'peer-c'), WAIT_MS, 'c disconnected from a');
   assert.deepEqual(await a.gw.reload(configFor('a', url)), { ok: true });
-  await eventually(async () => (await remote('a', 'c')).fresh && ids(await remote('a', 'c')).includes('m-c'), WAIT_MS, 'c pinned again and learned from its next record');
+  await eventually(
+    async () => (await remote('a', 'c')).fresh && ids(await remote('a', 'c')).includes('m-c'),
+    WAIT_MS,
+    'c pinned again and learned from its next record',
+  );
 });
 
 test('a site that stops is stale for the others within the freshness window', async () => {
@@ -218,14 +293,20 @@ test('a site that stops is stale for the others within the freshness window', as
   await site('c').close();
   sites.delete('c');
   const { tookMs, resolutionMs } = await timedEventually(async () => !(await remote('a', 'c')).fresh, WAIT_MS, 'c stale at a');
-  assert.ok(tookMs <= FRESHNESS_MS + 2 * HEARTBEAT_MS + 300 + resolutionMs, `stale after ${tookMs} ms (resolution ${resolutionMs} ms)`);
+  assert.ok(
+    tookMs <= FRESHNESS_MS + 2 * HEARTBEAT_MS + 300 + resolutionMs,
+    `stale after ${tookMs} ms (resolution ${resolutionMs} ms)`,
+  );
   assert.deepEqual(ids(await remote('a', 'c')), ['m-c', 'shared'], 'the last set is kept, marked stale');
 });
 
 test('[mesh] with a key file that cannot be read, or a key that is not its own pin, refuses to start with a clear error', async () => {
   const toml = configFor('a', 'http://127.0.0.1:1');
   // No injected transport: the production path loads key_file (absent here) before any socket opens.
-  await assert.rejects(startGateway(toml), /site key file \/unused\/a.key: cannot read it \(no such file; create one with switchyard keygen/);
+  await assert.rejects(
+    startGateway(toml),
+    /site key file \/unused\/a.key: cannot read it \(no such file; create one with switchyard keygen/,
+  );
   await assert.rejects(
     startGateway(toml, { meshGossip: { key: newSiteKey(), transport: () => bus.transport('peer-x') } }),
     /pins site "a" \(this site\) with public key .* but key_file holds/,

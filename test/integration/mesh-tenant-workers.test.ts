@@ -27,10 +27,16 @@ interface WorkerRow {
   readonly requests: number;
   readonly forwarded_in: number;
 }
-const rows = async (gw: GatewayUnderTest): Promise<WorkerRow[]> => (await httpJson('GET', `${gw.url}/admin/runtime`)).json<{ workers: WorkerRow[] }>().workers;
+const rows = async (gw: GatewayUnderTest): Promise<WorkerRow[]> =>
+  (await httpJson('GET', `${gw.url}/admin/runtime`)).json<{ workers: WorkerRow[] }>().workers;
 
 /** Waits until the workers' figures (each reports every second) show `total` more of `field`, and checks both took part. */
-async function bothTookPart(gw: GatewayUnderTest, field: 'requests' | 'forwarded_in', since: readonly WorkerRow[], total: number): Promise<void> {
+async function bothTookPart(
+  gw: GatewayUnderTest,
+  field: 'requests' | 'forwarded_in',
+  since: readonly WorkerRow[],
+  total: number,
+): Promise<void> {
   let now: WorkerRow[] = [];
   const grown = (row: WorkerRow): number => row[field] - (since.find((s) => s.worker === row.worker)?.[field] ?? 0);
   await eventually(
@@ -48,7 +54,10 @@ const settled = async (gw: GatewayUnderTest): Promise<WorkerRow[]> => {
   await new Promise((resolve) => setTimeout(resolve, 1_100));
   return rows(gw);
 };
-const chatAtA = (key: string) => postFresh(`${mesh.site('a').gw.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c'))), { authorization: `Bearer ${key}` });
+const chatAtA = (key: string) =>
+  postFresh(`${mesh.site('a').gw.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c'))), {
+    authorization: `Bearer ${key}`,
+  });
 
 before(async () => {
   await mesh.start();
@@ -76,8 +85,15 @@ test('with workers = 2, no worker forwards a tenant limited to local sites', asy
   const answers = await Promise.all(Array.from({ length: REQUESTS }, () => chatAtA('key-local-only')));
   for (const answer of answers) {
     assert.equal(answer.status, 503, answer.text);
-    assert.deepEqual(JSON.parse(answer.text).error.sites.map((s: { site: string; reason: string }) => [s.site, s.reason]), [['c', 'not_in_tenant_scope']]);
+    assert.deepEqual(
+      JSON.parse(answer.text).error.sites.map((s: { site: string; reason: string }) => [s.site, s.reason]),
+      [['c', 'not_in_tenant_scope']],
+    );
   }
   await bothTookPart(a, 'requests', since, REQUESTS);
-  assert.equal(metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'accepted' }), accepted, 'c accepted none');
+  assert.equal(
+    metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'accepted' }),
+    accepted,
+    'c accepted none',
+  );
 });

@@ -39,7 +39,12 @@ async function settledRows(gw: GatewayUnderTest): Promise<WorkerRow[]> {
 }
 
 /** Waits for the workers' figures (reported every second) to show `field` grown on both by `since`. */
-async function bothWorkersCounted(gw: GatewayUnderTest, field: 'requests' | 'forwarded' | 'forwarded_in', since: readonly WorkerRow[], total: number): Promise<WorkerRow[]> {
+async function bothWorkersCounted(
+  gw: GatewayUnderTest,
+  field: 'requests' | 'forwarded' | 'forwarded_in',
+  since: readonly WorkerRow[],
+  total: number,
+): Promise<WorkerRow[]> {
   let rows: WorkerRow[] = [];
   const grown = (row: WorkerRow): number => row[field] - (since.find((s) => s.worker === row.worker)?.[field] ?? 0);
   await eventually(
@@ -55,7 +60,8 @@ async function bothWorkersCounted(gw: GatewayUnderTest, field: 'requests' | 'for
 }
 
 const chatsAt = async (id: SiteId): Promise<number> =>
-  (await simRequests(site(id).sim.url(`${id}-gpu`))).filter((r) => r.path === '/v1/chat/completions' && r.model === `m-${id}`).length;
+  (await simRequests(site(id).sim.url(`${id}-gpu`))).filter((r) => r.path === '/v1/chat/completions' && r.model === `m-${id}`)
+    .length;
 const cGpuChats = (): Promise<number> => chatsAt('c');
 
 before(() => mesh.start());
@@ -65,13 +71,20 @@ test('[mesh] with workers = 2: a remote-only model is listed and forwarded throu
   const a = site('a').gw;
   await mesh.waitListed('a', 'm-c', 'c'); // from a worker's site mirror
   // The key reaches the workers within one sync after the mesh part loaded it.
-  await eventually(async () => (await postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c'))))).status === 200, 5_000, 'a forwards m-c');
+  await eventually(
+    async () => (await postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c'))))).status === 200,
+    5_000,
+    'a forwards m-c',
+  );
   const since = await settledRows(a);
-  const forwardedMetric = async (): Promise<number> => metricValue(await a.metrics(), 'gateway_mesh_forwarded_total', { site: 'c', result: 'success' });
+  const forwardedMetric = async (): Promise<number> =>
+    metricValue(await a.metrics(), 'gateway_mesh_forwarded_total', { site: 'c', result: 'success' });
   const metricBefore = await forwardedMetric();
   const atCBefore = await cGpuChats();
   const answers = await Promise.all(
-    Array.from({ length: REQUESTS }, (_, i) => postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c', { user: `u${i}` }))))),
+    Array.from({ length: REQUESTS }, (_, i) =>
+      postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c', { user: `u${i}` })))),
+    ),
   );
   for (const answer of answers) assert.equal(answer.status, 200, answer.text);
   assert.equal((await cGpuChats()) - atCBefore, REQUESTS, 'c-gpu served every forwarded request');
@@ -79,7 +92,9 @@ test('[mesh] with workers = 2: a remote-only model is listed and forwarded throu
   // The workers' events reach the owner's metrics: every forward counted once.
   assert.equal((await forwardedMetric()) - metricBefore, REQUESTS);
   // Each worker has its own connections to c; /admin/runtime sums them (256 = the default max_connections per pool).
-  const runtime = (await httpJson('GET', `${a.url}/admin/runtime`)).json<{ upstream_sites: Record<string, { limit: number; connected: number }> }>();
+  const runtime = (await httpJson('GET', `${a.url}/admin/runtime`)).json<{
+    upstream_sites: Record<string, { limit: number; connected: number }>;
+  }>();
   assert.equal(runtime.upstream_sites.c?.limit, 2 * 256, JSON.stringify(runtime.upstream_sites));
   assert.ok((runtime.upstream_sites.c?.connected ?? 0) >= 2, JSON.stringify(runtime.upstream_sites));
 });
@@ -91,13 +106,31 @@ test('a two-worker receiving site accepts a signed forwarded request and refuses
   const accepted = metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'accepted' });
   const since = await settledRows(c);
   const signed = async (): Promise<Answer> =>
-    postFresh(url, body, await signForward({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body, site: 'a', key: keys.a, nowMs: Date.now(), lifetimeMs: 30_000 }));
+    postFresh(
+      url,
+      body,
+      await signForward({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        body,
+        site: 'a',
+        key: keys.a,
+        nowMs: Date.now(),
+        lifetimeMs: 30_000,
+      }),
+    );
   const answers = await Promise.all(Array.from({ length: REQUESTS }, signed));
   for (const answer of answers) assert.equal(answer.status, 200, answer.text);
   const afterSigned = await bothWorkersCounted(c, 'forwarded_in', since, REQUESTS);
-  assert.equal(metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'accepted' }) - accepted, REQUESTS);
+  assert.equal(
+    metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'accepted' }) - accepted,
+    REQUESTS,
+  );
 
-  const unsigned = await Promise.all(Array.from({ length: REQUESTS }, () => postFresh(url, body, { 'x-switchyard-forwarded-by': 'a' })));
+  const unsigned = await Promise.all(
+    Array.from({ length: REQUESTS }, () => postFresh(url, body, { 'x-switchyard-forwarded-by': 'a' })),
+  );
   for (const answer of unsigned) {
     assert.equal(answer.status, 401, answer.text);
     assert.equal(JSON.parse(answer.text).error.code, 'unsigned');
@@ -105,7 +138,9 @@ test('a two-worker receiving site accepts a signed forwarded request and refuses
   const afterUnsigned = await bothWorkersCounted(c, 'forwarded_in', afterSigned, REQUESTS);
   assert.ok(metricValue(await c.metrics(), 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'unsigned' }) >= REQUESTS);
   // The workers' refusals reach the owner's log, once per site and reason for the gateway as a whole.
-  const refusedLines = site('c').gw.logs().filter((l) => String(l.msg).startsWith('forwarded request refused') && l.site === 'a' && l.reason === 'unsigned');
+  const refusedLines = site('c')
+    .gw.logs()
+    .filter((l) => String(l.msg).startsWith('forwarded request refused') && l.site === 'a' && l.reason === 'unsigned');
   assert.equal(refusedLines.length, 1, JSON.stringify(refusedLines));
 
   // One hop: a forwarded request for a model only a serves is not sent back to a by either worker.
@@ -113,12 +148,29 @@ test('a two-worker receiving site accepts a signed forwarded request and refuses
   const aGpuBefore = await chatsAt('a');
   const bounced = await Promise.all(
     Array.from({ length: REQUESTS }, async () =>
-      postFresh(url, onlyA, await signForward({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body: onlyA, site: 'a', key: keys.a, nowMs: Date.now(), lifetimeMs: 30_000 })),
+      postFresh(
+        url,
+        onlyA,
+        await signForward({
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/json' },
+          body: onlyA,
+          site: 'a',
+          key: keys.a,
+          nowMs: Date.now(),
+          lifetimeMs: 30_000,
+        }),
+      ),
     ),
   );
   for (const answer of bounced) assert.ok(answer.status === 503 || answer.status === 404, `${answer.status} ${answer.text}`);
   const rows = await bothWorkersCounted(c, 'forwarded_in', afterUnsigned, REQUESTS);
-  assert.deepEqual(rows.map((r) => r.forwarded), afterUnsigned.map((r) => r.forwarded), 'c forwarded nothing on');
+  assert.deepEqual(
+    rows.map((r) => r.forwarded),
+    afterUnsigned.map((r) => r.forwarded),
+    'c forwarded nothing on',
+  );
   assert.equal(await chatsAt('a'), aGpuBefore, 'a-gpu got nothing from c');
 });
 
@@ -139,7 +191,9 @@ test('a site gone stale receives no forward from any worker', async () => {
     const since = await settledRows(a);
     const atCBefore = await cGpuChats();
     const answers = await Promise.all(
-      Array.from({ length: REQUESTS }, (_, i) => postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c', { user: `s${i}` }))))),
+      Array.from({ length: REQUESTS }, (_, i) =>
+        postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c', { user: `s${i}` })))),
+      ),
     );
     for (const answer of answers) assert.ok(answer.status === 503 || answer.status === 404, `${answer.status} ${answer.text}`);
     assert.equal(await cGpuChats(), atCBefore, 'c-gpu got nothing once c was stale at a');

@@ -65,10 +65,14 @@ before(async () => {
       `[admin]\ntoken = "${TOKEN}"\n[routing]\nload_timeout = "5s"\n`,
     ),
   );
-  await eventually(async () => {
-    const router = await host('router');
-    return router?.router?.max_instances === 2 && router.loaded.includes('model-a');
-  }, 20_000, 'max_instances learned');
+  await eventually(
+    async () => {
+      const router = await host('router');
+      return router?.router?.max_instances === 2 && router.loaded.includes('model-a');
+    },
+    20_000,
+    'max_instances learned',
+  );
 });
 
 after(async () => {
@@ -85,7 +89,9 @@ function admin(action: 'load' | 'unload', body: unknown, headers: Record<string,
 }
 
 async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
@@ -117,7 +123,11 @@ test('Ollama loads with keep_alive and unloads with keep_alive 0, confirmed by /
   assert.equal(loaded.status, 200, loaded.text);
   assert.equal(loaded.json().node, 'ollama');
   assert.deepEqual(await ollamaLoaded(), ['qwen:7b']);
-  await eventually(async () => (await host('ollama'))?.loaded.includes('qwen:7b') === true, 20_000, 'the gateway sees qwen loaded');
+  await eventually(
+    async () => (await host('ollama'))?.loaded.includes('qwen:7b') === true,
+    20_000,
+    'the gateway sees qwen loaded',
+  );
   const unloaded = await admin('unload', { model: 'qwen:7b', node: 'ollama' });
   assert.equal(unloaded.status, 200, unloaded.text);
   assert.deepEqual(await ollamaLoaded(), []);
@@ -137,10 +147,18 @@ test('refusals say why: not supported, unknown node, not listed, node required',
 
 test('an unload is refused while a request for the model is in flight', async () => {
   // A long answer keeps the request in flight (20 ms ttft + 2000 tokens at 1000/s).
-  const long = httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 'model-a', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2000 });
-  await eventually(async () => {
-    return ((await host('router'))?.in_flight ?? 0) > 0;
-  }, 20_000, 'the request in flight');
+  const long = httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+    model: 'model-a',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2000,
+  });
+  await eventually(
+    async () => {
+      return ((await host('router'))?.in_flight ?? 0) > 0;
+    },
+    20_000,
+    'the request in flight',
+  );
   const refused = await admin('unload', { model: 'model-a', node: 'router' });
   assert.equal(refused.status, 409, refused.text);
   assert.equal(refused.json().code, 'in_flight');
@@ -155,7 +173,9 @@ test('a load that fails answers its reason and is held off with a back-off', asy
   assert.equal(body.outcome, 'failed');
   assert.match(body.detail, /load failed/);
   assert.ok(body.retryAfterMs > 0);
-  const view = (await httpJson('GET', `${rig.gw.url}/admin/models`, undefined, AUTH)).json<{ models: { model: string; failures: { node: string; reason: string }[] }[] }>();
+  const view = (await httpJson('GET', `${rig.gw.url}/admin/models`, undefined, AUTH)).json<{
+    models: { model: string; failures: { node: string; reason: string }[] }[];
+  }>();
   const row = view.models.find((m) => m.model === 'broken');
   assert.equal(row?.failures[0]?.node, 'router');
   assert.match(row?.failures[0]?.reason ?? '', /load failed/);
@@ -169,13 +189,21 @@ test('unloads racing random arrivals never unload a model mid-request, and every
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
     return seed / 2 ** 31;
   };
-  const stats = async (): Promise<number> => (await httpJson('GET', `${rig.sim.url('router')}/__sim/stats`)).json<{ residency: { unloadsMidRequest: number } }>().residency.unloadsMidRequest;
+  const stats = async (): Promise<number> =>
+    (await httpJson('GET', `${rig.sim.url('router')}/__sim/stats`)).json<{ residency: { unloadsMidRequest: number } }>().residency
+      .unloadsMidRequest;
   const before = await stats();
   const requests: Promise<{ status: number }>[] = [];
   const unloads: ReturnType<typeof admin>[] = [];
   for (let i = 0; i < 24; i++) {
     const ask = (): void => {
-      requests.push(httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 'model-c', messages: [{ role: 'user', content: `r${i}` }], max_tokens: 1 + Math.floor(random() * 20) }));
+      requests.push(
+        httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+          model: 'model-c',
+          messages: [{ role: 'user', content: `r${i}` }],
+          max_tokens: 1 + Math.floor(random() * 20),
+        }),
+      );
     };
     const unload = (): void => {
       unloads.push(admin('unload', { model: 'model-c', node: 'router' }));
@@ -190,7 +218,10 @@ test('unloads racing random arrivals never unload a model mid-request, and every
     await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 120)));
   }
   const answers = await Promise.all(requests);
-  assert.deepEqual(answers.map((a) => a.status), answers.map(() => 200));
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    answers.map(() => 200),
+  );
   const outcomes = (await Promise.all(unloads)).map((u) => {
     assert.ok([200, 409].includes(u.status), u.text);
     const body = u.json<{ outcome: string; code?: string }>();
@@ -204,7 +235,8 @@ test('unloads racing random arrivals never unload a model mid-request, and every
   assert.equal(await stats(), before, 'no unload of a model with a request in flight');
 });
 
-test('a load on a full router unloads an idle model first, then loads', async () => {  const a = await admin('load', { model: 'model-a', node: 'router' });
+test('a load on a full router unloads an idle model first, then loads', async () => {
+  const a = await admin('load', { model: 'model-a', node: 'router' });
   assert.ok([200].includes(a.status), a.text);
   const c = await admin('load', { model: 'model-c', node: 'router' });
   assert.ok([200].includes(c.status), c.text);

@@ -29,7 +29,10 @@ let rig: FleetAndGateway;
 
 before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], '[routing]\nswap_after = "0s"\n[[models.available]]\nname = "embed"\nwarm = 1\n'),
+    gatewayToml(
+      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
+      '[routing]\nswap_after = "0s"\n[[models.available]]\nname = "embed"\nwarm = 1\n',
+    ),
   );
 });
 
@@ -38,7 +41,9 @@ after(async () => {
 });
 
 async function status(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
@@ -46,7 +51,15 @@ async function status(model: string): Promise<string | undefined> {
 // asks a fresh listing before an admin decision and after every operation.
 test('warm = 1 comes up after start and again after a switch evicted it', async () => {
   await eventually(async () => (await status('embed')) === 'loaded', 30_000, 'embed warm after start');
-  const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+    model: 'chat',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2,
+  });
   assert.equal(answer.status, 200, answer.text);
-  await eventually(async () => (await status('embed')) === 'loaded' && (await status('chat')) === 'unloaded', 30_000, 'embed warm again after the switch');
+  await eventually(
+    async () => (await status('embed')) === 'loaded' && (await status('chat')) === 'unloaded',
+    30_000,
+    'embed warm again after the switch',
+  );
 });

@@ -28,7 +28,10 @@ tokens_per_second = 100
 const MAX_QUEUE = 4;
 const KEYS = { hold: 'sk-hold-standard-01', chat: 'sk-chat-interactive-02', bulk: 'sk-bulk-batch-03' } as const;
 const TENANTS = (Object.keys(KEYS) as (keyof typeof KEYS)[])
-  .map((name) => `[[tenants]]\nname = "${name}"\nkeys = ["${KEYS[name]}"]\npriority = "${{ hold: 'standard', chat: 'interactive', bulk: 'batch' }[name]}"\n`)
+  .map(
+    (name) =>
+      `[[tenants]]\nname = "${name}"\nkeys = ["${KEYS[name]}"]\npriority = "${{ hold: 'standard', chat: 'interactive', bulk: 'batch' }[name]}"\n`,
+  )
   .join('');
 const as = (name: keyof typeof KEYS): Record<string, string> => ({ authorization: `Bearer ${KEYS[name]}` });
 
@@ -38,7 +41,12 @@ let gw: GatewayUnderTest;
 
 before(async () => {
   sim = await startSimFleet(FLEET, { clock: fleetClock });
-  gw = await startGateway(gatewayToml([{ name: 'one', url: sim.url('one'), kind: 'llamacpp' }], `[routing]\nqueue_timeout = "20s"\nmax_queue = ${MAX_QUEUE}\n${TENANTS}`));
+  gw = await startGateway(
+    gatewayToml(
+      [{ name: 'one', url: sim.url('one'), kind: 'llamacpp' }],
+      `[routing]\nqueue_timeout = "20s"\nmax_queue = ${MAX_QUEUE}\n${TENANTS}`,
+    ),
+  );
   await waitForHost(gw.url, 'one', (h) => h.models?.m?.slots === 1, 'one slot known');
 });
 
@@ -63,7 +71,10 @@ test('an interactive request overtakes the queued batch ones; a full queue sheds
   }
   const chat = httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('m', 1, { max_tokens: 2 }), as('chat'));
   // The first to answer is the shed batch request (with FIFO, the interactive one was refused instead).
-  const shed = await Promise.race([bulk[MAX_QUEUE - 1]?.then((res) => ({ who: 'bulk', res })), chat.then((res) => ({ who: 'chat', res }))]);
+  const shed = await Promise.race([
+    bulk[MAX_QUEUE - 1]?.then((res) => ({ who: 'bulk', res })),
+    chat.then((res) => ({ who: 'chat', res })),
+  ]);
   assert.equal(shed?.who, 'bulk', shed?.res.text);
   assert.equal(shed?.res.status, 429, shed?.res.text);
   assert.ok(Number(shed?.res.headers['retry-after']) >= 1, 'Retry-After is set');
@@ -71,14 +82,24 @@ test('an interactive request overtakes the queued batch ones; a full queue sheds
   assert.deepEqual({ type: error.type, code: error.code }, { type: 'rate_limit_error', code: 'queue_full' });
 
   const explained = await explainOf(gw.url, 'model=m');
-  assert.deepEqual(explained.queue, { depth: MAX_QUEUE, by_class: { interactive: 1, standard: 0, batch: MAX_QUEUE - 1 }, by_tenant: { bulk: MAX_QUEUE - 1, chat: 1 } });
+  assert.deepEqual(explained.queue, {
+    depth: MAX_QUEUE,
+    by_class: { interactive: 1, standard: 0, batch: MAX_QUEUE - 1 },
+    by_tenant: { bulk: MAX_QUEUE - 1, chat: 1 },
+  });
   const refused = await httpJson('POST', `${gw.url}/v1/completions`, { model: 'm', prompt: 'abcd', max_tokens: 3 }, as('bulk'));
   assert.equal(refused.status, 429, 'a batch newcomer to a full queue is refused');
 
   const served = [hold, chat, ...bulk.slice(0, MAX_QUEUE - 1)];
   await advanceUntil(fleetClock, settledFlag(served), 'the hold and the waiters to finish');
   for (const res of await Promise.all(served)) assert.equal(res.status, 200, res.text);
-  const arrived = (await simRequests(sim.url('one'))).filter((r) => r.method === 'POST' && r.path.startsWith('/v1/')).map((r) => r.path);
-  assert.deepEqual(arrived, ['/v1/chat/completions', '/v1/chat/completions', ...Array<string>(MAX_QUEUE - 1).fill('/v1/completions')], 'the hold, the interactive one, then the batch ones');
+  const arrived = (await simRequests(sim.url('one')))
+    .filter((r) => r.method === 'POST' && r.path.startsWith('/v1/'))
+    .map((r) => r.path);
+  assert.deepEqual(
+    arrived,
+    ['/v1/chat/completions', '/v1/chat/completions', ...Array<string>(MAX_QUEUE - 1).fill('/v1/completions')],
+    'the hold, the interactive one, then the batch ones',
+  );
   assert.equal(await queueDepth(), 0);
 });

@@ -35,12 +35,20 @@ let gw: GatewayUnderTest;
 before(async () => {
   sim = await startSimFleet(FLEET);
   gw = await startGateway(
-    gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'llamacpp' ? 'llamacpp' : 'vllm' })), '[upstream]\nheaders_timeout = "1s"\n', 'max_request_body_bytes = 4096'),
+    gatewayToml(
+      sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind === 'llamacpp' ? 'llamacpp' : 'vllm' })),
+      '[upstream]\nheaders_timeout = "1s"\n',
+      'max_request_body_bytes = 4096',
+    ),
   );
-  await eventually(async () => {
-    const health = (await httpJson('GET', `${gw.url}/health`)).json<{ models_ok: number; healthy: number }>();
-    return health.models_ok === 3 && health.healthy === 3;
-  }, 15_000, 'every node healthy with known models');
+  await eventually(
+    async () => {
+      const health = (await httpJson('GET', `${gw.url}/health`)).json<{ models_ok: number; healthy: number }>();
+      return health.models_ok === 3 && health.healthy === 3;
+    },
+    15_000,
+    'every node healthy with known models',
+  );
 });
 
 after(async () => {
@@ -134,7 +142,11 @@ test('a client that disconnects mid-stream makes the gateway abort the upstream 
   const iterator = res.body[Symbol.asyncIterator]();
   await iterator.next();
   controller.abort();
-  await eventually(async () => ((await simStats(sim.url('slow'))).clientAborted ?? 0) > before, 15_000, 'the node to see its client go');
+  await eventually(
+    async () => ((await simStats(sim.url('slow'))).clientAborted ?? 0) > before,
+    15_000,
+    'the node to see its client go',
+  );
   await eventually(async () => (await simStats(sim.url('slow'))).inFlight === 0, 15_000, 'the node to stop generating');
 });
 
@@ -159,17 +171,24 @@ test('a model no node lists, every listing current, gets 404 model_not_found nam
   const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chat('shraed'));
   assert.equal(res.status, 404);
   assert.equal(res.headers['retry-after'], undefined);
-  const { error } = res.json<{ error: { message: string; type: string; param: string; code: string; closest_models: string[] } }>();
+  const { error } = res.json<{
+    error: { message: string; type: string; param: string; code: string; closest_models: string[] };
+  }>();
   assert.equal(error.code, 'model_not_found');
   assert.equal(error.type, 'invalid_request_error');
   assert.equal(error.param, 'model');
   assert.deepEqual(error.closest_models, ['shared', 'slow-model']);
-  assert.match(error.message, /The model 'shraed' does not exist: no node serves it\. Closest served models: shared, slow-model\./);
+  assert.match(
+    error.message,
+    /The model 'shraed' does not exist: no node serves it\. Closest served models: shared, slow-model\./,
+  );
 });
 
 test('a node failing health checks goes degraded, then dead, then recovers on one success', async () => {
   const statusOf = async (): Promise<string> =>
-    (await httpJson('GET', `${gw.url}/health`)).json<{ details: { name: string; status: string }[] }>().details.find((d) => d.name === 'b')?.status ?? '';
+    (await httpJson('GET', `${gw.url}/health`))
+      .json<{ details: { name: string; status: string }[] }>()
+      .details.find((d) => d.name === 'b')?.status ?? '';
   await setSimFaults(sim.url('b'), { health: 'fail' });
   try {
     await eventually(async () => (await statusOf()) === 'degraded' || (await statusOf()) === 'dead', 15_000, 'b degraded');
@@ -182,6 +201,12 @@ test('a node failing health checks goes degraded, then dead, then recovers on on
     await setSimFaults(sim.url('b'), { health: 'none' });
   }
   await eventually(async () => (await statusOf()) === 'healthy', 15_000, 'b healthy again');
-  const messages = gw.logs().filter((l) => l.node === 'b').map((l) => l.msg);
-  assert.ok(messages.includes('node degraded') && messages.includes('node dead') && messages.includes('node recovered'), messages.join(','));
+  const messages = gw
+    .logs()
+    .filter((l) => l.node === 'b')
+    .map((l) => l.msg);
+  assert.ok(
+    messages.includes('node degraded') && messages.includes('node dead') && messages.includes('node recovered'),
+    messages.join(','),
+  );
 });

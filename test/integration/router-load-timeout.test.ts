@@ -30,7 +30,10 @@ let rig: FleetAndGateway;
 
 before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], `[routing]\nload_timeout = "${LOAD_TIMEOUT_MS}ms"`),
+    gatewayToml(
+      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
+      `[routing]\nload_timeout = "${LOAD_TIMEOUT_MS}ms"`,
+    ),
   );
   await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
 });
@@ -40,7 +43,11 @@ after(async () => {
 });
 
 function chat(model: string): ReturnType<typeof httpJson> {
-  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 4,
+  });
 }
 
 test('a load that never completes is cancelled after load_timeout and answered 503 with Retry-After', async () => {
@@ -51,9 +58,16 @@ test('a load that never completes is cancelled after load_timeout and answered 5
   assert.ok(res.headers['retry-after'] !== undefined, 'Retry-After is set');
   const error = res.json<{ error: { code: string; message: string } }>().error;
   assert.equal(error.code, 'model_load_timeout');
-  assert.match(error.message, /model 'stuck' did not finish loading in time .*router: the model did not load within 1500ms \(routing\.load_timeout\)/);
+  assert.match(
+    error.message,
+    /model 'stuck' did not finish loading in time .*router: the model did not load within 1500ms \(routing\.load_timeout\)/,
+  );
   assert.ok(tookMs >= LOAD_TIMEOUT_MS, `answered after ${tookMs}ms, not before the timeout`);
-  await eventually(async () => (await simStats(rig.sim.url('router'))).inFlight === 0, 5_000, 'the router saw the request cancelled');
+  await eventually(
+    async () => (await simStats(rig.sim.url('router'))).inFlight === 0,
+    5_000,
+    'the router saw the request cancelled',
+  );
 });
 
 test('the model is shown failing to load on that node, and further requests are answered 503 at once', async () => {

@@ -42,9 +42,17 @@ let rig: FleetAndGateway;
 
 before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], '[routing]\nqueue_timeout = "30s"\nswap_after = "5s"'),
+    gatewayToml(
+      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
+      '[routing]\nqueue_timeout = "30s"\nswap_after = "5s"',
+    ),
   );
-  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'), 'max_instances learned');
+  await waitForHost(
+    rig.gw.url,
+    'router',
+    (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
+    'max_instances learned',
+  );
 });
 
 after(async () => {
@@ -57,7 +65,11 @@ async function residency(): Promise<Residency> {
 }
 
 function chat(model: string): Promise<{ status: number; text: string }> {
-  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 4,
+  });
 }
 
 async function switchesCounted(): Promise<number> {
@@ -73,7 +85,11 @@ async function switchesCounted(): Promise<number> {
 async function wave(loaded: string, other: string): Promise<number[]> {
   const before = (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions').length;
   const first = chat(loaded);
-  await eventually(async () => (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions').length > before, 10_000, 'the first request at the router');
+  await eventually(
+    async () => (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions').length > before,
+    10_000,
+    'the first request at the router',
+  );
   const rest = [other, loaded, other, loaded, other].map((model) => chat(model));
   const answers = await Promise.all([first, ...rest]);
   return answers.map((a) => a.status);
@@ -95,7 +111,9 @@ test('three waves of six requests for two models on a max_instances=1 router all
   assert.equal(after.peakRunning, 1, 'never more than max_instances models running');
   assert.equal(after.loads - loadsBefore, 3, 'one load per wave');
   assert.equal(await switchesCounted(), 3, 'gateway_model_switches_total counts the minimum');
-  const waits = (await rig.gw.metrics()).split('\n').find((l) => l.startsWith('gateway_queue_wait_seconds_count{model="model-b",outcome="admitted"}'));
+  const waits = (await rig.gw.metrics())
+    .split('\n')
+    .find((l) => l.startsWith('gateway_queue_wait_seconds_count{model="model-b",outcome="admitted"}'));
   assert.ok(waits !== undefined && Number(waits.split(' ').at(-1)) > 0, 'the held requests show in the queue-wait metric');
 });
 
@@ -111,14 +129,21 @@ test('straight to the sim router the same burst leaves the other model queued in
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
       signal: controller.signal,
-    }).then((r) => r.text(), () => undefined);
+    }).then(
+      (r) => r.text(),
+      () => undefined,
+    );
   const loadedAnswers = [send(running), send(running), send(running)];
   await eventually(async () => (await residency()).running === 1, 5_000, 'the loaded model busy');
   const hanging = [send(other), send(other), send(other)];
   await Promise.all(loadedAnswers);
   await eventually(async () => (await residency()).queued.includes(other), 5_000, `${other} queued in the router`);
   const statuses = (await httpJson('GET', `${url}/v1/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
-  assert.equal(statuses.data.find((m) => m.id === running)?.status.value, 'loaded', 'the loaded model idles, the queue is not woken');
+  assert.equal(
+    statuses.data.find((m) => m.id === running)?.status.value,
+    'loaded',
+    'the loaded model idles, the queue is not woken',
+  );
   controller.abort();
   await Promise.all(hanging);
   await eventually(async () => (await residency()).queued.length === 0, 5_000, 'the router queue emptied by the clients leaving');

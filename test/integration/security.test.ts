@@ -33,7 +33,11 @@ ttft = "5ms"
   gw = await startGateway(toml, { env: { CLIENT_KEY, ADMIN_TOKEN, NODE_KEY } });
   const adminUrl = String(gw.logs().find((l) => l.msg === 'gateway listening')?.admin_url);
   const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
-  await eventually(async () => (await httpJson('GET', `${adminUrl}/health`, undefined, auth)).json<{ healthy?: number }>().healthy === 1, 15_000, 'node healthy');
+  await eventually(
+    async () => (await httpJson('GET', `${adminUrl}/health`, undefined, auth)).json<{ healthy?: number }>().healthy === 1,
+    15_000,
+    'node healthy',
+  );
 });
 
 after(async () => {
@@ -44,7 +48,10 @@ after(async () => {
 const chat = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
 
 test('without a valid client key every /v1 route answers 401 in the OpenAI shape', async () => {
-  for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${CLIENT_KEY}` }] as Record<string, string>[]) {
+  for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${CLIENT_KEY}` }] as Record<
+    string,
+    string
+  >[]) {
     const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, headers);
     assert.equal(res.status, 401, JSON.stringify(headers));
     const { error } = res.json<{ error: { type: string; code: string } }>();
@@ -81,7 +88,12 @@ test('admin routes and metrics live only on the admin listener, behind the admin
 
 test('a model name can never make the gateway fetch anything but its nodes', async () => {
   for (const model of ['http://169.254.169.254/latest', '../../admin/reload', 'm?x=1#frag']) {
-    const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { ...chat, model }, { authorization: `Bearer ${CLIENT_KEY}` });
+    const res = await httpJson(
+      'POST',
+      `${gw.url}/v1/chat/completions`,
+      { ...chat, model },
+      { authorization: `Bearer ${CLIENT_KEY}` },
+    );
     assert.ok([404, 503].includes(res.status), model);
   }
 });

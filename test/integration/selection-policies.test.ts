@@ -38,7 +38,11 @@ before(async () => {
 after(() => fleet.close());
 
 async function ask(model: string): Promise<{ node: string; route: string }> {
-  const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, {
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2,
+  });
   assert.equal(res.status, 200, res.text);
   return { node: String(res.headers['x-switchyard-node']), route: String(res.headers['x-switchyard-route']) };
 }

@@ -58,15 +58,24 @@ test('no secret ever appears in the logs', async () => {
   await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, { authorization: 'Bearer wrong-guess-123' });
   await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, { authorization: `Bearer ${CLIENT_KEY}` });
   const text = gw.process.lines.join('\n') + gw.process.stderr.join('\n');
-  for (const secret of [CLIENT_KEY, ADMIN_TOKEN, NODE_KEY]) assert.ok(!text.includes(secret), `log leaked ${secret.slice(0, 6)}…`);
+  for (const secret of [CLIENT_KEY, ADMIN_TOKEN, NODE_KEY])
+    assert.ok(!text.includes(secret), `log leaked ${secret.slice(0, 6)}…`);
 });
 
 test('a real SIGHUP re-reads the config file', async () => {
   await writeFile(gw.configPath, configText(true));
   gw.process.child.kill('SIGHUP');
   await gw.process.waitForLine((l) => l.includes('"config reloaded"'));
-  assert.deepEqual((await adminHealth()).details?.map((d) => d.name), ['locked', 'open']);
-  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { ...chat, model: 'm-open' }, { authorization: `Bearer ${CLIENT_KEY}` });
+  assert.deepEqual(
+    (await adminHealth()).details?.map((d) => d.name),
+    ['locked', 'open'],
+  );
+  const res = await httpJson(
+    'POST',
+    `${gw.url}/v1/chat/completions`,
+    { ...chat, model: 'm-open' },
+    { authorization: `Bearer ${CLIENT_KEY}` },
+  );
   assert.equal(res.status, 200, res.text);
   assert.equal(res.headers['x-switchyard-node'], 'open');
 });

@@ -38,7 +38,11 @@ before(async () => {
       extra: `[admin]\ntoken = "${TOKEN}"\n`,
     }),
   );
-  await waitForHost('vllm-a', (h) => h.discovery.state === 'known' && Object.keys(h.models).length > 0, 'known, its context polled');
+  await waitForHost(
+    'vllm-a',
+    (h) => h.discovery.state === 'known' && Object.keys(h.models).length > 0,
+    'known, its context polled',
+  );
   await waitForHost('router-b', (h) => h.discovery.state === 'known', 'known');
   await setSimFaults(fleet.sim.url('ollama-c'), { health: 'fail' });
   await waitForHost('ollama-c', (h) => h.health.status === 'dead', 'dead');
@@ -62,7 +66,10 @@ after(async () => {
 });
 
 /** Runs the CLI to its exit (bounded) and returns its exit code and output. */
-async function runToExit(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; process: RunningProcess }> {
+async function runToExit(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; process: RunningProcess }> {
   const cli = startCli(args, env);
   const code = await new Promise<number | null>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -79,7 +86,8 @@ async function runToExit(args: readonly string[], env: Record<string, string> = 
   return { code, process: cli };
 }
 
-const row = (lines: readonly string[], node: string): string[] => lines.find((l) => l.startsWith(`${node} `))?.split(/ {2,}/) ?? [];
+const row = (lines: readonly string[], node: string): string[] =>
+  lines.find((l) => l.startsWith(`${node} `))?.split(/ {2,}/) ?? [];
 
 test('a fleet with one dead node: one line per node, and exit code 1', async () => {
   const { code, process } = await runToExit(['status', '--url', fleet.gw.url, '--token', TOKEN]);
@@ -90,7 +98,7 @@ test('a fleet with one dead node: one line per node, and exit code 1', async () 
   assert.match(lines[3] ?? '', /^NODE +KIND +HEALTH +DISCOVERY +LOADED\/ON-DEMAND +CTX +SLOTS +QUEUE +LAST ERROR$/);
   assert.equal(lines.length, 7, lines.join('\n'));
   assert.deepEqual(row(lines, 'vllm-a').slice(0, 5), ['vllm-a', 'vllm', 'healthy', 'known', '1/0']);
-  assert.match(row(lines, 'vllm-a')[5] ?? '', /^\d+$/, 'the loaded model\'s context');
+  assert.match(row(lines, 'vllm-a')[5] ?? '', /^\d+$/, "the loaded model's context");
   const router = row(lines, 'router-b');
   assert.deepEqual(router.slice(0, 4), ['router-b', 'llamacpp', 'healthy', 'known']);
   assert.equal(router[4], '0/2', 'a router that has loaded nothing yet: both models on demand');
@@ -104,7 +112,10 @@ test('the token may come from SWITCHYARD_ADMIN_TOKEN; without it the gateway ref
   assert.equal(fromEnv.code, 1);
   const refused = await runToExit(['status', '--url', fleet.gw.url], { SWITCHYARD_ADMIN_TOKEN: '' });
   assert.equal(refused.code, 3);
-  assert.match(refused.process.stderr.join('\n'), /HTTP 401: the gateway refused the admin request \(pass the admin token with --token/);
+  assert.match(
+    refused.process.stderr.join('\n'),
+    /HTTP 401: the gateway refused the admin request \(pass the admin token with --token/,
+  );
 });
 
 test('a gateway that is down: exit code 3 and a message naming the address', async () => {
@@ -129,7 +140,10 @@ test('--watch redraws until Ctrl-C', async () => {
     await cli.waitForLine((l) => l.startsWith('ollama-c '));
     // A second heading comes after a clear-screen: a redraw, about a second later.
     await cli.waitForLine(() => cli.lines.filter((l) => l.includes('switchyard status  ')).length >= 2, 60_000);
-    assert.ok(cli.lines.some((l) => l.startsWith('\x1b[H\x1b[2J')), 'each redraw clears the screen first');
+    assert.ok(
+      cli.lines.some((l) => l.startsWith('\x1b[H\x1b[2J')),
+      'each redraw clears the screen first',
+    );
   } finally {
     assert.equal(await cli.stop('SIGINT'), 1, 'the last exit code: a node is dead');
   }

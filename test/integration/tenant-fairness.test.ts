@@ -81,7 +81,12 @@ async function runScenario(tenants: string): Promise<Figures> {
       const latency: Record<Role, number[]> = { chat: [], app: [], bulk: [] };
       const send = (role: Role): Promise<JsonResponse> => {
         const started = performance.now();
-        return httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }, { authorization: `Bearer ${KEYS[role]}` }).then((res) => {
+        return httpJson(
+          'POST',
+          `${gw.url}/v1/chat/completions`,
+          { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 },
+          { authorization: `Bearer ${KEYS[role]}` },
+        ).then((res) => {
           latency[role].push(performance.now() - started);
           return res;
         });
@@ -90,7 +95,9 @@ async function runScenario(tenants: string): Promise<Figures> {
       const flood = Array.from({ length: FLOOD + 1 }, () => send('bulk'));
       // The whole flood has reached the gateway (one holds the slot, the rest queue; a few may be served already).
       const arrived = async (): Promise<number> =>
-        (await httpJson('GET', `${gw.url}/admin/tenants`)).json<{ tenants: { minute: { requests: number } }[] }>().tenants.reduce((n, t) => n + t.minute.requests, 0);
+        (await httpJson('GET', `${gw.url}/admin/tenants`))
+          .json<{ tenants: { minute: { requests: number } }[] }>()
+          .tenants.reduce((n, t) => n + t.minute.requests, 0);
       await eventually(async () => (await arrived()) >= FLOOD + 1, 60_000, 'the flood arrived');
       const depth = (await hostsOf(gw.url)).queue_depth.m ?? 0;
       assert.ok(depth >= FLOOD / 2, `the flood is queued: depth ${depth}`);
@@ -124,10 +131,16 @@ function table(title: string, figures: Figures, tenantOf: (role: Role) => string
     const lat = figures.latency[role];
     const tenant = tenantOf(role);
     const qw = tenant === undefined ? [] : (figures.queueWait[tenant] ?? []);
-    const waits = tenant === undefined ? 'queue-wait n/a (one tenant for all)' : `queue-wait p50=${ms(percentile(qw, 50))} p95=${ms(percentile(qw, 95))}`;
+    const waits =
+      tenant === undefined
+        ? 'queue-wait n/a (one tenant for all)'
+        : `queue-wait p50=${ms(percentile(qw, 50))} p95=${ms(percentile(qw, 95))}`;
     return `${role.padEnd(5)} n=${lat.length} ${waits} | answer time p50=${ms(percentile(lat, 50))} p95=${ms(percentile(lat, 95))} max=${ms(Math.max(...lat))}`;
   });
-  return [`${title} (flood of ${FLOOD} + ${EACH} + ${EACH}, one slot, ~20 ms service, all done in ${ms(figures.floodMs)}):`, ...rows].join('\n  ');
+  return [
+    `${title} (flood of ${FLOOD} + ${EACH} + ${EACH}, one slot, ~20 ms service, all done in ${ms(figures.floodMs)}):`,
+    ...rows,
+  ].join('\n  ');
 }
 
 test('through the gateway: a batch flood of 300 delays the interactive and the standard tenant by a few service times, where one FIFO made them wait behind it', async (t) => {
@@ -140,8 +153,12 @@ test('through the gateway: a batch flood of 300 delays the interactive and the s
   t.diagnostic(baseline);
   console.log(baseline);
 
-  assert.deepEqual(ROLES.map((r) => classes.latency[r].length), [EACH, EACH, FLOOD + 1], 'everyone answered');
-  assert.deepEqual(Object.keys(classes.queueWait).sort(), ['app', 'bulk', 'chat'], 'each request queued as its key\'s tenant');
+  assert.deepEqual(
+    ROLES.map((r) => classes.latency[r].length),
+    [EACH, EACH, FLOOD + 1],
+    'everyone answered',
+  );
+  assert.deepEqual(Object.keys(classes.queueWait).sort(), ['app', 'bulk', 'chat'], "each request queued as its key's tenant");
   const bulkP50 = percentile(classes.queueWait.bulk ?? [], 50);
   const chatP95 = percentile(classes.queueWait.chat ?? [], 95);
   const appP95 = percentile(classes.queueWait.app ?? [], 95);
@@ -149,9 +166,15 @@ test('through the gateway: a batch flood of 300 delays the interactive and the s
   // service times. The standard tenant's 20 requests arrive together and take turns with the flood,
   // so its p95 is its own queue (~20–30 service times): 5× below the flood's median, not 10× (one
   // run at load 15 had it 8.5× below). Behind one FIFO it would wait as long as the flood.
-  assert.ok(chatP95 * 10 < bulkP50, `interactive p95 ${ms(chatP95)} is far below the flood's median wait ${ms(bulkP50)}\n${shown}`);
+  assert.ok(
+    chatP95 * 10 < bulkP50,
+    `interactive p95 ${ms(chatP95)} is far below the flood's median wait ${ms(bulkP50)}\n${shown}`,
+  );
   assert.ok(appP95 * 5 < bulkP50, `standard p95 ${ms(appP95)} is far below the flood's median wait ${ms(bulkP50)}\n${shown}`);
   // With one FIFO queue the same requests waited behind the flood: an order of magnitude longer.
   const fifoChatP50 = percentile(fifo.latency.chat, 50);
-  assert.ok(percentile(classes.latency.chat, 50) * 5 < fifoChatP50, `interactive answers far sooner than behind a FIFO (${ms(fifoChatP50)})\n${shown}\n${baseline}`);
+  assert.ok(
+    percentile(classes.latency.chat, 50) * 5 < fifoChatP50,
+    `interactive answers far sooner than behind a FIFO (${ms(fifoChatP50)})\n${shown}\n${baseline}`,
+  );
 });

@@ -15,12 +15,20 @@ const bearer = { authorization: 'Bearer sk-grows' };
 let sim: SimFleet;
 let gw: GatewayUnderTest;
 const configWith = (limit: string): string =>
-  gatewayToml([{ name: 'n', url: sim.url('n'), kind: 'vllm' }], `[[tenants]]\nname = "grows"\nkeys = ["sk-grows"]\n${limit}\n`, 'workers = 2');
+  gatewayToml(
+    [{ name: 'n', url: sim.url('n'), kind: 'vllm' }],
+    `[[tenants]]\nname = "grows"\nkeys = ["sk-grows"]\n${limit}\n`,
+    'workers = 2',
+  );
 
 before(async () => {
   sim = await startSimFleet('[[node]]\nname = "n"\nkind = "vllm"\nmodels = ["m"]\nttft = "1ms"\ntokens_per_second = 5000\n');
   gw = await startGateway(configWith(''));
-  await eventually(async () => (await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, bearer)).status === 200, 60_000, 'a first answer');
+  await eventually(
+    async () => (await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, bearer)).status === 200,
+    60_000,
+    'a first answer',
+  );
 });
 after(async () => {
   await gw?.close();
@@ -28,13 +36,16 @@ after(async () => {
 });
 
 test('a limit a reload adds holds exactly over both workers, once both confirmed the config', async () => {
-  for (let i = 0; i < 6; i++) assert.equal((await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, bearer)).status, 200, 'unlimited before');
+  for (let i = 0; i < 6; i++)
+    assert.equal((await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, bearer)).status, 200, 'unlimited before');
   const startedMs = performance.now();
   const outcome = await gw.reload(configWith('requests_per_minute = 3'));
   console.log(`reload answered in ${Math.round(performance.now() - startedMs)} ms`);
   assert.equal(outcome.ok, true);
   assert.ok(!gw.logs().some((l) => String(l.msg).includes('did not confirm the reloaded config')), 'both workers confirmed');
-  const statuses = (await Promise.all(Array.from({ length: 8 }, () => httpJson('POST', `${gw.url}/v1/chat/completions`, chat, bearer)))).map((r) => r.status);
+  const statuses = (
+    await Promise.all(Array.from({ length: 8 }, () => httpJson('POST', `${gw.url}/v1/chat/completions`, chat, bearer)))
+  ).map((r) => r.status);
   // Never past the limit (the bucket also holds the last request before the reload, as in one thread).
   const admitted = statuses.filter((s) => s === 200).length;
   assert.ok(admitted >= 1 && admitted <= 3, `at most the new limit admitted: ${statuses.join(', ')}`);

@@ -12,7 +12,9 @@ import { setSimFaults } from '#test/fixtures/http.ts';
 import { gatewayConfig, metric, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
 
 const FLEET = ['alpha', 'beta']
-  .map((name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${name}-chat-8b"]\nttft = "2ms"\ntokens_per_second = 1000\n`)
+  .map(
+    (name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${name}-chat-8b"]\nttft = "2ms"\ntokens_per_second = 1000\n`,
+  )
   .join('\n');
 
 let fleet: FleetAndGateway;
@@ -60,7 +62,10 @@ test('a typo in a model name: 404 model_not_found with the closest served models
   assert.equal(error.code, 'model_not_found');
   assert.equal(error.type, 'invalid_request_error');
   assert.equal(error.param, 'model');
-  assert.match(error.message, /The model 'alpha-chat-7b' does not exist: no node serves it\. Closest served models: alpha-chat-8b, beta-chat-8b\./);
+  assert.match(
+    error.message,
+    /The model 'alpha-chat-7b' does not exist: no node serves it\. Closest served models: alpha-chat-8b, beta-chat-8b\./,
+  );
   assert.equal(made, 1, 'a 404 is not retried');
   assert.equal((await unroutable('model_not_found')) - counted, 1);
 });
@@ -89,7 +94,11 @@ test('a name no node lists while one listing is failing (degraded or expired): s
   assert.equal(error.code, 'model_not_found');
   assert.equal(made, 1, 'not retried');
   const listedThere = await failedChat('alpha-chat-7b');
-  assert.match(listedThere.error.message, /Closest served models: alpha-chat-8b/, 'the failing node\'s last listing is still suggested');
+  assert.match(
+    listedThere.error.message,
+    /Closest served models: alpha-chat-8b/,
+    "the failing node's last listing is still suggested",
+  );
   await setSimFaults(fleet.sim.url('alpha'), { models: 'none' });
   await waitForNode(fleet.gw.url, 'alpha', modelState('known'), 'known again');
 });

@@ -13,16 +13,25 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 type Finished = ProxyEvents['proxy:request-finished'];
 
 /** Sim node → the kind it simulates; the gateway knows "openai" only as OpenAI-compatible, "auto" not at all. */
-const SIMULATES: Readonly<Record<string, string>> = { vllm: 'vllm', llamacpp: 'llamacpp', sglang: 'sglang', ollama: 'ollama', openai: 'vllm', auto: 'sglang' };
+const SIMULATES: Readonly<Record<string, string>> = {
+  vllm: 'vllm',
+  llamacpp: 'llamacpp',
+  sglang: 'sglang',
+  ollama: 'ollama',
+  openai: 'vllm',
+  auto: 'sglang',
+};
 const FLEET = Object.entries(SIMULATES)
-  .map(([name, kind]) => `
+  .map(
+    ([name, kind]) => `
 [[node]]
 name = "${name}"
 kind = "${kind}"
 models = ["m-${name}"]
 ttft = "1ms"
 tokens_per_second = 2000
-`)
+`,
+  )
   .join('');
 
 /** The gateway's nodes, each configured as the kind its name says. */
@@ -43,7 +52,9 @@ const finished: Finished[] = [];
 
 before(async () => {
   sim = await startSimFleet(FLEET + SLOW);
-  gw = await startGateway(gatewayToml([...NODES, 'slow'].map((name) => ({ name, url: sim.url(name), kind: name === 'slow' ? 'vllm' : name }))));
+  gw = await startGateway(
+    gatewayToml([...NODES, 'slow'].map((name) => ({ name, url: sim.url(name), kind: name === 'slow' ? 'vllm' : name }))),
+  );
   gw.gateway.requestEvents.on('proxy:request-finished', (e) => finished.push(e));
   await eventually(async () => (await gw.health()).models_ok === NODES.length + 1, 15_000, 'every node listed');
   client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
@@ -87,12 +98,21 @@ for (const node of NODES) {
     test('a client that asks for usage gets the usage chunk, and the same count is reported', async () => {
       const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
       const report = await reportOf(async () => {
-        const stream = await client.chat.completions.create({ model, messages, stream: true, max_tokens: 5, stream_options: { include_usage: true } });
+        const stream = await client.chat.completions.create({
+          model,
+          messages,
+          stream: true,
+          max_tokens: 5,
+          stream_options: { include_usage: true },
+        });
         for await (const chunk of stream) chunks.push(chunk);
       });
       const last = chunks.at(-1);
       assert.deepEqual(last?.choices, []);
-      assert.deepEqual({ promptTokens: last?.usage?.prompt_tokens, completionTokens: last?.usage?.completion_tokens, counted: 'usage' }, report.usage);
+      assert.deepEqual(
+        { promptTokens: last?.usage?.prompt_tokens, completionTokens: last?.usage?.completion_tokens, counted: 'usage' },
+        report.usage,
+      );
     });
 
     test('a streamed completion is counted, with no usage chunk the client did not ask for', async () => {
@@ -159,10 +179,13 @@ test('a stream the client leaves is settled from what was seen', async () => {
   assert.equal(report.usage?.counted, 'seen');
   assert.equal(report.usage?.promptTokens, undefined);
   // The gateway may have passed on a token or two the client had not read yet when it left.
-  assert.ok((report.usage?.completionTokens ?? 0) >= 3 && (report.usage?.completionTokens ?? 0) < 200, JSON.stringify(report.usage));
+  assert.ok(
+    (report.usage?.completionTokens ?? 0) >= 3 && (report.usage?.completionTokens ?? 0) < 200,
+    JSON.stringify(report.usage),
+  );
 });
 
-test('with [server] workers = 2 a streamed answer is counted the same, reported on the owner\'s bus', async () => {
+test("with [server] workers = 2 a streamed answer is counted the same, reported on the owner's bus", async () => {
   const workers = await startGateway(gatewayToml([{ name: 'vllm', url: sim.url('vllm'), kind: 'vllm' }], '', 'workers = 2'));
   try {
     await eventually(async () => (await workers.health()).models_ok === 1, 15_000, 'the node listed');
@@ -170,7 +193,8 @@ test('with [server] workers = 2 a streamed answer is counted the same, reported 
     workers.gateway.requestEvents.on('proxy:request-finished', (e) => reports.push(e));
     const viaWorkers = new OpenAI({ baseURL: `${workers.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
-    for await (const c of await viaWorkers.chat.completions.create({ model: 'm-vllm', messages, stream: true, max_tokens: 6 })) chunks.push(c);
+    for await (const c of await viaWorkers.chat.completions.create({ model: 'm-vllm', messages, stream: true, max_tokens: 6 }))
+      chunks.push(c);
     assert.equal(chunks.filter((c) => c.choices.length === 0 || c.usage !== undefined).length, 0, 'no usage reached the client');
     await eventually(() => reports.length > 0, 10_000, 'the request reported');
     assert.deepEqual([reports[0]?.usage?.completionTokens, reports[0]?.usage?.counted], [6, 'usage']);

@@ -10,7 +10,6 @@ import { unusedPort as freePort } from '#test/fixtures/context.ts';
 
 const MAC = '0a:1b:2c:3d:4e:5f';
 
-
 interface PacketLog {
   readonly socket: Socket;
   port: number;
@@ -38,7 +37,9 @@ let awake: SimFleet | undefined;
 let known: SimFleet | undefined;
 
 const statusOf = async (node: string): Promise<string> =>
-  (await httpJson('GET', `${gw.url}/health`)).json<{ details: { name: string; status: string }[] }>().details.find((d) => d.name === node)?.status ?? '';
+  (await httpJson('GET', `${gw.url}/health`))
+    .json<{ details: { name: string; status: string }[] }>()
+    .details.find((d) => d.name === node)?.status ?? '';
 
 before(async () => {
   udp = await udpListener();
@@ -79,12 +80,22 @@ group = "g2"
 `;
   const toml = gatewayToml([], nodes).replace('fail_threshold = 2', 'fail_threshold = 1');
   gw = await startGateway(toml);
-  await eventually(async () => (await statusOf('sleeper')) === 'asleep' && (await statusOf('never')) === 'asleep', 15_000, 'sleepers asleep');
+  await eventually(
+    async () => (await statusOf('sleeper')) === 'asleep' && (await statusOf('never')) === 'asleep',
+    15_000,
+    'sleepers asleep',
+  );
   await eventually(async () => (await statusOf('known')) === 'healthy', 15_000, 'known healthy');
-  await eventually(async () => {
-    const health = (await httpJson('GET', `${gw.url}/health`)).json<{ details: { name: string; models: { state: string } }[] }>();
-    return health.details.find((d) => d.name === 'known')?.models.state === 'known';
-  }, 15_000, 'known listed');
+  await eventually(
+    async () => {
+      const health = (await httpJson('GET', `${gw.url}/health`)).json<{
+        details: { name: string; models: { state: string } }[];
+      }>();
+      return health.details.find((d) => d.name === 'known')?.models.state === 'known';
+    },
+    15_000,
+    'known listed',
+  );
   // Put the known node to sleep: it keeps its last listing (small-model) but no longer answers.
   await known.close();
   known = undefined;
@@ -111,7 +122,9 @@ test('one wake per window under 100 concurrent requests, and the held requests r
     udp.onPacket = undefined;
     // The "machine" boots 500 ms after the magic packet.
     setTimeout(() => {
-      void startSimFleet(`[[node]]\nname = "sleeper"\nkind = "vllm"\nport = ${sleeperPort}\nmodels = ["big-model"]\nttft = "5ms"\n`).then((s) => {
+      void startSimFleet(
+        `[[node]]\nname = "sleeper"\nkind = "vllm"\nport = ${sleeperPort}\nmodels = ["big-model"]\nttft = "5ms"\n`,
+      ).then((s) => {
         awake = s;
       });
     }, 500);
@@ -121,7 +134,11 @@ test('one wake per window under 100 concurrent requests, and the held requests r
   );
   const answers = await Promise.all(requests);
   const statuses = answers.map((a) => a.status);
-  assert.deepEqual([...new Set(statuses)], [200], `statuses: ${JSON.stringify(statuses.filter((s) => s !== 200))} ${answers.find((a) => a.status !== 200)?.text ?? ''}`);
+  assert.deepEqual(
+    [...new Set(statuses)],
+    [200],
+    `statuses: ${JSON.stringify(statuses.filter((s) => s !== 200))} ${answers.find((a) => a.status !== 200)?.text ?? ''}`,
+  );
   assert.deepEqual([...new Set(answers.map((a) => a.headers['x-switchyard-node']))], ['sleeper']);
   const magic = udp.packets.slice(before);
   assert.equal(magic.length, 1, 'exactly one magic packet');
@@ -132,7 +149,10 @@ test('one wake per window under 100 concurrent requests, and the held requests r
 
 test('a node that does not wake in time leaves its held requests a 503 with Retry-After', async () => {
   const started = Date.now();
-  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'lonely-model', messages: [{ role: 'user', content: 'x' }] });
+  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, {
+    model: 'lonely-model',
+    messages: [{ role: 'user', content: 'x' }],
+  });
   assert.equal(res.status, 503, res.text);
   assert.ok(Number(res.headers['retry-after']) >= 1);
   assert.match(res.json<{ error: { message: string } }>().error.message, /woke up/);
@@ -142,13 +162,18 @@ test('a node that does not wake in time leaves its held requests a 503 with Retr
 test('a model no sleeping node ever served wakes nothing and gets its answer at once', async () => {
   const before = udp.packets.length;
   const started = Date.now();
-  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'other-g2-model', messages: [{ role: 'user', content: 'x' }] });
+  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, {
+    model: 'other-g2-model',
+    messages: [{ role: 'user', content: 'x' }],
+  });
   // known's wake window is the default 120 s: a generous bound (half of it) still shows nothing waited for it.
   assert.ok(Date.now() - started < 60_000, 'answered without waiting for a wake');
   assert.equal(res.status, 404, `no node's last listing has it: unknown (issue 38 item 10): ${res.text}`);
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(udp.packets.length, before, 'no magic packet');
-  const hosts = (await httpJson('GET', `${gw.url}/admin/hosts`)).json<{ hosts: { name: string; wake: { waking: boolean } | null }[] }>();
+  const hosts = (await httpJson('GET', `${gw.url}/admin/hosts`)).json<{
+    hosts: { name: string; wake: { waking: boolean } | null }[];
+  }>();
   assert.equal(hosts.hosts.find((h) => h.name === 'known')?.wake?.waking, false);
 });
 
@@ -157,7 +182,9 @@ test('POST /admin/wake sends a wake by hand and /admin/hosts shows when', async 
   const res = await httpJson('POST', `${gw.url}/admin/wake?node=known`);
   assert.equal(res.status, 202, res.text);
   await eventually(() => udp.packets.length > before, 15_000, 'a magic packet');
-  const hosts = (await httpJson('GET', `${gw.url}/admin/hosts`)).json<{ hosts: { name: string; wake: { waking: boolean; last_sent_at: string | null } | null }[] }>();
+  const hosts = (await httpJson('GET', `${gw.url}/admin/hosts`)).json<{
+    hosts: { name: string; wake: { waking: boolean; last_sent_at: string | null } | null }[];
+  }>();
   const known = hosts.hosts.find((h) => h.name === 'known');
   assert.equal(known?.wake?.waking, true);
   assert.ok(known?.wake?.last_sent_at);

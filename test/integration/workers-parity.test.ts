@@ -50,7 +50,10 @@ const chat = (model: string): Record<string, unknown> => ({ model, messages: [{ 
 /** The answer to one request for m while the router is busy with x, through a gateway of `workers` threads. */
 async function answerWith(workers: number): Promise<{ status: number; body: string }> {
   const config = gatewayToml(
-    [{ name: 'v', url: sim.url('v'), kind: 'vllm' }, { name: 'r', url: sim.url('r'), kind: 'llamacpp' }],
+    [
+      { name: 'v', url: sim.url('v'), kind: 'vllm' },
+      { name: 'r', url: sim.url('r'), kind: 'llamacpp' },
+    ],
     // Short enough that a request wrongly queued for the router is refused within the test.
     '[routing]\nqueue_timeout = "2s"',
     `workers = ${workers}`,
@@ -77,7 +80,7 @@ async function answerWith(workers: number): Promise<{ status: number; body: stri
   }
 }
 
-test('workers = 2 passes the failing node\'s 500 on, as one thread does, when the only other node is a full router', async () => {
+test("workers = 2 passes the failing node's 500 on, as one thread does, when the only other node is a full router", async () => {
   const one = await answerWith(1);
   assert.equal(one.status, 500, `one thread: ${one.body}`);
   const two = await answerWith(2);

@@ -67,7 +67,10 @@ test('a real SIGHUP reaches both workers', async () => {
   await eventually(async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-b"'), 60_000, 'b listed');
   assert.deepEqual([...new Set(await fresh('m-b', 16))], [200]);
   const runtime = (await httpJson('GET', `${gw.url}/admin/runtime`)).json() as { workers: { admitted: number }[] };
-  assert.ok(runtime.workers.every((w) => w.admitted > 0), JSON.stringify(runtime.workers));
+  assert.ok(
+    runtime.workers.every((w) => w.admitted > 0),
+    JSON.stringify(runtime.workers),
+  );
 });
 
 test('SIGTERM: the requests in flight on every worker finish, then the process exits 0', async () => {

@@ -15,7 +15,12 @@ import { metric } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, hostsOf, startListingFront, unusedPort, waitForHost, type ListingFront } from '#test/fixtures/context.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
 
-const chat = (user: string): Record<string, unknown> => ({ model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+const chat = (user: string): Record<string, unknown> => ({
+  model: 'm',
+  user,
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 4,
+});
 
 interface WorkerRow {
   readonly worker: number;
@@ -39,7 +44,10 @@ async function assertNothingHeld(gw: GatewayUnderTest): Promise<void> {
   await eventually(
     async () => {
       const { hosts, queue_depth } = await hostsOf(gw.url);
-      return hosts.every((h) => h.in_flight === 0 && Object.keys(h.leases).length === 0) && Object.values(queue_depth).every((d) => d === 0);
+      return (
+        hosts.every((h) => h.in_flight === 0 && Object.keys(h.leases).length === 0) &&
+        Object.values(queue_depth).every((d) => d === 0)
+      );
     },
     5_000,
     'no lease, nothing in flight, empty queues',
@@ -53,7 +61,13 @@ describe('a burst of 200 requests on a node with 4 slots', () => {
   let gw: GatewayUnderTest;
   before(async () => {
     node = await startSlotCountingNode({ slots: SLOTS, holdMs: 15 });
-    gw = await startGateway(gatewayToml([{ name: 'n', url: node.url, kind: 'llamacpp' }], '[routing]\nmax_queue = 1000\nqueue_timeout = "60s"', 'workers = 2'));
+    gw = await startGateway(
+      gatewayToml(
+        [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+        '[routing]\nmax_queue = 1000\nqueue_timeout = "60s"',
+        'workers = 2',
+      ),
+    );
     await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
   });
   after(async () => {
@@ -62,10 +76,16 @@ describe('a burst of 200 requests on a node with 4 slots', () => {
   });
 
   test('all succeed, and the node never has more than its slots at once (no over-admission across workers)', async () => {
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => postFresh(`${gw.url}/v1/chat/completions`, chat(`u${i}`))));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => postFresh(`${gw.url}/v1/chat/completions`, chat(`u${i}`))),
+    );
     assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
     assert.equal(node.seen.served, 200);
-    assert.equal(node.seen.peak, SLOTS, `the node had at most ${SLOTS} at once, and the burst did fill it (peak ${node.seen.peak})`);
+    assert.equal(
+      node.seen.peak,
+      SLOTS,
+      `the node had at most ${SLOTS} at once, and the burst did fill it (peak ${node.seen.peak})`,
+    );
     await assertBothWorkersAdmitted(gw);
     await assertNothingHeld(gw);
     // /metrics is aggregated over the workers: every request counted once.
@@ -78,7 +98,13 @@ describe('one slot, requests arriving through both workers', () => {
   let gw: GatewayUnderTest;
   before(async () => {
     node = await startSlotCountingNode({ slots: 1, holdMs: 1 });
-    gw = await startGateway(gatewayToml([{ name: 'n', url: node.url, kind: 'llamacpp' }], '[routing]\nmax_queue = 16\nqueue_timeout = "60s"', 'workers = 2'));
+    gw = await startGateway(
+      gatewayToml(
+        [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+        '[routing]\nmax_queue = 16\nqueue_timeout = "60s"',
+        'workers = 2',
+      ),
+    );
     await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 1, 'slots known');
   });
   after(async () => {
@@ -103,8 +129,14 @@ describe('one slot, requests arriving through both workers', () => {
     assert.match(refused.text, /queue/);
     node.resume();
     const answers = await Promise.all(sent);
-    assert.deepEqual(answers.map((a) => a.status), Array(17).fill(200));
-    assert.deepEqual(node.seen.order, Array.from({ length: 17 }, (_, i) => `r${i}`));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array(17).fill(200),
+    );
+    assert.deepEqual(
+      node.seen.order,
+      Array.from({ length: 17 }, (_, i) => `r${i}`),
+    );
     await assertBothWorkersAdmitted(gw);
     await assertNothingHeld(gw);
   });
@@ -113,7 +145,8 @@ describe('one slot, requests arriving through both workers', () => {
 describe('admin, reload and the dashboard feed through the workers', () => {
   let node: SlotCountingNode;
   let gw: GatewayUnderTest;
-  const config = (extraServer: string): string => gatewayToml([{ name: 'n', url: node.url, kind: 'llamacpp' }], '', `workers = 2\n${extraServer}`);
+  const config = (extraServer: string): string =>
+    gatewayToml([{ name: 'n', url: node.url, kind: 'llamacpp' }], '', `workers = 2\n${extraServer}`);
   before(async () => {
     node = await startSlotCountingNode({ slots: 4, holdMs: 1 });
     gw = await startGateway(config(''));
@@ -136,10 +169,14 @@ describe('admin, reload and the dashboard feed through the workers', () => {
     await writeFile(gw.configPath, config('api_keys = ["k-1"]'));
     const reloaded = await postFresh(`${gw.url}/admin/reload`, {});
     assert.equal(reloaded.status, 200, reloaded.text);
-    const without = await Promise.all(Array.from({ length: 16 }, (_, i) => postFresh(`${gw.url}/v1/chat/completions`, chat(`x${i}`))));
+    const without = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => postFresh(`${gw.url}/v1/chat/completions`, chat(`x${i}`))),
+    );
     assert.deepEqual([...new Set(without.map((a) => a.status))], [401]);
     const withKey = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => postFresh(`${gw.url}/v1/chat/completions`, chat(`k${i}`), { authorization: 'Bearer k-1' })),
+      Array.from({ length: 16 }, (_, i) =>
+        postFresh(`${gw.url}/v1/chat/completions`, chat(`k${i}`), { authorization: 'Bearer k-1' }),
+      ),
     );
     assert.deepEqual([...new Set(withKey.map((a) => a.status))], [200]);
     await assertBothWorkersAdmitted(gw);
@@ -162,7 +199,9 @@ describe('with [admin] listen set', () => {
   before(async () => {
     node = await startSlotCountingNode({ slots: 2, holdMs: 1 });
     const adminPort = await unusedPort();
-    gw = await startGateway(gatewayToml([{ name: 'n', url: node.url, kind: 'llamacpp' }], `[admin]\nlisten = "127.0.0.1:${adminPort}"`, 'workers = 2'));
+    gw = await startGateway(
+      gatewayToml([{ name: 'n', url: node.url, kind: 'llamacpp' }], `[admin]\nlisten = "127.0.0.1:${adminPort}"`, 'workers = 2'),
+    );
   });
   after(async () => {
     await gw?.close();
@@ -187,7 +226,10 @@ test('workers that cannot listen (the port is taken) fail the start with the rea
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
   const { port } = taken.address() as AddressInfo;
   try {
-    const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9', kind: 'llamacpp' }], '', 'workers = 2').replace('127.0.0.1:0', `127.0.0.1:${port}`);
+    const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9', kind: 'llamacpp' }], '', 'workers = 2').replace(
+      '127.0.0.1:0',
+      `127.0.0.1:${port}`,
+    );
     await assert.rejects(startGateway(toml), /request worker 0 could not listen: .*EADDRINUSE/);
   } finally {
     await new Promise<void>((resolve) => taken.close(() => resolve()));
@@ -196,10 +238,16 @@ test('workers that cannot listen (the port is taken) fail the start with the rea
 
 test('a second gateway with workers on the same address is refused instead of sharing the port', async () => {
   const port = await unusedPort();
-  const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9', kind: 'llamacpp' }], '', 'workers = 2').replace('127.0.0.1:0', `127.0.0.1:${port}`);
+  const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9', kind: 'llamacpp' }], '', 'workers = 2').replace(
+    '127.0.0.1:0',
+    `127.0.0.1:${port}`,
+  );
   const first = await startGateway(toml);
   try {
-    await assert.rejects(startGateway(toml), /another Switchyard gateway with \[server\] workers already listens on 127\.0\.0\.1:\d+/);
+    await assert.rejects(
+      startGateway(toml),
+      /another Switchyard gateway with \[server\] workers already listens on 127\.0\.0\.1:\d+/,
+    );
     // The first one still answers (its node is down: 503, with the fleet status).
     const health = await httpJson('GET', `${first.url}/health`);
     assert.ok([200, 503].includes(health.status), health.text);
@@ -262,7 +310,9 @@ tokens_per_second = 1000
     assert.equal(await tinyPosts(), 1, 'the small node was tried once');
     // The worker that met the refusal told the owner, whose registry now holds tiny's context.
     await waitForHost(gw.url, 'tiny', (h) => h.models?.ovf?.n_ctx === 1024, 'learned context');
-    const later = await Promise.all(Array.from({ length: 8 }, () => postFresh(`${gw.url}/v1/chat/completions`, chatOfTokens('ovf', LONG, { max_tokens: 4 }))));
+    const later = await Promise.all(
+      Array.from({ length: 8 }, () => postFresh(`${gw.url}/v1/chat/completions`, chatOfTokens('ovf', LONG, { max_tokens: 4 }))),
+    );
     assert.deepEqual([...new Set(later.map((a) => a.status))], [200]);
     assert.equal(await tinyPosts(), 1, 'no worker sent a long prompt to the small node again');
   });

@@ -15,7 +15,12 @@ export interface SiteRow {
 
 export interface SitesDoc {
   readonly mesh: boolean;
-  readonly site?: { readonly id: string; readonly revision?: number; readonly models: readonly { readonly id: string }[]; readonly peers?: number };
+  readonly site?: {
+    readonly id: string;
+    readonly revision?: number;
+    readonly models: readonly { readonly id: string }[];
+    readonly peers?: number;
+  };
   readonly sites: readonly SiteRow[];
 }
 
@@ -56,7 +61,12 @@ export function metricSum(text: string, name: string): number {
 }
 
 /** Polls `check` every `pollMs` until it holds; returns the ms it took; throws after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000, pollMs = 25): Promise<number> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = 10_000,
+  pollMs = 25,
+): Promise<number> {
   const start = performance.now();
   for (;;) {
     if (await check()) return performance.now() - start;
@@ -65,7 +75,12 @@ export async function waitFor(check: () => Promise<boolean> | boolean, what: str
   }
 }
 
-export async function chat(site: MeshSite, model: string, content: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+export async function chat(
+  site: MeshSite,
+  model: string,
+  content: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   return site.json('/v1/chat/completions', {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

@@ -40,7 +40,12 @@ export function siteKeyMaterial(): SiteKeyMaterial {
   const seed = Buffer.from(jwk.d ?? '', 'base64url');
   const pub = Buffer.from(jwk.x ?? '', 'base64url');
   const peerId = peerIdFromPrivateKey(privateKeyFromRaw(Buffer.concat([seed, pub]))).toString();
-  return { privateKey, publicKey: pub.toString('base64url'), peerId, pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+  return {
+    privateKey,
+    publicKey: pub.toString('base64url'),
+    peerId,
+    pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
 }
 
 /**
@@ -102,7 +107,16 @@ export class MeshSite {
   #config: (nodeNames: readonly string[]) => string;
   #nodes: readonly string[];
 
-  constructor(init: { id: string; key: SiteKeyMaterial; httpPort: number; p2pPort: number; dir: string; nodes: readonly string[]; config: (nodeNames: readonly string[]) => string; startTimeoutMs: number }) {
+  constructor(init: {
+    id: string;
+    key: SiteKeyMaterial;
+    httpPort: number;
+    p2pPort: number;
+    dir: string;
+    nodes: readonly string[];
+    config: (nodeNames: readonly string[]) => string;
+    startTimeoutMs: number;
+  }) {
     this.startTimeoutMs = init.startTimeoutMs;
     this.id = init.id;
     this.key = init.key;
@@ -141,7 +155,10 @@ export class MeshSite {
     await writeFile(this.configPath, this.#config(nodes));
     const before = this.process?.lines.length ?? 0;
     this.process?.child.kill('SIGHUP');
-    await this.process?.waitForLine((l) => l.includes('"config reloaded"') && (this.process?.lines.indexOf(l) ?? 0) >= before, 120_000);
+    await this.process?.waitForLine(
+      (l) => l.includes('"config reloaded"') && (this.process?.lines.indexOf(l) ?? 0) >= before,
+      120_000,
+    );
   }
 
   signal(signal: NodeJS.Signals): void {
@@ -207,7 +224,19 @@ export interface MeshFleetOptions {
 function simToml(sites: readonly SiteSpec[]): string {
   return sites
     .flatMap((s) => s.nodes)
-    .map((n) => ['[[node]]', `name = "${n.name}"`, 'kind = "vllm"', `models = [${n.models.map((m) => `"${m}"`).join(', ')}]`, `context = ${n.context}`, 'slots = 4', 'ttft = "5ms"', 'tokens_per_second = 2000', ''].join('\n'))
+    .map((n) =>
+      [
+        '[[node]]',
+        `name = "${n.name}"`,
+        'kind = "vllm"',
+        `models = [${n.models.map((m) => `"${m}"`).join(', ')}]`,
+        `context = ${n.context}`,
+        'slots = 4',
+        'ttft = "5ms"',
+        'tokens_per_second = 2000',
+        '',
+      ].join('\n'),
+    )
     .join('\n');
 }
 
@@ -226,13 +255,20 @@ export async function startMeshFleet(options: MeshFleetOptions): Promise<MeshFle
   }
 }
 
-async function startSites(options: MeshFleetOptions, timings: MeshTimings, dir: string, sim: SimFleetProcess): Promise<MeshFleet> {
+async function startSites(
+  options: MeshFleetOptions,
+  timings: MeshTimings,
+  dir: string,
+  sim: SimFleetProcess,
+): Promise<MeshFleet> {
   const keys = new Map(options.sites.map((s) => [s.id, siteKeyMaterial()] as const));
   const extraKeys = new Map((options.extraPins ?? []).map((id) => [id, siteKeyMaterial()] as const));
   const taken = new Set<number>();
   const ports: { http: number; p2p: number }[] = [];
   for (const _ of options.sites) ports.push({ http: await freePort(taken), p2p: await freePort(taken) });
-  const pins = [...keys, ...extraKeys].map(([id, k]) => ['[[mesh.sites]]', `id = "${id}"`, `public_key = "${k.publicKey}"`].join('\n')).join('\n');
+  const pins = [...keys, ...extraKeys]
+    .map(([id, k]) => ['[[mesh.sites]]', `id = "${id}"`, `public_key = "${k.publicKey}"`].join('\n'))
+    .join('\n');
   const sites = new Map<string, MeshSite>();
   const count = options.sites.length;
   const peersOf = options.peersOf ?? ((i: number, n: number) => [...Array(n).keys()].filter((j) => j !== i));
@@ -271,7 +307,19 @@ async function startSites(options: MeshFleetOptions, timings: MeshTimings, dir: 
         '',
       ].join('\n');
     const active = spec.nodes.map((n) => n.name).filter((n) => !(spec.dormant ?? []).includes(n));
-    sites.set(spec.id, new MeshSite({ id: spec.id, key, httpPort: ports[i]!.http, p2pPort: ports[i]!.p2p, dir, nodes: active, config, startTimeoutMs: timings.startTimeoutMs ?? 90_000 }));
+    sites.set(
+      spec.id,
+      new MeshSite({
+        id: spec.id,
+        key,
+        httpPort: ports[i]!.http,
+        p2pPort: ports[i]!.p2p,
+        dir,
+        nodes: active,
+        config,
+        startTimeoutMs: timings.startTimeoutMs ?? 90_000,
+      }),
+    );
   });
   await Promise.all([...keys].map(([id, k]) => writeFile(join(dir, `${id}.key`), k.pem, { mode: 0o600 })));
   const fleet: MeshFleet = {
@@ -286,7 +334,11 @@ async function startSites(options: MeshFleetOptions, timings: MeshTimings, dir: 
     async stop() {
       const keep = process.env.MESH_LOG_DIR;
       if (keep !== undefined) {
-        await Promise.all([...sites.values()].map((s) => writeFile(join(keep, `${s.id}.log`), [...(s.process?.lines ?? []), ...(s.process?.stderr ?? [])].join('\n'))));
+        await Promise.all(
+          [...sites.values()].map((s) =>
+            writeFile(join(keep, `${s.id}.log`), [...(s.process?.lines ?? []), ...(s.process?.stderr ?? [])].join('\n')),
+          ),
+        );
       }
       await Promise.all([...sites.values()].map((s) => s.stop('SIGKILL').catch(() => undefined)));
       await sim.stop();

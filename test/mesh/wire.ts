@@ -62,11 +62,16 @@ export async function forwardHeaders(spec: ForwardSpec): Promise<Record<string, 
       name: 'sy',
       fields: ['@method', '@authority', '@path', '@query', 'content-digest', 'x-switchyard-forwarded-by'],
       params: ['created', 'expires', 'nonce', 'keyid', 'alg'],
-      paramValues: { created: new Date(now), expires: new Date(now + (spec.lifetimeMs ?? 30_000)), nonce: spec.nonce ?? randomBytes(16).toString('base64url') },
+      paramValues: {
+        created: new Date(now),
+        expires: new Date(now + (spec.lifetimeMs ?? 30_000)),
+        nonce: spec.nonce ?? randomBytes(16).toString('base64url'),
+      },
     },
     { method: 'POST', url: spec.url, headers },
   );
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(signed.headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  for (const [name, value] of Object.entries(signed.headers))
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   return out;
 }

@@ -33,8 +33,16 @@ before(async () => {
   routerUrl = router.url;
   try {
     ids = Object.keys(await statuses()).sort();
-    gw = await startGateway(gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], '[routing]\nqueue_timeout = "60s"'));
-    await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 2 && h.server?.version !== undefined && h.server?.version !== null, 'limits and build read', 30_000);
+    gw = await startGateway(
+      gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], '[routing]\nqueue_timeout = "60s"'),
+    );
+    await waitForHost(
+      gw.url,
+      'router',
+      (h) => h.router?.max_instances === 2 && h.server?.version !== undefined && h.server?.version !== null,
+      'limits and build read',
+      30_000,
+    );
     client = new Anthropic({ baseURL: gw.url, apiKey: 'unused', maxRetries: 0, timeout: 120_000 });
   } catch (error) {
     router.stop();
@@ -54,7 +62,12 @@ test('messages.create and messages.stream through the gateway on a real router',
   assert.equal(made.role, 'assistant');
   assert.ok(made.usage.input_tokens > 0);
   const events: string[] = [];
-  const stream = client.messages.stream({ model: first, max_tokens: 2, temperature: 0, messages: [{ role: 'user', content: 'hello' }] });
+  const stream = client.messages.stream({
+    model: first,
+    max_tokens: 2,
+    temperature: 0,
+    messages: [{ role: 'user', content: 'hello' }],
+  });
   for await (const event of stream) events.push(event.type);
   const final = await stream.finalMessage();
   process.stderr.write(`real router stream events: ${events.join(',')}; stop ${final.stop_reason}\n`);
@@ -69,7 +82,10 @@ test('count_tokens is sent only for the model asked: the other stays unloaded ac
   const before = await statuses();
   assert.equal(before[first], 'loaded', 'the first model was loaded by the messages test');
   assert.notEqual(before[second], 'loaded');
-  const counted = await client.messages.countTokens({ model: first, messages: [{ role: 'user', content: 'count these few words please' }] });
+  const counted = await client.messages.countTokens({
+    model: first,
+    messages: [{ role: 'user', content: 'count these few words please' }],
+  });
   assert.ok(counted.input_tokens > 0, `input_tokens ${counted.input_tokens}`);
   // Many discovery and capacity rounds (every 300 ms, the version read every 20th): none counts or loads.
   const host = await waitForHost(gw!.url, 'router', () => true, 'a host view');
@@ -80,7 +96,10 @@ test('count_tokens is sent only for the model asked: the other stays unloaded ac
   assert.notEqual(after8s[second], 'loaded', 'no poll loaded the model nobody asked for');
   assert.notEqual(after8s[second], 'loading');
   // Asked for the second model's count, the router loads it: the client asked for exactly that.
-  const second_ = await client.messages.countTokens({ model: second, messages: [{ role: 'user', content: 'count these few words please' }] });
+  const second_ = await client.messages.countTokens({
+    model: second,
+    messages: [{ role: 'user', content: 'count these few words please' }],
+  });
   assert.equal(second_.input_tokens, counted.input_tokens, 'same tokenizer, same count');
   assert.equal((await statuses())[second], 'loaded');
 });
@@ -90,7 +109,9 @@ test('/v1/rerank is passed through as the router answers it', { skip }, async ()
   const body = { model: first, query: 'a fox', documents: ['a fox is an animal', 'tea'] };
   const direct = await httpJson('POST', `${routerUrl}/v1/rerank`, body);
   const through = await httpJson('POST', `${gw!.url}/v1/rerank`, body);
-  process.stderr.write(`real router rerank: direct ${direct.status} ${direct.text.slice(0, 200)}; through ${through.status} ${through.text.slice(0, 200)}\n`);
+  process.stderr.write(
+    `real router rerank: direct ${direct.status} ${direct.text.slice(0, 200)}; through ${through.status} ${through.text.slice(0, 200)}\n`,
+  );
   assert.equal(through.status, direct.status);
   assert.equal(through.headers['x-switchyard-node'], 'router');
 });

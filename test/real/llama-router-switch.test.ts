@@ -25,7 +25,9 @@ before(async () => {
   if (skip !== false) return;
   router = await startRealRouter(1);
   routerUrl = router.url;
-  gw = await startGateway(gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], '[routing]\nqueue_timeout = "60s"\nswap_after = "5s"'));
+  gw = await startGateway(
+    gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], '[routing]\nqueue_timeout = "60s"\nswap_after = "5s"'),
+  );
   await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
 });
 
@@ -34,35 +36,51 @@ after(async () => {
   router?.stop();
 });
 
-test('three waves of six requests for two models on a real --models-max 1 router: all 200, one switch per wave', { skip }, async () => {
-  const ids = (await listing()).map((m) => m.id).sort();
-  const [first, second] = ids as [string, string];
-  let peakResident = 0;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      const resident = (await listing()).filter((m) => m.status?.value === 'loaded' || m.status?.value === 'loading').length;
-      peakResident = Math.max(peakResident, resident);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+test(
+  'three waves of six requests for two models on a real --models-max 1 router: all 200, one switch per wave',
+  { skip },
+  async () => {
+    const ids = (await listing()).map((m) => m.id).sort();
+    const [first, second] = ids as [string, string];
+    let peakResident = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const resident = (await listing()).filter((m) => m.status?.value === 'loaded' || m.status?.value === 'loading').length;
+        peakResident = Math.max(peakResident, resident);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    // Greedy and short: the tiny models' random output can fail llama.cpp's output parser with a 500
+    // ("does not match the expected … format"), which says nothing about switching; greedy decoding
+    // makes each model's answer the same every time.
+    const chat = (model: string) =>
+      httpJson('POST', `${gw!.url}/v1/completions`, { model, prompt: 'hi', max_tokens: 2, temperature: 0 });
+    const waves: { statuses: number[]; ms: number }[] = [];
+    for (const [a, b] of [
+      [first, second],
+      [second, first],
+      [first, second],
+    ] as const) {
+      const started = performance.now();
+      const answers = await Promise.all([a, b, a, b, a, b].map((model) => chat(model)));
+      waves.push({ statuses: answers.map((r) => r.status), ms: Math.round(performance.now() - started) });
+      for (const r of answers)
+        if (r.status !== 200) process.stderr.write(`non-200: ${r.status} ${JSON.stringify(r.headers)} ${r.text.slice(0, 400)}\n`);
     }
-  })();
-  // Greedy and short: the tiny models' random output can fail llama.cpp's output parser with a 500
-  // ("does not match the expected … format"), which says nothing about switching; greedy decoding
-  // makes each model's answer the same every time.
-  const chat = (model: string) => httpJson('POST', `${gw!.url}/v1/completions`, { model, prompt: 'hi', max_tokens: 2, temperature: 0 });
-  const waves: { statuses: number[]; ms: number }[] = [];
-  for (const [a, b] of [[first, second], [second, first], [first, second]] as const) {
-    const started = performance.now();
-    const answers = await Promise.all([a, b, a, b, a, b].map((model) => chat(model)));
-    waves.push({ statuses: answers.map((r) => r.status), ms: Math.round(performance.now() - started) });
-    for (const r of answers) if (r.status !== 200) process.stderr.write(`non-200: ${r.status} ${JSON.stringify(r.headers)} ${r.text.slice(0, 400)}\n`);
-  }
-  sampling = false;
-  await sampler;
-  const metrics = await gw!.metrics();
-  const switches = Number(metrics.split('\n').find((l) => l.startsWith('gateway_model_switches_total{node="router"}'))?.split(' ').at(-1) ?? 0);
-  process.stderr.write(`real router waves: ${JSON.stringify(waves)}, switches ${switches}, peak resident ${peakResident}\n`);
-  for (const wave of waves) assert.deepEqual(wave.statuses, [200, 200, 200, 200, 200, 200]);
-  assert.ok(peakResident <= 1, `the router never held more than one model (peak ${peakResident})`);
-  assert.ok(switches >= 3 && switches <= 6, `switches: ${switches} (the minimum is one per wave; at most two)`);
-});
+    sampling = false;
+    await sampler;
+    const metrics = await gw!.metrics();
+    const switches = Number(
+      metrics
+        .split('\n')
+        .find((l) => l.startsWith('gateway_model_switches_total{node="router"}'))
+        ?.split(' ')
+        .at(-1) ?? 0,
+    );
+    process.stderr.write(`real router waves: ${JSON.stringify(waves)}, switches ${switches}, peak resident ${peakResident}\n`);
+    for (const wave of waves) assert.deepEqual(wave.statuses, [200, 200, 200, 200, 200, 200]);
+    assert.ok(peakResident <= 1, `the router never held more than one model (peak ${peakResident})`);
+    assert.ok(switches >= 3 && switches <= 6, `switches: ${switches} (the minimum is one per wave; at most two)`);
+  },
+);

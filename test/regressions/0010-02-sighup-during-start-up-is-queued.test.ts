@@ -32,11 +32,18 @@ test('a SIGHUP sent while the gateway starts is queued, applied once it listens,
   // Each node points at a closed loopback port.
   const nodes = Array.from({ length: 20 }, (_, i) => ({ name: `n${i}`, url: `http://127.0.0.1:${1 + i}`, kind: 'vllm' }));
   const file = await writeTempFile('switchyard.toml', gatewayToml(nodes));
-  const proc = startCli(['serve', '--config', file.path], { NODE_OPTIONS: `--import=${HOLD_LISTEN}`, SWITCHYARD_TEST_HOLD_LISTEN: '1' });
+  const proc = startCli(['serve', '--config', file.path], {
+    NODE_OPTIONS: `--import=${HOLD_LISTEN}`,
+    SWITCHYARD_TEST_HOLD_LISTEN: '1',
+  });
   try {
     const pid = proc.child.pid!;
     const listening = (): boolean => proc.lines.some((l) => l.includes('"gateway listening"'));
-    await eventually(() => proc.stderr.some((l) => l.includes('hold-listen: listen held')), WAIT_MS, 'start-up to reach listen()');
+    await eventually(
+      () => proc.stderr.some((l) => l.includes('hold-listen: listen held')),
+      WAIT_MS,
+      'start-up to reach listen()',
+    );
     assert.equal(listening(), false, 'the listener is held');
     assert.equal(await catchesHangup(pid), true, 'SIGHUP is caught during start-up');
     proc.child.kill('SIGHUP');

@@ -83,7 +83,9 @@ test('clients that hold every connection make the next request wait in the queue
   assert.equal(explain.nodes[0]?.reason, 'connections_full', JSON.stringify(explain));
   assert.match(String(explain.nodes[0]?.detail), /2\/2 connections/);
 
-  const runtime = (await httpJson('GET', `${gateway.url}/admin/runtime`)).json<{ upstream: Record<string, Record<string, unknown>> }>();
+  const runtime = (await httpJson('GET', `${gateway.url}/admin/runtime`)).json<{
+    upstream: Record<string, Record<string, unknown>>;
+  }>();
   assert.equal(runtime.upstream.slow?.limit, 2);
   assert.equal(runtime.upstream.slow?.saturated, true);
   const metrics = (await httpJson('GET', `${gateway.url}/metrics`)).text;

@@ -18,7 +18,10 @@ after(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function gatewayFor(node: ListingNode, discoveryKeys = ''): Promise<{ gateway: Gateway; lines: Record<string, unknown>[] }> {
+async function gatewayFor(
+  node: ListingNode,
+  discoveryKeys = '',
+): Promise<{ gateway: Gateway; lines: Record<string, unknown>[] }> {
   const toml = `[server]\nlisten = "127.0.0.1:0"\n[discovery]\ninterval = "100ms"\n${discoveryKeys}\n[[nodes]]\nname = "router"\nurl = "${node.url}"\nkind = "llamacpp"\n`;
   const loaded = loadConfig(toml, {});
   assert.ok(loaded.ok, JSON.stringify(loaded));
@@ -38,13 +41,19 @@ test('a router listing 5,000 loaded models gets at most 64 /props?model= per pol
   // Three whole polls: the third listing has been served, so the first two polls are finished.
   await eventually(() => node.polls() >= 4, 20_000, 'four listings');
   const perPoll = node.propsPerPoll().slice(0, 3);
-  assert.ok(perPoll.every((n) => n <= 64), `per-model /props per poll: ${perPoll.join(', ')}`);
-  assert.ok(perPoll.every((n) => n > 0), `every poll asks some models: ${perPoll.join(', ')}`);
+  assert.ok(
+    perPoll.every((n) => n <= 64),
+    `per-model /props per poll: ${perPoll.join(', ')}`,
+  );
+  assert.ok(
+    perPoll.every((n) => n > 0),
+    `every poll asks some models: ${perPoll.join(', ')}`,
+  );
   assert.ok(node.maxPropsInFlight() <= 4, `at most 4 in flight, saw ${node.maxPropsInFlight()}`);
 
   const listed = (await httpJson('GET', `${gateway.url}/v1/models`)).json<{ data: { id: string }[] }>().data;
   assert.equal(listed.length, 1024, 'the listing is cut to max_models_per_node');
-  assert.ok(await metric(gateway.url, 'gateway_discovery_limited_total', { node: 'router', limit: 'too_many_models' }) >= 3);
+  assert.ok((await metric(gateway.url, 'gateway_discovery_limited_total', { node: 'router', limit: 'too_many_models' })) >= 3);
   const limitedLogs = lines.filter((l) => l.msg === 'model listing limited: entries ignored' && l.node === 'router');
   assert.equal(limitedLogs.length, 1, 'logged once, not once per poll');
   assert.equal(limitedLogs[0]?.dropped, 5_000 - 1024);
@@ -57,5 +66,8 @@ test('every loaded model is asked in turn over later polls, ids past the length 
   await gatewayFor(node, 'capacity_requests_per_poll = 50\nmax_model_id_bytes = 256');
   await eventually(() => node.askedIds().size >= 200, 20_000, 'every loaded model asked');
   assert.ok(!node.askedIds().has(long), 'an over-long id is never asked for');
-  assert.ok(node.propsPerPoll().every((n) => n <= 50), node.propsPerPoll().join(', '));
+  assert.ok(
+    node.propsPerPoll().every((n) => n <= 50),
+    node.propsPerPoll().join(', '),
+  );
 });

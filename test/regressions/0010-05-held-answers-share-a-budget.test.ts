@@ -27,7 +27,10 @@ before(async () => {
     res.write(`{"pad":"${'x'.repeat(Number(size) * KIB)}`);
     gates.set(name ?? '', () => res.end('"}'));
   });
-  gw = await startTestGateway([{ name: 'n', url: node.url }], '[upstream]\nmax_held_body_bytes = "1MiB"\nmax_held_bytes_total = "256KiB"');
+  gw = await startTestGateway(
+    [{ name: 'n', url: node.url }],
+    '[upstream]\nmax_held_body_bytes = "1MiB"\nmax_held_bytes_total = "256KiB"',
+  );
 });
 
 after(async () => {
@@ -68,7 +71,10 @@ test('an answer the shared budget cannot cover streams through instead of being 
 });
 
 test('a held answer that fails (not JSON) gives its bytes back too', async () => {
-  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'garbage' }] });
+  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, {
+    model: 'm',
+    messages: [{ role: 'user', content: 'garbage' }],
+  });
   assert.equal(res.status, 502, res.text);
   await eventually(async () => (await heldBytes()) === 0, 10_000, 'every held byte given back');
 });

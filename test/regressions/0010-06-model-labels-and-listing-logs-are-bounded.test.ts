@@ -17,7 +17,10 @@ after(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function gatewayFor(node: ListingNode, discoveryKeys: string): Promise<{ gateway: Gateway; lines: Record<string, unknown>[] }> {
+async function gatewayFor(
+  node: ListingNode,
+  discoveryKeys: string,
+): Promise<{ gateway: Gateway; lines: Record<string, unknown>[] }> {
   const toml = `[server]\nlisten = "127.0.0.1:0"\n[discovery]\n${discoveryKeys}\n[[nodes]]\nname = "n"\nurl = "${node.url}"\nkind = "vllm"\n`;
   const loaded = loadConfig(toml, {});
   assert.ok(loaded.ok, JSON.stringify(loaded));
@@ -48,7 +51,10 @@ test('long model ids and many of them leave /metrics small: labels cut with a ha
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-        const res = await httpJson('POST', `${gateway.url}/v1/chat/completions`, { model: id, messages: [{ role: 'user', content: 'hi' }] });
+        const res = await httpJson('POST', `${gateway.url}/v1/chat/completions`, {
+          model: id,
+          messages: [{ role: 'user', content: 'hi' }],
+        });
         assert.equal(res.status, 200, res.text.slice(0, 200));
       }
     }),
@@ -64,7 +70,8 @@ test('long model ids and many of them leave /metrics small: labels cut with a ha
 });
 
 test('a node flipping between two large listings logs counts and a short sample, not the ids', async () => {
-  const listing = (poll: number): string[] => Array.from({ length: 2_000 }, (_, i) => `${poll % 2 === 0 ? 'even' : 'odd'}-model-${i}`);
+  const listing = (poll: number): string[] =>
+    Array.from({ length: 2_000 }, (_, i) => `${poll % 2 === 0 ? 'even' : 'odd'}-model-${i}`);
   const node = await startListingNode({ listing: (poll) => listing(poll).map(loadedEntry), router: false });
   closers.push(() => node.close());
   const { lines } = await gatewayFor(node, 'interval = "100ms"\nmax_models_per_node = 5000');

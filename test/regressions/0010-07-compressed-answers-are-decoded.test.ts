@@ -9,14 +9,26 @@ import assert from 'node:assert/strict';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { chatAnswer, startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import {
+  chatAnswer,
+  startScriptedNode,
+  startTestGateway,
+  type ScriptedNode,
+  type TestGateway,
+} from '#test/fixtures/scripted-node.ts';
 
 const ANSWER = chatAnswer(2_000);
 // Plausible figures (the node advertises 4096; the request asks for more than that with max_tokens):
 // a refusal the gateway can disprove is not believed (issue 10, item 18), which would hide what this
 // test is about.
 const OVERFLOW = JSON.stringify({
-  error: { code: 400, message: 'the request exceeds the available context size', type: 'exceed_context_size_error', n_prompt_tokens: 12, n_ctx: 4096 },
+  error: {
+    code: 400,
+    message: 'the request exceeds the available context size',
+    type: 'exceed_context_size_error',
+    n_prompt_tokens: 12,
+    n_ctx: 4096,
+  },
 });
 const SSE = 'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: [DONE]\n\n';
 /** 32 MiB of JSON that compresses to a few tens of KiB: a decompression bomb. */
@@ -38,7 +50,9 @@ before(async () => {
     const content = (JSON.parse(body.toString('utf8')) as { messages?: { content: string }[] }).messages?.[0]?.content ?? '';
     const [what, coding] = content.split(':') as [string, keyof typeof compress | 'compress'];
     if (what === 'bomb') {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length }).end(bomb);
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length })
+        .end(bomb);
       return;
     }
     if (coding === 'compress') {
@@ -48,7 +62,13 @@ before(async () => {
     const text = what === 'sse' ? SSE : what === 'overflow' ? OVERFLOW : ANSWER;
     const encoded = compress[coding](Buffer.from(text));
     const type = what === 'sse' ? 'text/event-stream' : 'application/json';
-    res.writeHead(what === 'overflow' ? 400 : 200, { 'content-type': type, 'content-encoding': coding, 'content-length': encoded.length }).end(encoded);
+    res
+      .writeHead(what === 'overflow' ? 400 : 200, {
+        'content-type': type,
+        'content-encoding': coding,
+        'content-length': encoded.length,
+      })
+      .end(encoded);
   });
   gw = await startTestGateway([{ name: 'n', url: node.url }]);
 });
@@ -112,6 +132,7 @@ test('a decompression bomb is streamed (never held whole) and the held bytes are
   let total = 0;
   for await (const chunk of res.body) total += (chunk as Buffer).length;
   assert.equal(total, BOMB_BYTES);
-  const held = async () => (await httpJson('GET', `${gw.url}/admin/runtime`)).json<{ upstream_held_bytes: number }>().upstream_held_bytes;
+  const held = async () =>
+    (await httpJson('GET', `${gw.url}/admin/runtime`)).json<{ upstream_held_bytes: number }>().upstream_held_bytes;
   await eventually(async () => (await held()) === 0, 10_000, 'every held byte given back');
 });

@@ -25,7 +25,11 @@ before(async () => {
     if (!req.url?.startsWith(`${PREFIX}/`)) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('no such path');
     if (req.url === `${PREFIX}/v1/models`) return json({ object: 'list', data: [{ id: 'm', object: 'model' }] });
     if (req.method === 'GET') return json({ status: 'ok' });
-    json({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] });
+    json({
+      id: 'x',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -42,10 +46,17 @@ after(async () => {
 });
 
 test('inference goes below the node URL’s path prefix, like health and listing', async () => {
-  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, {
+    model: 'm',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   assert.equal(res.status, 200, res.text);
   assert.ok(paths.includes(`POST ${PREFIX}/v1/chat/completions`), paths.join('\n'));
-  assert.deepEqual(paths.filter((p) => !p.includes(PREFIX)), [], 'no request left the prefix');
+  assert.deepEqual(
+    paths.filter((p) => !p.includes(PREFIX)),
+    [],
+    'no request left the prefix',
+  );
 });
 
 test('the prefix of a normalised node URL', () => {

@@ -15,7 +15,9 @@ let gw: TestGateway;
 
 before(async () => {
   node = await startScriptedNode((_req, res) => {
-    res.writeHead(400, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(errorBody)) }).end(errorBody);
+    res
+      .writeHead(400, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(errorBody)) })
+      .end(errorBody);
   });
   gw = await startTestGateway([{ name: 'n', url: node.url }]);
 });

@@ -43,8 +43,16 @@ const cases: [string, string, string][] = [
   ['a completions prompt', '/v1/completions', `{"model":"m","prompt":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}`],
   ['an embeddings input', '/v1/embeddings', `{"model":"m","input":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}`],
   ['chat tools', '/v1/chat/completions', `{"model":"m","messages":[],"tools":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}`],
-  ['a field of an aliased body', '/v1/chat/completions', `{"model":"alias-m","messages":[],"x":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}`],
-  ['a field of a body given the default model', '/v1/chat/completions', `{"messages":[],"x":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}`],
+  [
+    'a field of an aliased body',
+    '/v1/chat/completions',
+    `{"model":"alias-m","messages":[],"x":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}`,
+  ],
+  [
+    'a field of a body given the default model',
+    '/v1/chat/completions',
+    `{"messages":[],"x":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}`,
+  ],
 ];
 
 for (const [what, path, body] of cases) {
@@ -60,10 +68,17 @@ for (const [what, path, body] of cases) {
 test('the 400s are counted in gateway_requests_total', async () => {
   const metrics = (await httpJson('GET', `${gw.url}/metrics`)).text;
   const counted = metricSamples(metrics, 'gateway_requests_total').filter((s) => s.labels.includes('status="400"'));
-  assert.equal(counted.reduce((sum, s) => sum + s.value, 0), cases.length);
+  assert.equal(
+    counted.reduce((sum, s) => sum + s.value, 0),
+    cases.length,
+  );
 });
 
 test('nesting at the limit is still served', async () => {
-  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'alias-m', messages: [], x: nested(MAX_JSON_DEPTH - 1) });
+  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, {
+    model: 'alias-m',
+    messages: [],
+    x: nested(MAX_JSON_DEPTH - 1),
+  });
   assert.equal(res.status, 200, res.text);
 });

@@ -25,7 +25,11 @@ name = "a"
 url = "${upstream.url}"
 kind = "vllm"
 `);
-  await eventually(async () => (await httpJson('GET', `${gw.url}/v1/models`)).text.includes('served-id'), 10_000, 'the model listed');
+  await eventually(
+    async () => (await httpJson('GET', `${gw.url}/v1/models`)).text.includes('served-id'),
+    10_000,
+    'the model listed',
+  );
 });
 
 after(async () => {

@@ -9,7 +9,13 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { upstreamVerdict } from '#src/proxy/failover/upstream-verdict.ts';
 import { httpJson } from '#test/fixtures/http.ts';
-import { chatAnswer, startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import {
+  chatAnswer,
+  startScriptedNode,
+  startTestGateway,
+  type ScriptedNode,
+  type TestGateway,
+} from '#test/fixtures/scripted-node.ts';
 
 /** Writes a raw HTTP answer on the connection and closes it. */
 function raw(res: ServerResponse, text: string): void {
@@ -70,7 +76,10 @@ let gw: TestGateway;
 before(async () => {
   a = await startScriptedNode(scriptFor(true));
   b = await startScriptedNode(scriptFor(false));
-  gw = await startTestGateway([{ name: 'a', url: a.url }, { name: 'b', url: b.url }]);
+  gw = await startTestGateway([
+    { name: 'a', url: a.url },
+    { name: 'b', url: b.url },
+  ]);
 });
 
 after(async () => {
@@ -84,7 +93,11 @@ const ask = (content: string) =>
 
 async function attempts(node: string, result: string): Promise<number> {
   const text = (await httpJson('GET', `${gw.url}/metrics`)).text;
-  const line = text.split('\n').find((l) => l.startsWith('gateway_upstream_attempts_total{') && l.includes(`node="${node}"`) && l.includes(`result="${result}"`));
+  const line = text
+    .split('\n')
+    .find(
+      (l) => l.startsWith('gateway_upstream_attempts_total{') && l.includes(`node="${node}"`) && l.includes(`result="${result}"`),
+    );
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
@@ -120,7 +133,15 @@ test('a status outside 200-599 is a node failure: 502 when no node is left', asy
 test('cookies, redirects and transport policy from a node do not reach the client', async () => {
   const res = await ask('headers');
   assert.equal(res.status, 200, res.text);
-  for (const name of ['set-cookie', 'set-cookie2', 'location', 'content-location', 'refresh', 'alt-svc', 'strict-transport-security']) {
+  for (const name of [
+    'set-cookie',
+    'set-cookie2',
+    'location',
+    'content-location',
+    'refresh',
+    'alt-svc',
+    'strict-transport-security',
+  ]) {
     assert.equal(res.headers[name], undefined, name);
   }
   assert.equal(res.headers['x-node-extra'], 'kept');

@@ -20,7 +20,8 @@ let nodeUrl: string;
 before(async () => {
   // A vLLM-like node: healthy, serving one model with a name worth hiding.
   node = createServer((req, res) => {
-    const body = req.url === '/v1/models' ? { object: 'list', data: [{ id: 'secret-model', object: 'model', max_model_len: 4096 }] } : {};
+    const body =
+      req.url === '/v1/models' ? { object: 'list', data: [{ id: 'secret-model', object: 'model', max_model_len: 4096 }] } : {};
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', () => resolve()));
@@ -50,7 +51,10 @@ async function assertDetailed(url: string, headers: Record<string, string> = {})
   assert.equal(res.status, 200, res.text);
   const report = res.json<{ status: string; details: { name: string; url: string }[] }>();
   assert.equal(report.status, 'ok');
-  assert.deepEqual(report.details.map((d) => [d.name, d.url]), [['gpu-1', nodeUrl]]);
+  assert.deepEqual(
+    report.details.map((d) => [d.name, d.url]),
+    [['gpu-1', nodeUrl]],
+  );
 }
 
 describe('with client keys, an admin listener and an admin token', () => {

@@ -69,6 +69,9 @@ describe('with an admin token', () => {
       authorization: `Bearer ${ADMIN_TOKEN}`,
     });
     assert.equal(res.status, 404, res.text);
-    assert.equal((await httpJson('POST', `${gw.url}/admin/wake?node=nobody`, undefined, { 'x-forwarded-for': '203.0.113.9' })).status, 401);
+    assert.equal(
+      (await httpJson('POST', `${gw.url}/admin/wake?node=nobody`, undefined, { 'x-forwarded-for': '203.0.113.9' })).status,
+      401,
+    );
   });
 });

@@ -22,9 +22,19 @@ before(async () => {
   // It serves mistral, but also claims llama-1 to draw llama-1's prompts.
   hostile = await startListingNode({ listing: () => [loadedEntry('mistral-7b'), loadedEntry('llama-1')] });
   const toml = [
-    '[server]', 'listen = "127.0.0.1:0"', '[discovery]', 'interval = "100ms"',
-    '[[nodes]]', 'name = "honest"', `url = "${honest.url}"`, 'kind = "vllm"',
-    '[[nodes]]', 'name = "hostile"', `url = "${hostile.url}"`, 'kind = "llamacpp"', 'models = ["mistral-*"]',
+    '[server]',
+    'listen = "127.0.0.1:0"',
+    '[discovery]',
+    'interval = "100ms"',
+    '[[nodes]]',
+    'name = "honest"',
+    `url = "${honest.url}"`,
+    'kind = "vllm"',
+    '[[nodes]]',
+    'name = "hostile"',
+    `url = "${hostile.url}"`,
+    'kind = "llamacpp"',
+    'models = ["mistral-*"]',
   ].join('\n');
   const loaded = loadConfig(toml, {});
   assert.ok(loaded.ok, JSON.stringify(loaded));
@@ -40,24 +50,34 @@ after(async () => {
 
 test("a node's claim to a model outside its allow-list draws none of that model's requests", async () => {
   for (let i = 0; i < 10; i++) {
-    const res = await httpJson('POST', `${gateway.url}/v1/chat/completions`, { model: 'llama-1', messages: [{ role: 'user', content: 'hi' }] });
+    const res = await httpJson('POST', `${gateway.url}/v1/chat/completions`, {
+      model: 'llama-1',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     assert.equal(res.status, 200, res.text);
   }
   assert.equal(honest.completions()['llama-1'], 10);
   assert.equal(hostile.completions()['llama-1'] ?? 0, 0);
-  const res = await httpJson('POST', `${gateway.url}/v1/chat/completions`, { model: 'mistral-7b', messages: [{ role: 'user', content: 'hi' }] });
+  const res = await httpJson('POST', `${gateway.url}/v1/chat/completions`, {
+    model: 'mistral-7b',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   assert.equal(res.status, 200, 'allowed models still go to it');
 });
 
 test('the excluded id is not shown, not polled, and is counted and logged once', async () => {
   const models = (await httpJson('GET', `${gateway.url}/v1/models`)).json<{ data: { id: string; nodes: string[] }[] }>().data;
   assert.deepEqual(models.find((m) => m.id === 'llama-1')?.nodes, ['honest']);
-  const hosts = (await httpJson('GET', `${gateway.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>().hosts;
+  const hosts = (await httpJson('GET', `${gateway.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>()
+    .hosts;
   assert.deepEqual(hosts.find((h) => h.name === 'hostile')?.loaded, ['mistral-7b']);
   assert.ok(!hostile.askedIds().has('llama-1'), 'never asked /props?model=llama-1');
 
   await eventually(() => hostile.polls() >= 3, 10_000, 'three listings of the hostile node');
-  assert.ok(await metric(gateway.url, 'gateway_discovery_limited_total', { node: 'hostile', limit: 'not_allowed' }) >= 2);
+  assert.ok((await metric(gateway.url, 'gateway_discovery_limited_total', { node: 'hostile', limit: 'not_allowed' })) >= 2);
   const logged = lines.filter((l) => l.msg === 'model listing limited: entries ignored' && l.node === 'hostile');
-  assert.deepEqual(logged.map((l) => [l.limit, l.dropped, l.sample]), [['not_allowed', 1, ['llama-1']]]);
+  assert.deepEqual(
+    logged.map((l) => [l.limit, l.dropped, l.sample]),
+    [['not_allowed', 1, ['llama-1']]],
+  );
 });

@@ -45,7 +45,9 @@ before(async () => {
     req.resume();
     req.on('end', () => {
       if (req.method === 'GET' && req.url === '/v1/models') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }));
         return;
       }
       liarPosts += 1;

@@ -19,7 +19,11 @@ const mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000 });
 before(async () => {
   await mesh.start();
   const c = mesh.site('c').gw.url;
-  await eventually(async () => (await httpJson('POST', `${c}/v1/chat/completions`, chatBody('m-c'))).status === 200, 10_000, 'c serves m-c');
+  await eventually(
+    async () => (await httpJson('POST', `${c}/v1/chat/completions`, chatBody('m-c'))).status === 200,
+    10_000,
+    'c serves m-c',
+  );
 });
 after(() => mesh.close());
 
@@ -33,20 +37,29 @@ interface Answer {
 function post(url: string, path: string, headers: Record<string, string>, body: Buffer): Promise<Answer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port: Number(port), method: 'POST', path, headers: { 'content-type': 'application/json', ...headers, 'content-length': String(body.length) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let code: string | undefined;
-        try {
-          code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-        } catch {
-          code = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, code, text });
-      });
-    });
+    const req = request(
+      {
+        host: hostname,
+        port: Number(port),
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json', ...headers, 'content-length': String(body.length) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let code: string | undefined;
+          try {
+            code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+          } catch {
+            code = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, code, text });
+        });
+      },
+    );
     req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
     req.on('error', reject);
     req.end(body);
@@ -54,9 +67,19 @@ function post(url: string, path: string, headers: Record<string, string>, body: 
 }
 
 const sign = (url: string, body: Buffer, site: string, key: SiteKey): Promise<Record<string, string>> =>
-  signForward({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body, site, key, nowMs: Date.now(), lifetimeMs: 30_000 });
+  signForward({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json' },
+    body,
+    site,
+    key,
+    nowMs: Date.now(),
+    lifetimeMs: 30_000,
+  });
 
-const inferenceAtC = async (path: string): Promise<number> => (await simRequests(mesh.site('c').sim.url('c-gpu'))).filter((r) => r.path === path).length;
+const inferenceAtC = async (path: string): Promise<number> =>
+  (await simRequests(mesh.site('c').sim.url('c-gpu'))).filter((r) => r.path === path).length;
 
 test('a request site a signed for site b is refused by site c, whatever Host says', async () => {
   const c = mesh.site('c').gw.url;
@@ -82,7 +105,10 @@ test('the same signed bytes sent four times reach the upstream once; the replays
     [200, 401, 401, 401],
     answers.map((a) => a.text).join('\n'),
   );
-  assert.deepEqual(answers.slice(1).map((a) => a.code), ['replayed', 'replayed', 'replayed']);
+  assert.deepEqual(
+    answers.slice(1).map((a) => a.code),
+    ['replayed', 'replayed', 'replayed'],
+  );
   assert.equal((await inferenceAtC('/v1/chat/completions')) - before, 1, 'one upstream request');
 });
 

@@ -18,13 +18,19 @@ interface WorkerRow {
   readonly forwarded_in: number;
 }
 
-const workerRows = async (url: string): Promise<WorkerRow[]> => (await httpJson('GET', `${url}/admin/runtime`)).json<{ workers: WorkerRow[] }>().workers;
-const chatsAtC = async (): Promise<number> => (await simRequests(mesh.site('c').sim.url('c-gpu'))).filter((r) => r.path === '/v1/chat/completions').length;
+const workerRows = async (url: string): Promise<WorkerRow[]> =>
+  (await httpJson('GET', `${url}/admin/runtime`)).json<{ workers: WorkerRow[] }>().workers;
+const chatsAtC = async (): Promise<number> =>
+  (await simRequests(mesh.site('c').sim.url('c-gpu'))).filter((r) => r.path === '/v1/chat/completions').length;
 
 before(async () => {
   await mesh.start();
   const c = mesh.site('c').gw.url;
-  await eventually(async () => (await postFresh(`${c}/v1/chat/completions`, chatBody('m-c'))).status === 200, 10_000, 'c serves m-c');
+  await eventually(
+    async () => (await postFresh(`${c}/v1/chat/completions`, chatBody('m-c'))).status === 200,
+    10_000,
+    'c serves m-c',
+  );
 });
 after(() => mesh.close());
 
@@ -32,7 +38,16 @@ test('the same signed bytes sent to both workers of a site reach the upstream on
   const c = mesh.site('c').gw.url;
   const url = `${c}/v1/chat/completions`;
   const body = Buffer.from(JSON.stringify(chatBody('m-c')));
-  const headers = await signForward({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body, site: 'a', key: mesh.keys.a, nowMs: Date.now(), lifetimeMs: 30_000 });
+  const headers = await signForward({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json' },
+    body,
+    site: 'a',
+    key: mesh.keys.a,
+    nowMs: Date.now(),
+    lifetimeMs: 30_000,
+  });
   // Every worker reports its figures each second: wait for a settled baseline.
   await new Promise((resolve) => setTimeout(resolve, 1_100));
   const since = await workerRows(c);
@@ -40,7 +55,8 @@ test('the same signed bytes sent to both workers of a site reach the upstream on
   const answers = await Promise.all(Array.from({ length: SENDS }, () => postFresh(url, body, headers)));
   const statuses = answers.map((a) => a.status).sort();
   assert.deepEqual(statuses, [200, ...Array.from({ length: SENDS - 1 }, () => 401)], answers.map((a) => a.text).join('\n'));
-  for (const answer of answers.filter((a) => a.status === 401)) assert.equal(JSON.parse(answer.text).error.code, 'replayed', answer.text);
+  for (const answer of answers.filter((a) => a.status === 401))
+    assert.equal(JSON.parse(answer.text).error.code, 'replayed', answer.text);
   assert.equal((await chatsAtC()) - before, 1, 'one upstream request');
   // Both workers verified some of the sends: the once-only rule held across threads.
   let rows: WorkerRow[] = [];

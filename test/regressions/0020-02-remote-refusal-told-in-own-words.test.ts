@@ -30,7 +30,9 @@ test("a site's failure reaches the client in this site's words: the sites tried 
   assert.doesNotMatch(res.text, /c-gpu/, "c's node names stay at c");
   assert.equal(res.headers['x-switchyard-site'], undefined, 'not an answer of site c');
   assert.ok(Number(res.headers['retry-after']) >= 1, 'retry later');
-  const error = res.json<{ error: { code: string; message: string; sites?: { site: string; reason: string; detail?: string }[] } }>().error;
+  const error = res.json<{
+    error: { code: string; message: string; sites?: { site: string; reason: string; detail?: string }[] };
+  }>().error;
   assert.equal(error.code, 'no_healthy_node');
   assert.deepEqual(error.sites, [{ site: 'c', reason: 'refused', detail: 'answered 502 upstream_failed' }]);
   assert.match(error.message, /remote sites: c refused/);

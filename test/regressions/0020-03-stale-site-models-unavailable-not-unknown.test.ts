@@ -52,7 +52,9 @@ test('once the stopped site is stale its models are unavailable (503 + Retry-Aft
   assert.ok(Number(later.headers['retry-after']) >= 1, 'a client is told to retry');
   const error = later.json<{ error: { code: string; message: string; sites?: Sites } }>().error;
   assert.equal(error.code, 'no_healthy_node');
-  assert.deepEqual(error.sites, [{ site: 'c', reason: 'stale', detail: 'no fresh record within the freshness window; its last record listed this model' }]);
+  assert.deepEqual(error.sites, [
+    { site: 'c', reason: 'stale', detail: 'no fresh record within the freshness window; its last record listed this model' },
+  ]);
   assert.match(error.message, /remote sites: c stale/);
 
   // A model that no site listed is unknown, as before.

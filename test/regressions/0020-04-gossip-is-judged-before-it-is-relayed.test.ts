@@ -62,28 +62,47 @@ async function deliver(from: Node, to: Node, message: string): Promise<void> {
   );
 }
 
-test('a message the judge rejects is not relayed: a site behind the relay never hears the junk', { timeout: 180_000 }, async () => {
-  const [hKey, bKey, cKey] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519'), generateKeyPair('Ed25519')]);
-  const b = await node(bKey, { admission: { peers: new Set([idOf(hKey), idOf(cKey)]), maxMessagesPerSecond: 1_000 } });
-  const c = await node(cKey, { peers: [addr(b)], admission: { peers: new Set([idOf(bKey)]), maxMessagesPerSecond: 1_000 } });
-  const h = await node(hKey, { peers: [addr(b)] });
-  try {
-    await deliver(h, c, 'good-1');
-    for (let i = 0; i < 20; i += 1) await h.transport.publish(bytes(`junk-${i}-${'x'.repeat(2_000)}`));
-    // B judges the junk and rejects it; gossipsub's score then graylists H at B, so on a busy machine
-    // (the junk spread over several heartbeats) B may ignore the rest of it unjudged: either way none is relayed.
-    await eventually(() => b.judged.some((m) => m.startsWith('junk')), 60_000, 'B to judge the junk');
-    await deliver(b, c, 'marker-after-junk');
-    assert.deepEqual(c.judged.filter((m) => m.startsWith('junk')), [], 'C heard none of the junk B rejected');
-  } finally {
-    await Promise.all([h, b, c].map((n) => n.transport.stop()));
-  }
-});
+test(
+  'a message the judge rejects is not relayed: a site behind the relay never hears the junk',
+  { timeout: 180_000 },
+  async () => {
+    const [hKey, bKey, cKey] = await Promise.all([
+      generateKeyPair('Ed25519'),
+      generateKeyPair('Ed25519'),
+      generateKeyPair('Ed25519'),
+    ]);
+    const b = await node(bKey, { admission: { peers: new Set([idOf(hKey), idOf(cKey)]), maxMessagesPerSecond: 1_000 } });
+    const c = await node(cKey, { peers: [addr(b)], admission: { peers: new Set([idOf(bKey)]), maxMessagesPerSecond: 1_000 } });
+    const h = await node(hKey, { peers: [addr(b)] });
+    try {
+      await deliver(h, c, 'good-1');
+      for (let i = 0; i < 20; i += 1) await h.transport.publish(bytes(`junk-${i}-${'x'.repeat(2_000)}`));
+      // B judges the junk and rejects it; gossipsub's score then graylists H at B, so on a busy machine
+      // (the junk spread over several heartbeats) B may ignore the rest of it unjudged: either way none is relayed.
+      await eventually(() => b.judged.some((m) => m.startsWith('junk')), 60_000, 'B to judge the junk');
+      await deliver(b, c, 'marker-after-junk');
+      assert.deepEqual(
+        c.judged.filter((m) => m.startsWith('junk')),
+        [],
+        'C heard none of the junk B rejected',
+      );
+    } finally {
+      await Promise.all([h, b, c].map((n) => n.transport.stop()));
+    }
+  },
+);
 
 test('a peer that is neither a pinned site nor an allowed peer is not kept connected', { timeout: 60_000 }, async () => {
-  const [hKey, dKey, friendKey] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519'), generateKeyPair('Ed25519')]);
+  const [hKey, dKey, friendKey] = await Promise.all([
+    generateKeyPair('Ed25519'),
+    generateKeyPair('Ed25519'),
+    generateKeyPair('Ed25519'),
+  ]);
   const refused: string[] = [];
-  const d = await node(dKey, { admission: { peers: new Set([idOf(friendKey)]), maxMessagesPerSecond: 1_000 }, events: { refused: (p) => refused.push(p) } });
+  const d = await node(dKey, {
+    admission: { peers: new Set([idOf(friendKey)]), maxMessagesPerSecond: 1_000 },
+    events: { refused: (p) => refused.push(p) },
+  });
   const h = await node(hKey, { peers: [addr(d)] });
   try {
     // Either D refuses H, or (before the fix) H joins D's topic: wait for whichever comes first.
@@ -98,20 +117,24 @@ test('a peer that is neither a pinned site nor an allowed peer is not kept conne
   }
 });
 
-test('what one peer passes on is bounded per second: the rest is dropped unjudged and not relayed', { timeout: 60_000 }, async () => {
-  const [hKey, bKey] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519')]);
-  const b = await node(bKey, { admission: { peers: new Set([idOf(hKey)]), maxMessagesPerSecond: 10 } });
-  const h = await node(hKey, { peers: [addr(b)] });
-  try {
-    await deliver(h, b, 'warm-up');
-    await new Promise((r) => setTimeout(r, 1_100)); // a fresh one-second window
-    const sent = 200;
-    for (let i = 0; i < sent; i += 1) await h.transport.publish(bytes(`burst-${i}`));
-    await new Promise((r) => setTimeout(r, 1_500));
-    const judged = b.judged.filter((m) => m.startsWith('burst')).length;
-    // A burst that reaches B within a window or two is judged at most 10 a second.
-    assert.ok(judged > 0 && judged <= 40, `B judged ${judged} of ${sent} messages sent in a burst (bound: 10 per second)`);
-  } finally {
-    await Promise.all([h, b].map((n) => n.transport.stop()));
-  }
-});
+test(
+  'what one peer passes on is bounded per second: the rest is dropped unjudged and not relayed',
+  { timeout: 60_000 },
+  async () => {
+    const [hKey, bKey] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519')]);
+    const b = await node(bKey, { admission: { peers: new Set([idOf(hKey)]), maxMessagesPerSecond: 10 } });
+    const h = await node(hKey, { peers: [addr(b)] });
+    try {
+      await deliver(h, b, 'warm-up');
+      await new Promise((r) => setTimeout(r, 1_100)); // a fresh one-second window
+      const sent = 200;
+      for (let i = 0; i < sent; i += 1) await h.transport.publish(bytes(`burst-${i}`));
+      await new Promise((r) => setTimeout(r, 1_500));
+      const judged = b.judged.filter((m) => m.startsWith('burst')).length;
+      // A burst that reaches B within a window or two is judged at most 10 a second.
+      assert.ok(judged > 0 && judged <= 40, `B judged ${judged} of ${sent} messages sent in a burst (bound: 10 per second)`);
+    } finally {
+      await Promise.all([h, b].map((n) => n.transport.stop()));
+    }
+  },
+);

@@ -88,7 +88,10 @@ test('a record older than freshness + max_clock_skew is refused as stale_record,
     assert.equal(isFreshAt(a, 'b'), false);
     assert.deepEqual(modelIds(a, 'b'), []);
     assert.ok(recorded.length > 0);
-    assert.ok(named(a, 'mesh:record-rejected').some((r) => r.reason === 'stale_record'), JSON.stringify(named(a, 'mesh:record-rejected').map((r) => r.reason)));
+    assert.ok(
+      named(a, 'mesh:record-rejected').some((r) => r.reason === 'stale_record'),
+      JSON.stringify(named(a, 'mesh:record-rejected').map((r) => r.reason)),
+    );
   } finally {
     await h.stopAll();
   }
@@ -109,7 +112,11 @@ test('a want from a peer that is no pinned site and not admitted is ignored, tho
     b.events.length = 0;
     await stranger.publish(encodeWant('b'));
     await settle();
-    assert.deepEqual(named(b, 'mesh:published').filter((p) => p.why === 'want'), [], 'b did not publish its full record for the stranger');
+    assert.deepEqual(
+      named(b, 'mesh:published').filter((p) => p.why === 'want'),
+      [],
+      'b did not publish its full record for the stranger',
+    );
     assert.deepEqual(named(b, 'mesh:want-ignored'), [{ peer: 'stranger-peer-id' }]);
   } finally {
     await h.stopAll();

@@ -65,10 +65,14 @@ test("a remote record's extra fields are not echoed in /admin/sites", async () =
     assert.equal(res.status, 200);
     return { text: res.text, json: res.json<SitesDocument>() };
   };
-  await eventually(async () => {
-    await b.publish(signRecord(record(), keys.b));
-    return (await doc()).json.sites.find((s) => s.id === 'b')?.fresh === true;
-  }, 60_000, 'a accepts b');
+  await eventually(
+    async () => {
+      await b.publish(signRecord(record(), keys.b));
+      return (await doc()).json.sites.find((s) => s.id === 'b')?.fresh === true;
+    },
+    60_000,
+    'a accepts b',
+  );
   const { text, json } = await doc();
   const row = json.sites.find((s) => s.id === 'b') ?? assert.fail('b listed');
   assert.deepEqual(row.models, [{ id: 'm-b', ctx: 4096, on_demand: true }]);

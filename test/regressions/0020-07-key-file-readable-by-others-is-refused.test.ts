@@ -17,7 +17,16 @@ test('a gateway with a group- or world-readable [mesh] key_file refuses to start
     const path = join(dir, 'site.key');
     const key = newSiteKey();
     await writeFile(path, key.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    const mesh = ['[mesh]', 'site = "a"', 'url = "http://127.0.0.1:1/a"', `key_file = "${path}"`, 'listen = ["/ip4/127.0.0.1/tcp/0"]', '[[mesh.sites]]', 'id = "a"', `public_key = "${key.publicKey}"`].join('\n');
+    const mesh = [
+      '[mesh]',
+      'site = "a"',
+      'url = "http://127.0.0.1:1/a"',
+      `key_file = "${path}"`,
+      'listen = ["/ip4/127.0.0.1/tcp/0"]',
+      '[[mesh.sites]]',
+      'id = "a"',
+      `public_key = "${key.publicKey}"`,
+    ].join('\n');
     // A node address nothing listens on: this test is about start-up only.
     const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9', kind: 'vllm' }], mesh);
     for (const mode of [0o644, 0o640]) {

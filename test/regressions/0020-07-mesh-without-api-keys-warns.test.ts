@@ -15,15 +15,30 @@ import { newSiteKey } from '#src/mesh/site-key-file.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway } from '#test/fixtures/in-process-fleet.ts';
 
-const WARNING = /\[mesh\] is set but \[server\] api_keys is empty: anyone who reaches this listener can run inference on the sites that pin this one/;
+const WARNING =
+  /\[mesh\] is set but \[server\] api_keys is empty: anyone who reaches this listener can run inference on the sites that pin this one/;
 const key = newSiteKey();
-const mesh = ['[mesh]', 'site = "a"', 'url = "http://127.0.0.1:1/a"', 'key_file = "/unused/a.key"', 'listen = ["/ip4/127.0.0.1/tcp/0"]', '[[mesh.sites]]', 'id = "b"', `public_key = "${newSiteKey().publicKey}"`].join('\n');
+const mesh = [
+  '[mesh]',
+  'site = "a"',
+  'url = "http://127.0.0.1:1/a"',
+  'key_file = "/unused/a.key"',
+  'listen = ["/ip4/127.0.0.1/tcp/0"]',
+  '[[mesh.sites]]',
+  'id = "b"',
+  `public_key = "${newSiteKey().publicKey}"`,
+].join('\n');
 const nodes = [{ name: 'n', url: 'http://127.0.0.1:9', kind: 'vllm' }];
 
 test('serve warns once at start when [mesh] is set and [server] api_keys is empty', async () => {
   const bus = new MemoryBus();
-  for (const [serverExtra, warned] of [['', 1], ['api_keys = ["k-1"]', 0]] as const) {
-    const gw = await startGateway(gatewayToml(nodes, mesh, serverExtra), { meshGossip: { key, transport: () => bus.transport('peer-a') } });
+  for (const [serverExtra, warned] of [
+    ['', 1],
+    ['api_keys = ["k-1"]', 0],
+  ] as const) {
+    const gw = await startGateway(gatewayToml(nodes, mesh, serverExtra), {
+      meshGossip: { key, transport: () => bus.transport('peer-a') },
+    });
     try {
       const lines = gw.logs().filter((l) => typeof l.msg === 'string' && WARNING.test(l.msg));
       assert.equal(lines.length, warned, `api_keys ${serverExtra === '' ? 'empty' : 'set'}`);
@@ -37,7 +52,10 @@ test('serve warns once at start when [mesh] is set and [server] api_keys is empt
 test('check-config says so in its summary', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-0020-07-'));
   try {
-    for (const [serverExtra, warned] of [['', true], ['api_keys = ["k-1"]', false]] as const) {
+    for (const [serverExtra, warned] of [
+      ['', true],
+      ['api_keys = ["k-1"]', false],
+    ] as const) {
       const path = join(dir, 'site.toml');
       await writeFile(path, gatewayToml(nodes, mesh, serverExtra));
       const out: string[] = [];

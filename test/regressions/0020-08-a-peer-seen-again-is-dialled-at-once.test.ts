@@ -77,7 +77,8 @@ test('a bootstrap peer that dials in restarts its back-off: when that connection
   dialer.peerDisconnected(B);
   const droppedAt = clock.now();
   const before = net.dials.filter((d) => d.peer === B).length;
-  for (let waited = 0; net.dials.filter((d) => d.peer === B).length === before && waited < 60_000; waited += 50) await advance(clock, 50);
+  for (let waited = 0; net.dials.filter((d) => d.peer === B).length === before && waited < 60_000; waited += 50)
+    await advance(clock, 50);
   const redial = net.dials.filter((d) => d.peer === B).at(-1)!.at - droppedAt;
   assert.ok(redial <= DEFAULT_REDIAL.baseMs, `B redialled ${redial} ms after the drop`);
   dialer.stop();

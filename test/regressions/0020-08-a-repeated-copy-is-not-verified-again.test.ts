@@ -76,11 +76,19 @@ test('each site checks the signature of a message once, however many copies of i
     crypto.verify = counting;
     const messages = Array.from({ length: 10 }, (_, i) => `copy-test-${i}`);
     for (const m of messages) await a.transport.publish(bytes(m));
-    await eventually(() => receivers.every((r) => messages.every((m) => r.judged.includes(m))), 20_000, "A's messages to reach B, C and D");
+    await eventually(
+      () => receivers.every((r) => messages.every((m) => r.judged.includes(m))),
+      20_000,
+      "A's messages to reach B, C and D",
+    );
     // Every relayed copy has arrived once each relay's own later message has reached every other
     // node (a peer's messages to another travel in order on one stream).
     for (const n of receivers) await n.transport.publish(bytes(`after-${all.indexOf(n)}`));
-    await eventually(() => receivers.every((n, i) => receivers.every((m, j) => i === j || m.judged.includes(`after-${all.indexOf(n)}`))), 20_000, 'the markers to arrive');
+    await eventually(
+      () => receivers.every((n, i) => receivers.every((m, j) => i === j || m.judged.includes(`after-${all.indexOf(n)}`))),
+      20_000,
+      'the markers to arrive',
+    );
     crypto.verify = original;
     assert.ok(checks.count > 0, 'the counter saw gossipsub check signatures');
     // Once per message per site; a copy that arrives while the first is still being checked is

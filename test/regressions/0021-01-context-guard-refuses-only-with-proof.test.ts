@@ -91,7 +91,11 @@ test('the gateway refuses by itself only with proof, and words the figure as a b
   await setSimFaults(sim.url('vllm'), { tokenize: 'hang' });
   // More bytes than 256 (the most any token covers) × 4096: no tokenizer can make it fit.
   const content = 'abcd '.repeat(Math.ceil((256 * 4096 + 1) / 5));
-  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'busy', max_tokens: 8, messages: [{ role: 'user', content }] });
+  const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, {
+    model: 'busy',
+    max_tokens: 8,
+    messages: [{ role: 'user', content }],
+  });
   assert.equal(res.status, 400, res.text);
   const { error } = res.json<{ error: { code: string; message: string } }>();
   assert.equal(error.code, 'context_length_exceeded');

@@ -49,17 +49,26 @@ before(async () => {
       { name: 'vllm', url: sim.url('vllm'), kind: 'vllm' },
     ]),
   );
-  for (const name of ['ollama', 'router', 'vllm']) await waitForHost(fleet.gw.url, name, (h) => h.discovery.state === 'known', 'listed');
+  for (const name of ['ollama', 'router', 'vllm'])
+    await waitForHost(fleet.gw.url, name, (h) => h.discovery.state === 'known', 'listed');
   client = new OpenAI({ baseURL: `${fleet.gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
 });
 
 after(() => fleet?.close());
 
 const lastModelSeenBy = (node: string): string | undefined =>
-  fleet.sim.node(node).requests().filter((r) => r.path === '/v1/chat/completions').at(-1)?.model;
+  fleet.sim
+    .node(node)
+    .requests()
+    .filter((r) => r.path === '/v1/chat/completions')
+    .at(-1)?.model;
 
 test('a name without a tag reaches the Ollama node that lists it as :latest, under the name it listed', async () => {
-  const completion = await client.chat.completions.create({ model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  const completion = await client.chat.completions.create({
+    model: 'llama3.2',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2,
+  });
   assert.equal(completion.object, 'chat.completion');
   assert.equal(lastModelSeenBy('ollama'), 'llama3.2:latest');
 });
@@ -75,14 +84,22 @@ test("Ollama's fully spelled name resolves too", async () => {
 });
 
 test("a llama-server router's own alias routes to that router, which is sent the id it listed", async () => {
-  const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  const completion = await client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2,
+  });
   assert.equal(completion.object, 'chat.completion');
   assert.equal(lastModelSeenBy('router'), 'tiny-llama-a');
 });
 
 test("each of a vLLM node's --served-model-names routes, and the node is sent the name it listed", async () => {
   for (const name of ['llama-3.1-8b', 'meta-llama/Llama-3.1-8B-Instruct']) {
-    const completion = await client.chat.completions.create({ model: name, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+    const completion = await client.chat.completions.create({
+      model: name,
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 2,
+    });
     assert.equal(completion.model, 'meta-llama/Llama-3.1-8B-Instruct', 'vLLM answers with its first served name');
     assert.equal(lastModelSeenBy('vllm'), name);
   }
@@ -95,14 +112,20 @@ test('/admin/explain reads the name as a request naming it is routed', async () 
 });
 
 test('an unknown name is 404, and the closest list names the related model first', async () => {
-  const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, { model: 'llama3.3', messages: [{ role: 'user', content: 'hi' }] });
+  const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, {
+    model: 'llama3.3',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   assert.equal(res.status, 404, res.text);
   const closest = res.json<{ error: { closest_models?: string[]; message: string } }>().error;
   assert.match(closest.message, /Closest served models: llama3\.2:latest,/);
 });
 
 test('the closest list offers the names the router takes (its aliases)', async () => {
-  const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, { model: 'gpt-4o-mimi', messages: [{ role: 'user', content: 'hi' }] });
+  const res = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions`, {
+    model: 'gpt-4o-mimi',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   assert.equal(res.status, 404, res.text);
   assert.match(res.json<{ error: { message: string } }>().error.message, /Closest served models: gpt-4o-mini[,.]/);
 });

@@ -28,7 +28,9 @@ const recordingFetch = async (input: string | URL | Request, init?: RequestInit)
 
 before(async () => {
   fleet = await startFleetAndGateway(
-    KINDS.map((k) => `[[node]]\nname = "${k.node}"\nkind = "${k.kind}"\nmodels = ["${k.model}"]\nttft = "1ms"\nload_time = "1ms"\n`).join(''),
+    KINDS.map(
+      (k) => `[[node]]\nname = "${k.node}"\nkind = "${k.kind}"\nmodels = ["${k.model}"]\nttft = "1ms"\nload_time = "1ms"\n`,
+    ).join(''),
     (sim) => gatewayToml(KINDS.map((k) => ({ name: k.node, url: sim.url(k.node), kind: k.kind }))),
   );
   for (const k of KINDS) await waitForHost(fleet.gw.url, k.node, (h) => h.discovery.state === 'known', 'listed');
@@ -43,11 +45,14 @@ for (const { kind, model } of KINDS) {
     const asFloats = await client.embeddings.create({ model, input, encoding_format: 'float' });
     const byDefault = await client.embeddings.create({ model, input });
     const received = wire.at(-1) as { data: { embedding: unknown }[] };
-    assert.ok(received.data.every((d) => typeof d.embedding === 'string'), 'the client asked for base64 and got base64 strings');
+    assert.ok(
+      received.data.every((d) => typeof d.embedding === 'string'),
+      'the client asked for base64 and got base64 strings',
+    );
     assert.equal(byDefault.data.length, 2);
     for (const [index, entry] of byDefault.data.entries()) {
       const expected = asFloats.data[index]?.embedding ?? [];
-      assert.equal(expected.length, 64, 'the float answer has the model\'s 64 dimensions');
+      assert.equal(expected.length, 64, "the float answer has the model's 64 dimensions");
       assert.equal(entry.embedding.length, 64, 'the decoded vector has 64 dimensions');
       assert.deepEqual(entry.embedding, expected, 'the same numbers, element for element');
     }

@@ -60,7 +60,11 @@ async function fresh(method: 'OPTIONS' | 'POST' | 'GET', url: string, headers: R
   }
 }
 
-const PREFLIGHT = { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, x-stainless-os' };
+const PREFLIGHT = {
+  origin: ALLOWED,
+  'access-control-request-method': 'POST',
+  'access-control-request-headers': 'authorization, content-type, x-stainless-os',
+};
 const CHAT = { model: 'llama-3-8b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 };
 
 describe('GET /v1/models/{id}', () => {
@@ -83,7 +87,7 @@ describe('GET /v1/models/{id}', () => {
     }
   });
 
-  test('the id resolves as a request model does: an alias, Ollama\'s implicit tag, an unencoded path', async () => {
+  test("the id resolves as a request model does: an alias, Ollama's implicit tag, an unencoded path", async () => {
     assert.equal((await client.models.retrieve('llama-3-8b')).id, 'meta-llama/Llama-3-8B');
     assert.equal((await client.models.retrieve('llama3.2')).id, 'llama3.2:latest');
     const raw = await httpJson('GET', `${fleet.gw.url}/v1/models/meta-llama/Llama-3-8B`);
@@ -91,7 +95,7 @@ describe('GET /v1/models/{id}', () => {
     assert.equal(raw.json<{ id: string }>().id, 'meta-llama/Llama-3-8B');
   });
 
-  test('an unknown id is 404 in OpenAI\'s error shape', async () => {
+  test("an unknown id is 404 in OpenAI's error shape", async () => {
     await assert.rejects(client.models.retrieve('meta-llama/Llama-3-70B'), (error: unknown) => {
       assert.ok(error instanceof OpenAI.NotFoundError, String(error));
       assert.equal(error.code, 'model_not_found');
@@ -117,7 +121,8 @@ describe('[server] cors_origins', () => {
     assert.equal(res.headers['access-control-allow-origin'], ALLOWED);
     assert.match(String(res.headers['access-control-allow-methods']), /\bPOST\b/);
     const allowed = String(res.headers['access-control-allow-headers']).split(', ');
-    for (const name of ['authorization', 'content-type', 'x-api-key', 'x-stainless-os']) assert.ok(allowed.includes(name), `${name} in ${allowed.join(',')}`);
+    for (const name of ['authorization', 'content-type', 'x-api-key', 'x-stainless-os'])
+      assert.ok(allowed.includes(name), `${name} in ${allowed.join(',')}`);
     assert.equal(res.headers['access-control-max-age'], '600');
     assert.match(String(res.headers['vary']), /Origin/);
   });
@@ -136,9 +141,17 @@ describe('[server] cors_origins', () => {
     for (const origin of ['https://evil.example.com', 'https://chat.example.com.evil.net']) {
       const other = await fresh('POST', `${fleet.gw.url}/v1/chat/completions`, { origin }, CHAT);
       assert.equal(other.status, 200);
-      assert.deepEqual(Object.keys(other.headers).filter((h) => h.startsWith('access-control-')), [], origin);
+      assert.deepEqual(
+        Object.keys(other.headers).filter((h) => h.startsWith('access-control-')),
+        [],
+        origin,
+      );
       const preflight = await fresh('OPTIONS', `${fleet.gw.url}/v1/chat/completions`, { ...PREFLIGHT, origin });
-      assert.deepEqual(Object.keys(preflight.headers).filter((h) => h.startsWith('access-control-')), [], origin);
+      assert.deepEqual(
+        Object.keys(preflight.headers).filter((h) => h.startsWith('access-control-')),
+        [],
+        origin,
+      );
     }
   });
 
@@ -146,7 +159,10 @@ describe('[server] cors_origins', () => {
     const get = await fresh('GET', `${fleet.gw.url}/admin/hosts`, { origin: ALLOWED });
     assert.equal(get.status, 200);
     assert.equal(get.headers['access-control-allow-origin'], undefined);
-    const preflight = await fresh('OPTIONS', `${fleet.gw.url}/admin/hosts`, { ...PREFLIGHT, 'access-control-request-method': 'GET' });
+    const preflight = await fresh('OPTIONS', `${fleet.gw.url}/admin/hosts`, {
+      ...PREFLIGHT,
+      'access-control-request-method': 'GET',
+    });
     assert.equal(preflight.headers['access-control-allow-origin'], undefined);
     assert.notEqual(preflight.status, 204);
   });
@@ -159,7 +175,10 @@ describe('[server] cors_origins', () => {
     assert.equal(closed.headers['access-control-allow-origin'], undefined);
     const any = await fleet.gw.reload(configFor(fleet.sim, 'cors_origins = "*"'));
     assert.ok(any.ok, JSON.stringify(any));
-    const open = await fresh('OPTIONS', `${fleet.gw.url}/v1/chat/completions`, { ...PREFLIGHT, origin: 'https://elsewhere.example' });
+    const open = await fresh('OPTIONS', `${fleet.gw.url}/v1/chat/completions`, {
+      ...PREFLIGHT,
+      origin: 'https://elsewhere.example',
+    });
     assert.equal(open.status, 204);
     assert.equal(open.headers['access-control-allow-origin'], '*');
   });
@@ -181,7 +200,9 @@ describe('[server] cors_origins with workers = 2', () => {
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.headers['access-control-allow-origin'], ALLOWED);
     }
-    const rows = (await httpJson('GET', `${fleet.gw.url}/admin/runtime`)).json<{ workers: { worker: number; admitted: number }[] }>().workers;
+    const rows = (await httpJson('GET', `${fleet.gw.url}/admin/runtime`)).json<{
+      workers: { worker: number; admitted: number }[];
+    }>().workers;
     assert.equal(rows.length, 2);
     for (const row of rows) assert.ok(row.admitted > 0, `worker ${row.worker} answered some: ${JSON.stringify(rows)}`);
   });

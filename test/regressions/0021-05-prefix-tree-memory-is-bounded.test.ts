@@ -29,7 +29,10 @@ function assertHeldUnder(tree: PrefixTree, bound: number, before: number, after:
   assert.ok(tree.size <= bound, `${tree.size} units held against a bound of ${bound}, ${after}`);
   const grown = heapUsed() - before;
   const limit = BYTES_PER_UNIT * bound + SLACK_BYTES;
-  assert.ok(grown <= limit, `the tree holds ${(grown / 2 ** 20).toFixed(1)} MiB of heap ${after}; the bound allows ${(limit / 2 ** 20).toFixed(1)} MiB`);
+  assert.ok(
+    grown <= limit,
+    `the tree holds ${(grown / 2 ** 20).toFixed(1)} MiB of heap ${after}; the bound allows ${(limit / 2 ** 20).toFixed(1)} MiB`,
+  );
 }
 
 test('2 M tiny prompts that branch at every character keep the heap within the default bound', () => {

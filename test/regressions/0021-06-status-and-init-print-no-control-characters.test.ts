@@ -48,7 +48,9 @@ function hostileReport(status: string) {
 }
 
 async function runStatusAgainst(report: unknown): Promise<{ code: number; out: string; err: string }> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(report)));
+  const server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(report)),
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const address = server.address();
@@ -104,7 +106,14 @@ test('a status word the CLI does not know exits non-zero and says which', async 
 test("init's output shows C1 controls visibly too", () => {
   assert.doesNotMatch(commentSafe(`model${C1_CSI}\u0085\u009d0;x\u009c`), CONTROL);
   const config = renderInitConfig(
-    [{ found: true, url: 'http://127.0.0.1:1', detection: { kind: 'vllm', role: 'single', evidence: `v${C1_CSI}` }, models: [{ id: `m${C1_CSI}${OSC52}`, loaded: true, ctx: undefined, slots: undefined }] }],
+    [
+      {
+        found: true,
+        url: 'http://127.0.0.1:1',
+        detection: { kind: 'vllm', role: 'single', evidence: `v${C1_CSI}` },
+        models: [{ id: `m${C1_CSI}${OSC52}`, loaded: true, ctx: undefined, slots: undefined }],
+      },
+    ],
     ['n'],
     { listen: '127.0.0.1:8080' },
   );

@@ -19,10 +19,16 @@ interface Observation {
 /** The process's SIGHUP disposition (bit 0 of SigCgt) and command line; undefined once it is gone. */
 async function observe(pid: number): Promise<Observation | undefined> {
   try {
-    const [status, cmdline] = await Promise.all([readFile(`/proc/${pid}/status`, 'utf8'), readFile(`/proc/${pid}/cmdline`, 'utf8')]);
+    const [status, cmdline] = await Promise.all([
+      readFile(`/proc/${pid}/status`, 'utf8'),
+      readFile(`/proc/${pid}/cmdline`, 'utf8'),
+    ]);
     const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
     if (/^State:\s*Z/m.test(status)) return undefined;
-    return { catchesHangup: mask !== undefined && (BigInt(`0x${mask}`) & 1n) === 1n, cmdline: cmdline.split('\0').join(' ').trim() };
+    return {
+      catchesHangup: mask !== undefined && (BigInt(`0x${mask}`) & 1n) === 1n,
+      cmdline: cmdline.split('\0').join(' ').trim(),
+    };
   } catch {
     return undefined;
   }
@@ -30,7 +36,11 @@ async function observe(pid: number): Promise<Observation | undefined> {
 
 test('serve catches SIGHUP from its first line on, in the process that was started, and applies one sent then', async () => {
   // Many nodes make start-up take a while; each points at a closed loopback port.
-  const nodes = Array.from({ length: 200 }, (_, i) => ({ name: `n${i}`, url: `http://127.0.0.1:${1 + (i % 1000)}`, kind: 'vllm' }));
+  const nodes = Array.from({ length: 200 }, (_, i) => ({
+    name: `n${i}`,
+    url: `http://127.0.0.1:${1 + (i % 1000)}`,
+    kind: 'vllm',
+  }));
   const file = await writeTempFile('switchyard.toml', gatewayToml(nodes));
   const proc = startCli(['serve', '--config', file.path]);
   try {
@@ -53,7 +63,11 @@ test('serve catches SIGHUP from its first line on, in the process that was start
     const first = seen.findIndex((o) => o.catchesHangup);
     assert.ok(first >= 0, 'the process was seen catching SIGHUP before it listened');
     const images = [...new Set(seen.map((o) => o.cmdline))];
-    assert.deepEqual(images, [seen[0]?.cmdline], `the process replaced itself after it started (${images.join(' → ')}): a SIGHUP in between ends it`);
+    assert.deepEqual(
+      images,
+      [seen[0]?.cmdline],
+      `the process replaced itself after it started (${images.join(' → ')}): a SIGHUP in between ends it`,
+    );
     const dropped = seen.slice(first).findIndex((o) => !o.catchesHangup);
     assert.equal(dropped, -1, 'once it caught SIGHUP, it never stopped catching it');
     await proc.waitForLine((l) => l.includes('"config reloaded"'));

@@ -35,7 +35,8 @@ function operatorFeed(url: URL): Promise<{ status: number; first: string; close:
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         text += chunk;
-        if (text.includes('\n\n') || res.statusCode !== 200) resolve({ status: res.statusCode ?? 0, first: text, close: () => req.destroy() });
+        if (text.includes('\n\n') || res.statusCode !== 200)
+          resolve({ status: res.statusCode ?? 0, first: text, close: () => req.destroy() });
       });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, first: text, close: () => req.destroy() }));
     });
@@ -75,7 +76,16 @@ const STUCK_BYTES = 1024 * 1024;
 test('a feed client that stops draining is dropped within a bound, while the feed is quiet', () => {
   const clock = new ManualClock(10_000 * 1_000);
   const feed = new LiveFeed(clock, {
-    snapshot: () => ({ now: 0, nodes: [], models: [], sites: NO_MESH, transitions: [], traffic: {}, traffic_bucket_ms: 10_000, traffic_window_ms: 900_000 }),
+    snapshot: () => ({
+      now: 0,
+      nodes: [],
+      models: [],
+      sites: NO_MESH,
+      transitions: [],
+      traffic: {},
+      traffic_bucket_ms: 10_000,
+      traffic_window_ms: 900_000,
+    }),
     rows: () => [],
     models: () => [],
     takeTransitions: () => [],

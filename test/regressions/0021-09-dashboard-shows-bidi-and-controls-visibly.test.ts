@@ -10,7 +10,10 @@ import { startFleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { demoGatewayToml } from '#src/cli/demo.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP = CHROMIUM === undefined ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH)` : false;
+const SKIP =
+  CHROMIUM === undefined
+    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH)`
+    : false;
 
 const REVERSED = 'safe\u202Egnp.exe';
 const COLOURED = 'red\u001b[31m\u0085id';
@@ -42,10 +45,16 @@ test('model ids with bidi overrides and control characters are shown visibly and
       assert.doesNotMatch(chip, INVISIBLE, `the fleet table shows ${JSON.stringify(chip)}`);
       // (Page code is passed as text: this project's TypeScript has no DOM types.)
       const bdi = JSON.stringify(`#models tr[data-model="${id}"] td.name bdi`);
-      const isolation = await page.evaluate<string>(`(() => { const b = document.querySelector(${bdi}); return b === null ? 'none' : getComputedStyle(b).unicodeBidi; })()`);
+      const isolation = await page.evaluate<string>(
+        `(() => { const b = document.querySelector(${bdi}); return b === null ? 'none' : getComputedStyle(b).unicodeBidi; })()`,
+      );
       assert.equal(isolation, 'isolate', 'the id is isolated from the text around it');
     }
-    assert.equal(await page.locator(`#models tr[data-model="${REVERSED}"] td.name`).innerText(), 'safe\\u202egnp.exe', 'the override is shown, not obeyed');
+    assert.equal(
+      await page.locator(`#models tr[data-model="${REVERSED}"] td.name`).innerText(),
+      'safe\\u202egnp.exe',
+      'the override is shown, not obeyed',
+    );
     assert.equal(await page.locator(`#models tr[data-model="${COLOURED}"] td.name`).innerText(), 'red\\x1b[31m\\x85id');
     // The explain form's model list: option text cannot hold an element, and is made visible too.
     const options = await page.locator('#explain-form select[name="model"] option').allInnerTexts();

@@ -8,7 +8,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import { request } from 'undici';
-import { chatAnswer, startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import {
+  chatAnswer,
+  startScriptedNode,
+  startTestGateway,
+  type ScriptedNode,
+  type TestGateway,
+} from '#test/fixtures/scripted-node.ts';
 
 const ANSWER = chatAnswer(2_000);
 const SSE = 'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: [DONE]\n\n';
@@ -44,7 +50,9 @@ before(async () => {
     }
     const encoded = coding.encode(Buffer.from(what === 'sse' ? SSE : ANSWER));
     const type = what === 'sse' ? 'text/event-stream' : 'application/json';
-    res.writeHead(200, { 'content-type': type, 'content-encoding': coding.header, 'content-length': encoded.length }).end(encoded);
+    res
+      .writeHead(200, { 'content-type': type, 'content-encoding': coding.header, 'content-length': encoded.length })
+      .end(encoded);
   });
   gw = await startTestGateway([{ name: 'n', url: node.url }]);
 });

@@ -16,11 +16,19 @@ const FILE_BOUND_S = 20;
 
 test('a test file kept alive by a child it never stops is killed at the file bound, with the child; the run goes on and fails', async () => {
   const run = await runRunner(
-    { 'hangs.test.ts': fileStartingASleeper("test('passes, but the sleeper keeps the file alive', () => {});"), 'ok.test.ts': PASSES },
+    {
+      'hangs.test.ts': fileStartingASleeper("test('passes, but the sleeper keeps the file alive', () => {});"),
+      'ok.test.ts': PASSES,
+    },
     ['--file-bound', String(FILE_BOUND_S), '*.test.ts'],
   );
   assert.equal(run.code, 1, run.output);
-  assert.match(run.output, new RegExp(`hard bound: \\S*hangs\\.test\\.ts was still running after ${FILE_BOUND_S} s; killed \\(SIGKILL\\) with the 1 process\\(es\\) it started`));
+  assert.match(
+    run.output,
+    new RegExp(
+      `hard bound: \\S*hangs\\.test\\.ts was still running after ${FILE_BOUND_S} s; killed \\(SIGKILL\\) with the 1 process\\(es\\) it started`,
+    ),
+  );
   // node's own closing lines, as CI reads them.
   assert.match(run.output, /^ℹ tests \d+$/m);
   assert.match(run.output, /^ℹ pass [1-9]\d*$/m, 'the other file passed');
@@ -31,7 +39,10 @@ test('a test file kept alive by a child it never stops is killed at the file bou
 });
 
 test('a process a test leaves behind is named after the run, killed, and fails the run', async () => {
-  const run = await runRunner({ 'leaks.test.ts': fileStartingASleeper("sleeper.unref();\ntest('passes and leaves its child running', () => {});") }, ['*.test.ts']);
+  const run = await runRunner(
+    { 'leaks.test.ts': fileStartingASleeper("sleeper.unref();\ntest('passes and leaves its child running', () => {});") },
+    ['*.test.ts'],
+  );
   assert.equal(run.code, 1, run.output);
   assert.match(run.output, /^ℹ pass 1$/m);
   assert.match(run.output, /1 process\(es\) started by the tests were still running after the run; killed:\n\s+\d+ sleep 1000/);
@@ -54,8 +65,15 @@ function childrenRunning(text: string): number[] {
   });
 }
 
-test('a gateway that misses its start window is killed before the fixture rejects', { skip: existsSync('/proc/self/stat') ? false : 'needs /proc' }, async () => {
-  // A 1 ms window: no gateway announces itself that fast.
-  await assert.rejects(startGatewayProcess(gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9', kind: 'vllm' }]), {}, 1), /no matching line within 1ms/);
-  assert.deepEqual(childrenRunning('switchyard.js\0serve'), [], 'no serve process of ours is left running');
-});
+test(
+  'a gateway that misses its start window is killed before the fixture rejects',
+  { skip: existsSync('/proc/self/stat') ? false : 'needs /proc' },
+  async () => {
+    // A 1 ms window: no gateway announces itself that fast.
+    await assert.rejects(
+      startGatewayProcess(gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9', kind: 'vllm' }]), {}, 1),
+      /no matching line within 1ms/,
+    );
+    assert.deepEqual(childrenRunning('switchyard.js\0serve'), [], 'no serve process of ours is left running');
+  },
+);

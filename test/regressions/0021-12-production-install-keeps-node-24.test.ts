@@ -83,7 +83,8 @@ function run(file: string, args: readonly string[]): Promise<Ran> {
 }
 
 const older = olderNode();
-const olderMajor = older === undefined ? undefined : Number((await run(older, ['-p', 'process.versions.node'])).stdout.split('.')[0]);
+const olderMajor =
+  older === undefined ? undefined : Number((await run(older, ['-p', 'process.versions.node'])).stdout.split('.')[0]);
 const skip = older === undefined || olderMajor === undefined || olderMajor >= 24 ? 'no Node older than 24 on PATH' : false;
 
 test('bin/switchyard.js started by an older Node runs the command under the bundled Node 24', { skip }, async () => {

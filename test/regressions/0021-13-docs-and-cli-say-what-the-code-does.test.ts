@@ -14,7 +14,12 @@ import { gatewayToml, runCliToExit } from '#test/fixtures/processes.ts';
 import { runCli } from '#src/cli/main.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const text = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
 
 test('no doc promises a reload when the config file changes: only SIGHUP and POST /admin/reload reload', () => {
@@ -72,7 +77,11 @@ test('every command refuses an option it does not take, naming it, with exit 2, 
     const run = await runInProcess(args);
     const wrong = args.find((a) => a.startsWith('--bogus') || a === 'stray-argument') ?? '';
     assert.equal(run.code, 2, `switchyard ${args.join(' ')}: exit ${run.code}; stderr: ${run.stderr}`);
-    assert.match(run.stderr, new RegExp(`^switchyard ${args[0]}: (unknown option|unexpected argument) '${wrong.replace(/=.*/, '')}'`), args.join(' '));
+    assert.match(
+      run.stderr,
+      new RegExp(`^switchyard ${args[0]}: (unknown option|unexpected argument) '${wrong.replace(/=.*/, '')}'`),
+      args.join(' '),
+    );
   }
   assert.equal(existsSync(join(tmpdir(), 'never-written.key')), false, 'keygen wrote nothing');
   // And as the operator typed it: the real process, exit 2, nothing started.
@@ -83,7 +92,10 @@ test('every command refuses an option it does not take, naming it, with exit 2, 
 });
 
 test('status without --url reads the gateway serve would run: --config FILE, else ./switchyard.toml; its listen and admin token', async () => {
-  const node = await startListingNode({ listing: () => [{ id: 'm', object: 'model', created: 0, owned_by: 'vllm' }], router: false });
+  const node = await startListingNode({
+    listing: () => [{ id: 'm', object: 'model', created: 0, owned_by: 'vllm' }],
+    router: false,
+  });
   const token = 'status-from-config-token';
   const toml = gatewayToml([{ name: 'n1', url: node.url, kind: 'vllm' }], `[admin]\ntoken = "${token}"\n`);
   const gw = await startInProcessGateway(toml);
@@ -97,7 +109,11 @@ test('status without --url reads the gateway serve would run: --config FILE, els
     assert.match(named.stdout, new RegExp(`^switchyard status {2}http://127\\.0\\.0\\.1:${port} `));
     assert.match(named.stdout, /\bn1\b/, 'its table lists the node');
     const found = await runCliToExit(['status'], { cwd: dir });
-    assert.match(found.stdout, new RegExp(`http://127\\.0\\.0\\.1:${port} `), `./switchyard.toml was used; stderr: ${found.stderr}`);
+    assert.match(
+      found.stdout,
+      new RegExp(`http://127\\.0\\.0\\.1:${port} `),
+      `./switchyard.toml was used; stderr: ${found.stderr}`,
+    );
     // A config that gives no usable address says so instead of asking 127.0.0.1:8080.
     await writeFile(join(dir, 'zero.toml'), toml);
     const zero = await runCliToExit(['status', '--config', join(dir, 'zero.toml')]);

@@ -10,7 +10,7 @@ import { fileStartingASleeper, isAlive, runRunner } from '#test/fixtures/runner-
 /** The runner's file bound here: long enough for the file that passes to load and pass on a busy 2-core machine (two suites at once). */
 const FILE_BOUND_S = 20;
 
-test('a test that spins forever is killed by the per-file hard bound; the run ends with node\'s closing lines', async () => {
+test("a test that spins forever is killed by the per-file hard bound; the run ends with node's closing lines", async () => {
   const run = await runRunner(
     {
       'spins.test.ts': fileStartingASleeper("test('spins forever', () => {\n  for (;;) {\n    // never yields\n  }\n});"),
@@ -19,7 +19,10 @@ test('a test that spins forever is killed by the per-file hard bound; the run en
     ['--file-bound', String(FILE_BOUND_S), '--test-timeout', '2000', '*.test.ts'],
   );
   assert.equal(run.code, 1, run.output);
-  assert.match(run.output, new RegExp(`hard bound: \\S*spins\\.test\\.ts was still running after ${FILE_BOUND_S} s; killed \\(SIGKILL\\)`));
+  assert.match(
+    run.output,
+    new RegExp(`hard bound: \\S*spins\\.test\\.ts was still running after ${FILE_BOUND_S} s; killed \\(SIGKILL\\)`),
+  );
   assert.match(run.output, /✖ spins\.test\.ts/);
   assert.match(run.output, /✔ passes/);
   assert.match(run.output, /^ℹ tests 2$/m);

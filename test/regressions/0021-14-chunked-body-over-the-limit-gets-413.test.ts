@@ -14,13 +14,17 @@ const LIMIT = 4_096;
 /** POSTs `parts` with Transfer-Encoding: chunked (no Content-Length); resolves with the status and body. */
 function postChunked(url: string, parts: readonly string[]): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${url}/v1/chat/completions`,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
     // The gateway may close the connection once it has answered; what matters is the answer.
     req.on('error', reject);
     req.setTimeout(60_000, () => req.destroy(new Error('no answer within 60 s')));
@@ -31,9 +35,15 @@ function postChunked(url: string, parts: readonly string[]): Promise<{ status: n
 
 test('a chunked request body over max_request_body_bytes gets 413, and the node never sees it', async () => {
   const upstream = await startRecordingUpstream(['m']);
-  const gw = await startInProcessGateway(gatewayToml([{ name: 'n', url: upstream.url, kind: 'vllm' }], '', `max_request_body_bytes = ${LIMIT}`));
+  const gw = await startInProcessGateway(
+    gatewayToml([{ name: 'n', url: upstream.url, kind: 'vllm' }], '', `max_request_body_bytes = ${LIMIT}`),
+  );
   try {
-    await eventually(async () => (await httpJson('GET', `${gw.url}/health`)).json<{ models_ok: number }>().models_ok === 1, 15_000, 'the node listed');
+    await eventually(
+      async () => (await httpJson('GET', `${gw.url}/health`)).json<{ models_ok: number }>().models_ok === 1,
+      15_000,
+      'the node listed',
+    );
     const head = '{"model":"m","messages":[{"role":"user","content":"';
     const pad = 'x'.repeat(1_024);
     // Five chunks of 1 KiB past the head: over 4 KiB in total, each chunk under it.

@@ -16,7 +16,8 @@ const REQUESTS = 4;
 /** Two SSE chunks, then the connection is cut without an end. */
 const breaksMidStream: InferenceScript = (_req, res) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const chunk = (text: string): string => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
+  const chunk = (text: string): string =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
   res.write(chunk('one'));
   res.write(chunk('two'), () => setImmediate(() => res.socket?.destroy()));
 };
@@ -41,11 +42,18 @@ test('a stream a node breaks after the first byte is ended for the client and ne
     }
     // Every lease is back: any attempt the gateway made has reached its node by now.
     await eventually(
-      async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).json<HostsReport>().hosts.every((h) => h.in_flight === 0 && Object.keys(h.leases).length === 0),
+      async () =>
+        (await httpJson('GET', `${gw.url}/admin/hosts`))
+          .json<HostsReport>()
+          .hosts.every((h) => h.in_flight === 0 && Object.keys(h.leases).length === 0),
       15_000,
       'every request finished',
     );
-    assert.equal(a.seen.requests + b.seen.requests, REQUESTS, `one upstream request per client request (a got ${a.seen.requests}, b got ${b.seen.requests})`);
+    assert.equal(
+      a.seen.requests + b.seen.requests,
+      REQUESTS,
+      `one upstream request per client request (a got ${a.seen.requests}, b got ${b.seen.requests})`,
+    );
   } finally {
     await gw.close();
     await a.close();

@@ -11,7 +11,9 @@ import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-s
 import { httpJson, simRequests } from '#test/fixtures/http.ts';
 
 const FLEET = ['alpha', 'beta']
-  .map((name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${name}-chat-8b"]\nttft = "2ms"\ntokens_per_second = 1000\n`)
+  .map(
+    (name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${name}-chat-8b"]\nttft = "2ms"\ntokens_per_second = 1000\n`,
+  )
   .join('\n');
 const ALPHA_KEY = 'sk-alpha-only-3c1f';
 const ALL_KEY = 'sk-everything-9d2e';
@@ -26,8 +28,13 @@ before(async () => {
       discovery: { interval: '100ms', timeout: '5s' },
       nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm' })),
       extra: [
-        '[[tenants]]', 'name = "alpha-team"', `keys = ["${ALPHA_KEY}"]`, 'models = ["alpha-*"]',
-        '[[tenants]]', 'name = "ops"', `keys = ["${ALL_KEY}"]`,
+        '[[tenants]]',
+        'name = "alpha-team"',
+        `keys = ["${ALPHA_KEY}"]`,
+        'models = ["alpha-*"]',
+        '[[tenants]]',
+        'name = "ops"',
+        `keys = ["${ALL_KEY}"]`,
       ].join('\n'),
     }).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:0"\napi_keys = ["${LEGACY_KEY}"]`),
   );
@@ -51,15 +58,40 @@ async function chatError(apiKey: string, model: string): Promise<APIError> {
 }
 
 test('each key reaches its tenant; an unknown key is 401; [server] api_keys is the tenant default', async () => {
-  const ok = await client(ALPHA_KEY).chat.completions.create({ model: 'alpha-chat-8b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+  const ok = await client(ALPHA_KEY).chat.completions.create({
+    model: 'alpha-chat-8b',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 4,
+  });
   assert.equal(ok.model, 'alpha-chat-8b');
-  assert.ok(await client(ALL_KEY).chat.completions.create({ model: 'beta-chat-8b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }));
-  assert.ok(await client(LEGACY_KEY).chat.completions.create({ model: 'beta-chat-8b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }));
+  assert.ok(
+    await client(ALL_KEY).chat.completions.create({
+      model: 'beta-chat-8b',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4,
+    }),
+  );
+  assert.ok(
+    await client(LEGACY_KEY).chat.completions.create({
+      model: 'beta-chat-8b',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4,
+    }),
+  );
   const unknown = await chatError('sk-nobody', 'alpha-chat-8b');
   assert.equal(unknown.status, 401);
   assert.equal(unknown.code, 'invalid_api_key');
-  const report = (await httpJson('GET', `${fleet.gw.url}/admin/tenants`)).json<{ tenants: { name: string; keys: string[]; today: { requests: number } }[] }>();
-  assert.deepEqual(report.tenants.map((t) => [t.name, t.today.requests]), [['alpha-team', 1], ['ops', 1], ['default', 1]]);
+  const report = (await httpJson('GET', `${fleet.gw.url}/admin/tenants`)).json<{
+    tenants: { name: string; keys: string[]; today: { requests: number } }[];
+  }>();
+  assert.deepEqual(
+    report.tenants.map((t) => [t.name, t.today.requests]),
+    [
+      ['alpha-team', 1],
+      ['ops', 1],
+      ['default', 1],
+    ],
+  );
   const shown = JSON.stringify(report) + JSON.stringify(fleet.gw.logs());
   for (const key of [ALPHA_KEY, ALL_KEY, LEGACY_KEY]) assert.ok(!shown.includes(key), 'no key is shown or logged');
   assert.match(report.tenants[0]?.keys[0] ?? '', /^[0-9a-f]{8}$/, 'a key shows as its short tag');
@@ -81,12 +113,18 @@ test('an out-of-scope model is answered exactly as a model no node serves, and n
   const after_ = (await simRequests(fleet.sim.url('beta'))).filter((r) => r.path === '/v1/chat/completions').length;
   assert.equal(after_, before_, 'the node serving the hidden model never saw the request');
   // A tenant that sees everything is told of both.
-  assert.match((await chatError(ALL_KEY, 'gamma-chat-8b')).message, /Closest served models: (alpha|beta)-chat-8b, (alpha|beta)-chat-8b\./);
+  assert.match(
+    (await chatError(ALL_KEY, 'gamma-chat-8b')).message,
+    /Closest served models: (alpha|beta)-chat-8b, (alpha|beta)-chat-8b\./,
+  );
 });
 
-test('/v1/models lists only the scope; /v1/models/{id} of a hidden model is the unknown model\'s 404', async () => {
+test("/v1/models lists only the scope; /v1/models/{id} of a hidden model is the unknown model's 404", async () => {
   const listed = await client(ALPHA_KEY).models.list();
-  assert.deepEqual(listed.data.map((m) => m.id), ['alpha-chat-8b']);
+  assert.deepEqual(
+    listed.data.map((m) => m.id),
+    ['alpha-chat-8b'],
+  );
   const everything = await client(ALL_KEY).models.list();
   assert.deepEqual(everything.data.map((m) => m.id).sort(), ['alpha-chat-8b', 'beta-chat-8b']);
   const auth = { authorization: `Bearer ${ALPHA_KEY}` };

@@ -57,7 +57,10 @@ before(async () => {
   config = gatewayConfig({
     health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
     discovery: { interval: '100ms', timeout: '5s' },
-    nodes: [{ name: 'fast', url: sim.url('fast'), kind: 'vllm' }, { name: 'held', url: slow.url('held'), kind: 'vllm' }],
+    nodes: [
+      { name: 'fast', url: sim.url('fast'), kind: 'vllm' },
+      { name: 'held', url: slow.url('held'), kind: 'vllm' },
+    ],
     extra: TENANTS,
   });
   gw = await startGateway(config, { clock });
@@ -71,9 +74,12 @@ after(async () => {
   await slow?.close();
 });
 
-const client = (apiKey: string, maxRetries = 0): OpenAI => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries, timeout: 30_000 });
+const client = (apiKey: string, maxRetries = 0): OpenAI =>
+  new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries, timeout: 30_000 });
 const chat = (apiKey: string, extra: { model?: string; max_tokens?: number } = {}) =>
-  client(apiKey).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, ...extra }).withResponse();
+  client(apiKey)
+    .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, ...extra })
+    .withResponse();
 
 async function limited(apiKey: string, extra: { model?: string; max_tokens?: number } = {}): Promise<RateLimitError> {
   try {
@@ -85,7 +91,7 @@ async function limited(apiKey: string, extra: { model?: string; max_tokens?: num
   assert.fail('the request was admitted');
 }
 
-test('the N+1th request in a minute: 429 rate_limit_exceeded with OpenAI\'s headers; answers before it carry the same headers', async () => {
+test("the N+1th request in a minute: 429 rate_limit_exceeded with OpenAI's headers; answers before it carry the same headers", async () => {
   const remaining: string[] = [];
   for (let i = 0; i < 3; i++) {
     const { response } = await chat('sk-rpm');
@@ -127,16 +133,24 @@ test('max_concurrent counts a request from admission to the end of its answer', 
   assert.equal(await metric(gw.url, 'gateway_tenant_limited_total', { tenant: 'conc', reason: 'concurrency' }), 1);
   // The held node answers once its clock moves; the tenant's slot is free once the answer has ended.
   const done = first.then(() => true);
-  await eventually(async () => {
-    slowClock.advance(500);
-    return Promise.race([done, new Promise<boolean>((r) => setTimeout(() => r(false), 20))]);
-  }, 30_000, 'the first answer');
+  await eventually(
+    async () => {
+      slowClock.advance(500);
+      return Promise.race([done, new Promise<boolean>((r) => setTimeout(() => r(false), 20))]);
+    },
+    30_000,
+    'the first answer',
+  );
   await eventually(async () => (await tenantReport('conc')).inFlight === 0, 10_000, 'settled');
   const next = chat('sk-conc', { model: 'slow' });
-  await eventually(async () => {
-    slowClock.advance(500);
-    return Promise.race([next.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 20))]);
-  }, 30_000, 'the next answer');
+  await eventually(
+    async () => {
+      slowClock.advance(500);
+      return Promise.race([next.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 20))]);
+    },
+    30_000,
+    'the next answer',
+  );
 });
 
 test('tokens per minute: the reservation (prompt estimate + max_tokens) is judged; a request larger than the limit is told not to retry', async () => {
@@ -194,7 +208,7 @@ test('a tenant without limits: no x-ratelimit headers, counted in /admin/tenants
   assert.equal(await metric(gw.url, 'gateway_tenant_in_flight', { tenant: 'free' }), 0);
 });
 
-test('the openai client\'s own retry waits exactly enough (real clock, a limit that refills within a second)', async () => {
+test("the openai client's own retry waits exactly enough (real clock, a limit that refills within a second)", async () => {
   const real = await startGateway(
     gatewayConfig({
       health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
@@ -223,7 +237,10 @@ test('the openai client\'s own retry waits exactly enough (real clock, a limit t
     assert.ok(waitMs > 0 && waitMs <= 1_000, `retry-after-ms ${waitMs}`);
     let attempts = 0;
     const counting = new OpenAI({
-      baseURL: `${real.url}/v1`, apiKey: 'sk-burst', maxRetries: 2, timeout: 30_000,
+      baseURL: `${real.url}/v1`,
+      apiKey: 'sk-burst',
+      maxRetries: 2,
+      timeout: 30_000,
       fetch: (input, init) => {
         attempts += 1;
         return fetch(input, init);
@@ -242,7 +259,11 @@ test('the openai client\'s own retry waits exactly enough (real clock, a limit t
         }
       }
       attempts = 0;
-      const answer = await counting.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+      const answer = await counting.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 2,
+      });
       assert.equal(answer.model, 'm');
     }
     assert.ok(attempts >= 2 && attempts <= 3, `the client retried after the reset (${attempts} attempts)`);

@@ -21,7 +21,10 @@ import { capturedLogger } from '#test/fixtures/captured-logs.ts';
 
 /** request-workers.ts CONFIG_ACK_BOUND_MS: how long a reload waits for a worker's confirmation. */
 const ACK_BOUND_MS = 5_000;
-const CONFIG = { server: { listen: { host: '127.0.0.1', port: 0 } }, upstream: { maxConnections: 8 } } as unknown as GatewayConfig;
+const CONFIG = {
+  server: { listen: { host: '127.0.0.1', port: 0 } },
+  upstream: { maxConnections: 8 },
+} as unknown as GatewayConfig;
 
 class FakeThread extends EventEmitter {
   readonly received: OwnerMessage[] = [];
@@ -53,7 +56,13 @@ async function startTwo() {
     logger,
     config: () => holder.config,
     registry: { views: () => [] as NodeView[] },
-    reports: { learnContext: () => {}, learnTokenRatio: () => {}, learnDecodeRate: () => {}, modelVanished: () => {}, learnLackingEndpoint: () => {} },
+    reports: {
+      learnContext: () => {},
+      learnTokenRatio: () => {},
+      learnDecodeRate: () => {},
+      modelVanished: () => {},
+      learnLackingEndpoint: () => {},
+    },
     scheduler: { routerRooms: () => [], admit: () => Promise.reject(new Error('not used')) },
     ledger: new TenantLedger(() => 0),
     events: new EventBus<ProxyEvents>(),
@@ -68,11 +77,20 @@ async function startTwo() {
       return thread as unknown as WorkerThread;
     },
   });
-  return { workers, threads, clock, lines, reload: () => { holder.config = { ...CONFIG }; } };
+  return {
+    workers,
+    threads,
+    clock,
+    lines,
+    reload: () => {
+      holder.config = { ...CONFIG };
+    },
+  };
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-const configsOf = (thread: FakeThread | undefined) => (thread?.received ?? []).filter((m) => m.t === 'config').map((m) => (m.t === 'config' ? m.generation : -1));
+const configsOf = (thread: FakeThread | undefined) =>
+  (thread?.received ?? []).filter((m) => m.t === 'config').map((m) => (m.t === 'config' ? m.generation : -1));
 
 test('a reload is followed once every worker confirmed the config it was pushed', async () => {
   const { workers, threads, reload } = await startTwo();
@@ -112,6 +130,8 @@ test('a worker that ends is not waited for; one that never confirms is waited fo
   assert.equal(followed, false, 'the restarted worker has not confirmed');
   clock.advance(ACK_BOUND_MS);
   await second;
-  const warned = lines.find((l) => l.msg === 'request workers did not confirm the reloaded config in time; its tenant limits apply now');
+  const warned = lines.find(
+    (l) => l.msg === 'request workers did not confirm the reloaded config in time; its tenant limits apply now',
+  );
   assert.deepEqual(warned?.workers, [1]);
 });

@@ -15,11 +15,14 @@ import { eventually } from '#test/fixtures/http.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
 const WORDS = ['Grüße', ' aus', ' 東京', ' ✓'];
-const chunk = (word: string, usage: string): string => `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(word)}},"finish_reason":null}]${usage}}\n\n`;
+const chunk = (word: string, usage: string): string =>
+  `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(word)}},"finish_reason":null}]${usage}}\n\n`;
 /** What the node sends unasked: what the client must get. */
 const UNASKED = WORDS.map((w) => chunk(w, '')).join('') + 'data: [DONE]\n\n';
 /** What the node sends asked (as OpenAI, and vLLM before 0.6, do). */
-const ASKED = WORDS.map((w) => chunk(w, ',"usage":null')).join('') + 'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":11,"completion_tokens":4,"total_tokens":15}}\n\ndata: [DONE]\n\n';
+const ASKED =
+  WORDS.map((w) => chunk(w, ',"usage":null')).join('') +
+  'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":11,"completion_tokens":4,"total_tokens":15}}\n\ndata: [DONE]\n\n';
 
 let node: ScriptedNode;
 let gw: TestGateway;
@@ -55,14 +58,24 @@ after(async () => {
 });
 
 async function rawStream(body: Record<string, unknown>): Promise<string> {
-  const res = await request(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  const res = await request(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
   assert.equal(res.statusCode, 200);
   return Buffer.from(await res.body.arrayBuffer()).toString('utf8');
 }
 
 test('the node is asked for usage, every other byte of the request kept, and the client gets byte for byte the unasked stream', async () => {
   const sent = '{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,"seed":9007199254740993}';
-  const res = await request(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent, signal: AbortSignal.timeout(15_000) });
+  const res = await request(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: sent,
+    signal: AbortSignal.timeout(15_000),
+  });
   const got = Buffer.from(await res.body.arrayBuffer()).toString('utf8');
   assert.deepEqual(bodies.at(-1)?.stream_options, { include_usage: true }, 'the node was asked for the usage');
   assert.equal(rawBodies.at(-1), `{"stream_options":{"include_usage":true},${sent.slice(1)}`, 'only the option added');
@@ -79,9 +92,20 @@ test("the streamed answer's usage is counted, and the openai client sees no usag
   try {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
-    for await (const c of await client.chat.completions.create({ model: 'm', messages: CHAT.messages as OpenAI.Chat.ChatCompletionMessageParam[], stream: true })) chunks.push(c);
-    assert.deepEqual(chunks.map((c) => c.choices[0]?.delta.content), WORDS);
-    assert.ok(chunks.every((c) => c.usage === undefined), 'no usage field at all');
+    for await (const c of await client.chat.completions.create({
+      model: 'm',
+      messages: CHAT.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      stream: true,
+    }))
+      chunks.push(c);
+    assert.deepEqual(
+      chunks.map((c) => c.choices[0]?.delta.content),
+      WORDS,
+    );
+    assert.ok(
+      chunks.every((c) => c.usage === undefined),
+      'no usage field at all',
+    );
     await eventually(() => finished.length > 0, 10_000, 'the request reported');
     assert.deepEqual(finished[0]?.usage, { promptTokens: 11, completionTokens: 4, counted: 'usage' });
   } finally {
@@ -99,11 +123,20 @@ test('a forward to another site asks for the usage and takes out what asking add
     const stop = mesh.site('a').gw.gateway.requestEvents.on('proxy:request-finished', (e) => finished.push(e));
     const client = new OpenAI({ baseURL: `${mesh.site('a').gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
-    for await (const c of await client.chat.completions.create({ model: 'm-c', messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 5 })) chunks.push(c);
+    for await (const c of await client.chat.completions.create({
+      model: 'm-c',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      max_tokens: 5,
+    }))
+      chunks.push(c);
     stop();
     assert.ok(chunks.length > 0);
     assert.equal(chunks.filter((c) => c.choices.length === 0).length, 0, 'no usage chunk');
-    assert.ok(chunks.every((c) => c.usage === undefined), "no usage:null that c's vLLM added once asked");
+    assert.ok(
+      chunks.every((c) => c.usage === undefined),
+      "no usage:null that c's vLLM added once asked",
+    );
     await eventually(() => finished.length > 0, 10_000, 'the request reported');
     assert.equal(finished[0]?.node, 'site:c');
     assert.equal(finished[0]?.usage?.counted, 'usage');

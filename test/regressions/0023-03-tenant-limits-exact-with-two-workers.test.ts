@@ -46,7 +46,10 @@ before(async () => {
   const config = gatewayConfig({
     health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
     discovery: { interval: '100ms', timeout: '5s' },
-    nodes: [{ name: 'fast', url: sim.url('fast'), kind: 'vllm' }, { name: 'held', url: slow.url('held'), kind: 'vllm' }],
+    nodes: [
+      { name: 'fast', url: sim.url('fast'), kind: 'vllm' },
+      { name: 'held', url: slow.url('held'), kind: 'vllm' },
+    ],
     extra: TENANTS,
   }).replace('listen = "127.0.0.1:0"', 'listen = "127.0.0.1:0"\nworkers = 2');
   gw = await startGateway(config, { clock });
@@ -61,7 +64,12 @@ after(async () => {
 });
 
 const chat = (key: string, model = 'm', maxTokens = 4): Promise<JsonResponse> =>
-  httpJson('POST', `${gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: maxTokens }, { authorization: `Bearer ${key}` });
+  httpJson(
+    'POST',
+    `${gw.url}/v1/chat/completions`,
+    { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: maxTokens },
+    { authorization: `Bearer ${key}` },
+  );
 
 /** `n` requests at once (each on its own connection where the pool opens one), their statuses counted. */
 async function burst(n: number, send: () => Promise<JsonResponse>): Promise<Record<number, number>> {
@@ -85,7 +93,14 @@ test('requests_per_minute = 5: of 16 requests at once over both workers, exactly
 });
 
 /** Sends `n` requests for the held model at once; once `admitted` of them are in flight, lets the node answer them all. */
-async function heldBurst(n: number, key: string, tenant: string, admitted: number, maxTokens = 4, seen: JsonResponse[] = []): Promise<Record<number, number>> {
+async function heldBurst(
+  n: number,
+  key: string,
+  tenant: string,
+  admitted: number,
+  maxTokens = 4,
+  seen: JsonResponse[] = [],
+): Promise<Record<number, number>> {
   const held = Array.from({ length: n }, () => chat(key, 'slow', maxTokens));
   await eventually(async () => (await inFlight(tenant)) === admitted, 30_000, `${admitted} in flight`);
   let done = false;
@@ -93,10 +108,14 @@ async function heldBurst(n: number, key: string, tenant: string, admitted: numbe
     done = true;
     return answers;
   });
-  await eventually(() => {
-    slowClock.advance(500);
-    return done;
-  }, 60_000, 'every answer');
+  await eventually(
+    () => {
+      slowClock.advance(500);
+      return done;
+    },
+    60_000,
+    'every answer',
+  );
   const counts: Record<number, number> = {};
   for (const a of await all) counts[a.status] = (counts[a.status] ?? 0) + 1;
   seen.push(...(await all));
@@ -117,5 +136,9 @@ test('tokens_per_minute and tokens_per_day: of reservations held at once, exactl
   assert.ok(cost > 50 && cost < 200, `one reservation costs ${cost}`);
   const fit = Math.floor(400 / cost);
   assert.deepEqual(await heldBurst(10, 'sk-tpm', 'tpm', fit, 50), { 200: fit, 429: 10 - fit });
-  assert.deepEqual(await heldBurst(10, 'sk-day', 'day', fit, 50), { 200: fit, 429: 10 - fit }, 'the day\'s budget, the same reservations');
+  assert.deepEqual(
+    await heldBurst(10, 'sk-day', 'day', fit, 50),
+    { 200: fit, 429: 10 - fit },
+    "the day's budget, the same reservations",
+  );
 });

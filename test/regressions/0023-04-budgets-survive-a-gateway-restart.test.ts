@@ -24,13 +24,22 @@ test('usage and a used-up tokens_per_day budget survive a gateway restart', asyn
   const upstream = await startRecordingUpstream(['m']);
   const state = tempStateDir();
   // A budget two requests' reservations use up (each reserves its prompt estimate + max_tokens).
-  const toml = gatewayToml([{ name: 'n', url: upstream.url, kind: 'vllm' }], '[[tenants]]\nname = "capped"\nkeys = ["k-capped"]\ntokens_per_day = 120\n', `state_dir = "${state.dir}"`);
+  const toml = gatewayToml(
+    [{ name: 'n', url: upstream.url, kind: 'vllm' }],
+    '[[tenants]]\nname = "capped"\nkeys = ["k-capped"]\ntokens_per_day = 120\n',
+    `state_dir = "${state.dir}"`,
+  );
   const started: InProcessGateway[] = [];
   try {
     const first = await startInProcessGateway(toml);
     started.push(first);
-    if ((await report(first)) === undefined) return t.skip('no GET /admin/tenants on this build (the tenant ledger is not wired)');
-    await eventually(async () => (await httpJson('POST', `${first.url}/v1/chat/completions`, chat, bearer)).status === 200, 15_000, 'a first answer');
+    if ((await report(first)) === undefined)
+      return t.skip('no GET /admin/tenants on this build (the tenant ledger is not wired)');
+    await eventually(
+      async () => (await httpJson('POST', `${first.url}/v1/chat/completions`, chat, bearer)).status === 200,
+      15_000,
+      'a first answer',
+    );
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await httpJson('POST', `${first.url}/v1/chat/completions`, chat, bearer)).status);
     const before = (await report(first))?.tenants.find((x) => x.name === 'capped');

@@ -40,7 +40,9 @@ const WAIT_MS = 120_000;
 
 /** Starts the writer; resolves with the last generation it reported once it reported `writes` writes, then SIGKILLs it. */
 async function writeThenKill(dir: string, writes: number): Promise<{ started: number; lastSaved: number }> {
-  const child: ChildProcess = spawn(process.execPath, [WRITER, dir, String(TENANTS), String(MODELS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [WRITER, dir, String(TENANTS), String(MODELS)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const killAtExit = (): void => void child.kill('SIGKILL');
   process.once('exit', killAtExit);
   const exited = once(child, 'exit');
@@ -49,7 +51,10 @@ async function writeThenKill(dir: string, writes: number): Promise<{ started: nu
   try {
     const seen = { started: -1, saved: [] as number[] };
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the writer reported ${seen.saved.length} writes in ${WAIT_MS} ms; stderr: ${stderr.join('\n')}`)), WAIT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`the writer reported ${seen.saved.length} writes in ${WAIT_MS} ms; stderr: ${stderr.join('\n')}`)),
+        WAIT_MS,
+      );
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         reject(new Error(`the writer exited early (${code ?? signal}); stderr: ${stderr.join('\n')}`));
@@ -75,36 +80,57 @@ async function writeThenKill(dir: string, writes: number): Promise<{ started: nu
   }
 }
 
-test('a writer killed with SIGKILL mid-stream loses at most the write in progress; the file stays consistent', { timeout: 4 * WAIT_MS }, async () => {
-  const t = tempStateDir();
-  try {
-    let previous = 0;
-    for (let round = 0; round < 3; round++) {
-      const { started, lastSaved } = await writeThenKill(t.dir, WRITES_BEFORE_KILL);
-      assert.equal(started, previous + 1, `round ${round}: the writer restored the generation the file held (${previous})`);
-      // Reopened as the next gateway would: its integrity check first (openStateDb's quick_check runs too).
-      const raw = new DatabaseSync(join(t.dir, STATE_FILE_NAME));
-      assert.deepEqual(raw.prepare('PRAGMA integrity_check').all().map((r) => r.integrity_check), ['ok'], `round ${round}`);
-      raw.close();
-      const store = openUsageStore(t.dir, keptLog().log);
-      assert.ok(store);
-      try {
-        const rows = store.load(utcDay(Date.now()));
-        const generations = new Set(rows.map((r) => r.requests));
-        assert.equal(rows.length, TENANTS * MODELS, `round ${round}: every row is there`);
-        assert.equal(generations.size, 1, `round ${round}: every row from one write (one transaction): ${[...generations].join(', ')}`);
-        const [stored = -1] = generations;
-        assert.ok(stored >= lastSaved, `round ${round}: the file holds write ${stored}, not older than the last reported (${lastSaved})`);
-        assert.ok(rows.every((r) => r.promptTokens === stored * 1_000 && r.completionTokens === stored * 7), `round ${round}: each row whole`);
-        previous = stored;
-      } finally {
-        store.close();
+test(
+  'a writer killed with SIGKILL mid-stream loses at most the write in progress; the file stays consistent',
+  { timeout: 4 * WAIT_MS },
+  async () => {
+    const t = tempStateDir();
+    try {
+      let previous = 0;
+      for (let round = 0; round < 3; round++) {
+        const { started, lastSaved } = await writeThenKill(t.dir, WRITES_BEFORE_KILL);
+        assert.equal(started, previous + 1, `round ${round}: the writer restored the generation the file held (${previous})`);
+        // Reopened as the next gateway would: its integrity check first (openStateDb's quick_check runs too).
+        const raw = new DatabaseSync(join(t.dir, STATE_FILE_NAME));
+        assert.deepEqual(
+          raw
+            .prepare('PRAGMA integrity_check')
+            .all()
+            .map((r) => r.integrity_check),
+          ['ok'],
+          `round ${round}`,
+        );
+        raw.close();
+        const store = openUsageStore(t.dir, keptLog().log);
+        assert.ok(store);
+        try {
+          const rows = store.load(utcDay(Date.now()));
+          const generations = new Set(rows.map((r) => r.requests));
+          assert.equal(rows.length, TENANTS * MODELS, `round ${round}: every row is there`);
+          assert.equal(
+            generations.size,
+            1,
+            `round ${round}: every row from one write (one transaction): ${[...generations].join(', ')}`,
+          );
+          const [stored = -1] = generations;
+          assert.ok(
+            stored >= lastSaved,
+            `round ${round}: the file holds write ${stored}, not older than the last reported (${lastSaved})`,
+          );
+          assert.ok(
+            rows.every((r) => r.promptTokens === stored * 1_000 && r.completionTokens === stored * 7),
+            `round ${round}: each row whole`,
+          );
+          previous = stored;
+        } finally {
+          store.close();
+        }
       }
+    } finally {
+      t.remove();
     }
-  } finally {
-    t.remove();
-  }
-});
+  },
+);
 
 test('a gateway with state_dir holds the file while it runs and releases it at stop', async () => {
   const t = tempStateDir();
@@ -112,7 +138,10 @@ test('a gateway with state_dir holds the file while it runs and releases it at s
     const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9/', kind: 'vllm' }], '', `state_dir = "${t.dir}"`);
     const gw = await startInProcessGateway(toml);
     try {
-      assert.throws(() => openStateDb(t.dir, keptLog()), (e: unknown) => e instanceof StateFileError && e.problem === 'in_use');
+      assert.throws(
+        () => openStateDb(t.dir, keptLog()),
+        (e: unknown) => e instanceof StateFileError && e.problem === 'in_use',
+      );
     } finally {
       await gw.close();
     }
@@ -128,7 +157,10 @@ test('a gateway that cannot listen releases its state file (a later start on the
   try {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as AddressInfo;
-    const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9/', kind: 'vllm' }], '', `state_dir = "${t.dir}"`).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${port}"`);
+    const toml = gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9/', kind: 'vllm' }], '', `state_dir = "${t.dir}"`).replace(
+      'listen = "127.0.0.1:0"',
+      `listen = "127.0.0.1:${port}"`,
+    );
     await assert.rejects(startInProcessGateway(toml), /EADDRINUSE/);
     openStateDb(t.dir, keptLog()).close();
   } finally {
@@ -149,7 +181,12 @@ test('a gateway refuses to start on a state file with a newer schema, naming the
     await assert.rejects(startInProcessGateway(toml), (error: unknown) => {
       assert.ok(error instanceof StateFileError);
       assert.equal(error.problem, 'newer_schema');
-      assert.ok(error.message.includes(file) && error.message.includes(`version ${SCHEMA_VERSION + 1}`) && error.message.includes(`(${SCHEMA_VERSION})`), error.message);
+      assert.ok(
+        error.message.includes(file) &&
+          error.message.includes(`version ${SCHEMA_VERSION + 1}`) &&
+          error.message.includes(`(${SCHEMA_VERSION})`),
+        error.message,
+      );
       return true;
     });
   } finally {
@@ -158,7 +195,8 @@ test('a gateway refuses to start on a state file with a newer schema, naming the
 });
 
 test('a tenant with tokens_per_day and no state_dir: a warning at start that restarts reset the budget', async () => {
-  const tenants = '[[tenants]]\nname = "capped"\nkeys = ["k-capped"]\ntokens_per_day = 1000\n[[tenants]]\nname = "free"\nkeys = ["k-free"]\n';
+  const tenants =
+    '[[tenants]]\nname = "capped"\nkeys = ["k-capped"]\ntokens_per_day = 1000\n[[tenants]]\nname = "free"\nkeys = ["k-free"]\n';
   const gw = await startInProcessGateway(gatewayToml([{ name: 'n', url: 'http://127.0.0.1:9/', kind: 'vllm' }], tenants));
   try {
     const warning = gw.logs().find((l) => typeof l.msg === 'string' && l.msg.includes('tokens_per_day'));
@@ -174,9 +212,26 @@ test('a tenant with tokens_per_day and no state_dir: a warning at start that res
 test('the usage part hands today’s stored rows to the next ledger at start, and writes the last ones at stop', () => {
   const t = tempStateDir();
   const clock = new ManualClock(Date.parse('2026-12-02T23:00:00Z'));
-  const loaded = loadConfig(`[server]\nstate_dir = "${t.dir}"\n[[tenants]]\nname = "capped"\nkeys = ["k"]\ntokens_per_day = 1000\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:9/"\nkind = "vllm"\n`, {});
-  const row = (requests: number, day = '2026-12-02'): UsageRow => ({ tenant: 'capped', model: 'm', day, requests, promptTokens: requests * 100, completionTokens: requests });
-  const ledger = (rows: UsageRow[]) => ({ rows, restored: [] as UsageRow[], usageRows: () => rows, restore(r: readonly UsageRow[]) { this.restored.push(...r); } });
+  const loaded = loadConfig(
+    `[server]\nstate_dir = "${t.dir}"\n[[tenants]]\nname = "capped"\nkeys = ["k"]\ntokens_per_day = 1000\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:9/"\nkind = "vllm"\n`,
+    {},
+  );
+  const row = (requests: number, day = '2026-12-02'): UsageRow => ({
+    tenant: 'capped',
+    model: 'm',
+    day,
+    requests,
+    promptTokens: requests * 100,
+    completionTokens: requests,
+  });
+  const ledger = (rows: UsageRow[]) => ({
+    rows,
+    restored: [] as UsageRow[],
+    usageRows: () => rows,
+    restore(r: readonly UsageRow[]) {
+      this.restored.push(...r);
+    },
+  });
   try {
     assert.ok(loaded.ok, JSON.stringify(loaded));
     const first = ledger([row(3), row(9, '2026-12-01')]);
@@ -210,12 +265,24 @@ test('switchyard serve on a damaged state file: exit 1, one fatal line naming th
     const file = join(t.dir, STATE_FILE_NAME);
     writeFileSync(file, 'this is not what the gateway wrote\n'.repeat(200));
     const config = join(t.dir, '..', 'switchyard.toml');
-    writeFileSync(config, `[server]\nlisten = "127.0.0.1:0"\nstate_dir = "${t.dir}"\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:9/"\nkind = "vllm"\n`);
+    writeFileSync(
+      config,
+      `[server]\nlisten = "127.0.0.1:0"\nstate_dir = "${t.dir}"\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:9/"\nkind = "vllm"\n`,
+    );
     const run = await runCliToExit(['serve', '--config', config]);
     assert.equal(run.code, 1, `stdout: ${run.stdout}\nstderr: ${run.stderr}`);
-    const fatal = run.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.level === 60);
+    const fatal = run.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.level === 60);
     assert.ok(fatal, run.stdout);
-    assert.match(String(fatal.msg), new RegExp(`could not start the gateway: the state file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a usable SQLite database.*move it away`));
+    assert.match(
+      String(fatal.msg),
+      new RegExp(
+        `could not start the gateway: the state file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a usable SQLite database.*move it away`,
+      ),
+    );
     assert.doesNotMatch(run.stderr, /at openStateDb/, 'no stack trace on stderr');
     assert.match(readFileSync(file, 'utf8'), /^this is not what the gateway wrote/);
   } finally {

@@ -41,8 +41,10 @@ const mesh = new TwoSiteMesh({
   extraToml: { a: TENANTS_A, c: TENANTS_C },
 });
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-const chatAt = (site: 'a' | 'c', model: string, key: string): Promise<JsonResponse> => httpJson('POST', `${mesh.site(site).gw.url}/v1/chat/completions`, chatBody(model), bearer(key));
-const admittedAt = (site: 'a' | 'c', labels: Record<string, string>): Promise<number> => metric(mesh.site(site).gw.url, 'gateway_mesh_forwarded_in_tenant_total', labels);
+const chatAt = (site: 'a' | 'c', model: string, key: string): Promise<JsonResponse> =>
+  httpJson('POST', `${mesh.site(site).gw.url}/v1/chat/completions`, chatBody(model), bearer(key));
+const admittedAt = (site: 'a' | 'c', labels: Record<string, string>): Promise<number> =>
+  metric(mesh.site(site).gw.url, 'gateway_mesh_forwarded_in_tenant_total', labels);
 
 before(async () => {
   await mesh.start();
@@ -79,12 +81,26 @@ test('a tenant header changed or added after signing fails the signature; a sign
   const url = `${c}/v1/chat/completions`;
   const body = Buffer.from(JSON.stringify(chatBody('m-c')));
   const sign = (tenant: { name: string; priority: 'interactive' | 'standard' | 'batch' } | undefined) =>
-    signForward({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body, site: 'a', key: mesh.keys.a, nowMs: Date.now(), lifetimeMs: 30_000, tenant });
-  const served = async (): Promise<number> => (await simRequests(mesh.site('c').sim.url('c-gpu'))).filter((r) => r.path === '/v1/chat/completions').length;
+    signForward({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      body,
+      site: 'a',
+      key: mesh.keys.a,
+      nowMs: Date.now(),
+      lifetimeMs: 30_000,
+      tenant,
+    });
+  const served = async (): Promise<number> =>
+    (await simRequests(mesh.site('c').sim.url('c-gpu'))).filter((r) => r.path === '/v1/chat/completions').length;
   const before = await served();
   const raised = { ...(await sign({ name: 'team-a', priority: 'batch' })), 'x-switchyard-tenant': '"team-a";class=interactive' };
   const added = { ...(await sign(undefined)), 'x-switchyard-tenant': '"team-a";class=interactive' };
-  for (const [name, headers] of [['class raised after signing', raised], ['header added to a forward signed without it', added]] as const) {
+  for (const [name, headers] of [
+    ['class raised after signing', raised],
+    ['header added to a forward signed without it', added],
+  ] as const) {
     const res = await httpJson('POST', url, body, headers);
     assert.equal(res.status, 401, `${name}: ${res.text}`);
     assert.equal(res.json<{ error: { code: string } }>().error.code, 'bad_signature', name);
@@ -108,7 +124,18 @@ test("a peer site's tenant limit holds: a's second forward while one is in fligh
   const url = `${c}/v1/chat/completions`;
   const gpu = mesh.site('c').sim.url('c-gpu');
   const body = Buffer.from(JSON.stringify(chatBody('m-c')));
-  const sign = () => signForward({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body, site: 'a', key: mesh.keys.a, nowMs: Date.now(), lifetimeMs: 30_000, tenant: { name: 'team-a', priority: 'interactive' } });
+  const sign = () =>
+    signForward({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      body,
+      site: 'a',
+      key: mesh.keys.a,
+      nowMs: Date.now(),
+      lifetimeMs: 30_000,
+      tenant: { name: 'team-a', priority: 'interactive' },
+    });
   await setSimFaults(gpu, { inference: 'slow_headers', slowHeadersMs: 1_500 });
   try {
     const started = await simRequests(gpu);

@@ -28,13 +28,19 @@ keys = ["key-anywhere"]
 
 const mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000, extraToml: { a: TENANTS_A } });
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-const chatAtA = (key: string): Promise<JsonResponse> => httpJson('POST', `${mesh.site('a').gw.url}/v1/chat/completions`, chatBody('m-c'), bearer(key));
-const acceptedAtC = (): Promise<number> => metric(mesh.site('c').gw.url, 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'accepted' });
+const chatAtA = (key: string): Promise<JsonResponse> =>
+  httpJson('POST', `${mesh.site('a').gw.url}/v1/chat/completions`, chatBody('m-c'), bearer(key));
+const acceptedAtC = (): Promise<number> =>
+  metric(mesh.site('c').gw.url, 'gateway_mesh_forwarded_in_total', { site: 'a', result: 'accepted' });
 
 before(async () => {
   await mesh.start();
   // a knows c's model and forwards for a tenant that may leave: forwarding works end to end.
-  await eventually(async () => (await chatAtA('key-anywhere')).status === 200, 30_000, 'a forwards m-c for a tenant without a site scope');
+  await eventually(
+    async () => (await chatAtA('key-anywhere')).status === 200,
+    30_000,
+    'a forwards m-c for a tenant without a site scope',
+  );
 });
 after(() => mesh.close());
 
@@ -54,20 +60,37 @@ test('a tenant limited to local sites is never forwarded (503 naming the scope, 
     const res = await chatAtA('key-local-only');
     assert.equal(res.status, 503, res.text);
     const error = res.json<{ error: { message: string; sites?: { site: string; reason: string; detail?: string }[] } }>().error;
-    assert.deepEqual(error.sites, [{ site: 'c', reason: 'not_in_tenant_scope', detail: "the tenant's requests stay on this site (its sites = [])" }]);
+    assert.deepEqual(error.sites, [
+      { site: 'c', reason: 'not_in_tenant_scope', detail: "the tenant's requests stay on this site (its sites = [])" },
+    ]);
     assert.match(error.message, /remote sites: c not_in_tenant_scope/);
   }
   assert.equal(await acceptedAtC(), before, 'c accepted no forward of the local-only tenant');
-  assert.equal(await metric(mesh.site('a').gw.url, 'gateway_mesh_forwarded_total', { site: 'c', result: 'success' }), forwardedBefore, 'a sent nothing to c');
+  assert.equal(
+    await metric(mesh.site('a').gw.url, 'gateway_mesh_forwarded_total', { site: 'c', result: 'success' }),
+    forwardedBefore,
+    'a sent nothing to c',
+  );
 });
 
 test("explain with a tenant shows the site it may not use, with the scope's reason", async () => {
-  const explain = async (query: string) => (await httpJson('GET', `${mesh.site('a').gw.url}/admin/explain?model=m-c&${query}`)).json<{ outcome: string; sites?: { site: string; verdict: string; reason?: string }[]; site_choice?: string | null }>();
+  const explain = async (query: string) =>
+    (await httpJson('GET', `${mesh.site('a').gw.url}/admin/explain?model=m-c&${query}`)).json<{
+      outcome: string;
+      sites?: { site: string; verdict: string; reason?: string }[];
+      site_choice?: string | null;
+    }>();
   const scoped = await explain('tenant=local-only');
-  assert.deepEqual(scoped.sites?.map((s) => [s.site, s.verdict, s.reason]), [['c', 'excluded', 'not_in_tenant_scope']]);
+  assert.deepEqual(
+    scoped.sites?.map((s) => [s.site, s.verdict, s.reason]),
+    [['c', 'excluded', 'not_in_tenant_scope']],
+  );
   assert.equal(scoped.site_choice, null);
   const open = await explain('tenant=anywhere');
-  assert.deepEqual(open.sites?.map((s) => [s.site, s.verdict]), [['c', 'eligible']]);
+  assert.deepEqual(
+    open.sites?.map((s) => [s.site, s.verdict]),
+    [['c', 'eligible']],
+  );
   assert.equal(open.outcome, 'forward');
   const unknown = await httpJson('GET', `${mesh.site('a').gw.url}/admin/explain?model=m-c&tenant=nobody`);
   assert.equal(unknown.status, 400, unknown.text);

@@ -36,12 +36,21 @@ models = ["m-c", "m-q"]
 
 const mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000, extraToml: { a: TENANTS_A } });
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-const atA = (method: string, path: string, key: string, body?: unknown): Promise<JsonResponse> => httpJson(method, `${mesh.site('a').gw.url}${path}`, body, bearer(key));
-const listed = async (key: string): Promise<string[]> => (await atA('GET', '/v1/models', key)).json<{ data: { id: string }[] }>().data.map((m) => m.id).sort();
+const atA = (method: string, path: string, key: string, body?: unknown): Promise<JsonResponse> =>
+  httpJson(method, `${mesh.site('a').gw.url}${path}`, body, bearer(key));
+const listed = async (key: string): Promise<string[]> =>
+  (await atA('GET', '/v1/models', key))
+    .json<{ data: { id: string }[] }>()
+    .data.map((m) => m.id)
+    .sort();
 
 before(async () => {
   await mesh.start();
-  await eventually(async () => (await atA('POST', '/v1/chat/completions', 'key-to-c', chatBody('m-c'))).status === 200, 30_000, 'a forwards m-c');
+  await eventually(
+    async () => (await atA('POST', '/v1/chat/completions', 'key-to-c', chatBody('m-c'))).status === 200,
+    30_000,
+    'a forwards m-c',
+  );
 });
 after(() => mesh.close());
 

@@ -25,13 +25,17 @@ const STREAM = [
 ];
 
 test('[[nodes]] endpoints is validated and names the endpoints it accepts', () => {
-  const node = (endpoints: string): string => `[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:1"\nkind = "openai"\nendpoints = ${endpoints}\n`;
+  const node = (endpoints: string): string =>
+    `[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:1"\nkind = "openai"\nendpoints = ${endpoints}\n`;
   const good = loadConfig(node('["/v1/chat/completions", "/v1/messages"]'), {});
   assert.ok(good.ok, JSON.stringify(good));
   assert.deepEqual(good.config.nodes[0]?.endpoints, ['/v1/chat/completions', '/v1/messages']);
   const bad = loadConfig(node('["/v1/messages", "/v1/message"]'), {});
   assert.ok(!bad.ok);
-  assert.match(bad.problems.map((p) => `${p.path}: ${p.message}`).join('\n'), /nodes\[0\]\.endpoints\[1\]: must be one of: \/v1\/chat\/completions, .*\/v1\/messages, \/v1\/messages\/count_tokens/);
+  assert.match(
+    bad.problems.map((p) => `${p.path}: ${p.message}`).join('\n'),
+    /nodes\[0\]\.endpoints\[1\]: must be one of: \/v1\/chat\/completions, .*\/v1\/messages, \/v1\/messages\/count_tokens/,
+  );
   const empty = loadConfig(node('[]'), {});
   assert.ok(!empty.ok);
 });
@@ -63,10 +67,15 @@ test('an openai node configured for /v1/messages streams the node’s own bytes 
     gw = await startInProcessGateway(toml);
     assert.ok(await gw.gateway.firstRoundDone(15_000));
     // The client's bytes: odd spacing and a big integer the gateway must not re-serialise.
-    const sent = '{ "model" : "claude-sonnet-5", "max_tokens": 16, "stream": true, "metadata": {"n": 12345678901234567890},\n "messages": [{"role": "user", "content": "hi"}] }';
+    const sent =
+      '{ "model" : "claude-sonnet-5", "max_tokens": 16, "stream": true, "metadata": {"n": 12345678901234567890},\n "messages": [{"role": "user", "content": "hi"}] }';
     const res = await request(`${gw.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'prompt-caching-2024-07-31' },
+      headers: {
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'prompt-caching-2024-07-31',
+      },
       body: sent,
       signal: AbortSignal.timeout(20_000),
     });
@@ -83,7 +92,10 @@ test('an openai node configured for /v1/messages streams the node’s own bytes 
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
     });
-    const refused = (await count.body.json()) as { type?: string; error?: { type?: string; code?: string; exclusions?: Record<string, number> } };
+    const refused = (await count.body.json()) as {
+      type?: string;
+      error?: { type?: string; code?: string; exclusions?: Record<string, number> };
+    };
     assert.equal(count.statusCode, 404);
     assert.equal(refused.type, 'error');
     assert.equal(refused.error?.type, 'not_found_error');

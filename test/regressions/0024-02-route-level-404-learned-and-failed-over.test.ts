@@ -55,11 +55,14 @@ after(async () => {
   await env?.close();
 });
 
-const messagesAsked = async (node: string): Promise<number> => (await simRequests(env.sim.url(node))).filter((r) => r.path === '/v1/messages').length;
+const messagesAsked = async (node: string): Promise<number> =>
+  (await simRequests(env.sim.url(node))).filter((r) => r.path === '/v1/messages').length;
 
 test('the node that answers a route-level 404 is failed over, remembered as lacking the endpoint, and not asked again', async () => {
   for (let i = 0; i < 6; i += 1) {
-    const { data, response } = await client.messages.create({ model: 'coder', max_tokens: 4, messages: [{ role: 'user', content: `hi ${i}` }] }).withResponse();
+    const { data, response } = await client.messages
+      .create({ model: 'coder', max_tokens: 4, messages: [{ role: 'user', content: `hi ${i}` }] })
+      .withResponse();
     assert.equal(data.type, 'message');
     assert.equal(response.headers.get('x-switchyard-node'), 'llama');
   }
@@ -72,7 +75,10 @@ test('the node that answers a route-level 404 is failed over, remembered as lack
   assert.deepEqual(host?.endpoints?.lacking, { '/v1/messages': '404 {"detail":"Not Found"}' });
   assert.ok(host?.endpoints?.serves.includes('/v1/chat/completions') && !host.endpoints.serves.includes('/v1/messages'));
   // Its other endpoints are untouched.
-  assert.equal((await env.gw.explain('model=coder&endpoint=/v1/chat/completions')).nodes.find((n) => n.node === 'old')?.verdict, 'eligible');
+  assert.equal(
+    (await env.gw.explain('model=coder&endpoint=/v1/chat/completions')).nodes.find((n) => n.node === 'old')?.verdict,
+    'eligible',
+  );
   const metrics = await env.gw.metrics();
   assert.match(metrics, /gateway_upstream_attempts_total\{node="old",result="endpoint_missing"\} 1/);
   assert.match(metrics, /gateway_model_filter_exclusions_total\{model="coder",reason="endpoint_unsupported"\} [1-9]/);
@@ -80,16 +86,23 @@ test('the node that answers a route-level 404 is failed over, remembered as lack
 
 test('with no node left that serves the endpoint, the client gets Anthropic’s 404, not the node’s FastAPI body', async () => {
   for (const attempt of ['first (the node is asked)', 'second (the node is excluded)']) {
-    await assert.rejects(client.messages.create({ model: 'legacy-model', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }), (error: unknown) => {
-      assert.ok(error instanceof Anthropic.NotFoundError, `${attempt}: got ${String(error)}`);
-      const body = error.error as { type?: string; error?: { type?: string; message?: string; code?: string }; detail?: unknown };
-      assert.equal(body.type, 'error', attempt);
-      assert.equal(body.error?.type, 'not_found_error', attempt);
-      assert.equal(body.error?.code, 'endpoint_unsupported', attempt);
-      assert.match(String(body.error?.message), /no node serving model 'legacy-model' serves POST \/v1\/messages/);
-      assert.equal(body.detail, undefined, 'never the node’s own body');
-      return true;
-    });
+    await assert.rejects(
+      client.messages.create({ model: 'legacy-model', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof Anthropic.NotFoundError, `${attempt}: got ${String(error)}`);
+        const body = error.error as {
+          type?: string;
+          error?: { type?: string; message?: string; code?: string };
+          detail?: unknown;
+        };
+        assert.equal(body.type, 'error', attempt);
+        assert.equal(body.error?.type, 'not_found_error', attempt);
+        assert.equal(body.error?.code, 'endpoint_unsupported', attempt);
+        assert.match(String(body.error?.message), /no node serving model 'legacy-model' serves POST \/v1\/messages/);
+        assert.equal(body.detail, undefined, 'never the node’s own body');
+        return true;
+      },
+    );
   }
   assert.equal(await messagesAsked('legacy'), 1);
 });

@@ -85,7 +85,11 @@ test('messages.create is answered by a node that serves the model and the endpoi
 });
 
 test('messages.stream delivers the events in order and a final message', async () => {
-  const stream = client.messages.stream({ model: 'coder', max_tokens: 6, messages: [{ role: 'user', content: 'count to three' }] });
+  const stream = client.messages.stream({
+    model: 'coder',
+    max_tokens: 6,
+    messages: [{ role: 'user', content: 'count to three' }],
+  });
   const types: string[] = [];
   stream.on('streamEvent', (event) => types.push(event.type));
   const final = await stream.finalMessage();
@@ -98,7 +102,10 @@ test('messages.stream delivers the events in order and a final message', async (
 });
 
 test('messages.countTokens counts on a node that serves count_tokens', async () => {
-  const counted = await client.messages.countTokens({ model: 'coder', messages: [{ role: 'user', content: 'one two three four' }] });
+  const counted = await client.messages.countTokens({
+    model: 'coder',
+    messages: [{ role: 'user', content: 'one two three four' }],
+  });
   assert.ok(counted.input_tokens > 4, `counted ${counted.input_tokens}`);
 });
 
@@ -119,17 +126,23 @@ test('a prompt too long for every node is refused by the gateway guard in Anthro
 });
 
 test('an unknown model, or no key, is answered in Anthropic’s error shape with its status', async () => {
-  await assert.rejects(client.messages.create({ model: 'nope', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }), (error: unknown) => {
-    assert.ok(error instanceof Anthropic.NotFoundError, `got ${String(error)}`);
-    assert.equal((error.error as { error?: { type?: string } }).error?.type, 'not_found_error');
-    return true;
-  });
+  await assert.rejects(
+    client.messages.create({ model: 'nope', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }),
+    (error: unknown) => {
+      assert.ok(error instanceof Anthropic.NotFoundError, `got ${String(error)}`);
+      assert.equal((error.error as { error?: { type?: string } }).error?.type, 'not_found_error');
+      return true;
+    },
+  );
   const anonymous = new Anthropic({ baseURL: env.gw.url, apiKey: 'wrong', maxRetries: 0 });
-  await assert.rejects(anonymous.messages.countTokens({ model: 'coder', messages: [{ role: 'user', content: 'hi' }] }), (error: unknown) => {
-    assert.ok(error instanceof Anthropic.AuthenticationError, `got ${String(error)}`);
-    assert.equal((error.error as { error?: { type?: string } }).error?.type, 'authentication_error');
-    return true;
-  });
+  await assert.rejects(
+    anonymous.messages.countTokens({ model: 'coder', messages: [{ role: 'user', content: 'hi' }] }),
+    (error: unknown) => {
+      assert.ok(error instanceof Anthropic.AuthenticationError, `got ${String(error)}`);
+      assert.equal((error.error as { error?: { type?: string } }).error?.type, 'authentication_error');
+      return true;
+    },
+  );
 });
 
 test('a node’s own error, passed on, is worded in Anthropic’s shape with its status and message', async () => {
@@ -155,14 +168,27 @@ test('the node whose kind lacks the endpoint is excluded with endpoint_unsupport
   const chat = await env.gw.explain('model=coder&endpoint=/v1/chat/completions');
   assert.equal(chat.nodes.find((n) => n.node === 'plain')?.verdict, 'eligible');
   const asked = await simRequests(env.sim.url('plain'));
-  assert.deepEqual(asked.filter((r) => r.path.startsWith('/v1/messages')), []);
+  assert.deepEqual(
+    asked.filter((r) => r.path.startsWith('/v1/messages')),
+    [],
+  );
 });
 
 test('the Messages requests are counted by endpoint', async () => {
   const metrics = await env.gw.metrics();
   const count = (endpoint: string, status: string): number =>
-    Number(new RegExp(`gateway_endpoint_requests_total\\{endpoint="${endpoint.replace(/\//g, '\\/')}",status="${status}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
-  assert.ok(count('/v1/messages', '200') >= 2, metrics.split('\n').filter((l) => l.includes('endpoint_requests')).join('\n'));
+    Number(
+      new RegExp(
+        `gateway_endpoint_requests_total\\{endpoint="${endpoint.replace(/\//g, '\\/')}",status="${status}"\\} (\\d+)`,
+      ).exec(metrics)?.[1] ?? 0,
+    );
+  assert.ok(
+    count('/v1/messages', '200') >= 2,
+    metrics
+      .split('\n')
+      .filter((l) => l.includes('endpoint_requests'))
+      .join('\n'),
+  );
   assert.ok(count('/v1/messages/count_tokens', '200') >= 1);
   assert.ok(count('/v1/messages', '400') >= 1);
 });

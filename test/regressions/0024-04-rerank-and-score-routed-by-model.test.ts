@@ -62,14 +62,32 @@ after(async () => {
   await env?.close();
 });
 
-async function post(path: string, body: unknown): Promise<{ status: number; node: string | undefined; json: Record<string, unknown> }> {
-  const res = await request(`${env.gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
+async function post(
+  path: string,
+  body: unknown,
+): Promise<{ status: number; node: string | undefined; json: Record<string, unknown> }> {
+  const res = await request(`${env.gw.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(20_000),
+  });
   const node = res.headers['x-switchyard-node'];
-  return { status: res.statusCode, node: typeof node === 'string' ? node : undefined, json: (await res.body.json()) as Record<string, unknown> };
+  return {
+    status: res.statusCode,
+    node: typeof node === 'string' ? node : undefined,
+    json: (await res.body.json()) as Record<string, unknown>,
+  };
 }
 
-const RERANK = { model: 'bge-reranker', query: 'what is a panda', documents: ['hi there', 'the giant panda is a bear', 'what a day'], top_n: 2 };
-const asked = async (node: string, path: string): Promise<number> => (await simRequests(env.sim.url(node))).filter((r) => r.path === path).length;
+const RERANK = {
+  model: 'bge-reranker',
+  query: 'what is a panda',
+  documents: ['hi there', 'the giant panda is a bear', 'what a day'],
+  top_n: 2,
+};
+const asked = async (node: string, path: string): Promise<number> =>
+  (await simRequests(env.sim.url(node))).filter((r) => r.path === path).length;
 
 test('rerank is routed by model to nodes that serve it; each answers in its own shape, best first', async () => {
   const seen = new Set<string>();
@@ -102,7 +120,13 @@ test('/v2/rerank and score go to vLLM only: the others are excluded by kind, wit
     assert.equal(status, 200, JSON.stringify(json));
     assert.ok(node === 'vr1' || node === 'vr2', `${path}: ${String(node)}`);
     const data = json.data as { index: number; object: string; score: number }[];
-    assert.deepEqual(data.map((d) => [d.index, d.object]), [[0, 'score'], [1, 'score']]);
+    assert.deepEqual(
+      data.map((d) => [d.index, d.object]),
+      [
+        [0, 'score'],
+        [1, 'score'],
+      ],
+    );
   }
   const explained = await env.gw.explain('model=bge-reranker&endpoint=/v1/score');
   const lr = explained.nodes.find((n) => n.node === 'lr');
@@ -134,7 +158,11 @@ test('the context guard sizes the longest pair: too long is refused before any n
   assert.equal(error.code, 'context_length_exceeded', JSON.stringify(refused.json));
   const after = (await Promise.all(['vr1', 'vr2', 'lr'].map((n) => asked(n, '/v1/rerank')))).reduce((a, b) => a + b, 0);
   assert.equal(after, before, 'no node asked');
-  const many = await post('/v1/rerank', { model: 'bge-reranker', query: 'panda', documents: Array.from({ length: 200 }, (_, i) => `document ${i} about a panda`) });
+  const many = await post('/v1/rerank', {
+    model: 'bge-reranker',
+    query: 'panda',
+    documents: Array.from({ length: 200 }, (_, i) => `document ${i} about a panda`),
+  });
   assert.equal(many.status, 200, JSON.stringify(many.json).slice(0, 300));
 });
 
@@ -147,7 +175,8 @@ test('counted in metrics by endpoint', async () => {
 });
 
 test('byte-exact: the node’s answer reaches the client as sent, the request changed only in its model', async () => {
-  const answer = '{ "id":"rerank-1",  "results":[{"index":0,"relevance_score":0.98765432109876543},{"index":1,"relevance_score":1e-7}] ,"usage":{"total_tokens":9}}';
+  const answer =
+    '{ "id":"rerank-1",  "results":[{"index":0,"relevance_score":0.98765432109876543},{"index":1,"relevance_score":1e-7}] ,"usage":{"total_tokens":9}}';
   const seen: { body?: string; path?: string } = {};
   const node = await startScriptedNode((req, res, body) => {
     seen.body = body.toString('utf8');
@@ -165,13 +194,23 @@ test('byte-exact: the node’s answer reaches the client as sent, the request ch
     gw = await startInProcessGateway(toml);
     assert.ok(await gw.gateway.firstRoundDone(15_000));
     const sent = '{"model" :"rr","query":"q\\u00e9", "documents":["a","b"],"top_n":12345678901234567890}';
-    const res = await request(`${gw.url}/v1/rerank`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent, signal: AbortSignal.timeout(20_000) });
+    const res = await request(`${gw.url}/v1/rerank`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: sent,
+      signal: AbortSignal.timeout(20_000),
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(await res.body.text(), answer);
     assert.equal(seen.path, '/v1/rerank');
     assert.equal(seen.body, sent.replace('"rr"', '"m"'));
     // /v1/score is not in its list: refused without asking it, naming why.
-    const score = await request(`${gw.url}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m","text_1":"a","text_2":"b"}', signal: AbortSignal.timeout(20_000) });
+    const score = await request(`${gw.url}/v1/score`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"m","text_1":"a","text_2":"b"}',
+      signal: AbortSignal.timeout(20_000),
+    });
     assert.equal(score.statusCode, 404);
     const refusal = (await score.body.json()) as { error: { code: string; message: string } };
     assert.equal(refusal.error.code, 'endpoint_unsupported');
@@ -203,7 +242,12 @@ status = "unloaded"
   );
   try {
     await eventually(async () => (await routed.gw.health()).models_ok === 1, 15_000, 'the router listed');
-    const res = await request(`${routed.gw.url}/rerank`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'rr', query: 'panda', documents: ['cat', 'panda'] }), signal: AbortSignal.timeout(20_000) });
+    const res = await request(`${routed.gw.url}/rerank`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'rr', query: 'panda', documents: ['cat', 'panda'] }),
+      signal: AbortSignal.timeout(20_000),
+    });
     assert.equal(res.statusCode, 200);
     const json = (await res.body.json()) as { object: string; results: { index: number }[] };
     assert.equal(json.object, 'list');

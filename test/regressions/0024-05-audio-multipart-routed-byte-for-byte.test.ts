@@ -81,7 +81,8 @@ after(async () => {
 });
 
 /** The global fetch and FormData (what browsers and the openai client use). */
-const postForm = (path: string, form: FormData): Promise<Response> => fetch(`${env.gw.url}${path}`, { method: 'POST', body: form, signal: AbortSignal.timeout(20_000) });
+const postForm = (path: string, form: FormData): Promise<Response> =>
+  fetch(`${env.gw.url}${path}`, { method: 'POST', body: form, signal: AbortSignal.timeout(20_000) });
 
 function wavForm(fields: Record<string, string>): FormData {
   const form = new FormData();
@@ -93,7 +94,9 @@ function wavForm(fields: Record<string, string>): FormData {
 test('the official openai client transcribes a WAV through the gateway, on a vLLM node; Ollama is excluded with its reason', async () => {
   const nodes = new Set<string>();
   for (let i = 0; i < 4; i += 1) {
-    const { data, response } = await client.audio.transcriptions.create({ file: await toFile(WAV, 'tone.wav', { type: 'audio/wav' }), model: 'whisper:latest' }).withResponse();
+    const { data, response } = await client.audio.transcriptions
+      .create({ file: await toFile(WAV, 'tone.wav', { type: 'audio/wav' }), model: 'whisper:latest' })
+      .withResponse();
     assert.equal(typeof data.text, 'string');
     assert.ok(data.text.length > 0);
     nodes.add(String(response.headers.get('x-switchyard-node')));
@@ -110,7 +113,10 @@ test('a text transcript, verbose_json and a stream pass through as the node send
   assert.equal(text.status, 200);
   assert.match(String(text.headers.get('content-type')), /^text\/plain/);
   assert.match(await text.text(), /^the quick/);
-  const verbose = await postForm('/v1/audio/transcriptions', wavForm({ model: 'whisper:latest', response_format: 'verbose_json', language: 'de' }));
+  const verbose = await postForm(
+    '/v1/audio/transcriptions',
+    wavForm({ model: 'whisper:latest', response_format: 'verbose_json', language: 'de' }),
+  );
   const json = (await verbose.json()) as { task: string; language: string; segments: unknown[] };
   assert.equal(json.task, 'transcribe');
   assert.equal(json.language, 'de');
@@ -126,7 +132,9 @@ test('failover before the first byte: a node answering 500 is passed over', asyn
   await setSimFaults(env.sim.url('w1'), { inference: 'error500' });
   try {
     for (let i = 0; i < 3; i += 1) {
-      const { response } = await client.audio.transcriptions.create({ file: await toFile(WAV, 'tone.wav'), model: 'whisper:latest' }).withResponse();
+      const { response } = await client.audio.transcriptions
+        .create({ file: await toFile(WAV, 'tone.wav'), model: 'whisper:latest' })
+        .withResponse();
       assert.equal(response.headers.get('x-switchyard-node'), 'w2');
     }
     assert.match(await env.gw.metrics(), /gateway_upstream_attempts_total\{node="w1",result="http_5xx"\} [1-9]/);
@@ -150,7 +158,9 @@ test('a form without model is refused 400 naming the field; counted by endpoint'
 });
 
 test('byte for byte: the multipart body and its boundary reach the node unchanged (an alias rewrites only the model part); a too-large body is 413; speech audio passes through', async () => {
-  const speech = Buffer.from([0xff, 0xf3, 0x44, 0xc4, 0x00, 0x00, 0x00, 0x03, 0x48, 0x00, 0x00, 0x00, 0x00, 0x4c, 0x41, 0x4d, 0x45]);
+  const speech = Buffer.from([
+    0xff, 0xf3, 0x44, 0xc4, 0x00, 0x00, 0x00, 0x03, 0x48, 0x00, 0x00, 0x00, 0x00, 0x4c, 0x41, 0x4d, 0x45,
+  ]);
   const seen: { body?: Buffer; contentType?: string; path?: string }[] = [];
   const script: InferenceScript = (req, res, body) => {
     seen.push({ body, contentType: req.headers['content-type'], path: req.url });
@@ -169,11 +179,24 @@ test('byte for byte: the multipart body and its boundary reach the node unchange
     gw = await startInProcessGateway(toml);
     assert.ok(await gw.gateway.firstRoundDone(15_000));
     const boundary = '----switchyard-test-7b1f';
-    const part = (name: string, value: string): string => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const part = (name: string, value: string): string =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
     const body = (model: string, audio: Buffer): Buffer =>
-      Buffer.concat([Buffer.from(`${part('language', 'en')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="tone.wav"\r\nContent-Type: audio/wav\r\n\r\n`), audio, Buffer.from(`\r\n${part('model', model)}--${boundary}--\r\n`)]);
+      Buffer.concat([
+        Buffer.from(
+          `${part('language', 'en')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="tone.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+        ),
+        audio,
+        Buffer.from(`\r\n${part('model', model)}--${boundary}--\r\n`),
+      ]);
     const contentType = `multipart/form-data; boundary=${boundary}`;
-    const send = (raw: Buffer): ReturnType<typeof request> => request(`${gw?.url}/v1/audio/transcriptions`, { method: 'POST', headers: { 'content-type': contentType }, body: raw, signal: AbortSignal.timeout(20_000) });
+    const send = (raw: Buffer): ReturnType<typeof request> =>
+      request(`${gw?.url}/v1/audio/transcriptions`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body: raw,
+        signal: AbortSignal.timeout(20_000),
+      });
 
     const exact = await send(body('m', WAV));
     assert.equal(exact.statusCode, 200);
@@ -193,7 +216,12 @@ test('byte for byte: the multipart body and its boundary reach the node unchange
     assert.match(refusal.error.message, /65536 bytes/);
     assert.equal(seen.length, 2, 'the node never asked');
 
-    const spoken = await request(`${gw.url}/v1/audio/speech`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"stt","input":"hi","voice":"alloy"}', signal: AbortSignal.timeout(20_000) });
+    const spoken = await request(`${gw.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"stt","input":"hi","voice":"alloy"}',
+      signal: AbortSignal.timeout(20_000),
+    });
     assert.equal(spoken.statusCode, 200);
     assert.equal(spoken.headers['content-type'], 'audio/mpeg');
     assert.ok(Buffer.from(await spoken.body.arrayBuffer()).equals(speech));

@@ -73,7 +73,12 @@ after(async () => {
 });
 
 test('chat streams NDJSON chunks to a final done object, from the Ollama node', async () => {
-  const stream = await client.chat({ model: 'llama3', messages: [{ role: 'user', content: 'hello there' }], stream: true, options: { num_predict: 5 } });
+  const stream = await client.chat({
+    model: 'llama3',
+    messages: [{ role: 'user', content: 'hello there' }],
+    stream: true,
+    options: { num_predict: 5 },
+  });
   const parts: string[] = [];
   let last: { done: boolean; eval_count: number; prompt_eval_count: number; done_reason: string } | undefined;
   for await (const part of stream) {
@@ -88,7 +93,12 @@ test('chat streams NDJSON chunks to a final done object, from the Ollama node', 
 });
 
 test('generate, embed and show are routed by model; show names the context length', async () => {
-  const generated = await client.generate({ model: 'llama3:latest', prompt: 'once upon a time', stream: false, options: { num_predict: 3 } });
+  const generated = await client.generate({
+    model: 'llama3:latest',
+    prompt: 'once upon a time',
+    stream: false,
+    options: { num_predict: 3 },
+  });
   assert.equal(generated.done, true);
   assert.equal(generated.model, 'llama3:latest');
   assert.equal(generated.eval_count, 3);
@@ -104,7 +114,10 @@ test('generate, embed and show are routed by model; show names the context lengt
 
 test('list and ps are answered by the gateway in Ollama’s shapes, within the tenant’s scope', async () => {
   const listed = await client.list();
-  assert.deepEqual(listed.models.map((m) => m.name), ['llama3:latest', 'nomic-embed-text:latest']);
+  assert.deepEqual(
+    listed.models.map((m) => m.name),
+    ['llama3:latest', 'nomic-embed-text:latest'],
+  );
   const entry = listed.models[0];
   assert.equal(entry?.model, 'llama3:latest');
   assert.equal(typeof entry?.modified_at, 'string');
@@ -117,8 +130,14 @@ test('list and ps are answered by the gateway in Ollama’s shapes, within the t
   const loaded: unknown = running.models.find((m) => m.name === 'llama3:latest');
   assert.equal((loaded as { context_length?: number } | undefined)?.context_length, 4096);
   const scoped = new Ollama({ host: env.gw.url, headers: { Authorization: `Bearer ${SCOPED_KEY}` } });
-  assert.deepEqual((await scoped.list()).models.map((m) => m.name), ['nomic-embed-text:latest']);
-  assert.deepEqual((await scoped.ps()).models.map((m) => m.name), ['nomic-embed-text:latest']);
+  assert.deepEqual(
+    (await scoped.list()).models.map((m) => m.name),
+    ['nomic-embed-text:latest'],
+  );
+  assert.deepEqual(
+    (await scoped.ps()).models.map((m) => m.name),
+    ['nomic-embed-text:latest'],
+  );
   assert.match((await client.version()).version, /^\d+\.\d+\.\d+$/);
 });
 
@@ -141,13 +160,16 @@ test('an unknown model is Ollama’s 404 "model \'x\' not found"; a missing key 
 
 test('a prompt no node can hold is refused by the gateway’s guard, in Ollama’s error shape', async () => {
   const long = 'word '.repeat(16000);
-  await assert.rejects(client.chat({ model: 'llama3', messages: [{ role: 'user', content: long }], options: { num_predict: 8 } }), (error: unknown) => {
-    const e = error as { name?: string; status_code?: number; error?: string };
-    assert.equal(e.name, 'ResponseError', String(error));
-    assert.equal(e.status_code, 400);
-    assert.match(String(e.error), /maximum context length is 4096 tokens/);
-    return true;
-  });
+  await assert.rejects(
+    client.chat({ model: 'llama3', messages: [{ role: 'user', content: long }], options: { num_predict: 8 } }),
+    (error: unknown) => {
+      const e = error as { name?: string; status_code?: number; error?: string };
+      assert.equal(e.name, 'ResponseError', String(error));
+      assert.equal(e.status_code, 400);
+      assert.match(String(e.error), /maximum context length is 4096 tokens/);
+      return true;
+    },
+  );
 });
 
 test('a pull (and every model-changing call) is refused 403 with a clear message', async () => {
@@ -157,10 +179,19 @@ test('a pull (and every model-changing call) is refused 403 with a clear message
     assert.match(String(e.error), /\/api\/pull changes a node's models/);
     return true;
   });
-  await assert.rejects(client.delete({ model: 'llama3' }), (error: unknown) => (error as { status_code?: number }).status_code === 403);
-  await assert.rejects(client.copy({ source: 'llama3', destination: 'x' }), (error: unknown) => (error as { status_code?: number }).status_code === 403);
+  await assert.rejects(
+    client.delete({ model: 'llama3' }),
+    (error: unknown) => (error as { status_code?: number }).status_code === 403,
+  );
+  await assert.rejects(
+    client.copy({ source: 'llama3', destination: 'x' }),
+    (error: unknown) => (error as { status_code?: number }).status_code === 403,
+  );
   const asked = await simRequests(env.sim.url('olla'));
-  assert.deepEqual(asked.filter((r) => ['/api/pull', '/api/delete', '/api/copy'].includes(r.path)), []);
+  assert.deepEqual(
+    asked.filter((r) => ['/api/pull', '/api/delete', '/api/copy'].includes(r.path)),
+    [],
+  );
 });
 
 test('the llama-server node that lists the model is excluded with endpoint_unsupported, and never asked /api/*', async () => {
@@ -171,14 +202,24 @@ test('the llama-server node that lists the model is excluded with endpoint_unsup
   assert.match(String(llama?.detail), /its kind \(llamacpp\) does not serve POST \/api\/chat/);
   assert.equal(explained.nodes.find((n) => n.node === 'olla')?.verdict, 'eligible');
   const asked = await simRequests(env.sim.url('llama'));
-  assert.deepEqual(asked.filter((r) => r.path.startsWith('/api/')), []);
+  assert.deepEqual(
+    asked.filter((r) => r.path.startsWith('/api/')),
+    [],
+  );
 });
 
 test('the native requests are counted by endpoint', async () => {
   const metrics = await env.gw.metrics();
   const count = (endpoint: string, status: string): number =>
-    Number(new RegExp(`gateway_endpoint_requests_total\\{endpoint="${endpoint.replace(/\//g, '\\/')}",status="${status}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
-  const shown = metrics.split('\n').filter((l) => l.includes('endpoint_requests')).join('\n');
+    Number(
+      new RegExp(
+        `gateway_endpoint_requests_total\\{endpoint="${endpoint.replace(/\//g, '\\/')}",status="${status}"\\} (\\d+)`,
+      ).exec(metrics)?.[1] ?? 0,
+    );
+  const shown = metrics
+    .split('\n')
+    .filter((l) => l.includes('endpoint_requests'))
+    .join('\n');
   assert.ok(count('/api/chat', '200') >= 1, shown);
   assert.ok(count('/api/generate', '200') >= 1, shown);
   assert.ok(count('/api/embed', '200') >= 1, shown);

@@ -20,7 +20,8 @@ const STREAM = [
   '"created_at":"2026-12-02T02:00:00.1Z","message":{"role":"assistant","content":"lo \\u00e9"},"done":false}\n',
   '{"model":"m","created_at":"2026-12-02T02:00:00.2Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":12345678901,"load_duration":1,"prompt_eval_count":26,"prompt_eval_duration":2,"eval_count":3,"eval_duration":3}\n',
 ];
-const WHOLE = '{"model":"m","created_at":"2026-12-02T02:00:01Z","response":"Hi.","done":true,"done_reason":"stop","context":[1,2],"total_duration":5,"load_duration":1,"prompt_eval_count":11,"prompt_eval_duration":1,"eval_count":2,"eval_duration":1}';
+const WHOLE =
+  '{"model":"m","created_at":"2026-12-02T02:00:01Z","response":"Hi.","done":true,"done_reason":"stop","context":[1,2],"total_duration":5,"load_duration":1,"prompt_eval_count":11,"prompt_eval_duration":1,"eval_count":2,"eval_duration":1}';
 
 const KEY = 'sk-ollama-user';
 
@@ -56,7 +57,8 @@ test('an NDJSON stream passes byte for byte, and the tenant’s tokens settle fr
     gw = await startInProcessGateway(toml);
     assert.ok(await gw.gateway.firstRoundDone(15_000));
     // The client's bytes: odd spacing and a big integer the gateway must not re-serialise; stream by default.
-    const sent = '{ "model" : "llama3", "options": {"seed": 12345678901234567890},\n "messages": [{"role": "user", "content": "hi"}] }';
+    const sent =
+      '{ "model" : "llama3", "options": {"seed": 12345678901234567890},\n "messages": [{"role": "user", "content": "hi"}] }';
     const res = await request(`${gw.url}/api/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
@@ -77,7 +79,9 @@ test('an NDJSON stream passes byte for byte, and the tenant’s tokens settle fr
 
     const url = gw.url;
     const today = async (): Promise<{ requests: number; promptTokens: number; completionTokens: number } | undefined> =>
-      (await httpJson('GET', `${url}/admin/tenants`)).json<{ tenants: { name: string; today: { requests: number; promptTokens: number; completionTokens: number } }[] }>().tenants.find((t) => t.name === 'webui')?.today;
+      (await httpJson('GET', `${url}/admin/tenants`))
+        .json<{ tenants: { name: string; today: { requests: number; promptTokens: number; completionTokens: number } }[] }>()
+        .tenants.find((t) => t.name === 'webui')?.today;
     await eventually(async () => (await today())?.requests === 2, 10_000, 'both requests settled');
     const settled = await today();
     assert.equal(settled?.promptTokens, 26 + 11, 'prompt_eval_count of the stream’s final object and of the whole answer');
@@ -106,7 +110,12 @@ models = ["llama3:latest"]
 
 test('a node that fails before the first byte is failed over; the client gets the other’s stream', async () => {
   const env = await startFleetAndGateway(FLEET, (sim) =>
-    ['[server]\nlisten = "127.0.0.1:0"\ndrain_timeout = "0s"', '[health]\ninterval = "200ms"', '[discovery]\ninterval = "300ms"', ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "ollama"`)].join('\n'),
+    [
+      '[server]\nlisten = "127.0.0.1:0"\ndrain_timeout = "0s"',
+      '[health]\ninterval = "200ms"',
+      '[discovery]\ninterval = "300ms"',
+      ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "ollama"`),
+    ].join('\n'),
   );
   try {
     await eventually(async () => (await env.gw.health()).models_ok === 2, 15_000, 'both nodes listed');
@@ -120,13 +129,22 @@ test('a node that fails before the first byte is failed over; the client gets th
       });
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['x-switchyard-node'], 'b-good');
-      const lines = (await res.body.text()).trim().split('\n').map((l) => JSON.parse(l) as { done: boolean });
+      const lines = (await res.body.text())
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { done: boolean });
       assert.equal(lines.at(-1)?.done, true);
       assert.equal(lines.length, 4, 'three tokens and the final object');
     }
     const metrics = await env.gw.metrics();
     const failed = /gateway_upstream_attempts_total\{node="a-broken",result="http_5xx"\} (\d+)/.exec(metrics);
-    assert.ok(Number(failed?.[1] ?? 0) >= 1, metrics.split('\n').filter((l) => l.includes('upstream_attempts')).join('\n'));
+    assert.ok(
+      Number(failed?.[1] ?? 0) >= 1,
+      metrics
+        .split('\n')
+        .filter((l) => l.includes('upstream_attempts'))
+        .join('\n'),
+    );
   } finally {
     await env.close();
   }

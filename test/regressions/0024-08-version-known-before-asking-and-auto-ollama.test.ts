@@ -43,12 +43,22 @@ let client: Anthropic;
 before(async () => {
   // The Ollama node is configured as `auto`: its answers must tell the gateway what it is.
   env = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.name === 'olla' ? 'auto' : n.kind })), '[routing]\npolicy = "round-robin"'),
+    gatewayToml(
+      sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.name === 'olla' ? 'auto' : n.kind })),
+      '[routing]\npolicy = "round-robin"',
+    ),
   );
-  await eventually(async () => {
-    const hosts = (await env.gw.hosts()).hosts;
-    return hosts.find((h) => h.name === 'old')?.server?.version === 'b7000-1a2b3c4' && hosts.find((h) => h.name === 'olla')?.server?.detected_kind === 'ollama';
-  }, 30_000, 'the nodes’ versions and the auto node’s kind read');
+  await eventually(
+    async () => {
+      const hosts = (await env.gw.hosts()).hosts;
+      return (
+        hosts.find((h) => h.name === 'old')?.server?.version === 'b7000-1a2b3c4' &&
+        hosts.find((h) => h.name === 'olla')?.server?.detected_kind === 'ollama'
+      );
+    },
+    30_000,
+    'the nodes’ versions and the auto node’s kind read',
+  );
   client = new Anthropic({ baseURL: env.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 
@@ -58,7 +68,9 @@ after(async () => {
 
 test('a build that predates /v1/messages is excluded with its reason before it is ever asked', async () => {
   for (let i = 0; i < 4; i += 1) {
-    const { data, response } = await client.messages.create({ model: 'coder', max_tokens: 4, messages: [{ role: 'user', content: `hi ${i}` }] }).withResponse();
+    const { data, response } = await client.messages
+      .create({ model: 'coder', max_tokens: 4, messages: [{ role: 'user', content: `hi ${i}` }] })
+      .withResponse();
     assert.equal(data.type, 'message');
     assert.equal(response.headers.get('x-switchyard-node'), 'new');
   }
@@ -68,12 +80,19 @@ test('a build that predates /v1/messages is excluded with its reason before it i
   assert.equal(old?.reason, 'endpoint_unsupported');
   assert.equal(old?.detail, 'its version b7000-1a2b3c4 predates POST /v1/messages (llamacpp serves it from b7187)');
   // Its other endpoints stay: chat is served by every build.
-  assert.equal((await env.gw.explain('model=coder&endpoint=/v1/chat/completions')).nodes.find((n) => n.node === 'old')?.verdict, 'eligible');
+  assert.equal(
+    (await env.gw.explain('model=coder&endpoint=/v1/chat/completions')).nodes.find((n) => n.node === 'old')?.verdict,
+    'eligible',
+  );
   const hosts = (await env.gw.hosts()).hosts;
   const host = hosts.find((h) => h.name === 'old');
   assert.match(String(host?.endpoints?.lacking['/v1/messages']), /predates POST \/v1\/messages/);
   assert.ok(host?.endpoints?.serves.includes('/v1/chat/completions') && !host.endpoints.serves.includes('/v1/messages'));
-  assert.deepEqual(hosts.find((h) => h.name === 'new')?.server, { version: 'b10587-3f545bec', detected_kind: null, evidence: null });
+  assert.deepEqual(hosts.find((h) => h.name === 'new')?.server, {
+    version: 'b10587-3f545bec',
+    detected_kind: null,
+    evidence: null,
+  });
 });
 
 test('an auto node that answers as Ollama serves Ollama’s native API and is listed in /api/tags', async () => {
@@ -81,10 +100,17 @@ test('an auto node that answers as Ollama serves Ollama’s native API and is li
   assert.equal(host?.server?.version, '0.14.0');
   assert.match(String(host?.server?.evidence), /api\/version/);
   assert.ok(host?.endpoints?.serves.includes('/api/chat'));
-  const chat = await httpJson('POST', `${env.gw.url}/api/chat`, { model: 'qwen3', stream: false, messages: [{ role: 'user', content: 'hi' }] });
+  const chat = await httpJson('POST', `${env.gw.url}/api/chat`, {
+    model: 'qwen3',
+    stream: false,
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   assert.equal(chat.status, 200, chat.text);
   assert.equal(chat.json<{ done?: boolean }>().done, true);
   assert.equal(chat.headers['x-switchyard-node'], 'olla');
   const tags = await httpJson('GET', `${env.gw.url}/api/tags`);
-  assert.deepEqual(tags.json<{ models: { name: string }[] }>().models.map((m) => m.name), ['qwen3:latest']);
+  assert.deepEqual(
+    tags.json<{ models: { name: string }[] }>().models.map((m) => m.name),
+    ['qwen3:latest'],
+  );
 });

@@ -43,7 +43,11 @@ after(async () => {
 for (const path of ['/reranking', '/v1/reranking']) {
   test(`POST ${path} is routed by model to the llama-server, never to vLLM (which has no such path)`, async () => {
     for (let i = 0; i < 3; i += 1) {
-      const answer = await httpJson('POST', `${env.gw.url}${path}`, { model: 'bge-reranker', query: 'what is a fox', documents: ['a fox is an animal', 'tea'] });
+      const answer = await httpJson('POST', `${env.gw.url}${path}`, {
+        model: 'bge-reranker',
+        query: 'what is a fox',
+        documents: ['a fox is an animal', 'tea'],
+      });
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.headers['x-switchyard-node'], 'llama');
       const body = answer.json<{ results: { index: number; relevance_score: number }[] }>();

@@ -47,9 +47,14 @@ after(async () => {
 
 const WAV = Buffer.concat([Buffer.from('RIFF\x24\x10\x00\x00WAVEfmt ', 'latin1'), Buffer.alloc(4096, 1)]);
 
-for (const [model, node] of [['voxtral', 'single'], ['voxtral-r', 'router']] as const) {
+for (const [model, node] of [
+  ['voxtral', 'single'],
+  ['voxtral-r', 'router'],
+] as const) {
   test(`a transcription on a llama-server ${node} answers as build b10587`, async () => {
-    const { data, response } = await client.audio.transcriptions.create({ file: await toFile(WAV, 'a.wav', { type: 'audio/wav' }), model }).withResponse();
+    const { data, response } = await client.audio.transcriptions
+      .create({ file: await toFile(WAV, 'a.wav', { type: 'audio/wav' }), model })
+      .withResponse();
     assert.equal(response.headers.get('x-switchyard-node'), node);
     const body = data as unknown as { type?: string; text?: string; usage?: { type?: string; total_tokens?: number } };
     assert.equal(body.type, 'transcript.text.done');
@@ -60,9 +65,16 @@ for (const [model, node] of [['voxtral', 'single'], ['voxtral-r', 'router']] as 
 }
 
 test('only response_format=json, as the real build', async () => {
-  await assert.rejects(client.audio.transcriptions.create({ file: await toFile(WAV, 'a.wav', { type: 'audio/wav' }), model: 'voxtral', response_format: 'text' }), (error: unknown) => {
-    assert.ok(error instanceof OpenAI.BadRequestError, String(error));
-    assert.match(String(error.message), /Only 'json' response_format is supported for transcription/);
-    return true;
-  });
+  await assert.rejects(
+    client.audio.transcriptions.create({
+      file: await toFile(WAV, 'a.wav', { type: 'audio/wav' }),
+      model: 'voxtral',
+      response_format: 'text',
+    }),
+    (error: unknown) => {
+      assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+      assert.match(String(error.message), /Only 'json' response_format is supported for transcription/);
+      return true;
+    },
+  );
 });

@@ -33,7 +33,9 @@ test('GET / and HEAD / answer as Ollama; a browser gets the 404 that points at t
 });
 
 test('/api/tags lists the models only a remote site serves, marked remote', async () => {
-  const tags = (await httpJson('GET', `${mesh.site('a').gw.url}/api/tags`)).json<{ models: { name: string; remote_host?: string; remote_model?: string }[] }>();
+  const tags = (await httpJson('GET', `${mesh.site('a').gw.url}/api/tags`)).json<{
+    models: { name: string; remote_host?: string; remote_model?: string }[];
+  }>();
   const remote = tags.models.find((m) => m.name === 'm-c');
   assert.ok(remote !== undefined, JSON.stringify(tags));
   assert.equal(remote.remote_host, 'switchyard:c');

@@ -33,12 +33,22 @@ let client: Anthropic;
 
 before(async () => {
   env = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind })), '[routing]\npolicy = "round-robin"'),
+    gatewayToml(
+      sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind })),
+      '[routing]\npolicy = "round-robin"',
+    ),
   );
-  await eventually(async () => {
-    const hosts = (await env.gw.hosts()).hosts;
-    return hosts.find((h) => h.name === 'old')?.server?.version === '0.10.2' && hosts.find((h) => h.name === 'current')?.server?.version === '0.11.1';
-  }, 30_000, 'both vLLM nodes’ versions read from GET /version');
+  await eventually(
+    async () => {
+      const hosts = (await env.gw.hosts()).hosts;
+      return (
+        hosts.find((h) => h.name === 'old')?.server?.version === '0.10.2' &&
+        hosts.find((h) => h.name === 'current')?.server?.version === '0.11.1'
+      );
+    },
+    30_000,
+    'both vLLM nodes’ versions read from GET /version',
+  );
   client = new Anthropic({ baseURL: env.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 
@@ -48,18 +58,27 @@ after(async () => {
 
 test('a vLLM older than vllm serve’s Anthropic Messages is excluded with its version named; a current one is routed', async () => {
   for (let i = 0; i < 4; i += 1) {
-    const { data, response } = await client.messages.create({ model: 'coder', max_tokens: 4, messages: [{ role: 'user', content: `hi ${i}` }] }).withResponse();
+    const { data, response } = await client.messages
+      .create({ model: 'coder', max_tokens: 4, messages: [{ role: 'user', content: `hi ${i}` }] })
+      .withResponse();
     assert.equal(data.type, 'message');
     assert.equal(response.headers.get('x-switchyard-node'), 'current');
   }
-  assert.equal((await simRequests(env.sim.url('old'))).filter((r) => r.path === '/v1/messages').length, 0, 'the old vLLM is never sent /v1/messages');
+  assert.equal(
+    (await simRequests(env.sim.url('old'))).filter((r) => r.path === '/v1/messages').length,
+    0,
+    'the old vLLM is never sent /v1/messages',
+  );
   const nodes = (await env.gw.explain('model=coder&endpoint=/v1/messages')).nodes;
   const old = nodes.find((n) => n.node === 'old');
   assert.equal(old?.reason, 'endpoint_unsupported');
   assert.equal(old?.detail, 'its version 0.10.2 predates POST /v1/messages (vllm serves it from 0.11.1)');
   assert.equal(nodes.find((n) => n.node === 'current')?.verdict, 'eligible');
   // Its other endpoints stay: chat is served by every release.
-  assert.equal((await env.gw.explain('model=coder&endpoint=/v1/chat/completions')).nodes.find((n) => n.node === 'old')?.verdict, 'eligible');
+  assert.equal(
+    (await env.gw.explain('model=coder&endpoint=/v1/chat/completions')).nodes.find((n) => n.node === 'old')?.verdict,
+    'eligible',
+  );
   const host = (await env.gw.hosts()).hosts.find((h) => h.name === 'old');
   assert.match(String(host?.endpoints?.lacking['/v1/messages']), /its version 0\.10\.2 predates POST \/v1\/messages/);
 });

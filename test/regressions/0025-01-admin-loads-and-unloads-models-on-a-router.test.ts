@@ -33,11 +33,19 @@ status = "unloaded"
 let rig: FleetAndGateway;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], `[admin]\ntoken = "${TOKEN}"\n`));
-  await eventually(async () => {
-    const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, AUTH)).json<{ hosts: { name: string; loaded: string[] }[] }>();
-    return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-  }, 20_000, 'the router discovered');
+  rig = await startFleetAndGateway(FLEET, (sim) =>
+    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], `[admin]\ntoken = "${TOKEN}"\n`),
+  );
+  await eventually(
+    async () => {
+      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, AUTH)).json<{
+        hosts: { name: string; loaded: string[] }[];
+      }>();
+      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
+    },
+    20_000,
+    'the router discovered',
+  );
 });
 
 after(async () => {
@@ -45,7 +53,9 @@ after(async () => {
 });
 
 async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
@@ -61,11 +71,21 @@ test('an admin load and unload act on the router, and need the token', async () 
 });
 
 test('an unload with a request in flight is refused and does not happen', async () => {
-  const long = httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 'model-a', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2000 });
-  await eventually(async () => {
-    const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, AUTH)).json<{ hosts: { name: string; in_flight: number }[] }>();
-    return (hosts.hosts.find((h) => h.name === 'router')?.in_flight ?? 0) > 0;
-  }, 20_000, 'the request in flight');
+  const long = httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+    model: 'model-a',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2000,
+  });
+  await eventually(
+    async () => {
+      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, AUTH)).json<{
+        hosts: { name: string; in_flight: number }[];
+      }>();
+      return (hosts.hosts.find((h) => h.name === 'router')?.in_flight ?? 0) > 0;
+    },
+    20_000,
+    'the request in flight',
+  );
   const refused = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'model-a', node: 'router' }, AUTH);
   assert.equal(refused.status, 409, refused.text);
   assert.equal(refused.json().code, 'in_flight');

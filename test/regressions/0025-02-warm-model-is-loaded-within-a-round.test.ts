@@ -51,16 +51,30 @@ after(async () => {
 });
 
 test('warm = 1 loads the model on a node that lists it, without any request', async () => {
-  await eventually(async () => {
-    const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
-    return list.data.find((m) => m.id === 'embed')?.status.value === 'loaded';
-  }, 30_000, 'embed loaded on the router');
-  await eventually(async () => {
-    const ps = (await httpJson('GET', `${rig.sim.url('ollama')}/api/ps`)).json<{ models: { model: string }[] }>();
-    return ps.models.some((m) => m.model === 'qwen:7b');
-  }, 30_000, 'qwen loaded on Ollama');
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  await eventually(
+    async () => {
+      const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+        data: { id: string; status: { value: string } }[];
+      }>();
+      return list.data.find((m) => m.id === 'embed')?.status.value === 'loaded';
+    },
+    30_000,
+    'embed loaded on the router',
+  );
+  await eventually(
+    async () => {
+      const ps = (await httpJson('GET', `${rig.sim.url('ollama')}/api/ps`)).json<{ models: { model: string }[] }>();
+      return ps.models.some((m) => m.model === 'qwen:7b');
+    },
+    30_000,
+    'qwen loaded on Ollama',
+  );
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   assert.equal(list.data.find((m) => m.id === 'chat')?.status.value, 'unloaded', 'a model without desired state stays unloaded');
-  const view = (await httpJson('GET', `${rig.gw.url}/admin/models`)).json<{ models: { model: string; loaded_on: string[]; desired: { warm: number } | null }[] }>();
+  const view = (await httpJson('GET', `${rig.gw.url}/admin/models`)).json<{
+    models: { model: string; loaded_on: string[]; desired: { warm: number } | null }[];
+  }>();
   assert.equal(view.models.find((m) => m.model === 'embed')?.desired?.warm, 1);
 });

@@ -31,13 +31,22 @@ let rig: FleetAndGateway;
 
 before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], '[[models.available]]\nname = "pinned"\npin = true\n'),
+    gatewayToml(
+      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
+      '[[models.available]]\nname = "pinned"\npin = true\n',
+    ),
   );
-  await eventually(async () => {
-    const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[]; router?: { max_instances?: number } }[] }>();
-    const router = hosts.hosts.find((h) => h.name === 'router');
-    return router?.router?.max_instances === 2 && router.loaded.length === 2;
-  }, 20_000, 'the router discovered, full');
+  await eventually(
+    async () => {
+      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{
+        hosts: { name: string; loaded: string[]; router?: { max_instances?: number } }[];
+      }>();
+      const router = hosts.hosts.find((h) => h.name === 'router');
+      return router?.router?.max_instances === 2 && router.loaded.length === 2;
+    },
+    20_000,
+    'the router discovered, full',
+  );
 });
 
 after(async () => {
@@ -45,7 +54,9 @@ after(async () => {
 });
 
 async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 

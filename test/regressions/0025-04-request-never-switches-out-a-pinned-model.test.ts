@@ -65,12 +65,18 @@ after(async () => {
 });
 
 async function status(node: string, model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url(node)}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url(node)}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
 function chat(model: string): Promise<{ status: number; text: string }> {
-  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2,
+  });
 }
 
 test('a request whose only router is full of pinned models is refused with `pinned`; the pinned model stays loaded', async () => {

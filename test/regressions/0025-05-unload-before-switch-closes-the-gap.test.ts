@@ -42,9 +42,17 @@ let rig: FleetAndGateway;
 
 before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], `[routing]\nqueue_timeout = "30s"\nswap_after = "2s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\n`),
+    gatewayToml(
+      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
+      `[routing]\nqueue_timeout = "30s"\nswap_after = "2s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\n`,
+    ),
   );
-  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'), 'max_instances learned');
+  await waitForHost(
+    rig.gw.url,
+    'router',
+    (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
+    'max_instances learned',
+  );
 });
 
 after(async () => {
@@ -57,7 +65,11 @@ async function residency(): Promise<Residency> {
 
 async function chat(model: string): Promise<{ status: number; ms: number }> {
   const started = performance.now();
-  const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2,
+  });
   return { status: answer.status, ms: performance.now() - started };
 }
 
@@ -76,7 +88,10 @@ test('a switch request sent right after the previous answer ended does not wait 
   // In the router's gap: its count of model-a still says busy for request_end_lag.
   const switched = await chat('model-b');
   assert.equal(switched.status, 200, 'answered, not cancelled at load_timeout');
-  assert.ok(switched.ms < LOAD_TIMEOUT_MS / 2, `the switch took ${Math.round(switched.ms)}ms (load_timeout ${LOAD_TIMEOUT_MS}ms)`);
+  assert.ok(
+    switched.ms < LOAD_TIMEOUT_MS / 2,
+    `the switch took ${Math.round(switched.ms)}ms (load_timeout ${LOAD_TIMEOUT_MS}ms)`,
+  );
   const unloads = (await simRequests(rig.sim.url('router'))).filter((r) => r.method === 'POST' && r.path === '/models/unload');
   assert.equal(unloads.length, 1, 'the gateway unloaded the idle model itself first');
   const stats = await residency();
@@ -94,7 +109,11 @@ test('three waves of random arrivals for two models: every request answered, one
         return chat(model);
       }),
     );
-    assert.deepEqual(answers.map((a) => a.status), asks.map(() => 200), `wave ${wave}`);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      asks.map(() => 200),
+      `wave ${wave}`,
+    );
     for (const a of answers) assert.ok(a.ms < LOAD_TIMEOUT_MS, `a request waited ${Math.round(a.ms)}ms`);
   }
   const stats = await residency();

@@ -39,9 +39,17 @@ let rig: FleetAndGateway;
 
 before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], `[routing]\nqueue_timeout = "30s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\n`),
+    gatewayToml(
+      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
+      `[routing]\nqueue_timeout = "30s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\n`,
+    ),
   );
-  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'), 'max_instances learned');
+  await waitForHost(
+    rig.gw.url,
+    'router',
+    (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
+    'max_instances learned',
+  );
 });
 
 after(async () => {
@@ -49,7 +57,9 @@ after(async () => {
 });
 
 async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
@@ -57,13 +67,19 @@ test('a request for another model waits for the admin load under way on the rout
   const load = httpJson('POST', `${rig.gw.url}/admin/models/load`, { model: 'model-c', node: 'router' });
   await eventually(async () => (await routerStatus('model-c')) === 'loading', 5_000, 'the admin load under way');
   const started = performance.now();
-  const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 'model-b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+    model: 'model-b',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2,
+  });
   const ms = performance.now() - started;
   const loaded = await load;
   assert.equal(loaded.status, 200, loaded.text);
   assert.equal(answer.status, 200, answer.text);
   assert.ok(ms < LOAD_TIMEOUT_MS / 2, `the request took ${Math.round(ms)}ms (load_timeout ${LOAD_TIMEOUT_MS}ms)`);
-  const stats = (await httpJson('GET', `${rig.sim.url('router')}/__sim/stats`)).json<{ residency: { peakRunning: number; queued: string[]; unloadsMidRequest: number } }>().residency;
+  const stats = (await httpJson('GET', `${rig.sim.url('router')}/__sim/stats`)).json<{
+    residency: { peakRunning: number; queued: string[]; unloadsMidRequest: number };
+  }>().residency;
   assert.deepEqual(stats.queued, [], 'the router queued nothing itself');
   assert.equal(stats.peakRunning, 1);
   assert.equal(stats.unloadsMidRequest, 0);

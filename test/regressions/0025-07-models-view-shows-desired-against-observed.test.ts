@@ -85,23 +85,40 @@ async function view(): Promise<{ models: ModelRow[]; nodes: NodeRow[] }> {
 test('each model says whether its desired state holds; each node what it runs', async () => {
   const shown = await view();
   const hot = shown.models.find((m) => m.model === 'hot');
-  assert.deepEqual({ warm_now: hot?.warm_now, satisfied: hot?.satisfied, next: hot?.next }, { warm_now: 1, satisfied: false, next: [] }, 'warm = 2 with one node listing it: short');
+  assert.deepEqual(
+    { warm_now: hot?.warm_now, satisfied: hot?.satisfied, next: hot?.next },
+    { warm_now: 1, satisfied: false, next: [] },
+    'warm = 2 with one node listing it: short',
+  );
   const kept = shown.models.find((m) => m.model === 'kept');
   assert.equal(kept?.satisfied, true);
   assert.equal(shown.models.find((m) => m.model === 's1')?.satisfied, null, 'no desired state');
   const router = shown.nodes.find((n) => n.name === 'router');
-  assert.deepEqual({ loaded: [...(router?.loaded ?? [])].sort(), max: router?.max_instances, switch: router?.switch }, { loaded: ['hot', 'kept'], max: 2, switch: null });
+  assert.deepEqual(
+    { loaded: [...(router?.loaded ?? [])].sort(), max: router?.max_instances, switch: router?.switch },
+    { loaded: ['hot', 'kept'], max: 2, switch: null },
+  );
 });
 
 test('a request switch under way shows on its node, with the victim the gateway unloads first', async () => {
-  const answer = httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 's2', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  const answer = httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
+    model: 's2',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2,
+  });
   await eventually(async () => (await view()).nodes.find((n) => n.name === 'slow')?.switch !== null, 10_000, 'the switch shown');
   const slow = (await view()).nodes.find((n) => n.name === 'slow');
   assert.deepEqual(slow?.switch, { action: 'load', model: 's2', by: 'request', loaded: false, victim: 's1' });
   const stdout = new PassThrough();
   let out = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const code = await runModels(['--url', rig.gw.url], { stdout, stderr: new PassThrough(), env: {}, signal: AbortSignal.timeout(30_000), hangups: new HangupRelay(0) });
+  const code = await runModels(['--url', rig.gw.url], {
+    stdout,
+    stderr: new PassThrough(),
+    env: {},
+    signal: AbortSignal.timeout(30_000),
+    hangups: new HangupRelay(0),
+  });
   assert.equal(code, 0);
   assert.match(out, /hot\s+router\s+-\s+warm=2\s+short \(warm 1\/2\)/);
   assert.match(out, /slow\s+\S+\s+1\s+load s2 for request \(unloading s1 first\)/);

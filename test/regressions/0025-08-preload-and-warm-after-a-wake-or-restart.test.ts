@@ -11,7 +11,6 @@ import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } fro
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { unusedPort as freePort } from '#test/fixtures/context.ts';
 
-
 const routerToml = (name: string, port: number, models: readonly string[]): string =>
   `[[node]]\nname = "${name}"\nkind = "llamacpp-router"\nport = ${port}\nmodels_max = 3\nload_time = "20ms"\n${models.map((m) => `[[node.model]]\nid = "${m}"\nstatus = "unloaded"\n`).join('')}`;
 
@@ -61,7 +60,9 @@ after(async () => {
 
 async function status(port: number, model: string): Promise<string | undefined> {
   try {
-    const list = (await httpJson('GET', `http://127.0.0.1:${port}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+    const list = (await httpJson('GET', `http://127.0.0.1:${port}/models`)).json<{
+      data: { id: string; status: { value: string } }[];
+    }>();
     return list.data.find((m) => m.id === model)?.status.value;
   } catch {
     return undefined;
@@ -69,17 +70,28 @@ async function status(port: number, model: string): Promise<string | undefined> 
 }
 
 const healthOf = async (node: string): Promise<string> =>
-  (await httpJson('GET', `${gw.url}/health`)).json<{ details: { name: string; status: string }[] }>().details.find((d) => d.name === node)?.status ?? '';
+  (await httpJson('GET', `${gw.url}/health`))
+    .json<{ details: { name: string; status: string }[] }>()
+    .details.find((d) => d.name === node)?.status ?? '';
 
 test('preload and warm come up after start; an admin unload of a preloaded model is not undone', async () => {
-  await eventually(async () => (await status(sleepyPort, 'pre')) === 'loaded' && (await status(sleepyPort, 'warmed')) === 'loaded', 30_000, 'pre and warmed up on sleepy');
+  await eventually(
+    async () => (await status(sleepyPort, 'pre')) === 'loaded' && (await status(sleepyPort, 'warmed')) === 'loaded',
+    30_000,
+    'pre and warmed up on sleepy',
+  );
   await eventually(async () => (await status(plainPort, 'pre2')) === 'loaded', 30_000, 'pre2 up on plain');
   // The preload's own operation may still hold the node's ticket for a moment (`busy`).
   let unloaded = await httpJson('POST', `${gw.url}/admin/models/unload`, { model: 'pre2', node: 'plain' });
-  await eventually(async () => {
-    if (unloaded.status === 409 && unloaded.json<{ code: string }>().code === 'busy') unloaded = await httpJson('POST', `${gw.url}/admin/models/unload`, { model: 'pre2', node: 'plain' });
-    return unloaded.status !== 409;
-  }, 10_000, 'the unload taken');
+  await eventually(
+    async () => {
+      if (unloaded.status === 409 && unloaded.json<{ code: string }>().code === 'busy')
+        unloaded = await httpJson('POST', `${gw.url}/admin/models/unload`, { model: 'pre2', node: 'plain' });
+      return unloaded.status !== 409;
+    },
+    10_000,
+    'the unload taken',
+  );
   assert.equal(unloaded.status, 200, unloaded.text);
   // The reconciler's next round would do nothing for it: it preloaded it once since the node came up.
   const view = (await httpJson('GET', `${gw.url}/admin/models`)).json<{ models: { model: string; next: unknown[] }[] }>();
@@ -96,7 +108,11 @@ test('a node that slept and woke gets its preload and its warm model back', asyn
   assert.equal(await status(sleepyPort, 'pre'), 'unloaded');
   const woken = await httpJson('POST', `${gw.url}/admin/wake?node=sleepy`);
   assert.ok(woken.status < 300, woken.text);
-  await eventually(async () => (await status(sleepyPort, 'pre')) === 'loaded' && (await status(sleepyPort, 'warmed')) === 'loaded', 30_000, 'pre and warmed back after the wake');
+  await eventually(
+    async () => (await status(sleepyPort, 'pre')) === 'loaded' && (await status(sleepyPort, 'warmed')) === 'loaded',
+    30_000,
+    'pre and warmed back after the wake',
+  );
   assert.equal(await status(sleepyPort, 'other'), 'unloaded', 'nothing else is loaded');
 });
 

@@ -20,7 +20,12 @@ import { pairKeys } from '#src/cluster/lua.ts';
 const SLOTS = 4;
 const TTL_MS = 2_000;
 const PREFIX = 'kill-test:';
-const chat = (user: string): Record<string, unknown> => ({ model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+const chat = (user: string): Record<string, unknown> => ({
+  model: 'm',
+  user,
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 4,
+});
 
 let node: SlotCountingNode;
 let redis: RedisServer | undefined;
@@ -47,7 +52,11 @@ async function lastLeaseLeftMs(url: string): Promise<number> {
 before(async () => {
   node = await startSlotCountingNode({ slots: SLOTS, holdMs: 5 });
   redis = await startRedisServer();
-  const toml = (replica: string): string => gatewayToml([{ name: 'n', url: node.url, kind: 'llamacpp' }], `${clusterTable(redis?.url ?? '', replica, PREFIX, `${TTL_MS}ms`)}\n[routing]\nqueue_timeout = "60s"`);
+  const toml = (replica: string): string =>
+    gatewayToml(
+      [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+      `${clusterTable(redis?.url ?? '', replica, PREFIX, `${TTL_MS}ms`)}\n[routing]\nqueue_timeout = "60s"`,
+    );
   a = await startGateway(toml('a'), { logLevel: 'info' });
   b = await startGatewayProcess(toml('b'));
   for (const url of [a.url, b.url]) await waitForHost(url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
@@ -65,31 +74,45 @@ test('SIGKILL a replica holding every slot: the slots come back within lease_ttl
   assert.ok(a !== undefined && b !== undefined);
   const startedAt = performance.now();
   node.pause();
-  const held = Array.from({ length: SLOTS }, (_, i) => postFresh(`${b?.url}/v1/chat/completions`, chat(`b${i}`)).catch(() => ({ status: 0 })));
+  const held = Array.from({ length: SLOTS }, (_, i) =>
+    postFresh(`${b?.url}/v1/chat/completions`, chat(`b${i}`)).catch(() => ({ status: 0 })),
+  );
   await eventually(() => node.seen.running === SLOTS, 20_000, 'replica b holds every slot');
   const waiting: Promise<Answer> = postFresh(`${a.url}/v1/chat/completions`, chat('a0'));
   // a's request waits in the global queue: the node sees nothing new.
-  await eventually(async () => {
-    const runtime = await fetch(`${a?.url}/admin/runtime`).then((r) => r.json() as Promise<{ cluster?: { waiters: number } }>);
-    return runtime.cluster?.waiters === 1;
-  }, 10_000, 'a waits across the replicas');
+  await eventually(
+    async () => {
+      const runtime = await fetch(`${a?.url}/admin/runtime`).then((r) => r.json() as Promise<{ cluster?: { waiters: number } }>);
+      return runtime.cluster?.waiters === 1;
+    },
+    10_000,
+    'a waits across the replicas',
+  );
   assert.equal(node.seen.running, SLOTS);
   b.process.child.kill('SIGKILL');
   const killedAt = performance.now();
   // The store's clock is read during the call: b's last lease ends no sooner than this after the kill.
-  const leftAtKill = (performance.now() - killedAt) + (await lastLeaseLeftMs(redis?.url ?? ''));
+  const leftAtKill = performance.now() - killedAt + (await lastLeaseLeftMs(redis?.url ?? ''));
   assert.ok(leftAtKill > 0, `b's leases were still in the store when it was killed (${Math.round(leftAtKill)} ms left)`);
   // The node sees b's connections close at once; the store still counts b's leases.
   await eventually(() => node.seen.order.includes('a0'), 20_000, 'a0 reaches the node');
   const tookMs = performance.now() - killedAt;
-  t.diagnostic(`a0 reached the node ${Math.round(tookMs)} ms after the kill (b's last lease had ${Math.round(leftAtKill)} ms left, lease_ttl ${TTL_MS} ms); b held the slots after ${Math.round(killedAt - startedAt)} ms`);
+  t.diagnostic(
+    `a0 reached the node ${Math.round(tookMs)} ms after the kill (b's last lease had ${Math.round(leftAtKill)} ms left, lease_ttl ${TTL_MS} ms); b held the slots after ${Math.round(killedAt - startedAt)} ms`,
+  );
   node.resume();
   assert.equal((await waiting).status, 200);
   await Promise.all(held);
   // 5 ms: the store's clock is read in whole milliseconds.
-  assert.ok(tookMs >= leftAtKill - 5, `b's leases were still counted until they ran out in the store (${Math.round(tookMs)} ms, ${Math.round(leftAtKill)} ms left at the kill)`);
+  assert.ok(
+    tookMs >= leftAtKill - 5,
+    `b's leases were still counted until they ran out in the store (${Math.round(tookMs)} ms, ${Math.round(leftAtKill)} ms left at the kill)`,
+  );
   // An upper bound only tells how busy the machine is (the lower bound above is the claim: b's
   // leases are counted until the store expires them, and not an instant longer than the wait):
   // generous, to catch leases that never come back.
-  assert.ok(tookMs <= TTL_MS + 30_000, `the slots came back after lease_ttl (${TTL_MS} ms) and the next poll (took ${Math.round(tookMs)} ms)`);
+  assert.ok(
+    tookMs <= TTL_MS + 30_000,
+    `the slots came back after lease_ttl (${TTL_MS} ms) and the next poll (took ${Math.round(tookMs)} ms)`,
+  );
 });

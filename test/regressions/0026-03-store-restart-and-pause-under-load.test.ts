@@ -21,7 +21,12 @@ let replicas: Replicas | undefined;
 
 before(async () => {
   node = await startSlotCountingNode({ slots: SLOTS, holdMs: 15 });
-  replicas = await startReplicas({ count: 3, nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }], leaseTtl: `${TTL_MS}ms`, extra: '[routing]\nmax_queue = 1000\nqueue_timeout = "60s"' });
+  replicas = await startReplicas({
+    count: 3,
+    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+    leaseTtl: `${TTL_MS}ms`,
+    extra: '[routing]\nmax_queue = 1000\nqueue_timeout = "60s"',
+  });
   for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
 });
 after(async () => {
@@ -41,7 +46,11 @@ async function clusterOf(url: string, path: '/admin/runtime' | '/health'): Promi
 }
 
 async function allIn(urls: readonly string[], store: 'shared' | 'fallback', what: string): Promise<void> {
-  await eventually(async () => (await Promise.all(urls.map((u) => clusterOf(u, '/admin/runtime')))).every((c) => c?.store === store), 20_000, what);
+  await eventually(
+    async () => (await Promise.all(urls.map((u) => clusterOf(u, '/admin/runtime')))).every((c) => c?.store === store),
+    20_000,
+    what,
+  );
 }
 
 async function servedMore(count: number): Promise<void> {
@@ -80,7 +89,9 @@ test('a restart and a pause of the store under load: nothing hangs, the slots ar
     assert.ok(node.seen.served > servedBefore, 'requests go on in fallback (each replica within its share)');
     redis.resume();
     await allIn(urls, 'shared', 'every replica rejoined');
-    t.diagnostic(`peak at the node from the pause to the rejoin: ${node.seen.peak} (fallback share ${Math.floor(SLOTS / 3)} per replica, plus the leases already out when the store went)`);
+    t.diagnostic(
+      `peak at the node from the pause to the rejoin: ${node.seen.peak} (fallback share ${Math.floor(SLOTS / 3)} per replica, plus the leases already out when the store went)`,
+    );
     // From the rejoin on, the store counts every lease held: never more than the slots at once.
     node.seen.peak = node.seen.running;
     await servedMore(60);

@@ -10,14 +10,23 @@ import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { hostsOf, waitForHost } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
-const chat = (user: string): Record<string, unknown> => ({ model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+const chat = (user: string): Record<string, unknown> => ({
+  model: 'm',
+  user,
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 4,
+});
 
 let node: SlotCountingNode;
 let replicas: Replicas | undefined;
 
 before(async () => {
   node = await startSlotCountingNode({ slots: 1, holdMs: 5 });
-  replicas = await startReplicas({ count: 3, nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }], extra: '[routing]\nmax_queue = 100\nqueue_timeout = "60s"' });
+  replicas = await startReplicas({
+    count: 3,
+    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+    extra: '[routing]\nmax_queue = 100\nqueue_timeout = "60s"',
+  });
   for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 1, 'slots known');
 });
 after(async () => {
@@ -28,10 +37,12 @@ after(async () => {
 
 /** Requests waiting anywhere: in the global queue (each replica's waiters) or a replica's own queue. */
 async function waiting(urls: readonly string[]): Promise<number> {
-  const counts = await Promise.all(urls.map(async (url) => {
-    const runtime = JSON.parse((await httpJson('GET', `${url}/admin/runtime`)).text) as { cluster?: { waiters: number } };
-    return (runtime.cluster?.waiters ?? 0) + ((await hostsOf(url)).queue_depth.m ?? 0);
-  }));
+  const counts = await Promise.all(
+    urls.map(async (url) => {
+      const runtime = JSON.parse((await httpJson('GET', `${url}/admin/runtime`)).text) as { cluster?: { waiters: number } };
+      return (runtime.cluster?.waiters ?? 0) + ((await hostsOf(url)).queue_depth.m ?? 0);
+    }),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
 
@@ -47,6 +58,9 @@ test('twelve requests spread over three replicas reach a one-slot node in the or
   node.resume();
   const answers = await Promise.all(sent);
   assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
-  assert.deepEqual(node.seen.order, Array.from({ length: 12 }, (_, i) => `r${i}`));
+  assert.deepEqual(
+    node.seen.order,
+    Array.from({ length: 12 }, (_, i) => `r${i}`),
+  );
   assert.equal(node.seen.peak, 1);
 });

@@ -39,7 +39,9 @@ after(async () => {
 });
 
 test('60 manual wakes of one node over three replicas run its wake command once', async () => {
-  const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => httpJson('POST', `${gateways[i % 3]?.url}/admin/wake?node=sleeper`)));
+  const answers = await Promise.all(
+    Array.from({ length: 60 }, (_, i) => httpJson('POST', `${gateways[i % 3]?.url}/admin/wake?node=sleeper`)),
+  );
   const results = answers.map((a) => a.json<{ result: string }>().result);
   assert.equal(results.filter((r) => r === 'sent').length, 1, JSON.stringify(results));
   assert.equal(results.filter((r) => r === 'in_window').length, 59);

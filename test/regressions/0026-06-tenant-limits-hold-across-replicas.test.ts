@@ -30,17 +30,35 @@ keys = ["sk-share-26"]
 requests_per_minute = 6
 `;
 
-const chat = (user: string): Record<string, unknown> => ({ model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+const chat = (user: string): Record<string, unknown> => ({
+  model: 'm',
+  user,
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 4,
+});
 
 let node: SlotCountingNode;
 let replicas: Replicas | undefined;
 
 before(async () => {
   node = await startSlotCountingNode({ slots: 64, holdMs: 5 });
-  replicas = await startReplicas({ count: 3, nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }], extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}` });
+  replicas = await startReplicas({
+    count: 3,
+    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+    extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}`,
+  });
   for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
   for (const gw of replicas.gateways) {
-    await eventually(async () => (JSON.parse((await httpJson('GET', `${gw.url}/admin/runtime`)).text) as { cluster?: { store: string; live_replicas: number } }).cluster?.live_replicas === 3, 10_000, 'three replicas counted');
+    await eventually(
+      async () =>
+        (
+          JSON.parse((await httpJson('GET', `${gw.url}/admin/runtime`)).text) as {
+            cluster?: { store: string; live_replicas: number };
+          }
+        ).cluster?.live_replicas === 3,
+      10_000,
+      'three replicas counted',
+    );
   }
 });
 after(async () => {
@@ -62,7 +80,9 @@ function statuses(answers: readonly Answer[]): Record<number, number> {
 
 test('requests_per_minute = 5 behind three replicas: exactly 5 admitted across them', async () => {
   const gws = replicas?.gateways ?? [];
-  const answers = await Promise.all(Array.from({ length: 15 }, (_, i) => post(gws[i % gws.length]?.url ?? '', 'sk-rpm-26', `r${i}`)));
+  const answers = await Promise.all(
+    Array.from({ length: 15 }, (_, i) => post(gws[i % gws.length]?.url ?? '', 'sk-rpm-26', `r${i}`)),
+  );
   assert.deepEqual(statuses(answers), { 200: 5, 429: 10 }, 'exactly the limit is admitted across the replicas');
   const refused = answers.find((a) => a.status === 429);
   assert.match(refused?.text ?? '', /requests/i, 'the refusal names the request rate');
@@ -72,9 +92,15 @@ test('max_concurrent = 2 behind three replicas: two run at once, the others are 
   const gws = replicas?.gateways ?? [];
   node.pause();
   const settled: Answer[] = [];
-  const pending = Array.from({ length: 6 }, (_, i) => post(gws[i % gws.length]?.url ?? '', 'sk-conc-26', `c${i}`).then((a) => (settled.push(a), a)));
+  const pending = Array.from({ length: 6 }, (_, i) =>
+    post(gws[i % gws.length]?.url ?? '', 'sk-conc-26', `c${i}`).then((a) => (settled.push(a), a)),
+  );
   try {
-    await eventually(() => settled.filter((a) => a.status === 429).length === 4 && node.seen.running === 2, 20_000, 'four refused while two run');
+    await eventually(
+      () => settled.filter((a) => a.status === 429).length === 4 && node.seen.running === 2,
+      20_000,
+      'four refused while two run',
+    );
   } finally {
     node.resume();
   }

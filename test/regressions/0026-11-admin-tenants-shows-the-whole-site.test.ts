@@ -31,10 +31,21 @@ let replicas: Replicas | undefined;
 
 before(async () => {
   node = await startSlotCountingNode({ slots: 16, holdMs: 5 });
-  replicas = await startReplicas({ count: 2, leaseTtl: `${TTL_MS}ms`, nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }], extra: `[routing]\nqueue_timeout = "60s"\n${TENANTS}` });
+  replicas = await startReplicas({
+    count: 2,
+    leaseTtl: `${TTL_MS}ms`,
+    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+    extra: `[routing]\nqueue_timeout = "60s"\n${TENANTS}`,
+  });
   for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 16, 'slots known');
   for (const gw of replicas.gateways) {
-    await eventually(async () => (JSON.parse((await httpJson('GET', `${gw.url}/admin/runtime`)).text) as { cluster?: { live_replicas: number } }).cluster?.live_replicas === 2, 20_000, 'two replicas counted');
+    await eventually(
+      async () =>
+        (JSON.parse((await httpJson('GET', `${gw.url}/admin/runtime`)).text) as { cluster?: { live_replicas: number } }).cluster
+          ?.live_replicas === 2,
+      20_000,
+      'two replicas counted',
+    );
   }
 });
 after(async () => {
@@ -45,7 +56,11 @@ after(async () => {
 });
 
 function post(url: string, key: string, user: string): Promise<Answer> {
-  return postFresh(`${url}/v1/chat/completions`, { model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }, { authorization: `Bearer ${key}` });
+  return postFresh(
+    `${url}/v1/chat/completions`,
+    { model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 },
+    { authorization: `Bearer ${key}` },
+  );
 }
 
 async function tenants(url: string): Promise<TenantsReport> {
@@ -65,12 +80,31 @@ const urls = (): string[] => (replicas?.gateways ?? []).map((gw) => gw.url);
 test('traffic for a tenant on both replicas: GET /admin/tenants on either shows the sum and names both', async () => {
   const [r0, r1] = urls();
   assert.ok(r0 !== undefined && r1 !== undefined);
-  const answers = await Promise.all([post(r0, 'sk-open-26', 'o0'), post(r0, 'sk-open-26', 'o1'), post(r0, 'sk-open-26', 'o2'), post(r1, 'sk-open-26', 'o3'), post(r1, 'sk-open-26', 'o4'), post(r0, 'sk-lim-26', 'l0'), post(r1, 'sk-lim-26', 'l1'), post(r1, 'sk-lim-26', 'l2')]);
-  assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200, 200, 200, 200]);
+  const answers = await Promise.all([
+    post(r0, 'sk-open-26', 'o0'),
+    post(r0, 'sk-open-26', 'o1'),
+    post(r0, 'sk-open-26', 'o2'),
+    post(r1, 'sk-open-26', 'o3'),
+    post(r1, 'sk-open-26', 'o4'),
+    post(r0, 'sk-lim-26', 'l0'),
+    post(r1, 'sk-lim-26', 'l1'),
+    post(r1, 'sk-lim-26', 'l2'),
+  ]);
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200, 200, 200, 200, 200],
+  );
   for (const url of [r0, r1]) {
     // Each replica's part and the shared day are settled and published a moment after the answers: wait for all of it.
-    const spent = (r: TenantsReport): number => (of(r, 'lim')?.today.promptTokens ?? 0) + (of(r, 'lim')?.today.completionTokens ?? 0);
-    const report = await reportWhen(url, (r) => of(r, 'open')?.today.requests === 5 && of(r, 'lim')?.today.requests === 3 && of(r, 'lim')?.remaining.budget === BUDGET - spent(r));
+    const spent = (r: TenantsReport): number =>
+      (of(r, 'lim')?.today.promptTokens ?? 0) + (of(r, 'lim')?.today.completionTokens ?? 0);
+    const report = await reportWhen(
+      url,
+      (r) =>
+        of(r, 'open')?.today.requests === 5 &&
+        of(r, 'lim')?.today.requests === 3 &&
+        of(r, 'lim')?.remaining.budget === BUDGET - spent(r),
+    );
     assert.equal(report.scope, 'site', `${url}: the report is the site's`);
     assert.equal(of(report, 'open')?.today.requests, 5, `${url}: the open tenant's requests of both replicas (3 + 2)`);
     assert.equal(of(report, 'lim')?.today.requests, 3, `${url}: the limited tenant's requests of both replicas (1 + 2)`);
@@ -91,14 +125,20 @@ test('requests running on both replicas: in flight summed; a replica that stops 
   const running = [post(r0, 'sk-open-26', 'f0'), post(r1, 'sk-open-26', 'f1')];
   try {
     await eventually(() => node.seen.running === 2, 20_000, 'both requests at the node');
-    const report = await reportWhen(r0, (r) => of(r, 'open')?.inFlight === 2 && r.replicas?.r0?.inFlight === 1 && r.replicas?.r1?.inFlight === 1);
+    const report = await reportWhen(
+      r0,
+      (r) => of(r, 'open')?.inFlight === 2 && r.replicas?.r0?.inFlight === 1 && r.replicas?.r1?.inFlight === 1,
+    );
     assert.equal(of(report, 'open')?.inFlight, 2, 'one in flight at each replica');
     assert.equal(report.replicas?.r0?.inFlight, 1);
     assert.equal(report.replicas?.r1?.inFlight, 1);
   } finally {
     node.resume();
   }
-  assert.deepEqual((await Promise.all(running)).map((a) => a.status), [200, 200]);
+  assert.deepEqual(
+    (await Promise.all(running)).map((a) => a.status),
+    [200, 200],
+  );
   await reportWhen(r0, (r) => of(r, 'open')?.inFlight === 0 && of(r, 'open')?.today.requests === 7);
   // r1 stops publishing (as a dead replica would): past lease_ttl it is named as expired.
   await replicas?.gateways[1]?.close();
@@ -118,14 +158,14 @@ test('store unreachable: the replica\'s own view, with scope "replica", never an
     const res = await httpJson('GET', `${r0}/admin/tenants`);
     assert.equal(res.status, 200);
     const report = JSON.parse(res.text) as TenantsReport;
-    assert.equal(report.scope, 'replica', 'says it is the replica\'s own view');
+    assert.equal(report.scope, 'replica', "says it is the replica's own view");
     assert.equal(report.store, 'unreachable');
     assert.equal(typeof report.storeReason, 'string');
-    assert.equal(of(report, 'open')?.today.requests, 4, 'the replica\'s own counts (3 + 1)');
+    assert.equal(of(report, 'open')?.today.requests, 4, "the replica's own counts (3 + 1)");
     assert.ok(performance.now() - started < 60_000, 'answered within the store call bound, not held by the paused store');
   } finally {
     replicas?.redis.resume();
   }
   const back = await reportWhen(r0, (r) => r.scope === 'site');
-  assert.equal(back.scope, 'site', 'the site\'s view again once the store answers');
+  assert.equal(back.scope, 'site', "the site's view again once the store answers");
 });

@@ -18,8 +18,10 @@ import { linesOf, type LogLine } from '#test/fixtures/request-log-files.ts';
 
 const SECRET_PROMPT = 'the-secret-prompt-text';
 const WORDS = ['one', ' two', ' three', ' four'];
-const chunk = (word: string): string => `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(word)}},"finish_reason":null}]}\n\n`;
-const USAGE = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":4,"total_tokens":11}}\n\n';
+const chunk = (word: string): string =>
+  `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(word)}},"finish_reason":null}]}\n\n`;
+const USAGE =
+  'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":4,"total_tokens":11}}\n\n';
 
 let dir: string;
 let logPath: string;
@@ -42,7 +44,14 @@ function script(req: import('node:http').IncomingMessage, res: import('node:http
   const json = JSON.parse(body.toString('utf8')) as { stream?: boolean };
   if (json.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 7, completion_tokens: 1, total_tokens: 8 } }));
+    res.end(
+      JSON.stringify({
+        id: 'c',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 7, completion_tokens: 1, total_tokens: 8 },
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -67,7 +76,10 @@ before(async () => {
     '[[tenants]]\nname = "alice"\nkeys = ["sk-alice"]',
     '[[tenants]]\nname = "limited"\nkeys = ["sk-limited"]\nrequests_per_minute = 1',
   ].join('\n');
-  gw = await startTestGateway(nodes.map((n, i) => ({ name: `n${i + 1}`, url: n.url })), extra);
+  gw = await startTestGateway(
+    nodes.map((n, i) => ({ name: `n${i + 1}`, url: n.url })),
+    extra,
+  );
 });
 
 after(async () => {
@@ -76,7 +88,10 @@ after(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
-async function chat(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; id: string | undefined; text: string }> {
+async function chat(
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; id: string | undefined; text: string }> {
   const res = await request(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-alice', ...headers },
@@ -91,11 +106,15 @@ async function chat(body: Record<string, unknown>, headers: Record<string, strin
 /** The line of request `id`, once the gateway has written it. */
 async function lineOf(path: string, id: string, flushed: () => Promise<void>): Promise<LogLine> {
   let found: LogLine | undefined;
-  await eventually(async () => {
-    await flushed();
-    found = (await linesOf(path)).find((l) => l.request_id === id);
-    return found !== undefined;
-  }, 15_000, `the line of ${id}`);
+  await eventually(
+    async () => {
+      await flushed();
+      found = (await linesOf(path)).find((l) => l.request_id === id);
+      return found !== undefined;
+    },
+    15_000,
+    `the line of ${id}`,
+  );
   return found ?? assert.fail('no line');
 }
 const line = (id: string): Promise<LogLine> => lineOf(logPath, id, () => gw.gateway.requestLogFlushed());
@@ -117,7 +136,8 @@ test("a streamed request: the client's id returned and sent to the node, and eve
   assert.deepEqual(l.attempts, [{ node: l.node, outcome: 'success', status: 200 }]);
   assert.equal(l.status, 200);
   assert.equal(l.queue_wait_ms, 0);
-  for (const key of ['first_byte_ms', 'first_token_ms', 'inter_token_ms', 'duration_ms']) assert.equal(typeof l[key], 'number', key);
+  for (const key of ['first_byte_ms', 'first_token_ms', 'inter_token_ms', 'duration_ms'])
+    assert.equal(typeof l[key], 'number', key);
   assert.ok(Number(l.first_token_ms) <= Number(l.duration_ms));
   assert.equal(l.prompt_tokens, 7);
   assert.equal(l.completion_tokens, 4);
@@ -135,7 +155,13 @@ test('a failed-over request lists both attempts, the failed one with its outcome
   const l = await line('fo-1');
   const attempts = l.attempts as { node: string; outcome: string; status?: number }[];
   assert.equal(attempts.length, 2);
-  assert.deepEqual(attempts.map((a) => [a.outcome, a.status]), [['http_5xx', 503], ['success', 200]]);
+  assert.deepEqual(
+    attempts.map((a) => [a.outcome, a.status]),
+    [
+      ['http_5xx', 503],
+      ['success', 200],
+    ],
+  );
   assert.notEqual(attempts[0]?.node, attempts[1]?.node);
   assert.equal(l.node, attempts[1]?.node);
   assert.equal(l.status, 200);
@@ -153,7 +179,10 @@ test("a refusal: an unknown model's 404 and a tenant's 429 carry their codes and
   assert.deepEqual(l404.attempts, []);
   assert.equal(l404.node, undefined);
 
-  assert.equal((await chat({ model: 'm', messages }, { authorization: 'Bearer sk-limited', 'x-request-id': 'lim-1' })).status, 200);
+  assert.equal(
+    (await chat({ model: 'm', messages }, { authorization: 'Bearer sk-limited', 'x-request-id': 'lim-1' })).status,
+    200,
+  );
   const limited = await chat({ model: 'm', messages }, { authorization: 'Bearer sk-limited', 'x-request-id': 'lim-2' });
   assert.equal(limited.status, 429);
   assert.equal(limited.id, 'lim-2');
@@ -178,7 +207,11 @@ test('a malformed or oversized client id is replaced by a new one, returned, sen
 test('a forwarded request is logged at both sites under one id: the sending site names the site, the serving one where it came from', async () => {
   const siteDir = await mkdtemp(join(tmpdir(), 'switchyard-reqlog-mesh-'));
   const paths = { a: join(siteDir, 'a.log'), c: join(siteDir, 'c.log') };
-  const mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000, extraToml: { a: `[log]\nrequests = "${paths.a}"`, c: `[log]\nrequests = "${paths.c}"` } });
+  const mesh = new TwoSiteMesh({
+    heartbeatMs: 200,
+    freshnessMs: 2_000,
+    extraToml: { a: `[log]\nrequests = "${paths.a}"`, c: `[log]\nrequests = "${paths.c}"` },
+  });
   try {
     await mesh.start();
     await mesh.waitListed('a', 'm-c', 'c');

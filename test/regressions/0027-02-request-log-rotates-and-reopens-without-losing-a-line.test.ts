@@ -22,7 +22,9 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'switchyard-reqlog-rotate-'));
   node = await startScriptedNode((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}');
+    res.end(
+      '{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}',
+    );
   });
 });
 
@@ -63,7 +65,9 @@ const chat = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
 
 test('rotation by size and reopens under load lose no line and write none twice', async () => {
   const logPath = join(dir, 'load.log');
-  const gw = await startInProcessGateway(toml(logPath, '', 'requests_max_bytes = "8KiB"\nrequests_keep = 100'), { logLevel: 'info' });
+  const gw = await startInProcessGateway(toml(logPath, '', 'requests_max_bytes = "8KiB"\nrequests_keep = 100'), {
+    logLevel: 'info',
+  });
   try {
     await ready(gw);
     const total = 240;
@@ -115,10 +119,16 @@ test('with two workers every request is written once, by the owner', async () =>
     const ids = Array.from({ length: 40 }, (_, i) => `w-${i}`);
     // Fresh connections: the kernel spreads them over both workers.
     const answers = await Promise.all(ids.map((id) => postFresh(`${gw.url}/v1/chat/completions`, chat, { 'x-request-id': id })));
-    assert.ok(answers.every((a) => a.status === 200), JSON.stringify(answers.filter((a) => a.status !== 200)));
+    assert.ok(
+      answers.every((a) => a.status === 200),
+      JSON.stringify(answers.filter((a) => a.status !== 200)),
+    );
     const rows = (await httpJson('GET', `${gw.url}/admin/runtime`)).json<{ workers: { admitted: number }[] }>().workers;
     assert.equal(rows.length, 2);
-    assert.ok(rows.every((row) => row.admitted > 0), `both workers served: ${JSON.stringify(rows)}`);
+    assert.ok(
+      rows.every((row) => row.admitted > 0),
+      `both workers served: ${JSON.stringify(rows)}`,
+    );
     await gw.gateway.requestLogFlushed();
     const lines = await linesOf(logPath);
     assert.deepEqual(lines.map((l) => String(l.request_id)).sort(), [...ids].sort());

@@ -16,7 +16,9 @@ before(async () => {
   node = await startScriptedNode((req, res) => {
     seen.push(String(req.headers['x-request-id']));
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}');
+    res.end(
+      '{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}',
+    );
   });
   gw = await startTestGateway([{ name: 'n', url: node.url }]);
 });

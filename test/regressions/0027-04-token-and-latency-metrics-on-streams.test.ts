@@ -9,8 +9,10 @@ import { request } from 'undici';
 import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
 import { httpJson } from '#test/fixtures/http.ts';
 
-const chunk = (word: string): string => `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${word}"},"finish_reason":null}]}\n\n`;
-const USAGE = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}}\n\n';
+const chunk = (word: string): string =>
+  `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${word}"},"finish_reason":null}]}\n\n`;
+const USAGE =
+  'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}}\n\n';
 
 let node: ScriptedNode;
 let gw: TestGateway;

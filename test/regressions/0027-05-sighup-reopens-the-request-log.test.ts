@@ -33,9 +33,13 @@ test('SIGHUP reopens the request log at its path after logrotate moved it', asyn
   try {
     node = await startScriptedNode((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}');
+      res.end(
+        '{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}',
+      );
     });
-    gw = await startGatewayProcess(`[server]\nlisten = "127.0.0.1:0"\n[log]\nrequests = "${logPath}"\n[[nodes]]\nname = "n"\nurl = "${node.url}"\nkind = "vllm"\n`);
+    gw = await startGatewayProcess(
+      `[server]\nlisten = "127.0.0.1:0"\n[log]\nrequests = "${logPath}"\n[[nodes]]\nname = "n"\nurl = "${node.url}"\nkind = "vllm"\n`,
+    );
     const url = gw.url;
     const before = ['b-0', 'b-1', 'b-2'];
     for (const id of before) await chat(url, id);

@@ -8,10 +8,19 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
-import { CLIENT, INTERNAL, SERVER, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '#test/fixtures/otlp-receiver.ts';
+import {
+  CLIENT,
+  INTERNAL,
+  SERVER,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '#test/fixtures/otlp-receiver.ts';
 
-const chunk = (word: string): string => `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${word}"},"finish_reason":null}]}\n\n`;
-const USAGE = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}}\n\n';
+const chunk = (word: string): string =>
+  `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${word}"},"finish_reason":null}]}\n\n`;
+const USAGE =
+  'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}}\n\n';
 
 const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CLIENT_SPAN = '00f067aa0ba902b7';
@@ -62,7 +71,7 @@ after(async () => {
   await receiver?.close();
 });
 
-test('a streamed request that fails over: its span, its routing decisions and two attempt spans, under the client\'s traceparent', async () => {
+test("a streamed request that fails over: its span, its routing decisions and two attempt spans, under the client's traceparent", async () => {
   faults.failNext = true;
   assert.equal(await streamChat(gw.url, { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` }), 200);
   const spansOf = ofTrace(CLIENT_TRACE);
@@ -86,7 +95,9 @@ test('a streamed request that fails over: its span, its routing decisions and tw
   assert.equal(root.attributes['switchyard.attempts'], 2);
   assert.equal(typeof root.attributes['switchyard.request_id'], 'string');
 
-  const attempts = spans.filter((s) => s.kind === CLIENT).sort((a, b) => Number(a.attributes['switchyard.attempt']) - Number(b.attributes['switchyard.attempt']));
+  const attempts = spans
+    .filter((s) => s.kind === CLIENT)
+    .sort((a, b) => Number(a.attributes['switchyard.attempt']) - Number(b.attributes['switchyard.attempt']));
   assert.equal(attempts.length, 2, 'one span per attempt');
   const [first, second] = attempts as [ReceivedSpan, ReceivedSpan];
   for (const attempt of attempts) {
@@ -105,7 +116,11 @@ test('a streamed request that fails over: its span, its routing decisions and tw
   assert.equal(second.attributes['gen_ai.response.model'], 'm');
   assert.equal(second.attributes['gen_ai.usage.input_tokens'], 9);
   assert.equal(second.attributes['gen_ai.usage.output_tokens'], 3);
-  assert.notEqual(first.attributes['switchyard.node'], second.attributes['switchyard.node'], 'the failover went to the other node');
+  assert.notEqual(
+    first.attributes['switchyard.node'],
+    second.attributes['switchyard.node'],
+    'the failover went to the other node',
+  );
 
   // The node each attempt went to got that attempt's traceparent (vLLM continues it), not the client's.
   for (const attempt of attempts) {
@@ -121,13 +136,18 @@ test('a streamed request that fails over: its span, its routing decisions and tw
     assert.equal(typeof route.attributes['switchyard.route.policy'], 'string');
     assert.equal(typeof route.attributes['switchyard.route.reason'], 'string');
   }
-  assert.deepEqual(new Set(routes.map((r) => r.attributes['switchyard.route.chosen'])), new Set(attempts.map((a) => a.attributes['switchyard.node'])));
+  assert.deepEqual(
+    new Set(routes.map((r) => r.attributes['switchyard.route.chosen'])),
+    new Set(attempts.map((a) => a.attributes['switchyard.node'])),
+  );
 });
 
 test('a request without a traceparent starts a new trace, and its node is sent the attempt span as parent', async () => {
   assert.equal(await streamChat(gw.url), 200);
   const sent = [nodes[0]!.seen.lastHeaders?.traceparent, nodes[1]!.seen.lastHeaders?.traceparent];
-  const fresh = sent.map((t) => /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(t))).find((m) => m !== null && m[1] !== CLIENT_TRACE);
+  const fresh = sent
+    .map((t) => /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(t)))
+    .find((m) => m !== null && m[1] !== CLIENT_TRACE);
   assert.ok(fresh, `a node got a new trace's traceparent: ${sent.join(', ')}`);
   const [, traceId, spanId] = fresh;
   await receiver.waitFor((spans) => spans.some((s) => s.traceId === traceId && s.kind === SERVER), 'the new trace');
@@ -147,7 +167,7 @@ test('with [server] workers = 2, each worker exports its own spans', async () =>
   try {
     const trace = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
     assert.equal(await streamChat(workers.url, { traceparent: `00-${trace}-bbbbbbbbbbbbbbbb-01` }), 200);
-    await receiver.waitFor((spans) => spans.some((s) => s.traceId === trace && s.kind === CLIENT), 'the worker\'s attempt span');
+    await receiver.waitFor((spans) => spans.some((s) => s.traceId === trace && s.kind === CLIENT), "the worker's attempt span");
     const spans = receiver.spans.filter((s) => s.traceId === trace);
     const root = spans.find((s) => s.kind === SERVER);
     assert.equal(root?.service, 'sy-workers');

@@ -7,7 +7,14 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
-import { CLIENT, INTERNAL, SERVER, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '#test/fixtures/otlp-receiver.ts';
+import {
+  CLIENT,
+  INTERNAL,
+  SERVER,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '#test/fixtures/otlp-receiver.ts';
 
 const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CLIENT_SPAN = 'b7ad6b7169203331';
@@ -17,7 +24,8 @@ let mesh: TwoSiteMesh;
 
 before(async () => {
   receiver = await startOtlpReceiver();
-  const tracing = (site: string, ratio: number): string => `[tracing]\notlp_endpoint = "${receiver.url}"\nservice_name = "site-${site}"\nsample_ratio = ${ratio}`;
+  const tracing = (site: string, ratio: number): string =>
+    `[tracing]\notlp_endpoint = "${receiver.url}"\nservice_name = "site-${site}"\nsample_ratio = ${ratio}`;
   mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000, extraToml: { a: tracing('a', 1), c: tracing('c', 0) } });
   await mesh.start();
   await mesh.waitListed('a', 'm-c', 'c');
@@ -39,7 +47,8 @@ test("the remote site's spans join the trace: its request span is a child of the
   await res.body.text();
   assert.equal(res.statusCode, 200);
   const inTrace = (spans: readonly ReceivedSpan[]): ReceivedSpan[] => spans.filter((s) => s.traceId === CLIENT_TRACE);
-  const done = (spans: readonly ReceivedSpan[]): boolean => inTrace(spans).filter((s) => s.kind === SERVER).length === 2 && inTrace(spans).filter((s) => s.kind === CLIENT).length === 2;
+  const done = (spans: readonly ReceivedSpan[]): boolean =>
+    inTrace(spans).filter((s) => s.kind === SERVER).length === 2 && inTrace(spans).filter((s) => s.kind === CLIENT).length === 2;
   await receiver.waitFor(done, "both sites' request and attempt spans");
   const spans = inTrace(receiver.spans);
   const at = (site: string, kind: number): ReceivedSpan[] => spans.filter((s) => s.service === `site-${site}` && s.kind === kind);
@@ -51,7 +60,9 @@ test("the remote site's spans join the trace: its request span is a child of the
   assert.equal(forward?.attributes['switchyard.site'], 'c');
   assert.equal(forward?.attributes['switchyard.attempt.outcome'], 'success');
   assert.equal(forward?.attributes['server.address'], '127.0.0.1');
-  const routeA = spans.find((s) => s.service === 'site-a' && s.kind === INTERNAL && s.attributes['switchyard.route.among'] === 'site');
+  const routeA = spans.find(
+    (s) => s.service === 'site-a' && s.kind === INTERNAL && s.attributes['switchyard.route.among'] === 'site',
+  );
   assert.equal(routeA?.attributes['switchyard.route.chosen'], 'c', "site a's routing decision names the site");
 
   const [requestC] = at('c', SERVER);

@@ -21,11 +21,17 @@ interface Probe {
 
 /** The SDK's modules and the gateway's own imports of any OpenTelemetry package. */
 const ours = (probe: Probe): string[] =>
-  probe.otel.filter(({ url, from }) => !url.includes('/@opentelemetry/api/') || !from.includes('/node_modules/')).map(({ url, from }) => `${url} <- ${from}`);
+  probe.otel
+    .filter(({ url, from }) => !url.includes('/@opentelemetry/api/') || !from.includes('/node_modules/'))
+    .map(({ url, from }) => `${url} <- ${from}`);
 
 async function probe(tracingToml: string | undefined): Promise<Probe> {
   // The timeout kills the process (SIGKILL) on every path where it does not end by itself.
-  const { stdout } = await run(process.execPath, [PROBE, ...(tracingToml === undefined ? [] : [tracingToml])], { timeout: 90_000, killSignal: 'SIGKILL', cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+  const { stdout } = await run(process.execPath, [PROBE, ...(tracingToml === undefined ? [] : [tracingToml])], {
+    timeout: 90_000,
+    killSignal: 'SIGKILL',
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Probe;
 }
 
@@ -39,10 +45,16 @@ test('without [tracing] no OpenTelemetry SDK module is loaded nor imported by th
     const on = await probe(`[tracing]\notlp_endpoint = "${receiver.url}"`);
     assert.equal(on.status, 200);
     const loaded = ours(on);
-    assert.ok(loaded.some((line) => line.includes('/@opentelemetry/sdk-trace/') && line.includes('/src/tracing/')), `the gateway loaded the SDK: ${loaded.slice(0, 3).join(', ')}`);
+    assert.ok(
+      loaded.some((line) => line.includes('/@opentelemetry/sdk-trace/') && line.includes('/src/tracing/')),
+      `the gateway loaded the SDK: ${loaded.slice(0, 3).join(', ')}`,
+    );
     assert.ok(loaded.some((line) => line.includes('/@opentelemetry/exporter-trace-otlp-http/')));
     // Stopping the gateway flushed its spans: the receiver has the request's.
-    assert.ok(receiver.spans.some((s) => s.service === 'switchyard' && s.kind === 2), 'the default service name, and the request span exported on stop');
+    assert.ok(
+      receiver.spans.some((s) => s.service === 'switchyard' && s.kind === 2),
+      'the default service name, and the request span exported on stop',
+    );
   } finally {
     await receiver.close();
   }

@@ -17,7 +17,9 @@ let node: ScriptedNode;
 
 before(async () => {
   receiver = await startOtlpReceiver();
-  node = await startScriptedNode((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(chatAnswer()));
+  node = await startScriptedNode(
+    (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(chatAnswer()),
+  );
 });
 
 after(async () => {
@@ -26,9 +28,15 @@ after(async () => {
 });
 
 test('sample_ratio 0: nothing exported, the context still propagated to the node', async () => {
-  const gw = await startTestGateway([{ name: 'n', url: node.url }], `[tracing]\notlp_endpoint = "${receiver.url}"\nservice_name = "sy-zero"\nsample_ratio = 0`);
+  const gw = await startTestGateway(
+    [{ name: 'n', url: node.url }],
+    `[tracing]\notlp_endpoint = "${receiver.url}"\nservice_name = "sy-zero"\nsample_ratio = 0`,
+  );
   try {
-    const traced = await httpJson('POST', `${gw.url}/v1/chat/completions`, CHAT, { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`, tracestate: 'vendor=abc' });
+    const traced = await httpJson('POST', `${gw.url}/v1/chat/completions`, CHAT, {
+      traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`,
+      tracestate: 'vendor=abc',
+    });
     assert.equal(traced.status, 200);
     const sent = String(node.seen.lastHeaders?.traceparent);
     const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(sent);
@@ -40,20 +48,39 @@ test('sample_ratio 0: nothing exported, the context still propagated to the node
 
     const fresh = await httpJson('POST', `${gw.url}/v1/chat/completions`, CHAT);
     assert.equal(fresh.status, 200);
-    assert.match(String(node.seen.lastHeaders?.traceparent), /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-00$/, 'a new trace, not sampled');
+    assert.match(
+      String(node.seen.lastHeaders?.traceparent),
+      /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-00$/,
+      'a new trace, not sampled',
+    );
   } finally {
     await gw.close();
   }
-  assert.deepEqual(receiver.spans.filter((s) => s.service === 'sy-zero'), [], 'nothing exported at ratio 0');
+  assert.deepEqual(
+    receiver.spans.filter((s) => s.service === 'sy-zero'),
+    [],
+    'nothing exported at ratio 0',
+  );
 });
 
 test('sample_ratio 1 for comparison: the same requests are exported on stop', async () => {
-  const gw = await startTestGateway([{ name: 'n', url: node.url }], `[tracing]\notlp_endpoint = "${receiver.url}"\nservice_name = "sy-one"`);
+  const gw = await startTestGateway(
+    [{ name: 'n', url: node.url }],
+    `[tracing]\notlp_endpoint = "${receiver.url}"\nservice_name = "sy-one"`,
+  );
   try {
-    assert.equal((await httpJson('POST', `${gw.url}/v1/chat/completions`, CHAT, { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` })).status, 200);
+    assert.equal(
+      (await httpJson('POST', `${gw.url}/v1/chat/completions`, CHAT, { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` }))
+        .status,
+      200,
+    );
   } finally {
     await gw.close();
   }
   const spans = receiver.spans.filter((s) => s.service === 'sy-one');
-  assert.equal(spans.filter((s) => s.traceId === CLIENT_TRACE && s.kind === 2).length, 1, 'its request span, flushed when the gateway stopped');
+  assert.equal(
+    spans.filter((s) => s.traceId === CLIENT_TRACE && s.kind === 2).length,
+    1,
+    'its request span, flushed when the gateway stopped',
+  );
 });

@@ -7,13 +7,22 @@ import assert from 'node:assert/strict';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { unusedPort } from '#test/fixtures/context.ts';
 import { metricValue } from '#test/fixtures/gateway-state.ts';
-import { CHAT, chatAnswer, startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import {
+  CHAT,
+  chatAnswer,
+  startScriptedNode,
+  startTestGateway,
+  type ScriptedNode,
+  type TestGateway,
+} from '#test/fixtures/scripted-node.ts';
 
 let node: ScriptedNode;
 let gw: TestGateway;
 
 before(async () => {
-  node = await startScriptedNode((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(chatAnswer()));
+  node = await startScriptedNode(
+    (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(chatAnswer()),
+  );
   // Nothing listens on this port: every export is refused.
   const port = await unusedPort();
   gw = await startTestGateway([{ name: 'n', url: node.url }], `[tracing]\notlp_endpoint = "http://127.0.0.1:${port}/v1/traces"`);
@@ -27,7 +36,8 @@ after(async () => {
 test('a collector that is down: every request answered, the failed spans counted and logged once, the stop bounded', async () => {
   const answers = await Promise.all(Array.from({ length: 20 }, () => httpJson('POST', `${gw.url}/v1/chat/completions`, CHAT)));
   assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([200]));
-  const failed = async (): Promise<number> => metricValue((await httpJson('GET', `${gw.url}/metrics`)).text, 'gateway_trace_spans_total', { outcome: 'failed' });
+  const failed = async (): Promise<number> =>
+    metricValue((await httpJson('GET', `${gw.url}/metrics`)).text, 'gateway_trace_spans_total', { outcome: 'failed' });
   await eventually(async () => (await failed()) > 0, 30_000, 'failed exports counted');
   const text = (await httpJson('GET', `${gw.url}/metrics`)).text;
   assert.equal(metricValue(text, 'gateway_trace_spans_total', { outcome: 'exported' }), 0);

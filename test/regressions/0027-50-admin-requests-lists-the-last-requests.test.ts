@@ -9,9 +9,33 @@ import assert from 'node:assert/strict';
 import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
-interface Attempt { node?: string; outcome: string; status?: number; route?: { policy: string; reason: string; scores?: { node: string; score: number | null }[]; excluded?: { node: string; code: string }[] } }
-interface Rec { seq: number; request_id: string; model?: string; node?: string; tenant?: string; status: number; refusal?: string; attempts: Attempt[] }
-interface Answer { requests: Rec[]; latest: number; kept: number; capacity: number }
+interface Attempt {
+  node?: string;
+  outcome: string;
+  status?: number;
+  route?: {
+    policy: string;
+    reason: string;
+    scores?: { node: string; score: number | null }[];
+    excluded?: { node: string; code: string }[];
+  };
+}
+interface Rec {
+  seq: number;
+  request_id: string;
+  model?: string;
+  node?: string;
+  tenant?: string;
+  status: number;
+  refusal?: string;
+  attempts: Attempt[];
+}
+interface Answer {
+  requests: Rec[];
+  latest: number;
+  kept: number;
+  capacity: number;
+}
 
 const nodes: ScriptedNode[] = [];
 let gw: TestGateway;
@@ -27,11 +51,21 @@ before(async () => {
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }));
+    res.end(
+      JSON.stringify({
+        id: 'c',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+      }),
+    );
   };
   nodes.push(await startScriptedNode(script), await startScriptedNode(script));
   // No [log] requests: the ring is fed all the same.
-  gw = await startTestGateway(nodes.map((n, i) => ({ name: `n${i + 1}`, url: n.url })), '[[tenants]]\nname = "alice"\nkeys = ["sk-alice"]\n[[tenants]]\nname = "bob"\nkeys = ["sk-bob"]');
+  gw = await startTestGateway(
+    nodes.map((n, i) => ({ name: `n${i + 1}`, url: n.url })),
+    '[[tenants]]\nname = "alice"\nkeys = ["sk-alice"]\n[[tenants]]\nname = "bob"\nkeys = ["sk-bob"]',
+  );
 });
 
 after(async () => {
@@ -40,7 +74,12 @@ after(async () => {
 });
 
 const chat = (model: string, id: string, key = 'sk-alice') =>
-  httpJson('POST', `${gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${key}`, 'x-request-id': id });
+  httpJson(
+    'POST',
+    `${gw.url}/v1/chat/completions`,
+    { model, messages: [{ role: 'user', content: 'hi' }] },
+    { authorization: `Bearer ${key}`, 'x-request-id': id },
+  );
 const requests = async (query = ''): Promise<Answer> => {
   const res = await httpJson('GET', `${gw.url}/admin/requests${query}`);
   assert.equal(res.status, 200, res.text);
@@ -53,7 +92,11 @@ test('the last requests, newest first, each with its attempts and the routing de
   assert.equal((await chat('nope', 'unknown-1')).status, 404);
   let answer: Answer = { requests: [], latest: 0, kept: 0, capacity: 0 };
   await eventually(async () => (answer = await requests()).requests.length >= 3, 15_000, 'three records');
-  assert.deepEqual(answer.requests.slice(0, 3).map((r) => r.request_id), ['unknown-1', 'fo-1', 'ok-1'], 'newest first');
+  assert.deepEqual(
+    answer.requests.slice(0, 3).map((r) => r.request_id),
+    ['unknown-1', 'fo-1', 'ok-1'],
+    'newest first',
+  );
   assert.ok(answer.capacity >= 100 && answer.kept === answer.requests.length);
   const ok = answer.requests.find((r) => r.request_id === 'ok-1');
   assert.equal(ok?.status, 200);
@@ -64,24 +107,47 @@ test('the last requests, newest first, each with its attempts and the routing de
   assert.ok(route.reason.length > 0, 'why the node was chosen');
   assert.deepEqual(route.scores?.map((s) => s.node).sort(), ['n1', 'n2'], 'every candidate scored');
   const fo = answer.requests.find((r) => r.request_id === 'fo-1');
-  assert.deepEqual(fo?.attempts.map((a) => a.outcome), ['http_5xx', 'success']);
+  assert.deepEqual(
+    fo?.attempts.map((a) => a.outcome),
+    ['http_5xx', 'success'],
+  );
   const second = fo?.attempts[1]?.route;
-  assert.deepEqual(second?.scores?.map((s) => s.node), [fo?.attempts[1]?.node], 'the failover chose among the node not yet tried');
-  assert.deepEqual(second?.excluded?.map((e) => [e.node, e.code]), [[fo?.attempts[0]?.node, 'already_tried']], 'the tried node excluded, with why');
+  assert.deepEqual(
+    second?.scores?.map((s) => s.node),
+    [fo?.attempts[1]?.node],
+    'the failover chose among the node not yet tried',
+  );
+  assert.deepEqual(
+    second?.excluded?.map((e) => [e.node, e.code]),
+    [[fo?.attempts[0]?.node, 'already_tried']],
+    'the tried node excluded, with why',
+  );
   const unknown = answer.requests.find((r) => r.request_id === 'unknown-1');
   assert.equal(unknown?.refusal, 'GW_MODEL_NOT_FOUND');
 });
 
 test('filters by model, node, tenant and status, and the cursor gives only newer requests', async () => {
   const all = await requests();
-  assert.deepEqual((await requests('?tenant=bob')).requests.map((r) => r.request_id), ['fo-1']);
-  assert.deepEqual((await requests('?status=404')).requests.map((r) => r.request_id), ['unknown-1']);
-  assert.deepEqual((await requests('?status=4xx')).requests.map((r) => r.request_id), ['unknown-1']);
+  assert.deepEqual(
+    (await requests('?tenant=bob')).requests.map((r) => r.request_id),
+    ['fo-1'],
+  );
+  assert.deepEqual(
+    (await requests('?status=404')).requests.map((r) => r.request_id),
+    ['unknown-1'],
+  );
+  assert.deepEqual(
+    (await requests('?status=4xx')).requests.map((r) => r.request_id),
+    ['unknown-1'],
+  );
   assert.ok((await requests('?status=error')).requests.every((r) => r.status >= 400));
   assert.ok((await requests('?model=m')).requests.every((r) => r.model === 'm'));
   const fo = all.requests.find((r) => r.request_id === 'fo-1');
   const failedNode = fo?.attempts[0]?.node ?? '';
-  assert.ok((await requests(`?node=${failedNode}`)).requests.some((r) => r.request_id === 'fo-1'), 'a node matches the requests it failed too');
+  assert.ok(
+    (await requests(`?node=${failedNode}`)).requests.some((r) => r.request_id === 'fo-1'),
+    'a node matches the requests it failed too',
+  );
   assert.equal((await requests('?limit=1')).requests.length, 1);
   assert.deepEqual((await requests(`?after=${all.latest}`)).requests, [], 'nothing newer yet');
   assert.equal((await chat('m', 'ok-2')).status, 200);
@@ -90,7 +156,12 @@ test('filters by model, node, tenant and status, and the cursor gives only newer
 });
 
 test('a bad query is refused naming the parameter', async () => {
-  for (const [query, param] of [['?limit=0', 'limit'], ['?limit=abc', 'limit'], ['?after=-1', 'after'], ['?status=teapot', 'status']] as const) {
+  for (const [query, param] of [
+    ['?limit=0', 'limit'],
+    ['?limit=abc', 'limit'],
+    ['?after=-1', 'after'],
+    ['?status=teapot', 'status'],
+  ] as const) {
     const res = await httpJson('GET', `${gw.url}/admin/requests${query}`);
     assert.equal(res.status, 400, query);
     assert.equal(res.json<{ error: { param: string } }>().error.param, param, query);
@@ -99,7 +170,10 @@ test('a bad query is refused naming the parameter', async () => {
 
 test('GET /admin/access says whether this caller may act, and why not', async () => {
   assert.deepEqual((await httpJson('GET', `${gw.url}/admin/access`)).json(), { read: true, act: true });
-  const proxied = (await httpJson('GET', `${gw.url}/admin/access`, undefined, { 'x-forwarded-for': '203.0.113.9' })).json<{ act: boolean; why: string }>();
+  const proxied = (await httpJson('GET', `${gw.url}/admin/access`, undefined, { 'x-forwarded-for': '203.0.113.9' })).json<{
+    act: boolean;
+    why: string;
+  }>();
   assert.equal(proxied.act, false);
   assert.match(proxied.why, /token/);
 });

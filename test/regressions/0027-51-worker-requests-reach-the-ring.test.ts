@@ -8,7 +8,12 @@ import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } fro
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
-interface Rec { request_id: string; status: number; node?: string; attempts: { node?: string; route?: { reason: string; scores?: unknown[] } }[] }
+interface Rec {
+  request_id: string;
+  status: number;
+  node?: string;
+  attempts: { node?: string; route?: { reason: string; scores?: unknown[] } }[];
+}
 
 let sim: SimFleet;
 let gw: GatewayUnderTest;
@@ -17,7 +22,11 @@ before(async () => {
   sim = await startSimFleet('[[node]]\nname = "n"\nkind = "vllm"\nmodels = ["m"]\nttft = "1ms"\ntokens_per_second = 5000\n');
   gw = await startGateway(gatewayToml([{ name: 'n', url: sim.url('n'), kind: 'vllm' }], '', 'workers = 2'));
   const chat = { model: 'm', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] };
-  await eventually(async () => (await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, { 'x-request-id': 'warm' })).status === 200, 60_000, 'a first answer');
+  await eventually(
+    async () => (await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, { 'x-request-id': 'warm' })).status === 200,
+    60_000,
+    'a first answer',
+  );
 });
 after(async () => {
   await gw?.close();
@@ -27,13 +36,24 @@ after(async () => {
 test("every worker's requests are in the main thread's ring, once each, with their routing", async () => {
   const chat = { model: 'm', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] };
   const ids = Array.from({ length: 8 }, (_, i) => `w-${i}`);
-  const statuses = await Promise.all(ids.map((id) => httpJson('POST', `${gw.url}/v1/chat/completions`, chat, { 'x-request-id': id }).then((r) => r.status)));
-  assert.deepEqual(statuses, ids.map(() => 200));
+  const statuses = await Promise.all(
+    ids.map((id) => httpJson('POST', `${gw.url}/v1/chat/completions`, chat, { 'x-request-id': id }).then((r) => r.status)),
+  );
+  assert.deepEqual(
+    statuses,
+    ids.map(() => 200),
+  );
   let records: Rec[] = [];
-  await eventually(async () => {
-    records = (await httpJson('GET', `${gw.url}/admin/requests?limit=1000`)).json<{ requests: Rec[] }>().requests.filter((r) => r.request_id.startsWith('w-'));
-    return records.length >= ids.length;
-  }, 30_000, 'every request in the ring');
+  await eventually(
+    async () => {
+      records = (await httpJson('GET', `${gw.url}/admin/requests?limit=1000`))
+        .json<{ requests: Rec[] }>()
+        .requests.filter((r) => r.request_id.startsWith('w-'));
+      return records.length >= ids.length;
+    },
+    30_000,
+    'every request in the ring',
+  );
   assert.deepEqual(records.map((r) => r.request_id).sort(), [...ids].sort(), 'each once');
   for (const r of records) {
     assert.equal(r.node, 'n');

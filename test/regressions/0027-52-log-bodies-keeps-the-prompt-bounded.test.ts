@@ -23,9 +23,18 @@ before(async () => {
   logPath = join(dir, 'requests.log');
   node = await startScriptedNode((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'the-answer-text' }, finish_reason: 'stop' }] }));
+    res.end(
+      JSON.stringify({
+        id: 'c',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'the-answer-text' }, finish_reason: 'stop' }],
+      }),
+    );
   });
-  gw = await startTestGateway([{ name: 'n1', url: node.url }], `[log]\nrequests = "${logPath}"\nbodies = true\nbodies_max_bytes = "40B"\n[[tenants]]\nname = "alice"\nkeys = ["sk-alice-secret"]`);
+  gw = await startTestGateway(
+    [{ name: 'n1', url: node.url }],
+    `[log]\nrequests = "${logPath}"\nbodies = true\nbodies_max_bytes = "40B"\n[[tenants]]\nname = "alice"\nkeys = ["sk-alice-secret"]`,
+  );
 });
 
 after(async () => {
@@ -36,11 +45,15 @@ after(async () => {
 
 async function lineOf(id: string): Promise<LogLine> {
   let found: LogLine | undefined;
-  await eventually(async () => {
-    await gw.gateway.requestLogFlushed();
-    found = (await linesOf(logPath)).find((l) => l.request_id === id);
-    return found !== undefined;
-  }, 15_000, `the line of ${id}`);
+  await eventually(
+    async () => {
+      await gw.gateway.requestLogFlushed();
+      found = (await linesOf(logPath)).find((l) => l.request_id === id);
+      return found !== undefined;
+    },
+    15_000,
+    `the line of ${id}`,
+  );
   return found ?? assert.fail('no line');
 }
 
@@ -48,13 +61,21 @@ const chat = (id: string, body: Record<string, unknown>) =>
   httpJson('POST', `${gw.url}/v1/chat/completions`, body, { authorization: 'Bearer sk-alice-secret', 'x-request-id': id });
 
 test('the prompt text is in the line, and in the Requests view record', async () => {
-  const res = await chat('short-1', { model: 'm', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello ✓' }], api_key: 'sk-body-secret' });
+  const res = await chat('short-1', {
+    model: 'm',
+    messages: [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hello ✓' },
+    ],
+    api_key: 'sk-body-secret',
+  });
   assert.equal(res.status, 200);
   const line = await lineOf('short-1');
   assert.equal(line.prompt, 'be brief\nhello ✓');
   assert.equal(line.prompt_truncated, undefined);
   const text = JSON.stringify(line);
-  for (const secret of ['sk-alice-secret', 'sk-body-secret', 'the-answer-text', 'authorization']) assert.ok(!text.includes(secret), `no ${secret} in the line`);
+  for (const secret of ['sk-alice-secret', 'sk-body-secret', 'the-answer-text', 'authorization'])
+    assert.ok(!text.includes(secret), `no ${secret} in the line`);
   const record = (await httpJson('GET', `${gw.url}/admin/requests?limit=1`)).json<{ requests: LogLine[] }>().requests[0];
   assert.equal(record?.prompt, 'be brief\nhello ✓');
 });
@@ -74,5 +95,8 @@ test('bodies is off by default, and a bad value names the key', () => {
   assert.equal(plain.config.log?.bodies, false);
   const bad = loadConfig('[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:9"\n[log]\nbodies = "yes"\n', {});
   assert.ok(!bad.ok);
-  assert.ok(bad.problems.some((p) => p.path === 'log.bodies' && /true or false/.test(p.message)), JSON.stringify(bad.problems));
+  assert.ok(
+    bad.problems.some((p) => p.path === 'log.bodies' && /true or false/.test(p.message)),
+    JSON.stringify(bad.problems),
+  );
 });

@@ -22,7 +22,13 @@ before(async () => {
   logPath = join(dir, 'requests.log');
   node = await startScriptedNode((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }));
+    res.end(
+      JSON.stringify({
+        id: 'c',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+      }),
+    );
   });
   gw = await startTestGateway(
     [{ name: 'n1', url: node.url }],
@@ -39,16 +45,25 @@ after(async () => {
 
 async function lineOf(id: string): Promise<LogLine> {
   let found: LogLine | undefined;
-  await eventually(async () => {
-    await gw.gateway.requestLogFlushed();
-    found = (await linesOf(logPath)).find((l) => l.request_id === id);
-    return found !== undefined;
-  }, 15_000, `the line of ${id}`);
+  await eventually(
+    async () => {
+      await gw.gateway.requestLogFlushed();
+      found = (await linesOf(logPath)).find((l) => l.request_id === id);
+      return found !== undefined;
+    },
+    15_000,
+    `the line of ${id}`,
+  );
   return found ?? assert.fail('no line');
 }
 
 const chat = (id: string, key: string, content = 'hi') =>
-  httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content }] }, { authorization: `Bearer ${key}`, 'x-request-id': id });
+  httpJson(
+    'POST',
+    `${gw.url}/v1/chat/completions`,
+    { model: 'm', messages: [{ role: 'user', content }] },
+    { authorization: `Bearer ${key}`, 'x-request-id': id },
+  );
 
 test('a wrong key on an inference route: 401 with its id, and a line', async () => {
   const res = await chat('bad-key-1', 'sk-wrong-secret');
@@ -62,7 +77,11 @@ test('a wrong key on an inference route: 401 with its id, and a line', async () 
   assert.equal(line.tenant, undefined);
   assert.ok(!JSON.stringify(line).includes('sk-wrong-secret'), 'never the key');
   const listed = (await httpJson('GET', `${gw.url}/admin/requests?status=401`)).json<{ requests: LogLine[] }>().requests;
-  assert.deepEqual(listed.map((r) => r.request_id), ['bad-key-1'], 'in the Requests view too');
+  assert.deepEqual(
+    listed.map((r) => r.request_id),
+    ['bad-key-1'],
+    'in the Requests view too',
+  );
 });
 
 test('a body over the limit (413) and a tenant over its limit (429) have their lines', async () => {

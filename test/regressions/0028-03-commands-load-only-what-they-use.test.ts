@@ -10,14 +10,21 @@ import { gatewayToml, writeTempFile } from '#test/fixtures/processes.ts';
 import { loadedBy, loadedByServe } from '#test/fixtures/loaded-modules.ts';
 
 const heavy = (urls: readonly string[]): string[] =>
-  urls.filter((u) => /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|undici|prom-client|pino)\//.test(u) || /\/src\/(mesh|gateway|proxy)\//.test(u));
+  urls.filter(
+    (u) =>
+      /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|undici|prom-client|pino)\//.test(u) ||
+      /\/src\/(mesh|gateway|proxy)\//.test(u),
+  );
 
 test('--version and --help load no command, no gateway and no libp2p', async () => {
   for (const args of [['--version'], ['--help'], ['serve', '--help']]) {
     const { urls, code, stdout } = await loadedBy(args);
     assert.equal(code, 0, `switchyard ${args.join(' ')} exits 0`);
     assert.ok(stdout.includes('switchyard'), 'it printed its answer');
-    assert.ok(urls.some((u) => u.endsWith('/src/cli/main.ts')), `the trace saw the CLI load: ${urls.length} modules`);
+    assert.ok(
+      urls.some((u) => u.endsWith('/src/cli/main.ts')),
+      `the trace saw the CLI load: ${urls.length} modules`,
+    );
     assert.deepEqual(heavy(urls), [], `switchyard ${args.join(' ')} loaded only what it uses`);
   }
 });
@@ -27,7 +34,10 @@ test('check-config of a config without [mesh] loads neither the gateway nor libp
   try {
     const { urls, code } = await loadedBy(['check-config', file.path]);
     assert.equal(code, 0);
-    assert.ok(urls.some((u) => u.endsWith('/src/cli/check-config.ts')), 'the command ran');
+    assert.ok(
+      urls.some((u) => u.endsWith('/src/cli/check-config.ts')),
+      'the command ran',
+    );
     assert.deepEqual(heavy(urls), []);
   } finally {
     await file.cleanup();
@@ -37,7 +47,10 @@ test('check-config of a config without [mesh] loads neither the gateway nor libp
 test('status (the gateway unreachable) loads neither the gateway nor libp2p', async () => {
   const { urls, code } = await loadedBy(['status', '--url', 'http://127.0.0.1:1']);
   assert.equal(code, 3, 'the gateway cannot be read');
-  assert.ok(urls.some((u) => u.endsWith('/src/cli/status.ts')), 'the command ran');
+  assert.ok(
+    urls.some((u) => u.endsWith('/src/cli/status.ts')),
+    'the command ran',
+  );
   // status reads the gateway over HTTP with undici: that much it uses.
   assert.deepEqual(
     heavy(urls).filter((u) => !u.includes('/node_modules/undici/')),
@@ -48,7 +61,10 @@ test('status (the gateway unreachable) loads neither the gateway nor libp2p', as
 test('serve without [mesh] loads neither libp2p nor the mesh service, nor the pretty printer or the multipart parser', async () => {
   const { urls, code } = await loadedByServe();
   assert.equal(code, 0);
-  assert.ok(urls.some((u) => u.endsWith('/src/gateway/parts.ts')), 'the gateway loaded');
+  assert.ok(
+    urls.some((u) => u.endsWith('/src/gateway/parts.ts')),
+    'the gateway loaded',
+  );
   const federation = urls.filter(
     (u) =>
       /\/node_modules\/(@libp2p|libp2p|@chainsafe|@multiformats|multiformats|pino-pretty|@fastify\/busboy)\//.test(u) ||

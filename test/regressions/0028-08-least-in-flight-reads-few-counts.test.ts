@@ -64,7 +64,11 @@ test('least-in-flight at 10,000 nodes reads a few live counts per decision, not 
     assert.equal(decision.kind, 'selected');
     if (decision.kind !== 'selected') return;
     const least = Math.min(...specs.map((s) => registry.inFlight(s.name)));
-    assert.equal(registry.inFlight(decision.node.spec.name), least, `decision ${i} picked a node with more in flight than the least loaded`);
+    assert.equal(
+      registry.inFlight(decision.node.spec.name),
+      least,
+      `decision ${i} picked a node with more in flight than the least loaded`,
+    );
     // The first two decisions see a new candidates array (scored, then ordered); after that, a few reads.
     if (i >= 2) worst.push(used);
     const lease = registry.claim(decision.node.spec.name, 'm', 1);
@@ -73,5 +77,8 @@ test('least-in-flight at 10,000 nodes reads a few live counts per decision, not 
     if (outstanding.length > 32) outstanding.shift()?.release();
   }
   const most = Math.max(...worst);
-  assert.ok(most <= MAX_READS, `a decision read ${most} in-flight counts among ${NODES} candidates (at most ${MAX_READS} expected)`);
+  assert.ok(
+    most <= MAX_READS,
+    `a decision read ${most} in-flight counts among ${NODES} candidates (at most ${MAX_READS} expected)`,
+  );
 });

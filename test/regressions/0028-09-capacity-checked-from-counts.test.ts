@@ -17,13 +17,23 @@ const SLOTS = 4;
 
 function fleet(): NodeView[] {
   return Array.from({ length: NODES }, (_, i) => ({
-    ...node(`n${i}`, { models: ['m'], kind: 'llamacpp', kv: 'per-slot', capacity: { role: 'single', host: { nCtx: 4096, slots: SLOTS } } }),
+    ...node(`n${i}`, {
+      models: ['m'],
+      kind: 'llamacpp',
+      kv: 'per-slot',
+      capacity: { role: 'single', host: { nCtx: 4096, slots: SLOTS } },
+    }),
     position: i,
   }));
 }
 
 /** Counts by position (journalled, as the registry's, or not, as a mirror's) and the lease table they agree with. */
-function snapshotFor(nodes: readonly NodeView[], counts: InFlightCounts, journalled: boolean, reads: { usage: number }): RoutingSnapshot {
+function snapshotFor(
+  nodes: readonly NodeView[],
+  counts: InFlightCounts,
+  journalled: boolean,
+  reads: { usage: number },
+): RoutingSnapshot {
   const base = snapshotOf(nodes);
   return {
     ...base,
@@ -44,28 +54,35 @@ const outline = (d: RoutingDecision): unknown => ({
   excluded: d.excluded.map((e) => `${e.node}:${e.code}`),
 });
 
-test('a first attempt on 10,000 nodes with slots reads the lease table only for nodes its counts cannot clear', { timeout: 120_000 }, () => {
-  const nodes = fleet();
-  const counts = new InFlightCounts(undefined);
-  counts.reset(nodes.map((_, i) => i % SLOTS));
-  const reads = { usage: 0 };
-  const registryLike = snapshotFor(nodes, counts, true, reads);
-  const mirror = snapshotFor(nodes, counts, false, { usage: 0 });
-  const [index, mirrorIndex] = [new RouteIndex(), new RouteIndex()];
-  const filters = defaultFilters();
-  const [policy, mirrorPolicy] = [leastInFlight(), leastInFlight()];
-  for (let i = 0; i < 50; i += 1) {
+test(
+  'a first attempt on 10,000 nodes with slots reads the lease table only for nodes its counts cannot clear',
+  { timeout: 120_000 },
+  () => {
+    const nodes = fleet();
+    const counts = new InFlightCounts(undefined);
+    counts.reset(nodes.map((_, i) => i % SLOTS));
+    const reads = { usage: 0 };
+    const registryLike = snapshotFor(nodes, counts, true, reads);
+    const mirror = snapshotFor(nodes, counts, false, { usage: 0 });
+    const [index, mirrorIndex] = [new RouteIndex(), new RouteIndex()];
+    const filters = defaultFilters();
+    const [policy, mirrorPolicy] = [leastInFlight(), leastInFlight()];
+    for (let i = 0; i < 50; i += 1) {
+      reads.usage = 0;
+      const decision = route(request('m'), registryLike, filters, policy, index);
+      assert.ok(reads.usage <= 2, `decision ${i} read the lease table ${reads.usage} times for ${NODES} nodes with room`);
+      assert.deepEqual(outline(decision), outline(route(request('m'), mirror, filters, mirrorPolicy, mirrorIndex)));
+    }
+    // Nodes at their slots: the same refusals as the lease table gives, read for those nodes only.
+    for (const at of [7, 4_321, 9_999]) counts.set(at, SLOTS);
     reads.usage = 0;
     const decision = route(request('m'), registryLike, filters, policy, index);
-    assert.ok(reads.usage <= 2, `decision ${i} read the lease table ${reads.usage} times for ${NODES} nodes with room`);
-    assert.deepEqual(outline(decision), outline(route(request('m'), mirror, filters, mirrorPolicy, mirrorIndex)));
-  }
-  // Nodes at their slots: the same refusals as the lease table gives, read for those nodes only.
-  for (const at of [7, 4_321, 9_999]) counts.set(at, SLOTS);
-  reads.usage = 0;
-  const decision = route(request('m'), registryLike, filters, policy, index);
-  assert.ok(reads.usage <= 3 * 2, `read the lease table ${reads.usage} times for 3 full nodes`);
-  const expected = route(request('m'), mirror, filters, mirrorPolicy, mirrorIndex);
-  assert.deepEqual(outline(decision), outline(expected));
-  assert.deepEqual(decision.excluded.map((e) => `${e.node}:${e.code}`), ['n7:no_slot', 'n4321:no_slot', 'n9999:no_slot']);
-});
+    assert.ok(reads.usage <= 3 * 2, `read the lease table ${reads.usage} times for 3 full nodes`);
+    const expected = route(request('m'), mirror, filters, mirrorPolicy, mirrorIndex);
+    assert.deepEqual(outline(decision), outline(expected));
+    assert.deepEqual(
+      decision.excluded.map((e) => `${e.node}:${e.code}`),
+      ['n7:no_slot', 'n4321:no_slot', 'n9999:no_slot'],
+    );
+  },
+);

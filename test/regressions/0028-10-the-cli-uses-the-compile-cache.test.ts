@@ -19,24 +19,30 @@ async function filesUnder(dir: string): Promise<string[]> {
 // Node takes NODE_DISABLE_COMPILE_CACHE set to anything (even empty) as "off": a CI that sets it skips this one.
 const disabledHere = process.env.NODE_DISABLE_COMPILE_CACHE !== undefined;
 
-test('switchyard --version writes the compile cache into the temp directory when nothing else names one', { timeout: 60_000, skip: disabledHere }, async () => {
-  const tmp = await mkdtemp(join(tmpdir(), 'switchyard-compile-cache-'));
-  try {
-    // NODE_COMPILE_CACHE empty: Node itself enables nothing, so whatever is cached the shim asked for.
-    const run = await runCliToExit(['--version'], { env: { TMPDIR: tmp, NODE_COMPILE_CACHE: '' } });
-    assert.equal(run.code, 0);
-    assert.match(run.stdout, /^switchyard /);
-    const cached = await filesUnder(join(tmp, 'node-compile-cache'));
-    assert.ok(cached.length > 0, `the CLI's compiled sources were cached under ${tmp}/node-compile-cache`);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
-});
+test(
+  'switchyard --version writes the compile cache into the temp directory when nothing else names one',
+  { timeout: 60_000, skip: disabledHere },
+  async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'switchyard-compile-cache-'));
+    try {
+      // NODE_COMPILE_CACHE empty: Node itself enables nothing, so whatever is cached the shim asked for.
+      const run = await runCliToExit(['--version'], { env: { TMPDIR: tmp, NODE_COMPILE_CACHE: '' } });
+      assert.equal(run.code, 0);
+      assert.match(run.stdout, /^switchyard /);
+      const cached = await filesUnder(join(tmp, 'node-compile-cache'));
+      assert.ok(cached.length > 0, `the CLI's compiled sources were cached under ${tmp}/node-compile-cache`);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  },
+);
 
 test('NODE_DISABLE_COMPILE_CACHE=1 leaves the cache off', { timeout: 60_000 }, async () => {
   const tmp = await mkdtemp(join(tmpdir(), 'switchyard-compile-cache-'));
   try {
-    const run = await runCliToExit(['--version'], { env: { TMPDIR: tmp, NODE_COMPILE_CACHE: '', NODE_DISABLE_COMPILE_CACHE: '1' } });
+    const run = await runCliToExit(['--version'], {
+      env: { TMPDIR: tmp, NODE_COMPILE_CACHE: '', NODE_DISABLE_COMPILE_CACHE: '1' },
+    });
     assert.equal(run.code, 0);
     assert.deepEqual(await filesUnder(join(tmp, 'node-compile-cache')), []);
   } finally {

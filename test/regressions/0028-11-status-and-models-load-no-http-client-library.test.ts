@@ -18,7 +18,21 @@ async function adminApi(): Promise<{ url: string; server: Server }> {
     req.resume();
     const body =
       req.url === '/admin/hosts'
-        ? { hosts: [{ name: 'a', kind: 'vllm', health: { status: 'healthy', last_error: null }, discovery: { state: 'known', last_error: null }, loaded: ['m'], available_on_demand: [], models: {}, leases: {} }], queue_depth: {} }
+        ? {
+            hosts: [
+              {
+                name: 'a',
+                kind: 'vllm',
+                health: { status: 'healthy', last_error: null },
+                discovery: { state: 'known', last_error: null },
+                loaded: ['m'],
+                available_on_demand: [],
+                models: {},
+                leases: {},
+              },
+            ],
+            queue_depth: {},
+          }
         : { models: [] };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
@@ -35,7 +49,10 @@ test('status --url reads the gateway without undici and without the config schem
     const { urls, code, stdout } = await loadedBy(['status', '--url', api.url]);
     assert.equal(code, 0, `status read the stand-in gateway: ${stdout}`);
     assert.match(stdout, /\ba\b.*healthy/);
-    assert.ok(urls.some((u) => u.endsWith('/src/cli/status.ts')), 'the command ran');
+    assert.ok(
+      urls.some((u) => u.endsWith('/src/cli/status.ts')),
+      'the command ran',
+    );
     assert.deepEqual(unneeded(urls), [], 'status --url loads only what it uses');
   } finally {
     api.server.close();
@@ -53,9 +70,15 @@ test('models --url reads the models view without undici', { timeout: 120_000 }, 
   const api = await adminApi();
   try {
     const { urls, code } = await loadedBy(['models', '--url', api.url]);
-    assert.ok(urls.some((u) => u.endsWith('/src/cli/models.ts')), 'the command ran');
+    assert.ok(
+      urls.some((u) => u.endsWith('/src/cli/models.ts')),
+      'the command ran',
+    );
     assert.notEqual(code, null);
-    assert.deepEqual(urls.filter((u) => /\/node_modules\/undici\//.test(u)), []);
+    assert.deepEqual(
+      urls.filter((u) => /\/node_modules\/undici\//.test(u)),
+      [],
+    );
   } finally {
     api.server.close();
   }

@@ -13,7 +13,10 @@ import { NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
 import type { NodeSpec } from '#src/config/types.ts';
 import { spec } from '#test/fixtures/builders.ts';
 
-const LISTING = { object: 'list', data: Array.from({ length: 50 }, (_, i) => ({ id: `model-${i}`, object: 'model', max_model_len: 8192 })) };
+const LISTING = {
+  object: 'list',
+  data: Array.from({ length: 50 }, (_, i) => ({ id: `model-${i}`, object: 'model', max_model_len: 8192 })),
+};
 
 function parsed(): DiscoveryResult {
   const outcome = parseModelList('vllm', JSON.parse(JSON.stringify(LISTING)));
@@ -35,7 +38,10 @@ test('the registry stores the parsed models themselves, not a copy, and models w
   registry.observeDiscovery('a', result);
   const stored = registry.view('a')?.discovery.models ?? [];
   assert.equal(stored.length, 50);
-  assert.ok(stored.every((m, i) => m === result.models[i]), 'each stored model is the parsed object (one copy per listing)');
+  assert.ok(
+    stored.every((m, i) => m === result.models[i]),
+    'each stored model is the parsed object (one copy per listing)',
+  );
   assert.ok(Object.isFrozen(stored[0]) && Object.isFrozen(stored[0]?.aliases), 'and nobody can change it');
   assert.equal(new Set(result.models.map((m) => m.aliases)).size, 1, 'one empty aliases array for all 50 models');
   assert.notEqual(stored, result.models, "the caller's array stays the caller's");

@@ -19,7 +19,12 @@ const limits = { ...CONFIG_DEFAULTS.server, listenBacklog: 1234 };
 test('the listener gives listen() the configured backlog (default 4096)', () => {
   assert.equal(CONFIG_DEFAULTS.server.listenBacklog, 4096);
   assert.equal(typeof listener.listenArguments, 'function', 'listener.ts states what listen() is given');
-  assert.deepEqual(listener.listenArguments({ host: '127.0.0.1', port: 0, reusePort: false, limits }), { host: '127.0.0.1', port: 0, reusePort: false, backlog: 1234 });
+  assert.deepEqual(listener.listenArguments({ host: '127.0.0.1', port: 0, reusePort: false, limits }), {
+    host: '127.0.0.1',
+    port: 0,
+    reusePort: false,
+    backlog: 1234,
+  });
 });
 
 const ONE_NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';

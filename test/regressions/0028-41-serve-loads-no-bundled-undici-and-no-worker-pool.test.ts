@@ -9,11 +9,24 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadedByServe } from '#test/fixtures/loaded-modules.ts';
 
-test('serve with workers = 1 and no [mesh] loads neither Node’s bundled undici nor the worker pool', { timeout: 150_000 }, async () => {
-  const { urls: lines, code } = await loadedByServe();
-  assert.equal(code, 0);
-  assert.ok(lines.includes('builtin:http'), `the trace lists Node's internal modules: ${lines.filter((l) => l.startsWith('builtin:')).length}`);
-  assert.ok(lines.some((l) => l.endsWith('/src/gateway/parts.ts')), 'the gateway loaded');
-  const unused = lines.filter((l) => l === 'builtin:internal/deps/undici/undici' || /\/src\/workers\/(request-workers|worker-link|worker-main)\.ts$/.test(l));
-  assert.deepEqual(unused, [], 'what a one-thread gateway without [mesh] does not use is not loaded');
-});
+test(
+  'serve with workers = 1 and no [mesh] loads neither Node’s bundled undici nor the worker pool',
+  { timeout: 150_000 },
+  async () => {
+    const { urls: lines, code } = await loadedByServe();
+    assert.equal(code, 0);
+    assert.ok(
+      lines.includes('builtin:http'),
+      `the trace lists Node's internal modules: ${lines.filter((l) => l.startsWith('builtin:')).length}`,
+    );
+    assert.ok(
+      lines.some((l) => l.endsWith('/src/gateway/parts.ts')),
+      'the gateway loaded',
+    );
+    const unused = lines.filter(
+      (l) =>
+        l === 'builtin:internal/deps/undici/undici' || /\/src\/workers\/(request-workers|worker-link|worker-main)\.ts$/.test(l),
+    );
+    assert.deepEqual(unused, [], 'what a one-thread gateway without [mesh] does not use is not loaded');
+  },
+);

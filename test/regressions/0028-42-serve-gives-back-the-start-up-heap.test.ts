@@ -11,22 +11,28 @@ import { startCli, writeTempFile } from '#test/fixtures/processes.ts';
 
 const MIB = 1024 * 1024;
 
-test('serve gives back the young generation start-up grew, once every node has had its first round', { timeout: 150_000 }, async () => {
-  const file = await writeTempFile('switchyard.toml', gatewayToml([{ name: 'a', url: 'http://127.0.0.1:1', kind: 'vllm' }]));
-  const proc = startCli(['serve', '--config', file.path], { NODE_OPTIONS: '--max-semi-space-size=16' });
-  try {
-    const listening = await proc.waitForLine((l) => l.includes('"gateway listening"'), 120_000);
-    const url = (JSON.parse(listening) as { url: string }).url;
-    const shed = await proc.waitForLine((l) => l.includes('"start-up heap given back"'), 30_000).catch(() => undefined);
-    const metrics = await (await fetch(`${url}/metrics`)).text();
-    const newSpace = Number(/^gateway_process_nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)$/m.exec(metrics)?.[1] ?? 'NaN');
-    assert.ok(newSpace <= 4 * MIB, `the young generation is back near its floor: ${(newSpace / MIB).toFixed(1)} MB`);
-    assert.ok(shed !== undefined, 'serve says it gave back the start-up heap once the node had its first round');
-    const fields = JSON.parse(shed) as { rss_before_mb: number; rss_after_mb: number };
-    assert.ok(fields.rss_before_mb > 0 && fields.rss_after_mb > 0, 'the line says the RSS before and after');
-    assert.equal(await proc.stop(), 0);
-  } finally {
-    await proc.stop();
-    await file.cleanup();
-  }
-});
+test(
+  'serve gives back the young generation start-up grew, once every node has had its first round',
+  { timeout: 150_000 },
+  async () => {
+    const file = await writeTempFile('switchyard.toml', gatewayToml([{ name: 'a', url: 'http://127.0.0.1:1', kind: 'vllm' }]));
+    const proc = startCli(['serve', '--config', file.path], { NODE_OPTIONS: '--max-semi-space-size=16' });
+    try {
+      const listening = await proc.waitForLine((l) => l.includes('"gateway listening"'), 120_000);
+      const url = (JSON.parse(listening) as { url: string }).url;
+      const shed = await proc.waitForLine((l) => l.includes('"start-up heap given back"'), 30_000).catch(() => undefined);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      const newSpace = Number(
+        /^gateway_process_nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)$/m.exec(metrics)?.[1] ?? 'NaN',
+      );
+      assert.ok(newSpace <= 4 * MIB, `the young generation is back near its floor: ${(newSpace / MIB).toFixed(1)} MB`);
+      assert.ok(shed !== undefined, 'serve says it gave back the start-up heap once the node had its first round');
+      const fields = JSON.parse(shed) as { rss_before_mb: number; rss_after_mb: number };
+      assert.ok(fields.rss_before_mb > 0 && fields.rss_after_mb > 0, 'the line says the RSS before and after');
+      assert.equal(await proc.stop(), 0);
+    } finally {
+      await proc.stop();
+      await file.cleanup();
+    }
+  },
+);

@@ -14,7 +14,10 @@ const gc = runInNewContext('gc') as () => void;
 test('a parsed listing holds about 72 bytes a model (the record and its slot), not 88', () => {
   const count = 20_000;
   // The ids (and the body) exist before the measurement: only what the parse keeps is counted.
-  const body = { object: 'list', data: Array.from({ length: count }, (_, i) => ({ id: `model-${i}`, object: 'model', max_model_len: 8192 })) };
+  const body = {
+    object: 'list',
+    data: Array.from({ length: count }, (_, i) => ({ id: `model-${i}`, object: 'model', max_model_len: 8192 })),
+  };
   for (let round = 0; round < 3; round++) parseModelList('vllm', body);
   gc();
   gc();

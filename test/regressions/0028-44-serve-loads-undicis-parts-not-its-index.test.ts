@@ -12,6 +12,13 @@ test('serve loads undici’s Pool, Agent and errors, not undici’s index', { ti
   const { urls, code } = await loadedByServe();
   assert.equal(code, 0);
   const undici = urls.filter((l) => l.includes('/node_modules/undici/'));
-  assert.ok(undici.some((l) => l.endsWith('/undici/lib/dispatcher/pool.js')), 'the gateway loaded undici’s Pool');
-  assert.deepEqual(undici.filter((l) => l.endsWith('/undici/index.js')), [], 'undici’s index is not loaded');
+  assert.ok(
+    undici.some((l) => l.endsWith('/undici/lib/dispatcher/pool.js')),
+    'the gateway loaded undici’s Pool',
+  );
+  assert.deepEqual(
+    undici.filter((l) => l.endsWith('/undici/index.js')),
+    [],
+    'undici’s index is not loaded',
+  );
 });

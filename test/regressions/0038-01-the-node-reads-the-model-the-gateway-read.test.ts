@@ -22,7 +22,9 @@ import { eventually } from '#test/fixtures/http.ts';
 const PUB_KEY = 'sk-scoped-to-llama';
 const AUDIO_KEY = 'sk-scoped-to-pub-model';
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void | Promise<void>): Promise<{ server: Server; url: string }> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void | Promise<void>,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -85,12 +87,14 @@ function topLevelMembers(text: string): [string, unknown][] {
 }
 
 /** Go's case folding for the field match (unicode.SimpleFold: the Kelvin sign is a k, the long s an s). */
-const goFold = (key: string): string => [...key].map((c) => (c === '\u212a' ? 'k' : c === '\u017f' ? 's' : c.toLowerCase())).join('');
+const goFold = (key: string): string =>
+  [...key].map((c) => (c === '\u212a' ? 'k' : c === '\u017f' ? 's' : c.toLowerCase())).join('');
 
 /** The model Go's encoding/json reads: every key that folds to "model" sets it, the last one wins. */
 function goReadsModel(body: Buffer): string | undefined {
   let model: string | undefined;
-  for (const [key, value] of topLevelMembers(body.toString('utf8'))) if (goFold(key) === 'model' && typeof value === 'string') model = value;
+  for (const [key, value] of topLevelMembers(body.toString('utf8')))
+    if (goFold(key) === 'model' && typeof value === 'string') model = value;
   return model;
 }
 
@@ -116,7 +120,8 @@ function starletteModel(body: Buffer, contentType: string): string | undefined {
     const headers = part.slice(2, split).split('\r\n');
     const disposition = headers.filter((h) => /^content-disposition:/i.test(h)).at(-1) ?? '';
     const name = [...disposition.matchAll(/;\s*name="?([^";]*)"?/gi)].at(-1)?.[1];
-    if (name === 'model' && !/filename=/i.test(disposition)) model = Buffer.from(part.slice(split + 4), 'latin1').toString('utf8');
+    if (name === 'model' && !/filename=/i.test(disposition))
+      model = Buffer.from(part.slice(split + 4), 'latin1').toString('utf8');
   }
   return model;
 }
@@ -153,18 +158,25 @@ before(async () => {
       const members = Object.fromEntries(topLevelMembers(body.toString('utf8')).filter(([key]) => goFold(key) !== 'model'));
       forward = Buffer.from(JSON.stringify({ ...members, model }));
     }
-    const answer = await request(`${target}${req.url ?? '/'}`, { method: req.method as 'GET', body: forward, headers: { 'content-type': String(req.headers['content-type'] ?? 'application/json') }, signal: AbortSignal.timeout(30_000) });
+    const answer = await request(`${target}${req.url ?? '/'}`, {
+      method: req.method as 'GET',
+      body: forward,
+      headers: { 'content-type': String(req.headers['content-type'] ?? 'application/json') },
+      signal: AbortSignal.timeout(30_000),
+    });
     const bytes = Buffer.from(await answer.body.arrayBuffer());
     res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') }).end(bytes);
   });
   goDecoder = go.server;
   const audio = await listen((req, res, body) => {
-    if (req.method === 'GET' && req.url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    if (req.method === 'GET' && req.url === '/health')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     if (req.method === 'GET' && req.url === '/v1/models') {
       const data = ['pub-model', 'secret-model'].map((id) => ({ id, object: 'model', owned_by: 'vllm', max_model_len: 4096 }));
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
     }
-    if (req.method !== 'POST') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
+    if (req.method !== 'POST')
+      return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
     const model = starletteModel(body, String(req.headers['content-type'] ?? ''));
     starletteRead.push(model);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: `transcribed by ${model}` }));
@@ -191,21 +203,40 @@ after(async () => {
   await sim?.close();
 });
 
-const post = async (path: string, key: string, body: string | Buffer, contentType = 'application/json'): Promise<{ status: number; json: Record<string, unknown> }> => {
-  const res = await request(`${gw!.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body, signal: AbortSignal.timeout(60_000) });
+const post = async (
+  path: string,
+  key: string,
+  body: string | Buffer,
+  contentType = 'application/json',
+): Promise<{ status: number; json: Record<string, unknown> }> => {
+  const res = await request(`${gw!.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+    body,
+    signal: AbortSignal.timeout(60_000),
+  });
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
 };
 
-const openaiError = (json: Record<string, unknown>): { message: string; param: unknown; type: unknown } => json.error as { message: string; param: unknown; type: unknown };
+const openaiError = (json: Record<string, unknown>): { message: string; param: unknown; type: unknown } =>
+  json.error as { message: string; param: unknown; type: unknown };
 
 test('the Go-style decoder in front of the Ollama sim reads what the gateway read: a plain request is served as its model', async () => {
   const before_ = goRead.length;
-  const ok = await post('/v1/chat/completions', PUB_KEY, '{"model":"llama3.2","messages":[{"role":"user","content":"hi"}],"max_tokens":3}');
+  const ok = await post(
+    '/v1/chat/completions',
+    PUB_KEY,
+    '{"model":"llama3.2","messages":[{"role":"user","content":"hi"}],"max_tokens":3}',
+  );
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
   assert.equal(ok.json.model, 'llama3.2:latest');
   assert.deepEqual(goRead.slice(before_), ['llama3.2:latest'], 'the gateway sent the id the node listed');
   // Out of scope, named plainly: the scope holds (the unknown model's 404), the node never asked.
-  const hidden = await post('/v1/chat/completions', PUB_KEY, '{"model":"secret-ollama","messages":[{"role":"user","content":"hi"}]}');
+  const hidden = await post(
+    '/v1/chat/completions',
+    PUB_KEY,
+    '{"model":"secret-ollama","messages":[{"role":"user","content":"hi"}]}',
+  );
   assert.equal(hidden.status, 404);
   assert.equal(goRead.length, before_ + 1);
 });
@@ -214,7 +245,11 @@ test('a case variant of "model" beside it is refused 400 naming the key, and the
   const before_ = goRead.length;
   const variants = ['Model', 'MODEL', 'mOdEl', '\\u004dodel'];
   for (const variant of variants) {
-    const attack = await post('/v1/chat/completions', PUB_KEY, `{"model":"llama3.2","${variant}":"secret-ollama","messages":[{"role":"user","content":"hi"}],"max_tokens":3}`);
+    const attack = await post(
+      '/v1/chat/completions',
+      PUB_KEY,
+      `{"model":"llama3.2","${variant}":"secret-ollama","messages":[{"role":"user","content":"hi"}],"max_tokens":3}`,
+    );
     assert.equal(attack.status, 400, `${variant}: ${JSON.stringify(attack.json)} (the node read ${String(goRead.at(-1))})`);
     const error = openaiError(attack.json);
     assert.equal(error.param, 'model');
@@ -222,14 +257,26 @@ test('a case variant of "model" beside it is refused 400 naming the key, and the
     assert.match(error.message, /^body has "(Model|MODEL|mOdEl)" beside "model": a node may read either/);
   }
   // Without any "model": the gateway would add the default (or refuse), Go would still read the variant last.
-  const alone = await post('/v1/chat/completions', PUB_KEY, '{"Model":"secret-ollama","messages":[{"role":"user","content":"hi"}]}');
+  const alone = await post(
+    '/v1/chat/completions',
+    PUB_KEY,
+    '{"Model":"secret-ollama","messages":[{"role":"user","content":"hi"}]}',
+  );
   assert.equal(alone.status, 400);
   // The same for any member the gateway reads: it would reserve 3 tokens, Go would read 100000.
-  const budget = await post('/v1/chat/completions', PUB_KEY, '{"model":"llama3.2","max_tokens":3,"MAX_TOKENS":100000,"messages":[{"role":"user","content":"hi"}]}');
+  const budget = await post(
+    '/v1/chat/completions',
+    PUB_KEY,
+    '{"model":"llama3.2","max_tokens":3,"MAX_TOKENS":100000,"messages":[{"role":"user","content":"hi"}]}',
+  );
   assert.equal(budget.status, 400, JSON.stringify(budget.json));
   assert.match(openaiError(budget.json).message, /^body has "MAX_TOKENS" beside "max_tokens"/);
   // Ollama's native API, in Ollama's own error shape.
-  const native = await post('/api/chat', PUB_KEY, '{"model":"llama3.2","MODEL":"secret-ollama","messages":[{"role":"user","content":"hi"}],"stream":false}');
+  const native = await post(
+    '/api/chat',
+    PUB_KEY,
+    '{"model":"llama3.2","MODEL":"secret-ollama","messages":[{"role":"user","content":"hi"}],"stream":false}',
+  );
   assert.equal(native.status, 400, JSON.stringify(native.json));
   assert.match(String(native.json.error), /body has "MODEL" beside "model"/);
   assert.deepEqual(goRead.slice(before_), [], 'no hostile body reached the node');
@@ -238,7 +285,10 @@ test('a case variant of "model" beside it is refused 400 naming the key, and the
 
 test('a repeated "model" is refused for every kind, however it is written', async () => {
   const before_ = goRead.length;
-  for (const body of ['{"model":"secret-ollama","model":"llama3.2","messages":[]}', '{"mod\\u0065l":"secret-ollama","model":"llama3.2","messages":[]}']) {
+  for (const body of [
+    '{"model":"secret-ollama","model":"llama3.2","messages":[]}',
+    '{"mod\\u0065l":"secret-ollama","model":"llama3.2","messages":[]}',
+  ]) {
     const refused = await post('/v1/chat/completions', PUB_KEY, body);
     assert.equal(refused.status, 400, body);
     assert.match(openaiError(refused.json).message, /^body has "model" twice/);
@@ -249,8 +299,16 @@ test('a repeated "model" is refused for every kind, however it is written', asyn
 const B = 'pub-boundary-1';
 const S = 'secret-boundary-2';
 const WAV = Buffer.concat([Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1'), Buffer.alloc(28, 1)]);
-const field = (boundary: string, name: string, value: string, extra = ''): string => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n\r\n${value}\r\n`;
-const file = (boundary: string): Buffer => Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`), WAV, Buffer.from('\r\n')]);
+const field = (boundary: string, name: string, value: string, extra = ''): string =>
+  `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n\r\n${value}\r\n`;
+const file = (boundary: string): Buffer =>
+  Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+    ),
+    WAV,
+    Buffer.from('\r\n'),
+  ]);
 
 test('the Starlette-style reader behind the audio route reads what the gateway read: a plain form is served as its model', async () => {
   const before_ = starletteRead.length;
@@ -265,14 +323,49 @@ test('multipart framing a parser could read two ways is refused 400 naming it, a
   const before_ = starletteRead.length;
   // Read with the first boundary (busboy): pub-model after a preamble. With the last (Starlette): secret-model.
   const pubForm = Buffer.concat([Buffer.from(`\r\n${field(B, 'model', 'pub-model')}`), file(B), Buffer.from(`--${B}--\r\n`)]);
-  const twoBoundaries = Buffer.concat([Buffer.from(field(S, 'model', 'secret-model')), Buffer.from(`--${S}\r\nContent-Disposition: form-data; name="file"; filename="b.wav"\r\n\r\n`), pubForm, Buffer.from(`\r\n--${S}--\r\n`)]);
+  const twoBoundaries = Buffer.concat([
+    Buffer.from(field(S, 'model', 'secret-model')),
+    Buffer.from(`--${S}\r\nContent-Disposition: form-data; name="file"; filename="b.wav"\r\n\r\n`),
+    pubForm,
+    Buffer.from(`\r\n--${S}--\r\n`),
+  ]);
   const cases: [string, Buffer, string, RegExp][] = [
-    ['two boundary parameters', twoBoundaries, `multipart/form-data; boundary=${B}; boundary=${S}`, /Content-Type has "boundary" twice: parsers differ in which one they read/],
-    ['two boundary parameters, the second capitalised', twoBoundaries, `multipart/form-data; boundary=${B}; Boundary=${S}`, /"boundary" twice/],
+    [
+      'two boundary parameters',
+      twoBoundaries,
+      `multipart/form-data; boundary=${B}; boundary=${S}`,
+      /Content-Type has "boundary" twice: parsers differ in which one they read/,
+    ],
+    [
+      'two boundary parameters, the second capitalised',
+      twoBoundaries,
+      `multipart/form-data; boundary=${B}; Boundary=${S}`,
+      /"boundary" twice/,
+    ],
     // Busboy reads a part's first Content-Disposition (language), Starlette its last (a second model).
-    ['two Content-Disposition headers', Buffer.concat([Buffer.from(field(B, 'model', 'pub-model')), Buffer.from(field(B, 'language', 'secret-model', '\r\nContent-Disposition: form-data; name="model"')), file(B), Buffer.from(`--${B}--\r\n`)]), `multipart/form-data; boundary=${B}`, /2 Content-Disposition headers/],
+    [
+      'two Content-Disposition headers',
+      Buffer.concat([
+        Buffer.from(field(B, 'model', 'pub-model')),
+        Buffer.from(field(B, 'language', 'secret-model', '\r\nContent-Disposition: form-data; name="model"')),
+        file(B),
+        Buffer.from(`--${B}--\r\n`),
+      ]),
+      `multipart/form-data; boundary=${B}`,
+      /2 Content-Disposition headers/,
+    ],
     // Busboy makes an octet-stream part a file (no `model` field); Starlette a field (no filename).
-    ['a model part sent as octet-stream', Buffer.concat([Buffer.from(field(B, 'model', 'pub-model')), Buffer.from(field(B, 'model', 'secret-model', '\r\nContent-Type: application/octet-stream')), file(B), Buffer.from(`--${B}--\r\n`)]), `multipart/form-data; boundary=${B}`, /model/],
+    [
+      'a model part sent as octet-stream',
+      Buffer.concat([
+        Buffer.from(field(B, 'model', 'pub-model')),
+        Buffer.from(field(B, 'model', 'secret-model', '\r\nContent-Type: application/octet-stream')),
+        file(B),
+        Buffer.from(`--${B}--\r\n`),
+      ]),
+      `multipart/form-data; boundary=${B}`,
+      /model/,
+    ],
   ];
   for (const [name, body, contentType, message] of cases) {
     const refused = await post('/v1/audio/transcriptions', AUDIO_KEY, body, contentType);

@@ -42,7 +42,9 @@ id = "cut:latest"
 status = "loaded"
 `;
 
-const TENANTS = ['ollama', 'anthropic', 'openai', 'broken'].map((name) => `[[tenants]]\nname = "${name}"\nkeys = ["sk-${name}"]\ntokens_per_day = 1000000`).join('\n\n');
+const TENANTS = ['ollama', 'anthropic', 'openai', 'broken']
+  .map((name) => `[[tenants]]\nname = "${name}"\nkeys = ["sk-${name}"]\ntokens_per_day = 1000000`)
+  .join('\n\n');
 
 let env: FleetAndGateway;
 
@@ -78,10 +80,14 @@ async function tenant(name: string): Promise<{ inFlight: number; today: Today }>
 
 /** Waits until the tenant's one request is admitted and settled, and gives its day's figures. */
 async function settled(name: string): Promise<Today> {
-  await eventually(async () => {
-    const t = await tenant(name);
-    return t.today.requests === 1 && t.inFlight === 0;
-  }, 30_000, `${name}'s request settled`);
+  await eventually(
+    async () => {
+      const t = await tenant(name);
+      return t.today.requests === 1 && t.inFlight === 0;
+    },
+    30_000,
+    `${name}'s request settled`,
+  );
   return (await tenant(name)).today;
 }
 
@@ -89,7 +95,12 @@ async function settled(name: string): Promise<Today> {
  * Streams `path` as tenant `name` and leaves once `enough` says the text read so far is enough;
  * gives what was read. The gateway has relayed at least that much when the client leaves.
  */
-async function readThenLeave(name: string, path: string, body: Record<string, unknown>, enough: (text: string) => boolean): Promise<string> {
+async function readThenLeave(
+  name: string,
+  path: string,
+  body: Record<string, unknown>,
+  enough: (text: string) => boolean,
+): Promise<string> {
   const controller = new AbortController();
   const res = await request(`${env.gw.url}${path}`, {
     method: 'POST',
@@ -111,33 +122,57 @@ async function readThenLeave(name: string, path: string, body: Record<string, un
 }
 
 const contentLines = (text: string): number => text.split('\n').filter((l) => /"content":"[^"]/.test(l)).length;
-const events = (text: string, type: string): number => text.split('\n').filter((l) => l.startsWith('data:') && l.includes(`"type":"${type}"`)).length;
+const events = (text: string, type: string): number =>
+  text.split('\n').filter((l) => l.startsWith('data:') && l.includes(`"type":"${type}"`)).length;
 const chatChunks = (text: string): number => text.split('\n').filter((l) => /"content":"[^"]/.test(l)).length;
 
 test('Ollama native: a client that leaves mid-stream is charged the tokens relayed, and the prompt', async () => {
-  const text = await readThenLeave('ollama', '/api/chat', { model: 'llama3', messages: [{ role: 'user', content: 'tell me a long story' }], options: { num_predict: 1000 } }, (t) => contentLines(t) >= 8);
+  const text = await readThenLeave(
+    'ollama',
+    '/api/chat',
+    { model: 'llama3', messages: [{ role: 'user', content: 'tell me a long story' }], options: { num_predict: 1000 } },
+    (t) => contentLines(t) >= 8,
+  );
   const relayed = contentLines(text);
   const today = await settled('ollama');
-  assert.ok(today.completionTokens >= relayed, `charged ${today.completionTokens} completion tokens, ${relayed} were read by the client`);
+  assert.ok(
+    today.completionTokens >= relayed,
+    `charged ${today.completionTokens} completion tokens, ${relayed} were read by the client`,
+  );
   assert.ok(today.completionTokens < 1000, 'not the whole reservation');
   assert.ok(today.promptTokens > 0, 'the prompt is charged (its estimate: the node said nothing)');
-  const line = (await httpJson('GET', `${env.gw.url}/admin/requests?limit=1`)).json<{ requests: { tokens_from?: string; completion_tokens?: number; status: number }[] }>().requests[0];
+  const line = (await httpJson('GET', `${env.gw.url}/admin/requests?limit=1`)).json<{
+    requests: { tokens_from?: string; completion_tokens?: number; status: number }[];
+  }>().requests[0];
   assert.equal(line?.status, 499);
-  assert.equal(line?.tokens_from, 'seen', 'the count is marked as the gateway\'s');
+  assert.equal(line?.tokens_from, 'seen', "the count is marked as the gateway's");
 });
 
-test('Anthropic /v1/messages: the opening event\'s output_tokens is not the final figure; the deltas relayed are charged', async () => {
-  const text = await readThenLeave('anthropic', '/v1/messages', { model: 'm', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'tell me a long story' }] }, (t) => events(t, 'content_block_delta') >= 8);
+test("Anthropic /v1/messages: the opening event's output_tokens is not the final figure; the deltas relayed are charged", async () => {
+  const text = await readThenLeave(
+    'anthropic',
+    '/v1/messages',
+    { model: 'm', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'tell me a long story' }] },
+    (t) => events(t, 'content_block_delta') >= 8,
+  );
   const relayed = events(text, 'content_block_delta');
   assert.equal(events(text, 'message_delta'), 0, 'cut before the node stated its final count');
   const today = await settled('anthropic');
-  assert.ok(today.completionTokens >= relayed, `charged ${today.completionTokens} completion tokens, ${relayed} deltas were read by the client`);
+  assert.ok(
+    today.completionTokens >= relayed,
+    `charged ${today.completionTokens} completion tokens, ${relayed} deltas were read by the client`,
+  );
   assert.ok(today.completionTokens < 1000);
   assert.ok(today.promptTokens > 0, 'the input tokens message_start stated');
 });
 
 test('OpenAI chat stream: a client that leaves is charged what was relayed (as before)', async () => {
-  const text = await readThenLeave('openai', '/v1/chat/completions', { model: 'm', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'tell me a long story' }] }, (t) => chatChunks(t) >= 8);
+  const text = await readThenLeave(
+    'openai',
+    '/v1/chat/completions',
+    { model: 'm', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'tell me a long story' }] },
+    (t) => chatChunks(t) >= 8,
+  );
   const today = await settled('openai');
   assert.ok(today.completionTokens >= chatChunks(text));
   assert.ok(today.completionTokens < 1000);

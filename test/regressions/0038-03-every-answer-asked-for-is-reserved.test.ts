@@ -61,14 +61,25 @@ async function refused(send: () => Promise<unknown>): Promise<RateLimitError> {
   assert.fail('the request was admitted');
 }
 
-const inferenceSeen = async (): Promise<number> => (await simRequests(sim.url('fast'))).filter((r) => r.path === '/v1/chat/completions' || r.path === '/v1/completions').length;
+const inferenceSeen = async (): Promise<number> =>
+  (await simRequests(sim.url('fast'))).filter((r) => r.path === '/v1/chat/completions' || r.path === '/v1/completions').length;
 
 test('n: 100 with max_tokens: 1000 is refused before admission, naming the limit and the reservation', async () => {
   const before = await inferenceSeen();
-  const error = await refused(() => client('sk-team').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], n: 100, max_tokens: 1000 }));
+  const error = await refused(() =>
+    client('sk-team').chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      n: 100,
+      max_tokens: 1000,
+    }),
+  );
   assert.equal(error.type, 'tokens');
   assert.equal(error.code, 'rate_limit_exceeded');
-  assert.match(error.message, /Request too large for tenant 'team' on tokens per minute \(tokens_per_minute\): limit 20000, requested 1000\d\d\b/);
+  assert.match(
+    error.message,
+    /Request too large for tenant 'team' on tokens per minute \(tokens_per_minute\): limit 20000, requested 1000\d\d\b/,
+  );
   const requested = Number(/requested (\d+)/.exec(error.message)?.[1]);
   assert.ok(requested >= 100_000, `the reservation counts 100 answers of 1000 tokens: ${requested}`);
   assert.equal(error.headers.get('x-should-retry'), 'false');
@@ -79,27 +90,46 @@ test('n: 100 with max_tokens: 1000 is refused before admission, naming the limit
 });
 
 test('best_of on completions is reserved per generated answer', async () => {
-  const error = await refused(() => client('sk-team').completions.create({ model: 'm', prompt: 'hi', best_of: 30, n: 2, max_tokens: 1000 }));
+  const error = await refused(() =>
+    client('sk-team').completions.create({ model: 'm', prompt: 'hi', best_of: 30, n: 2, max_tokens: 1000 }),
+  );
   assert.match(error.message, /limit 20000, requested 300\d\d\b/);
 });
 
 test('an admitted request with n reserves each answer: the remaining tokens say so', async () => {
-  const { response } = await client('sk-team').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], n: 3, max_tokens: 1000 }).withResponse();
+  const { response } = await client('sk-team')
+    .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], n: 3, max_tokens: 1000 })
+    .withResponse();
   assert.equal(response.status, 200);
   const remaining = Number(response.headers.get('x-ratelimit-remaining-tokens'));
   assert.ok(remaining <= 20_000 - 3_000, `3 × 1000 reserved at admission: ${remaining} remaining`);
 });
 
 test('a reservation larger than the day budget itself is refused on tokens_per_day', async () => {
-  const error = await refused(() => client('sk-daily').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], n: 10, max_tokens: 1000 }));
-  assert.match(error.message, /Request too large for tenant 'daily' on tokens per day \(tokens_per_day\): limit 5000, requested 100\d\d\b/);
+  const error = await refused(() =>
+    client('sk-daily').chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      n: 10,
+      max_tokens: 1000,
+    }),
+  );
+  assert.match(
+    error.message,
+    /Request too large for tenant 'daily' on tokens per day \(tokens_per_day\): limit 5000, requested 100\d\d\b/,
+  );
   assert.equal(error.headers.get('x-should-retry'), 'false');
   assert.equal((await tenant('daily')).today.requests, 0);
 });
 
 test('a stray n on an endpoint without answers to choose from reserves one answer', async () => {
   // Anthropic's Messages has no `n`: one answer of max_tokens, well within the day budget.
-  const res = await httpJson('POST', `${gw.url}/v1/messages`, { model: 'm', max_tokens: 100, n: 100, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': 'sk-daily', 'anthropic-version': '2023-06-01' });
+  const res = await httpJson(
+    'POST',
+    `${gw.url}/v1/messages`,
+    { model: 'm', max_tokens: 100, n: 100, messages: [{ role: 'user', content: 'hi' }] },
+    { 'x-api-key': 'sk-daily', 'anthropic-version': '2023-06-01' },
+  );
   assert.equal(res.status, 200, res.text);
 });
 

@@ -47,13 +47,20 @@ after(async () => {
 });
 
 const post = async (path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-  const res = await request(`${gw!.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  const res = await request(`${gw!.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
 };
 
 /** The refusal's words: OpenAI's error object, or Ollama's `{"error": "…"}` on its native routes. */
 const refusal = (json: Record<string, unknown>): { message: string; param: unknown } =>
-  typeof json.error === 'string' ? { message: json.error, param: undefined } : (json.error as { message: string; param: unknown });
+  typeof json.error === 'string'
+    ? { message: json.error, param: undefined }
+    : (json.error as { message: string; param: unknown });
 
 const LONG = 'lorem ipsum '.repeat(400);
 const hi = [{ role: 'user', content: 'hi' }];
@@ -65,11 +72,22 @@ test('a plain body is read alike by the gateway and the Go-style decoder, and se
   const native = await post('/api/chat', { model: 'llama3.2', stream: false, options: { num_predict: 3 }, messages: hi });
   assert.equal(native.status, 200, JSON.stringify(native.json));
   assert.deepEqual(
-    go!.read.slice(before_).map((r) => ({ max_tokens: (r as { max_tokens?: number }).max_tokens, num_predict: (r as { options?: { num_predict?: number } }).options?.num_predict })),
-    [{ max_tokens: 3, num_predict: undefined }, { max_tokens: undefined, num_predict: 3 }],
+    go!.read.slice(before_).map((r) => ({
+      max_tokens: (r as { max_tokens?: number }).max_tokens,
+      num_predict: (r as { options?: { num_predict?: number } }).options?.num_predict,
+    })),
+    [
+      { max_tokens: 3, num_predict: undefined },
+      { max_tokens: undefined, num_predict: 3 },
+    ],
   );
   // Keys the gateway does not read are not judged: a tool's schema with both cases of a property.
-  const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { Name: { type: 'string' }, name: { type: 'string' } } } } }];
+  const tools = [
+    {
+      type: 'function',
+      function: { name: 'f', parameters: { type: 'object', properties: { Name: { type: 'string' }, name: { type: 'string' } } } },
+    },
+  ];
   const withTools = await post('/v1/chat/completions', { model: 'llama3.2', max_tokens: 3, messages: hi, tools });
   assert.equal(withTools.status, 200, JSON.stringify(withTools.json));
 });
@@ -85,14 +103,26 @@ const ATTACKS: { name: string; path: string; body: unknown; param: string; says:
   {
     name: 'a message whose content is keyed "CONTENT" (sized empty, read whole)',
     path: '/v1/chat/completions',
-    body: { model: 'llama3.2', max_tokens: 3, messages: [{ role: 'user', content: 'hi' }, { role: 'user', CONTENT: LONG }] },
+    body: {
+      model: 'llama3.2',
+      max_tokens: 3,
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'user', CONTENT: LONG },
+      ],
+    },
     param: 'messages[1].content',
     says: /^body has "messages\[1\]\.CONTENT": .* reads it as "messages\[1\]\.content"/,
   },
   {
     name: 'a message with "Content" beside "content"',
     path: '/api/chat',
-    body: { model: 'llama3.2', stream: false, options: { num_predict: 3 }, messages: [{ role: 'user', content: 'hi', Content: LONG }] },
+    body: {
+      model: 'llama3.2',
+      stream: false,
+      options: { num_predict: 3 },
+      messages: [{ role: 'user', content: 'hi', Content: LONG }],
+    },
     param: 'messages[0].content',
     says: /^body has "messages\[0\]\.Content" beside "messages\[0\]\.content"/,
   },
@@ -130,7 +160,11 @@ test('a case variant of a key the gateway reads, at any depth, is refused 400 na
   const before_ = go!.read.length;
   for (const attack of ATTACKS) {
     const answer = await post(attack.path, attack.body);
-    assert.equal(answer.status, 400, `${attack.name}: ${JSON.stringify(answer.json).slice(0, 300)} (the node read ${JSON.stringify(go!.read.at(-1)).slice(0, 200)})`);
+    assert.equal(
+      answer.status,
+      400,
+      `${attack.name}: ${JSON.stringify(answer.json).slice(0, 300)} (the node read ${JSON.stringify(go!.read.at(-1)).slice(0, 200)})`,
+    );
     const error = refusal(answer.json);
     assert.match(error.message, attack.says, attack.name);
     if (error.param !== undefined) assert.equal(error.param, attack.param, attack.name);

@@ -24,7 +24,9 @@ import { JumpingClock } from '#test/fixtures/test-clocks.ts';
 
 const HELD_FLEET = `[[node]]\nname = "held"\nkind = "vllm"\nmodels = ["m"]\nttft = "1s"\ntokens_per_second = 100\n`;
 
-const TENANTS = ['json', 'stream', 'teach', 'rated', 'capped'].map((name) => `[[tenants]]\nname = "${name}"\nkeys = ["sk-${name}"]\ntokens_per_day = 1000000`).join('\n\n');
+const TENANTS = ['json', 'stream', 'teach', 'rated', 'capped']
+  .map((name) => `[[tenants]]\nname = "${name}"\nkeys = ["sk-${name}"]\ntokens_per_day = 1000000`)
+  .join('\n\n');
 
 const nodeClock = new ManualClock();
 const gatewayClock = new JumpingClock();
@@ -84,10 +86,14 @@ async function leaveEarly(name: string, body: Record<string, unknown>, ready: ()
   await eventually(ready, 30_000, `${name}'s request at the node`);
   controller.abort();
   assert.ok((await sent) instanceof Error, 'no answer came: the client left before the head');
-  await eventually(async () => {
-    const t = await tenant(name);
-    return t.today.requests === 1 && t.inFlight === 0;
-  }, 30_000, `${name}'s request settled`);
+  await eventually(
+    async () => {
+      const t = await tenant(name);
+      return t.today.requests === 1 && t.inFlight === 0;
+    },
+    30_000,
+    `${name}'s request settled`,
+  );
   return (await tenant(name)).today;
 }
 
@@ -101,7 +107,11 @@ async function lastLine(name: string): Promise<LogLine | undefined> {
 const PROMPT = 'Summarise the history of the printing press in three paragraphs, please.';
 
 test('a whole (JSON) answer: the client leaves while the node works; the prompt is charged, estimated', async () => {
-  const today = await leaveEarly('json', { model: 'm', max_tokens: 200, messages: [{ role: 'user', content: PROMPT }] }, atNode(1));
+  const today = await leaveEarly(
+    'json',
+    { model: 'm', max_tokens: 200, messages: [{ role: 'user', content: PROMPT }] },
+    atNode(1),
+  );
   await eventually(async () => ((await simStats(sim.url('held'))).clientAborted ?? 0) >= 1, 30_000, 'the node saw the cancel');
   assert.ok(today.promptTokens > 0, `the prompt is charged: ${today.promptTokens}`);
   assert.ok(today.promptTokens < 200, `the prompt as sized, not the reservation: ${today.promptTokens}`);
@@ -113,7 +123,11 @@ test('a whole (JSON) answer: the client leaves while the node works; the prompt 
 });
 
 test('a stream whose head had not come: the same', async () => {
-  const today = await leaveEarly('stream', { model: 'm', max_tokens: 200, stream: true, messages: [{ role: 'user', content: PROMPT }] }, atNode(1));
+  const today = await leaveEarly(
+    'stream',
+    { model: 'm', max_tokens: 200, stream: true, messages: [{ role: 'user', content: PROMPT }] },
+    atNode(1),
+  );
   assert.ok(today.promptTokens > 0);
   assert.equal(today.completionTokens, 0, 'no speed learned yet: the prompt alone');
   const line = await lastLine('stream');
@@ -153,18 +167,22 @@ async function teachOneStream(): Promise<void> {
   assert.ok(text.includes('[DONE]'), 'the answer came whole');
 }
 
-test('after streamed answers taught the node\'s speed, a client leaving is charged the generation until the cancel, estimated, capped', async () => {
+test("after streamed answers taught the node's speed, a client leaving is charged the generation until the cancel, estimated, capped", async () => {
   for (let i = 0; i < 3; i += 1) await teachOneStream();
   const learned = (await gw.hosts()).hosts.find((h) => h.name === 'held')?.decode_rate?.m;
   assert.equal(learned?.in_use, true, `the node's speed is learned and shown: ${JSON.stringify(learned)}`);
   assert.ok(learned.tokens_per_second > 0 && learned.first_token_ms !== null);
   // The client leaves 3 s (the gateway's clock) after the node was sent the request: about 2.5 s of
   // generation at about 39 tokens a second.
-  const rated = await leaveEarly('rated', { model: 'm', max_tokens: 200, stream: true, messages: [{ role: 'user', content: PROMPT }] }, async () => {
-    if (!(await atNode(1)())) return false;
-    gatewayClock.jump(3_000);
-    return true;
-  });
+  const rated = await leaveEarly(
+    'rated',
+    { model: 'm', max_tokens: 200, stream: true, messages: [{ role: 'user', content: PROMPT }] },
+    async () => {
+      if (!(await atNode(1)())) return false;
+      gatewayClock.jump(3_000);
+      return true;
+    },
+  );
   assert.ok(rated.promptTokens > 0, `the prompt is charged: ${rated.promptTokens}`);
   assert.ok(rated.completionTokens > 0, `the generation until the cancel is charged: ${rated.completionTokens}`);
   assert.ok(rated.completionTokens <= 200, `never more than max_tokens: ${rated.completionTokens}`);
@@ -174,11 +192,15 @@ test('after streamed answers taught the node\'s speed, a client leaving is charg
   assert.equal(line?.estimated_from, 'decode_rate');
   assert.equal(line?.completion_tokens, rated.completionTokens);
   // The same 3 s against max_tokens 10: the whole of what the request allowed, no more.
-  const capped = await leaveEarly('capped', { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: PROMPT }] }, async () => {
-    if (!(await atNode(1)())) return false;
-    gatewayClock.jump(3_000);
-    return true;
-  });
+  const capped = await leaveEarly(
+    'capped',
+    { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: PROMPT }] },
+    async () => {
+      if (!(await atNode(1)())) return false;
+      gatewayClock.jump(3_000);
+      return true;
+    },
+  );
   assert.equal(capped.completionTokens, 10, 'capped at max_tokens');
   assert.equal((await lastLine('capped'))?.estimated_from, 'decode_rate');
 });

@@ -29,15 +29,31 @@ const bearer = { authorization: 'Bearer k-capped' };
 const WRITE_WAIT_MS = 90_000;
 
 /** What node:sqlite throws when the disk is full. */
-const diskFull = (): Error => Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13, errstr: 'database or disk is full' });
+const diskFull = (): Error =>
+  Object.assign(new Error('database or disk is full'), {
+    code: 'ERR_SQLITE_ERROR',
+    errcode: 13,
+    errstr: 'database or disk is full',
+  });
 
 function switchable(): { faults: StateWriteFaults; full: { yes: boolean } } {
   const full = { yes: false };
-  return { full, faults: { beforeCommit: () => { if (full.yes) throw diskFull(); } } };
+  return {
+    full,
+    faults: {
+      beforeCommit: () => {
+        if (full.yes) throw diskFull();
+      },
+    },
+  };
 }
 
 const tomlFor = (upstream: RecordingUpstream, stateDir: string): string =>
-  gatewayToml([{ name: 'n', url: upstream.url, kind: 'vllm' }], '[[tenants]]\nname = "capped"\nkeys = ["k-capped"]\ntokens_per_day = 100000\n', `state_dir = "${stateDir}"`);
+  gatewayToml(
+    [{ name: 'n', url: upstream.url, kind: 'vllm' }],
+    '[[tenants]]\nname = "capped"\nkeys = ["k-capped"]\ntokens_per_day = 100000\n',
+    `state_dir = "${stateDir}"`,
+  );
 
 interface Health {
   readonly status: string;
@@ -54,7 +70,11 @@ async function today(url: string): Promise<{ requests: number; promptTokens: num
 }
 
 async function answered(url: string, n: number): Promise<void> {
-  await eventually(async () => (await httpJson('POST', `${url}/v1/chat/completions`, chat, bearer)).status === 200, 30_000, 'a first answer');
+  await eventually(
+    async () => (await httpJson('POST', `${url}/v1/chat/completions`, chat, bearer)).status === 200,
+    30_000,
+    'a first answer',
+  );
   for (let i = 1; i < n; i++) assert.equal((await httpJson('POST', `${url}/v1/chat/completions`, chat, bearer)).status, 200);
 }
 
@@ -81,7 +101,11 @@ async function writesFailThenWork(disk: Disk): Promise<void> {
     await answered(gw.url, 3);
     const counted = await today(gw.url);
     // The next interval's write fails: /health says so, naming the file and the cause.
-    await eventually(async () => (await health(gw.url)).state?.status === 'failing', WRITE_WAIT_MS, '/health showing the state store failing');
+    await eventually(
+      async () => (await health(gw.url)).state?.status === 'failing',
+      WRITE_WAIT_MS,
+      '/health showing the state store failing',
+    );
     const failing = await health(gw.url);
     assert.equal(failing.status, 'degraded', 'a failing state store makes /health degraded');
     assert.equal(failing.state?.file, file);
@@ -91,13 +115,25 @@ async function writesFailThenWork(disk: Disk): Promise<void> {
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     assert.match(metrics, /^gateway_state_store_up 0$/m);
     assert.match(metrics, new RegExp(`^gateway_state_unsaved_tokens ${tokensOf(counted)}$`, 'm'));
-    assert.ok(gw.logs().some((l) => l.level === 50 && /usage could not be written to the state file; kept in memory, retrying in 1 s/.test(String(l.msg))), 'the failure is logged with the retry');
+    assert.ok(
+      gw
+        .logs()
+        .some(
+          (l) =>
+            l.level === 50 && /usage could not be written to the state file; kept in memory, retrying in 1 s/.test(String(l.msg)),
+        ),
+      'the failure is logged with the retry',
+    );
     // More usage while failing: merged with what the failed write left, not in place of it.
     await answered(gw.url, 2);
     const more = await today(gw.url);
     // Room again: the retry (1 s, 2 s, …, never later than the interval) writes everything.
     disk.free();
-    await eventually(async () => (await health(gw.url)).state?.status === 'ok', WRITE_WAIT_MS, '/health showing the state store ok again');
+    await eventually(
+      async () => (await health(gw.url)).state?.status === 'ok',
+      WRITE_WAIT_MS,
+      '/health showing the state store ok again',
+    );
     const ok = await health(gw.url);
     assert.equal(ok.status, 'ok');
     assert.deepEqual(ok.state?.unsaved, { rows: 0, requests: 0, tokens: 0 });
@@ -160,7 +196,10 @@ async function stopWithDiskFull(disk: Disk): Promise<void> {
 function injected(): { disk: Disk; remove: () => void } {
   const state = tempStateDir();
   const { faults, full } = switchable();
-  return { disk: { stateDir: state.dir, faults, fill: () => void (full.yes = true), free: () => void (full.yes = false) }, remove: state.remove };
+  return {
+    disk: { stateDir: state.dir, faults, fill: () => void (full.yes = true), free: () => void (full.yes = false) },
+    remove: state.remove,
+  };
 }
 
 function onTmpfs(small: SmallDisk): Disk {
@@ -202,8 +241,16 @@ for (const workers of [1, 2]) {
       const adminUrl = gw.adminUrl ?? assert.fail('an admin listener');
       full.yes = true;
       await answered(gw.url, 2);
-      await eventually(async () => (await health(adminUrl)).state?.status === 'failing', WRITE_WAIT_MS, 'the admin /health showing the state store failing');
-      assert.deepEqual((await httpJson('GET', `${gw.url}/health`)).json(), { status: 'degraded' }, 'the main listener: the status alone, degraded');
+      await eventually(
+        async () => (await health(adminUrl)).state?.status === 'failing',
+        WRITE_WAIT_MS,
+        'the admin /health showing the state store failing',
+      );
+      assert.deepEqual(
+        (await httpJson('GET', `${gw.url}/health`)).json(),
+        { status: 'degraded' },
+        'the main listener: the status alone, degraded',
+      );
       full.yes = false;
       await eventually(async () => (await health(adminUrl)).state?.status === 'ok', WRITE_WAIT_MS, 'the state store ok again');
       assert.deepEqual((await httpJson('GET', `${gw.url}/health`)).json(), { status: 'ok' });

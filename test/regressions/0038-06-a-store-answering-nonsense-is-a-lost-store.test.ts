@@ -40,7 +40,10 @@ async function clusterOf(gw: GatewayUnderTest): Promise<ClusterDoc | undefined> 
 
 async function gatewayOn(store: string, node: SlotCountingNode): Promise<GatewayUnderTest> {
   // A queue timeout far above an admission under the share, short enough that a gate admitting nothing fails in seconds.
-  const toml = gatewayToml([{ name: 'n', url: node.url, kind: 'llamacpp' }], `${clusterTable(store, 'r0', 't38:', '1s')}\n[routing]\nmax_queue = 100\nqueue_timeout = "8s"`);
+  const toml = gatewayToml(
+    [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+    `${clusterTable(store, 'r0', 't38:', '1s')}\n[routing]\nmax_queue = 100\nqueue_timeout = "8s"`,
+  );
   const gw = await startGateway(toml, { logLevel: 'info' });
   closers.push(() => gw.close());
   await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
@@ -48,7 +51,13 @@ async function gatewayOn(store: string, node: SlotCountingNode): Promise<Gateway
 }
 
 async function served(gw: GatewayUnderTest): Promise<number[]> {
-  const ask = (i: number) => httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'm', user: `c${i}`, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+  const ask = (i: number) =>
+    httpJson('POST', `${gw.url}/v1/chat/completions`, {
+      model: 'm',
+      user: `c${i}`,
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4,
+    });
   return (await Promise.all(Array.from({ length: REQUESTS }, (_, i) => ask(i)))).map((a) => a.status);
 }
 
@@ -60,7 +69,11 @@ test('a store answering "abc" to every script is a lost store: requests are admi
   const gw = await gatewayOn(store.url, node);
 
   const statuses = await served(gw);
-  assert.deepEqual(statuses, Array(REQUESTS).fill(200), `every request admitted (before: 429 queue_timeout for each, the node idle): ${JSON.stringify(statuses)}`);
+  assert.deepEqual(
+    statuses,
+    Array(REQUESTS).fill(200),
+    `every request admitted (before: 429 queue_timeout for each, the node idle): ${JSON.stringify(statuses)}`,
+  );
   assert.equal(node.seen.served, REQUESTS);
   assert.ok(node.seen.peak <= SLOTS, `within this replica's share: at most ${SLOTS} at once (peak ${node.seen.peak})`);
   assert.ok((store.asked.get('EVALSHA') ?? 0) > 0, `the store was asked its scripts (${JSON.stringify([...store.asked])})`);
@@ -69,15 +82,22 @@ test('a store answering "abc" to every script is a lost store: requests are admi
   assert.equal(doc?.store, 'fallback', `the detailed /health shows the store lost: ${JSON.stringify(doc)}`);
   assert.equal(doc?.live_replicas, 1, 'the live count stays a number (this replica alone)');
   const reason = doc?.fallback_reason ?? '';
-  assert.match(reason, new RegExp(`^redis://127\\.0\\.0\\.1:${store.port}/0: store answered "abc" to [a-z ]+: expected `), `the reason names the store, the answer and the call: ${reason}`);
+  assert.match(
+    reason,
+    new RegExp(`^redis://127\\.0\\.0\\.1:${store.port}/0: store answered "abc" to [a-z ]+: expected `),
+    `the reason names the store, the answer and the call: ${reason}`,
+  );
   t.diagnostic(`fallback_reason: ${reason}`);
   assert.equal(metricValue(await gw.metrics(), 'gateway_cluster_store_up'), 0, 'gateway_cluster_store_up = 0');
   assert.ok(metricValue(await gw.metrics(), 'gateway_cluster_store_losses') >= 1, 'the loss is counted');
   const lost = gw.logs().filter((l) => String(l.msg).startsWith('cluster store lost'));
-  assert.ok(lost.length >= 1 && lost.every((l) => String(l.reason).includes('store answered "abc"')), `logged as a lost store, with the reason: ${JSON.stringify(lost)}`);
+  assert.ok(
+    lost.length >= 1 && lost.every((l) => String(l.reason).includes('store answered "abc"')),
+    `logged as a lost store, with the reason: ${JSON.stringify(lost)}`,
+  );
 });
 
-test('a refused connection: the reason names the store address and ECONNREFUSED, never the client library\'s sentence', async () => {
+test("a refused connection: the reason names the store address and ECONNREFUSED, never the client library's sentence", async () => {
   const port = await freePort();
   const node = await startSlotCountingNode({ slots: SLOTS, holdMs: 5 });
   closers.push(() => node.close());
@@ -86,11 +106,16 @@ test('a refused connection: the reason names the store address and ECONNREFUSED,
 
   const expected = `${url}: connect ECONNREFUSED 127.0.0.1:${port}`;
   // The reason is refreshed at each probe of the store; every one names the address and the cause.
-  await eventually(async () => (await clusterOf(gw))?.fallback_reason === expected, 20_000, `fallback_reason "${expected}" (was: ${JSON.stringify(await clusterOf(gw))})`);
+  await eventually(
+    async () => (await clusterOf(gw))?.fallback_reason === expected,
+    20_000,
+    `fallback_reason "${expected}" (was: ${JSON.stringify(await clusterOf(gw))})`,
+  );
   assert.deepEqual(await served(gw), Array(REQUESTS).fill(200), 'requests are admitted meanwhile');
   const doc = await clusterOf(gw);
   assert.equal(doc?.fallback_reason, expected);
   const reasons = gw.logs().flatMap((l) => (l.reason === undefined ? [] : [String(l.reason)]));
   assert.ok(reasons.length >= 1, 'the loss is logged with its reason');
-  for (const r of reasons) assert.doesNotMatch(r, /enableOfflineQueue|Stream isn't writeable|Connection is closed/, `no client library internals: ${r}`);
+  for (const r of reasons)
+    assert.doesNotMatch(r, /enableOfflineQueue|Stream isn't writeable|Connection is closed/, `no client library internals: ${r}`);
 });

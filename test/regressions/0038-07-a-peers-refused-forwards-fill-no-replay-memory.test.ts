@@ -31,52 +31,71 @@ const SHARE = 20;
 let c: FleetAndGateway;
 let port: number;
 
-const configFor = (rpm: number) => (sim: FleetAndGateway['sim']): string =>
-  gatewayToml(
-    [{ name: 'c-gpu', url: sim.url('c-gpu'), kind: 'vllm' }],
-    [
-      '[mesh]',
-      'site = "c"',
-      `url = "http://127.0.0.1:${port}"`,
-      'key_file = "/unused/c.key"',
-      'listen = ["/ip4/127.0.0.1/tcp/0"]',
-      `max_remembered_forwards = ${CAPACITY}`,
-      '[[mesh.sites]]',
-      'id = "a"',
-      `public_key = "${keys.a.publicKey}"`,
-      'tenant = "peer-a"',
-      '[[mesh.sites]]',
-      'id = "b"',
-      `public_key = "${keys.b.publicKey}"`,
-      '[[mesh.sites]]',
-      'id = "c"',
-      `public_key = "${keys.c.publicKey}"`,
-      '[[tenants]]',
-      'name = "peer-a"',
-      'keys = ["key-peer-a"]',
-      `requests_per_minute = ${rpm}`,
-      '[[tenants]]',
-      'name = "local"',
-      'keys = ["key-local"]',
-    ].join('\n'),
-  ).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${port}"`);
+const configFor =
+  (rpm: number) =>
+  (sim: FleetAndGateway['sim']): string =>
+    gatewayToml(
+      [{ name: 'c-gpu', url: sim.url('c-gpu'), kind: 'vllm' }],
+      [
+        '[mesh]',
+        'site = "c"',
+        `url = "http://127.0.0.1:${port}"`,
+        'key_file = "/unused/c.key"',
+        'listen = ["/ip4/127.0.0.1/tcp/0"]',
+        `max_remembered_forwards = ${CAPACITY}`,
+        '[[mesh.sites]]',
+        'id = "a"',
+        `public_key = "${keys.a.publicKey}"`,
+        'tenant = "peer-a"',
+        '[[mesh.sites]]',
+        'id = "b"',
+        `public_key = "${keys.b.publicKey}"`,
+        '[[mesh.sites]]',
+        'id = "c"',
+        `public_key = "${keys.c.publicKey}"`,
+        '[[tenants]]',
+        'name = "peer-a"',
+        'keys = ["key-peer-a"]',
+        `requests_per_minute = ${rpm}`,
+        '[[tenants]]',
+        'name = "local"',
+        'keys = ["key-local"]',
+      ].join('\n'),
+    ).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${port}"`);
 
-const FLEET = '[[node]]\nname = "c-gpu"\nkind = "vllm"\nmodels = ["m-c"]\ncontext = 8192\nttft = "1ms"\ntokens_per_second = 10000\n';
+const FLEET =
+  '[[node]]\nname = "c-gpu"\nkind = "vllm"\nmodels = ["m-c"]\ncontext = 8192\nttft = "1ms"\ntokens_per_second = 10000\n';
 const BODY = Buffer.from(JSON.stringify(chatBody('m-c')));
 const url = (): string => `http://127.0.0.1:${port}/v1/chat/completions`;
 
 /** A forward from `site`, signed now with a fresh nonce. */
 const signedBy = (site: 'a' | 'b'): Promise<Record<string, string>> =>
-  signForward({ method: 'POST', url: url(), headers: { 'content-type': 'application/json' }, body: BODY, site, key: keys[site], nowMs: Date.now(), lifetimeMs: 30_000 });
+  signForward({
+    method: 'POST',
+    url: url(),
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+    site,
+    key: keys[site],
+    nowMs: Date.now(),
+    lifetimeMs: 30_000,
+  });
 const send = (headers: Record<string, string>): Promise<JsonResponse> => httpJson('POST', url(), BODY, headers);
-const codeOf = (res: JsonResponse): string => (res.status === 200 ? '200' : `${res.status} ${res.json<{ error: { code: string } }>().error.code}`);
+const codeOf = (res: JsonResponse): string =>
+  res.status === 200 ? '200' : `${res.status} ${res.json<{ error: { code: string } }>().error.code}`;
 const remembered = (site: string): Promise<number> => metric(c.gw.url, 'gateway_mesh_replay_remembered', { site });
 
 before(async () => {
   port = await unusedPort();
   // No earlier run of this site: its forwards are taken at once (item 8's rule has its own test).
-  c = await startFleetAndGateway(FLEET, configFor(5), { meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replaySinceMs: 0 } });
-  await eventually(async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200, 30_000, 'c serves m-c');
+  c = await startFleetAndGateway(FLEET, configFor(5), {
+    meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replaySinceMs: 0 },
+  });
+  await eventually(
+    async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200,
+    30_000,
+    'c serves m-c',
+  );
 });
 after(() => c?.close());
 
@@ -87,7 +106,10 @@ test("a site filling its own share is refused 429 replay_memory_full for its own
   const over = await send(await signedBy('b'));
   assert.equal(codeOf(over), '429 replay_memory_full', over.text);
   assert.equal(await remembered('b'), SHARE);
-  assert.match(over.json<{ error: { message: string } }>().error.message, /^too many forwarded requests to check for replay: site 'b' has 20 forwarded requests remembered for replay checks, its share of the 40/);
+  assert.match(
+    over.json<{ error: { message: string } }>().error.message,
+    /^too many forwarded requests to check for replay: site 'b' has 20 forwarded requests remembered for replay checks, its share of the 40/,
+  );
   assert.ok(Number(over.headers['retry-after']) >= 1, 'with Retry-After');
   const other = await send(await signedBy('a'));
   assert.equal(codeOf(other), '200', `a is not touched by b's full share: ${other.text}`);

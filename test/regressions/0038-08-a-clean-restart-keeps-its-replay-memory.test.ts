@@ -15,7 +15,16 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claimFor, restartRule, SeenForwards, serializeRunning, serializeStopped, signForward, type RecordRead, type RestartContext } from '#src/mesh/forwarding/index.ts';
+import {
+  claimFor,
+  restartRule,
+  SeenForwards,
+  serializeRunning,
+  serializeStopped,
+  signForward,
+  type RecordRead,
+  type RestartContext,
+} from '#src/mesh/forwarding/index.ts';
 import { MemoryBus } from '#src/mesh/index.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
@@ -34,21 +43,102 @@ const OTHER = 'o'.repeat(22);
 test('which rule a start takes from the replay record, table', () => {
   const ctx: RestartContext = { ...OWNER, file: '/k/c.key.replay.json', nowMs: S, skewMs: SKEW, maxEntries: 4, ranBefore: false };
   const stopped = (over: { stoppedMs?: number; used?: [string, [string, number][]][]; owner?: typeof OWNER }): string =>
-    serializeStopped(over.owner ?? OWNER, S - 60_000, over.stoppedMs ?? S - 1_000, SKEW, { refusedBeforeMs: S - 90_000, used: new Map((over.used ?? []).map(([site, list]) => [site, new Map(list)])) });
+    serializeStopped(over.owner ?? OWNER, S - 60_000, over.stoppedMs ?? S - 1_000, SKEW, {
+      refusedBeforeMs: S - 90_000,
+      used: new Map((over.used ?? []).map(([site, list]) => [site, new Map(list)])),
+    });
   const text = (t: string): RecordRead => ({ kind: 'text', text: t });
   const cases: { name: string; read: RecordRead; ranBefore?: boolean; rule: string; warn?: boolean; reason: RegExp }[] = [
     { name: 'no record, no earlier run', read: { kind: 'absent' }, rule: 'first', reason: /first run/ },
-    { name: 'no record, but the mesh state file shows an earlier run', read: { kind: 'absent' }, ranBefore: true, rule: 'blackout', warn: false, reason: /ran before/ },
-    { name: 'unreadable', read: { kind: 'unreadable', problem: 'EACCES: permission denied' }, rule: 'blackout', warn: true, reason: /^replay record \/k\/c\.key\.replay\.json: EACCES/ },
-    { name: 'not JSON', read: text('{"v":1,'), rule: 'blackout', warn: true, reason: /^replay record \/k\/c\.key\.replay\.json: not JSON$/ },
-    { name: 'a field of the wrong type', read: text(stopped({}).replace(/"stopped_at":\d+/, '"stopped_at":"yesterday"')), rule: 'blackout', warn: true, reason: /stopped_at/ },
-    { name: 'a nonce no signature has', read: text(stopped({ used: [['a', [['short', S + 5_000]]]] })), rule: 'blackout', warn: true, reason: /used\.a\.0\.0/ },
-    { name: 'more entries than max_remembered_forwards', read: text(stopped({ used: [['a', ['1', '2', '3', '4', '5'].map((d) => [d.repeat(16), S + 5_000] as [string, number])]] })), rule: 'blackout', warn: true, reason: /more than 4 remembered signatures/ },
-    { name: "another site's", read: text(stopped({ owner: { site: 'b', publicKey: 'c-key' } })), rule: 'blackout', warn: true, reason: /site 'b''s, not this site's/ },
-    { name: 'another key', read: text(stopped({ owner: { site: 'c', publicKey: 'old-key' } })), rule: 'blackout', warn: true, reason: /another site key/ },
-    { name: 'the run before crashed (its running record left)', read: text(serializeRunning(OWNER, S - 60_000)), rule: 'blackout', warn: true, reason: /did not stop cleanly/ },
-    { name: 'stopped ahead of this clock', read: text(stopped({ stoppedMs: S + 5_000 })), rule: 'blackout', warn: true, reason: /5 s ahead of this clock/ },
-    { name: 'a clean stop', read: text(stopped({ used: [['a', [[NONCE, S + 5_000], [OTHER, S - 1]]]] })), rule: 'carry', reason: /stopped cleanly .*its 1 signatures still acceptable/ },
+    {
+      name: 'no record, but the mesh state file shows an earlier run',
+      read: { kind: 'absent' },
+      ranBefore: true,
+      rule: 'blackout',
+      warn: false,
+      reason: /ran before/,
+    },
+    {
+      name: 'unreadable',
+      read: { kind: 'unreadable', problem: 'EACCES: permission denied' },
+      rule: 'blackout',
+      warn: true,
+      reason: /^replay record \/k\/c\.key\.replay\.json: EACCES/,
+    },
+    {
+      name: 'not JSON',
+      read: text('{"v":1,'),
+      rule: 'blackout',
+      warn: true,
+      reason: /^replay record \/k\/c\.key\.replay\.json: not JSON$/,
+    },
+    {
+      name: 'a field of the wrong type',
+      read: text(stopped({}).replace(/"stopped_at":\d+/, '"stopped_at":"yesterday"')),
+      rule: 'blackout',
+      warn: true,
+      reason: /stopped_at/,
+    },
+    {
+      name: 'a nonce no signature has',
+      read: text(stopped({ used: [['a', [['short', S + 5_000]]]] })),
+      rule: 'blackout',
+      warn: true,
+      reason: /used\.a\.0\.0/,
+    },
+    {
+      name: 'more entries than max_remembered_forwards',
+      read: text(stopped({ used: [['a', ['1', '2', '3', '4', '5'].map((d) => [d.repeat(16), S + 5_000] as [string, number])]] })),
+      rule: 'blackout',
+      warn: true,
+      reason: /more than 4 remembered signatures/,
+    },
+    {
+      name: "another site's",
+      read: text(stopped({ owner: { site: 'b', publicKey: 'c-key' } })),
+      rule: 'blackout',
+      warn: true,
+      reason: /site 'b''s, not this site's/,
+    },
+    {
+      name: 'another key',
+      read: text(stopped({ owner: { site: 'c', publicKey: 'old-key' } })),
+      rule: 'blackout',
+      warn: true,
+      reason: /another site key/,
+    },
+    {
+      name: 'the run before crashed (its running record left)',
+      read: text(serializeRunning(OWNER, S - 60_000)),
+      rule: 'blackout',
+      warn: true,
+      reason: /did not stop cleanly/,
+    },
+    {
+      name: 'stopped ahead of this clock',
+      read: text(stopped({ stoppedMs: S + 5_000 })),
+      rule: 'blackout',
+      warn: true,
+      reason: /5 s ahead of this clock/,
+    },
+    {
+      name: 'a clean stop',
+      read: text(
+        stopped({
+          used: [
+            [
+              'a',
+              [
+                [NONCE, S + 5_000],
+                [OTHER, S - 1],
+              ],
+            ],
+          ],
+        }),
+      ),
+      rule: 'carry',
+      reason: /stopped cleanly .*its 1 signatures still acceptable/,
+    },
   ];
   for (const c of cases) {
     const rule = restartRule(c.read, { ...ctx, ranBefore: c.ranBefore ?? false });
@@ -56,14 +146,51 @@ test('which rule a start takes from the replay record, table', () => {
     assert.match(rule.reason, c.reason, c.name);
     if (rule.rule === 'blackout') assert.equal(rule.warn, c.warn, c.name);
   }
-  const carried = restartRule(text(stopped({ used: [['a', [[NONCE, S + 5_000], [OTHER, S - 1]]]] })), ctx);
+  const carried = restartRule(
+    text(
+      stopped({
+        used: [
+          [
+            'a',
+            [
+              [NONCE, S + 5_000],
+              [OTHER, S - 1],
+            ],
+          ],
+        ],
+      }),
+    ),
+    ctx,
+  );
   assert.ok(carried.rule === 'carry');
   assert.equal(carried.carried.refusedBeforeMs, S - 90_000, 'the floor the run before kept');
   assert.deepEqual([...(carried.carried.used.get('a') ?? [])], [[NONCE, S + 5_000]], 'a lapsed entry is not carried');
   // A start with a wider max_clock_skew: a window may close that much later than the run before reckoned.
-  const wider = restartRule(text(stopped({ used: [['a', [[NONCE, S + 5_000], [OTHER, S - 1]]]] })), { ...ctx, skewMs: SKEW + 10_000 });
+  const wider = restartRule(
+    text(
+      stopped({
+        used: [
+          [
+            'a',
+            [
+              [NONCE, S + 5_000],
+              [OTHER, S - 1],
+            ],
+          ],
+        ],
+      }),
+    ),
+    { ...ctx, skewMs: SKEW + 10_000 },
+  );
   assert.ok(wider.rule === 'carry');
-  assert.deepEqual([...(wider.carried.used.get('a') ?? [])], [[NONCE, S + 15_000], [OTHER, S + 9_999]], 'each entry kept 10 s longer');
+  assert.deepEqual(
+    [...(wider.carried.used.get('a') ?? [])],
+    [
+      [NONCE, S + 15_000],
+      [OTHER, S + 9_999],
+    ],
+    'each entry kept 10 s longer',
+  );
 });
 
 test('a memory carried in refuses its signatures and the windows before its floor, takes the rest; sealed, it takes nothing and hands on what it used or held', () => {
@@ -71,20 +198,44 @@ test('a memory carried in refuses its signatures and the windows before its floo
   const starting = new SeenForwards(S, { starting: true });
   const early = starting.hold(claim(NONCE, S), S);
   assert.equal(early.ok ? 'ok' : early.rejection, 'replay_unavailable', 'not restored yet');
-  starting.open(S, { refusedBeforeMs: S - 90_000, used: new Map([['a', new Map([[NONCE, S + 10_000], ['l'.repeat(22), S - 1]])]]) });
+  starting.open(S, {
+    refusedBeforeMs: S - 90_000,
+    used: new Map([
+      [
+        'a',
+        new Map([
+          [NONCE, S + 10_000],
+          ['l'.repeat(22), S - 1],
+        ]),
+      ],
+    ]),
+  });
   const used = starting.hold(claim(NONCE, S - 20_000), S);
   assert.equal(used.ok ? 'ok' : used.rejection, 'replayed', 'used by the run before');
-  assert.equal(starting.claim(claim(OTHER, S - 20_000), S).ok, true, 'its window opened before this start, but the run before did not use it');
+  assert.equal(
+    starting.claim(claim(OTHER, S - 20_000), S).ok,
+    true,
+    'its window opened before this start, but the run before did not use it',
+  );
   const floor = starting.hold(claim('f'.repeat(22), S - 95_000 + SKEW), S);
   assert.equal(floor.ok ? 'ok' : floor.rejection, 'replayed', 'its window opened before the floor');
-  if (!floor.ok) assert.match(floor.detail, /before 2027-01-15T07:58:30\.000Z, where this site's memory of used signatures begins/);
+  if (!floor.ok)
+    assert.match(floor.detail, /before 2027-01-15T07:58:30\.000Z, where this site's memory of used signatures begins/);
   assert.equal(starting.hold(claim('h'.repeat(22), S), S).ok, true, 'held by a request in flight');
   const sealed = starting.seal(S + 1_000);
   assert.deepEqual(sealed?.refusedBeforeMs, S - 90_000);
-  assert.deepEqual(new Set(sealed?.used.get('a')?.keys()), new Set([NONCE, OTHER, 'h'.repeat(22)]), 'used and held, the lapsed one gone');
+  assert.deepEqual(
+    new Set(sealed?.used.get('a')?.keys()),
+    new Set([NONCE, OTHER, 'h'.repeat(22)]),
+    'used and held, the lapsed one gone',
+  );
   const late = starting.hold(claim('z'.repeat(22), S + 1_000), S + 1_000);
   assert.equal(late.ok ? 'ok' : late.rejection, 'replay_unavailable', 'stopping: nothing taken after the record');
-  assert.equal(starting.claim(claim('h'.repeat(22), S), S + 1_000).ok, true, 'the request holding one may still use it: it is in the record');
+  assert.equal(
+    starting.claim(claim('h'.repeat(22), S), S + 1_000).ok,
+    true,
+    'the request holding one may still use it: it is in the record',
+  );
   // Opened without a record, the blackout: every window that opened before this start.
   const blackout = new SeenForwards(S, { starting: true });
   blackout.open(S);
@@ -103,7 +254,8 @@ let sim: SimFleet;
 let dir: string;
 let gw: GatewayUnderTest | undefined;
 
-const FLEET = '[[node]]\nname = "c-gpu"\nkind = "vllm"\nmodels = ["m-c"]\ncontext = 8192\nttft = "1ms"\ntokens_per_second = 10000\n';
+const FLEET =
+  '[[node]]\nname = "c-gpu"\nkind = "vllm"\nmodels = ["m-c"]\ncontext = 8192\nttft = "1ms"\ntokens_per_second = 10000\n';
 const BODY = Buffer.from(JSON.stringify(chatBody('m-c')));
 const url = (): string => `http://127.0.0.1:${port}/v1/chat/completions`;
 const record = (): string => join(dir, 'c.key.replay.json');
@@ -129,16 +281,33 @@ const config = (workers = 1): string =>
 
 /** Site c's gateway, keeping its replay record in this test's directory. */
 async function startC(workers = 1): Promise<GatewayUnderTest> {
-  const started = await startGateway(config(workers), { clock, meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replayFile: record() } });
-  await eventually(async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200, 30_000, 'c serves m-c');
+  const started = await startGateway(config(workers), {
+    clock,
+    meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replayFile: record() },
+  });
+  await eventually(
+    async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200,
+    30_000,
+    'c serves m-c',
+  );
   return started;
 }
 
 const signedAt = (nowMs: number): Promise<Record<string, string>> =>
-  signForward({ method: 'POST', url: url(), headers: { 'content-type': 'application/json' }, body: BODY, site: 'a', key: keys.a, nowMs, lifetimeMs: SKEW });
+  signForward({
+    method: 'POST',
+    url: url(),
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+    site: 'a',
+    key: keys.a,
+    nowMs,
+    lifetimeMs: SKEW,
+  });
 const send = (headers: Record<string, string>): Promise<JsonResponse> => httpJson('POST', url(), BODY, headers);
 const code = (res: JsonResponse): string => (res.status === 200 ? 'served' : res.json<{ error: { code: string } }>().error.code);
-const said = (g: GatewayUnderTest, level: number, pattern: RegExp): boolean => g.logs().some((line) => line.level === level && pattern.test(String(line.msg)) && line.file === record());
+const said = (g: GatewayUnderTest, level: number, pattern: RegExp): boolean =>
+  g.logs().some((line) => line.level === level && pattern.test(String(line.msg)) && line.file === record());
 
 before(async () => {
   port = await unusedPort();
@@ -165,7 +334,10 @@ test('a clean restart keeps the replay memory: a forward used before it is refus
   assert.ok(said(gw, 30, /stopped cleanly/));
   const replayed = await send(ahead);
   assert.equal(replayed.status, 401, replayed.text);
-  assert.match(replayed.json<{ error: { message: string } }>().error.message, /^signature replayed: signature nonce '\S+' from 'a' was already used$/);
+  assert.match(
+    replayed.json<{ error: { message: string } }>().error.message,
+    /^signature replayed: signature nonce '\S+' from 'a' was already used$/,
+  );
   // Before: refused `replayed` (its window opened before this start) for max_clock_skew after every start.
   const fresh = await send(await signedAt(clock.now()));
   assert.equal(code(fresh), 'served', fresh.text);
@@ -199,11 +371,22 @@ test('after a crash (its running record left) and over a corrupt record, a start
   assert.equal(code(await send(used)), 'replayed', 'used by the run that crashed');
   assert.equal(code(await send(await signedAt(clock.now()))), 'replayed', 'the blackout: its window opened before this start');
   clock.jump(SKEW + 1_000);
-  await eventually(async () => code(await send(await signedAt(clock.now()))) === 'served', 30_000, 'c takes fresh forwards skew after start');
+  await eventually(
+    async () => code(await send(await signedAt(clock.now()))) === 'served',
+    30_000,
+    'c takes fresh forwards skew after start',
+  );
   await gw.close();
   gw = undefined;
   await writeFile(record(), '{"v":1,"state":"stopped","site":"c"');
   gw = await startC();
-  assert.ok(said(gw, 40, /^replay record \S+c\.key\.replay\.json: not JSON: forwards an earlier run could have accepted are refused until /), 'a warning names the file and the problem');
+  assert.ok(
+    said(
+      gw,
+      40,
+      /^replay record \S+c\.key\.replay\.json: not JSON: forwards an earlier run could have accepted are refused until /,
+    ),
+    'a warning names the file and the problem',
+  );
   assert.equal(code(await send(await signedAt(clock.now()))), 'replayed', 'a corrupt record: the blackout');
 });

@@ -45,17 +45,25 @@ let rig: FleetAndGateway;
 let host: string;
 
 async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), { logLevel: 'warn' });
+  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), {
+    logLevel: 'warn',
+  });
   host = new URL(rig.gw.url).host;
-  await eventually(async () => {
-    const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
-    return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-  }, 60_000, 'the router discovered');
+  await eventually(
+    async () => {
+      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
+      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
+    },
+    60_000,
+    'the router discovered',
+  );
 });
 
 after(async () => {
@@ -70,14 +78,35 @@ describe('without [admin] token', () => {
     const load = JSON.stringify({ model: 'model-b', node: 'router' });
     const cases: [string, string, Record<string, string>, string | undefined, number, string][] = [
       ['unload, Origin of another port', '/admin/models/unload', { ...json, origin: other }, unload, 403, 'cross_origin'],
-      ['load, Origin of another site', '/admin/models/load', { ...json, origin: 'https://evil.example' }, load, 403, 'cross_origin'],
+      [
+        'load, Origin of another site',
+        '/admin/models/load',
+        { ...json, origin: 'https://evil.example' },
+        load,
+        403,
+        'cross_origin',
+      ],
       ['unload, the null origin', '/admin/models/unload', { ...json, origin: 'null' }, unload, 403, 'cross_origin'],
       ['reload, Origin of another port', '/admin/reload', { origin: other }, undefined, 403, 'cross_origin'],
       ['wake, Origin of another port', '/admin/wake?node=router', { origin: other }, undefined, 403, 'cross_origin'],
-      ['unload, Sec-Fetch-Site same-site', '/admin/models/unload', { ...json, 'sec-fetch-site': 'same-site' }, unload, 403, 'cross_site'],
+      [
+        'unload, Sec-Fetch-Site same-site',
+        '/admin/models/unload',
+        { ...json, 'sec-fetch-site': 'same-site' },
+        unload,
+        403,
+        'cross_site',
+      ],
       ['reload, Sec-Fetch-Site cross-site', '/admin/reload', { 'sec-fetch-site': 'cross-site' }, undefined, 403, 'cross_site'],
       ['unload, a text/plain form post', '/admin/models/unload', { 'content-type': 'text/plain' }, unload, 415, 'not_json'],
-      ['load, a urlencoded form post', '/admin/models/load', { 'content-type': 'application/x-www-form-urlencoded' }, 'model=model-b&node=router', 415, 'not_json'],
+      [
+        'load, a urlencoded form post',
+        '/admin/models/load',
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        'model=model-b&node=router',
+        415,
+        'not_json',
+      ],
       ['reload, a text/plain form post', '/admin/reload', { 'content-type': 'text/plain' }, 'x', 415, 'not_json'],
     ];
     for (const [what, path, headers, body, status, code] of cases) {
@@ -91,13 +120,30 @@ describe('without [admin] token', () => {
 
   test('a foreign Host (DNS rebinding) reads nothing: 421 naming [admin] hosts; /health gives the status only', async () => {
     const rebound = `rebind.attacker.test:${new URL(rig.gw.url).port}`;
-    for (const path of ['/admin/requests', '/admin/tenants', '/admin/hosts', '/admin/models', '/admin/runtime', '/admin/events', '/admin/access', '/admin/explain?model=model-a', '/metrics', '/admin/', '/admin']) {
+    for (const path of [
+      '/admin/requests',
+      '/admin/tenants',
+      '/admin/hosts',
+      '/admin/models',
+      '/admin/runtime',
+      '/admin/events',
+      '/admin/access',
+      '/admin/explain?model=model-a',
+      '/metrics',
+      '/admin/',
+      '/admin',
+    ]) {
       const answer = await send('GET', `${rig.gw.url}${path}`, { host: rebound });
       assert.equal(answer.status, 421, `${path}: ${answer.text}`);
       assert.equal(answer.code, 'unexpected_host', path);
       assert.match(answer.text, /\[admin\] hosts = \[\\"rebind\.attacker\.test\\"\]/, path);
     }
-    const change = await send('POST', `${rig.gw.url}/admin/models/unload`, { host: rebound, origin: `http://${rebound}`, 'content-type': 'application/json' }, JSON.stringify({ model: 'model-a', node: 'router' }));
+    const change = await send(
+      'POST',
+      `${rig.gw.url}/admin/models/unload`,
+      { host: rebound, origin: `http://${rebound}`, 'content-type': 'application/json' },
+      JSON.stringify({ model: 'model-a', node: 'router' }),
+    );
     assert.equal(change.status, 421, change.text);
     const health = await send('GET', `${rig.gw.url}/health`, { host: rebound });
     assert.equal(health.status, 200);
@@ -116,13 +162,26 @@ describe('without [admin] token', () => {
 
   test("the gateway's own page (same Origin, JSON) and the CLI (no Origin, JSON) still act", async () => {
     const page = { origin: `http://${host}`, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' };
-    const loaded = await send('POST', `${rig.gw.url}/admin/models/load`, page, JSON.stringify({ model: 'model-b', node: 'router' }));
+    const loaded = await send(
+      'POST',
+      `${rig.gw.url}/admin/models/load`,
+      page,
+      JSON.stringify({ model: 'model-b', node: 'router' }),
+    );
     assert.equal(loaded.status, 200, loaded.text);
     assert.equal(await routerStatus('model-b'), 'loaded');
-    const cli = await send('POST', `${rig.gw.url}/admin/models/unload`, { 'content-type': 'application/json' }, JSON.stringify({ model: 'model-b', node: 'router' }));
+    const cli = await send(
+      'POST',
+      `${rig.gw.url}/admin/models/unload`,
+      { 'content-type': 'application/json' },
+      JSON.stringify({ model: 'model-b', node: 'router' }),
+    );
     assert.equal(cli.status, 200, cli.text);
     assert.equal(await routerStatus('model-b'), 'unloaded');
-    const reload = await send('POST', `${rig.gw.url}/admin/reload`, { origin: `http://${host}`, 'sec-fetch-site': 'same-origin' });
+    const reload = await send('POST', `${rig.gw.url}/admin/reload`, {
+      origin: `http://${host}`,
+      'sec-fetch-site': 'same-origin',
+    });
     assert.equal(reload.status, 200, reload.text);
   });
 });
@@ -145,14 +204,22 @@ describe('[admin] hosts, with a token, through the request workers', () => {
     for (let i = 0; i < 4; i++) {
       const refused = await send('GET', `${gw.url}/admin/tenants`, { ...auth, host: 'gw.example.test', connection: 'close' });
       assert.equal(refused.status, 421, refused.text);
-      const crossOrigin = await send('POST', `${gw.url}/admin/reload`, { ...auth, origin: 'http://127.0.0.1:1', connection: 'close' });
+      const crossOrigin = await send('POST', `${gw.url}/admin/reload`, {
+        ...auth,
+        origin: 'http://127.0.0.1:1',
+        connection: 'close',
+      });
       assert.equal(crossOrigin.status, 403, crossOrigin.text);
       assert.equal(crossOrigin.code, 'cross_origin');
     }
     const outcome = await gw.reload(toml('hosts = ["gw.example.test"]'));
     assert.ok(outcome.ok, JSON.stringify(outcome));
     for (let i = 0; i < 4; i++) {
-      const answered = await send('GET', `${gw.url}/admin/tenants`, { ...auth, host: 'GW.example.test:8080', connection: 'close' });
+      const answered = await send('GET', `${gw.url}/admin/tenants`, {
+        ...auth,
+        host: 'GW.example.test:8080',
+        connection: 'close',
+      });
       assert.equal(answered.status, 200, answered.text);
       assert.equal((await send('GET', `${gw.url}/admin/tenants`, { host: 'gw.example.test', connection: 'close' })).status, 401);
     }

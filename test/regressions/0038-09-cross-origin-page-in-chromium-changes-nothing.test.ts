@@ -18,7 +18,10 @@ import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP = CHROMIUM === undefined ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)` : false;
+const SKIP =
+  CHROMIUM === undefined
+    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
+    : false;
 /** A name only this Chromium resolves, to 127.0.0.1: where a DNS-rebinding page ends up. */
 const REBOUND = 'rebind.attacker.test';
 
@@ -58,17 +61,25 @@ let attackerUrl: string;
 let browser: Browser | undefined;
 
 async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
 before(async () => {
   if (CHROMIUM === undefined) return;
-  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), { logLevel: 'warn' });
-  await eventually(async () => {
-    const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
-    return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-  }, 60_000, 'the router discovered');
+  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), {
+    logLevel: 'warn',
+  });
+  await eventually(
+    async () => {
+      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
+      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
+    },
+    60_000,
+    'the router discovered',
+  );
   const page = attackerPage(rig.gw.url);
   attacker = createServer((req, res) => {
     req.resume();
@@ -86,43 +97,51 @@ after(async () => {
   await rig?.close();
 });
 
-test('a page of another origin cannot unload, load or reload: each attempt is refused at the gateway', { skip: SKIP }, async () => {
-  assert.ok(browser);
-  const page = await browser.context.newPage();
-  const seen: string[] = [];
-  page.on('response', (response) => {
-    const url = new URL(response.url());
-    if (url.origin === rig.gw.url) seen.push(`${response.request().method()} ${url.pathname} ${response.status()}`);
-  });
-  try {
-    await page.goto(`${attackerUrl}/cats.html`);
-    const results = await page.evaluate<Record<string, string>>('window.attack()');
-    // Sent, answered, unreadable to the page (opaque) — and refused, as the gateway's answers show.
-    assert.equal(results['unload, no-cors text/plain'], 'opaque 0');
-    assert.equal(results['reload, no-cors without a body'], 'opaque 0');
-    // A JSON body needs a preflight, which the admin routes never grant: never sent.
-    assert.equal(results['unload, cors JSON'], 'failed');
-    // Reads are not CORS-readable from another origin.
-    assert.equal(results['read /admin/requests'], 'failed');
-    await eventually(() => seen.includes('POST /admin/models/unload 403') && seen.includes('POST /admin/reload 403'), PAGE_TIMEOUT_MS, `the refusals (seen: ${seen.join('; ')})`);
+test(
+  'a page of another origin cannot unload, load or reload: each attempt is refused at the gateway',
+  { skip: SKIP },
+  async () => {
+    assert.ok(browser);
+    const page = await browser.context.newPage();
+    const seen: string[] = [];
+    page.on('response', (response) => {
+      const url = new URL(response.url());
+      if (url.origin === rig.gw.url) seen.push(`${response.request().method()} ${url.pathname} ${response.status()}`);
+    });
+    try {
+      await page.goto(`${attackerUrl}/cats.html`);
+      const results = await page.evaluate<Record<string, string>>('window.attack()');
+      // Sent, answered, unreadable to the page (opaque) — and refused, as the gateway's answers show.
+      assert.equal(results['unload, no-cors text/plain'], 'opaque 0');
+      assert.equal(results['reload, no-cors without a body'], 'opaque 0');
+      // A JSON body needs a preflight, which the admin routes never grant: never sent.
+      assert.equal(results['unload, cors JSON'], 'failed');
+      // Reads are not CORS-readable from another origin.
+      assert.equal(results['read /admin/requests'], 'failed');
+      await eventually(
+        () => seen.includes('POST /admin/models/unload 403') && seen.includes('POST /admin/reload 403'),
+        PAGE_TIMEOUT_MS,
+        `the refusals (seen: ${seen.join('; ')})`,
+      );
 
-    // The classic form post (text/plain, a JSON-looking body) into a hidden frame.
-    await page.evaluate(`document.getElementById('form').submit()`);
-    const sink = page.frame({ name: 'sink' });
-    assert.ok(sink);
-    // (The frame's content cannot be read while it navigates: read again until the answer is there.)
-    const sinkText = (): Promise<string> => sink.content().catch(() => '');
-    await eventually(async () => /"code":"cross_site"/.test(await sinkText()), PAGE_TIMEOUT_MS, 'the form post answered');
-    assert.match(await sinkText(), /Sec-Fetch-Site is 'same-site'/);
-    assert.ok(seen.includes('POST /admin/models/load 403'), seen.join('; '));
-    assert.ok(!seen.some((line) => / 200$/.test(line) && line.startsWith('POST')), `no change succeeded: ${seen.join('; ')}`);
+      // The classic form post (text/plain, a JSON-looking body) into a hidden frame.
+      await page.evaluate(`document.getElementById('form').submit()`);
+      const sink = page.frame({ name: 'sink' });
+      assert.ok(sink);
+      // (The frame's content cannot be read while it navigates: read again until the answer is there.)
+      const sinkText = (): Promise<string> => sink.content().catch(() => '');
+      await eventually(async () => /"code":"cross_site"/.test(await sinkText()), PAGE_TIMEOUT_MS, 'the form post answered');
+      assert.match(await sinkText(), /Sec-Fetch-Site is 'same-site'/);
+      assert.ok(seen.includes('POST /admin/models/load 403'), seen.join('; '));
+      assert.ok(!seen.some((line) => / 200$/.test(line) && line.startsWith('POST')), `no change succeeded: ${seen.join('; ')}`);
 
-    assert.equal(await routerStatus('model-a'), 'loaded', 'the cross-origin unload did not happen');
-    assert.equal(await routerStatus('model-b'), 'unloaded', 'the cross-origin load did not happen');
-  } finally {
-    await page.close();
-  }
-});
+      assert.equal(await routerStatus('model-a'), 'loaded', 'the cross-origin unload did not happen');
+      assert.equal(await routerStatus('model-b'), 'unloaded', 'the cross-origin load did not happen');
+    } finally {
+      await page.close();
+    }
+  },
+);
 
 test('a page under a rebound name reads and changes nothing: 421 for every admin route', { skip: SKIP }, async () => {
   assert.ok(browser);
@@ -139,7 +158,15 @@ test('a page under a rebound name reads and changes nothing: 421 for every admin
       out['health details'] = Object.keys(await (await fetch('/health')).json()).join(',');
       return out;
     })()`);
-    assert.deepEqual(answers, { '/admin/requests': 421, '/admin/tenants': 421, '/admin/hosts': 421, '/admin/events': 421, '/metrics': 421, unload: 421, 'health details': 'status' });
+    assert.deepEqual(answers, {
+      '/admin/requests': 421,
+      '/admin/tenants': 421,
+      '/admin/hosts': 421,
+      '/admin/events': 421,
+      '/metrics': 421,
+      unload: 421,
+      'health details': 'status',
+    });
     assert.equal(await routerStatus('model-a'), 'loaded');
   } finally {
     await page.close();
@@ -161,13 +188,21 @@ test("the gateway's own dashboard still reloads, loads and unloads", { skip: SKI
     await load.waitFor();
     await eventually(async () => !(await load.isDisabled()), PAGE_TIMEOUT_MS, 'the load button enabled');
     await load.click();
-    await eventually(async () => /^✔ (done|already): load model-b on router/.test(await result.innerText()), PAGE_TIMEOUT_MS, 'the load answer');
+    await eventually(
+      async () => /^✔ (done|already): load model-b on router/.test(await result.innerText()),
+      PAGE_TIMEOUT_MS,
+      'the load answer',
+    );
     assert.equal(await routerStatus('model-b'), 'loaded');
     const unload = page.locator('#models td.model-actions[data-model="model-b"] button[data-action="unload"]');
     await unload.waitFor();
     await eventually(async () => !(await unload.isDisabled()), PAGE_TIMEOUT_MS, 'the unload button enabled');
     await unload.click();
-    await eventually(async () => /^✔ (done|already): unload model-b on router/.test(await result.innerText()), PAGE_TIMEOUT_MS, 'the unload answer');
+    await eventually(
+      async () => /^✔ (done|already): unload model-b on router/.test(await result.innerText()),
+      PAGE_TIMEOUT_MS,
+      'the unload answer',
+    );
     assert.equal(await routerStatus('model-b'), 'unloaded');
     assert.deepEqual(problems, []);
   } finally {

@@ -16,9 +16,18 @@ import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/
 import { gatewayConfig, metricsText, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
 import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 
-const MODELS: Readonly<Record<string, string>> = { n1: 'qwen3-8B', n2: 'llama-3.1-8b', n3: 'mistral-7b', n4: 'gemma-2-9b', n5: 'phi-3-mini' };
+const MODELS: Readonly<Record<string, string>> = {
+  n1: 'qwen3-8B',
+  n2: 'llama-3.1-8b',
+  n3: 'mistral-7b',
+  n4: 'gemma-2-9b',
+  n5: 'phi-3-mini',
+};
 const FLEET = Object.entries(MODELS)
-  .map(([name, model]) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${model}"]\nttft = "2ms"\ntokens_per_second = 1000\n`)
+  .map(
+    ([name, model]) =>
+      `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${model}"]\nttft = "2ms"\ntokens_per_second = 1000\n`,
+  )
   .join('\n');
 const OPS_KEY = 'sk-ops-everything-5b1e';
 const TEAM_KEY = 'sk-team-qwen-only-8c2d';
@@ -31,7 +40,15 @@ before(async () => {
       health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
       discovery: { interval: '100ms', timeout: '5s' },
       nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm' })),
-      extra: ['[[tenants]]', 'name = "ops"', `keys = ["${OPS_KEY}"]`, '[[tenants]]', 'name = "team"', `keys = ["${TEAM_KEY}"]`, 'models = ["qwen*"]'].join('\n'),
+      extra: [
+        '[[tenants]]',
+        'name = "ops"',
+        `keys = ["${OPS_KEY}"]`,
+        '[[tenants]]',
+        'name = "team"',
+        `keys = ["${TEAM_KEY}"]`,
+        'models = ["qwen*"]',
+      ].join('\n'),
     }),
   );
   for (const name of Object.keys(MODELS)) await waitForNode(rig.gw.url, name, modelState('known'), 'listed');
@@ -74,7 +91,12 @@ test('the official openai client, unchanged (default retries), gets NotFoundErro
 });
 
 test('the Anthropic dialect (what Claude Code speaks) gets the 404 too, without Retry-After', async () => {
-  const answer = await httpJson('POST', `${rig.gw.url}/v1/messages`, { model: 'claude-qwen3-8B-typo', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': OPS_KEY, 'anthropic-version': '2023-06-01' });
+  const answer = await httpJson(
+    'POST',
+    `${rig.gw.url}/v1/messages`,
+    { model: 'claude-qwen3-8B-typo', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] },
+    { 'x-api-key': OPS_KEY, 'anthropic-version': '2023-06-01' },
+  );
   assert.equal(answer.status, 404, answer.text);
   assert.equal(answer.headers['retry-after'], undefined);
   assert.doesNotMatch(answer.text, /dead|no_healthy_node/);
@@ -82,17 +104,27 @@ test('the Anthropic dialect (what Claude Code speaks) gets the 404 too, without 
 
 test('a tenant asking for a model outside its scope gets the unknown model 404, telling nothing of the fleet', async () => {
   for (const model of ['phi-3-mini', 'llama-3.1-8b', 'not-a-model']) {
-    const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }, { authorization: `Bearer ${TEAM_KEY}` });
+    const answer = await httpJson(
+      'POST',
+      `${rig.gw.url}/v1/chat/completions`,
+      { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 },
+      { authorization: `Bearer ${TEAM_KEY}` },
+    );
     assert.equal(answer.status, 404, `${model}: ${answer.text}`);
     assert.equal(answer.headers['retry-after'], undefined);
     assert.doesNotMatch(answer.text, /dead|excluded|exclusions|missing|\bn[1-5]\b/, `${model}: nothing of the fleet is told`);
-    const closest = (answer.json<{ error: { closest_models: string[] } }>()).error.closest_models;
+    const closest = answer.json<{ error: { closest_models: string[] } }>().error.closest_models;
     assert.deepEqual(closest, ['qwen3-8B'], 'suggestions only from inside the scope');
   }
 });
 
 test('a model listed only by the dead node is known but unavailable: 503 with Retry-After', async () => {
-  const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model: 'phi-3-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }, { authorization: `Bearer ${OPS_KEY}` });
+  const answer = await httpJson(
+    'POST',
+    `${rig.gw.url}/v1/chat/completions`,
+    { model: 'phi-3-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 },
+    { authorization: `Bearer ${OPS_KEY}` },
+  );
   assert.equal(answer.status, 503, answer.text);
   assert.equal(answer.json<{ error: { code: string } }>().error.code, 'no_healthy_node');
   assert.ok(Number(answer.headers['retry-after']) >= 1, 'Retry-After is set');
@@ -122,9 +154,18 @@ test('a node that has never listed (down since start) leaves room for doubt only
   );
   try {
     await waitForNode(gw.url, 'n1', modelState('known'), 'listed');
-    const never = await waitForNode(gw.url, 'never', (d) => d.models.state === 'expired', 'its listing expired without ever being taken');
+    const never = await waitForNode(
+      gw.url,
+      'never',
+      (d) => d.models.state === 'expired',
+      'its listing expired without ever being taken',
+    );
     assert.deepEqual(never.models.names, []);
-    const answer = await httpJson('POST', `${gw.url}/v1/chat/completions`, { model: 'qwen3-8B-typo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+    const answer = await httpJson('POST', `${gw.url}/v1/chat/completions`, {
+      model: 'qwen3-8B-typo',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4,
+    });
     assert.equal(answer.status, 404, answer.text);
     assert.equal(answer.json<{ error: { closest_models: string[] } }>().error.closest_models[0], 'qwen3-8B');
   } finally {

@@ -56,10 +56,18 @@ before(async () => {
         { name: 'other', url: sim.url('other'), kind: 'llamacpp' },
       ],
       [
-        '[routing]', 'queue_timeout = "3s"',
-        '[[models.available]]', 'name = "keeper"', 'pin = true',
-        '[[tenants]]', 'name = "ops"', `keys = ["${OPS_KEY}"]`,
-        '[[tenants]]', 'name = "scoped"', `keys = ["${SCOPED_KEY}"]`, 'models = ["visitor", "shared"]',
+        '[routing]',
+        'queue_timeout = "3s"',
+        '[[models.available]]',
+        'name = "keeper"',
+        'pin = true',
+        '[[tenants]]',
+        'name = "ops"',
+        `keys = ["${OPS_KEY}"]`,
+        '[[tenants]]',
+        'name = "scoped"',
+        `keys = ["${SCOPED_KEY}"]`,
+        'models = ["visitor", "shared"]',
       ].join('\n'),
     ),
   );
@@ -82,7 +90,12 @@ async function answered(): Promise<number> {
 }
 
 function chat(model: string, key: string): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
-  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }, { authorization: `Bearer ${key}` });
+  return httpJson(
+    'POST',
+    `${rig.gw.url}/v1/chat/completions`,
+    { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
+    { authorization: `Bearer ${key}` },
+  );
 }
 
 test('blocked by a pinned model: a 503 that names what blocks it, with no Retry-After and x-should-retry: false', async () => {
@@ -92,7 +105,10 @@ test('blocked by a pinned model: a 503 that names what blocks it, with no Retry-
   assert.equal(answer.headers['x-should-retry'], 'false');
   const error = JSON.parse(answer.text).error as { code: string; message: string };
   assert.equal(error.code, 'blocked_by_pinned_models');
-  assert.match(error.message, /model 'visitor' cannot be loaded \(router solo: its slots are held by pinned model\(s\) keeper \(1\/1 loaded, max_instances = its --models-max\)/);
+  assert.match(
+    error.message,
+    /model 'visitor' cannot be loaded \(router solo: its slots are held by pinned model\(s\) keeper \(1\/1 loaded, max_instances = its --models-max\)/,
+  );
   assert.match(error.message, /Change \[\[models\.available\]\] pin or the router's --models-max/);
   const explained = await rig.gw.explain('model=visitor');
   assert.equal(explained.outcome, 'blocked_by_pinned_models');

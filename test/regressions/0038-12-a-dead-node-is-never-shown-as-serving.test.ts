@@ -14,7 +14,9 @@ import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-s
 import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
 
 const NODES = ['vllm-1', 'vllm-2', 'vllm-3'];
-const FLEET = NODES.map((name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["qwen3-8B"]\nttft = "2ms"\ntokens_per_second = 1000\n`).join('\n');
+const FLEET = NODES.map(
+  (name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["qwen3-8B"]\nttft = "2ms"\ntokens_per_second = 1000\n`,
+).join('\n');
 
 let rig: FleetAndGateway;
 
@@ -36,12 +38,21 @@ after(async () => {
 /** Who serves qwen3-8B, as every view tells it. */
 async function servedBy(): Promise<Record<string, unknown>> {
   const v1 = (await httpJson('GET', `${rig.gw.url}/v1/models`)).json<{ data: { id: string; nodes: string[] }[] }>();
-  const admin = (await httpJson('GET', `${rig.gw.url}/admin/models`)).json<{ models: { model: string; loaded_on: string[]; on_demand: string[]; unavailable_on?: string[] }[]; nodes: { name: string; loaded: string[] }[] }>();
+  const admin = (await httpJson('GET', `${rig.gw.url}/admin/models`)).json<{
+    models: { model: string; loaded_on: string[]; on_demand: string[]; unavailable_on?: string[] }[];
+    nodes: { name: string; loaded: string[] }[];
+  }>();
   const row = admin.models.find((m) => m.model === 'qwen3-8B');
   const stdout = new PassThrough();
   let cli = '';
   stdout.on('data', (c: Buffer) => (cli += c.toString()));
-  const code = await runModels(['--url', rig.gw.url], { stdout, stderr: new PassThrough(), env: {}, signal: AbortSignal.timeout(30_000), hangups: new HangupRelay(0) });
+  const code = await runModels(['--url', rig.gw.url], {
+    stdout,
+    stderr: new PassThrough(),
+    env: {},
+    signal: AbortSignal.timeout(30_000),
+    hangups: new HangupRelay(0),
+  });
   assert.equal(code, 0);
   return {
     v1: v1.data.find((m) => m.id === 'qwen3-8B')?.nodes,
@@ -65,19 +76,41 @@ async function dashboardModels(): Promise<{ id: string; nodes: string[] }[]> {
   } finally {
     await reader.cancel();
   }
-  return (JSON.parse(/event: snapshot\ndata: (.*)\n/.exec(text)?.[1] ?? 'null') as { models: { id: string; nodes: string[] }[] }).models;
+  return (JSON.parse(/event: snapshot\ndata: (.*)\n/.exec(text)?.[1] ?? 'null') as { models: { id: string; nodes: string[] }[] })
+    .models;
 }
 
 test('a dead node whose listing expired is serving nowhere: not in /v1/models, /admin/models, the CLI or the dashboard', async () => {
-  assert.deepEqual(await servedBy(), {
-    v1: NODES, admin: NODES, adminOnDemand: [], adminUnavailable: [], cli: NODES.join(','), dashboard: NODES,
-  }, 'all three serve it at first');
+  assert.deepEqual(
+    await servedBy(),
+    {
+      v1: NODES,
+      admin: NODES,
+      adminOnDemand: [],
+      adminUnavailable: [],
+      cli: NODES.join(','),
+      dashboard: NODES,
+    },
+    'all three serve it at first',
+  );
   await setSimFaults(rig.sim.url('vllm-3'), { health: 'fail', models: 'error500', inference: 'error500' });
-  await waitForNode(rig.gw.url, 'vllm-3', (d) => d.status === 'dead' && d.models.state === 'expired', 'dead, its listing expired');
+  await waitForNode(
+    rig.gw.url,
+    'vllm-3',
+    (d) => d.status === 'dead' && d.models.state === 'expired',
+    'dead, its listing expired',
+  );
   assert.deepEqual(await servedBy(), {
-    v1: ['vllm-1', 'vllm-2'], admin: ['vllm-1', 'vllm-2'], adminOnDemand: [], adminUnavailable: ['vllm-3'], cli: 'vllm-1,vllm-2', dashboard: ['vllm-1', 'vllm-2'],
+    v1: ['vllm-1', 'vllm-2'],
+    admin: ['vllm-1', 'vllm-2'],
+    adminOnDemand: [],
+    adminUnavailable: ['vllm-3'],
+    cli: 'vllm-1,vllm-2',
+    dashboard: ['vllm-1', 'vllm-2'],
   });
-  const admin = (await httpJson('GET', `${rig.gw.url}/admin/models`)).json<{ nodes: { name: string; loaded: string[]; unavailable: string | null }[] }>();
+  const admin = (await httpJson('GET', `${rig.gw.url}/admin/models`)).json<{
+    nodes: { name: string; loaded: string[]; unavailable: string | null }[];
+  }>();
   const dead = admin.nodes.find((n) => n.name === 'vllm-3');
   assert.deepEqual(dead?.loaded, [], 'a dead node runs nothing the gateway could use');
   assert.match(dead?.unavailable ?? '', /^dead/);
@@ -86,6 +119,17 @@ test('a dead node whose listing expired is serving nowhere: not in /v1/models, /
 test('back up and listed again, it serves again everywhere', async () => {
   await setSimFaults(rig.sim.url('vllm-3'), { health: 'none', models: 'none', inference: 'none' });
   await waitForNode(rig.gw.url, 'vllm-3', (d) => d.status === 'healthy' && d.models.state === 'known', 'back');
-  await eventually(async () => JSON.stringify((await servedBy()).dashboard) === JSON.stringify(NODES), 30_000, 'the dashboard shows it serving again');
-  assert.deepEqual(await servedBy(), { v1: NODES, admin: NODES, adminOnDemand: [], adminUnavailable: [], cli: NODES.join(','), dashboard: NODES });
+  await eventually(
+    async () => JSON.stringify((await servedBy()).dashboard) === JSON.stringify(NODES),
+    30_000,
+    'the dashboard shows it serving again',
+  );
+  assert.deepEqual(await servedBy(), {
+    v1: NODES,
+    admin: NODES,
+    adminOnDemand: [],
+    adminUnavailable: [],
+    cli: NODES.join(','),
+    dashboard: NODES,
+  });
 });

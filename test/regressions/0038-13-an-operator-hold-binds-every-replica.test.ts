@@ -23,8 +23,19 @@ let replicas: Replicas | undefined;
 
 before(async () => {
   sim = await startSimFleet(pinnedWarmRouterFleet());
-  replicas = await startReplicas({ count: 2, nodes: [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], extra: PINNED_WARM_DESIRED });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 2 && h.loaded.length === 2, 'the router discovered, full with keep and hot', 30_000);
+  replicas = await startReplicas({
+    count: 2,
+    nodes: [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
+    extra: PINNED_WARM_DESIRED,
+  });
+  for (const gw of replicas.gateways)
+    await waitForHost(
+      gw.url,
+      'router',
+      (h) => h.router?.max_instances === 2 && h.loaded.length === 2,
+      'the router discovered, full with keep and hot',
+      30_000,
+    );
 });
 
 after(async () => {
@@ -32,7 +43,14 @@ after(async () => {
   await sim?.close();
 });
 
-interface Held { node: string; state: string; by: string; replica: string | null; until: string | null; expires_in_ms: number }
+interface Held {
+  node: string;
+  state: string;
+  by: string;
+  replica: string | null;
+  until: string | null;
+  expires_in_ms: number;
+}
 interface ModelsView {
   models: { model: string; held: Held[] }[];
   nodes: { name: string; switch: unknown }[];
@@ -41,28 +59,41 @@ interface ModelsView {
 
 const gateways = (): { url: string; logs(): readonly Record<string, unknown>[] }[] => replicas?.gateways ?? [];
 const view = async (url: string): Promise<ModelsView> => (await httpJson('GET', `${url}/admin/models`)).json<ModelsView>();
-const heldOf = async (url: string, model: string): Promise<Held[]> => (await view(url)).models.find((m) => m.model === model)?.held ?? [];
+const heldOf = async (url: string, model: string): Promise<Held[]> =>
+  (await view(url)).models.find((m) => m.model === model)?.held ?? [];
 
 async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${sim?.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${sim?.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
-const listingPolls = async (): Promise<number> => (await simRequests(sim?.url('router') ?? '')).filter((r) => r.method === 'GET' && r.path === '/v1/models').length;
+const listingPolls = async (): Promise<number> =>
+  (await simRequests(sim?.url('router') ?? '')).filter((r) => r.method === 'GET' && r.path === '/v1/models').length;
 
 /** Waits for `polls` more listings of the router (each replica's poll is followed by its round), then for no switch under way. */
 async function afterPolls(polls: number): Promise<void> {
   const from = await listingPolls();
   await eventually(async () => (await listingPolls()) >= from + polls, 60_000, `${polls} listing polls of the router`);
-  for (const gw of gateways()) await eventually(async () => (await view(gw.url)).nodes.find((n) => n.name === 'router')?.switch === null, 60_000, 'no switch under way on the router');
+  for (const gw of gateways())
+    await eventually(
+      async () => (await view(gw.url)).nodes.find((n) => n.name === 'router')?.switch === null,
+      60_000,
+      'no switch under way on the router',
+    );
 }
 
 /** Waits until every replica's reconciler has ended `rounds` more rounds. */
 async function afterRoundsOfEach(rounds: number): Promise<void> {
   for (const gw of gateways()) {
     const from = (await view(gw.url)).reconciler?.rounds;
-    assert.ok(from !== undefined, 'GET /admin/models counts the reconciler\'s rounds');
-    await eventually(async () => ((await view(gw.url)).reconciler?.rounds ?? 0) >= from + rounds, 60_000, `${rounds} reconciler rounds on ${gw.url}`);
+    assert.ok(from !== undefined, "GET /admin/models counts the reconciler's rounds");
+    await eventually(
+      async () => ((await view(gw.url)).reconciler?.rounds ?? 0) >= from + rounds,
+      60_000,
+      `${rounds} reconciler rounds on ${gw.url}`,
+    );
   }
 }
 
@@ -75,7 +106,7 @@ test('a load held through replica r0 stands round after round of both replicas; 
   assert.equal(loaded.json<{ evicted?: string }>().evicted, 'hot');
 
   await afterPolls(10);
-  assert.equal(await routerStatus('extra'), 'loaded', 'no replica\'s reconciler undid the operator\'s load');
+  assert.equal(await routerStatus('extra'), 'loaded', "no replica's reconciler undid the operator's load");
   assert.equal(await routerStatus('hot'), 'unloaded');
   await afterRoundsOfEach(4);
   await afterPolls(2);
@@ -87,21 +118,26 @@ test('a load held through replica r0 stands round after round of both replicas; 
     assert.deepEqual(undone, [], 'no reconciler action on the router from either replica');
     const models = await view(gw.url);
     const held = models.models.find((m) => m.model === 'extra')?.held ?? [];
-    assert.deepEqual(held.map((h) => [h.node, h.state, h.by, h.replica]), [['router', 'loaded', 'operator', 'r0']], JSON.stringify(models));
+    assert.deepEqual(
+      held.map((h) => [h.node, h.state, h.by, h.replica]),
+      [['router', 'loaded', 'operator', 'r0']],
+      JSON.stringify(models),
+    );
     assert.ok((held[0]?.expires_in_ms ?? 0) > 0 && held[0]?.until !== null);
     assert.equal(models.reconciler?.holds_kept_in, 'cluster');
     assert.equal(models.reconciler?.holds_lost, null);
   }
 });
 
-test('the operator\'s unload through replica r1 ends the hold everywhere, and the warm model comes back', async () => {
+test("the operator's unload through replica r1 ends the hold everywhere, and the warm model comes back", async () => {
   const [r0, r1] = gateways();
   assert.ok(r0 && r1);
   const unloaded = await httpJson('POST', `${r1.url}/admin/models/unload`, { model: 'extra', node: 'router' });
   assert.equal(unloaded.status, 200, unloaded.text);
   await eventually(async () => (await routerStatus('hot')) === 'loaded', 60_000, 'hot restored by a reconciler');
   assert.equal(await routerStatus('extra'), 'unloaded');
-  for (const gw of [r0, r1]) await eventually(async () => (await heldOf(gw.url, 'extra')).length === 0, 60_000, `the hold gone on ${gw.url}`);
+  for (const gw of [r0, r1])
+    await eventually(async () => (await heldOf(gw.url, 'extra')).length === 0, 60_000, `the hold gone on ${gw.url}`);
   await afterRoundsOfEach(2);
   assert.equal(await routerStatus('hot'), 'loaded');
   assert.deepEqual(await heldOf(r0.url, 'extra'), []);
@@ -112,24 +148,45 @@ test('the store lost: each replica keeps the hold it knows and says so; back emp
   assert.ok(r0 && r1 && replicas);
   const loaded = await httpJson('POST', `${r0.url}/admin/models/load`, { model: 'extra', node: 'router', evict_warm: true });
   assert.equal(loaded.status, 200, loaded.text);
-  await eventually(async () => (await heldOf(r1.url, 'extra')).some((h) => h.replica === 'r0'), 60_000, 'r1 reads r0\'s hold');
+  await eventually(async () => (await heldOf(r1.url, 'extra')).some((h) => h.replica === 'r0'), 60_000, "r1 reads r0's hold");
   await replicas.redis.kill();
-  for (const gw of [r0, r1]) await eventually(async () => ((await view(gw.url)).reconciler?.holds_lost ?? null) !== null, 60_000, `${gw.url} says the holds' store is lost`);
+  for (const gw of [r0, r1])
+    await eventually(
+      async () => ((await view(gw.url)).reconciler?.holds_lost ?? null) !== null,
+      60_000,
+      `${gw.url} says the holds' store is lost`,
+    );
   assert.match((await view(r1.url)).reconciler?.holds_lost ?? '', /ECONNREFUSED|127\.0\.0\.1/);
   await afterPolls(6);
   assert.equal(await routerStatus('extra'), 'loaded', 'no replica undid the load while the store was lost');
-  assert.deepEqual((await heldOf(r1.url, 'extra')).map((h) => h.replica), ['r0'], 'r1 keeps the hold it read');
+  assert.deepEqual(
+    (await heldOf(r1.url, 'extra')).map((h) => h.replica),
+    ['r0'],
+    'r1 keeps the hold it read',
+  );
   await replicas.redis.restart();
-  const store = new RedisStore({ url: replicas.redis.url, password: undefined, replica: 'reader', leaseTtlMs: 3_000, callTimeoutMs: 2_000, prefix: replicas.prefix });
+  const store = new RedisStore({
+    url: replicas.redis.url,
+    password: undefined,
+    replica: 'reader',
+    leaseTtlMs: 3_000,
+    callTimeoutMs: 2_000,
+    prefix: replicas.prefix,
+  });
   try {
     await store.connect();
-    await eventually(async () => {
-      const listed = await store.listHolds().catch(() => []);
-      return listed.some((h) => h.model === 'extra' && h.kind === 'loaded' && h.replica === 'r0');
-    }, 60_000, 'r0 wrote its hold again into the restarted (empty) store');
+    await eventually(
+      async () => {
+        const listed = await store.listHolds().catch(() => []);
+        return listed.some((h) => h.model === 'extra' && h.kind === 'loaded' && h.replica === 'r0');
+      },
+      60_000,
+      'r0 wrote its hold again into the restarted (empty) store',
+    );
   } finally {
     await store.close();
   }
-  for (const gw of [r0, r1]) await eventually(async () => (await view(gw.url)).reconciler?.holds_lost === null, 60_000, `${gw.url} reads the store again`);
+  for (const gw of [r0, r1])
+    await eventually(async () => (await view(gw.url)).reconciler?.holds_lost === null, 60_000, `${gw.url} reads the store again`);
   assert.equal(await routerStatus('extra'), 'loaded');
 });

@@ -23,7 +23,9 @@ after(async () => {
 });
 
 async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
@@ -33,7 +35,11 @@ async function listingPolls(): Promise<number> {
 }
 
 interface ModelsView {
-  models: { model: string; next: { node: string }[]; held: { node: string; state: string; by: string; until: string | null; expires_in_ms: number }[] }[];
+  models: {
+    model: string;
+    next: { node: string }[];
+    held: { node: string; state: string; by: string; until: string | null; expires_in_ms: number }[];
+  }[];
   nodes: { name: string; busy: boolean; switch: unknown }[];
 }
 
@@ -43,7 +49,11 @@ const view = async (): Promise<ModelsView> => (await httpJson('GET', `${rig.gw.u
 async function afterRounds(rounds: number): Promise<void> {
   const from = await listingPolls();
   await eventually(async () => (await listingPolls()) >= from + rounds, 60_000, `${rounds} listing polls (reconciler rounds)`);
-  await eventually(async () => (await view()).nodes.find((n) => n.name === 'router')?.switch === null, 60_000, 'no switch under way on the router');
+  await eventually(
+    async () => (await view()).nodes.find((n) => n.name === 'router')?.switch === null,
+    60_000,
+    'no switch under way on the router',
+  );
 }
 
 test('a load that would cost the warm model is refused up front, naming it and the pinned one', async () => {
@@ -65,11 +75,14 @@ test('with "evict_warm": true the load is done, held, and still loaded after sev
   const body = loaded.json<{ outcome: string; evicted?: string; heldUntil?: string; detail: string }>();
   assert.equal(body.outcome, 'done');
   assert.equal(body.evicted, 'hot', 'the warm model made room, never the pinned one');
-  assert.ok(body.heldUntil !== undefined && Date.parse(body.heldUntil) > Date.now(), `the answer says until when it holds: ${loaded.text}`);
+  assert.ok(
+    body.heldUntil !== undefined && Date.parse(body.heldUntil) > Date.now(),
+    `the answer says until when it holds: ${loaded.text}`,
+  );
   assert.match(body.detail, /held there by the operator until/);
 
   await afterRounds(6);
-  assert.equal(await routerStatus('extra'), 'loaded', 'the reconciler left the operator\'s load');
+  assert.equal(await routerStatus('extra'), 'loaded', "the reconciler left the operator's load");
   assert.equal(await routerStatus('hot'), 'unloaded');
   assert.equal(await routerStatus('keep'), 'loaded');
   const undone = rig.gw.logs().filter((l) => l.event === 'model_action' && l.origin === 'reconciler');
@@ -81,7 +94,11 @@ test('with "evict_warm": true the load is done, held, and still loaded after sev
   assert.equal(held[0]?.by, 'operator');
   assert.equal(held[0]?.state, 'loaded');
   assert.ok((held[0]?.expires_in_ms ?? 0) > 0 && held[0]?.until !== null);
-  assert.deepEqual(models.models.find((m) => m.model === 'hot')?.next, [], 'the plan does not restore hot there while the hold lasts');
+  assert.deepEqual(
+    models.models.find((m) => m.model === 'hot')?.next,
+    [],
+    'the plan does not restore hot there while the hold lasts',
+  );
 });
 
 test('once the operator unloads it, the hold ends and the warm model comes back', async () => {
@@ -98,10 +115,17 @@ test('an unload of the warm model is refused the same way; with "evict_warm": tr
   assert.equal(refused.json<{ code: string }>().code, 'warm');
   assert.match(refused.json<{ detail: string }>().detail, /the reconciler would load it there again/);
   assert.equal(await routerStatus('hot'), 'loaded');
-  const unloaded = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'hot', node: 'router', evict_warm: true });
+  const unloaded = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, {
+    model: 'hot',
+    node: 'router',
+    evict_warm: true,
+  });
   assert.equal(unloaded.status, 200, unloaded.text);
   assert.ok(unloaded.json<{ heldUntil?: string }>().heldUntil !== undefined, unloaded.text);
   await afterRounds(6);
-  assert.equal(await routerStatus('hot'), 'unloaded', 'the reconciler left the operator\'s unload');
-  assert.deepEqual((await view()).models.find((m) => m.model === 'hot')?.held.map((h) => [h.node, h.state]), [['router', 'unloaded']]);
+  assert.equal(await routerStatus('hot'), 'unloaded', "the reconciler left the operator's unload");
+  assert.deepEqual(
+    (await view()).models.find((m) => m.model === 'hot')?.held.map((h) => [h.node, h.state]),
+    [['router', 'unloaded']],
+  );
 });

@@ -36,7 +36,7 @@ function stopwatchJudgements(text: string): { line: number; text: string; boundM
 }
 
 test('the rule finds a stopwatch judgement and lets a generous bound or a lower bound through', () => {
-  assert.equal(stopwatchJudgements("  assert.ok(performance.now() - started < 1000);").length, 1);
+  assert.equal(stopwatchJudgements('  assert.ok(performance.now() - started < 1000);').length, 1);
   assert.equal(stopwatchJudgements("  assert.ok(Date.now() - started < 8_000, 'closed');").length, 1);
   assert.equal(stopwatchJudgements("  assert.ok(elapsed < 1_500, 'x');").length, 1);
   assert.equal(stopwatchJudgements("  assert.ok(Date.now() - started < 60_000, 'a bound');").length, 0);
@@ -48,5 +48,9 @@ test('no test file judges by a stopwatch', () => {
   const found = testFiles(join(ROOT, 'test')).flatMap((file) =>
     stopwatchJudgements(readFileSync(file, 'utf8')).map((j) => `${relative(ROOT, file)}:${j.line}: ${j.text}`),
   );
-  assert.deepEqual(found, [], `judge by an event, a count or a state; a remaining upper bound on elapsed time is at least ${MIN_UPPER_BOUND_MS} ms:\n${found.join('\n')}`);
+  assert.deepEqual(
+    found,
+    [],
+    `judge by an event, a count or a state; a remaining upper bound on elapsed time is at least ${MIN_UPPER_BOUND_MS} ms:\n${found.join('\n')}`,
+  );
 });

@@ -18,11 +18,17 @@ const FLEET = ONE_LOADED_ROUTER_FLEET;
 let rig: FleetAndGateway;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), { logLevel: 'warn' });
-  await eventually(async () => {
-    const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
-    return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-  }, 60_000, 'the router discovered');
+  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), {
+    logLevel: 'warn',
+  });
+  await eventually(
+    async () => {
+      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
+      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
+    },
+    60_000,
+    'the router discovered',
+  );
 });
 
 after(async () => {
@@ -30,11 +36,18 @@ after(async () => {
 });
 
 async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
+  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
+    data: { id: string; status: { value: string } }[];
+  }>();
   return list.data.find((m) => m.id === model)?.status.value;
 }
 
-async function post(action: 'load' | 'unload', model: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+async function post(
+  action: 'load' | 'unload',
+  model: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string }> {
   const res = await request(`${rig.gw.url}/admin/models/${action}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -49,13 +62,28 @@ test('no token: the models routes refuse what the guard refuses, and the router 
   const refused: [string, Record<string, string>, string | undefined, number, RegExp][] = [
     ['through a proxy (X-Forwarded-For)', { 'x-forwarded-for': '203.0.113.9' }, undefined, 403, /proxy.*\[admin\] token/],
     ['through a proxy (Forwarded)', { forwarded: 'for=203.0.113.9' }, undefined, 403, /proxy/],
-    ['from a page of another origin', { origin: 'http://127.0.0.1:1' }, undefined, 403, /Origin 'http:\/\/127\.0\.0\.1:1' is not this gateway/],
-    ['from a page of another site (Sec-Fetch-Site)', { 'sec-fetch-site': 'cross-site' }, undefined, 403, /Sec-Fetch-Site is 'cross-site'/],
+    [
+      'from a page of another origin',
+      { origin: 'http://127.0.0.1:1' },
+      undefined,
+      403,
+      /Origin 'http:\/\/127\.0\.0\.1:1' is not this gateway/,
+    ],
+    [
+      'from a page of another site (Sec-Fetch-Site)',
+      { 'sec-fetch-site': 'cross-site' },
+      undefined,
+      403,
+      /Sec-Fetch-Site is 'cross-site'/,
+    ],
     ['as a text/plain form post', { 'content-type': 'text/plain' }, undefined, 415, /Content-Type must be application\/json/],
     ['under a rebound Host', { host: `rebind.attacker.test:${port}` }, undefined, 421, /\[admin\] hosts/],
   ];
   for (const [what, headers, body, status, message] of refused) {
-    for (const [action, model] of [['unload', 'model-a'], ['load', 'model-b']] as const) {
+    for (const [action, model] of [
+      ['unload', 'model-a'],
+      ['load', 'model-b'],
+    ] as const) {
       const answer = await post(action, model, headers, body);
       assert.equal(answer.status, status, `${action} ${what}: ${answer.text}`);
       assert.match(answer.text, message, `${action} ${what}`);

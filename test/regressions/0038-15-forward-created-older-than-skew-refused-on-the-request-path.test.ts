@@ -25,12 +25,23 @@ const MINUTE = 60_000;
 let port: number;
 let c: FleetAndGateway;
 
-const FLEET = '[[node]]\nname = "c-gpu"\nkind = "vllm"\nmodels = ["m-c"]\ncontext = 8192\nttft = "1ms"\ntokens_per_second = 10000\n';
+const FLEET =
+  '[[node]]\nname = "c-gpu"\nkind = "vllm"\nmodels = ["m-c"]\ncontext = 8192\nttft = "1ms"\ntokens_per_second = 10000\n';
 const BODY = Buffer.from(JSON.stringify(chatBody('m-c')));
 const url = (): string => `http://127.0.0.1:${port}/v1/chat/completions`;
-const chatsAtC = async (): Promise<number> => (await simRequests(c.sim.url('c-gpu'))).filter((r) => r.path === '/v1/chat/completions').length;
+const chatsAtC = async (): Promise<number> =>
+  (await simRequests(c.sim.url('c-gpu'))).filter((r) => r.path === '/v1/chat/completions').length;
 const signed = (createdMs: number, lifetimeMs: number): Promise<Record<string, string>> =>
-  signForward({ method: 'POST', url: url(), headers: { 'content-type': 'application/json' }, body: BODY, site: 'a', key: keys.a, nowMs: createdMs, lifetimeMs });
+  signForward({
+    method: 'POST',
+    url: url(),
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+    site: 'a',
+    key: keys.a,
+    nowMs: createdMs,
+    lifetimeMs,
+  });
 
 before(async () => {
   port = await unusedPort();
@@ -39,16 +50,37 @@ before(async () => {
     (sim) =>
       gatewayToml(
         [{ name: 'c-gpu', url: sim.url('c-gpu'), kind: 'vllm' }],
-        ['[mesh]', 'site = "c"', `url = "http://127.0.0.1:${port}"`, 'key_file = "/unused/c.key"', 'listen = ["/ip4/127.0.0.1/tcp/0"]', 'max_clock_skew = "30s"', '[[mesh.sites]]', 'id = "a"', `public_key = "${keys.a.publicKey}"`, '[[mesh.sites]]', 'id = "c"', `public_key = "${keys.c.publicKey}"`].join('\n'),
+        [
+          '[mesh]',
+          'site = "c"',
+          `url = "http://127.0.0.1:${port}"`,
+          'key_file = "/unused/c.key"',
+          'listen = ["/ip4/127.0.0.1/tcp/0"]',
+          'max_clock_skew = "30s"',
+          '[[mesh.sites]]',
+          'id = "a"',
+          `public_key = "${keys.a.publicKey}"`,
+          '[[mesh.sites]]',
+          'id = "c"',
+          `public_key = "${keys.c.publicKey}"`,
+        ].join('\n'),
         'api_keys = ["key-local"]',
       ).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${port}"`),
     // The gateway's clock: twenty minutes after its start, whatever a signature says was before then is no restart question.
     { clock, meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId) } },
   );
   clock.jump(20 * MINUTE);
-  await eventually(async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200, 30_000, 'c serves m-c');
+  await eventually(
+    async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200,
+    30_000,
+    'c serves m-c',
+  );
   // The site takes forwards now: one signed just now is served.
-  await eventually(async () => (await httpJson('POST', url(), BODY, await signed(clock.now(), 30_000))).status === 200, 30_000, 'c takes a fresh forward');
+  await eventually(
+    async () => (await httpJson('POST', url(), BODY, await signed(clock.now(), 30_000))).status === 200,
+    30_000,
+    'c takes a fresh forward',
+  );
 });
 after(() => c?.close());
 

@@ -27,7 +27,9 @@ test('only src/kinds/ (with the config schema, the CLI and the simulator) names 
   // `auto` is also a word of other settings (`workers = "auto"`, `kv = "auto"`): it counts only where
   // it is compared with a kind or handed to `serverKind`. The other names count anywhere in code.
   const specific = NODE_KINDS.filter((k) => k !== 'auto');
-  const pattern = new RegExp(`${quoted(specific)}|kind\\s*[!=]==?\\s*${quoted(NODE_KINDS)}|serverKind\\(\\s*${quoted(NODE_KINDS)}`);
+  const pattern = new RegExp(
+    `${quoted(specific)}|kind\\s*[!=]==?\\s*${quoted(NODE_KINDS)}|serverKind\\(\\s*${quoted(NODE_KINDS)}`,
+  );
   assert.deepEqual(naming(pattern, ['src/kinds/', 'src/sim/', 'src/config/', 'src/cli/']), []);
 });
 
@@ -36,5 +38,8 @@ test('only src/routing/ (and the config schema) names a selection policy', () =>
 });
 
 test('the request path (src/proxy/) names no policy and no kind', () => {
-  assert.deepEqual(naming(new RegExp(`${quoted(POLICY_NAMES)}|${quoted(NODE_KINDS)}`), []).filter((line) => line.startsWith('src/proxy/')), []);
+  assert.deepEqual(
+    naming(new RegExp(`${quoted(POLICY_NAMES)}|${quoted(NODE_KINDS)}`), []).filter((line) => line.startsWith('src/proxy/')),
+    [],
+  );
 });

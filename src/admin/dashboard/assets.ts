@@ -22,9 +22,14 @@ const VENDOR: Readonly<Record<string, { readonly specifier: string; readonly fil
   htm: { specifier: 'htm', file: 'vendor/htm.mjs' },
   uplot: { specifier: 'uplot/dist/uPlot.esm.js', file: 'vendor/uplot.mjs' },
 };
-const UPLOT_CSS: { readonly specifier: string; readonly file: string } = { specifier: 'uplot/dist/uPlot.min.css', file: 'vendor/uplot.css' };
+const UPLOT_CSS: { readonly specifier: string; readonly file: string } = {
+  specifier: 'uplot/dist/uPlot.min.css',
+  file: 'vendor/uplot.css',
+};
 /** Modules the page shares with the rest of the gateway (plain JavaScript, served as they are). */
-const SHARED: readonly { readonly url: URL; readonly file: string }[] = [{ url: new URL('../../core/visible-text.js', import.meta.url), file: 'visible-text.js' }];
+const SHARED: readonly { readonly url: URL; readonly file: string }[] = [
+  { url: new URL('../../core/visible-text.js', import.meta.url), file: 'visible-text.js' },
+];
 
 const TYPES: Readonly<Record<string, string>> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -50,7 +55,8 @@ export function dashboardAssetPaths(): ReadonlyMap<string, string> {
   for (const name of readdirSync(staticDir)) {
     if (name !== 'index.html') paths.set(name, fileURLToPath(new URL(name, staticDir)));
   }
-  for (const { specifier, file } of [...Object.values(VENDOR), UPLOT_CSS]) paths.set(file, fileURLToPath(import.meta.resolve(specifier)));
+  for (const { specifier, file } of [...Object.values(VENDOR), UPLOT_CSS])
+    paths.set(file, fileURLToPath(import.meta.resolve(specifier)));
   for (const { url, file } of SHARED) paths.set(file, fileURLToPath(url));
   return paths;
 }
@@ -60,9 +66,14 @@ export function loadDashboardAssets(paths: ReadonlyMap<string, string> = dashboa
   const files = new Map<string, Asset>();
   const staticDir = new URL('./static/', import.meta.url);
   for (const [file, path] of paths) files.set(file, asset(path, file));
-  const importMap = JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR).map(([name, v]) => [name, `./ui/${v.file}`])) });
+  const importMap = JSON.stringify({
+    imports: Object.fromEntries(Object.entries(VENDOR).map(([name, v]) => [name, `./ui/${v.file}`])),
+  });
   const hash = createHash('sha256').update(importMap).digest('base64');
-  const html = readFileSync(new URL('index.html', staticDir), 'utf8').replace('<!--IMPORT_MAP-->', `<script type="importmap">${importMap}</script>`);
+  const html = readFileSync(new URL('index.html', staticDir), 'utf8').replace(
+    '<!--IMPORT_MAP-->',
+    `<script type="importmap">${importMap}</script>`,
+  );
   return {
     page: { body: Buffer.from(html), contentType: TYPES['.html'] ?? 'text/html' },
     files,

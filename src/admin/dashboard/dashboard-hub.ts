@@ -76,7 +76,12 @@ export class DashboardHub {
       r.on('node:discovery', (e) => note(discoveryTransition(e))),
       r.on('node:wake', (e) => note(wakeTransition(e))),
       r.on('node:ejected', (e) => {
-        setBounded(this.#failures, e.node, { text: ejectionText(e.untilMs, sources.clock.now()), at: sources.clock.now() }, MAX_REMEMBERED_NODES);
+        setBounded(
+          this.#failures,
+          e.node,
+          { text: ejectionText(e.untilMs, sources.clock.now()), at: sources.clock.now() },
+          MAX_REMEMBERED_NODES,
+        );
         note(ejectionTransition(e));
       }),
       r.on('node:removed', ({ node }) => this.#failures.delete(node)),
@@ -86,11 +91,19 @@ export class DashboardHub {
       }),
       r.on('node:readmitted', ({ node }) => note({ node, kind: 'readmission', text: 'readmitted after ejection' })),
       r.on('node:added', ({ node }) => note({ node, kind: 'membership', text: 'node added' })),
-      r.on('node:removed', ({ node, inFlight }) => note({ node, kind: 'membership', text: `node removed (${inFlight} in flight)` })),
+      r.on('node:removed', ({ node, inFlight }) =>
+        note({ node, kind: 'membership', text: `node removed (${inFlight} in flight)` }),
+      ),
       sources.proxyEvents.on('proxy:request-finished', (e) => this.#traffic.record(e, sources.clock.now())),
       sources.proxyEvents.on('mesh:site-reachability', (e) => {
         if (e.reachable) this.#unreachable.delete(e.site);
-        else setBounded(this.#unreachable, e.site, { detail: e.detail ?? 'forward failed', since: sources.clock.now() }, MAX_REMEMBERED_SITES);
+        else
+          setBounded(
+            this.#unreachable,
+            e.site,
+            { detail: e.detail ?? 'forward failed', since: sources.clock.now() },
+            MAX_REMEMBERED_SITES,
+          );
         note(reachabilityTransition(e));
       }),
       ...this.#meshListeners(sources.mesh),
@@ -125,14 +138,24 @@ export class DashboardHub {
   }
 
   /** A config reload, applied or rejected: the Events view shows both. */
-  noteReload(outcome: { readonly ok: boolean; readonly problems?: readonly { readonly path: string; readonly message: string }[] }): void {
+  noteReload(outcome: {
+    readonly ok: boolean;
+    readonly problems?: readonly { readonly path: string; readonly message: string }[];
+  }): void {
     this.#note(reloadTransition(outcome));
   }
 
   rows(): FleetRow[] {
     const snapshot = this.#s.registry.snapshot();
     const failures = this.#failures;
-    const input = { views: snapshot.nodes, inFlight: snapshot.inFlight, usage: snapshot.usage, queueDepths: this.#s.queueDepths(), now: snapshot.now, failure: (node: string) => failures.get(node) };
+    const input = {
+      views: snapshot.nodes,
+      inFlight: snapshot.inFlight,
+      usage: snapshot.usage,
+      queueDepths: this.#s.queueDepths(),
+      now: snapshot.now,
+      failure: (node: string) => failures.get(node),
+    };
     return snapshot.nodes.map((view) => fleetRow(view, input));
   }
 

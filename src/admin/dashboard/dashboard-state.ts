@@ -49,7 +49,10 @@ export function keyedDelta<T>(
   return { delta: { changed, removed, ...(reordered ? { order: rows.map(keyOf) } : {}) }, sent: next };
 }
 
-export function rowsDelta(rows: readonly FleetRow[], sent: SentRows): { delta: NodesDelta | undefined; sent: Map<string, string> } {
+export function rowsDelta(
+  rows: readonly FleetRow[],
+  sent: SentRows,
+): { delta: NodesDelta | undefined; sent: Map<string, string> } {
   return keyedDelta(rows, nodeName, sent);
 }
 
@@ -73,7 +76,10 @@ export interface SentSites {
 export const NOTHING_SENT: SentSites = { rows: new Map(), head: '' };
 
 export function sitesSent(panel: SitesPanel): SentSites {
-  return { rows: new Map(panel.sites.map((row) => [row.id, JSON.stringify(row)])), head: JSON.stringify([panel.mesh, panel.own]) };
+  return {
+    rows: new Map(panel.sites.map((row) => [row.id, JSON.stringify(row)])),
+    head: JSON.stringify([panel.mesh, panel.own]),
+  };
 }
 
 export function sitesDelta(panel: SitesPanel, sent: SentSites): { delta: SitesDelta | undefined; sent: SentSites } {

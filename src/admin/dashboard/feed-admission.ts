@@ -29,7 +29,10 @@ export function admitFeed(slots: readonly FeedSlot[], address: string): Admissio
   for (const slot of slots) counts.set(slot.address, (counts.get(slot.address) ?? 0) + 1);
   const own = counts.get(address) ?? 0;
   if (own >= MAX_FEEDS_PER_ADDRESS) {
-    return { kind: 'refuse', reason: `this address already holds ${own} live feeds (at most ${MAX_FEEDS_PER_ADDRESS} per client address); close a tab` };
+    return {
+      kind: 'refuse',
+      reason: `this address already holds ${own} live feeds (at most ${MAX_FEEDS_PER_ADDRESS} per client address); close a tab`,
+    };
   }
   if (slots.length < MAX_FEED_CLIENTS) return { kind: 'admit' };
   let busiest = '';
@@ -41,7 +44,10 @@ export function admitFeed(slots: readonly FeedSlot[], address: string): Admissio
     }
   }
   if (most > own + 1) return { kind: 'admit_replacing', victim: slots.findIndex((slot) => slot.address === busiest) };
-  return { kind: 'refuse', reason: `the live feed already has ${MAX_FEED_CLIENTS} clients, shared evenly between client addresses` };
+  return {
+    kind: 'refuse',
+    reason: `the live feed already has ${MAX_FEED_CLIENTS} clients, shared evenly between client addresses`,
+  };
 }
 
 /** When a client started to lag (undefined: keeping up), given its unsent bytes now. */
@@ -66,7 +72,9 @@ export function feedAddressKey(address: string): string {
   const [head = '', tail = ''] = address.split('%')[0]?.split('::') ?? [];
   const left = head === '' ? [] : head.split(':');
   const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
-  const groups = address.includes('::') ? [...left, ...Array.from({ length: Math.max(0, 8 - left.length - right.length) }, () => '0'), ...right] : left;
+  const groups = address.includes('::')
+    ? [...left, ...Array.from({ length: Math.max(0, 8 - left.length - right.length) }, () => '0'), ...right]
+    : left;
   return `${groups
     .slice(0, 4)
     .map((g) => (Number.parseInt(g, 16) || 0).toString(16))

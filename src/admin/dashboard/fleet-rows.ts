@@ -157,7 +157,8 @@ export function modelRows(
       // A node that serves nothing now is shown in the Fleet view (its last listing), never as serving.
       if (model.residency === 'unavailable') continue;
       const entry = byModel.get(model.id) ?? emptyEntry();
-      const list = model.residency === 'loaded' ? entry.nodes : model.residency === 'on_demand' ? entry.on_demand : entry.after_wake;
+      const list =
+        model.residency === 'loaded' ? entry.nodes : model.residency === 'on_demand' ? entry.on_demand : entry.after_wake;
       list.push(row.name);
       entry.largest = Math.max(entry.largest, model.n_ctx ?? 0);
       byModel.set(model.id, entry);

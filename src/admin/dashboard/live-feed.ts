@@ -8,7 +8,16 @@
 import type { ServerResponse } from 'node:http';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import { admitFeed, isStalled, lagSince, MAX_FEED_CLIENTS, MAX_FEEDS_PER_ADDRESS } from './feed-admission.ts';
-import { NOTHING_SENT, rowsDelta, sitesDelta, sitesSent, sseEvent, type DashboardSnapshot, type SentRows, type SentSites } from './dashboard-state.ts';
+import {
+  NOTHING_SENT,
+  rowsDelta,
+  sitesDelta,
+  sitesSent,
+  sseEvent,
+  type DashboardSnapshot,
+  type SentRows,
+  type SentSites,
+} from './dashboard-state.ts';
 import type { FleetRow, ModelRow } from './fleet-rows.ts';
 import type { SitesPanel } from './site-rows.ts';
 import type { Transition } from './transitions.ts';
@@ -57,7 +66,10 @@ export class LiveFeed {
    */
   open(res: FeedClient, address: string): void {
     const entries = [...this.#clients];
-    const admission = admitFeed(entries.map(([, state]) => state), address);
+    const admission = admitFeed(
+      entries.map(([, state]) => state),
+      address,
+    );
     if (admission.kind === 'refuse') {
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
       res.end(`${admission.reason}\n`);
@@ -69,7 +81,9 @@ export class LiveFeed {
         this.#clients.delete(victim);
         this.#replaced++;
         // An SSE comment: the page reconnects by itself, and anyone reading the stream sees why it ended.
-        victim.end(`: closed to make room for a client address holding fewer live feeds (at most ${MAX_FEEDS_PER_ADDRESS} per address, ${MAX_FEED_CLIENTS} in all)\n\n`);
+        victim.end(
+          `: closed to make room for a client address holding fewer live feeds (at most ${MAX_FEEDS_PER_ADDRESS} per address, ${MAX_FEED_CLIENTS} in all)\n\n`,
+        );
       }
     }
     res.writeHead(200, {

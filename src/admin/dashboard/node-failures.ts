@@ -13,7 +13,13 @@ export interface NodeFailure {
 const MAX_TEXT = 200;
 
 /** Results of an attempt that are not the node's failure: success, the client leaving, the request's own fault. */
-const NOT_A_FAILURE: ReadonlySet<string> = new Set(['success', 'client_abort', 'context_overflow', 'contradictory_refusal', 'interim_response']);
+const NOT_A_FAILURE: ReadonlySet<string> = new Set([
+  'success',
+  'client_abort',
+  'context_overflow',
+  'contradictory_refusal',
+  'interim_response',
+]);
 
 /** A failed attempt's text, or undefined for an attempt that is no failure of the node. */
 export function attemptFailureText(e: ProxyEvents['proxy:attempt']): string | undefined {

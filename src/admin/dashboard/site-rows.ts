@@ -21,7 +21,12 @@ export interface SiteRow {
   readonly load: { readonly in_flight: number; readonly queued: number; readonly slots: number } | null;
   /** Forwarding backs off from it since `since` (epoch ms) because of `detail`; null = reachable. */
   readonly unreachable: { readonly detail: string; readonly since: number } | null;
-  readonly last_rejection: { readonly reason: string; readonly detail: string; readonly peer: string; readonly at: number } | null;
+  readonly last_rejection: {
+    readonly reason: string;
+    readonly detail: string;
+    readonly peer: string;
+    readonly at: number;
+  } | null;
 }
 
 export interface OwnSite {
@@ -51,7 +56,9 @@ export interface SiteMemory {
 
 export function sitesPanel(source: SitesSource | undefined, memory: SiteMemory, now: number): SitesPanel {
   if (source === undefined) return NO_MESH;
-  const sites = [...source.remote()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((row) => siteRow(row, memory, now));
+  const sites = [...source.remote()]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((row) => siteRow(row, memory, now));
   return { mesh: true, own: ownSite(source.own()), sites };
 }
 
@@ -69,12 +76,24 @@ export function siteRow(row: SiteAdminRow, memory: SiteMemory, now: number): Sit
     last_rejection:
       rejection === undefined
         ? null
-        : { reason: rejection.reason, detail: rejection.detail, peer: rejection.peer, at: memory.rejectedAt.get(row.id) ?? approximately(now - rejection.age_ms) },
+        : {
+            reason: rejection.reason,
+            detail: rejection.detail,
+            peer: rejection.peer,
+            at: memory.rejectedAt.get(row.id) ?? approximately(now - rejection.age_ms),
+          },
   };
 }
 
 function ownSite(own: OwnSiteRow): OwnSite {
-  return { id: own.id, url: own.url, revision: own.revision ?? null, models: own.models, published_at: own.published_at ?? null, peers: own.peers };
+  return {
+    id: own.id,
+    url: own.url,
+    revision: own.revision ?? null,
+    models: own.models,
+    published_at: own.published_at ?? null,
+    peers: own.peers,
+  };
 }
 
 /** An instant known only as an age (heard before the hub listened): whole seconds, so it stays put between ticks. */

@@ -118,6 +118,7 @@ export class TrafficHistory {
       else this.#index(ring.kind).delete(ring.name);
     }
     // A dirty series evicted: its unsent buckets left the window with it.
-    if (this.#dirty.some((ring) => !this.#series.has(ring.key))) this.#dirty = this.#dirty.filter((ring) => this.#series.get(ring.key) === ring);
+    if (this.#dirty.some((ring) => !this.#series.has(ring.key)))
+      this.#dirty = this.#dirty.filter((ring) => this.#series.get(ring.key) === ring);
   }
 }

@@ -115,7 +115,15 @@ export class TrafficRing {
   #point(slot: number, start: number): TrafficPoint {
     const latency = this.#latency[slot] ?? new Uint32Array(0);
     const firstByte = this.#firstByte[slot] ?? new Uint32Array(0);
-    return [start, this.#counts[slot] ?? 0, this.#errors[slot] ?? 0, quantileMs(latency, 0.5), quantileMs(latency, 0.99), quantileMs(firstByte, 0.5), quantileMs(firstByte, 0.99)];
+    return [
+      start,
+      this.#counts[slot] ?? 0,
+      this.#errors[slot] ?? 0,
+      quantileMs(latency, 0.5),
+      quantileMs(latency, 0.99),
+      quantileMs(firstByte, 0.5),
+      quantileMs(firstByte, 0.99),
+    ];
   }
 
   /** A new bucket in `slot`: what it held left the window (the ring spans it), so it is cleared in place. */

@@ -7,7 +7,17 @@ import type { MeshEvents } from '#src/mesh/index.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
-export type TransitionKind = 'health' | 'discovery' | 'wake' | 'ejection' | 'readmission' | 'membership' | 'reload' | 'freshness' | 'reachability' | 'rejection';
+export type TransitionKind =
+  | 'health'
+  | 'discovery'
+  | 'wake'
+  | 'ejection'
+  | 'readmission'
+  | 'membership'
+  | 'reload'
+  | 'freshness'
+  | 'reachability'
+  | 'rejection';
 
 export interface Transition {
   /** Increasing number: the page keeps the newest first and drops duplicates on reconnect. */
@@ -49,7 +59,10 @@ export function discoveryTransition(e: Events['node:discovery']): TransitionDraf
 }
 
 /** How many ids the listing gained and lost (duplicates counted once, as sets). */
-function idChanges(from: readonly { readonly id: string }[], to: readonly { readonly id: string }[]): { added: number; removed: number } {
+function idChanges(
+  from: readonly { readonly id: string }[],
+  to: readonly { readonly id: string }[],
+): { added: number; removed: number } {
   const before = new Set<string>();
   for (const m of from) before.add(m.id);
   const after = new Set<string>();
@@ -71,22 +84,37 @@ export function wakeTransition(e: Events['node:wake']): TransitionDraft | undefi
 }
 
 export function ejectionTransition(e: Events['node:ejected']): TransitionDraft {
-  return { node: e.node, kind: 'ejection', text: `ejected after repeated request failures until ${new Date(e.untilMs).toISOString()}` };
+  return {
+    node: e.node,
+    kind: 'ejection',
+    text: `ejected after repeated request failures until ${new Date(e.untilMs).toISOString()}`,
+  };
 }
 
-export function reloadTransition(outcome: { readonly ok: boolean; readonly problems?: readonly { readonly path: string; readonly message: string }[] }): TransitionDraft {
+export function reloadTransition(outcome: {
+  readonly ok: boolean;
+  readonly problems?: readonly { readonly path: string; readonly message: string }[];
+}): TransitionDraft {
   if (outcome.ok) return { node: '', kind: 'reload', text: 'config reloaded' };
   const first = outcome.problems?.[0];
-  return { node: '', kind: 'reload', text: `config reload rejected${first === undefined ? '' : `: ${first.path}: ${first.message}`}` };
+  return {
+    node: '',
+    kind: 'reload',
+    text: `config reload rejected${first === undefined ? '' : `: ${first.path}: ${first.message}`}`,
+  };
 }
 
 export function freshnessTransition(e: MeshEvents['mesh:site-freshness']): TransitionDraft {
-  const text = e.fresh ? 'stale → fresh (a newer record arrived)' : 'fresh → stale (no newer record within [mesh] freshness: its models are not routed to)';
+  const text = e.fresh
+    ? 'stale → fresh (a newer record arrived)'
+    : 'fresh → stale (no newer record within [mesh] freshness: its models are not routed to)';
   return { node: '', site: e.site, kind: 'freshness', text };
 }
 
 export function reachabilityTransition(e: ProxyEvents['mesh:site-reachability']): TransitionDraft {
-  const text = e.reachable ? 'reachable again (a forward got an answer)' : `unreachable${e.detail === undefined ? '' : ` (${e.detail})`}: forwards skip it while it backs off`;
+  const text = e.reachable
+    ? 'reachable again (a forward got an answer)'
+    : `unreachable${e.detail === undefined ? '' : ` (${e.detail})`}: forwards skip it while it backs off`;
   return { node: '', site: e.site, kind: 'reachability', text };
 }
 

@@ -44,7 +44,11 @@ export interface ForwardToSign {
  * (only with a tenant; every copy in `headers` is dropped), Signature-Input and Signature.
  */
 export async function signForward(input: ForwardToSign): Promise<Record<string, string>> {
-  const headers: Record<string, string> = { ...input.headers, 'content-digest': contentDigest(input.body), [FORWARDED_BY]: input.site };
+  const headers: Record<string, string> = {
+    ...input.headers,
+    'content-digest': contentDigest(input.body),
+    [FORWARDED_BY]: input.site,
+  };
   delete headers[TENANT_HEADER];
   if (input.tenant !== undefined) headers[TENANT_HEADER] = encodeTenantHeader(input.tenant);
   const signed = await httpbis.signMessage(
@@ -53,11 +57,16 @@ export async function signForward(input: ForwardToSign): Promise<Record<string, 
       name: SIGNATURE_LABEL,
       fields: [...(input.tenant === undefined ? SIGNED_COMPONENTS : SIGNED_COMPONENTS_WITH_TENANT)],
       params: [...SIGNATURE_PARAMS],
-      paramValues: { created: new Date(input.nowMs), expires: new Date(input.nowMs + input.lifetimeMs), nonce: input.nonce ?? randomBytes(16).toString('base64url') },
+      paramValues: {
+        created: new Date(input.nowMs),
+        expires: new Date(input.nowMs + input.lifetimeMs),
+        nonce: input.nonce ?? randomBytes(16).toString('base64url'),
+      },
     },
     { method: input.method, url: input.url, headers },
   );
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(signed.headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(signed.headers))
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }

@@ -18,7 +18,8 @@ export interface ForwardTenantClaim {
   readonly priority: TenantPriority;
 }
 
-export type TenantHeaderVerdict = { readonly ok: true; readonly claim: ForwardTenantClaim } | { readonly ok: false; readonly detail: string };
+export type TenantHeaderVerdict =
+  { readonly ok: true; readonly claim: ForwardTenantClaim } | { readonly ok: false; readonly detail: string };
 
 /** Longest header value read (a name is at most 64 characters; room for later parameters). */
 export const MAX_TENANT_HEADER_CHARS = 256;
@@ -48,11 +49,16 @@ export function decodeTenantHeader(value: string | readonly string[]): TenantHea
   const params = readParams(input, name.end);
   if (!params.ok) return { ok: false, detail: `${params.detail}; ${EXPECTED}` };
   // Tenant names keep to the rule site and node names do.
-  if (!isSiteId(name.value)) return { ok: false, detail: `tenant name "${printable(name.value)}" is not a tenant name (1-64 of A-Z a-z 0-9 . _ : @ -)` };
+  if (!isSiteId(name.value))
+    return { ok: false, detail: `tenant name "${printable(name.value)}" is not a tenant name (1-64 of A-Z a-z 0-9 . _ : @ -)` };
   const given = params.values.get('class');
   if (given === undefined) return { ok: false, detail: `no class parameter; ${EXPECTED}` };
   const priority = given.type === 'token' ? given.value : undefined;
-  if (!isPriority(priority)) return { ok: false, detail: `class must be one of ${TENANT_PRIORITIES.join(', ')} (a token), got ${printable(shown(given))}` };
+  if (!isPriority(priority))
+    return {
+      ok: false,
+      detail: `class must be one of ${TENANT_PRIORITIES.join(', ')} (a token), got ${printable(shown(given))}`,
+    };
   return { ok: true, claim: { name: name.value, priority } };
 }
 
@@ -101,7 +107,8 @@ function readParams(input: string, start: number): { ok: true; values: Map<strin
   const values = new Map<string, BareItem>();
   let i = start;
   while (i < input.length) {
-    if (input[i] !== ';') return { ok: false, detail: `unexpected "${printable(input.slice(i, i + 8))}" where ";" or the end belongs` };
+    if (input[i] !== ';')
+      return { ok: false, detail: `unexpected "${printable(input.slice(i, i + 8))}" where ";" or the end belongs` };
     i++;
     while (input[i] === ' ') i++;
     const key = /^[a-z*][a-z0-9_.*-]*/.exec(input.slice(i))?.[0];
@@ -125,7 +132,8 @@ function readBareItem(input: string, start: number): Read<BareItem> {
     const text = readString(input, start);
     return text.ok ? { ok: true, value: { type: 'string', value: text.value }, end: text.end } : text;
   }
-  if (rest.startsWith('?1') || rest.startsWith('?0')) return { ok: true, value: { type: 'boolean', value: rest[1] === '1' }, end: start + 2 };
+  if (rest.startsWith('?1') || rest.startsWith('?0'))
+    return { ok: true, value: { type: 'boolean', value: rest[1] === '1' }, end: start + 2 };
   const integer = /^-?[0-9]{1,15}(?![0-9.])/.exec(rest)?.[0];
   if (integer !== undefined) return { ok: true, value: { type: 'integer', value: Number(integer) }, end: start + integer.length };
   const token = /^[A-Za-z*][A-Za-z0-9!#$%&'*+.^_`|~:/-]*/.exec(rest)?.[0];

@@ -7,7 +7,14 @@
 // no file; a stale "stopped" record this run cannot replace is removed, and if it cannot be, this
 // run takes no forward at all — the next start would trust it and miss what this run accepted.
 
-import { RECORD_BYTES_BASE, RECORD_BYTES_PER_ENTRY, restartRule, serializeRunning, serializeStopped, type RecordOwner } from './replay-record.ts';
+import {
+  RECORD_BYTES_BASE,
+  RECORD_BYTES_PER_ENTRY,
+  restartRule,
+  serializeRunning,
+  serializeStopped,
+  type RecordOwner,
+} from './replay-record.ts';
 import type { ReplayRecordStore } from './replay-record-file.ts';
 import { firstAcceptedCreatedMs } from './replay-window.ts';
 import type { SeenForwards } from './seen-forwards.ts';
@@ -46,20 +53,33 @@ export class ReplayKeeper {
     const { store, seen, now, log } = this.#deps;
     const maxEntries = this.#deps.maxEntries();
     const read = await store.read(RECORD_BYTES_BASE + maxEntries * RECORD_BYTES_PER_ENTRY);
-    const rule = restartRule(read, { ...owner, file: store.path, nowMs: now(), skewMs: this.#deps.skewMs(), maxEntries, ranBefore: await this.#deps.ranBefore() });
+    const rule = restartRule(read, {
+      ...owner,
+      file: store.path,
+      nowMs: now(),
+      skewMs: this.#deps.skewMs(),
+      maxEntries,
+      ranBefore: await this.#deps.ranBefore(),
+    });
     const fields = { file: store.path, rule: rule.rule };
     try {
       await store.write(serializeRunning(owner, startedMs));
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error);
       if (read.kind !== 'absent' && !(await this.#removed())) {
-        log.error({ ...fields, err: error }, `${problem}, nor remove it: a later start would take it for this run's record, so this run refuses every forwarded request (503 replay_unavailable) — fix the file's directory and restart`);
+        log.error(
+          { ...fields, err: error },
+          `${problem}, nor remove it: a later start would take it for this run's record, so this run refuses every forwarded request (503 replay_unavailable) — fix the file's directory and restart`,
+        );
         return;
       }
       // The memory is whole from this start on: a record written at a clean stop is right.
       this.#run = { owner, startedMs };
       seen.open(now());
-      log.warn({ ...fields, err: error }, `${problem}: forwards an earlier run could have accepted are refused until ${this.#blackoutEnd(startedMs)}, and so after every restart until it can be written`);
+      log.warn(
+        { ...fields, err: error },
+        `${problem}: forwards an earlier run could have accepted are refused until ${this.#blackoutEnd(startedMs)}, and so after every restart until it can be written`,
+      );
       return;
     }
     this.#run = { owner, startedMs };
@@ -85,12 +105,18 @@ export class ReplayKeeper {
     try {
       await store.write(serializeStopped(run.owner, run.startedMs, stoppedMs, this.#deps.skewMs(), carried));
     } catch (error) {
-      log.error({ file: store.path, err: error }, `${error instanceof Error ? error.message : String(error)}: the next start refuses forwards for max_clock_skew`);
+      log.error(
+        { file: store.path, err: error },
+        `${error instanceof Error ? error.message : String(error)}: the next start refuses forwards for max_clock_skew`,
+      );
       return false;
     }
     let entries = 0;
     for (const site of carried.used.values()) entries += site.size;
-    log.info({ file: store.path, remembered: entries }, 'replay memory saved: the next start refuses only the signatures it holds');
+    log.info(
+      { file: store.path, remembered: entries },
+      'replay memory saved: the next start refuses only the signatures it holds',
+    );
     return true;
   }
 

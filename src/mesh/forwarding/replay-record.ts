@@ -36,7 +36,13 @@ export interface RecordOwner {
 
 export type ReplayRecord =
   | (RecordOwner & { readonly state: 'running'; readonly startedMs: number })
-  | (RecordOwner & { readonly state: 'stopped'; readonly startedMs: number; readonly stoppedMs: number; readonly skewMs: number; readonly carried: CarriedMemory });
+  | (RecordOwner & {
+      readonly state: 'stopped';
+      readonly startedMs: number;
+      readonly stoppedMs: number;
+      readonly skewMs: number;
+      readonly carried: CarriedMemory;
+    });
 
 /** Bytes one remembered signature may take in the file (site, nonce, until and punctuation), for the read bound. */
 export const RECORD_BYTES_PER_ENTRY = 160;
@@ -44,7 +50,12 @@ export const RECORD_BYTES_PER_ENTRY = 160;
 export const RECORD_BYTES_BASE = 64 * 1024;
 
 const ms = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
-const owner = { v: z.literal(1), site: z.string().min(1).max(64), public_key: z.string().min(1).max(64), started_at: ms } as const;
+const owner = {
+  v: z.literal(1),
+  site: z.string().min(1).max(64),
+  public_key: z.string().min(1).max(64),
+  started_at: ms,
+} as const;
 const recordShape = z.discriminatedUnion('state', [
   z.strictObject({ ...owner, state: z.literal('running') }),
   z.strictObject({
@@ -57,7 +68,8 @@ const recordShape = z.discriminatedUnion('state', [
   }),
 ]);
 
-export type ParsedRecord = { readonly ok: true; readonly record: ReplayRecord } | { readonly ok: false; readonly problem: string };
+export type ParsedRecord =
+  { readonly ok: true; readonly record: ReplayRecord } | { readonly ok: false; readonly problem: string };
 
 /** Reads a record; more than `maxEntries` signatures, or times out of order, is not a record this gateway wrote. */
 export function parseReplayRecord(text: string, maxEntries: number): ParsedRecord {
@@ -75,16 +87,28 @@ export function parseReplayRecord(text: string, maxEntries: number): ParsedRecor
   const data = parsed.data;
   const base = { site: data.site, publicKey: data.public_key, startedMs: data.started_at };
   if (data.state === 'running') return { ok: true, record: { ...base, state: 'running' } };
-  if (data.stopped_at < data.started_at) return { ok: false, problem: `stopped_at (${data.stopped_at}) is before started_at (${data.started_at})` };
-  if (data.refused_before > data.stopped_at) return { ok: false, problem: `refused_before (${data.refused_before}) is after stopped_at (${data.stopped_at})` };
+  if (data.stopped_at < data.started_at)
+    return { ok: false, problem: `stopped_at (${data.stopped_at}) is before started_at (${data.started_at})` };
+  if (data.refused_before > data.stopped_at)
+    return { ok: false, problem: `refused_before (${data.refused_before}) is after stopped_at (${data.stopped_at})` };
   const used = new Map<string, Map<string, number>>();
   let entries = 0;
   for (const [site, list] of Object.entries(data.used)) {
     entries += list.length;
-    if (entries > maxEntries) return { ok: false, problem: `more than ${maxEntries} remembered signatures ([mesh] max_remembered_forwards)` };
+    if (entries > maxEntries)
+      return { ok: false, problem: `more than ${maxEntries} remembered signatures ([mesh] max_remembered_forwards)` };
     used.set(site, new Map(list));
   }
-  return { ok: true, record: { ...base, state: 'stopped', stoppedMs: data.stopped_at, skewMs: data.max_clock_skew, carried: { refusedBeforeMs: data.refused_before, used } } };
+  return {
+    ok: true,
+    record: {
+      ...base,
+      state: 'stopped',
+      stoppedMs: data.stopped_at,
+      skewMs: data.max_clock_skew,
+      carried: { refusedBeforeMs: data.refused_before, used },
+    },
+  };
 }
 
 /** The record a run writes at start, before it accepts a forward. */
@@ -93,15 +117,34 @@ export function serializeRunning(owner: RecordOwner, startedMs: number): string 
 }
 
 /** The record a run writes at a clean stop, once its memory takes no more forwards. */
-export function serializeStopped(owner: RecordOwner, startedMs: number, stoppedMs: number, skewMs: number, carried: CarriedMemory): string {
+export function serializeStopped(
+  owner: RecordOwner,
+  startedMs: number,
+  stoppedMs: number,
+  skewMs: number,
+  carried: CarriedMemory,
+): string {
   const used: Record<string, [string, number][]> = {};
   for (const [site, entries] of carried.used) if (entries.size > 0) used[site] = [...entries];
-  const record = { v: 1, state: 'stopped', site: owner.site, public_key: owner.publicKey, started_at: startedMs, stopped_at: stoppedMs, refused_before: Math.max(0, carried.refusedBeforeMs), max_clock_skew: skewMs, used };
+  const record = {
+    v: 1,
+    state: 'stopped',
+    site: owner.site,
+    public_key: owner.publicKey,
+    started_at: startedMs,
+    stopped_at: stoppedMs,
+    refused_before: Math.max(0, carried.refusedBeforeMs),
+    max_clock_skew: skewMs,
+    used,
+  };
   return `${JSON.stringify(record)}\n`;
 }
 
 /** What reading the record file gave. */
-export type RecordRead = { readonly kind: 'absent' } | { readonly kind: 'unreadable'; readonly problem: string } | { readonly kind: 'text'; readonly text: string };
+export type RecordRead =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'unreadable'; readonly problem: string }
+  | { readonly kind: 'text'; readonly text: string };
 
 export interface RestartContext extends RecordOwner {
   /** The record file's path (named in every reason). */
@@ -129,27 +172,53 @@ export function restartRule(read: RecordRead, ctx: RestartContext): RestartRule 
   const { file } = ctx;
   if (read.kind === 'absent') {
     return ctx.ranBefore
-      ? { rule: 'blackout', reason: `no replay record ${file}, though this site ran before (its mesh state file exists): an older version, or the record was removed`, warn: false }
+      ? {
+          rule: 'blackout',
+          reason: `no replay record ${file}, though this site ran before (its mesh state file exists): an older version, or the record was removed`,
+          warn: false,
+        }
       : { rule: 'first', reason: `no replay record ${file} and no sign of an earlier run: this site's first run` };
   }
   if (read.kind === 'unreadable') return { rule: 'blackout', reason: `replay record ${file}: ${read.problem}`, warn: true };
   const parsed = parseReplayRecord(read.text, ctx.maxEntries);
   if (!parsed.ok) return { rule: 'blackout', reason: `replay record ${file}: ${parsed.problem}`, warn: true };
   const record = parsed.record;
-  if (record.site !== ctx.site) return { rule: 'blackout', reason: `replay record ${file} is site '${record.site}''s, not this site's ('${ctx.site}')`, warn: true };
-  if (record.publicKey !== ctx.publicKey) return { rule: 'blackout', reason: `replay record ${file} was written under another site key (${record.publicKey})`, warn: true };
+  if (record.site !== ctx.site)
+    return {
+      rule: 'blackout',
+      reason: `replay record ${file} is site '${record.site}''s, not this site's ('${ctx.site}')`,
+      warn: true,
+    };
+  if (record.publicKey !== ctx.publicKey)
+    return {
+      rule: 'blackout',
+      reason: `replay record ${file} was written under another site key (${record.publicKey})`,
+      warn: true,
+    };
   if (record.state === 'running') {
-    return { rule: 'blackout', reason: `the run started at ${iso(record.startedMs)} did not stop cleanly (replay record ${file} says it is still running): what it accepted is not known`, warn: true };
+    return {
+      rule: 'blackout',
+      reason: `the run started at ${iso(record.startedMs)} did not stop cleanly (replay record ${file} says it is still running): what it accepted is not known`,
+      warn: true,
+    };
   }
   if (record.stoppedMs > ctx.nowMs) {
-    return { rule: 'blackout', reason: `replay record ${file} says the run before stopped at ${iso(record.stoppedMs)}, ${Math.ceil((record.stoppedMs - ctx.nowMs) / 1000)} s ahead of this clock`, warn: true };
+    return {
+      rule: 'blackout',
+      reason: `replay record ${file} says the run before stopped at ${iso(record.stoppedMs)}, ${Math.ceil((record.stoppedMs - ctx.nowMs) / 1000)} s ahead of this clock`,
+      warn: true,
+    };
   }
   // A wider skew now: a window may end up to that much later than the run before reckoned.
   const widerMs = Math.max(0, ctx.skewMs - record.skewMs);
   const used = new Map<string, Map<string, number>>();
   let kept = 0;
   for (const [site, entries] of record.carried.used) {
-    const open = new Map([...entries].map(([nonce, untilMs]): [string, number] => [nonce, untilMs + widerMs]).filter(([, untilMs]) => untilMs >= ctx.nowMs));
+    const open = new Map(
+      [...entries]
+        .map(([nonce, untilMs]): [string, number] => [nonce, untilMs + widerMs])
+        .filter(([, untilMs]) => untilMs >= ctx.nowMs),
+    );
     kept += open.size;
     if (open.size > 0) used.set(site, open);
   }

@@ -114,13 +114,19 @@ export class SeenForwards {
    */
   hold(claim: ForwardClaim, nowMs: number): ClaimVerdict {
     if (this.#phase !== 'open') {
-      const detail = this.#phase === 'starting' ? 'this site is starting: its memory of used signatures is not restored yet' : 'this site is stopping: its memory of used signatures is saved';
+      const detail =
+        this.#phase === 'starting'
+          ? 'this site is starting: its memory of used signatures is not restored yet'
+          : 'this site is stopping: its memory of used signatures is saved';
       return { ok: false, rejection: 'replay_unavailable', detail, retryAfterSeconds: 1 };
     }
     if (earlierRunCouldAccept(claim, this.#sinceMs)) {
       const skewMs = claim.createdMs - claim.fromMs;
       const from = new Date(firstAcceptedCreatedMs(this.#sinceMs, skewMs)).toISOString();
-      const before = this.#sinceMs === this.#startedMs ? 'this site started' : `${new Date(this.#sinceMs).toISOString()}, where this site's memory of used signatures begins`;
+      const before =
+        this.#sinceMs === this.#startedMs
+          ? 'this site started'
+          : `${new Date(this.#sinceMs).toISOString()}, where this site's memory of used signatures begins`;
       return {
         ok: false,
         rejection: 'replayed',
@@ -180,7 +186,8 @@ export class SeenForwards {
       this.#sinceMs = Math.min(this.#sinceMs, carried.refusedBeforeMs);
       for (const [id, entries] of carried.used) {
         const site = this.#site(id);
-        for (const [nonce, untilMs] of entries) if (untilMs >= nowMs && !site.has(nonce)) site.set(nonce, { untilMs, held: false });
+        for (const [nonce, untilMs] of entries)
+          if (untilMs >= nowMs && !site.has(nonce)) site.set(nonce, { untilMs, held: false });
         if (site.size === 0) this.#seen.delete(id);
       }
     }
@@ -262,9 +269,17 @@ export interface LocalReplayOptions extends SeenForwardsOptions {
 }
 
 /** The guard of a gateway whose request path runs in this thread: one memory, from `sinceMs`. */
-export function localReplayGuard(now: () => number, options: LocalReplayOptions = {}): ReplayGuard & { readonly seen: SeenForwards } {
+export function localReplayGuard(
+  now: () => number,
+  options: LocalReplayOptions = {},
+): ReplayGuard & { readonly seen: SeenForwards } {
   const seen = new SeenForwards(options.sinceMs ?? now(), options);
-  return { seen, hold: (claim) => seen.hold(claim, now()), claim: (claim) => seen.claim(claim, now()), release: (claim) => seen.release(claim) };
+  return {
+    seen,
+    hold: (claim) => seen.hold(claim, now()),
+    claim: (claim) => seen.claim(claim, now()),
+    release: (claim) => seen.release(claim),
+  };
 }
 
 /** The claim of a verified signature: its window at a receiver allowing `skewMs` (replay-window.ts). */

@@ -12,7 +12,14 @@
 import { verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { httpbis } from 'http-message-signatures';
-import { FORWARDED_BY, NONCE_RULE, SIGNATURE_LABEL, SIGNATURE_PARAMS, SIGNED_COMPONENTS, SIGNED_COMPONENTS_WITH_TENANT } from './forward-signature.ts';
+import {
+  FORWARDED_BY,
+  NONCE_RULE,
+  SIGNATURE_LABEL,
+  SIGNATURE_PARAMS,
+  SIGNED_COMPONENTS,
+  SIGNED_COMPONENTS_WITH_TENANT,
+} from './forward-signature.ts';
 import { decodeTenantHeader, TENANT_HEADER, type ForwardTenantClaim } from './forward-tenant.ts';
 import { siteTargetUrl } from './forward-url.ts';
 import { claimFor, type ForwardClaim, type ReplayGuard } from './seen-forwards.ts';
@@ -92,18 +99,26 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
   const signature = single(head.headers.signature);
   // The claimed site labels the refusal only when it is pinned (a bounded set); it proves nothing.
   const claimed = by !== undefined && ctx.pins.has(by) && by !== ctx.self ? by : undefined;
-  const reject = (rejection: ForwardRejection, detail: string, site = claimed): ForwardVerdict => ({ ok: false, rejection, detail, site });
+  const reject = (rejection: ForwardRejection, detail: string, site = claimed): ForwardVerdict => ({
+    ok: false,
+    rejection,
+    detail,
+    site,
+  });
   if (by === undefined) return reject('unsigned', `no single ${FORWARDED_BY} header`);
   if (input === undefined || signature === undefined) return reject('unsigned', 'no Signature-Input and Signature headers');
   if (single(head.headers['content-digest']) === undefined) return reject('unsigned', 'no Content-Digest header');
-  if (by === ctx.self) return reject('own_site', `the request names this site ('${by}') as its sender: a site never forwards to itself`);
+  if (by === ctx.self)
+    return reject('own_site', `the request names this site ('${by}') as its sender: a site never forwards to itself`);
   const pinned = ctx.pins.get(by);
   if (pinned === undefined) return reject('unknown_site', `site '${by}' is not pinned in [[mesh.sites]]`);
   if (ctx.selfKey?.equals(pinned) === true) return reject('own_site', `the key pinned for '${by}' is this site's own key`, by);
-  if (!input.trimStart().startsWith(`${SIGNATURE_LABEL}=`)) return reject('bad_signature', `no signature labelled '${SIGNATURE_LABEL}'`, by);
+  if (!input.trimStart().startsWith(`${SIGNATURE_LABEL}=`))
+    return reject('bad_signature', `no signature labelled '${SIGNATURE_LABEL}'`, by);
   // What was signed is rebuilt from this site's own url and the request line: never from Host.
   const url = siteTargetUrl(ctx.url, head.target);
-  if (url === undefined) return reject('bad_signature', `the request-target is not a path this site's url '${ctx.url}' can be signed for`, by);
+  if (url === undefined)
+    return reject('bad_signature', `the request-target is not a path this site's url '${ctx.url}' can be signed for`, by);
 
   const seen: SeenParams[] = [];
   let verified: boolean | null;
@@ -113,7 +128,11 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
         keyLookup: (params) => {
           seen.push({ keyid: params.keyid, created: params.created, expires: params.expires, nonce: params.nonce });
           if (params.keyid !== by) return Promise.resolve(null);
-          return Promise.resolve({ id: by, algs: ['ed25519'], verify: (data: Buffer, sig: Buffer) => Promise.resolve(verify(null, data, pinned, sig)) });
+          return Promise.resolve({
+            id: by,
+            algs: ['ed25519'],
+            verify: (data: Buffer, sig: Buffer) => Promise.resolve(verify(null, data, pinned, sig)),
+          });
         },
         // A tenant header the signature does not cover is refused like any other tampering.
         requiredFields: [...(head.headers[TENANT_HEADER] === undefined ? SIGNED_COMPONENTS : SIGNED_COMPONENTS_WITH_TENANT)],
@@ -127,34 +146,53 @@ export async function verifyForward(head: ForwardHead, ctx: VerifyContext): Prom
   }
   if (seen.length !== 1) return reject('bad_signature', `exactly one signature expected, got ${seen.length}`, by);
   const params = seen[0] ?? {};
-  if (params.keyid !== by) return reject('bad_signature', `keyid '${String(params.keyid)}' is not the forwarding site '${by}'`, by);
-  if (verified !== true) return reject('bad_signature', `the signature does not verify against the key pinned for '${by}' (signed for another site, path or body?)`, by);
+  if (params.keyid !== by)
+    return reject('bad_signature', `keyid '${String(params.keyid)}' is not the forwarding site '${by}'`, by);
+  if (verified !== true)
+    return reject(
+      'bad_signature',
+      `the signature does not verify against the key pinned for '${by}' (signed for another site, path or body?)`,
+      by,
+    );
   const times = judgeTimes(params, ctx);
   if (!times.ok) return reject('expired', times.detail, by);
   const nonce = params.nonce;
-  if (typeof nonce !== 'string' || !NONCE_RULE.test(nonce)) return reject('bad_signature', 'the nonce must be 16 to 64 base64url characters', by);
+  if (typeof nonce !== 'string' || !NONCE_RULE.test(nonce))
+    return reject('bad_signature', 'the nonce must be 16 to 64 base64url characters', by);
   const stated = head.headers[TENANT_HEADER];
   const tenant = stated === undefined ? undefined : decodeTenantHeader(stated);
   if (tenant?.ok === false) return reject('malformed_tenant', tenant.detail, by);
   const claim = claimFor(by, nonce, times.createdMs, times.expiresMs, ctx.maxClockSkewMs);
   const usable = await ctx.replay.hold(claim);
-  if (!usable.ok) return { ok: false, rejection: usable.rejection, detail: usable.detail, site: by, retryAfterSeconds: usable.retryAfterSeconds };
+  if (!usable.ok)
+    return {
+      ok: false,
+      rejection: usable.rejection,
+      detail: usable.detail,
+      site: by,
+      retryAfterSeconds: usable.retryAfterSeconds,
+    };
   return tenant === undefined ? { ok: true, site: by, claim } : { ok: true, site: by, tenant: tenant.claim, claim };
 }
 
-type Times = { readonly ok: true; readonly createdMs: number; readonly expiresMs: number } | { readonly ok: false; readonly detail: string };
+type Times =
+  { readonly ok: true; readonly createdMs: number; readonly expiresMs: number } | { readonly ok: false; readonly detail: string };
 
 /**
  * `created` within the skew window either way, `expires` not past (seconds, as RFC 9421 states
  * them). How long it stays acceptable is replay-window.ts's.
  */
-export function judgeTimes(params: { created?: unknown; expires?: unknown }, ctx: Pick<VerifyContext, 'nowMs' | 'maxClockSkewMs'>): Times {
+export function judgeTimes(
+  params: { created?: unknown; expires?: unknown },
+  ctx: Pick<VerifyContext, 'nowMs' | 'maxClockSkewMs'>,
+): Times {
   const created = seconds(params.created);
   const expires = seconds(params.expires);
   const now = ctx.nowMs / 1000;
   const skew = ctx.maxClockSkewMs / 1000;
   if (created === undefined || expires === undefined) return { ok: false, detail: 'created and expires are required' };
-  if (created > now + skew) return { ok: false, detail: `created ${Math.round(created - now)} s in the future (max_clock_skew ${skew} s)` };
+  if (created > now + skew)
+    return { ok: false, detail: `created ${Math.round(created - now)} s in the future (max_clock_skew ${skew} s)` };
   if (created < now - skew) return { ok: false, detail: `created ${Math.round(now - created)} s ago (max_clock_skew ${skew} s)` };
   if (expires < now) return { ok: false, detail: `expired ${Math.round(now - expires)} s ago` };
   return { ok: true, createdMs: created * 1000, expiresMs: expires * 1000 };

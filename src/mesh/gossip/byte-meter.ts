@@ -26,8 +26,14 @@ export class ByteMeter {
   /** The register to hand gossipsub as `metricsRegister`. */
   register(): MetricsRegister {
     const add = (name: string): ((value: number) => void) => {
-      if (name === SENT) return (value) => { this.#sent += value; };
-      if (name === RECEIVED) return (value) => { this.#received += value; };
+      if (name === SENT)
+        return (value) => {
+          this.#sent += value;
+        };
+      if (name === RECEIVED)
+        return (value) => {
+          this.#received += value;
+        };
       return () => {};
     };
     const noop = (): void => {};

@@ -17,7 +17,9 @@ export interface GossipFactoryDeps {
 }
 
 /** The site's addresses come from `[mesh] listen` and `[mesh] peers` (the latter replaced on reload by setPeers). */
-export function gossipTransportFactory(deps: GossipFactoryDeps): (site: { readonly listen: readonly string[]; readonly peers: readonly string[] }) => Libp2pTransport {
+export function gossipTransportFactory(
+  deps: GossipFactoryDeps,
+): (site: { readonly listen: readonly string[]; readonly peers: readonly string[] }) => Libp2pTransport {
   return (site) =>
     new Libp2pTransport({
       privateKey: deps.privateKey,

@@ -33,7 +33,9 @@ export interface DialerEvents {
 /** Parses a bootstrap multiaddr; it must name its peer (`/p2p/<id>`), or the dial could reach anyone. */
 export function parsePeerAddress(addr: string): DialTarget | { readonly problem: string } {
   try {
-    const p2p = multiaddr(addr).getComponents().filter((c) => c.name === 'p2p');
+    const p2p = multiaddr(addr)
+      .getComponents()
+      .filter((c) => c.name === 'p2p');
     const peerId = p2p.at(-1)?.value;
     if (peerId === undefined) return { problem: `peer address ${addr} does not end in /p2p/<peer id>` };
     return { addr, peerId };
@@ -134,7 +136,14 @@ export class PeerDialer {
     }
     for (const [addr, target] of wanted) {
       if (this.#entries.has(addr)) continue;
-      const entry: Entry = { target, attempt: 0, timer: undefined, dialing: false, connectedAt: undefined, lastResetAt: undefined };
+      const entry: Entry = {
+        target,
+        attempt: 0,
+        timer: undefined,
+        dialing: false,
+        connectedAt: undefined,
+        lastResetAt: undefined,
+      };
       this.#entries.set(addr, entry);
       this.#schedule(entry, 0);
     }
@@ -163,7 +172,10 @@ export class PeerDialer {
     for (const entry of this.#entries.values()) {
       if (entry.target.peerId !== peerId) continue;
       const connected = this.#opts.dialer.connected(peerId);
-      const action = seenAgain({ sighting, connected, dialing: entry.dialing, attempt: entry.attempt, lastResetAt: entry.lastResetAt, nowMs: now }, this.#opts.policy);
+      const action = seenAgain(
+        { sighting, connected, dialing: entry.dialing, attempt: entry.attempt, lastResetAt: entry.lastResetAt, nowMs: now },
+        this.#opts.policy,
+      );
       if (action.kind === 'none') continue;
       if (action.kind === 'connected') {
         entry.timer?.cancel();

@@ -29,15 +29,17 @@ export const RESULT: Readonly<Record<MessageVerdict, TopicValidatorResult>> = Ob
  * relayed one bad record recovers within seconds, and a flood keeps its sender graylisted. The
  * other topic terms (time in mesh, deliveries) are off: meshes here are small and quiet.
  */
-const SITES_TOPIC_SCORE = Object.freeze(createTopicScoreParams({
-  topicWeight: 1,
-  timeInMeshWeight: 0,
-  firstMessageDeliveriesWeight: 0,
-  meshMessageDeliveriesWeight: 0,
-  meshFailurePenaltyWeight: 0,
-  invalidMessageDeliveriesWeight: -1,
-  invalidMessageDeliveriesDecay: 0.9,
-}));
+const SITES_TOPIC_SCORE = Object.freeze(
+  createTopicScoreParams({
+    topicWeight: 1,
+    timeInMeshWeight: 0,
+    firstMessageDeliveriesWeight: 0,
+    meshMessageDeliveriesWeight: 0,
+    meshFailurePenaltyWeight: 0,
+    invalidMessageDeliveriesWeight: -1,
+    invalidMessageDeliveriesDecay: 0.9,
+  }),
+);
 
 /** The gossipsub service of a site's libp2p node. */
 export function sitesGossipsub(maxMessageBytes: number, meter: ByteMeter): ReturnType<typeof gossipsub> {

@@ -20,7 +20,8 @@ export type NodeListing = { kind: 'list'; models: SiteRecordModel[] } | { kind: 
 /** Why a node adds nothing to the site's set now; undefined = it counts. */
 export function nodeLeftOut(view: NodeView, now: number): string | undefined {
   if (view.health.status === 'dead') return 'dead';
-  if (view.health.status === 'asleep' && view.wake.wakingUntil !== undefined && !isWaking(view, now)) return 'asleep past its wake';
+  if (view.health.status === 'asleep' && view.wake.wakingUntil !== undefined && !isWaking(view, now))
+    return 'asleep past its wake';
   if (view.discovery.phase !== 'known' && view.discovery.phase !== 'degraded') return `listing ${view.discovery.phase}`;
   return undefined;
 }
@@ -28,7 +29,8 @@ export function nodeLeftOut(view: NodeView, now: number): string | undefined {
 export function nodeListingModels(views: readonly NodeView[], now: number): NodeListing {
   // Before any node has answered a listing, the set is unknown, not empty: nothing is published
   // as "this site serves nothing" while the first round is still under way.
-  if (views.length > 0 && views.every((v) => v.discovery.phase === 'untried')) return { kind: 'unknown', reason: 'no listing yet' };
+  if (views.length > 0 && views.every((v) => v.discovery.phase === 'untried'))
+    return { kind: 'unknown', reason: 'no listing yet' };
   const found = new Map<string, { ctx: number; onDemand: boolean }>();
   for (const view of views) {
     if (nodeLeftOut(view, now) !== undefined) continue;

@@ -4,5 +4,8 @@ import type { MeshStaticModel } from '#src/config/types.ts';
 import type { SiteRecordModel } from '../site-record.ts';
 
 export function staticModels(models: readonly MeshStaticModel[]): { kind: 'list'; models: SiteRecordModel[] } {
-  return { kind: 'list', models: models.map((m) => (m.ctx !== undefined && m.ctx > 0 ? { id: m.id, ctx: m.ctx } : { id: m.id })) };
+  return {
+    kind: 'list',
+    models: models.map((m) => (m.ctx !== undefined && m.ctx > 0 ? { id: m.id, ctx: m.ctx } : { id: m.id })),
+  };
 }

@@ -12,9 +12,7 @@ export interface HealthState {
   readonly changedAt: number;
 }
 
-export type ProbeOutcome =
-  | { readonly ok: true; readonly latencyMs: number }
-  | { readonly ok: false; readonly error: string };
+export type ProbeOutcome = { readonly ok: true; readonly latencyMs: number } | { readonly ok: false; readonly error: string };
 
 export interface HealthThresholds {
   /** Consecutive failures that make a node dead (or asleep). */

@@ -32,7 +32,10 @@ export async function probeNode(node: NodeSpec, options: ProbeOptions): Promise<
         // Only a missing route is worth a second path; a 503 means "not ready" and is final.
         if (status !== 404 || isLast) return { ok: false, error: lastError };
       } catch (error) {
-        return { ok: false, error: bound.timedOut ? `GET ${path} timed out after ${options.timeoutMs}ms` : describe(error, path) };
+        return {
+          ok: false,
+          error: bound.timedOut ? `GET ${path} timed out after ${options.timeoutMs}ms` : describe(error, path),
+        };
       }
     }
     return { ok: false, error: lastError };

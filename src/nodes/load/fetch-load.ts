@@ -28,10 +28,17 @@ export interface FetchLoadOptions {
  * (a llama.cpp node whose role is not known yet: a router answers a plain `/metrics` with 400, so
  * it waits for its first capacity poll).
  */
-export async function fetchLoad(node: NodeSpec, view: NodeView | undefined, options: FetchLoadOptions): Promise<LoadScrape | undefined> {
+export async function fetchLoad(
+  node: NodeSpec,
+  view: NodeView | undefined,
+  options: FetchLoadOptions,
+): Promise<LoadScrape | undefined> {
   const kind = serverKind(node.kind);
   const dialect = kind.load;
-  const loaded = (view?.discovery.models ?? []).filter((m) => m.loaded).slice(0, MAX_ROUTER_MODELS).map((m) => m.id);
+  const loaded = (view?.discovery.models ?? [])
+    .filter((m) => m.loaded)
+    .slice(0, MAX_ROUTER_MODELS)
+    .map((m) => m.id);
   const paths = kind.loadPaths(view?.capacity.role ?? 'unknown', loaded);
   if (dialect === undefined || paths === undefined) return undefined;
   const bound = deadline(options.timeoutMs, options.signal);

@@ -15,7 +15,9 @@ export type LoadReading = LoadScrape & {
 };
 
 /** Figures routing may use, or why it falls back to the in-flight count. */
-export type LoadVerdict = { readonly usable: true; readonly figures: LoadFigures; readonly inFlightAtScrape: number } | { readonly usable: false; readonly why: string };
+export type LoadVerdict =
+  | { readonly usable: true; readonly figures: LoadFigures; readonly inFlightAtScrape: number }
+  | { readonly usable: false; readonly why: string };
 
 export function judgeLoad(reading: LoadReading | undefined, hasMetrics: boolean, now: number, staleAfterMs: number): LoadVerdict {
   if (!hasMetrics) return { usable: false, why: 'kind exports no load metrics' };

@@ -39,7 +39,10 @@ export interface HoldStore {
 
 const keyOf = (node: string, model: string): string => `${node}\u0000${model}`;
 
-export function byNodeAndModel(a: { readonly node: string; readonly model: string }, b: { readonly node: string; readonly model: string }): number {
+export function byNodeAndModel(
+  a: { readonly node: string; readonly model: string },
+  b: { readonly node: string; readonly model: string },
+): number {
   return a.node.localeCompare(b.node) || a.model.localeCompare(b.model);
 }
 

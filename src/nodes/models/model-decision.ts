@@ -48,7 +48,18 @@ export interface ModelActionInput {
 }
 
 /** `warm`: the load would take a slot the reconciler keeps for a warm (or preloaded) model (operator-load.ts). */
-export type RefusalCode = 'unknown_node' | 'node_required' | 'not_listed' | 'not_supported' | 'node_unavailable' | 'busy' | 'in_flight' | 'queued' | 'pinned' | 'no_room' | 'warm';
+export type RefusalCode =
+  | 'unknown_node'
+  | 'node_required'
+  | 'not_listed'
+  | 'not_supported'
+  | 'node_unavailable'
+  | 'busy'
+  | 'in_flight'
+  | 'queued'
+  | 'pinned'
+  | 'no_room'
+  | 'warm';
 
 export type ModelActionVerdict =
   /** Act on `node`; `evict` = unload that idle model there first. */
@@ -72,8 +83,13 @@ function victimOrder(input: ModelActionInput): (a: ModelFacts, b: ModelFacts) =>
 
 /** Why this node cannot take part (for the model), or undefined. */
 function nodeObstacle(node: NodeFacts, model: string): { code: RefusalCode; reason: string } | undefined {
-  if (!node.models.some((m) => m.id === model)) return { code: 'not_listed', reason: `node '${node.name}' does not list model '${model}'` };
-  if (!node.canManage) return { code: 'not_supported', reason: `node '${node.name}' cannot load or unload models on request (its kind manages its own models)` };
+  if (!node.models.some((m) => m.id === model))
+    return { code: 'not_listed', reason: `node '${node.name}' does not list model '${model}'` };
+  if (!node.canManage)
+    return {
+      code: 'not_supported',
+      reason: `node '${node.name}' cannot load or unload models on request (its kind manages its own models)`,
+    };
   if (node.unavailable !== undefined) return { code: 'node_unavailable', reason: `node '${node.name}' is ${node.unavailable}` };
   if (node.busy) return { code: 'busy', reason: `a load or unload is already under way on node '${node.name}'` };
   return undefined;
@@ -101,7 +117,12 @@ function roomOn(node: NodeFacts, model: string, input: ModelActionInput): Room {
 function decideLoad(input: ModelActionInput): ModelActionVerdict {
   const candidates = input.node === undefined ? input.nodes : input.nodes.filter((n) => n.name === input.node);
   const runningOn = candidates.find((n) => n.models.some((m) => m.id === input.model && m.running));
-  if (runningOn !== undefined) return { verdict: 'already', node: runningOn.name, detail: `model '${input.model}' is already running on node '${runningOn.name}'` };
+  if (runningOn !== undefined)
+    return {
+      verdict: 'already',
+      node: runningOn.name,
+      detail: `model '${input.model}' is already running on node '${runningOn.name}'`,
+    };
   const reasons: string[] = [];
   let best: { node: NodeFacts; room: Room } | undefined;
   let firstCode: RefusalCode | undefined;
@@ -109,7 +130,10 @@ function decideLoad(input: ModelActionInput): ModelActionVerdict {
     const obstacle = nodeObstacle(node, input.model);
     const room = obstacle === undefined ? roomOn(node, input.model, input) : undefined;
     if (obstacle !== undefined || room === undefined || !room.fits) {
-      const why = obstacle ?? { code: 'no_room' as const, reason: `node '${node.name}' runs ${node.maxInstances ?? 0} models (its max), none idle and unpinned` };
+      const why = obstacle ?? {
+        code: 'no_room' as const,
+        reason: `node '${node.name}' runs ${node.maxInstances ?? 0} models (its max), none idle and unpinned`,
+      };
       // Asked for any node: the nodes that do not list the model are not worth naming.
       if (why.code === 'not_listed' && input.node === undefined) continue;
       reasons.push(why.reason);
@@ -131,14 +155,16 @@ function decideUnload(input: ModelActionInput, node: NodeFacts): ModelActionVerd
   const model = node.models.find((m) => m.id === input.model);
   if (model === undefined) return refuse('not_listed', `node '${node.name}' does not list model '${input.model}'`);
   if (input.pinned(input.model)) return refuse('pinned', `model '${input.model}' is pinned ([[models.available]] pin = true)`);
-  if (model.inFlight > 0) return refuse('in_flight', `${model.inFlight} request(s) for '${input.model}' are in flight on node '${node.name}'`);
+  if (model.inFlight > 0)
+    return refuse('in_flight', `${model.inFlight} request(s) for '${input.model}' are in flight on node '${node.name}'`);
   const queued = input.queued(input.model);
   if (queued > 0) return refuse('queued', `${queued} request(s) for '${input.model}' are queued in the gateway`);
   return { verdict: 'act', node: node.name, evict: undefined };
 }
 
 export function decideModelAction(input: ModelActionInput): ModelActionVerdict {
-  if (input.node !== undefined && !input.nodes.some((n) => n.name === input.node)) return refuse('unknown_node', `no node named '${input.node}'`);
+  if (input.node !== undefined && !input.nodes.some((n) => n.name === input.node))
+    return refuse('unknown_node', `no node named '${input.node}'`);
   if (input.action === 'load') return decideLoad(input);
   if (input.node === undefined) return refuse('node_required', 'an unload names its node ("node")');
   const node = input.nodes.find((n) => n.name === input.node);

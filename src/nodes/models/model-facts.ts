@@ -19,7 +19,9 @@ export function nodeFacts(view: NodeView, inFlight: (node: string, model: string
   const max = view.capacity.role === 'router' ? view.capacity.router?.maxInstances : undefined;
   const models = [...view.modelsById.keys()].map((id) => {
     const residency = residencyOf(view, id);
-    const running = residency.state === 'loaded' || (residency.state === 'on_demand' && (residency.status === 'loading' || residency.status === 'sleeping'));
+    const running =
+      residency.state === 'loaded' ||
+      (residency.state === 'on_demand' && (residency.status === 'loading' || residency.status === 'sleeping'));
     return { id, running, serving: servingNow(view, id) !== undefined, inFlight: inFlight(name, id) };
   });
   return {

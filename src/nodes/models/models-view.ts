@@ -43,9 +43,21 @@ export interface ModelRow {
   readonly satisfied: boolean | null;
   /** The reconciler's next steps for this model. */
   readonly next: { readonly action: 'load'; readonly node: string; readonly why: 'warm' | 'preload' }[];
-  readonly failures: { readonly node: string; readonly reason: string; readonly failures: number; readonly retry_in_ms: number }[];
+  readonly failures: {
+    readonly node: string;
+    readonly reason: string;
+    readonly failures: number;
+    readonly retry_in_ms: number;
+  }[];
   /** Nodes where an admin load holds it (`loaded`: the reconciler does not unload it there) or an admin unload holds it off (`unloaded`: nor load it there), until `until`. */
-  readonly held: { readonly node: string; readonly state: 'loaded' | 'unloaded'; readonly by: 'operator'; readonly replica: string | null; readonly until: string | null; readonly expires_in_ms: number }[];
+  readonly held: {
+    readonly node: string;
+    readonly state: 'loaded' | 'unloaded';
+    readonly by: 'operator';
+    readonly replica: string | null;
+    readonly until: string | null;
+    readonly expires_in_ms: number;
+  }[];
 }
 
 export interface NodeRow {
@@ -56,7 +68,13 @@ export interface NodeRow {
   readonly max_instances: number | null;
   readonly loaded: string[];
   /** The switch (load or unload) under way on the node, and for whom; null = none. */
-  readonly switch: { readonly action: 'load' | 'unload'; readonly model: string; readonly by: string; readonly loaded: boolean; readonly victim: string | null } | null;
+  readonly switch: {
+    readonly action: 'load' | 'unload';
+    readonly model: string;
+    readonly by: string;
+    readonly loaded: boolean;
+    readonly victim: string | null;
+  } | null;
 }
 
 /** The reconciler's rounds, and where the operator's holds are kept: `cluster` (every replica reads them) or `gateway`; `holds_lost`: why the store is not read now (the holds this replica knows stand meanwhile). */
@@ -71,7 +89,18 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
   const row = (model: string): ModelRow => {
     let found = rows.get(model);
     if (found === undefined) {
-      found = { model, loaded_on: [], on_demand: [], unavailable_on: [], desired: input.desired.get(model) ?? null, warm_now: 0, satisfied: null, next: [], failures: [], held: [] };
+      found = {
+        model,
+        loaded_on: [],
+        on_demand: [],
+        unavailable_on: [],
+        desired: input.desired.get(model) ?? null,
+        warm_now: 0,
+        satisfied: null,
+        next: [],
+        failures: [],
+        held: [],
+      };
       rows.set(model, found);
     }
     return found;
@@ -84,17 +113,30 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
   }
   for (const model of input.desired.keys()) row(model);
   for (const failed of input.failures) {
-    row(failed.model).failures.push({ node: failed.node, reason: failed.reason, failures: failed.failures, retry_in_ms: Math.max(0, Math.round(failed.untilMs - input.nowMs)) });
+    row(failed.model).failures.push({
+      node: failed.node,
+      reason: failed.reason,
+      failures: failed.failures,
+      retry_in_ms: Math.max(0, Math.round(failed.untilMs - input.nowMs)),
+    });
   }
   for (const step of input.plan ?? []) row(step.model).next.push({ action: 'load', node: step.node, why: step.why });
   for (const hold of input.holds ?? []) {
     const left = Math.max(0, Math.round(hold.untilMs - input.nowMs));
-    row(hold.model).held.push({ node: hold.node, state: hold.kind, by: 'operator', replica: hold.replica, until: input.epochMs === undefined ? null : new Date(input.epochMs + left).toISOString(), expires_in_ms: left });
+    row(hold.model).held.push({
+      node: hold.node,
+      state: hold.kind,
+      by: 'operator',
+      replica: hold.replica,
+      until: input.epochMs === undefined ? null : new Date(input.epochMs + left).toISOString(),
+      expires_in_ms: left,
+    });
   }
   const up = new Set(input.nodes.filter((n) => n.unavailable === undefined).map((n) => n.name));
   const models = [...rows.values()].map((r) => {
     const warmNow = r.loaded_on.filter((n) => up.has(n)).length;
-    const satisfied = r.desired === null ? null : warmNow >= r.desired.warm && (!r.desired.preload || r.next.every((s) => s.why !== 'preload'));
+    const satisfied =
+      r.desired === null ? null : warmNow >= r.desired.warm && (!r.desired.preload || r.next.every((s) => s.why !== 'preload'));
     return { ...r, warm_now: warmNow, satisfied };
   });
   const switches = new Map(input.switches ?? []);
@@ -111,7 +153,10 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
         busy: n.busy,
         max_instances: n.maxInstances ?? null,
         loaded: n.models.filter((m) => m.running && m.serving).map((m) => m.id),
-        switch: ticket === undefined ? null : { action: ticket.action, model: ticket.model, by: ticket.by, loaded: ticket.loaded, victim: ticket.victim ?? null },
+        switch:
+          ticket === undefined
+            ? null
+            : { action: ticket.action, model: ticket.model, by: ticket.by, loaded: ticket.loaded, victim: ticket.victim ?? null },
       };
     }),
   };

@@ -28,7 +28,13 @@ export interface OperatorActionOptions {
   readonly evictWarm?: boolean;
 }
 
-export async function actAsOperator(deps: OperatorActionDeps, action: ModelAction, model: string, node: string | undefined, options: OperatorActionOptions = {}): Promise<ModelActionOutcome> {
+export async function actAsOperator(
+  deps: OperatorActionDeps,
+  action: ModelAction,
+  model: string,
+  node: string | undefined,
+  options: OperatorActionOptions = {},
+): Promise<ModelActionOutcome> {
   let overridden: ReconcileStep | undefined;
   let provisional: string | undefined;
   const vetted = (judged: OperatorLoadJudgement, on: string): { readonly code: 'warm'; readonly reason: string } | undefined => {
@@ -43,7 +49,13 @@ export async function actAsOperator(deps: OperatorActionDeps, action: ModelActio
   };
   const outcome = await deps.manager.act(action, model, node, 'admin', {
     kept: deps.kept,
-    vet: (op, nodes) => vetted(action === 'load' ? deps.reconciler.judgeLoad({ model, ...op }, nodes) : deps.reconciler.judgeUnload({ model, node: op.node }, nodes), op.node),
+    vet: (op, nodes) =>
+      vetted(
+        action === 'load'
+          ? deps.reconciler.judgeLoad({ model, ...op }, nodes)
+          : deps.reconciler.judgeUnload({ model, node: op.node }, nodes),
+        op.node,
+      ),
   });
   if (outcome.outcome !== 'done' && outcome.outcome !== 'already') {
     if (provisional === undefined) return outcome;
@@ -59,10 +71,21 @@ export async function actAsOperator(deps: OperatorActionDeps, action: ModelActio
   const hold = deps.reconciler.hold(outcome.node, model, action === 'load' ? 'loaded' : 'unloaded');
   await deps.reconciler.holdsWritten();
   const heldUntil = new Date(deps.now() + (hold.untilMs - hold.sinceMs)).toISOString();
-  const where = deps.reconciler.heldHereOnly(outcome.node, model) ? ' (kept by this replica only for now: the cluster store did not take it; GET /admin/models says why)' : '';
+  const where = deps.reconciler.heldHereOnly(outcome.node, model)
+    ? ' (kept by this replica only for now: the cluster store did not take it; GET /admin/models says why)'
+    : '';
   if (action === 'unload') {
-    return { ...outcome, heldUntil, detail: `${outcome.detail}; held off there by the operator until ${heldUntil} ([models] operator_hold) or a load: the reconciler does not load it there before then${where}` };
+    return {
+      ...outcome,
+      heldUntil,
+      detail: `${outcome.detail}; held off there by the operator until ${heldUntil} ([models] operator_hold) or a load: the reconciler does not load it there before then${where}`,
+    };
   }
-  const displaced = overridden === undefined ? 'to make room' : `to load ${overridden.why} '${overridden.model}' there ("evict_warm")`;
-  return { ...outcome, heldUntil, detail: `${outcome.detail}; held there by the operator until ${heldUntil} ([models] operator_hold) or an unload: the reconciler does not unload it ${displaced} before then${where}` };
+  const displaced =
+    overridden === undefined ? 'to make room' : `to load ${overridden.why} '${overridden.model}' there ("evict_warm")`;
+  return {
+    ...outcome,
+    heldUntil,
+    detail: `${outcome.detail}; held there by the operator until ${heldUntil} ([models] operator_hold) or an unload: the reconciler does not unload it ${displaced} before then${where}`,
+  };
 }

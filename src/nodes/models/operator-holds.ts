@@ -48,7 +48,14 @@ const keyOf = (node: string, model: string): string => `${node}\u0000${model}`;
 /** Pure: a listed hold as this replica's, its end on this replica's monotonic clock. */
 export function heldFrom(stored: StoredHold & { readonly kind: HoldKind }, nowMs: number): OperatorHold {
   const untilMs = nowMs + stored.leftMs;
-  return { node: stored.node, model: stored.model, kind: stored.kind, replica: stored.replica, sinceMs: untilMs - stored.forMs, untilMs };
+  return {
+    node: stored.node,
+    model: stored.model,
+    kind: stored.kind,
+    replica: stored.replica,
+    sinceMs: untilMs - stored.forMs,
+    untilMs,
+  };
 }
 
 /** A write asked: the record, and when (monotonic ms), so a retry writes what is left of it. */
@@ -83,7 +90,11 @@ export class OperatorHolds {
       if (hold.untilMs <= nowMs) continue;
       const own = { ...hold, replica: hold.replica ?? replica };
       this.#known.set(key, own);
-      this.#write(key, { node: own.node, model: own.model, kind: own.kind, replica: own.replica, forMs: own.untilMs - nowMs }, nowMs);
+      this.#write(
+        key,
+        { node: own.node, model: own.model, kind: own.kind, replica: own.replica, forMs: own.untilMs - nowMs },
+        nowMs,
+      );
     }
   }
 
@@ -163,7 +174,8 @@ export class OperatorHolds {
     this.#lost = null;
     const now = monotonicMs();
     // This replica's word stands over a listing that may be older than its write.
-    const ownWord = (key: string): boolean => this.#inFlight.has(key) || this.#unwritten.has(key) || (this.#lastWrite.get(key) ?? 0) > asked;
+    const ownWord = (key: string): boolean =>
+      this.#inFlight.has(key) || this.#unwritten.has(key) || (this.#lastWrite.get(key) ?? 0) > asked;
     const seen = new Set<string>();
     for (const stored of listed) {
       const key = keyOf(stored.node, stored.model);

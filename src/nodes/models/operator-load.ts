@@ -27,7 +27,9 @@ function afterLoad(nodes: readonly NodeFacts[], load: OperatorLoad): NodeFacts[]
   return nodes.map((node) => {
     if (node.name !== load.node) return { ...node, busy: false };
     const listed = node.models.some((m) => m.id === load.model);
-    const models: ModelFacts[] = (listed ? node.models : [...node.models, { id: load.model, running: false, serving: true, inFlight: 0 }]).map((m) => {
+    const models: ModelFacts[] = (
+      listed ? node.models : [...node.models, { id: load.model, running: false, serving: true, inFlight: 0 }]
+    ).map((m) => {
       if (m.id === load.model) return { ...m, running: true, serving: true };
       if (m.id === load.evict) return { ...m, running: false };
       return m;
@@ -44,7 +46,11 @@ function afterSteps(nodes: readonly NodeFacts[], steps: readonly ReconcileStep[]
 /** How the model stands in the desired state, for the reason: "pinned 'p'", "warm 'w'", "'x'". */
 function labelled(model: string, input: ReconcileInput): string {
   const desired = input.desired.find((d) => d.model === model)?.desired;
-  const words = [input.pinned(model) || desired?.pin === true ? 'pinned' : '', (desired?.warm ?? 0) > 0 ? 'warm' : '', desired?.preload === true ? 'preloaded' : ''].filter(Boolean);
+  const words = [
+    input.pinned(model) || desired?.pin === true ? 'pinned' : '',
+    (desired?.warm ?? 0) > 0 ? 'warm' : '',
+    desired?.preload === true ? 'preloaded' : '',
+  ].filter(Boolean);
   return `${words.join(' ')}${words.length > 0 ? ' ' : ''}'${model}'`;
 }
 
@@ -63,7 +69,12 @@ function reasonFor(load: OperatorLoad, reclaim: ReconcileStep, input: ReconcileI
 }
 
 /** The plan played forward from `nodes`, round after round, until a step is `undoes` (returned) or nothing is left to do. */
-function playForward(nodes: NodeFacts[], input: ReconcileInput, own: { readonly node: string; readonly model: string }, undoes: (step: ReconcileStep) => boolean): ReconcileStep | undefined {
+function playForward(
+  nodes: NodeFacts[],
+  input: ReconcileInput,
+  own: { readonly node: string; readonly model: string },
+  undoes: (step: ReconcileStep) => boolean,
+): ReconcileStep | undefined {
   const preloadedSince = new Set<string>();
   // Bounded: each round loads a model the reconciler keeps, never unloaded again by it.
   const rounds = input.desired.length * input.nodes.length + 1;
@@ -92,12 +103,22 @@ function playForward(nodes: NodeFacts[], input: ReconcileInput, own: { readonly 
  */
 export function judgeOperatorLoad(load: OperatorLoad, input: ReconcileInput, holdForMs: number): OperatorLoadJudgement {
   const reclaim = playForward(afterLoad(input.nodes, load), input, load, (s) => s.node === load.node && s.evict === load.model);
-  return reclaim === undefined ? { stands: true } : { stands: false, reclaim, reason: reasonFor(load, reclaim, input, holdForMs) };
+  return reclaim === undefined
+    ? { stands: true }
+    : { stands: false, reclaim, reason: reasonFor(load, reclaim, input, holdForMs) };
 }
 
 /** The same for an unload of `model` on `node`: undone when a round would load it there again. */
-export function judgeOperatorUnload(unload: { readonly model: string; readonly node: string }, input: ReconcileInput, holdForMs: number): OperatorLoadJudgement {
-  const after = input.nodes.map((n) => (n.name !== unload.node ? { ...n, busy: false } : { ...n, busy: false, models: n.models.map((m) => (m.id === unload.model ? { ...m, running: false } : m)) }));
+export function judgeOperatorUnload(
+  unload: { readonly model: string; readonly node: string },
+  input: ReconcileInput,
+  holdForMs: number,
+): OperatorLoadJudgement {
+  const after = input.nodes.map((n) =>
+    n.name !== unload.node
+      ? { ...n, busy: false }
+      : { ...n, busy: false, models: n.models.map((m) => (m.id === unload.model ? { ...m, running: false } : m)) },
+  );
   const reclaim = playForward(after, input, unload, (s) => s.node === unload.node && s.model === unload.model);
   if (reclaim === undefined) return { stands: true };
   const reason =

@@ -53,13 +53,20 @@ export function planReconcile(input: ReconcileInput): ReconcileStep[] {
   const nodes = input.nodes.map((node) => withHolds(node, input.held));
   const free = (node: NodeFacts): NodeFacts => (claimed.has(node.name) ? { ...node, busy: true } : node);
   // A model the operator wants loaded is never unloaded to make room for another one (no thrashing).
-  const wanted = new Set(input.desired.filter((d) => d.desired.warm > 0 || d.desired.preload || d.desired.pin).map((d) => d.model));
+  const wanted = new Set(
+    input.desired.filter((d) => d.desired.warm > 0 || d.desired.preload || d.desired.pin).map((d) => d.model),
+  );
   const decide = { action: 'load' as const, queued: input.queued, pinned: (m: string) => wanted.has(m) || input.pinned(m) };
   for (const { model, desired } of input.desired) {
     if (desired.warm > 0) {
       const warmNow = nodes.filter((n) => n.unavailable === undefined && runsOn(n, model)).length;
       if (warmNow < desired.warm) {
-        const choices = nodes.filter((n) => !input.warmExcluded(n.name) && !input.heldOff(n.name, model) && !input.heldOut(n.name, model) && !runsOn(n, model)).map(free);
+        const choices = nodes
+          .filter(
+            (n) =>
+              !input.warmExcluded(n.name) && !input.heldOff(n.name, model) && !input.heldOut(n.name, model) && !runsOn(n, model),
+          )
+          .map(free);
         const verdict = decideModelAction({ ...decide, model, node: undefined, nodes: choices });
         if (verdict.verdict === 'act') {
           steps.push({ model, node: verdict.node, why: 'warm', evict: verdict.evict });
@@ -69,7 +76,14 @@ export function planReconcile(input: ReconcileInput): ReconcileStep[] {
     }
     if (!desired.preload) continue;
     for (const node of nodes) {
-      if (claimed.has(node.name) || runsOn(node, model) || input.preloaded(node.name, model) || input.heldOff(node.name, model) || input.heldOut(node.name, model)) continue;
+      if (
+        claimed.has(node.name) ||
+        runsOn(node, model) ||
+        input.preloaded(node.name, model) ||
+        input.heldOff(node.name, model) ||
+        input.heldOut(node.name, model)
+      )
+        continue;
       const verdict = decideModelAction({ ...decide, model, node: node.name, nodes: nodes.map(free) });
       if (verdict.verdict !== 'act') continue;
       steps.push({ model, node: node.name, why: 'preload', evict: verdict.evict });

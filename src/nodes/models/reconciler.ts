@@ -137,9 +137,11 @@ export class ModelReconciler {
     await Promise.all(
       steps.map(async (step) => {
         // The manager decides again over the live facts: the held models there stay as the plan kept them.
-        const keep = (m: string): boolean => wanted.has(m) || this.#holds.held(step.node, m, this.#deps.monotonicMs()) === 'loaded';
+        const keep = (m: string): boolean =>
+          wanted.has(m) || this.#holds.held(step.node, m, this.#deps.monotonicMs()) === 'loaded';
         const outcome = await this.#deps.manager.act('load', step.model, step.node, 'reconciler', { keep });
-        if (step.why === 'preload' && (outcome.outcome === 'done' || outcome.outcome === 'already')) this.#preloaded.add(`${step.node}\u0000${step.model}`);
+        if (step.why === 'preload' && (outcome.outcome === 'done' || outcome.outcome === 'already'))
+          this.#preloaded.add(`${step.node}\u0000${step.model}`);
       }),
     );
   }

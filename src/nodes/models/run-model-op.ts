@@ -24,8 +24,7 @@ export interface ModelOpOptions {
 }
 
 export type ModelOpResult =
-  | { readonly ok: true; readonly already: boolean; readonly detail: string }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly already: boolean; readonly detail: string } | { readonly ok: false; readonly reason: string };
 
 function headersOf(node: NodeSpec): Record<string, string> {
   return node.apiKey === undefined ? {} : { authorization: `Bearer ${node.apiKey}` };
@@ -40,14 +39,24 @@ export const LOST_LOAD_CONFIRMATIONS = 5;
 
 const pause = (clock: Clock, ms: number): Promise<void> => new Promise((resolve) => clock.setTimeout(resolve, ms));
 
-export async function runModelOp(node: NodeSpec, ops: ModelOps, action: ModelAction, model: string, options: ModelOpOptions): Promise<ModelOpResult> {
+export async function runModelOp(
+  node: NodeSpec,
+  ops: ModelOps,
+  action: ModelAction,
+  model: string,
+  options: ModelOpOptions,
+): Promise<ModelOpResult> {
   const started = options.clock.monotonicMs();
   const left = (): number => options.timeoutMs - (options.clock.monotonicMs() - started);
   const base = node.url.replace(/\/+$/, '');
   const request = ops.request(action, model);
   const sent = await requestBoundedJson(base + request.path, {
-    dispatcher: options.dispatcher, method: 'POST', body: JSON.stringify(request.body), headers: headersOf(node),
-    timeoutMs: options.timeoutMs, maxBytes: options.maxBytes,
+    dispatcher: options.dispatcher,
+    method: 'POST',
+    body: JSON.stringify(request.body),
+    headers: headersOf(node),
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
   });
   if (!sent.ok && sent.status === undefined) return { ok: false, reason: `POST ${request.path}: ${sent.error}` };
   const answer = ops.answer(action, sent.status ?? 0, sent.ok ? sent.body : undefined);
@@ -58,15 +67,32 @@ export async function runModelOp(node: NodeSpec, ops: ModelOps, action: ModelAct
   for (;;) {
     const budget = left();
     if (budget <= 0) return { ok: false, reason: `not ${wanted} within ${options.timeoutMs}ms (last seen: ${last})` };
-    const seen = await requestBoundedJson(base + ops.confirmPath, { dispatcher: options.dispatcher, headers: headersOf(node), timeoutMs: budget, maxBytes: options.maxBytes });
+    const seen = await requestBoundedJson(base + ops.confirmPath, {
+      dispatcher: options.dispatcher,
+      headers: headersOf(node),
+      timeoutMs: budget,
+      maxBytes: options.maxBytes,
+    });
     const state = seen.ok ? ops.observe(seen.body, model) : undefined;
     last = seen.ok ? (state ?? 'an unreadable answer') : seen.error;
     // A router lists a model whose child exited non-zero as `unloaded` + `failed`: unloaded all the same.
-    if (state === wanted || (action === 'unload' && state === 'failed')) return { ok: true, already: answer.kind === 'already', detail: answer.kind === 'already' ? `the node says it is already ${wanted}` : `${wanted} (confirmed by GET ${ops.confirmPath})` };
-    if (action === 'unload' && options.superseded?.() === true) return { ok: true, already: false, detail: 'unloaded; a request since has loaded it again' };
-    if (action === 'load' && state === 'failed') return { ok: false, reason: `the node says the load failed (GET ${ops.confirmPath})` };
+    if (state === wanted || (action === 'unload' && state === 'failed'))
+      return {
+        ok: true,
+        already: answer.kind === 'already',
+        detail:
+          answer.kind === 'already' ? `the node says it is already ${wanted}` : `${wanted} (confirmed by GET ${ops.confirmPath})`,
+      };
+    if (action === 'unload' && options.superseded?.() === true)
+      return { ok: true, already: false, detail: 'unloaded; a request since has loaded it again' };
+    if (action === 'load' && state === 'failed')
+      return { ok: false, reason: `the node says the load failed (GET ${ops.confirmPath})` };
     unloadedInARow = action === 'load' && state === 'unloaded' ? unloadedInARow + 1 : 0;
-    if (unloadedInARow >= LOST_LOAD_CONFIRMATIONS) return { ok: false, reason: `the node accepted the load but lists the model unloaded since (${unloadedInARow} looks in a row): it restarted or dropped the load` };
+    if (unloadedInARow >= LOST_LOAD_CONFIRMATIONS)
+      return {
+        ok: false,
+        reason: `the node accepted the load but lists the model unloaded since (${unloadedInARow} looks in a row): it restarted or dropped the load`,
+      };
     await pause(options.clock, Math.min(options.confirmEveryMs, Math.max(1, left())));
   }
 }

@@ -29,10 +29,18 @@ export type TakeVerdict = { readonly ok: true } | { readonly ok: false; readonly
 /** Pure: whether `ask` may take the node's ticket while `current` holds it. One at a time, whoever asks. */
 export function mayTake(current: SwitchTicket | undefined, ask: Pick<SwitchTicket, 'model' | 'action' | 'by'>): TakeVerdict {
   if (current === undefined) return { ok: true };
-  const what = current.action === 'unload' ? `unloading ${current.model}` : current.loaded || current.settled === true ? `switching to ${current.model} (${current.loaded ? 'loaded' : 'its load failed'}, the listing catching up)` : `loading ${current.model}`;
+  const what =
+    current.action === 'unload'
+      ? `unloading ${current.model}`
+      : current.loaded || current.settled === true
+        ? `switching to ${current.model} (${current.loaded ? 'loaded' : 'its load failed'}, the listing catching up)`
+        : `loading ${current.model}`;
   const by = current.by === 'request' ? 'for a request' : current.by === 'reconciler' ? 'for the reconciler' : 'for an admin';
   const whose = current.replica === undefined ? by : `${by} on replica ${current.replica}`;
-  return { ok: false, reason: `a switch is under way on this node: ${what} ${whose}; one at a time (asked: ${ask.action} ${ask.model} for ${ask.by === 'request' ? 'a request' : ask.by})` };
+  return {
+    ok: false,
+    reason: `a switch is under way on this node: ${what} ${whose}; one at a time (asked: ${ask.action} ${ask.model} for ${ask.by === 'request' ? 'a request' : ask.by})`,
+  };
 }
 
 /** Where the tickets are kept: the scheduler and the model manager share one. */
@@ -80,7 +88,10 @@ export interface SwitchSharing {
 export function refusalOf(answer: Exclude<ClaimAnswer, undefined>, ask: SwitchTicket): TakeVerdict {
   if (answer.kind === 'held') return mayTake(answer.ticket, ask);
   const where = answer.replicas.length === 0 ? 'another replica' : `replica ${answer.replicas.join(', ')}`;
-  return { ok: false, reason: `the idle model ${answer.victim} this switch would unload is in use on ${where}; waits for it to go idle there (asked: ${ask.action} ${ask.model})` };
+  return {
+    ok: false,
+    reason: `the idle model ${answer.victim} this switch would unload is in use on ${where}; waits for it to go idle there (asked: ${ask.action} ${ask.model})`,
+  };
 }
 
 const NOTHING: ReadonlySet<string> = new Set();

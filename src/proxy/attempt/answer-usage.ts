@@ -68,5 +68,10 @@ export function estimatedWork(work: WorkAsk, elapsedMs: number | undefined): Ans
   }
   const generatingMs = Math.max(0, elapsedMs - (rate.firstTokenMs ?? 0));
   const generated = Math.floor(((generatingMs * rate.tokensPerSecond) / 1000) * Math.max(1, work.choices));
-  return { promptTokens, completionTokens: Math.max(0, Math.min(generated, work.completionCap)), counted: 'estimated', basis: 'decode_rate' };
+  return {
+    promptTokens,
+    completionTokens: Math.max(0, Math.min(generated, work.completionCap)),
+    counted: 'estimated',
+    basis: 'decode_rate',
+  };
 }

@@ -12,12 +12,26 @@ export type AttemptOutcome =
    * The answer (any status) reached the client completely; `usage`: what a 2xx stated it used (or
    * was seen to); `decode`: what a 200 showed of the node's speed (learned: capacity/decode-rate.ts).
    */
-  | { readonly kind: 'delivered'; readonly status: number; readonly firstByteMs: number | undefined; readonly usage?: AnswerUsage | undefined; readonly tokens?: TokenTimes | undefined; readonly decode?: DecodeObserved | undefined }
+  | {
+      readonly kind: 'delivered';
+      readonly status: number;
+      readonly firstByteMs: number | undefined;
+      readonly usage?: AnswerUsage | undefined;
+      readonly tokens?: TokenTimes | undefined;
+      readonly decode?: DecodeObserved | undefined;
+    }
   /** Nothing reached the client; another node may be tried. */
   | { readonly kind: 'failed'; readonly result: AttemptFailure; readonly error: string; readonly status?: number }
   /** The node refused with an error the gateway recognised; nothing reached the client. */
   | { readonly kind: 'refused'; readonly refusal: UpstreamErrorMeaning; readonly error: string; readonly status: number }
   /** Headers went out, then the upstream failed; the client response was ended. */
-  | { readonly kind: 'broken'; readonly status: number; readonly error: string; readonly firstByteMs: number | undefined; readonly usage?: AnswerUsage | undefined; readonly tokens?: TokenTimes | undefined }
+  | {
+      readonly kind: 'broken';
+      readonly status: number;
+      readonly error: string;
+      readonly firstByteMs: number | undefined;
+      readonly usage?: AnswerUsage | undefined;
+      readonly tokens?: TokenTimes | undefined;
+    }
   /** The client went away; the upstream request was aborted. `usage`: what a stream cut short had used. */
   | { readonly kind: 'client_gone'; readonly status: number | undefined; readonly usage?: AnswerUsage | undefined };

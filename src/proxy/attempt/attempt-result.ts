@@ -37,8 +37,15 @@ export function classify(error: unknown): { result: AttemptFailure; error: strin
     return { result: 'interim_response', error: `${text} (an interim 1xx answer, or bytes before any request)` };
   }
   // The decoders' codes (zlib's Z_…, brotli's ERR__ERROR_…, zstd's ZSTD_error_…): the node's compressed body does not decode.
-  if (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ZSTD_error_')) return { result: 'invalid_body', error: `the node's compressed body does not decode: ${text}` };
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EAI_AGAIN') {
+  if (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ZSTD_error_'))
+    return { result: 'invalid_body', error: `the node's compressed body does not decode: ${text}` };
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    code === 'EAI_AGAIN'
+  ) {
     return { result: 'connect_error', error: text };
   }
   return { result: 'reset', error: text };

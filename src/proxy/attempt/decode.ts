@@ -9,7 +9,14 @@
 
 import { Buffer } from 'node:buffer';
 import type { Transform } from 'node:stream';
-import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw, createZstdDecompress } from 'node:zlib';
+import {
+  constants,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  createInflateRaw,
+  createZstdDecompress,
+} from 'node:zlib';
 import { BodyFeed, type BodySink } from './body-feed.ts';
 import type { BodyCoding, ContentCoding } from './response-policy.ts';
 

@@ -73,14 +73,22 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
   try {
     if (res.destroyed) return { kind: 'client_gone', status: undefined };
     const sentMs = input.clock.monotonicMs();
-    const workDone = (outcome: AttemptOutcome): AttemptOutcome => withWorkDone(outcome, input.work, (exchange.abortedAtMs ?? input.clock.monotonicMs()) - sentMs);
+    const workDone = (outcome: AttemptOutcome): AttemptOutcome =>
+      withWorkDone(outcome, input.work, (exchange.abortedAtMs ?? input.clock.monotonicMs()) - sentMs);
     const sent = await sendAttempt(input, exchange);
     if (sent.kind === 'unanswered') return workDone(sent.outcome);
     upstream = sent.call;
     const status = sent.head.status;
     const headers = clientResponseHeaders(sent.head.headers);
     const coding = bodyCoding(sent.head.headers['content-encoding']);
-    const plan = planResponse({ status, contentType: String(headers['content-type'] ?? ''), coding, canFailOver: input.canFailOver, passOnErrors: input.passOnErrors, anyMedia: input.anyMedia });
+    const plan = planResponse({
+      status,
+      contentType: String(headers['content-type'] ?? ''),
+      coding,
+      canFailOver: input.canFailOver,
+      passOnErrors: input.passOnErrors,
+      anyMedia: input.anyMedia,
+    });
     if (plan.kind === 'fail') {
       upstream.destroy(new Error(plan.error));
       return { kind: 'failed', result: plan.result, error: plan.error, status };
@@ -93,7 +101,14 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     const body = decodedBody(upstream, coding);
     if (body !== upstream) delete headers['content-encoding'];
     const answer: UpstreamAnswer = { status, headers, body };
-    const client: ClientSide = { res, exchange, extraResponseHeaders: input.extraResponseHeaders, clock: input.clock, startedMs: input.startedMs, sentMs };
+    const client: ClientSide = {
+      res,
+      exchange,
+      extraResponseHeaders: input.extraResponseHeaders,
+      clock: input.clock,
+      startedMs: input.startedMs,
+      sentMs,
+    };
     switch (plan.kind) {
       case 'inspect_error':
         return await inspectRefusal(answer, client, input.passOnErrors !== false, input.errorDialect);
@@ -101,7 +116,13 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
         exchange.readingWholeAnswer(WHOLE_ANSWER_GRACE_MS);
         return workDone(await holdJson(answer, client, input.maxHeldBodyBytes));
       case 'stream':
-        return workDone(await streamThrough(answer, client, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked }));
+        return workDone(
+          await streamThrough(answer, client, {
+            eventStream: plan.eventStream,
+            ndjson: plan.ndjson,
+            usageAsked: input.usageAsked,
+          }),
+        );
     }
   } catch (error) {
     // Anything that throws between sending and pumping (a header node:http refuses, a bug) must

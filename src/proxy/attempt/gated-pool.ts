@@ -118,7 +118,9 @@ export class GatedPool extends Pool {
     const { limit, waitMs } = this.#gate;
     waiter.timer = this.#gate.clock.setTimeout(() => {
       this.#gate.onWaitTimeout();
-      fail(new errors.ConnectTimeoutError(`no free connection within ${waitMs}ms: all ${limit} in use (upstream.max_connections)`));
+      fail(
+        new errors.ConnectTimeoutError(`no free connection within ${waitMs}ms: all ${limit} in use (upstream.max_connections)`),
+      );
     }, waitMs);
     this.#waiting.push(waiter);
   }
@@ -142,7 +144,12 @@ class GateReleasingHandler implements Dispatcher.DispatchHandler {
     this.#inner.onRequestStart?.(controller, context);
   }
 
-  onRequestUpgrade(controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders, socket: Duplex): void {
+  onRequestUpgrade(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: IncomingHttpHeaders,
+    socket: Duplex,
+  ): void {
     this.#releaseOnce();
     this.#inner.onRequestUpgrade?.(controller, status, headers, socket);
   }
@@ -151,7 +158,12 @@ class GateReleasingHandler implements Dispatcher.DispatchHandler {
     this.#inner.onResponseStarted?.();
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders, message?: string): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: IncomingHttpHeaders,
+    message?: string,
+  ): void {
     this.#inner.onResponseStart?.(controller, status, headers, message);
   }
 

@@ -19,14 +19,18 @@ export function deliverHeld(answer: UpstreamAnswer, bytes: Buffer, client: Clien
   res.end(bytes);
   const now = client.clock.monotonicMs();
   // A whole answer comes once generated: its tokens over the time since sending (prompt included: errs low).
-  const decode = answer.status === 200 && usage?.counted === 'usage' && usage.completionTokens !== undefined ? { tokens: usage.completionTokens, decodeMs: now - client.sentMs } : undefined;
+  const decode =
+    answer.status === 200 && usage?.counted === 'usage' && usage.completionTokens !== undefined
+      ? { tokens: usage.completionTokens, decodeMs: now - client.sentMs }
+      : undefined;
   return { kind: 'delivered', status: answer.status, firstByteMs: now - client.startedMs, usage, decode };
 }
 
 /** Nothing reached the client yet, so a body that broke off can still be failed over. */
 export function heldBodyBrokeOff(status: number, error: unknown, exchange: AttemptExchange): AttemptOutcome {
   if (exchange.clientLeft()) return { kind: 'client_gone', status };
-  if (exchange.timedOut()) return { kind: 'failed', result: 'timeout', error: `no whole answer within ${exchange.totalTimeoutMs}ms`, status };
+  if (exchange.timedOut())
+    return { kind: 'failed', result: 'timeout', error: `no whole answer within ${exchange.totalTimeoutMs}ms`, status };
   const cause = classify(error);
   return { kind: 'failed', result: cause.result, error: `the node's ${status} answer broke off: ${cause.error}`, status };
 }

@@ -25,7 +25,12 @@ export async function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHe
     case 'complete': {
       const parsed = parsedJson(held.bytes);
       if (parsed === NOT_JSON) {
-        return { kind: 'failed', result: 'invalid_body', error: `node answered ${answer.status} with a body that is not valid JSON`, status: answer.status };
+        return {
+          kind: 'failed',
+          result: 'invalid_body',
+          error: `node answered ${answer.status} with a body that is not valid JSON`,
+          status: answer.status,
+        };
       }
       const tally = new UsageTally();
       tally.add(parsed);

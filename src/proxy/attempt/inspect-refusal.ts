@@ -23,14 +23,24 @@ const MAX_INSPECTED_ERROR_BYTES = 64 * 1024;
  */
 const UNBUDGETED: HeldReservation = Object.freeze({ take: () => true, release: () => {} });
 
-export async function inspectRefusal(answer: UpstreamAnswer, client: ClientSide, passOn = true, dialect?: ErrorDialect): Promise<AttemptOutcome> {
+export async function inspectRefusal(
+  answer: UpstreamAnswer,
+  client: ClientSide,
+  passOn = true,
+  dialect?: ErrorDialect,
+): Promise<AttemptOutcome> {
   const held = await holdBody(answer.body, MAX_INSPECTED_ERROR_BYTES, UNBUDGETED);
   const notPassed = (code: string | undefined): AttemptOutcome => {
     const error = `answered ${answer.status}${code === undefined ? '' : ` ${code}`}`;
     if (held.kind === 'too_big') answer.body.destroy(new Error(`${error}: not passed on`));
     // A 5xx that states no error code is a site in trouble (or a proxy before it): it backs off. One
     // with a code is the site's own refusal of this request: it answered, and stays reachable.
-    return { kind: 'failed', result: answer.status >= 500 && code === undefined ? 'http_5xx' : 'http_error', error, status: answer.status };
+    return {
+      kind: 'failed',
+      result: answer.status >= 500 && code === undefined ? 'http_5xx' : 'http_error',
+      error,
+      status: answer.status,
+    };
   };
   switch (held.kind) {
     case 'failed':
@@ -47,7 +57,11 @@ export async function inspectRefusal(answer: UpstreamAnswer, client: ClientSide,
       // On an endpoint of another dialect (Anthropic's), the node's own words in that dialect's shape.
       const worded = dialect?.passedOn(answer.status, text);
       if (worded === undefined) return deliverHeld(answer, held.bytes, client);
-      return deliverHeld({ ...answer, headers: { ...answer.headers, 'content-type': 'application/json' } }, Buffer.from(worded, 'utf8'), client);
+      return deliverHeld(
+        { ...answer, headers: { ...answer.headers, 'content-type': 'application/json' } },
+        Buffer.from(worded, 'utf8'),
+        client,
+      );
     }
   }
 }

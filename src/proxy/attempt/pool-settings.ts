@@ -4,7 +4,10 @@
 
 import type { UpstreamConfig } from '#src/config/types.ts';
 
-export type PoolSettings = Pick<UpstreamConfig, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyIdleTimeoutMs' | 'maxConnections' | 'connectionWaitMs'>;
+export type PoolSettings = Pick<
+  UpstreamConfig,
+  'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyIdleTimeoutMs' | 'maxConnections' | 'connectionWaitMs'
+>;
 
 export function samePoolSettings(a: PoolSettings, b: PoolSettings): boolean {
   return (

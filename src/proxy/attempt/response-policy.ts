@@ -23,7 +23,13 @@ const NDJSON_STREAM: ResponsePlan = Object.freeze({ kind: 'stream', eventStream:
 export type ContentCoding = 'gzip' | 'deflate' | 'br' | 'zstd';
 
 /** The codings named by `gzip`, `x-gzip`, `deflate`, `br` and `zstd`, as the decoders know them. */
-export const DECODABLE_CODINGS: Readonly<Record<string, ContentCoding>> = Object.freeze({ gzip: 'gzip', 'x-gzip': 'gzip', deflate: 'deflate', br: 'br', zstd: 'zstd' });
+export const DECODABLE_CODINGS: Readonly<Record<string, ContentCoding>> = Object.freeze({
+  gzip: 'gzip',
+  'x-gzip': 'gzip',
+  deflate: 'deflate',
+  br: 'br',
+  zstd: 'zstd',
+});
 
 /** More layers than this is no answer a server sends; it counts as a coding the gateway cannot read. */
 export const MAX_CODING_LAYERS = 3;

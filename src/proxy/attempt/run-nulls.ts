@@ -53,11 +53,16 @@ export function nullCuts(run: EventRun, taken: boolean): NullsCut {
     // The mention's line: after the LF before it (an event begins after one), up to the LF after it.
     const lineStart = text.lastIndexOf('\n', at) + 1;
     const lineEnd = text.indexOf('\n', at);
-    if (!text.startsWith('data:', lineStart) || !onlyDataLine(text, eventStart, lineStart, lineEnd, ends[event] as number)) return { cuts, end: eventStart };
+    if (!text.startsWith('data:', lineStart) || !onlyDataLine(text, eventStart, lineStart, lineEnd, ends[event] as number))
+      return { cuts, end: eventStart };
     if (!taken) continue;
     const valueStart = lineStart + (text.charCodeAt(lineStart + 5) === 0x20 ? 6 : 5);
     const cut = at - 1;
-    const lastMember = cut > valueStart && cut + NULL_MEMBER.length + 1 === lineEnd && text.startsWith(NULL_MEMBER, cut) && text.charCodeAt(lineEnd - 1) === 0x7d;
+    const lastMember =
+      cut > valueStart &&
+      cut + NULL_MEMBER.length + 1 === lineEnd &&
+      text.startsWith(NULL_MEMBER, cut) &&
+      text.charCodeAt(lineEnd - 1) === 0x7d;
     if (!lastMember) return { cuts, end: eventStart };
     cuts.push(cut);
   }

@@ -27,10 +27,20 @@ export async function sendAttempt(request: UpstreamRequest, exchange: AttemptExc
     return { kind: 'answered', head, call };
   } catch (error) {
     if (exchange.loadTimedOut()) {
-      return { kind: 'unanswered', outcome: { kind: 'failed', result: 'load_timeout', error: `the model did not load within ${request.headersTimeoutMs}ms (routing.load_timeout)` } };
+      return {
+        kind: 'unanswered',
+        outcome: {
+          kind: 'failed',
+          result: 'load_timeout',
+          error: `the model did not load within ${request.headersTimeoutMs}ms (routing.load_timeout)`,
+        },
+      };
     }
     if (exchange.timedOut()) {
-      return { kind: 'unanswered', outcome: { kind: 'failed', result: 'timeout', error: `no answer within ${exchange.totalTimeoutMs}ms` } };
+      return {
+        kind: 'unanswered',
+        outcome: { kind: 'failed', result: 'timeout', error: `no answer within ${exchange.totalTimeoutMs}ms` },
+      };
     }
     if (exchange.signal.aborted) return { kind: 'unanswered', outcome: { kind: 'client_gone', status: undefined } };
     return { kind: 'unanswered', outcome: { kind: 'failed', ...classify(error) } };

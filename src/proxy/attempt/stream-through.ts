@@ -49,7 +49,10 @@ export async function streamThrough(answer: UpstreamAnswer, client: ClientSide, 
   const tokens = options.eventStream ? pumped.timing.times(client.startedMs) : undefined;
   if (pumped.ok) {
     const used = usage();
-    const decode = answer.status === 200 ? pumped.timing.decodeSample(client.sentMs, used?.counted === 'usage' ? used.completionTokens : undefined) : undefined;
+    const decode =
+      answer.status === 200
+        ? pumped.timing.decodeSample(client.sentMs, used?.counted === 'usage' ? used.completionTokens : undefined)
+        : undefined;
     return { kind: 'delivered', status: answer.status, firstByteMs, usage: used, tokens, decode };
   }
   if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status, usage: usage() };

@@ -45,12 +45,24 @@ export class StreamTiming {
   }
 
   times(startedMs: number): TokenTimes {
-    return tokenTimes({ startedMs, firstAt: this.#firstAt, lastAt: this.#lastAt, firstCount: this.#firstCount, count: this.#count });
+    return tokenTimes({
+      startedMs,
+      firstAt: this.#firstAt,
+      lastAt: this.#lastAt,
+      firstCount: this.#firstCount,
+      count: this.#count,
+    });
   }
 }
 
 /** Pure: the figures from what was kept. */
-export function tokenTimes(kept: { startedMs: number; firstAt: number | undefined; lastAt: number; firstCount: number; count: number }): TokenTimes {
+export function tokenTimes(kept: {
+  startedMs: number;
+  firstAt: number | undefined;
+  lastAt: number;
+  firstCount: number;
+  count: number;
+}): TokenTimes {
   if (kept.firstAt === undefined) return { firstTokenMs: undefined, interTokenMs: undefined };
   const later = kept.count - kept.firstCount;
   return {

@@ -33,7 +33,11 @@ export interface ClientSide {
  * The head the client gets: the node's headers without its length (the gateway states its own, or
  * sends chunked), plus the gateway's own. Finishes `answer.headers` in place: one head per answer.
  */
-export function clientHead(answer: UpstreamAnswer, client: ClientSide, contentLength?: number): Record<string, string | string[]> {
+export function clientHead(
+  answer: UpstreamAnswer,
+  client: ClientSide,
+  contentLength?: number,
+): Record<string, string | string[]> {
   const headers = answer.headers;
   if (contentLength === undefined) delete headers['content-length'];
   else headers['content-length'] = String(contentLength);

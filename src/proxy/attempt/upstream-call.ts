@@ -59,7 +59,13 @@ export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler
       return;
     }
     this.#abort.onAbort(this);
-    const options: GatedDispatchOptions = { path: request.path, method: 'POST', headers: request.headers, body: request.body, signal };
+    const options: GatedDispatchOptions = {
+      path: request.path,
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal,
+    };
     if (QUEUED_ABORT !== undefined) {
       const hook: QueuedAbortHook = (cancel) => this.#queued(cancel);
       (options as unknown as Record<symbol, QueuedAbortHook>)[QUEUED_ABORT] = hook;

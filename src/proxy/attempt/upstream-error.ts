@@ -11,7 +11,9 @@ export function interpretUpstreamError(status: number, bodyText: string): Upstre
   // Only a 400 or 404 can be a refusal (a 405 only a missing endpoint); the body is not parsed otherwise.
   if (status !== 400 && status !== 404 && status !== 405) return undefined;
   const missing = (): UpstreamErrorMeaning | undefined =>
-    routeMissing(status, bodyText) ? { kind: 'endpoint_missing', message: `${status} ${bodyText.trim().replace(/\s+/g, ' ').slice(0, 120) || '(empty body)'}` } : undefined;
+    routeMissing(status, bodyText)
+      ? { kind: 'endpoint_missing', message: `${status} ${bodyText.trim().replace(/\s+/g, ' ').slice(0, 120) || '(empty body)'}` }
+      : undefined;
   let body: unknown;
   try {
     body = JSON.parse(bodyText);

@@ -15,7 +15,8 @@ export interface StatedUsage {
 
 type Reader = (value: Readonly<Record<string, unknown>>) => StatedUsage | undefined;
 
-const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
+const count = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 
 const sum = (...parts: (number | undefined)[]): number | undefined => {
   const stated = parts.filter((p) => p !== undefined);
@@ -27,7 +28,9 @@ function openAiUsage(usage: Readonly<Record<string, unknown>>): StatedUsage | un
   const prompt = count(usage.prompt_tokens);
   if (prompt === undefined && count(usage.completion_tokens) === undefined) return undefined;
   const total = count(usage.total_tokens);
-  const completion = count(usage.completion_tokens) ?? (prompt !== undefined && total !== undefined && total >= prompt ? total - prompt : undefined);
+  const completion =
+    count(usage.completion_tokens) ??
+    (prompt !== undefined && total !== undefined && total >= prompt ? total - prompt : undefined);
   return { promptTokens: prompt, completionTokens: completion };
 }
 
@@ -36,7 +39,8 @@ function inputOutputUsage(usage: Readonly<Record<string, unknown>>): StatedUsage
   const input = count(usage.input_tokens);
   const output = count(usage.output_tokens);
   if (input === undefined && output === undefined) return undefined;
-  const prompt = input === undefined ? undefined : sum(input, count(usage.cache_creation_input_tokens), count(usage.cache_read_input_tokens));
+  const prompt =
+    input === undefined ? undefined : sum(input, count(usage.cache_creation_input_tokens), count(usage.cache_read_input_tokens));
   return { promptTokens: prompt, completionTokens: output };
 }
 
@@ -118,7 +122,8 @@ export class UsageTally {
    * count (which overcounts where a dialect repeats the text in a closing event).
    */
   usage(relayed: number | undefined, end: AnswerEnd): AnswerUsage | undefined {
-    if (!this.#stated) return relayed === undefined ? undefined : { promptTokens: undefined, completionTokens: relayed, counted: 'seen' };
+    if (!this.#stated)
+      return relayed === undefined ? undefined : { promptTokens: undefined, completionTokens: relayed, counted: 'seen' };
     const reported = this.#completion;
     if (end === 'whole' || relayed === undefined || (reported !== undefined && reported >= relayed)) {
       return { promptTokens: this.#prompt, completionTokens: reported, counted: 'usage' };

@@ -76,13 +76,21 @@ type Overflow = Extract<UpstreamErrorMeaning, { kind: 'context_overflow' }>;
  * A node's attempt. `judgeOverflow` (pure: overflow-refusal.ts's judgement of that node's refusal)
  * is asked only for a "prompt too long" refusal.
  */
-export function judgeNodeAttempt(node: string, outcome: AttemptOutcome, judgeOverflow: (refusal: Overflow) => OverflowJudgement): NodeFeedback {
+export function judgeNodeAttempt(
+  node: string,
+  outcome: AttemptOutcome,
+  judgeOverflow: (refusal: Overflow) => OverflowJudgement,
+): NodeFeedback {
   const event = attemptEvent(outcome);
   const target: TargetId = { kind: 'node', name: node };
   switch (outcome.kind) {
     case 'failed':
       return {
-        verdict: { next: 'fail_over', failure: { target, code: 'failed', detail: outcome.error }, loadTimedOut: outcome.result === 'load_timeout' },
+        verdict: {
+          next: 'fail_over',
+          failure: { target, code: 'failed', detail: outcome.error },
+          loadTimedOut: outcome.result === 'load_timeout',
+        },
         event,
         learnCtx: undefined,
         modelVanished: false,
@@ -91,10 +99,21 @@ export function judgeNodeAttempt(node: string, outcome: AttemptOutcome, judgeOve
       const failure = { target, code: 'refused', detail: outcome.error } as const;
       const meaning = outcome.refusal;
       if (meaning.kind === 'model_not_found') {
-        return { verdict: { next: 'fail_over', failure, refusal: meaning, loadTimedOut: false }, event, learnCtx: undefined, modelVanished: true };
+        return {
+          verdict: { next: 'fail_over', failure, refusal: meaning, loadTimedOut: false },
+          event,
+          learnCtx: undefined,
+          modelVanished: true,
+        };
       }
       if (meaning.kind === 'endpoint_missing') {
-        return { verdict: { next: 'fail_over', failure, refusal: meaning, loadTimedOut: false }, event, learnCtx: undefined, modelVanished: false, lacksEndpoint: meaning.message };
+        return {
+          verdict: { next: 'fail_over', failure, refusal: meaning, loadTimedOut: false },
+          event,
+          learnCtx: undefined,
+          modelVanished: false,
+          lacksEndpoint: meaning.message,
+        };
       }
       const overflow = judgeOverflow(meaning);
       // A refusal the gateway's own figures disprove counts against the node like a failed request,
@@ -108,7 +127,9 @@ export function judgeNodeAttempt(node: string, outcome: AttemptOutcome, judgeOve
           loadTimedOut: false,
           bounds: { promptTokens: overflow.promptTokens, minPromptTokens: overflow.minPromptTokens },
         },
-        event: believed ? event : { ...event, result: 'contradictory_refusal', error: `${overflow.contradiction}: ${outcome.error}` },
+        event: believed
+          ? event
+          : { ...event, result: 'contradictory_refusal', error: `${overflow.contradiction}: ${outcome.error}` },
         learnCtx: overflow.learnCtx,
         modelVanished: false,
       };
@@ -136,8 +157,17 @@ export function judgeSiteAttempt(site: string, outcome: AttemptOutcome): SiteFee
     case 'failed':
       // A coded 3xx-5xx is the site's refusal of this request (it is reachable); anything else —
       // no connection, a reset, a timeout, a bare 5xx — is a site (or a proxy before it) in trouble.
-      if (outcome.result === 'http_error') return { verdict: { next: 'fail_over', failure: { target, code: 'refused', detail: outcome.error } }, event, reachable: true };
-      return { verdict: { next: 'fail_over', failure: { target, code: 'unreachable', detail: outcome.error } }, event, reachable: false };
+      if (outcome.result === 'http_error')
+        return {
+          verdict: { next: 'fail_over', failure: { target, code: 'refused', detail: outcome.error } },
+          event,
+          reachable: true,
+        };
+      return {
+        verdict: { next: 'fail_over', failure: { target, code: 'unreachable', detail: outcome.error } },
+        event,
+        reachable: false,
+      };
     case 'refused': {
       const detail = `answered ${outcome.status} ${outcome.refusal.kind}`;
       // Its figures are kept (a context size), its words are not (they name its nodes).

@@ -76,7 +76,11 @@ export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unse
 /** The one answered end (it carries nothing of its request). */
 const ANSWERED: FailoverEnd = Object.freeze({ kind: 'answered' });
 
-export async function runFailover(sources: readonly TargetSource[], setting: AttemptSetting, initial: FailoverState): Promise<FailoverEnd> {
+export async function runFailover(
+  sources: readonly TargetSource[],
+  setting: AttemptSetting,
+  initial: FailoverState,
+): Promise<FailoverEnd> {
   let state = initial;
   let attempts = 0;
   // An index loop: no entries() pair per source, and the later sources sliced only when a 5xx asks.
@@ -94,7 +98,8 @@ export async function runFailover(sources: readonly TargetSource[], setting: Att
       const stateNow = state;
       const canFailOver = (): boolean => mayFailOver(target, sources.slice(index + 1), stateNow);
       attempts += 1;
-      const traced: TracedAttempt | undefined = setting.trace === undefined ? undefined : { span: setting.trace, index: attempts };
+      const traced: TracedAttempt | undefined =
+        setting.trace === undefined ? undefined : { span: setting.trace, index: attempts };
       const outcome = await attempt(target, canFailOver, setting, traced, stateNow.routeRequest);
       setting.onConcluded?.(target, outcome);
       const verdict = target.conclude(outcome);
@@ -125,11 +130,22 @@ interface TracedAttempt {
 }
 
 /** `route`: the request as sized (its prompt and answer sizes are charged, estimated, for a node left working by its client). */
-async function attempt(target: Target, canFailOver: () => boolean, setting: AttemptSetting, traced: TracedAttempt | undefined, route: RouteRequest): Promise<AttemptOutcome> {
+async function attempt(
+  target: Target,
+  canFailOver: () => boolean,
+  setting: AttemptSetting,
+  traced: TracedAttempt | undefined,
+  route: RouteRequest,
+): Promise<AttemptOutcome> {
   try {
     const prepared = await target.prepare();
     if (traced !== undefined) {
-      traced.attempt = traced.span.attempt({ kind: target.id.kind, name: target.id.kind === 'node' ? target.id.name : target.id.id, url: target.url, index: traced.index });
+      traced.attempt = traced.span.attempt({
+        kind: target.id.kind,
+        name: target.id.kind === 'node' ? target.id.name : target.id.id,
+        url: target.url,
+        index: traced.index,
+      });
     }
     if (prepared.kind === 'unsendable') return prepared.outcome;
     // The attempt's trace context replaces the client's: the node's (or site's) spans are its children.
@@ -149,7 +165,12 @@ async function attempt(target: Target, canFailOver: () => boolean, setting: Atte
       anyMedia: call.anyMedia,
       errorDialect: call.errorDialect,
       usageAsked: call.usageAsked,
-      work: { promptTokens: route.promptTokens, completionCap: choices * (route.maxTokens ?? route.completionReserveTokens), choices, rate: call.speed?.rate },
+      work: {
+        promptTokens: route.promptTokens,
+        completionCap: choices * (route.maxTokens ?? route.completionReserveTokens),
+        choices,
+        rate: call.speed?.rate,
+      },
       res: setting.res,
       nodeName: target.label,
       canFailOver,
@@ -167,6 +188,14 @@ async function attempt(target: Target, canFailOver: () => boolean, setting: Atte
 /** What an attempt's span records of its outcome. */
 function attemptEnd(outcome: AttemptOutcome, failedOver: boolean): AttemptEndNote {
   const event = attemptEvent(outcome);
-  const usage = outcome.kind === 'delivered' || outcome.kind === 'broken' || outcome.kind === 'client_gone' ? outcome.usage : undefined;
-  return { outcome: event.result, status: event.status, error: event.error, failedOver, inputTokens: usage?.promptTokens, outputTokens: usage?.completionTokens };
+  const usage =
+    outcome.kind === 'delivered' || outcome.kind === 'broken' || outcome.kind === 'client_gone' ? outcome.usage : undefined;
+  return {
+    outcome: event.result,
+    status: event.status,
+    error: event.error,
+    failedOver,
+    inputTokens: usage?.promptTokens,
+    outputTokens: usage?.completionTokens,
+  };
 }

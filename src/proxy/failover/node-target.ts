@@ -63,11 +63,21 @@ export class NodeTargets implements TargetSource {
   async next(state: FailoverState): Promise<NextTarget> {
     const { routeRequest } = state;
     const routing = this.#ask.trace?.routing();
-    const admission = await this.#deps.scheduler.admit(routeRequest, this.#ask.settings, this.#ask.signal, routeRequest.triedNodes.size === 0);
+    const admission = await this.#deps.scheduler.admit(
+      routeRequest,
+      this.#ask.settings,
+      this.#ask.signal,
+      routeRequest.triedNodes.size === 0,
+    );
     routing?.end(routeNote(admission));
     if (admission.waitedMs > 0) {
       this.#ask.onQueueWait?.(admission.waitedMs);
-      this.#deps.events.emit('proxy:queue-wait', { model: this.#deps.modelLabel(this.#ask.resolved.model), waitedMs: admission.waitedMs, admitted: admission.kind === 'admitted', tenant: routeRequest.tenant?.name });
+      this.#deps.events.emit('proxy:queue-wait', {
+        model: this.#deps.modelLabel(this.#ask.resolved.model),
+        waitedMs: admission.waitedMs,
+        admitted: admission.kind === 'admitted',
+        tenant: routeRequest.tenant?.name,
+      });
     }
     if (admission.kind === 'refused') {
       this.#refusal = admission;
@@ -85,20 +95,38 @@ const MAX_NAMED_EXCLUSIONS = 8;
 /** The scheduler's decision as the routing span records it: the node and why, or why none. */
 function routeNote(admission: Admission): RouteNote {
   if (admission.kind === 'admitted') {
-    return { among: 'node', chosen: admission.node.spec.name, policy: admission.route.policy, reason: admission.route.reason, waitedMs: admission.waitedMs };
+    return {
+      among: 'node',
+      chosen: admission.node.spec.name,
+      policy: admission.route.policy,
+      reason: admission.route.reason,
+      waitedMs: admission.waitedMs,
+    };
   }
   // Every exclusion carries its reason: the first few are named, the rest counted.
   const named = admission.excluded.slice(0, MAX_NAMED_EXCLUSIONS).map((e) => `${e.node}: ${e.code}`);
   const more = admission.excluded.length - named.length;
   const excluded = named.length === 0 ? '' : `; excluded ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
-  return { among: 'node', chosen: undefined, policy: undefined, reason: `refused: ${admission.reason}${excluded}`, waitedMs: admission.waitedMs };
+  return {
+    among: 'node',
+    chosen: undefined,
+    policy: undefined,
+    reason: `refused: ${admission.reason}${excluded}`,
+    waitedMs: admission.waitedMs,
+  };
 }
 
 /**
  * One admitted node; `routeRequest` is the request as it was admitted (tried nodes, bounds). A
  * node whose kind streams no usage unasked is sent `usageAsk`'s body (request/usage-ask.ts).
  */
-export function nodeTarget(deps: NodeTargetDeps, ask: RequestAsk, admission: Admitted, routeRequest: RouteRequest, usageAsk?: UsageAsk): Target {
+export function nodeTarget(
+  deps: NodeTargetDeps,
+  ask: RequestAsk,
+  admission: Admitted,
+  routeRequest: RouteRequest,
+  usageAsk?: UsageAsk,
+): Target {
   return new NodeTarget(deps, ask, admission, routeRequest, usageAsk);
 }
 
@@ -114,7 +142,13 @@ class NodeTarget implements Target {
   readonly #routeRequest: RouteRequest;
   readonly #usageAsk: UsageAsk | undefined;
 
-  constructor(deps: NodeTargetDeps, ask: RequestAsk, admission: Admitted, routeRequest: RouteRequest, usageAsk: UsageAsk | undefined) {
+  constructor(
+    deps: NodeTargetDeps,
+    ask: RequestAsk,
+    admission: Admitted,
+    routeRequest: RouteRequest,
+    usageAsk: UsageAsk | undefined,
+  ) {
     const node = admission.node.spec;
     this.id = { kind: 'node', name: node.name };
     this.label = node.name;
@@ -156,7 +190,10 @@ class NodeTarget implements Target {
       headersTimeoutMs: admission.load?.timeoutMs,
       errorDialect: errorDialectFor(endpoint),
       anyMedia: answersMedia(endpoint),
-      speed: { rate: knownRate(view, resolved.model, this.#deps.clock.now()), choices: requestedChoices(endpoint, resolved.json) },
+      speed: {
+        rate: knownRate(view, resolved.model, this.#deps.clock.now()),
+        choices: requestedChoices(endpoint, resolved.json),
+      },
       ...asked,
     };
     return Promise.resolve<Prepared>({ kind: 'send', call });
@@ -178,13 +215,22 @@ class NodeTarget implements Target {
     const node = view.spec;
     const routeRequest = this.#routeRequest;
     this.#admission.load?.settle(loadOutcomeOf(outcome));
-    const feedback = judgeNodeAttempt(node.name, outcome, (meaning) => judgeOverflowRefusal(overflowFacts(view, routeRequest, { endpoint, json: resolved.json }, meaning)));
+    const feedback = judgeNodeAttempt(node.name, outcome, (meaning) =>
+      judgeOverflowRefusal(overflowFacts(view, routeRequest, { endpoint, json: resolved.json }, meaning)),
+    );
     const { event } = feedback;
-    deps.events.emit('proxy:attempt', { node: node.name, model: deps.modelLabel(resolved.model), result: event.result, status: event.status, error: event.error });
+    deps.events.emit('proxy:attempt', {
+      node: node.name,
+      model: deps.modelLabel(resolved.model),
+      result: event.result,
+      status: event.status,
+      error: event.error,
+    });
     // The node's context is remembered for it alone (overflow-refusal.ts).
     if (feedback.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, feedback.learnCtx);
     if (feedback.modelVanished) deps.onModelVanished(node.name);
-    if (feedback.lacksEndpoint !== undefined) deps.registry.learnLackingEndpoint(node.name, node.url, endpoint, feedback.lacksEndpoint);
+    if (feedback.lacksEndpoint !== undefined)
+      deps.registry.learnLackingEndpoint(node.name, node.url, endpoint, feedback.lacksEndpoint);
     if (outcome.kind === 'delivered' && outcome.status === 200 && outcome.usage?.counted === 'usage') {
       learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.usage.promptTokens);
     }
@@ -197,5 +243,9 @@ class NodeTarget implements Target {
 /** `x-switchyard-context` when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */
 function truncationWarning(request: RouteRequest, node: NodeView): Record<string, string> {
   const ctx = mayTruncateAt(request, node);
-  return ctx === undefined ? {} : { 'x-switchyard-context': `may-truncate; prompt ${request.minPromptTokens ?? request.promptTokens}-${request.promptTokens} tokens; context ${ctx}` };
+  return ctx === undefined
+    ? {}
+    : {
+        'x-switchyard-context': `may-truncate; prompt ${request.minPromptTokens ?? request.promptTokens}-${request.promptTokens} tokens; context ${ctx}`,
+      };
 }

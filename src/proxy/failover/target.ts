@@ -42,7 +42,8 @@ export interface TargetCall {
 }
 
 /** What `prepare` gives: a call to send, or an outcome already known without sending (an unusable url). */
-export type Prepared = { readonly kind: 'send'; readonly call: TargetCall } | { readonly kind: 'unsendable'; readonly outcome: AttemptOutcome };
+export type Prepared =
+  { readonly kind: 'send'; readonly call: TargetCall } | { readonly kind: 'unsendable'; readonly outcome: AttemptOutcome };
 
 export interface Target {
   readonly id: TargetId;

@@ -34,7 +34,11 @@ export function rotatingKeyCheck(keys: () => readonly string[]): KeyCheck {
 }
 
 export function unauthorized(message: string): GatewayError {
-  return new GatewayError('GW_UNAUTHORIZED', message, { status: 401, openaiType: 'authentication_error', openaiCode: 'invalid_api_key' });
+  return new GatewayError('GW_UNAUTHORIZED', message, {
+    status: 401,
+    openaiType: 'authentication_error',
+    openaiCode: 'invalid_api_key',
+  });
 }
 
 /** The credential a client presented: `Authorization: Bearer X`, or `x-api-key: X`. */
@@ -47,7 +51,6 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   const apiKey = headers['x-api-key'];
   return typeof apiKey === 'string' && apiKey !== '' ? apiKey : undefined;
 }
-
 
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;

@@ -69,7 +69,10 @@ export function preflightHeaders(origins: CorsOrigins, ask: PreflightAsk, method
     'access-control-allow-methods': methods.join(', '),
     'access-control-allow-headers': [...new Set([...CORS_ALLOWED_HEADERS, ...requested])].join(', '),
     'access-control-max-age': String(CORS_MAX_AGE_SECONDS),
-    vary: allowed === '*' ? 'Access-Control-Request-Headers' : 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+    vary:
+      allowed === '*'
+        ? 'Access-Control-Request-Headers'
+        : 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
   };
 }
 
@@ -96,11 +99,15 @@ export function withCors(table: EndpointTable, origins: () => CorsOrigins): Endp
       wrapped.set(method, (req, res, url) => {
         const allowed = origins();
         // Off (the default): no header to set, nothing to build.
-        if (isOn(allowed)) for (const [name, value] of Object.entries(answerCorsHeaders(allowed, header(req.headers, 'origin')))) res.setHeader(name, value);
+        if (isOn(allowed))
+          for (const [name, value] of Object.entries(answerCorsHeaders(allowed, header(req.headers, 'origin'))))
+            res.setHeader(name, value);
         return handler(req, res, url);
       });
     }
-    wrapped.set('OPTIONS', (req, res, url) => answerOptions(req, res, url, { origins: origins(), methods, others: [...byMethod.keys()] }));
+    wrapped.set('OPTIONS', (req, res, url) =>
+      answerOptions(req, res, url, { origins: origins(), methods, others: [...byMethod.keys()] }),
+    );
     out.set(path, wrapped);
   }
   return out;
@@ -118,7 +125,11 @@ function answerOptions(
     sendError(res, methodNotAllowed('OPTIONS', url.pathname), { allow: c.others.join(', ') });
     return;
   }
-  const ask = { origin: header(req.headers, 'origin'), method: header(req.headers, 'access-control-request-method'), headers: header(req.headers, 'access-control-request-headers') };
+  const ask = {
+    origin: header(req.headers, 'origin'),
+    method: header(req.headers, 'access-control-request-method'),
+    headers: header(req.headers, 'access-control-request-headers'),
+  };
   const cors = ask.method === undefined ? answerCorsHeaders(c.origins, ask.origin) : preflightHeaders(c.origins, ask, c.methods);
   res.writeHead(204, { allow: c.methods.join(', '), ...cors });
   res.end();

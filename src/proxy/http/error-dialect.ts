@@ -73,7 +73,9 @@ export const ANTHROPIC_ERRORS: ErrorDialect = {
     }),
   passedOn: (status, text) => {
     const said = nodeMessage(text);
-    return said === undefined ? undefined : JSON.stringify({ type: 'error', error: { type: anthropicErrorType(status), message: said } });
+    return said === undefined
+      ? undefined
+      : JSON.stringify({ type: 'error', error: { type: anthropicErrorType(status), message: said } });
   },
 };
 
@@ -107,7 +109,8 @@ export const OLLAMA_ERRORS: ErrorDialect = {
   name: 'ollama-errors',
   body: (error) =>
     JSON.stringify({
-      error: error.openaiCode === 'model_not_found' && error.model !== undefined ? `model '${error.model}' not found` : error.message,
+      error:
+        error.openaiCode === 'model_not_found' && error.model !== undefined ? `model '${error.model}' not found` : error.message,
       ...(error.openaiCode === null ? {} : { code: error.openaiCode }),
       ...error.details,
     }),

@@ -104,7 +104,8 @@ export function clientResponseHeaders(
     if (value === undefined) continue;
     const lower = name.toLowerCase();
     // CORS is the gateway's own policy for its origin ([server] cors_origins), never a node's.
-    if (HOP_BY_HOP.has(lower) || NOT_PASSED_TO_CLIENT.has(lower) || dropped.has(lower) || lower.startsWith('access-control-')) continue;
+    if (HOP_BY_HOP.has(lower) || NOT_PASSED_TO_CLIENT.has(lower) || dropped.has(lower) || lower.startsWith('access-control-'))
+      continue;
     out[lower] = value;
   }
   return out;

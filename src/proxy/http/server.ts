@@ -64,7 +64,12 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
     const handler = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
     if (handler === undefined) {
       req.resume();
-      sendError(res, methodNotAllowed(method, url.pathname), { allow: [...byMethod.keys()].join(', ') }, errorDialectFor(url.pathname));
+      sendError(
+        res,
+        methodNotAllowed(method, url.pathname),
+        { allow: [...byMethod.keys()].join(', ') },
+        errorDialectFor(url.pathname),
+      );
       return;
     }
     await handler(req, res, url);

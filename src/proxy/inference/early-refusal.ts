@@ -11,7 +11,13 @@ import { startRequestReport } from '../request/request-report.ts';
 import { requestIdFor } from '../request/request-id.ts';
 import type { InferenceDeps } from './inference-handler.ts';
 
-export function refuseBeforeInference(deps: Pick<InferenceDeps, 'clock' | 'events' | 'modelLabel' | 'newRequestId'>, endpoint: InferenceEndpoint, req: IncomingMessage, res: ServerResponse, error: GatewayError): void {
+export function refuseBeforeInference(
+  deps: Pick<InferenceDeps, 'clock' | 'events' | 'modelLabel' | 'newRequestId'>,
+  endpoint: InferenceEndpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: GatewayError,
+): void {
   const report = startRequestReport(deps, endpoint, deps.clock.monotonicMs(), req.socket);
   report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
   report.refusal = error.code;

@@ -45,7 +45,8 @@ import type { QueueTenant } from '#src/routing/index.ts';
 export interface InferenceDeps {
   readonly clock: Clock;
   /** The fleet view and reports ports (src/ports): the registry in-thread, a worker's mirror and messages. */
-  readonly registry: Pick<FleetView, 'views' | 'snapshot'> & Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnDecodeRate' | 'learnLackingEndpoint'>;
+  readonly registry: Pick<FleetView, 'views' | 'snapshot'> &
+    Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnDecodeRate' | 'learnLackingEndpoint'>;
   readonly pools: UpstreamPools;
   /** The admission port: the in-thread Scheduler, or a worker's round trip to the one that owns every lease. */
   readonly scheduler: AdmissionPort;
@@ -84,11 +85,19 @@ export async function handleInference(
   // The client's well-formed id, else a new one: sent to the node, returned, and logged (request-id.ts).
   report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
   // The client's (or forwarding site's) W3C trace context is the request span's parent.
-  report.trace = deps.tracer?.request({ method: req.method ?? 'POST', endpoint, traceparent: req.headers.traceparent, tracestate: req.headers.tracestate, fromSite: inbound?.site, requestId: report.requestId });
+  report.trace = deps.tracer?.request({
+    method: req.method ?? 'POST',
+    endpoint,
+    traceparent: req.headers.traceparent,
+    tracestate: req.headers.tracestate,
+    fromSite: inbound?.site,
+    requestId: report.requestId,
+  });
   // A forward queues as its site's tenant with the class capped by the one it stated.
   const queue: QueueTenant | undefined = inbound?.queue ?? tenant?.queue;
   report.tenant = queue?.name;
-  if (inbound !== undefined) report.peer = { site: inbound.site, claimedTenant: inbound.claimedTenant, claimedClass: inbound.claimedClass };
+  if (inbound !== undefined)
+    report.peer = { site: inbound.site, claimedTenant: inbound.claimedTenant, claimedClass: inbound.claimedClass };
   // One async frame for the whole request: every layer below that awaits costs a promise and a turn.
   try {
     const settings = deps.settings();
@@ -117,7 +126,9 @@ export async function handleInference(
     const servedName = (name: string): string => servedModelName(name, deps.registry.views());
     // The audio routes take multipart/form-data (their `model` is a form field); the others JSON.
     const keyMatching = (): ReturnType<typeof fleetJsonKeys> => fleetJsonKeys(deps.registry.views());
-    const resolved = takesMultipart(endpoint) ? await resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName) : resolveRequest(raw, settings.catalog, servedName, keyMatching);
+    const resolved = takesMultipart(endpoint)
+      ? await resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName)
+      : resolveRequest(raw, settings.catalog, servedName, keyMatching);
     if (resolved instanceof GatewayError) {
       failWith()(resolved);
       return;
@@ -139,7 +150,14 @@ export async function handleInference(
     // Out of scope: sized, routed and refused exactly as a model no node serves, and never sent anywhere.
     const outOfScope = visible !== undefined && !visible(resolved.model);
     // A count generates nothing: never sized against a context nor refused for length (config/endpoints.ts).
-    const sized = { endpoint, model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model, json: resolved.json, maxTokens, nowMs: deps.clock.now(), tokenizeTimeoutMs: settings.tokenizeTimeoutMs };
+    const sized = {
+      endpoint,
+      model: outOfScope ? OUT_OF_SCOPE_MODEL : resolved.model,
+      json: resolved.json,
+      maxTokens,
+      nowMs: deps.clock.now(),
+      tokenizeTimeoutMs: settings.tokenizeTimeoutMs,
+    };
     const sizing = counting ? undefined : sizePrompt(deps, sized, clientGone.signal);
     // Sized at once unless a node's tokenizer was asked: only then is there anything to wait for.
     const bounds = sizing instanceof Promise ? await sizing : sizing;
@@ -148,24 +166,71 @@ export async function handleInference(
 
     const policy = resolved.policy ?? settings.policy;
     // A policy that reads no request feature (least-in-flight, the default) has no readers built.
-    const features = POLICIES[policy].reads.length === 0 ? undefined : requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
-    const facts = { model: resolved.model, group: resolved.group, promptTokens, minPromptTokens: bounds?.lower, maxTokens, policy, affinityKey: features?.affinityKey, promptPrefix: features?.promptPrefix, tenant: queue };
+    const features =
+      POLICIES[policy].reads.length === 0
+        ? undefined
+        : requestFeaturesFor(policy, featureReaders(req.headers, endpoint, resolved.json, settings));
+    const facts = {
+      model: resolved.model,
+      group: resolved.group,
+      promptTokens,
+      minPromptTokens: bounds?.lower,
+      maxTokens,
+      policy,
+      affinityKey: features?.affinityKey,
+      promptPrefix: features?.promptPrefix,
+      tenant: queue,
+    };
     if (outOfScope) {
       const routeRequest = routeRequestFor(facts, settings, endpoint);
       const admission = await admitAsUnknown(deps.scheduler, routeRequest, settings, clientGone.signal);
       const state = startFailover(routeRequest);
       // The remote sites are asked as for any unknown model ([mesh]): none lists it, so none is
       // chosen, and their verdicts and listed models shape the 404 exactly as an unknown model's.
-      const unknownAsk = { settings, endpoint, req, resolved: { ...resolved, model: OUT_OF_SCOPE_MODEL }, requestId, signal: clientGone.signal };
-      const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...unknownAsk, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
+      const unknownAsk = {
+        settings,
+        endpoint,
+        req,
+        resolved: { ...resolved, model: OUT_OF_SCOPE_MODEL },
+        requestId,
+        signal: clientGone.signal,
+      };
+      const sites =
+        deps.remote === undefined
+          ? undefined
+          : new SiteTargets(deps.remote, {
+              ...unknownAsk,
+              maxTokens,
+              exactCount: exact,
+              forwarded: inbound !== undefined,
+              tenant: tenant?.spec,
+            });
       await sites?.next(state);
-      respondRefused(refusalDepsOf(deps), { admission, model: OUT_OF_SCOPE_MODEL, requestedModel: resolved.requestedModel, state, retryAfterSeconds: settings.retryAfterSeconds, sites: sites?.verdicts(state.failures), visible, outOfScope: true, fail: failWith(), finish });
+      respondRefused(refusalDepsOf(deps), {
+        admission,
+        model: OUT_OF_SCOPE_MODEL,
+        requestedModel: resolved.requestedModel,
+        state,
+        retryAfterSeconds: settings.retryAfterSeconds,
+        sites: sites?.verdicts(state.failures),
+        visible,
+        outOfScope: true,
+        fail: failWith(),
+        finish,
+      });
       return;
     }
     // The open gateway (no tenant configured) has nothing to count: no ledger work at all. A count
     // (count_tokens) reserves no tokens: it counts against the request rate only.
     if (tenant !== undefined && tenant !== OPEN_TENANT) {
-      const limits = { tenant, model: resolved.model, promptTokens: promptTokens ?? 0, maxTokens: counting ? 0 : maxTokens, completionReserveTokens: settings.completionReserveTokens, choices: requestedChoices(endpoint, resolved.json) };
+      const limits = {
+        tenant,
+        model: resolved.model,
+        promptTokens: promptTokens ?? 0,
+        maxTokens: counting ? 0 : maxTokens,
+        completionReserveTokens: settings.completionReserveTokens,
+        choices: requestedChoices(endpoint, resolved.json),
+      };
       if (!(await admitWithinLimits(deps, limits, { res, report, requestId, fail: failWith() }))) return;
     }
     // A forward's signature is used up only once it is admitted: one refused before costs no replay entry (forward-in.ts).
@@ -178,7 +243,16 @@ export async function handleInference(
     const ask = { settings, endpoint, req, resolved, requestId, signal: clientGone.signal, onQueueWait, trace };
     const nodes = new NodeTargets(deps, ask);
     const sources: TargetSource[] = [nodes];
-    const sites = deps.remote === undefined ? undefined : new SiteTargets(deps.remote, { ...ask, maxTokens, exactCount: exact, forwarded: inbound !== undefined, tenant: tenant?.spec });
+    const sites =
+      deps.remote === undefined
+        ? undefined
+        : new SiteTargets(deps.remote, {
+            ...ask,
+            maxTokens,
+            exactCount: exact,
+            forwarded: inbound !== undefined,
+            tenant: tenant?.spec,
+          });
     if (sites !== undefined) sources.push(sites);
     const setting = {
       res,
@@ -195,7 +269,13 @@ export async function handleInference(
       },
       onConcluded: (target: Target, outcome: AttemptOutcome) => {
         const event = attemptEvent(outcome);
-        noteAttempt(report, { target: target.id.kind === 'node' ? target.id.name : target.id.id, kind: target.id.kind, outcome: event.result, status: event.status, route: target.route });
+        noteAttempt(report, {
+          target: target.id.kind === 'node' ? target.id.name : target.id.id,
+          kind: target.id.kind,
+          outcome: event.result,
+          status: event.status,
+          route: target.route,
+        });
       },
     };
     const end = await runFailover(sources, setting, startFailover(routeRequestFor(facts, settings, endpoint)));

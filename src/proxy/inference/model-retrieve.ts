@@ -21,7 +21,11 @@ export function modelIdOf(pathname: string): string | GatewayError {
 }
 
 /** `resolve`: the served id a configured or typed name stands for (aliases, then the nodes' rules). */
-export function retrieveModel(list: readonly FleetModel[], requested: string, resolve: (name: string) => string): FleetModel | GatewayError {
+export function retrieveModel(
+  list: readonly FleetModel[],
+  requested: string,
+  resolve: (name: string) => string,
+): FleetModel | GatewayError {
   const byId = new Map(list.map((entry) => [entry.id, entry]));
   const found = byId.get(requested) ?? byId.get(resolve(requested));
   if (found !== undefined) return found;

@@ -13,16 +13,28 @@ import type { Handler, TableBuilder } from '../http/endpoint-table.ts';
 import { OLLAMA_ERRORS } from '../http/error-dialect.ts';
 import { sendError } from '../http/openai-error.ts';
 import { sendJson } from '../http/server.ts';
-import { OLLAMA_LISTING_PATHS, OLLAMA_MANAGEMENT_ROUTES, OLLAMA_ROOT, ollamaPs, ollamaTags, ollamaVersion, type RemoteTag } from '../request/ollama-listing.ts';
+import {
+  OLLAMA_LISTING_PATHS,
+  OLLAMA_MANAGEMENT_ROUTES,
+  OLLAMA_ROOT,
+  ollamaPs,
+  ollamaTags,
+  ollamaVersion,
+  type RemoteTag,
+} from '../request/ollama-listing.ts';
 import { visibleTo } from './tenant-gate.ts';
 
 export function managementRefused(path: string): GatewayError {
   const shown = path.endsWith('*') ? `${path.slice(0, -1)}…` : path;
-  return new GatewayError('GW_FORBIDDEN', `${shown} changes a node's models, which the gateway does not allow on its public listener; manage models through the gateway's admin API or on the node itself`, {
-    status: 403,
-    openaiType: 'invalid_request_error',
-    openaiCode: 'model_management_refused',
-  });
+  return new GatewayError(
+    'GW_FORBIDDEN',
+    `${shown} changes a node's models, which the gateway does not allow on its public listener; manage models through the gateway's admin API or on the node itself`,
+    {
+      status: 403,
+      openaiType: 'invalid_request_error',
+      openaiCode: 'model_management_refused',
+    },
+  );
 }
 
 /**
@@ -54,7 +66,13 @@ export interface OllamaRouteDeps {
 
 export function addOllamaRoutes(table: TableBuilder, deps: OllamaRouteDeps): void {
   const { requireClientKey } = deps;
-  const tags = requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now(), (local) => deps.remoteModels?.(tenant, local) ?? [])));
+  const tags = requireClientKey((_req, res, _url, tenant) =>
+    sendJson(
+      res,
+      200,
+      ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now(), (local) => deps.remoteModels?.(tenant, local) ?? []),
+    ),
+  );
   const version = requireClientKey((_req, res) => sendJson(res, 200, ollamaVersion()));
   // Ollama answers HEAD on these two as well (node:http sends no body for a HEAD).
   for (const method of ['GET', 'HEAD']) {
@@ -62,7 +80,11 @@ export function addOllamaRoutes(table: TableBuilder, deps: OllamaRouteDeps): voi
     table.add(method, OLLAMA_LISTING_PATHS.version, version);
   }
   for (const method of ['GET', 'HEAD']) table.add(method, OLLAMA_ROOT.path, ollamaRoot());
-  table.add('GET', OLLAMA_LISTING_PATHS.ps, requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaPs(deps.registry.views(), visibleTo(tenant)))));
+  table.add(
+    'GET',
+    OLLAMA_LISTING_PATHS.ps,
+    requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaPs(deps.registry.views(), visibleTo(tenant)))),
+  );
   for (const [method, path] of OLLAMA_MANAGEMENT_ROUTES) {
     table.add(
       method,

@@ -59,13 +59,18 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
   const directory = rotatingDirectory(deps.tenants);
   /** The tenant the request's key names (401 for none or an unknown one); the open tenant when none is configured. */
   const requireClientKey =
-    (handler: (...args: [...Parameters<Handler>, Tenant]) => ReturnType<Handler>, refuse?: (req: IncomingMessage, res: ServerResponse, error: GatewayError) => void): Handler =>
+    (
+      handler: (...args: [...Parameters<Handler>, Tenant]) => ReturnType<Handler>,
+      refuse?: (req: IncomingMessage, res: ServerResponse, error: GatewayError) => void,
+    ): Handler =>
     (req, res, url) => {
       const keys = directory();
       const tenant = keys.open ? OPEN_TENANT : keys.identify(presentedKey(req.headers));
       if (tenant === undefined) {
         req.resume();
-        const error = unauthorized('Incorrect or missing API key. Send it as "Authorization: Bearer <key>" (or "x-api-key: <key>").');
+        const error = unauthorized(
+          'Incorrect or missing API key. Send it as "Authorization: Bearer <key>" (or "x-api-key: <key>").',
+        );
         if (refuse !== undefined) refuse(req, res, error);
         else sendError(res, error, {}, errorDialectFor(url.pathname));
         return;
@@ -73,7 +78,12 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       return handler(req, res, url, tenant);
     };
 
-  const forwardIn: ForwardInDeps = { mesh: deps.mesh, clock: deps.clock, events: deps.inference.events, tenancy: deps.peerTenancy };
+  const forwardIn: ForwardInDeps = {
+    mesh: deps.mesh,
+    clock: deps.clock,
+    events: deps.inference.events,
+    tenancy: deps.peerTenancy,
+  };
   const table = new TableBuilder();
   for (const path of INFERENCE_PATHS) {
     // A refused key on an inference route is still a request: it gets its id and a line in the request log.
@@ -83,18 +93,34 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     );
     // A forwarded request is authenticated by its signature instead of a client key, and admitted as its site's tenant.
     table.add('POST', path, (req, res, url) =>
-      mustVerify(forwardIn, req) ? verifyInbound(forwardIn, req, res, url, (inbound) => handleInference(deps.inference, path, req, res, inbound, inbound.tenant === undefined ? undefined : tenantOf(inbound.tenant))) : local(req, res, url),
+      mustVerify(forwardIn, req)
+        ? verifyInbound(forwardIn, req, res, url, (inbound) =>
+            handleInference(
+              deps.inference,
+              path,
+              req,
+              res,
+              inbound,
+              inbound.tenant === undefined ? undefined : tenantOf(inbound.tenant),
+            ),
+          )
+        : local(req, res, url),
     );
   }
   /** The models the fleet serves, only those the tenant may reach: in its model scope, here or on a site in its site scope. */
   const fleetList = (tenant: Tenant): { object: 'list'; data: FleetModel[] } => {
     const list = fleetModels(deps.registry.views(), deps.configuredModels(), deps.clock.now());
     // Remote models only from the sites the tenant's requests may be forwarded to.
-    if (deps.mesh !== undefined) list.data.push(...freshRemoteModelList(deps.mesh, list.data, deps.clock.now(), (site) => allowsSite(tenant.spec, site)));
+    if (deps.mesh !== undefined)
+      list.data.push(...freshRemoteModelList(deps.mesh, list.data, deps.clock.now(), (site) => allowsSite(tenant.spec, site)));
     const visible = visibleTo(tenant);
     return visible === undefined ? list : { ...list, data: list.data.filter((entry) => visible(entry.id)) };
   };
-  table.add('GET', '/v1/models', requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, fleetList(tenant))));
+  table.add(
+    'GET',
+    '/v1/models',
+    requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, fleetList(tenant))),
+  );
   // `models.retrieve`: the id is the rest of the path, and may itself hold `/` and `:`.
   table.add(
     'GET',
@@ -102,16 +128,30 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     requireClientKey((_req, res, url, tenant) => {
       const id = modelIdOf(url.pathname);
       const aliases = deps.inference.settings().catalog.aliases;
-      const found = typeof id === 'string' ? retrieveModel(fleetList(tenant).data, id, (name) => servedModelName(aliases.get(name) ?? name, deps.registry.views())) : id;
+      const found =
+        typeof id === 'string'
+          ? retrieveModel(fleetList(tenant).data, id, (name) => servedModelName(aliases.get(name) ?? name, deps.registry.views()))
+          : id;
       if (found instanceof GatewayError) sendError(res, found);
       else sendJson(res, 200, found);
     }),
   );
   // Ollama's native listing, version and the refused model-changing calls (its inference routes are in INFERENCE_PATHS).
   const mesh = deps.mesh;
-  const remoteModels = mesh === undefined ? undefined : (tenant: Tenant, local: readonly { readonly id: string }[]) =>
-    freshRemoteModelList(mesh, local, deps.clock.now(), (site) => allowsSite(tenant.spec, site)).map((m) => ({ id: m.id, site: m.switchyard.site }));
-  addOllamaRoutes(table, { clock: deps.clock, registry: deps.registry, requireClientKey, ...(remoteModels === undefined ? {} : { remoteModels }) });
+  const remoteModels =
+    mesh === undefined
+      ? undefined
+      : (tenant: Tenant, local: readonly { readonly id: string }[]) =>
+          freshRemoteModelList(mesh, local, deps.clock.now(), (site) => allowsSite(tenant.spec, site)).map((m) => ({
+            id: m.id,
+            site: m.switchyard.site,
+          }));
+  addOllamaRoutes(table, {
+    clock: deps.clock,
+    registry: deps.registry,
+    requireClientKey,
+    ...(remoteModels === undefined ? {} : { remoteModels }),
+  });
   table.add('GET', '/health', (_req, res) => {
     const status = fleetStatus(deps.registry.freshViews());
     sendJson(res, healthHttpStatus(status), { status });

@@ -9,7 +9,15 @@ import type { GatewayError } from '#src/core/errors.ts';
 import type { AdmissionPort } from '#src/ports/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import type { QueueSettings } from '#src/scheduler/index.ts';
-import { allowsEveryModel, allowsModel, limitedError, limitedHeaders, rateHeaders, tenantReservation, type Tenant } from '#src/tenants/index.ts';
+import {
+  allowsEveryModel,
+  allowsModel,
+  limitedError,
+  limitedHeaders,
+  rateHeaders,
+  tenantReservation,
+  type Tenant,
+} from '#src/tenants/index.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import type { RequestReport } from '../request/request-report.ts';
 
@@ -33,7 +41,12 @@ export async function admitAsUnknown(
   settings: QueueSettings,
   signal: AbortSignal,
 ): Promise<Extract<Awaited<ReturnType<AdmissionPort['admit']>>, { kind: 'refused' }>> {
-  const admission = await scheduler.admit({ ...routeRequest, model: OUT_OF_SCOPE_MODEL, group: undefined }, settings, signal, true);
+  const admission = await scheduler.admit(
+    { ...routeRequest, model: OUT_OF_SCOPE_MODEL, group: undefined },
+    settings,
+    signal,
+    true,
+  );
   if (admission.kind === 'refused') return admission;
   admission.release();
   admission.load?.settle('failed');
@@ -58,11 +71,19 @@ export interface LimitAsk {
 export async function admitWithinLimits(
   deps: { readonly scheduler: Pick<AdmissionPort, 'admitTenant'>; readonly events: EventBus<ProxyEvents> },
   ask: LimitAsk,
-  out: { readonly res: ServerResponse; readonly report: RequestReport; readonly requestId: string; readonly fail: (error: GatewayError, headers: Record<string, string>) => void },
+  out: {
+    readonly res: ServerResponse;
+    readonly report: RequestReport;
+    readonly requestId: string;
+    readonly fail: (error: GatewayError, headers: Record<string, string>) => void;
+  },
 ): Promise<boolean> {
   const { tenant } = ask;
   const reserveTokens = tenantReservation(ask.promptTokens, ask.maxTokens, ask.completionReserveTokens, ask.choices);
-  const decided = await deps.scheduler.admitTenant({ tenant: tenant.spec.name, model: ask.model, promptTokens: ask.promptTokens, reserveTokens }, tenant.limited);
+  const decided = await deps.scheduler.admitTenant(
+    { tenant: tenant.spec.name, model: ask.model, promptTokens: ask.promptTokens, reserveTokens },
+    tenant.limited,
+  );
   if (decided.kind === 'limited') {
     deps.events.emit('proxy:tenant-limited', { tenant: tenant.spec.name, reason: decided.refusal.reason });
     out.fail(limitedError(decided.refusal), limitedHeaders(decided.refusal));

@@ -55,7 +55,11 @@ export type RefusalAnswer =
   /** The client left: nothing is sent, the request is reported 499. */
   | { readonly kind: 'client_gone' }
   /** `counted`: the answer is one of those counted apart (gateway_context_rejected_total, unroutable requests). */
-  | { readonly kind: 'error'; readonly error: GatewayError; readonly counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node' };
+  | {
+      readonly kind: 'error';
+      readonly error: GatewayError;
+      readonly counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node';
+    };
 
 /** Why a remote site did not take a request that no wait changes (any other reason may clear: stale, unreachable, tried). */
 const SITE_LASTING: ReadonlySet<string> = new Set(['missing', 'too_small', 'forwarded', 'not_in_tenant_scope']);
@@ -67,12 +71,17 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   if (f.outOfScope === true) return answer(unknownToTenant(f), 'model_not_found');
   if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') {
     const switching = admission.excluded.find((e) => e.code === 'switching')?.detail;
-    return answer(queueRefused(requested, admission.reason, admission.waitedMs, admission.reason === 'queue_timeout' ? switching : undefined));
+    return answer(
+      queueRefused(requested, admission.reason, admission.waitedMs, admission.reason === 'queue_timeout' ? switching : undefined),
+    );
   }
   if (admission.reason === 'wake_timeout') return answer(wakeTimedOut(requested, admission.waitedMs, f.retryAfterSeconds));
   if (admission.reason === 'too_large' || lastRefusal?.kind === 'context_overflow') {
     const largest = largestContext(f.snapshot(), f.model);
-    const figure = refusalFigure({ lower: routeRequest.minPromptTokens ?? routeRequest.promptTokens ?? 0, upper: routeRequest.promptTokens ?? 0 });
+    const figure = refusalFigure({
+      lower: routeRequest.minPromptTokens ?? routeRequest.promptTokens ?? 0,
+      upper: routeRequest.promptTokens ?? 0,
+    });
     const error = contextLengthExceeded({
       model: requested,
       promptTokens: figure.tokens,
@@ -85,16 +94,24 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   if (lastRefusal?.kind === 'model_not_found') return answer(upstreamModelNotFound(requested, lastRefusal.message));
   // Every node tried answered a route-level 404: none left that serves the endpoint.
   if (lastRefusal?.kind === 'endpoint_missing' && f.state.failures.every((failure) => failure.code === 'refused')) {
-    return answer(endpointUnsupported(requested, routeRequest.endpoint ?? 'this endpoint', admission.excluded), 'no_healthy_node');
+    return answer(
+      endpointUnsupported(requested, routeRequest.endpoint ?? 'this endpoint', admission.excluded),
+      'no_healthy_node',
+    );
   }
   // Routers full of pinned models and nothing else that could take it once something clears: say
   // what blocks it and invite no retry — unless a remote site might still take it later.
-  if (admission.reason === 'blocked' && routeRequest.triedNodes.size === 0 && (f.sites?.excluded ?? []).every((e) => SITE_LASTING.has(e.code))) {
+  if (
+    admission.reason === 'blocked' &&
+    routeRequest.triedNodes.size === 0 &&
+    (f.sites?.excluded ?? []).every((e) => SITE_LASTING.has(e.code))
+  ) {
     return answer(blockedByPinnedModels(requested, admission.excluded, f.visible), 'no_healthy_node');
   }
   const failures = f.state.failures.map(failureLine);
   if (f.state.loadTimedOut) return answer(modelLoadTimedOut(requested, failures, f.retryAfterSeconds));
-  if (routeRequest.triedNodes.size > 0) return answer(allAttemptsFailed(requested, failures, f.retryAfterSeconds, f.state.triedSites.size > 0));
+  if (routeRequest.triedNodes.size > 0)
+    return answer(allAttemptsFailed(requested, failures, f.retryAfterSeconds, f.state.triedSites.size > 0));
   const error = nothingServes({
     nodes: f.snapshot().nodes,
     model: f.model,
@@ -112,7 +129,16 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
 /** The out-of-scope 404: the unknown model's body, its suggestions from inside the scope only. */
 function unknownToTenant(f: RefusalFacts): GatewayError {
   const nodes = f.snapshot().nodes;
-  return nothingServes({ nodes, model: f.model, requested: f.requestedModel, excluded: [], retryAfterSeconds: f.retryAfterSeconds, remoteModels: f.sites?.models, visible: f.visible, outOfScope: true });
+  return nothingServes({
+    nodes,
+    model: f.model,
+    requested: f.requestedModel,
+    excluded: [],
+    retryAfterSeconds: f.retryAfterSeconds,
+    remoteModels: f.sites?.models,
+    visible: f.visible,
+    outOfScope: true,
+  });
 }
 
 function answer(error: GatewayError, counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node'): RefusalAnswer {

@@ -39,7 +39,9 @@ function onlyTheEndpointLacks(excluded: readonly Exclusion[]): boolean {
  * endpoints`, or a route-level 404 each answered). `excluded`: the routing exclusions (counted in the body).
  */
 export function endpointUnsupported(model: string, endpoint: string, excluded: readonly Exclusion[] = []): GatewayError {
-  const lacking = excluded.filter((e) => e.code === 'endpoint_unsupported').map((e) => `${e.node}: ${e.detail ?? 'endpoint_unsupported'}`);
+  const lacking = excluded
+    .filter((e) => e.code === 'endpoint_unsupported')
+    .map((e) => `${e.node}: ${e.detail ?? 'endpoint_unsupported'}`);
   const named = lacking.length === 0 ? '' : ` (${lacking.slice(0, 5).join('; ')})`;
   return new GatewayError('GW_MODEL_NOT_FOUND', `no node serving model '${model}' serves POST ${endpoint}${named}`, {
     status: 404,
@@ -63,7 +65,12 @@ export function unknownModel(requested: string, closest: readonly string[]): Gat
 }
 
 /** `sites` ([mesh] only): every pinned remote site with why it did not take the request, listed next to the nodes. */
-export function noNodeAvailable(model: string, excluded: readonly Exclusion[], retryAfterSeconds: number, sites?: readonly SiteExclusion[]): GatewayError {
+export function noNodeAvailable(
+  model: string,
+  excluded: readonly Exclusion[],
+  retryAfterSeconds: number,
+  sites?: readonly SiteExclusion[],
+): GatewayError {
   const counts = countByCode(excluded);
   const summary = Object.entries(counts)
     .map(([code, n]) => `${code}: ${n}`)
@@ -72,13 +79,20 @@ export function noNodeAvailable(model: string, excluded: readonly Exclusion[], r
     excluded.length === 0
       ? `no healthy node available for model '${model}': no nodes are configured`
       : `no healthy node available for model '${model}': ${excluded.length} excluded (${summary})`;
-  const siteSummary = sites === undefined || sites.length === 0 ? '' : `; remote sites: ${sites.map((s) => `${s.site} ${s.code}`).join(', ')}`;
+  const siteSummary =
+    sites === undefined || sites.length === 0 ? '' : `; remote sites: ${sites.map((s) => `${s.site} ${s.code}`).join(', ')}`;
   return new GatewayError('GW_NO_AVAILABLE_NODE', message + siteSummary, {
     status: 503,
     openaiType: 'server_error',
     openaiCode: 'no_healthy_node',
     retryAfterSeconds,
-    details: sites === undefined ? { exclusions: counts } : { exclusions: counts, sites: sites.map((s) => ({ site: s.site, reason: s.code, ...(s.detail === undefined ? {} : { detail: s.detail }) })) },
+    details:
+      sites === undefined
+        ? { exclusions: counts }
+        : {
+            exclusions: counts,
+            sites: sites.map((s) => ({ site: s.site, reason: s.code, ...(s.detail === undefined ? {} : { detail: s.detail }) })),
+          },
   });
 }
 
@@ -91,7 +105,11 @@ export function noNodeAvailable(model: string, excluded: readonly Exclusion[], r
  * the operator's to fix, not the client's. A client held to a model scope is not told the routers'
  * names nor the pinned models (they may be outside its scope).
  */
-export function blockedByPinnedModels(model: string, excluded: readonly Exclusion[], visible: ((name: string) => boolean) | undefined): GatewayError {
+export function blockedByPinnedModels(
+  model: string,
+  excluded: readonly Exclusion[],
+  visible: ((name: string) => boolean) | undefined,
+): GatewayError {
   const pinned = excluded.filter((e) => e.code === 'pinned');
   const where =
     visible === undefined
@@ -108,7 +126,12 @@ export function blockedByPinnedModels(model: string, excluded: readonly Exclusio
 }
 
 /** `sitesTried`: remote sites were tried after the nodes, and their failures are in the list too. */
-export function allAttemptsFailed(model: string, failures: readonly string[], retryAfterSeconds: number, sitesTried = false): GatewayError {
+export function allAttemptsFailed(
+  model: string,
+  failures: readonly string[],
+  retryAfterSeconds: number,
+  sitesTried = false,
+): GatewayError {
   return new GatewayError(
     'GW_UPSTREAM_UNREACHABLE',
     `every ${sitesTried ? 'node and site' : 'node'} tried for model '${model}' failed before answering: ${failures.join('; ')}`,
@@ -141,13 +164,23 @@ export function contextLengthExceeded(input: {
       openaiType: 'invalid_request_error',
       param: 'messages',
       openaiCode: 'context_length_exceeded',
-      details: { model: input.model, prompt_tokens: input.promptTokens, ...(input.atLeast === true ? { prompt_tokens_at_least: true } : {}), max_context_tokens: input.largestContext },
+      details: {
+        model: input.model,
+        prompt_tokens: input.promptTokens,
+        ...(input.atLeast === true ? { prompt_tokens_at_least: true } : {}),
+        max_context_tokens: input.largestContext,
+      },
     },
   );
 }
 
 /** `waitingFor`: the switch a request timed out behind (a router's one switch at a time, [cluster]: naming the replica). */
-export function queueRefused(model: string, reason: 'queue_full' | 'queue_timeout', waitedMs: number, waitingFor?: string): GatewayError {
+export function queueRefused(
+  model: string,
+  reason: 'queue_full' | 'queue_timeout',
+  waitedMs: number,
+  waitingFor?: string,
+): GatewayError {
   const behind = waitingFor === undefined ? '' : ` (waiting for a switch: ${waitingFor})`;
   const message =
     reason === 'queue_full'
@@ -162,13 +195,17 @@ export function queueRefused(model: string, reason: 'queue_full' | 'queue_timeou
 }
 
 export function upstreamModelNotFound(model: string, upstreamMessage: string): GatewayError {
-  return new GatewayError('GW_MODEL_NOT_FOUND', `The model '${model}' does not exist on any node that was tried (${upstreamMessage}).`, {
-    status: 404,
-    openaiType: 'invalid_request_error',
-    param: 'model',
-    openaiCode: 'model_not_found',
-    model,
-  });
+  return new GatewayError(
+    'GW_MODEL_NOT_FOUND',
+    `The model '${model}' does not exist on any node that was tried (${upstreamMessage}).`,
+    {
+      status: 404,
+      openaiType: 'invalid_request_error',
+      param: 'model',
+      openaiCode: 'model_not_found',
+      model,
+    },
+  );
 }
 
 export function wakeTimedOut(model: string, waitedMs: number, retryAfterSeconds: number): GatewayError {

@@ -11,7 +11,11 @@ export interface LoggedPrompt {
   readonly truncated: boolean;
 }
 
-export function loggedPrompt(endpoint: string, json: Readonly<Record<string, unknown>>, maxBytes: number): LoggedPrompt | undefined {
+export function loggedPrompt(
+  endpoint: string,
+  json: Readonly<Record<string, unknown>>,
+  maxBytes: number,
+): LoggedPrompt | undefined {
   const text = promptText(endpoint, json).pieces.join('\n');
   if (text === '') return undefined;
   const bytes = Buffer.from(text, 'utf8');

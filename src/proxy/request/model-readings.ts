@@ -31,12 +31,18 @@ export function secondReading(
 ): GatewayError | undefined {
   const count = scan.valueSpans.length;
   if (count > 1) {
-    return badRequest(`body has "model" ${count === 2 ? 'twice' : `${count} times`}: decoders differ in which one they read; send it once`, 'model');
+    return badRequest(
+      `body has "model" ${count === 2 ? 'twice' : `${count} times`}: decoders differ in which one they read; send it once`,
+      'model',
+    );
   }
   if (!scan.casedKeys || keyMatching() === 'exact') return undefined;
   const variant = scan.variantKeys[0];
   if (variant !== undefined) {
-    return badRequest(`body has ${JSON.stringify(variant)} beside "model": a node may read either (its JSON keys match case-insensitively); send "model" only`, 'model');
+    return badRequest(
+      `body has ${JSON.stringify(variant)} beside "model": a node may read either (its JSON keys match case-insensitively); send "model" only`,
+      'model',
+    );
   }
   return foldedTwice(json) ?? caseVariantReading(json);
 }
@@ -48,7 +54,10 @@ function foldedTwice(json: Readonly<Record<string, unknown>>): GatewayError | un
     const folded = foldCase(key);
     const first = seen.get(folded);
     if (first !== undefined) {
-      return badRequest(`body has ${JSON.stringify(key)} beside ${JSON.stringify(first)}: a node may read either (its JSON keys match case-insensitively); send one`, first);
+      return badRequest(
+        `body has ${JSON.stringify(key)} beside ${JSON.stringify(first)}: a node may read either (its JSON keys match case-insensitively); send one`,
+        first,
+      );
     }
     seen.set(folded, key);
   }

@@ -19,7 +19,11 @@ export interface FleetModel {
   readonly on_demand_nodes: readonly string[];
 }
 
-export function fleetModels(views: readonly NodeView[], configured: readonly ModelSpec[], nowMs: number): {
+export function fleetModels(
+  views: readonly NodeView[],
+  configured: readonly ModelSpec[],
+  nowMs: number,
+): {
   object: 'list';
   data: FleetModel[];
 } {

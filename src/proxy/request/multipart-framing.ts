@@ -80,17 +80,24 @@ function extendedForm(value: ParamValue, name: string): string | undefined {
  */
 export function multipartBoundary(contentType: string): string | undefined | GatewayError {
   const read = readParams(contentType.trim(), 'Content-Type');
-  if (typeof read === 'string') return /^multipart\/form-data$/i.test(contentType.trim().split(/[ \t;]/)[0] ?? '') ? badRequest(read) : undefined;
+  if (typeof read === 'string')
+    return /^multipart\/form-data$/i.test(contentType.trim().split(/[ \t;]/)[0] ?? '') ? badRequest(read) : undefined;
   if (read.type !== 'multipart/form-data') return undefined;
   const extended = extendedForm(read, 'boundary') ?? extendedForm(read, 'charset');
-  if (extended !== undefined) return badRequest(`Content-Type has an extended parameter "${extended}": parsers differ on it; write boundary=… plainly`);
+  if (extended !== undefined)
+    return badRequest(`Content-Type has an extended parameter "${extended}": parsers differ on it; write boundary=… plainly`);
   const charset = param(read, 'charset');
   if (charset !== undefined && !UTF8_CHARSET.test(charset)) {
-    return badRequest(`Content-Type names charset "${charset.slice(0, 40)}": parsers read the form's names and values in it or in UTF-8; send UTF-8 (or no charset)`);
+    return badRequest(
+      `Content-Type names charset "${charset.slice(0, 40)}": parsers read the form's names and values in it or in UTF-8; send UTF-8 (or no charset)`,
+    );
   }
   const boundary = param(read, 'boundary');
   if (boundary === undefined) return undefined;
-  if (!BOUNDARY.test(boundary)) return badRequest('the multipart boundary must be 1 to 70 of the characters RFC 2046 allows (letters, digits, \'()+_,-./:=? and inner spaces)');
+  if (!BOUNDARY.test(boundary))
+    return badRequest(
+      "the multipart boundary must be 1 to 70 of the characters RFC 2046 allows (letters, digits, '()+_,-./:=? and inner spaces)",
+    );
   return boundary;
 }
 
@@ -104,7 +111,9 @@ export function checkMultipartFraming(raw: Buffer, boundary: string): FramedMode
   const open = Buffer.from(`--${boundary}\r\n`, 'latin1');
   const delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
   if (raw.compare(open, 0, open.length, 0, Math.min(raw.length, open.length)) !== 0) {
-    return badRequest(`the multipart body must open with its boundary line (--${boundary} and CRLF): parsers read a preamble differently`);
+    return badRequest(
+      `the multipart body must open with its boundary line (--${boundary} and CRLF): parsers read a preamble differently`,
+    );
   }
   const modelValues: Buffer[] = [];
   let at = open.length;
@@ -125,21 +134,25 @@ export function checkMultipartFraming(raw: Buffer, boundary: string): FramedMode
       if (rest === 0 || (rest === 2 && raw[after + 2] === CR && raw[after + 3] === LF)) return { modelValues };
       return badRequest('multipart body goes on after its closing boundary: parsers differ on whether it holds parts');
     }
-    return badRequest(`the multipart boundary appears after part ${part} followed by other bytes than CRLF or "--": parsers differ on whether it ends the part`);
+    return badRequest(
+      `the multipart boundary appears after part ${part} followed by other bytes than CRLF or "--": parsers differ on whether it ends the part`,
+    );
   }
 }
 
 /** One part [at, end): a string naming what is ambiguous, the value of a `model` part, or undefined for another part. */
 function readPart(raw: Buffer, at: number, end: number, part: number): Buffer | string | undefined {
   const blank = raw.indexOf('\r\n\r\n', at - 2);
-  if (blank === -1 || blank + 4 > end || blank < at) return `malformed multipart/form-data: part ${part} has no headers and blank line before its value`;
+  if (blank === -1 || blank + 4 > end || blank < at)
+    return `malformed multipart/form-data: part ${part} has no headers and blank line before its value`;
   if (blank - at > MAX_PART_HEADER_BYTES) return `multipart part ${part} has more than ${MAX_PART_HEADER_BYTES} bytes of headers`;
   const lines = raw.toString('latin1', at, blank).split('\r\n');
   if (lines.length > MAX_PART_HEADERS) return `multipart part ${part} has more than ${MAX_PART_HEADERS} header lines`;
   const headers: [string, string][] = [];
   for (const line of lines) {
     const match = /[\r\n]/.test(line) ? null : HEADER_LINE.exec(line);
-    if (match === null) return `multipart part ${part} has a header line that is not a plain \`Name: value\` (a folded line, a bare CR or LF, a space before the colon): parsers read it differently`;
+    if (match === null)
+      return `multipart part ${part} has a header line that is not a plain \`Name: value\` (a folded line, a bare CR or LF, a space before the colon): parsers read it differently`;
     headers.push([(match[1] ?? '').toLowerCase(), match[2] ?? '']);
   }
   const dispositions = headers.filter(([name]) => name === 'content-disposition');
@@ -148,9 +161,11 @@ function readPart(raw: Buffer, at: number, end: number, part: number): Buffer | 
   }
   const disposition = readParams(dispositions[0]?.[1] ?? '', `multipart part ${part}'s Content-Disposition`);
   if (typeof disposition === 'string') return disposition;
-  if (disposition.type !== 'form-data') return `multipart part ${part}'s Content-Disposition is "${disposition.type.slice(0, 40)}", not form-data: some parsers skip such a part, others read it`;
+  if (disposition.type !== 'form-data')
+    return `multipart part ${part}'s Content-Disposition is "${disposition.type.slice(0, 40)}", not form-data: some parsers skip such a part, others read it`;
   const extendedName = extendedForm(disposition, 'name');
-  if (extendedName !== undefined) return `multipart part ${part}'s Content-Disposition has "${extendedName}": parsers differ on it; write name="…" plainly`;
+  if (extendedName !== undefined)
+    return `multipart part ${part}'s Content-Disposition has "${extendedName}": parsers differ on it; write name="…" plainly`;
   const name = param(disposition, 'name');
   if (name === undefined) return `multipart part ${part}'s Content-Disposition has no name`;
   return name === 'model' ? modelPart(raw.subarray(blank + 4, end), headers, disposition) : undefined;
@@ -159,15 +174,21 @@ function readPart(raw: Buffer, at: number, end: number, part: number): Buffer | 
 /** The `model` part: a plain UTF-8 text field, read the same by every parser. */
 function modelPart(value: Buffer, headers: readonly (readonly [string, string])[], disposition: ParamValue): Buffer | string {
   const file = param(disposition, 'filename') ?? extendedForm(disposition, 'filename');
-  if (file !== undefined) return 'the `model` form field is sent as a file (it has a filename): parsers differ on whether a file is the field; send it as a plain field';
+  if (file !== undefined)
+    return 'the `model` form field is sent as a file (it has a filename): parsers differ on whether a file is the field; send it as a plain field';
   for (const [name, text] of headers) {
     if (name === 'content-disposition') continue;
-    if (name !== 'content-type') return `the \`model\` form field has a ${name} header: send it as a plain field (Content-Disposition only, or Content-Type: text/plain)`;
-    const type = readParams(text, 'the `model` form field\'s Content-Type');
+    if (name !== 'content-type')
+      return `the \`model\` form field has a ${name} header: send it as a plain field (Content-Disposition only, or Content-Type: text/plain)`;
+    const type = readParams(text, "the `model` form field's Content-Type");
     if (typeof type === 'string') return type;
     const charset = param(type, 'charset');
-    const plain = type.type === 'text/plain' && type.params.every(([key]) => key === 'charset') && (charset === undefined || UTF8_CHARSET.test(charset));
-    if (!plain) return `the \`model\` form field has Content-Type "${text.slice(0, 60)}": parsers read a field of another type or charset differently; send text/plain in UTF-8`;
+    const plain =
+      type.type === 'text/plain' &&
+      type.params.every(([key]) => key === 'charset') &&
+      (charset === undefined || UTF8_CHARSET.test(charset));
+    if (!plain)
+      return `the \`model\` form field has Content-Type "${text.slice(0, 60)}": parsers read a field of another type or charset differently; send text/plain in UTF-8`;
   }
   if (!isUtf8(value)) return 'the `model` form field is not valid UTF-8: parsers decode it differently';
   return value;

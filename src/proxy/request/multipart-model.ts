@@ -52,13 +52,22 @@ export function readMultipartFields(raw: Buffer, contentType: string): Promise<M
     };
     let parser: ReturnType<typeof Busboy>;
     try {
-      parser = Busboy({ headers: { 'content-type': contentType }, limits: { fieldSize: MAX_MULTIPART_FIELD_BYTES, parts: MAX_MULTIPART_PARTS, fieldNameSize: 200 } });
+      parser = Busboy({
+        headers: { 'content-type': contentType },
+        limits: { fieldSize: MAX_MULTIPART_FIELD_BYTES, parts: MAX_MULTIPART_PARTS, fieldNameSize: 200 },
+      });
     } catch (error) {
       resolve(badRequest(`malformed multipart/form-data: ${(error as Error).message}`));
       return;
     }
     parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
-      if (valueTruncated) return fail(badRequest(`multipart field \`${name.slice(0, 80)}\` is longer than ${MAX_MULTIPART_FIELD_BYTES} bytes`, name === 'model' ? 'model' : undefined));
+      if (valueTruncated)
+        return fail(
+          badRequest(
+            `multipart field \`${name.slice(0, 80)}\` is longer than ${MAX_MULTIPART_FIELD_BYTES} bytes`,
+            name === 'model' ? 'model' : undefined,
+          ),
+        );
       if (name === 'model') modelCount += 1;
       if (!Object.hasOwn(fields, name)) fields[name] = value;
     });
@@ -90,20 +99,27 @@ export async function resolveMultipartRequest(
   // Every part named `model`, field or file, as a parser that reads the framing strictly sees it.
   const framed = checkMultipartFraming(raw, boundary);
   if (framed instanceof GatewayError) return framed;
-  if (framed.modelValues.length > 1) return badRequest('multipart field `model` is given more than once: parsers differ in which one they read', 'model');
+  if (framed.modelValues.length > 1)
+    return badRequest('multipart field `model` is given more than once: parsers differ in which one they read', 'model');
   const read = await readMultipartFields(raw, contentType);
   if (read instanceof GatewayError) return read;
   const given = read.fields.model;
   const seen = framed.modelValues[0]?.toString('utf8');
   // Busboy must have read the very field the framing check read (one reading), or nothing is sent.
-  if (read.modelCount !== framed.modelValues.length || given !== seen) return badRequest('the multipart body reads two ways: its `model` field is not the one every parser sees', 'model');
+  if (read.modelCount !== framed.modelValues.length || given !== seen)
+    return badRequest('the multipart body reads two ways: its `model` field is not the one every parser sees', 'model');
   const requestedModel = given === undefined || given === '' ? catalog.defaultModel : given;
-  if (requestedModel === undefined) return badRequest('you must provide a `model` form field (and no models.default is configured)', 'model');
+  if (requestedModel === undefined)
+    return badRequest('you must provide a `model` form field (and no models.default is configured)', 'model');
   const named = resolveModelName(requestedModel, catalog, servedName);
   let body = raw;
   if (named.model !== given) {
     const rewritten = withModelPart(raw, boundary, given, named.model);
-    if (rewritten === undefined) return badRequest('the `model` form field could not be rewritten to the served name: send it as a plain field (Content-Disposition: form-data; name="model")', 'model');
+    if (rewritten === undefined)
+      return badRequest(
+        'the `model` form field could not be rewritten to the served name: send it as a plain field (Content-Disposition: form-data; name="model")',
+        'model',
+      );
     body = rewritten;
   }
   return { ...named, requestedModel, stream: read.fields.stream === 'true', body, json: read.fields };

@@ -21,7 +21,14 @@ export function ollamaVersion(): { version: string } {
 /** Go's zero `time.Time` as JSON: what Ollama writes for a time it does not have. */
 export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
 
-const EMPTY_DETAILS = { parent_model: '', format: '', family: '', families: [], parameter_size: '', quantization_level: '' } as const;
+const EMPTY_DETAILS = {
+  parent_model: '',
+  format: '',
+  family: '',
+  families: [],
+  parameter_size: '',
+  quantization_level: '',
+} as const;
 
 export interface OllamaTag {
   readonly name: string;
@@ -83,7 +90,14 @@ export function ollamaTags(
 ): { models: OllamaTag[] } {
   const modifiedAt = new Date(nowMs).toISOString();
   const ids = [...servedIds(ollamaNodes(views), visible).keys()];
-  const tag = (id: string): OllamaTag => ({ name: id, model: id, modified_at: modifiedAt, size: 0, digest: '', details: EMPTY_DETAILS });
+  const tag = (id: string): OllamaTag => ({
+    name: id,
+    model: id,
+    modified_at: modifiedAt,
+    size: 0,
+    digest: '',
+    details: EMPTY_DETAILS,
+  });
   const remoteTags = remote(ids.map((id) => ({ id })))
     .filter((m) => visible === undefined || visible(m.id))
     .map((m): OllamaTag => ({ ...tag(m.id), remote_host: `switchyard:${m.site}`, remote_model: m.id }));
@@ -91,13 +105,25 @@ export function ollamaTags(
 }
 
 /** `GET /api/ps`: the models loaded on some node now; `context_length` the largest such node's runtime context. */
-export function ollamaPs(views: readonly NodeView[], visible: ((model: string) => boolean) | undefined): { models: OllamaRunning[] } {
+export function ollamaPs(
+  views: readonly NodeView[],
+  visible: ((model: string) => boolean) | undefined,
+): { models: OllamaRunning[] } {
   const models: OllamaRunning[] = [];
   for (const [id, nodes] of servedIds(ollamaNodes(views), visible)) {
     const loaded = nodes.filter((v) => servingNow(v, id)?.how === 'loaded');
     if (loaded.length === 0) continue;
     const context = Math.max(0, ...loaded.map((v) => ctxFor(v, id)));
-    models.push({ name: id, model: id, size: 0, digest: '', details: EMPTY_DETAILS, expires_at: GO_ZERO_TIME, size_vram: 0, context_length: context });
+    models.push({
+      name: id,
+      model: id,
+      size: 0,
+      digest: '',
+      details: EMPTY_DETAILS,
+      expires_at: GO_ZERO_TIME,
+      size_vram: 0,
+      context_length: context,
+    });
   }
   return { models };
 }

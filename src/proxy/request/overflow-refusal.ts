@@ -68,10 +68,20 @@ export function judgeOverflowRefusal(f: OverflowFacts): OverflowJudgement {
     contradiction = `stated a context of ${f.reportedCtx} tokens but advertises ${f.advertisedCtx}`;
   }
   // A figure the refusal itself disproves is not remembered; any other judges this node from now on.
-  return { promptTokens, minPromptTokens: raisedLowerBound(f, promptTokens, clamped, contradiction), learnCtx: ctxSelfContradicts ? undefined : f.reportedCtx, contradiction };
+  return {
+    promptTokens,
+    minPromptTokens: raisedLowerBound(f, promptTokens, clamped, contradiction),
+    learnCtx: ctxSelfContradicts ? undefined : f.reportedCtx,
+    contradiction,
+  };
 }
 
-function raisedLowerBound(f: OverflowFacts, promptTokens: number | undefined, counted: number | undefined, contradiction: string | undefined): number | undefined {
+function raisedLowerBound(
+  f: OverflowFacts,
+  promptTokens: number | undefined,
+  counted: number | undefined,
+  contradiction: string | undefined,
+): number | undefined {
   if (contradiction !== undefined || promptTokens === undefined) return f.lowerBound;
   const lower = f.lowerBound ?? promptTokens;
   if (counted !== undefined) return Math.min(promptTokens, Math.max(lower, counted));

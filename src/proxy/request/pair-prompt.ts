@@ -14,7 +14,9 @@ function textsOf(value: unknown): string[] {
   if (typeof value === 'string') return [value];
   if (isRecord(value) && typeof value.text === 'string') return [value.text];
   if (!Array.isArray(value)) return [];
-  return value.flatMap((item) => (typeof item === 'string' ? [item] : isRecord(item) && typeof item.text === 'string' ? [item.text] : []));
+  return value.flatMap((item) =>
+    typeof item === 'string' ? [item] : isRecord(item) && typeof item.text === 'string' ? [item.text] : [],
+  );
 }
 
 function longest(texts: readonly string[]): string | undefined {

@@ -71,7 +71,12 @@ export function exactBounds(count: number, text: PromptText, proven: PromptBound
  */
 export function ratioSample(
   text: PromptText,
-  answer: { readonly promptTokens: number | undefined; readonly uncountedParts: boolean; readonly truncates: boolean; readonly ctx: number },
+  answer: {
+    readonly promptTokens: number | undefined;
+    readonly uncountedParts: boolean;
+    readonly truncates: boolean;
+    readonly ctx: number;
+  },
   bytes: number = textBytes(text),
 ): RatioSample | undefined {
   if (answer.promptTokens === undefined || answer.uncountedParts) return undefined;
@@ -82,6 +87,9 @@ export function ratioSample(
 }
 
 /** The token figure to quote in a refusal: the count when exact, else the lower bound ("at least"). */
-export function refusalFigure(bounds: Pick<PromptBounds, 'lower' | 'upper'>): { readonly tokens: number; readonly atLeast: boolean } {
+export function refusalFigure(bounds: Pick<PromptBounds, 'lower' | 'upper'>): {
+  readonly tokens: number;
+  readonly atLeast: boolean;
+} {
   return { tokens: bounds.lower, atLeast: bounds.lower < bounds.upper };
 }

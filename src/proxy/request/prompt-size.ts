@@ -126,7 +126,13 @@ export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): num
     if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
   }
   const options = json.options;
-  if (isRecord(options) && typeof options.num_predict === 'number' && Number.isInteger(options.num_predict) && options.num_predict > 0) return options.num_predict;
+  if (
+    isRecord(options) &&
+    typeof options.num_predict === 'number' &&
+    Number.isInteger(options.num_predict) &&
+    options.num_predict > 0
+  )
+    return options.num_predict;
   return undefined;
 }
 
@@ -167,7 +173,12 @@ export function typicalTokens(text: PromptText): number {
   return Math.ceil(bytes / 4) + text.givenTokens + templateTokens(text);
 }
 
-export function wantsExactCount(upperBound: number, maxTokens: number | undefined, nodes: readonly NodeView[], model: string): boolean {
+export function wantsExactCount(
+  upperBound: number,
+  maxTokens: number | undefined,
+  nodes: readonly NodeView[],
+  model: string,
+): boolean {
   let smallest = Infinity;
   for (const node of nodes) {
     const residency = residencyOf(node, model).state;

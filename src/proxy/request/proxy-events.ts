@@ -99,7 +99,9 @@ export interface ProxyEvents {
     readonly site: string;
     readonly result: string;
     /** `accepted` only: how it is admitted — the site's tenant (or `default`), the class it queues in, the class it stated. */
-    readonly admitted?: { readonly tenant: string; readonly priority: TenantPriority; readonly claimedClass: TenantPriority | undefined } | undefined;
+    readonly admitted?:
+      | { readonly tenant: string; readonly priority: TenantPriority; readonly claimedClass: TenantPriority | undefined }
+      | undefined;
   };
   /** A remote site stopped answering forwards (backing off), or answered again: transitions only. */
   'mesh:site-reachability': { readonly site: string; readonly reachable: boolean; readonly detail: string | undefined };

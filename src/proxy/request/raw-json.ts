@@ -101,7 +101,8 @@ function keyMatch(raw: Uint8Array, start: number, end: number, wanted: ArrayLike
   for (let i = start; i < end; i += 1) {
     const byte = raw[i]!;
     // An escape is at most 6 bytes per character, a UTF-8 character at most 4: longer tokens cannot be the key.
-    if (byte === BACKSLASH || byte > 0x7f) return CASED | (end - start <= 6 * key.length + 2 ? decodedKeyMatch(raw, start, end, key) : OTHER);
+    if (byte === BACKSLASH || byte > 0x7f)
+      return CASED | (end - start <= 6 * key.length + 2 ? decodedKeyMatch(raw, start, end, key) : OTHER);
     if (byte >= 0x41 && byte <= 0x5a) cased = CASED;
     if (!folded) continue;
     const want = wanted[i - start]!;
@@ -218,7 +219,16 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       i = end - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
-      if (depth > maxDepth) return { tooDeep: true, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, casedKeys, afterOpenBrace, emptyObject: members === 0 };
+      if (depth > maxDepth)
+        return {
+          tooDeep: true,
+          valueSpans,
+          keyStarts,
+          variantKeys: variantKeys ?? NO_KEYS,
+          casedKeys,
+          afterOpenBrace,
+          emptyObject: members === 0,
+        };
       if (depth === 1 && byte === OPEN_BRACE) {
         topIsObject = true;
         keyExpected = true;
@@ -232,7 +242,15 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       keyExpected = topIsObject;
     }
   }
-  return { tooDeep: false, valueSpans, keyStarts, variantKeys: variantKeys ?? NO_KEYS, casedKeys, afterOpenBrace, emptyObject: members === 0 };
+  return {
+    tooDeep: false,
+    valueSpans,
+    keyStarts,
+    variantKeys: variantKeys ?? NO_KEYS,
+    casedKeys,
+    afterOpenBrace,
+    emptyObject: members === 0,
+  };
 }
 
 /**

@@ -94,7 +94,10 @@ function misread(value: unknown, read: ReadObject, path: string): GatewayError |
     if (meant === undefined) continue;
     const meantAt = path === '' ? meant : `${path}.${meant}`;
     if (Object.hasOwn(value, meant)) {
-      return badRequest(`body has ${JSON.stringify(at)} beside ${JSON.stringify(meantAt)}: a node whose JSON keys match case-insensitively may read either; send ${JSON.stringify(meantAt)} once`, meantAt);
+      return badRequest(
+        `body has ${JSON.stringify(at)} beside ${JSON.stringify(meantAt)}: a node whose JSON keys match case-insensitively may read either; send ${JSON.stringify(meantAt)} once`,
+        meantAt,
+      );
     }
     return badRequest(
       `body has ${JSON.stringify(at)}: a node whose JSON keys match case-insensitively reads it as ${JSON.stringify(meantAt)}, which the gateway reads to route, size and reserve the request; send it as ${JSON.stringify(meantAt)}`,

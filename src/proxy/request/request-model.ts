@@ -82,7 +82,11 @@ export interface ResolvedName {
 }
 
 /** The alias applied, the name resolved as the nodes list it, and the settings declared for it. */
-export function resolveModelName(requestedModel: string, catalog: ModelCatalog, servedName: (name: string) => string): ResolvedName {
+export function resolveModelName(
+  requestedModel: string,
+  catalog: ModelCatalog,
+  servedName: (name: string) => string,
+): ResolvedName {
   const configured = catalog.aliases.get(requestedModel) ?? requestedModel;
   const model = servedName(configured);
   // [[models.available]] settings follow the name they were declared for, whichever the nodes list.

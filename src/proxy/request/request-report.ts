@@ -69,7 +69,12 @@ export interface ReportDeps {
  * `socket`: the client's connection. The bytes written to the client are what it wrote from now
  * until the request is reported (head and body).
  */
-export function startRequestReport(deps: ReportDeps, endpoint: string, startedMs: number, socket: { readonly bytesWritten: number }): RequestReport {
+export function startRequestReport(
+  deps: ReportDeps,
+  endpoint: string,
+  startedMs: number,
+  socket: { readonly bytesWritten: number },
+): RequestReport {
   let finished = false;
   const writtenBefore = socket.bytesWritten;
   const report: RequestReport = {

@@ -44,15 +44,25 @@ export function sizePrompt(deps: SizingDeps, ask: SizingAsk, signal: AbortSignal
   const nodes = deps.registry.views();
   const bounds = promptBounds(text, fleetRatio(nodes, ask.model, ask.nowMs), textBytes(text));
   if (!wantsExactCount(bounds.upper, ask.maxTokens, nodes, ask.model)) return bounds;
-  if (tokenizerIsMoot(bounds, Math.max(1, ask.maxTokens ?? 1), largestContext(deps.registry.snapshot(), ask.model))) return bounds;
+  if (tokenizerIsMoot(bounds, Math.max(1, ask.maxTokens ?? 1), largestContext(deps.registry.snapshot(), ask.model)))
+    return bounds;
   const tokenizer = pickTokenizerNode(nodes, ask.model);
   if (tokenizer === undefined) return bounds;
   return countedBounds(deps, ask, signal, { tokenizer, text, bounds });
 }
 
 /** The bounds collapsed by `tokenizer`'s count of the prompt (the proven bounds when it gives none). */
-async function countedBounds(deps: SizingDeps, ask: SizingAsk, signal: AbortSignal, c: { readonly tokenizer: NodeView; readonly text: PromptText; readonly bounds: PromptBounds }): Promise<PromptBounds> {
-  const count = await countPromptTokens(c.tokenizer, ask.model, c.text, { dispatcher: deps.pools.get(c.tokenizer.spec), timeoutMs: ask.tokenizeTimeoutMs, signal });
+async function countedBounds(
+  deps: SizingDeps,
+  ask: SizingAsk,
+  signal: AbortSignal,
+  c: { readonly tokenizer: NodeView; readonly text: PromptText; readonly bounds: PromptBounds },
+): Promise<PromptBounds> {
+  const count = await countPromptTokens(c.tokenizer, ask.model, c.text, {
+    dispatcher: deps.pools.get(c.tokenizer.spec),
+    timeoutMs: ask.tokenizeTimeoutMs,
+    signal,
+  });
   return count === undefined ? c.bounds : exactBounds(count, c.text, c.bounds);
 }
 

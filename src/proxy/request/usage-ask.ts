@@ -41,7 +41,10 @@ export function withUsageAsked(resolved: Pick<ResolvedRequest, 'stream' | 'json'
   const [start, end] = last;
   const options = raw.subarray(start, end);
   // JSON.parse keeps the last of repeated keys (as the servers' parsers do): that one is changed.
-  const changed = options[0] === 0x7b ? withTopLevelJson(options, scanBody(options, INCLUDE_USAGE), INCLUDE_USAGE, 'true') : Buffer.from(wanted);
+  const changed =
+    options[0] === 0x7b
+      ? withTopLevelJson(options, scanBody(options, INCLUDE_USAGE), INCLUDE_USAGE, 'true')
+      : Buffer.from(wanted);
   return Buffer.concat([raw.subarray(0, start), changed, raw.subarray(end)]);
 }
 
@@ -101,6 +104,8 @@ export class UsageAsk {
   #call(usage: StreamUsage): AskedCall | undefined {
     if (!usage.askOn.includes(this.#endpoint)) return undefined;
     const body = this.body();
-    return body === undefined ? undefined : { body, usageAsked: { withoutAddedNulls: usage.nullsWhenAsked ? withoutNullUsage : undefined } };
+    return body === undefined
+      ? undefined
+      : { body, usageAsked: { withoutAddedNulls: usage.nullsWhenAsked ? withoutNullUsage : undefined } };
   }
 }

@@ -79,10 +79,25 @@ export function mustVerify(deps: ForwardInDeps, req: IncomingMessage): boolean {
  * Verifies the head; on success calls `serve` with the sending site, else answers 401. `url` is the
  * request-target as the server parsed it: its path and query are what the signature must cover.
  */
-export async function verifyInbound(deps: ForwardInDeps, req: IncomingMessage, res: ServerResponse, url: TargetUrl, serve: (inbound: InboundForward) => Promise<void>): Promise<void> {
+export async function verifyInbound(
+  deps: ForwardInDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: TargetUrl,
+  serve: (inbound: InboundForward) => Promise<void>,
+): Promise<void> {
   const mesh = deps.mesh;
-  if (mesh === undefined) return refuse(deps, req, res, { ok: false, rejection: 'unknown_site', detail: 'this gateway has no [mesh] section: it accepts no forwarded requests', site: undefined });
-  const verdict = await verifyForward({ method: req.method ?? 'POST', target: url.pathname + url.search, headers: req.headers }, verifyContext(mesh, deps.clock.now()));
+  if (mesh === undefined)
+    return refuse(deps, req, res, {
+      ok: false,
+      rejection: 'unknown_site',
+      detail: 'this gateway has no [mesh] section: it accepts no forwarded requests',
+      site: undefined,
+    });
+  const verdict = await verifyForward(
+    { method: req.method ?? 'POST', target: url.pathname + url.search, headers: req.headers },
+    verifyContext(mesh, deps.clock.now()),
+  );
   if (!verdict.ok) return refuse(deps, req, res, verdict);
   const { claim } = verdict;
   const inbound = inboundForward(verdict.site, verdict.tenant, deps.tenancy());
@@ -102,14 +117,23 @@ export async function verifyInbound(deps: ForwardInDeps, req: IncomingMessage, r
   }
 }
 
-function refuse(deps: ForwardInDeps, req: IncomingMessage, res: ServerResponse, verdict: Extract<ForwardVerdict, { ok: false }>): void {
+function refuse(
+  deps: ForwardInDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  verdict: Extract<ForwardVerdict, { ok: false }>,
+): void {
   deps.events.emit('mesh:forwarded-in', { site: verdict.site ?? '_unknown', result: verdict.rejection });
   req.resume();
   sendError(res, forwardRefused(verdict.rejection, verdict.detail, verdict.retryAfterSeconds));
 }
 
 /** The verified sender as the request path uses it: the site, the tenant it states, the tenant it is admitted as. */
-export function inboundForward(site: string, claimed: ForwardTenantClaim | undefined, tenancy: PeerTenancy): Omit<InboundForward, 'useSignature'> {
+export function inboundForward(
+  site: string,
+  claimed: ForwardTenantClaim | undefined,
+  tenancy: PeerTenancy,
+): Omit<InboundForward, 'useSignature'> {
   // The pins the signature was verified against are the same config's: a pin that vanished in
   // between (a reload) leaves the site without a tenant, as an unpinned site would have been refused.
   const pin = tenancy.pins.find((p) => p.id === site) ?? { id: site, tenant: undefined };
@@ -122,7 +146,12 @@ export function inboundForward(site: string, claimed: ForwardTenantClaim | undef
  * its code and returned to answer. A forward refused before (its tenant's limits, a body this side
  * refuses) is counted by the request's own answer, not here: its signature was never used.
  */
-async function useSignature(replay: ReplayGuard, claim: ForwardClaim, inbound: Omit<InboundForward, 'useSignature'>, events: EventBus<ProxyEvents>): Promise<GatewayError | undefined> {
+async function useSignature(
+  replay: ReplayGuard,
+  claim: ForwardClaim,
+  inbound: Omit<InboundForward, 'useSignature'>,
+  events: EventBus<ProxyEvents>,
+): Promise<GatewayError | undefined> {
   const verdict = await replay.claim(claim);
   if (verdict.ok) {
     const admitted = { tenant: inbound.queue.name, priority: inbound.queue.priority, claimedClass: inbound.claimedClass };
@@ -147,7 +176,12 @@ function verifyContext(mesh: MeshLink, nowMs: number): VerifyContext {
 }
 
 /** After the body is read: it must be the one signed, or the request is refused (and counted so). */
-export function acceptInboundBody(inbound: InboundForward, headers: IncomingMessage['headers'], body: Buffer, events: EventBus<ProxyEvents>): GatewayError | undefined {
+export function acceptInboundBody(
+  inbound: InboundForward,
+  headers: IncomingMessage['headers'],
+  body: Buffer,
+  events: EventBus<ProxyEvents>,
+): GatewayError | undefined {
   const header = headers['content-digest'];
   if (digestMatches(typeof header === 'string' ? header : undefined, body)) return undefined;
   events.emit('mesh:forwarded-in', { site: inbound.site, result: 'digest_mismatch' });

@@ -33,8 +33,16 @@ export function cappedClass(own: TenantPriority, stated: TenantPriority | undefi
  * the config's validation refuses that, so it is a bug, and admitting the site unlimited would be
  * the wrong way to fail.
  */
-export function inboundTenant(pin: Pick<MeshSitePin, 'id' | 'tenant'>, claimed: ForwardTenantClaim | undefined, tenants: readonly TenantSpec[]): InboundTenant {
-  if (pin.tenant === undefined) return { tenant: undefined, queue: { name: DEFAULT_TENANT, priority: cappedClass('standard', claimed?.priority), weight: 1 } };
+export function inboundTenant(
+  pin: Pick<MeshSitePin, 'id' | 'tenant'>,
+  claimed: ForwardTenantClaim | undefined,
+  tenants: readonly TenantSpec[],
+): InboundTenant {
+  if (pin.tenant === undefined)
+    return {
+      tenant: undefined,
+      queue: { name: DEFAULT_TENANT, priority: cappedClass('standard', claimed?.priority), weight: 1 },
+    };
   const tenant = tenants.find((t) => t.name === pin.tenant);
   if (tenant === undefined) throw new Error(`[[mesh.sites]] "${pin.id}" names tenant "${pin.tenant}", which is not configured`);
   return { tenant, queue: { ...queueTenantOf(tenant), priority: cappedClass(tenant.priority, claimed?.priority) } };

@@ -21,7 +21,9 @@ export function remoteModelList(
 ): RemoteFleetModel[] {
   const localIds = new Set(local.map((m) => m.id));
   const byModel = new Map<string, { sites: string[]; ctx: number; ready: boolean }>();
-  const fresh = sites.filter((s) => s.fresh && s.id !== self && allowed(s.id)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const fresh = sites
+    .filter((s) => s.fresh && s.id !== self && allowed(s.id))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const site of fresh) {
     for (const [id, model] of site.models) {
       if (localIds.has(id)) continue;
@@ -50,6 +52,11 @@ export function remoteModelList(
   });
 }
 
-export function freshRemoteModelList(mesh: MeshLink, local: readonly { readonly id: string }[], nowMs: number, allowed?: (siteId: string) => boolean): RemoteFleetModel[] {
+export function freshRemoteModelList(
+  mesh: MeshLink,
+  local: readonly { readonly id: string }[],
+  nowMs: number,
+  allowed?: (siteId: string) => boolean,
+): RemoteFleetModel[] {
   return remoteModelList(mesh.source.sites(), mesh.site, local, nowMs, allowed);
 }

@@ -12,7 +12,13 @@ import type { TenantSpec } from '#src/config/index.ts';
 import { answersMedia } from '#src/config/index.ts';
 import { signForward, siteTargetUrl, TENANT_HEADER, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
-import { chooseSite, knownRemoteModels, type RemoteSiteView, type SiteChoice, type SiteReachability } from '#src/routing/index.ts';
+import {
+  chooseSite,
+  knownRemoteModels,
+  type RemoteSiteView,
+  type SiteChoice,
+  type SiteReachability,
+} from '#src/routing/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { judgeSiteAttempt } from '../failover/attempt-feedback.ts';
 import type { NextTarget, RequestAsk, TargetSource } from '../failover/failover-loop.ts';
@@ -93,8 +99,20 @@ export class SiteTargets implements TargetSource {
     routing?.end(siteRouteNote(choice));
     if (site === undefined) return { kind: 'none', stop: false };
     const key = this.#deps.mesh.key();
-    if (key === undefined) return { kind: 'none', stop: false, failure: { target: { kind: 'site', id: site.id }, code: 'not_tried', detail: "not tried, this site's key is not loaded yet" } };
-    return { kind: 'target', target: siteTarget(this.#deps, this.#ask, { view: site, canFailOver: choice.alternatives > 0, key }, this.#usageAsk) };
+    if (key === undefined)
+      return {
+        kind: 'none',
+        stop: false,
+        failure: {
+          target: { kind: 'site', id: site.id },
+          code: 'not_tried',
+          detail: "not tried, this site's key is not loaded yet",
+        },
+      };
+    return {
+      kind: 'target',
+      target: siteTarget(this.#deps, this.#ask, { view: site, canFailOver: choice.alternatives > 0, key }, this.#usageAsk),
+    };
   }
 
   /** A site would be chosen now (and this site's key is loaded to sign for it). */
@@ -134,8 +152,14 @@ export class SiteTargets implements TargetSource {
 
 /** The site choice as the routing span records it: the site and how many others could serve, or why none. */
 function siteRouteNote(choice: SiteChoice): RouteNote {
-  const reasons = choice.excluded.slice(0, 8).map((e) => `${e.site}: ${e.code}`).join(', ');
-  const reason = choice.chosen === undefined ? `no site${reasons === '' ? '' : `; excluded ${reasons}`}` : `${choice.alternatives} other site(s) could serve`;
+  const reasons = choice.excluded
+    .slice(0, 8)
+    .map((e) => `${e.site}: ${e.code}`)
+    .join(', ');
+  const reason =
+    choice.chosen === undefined
+      ? `no site${reasons === '' ? '' : `; excluded ${reasons}`}`
+      : `${choice.alternatives} other site(s) could serve`;
   return { among: 'site', chosen: choice.chosen?.id, policy: 'site', reason, waitedMs: 0 };
 }
 
@@ -154,7 +178,15 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
     url: site.view.url,
     prepare: async (): Promise<Prepared> => {
       const url = site.view.url === undefined ? undefined : siteTargetUrl(site.view.url, ask.endpoint);
-      if (url === undefined) return { kind: 'unsendable', outcome: { kind: 'failed', result: 'connect_error', error: `the site's record gives no usable http(s) url ('${site.view.url}')` } };
+      if (url === undefined)
+        return {
+          kind: 'unsendable',
+          outcome: {
+            kind: 'failed',
+            result: 'connect_error',
+            error: `the site's record gives no usable http(s) url ('${site.view.url}')`,
+          },
+        };
       // Its streams are asked for usage like every OpenAI server's, and what asking added taken out again.
       const asked = usageAsk.forSite();
       const body = asked?.body ?? ask.resolved.body;

@@ -31,15 +31,27 @@ interface Tier {
 
 type Pick = { readonly kept: readonly Candidate[]; readonly standBy: readonly Exclusion[] } | undefined;
 
-const exclusion = (c: Candidate, code: Exclusion['code'], detail: string): Exclusion => ({ node: c.node.spec.name, filter: NAME, code, detail });
+const exclusion = (c: Candidate, code: Exclusion['code'], detail: string): Exclusion => ({
+  node: c.node.spec.name,
+  filter: NAME,
+  code,
+  detail,
+});
 
 /** Loaded nodes first; nodes that would load the model only when none is loaded (and load_on_demand allows). */
 function pickResidency(tier: Tier, loadOnDemand: boolean): Pick {
   if (tier.loaded.length > 0) {
-    return { kept: tier.loaded, standBy: tier.onDemand.map((c) => exclusion(c, 'not_loaded', `${c.onDemand}; a node has it loaded`)) };
+    return {
+      kept: tier.loaded,
+      standBy: tier.onDemand.map((c) => exclusion(c, 'not_loaded', `${c.onDemand}; a node has it loaded`)),
+    };
   }
   if (tier.onDemand.length === 0) return undefined;
-  if (!loadOnDemand) return { kept: [], standBy: tier.onDemand.map((c) => exclusion(c, 'not_loaded', `${c.onDemand}; routing.load_on_demand is off`)) };
+  if (!loadOnDemand)
+    return {
+      kept: [],
+      standBy: tier.onDemand.map((c) => exclusion(c, 'not_loaded', `${c.onDemand}; routing.load_on_demand is off`)),
+    };
   return { kept: tier.onDemand, standBy: [] };
 }
 
@@ -89,7 +101,9 @@ export function fitContext(req: RouteRequest, candidates: readonly NodeView[]): 
   const maybeAll = [...maybe.loaded, ...maybe.onDemand];
   const surely = pickResidency(sure, req.loadOnDemand);
   if (surely !== undefined && surely.kept.length > 0) {
-    const set = maybeAll.map((c) => exclusion(c, 'may_not_fit', `may need up to ${need} tokens, context is ${c.ctx}; a node surely fits`));
+    const set = maybeAll.map((c) =>
+      exclusion(c, 'may_not_fit', `may need up to ${need} tokens, context is ${c.ctx}; a node surely fits`),
+    );
     return { kept: surely.kept.map((c) => c.node), excluded: [...refused, ...surely.standBy, ...set] };
   }
   const perhaps = pickResidency(maybe, req.loadOnDemand);
@@ -97,7 +111,10 @@ export function fitContext(req: RouteRequest, candidates: readonly NodeView[]): 
     return { kept: [], excluded: [...refused, ...(surely?.standBy ?? []), ...(perhaps?.standBy ?? [])] };
   }
   const largest = pickLargest(perhaps.kept, req);
-  return { kept: largest.kept.map((c) => c.node), excluded: [...refused, ...(surely?.standBy ?? []), ...perhaps.standBy, ...largest.excluded] };
+  return {
+    kept: largest.kept.map((c) => c.node),
+    excluded: [...refused, ...(surely?.standBy ?? []), ...perhaps.standBy, ...largest.excluded],
+  };
 }
 
 /**

@@ -14,7 +14,12 @@ export const preferHealthy: Filter = {
     if (fine.length === 0) return { kept: candidates, excluded: [] };
     const excluded: Exclusion[] = candidates.filter(standsBy).map((n) =>
       ejected(n)
-        ? { node: n.spec.name, filter: 'prefer-healthy', code: 'ejected', detail: 'recent requests failed; a healthy node can serve' }
+        ? {
+            node: n.spec.name,
+            filter: 'prefer-healthy',
+            code: 'ejected',
+            detail: 'recent requests failed; a healthy node can serve',
+          }
         : { node: n.spec.name, filter: 'prefer-healthy', code: 'degraded', detail: 'a healthy node can serve' },
     );
     return { kept: fine, excluded };

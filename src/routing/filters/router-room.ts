@@ -16,7 +16,8 @@ import type { Filter } from '../filter.ts';
 const NAME = 'router-room';
 
 /** A switch (or a load or unload) under way on the router, from the one switch book. */
-export type PendingSwitch = Pick<SwitchTicket, 'model' | 'loaded'> & Partial<Pick<SwitchTicket, 'action' | 'victim' | 'replica' | 'settled'>>;
+export type PendingSwitch = Pick<SwitchTicket, 'model' | 'loaded'> &
+  Partial<Pick<SwitchTicket, 'action' | 'victim' | 'replica' | 'settled'>>;
 
 /** What the scheduler knows about one router's switches right now. */
 export interface RouterSwitchView {
@@ -56,14 +57,26 @@ export type VictimChoice =
  * a pinned model, a model mid-request or still loading; an unwanted model before one the reconciler
  * keeps warm or preloaded, one with nothing queued before one with requests waiting, then by name.
  */
-export function chooseVictim(model: string, node: NodeView, snapshot: RoutingSnapshot, view: Pick<RouterSwitchView, 'pinned' | 'wanted' | 'busyElsewhere'>, queued: (model: string) => number = () => 0): VictimChoice {
+export function chooseVictim(
+  model: string,
+  node: NodeView,
+  snapshot: RoutingSnapshot,
+  view: Pick<RouterSwitchView, 'pinned' | 'wanted' | 'busyElsewhere'>,
+  queued: (model: string) => number = () => 0,
+): VictimChoice {
   const max = modelLimit(node);
   if (max === undefined) return { kind: 'room' };
   const running = [...node.modelsById.values()].filter((m) => m.id !== model && isRunningEntry(m));
   if (running.length < max) return { kind: 'room' };
   const pinned = running.filter((m) => view.pinned?.has(m.id) === true);
   const name = node.spec.name;
-  const idle = running.filter((m) => view.pinned?.has(m.id) !== true && !isLoadingEntry(m) && snapshot.usage(name, m.id).requests === 0 && view.busyElsewhere?.has(m.id) !== true);
+  const idle = running.filter(
+    (m) =>
+      view.pinned?.has(m.id) !== true &&
+      !isLoadingEntry(m) &&
+      snapshot.usage(name, m.id).requests === 0 &&
+      view.busyElsewhere?.has(m.id) !== true,
+  );
   const rank = (id: string): number => (view.wanted?.has(id) === true ? 2 : 0) + (queued(id) > 0 ? 1 : 0);
   const best = idle.map((m) => m.id).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))[0];
   if (best !== undefined) return { kind: 'victim', model: best };
@@ -90,19 +103,37 @@ export function routerRoomVerdict(
   const { pending } = view;
   if (pending !== undefined) return duringSwitch(model, node, isRunning && busy(model), isRunning, pending, max);
   if (isRunning) {
-    return view.switchDue ? { code: 'switch_due', detail: 'a switch to another model has waited past routing.swap_after' } : undefined;
+    return view.switchDue
+      ? { code: 'switch_due', detail: 'a switch to another model has waited past routing.swap_after' }
+      : undefined;
   }
   const choice = chooseVictim(model, node, snapshot, view);
   if (choice.kind === 'room' || choice.kind === 'victim') return undefined;
   if (choice.kind === 'pinned') {
-    return { code: 'pinned', detail: `its slots are held by pinned model(s) ${choice.pinned.join(', ')} (${choice.running}/${choice.max} loaded, max_instances = its --models-max); a request never switches out a pinned model` };
+    return {
+      code: 'pinned',
+      detail: `its slots are held by pinned model(s) ${choice.pinned.join(', ')} (${choice.running}/${choice.max} loaded, max_instances = its --models-max); a request never switches out a pinned model`,
+    };
   }
-  return { code: 'models_full', detail: `${choice.running}/${choice.max} models loaded (max_instances), none idle and unpinned; waits for one to go idle` };
+  return {
+    code: 'models_full',
+    detail: `${choice.running}/${choice.max} models loaded (max_instances), none idle and unpinned; waits for one to go idle`,
+  };
 }
 
 /** While a switch is under way: its model's followers wait for it, its victim waits, one switch at a time. */
-function duringSwitch(model: string, node: NodeView, busyHere: boolean, isRunning: boolean, pending: PendingSwitch, max: number): Pick<Exclusion, 'code' | 'detail'> | undefined {
-  const by = pending.replica === undefined ? '' : ` (replica ${pending.replica}'s switch${pending.settled === true ? ', this replica\'s listing catching up' : ''})`;
+function duringSwitch(
+  model: string,
+  node: NodeView,
+  busyHere: boolean,
+  isRunning: boolean,
+  pending: PendingSwitch,
+  max: number,
+): Pick<Exclusion, 'code' | 'detail'> | undefined {
+  const by =
+    pending.replica === undefined
+      ? ''
+      : ` (replica ${pending.replica}'s switch${pending.settled === true ? ", this replica's listing catching up" : ''})`;
   const switching = (detail: string): Pick<Exclusion, 'code' | 'detail'> => ({ code: 'switching', detail: `${detail}${by}` });
   if (pending.action === 'unload') {
     if (pending.model === model) return switching(`${model} is being unloaded here; loads again after it`);
@@ -111,7 +142,8 @@ function duringSwitch(model: string, node: NodeView, busyHere: boolean, isRunnin
   if (pending.model === model) return pending.loaded ? undefined : switching(`loading ${model}; follows once it is loaded`);
   if (pending.victim === model) return switching(`${model} is unloaded to make room for ${pending.model}`);
   // Another replica's switch on a one-model router: any other model would be a load (the store refuses it too: cluster/lua.ts).
-  if (pending.replica !== undefined && max === 1) return switching(`the router is switching to ${pending.model}; one switch at a time`);
+  if (pending.replica !== undefined && max === 1)
+    return switching(`the router is switching to ${pending.model}; one switch at a time`);
   // A model mid-request is never the router's victim; with the gateway's own victim named, no other is.
   if (isRunning && (busyHere || pending.victim !== undefined || !fullWithout(node, pending.model, max))) return undefined;
   return switching(`the router is switching to ${pending.model}; one switch at a time`);

@@ -2,9 +2,11 @@
 // to nodes without a group.
 import { predicateFilter } from '../filter.ts';
 
-export const sameGroup = predicateFilter('same-group', (req, node) =>
-  node.spec.group === req.group
-    ? undefined
-    : { code: 'group_mismatch', detail: `node group ${node.spec.group ?? '(none)'}, model group ${req.group ?? '(none)'}` },
+export const sameGroup = predicateFilter(
+  'same-group',
+  (req, node) =>
+    node.spec.group === req.group
+      ? undefined
+      : { code: 'group_mismatch', detail: `node group ${node.spec.group ?? '(none)'}, model group ${req.group ?? '(none)'}` },
   'model',
 );

@@ -4,9 +4,13 @@
 import { endpointLack } from '../node-endpoints.ts';
 import { predicateFilter } from '../filter.ts';
 
-export const servesEndpoint = predicateFilter('serves-endpoint', (req, node) => {
-  const endpoint = req.endpoint;
-  if (endpoint === undefined) return undefined;
-  const detail = endpointLack(node, endpoint);
-  return detail === undefined ? undefined : { code: 'endpoint_unsupported', detail };
-}, 'model');
+export const servesEndpoint = predicateFilter(
+  'serves-endpoint',
+  (req, node) => {
+    const endpoint = req.endpoint;
+    if (endpoint === undefined) return undefined;
+    const detail = endpointLack(node, endpoint);
+    return detail === undefined ? undefined : { code: 'endpoint_unsupported', detail };
+  },
+  'model',
+);

@@ -3,16 +3,20 @@
 import { allowsModel } from '#src/discovery/index.ts';
 import { predicateFilter } from '../filter.ts';
 
-export const servesModel = predicateFilter('serves-model', (req, node) => {
-  const allowed = allowsModel(node.discovery, req.model, node.modelsById, node.spec.allowedModels);
-  if (allowed.ok) return undefined;
-  const detail =
-    allowed.reason === 'not_allowed'
-      ? "not among the models the node's allow-list (models) permits"
-      : allowed.reason === 'expired'
-      ? `model listing failed ${node.discovery.fails} times in a row`
-      : allowed.reason === 'empty'
-        ? 'the node lists no models'
-        : `not among the ${node.discovery.models.length} models the node lists`;
-  return { code: allowed.reason, detail };
-}, 'model');
+export const servesModel = predicateFilter(
+  'serves-model',
+  (req, node) => {
+    const allowed = allowsModel(node.discovery, req.model, node.modelsById, node.spec.allowedModels);
+    if (allowed.ok) return undefined;
+    const detail =
+      allowed.reason === 'not_allowed'
+        ? "not among the models the node's allow-list (models) permits"
+        : allowed.reason === 'expired'
+          ? `model listing failed ${node.discovery.fails} times in a row`
+          : allowed.reason === 'empty'
+            ? 'the node lists no models'
+            : `not among the ${node.discovery.models.length} models the node lists`;
+    return { code: allowed.reason, detail };
+  },
+  'model',
+);

@@ -41,7 +41,9 @@ export function affinity(context: PolicyContext): SelectionPolicy {
       if (key === undefined) {
         const picked = pickLowest(candidates, loads, turn);
         turn = (turn + 1) % Number.MAX_SAFE_INTEGER;
-        return picked === undefined ? undefined : { node: picked.node, reason: 'no affinity key, fewest in flight', scores: loads };
+        return picked === undefined
+          ? undefined
+          : { node: picked.node, reason: 'no affinity key, fewest in flight', scores: loads };
       }
       const bound = loadBound(
         loads.reduce((a, b) => a + b, 0),

@@ -59,40 +59,44 @@ export function cacheAware(context: PolicyContext): CacheAwarePolicy {
   };
 
   function decide(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): Decided | undefined {
-      if (candidates.length === 0) return undefined;
-      const { threshold, balanceAbs, balanceRel, maxPromptChars } = context.cacheAware();
-      const loads = inFlights(candidates, snapshot);
-      const text = (req.promptPrefix ?? '').slice(0, maxPromptChars);
-      const matches = text === '' ? new Map<string, number>() : tree.match(text);
-      let best = -1;
-      let bestMatch = 0;
-      for (let i = 0; i < candidates.length; i += 1) {
-        const m = matches.get(candidates[i]?.spec.name ?? '') ?? 0;
-        if (m > bestMatch || (m === bestMatch && best >= 0 && m > 0 && (loads[i] ?? 0) < (loads[best] ?? 0))) {
-          bestMatch = m;
-          best = i;
-        }
+    if (candidates.length === 0) return undefined;
+    const { threshold, balanceAbs, balanceRel, maxPromptChars } = context.cacheAware();
+    const loads = inFlights(candidates, snapshot);
+    const text = (req.promptPrefix ?? '').slice(0, maxPromptChars);
+    const matches = text === '' ? new Map<string, number>() : tree.match(text);
+    let best = -1;
+    let bestMatch = 0;
+    for (let i = 0; i < candidates.length; i += 1) {
+      const m = matches.get(candidates[i]?.spec.name ?? '') ?? 0;
+      if (m > bestMatch || (m === bestMatch && best >= 0 && m > 0 && (loads[i] ?? 0) < (loads[best] ?? 0))) {
+        bestMatch = m;
+        best = i;
       }
-      const ratio = text.length === 0 ? 0 : bestMatch / text.length;
-      const max = Math.max(...loads);
-      const min = Math.min(...loads);
-      const imbalanced = max - min > balanceAbs && max > balanceRel * min;
-      // Lower is better: in flight minus the share of the prompt the node holds.
-      const scores = candidates.map((n, i) => (loads[i] ?? 0) - (text.length === 0 ? 0 : (matches.get(n.spec.name) ?? 0) / text.length));
-      let index: number;
-      let reason: string;
-      const percent = Math.round(ratio * 100);
-      if (!imbalanced && best >= 0 && ratio > threshold) {
-        index = best;
-        reason = `prefix match ${percent}%`;
-      } else {
-        const picked = pickLowest(candidates, loads, turn);
-        turn = (turn + 1) % Number.MAX_SAFE_INTEGER;
-        index = picked === undefined ? 0 : candidates.indexOf(picked.node);
-        reason = imbalanced ? `load imbalance (${min} to ${max} in flight), fewest in flight` : `best prefix match ${percent}%, fewest in flight`;
-      }
-      const node = candidates[index];
-      if (node === undefined) return undefined;
-      return { choice: { node, reason, scores }, text, matched: matches.get(node.spec.name) ?? 0 };
+    }
+    const ratio = text.length === 0 ? 0 : bestMatch / text.length;
+    const max = Math.max(...loads);
+    const min = Math.min(...loads);
+    const imbalanced = max - min > balanceAbs && max > balanceRel * min;
+    // Lower is better: in flight minus the share of the prompt the node holds.
+    const scores = candidates.map(
+      (n, i) => (loads[i] ?? 0) - (text.length === 0 ? 0 : (matches.get(n.spec.name) ?? 0) / text.length),
+    );
+    let index: number;
+    let reason: string;
+    const percent = Math.round(ratio * 100);
+    if (!imbalanced && best >= 0 && ratio > threshold) {
+      index = best;
+      reason = `prefix match ${percent}%`;
+    } else {
+      const picked = pickLowest(candidates, loads, turn);
+      turn = (turn + 1) % Number.MAX_SAFE_INTEGER;
+      index = picked === undefined ? 0 : candidates.indexOf(picked.node);
+      reason = imbalanced
+        ? `load imbalance (${min} to ${max} in flight), fewest in flight`
+        : `best prefix match ${percent}%, fewest in flight`;
+    }
+    const node = candidates[index];
+    if (node === undefined) return undefined;
+    return { choice: { node, reason, scores }, text, matched: matches.get(node.spec.name) ?? 0 };
   }
 }

@@ -18,7 +18,11 @@ export const LEAST_IN_FLIGHT_READS: readonly RequestFeature[] = Object.freeze([]
  * Plain index loops over the number array (no iterator, no candidate read until the pick): this
  * runs over every candidate of every request, 10,000 of them in a large fleet.
  */
-export function pickLowest(candidates: readonly NodeView[], scores: readonly number[], turn: number): { node: NodeView; ties: number } | undefined {
+export function pickLowest(
+  candidates: readonly NodeView[],
+  scores: readonly number[],
+  turn: number,
+): { node: NodeView; ties: number } | undefined {
   let least = Infinity;
   let ties = 0;
   const count = scores.length;
@@ -132,7 +136,14 @@ class OrderedChoice implements PolicyChoice {
   readonly #snapshot: RoutingSnapshot;
   #scores: number[] | undefined;
 
-  constructor(node: NodeView, load: number, ties: number, order: LoadOrder, candidates: readonly NodeView[], snapshot: RoutingSnapshot) {
+  constructor(
+    node: NodeView,
+    load: number,
+    ties: number,
+    order: LoadOrder,
+    candidates: readonly NodeView[],
+    snapshot: RoutingSnapshot,
+  ) {
     this.node = node;
     this.reason = `fewest in flight (${load}, ${ties} tied)`;
     this.#order = order;
@@ -148,6 +159,8 @@ class OrderedChoice implements PolicyChoice {
 
   readonly scoreAt = (i: number): number | undefined => {
     if (i < 0 || i >= this.#candidates.length) return undefined;
-    return this.#order.version === this.#version ? this.#order.countOf(i) : inFlightOf(this.#snapshot, this.#candidates[i] as NodeView);
+    return this.#order.version === this.#version
+      ? this.#order.countOf(i)
+      : inFlightOf(this.#snapshot, this.#candidates[i] as NodeView);
   };
 }

@@ -46,8 +46,14 @@ export function leastLoaded(context: PolicyContext): SelectionPolicy {
       turn = (turn + 1) % Number.MAX_SAFE_INTEGER;
       const own = judged[candidates.indexOf(picked.node)];
       const score = Math.round((own?.score ?? 0) * 100) / 100;
-      const reason = own?.degraded === undefined ? `lowest load ${score}` : `lowest load ${score} (in flight only: ${own.degraded})`;
-      return { node: picked.node, reason: reason.replace(/[^\x20-\x3a\x3c-\x7e]/g, '?'), scores, notes: judged.map((j) => j.degraded) };
+      const reason =
+        own?.degraded === undefined ? `lowest load ${score}` : `lowest load ${score} (in flight only: ${own.degraded})`;
+      return {
+        node: picked.node,
+        reason: reason.replace(/[^\x20-\x3a\x3c-\x7e]/g, '?'),
+        scores,
+        notes: judged.map((j) => j.degraded),
+      };
     },
   };
 }

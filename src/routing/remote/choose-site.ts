@@ -36,19 +36,29 @@ export function siteNeed(req: SiteRequest): number {
 }
 
 /** Why one site cannot take the request, or undefined when it can. */
-export function siteExclusion(req: SiteRequest, site: RemoteSiteView, unreachable: ReadonlyMap<string, string>): SiteExclusion | undefined {
+export function siteExclusion(
+  req: SiteRequest,
+  site: RemoteSiteView,
+  unreachable: ReadonlyMap<string, string>,
+): SiteExclusion | undefined {
   if (req.forwarded) return { site: site.id, code: 'forwarded', detail: 'the request was forwarded here: local nodes only' };
-  if (req.scope !== undefined && !req.scope.includes(site.id)) return { site: site.id, code: 'not_in_tenant_scope', detail: scopeDetail(req.scope) };
+  if (req.scope !== undefined && !req.scope.includes(site.id))
+    return { site: site.id, code: 'not_in_tenant_scope', detail: scopeDetail(req.scope) };
   if (req.triedSites.has(site.id)) return { site: site.id, code: 'already_tried' };
   if (!site.fresh || site.url === undefined) {
     if (site.url === undefined) return { site: site.id, code: 'stale', detail: 'no record yet' };
     const listed = site.remembered === true && site.models.has(req.model);
-    return { site: site.id, code: 'stale', detail: `no fresh record within the freshness window${listed ? '; its last record listed this model' : ''}` };
+    return {
+      site: site.id,
+      code: 'stale',
+      detail: `no fresh record within the freshness window${listed ? '; its last record listed this model' : ''}`,
+    };
   }
   const model = site.models.get(req.model);
   if (model === undefined) return { site: site.id, code: 'missing' };
   const need = siteNeed(req);
-  if (model.ctx !== undefined && model.ctx < need) return { site: site.id, code: 'too_small', detail: `ctx ${model.ctx} < ${need} needed` };
+  if (model.ctx !== undefined && model.ctx < need)
+    return { site: site.id, code: 'too_small', detail: `ctx ${model.ctx} < ${need} needed` };
   const down = unreachable.get(site.id);
   if (down !== undefined) return { site: site.id, code: 'unreachable', detail: down };
   return undefined;
@@ -63,7 +73,12 @@ function scopeDetail(scope: readonly string[]): string {
  * Chooses among `sites` (the caller leaves this site out). `unreachable` maps a site to why it is
  * in back-off; `turn` breaks ties between equally loaded sites (round-robin when it counts up).
  */
-export function chooseSite(req: SiteRequest, sites: readonly RemoteSiteView[], unreachable: ReadonlyMap<string, string>, turn: number): SiteChoice {
+export function chooseSite(
+  req: SiteRequest,
+  sites: readonly RemoteSiteView[],
+  unreachable: ReadonlyMap<string, string>,
+  turn: number,
+): SiteChoice {
   const excluded: SiteExclusion[] = [];
   const eligible: RemoteSiteView[] = [];
   for (const site of sites) {

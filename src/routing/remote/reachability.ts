@@ -20,7 +20,13 @@ export interface SiteDown {
 export type Reachability = ReadonlyMap<string, SiteDown>;
 
 /** A forward to `site` failed before its first byte at `nowMs`. */
-export function markFailed(state: Reachability, site: string, nowMs: number, detail: string, policy: BackoffPolicy): Reachability {
+export function markFailed(
+  state: Reachability,
+  site: string,
+  nowMs: number,
+  detail: string,
+  policy: BackoffPolicy,
+): Reachability {
   const prior = state.get(site);
   const backoffMs = prior === undefined ? policy.initialMs : Math.min(policy.maxMs, prior.backoffMs * 2);
   return new Map(state).set(site, { untilMs: nowMs + backoffMs, backoffMs, detail });

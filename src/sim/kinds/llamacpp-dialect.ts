@@ -46,8 +46,12 @@ function usage(outcome: GenerationOutcome): Record<string, unknown> {
 
 function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
-    choices, created: meta.created, id: meta.id, model: meta.model,
-    system_fingerprint: LLAMA_BUILD_INFO, object: 'chat.completion.chunk',
+    choices,
+    created: meta.created,
+    id: meta.id,
+    model: meta.model,
+    system_fingerprint: LLAMA_BUILD_INFO,
+    object: 'chat.completion.chunk',
   });
   return {
     body: (outcome) => ({
@@ -88,13 +92,18 @@ function completionFormat(meta: CompletionMeta): GenerationFormat {
     body: (outcome) => final(outcome.text, outcome),
     stream: () => ({
       opening: () => [],
-      token: (piece) => [{
-        data: {
-          choices: [{ text: piece, index: 0, logprobs: null, finish_reason: null }],
-          created: meta.created, model: meta.model, system_fingerprint: LLAMA_BUILD_INFO,
-          object: 'text_completion', id: meta.id,
+      token: (piece) => [
+        {
+          data: {
+            choices: [{ text: piece, index: 0, logprobs: null, finish_reason: null }],
+            created: meta.created,
+            model: meta.model,
+            system_fingerprint: LLAMA_BUILD_INFO,
+            object: 'text_completion',
+            id: meta.id,
+          },
         },
-      }],
+      ],
       // The final completions chunk carries usage even without stream_options (§7).
       closing: (outcome) => [{ data: final('', outcome) }, SSE_DONE],
     }),
@@ -144,24 +153,30 @@ export function llamaDialect(random: () => number, proxied: boolean): InferenceD
     contextError,
     embeddingsTooLong: (promptTokens, contextTokens) =>
       promptTokens > contextTokens
-        ? llamaError(400, 'exceed_context_size_error',
+        ? llamaError(
+            400,
+            'exceed_context_size_error',
             `input (${promptTokens} tokens) is larger than the max context size (${contextTokens} tokens). skipping`,
-            { n_prompt_tokens: promptTokens, n_ctx: contextTokens })
+            { n_prompt_tokens: promptTokens, n_ctx: contextTokens },
+          )
         : undefined,
     kvExhaustedReply: () => llamaError(500, 'server_error', CONTEXT_EXHAUSTED),
     kvExhaustedEvent: () => exhaustedEvent,
     newId: (endpoint) => (endpoint === 'responses' ? `resp_${hexId(random, 32)}` : `chatcmpl-${alnumId(random, 32)}`),
-    format: (endpoint, meta, includeUsage) =>
-      endpoint === 'chat' ? chatFormat(meta, includeUsage) : completionFormat(meta),
+    format: (endpoint, meta, includeUsage) => (endpoint === 'chat' ? chatFormat(meta, includeUsage) : completionFormat(meta)),
     embeddingEncoding: (value) =>
-      requestedEncoding(value) ?? llamaError(400, 'invalid_request_error', 'The format to return the embeddings in. Can be either float or base64'),
+      requestedEncoding(value) ??
+      llamaError(400, 'invalid_request_error', 'The format to return the embeddings in. Can be either float or base64'),
     // A base64 entry also says its encoding (`format_embeddings_response_oaicompat`).
     embeddings: ({ meta, requestedModel, vectors, encoding, promptTokens }) => ({
       model: requestedModel ?? meta.model,
       object: 'list',
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
       data: vectors.map((embedding, index) =>
-        encoding === 'base64' ? { embedding, index, object: 'embedding', encoding_format: 'base64' } : { embedding, index, object: 'embedding' }),
+        encoding === 'base64'
+          ? { embedding, index, object: 'embedding', encoding_format: 'base64' }
+          : { embedding, index, object: 'embedding' },
+      ),
     }),
     maxTokenFields: (endpoint) => MAX_TOKEN_FIELDS[endpoint],
     // Its Messages routes keep the OpenAI-style error bodies (PROTOCOLS.md §7.z).

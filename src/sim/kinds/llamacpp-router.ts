@@ -11,7 +11,14 @@ import { ResidentModels, type ResidentView } from '#src/sim/resident-models.ts';
 import type { ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
 import { llamaDialect } from '#src/sim/kinds/llamacpp-dialect.ts';
 import { llamaTranscription, transcriptionFields } from '#src/sim/kinds/llamacpp-audio.ts';
-import { classifyLlamaPath, LLAMA_AUDIO_PATHS, LLAMA_RERANK_PATHS, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import {
+  classifyLlamaPath,
+  LLAMA_AUDIO_PATHS,
+  LLAMA_RERANK_PATHS,
+  llamaInferenceEndpoint,
+  llamaTokenizeAnswer,
+  llamaWebUi,
+} from '#src/sim/kinds/llamacpp-routes.ts';
 import { rerankAnswer } from '#src/sim/pooling-audio.ts';
 import {
   llamaError,
@@ -34,9 +41,20 @@ import {
 function childArgs(node: ResolvedNode, model: ResolvedModel, port: number): string[] {
   const contextSize = node.kv === 'unified' ? model.contextTokens : model.contextTokens * model.slots;
   return [
-    '/usr/local/bin/llama-server', '--host', '127.0.0.1', ...(node.metrics ? ['--metrics'] : []),
-    '--port', String(port), '--alias', model.id, '--ctx-size', String(contextSize),
-    '--model', `models/${model.id}.gguf`, '--parallel', String(model.slots),
+    '/usr/local/bin/llama-server',
+    '--host',
+    '127.0.0.1',
+    ...(node.metrics ? ['--metrics'] : []),
+    '--port',
+    String(port),
+    '--alias',
+    model.id,
+    '--ctx-size',
+    String(contextSize),
+    '--model',
+    `models/${model.id}.gguf`,
+    '--parallel',
+    String(model.slots),
     ...(node.kv === 'unified' ? ['--kv-unified'] : []),
   ];
 }
@@ -177,12 +195,16 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
     const endpoint = llamaInferenceEndpoint(exchange.method, exchange.path);
     if (LLAMA_AUDIO_PATHS.includes(exchange.path)) {
       const answer = llamaTranscription(exchange);
-      exchange.writer.replyChunked(answer.ok ? llamaJson(200, answer.json) : llamaError(400, 'invalid_request_error', answer.message));
+      exchange.writer.replyChunked(
+        answer.ok ? llamaJson(200, answer.json) : llamaError(400, 'invalid_request_error', answer.message),
+      );
       return;
     }
     if (LLAMA_RERANK_PATHS.includes(exchange.path)) {
       const answer = rerankAnswer('llamacpp', body, { id: '', model: ready.model.id });
-      exchange.writer.replyChunked(answer.ok ? llamaJson(200, answer.json) : llamaError(400, 'invalid_request_error', answer.message));
+      exchange.writer.replyChunked(
+        answer.ok ? llamaJson(200, answer.json) : llamaError(400, 'invalid_request_error', answer.message),
+      );
       return;
     }
     if (endpoint === undefined) {
@@ -199,7 +221,10 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       writer.reply(llamaUnauthorized());
       return;
     }
-    if (llamaInferenceEndpoint(method, path) !== undefined || (method === 'POST' && (path === '/tokenize' || LLAMA_RERANK_PATHS.includes(path) || LLAMA_AUDIO_PATHS.includes(path)))) {
+    if (
+      llamaInferenceEndpoint(method, path) !== undefined ||
+      (method === 'POST' && (path === '/tokenize' || LLAMA_RERANK_PATHS.includes(path) || LLAMA_AUDIO_PATHS.includes(path)))
+    ) {
       await handleProxiedPost(exchange);
       return;
     }
@@ -216,7 +241,10 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
         writer.reply(llamaJson(200, modelList(residents.views())));
         return;
       case 'GET /props':
-        if (exchange.query['model'] === undefined) writer.reply(llamaJson(200, { ...llamaRouterProps(node.modelsMax, node.autoload), build_info: node.version ?? LLAMA_BUILD_INFO }));
+        if (exchange.query['model'] === undefined)
+          writer.reply(
+            llamaJson(200, { ...llamaRouterProps(node.modelsMax, node.autoload), build_info: node.version ?? LLAMA_BUILD_INFO }),
+          );
         else await handleProxiedGet(exchange);
         return;
       case 'GET /slots':

@@ -30,7 +30,11 @@ export function llamaInferenceEndpoint(method: string, path: string): InferenceE
 export const LLAMA_AUDIO_PATHS: readonly string[] = ['/v1/audio/transcriptions', '/audio/transcriptions'];
 
 export function classifyLlamaPath(method: string, path: string): EndpointClass {
-  if (llamaInferenceEndpoint(method, path) !== undefined || (method === 'POST' && (LLAMA_RERANK_PATHS.includes(path) || LLAMA_AUDIO_PATHS.includes(path)))) return 'inference';
+  if (
+    llamaInferenceEndpoint(method, path) !== undefined ||
+    (method === 'POST' && (LLAMA_RERANK_PATHS.includes(path) || LLAMA_AUDIO_PATHS.includes(path)))
+  )
+    return 'inference';
   if (method === 'GET' && (path === '/v1/models' || path === '/models')) return 'models';
   if (method === 'GET' && (path === '/health' || path === '/v1/health')) return 'health';
   return 'other';

@@ -11,8 +11,15 @@ import { EMBEDDING_DIMENSIONS } from '#src/sim/synthetic-output.ts';
 export const LLAMA_BUILD_INFO = 'b10587-3f545bec';
 
 const BASE_HEADERS: Readonly<Record<string, string>> = { Server: 'llama.cpp', 'Access-Control-Allow-Origin': '' };
-export const LLAMA_JSON_HEADERS: Readonly<Record<string, string>> = { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8' };
-export const LLAMA_SSE_HEADERS: Readonly<Record<string, string>> = { ...BASE_HEADERS, 'Content-Type': 'text/event-stream', 'X-Accel-Buffering': 'no' };
+export const LLAMA_JSON_HEADERS: Readonly<Record<string, string>> = {
+  ...BASE_HEADERS,
+  'Content-Type': 'application/json; charset=utf-8',
+};
+export const LLAMA_SSE_HEADERS: Readonly<Record<string, string>> = {
+  ...BASE_HEADERS,
+  'Content-Type': 'text/event-stream',
+  'X-Accel-Buffering': 'no',
+};
 const LLAMA_ERROR_HEADERS: Readonly<Record<string, string>> = { ...LLAMA_JSON_HEADERS, Connection: 'close' };
 
 export function llamaJson(status: number, body: unknown): Reply {
@@ -67,22 +74,45 @@ export function llamaModelMeta(model: ResolvedModel): Record<string, unknown> {
 
 /** The single server's /v1/models: an Ollama-style `models` array, then the OpenAI list. */
 export function llamaSingleModelList(model: ResolvedModel | undefined, createdSec: number): Record<string, unknown> {
-  const models = model === undefined ? [] : [{
-    name: model.id, model: model.id, modified_at: '', size: '', digest: '', type: 'model',
-    description: '', tags: [''], capabilities: ['completion'], parameters: '',
-    details: {
-      parent_model: '', format: 'gguf', family: '', families: [''], parameter_size: '', quantization_level: '',
-    },
-  }];
-  const data = model === undefined ? [] : [{
-    id: model.id,
-    aliases: [model.id, ...model.aliases],
-    tags: [],
-    object: 'model',
-    created: createdSec,
-    owned_by: 'llamacpp',
-    meta: llamaModelMeta(model),
-  }];
+  const models =
+    model === undefined
+      ? []
+      : [
+          {
+            name: model.id,
+            model: model.id,
+            modified_at: '',
+            size: '',
+            digest: '',
+            type: 'model',
+            description: '',
+            tags: [''],
+            capabilities: ['completion'],
+            parameters: '',
+            details: {
+              parent_model: '',
+              format: 'gguf',
+              family: '',
+              families: [''],
+              parameter_size: '',
+              quantization_level: '',
+            },
+          },
+        ];
+  const data =
+    model === undefined
+      ? []
+      : [
+          {
+            id: model.id,
+            aliases: [model.id, ...model.aliases],
+            tags: [],
+            object: 'model',
+            created: createdSec,
+            owned_by: 'llamacpp',
+            meta: llamaModelMeta(model),
+          },
+        ];
   return { models, object: 'list', data };
 }
 
@@ -93,7 +123,16 @@ const CHAT_TEMPLATE =
 export function llamaProps(model: ResolvedModel, metricsEnabled: boolean, isSleeping: boolean): Record<string, unknown> {
   return {
     default_generation_settings: {
-      params: { seed: 4_294_967_295, temperature: 0.8, top_k: 40, top_p: 0.95, min_p: 0.05, n_predict: -1, n_keep: 0, stream: false },
+      params: {
+        seed: 4_294_967_295,
+        temperature: 0.8,
+        top_k: 40,
+        top_p: 0.95,
+        min_p: 0.05,
+        n_predict: -1,
+        n_keep: 0,
+        stream: false,
+      },
       n_ctx: model.contextTokens,
     },
     total_slots: model.slots,
@@ -155,8 +194,18 @@ export function llamaSlots(engine: ModelEngine, query: Readonly<Record<string, s
 export function llamaMetrics(engine: ModelEngine, processStartSec: number): Reply {
   const c = engine.counters();
   const perSecond = (tokens: number, ms: number): number => (ms > 0 ? (tokens * 1000) / ms : 0);
-  const counter = (name: string, help: string, value: number) => ({ name: `llamacpp:${name}`, help, type: 'counter' as const, samples: [{ value }] });
-  const gauge = (name: string, help: string, value: number) => ({ name: `llamacpp:${name}`, help, type: 'gauge' as const, samples: [{ value }] });
+  const counter = (name: string, help: string, value: number) => ({
+    name: `llamacpp:${name}`,
+    help,
+    type: 'counter' as const,
+    samples: [{ value }],
+  });
+  const gauge = (name: string, help: string, value: number) => ({
+    name: `llamacpp:${name}`,
+    help,
+    type: 'gauge' as const,
+    samples: [{ value }],
+  });
   const text = renderPrometheus([
     counter('prompt_tokens_total', 'Number of prompt tokens processed.', c.promptTokensTotal),
     counter('prompt_tokens_cached_total', 'Number of prompt tokens served from the cache.', 0),
@@ -166,7 +215,11 @@ export function llamaMetrics(engine: ModelEngine, processStartSec: number): Repl
     counter('n_decode_total', 'Total number of llama_decode() calls', c.decodeTotal),
     counter('n_tokens_max', 'Largest observed n_tokens.', c.peakKvTokens),
     gauge('prompt_tokens_seconds', 'Average prompt throughput in tokens/s.', perSecond(c.promptTokensTotal, c.promptMsTotal)),
-    gauge('predicted_tokens_seconds', 'Average generation throughput in tokens/s.', perSecond(c.generatedTokensTotal, c.predictedMsTotal)),
+    gauge(
+      'predicted_tokens_seconds',
+      'Average generation throughput in tokens/s.',
+      perSecond(c.generatedTokensTotal, c.predictedMsTotal),
+    ),
     gauge('requests_processing', 'Number of requests processing.', engine.processingCount()),
     gauge('requests_deferred', 'Number of requests deferred.', engine.waitingCount()),
     gauge('n_busy_slots_per_decode', 'Average number of busy slots per llama_decode() call', engine.processingCount()),

@@ -7,7 +7,14 @@ import { createModelEngine } from '#src/sim/model-engine.ts';
 import type { ResolvedModel } from '#src/sim/spec.ts';
 import { llamaDialect } from '#src/sim/kinds/llamacpp-dialect.ts';
 import { llamaTranscription } from '#src/sim/kinds/llamacpp-audio.ts';
-import { classifyLlamaPath, LLAMA_AUDIO_PATHS, LLAMA_RERANK_PATHS, llamaInferenceEndpoint, llamaTokenizeAnswer, llamaWebUi } from '#src/sim/kinds/llamacpp-routes.ts';
+import {
+  classifyLlamaPath,
+  LLAMA_AUDIO_PATHS,
+  LLAMA_RERANK_PATHS,
+  llamaInferenceEndpoint,
+  llamaTokenizeAnswer,
+  llamaWebUi,
+} from '#src/sim/kinds/llamacpp-routes.ts';
 import { rerankAnswer } from '#src/sim/pooling-audio.ts';
 import {
   llamaError,

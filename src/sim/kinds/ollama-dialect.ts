@@ -27,8 +27,19 @@ export function ollamaOpenAiError(status: number, message: string): Reply {
 /** Ollama's Anthropic layer (`anthropic.NewError`): the type by status, and a `request_id`. */
 export function ollamaAnthropicError(reply: Reply, random: () => number): Reply {
   const type = (status: number): string =>
-    status === 400 ? 'invalid_request_error' : status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 404 ? 'not_found_error'
-      : status === 429 ? 'rate_limit_error' : status === 503 || status === 529 ? 'overloaded_error' : 'api_error';
+    status === 400
+      ? 'invalid_request_error'
+      : status === 401
+        ? 'authentication_error'
+        : status === 403
+          ? 'permission_error'
+          : status === 404
+            ? 'not_found_error'
+            : status === 429
+              ? 'rate_limit_error'
+              : status === 503 || status === 529
+                ? 'overloaded_error'
+                : 'api_error';
   return wrappedError(reply, type, { request_id: `req_${hexId(random, 24)}` });
 }
 
@@ -55,7 +66,12 @@ function usage(outcome: GenerationOutcome): Record<string, number> {
 function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
   const isChat = endpoint === 'chat';
   const head = (object: string, choices: unknown[]): Record<string, unknown> => ({
-    id: meta.id, object, created: meta.created, model: meta.model, system_fingerprint: FINGERPRINT, choices,
+    id: meta.id,
+    object,
+    created: meta.created,
+    model: meta.model,
+    system_fingerprint: FINGERPRINT,
+    choices,
   });
   const chunkObject = isChat ? 'chat.completion.chunk' : 'text_completion';
   const streamChoice = (content: string, finishReason: string | null): Record<string, unknown> =>
@@ -106,7 +122,13 @@ export function ollamaDialect(random: () => number): InferenceDialect {
     kvExhaustedReply: () => ollamaOpenAiError(500, 'runner failure'),
     kvExhaustedEvent: () => ({ data: { error: { message: 'runner failure', type: 'api_error', param: null, code: null } } }),
     newId: (endpoint) =>
-      endpoint === 'chat' ? `chatcmpl-${shortId()}` : endpoint === 'responses' ? `resp_${hexId(random, 24)}` : endpoint === 'messages' ? `msg_${hexId(random, 24)}` : `cmpl-${shortId()}`,
+      endpoint === 'chat'
+        ? `chatcmpl-${shortId()}`
+        : endpoint === 'responses'
+          ? `resp_${hexId(random, 24)}`
+          : endpoint === 'messages'
+            ? `msg_${hexId(random, 24)}`
+            : `cmpl-${shortId()}`,
     format,
     // Its OpenAI layer encodes base64 when asked and answers floats for anything else.
     embeddingEncoding: (value) => (value === 'base64' ? 'base64' : 'float'),
@@ -117,6 +139,11 @@ export function ollamaDialect(random: () => number): InferenceDialect {
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
     }),
     maxTokenFields: (endpoint) => MAX_TOKEN_FIELDS[endpoint],
-    anthropic: { error: (reply) => ollamaAnthropicError(reply, random), modelFirst: true, deltaInputTokens: true, omitsStopSequence: true },
+    anthropic: {
+      error: (reply) => ollamaAnthropicError(reply, random),
+      modelFirst: true,
+      deltaInputTokens: true,
+      omitsStopSequence: true,
+    },
   };
 }

@@ -19,7 +19,8 @@ export async function ollamaLoadOrUnload(
   resolve: (name: string) => ResolvedModel | undefined,
 ): Promise<Reply | undefined> {
   const body = exchange.body.kind === 'json' ? exchange.body.value : undefined;
-  const record = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.fromEntries(Object.entries(body)) : {};
+  const record =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.fromEntries(Object.entries(body)) : {};
   const prompt = record['prompt'];
   if (typeof prompt === 'string' && prompt !== '') return undefined;
   const name = typeof record['model'] === 'string' ? record['model'] : '';

@@ -64,7 +64,13 @@ function embedInputs(input: unknown): string[] {
   return Array.isArray(input) ? input.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))) : [];
 }
 
-async function embed(exchange: SimExchange, endpoint: 'embed' | 'embeddings', body: Readonly<Record<string, unknown>>, target: NativeTarget, clock: Clock): Promise<void> {
+async function embed(
+  exchange: SimExchange,
+  endpoint: 'embed' | 'embeddings',
+  body: Readonly<Record<string, unknown>>,
+  target: NativeTarget,
+  clock: Clock,
+): Promise<void> {
   const inputs = endpoint === 'embed' ? embedInputs(body['input']) : [typeof body['prompt'] === 'string' ? body['prompt'] : ''];
   const promptTokens = inputs.reduce((sum, text) => sum + tokenIds(text).length, 0);
   try {
@@ -77,25 +83,44 @@ async function embed(exchange: SimExchange, endpoint: 'embed' | 'embeddings', bo
     return;
   }
   const ms = target.engine.settings.ttftMs * NS_PER_MS;
-  exchange.writer.reply(ollamaJson(200, { model: target.reportedModel, embeddings: inputs.map(embeddingVector), total_duration: ms, load_duration: 0, prompt_eval_count: promptTokens }));
+  exchange.writer.reply(
+    ollamaJson(200, {
+      model: target.reportedModel,
+      embeddings: inputs.map(embeddingVector),
+      total_duration: ms,
+      load_duration: 0,
+      prompt_eval_count: promptTokens,
+    }),
+  );
 }
 
 /** One native inference request on a loaded model. */
-export async function handleNative(exchange: SimExchange, endpoint: NativeEndpoint, body: Readonly<Record<string, unknown>>, target: NativeTarget, clock: Clock): Promise<void> {
+export async function handleNative(
+  exchange: SimExchange,
+  endpoint: NativeEndpoint,
+  body: Readonly<Record<string, unknown>>,
+  target: NativeTarget,
+  clock: Clock,
+): Promise<void> {
   if (endpoint === 'embed' || endpoint === 'embeddings') return embed(exchange, endpoint, body, target, clock);
   const chat = endpoint === 'chat';
   if (chat && body['messages'] !== undefined && !Array.isArray(body['messages'])) {
     exchange.writer.reply(ollamaError(400, 'json: cannot unmarshal messages'));
     return;
   }
-  const promptTokens = chat ? chatPromptTokens(body['messages'] ?? []) : textPromptTokens(`${typeof body['system'] === 'string' ? body['system'] : ''}${typeof body['prompt'] === 'string' ? body['prompt'] : ''}`);
+  const promptTokens = chat
+    ? chatPromptTokens(body['messages'] ?? [])
+    : textPromptTokens(
+        `${typeof body['system'] === 'string' ? body['system'] : ''}${typeof body['prompt'] === 'string' ? body['prompt'] : ''}`,
+      );
   const verdict = decideOllama(promptTokens, numPredict(body), target.contextTokens);
   if (!verdict.ok) return;
   const stream = body['stream'] !== false;
   const { writer, signal } = exchange;
   const createdAt = (): string => new Date(clock.now()).toISOString();
   const head = (): Record<string, unknown> => ({ model: target.reportedModel, created_at: createdAt() });
-  const piece = (text: string): Record<string, unknown> => (chat ? { message: { role: 'assistant', content: text } } : { response: text });
+  const piece = (text: string): Record<string, unknown> =>
+    chat ? { message: { role: 'assistant', content: text } } : { response: text };
   const final = (outcome: GenerationOutcome, text: string): Record<string, unknown> => ({
     ...head(),
     ...piece(text),

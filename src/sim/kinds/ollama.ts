@@ -42,8 +42,12 @@ function digestOf(id: string): string {
 function details(model: ResolvedModel): Record<string, unknown> {
   const billions = (model.sizeBytes * 8) / 4.85 / 1e9;
   return {
-    parent_model: '', format: 'gguf', family: 'llama', families: ['llama'],
-    parameter_size: `${billions.toFixed(1)}B`, quantization_level: 'Q4_K_M',
+    parent_model: '',
+    format: 'gguf',
+    family: 'llama',
+    families: ['llama'],
+    parameter_size: `${billions.toFixed(1)}B`,
+    quantization_level: 'Q4_K_M',
   };
 }
 
@@ -60,13 +64,21 @@ export function ollamaHandler(context: KindContext): KindHandler {
   const modifiedAt = new Date(context.startedAtSec * 1000).toISOString();
   const resolve = (name: string): ResolvedModel | undefined => residents.resolve(canonicalModelId('ollama', name));
   const card = (model: ResolvedModel): Record<string, unknown> => ({
-    id: model.id, object: 'model', created: context.startedAtSec, owned_by: ownerOf(model.id),
+    id: model.id,
+    object: 'model',
+    created: context.startedAtSec,
+    owned_by: ownerOf(model.id),
   });
 
   const tags = (): unknown => ({
     models: node.models.map((model) => ({
-      name: model.id, model: model.id, modified_at: modifiedAt, size: model.sizeBytes, digest: digestOf(model.id),
-      details: details(model), capabilities: ['completion'],
+      name: model.id,
+      model: model.id,
+      modified_at: modifiedAt,
+      size: model.sizeBytes,
+      digest: digestOf(model.id),
+      details: details(model),
+      capabilities: ['completion'],
     })),
   });
 
@@ -76,9 +88,14 @@ export function ollamaHandler(context: KindContext): KindHandler {
     loaded.sort((a, b) => expiresAt(b) - expiresAt(a));
     return {
       models: loaded.map((view) => ({
-        name: view.model.id, model: view.model.id, size: view.model.sizeBytes, digest: digestOf(view.model.id),
-        details: details(view.model), expires_at: new Date(expiresAt(view)).toISOString(),
-        size_vram: view.model.sizeBytes, context_length: view.model.contextTokens,
+        name: view.model.id,
+        model: view.model.id,
+        size: view.model.sizeBytes,
+        digest: digestOf(view.model.id),
+        details: details(view.model),
+        expires_at: new Date(expiresAt(view)).toISOString(),
+        size_vram: view.model.sizeBytes,
+        context_length: view.model.contextTokens,
       })),
     };
   };
@@ -90,7 +107,10 @@ export function ollamaHandler(context: KindContext): KindHandler {
     const model = typeof name === 'string' ? resolve(name) : undefined;
     if (model === undefined) return ollamaError(404, `model '${String(name ?? '')}' not found`);
     return ollamaJson(200, {
-      license: '', modelfile: `FROM ${model.id}\n`, parameters: '', template: '{{ .Prompt }}',
+      license: '',
+      modelfile: `FROM ${model.id}\n`,
+      parameters: '',
+      template: '{{ .Prompt }}',
       details: details(model),
       model_info: {
         'general.architecture': 'llama',
@@ -106,7 +126,8 @@ export function ollamaHandler(context: KindContext): KindHandler {
   /** The native API's body, or undefined after its `{"error"}` answer. */
   function nativeBody(exchange: SimExchange): Record<string, unknown> | undefined {
     const { body } = exchange;
-    if (body.kind === 'json' && typeof body.value === 'object' && body.value !== null && !Array.isArray(body.value)) return Object.fromEntries(Object.entries(body.value));
+    if (body.kind === 'json' && typeof body.value === 'object' && body.value !== null && !Array.isArray(body.value))
+      return Object.fromEntries(Object.entries(body.value));
     exchange.writer.reply(ollamaError(400, body.kind === 'empty' ? 'EOF' : 'invalid character looking for beginning of value'));
     return undefined;
   }
@@ -120,7 +141,13 @@ export function ollamaHandler(context: KindContext): KindHandler {
     if (model === undefined) {
       const said = typeof name === 'string' ? name : '';
       const notFound = ollamaModelNotFound(said);
-      exchange.writer.reply(native ? ollamaError(404, `model '${said}' not found`) : endpoint === 'messages' || endpoint === 'count_tokens' ? (dialect.anthropic?.error(notFound) ?? notFound) : notFound);
+      exchange.writer.reply(
+        native
+          ? ollamaError(404, `model '${said}' not found`)
+          : endpoint === 'messages' || endpoint === 'count_tokens'
+            ? (dialect.anthropic?.error(notFound) ?? notFound)
+            : notFound,
+      );
       return;
     }
     if (residents.status(model.id) === 'unloaded') residents.load(model.id);
@@ -132,8 +159,23 @@ export function ollamaHandler(context: KindContext): KindHandler {
       return;
     }
     residents.touch(model.id);
-    if (native) await handleNative(exchange, NATIVE_PATHS[exchange.path] ?? 'chat', body, { reportedModel: model.id, engine, contextTokens: model.contextTokens }, clock);
-    else await handleInference(exchange, INFERENCE_PATHS[exchange.path] ?? 'chat', body, { model, reportedModel: model.id, engine }, dialect, clock);
+    if (native)
+      await handleNative(
+        exchange,
+        NATIVE_PATHS[exchange.path] ?? 'chat',
+        body,
+        { reportedModel: model.id, engine, contextTokens: model.contextTokens },
+        clock,
+      );
+    else
+      await handleInference(
+        exchange,
+        INFERENCE_PATHS[exchange.path] ?? 'chat',
+        body,
+        { model, reportedModel: model.id, engine },
+        dialect,
+        clock,
+      );
   }
 
   async function handle(exchange: SimExchange): Promise<void> {

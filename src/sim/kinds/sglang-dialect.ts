@@ -11,7 +11,10 @@ import { hexId } from '#src/sim/seeded-random.ts';
 import { pydanticJsonInvalid, pydanticMissing } from '#src/sim/kinds/vllm-dialect.ts';
 
 export const SGLANG_JSON_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'application/json' };
-const SGLANG_SSE_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'text/event-stream; charset=utf-8' };
+const SGLANG_SSE_HEADERS: Readonly<Record<string, string>> = {
+  server: 'uvicorn',
+  'Content-Type': 'text/event-stream; charset=utf-8',
+};
 
 export function sglangJson(status: number, body: unknown): Reply {
   return jsonReply(status, body, SGLANG_JSON_HEADERS);
@@ -34,11 +37,22 @@ function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUs
   const isChat = endpoint === 'chat';
   const object = isChat ? 'chat.completion.chunk' : 'text_completion';
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
-    id: meta.id, object, created: meta.created, model: meta.model, choices, usage: null,
+    id: meta.id,
+    object,
+    created: meta.created,
+    model: meta.model,
+    choices,
+    usage: null,
   });
   const streamChoice = (content: string, role: boolean, finishReason: string | null): Record<string, unknown> =>
     isChat
-      ? { index: 0, delta: role ? { role: 'assistant', content } : { content }, logprobs: null, finish_reason: finishReason, matched_stop: null }
+      ? {
+          index: 0,
+          delta: role ? { role: 'assistant', content } : { content },
+          logprobs: null,
+          finish_reason: finishReason,
+          matched_stop: null,
+        }
       : { index: 0, text: content, logprobs: null, finish_reason: finishReason, matched_stop: null };
   return {
     body: (outcome) => ({
@@ -74,8 +88,11 @@ function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUs
 function contextError(error: ContextError): Reply {
   if (error.rule === 'sglang_total_too_long') {
     const total = error.promptTokens + error.requestedTokens;
-    return sglangError(400, 'BadRequestError',
-      `Requested token count exceeds the model's maximum context length of ${error.contextTokens} tokens. You requested a total of ${total} tokens: ${error.promptTokens} tokens from the input messages and ${error.requestedTokens} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`);
+    return sglangError(
+      400,
+      'BadRequestError',
+      `Requested token count exceeds the model's maximum context length of ${error.contextTokens} tokens. You requested a total of ${total} tokens: ${error.promptTokens} tokens from the input messages and ${error.requestedTokens} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`,
+    );
   }
   return sglangError(400, 'BadRequestError', inputTooLong(error.promptTokens, error.contextTokens));
 }
@@ -105,7 +122,9 @@ export function sglangDialect(random: () => number): InferenceDialect {
     embeddingsTooLong: (promptTokens, contextTokens) =>
       promptTokens >= contextTokens ? sglangError(400, 'BadRequestError', inputTooLong(promptTokens, contextTokens)) : undefined,
     kvExhaustedReply: () => sglangError(500, 'InternalServerError', 'scheduler failure'),
-    kvExhaustedEvent: () => ({ data: { error: { object: 'error', message: 'scheduler failure', type: 'InternalServerError', param: null, code: 500 } } }),
+    kvExhaustedEvent: () => ({
+      data: { error: { object: 'error', message: 'scheduler failure', type: 'InternalServerError', param: null, code: 500 } },
+    }),
     newId: (endpoint) => (endpoint === 'responses' ? `resp_${hexId(random, 32)}` : hexId(random, 32)),
     format,
     // Its embeddings answer is always the float array (the request's encoding_format is not read).

@@ -56,14 +56,23 @@ export function sglangHandler(context: KindContext, model: ResolvedModel, port: 
   const dialect = sglangDialect(context.random);
   const target: InferenceTarget = { model, reportedModel: model.id, engine: createModelEngine(node, model, clock) };
   const card = (): Record<string, unknown> => ({
-    id: model.id, object: 'model', created: Math.floor(clock.now() / 1000), owned_by: 'sglang', root: model.id,
+    id: model.id,
+    object: 'model',
+    created: Math.floor(clock.now() / 1000),
+    owned_by: 'sglang',
+    root: model.id,
     max_model_len: model.contextTokens,
   });
 
   function metrics(): Reply {
     const { engine } = target;
     const labels = { model_name: model.id };
-    const one = (name: string, help: string, type: 'counter' | 'gauge', value: number) => ({ name, help, type, samples: [{ labels, value }] });
+    const one = (name: string, help: string, type: 'counter' | 'gauge', value: number) => ({
+      name,
+      help,
+      type,
+      samples: [{ labels, value }],
+    });
     const c = engine.counters();
     const text = renderPrometheus([
       one('sglang:num_running_reqs', 'The number of running requests.', 'gauge', engine.processingCount()),
@@ -92,9 +101,18 @@ export function sglangHandler(context: KindContext, model: ResolvedModel, port: 
     }
     if (method === 'GET' && path.startsWith('/v1/models/')) {
       const name = decodeURIComponent(path.slice('/v1/models/'.length));
-      writer.reply(name === model.id
-        ? sglangJson(200, card())
-        : sglangJson(404, { error: { message: `The model '${name}' does not exist`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' } }));
+      writer.reply(
+        name === model.id
+          ? sglangJson(200, card())
+          : sglangJson(404, {
+              error: {
+                message: `The model '${name}' does not exist`,
+                type: 'invalid_request_error',
+                param: 'model',
+                code: 'model_not_found',
+              },
+            }),
+      );
       return;
     }
     switch (`${method} ${path}`) {
@@ -107,7 +125,15 @@ export function sglangHandler(context: KindContext, model: ResolvedModel, port: 
         writer.reply(sglangJson(200, { object: 'list', data: [card()] }));
         return;
       case 'GET /get_model_info':
-        writer.reply(sglangJson(200, { model_path: model.id, tokenizer_path: model.id, is_generation: true, preferred_sampling_params: null, weight_version: 'default' }));
+        writer.reply(
+          sglangJson(200, {
+            model_path: model.id,
+            tokenizer_path: model.id,
+            is_generation: true,
+            preferred_sampling_params: null,
+            weight_version: 'default',
+          }),
+        );
         return;
       case 'GET /get_server_info':
         writer.reply(sglangJson(200, serverInfo(model, port(), node.ttftMs)));
@@ -134,7 +160,14 @@ export function sglangHandler(context: KindContext, model: ResolvedModel, port: 
   return {
     classify,
     faultReplies: {
-      internalError: () => sglangJson(500, { object: 'error', message: 'simulated internal error', type: 'InternalServerError', param: null, code: 500 }),
+      internalError: () =>
+        sglangJson(500, {
+          object: 'error',
+          message: 'simulated internal error',
+          type: 'InternalServerError',
+          param: null,
+          code: 500,
+        }),
       healthFailure: () => emptyBody(503),
       emptyModels: () => sglangJson(200, { object: 'list', data: [] }),
     },

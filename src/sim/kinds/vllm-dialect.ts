@@ -21,7 +21,10 @@ const VLLM_ANTHROPIC: AnthropicStyle = {
 };
 
 export const VLLM_JSON_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'application/json' };
-const VLLM_SSE_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'text/event-stream; charset=utf-8' };
+const VLLM_SSE_HEADERS: Readonly<Record<string, string>> = {
+  server: 'uvicorn',
+  'Content-Type': 'text/event-stream; charset=utf-8',
+};
 
 export function vllmJson(status: number, body: unknown): Reply {
   return jsonReply(status, body, VLLM_JSON_HEADERS);
@@ -59,10 +62,18 @@ const usageSlot = (includeUsage: boolean): Record<string, unknown> => (includeUs
 
 function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
-    id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices, ...usageSlot(includeUsage),
+    id: meta.id,
+    object: 'chat.completion.chunk',
+    created: meta.created,
+    model: meta.model,
+    choices,
+    ...usageSlot(includeUsage),
   });
   const delta = (content: Record<string, unknown>, finishReason: string | null): Record<string, unknown> => ({
-    index: 0, delta: content, logprobs: null, finish_reason: finishReason,
+    index: 0,
+    delta: content,
+    logprobs: null,
+    finish_reason: finishReason,
     ...(finishReason === null ? {} : { stop_reason: null }),
   });
   return {
@@ -71,13 +82,24 @@ function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationForm
       object: 'chat.completion',
       created: meta.created,
       model: meta.model,
-      choices: [{
-        index: 0,
-        message: { role: 'assistant', content: outcome.text, refusal: null, annotations: null, audio: null, function_call: null, tool_calls: [], reasoning_content: null },
-        logprobs: null,
-        finish_reason: outcome.finishReason,
-        stop_reason: null,
-      }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: outcome.text,
+            refusal: null,
+            annotations: null,
+            audio: null,
+            function_call: null,
+            tool_calls: [],
+            reasoning_content: null,
+          },
+          logprobs: null,
+          finish_reason: outcome.finishReason,
+          stop_reason: null,
+        },
+      ],
       service_tier: null,
       system_fingerprint: null,
       usage: usage(outcome, true),
@@ -98,10 +120,19 @@ function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationForm
 
 function completionFormat(meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
   const choice = (text: string, finishReason: string | null): Record<string, unknown> => ({
-    index: 0, text, logprobs: null, finish_reason: finishReason, stop_reason: null,
+    index: 0,
+    text,
+    logprobs: null,
+    finish_reason: finishReason,
+    stop_reason: null,
   });
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
-    id: meta.id, object: 'text_completion', created: meta.created, model: meta.model, choices, ...usageSlot(includeUsage),
+    id: meta.id,
+    object: 'text_completion',
+    created: meta.created,
+    model: meta.model,
+    choices,
+    ...usageSlot(includeUsage),
   });
   return {
     body: (outcome) => ({
@@ -148,7 +179,12 @@ const MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonly string[]>> =
 };
 
 const ID_PREFIX: Readonly<Record<InferenceEndpoint, string>> = {
-  chat: 'chatcmpl-', completion: 'cmpl-', embeddings: 'embd-', responses: 'resp_', messages: 'chatcmpl-', count_tokens: 'chatcmpl-',
+  chat: 'chatcmpl-',
+  completion: 'cmpl-',
+  embeddings: 'embd-',
+  responses: 'resp_',
+  messages: 'chatcmpl-',
+  count_tokens: 'chatcmpl-',
 };
 
 export function vllmDialect(random: () => number): InferenceDialect {
@@ -162,17 +198,23 @@ export function vllmDialect(random: () => number): InferenceDialect {
     contextError,
     embeddingsTooLong: (promptTokens, contextTokens) =>
       promptTokens > contextTokens
-        ? vllmError(400, 'BadRequestError',
-            `This model's maximum context length is ${contextTokens} tokens. However, you requested ${promptTokens} tokens in the input for embedding generation. Please reduce the length of the input.`)
+        ? vllmError(
+            400,
+            'BadRequestError',
+            `This model's maximum context length is ${contextTokens} tokens. However, you requested ${promptTokens} tokens in the input for embedding generation. Please reduce the length of the input.`,
+          )
         : undefined,
     kvExhaustedReply: () => vllmError(500, 'InternalServerError', 'engine failure'),
-    kvExhaustedEvent: () => ({ data: { error: { message: 'engine failure', type: 'InternalServerError', param: null, code: 500 } } }),
+    kvExhaustedEvent: () => ({
+      data: { error: { message: 'engine failure', type: 'InternalServerError', param: null, code: 500 } },
+    }),
     newId: (endpoint) => `${ID_PREFIX[endpoint]}${hexId(random, 32)}`,
     format: (endpoint, meta, includeUsage) =>
       endpoint === 'chat' ? chatFormat(meta, includeUsage) : completionFormat(meta, includeUsage),
     // `encoding_format: Literal["float", "base64"]`; base64 is the float32 array's bytes.
     embeddingEncoding: (value) =>
-      requestedEncoding(value) ?? vllmError(400, 'Bad Request', pydanticLiteral('encoding_format', JSON.stringify(value), "'float' or 'base64'")),
+      requestedEncoding(value) ??
+      vllmError(400, 'Bad Request', pydanticLiteral('encoding_format', JSON.stringify(value), "'float' or 'base64'")),
     embeddings: ({ meta, vectors, promptTokens }) => ({
       id: meta.id,
       object: 'list',

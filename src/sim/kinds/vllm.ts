@@ -26,12 +26,25 @@ const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
 };
 
 /** vLLM's pooling and speech-to-text routes (answered by pooling-audio.ts). */
-const POOLING_AUDIO_PATHS: readonly string[] = ['/rerank', '/v1/rerank', '/v2/rerank', '/score', '/v1/score', '/v1/audio/transcriptions', '/v1/audio/translations'];
+const POOLING_AUDIO_PATHS: readonly string[] = [
+  '/rerank',
+  '/v1/rerank',
+  '/v2/rerank',
+  '/score',
+  '/v1/score',
+  '/v1/audio/transcriptions',
+  '/v1/audio/translations',
+];
 
 /** Known paths and their methods; another method on a known path is FastAPI's 405. */
 const ROUTES: Readonly<Record<string, readonly string[]>> = {
-  '/health': ['GET'], '/ping': ['GET', 'POST'], '/v1/models': ['GET'], '/version': ['GET'], '/load': ['GET'],
-  '/tokenize': ['POST'], '/metrics': ['GET'],
+  '/health': ['GET'],
+  '/ping': ['GET', 'POST'],
+  '/v1/models': ['GET'],
+  '/version': ['GET'],
+  '/load': ['GET'],
+  '/tokenize': ['POST'],
+  '/metrics': ['GET'],
   ...Object.fromEntries([...Object.keys(INFERENCE_PATHS), ...POOLING_AUDIO_PATHS].map((path) => [path, ['POST']])),
 };
 
@@ -54,23 +67,33 @@ function tokenizeAnswer(body: Readonly<Record<string, unknown>>, maxModelLen: nu
   let pieces: string[];
   if (Array.isArray(messages)) {
     const count = chatPromptTokens(messages);
-    const texts = messages.map((m: unknown) => (typeof m === 'object' && m !== null && 'content' in m && typeof m.content === 'string' ? m.content : ''));
+    const texts = messages.map((m: unknown) =>
+      typeof m === 'object' && m !== null && 'content' in m && typeof m.content === 'string' ? m.content : '',
+    );
     pieces = texts.flatMap(tokenize).slice(0, count);
     tokens = pieces.map(tokenId);
     while (tokens.length < count) tokens.push(TEMPLATE_TOKEN_ID);
   } else {
     const prompt = body['prompt'];
     pieces = typeof prompt === 'string' ? tokenize(prompt) : [];
-    tokens = typeof prompt === 'string' ? tokenIds(prompt) : Array.from({ length: textPromptTokens(prompt) }, () => TEMPLATE_TOKEN_ID);
+    tokens =
+      typeof prompt === 'string' ? tokenIds(prompt) : Array.from({ length: textPromptTokens(prompt) }, () => TEMPLATE_TOKEN_ID);
   }
-  return { count: tokens.length, max_model_len: maxModelLen, tokens, token_strs: body['return_token_strs'] === true ? pieces : null };
+  return {
+    count: tokens.length,
+    max_model_len: maxModelLen,
+    tokens,
+    token_strs: body['return_token_strs'] === true ? pieces : null,
+  };
 }
 
 export function vllmHandler(context: KindContext): KindHandler {
   const { node, clock, random } = context;
   const dialect = vllmDialect(random);
   const targets: InferenceTarget[] = node.models.map((model) => ({
-    model, reportedModel: model.id, engine: createModelEngine(node, model, clock),
+    model,
+    reportedModel: model.id,
+    engine: createModelEngine(node, model, clock),
   }));
   const nowSec = (): number => Math.floor(clock.now() / 1000);
 
@@ -84,11 +107,22 @@ export function vllmHandler(context: KindContext): KindHandler {
     root: target.model.id,
     parent: null,
     max_model_len: target.model.contextTokens,
-    permission: [{
-      id: `modelperm-${hexId(random, 32)}`, object: 'model_permission', created,
-      allow_create_engine: false, allow_sampling: true, allow_logprobs: true, allow_search_indices: false,
-      allow_view: true, allow_fine_tuning: false, organization: '*', group: null, is_blocking: false,
-    }],
+    permission: [
+      {
+        id: `modelperm-${hexId(random, 32)}`,
+        object: 'model_permission',
+        created,
+        allow_create_engine: false,
+        allow_sampling: true,
+        allow_logprobs: true,
+        allow_search_indices: false,
+        allow_view: true,
+        allow_fine_tuning: false,
+        organization: '*',
+        group: null,
+        is_blocking: false,
+      },
+    ],
   });
 
   /** The served model the body names (the first one when it names none); undefined once answered. */
@@ -103,23 +137,44 @@ export function vllmHandler(context: KindContext): KindHandler {
   }
 
   function metrics(): Reply {
-    const family = (name: string, help: string, type: 'counter' | 'gauge', value: (t: InferenceTarget) => number): MetricFamily => ({
-      name, help, type,
+    const family = (
+      name: string,
+      help: string,
+      type: 'counter' | 'gauge',
+      value: (t: InferenceTarget) => number,
+    ): MetricFamily => ({
+      name,
+      help,
+      type,
       samples: targets.map((t) => ({ labels: { model_name: t.model.id, engine: '0' }, value: value(t) })),
     });
     const success: MetricFamily = {
-      name: 'vllm:request_success_total', help: 'Count of successfully processed requests.', type: 'counter',
+      name: 'vllm:request_success_total',
+      help: 'Count of successfully processed requests.',
+      type: 'counter',
       samples: targets.flatMap((t) => [
         { labels: { model_name: t.model.id, engine: '0', finished_reason: 'stop' }, value: t.engine.counters().finishedStop },
         { labels: { model_name: t.model.id, engine: '0', finished_reason: 'length' }, value: t.engine.counters().finishedLength },
       ]),
     };
     const text = renderPrometheus([
-      family('vllm:num_requests_running', 'Number of requests in model execution batches.', 'gauge', (t) => t.engine.processingCount()),
+      family('vllm:num_requests_running', 'Number of requests in model execution batches.', 'gauge', (t) =>
+        t.engine.processingCount(),
+      ),
       family('vllm:num_requests_waiting', 'Number of requests waiting to be processed.', 'gauge', (t) => t.engine.waitingCount()),
       family('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.', 'gauge', (t) => t.engine.kvUsageRatio()),
-      family('vllm:prompt_tokens_total', 'Number of prefill tokens processed.', 'counter', (t) => t.engine.counters().promptTokensTotal),
-      family('vllm:generation_tokens_total', 'Number of generation tokens processed.', 'counter', (t) => t.engine.counters().generatedTokensTotal),
+      family(
+        'vllm:prompt_tokens_total',
+        'Number of prefill tokens processed.',
+        'counter',
+        (t) => t.engine.counters().promptTokensTotal,
+      ),
+      family(
+        'vllm:generation_tokens_total',
+        'Number of generation tokens processed.',
+        'counter',
+        (t) => t.engine.counters().generatedTokensTotal,
+      ),
       success,
     ]);
     return textReply(200, text, { server: 'uvicorn', 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' });
@@ -131,11 +186,20 @@ export function vllmHandler(context: KindContext): KindHandler {
     const created = nowSec();
     if (path.startsWith('/v1/audio/')) {
       const form = formFields(exchange);
-      if (form === undefined) return writer.reply(vllmJson(400, { error: { message: 'expected multipart/form-data', type: 'BadRequestError', param: null, code: 400 } }));
+      if (form === undefined)
+        return writer.reply(
+          vllmJson(400, { error: { message: 'expected multipart/form-data', type: 'BadRequestError', param: null, code: 400 } }),
+        );
       const target = targetFor(exchange, form.fields);
       if (target === undefined) return;
       const task = path.endsWith('translations') ? 'translate' : 'transcribe';
-      writer.reply(transcriptionReply(form, { id: `${task === 'translate' ? 'trsl' : 'trsc'}-${hexId(random, 32)}`, model: target.model.id, created }, task));
+      writer.reply(
+        transcriptionReply(
+          form,
+          { id: `${task === 'translate' ? 'trsl' : 'trsc'}-${hexId(random, 32)}`, model: target.model.id, created },
+          task,
+        ),
+      );
       return;
     }
     const body = jsonObjectBody(exchange, dialect);
@@ -154,7 +218,9 @@ export function vllmHandler(context: KindContext): KindHandler {
     }
     const allowed = ROUTES[path];
     if (allowed === undefined || !allowed.includes(method)) {
-      writer.reply(vllmJson(allowed === undefined ? 404 : 405, { detail: allowed === undefined ? 'Not Found' : 'Method Not Allowed' }));
+      writer.reply(
+        vllmJson(allowed === undefined ? 404 : 405, { detail: allowed === undefined ? 'Not Found' : 'Method Not Allowed' }),
+      );
       return;
     }
     if (POOLING_AUDIO_PATHS.includes(path)) return poolingOrAudio(exchange);
@@ -174,14 +240,21 @@ export function vllmHandler(context: KindContext): KindHandler {
         return;
       case '/v1/models': {
         const created = nowSec();
-        writer.reply(vllmJson(200, { object: 'list', data: targets.flatMap((t) => servedNames(t).map((name) => modelCard(t, name, created))) }));
+        writer.reply(
+          vllmJson(200, {
+            object: 'list',
+            data: targets.flatMap((t) => servedNames(t).map((name) => modelCard(t, name, created))),
+          }),
+        );
         return;
       }
       case '/version':
         writer.reply(vllmJson(200, { version: node.version ?? VLLM_VERSION }));
         return;
       case '/load':
-        writer.reply(vllmJson(200, { server_load: targets.reduce((n, t) => n + t.engine.processingCount() + t.engine.waitingCount(), 0) }));
+        writer.reply(
+          vllmJson(200, { server_load: targets.reduce((n, t) => n + t.engine.processingCount() + t.engine.waitingCount(), 0) }),
+        );
         return;
       default:
         writer.reply(metrics());

@@ -11,7 +11,11 @@ import { metricValue } from '#test/mesh/helpers.ts';
 let replicas: Replicas | undefined;
 
 before(async () => {
-  replicas = await startReplicas({ count: 2, leaseTtl: '1500ms', nodes: [{ name: 'n', url: 'http://127.0.0.1:9', kind: 'llamacpp' }] });
+  replicas = await startReplicas({
+    count: 2,
+    leaseTtl: '1500ms',
+    nodes: [{ name: 'n', url: 'http://127.0.0.1:9', kind: 'llamacpp' }],
+  });
 });
 after(async () => {
   replicas?.redis.resume();
@@ -22,17 +26,29 @@ test('gateway_cluster_* metrics: shared, then fallback while the store is paused
   const gw = replicas?.gateways[0];
   assert.ok(gw !== undefined && replicas !== undefined);
   const metric = async (name: string): Promise<number> => metricValue(await gw.metrics(), name);
-  await eventually(async () => (await metric('gateway_cluster_store_up')) === 1 && (await metric('gateway_cluster_live_replicas')) === 2, 20_000, 'shared, two replicas counted');
+  await eventually(
+    async () => (await metric('gateway_cluster_store_up')) === 1 && (await metric('gateway_cluster_live_replicas')) === 2,
+    20_000,
+    'shared, two replicas counted',
+  );
   assert.equal(await metric('gateway_cluster_leases_held'), 0);
   assert.equal(await metric('gateway_cluster_waiters'), 0);
   const losses = await metric('gateway_cluster_store_losses');
   replicas.redis.pause();
   try {
-    await eventually(async () => (await metric('gateway_cluster_store_up')) === 0, 20_000, 'store_up 0 while the store is paused');
+    await eventually(
+      async () => (await metric('gateway_cluster_store_up')) === 0,
+      20_000,
+      'store_up 0 while the store is paused',
+    );
     assert.equal(await metric('gateway_cluster_store_losses'), losses + 1, 'one loss more, counted once');
   } finally {
     replicas.redis.resume();
   }
-  await eventually(async () => (await metric('gateway_cluster_store_up')) === 1, 20_000, 'store_up 1 once the store answers again');
+  await eventually(
+    async () => (await metric('gateway_cluster_store_up')) === 1,
+    20_000,
+    'store_up 1 once the store answers again',
+  );
   assert.equal(await metric('gateway_cluster_store_losses'), losses + 1);
 });

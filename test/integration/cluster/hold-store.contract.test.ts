@@ -51,21 +51,45 @@ for (const [name, make] of Object.entries(rigs)) {
     await a.putHold({ node: 'router', model: 'extra', kind: 'loaded', replica: 'r0', forMs: 600_000 });
     await a.putHold({ node: 'a-node', model: 'x:y/z', kind: 'unloaded', replica: 'r0', forMs: 300_000 });
     const listed = await b.listHolds();
-    assert.deepEqual(listed.map((h) => [h.node, h.model, h.kind, h.replica, h.forMs]), [['a-node', 'x:y/z', 'unloaded', 'r0', 300_000], ['router', 'extra', 'loaded', 'r0', 600_000]], 'by node and model');
+    assert.deepEqual(
+      listed.map((h) => [h.node, h.model, h.kind, h.replica, h.forMs]),
+      [
+        ['a-node', 'x:y/z', 'unloaded', 'r0', 300_000],
+        ['router', 'extra', 'loaded', 'r0', 600_000],
+      ],
+      'by node and model',
+    );
     for (const h of listed) assert.ok(h.leftMs > 0 && h.leftMs <= h.forMs, `left ${h.leftMs} of ${h.forMs}`);
     await b.putHold({ node: 'router', model: 'extra', kind: 'unloaded', replica: 'r1', forMs: 60_000 });
-    assert.deepEqual((await a.listHolds()).filter((h) => h.node === 'router').map((h) => [h.kind, h.replica, h.forMs]), [['unloaded', 'r1', 60_000]], 'replaced');
+    assert.deepEqual(
+      (await a.listHolds()).filter((h) => h.node === 'router').map((h) => [h.kind, h.replica, h.forMs]),
+      [['unloaded', 'r1', 60_000]],
+      'replaced',
+    );
     await b.putHold({ node: 'router', model: 'extra', kind: 'released', replica: 'r1', forMs: 600_000 });
     await b.putHold({ node: 'router', model: 'never-held', kind: 'released', replica: 'r1', forMs: 600_000 });
-    assert.deepEqual((await a.listHolds()).map((h) => [h.model, h.kind]), [['x:y/z', 'unloaded'], ['extra', 'released'], ['never-held', 'released']]);
+    assert.deepEqual(
+      (await a.listHolds()).map((h) => [h.model, h.kind]),
+      [
+        ['x:y/z', 'unloaded'],
+        ['extra', 'released'],
+        ['never-held', 'released'],
+      ],
+    );
   });
 
   test(`${name}: the store ends a hold after its length`, async () => {
     const { a, b, pass } = await make();
     await a.putHold({ node: 'router', model: 'short', kind: 'loaded', replica: 'r0', forMs: 150 });
     await a.putHold({ node: 'router', model: 'long', kind: 'loaded', replica: 'r0', forMs: 600_000 });
-    assert.deepEqual((await b.listHolds()).map((h) => h.model), ['long', 'short']);
+    assert.deepEqual(
+      (await b.listHolds()).map((h) => h.model),
+      ['long', 'short'],
+    );
     await pass(150, async () => !(await b.listHolds()).some((h) => h.model === 'short'));
-    assert.deepEqual((await b.listHolds()).map((h) => h.model), ['long']);
+    assert.deepEqual(
+      (await b.listHolds()).map((h) => h.model),
+      ['long'],
+    );
   });
 }

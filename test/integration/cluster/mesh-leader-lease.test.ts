@@ -87,7 +87,15 @@ interface Replica {
 
 async function replica(name: string, leaderStore: LeaderStore): Promise<Replica> {
   const listeners = new Set<() => void>();
-  const lease = new LeaderLease({ store: leaderStore, name: 'mesh', replica: name, leaseTtlMs: TTL_MS, clock: systemClock, onChange: () => listeners.forEach((l) => l()), lost: () => {} });
+  const lease = new LeaderLease({
+    store: leaderStore,
+    name: 'mesh',
+    replica: name,
+    leaseTtlMs: TTL_MS,
+    clock: systemClock,
+    onChange: () => listeners.forEach((l) => l()),
+    lost: () => {},
+  });
   const gate: PublishGate = { mayPublish: () => lease.leading(), onChange: (l) => (listeners.add(l), () => listeners.delete(l)) };
   const events = new EventBus<MeshEvents>((e) => {
     throw e;

@@ -13,7 +13,16 @@ import { startRedisServer, type RedisServer } from '#test/fixtures/redis-server.
 
 const WARNING = /no \[mesh\] peer_key_file: every replica of this site shares the site key's libp2p peer id/;
 const key = newSiteKey();
-const mesh = ['[mesh]', 'site = "a"', 'url = "http://127.0.0.1:1/a"', 'key_file = "/unused/a.key"', 'listen = ["/ip4/127.0.0.1/tcp/0"]', '[[mesh.sites]]', 'id = "b"', `public_key = "${newSiteKey().publicKey}"`].join('\n');
+const mesh = [
+  '[mesh]',
+  'site = "a"',
+  'url = "http://127.0.0.1:1/a"',
+  'key_file = "/unused/a.key"',
+  'listen = ["/ip4/127.0.0.1/tcp/0"]',
+  '[[mesh.sites]]',
+  'id = "b"',
+  `public_key = "${newSiteKey().publicKey}"`,
+].join('\n');
 const nodes = [{ name: 'n', url: 'http://127.0.0.1:9', kind: 'vllm' }];
 
 let redis: RedisServer | undefined;
@@ -26,8 +35,13 @@ after(async () => {
 
 test('a replica of a mesh site without its own peer key warns once; a lone site does not', async () => {
   const bus = new MemoryBus();
-  for (const [cluster, warned] of [[clusterTable(redis?.url ?? '', 'r0', 'warn-test:', '3s'), 1], ['', 0]] as const) {
-    const gw = await startGateway(gatewayToml(nodes, `${mesh}\n${cluster}`, 'api_keys = ["k-1"]'), { meshGossip: { key, transport: () => bus.transport('peer-a') } });
+  for (const [cluster, warned] of [
+    [clusterTable(redis?.url ?? '', 'r0', 'warn-test:', '3s'), 1],
+    ['', 0],
+  ] as const) {
+    const gw = await startGateway(gatewayToml(nodes, `${mesh}\n${cluster}`, 'api_keys = ["k-1"]'), {
+      meshGossip: { key, transport: () => bus.transport('peer-a') },
+    });
     try {
       const lines = gw.logs().filter((l) => typeof l.msg === 'string' && WARNING.test(l.msg));
       assert.equal(lines.length, warned, cluster === '' ? 'without [cluster]' : 'with [cluster]');

@@ -39,7 +39,7 @@ test('a waiter that leaves lets the next one up; one of a dead replica is forgot
   await a.release(PAIR, 'a/1');
   assert.equal((await b.acquire(PAIR, 'b/1', 'b/1', 1)).granted, true);
   // b dies holding it (no renewal): the lease expires after lease_ttl, by the server's clock.
-  await eventually(async () => (await a.acquire(PAIR, 'a/3', 'a/3', 1)).granted, 5_000, 'b\'s lease expired');
+  await eventually(async () => (await a.acquire(PAIR, 'a/3', 'a/3', 1)).granted, 5_000, "b's lease expired");
 });
 
 test('a renewal registers a held lease again after the store lost it (restart); scripts are loaded again', async () => {
@@ -48,10 +48,22 @@ test('a renewal registers a held lease again after the store lost it (restart); 
   assert.equal((await a.acquire(PAIR, 'a/1', 'a/1', 1)).granted, true);
   await server().restart();
   // Both clients reconnect by themselves; the server has no lease and no script.
-  await eventually(async () => (await a.renew([{ pair: PAIR, leases: ['a/1'], waiters: [] }]).catch(() => 0)) === 1, 10_000, 'a renews after the restart');
+  await eventually(
+    async () => (await a.renew([{ pair: PAIR, leases: ['a/1'], waiters: [] }]).catch(() => 0)) === 1,
+    10_000,
+    'a renews after the restart',
+  );
   // b's client reconnects on its own schedule (no offline queue: a call while down fails at once).
-  await eventually(async () => (await b.renew([]).then(() => true, () => false)), 10_000, 'b reconnected after the restart');
+  await eventually(
+    async () =>
+      await b.renew([]).then(
+        () => true,
+        () => false,
+      ),
+    10_000,
+    'b reconnected after the restart',
+  );
   const answer = await b.acquire(PAIR, 'b/1', 'b/1', 1).catch(() => undefined);
-  assert.equal(answer?.granted, false, 'a\'s registered lease counts: b waits');
+  assert.equal(answer?.granted, false, "a's registered lease counts: b waits");
   assert.equal(answer?.used, 1);
 });

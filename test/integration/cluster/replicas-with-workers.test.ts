@@ -14,7 +14,12 @@ let replicas: Replicas | undefined;
 
 before(async () => {
   node = await startSlotCountingNode({ slots: SLOTS, holdMs: 10 });
-  replicas = await startReplicas({ count: 2, workers: 2, nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }], extra: '[routing]\nmax_queue = 1000\nqueue_timeout = "120s"' });
+  replicas = await startReplicas({
+    count: 2,
+    workers: 2,
+    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+    extra: '[routing]\nmax_queue = 1000\nqueue_timeout = "120s"',
+  });
   for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
 });
 after(async () => {
@@ -24,7 +29,16 @@ after(async () => {
 
 test('two replicas with two workers each: at most 4 at the node at once', async () => {
   const gws = replicas?.gateways ?? [];
-  const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => postFresh(`${gws[i % gws.length]?.url}/v1/chat/completions`, { model: 'm', user: `u${i}`, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 })));
+  const answers = await Promise.all(
+    Array.from({ length: 120 }, (_, i) =>
+      postFresh(`${gws[i % gws.length]?.url}/v1/chat/completions`, {
+        model: 'm',
+        user: `u${i}`,
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 4,
+      }),
+    ),
+  );
   assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
   assert.equal(node.seen.served, 120);
   assert.ok(node.seen.peak <= SLOTS, `peak ${node.seen.peak}`);

@@ -33,7 +33,10 @@ id = "${m}2"
 status = "unloaded"
 `;
 
-interface Residency { loads: number; overlaps: number }
+interface Residency {
+  loads: number;
+  overlaps: number;
+}
 
 let sim: SimFleet | undefined;
 let replicas: Replicas | undefined;
@@ -44,10 +47,27 @@ before(async () => {
   const nodes = ['held', 'free'].map((name) => ({ name, url: sim?.url(name) ?? '', kind: 'llamacpp' }));
   replicas = await startReplicas({ count: 2, nodes, extra: '[routing]\nqueue_timeout = "1s"\nload_timeout = "2s"' });
   for (const gw of replicas.gateways) {
-    for (const [node, first] of [['held', 'm0'], ['free', 'f0']] as const) await waitForHost(gw.url, node, (h) => h.router?.max_instances === 1 && h.loaded.includes(first), 'max_instances learned', 20_000);
+    for (const [node, first] of [
+      ['held', 'm0'],
+      ['free', 'f0'],
+    ] as const)
+      await waitForHost(
+        gw.url,
+        node,
+        (h) => h.router?.max_instances === 1 && h.loaded.includes(first),
+        'max_instances learned',
+        20_000,
+      );
   }
   // A third replica ("rx", no gateway: the test holds its claim) switching `held` to m2, unloading m0.
-  foreign = new RedisStore({ url: replicas.redis.url, password: undefined, replica: 'rx', leaseTtlMs: 60_000, callTimeoutMs: 2_000, prefix: replicas.prefix });
+  foreign = new RedisStore({
+    url: replicas.redis.url,
+    password: undefined,
+    replica: 'rx',
+    leaseTtlMs: 60_000,
+    callTimeoutMs: 2_000,
+    prefix: replicas.prefix,
+  });
   await foreign.connect();
 });
 after(async () => {
@@ -56,15 +76,30 @@ after(async () => {
   await sim?.close();
 });
 
-const residency = async (node: string): Promise<Residency> => (await httpJson('GET', `${sim?.url(node)}/__sim/stats`)).json<{ residency: Residency }>().residency;
+const residency = async (node: string): Promise<Residency> =>
+  (await httpJson('GET', `${sim?.url(node)}/__sim/stats`)).json<{ residency: Residency }>().residency;
 const chat = (model: string): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
 
 test("another replica's switch held: a request for its victim (listed loaded here) or another model is not sent, and is refused at queue_timeout naming that replica", async () => {
   const [r0, r1] = replicas?.gateways ?? [];
   assert.ok(r0 && r1 && foreign);
-  assert.equal(await foreign.takeSwitch('held', { holder: 'rx/t/1', replica: 'rx', model: 'm2', action: 'load', by: 'request', loaded: false, victim: 'm0' }), undefined);
+  assert.equal(
+    await foreign.takeSwitch('held', {
+      holder: 'rx/t/1',
+      replica: 'rx',
+      model: 'm2',
+      action: 'load',
+      by: 'request',
+      loaded: false,
+      victim: 'm0',
+    }),
+    undefined,
+  );
   const before = await residency('held');
-  const [victim, other] = await Promise.all([httpJson('POST', `${r0.url}/v1/chat/completions`, chat('m0')), httpJson('POST', `${r1.url}/v1/chat/completions`, chat('m1'))]);
+  const [victim, other] = await Promise.all([
+    httpJson('POST', `${r0.url}/v1/chat/completions`, chat('m0')),
+    httpJson('POST', `${r1.url}/v1/chat/completions`, chat('m1')),
+  ]);
   for (const answer of [victim, other]) {
     assert.ok(answer.status >= 429, `${answer.status} ${answer.text}`);
     assert.match(answer.text, /replica rx/, 'the reason names the replica whose switch holds the router');

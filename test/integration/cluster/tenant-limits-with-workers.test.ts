@@ -32,7 +32,13 @@ let replicas: Replicas | undefined;
 
 before(async () => {
   node = await startSlotCountingNode({ slots: 64, holdMs: 5 });
-  replicas = await startReplicas({ count: 2, workers: 2, nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }], leaseTtl: `${LEASE_TTL_S}s`, extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}` });
+  replicas = await startReplicas({
+    count: 2,
+    workers: 2,
+    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
+    leaseTtl: `${LEASE_TTL_S}s`,
+    extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}`,
+  });
   for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
 });
 after(async () => {
@@ -41,17 +47,23 @@ after(async () => {
 });
 
 function post(url: string, key: string, user: string): Promise<Answer> {
-  return postFresh(`${url}/v1/chat/completions`, { model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }, { authorization: `Bearer ${key}` });
+  return postFresh(
+    `${url}/v1/chat/completions`,
+    { model: 'm', user, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 },
+    { authorization: `Bearer ${key}` },
+  );
 }
 
 test('two replicas of two workers: exactly requests_per_minute admitted across them', async () => {
   const gws = replicas?.gateways ?? [];
-  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(gws[i % gws.length]?.url ?? '', 'sk-rpm-w', `w${i}`)));
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => post(gws[i % gws.length]?.url ?? '', 'sk-rpm-w', `w${i}`)),
+  );
   assert.equal(answers.filter((a) => a.status === 200).length, 4);
   assert.equal(answers.filter((a) => a.status === 429).length, 8);
 });
 
-test('a worker\'s admitted request leaves the shared in-flight count when it ends', async () => {
+test("a worker's admitted request leaves the shared in-flight count when it ends", async () => {
   const gws = replicas?.gateways ?? [];
   // The settle reaches the store one round trip after the answer ended (worker → owner → Lua), so a
   // request sent at once may still meet the count: it is asked again for up to half of lease_ttl
@@ -59,7 +71,8 @@ test('a worker\'s admitted request leaves the shared in-flight count when it end
   for (let i = 0; i < 4; i += 1) {
     const started = Date.now();
     let answer = await post(gws[i % gws.length]?.url ?? '', 'sk-one-w', `o${i}`);
-    while (answer.status === 429 && Date.now() - started < (LEASE_TTL_S * 1_000) / 2) answer = await post(gws[i % gws.length]?.url ?? '', 'sk-one-w', `o${i}`);
+    while (answer.status === 429 && Date.now() - started < (LEASE_TTL_S * 1_000) / 2)
+      answer = await post(gws[i % gws.length]?.url ?? '', 'sk-one-w', `o${i}`);
     assert.equal(answer.status, 200, `request ${i} after the one before ended`);
   }
 });

@@ -74,7 +74,10 @@ function meshToml(id: Id): string {
 async function startSite(id: Id): Promise<FleetAndGateway> {
   const fleet = `[[node]]\nname = "${id}-gpu"\nkind = "vllm"\nmodels = ["m-${id}"]\ncontext = 8192\nttft = "2ms"\ntokens_per_second = 1000\n`;
   const started = await startFleetAndGateway(fleet, (sim) =>
-    gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }], meshToml(id)).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${http.get(id) ?? 0}"`),
+    gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }], meshToml(id)).replace(
+      'listen = "127.0.0.1:0"',
+      `listen = "127.0.0.1:${http.get(id) ?? 0}"`,
+    ),
   );
   sites.set(id, started);
   return started;
@@ -137,7 +140,11 @@ async function dashboardTransitions(at: Id): Promise<{ kind: string; text: strin
 /** One request through b's gateway to its own node: how long it takes, in ms. */
 async function timedRequest(): Promise<number> {
   const start = performance.now();
-  const res = await httpJson('POST', `${site('b').gw.url}/v1/chat/completions`, { model: 'm-b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+  const res = await httpJson('POST', `${site('b').gw.url}/v1/chat/completions`, {
+    model: 'm-b',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 4,
+  });
   assert.equal(res.status, 200, res.text);
   return performance.now() - start;
 }
@@ -162,7 +169,13 @@ async function startHostile(): Promise<Hostile> {
     streamMuxers: [yamux()],
     services: {
       identify: identify(),
-      pubsub: gossipsub({ globalSignaturePolicy: 'StrictSign', allowPublishToZeroTopicPeers: true, floodPublish: true, emitSelf: false, maxInboundDataLength: 8 * 1024 * 1024 }),
+      pubsub: gossipsub({
+        globalSignaturePolicy: 'StrictSign',
+        allowPublishToZeroTopicPeers: true,
+        floodPublish: true,
+        emitSelf: false,
+        maxInboundDataLength: 8 * 1024 * 1024,
+      }),
     },
   });
   node.services.pubsub.subscribe(SITES_TOPIC);
@@ -185,17 +198,26 @@ async function dialFrom(node: Hostile, id: Id): Promise<void> {
 
 /** H signs its next publications as the author `key` (the gossipsub envelope; author keys are free). */
 function publishAs(node: Hostile, key: PrivateKey): void {
-  Reflect.set(node.services.pubsub, 'publishConfig', { type: 0, author: peerIdFromPrivateKey(key), key: publicKeyToProtobuf(key.publicKey), privateKey: key });
+  Reflect.set(node.services.pubsub, 'publishConfig', {
+    type: 0,
+    author: peerIdFromPrivateKey(key),
+    key: publicKeyToProtobuf(key.publicKey),
+    privateKey: key,
+  });
 }
 
 /** `n` free loopback ports, all held open at once while chosen, so no two are the same. */
 async function distinctPorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-      const server = createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
   );
   const ports = servers.map((server) => {
     const address = server.address();
@@ -205,65 +227,96 @@ async function distinctPorts(n: number): Promise<number[]> {
   return ports;
 }
 
-before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sy-hostile-'));
-  hKey = await generateKeyPair('Ed25519');
-  const ports = await distinctPorts(2 * IDS.length);
-  IDS.forEach((id, i) => {
-    http.set(id, ports[2 * i] ?? 0);
-    p2p.set(id, ports[2 * i + 1] ?? 0);
-  });
-  for (const id of IDS) keys.set(id, await generateSiteKeyFile(join(dir, `${id}.key`)));
-  for (const id of IDS) await startSite(id);
-  for (const [at, of] of [['a', 'b'], ['a', 'c'], ['b', 'c'], ['c', 'b']] as const) await eventually(() => sees(at, of), WAIT_MS, `${at} to see ${of}`);
-}, { timeout: 180_000 });
+before(
+  async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sy-hostile-'));
+    hKey = await generateKeyPair('Ed25519');
+    const ports = await distinctPorts(2 * IDS.length);
+    IDS.forEach((id, i) => {
+      http.set(id, ports[2 * i] ?? 0);
+      p2p.set(id, ports[2 * i + 1] ?? 0);
+    });
+    for (const id of IDS) keys.set(id, await generateSiteKeyFile(join(dir, `${id}.key`)));
+    for (const id of IDS) await startSite(id);
+    for (const [at, of] of [
+      ['a', 'b'],
+      ['a', 'c'],
+      ['b', 'c'],
+      ['c', 'b'],
+    ] as const)
+      await eventually(() => sees(at, of), WAIT_MS, `${at} to see ${of}`);
+  },
+  { timeout: 180_000 },
+);
 
-after(async () => {
-  await Promise.resolve(hostile?.stop()).catch(() => undefined);
-  for (const s of sites.values()) await Promise.resolve(s.close()).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
-}, { timeout: 60_000 });
+after(
+  async () => {
+    await Promise.resolve(hostile?.stop()).catch(() => undefined);
+    for (const s of sites.values()) await Promise.resolve(s.close()).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  },
+  { timeout: 60_000 },
+);
 
 test('c does not keep a connection with a peer that is neither a pinned site nor allowed', { timeout: 120_000 }, async () => {
   hostile = await startHostile();
   const node = hostile;
   await dialFrom(node, 'c').catch(() => undefined);
-  await eventually(() => node.getConnections().every((c) => c.remotePeer.toString() !== keys.get('c')?.peerId), WAIT_MS, 'c to drop H');
+  await eventually(
+    () => node.getConnections().every((c) => c.remotePeer.toString() !== keys.get('c')?.peerId),
+    WAIT_MS,
+    'c to drop H',
+  );
   await dialFrom(node, 'a');
-  await eventually(() => node.services.pubsub.getSubscribers(SITES_TOPIC).some((p) => p.toString() === keys.get('a')?.peerId), WAIT_MS, 'H to join the topic at a');
+  await eventually(
+    () => node.services.pubsub.getSubscribers(SITES_TOPIC).some((p) => p.toString() === keys.get('a')?.peerId),
+    WAIT_MS,
+    'H to join the topic at a',
+  );
   await eventually(() => captured.length >= 2, WAIT_MS, "H to capture b's records through a");
 });
 
-test(`${FRESH_AUTHORS} replays under fresh author keys: ignored, not relayed, bounded warn lines and dashboard events`, { timeout: 240_000 }, async (t) => {
-  const node = hostile ?? assert.fail('no hostile peer');
-  const record = captured[0] ?? assert.fail('nothing captured');
-  const before = { rejected: await rejectedTotal('a'), bIn: await bytesIn('b') };
-  const started = performance.now();
-  for (let i = 0; i < FRESH_AUTHORS; i += 100) {
-    const authors = await Promise.all(Array.from({ length: 100 }, () => generateKeyPair('Ed25519')));
-    // gossipsub reads the publish config synchronously when publish() is called, so a batch of
-    // publications each carries its own author.
-    const sending = authors.map((author) => {
-      publishAs(node, author);
-      return node.services.pubsub.publish(SITES_TOPIC, record).catch(() => undefined);
-    });
-    await Promise.all(sending);
-  }
-  publishAs(node, hKey);
-  // Judged (or dropped over max_peer_messages_per_second) at a; wait until a counted rejections.
-  await eventually(async () => (await rejectedTotal('a')) > before.rejected, WAIT_MS, 'a to judge the replays');
-  const judged = (await rejectedTotal('a')) - before.rejected;
-  const warns = site('a').gw.logs().filter((l) => l.msg === 'mesh record rejected (logged once per peer and reason)');
-  // At most 5 lines per reason a minute (rejection-log.ts): these are all one reason (replay).
-  const minutes = Math.ceil((performance.now() - started) / 60_000);
-  assert.ok(warns.length <= 5 * (minutes + 1), `warn lines at a: ${warns.length} in ${minutes} minute(s)`);
-  const rejections = (await dashboardTransitions('a')).filter((t) => t.kind === 'rejection');
-  assert.ok(rejections.length <= 5, `dashboard rejection events at a: ${rejections.length}`);
-  const bGrew = (await bytesIn('b')) - before.bIn;
-  t.diagnostic(`fresh authors: ${FRESH_AUTHORS} sent in ${Math.round(performance.now() - started)} ms, ${judged} judged (rejected) at a, ${warns.length} warn lines, ${rejections.length} dashboard rejection events, b bytes in +${bGrew}`);
-  assert.ok(bGrew < FRESH_AUTHORS * record.byteLength * 0.02, `b received ${bGrew} bytes while ${FRESH_AUTHORS * record.byteLength} were sent to a`);
-  await knownAndFreshAgain();
-});
+test(
+  `${FRESH_AUTHORS} replays under fresh author keys: ignored, not relayed, bounded warn lines and dashboard events`,
+  { timeout: 240_000 },
+  async (t) => {
+    const node = hostile ?? assert.fail('no hostile peer');
+    const record = captured[0] ?? assert.fail('nothing captured');
+    const before = { rejected: await rejectedTotal('a'), bIn: await bytesIn('b') };
+    const started = performance.now();
+    for (let i = 0; i < FRESH_AUTHORS; i += 100) {
+      const authors = await Promise.all(Array.from({ length: 100 }, () => generateKeyPair('Ed25519')));
+      // gossipsub reads the publish config synchronously when publish() is called, so a batch of
+      // publications each carries its own author.
+      const sending = authors.map((author) => {
+        publishAs(node, author);
+        return node.services.pubsub.publish(SITES_TOPIC, record).catch(() => undefined);
+      });
+      await Promise.all(sending);
+    }
+    publishAs(node, hKey);
+    // Judged (or dropped over max_peer_messages_per_second) at a; wait until a counted rejections.
+    await eventually(async () => (await rejectedTotal('a')) > before.rejected, WAIT_MS, 'a to judge the replays');
+    const judged = (await rejectedTotal('a')) - before.rejected;
+    const warns = site('a')
+      .gw.logs()
+      .filter((l) => l.msg === 'mesh record rejected (logged once per peer and reason)');
+    // At most 5 lines per reason a minute (rejection-log.ts): these are all one reason (replay).
+    const minutes = Math.ceil((performance.now() - started) / 60_000);
+    assert.ok(warns.length <= 5 * (minutes + 1), `warn lines at a: ${warns.length} in ${minutes} minute(s)`);
+    const rejections = (await dashboardTransitions('a')).filter((t) => t.kind === 'rejection');
+    assert.ok(rejections.length <= 5, `dashboard rejection events at a: ${rejections.length}`);
+    const bGrew = (await bytesIn('b')) - before.bIn;
+    t.diagnostic(
+      `fresh authors: ${FRESH_AUTHORS} sent in ${Math.round(performance.now() - started)} ms, ${judged} judged (rejected) at a, ${warns.length} warn lines, ${rejections.length} dashboard rejection events, b bytes in +${bGrew}`,
+    );
+    assert.ok(
+      bGrew < FRESH_AUTHORS * record.byteLength * 0.02,
+      `b received ${bGrew} bytes while ${FRESH_AUTHORS * record.byteLength} were sent to a`,
+    );
+    await knownAndFreshAgain();
+  },
+);
 
 /**
  * Nothing learned is lost: every site still holds the others' models, and is fresh again within a
@@ -271,7 +324,12 @@ test(`${FRESH_AUTHORS} replays under fresh author keys: ignored, not relayed, bo
  * H itself — can delay everyone's heartbeats past freshness for a moment; separate hosts would not.)
  */
 async function knownAndFreshAgain(): Promise<void> {
-  for (const [at, of] of [['a', 'b'], ['a', 'c'], ['b', 'c'], ['c', 'b']] as const) {
+  for (const [at, of] of [
+    ['a', 'b'],
+    ['a', 'c'],
+    ['b', 'c'],
+    ['c', 'b'],
+  ] as const) {
     // The site is still known (the flood dropped nothing); its models and freshness may lag while a
     // loaded machine catches up (a site whose node missed a probe withdraws its model for a round).
     const row = (await rows(at)).find((r) => r.id === of);
@@ -280,42 +338,54 @@ async function knownAndFreshAgain(): Promise<void> {
   }
 }
 
-test('a junk flood at a: b, not connected to the peer, receives none of it, and nothing learned is lost', { timeout: 240_000 }, async (t) => {
-  const node = hostile ?? assert.fail('no hostile peer');
-  const quiet = await samples(20);
-  const bBefore = await bytesIn('b');
-  const t0 = performance.now();
-  const now = Date.now();
-  const forged: SiteRecord = { v: 1, site: 'b', url: 'http://127.0.0.1:1/evil', revision: now * 4096, issued_at: now, models: [{ id: 'evil'.padEnd(200, 'x') }], load: { in_flight: 0, queued: 0, slots: 1 } };
-  const forgedKey = await generateSiteKeyFile(join(dir, 'mallory.key'));
-  let sent = 0;
-  const flood = (async () => {
-    for (let i = 0; i < JUNK_MESSAGES; i += 1) {
-      const kind = i % 3;
-      const data =
-        kind === 0
-          ? new Uint8Array(JUNK_BYTES).fill(0x41 + (i % 26))
-          : kind === 1
-            ? signRecord({ ...forged, revision: forged.revision + i, pad: 'p'.repeat(JUNK_BYTES) }, forgedKey)
-            : new Uint8Array(300 * 1024).fill(0x7b);
-      sent += data.byteLength;
-      await node.services.pubsub.publish(SITES_TOPIC, data).catch(() => undefined);
-    }
-  })();
-  const during = await samples(20);
-  await flood;
-  const floodMs = performance.now() - t0;
-  // A heartbeat or two after the flood, so anything relayed would have arrived.
-  await new Promise((r) => setTimeout(r, 1_500));
-  const bGrew = (await bytesIn('b')) - bBefore;
-  const line = `junk flood: ${JUNK_MESSAGES} messages, ${sent} bytes sent to a in ${Math.round(floodMs)} ms; b (not connected to H) bytes in +${bGrew} (heartbeats only); p95 of a request at b ${p95(quiet).toFixed(1)} ms before, ${p95(during).toFixed(1)} ms during`;
-  t.diagnostic(line);
-  assert.ok(bGrew < sent * 0.01, `b received ${bGrew} bytes of a ${sent}-byte flood`);
-  await knownAndFreshAgain();
-  const b = (await rows('a')).find((r) => r.id === 'b');
-  assert.equal(b?.url, `http://127.0.0.1:${http.get('b') ?? 0}`, 'the forged url was not taken');
-  assert.ok(!b?.models.some((m) => m.id.startsWith('evil')), 'the forged models were not taken');
-});
+test(
+  'a junk flood at a: b, not connected to the peer, receives none of it, and nothing learned is lost',
+  { timeout: 240_000 },
+  async (t) => {
+    const node = hostile ?? assert.fail('no hostile peer');
+    const quiet = await samples(20);
+    const bBefore = await bytesIn('b');
+    const t0 = performance.now();
+    const now = Date.now();
+    const forged: SiteRecord = {
+      v: 1,
+      site: 'b',
+      url: 'http://127.0.0.1:1/evil',
+      revision: now * 4096,
+      issued_at: now,
+      models: [{ id: 'evil'.padEnd(200, 'x') }],
+      load: { in_flight: 0, queued: 0, slots: 1 },
+    };
+    const forgedKey = await generateSiteKeyFile(join(dir, 'mallory.key'));
+    let sent = 0;
+    const flood = (async () => {
+      for (let i = 0; i < JUNK_MESSAGES; i += 1) {
+        const kind = i % 3;
+        const data =
+          kind === 0
+            ? new Uint8Array(JUNK_BYTES).fill(0x41 + (i % 26))
+            : kind === 1
+              ? signRecord({ ...forged, revision: forged.revision + i, pad: 'p'.repeat(JUNK_BYTES) }, forgedKey)
+              : new Uint8Array(300 * 1024).fill(0x7b);
+        sent += data.byteLength;
+        await node.services.pubsub.publish(SITES_TOPIC, data).catch(() => undefined);
+      }
+    })();
+    const during = await samples(20);
+    await flood;
+    const floodMs = performance.now() - t0;
+    // A heartbeat or two after the flood, so anything relayed would have arrived.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const bGrew = (await bytesIn('b')) - bBefore;
+    const line = `junk flood: ${JUNK_MESSAGES} messages, ${sent} bytes sent to a in ${Math.round(floodMs)} ms; b (not connected to H) bytes in +${bGrew} (heartbeats only); p95 of a request at b ${p95(quiet).toFixed(1)} ms before, ${p95(during).toFixed(1)} ms during`;
+    t.diagnostic(line);
+    assert.ok(bGrew < sent * 0.01, `b received ${bGrew} bytes of a ${sent}-byte flood`);
+    await knownAndFreshAgain();
+    const b = (await rows('a')).find((r) => r.id === 'b');
+    assert.equal(b?.url, `http://127.0.0.1:${http.get('b') ?? 0}`, 'the forged url was not taken');
+    assert.ok(!b?.models.some((m) => m.id.startsWith('evil')), 'the forged models were not taken');
+  },
+);
 
 test("b's captured records replayed after b died and a restarted: a does not revive b", { timeout: 240_000 }, async () => {
   const node = hostile ?? assert.fail('no hostile peer');
@@ -326,18 +396,32 @@ test("b's captured records replayed after b died and a restarted: a does not rev
   sites.delete('a');
   assert.ok(existsSync(join(dir, 'a.key.state.json')), 'a kept its state file beside its key');
   await startSite('a');
-  await eventually(async () => {
-    if (node.getConnections().some((c) => c.remotePeer.toString() === keys.get('a')?.peerId)) return true;
-    await dialFrom(node, 'a').catch(() => undefined);
-    return false;
-  }, WAIT_MS, 'H to reach a again');
-  await eventually(() => node.services.pubsub.getSubscribers(SITES_TOPIC).some((p) => p.toString() === keys.get('a')?.peerId), WAIT_MS, 'H in the topic at a again');
+  await eventually(
+    async () => {
+      if (node.getConnections().some((c) => c.remotePeer.toString() === keys.get('a')?.peerId)) return true;
+      await dialFrom(node, 'a').catch(() => undefined);
+      return false;
+    },
+    WAIT_MS,
+    'H to reach a again',
+  );
+  await eventually(
+    () => node.services.pubsub.getSubscribers(SITES_TOPIC).some((p) => p.toString() === keys.get('a')?.peerId),
+    WAIT_MS,
+    'H in the topic at a again',
+  );
   const before = await metric('a', /^gateway_mesh_records_rejected_total\{reason="replay"\} (\S+)$/);
   for (const data of captured.slice(-20)) await node.services.pubsub.publish(SITES_TOPIC, data).catch(() => undefined);
-  await eventually(async () => (await metric('a', /^gateway_mesh_records_rejected_total\{reason="(?:replay|stale_record)"\} (\S+)$/)) > before, WAIT_MS, 'a to refuse the replay');
+  await eventually(
+    async () => (await metric('a', /^gateway_mesh_records_rejected_total\{reason="(?:replay|stale_record)"\} (\S+)$/)) > before,
+    WAIT_MS,
+    'a to refuse the replay',
+  );
   const b = (await rows('a')).find((r) => r.id === 'b');
   assert.equal(b?.fresh, false, 'b is not fresh at a');
-  const models = (await httpJson('GET', `${site('a').gw.url}/v1/models`)).json<{ data: { id: string }[] }>().data.map((m) => m.id);
+  const models = (await httpJson('GET', `${site('a').gw.url}/v1/models`))
+    .json<{ data: { id: string }[] }>()
+    .data.map((m) => m.id);
   assert.ok(!models.includes('m-b'), `a lists ${models.join(', ')}`);
   await eventually(() => sees('a', 'c'), WAIT_MS, 'a to learn c again after its restart');
 });

@@ -66,7 +66,10 @@ test('a message published by one site reaches the others, through a relay, named
   try {
     // A and C each know only B: what A publishes reaches C through B's gossipsub mesh.
     await deliver(a, [b, c], 'from-a');
-    assert.ok(c.got.filter((g) => g.data === 'from-a').every((g) => g.from === a.transport.peerId()), 'from = the signing peer, not the relay');
+    assert.ok(
+      c.got.filter((g) => g.data === 'from-a').every((g) => g.from === a.transport.peerId()),
+      'from = the signing peer, not the relay',
+    );
     assert.equal(a.got.length, 0, 'no echo to self (emitSelf false)');
     await deliver(c, [a, b], 'from-c');
     // Peer joined fired on B for both dialers, and on each dialer for B.
@@ -82,7 +85,14 @@ test('a message published by one site reaches the others, through a relay, named
 
 test('publishing with no peer at all succeeds (allowPublishToZeroTopicPeers), and before start is a no-op', async () => {
   const key = await generateKeyPair('Ed25519');
-  const lonely = new Libp2pTransport({ privateKey: key, listen: ['/ip4/127.0.0.1/tcp/0'], peers: [], maxMessageBytes: 1_024, clock: systemClock, random: Math.random });
+  const lonely = new Libp2pTransport({
+    privateKey: key,
+    listen: ['/ip4/127.0.0.1/tcp/0'],
+    peers: [],
+    maxMessageBytes: 1_024,
+    clock: systemClock,
+    random: Math.random,
+  });
   await lonely.publish(bytes('nobody'));
   await lonely.start();
   try {
@@ -135,10 +145,18 @@ test('a message over max_message_bytes is dropped before the handler and not rel
     const big = 'x'.repeat(2_000);
     await a.transport.publish(bytes(big));
     await deliver(a, [b, c], 'small again');
-    assert.equal(b.got.some((g) => g.data === big), false, 'B never handled it');
+    assert.equal(
+      b.got.some((g) => g.data === big),
+      false,
+      'B never handled it',
+    );
     assert.deepEqual(b.oversized, [2_000]);
     // C allows 64 KiB but hears A only through B, which did not relay it.
-    assert.equal(c.got.some((g) => g.data === big), false, 'B did not relay it to C');
+    assert.equal(
+      c.got.some((g) => g.data === big),
+      false,
+      'B did not relay it to C',
+    );
   } finally {
     await Promise.all([a, b, c].map((s) => s.transport.stop()));
   }
@@ -148,11 +166,21 @@ test('stop() leaves no handles: a process that starts two transports, gossips an
   const script = fileURLToPath(new URL('./transport-exit-script.ts', import.meta.url));
   const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const code = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(null); }, 120_000);
-    child.on('exit', (c) => { clearTimeout(timer); resolve(c); });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve(null);
+    }, 120_000);
+    child.on('exit', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
   });
   assert.equal(code, 0, `the process did not exit cleanly by itself within 120 s: ${out}`);
   assert.match(out, /delivered/);
@@ -161,7 +189,9 @@ test('stop() leaves no handles: a process that starts two transports, gossips an
 test('a handler that throws is contained and reported; the other handlers still get the message', async () => {
   const failures: unknown[] = [];
   const connected: string[] = [];
-  const b = await site(await generateKeyPair('Ed25519'), { events: { handlerFailed: (e) => failures.push(e), connected: (p) => connected.push(p) } });
+  const b = await site(await generateKeyPair('Ed25519'), {
+    events: { handlerFailed: (e) => failures.push(e), connected: (p) => connected.push(p) },
+  });
   b.transport.onMessage(() => {
     throw new Error('handler bug');
   });
@@ -181,8 +211,22 @@ test('a handler that throws is contained and reported; the other handlers still 
 test('a listen address that cannot be used fails start() with an error naming [mesh] listen and the cause', async () => {
   const a = await site(await generateKeyPair('Ed25519'));
   const port = addr(a).split('/')[4];
-  const taken = new Libp2pTransport({ privateKey: await generateKeyPair('Ed25519'), listen: [`/ip4/127.0.0.1/tcp/${port}`], peers: [], maxMessageBytes: 1_024, clock: systemClock, random: Math.random });
-  const bad = new Libp2pTransport({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/nonsense/tcp/1'], peers: [], maxMessageBytes: 1_024, clock: systemClock, random: Math.random });
+  const taken = new Libp2pTransport({
+    privateKey: await generateKeyPair('Ed25519'),
+    listen: [`/ip4/127.0.0.1/tcp/${port}`],
+    peers: [],
+    maxMessageBytes: 1_024,
+    clock: systemClock,
+    random: Math.random,
+  });
+  const bad = new Libp2pTransport({
+    privateKey: await generateKeyPair('Ed25519'),
+    listen: ['/ip4/nonsense/tcp/1'],
+    peers: [],
+    maxMessageBytes: 1_024,
+    clock: systemClock,
+    random: Math.random,
+  });
   try {
     await assert.rejects(taken.start(), (error: Error) => {
       assert.match(error.message, new RegExp(`^\\[mesh\\] listen \\["/ip4/127.0.0.1/tcp/${port}"\\]: .*EADDRINUSE`));

@@ -84,20 +84,53 @@ test('a change a page of another origin could have sent is refused, whatever the
   const table: [string, Partial<AdminRequestFacts>, 'allowed' | { status: number; code: string }][] = [
     ['the CLI: no Origin, no Sec-Fetch-Site, a JSON body', { contentType: 'application/json', hasBody: true }, 'allowed'],
     ['curl -X POST: no body, no content type', {}, 'allowed'],
-    ['the dashboard: its own Origin, same-origin, JSON', { origin: 'http://127.0.0.1:9090', fetchSite: 'same-origin', contentType: 'application/json; charset=utf-8', hasBody: true }, 'allowed'],
-    ['the dashboard: a body-less wake from its own origin', { origin: 'http://127.0.0.1:9090', fetchSite: 'same-origin' }, 'allowed'],
+    [
+      'the dashboard: its own Origin, same-origin, JSON',
+      {
+        origin: 'http://127.0.0.1:9090',
+        fetchSite: 'same-origin',
+        contentType: 'application/json; charset=utf-8',
+        hasBody: true,
+      },
+      'allowed',
+    ],
+    [
+      'the dashboard: a body-less wake from its own origin',
+      { origin: 'http://127.0.0.1:9090', fetchSite: 'same-origin' },
+      'allowed',
+    ],
     ['a user-typed request (Sec-Fetch-Site none)', { fetchSite: 'none' }, 'allowed'],
-    ['behind a TLS proxy passing Host through', { host: 'gw.example.com', origin: 'https://gw.example.com', fetchSite: 'same-origin' }, 'allowed'],
-    ['an Origin on the default port, Host with it written out', { host: 'gw.example.com:80', origin: 'http://gw.example.com' }, 'allowed'],
+    [
+      'behind a TLS proxy passing Host through',
+      { host: 'gw.example.com', origin: 'https://gw.example.com', fetchSite: 'same-origin' },
+      'allowed',
+    ],
+    [
+      'an Origin on the default port, Host with it written out',
+      { host: 'gw.example.com:80', origin: 'http://gw.example.com' },
+      'allowed',
+    ],
     ['another port on the same host', { origin: 'http://127.0.0.1:3000' }, { status: 403, code: 'cross_origin' }],
     ['another site', { origin: 'https://evil.example' }, { status: 403, code: 'cross_origin' }],
     ['the null origin', { origin: 'null' }, { status: 403, code: 'cross_origin' }],
-    ['an Origin without a Host to compare', { host: undefined, origin: 'http://127.0.0.1:9090' }, { status: 403, code: 'cross_origin' }],
+    [
+      'an Origin without a Host to compare',
+      { host: undefined, origin: 'http://127.0.0.1:9090' },
+      { status: 403, code: 'cross_origin' },
+    ],
     ['same-site (another port of this host)', { fetchSite: 'same-site' }, { status: 403, code: 'cross_site' }],
     ['cross-site', { fetchSite: 'cross-site', origin: 'http://127.0.0.1:9090' }, { status: 403, code: 'cross_site' }],
     ['a text/plain form post', { contentType: 'text/plain', hasBody: true }, { status: 415, code: 'not_json' }],
-    ['a urlencoded form post', { contentType: 'application/x-www-form-urlencoded', hasBody: true }, { status: 415, code: 'not_json' }],
-    ['a multipart form post', { contentType: 'multipart/form-data; boundary=x', hasBody: true }, { status: 415, code: 'not_json' }],
+    [
+      'a urlencoded form post',
+      { contentType: 'application/x-www-form-urlencoded', hasBody: true },
+      { status: 415, code: 'not_json' },
+    ],
+    [
+      'a multipart form post',
+      { contentType: 'multipart/form-data; boundary=x', hasBody: true },
+      { status: 415, code: 'not_json' },
+    ],
     ['a body without a content type', { hasBody: true }, { status: 415, code: 'not_json' }],
     ['a non-JSON content type without a body', { contentType: 'text/plain' }, { status: 415, code: 'not_json' }],
     ['a JSON look-alike', { contentType: 'application/jsonx', hasBody: true }, { status: 415, code: 'not_json' }],
@@ -105,7 +138,11 @@ test('a change a page of another origin could have sent is refused, whatever the
   for (const token of [{}, { tokenSet: true, tokenMatches: true }]) {
     for (const [what, facts, expected] of table) {
       const access = adminAccess({ ...base, ...change, ...token, ...facts });
-      assert.deepEqual(access.allowed ? 'allowed' : { status: access.status, code: access.code }, expected, `${what} ${JSON.stringify(token)}`);
+      assert.deepEqual(
+        access.allowed ? 'allowed' : { status: access.status, code: access.code },
+        expected,
+        `${what} ${JSON.stringify(token)}`,
+      );
     }
   }
   // Reads are not judged by their origin: a link from another site to the dashboard opens it.

@@ -45,17 +45,28 @@ test('every admin route refuses a rebound Host, and every change another origin'
   });
   const address: AddressInfo = await listen(server, '127.0.0.1', 0);
   const base = `http://127.0.0.1:${address.port}`;
-  const send = async (method: string, path: string, headers: Record<string, string>): Promise<{ status: number; text: string }> => {
-    const res = await request(`${base}${path}`, { method: method as 'GET', headers: { authorization: `Bearer ${TOKEN}`, ...headers }, signal: AbortSignal.timeout(30_000) });
+  const send = async (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; text: string }> => {
+    const res = await request(`${base}${path}`, {
+      method: method as 'GET',
+      headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+      signal: AbortSignal.timeout(30_000),
+    });
     return { status: res.statusCode, text: await res.body.text() };
   };
   try {
-    const routes = [...table].flatMap(([path, byMethod]) => [...byMethod.keys()].map((method) => [method, path.replace(/\*$/, 'x')] as const));
+    const routes = [...table].flatMap(([path, byMethod]) =>
+      [...byMethod.keys()].map((method) => [method, path.replace(/\*$/, 'x')] as const),
+    );
     assert.ok(routes.length >= 15, `the table has its routes (${routes.length})`);
     let changes = 0;
     for (const [method, path] of routes) {
       const rebound = await send(method, path, { host: 'rebind.attacker.test' });
-      if (path === '/health') assert.deepEqual(Object.keys(JSON.parse(rebound.text) as object), ['status'], 'health: the status only');
+      if (path === '/health')
+        assert.deepEqual(Object.keys(JSON.parse(rebound.text) as object), ['status'], 'health: the status only');
       else assert.equal(rebound.status, 421, `${method} ${path}: ${rebound.text}`);
       if (method === 'GET') continue;
       changes += 1;

@@ -9,7 +9,12 @@ import { NOW, node } from '#test/fixtures/builders.ts';
 
 test('/health counts healthy nodes and nodes whose model listing is known or known empty', () => {
   const report = healthReport(
-    [node('a', { models: ['x'] }), node('b', { models: [] }), node('c', { health: 'dead' }), node('d', { phase: 'expired', models: ['x'] })],
+    [
+      node('a', { models: ['x'] }),
+      node('b', { models: [] }),
+      node('c', { health: 'dead' }),
+      node('d', { phase: 'expired', models: ['x'] }),
+    ],
     NOW + 5_000,
   );
   assert.equal(report.status, 'ok');
@@ -41,11 +46,22 @@ test('the status anyone may see: ok while a node can take traffic, 503 only when
 
 test('the fleet model list is the union of configured and discovered models, with serving nodes', () => {
   const list = fleetModels(
-    [node('a', { models: ['x', 'y'] }), node('b', { models: ['y'], health: 'dead' }), node('c', { phase: 'expired', models: ['z'] })],
+    [
+      node('a', { models: ['x', 'y'] }),
+      node('b', { models: ['y'], health: 'dead' }),
+      node('c', { phase: 'expired', models: ['z'] }),
+    ],
     [{ name: 'w', group: undefined, aliases: [], policy: undefined }],
     NOW,
   );
-  assert.deepEqual(list.data.map((m) => [m.id, m.nodes]), [['w', []], ['x', ['a']], ['y', ['a']]]);
+  assert.deepEqual(
+    list.data.map((m) => [m.id, m.nodes]),
+    [
+      ['w', []],
+      ['x', ['a']],
+      ['y', ['a']],
+    ],
+  );
   assert.equal(list.data[0]?.object, 'model');
 });
 

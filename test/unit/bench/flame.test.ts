@@ -23,8 +23,22 @@ const PROFILE = {
 test('inclusive time, hottest stacks and folded stacks of a small profile', () => {
   const flame = flameOf(PROFILE);
   assert.equal(flame.busyMs, 5, 'idle is not busy');
-  assert.deepEqual(flame.inclusive.map((f) => [f.frame, f.ms]), [['main', 5], ['a', 3], ['b', 2]]);
-  assert.deepEqual(flame.stacks.map((s) => [s.frames.join(';'), s.ms]), [['main;a;a', 2], ['main;b', 2], ['main;a', 1]]);
+  assert.deepEqual(
+    flame.inclusive.map((f) => [f.frame, f.ms]),
+    [
+      ['main', 5],
+      ['a', 3],
+      ['b', 2],
+    ],
+  );
+  assert.deepEqual(
+    flame.stacks.map((s) => [s.frames.join(';'), s.ms]),
+    [
+      ['main;a;a', 2],
+      ['main;b', 2],
+      ['main;a', 1],
+    ],
+  );
   assert.deepEqual(flame.folded.split('\n').sort(), ['main;a 1000', 'main;a;a 2000', 'main;b 2000']);
   assert.equal(Math.round(flame.inclusive[0]?.share ?? 0), 100);
 });

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spliceLatest } from '../../../bench/latest-into-docs.ts';
 
-const DOC = '# Performance\n\nprose\n\n## Latest results\n\n<!-- latest:begin (tool) -->\nold\n<!-- latest:end -->\n\n## After\n\nmore prose\n';
+const DOC =
+  '# Performance\n\nprose\n\n## Latest results\n\n<!-- latest:begin (tool) -->\nold\n<!-- latest:end -->\n\n## After\n\nmore prose\n';
 const RUN = '# Switchyard benchmark — 2026-12-03T09:00:00Z\n\nMachine: 2 cores.\n\n## Targets\n\n| a | b |\n\n### Sub\n';
 
 test('the run goes between the markers, headings demoted, the prose kept; a second splice replaces the first', () => {

@@ -23,32 +23,100 @@ test('the stream id is read from the body', () => {
     ['{"user" : "s7","stream":true}', 's7'],
     ['{"user":"alice"}', undefined],
     ['{}', undefined],
-  ] as const) assert.equal(streamId(body), id, body);
+  ] as const)
+    assert.equal(streamId(body), id, body);
 });
 
 const row = (over: Partial<StreamsRow>): StreamsRow => ({
-  target: 'switchyard', streams: 100, complete: 100, broken: 0, maxOpen: 100, gapP50Ms: 50, gapP99Ms: 53, gapP999Ms: 60,
-  openLateP99Ms: 1, clientLoopDelayP99Ms: 2, clientCpuPercent: 10, upstreamCpuPercent: 10, errors: {}, upstreamCutShort: 0, tcp: {}, tripP50Ms: 1, tripP99Ms: 2, tripP999Ms: 3, ...over,
+  target: 'switchyard',
+  streams: 100,
+  complete: 100,
+  broken: 0,
+  maxOpen: 100,
+  gapP50Ms: 50,
+  gapP99Ms: 53,
+  gapP999Ms: 60,
+  openLateP99Ms: 1,
+  clientLoopDelayP99Ms: 2,
+  clientCpuPercent: 10,
+  upstreamCpuPercent: 10,
+  errors: {},
+  upstreamCutShort: 0,
+  tcp: {},
+  tripP50Ms: 1,
+  tripP99Ms: 2,
+  tripP999Ms: 3,
+  ...over,
 });
 const result = (over: Partial<StreamsResult>, ours: Partial<StreamsRow>, direct: Partial<StreamsRow> = {}): StreamsResult => ({
-  requested: 100, streams: 100, tokens: 120, intervalMs: 50, openRate: 1000, fileLimit: 65536, acceptQueues: { somaxconn: 65536, synBacklog: 65536 }, listenBacklog: 1124, addedGapP99Ms: 3, addedTripP50Ms: 0.1, addedTripP99Ms: 1,
-  rows: [row({ target: 'direct', gapP99Ms: 50, ...direct }), row(ours)], ...over,
+  requested: 100,
+  streams: 100,
+  tokens: 120,
+  intervalMs: 50,
+  openRate: 1000,
+  fileLimit: 65536,
+  acceptQueues: { somaxconn: 65536, synBacklog: 65536 },
+  listenBacklog: 1124,
+  addedGapP99Ms: 3,
+  addedTripP50Ms: 0.1,
+  addedTripP99Ms: 1,
+  rows: [row({ target: 'direct', gapP99Ms: 50, ...direct }), row(ours)],
+  ...over,
 });
 const streamChecks = (streams: StreamsResult | undefined) =>
-  issue28Checks({ proxy: [], added: [], routes: [], control: undefined, lean: undefined, tails: undefined, streams }).filter((c) => c.goal.includes('streams:'));
+  issue28Checks({ proxy: [], added: [], routes: [], control: undefined, lean: undefined, tails: undefined, streams }).filter(
+    (c) => c.goal.includes('streams:'),
+  );
 
 test('the streams targets: met, missed, n/a, and a run scaled down by the descriptor limit', () => {
   const cases: { name: string; streams: StreamsResult | undefined; met: (boolean | undefined)[]; text?: RegExp }[] = [
     { name: 'not measured', streams: undefined, met: [undefined, undefined, undefined] },
-    { name: 'all met', streams: result({}, { rssPerStreamKB: 20, gatewayIdleRssMB: 100, gatewayRssAtNMB: 102 }), met: [true, true, true] },
-    { name: 'a broken stream, too much memory, a slow gap', streams: result({ addedTripP99Ms: 9 }, { complete: 99, broken: 1, rssPerStreamKB: 51, errors: { 'request ECONNRESET': 1 } }), met: [false, false, false], text: /request ECONNRESET 1/ },
-    { name: 'resets with a short accept queue', streams: result({ acceptQueues: { somaxconn: 4096, synBacklog: 2048 }, listenBacklog: 11024 }, { complete: 98, broken: 2, rssPerStreamKB: 10, errors: { 'request ECONNRESET': 2 } }), met: [false, true, true], text: /accept queue capped at somaxconn 4096 \(listen_backlog 11024\)/ },
-    { name: 'a direct row bound by its own client', streams: result({ addedTripP99Ms: -10 }, { rssPerStreamKB: 10 }, { clientLoopDelayP99Ms: 1054 }), met: [true, true, undefined], text: /not resolvable in this run: the direct row's client loop delay p99 was 1054 ms/ },
-    { name: 'scaled down', streams: result({ requested: 10000, streams: 9900, fileLimit: 20000 }, { streams: 9900, complete: 9900, rssPerStreamKB: 10 }), met: [true, true, true], text: /10000 asked; RLIMIT_NOFILE 20000 allows 9900/ },
+    {
+      name: 'all met',
+      streams: result({}, { rssPerStreamKB: 20, gatewayIdleRssMB: 100, gatewayRssAtNMB: 102 }),
+      met: [true, true, true],
+    },
+    {
+      name: 'a broken stream, too much memory, a slow gap',
+      streams: result(
+        { addedTripP99Ms: 9 },
+        { complete: 99, broken: 1, rssPerStreamKB: 51, errors: { 'request ECONNRESET': 1 } },
+      ),
+      met: [false, false, false],
+      text: /request ECONNRESET 1/,
+    },
+    {
+      name: 'resets with a short accept queue',
+      streams: result(
+        { acceptQueues: { somaxconn: 4096, synBacklog: 2048 }, listenBacklog: 11024 },
+        { complete: 98, broken: 2, rssPerStreamKB: 10, errors: { 'request ECONNRESET': 2 } },
+      ),
+      met: [false, true, true],
+      text: /accept queue capped at somaxconn 4096 \(listen_backlog 11024\)/,
+    },
+    {
+      name: 'a direct row bound by its own client',
+      streams: result({ addedTripP99Ms: -10 }, { rssPerStreamKB: 10 }, { clientLoopDelayP99Ms: 1054 }),
+      met: [true, true, undefined],
+      text: /not resolvable in this run: the direct row's client loop delay p99 was 1054 ms/,
+    },
+    {
+      name: 'scaled down',
+      streams: result(
+        { requested: 10000, streams: 9900, fileLimit: 20000 },
+        { streams: 9900, complete: 9900, rssPerStreamKB: 10 },
+      ),
+      met: [true, true, true],
+      text: /10000 asked; RLIMIT_NOFILE 20000 allows 9900/,
+    },
   ];
   for (const c of cases) {
     const checks = streamChecks(c.streams);
-    assert.deepEqual(checks.map((x) => x.met), c.met, c.name);
+    assert.deepEqual(
+      checks.map((x) => x.met),
+      c.met,
+      c.name,
+    );
     if (c.text !== undefined) assert.match(checks.map((x) => x.measured).join('\n'), c.text, c.name);
   }
 });

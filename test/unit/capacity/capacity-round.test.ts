@@ -32,7 +32,14 @@ test('taking turns asks every loaded id within ceil(loaded / max) polls', () => 
 
 test('after a poll: asked ids take their answer, others keep their last figure, unloaded ids lose theirs', () => {
   const before: RouterRound = { lastAsked: 'a', figures: { a: fig(1), b: fig(2), gone: fig(3) } };
-  const after = afterRound(before, ['a', 'b', 'c'], new Map([['c', fig(30)], ['a', undefined]]));
+  const after = afterRound(
+    before,
+    ['a', 'b', 'c'],
+    new Map([
+      ['c', fig(30)],
+      ['a', undefined],
+    ]),
+  );
   assert.deepEqual(after, { lastAsked: 'a', figures: { b: fig(2), c: fig(30) } });
   const nothingAsked = afterRound(before, ['a'], new Map());
   assert.deepEqual(nothingAsked, { lastAsked: 'a', figures: { a: fig(1) } }, 'a round cut off before any answer keeps its place');

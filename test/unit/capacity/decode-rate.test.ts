@@ -17,17 +17,71 @@ const T0 = 1_700_000_000_000;
 
 test('observeDecode: what one answer teaches, table', () => {
   const prior: DecodeRate = { tokens: 100, decodeMs: 1_000, firstTokenMs: 400, samples: 5, atMs: T0 };
-  const rows: { name: string; prior: DecodeRate | undefined; sample: DecodeSample; now: number; want: DecodeRate | undefined | 'prior' }[] = [
-    { name: 'first stream', prior: undefined, sample: { tokens: 50, decodeMs: 500, firstTokenMs: 200 }, now: T0, want: { tokens: 50, decodeMs: 500, firstTokenMs: 200, samples: 1, atMs: T0 } },
-    { name: 'first whole answer: no first-token time', prior: undefined, sample: { tokens: 50, decodeMs: 2_000 }, now: T0, want: { tokens: 50, decodeMs: 2_000, firstTokenMs: undefined, samples: 1, atMs: T0 } },
-    { name: 'decayed sums and mean', prior, sample: { tokens: 100, decodeMs: 500, firstTokenMs: 200 }, now: T0 + 1, want: { tokens: 180, decodeMs: 1_300, firstTokenMs: 360, samples: 6, atMs: T0 + 1 } },
-    { name: 'a whole answer keeps the first-token time', prior, sample: { tokens: 100, decodeMs: 500 }, now: T0 + 1, want: { tokens: 180, decodeMs: 1_300, firstTokenMs: 400, samples: 6, atMs: T0 + 1 } },
+  const rows: {
+    name: string;
+    prior: DecodeRate | undefined;
+    sample: DecodeSample;
+    now: number;
+    want: DecodeRate | undefined | 'prior';
+  }[] = [
+    {
+      name: 'first stream',
+      prior: undefined,
+      sample: { tokens: 50, decodeMs: 500, firstTokenMs: 200 },
+      now: T0,
+      want: { tokens: 50, decodeMs: 500, firstTokenMs: 200, samples: 1, atMs: T0 },
+    },
+    {
+      name: 'first whole answer: no first-token time',
+      prior: undefined,
+      sample: { tokens: 50, decodeMs: 2_000 },
+      now: T0,
+      want: { tokens: 50, decodeMs: 2_000, firstTokenMs: undefined, samples: 1, atMs: T0 },
+    },
+    {
+      name: 'decayed sums and mean',
+      prior,
+      sample: { tokens: 100, decodeMs: 500, firstTokenMs: 200 },
+      now: T0 + 1,
+      want: { tokens: 180, decodeMs: 1_300, firstTokenMs: 360, samples: 6, atMs: T0 + 1 },
+    },
+    {
+      name: 'a whole answer keeps the first-token time',
+      prior,
+      sample: { tokens: 100, decodeMs: 500 },
+      now: T0 + 1,
+      want: { tokens: 180, decodeMs: 1_300, firstTokenMs: 400, samples: 6, atMs: T0 + 1 },
+    },
     { name: 'too few tokens teach nothing', prior, sample: { tokens: 3, decodeMs: 500 }, now: T0 + 1, want: 'prior' },
-    { name: 'a burst (too short a decode) teaches nothing', prior, sample: { tokens: 50, decodeMs: 5 }, now: T0 + 1, want: 'prior' },
+    {
+      name: 'a burst (too short a decode) teaches nothing',
+      prior,
+      sample: { tokens: 50, decodeMs: 5 },
+      now: T0 + 1,
+      want: 'prior',
+    },
     { name: 'NaN teaches nothing', prior, sample: { tokens: Number.NaN, decodeMs: 500 }, now: T0 + 1, want: 'prior' },
-    { name: 'faster than any node: taken at the fastest (5,000/s)', prior: undefined, sample: { tokens: 1_000, decodeMs: 20 }, now: T0, want: { tokens: 1_000, decodeMs: 200, firstTokenMs: undefined, samples: 1, atMs: T0 } },
-    { name: 'an expired rate starts over', prior, sample: { tokens: 10, decodeMs: 100, firstTokenMs: 50 }, now: T0 + DECODE_RATE_TTL_MS, want: { tokens: 10, decodeMs: 100, firstTokenMs: 50, samples: 1, atMs: T0 + DECODE_RATE_TTL_MS } },
-    { name: 'a negative first-token time is not one', prior: undefined, sample: { tokens: 10, decodeMs: 100, firstTokenMs: -5 }, now: T0, want: { tokens: 10, decodeMs: 100, firstTokenMs: undefined, samples: 1, atMs: T0 } },
+    {
+      name: 'faster than any node: taken at the fastest (5,000/s)',
+      prior: undefined,
+      sample: { tokens: 1_000, decodeMs: 20 },
+      now: T0,
+      want: { tokens: 1_000, decodeMs: 200, firstTokenMs: undefined, samples: 1, atMs: T0 },
+    },
+    {
+      name: 'an expired rate starts over',
+      prior,
+      sample: { tokens: 10, decodeMs: 100, firstTokenMs: 50 },
+      now: T0 + DECODE_RATE_TTL_MS,
+      want: { tokens: 10, decodeMs: 100, firstTokenMs: 50, samples: 1, atMs: T0 + DECODE_RATE_TTL_MS },
+    },
+    {
+      name: 'a negative first-token time is not one',
+      prior: undefined,
+      sample: { tokens: 10, decodeMs: 100, firstTokenMs: -5 },
+      now: T0,
+      want: { tokens: 10, decodeMs: 100, firstTokenMs: undefined, samples: 1, atMs: T0 },
+    },
   ];
   for (const row of rows) {
     const got = observeDecode(row.prior, row.sample, row.now);
@@ -37,7 +91,13 @@ test('observeDecode: what one answer teaches, table', () => {
 });
 
 test('usableDecode: enough answers, recent enough, table', () => {
-  const rate = (samples: number, atMs: number): DecodeRate => ({ tokens: 10, decodeMs: 100, firstTokenMs: undefined, samples, atMs });
+  const rate = (samples: number, atMs: number): DecodeRate => ({
+    tokens: 10,
+    decodeMs: 100,
+    firstTokenMs: undefined,
+    samples,
+    atMs,
+  });
   const rows: [string, DecodeRate | undefined, number, boolean][] = [
     ['none', undefined, T0, false],
     ['too few answers', rate(DECODE_MIN_SAMPLES - 1, T0), T0, false],
@@ -71,8 +131,16 @@ test('recordDecode: learned per model, published when it changed', () => {
   assert.equal(recordDecode(runtime, 'm', { tokens: 2, decodeMs: 100 }, T0), false, 'nothing learned from too short an answer');
   assert.equal(recordDecode(runtime, 'm', { tokens: 50, decodeMs: 1_000, firstTokenMs: 100 }, T0), true);
   assert.equal(runtime.publishedDecodes.m?.samples, 1);
-  assert.equal(recordDecode(runtime, 'm', { tokens: 50, decodeMs: 1_000, firstTokenMs: 100 }, T0 + 1), false, 'the same speed: the view stays');
+  assert.equal(
+    recordDecode(runtime, 'm', { tokens: 50, decodeMs: 1_000, firstTokenMs: 100 }, T0 + 1),
+    false,
+    'the same speed: the view stays',
+  );
   assert.equal(runtime.decodeRates.get('m')?.samples, 2);
-  assert.equal(recordDecode(runtime, 'm', { tokens: 50, decodeMs: 1_000, firstTokenMs: 100 }, T0 + 2), true, 'usable now: published');
+  assert.equal(
+    recordDecode(runtime, 'm', { tokens: 50, decodeMs: 1_000, firstTokenMs: 100 }, T0 + 2),
+    true,
+    'usable now: published',
+  );
   assert.equal(runtime.publishedDecodes.m?.samples, 3);
 });

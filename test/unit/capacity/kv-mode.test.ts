@@ -40,5 +40,12 @@ test('the listing parser reads a router entry`s KV mode from status.args (the b1
   };
   const parsed = parseModelList('llamacpp', listing);
   assert.ok(parsed.ok);
-  assert.deepEqual(parsed.models.map((m) => [m.id, m.kv]), [['a', 'per-slot'], ['b', 'unified'], ['c', undefined]]);
+  assert.deepEqual(
+    parsed.models.map((m) => [m.id, m.kv]),
+    [
+      ['a', 'per-slot'],
+      ['b', 'unified'],
+      ['c', undefined],
+    ],
+  );
 });

@@ -5,7 +5,10 @@ import { LeaseTable, admits, rememberContexts } from '#src/capacity/index.ts';
 test('known contexts keep the last figure per model and change only when a figure does', () => {
   const first = rememberContexts({}, { a: { nCtx: 1, slots: 1 } });
   assert.equal(rememberContexts(first, { a: { nCtx: 1, slots: 1 } }), first);
-  assert.deepEqual(rememberContexts(first, { b: { nCtx: 2, slots: undefined } }), { a: { nCtx: 1, slots: 1 }, b: { nCtx: 2, slots: undefined } });
+  assert.deepEqual(rememberContexts(first, { b: { nCtx: 2, slots: undefined } }), {
+    a: { nCtx: 1, slots: 1 },
+    b: { nCtx: 2, slots: undefined },
+  });
 });
 
 test('a slot and budget check admits one idle request and refuses past slots or budget', () => {

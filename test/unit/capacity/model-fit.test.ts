@@ -33,7 +33,12 @@ test('the per-request context prefers the per-model figure, then the list, then 
 });
 
 test('llama.cpp reports n_ctx per slot already: it is never divided again', () => {
-  const single = node('s', { models: ['m'], kind: 'llamacpp', kv: 'per-slot', capacity: { role: 'single', host: { nCtx: 1024, slots: 4 } } });
+  const single = node('s', {
+    models: ['m'],
+    kind: 'llamacpp',
+    kv: 'per-slot',
+    capacity: { role: 'single', host: { nCtx: 1024, slots: 4 } },
+  });
   assert.equal(ctxFor(single, 'm'), 1024);
   assert.equal(guaranteedCtx(single, 'm'), 1024);
 });
@@ -42,14 +47,23 @@ test('the context budget is n_ctx with unified KV, n_ctx × slots per slot, none
   const unified = node('u', { models: ['m'], kind: 'llamacpp', capacity: { role: 'single', host: { nCtx: 4096, slots: 4 } } });
   assert.equal(budgetFor(unified, 'm'), 4096);
   assert.equal(guaranteedCtx(unified, 'm'), 1024);
-  const perSlot = node('p', { models: ['m'], kind: 'llamacpp', kv: 'per-slot', capacity: { role: 'single', host: { nCtx: 1024, slots: 4 } } });
+  const perSlot = node('p', {
+    models: ['m'],
+    kind: 'llamacpp',
+    kv: 'per-slot',
+    capacity: { role: 'single', host: { nCtx: 1024, slots: 4 } },
+  });
   assert.equal(budgetFor(perSlot, 'm'), 4096);
   const vllm = node('v', { models: ['m'], kind: 'vllm', capacity: { models: { m: { nCtx: 8192, slots: undefined } } } });
   assert.equal(budgetFor(vllm, 'm'), undefined);
 });
 
 test('a model that is not loaded is judged by the last context ever seen for it', () => {
-  const router = node('r', { onDemand: { b: 'unloaded' }, capacity: { role: 'router' }, contexts: { b: { nCtx: 32768, slots: 1 } } });
+  const router = node('r', {
+    onDemand: { b: 'unloaded' },
+    capacity: { role: 'router' },
+    contexts: { b: { nCtx: 32768, slots: 1 } },
+  });
   assert.equal(ctxFor(router, 'b'), 0);
   assert.equal(lastKnownCtx(router, 'b'), 32768);
 });

@@ -13,8 +13,16 @@ const base: NodeCapacity = {
 test('a reading is the same as another exactly when every figure matches', () => {
   const rows: readonly (readonly [string, NodeCapacity, boolean])[] = [
     ['the same object', base, true],
-    ['an equal copy built separately', { ...base, host: { ...base.host, nCtx: 4096, slots: 2 }, models: { ...base.models }, loadedIds: ['a', 'b'] }, true],
-    ['the same models listed in another order', { ...base, models: { b: { nCtx: 8192, slots: undefined }, a: { nCtx: 4096, slots: 2 } } }, true],
+    [
+      'an equal copy built separately',
+      { ...base, host: { ...base.host, nCtx: 4096, slots: 2 }, models: { ...base.models }, loadedIds: ['a', 'b'] },
+      true,
+    ],
+    [
+      'the same models listed in another order',
+      { ...base, models: { b: { nCtx: 8192, slots: undefined }, a: { nCtx: 4096, slots: 2 } } },
+      true,
+    ],
     ['another role', { ...base, role: 'router' }, false],
     ['no host figures', { ...base, host: undefined }, false],
     ['another host context', { ...base, host: { nCtx: 2048, slots: 2 } }, false],
@@ -22,7 +30,11 @@ test('a reading is the same as another exactly when every figure matches', () =>
     ['a model context changed', { ...base, models: { ...base.models, a: { nCtx: 2048, slots: 2 } } }, false],
     ['a model slot count now known', { ...base, models: { ...base.models, b: { nCtx: 8192, slots: 1 } } }, false],
     ['a model gone', { ...base, models: { a: { nCtx: 4096, slots: 2 } } }, false],
-    ['a model swapped for another with the same figures', { ...base, models: { a: { nCtx: 4096, slots: 2 }, c: { nCtx: 8192, slots: undefined } } }, false],
+    [
+      'a model swapped for another with the same figures',
+      { ...base, models: { a: { nCtx: 4096, slots: 2 }, c: { nCtx: 8192, slots: undefined } } },
+      false,
+    ],
     ['loaded ids no longer reported', { ...base, loadedIds: undefined }, false],
     ['loaded ids in another order', { ...base, loadedIds: ['b', 'a'] }, false],
     ['one more loaded id', { ...base, loadedIds: ['a', 'b', 'c'] }, false],

@@ -8,7 +8,12 @@ import { commentSafe, renderInitConfig, tomlString } from '#src/cli/init-config.
 import { nodeNames, surveyedModels, type NodeSurvey } from '#src/cli/init-survey.ts';
 import { NO_CAPACITY } from '#src/capacity/index.ts';
 
-const found = (url: string, kind: 'vllm' | 'llamacpp' | 'ollama', role: 'router' | 'single' | 'unknown' = 'unknown', ids: string[] = ['m']): NodeSurvey => ({
+const found = (
+  url: string,
+  kind: 'vllm' | 'llamacpp' | 'ollama',
+  role: 'router' | 'single' | 'unknown' = 'unknown',
+  ids: string[] = ['m'],
+): NodeSurvey => ({
   url,
   found: true,
   detection: { kind, role, evidence: 'test' },
@@ -17,7 +22,15 @@ const found = (url: string, kind: 'vllm' | 'llamacpp' | 'ollama', role: 'router'
 const missing = (url: string): NodeSurvey => ({ url, found: false, reason: 'did not answer' });
 
 test('arguments: URLs normalised and deduplicated, options checked, each mistake named', () => {
-  const parsed = parseInitArgs(['gpu-box:8000', 'http://gpu-box:8000/', 'http://10.0.0.5:8080/v1', '--out=x.toml', '--force', '--timeout', '500ms']);
+  const parsed = parseInitArgs([
+    'gpu-box:8000',
+    'http://gpu-box:8000/',
+    'http://10.0.0.5:8080/v1',
+    '--out=x.toml',
+    '--force',
+    '--timeout',
+    '500ms',
+  ]);
   assert.deepEqual(parseInitArgs(['http://a']), {
     ok: true,
     args: { urls: ['http://a'], out: './switchyard.toml', force: false, listen: '127.0.0.1:8080', timeoutMs: 3000 },
@@ -26,7 +39,13 @@ test('arguments: URLs normalised and deduplicated, options checked, each mistake
   assert.ok(toStdout.ok && toStdout.args.out === undefined, 'stdout');
   assert.deepEqual(parsed, {
     ok: true,
-    args: { urls: ['http://gpu-box:8000', 'http://10.0.0.5:8080'], out: 'x.toml', force: true, listen: '127.0.0.1:8080', timeoutMs: 500 },
+    args: {
+      urls: ['http://gpu-box:8000', 'http://10.0.0.5:8080'],
+      out: 'x.toml',
+      force: true,
+      listen: '127.0.0.1:8080',
+      timeoutMs: 500,
+    },
   });
   const mistakes: [string[], RegExp][] = [
     [[], /at least one server URL/],
@@ -69,30 +88,61 @@ test('surveyed figures: per model, then the host, then the listing; loaded from 
     { id: 'b', loaded: true, ctx: undefined, slots: undefined },
   ]);
   const single = { ...NO_CAPACITY, role: 'single' as const, host: { nCtx: 512, slots: 2 } };
-  assert.deepEqual(surveyedModels(listing, single).map((m) => [m.ctx, m.slots]), [[512, 2], [512, 2]]);
+  assert.deepEqual(
+    surveyedModels(listing, single).map((m) => [m.ctx, m.slots]),
+    [
+      [512, 2],
+      [512, 2],
+    ],
+  );
   const ollama = { ...NO_CAPACITY, models: { b: { nCtx: 4096, slots: undefined } }, loadedIds: ['b'] };
-  assert.deepEqual(surveyedModels(listing, ollama).map((m) => [m.id, m.loaded, m.ctx]), [['a', false, 1000], ['b', true, 4096]]);
+  assert.deepEqual(
+    surveyedModels(listing, ollama).map((m) => [m.id, m.loaded, m.ctx]),
+    [
+      ['a', false, 1000],
+      ['b', true, 4096],
+    ],
+  );
 });
 
 test('the written config loads, lists each node with its models, and comments out the ones not found', () => {
-  const surveys = [found('http://127.0.0.1:8000', 'vllm', 'unknown', ['x', 'y']), found('http://127.0.0.1:8080', 'llamacpp', 'router'), missing('http://127.0.0.1:1')];
+  const surveys = [
+    found('http://127.0.0.1:8000', 'vllm', 'unknown', ['x', 'y']),
+    found('http://127.0.0.1:8080', 'llamacpp', 'router'),
+    missing('http://127.0.0.1:1'),
+  ];
   const text = renderInitConfig(surveys, nodeNames(surveys), { listen: '127.0.0.1:9999' });
   const loaded = loadConfig(text, {});
   assert.ok(loaded.ok, JSON.stringify(loaded));
-  assert.deepEqual(loaded.config.nodes.map((n) => [n.name, n.url, n.kind]), [['vllm', 'http://127.0.0.1:8000', 'vllm'], ['llamacpp-router', 'http://127.0.0.1:8080', 'llamacpp']]);
+  assert.deepEqual(
+    loaded.config.nodes.map((n) => [n.name, n.url, n.kind]),
+    [
+      ['vllm', 'http://127.0.0.1:8000', 'vllm'],
+      ['llamacpp-router', 'http://127.0.0.1:8080', 'llamacpp'],
+    ],
+  );
   assert.equal(loaded.config.server.listen.port, 9999);
   assert.match(text, /^# vllm \(test\)\n#   x {2}loaded, ctx 4096\n#   y {2}loaded, ctx 4096\n\[\[nodes\]\]$/m);
   assert.match(text, /^# llama\.cpp router \(test\)$/m);
-  assert.match(text, /^# http:\/\/127\.0\.0\.1:1: did not answer\.\n.*\n# \[\[nodes\]\]\n# name = "node"\n# url = "http:\/\/127\.0\.0\.1:1"\n# kind = "auto"$/m);
+  assert.match(
+    text,
+    /^# http:\/\/127\.0\.0\.1:1: did not answer\.\n.*\n# \[\[nodes\]\]\n# name = "node"\n# url = "http:\/\/127\.0\.0\.1:1"\n# kind = "auto"$/m,
+  );
   assert.ok(text.endsWith('\n'));
 });
 
 test('a model id cannot break out of its comment; strings are TOML-escaped', () => {
-  const hostile = found('http://127.0.0.1:8000', 'vllm', 'unknown', ['evil\n[[nodes]]\nname = "x"\nurl = "http://attacker"', 'a\u0000b\u001b[31m']);
+  const hostile = found('http://127.0.0.1:8000', 'vllm', 'unknown', [
+    'evil\n[[nodes]]\nname = "x"\nurl = "http://attacker"',
+    'a\u0000b\u001b[31m',
+  ]);
   const text = renderInitConfig([hostile], ['vllm'], { listen: '127.0.0.1:8080' });
   const loaded = loadConfig(text, {});
   assert.ok(loaded.ok, JSON.stringify(loaded));
-  assert.deepEqual(loaded.config.nodes.map((n) => n.url), ['http://127.0.0.1:8000']);
+  assert.deepEqual(
+    loaded.config.nodes.map((n) => n.url),
+    ['http://127.0.0.1:8000'],
+  );
   assert.equal(commentSafe('x'.repeat(200)).length, 80);
   assert.equal(tomlString('a"b\\c\n'), '"a\\"b\\\\c\\u000a"');
 });

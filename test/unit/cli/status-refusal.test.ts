@@ -7,7 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { fetchHostsReport, gatewayErrorMessage } from '#src/cli/status-report.ts';
 
 test('a 421 answer is reported with the message the gateway gave', async () => {
-  const body = JSON.stringify({ error: { message: `the admin routes do not answer for Host 'gw.example.test' … [admin] hosts = ["gw.example.test"]`, code: 'unexpected_host' } });
+  const body = JSON.stringify({
+    error: {
+      message: `the admin routes do not answer for Host 'gw.example.test' … [admin] hosts = ["gw.example.test"]`,
+      code: 'unexpected_host',
+    },
+  });
   const server = createServer((req, res) => {
     req.resume();
     res.writeHead(421, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -15,9 +20,16 @@ test('a 421 answer is reported with the message the gateway gave', async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const answer = await fetchHostsReport(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, undefined, AbortSignal.timeout(30_000));
+    const answer = await fetchHostsReport(
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      undefined,
+      AbortSignal.timeout(30_000),
+    );
     assert.ok(!answer.ok);
-    assert.match(answer.error, /^HTTP 421 from \/admin\/hosts: the admin routes do not answer for Host 'gw\.example\.test'.*\[admin\] hosts/);
+    assert.match(
+      answer.error,
+      /^HTTP 421 from \/admin\/hosts: the admin routes do not answer for Host 'gw\.example\.test'.*\[admin\] hosts/,
+    );
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

@@ -40,7 +40,11 @@ const REPORT: HostsReport = {
       models: { gemma: { n_ctx: 4096, slots: null, guaranteed_ctx: 4096 } },
     }),
     host('down', {
-      health: { status: 'dead', fails: 5, last_error: 'connect ECONNREFUSED 127.0.0.1:9\n   (after 3 tries) and a long explanation that goes on and on' },
+      health: {
+        status: 'dead',
+        fails: 5,
+        last_error: 'connect ECONNREFUSED 127.0.0.1:9\n   (after 3 tries) and a long explanation that goes on and on',
+      },
       discovery: { state: 'degraded', fails: 1, last_error: 'timed out' },
     }),
   ],
@@ -72,10 +76,16 @@ test('the exit code is 1 when any node is dead, else 0', () => {
 
 test('the summary counts nodes by health and the requests queued', () => {
   assert.equal(statusSummary(REPORT), '3 nodes: 2 healthy, 0 degraded, 1 dead; 3 requests queued');
-  assert.equal(statusSummary({ hosts: [host('a')], queue_depth: {} }), '1 node: 1 healthy, 0 degraded, 0 dead; 0 requests queued');
+  assert.equal(
+    statusSummary({ hosts: [host('a')], queue_depth: {} }),
+    '1 node: 1 healthy, 0 degraded, 0 dead; 0 requests queued',
+  );
 });
 
 test('a waking node says so beside its health', () => {
-  const waking = host('desk', { health: { status: 'dead', fails: 3, last_error: null }, wake: { method: 'wol', waking: true, last_sent_at: null } });
+  const waking = host('desk', {
+    health: { status: 'dead', fails: 3, last_error: null },
+    wake: { method: 'wol', waking: true, last_sent_at: null },
+  });
   assert.match(statusTable({ hosts: [waking], queue_depth: {} })[1] ?? '', /dead \(waking\)/);
 });

@@ -16,9 +16,24 @@ const CASES: readonly [string, string, string | undefined, string | undefined][]
   ['every IPv4 interface → loopback', '[server]\nlisten = "0.0.0.0:9000"', 'http://127.0.0.1:9000', undefined],
   ['every IPv6 interface → ::1', '[server]\nlisten = "[::]:9000"', 'http://[::1]:9000', undefined],
   ['an IPv6 host is bracketed', '[server]\nlisten = "[fd00::2]:9000"', 'http://[fd00::2]:9000', undefined],
-  ['the admin listener wins', '[server]\nlisten = "0.0.0.0:9000"\n[admin]\nlisten = "127.0.0.1:9090"', 'http://127.0.0.1:9090', undefined],
-  ['port 0 cannot be known', '[server]\nlisten = "127.0.0.1:0"', undefined, 'f.toml: [server] listen has port 0 (a free port picked at start); give --url'],
-  ['an admin port 0 names [admin]', '[admin]\nlisten = "127.0.0.1:0"', undefined, 'f.toml: [admin] listen has port 0 (a free port picked at start); give --url'],
+  [
+    'the admin listener wins',
+    '[server]\nlisten = "0.0.0.0:9000"\n[admin]\nlisten = "127.0.0.1:9090"',
+    'http://127.0.0.1:9090',
+    undefined,
+  ],
+  [
+    'port 0 cannot be known',
+    '[server]\nlisten = "127.0.0.1:0"',
+    undefined,
+    'f.toml: [server] listen has port 0 (a free port picked at start); give --url',
+  ],
+  [
+    'an admin port 0 names [admin]',
+    '[admin]\nlisten = "127.0.0.1:0"',
+    undefined,
+    'f.toml: [admin] listen has port 0 (a free port picked at start); give --url',
+  ],
 ];
 
 for (const [name, extra, url, problem] of CASES) {

@@ -75,7 +75,10 @@ test('leases are granted under the limit; a waiter is woken by the announcement 
   await gate.start();
   const never = new AbortController().signal;
   const held = await Promise.all([1, 2].map(() => gate.acquire(PAIR, 2, clock.monotonicMs() + 10_000, never)));
-  assert.deepEqual(held.map((h) => h.kind), ['granted', 'granted']);
+  assert.deepEqual(
+    held.map((h) => h.kind),
+    ['granted', 'granted'],
+  );
   let third: string | undefined;
   void gate.acquire(PAIR, 2, clock.monotonicMs() + 10_000, never).then((o) => (third = o.kind));
   await flush();
@@ -212,7 +215,11 @@ test('a live count that is not one (a store port answering NaN or a string) is a
     store.down = true;
     const never = new AbortController().signal;
     const granted = await Promise.all([1, 2].map(() => gate.acquire(PAIR, 4, clock.monotonicMs() + 10_000, never)));
-    assert.deepEqual(granted.map((g) => g.kind), ['granted', 'granted'], String(nonsense));
+    assert.deepEqual(
+      granted.map((g) => g.kind),
+      ['granted', 'granted'],
+      String(nonsense),
+    );
     gate.stop();
   }
 });
@@ -227,6 +234,9 @@ test('a store that answers nonsense from its start: fallback with the reason, th
   assert.equal(warnings.filter((w) => w.startsWith('cluster store lost at start')).length, 1);
   const never = new AbortController().signal;
   const all = await Promise.all([1, 2, 3].map(() => gate.acquire(PAIR, 3, clock.monotonicMs() + 10_000, never)));
-  assert.deepEqual(all.map((g) => g.kind), ['granted', 'granted', 'granted']);
+  assert.deepEqual(
+    all.map((g) => g.kind),
+    ['granted', 'granted', 'granted'],
+  );
   gate.stop();
 });

@@ -39,7 +39,16 @@ test('one leads; the other takes over when the leader stops, leads alone on stor
   const store = new FakeLeaderStore(clock);
   const changes: string[] = [];
   const lost: unknown[] = [];
-  const lease = (name: string): LeaderLease => new LeaderLease({ store, name: 'mesh', replica: name, leaseTtlMs: 3_000, clock, onChange: (l) => changes.push(`${name}:${l}`), lost: (e) => lost.push(e) });
+  const lease = (name: string): LeaderLease =>
+    new LeaderLease({
+      store,
+      name: 'mesh',
+      replica: name,
+      leaseTtlMs: 3_000,
+      clock,
+      onChange: (l) => changes.push(`${name}:${l}`),
+      lost: (e) => lost.push(e),
+    });
   const a = lease('a');
   const b = lease('b');
   await a.start();

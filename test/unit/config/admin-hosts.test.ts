@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '#src/config/index.ts';
 
 const ONE_NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
-const load = (value: string | undefined) => loadConfig(`[admin]\n${value === undefined ? '' : `hosts = ${value}`}\n${ONE_NODE}`, {});
+const load = (value: string | undefined) =>
+  loadConfig(`[admin]\n${value === undefined ? '' : `hosts = ${value}`}\n${ONE_NODE}`, {});
 
 test('accepted values', () => {
   const table: [string | undefined, unknown][] = [

@@ -124,7 +124,10 @@ describe('runCheckConfig', () => {
       );
       const captured = captureIo();
       assert.equal(await runCheckConfig([path], captured.io), 0, captured.stderr());
-      assert.match(captured.stdout(), /mesh: site paris at http:\/\/10\.0\.0\.1:8080, 0 bootstrap peers, 1 pinned site \(berlin\), heartbeat 5s, fresh for 15s/);
+      assert.match(
+        captured.stdout(),
+        /mesh: site paris at http:\/\/10\.0\.0\.1:8080, 0 bootstrap peers, 1 pinned site \(berlin\), heartbeat 5s, fresh for 15s/,
+      );
       const alone = captureIo();
       assert.equal(await runCheckConfig([example], alone.io), 0);
       assert.match(alone.stdout(), /mesh: none \(this gateway runs alone\)/);

@@ -16,11 +16,20 @@ describe('[cluster]', () => {
   test('the defaults: lease_ttl 10s, prefix switchyard:, the replica named at start', () => {
     const loaded = loadConfig(`${NODES}[cluster]\nstore = "redis://127.0.0.1:6379/0"\n`, {});
     assert.ok(loaded.ok, JSON.stringify(loaded));
-    assert.deepEqual(loaded.config.cluster, { store: 'redis://127.0.0.1:6379/0', password: undefined, replica: undefined, leaseTtlMs: 10_000, prefix: 'switchyard:' });
+    assert.deepEqual(loaded.config.cluster, {
+      store: 'redis://127.0.0.1:6379/0',
+      password: undefined,
+      replica: undefined,
+      leaseTtlMs: 10_000,
+      prefix: 'switchyard:',
+    });
   });
 
   test('a password from the environment, a replica name, rediss://', () => {
-    const loaded = loadConfig(`${NODES}[cluster]\nstore = "rediss://store.internal:6380/2"\npassword = "env:STORE_PW"\nreplica = "gw-1"\nlease_ttl = "4s"\n`, { STORE_PW: 's3cret' });
+    const loaded = loadConfig(
+      `${NODES}[cluster]\nstore = "rediss://store.internal:6380/2"\npassword = "env:STORE_PW"\nreplica = "gw-1"\nlease_ttl = "4s"\n`,
+      { STORE_PW: 's3cret' },
+    );
     assert.ok(loaded.ok, JSON.stringify(loaded));
     assert.equal(loaded.config.cluster?.password, 's3cret');
     assert.equal(loaded.config.cluster?.replica, 'gw-1');

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '#src/config/index.ts';
 
 const ONE_NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
-const load = (value: string | undefined) => loadConfig(`[server]\n${value === undefined ? '' : `cors_origins = ${value}`}\n${ONE_NODE}`, {});
+const load = (value: string | undefined) =>
+  loadConfig(`[server]\n${value === undefined ? '' : `cors_origins = ${value}`}\n${ONE_NODE}`, {});
 
 test('accepted values', () => {
   const table: [string | undefined, unknown][] = [
@@ -13,7 +14,10 @@ test('accepted values', () => {
     ['[]', []],
     ['"*"', '*'],
     ['["https://chat.example.com"]', ['https://chat.example.com']],
-    ['["http://localhost:5173", "https://a.example:8443", "http://[::1]:3000"]', ['http://localhost:5173', 'https://a.example:8443', 'http://[::1]:3000']],
+    [
+      '["http://localhost:5173", "https://a.example:8443", "http://[::1]:3000"]',
+      ['http://localhost:5173', 'https://a.example:8443', 'http://[::1]:3000'],
+    ],
   ];
   for (const [value, expected] of table) {
     const result = load(value);

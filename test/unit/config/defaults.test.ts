@@ -64,7 +64,16 @@ test('defaults are the documented values', () => {
     },
     models: { operatorHoldMs: 600_000 },
     node: { kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 },
-    mesh: { peers: [], maxPeerMessagesPerSecond: 200, heartbeatMs: 5_000, freshnessHeartbeats: 3, maxModelsPerSite: 256, maxClockSkewMs: 30_000, maxRememberedForwards: 65_536, maxMessageBytes: 256 * 1024 },
+    mesh: {
+      peers: [],
+      maxPeerMessagesPerSecond: 200,
+      heartbeatMs: 5_000,
+      freshnessHeartbeats: 3,
+      maxModelsPerSite: 256,
+      maxClockSkewMs: 30_000,
+      maxRememberedForwards: 65_536,
+      maxMessageBytes: 256 * 1024,
+    },
   });
 });
 

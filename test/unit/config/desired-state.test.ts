@@ -6,7 +6,10 @@ import { formatProblems, loadConfig } from '#src/config/load.ts';
 const NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 
 test('desired state is read; a model without it has none', () => {
-  const result = loadConfig(`${NODE}warm = false\n[[models.available]]\nname = "e"\nwarm = 2\npin = true\n[[models.available]]\nname = "p"\npreload = true\n[[models.available]]\nname = "plain"\n`, {});
+  const result = loadConfig(
+    `${NODE}warm = false\n[[models.available]]\nname = "e"\nwarm = 2\npin = true\n[[models.available]]\nname = "p"\npreload = true\n[[models.available]]\nname = "plain"\n`,
+    {},
+  );
   assert.ok(result.ok, result.ok ? '' : formatProblems(result.problems));
   const [e, p, plain] = result.config.models.available;
   assert.deepEqual(e?.desired, { pin: true, preload: false, warm: 2 });
@@ -23,6 +26,9 @@ test('bad values name the key and the problem', () => {
   ] as const) {
     const result = loadConfig(`${NODE}[[models.available]]\nname = "e"\n${line}\n`, {});
     assert.ok(!result.ok, line);
-    assert.ok(result.problems.some((p) => p.path === path && p.message.includes(fragment)), `${line}: ${formatProblems(result.problems)}`);
+    assert.ok(
+      result.problems.some((p) => p.path === path && p.message.includes(fragment)),
+      `${line}: ${formatProblems(result.problems)}`,
+    );
   }
 });

@@ -5,7 +5,18 @@ import { diffConfig } from '#src/config/diff.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
 
 function node(name: string, overrides: Partial<NodeSpec> = {}): NodeSpec {
-  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'auto', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000, ...overrides };
+  return {
+    name,
+    url: `http://${name}:8000`,
+    apiKey: undefined,
+    kind: 'auto',
+    group: undefined,
+    kv: 'unified',
+    weight: 1,
+    wake: undefined,
+    wakeTimeoutMs: 120_000,
+    ...overrides,
+  };
 }
 
 function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = {}): GatewayConfig {
@@ -49,12 +60,18 @@ describe('diffConfig', () => {
 
   test('lists nodes only in the new config as added, in new-config order', () => {
     const change = diffConfig(config([node('a')]), config([node('c'), node('a'), node('b')]));
-    assert.deepEqual(change.nodesAdded.map((added) => added.name), ['c', 'b']);
+    assert.deepEqual(
+      change.nodesAdded.map((added) => added.name),
+      ['c', 'b'],
+    );
   });
 
   test('lists nodes only in the old config as removed, in old-config order', () => {
     const change = diffConfig(config([node('b'), node('a'), node('c')]), config([node('a')]));
-    assert.deepEqual(change.nodesRemoved.map((removed) => removed.name), ['b', 'c']);
+    assert.deepEqual(
+      change.nodesRemoved.map((removed) => removed.name),
+      ['b', 'c'],
+    );
   });
 
   test('keeps a node with the same name and url whose group changed, without re-listing it', () => {
@@ -76,8 +93,14 @@ describe('diffConfig', () => {
   });
 
   test('lists the new node set in new-config order, whatever became of each node', () => {
-    const change = diffConfig(config([node('a'), node('b')]), config([node('c'), node('b', { url: 'http://moved:1' }), node('a')]));
-    assert.deepEqual(change.nodes.map((n) => n.name), ['c', 'b', 'a']);
+    const change = diffConfig(
+      config([node('a'), node('b')]),
+      config([node('c'), node('b', { url: 'http://moved:1' }), node('a')]),
+    );
+    assert.deepEqual(
+      change.nodes.map((n) => n.name),
+      ['c', 'b', 'a'],
+    );
   });
 
   test('replaces a node whose url changed under the same name, so its state starts fresh', () => {
@@ -92,12 +115,22 @@ describe('diffConfig', () => {
 
   test('treats a renamed node as one removed and one added', () => {
     const change = diffConfig(config([node('a')]), config([node('b', { url: node('a').url })]));
-    assert.deepEqual(change.nodesRemoved.map((removed) => removed.name), ['a']);
-    assert.deepEqual(change.nodesAdded.map((added) => added.name), ['b']);
+    assert.deepEqual(
+      change.nodesRemoved.map((removed) => removed.name),
+      ['a'],
+    );
+    assert.deepEqual(
+      change.nodesAdded.map((added) => added.name),
+      ['b'],
+    );
   });
 
   const sectionCases: readonly (readonly [string, Partial<GatewayConfig>, keyof typeof NOTHING_CHANGED])[] = [
-    ['models', { models: { default: 'm', available: [], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs } }, 'modelsChanged'],
+    [
+      'models',
+      { models: { default: 'm', available: [], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs } },
+      'modelsChanged',
+    ],
     ['health', { health: { ...CONFIG_DEFAULTS.health, failThreshold: 9 } }, 'healthChanged'],
     ['discovery', { discovery: { ...CONFIG_DEFAULTS.discovery, missWaitMs: 1 } }, 'discoveryChanged'],
     ['upstream', { upstream: { ...CONFIG_DEFAULTS.upstream, connectTimeoutMs: 1 } }, 'upstreamChanged'],
@@ -107,15 +140,34 @@ describe('diffConfig', () => {
     test(`flags a change in ${section} settings as ${flag} and nothing else`, () => {
       const change = diffConfig(config([node('a')]), config([node('a')], overrides));
       assert.deepEqual(
-        { modelsChanged: change.modelsChanged, healthChanged: change.healthChanged, discoveryChanged: change.discoveryChanged, upstreamChanged: change.upstreamChanged, serverChanged: change.serverChanged, meshChanged: change.meshChanged },
+        {
+          modelsChanged: change.modelsChanged,
+          healthChanged: change.healthChanged,
+          discoveryChanged: change.discoveryChanged,
+          upstreamChanged: change.upstreamChanged,
+          serverChanged: change.serverChanged,
+          meshChanged: change.meshChanged,
+        },
         { ...NOTHING_CHANGED, [flag]: true },
       );
     });
   }
 
   test('flags an alias change inside a declared model as a models change', () => {
-    const before = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['x'], policy: undefined }], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs } });
-    const after = config([node('a')], { models: { default: undefined, available: [{ name: 'm', group: undefined, aliases: ['y'], policy: undefined }], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs } });
+    const before = config([node('a')], {
+      models: {
+        default: undefined,
+        available: [{ name: 'm', group: undefined, aliases: ['x'], policy: undefined }],
+        operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs,
+      },
+    });
+    const after = config([node('a')], {
+      models: {
+        default: undefined,
+        available: [{ name: 'm', group: undefined, aliases: ['y'], policy: undefined }],
+        operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs,
+      },
+    });
     assert.equal(diffConfig(before, after).modelsChanged, true);
   });
 });

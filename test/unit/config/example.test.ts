@@ -39,9 +39,30 @@ describe('examples/switchyard.toml', () => {
     const text = await repoFile('examples/switchyard.toml');
     const keys = keyNames(parse(text));
     const expected = [
-      'server', 'listen', 'max_request_body_bytes', 'health', 'interval', 'timeout', 'fail_threshold',
-      'discovery', 'max_body_bytes', 'miss_wait', 'miss_cooldown', 'upstream', 'connect_timeout', 'headers_timeout',
-      'body_idle_timeout', 'models', 'default', 'available', 'name', 'group', 'aliases', 'nodes', 'url', 'kind',
+      'server',
+      'listen',
+      'max_request_body_bytes',
+      'health',
+      'interval',
+      'timeout',
+      'fail_threshold',
+      'discovery',
+      'max_body_bytes',
+      'miss_wait',
+      'miss_cooldown',
+      'upstream',
+      'connect_timeout',
+      'headers_timeout',
+      'body_idle_timeout',
+      'models',
+      'default',
+      'available',
+      'name',
+      'group',
+      'aliases',
+      'nodes',
+      'url',
+      'kind',
     ];
     for (const key of expected) assert.ok(keys.has(key), `example lacks ${key}`);
     const commentedKey = /^# (api_key = .*)$/m.exec(text)?.[1] ?? '';
@@ -53,6 +74,7 @@ describe('docs/config.md', () => {
   test('documents every key the example uses, and api_key', async () => {
     const docs = await repoFile('docs/config.md');
     const keys = [...keyNames(parse(await repoFile('examples/switchyard.toml'))), 'api_key'];
-    for (const key of keys) assert.ok(docs.includes(`\`${key}\``) || docs.includes(`[${key}]`) || docs.includes(`.${key}]]`), `docs lack ${key}`);
+    for (const key of keys)
+      assert.ok(docs.includes(`\`${key}\``) || docs.includes(`[${key}]`) || docs.includes(`.${key}]]`), `docs lack ${key}`);
   });
 });

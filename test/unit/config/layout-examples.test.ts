@@ -16,18 +16,24 @@ async function load(path: string, env: Record<string, string> = {}): Promise<Gat
 
 test('examples/llama-router.toml: one llama-server router that loads on demand', async () => {
   const config = await load('examples/llama-router.toml');
-  assert.deepEqual(config.nodes.map((n) => [n.name, n.kind]), [['router', 'llamacpp']]);
+  assert.deepEqual(
+    config.nodes.map((n) => [n.name, n.kind]),
+    [['router', 'llamacpp']],
+  );
   assert.equal(config.routing.loadOnDemand, true);
   assert.equal(config.models.default, 'qwen3-8b');
 });
 
 test('examples/mixed-fleet.toml: vLLM in a group, Ollama for the rest, keys from the environment', async () => {
   const config = await load('examples/mixed-fleet.toml', { SWITCHYARD_KEY: 'client-key', VLLM_KEY: 'node-key' });
-  assert.deepEqual(config.nodes.map((n) => [n.name, n.kind, n.group ?? '']), [
-    ['vllm-1', 'vllm', 'big-gpu'],
-    ['vllm-2', 'vllm', 'big-gpu'],
-    ['ollama', 'ollama', ''],
-  ]);
+  assert.deepEqual(
+    config.nodes.map((n) => [n.name, n.kind, n.group ?? '']),
+    [
+      ['vllm-1', 'vllm', 'big-gpu'],
+      ['vllm-2', 'vllm', 'big-gpu'],
+      ['ollama', 'ollama', ''],
+    ],
+  );
   assert.equal(config.models.available.find((m) => m.group === 'big-gpu')?.name, 'Qwen/Qwen2.5-72B-Instruct');
   assert.deepEqual(config.server.apiKeys, ['client-key']);
   const missing = loadConfig(await repoFile('examples/mixed-fleet.toml'), {});

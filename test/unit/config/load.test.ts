@@ -34,12 +34,23 @@ describe('loadConfig: a valid file', () => {
     assert.deepEqual(config.upstream, CONFIG_DEFAULTS.upstream);
     assert.deepEqual(config.models, { default: undefined, available: [], operatorHoldMs: CONFIG_DEFAULTS.models.operatorHoldMs });
     assert.deepEqual(config.nodes, [
-      { name: 'gpu-a', url: 'http://10.0.0.5:8000', apiKey: undefined, kind: 'auto', group: undefined, kv: 'auto', weight: 1, wake: undefined, wakeTimeoutMs: 120_000 },
+      {
+        name: 'gpu-a',
+        url: 'http://10.0.0.5:8000',
+        apiKey: undefined,
+        kind: 'auto',
+        group: undefined,
+        kv: 'auto',
+        weight: 1,
+        wake: undefined,
+        wakeTimeoutMs: 120_000,
+      },
     ]);
   });
 
   test('converts snake_case keys, durations and sizes into camelCase milliseconds and bytes', () => {
-    const config = loaded(`
+    const config = loaded(
+      `
 [server]
 listen = "[::1]:9090"
 max_request_body_bytes = "1MiB"
@@ -82,7 +93,9 @@ completion_reserve = 64
 tokenize_timeout = "100ms"
 swap_after = "0s"
 load_timeout = "45s"
-${ONE_NODE}`, { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' });
+${ONE_NODE}`,
+      { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' },
+    );
     assert.deepEqual(config.server, {
       listen: { host: '::1', port: 9090 },
       maxRequestBodyBytes: 1_048_576,
@@ -195,7 +208,12 @@ url = "http://small:8080"
     for (const value of [config, config.server, config.server.listen, config.health, config.discovery, config.upstream]) {
       assert.ok(Object.isFrozen(value));
     }
-    for (const value of [config.models, config.models.available, config.models.available[0], config.models.available[0]?.aliases]) {
+    for (const value of [
+      config.models,
+      config.models.available,
+      config.models.available[0],
+      config.models.available[0]?.aliases,
+    ]) {
       assert.ok(Object.isFrozen(value));
     }
     assert.ok(Object.isFrozen(config.nodes) && Object.isFrozen(config.nodes[0]));
@@ -205,48 +223,179 @@ url = "http://small:8080"
 });
 
 describe('loadConfig: one problem per rule, with its key path', () => {
-  const rules: readonly { readonly rule: string; readonly toml: string; readonly path: string; readonly fragment: string; readonly env?: Record<string, string> }[] = [
-    { rule: 'a listen address without a port', toml: `[server]\nlisten = "localhost"\n${ONE_NODE}`, path: 'server.listen', fragment: 'must be "host:port"' },
-    { rule: 'a listen port above 65535', toml: `[server]\nlisten = "0.0.0.0:70000"\n${ONE_NODE}`, path: 'server.listen', fragment: 'from 0 to 65535' },
-    { rule: 'a body limit that is not a size', toml: `[server]\nmax_request_body_bytes = "lots"\n${ONE_NODE}`, path: 'server.max_request_body_bytes', fragment: 'must be a size in bytes' },
-    { rule: 'a body limit of zero', toml: `[server]\nmax_request_body_bytes = 0\n${ONE_NODE}`, path: 'server.max_request_body_bytes', fragment: 'more than 0 bytes' },
-    { rule: 'a duration without a unit', toml: `[health]\ninterval = 5\n${ONE_NODE}`, path: 'health.interval', fragment: 'must be a duration like "3s" or "250ms"' },
-    { rule: 'a zero health timeout', toml: `[health]\ntimeout = "0s"\n${ONE_NODE}`, path: 'health.timeout', fragment: 'longer than 0s' },
-    { rule: 'a fail_threshold below 1', toml: `[health]\nfail_threshold = 0\n${ONE_NODE}`, path: 'health.fail_threshold', fragment: 'at least 1' },
-    { rule: 'a fractional fail_threshold', toml: `[health]\nfail_threshold = 2.5\n${ONE_NODE}`, path: 'health.fail_threshold', fragment: 'whole number' },
-    { rule: 'a zero discovery interval', toml: `[discovery]\ninterval = "0ms"\n${ONE_NODE}`, path: 'discovery.interval', fragment: 'longer than 0s' },
-    { rule: 'a zero discovery body limit', toml: `[discovery]\nmax_body_bytes = "0MiB"\n${ONE_NODE}`, path: 'discovery.max_body_bytes', fragment: 'more than 0 bytes' },
-    { rule: 'a miss_wait without a unit', toml: `[discovery]\nmiss_wait = 100\n${ONE_NODE}`, path: 'discovery.miss_wait', fragment: 'a bare number has no unit' },
-    { rule: 'a queue_aging without a unit', toml: `[routing]\nqueue_aging = 10\n${ONE_NODE}`, path: 'routing.queue_aging', fragment: 'a bare number has no unit' },
-    { rule: 'a queue_aging that is not a duration', toml: `[routing]\nqueue_aging = "soon"\n${ONE_NODE}`, path: 'routing.queue_aging', fragment: 'must be a duration' },
-    { rule: 'a zero connect timeout', toml: `[upstream]\nconnect_timeout = "0s"\n${ONE_NODE}`, path: 'upstream.connect_timeout', fragment: 'longer than 0s' },
-    { rule: 'a headers timeout that is not a string', toml: `[upstream]\nheaders_timeout = true\n${ONE_NODE}`, path: 'upstream.headers_timeout', fragment: 'must be a duration' },
-    { rule: 'a missing [[nodes]] list', toml: '[server]\nlisten = "127.0.0.1:8080"\n', path: 'nodes', fragment: 'at least one [[nodes]] entry is required' },
+  const rules: readonly {
+    readonly rule: string;
+    readonly toml: string;
+    readonly path: string;
+    readonly fragment: string;
+    readonly env?: Record<string, string>;
+  }[] = [
+    {
+      rule: 'a listen address without a port',
+      toml: `[server]\nlisten = "localhost"\n${ONE_NODE}`,
+      path: 'server.listen',
+      fragment: 'must be "host:port"',
+    },
+    {
+      rule: 'a listen port above 65535',
+      toml: `[server]\nlisten = "0.0.0.0:70000"\n${ONE_NODE}`,
+      path: 'server.listen',
+      fragment: 'from 0 to 65535',
+    },
+    {
+      rule: 'a body limit that is not a size',
+      toml: `[server]\nmax_request_body_bytes = "lots"\n${ONE_NODE}`,
+      path: 'server.max_request_body_bytes',
+      fragment: 'must be a size in bytes',
+    },
+    {
+      rule: 'a body limit of zero',
+      toml: `[server]\nmax_request_body_bytes = 0\n${ONE_NODE}`,
+      path: 'server.max_request_body_bytes',
+      fragment: 'more than 0 bytes',
+    },
+    {
+      rule: 'a duration without a unit',
+      toml: `[health]\ninterval = 5\n${ONE_NODE}`,
+      path: 'health.interval',
+      fragment: 'must be a duration like "3s" or "250ms"',
+    },
+    {
+      rule: 'a zero health timeout',
+      toml: `[health]\ntimeout = "0s"\n${ONE_NODE}`,
+      path: 'health.timeout',
+      fragment: 'longer than 0s',
+    },
+    {
+      rule: 'a fail_threshold below 1',
+      toml: `[health]\nfail_threshold = 0\n${ONE_NODE}`,
+      path: 'health.fail_threshold',
+      fragment: 'at least 1',
+    },
+    {
+      rule: 'a fractional fail_threshold',
+      toml: `[health]\nfail_threshold = 2.5\n${ONE_NODE}`,
+      path: 'health.fail_threshold',
+      fragment: 'whole number',
+    },
+    {
+      rule: 'a zero discovery interval',
+      toml: `[discovery]\ninterval = "0ms"\n${ONE_NODE}`,
+      path: 'discovery.interval',
+      fragment: 'longer than 0s',
+    },
+    {
+      rule: 'a zero discovery body limit',
+      toml: `[discovery]\nmax_body_bytes = "0MiB"\n${ONE_NODE}`,
+      path: 'discovery.max_body_bytes',
+      fragment: 'more than 0 bytes',
+    },
+    {
+      rule: 'a miss_wait without a unit',
+      toml: `[discovery]\nmiss_wait = 100\n${ONE_NODE}`,
+      path: 'discovery.miss_wait',
+      fragment: 'a bare number has no unit',
+    },
+    {
+      rule: 'a queue_aging without a unit',
+      toml: `[routing]\nqueue_aging = 10\n${ONE_NODE}`,
+      path: 'routing.queue_aging',
+      fragment: 'a bare number has no unit',
+    },
+    {
+      rule: 'a queue_aging that is not a duration',
+      toml: `[routing]\nqueue_aging = "soon"\n${ONE_NODE}`,
+      path: 'routing.queue_aging',
+      fragment: 'must be a duration',
+    },
+    {
+      rule: 'a zero connect timeout',
+      toml: `[upstream]\nconnect_timeout = "0s"\n${ONE_NODE}`,
+      path: 'upstream.connect_timeout',
+      fragment: 'longer than 0s',
+    },
+    {
+      rule: 'a headers timeout that is not a string',
+      toml: `[upstream]\nheaders_timeout = true\n${ONE_NODE}`,
+      path: 'upstream.headers_timeout',
+      fragment: 'must be a duration',
+    },
+    {
+      rule: 'a missing [[nodes]] list',
+      toml: '[server]\nlisten = "127.0.0.1:8080"\n',
+      path: 'nodes',
+      fragment: 'at least one [[nodes]] entry is required',
+    },
     { rule: 'an empty nodes array', toml: 'nodes = []\n', path: 'nodes', fragment: 'at least one [[nodes]] entry is required' },
     { rule: 'nodes written as a plain value', toml: 'nodes = "gpu-a"\n', path: 'nodes', fragment: 'must be an array of tables' },
     { rule: 'a node without a url', toml: '[[nodes]]\nname = "gpu-a"\n', path: 'nodes[0].url', fragment: 'is required' },
     { rule: 'a node without a name', toml: '[[nodes]]\nurl = "http://a"\n', path: 'nodes[0].name', fragment: 'is required' },
-    { rule: 'an empty node name', toml: '[[nodes]]\nname = ""\nurl = "http://a"\n', path: 'nodes[0].name', fragment: 'must not be empty' },
-    { rule: 'a node name with surrounding spaces', toml: '[[nodes]]\nname = " a "\nurl = "http://a"\n', path: 'nodes[0].name', fragment: 'whitespace' },
+    {
+      rule: 'an empty node name',
+      toml: '[[nodes]]\nname = ""\nurl = "http://a"\n',
+      path: 'nodes[0].name',
+      fragment: 'must not be empty',
+    },
+    {
+      rule: 'a node name with surrounding spaces',
+      toml: '[[nodes]]\nname = " a "\nurl = "http://a"\n',
+      path: 'nodes[0].name',
+      fragment: 'whitespace',
+    },
     {
       rule: 'a url that is not http(s)',
       toml: `${ONE_NODE}[[nodes]]\nname = "b"\nurl = "http://b"\n[[nodes]]\nname = "c"\nurl = "ftp://c"\n`,
       path: 'nodes[2].url',
       fragment: 'must be an http(s) URL',
     },
-    { rule: 'a url that is not a URL at all', toml: '[[nodes]]\nname = "a"\nurl = "10.0.0.5:8000"\n', path: 'nodes[0].url', fragment: 'must be an http(s) URL' },
-    { rule: 'a url with a query string', toml: '[[nodes]]\nname = "a"\nurl = "http://a/?x=1"\n', path: 'nodes[0].url', fragment: 'without a query string' },
-    { rule: 'a url with a fragment', toml: '[[nodes]]\nname = "a"\nurl = "http://a/#x"\n', path: 'nodes[0].url', fragment: 'without a fragment' },
-    { rule: 'a url that is a number', toml: '[[nodes]]\nname = "a"\nurl = 8000\n', path: 'nodes[0].url', fragment: 'must be a string, not an integer' },
+    {
+      rule: 'a url that is not a URL at all',
+      toml: '[[nodes]]\nname = "a"\nurl = "10.0.0.5:8000"\n',
+      path: 'nodes[0].url',
+      fragment: 'must be an http(s) URL',
+    },
+    {
+      rule: 'a url with a query string',
+      toml: '[[nodes]]\nname = "a"\nurl = "http://a/?x=1"\n',
+      path: 'nodes[0].url',
+      fragment: 'without a query string',
+    },
+    {
+      rule: 'a url with a fragment',
+      toml: '[[nodes]]\nname = "a"\nurl = "http://a/#x"\n',
+      path: 'nodes[0].url',
+      fragment: 'without a fragment',
+    },
+    {
+      rule: 'a url that is a number',
+      toml: '[[nodes]]\nname = "a"\nurl = 8000\n',
+      path: 'nodes[0].url',
+      fragment: 'must be a string, not an integer',
+    },
     {
       rule: 'a duplicate node name, naming the first one',
       toml: `${ONE_NODE}[[nodes]]\nname = "gpu-b"\nurl = "http://b"\n[[nodes]]\nname = "c"\nurl = "http://c"\n[[nodes]]\nname = "gpu-b"\nurl = "http://d"\n`,
       path: 'nodes[3].name',
       fragment: 'duplicate node name "gpu-b" (also nodes[1])',
     },
-    { rule: 'an unknown node kind', toml: `${ONE_NODE}kind = "tgi"\n`, path: 'nodes[0].kind', fragment: 'must be one of: auto, vllm, llamacpp, ollama, sglang, openai' },
-    { rule: 'an api_key naming an unset variable', toml: `${ONE_NODE}api_key = "env:GPU_KEY"\n`, path: 'nodes[0].api_key', fragment: 'environment variable GPU_KEY is not set' },
-    { rule: 'an empty literal api_key', toml: `${ONE_NODE}api_key = ""\n`, path: 'nodes[0].api_key', fragment: 'must not be empty' },
+    {
+      rule: 'an unknown node kind',
+      toml: `${ONE_NODE}kind = "tgi"\n`,
+      path: 'nodes[0].kind',
+      fragment: 'must be one of: auto, vllm, llamacpp, ollama, sglang, openai',
+    },
+    {
+      rule: 'an api_key naming an unset variable',
+      toml: `${ONE_NODE}api_key = "env:GPU_KEY"\n`,
+      path: 'nodes[0].api_key',
+      fragment: 'environment variable GPU_KEY is not set',
+    },
+    {
+      rule: 'an empty literal api_key',
+      toml: `${ONE_NODE}api_key = ""\n`,
+      path: 'nodes[0].api_key',
+      fragment: 'must not be empty',
+    },
     { rule: 'an empty node group', toml: `${ONE_NODE}group = ""\n`, path: 'nodes[0].group', fragment: 'must not be empty' },
     {
       rule: 'a duplicate model name',
@@ -272,7 +421,12 @@ describe('loadConfig: one problem per rule, with its key path', () => {
       path: 'models.available[0].aliases[0]',
       fragment: "repeats the model's own name",
     },
-    { rule: 'an empty alias', toml: `[[models.available]]\nname = "m"\naliases = [""]\n${ONE_NODE}`, path: 'models.available[0].aliases[0]', fragment: 'must not be empty' },
+    {
+      rule: 'an empty alias',
+      toml: `[[models.available]]\nname = "m"\naliases = [""]\n${ONE_NODE}`,
+      path: 'models.available[0].aliases[0]',
+      fragment: 'must not be empty',
+    },
     {
       rule: 'a default model that is not declared',
       toml: `[models]\ndefault = "gpt-4"\n[[models.available]]\nname = "m"\naliases = ["a"]\n${ONE_NODE}`,
@@ -294,7 +448,10 @@ describe('loadConfig: one problem per rule, with its key path', () => {
   }
 
   test('accepts a default model that is an alias of a declared model', () => {
-    assert.equal(loaded(`[models]\ndefault = "a"\n[[models.available]]\nname = "m"\naliases = ["a"]\n${ONE_NODE}`).models.default, 'a');
+    assert.equal(
+      loaded(`[models]\ndefault = "a"\n[[models.available]]\nname = "m"\naliases = ["a"]\n${ONE_NODE}`).models.default,
+      'a',
+    );
   });
 });
 
@@ -317,12 +474,19 @@ describe('loadConfig: unknown keys', () => {
   }
 
   test('lists the keys the table accepts', () => {
-    assertProblem(problems(`[health]\nintervall = "5s"\n${ONE_NODE}`), 'health.intervall', 'expected one of: interval, timeout, fail_threshold');
+    assertProblem(
+      problems(`[health]\nintervall = "5s"\n${ONE_NODE}`),
+      'health.intervall',
+      'expected one of: interval, timeout, fail_threshold',
+    );
   });
 
   test('reports each unknown key of one table as its own problem', () => {
     const found = problems(`[server]\na = 1\nb = 2\n${ONE_NODE}`);
-    assert.deepEqual(found.map((problem) => problem.path), ['server.a', 'server.b']);
+    assert.deepEqual(
+      found.map((problem) => problem.path),
+      ['server.a', 'server.b'],
+    );
   });
 });
 
@@ -356,7 +520,9 @@ describe('loadConfig: reporting', () => {
 
   test('never includes an api_key value in problem messages', () => {
     const secret = 'sk-do-not-print-0123456789';
-    const found = problems(`${ONE_NODE}api_key = "${secret}"\nkind = 7\nname2 = "${secret}"\n[[nodes]]\nname = "b"\nurl = "http://b"\napi_key = 42\n`);
+    const found = problems(
+      `${ONE_NODE}api_key = "${secret}"\nkind = 7\nname2 = "${secret}"\n[[nodes]]\nname = "b"\nurl = "http://b"\napi_key = 42\n`,
+    );
     assert.ok(found.length >= 3);
     assert.ok(!formatProblems(found).includes(secret));
   });
@@ -390,17 +556,27 @@ test('security keys: api_keys name a missing variable, and the admin listener mu
   const node = '[[nodes]]\nname = "a"\nurl = "http://10.0.0.1:8000"\n';
   const missing = loadConfig(`[server]\napi_keys = ["env:NOPE"]\n${node}`, {});
   assert.ok(!missing.ok);
-  assert.deepEqual(missing.problems.map((p) => `${p.path}: ${p.message}`), ['server.api_keys[0]: environment variable NOPE is not set']);
+  assert.deepEqual(
+    missing.problems.map((p) => `${p.path}: ${p.message}`),
+    ['server.api_keys[0]: environment variable NOPE is not set'],
+  );
   const clash = loadConfig(`[server]\nlisten = "127.0.0.1:8080"\n[admin]\nlisten = "127.0.0.1:8080"\n${node}`, {});
   assert.ok(!clash.ok);
-  assert.match(clash.problems.map((p) => `${p.path}: ${p.message}`).join('\n'), /^admin\.listen: must differ from server\.listen/);
+  assert.match(
+    clash.problems.map((p) => `${p.path}: ${p.message}`).join('\n'),
+    /^admin\.listen: must differ from server\.listen/,
+  );
 });
 
 test('wake: a Wake-on-LAN MAC (with the default broadcast) or a command, checked at load', () => {
   const base = '[[nodes]]\nname = "gpu"\nurl = "http://10.0.0.9:8000"\n';
   const wol = loadConfig(`${base}wake = { mac = "AA-BB-CC-DD-EE-FF" }\nwake_timeout = "90s"\n`, {});
   assert.ok(wol.ok);
-  assert.deepEqual(wol.config.nodes[0]?.wake, { kind: 'wol', mac: 'aa:bb:cc:dd:ee:ff', broadcast: { host: '255.255.255.255', port: 9 } });
+  assert.deepEqual(wol.config.nodes[0]?.wake, {
+    kind: 'wol',
+    mac: 'aa:bb:cc:dd:ee:ff',
+    broadcast: { host: '255.255.255.255', port: 9 },
+  });
   assert.equal(wol.config.nodes[0]?.wakeTimeoutMs, 90_000);
   const command = loadConfig(`${base}wake = { command = ["/usr/local/bin/wake-gpu1", "--fast"] }\n`, {});
   assert.ok(command.ok);
@@ -433,14 +609,21 @@ policy = "round-robin"
 ${ONE_NODE}weight = 2.5
 `);
     assert.equal(config.routing.policy, 'weighted');
-    assert.deepEqual([config.routing.affinityHeader, config.routing.affinityPrefixChars, config.routing.affinityEpsilon], ['x-conversation', 64, 0.5]);
+    assert.deepEqual(
+      [config.routing.affinityHeader, config.routing.affinityPrefixChars, config.routing.affinityEpsilon],
+      ['x-conversation', 64, 0.5],
+    );
     assert.equal(config.models.available[0]?.policy, 'round-robin');
     assert.equal(config.nodes[0]?.weight, 2.5);
   });
 
   const bad: readonly (readonly [string, string, string])[] = [
     ['an unknown policy', `[routing]\npolicy = "fastest"\n${ONE_NODE}`, 'routing.policy'],
-    ["an unknown model's policy", `[[models.available]]\nname = "m"\npolicy = "random"\n${ONE_NODE}`, 'models.available[0].policy'],
+    [
+      "an unknown model's policy",
+      `[[models.available]]\nname = "m"\npolicy = "random"\n${ONE_NODE}`,
+      'models.available[0].policy',
+    ],
     ['a zero weight', `${ONE_NODE}weight = 0\n`, 'nodes[0].weight'],
     ['a negative weight', `${ONE_NODE}weight = -1\n`, 'nodes[0].weight'],
     ['a weight that is text', `${ONE_NODE}weight = "2"\n`, 'nodes[0].weight'],
@@ -450,7 +633,13 @@ ${ONE_NODE}weight = 2.5
   ];
   for (const [what, toml, path] of bad) {
     test(`reports ${what} at ${path}`, () => {
-      const expected = path.endsWith('policy') ? 'must be one of' : path.endsWith('header') ? 'header name' : path.endsWith('chars') ? 'at least 1' : 'greater than 0';
+      const expected = path.endsWith('policy')
+        ? 'must be one of'
+        : path.endsWith('header')
+          ? 'header name'
+          : path.endsWith('chars')
+            ? 'at least 1'
+            : 'greater than 0';
       assertProblem(problems(toml), path, expected);
     });
   }

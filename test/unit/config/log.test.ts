@@ -10,14 +10,27 @@ test('no [log]: the request log is off, with the documented defaults', () => {
   const result = loadConfig(ONE_NODE, {});
   assert.ok(result.ok, result.ok ? '' : formatProblems(result.problems));
   assert.deepEqual(result.config.log, LOG_DEFAULTS);
-  assert.deepEqual(LOG_DEFAULTS, { requests: { kind: 'off' }, requestsMaxBytes: 100 * 1024 * 1024, requestsKeep: 5, requestsBufferLines: 10_000, bodies: false, bodiesMaxBytes: 4096 });
+  assert.deepEqual(LOG_DEFAULTS, {
+    requests: { kind: 'off' },
+    requestsMaxBytes: 100 * 1024 * 1024,
+    requestsKeep: 5,
+    requestsBufferLines: 10_000,
+    bodies: false,
+    bodiesMaxBytes: 4096,
+  });
 });
 
 const GOOD: readonly { toml: string; expect: Record<string, unknown> }[] = [
   { toml: 'requests = "off"', expect: { requests: { kind: 'off' } } },
   { toml: 'requests = "stdout"', expect: { requests: { kind: 'stdout' } } },
-  { toml: 'requests = "/var/log/switchyard/requests.log"', expect: { requests: { kind: 'file', path: '/var/log/switchyard/requests.log' } } },
-  { toml: 'requests = "requests.log"\nrequests_max_bytes = "10MiB"\nrequests_keep = 0', expect: { requests: { kind: 'file', path: 'requests.log' }, requestsMaxBytes: 10 * 1024 * 1024, requestsKeep: 0 } },
+  {
+    toml: 'requests = "/var/log/switchyard/requests.log"',
+    expect: { requests: { kind: 'file', path: '/var/log/switchyard/requests.log' } },
+  },
+  {
+    toml: 'requests = "requests.log"\nrequests_max_bytes = "10MiB"\nrequests_keep = 0',
+    expect: { requests: { kind: 'file', path: 'requests.log' }, requestsMaxBytes: 10 * 1024 * 1024, requestsKeep: 0 },
+  },
   { toml: 'requests_buffer_lines = 1', expect: { requestsBufferLines: 1 } },
   { toml: 'bodies = true', expect: { bodies: true } },
   { toml: 'bodies = true\nbodies_max_bytes = "64KiB"', expect: { bodies: true, bodiesMaxBytes: 64 * 1024 } },

@@ -21,6 +21,10 @@ test('[[nodes]] models must list at least one non-empty pattern', () => {
   ] as const) {
     const result = loadConfig(node(`models = ${value}`), {});
     assert.ok(!result.ok, value);
-    assert.deepEqual(result.problems.map((p) => `${p.path}: ${p.message}`), [message], value);
+    assert.deepEqual(
+      result.problems.map((p) => `${p.path}: ${p.message}`),
+      [message],
+      value,
+    );
   }
 });

@@ -15,15 +15,27 @@ test('a reload names the settings that need a restart, and only those', () => {
   const before = config('[server]\nlisten = "127.0.0.1:8080"\n');
   assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\ndrain_timeout = "5s"\n')), []);
   assert.deepEqual(
-    restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:9090"\nheader_timeout = "2s"\n[admin]\nlisten = "127.0.0.1:9091"\n')),
+    restartOnlyChanges(
+      before,
+      config('[server]\nlisten = "127.0.0.1:9090"\nheader_timeout = "2s"\n[admin]\nlisten = "127.0.0.1:9091"\n'),
+    ),
     ['server.listen', 'server.header_timeout', 'admin.listen'],
   );
 });
 
 test('the cache-aware prefix tree size needs a restart; the other policy settings do not', () => {
   const before = config('[server]\nlisten = "127.0.0.1:8080"\n');
-  assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\n[routing]\npolicy = "cache-aware"\ncache_threshold = 0.7\n')), []);
-  assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\n[routing]\ncache_max_tree_chars = 1000\n')), ['routing.cache_max_tree_chars']);
+  assert.deepEqual(
+    restartOnlyChanges(
+      before,
+      config('[server]\nlisten = "127.0.0.1:8080"\n[routing]\npolicy = "cache-aware"\ncache_threshold = 0.7\n'),
+    ),
+    [],
+  );
+  assert.deepEqual(
+    restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\n[routing]\ncache_max_tree_chars = 1000\n')),
+    ['routing.cache_max_tree_chars'],
+  );
 });
 
 test('the number of workers needs a restart', () => {
@@ -34,14 +46,20 @@ test('the number of workers needs a restart', () => {
 
 test('the state directory needs a restart (the state file is opened once, at start)', () => {
   const before = config('[server]\nlisten = "127.0.0.1:8080"\n');
-  assert.deepEqual(restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\nstate_dir = "/var/lib/switchyard"\n')), ['server.state_dir']);
+  assert.deepEqual(
+    restartOnlyChanges(before, config('[server]\nlisten = "127.0.0.1:8080"\nstate_dir = "/var/lib/switchyard"\n')),
+    ['server.state_dir'],
+  );
 });
 
 test('the request log ([log]) needs a restart; an unchanged one does not', () => {
   const before = config('[log]\nrequests = "/var/log/switchyard/requests.log"\n');
   assert.deepEqual(restartOnlyChanges(before, config('[log]\nrequests = "/var/log/switchyard/requests.log"\n')), []);
   assert.deepEqual(restartOnlyChanges(before, config('[log]\nrequests = "stdout"\n')), ['log']);
-  assert.deepEqual(restartOnlyChanges(before, config('[log]\nrequests = "/var/log/switchyard/requests.log"\nrequests_keep = 9\n')), ['log']);
+  assert.deepEqual(
+    restartOnlyChanges(before, config('[log]\nrequests = "/var/log/switchyard/requests.log"\nrequests_keep = 9\n')),
+    ['log'],
+  );
 });
 
 test('tracing ([tracing]) needs a restart: each request plane builds its tracer once', () => {

@@ -14,13 +14,23 @@ test('[tracing] is off when absent', () => {
 test('[tracing] with an endpoint: service_name "switchyard" and sample_ratio 1 by default', () => {
   const loaded = load('[tracing]\notlp_endpoint = "http://127.0.0.1:4318/v1/traces"');
   assert.ok(loaded.ok);
-  assert.deepEqual(loaded.config.tracing, { otlpEndpoint: 'http://127.0.0.1:4318/v1/traces', serviceName: 'switchyard', sampleRatio: 1 });
+  assert.deepEqual(loaded.config.tracing, {
+    otlpEndpoint: 'http://127.0.0.1:4318/v1/traces',
+    serviceName: 'switchyard',
+    sampleRatio: 1,
+  });
 });
 
 test('[tracing] takes every key', () => {
-  const loaded = load('[tracing]\notlp_endpoint = "https://otel.example:4318/v1/traces"\nservice_name = "gw-eu"\nsample_ratio = 0.25');
+  const loaded = load(
+    '[tracing]\notlp_endpoint = "https://otel.example:4318/v1/traces"\nservice_name = "gw-eu"\nsample_ratio = 0.25',
+  );
   assert.ok(loaded.ok);
-  assert.deepEqual(loaded.config.tracing, { otlpEndpoint: 'https://otel.example:4318/v1/traces', serviceName: 'gw-eu', sampleRatio: 0.25 });
+  assert.deepEqual(loaded.config.tracing, {
+    otlpEndpoint: 'https://otel.example:4318/v1/traces',
+    serviceName: 'gw-eu',
+    sampleRatio: 0.25,
+  });
 });
 
 const BAD: readonly [string, string, RegExp][] = [
@@ -31,7 +41,11 @@ const BAD: readonly [string, string, RegExp][] = [
   ['ratio above 1', '[tracing]\notlp_endpoint = "http://127.0.0.1:4318/v1/traces"\nsample_ratio = 2', /from 0 to 1/],
   ['ratio below 0', '[tracing]\notlp_endpoint = "http://127.0.0.1:4318/v1/traces"\nsample_ratio = -0.1', /from 0 to 1/],
   ['empty service name', '[tracing]\notlp_endpoint = "http://127.0.0.1:4318/v1/traces"\nservice_name = ""', /non-empty/],
-  ['unknown key', '[tracing]\notlp_endpoint = "http://127.0.0.1:4318/v1/traces"\nendpoint = "x"', /unknown key; expected one of: otlp_endpoint, service_name, sample_ratio/],
+  [
+    'unknown key',
+    '[tracing]\notlp_endpoint = "http://127.0.0.1:4318/v1/traces"\nendpoint = "x"',
+    /unknown key; expected one of: otlp_endpoint, service_name, sample_ratio/,
+  ],
 ];
 
 for (const [what, toml, message] of BAD) {

@@ -13,5 +13,8 @@ test('appended makes a list of one when there is none, then pushes onto the same
 test('appended keeps the order of every item added, however many', () => {
   let list: number[] | undefined;
   for (let i = 0; i < 40; i++) list = appended(list, i);
-  assert.deepEqual(list, Array.from({ length: 40 }, (_, i) => i));
+  assert.deepEqual(
+    list,
+    Array.from({ length: 40 }, (_, i) => i),
+  );
 });

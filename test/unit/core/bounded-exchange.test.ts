@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
-import { boundedExchange, type ExchangeDispatcher, type ExchangeLimits, type ExchangeOutcome } from '#src/core/bounded-exchange.ts';
+import {
+  boundedExchange,
+  type ExchangeDispatcher,
+  type ExchangeLimits,
+  type ExchangeOutcome,
+} from '#src/core/bounded-exchange.ts';
 import { httpRequester } from '#src/cli/http-requester.ts';
 
 // One suite for both dispatchers the exchange runs on: undici's (the gateway's polls) and the CLI's
@@ -103,7 +108,11 @@ for (const [hostName, makeHost] of HOSTS) {
     await withServer(
       (_req, res) => res.writeHead(503).end('y'.repeat(50)),
       async (origin, agent) => {
-        assert.deepEqual(await get(agent, origin, '/', { maxBytes: 1000, maxErrorBytes: 40 }), { kind: 'too-large', status: 503, limit: 40 });
+        assert.deepEqual(await get(agent, origin, '/', { maxBytes: 1000, maxErrorBytes: 40 }), {
+          kind: 'too-large',
+          status: 503,
+          limit: 40,
+        });
         const within = await get(agent, origin, '/', { maxBytes: 1000, maxErrorBytes: 50 });
         assert.equal(within.kind === 'answer' ? `${within.status} ${within.bytes.length}` : within.kind, '503 50');
       },

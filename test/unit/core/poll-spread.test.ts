@@ -10,7 +10,10 @@ import { spec } from '#test/fixtures/builders.ts';
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 test('a large fleet is spread over one interval in a few even groups; a small one stays in step', () => {
-  assert.deepEqual([0, 1, 2, 3].map((i) => spreadDelayMs(i, 4, 2000)), [0, 0, 0, 0]);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => spreadDelayMs(i, 4, 2000)),
+    [0, 0, 0, 0],
+  );
   const n = 100;
   const delays = Array.from({ length: n }, (_, i) => spreadDelayMs(i, n, 2000));
   assert.equal(delays[0], 0);
@@ -79,5 +82,9 @@ test('the discovery loop spreads its later rounds the same way', async (t) => {
   await settle();
   clock.advance(INTERVAL + INTERVAL / 2);
   await settle();
-  assert.equal(fetches.length, 163, 'the groups with phases 0 to 1,000 ms (5 of 8) polled again by the middle of the second interval');
+  assert.equal(
+    fetches.length,
+    163,
+    'the groups with phases 0 to 1,000 ms (5 of 8) polled again by the middle of the second interval',
+  );
 });

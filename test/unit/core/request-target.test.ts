@@ -71,22 +71,113 @@ function compareWithUrl(target: string): void {
     return;
   }
   assert.ok(parsed.ok, `${JSON.stringify(target)} should parse`);
-  assert.deepEqual({ pathname: parsed.url.pathname, search: parsed.url.search, query: [...parsed.url.searchParams] }, expected, JSON.stringify(target));
+  assert.deepEqual(
+    { pathname: parsed.url.pathname, search: parsed.url.search, query: [...parsed.url.searchParams] },
+    expected,
+    JSON.stringify(target),
+  );
 }
 
 test('an origin-form target reads as the URL parser reads it: path, query and its parameters', () => {
   const table = [
-    '/', '/v1/chat/completions', '/v1/models/meta-llama/Llama-3.1-8B', '/v1/models/org:model@v2', "/a'b", '/a~b!$&()*+,;=',
-    '/?', '/v1/models?', '/a?b', '/a?b=c&d=e', '/a?b=%20c&d=e+f', '/a?b=c?d', '/a?x=/../y', "/a?b='c'", '/a?%zz', '/a?b=%E2%82%AC',
-    '/.', '/..', '/a/.', '/a/..', '/a/./b', '/a/../b', '/a/.b', '/a/..b', '/a/b.', '/a/...', '/./?x', '/../?x', '/a/%2e/b', '/a/%2E%2e/b',
-    '/%', '/a%20b', '/a b', '/a"b', '/a<b>', '/a`b', '/a{b}', '/a^b', '/a|b', '/a[b]', '/a\\b', '/a#b', '/a?b#c', '/é', '/a?é', '/a\tb',
-    '/a?b c', '/a?"', '/a?<>', '/a?{}', '/a?[]', '/a?\\', '/a?`^|', '/a\u0000b', '/a\u007fb', '/a?\u007f', '//a', '//', '/a//b',
+    '/',
+    '/v1/chat/completions',
+    '/v1/models/meta-llama/Llama-3.1-8B',
+    '/v1/models/org:model@v2',
+    "/a'b",
+    '/a~b!$&()*+,;=',
+    '/?',
+    '/v1/models?',
+    '/a?b',
+    '/a?b=c&d=e',
+    '/a?b=%20c&d=e+f',
+    '/a?b=c?d',
+    '/a?x=/../y',
+    "/a?b='c'",
+    '/a?%zz',
+    '/a?b=%E2%82%AC',
+    '/.',
+    '/..',
+    '/a/.',
+    '/a/..',
+    '/a/./b',
+    '/a/../b',
+    '/a/.b',
+    '/a/..b',
+    '/a/b.',
+    '/a/...',
+    '/./?x',
+    '/../?x',
+    '/a/%2e/b',
+    '/a/%2E%2e/b',
+    '/%',
+    '/a%20b',
+    '/a b',
+    '/a"b',
+    '/a<b>',
+    '/a`b',
+    '/a{b}',
+    '/a^b',
+    '/a|b',
+    '/a[b]',
+    '/a\\b',
+    '/a#b',
+    '/a?b#c',
+    '/é',
+    '/a?é',
+    '/a\tb',
+    '/a?b c',
+    '/a?"',
+    '/a?<>',
+    '/a?{}',
+    '/a?[]',
+    '/a?\\',
+    '/a?`^|',
+    '/a\u0000b',
+    '/a\u007fb',
+    '/a?\u007f',
+    '//a',
+    '//',
+    '/a//b',
   ];
   for (const target of table) compareWithUrl(target);
 });
 
 test('random origin-form targets read as the URL parser reads them', () => {
-  const alphabet = ['/', '/', '/', '.', '.', '?', '=', '&', '%', '2', 'e', 'E', 'a', 'b', '#', '\\', ' ', '"', "'", '<', '{', '[', '+', ':', '@', '~', '!', 'é', '\t', '^', '|', '`'];
+  const alphabet = [
+    '/',
+    '/',
+    '/',
+    '.',
+    '.',
+    '?',
+    '=',
+    '&',
+    '%',
+    '2',
+    'e',
+    'E',
+    'a',
+    'b',
+    '#',
+    '\\',
+    ' ',
+    '"',
+    "'",
+    '<',
+    '{',
+    '[',
+    '+',
+    ':',
+    '@',
+    '~',
+    '!',
+    'é',
+    '\t',
+    '^',
+    '|',
+    '`',
+  ];
   let seed = 28;
   const next = (n: number): number => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -108,5 +199,8 @@ test('a plain origin-form target is read without the URL parser', () => {
   assert.ok(parsed.ok);
   assert.ok(!(parsed.url instanceof URL), 'a plain path, not a URL');
   const query = parseRequestTarget('/admin/explain?model=a');
-  assert.ok(query.ok && !(query.url instanceof URL) && query.url.searchParams === query.url.searchParams, 'its parameters parsed once');
+  assert.ok(
+    query.ok && !(query.url instanceof URL) && query.url.searchParams === query.url.searchParams,
+    'its parameters parsed once',
+  );
 });

@@ -9,14 +9,30 @@ import { Discoverer } from '#src/discovery/discoverer.ts';
 import type { DiscoveryResult } from '#src/discovery/discovery-state.ts';
 
 const HOUR_MS = 3_600_000;
-const OK: DiscoveryResult = { ok: true, models: [{ id: 'm', loaded: true, status: undefined, contextTokens: undefined, aliases: [] }] };
+const OK: DiscoveryResult = {
+  ok: true,
+  models: [{ id: 'm', loaded: true, status: undefined, contextTokens: undefined, aliases: [] }],
+};
 
 function nodeSpec(name: string): NodeSpec {
-  return { name, url: `http://${name}:8000`, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000 };
+  return {
+    name,
+    url: `http://${name}:8000`,
+    apiKey: undefined,
+    kind: 'vllm',
+    group: undefined,
+    kv: 'unified',
+    weight: 1,
+    wake: undefined,
+    wakeTimeoutMs: 120_000,
+  };
 }
 
 /** A discoverer whose fetches answer at once, counting them per node. */
-async function startRig(t: TestContext, minRefreshIntervalMs: number): Promise<{ clock: ManualClock; discoverer: Discoverer; fetches: string[] }> {
+async function startRig(
+  t: TestContext,
+  minRefreshIntervalMs: number,
+): Promise<{ clock: ManualClock; discoverer: Discoverer; fetches: string[] }> {
   const clock = new ManualClock();
   const fetches: string[] = [];
   const discoverer = new Discoverer({
@@ -54,7 +70,7 @@ test('a shorter interval applies from now instead of after the old interval runs
   assert.equal(fetches.length, 3);
 });
 
-test('an unchanged interval keeps each node\'s timer where it was', async (t) => {
+test("an unchanged interval keeps each node's timer where it was", async (t) => {
   const { clock, discoverer, fetches } = await startRig(t, 0);
   clock.advance(HOUR_MS - 10);
   discoverer.setTiming({ intervalMs: HOUR_MS, minRefreshIntervalMs: 5 });

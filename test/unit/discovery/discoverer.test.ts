@@ -43,7 +43,17 @@ interface Rig {
 }
 
 function nodeSpec(name: string, url = `http://${name}:8000`): NodeSpec {
-  return { name, url, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000 };
+  return {
+    name,
+    url,
+    apiKey: undefined,
+    kind: 'vllm',
+    group: undefined,
+    kv: 'unified',
+    weight: 1,
+    wake: undefined,
+    wakeTimeoutMs: 120_000,
+  };
 }
 
 async function startRig(t: TestContext, names: readonly string[]): Promise<Rig> {
@@ -67,7 +77,10 @@ async function startRig(t: TestContext, names: readonly string[]): Promise<Rig> 
   return { clock, fake, results, discoverer };
 }
 
-const OK: DiscoveryResult = { ok: true, models: [{ id: 'm', loaded: true, status: undefined, contextTokens: undefined, aliases: [] }] };
+const OK: DiscoveryResult = {
+  ok: true,
+  models: [{ id: 'm', loaded: true, status: undefined, contextTokens: undefined, aliases: [] }],
+};
 
 /** Lets settled fetches run their continuations (no real time passes). */
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -75,21 +88,29 @@ const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve
 /** Whether `promise` has settled after pending continuations ran. */
 async function isSettled(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
-  void promise.then(() => { settled = true; });
+  void promise.then(() => {
+    settled = true;
+  });
   await flush();
   return settled;
 }
 
 test('polls every node once at start and then once per interval', async (t) => {
   const { clock, fake } = await startRig(t, ['a', 'b']);
-  assert.deepEqual(fake.calls.map((call) => call.node), ['a', 'b']);
+  assert.deepEqual(
+    fake.calls.map((call) => call.node),
+    ['a', 'b'],
+  );
   fake.last('a').settle(OK);
   fake.last('b').settle(OK);
   await flush();
   clock.advance(INTERVAL_MS - 1);
   assert.equal(fake.calls.length, 2);
   clock.advance(1);
-  assert.deepEqual(fake.calls.map((call) => call.node), ['a', 'b', 'a', 'b']);
+  assert.deepEqual(
+    fake.calls.map((call) => call.node),
+    ['a', 'b', 'a', 'b'],
+  );
 });
 
 test('hands each finished fetch to onResult with the node name', async (t) => {
@@ -98,7 +119,10 @@ test('hands each finished fetch to onResult with the node name', async (t) => {
   fake.last('b').settle(failed);
   fake.last('a').settle(OK);
   await flush();
-  assert.deepEqual(results, [{ node: 'b', result: failed }, { node: 'a', result: OK }]);
+  assert.deepEqual(results, [
+    { node: 'b', result: failed },
+    { node: 'a', result: OK },
+  ]);
 });
 
 test('reports a rejected fetch as a failed result', async (t) => {
@@ -137,7 +161,10 @@ test('a hung node delays neither the rounds nor the results of another node', as
   }
   assert.equal(fake.callsFor('hung').length, 1);
   assert.equal(fake.callsFor('b').length, 4);
-  assert.deepEqual(results.map((entry) => entry.node), ['b', 'b', 'b']);
+  assert.deepEqual(
+    results.map((entry) => entry.node),
+    ['b', 'b', 'b'],
+  );
 });
 
 test('refresh starts an immediate fetch and resolves after its result was reported', async (t) => {
@@ -206,7 +233,10 @@ test('refresh rounds only the named nodes and ignores unknown names', async (t) 
   fake.last('b').settle(OK);
   await flush();
   void discoverer.refresh(['b', 'nope', 'b']);
-  assert.deepEqual(fake.calls.map((call) => call.node), ['a', 'b', 'b']);
+  assert.deepEqual(
+    fake.calls.map((call) => call.node),
+    ['a', 'b', 'b'],
+  );
 });
 
 test('refresh does not wait for nodes it was not asked about', async (t) => {
@@ -219,10 +249,13 @@ test('refresh does not wait for nodes it was not asked about', async (t) => {
 test('setNodes polls a newly added node at once', async (t) => {
   const { fake, discoverer } = await startRig(t, ['a']);
   discoverer.setNodes([nodeSpec('a'), nodeSpec('new')]);
-  assert.deepEqual(fake.calls.map((call) => call.node), ['a', 'new']);
+  assert.deepEqual(
+    fake.calls.map((call) => call.node),
+    ['a', 'new'],
+  );
 });
 
-test('setNodes aborts a removed node\'s fetch, drops its result and stops its timer', async (t) => {
+test("setNodes aborts a removed node's fetch, drops its result and stops its timer", async (t) => {
   const { clock, fake, results, discoverer } = await startRig(t, ['a', 'gone']);
   const goneCall = fake.last('gone');
   const joined = discoverer.refresh(['gone']);
@@ -233,10 +266,13 @@ test('setNodes aborts a removed node\'s fetch, drops its result and stops its ti
   await flush();
   clock.advance(INTERVAL_MS * 2);
   assert.equal(fake.callsFor('gone').length, 1);
-  assert.deepEqual(results.filter((entry) => entry.node === 'gone'), []);
+  assert.deepEqual(
+    results.filter((entry) => entry.node === 'gone'),
+    [],
+  );
 });
 
-test('setNodes keeps an unchanged node\'s fetch and cadence', async (t) => {
+test("setNodes keeps an unchanged node's fetch and cadence", async (t) => {
   const { fake, results, discoverer } = await startRig(t, ['a']);
   const call = fake.last('a');
   discoverer.setNodes([nodeSpec('a')]);
@@ -247,7 +283,7 @@ test('setNodes keeps an unchanged node\'s fetch and cadence', async (t) => {
   assert.equal(results.length, 1);
 });
 
-test('setNodes re-polls a node whose url changed and drops the old fetch\'s result', async (t) => {
+test("setNodes re-polls a node whose url changed and drops the old fetch's result", async (t) => {
   const { fake, results, discoverer } = await startRig(t, ['a']);
   const old = fake.last('a');
   discoverer.setNodes([nodeSpec('a', 'http://moved:8000')]);
@@ -308,7 +344,13 @@ test('stop aborts every in-flight fetch, cancels every timer and drops late resu
 test('aborting the start signal stops the discoverer', async () => {
   const clock = new ManualClock();
   const fake = new FakeFetch();
-  const discoverer = new Discoverer({ clock, intervalMs: INTERVAL_MS, fetch: fake.fetch, onResult: () => {}, minRefreshIntervalMs: MIN_REFRESH_MS });
+  const discoverer = new Discoverer({
+    clock,
+    intervalMs: INTERVAL_MS,
+    fetch: fake.fetch,
+    onResult: () => {},
+    minRefreshIntervalMs: MIN_REFRESH_MS,
+  });
   discoverer.setNodes([nodeSpec('a')]);
   const lifetime = new AbortController();
   await discoverer.start(lifetime.signal);

@@ -95,13 +95,27 @@ const rows: readonly Row[] = [
     name: 'a failure degrades a known node and keeps its last-known-good models',
     prev: state({ phase: 'known', models: A, lastSuccessAt: EARLIER }),
     result: FAILED,
-    next: state({ phase: 'degraded', models: A, fails: 1, lastError: 'timed out after 2000 ms', lastSuccessAt: EARLIER, changedAt: NOW }),
+    next: state({
+      phase: 'degraded',
+      models: A,
+      fails: 1,
+      lastError: 'timed out after 2000 ms',
+      lastSuccessAt: EARLIER,
+      changedAt: NOW,
+    }),
   },
   {
     name: 'a failure resets the empty-listing count',
     prev: state({ phase: 'known', models: A, empties: 1, lastSuccessAt: EARLIER }),
     result: FAILED,
-    next: state({ phase: 'degraded', models: A, fails: 1, lastError: 'timed out after 2000 ms', lastSuccessAt: EARLIER, changedAt: NOW }),
+    next: state({
+      phase: 'degraded',
+      models: A,
+      fails: 1,
+      lastError: 'timed out after 2000 ms',
+      lastSuccessAt: EARLIER,
+      changedAt: NOW,
+    }),
   },
   {
     name: 'a failure degrades a known_empty node',
@@ -119,7 +133,14 @@ const rows: readonly Row[] = [
     name: 'the failThreshold-th consecutive failure expires a degraded node, keeping its models',
     prev: state({ phase: 'degraded', models: A, fails: 2, lastSuccessAt: EARLIER }),
     result: FAILED,
-    next: state({ phase: 'expired', models: A, fails: 3, lastError: 'timed out after 2000 ms', lastSuccessAt: EARLIER, changedAt: NOW }),
+    next: state({
+      phase: 'expired',
+      models: A,
+      fails: 3,
+      lastError: 'timed out after 2000 ms',
+      lastSuccessAt: EARLIER,
+      changedAt: NOW,
+    }),
   },
   {
     name: 'a failure below the threshold keeps an untried node untried',
@@ -168,7 +189,14 @@ const rows: readonly Row[] = [
     prev: state({ phase: 'known', models: A, lastSuccessAt: EARLIER }),
     result: FAILED,
     failThreshold: 1,
-    next: state({ phase: 'expired', models: A, fails: 1, lastError: 'timed out after 2000 ms', lastSuccessAt: EARLIER, changedAt: NOW }),
+    next: state({
+      phase: 'expired',
+      models: A,
+      fails: 1,
+      lastError: 'timed out after 2000 ms',
+      lastSuccessAt: EARLIER,
+      changedAt: NOW,
+    }),
   },
   {
     name: 'a failThreshold below 1 behaves as 1',
@@ -188,7 +216,14 @@ for (const row of rows) {
 
 test('nextDiscoveryState: starts untried with nothing recorded', () => {
   assert.deepEqual(initialDiscoveryState(EARLIER), {
-    phase: 'untried', models: [], fails: 0, empties: 0, lastError: undefined, lastSuccessAt: undefined, dropped: [], changedAt: EARLIER,
+    phase: 'untried',
+    models: [],
+    fails: 0,
+    empties: 0,
+    lastError: undefined,
+    lastSuccessAt: undefined,
+    dropped: [],
+    changedAt: EARLIER,
   });
 });
 
@@ -220,26 +255,61 @@ interface AdmissionRow {
 
 const admissionRows: readonly AdmissionRow[] = [
   { name: 'an untried node admits any model', state: state({}), modelId: 'anything', expected: { ok: true } },
-  { name: 'an untried node with failures below the threshold admits any model', state: state({ fails: 2 }), modelId: 'x', expected: { ok: true } },
+  {
+    name: 'an untried node with failures below the threshold admits any model',
+    state: state({ fails: 2 }),
+    modelId: 'x',
+    expected: { ok: true },
+  },
   { name: 'a known node admits a listed id', state: state({ phase: 'known', models: AB }), modelId: 'b', expected: { ok: true } },
-  { name: 'a known node refuses an unlisted id', state: state({ phase: 'known', models: AB }), modelId: 'c', expected: { ok: false, reason: 'missing' } },
+  {
+    name: 'a known node refuses an unlisted id',
+    state: state({ phase: 'known', models: AB }),
+    modelId: 'c',
+    expected: { ok: false, reason: 'missing' },
+  },
   {
     name: 'a known node refuses an id listed only as an alias',
     state: state({ phase: 'known', models: [model('a', { aliases: ['alias-of-a'] })] }),
     modelId: 'alias-of-a',
     expected: { ok: false, reason: 'missing' },
   },
-  { name: 'a known node compares ids exactly', state: state({ phase: 'known', models: A }), modelId: 'A', expected: { ok: false, reason: 'missing' } },
+  {
+    name: 'a known node compares ids exactly',
+    state: state({ phase: 'known', models: A }),
+    modelId: 'A',
+    expected: { ok: false, reason: 'missing' },
+  },
   {
     name: 'a known node admits a listed id even when the router has it unloaded',
     state: state({ phase: 'known', models: [model('a', { loaded: false, status: 'unloaded' })] }),
     modelId: 'a',
     expected: { ok: true },
   },
-  { name: 'a degraded node admits a last-known-good id', state: state({ phase: 'degraded', models: A, fails: 2 }), modelId: 'a', expected: { ok: true } },
-  { name: 'a degraded node refuses an id it never listed', state: state({ phase: 'degraded', models: A }), modelId: 'b', expected: { ok: false, reason: 'missing' } },
-  { name: 'a known_empty node refuses every model as empty', state: state({ phase: 'known_empty' }), modelId: 'a', expected: { ok: false, reason: 'empty' } },
-  { name: 'an expired node refuses even a last-known-good id', state: state({ phase: 'expired', models: A }), modelId: 'a', expected: { ok: false, reason: 'expired' } },
+  {
+    name: 'a degraded node admits a last-known-good id',
+    state: state({ phase: 'degraded', models: A, fails: 2 }),
+    modelId: 'a',
+    expected: { ok: true },
+  },
+  {
+    name: 'a degraded node refuses an id it never listed',
+    state: state({ phase: 'degraded', models: A }),
+    modelId: 'b',
+    expected: { ok: false, reason: 'missing' },
+  },
+  {
+    name: 'a known_empty node refuses every model as empty',
+    state: state({ phase: 'known_empty' }),
+    modelId: 'a',
+    expected: { ok: false, reason: 'empty' },
+  },
+  {
+    name: 'an expired node refuses even a last-known-good id',
+    state: state({ phase: 'expired', models: A }),
+    modelId: 'a',
+    expected: { ok: false, reason: 'expired' },
+  },
 ];
 
 for (const row of admissionRows) {

@@ -194,9 +194,27 @@ interface WarningRow {
 }
 
 const warningRows: readonly WarningRow[] = [
-  { name: 'warns about a configured id missing from the first listing', prev: [], next: ['a'], expected: ['a', 'b'], want: ['b'] },
-  { name: 'warns about a configured id the new listing dropped', prev: ['a', 'b'], next: ['a'], expected: ['a', 'b'], want: ['b'] },
-  { name: 'warns again about a still-missing id when the list changes', prev: ['a'], next: ['a', 'c'], expected: ['b'], want: ['b'] },
+  {
+    name: 'warns about a configured id missing from the first listing',
+    prev: [],
+    next: ['a'],
+    expected: ['a', 'b'],
+    want: ['b'],
+  },
+  {
+    name: 'warns about a configured id the new listing dropped',
+    prev: ['a', 'b'],
+    next: ['a'],
+    expected: ['a', 'b'],
+    want: ['b'],
+  },
+  {
+    name: 'warns again about a still-missing id when the list changes',
+    prev: ['a'],
+    next: ['a', 'c'],
+    expected: ['b'],
+    want: ['b'],
+  },
   { name: 'says nothing when the id set is unchanged', prev: ['a'], next: ['a'], expected: ['b'], want: [] },
   { name: 'says nothing when every configured id is served', prev: ['a'], next: ['a', 'b'], expected: ['a', 'b'], want: [] },
   { name: 'names a configured id once even if configured twice', prev: [], next: ['a'], expected: ['b', 'b'], want: ['b'] },
@@ -205,7 +223,8 @@ const warningRows: readonly WarningRow[] = [
 
 for (const row of warningRows) {
   test(`configuredModelWarnings: ${row.name}`, () => {
-    const toModels = (ids: readonly string[]): DiscoveredModel[] => ids.map((id) => model(id, { aliases: id === 'a' ? ['gemma'] : [] }));
+    const toModels = (ids: readonly string[]): DiscoveredModel[] =>
+      ids.map((id) => model(id, { aliases: id === 'a' ? ['gemma'] : [] }));
     assert.deepEqual(configuredModelWarnings(toModels(row.prev), toModels(row.next), row.expected), row.want);
   });
 }

@@ -44,20 +44,36 @@ function agentFor(t: TestContext): Agent {
 }
 
 function nodeAt(url: string, fields: Partial<NodeSpec> = {}): NodeSpec {
-  return { name: 'gpu-a', url, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000, ...fields };
+  return {
+    name: 'gpu-a',
+    url,
+    apiKey: undefined,
+    kind: 'vllm',
+    group: undefined,
+    kv: 'unified',
+    weight: 1,
+    wake: undefined,
+    wakeTimeoutMs: 120_000,
+    ...fields,
+  };
 }
 
-const json = (body: unknown, status = 200): RequestListener => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (body: unknown, status = 200): RequestListener =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
 
 const OPTIONS = { timeoutMs: 2_000, maxBodyBytes: 64 * 1024 };
 
 test('lists the models a node serves on GET /v1/models', async (t) => {
   const node = await startNode(t, json({ object: 'list', data: [{ id: 'llama', max_model_len: 4096 }] }));
   const result = await fetchModelList(nodeAt(node.url), { ...OPTIONS, dispatcher: agentFor(t) });
-  assert.deepEqual(result, { ok: true, models: [{ id: 'llama', loaded: true, status: undefined, contextTokens: 4096, aliases: [] }] });
+  assert.deepEqual(result, {
+    ok: true,
+    models: [{ id: 'llama', loaded: true, status: undefined, contextTokens: 4096, aliases: [] }],
+  });
   assert.equal(node.requests[0]?.path, '/v1/models');
 });
 
@@ -179,7 +195,12 @@ test('reports a refused connection as an error', async (t) => {
 test('reports an aborted fetch as an error without waiting for the timeout', async (t) => {
   const node = await startNode(t, () => {});
   const controller = new AbortController();
-  const pending = fetchModelList(nodeAt(node.url), { ...OPTIONS, timeoutMs: 60_000, signal: controller.signal, dispatcher: agentFor(t) });
+  const pending = fetchModelList(nodeAt(node.url), {
+    ...OPTIONS,
+    timeoutMs: 60_000,
+    signal: controller.signal,
+    dispatcher: agentFor(t),
+  });
   await node.received;
   controller.abort();
   const result = await pending;

@@ -10,8 +10,18 @@ const ids = (models: readonly { id: string }[]): string[] => models.map((m) => m
 test('a listing is bounded by id length, then by count, keeping listing order', () => {
   const rows: { name: string; listing: ReturnType<typeof model>[]; kept: string[]; dropped: [string, number][] }[] = [
     { name: 'within every limit', listing: [model('b'), model('a')], kept: ['b', 'a'], dropped: [] },
-    { name: 'long ids dropped', listing: [model('a'), model('x'.repeat(9)), model('b')], kept: ['a', 'b'], dropped: [['id_too_long', 1]] },
-    { name: 'length counts UTF-8 bytes', listing: [model('ééééé'), model('éééé')], kept: ['éééé'], dropped: [['id_too_long', 1]] },
+    {
+      name: 'long ids dropped',
+      listing: [model('a'), model('x'.repeat(9)), model('b')],
+      kept: ['a', 'b'],
+      dropped: [['id_too_long', 1]],
+    },
+    {
+      name: 'length counts UTF-8 bytes',
+      listing: [model('ééééé'), model('éééé')],
+      kept: ['éééé'],
+      dropped: [['id_too_long', 1]],
+    },
     {
       name: 'past the count, the lowest ids are kept, in listing order',
       listing: [model('d'), model('b'), model('a'), model('c')],
@@ -28,19 +38,32 @@ test('a listing is bounded by id length, then by count, keeping listing order', 
       name: 'both limits, long ids never count towards the kept ones',
       listing: [model('x'.repeat(20)), model('a'), model('b'), model('c'), model('d')],
       kept: ['a', 'b', 'c'],
-      dropped: [['id_too_long', 1], ['too_many_models', 1]],
+      dropped: [
+        ['id_too_long', 1],
+        ['too_many_models', 1],
+      ],
     },
   ];
   for (const row of rows) {
     const limited = limitListing(row.listing, RULES);
     assert.deepEqual(ids(limited.models), row.kept, row.name);
-    assert.deepEqual(limited.dropped.map((d) => [d.limit, d.count]), row.dropped, row.name);
+    assert.deepEqual(
+      limited.dropped.map((d) => [d.limit, d.count]),
+      row.dropped,
+      row.name,
+    );
   }
 });
 
 test('a reordered listing keeps the same set past the count limit', () => {
-  const forward = limitListing(['e', 'd', 'c', 'b', 'a'].map((id) => model(id)), RULES);
-  const backward = limitListing(['a', 'b', 'c', 'd', 'e'].map((id) => model(id)), RULES);
+  const forward = limitListing(
+    ['e', 'd', 'c', 'b', 'a'].map((id) => model(id)),
+    RULES,
+  );
+  const backward = limitListing(
+    ['a', 'b', 'c', 'd', 'e'].map((id) => model(id)),
+    RULES,
+  );
   assert.deepEqual(new Set(ids(forward.models)), new Set(ids(backward.models)));
 });
 
@@ -67,10 +90,20 @@ test('a drop is worth a log line only when its limit newly applies or its count 
     ['unchanged count on the next poll', [drop('too_many_models', 5)], [drop('too_many_models', 5)], []],
     ['newly applies', [], [drop('id_too_long', 1)], ['id_too_long']],
     ['count changed', [drop('too_many_models', 5)], [drop('too_many_models', 6)], ['too_many_models']],
-    ['one of two changed', [drop('id_too_long', 1), drop('too_many_models', 5)], [drop('id_too_long', 2), drop('too_many_models', 5)], ['id_too_long']],
+    [
+      'one of two changed',
+      [drop('id_too_long', 1), drop('too_many_models', 5)],
+      [drop('id_too_long', 2), drop('too_many_models', 5)],
+      ['id_too_long'],
+    ],
     ['no longer applies', [drop('too_many_models', 5)], [], []],
   ];
-  for (const [name, prev, next, expected] of rows) assert.deepEqual(changedDrops(prev, next).map((d) => d.limit), expected, name);
+  for (const [name, prev, next, expected] of rows)
+    assert.deepEqual(
+      changedDrops(prev, next).map((d) => d.limit),
+      expected,
+      name,
+    );
 });
 
 test('sampled ids are cut without splitting a surrogate pair', () => {

@@ -7,7 +7,18 @@ import type { NodeSpec } from '#src/config/types.ts';
 import { fetchModelList, ListingCache, type DiscoveryResult } from '#src/discovery/index.ts';
 
 function nodeAt(url: string, fields: Partial<NodeSpec> = {}): NodeSpec {
-  return { name: 'gpu-a', url, apiKey: undefined, kind: 'vllm', group: undefined, kv: 'unified', weight: 1, wake: undefined, wakeTimeoutMs: 120_000, ...fields };
+  return {
+    name: 'gpu-a',
+    url,
+    apiKey: undefined,
+    kind: 'vllm',
+    group: undefined,
+    kv: 'unified',
+    weight: 1,
+    wake: undefined,
+    wakeTimeoutMs: 120_000,
+    ...fields,
+  };
 }
 
 const OK: DiscoveryResult = { ok: true, models: [] };

@@ -39,11 +39,17 @@ test('no allow-list allows any model; a list allows what one of its patterns mat
 test('a listing drops ids outside the allow-list before the count limit', () => {
   const listed = ['x-1', 'llama-1', 'x-2', 'llama-2'].map((id) => model(id));
   const limited = limitListing(listed, { maxModels: 1, maxIdBytes: 64, allowed: ['llama-*'] });
-  assert.deepEqual(limited.models.map((m) => m.id), ['llama-1']);
-  assert.deepEqual(limited.dropped.map((d) => [d.limit, d.count, d.sample]), [
-    ['not_allowed', 2, ['x-1', 'x-2']],
-    ['too_many_models', 1, ['llama-2']],
-  ]);
+  assert.deepEqual(
+    limited.models.map((m) => m.id),
+    ['llama-1'],
+  );
+  assert.deepEqual(
+    limited.dropped.map((d) => [d.limit, d.count, d.sample]),
+    [
+      ['not_allowed', 2, ['x-1', 'x-2']],
+      ['too_many_models', 1, ['llama-2']],
+    ],
+  );
 });
 
 test('an allow-list refuses a model on every phase, an untried node included', () => {
@@ -57,7 +63,10 @@ test('an allow-list refuses a model on every phase, an untried node included', (
 
 test('a narrowed allow-list removes listed ids at once; a listing left with none is known_empty', () => {
   const known: DiscoveryState = { ...initialDiscoveryState(0), phase: 'known', models: [model('llama-1'), model('x')] };
-  assert.deepEqual(restrictDiscovery(known, ['llama-*'], 5).models.map((m) => m.id), ['llama-1']);
+  assert.deepEqual(
+    restrictDiscovery(known, ['llama-*'], 5).models.map((m) => m.id),
+    ['llama-1'],
+  );
   assert.equal(restrictDiscovery(known, undefined, 5), known, 'no list: the same state');
   assert.equal(restrictDiscovery(known, ['*'], 5), known, 'nothing removed: the same state');
   const emptied = restrictDiscovery(known, ['other'], 5);

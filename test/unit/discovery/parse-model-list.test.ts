@@ -7,7 +7,21 @@ import type { NodeKind } from '#src/config/types.ts';
 // Bodies below follow PROTOCOLS.md §1.2, §1.3, §2.1, §3.1, §4 and §7 (trimmed where noted).
 
 const llamacppSingle = {
-  models: [{ name: 'my-alias', model: 'my-alias', modified_at: '', size: '', digest: '', type: 'model', description: '', tags: [''], capabilities: ['completion'], parameters: '', details: { parent_model: '', format: 'gguf', family: '', families: [''], parameter_size: '', quantization_level: '' } }],
+  models: [
+    {
+      name: 'my-alias',
+      model: 'my-alias',
+      modified_at: '',
+      size: '',
+      digest: '',
+      type: 'model',
+      description: '',
+      tags: [''],
+      capabilities: ['completion'],
+      parameters: '',
+      details: { parent_model: '', format: 'gguf', family: '', families: [''], parameter_size: '', quantization_level: '' },
+    },
+  ],
   object: 'list',
   data: [
     {
@@ -17,7 +31,16 @@ const llamacppSingle = {
       object: 'model',
       created: 1764460000,
       owned_by: 'llamacpp',
-      meta: { vocab_type: 2, n_vocab: 128256, n_ctx: 8192, n_ctx_train: 131072, n_embd: 4096, n_params: 8030261312, size: 4912898304, ftype: 'Q4_K - Medium' },
+      meta: {
+        vocab_type: 2,
+        n_vocab: 128256,
+        n_ctx: 8192,
+        n_ctx_train: 131072,
+        n_embd: 4096,
+        n_params: 8030261312,
+        size: 4912898304,
+        ftype: 'Q4_K - Medium',
+      },
     },
   ],
 };
@@ -36,7 +59,16 @@ const llamacppRouter = {
       architecture: { input_modalities: ['text', 'image'], output_modalities: ['text'] },
       source: 'cache',
       can_remove: true,
-      meta: { vocab_type: 2, n_vocab: 262144, n_ctx: 8192, n_ctx_train: 131072, n_embd: 2560, n_params: 3880000000, size: 2490000000, ftype: 'Q4_K - Medium' },
+      meta: {
+        vocab_type: 2,
+        n_vocab: 262144,
+        n_ctx: 8192,
+        n_ctx_train: 131072,
+        n_embd: 2560,
+        n_params: 3880000000,
+        size: 2490000000,
+        ftype: 'Q4_K - Medium',
+      },
     },
     {
       id: 'qwen3-8b',
@@ -50,8 +82,29 @@ const llamacppRouter = {
       source: 'models_dir',
       can_remove: false,
     },
-    { id: 'tiny-llama-c', aliases: ['gpt-4o-mini', 'tiny-a'], tags: ['chat', 'small'], object: 'model', owned_by: 'llamacpp', created: 1796009735, status: { value: 'loading', args: routerArgs, preset: '...' }, source: 'preset', can_remove: false },
-    { id: 'tiny-llama-d', aliases: [], tags: [], object: 'model', owned_by: 'llamacpp', created: 1796009735, status: { value: 'sleeping', args: routerArgs }, source: 'models_dir', can_remove: false, meta: { n_ctx: 512 } },
+    {
+      id: 'tiny-llama-c',
+      aliases: ['gpt-4o-mini', 'tiny-a'],
+      tags: ['chat', 'small'],
+      object: 'model',
+      owned_by: 'llamacpp',
+      created: 1796009735,
+      status: { value: 'loading', args: routerArgs, preset: '...' },
+      source: 'preset',
+      can_remove: false,
+    },
+    {
+      id: 'tiny-llama-d',
+      aliases: [],
+      tags: [],
+      object: 'model',
+      owned_by: 'llamacpp',
+      created: 1796009735,
+      status: { value: 'sleeping', args: routerArgs },
+      source: 'models_dir',
+      can_remove: false,
+      meta: { n_ctx: 512 },
+    },
   ],
   object: 'list',
 };
@@ -67,15 +120,49 @@ const vllmWithLora = {
       root: 'meta-llama/Llama-3.1-8B-Instruct',
       parent: null,
       max_model_len: 8192,
-      permission: [{ id: 'modelperm-abc', object: 'model_permission', created: 1764460000, allow_create_engine: false, allow_sampling: true, allow_logprobs: true, allow_search_indices: false, allow_view: true, allow_fine_tuning: false, organization: '*', group: null, is_blocking: false }],
+      permission: [
+        {
+          id: 'modelperm-abc',
+          object: 'model_permission',
+          created: 1764460000,
+          allow_create_engine: false,
+          allow_sampling: true,
+          allow_logprobs: true,
+          allow_search_indices: false,
+          allow_view: true,
+          allow_fine_tuning: false,
+          organization: '*',
+          group: null,
+          is_blocking: false,
+        },
+      ],
     },
-    { id: 'my-lora', object: 'model', created: 1764460000, owned_by: 'vllm', root: '/adapters/my-lora', parent: 'meta-llama/Llama-3.1-8B-Instruct', max_model_len: null, permission: [] },
+    {
+      id: 'my-lora',
+      object: 'model',
+      created: 1764460000,
+      owned_by: 'vllm',
+      root: '/adapters/my-lora',
+      parent: 'meta-llama/Llama-3.1-8B-Instruct',
+      max_model_len: null,
+      permission: [],
+    },
   ],
 };
 
 const sglang = {
   object: 'list',
-  data: [{ id: 'Qwen/Qwen2.5-7B-Instruct', object: 'model', created: 1764460000, owned_by: 'sglang', root: 'Qwen/Qwen2.5-7B-Instruct', max_model_len: 32768, parent: null }],
+  data: [
+    {
+      id: 'Qwen/Qwen2.5-7B-Instruct',
+      object: 'model',
+      created: 1764460000,
+      owned_by: 'sglang',
+      root: 'Qwen/Qwen2.5-7B-Instruct',
+      max_model_len: 32768,
+      parent: null,
+    },
+  ],
 };
 
 function model(id: string, fields: Partial<DiscoveredModel> = {}): DiscoveredModel {
@@ -170,7 +257,14 @@ test('collapses duplicate ids to the first entry', () => {
 });
 
 test('ignores context sizes that are not positive numbers', () => {
-  const body = { data: [{ id: 'a', max_model_len: 0 }, { id: 'b', meta: { n_ctx: 0 } }, { id: 'c', max_model_len: '4096' }, { id: 'd', meta: null }] };
+  const body = {
+    data: [
+      { id: 'a', max_model_len: 0 },
+      { id: 'b', meta: { n_ctx: 0 } },
+      { id: 'c', max_model_len: '4096' },
+      { id: 'd', meta: null },
+    ],
+  };
   assert.deepEqual(parsedModels('auto', body), [model('a'), model('b'), model('c'), model('d')]);
 });
 

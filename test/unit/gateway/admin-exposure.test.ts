@@ -15,6 +15,10 @@ test('the admin routes are open to the network only without a token, without an 
     ['0.0.0.0', false, true, false],
   ];
   for (const [mainHost, tokenSet, ownListener, open] of table) {
-    assert.equal(adminOpenToNetwork({ mainHost, tokenSet, ownListener }), open, `${mainHost} token=${tokenSet} listener=${ownListener}`);
+    assert.equal(
+      adminOpenToNetwork({ mainHost, tokenSet, ownListener }),
+      open,
+      `${mainHost} token=${tokenSet} listener=${ownListener}`,
+    );
   }
 });

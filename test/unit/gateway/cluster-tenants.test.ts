@@ -49,7 +49,15 @@ class FakeStore implements TenantStore {
         this.days.set(day, today + ask.cost);
         this.open.set(ask.ticket, { cost: ask.cost, day });
       }
-      return { admitted, inFlight: 0, requestsUsed: 0, tokensUsed: 0, todayTokens: today, day, storeNowMs: this.clock.now() + this.skewMs };
+      return {
+        admitted,
+        inFlight: 0,
+        requestsUsed: 0,
+        tokensUsed: 0,
+        todayTokens: today,
+        day,
+        storeNowMs: this.clock.now() + this.skewMs,
+      };
     });
   }
   settle(done: SharedSettle): Promise<boolean> {
@@ -99,7 +107,18 @@ class FakeGate {
 }
 
 function spec(name: string, tokensPerDay: number): TenantSpec {
-  return { name, keys: [`sk-${name}`], models: ['*'], sites: undefined, priority: 'standard', weight: 1, maxConcurrent: undefined, requestsPerMinute: undefined, tokensPerMinute: undefined, tokensPerDay };
+  return {
+    name,
+    keys: [`sk-${name}`],
+    models: ['*'],
+    sites: undefined,
+    priority: 'standard',
+    weight: 1,
+    maxConcurrent: undefined,
+    requestsPerMinute: undefined,
+    tokensPerMinute: undefined,
+    tokensPerDay,
+  };
 }
 
 function setup(): { store: FakeStore; gate: FakeGate; tenants: SharedTenants; clock: ManualClock; logs: string[] } {
@@ -108,12 +127,24 @@ function setup(): { store: FakeStore; gate: FakeGate; tenants: SharedTenants; cl
   const gate = new FakeGate();
   const logs: string[] = [];
   const ledger = new TenantLedger(() => clock.now(), [spec('t', 10_000)]);
-  const tenants = new SharedTenants({ ledger, store, gate: gate as unknown as ConstructorParameters<typeof SharedTenants>[0]['gate'], clock, replica: 'r1', renewEveryMs: 1_000, logger: { info: (_f, msg) => void logs.push(msg) } });
+  const tenants = new SharedTenants({
+    ledger,
+    store,
+    gate: gate as unknown as ConstructorParameters<typeof SharedTenants>[0]['gate'],
+    clock,
+    replica: 'r1',
+    renewEveryMs: 1_000,
+    logger: { info: (_f, msg) => void logs.push(msg) },
+  });
   return { store, gate, tenants, clock, logs };
 }
 
 const ask = { tenant: 't', model: 'm', promptTokens: 10, reserveTokens: 100 };
-const served = (tokens: number): { served: true; promptTokens: number; completionTokens: number } => ({ served: true, promptTokens: 0, completionTokens: tokens });
+const served = (tokens: number): { served: true; promptTokens: number; completionTokens: number } => ({
+  served: true,
+  promptTokens: 0,
+  completionTokens: tokens,
+});
 const idle = async (): Promise<void> => {
   for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
 };
@@ -151,7 +182,11 @@ test('the settle rule: reserved in the store = settled in the store once (kept o
     await tenants.flush();
     await idle();
     assert.deepEqual(tenants.unconfirmed('t'), { tokens: 0, settles: 0 }, `${what}: nothing left unconfirmed`);
-    assert.equal(store.days.get('2026-12-02'), 40 + 25 + 30 + 5 + 7 + 11, `${what}: the shared day is the sum of what was used, once`);
+    assert.equal(
+      store.days.get('2026-12-02'),
+      40 + 25 + 30 + 5 + 7 + 11,
+      `${what}: the shared day is the sum of what was used, once`,
+    );
     assert.equal(store.open.size, 0, `${what}: no reservation left open in the store`);
   }
 });
@@ -175,7 +210,7 @@ test('a rejoin whose replies are lost is sent again under the same batch id: app
   assert.ok(logs.includes('tenant usage of the fallback added to the shared counters'));
 });
 
-test('the day is the store\'s: a replica 13 h ahead counts today\'s budget, and its fallback day by the offset the store showed', async () => {
+test("the day is the store's: a replica 13 h ahead counts today's budget, and its fallback day by the offset the store showed", async () => {
   const { store, gate, tenants, clock } = setup();
   clock.advance(13 * 3_600_000); // the replica's clock: tomorrow 01:00
   store.skewMs = -13 * 3_600_000; // the store's: today 12:00
@@ -187,5 +222,5 @@ test('the day is the store\'s: a replica 13 h ahead counts today\'s budget, and 
   store.mode = 'up';
   gate.rejoin();
   await idle();
-  assert.deepEqual([...store.days.entries()], [['2026-12-02', 10 + 20 + 30]], 'one day key, the store\'s');
+  assert.deepEqual([...store.days.entries()], [['2026-12-02', 10 + 20 + 30]], "one day key, the store's");
 });

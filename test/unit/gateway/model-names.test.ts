@@ -10,12 +10,22 @@ assert.ok(loaded.ok);
 const config = loaded.config;
 
 function site(id: string, fresh: boolean, models: readonly string[]): RemoteSiteView {
-  return { id, url: `http://127.0.0.1:9/${id}`, fresh, load: 0, models: new Map(models.map((m) => [m, { ctx: undefined, onDemand: false }])) };
+  return {
+    id,
+    url: `http://127.0.0.1:9/${id}`,
+    fresh,
+    load: 0,
+    models: new Map(models.map((m) => [m, { ctx: undefined, onDemand: false }])),
+  };
 }
 
 test('request labels: declared, listed and fresh-remote models keep their id; anything else is _unknown', () => {
   const views = [node('a', { models: ['listed'] })];
-  const names = new ModelNames(() => config, () => views, () => [site('b', true, ['remote-only']), site('c', false, ['stale-only'])]);
+  const names = new ModelNames(
+    () => config,
+    () => views,
+    () => [site('b', true, ['remote-only']), site('c', false, ['stale-only'])],
+  );
   assert.equal(names.requestLabel('declared'), 'declared');
   assert.equal(names.requestLabel('listed'), 'listed');
   assert.equal(names.requestLabel('remote-only'), 'remote-only', 'forwarded to a fresh site: labelled like a local model');
@@ -24,7 +34,10 @@ test('request labels: declared, listed and fresh-remote models keep their id; an
 });
 
 test('request labels without a mesh: only declared and listed models', () => {
-  const names = new ModelNames(() => config, () => [node('a', { models: ['listed'] })]);
+  const names = new ModelNames(
+    () => config,
+    () => [node('a', { models: ['listed'] })],
+  );
   assert.equal(names.requestLabel('listed'), 'listed');
   assert.equal(names.requestLabel('remote-only'), '_unknown');
 });

@@ -6,7 +6,16 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { RouteRequest, RoutingDecision } from '#src/routing/index.ts';
 import { publishNotice } from '#src/gateway/scheduler-notices.ts';
 
-const req = { model: 'm', group: undefined, triedNodes: new Set<string>(), promptTokens: 10, maxTokens: 5, completionReserveTokens: 0, loadOnDemand: false, policy: 'least-in-flight' } as RouteRequest;
+const req = {
+  model: 'm',
+  group: undefined,
+  triedNodes: new Set<string>(),
+  promptTokens: 10,
+  maxTokens: 5,
+  completionReserveTokens: 0,
+  loadOnDemand: false,
+  policy: 'least-in-flight',
+} as RouteRequest;
 
 function sinks(): { events: EventBus<ProxyEvents>; seen: ProxyEvents['route:excluded'][]; labels: string[] } {
   const events = new EventBus<ProxyEvents>();
@@ -19,7 +28,10 @@ function sinks(): { events: EventBus<ProxyEvents>; seen: ProxyEvents['route:excl
 test('a decision that excluded no node publishes nothing and labels nothing', () => {
   const s = sinks();
   const decision = { kind: 'unroutable', excluded: [] } as RoutingDecision;
-  publishNotice({ events: s.events, label: (m) => (s.labels.push(m), m), logger: pino({ enabled: false }) }, { kind: 'decided', req, decision });
+  publishNotice(
+    { events: s.events, label: (m) => (s.labels.push(m), m), logger: pino({ enabled: false }) },
+    { kind: 'decided', req, decision },
+  );
   assert.deepEqual(s.seen, []);
   assert.deepEqual(s.labels, []);
 });
@@ -27,6 +39,9 @@ test('a decision that excluded no node publishes nothing and labels nothing', ()
 test('a decision with exclusions publishes them under the model label', () => {
   const s = sinks();
   const excluded: RoutingDecision['excluded'] = [{ node: 'a', filter: 'prefer-healthy', code: 'dead' }];
-  publishNotice({ events: s.events, label: (m) => `label:${m}`, logger: pino({ enabled: false }) }, { kind: 'decided', req, decision: { kind: 'unroutable', excluded } });
+  publishNotice(
+    { events: s.events, label: (m) => `label:${m}`, logger: pino({ enabled: false }) },
+    { kind: 'decided', req, decision: { kind: 'unroutable', excluded } },
+  );
   assert.deepEqual(s.seen, [{ model: 'label:m', excluded }]);
 });

@@ -17,38 +17,98 @@ const LLAMA_SINGLE: Answers = {
   '/v1/models': ok({
     models: [{ name: 'models/tiny-llama-a.gguf', model: 'models/tiny-llama-a.gguf', type: 'model' }],
     object: 'list',
-    data: [{ id: 'models/tiny-llama-a.gguf', aliases: ['models/tiny-llama-a.gguf'], tags: [], object: 'model', created: 1796009474, owned_by: 'llamacpp', meta: { n_ctx: 512 } }],
+    data: [
+      {
+        id: 'models/tiny-llama-a.gguf',
+        aliases: ['models/tiny-llama-a.gguf'],
+        tags: [],
+        object: 'model',
+        created: 1796009474,
+        owned_by: 'llamacpp',
+        meta: { n_ctx: 512 },
+      },
+    ],
   }),
-  '/props': ok({ default_generation_settings: { params: {}, n_ctx: 512 }, total_slots: 2, model_alias: 'models/tiny-llama-a.gguf', build_info: 'b10587-3f545bec' }),
+  '/props': ok({
+    default_generation_settings: { params: {}, n_ctx: 512 },
+    total_slots: 2,
+    model_alias: 'models/tiny-llama-a.gguf',
+    build_info: 'b10587-3f545bec',
+  }),
   '/api/version': notFound,
 };
 // §7, router mode.
 const LLAMA_ROUTER: Answers = {
   '/v1/models': ok({
-    data: [{ id: 'tiny-llama-a', aliases: [], tags: [], object: 'model', owned_by: 'llamacpp', created: 1796009732, status: { value: 'unloaded', args: [] }, source: 'models_dir', can_remove: false }],
+    data: [
+      {
+        id: 'tiny-llama-a',
+        aliases: [],
+        tags: [],
+        object: 'model',
+        owned_by: 'llamacpp',
+        created: 1796009732,
+        status: { value: 'unloaded', args: [] },
+        source: 'models_dir',
+        can_remove: false,
+      },
+    ],
     object: 'list',
   }),
-  '/props': ok({ role: 'router', max_instances: 4, models_autoload: true, model_alias: 'llama-server', model_path: 'none', default_generation_settings: { params: null, n_ctx: 0 } }),
+  '/props': ok({
+    role: 'router',
+    max_instances: 4,
+    models_autoload: true,
+    model_alias: 'llama-server',
+    model_path: 'none',
+    default_generation_settings: { params: null, n_ctx: 0 },
+  }),
   '/api/version': notFound,
 };
 // §2.1.
 const VLLM: Answers = {
   '/v1/models': ok({
     object: 'list',
-    data: [{ id: 'meta-llama/Llama-3.1-8B-Instruct', object: 'model', created: 1764460000, owned_by: 'vllm', root: 'meta-llama/Llama-3.1-8B-Instruct', parent: null, max_model_len: 8192, permission: [] }],
+    data: [
+      {
+        id: 'meta-llama/Llama-3.1-8B-Instruct',
+        object: 'model',
+        created: 1764460000,
+        owned_by: 'vllm',
+        root: 'meta-llama/Llama-3.1-8B-Instruct',
+        parent: null,
+        max_model_len: 8192,
+        permission: [],
+      },
+    ],
   }),
   '/props': ok({ detail: 'Not Found' }, 404),
   '/api/version': ok({ detail: 'Not Found' }, 404),
 };
 // §4.
 const SGLANG: Answers = {
-  '/v1/models': ok({ object: 'list', data: [{ id: 'Qwen/Qwen2.5-7B-Instruct', object: 'model', created: 1764460000, owned_by: 'sglang', root: 'Qwen/Qwen2.5-7B-Instruct', max_model_len: 32768 }] }),
+  '/v1/models': ok({
+    object: 'list',
+    data: [
+      {
+        id: 'Qwen/Qwen2.5-7B-Instruct',
+        object: 'model',
+        created: 1764460000,
+        owned_by: 'sglang',
+        root: 'Qwen/Qwen2.5-7B-Instruct',
+        max_model_len: 32768,
+      },
+    ],
+  }),
   '/props': ok({ detail: 'Not Found' }, 404),
   '/api/version': ok({ detail: 'Not Found' }, 404),
 };
 // §3.1; an Ollama with no model answers `data: null`, and /props is a plain-text 404.
 const OLLAMA: Answers = {
-  '/v1/models': ok({ object: 'list', data: [{ id: 'llama3.2:latest', object: 'model', created: 1755800000, owned_by: 'library' }] }),
+  '/v1/models': ok({
+    object: 'list',
+    data: [{ id: 'llama3.2:latest', object: 'model', created: 1755800000, owned_by: 'library' }],
+  }),
   '/props': { ok: false, status: 404, error: 'answer is not JSON (HTTP 404)' },
   '/api/version': ok({ version: '0.12.6' }),
 };
@@ -99,7 +159,16 @@ test('auto detects each kind from its recorded answers, or nothing', () => {
 });
 
 test("each kind's detector recognises only its own kind; openai takes any OpenAI listing", () => {
-  const samples: Readonly<Record<string, Answers>> = { LLAMA_SINGLE, LLAMA_ROUTER, VLLM, SGLANG, OLLAMA, OPENAI, NOT_A_SERVER, DOWN };
+  const samples: Readonly<Record<string, Answers>> = {
+    LLAMA_SINGLE,
+    LLAMA_ROUTER,
+    VLLM,
+    SGLANG,
+    OLLAMA,
+    OPENAI,
+    NOT_A_SERVER,
+    DOWN,
+  };
   const recognised: Readonly<Record<Exclude<NodeKind, 'auto'>, readonly string[]>> = {
     llamacpp: ['LLAMA_SINGLE', 'LLAMA_ROUTER'],
     vllm: ['VLLM'],
@@ -108,7 +177,9 @@ test("each kind's detector recognises only its own kind; openai takes any OpenAI
     openai: ['LLAMA_SINGLE', 'LLAMA_ROUTER', 'VLLM', 'SGLANG', 'OLLAMA', 'OPENAI'],
   };
   for (const [kind, expected] of Object.entries(recognised) as [Exclude<NodeKind, 'auto'>, readonly string[]][]) {
-    const hits = Object.entries(samples).filter(([, answers]) => detect(kind, answers)?.kind === kind).map(([name]) => name);
+    const hits = Object.entries(samples)
+      .filter(([, answers]) => detect(kind, answers)?.kind === kind)
+      .map(([name]) => name);
     assert.deepEqual(hits, expected, kind);
   }
 });

@@ -35,21 +35,69 @@ test('versions read as numbers, each kind its own way', () => {
 
 test('predates: only a known version below a recorded first excludes, with the reason', () => {
   const rows: readonly (readonly [string, NodeKind, string | undefined, InferenceEndpoint, string | undefined])[] = [
-    ['a llama-server before Anthropic Messages', 'llamacpp', 'b7000-abcdef0', '/v1/messages', 'its version b7000-abcdef0 predates POST /v1/messages (llamacpp serves it from b7187)'],
-    ['…and before count_tokens', 'llamacpp', 'b7000-abcdef0', '/v1/messages/count_tokens', 'its version b7000-abcdef0 predates POST /v1/messages/count_tokens (llamacpp serves it from b7187)'],
+    [
+      'a llama-server before Anthropic Messages',
+      'llamacpp',
+      'b7000-abcdef0',
+      '/v1/messages',
+      'its version b7000-abcdef0 predates POST /v1/messages (llamacpp serves it from b7187)',
+    ],
+    [
+      '…and before count_tokens',
+      'llamacpp',
+      'b7000-abcdef0',
+      '/v1/messages/count_tokens',
+      'its version b7000-abcdef0 predates POST /v1/messages/count_tokens (llamacpp serves it from b7187)',
+    ],
     ['the first build that has it', 'llamacpp', 'b7187-0000000', '/v1/messages', undefined],
     ['a later build', 'llamacpp', 'b10587-3f545bec', '/v1/audio/transcriptions', undefined],
-    ['a build before transcriptions', 'llamacpp', 'b8000-1234567', '/v1/audio/transcriptions', 'its version b8000-1234567 predates POST /v1/audio/transcriptions (llamacpp serves it from b8784)'],
-    ['a build before /v1/responses', 'llamacpp', 'b7500-1', '/v1/responses', 'its version b7500-1 predates POST /v1/responses (llamacpp serves it from b7793)'],
+    [
+      'a build before transcriptions',
+      'llamacpp',
+      'b8000-1234567',
+      '/v1/audio/transcriptions',
+      'its version b8000-1234567 predates POST /v1/audio/transcriptions (llamacpp serves it from b8784)',
+    ],
+    [
+      'a build before /v1/responses',
+      'llamacpp',
+      'b7500-1',
+      '/v1/responses',
+      'its version b7500-1 predates POST /v1/responses (llamacpp serves it from b7793)',
+    ],
     ['an endpoint with no recorded first is never judged', 'llamacpp', 'b100-1', '/v1/chat/completions', undefined],
     ['an unreadable version is never judged', 'llamacpp', 'local-build', '/v1/messages', undefined],
     ['no version stated: never judged', 'llamacpp', undefined, '/v1/messages', undefined],
-    ['an Ollama before 0.14', 'ollama', '0.12.3', '/v1/messages', 'its version 0.12.3 predates POST /v1/messages (ollama serves it from 0.14.0)'],
+    [
+      'an Ollama before 0.14',
+      'ollama',
+      '0.12.3',
+      '/v1/messages',
+      'its version 0.12.3 predates POST /v1/messages (ollama serves it from 0.14.0)',
+    ],
     ['an Ollama 0.14 release candidate counts as 0.14', 'ollama', '0.14.0-rc1', '/v1/messages', undefined],
     ['an Ollama 0.14', 'ollama', '0.14.0', '/v1/messages', undefined],
-    ['a vLLM before `vllm serve` had Anthropic Messages', 'vllm', '0.11.0', '/v1/messages', 'its version 0.11.0 predates POST /v1/messages (vllm serves it from 0.11.1)'],
-    ['…its release candidates too', 'vllm', '0.11.0rc2', '/v1/messages', 'its version 0.11.0rc2 predates POST /v1/messages (vllm serves it from 0.11.1)'],
-    ['an older vLLM', 'vllm', '0.6.3.post1', '/v1/messages', 'its version 0.6.3.post1 predates POST /v1/messages (vllm serves it from 0.11.1)'],
+    [
+      'a vLLM before `vllm serve` had Anthropic Messages',
+      'vllm',
+      '0.11.0',
+      '/v1/messages',
+      'its version 0.11.0 predates POST /v1/messages (vllm serves it from 0.11.1)',
+    ],
+    [
+      '…its release candidates too',
+      'vllm',
+      '0.11.0rc2',
+      '/v1/messages',
+      'its version 0.11.0rc2 predates POST /v1/messages (vllm serves it from 0.11.1)',
+    ],
+    [
+      'an older vLLM',
+      'vllm',
+      '0.6.3.post1',
+      '/v1/messages',
+      'its version 0.6.3.post1 predates POST /v1/messages (vllm serves it from 0.11.1)',
+    ],
     ['the first vLLM that has it', 'vllm', '0.11.1', '/v1/messages', undefined],
     ['its release candidate counts as it', 'vllm', '0.11.1rc1', '/v1/messages', undefined],
     ['a later vLLM', 'vllm', '0.26.0', '/v1/messages', undefined],
@@ -99,10 +147,32 @@ test('the facts read from a probe’s answers: a configured kind’s version, an
   const missing = { ok: false as const, status: 404, error: 'HTTP 404' };
   assert.deepEqual(factsPaths('vllm'), ['/version']);
   assert.deepEqual(factsPaths('openai'), []);
-  assert.ok(factsPaths('auto').includes('/version') && factsPaths('auto').includes('/api/version') && factsPaths('auto').includes('/props'));
-  const ollama = new Map<string, ReturnType<typeof ok> | typeof missing>([['/api/version', ok({ version: '0.14.0' })], ['/props', missing], ['/version', missing], ['/v1/models', ok({ object: 'list', data: [] })]]);
-  assert.deepEqual(readFacts('auto', (p) => ollama.get(p)), { detected: 'ollama', evidence: 'GET /api/version answers {"version": …}', version: '0.14.0' });
-  assert.deepEqual(readFacts('vllm', (p) => (p === '/version' ? ok({ version: '0.11.0' }) : undefined)), { version: '0.11.0' });
-  assert.deepEqual(readFacts('vllm', () => missing), {});
-  assert.deepEqual(readFacts('auto', () => missing), {}, 'not told apart: nothing');
+  assert.ok(
+    factsPaths('auto').includes('/version') &&
+      factsPaths('auto').includes('/api/version') &&
+      factsPaths('auto').includes('/props'),
+  );
+  const ollama = new Map<string, ReturnType<typeof ok> | typeof missing>([
+    ['/api/version', ok({ version: '0.14.0' })],
+    ['/props', missing],
+    ['/version', missing],
+    ['/v1/models', ok({ object: 'list', data: [] })],
+  ]);
+  assert.deepEqual(
+    readFacts('auto', (p) => ollama.get(p)),
+    { detected: 'ollama', evidence: 'GET /api/version answers {"version": …}', version: '0.14.0' },
+  );
+  assert.deepEqual(
+    readFacts('vllm', (p) => (p === '/version' ? ok({ version: '0.11.0' }) : undefined)),
+    { version: '0.11.0' },
+  );
+  assert.deepEqual(
+    readFacts('vllm', () => missing),
+    {},
+  );
+  assert.deepEqual(
+    readFacts('auto', () => missing),
+    {},
+    'not told apart: nothing',
+  );
 });

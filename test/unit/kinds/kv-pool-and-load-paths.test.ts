@@ -43,5 +43,11 @@ test('the load GETs: none for a kind without gauges, per loaded model on a route
       assert.deepEqual(paths, expected, `${kind.name} ${role}`);
     }
   }
-  assert.deepEqual(serverKinds().find((k) => k.name === 'llamacpp')?.loadPaths('router', []), [], 'a router with nothing loaded runs nothing');
+  assert.deepEqual(
+    serverKinds()
+      .find((k) => k.name === 'llamacpp')
+      ?.loadPaths('router', []),
+    [],
+    'a router with nothing loaded runs nothing',
+  );
 });

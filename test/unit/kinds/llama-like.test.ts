@@ -12,7 +12,7 @@ test('a node is llama-like when configured as llama.cpp or when it answered /pro
   }
 });
 
-test('a llama-like node is asked llama.cpp\'s tokenizer request, any other its kind\'s own', () => {
+test("a llama-like node is asked llama.cpp's tokenizer request, any other its kind's own", () => {
   const llama = serverKind('llamacpp').tokenize;
   assert.equal(tokenizerFor('llamacpp', 'unknown'), llama);
   assert.equal(tokenizerFor('auto', 'single'), llama);

@@ -10,7 +10,11 @@ test("a router child's KV mode, from the command line in its status.args", () =>
     ['-kvu', [...BIN, '-np', '4', '-kvu'], 'unified'],
     ['--no-kv-unified', [...BIN, '--no-kv-unified'], 'per-slot'],
     ['-no-kvu', [...BIN, '-no-kvu'], 'per-slot'],
-    ['an explicit --parallel without -kvu (the b10587 capture)', [...BIN, '--ctx-size', '1024', '--parallel', '2', '--threads', '1'], 'per-slot'],
+    [
+      'an explicit --parallel without -kvu (the b10587 capture)',
+      [...BIN, '--ctx-size', '1024', '--parallel', '2', '--threads', '1'],
+      'per-slot',
+    ],
     ['an explicit -np without -kvu', [...BIN, '-np', '3'], 'per-slot'],
     ['--parallel=2', [...BIN, '--parallel=2'], 'per-slot'],
     ['-np -1 is the automatic slot count', [...BIN, '-np', '-1'], 'unified'],

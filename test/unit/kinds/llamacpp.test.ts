@@ -5,7 +5,12 @@ import { parseLlamaProps, routerPropsPath, serverKind } from '#src/kinds/index.t
 import { model } from '#test/fixtures/builders.ts';
 
 test('plain /props of a router is recognised and its n_ctx 0 is not taken as a context', () => {
-  const body = { role: 'router', max_instances: 4, models_autoload: true, default_generation_settings: { params: null, n_ctx: 0 } };
+  const body = {
+    role: 'router',
+    max_instances: 4,
+    models_autoload: true,
+    default_generation_settings: { params: null, n_ctx: 0 },
+  };
   assert.deepEqual(parseLlamaProps(body), { role: 'router', context: undefined, limits: { maxInstances: 4, autoload: true } });
 });
 
@@ -33,12 +38,18 @@ test('the capacity dialect reads /props as a single server or a router, and a pe
   const capacity = serverKind('llamacpp').capacity;
   assert.equal(capacity?.path, '/props');
   const cases: [unknown, unknown][] = [
-    [{ default_generation_settings: { n_ctx: 512 }, total_slots: 2 }, { shape: 'single', host: { nCtx: 512, slots: 2 } }],
+    [
+      { default_generation_settings: { n_ctx: 512 }, total_slots: 2 },
+      { shape: 'single', host: { nCtx: 512, slots: 2 } },
+    ],
     [{ role: 'router', default_generation_settings: { n_ctx: 0 } }, { shape: 'router' }],
     [{ default_generation_settings: { n_ctx: 'big' } }, undefined],
   ];
   for (const [body, expected] of cases) assert.deepEqual(capacity?.parse(body), expected, JSON.stringify(body));
-  assert.deepEqual(capacity?.perModel?.parse({ default_generation_settings: { n_ctx: 4096 }, total_slots: 4 }), { nCtx: 4096, slots: 4 });
+  assert.deepEqual(capacity?.perModel?.parse({ default_generation_settings: { n_ctx: 4096 }, total_slots: 4 }), {
+    nCtx: 4096,
+    slots: 4,
+  });
   assert.equal(capacity?.perModel?.parse({ role: 'router' }), undefined);
 });
 
@@ -57,11 +68,20 @@ test("a router's max_instances and models_autoload are read from its plain /prop
   const parse = serverKind('llamacpp').capacity?.parse;
   assert.ok(parse !== undefined);
   const cases: [unknown, unknown][] = [
-    [{ role: 'router', max_instances: 1, models_autoload: true }, { shape: 'router', limits: { maxInstances: 1, autoload: true } }],
-    [{ role: 'router', max_instances: 0, models_autoload: false }, { shape: 'router', limits: { maxInstances: 0, autoload: false } }],
+    [
+      { role: 'router', max_instances: 1, models_autoload: true },
+      { shape: 'router', limits: { maxInstances: 1, autoload: true } },
+    ],
+    [
+      { role: 'router', max_instances: 0, models_autoload: false },
+      { shape: 'router', limits: { maxInstances: 0, autoload: false } },
+    ],
     [{ role: 'router', max_instances: -1, models_autoload: 'yes' }, { shape: 'router' }],
     [{ role: 'router', max_instances: 2.5 }, { shape: 'router' }],
-    [{ role: 'router', models_autoload: false }, { shape: 'router', limits: { maxInstances: undefined, autoload: false } }],
+    [
+      { role: 'router', models_autoload: false },
+      { shape: 'router', limits: { maxInstances: undefined, autoload: false } },
+    ],
   ];
   for (const [body, expected] of cases) assert.deepEqual(parse(body), expected, JSON.stringify(body));
 });

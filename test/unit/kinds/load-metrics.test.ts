@@ -19,9 +19,12 @@ vllm:num_requests_waiting{engine="0",model_name="b"} 0.0
 vllm:kv_cache_usage_perc{engine="0",model_name="a"} 0.25
 vllm:kv_cache_usage_perc{engine="0",model_name="b"} 0.5
 `;
-const VLLM_OLD = 'vllm:num_requests_running{model_name="a"} 1\nvllm:num_requests_waiting{model_name="a"} 0\nvllm:gpu_cache_usage_perc{model_name="a"} 0.75\n';
-const LLAMA = '# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 1\n# TYPE llamacpp:requests_deferred gauge\nllamacpp:requests_deferred 4\n';
-const SGLANG = 'sglang:num_running_reqs{model_name="q"} 3\nsglang:num_queue_reqs{model_name="q"} 2\nsglang:token_usage{model_name="q"} 0.1\n';
+const VLLM_OLD =
+  'vllm:num_requests_running{model_name="a"} 1\nvllm:num_requests_waiting{model_name="a"} 0\nvllm:gpu_cache_usage_perc{model_name="a"} 0.75\n';
+const LLAMA =
+  '# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 1\n# TYPE llamacpp:requests_deferred gauge\nllamacpp:requests_deferred 4\n';
+const SGLANG =
+  'sglang:num_running_reqs{model_name="q"} 3\nsglang:num_queue_reqs{model_name="q"} 2\nsglang:token_usage{model_name="q"} 0.1\n';
 
 test('each kind reads its own gauges, summed over models and engines, the fullest KV cache', () => {
   const cases: [string, LoadDialect, string, unknown][] = [
@@ -32,7 +35,12 @@ test('each kind reads its own gauges, summed over models and engines, the fulles
     ['auto reads whichever kind answered', dialect('auto'), SGLANG, { running: 3, waiting: 2, kvUsage: 0.1 }],
     ['another kind`s names are not this kind`s', dialect('vllm'), LLAMA, undefined],
     ['an HTML page', dialect('vllm'), '<html>nope</html>', undefined],
-    ['NaN and negative values are left out', dialect('llamacpp'), 'llamacpp:requests_processing NaN\nllamacpp:requests_deferred -3\n', { running: 0, waiting: 0, kvUsage: undefined }],
+    [
+      'NaN and negative values are left out',
+      dialect('llamacpp'),
+      'llamacpp:requests_processing NaN\nllamacpp:requests_deferred -3\n',
+      { running: 0, waiting: 0, kvUsage: undefined },
+    ],
   ];
   for (const [what, d, text, expected] of cases) assert.deepEqual(readLoadFigures(text, d), expected, what);
 });

@@ -26,17 +26,34 @@ test("ollamaFullName fills Ollama's defaults: host registry.ollama.ai, namespace
   for (const [name, expected] of table) assert.equal(ollamaFullName(name), expected, name);
 });
 
-const LISTED = listing(id('llama3.2:latest'), id('qwen3:8b'), id('user/model:latest'), id('tiny-llama-a', ['gpt-4o-mini', 'tiny-a']), id('exact'));
+const LISTED = listing(
+  id('llama3.2:latest'),
+  id('qwen3:8b'),
+  id('user/model:latest'),
+  id('tiny-llama-a', ['gpt-4o-mini', 'tiny-a']),
+  id('exact'),
+);
 
 /** Per kind, what each requested name resolves to (undefined = the node would refuse it). */
 const EXPECTED: Readonly<Record<NodeKind, Readonly<Record<string, string | undefined>>>> = {
   vllm: { exact: 'exact', 'llama3.2': undefined, 'gpt-4o-mini': undefined, 'llama3.2:latest': 'llama3.2:latest' },
   sglang: { exact: 'exact', 'llama3.2': undefined, 'gpt-4o-mini': undefined },
   openai: { exact: 'exact', 'llama3.2': undefined, 'gpt-4o-mini': undefined },
-  llamacpp: { exact: 'exact', 'gpt-4o-mini': 'tiny-llama-a', 'tiny-a': 'tiny-llama-a', 'llama3.2': undefined, 'GPT-4o-mini': undefined },
+  llamacpp: {
+    exact: 'exact',
+    'gpt-4o-mini': 'tiny-llama-a',
+    'tiny-a': 'tiny-llama-a',
+    'llama3.2': undefined,
+    'GPT-4o-mini': undefined,
+  },
   ollama: {
-    exact: 'exact', 'llama3.2': 'llama3.2:latest', 'library/llama3.2': 'llama3.2:latest', 'user/model': 'user/model:latest',
-    qwen3: undefined, 'gpt-4o-mini': undefined, 'llama3.2:1b': undefined,
+    exact: 'exact',
+    'llama3.2': 'llama3.2:latest',
+    'library/llama3.2': 'llama3.2:latest',
+    'user/model': 'user/model:latest',
+    qwen3: undefined,
+    'gpt-4o-mini': undefined,
+    'llama3.2:1b': undefined,
   },
   auto: { exact: 'exact', 'llama3.2': 'llama3.2:latest', 'gpt-4o-mini': 'tiny-llama-a', 'no-such': undefined },
 };

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { LLAMACPP_ROUTER_OPS, OLLAMA_OPS, serverKinds } from '#src/kinds/index.ts';
 
 test('only a llama-server router and Ollama load and unload on request', () => {
-  const able = serverKinds().flatMap((k) => (['router', 'single', 'unknown'] as const).filter((r) => k.modelOps(r) !== undefined).map((r) => `${k.name}:${r}`));
+  const able = serverKinds().flatMap((k) =>
+    (['router', 'single', 'unknown'] as const).filter((r) => k.modelOps(r) !== undefined).map((r) => `${k.name}:${r}`),
+  );
   assert.deepEqual(able, ['llamacpp:router', 'ollama:router', 'ollama:single', 'ollama:unknown']);
 });
 
@@ -16,7 +18,10 @@ test('router: POST /models/load|unload, its real error bodies, the listing confi
   assert.deepEqual(LLAMACPP_ROUTER_OPS.answer('load', 400, err('model is already running')), { kind: 'already' });
   assert.deepEqual(LLAMACPP_ROUTER_OPS.answer('unload', 400, err('model is not running')), { kind: 'already' });
   assert.equal(LLAMACPP_ROUTER_OPS.answer('load', 404, err('model is not found', 'not_found_error', 404)).kind, 'refused');
-  const listing = (value: string, extra: Record<string, unknown> = {}) => ({ data: [{ id: 'x', aliases: ['m'], status: { value, ...extra } }], object: 'list' });
+  const listing = (value: string, extra: Record<string, unknown> = {}) => ({
+    data: [{ id: 'x', aliases: ['m'], status: { value, ...extra } }],
+    object: 'list',
+  });
   assert.equal(LLAMACPP_ROUTER_OPS.observe(listing('loaded'), 'm'), 'loaded');
   assert.equal(LLAMACPP_ROUTER_OPS.observe(listing('sleeping'), 'x'), 'loaded');
   assert.equal(LLAMACPP_ROUTER_OPS.observe(listing('loading'), 'x'), 'loading');

@@ -4,7 +4,10 @@ import { parseOllamaPs, serverKind } from '#src/kinds/index.ts';
 
 test('Ollama /api/ps gives the loaded models and their runtime context_length', () => {
   const body = { models: [{ name: 'llama3.2:latest', model: 'llama3.2:latest', context_length: 4096 }, { name: 'x:latest' }, 7] };
-  assert.deepEqual(parseOllamaPs(body), { loadedIds: ['llama3.2:latest', 'x:latest'], models: { 'llama3.2:latest': { nCtx: 4096, slots: undefined } } });
+  assert.deepEqual(parseOllamaPs(body), {
+    loadedIds: ['llama3.2:latest', 'x:latest'],
+    models: { 'llama3.2:latest': { nCtx: 4096, slots: undefined } },
+  });
   assert.equal(parseOllamaPs({ error: 'nope' }), undefined);
 });
 

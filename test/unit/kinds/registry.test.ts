@@ -4,7 +4,12 @@ import { NODE_KINDS, type NodeKind } from '#src/config/index.ts';
 import { serverKind, serverKinds } from '#src/kinds/index.ts';
 
 test('the registry holds exactly the kinds config accepts, each under its own name', () => {
-  assert.deepEqual(serverKinds().map((kind) => kind.name).sort(), [...NODE_KINDS].sort());
+  assert.deepEqual(
+    serverKinds()
+      .map((kind) => kind.name)
+      .sort(),
+    [...NODE_KINDS].sort(),
+  );
   for (const name of NODE_KINDS) assert.equal(serverKind(name).name, name);
 });
 

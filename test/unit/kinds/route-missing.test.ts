@@ -13,8 +13,18 @@ test('route-level 404s and 405s are recognised; model refusals are not', () => {
     ['llama-server', 404, '{"error":{"message":"File Not Found","type":"not_found_error","code":404}}', true],
     ['Go’s mux (Ollama)', 404, '404 page not found', true],
     ['an empty 404', 404, '', true],
-    ['another gateway without the route', 404, '{"error":{"message":"no route for POST /v1/messages","type":"invalid_request_error","param":null,"code":"not_found"}}', true],
-    ['vLLM: unknown model', 404, '{"error":{"message":"The model `x` does not exist.","type":"NotFoundError","param":null,"code":404}}', false],
+    [
+      'another gateway without the route',
+      404,
+      '{"error":{"message":"no route for POST /v1/messages","type":"invalid_request_error","param":null,"code":"not_found"}}',
+      true,
+    ],
+    [
+      'vLLM: unknown model',
+      404,
+      '{"error":{"message":"The model `x` does not exist.","type":"NotFoundError","param":null,"code":404}}',
+      false,
+    ],
     ['Ollama: unknown model', 404, '{"error":"model \\"x\\" not found, try pulling it first"}', false],
     ['a 400 is never a missing route', 400, '{"detail":"Not Found"}', false],
     ['an HTML 404 page of a proxy', 404, '<html><body>nginx</body></html>', false],
@@ -23,20 +33,48 @@ test('route-level 404s and 405s are recognised; model refusals are not', () => {
 });
 
 test('the request path reads a route-level 404 as endpoint_missing, and an unknown model as model_not_found', () => {
-  assert.deepEqual(interpretUpstreamError(404, '{"detail":"Not Found"}'), { kind: 'endpoint_missing', message: '404 {"detail":"Not Found"}' });
-  assert.deepEqual(interpretUpstreamError(404, '404 page not found\n'), { kind: 'endpoint_missing', message: '404 404 page not found' });
-  assert.equal(interpretUpstreamError(404, '{"error":{"message":"The model `x` does not exist.","type":"NotFoundError","code":404}}')?.kind, 'model_not_found');
+  assert.deepEqual(interpretUpstreamError(404, '{"detail":"Not Found"}'), {
+    kind: 'endpoint_missing',
+    message: '404 {"detail":"Not Found"}',
+  });
+  assert.deepEqual(interpretUpstreamError(404, '404 page not found\n'), {
+    kind: 'endpoint_missing',
+    message: '404 404 page not found',
+  });
+  assert.equal(
+    interpretUpstreamError(404, '{"error":{"message":"The model `x` does not exist.","type":"NotFoundError","code":404}}')?.kind,
+    'model_not_found',
+  );
   assert.equal(interpretUpstreamError(405, '{"detail":"Method Not Allowed"}')?.kind, 'endpoint_missing');
 });
 
 test('each kind declares its endpoints; a configured list replaces them', () => {
-  assert.deepEqual(servedEndpoints({ kind: 'auto' }), INFERENCE_ENDPOINTS.filter((e) => !OLLAMA_NATIVE_ENDPOINTS.includes(e)));
+  assert.deepEqual(
+    servedEndpoints({ kind: 'auto' }),
+    INFERENCE_ENDPOINTS.filter((e) => !OLLAMA_NATIVE_ENDPOINTS.includes(e)),
+  );
   const chat = [...OPENAI_ENDPOINTS, '/v1/messages', '/v1/messages/count_tokens'];
   // Ollama's native /api/* is Ollama's alone.
   assert.deepEqual(servedEndpoints({ kind: 'ollama' }), [...chat, ...OLLAMA_NATIVE_ENDPOINTS]);
   assert.deepEqual(servedEndpoints({ kind: 'sglang' }), [...chat, '/v1/rerank']);
-  assert.deepEqual(servedEndpoints({ kind: 'llamacpp' }), [...chat, '/v1/rerank', '/rerank', '/reranking', '/v1/reranking', '/v1/audio/transcriptions']);
-  assert.deepEqual(servedEndpoints({ kind: 'vllm' }), [...chat, '/v1/rerank', '/rerank', '/v2/rerank', '/v1/score', '/score', '/v1/audio/transcriptions', '/v1/audio/translations']);
+  assert.deepEqual(servedEndpoints({ kind: 'llamacpp' }), [
+    ...chat,
+    '/v1/rerank',
+    '/rerank',
+    '/reranking',
+    '/v1/reranking',
+    '/v1/audio/transcriptions',
+  ]);
+  assert.deepEqual(servedEndpoints({ kind: 'vllm' }), [
+    ...chat,
+    '/v1/rerank',
+    '/rerank',
+    '/v2/rerank',
+    '/v1/score',
+    '/score',
+    '/v1/audio/transcriptions',
+    '/v1/audio/translations',
+  ]);
   assert.deepEqual(servedEndpoints({ kind: 'openai' }), OPENAI_ENDPOINTS);
   assert.deepEqual(servedEndpoints({ kind: 'vllm', endpoints: ['/v1/messages'] }), ['/v1/messages']);
 });

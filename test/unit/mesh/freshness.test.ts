@@ -24,7 +24,18 @@ test('freshness transitions are reported once each; a never-heard site starts st
   assert.deepEqual(apply(new Map([['b', true]])), []);
   assert.deepEqual(apply(new Map([['b', false]])), [{ site: 'b', fresh: false }]);
   assert.deepEqual(apply(new Map([['b', false]])), []);
-  assert.deepEqual(apply(new Map([['b', true], ['c', true]])), [{ site: 'b', fresh: true }, { site: 'c', fresh: true }]);
+  assert.deepEqual(
+    apply(
+      new Map([
+        ['b', true],
+        ['c', true],
+      ]),
+    ),
+    [
+      { site: 'b', fresh: true },
+      { site: 'c', fresh: true },
+    ],
+  );
 });
 
 test('the next freshness check is when the earliest fresh site would turn stale', () => {

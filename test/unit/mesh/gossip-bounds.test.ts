@@ -34,7 +34,21 @@ for (const reason of RECORD_REJECTIONS) {
 }
 
 test('verdict: an accepted record is relayed; several judges: the worst wins, none ignores', () => {
-  assert.equal(verdictOf({ kind: 'accepted', record: { v: 1, site: 'b', url: 'http://x', revision: 1, issued_at: 0, models: [], load: { in_flight: 0, queued: 0, slots: 0 } } }), 'accept');
+  assert.equal(
+    verdictOf({
+      kind: 'accepted',
+      record: {
+        v: 1,
+        site: 'b',
+        url: 'http://x',
+        revision: 1,
+        issued_at: 0,
+        models: [],
+        load: { in_flight: 0, queued: 0, slots: 0 },
+      },
+    }),
+    'accept',
+  );
   assert.equal(worstVerdict(['accept', 'ignore', 'reject']), 'reject');
   assert.equal(worstVerdict(['accept', 'ignore']), 'ignore');
   assert.equal(worstVerdict(['accept']), 'accept');
@@ -44,18 +58,27 @@ test('verdict: an accepted record is relayed; several judges: the worst wins, no
 test('peer rate: at most the limit per peer per one-second window, peers apart', () => {
   const rate = new PeerRate(3);
   const taken = (peer: string, at: number) => rate.take(peer, at);
-  assert.deepEqual([0, 10, 20, 30, 999].map((t) => taken('p', t)), [true, true, true, false, false]);
+  assert.deepEqual(
+    [0, 10, 20, 30, 999].map((t) => taken('p', t)),
+    [true, true, true, false, false],
+  );
   assert.equal(taken('q', 500), true, 'another peer has its own window');
   assert.equal(taken('p', 1_000), true, 'a new window');
   rate.setLimit(1);
-  assert.deepEqual([2_000, 2_001].map((t) => taken('p', t)), [true, false]);
+  assert.deepEqual(
+    [2_000, 2_001].map((t) => taken('p', t)),
+    [true, false],
+  );
   rate.forget('p');
   assert.equal(taken('p', 2_002), true);
 });
 
 test('peer rate: past the bound a message is ignored; past twice the bound, rejected (the peer is flooding)', () => {
   const rate = new PeerRate(2);
-  assert.deepEqual([0, 1, 2, 3, 4, 5].map((t) => rate.verdict('p', t)), ['judge', 'judge', 'ignore', 'ignore', 'reject', 'reject']);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5].map((t) => rate.verdict('p', t)),
+    ['judge', 'judge', 'ignore', 'ignore', 'reject', 'reject'],
+  );
   assert.equal(rate.verdict('p', 1_000), 'judge', 'a new window forgives');
 });
 
@@ -72,7 +95,10 @@ test('rejection log: a line once per (peer, reason), at most N per reason a wind
   assert.deepEqual(log.note('p1', 'replay', 1), { log: false, suppressed: 0 }, 'the same pair again');
   const lines = Array.from({ length: 20 }, (_, i) => log.note(`q${i}`, 'bad_signature', 10));
   assert.equal(lines.filter((n) => n.log).length, REJECTION_LINES_PER_WINDOW);
-  assert.deepEqual(log.note('late', 'bad_signature', 10 + REJECTION_WINDOW_MS), { log: true, suppressed: 20 - REJECTION_LINES_PER_WINDOW });
+  assert.deepEqual(log.note('late', 'bad_signature', 10 + REJECTION_WINDOW_MS), {
+    log: true,
+    suppressed: 20 - REJECTION_LINES_PER_WINDOW,
+  });
   assert.deepEqual(log.note('other', 'replay', 20), { log: true, suppressed: 0 }, 'reasons are limited apart');
 });
 
@@ -83,12 +109,21 @@ test('rejection log: the (peer, reason) memory is an LRU of bounded size', () =>
 });
 
 test('revision state: round trip, and every bad file names its problem', () => {
-  const held = new Map([['b', { key: 'kb', revision: 7 }], ['a', { key: 'ka', revision: 3 }]]);
+  const held = new Map([
+    ['b', { key: 'kb', revision: 7 }],
+    ['a', { key: 'ka', revision: 3 }],
+  ]);
   const text = serializeRevisionState(held);
   assert.equal(text, '{"v":1,"sites":{"a":{"key":"ka","revision":3},"b":{"key":"kb","revision":7}}}\n');
   const parsed = parseRevisionState(text);
   assert.ok(parsed.ok);
-  assert.deepEqual([...parsed.revisions], [['a', { key: 'ka', revision: 3 }], ['b', { key: 'kb', revision: 7 }]]);
+  assert.deepEqual(
+    [...parsed.revisions],
+    [
+      ['a', { key: 'ka', revision: 3 }],
+      ['b', { key: 'kb', revision: 7 }],
+    ],
+  );
   const bad: readonly [string, RegExp][] = [
     ['', /not JSON/],
     ['{"v":2,"sites":{}}', /^v: /],
@@ -103,8 +138,15 @@ test('revision state: round trip, and every bad file names its problem', () => {
 });
 
 test('revision state: only revisions held under the key pinned now apply', () => {
-  const held = new Map([['b', { key: 'kb', revision: 7 }], ['c', { key: 'old', revision: 9 }], ['gone', { key: 'kg', revision: 1 }]]);
-  const pins = [{ id: 'b', publicKey: 'kb' }, { id: 'c', publicKey: 'new' }];
+  const held = new Map([
+    ['b', { key: 'kb', revision: 7 }],
+    ['c', { key: 'old', revision: 9 }],
+    ['gone', { key: 'kg', revision: 1 }],
+  ]);
+  const pins = [
+    { id: 'b', publicKey: 'kb' },
+    { id: 'c', publicKey: 'new' },
+  ];
   assert.deepEqual([...applicableRevisions(held, pins)], [['b', 7]]);
 });
 
@@ -124,7 +166,10 @@ test('revision state file: beside the key, written atomically (no temp file left
     assert.match(broken.problem ?? '', /mesh state file .*site\.key\.state\.json: not JSON/);
     await store.write(new Map());
     assert.equal(await readFile(path, 'utf8'), '{"v":1,"sites":{}}\n', 'the next write replaces a bad file');
-    await assert.rejects(revisionStateFile(join(dir, 'missing-dir', 'x.json')).write(new Map()), /mesh state file .*cannot write it/);
+    await assert.rejects(
+      revisionStateFile(join(dir, 'missing-dir', 'x.json')).write(new Map()),
+      /mesh state file .*cannot write it/,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -7,7 +7,11 @@ const bytes = (t: string) => new TextEncoder().encode(t);
 
 test('memory bus: delivers to every other started member, counts bytes, reports joins', async () => {
   const bus = new MemoryBus();
-  const [a, b, c] = ['a', 'b', 'c'].map((p) => bus.transport(p)) as [ReturnType<MemoryBus['transport']>, ReturnType<MemoryBus['transport']>, ReturnType<MemoryBus['transport']>];
+  const [a, b, c] = ['a', 'b', 'c'].map((p) => bus.transport(p)) as [
+    ReturnType<MemoryBus['transport']>,
+    ReturnType<MemoryBus['transport']>,
+    ReturnType<MemoryBus['transport']>,
+  ];
   const got: string[] = [];
   const joins: string[] = [];
   for (const t of [a, b, c]) {
@@ -59,7 +63,11 @@ test('memory bus: a partition stops delivery across it; heal reconnects and repo
 
 test('memory bus: a message goes on only when the judge accepts it; links and admission shape who hears whom', async () => {
   const bus = new MemoryBus();
-  const [h, a, b] = ['h', 'a', 'b'].map((p) => bus.transport(p, `id-${p}`)) as [ReturnType<MemoryBus['transport']>, ReturnType<MemoryBus['transport']>, ReturnType<MemoryBus['transport']>];
+  const [h, a, b] = ['h', 'a', 'b'].map((p) => bus.transport(p, `id-${p}`)) as [
+    ReturnType<MemoryBus['transport']>,
+    ReturnType<MemoryBus['transport']>,
+    ReturnType<MemoryBus['transport']>,
+  ];
   const got: string[] = [];
   // a is the relay: rejects junk, ignores stale, accepts the rest.
   a.onMessage((data, from) => {
@@ -75,7 +83,11 @@ test('memory bus: a message goes on only when the judge accepts it; links and ad
   await h.publish(bytes('stale'));
   await h.publish(bytes('good'));
   await tick();
-  assert.deepEqual(got, ['a<-id-h:junk', 'a<-id-h:stale', 'a<-id-h:good', 'b<-id-h:good'], 'b hears only what a accepted, named by its author');
+  assert.deepEqual(
+    got,
+    ['a<-id-h:junk', 'a<-id-h:stale', 'a<-id-h:good', 'b<-id-h:good'],
+    'b hears only what a accepted, named by its author',
+  );
   assert.equal(b.stats().bytesReceived, 4);
   // b admits only a: h, linked to b now, is still not b's neighbour.
   got.length = 0;
@@ -90,7 +102,10 @@ test('memory bus: a message goes on only when the judge accepts it; links and ad
 test('memory bus: messages judged per neighbour per second are bounded', async () => {
   let now = 0;
   const bus = new MemoryBus({ now: () => now });
-  const [h, a] = ['h', 'a'].map((p) => bus.transport(p)) as [ReturnType<MemoryBus['transport']>, ReturnType<MemoryBus['transport']>];
+  const [h, a] = ['h', 'a'].map((p) => bus.transport(p)) as [
+    ReturnType<MemoryBus['transport']>,
+    ReturnType<MemoryBus['transport']>,
+  ];
   let judged = 0;
   a.onMessage(() => ((judged += 1), 'accept'));
   a.admit({ peers: undefined, maxMessagesPerSecond: 5 });

@@ -70,14 +70,29 @@ export class MeshHarness {
     return found;
   }
 
-  async start(id: string, models: SiteRecordModel[] = [], overrides: Partial<MeshConfig> = {}, extra: { readonly revisions?: RevisionStore } = {}): Promise<HarnessSite> {
+  async start(
+    id: string,
+    models: SiteRecordModel[] = [],
+    overrides: Partial<MeshConfig> = {},
+    extra: { readonly revisions?: RevisionStore } = {},
+  ): Promise<HarnessSite> {
     const key = this.keys.get(id) ?? newSiteKey();
     const transport = this.bus.transport(`peer-${id}`, key.peerId);
     const events = new EventBus<MeshEvents>((e) => {
       throw e;
     });
     const log: HarnessSite['events'] = [];
-    for (const name of ['mesh:record-accepted', 'mesh:record-rejected', 'mesh:site-freshness', 'mesh:published', 'mesh:models-capped', 'mesh:want-sent', 'mesh:publish-failed', 'mesh:want-ignored', 'mesh:state-failed'] as const) {
+    for (const name of [
+      'mesh:record-accepted',
+      'mesh:record-rejected',
+      'mesh:site-freshness',
+      'mesh:published',
+      'mesh:models-capped',
+      'mesh:want-sent',
+      'mesh:publish-failed',
+      'mesh:want-ignored',
+      'mesh:state-failed',
+    ] as const) {
       events.on(name, (payload) => log.push({ name, payload }));
     }
     const holder: { site?: HarnessSite } = {};
@@ -89,7 +104,10 @@ export class MeshHarness {
       sources: [
         {
           name: 'test',
-          models: () => (holder.site?.listing === false ? { kind: 'unknown', reason: 'test' } : { kind: 'list', models: holder.site?.models ?? [] }),
+          models: () =>
+            holder.site?.listing === false
+              ? { kind: 'unknown', reason: 'test' }
+              : { kind: 'list', models: holder.site?.models ?? [] },
         },
       ],
       load: () => ({ in_flight: 1, queued: 0, slots: 4 }),
@@ -128,7 +146,12 @@ export async function settle(): Promise<void> {
 }
 
 export function modelIds(site: HarnessSite, remote: string): string[] {
-  return [...(site.service.sites().find((s) => s.id === remote)?.models.keys() ?? [])];
+  return [
+    ...(site.service
+      .sites()
+      .find((s) => s.id === remote)
+      ?.models.keys() ?? []),
+  ];
 }
 
 export function isFreshAt(site: HarnessSite, remote: string): boolean {

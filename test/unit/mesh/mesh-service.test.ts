@@ -43,7 +43,10 @@ test('mesh service: a changed set is published in full at once; a site that stop
   assert.equal(isFreshAt(a, 'c'), true, 'still fresh within the window');
   await h.advance(2 * HEARTBEAT_MS);
   assert.equal(isFreshAt(a, 'c'), false);
-  assert.deepEqual(named(a, 'mesh:site-freshness'), [{ site: 'c', fresh: true }, { site: 'c', fresh: false }]);
+  assert.deepEqual(named(a, 'mesh:site-freshness'), [
+    { site: 'c', fresh: true },
+    { site: 'c', fresh: false },
+  ]);
   await h.stopAll();
 });
 
@@ -88,9 +91,15 @@ test('mesh service: a heartbeat whose digest is unknown makes the receiver want 
   assert.deepEqual(modelIds(a, 'b'), []);
   b.events.length = 0;
   await h.advance(HEARTBEAT_MS);
-  assert.deepEqual(named(a, 'mesh:record-rejected').map((r) => r.reason), ['unknown_digest']);
+  assert.deepEqual(
+    named(a, 'mesh:record-rejected').map((r) => r.reason),
+    ['unknown_digest'],
+  );
   assert.deepEqual(named(a, 'mesh:want-sent'), [{ site: 'b' }]);
-  assert.deepEqual(named(b, 'mesh:published').map((p) => `${p.kind}:${p.why}`), ['digest:heartbeat', 'full:want']);
+  assert.deepEqual(
+    named(b, 'mesh:published').map((p) => `${p.kind}:${p.why}`),
+    ['digest:heartbeat', 'full:want'],
+  );
   assert.deepEqual(modelIds(a, 'b'), ['b1']);
   await h.stopAll();
 });
@@ -106,13 +115,23 @@ test('mesh service: forged, replayed, over-cap and future records are rejected b
   const before = (site: typeof a) => JSON.stringify(site.service.sites().map((s) => ({ ...s, models: [...s.models] })));
   const snapshotA = before(a);
   const now = h.clock.now();
-  const base: SiteRecord = { v: 1, site: 'c', url: 'http://127.0.0.1:1/evil', revision: now * 1024 * 4, issued_at: now, models: M('evil'), load: { in_flight: 0, queued: 0, slots: 1 } };
+  const base: SiteRecord = {
+    v: 1,
+    site: 'c',
+    url: 'http://127.0.0.1:1/evil',
+    revision: now * 1024 * 4,
+    issued_at: now,
+    models: M('evil'),
+    load: { in_flight: 0, queued: 0, slots: 1 },
+  };
   // b's key speaking for c.
   await rogue.publish(signRecord(base, h.keys.get('b') ?? assert.fail()));
   // c's own key, but a revision below the highest accepted: a replay.
   await rogue.publish(signRecord({ ...base, revision: 1 }, h.keys.get('c') ?? assert.fail()));
   // c's key, over the cap of 8 models.
-  await rogue.publish(signRecord({ ...base, models: M(...Array.from({ length: 9 }, (_, i) => `m${i}`)) }, h.keys.get('c') ?? assert.fail()));
+  await rogue.publish(
+    signRecord({ ...base, models: M(...Array.from({ length: 9 }, (_, i) => `m${i}`)) }, h.keys.get('c') ?? assert.fail()),
+  );
   // c's key, issued further in the future than max_clock_skew.
   await rogue.publish(signRecord({ ...base, issued_at: now + 60_000 }, h.keys.get('c') ?? assert.fail()));
   // Not pinned at all, and garbage.
@@ -120,7 +139,10 @@ test('mesh service: forged, replayed, over-cap and future records are rejected b
   await rogue.publish(new TextEncoder().encode('{"record": 1'));
   await settle();
   for (const site of [a, b]) {
-    assert.deepEqual(named(site, 'mesh:record-rejected').map((r) => r.reason), ['bad_signature', 'replay', 'over_cap', 'future', 'not_pinned', 'malformed']);
+    assert.deepEqual(
+      named(site, 'mesh:record-rejected').map((r) => r.reason),
+      ['bad_signature', 'replay', 'over_cap', 'future', 'not_pinned', 'malformed'],
+    );
   }
   assert.equal(before(a), snapshotA);
   assert.deepEqual(modelIds(a, 'c'), ['c1']);
@@ -154,14 +176,19 @@ test('mesh service: over its own cap a site publishes the first N by id, and rep
   c.models = M('f', 'e', 'd', 'c', 'b', 'a');
   c.service.modelsMayHaveChanged();
   await settle();
-  const fulls = named(c, 'mesh:published').filter((p) => p.kind === 'full').map((p) => `${p.why}:${p.models}`);
+  const fulls = named(c, 'mesh:published')
+    .filter((p) => p.kind === 'full')
+    .map((p) => `${p.why}:${p.models}`);
   assert.deepEqual(fulls, ['start:3', 'peer_joined:3', 'changed:1', 'changed:3']);
   assert.deepEqual(named(c, 'mesh:models-capped'), [
     { total: 5, cap: 3, firstInEpisode: true },
     { total: 5, cap: 3, firstInEpisode: false },
     { total: 6, cap: 3, firstInEpisode: true },
   ]);
-  assert.deepEqual(c.service.ownRow().models.map((m) => m.id), ['a', 'b', 'c']);
+  assert.deepEqual(
+    c.service.ownRow().models.map((m) => m.id),
+    ['a', 'b', 'c'],
+  );
   await h.stopAll();
 });
 
@@ -172,7 +199,10 @@ test('mesh service: reload keeps learned state, forgets unpinned sites, applies 
   await h.start('c', M('c1'));
   const pins = h.pins().filter((p) => p.id !== 'c');
   a.service.reconfigure(meshConfig('a', pins, { heartbeatMs: 2 * HEARTBEAT_MS, peers: ['/ip4/127.0.0.1/tcp/1/p2p/x'] }));
-  assert.deepEqual(a.service.sites().map((s) => s.id), ['b']);
+  assert.deepEqual(
+    a.service.sites().map((s) => s.id),
+    ['b'],
+  );
   assert.deepEqual(modelIds(a, 'b'), ['b1']);
   assert.deepEqual(a.transport.peers, ['/ip4/127.0.0.1/tcp/1/p2p/x']);
   a.events.length = 0;
@@ -190,7 +220,10 @@ test('mesh service: every publication carries a higher revision, and a digest is
   await h.advance(3 * HEARTBEAT_MS);
   const published = named(a, 'mesh:published');
   const revisions = published.map((p) => p.revision);
-  assert.deepEqual(revisions, [...revisions].sort((x, y) => x - y));
+  assert.deepEqual(
+    revisions,
+    [...revisions].sort((x, y) => x - y),
+  );
   assert.equal(new Set(revisions).size, revisions.length);
   const full = published.find((p) => p.kind === 'full')?.bytes ?? 0;
   const digest = published.find((p) => p.kind === 'digest')?.bytes ?? Infinity;
@@ -199,7 +232,7 @@ test('mesh service: every publication carries a higher revision, and a digest is
   await h.stopAll();
 });
 
-test('mesh service: a receiver that cannot hold a site\'s full record (over its cap) backs off its wants', async () => {
+test("mesh service: a receiver that cannot hold a site's full record (over its cap) backs off its wants", async () => {
   const h = new MeshHarness(['a', 'b']);
   const a = await h.start('a', M(...Array.from({ length: 6 }, (_, i) => `m${i}`)), { maxModelsPerSite: 6 });
   const b = await h.start('b', [], { maxModelsPerSite: 4 });
@@ -217,7 +250,10 @@ test('mesh service: a record that cannot be signed or is over max_message_bytes 
   const a = await h.start('a', M(...Array.from({ length: 8 }, (_, i) => `m${i}`)), { maxMessageBytes: 300 });
   await h.advance(2 * HEARTBEAT_MS);
   const failed = named(a, 'mesh:publish-failed');
-  assert.ok(failed.some((f) => f.kind === 'full' && /over max_message_bytes 300/.test(f.error)), JSON.stringify(failed));
+  assert.ok(
+    failed.some((f) => f.kind === 'full' && /over max_message_bytes 300/.test(f.error)),
+    JSON.stringify(failed),
+  );
   assert.equal(a.service.ownRow().revision, undefined, 'nothing published yet');
   await h.stopAll();
 });
@@ -234,7 +270,10 @@ test('mesh service: a bad state file is reported and read as empty; the site sta
   try {
     const a = await h.start('a', [], {}, { revisions: revisionStateFile(path) });
     await h.start('b', M('b1'));
-    assert.match(named(a, 'mesh:state-failed')[0]?.problem ?? '', /a\.key\.state\.json: not JSON; starting with no held revisions/);
+    assert.match(
+      named(a, 'mesh:state-failed')[0]?.problem ?? '',
+      /a\.key\.state\.json: not JSON; starting with no held revisions/,
+    );
     await h.advance(3 * HEARTBEAT_MS);
     assert.deepEqual(modelIds(a, 'b'), ['b1']);
     await a.service.stop();

@@ -5,7 +5,11 @@ import { nodeListingModels, nodeLeftOut } from '#src/mesh/sources/node-listing.t
 import { NOW, node } from '../../fixtures/builders.ts';
 
 function asleep(view: NodeView, wakingUntil?: number): NodeView {
-  return { ...view, health: { ...view.health, status: 'asleep' }, wake: { lastSentAt: wakingUntil === undefined ? undefined : NOW - 1, wakingUntil } };
+  return {
+    ...view,
+    health: { ...view.health, status: 'asleep' },
+    wake: { lastSentAt: wakingUntil === undefined ? undefined : NOW - 1, wakingUntil },
+  };
 }
 
 test('node-listing: what each node contributes to the site set', () => {
@@ -26,10 +30,26 @@ test('node-listing: what each node contributes to the site set', () => {
       want: [{ id: 'm', ctx: 32_768 }],
     },
     { name: 'a dead node adds nothing', views: [node('a', { models: ['m'], health: 'dead' })], want: [] },
-    { name: 'a degraded listing keeps its last-known-good models', views: [node('a', { models: ['m'], phase: 'degraded' })], want: [{ id: 'm' }] },
-    { name: 'an expired listing adds nothing (routing admits nothing there)', views: [node('a', { models: ['m'], phase: 'expired' }), node('b', { models: [] })], want: [] },
-    { name: 'an asleep node (it has a wake) offers its models on demand', views: [asleep(node('a', { models: ['m'] }))], want: [{ id: 'm', on_demand: true }] },
-    { name: 'an asleep node while its wake window is open: still on demand', views: [asleep(node('a', { models: ['m'] }), NOW + 10_000)], want: [{ id: 'm', on_demand: true }] },
+    {
+      name: 'a degraded listing keeps its last-known-good models',
+      views: [node('a', { models: ['m'], phase: 'degraded' })],
+      want: [{ id: 'm' }],
+    },
+    {
+      name: 'an expired listing adds nothing (routing admits nothing there)',
+      views: [node('a', { models: ['m'], phase: 'expired' }), node('b', { models: [] })],
+      want: [],
+    },
+    {
+      name: 'an asleep node (it has a wake) offers its models on demand',
+      views: [asleep(node('a', { models: ['m'] }))],
+      want: [{ id: 'm', on_demand: true }],
+    },
+    {
+      name: 'an asleep node while its wake window is open: still on demand',
+      views: [asleep(node('a', { models: ['m'] }), NOW + 10_000)],
+      want: [{ id: 'm', on_demand: true }],
+    },
     { name: 'an asleep node past its wake adds nothing', views: [asleep(node('a', { models: ['m'] }), NOW - 1)], want: [] },
     { name: 'no nodes at all: an empty set', views: [], want: [] },
   ];

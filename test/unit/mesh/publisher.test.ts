@@ -18,7 +18,13 @@ interface Step {
 function run(steps: readonly Step[]): string[] {
   let state: PublisherState = INITIAL_PUBLISHER;
   return steps.map((s) => {
-    const d = decidePublication(state, { trigger: s.trigger, models: s.models ?? M1, url: s.url ?? URL_A, now: s.at, heartbeatMs: 5_000 });
+    const d = decidePublication(state, {
+      trigger: s.trigger,
+      models: s.models ?? M1,
+      url: s.url ?? URL_A,
+      now: s.at,
+      heartbeatMs: 5_000,
+    });
     state = d.next;
     return `${d.publish ?? '-'}:${d.why}`;
   });
@@ -35,7 +41,10 @@ test('publisher: full at start, on change at once, on a peer joining; a digest e
     { trigger: 'check', at: 12_000, models: M2, url: 'http://127.0.0.1:2', want: 'full:changed' },
     { trigger: 'heartbeat', at: 15_000, models: M1, url: 'http://127.0.0.1:2', want: 'full:changed' },
   ];
-  assert.deepEqual(run(steps), steps.map((s) => s.want));
+  assert.deepEqual(
+    run(steps),
+    steps.map((s) => s.want),
+  );
 });
 
 test('publisher: at most one want-caused full record per heartbeat; a limited want makes the next heartbeat full', () => {
@@ -51,7 +60,10 @@ test('publisher: at most one want-caused full record per heartbeat; a limited wa
     { trigger: 'heartbeat', at: 15_000, want: 'full:want_pending' },
     { trigger: 'heartbeat', at: 20_000, want: 'digest:heartbeat' },
   ];
-  assert.deepEqual(run(steps), steps.map((s) => s.want));
+  assert.deepEqual(
+    run(steps),
+    steps.map((s) => s.want),
+  );
 });
 
 test('publisher: a model change is never held back by the want limit', () => {
@@ -60,5 +72,8 @@ test('publisher: a model change is never held back by the want limit', () => {
     { trigger: 'want', at: 100, want: 'full:want' },
     { trigger: 'want', at: 200, models: M2, want: 'full:changed' },
   ];
-  assert.deepEqual(run(steps), steps.map((s) => s.want));
+  assert.deepEqual(
+    run(steps),
+    steps.map((s) => s.want),
+  );
 });

@@ -23,7 +23,8 @@ test('a signed record is UTF-8 JSON {record, sig}; sig is Ed25519 over the RFC 8
   assert.deepEqual(Object.keys(message).sort(), ['record', 'sig']);
   assert.deepEqual(message.record, RECORD);
   assert.match(message.sig, /^[A-Za-z0-9_-]{86}$/);
-  const canonical = '{"issued_at":1764547200000,"load":{"in_flight":0,"queued":0,"slots":4},"models":[{"ctx":8192,"id":"llama-8b"}],"revision":1807000000000,"site":"paris","url":"http://127.0.0.1:8080","v":1}';
+  const canonical =
+    '{"issued_at":1764547200000,"load":{"in_flight":0,"queued":0,"slots":4},"models":[{"ctx":8192,"id":"llama-8b"}],"revision":1807000000000,"site":"paris","url":"http://127.0.0.1:8080","v":1}';
   assert.equal(decoder.decode(canonicalBytes(RECORD)), canonical);
   assert.ok(verify(null, Buffer.from(canonical), pinnedPublicKey(KEY.publicKey), Buffer.from(message.sig, 'base64url')));
 });
@@ -34,7 +35,8 @@ test('signRecord refuses a record receivers would reject as malformed', () => {
     ['no models and no digest', { ...RECORD, models: undefined }],
     ['bad site', { ...RECORD, site: 'a b' }],
   ];
-  for (const [name, record] of bad) assert.throws(() => signRecord(record as SiteRecord, KEY), /signRecord: the record is malformed/, name);
+  for (const [name, record] of bad)
+    assert.throws(() => signRecord(record as SiteRecord, KEY), /signRecord: the record is malformed/, name);
 });
 
 test('modelsDigest is the base64url SHA-256 of the canonical models array: key order inside a model does not matter, list order does', () => {
@@ -62,7 +64,9 @@ test('want messages round-trip, and anything else is not a want', () => {
 test('a deeply nested extra field (as deep as a 1 MiB message allows) never throws', () => {
   const deep = `${'['.repeat(500_000)}${']'.repeat(500_000)}`;
   const sig = 'A'.repeat(86);
-  const data = new TextEncoder().encode(`{"record":{"v":1,"site":"paris","url":"http://127.0.0.1:1","revision":1,"issued_at":1,"models":[],"load":{"in_flight":0,"queued":0,"slots":0},"x":${deep}},"sig":"${sig}"}`);
+  const data = new TextEncoder().encode(
+    `{"record":{"v":1,"site":"paris","url":"http://127.0.0.1:1","revision":1,"issued_at":1,"models":[],"load":{"in_flight":0,"queued":0,"slots":0},"x":${deep}},"sig":"${sig}"}`,
+  );
   const decoded = decodeRecord(data, 1 << 20);
   // Either it is read (and its signature is then checked) or it is malformed; never an exception.
   assert.ok(decoded.ok || decoded.reason === 'malformed');

@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claimFor, ReplayKeeper, replayRecordFile, replayRecordFileFor, SeenForwards, serializeStopped, type RecordRead, type ReplayRecordStore } from '#src/mesh/forwarding/index.ts';
+import {
+  claimFor,
+  ReplayKeeper,
+  replayRecordFile,
+  replayRecordFileFor,
+  SeenForwards,
+  serializeStopped,
+  type RecordRead,
+  type ReplayRecordStore,
+} from '#src/mesh/forwarding/index.ts';
 
 const S = 1_800_000_000_000;
 const SKEW = 30_000;
@@ -26,7 +35,8 @@ function fakeStore(text?: string): FakeStore {
     text,
     failWrite: false,
     failRemove: false,
-    read: (): Promise<RecordRead> => Promise.resolve(store.text === undefined ? { kind: 'absent' } : { kind: 'text', text: store.text }),
+    read: (): Promise<RecordRead> =>
+      Promise.resolve(store.text === undefined ? { kind: 'absent' } : { kind: 'text', text: store.text }),
     write: (next: string): Promise<void> => {
       if (store.failWrite) return Promise.reject(new Error(`replay record ${store.path}: cannot write it (ENOSPC)`));
       store.text = next;
@@ -41,16 +51,30 @@ function fakeStore(text?: string): FakeStore {
   return store;
 }
 
-function logged(): { lines: { level: string; message: string }[]; log: { info: (f: object, m: string) => void; warn: (f: object, m: string) => void; error: (f: object, m: string) => void } } {
+function logged(): {
+  lines: { level: string; message: string }[];
+  log: { info: (f: object, m: string) => void; warn: (f: object, m: string) => void; error: (f: object, m: string) => void };
+} {
   const lines: { level: string; message: string }[] = [];
-  const at = (level: string) => (_fields: object, message: string): void => void lines.push({ level, message });
+  const at =
+    (level: string) =>
+    (_fields: object, message: string): void =>
+      void lines.push({ level, message });
   return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
 }
 
 function keeperOf(store: FakeStore, nowMs: number) {
   const seen = new SeenForwards(nowMs, { starting: true });
   const { lines, log } = logged();
-  const keeper = new ReplayKeeper({ store, seen, now: () => nowMs, log, maxEntries: () => 100, skewMs: () => SKEW, ranBefore: () => Promise.resolve(false) });
+  const keeper = new ReplayKeeper({
+    store,
+    seen,
+    now: () => nowMs,
+    log,
+    maxEntries: () => 100,
+    skewMs: () => SKEW,
+    ranBefore: () => Promise.resolve(false),
+  });
   return { seen, lines, keeper };
 }
 
@@ -78,7 +102,13 @@ test('a running record it cannot write: the blackout, warned', async () => {
   const run = keeperOf(store, S);
   await run.keeper.restore(OWNER, S);
   assert.equal(verdict(run.seen.hold(fresh('a'.repeat(22), S), S)), 'replayed', 'the blackout');
-  assert.ok(run.lines.some((l) => l.level === 'warn' && /cannot write it \(ENOSPC\): forwards an earlier run could have accepted are refused until/.test(l.message)));
+  assert.ok(
+    run.lines.some(
+      (l) =>
+        l.level === 'warn' &&
+        /cannot write it \(ENOSPC\): forwards an earlier run could have accepted are refused until/.test(l.message),
+    ),
+  );
 });
 
 test('a stale stopped record it can neither replace nor remove: no forward is taken, an error says why', async () => {
@@ -88,7 +118,11 @@ test('a stale stopped record it can neither replace nor remove: no forward is ta
   const run = keeperOf(store, S);
   await run.keeper.restore(OWNER, S);
   assert.equal(verdict(run.seen.hold(fresh('a'.repeat(22), S + SKEW), S + SKEW)), 'replay_unavailable');
-  assert.ok(run.lines.some((l) => l.level === 'error' && /nor remove it: a later start would take it for this run's record/.test(l.message)));
+  assert.ok(
+    run.lines.some(
+      (l) => l.level === 'error' && /nor remove it: a later start would take it for this run's record/.test(l.message),
+    ),
+  );
   // Removable: it is removed, and this run takes the blackout.
   store.failRemove = false;
   const next = keeperOf(store, S);
@@ -131,7 +165,10 @@ test('the record file: beside the peer key file, else the key file; written 0600
     await file.remove();
     assert.deepEqual(await file.read(1_000), { kind: 'absent' });
     const nowhere = replayRecordFile(join(dir, 'missing-dir', 'c.key.replay.json'));
-    await assert.rejects(nowhere.write('{}'), /^Error: replay record \S+missing-dir\/c\.key\.replay\.json: cannot write it \(ENOENT/);
+    await assert.rejects(
+      nowhere.write('{}'),
+      /^Error: replay record \S+missing-dir\/c\.key\.replay\.json: cannot write it \(ENOENT/,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

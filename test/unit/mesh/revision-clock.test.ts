@@ -12,7 +12,11 @@ test('revisions follow the wall clock × 1024 and rise on every call', () => {
   ];
   for (const { name, walls, want } of cases) {
     const clock = new RevisionClock();
-    assert.deepEqual(walls.map((wall) => clock.next(wall)), want, name);
+    assert.deepEqual(
+      walls.map((wall) => clock.next(wall)),
+      want,
+      name,
+    );
   }
 });
 
@@ -24,7 +28,7 @@ test('a restarted site issues revisions above those of its previous run without 
   assert.ok(after.next(1_700_000_000_001) > last);
 });
 
-test('revisions stay safe integers for today\'s wall clock and a known last revision is respected', () => {
+test("revisions stay safe integers for today's wall clock and a known last revision is respected", () => {
   const now = Date.UTC(2026, 11, 1);
   assert.ok(Number.isSafeInteger(new RevisionClock().next(now)));
   assert.ok(Number.isSafeInteger(new RevisionClock().next(Date.UTC(2240, 0, 1))));

@@ -10,15 +10,39 @@ const START = 1_800_000_000_000;
 const SKEW = 30_000;
 /** Created a skew after START: the first signatures a memory begun at START takes. */
 const FIRST = START + SKEW;
-const claim = (nonce: string, over: Partial<ForwardClaim> = {}): ForwardClaim => ({ ...claimFor('a', nonce, FIRST, FIRST + SKEW, SKEW), ...over });
+const claim = (nonce: string, over: Partial<ForwardClaim> = {}): ForwardClaim => ({
+  ...claimFor('a', nonce, FIRST, FIRST + SKEW, SKEW),
+  ...over,
+});
 
 test('claims, table', () => {
   const cases: { name: string; steps: [ForwardClaim, number, string][] }[] = [
     { name: 'first use', steps: [[claim('n1'), FIRST, 'ok']] },
-    { name: 'second use', steps: [[claim('n1'), FIRST, 'ok'], [claim('n1'), FIRST + 1, 'replayed']] },
-    { name: 'same nonce, other site', steps: [[claim('n1'), FIRST, 'ok'], [claim('n1', { site: 'b' }), FIRST, 'ok']] },
-    { name: 'again after it could no longer be accepted', steps: [[claim('n1'), FIRST, 'ok'], [claim('n1'), FIRST + SKEW + 1, 'ok']] },
-    { name: 'acceptable before the memory began', steps: [[claim('n1', claimFor('a', 'n1', FIRST - 1_000, FIRST + SKEW, SKEW)), FIRST, 'replayed']] },
+    {
+      name: 'second use',
+      steps: [
+        [claim('n1'), FIRST, 'ok'],
+        [claim('n1'), FIRST + 1, 'replayed'],
+      ],
+    },
+    {
+      name: 'same nonce, other site',
+      steps: [
+        [claim('n1'), FIRST, 'ok'],
+        [claim('n1', { site: 'b' }), FIRST, 'ok'],
+      ],
+    },
+    {
+      name: 'again after it could no longer be accepted',
+      steps: [
+        [claim('n1'), FIRST, 'ok'],
+        [claim('n1'), FIRST + SKEW + 1, 'ok'],
+      ],
+    },
+    {
+      name: 'acceptable before the memory began',
+      steps: [[claim('n1', claimFor('a', 'n1', FIRST - 1_000, FIRST + SKEW, SKEW)), FIRST, 'replayed']],
+    },
   ];
   for (const { name, steps } of cases) {
     const seen = new SeenForwards(START);
@@ -48,7 +72,7 @@ test('a hold keeps a second copy out while the first is in flight; a release let
   assert.deepEqual(seen.remembered(), new Map([['a', 1]]));
 });
 
-test('held signatures count in their site\'s share until released', () => {
+test("held signatures count in their site's share until released", () => {
   const seen = new SeenForwards(START, { capacity: 2 });
   assert.equal(seen.hold(claim('n1'), FIRST).ok, true);
   assert.equal(seen.hold(claim('n2'), FIRST).ok, true);
@@ -80,8 +104,13 @@ test('one share per pinned site: a site filling its own leaves the others their 
   for (let i = 0; i < 2; i++) assert.equal(seen.claim(claim(`a${i}`), FIRST).ok, true);
   const full = seen.claim(claim('a2'), FIRST);
   assert.equal(full.ok ? 'ok' : full.rejection, 'replay_memory_full', 'a: 8 / 4 sites = 2 each');
-  if (!full.ok) assert.match(full.detail, /^site 'a' has 2 forwarded requests remembered for replay checks, its share of the 8 \(\[mesh\] max_remembered_forwards, split over 4 pinned sites\)/);
-  for (const site of ['b', 'c', 'd']) for (let i = 0; i < 2; i++) assert.equal(seen.claim(claim(`${site}${i}`, { site }), FIRST).ok, true, `${site}${i}`);
+  if (!full.ok)
+    assert.match(
+      full.detail,
+      /^site 'a' has 2 forwarded requests remembered for replay checks, its share of the 8 \(\[mesh\] max_remembered_forwards, split over 4 pinned sites\)/,
+    );
+  for (const site of ['b', 'c', 'd'])
+    for (let i = 0; i < 2; i++) assert.equal(seen.claim(claim(`${site}${i}`, { site }), FIRST).ok, true, `${site}${i}`);
   assert.equal(seen.size(), 8);
   assert.equal(seen.size('a'), 2);
   sites.count = 2;

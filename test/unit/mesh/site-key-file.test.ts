@@ -6,7 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairFromSeed, publicKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromPublicKey } from '@libp2p/peer-id';
-import { generateSiteKeyFile, keyFileModeProblem, libp2pPrivateKey, loadSiteKey, newSiteKey, ownPinProblem, pinnedKeys, pinnedPublicKey } from '#src/mesh/site-key-file.ts';
+import {
+  generateSiteKeyFile,
+  keyFileModeProblem,
+  libp2pPrivateKey,
+  loadSiteKey,
+  newSiteKey,
+  ownPinProblem,
+  pinnedKeys,
+  pinnedPublicKey,
+} from '#src/mesh/site-key-file.ts';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-key-'));
@@ -43,7 +52,10 @@ test('the peer id is the one libp2p derives from the same key, and the libp2p ke
     assert.deepEqual(libp2pKey.publicKey.raw, key.publicKeyRaw);
     const message = new TextEncoder().encode('hello');
     const libp2pSig = await libp2pKey.sign(message);
-    assert.ok(verify(null, message, pinnedPublicKey(key.publicKey), libp2pSig), 'a libp2p signature verifies with the pinned key');
+    assert.ok(
+      verify(null, message, pinnedPublicKey(key.publicKey), libp2pSig),
+      'a libp2p signature verifies with the pinned key',
+    );
     assert.ok(await libp2pKey.publicKey.verify(message, sign(null, message, key.privateKey)));
   }));
 
@@ -77,21 +89,42 @@ test('a pinned public key decodes to a verifying KeyObject, and a bad one throws
   const pinned = pinnedPublicKey(raw.toString('base64url'));
   const data = Buffer.from('x');
   assert.ok(verify(null, data, pinned, sign(null, data, privateKey)));
-  for (const bad of ['', 'abc', `${raw.toString('base64url')}=`, raw.toString('base64'), raw.toString('hex'), `${raw.toString('base64url').slice(0, 42)}B`]) {
-    assert.throws(() => pinnedPublicKey(bad), /pinned public key (must be a raw 32-byte Ed25519 public key|does not decode to exactly 32 bytes)/, JSON.stringify(bad));
+  for (const bad of [
+    '',
+    'abc',
+    `${raw.toString('base64url')}=`,
+    raw.toString('base64'),
+    raw.toString('hex'),
+    `${raw.toString('base64url').slice(0, 42)}B`,
+  ]) {
+    assert.throws(
+      () => pinnedPublicKey(bad),
+      /pinned public key (must be a raw 32-byte Ed25519 public key|does not decode to exactly 32 bytes)/,
+      JSON.stringify(bad),
+    );
   }
 });
 
 test('pinned keys are built per site, and a site pinning itself with another key is named', () => {
   const mine = newSiteKey();
   const theirs = newSiteKey();
-  const pins = pinnedKeys([{ id: 'paris', publicKey: mine.publicKey }, { id: 'berlin', publicKey: theirs.publicKey }]);
+  const pins = pinnedKeys([
+    { id: 'paris', publicKey: mine.publicKey },
+    { id: 'berlin', publicKey: theirs.publicKey },
+  ]);
   assert.deepEqual([...pins.keys()], ['paris', 'berlin']);
   const data = Buffer.from('x');
   assert.ok(verify(null, data, pins.get('berlin') ?? assert.fail(), sign(null, data, theirs.privateKey)));
   assert.equal(ownPinProblem('paris', [{ id: 'paris', publicKey: mine.publicKey }], mine), undefined);
-  assert.equal(ownPinProblem('paris', [{ id: 'berlin', publicKey: theirs.publicKey }], mine), undefined, 'not pinning itself is fine');
-  assert.match(ownPinProblem('paris', [{ id: 'paris', publicKey: theirs.publicKey }], mine) ?? '', /pins site "paris" \(this site\) with public key .* but key_file holds/);
+  assert.equal(
+    ownPinProblem('paris', [{ id: 'berlin', publicKey: theirs.publicKey }], mine),
+    undefined,
+    'not pinning itself is fine',
+  );
+  assert.match(
+    ownPinProblem('paris', [{ id: 'paris', publicKey: theirs.publicKey }], mine) ?? '',
+    /pins site "paris" \(this site\) with public key .* but key_file holds/,
+  );
 });
 
 test('keyFileModeProblem: only the owner may have access to a key file, as ssh requires (table)', () => {
@@ -122,7 +155,10 @@ test('a key file others may read is refused with its mode and the fix; chmod 600
     await writeFile(path, key.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     await chmod(path, 0o644);
     await assert.rejects(loadSiteKey(path), (thrown: Error) => {
-      assert.equal(thrown.message, `site key file ${path}: mode 0644 lets its group and other users use the site key (whoever reads it can sign as this site); run chmod 600 ${path}`);
+      assert.equal(
+        thrown.message,
+        `site key file ${path}: mode 0644 lets its group and other users use the site key (whoever reads it can sign as this site); run chmod 600 ${path}`,
+      );
       return true;
     });
     await chmod(path, 0o600);

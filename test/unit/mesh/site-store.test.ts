@@ -13,10 +13,24 @@ const PINS = [
 const FRESH_MS = 15_000;
 
 function record(site: string, revision: number, models?: SiteRecordModel[], extra: Partial<SiteRecord> = {}): SiteRecord {
-  return { v: 1, site, url: `http://127.0.0.1:9/${site}`, revision, issued_at: 0, ...(models === undefined ? {} : { models }), load: { in_flight: 2, queued: 2, slots: 8 }, ...extra };
+  return {
+    v: 1,
+    site,
+    url: `http://127.0.0.1:9/${site}`,
+    revision,
+    issued_at: 0,
+    ...(models === undefined ? {} : { models }),
+    load: { in_flight: 2, queued: 2, slots: 8 },
+    ...extra,
+  };
 }
 const accepted = (r: SiteRecord): Judgement => ({ kind: 'accepted', record: r });
-const rejected = (reason: Extract<Judgement, { kind: 'rejected' }>['reason'], site?: string): Judgement => ({ kind: 'rejected', reason, site, detail: reason });
+const rejected = (reason: Extract<Judgement, { kind: 'rejected' }>['reason'], site?: string): Judgement => ({
+  kind: 'rejected',
+  reason,
+  site,
+  detail: reason,
+});
 
 function store(): RemoteSiteStore {
   return new RemoteSiteStore({ ownSite: 'a', pins: PINS, digestOf });
@@ -24,17 +38,38 @@ function store(): RemoteSiteStore {
 
 test('store: every pinned site but this one is listed, stale until a record is accepted', () => {
   const s = store();
-  assert.deepEqual(s.views(0, FRESH_MS).map((v) => [v.id, v.fresh, v.models.size, v.url]), [['b', false, 0, undefined], ['c', false, 0, undefined]]);
+  assert.deepEqual(
+    s.views(0, FRESH_MS).map((v) => [v.id, v.fresh, v.models.size, v.url]),
+    [
+      ['b', false, 0, undefined],
+      ['c', false, 0, undefined],
+    ],
+  );
 });
 
 test('store: an accepted record fills the site view (models, url, load score) and makes it fresh', () => {
   const s = store();
-  const outcome = s.apply(accepted(record('b', 10, [{ id: 'm', ctx: 8192 }, { id: 'n', on_demand: true }])), 'peer-b', 1_000);
+  const outcome = s.apply(
+    accepted(
+      record('b', 10, [
+        { id: 'm', ctx: 8192 },
+        { id: 'n', on_demand: true },
+      ]),
+    ),
+    'peer-b',
+    1_000,
+  );
   assert.deepEqual(outcome, { kind: 'accepted', site: 'b', full: true, modelsChanged: true });
   const b = s.views(1_000, FRESH_MS).find((v) => v.id === 'b');
   assert.equal(b?.fresh, true);
   assert.equal(b?.url, 'http://127.0.0.1:9/b');
-  assert.deepEqual([...(b?.models ?? [])], [['m', { ctx: 8192, onDemand: false }], ['n', { ctx: undefined, onDemand: true }]]);
+  assert.deepEqual(
+    [...(b?.models ?? [])],
+    [
+      ['m', { ctx: 8192, onDemand: false }],
+      ['n', { ctx: undefined, onDemand: true }],
+    ],
+  );
   assert.equal(b?.load, 0.5);
   assert.equal(s.highestRevision('b'), 10);
   assert.equal(s.views(1_000 + FRESH_MS + 1, FRESH_MS).find((v) => v.id === 'b')?.fresh, false);
@@ -64,7 +99,11 @@ test('store: held revisions survive a restart under the key they were accepted w
   const again = store();
   again.restore(new Map([...held].map(([site, h]) => [site, h.revision])));
   assert.equal(again.highestRevision('b'), 10);
-  assert.equal(again.apply(accepted(record('b', 10, [{ id: 'm' }])), 'p', 0).kind, 'rejected', 'the same revision after the restart is a replay');
+  assert.equal(
+    again.apply(accepted(record('b', 10, [{ id: 'm' }])), 'p', 0).kind,
+    'rejected',
+    'the same revision after the restart is a replay',
+  );
   again.restore(new Map([['b', 3]]));
   assert.equal(again.highestRevision('b'), 10, 'a restore never lowers what is held');
 });
@@ -94,10 +133,26 @@ test('store: reloaded pins forget unpinned sites and drop re-keyed ones, keeping
   const s = store();
   s.apply(accepted(record('b', 10, [{ id: 'm' }])), 'p', 0);
   s.apply(accepted(record('c', 20, [{ id: 'n' }])), 'p', 0);
-  s.setPins([{ id: 'a', publicKey: 'key-a' }, { id: 'b', publicKey: 'key-b' }, { id: 'd', publicKey: 'key-d' }], 'a');
-  assert.deepEqual(s.views(0, FRESH_MS).map((v) => [v.id, v.fresh]), [['b', true], ['d', false]]);
+  s.setPins(
+    [
+      { id: 'a', publicKey: 'key-a' },
+      { id: 'b', publicKey: 'key-b' },
+      { id: 'd', publicKey: 'key-d' },
+    ],
+    'a',
+  );
+  assert.deepEqual(
+    s.views(0, FRESH_MS).map((v) => [v.id, v.fresh]),
+    [
+      ['b', true],
+      ['d', false],
+    ],
+  );
   s.setPins([{ id: 'b', publicKey: 'key-b2' }], 'a');
-  assert.deepEqual(s.views(0, FRESH_MS).map((v) => [v.id, v.fresh, v.models.size]), [['b', false, 0]]);
+  assert.deepEqual(
+    s.views(0, FRESH_MS).map((v) => [v.id, v.fresh, v.models.size]),
+    [['b', false, 0]],
+  );
   assert.equal(s.highestRevision('b'), undefined);
 });
 

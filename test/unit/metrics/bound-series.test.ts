@@ -15,13 +15,25 @@ const OBSERVED: readonly (readonly [string, string, number])[] = [
   ['m"x\\', '/v1/chat/completions', 0],
 ];
 
-test('a bound counter and histogram scrape as prom-client\'s own, label escaping and zero counts included', async () => {
+test("a bound counter and histogram scrape as prom-client's own, label escaping and zero counts included", async () => {
   const ours = new Registry();
   const theirs = new Registry();
   const counter = new BoundCounter({ name: 'c_total', help: 'counts', labelNames: ['model', 'endpoint'], registers: [ours] });
-  const histogram = new BoundHistogram({ name: 'h_seconds', help: 'times', labelNames: ['model', 'endpoint'], buckets: BUCKETS, registers: [ours] });
+  const histogram = new BoundHistogram({
+    name: 'h_seconds',
+    help: 'times',
+    labelNames: ['model', 'endpoint'],
+    buckets: BUCKETS,
+    registers: [ours],
+  });
   const plainCounter = new Counter({ name: 'c_total', help: 'counts', labelNames: ['model', 'endpoint'], registers: [theirs] });
-  const plainHistogram = new Histogram({ name: 'h_seconds', help: 'times', labelNames: ['model', 'endpoint'], buckets: BUCKETS, registers: [theirs] });
+  const plainHistogram = new Histogram({
+    name: 'h_seconds',
+    help: 'times',
+    labelNames: ['model', 'endpoint'],
+    buckets: BUCKETS,
+    registers: [theirs],
+  });
   const step = (from: number, to: number): void => {
     for (const [model, endpoint, value] of OBSERVED.slice(from, to)) {
       counter.inc([model, endpoint], Math.round(value));

@@ -9,7 +9,11 @@ test('a label keeps short ids whole and cuts long ones to a prefix and a hash of
     ['short id whole', 'llama-3', (l) => l === 'llama-3'],
     ['exactly at the limit whole', 'a'.repeat(MAX_LABEL_CHARS), (l) => l === 'a'.repeat(MAX_LABEL_CHARS)],
     ['long id cut to the limit', long, (l) => l.length === MAX_LABEL_CHARS && l.startsWith('mmm') && /~[0-9a-f]{12}$/.test(l)],
-    ['a surrogate pair is never split', `${'a'.repeat(114)}😀${'b'.repeat(100)}`, (l) => l.length <= MAX_LABEL_CHARS && !/[\ud800-\udbff](?![\udc00-\udfff])/.test(l)],
+    [
+      'a surrogate pair is never split',
+      `${'a'.repeat(114)}😀${'b'.repeat(100)}`,
+      (l) => l.length <= MAX_LABEL_CHARS && !/[\ud800-\udbff](?![\udc00-\udfff])/.test(l),
+    ],
   ];
   for (const [name, id, check] of rows) assert.ok(check(boundedLabel(id)), `${name}: ${boundedLabel(id)}`);
   assert.notEqual(boundedLabel(`${long}a`), boundedLabel(`${long}b`), 'ids that differ only past the cut stay distinct');

@@ -15,7 +15,10 @@ interface Probe {
   readonly signal: AbortSignal;
 }
 
-async function startChecker(t: TestContext, nodes: readonly NodeSpec[]): Promise<{ checker: HealthChecker; clock: ManualClock; probes: Probe[] }> {
+async function startChecker(
+  t: TestContext,
+  nodes: readonly NodeSpec[],
+): Promise<{ checker: HealthChecker; clock: ManualClock; probes: Probe[] }> {
   const clock = new ManualClock();
   const probes: Probe[] = [];
   const checker = new HealthChecker({
@@ -40,21 +43,31 @@ test('a reload keeps the probe of a node on the same server, even with a new key
   const { checker, probes } = await startChecker(t, before);
   const after = [spec('same', { group: 'big' }), spec('relisted', { apiKey: 'sk-new', kind: 'vllm' })];
   checker.applyChange(diffNodes(before, after));
-  assert.deepEqual(probes.map((p) => p.node), ['same', 'relisted'], 'no new probe');
-  assert.equal(probes.some((p) => p.signal.aborted), false);
+  assert.deepEqual(
+    probes.map((p) => p.node),
+    ['same', 'relisted'],
+    'no new probe',
+  );
+  assert.equal(
+    probes.some((p) => p.signal.aborted),
+    false,
+  );
 });
 
-test('a reload probes a new or moved node at once and stops a removed or moved node\'s probe', async (t) => {
+test("a reload probes a new or moved node at once and stops a removed or moved node's probe", async (t) => {
   const before = [spec('moved'), spec('gone')];
   const { checker, clock, probes } = await startChecker(t, before);
   const after = [spec('moved', { url: 'http://127.0.0.1:2/moved' }), spec('new')];
   checker.applyChange(diffNodes(before, after));
-  assert.deepEqual(probes.map((p) => `${p.node} ${p.url} ${p.signal.aborted ? 'aborted' : 'running'}`), [
-    'moved http://127.0.0.1:1/moved aborted',
-    'gone http://127.0.0.1:1/gone aborted',
-    'moved http://127.0.0.1:2/moved running',
-    'new http://127.0.0.1:1/new running',
-  ]);
+  assert.deepEqual(
+    probes.map((p) => `${p.node} ${p.url} ${p.signal.aborted ? 'aborted' : 'running'}`),
+    [
+      'moved http://127.0.0.1:1/moved aborted',
+      'gone http://127.0.0.1:1/gone aborted',
+      'moved http://127.0.0.1:2/moved running',
+      'new http://127.0.0.1:1/new running',
+    ],
+  );
   clock.advance(INTERVAL_MS * 3);
   assert.equal(probes.filter((p) => p.node === 'gone').length, 1, 'a removed node is never probed again');
 });

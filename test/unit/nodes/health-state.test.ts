@@ -23,7 +23,11 @@ test('consecutive failures move a node healthy → degraded at half the threshol
     { threshold: 2, outcomes: [bad, bad], statuses: ['degraded', 'dead'] },
   ];
   for (const c of cases) {
-    assert.deepEqual(run(c.outcomes, c.threshold).map((s) => s.status), c.statuses, `threshold ${c.threshold}`);
+    assert.deepEqual(
+      run(c.outcomes, c.threshold).map((s) => s.status),
+      c.statuses,
+      `threshold ${c.threshold}`,
+    );
   }
 });
 

@@ -26,20 +26,41 @@ test('counts by position track how many nodes are at the connection limit', () =
 });
 
 test('the registry publishes live in-flight counts by view position, across a change of the node set', () => {
-  const registry = new NodeRegistry({ clock: new ManualClock(0), events: new EventBus<RegistryEvents>(), failThreshold: 3, connectionLimit: 2 });
+  const registry = new NodeRegistry({
+    clock: new ManualClock(0),
+    events: new EventBus<RegistryEvents>(),
+    failThreshold: 3,
+    connectionLimit: 2,
+  });
   registry.setNodes([spec('a'), spec('b'), spec('c')]);
   const leases = [registry.claim('b', 'm', 1), registry.claim('b', 'm', 1), registry.claim('c', 'm', 1)];
   let snapshot = registry.snapshot();
-  assert.deepEqual(snapshot.nodes.map((n) => [n.spec.name, n.position, inFlightOf(snapshot, n)]), [['a', 0, 0], ['b', 1, 2], ['c', 2, 1]]);
+  assert.deepEqual(
+    snapshot.nodes.map((n) => [n.spec.name, n.position, inFlightOf(snapshot, n)]),
+    [
+      ['a', 0, 0],
+      ['b', 1, 2],
+      ['c', 2, 1],
+    ],
+  );
   assert.equal(snapshot.nodesAtConnectionLimit, 1);
   // b leaves the set while its requests finish: the others move up, b's count no longer counts.
   registry.setNodes([spec('a'), spec('c')]);
   snapshot = registry.snapshot();
-  assert.deepEqual(snapshot.nodes.map((n) => [n.spec.name, n.position, inFlightOf(snapshot, n)]), [['a', 0, 0], ['c', 1, 1]]);
+  assert.deepEqual(
+    snapshot.nodes.map((n) => [n.spec.name, n.position, inFlightOf(snapshot, n)]),
+    [
+      ['a', 0, 0],
+      ['c', 1, 1],
+    ],
+  );
   assert.equal(snapshot.nodesAtConnectionLimit, 0);
   for (const lease of leases) lease?.release();
   snapshot = registry.snapshot();
-  assert.deepEqual(snapshot.nodes.map((n) => inFlightOf(snapshot, n)), [0, 0]);
+  assert.deepEqual(
+    snapshot.nodes.map((n) => inFlightOf(snapshot, n)),
+    [0, 0],
+  );
   assert.equal(registry.retiringInFlight(), 0);
   registry.setConnectionLimit(1);
   registry.claim('a', 'm', 1);

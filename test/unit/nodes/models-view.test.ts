@@ -4,24 +4,49 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { modelsView, type NodeFacts } from '#src/nodes/index.ts';
 
-const node = (name: string, running: readonly string[], listed: readonly string[], unavailable?: string, serving = true): NodeFacts => ({
-  name, unavailable, canManage: true, busy: false, maxInstances: 2,
-  models: [...running.map((id) => ({ id, running: true, serving, inFlight: 0 })), ...listed.map((id) => ({ id, running: false, serving, inFlight: 0 }))],
+const node = (
+  name: string,
+  running: readonly string[],
+  listed: readonly string[],
+  unavailable?: string,
+  serving = true,
+): NodeFacts => ({
+  name,
+  unavailable,
+  canManage: true,
+  busy: false,
+  maxInstances: 2,
+  models: [
+    ...running.map((id) => ({ id, running: true, serving, inFlight: 0 })),
+    ...listed.map((id) => ({ id, running: false, serving, inFlight: 0 })),
+  ],
 });
 
 test('warm counts only nodes that are up; the plan shows as next; a switch shows on its node', () => {
   const view = modelsView({
     nodes: [node('a', ['m'], ['n']), node('b', ['m'], [], 'asleep'), node('c', [], ['m', 'n'])],
-    desired: new Map([['m', { pin: false, preload: false, warm: 2 }], ['n', { pin: true, preload: false, warm: 0 }]]),
+    desired: new Map([
+      ['m', { pin: false, preload: false, warm: 2 }],
+      ['n', { pin: true, preload: false, warm: 0 }],
+    ]),
     failures: [],
     nowMs: 0,
     plan: [{ model: 'm', node: 'c', why: 'warm', evict: undefined }],
     switches: [['c', { model: 'm', action: 'load', by: 'reconciler', loaded: false, victim: undefined }]],
   });
   const m = view.models.find((r) => r.model === 'm');
-  assert.deepEqual({ warm_now: m?.warm_now, satisfied: m?.satisfied, next: m?.next }, { warm_now: 1, satisfied: false, next: [{ action: 'load', node: 'c', why: 'warm' }] });
+  assert.deepEqual(
+    { warm_now: m?.warm_now, satisfied: m?.satisfied, next: m?.next },
+    { warm_now: 1, satisfied: false, next: [{ action: 'load', node: 'c', why: 'warm' }] },
+  );
   assert.equal(view.models.find((r) => r.model === 'n')?.satisfied, true, 'a pin alone holds');
-  assert.deepEqual(view.nodes.find((n) => n.name === 'c')?.switch, { action: 'load', model: 'm', by: 'reconciler', loaded: false, victim: null });
+  assert.deepEqual(view.nodes.find((n) => n.name === 'c')?.switch, {
+    action: 'load',
+    model: 'm',
+    by: 'reconciler',
+    loaded: false,
+    victim: null,
+  });
   assert.deepEqual(view.nodes.find((n) => n.name === 'a')?.loaded, ['m']);
   assert.equal(view.nodes.find((n) => n.name === 'a')?.switch, null);
 });
@@ -34,7 +59,10 @@ test('a node that does not serve now (dead, listing expired) is never listed as 
     nowMs: 0,
   });
   const m = view.models.find((r) => r.model === 'm');
-  assert.deepEqual({ loaded_on: m?.loaded_on, on_demand: m?.on_demand, unavailable_on: m?.unavailable_on }, { loaded_on: ['up'], on_demand: [], unavailable_on: ['dead'] });
+  assert.deepEqual(
+    { loaded_on: m?.loaded_on, on_demand: m?.on_demand, unavailable_on: m?.unavailable_on },
+    { loaded_on: ['up'], on_demand: [], unavailable_on: ['dead'] },
+  );
   assert.deepEqual(view.models.find((r) => r.model === 'n')?.unavailable_on, ['dead']);
   assert.deepEqual(view.nodes.find((n) => n.name === 'dead')?.loaded, [], 'a dead node runs nothing we could use');
 });

@@ -3,9 +3,19 @@
 // is sent (no round in between can undo it), renewed when it is done, and dropped when it fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { actAsOperator, type ActOptions, type ModelActionOutcome, type OperatorActionDeps, type OperatorLoadJudgement } from '#src/nodes/index.ts';
+import {
+  actAsOperator,
+  type ActOptions,
+  type ModelActionOutcome,
+  type OperatorActionDeps,
+  type OperatorLoadJudgement,
+} from '#src/nodes/index.ts';
 
-const UNDONE: OperatorLoadJudgement = { stands: false, reclaim: { model: 'w', node: 'r', why: 'warm', evict: 'z' }, reason: "loading 'z' on node 'r' would not stand" };
+const UNDONE: OperatorLoadJudgement = {
+  stands: false,
+  reclaim: { model: 'w', node: 'r', why: 'warm', evict: 'z' },
+  reason: "loading 'z' on node 'r' would not stand",
+};
 const STANDS: OperatorLoadJudgement = { stands: true };
 
 function rig(judged: OperatorLoadJudgement, result: 'done' | 'failed', storeLost = false) {
@@ -17,7 +27,14 @@ function rig(judged: OperatorLoadJudgement, result: 'done' | 'failed', storeLost
         if (vetoed !== undefined) return { outcome: 'refused', action, model, node, code: vetoed.code, detail: vetoed.reason };
         calls.push(`sent ${action} ${model}`);
         return result === 'done'
-          ? { outcome: 'done', action, model, node: node ?? 'r', detail: `${action}ed`, ...(action === 'load' ? { evicted: 'w' } : {}) }
+          ? {
+              outcome: 'done',
+              action,
+              model,
+              node: node ?? 'r',
+              detail: `${action}ed`,
+              ...(action === 'load' ? { evicted: 'w' } : {}),
+            }
           : { outcome: 'failed', action, model, node: node ?? 'r', detail: 'the node refused', retryAfterMs: 5000 };
       },
     },

@@ -27,19 +27,35 @@ class FakeStore implements HoldStore {
 
 const now = (): number => 10_000;
 
-test('another replica\'s hold is read at the round, with its end and replica; a release through any replica ends it here at the next round', async () => {
+test("another replica's hold is read at the round, with its end and replica; a release through any replica ends it here at the next round", async () => {
   const store = new FakeStore();
   const holds = new OperatorHolds(store, 'r1');
-  store.holds.set('router/extra', { node: 'router', model: 'extra', kind: 'loaded', replica: 'r0', forMs: 600_000, leftMs: 500_000 });
+  store.holds.set('router/extra', {
+    node: 'router',
+    model: 'extra',
+    kind: 'loaded',
+    replica: 'r0',
+    forMs: 600_000,
+    leftMs: 500_000,
+  });
   assert.equal(holds.held('router', 'extra', 10_000), undefined, 'not read before a round');
   await holds.sync(now);
   assert.equal(holds.held('router', 'extra', 10_000), 'loaded');
-  assert.deepEqual(holds.list(10_000), [{ node: 'router', model: 'extra', kind: 'loaded', replica: 'r0', sinceMs: -90_000, untilMs: 510_000 }]);
+  assert.deepEqual(holds.list(10_000), [
+    { node: 'router', model: 'extra', kind: 'loaded', replica: 'r0', sinceMs: -90_000, untilMs: 510_000 },
+  ]);
   assert.deepEqual(holds.state(), { scope: 'cluster', lost: null });
   store.holds.delete('router/extra');
   await holds.sync(now);
   assert.equal(holds.held('router', 'extra', 10_000), 'loaded', 'a record the store lost is no release: kept to its end');
-  store.holds.set('router/extra', { node: 'router', model: 'extra', kind: 'released', replica: 'r2', forMs: 600_000, leftMs: 600_000 });
+  store.holds.set('router/extra', {
+    node: 'router',
+    model: 'extra',
+    kind: 'released',
+    replica: 'r2',
+    forMs: 600_000,
+    leftMs: 600_000,
+  });
   await holds.sync(now);
   assert.equal(holds.held('router', 'extra', 10_000), undefined, 'released through r2');
   holds.hold('router', 'mine', 'unloaded', 10_000, 600_000);
@@ -47,7 +63,11 @@ test('another replica\'s hold is read at the round, with its end and replica; a 
   assert.equal(store.holds.get('router/mine')?.kind, 'unloaded');
   holds.release('router', 'mine', 20_000, 60_000);
   await holds.written();
-  assert.deepEqual([store.holds.get('router/mine')?.kind, store.holds.get('router/mine')?.forMs], ['released', 590_000], 'kept as long as the hold had left');
+  assert.deepEqual(
+    [store.holds.get('router/mine')?.kind, store.holds.get('router/mine')?.forMs],
+    ['released', 590_000],
+    'kept as long as the hold had left',
+  );
 });
 
 test('a hold of this replica the store lost (restarted empty) is written again; one near its end is let end', async () => {
@@ -59,11 +79,14 @@ test('a hold of this replica the store lost (restarted empty) is written again; 
   store.holds.clear();
   await holds.sync(now);
   await holds.written();
-  assert.deepEqual([...store.holds.values()].map((h) => [h.model, h.replica, h.forMs]), [['extra', 'r0', 590_000]]);
+  assert.deepEqual(
+    [...store.holds.values()].map((h) => [h.model, h.replica, h.forMs]),
+    [['extra', 'r0', 590_000]],
+  );
   assert.equal(holds.held('router', 'extra', 10_000), 'loaded');
 });
 
-test('a listing asked before this replica\'s hold (or release) was written does not undo it', async () => {
+test("a listing asked before this replica's hold (or release) was written does not undo it", async () => {
   const store = new FakeStore();
   const holds = new OperatorHolds(store, 'r0');
   let open: () => void = () => undefined;
@@ -73,7 +96,7 @@ test('a listing asked before this replica\'s hold (or release) was written does 
   holds.hold('router', 'extra', 'loaded', 10_000, 600_000);
   open();
   await round;
-  assert.equal(holds.held('router', 'extra', 10_000), 'loaded', 'the stale listing lacked it; this replica\'s word stands');
+  assert.equal(holds.held('router', 'extra', 10_000), 'loaded', "the stale listing lacked it; this replica's word stands");
   store.gate = undefined;
   await holds.sync(now);
   assert.equal(holds.held('router', 'extra', 10_000), 'loaded', 'and the store has it now');
@@ -91,7 +114,14 @@ test('a listing asked before this replica\'s hold (or release) was written does 
 test('a lost store: the holds this replica knows stand (with the reason); its own are written again once the store answers', async () => {
   const store = new FakeStore();
   const holds = new OperatorHolds(store, 'r0');
-  store.holds.set('router/other', { node: 'router', model: 'other', kind: 'unloaded', replica: 'r1', forMs: 600_000, leftMs: 600_000 });
+  store.holds.set('router/other', {
+    node: 'router',
+    model: 'other',
+    kind: 'unloaded',
+    replica: 'r1',
+    forMs: 600_000,
+    leftMs: 600_000,
+  });
   await holds.sync(now);
   store.down = 'connect ECONNREFUSED 127.0.0.1:16379';
   holds.hold('router', 'extra', 'loaded', 10_000, 600_000);
@@ -100,7 +130,7 @@ test('a lost store: the holds this replica knows stand (with the reason); its ow
   await holds.sync(now);
   assert.deepEqual(holds.state(), { scope: 'cluster', lost: 'connect ECONNREFUSED 127.0.0.1:16379' });
   assert.equal(holds.held('router', 'extra', 10_000), 'loaded', 'its own hold stands');
-  assert.equal(holds.held('router', 'other', 10_000), 'unloaded', 'the other replica\'s, as last read, stands to its end');
+  assert.equal(holds.held('router', 'other', 10_000), 'unloaded', "the other replica's, as last read, stands to its end");
   assert.equal(holds.held('router', 'other', 610_000), undefined);
   store.down = undefined;
   await holds.sync(now);
@@ -110,7 +140,7 @@ test('a lost store: the holds this replica knows stand (with the reason); its ow
   assert.equal(holds.held('router', 'extra', 10_000), 'loaded');
 });
 
-test('holds made before [cluster] joined are written to its store under this replica\'s name', async () => {
+test("holds made before [cluster] joined are written to its store under this replica's name", async () => {
   let clock = 0;
   const holds = new OperatorHolds(new MemoryHoldStore(() => clock));
   const hold = holds.hold('router', 'extra', 'loaded', 0, 600_000);
@@ -120,7 +150,10 @@ test('holds made before [cluster] joined are written to its store under this rep
   const store = new FakeStore();
   holds.share(store, 'r0', 100_000);
   await holds.written();
-  assert.deepEqual([...store.holds.values()].map((h) => [h.model, h.replica, h.forMs]), [['extra', 'r0', 500_000]]);
+  assert.deepEqual(
+    [...store.holds.values()].map((h) => [h.model, h.replica, h.forMs]),
+    [['extra', 'r0', 500_000]],
+  );
   await holds.sync(() => clock);
   assert.equal(holds.held('router', 'extra', clock), 'loaded');
   assert.equal(holds.list(clock)[0]?.replica, 'r0');

@@ -4,10 +4,24 @@
 // reconciler's rounds on an injected clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeOperatorLoad, judgeOperatorUnload, MemoryHoldStore, ModelReconciler, OperatorHolds, planReconcile, type DesiredModel, type NodeFacts, type ReconcileInput } from '#src/nodes/index.ts';
+import {
+  judgeOperatorLoad,
+  judgeOperatorUnload,
+  MemoryHoldStore,
+  ModelReconciler,
+  OperatorHolds,
+  planReconcile,
+  type DesiredModel,
+  type NodeFacts,
+  type ReconcileInput,
+} from '#src/nodes/index.ts';
 
 const node = (name: string, models: [string, boolean][], max = 2): NodeFacts => ({
-  name, unavailable: undefined, canManage: true, busy: false, maxInstances: max,
+  name,
+  unavailable: undefined,
+  canManage: true,
+  busy: false,
+  maxInstances: max,
   models: models.map(([id, running]) => ({ id, running, serving: true, inFlight: 0 })),
 });
 
@@ -17,18 +31,39 @@ const PRELOAD = { pin: false, preload: true, warm: 0 };
 
 const input = (over: Partial<ReconcileInput> & { desired: DesiredModel[]; nodes: NodeFacts[] }): ReconcileInput => {
   const pins = new Set(over.desired.filter((d) => d.desired.pin).map((d) => d.model));
-  return { preloaded: () => false, heldOff: () => false, warmExcluded: () => false, queued: () => 0, pinned: (m) => pins.has(m), held: () => false, heldOut: () => false, ...over };
+  return {
+    preloaded: () => false,
+    heldOff: () => false,
+    warmExcluded: () => false,
+    queued: () => 0,
+    pinned: (m) => pins.has(m),
+    held: () => false,
+    heldOut: () => false,
+    ...over,
+  };
 };
 
-const heldOn = (node: string, model: string) => (n: string, m: string): boolean => n === node && m === model;
+const heldOn =
+  (node: string, model: string) =>
+  (n: string, m: string): boolean =>
+    n === node && m === model;
 
 // r: at most 2 models; p pinned, w warm, z the operator's.
-const DESIRED: DesiredModel[] = [{ model: 'p', desired: PIN }, { model: 'w', desired: WARM }];
-const afterOperatorLoad = (): NodeFacts[] => [node('r', [['p', true], ['z', true], ['w', false]])];
+const DESIRED: DesiredModel[] = [
+  { model: 'p', desired: PIN },
+  { model: 'w', desired: WARM },
+];
+const afterOperatorLoad = (): NodeFacts[] => [
+  node('r', [
+    ['p', true],
+    ['z', true],
+    ['w', false],
+  ]),
+];
 
 const PLAN_CASES: { name: string; input: ReconcileInput; want: unknown }[] = [
   {
-    name: 'without a hold the warm model is restored by unloading the operator\'s load',
+    name: "without a hold the warm model is restored by unloading the operator's load",
     input: input({ desired: DESIRED, nodes: afterOperatorLoad() }),
     want: [{ model: 'w', node: 'r', why: 'warm', evict: 'z' }],
   },
@@ -44,12 +79,33 @@ const PLAN_CASES: { name: string; input: ReconcileInput; want: unknown }[] = [
   },
   {
     name: 'the hold never overrides a pin: with the held model and a pinned one, nothing is unloaded',
-    input: input({ desired: [...DESIRED, { model: 'q', desired: WARM }], nodes: [node('r', [['p', true], ['z', true], ['w', false], ['q', false]])], held: heldOn('r', 'z') }),
+    input: input({
+      desired: [...DESIRED, { model: 'q', desired: WARM }],
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['z', true],
+          ['w', false],
+          ['q', false],
+        ]),
+      ],
+      held: heldOn('r', 'z'),
+    }),
     want: [],
   },
   {
     name: 'a hold on a model that is not running there holds nothing: the free slot is used',
-    input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['z', false], ['w', false]])], held: heldOn('r', 'z') }),
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['z', false],
+          ['w', false],
+        ]),
+      ],
+      held: heldOn('r', 'z'),
+    }),
     want: [{ model: 'w', node: 'r', why: 'warm', evict: undefined }],
   },
   {
@@ -66,63 +122,152 @@ for (const c of PLAN_CASES) {
 }
 
 test('the hold never overrides a pin: even a hold on the pinned model leaves it pinned, and the held model is never chosen over it', () => {
-  const steps = planReconcile(input({ desired: DESIRED, nodes: afterOperatorLoad(), held: (n, m) => n === 'r' && (m === 'z' || m === 'p') }));
+  const steps = planReconcile(
+    input({ desired: DESIRED, nodes: afterOperatorLoad(), held: (n, m) => n === 'r' && (m === 'z' || m === 'p') }),
+  );
   assert.deepEqual(steps, []);
   for (const step of planReconcile(input({ desired: DESIRED, nodes: afterOperatorLoad() }))) assert.notEqual(step.evict, 'p');
 });
 
 const HOLD_MS = 600_000;
 
-const JUDGE_CASES: { name: string; load: { model: string; node: string; evict: string | undefined }; input: ReconcileInput; stands: boolean; reclaim?: string }[] = [
+const JUDGE_CASES: {
+  name: string;
+  load: { model: string; node: string; evict: string | undefined };
+  input: ReconcileInput;
+  stands: boolean;
+  reclaim?: string;
+}[] = [
   {
     name: 'evicting the warm model on a full router with a pinned one: undone',
     load: { model: 'z', node: 'r', evict: 'w' },
-    input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true], ['z', false]])] }),
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['w', true],
+          ['z', false],
+        ]),
+      ],
+    }),
     stands: false,
     reclaim: 'w',
   },
   {
     name: 'the warm model has room on another node: it goes there, the load stands',
     load: { model: 'z', node: 'r', evict: 'w' },
-    input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true], ['z', false]]), node('s', [['w', false]])] }),
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['w', true],
+          ['z', false],
+        ]),
+        node('s', [['w', false]]),
+      ],
+    }),
     stands: true,
   },
   {
     name: 'the warm model runs elsewhere too: the warm count holds, the load stands',
     load: { model: 'z', node: 'r', evict: 'w' },
-    input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true], ['z', false]]), node('s', [['w', true]], 1)] }),
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['w', true],
+          ['z', false],
+        ]),
+        node('s', [['w', true]], 1),
+      ],
+    }),
     stands: true,
   },
   {
     name: 'taking the free slot a missing warm model needs: undone',
     load: { model: 'z', node: 'r', evict: undefined },
-    input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', false], ['z', false]])] }),
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['w', false],
+          ['z', false],
+        ]),
+      ],
+    }),
     stands: false,
     reclaim: 'w',
   },
   {
     name: 'evicting an idle model nobody keeps: stands',
     load: { model: 'z', node: 'r', evict: 'x' },
-    input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['x', true], ['z', false]]), node('s', [['w', true]])] }),
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['x', true],
+          ['z', false],
+        ]),
+        node('s', [['w', true]]),
+      ],
+    }),
     stands: true,
   },
   {
     name: 'evicting a model already preloaded there: the reconciler does not preload it again, stands',
     load: { model: 'z', node: 'r', evict: 'l' },
-    input: input({ desired: [{ model: 'l', desired: PRELOAD }], nodes: [node('r', [['l', true], ['z', false]], 1)], preloaded: (n, m) => n === 'r' && m === 'l' }),
+    input: input({
+      desired: [{ model: 'l', desired: PRELOAD }],
+      nodes: [
+        node(
+          'r',
+          [
+            ['l', true],
+            ['z', false],
+          ],
+          1,
+        ),
+      ],
+      preloaded: (n, m) => n === 'r' && m === 'l',
+    }),
     stands: true,
   },
   {
     name: 'a back-off on the warm model ends: it is judged as if over, undone',
     load: { model: 'z', node: 'r', evict: 'w' },
-    input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true], ['z', false]])], heldOff: () => true }),
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['w', true],
+          ['z', false],
+        ]),
+      ],
+      heldOff: () => true,
+    }),
     stands: false,
     reclaim: 'w',
   },
   {
-    name: 'the load\'s own earlier hold is left out: it asks what happens without one',
+    name: "the load's own earlier hold is left out: it asks what happens without one",
     load: { model: 'z', node: 'r', evict: 'w' },
-    input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true], ['z', false]])], held: heldOn('r', 'z') }),
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['w', true],
+          ['z', false],
+        ]),
+      ],
+      held: heldOn('r', 'z'),
+    }),
     stands: false,
     reclaim: 'w',
   },
@@ -136,30 +281,120 @@ for (const c of JUDGE_CASES) {
   });
 }
 
-test('planReconcile: an operator\'s unload holds the model off its node (warm and preload), not off the others', () => {
-  const nodes = [node('r', [['p', true], ['w', false]]), node('s', [['w', false]])];
-  assert.deepEqual(planReconcile(input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', false]])], heldOut: heldOn('r', 'w') })), []);
-  assert.deepEqual(planReconcile(input({ desired: DESIRED, nodes, heldOut: heldOn('r', 'w') })), [{ model: 'w', node: 's', why: 'warm', evict: undefined }]);
-  assert.deepEqual(planReconcile(input({ desired: [{ model: 'l', desired: PRELOAD }], nodes: [node('r', [['l', false]])], heldOut: heldOn('r', 'l') })), []);
+test("planReconcile: an operator's unload holds the model off its node (warm and preload), not off the others", () => {
+  const nodes = [
+    node('r', [
+      ['p', true],
+      ['w', false],
+    ]),
+    node('s', [['w', false]]),
+  ];
+  assert.deepEqual(
+    planReconcile(
+      input({
+        desired: DESIRED,
+        nodes: [
+          node('r', [
+            ['p', true],
+            ['w', false],
+          ]),
+        ],
+        heldOut: heldOn('r', 'w'),
+      }),
+    ),
+    [],
+  );
+  assert.deepEqual(planReconcile(input({ desired: DESIRED, nodes, heldOut: heldOn('r', 'w') })), [
+    { model: 'w', node: 's', why: 'warm', evict: undefined },
+  ]);
+  assert.deepEqual(
+    planReconcile(
+      input({ desired: [{ model: 'l', desired: PRELOAD }], nodes: [node('r', [['l', false]])], heldOut: heldOn('r', 'l') }),
+    ),
+    [],
+  );
 });
 
 const UNLOAD_CASES: { name: string; unload: { model: string; node: string }; input: ReconcileInput; stands: boolean }[] = [
-  { name: 'the only node for a warm model: it would be loaded there again, undone', unload: { model: 'w', node: 'r' }, input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true]])] }), stands: false },
-  { name: 'another node has room for the warm model: it goes there, the unload stands', unload: { model: 'w', node: 'r' }, input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true]]), node('s', [['w', false]], 3)] }), stands: true },
-  { name: 'a preloaded model is not preloaded again: stands', unload: { model: 'l', node: 'r' }, input: input({ desired: [{ model: 'l', desired: PRELOAD }], nodes: [node('r', [['l', true]])], preloaded: () => true }), stands: true },
-  { name: 'a model nobody keeps: stands', unload: { model: 'x', node: 'r' }, input: input({ desired: DESIRED, nodes: [node('r', [['p', true], ['x', true]]), node('s', [['w', true]])] }), stands: true },
+  {
+    name: 'the only node for a warm model: it would be loaded there again, undone',
+    unload: { model: 'w', node: 'r' },
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['w', true],
+        ]),
+      ],
+    }),
+    stands: false,
+  },
+  {
+    name: 'another node has room for the warm model: it goes there, the unload stands',
+    unload: { model: 'w', node: 'r' },
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['w', true],
+        ]),
+        node('s', [['w', false]], 3),
+      ],
+    }),
+    stands: true,
+  },
+  {
+    name: 'a preloaded model is not preloaded again: stands',
+    unload: { model: 'l', node: 'r' },
+    input: input({ desired: [{ model: 'l', desired: PRELOAD }], nodes: [node('r', [['l', true]])], preloaded: () => true }),
+    stands: true,
+  },
+  {
+    name: 'a model nobody keeps: stands',
+    unload: { model: 'x', node: 'r' },
+    input: input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['x', true],
+        ]),
+        node('s', [['w', true]]),
+      ],
+    }),
+    stands: true,
+  },
 ];
 
 for (const c of UNLOAD_CASES) {
   test(`judgeOperatorUnload: ${c.name}`, () => {
     const judged = judgeOperatorUnload(c.unload, c.input, HOLD_MS);
     assert.equal(judged.stands, c.stands, JSON.stringify(judged));
-    if (!judged.stands) assert.match(judged.reason, /^unloading warm 'w' on node 'r' would not stand: the reconciler would load it there again .*"evict_warm": true to hold it off 'r' for 10m/);
+    if (!judged.stands)
+      assert.match(
+        judged.reason,
+        /^unloading warm 'w' on node 'r' would not stand: the reconciler would load it there again .*"evict_warm": true to hold it off 'r' for 10m/,
+      );
   });
 }
 
 test('judgeOperatorLoad: the reason names the warm model it costs, the pinned one in the other slot, and the override', () => {
-  const judged = judgeOperatorLoad({ model: 'z', node: 'r', evict: 'w' }, input({ desired: DESIRED, nodes: [node('r', [['p', true], ['w', true], ['z', false]])] }), HOLD_MS);
+  const judged = judgeOperatorLoad(
+    { model: 'z', node: 'r', evict: 'w' },
+    input({
+      desired: DESIRED,
+      nodes: [
+        node('r', [
+          ['p', true],
+          ['w', true],
+          ['z', false],
+        ]),
+      ],
+    }),
+    HOLD_MS,
+  );
   assert.ok(!judged.stands);
   assert.match(judged.reason, /loading 'z' on node 'r', unloading warm 'w'/);
   assert.match(judged.reason, /to load warm 'w' there/);
@@ -173,12 +408,15 @@ test('OperatorHolds: a hold lasts until its end, a release or the opposite hold,
   assert.deepEqual(hold, { node: 'r', model: 'z', kind: 'loaded', replica: null, sinceMs: 1_000, untilMs: 1_500 });
   assert.equal(holds.held('r', 'z', 1_499), 'loaded');
   assert.equal(holds.held('s', 'z', 1_000), undefined);
-  assert.deepEqual(holds.list(1_200).map((h) => h.model), ['z']);
+  assert.deepEqual(
+    holds.list(1_200).map((h) => h.model),
+    ['z'],
+  );
   assert.equal(holds.held('r', 'z', 1_500), undefined, 'ended');
   assert.deepEqual(holds.list(1_500), []);
   holds.hold('r', 'z', 'loaded', 2_000, 500);
   holds.hold('r', 'z', 'unloaded', 2_100, 500);
-  assert.equal(holds.held('r', 'z', 2_200), 'unloaded', 'an unload replaces the load\'s hold');
+  assert.equal(holds.held('r', 'z', 2_200), 'unloaded', "an unload replaces the load's hold");
   holds.release('r', 'z', 2_200, 500);
   assert.equal(holds.held('r', 'z', 2_201), undefined, 'released');
 });
@@ -217,7 +455,10 @@ test('ModelReconciler: no round restores the warm model over a held load; the fi
   }
   assert.deepEqual(acts, [], 'no load while the hold lasts');
   assert.deepEqual(reconciler.plan(), []);
-  assert.deepEqual(reconciler.holds().map((h) => [h.node, h.model, h.untilMs]), [['r', 'z', HOLD_MS]]);
+  assert.deepEqual(
+    reconciler.holds().map((h) => [h.node, h.model, h.untilMs]),
+    [['r', 'z', HOLD_MS]],
+  );
   monotonic = HOLD_MS;
   const done = new Promise<void>((resolve) => (acted = resolve));
   reconciler.poke();

@@ -24,7 +24,15 @@ test('a recovery is asleep or dead becoming healthy, nothing else', () => {
 });
 
 test('the wake probe cadence is a fifth of the health interval, within 100 ms and 1 s', () => {
-  const cases: [number, number][] = [[200, 100], [499, 100], [500, 100], [2_000, 400], [5_000, 1_000], [60_000, 1_000], [2_503, 500]];
+  const cases: [number, number][] = [
+    [200, 100],
+    [499, 100],
+    [500, 100],
+    [2_000, 400],
+    [5_000, 1_000],
+    [60_000, 1_000],
+    [2_503, 500],
+  ];
   for (const [interval, expected] of cases) assert.equal(wakeProbeIntervalMs(interval), expected, `interval ${interval}`);
 });
 
@@ -41,7 +49,10 @@ test('an ejected node is probed at once; a recovered one returns to the normal c
   const calls: string[] = [];
   const off = nodeReactions({
     events,
-    checker: { probeNow: (node) => calls.push(`probe now ${node}`), probeNormally: (node) => calls.push(`probe normally ${node}`) },
+    checker: {
+      probeNow: (node) => calls.push(`probe now ${node}`),
+      probeNormally: (node) => calls.push(`probe normally ${node}`),
+    },
     relist: (nodes) => calls.push(`relist ${nodes.join(',')}`),
   });
   events.emit('node:ejected', { node: 'a', untilMs: 10 });

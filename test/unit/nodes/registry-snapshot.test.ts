@@ -48,7 +48,10 @@ test('a snapshot taken before a reload keeps reading the node set it was taken f
   assert.ok(lease);
   assert.equal(before.inFlight('b'), 0, 'b is not in the set the old snapshot was taken from');
   assert.equal(registry.snapshot().inFlight('b'), 1);
-  assert.deepEqual(before.nodes.map((v) => v.spec.name), ['a']);
+  assert.deepEqual(
+    before.nodes.map((v) => v.spec.name),
+    ['a'],
+  );
   assert.notEqual(before.inFlight, registry.snapshot().inFlight, 'a new node set, new readers');
   lease.release();
 });

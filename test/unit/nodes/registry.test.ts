@@ -56,7 +56,10 @@ test('a node kept with the same name and URL keeps its health and discovery stat
   assert.equal(view?.discovery.phase, 'degraded');
   assert.equal(view?.discovery.fails, 1);
   assert.equal(view?.discovery.lastError, FAILED.ok ? undefined : FAILED.error);
-  assert.deepEqual(view?.discovery.models.map((m) => m.id), ['m']);
+  assert.deepEqual(
+    view?.discovery.models.map((m) => m.id),
+    ['m'],
+  );
   assert.equal(view?.spec.group, 'g', 'the spec itself is updated');
   assert.deepEqual(events, [], 'a kept node is neither removed nor added');
 });
@@ -102,7 +105,10 @@ test('a node whose URL changed starts fresh: untried, health unknown, reported r
   assert.equal(view?.discovery.fails, 0);
   assert.equal(view?.discovery.lastError, undefined);
   assert.deepEqual(view?.discovery.models, []);
-  assert.deepEqual(events, [{ name: 'added', node: 'a' }, { name: 'removed', node: 'a' }]);
+  assert.deepEqual(events, [
+    { name: 'added', node: 'a' },
+    { name: 'removed', node: 'a' },
+  ]);
 });
 
 test('a new node starts untried with unknown health while the others keep their state', () => {
@@ -127,7 +133,11 @@ test('a removed node leaves the routing snapshot at once, but its in-flight leas
 
   registry.setNodes([spec('b')]);
 
-  assert.deepEqual(registry.snapshot().nodes.map((v) => v.spec.name), ['b'], 'never routed to again');
+  assert.deepEqual(
+    registry.snapshot().nodes.map((v) => v.spec.name),
+    ['b'],
+    'never routed to again',
+  );
   assert.equal(registry.view('a'), undefined);
   assert.equal(registry.claim('a', 'm', 10), undefined, 'no new lease on a removed node');
   assert.equal(registry.retiringInFlight(), 2);
@@ -143,7 +153,13 @@ test('a removed node leaves the routing snapshot at once, but its in-flight leas
 test('a lease claims the in-flight count and the slot and budget usage together, and one release returns both', () => {
   const clock = new ManualClock();
   const returned: unknown[] = [];
-  const registry = new NodeRegistry({ clock, events: new EventBus<RegistryEvents>(), failThreshold: 3, connectionLimit: 2, onLeaseReturned: (r) => returned.push(r) });
+  const registry = new NodeRegistry({
+    clock,
+    events: new EventBus<RegistryEvents>(),
+    failThreshold: 3,
+    connectionLimit: 2,
+    onLeaseReturned: (r) => returned.push(r),
+  });
   registry.setNodes([spec('a')]);
   const first = registry.claim('a', 'm', 100);
   const second = registry.claim('a', 'n', 50);
@@ -161,10 +177,14 @@ test('a lease claims the in-flight count and the slot and budget usage together,
   assert.deepEqual(snapshot(), { inFlight: 1, m: { requests: 0, tokens: 0 }, n: { requests: 1, tokens: 50 } });
   second.release();
   assert.deepEqual(registry.leaseEntries(), []);
-  assert.deepEqual(returned, [
-    { node: 'a', model: 'm', connectionFreed: true },
-    { node: 'a', model: 'n', connectionFreed: false },
-  ], 'only the release that left the node below its connection limit frees a connection');
+  assert.deepEqual(
+    returned,
+    [
+      { node: 'a', model: 'm', connectionFreed: true },
+      { node: 'a', model: 'n', connectionFreed: false },
+    ],
+    'only the release that left the node below its connection limit frees a connection',
+  );
 });
 
 test('a removed node without in-flight requests is not counted as retiring, and its late observations are ignored', () => {
@@ -205,7 +225,10 @@ test('views are frozen: a reader cannot change node state through a view, howeve
   assert.equal(fresh?.health.status, 'healthy');
   assert.equal(fresh?.health.fails, 0);
   assert.equal(fresh?.discovery.phase, 'known');
-  assert.deepEqual(fresh?.discovery.models.map((m) => [m.id, [...m.aliases]]), [['m', ['mm']]]);
+  assert.deepEqual(
+    fresh?.discovery.models.map((m) => [m.id, [...m.aliases]]),
+    [['m', ['mm']]],
+  );
 });
 
 test('a view is a copy in time: later observations do not change a view already handed out', () => {
@@ -221,14 +244,17 @@ test('a view is a copy in time: later observations do not change a view already 
   assert.equal(registry.view('a')?.discovery.phase, 'degraded');
 });
 
-test('a result handed to the registry stays the caller\'s: changing it later does not change the stored listing', () => {
+test("a result handed to the registry stays the caller's: changing it later does not change the stored listing", () => {
   const { registry } = rig();
   registry.setNodes([spec('a')]);
   const models = [model('m')];
   registry.observeDiscovery('a', { ok: true, models });
   models.push(model('sneaked-in'));
-  assert.deepEqual(registry.view('a')?.discovery.models.map((m) => m.id), ['m']);
-  assert.ok(!Object.isFrozen(models), 'the caller\'s array is not frozen behind its back');
+  assert.deepEqual(
+    registry.view('a')?.discovery.models.map((m) => m.id),
+    ['m'],
+  );
+  assert.ok(!Object.isFrozen(models), "the caller's array is not frozen behind its back");
 });
 
 test('a lower fail threshold set on reload applies to the next listing failure', () => {
@@ -264,7 +290,10 @@ test('a reload that narrows a node allow-list stops its other listed ids at once
   registry.observeDiscovery('n', listed('llama-1', 'x'));
   registry.setNodes([{ ...spec('n'), allowedModels: ['llama-*'] }]);
   const view = registry.view('n');
-  assert.deepEqual(view?.discovery.models.map((m) => m.id), ['llama-1']);
+  assert.deepEqual(
+    view?.discovery.models.map((m) => m.id),
+    ['llama-1'],
+  );
   assert.deepEqual([...(view?.modelsById.keys() ?? [])], ['llama-1']);
   assert.equal(view?.discovery.phase, 'known');
 });

@@ -34,7 +34,13 @@ test('a load listed unloaded again and again after it was accepted fails at once
   const router = await routerAnswering(() => 'unloaded');
   const agent = new Agent();
   try {
-    const result = await runModelOp(spec('r', { url: router.url, kind: 'llamacpp' }), ops, 'load', 'm', { dispatcher: agent, clock: systemClock, timeoutMs: 60_000, maxBytes: 65_536, confirmEveryMs: 5 });
+    const result = await runModelOp(spec('r', { url: router.url, kind: 'llamacpp' }), ops, 'load', 'm', {
+      dispatcher: agent,
+      clock: systemClock,
+      timeoutMs: 60_000,
+      maxBytes: 65_536,
+      confirmEveryMs: 5,
+    });
     assert.equal(result.ok, false);
     assert.ok(!result.ok && /lists the model unloaded since/.test(result.reason), JSON.stringify(result));
     assert.equal(router.looks(), LOST_LOAD_CONFIRMATIONS);
@@ -50,7 +56,13 @@ test('a load listed loading, then loaded, is confirmed', async () => {
   const router = await routerAnswering(() => (++n < 3 ? 'loading' : 'loaded'));
   const agent = new Agent();
   try {
-    const result = await runModelOp(spec('r', { url: router.url, kind: 'llamacpp' }), ops, 'load', 'm', { dispatcher: agent, clock: systemClock, timeoutMs: 60_000, maxBytes: 65_536, confirmEveryMs: 5 });
+    const result = await runModelOp(spec('r', { url: router.url, kind: 'llamacpp' }), ops, 'load', 'm', {
+      dispatcher: agent,
+      clock: systemClock,
+      timeoutMs: 60_000,
+      maxBytes: 65_536,
+      confirmEveryMs: 5,
+    });
     assert.equal(result.ok, true, JSON.stringify(result));
   } finally {
     await agent.close();

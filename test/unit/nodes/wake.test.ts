@@ -14,7 +14,8 @@ test('a magic packet is six 0xFF bytes then the MAC sixteen times', () => {
 
 test('a node that can be woken is asleep, not dead, when its probes fail', () => {
   let state = initialHealthState(0);
-  for (let i = 0; i < 3; i++) state = observeProbe(state, { ok: false, error: 'ECONNREFUSED' }, { failThreshold: 3, canSleep: true }, i);
+  for (let i = 0; i < 3; i++)
+    state = observeProbe(state, { ok: false, error: 'ECONNREFUSED' }, { failThreshold: 3, canSleep: true }, i);
   assert.equal(state.status, 'asleep');
   assert.equal(observeProbe(state, { ok: true, latencyMs: 1 }, { failThreshold: 3, canSleep: true }, 9).status, 'healthy');
 });

@@ -6,7 +6,10 @@ const SETTINGS = { affinityHeader: 'x-session-id', affinityPrefixChars: 10, cach
 const CHAT = '/v1/chat/completions';
 
 test('the affinity key: the header, else the user field, else the prompt`s first N characters', () => {
-  const messages = [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'hi' }];
+  const messages = [
+    { role: 'system', content: 'You are terse.' },
+    { role: 'user', content: 'hi' },
+  ];
   const cases: [string, Record<string, string | string[]>, Record<string, unknown>, string | undefined][] = [
     ['the header wins', { 'x-session-id': 'abc' }, { user: 'u1', messages }, 'header:abc'],
     ['a repeated header: the first value', { 'x-session-id': ['abc', 'def'] }, { messages }, 'header:abc'],
@@ -20,7 +23,10 @@ test('the affinity key: the header, else the user field, else the prompt`s first
 });
 
 test('cache-aware matches the prompt text from its start, message by message, up to its bound', () => {
-  const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello there' }];
+  const messages = [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'hello there' },
+  ];
   assert.equal(promptPrefixOf(CHAT, { messages }, SETTINGS.cachePromptChars), 'Be brief.\nhe');
   assert.equal(promptPrefixOf(CHAT, { messages: [] }, 100), undefined);
 });

@@ -109,7 +109,7 @@ class SilentPool extends Dispatcher {
   }
 }
 
-test('the attempt\'s call is told of the abort by the exchange: no EventTarget listener on its signal per attempt', async () => {
+test("the attempt's call is told of the abort by the exchange: no EventTarget listener on its signal per attempt", async () => {
   const exchange = new AttemptExchange(response(), new ManualClock(), 0, new HeldBytesBudget(() => 100));
   const pool = new SilentPool();
   const sent = sendAttempt({ pool, path: '/v1/chat/completions', headers: {}, body: Buffer.alloc(0) }, exchange);

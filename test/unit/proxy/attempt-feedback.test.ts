@@ -12,7 +12,12 @@ function failOver(verdict: AttemptVerdict): Extract<AttemptVerdict, { next: 'fai
   return verdict;
 }
 
-const overflow = { kind: 'context_overflow', nCtx: 4096, promptTokens: 5000, message: 'prompt too long: node x has 4096' } as const;
+const overflow = {
+  kind: 'context_overflow',
+  nCtx: 4096,
+  promptTokens: 5000,
+  message: 'prompt too long: node x has 4096',
+} as const;
 const notFound = { kind: 'model_not_found', message: 'model m not found on gpu-a' } as const;
 
 const OUTCOMES: Record<string, AttemptOutcome> = {
@@ -47,11 +52,17 @@ test('one outcome-to-event mapping for node attempts and site forwards', () => {
 });
 
 const plausible: OverflowJudgement = { promptTokens: 5000, minPromptTokens: 4100, learnCtx: 4096, contradiction: undefined };
-const disproved: OverflowJudgement = { promptTokens: 900, minPromptTokens: 800, learnCtx: undefined, contradiction: 'advertises a context of 8192 tokens yet refused a prompt of at most 900 tokens' };
+const disproved: OverflowJudgement = {
+  promptTokens: 900,
+  minPromptTokens: 800,
+  learnCtx: undefined,
+  contradiction: 'advertises a context of 8192 tokens yet refused a prompt of at most 900 tokens',
+};
 const neverAsked = (): OverflowJudgement => assert.fail('only an overflow refusal is judged');
 
 test('what a node attempt means for the loop: fail over with what it taught, or the request is over', () => {
-  const node = (name: keyof typeof OUTCOMES, judge: () => OverflowJudgement = neverAsked) => judgeNodeAttempt('gpu-a', OUTCOMES[name] as AttemptOutcome, judge);
+  const node = (name: keyof typeof OUTCOMES, judge: () => OverflowJudgement = neverAsked) =>
+    judgeNodeAttempt('gpu-a', OUTCOMES[name] as AttemptOutcome, judge);
   const target = { kind: 'node', name: 'gpu-a' };
   assert.deepEqual(node('connect'), {
     verdict: { next: 'fail_over', failure: { target, code: 'failed', detail: 'ECONNREFUSED: connect' }, loadTimedOut: false },
@@ -61,7 +72,12 @@ test('what a node attempt means for the loop: fail over with what it taught, or 
   });
   assert.equal(failOver(node('loadTimeout').verdict).loadTimedOut, true, 'a load that timed out is remembered for the answer');
   const vanished = node('notFound');
-  assert.deepEqual(vanished.verdict, { next: 'fail_over', failure: { target, code: 'refused', detail: 'node refused: no such model' }, refusal: notFound, loadTimedOut: false });
+  assert.deepEqual(vanished.verdict, {
+    next: 'fail_over',
+    failure: { target, code: 'refused', detail: 'node refused: no such model' },
+    refusal: notFound,
+    loadTimedOut: false,
+  });
   assert.equal(vanished.modelVanished, true, 'its listing is stale: re-list it');
   const believed = node('overflow', () => plausible);
   assert.deepEqual(believed.verdict, {
@@ -76,7 +92,10 @@ test('what a node attempt means for the loop: fail over with what it taught, or 
   const lie = node('overflow', () => disproved);
   assert.equal(failOver(lie.verdict).refusal, undefined, 'a disproved refusal is not repeated to the client');
   assert.deepEqual(failOver(lie.verdict).bounds, { promptTokens: 900, minPromptTokens: 800 });
-  assert.deepEqual([lie.event.result, lie.event.error], ['contradictory_refusal', `${disproved.contradiction}: node refused: prompt too long`]);
+  assert.deepEqual(
+    [lie.event.result, lie.event.error],
+    ['contradictory_refusal', `${disproved.contradiction}: node refused: prompt too long`],
+  );
   const over: [keyof typeof OUTCOMES, number, object][] = [
     ['ok', 200, { firstByteMs: 12, usage: { promptTokens: 30, completionTokens: 4, counted: 'usage' } }],
     ['passed5xx', 500, { firstByteMs: 3 }],
@@ -106,7 +125,18 @@ test('what a site forward means: refusals keep its figures but not its words, fa
   }
   assert.deepEqual(failOver(site('overflow').verdict).refusal, { ...overflow, message: 'site:eu answered 400 context_overflow' });
   assert.equal(failOver(site('coded').verdict).refusal, undefined, 'a coded refusal has no figures to keep');
-  assert.deepEqual(site('ok'), { verdict: { next: 'answered', status: 200, figures: { firstByteMs: 12, usage: { promptTokens: 30, completionTokens: 4, counted: 'usage' } } }, event: attemptEvent(OUTCOMES.ok as AttemptOutcome), reachable: true });
+  assert.deepEqual(site('ok'), {
+    verdict: {
+      next: 'answered',
+      status: 200,
+      figures: { firstByteMs: 12, usage: { promptTokens: 30, completionTokens: 4, counted: 'usage' } },
+    },
+    event: attemptEvent(OUTCOMES.ok as AttemptOutcome),
+    reachable: true,
+  });
   assert.equal(site('broken').reachable, true, 'a stream that broke had begun to answer');
-  assert.deepEqual([site('gone').reachable, site('gone').verdict], [undefined, { next: 'answered', status: 499, figures: { clientAborted: true } }]);
+  assert.deepEqual(
+    [site('gone').reachable, site('gone').verdict],
+    [undefined, { next: 'answered', status: 499, figures: { clientAborted: true } }],
+  );
 });

@@ -27,5 +27,6 @@ test('a key tag identifies a key without revealing it', () => {
 
 test('loopback means 127.0.0.0/8 and ::1, IPv4-mapped included', () => {
   for (const yes of ['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1']) assert.equal(isLoopbackAddress(yes), true, yes);
-  for (const no of ['10.0.0.1', '::ffff:10.0.0.1', '192.168.1.1', undefined]) assert.equal(isLoopbackAddress(no), false, String(no));
+  for (const no of ['10.0.0.1', '::ffff:10.0.0.1', '192.168.1.1', undefined])
+    assert.equal(isLoopbackAddress(no), false, String(no));
 });

@@ -22,10 +22,30 @@ function recorder(feed: BodyFeed, stopAfter = Infinity): BodySink & { readonly s
 }
 
 const cases: ReadonlyArray<{ name: string; before: (f: TestFeed) => void; after: (f: TestFeed) => void; seen: string[] }> = [
-  { name: 'all before the reader', before: (f) => (f.chunk('a'), f.chunk('b'), f.end()), after: () => {}, seen: ['a', 'b', '<end>'] },
-  { name: 'split around the reader', before: (f) => f.chunk('a'), after: (f) => (f.chunk('b'), f.end()), seen: ['a', 'b', '<end>'] },
-  { name: 'failure after queued chunks', before: (f) => (f.chunk('a'), f.fail('reset')), after: () => {}, seen: ['a', '<error: reset>'] },
-  { name: 'failure after the end is ignored', before: (f) => (f.chunk('a'), f.end(), f.fail('late')), after: () => {}, seen: ['a', '<end>'] },
+  {
+    name: 'all before the reader',
+    before: (f) => (f.chunk('a'), f.chunk('b'), f.end()),
+    after: () => {},
+    seen: ['a', 'b', '<end>'],
+  },
+  {
+    name: 'split around the reader',
+    before: (f) => f.chunk('a'),
+    after: (f) => (f.chunk('b'), f.end()),
+    seen: ['a', 'b', '<end>'],
+  },
+  {
+    name: 'failure after queued chunks',
+    before: (f) => (f.chunk('a'), f.fail('reset')),
+    after: () => {},
+    seen: ['a', '<error: reset>'],
+  },
+  {
+    name: 'failure after the end is ignored',
+    before: (f) => (f.chunk('a'), f.end(), f.fail('late')),
+    after: () => {},
+    seen: ['a', '<end>'],
+  },
   { name: 'end after the reader', before: () => {}, after: (f) => f.end(), seen: ['<end>'] },
 ];
 

@@ -19,11 +19,16 @@ test('allowedOrigin: off, "*", a list; no Origin never gets one', () => {
     [[A], 'https://A.example', undefined],
     [[A], '', undefined],
   ];
-  for (const [origins, origin, expected] of table) assert.equal(allowedOrigin(origins, origin), expected, `${String(origins)} ${String(origin)}`);
+  for (const [origins, origin, expected] of table)
+    assert.equal(allowedOrigin(origins, origin), expected, `${String(origins)} ${String(origin)}`);
 });
 
 test('answerCorsHeaders: Access-Control-* only for an allowed origin; with a list, Vary: Origin on every answer', () => {
-  assert.deepEqual(Object.keys(answerCorsHeaders([A], A)).sort(), ['access-control-allow-origin', 'access-control-expose-headers', 'vary']);
+  assert.deepEqual(Object.keys(answerCorsHeaders([A], A)).sort(), [
+    'access-control-allow-origin',
+    'access-control-expose-headers',
+    'vary',
+  ]);
   assert.equal(answerCorsHeaders('*', A)['vary'], undefined);
   assert.deepEqual(answerCorsHeaders([A], 'https://b.example'), { vary: 'Origin' });
   assert.deepEqual(answerCorsHeaders([A], undefined), { vary: 'Origin' });
@@ -31,7 +36,11 @@ test('answerCorsHeaders: Access-Control-* only for an allowed origin; with a lis
 });
 
 test('preflightHeaders: methods, base and requested headers (well-formed, bounded), max-age', () => {
-  const headers = preflightHeaders([A], { origin: A, method: 'POST', headers: 'X-Stainless-OS, content-type, bad header, ' + 'x'.repeat(200) }, ['POST', 'OPTIONS']);
+  const headers = preflightHeaders(
+    [A],
+    { origin: A, method: 'POST', headers: 'X-Stainless-OS, content-type, bad header, ' + 'x'.repeat(200) },
+    ['POST', 'OPTIONS'],
+  );
   assert.equal(headers['access-control-allow-origin'], A);
   assert.equal(headers['access-control-allow-methods'], 'POST, OPTIONS');
   assert.equal(headers['access-control-allow-headers'], 'authorization, content-type, x-api-key, x-request-id, x-stainless-os');
@@ -39,7 +48,11 @@ test('preflightHeaders: methods, base and requested headers (well-formed, bounde
   assert.deepEqual(preflightHeaders([A], { origin: A, method: undefined, headers: undefined }, ['POST']), {});
   assert.deepEqual(preflightHeaders([A], { origin: 'https://b.example', method: 'POST', headers: undefined }, ['POST']), {});
   const many = Array.from({ length: 100 }, (_, i) => `h${i}`).join(',');
-  assert.equal(preflightHeaders('*', { origin: A, method: 'POST', headers: many }, ['POST'])['access-control-allow-headers']?.split(', ').length, 4 + 64);
+  assert.equal(
+    preflightHeaders('*', { origin: A, method: 'POST', headers: many }, ['POST'])['access-control-allow-headers']?.split(', ')
+      .length,
+    4 + 64,
+  );
 });
 
 test('lookupPath: an exact path, else the nearest subtree entry above it; a path ending in "/" is only itself', () => {
@@ -49,13 +62,24 @@ test('lookupPath: an exact path, else the nearest subtree entry above it; a path
   builder.add('GET', '/admin/', () => undefined);
   const table = builder.table();
   assert.equal(lookupPath(table, '/v1/models'), table.get('/v1/models'));
-  for (const path of ['/v1/models/', '/v1/models/x', '/v1/models/meta-llama/Llama-3-8B', '/v1/models/a/b/c:d']) assert.equal(lookupPath(table, path), table.get('/v1/models/*'), path);
-  for (const path of ['/v1/model', '/v1/modelsx', '/', '/v2/models/x', '/admin/nope', '/admin/a/b']) assert.equal(lookupPath(table, path), undefined, path);
+  for (const path of ['/v1/models/', '/v1/models/x', '/v1/models/meta-llama/Llama-3-8B', '/v1/models/a/b/c:d'])
+    assert.equal(lookupPath(table, path), table.get('/v1/models/*'), path);
+  for (const path of ['/v1/model', '/v1/modelsx', '/', '/v2/models/x', '/admin/nope', '/admin/a/b'])
+    assert.equal(lookupPath(table, path), undefined, path);
   assert.equal(lookupPath(table, '/admin/'), table.get('/admin/'));
 });
 
 test('retrieveModel: by id, by resolved name, else 404 with the nearest ids; modelIdOf decodes', () => {
-  const entry = (id: string): FleetModel => ({ id, object: 'model', created: 1, owned_by: 'switchyard', max_model_len: null, loaded: true, nodes: [], on_demand_nodes: [] });
+  const entry = (id: string): FleetModel => ({
+    id,
+    object: 'model',
+    created: 1,
+    owned_by: 'switchyard',
+    max_model_len: null,
+    loaded: true,
+    nodes: [],
+    on_demand_nodes: [],
+  });
   const list = [entry('llama3.2:latest'), entry('meta-llama/Llama-3-8B')];
   const resolve = (name: string): string => (name === 'llama3.2' ? 'llama3.2:latest' : name);
   assert.equal((retrieveModel(list, 'meta-llama/Llama-3-8B', resolve) as FleetModel).id, 'meta-llama/Llama-3-8B');

@@ -16,7 +16,7 @@ test('a table maps path, then method, to its handler', () => {
   assert.equal(table.get('/a')?.get('POST'), other);
 });
 
-test('merged tables: a later table replaces an earlier one\'s path with all its methods', () => {
+test("merged tables: a later table replaces an earlier one's path with all its methods", () => {
   const first = new TableBuilder();
   first.add('GET', '/health', noop);
   first.add('POST', '/health', noop);

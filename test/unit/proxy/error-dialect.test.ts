@@ -14,16 +14,36 @@ test('the dialect by path', () => {
 
 test('Anthropic error types by status', () => {
   const rows: readonly (readonly [number, string])[] = [
-    [400, 'invalid_request_error'], [401, 'authentication_error'], [403, 'permission_error'], [404, 'not_found_error'], [405, 'invalid_request_error'],
-    [413, 'request_too_large'], [429, 'rate_limit_error'], [500, 'api_error'], [502, 'api_error'], [503, 'overloaded_error'], [504, 'api_error'], [529, 'overloaded_error'],
+    [400, 'invalid_request_error'],
+    [401, 'authentication_error'],
+    [403, 'permission_error'],
+    [404, 'not_found_error'],
+    [405, 'invalid_request_error'],
+    [413, 'request_too_large'],
+    [429, 'rate_limit_error'],
+    [500, 'api_error'],
+    [502, 'api_error'],
+    [503, 'overloaded_error'],
+    [504, 'api_error'],
+    [529, 'overloaded_error'],
   ];
   for (const [status, type] of rows) assert.equal(anthropicErrorType(status), type, String(status));
 });
 
 test('the bodies', () => {
-  const refused = new GatewayError('GW_QUEUE_REFUSED', 'too many requests are waiting', { status: 429, openaiType: 'rate_limit_error', openaiCode: 'queue_full' });
-  assert.deepEqual(JSON.parse(errorDialectFor('/v1/messages').body(refused)), { type: 'error', error: { type: 'rate_limit_error', message: 'too many requests are waiting', code: 'queue_full' } });
-  assert.deepEqual(JSON.parse(errorDialectFor('/v1/messages').body(badRequest('bad'))), { type: 'error', error: { type: 'invalid_request_error', message: 'bad' } });
+  const refused = new GatewayError('GW_QUEUE_REFUSED', 'too many requests are waiting', {
+    status: 429,
+    openaiType: 'rate_limit_error',
+    openaiCode: 'queue_full',
+  });
+  assert.deepEqual(JSON.parse(errorDialectFor('/v1/messages').body(refused)), {
+    type: 'error',
+    error: { type: 'rate_limit_error', message: 'too many requests are waiting', code: 'queue_full' },
+  });
+  assert.deepEqual(JSON.parse(errorDialectFor('/v1/messages').body(badRequest('bad'))), {
+    type: 'error',
+    error: { type: 'invalid_request_error', message: 'bad' },
+  });
   assert.deepEqual(JSON.parse(errorDialectFor('/v1/completions').body(routeNotFound('GET', '/x'))), {
     error: { message: 'no route for GET /x', type: 'invalid_request_error', param: null, code: 'not_found' },
   });
@@ -32,16 +52,35 @@ test('the bodies', () => {
 test('a node’s own error body passed on is worded in Anthropic’s shape on its routes, and left alone elsewhere', () => {
   const anthropic = errorDialectFor('/v1/messages');
   const rows: readonly (readonly [string, number, string, unknown])[] = [
-    ['llama-server’s OpenAI-style body', 400, '{"error":{"code":400,"message":"\'messages\' is required","type":"invalid_request_error"}}', { type: 'error', error: { type: 'invalid_request_error', message: "'messages' is required" } }],
-    ['Ollama’s flat error', 404, '{"error":"model \'x\' not found"}', { type: 'error', error: { type: 'not_found_error', message: "model 'x' not found" } }],
-    ['FastAPI’s detail', 400, '{"detail":"bad field"}', { type: 'error', error: { type: 'invalid_request_error', message: 'bad field' } }],
+    [
+      'llama-server’s OpenAI-style body',
+      400,
+      '{"error":{"code":400,"message":"\'messages\' is required","type":"invalid_request_error"}}',
+      { type: 'error', error: { type: 'invalid_request_error', message: "'messages' is required" } },
+    ],
+    [
+      'Ollama’s flat error',
+      404,
+      '{"error":"model \'x\' not found"}',
+      { type: 'error', error: { type: 'not_found_error', message: "model 'x' not found" } },
+    ],
+    [
+      'FastAPI’s detail',
+      400,
+      '{"detail":"bad field"}',
+      { type: 'error', error: { type: 'invalid_request_error', message: 'bad field' } },
+    ],
     ['plain text', 400, 'nope\n', { type: 'error', error: { type: 'invalid_request_error', message: 'nope' } }],
     ['already Anthropic’s (vLLM, Ollama)', 400, '{"type":"error","error":{"type":"BadRequestError","message":"x"}}', undefined],
   ];
   for (const [what, status, text, expected] of rows) {
     const worded = anthropic.passedOn(status, text);
     assert.deepEqual(worded === undefined ? undefined : JSON.parse(worded), expected, what);
-    assert.equal(errorDialectFor('/v1/chat/completions').passedOn(status, text), undefined, `${what}: the OpenAI routes pass it on as it is`);
+    assert.equal(
+      errorDialectFor('/v1/chat/completions').passedOn(status, text),
+      undefined,
+      `${what}: the OpenAI routes pass it on as it is`,
+    );
   }
 });
 
@@ -51,8 +90,18 @@ test('Ollama’s native paths: {"error": "..."} with the status, an unknown mode
   assert.equal(errorDialectFor('/api/tags').name, 'ollama-errors');
   assert.equal(errorDialectFor('/apix').name, 'openai-errors');
   assert.deepEqual(JSON.parse(ollama.body(badRequest('bad'))), { error: 'bad' });
-  const unknown = new GatewayError('GW_MODEL_NOT_FOUND', "The model 'mistral' does not exist: no node serves it.", { status: 404, openaiType: 'invalid_request_error', openaiCode: 'model_not_found', model: 'mistral', details: { closest_models: [] } });
-  assert.deepEqual(JSON.parse(ollama.body(unknown)), { error: "model 'mistral' not found", code: 'model_not_found', closest_models: [] });
+  const unknown = new GatewayError('GW_MODEL_NOT_FOUND', "The model 'mistral' does not exist: no node serves it.", {
+    status: 404,
+    openaiType: 'invalid_request_error',
+    openaiCode: 'model_not_found',
+    model: 'mistral',
+    details: { closest_models: [] },
+  });
+  assert.deepEqual(JSON.parse(ollama.body(unknown)), {
+    error: "model 'mistral' not found",
+    code: 'model_not_found',
+    closest_models: [],
+  });
   const rows: readonly (readonly [string, string, unknown])[] = [
     ['already Ollama’s', '{"error":"model \'x\' not found"}', undefined],
     ['OpenAI-style', '{"error":{"message":"bad field","type":"invalid_request_error"}}', { error: 'bad field' }],

@@ -8,7 +8,13 @@ import { ManualClock } from '#src/core/clock.ts';
 import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
 import { judgeSiteAttempt } from '#src/proxy/failover/attempt-feedback.ts';
 import type { AttemptOutcome } from '#src/proxy/attempt/attempt-outcome.ts';
-import { mayFailOver, runFailover, type AttemptSetting, type NextTarget, type TargetSource } from '#src/proxy/failover/failover-loop.ts';
+import {
+  mayFailOver,
+  runFailover,
+  type AttemptSetting,
+  type NextTarget,
+  type TargetSource,
+} from '#src/proxy/failover/failover-loop.ts';
 import { startFailover, type FailoverState } from '#src/proxy/failover/failover-state.ts';
 import { failureLine, type AttemptVerdict, type Target, type TargetId, type TargetFailure } from '#src/proxy/failover/target.ts';
 import { request } from '#test/fixtures/builders.ts';
@@ -17,9 +23,17 @@ interface Log {
   readonly lines: string[];
 }
 
-const failedOver = (target: TargetId, detail: string): AttemptVerdict => ({ next: 'fail_over', failure: { target, code: 'failed', detail } });
+const failedOver = (target: TargetId, detail: string): AttemptVerdict => ({
+  next: 'fail_over',
+  failure: { target, code: 'failed', detail },
+});
 
-function fakeTarget(log: Log, id: TargetId, outcome: AttemptOutcome, conclude?: (outcome: AttemptOutcome) => AttemptVerdict): Target {
+function fakeTarget(
+  log: Log,
+  id: TargetId,
+  outcome: AttemptOutcome,
+  conclude?: (outcome: AttemptOutcome) => AttemptVerdict,
+): Target {
   const label = id.kind === 'node' ? id.name : `site:${id.id}`;
   return {
     id,
@@ -39,7 +53,10 @@ function fakeTarget(log: Log, id: TargetId, outcome: AttemptOutcome, conclude?: 
 }
 
 /** Hands out its targets in order, then says none; records the state it was asked with. */
-function source(targets: readonly Target[], none: Omit<Extract<NextTarget, { kind: 'none' }>, 'kind'> = { stop: false }): TargetSource & { asked: FailoverState[] } {
+function source(
+  targets: readonly Target[],
+  none: Omit<Extract<NextTarget, { kind: 'none' }>, 'kind'> = { stop: false },
+): TargetSource & { asked: FailoverState[] } {
   const queue = [...targets];
   const asked: FailoverState[] = [];
   return {
@@ -69,7 +86,12 @@ function setting(log: Log): AttemptSetting & { finished: unknown[] } {
 }
 
 const down: AttemptOutcome = { kind: 'failed', result: 'connect_error', error: 'ECONNREFUSED' };
-const ok: AttemptOutcome = { kind: 'delivered', status: 200, firstByteMs: 4, usage: { promptTokens: 3, completionTokens: 2, counted: 'usage' } };
+const ok: AttemptOutcome = {
+  kind: 'delivered',
+  status: 200,
+  firstByteMs: 4,
+  usage: { promptTokens: 3, completionTokens: 2, counted: 'usage' },
+};
 const a: TargetId = { kind: 'node', name: 'a' };
 const b: TargetId = { kind: 'node', name: 'b' };
 const eu: TargetId = { kind: 'site', id: 'eu' };
@@ -78,25 +100,54 @@ const us: TargetId = { kind: 'site', id: 'us' };
 test('local targets are tried first, then sites; each is released, then concluded, once', async () => {
   const log: Log = { lines: [] };
   const nodes = source([fakeTarget(log, a, down), fakeTarget(log, b, down)]);
-  const sites = source([fakeTarget(log, eu, down, (o) => judgeSiteAttempt('eu', o).verdict), fakeTarget(log, us, ok, (o) => judgeSiteAttempt('us', o).verdict)]);
+  const sites = source([
+    fakeTarget(log, eu, down, (o) => judgeSiteAttempt('eu', o).verdict),
+    fakeTarget(log, us, ok, (o) => judgeSiteAttempt('us', o).verdict),
+  ]);
   const s = setting(log);
   const end = await runFailover([nodes, sites], s, startFailover(request('m')));
   assert.deepEqual(end, { kind: 'answered' });
-  const order = ['a', 'b', 'site:eu', 'site:us'].flatMap((l) => [`attempt ${l}`, `prepare ${l}`, `release ${l}`, `conclude ${l}`]);
+  const order = ['a', 'b', 'site:eu', 'site:us'].flatMap((l) => [
+    `attempt ${l}`,
+    `prepare ${l}`,
+    `release ${l}`,
+    `conclude ${l}`,
+  ]);
   assert.deepEqual(log.lines, order);
-  assert.deepEqual(s.finished, [['site:us', 200, { firstByteMs: 4, usage: { promptTokens: 3, completionTokens: 2, counted: 'usage' } }]], 'the report names the target that answered, with what its answer used');
+  assert.deepEqual(
+    s.finished,
+    [['site:us', 200, { firstByteMs: 4, usage: { promptTokens: 3, completionTokens: 2, counted: 'usage' } }]],
+    'the report names the target that answered, with what its answer used',
+  );
   // Each source is asked with what the attempts before taught: the sites see both nodes tried.
-  assert.deepEqual(sites.asked.map((st) => [...st.triedSites]), [[], ['eu']]);
-  assert.deepEqual(sites.asked.map((st) => st.failures.map(failureLine)), [['a: ECONNREFUSED', 'b: ECONNREFUSED'], ['a: ECONNREFUSED', 'b: ECONNREFUSED', 'site:eu: ECONNREFUSED']]);
+  assert.deepEqual(
+    sites.asked.map((st) => [...st.triedSites]),
+    [[], ['eu']],
+  );
+  assert.deepEqual(
+    sites.asked.map((st) => st.failures.map(failureLine)),
+    [
+      ['a: ECONNREFUSED', 'b: ECONNREFUSED'],
+      ['a: ECONNREFUSED', 'b: ECONNREFUSED', 'site:eu: ECONNREFUSED'],
+    ],
+  );
 });
 
 test('when no target serves, the state lists every failure, in order', async () => {
   const log: Log = { lines: [] };
   const notSent: TargetFailure = { target: us, code: 'not_tried', detail: "not tried, this site's key is not loaded yet" };
-  const end = await runFailover([source([fakeTarget(log, a, down)]), source([fakeTarget(log, eu, down)], { stop: false, failure: notSent })], setting(log), startFailover(request('m')));
+  const end = await runFailover(
+    [source([fakeTarget(log, a, down)]), source([fakeTarget(log, eu, down)], { stop: false, failure: notSent })],
+    setting(log),
+    startFailover(request('m')),
+  );
   assert.equal(end.kind, 'unserved');
   if (end.kind !== 'unserved') return;
-  assert.deepEqual(end.state.failures.map(failureLine), ['a: ECONNREFUSED', 'site:eu: ECONNREFUSED', "site:us: not tried, this site's key is not loaded yet"]);
+  assert.deepEqual(end.state.failures.map(failureLine), [
+    'a: ECONNREFUSED',
+    'site:eu: ECONNREFUSED',
+    "site:us: not tried, this site's key is not loaded yet",
+  ]);
   assert.deepEqual([...end.state.routeRequest.triedNodes], ['a']);
 });
 

@@ -5,13 +5,27 @@ import type { TargetFailure } from '#src/proxy/failover/target.ts';
 import { failureLine } from '#src/proxy/failover/target.ts';
 import { request } from '#test/fixtures/builders.ts';
 
-const nodeFailure = (name: string, detail = 'ECONNREFUSED'): TargetFailure => ({ target: { kind: 'node', name }, code: 'failed', detail });
-const siteFailure = (id: string, code: TargetFailure['code'], detail: string): TargetFailure => ({ target: { kind: 'site', id }, code, detail });
+const nodeFailure = (name: string, detail = 'ECONNREFUSED'): TargetFailure => ({
+  target: { kind: 'node', name },
+  code: 'failed',
+  detail,
+});
+const siteFailure = (id: string, code: TargetFailure['code'], detail: string): TargetFailure => ({
+  target: { kind: 'site', id },
+  code,
+  detail,
+});
 
 test('a failed node is tried, listed, and its lesson kept for the remaining attempts', () => {
   const start = startFailover(request('m', { promptTokens: 9000, minPromptTokens: 100 }));
   const overflow = { kind: 'context_overflow', nCtx: 4096, promptTokens: 5000, message: 'too long' } as const;
-  const next = afterFailure(start, { next: 'fail_over', failure: nodeFailure('a'), refusal: overflow, loadTimedOut: false, bounds: { promptTokens: 5000, minPromptTokens: 5000 } });
+  const next = afterFailure(start, {
+    next: 'fail_over',
+    failure: nodeFailure('a'),
+    refusal: overflow,
+    loadTimedOut: false,
+    bounds: { promptTokens: 5000, minPromptTokens: 5000 },
+  });
   assert.deepEqual([...next.routeRequest.triedNodes], ['a']);
   assert.deepEqual([next.routeRequest.promptTokens, next.routeRequest.minPromptTokens], [5000, 5000]);
   assert.equal(next.lastRefusal, overflow);
@@ -23,16 +37,27 @@ test('a failed node is tried, listed, and its lesson kept for the remaining atte
 });
 
 test('a failed site is tried among the sites, never among the nodes, and says nothing about a local load', () => {
-  const timedOut = afterFailure(startFailover(request('m')), { next: 'fail_over', failure: nodeFailure('a'), loadTimedOut: true });
+  const timedOut = afterFailure(startFailover(request('m')), {
+    next: 'fail_over',
+    failure: nodeFailure('a'),
+    loadTimedOut: true,
+  });
   const next = afterFailure(timedOut, { next: 'fail_over', failure: siteFailure('eu', 'unreachable', 'ECONNREFUSED') });
   assert.deepEqual([...next.triedSites], ['eu']);
   assert.deepEqual([...next.routeRequest.triedNodes], ['a']);
   assert.equal(next.loadTimedOut, true, 'the local load that timed out is still what the answer names');
-  assert.deepEqual(next.failures.map(failureLine), ['a: ECONNREFUSED', 'site:eu: ECONNREFUSED'], 'one list, nodes and sites alike');
+  assert.deepEqual(
+    next.failures.map(failureLine),
+    ['a: ECONNREFUSED', 'site:eu: ECONNREFUSED'],
+    'one list, nodes and sites alike',
+  );
 });
 
 test('a site chosen but not sent is listed as a failure, not as tried', () => {
-  const next = withFailure(startFailover(request('m')), siteFailure('eu', 'not_tried', "not tried, this site's key is not loaded yet"));
+  const next = withFailure(
+    startFailover(request('m')),
+    siteFailure('eu', 'not_tried', "not tried, this site's key is not loaded yet"),
+  );
   assert.deepEqual(next.failures.map(failureLine), ["site:eu: not tried, this site's key is not loaded yet"]);
   assert.equal(next.triedSites.size, 0);
 });
@@ -44,7 +69,12 @@ test('sites tried are listed by their real failure in place of already_tried', (
     { site: 'old', code: 'stale', detail: 'no record yet' },
     { site: 'c', code: 'already_tried' },
   ] as const;
-  const failures = [nodeFailure('a'), siteFailure('a', 'unreachable', 'ECONNREFUSED'), siteFailure('b', 'refused', 'answered 503 no_healthy_node'), siteFailure('c', 'not_tried', 'no key')];
+  const failures = [
+    nodeFailure('a'),
+    siteFailure('a', 'unreachable', 'ECONNREFUSED'),
+    siteFailure('b', 'refused', 'answered 503 no_healthy_node'),
+    siteFailure('c', 'not_tried', 'no key'),
+  ];
   assert.deepEqual(siteExclusionsAfter(excluded, failures), [
     { site: 'a', code: 'unreachable', detail: 'ECONNREFUSED' },
     { site: 'b', code: 'refused', detail: 'answered 503 no_healthy_node' },

@@ -27,7 +27,11 @@ after(async () => {
 });
 
 function gated(clock: ManualClock, timeouts: string[]): GatedPool {
-  return new GatedPool(origin, { pipelining: 1 }, { limit: 1, waitMs: 5_000, clock, onWaitTimeout: () => timeouts.push('timeout') });
+  return new GatedPool(
+    origin,
+    { pipelining: 1 },
+    { limit: 1, waitMs: 5_000, clock, onWaitTimeout: () => timeouts.push('timeout') },
+  );
 }
 
 async function answerNext(): Promise<void> {
@@ -73,7 +77,7 @@ test('a waiting request takes the connection the running one frees, in arrival o
     await answerNext();
     assert.equal(await (await second).body.text(), 'ok');
     clock.advance(10_000);
-    assert.deepEqual(timeouts, [], 'the admitted request\'s wait timer was cancelled');
+    assert.deepEqual(timeouts, [], "the admitted request's wait timer was cancelled");
     assert.deepEqual(pool.gateStats(), { limit: 1, running: 0, waiting: 0 });
   } finally {
     await pool.destroy();

@@ -30,12 +30,23 @@ test('the client credentials and hop-by-hop headers never reach the node; the no
 });
 
 test('without a node key no authorization header is sent at all', () => {
-  const out = upstreamRequestHeaders({ client: { authorization: 'Bearer x' }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined });
+  const out = upstreamRequestHeaders({
+    client: { authorization: 'Bearer x' },
+    apiKey: undefined,
+    bodyBytes: 0,
+    requestId: 'r',
+    clientAddress: undefined,
+  });
   assert.equal(out.authorization, undefined);
 });
 
 test('hop-by-hop response headers are stripped, the rest pass', () => {
-  const out = clientResponseHeaders({ connection: 'close', 'transfer-encoding': 'chunked', 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
+  const out = clientResponseHeaders({
+    connection: 'close',
+    'transfer-encoding': 'chunked',
+    'content-type': 'text/event-stream',
+    'x-accel-buffering': 'no',
+  });
   assert.deepEqual(out, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
 });
 
@@ -54,13 +65,25 @@ test('headers that would bind the client to what sits behind the gateway are not
 });
 
 test('nodes are asked for plain bytes whatever the client accepts', () => {
-  const out = upstreamRequestHeaders({ client: { 'accept-encoding': 'gzip, deflate, br' }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined });
+  const out = upstreamRequestHeaders({
+    client: { 'accept-encoding': 'gzip, deflate, br' },
+    apiKey: undefined,
+    bodyBytes: 0,
+    requestId: 'r',
+    clientAddress: undefined,
+  });
   assert.equal(out['accept-encoding'], 'identity');
 });
 
 test('a multipart body keeps its content-type (the boundary is in it); every other body is sent as JSON', () => {
   const head = (contentType: string | undefined): string | undefined =>
-    upstreamRequestHeaders({ client: contentType === undefined ? {} : { 'content-type': contentType }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined })['content-type'];
+    upstreamRequestHeaders({
+      client: contentType === undefined ? {} : { 'content-type': contentType },
+      apiKey: undefined,
+      bodyBytes: 0,
+      requestId: 'r',
+      clientAddress: undefined,
+    })['content-type'];
   assert.equal(head('multipart/form-data; boundary=abc'), 'multipart/form-data; boundary=abc');
   assert.equal(head('Multipart/Form-Data; boundary="x y"'), 'Multipart/Form-Data; boundary="x y"');
   assert.equal(head('multipart/form-data'), 'application/json', 'no boundary: not a usable multipart type');
@@ -70,14 +93,27 @@ test('a multipart body keeps its content-type (the boundary is in it); every oth
 
 test('Connection: keep-alive (either spelling) drops keep-alive and itself, and every other header passes, at both edges', () => {
   for (const connection of ['keep-alive', 'Keep-Alive']) {
-    const up = upstreamRequestHeaders({ client: { connection, 'keep-alive': 'timeout=5', 'user-agent': 'test', 'x-trace': 't' }, apiKey: undefined, bodyBytes: 0, requestId: 'r', clientAddress: undefined });
+    const up = upstreamRequestHeaders({
+      client: { connection, 'keep-alive': 'timeout=5', 'user-agent': 'test', 'x-trace': 't' },
+      apiKey: undefined,
+      bodyBytes: 0,
+      requestId: 'r',
+      clientAddress: undefined,
+    });
     assert.equal(up.connection, undefined);
     assert.equal(up['keep-alive'], undefined);
     assert.equal(up['user-agent'], 'test');
     assert.equal(up['x-trace'], 't');
-    const down = clientResponseHeaders({ connection, 'keep-alive': 'timeout=5', 'content-type': 'application/json', 'x-trace': 't' });
+    const down = clientResponseHeaders({
+      connection,
+      'keep-alive': 'timeout=5',
+      'content-type': 'application/json',
+      'x-trace': 't',
+    });
     assert.deepEqual(down, { 'content-type': 'application/json', 'x-trace': 't' });
   }
   // A list naming more than keep-alive still drops what it names.
-  assert.deepEqual(clientResponseHeaders({ connection: 'keep-alive, x-node-private', 'x-node-private': 'p', 'x-trace': 't' }), { 'x-trace': 't' });
+  assert.deepEqual(clientResponseHeaders({ connection: 'keep-alive, x-node-private', 'x-node-private': 'p', 'x-trace': 't' }), {
+    'x-trace': 't',
+  });
 });

@@ -7,7 +7,15 @@ import { ActiveRequests } from '#src/proxy/http/active-requests.ts';
 
 function serverWith(handler: Handler, onHandlerError: (error: unknown) => void): ReturnType<typeof createHttpServer> {
   const table: EndpointTable = new Map([['/x', new Map([['GET', handler]])]]);
-  return createHttpServer({ endpoints: () => table, activeRequests: new ActiveRequests(), onHandlerError, requestTimeoutMs: 5_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 1_000, maxHeaderBytes: 16_384 });
+  return createHttpServer({
+    endpoints: () => table,
+    activeRequests: new ActiveRequests(),
+    onHandlerError,
+    requestTimeoutMs: 5_000,
+    headersTimeoutMs: 5_000,
+    keepAliveTimeoutMs: 1_000,
+    maxHeaderBytes: 16_384,
+  });
 }
 
 async function get(server: ReturnType<typeof createHttpServer>): Promise<number> {
@@ -23,7 +31,14 @@ async function get(server: ReturnType<typeof createHttpServer>): Promise<number>
 }
 
 test('a handler that throws (or rejects) is logged once and answered 500', async () => {
-  for (const handler of [() => { throw new Error('boom'); }, async () => { throw new Error('boom'); }] as Handler[]) {
+  for (const handler of [
+    () => {
+      throw new Error('boom');
+    },
+    async () => {
+      throw new Error('boom');
+    },
+  ] as Handler[]) {
     const seen: unknown[] = [];
     assert.equal(await get(serverWith(handler, (error) => seen.push(error))), 500);
     assert.equal(seen.length, 1);
@@ -49,7 +64,9 @@ test('an error handler that throws too leaves no unhandled rejection, and the re
     const address: AddressInfo = await listen(server, '127.0.0.1', 0);
     try {
       // Cut, not left hanging until the client gives up (the bound only keeps a failure short).
-      const ended = fetch(`http://127.0.0.1:${address.port}/x`, { signal: AbortSignal.timeout(5_000) }).then((answer) => answer.arrayBuffer());
+      const ended = fetch(`http://127.0.0.1:${address.port}/x`, { signal: AbortSignal.timeout(5_000) }).then((answer) =>
+        answer.arrayBuffer(),
+      );
       await assert.rejects(ended, (error: Error) => error.name !== 'TimeoutError');
     } finally {
       server.closeAllConnections();

@@ -7,7 +7,20 @@ import { KeptTail } from '#src/proxy/attempt/kept-tail.ts';
 
 test('the last `size` bytes, for every mix of chunk sizes', () => {
   const size = 16;
-  const cases: number[][] = [[], [1], [15], [16], [17], [40], [1, 1, 1], [5, 5, 5, 5, 5, 5, 5, 5], [15, 2, 15, 2], [3, 30, 3], [16, 16, 1], Array.from({ length: 200 }, (_, i) => (i % 7) + 1)];
+  const cases: number[][] = [
+    [],
+    [1],
+    [15],
+    [16],
+    [17],
+    [40],
+    [1, 1, 1],
+    [5, 5, 5, 5, 5, 5, 5, 5],
+    [15, 2, 15, 2],
+    [3, 30, 3],
+    [16, 16, 1],
+    Array.from({ length: 200 }, (_, i) => (i % 7) + 1),
+  ];
   for (const sizes of cases) {
     const kept = new KeptTail(size);
     let all = Buffer.alloc(0);

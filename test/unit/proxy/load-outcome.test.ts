@@ -4,7 +4,10 @@ import { loadOutcomeOf } from '#src/proxy/failover/load-outcome.ts';
 
 test('what an attempt that loads its model says about the load', () => {
   assert.equal(loadOutcomeOf({ kind: 'delivered', status: 200, firstByteMs: 1 }), 'loaded');
-  assert.equal(loadOutcomeOf({ kind: 'refused', status: 400, error: 'x', refusal: { kind: 'model_not_found', message: 'x' } }), 'loaded');
+  assert.equal(
+    loadOutcomeOf({ kind: 'refused', status: 400, error: 'x', refusal: { kind: 'model_not_found', message: 'x' } }),
+    'loaded',
+  );
   assert.equal(loadOutcomeOf({ kind: 'delivered', status: 500, firstByteMs: 1 }), 'failed', 'a 500 "failed to load"');
   assert.equal(loadOutcomeOf({ kind: 'failed', result: 'load_timeout', error: 'x' }), 'timed_out');
   assert.equal(loadOutcomeOf({ kind: 'failed', result: 'connect_error', error: 'x' }), 'failed');

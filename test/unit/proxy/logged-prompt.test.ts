@@ -6,7 +6,19 @@ import { loggedPrompt } from '#src/proxy/request/logged-prompt.ts';
 
 test('the text pieces of each endpoint, joined, and nothing else', () => {
   const table: [string, Record<string, unknown>, string | undefined][] = [
-    ['/v1/chat/completions', { model: 'm', user: 'u-secret', api_key: 'sk-x', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }] }, 'sys\nhi'],
+    [
+      '/v1/chat/completions',
+      {
+        model: 'm',
+        user: 'u-secret',
+        api_key: 'sk-x',
+        messages: [
+          { role: 'system', content: 'sys' },
+          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        ],
+      },
+      'sys\nhi',
+    ],
     ['/v1/completions', { prompt: 'once upon' }, 'once upon'],
     ['/v1/embeddings', { input: ['a', 'b'] }, 'a\nb'],
     ['/v1/messages', { system: 'be kind', messages: [{ role: 'user', content: 'yo' }] }, 'be kind\nyo'],
@@ -18,6 +30,10 @@ test('the text pieces of each endpoint, joined, and nothing else', () => {
 test('cut at the bound on a character boundary, and marked', () => {
   assert.deepEqual(loggedPrompt('/v1/completions', { prompt: 'abcdef' }, 6), { text: 'abcdef', truncated: false });
   assert.deepEqual(loggedPrompt('/v1/completions', { prompt: 'abcdef' }, 4), { text: 'abcd', truncated: true });
-  assert.deepEqual(loggedPrompt('/v1/completions', { prompt: 'a€b' }, 3), { text: 'a', truncated: true }, '€ is three bytes: not split');
+  assert.deepEqual(
+    loggedPrompt('/v1/completions', { prompt: 'a€b' }, 3),
+    { text: 'a', truncated: true },
+    '€ is three bytes: not split',
+  );
   assert.deepEqual(loggedPrompt('/v1/completions', { prompt: '😀x' }, 4), { text: '😀', truncated: true });
 });

@@ -21,10 +21,25 @@ const ROWS: readonly { name: string; facts: Partial<OverflowFacts>; upper: numbe
   { name: 'a count collapses both bounds', facts: { reportedPromptTokens: 5000 }, upper: 5000, lower: 5000 },
   { name: 'a count below the lower bound keeps the lower bound', facts: { reportedPromptTokens: 50 }, upper: 50, lower: 50 },
   { name: 'no count: more than the context less the answer', facts: {}, upper: 20_000, lower: 4096 - 8 },
-  { name: 'no count, the context the node stated', facts: { reportedCtx: 4096, advertisedCtx: 0 }, upper: 20_000, lower: 4096 - 8 },
+  {
+    name: 'no count, the context the node stated',
+    facts: { reportedCtx: 4096, advertisedCtx: 0 },
+    upper: 20_000,
+    lower: 4096 - 8,
+  },
   { name: 'no count, no context: unchanged', facts: { advertisedCtx: 0 }, upper: 20_000, lower: 100 },
-  { name: 'a contradicted refusal does not raise it', facts: { reportedPromptTokens: 99_999_999, upperBound: 3000, estimate: 3000 }, upper: 3000, lower: 100 },
-  { name: 'an exact estimate stays exact', facts: { lowerBound: undefined, estimate: 5000, upperBound: 5000, advertisedCtx: 0, reportedCtx: 4096 }, upper: 5000, lower: 5000 },
+  {
+    name: 'a contradicted refusal does not raise it',
+    facts: { reportedPromptTokens: 99_999_999, upperBound: 3000, estimate: 3000 },
+    upper: 3000,
+    lower: 100,
+  },
+  {
+    name: 'an exact estimate stays exact',
+    facts: { lowerBound: undefined, estimate: 5000, upperBound: 5000, advertisedCtx: 0, reportedCtx: 4096 },
+    upper: 5000,
+    lower: 5000,
+  },
 ];
 
 for (const row of ROWS) {
@@ -32,7 +47,8 @@ for (const row of ROWS) {
     const judged = judgeOverflowRefusal({ ...base, ...row.facts });
     assert.equal(judged.promptTokens, row.upper);
     assert.equal(judged.minPromptTokens, row.lower);
-    if (judged.minPromptTokens !== undefined && judged.promptTokens !== undefined) assert.ok(judged.minPromptTokens <= judged.promptTokens);
+    if (judged.minPromptTokens !== undefined && judged.promptTokens !== undefined)
+      assert.ok(judged.minPromptTokens <= judged.promptTokens);
   });
 }
 

@@ -13,7 +13,8 @@ test('rerank and score: the longest pair is the prompt', () => {
     { endpoint: '/score', json: { queries: ['a', 'aaaa'], documents: 'd' }, pieces: ['aaaa', 'd'] },
     { endpoint: '/v1/score', json: {}, pieces: [] },
   ];
-  for (const row of table) assert.deepEqual(promptText(row.endpoint, row.json).pieces, row.pieces, `${row.endpoint} ${JSON.stringify(row.json)}`);
+  for (const row of table)
+    assert.deepEqual(promptText(row.endpoint, row.json).pieces, row.pieces, `${row.endpoint} ${JSON.stringify(row.json)}`);
 });
 
 test('a thousand short documents are not summed', () => {

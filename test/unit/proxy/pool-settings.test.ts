@@ -20,5 +20,6 @@ test('a pool is rebuilt for a change of its connection settings, and for nothing
     ['the ejection threshold', { ejectAfterFailures: base.ejectAfterFailures + 1 }, true],
     ['the ejection time', { ejectForMs: base.ejectForMs + 1 }, true],
   ];
-  for (const [what, overrides, expected] of rows) assert.equal(samePoolSettings(base, { ...base, ...overrides }), expected, `a change of ${what}`);
+  for (const [what, overrides, expected] of rows)
+    assert.equal(samePoolSettings(base, { ...base, ...overrides }), expected, `a change of ${what}`);
 });

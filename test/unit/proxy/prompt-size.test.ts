@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { promptText, requestedChoices, requestedMaxTokens, upperBoundTokens, wantsExactCount } from '#src/proxy/request/prompt-size.ts';
+import {
+  promptText,
+  requestedChoices,
+  requestedMaxTokens,
+  upperBoundTokens,
+  wantsExactCount,
+} from '#src/proxy/request/prompt-size.ts';
 import { chatPromptTokens, textPromptTokens } from '#src/sim/index.ts';
 import { node } from '#test/fixtures/builders.ts';
 import { seededRandom as seeded } from '#src/sim/seeded-random.ts';
@@ -16,7 +22,10 @@ function randomText(random: () => number, length: number): string {
 test('the estimate is never below what the simulated tokenizer counts, for any text', () => {
   const random = seeded(42);
   for (let i = 0; i < 300; i++) {
-    const messages = Array.from({ length: 1 + Math.floor(random() * 4) }, () => ({ role: 'user', content: randomText(random, Math.floor(random() * 400)) }));
+    const messages = Array.from({ length: 1 + Math.floor(random() * 4) }, () => ({
+      role: 'user',
+      content: randomText(random, Math.floor(random() * 400)),
+    }));
     const chat = { model: 'm', messages };
     assert.ok(upperBoundTokens(promptText('/v1/chat/completions', chat)) >= chatPromptTokens(messages), JSON.stringify(messages));
     const prompt = randomText(random, Math.floor(random() * 400));
@@ -27,7 +36,14 @@ test('the estimate is never below what the simulated tokenizer counts, for any t
 test('every part of a chat that a template renders is counted: parts, names, tool calls, tools', () => {
   const text = promptText('/v1/chat/completions', {
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'abc' }, { type: 'image_url', image_url: { url: 'x' } }], name: 'bob' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'abc' },
+          { type: 'image_url', image_url: { url: 'x' } },
+        ],
+        name: 'bob',
+      },
       { role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: '{"a":1}' } }] },
     ],
     tools: [{ type: 'function' }],
@@ -82,5 +98,6 @@ test('requestedChoices: n and best_of on chat and completions, the larger; one a
     ['/v1/responses', { n: 100 }, 1],
     ['/api/chat', { n: 100, options: { n: 100 } }, 1],
   ];
-  for (const [endpoint, json, choices] of cases) assert.equal(requestedChoices(endpoint, json), choices, `${endpoint} ${JSON.stringify(json)}`);
+  for (const [endpoint, json, choices] of cases)
+    assert.equal(requestedChoices(endpoint, json), choices, `${endpoint} ${JSON.stringify(json)}`);
 });

@@ -87,7 +87,9 @@ async function relay(before?: (res: ServerResponse, feed: TestFeed) => void): Pr
   return { feed, res, result, client, until, close };
 }
 
-const events = Array.from({ length: 21 }, (_, i) => Buffer.from(`data: {"choices":[{"index":0,"delta":{"content":" tok${i}"}}]}\n\n`));
+const events = Array.from({ length: 21 }, (_, i) =>
+  Buffer.from(`data: {"choices":[{"index":0,"delta":{"content":" tok${i}"}}]}\n\n`),
+);
 const all = Buffer.concat(events);
 
 test('the events of one upstream read reach the client byte-exact, in order, as one HTTP chunk', async () => {
@@ -143,7 +145,11 @@ test('a client that closes while events wait settles the pump as clientGone, wri
     clearTimeout(hung);
     assert.deepEqual([result.ok, result.clientGone], [false, true]);
     await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(r.feed.controls, ['destroy: client closed the connection'], 'no write to the closed response (it paused the node before)');
+    assert.deepEqual(
+      r.feed.controls,
+      ['destroy: client closed the connection'],
+      'no write to the closed response (it paused the node before)',
+    );
   } finally {
     await r.close();
   }

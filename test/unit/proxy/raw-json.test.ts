@@ -63,7 +63,8 @@ test('a key beyond ASCII is found by its UTF-8 bytes, written plainly or escaped
     const scan = scanBody(Buffer.from(input), key);
     assert.equal(scan.valueSpans.length, found, input);
     const raw = Buffer.from(input);
-    for (const [start, end] of scan.valueSpans) assert.ok(['"a"', '1', '2'].includes(raw.subarray(start, end).toString('utf8')), input);
+    for (const [start, end] of scan.valueSpans)
+      assert.ok(['"a"', '1', '2'].includes(raw.subarray(start, end).toString('utf8')), input);
   }
 });
 
@@ -84,7 +85,11 @@ test('case variants of the key are found as a case-insensitive decoder (Go) woul
 
 test('casedKeys: set only when a key, at any depth, has an upper-case letter, an escape or a byte beyond ASCII', () => {
   const cased = (text: string): boolean => scanBody(Buffer.from(text), 'model').casedKeys;
-  assert.equal(cased('{"model":"A","messages":[{"role":"X","content":"Hello \\"World\\": Yes"}],"max_tokens":3}'), false, 'values do not count');
+  assert.equal(
+    cased('{"model":"A","messages":[{"role":"X","content":"Hello \\"World\\": Yes"}],"max_tokens":3}'),
+    false,
+    'values do not count',
+  );
   assert.equal(cased('{"model":"a","messages":[{"Role":"x"}],"max_tokens":3}'), true, 'a nested key counts');
   assert.equal(cased('{"model":"a","options":{"num_pr\\u0065dict":3}}'), true, 'a nested escape counts');
   assert.equal(cased('{"model":"a","messages":["A", "B" ],"stop":["X" , "Y"]}'), false, 'strings in arrays are values');

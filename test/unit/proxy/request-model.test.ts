@@ -59,7 +59,10 @@ test('bad bodies get a 400 that names the problem', () => {
 });
 
 test('the name the nodes list replaces the configured one in the body, and [[models.available]] settings follow the declared name', () => {
-  const declared = buildCatalog({ default: undefined, available: [{ name: 'llama3.2', group: 'gpu', aliases: ['friendly'], policy: 'affinity' }] });
+  const declared = buildCatalog({
+    default: undefined,
+    available: [{ name: 'llama3.2', group: 'gpu', aliases: ['friendly'], policy: 'affinity' }],
+  });
   const served = (name: string): string => (name === 'llama3.2' ? 'llama3.2:latest' : name);
   for (const asked of ['llama3.2', 'friendly']) {
     const out = resolveRequest(Buffer.from(`{"model": "${asked}", "seed": 9007199254740993}`), declared, served);
@@ -84,7 +87,11 @@ test('one reading of the model: a repeated "model" is refused for every kind, a 
     { body: '{"model":"big","model":"llama"}', exact: /body has "model" twice/, loose: /body has "model" twice/ },
     { body: '{"model":"big","mod\\u0065l":"llama"}', exact: /body has "model" twice/, loose: /twice/ },
     { body: '{"model":"a","model":"b","model":"c"}', exact: /"model" 3 times/, loose: /"model" 3 times/ },
-    { body: '{"model":"big","Model":"llama"}', exact: undefined, loose: /body has "Model" beside "model": a node may read either/ },
+    {
+      body: '{"model":"big","Model":"llama"}',
+      exact: undefined,
+      loose: /body has "Model" beside "model": a node may read either/,
+    },
     { body: '{"MODEL":"llama","model":"big"}', exact: undefined, loose: /body has "MODEL" beside "model"/ },
     { body: '{"model":"big","mOdEl":"llama"}', exact: undefined, loose: /"mOdEl"/ },
     { body: '{"model":"big","\\u004dodel":"llama"}', exact: undefined, loose: /body has "Model" beside/ },
@@ -93,23 +100,70 @@ test('one reading of the model: a repeated "model" is refused for every kind, a 
     // Only top-level keys are read as the model; nested ones and other keys are left alone.
     { body: '{"model":"big","messages":[{"model":"x","Model":"y"}],"models":1,"Modal":2}', exact: undefined, loose: undefined },
     // Any two top-level keys one to a case-insensitive decoder: the gateway reserves and streams by the one it reads.
-    { body: '{"model":"big","max_tokens":3,"Max_Tokens":100000}', exact: undefined, loose: /body has "Max_Tokens" beside "max_tokens": a node may read either/, param: 'max_tokens' },
-    { body: '{"STREAM":true,"model":"big","stream":false}', exact: undefined, loose: /body has "stream" beside "STREAM"/, param: 'STREAM' },
+    {
+      body: '{"model":"big","max_tokens":3,"Max_Tokens":100000}',
+      exact: undefined,
+      loose: /body has "Max_Tokens" beside "max_tokens": a node may read either/,
+      param: 'max_tokens',
+    },
+    {
+      body: '{"STREAM":true,"model":"big","stream":false}',
+      exact: undefined,
+      loose: /body has "stream" beside "STREAM"/,
+      param: 'STREAM',
+    },
     { body: '{"model":"big","Temperature":0.5,"Top_P":2}', exact: undefined, loose: undefined },
     // A lone case variant of a key the gateway reads, at any depth (read-keys.ts): such a node reads it as the key.
-    { body: '{"model":"big","Temperature":0.5,"N":2}', exact: undefined, loose: /body has "N": a node whose JSON keys match case-insensitively reads it as "n"/, param: 'n' },
+    {
+      body: '{"model":"big","Temperature":0.5,"N":2}',
+      exact: undefined,
+      loose: /body has "N": a node whose JSON keys match case-insensitively reads it as "n"/,
+      param: 'n',
+    },
     { body: '{"model":"big","MAX_TOKENS":100000}', exact: undefined, loose: /reads it as "max_tokens"/, param: 'max_tokens' },
-    { body: '{"model":"m","options":{"NUM_PREDICT":100000}}', exact: undefined, loose: /body has "options.NUM_PREDICT": .* reads it as "options.num_predict"/, param: 'options.num_predict' },
-    { body: '{"model":"m","options":{"num_predict":5,"Num_Predict":100000}}', exact: undefined, loose: /body has "options.Num_Predict" beside "options.num_predict"/, param: 'options.num_predict' },
-    { body: '{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"user","CONTENT":"long"}]}', exact: undefined, loose: /body has "messages\[1\].CONTENT": .* "messages\[1\].content"/, param: 'messages[1].content' },
-    { body: '{"model":"m","messages":[{"role":"user","content":[{"type":"text","Text":"long"}]}]}', exact: undefined, loose: /"messages\[0\].content\[0\].Text"/, param: 'messages[0].content[0].text' },
-    { body: '{"model":"m","stream":true,"stream_options":{"Include_Usage":false}}', exact: undefined, loose: /"stream_options.Include_Usage"/, param: 'stream_options.include_usage' },
+    {
+      body: '{"model":"m","options":{"NUM_PREDICT":100000}}',
+      exact: undefined,
+      loose: /body has "options.NUM_PREDICT": .* reads it as "options.num_predict"/,
+      param: 'options.num_predict',
+    },
+    {
+      body: '{"model":"m","options":{"num_predict":5,"Num_Predict":100000}}',
+      exact: undefined,
+      loose: /body has "options.Num_Predict" beside "options.num_predict"/,
+      param: 'options.num_predict',
+    },
+    {
+      body: '{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"user","CONTENT":"long"}]}',
+      exact: undefined,
+      loose: /body has "messages\[1\].CONTENT": .* "messages\[1\].content"/,
+      param: 'messages[1].content',
+    },
+    {
+      body: '{"model":"m","messages":[{"role":"user","content":[{"type":"text","Text":"long"}]}]}',
+      exact: undefined,
+      loose: /"messages\[0\].content\[0\].Text"/,
+      param: 'messages[0].content[0].text',
+    },
+    {
+      body: '{"model":"m","stream":true,"stream_options":{"Include_Usage":false}}',
+      exact: undefined,
+      loose: /"stream_options.Include_Usage"/,
+      param: 'stream_options.include_usage',
+    },
     { body: '{"model":"m","options":{"num_pr\\u0065dict":5}}', exact: undefined, loose: undefined },
     // Keys the gateway does not read are not judged, at any depth: a tool's schema, a message's own extras.
-    { body: '{"model":"m","tools":[{"type":"function","function":{"name":"f","parameters":{"properties":{"Name":{},"name":{}}}}}],"messages":[{"role":"user","content":"x","Extra":1}],"format":{"Type":"object"}}', exact: undefined, loose: undefined },
+    {
+      body: '{"model":"m","tools":[{"type":"function","function":{"name":"f","parameters":{"properties":{"Name":{},"name":{}}}}}],"messages":[{"role":"user","content":"x","Extra":1}],"format":{"Type":"object"}}',
+      exact: undefined,
+      loose: undefined,
+    },
   ];
   for (const row of table) {
-    for (const [matching, expected] of [[exactNodes, row.exact], [looseNodes, row.loose]] as const) {
+    for (const [matching, expected] of [
+      [exactNodes, row.exact],
+      [looseNodes, row.loose],
+    ] as const) {
       const out = resolveRequest(Buffer.from(row.body), catalog, (name) => name, matching);
       if (expected === undefined) {
         assert.ok(!(out instanceof GatewayError), `${row.body} (${matching()}): ${String(out)}`);
@@ -127,7 +181,9 @@ test('one reading of the model: a repeated "model" is refused for every kind, a 
 
 test('the fleet matches keys as loosely as its loosest node: an Ollama or an unknown kind makes it case-insensitive', () => {
   const view = (kind: NodeKind, detected?: 'vllm' | 'ollama'): Parameters<typeof fleetJsonKeys>[0][number] =>
-    ({ spec: { kind }, capacity: { server: detected === undefined ? undefined : { detected } } }) as unknown as Parameters<typeof fleetJsonKeys>[0][number];
+    ({ spec: { kind }, capacity: { server: detected === undefined ? undefined : { detected } } }) as unknown as Parameters<
+      typeof fleetJsonKeys
+    >[0][number];
   assert.equal(fleetJsonKeys([]), 'exact');
   assert.equal(fleetJsonKeys([view('vllm'), view('sglang'), view('llamacpp')]), 'exact');
   assert.equal(fleetJsonKeys([view('vllm'), view('ollama')]), 'case-insensitive');

@@ -13,6 +13,9 @@ test('one frozen settings snapshot carries every figure a request reads', () => 
     [settings.queueTimeoutMs, settings.maxQueue, settings.missWaitMs, settings.loadOnDemand, settings.completionReserveTokens],
     [routing.queueTimeoutMs, routing.maxQueue, discovery.missWaitMs, routing.loadOnDemand, routing.completionReserveTokens],
   );
-  assert.deepEqual([settings.totalTimeoutMs, settings.maxHeldBodyBytes, settings.maxRequestBodyBytes], [upstream.totalTimeoutMs, upstream.maxHeldBodyBytes, server.maxRequestBodyBytes]);
+  assert.deepEqual(
+    [settings.totalTimeoutMs, settings.maxHeldBodyBytes, settings.maxRequestBodyBytes],
+    [upstream.totalTimeoutMs, upstream.maxHeldBodyBytes, server.maxRequestBodyBytes],
+  );
   assert.equal(settings.retryAfterSeconds, Math.max(1, Math.ceil(loaded.config.health.intervalMs / 1000)));
 });

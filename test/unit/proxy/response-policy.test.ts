@@ -7,33 +7,34 @@ const IDENTITY: BodyCoding = { kind: 'identity' };
 const UNKNOWN: BodyCoding = { kind: 'unknown', name: 'compress' };
 const encoded = (...codings: ContentCoding[]): BodyCoding => ({ kind: 'encoded', codings });
 
-const cases: { status: number; contentType: string; canFailOver: boolean; plan: string; result?: string; coding?: BodyCoding }[] = [
-  { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json' },
-  { status: 200, contentType: 'application/json; charset=utf-8', canFailOver: false, plan: 'hold_json' },
-  { status: 200, contentType: 'text/event-stream; charset=utf-8', canFailOver: true, plan: 'stream' },
-  // Ollama's native streams: NDJSON passes through as it comes.
-  { status: 200, contentType: 'application/x-ndjson', canFailOver: true, plan: 'stream' },
-  { status: 200, contentType: 'application/ndjson; charset=utf-8', canFailOver: false, plan: 'stream' },
-  { status: 200, contentType: 'text/html', canFailOver: false, plan: 'fail', result: 'invalid_body' },
-  { status: 200, contentType: '', canFailOver: false, plan: 'fail', result: 'invalid_body' },
-  { status: 204, contentType: '', canFailOver: false, plan: 'fail', result: 'invalid_body' },
-  { status: 999, contentType: 'application/json', canFailOver: false, plan: 'fail', result: 'invalid_body' },
-  { status: 600, contentType: 'application/json', canFailOver: false, plan: 'fail', result: 'invalid_body' },
-  { status: 400, contentType: 'application/json', canFailOver: true, plan: 'inspect_error' },
-  { status: 404, contentType: 'text/plain', canFailOver: true, plan: 'inspect_error' },
-  { status: 401, contentType: 'application/json', canFailOver: true, plan: 'stream' },
-  { status: 302, contentType: 'text/html', canFailOver: true, plan: 'stream' },
-  { status: 503, contentType: 'application/json', canFailOver: true, plan: 'fail', result: 'http_5xx' },
-  { status: 503, contentType: 'application/json', canFailOver: false, plan: 'stream' },
-  { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json', coding: encoded('gzip') },
-  { status: 200, contentType: 'text/event-stream', canFailOver: true, plan: 'stream', coding: encoded('zstd') },
-  { status: 200, contentType: 'application/json', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
-  { status: 200, contentType: 'text/event-stream', canFailOver: false, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
-  { status: 400, contentType: 'application/json', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
-  { status: 503, contentType: 'application/json', canFailOver: false, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
-  { status: 400, contentType: 'application/json', canFailOver: true, plan: 'inspect_error', coding: encoded('br') },
-  { status: 200, contentType: 'text/html', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
-];
+const cases: { status: number; contentType: string; canFailOver: boolean; plan: string; result?: string; coding?: BodyCoding }[] =
+  [
+    { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json' },
+    { status: 200, contentType: 'application/json; charset=utf-8', canFailOver: false, plan: 'hold_json' },
+    { status: 200, contentType: 'text/event-stream; charset=utf-8', canFailOver: true, plan: 'stream' },
+    // Ollama's native streams: NDJSON passes through as it comes.
+    { status: 200, contentType: 'application/x-ndjson', canFailOver: true, plan: 'stream' },
+    { status: 200, contentType: 'application/ndjson; charset=utf-8', canFailOver: false, plan: 'stream' },
+    { status: 200, contentType: 'text/html', canFailOver: false, plan: 'fail', result: 'invalid_body' },
+    { status: 200, contentType: '', canFailOver: false, plan: 'fail', result: 'invalid_body' },
+    { status: 204, contentType: '', canFailOver: false, plan: 'fail', result: 'invalid_body' },
+    { status: 999, contentType: 'application/json', canFailOver: false, plan: 'fail', result: 'invalid_body' },
+    { status: 600, contentType: 'application/json', canFailOver: false, plan: 'fail', result: 'invalid_body' },
+    { status: 400, contentType: 'application/json', canFailOver: true, plan: 'inspect_error' },
+    { status: 404, contentType: 'text/plain', canFailOver: true, plan: 'inspect_error' },
+    { status: 401, contentType: 'application/json', canFailOver: true, plan: 'stream' },
+    { status: 302, contentType: 'text/html', canFailOver: true, plan: 'stream' },
+    { status: 503, contentType: 'application/json', canFailOver: true, plan: 'fail', result: 'http_5xx' },
+    { status: 503, contentType: 'application/json', canFailOver: false, plan: 'stream' },
+    { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json', coding: encoded('gzip') },
+    { status: 200, contentType: 'text/event-stream', canFailOver: true, plan: 'stream', coding: encoded('zstd') },
+    { status: 200, contentType: 'application/json', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
+    { status: 200, contentType: 'text/event-stream', canFailOver: false, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
+    { status: 400, contentType: 'application/json', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
+    { status: 503, contentType: 'application/json', canFailOver: false, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
+    { status: 400, contentType: 'application/json', canFailOver: true, plan: 'inspect_error', coding: encoded('br') },
+    { status: 200, contentType: 'text/html', canFailOver: true, plan: 'fail', result: 'invalid_body', coding: UNKNOWN },
+  ];
 
 for (const c of cases) {
   const coding = c.coding ?? IDENTITY;
@@ -41,7 +42,8 @@ for (const c of cases) {
     const plan = planResponse({ status: c.status, contentType: c.contentType, coding, canFailOver: () => c.canFailOver });
     assert.equal(plan.kind, c.plan);
     if (plan.kind === 'fail') assert.equal(plan.result, c.result);
-    if (coding.kind === 'unknown' && plan.kind === 'fail') assert.match(plan.error, /content-encoding "compress", which the gateway cannot decode/);
+    if (coding.kind === 'unknown' && plan.kind === 'fail')
+      assert.match(plan.error, /content-encoding "compress", which the gateway cannot decode/);
   });
 }
 
@@ -80,14 +82,20 @@ const siteCases: { status: number; coding: BodyCoding; plan: string; result?: st
 for (const c of siteCases) {
   test(`a remote site's ${c.status} (${c.coding.kind}), last site or not → ${c.plan}${c.result ? ` (${c.result})` : ''}`, () => {
     for (const canFailOver of [true, false]) {
-      const plan = planResponse({ status: c.status, contentType: 'application/json', coding: c.coding, canFailOver: () => canFailOver, passOnErrors: false });
+      const plan = planResponse({
+        status: c.status,
+        contentType: 'application/json',
+        coding: c.coding,
+        canFailOver: () => canFailOver,
+        passOnErrors: false,
+      });
       assert.equal(plan.kind, c.plan);
       if (plan.kind === 'fail') assert.equal(plan.result, c.result);
     }
   });
 }
 
-test('what this site repeats of another site\'s error: a short code token, nothing else', () => {
+test("what this site repeats of another site's error: a short code token, nothing else", () => {
   const cases: [string, string | undefined][] = [
     ['{"error":{"message":"node gpu-7 is down","code":"no_healthy_node"}}', 'no_healthy_node'],
     ['{"error":{"message":"x","code":"Node gpu-7 down"}}', undefined],
@@ -109,8 +117,18 @@ test('an endpoint that answers media (audio): a 2xx in any type streams through;
     { status: 500, contentType: 'audio/mpeg', plan: 'fail' },
   ];
   for (const row of table) {
-    const plan = planResponse({ status: row.status, contentType: row.contentType, coding: IDENTITY, canFailOver: () => true, anyMedia: true });
+    const plan = planResponse({
+      status: row.status,
+      contentType: row.contentType,
+      coding: IDENTITY,
+      canFailOver: () => true,
+      anyMedia: true,
+    });
     assert.equal(plan.kind, row.plan, `${row.status} ${row.contentType}`);
   }
-  assert.equal(planResponse({ status: 200, contentType: 'audio/mpeg', coding: IDENTITY, canFailOver: () => true }).kind, 'fail', 'elsewhere: not an inference answer');
+  assert.equal(
+    planResponse({ status: 200, contentType: 'audio/mpeg', coding: IDENTITY, canFailOver: () => true }).kind,
+    'fail',
+    'elsewhere: not an inference answer',
+  );
 });

@@ -16,7 +16,14 @@ function depsOf(nodes: readonly NodeView[], agent: MockAgent): SizingDeps {
   return { registry: { views: () => nodes, snapshot: () => snapshotOf(nodes) }, pools: { get: () => agent } };
 }
 
-const ask = (content: string) => ({ endpoint: '/v1/chat/completions', model: 'm', json: { model: 'm', messages: [{ role: 'user', content }] }, maxTokens: 16, nowMs: NOW, tokenizeTimeoutMs: 1000 });
+const ask = (content: string) => ({
+  endpoint: '/v1/chat/completions',
+  model: 'm',
+  json: { model: 'm', messages: [{ role: 'user', content }] },
+  maxTokens: 16,
+  nowMs: NOW,
+  tokenizeTimeoutMs: 1000,
+});
 
 test('a prompt far from every context is sized at once: bounds, not a promise (no turn of the event loop)', () => {
   const agent = new MockAgent();

@@ -40,7 +40,11 @@ after(async () => {
 function read(call: UpstreamCall): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const sink: BodySink = { onData: (c) => void chunks.push(c), onEnd: () => resolve(Buffer.concat(chunks).toString()), onError: reject };
+    const sink: BodySink = {
+      onData: (c) => void chunks.push(c),
+      onEnd: () => resolve(Buffer.concat(chunks).toString()),
+      onError: reject,
+    };
     call.attach(sink);
   });
 }
@@ -79,7 +83,9 @@ test('an abort before sending fails the head at once, and nothing is sent', asyn
 
 test('an abort while the request waits for its connection takes it out of the queue', async () => {
   // A connection that never completes: undici is still connecting when the client leaves.
-  const pool = new Pool('http://127.0.0.1:9', { connect: (_opts, callback) => void setTimeout(() => callback(new Error('late'), null), 60_000).unref() });
+  const pool = new Pool('http://127.0.0.1:9', {
+    connect: (_opts, callback) => void setTimeout(() => callback(new Error('late'), null), 60_000).unref(),
+  });
   try {
     const controller = new AbortController();
     const call = new UpstreamCall(signalSource(controller.signal));

@@ -12,23 +12,63 @@ const request = (text: string) => {
 };
 
 const TABLE: readonly { name: string; body: string; want: string | undefined }[] = [
-  { name: 'no stream_options: the member added first', body: '{"model":"m","stream":true,"seed":9007199254740993}', want: '{"stream_options":{"include_usage":true},"model":"m","stream":true,"seed":9007199254740993}' },
-  { name: 'stream_options null', body: '{"stream":true, "stream_options": null}', want: '{"stream":true, "stream_options": {"include_usage":true}}' },
-  { name: 'stream_options without include_usage', body: '{"stream":true,"stream_options":{"continuous_usage_stats":false}}', want: '{"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":false}}' },
-  { name: 'empty stream_options', body: '{"stream":true,"stream_options":{ }}', want: '{"stream":true,"stream_options":{"include_usage":true }}' },
-  { name: 'include_usage false replaced', body: '{"stream":true,"stream_options":{"include_usage": false}}', want: '{"stream":true,"stream_options":{"include_usage": true}}' },
-  { name: 'a repeated stream_options: the last (the one parsers keep) changed', body: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{}}', want: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{"include_usage":true}}' },
-  { name: 'the client asked itself: untouched', body: '{"stream":true,"stream_options":{"include_usage":true}}', want: undefined },
+  {
+    name: 'no stream_options: the member added first',
+    body: '{"model":"m","stream":true,"seed":9007199254740993}',
+    want: '{"stream_options":{"include_usage":true},"model":"m","stream":true,"seed":9007199254740993}',
+  },
+  {
+    name: 'stream_options null',
+    body: '{"stream":true, "stream_options": null}',
+    want: '{"stream":true, "stream_options": {"include_usage":true}}',
+  },
+  {
+    name: 'stream_options without include_usage',
+    body: '{"stream":true,"stream_options":{"continuous_usage_stats":false}}',
+    want: '{"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":false}}',
+  },
+  {
+    name: 'empty stream_options',
+    body: '{"stream":true,"stream_options":{ }}',
+    want: '{"stream":true,"stream_options":{"include_usage":true }}',
+  },
+  {
+    name: 'include_usage false replaced',
+    body: '{"stream":true,"stream_options":{"include_usage": false}}',
+    want: '{"stream":true,"stream_options":{"include_usage": true}}',
+  },
+  {
+    name: 'a repeated stream_options: the last (the one parsers keep) changed',
+    body: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{}}',
+    want: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{"include_usage":true}}',
+  },
+  {
+    name: 'the client asked itself: untouched',
+    body: '{"stream":true,"stream_options":{"include_usage":true}}',
+    want: undefined,
+  },
   { name: 'not streaming: untouched', body: '{"stream":false}', want: undefined },
-  { name: 'vLLM\'s continuous_usage_stats (usage on every chunk once asked): untouched', body: '{"stream":true,"stream_options":{"continuous_usage_stats":true}}', want: undefined },
-  { name: 'stream_options of the wrong type: the node\'s to refuse', body: '{"stream":true,"stream_options":"yes"}', want: undefined },
+  {
+    name: "vLLM's continuous_usage_stats (usage on every chunk once asked): untouched",
+    body: '{"stream":true,"stream_options":{"continuous_usage_stats":true}}',
+    want: undefined,
+  },
+  {
+    name: "stream_options of the wrong type: the node's to refuse",
+    body: '{"stream":true,"stream_options":"yes"}',
+    want: undefined,
+  },
 ];
 
 for (const c of TABLE) {
   test(`withUsageAsked: ${c.name}`, () => {
     const asked = withUsageAsked(request(c.body));
     assert.equal(asked?.toString('utf8'), c.want);
-    if (asked !== undefined) assert.equal((JSON.parse(asked.toString('utf8')) as { stream_options: { include_usage: unknown } }).stream_options.include_usage, true);
+    if (asked !== undefined)
+      assert.equal(
+        (JSON.parse(asked.toString('utf8')) as { stream_options: { include_usage: unknown } }).stream_options.include_usage,
+        true,
+      );
   });
 }
 
@@ -71,7 +111,9 @@ test('countTokenMarkers counts generated text that is not empty, never a quoted 
 });
 
 test('SeenTokens counts a marker split over chunks once, wherever the cut falls', () => {
-  const text = Buffer.from('data: {"choices":[{"delta":{"reasoning_content":"a"}}]}\n\ndata: {"choices":[{"delta":{"content": "b"}}]}\n\n');
+  const text = Buffer.from(
+    'data: {"choices":[{"delta":{"reasoning_content":"a"}}]}\n\ndata: {"choices":[{"delta":{"content": "b"}}]}\n\n',
+  );
   for (let cut = 1; cut < text.length; cut++) {
     for (let second = cut + 1; second <= text.length; second += 7) {
       const seen = new SeenTokens();

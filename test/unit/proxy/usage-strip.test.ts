@@ -19,33 +19,45 @@ interface Stream {
   readonly usage: { promptTokens: number | undefined; completionTokens: number | undefined; counted: 'usage' | 'seen' };
 }
 
-const chunk = (content: string, usage: string): string => `{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]${usage}}`;
+const chunk = (content: string, usage: string): string =>
+  `{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]${usage}}`;
 
 const STREAMS: readonly Stream[] = [
   {
     name: 'vLLM/OpenAI: usage null on every chunk, and a usage chunk (UTF-8 content)',
-    asked: ['héllo', ' wörld ✓', '日本'].map((c) => `data: ${chunk(c, ',"usage":null')}\n\n`).join('') + 'data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":9,"total_tokens":12,"completion_tokens":3}}\n\ndata: [DONE]\n\n',
+    asked:
+      ['héllo', ' wörld ✓', '日本'].map((c) => `data: ${chunk(c, ',"usage":null')}\n\n`).join('') +
+      'data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":9,"total_tokens":12,"completion_tokens":3}}\n\ndata: [DONE]\n\n',
     unasked: ['héllo', ' wörld ✓', '日本'].map((c) => `data: ${chunk(c, '')}\n\n`).join('') + 'data: [DONE]\n\n',
     nullsAdded: true,
     usage: { promptTokens: 9, completionTokens: 3, counted: 'usage' },
   },
   {
     name: 'SGLang: its nulls come asked or not, and stay',
-    asked: ['a', 'b'].map((c) => `data: ${chunk(c, ',"usage":null')}\n\n`).join('') + 'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":2}}\n\ndata: [DONE]\n\n',
+    asked:
+      ['a', 'b'].map((c) => `data: ${chunk(c, ',"usage":null')}\n\n`).join('') +
+      'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":2}}\n\ndata: [DONE]\n\n',
     unasked: ['a', 'b'].map((c) => `data: ${chunk(c, ',"usage":null')}\n\n`).join('') + 'data: [DONE]\n\n',
     nullsAdded: false,
     usage: { promptTokens: 4, completionTokens: 2, counted: 'usage' },
   },
   {
     name: 'CRLF line ends, a ping comment, and nulls in the middle of the chunk',
-    asked: ': ping\r\n\r\n' + ['x', 'y'].map((c) => `data: {"id":"c1","usage":null,"choices":[{"delta":{"content":"${c}"}}]}\r\n\r\n`).join('') + 'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}\r\n\r\ndata: [DONE]\r\n\r\n',
-    unasked: ': ping\r\n\r\n' + ['x', 'y'].map((c) => `data: {"id":"c1","choices":[{"delta":{"content":"${c}"}}]}\r\n\r\n`).join('') + 'data: [DONE]\r\n\r\n',
+    asked:
+      ': ping\r\n\r\n' +
+      ['x', 'y'].map((c) => `data: {"id":"c1","usage":null,"choices":[{"delta":{"content":"${c}"}}]}\r\n\r\n`).join('') +
+      'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}\r\n\r\ndata: [DONE]\r\n\r\n',
+    unasked:
+      ': ping\r\n\r\n' +
+      ['x', 'y'].map((c) => `data: {"id":"c1","choices":[{"delta":{"content":"${c}"}}]}\r\n\r\n`).join('') +
+      'data: [DONE]\r\n\r\n',
     nullsAdded: true,
     usage: { promptTokens: 3, completionTokens: 2, counted: 'usage' },
   },
   {
     name: 'spaces after the separators (a Python json.dumps server)',
-    asked: 'data: {"id": "c1", "usage": null, "choices": [{"delta": {"content": "z"}}]}\n\ndata: {"choices": [], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}\n\ndata: [DONE]\n\n',
+    asked:
+      'data: {"id": "c1", "usage": null, "choices": [{"delta": {"content": "z"}}]}\n\ndata: {"choices": [], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}\n\ndata: [DONE]\n\n',
     unasked: 'data: {"id": "c1", "choices": [{"delta": {"content": "z"}}]}\n\ndata: [DONE]\n\n',
     nullsAdded: true,
     usage: { promptTokens: 2, completionTokens: 1, counted: 'usage' },
@@ -80,7 +92,10 @@ for (const s of STREAMS) {
   });
   test(`${s.name}: one byte at a time`, () => {
     const strip = new UsageStrip(asked(s.nullsAdded));
-    const got = run(strip, Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)));
+    const got = run(
+      strip,
+      Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)),
+    );
     assert.equal(got.toString('utf8'), s.unasked);
     assert.deepEqual(strip.usage('whole'), s.usage);
   });
@@ -99,9 +114,13 @@ test('a stream cut before its usage chunk is counted from the content events see
   assert.deepEqual(strip.usage('cut'), { promptTokens: undefined, completionTokens: 3, counted: 'seen' });
 });
 
-test('a stream cut after its usage chunk keeps the node\'s count', () => {
+test("a stream cut after its usage chunk keeps the node's count", () => {
   const strip = new UsageStrip(asked(false));
-  strip.pass(Buffer.from('data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1}}\n\n'));
+  strip.pass(
+    Buffer.from(
+      'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1}}\n\n',
+    ),
+  );
   assert.deepEqual(strip.usage('cut'), { promptTokens: 5, completionTokens: 1, counted: 'usage' });
 });
 
@@ -141,7 +160,7 @@ test('a chunk of whole events that name no usage passes as that very chunk: not 
   assert.equal(strip.seenTokens(), 3);
 });
 
-test('dataSpan finds the one data line\'s value, and none when there are two', () => {
+test("dataSpan finds the one data line's value, and none when there are two", () => {
   const event = Buffer.from('event: e\ndata: {"a":1}\n\n');
   const span = dataSpan(event);
   assert.ok(span !== undefined);

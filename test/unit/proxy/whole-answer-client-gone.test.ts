@@ -42,10 +42,17 @@ async function halfAnswering(): Promise<{ url: string; server: Server; rest: () 
     });
   });
   const url = await listen(server);
-  return { url, server, rest: () => pending?.end('"usage":{"prompt_tokens":11,"completion_tokens":77,"total_tokens":88}}'), aborted: () => aborted };
+  return {
+    url,
+    server,
+    rest: () => pending?.end('"usage":{"prompt_tokens":11,"completion_tokens":77,"total_tokens":88}}'),
+    aborted: () => aborted,
+  };
 }
 
-async function leaveWhileHeld(release: (node: Awaited<ReturnType<typeof halfAnswering>>, clock: ManualClock) => void): Promise<{ outcome: AttemptOutcome; nodeAborted: boolean }> {
+async function leaveWhileHeld(
+  release: (node: Awaited<ReturnType<typeof halfAnswering>>, clock: ManualClock) => void,
+): Promise<{ outcome: AttemptOutcome; nodeAborted: boolean }> {
   const node = await halfAnswering();
   const pool = new Pool(node.url);
   const clock = new ManualClock();
@@ -57,16 +64,29 @@ async function leaveWhileHeld(release: (node: Awaited<ReturnType<typeof halfAnsw
     req.resume();
     req.on('end', () => {
       forwardAttempt({
-        pool, path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"model":"m","messages":[]}'),
-        res, nodeName: 'n', extraResponseHeaders: {}, canFailOver: () => false, startedMs: clock.monotonicMs(), totalTimeoutMs: 0, clock,
-        maxHeldBodyBytes: 1 << 20, heldBudget, work: { promptTokens: 20, completionCap: 100, choices: 1, rate: undefined },
+        pool,
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from('{"model":"m","messages":[]}'),
+        res,
+        nodeName: 'n',
+        extraResponseHeaders: {},
+        canFailOver: () => false,
+        startedMs: clock.monotonicMs(),
+        totalTimeoutMs: 0,
+        clock,
+        maxHeldBodyBytes: 1 << 20,
+        heldBudget,
+        work: { promptTokens: 20, completionCap: 100, choices: 1, rate: undefined },
       }).then(resolve, resolve);
     });
   });
   const frontUrl = await listen(front);
   try {
     const controller = new AbortController();
-    const sent = request(`${frontUrl}/`, { method: 'POST', body: '{}', signal: controller.signal }).catch((error: unknown) => error);
+    const sent = request(`${frontUrl}/`, { method: 'POST', body: '{}', signal: controller.signal }).catch(
+      (error: unknown) => error,
+    );
     await eventually(() => heldBudget.held() > 0, 30_000, 'the answer being held');
     controller.abort();
     await sent;
@@ -84,14 +104,23 @@ async function leaveWhileHeld(release: (node: Awaited<ReturnType<typeof halfAnsw
 
 const cutAfterGrace = (_node: unknown, clock: ManualClock): void => clock.advance(WHOLE_ANSWER_GRACE_MS);
 
-test('the client leaves while a whole answer arrives: the rest is read, and the node\'s usage is charged', async () => {
+test("the client leaves while a whole answer arrives: the rest is read, and the node's usage is charged", async () => {
   const { outcome } = await leaveWhileHeld((node) => node.rest());
   assert.equal(outcome.kind, 'client_gone');
-  assert.deepEqual(outcome.kind === 'client_gone' ? outcome.usage : undefined, { promptTokens: 11, completionTokens: 77, counted: 'usage' });
+  assert.deepEqual(outcome.kind === 'client_gone' ? outcome.usage : undefined, {
+    promptTokens: 11,
+    completionTokens: 77,
+    counted: 'usage',
+  });
 });
 
 test('the rest does not come within the grace: the call is cut, the work estimated', async () => {
   const { outcome } = await leaveWhileHeld(cutAfterGrace);
   assert.equal(outcome.kind, 'client_gone');
-  assert.deepEqual(outcome.kind === 'client_gone' ? outcome.usage : undefined, { promptTokens: 20, completionTokens: 0, counted: 'estimated', basis: 'prompt' });
+  assert.deepEqual(outcome.kind === 'client_gone' ? outcome.usage : undefined, {
+    promptTokens: 20,
+    completionTokens: 0,
+    counted: 'estimated',
+    basis: 'prompt',
+  });
 });

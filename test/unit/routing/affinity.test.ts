@@ -8,7 +8,11 @@ const CONTEXT = policyContext(Math.random);
 const fresh = (): SelectionPolicy => createPolicy('affinity', CONTEXT);
 const keyed = (key: string) => request('m', { policy: 'affinity', affinityKey: key });
 
-function live(names: readonly string[]): { nodes: ReturnType<typeof node>[]; snapshot: RoutingSnapshot; load: Map<string, number> } {
+function live(names: readonly string[]): {
+  nodes: ReturnType<typeof node>[];
+  snapshot: RoutingSnapshot;
+  load: Map<string, number>;
+} {
   const nodes = names.map((n) => node(n));
   const load = new Map<string, number>();
   return { nodes, load, snapshot: { ...snapshotOf(nodes), inFlight: (n) => load.get(n) ?? 0 } };
@@ -42,11 +46,17 @@ test('removing one of N nodes moves only the keys it held; adding one moves abou
   const before = homes(names);
   const after = homes(names.filter((n) => n !== 'n3'));
   const moved = before.filter((home, k) => home !== after[k]);
-  assert.ok(moved.every((home) => home === 'n3'), 'only keys of the removed node move');
+  assert.ok(
+    moved.every((home) => home === 'n3'),
+    'only keys of the removed node move',
+  );
   assert.ok(moved.length > 150 && moved.length < 350, `${moved.length} of 2000 moved (about 1/8 = 250)`);
   const grown = homes([...names, 'n8']);
   const movedIn = grown.filter((home, k) => home !== before[k]);
-  assert.ok(movedIn.every((home) => home === 'n8'), 'keys move only to the new node');
+  assert.ok(
+    movedIn.every((home) => home === 'n8'),
+    'keys move only to the new node',
+  );
   assert.ok(movedIn.length > 130 && movedIn.length < 330, `${movedIn.length} of 2000 moved to the new node (about 1/9 = 222)`);
 });
 

@@ -19,14 +19,23 @@ test('a long prompt goes to the node whose context fits it', () => {
 
 test('prompt + max_tokens must fit, and a prompt equal to the context does not', () => {
   const snapshot = snapshotOf([single('n', 1024)]);
-  assert.equal(route(request('m', { promptTokens: 1000, maxTokens: 24 }), snapshot, defaultFilters(), leastInFlight()).kind, 'selected');
-  assert.equal(route(request('m', { promptTokens: 1000, maxTokens: 25 }), snapshot, defaultFilters(), leastInFlight()).kind, 'unroutable');
+  assert.equal(
+    route(request('m', { promptTokens: 1000, maxTokens: 24 }), snapshot, defaultFilters(), leastInFlight()).kind,
+    'selected',
+  );
+  assert.equal(
+    route(request('m', { promptTokens: 1000, maxTokens: 25 }), snapshot, defaultFilters(), leastInFlight()).kind,
+    'unroutable',
+  );
   assert.equal(route(request('m', { promptTokens: 1024 }), snapshot, defaultFilters(), leastInFlight()).kind, 'unroutable');
 });
 
 test('an unknown context counts as fitting', () => {
   const unknown = node('u', { models: ['m'] });
-  assert.equal(route(request('m', { promptTokens: 1_000_000 }), snapshotOf([unknown]), defaultFilters(), leastInFlight()).kind, 'selected');
+  assert.equal(
+    route(request('m', { promptTokens: 1_000_000 }), snapshotOf([unknown]), defaultFilters(), leastInFlight()).kind,
+    'selected',
+  );
 });
 
 test('a node with the model loaded wins over one that would load it on demand', () => {
@@ -37,8 +46,17 @@ test('a node with the model loaded wins over one that would load it on demand', 
 });
 
 test('when no loaded node can fit the prompt, an on-demand node whose last known context fits takes it', () => {
-  const router = node('router', { onDemand: { m: 'unloaded' }, capacity: { role: 'router' }, contexts: { m: { nCtx: 32768, slots: 1 } } });
-  const decision = route(request('m', { promptTokens: 9000 }), snapshotOf([single('loaded', 4096), router]), defaultFilters(), leastInFlight());
+  const router = node('router', {
+    onDemand: { m: 'unloaded' },
+    capacity: { role: 'router' },
+    contexts: { m: { nCtx: 32768, slots: 1 } },
+  });
+  const decision = route(
+    request('m', { promptTokens: 9000 }),
+    snapshotOf([single('loaded', 4096), router]),
+    defaultFilters(),
+    leastInFlight(),
+  );
   assert.equal(decision.kind === 'selected' && decision.node.spec.name, 'router');
 });
 
@@ -67,9 +85,27 @@ test('a unified KV pool refuses a request whose tokens would overflow what is in
 
 test('unroutable decisions mean: wait, 400 for a prompt that can never fit, else 503', () => {
   const cases: [{ node: string; filter: string; code: Parameters<typeof classifyUnroutable>[0][number]['code'] }[], string][] = [
-    [[{ node: 'a', filter: 'f', code: 'too_small' }, { node: 'b', filter: 'f', code: 'no_slot' }], 'busy'],
-    [[{ node: 'a', filter: 'f', code: 'too_small' }, { node: 'b', filter: 'f', code: 'missing' }], 'too_large'],
-    [[{ node: 'a', filter: 'f', code: 'too_small' }, { node: 'b', filter: 'f', code: 'dead' }], 'unavailable'],
+    [
+      [
+        { node: 'a', filter: 'f', code: 'too_small' },
+        { node: 'b', filter: 'f', code: 'no_slot' },
+      ],
+      'busy',
+    ],
+    [
+      [
+        { node: 'a', filter: 'f', code: 'too_small' },
+        { node: 'b', filter: 'f', code: 'missing' },
+      ],
+      'too_large',
+    ],
+    [
+      [
+        { node: 'a', filter: 'f', code: 'too_small' },
+        { node: 'b', filter: 'f', code: 'dead' },
+      ],
+      'unavailable',
+    ],
     [[{ node: 'a', filter: 'f', code: 'missing' }], 'unavailable'],
     [[], 'unavailable'],
   ];

@@ -26,7 +26,14 @@ function picks(order: LoadOrder, times: number): number[] {
 const CASES: { name: string; counts: number[]; positions?: number[]; want: number[]; count: number; ties: number }[] = [
   { name: 'the single least loaded', counts: [3, 1, 2], want: [1, 1], count: 1, ties: 1 },
   { name: 'ties in candidate order, then round', counts: [2, 0, 5, 0, 0], want: [1, 3, 4, 1], count: 0, ties: 3 },
-  { name: 'positions other than the candidate order', counts: [0, 4, 0, 9], positions: [3, 2, 1], want: [1, 1], count: 0, ties: 1 },
+  {
+    name: 'positions other than the candidate order',
+    counts: [0, 4, 0, 9],
+    positions: [3, 2, 1],
+    want: [1, 1],
+    count: 0,
+    ties: 1,
+  },
   { name: 'a count past the first buckets', counts: [40, 17, 99], want: [1], count: 17, ties: 1 },
 ];
 
@@ -55,7 +62,10 @@ test('load order: a lease taken or returned moves its candidate, read from the j
   live.set(2, 3);
   live.set(1, 0);
   assert.deepEqual(picks(order, 1), [1]);
-  assert.deepEqual([0, 1, 2].map((i) => order.countOf(i)), [1, 0, 3]);
+  assert.deepEqual(
+    [0, 1, 2].map((i) => order.countOf(i)),
+    [1, 0, 3],
+  );
 });
 
 test('load order: a change to a position outside the candidates is skipped', () => {

@@ -12,17 +12,49 @@ test('router-room goes right after fits-context, and the failover pipeline drops
   const pipeline = withRouterRoom(defaultFilters(), () => noSwitch);
   const names = pipeline.map((f) => f.name);
   assert.equal(names[names.indexOf('fits-context') + 1], 'router-room');
-  assert.deepEqual(alternativeFilters(pipeline).map((f) => f.name), names.filter((n) => n !== 'has-capacity'));
+  assert.deepEqual(
+    alternativeFilters(pipeline).map((f) => f.name),
+    names.filter((n) => n !== 'has-capacity'),
+  );
 });
 
 test('rooms list only limited routers, with their busy models and switch state, as plain data', () => {
-  const limited = node('r', { kind: 'llamacpp', models: ['x'], onDemand: { m: 'unloaded' }, capacity: { role: 'router', router: { maxInstances: 1, autoload: true } } });
-  const unlimited = node('u', { kind: 'llamacpp', models: ['x'], capacity: { role: 'router', router: { maxInstances: 0, autoload: true } } });
+  const limited = node('r', {
+    kind: 'llamacpp',
+    models: ['x'],
+    onDemand: { m: 'unloaded' },
+    capacity: { role: 'router', router: { maxInstances: 1, autoload: true } },
+  });
+  const unlimited = node('u', {
+    kind: 'llamacpp',
+    models: ['x'],
+    capacity: { role: 'router', router: { maxInstances: 0, autoload: true } },
+  });
   const plain = node('v', { models: ['x'] });
-  const snapshot = snapshotOf([limited, unlimited, plain], {}, { 'r/x': { requests: 1, tokens: 10 }, 'u/x': { requests: 2, tokens: 0 } });
-  const view = { pending: { model: 'm', loaded: false }, switchDue: true, failedLoads: new Map([['y', 'timed out']]), pinned: new Set(['p']), wanted: new Set(['w']) };
+  const snapshot = snapshotOf(
+    [limited, unlimited, plain],
+    {},
+    { 'r/x': { requests: 1, tokens: 10 }, 'u/x': { requests: 2, tokens: 0 } },
+  );
+  const view = {
+    pending: { model: 'm', loaded: false },
+    switchDue: true,
+    failedLoads: new Map([['y', 'timed out']]),
+    pinned: new Set(['p']),
+    wanted: new Set(['w']),
+  };
   const rooms = routerRoomsOf(snapshot, () => view);
-  assert.deepEqual(rooms, [{ node: 'r', pending: { model: 'm', loaded: false }, switchDue: true, failedLoads: [['y', 'timed out']], busy: ['x'], pinned: ['p'], wanted: ['w'] }]);
+  assert.deepEqual(rooms, [
+    {
+      node: 'r',
+      pending: { model: 'm', loaded: false },
+      switchDue: true,
+      failedLoads: [['y', 'timed out']],
+      busy: ['x'],
+      pinned: ['p'],
+      wanted: ['w'],
+    },
+  ]);
   assert.deepEqual(structuredClone(rooms), rooms, 'crosses a MessagePort unchanged');
   assert.deepEqual(switchViewOf(rooms[0]), view);
   assert.deepEqual(noSwitch, { pending: undefined, switchDue: false, failedLoads: new Map() });

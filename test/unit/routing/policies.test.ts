@@ -40,7 +40,11 @@ test('round-robin: each candidate in turn, ignoring load', () => {
 
 test('least-in-flight: scores are the in-flight counts and the reason names the winner load', () => {
   const nodes = [node('a'), node('b')];
-  const choice = createPolicy('least-in-flight', policyContext(Math.random)).choose(request('m'), nodes, snapshotOf(nodes, { a: 3, b: 1 }));
+  const choice = createPolicy('least-in-flight', policyContext(Math.random)).choose(
+    request('m'),
+    nodes,
+    snapshotOf(nodes, { a: 3, b: 1 }),
+  );
   assert.equal(choice?.node.spec.name, 'b');
   assert.deepEqual(choice?.scores, [3, 1]);
   assert.equal(choice?.reason, 'fewest in flight (1, 1 tied)');

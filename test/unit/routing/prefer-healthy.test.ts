@@ -15,13 +15,20 @@ test('an ejected node stands by exactly until its deadline', () => {
   for (const [what, ejectedUntil, expected] of rows) {
     const snapshot = snapshotOf([node('flaky', { models: ['m'], ejectedUntil }), node('steady', { models: ['m'] })]);
     const { excluded } = preferHealthy.apply(request('m'), snapshot.nodes, snapshot);
-    assert.deepEqual(excluded.map((e) => `${e.node}:${e.code}`), expected, what);
+    assert.deepEqual(
+      excluded.map((e) => `${e.node}:${e.code}`),
+      expected,
+      what,
+    );
   }
 });
 
 test('an ejected node is still used when no other node remains', () => {
   const snapshot = snapshotOf([node('flaky', { models: ['m'], ejectedUntil: NOW + 1 })]);
   const { kept, excluded } = preferHealthy.apply(request('m'), snapshot.nodes, snapshot);
-  assert.deepEqual(kept.map((n) => n.spec.name), ['flaky']);
+  assert.deepEqual(
+    kept.map((n) => n.spec.name),
+    ['flaky'],
+  );
   assert.deepEqual(excluded, []);
 });

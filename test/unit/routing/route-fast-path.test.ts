@@ -6,7 +6,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Usage } from '#src/capacity/index.ts';
-import { defaultFilters, ExclusionCounter, leastInFlight, route, routerRoom, RouteIndex, type Filter, type RouterSwitchView } from '#src/routing/index.ts';
+import {
+  defaultFilters,
+  ExclusionCounter,
+  leastInFlight,
+  route,
+  routerRoom,
+  RouteIndex,
+  type Filter,
+  type RouterSwitchView,
+} from '#src/routing/index.ts';
 import { NOW, node, request, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
 import { seededRandom } from '#src/sim/seeded-random.ts';
 
@@ -31,14 +40,20 @@ function randomNode(name: string, position: number, r: () => number): NodeView {
     ...(r() < 0.1 ? { phase: 'expired' as const, fails: 3 } : {}),
     capacity:
       r() < 0.5
-        ? { role: r() < 0.2 ? 'router' : 'single', models: Object.fromEntries(models.map((m) => [m, { nCtx: ctx, slots: pick([undefined, 1, 2, 4]) }])) }
+        ? {
+            role: r() < 0.2 ? 'router' : 'single',
+            models: Object.fromEntries(models.map((m) => [m, { nCtx: ctx, slots: pick([undefined, 1, 2, 4]) }])),
+          }
         : { role: 'single', host: ctx > 0 ? { nCtx: ctx, slots: pick([undefined, 1, 2]) } : undefined },
     contexts: r() < 0.3 ? { a: { nCtx: pick([128, 4096]), slots: 1 } } : {},
     ...(r() < 0.1 ? { ejectedUntil: NOW + pick([-1000, 5000]) } : {}),
   };
   const view = node(name, options);
   // Some routers are limited (max_instances): router-room judges them per request.
-  const limited = view.capacity.role === 'router' && r() < 0.5 ? { ...view.capacity, router: { maxInstances: 1, autoload: true } } : view.capacity;
+  const limited =
+    view.capacity.role === 'router' && r() < 0.5
+      ? { ...view.capacity, router: { maxInstances: 1, autoload: true } }
+      : view.capacity;
   return { ...view, capacity: limited, position };
 }
 
@@ -47,7 +62,8 @@ function randomSnapshot(nodes: readonly NodeView[], r: () => number): RoutingSna
   const usage: Record<string, Usage> = {};
   for (const n of nodes) {
     inFlight[n.spec.name] = Math.floor(r() * 4);
-    for (const m of MODELS) if (r() < 0.3) usage[`${n.spec.name}/${m}`] = { requests: 1 + Math.floor(r() * 3), tokens: Math.floor(r() * 3000) };
+    for (const m of MODELS)
+      if (r() < 0.3) usage[`${n.spec.name}/${m}`] = { requests: 1 + Math.floor(r() * 3), tokens: Math.floor(r() * 3000) };
   }
   const base = snapshotOf(nodes, inFlight, usage);
   const limit = [undefined, 2, 3][Math.floor(r() * 3)];
@@ -103,7 +119,11 @@ for (const pipeline of ['default', 'with router-room'] as const) {
           const req = randomRequest(r);
           if (index.fast(req, snapshot, filters) !== undefined) fastTaken += 1;
           decisions += 1;
-          assert.deepEqual(route(req, snapshot, filters, indexed, index), route(req, snapshot, filters, plain), `seed ${seed}, round ${round}, request ${k}`);
+          assert.deepEqual(
+            route(req, snapshot, filters, indexed, index),
+            route(req, snapshot, filters, plain),
+            `seed ${seed}, round ${round}, request ${k}`,
+          );
         }
         // Some nodes change between rounds: the index updates those slots only.
         nodes = nodes.map((n, i) => (r() < 0.2 ? randomNode(n.spec.name, i, r) : n));
@@ -121,12 +141,21 @@ test('the fast path hands out the plan itself when every node has room (no copy 
   const filters = defaultFilters();
   const first = index.fast(request('a'), snapshot, filters);
   assert.equal(index.fast(request('a'), snapshot, filters)?.kept, first?.kept);
-  assert.deepEqual(first?.kept.map((n) => n.spec.name), ['n0', 'n1', 'n2']);
+  assert.deepEqual(
+    first?.kept.map((n) => n.spec.name),
+    ['n0', 'n1', 'n2'],
+  );
   // A node at its connection limit is dropped with its reason; a refusal takes the whole pipeline.
   const busy = { ...snapshot, inFlightByPosition: [4, 0, 0], inFlight: (name: string) => (name === 'n0' ? 4 : 0) };
   const decided = index.fast(request('a'), busy, filters);
-  assert.deepEqual(decided?.kept.map((n) => n.spec.name), ['n1', 'n2']);
-  assert.deepEqual(decided?.excluded.map((e) => [e.node, e.code]), [['n0', 'connections_full']]);
+  assert.deepEqual(
+    decided?.kept.map((n) => n.spec.name),
+    ['n1', 'n2'],
+  );
+  assert.deepEqual(
+    decided?.excluded.map((e) => [e.node, e.code]),
+    [['n0', 'connections_full']],
+  );
   const full = { ...snapshot, inFlightByPosition: [4, 4, 4], inFlight: () => 4 };
   assert.equal(index.fast(request('a'), full, filters), undefined);
 });
@@ -135,14 +164,26 @@ test('an entry is updated per changed node: unchanged slots are kept', () => {
   const nodes = [0, 1, 2].map((i) => ({ ...node(`n${i}`, { models: ['a'] }), position: i }));
   const index = new RouteIndex();
   const filters = defaultFilters();
-  assert.deepEqual(index.fast(request('a'), snapshotOf(nodes), filters)?.kept.map((n) => n.spec.name), ['n0', 'n1', 'n2']);
+  assert.deepEqual(
+    index.fast(request('a'), snapshotOf(nodes), filters)?.kept.map((n) => n.spec.name),
+    ['n0', 'n1', 'n2'],
+  );
   const changed = [nodes[0] as NodeView, { ...node('n1', { models: ['a'], health: 'dead' }), position: 1 }, nodes[2] as NodeView];
   const decided = index.fast(request('a'), snapshotOf(changed), filters);
-  assert.deepEqual(decided?.kept.map((n) => n.spec.name), ['n0', 'n2']);
-  assert.deepEqual(decided?.excluded.map((e) => [e.node, e.code]), [['n1', 'dead']]);
+  assert.deepEqual(
+    decided?.kept.map((n) => n.spec.name),
+    ['n0', 'n2'],
+  );
+  assert.deepEqual(
+    decided?.excluded.map((e) => [e.node, e.code]),
+    [['n1', 'dead']],
+  );
   // A new node set (one more node) rebuilds the entry.
   const grown = [...changed, { ...node('n3', { models: ['a'] }), position: 3 }];
-  assert.deepEqual(index.fast(request('a'), snapshotOf(grown), filters)?.kept.map((n) => n.spec.name), ['n0', 'n2', 'n3']);
+  assert.deepEqual(
+    index.fast(request('a'), snapshotOf(grown), filters)?.kept.map((n) => n.spec.name),
+    ['n0', 'n2', 'n3'],
+  );
 });
 
 test('metrics count a shared (frozen) exclusion list once, and a per-request list every time', () => {

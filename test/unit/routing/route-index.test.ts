@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultFilters, leastInFlight, route, RouteIndex, ROUTE_INDEX_MAX_ENTRIES, filterCandidates } from '#src/routing/index.ts';
+import {
+  defaultFilters,
+  leastInFlight,
+  route,
+  RouteIndex,
+  ROUTE_INDEX_MAX_ENTRIES,
+  filterCandidates,
+} from '#src/routing/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { node, request, snapshotOf } from '#test/fixtures/builders.ts';
 
@@ -47,14 +54,26 @@ test('the index is reused while the views stay the same and rebuilt when they ch
   const index = new RouteIndex();
   const first = snapshotOf([node('a', { models: ['m'] }), node('b', { models: ['x'] })]);
   const head = index.prefix(request('m'), first, filters);
-  assert.deepEqual(head?.kept.map((n) => n.spec.name), ['a']);
-  assert.deepEqual(head?.excluded.map((e) => [e.node, e.code]), [['b', 'missing']]);
+  assert.deepEqual(
+    head?.kept.map((n) => n.spec.name),
+    ['a'],
+  );
+  assert.deepEqual(
+    head?.excluded.map((e) => [e.node, e.code]),
+    [['b', 'missing']],
+  );
   assert.equal(index.prefix(request('m'), { ...first, now: first.now + 1 }, filters), head, 'same views: same entry');
   // The registry hands out a new views array when discovery or health changed.
   const relisted = snapshotOf([node('a', { models: ['m'] }), node('b', { models: ['x', 'm'] })]);
-  assert.deepEqual(index.prefix(request('m'), relisted, filters)?.kept.map((n) => n.spec.name), ['a', 'b']);
+  assert.deepEqual(
+    index.prefix(request('m'), relisted, filters)?.kept.map((n) => n.spec.name),
+    ['a', 'b'],
+  );
   const died = snapshotOf([node('a', { models: ['m'], health: 'dead' }), node('b', { models: ['x', 'm'] })]);
-  assert.deepEqual(filterCandidates(request('m'), died, filters, index).excluded.map((e) => [e.node, e.code]), [['a', 'dead']]);
+  assert.deepEqual(
+    filterCandidates(request('m'), died, filters, index).excluded.map((e) => [e.node, e.code]),
+    [['a', 'dead']],
+  );
 });
 
 test('a failover takes the slow path; the index has nothing to say for it', () => {

@@ -5,12 +5,23 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { POLICY_NAMES } from '#src/config/index.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
-import { createPolicy, defaultFilters, POLICIES, REQUEST_FEATURES, requestFeaturesFor, route, type RequestFeature, type RequestFeatures, type SelectionPolicy } from '#src/routing/index.ts';
+import {
+  createPolicy,
+  defaultFilters,
+  POLICIES,
+  REQUEST_FEATURES,
+  requestFeaturesFor,
+  route,
+  type RequestFeature,
+  type RequestFeatures,
+  type SelectionPolicy,
+} from '#src/routing/index.ts';
 import { seededRandom } from '#src/sim/seeded-random.ts';
 import { InFlightCounts } from '#src/nodes/in-flight-counts.ts';
 import { node, request, snapshotOf, policyContext } from '#test/fixtures/builders.ts';
 
-const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy => createPolicy(name, policyContext(seededRandom(seed)));
+const fresh = (name: (typeof POLICY_NAMES)[number], seed = 7): SelectionPolicy =>
+  createPolicy(name, policyContext(seededRandom(seed)));
 
 /** A snapshot whose in-flight counts the test raises as it routes, and which counts its own reads. */
 function liveSnapshot(nodes: readonly NodeView[]): { snapshot: RoutingSnapshot; load: Map<string, number>; reads: () => number } {
@@ -63,7 +74,9 @@ for (const name of POLICY_NAMES) {
 
     test('never picks a node outside the candidates, and route never picks an excluded one', () => {
       const policy = fresh(name);
-      const nodes = Array.from({ length: 8 }, (_, i) => node(`n${i}`, { health: i % 3 === 0 ? 'dead' : 'healthy', models: i % 4 === 1 ? ['other'] : ['m'] }));
+      const nodes = Array.from({ length: 8 }, (_, i) =>
+        node(`n${i}`, { health: i % 3 === 0 ? 'dead' : 'healthy', models: i % 4 === 1 ? ['other'] : ['m'] }),
+      );
       const { snapshot, load } = liveSnapshot(nodes);
       const draw = seededRandom(3);
       for (let i = 0; i < 200; i += 1) {
@@ -74,7 +87,8 @@ for (const name of POLICY_NAMES) {
         if (choice !== undefined) load.set(choice.node.spec.name, (load.get(choice.node.spec.name) ?? 0) + 1);
         const decision = route(request('m', { policy: name }), snapshot, defaultFilters(), policy);
         assert.equal(decision.kind, 'selected');
-        if (decision.kind === 'selected') assert.ok(!decision.excluded.some((e) => e.node === decision.node.spec.name), 'picked an excluded node');
+        if (decision.kind === 'selected')
+          assert.ok(!decision.excluded.some((e) => e.node === decision.node.spec.name), 'picked an excluded node');
       }
     });
 
@@ -100,7 +114,8 @@ for (const name of POLICY_NAMES) {
       const running: string[] = [];
       for (let i = 0; i < 800; i += 1) {
         // Distinct keys, so key-based policies spread by their hashing rather than a fallback.
-        const picked = policy.choose(request('m', { policy: name, affinityKey: `session-${i}` }), nodes, snapshot)?.node.spec.name ?? '';
+        const picked =
+          policy.choose(request('m', { policy: name, affinityKey: `session-${i}` }), nodes, snapshot)?.node.spec.name ?? '';
         counts.set(picked, (counts.get(picked) ?? 0) + 1);
         load.set(picked, (load.get(picked) ?? 0) + 1);
         running.push(picked);
@@ -124,7 +139,11 @@ for (const name of POLICY_NAMES) {
         const choice = policy.choose(request('m', { policy: name, affinityKey: `session-${i}` }), candidates, snapshot);
         assert.ok(choice !== undefined && candidates.includes(choice.node), 'picked a node that was not a candidate');
         assert.equal(choice.scores.length, candidates.length, 'one score per candidate');
-        if (choice.scoreAt !== undefined) assert.deepEqual(candidates.map((_, k) => choice.scoreAt?.(k)), [...choice.scores]);
+        if (choice.scoreAt !== undefined)
+          assert.deepEqual(
+            candidates.map((_, k) => choice.scoreAt?.(k)),
+            [...choice.scores],
+          );
         const at = choice.node.position ?? -1;
         got.set(choice.node.spec.name, (got.get(choice.node.spec.name) ?? 0) + 1);
         counts.set(at, (counts.byPosition[at] ?? 0) + 1);
@@ -156,7 +175,10 @@ for (const name of POLICY_NAMES) {
 
     test('reads no request feature it does not declare', () => {
       const nodes = Array.from({ length: 5 }, (_, i) => node(`n${i}`, { models: ['m'] }));
-      const declared = (i: number): RequestFeatures => ({ affinityKey: `k${i % 7}`, promptPrefix: `prompt ${i % 3} of the same opening` });
+      const declared = (i: number): RequestFeatures => ({
+        affinityKey: `k${i % 7}`,
+        promptPrefix: `prompt ${i % 3} of the same opening`,
+      });
       const picks = (features: (i: number) => RequestFeatures): string[] => {
         const policy = fresh(name, 5);
         const { snapshot, load } = liveSnapshot(nodes);
@@ -172,7 +194,11 @@ for (const name of POLICY_NAMES) {
       };
       for (const feature of REQUEST_FEATURES.filter((f) => !POLICIES[name].reads.includes(f))) {
         const withFeature = (i: number): RequestFeatures => ({ ...only(i), [feature]: `other ${i % 4} value` });
-        assert.deepEqual(picks(withFeature), picks(only), `${name} picks differently when ${feature}, which it does not declare, is set`);
+        assert.deepEqual(
+          picks(withFeature),
+          picks(only),
+          `${name} picks differently when ${feature}, which it does not declare, is set`,
+        );
       }
     });
 

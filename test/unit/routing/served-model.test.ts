@@ -9,7 +9,11 @@ import type { NodeKind } from '#src/config/index.ts';
 const listing = (name: string, kind: NodeKind, models: readonly { id: string; aliases?: string[] }[]): NodeView => {
   const base = node(name, { kind, models: [] });
   const listed = models.map((m) => model(m.id, { aliases: m.aliases ?? [] }));
-  return { ...base, discovery: { ...base.discovery, phase: 'known', models: listed }, modelsById: new Map(listed.map((m) => [m.id, m])) };
+  return {
+    ...base,
+    discovery: { ...base.discovery, phase: 'known', models: listed },
+    modelsById: new Map(listed.map((m) => [m.id, m])),
+  };
 };
 
 test('servedModelName: exact ids, kind rules, votes, ties and misses', () => {
@@ -20,7 +24,7 @@ test('servedModelName: exact ids, kind rules, votes, ties and misses', () => {
   const table: [string, readonly NodeView[], string, string][] = [
     ['the implicit :latest', [ollama], 'llama3.2', 'llama3.2:latest'],
     ['a router alias', [router], 'llama3.2', 'ggml-org/llama3.2-GGUF:Q4_K_M'],
-    ['an exact id anywhere wins over other nodes\' rules', [ollama, router, vllm], 'llama3.2', 'llama3.2'],
+    ["an exact id anywhere wins over other nodes' rules", [ollama, router, vllm], 'llama3.2', 'llama3.2'],
     ['the id more nodes resolve to', [router, ollama, ollama2], 'llama3.2', 'llama3.2:latest'],
     ['a tie goes to the first id in sort order', [ollama, router], 'llama3.2', 'ggml-org/llama3.2-GGUF:Q4_K_M'],
     ['nothing resolves: the name unchanged', [ollama, router], 'mistral', 'mistral'],
@@ -39,8 +43,14 @@ test('coreName drops the namespace in front and the tag behind', () => {
 
 test('closestNames ranks by the core name first, so decorations do not push the related model down', () => {
   assert.deepEqual(closestNames('llama3.3', ['llava:7b', 'llama3.2:latest', 'qwen3:8b'], 2), ['llama3.2:latest', 'llava:7b']);
-  assert.deepEqual(closestNames('Llama-3-8B', ['meta-llama/Llama-3-8B-Instruct', 'gemma-2b', 'meta-llama/Llama-3-8B'], 1), ['meta-llama/Llama-3-8B']);
-  assert.deepEqual(closestNames('llama3.2', ['llama3.2:1b', 'llama3.2:3b', 'llama3'], 3), ['llama3.2:1b', 'llama3.2:3b', 'llama3']);
+  assert.deepEqual(closestNames('Llama-3-8B', ['meta-llama/Llama-3-8B-Instruct', 'gemma-2b', 'meta-llama/Llama-3-8B'], 1), [
+    'meta-llama/Llama-3-8B',
+  ]);
+  assert.deepEqual(closestNames('llama3.2', ['llama3.2:1b', 'llama3.2:3b', 'llama3'], 3), [
+    'llama3.2:1b',
+    'llama3.2:3b',
+    'llama3',
+  ]);
 });
 
 test('closestNames reads a bounded prefix of a huge typed name', () => {
@@ -48,13 +58,19 @@ test('closestNames reads a bounded prefix of a huge typed name', () => {
 });
 
 test('the 404 suggestions are names some node takes: ids, and an alias only where its kind resolves it', () => {
-  const router = listing('r', 'llamacpp', [{ id: 'tiny-a', aliases: ['gpt-4o-mini', 'shared'] }, { id: 'tiny-b', aliases: ['shared'] }]);
+  const router = listing('r', 'llamacpp', [
+    { id: 'tiny-a', aliases: ['gpt-4o-mini', 'shared'] },
+    { id: 'tiny-b', aliases: ['shared'] },
+  ]);
   const vllm = listing('v', 'vllm', [{ id: 'served', aliases: ['vllm-alias'] }]);
   const verdict = judgeModel({ nodes: [router, vllm], model: 'gpt-4o-mimi', requested: 'gpt-4o-mimi' });
   assert.equal(verdict.kind, 'unknown');
   assert.ok(verdict.kind === 'unknown' && verdict.closest[0] === 'gpt-4o-mini', JSON.stringify(verdict));
   const all = judgeModel({ nodes: [router, vllm], model: 'x', requested: 'x' });
   assert.ok(all.kind === 'unknown');
-  assert.ok(all.kind === 'unknown' && !all.closest.includes('shared') && !all.closest.includes('vllm-alias'), JSON.stringify(all));
+  assert.ok(
+    all.kind === 'unknown' && !all.closest.includes('shared') && !all.closest.includes('vllm-alias'),
+    JSON.stringify(all),
+  );
   assert.deepEqual(judgeModel({ nodes: [router], model: 'gpt-4o-mini', requested: 'gpt-4o-mini' }), { kind: 'served' });
 });

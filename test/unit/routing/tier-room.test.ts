@@ -34,7 +34,10 @@ for (const c of ROOM) {
     assert.ok(bounds !== undefined);
     // The tier lists positions 2, 0, 1: counts are read by position.
     const byPosition = [c.counts[1] ?? 0, c.counts[2] ?? 0, c.counts[0] ?? 0];
-    assert.deepEqual([0, 1, 2].map((i) => surelyHasRoom(bounds, i, byPosition, c.limit)), c.want);
+    assert.deepEqual(
+      [0, 1, 2].map((i) => surelyHasRoom(bounds, i, byPosition, c.limit)),
+      c.want,
+    );
     assert.equal(allSurelyHaveRoom(bounds, byPosition, c.limit), c.want.every(Boolean));
   });
 }

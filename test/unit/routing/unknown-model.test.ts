@@ -10,15 +10,26 @@ import type { NodeView } from '#src/nodes/index.ts';
 
 const known = (name: string, models: readonly string[]): NodeView => node(name, { models });
 /** A node whose listing expired after it had listed `models` (failed fetches keep the last listing). */
-const expired = (name: string, models: readonly string[], health: 'healthy' | 'dead' = 'dead'): NodeView => node(name, { models, phase: 'expired', health });
+const expired = (name: string, models: readonly string[], health: 'healthy' | 'dead' = 'dead'): NodeView =>
+  node(name, { models, phase: 'expired', health });
 /** A node that has never listed anything and whose fetches failed past fail_threshold. */
 const gaveUp = (name: string): NodeView => {
   const view = node(name, { health: 'dead' });
   return { ...view, discovery: { ...view.discovery, phase: 'expired', fails: 3 } };
 };
-const withAllowList = (view: NodeView, allowed: readonly string[]): NodeView => ({ ...view, spec: { ...view.spec, allowedModels: allowed } });
+const withAllowList = (view: NodeView, allowed: readonly string[]): NodeView => ({
+  ...view,
+  spec: { ...view.spec, allowedModels: allowed },
+});
 
-const cases: readonly { name: string; nodes: readonly NodeView[]; model: string; remote?: readonly string[]; outOfScope?: boolean; want: ModelVerdict }[] = [
+const cases: readonly {
+  name: string;
+  nodes: readonly NodeView[];
+  model: string;
+  remote?: readonly string[];
+  outOfScope?: boolean;
+  want: ModelVerdict;
+}[] = [
   {
     name: 'every listing current, none lists it: unknown, nearest first',
     nodes: [known('a', ['llama-3.1-8b', 'qwen3-8b']), known('b', ['llama-3.1-70b', 'mistral-7b'])],
@@ -31,9 +42,24 @@ const cases: readonly { name: string; nodes: readonly NodeView[]; model: string;
     model: 'm2',
     want: { kind: 'unknown', closest: ['m1'] },
   },
-  { name: 'a node lists it (dead or busy alike): served', nodes: [known('a', ['m1']), node('b', { models: ['m2'], health: 'dead' })], model: 'm2', want: { kind: 'served' } },
-  { name: 'a degraded node still listing it: served', nodes: [node('a', { models: ['m2'], phase: 'degraded' })], model: 'm2', want: { kind: 'served' } },
-  { name: 'only a dead node whose listing expired listed it: served (unavailable, 503), never unknown', nodes: [known('a', ['m1']), expired('b', ['m2'])], model: 'm2', want: { kind: 'served' } },
+  {
+    name: 'a node lists it (dead or busy alike): served',
+    nodes: [known('a', ['m1']), node('b', { models: ['m2'], health: 'dead' })],
+    model: 'm2',
+    want: { kind: 'served' },
+  },
+  {
+    name: 'a degraded node still listing it: served',
+    nodes: [node('a', { models: ['m2'], phase: 'degraded' })],
+    model: 'm2',
+    want: { kind: 'served' },
+  },
+  {
+    name: 'only a dead node whose listing expired listed it: served (unavailable, 503), never unknown',
+    nodes: [known('a', ['m1']), expired('b', ['m2'])],
+    model: 'm2',
+    want: { kind: 'served' },
+  },
   {
     name: 'an on-demand model (router, not loaded) is served',
     nodes: [node('r', { onDemand: { 'big-model': 'unloaded' } })],
@@ -52,9 +78,24 @@ const cases: readonly { name: string; nodes: readonly NodeView[]; model: string;
     model: 'm9',
     want: { kind: 'unknown', closest: ['m1', 'm2'] },
   },
-  { name: 'a healthy node whose listing expired: its last listing still decides', nodes: [known('a', ['m1']), expired('b', ['m2'], 'healthy')], model: 'm9', want: { kind: 'unknown', closest: ['m1', 'm2'] } },
-  { name: 'a node that has never listed (untried): unsure', nodes: [known('a', ['m1']), node('b')], model: 'm9', want: { kind: 'unsure', unlisted: ['b'] } },
-  { name: 'a dead node that has never listed, not yet given up on: unsure', nodes: [known('a', ['m1']), node('b', { health: 'dead' })], model: 'm9', want: { kind: 'unsure', unlisted: ['b'] } },
+  {
+    name: 'a healthy node whose listing expired: its last listing still decides',
+    nodes: [known('a', ['m1']), expired('b', ['m2'], 'healthy')],
+    model: 'm9',
+    want: { kind: 'unknown', closest: ['m1', 'm2'] },
+  },
+  {
+    name: 'a node that has never listed (untried): unsure',
+    nodes: [known('a', ['m1']), node('b')],
+    model: 'm9',
+    want: { kind: 'unsure', unlisted: ['b'] },
+  },
+  {
+    name: 'a dead node that has never listed, not yet given up on: unsure',
+    nodes: [known('a', ['m1']), node('b', { health: 'dead' })],
+    model: 'm9',
+    want: { kind: 'unsure', unlisted: ['b'] },
+  },
   {
     name: 'a node that never listed and whose listing expired (fail_threshold fetches failed): the doubt is over, unknown',
     nodes: [known('a', ['m1']), gaveUp('b')],
@@ -74,7 +115,13 @@ const cases: readonly { name: string; nodes: readonly NodeView[]; model: string;
     want: { kind: 'unsure', unlisted: ['b'] },
   },
   { name: 'no node at all: unsure', nodes: [], model: 'm9', want: { kind: 'unsure', unlisted: [] } },
-  { name: 'a fresh remote site lists it: served', nodes: [known('a', ['m1'])], model: 'm9', remote: ['m9'], want: { kind: 'served' } },
+  {
+    name: 'a fresh remote site lists it: served',
+    nodes: [known('a', ['m1'])],
+    model: 'm9',
+    remote: ['m9'],
+    want: { kind: 'served' },
+  },
   {
     name: 'remote models are suggested too',
     nodes: [known('a', ['m1'])],
@@ -95,23 +142,45 @@ const cases: readonly { name: string; nodes: readonly NodeView[]; model: string;
     outOfScope: true,
     want: { kind: 'unknown', closest: ['m2', 'm1'] },
   },
-  { name: 'out of scope: unknown even with no node at all', nodes: [], model: 'm2', outOfScope: true, want: { kind: 'unknown', closest: [] } },
+  {
+    name: 'out of scope: unknown even with no node at all',
+    nodes: [],
+    model: 'm2',
+    outOfScope: true,
+    want: { kind: 'unknown', closest: [] },
+  },
 ];
 
 for (const c of cases) {
   test(`judgeModel: ${c.name}`, () => {
-    const verdict = judgeModel({ nodes: c.nodes, model: c.model, requested: c.model, remoteModels: c.remote === undefined ? undefined : new Set(c.remote), outOfScope: c.outOfScope });
+    const verdict = judgeModel({
+      nodes: c.nodes,
+      model: c.model,
+      requested: c.model,
+      remoteModels: c.remote === undefined ? undefined : new Set(c.remote),
+      outOfScope: c.outOfScope,
+    });
     assert.deepEqual(verdict, c.want);
   });
 }
 
 test('judgeModel: out of scope, the suggestions are only names inside the scope', () => {
-  const verdict = judgeModel({ nodes: [known('a', ['team-a-chat', 'secret-model'])], model: 'secret-model', requested: 'secret-model', outOfScope: true, visible: (name) => name.startsWith('team-a') });
+  const verdict = judgeModel({
+    nodes: [known('a', ['team-a-chat', 'secret-model'])],
+    model: 'secret-model',
+    requested: 'secret-model',
+    outOfScope: true,
+    visible: (name) => name.startsWith('team-a'),
+  });
   assert.deepEqual(verdict, { kind: 'unknown', closest: ['team-a-chat'] });
 });
 
 test('judgeModel ranks by the name the client typed, not the alias it resolved to', () => {
-  const verdict = judgeModel({ nodes: [known('a', ['qwen3-8b', 'llama-3.1-8b'])], model: 'resolved-elsewhere', requested: 'qwen3-8' });
+  const verdict = judgeModel({
+    nodes: [known('a', ['qwen3-8b', 'llama-3.1-8b'])],
+    model: 'resolved-elsewhere',
+    requested: 'qwen3-8',
+  });
   assert.deepEqual(verdict, { kind: 'unknown', closest: ['qwen3-8b', 'llama-3.1-8b'] });
 });
 

@@ -12,16 +12,56 @@ const mightFit = (node: string): boolean => LISTING.has(node);
 
 const cases: readonly { name: string; excluded: readonly Exclusion[]; want: UnroutableKind }[] = [
   { name: 'a busy node: wait', excluded: [ex('big', 'no_slot'), ex('router', 'pinned')], want: 'busy' },
-  { name: 'a router full of pinned models, the others do not list it: blocked', excluded: [ex('router', 'pinned'), ex('other', 'missing'), ex('grouped', 'group_mismatch')], want: 'blocked' },
-  { name: 'every router that lists it is full of pinned models: blocked', excluded: [ex('router', 'pinned'), ex('router-2', 'pinned')], want: 'blocked' },
-  { name: 'a dead node that never listed it does not help: blocked', excluded: [ex('router', 'pinned'), ex('gone', 'dead')], want: 'blocked' },
-  { name: 'a dead node that lists it may come back: unavailable (503 with Retry-After)', excluded: [ex('router', 'pinned'), ex('down-listing', 'dead')], want: 'unavailable' },
-  { name: 'an asleep node that lists it could be woken: unavailable', excluded: [ex('router', 'pinned'), ex('down-listing', 'asleep')], want: 'unavailable' },
-  { name: 'a load that failed on another node clears with time: unavailable', excluded: [ex('router', 'pinned'), ex('down-listing', 'load_failed')], want: 'unavailable' },
-  { name: 'a pinned router that could not fit the prompt anyway is no block', excluded: [ex('tiny', 'pinned'), ex('other', 'missing')], want: 'unavailable' },
-  { name: 'too small everywhere, no pins: too large', excluded: [ex('small', 'too_small'), ex('other', 'missing')], want: 'too_large' },
-  { name: 'too small here, a pinned router that could fit it: blocked, not too large', excluded: [ex('small', 'too_small'), ex('router', 'pinned')], want: 'blocked' },
-  { name: 'nothing lists it: unavailable (the unknown-model verdict decides 404)', excluded: [ex('other', 'missing'), ex('gone', 'dead')], want: 'unavailable' },
+  {
+    name: 'a router full of pinned models, the others do not list it: blocked',
+    excluded: [ex('router', 'pinned'), ex('other', 'missing'), ex('grouped', 'group_mismatch')],
+    want: 'blocked',
+  },
+  {
+    name: 'every router that lists it is full of pinned models: blocked',
+    excluded: [ex('router', 'pinned'), ex('router-2', 'pinned')],
+    want: 'blocked',
+  },
+  {
+    name: 'a dead node that never listed it does not help: blocked',
+    excluded: [ex('router', 'pinned'), ex('gone', 'dead')],
+    want: 'blocked',
+  },
+  {
+    name: 'a dead node that lists it may come back: unavailable (503 with Retry-After)',
+    excluded: [ex('router', 'pinned'), ex('down-listing', 'dead')],
+    want: 'unavailable',
+  },
+  {
+    name: 'an asleep node that lists it could be woken: unavailable',
+    excluded: [ex('router', 'pinned'), ex('down-listing', 'asleep')],
+    want: 'unavailable',
+  },
+  {
+    name: 'a load that failed on another node clears with time: unavailable',
+    excluded: [ex('router', 'pinned'), ex('down-listing', 'load_failed')],
+    want: 'unavailable',
+  },
+  {
+    name: 'a pinned router that could not fit the prompt anyway is no block',
+    excluded: [ex('tiny', 'pinned'), ex('other', 'missing')],
+    want: 'unavailable',
+  },
+  {
+    name: 'too small everywhere, no pins: too large',
+    excluded: [ex('small', 'too_small'), ex('other', 'missing')],
+    want: 'too_large',
+  },
+  {
+    name: 'too small here, a pinned router that could fit it: blocked, not too large',
+    excluded: [ex('small', 'too_small'), ex('router', 'pinned')],
+    want: 'blocked',
+  },
+  {
+    name: 'nothing lists it: unavailable (the unknown-model verdict decides 404)',
+    excluded: [ex('other', 'missing'), ex('gone', 'dead')],
+    want: 'unavailable',
+  },
 ];
 
 for (const c of cases) {

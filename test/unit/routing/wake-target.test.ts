@@ -8,7 +8,11 @@ import { NOW, node, request, snapshotOf } from '#test/fixtures/builders.ts';
 
 function asleep(name: string, wakingUntil?: number): NodeView {
   const view = node(name, { models: ['m'], phase: 'expired' });
-  return { ...view, health: { ...view.health, status: 'asleep' }, wake: { lastSentAt: wakingUntil === undefined ? undefined : NOW - 1, wakingUntil } };
+  return {
+    ...view,
+    health: { ...view.health, status: 'asleep' },
+    wake: { lastSentAt: wakingUntil === undefined ? undefined : NOW - 1, wakingUntil },
+  };
 }
 
 test('the node to wake is one already waking, else the first that could serve', () => {
@@ -20,6 +24,10 @@ test('the node to wake is one already waking, else the first that could serve', 
   ];
   for (const [what, nodes, expected] of rows) {
     const target = wakeTarget(request('m'), snapshotOf(nodes), defaultFilters());
-    assert.deepEqual(target === undefined ? undefined : { node: target.node.spec.name, alreadyWaking: target.alreadyWaking }, expected, what);
+    assert.deepEqual(
+      target === undefined ? undefined : { node: target.node.spec.name, alreadyWaking: target.alreadyWaking },
+      expected,
+      what,
+    );
   }
 });

@@ -49,7 +49,12 @@ function run(script: readonly string[], agingMs = 0): string {
     for (let i = 0; i < Number(count); i += 1) {
       const item = `${name}#${n++}`;
       queued.push(item);
-      queue.push(item, { tenant: { name, priority: tenant.priority, weight: tenant.weight }, cost: tenant.cost, enteredAtMs: 0, agingMs });
+      queue.push(item, {
+        tenant: { name, priority: tenant.priority, weight: tenant.weight },
+        cost: tenant.cost,
+        enteredAtMs: 0,
+        agingMs,
+      });
     }
   }
   return served.join(' ');
@@ -66,7 +71,11 @@ const orders: readonly (readonly [string, readonly string[], string])[] = [
     ['A*10', 'serve 6', 'B*3', 'serve 7'],
     'A A A A A A B A B A B A A',
   ],
-  ['a tenant back after its lane emptied starts level with the others', ['A*2', 'serve 2', 'B*2', 'A*2', 'serve 4'], 'A A B A B A'],
+  [
+    'a tenant back after its lane emptied starts level with the others',
+    ['A*2', 'serve 2', 'B*2', 'A*2', 'serve 4'],
+    'A A B A B A',
+  ],
   ['a request that left unserved is not charged to its tenant', ['A*2', 'drop A', 'A', 'B*2', 'serve 4'], 'A B A B'],
 ];
 
@@ -118,7 +127,11 @@ test("aging raises a tenant's oldest request one class per agingMs unserved, whe
     queue.age(nowMs);
     assert.equal(classes(), expected, `at ${nowMs}ms (only Z's oldest ages; agingMs 0 never does)`);
   }
-  assert.deepEqual(drain(queue, 1_000), ['z', 'i1', 'i2', 'never', 'z2'], 'raised, it goes by its tags (the older first on a tie)');
+  assert.deepEqual(
+    drain(queue, 1_000),
+    ['z', 'i1', 'i2', 'never', 'z2'],
+    'raised, it goes by its tags (the older first on a tie)',
+  );
 });
 
 test("aging: the tenant's next request ages from when it became the oldest, never from its arrival", () => {
@@ -126,7 +139,8 @@ test("aging: the tenant's next request ages from when it became the oldest, neve
   for (let i = 0; i < 100; i += 1) queue.push(`z${i}`, ticket('Z', 'batch', 0));
   queue.push('i', ticket('I', 'interactive', 0));
   queue.age(1_000);
-  const raised = (): number => [...Array(100).keys()].filter((i) => ['standard', 'interactive'].includes(queue.classOf(`z${i}`) ?? '')).length;
+  const raised = (): number =>
+    [...Array(100).keys()].filter((i) => ['standard', 'interactive'].includes(queue.classOf(`z${i}`) ?? '')).length;
   assert.equal(raised(), 1, 'a flood competes above its class with one request');
   assert.equal(queue.classOf('z0'), 'interactive', 'long overdue: two classes at once');
   assert.equal(queue.head(), 'z0');

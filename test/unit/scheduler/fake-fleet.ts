@@ -6,10 +6,23 @@ import { ManualClock } from '#src/core/clock.ts';
 import type { Usage } from '#src/capacity/index.ts';
 import type { Lease, NodeView } from '#src/nodes/index.ts';
 import { defaultFilters, leastInFlight, type RouteRequest } from '#src/routing/index.ts';
-import { Scheduler, type Admission, type QueueSettings, type SchedulerEffects, type SchedulerNotice, type SchedulerOptions } from '#src/scheduler/index.ts';
+import {
+  Scheduler,
+  type Admission,
+  type QueueSettings,
+  type SchedulerEffects,
+  type SchedulerNotice,
+  type SchedulerOptions,
+} from '#src/scheduler/index.ts';
 import { node, request, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
 
-export const SETTINGS: QueueSettings = { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 500, swapAfterMs: 300, loadTimeoutMs: 2_000 };
+export const SETTINGS: QueueSettings = {
+  queueTimeoutMs: 1_000,
+  maxQueue: 10,
+  missWaitMs: 500,
+  swapAfterMs: 300,
+  loadTimeoutMs: 2_000,
+};
 
 /** A node serving `models` with one slot each (llama.cpp-like, so the slot count is enforced). */
 export function oneSlotNode(name: string, models: readonly string[], options: NodeOptions = {}): NodeView {
@@ -33,7 +46,10 @@ export interface Rig {
 }
 
 /** `extra`: the scheduler's optional collaborators (a shared switch book, pins, an eviction effect). */
-export function rig(initial: readonly NodeView[], extra: Pick<SchedulerOptions, 'book' | 'protectedModels'> & Pick<SchedulerEffects, 'evict'> = {}): Rig {
+export function rig(
+  initial: readonly NodeView[],
+  extra: Pick<SchedulerOptions, 'book' | 'protectedModels'> & Pick<SchedulerEffects, 'evict'> = {},
+): Rig {
   const clock = new ManualClock();
   let nodes = initial;
   const usage = new Map<string, Usage>();
@@ -80,7 +96,14 @@ export function rig(initial: readonly NodeView[], extra: Pick<SchedulerOptions, 
     notify: (notice) => notices.push(notice),
     ...(extra.evict === undefined ? {} : { evict: extra.evict }),
   };
-  const scheduler = new Scheduler({ clock, filters: defaultFilters(), policy: leastInFlight(), effects, book: extra.book, protectedModels: extra.protectedModels });
+  const scheduler = new Scheduler({
+    clock,
+    filters: defaultFilters(),
+    policy: leastInFlight(),
+    effects,
+    book: extra.book,
+    protectedModels: extra.protectedModels,
+  });
   return {
     clock,
     scheduler,

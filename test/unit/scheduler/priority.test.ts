@@ -62,19 +62,46 @@ test('a full queue sheds batch first: a higher newcomer displaces the newest of 
   r.clock.advance(10);
   const s1 = ask(r, 'm', { ...full, ...as('S', 'standard') });
   await settle();
-  assert.deepEqual([describe(z1.outcome()), describe(z2.outcome()), describe(s1.outcome())], ['waiting', 'queue_full after 10ms', 'waiting']);
-  assert.equal(describe(await ask(r, 'm', { ...full, ...as('Z', 'batch') }).promise), 'queue_full after 0ms', 'batch newcomer refused');
+  assert.deepEqual(
+    [describe(z1.outcome()), describe(z2.outcome()), describe(s1.outcome())],
+    ['waiting', 'queue_full after 10ms', 'waiting'],
+  );
+  assert.equal(
+    describe(await ask(r, 'm', { ...full, ...as('Z', 'batch') }).promise),
+    'queue_full after 0ms',
+    'batch newcomer refused',
+  );
   const i1 = ask(r, 'm', { ...full, ...as('I', 'interactive') });
   await settle();
-  assert.deepEqual([describe(z1.outcome()), describe(i1.outcome())], ['queue_full after 20ms', 'waiting'], 'the last batch request goes');
-  assert.equal(describe(await ask(r, 'm', { ...full, ...as('S2', 'standard') }).promise), 'queue_full after 0ms', 'nothing lower than standard waits');
+  assert.deepEqual(
+    [describe(z1.outcome()), describe(i1.outcome())],
+    ['queue_full after 20ms', 'waiting'],
+    'the last batch request goes',
+  );
+  assert.equal(
+    describe(await ask(r, 'm', { ...full, ...as('S2', 'standard') }).promise),
+    'queue_full after 0ms',
+    'nothing lower than standard waits',
+  );
   r.clock.advance(5);
   const i2 = ask(r, 'm', { ...full, ...as('I', 'interactive') });
   await settle();
-  assert.deepEqual([describe(s1.outcome()), describe(i2.outcome())], ['queue_full after 5ms', 'waiting'], 'then standard, for interactive');
+  assert.deepEqual(
+    [describe(s1.outcome()), describe(i2.outcome())],
+    ['queue_full after 5ms', 'waiting'],
+    'then standard, for interactive',
+  );
   assert.deepEqual(r.scheduler.queueDepths(), { m: 2 });
-  assert.equal(describe(await ask(r, 'm', { ...full, ...as('I', 'interactive') }).promise), 'queue_full after 0ms', 'interactive displaces no equal');
-  assert.equal(describe(await ask(r, 'm', { settings: { maxQueue: 0 }, ...as('I', 'interactive') }).promise), 'queue_full after 0ms', 'max_queue 0: nobody waits');
+  assert.equal(
+    describe(await ask(r, 'm', { ...full, ...as('I', 'interactive') }).promise),
+    'queue_full after 0ms',
+    'interactive displaces no equal',
+  );
+  assert.equal(
+    describe(await ask(r, 'm', { settings: { maxQueue: 0 }, ...as('I', 'interactive') }).promise),
+    'queue_full after 0ms',
+    'max_queue 0: nobody waits',
+  );
 });
 
 test('aging: a batch request waiting queue_aging unserved is raised to standard, after as long again to interactive, where it takes its turn', async () => {
@@ -92,10 +119,18 @@ test('aging: a batch request waiting queue_aging unserved is raised to standard,
     await settle();
   };
   await release(150);
-  assert.deepEqual([z, i1, i2, i3].map((t) => describe(t.outcome())), ['waiting', 'admitted a after 150ms', 'waiting', 'waiting'], 'standard at 150ms: still behind interactive');
+  assert.deepEqual(
+    [z, i1, i2, i3].map((t) => describe(t.outcome())),
+    ['waiting', 'admitted a after 150ms', 'waiting', 'waiting'],
+    'standard at 150ms: still behind interactive',
+  );
   holder = i1.outcome() ?? holder;
   await release(200);
-  assert.deepEqual([z, i2].map((t) => describe(t.outcome())), ['admitted a after 200ms', 'waiting'], 'interactive at 200ms, the older on a tie');
+  assert.deepEqual(
+    [z, i2].map((t) => describe(t.outcome())),
+    ['admitted a after 200ms', 'waiting'],
+    'interactive at 200ms, the older on a tie',
+  );
   holder = z.outcome() ?? holder;
   await release(210);
   assert.equal(describe(i2.outcome()), 'admitted a after 210ms');
@@ -142,9 +177,17 @@ test('aging bound: with interactive requests saturating the slot, a batch tenant
     [0, 0],
   ];
   for (const [agingMs, atLeast] of table) {
-    const result = await simulate(arrivals, 1_000, { maxQueue: 1_000, queueTimeoutMs: 3_600_000, queueAgingMs: agingMs }, 120_000);
+    const result = await simulate(
+      arrivals,
+      1_000,
+      { maxQueue: 1_000, queueTimeoutMs: 3_600_000, queueAgingMs: agingMs },
+      120_000,
+    );
     const served = (result.admittedAtMs.bulk ?? []).filter((at) => at <= 120_000);
-    assert.ok(served.length >= atLeast, `queue_aging ${agingMs}ms: ${served.length} batch requests served in 120 s (at ${served.join(', ')})`);
+    assert.ok(
+      served.length >= atLeast,
+      `queue_aging ${agingMs}ms: ${served.length} batch requests served in 120 s (at ${served.join(', ')})`,
+    );
     if (agingMs === 0) assert.equal(served.length, 0, 'no aging: strict priority');
     const gaps = served.slice(1).map((at, i) => at - (served[i] ?? at));
     if (agingMs > 0) assert.ok(Math.max(...gaps) <= 2 * agingMs + 1_000, `gaps ${gaps.join(', ')}`);
@@ -166,7 +209,11 @@ test('a request that overtakes one held for a waking node waits for the same wak
   r.setNodes([oneSlotNode('a', ['m'])]);
   r.scheduler.fleetChanged();
   await settle();
-  assert.deepEqual([describe(held.outcome()), describe(chat.outcome())], ['waiting', 'admitted a after 500ms'], 'interactive first');
+  assert.deepEqual(
+    [describe(held.outcome()), describe(chat.outcome())],
+    ['waiting', 'admitted a after 500ms'],
+    'interactive first',
+  );
   r.leases[0]?.release();
   await settle();
   assert.equal(describe(held.outcome()), 'admitted a after 500ms');

@@ -8,18 +8,27 @@ import { onRoomMayOpen, routeRequestFor } from '#src/scheduler/index.ts';
 import { node } from '#test/fixtures/builders.ts';
 
 test('routeRequestFor builds the same request for the request path and /admin/explain', () => {
-  const req = routeRequestFor({ model: 'm', group: 'gpu', promptTokens: 100, maxTokens: 20 }, { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' });
-  assert.deepEqual({ ...req, triedNodes: [...req.triedNodes] }, {
-    model: 'm',
-    group: 'gpu',
-    triedNodes: [],
-    promptTokens: 100,
-    maxTokens: 20,
-    completionReserveTokens: 256,
-    loadOnDemand: false,
-    policy: 'round-robin',
-  });
-  const own = routeRequestFor({ model: 'm', group: undefined, promptTokens: undefined, maxTokens: undefined, policy: 'weighted' }, { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' });
+  const req = routeRequestFor(
+    { model: 'm', group: 'gpu', promptTokens: 100, maxTokens: 20 },
+    { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' },
+  );
+  assert.deepEqual(
+    { ...req, triedNodes: [...req.triedNodes] },
+    {
+      model: 'm',
+      group: 'gpu',
+      triedNodes: [],
+      promptTokens: 100,
+      maxTokens: 20,
+      completionReserveTokens: 256,
+      loadOnDemand: false,
+      policy: 'round-robin',
+    },
+  );
+  const own = routeRequestFor(
+    { model: 'm', group: undefined, promptTokens: undefined, maxTokens: undefined, policy: 'weighted' },
+    { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' },
+  );
   assert.equal(own.policy, 'weighted', "a model's own policy wins over [routing] policy");
 });
 
@@ -30,7 +39,12 @@ test('capacity, health, listing and re-admission changes let waiting requests re
   const health = { status: 'healthy', fails: 0, lastError: undefined, lastProbeAt: 0, changedAt: 0 } as const;
   events.emit('node:capacity', { node: 'a', capacity: node('a').capacity });
   events.emit('node:health-changed', { node: 'a', from: { ...health, status: 'dead' }, to: health });
-  events.emit('node:discovery', { node: 'a', result: { ok: true, models: [] }, from: node('a').discovery, to: node('a').discovery });
+  events.emit('node:discovery', {
+    node: 'a',
+    result: { ok: true, models: [] },
+    from: node('a').discovery,
+    to: node('a').discovery,
+  });
   events.emit('node:readmitted', { node: 'a' });
   events.emit('node:added', { node: 'b' });
   events.emit('node:probed', { node: 'a', outcome: { ok: true, latencyMs: 1 } });

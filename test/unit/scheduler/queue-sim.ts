@@ -26,7 +26,12 @@ const STEP_MS = 100;
 const never = new AbortController().signal;
 
 /** Runs the arrivals against one node with one slot for `model` until every request is settled or `untilMs`. */
-export async function simulate(arrivals: readonly Arrival[], serviceMs: number, settings: Partial<QueueSettings>, untilMs: number): Promise<SimResult> {
+export async function simulate(
+  arrivals: readonly Arrival[],
+  serviceMs: number,
+  settings: Partial<QueueSettings>,
+  untilMs: number,
+): Promise<SimResult> {
   const r = rig([oneSlotNode('a', ['m'])]);
   const startMs = r.clock.monotonicMs();
   const waits: Record<string, number[]> = {};

@@ -30,7 +30,10 @@ test('a request for another model waits until the loaded one is idle, then switc
   const b2 = ask(r, 'b');
   await settle();
   assert.deepEqual([describe(b1.outcome()), describe(b2.outcome())], ['waiting', 'waiting']);
-  assert.deepEqual(r.notices.filter((n) => n.kind === 'switch'), []);
+  assert.deepEqual(
+    r.notices.filter((n) => n.kind === 'switch'),
+    [],
+  );
 
   r.clock.advance(40);
   admitted(r, 0);
@@ -38,7 +41,10 @@ test('a request for another model waits until the loaded one is idle, then switc
   const switched = b1.outcome();
   assert.equal(describe(switched), 'admitted r after 40ms');
   assert.equal(describe(b2.outcome()), 'waiting', 'the follower waits for the load');
-  assert.deepEqual(r.notices.filter((n) => n.kind === 'switch'), [{ kind: 'switch', node: 'r', model: 'b' }]);
+  assert.deepEqual(
+    r.notices.filter((n) => n.kind === 'switch'),
+    [{ kind: 'switch', node: 'r', model: 'b' }],
+  );
   assert.ok(switched?.kind === 'admitted' && switched.load !== undefined);
   assert.equal(switched.load.timeoutMs, SETTINGS.loadTimeoutMs);
 
@@ -99,7 +105,10 @@ test('a load that times out refuses its followers and holds the model off the no
   const refused = await follower.promise;
   assert.equal(describe(refused), 'unavailable after 0ms');
   assert.ok(refused.kind === 'refused');
-  assert.deepEqual(refused.excluded.map((e) => e.code), ['load_failed']);
+  assert.deepEqual(
+    refused.excluded.map((e) => e.code),
+    ['load_failed'],
+  );
   assert.equal(describe(await ask(r, 'b').promise), 'unavailable after 0ms', 'held off');
   r.clock.advance(SETTINGS.loadTimeoutMs);
   assert.equal(describe(await ask(r, 'b').promise), 'admitted r after 0ms', 'tried again once the mark ran out');
@@ -140,7 +149,10 @@ test('a model the listing shows loading is no new switch: its requests go with a
   const r = rig([loading]);
   const b = await ask(r, 'b').promise;
   assert.ok(b.kind === 'admitted' && b.load !== undefined, 'bounded by load_timeout');
-  assert.deepEqual(r.notices.filter((n) => n.kind === 'switch'), []);
+  assert.deepEqual(
+    r.notices.filter((n) => n.kind === 'switch'),
+    [],
+  );
   assert.equal(describe(await ask(r, 'b').promise), 'admitted r after 0ms', 'no switch in flight holds its followers');
 });
 
@@ -149,7 +161,10 @@ test('another node with the model loaded is preferred over any switch', async ()
   const b = await ask(r, 'b').promise;
   assert.equal(describe(b), 'admitted other after 0ms');
   assert.ok(b.kind === 'admitted' && b.load === undefined);
-  assert.deepEqual(r.notices.filter((n) => n.kind === 'switch'), []);
+  assert.deepEqual(
+    r.notices.filter((n) => n.kind === 'switch'),
+    [],
+  );
 });
 
 test('swap_after counts from the oldest waiting request: an interactive one that overtakes the switch waiter neither hides nor restarts it', async () => {
@@ -167,5 +182,9 @@ test('swap_after counts from the oldest waiting request: an interactive one that
   assert.equal(describe(late.outcome()), 'waiting', 'swap_after passed for b, by its oldest request');
   admitted(r, 0);
   await settle();
-  assert.deepEqual([describe(chat.outcome()), describe(b.outcome())], ['admitted r after 1ms', 'waiting'], 'the interactive one switches the router');
+  assert.deepEqual(
+    [describe(chat.outcome()), describe(b.outcome())],
+    ['admitted r after 1ms', 'waiting'],
+    'the interactive one switches the router',
+  );
 });

@@ -121,14 +121,20 @@ test('wake-then-serve: an asleep node that could serve is woken once, and the he
   r.setNodes([oneSlotNode('a', ['m'])]);
   r.scheduler.fleetChanged();
   await settle();
-  assert.deepEqual([describe(held.outcome()), describe(behind.outcome())], ['admitted a after 500ms', 'waiting'], 'one slot: the second waits for it');
+  assert.deepEqual(
+    [describe(held.outcome()), describe(behind.outcome())],
+    ['admitted a after 500ms', 'waiting'],
+    'one slot: the second waits for it',
+  );
   r.leases[0]?.release();
   await settle();
   assert.equal(describe(behind.outcome()), 'admitted a after 500ms');
 });
 
 test('a node already waking is reused: no second wake is sent', async () => {
-  const r = rig([{ ...oneSlotNode('a', ['m'], { health: 'asleep' }), wake: { lastSentAt: 1, wakingUntil: Number.MAX_SAFE_INTEGER } }]);
+  const r = rig([
+    { ...oneSlotNode('a', ['m'], { health: 'asleep' }), wake: { lastSentAt: 1, wakingUntil: Number.MAX_SAFE_INTEGER } },
+  ]);
   const held = ask(r, 'm');
   await settle();
   assert.equal(describe(held.outcome()), 'waiting');
@@ -175,11 +181,18 @@ test('refresh-on-miss waits at most miss_wait, then answers from what routing kn
 });
 
 test('refresh-on-miss is limited: first attempts only, only nodes worth re-listing, and no wait with miss_wait 0', async () => {
-  const cases: { name: string; firstAttempt: boolean; missWaitMs: number; nodes: Parameters<typeof rig>[0]; calls: string[] }[] = [
-    { name: 'failover attempt', firstAttempt: false, missWaitMs: 500, nodes: [oneSlotNode('a', ['old'])], calls: [] },
-    { name: 'no listing could change', firstAttempt: true, missWaitMs: 500, nodes: [oneSlotNode('a', ['new'], { health: 'dead' })], calls: [] },
-    { name: 'miss_wait 0', firstAttempt: true, missWaitMs: 0, nodes: [oneSlotNode('a', ['old'])], calls: ['refresh a'] },
-  ];
+  const cases: { name: string; firstAttempt: boolean; missWaitMs: number; nodes: Parameters<typeof rig>[0]; calls: string[] }[] =
+    [
+      { name: 'failover attempt', firstAttempt: false, missWaitMs: 500, nodes: [oneSlotNode('a', ['old'])], calls: [] },
+      {
+        name: 'no listing could change',
+        firstAttempt: true,
+        missWaitMs: 500,
+        nodes: [oneSlotNode('a', ['new'], { health: 'dead' })],
+        calls: [],
+      },
+      { name: 'miss_wait 0', firstAttempt: true, missWaitMs: 0, nodes: [oneSlotNode('a', ['old'])], calls: ['refresh a'] },
+    ];
   for (const c of cases) {
     const r = rig(c.nodes);
     const outcome = await ask(r, 'new', { firstAttempt: c.firstAttempt, settings: { missWaitMs: c.missWaitMs } }).promise;
@@ -194,7 +207,10 @@ test('a failed refresh is reported and the request goes on', async () => {
   const waiting = ask(r, 'new');
   r.settleRefresh(false);
   assert.equal(describe(await waiting.promise), 'unavailable after 0ms');
-  assert.deepEqual(r.notices.map((n) => n.kind), ['decided', 'refresh-failed']);
+  assert.deepEqual(
+    r.notices.map((n) => n.kind),
+    ['decided', 'refresh-failed'],
+  );
 });
 
 test('the first routing decision of a request is reported; failovers and queued newcomers are not', async () => {
@@ -203,13 +219,25 @@ test('the first routing decision of a request is reported; failovers and queued 
   await ask(r, 'm', { firstAttempt: false, settings: { queueTimeoutMs: 0 } }).promise;
   ask(r, 'm');
   ask(r, 'm');
-  assert.deepEqual(r.notices.map((n) => n.kind === 'decided' && n.decision.kind), ['selected', 'unroutable']);
+  assert.deepEqual(
+    r.notices.map((n) => n.kind === 'decided' && n.decision.kind),
+    ['selected', 'unroutable'],
+  );
 });
 
 test('a prompt too large for every node is refused at once, not queued', async () => {
   const r = rig([oneSlotNode('a', ['m'])]);
   const tooLarge = await r.scheduler.admit(
-    { model: 'm', group: undefined, triedNodes: new Set(), promptTokens: 10_000, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true, policy: 'least-in-flight' as const },
+    {
+      model: 'm',
+      group: undefined,
+      triedNodes: new Set(),
+      promptTokens: 10_000,
+      maxTokens: undefined,
+      completionReserveTokens: 0,
+      loadOnDemand: true,
+      policy: 'least-in-flight' as const,
+    },
     { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0, swapAfterMs: 0, loadTimeoutMs: 1_000 },
     new AbortController().signal,
     true,
@@ -221,7 +249,15 @@ test('hasAlternative counts busy nodes but not tried ones', async () => {
   const r = rig([oneSlotNode('a', ['m']), oneSlotNode('b', ['m'])]);
   await ask(r, 'm').promise;
   await ask(r, 'm').promise;
-  const req = { model: 'm', group: undefined, promptTokens: undefined, maxTokens: undefined, completionReserveTokens: 0, loadOnDemand: true, policy: 'least-in-flight' as const };
+  const req = {
+    model: 'm',
+    group: undefined,
+    promptTokens: undefined,
+    maxTokens: undefined,
+    completionReserveTokens: 0,
+    loadOnDemand: true,
+    policy: 'least-in-flight' as const,
+  };
   assert.equal(r.scheduler.hasAlternative({ ...req, triedNodes: new Set(['a']) }), true, 'b is busy, still worth it');
   assert.equal(r.scheduler.hasAlternative({ ...req, triedNodes: new Set(['a', 'b']) }), false);
 });

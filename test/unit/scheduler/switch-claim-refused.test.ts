@@ -9,11 +9,20 @@ import { node } from '#test/fixtures/builders.ts';
 import { ask, describe, rig, settle, SETTINGS } from './fake-fleet.ts';
 
 function router(loaded: string, others: readonly string[]): NodeView {
-  return node('r', { kind: 'llamacpp', models: [loaded], onDemand: Object.fromEntries(others.map((m) => [m, 'unloaded'])), capacity: { role: 'router', router: { maxInstances: 1, autoload: true } } });
+  return node('r', {
+    kind: 'llamacpp',
+    models: [loaded],
+    onDemand: Object.fromEntries(others.map((m) => [m, 'unloaded'])),
+    capacity: { role: 'router', router: { maxInstances: 1, autoload: true } },
+  });
 }
 
 /** The store's side, answered by the test: each claim waits until the test resolves it. */
-function fakeSharing(): SwitchSharing & { readonly claims: ((answer: ClaimAnswer) => void)[]; held: SwitchTicket | undefined; busy: Set<string> } {
+function fakeSharing(): SwitchSharing & {
+  readonly claims: ((answer: ClaimAnswer) => void)[];
+  held: SwitchTicket | undefined;
+  busy: Set<string>;
+} {
   const fake = {
     claims: [] as ((answer: ClaimAnswer) => void)[],
     held: undefined as SwitchTicket | undefined,
@@ -29,7 +38,7 @@ function fakeSharing(): SwitchSharing & { readonly claims: ((answer: ClaimAnswer
   return fake;
 }
 
-test("a claim another replica holds: the local lease goes back, the request waits behind that switch by its own deadline, the reason naming the replica", async () => {
+test('a claim another replica holds: the local lease goes back, the request waits behind that switch by its own deadline, the reason naming the replica', async () => {
   const book = new SwitchTickets();
   const sharing = fakeSharing();
   book.share(sharing);
@@ -45,7 +54,7 @@ test("a claim another replica holds: the local lease goes back, the request wait
   await settle();
   assert.equal(describe(b.outcome()), 'waiting');
   assert.equal(r.leases[0]?.node, 'r');
-  assert.equal(book.current('r'), theirs, 'the local ticket went back; r9\'s switch is the node\'s');
+  assert.equal(book.current('r'), theirs, "the local ticket went back; r9's switch is the node's");
   // b loads its model: queue_timeout + load_timeout in all, 600 ms of it gone already.
   const left = SETTINGS.queueTimeoutMs + SETTINGS.loadTimeoutMs - 600;
   r.clock.advance(left - 1);

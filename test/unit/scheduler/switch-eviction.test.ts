@@ -18,7 +18,11 @@ function router(loaded: readonly string[], others: readonly string[], max = 1): 
   });
 }
 
-function deferredEvictions(): { asked: string[]; finish: (result: EvictionResult) => void; evict: (node: string, victim: string, model: string) => Promise<EvictionResult> } {
+function deferredEvictions(): {
+  asked: string[];
+  finish: (result: EvictionResult) => void;
+  evict: (node: string, victim: string, model: string) => Promise<EvictionResult>;
+} {
   const asked: string[] = [];
   const waiting: ((result: EvictionResult) => void)[] = [];
   return {
@@ -58,14 +62,23 @@ test('a victim that will not unload: the ticket goes back, the model is held off
   await settle();
   const outcome = b.outcome();
   assert.equal(outcome?.kind, 'refused');
-  assert.ok(outcome?.kind === 'refused' && outcome.excluded.some((e) => e.code === 'load_failed' && /unloading the idle model 'a' first .*HTTP 500/.test(e.detail ?? '')), JSON.stringify(outcome));
+  assert.ok(
+    outcome?.kind === 'refused' &&
+      outcome.excluded.some(
+        (e) => e.code === 'load_failed' && /unloading the idle model 'a' first .*HTTP 500/.test(e.detail ?? ''),
+      ),
+    JSON.stringify(outcome),
+  );
   assert.equal(book.current('r'), undefined);
   assert.equal(r.leases.length, 1);
 });
 
 test('no eviction is asked when the only other model is pinned: the request is refused `pinned`', async () => {
   const evictions = deferredEvictions();
-  const r = rig([router(['a'], ['b'])], { evict: evictions.evict, protectedModels: () => ({ pinned: new Set(['a']), wanted: new Set() }) });
+  const r = rig([router(['a'], ['b'])], {
+    evict: evictions.evict,
+    protectedModels: () => ({ pinned: new Set(['a']), wanted: new Set() }),
+  });
   const b = await ask(r, 'b').promise;
   assert.equal(b.kind, 'refused');
   assert.ok(b.kind === 'refused' && b.excluded.some((e) => e.code === 'pinned'));

@@ -42,7 +42,10 @@ after(async () => {
 
 test('starts the fleet, announces it as one JSON line, serves until aborted, then returns 0', async () => {
   const path = join(dir, 'fleet.toml');
-  await writeFile(path, '[[node]]\nname = "v"\nkind = "vllm"\nmodels = ["m"]\n[[node]]\nname = "o"\nkind = "ollama"\nmodels = ["x"]\n');
+  await writeFile(
+    path,
+    '[[node]]\nname = "v"\nkind = "vllm"\nmodels = ["m"]\n[[node]]\nname = "o"\nkind = "ollama"\nmodels = ["x"]\n',
+  );
   const fake = fakeIo();
   const running = runSim(['--config', path], fake.io);
   const deadline = Date.now() + 5000;
@@ -72,7 +75,10 @@ test('prints each config problem as "path: message" and returns 1', async () => 
   assert.equal(await runSim(['--config', path], fake.io), 1);
   assert.equal(fake.stdout(), '');
   const lines = fake.stderr().trim().split('\n');
-  assert.ok(lines.some((l) => l.startsWith('node[0].kind: ')), fake.stderr());
+  assert.ok(
+    lines.some((l) => l.startsWith('node[0].kind: ')),
+    fake.stderr(),
+  );
   assert.ok(lines.includes('node[0].what: unknown key'), fake.stderr());
 });
 

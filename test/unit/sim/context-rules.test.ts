@@ -24,7 +24,8 @@ test('llama.cpp rejects prompts of n_ctx tokens or more and stops generation at 
     [50, 20, [20, 'length']],
     [10, 0, [0, 'length']],
   ];
-  for (const [prompt, max, expected] of cases) assert.deepEqual(plan(decideLlamaCpp(prompt, max, 100)), expected, `${prompt}/${max}`);
+  for (const [prompt, max, expected] of cases)
+    assert.deepEqual(plan(decideLlamaCpp(prompt, max, 100)), expected, `${prompt}/${max}`);
 });
 
 test('vLLM needs prompt plus max_tokens to fit, and room for one token without max_tokens', () => {
@@ -45,7 +46,8 @@ test('SGLang rejects an input reaching the context, then a total reaching it', (
     [90, 9, [9, 'length']],
     [95, undefined, [5, 'length']],
   ];
-  for (const [prompt, max, expected] of cases) assert.deepEqual(plan(decideSglang(prompt, max, 100)), expected, `${prompt}/${max}`);
+  for (const [prompt, max, expected] of cases)
+    assert.deepEqual(plan(decideSglang(prompt, max, 100)), expected, `${prompt}/${max}`);
 });
 
 test('Ollama truncates the prompt to num_ctx and generates what was asked', () => {

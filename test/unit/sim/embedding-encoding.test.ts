@@ -11,7 +11,13 @@ import { sglangDialect } from '#src/sim/kinds/sglang-dialect.ts';
 
 test('requestedEncoding: absent, null and "float" are float; "base64" is base64; anything else is unknown', () => {
   const table: [unknown, string | undefined][] = [
-    [undefined, 'float'], [null, 'float'], ['float', 'float'], ['base64', 'base64'], ['Base64', undefined], [1, undefined], ['', undefined],
+    [undefined, 'float'],
+    [null, 'float'],
+    ['float', 'float'],
+    ['base64', 'base64'],
+    ['Base64', undefined],
+    [1, undefined],
+    ['', undefined],
   ];
   for (const [value, expected] of table) assert.equal(requestedEncoding(value), expected, String(value));
 });
@@ -34,9 +40,13 @@ test('each kind reads an unknown encoding_format as its real server does', () =>
   const vllm = vllmDialect(random).embeddingEncoding('int8');
   assert.ok(typeof vllm !== 'string' && vllm.status === 400 && vllm.body.includes('literal_error'), JSON.stringify(vllm));
   const llama = llamaDialect(random, false).embeddingEncoding('int8');
-  assert.ok(typeof llama !== 'string' && llama.status === 400 && llama.body.includes('Can be either float or base64'), JSON.stringify(llama));
+  assert.ok(
+    typeof llama !== 'string' && llama.status === 400 && llama.body.includes('Can be either float or base64'),
+    JSON.stringify(llama),
+  );
   assert.equal(ollamaDialect(random).embeddingEncoding('int8'), 'float');
   assert.equal(ollamaDialect(random).embeddingEncoding('base64'), 'base64');
   assert.equal(sglangDialect(random).embeddingEncoding('base64'), 'float');
-  for (const dialect of [vllmDialect(random), llamaDialect(random, true)]) assert.equal(dialect.embeddingEncoding('base64'), 'base64');
+  for (const dialect of [vllmDialect(random), llamaDialect(random, true)])
+    assert.equal(dialect.embeddingEncoding('base64'), 'base64');
 });

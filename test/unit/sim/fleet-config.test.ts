@@ -13,7 +13,14 @@ function problemsOf(text: string): string[] {
 
 test('parses durations with ms, s and m units', () => {
   const cases: [string, number | undefined][] = [
-    ['50ms', 50], ['2s', 2000], ['1.5s', 1500], ['1m', 60_000], [' 0ms ', 0], ['50', undefined], ['2h', undefined], ['-1s', undefined],
+    ['50ms', 50],
+    ['2s', 2000],
+    ['1.5s', 1500],
+    ['1m', 60_000],
+    [' 0ms ', 0],
+    ['50', undefined],
+    ['2h', undefined],
+    ['-1s', undefined],
   ];
   for (const [text, expected] of cases) assert.equal(parseDurationMs(text), expected, text);
 });
@@ -50,13 +57,27 @@ size = 1000
   assert.deepEqual(node, {
     kind: 'llamacpp-router',
     models: [{ id: 'a', aliases: ['alpha'], contextTokens: 1024, slots: 3, status: 'loaded', sizeBytes: 1000 }],
-    name: 'r', port: 0, contextTokens: 2048, slots: 2, kv: 'per-slot', ttftMs: 5, tokensPerSecond: 500,
-    loadTimeMs: 1000, requestEndLagMs: 30, modelsMax: 1, autoload: false, apiKey: 'k', metrics: false, version: 'b7000-1a2b3c4',
+    name: 'r',
+    port: 0,
+    contextTokens: 2048,
+    slots: 2,
+    kv: 'per-slot',
+    ttftMs: 5,
+    tokensPerSecond: 500,
+    loadTimeMs: 1000,
+    requestEndLagMs: 30,
+    modelsMax: 1,
+    autoload: false,
+    apiKey: 'k',
+    metrics: false,
+    version: 'b7000-1a2b3c4',
   });
 });
 
 test('fills defaults: names by kind and index, router models unloaded, others loaded', () => {
-  const result = parseFleetConfig('[[node]]\nkind = "vllm"\nmodels = ["m"]\n[[node]]\nkind = "llamacpp-router"\nmodels = ["a"]\n');
+  const result = parseFleetConfig(
+    '[[node]]\nkind = "vllm"\nmodels = ["m"]\n[[node]]\nkind = "llamacpp-router"\nmodels = ["a"]\n',
+  );
   assert.equal(result.ok, true);
   if (!result.ok) return;
   const [vllm, router] = result.spec.nodes.map((spec, index) => resolveNodeSpec(spec, index));
@@ -81,10 +102,19 @@ colour = "red"
 ttft = "soon"
 port = 70000
 `);
-  assert.ok(problems.some((p) => p.startsWith('node[1].kind: ')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.startsWith('node[1].kind: ')),
+    problems.join('\n'),
+  );
   assert.ok(problems.includes('node[1].colour: unknown key'), problems.join('\n'));
-  assert.ok(problems.some((p) => p.startsWith('node[1].ttft: not a duration')), problems.join('\n'));
-  assert.ok(problems.some((p) => p.startsWith('node[1].port: ')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.startsWith('node[1].ttft: not a duration')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.startsWith('node[1].port: ')),
+    problems.join('\n'),
+  );
   assert.ok(!problems.some((p) => p.startsWith('node[0]')), problems.join('\n'));
 });
 
@@ -100,14 +130,26 @@ test('checks the rules between fields', () => {
     ['[[node]]\nkind = "llamacpp"\nmodels = ["a", "b"]\n', 'node[0].models: a llamacpp node serves exactly one model'],
     ['[[node]]\nkind = "sglang"\nmodels = ["a", "b"]\n', 'node[0].models: a sglang node serves exactly one model'],
     ['[[node]]\nkind = "vllm"\nmodels = ["a", "a"]\n', "node[0].models[1]: model name 'a' is used twice"],
-    ['[[node]]\nkind = "vllm"\n[[node.model]]\nid = "a"\nstatus = "unloaded"\n', 'node[0].model[0].status: a vllm model is always loaded'],
-    ['[[node]]\nkind = "ollama"\n[[node.model]]\nid = "a"\nstatus = "sleeping"\n', 'node[0].model[0].status: an ollama model starts loaded or unloaded'],
+    [
+      '[[node]]\nkind = "vllm"\n[[node.model]]\nid = "a"\nstatus = "unloaded"\n',
+      'node[0].model[0].status: a vllm model is always loaded',
+    ],
+    [
+      '[[node]]\nkind = "ollama"\n[[node.model]]\nid = "a"\nstatus = "sleeping"\n',
+      'node[0].model[0].status: an ollama model starts loaded or unloaded',
+    ],
     [
       '[[node]]\nkind = "llamacpp-router"\nmodels_max = 1\n[[node.model]]\nid = "a"\nstatus = "loaded"\n[[node.model]]\nid = "b"\nstatus = "loaded"\n',
       'node[0].models_max: 2 models start running but models_max is 1',
     ],
-    ['[[node]]\nkind = "vllm"\nmodels = ["a"]\n[[node.model]]\nid = "b"\n', 'node[0].models: use either models = [...] or [[node.model]], not both'],
-    ['[[node]]\nname = "x"\nkind = "vllm"\nmodels = ["a"]\n[[node]]\nname = "x"\nkind = "vllm"\nmodels = ["a"]\n', "node[1].name: duplicate node name 'x'"],
+    [
+      '[[node]]\nkind = "vllm"\nmodels = ["a"]\n[[node.model]]\nid = "b"\n',
+      'node[0].models: use either models = [...] or [[node.model]], not both',
+    ],
+    [
+      '[[node]]\nname = "x"\nkind = "vllm"\nmodels = ["a"]\n[[node]]\nname = "x"\nkind = "vllm"\nmodels = ["a"]\n',
+      "node[1].name: duplicate node name 'x'",
+    ],
     ['', 'node: the file defines no [[node]] table'],
     ['node = []\n', 'node: the file defines no [[node]] table'],
   ];
@@ -124,5 +166,8 @@ test('the example fleet in examples/fleet.toml is valid and has one node of ever
   const result = parseFleetConfig(text);
   assert.equal(result.ok, true, result.ok ? '' : result.problems.map((p) => `${p.path}: ${p.message}`).join('\n'));
   if (!result.ok) return;
-  assert.deepEqual(new Set(result.spec.nodes.map((n) => n.kind)), new Set(['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang']));
+  assert.deepEqual(
+    new Set(result.spec.nodes.map((n) => n.kind)),
+    new Set(['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang']),
+  );
 });

@@ -28,12 +28,21 @@ function logFor(name: string, clock: ManualClock, start: number): Log {
 
 function setup(overrides: Partial<EngineSettings> = {}): { clock: ManualClock; engine: ModelEngine; start: number } {
   const clock = new ManualClock();
-  const settings: EngineSettings = { slots: 1, contextTokens: 100, kv: 'unified', ttftMs: 10, tokensPerSecond: 100, ...overrides };
+  const settings: EngineSettings = {
+    slots: 1,
+    contextTokens: 100,
+    kv: 'unified',
+    ttftMs: 10,
+    tokensPerSecond: 100,
+    ...overrides,
+  };
   return { clock, engine: new ModelEngine(settings, clock), start: clock.now() };
 }
 
 const plan = (promptTokens: number, maxNewTokens: number, finishReason: 'stop' | 'length' = 'length'): GenerationPlan => ({
-  promptTokens, maxNewTokens, finishReason,
+  promptTokens,
+  maxNewTokens,
+  finishReason,
 });
 
 test('emits the first token after ttft and the rest at tokens_per_second, then finishes', () => {
@@ -55,7 +64,10 @@ test('queues requests beyond the slots and starts them in arrival order', () => 
   assert.equal(engine.processingCount(), 1);
   assert.equal(engine.waitingCount(), 2);
   clock.advance(100);
-  assert.deepEqual(logs.map((l) => l.events.at(-1)), ['a finished length @5', 'b finished length @10', 'c finished length @15']);
+  assert.deepEqual(
+    logs.map((l) => l.events.at(-1)),
+    ['a finished length @5', 'b finished length @10', 'c finished length @15'],
+  );
 });
 
 test('fails every processing request when the unified pool runs out, then serves the queue', () => {

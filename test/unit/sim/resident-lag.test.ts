@@ -9,7 +9,15 @@ import { resolveNodeSpec } from '#src/sim/spec.ts';
 
 function residents(lag: number): { clock: ManualClock; models: ResidentModels } {
   const clock = new ManualClock();
-  const node = resolveNodeSpec({ kind: 'llamacpp-router', modelsMax: 1, requestEndLagMs: lag, models: [{ id: 'a', status: 'loaded' }, { id: 'b', status: 'unloaded' }] });
+  const node = resolveNodeSpec({
+    kind: 'llamacpp-router',
+    modelsMax: 1,
+    requestEndLagMs: lag,
+    models: [
+      { id: 'a', status: 'loaded' },
+      { id: 'b', status: 'unloaded' },
+    ],
+  });
   return { clock, models: new ResidentModels(node, clock) };
 }
 

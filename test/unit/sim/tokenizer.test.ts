@@ -67,8 +67,25 @@ test('chat prompts cost 3 plus 4 per message plus the tokens of content, names a
     ['not an array', 0],
     [[], 3],
     [[{ role: 'user', content: 'hi' }], 8],
-    [[{ role: 'system', content: 'abcd efgh' }, { role: 'user', content: '12' }], 3 + 4 + 2 + 4 + 2],
-    [[{ role: 'user', content: [{ type: 'text', text: 'abcd' }, { type: 'image_url', image_url: { url: 'x' } }] }], 8],
+    [
+      [
+        { role: 'system', content: 'abcd efgh' },
+        { role: 'user', content: '12' },
+      ],
+      3 + 4 + 2 + 4 + 2,
+    ],
+    [
+      [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'abcd' },
+            { type: 'image_url', image_url: { url: 'x' } },
+          ],
+        },
+      ],
+      8,
+    ],
     [[{ role: 'user', name: 'bob', content: null }], 8],
     [[{ role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: '{}' } }] }], 3 + 4 + 1 + 2],
     [['bare string message'], 7],
@@ -88,6 +105,9 @@ test('responses prompts treat instructions as a system message and a string inpu
   assert.equal(responsesPromptTokens('hi', undefined), chatPromptTokens([{ role: 'user', content: 'hi' }]));
   assert.equal(
     responsesPromptTokens([{ role: 'user', content: [{ type: 'input_text', text: 'abcd' }] }], 'be nice'),
-    chatPromptTokens([{ role: 'system', content: 'be nice' }, { role: 'user', content: 'abcd' }]),
+    chatPromptTokens([
+      { role: 'system', content: 'be nice' },
+      { role: 'user', content: 'abcd' },
+    ]),
   );
 });

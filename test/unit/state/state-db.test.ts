@@ -8,7 +8,14 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { MIGRATIONS, openStateDb, SCHEMA_VERSION, STATE_FILE_NAME, StateFileError, type StateFileProblem } from '#src/state/index.ts';
+import {
+  MIGRATIONS,
+  openStateDb,
+  SCHEMA_VERSION,
+  STATE_FILE_NAME,
+  StateFileError,
+  type StateFileProblem,
+} from '#src/state/index.ts';
 import { pendingMigrations } from '#src/state/schema.ts';
 import { keptLog, tempStateDir, type TempStateDir } from '#test/fixtures/state-dirs.ts';
 
@@ -51,7 +58,10 @@ test('a new state_dir is created 0700 with the file 0600, in WAL mode, synchrono
       assert.equal(db.prepare('PRAGMA user_version').get()?.user_version, SCHEMA_VERSION);
       assert.equal(db.version, SCHEMA_VERSION);
       assert.ok(db.prepare("SELECT name FROM sqlite_master WHERE name = 'tenant_usage'").get());
-      assert.deepEqual(lines.filter((l) => l.level === 'warn'), []);
+      assert.deepEqual(
+        lines.filter((l) => l.level === 'warn'),
+        [],
+      );
       db.transaction(() => db.prepare("INSERT INTO tenant_usage VALUES ('2026-12-02', 't', 'm', 1, 2, 3)").run());
       assert.equal(statSync(`${file}-wal`).mode & 0o777, 0o600, 'the WAL file as private as the file');
     } finally {
@@ -65,15 +75,25 @@ test('what one opening committed, the next finds; a transaction that throws leav
     const first = openStateDb(dir, { log });
     const insert = "INSERT INTO tenant_usage VALUES ('2026-12-02', 't', 'm', 1, 2, 3)";
     first.transaction(() => first.prepare(insert).run());
-    assert.throws(() => first.transaction(() => {
-      first.prepare("INSERT INTO tenant_usage VALUES ('2026-12-02', 't', 'other', 1, 2, 3)").run();
-      throw new Error('midway');
-    }), /midway/);
+    assert.throws(
+      () =>
+        first.transaction(() => {
+          first.prepare("INSERT INTO tenant_usage VALUES ('2026-12-02', 't', 'other', 1, 2, 3)").run();
+          throw new Error('midway');
+        }),
+      /midway/,
+    );
     first.close();
     first.close();
     const second = openStateDb(dir, { log });
     try {
-      assert.deepEqual(second.prepare('SELECT model FROM tenant_usage').all().map((r) => r.model), ['m']);
+      assert.deepEqual(
+        second
+          .prepare('SELECT model FROM tenant_usage')
+          .all()
+          .map((r) => r.model),
+        ['m'],
+      );
     } finally {
       second.close();
     }
@@ -88,7 +108,10 @@ test('a file with a newer schema is refused, naming the file and both versions, 
     later.close();
     const before = digest(file);
     const error = refused(() => openStateDb(dir, keptLog()), 'newer_schema', file);
-    assert.match(error.message, new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this build knows \\(${SCHEMA_VERSION}\\)`));
+    assert.match(
+      error.message,
+      new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this build knows \\(${SCHEMA_VERSION}\\)`),
+    );
     assert.equal(digest(file), before);
     const reread = new DatabaseSync(file);
     assert.equal(reread.prepare('PRAGMA journal_mode').get()?.journal_mode, 'delete', 'not switched to WAL');
@@ -151,7 +174,10 @@ test('an existing file readable by others is used, with a warning', () =>
     chmodSync(join(dir, STATE_FILE_NAME), 0o644);
     const { log, lines } = keptLog();
     openStateDb(dir, { log }).close();
-    assert.deepEqual(lines.filter((l) => l.level === 'warn').map((l) => l.fields.mode), ['0644']);
+    assert.deepEqual(
+      lines.filter((l) => l.level === 'warn').map((l) => l.fields.mode),
+      ['0644'],
+    );
   }));
 
 test('an older file is migrated forward, one version per transaction, keeping its rows', () =>
@@ -160,12 +186,21 @@ test('an older file is migrated forward, one version per transaction, keeping it
     const v1 = openStateDb(dir, { log });
     v1.transaction(() => v1.prepare("INSERT INTO tenant_usage VALUES ('2026-12-02', 't', 'm', 1, 2, 3)").run());
     v1.close();
-    const later = [...MIGRATIONS, { version: SCHEMA_VERSION + 1, sql: 'ALTER TABLE tenant_usage ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0' }];
+    const later = [
+      ...MIGRATIONS,
+      { version: SCHEMA_VERSION + 1, sql: 'ALTER TABLE tenant_usage ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0' },
+    ];
     const v2 = openStateDb(dir, { log, migrations: later });
     try {
       assert.equal(v2.prepare('PRAGMA user_version').get()?.user_version, SCHEMA_VERSION + 1);
-      assert.deepEqual({ ...v2.prepare('SELECT tenant, cached_tokens FROM tenant_usage').get() }, { tenant: 't', cached_tokens: 0 });
-      assert.deepEqual(lines.filter((l) => l.message === 'state file migrated').map((l) => l.fields.to), [...MIGRATIONS.map((m) => m.version), SCHEMA_VERSION + 1]);
+      assert.deepEqual(
+        { ...v2.prepare('SELECT tenant, cached_tokens FROM tenant_usage').get() },
+        { tenant: 't', cached_tokens: 0 },
+      );
+      assert.deepEqual(
+        lines.filter((l) => l.message === 'state file migrated').map((l) => l.fields.to),
+        [...MIGRATIONS.map((m) => m.version), SCHEMA_VERSION + 1],
+      );
     } finally {
       v2.close();
     }
@@ -174,7 +209,10 @@ test('an older file is migrated forward, one version per transaction, keeping it
 test('a migration that fails leaves the file at its version, and the open fails', () =>
   withDir(({ dir }) => {
     openStateDb(dir, keptLog()).close();
-    const broken = [...MIGRATIONS, { version: SCHEMA_VERSION + 1, sql: 'CREATE TABLE half (x); ALTER TABLE nowhere ADD COLUMN y' }];
+    const broken = [
+      ...MIGRATIONS,
+      { version: SCHEMA_VERSION + 1, sql: 'CREATE TABLE half (x); ALTER TABLE nowhere ADD COLUMN y' },
+    ];
     assert.throws(() => openStateDb(dir, { ...keptLog(), migrations: broken }), /nowhere/);
     const db = openStateDb(dir, keptLog());
     try {
@@ -186,8 +224,18 @@ test('a migration that fails leaves the file at its version, and the open fails'
   }));
 
 test('pendingMigrations: the ones past a version, in order', () => {
-  const list = [{ version: 3, sql: 'c' }, { version: 1, sql: 'a' }, { version: 2, sql: 'b' }];
-  assert.deepEqual(pendingMigrations(0, list).map((m) => m.sql), ['a', 'b', 'c']);
-  assert.deepEqual(pendingMigrations(2, list).map((m) => m.sql), ['c']);
+  const list = [
+    { version: 3, sql: 'c' },
+    { version: 1, sql: 'a' },
+    { version: 2, sql: 'b' },
+  ];
+  assert.deepEqual(
+    pendingMigrations(0, list).map((m) => m.sql),
+    ['a', 'b', 'c'],
+  );
+  assert.deepEqual(
+    pendingMigrations(2, list).map((m) => m.sql),
+    ['c'],
+  );
   assert.deepEqual(pendingMigrations(3, list), []);
 });

@@ -8,7 +8,17 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManualClock } from '#src/core/clock.ts';
-import { decodeMark, describeWriteError, encodeMark, judgeStaleness, MARK_BYTES, MARK_SUFFIX, openStateDb, STATE_FILE_NAME, type WriteMark } from '#src/state/index.ts';
+import {
+  decodeMark,
+  describeWriteError,
+  encodeMark,
+  judgeStaleness,
+  MARK_BYTES,
+  MARK_SUFFIX,
+  openStateDb,
+  STATE_FILE_NAME,
+  type WriteMark,
+} from '#src/state/index.ts';
 import { keptLog, tempStateDir, type TempStateDir } from '#test/fixtures/state-dirs.ts';
 
 function withDir(run: (t: TempStateDir) => void): void {
@@ -21,12 +31,22 @@ function withDir(run: (t: TempStateDir) => void): void {
 }
 
 /** What node:sqlite throws when the disk is full. */
-const diskFull = (): Error => Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13, errstr: 'database or disk is full' });
+const diskFull = (): Error =>
+  Object.assign(new Error('database or disk is full'), {
+    code: 'ERR_SQLITE_ERROR',
+    errcode: 13,
+    errstr: 'database or disk is full',
+  });
 const clean: WriteMark = { seq: 7, savedAt: '2026-12-02T10:00:00.000Z', unsavedSince: null, reason: null };
 const insert = (n: number): string => `INSERT INTO tenant_usage VALUES ('2026-12-02', 't', 'm${n}', 1, 2, 3)`;
 
 test('encodeMark / decodeMark: one fixed-size JSON line, read back as written; anything else is a problem', () => {
-  const unsaved: WriteMark = { seq: 3, savedAt: null, unsavedSince: '2026-12-02T10:00:00.000Z', reason: 'SQLITE_FULL (disk full): database or disk is full' };
+  const unsaved: WriteMark = {
+    seq: 3,
+    savedAt: null,
+    unsavedSince: '2026-12-02T10:00:00.000Z',
+    reason: 'SQLITE_FULL (disk full): database or disk is full',
+  };
   for (const mark of [clean, unsaved]) {
     const bytes = encodeMark(mark);
     assert.equal(bytes.length, MARK_BYTES);
@@ -38,7 +58,14 @@ test('encodeMark / decodeMark: one fixed-size JSON line, read back as written; a
     const back = decodeMark(bytes.toString('utf8'));
     assert.ok(!('problem' in back) && back.seq === 3 && back.unsavedSince === unsaved.unsavedSince, JSON.stringify(back));
   }
-  for (const text of ['', 'garbage', '[]', '{"v":2,"seq":1,"saved_at":null,"unsaved_since":null,"reason":null}', '{"v":1,"seq":-1,"saved_at":null,"unsaved_since":null,"reason":null}', '{"v":1,"seq":1,"saved_at":5,"unsaved_since":null,"reason":null}']) {
+  for (const text of [
+    '',
+    'garbage',
+    '[]',
+    '{"v":2,"seq":1,"saved_at":null,"unsaved_since":null,"reason":null}',
+    '{"v":1,"seq":-1,"saved_at":null,"unsaved_since":null,"reason":null}',
+    '{"v":1,"seq":1,"saved_at":5,"unsaved_since":null,"reason":null}',
+  ]) {
     assert.ok('problem' in decodeMark(text), JSON.stringify(text));
   }
 });
@@ -47,13 +74,22 @@ test('judgeStaleness: a file older than the mark, or a mark left unsaved, is sta
   assert.equal(judgeStaleness(clean, 7), undefined);
   assert.equal(judgeStaleness(clean, 9), undefined, 'the file ahead of the mark: a mark write that did not happen, nothing lost');
   assert.match(judgeStaleness(clean, 5)?.reason ?? '', /holds write 5, older than write 7 .*at 2026-12-02T10:00:00.000Z/);
-  const left = judgeStaleness({ ...clean, unsavedSince: '2026-12-02T11:00:00.000Z', reason: 'SQLITE_FULL (disk full): database or disk is full' }, 7);
-  assert.match(left?.reason ?? '', /could not save usage counted since 2026-12-02T11:00:00.000Z \(SQLITE_FULL \(disk full\): database or disk is full\)/);
+  const left = judgeStaleness(
+    { ...clean, unsavedSince: '2026-12-02T11:00:00.000Z', reason: 'SQLITE_FULL (disk full): database or disk is full' },
+    7,
+  );
+  assert.match(
+    left?.reason ?? '',
+    /could not save usage counted since 2026-12-02T11:00:00.000Z \(SQLITE_FULL \(disk full\): database or disk is full\)/,
+  );
 });
 
 test('describeWriteError names SQLite\u2019s code or the errno with the message', () => {
   assert.equal(describeWriteError(diskFull()), 'SQLITE_FULL (disk full): database or disk is full');
-  assert.equal(describeWriteError(Object.assign(new Error('no space left on device, write'), { code: 'ENOSPC' })), 'ENOSPC: no space left on device, write');
+  assert.equal(
+    describeWriteError(Object.assign(new Error('no space left on device, write'), { code: 'ENOSPC' })),
+    'ENOSPC: no space left on device, write',
+  );
   assert.equal(describeWriteError('plain'), 'plain');
 });
 
@@ -62,7 +98,15 @@ test('each committed transaction counts one write in the file and the mark; a fa
     const clock = new ManualClock(Date.parse('2026-12-02T10:00:00Z'));
     const fault = { fail: false };
     const { log, lines } = keptLog();
-    const db = openStateDb(dir, { log, clock, faults: { beforeCommit: () => { if (fault.fail) throw diskFull(); } } });
+    const db = openStateDb(dir, {
+      log,
+      clock,
+      faults: {
+        beforeCommit: () => {
+          if (fault.fail) throw diskFull();
+        },
+      },
+    });
     const file = join(dir, STATE_FILE_NAME);
     const mark = (): WriteMark => decodeMark(readFileSync(file + MARK_SUFFIX, 'utf8')) as WriteMark;
     try {
@@ -84,7 +128,12 @@ test('each committed transaction counts one write in the file and the mark; a fa
       assert.equal(failing.failingSince, '2026-12-02T10:01:00.000Z', 'since the first failure');
       assert.equal(failing.reason, 'SQLITE_FULL (disk full): database or disk is full');
       assert.equal(failing.lastWriteSeq, 2);
-      assert.deepEqual(mark(), { seq: 2, savedAt: '2026-12-02T10:00:00.000Z', unsavedSince: '2026-12-02T10:01:00.000Z', reason: failing.reason });
+      assert.deepEqual(mark(), {
+        seq: 2,
+        savedAt: '2026-12-02T10:00:00.000Z',
+        unsavedSince: '2026-12-02T10:01:00.000Z',
+        reason: failing.reason,
+      });
       assert.equal(db.prepare('SELECT count(*) AS n FROM tenant_usage').get()?.n, 2, 'the failed writes were rolled back');
       fault.fail = false;
       db.transaction(() => db.prepare(insert(5)).run());
@@ -97,7 +146,11 @@ test('each committed transaction counts one write in the file and the mark; a fa
     const { log: log2, lines: lines2 } = keptLog();
     const again = openStateDb(dir, { log: log2 });
     try {
-      assert.deepEqual(lines2.filter((l) => l.level === 'warn'), [], 'a file at its mark is not flagged');
+      assert.deepEqual(
+        lines2.filter((l) => l.level === 'warn'),
+        [],
+        'a file at its mark is not flagged',
+      );
       assert.equal(again.writes().stale, null);
       assert.equal(again.writes().lastWriteSeq, 3);
     } finally {
@@ -108,7 +161,15 @@ test('each committed transaction counts one write in the file and the mark; a fa
 test('a run that ends with writes failing: the next start flags the file as stale, naming it, since when, why, and what to do', () =>
   withDir(({ dir }) => {
     const clock = new ManualClock(Date.parse('2026-12-02T10:00:00Z'));
-    const first = openStateDb(dir, { log: keptLog().log, clock, faults: { beforeCommit: () => { throw diskFull(); } } });
+    const first = openStateDb(dir, {
+      log: keptLog().log,
+      clock,
+      faults: {
+        beforeCommit: () => {
+          throw diskFull();
+        },
+      },
+    });
     assert.throws(() => first.transaction(() => first.prepare(insert(1)).run()));
     first.close();
     const { log, lines } = keptLog();
@@ -116,7 +177,10 @@ test('a run that ends with writes failing: the next start flags the file as stal
     try {
       const warning = lines.find((l) => l.level === 'warn');
       assert.ok(warning, 'a warning at start');
-      assert.match(warning.message, /the state file is stale: the last run could not save usage counted since 2026-12-02T10:00:00.000Z \(SQLITE_FULL/);
+      assert.match(
+        warning.message,
+        /the state file is stale: the last run could not save usage counted since 2026-12-02T10:00:00.000Z \(SQLITE_FULL/,
+      );
       assert.equal(warning.fields.file, join(dir, STATE_FILE_NAME));
       assert.match(String(warning.fields.advice), /restore the newer file.*lower the affected tenants/);
       assert.deepEqual(second.writes().stale, { reason: warning.fields.reason, fileSeq: 0, markSeq: 0 });
@@ -125,7 +189,11 @@ test('a run that ends with writes failing: the next start flags the file as stal
     }
     const { log: log3, lines: lines3 } = keptLog();
     openStateDb(dir, { log: log3 }).close();
-    assert.deepEqual(lines3.filter((l) => l.level === 'warn'), [], 'flagged once: the start marks the file as it found it');
+    assert.deepEqual(
+      lines3.filter((l) => l.level === 'warn'),
+      [],
+      'flagged once: the start marks the file as it found it',
+    );
   }));
 
 test('a state file replaced by an older copy (a restored backup) is flagged at start: its write is older than the mark\u2019s', () =>
@@ -143,7 +211,10 @@ test('a state file replaced by an older copy (a restored backup) is flagged at s
     const { log, lines } = keptLog();
     const restored = openStateDb(dir, { log });
     try {
-      assert.match(lines.find((l) => l.level === 'warn')?.message ?? '', /stale: the state file holds write 1, older than write 3 the gateway committed/);
+      assert.match(
+        lines.find((l) => l.level === 'warn')?.message ?? '',
+        /stale: the state file holds write 1, older than write 3 the gateway committed/,
+      );
       assert.deepEqual({ ...restored.writes().stale }, { reason: restored.writes().stale?.reason, fileSeq: 1, markSeq: 3 });
     } finally {
       restored.close();

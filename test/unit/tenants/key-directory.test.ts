@@ -6,8 +6,17 @@ import { allowsModel, allowsSite } from '#src/tenants/index.ts';
 
 function spec(name: string, keys: readonly string[], more: Partial<TenantSpec> = {}): TenantSpec {
   return {
-    name, keys, models: ['*'], sites: undefined, priority: 'standard', weight: 1,
-    maxConcurrent: undefined, requestsPerMinute: undefined, tokensPerMinute: undefined, tokensPerDay: undefined, ...more,
+    name,
+    keys,
+    models: ['*'],
+    sites: undefined,
+    priority: 'standard',
+    weight: 1,
+    maxConcurrent: undefined,
+    requestsPerMinute: undefined,
+    tokensPerMinute: undefined,
+    tokensPerDay: undefined,
+    ...more,
   };
 }
 
@@ -36,9 +45,19 @@ test('a tenant knows whether it has limits and what its queue sees', () => {
 });
 
 test('1,000 tenants × 100 keys: every key is found (a digest-keyed map, not a scan)', () => {
-  const specs = Array.from({ length: 1_000 }, (_, t) => spec(`t${t}`, Array.from({ length: 100 }, (_, k) => `key-${t}-${k}`)));
+  const specs = Array.from({ length: 1_000 }, (_, t) =>
+    spec(
+      `t${t}`,
+      Array.from({ length: 100 }, (_, k) => `key-${t}-${k}`),
+    ),
+  );
   const directory = new KeyDirectory(specs);
-  for (const [t, k] of [[0, 0], [999, 99], [500, 42]] as const) assert.equal(directory.identify(`key-${t}-${k}`)?.spec.name, `t${t}`);
+  for (const [t, k] of [
+    [0, 0],
+    [999, 99],
+    [500, 42],
+  ] as const)
+    assert.equal(directory.identify(`key-${t}-${k}`)?.spec.name, `t${t}`);
   assert.equal(directory.identify('key-1000-0'), undefined);
 });
 
@@ -52,7 +71,12 @@ test('the directory is rebuilt on reload only when the tenants changed', () => {
   const rotated = current();
   assert.notEqual(rotated, first);
   assert.equal(rotated.identify('k2')?.spec.name, 'a', 'a rotated-in key works at once');
-  const changes: [string, Partial<TenantSpec>][] = [['models', { models: ['x-*'] }], ['sites', { sites: [] }], ['limit', { tokensPerDay: 5 }], ['class', { priority: 'batch' }]];
+  const changes: [string, Partial<TenantSpec>][] = [
+    ['models', { models: ['x-*'] }],
+    ['sites', { sites: [] }],
+    ['limit', { tokensPerDay: 5 }],
+    ['class', { priority: 'batch' }],
+  ];
   for (const [what, change] of changes) assert.equal(sameTenants([spec('a', ['k'])], [spec('a', ['k'], change)]), false, what);
 });
 
@@ -71,7 +95,8 @@ test('scopes: model globs and sites (undefined = every site, [] = none)', () => 
     [['qwen-?b', 'phi'], 'phi', true],
     [['qwen-?b', 'phi'], 'phi-2', false],
   ];
-  for (const [models, model, allowed] of cases) assert.equal(allowsModel({ models }, model), allowed, `${models.join(',')} ${model}`);
+  for (const [models, model, allowed] of cases)
+    assert.equal(allowsModel({ models }, model), allowed, `${models.join(',')} ${model}`);
   assert.equal(allowsSite({ sites: undefined }, 'east'), true);
   assert.equal(allowsSite({ sites: [] }, 'east'), false);
   assert.equal(allowsSite({ sites: ['east'] }, 'east'), true);

@@ -8,7 +8,14 @@ import { ManualClock } from '#src/core/clock.ts';
 import { retryDelayMs, RETRY_FIRST_MS, USAGE_FLUSH_INTERVAL_MS, UsageFlusher, type UsageRow } from '#src/tenants/index.ts';
 import { keptLog } from '#test/fixtures/state-dirs.ts';
 
-const row = (tenant: string, requests: number): UsageRow => ({ tenant, model: 'm', day: '2026-12-02', requests, promptTokens: requests * 10, completionTokens: requests });
+const row = (tenant: string, requests: number): UsageRow => ({
+  tenant,
+  model: 'm',
+  day: '2026-12-02',
+  requests,
+  promptTokens: requests * 10,
+  completionTokens: requests,
+});
 
 function rig(options: { failing?: () => boolean } = {}) {
   const clock = new ManualClock();
@@ -148,7 +155,15 @@ test('a ledger that hands over only the rows changed since its last call: rows a
 });
 
 test('retryDelayMs: the interval while writes work; after failures 1 s, doubling, never past the interval', () => {
-  const table: [number, number][] = [[0, 10_000], [1, 1_000], [2, 2_000], [3, 4_000], [4, 8_000], [5, 10_000], [60, 10_000]];
+  const table: [number, number][] = [
+    [0, 10_000],
+    [1, 1_000],
+    [2, 2_000],
+    [3, 4_000],
+    [4, 8_000],
+    [5, 10_000],
+    [60, 10_000],
+  ];
   for (const [failures, delay] of table) assert.equal(retryDelayMs(failures, 10_000), delay, `${failures} failures`);
   assert.equal(RETRY_FIRST_MS, 1_000);
   assert.equal(retryDelayMs(3, 1_500), 1_500, 'a short interval bounds the backoff');
@@ -161,7 +176,11 @@ test('while writes fail: retried with backoff, the counts kept and merged (nothi
   ledger.rows = [row('a', 3), row('b', 2)];
   flusher.start();
   clock.advance(USAGE_FLUSH_INTERVAL_MS);
-  assert.deepEqual(flusher.unsaved(), { rows: 2, requests: 2 + 2, tokens: 22 + 22 }, 'a: 3 stored as 1 (2 requests, 22 tokens more); b: 2 requests, 22 tokens');
+  assert.deepEqual(
+    flusher.unsaved(),
+    { rows: 2, requests: 2 + 2, tokens: 22 + 22 },
+    'a: 3 stored as 1 (2 requests, 22 tokens more); b: 2 requests, 22 tokens',
+  );
   const tries = (): number => lines.filter((l) => /could not be written/.test(l.message)).length;
   clock.advance(RETRY_FIRST_MS);
   assert.equal(tries(), 2, 'retried after 1 s');
@@ -174,7 +193,10 @@ test('while writes fail: retried with backoff, the counts kept and merged (nothi
   ledger.rows = [row('a', 5), row('c', 1)];
   clock.advance(20 * USAGE_FLUSH_INTERVAL_MS);
   const gaps = lines.filter((l) => /could not be written/.test(l.message)).map((l) => Number(l.fields.retry_in_ms));
-  assert.ok(gaps.every((ms) => ms <= USAGE_FLUSH_INTERVAL_MS), `never later than the interval: ${gaps.join(', ')}`);
+  assert.ok(
+    gaps.every((ms) => ms <= USAGE_FLUSH_INTERVAL_MS),
+    `never later than the interval: ${gaps.join(', ')}`,
+  );
   assert.equal(flusher.unsaved().rows, 3);
   failing.yes = false;
   clock.advance(USAGE_FLUSH_INTERVAL_MS);

@@ -11,7 +11,14 @@ import { keptLog, tempStateDir } from '#test/fixtures/state-dirs.ts';
 
 const DAY_MS = 86_400_000;
 const NOON = Date.parse('2026-12-02T12:00:00Z');
-const row = (tenant: string, model: string, day: string, requests: number, promptTokens = requests * 100, completionTokens = requests * 10): UsageRow => ({
+const row = (
+  tenant: string,
+  model: string,
+  day: string,
+  requests: number,
+  promptTokens = requests * 100,
+  completionTokens = requests * 10,
+): UsageRow => ({
   tenant,
   model,
   day,
@@ -31,10 +38,14 @@ function withStore(run: (store: SqliteUsageStore, reopen: () => SqliteUsageStore
     return store;
   };
   try {
-    run(open(), () => {
-      for (const s of opened) s.close();
-      return open();
-    }, clock);
+    run(
+      open(),
+      () => {
+        for (const s of opened) s.close();
+        return open();
+      },
+      clock,
+    );
   } finally {
     for (const s of opened) s.close();
     t.remove();
@@ -47,7 +58,11 @@ test('no state_dir: no store', () => {
 
 test('a reopened store restores a day’s rows exactly, and only that day’s', () =>
   withStore((store, reopen) => {
-    const today = [row('alice', 'llama-3.1-8b', '2026-12-02', 7, 12_345, 678), row('alice', 'qwen3:8b', '2026-12-02', 1), row('bob', 'llama-3.1-8b', '2026-12-02', 9_007_199, 9_007_199_254_740_991, 0)];
+    const today = [
+      row('alice', 'llama-3.1-8b', '2026-12-02', 7, 12_345, 678),
+      row('alice', 'qwen3:8b', '2026-12-02', 1),
+      row('bob', 'llama-3.1-8b', '2026-12-02', 9_007_199, 9_007_199_254_740_991, 0),
+    ];
     store.save([...today, row('alice', 'llama-3.1-8b', '2026-12-01', 3)]);
     assert.deepEqual(store.load('2026-12-02'), today);
     const again = reopen();
@@ -66,7 +81,10 @@ test('save replaces the stored row of its tenant, model and day', () =>
 test('a row the store cannot take is skipped and reported; the others are written', () => {
   const t = tempStateDir();
   const skipped: string[] = [];
-  const store = new SqliteUsageStore(openStateDb(t.dir, keptLog()), { clock: new ManualClock(NOON), onInvalid: (r, problem) => skipped.push(`${r.tenant}: ${problem}`) });
+  const store = new SqliteUsageStore(openStateDb(t.dir, keptLog()), {
+    clock: new ManualClock(NOON),
+    onInvalid: (r, problem) => skipped.push(`${r.tenant}: ${problem}`),
+  });
   try {
     store.save([row('good', 'm', '2026-12-02', 2), row('bad', 'm', '2026-12-02', -1), row('worse', 'm', '12/02/2026', 1)]);
     assert.deepEqual(store.load('2026-12-02'), [row('good', 'm', '2026-12-02', 2)]);

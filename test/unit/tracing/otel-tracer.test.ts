@@ -19,7 +19,18 @@ const start = (over: Partial<RequestSpanStart> = {}): RequestSpanStart => ({
   ...over,
 });
 
-const END = { status: 200, target: 'n', requestedModel: 'm', model: 'm', tenant: undefined, refusal: undefined, error: undefined, inputTokens: 1, outputTokens: 2, attempts: 1 };
+const END = {
+  status: 200,
+  target: 'n',
+  requestedModel: 'm',
+  model: 'm',
+  tenant: undefined,
+  refusal: undefined,
+  error: undefined,
+  inputTokens: 1,
+  outputTokens: 2,
+  attempts: 1,
+};
 
 /** A collector that takes the connection and the body, and never answers. */
 async function silentCollector(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
@@ -44,7 +55,14 @@ const sentContext = (tracer: RequestTracer, over: Partial<RequestSpanStart> = {}
   const span = tracer.request(start(over));
   const attempt = span.attempt({ kind: 'node', name: 'n', url: 'http://127.0.0.1:1', index: 1 });
   const header = attempt.headers?.traceparent ?? '';
-  attempt.end({ outcome: 'success', status: 200, error: undefined, failedOver: false, inputTokens: undefined, outputTokens: undefined });
+  attempt.end({
+    outcome: 'success',
+    status: 200,
+    error: undefined,
+    failedOver: false,
+    inputTokens: undefined,
+    outputTokens: undefined,
+  });
   span.end(END);
   return header;
 };
@@ -52,7 +70,10 @@ const sentContext = (tracer: RequestTracer, over: Partial<RequestSpanStart> = {}
 test('a collector that never answers: spans past the queue are dropped and counted, and shutdown keeps its bound', async () => {
   const collector = await silentCollector();
   const troubles: (string | undefined)[] = [];
-  const tracer = otelTracer({ otlpEndpoint: collector.url, serviceName: 't', sampleRatio: 1 }, { onExportTrouble: (t) => troubles.push(t), maxQueued: 4 });
+  const tracer = otelTracer(
+    { otlpEndpoint: collector.url, serviceName: 't', sampleRatio: 1 },
+    { onExportTrouble: (t) => troubles.push(t), maxQueued: 4 },
+  );
   try {
     for (let i = 0; i < 20; i++) tracer.request(start()).end(END);
     const figures = tracer.figures();
@@ -68,7 +89,7 @@ test('a collector that never answers: spans past the queue are dropped and count
   }
 });
 
-test('sampling: the ratio decides a new trace and a client\'s; a pinned site\'s forward follows its sender', async () => {
+test("sampling: the ratio decides a new trace and a client's; a pinned site's forward follows its sender", async () => {
   const collector = await silentCollector();
   const none = otelTracer({ otlpEndpoint: collector.url, serviceName: 't', sampleRatio: 0 }, { onExportTrouble: () => {} });
   const all = otelTracer({ otlpEndpoint: collector.url, serviceName: 't', sampleRatio: 1 }, { onExportTrouble: () => {} });
@@ -76,10 +97,26 @@ test('sampling: the ratio decides a new trace and a client\'s; a pinned site\'s 
   const unsampledParent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
   try {
     assert.match(sentContext(none), /^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/, 'ratio 0: a new trace, not sampled, still propagated');
-    assert.match(sentContext(none, { traceparent: sampledParent }), /^00-4bf92f3577b34da6a3ce929d0e0e4736-(?!00f067aa0ba902b7)[0-9a-f]{16}-00$/, "ratio 0: a client's sampled flag does not force a trace");
-    assert.match(sentContext(none, { traceparent: sampledParent, fromSite: 'a' }), /-01$/, "ratio 0: a pinned site's sampled forward is recorded");
-    assert.match(sentContext(all, { traceparent: unsampledParent, fromSite: 'a' }), /-00$/, "ratio 1: a pinned site's unsampled forward is not");
-    assert.match(sentContext(all, { traceparent: unsampledParent }), /-01$/, "ratio 1: a client's trace is recorded whatever its flag");
+    assert.match(
+      sentContext(none, { traceparent: sampledParent }),
+      /^00-4bf92f3577b34da6a3ce929d0e0e4736-(?!00f067aa0ba902b7)[0-9a-f]{16}-00$/,
+      "ratio 0: a client's sampled flag does not force a trace",
+    );
+    assert.match(
+      sentContext(none, { traceparent: sampledParent, fromSite: 'a' }),
+      /-01$/,
+      "ratio 0: a pinned site's sampled forward is recorded",
+    );
+    assert.match(
+      sentContext(all, { traceparent: unsampledParent, fromSite: 'a' }),
+      /-00$/,
+      "ratio 1: a pinned site's unsampled forward is not",
+    );
+    assert.match(
+      sentContext(all, { traceparent: unsampledParent }),
+      /-01$/,
+      "ratio 1: a client's trace is recorded whatever its flag",
+    );
   } finally {
     await Promise.all([none.shutdown(300), all.shutdown(300)]);
     await collector.close();
@@ -93,7 +130,9 @@ test('a routing decision that waited in the queue: a queue span beside it, as lo
   try {
     const span = tracer.request(start());
     span.resolved('alias', 'm');
-    span.routing().end({ among: 'node', chosen: 'n1', policy: 'least-loaded', reason: 'fewest in flight (0, 1 tied)', waitedMs: 250 });
+    span
+      .routing()
+      .end({ among: 'node', chosen: 'n1', policy: 'least-loaded', reason: 'fewest in flight (0, 1 tied)', waitedMs: 250 });
     span.end(END);
     await tracer.shutdown(5_000);
     const request = receiver.spans.find((s) => s.kind === 2);

@@ -10,8 +10,14 @@ import type { OwnerMessage } from '#src/workers/protocol.ts';
 
 const SETTINGS: QueueSettings = { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0, swapAfterMs: 0, loadTimeoutMs: 5_000 };
 const REQ: RouteRequest = {
-  model: 'm', group: undefined, triedNodes: new Set(), promptTokens: 10, maxTokens: 5,
-  completionReserveTokens: 0, loadOnDemand: true, policy: 'least-in-flight',
+  model: 'm',
+  group: undefined,
+  triedNodes: new Set(),
+  promptTokens: 10,
+  maxTokens: 5,
+  completionReserveTokens: 0,
+  loadOnDemand: true,
+  policy: 'least-in-flight',
 };
 const NODE = { spec: { name: 'n1' } } as unknown as NodeView;
 
@@ -25,7 +31,10 @@ function fakeScheduler() {
     leases += 1;
     const lease = leases;
     return {
-      kind: 'admitted', node: NODE, route: { policy: 'p', reason: 'r' }, waitedMs: 3,
+      kind: 'admitted',
+      node: NODE,
+      route: { policy: 'p', reason: 'r' },
+      waitedMs: 3,
       load: withLoad ? { timeoutMs: 777, settle: (o) => settled.push(o) } : undefined,
       release: () => released.push(lease),
     };
@@ -40,7 +49,12 @@ function fakeScheduler() {
 function deskWith(fake: ReturnType<typeof fakeScheduler>) {
   const sent: OwnerMessage[] = [];
   let synced = 0;
-  const desk = new LeaseDesk({ scheduler: fake.scheduler, send: (m) => sent.push(m), beforeAdmitted: () => (synced += 1), onError: () => {} });
+  const desk = new LeaseDesk({
+    scheduler: fake.scheduler,
+    send: (m) => sent.push(m),
+    beforeAdmitted: () => (synced += 1),
+    onError: () => {},
+  });
   return { desk, sent, synced: () => synced };
 }
 
@@ -53,7 +67,9 @@ test('an admission is answered after the fleet is synced, and its lease returns 
   fake.asked[0]?.resolve(fake.admitted(true));
   await tick();
   assert.equal(synced(), 1);
-  assert.deepEqual(sent, [{ t: 'admitted', id: 1, node: 'n1', route: { policy: 'p', reason: 'r' }, waitedMs: 3, loadTimeoutMs: 777 }]);
+  assert.deepEqual(sent, [
+    { t: 'admitted', id: 1, node: 'n1', route: { policy: 'p', reason: 'r' }, waitedMs: 3, loadTimeoutMs: 777 },
+  ]);
   assert.equal(desk.held(), 1);
   desk.release(1);
   desk.release(1);

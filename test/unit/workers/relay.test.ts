@@ -11,7 +11,10 @@ import { acceptRelayed } from '#src/workers/relay.ts';
 async function relayListener(secret: string): Promise<{ url: string; close: () => Promise<void> }> {
   const table = new TableBuilder();
   table.add('GET', '/who', (req, res) => {
-    const seen = { address: req.socket.remoteAddress, relayHeaders: Object.keys(req.headers).filter((h) => h.startsWith('x-switchyard-relay')) };
+    const seen = {
+      address: req.socket.remoteAddress,
+      relayHeaders: Object.keys(req.headers).filter((h) => h.startsWith('x-switchyard-relay')),
+    };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
   });
   const relayed = acceptRelayed(table.table(), secret);
@@ -42,7 +45,9 @@ test('a request without the secret, or with a wrong one, is refused 403', async 
 test('a relayed request is seen from the client the worker names, without the relay headers', async () => {
   const relay = await relayListener('s3cret-value');
   try {
-    const res = await request(`${relay.url}/who`, { headers: { 'x-switchyard-relay': 's3cret-value', 'x-switchyard-relay-peer': '203.0.113.7' } });
+    const res = await request(`${relay.url}/who`, {
+      headers: { 'x-switchyard-relay': 's3cret-value', 'x-switchyard-relay-peer': '203.0.113.7' },
+    });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(await res.body.json(), { address: '203.0.113.7', relayHeaders: [] });
   } finally {

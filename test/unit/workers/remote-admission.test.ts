@@ -9,10 +9,23 @@ import { RemoteAdmission } from '#src/workers/remote-admission.ts';
 import { ViewMirror } from '#src/workers/view-mirror.ts';
 import type { WorkerMessage } from '#src/workers/protocol.ts';
 
-const SETTINGS = { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0, swapAfterMs: 0, loadTimeoutMs: 5_000, catalog: 'not sent' } as unknown as QueueSettings;
+const SETTINGS = {
+  queueTimeoutMs: 1_000,
+  maxQueue: 10,
+  missWaitMs: 0,
+  swapAfterMs: 0,
+  loadTimeoutMs: 5_000,
+  catalog: 'not sent',
+} as unknown as QueueSettings;
 const REQ: RouteRequest = {
-  model: 'm', group: undefined, triedNodes: new Set(), promptTokens: 10, maxTokens: 5,
-  completionReserveTokens: 0, loadOnDemand: true, policy: 'least-in-flight',
+  model: 'm',
+  group: undefined,
+  triedNodes: new Set(),
+  promptTokens: 10,
+  maxTokens: 5,
+  completionReserveTokens: 0,
+  loadOnDemand: true,
+  policy: 'least-in-flight',
 };
 const VIEW = { spec: { name: 'n1' } } as unknown as NodeView;
 
@@ -26,7 +39,13 @@ test('admit sends the request and only the waiting limits of its settings', () =
   const { sent, remote } = setup();
   void remote.admit(REQ, SETTINGS, new AbortController().signal, true);
   assert.deepEqual(sent, [
-    { t: 'admit', id: 1, req: REQ, firstAttempt: true, settings: { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0, swapAfterMs: 0, loadTimeoutMs: 5_000 } },
+    {
+      t: 'admit',
+      id: 1,
+      req: REQ,
+      firstAttempt: true,
+      settings: { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0, swapAfterMs: 0, loadTimeoutMs: 5_000 },
+    },
   ]);
 });
 
@@ -44,7 +63,10 @@ test('an admitted answer gives the mirrored node; release and settle are sent on
   a.release();
   a.load?.settle('loaded');
   a.load?.settle('failed');
-  assert.deepEqual(sent.slice(1), [{ t: 'release', id: 1 }, { t: 'settle', id: 1, outcome: 'loaded' }]);
+  assert.deepEqual(sent.slice(1), [
+    { t: 'release', id: 1 },
+    { t: 'settle', id: 1, outcome: 'loaded' },
+  ]);
   assert.equal(remote.pending(), 0);
 });
 
@@ -62,7 +84,14 @@ test('a refusal keeps its reason; a client that leaves while waiting sends one a
 test('an admission for a node the mirror no longer has is given back and refused with a reason', async () => {
   const { sent, remote } = setup();
   const admission = remote.admit(REQ, SETTINGS, new AbortController().signal, true);
-  remote.decided({ t: 'admitted', id: 1, node: 'gone', route: { policy: 'p', reason: 'r' }, waitedMs: 0, loadTimeoutMs: undefined });
+  remote.decided({
+    t: 'admitted',
+    id: 1,
+    node: 'gone',
+    route: { policy: 'p', reason: 'r' },
+    waitedMs: 0,
+    loadTimeoutMs: undefined,
+  });
   const a = await admission;
   assert.equal(a.kind, 'refused');
   if (a.kind === 'refused') assert.match(a.excluded[0]?.detail ?? '', /removed/);

@@ -14,7 +14,14 @@ test('the owner answers each hold and claim by id; a release is told', async () 
   const first = guard.claim(CLAIM);
   const second = guard.hold({ ...CLAIM, nonce: 'm'.repeat(22) });
   guard.release({ ...CLAIM, nonce: 'r'.repeat(22) });
-  assert.deepEqual(sent.map((m) => (m.t === 'claim' ? [m.id, m.claim.nonce[0], m.op] : m.t)), [[1, 'n', 'claim'], [2, 'm', 'hold'], [3, 'r', 'release']]);
+  assert.deepEqual(
+    sent.map((m) => (m.t === 'claim' ? [m.id, m.claim.nonce[0], m.op] : m.t)),
+    [
+      [1, 'n', 'claim'],
+      [2, 'm', 'hold'],
+      [3, 'r', 'release'],
+    ],
+  );
   guard.answered(3, { ok: true });
   guard.answered(2, { ok: false, rejection: 'replayed', detail: 'seen' });
   guard.answered(1, { ok: true });

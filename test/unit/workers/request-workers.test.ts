@@ -21,7 +21,10 @@ import type { RemoteSiteView } from '#src/routing/index.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
 import { testSiteKey } from '#test/fixtures/site-keys.ts';
 
-const CONFIG = { server: { listen: { host: '127.0.0.1', port: 0 } }, upstream: { maxConnections: 8 } } as unknown as GatewayConfig;
+const CONFIG = {
+  server: { listen: { host: '127.0.0.1', port: 0 } },
+  upstream: { maxConnections: 8 },
+} as unknown as GatewayConfig;
 const VIEWS: readonly NodeView[] = [{ spec: { name: 'n1' } } as unknown as NodeView];
 const REQ = { model: 'm', triedNodes: new Set<string>() } as unknown as RouteRequest;
 const SETTINGS = { queueTimeoutMs: 1, maxQueue: 1, missWaitMs: 0, swapAfterMs: 0, loadTimeoutMs: 1 };
@@ -58,7 +61,11 @@ async function startWith(mesh?: WorkersMeshSource) {
     routerRooms: () => [],
     admit: (): Promise<Admission> =>
       Promise.resolve({
-        kind: 'admitted', node: VIEWS[0] as NodeView, route: { policy: 'p', reason: 'r' }, waitedMs: 0, load: undefined,
+        kind: 'admitted',
+        node: VIEWS[0] as NodeView,
+        route: { policy: 'p', reason: 'r' },
+        waitedMs: 0,
+        load: undefined,
         release: () => released.push('lease'),
       }),
   };
@@ -68,7 +75,13 @@ async function startWith(mesh?: WorkersMeshSource) {
     logger,
     config: () => CONFIG,
     registry: { views: () => VIEWS },
-    reports: { learnContext: () => {}, learnTokenRatio: () => {}, learnDecodeRate: () => {}, modelVanished: () => {}, learnLackingEndpoint: () => {} },
+    reports: {
+      learnContext: () => {},
+      learnTokenRatio: () => {},
+      learnDecodeRate: () => {},
+      modelVanished: () => {},
+      learnLackingEndpoint: () => {},
+    },
     scheduler,
     ledger: new TenantLedger(() => 0),
     events: new EventBus<ProxyEvents>(),
@@ -91,7 +104,13 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 test('the first worker binds the port, the others join it', async () => {
   const { workers, threads } = await startWith();
   assert.equal(workers.port, 4321);
-  assert.deepEqual(threads.map((t) => [t.init.index, t.init.port]), [[0, 0], [1, 4321]]);
+  assert.deepEqual(
+    threads.map((t) => [t.init.index, t.init.port]),
+    [
+      [0, 0],
+      [1, 4321],
+    ],
+  );
 });
 
 test('a worker that exits gives its leases back and is started again on the same port', async () => {
@@ -99,13 +118,22 @@ test('a worker that exits gives its leases back and is started again on the same
   threads[1]?.send({ t: 'admit', id: 1, req: REQ, settings: SETTINGS, firstAttempt: true });
   await turn();
   await turn();
-  assert.deepEqual(workers.status().map((s) => s.leases_held), [0, 1]);
+  assert.deepEqual(
+    workers.status().map((s) => s.leases_held),
+    [0, 1],
+  );
   threads[1]?.crash();
   assert.deepEqual(released, ['lease']);
   assert.equal(threads.length, 3);
   assert.deepEqual([threads[2]?.init.index, threads[2]?.init.port], [1, 4321]);
   assert.ok(lines.some((l) => l.msg === 'a request worker exited; its leases were returned; starting it again'));
-  assert.deepEqual(workers.status().map((s) => [s.worker, s.leases_held]), [[0, 0], [1, 0]]);
+  assert.deepEqual(
+    workers.status().map((s) => [s.worker, s.leases_held]),
+    [
+      [0, 0],
+      [1, 0],
+    ],
+  );
 });
 
 test(`a worker that keeps exiting is restarted at most ${MAX_RESTARTS} times a minute`, async () => {
@@ -127,21 +155,40 @@ test('without [mesh] the workers start with no mesh state and are sent none', as
   const { workers, threads } = await startWith();
   workers.syncMesh();
   await turn();
-  assert.deepEqual(threads.map((t) => t.init.mesh), [undefined, undefined]);
+  assert.deepEqual(
+    threads.map((t) => t.init.mesh),
+    [undefined, undefined],
+  );
   assert.ok(threads.every((t) => t.received.every((m) => m.t !== 'sites' && m.t !== 'site-key')));
 });
 
 test('with [mesh] the workers get the site key once loaded and the remote sites whenever their views change', async () => {
   const state: { key: SiteKey | undefined; sites: RemoteSiteView[] } = { key: undefined, sites: [] };
-  const { workers, threads } = await startWith({ key: () => state.key, sites: () => state.sites, claimForward: () => ({ ok: true }) });
-  assert.deepEqual(threads.map((t) => t.init.mesh), [{ keyPem: undefined, sites: [] }, { keyPem: undefined, sites: [] }]);
+  const { workers, threads } = await startWith({
+    key: () => state.key,
+    sites: () => state.sites,
+    claimForward: () => ({ ok: true }),
+  });
+  assert.deepEqual(
+    threads.map((t) => t.init.mesh),
+    [
+      { keyPem: undefined, sites: [] },
+      { keyPem: undefined, sites: [] },
+    ],
+  );
   const pushed = (thread: FakeThread | undefined, t: 'sites' | 'site-key') => thread?.received.filter((m) => m.t === t) ?? [];
   workers.syncMesh();
   await turn();
   assert.deepEqual(pushed(threads[0], 'sites'), [], 'nothing changed: nothing sent');
 
   const key = testSiteKey();
-  const c: RemoteSiteView = { id: 'c', url: 'http://127.0.0.1:2', fresh: true, load: 0.5, models: new Map([['m-c', { ctx: 8192, onDemand: false }]]) };
+  const c: RemoteSiteView = {
+    id: 'c',
+    url: 'http://127.0.0.1:2',
+    fresh: true,
+    load: 0.5,
+    models: new Map([['m-c', { ctx: 8192, onDemand: false }]]),
+  };
   state.key = key;
   state.sites = [c];
   workers.syncMesh();

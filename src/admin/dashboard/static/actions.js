@@ -17,7 +17,8 @@ export function useAccess(token) {
     fetch('access', { headers: tokenHeaders(token), cache: 'no-store', signal: stop.signal })
       .then(async (res) => {
         const body = await res.json().catch(() => null);
-        if (res.ok && typeof body?.act === 'boolean') setAccess(body.act ? { act: true } : { act: false, why: String(body.why ?? 'not allowed') });
+        if (res.ok && typeof body?.act === 'boolean')
+          setAccess(body.act ? { act: true } : { act: false, why: String(body.why ?? 'not allowed') });
         else setAccess({ act: false, why: body?.error?.message ?? `GET /admin/access answered ${res.status}` });
       })
       .catch((error) => {
@@ -40,13 +41,17 @@ const WAKE_WORDS = {
 export function describeAnswer(kind, status, body, subject) {
   const error = body?.error?.message;
   if (error !== undefined) return { ok: false, text: `${subject}: ${error} (${status})` };
-  if (kind === 'wake') return { ok: status < 300, text: `wake ${subject}: ${WAKE_WORDS[body?.result] ?? body?.result ?? 'no answer'} (${status})` };
+  if (kind === 'wake')
+    return { ok: status < 300, text: `wake ${subject}: ${WAKE_WORDS[body?.result] ?? body?.result ?? 'no answer'} (${status})` };
   if (kind === 'reload') {
     if (body?.status === 'reloaded') return { ok: true, text: 'config reloaded' };
     return { ok: false, text: `reload rejected: ${(body?.problems ?? []).join('; ') || `status ${status}`}` };
   }
   const where = body?.node ? ` on ${body.node}` : '';
-  return { ok: body?.outcome === 'done' || body?.outcome === 'already', text: `${body?.outcome ?? 'no answer'}: ${body?.action ?? kind} ${body?.model ?? subject}${where}${body?.detail ? ` — ${body.detail}` : ''} (${status})` };
+  return {
+    ok: body?.outcome === 'done' || body?.outcome === 'already',
+    text: `${body?.outcome ?? 'no answer'}: ${body?.action ?? kind} ${body?.model ?? subject}${where}${body?.detail ? ` — ${body.detail}` : ''} (${status})`,
+  };
 }
 
 /** Runs one action; resolves to { ok, text } (never throws). */
@@ -69,8 +74,17 @@ export async function runAction(token, { kind, method = 'POST', path, body, subj
 /** A button for an action: disabled with the reason when this caller may not act, or while it runs. */
 export function ActionButton({ access, onAct, label, action, busy, id }) {
   const title = access.act ? undefined : `not allowed: ${access.why}`;
-  return html`<button type="button" class="action" id=${id} data-action=${action.kind} disabled=${!access.act || busy} title=${title}
-    onClick=${() => onAct(action)}>${label}</button>`;
+  return html`<button
+    type="button"
+    class="action"
+    id=${id}
+    data-action=${action.kind}
+    disabled=${!access.act || busy}
+    title=${title}
+    onClick=${() => onAct(action)}
+  >
+    ${label}
+  </button>`;
 }
 
 /** The last action's answer (and, without the right to act, why the buttons are off). */

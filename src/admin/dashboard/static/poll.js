@@ -11,7 +11,11 @@ const ANSWER_TIMEOUT_MS = 5_000;
 
 /** GET `path` (relative to /admin/) with the token, bounded by its own timeout and by `signal`. */
 export function fetchAdmin(path, token, signal) {
-  return fetch(path, { headers: tokenHeaders(token), cache: 'no-store', signal: AbortSignal.any([signal, AbortSignal.timeout(ANSWER_TIMEOUT_MS)]) });
+  return fetch(path, {
+    headers: tokenHeaders(token),
+    cache: 'no-store',
+    signal: AbortSignal.any([signal, AbortSignal.timeout(ANSWER_TIMEOUT_MS)]),
+  });
 }
 
 /** Seconds a fetchAdmin waits for an answer (for messages). */

@@ -5,11 +5,28 @@
 const NO_SITES = { mesh: false, own: null, rows: new Map(), order: [], skewMs: 0 };
 
 export function emptyState() {
-  return { nodes: new Map(), order: [], models: [], sites: NO_SITES, transitions: [], traffic: new Map(), bucketMs: 10000, windowMs: 900000, now: Date.now(), skewMs: 0 };
+  return {
+    nodes: new Map(),
+    order: [],
+    models: [],
+    sites: NO_SITES,
+    transitions: [],
+    traffic: new Map(),
+    bucketMs: 10000,
+    windowMs: 900000,
+    now: Date.now(),
+    skewMs: 0,
+  };
 }
 
 function sitesOf(panel, now) {
-  return { mesh: panel.mesh, own: panel.own, rows: new Map(panel.sites.map((row) => [row.id, row])), order: panel.sites.map((row) => row.id), skewMs: now - Date.now() };
+  return {
+    mesh: panel.mesh,
+    own: panel.own,
+    rows: new Map(panel.sites.map((row) => [row.id, row])),
+    order: panel.sites.map((row) => row.id),
+    skewMs: now - Date.now(),
+  };
 }
 
 export function applyEvent(state, name, data) {
@@ -18,9 +35,15 @@ export function applyEvent(state, name, data) {
       const nodes = new Map(data.nodes.map((row) => [row.name, row]));
       const traffic = new Map(Object.entries(data.traffic));
       return {
-        nodes, order: data.nodes.map((row) => row.name), models: data.models, sites: sitesOf(data.sites ?? { mesh: false, own: null, sites: [] }, data.now),
-        transitions: [...data.transitions].reverse(), traffic,
-        bucketMs: data.traffic_bucket_ms, windowMs: data.traffic_window_ms, now: data.now,
+        nodes,
+        order: data.nodes.map((row) => row.name),
+        models: data.models,
+        sites: sitesOf(data.sites ?? { mesh: false, own: null, sites: [] }, data.now),
+        transitions: [...data.transitions].reverse(),
+        traffic,
+        bucketMs: data.traffic_bucket_ms,
+        windowMs: data.traffic_window_ms,
+        now: data.now,
         // The gateway's clock minus the page's: ages tick by the gateway's clock.
         skewMs: data.now - Date.now(),
       };
@@ -52,7 +75,10 @@ export function applyEvent(state, name, data) {
       for (const [key, points] of Object.entries(data.series)) {
         const byStart = new Map((traffic.get(key) ?? []).map((p) => [p[0], p]));
         for (const p of points) byStart.set(p[0], p);
-        traffic.set(key, [...byStart.values()].filter((p) => p[0] >= oldest).sort((a, b) => a[0] - b[0]));
+        traffic.set(
+          key,
+          [...byStart.values()].filter((p) => p[0] >= oldest).sort((a, b) => a[0] - b[0]),
+        );
       }
       return { ...state, traffic, now: data.now };
     }

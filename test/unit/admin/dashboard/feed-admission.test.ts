@@ -13,15 +13,23 @@ import {
   type FeedSlot,
 } from '#src/admin/dashboard/feed-admission.ts';
 
-const slots = (...groups: [string, number][]): FeedSlot[] => groups.flatMap(([address, n]) => Array.from({ length: n }, () => ({ address })));
-const spread = (addresses: number, each: number): FeedSlot[] => slots(...Array.from({ length: addresses }, (_, i): [string, number] => [`10.0.0.${i}`, each]));
+const slots = (...groups: [string, number][]): FeedSlot[] =>
+  groups.flatMap(([address, n]) => Array.from({ length: n }, () => ({ address })));
+const spread = (addresses: number, each: number): FeedSlot[] =>
+  slots(...Array.from({ length: addresses }, (_, i): [string, number] => [`10.0.0.${i}`, each]));
 
 test('admission: an address holds at most its share; a full feed makes room for an address holding fewer', () => {
   const cases: { name: string; slots: FeedSlot[]; address: string; kind: string; victim?: number }[] = [
     { name: 'empty', slots: [], address: 'a', kind: 'admit' },
     { name: 'own address below its cap', slots: slots(['a', MAX_FEEDS_PER_ADDRESS - 1]), address: 'a', kind: 'admit' },
     { name: 'own address at its cap', slots: slots(['a', MAX_FEEDS_PER_ADDRESS]), address: 'a', kind: 'refuse' },
-    { name: 'full, newcomer from a new address', slots: spread(MAX_FEED_CLIENTS / MAX_FEEDS_PER_ADDRESS, MAX_FEEDS_PER_ADDRESS), address: 'b', kind: 'admit_replacing', victim: 0 },
+    {
+      name: 'full, newcomer from a new address',
+      slots: spread(MAX_FEED_CLIENTS / MAX_FEEDS_PER_ADDRESS, MAX_FEEDS_PER_ADDRESS),
+      address: 'b',
+      kind: 'admit_replacing',
+      victim: 0,
+    },
     {
       name: 'full, the busiest address gives its oldest slot',
       slots: [...slots(['x', 1], ['y', 1]), ...spread(MAX_FEED_CLIENTS / MAX_FEEDS_PER_ADDRESS, MAX_FEEDS_PER_ADDRESS).slice(2)],
@@ -30,7 +38,12 @@ test('admission: an address holds at most its share; a full feed makes room for 
       victim: 4,
     },
     { name: 'full, every address holds one', slots: spread(MAX_FEED_CLIENTS, 1), address: 'b', kind: 'refuse' },
-    { name: 'full, newcomer holding as many as the busiest but one', slots: spread(MAX_FEED_CLIENTS / 2, 2), address: '10.0.0.0', kind: 'refuse' },
+    {
+      name: 'full, newcomer holding as many as the busiest but one',
+      slots: spread(MAX_FEED_CLIENTS / 2, 2),
+      address: '10.0.0.0',
+      kind: 'refuse',
+    },
   ];
   for (const c of cases) {
     const admission = admitFeed(c.slots, c.address);

@@ -34,7 +34,14 @@ test('a fleet row: per model residency, context and free budget; queue depth of 
     onDemand: { b: 'unloaded' },
     capacity: { role: 'router', models: { a: { nCtx: 8192, slots: 4 } } },
   });
-  const row = fleetRow(view, input([view], { inFlight: () => 2, usage: (_n, m) => ({ requests: 1, tokens: m === 'a' ? 3000 : 0 }), queueDepths: { a: 3, b: 1, c: 7 } }));
+  const row = fleetRow(
+    view,
+    input([view], {
+      inFlight: () => 2,
+      usage: (_n, m) => ({ requests: 1, tokens: m === 'a' ? 3000 : 0 }),
+      queueDepths: { a: 3, b: 1, c: 7 },
+    }),
+  );
   assert.equal(row.state, 'healthy');
   assert.equal(row.in_flight, 2);
   assert.equal(row.slots, 4);
@@ -62,10 +69,40 @@ test('models: where each is served now, on demand or after a wake, with aliases 
     node('d', { health: 'asleep', models: ['z'] }),
   ];
   const rows = views.map((v) => fleetRow(v, input(views)));
-  assert.deepEqual(modelRows(rows, new Map([['big', 'm'], ['mm', 'm']]), { z: 2 }), [
-    { id: 'm', aliases: ['big', 'mm'], nodes: ['a', 'b'], on_demand: ['c'], after_wake: [], largest_ctx: 16384, queue: 0, sites: [], stale_sites: [] },
-    { id: 'z', aliases: [], nodes: [], on_demand: ['c'], after_wake: ['d'], largest_ctx: null, queue: 2, sites: [], stale_sites: [] },
-  ]);
+  assert.deepEqual(
+    modelRows(
+      rows,
+      new Map([
+        ['big', 'm'],
+        ['mm', 'm'],
+      ]),
+      { z: 2 },
+    ),
+    [
+      {
+        id: 'm',
+        aliases: ['big', 'mm'],
+        nodes: ['a', 'b'],
+        on_demand: ['c'],
+        after_wake: [],
+        largest_ctx: 16384,
+        queue: 0,
+        sites: [],
+        stale_sites: [],
+      },
+      {
+        id: 'z',
+        aliases: [],
+        nodes: [],
+        on_demand: ['c'],
+        after_wake: ['d'],
+        largest_ctx: null,
+        queue: 2,
+        sites: [],
+        stale_sites: [],
+      },
+    ],
+  );
 });
 
 test('models with [mesh]: fresh sites serve with their ctx and on-demand flag, stale ones are only named; remote-only models get a row', () => {
@@ -73,14 +110,48 @@ test('models with [mesh]: fresh sites serve with their ctx and on-demand flag, s
   const rows = views.map((v) => fleetRow(v, input(views)));
   const remote = [
     { site: 'west', fresh: false, models: [{ id: 'm', ctx: 65_536 }, { id: 'gone' }] },
-    { site: 'east', fresh: true, models: [{ id: 'm', ctx: 32_768 }, { id: 'only-east', on_demand: true }] },
+    {
+      site: 'east',
+      fresh: true,
+      models: [
+        { id: 'm', ctx: 32_768 },
+        { id: 'only-east', on_demand: true },
+      ],
+    },
   ];
   assert.deepEqual(modelRows(rows, new Map([['oe', 'only-east']]), {}, remote), [
-    { id: 'gone', aliases: [], nodes: [], on_demand: [], after_wake: [], largest_ctx: null, queue: 0, sites: [], stale_sites: ['west'] },
     {
-      id: 'm', aliases: [], nodes: ['a'], on_demand: [], after_wake: [], largest_ctx: 4096, queue: 0,
-      sites: [{ site: 'east', ctx: 32_768, on_demand: false }], stale_sites: ['west'],
+      id: 'gone',
+      aliases: [],
+      nodes: [],
+      on_demand: [],
+      after_wake: [],
+      largest_ctx: null,
+      queue: 0,
+      sites: [],
+      stale_sites: ['west'],
     },
-    { id: 'only-east', aliases: ['oe'], nodes: [], on_demand: [], after_wake: [], largest_ctx: null, queue: 0, sites: [{ site: 'east', ctx: null, on_demand: true }], stale_sites: [] },
+    {
+      id: 'm',
+      aliases: [],
+      nodes: ['a'],
+      on_demand: [],
+      after_wake: [],
+      largest_ctx: 4096,
+      queue: 0,
+      sites: [{ site: 'east', ctx: 32_768, on_demand: false }],
+      stale_sites: ['west'],
+    },
+    {
+      id: 'only-east',
+      aliases: ['oe'],
+      nodes: [],
+      on_demand: [],
+      after_wake: [],
+      largest_ctx: null,
+      queue: 0,
+      sites: [{ site: 'east', ctx: null, on_demand: true }],
+      stale_sites: [],
+    },
   ]);
 });

@@ -4,20 +4,52 @@ import { ManualClock } from '#src/core/clock.ts';
 import { rowsDelta, sseEvent } from '#src/admin/dashboard/dashboard-state.ts';
 import type { FleetRow } from '#src/admin/dashboard/fleet-rows.ts';
 import { NO_MESH, type SiteRow, type SitesPanel } from '#src/admin/dashboard/site-rows.ts';
-import { FEED_HEARTBEAT_MS, FEED_STALL_BYTES, FEED_STALL_MS, FEED_TICK_MS, LiveFeed, MAX_FEED_CLIENT_BUFFER_BYTES, MAX_FEED_CLIENTS, MAX_FEEDS_PER_ADDRESS, type FeedClient, type FeedSource } from '#src/admin/dashboard/live-feed.ts';
-import { discoveryTransition, healthTransition, reloadTransition, wakeTransition, type Transition } from '#src/admin/dashboard/transitions.ts';
+import {
+  FEED_HEARTBEAT_MS,
+  FEED_STALL_BYTES,
+  FEED_STALL_MS,
+  FEED_TICK_MS,
+  LiveFeed,
+  MAX_FEED_CLIENT_BUFFER_BYTES,
+  MAX_FEED_CLIENTS,
+  MAX_FEEDS_PER_ADDRESS,
+  type FeedClient,
+  type FeedSource,
+} from '#src/admin/dashboard/live-feed.ts';
+import {
+  discoveryTransition,
+  healthTransition,
+  reloadTransition,
+  wakeTransition,
+  type Transition,
+} from '#src/admin/dashboard/transitions.ts';
 import type { DiscoveryState } from '#src/discovery/index.ts';
 import type { HealthState } from '#src/nodes/index.ts';
 import { model } from '#test/fixtures/builders.ts';
 
 const row = (name: string, state: FleetRow['state'] = 'healthy'): FleetRow => ({
-  name, state, health: state, discovery: 'known', group: null, kind: 'vllm', url: 'http://127.0.0.1:1', in_flight: 0, slots: null, queue: 0,
-  last_error: null, last_error_at: null, wake: null, models: [],
+  name,
+  state,
+  health: state,
+  discovery: 'known',
+  group: null,
+  kind: 'vllm',
+  url: 'http://127.0.0.1:1',
+  in_flight: 0,
+  slots: null,
+  queue: 0,
+  last_error: null,
+  last_error_at: null,
+  wake: null,
+  models: [],
 });
 
 test('rowsDelta sends the rows that changed, the ones removed, and the order when membership changed', () => {
   const first = rowsDelta([row('a'), row('b')], new Map());
-  assert.deepEqual(first.delta?.changed.map((r) => r.name), ['a', 'b']);
+  assert.deepEqual(
+    first.delta?.changed.map((r) => r.name),
+    ['a', 'b'],
+  );
   assert.deepEqual(first.delta?.order, ['a', 'b']);
   assert.equal(rowsDelta([row('a'), row('b')], first.sent).delta, undefined, 'nothing changed: nothing sent');
   const flipped = rowsDelta([row('a'), row('b', 'dead')], first.sent);
@@ -30,20 +62,46 @@ test('an SSE event is one event line and one data line', () => {
   assert.equal(sseEvent('nodes', { a: 'x\ny' }), 'event: nodes\ndata: {"a":"x\\ny"}\n\n');
 });
 
-const health = (status: HealthState['status'], lastError?: string): HealthState => ({ status, fails: 0, lastError, lastProbeAt: 0, changedAt: 0 });
+const health = (status: HealthState['status'], lastError?: string): HealthState => ({
+  status,
+  fails: 0,
+  lastError,
+  lastProbeAt: 0,
+  changedAt: 0,
+});
 const listing = (phase: DiscoveryState['phase'], ids: string[], lastError?: string): DiscoveryState => ({
-  phase, models: ids.map((id) => model(id)), fails: 0, empties: 0, lastError, lastSuccessAt: undefined, dropped: [], changedAt: 0,
+  phase,
+  models: ids.map((id) => model(id)),
+  fails: 0,
+  empties: 0,
+  lastError,
+  lastSuccessAt: undefined,
+  dropped: [],
+  changedAt: 0,
 });
 
 test('transitions: only changes an operator sees, each as one line', () => {
   assert.equal(healthTransition({ node: 'a', from: health('healthy'), to: health('healthy') }), undefined);
-  assert.deepEqual(healthTransition({ node: 'a', from: health('healthy'), to: health('dead', 'timeout') }), { node: 'a', kind: 'health', text: 'health healthy → dead (timeout)' });
+  assert.deepEqual(healthTransition({ node: 'a', from: health('healthy'), to: health('dead', 'timeout') }), {
+    node: 'a',
+    kind: 'health',
+    text: 'health healthy → dead (timeout)',
+  });
   const ok = { ok: true, models: [] } as const;
-  assert.equal(discoveryTransition({ node: 'a', result: ok, from: listing('known', ['x']), to: listing('known', ['x']) }), undefined);
-  assert.deepEqual(discoveryTransition({ node: 'a', result: ok, from: listing('known', ['x']), to: listing('known', ['x', 'y', 'z']) })?.text, 'listing known → known, +2 models');
+  assert.equal(
+    discoveryTransition({ node: 'a', result: ok, from: listing('known', ['x']), to: listing('known', ['x']) }),
+    undefined,
+  );
+  assert.deepEqual(
+    discoveryTransition({ node: 'a', result: ok, from: listing('known', ['x']), to: listing('known', ['x', 'y', 'z']) })?.text,
+    'listing known → known, +2 models',
+  );
   assert.equal(wakeTransition({ node: 'a', result: 'in_window', reason: 'request' }), undefined);
   assert.equal(wakeTransition({ node: 'a', result: 'sent', reason: 'request' })?.text, 'wake sent (request)');
-  assert.equal(reloadTransition({ ok: false, problems: [{ path: 'nodes[0].url', message: 'bad' }] }).text, 'config reload rejected: nodes[0].url: bad');
+  assert.equal(
+    reloadTransition({ ok: false, problems: [{ path: 'nodes[0].url', message: 'bad' }] }).text,
+    'config reload rejected: nodes[0].url: bad',
+  );
 });
 
 /** A response that records what is written and never drains (its buffer only grows). */
@@ -85,7 +143,17 @@ function fakeClient(): FeedClient & { text: () => string; destroyed: boolean; st
 function source(rows: () => FleetRow[], big = ''): FeedSource & { transitions: Transition[] } {
   const s = {
     transitions: [] as Transition[],
-    snapshot: () => ({ now: 0, nodes: rows(), models: [], sites: NO_MESH, transitions: [], traffic: {}, traffic_bucket_ms: 10_000, traffic_window_ms: 900_000, padding: big }),
+    snapshot: () => ({
+      now: 0,
+      nodes: rows(),
+      models: [],
+      sites: NO_MESH,
+      transitions: [],
+      traffic: {},
+      traffic_bucket_ms: 10_000,
+      traffic_window_ms: 900_000,
+      padding: big,
+    }),
     rows,
     models: () => [],
     takeTransitions: () => s.transitions.splice(0),
@@ -159,17 +227,33 @@ test('the feed drops a client that does not read, and refuses clients past MAX_F
 test('the feed sends a sites event only when a site row or this site’s own changed, with the gateway’s clock', () => {
   const clock = new ManualClock(10_000 * 1_000);
   const siteRow = (state: 'fresh' | 'stale'): SiteRow => ({
-    id: 'b', state, url: 'http://127.0.0.1:1/b', revision: 5, record_at: 1, models: 2, load: null, unreachable: null, last_rejection: null,
+    id: 'b',
+    state,
+    url: 'http://127.0.0.1:1/b',
+    revision: 5,
+    record_at: 1,
+    models: 2,
+    load: null,
+    unreachable: null,
+    last_rejection: null,
   });
   let panel: SitesPanel = NO_MESH;
   const src = { ...source(() => [row('a')]), sites: () => panel };
   const feed = new LiveFeed(clock, src);
   const client = fakeClient();
   feed.open(client, '127.0.0.1');
-  const sitesEvents = (): string[] => client.text().split('\n\n').filter((e) => e.startsWith('event: sites'));
+  const sitesEvents = (): string[] =>
+    client
+      .text()
+      .split('\n\n')
+      .filter((e) => e.startsWith('event: sites'));
   clock.advance(FEED_TICK_MS);
   assert.equal(sitesEvents().length, 0, 'alone and unchanged: nothing');
-  panel = { mesh: true, own: { id: 'a', url: 'http://127.0.0.1:1/a', revision: 1, models: [], published_at: null, peers: 1 }, sites: [siteRow('fresh')] };
+  panel = {
+    mesh: true,
+    own: { id: 'a', url: 'http://127.0.0.1:1/a', revision: 1, models: [], published_at: null, peers: 1 },
+    sites: [siteRow('fresh')],
+  };
   clock.advance(FEED_TICK_MS);
   clock.advance(FEED_TICK_MS);
   assert.equal(sitesEvents().length, 1, 'the mesh started: one event, then nothing while nothing changes');
@@ -183,7 +267,10 @@ test('the feed sends a sites event only when a site row or this site’s own cha
 
 test('the feed drops a client whose unsent bytes stay above FEED_STALL_BYTES for FEED_STALL_MS, even when quiet', () => {
   const clock = new ManualClock(10_000 * 1_000);
-  const feed = new LiveFeed(clock, source(() => [row('a')]));
+  const feed = new LiveFeed(
+    clock,
+    source(() => [row('a')]),
+  );
   const stuck = fakeClient();
   const reader = fakeClient();
   feed.open(stuck, '127.0.0.1');
@@ -206,7 +293,10 @@ test('the feed drops a client whose unsent bytes stay above FEED_STALL_BYTES for
 
 test('a full feed gives a newcomer from another address the oldest slot of the busiest address, and says why', () => {
   const clock = new ManualClock(10_000 * 1_000);
-  const feed = new LiveFeed(clock, source(() => [row('a')]));
+  const feed = new LiveFeed(
+    clock,
+    source(() => [row('a')]),
+  );
   const clients = Array.from({ length: MAX_FEED_CLIENTS }, () => fakeClient());
   clients.forEach((c, i) => feed.open(c, `10.0.0.${i % (MAX_FEED_CLIENTS / MAX_FEEDS_PER_ADDRESS)}`));
   const operator = fakeClient();

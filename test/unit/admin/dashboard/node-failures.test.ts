@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { attemptFailureText, ejectionText, latestFailure } from '#src/admin/dashboard/node-failures.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
-const attempt = (result: ProxyEvents['proxy:attempt']['result'], status?: number, error?: string): ProxyEvents['proxy:attempt'] => ({ node: 'n', model: 'm', result, status, error });
+const attempt = (
+  result: ProxyEvents['proxy:attempt']['result'],
+  status?: number,
+  error?: string,
+): ProxyEvents['proxy:attempt'] => ({ node: 'n', model: 'm', result, status, error });
 
 test('which attempts are the node failing, and how they read', () => {
   const table: [ProxyEvents['proxy:attempt'], string | undefined][] = [
@@ -24,6 +28,9 @@ test('which attempts are the node failing, and how they read', () => {
 test('the latest failure wins; none is null', () => {
   assert.equal(latestFailure(undefined, undefined), null);
   assert.deepEqual(latestFailure({ text: 'probe', at: 10 }, undefined, { text: 'request', at: 20 }), { text: 'request', at: 20 });
-  assert.deepEqual(latestFailure({ text: 'probe', at: 30 }, { text: 'listing', at: 5 }, { text: 'request', at: 20 }), { text: 'probe', at: 30 });
+  assert.deepEqual(latestFailure({ text: 'probe', at: 30 }, { text: 'listing', at: 5 }, { text: 'request', at: 20 }), {
+    text: 'probe',
+    at: 30,
+  });
   assert.equal(ejectionText(31_000, 1_000), 'ejected by passive health for 30 s');
 });

@@ -8,7 +8,15 @@ import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { SitesSource } from '#src/admin/sites-view.ts';
 import { NOTHING_SENT, sitesDelta, sitesSent } from '#src/admin/dashboard/dashboard-state.ts';
 import { DashboardHub } from '#src/admin/dashboard/dashboard-hub.ts';
-import { NO_MESH, remoteModelsOf, setBounded, siteRow, sitesPanel, type SiteMemory, type SitesPanel } from '#src/admin/dashboard/site-rows.ts';
+import {
+  NO_MESH,
+  remoteModelsOf,
+  setBounded,
+  siteRow,
+  sitesPanel,
+  type SiteMemory,
+  type SitesPanel,
+} from '#src/admin/dashboard/site-rows.ts';
 import { freshnessTransition, reachabilityTransition, rejectionTransition } from '#src/admin/dashboard/transitions.ts';
 
 const NOW = 1_700_000_000_000;
@@ -27,7 +35,14 @@ const admin = (id: string, extra: Partial<SiteAdminRow> = {}): SiteAdminRow => (
   ...extra,
 });
 
-const own: OwnSiteRow = { id: 'here', url: 'http://127.0.0.1:1/here', revision: 3, models: [{ id: 'local' }], published_at: '2023-11-14T22:13:20.000Z', peers: 2 };
+const own: OwnSiteRow = {
+  id: 'here',
+  url: 'http://127.0.0.1:1/here',
+  revision: 3,
+  models: [{ id: 'local' }],
+  published_at: '2023-11-14T22:13:20.000Z',
+  peers: 2,
+};
 const sourceOf = (rows: () => readonly SiteAdminRow[]): SitesSource => ({ own: () => own, remote: rows });
 
 test('a site row: state word, revision, models count, load; instants from what the hub heard, else from the age', () => {
@@ -56,27 +71,57 @@ test('a site row: state word, revision, models count, load; instants from what t
   assert.equal(later.record_at, fromAge.record_at, 'the age grew with the clock (sub-ms jitter included)');
   assert.equal(fromAge.last_rejection?.at, Math.floor((NOW + 400 - 9_100) / 1000) * 1000);
   assert.equal(fromAge.unreachable, null);
-  const never = siteRow(admin('d', { fresh: false, url: undefined, revision: undefined, age_ms: undefined, models: [], load: undefined }), EMPTY, NOW);
+  const never = siteRow(
+    admin('d', { fresh: false, url: undefined, revision: undefined, age_ms: undefined, models: [], load: undefined }),
+    EMPTY,
+    NOW,
+  );
   assert.deepEqual([never.url, never.revision, never.record_at, never.models, never.load], [null, null, null, 0, null]);
 });
 
 test('the sites panel: alone = no mesh; with [mesh] every pinned site sorted by id and this site’s own set', () => {
   assert.deepEqual(sitesPanel(undefined, EMPTY, NOW), NO_MESH);
-  const panel = sitesPanel(sourceOf(() => [admin('c'), admin('b')]), EMPTY, NOW);
+  const panel = sitesPanel(
+    sourceOf(() => [admin('c'), admin('b')]),
+    EMPTY,
+    NOW,
+  );
   assert.equal(panel.mesh, true);
-  assert.deepEqual(panel.sites.map((s) => s.id), ['b', 'c']);
-  assert.deepEqual(panel.own, { id: 'here', url: 'http://127.0.0.1:1/here', revision: 3, models: [{ id: 'local' }], published_at: '2023-11-14T22:13:20.000Z', peers: 2 });
+  assert.deepEqual(
+    panel.sites.map((s) => s.id),
+    ['b', 'c'],
+  );
+  assert.deepEqual(panel.own, {
+    id: 'here',
+    url: 'http://127.0.0.1:1/here',
+    revision: 3,
+    models: [{ id: 'local' }],
+    published_at: '2023-11-14T22:13:20.000Z',
+    peers: 2,
+  });
 });
 
 test('the sites delta: nothing when nothing changed; the changed rows only; own and mesh with every change', () => {
-  const panel = (rows: SiteAdminRow[]): SitesPanel => sitesPanel(sourceOf(() => rows), EMPTY, NOW);
+  const panel = (rows: SiteAdminRow[]): SitesPanel =>
+    sitesPanel(
+      sourceOf(() => rows),
+      EMPTY,
+      NOW,
+    );
   const first = sitesDelta(panel([admin('b'), admin('c')]), NOTHING_SENT);
   assert.deepEqual(first.delta?.order, ['b', 'c']);
   assert.equal(first.delta?.mesh, true);
   assert.equal(sitesDelta(panel([admin('b'), admin('c')]), first.sent).delta, undefined);
-  assert.equal(sitesDelta(panel([admin('b'), admin('c')]), sitesSent(panel([admin('b'), admin('c')]))).delta, undefined, 'a snapshot counts as sent');
+  assert.equal(
+    sitesDelta(panel([admin('b'), admin('c')]), sitesSent(panel([admin('b'), admin('c')]))).delta,
+    undefined,
+    'a snapshot counts as sent',
+  );
   const stale = sitesDelta(panel([admin('b'), admin('c', { fresh: false })]), first.sent).delta;
-  assert.deepEqual(stale?.changed.map((s) => [s.id, s.state]), [['c', 'stale']]);
+  assert.deepEqual(
+    stale?.changed.map((s) => [s.id, s.state]),
+    [['c', 'stale']],
+  );
   assert.deepEqual(stale?.removed, []);
   assert.equal(stale?.order, undefined);
   const unpinned = sitesDelta(panel([admin('b')]), first.sent).delta;
@@ -87,23 +132,57 @@ test('the sites delta: nothing when nothing changed; the changed rows only; own 
 
 test('site transitions: freshness both ways, reachability both ways, a rejection when logged and from a known author', () => {
   assert.deepEqual(freshnessTransition({ site: 'b', fresh: false }), {
-    node: '', site: 'b', kind: 'freshness', text: 'fresh → stale (no newer record within [mesh] freshness: its models are not routed to)',
+    node: '',
+    site: 'b',
+    kind: 'freshness',
+    text: 'fresh → stale (no newer record within [mesh] freshness: its models are not routed to)',
   });
   assert.equal(freshnessTransition({ site: 'b', fresh: true }).text, 'stale → fresh (a newer record arrived)');
-  assert.equal(reachabilityTransition({ site: 'b', reachable: false, detail: 'connect ECONNREFUSED' }).text, 'unreachable (connect ECONNREFUSED): forwards skip it while it backs off');
-  assert.deepEqual(reachabilityTransition({ site: 'b', reachable: true, detail: undefined }), { node: '', site: 'b', kind: 'reachability', text: 'reachable again (a forward got an answer)' });
-  const rejected = { reason: 'replay' as const, site: 'b', peer: 'peer-r', detail: 'revision 3 <= 9', suppressed: 0, knownAuthor: true };
+  assert.equal(
+    reachabilityTransition({ site: 'b', reachable: false, detail: 'connect ECONNREFUSED' }).text,
+    'unreachable (connect ECONNREFUSED): forwards skip it while it backs off',
+  );
+  assert.deepEqual(reachabilityTransition({ site: 'b', reachable: true, detail: undefined }), {
+    node: '',
+    site: 'b',
+    kind: 'reachability',
+    text: 'reachable again (a forward got an answer)',
+  });
+  const rejected = {
+    reason: 'replay' as const,
+    site: 'b',
+    peer: 'peer-r',
+    detail: 'revision 3 <= 9',
+    suppressed: 0,
+    knownAuthor: true,
+  };
   assert.equal(rejectionTransition({ ...rejected, log: false }), undefined);
-  assert.deepEqual(rejectionTransition({ ...rejected, log: true }), { node: '', site: 'b', kind: 'rejection', text: 'record from peer peer-r rejected: replay (revision 3 <= 9)' });
+  assert.deepEqual(rejectionTransition({ ...rejected, log: true }), {
+    node: '',
+    site: 'b',
+    kind: 'rejection',
+    text: 'record from peer peer-r rejected: replay (revision 3 <= 9)',
+  });
   assert.equal(rejectionTransition({ ...rejected, site: undefined, log: true })?.site, undefined, 'a message naming no site');
-  assert.equal(rejectionTransition({ ...rejected, log: true, knownAuthor: false }), undefined, 'an author that is no pinned site nor admitted peer only counts');
+  assert.equal(
+    rejectionTransition({ ...rejected, log: true, knownAuthor: false }),
+    undefined,
+    'an author that is no pinned site nor admitted peer only counts',
+  );
 });
 
 test('setBounded keeps the newest `limit` keys', () => {
   const map = new Map<string, number>();
   for (let i = 0; i < 5; i++) setBounded(map, `s${i}`, i, 3);
   setBounded(map, 's2', 20, 3);
-  assert.deepEqual([...map], [['s3', 3], ['s4', 4], ['s2', 20]]);
+  assert.deepEqual(
+    [...map],
+    [
+      ['s3', 3],
+      ['s4', 4],
+      ['s2', 20],
+    ],
+  );
 });
 
 test('the hub: mesh and forwarding events become transitions and site facts; the panel follows the mesh source', () => {
@@ -127,15 +206,39 @@ test('the hub: mesh and forwarding events become transitions and site facts; the
   meshEvents.emit('mesh:site-freshness', { site: 'b', fresh: true });
   clock.advance(2_000);
   proxyEvents.emit('mesh:site-reachability', { site: 'b', reachable: false, detail: 'connect ECONNREFUSED' });
-  for (const log of [true, false]) meshEvents.emit('mesh:record-rejected', { reason: 'replay', site: 'b', peer: 'p', detail: 'old', log, suppressed: 0, knownAuthor: true });
+  for (const log of [true, false])
+    meshEvents.emit('mesh:record-rejected', {
+      reason: 'replay',
+      site: 'b',
+      peer: 'p',
+      detail: 'old',
+      log,
+      suppressed: 0,
+      knownAuthor: true,
+    });
   const snap = hub.snapshot();
-  assert.deepEqual(snap.transitions.map((t) => [t.kind, t.site]), [['freshness', 'b'], ['reachability', 'b'], ['rejection', 'b']]);
+  assert.deepEqual(
+    snap.transitions.map((t) => [t.kind, t.site]),
+    [
+      ['freshness', 'b'],
+      ['reachability', 'b'],
+      ['rejection', 'b'],
+    ],
+  );
   const b = snap.sites.sites[0];
   assert.equal(b?.record_at, NOW);
   assert.deepEqual(b?.unreachable, { detail: 'connect ECONNREFUSED', since: NOW + 2_000 });
-  assert.deepEqual(snap.models.map((m) => [m.id, m.sites.map((s) => s.site)]), [['m', ['b']]], 'a model only b serves');
+  assert.deepEqual(
+    snap.models.map((m) => [m.id, m.sites.map((s) => s.site)]),
+    [['m', ['b']]],
+    'a model only b serves',
+  );
   rows = [admin('b', { fresh: false })];
-  assert.deepEqual(hub.snapshot().models.map((m) => [m.id, m.sites, m.stale_sites]), [['m', [], ['b']]], 'stale: named, not serving');
+  assert.deepEqual(
+    hub.snapshot().models.map((m) => [m.id, m.sites, m.stale_sites]),
+    [['m', [], ['b']]],
+    'stale: named, not serving',
+  );
   proxyEvents.emit('mesh:site-reachability', { site: 'b', reachable: true, detail: undefined });
   assert.equal(hub.sites().sites[0]?.unreachable, null);
   hub.close();

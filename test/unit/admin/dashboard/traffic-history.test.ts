@@ -1,11 +1,32 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { binEdgeMs, binOf, emptyHistogram, addSample, quantileMs, HISTOGRAM_BINS } from '#src/admin/dashboard/latency-histogram.ts';
-import { isErrorAnswer, MAX_TRAFFIC_SERIES, TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, TrafficHistory, type FinishedRequest } from '#src/admin/dashboard/traffic-history.ts';
+import {
+  binEdgeMs,
+  binOf,
+  emptyHistogram,
+  addSample,
+  quantileMs,
+  HISTOGRAM_BINS,
+} from '#src/admin/dashboard/latency-histogram.ts';
+import {
+  isErrorAnswer,
+  MAX_TRAFFIC_SERIES,
+  TRAFFIC_BUCKET_MS,
+  TRAFFIC_WINDOW_MS,
+  TrafficHistory,
+  type FinishedRequest,
+} from '#src/admin/dashboard/traffic-history.ts';
 
 const T0 = 1_700_000_000_000;
 const req = (over: Partial<FinishedRequest> = {}): FinishedRequest => ({
-  model: 'm', node: 'n', status: 200, durationMs: 100, firstByteMs: 20, brokenError: undefined, clientAborted: false, ...over,
+  model: 'm',
+  node: 'n',
+  status: 200,
+  durationMs: 100,
+  firstByteMs: 20,
+  brokenError: undefined,
+  clientAborted: false,
+  ...over,
 });
 
 test('what counts as an error: a 5xx answer or one broken midway, never a client that left', () => {
@@ -24,7 +45,8 @@ test('the histogram answers quantiles within one bin (25 %), and clamps its ends
   assert.equal(binOf(0), 0);
   assert.equal(binOf(-5), 0);
   assert.equal(binOf(1e12), HISTOGRAM_BINS - 1);
-  for (const ms of [1.5, 7, 100, 2_500, 60_000]) assert.ok(binEdgeMs(binOf(ms)) >= ms && binEdgeMs(binOf(ms)) < ms * 1.25 + 1, `${ms}`);
+  for (const ms of [1.5, 7, 100, 2_500, 60_000])
+    assert.ok(binEdgeMs(binOf(ms)) >= ms && binEdgeMs(binOf(ms)) < ms * 1.25 + 1, `${ms}`);
   const h = emptyHistogram();
   assert.equal(quantileMs(h, 0.5), null);
   for (let i = 1; i <= 100; i++) addSample(h, i * 10);
@@ -42,9 +64,16 @@ test('requests land in 10 s buckets, all of them, per model and per node; bucket
   const all = h.all(T0 + TRAFFIC_BUCKET_MS);
   assert.deepEqual(Object.keys(all).sort(), ['all', 'model:m', 'node:n']);
   assert.equal(all['model:m']?.length, 2);
-  assert.deepEqual(all.all?.map((p) => p[1]), [2, 1], 'the aggregate counts every request');
+  assert.deepEqual(
+    all.all?.map((p) => p[1]),
+    [2, 1],
+    'the aggregate counts every request',
+  );
   assert.deepEqual(all['model:m']?.[0]?.slice(0, 3), [T0 - (T0 % TRAFFIC_BUCKET_MS), 2, 1]);
-  assert.deepEqual(all['node:n']?.map((p) => p[1]), [2]);
+  assert.deepEqual(
+    all['node:n']?.map((p) => p[1]),
+    [2],
+  );
   assert.deepEqual(h.all(T0 + TRAFFIC_WINDOW_MS + 2 * TRAFFIC_BUCKET_MS), {});
 });
 
@@ -94,7 +123,11 @@ test('buckets over the window read the same as counted one by one: gaps, wrap-ar
     counts.set(start, (counts.get(start) ?? 0) + 1);
     if (i % 37 !== 0) continue;
     const want = [...counts].filter(([start]) => start + TRAFFIC_BUCKET_MS > now - TRAFFIC_WINDOW_MS).sort((a, b) => a[0] - b[0]);
-    assert.deepEqual(h.all(now)['model:m']?.map((p) => [p[0], p[1]]), want, `at request ${i}`);
+    assert.deepEqual(
+      h.all(now)['model:m']?.map((p) => [p[0], p[1]]),
+      want,
+      `at request ${i}`,
+    );
     assert.ok(h.all(now)['model:m']?.every((p) => p[3] !== null && p[3] >= 40 && p[3] <= 50 && p[5] !== null));
   }
 });

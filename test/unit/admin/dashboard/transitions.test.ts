@@ -11,7 +11,14 @@ import { model } from '#test/fixtures/builders.ts';
 
 const ok = { ok: true, models: [] } as const;
 const listing = (phase: DiscoveryState['phase'], models: readonly DiscoveredModel[]): DiscoveryState => ({
-  phase, models, fails: 0, empties: 0, lastError: undefined, lastSuccessAt: undefined, dropped: [], changedAt: 0,
+  phase,
+  models,
+  fails: 0,
+  empties: 0,
+  lastError: undefined,
+  lastSuccessAt: undefined,
+  dropped: [],
+  changedAt: 0,
 });
 
 /** A listing whose entries may not be read: the registry held it unchanged, so nobody needs to look inside. */
@@ -28,7 +35,10 @@ function untouchable(ids: string[]): { models: readonly DiscoveredModel[]; reads
 
 test('a listing that did not change (the same held array) makes no dashboard transition and is not read', () => {
   const held = untouchable(['a', 'b', 'c']);
-  assert.equal(discoveryTransition({ node: 'n', result: ok, from: listing('known', held.models), to: listing('known', held.models) }), undefined);
+  assert.equal(
+    discoveryTransition({ node: 'n', result: ok, from: listing('known', held.models), to: listing('known', held.models) }),
+    undefined,
+  );
   assert.equal(held.reads(), 0, 'an unchanged listing is compared by identity, not id by id');
 });
 
@@ -41,11 +51,25 @@ test('a listing that did change is still compared id by id', () => {
     [['a', 'b'], ['c'], 'listing known → known, +1 model, −2 models'],
   ];
   for (const [from, to, want] of table) {
-    const e = { node: 'n', result: ok, from: listing('known', from.map((id) => model(id))), to: listing('known', to.map((id) => model(id))) };
+    const e = {
+      node: 'n',
+      result: ok,
+      from: listing(
+        'known',
+        from.map((id) => model(id)),
+      ),
+      to: listing(
+        'known',
+        to.map((id) => model(id)),
+      ),
+    };
     assert.equal(discoveryTransition(e)?.text, want, `${from.join()} → ${to.join()}`);
   }
   const same = Object.freeze([model('a')]);
-  assert.equal(discoveryTransition({ node: 'n', result: ok, from: listing('untried', same), to: listing('known', same) })?.text, 'listing untried → known');
+  assert.equal(
+    discoveryTransition({ node: 'n', result: ok, from: listing('untried', same), to: listing('known', same) })?.text,
+    'listing untried → known',
+  );
 });
 
 test('the hub: a thousand unchanged listings leave the Events view as it was, and with no page open no rows are built', () => {

@@ -14,13 +14,29 @@ test('redial delay doubles from 0.5 s to a 30 s cap, jittered within [d/2, d]', 
     { attempt: 1_000, random: 0.5, ms: 22_500 },
   ];
   for (const row of table) {
-    assert.equal(redialDelayMs(row.attempt, DEFAULT_REDIAL, () => row.random), row.ms, `attempt ${row.attempt}, random ${row.random}`);
+    assert.equal(
+      redialDelayMs(row.attempt, DEFAULT_REDIAL, () => row.random),
+      row.ms,
+      `attempt ${row.attempt}, random ${row.random}`,
+    );
   }
 });
 
 test('redial delay survives odd inputs: negative or fractional attempts, random outside [0, 1)', () => {
-  assert.equal(redialDelayMs(-3, DEFAULT_REDIAL, () => 0), 250);
-  assert.equal(redialDelayMs(1.7, DEFAULT_REDIAL, () => 0), 500);
-  assert.equal(redialDelayMs(0, DEFAULT_REDIAL, () => 7), 500);
-  assert.equal(redialDelayMs(0, DEFAULT_REDIAL, () => -1), 250);
+  assert.equal(
+    redialDelayMs(-3, DEFAULT_REDIAL, () => 0),
+    250,
+  );
+  assert.equal(
+    redialDelayMs(1.7, DEFAULT_REDIAL, () => 0),
+    500,
+  );
+  assert.equal(
+    redialDelayMs(0, DEFAULT_REDIAL, () => 7),
+    500,
+  );
+  assert.equal(
+    redialDelayMs(0, DEFAULT_REDIAL, () => -1),
+    250,
+  );
 });

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
-import { PeerDialer, parsePeerAddress, seenAgain, type DialTarget, type Dialer, type SightingAction } from '#src/mesh/gossip/peer-dialer.ts';
+import {
+  PeerDialer,
+  parsePeerAddress,
+  seenAgain,
+  type DialTarget,
+  type Dialer,
+  type SightingAction,
+} from '#src/mesh/gossip/peer-dialer.ts';
 
 const A = '12D3KooWFgMjaskj9ud8bnG2BpXLvN6YwCgqBr9fVUXa7r3vu8uY';
 const B = '12D3KooWJg5PpbSKkEfjEypKwXn5XA2bVWHxzP1kijoy2ZhXDUhB';
@@ -63,7 +70,10 @@ test('bootstrap peers are dialled at once; a refused dial is retried with doubli
   const { clock, fake, dialer, failures } = setup();
   dialer.setPeers([addrA]);
   await advance(clock, 0 + 50);
-  assert.deepEqual(fake.dials.map((d) => d.at), [0]);
+  assert.deepEqual(
+    fake.dials.map((d) => d.at),
+    [0],
+  );
   await advance(clock, 20_000);
   assert.deepEqual(failures.slice(0, 6), [500, 1_000, 2_000, 4_000, 4_000, 4_000]);
   // (The first failure settles after the step that fired it, hence from the second dial on.)
@@ -120,7 +130,10 @@ test('a disconnect of a peer that is not a bootstrap peer dials nothing', async 
   await advance(clock, 100);
   dialer.peerDisconnected(B);
   await advance(clock, 5_000);
-  assert.deepEqual(fake.dials.map((d) => d.peer), [A]);
+  assert.deepEqual(
+    fake.dials.map((d) => d.peer),
+    [A],
+  );
   dialer.stop();
 });
 
@@ -131,7 +144,10 @@ test('setPeers applies a reload: a new peer is dialled, a removed one is no long
   dialer.setPeers([addrB, '/ip4/127.0.0.1/tcp/9']);
   assert.equal(bad.length, 1);
   assert.match(bad[0]!, /\/p2p\/<peer id>/);
-  assert.deepEqual(dialer.targets().map((t) => t.peerId), [B]);
+  assert.deepEqual(
+    dialer.targets().map((t) => t.peerId),
+    [B],
+  );
   const dialsOfA = fake.dials.filter((d) => d.peer === A).length;
   await advance(clock, 10_000);
   assert.equal(fake.dials.filter((d) => d.peer === A).length, dialsOfA, 'A is no longer dialled');
@@ -150,18 +166,45 @@ test('a peer already connected (it dialled us) is not dialled again', async () =
 });
 
 const POLICY = { baseMs: 500, maxMs: 4_000 };
-const facts = { sighting: 'message', connected: false, dialing: false, attempt: 5, lastResetAt: undefined, nowMs: 10_000 } as const;
+const facts = {
+  sighting: 'message',
+  connected: false,
+  dialing: false,
+  attempt: 5,
+  lastResetAt: undefined,
+  nowMs: 10_000,
+} as const;
 
 test('seenAgain: what a sighting of a bootstrap peer changes (table)', () => {
   const table: { name: string; facts: Parameters<typeof seenAgain>[0]; want: SightingAction }[] = [
     { name: 'its record arrives, not connected: dial now', facts, want: { kind: 'dial_now' } },
-    { name: 'it connected to us after failed dials: cancel the redial, start the back-off again', facts: { ...facts, sighting: 'connected', connected: true }, want: { kind: 'connected', reset: true } },
-    { name: 'it connected, no failed dials: nothing to reset', facts: { ...facts, sighting: 'connected', connected: true, attempt: 0 }, want: { kind: 'connected', reset: false } },
-    { name: 'its record over an open connection: nothing', facts: { ...facts, connected: true }, want: { kind: 'none', why: 'connected' } },
+    {
+      name: 'it connected to us after failed dials: cancel the redial, start the back-off again',
+      facts: { ...facts, sighting: 'connected', connected: true },
+      want: { kind: 'connected', reset: true },
+    },
+    {
+      name: 'it connected, no failed dials: nothing to reset',
+      facts: { ...facts, sighting: 'connected', connected: true, attempt: 0 },
+      want: { kind: 'connected', reset: false },
+    },
+    {
+      name: 'its record over an open connection: nothing',
+      facts: { ...facts, connected: true },
+      want: { kind: 'none', why: 'connected' },
+    },
     { name: 'during our own dial: nothing', facts: { ...facts, dialing: true }, want: { kind: 'none', why: 'dialing' } },
-    { name: 'reset less than maxMs ago: keep the back-off', facts: { ...facts, lastResetAt: 10_000 - 3_999 }, want: { kind: 'none', why: 'reset_recently' } },
+    {
+      name: 'reset less than maxMs ago: keep the back-off',
+      facts: { ...facts, lastResetAt: 10_000 - 3_999 },
+      want: { kind: 'none', why: 'reset_recently' },
+    },
     { name: 'reset maxMs ago: dial now again', facts: { ...facts, lastResetAt: 10_000 - 4_000 }, want: { kind: 'dial_now' } },
-    { name: 'connected, reset recently: cancel the redial, keep climbing', facts: { ...facts, sighting: 'connected', connected: true, lastResetAt: 9_000 }, want: { kind: 'connected', reset: false } },
+    {
+      name: 'connected, reset recently: cancel the redial, keep climbing',
+      facts: { ...facts, sighting: 'connected', connected: true, lastResetAt: 9_000 },
+      want: { kind: 'connected', reset: false },
+    },
   ];
   for (const row of table) assert.deepEqual(seenAgain(row.facts, POLICY), row.want, row.name);
 });
@@ -228,7 +271,10 @@ test('a sighting of a peer that is not a bootstrap peer, or after stop, dials no
   dialer.peerSeen(B, 'message');
   dialer.peerSeen(B, 'connected');
   await advance(clock, 1_000);
-  assert.deepEqual(fake.dials.map((d) => d.peer), [A]);
+  assert.deepEqual(
+    fake.dials.map((d) => d.peer),
+    [A],
+  );
   dialer.stop();
   dialer.peerSeen(A, 'message');
   assert.equal(clock.pendingTimers(), 0);
