@@ -74,17 +74,8 @@ export async function runAction(token, { kind, method = 'POST', path, body, subj
 /** A button for an action: disabled with the reason when this caller may not act, or while it runs. */
 export function ActionButton({ access, onAct, label, action, busy, id }) {
   const title = access.act ? undefined : `not allowed: ${access.why}`;
-  return html`<button
-    type="button"
-    class="action"
-    id=${id}
-    data-action=${action.kind}
-    disabled=${!access.act || busy}
-    title=${title}
-    onClick=${() => onAct(action)}
-  >
-    ${label}
-  </button>`;
+  return html`<button type="button" class="action" id=${id} data-action=${action.kind} disabled=${!access.act || busy} title=${title}
+    onClick=${() => onAct(action)}>${label}</button>`;
 }
 
 /** The last action's answer (and, without the right to act, why the buttons are off). */

@@ -53,9 +53,7 @@ function FeedStatus({ status }) {
         : status.state === 'lost'
           ? `feed lost (${status.error}); reconnecting in ${Math.max(0, Math.ceil((status.retryAt - Date.now()) / 1000))} s`
           : status.state;
-  return html`<span id="feed-status" class=${`feed feed-${status.state}`} data-state=${status.state} role="status"
-    >${text}</span
-  >`;
+  return html`<span id="feed-status" class=${`feed feed-${status.state}`} data-state=${status.state} role="status">${text}</span>`;
 }
 
 function TokenPrompt({ onToken, wrong }) {
@@ -66,10 +64,7 @@ function TokenPrompt({ onToken, wrong }) {
   };
   return html`<form id="token-form" class="token" onSubmit=${submit}>
     <h2>Admin token</h2>
-    <p>
-      ${wrong ? 'That token was refused. ' : ''}This gateway needs its admin token ([admin] token). It is kept in this tab's
-      session storage only.
-    </p>
+    <p>${wrong ? 'That token was refused. ' : ''}This gateway needs its admin token ([admin] token). It is kept in this tab's session storage only.</p>
     <input name="token" type="password" autocomplete="off" aria-label="admin token" autofocus />
     <button type="submit">Open</button>
   </form>`;
@@ -113,28 +108,14 @@ function App() {
       <h1>Switchyard</h1>
       <${FeedStatus} status=${status} />
       <input id="node-filter" placeholder="filter nodes" value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} />
-      <${ActionButton}
-        id="reload-button"
-        access=${access}
-        onAct=${onAct}
-        busy=${busy}
-        label="reload config"
-        action=${{ kind: 'reload', path: 'reload', subject: 'config' }}
-      />
+      <${ActionButton} id="reload-button" access=${access} onAct=${onAct} busy=${busy} label="reload config" action=${{ kind: 'reload', path: 'reload', subject: 'config' }} />
       <span class="tz" title="every time on this page is UTC, as the request log writes it">times in UTC</span>
     </header>
     <main>
       <${ActionResult} result=${result} access=${access} />
       <${ClusterView} token=${token} />
       <${FleetView} state=${state} filter=${filter} access=${access} onAct=${onAct} busy=${busy} />
-      <${ModelsView}
-        models=${state.models}
-        mesh=${state.sites.mesh}
-        admin=${modelsAdmin}
-        access=${access}
-        onAct=${onAct}
-        busy=${busy}
-      />
+      <${ModelsView} models=${state.models} mesh=${state.sites.mesh} admin=${modelsAdmin} access=${access} onAct=${onAct} busy=${busy} />
       <${RequestsView} token=${token} models=${state.models} nodes=${state.order} />
       <${SitesView} sites=${state.sites} />
       <${TenantsView} token=${token} />

@@ -30,9 +30,7 @@ export function ClusterView({ token }) {
   if (answer.state === 'loading' || answer.state === 'none')
     return html`<section id="cluster" data-state=${answer.state} hidden></section>`;
   if (answer.state === 'error')
-    return html`<section id="cluster" data-state="error">
-      <p class="error" id="cluster-error" role="status">${T(answer.message)}</p>
-    </section>`;
+    return html`<section id="cluster" data-state="error"><p class="error" id="cluster-error" role="status">${T(answer.message)}</p></section>`;
   const c = answer.cluster;
   const shared = c.store === 'shared';
   const leader =
@@ -42,17 +40,10 @@ export function ClusterView({ token }) {
         ? " · publishes the site's mesh record"
         : " · another replica publishes the site's mesh record";
   return html`<section id="cluster" data-state="ok" data-store=${shared ? 'shared' : 'fallback'}>
-    <p id="cluster-line" class=${shared ? 'muted' : 'error'} role="status">
-      Replica <strong>${T(String(c.replica ?? '?'))}</strong> ·
-      ${
-        shared
-          ? 'shares the store'
-          : html`store
-            lost${typeof c.fallback_since === 'string' ? html` since ${T(c.fallback_since)}` : ''}${typeof c.fallback_reason === 'string' ? html` (${T(c.fallback_reason)})` : ''}:
-            each node's slots and each tenant limit are this replica's share`
-      }
-      · ${T(String(c.live_replicas ?? '?'))} live replicas · ${T(String(c.leases_held ?? '?'))} leases held ·
-      ${T(String(c.waiters ?? '?'))} waiting · ${T(String(c.store_losses ?? 0))} store losses${leader}
-    </p>
+    <p id="cluster-line" class=${shared ? 'muted' : 'error'} role="status">Replica <strong>${T(String(c.replica ?? '?'))}</strong> · ${
+      shared
+        ? 'shares the store'
+        : html`store lost${typeof c.fallback_since === 'string' ? html` since ${T(c.fallback_since)}` : ''}${typeof c.fallback_reason === 'string' ? html` (${T(c.fallback_reason)})` : ''}: each node's slots and each tenant limit are this replica's share`
+    } · ${T(String(c.live_replicas ?? '?'))} live replicas · ${T(String(c.leases_held ?? '?'))} leases held · ${T(String(c.waiters ?? '?'))} waiting · ${T(String(c.store_losses ?? 0))} store losses${leader}</p>
   </section>`;
 }

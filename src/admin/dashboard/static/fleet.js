@@ -51,21 +51,14 @@ const CHIPS_SHOWN = 8;
 
 function ModelChips({ models }) {
   const more = models.length - CHIPS_SHOWN;
-  return html`<ul class="chips">
-    ${models.slice(0, CHIPS_SHOWN).map(
-      (m) =>
-        html`<li
-          class="chip residency-${m.residency}"
-          data-model=${m.id}
-          title=${`n_ctx ${m.n_ctx ?? '?'} · slots ${m.slots ?? '?'} · free context ${m.free_ctx ?? 'n/a'}`}
-        >
-          <span aria-hidden="true">${RESIDENCY_ICONS[m.residency]}</span> <span class="model-id">${T(m.id)}</span>
-          <span class="muted">
-            ${m.residency.replace('_', ' ')}${m.n_ctx ? ` · ctx ${m.n_ctx}` : ''}${m.slots ? ` · ${m.slots} slots` : ''}${m.free_ctx !== null ? ` · ${m.free_ctx} free` : ''}</span
-          >
-        </li>`,
-    )}${more > 0 ? html`<li class="chip muted">+${more} more</li>` : null}
-  </ul>`;
+  return html`<ul class="chips">${models.slice(0, CHIPS_SHOWN).map(
+    (
+      m,
+    ) => html`<li class="chip residency-${m.residency}" data-model=${m.id} title=${`n_ctx ${m.n_ctx ?? '?'} · slots ${m.slots ?? '?'} · free context ${m.free_ctx ?? 'n/a'}`}>
+      <span aria-hidden="true">${RESIDENCY_ICONS[m.residency]}</span> <span class="model-id">${T(m.id)}</span>
+      <span class="muted"> ${m.residency.replace('_', ' ')}${m.n_ctx ? ` · ctx ${m.n_ctx}` : ''}${m.slots ? ` · ${m.slots} slots` : ''}${m.free_ctx !== null ? ` · ${m.free_ctx} free` : ''}</span>
+    </li>`,
+  )}${more > 0 ? html`<li class="chip muted">+${more} more</li>` : null}</ul>`;
 }
 
 /** One table line; rendered again only when its row object (or the coarse clock) changes. */
@@ -93,9 +86,7 @@ class NodeRow extends Component {
           ? html`<td class="no-error muted">no error</td>`
           : html`<td class="error">${T(row.last_error)} <${Age} at=${row.last_error_at} skewMs=${skewMs} /></td>`
       }
-      <td>
-        ${wakeText(row.wake)}${row.wake === null ? null : html` <${ActionButton} access=${access} onAct=${onAct} busy=${busy} label="wake" action=${{ kind: 'wake', path: `wake?node=${encodeURIComponent(row.name)}`, subject: row.name }} />`}
-      </td>
+      <td>${wakeText(row.wake)}${row.wake === null ? null : html` <${ActionButton} access=${access} onAct=${onAct} busy=${busy} label="wake" action=${{ kind: 'wake', path: `wake?node=${encodeURIComponent(row.name)}`, subject: row.name }} />`}</td>
       <td><${ModelChips} models=${row.models} /></td>
     </tr>`;
   }
@@ -110,28 +101,10 @@ export function FleetView({ state, filter, access, onAct, busy }) {
   return html`<section id="fleet">
     <h2>Fleet <span class="muted">${state.nodes.size} nodes</span></h2>
     <p class="summary">${Object.entries(counts).map(([s, n]) => html`<span class="count">${stateBadge(s)} ${n}</span> `)}</p>
-    <div class="scroll">
-      <table class="fleet">
-        <thead>
-          <tr>
-            <th>node</th>
-            <th>health</th>
-            <th>listing</th>
-            <th>group</th>
-            <th>kind</th>
-            <th>url</th>
-            <th>in flight / slots</th>
-            <th>queue</th>
-            <th>last error</th>
-            <th>wake</th>
-            <th>models</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows.map((row) => html`<${NodeRow} key=${row.name} row=${row} now=${now} minute=${minute} skewMs=${state.skewMs} access=${access} onAct=${onAct} busy=${busy} />`)}
-        </tbody>
-      </table>
-    </div>
+    <div class="scroll"><table class="fleet">
+      <thead><tr><th>node</th><th>health</th><th>listing</th><th>group</th><th>kind</th><th>url</th><th>in flight / slots</th><th>queue</th><th>last error</th><th>wake</th><th>models</th></tr></thead>
+      <tbody>${rows.map((row) => html`<${NodeRow} key=${row.name} row=${row} now=${now} minute=${minute} skewMs=${state.skewMs} access=${access} onAct=${onAct} busy=${busy} />`)}</tbody>
+    </table></div>
   </section>`;
 }
 
@@ -140,71 +113,38 @@ function RemoteSites({ model }) {
   const sites = model.sites ?? [];
   const stale = model.stale_sites ?? [];
   if (sites.length === 0 && stale.length === 0) return '—';
-  return html`<ul class="chips">
-    ${sites.map(
-      (s) =>
-        html`<li class="chip site-fresh" data-site=${s.site} data-state="fresh">
-          <span aria-hidden="true">●</span> <span class="site-id">${T(s.site)}</span>
-          <span class="muted">${s.ctx === null ? '' : ` · ctx ${s.ctx}`}${s.on_demand ? ' · on demand' : ''}</span>
-        </li>`,
-    )}${stale.map(
-      (site) =>
-        html`<li
-          class="chip site-stale"
-          data-site=${site}
-          data-state="stale"
-          title="its last record lists the model but is stale: not routed there"
-        >
-          <span aria-hidden="true">◌</span> <span class="site-id">${T(site)}</span> <span class="muted">stale, not serving</span>
-        </li>`,
-    )}
-  </ul>`;
+  return html`<ul class="chips">${sites.map(
+    (s) => html`<li class="chip site-fresh" data-site=${s.site} data-state="fresh">
+      <span aria-hidden="true">●</span> <span class="site-id">${T(s.site)}</span>
+      <span class="muted">${s.ctx === null ? '' : ` · ctx ${s.ctx}`}${s.on_demand ? ' · on demand' : ''}</span></li>`,
+  )}${stale.map(
+    (
+      site,
+    ) => html`<li class="chip site-stale" data-site=${site} data-state="stale" title="its last record lists the model but is stale: not routed there">
+      <span aria-hidden="true">◌</span> <span class="site-id">${T(site)}</span> <span class="muted">stale, not serving</span></li>`,
+  )}</ul>`;
 }
 
 export function ModelsView({ models, mesh, admin = null, access, onAct, busy }) {
   return html`<section id="models">
     <h2>Models <span class="muted">${models.length}</span></h2>
-    <div class="scroll">
-      <table class="models">
-        <thead>
-          <tr>
-            <th>model</th>
-            <th>aliases</th>
-            <th>served now by</th>
-            <th>on demand</th>
-            <th>after a wake</th>
-            <th>largest context</th>
-            <th>queued</th>
-            ${mesh ? html`<th>remote sites</th>` : null}${
-              admin === null
-                ? null
-                : html`<th>desired</th>
-                    <th>load / unload</th>`
-            }
-          </tr>
-        </thead>
-        <tbody>
-          ${models.map(
-            (m) =>
-              html`<tr
-                data-model=${m.id}
-                data-local=${m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? 'yes' : 'no'}
-              >
-                <td class="name">${T(m.id)}</td>
-                <td>${list(m.aliases)}</td>
-                <td>${list(m.nodes)}</td>
-                <td>${list(m.on_demand)}</td>
-                <td>${list(m.after_wake)}</td>
-                <td class="num">
-                  ${m.largest_ctx ?? (m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? '?' : '—')}
-                </td>
-                <td class="num">${m.queue}</td>
-                ${mesh ? html`<td class="remote"><${RemoteSites} model=${m} /></td>` : null}
-                ${admin === null ? null : html`<${ModelActions} model=${m} admin=${admin} access=${access} onAct=${onAct} busy=${busy} />`}
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>
+    <div class="scroll"><table class="models">
+      <thead><tr><th>model</th><th>aliases</th><th>served now by</th><th>on demand</th><th>after a wake</th><th>largest context</th><th>queued</th>${mesh ? html`<th>remote sites</th>` : null}${admin === null ? null : html`<th>desired</th><th>load / unload</th>`}</tr></thead>
+      <tbody>${models.map(
+        (
+          m,
+        ) => html`<tr data-model=${m.id} data-local=${m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? 'yes' : 'no'}>
+          <td class="name">${T(m.id)}</td>
+          <td>${list(m.aliases)}</td>
+          <td>${list(m.nodes)}</td>
+          <td>${list(m.on_demand)}</td>
+          <td>${list(m.after_wake)}</td>
+          <td class="num">${m.largest_ctx ?? (m.nodes.length + m.on_demand.length + m.after_wake.length > 0 ? '?' : '—')}</td>
+          <td class="num">${m.queue}</td>
+          ${mesh ? html`<td class="remote"><${RemoteSites} model=${m} /></td>` : null}
+          ${admin === null ? null : html`<${ModelActions} model=${m} admin=${admin} access=${access} onAct=${onAct} busy=${busy} />`}
+        </tr>`,
+      )}</tbody>
+    </table></div>
   </section>`;
 }

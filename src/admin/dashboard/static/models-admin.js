@@ -44,27 +44,14 @@ export function ModelActions({ model, admin, access, onAct, busy }) {
   const loaded = model.nodes.filter((n) => admin.managed.has(n));
   const onDemand = [...model.on_demand, ...model.after_wake].filter((n) => admin.managed.has(n));
   const button = (kind, node) =>
-    html`<${ActionButton}
-      access=${access}
-      onAct=${onAct}
-      busy=${busy}
-      label=${`${kind} on ${node}`}
-      action=${{ kind, path: `models/${kind}`, body: { model: model.id, node }, subject: `${model.id} on ${node}` }}
-    />`;
+    html`<${ActionButton} access=${access} onAct=${onAct} busy=${busy} label=${`${kind} on ${node}`}
+      action=${{ kind, path: `models/${kind}`, body: { model: model.id, node }, subject: `${model.id} on ${node}` }} />`;
   // A load an operator made stands against the reconciler until its hold ends ([models] operator_hold).
   const held = (row?.held ?? []).map(
     (h) =>
-      html`<div class="muted held">
-        held ${h.state === 'unloaded' ? 'off' : 'on'} ${T(h.node)} by the
-        operator${h.replica ? html` through replica ${T(h.replica)}` : ''} until
-        ${T(h.until ?? `${Math.round((h.expires_in_ms ?? 0) / 1000)}s from now`)}
-      </div>`,
+      html`<div class="muted held">held ${h.state === 'unloaded' ? 'off' : 'on'} ${T(h.node)} by the operator${h.replica ? html` through replica ${T(h.replica)}` : ''} until ${T(h.until ?? `${Math.round((h.expires_in_ms ?? 0) / 1000)}s from now`)}</div>`,
   );
-  return html`<td class="desired">
-      ${desiredText(row?.desired)}${held}${(row?.failures ?? []).map((f) => html`<div class="error">load failed on ${T(f.node)}: ${T(f.reason)}</div>`)}
-    </td>
-    <td class="model-actions" data-model=${model.id}>
-      ${loaded.length + onDemand.length === 0 ? html`<span class="muted" title="no node serving it manages its models (a llama-server router or Ollama does)">—</span>` : null}
-      ${onDemand.map((n) => button('load', n))} ${loaded.map((n) => button('unload', n))}
-    </td>`;
+  return html`<td class="desired">${desiredText(row?.desired)}${held}${(row?.failures ?? []).map((f) => html`<div class="error">load failed on ${T(f.node)}: ${T(f.reason)}</div>`)}</td>
+    <td class="model-actions" data-model=${model.id}>${loaded.length + onDemand.length === 0 ? html`<span class="muted" title="no node serving it manages its models (a llama-server router or Ollama does)">—</span>` : null}
+      ${onDemand.map((n) => button('load', n))} ${loaded.map((n) => button('unload', n))}</td>`;
 }

@@ -11,9 +11,7 @@ import { shown, T } from './text.js';
 const SITE_ICONS = { fresh: '●', stale: '◌' };
 
 export function siteBadge(state) {
-  return html`<span class="badge site-${state}"
-    ><span aria-hidden="true">${SITE_ICONS[state] ?? '?'}</span> ${shown(state)}</span
-  >`;
+  return html`<span class="badge site-${state}"><span aria-hidden="true">${SITE_ICONS[state] ?? '?'}</span> ${shown(state)}</span>`;
 }
 
 function useSecondTick(active) {
@@ -33,28 +31,18 @@ function OwnSite({ own, now }) {
   const published = own.published_at === null ? 'not yet' : age(Date.parse(own.published_at), now);
   const tail = ` · published ${published} · ${own.peers} gossip peer${own.peers === 1 ? '' : 's'} · publishes ${own.models.length} model${own.models.length === 1 ? '' : 's'}`;
   const listed = models.length > 0 ? [': ', ...models.flatMap((m, i) => (i === 0 ? [m] : [', ', m]))] : null;
-  return html`<p id="own-site" data-site=${own.id}>
-    This site: <b>${T(own.id)}</b> <span class="url">${T(own.url)}</span> · revision
-    <span data-field="revision">${own.revision ?? '—'}</span>${tail}${listed}
-  </p>`;
+  return html`<p id="own-site" data-site=${own.id}>This site: <b>${T(own.id)}</b> <span class="url">${T(own.url)}</span> · revision <span data-field="revision">${own.revision ?? '—'}</span>${tail}${listed}</p>`;
 }
 
 function Reachability({ unreachable, now }) {
   if (unreachable === null) return html`<span class="reach-ok" data-reachable="yes">reachable</span>`;
-  return html`<span class="reach-down" data-reachable="no"
-    ><span aria-hidden="true">⚠</span> unreachable ${age(unreachable.since, now)}: ${T(unreachable.detail)}</span
-  >`;
+  return html`<span class="reach-down" data-reachable="no"><span aria-hidden="true">⚠</span> unreachable ${age(unreachable.since, now)}: ${T(unreachable.detail)}</span>`;
 }
 
 function SiteRow({ row, now }) {
   const load = row.load === null ? '—' : `${row.load.in_flight} in flight · ${row.load.queued} queued · ${row.load.slots} slots`;
   const rejection = row.last_rejection;
-  return html`<tr
-    class=${`site site-${row.state}`}
-    data-site=${row.id}
-    data-state=${row.state}
-    data-reachable=${row.unreachable === null ? 'yes' : 'no'}
-  >
+  return html`<tr class=${`site site-${row.state}`} data-site=${row.id} data-state=${row.state} data-reachable=${row.unreachable === null ? 'yes' : 'no'}>
     <td class="name">${T(row.id)}</td>
     <td>${siteBadge(row.state)}</td>
     <td class="num">${row.revision ?? '—'}</td>
@@ -62,9 +50,7 @@ function SiteRow({ row, now }) {
     <td class="num">${row.models}</td>
     <td>${load}</td>
     <td><${Reachability} unreachable=${row.unreachable} now=${now} /></td>
-    <td class="error">
-      ${rejection === null ? '—' : html`<b>${T(rejection.reason)}</b> ${T(rejection.detail)} <span class="muted">from ${T(rejection.peer)}, ${age(rejection.at, now)}</span>`}
-    </td>
+    <td class="error">${rejection === null ? '—' : html`<b>${T(rejection.reason)}</b> ${T(rejection.detail)} <span class="muted">from ${T(rejection.peer)}, ${age(rejection.at, now)}</span>`}</td>
     <td class="url">${row.url === null || row.url === undefined ? '—' : T(row.url)}</td>
   </tr>`;
 }
@@ -87,23 +73,9 @@ export function SitesView({ sites }) {
       rows.length === 0
         ? html`<p class="muted" id="sites-none">No other site is pinned ([[mesh.sites]]).</p>`
         : html`<table class="sites">
-            <thead>
-              <tr>
-                <th>site</th>
-                <th>state</th>
-                <th>revision</th>
-                <th>last record</th>
-                <th>models</th>
-                <th>load</th>
-                <th>forwarding</th>
-                <th>last rejection</th>
-                <th>url</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows.map((row) => html`<${SiteRow} key=${row.id} row=${row} now=${now} />`)}
-            </tbody>
-          </table>`
+      <thead><tr><th>site</th><th>state</th><th>revision</th><th>last record</th><th>models</th><th>load</th><th>forwarding</th><th>last rejection</th><th>url</th></tr></thead>
+      <tbody>${rows.map((row) => html`<${SiteRow} key=${row.id} row=${row} now=${now} />`)}</tbody>
+    </table>`
     }
   </section>`;
 }

@@ -68,9 +68,7 @@ function useTenantsReport(token) {
 
 function Remaining({ value, field }) {
   const out = value === 0;
-  return html`<span data-field=${field} class=${out ? 'exhausted' : ''} data-exhausted=${out ? 'yes' : 'no'}
-    >${out ? html`<span aria-hidden="true">⚠ </span>` : ''}${n(value)}</span
-  >`;
+  return html`<span data-field=${field} class=${out ? 'exhausted' : ''} data-exhausted=${out ? 'yes' : 'no'}>${out ? html`<span aria-hidden="true">⚠ </span>` : ''}${n(value)}</span>`;
 }
 
 function TenantRow({ t }) {
@@ -92,13 +90,7 @@ function TenantRow({ t }) {
     <td class="num" data-field="minute-requests">${of(minute.requests, limits.requestsPerMinute)}</td>
     <td class="num" data-field="minute-tokens">${of(minute.tokens, limits.tokensPerMinute)}</td>
     <td class="num" data-field="today-requests">${n(today.requests)}</td>
-    <td
-      class="num"
-      data-field="today-tokens"
-      title=${`prompt ${n(today.promptTokens)} · completion ${n(today.completionTokens)}`}
-    >
-      ${of(todayTokens, limits.tokensPerDay)}
-    </td>
+    <td class="num" data-field="today-tokens" title=${`prompt ${n(today.promptTokens)} · completion ${n(today.completionTokens)}`}>${of(todayTokens, limits.tokensPerDay)}</td>
     <td class="num"><${Remaining} value=${remaining.requests} field="remaining-requests" /></td>
     <td class="num"><${Remaining} value=${remaining.tokens} field="remaining-tokens" /></td>
     <td class="num"><${Remaining} value=${remaining.budget} field="remaining-budget" /></td>
@@ -109,52 +101,36 @@ function Queues({ queues }) {
   const models = Object.keys(queues ?? {}).sort();
   if (models.length === 0) return html`<p class="muted" id="tenant-queues-none">No model has requests queued.</p>`;
   return html`<table id="tenant-queues">
-    <thead>
-      <tr>
-        <th>model</th>
-        ${CLASSES.map((c) => html`<th class="num">${c}</th>`)}
-        <th>by tenant</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${models.map((model) => {
-        const q = queues[model] ?? {};
-        const byTenant = Object.entries(q.byTenant ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return html`<tr data-model=${model}>
-          <td>${T(model)}</td>
-          ${CLASSES.map((c) => html`<td class="num" data-class=${c}>${n(q.byClass?.[c] ?? 0)}</td>`)}
-          <td data-field="by-tenant">
-            ${byTenant.length === 0 ? '—' : byTenant.flatMap(([name, count], i) => [i === 0 ? '' : ', ', T(name), `: ${n(count)}`])}
-          </td>
-        </tr>`;
-      })}
-    </tbody>
+    <thead><tr><th>model</th>${CLASSES.map((c) => html`<th class="num">${c}</th>`)}<th>by tenant</th></tr></thead>
+    <tbody>${models.map((model) => {
+      const q = queues[model] ?? {};
+      const byTenant = Object.entries(q.byTenant ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return html`<tr data-model=${model}>
+        <td>${T(model)}</td>
+        ${CLASSES.map((c) => html`<td class="num" data-class=${c}>${n(q.byClass?.[c] ?? 0)}</td>`)}
+        <td data-field="by-tenant">${byTenant.length === 0 ? '—' : byTenant.flatMap(([name, count], i) => [i === 0 ? '' : ', ', T(name), `: ${n(count)}`])}</td>
+      </tr>`;
+    })}</tbody>
   </table>`;
 }
 
 /** [cluster]: whose counts these are — the whole site's (its replicas named), or this replica's alone and why. */
 function Scope({ report }) {
   if (report.scope === 'replica') {
-    return html`<p class="error" id="tenants-scope" data-scope="replica" role="status">
-      This replica's counts only: the store is
-      unreachable${typeof report.storeReason === 'string' ? html` (${T(report.storeReason)})` : ''}.
-    </p>`;
+    return html`<p class="error" id="tenants-scope" data-scope="replica" role="status">This replica's counts only: the store is unreachable${typeof report.storeReason === 'string' ? html` (${T(report.storeReason)})` : ''}.</p>`;
   }
   if (report.scope !== 'site') return '';
   const names = Object.keys(report.replicas ?? {}).sort();
-  return html`<p class="muted" id="tenants-scope" data-scope="site">
-    Whole site, ${names.length} replica${names.length === 1 ? '' : 's'}:
-    ${names.flatMap((name, i) => {
+  return html`<p class="muted" id="tenants-scope" data-scope="site">Whole site, ${names.length} replica${names.length === 1 ? '' : 's'}: ${names.flatMap(
+    (name, i) => {
       const r = report.replicas[name] ?? {};
       const seen = typeof r.ageMs === 'number' ? ` ${Math.round(r.ageMs / 1000)} s ago` : '';
       return [
         i === 0 ? '' : ', ',
-        html`<span data-replica=${name} data-live=${r.live === true ? 'yes' : 'no'}
-          >${T(name)}${r.expired === true ? ` (expired: last seen${seen}; its in-flight and queued left out)` : ''}</span
-        >`,
+        html`<span data-replica=${name} data-live=${r.live === true ? 'yes' : 'no'}>${T(name)}${r.expired === true ? ` (expired: last seen${seen}; its in-flight and queued left out)` : ''}</span>`,
       ];
-    })}
-  </p>`;
+    },
+  )}</p>`;
 }
 
 function TenantsPanel({ token }) {
@@ -163,9 +139,7 @@ function TenantsPanel({ token }) {
   if (answer.state === 'error') {
     return html`<section id="tenants" data-state="error">
       <h2>Tenants</h2>
-      <p class="error" id="tenants-error" role="status">
-        ${T(answer.message)} <span class="muted">(asked again every ${POLL_MS / 1000} s)</span>
-      </p>
+      <p class="error" id="tenants-error" role="status">${T(answer.message)} <span class="muted">(asked again every ${POLL_MS / 1000} s)</span></p>
     </section>`;
   }
   const { tenants, queues } = answer.report;
@@ -175,26 +149,10 @@ function TenantsPanel({ token }) {
     <h2>Tenants <span class="muted">${tenants.length}</span></h2>
     <${Scope} report=${answer.report} />
     <table class="tenants">
-      <thead>
-        <tr>
-          <th>tenant</th>
-          <th>class</th>
-          <th>weight</th>
-          <th>keys</th>
-          <th>in flight</th>
-          <th>queued</th>
-          <th>requests this minute</th>
-          <th>tokens this minute</th>
-          <th>requests today</th>
-          <th>tokens today</th>
-          <th>requests left</th>
-          <th>tokens left</th>
-          <th>budget left</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${tenants.map((t) => html`<${TenantRow} key=${t.name} t=${t} />`)}
-      </tbody>
+      <thead><tr><th>tenant</th><th>class</th><th>weight</th><th>keys</th><th>in flight</th><th>queued</th>
+        <th>requests this minute</th><th>tokens this minute</th><th>requests today</th><th>tokens today</th>
+        <th>requests left</th><th>tokens left</th><th>budget left</th></tr></thead>
+      <tbody>${tenants.map((t) => html`<${TenantRow} key=${t.name} t=${t} />`)}</tbody>
     </table>
     <h3>Queues by class and tenant</h3>
     <${Queues} queues=${queues} />
@@ -207,9 +165,7 @@ export function TenantsView({ token }) {
   if (error) {
     return html`<section id="tenants" data-state="error">
       <h2>Tenants</h2>
-      <p class="error" id="tenants-error" role="status">
-        the Tenants view could not show the answer: ${T(error?.message ?? error)}
-      </p>
+      <p class="error" id="tenants-error" role="status">the Tenants view could not show the answer: ${T(error?.message ?? error)}</p>
     </section>`;
   }
   return html`<${TenantsPanel} token=${token} />`;

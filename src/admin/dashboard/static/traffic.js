@@ -113,17 +113,12 @@ export function TrafficView({ state, selected, onSelect }) {
       key === undefined
         ? html`<p class="muted" id="no-traffic">No requests yet.</p>`
         : html`<p>
-              <label
-                >series
-                <select id="traffic-series" value=${key} onChange=${(e) => onSelect(e.currentTarget.value)}>
-                  ${keys.map((k) => html`<option value=${k}>${k === 'all' ? 'all requests' : shown(k.replace(':', ': '))}</option>`)}
-                </select></label
-              >
-              <span id="traffic-total" data-total=${total}> ${total} requests in the window</span>
-            </p>
-            <div class="charts" key=${key}>
-              ${CHARTS.map((chart) => html`<${Chart} chart=${chart} points=${points} bucketMs=${state.bucketMs} now=${state.now} windowMs=${state.windowMs} />`)}
-            </div>`
+          <label>series <select id="traffic-series" value=${key} onChange=${(e) => onSelect(e.currentTarget.value)}>
+            ${keys.map((k) => html`<option value=${k}>${k === 'all' ? 'all requests' : shown(k.replace(':', ': '))}</option>`)}
+          </select></label>
+          <span id="traffic-total" data-total=${total}> ${total} requests in the window</span>
+        </p>
+        <div class="charts" key=${key}>${CHARTS.map((chart) => html`<${Chart} chart=${chart} points=${points} bucketMs=${state.bucketMs} now=${state.now} windowMs=${state.windowMs} />`)}</div>`
     }
   </section>`;
 }
