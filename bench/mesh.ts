@@ -16,8 +16,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startMeshFleet, type MeshFleet, type MeshSite } from '#test/mesh/mesh-fleet.ts';
-import { metricValue, rowOf, sitesOf, waitFor } from '#test/mesh/helpers.ts';
+import { startMeshFleet, type MeshFleet, type MeshSite } from '#test/integration/mesh/mesh-fleet.ts';
+import { metricValue, rowOf, sitesOf, waitFor } from '#test/integration/mesh/helpers.ts';
 import { clockTicksPerSecond, cpuSeconds, memory } from './proc-stats.ts';
 import { REPO_ROOT } from './processes.ts';
 import { firstComplete, freshCounts, readSiteLog, type FreshnessTransition } from './mesh-timeline.ts';

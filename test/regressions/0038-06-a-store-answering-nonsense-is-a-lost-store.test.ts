@@ -18,7 +18,7 @@ import { clusterTable } from '#test/fixtures/cluster-replicas.ts';
 import { freePort } from '#test/fixtures/redis-server.ts';
 import { waitForHost } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { metricValue } from '#test/mesh/helpers.ts';
+import { metricValue } from '#test/integration/mesh/helpers.ts';
 
 const SLOTS = 2;
 const REQUESTS = 6;

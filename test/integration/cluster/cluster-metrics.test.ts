@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
 import { eventually } from '#test/fixtures/http.ts';
-import { metricValue } from '#test/mesh/helpers.ts';
+import { metricValue } from '#test/integration/mesh/helpers.ts';
 
 let replicas: Replicas | undefined;
 

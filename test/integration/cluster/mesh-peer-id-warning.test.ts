@@ -1,5 +1,5 @@
 // Issue 26, [mesh] with [cluster]: replicas that share the site key's libp2p peer id are heard one
-// at a time by a peer site (test/regressions/0026-12 shows what that costs). A replica started so
+// at a time by a peer site (test/integration/cluster/0026-12 shows what that costs). A replica started so
 // says it once, as a warning naming the fix ([mesh] peer_key_file); a gateway without [cluster]
 // does not.
 import { after, before, test } from 'node:test';

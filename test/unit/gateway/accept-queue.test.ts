@@ -1,6 +1,6 @@
 // The accept-queue warning: the listener asks `[server] listen_backlog`, Linux gives at most
 // net.core.somaxconn; a shorter queue is said at start (table), and the cap is read from its proc
-// file (test/integration/accept-queue-warning.test.ts: the warning of a started gateway).
+// file (test/integration/proxy/accept-queue-warning.test.ts: the warning of a started gateway).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

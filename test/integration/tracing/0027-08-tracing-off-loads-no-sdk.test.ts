@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startOtlpReceiver } from '#test/fixtures/otlp-receiver.ts';
 
-const PROBE = fileURLToPath(new URL('../fixtures/otel-module-probe.ts', import.meta.url));
+const PROBE = fileURLToPath(new URL('../../fixtures/otel-module-probe.ts', import.meta.url));
 const run = promisify(execFile);
 
 interface Probe {
@@ -30,7 +30,7 @@ async function probe(tracingToml: string | undefined): Promise<Probe> {
   const { stdout } = await run(process.execPath, [PROBE, ...(tracingToml === undefined ? [] : [tracingToml])], {
     timeout: 90_000,
     killSignal: 'SIGKILL',
-    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    cwd: fileURLToPath(new URL('../../..', import.meta.url)),
   });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Probe;
 }

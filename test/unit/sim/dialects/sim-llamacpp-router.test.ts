@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startSimNode, type SimModelSpec, type SimNode, type SimNodeSpec } from '#src/sim/index.ts';
-import { call, chat, eventually, json, keysOf, list, record } from '#test/contract/sim-http.ts';
+import { call, chat, eventually, json, keysOf, list, record } from '#test/unit/sim/dialects/sim-http.ts';
 
 const LOAD_MS = 40;
 

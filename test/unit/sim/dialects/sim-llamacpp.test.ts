@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { chatPromptTokens, countTokens, startSimNode, type SimNode, type SimNodeSpec } from '#src/sim/index.ts';
-import { call, chat, json, keysOf, list, record, sseData, waitUntil } from '#test/contract/sim-http.ts';
+import { call, chat, json, keysOf, list, record, sseData, waitUntil } from '#test/unit/sim/dialects/sim-http.ts';
 
 const CHATCMPL_ID = /^chatcmpl-[0-9A-Za-z]{32}$/;
 const TIMINGS_KEYS = [

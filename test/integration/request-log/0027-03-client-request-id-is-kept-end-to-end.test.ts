@@ -1,7 +1,7 @@
 // Issue 27, request id: the gateway replaced every client's `x-request-id` with one of its own, so
 // a client could not find its request in the node's logs or the gateway's. Now a well-formed,
 // bounded id from the client is kept: returned in the answer (a success and a refusal alike) and
-// sent to the node. (A malformed one is replaced: test/unit/proxy/request-id.test.ts, and the
+// sent to the node. (A malformed one is replaced: test/unit/proxy/request/request-id.test.ts, and the
 // request log's test 0027-01.)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { parseFleetConfig, startFleet, startSimNode } from '#src/sim/index.ts';
-import { call } from '#test/contract/sim-http.ts';
+import { call } from '#test/unit/sim/dialects/sim-http.ts';
 
 const MODEL_LIST_PATH: Readonly<Record<string, string>> = {
   vllm: '/v1/models',
@@ -15,7 +15,7 @@ const MODEL_LIST_PATH: Readonly<Record<string, string>> = {
 };
 
 test('starts the example fleet, one node of every kind on its own port, and closes it', async () => {
-  const parsed = parseFleetConfig(await readFile(new URL('../../examples/fleet.toml', import.meta.url), 'utf8'));
+  const parsed = parseFleetConfig(await readFile(new URL('../../../../examples/fleet.toml', import.meta.url), 'utf8'));
   assert.equal(parsed.ok, true);
   if (!parsed.ok) return;
   const fleet = await startFleet(parsed.spec);

@@ -31,7 +31,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-const WRITER = fileURLToPath(new URL('../fixtures/usage-writer.ts', import.meta.url));
+const WRITER = fileURLToPath(new URL('../../fixtures/usage-writer.ts', import.meta.url));
 const TENANTS = 10;
 const MODELS = 50;
 /** Writes a round waits for before the kill: enough that the kill lands while writes go on. */

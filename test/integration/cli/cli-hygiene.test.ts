@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { defaultConfigPath, DEFAULT_CONFIG_PATHS } from '#src/cli/config-lookup.ts';
 import { startListingNode } from '#test/fixtures/listing-node.ts';
 
-const CLI = new URL('../../bin/switchyard.js', import.meta.url).pathname;
+const CLI = new URL('../../../bin/switchyard.js', import.meta.url).pathname;
 
 /** Runs the CLI in `cwd` to its end (or until `until` matches stderr, then SIGTERM). */
 async function run(
@@ -36,7 +36,7 @@ async function run(
 }
 
 test('--version prints the package version', async () => {
-  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
   const result = await run(['--version']);
   assert.equal(result.code, 0);
   assert.equal(result.stdout, `switchyard ${pkg.version}\n`);

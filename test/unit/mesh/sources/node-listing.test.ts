@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NodeView } from '#src/nodes/index.ts';
 import { nodeListingModels, nodeLeftOut } from '#src/mesh/sources/node-listing.ts';
-import { NOW, node } from '../../fixtures/builders.ts';
+import { NOW, node } from '../../../fixtures/builders.ts';
 
 function asleep(view: NodeView, wakingUntil?: number): NodeView {
   return {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startSimNode, type SimNode } from '#src/sim/index.ts';
-import { call, json, record, sseMessages } from '#test/contract/sim-http.ts';
+import { call, json, record, sseMessages } from '#test/unit/sim/dialects/sim-http.ts';
 
 const KINDS = ['llamacpp', 'vllm', 'ollama'] as const;
 const ASK = {

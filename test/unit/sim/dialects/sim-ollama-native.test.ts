@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startSimNode, type SimNode } from '#src/sim/index.ts';
-import { call, json, list, record } from '#test/contract/sim-http.ts';
+import { call, json, list, record } from '#test/unit/sim/dialects/sim-http.ts';
 
 describe('Ollama’s native API on the simulated server', () => {
   let node: SimNode;

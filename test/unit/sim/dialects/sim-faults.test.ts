@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
 import { NO_FAULTS, SIM_KINDS, startSimNode, type SimKind, type SimNode } from '#src/sim/index.ts';
-import { call, chat, json, list, record, sseMessages, waitUntil } from '#test/contract/sim-http.ts';
+import { call, chat, json, list, record, sseMessages, waitUntil } from '#test/unit/sim/dialects/sim-http.ts';
 
 interface PartialAnswer {
   readonly status: number | undefined;

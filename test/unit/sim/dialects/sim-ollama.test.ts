@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startSimNode, type SimNode } from '#src/sim/index.ts';
-import { call, chat, json, keysOf, list, record, sseData } from '#test/contract/sim-http.ts';
+import { call, chat, json, keysOf, list, record, sseData } from '#test/unit/sim/dialects/sim-http.ts';
 
 const LOAD_MS = 30;
 

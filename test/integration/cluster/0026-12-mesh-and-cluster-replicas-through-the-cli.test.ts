@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startSimProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
 import { startRedisServer, type RedisServer } from '#test/fixtures/redis-server.ts';
-import { freePort, MeshSite, siteKeyMaterial } from '#test/mesh/mesh-fleet.ts';
-import { chat, metricSum, rowOf } from '#test/mesh/helpers.ts';
+import { freePort, MeshSite, siteKeyMaterial } from '#test/integration/mesh/mesh-fleet.ts';
+import { chat, metricSum, rowOf } from '#test/integration/mesh/helpers.ts';
 
 const TTL_MS = 3_000;
 /**

@@ -2,7 +2,7 @@
 // tokens_per_day is used up, the process ends — SIGTERM (it drains and writes once more) or SIGKILL
 // after one flush interval (only what the state file held survives) — and the next process on the
 // same state_dir still answers that tenant 429, with today's usage as it was. The in-process
-// variant is test/regressions/0023-04-budgets-survive-a-gateway-restart.test.ts.
+// variant is test/integration/tenants/0023-04-budgets-survive-a-gateway-restart.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TenantsReport } from '#src/tenants/index.ts';

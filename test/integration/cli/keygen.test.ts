@@ -10,7 +10,7 @@ import { publicKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromPublicKey } from '@libp2p/peer-id';
 import { loadSiteKey } from '#src/mesh/site-key-file.ts';
 
-const CLI = new URL('../../bin/switchyard.js', import.meta.url).pathname;
+const CLI = new URL('../../../bin/switchyard.js', import.meta.url).pathname;
 
 async function run(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
