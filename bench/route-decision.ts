@@ -12,7 +12,7 @@
 // a registry's (journalled); each pick takes a lease and the oldest of 64 returns, untimed.
 
 import { CONFIG_DEFAULTS, POLICY_NAMES, type PolicyName } from '#src/config/index.ts';
-import { createPolicy, defaultFilters, route, RouteIndex } from '#src/routing/index.ts';
+import { createPolicy, defaultFilters, route, RouteIndex, type SelectionPolicy } from '#src/routing/index.ts';
 import type { LoadReading, NodeView } from '#src/nodes/index.ts';
 import { InFlightCounts } from '#src/nodes/in-flight-counts.ts';
 import { node, policyContext, request, snapshotOf } from '#test/fixtures/builders.ts';
@@ -82,6 +82,8 @@ export interface MeasureOptions {
   readonly slots?: number;
   /** With slots: one KV pool per slot (the default) or one shared by all (llama-server's unified pool). */
   readonly kv?: KvPool;
+  /** This policy instead of `createPolicy(policy)` (a variant measured beside the shipped one). */
+  readonly selection?: SelectionPolicy;
 }
 
 type KvPool = 'per-slot' | 'unified';
@@ -129,7 +131,7 @@ export function measureRouteDecision(
     });
   };
   const filters = defaultFilters();
-  const policy = createPolicy(name, policyContext());
+  const policy = options.selection ?? createPolicy(name, policyContext());
   // As the scheduler routes: with the model → nodes index, which lives as long as the fleet's views.
   const index = options.wholePipeline === true ? undefined : new RouteIndex();
   // Each pick takes a lease (its count up) and the oldest of 64 outstanding ones returns (down),

@@ -92,13 +92,24 @@ function tails(added: readonly AddedLatency[], result: TailsResult | undefined):
   return checks;
 }
 
+/**
+ * Issue 28 set 5 µs at 1,000 nodes and 20 µs at 10,000, met by keeping least-in-flight's candidates
+ * ordered by load. Issue 39 retired that structure (10,000-node fleets are not a target; a plain
+ * scan costs the same up to a few hundred nodes: docs/design.md, "Three product questions"): the
+ * 1,000-node row keeps issue 7's 20 µs, the 10,000-node row is shown without a target.
+ */
+const ROUTING_LIMITS_US: readonly (readonly [number, number | undefined])[] = [
+  [1000, 20],
+  [10000, undefined],
+];
+
 function routing(routes: readonly RouteDecisionResult[]): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  for (const [nodes, limit] of [
-    [1000, 5],
-    [10000, 20],
-  ] as const) {
-    const goal = `#28 routing decision, ${nodes.toLocaleString('en')} nodes × 50 models: p50 ≤ ${limit} µs`;
+  for (const [nodes, limit] of ROUTING_LIMITS_US) {
+    const goal =
+      limit === undefined
+        ? `#28 routing decision, ${nodes.toLocaleString('en')} nodes × 50 models: no target since issue 39 (docs/design.md)`
+        : `#28 routing decision, ${nodes.toLocaleString('en')} nodes × 50 models: p50 ≤ ${limit} µs (issue 39)`;
     const rows = routes.filter(
       // The target's fleet: nodes that report no slots (the slots rows are shown beside it).
       (r) =>
@@ -113,7 +124,11 @@ function routing(routes: readonly RouteDecisionResult[]): TargetCheck[] {
       continue;
     }
     const worst = rows.reduce((a, b) => (b.p50Us > a.p50Us ? b : a));
-    checks.push({ goal, measured: `${round(worst.p50Us)} µs (${worst.fleet})`, met: worst.p50Us <= limit });
+    checks.push({
+      goal,
+      measured: `${round(worst.p50Us)} µs (${worst.fleet})`,
+      met: limit === undefined ? undefined : worst.p50Us <= limit,
+    });
   }
   return checks;
 }

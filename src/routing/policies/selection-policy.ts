@@ -32,9 +32,8 @@ export interface SelectionPolicy {
   readonly reads: readonly RequestFeature[];
   /**
    * Receives only admissible candidates; never does I/O; never mutates its input; undefined only
-   * when there is no candidate. Work is at most O(candidates); a policy may keep a candidates
-   * array ordered between calls (the route index hands out the same array while nothing changes)
-   * and catch up from `snapshot.inFlightChanges`, as least-in-flight does.
+   * when there is no candidate. Work is at most O(candidates) (the route index hands out the same
+   * array while nothing routing reads changes, so a policy may keep state per array).
    */
   choose(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice | undefined;
   /**
