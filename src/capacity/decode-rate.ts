@@ -104,23 +104,8 @@ export function decodeChanged(prior: DecodeRate | undefined, next: DecodeRate | 
   );
 }
 
-/** Where a node's registry record keeps its rates: every answer's, and the ones its view shows. */
-export interface LearnedDecodes {
-  readonly decodeRates: Map<string, DecodeRate>;
-  publishedDecodes: Readonly<Record<string, DecodeRate>>;
-}
-
 /** Models per node whose rate is learned (a node lists a bounded number; this bounds the rest). */
 export const MAX_LEARNED_DECODES = 1024;
 
-/** Learns one answer into `runtime`; true when the published figures changed (the view must be rebuilt). */
-export function recordDecode(runtime: LearnedDecodes, model: string, sample: DecodeSample, nowMs: number): boolean {
-  const prior = runtime.decodeRates.get(model);
-  if (prior === undefined && runtime.decodeRates.size >= MAX_LEARNED_DECODES) return false;
-  const next = observeDecode(prior, sample, nowMs);
-  if (next === undefined || next === prior) return false;
-  runtime.decodeRates.set(model, next);
-  if (!decodeChanged(runtime.publishedDecodes[model], next)) return false;
-  runtime.publishedDecodes = { ...runtime.publishedDecodes, [model]: next };
-  return true;
-}
+/** The rule a node's record learns its rates by (nodes/learned-figures.ts): bound, step, and when to publish. */
+export const DECODE_RATE_LEARNING = { maxModels: MAX_LEARNED_DECODES, observe: observeDecode, changed: decodeChanged } as const;

@@ -36,8 +36,8 @@ export {
   MAX_BYTES_PER_TOKEN,
   fleetRatio,
   observeRatio,
-  recordRatio,
   MAX_LEARNED_RATIOS,
+  TOKEN_RATIO_LEARNING,
   ratioChanged,
   usableRatio,
   widestRatio,
@@ -46,7 +46,6 @@ export {
   TOKEN_RATIO_TTL_MS,
   type RatioSample,
   type RatioView,
-  type LearnedRatios,
   type TokenRatio,
 } from './token-ratio.ts';
 export {
@@ -55,11 +54,11 @@ export {
   DECODE_MIN_MS,
   DECODE_RATE_TTL_MS,
   decodeChanged,
+  MAX_LEARNED_DECODES,
+  DECODE_RATE_LEARNING,
   observeDecode,
-  recordDecode,
   tokensPerSecond,
   usableDecode,
   type DecodeRate,
   type DecodeSample,
-  type LearnedDecodes,
 } from './decode-rate.ts';

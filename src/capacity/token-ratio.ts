@@ -112,23 +112,8 @@ export function fleetRatio(views: readonly RatioView[], model: string, nowMs: nu
   return widest;
 }
 
-/** Where a node's registry record keeps its envelopes: every answer's, and the ones its view shows. */
-export interface LearnedRatios {
-  readonly tokenRatios: Map<string, TokenRatio>;
-  publishedRatios: Readonly<Record<string, TokenRatio>>;
-}
-
 /** Models per node whose ratio is learned (a node lists a bounded number; this bounds the rest). */
 export const MAX_LEARNED_RATIOS = 1024;
 
-/** Learns one answer into `runtime`; true when the published envelope changed (the view must be rebuilt). */
-export function recordRatio(runtime: LearnedRatios, model: string, sample: RatioSample, nowMs: number): boolean {
-  const prior = runtime.tokenRatios.get(model);
-  if (prior === undefined && runtime.tokenRatios.size >= MAX_LEARNED_RATIOS) return false;
-  const next = observeRatio(prior, sample, nowMs);
-  if (next === undefined || next === prior) return false;
-  runtime.tokenRatios.set(model, next);
-  if (!ratioChanged(runtime.publishedRatios[model], next)) return false;
-  runtime.publishedRatios = { ...runtime.publishedRatios, [model]: next };
-  return true;
-}
+/** The rule a node's record learns its ratios by (nodes/learned-figures.ts): bound, step, and when to publish. */
+export const TOKEN_RATIO_LEARNING = { maxModels: MAX_LEARNED_RATIOS, observe: observeRatio, changed: ratioChanged } as const;

@@ -1,29 +1,14 @@
 // Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
-import type {
-  AdminConfig,
-  DiscoveryConfig,
-  HealthConfig,
-  KvMode,
-  LoadSignalsConfig,
-  MeshConfig,
-  ModelsConfig,
-  NodeKind,
-  RoutingConfig,
-  ServerConfig,
-  UpstreamConfig,
-} from './types.ts';
+import type { GatewayConfig, KvMode, MeshConfig, ModelsConfig, NodeKind } from './types.ts';
 
 const MIB = 1_048_576;
 
-export interface ConfigDefaults {
-  readonly server: ServerConfig;
-  readonly admin: AdminConfig;
-  readonly health: HealthConfig;
-  readonly discovery: DiscoveryConfig;
-  readonly upstream: UpstreamConfig;
-  readonly load: LoadSignalsConfig;
-  readonly routing: RoutingConfig;
+/** The tables that are defaults whole, as GatewayConfig has them; the rest are defaults in part. */
+export interface ConfigDefaults extends Pick<
+  GatewayConfig,
+  'server' | 'admin' | 'health' | 'discovery' | 'upstream' | 'load' | 'routing'
+> {
   readonly models: Pick<ModelsConfig, 'operatorHoldMs'>;
   readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly weight: number; readonly wakeTimeoutMs: number };
   /** `[mesh]` has no defaults for site, url, key_file and listen: they are required when the table is present. */

@@ -43,7 +43,7 @@ export { formatListenAddress } from './listen-address.ts';
 export { nodePathPrefix, normalizeNodeUrl } from './node-url.ts';
 export type { MeshConfig, MeshSitePin, MeshStaticModel } from './types.ts';
 export type { ClusterConfig } from './types.ts';
-export { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantPriority, type TenantSpec } from './tenant-types.ts';
+export { DEFAULT_TENANT, defaultTenantSpec, TENANT_PRIORITIES, type TenantPriority, type TenantSpec } from './tenant-types.ts';
 export type { SecretFileReader } from './client-keys.ts';
 export { isSiteId } from './mesh-schema.ts';
 export { parseOrigin, type CorsOrigins } from './cors-origins.ts';

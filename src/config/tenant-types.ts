@@ -28,3 +28,19 @@ export interface TenantSpec {
   /** Prompt + completion tokens per UTC day: a budget that survives restarts with server.state_dir. */
   readonly tokensPerDay: number | undefined;
 }
+
+/** The `default` tenant holding `keys`: every model and site, standard priority, no limits. */
+export function defaultTenantSpec(keys: readonly string[]): TenantSpec {
+  return {
+    name: DEFAULT_TENANT,
+    keys,
+    models: ['*'],
+    sites: undefined,
+    priority: 'standard',
+    weight: 1,
+    maxConcurrent: undefined,
+    requestsPerMinute: undefined,
+    tokensPerMinute: undefined,
+    tokensPerDay: undefined,
+  };
+}

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { EnvVars } from './api-key.ts';
 import { resolveClientKeys, type SecretFileReader } from './client-keys.ts';
 import { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantSpec } from './types.ts';
+import { defaultTenantSpec } from './tenant-types.ts';
 import { name, nodeName, parsedBy, positiveUpTo, table, wholeAtLeastOne } from './schema-parts.ts';
 
 const ONE_BILLION = 1_000_000_000;
@@ -48,19 +49,7 @@ export function tenantsSchema(env: EnvVars, readFile: SecretFileReader) {
 /** `[[tenants]]` then `default` holding `[server] api_keys` (when there are any), as GatewayConfig.tenants lists them. */
 export function tenantsWithDefault(tenants: readonly TenantSpec[], apiKeys: readonly string[]): readonly TenantSpec[] {
   if (apiKeys.length === 0) return tenants;
-  const fallback: TenantSpec = {
-    name: DEFAULT_TENANT,
-    keys: apiKeys,
-    models: ['*'],
-    sites: undefined,
-    priority: 'standard',
-    weight: 1,
-    maxConcurrent: undefined,
-    requestsPerMinute: undefined,
-    tokensPerMinute: undefined,
-    tokensPerDay: undefined,
-  };
-  return [...tenants, fallback];
+  return [...tenants, defaultTenantSpec(apiKeys)];
 }
 
 /** Cross-entry checks: unique names, `default` kept for api_keys, a key held by one tenant only, sites pinned. */

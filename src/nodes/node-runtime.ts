@@ -5,11 +5,15 @@
 import type { NodeSpec } from '#src/config/types.ts';
 import { initialDiscoveryState, type DiscoveryState } from '#src/discovery/index.ts';
 import {
+  DECODE_RATE_LEARNING,
   NO_CAPACITY,
+  TOKEN_RATIO_LEARNING,
   type DecodeRate,
+  type DecodeSample,
   type LearnedContexts,
   type ModelContext,
   type NodeCapacity,
+  type RatioSample,
   type TokenRatio,
 } from '#src/capacity/index.ts';
 import { INITIAL_PASSIVE_STATE, type PassiveState } from './health/passive.ts';
@@ -17,6 +21,7 @@ import { initialHealthState, type HealthState } from './health/health-state.ts';
 import type { NodeView } from './node.ts';
 import type { LoadReading } from './load/load-reading.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
+import { LearnedFigures } from './learned-figures.ts';
 
 export interface NodeRuntime {
   spec: NodeSpec;
@@ -31,14 +36,10 @@ export interface NodeRuntime {
   lacking: Readonly<Record<string, string>>;
   /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
   learned: LearnedContexts;
-  /** Bytes per prompt token per model, as learned from every answer (see token-ratio.ts). */
-  readonly tokenRatios: Map<string, TokenRatio>;
-  /** The same, as last published in the view (only a real change rebuilds the view). */
-  publishedRatios: Readonly<Record<string, TokenRatio>>;
+  /** Bytes per prompt token per model, as learned from every answer (see token-ratio.ts), and as the view shows them. */
+  readonly tokenRatios: LearnedFigures<TokenRatio, RatioSample>;
   /** How fast the node generates each model's tokens, as learned from every answer (see decode-rate.ts). */
-  readonly decodeRates: Map<string, DecodeRate>;
-  /** The same, as last published in the view. */
-  publishedDecodes: Readonly<Record<string, DecodeRate>>;
+  readonly decodeRates: LearnedFigures<DecodeRate, DecodeSample>;
   inFlight: number;
   /** Index in the registry's active nodes (its views array); -1 once the node is retiring. */
   position: number;
@@ -60,10 +61,8 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
     lastWakeAt: undefined,
     learned: {},
     lacking: {},
-    tokenRatios: new Map(),
-    publishedRatios: {},
-    decodeRates: new Map(),
-    publishedDecodes: {},
+    tokenRatios: new LearnedFigures(TOKEN_RATIO_LEARNING),
+    decodeRates: new LearnedFigures(DECODE_RATE_LEARNING),
     inFlight: 0,
     position: -1,
     load: undefined,
@@ -80,8 +79,8 @@ export function viewOf(runtime: NodeRuntime): NodeView {
     modelsById: new Map(discovery.models.map((m) => [m.id, m])),
     capacity: runtime.capacity,
     knownContexts: runtime.knownContexts,
-    tokenRatios: runtime.publishedRatios,
-    ...(Object.keys(runtime.publishedDecodes).length === 0 ? {} : { decodeRates: runtime.publishedDecodes }),
+    tokenRatios: runtime.tokenRatios.published,
+    ...(Object.keys(runtime.decodeRates.published).length === 0 ? {} : { decodeRates: runtime.decodeRates.published }),
     ...(Object.keys(runtime.lacking).length === 0 ? {} : { lackingEndpoints: runtime.lacking }),
     ejectedUntil: runtime.passive.ejectedUntil,
     ...(runtime.position >= 0 ? { position: runtime.position } : {}),

@@ -7,8 +7,6 @@ import { diffNodes, isSameAllowList, nodeContinuity, type NodeChange, type NodeS
 import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
 import {
   LeaseTable,
-  recordDecode,
-  recordRatio,
   rememberContexts,
   sameCapacity,
   withLearnedContexts,
@@ -185,13 +183,13 @@ export class NodeRegistry {
   /** A node's answer stated its prompt count: its bytes per token are learned (capacity/token-ratio.ts). */
   learnTokenRatio(nodeName: string, url: string, model: string, sample: RatioSample): void {
     const runtime = this.#active.get(nodeName);
-    if (runtime?.spec.url === url && recordRatio(runtime, model, sample, this.#clock.now())) this.#touch(runtime);
+    if (runtime?.spec.url === url && runtime.tokenRatios.learn(model, sample, this.#clock.now())) this.#touch(runtime);
   }
 
   /** A node's answer showed how fast it generates the model's tokens (capacity/decode-rate.ts). */
   learnDecodeRate(nodeName: string, url: string, model: string, sample: DecodeSample): void {
     const runtime = this.#active.get(nodeName);
-    if (runtime?.spec.url === url && recordDecode(runtime, model, sample, this.#clock.now())) this.#touch(runtime);
+    if (runtime?.spec.url === url && runtime.decodeRates.learn(model, sample, this.#clock.now())) this.#touch(runtime);
   }
 
   /**

@@ -1,7 +1,7 @@
 // One tenant as the request path carries it: its spec, what every model's queue orders it by, and
 // whether any limit applies (a tenant without limits is admitted without asking the ledger's owner).
 
-import { DEFAULT_TENANT, type TenantPriority, type TenantSpec } from '#src/config/index.ts';
+import { defaultTenantSpec, type TenantPriority, type TenantSpec } from '#src/config/index.ts';
 
 export interface Tenant {
   readonly spec: TenantSpec;
@@ -25,17 +25,4 @@ export function tenantOf(spec: TenantSpec): Tenant {
 }
 
 /** Every request's tenant when no key is configured at all: `default`, every model and site, no limits. */
-export const OPEN_TENANT: Tenant = Object.freeze(
-  tenantOf({
-    name: DEFAULT_TENANT,
-    keys: [],
-    models: ['*'],
-    sites: undefined,
-    priority: 'standard',
-    weight: 1,
-    maxConcurrent: undefined,
-    requestsPerMinute: undefined,
-    tokensPerMinute: undefined,
-    tokensPerDay: undefined,
-  }),
-);
+export const OPEN_TENANT: Tenant = Object.freeze(tenantOf(defaultTenantSpec([])));

@@ -6,21 +6,18 @@
 // `record` runs for every request: it finds its three series by the model's and node's own names
 // (no key string built), works out the bucket and the histogram bins once, and adds in place.
 
+import type { ProxyEvents } from '#src/proxy/index.ts';
 import { binOf } from './latency-histogram.ts';
 import { bucketOf, TrafficRing, type SeriesKind, type TrafficPoint } from './traffic-ring.ts';
 
 export { TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, type TrafficPoint } from './traffic-ring.ts';
 export const MAX_TRAFFIC_SERIES = 256;
 
-export interface FinishedRequest {
-  readonly model: string;
-  readonly node: string | undefined;
-  readonly status: number;
-  readonly durationMs: number;
-  readonly firstByteMs: number | undefined;
-  readonly brokenError: string | undefined;
-  readonly clientAborted: boolean;
-}
+/** What the history keeps of a finished request (the proxy's `proxy:request-finished` event). */
+export type FinishedRequest = Pick<
+  ProxyEvents['proxy:request-finished'],
+  'model' | 'node' | 'status' | 'durationMs' | 'firstByteMs' | 'brokenError' | 'clientAborted'
+>;
 
 /** Series keys are `all` (every request: the aggregate chart), `model:<id>` and `node:<name>`. */
 export type TrafficSeries = Readonly<Record<string, readonly TrafficPoint[]>>;

@@ -4,6 +4,9 @@
 // caller treats like any connection failure: fail over, or use its fallback (the node's tokenizer).
 // Admission keeps requests out of a full pool in the first place; this is the defence in depth for
 // whatever reaches the pool anyway.
+//
+// The gate is a dispatcher interceptor, undici's own extension point: composed onto a Pool of
+// `limit` connections (`pool.compose(gate.interceptor)`), it sees every request before the pool does.
 
 import type { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
@@ -11,7 +14,7 @@ import type { Dispatcher } from 'undici';
 import { Pool, errors } from '#src/core/undici-parts.ts';
 import type { Clock, Timer } from '#src/core/clock.ts';
 
-export interface ConnectionGate {
+export interface GateSettings {
   /** Connections to the node (the pool's size) and requests running at once. */
   readonly limit: number;
   /** Longest a request waits for a connection. */
@@ -21,8 +24,26 @@ export interface ConnectionGate {
   readonly onWaitTimeout: () => void;
 }
 
+/** A node's pool and the gate in front of it: requests go to `dispatcher`, figures come from both. */
+export interface GatedPool {
+  /** The pool with the gate composed onto it: where requests are sent. */
+  readonly dispatcher: Dispatcher;
+  /** The pool itself: its stats, close and destroy. */
+  readonly pool: Pool;
+  readonly gate: ConnectionGate;
+}
+
+/** Builds a pool of `settings.limit` connections to `origin` behind a connection gate. */
+export function gatedPool(origin: string, options: Pool.Options, settings: GateSettings): GatedPool {
+  const pool = new Pool(origin, { ...options, connections: settings.limit });
+  const gate = new ConnectionGate(settings);
+  return { dispatcher: pool.compose(gate.interceptor), pool, gate };
+}
+
 /** The header record undici hands a handler. */
 type IncomingHttpHeaders = Record<string, string | string[] | undefined>;
+
+type Dispatch = Dispatcher['dispatch'];
 
 interface Waiter {
   readonly opts: Dispatcher.DispatchOptions;
@@ -42,26 +63,33 @@ function signalOf(opts: Dispatcher.DispatchOptions): AbortSignal | undefined {
   return signal instanceof AbortSignal ? signal : undefined;
 }
 
-export class GatedPool extends Pool {
-  readonly #gate: ConnectionGate;
+/** Where a gate not yet composed onto a pool would send a request: nowhere. */
+function notComposed(): boolean {
+  throw new Error('the connection gate is not composed onto a pool');
+}
+
+/** Counts the requests given a connection and holds the rest in arrival order, each for at most `waitMs`. */
+export class ConnectionGate {
+  readonly #settings: GateSettings;
   #running = 0;
   readonly #waiting: Waiter[] = [];
+  /** The pool's own dispatch, handed over when the gate is composed onto it. */
+  #next: Dispatch = notComposed;
 
-  constructor(origin: string, options: Pool.Options, gate: ConnectionGate) {
-    super(origin, { ...options, connections: gate.limit });
-    this.#gate = gate;
+  constructor(settings: GateSettings) {
+    this.#settings = settings;
   }
+
+  /** The interceptor to compose onto one pool (`pool.compose(gate.interceptor)`). */
+  readonly interceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) => {
+    if (this.#next !== notComposed) throw new Error('a connection gate fronts one pool only');
+    this.#next = dispatch;
+    return (opts, handler) => this.#dispatch(opts, handler);
+  };
 
   /** Requests given a connection (or being connected) and requests waiting for one. */
-  gateStats(): { readonly limit: number; readonly running: number; readonly waiting: number } {
-    return { limit: this.#gate.limit, running: this.#running, waiting: this.#waiting.length };
-  }
-
-  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    if (this.#running < this.#gate.limit && this.#waiting.length === 0) this.#start(opts, handler);
-    else this.#wait(opts, handler);
-    // Accepted either way: the waiting list is ours, so no 'drain' is owed to the caller.
-    return true;
+  stats(): { readonly limit: number; readonly running: number; readonly waiting: number } {
+    return { limit: this.#settings.limit, running: this.#running, waiting: this.#waiting.length };
   }
 
   /** Fails every waiting request at once (the pool is being closed or destroyed). */
@@ -73,19 +101,26 @@ export class GatedPool extends Pool {
     }
   }
 
-  #start(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
-    this.#running += 1;
-    super.dispatch(opts, new GateReleasingHandler(handler, this.#release));
+  #dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (this.#running < this.#settings.limit && this.#waiting.length === 0) this.#start(opts, handler);
+    else this.#wait(opts, handler);
+    // Accepted either way: the waiting list is ours, so no 'drain' is owed to the caller.
+    return true;
   }
 
-  /** One per pool, not per request: a request's connection is free again. */
+  #start(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
+    this.#running += 1;
+    this.#next(opts, new GateReleasingHandler(handler, this.#release));
+  }
+
+  /** One per gate, not per request: a request's connection is free again. */
   readonly #release = (): void => {
     this.#running -= 1;
     this.#admitWaiting();
   };
 
   #admitWaiting(): void {
-    while (this.#running < this.#gate.limit) {
+    while (this.#running < this.#settings.limit) {
       const next = this.#waiting.shift();
       if (next === undefined) return;
       next.timer?.cancel();
@@ -115,9 +150,9 @@ export class GatedPool extends Pool {
       signal.addEventListener('abort', onAbort, { once: true });
       waiter.detach = () => signal.removeEventListener('abort', onAbort);
     }
-    const { limit, waitMs } = this.#gate;
-    waiter.timer = this.#gate.clock.setTimeout(() => {
-      this.#gate.onWaitTimeout();
+    const { limit, waitMs } = this.#settings;
+    waiter.timer = this.#settings.clock.setTimeout(() => {
+      this.#settings.onWaitTimeout();
       fail(
         new errors.ConnectTimeoutError(`no free connection within ${waitMs}ms: all ${limit} in use (upstream.max_connections)`),
       );

@@ -3,8 +3,9 @@
 // answer in a Readable and a promise chain, the handler hands the head to the attempt and then
 // pushes the body's chunks straight to the strategy reading them (body-feed.ts); the reader's pause
 // pauses the parser on the node's socket. The attempt's abort signal (client gone, total timeout,
-// load timeout) aborts the request wherever it is: waiting in the connection gate (which reads the
-// signal from the dispatch options), waiting for its socket, or mid-answer.
+// load timeout) aborts the request wherever it is: waiting in the connection gate (the interceptor in
+// gated-pool.ts, which reads the signal from the dispatch options), waiting for its socket
+// (queued-abort.ts), or mid-answer.
 
 import type { Buffer } from 'node:buffer';
 import type { Dispatcher } from 'undici';

@@ -1,9 +1,10 @@
 // One connection pool per node, with keep-alive and a bounded wait for a connection. A node removed
 // or moved by a reload gets its pool closed gracefully: `close()` lets requests already running finish.
 
+import type { Dispatcher } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
 import type { NodeChange, NodeSpec } from '#src/config/index.ts';
-import { GatedPool } from './gated-pool.ts';
+import { gatedPool, type GatedPool } from './gated-pool.ts';
 import { samePoolSettings, type PoolSettings } from './pool-settings.ts';
 
 /** Per node: the limit, open sockets, requests running and waiting for a connection, and whether all are taken. */
@@ -22,7 +23,7 @@ export interface UpstreamPoolsOptions {
 }
 
 export class UpstreamPools {
-  readonly #pools = new Map<string, { url: string; pool: GatedPool }>();
+  readonly #pools = new Map<string, { url: string; gated: GatedPool }>();
   readonly #options: UpstreamPoolsOptions;
   #limits: PoolSettings;
 
@@ -31,11 +32,12 @@ export class UpstreamPools {
     this.#options = options;
   }
 
-  get(node: Pick<NodeSpec, 'name' | 'url'>): GatedPool {
+  /** The node's pool, behind its connection gate. */
+  get(node: Pick<NodeSpec, 'name' | 'url'>): Dispatcher {
     const existing = this.#pools.get(node.name);
-    if (existing !== undefined && existing.url === node.url) return existing.pool;
-    if (existing !== undefined) closeGracefully(existing.pool);
-    const pool: GatedPool = new GatedPool(
+    if (existing !== undefined && existing.url === node.url) return existing.gated.dispatcher;
+    if (existing !== undefined) closeGracefully(existing.gated);
+    const gated: GatedPool = gatedPool(
       new URL(node.url).origin,
       {
         pipelining: 1,
@@ -48,11 +50,11 @@ export class UpstreamPools {
         limit: this.#limits.maxConnections,
         waitMs: this.#limits.connectionWaitMs,
         clock: this.#options.clock,
-        onWaitTimeout: () => this.#options.onConnectionWaitTimeout?.(node.name, figuresOf(pool)),
+        onWaitTimeout: () => this.#options.onConnectionWaitTimeout?.(node.name, figuresOf(gated)),
       },
     );
-    this.#pools.set(node.name, { url: node.url, pool });
-    return pool;
+    this.#pools.set(node.name, { url: node.url, gated });
+    return gated.dispatcher;
   }
 
   /**
@@ -66,7 +68,7 @@ export class UpstreamPools {
     for (const [name, entry] of this.#pools) {
       if (rebuildAll || gone.has(name)) {
         this.#pools.delete(name);
-        closeGracefully(entry.pool);
+        closeGracefully(entry.gated);
       }
     }
   }
@@ -74,7 +76,7 @@ export class UpstreamPools {
   /** Connection figures per node that has a pool. */
   stats(): Record<string, PoolFigures> {
     const out: Record<string, PoolFigures> = {};
-    for (const [name, { pool }] of this.#pools) out[name] = figuresOf(pool);
+    for (const [name, { gated }] of this.#pools) out[name] = figuresOf(gated);
     return out;
   }
 
@@ -82,17 +84,17 @@ export class UpstreamPools {
     const pools = [...this.#pools.values()];
     this.#pools.clear();
     await Promise.all(
-      pools.map((p) => {
-        p.pool.abandonWaiting(new Error('the gateway is shutting down'));
-        return p.pool.destroy().catch(() => {});
+      pools.map(({ gated }) => {
+        gated.gate.abandonWaiting(new Error('the gateway is shutting down'));
+        return gated.pool.destroy().catch(() => {});
       }),
     );
   }
 }
 
-function figuresOf(pool: GatedPool): PoolFigures {
+function figuresOf({ pool, gate: connectionGate }: GatedPool): PoolFigures {
   const { connected, running, pending } = pool.stats;
-  const gate = pool.gateStats();
+  const gate = connectionGate.stats();
   return {
     limit: gate.limit,
     connected,
@@ -104,7 +106,7 @@ function figuresOf(pool: GatedPool): PoolFigures {
 }
 
 /** Requests still waiting for a connection fail over now; running ones may finish. */
-function closeGracefully(pool: GatedPool): void {
-  pool.abandonWaiting(new Error('the node was reconfigured'));
+function closeGracefully({ pool, gate }: GatedPool): void {
+  gate.abandonWaiting(new Error('the node was reconfigured'));
   void pool.close().catch(() => {});
 }

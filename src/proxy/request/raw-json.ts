@@ -191,6 +191,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
   let members = 0;
   let valueStart = -1; // start of the wanted key's value while it is being read, else -1
   let awaitingValue = false; // the wanted key was read; its value starts after the colon
+  let tooDeep = false; // nested past maxDepth: the scan stops there
   const closeValue = (at: number): void => {
     if (valueStart >= 0) valueSpans.push([valueStart, trimEnd(raw, valueStart, at)]);
     valueStart = -1;
@@ -219,16 +220,10 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
       i = end - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
-      if (depth > maxDepth)
-        return {
-          tooDeep: true,
-          valueSpans,
-          keyStarts,
-          variantKeys: variantKeys ?? NO_KEYS,
-          casedKeys,
-          afterOpenBrace,
-          emptyObject: members === 0,
-        };
+      if (depth > maxDepth) {
+        tooDeep = true;
+        break;
+      }
       if (depth === 1 && byte === OPEN_BRACE) {
         topIsObject = true;
         keyExpected = true;
@@ -243,7 +238,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
     }
   }
   return {
-    tooDeep: false,
+    tooDeep,
     valueSpans,
     keyStarts,
     variantKeys: variantKeys ?? NO_KEYS,

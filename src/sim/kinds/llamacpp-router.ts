@@ -16,17 +16,16 @@ import {
   LLAMA_AUDIO_PATHS,
   LLAMA_RERANK_PATHS,
   llamaInferenceEndpoint,
+  llamaFaultReplies,
+  llamaSharedReply,
   llamaTokenizeAnswer,
-  llamaWebUi,
 } from '#src/sim/kinds/llamacpp-routes.ts';
 import { rerankAnswer } from '#src/sim/pooling-audio.ts';
 import {
   llamaError,
-  llamaHealthy,
   llamaInvalidRequest,
   llamaJson,
   LLAMA_BUILD_INFO,
-  llamaKeyAccepted,
   llamaLoading,
   llamaMetrics,
   llamaMetricsDisabled,
@@ -35,7 +34,6 @@ import {
   llamaProps,
   llamaRouterProps,
   llamaSlots,
-  llamaUnauthorized,
 } from '#src/sim/kinds/llamacpp-shapes.ts';
 
 function childArgs(node: ResolvedNode, model: ResolvedModel, port: number): string[] {
@@ -217,8 +215,9 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
 
   async function handle(exchange: SimExchange): Promise<void> {
     const { method, path, writer } = exchange;
-    if (!llamaKeyAccepted(node.apiKey, path, exchange.headers)) {
-      writer.reply(llamaUnauthorized());
+    const shared = llamaSharedReply(exchange, node.apiKey);
+    if (shared !== undefined) {
+      writer.reply(shared);
       return;
     }
     if (
@@ -229,13 +228,6 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       return;
     }
     switch (`${method} ${path}`) {
-      case 'GET /':
-        writer.reply(llamaWebUi());
-        return;
-      case 'GET /health':
-      case 'GET /v1/health':
-        writer.reply(llamaHealthy());
-        return;
       case 'GET /models':
       case 'GET /v1/models':
         writer.reply(llamaJson(200, modelList(residents.views())));
@@ -264,11 +256,7 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
 
   return {
     classify: classifyLlamaPath,
-    faultReplies: {
-      internalError: () => llamaError(500, 'server_error', 'simulated internal error'),
-      healthFailure: llamaLoading,
-      emptyModels: () => llamaJson(200, modelList([])),
-    },
+    faultReplies: llamaFaultReplies(() => llamaJson(200, modelList([]))),
     handle,
     modelIds: () => node.models.map((m) => m.id),
     close: () => residents.close(),

@@ -1,10 +1,11 @@
 // llama-server's route table, shared by the single server and the router: which paths are
 // inference, model lists and health, and the /tokenize answer.
 
-import type { EndpointClass } from '#src/sim/exchange.ts';
+import type { EndpointClass, KindFaultReplies, SimExchange } from '#src/sim/exchange.ts';
 import type { InferenceEndpoint } from '#src/sim/inference-dialect.ts';
 import { textReply, type Reply } from '#src/sim/reply.ts';
 import { tokenId, tokenize } from '#src/sim/tokenizer.ts';
+import { llamaError, llamaHealthy, llamaKeyAccepted, llamaLoading, llamaUnauthorized } from '#src/sim/kinds/llamacpp-shapes.ts';
 
 const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
   '/v1/chat/completions': 'chat',
@@ -61,4 +62,26 @@ export function llamaWebUi(): Reply {
     'Access-Control-Allow-Origin': '',
     'Content-Type': 'text/html; charset=utf-8',
   });
+}
+
+/**
+ * What llama-server answers the same way single or as a router, before its own routes: a request
+ * without the key, the web UI at `/`, and health. Undefined: the request is for the server's own routes.
+ */
+export function llamaSharedReply(exchange: SimExchange, apiKey: string | undefined): Reply | undefined {
+  const { method, path } = exchange;
+  if (!llamaKeyAccepted(apiKey, path, exchange.headers)) return llamaUnauthorized();
+  if (method !== 'GET') return undefined;
+  if (path === '/') return llamaWebUi();
+  if (path === '/health' || path === '/v1/health') return llamaHealthy();
+  return undefined;
+}
+
+/** The fault injector's replies in llama-server's shapes; `emptyModels` is the server's model list without models. */
+export function llamaFaultReplies(emptyModels: () => Reply): KindFaultReplies {
+  return {
+    internalError: () => llamaError(500, 'server_error', 'simulated internal error'),
+    healthFailure: llamaLoading,
+    emptyModels,
+  };
 }

@@ -12,24 +12,21 @@ import {
   LLAMA_AUDIO_PATHS,
   LLAMA_RERANK_PATHS,
   llamaInferenceEndpoint,
+  llamaFaultReplies,
+  llamaSharedReply,
   llamaTokenizeAnswer,
-  llamaWebUi,
 } from '#src/sim/kinds/llamacpp-routes.ts';
 import { rerankAnswer } from '#src/sim/pooling-audio.ts';
 import {
   llamaError,
-  llamaHealthy,
   llamaJson,
   LLAMA_BUILD_INFO,
-  llamaKeyAccepted,
-  llamaLoading,
   llamaMetrics,
   llamaMetricsDisabled,
   llamaNotFound,
   llamaProps,
   llamaSingleModelList,
   llamaSlots,
-  llamaUnauthorized,
 } from '#src/sim/kinds/llamacpp-shapes.ts';
 
 export function llamacppHandler(context: KindContext, model: ResolvedModel): KindHandler {
@@ -40,8 +37,9 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
 
   async function handle(exchange: SimExchange): Promise<void> {
     const { method, path, writer } = exchange;
-    if (!llamaKeyAccepted(node.apiKey, path, exchange.headers)) {
-      writer.reply(llamaUnauthorized());
+    const shared = llamaSharedReply(exchange, node.apiKey);
+    if (shared !== undefined) {
+      writer.reply(shared);
       return;
     }
     const endpoint = llamaInferenceEndpoint(method, path);
@@ -64,13 +62,6 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
       return;
     }
     switch (`${method} ${path}`) {
-      case 'GET /':
-        writer.reply(llamaWebUi());
-        return;
-      case 'GET /health':
-      case 'GET /v1/health':
-        writer.reply(llamaHealthy());
-        return;
       case 'GET /models':
       case 'GET /v1/models':
         writer.reply(llamaJson(200, llamaSingleModelList(model, nowSec())));
@@ -96,11 +87,7 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
 
   return {
     classify: classifyLlamaPath,
-    faultReplies: {
-      internalError: () => llamaError(500, 'server_error', 'simulated internal error'),
-      healthFailure: llamaLoading,
-      emptyModels: () => llamaJson(200, llamaSingleModelList(undefined, nowSec())),
-    },
+    faultReplies: llamaFaultReplies(() => llamaJson(200, llamaSingleModelList(undefined, nowSec()))),
     handle,
     modelIds: () => [model.id],
     close: () => engine.close(),

@@ -3,7 +3,8 @@
 // truncation instead of context errors, [DONE]-terminated streams.
 
 import { decideOllama } from '#src/sim/context-rules.ts';
-import type { CompletionMeta, GenerationFormat, InferenceDialect, InferenceEndpoint } from '#src/sim/inference-dialect.ts';
+import type { CompletionMeta, GenerationFormat, InferenceDialect } from '#src/sim/inference-dialect.ts';
+import { OPENAI_MAX_TOKEN_FIELDS } from '#src/sim/openai-surface.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { jsonErrorOffset } from '#src/sim/request-body.ts';
@@ -99,15 +100,6 @@ function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUs
   };
 }
 
-const MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonly string[]>> = {
-  chat: ['max_completion_tokens', 'max_tokens'],
-  completion: ['max_tokens'],
-  embeddings: [],
-  responses: ['max_output_tokens'],
-  messages: ['max_tokens'],
-  count_tokens: [],
-};
-
 export function ollamaDialect(random: () => number): InferenceDialect {
   const shortId = (): number => Math.floor(random() * 1000);
   return {
@@ -138,7 +130,7 @@ export function ollamaDialect(random: () => number): InferenceDialect {
       model: meta.model,
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
     }),
-    maxTokenFields: (endpoint) => MAX_TOKEN_FIELDS[endpoint],
+    maxTokenFields: (endpoint) => OPENAI_MAX_TOKEN_FIELDS[endpoint],
     anthropic: {
       error: (reply) => ollamaAnthropicError(reply, random),
       modelFirst: true,

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { EndpointClass, KindContext, KindHandler, SimExchange } from '#src/sim/exchange.ts';
 import { handleInference, jsonObjectBody } from '#src/sim/inference.ts';
 import type { InferenceEndpoint } from '#src/sim/inference-dialect.ts';
+import { OPENAI_INFERENCE_PATHS } from '#src/sim/openai-surface.ts';
 import { textReply, type Reply } from '#src/sim/reply.ts';
 import { ResidentModels, type ResidentView } from '#src/sim/resident-models.ts';
 import { canonicalModelId, type ResolvedModel } from '#src/sim/spec.ts';
@@ -17,17 +18,8 @@ import { handleNative, NATIVE_PATHS, ollamaError, type NativeEndpoint } from '#s
 export const OLLAMA_VERSION = '0.14.0';
 const KEEP_ALIVE_MS = 5 * 60_000;
 
-const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
-  '/v1/chat/completions': 'chat',
-  '/v1/completions': 'completion',
-  '/v1/embeddings': 'embeddings',
-  '/v1/responses': 'responses',
-  '/v1/messages': 'messages',
-  '/v1/messages/count_tokens': 'count_tokens',
-};
-
 function classify(method: string, path: string): EndpointClass {
-  if (method === 'POST' && (INFERENCE_PATHS[path] !== undefined || NATIVE_PATHS[path] !== undefined)) return 'inference';
+  if (method === 'POST' && (OPENAI_INFERENCE_PATHS[path] !== undefined || NATIVE_PATHS[path] !== undefined)) return 'inference';
   if (method === 'GET' && path === '/v1/models') return 'models';
   if (path === '/' || path === '/api/version') return 'health';
   return 'other';
@@ -170,7 +162,7 @@ export function ollamaHandler(context: KindContext): KindHandler {
     else
       await handleInference(
         exchange,
-        INFERENCE_PATHS[exchange.path] ?? 'chat',
+        OPENAI_INFERENCE_PATHS[exchange.path] ?? 'chat',
         body,
         { model, reportedModel: model.id, engine },
         dialect,
@@ -180,7 +172,7 @@ export function ollamaHandler(context: KindContext): KindHandler {
 
   async function handle(exchange: SimExchange): Promise<void> {
     const { method, path, writer } = exchange;
-    const endpoint = method === 'POST' ? INFERENCE_PATHS[path] : undefined;
+    const endpoint = method === 'POST' ? OPENAI_INFERENCE_PATHS[path] : undefined;
     if (endpoint !== undefined) {
       await inference(exchange, endpoint, false);
       return;

@@ -4,7 +4,8 @@
 // chunk, asked for usage or not), with the usage chunk last when asked.
 
 import { decideSglang, type ContextError } from '#src/sim/context-rules.ts';
-import type { CompletionMeta, GenerationFormat, InferenceDialect, InferenceEndpoint } from '#src/sim/inference-dialect.ts';
+import type { CompletionMeta, GenerationFormat, InferenceDialect } from '#src/sim/inference-dialect.ts';
+import { OPENAI_MAX_TOKEN_FIELDS } from '#src/sim/openai-surface.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
@@ -101,15 +102,6 @@ function inputTooLong(promptTokens: number, contextTokens: number): string {
   return `The input (${promptTokens} tokens) is longer than the model's context length (${contextTokens} tokens).`;
 }
 
-const MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonly string[]>> = {
-  chat: ['max_completion_tokens', 'max_tokens'],
-  completion: ['max_tokens'],
-  embeddings: [],
-  responses: ['max_output_tokens'],
-  messages: ['max_tokens'],
-  count_tokens: [],
-};
-
 export function sglangDialect(random: () => number): InferenceDialect {
   return {
     json: sglangJson,
@@ -135,6 +127,6 @@ export function sglangDialect(random: () => number): InferenceDialect {
       object: 'list',
       usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens, prompt_tokens_details: null },
     }),
-    maxTokenFields: (endpoint) => MAX_TOKEN_FIELDS[endpoint],
+    maxTokenFields: (endpoint) => OPENAI_MAX_TOKEN_FIELDS[endpoint],
   };
 }

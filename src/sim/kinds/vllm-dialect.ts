@@ -5,6 +5,7 @@
 
 import { decideVllm, type ContextError } from '#src/sim/context-rules.ts';
 import type { CompletionMeta, GenerationFormat, InferenceDialect, InferenceEndpoint } from '#src/sim/inference-dialect.ts';
+import { OPENAI_MAX_TOKEN_FIELDS } from '#src/sim/openai-surface.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { jsonErrorOffset } from '#src/sim/request-body.ts';
@@ -169,15 +170,6 @@ function contextError(error: ContextError): Reply {
   return vllmError(400, 'BadRequestError', message, 'input_tokens');
 }
 
-const MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonly string[]>> = {
-  chat: ['max_completion_tokens', 'max_tokens'],
-  completion: ['max_tokens'],
-  embeddings: [],
-  responses: ['max_output_tokens'],
-  messages: ['max_tokens'],
-  count_tokens: [],
-};
-
 const ID_PREFIX: Readonly<Record<InferenceEndpoint, string>> = {
   chat: 'chatcmpl-',
   completion: 'cmpl-',
@@ -223,7 +215,7 @@ export function vllmDialect(random: () => number): InferenceDialect {
       data: vectors.map((embedding, index) => ({ index, object: 'embedding', embedding })),
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, completion_tokens: 0, prompt_tokens_details: null },
     }),
-    maxTokenFields: (endpoint) => MAX_TOKEN_FIELDS[endpoint],
+    maxTokenFields: (endpoint) => OPENAI_MAX_TOKEN_FIELDS[endpoint],
     anthropic: VLLM_ANTHROPIC,
   };
 }

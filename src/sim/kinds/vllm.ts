@@ -4,7 +4,7 @@
 
 import type { EndpointClass, KindContext, KindHandler, SimExchange } from '#src/sim/exchange.ts';
 import { handleInference, jsonObjectBody, type InferenceTarget } from '#src/sim/inference.ts';
-import type { InferenceEndpoint } from '#src/sim/inference-dialect.ts';
+import { OPENAI_INFERENCE_PATHS } from '#src/sim/openai-surface.ts';
 import { createModelEngine } from '#src/sim/model-engine.ts';
 import { renderPrometheus, type MetricFamily } from '#src/sim/prometheus-text.ts';
 import { jsonReply, textReply, type Reply } from '#src/sim/reply.ts';
@@ -15,15 +15,6 @@ import { VLLM_JSON_HEADERS, vllmDialect, vllmError, vllmJson } from '#src/sim/ki
 
 /** A release that serves every route this simulator answers (`/v1/messages` from 0.11.1). */
 export const VLLM_VERSION = '0.26.0';
-
-const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
-  '/v1/chat/completions': 'chat',
-  '/v1/completions': 'completion',
-  '/v1/embeddings': 'embeddings',
-  '/v1/responses': 'responses',
-  '/v1/messages': 'messages',
-  '/v1/messages/count_tokens': 'count_tokens',
-};
 
 /** vLLM's pooling and speech-to-text routes (answered by pooling-audio.ts). */
 const POOLING_AUDIO_PATHS: readonly string[] = [
@@ -45,11 +36,11 @@ const ROUTES: Readonly<Record<string, readonly string[]>> = {
   '/load': ['GET'],
   '/tokenize': ['POST'],
   '/metrics': ['GET'],
-  ...Object.fromEntries([...Object.keys(INFERENCE_PATHS), ...POOLING_AUDIO_PATHS].map((path) => [path, ['POST']])),
+  ...Object.fromEntries([...Object.keys(OPENAI_INFERENCE_PATHS), ...POOLING_AUDIO_PATHS].map((path) => [path, ['POST']])),
 };
 
 function classify(method: string, path: string): EndpointClass {
-  if (method === 'POST' && (INFERENCE_PATHS[path] !== undefined || POOLING_AUDIO_PATHS.includes(path))) return 'inference';
+  if (method === 'POST' && (OPENAI_INFERENCE_PATHS[path] !== undefined || POOLING_AUDIO_PATHS.includes(path))) return 'inference';
   if (method === 'GET' && path === '/v1/models') return 'models';
   if (path === '/health' || path === '/ping') return 'health';
   return 'other';
@@ -224,7 +215,7 @@ export function vllmHandler(context: KindContext): KindHandler {
       return;
     }
     if (POOLING_AUDIO_PATHS.includes(path)) return poolingOrAudio(exchange);
-    const endpoint = method === 'POST' ? INFERENCE_PATHS[path] : undefined;
+    const endpoint = method === 'POST' ? OPENAI_INFERENCE_PATHS[path] : undefined;
     if (endpoint !== undefined || path === '/tokenize') {
       const body = jsonObjectBody(exchange, dialect);
       const target = body === undefined ? undefined : targetFor(exchange, body);

@@ -5,12 +5,10 @@ import {
   DECODE_RATE_TTL_MS,
   decodeChanged,
   observeDecode,
-  recordDecode,
   tokensPerSecond,
   usableDecode,
   type DecodeRate,
   type DecodeSample,
-  type LearnedDecodes,
 } from '#src/capacity/index.ts';
 
 const T0 = 1_700_000_000_000;
@@ -124,23 +122,4 @@ test('decodeChanged: only a real change is published, table', () => {
     ['refreshed after a quarter of its lifetime', base, { ...base, atMs: T0 + DECODE_RATE_TTL_MS / 4 }, true],
   ];
   for (const [name, prior, next, changed] of rows) assert.equal(decodeChanged(prior, next), changed, name);
-});
-
-test('recordDecode: learned per model, published when it changed', () => {
-  const runtime: LearnedDecodes = { decodeRates: new Map(), publishedDecodes: {} };
-  assert.equal(recordDecode(runtime, 'm', { tokens: 2, decodeMs: 100 }, T0), false, 'nothing learned from too short an answer');
-  assert.equal(recordDecode(runtime, 'm', { tokens: 50, decodeMs: 1_000, firstTokenMs: 100 }, T0), true);
-  assert.equal(runtime.publishedDecodes.m?.samples, 1);
-  assert.equal(
-    recordDecode(runtime, 'm', { tokens: 50, decodeMs: 1_000, firstTokenMs: 100 }, T0 + 1),
-    false,
-    'the same speed: the view stays',
-  );
-  assert.equal(runtime.decodeRates.get('m')?.samples, 2);
-  assert.equal(
-    recordDecode(runtime, 'm', { tokens: 50, decodeMs: 1_000, firstTokenMs: 100 }, T0 + 2),
-    true,
-    'usable now: published',
-  );
-  assert.equal(runtime.publishedDecodes.m?.samples, 3);
 });

@@ -1,12 +1,13 @@
 // The connection pool's bounded wait: with every connection in use a request waits in the gate's
 // FIFO, gets the next free connection, or fails as a connect timeout after connection_wait. Time is
-// a ManualClock, so no outcome depends on machine speed.
+// a ManualClock, so no outcome depends on machine speed. The gate is an interceptor composed onto
+// the pool: requests go through `dispatcher`, the gate's figures come from `gate`.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '#src/core/clock.ts';
-import { GatedPool } from '#src/proxy/attempt/gated-pool.ts';
+import { gatedPool, type GatedPool } from '#src/proxy/attempt/gated-pool.ts';
 import { eventually } from '#test/fixtures/http.ts';
 
 let server: Server;
@@ -27,11 +28,7 @@ after(async () => {
 });
 
 function gated(clock: ManualClock, timeouts: string[]): GatedPool {
-  return new GatedPool(
-    origin,
-    { pipelining: 1 },
-    { limit: 1, waitMs: 5_000, clock, onWaitTimeout: () => timeouts.push('timeout') },
-  );
+  return gatedPool(origin, { pipelining: 1 }, { limit: 1, waitMs: 5_000, clock, onWaitTimeout: () => timeouts.push('timeout') });
 }
 
 async function answerNext(): Promise<void> {
@@ -42,14 +39,14 @@ async function answerNext(): Promise<void> {
 test('a request that finds every connection in use fails as a connect timeout after connection_wait', async () => {
   const clock = new ManualClock();
   const timeouts: string[] = [];
-  const pool = gated(clock, timeouts);
+  const { dispatcher, gate, pool } = gated(clock, timeouts);
   try {
-    const first = pool.request({ path: '/', method: 'GET' });
-    const second = pool.request({ path: '/', method: 'GET' });
+    const first = dispatcher.request({ path: '/', method: 'GET' });
+    const second = dispatcher.request({ path: '/', method: 'GET' });
     second.catch(() => {});
-    assert.deepEqual(pool.gateStats(), { limit: 1, running: 1, waiting: 1 });
+    assert.deepEqual(gate.stats(), { limit: 1, running: 1, waiting: 1 });
     clock.advance(4_999);
-    assert.equal(pool.gateStats().waiting, 1, 'still waiting before connection_wait');
+    assert.equal(gate.stats().waiting, 1, 'still waiting before connection_wait');
     clock.advance(1);
     await assert.rejects(second, (error: { code?: string; message?: string }) => {
       assert.equal(error.code, 'UND_ERR_CONNECT_TIMEOUT');
@@ -57,7 +54,7 @@ test('a request that finds every connection in use fails as a connect timeout af
       return true;
     });
     assert.deepEqual(timeouts, ['timeout']);
-    assert.equal(pool.gateStats().waiting, 0);
+    assert.equal(gate.stats().waiting, 0);
     await answerNext();
     assert.equal(await (await first).body.text(), 'ok');
   } finally {
@@ -68,17 +65,17 @@ test('a request that finds every connection in use fails as a connect timeout af
 test('a waiting request takes the connection the running one frees, in arrival order', async () => {
   const clock = new ManualClock();
   const timeouts: string[] = [];
-  const pool = gated(clock, timeouts);
+  const { dispatcher, gate, pool } = gated(clock, timeouts);
   try {
-    const first = pool.request({ path: '/1', method: 'GET' });
-    const second = pool.request({ path: '/2', method: 'GET' });
+    const first = dispatcher.request({ path: '/1', method: 'GET' });
+    const second = dispatcher.request({ path: '/2', method: 'GET' });
     await answerNext();
     assert.equal(await (await first).body.text(), 'ok');
     await answerNext();
     assert.equal(await (await second).body.text(), 'ok');
     clock.advance(10_000);
     assert.deepEqual(timeouts, [], "the admitted request's wait timer was cancelled");
-    assert.deepEqual(pool.gateStats(), { limit: 1, running: 0, waiting: 0 });
+    assert.deepEqual(gate.stats(), { limit: 1, running: 0, waiting: 0 });
   } finally {
     await pool.destroy();
   }
@@ -86,18 +83,18 @@ test('a waiting request takes the connection the running one frees, in arrival o
 
 test("the caller's abort takes a waiting request out at once; abandonWaiting fails the rest", async () => {
   const clock = new ManualClock();
-  const pool = gated(clock, []);
+  const { dispatcher, gate, pool } = gated(clock, []);
   try {
-    const first = pool.request({ path: '/', method: 'GET' });
+    const first = dispatcher.request({ path: '/', method: 'GET' });
     const controller = new AbortController();
-    const aborted = pool.request({ path: '/', method: 'GET', signal: controller.signal });
-    const abandoned = pool.request({ path: '/', method: 'GET' });
+    const aborted = dispatcher.request({ path: '/', method: 'GET', signal: controller.signal });
+    const abandoned = dispatcher.request({ path: '/', method: 'GET' });
     controller.abort(new Error('client left'));
     await assert.rejects(aborted, /client left/);
-    assert.equal(pool.gateStats().waiting, 1);
-    pool.abandonWaiting(new Error('node reconfigured'));
+    assert.equal(gate.stats().waiting, 1);
+    gate.abandonWaiting(new Error('node reconfigured'));
     await assert.rejects(abandoned, /node reconfigured/);
-    assert.equal(pool.gateStats().waiting, 0);
+    assert.equal(gate.stats().waiting, 0);
     await answerNext();
     assert.equal(await (await first).body.text(), 'ok');
   } finally {
