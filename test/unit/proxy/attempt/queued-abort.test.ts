@@ -46,7 +46,7 @@ test('a Pool hands the hook a cancel that takes a request still connecting out o
 });
 
 test('undici is pinned to the minor version whose internal this relies on', () => {
-  const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  const manifest = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
     dependencies: Record<string, string>;
   };
   const range = manifest.dependencies['undici'] ?? '';
