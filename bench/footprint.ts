@@ -348,12 +348,12 @@ function postNow<T>(session: Session, method: string, params: object = {}): T {
   return answer.result as T;
 }
 
-interface ScriptCoverage {
+export interface ScriptCoverage {
   readonly url: string;
   readonly functions: readonly { functionName: string; ranges: readonly { startOffset: number; count: number }[] }[];
 }
 
-interface HeapNode {
+export interface HeapNode {
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
   readonly selfSize: number;
   readonly children: readonly HeapNode[];
@@ -420,7 +420,16 @@ async function childMain(argv: readonly string[]): Promise<void> {
       workload,
       count: warmup + requests * windows,
     };
-    const context = { target, workload, requests, windows, owns: proxy.owns, relativeTo: target === 'bare' ? THIS_ROOT : root };
+    const lines = new Map<string, number[]>();
+    const context: ProbeContext = {
+      target,
+      workload,
+      requests,
+      windows,
+      owns: proxy.owns,
+      relativeTo: target === 'bare' ? THIS_ROOT : root,
+      lineAt: (path, offset) => lineAt(lines, path, offset),
+    };
     let result: CoverageProbe | AllocationProbe;
     if (mode === 'coverage') {
       const promises: number[] = [];
@@ -471,18 +480,23 @@ async function childMain(argv: readonly string[]): Promise<void> {
   }
 }
 
-interface ProbeContext {
+export interface ProbeContext {
   readonly target: FootprintTarget;
   readonly workload: FootprintWorkload;
   readonly requests: number;
   readonly windows: number;
   readonly owns: (path: string) => boolean;
   readonly relativeTo: string;
+  /** 1-based line of a character offset in a file. */
+  readonly lineAt: (path: string, offset: number) => number;
 }
 
 /** Per window, the own functions that ran; then those in every window (fewest calls) and the rest (most calls). */
-function coverageOf(takes: readonly (readonly ScriptCoverage[])[], promises: readonly number[], c: ProbeContext): CoverageProbe {
-  const lines = new Map<string, number[]>();
+export function coverageOf(
+  takes: readonly (readonly ScriptCoverage[])[],
+  promises: readonly number[],
+  c: ProbeContext,
+): CoverageProbe {
   const seen = new Map<string, { fn: RanFunction; counts: number[] }>();
   takes.forEach((take, window) => {
     for (const script of take) {
@@ -494,7 +508,7 @@ function coverageOf(takes: readonly (readonly ScriptCoverage[])[], promises: rea
         const ran = {
           file: relative(c.relativeTo, path),
           name: fn.functionName || '(anonymous)',
-          line: lineAt(lines, path, range.startOffset),
+          line: c.lineAt(path, range.startOffset),
           calls: 0,
         };
         const key = `${ran.file}:${range.startOffset}`;
@@ -549,7 +563,7 @@ function windowAllocation(head: HeapNode, c: ProbeContext): { own: number; total
 }
 
 /** The median window by own bytes (a timer's allocations in one window do not move it). */
-function allocationOf(heads: readonly HeapNode[], c: ProbeContext): AllocationProbe {
+export function allocationOf(heads: readonly HeapNode[], c: ProbeContext): AllocationProbe {
   const perWindow = heads.map((head) => windowAllocation(head, c));
   const middle = median(perWindow.map((w) => w.own));
   const chosen = perWindow.find((w) => w.own === middle) ?? { own: 0, total: 0, functions: [] };
