@@ -36,8 +36,8 @@ export interface FootprintRow {
   readonly kbPerRequest: number;
   /** KB the whole process allocated per request (client and upstream included: compare rows, not absolutes). */
   readonly processKbPerRequest: number;
-  /** Functions that ran in some windows only (timers, polls): not counted above. */
-  readonly backgroundFunctions: number;
+  /** Functions that ran in some windows only (timers, work a request does now and then): not counted above. */
+  readonly occasionalFunctions: number;
 }
 
 export interface FootprintResult {
@@ -87,7 +87,7 @@ function rowOf(m: Measured): FootprintRow {
     promisesPerRequest: c.promises / c.requests,
     kbPerRequest: a.ownBytes / a.requests / 1024,
     processKbPerRequest: a.totalBytes / a.requests / 1024,
-    backgroundFunctions: c.background.length,
+    occasionalFunctions: c.occasional.length,
   };
 }
 
@@ -117,7 +117,7 @@ export async function runFootprintBench(options: FootprintOptions): Promise<Foot
   if (plain === undefined) throw new Error('footprint: no plain row');
   const byFolder: Record<string, string[]> = {};
   for (const file of new Set(plain.coverage.functions.map((f) => f.file))) (byFolder[folderOf(file)] ??= []).push(file);
-  const all = [...plain.coverage.functions, ...plain.coverage.background];
+  const all = [...plain.coverage.functions, ...plain.coverage.occasional];
   return {
     requestsPerWindow: { coverage: coverageRequests, allocation: allocationRequests },
     windows,
@@ -170,18 +170,18 @@ export function renderFootprint(result: FootprintResult | undefined): string {
   out.push(
     `One request at a time, in one process with the upstream and a callback client (bench/footprint.ts). Files, functions, calls: ` +
       `V8 precise coverage under \`--no-maglev --no-turbofan\`, what ran in each of ${result.windows} windows of ` +
-      `${result.requestsPerWindow.coverage} requests (fewest calls); promises: async_hooks PROMISE inits, fewest in a window; ` +
+      `${result.requestsPerWindow.coverage} requests (fewest calls; an async function's resumptions count as calls; what ran in some windows only is "occasional"); promises: async_hooks PROMISE inits, fewest in a window; ` +
       `KB: sampling heap profiler (128 B interval, collected objects kept) in a normal process, median of ${result.windows} windows of ` +
       `${result.requestsPerWindow.allocation} requests, samples with a frame of the proxy's own code (src/, or bench/bare-proxy.ts). ` +
       `Targets for the plain JSON request: ≤ ${FOOTPRINT_TARGETS_39.files} files, ≤ ${FOOTPRINT_TARGETS_39.promises} promises, ≤ ${FOOTPRINT_TARGETS_39.kb} KB.`,
     '',
-    '| proxy | request | files | folders | functions | calls/req | promises/req | KB/req from own code | process KB/req | background functions |',
+    '| proxy | request | files | folders | functions | calls/req | promises/req | KB/req from own code | process KB/req | occasional functions |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const r of result.rows)
     out.push(
       `| ${r.label} | ${r.workload} | ${r.files} | ${r.folders} | ${r.functions} | ${round(r.callsPerRequest)} | ${round(r.promisesPerRequest)} | ` +
-        `${round(r.kbPerRequest)} | ${round(r.processKbPerRequest)} | ${r.backgroundFunctions} |`,
+        `${round(r.kbPerRequest)} | ${round(r.processKbPerRequest)} | ${r.occasionalFunctions} |`,
     );
   out.push('', '### Files of the plain JSON request, by folder', '');
   for (const [folder, files] of Object.entries(result.plainFilesByFolder))

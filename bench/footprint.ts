@@ -7,9 +7,11 @@
 // `src/` code, no promise), the proxy under test — a gateway (one vLLM-kind node, no tenants, mesh,
 // tracing or request log, unless the target adds one) or the bare proxy (bench/bare-proxy.ts) — and a
 // client that sends the requests one after the other on one keep-alive socket with node:http callbacks
-// (no promise either). After the warm-up, a window opens in the `end` callback of the last warm-up
-// answer and closes in the `end` callback of the last measured answer: both at the same phase of a
-// request, so the window holds exactly N requests' work (each one's tail included).
+// (no promise either). The node's polls (health, discovery, load) run hourly. After the warm-up,
+// windows of N requests follow back to back; each opens and closes in the `end` callback of an
+// answer — the same phase of a request — so it holds exactly N requests' work (tails included).
+// What runs in every window is the requests' work; what runs in some only (a timer, or work a
+// request does now and then: a decode rate that moved, a route index rebuilt) is reported apart.
 //
 // - coverage (run with `--no-maglev --no-turbofan`: on Node 24 code optimised by Maglev or TurboFan
 //   stops counting calls once takePreciseCoverage has reset the counts): V8 precise coverage with call
@@ -90,8 +92,8 @@ export interface CoverageProbe {
   readonly windows: number;
   /** The functions that ran in every window, with their fewest calls in one window: the per-request work. */
   readonly functions: readonly RanFunction[];
-  /** The functions that ran in some windows only (timers, polls), with their most calls in one window. */
-  readonly background: readonly RanFunction[];
+  /** The functions that ran in some windows only (timers, work a request does now and then), with their most calls in one window. */
+  readonly occasional: readonly RanFunction[];
   /** The fewest promises created in one window. */
   readonly promises: number;
   readonly promisesByWindow: readonly number[];
@@ -214,6 +216,8 @@ function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir: strin
     '[health]',
     'interval = "1h"',
     '[discovery]',
+    'interval = "1h"',
+    '[load]',
     'interval = "1h"',
     '[[nodes]]',
     'name = "upstream"',
@@ -519,11 +523,11 @@ export function coverageOf(
     }
   });
   const functions: RanFunction[] = [];
-  const background: RanFunction[] = [];
+  const occasional: RanFunction[] = [];
   for (const { fn, counts } of seen.values()) {
     const fewest = Math.min(...counts);
     if (fewest > 0) functions.push({ ...fn, calls: fewest });
-    else background.push({ ...fn, calls: Math.max(...counts) });
+    else occasional.push({ ...fn, calls: Math.max(...counts) });
   }
   const order = (a: RanFunction, b: RanFunction): number => a.file.localeCompare(b.file) || a.line - b.line;
   return {
@@ -532,7 +536,7 @@ export function coverageOf(
     requests: c.requests,
     windows: c.windows,
     functions: functions.sort(order),
-    background: background.sort(order),
+    occasional: occasional.sort(order),
     promises: Math.min(...promises),
     promisesByWindow: promises,
   };

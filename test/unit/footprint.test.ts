@@ -24,8 +24,8 @@ before(async () => {
 const calls = (probe: CoverageProbe, file: string, name: string): number =>
   probe.functions.find((f) => f.file === file && f.name === name)?.calls ?? 0;
 
-/** Everything that ran in any window: per-request work and anything a timer ran beside it. */
-const everything = (probe: CoverageProbe): readonly RanFunction[] => [...probe.functions, ...probe.background];
+/** Everything that ran in any window: per-request work, occasional work and anything a timer ran beside it. */
+const everything = (probe: CoverageProbe): readonly RanFunction[] => [...probe.functions, ...probe.occasional];
 
 test('the probe measures: every plain request enters the inference handler and the failover loop', () => {
   // V8 counts an async function's every entry: the call and each resumption after an await, so a

@@ -1,5 +1,5 @@
 // The footprint's arithmetic over plain data (bench/footprint.ts, bench/footprint-report.ts): what
-// ran in every window is the requests' work (fewest calls), what ran in some is background; own
+// ran in every window is the requests' work (fewest calls), what ran in some is occasional; own
 // bytes are those under a frame of the proxy's code, charged to the innermost; the median window
 // stands; the targets are judged on the plain JSON row and name the feature functions that ran.
 import { test } from 'node:test';
@@ -22,7 +22,7 @@ const script = (url: string, fns: [string, number, number][]): ScriptCoverage =>
   functions: fns.map(([functionName, startOffset, count]) => ({ functionName, ranges: [{ startOffset, count }] })),
 });
 
-test('coverage: functions in every window are per-request work with their fewest calls; the rest is background', () => {
+test('coverage: functions in every window are per-request work with their fewest calls; the rest is occasional', () => {
   const first = [
     script('file:///r/src/a.ts', [
       ['handle', 0, 30],
@@ -41,7 +41,7 @@ test('coverage: functions in every window are per-request work with their fewest
   ];
   const probe = coverageOf([first, second], [50, 40], CONTEXT);
   assert.deepEqual(probe.functions, [{ file: 'src/a.ts', name: 'handle', line: 1, calls: 20 }]);
-  assert.deepEqual(probe.background, [
+  assert.deepEqual(probe.occasional, [
     { file: 'src/a.ts', name: 'tick', line: 6, calls: 2 },
     { file: 'src/a.ts', name: '(anonymous)', line: 8, calls: 10 },
   ]);
@@ -85,7 +85,7 @@ const row = (label: string, over: Partial<FootprintRow> = {}): FootprintRow => (
   promisesPerRequest: 6,
   kbPerRequest: 10,
   processKbPerRequest: 50,
-  backgroundFunctions: 0,
+  occasionalFunctions: 0,
   ...over,
 });
 
