@@ -48,6 +48,8 @@ export interface FootprintResult {
   readonly plainFilesByFolder: Readonly<Record<string, readonly string[]>>;
   /** Its heaviest functions by allocation (innermost `src/` frame), KB per request. */
   readonly plainHeaviest: readonly { readonly function: string; readonly kbPerRequest: number }[];
+  /** Its occasional functions (ran in some windows only), with their most calls in one window. */
+  readonly plainOccasional: readonly string[];
   /** Its functions in the features' folders (issue 39: none). */
   readonly plainFeatureFunctions: readonly string[];
 }
@@ -127,6 +129,7 @@ export async function runFootprintBench(options: FootprintOptions): Promise<Foot
       function: `${functionLabel(f)} (line ${f.line})`,
       kbPerRequest: f.bytes / plain.allocation.requests / 1024,
     })),
+    plainOccasional: plain.coverage.occasional.map((f) => `${functionLabel(f)} ×${f.calls}`),
     plainFeatureFunctions: all.filter((f) => FEATURE_FOLDERS.some((d) => f.file.startsWith(d))).map(functionLabel),
   };
 }
@@ -189,6 +192,12 @@ export function renderFootprint(result: FootprintResult | undefined): string {
   out.push('', '### Heaviest functions of the plain JSON request by allocation (innermost src/ frame)', '');
   out.push('| function | KB/req |', '|---|---:|');
   for (const h of result.plainHeaviest) out.push(`| ${h.function} | ${round(h.kbPerRequest)} |`);
+  if (result.plainOccasional.length > 0)
+    out.push(
+      '',
+      `Occasional in the plain JSON request (some windows only; most calls in a window of ${result.requestsPerWindow.coverage}): ` +
+        `${result.plainOccasional.map((f) => `\`${f}\``).join(', ')}.`,
+    );
   if (result.plainFeatureFunctions.length > 0)
     out.push('', `Feature code the plain request runs: ${result.plainFeatureFunctions.map((f) => `\`${f}\``).join(', ')}.`);
   out.push('');

@@ -95,6 +95,7 @@ const result = (plain: FootprintRow, features: string[] = []): FootprintResult =
   rows: [plain, row('bare', { files: 1, promisesPerRequest: 0, kbPerRequest: 1.3 })],
   plainFilesByFolder: { core: ['src/core/clock.ts'] },
   plainHeaviest: [{ function: 'src/core/clock.ts:now (line 3)', kbPerRequest: 0.5 }],
+  plainOccasional: ['src/core/clock.ts:tick ×2'],
   plainFeatureFunctions: features,
 });
 
@@ -119,5 +120,6 @@ test('the markdown has a row per proxy, the files by folder and the heaviest fun
   assert.match(text, /\| bare \| json \| 1 \|/);
   assert.match(text, /- core \(1\): clock\.ts/);
   assert.match(text, /src\/core\/clock\.ts:now \(line 3\) \| 0\.5 \|/);
+  assert.match(text, /Occasional in the plain JSON request .*`src\/core\/clock\.ts:tick ×2`/);
   assert.equal(renderFootprint(undefined), '');
 });
