@@ -73,9 +73,13 @@ class RelayHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const upstream = argv[0];
-  if (upstream === undefined) throw new Error('usage: node bench/bare-proxy.ts UPSTREAM_URL');
+export interface RunningBareProxy {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The bare proxy on 127.0.0.1 port 0 in front of `upstream`, in this process (bench/footprint.ts measures it there). */
+export async function startBareProxy(upstream: string): Promise<RunningBareProxy> {
   const pool = new Pool(new URL(upstream).origin, { pipelining: 1, keepAliveTimeout: 30_000 });
   const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req: IncomingMessage, res: ServerResponse) => {
     const method = req.method ?? 'GET';
@@ -87,11 +91,24 @@ async function main(argv: readonly string[]): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ event: 'bare proxy ready', url: `http://127.0.0.1:${address.port}` })}\n`);
-  const stop = (): void => {
-    server.close(() => void pool.close().then(() => process.exit(0)));
-    server.closeAllConnections();
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await pool.close();
+    },
   };
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const upstream = argv[0];
+  if (upstream === undefined) throw new Error('usage: node bench/bare-proxy.ts UPSTREAM_URL');
+  const bare = await startBareProxy(upstream);
+  process.stdout.write(`${JSON.stringify({ event: 'bare proxy ready', url: bare.url })}\n`);
+  const stop = (): void => void bare.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 }

@@ -14,6 +14,8 @@
 //        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`; 1 skips them)
 //        --candidate-log (the candidate runs with `[log] requests = FILE`: the request log's cost, against the same run without it)
 //        --only streams [--streams N] (10,000): the ten-thousand-streams workload (bench/streams-10k.ts; long, not in the default list)
+//        --only footprint: issue 39's footprint of one plain request (files, functions, promises, KB; bench/footprint-report.ts),
+//          with --candidate DIR also the candidate's; written to bench/results/footprint-latest.* (and latest.* in a fuller run)
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -42,6 +44,7 @@ import { runTailsBench, type TailsResult } from './tails.ts';
 import { issue28Checks } from './targets-28.ts';
 import { renderIssue28 } from './report-28.ts';
 import { runStreamsBench, type StreamsResult } from './streams-10k.ts';
+import { footprintChecks, renderFootprint, runFootprintBench, type FootprintResult } from './footprint-report.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -60,7 +63,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' },
       'wait-quiet': { type: 'string', default: '20' },
       tool: { type: 'string' },
-      only: { type: 'string', default: 'proxy,route,control,tracing,lean,tails' },
+      only: { type: 'string', default: 'proxy,route,control,tracing,lean,tails,footprint' },
       'install-peers': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -288,9 +291,14 @@ async function main(): Promise<void> {
       log(`streams: ${values.streams} concurrent SSE streams at 20 tokens/s, direct then through the gateway`);
       streams = await runStreamsBench({ streams: Number(values.streams), rate: 1000, holdS: 5, ticksPerSecond });
     }
+    let footprint: FootprintResult | undefined;
+    if (only.has('footprint')) {
+      log('footprint: what one plain request runs, awaits and allocates (bench/footprint.ts)');
+      footprint = await runFootprintBench({ ...(values.candidate === undefined ? {} : { candidate: values.candidate }), log });
+    }
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
-    const report: BenchReport & { tracing?: TracingBenchResult } = {
+    const report: BenchReport & { tracing?: TracingBenchResult; footprint?: FootprintResult } = {
       generatedAt: new Date().toISOString(),
       machine,
       settings: { durationS, warmupS, rounds, sseChunks: SSE_CHUNKS, jsonAnswerBytes: JSON_ANSWER_BYTES },
@@ -306,19 +314,34 @@ async function main(): Promise<void> {
         ...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds),
         ...workerChecks,
         ...issue28Checks({ proxy: proxyRows, added, routes: routeDecision, control: controlPlane[0], lean, tails, streams }),
+        ...footprintChecks(footprint),
       ],
       ...(lean === undefined ? {} : { lean }),
       ...(tails === undefined ? {} : { tails }),
       ...(streams === undefined ? {} : { streams }),
+      ...(footprint === undefined ? {} : { footprint }),
       runSeconds,
       notes,
     };
-    const markdown = renderMarkdown(report) + renderTracing(tracing) + renderIssue28(report);
+    const markdown = renderMarkdown(report) + renderTracing(tracing) + renderIssue28(report) + renderFootprint(footprint);
     if (!values['no-write']) {
-      const rounded = JSON.stringify(report, (_key, value: unknown) => (typeof value === 'number' ? round(value) : value), 2);
-      await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), `${rounded}\n`);
-      await writeFile(join(REPO_ROOT, 'bench/results/latest.md'), markdown);
-      log('wrote bench/results/latest.json and bench/results/latest.md');
+      const json = (value: unknown): string =>
+        `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' ? round(v) : v), 2)}\n`;
+      // `--only footprint` writes its own files, as the mesh run does: latest.* keeps the last full run.
+      if ([...only].some((suite) => suite !== 'footprint')) {
+        await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), json(report));
+        await writeFile(join(REPO_ROOT, 'bench/results/latest.md'), markdown);
+        log('wrote bench/results/latest.json and bench/results/latest.md');
+      }
+      if (footprint !== undefined) {
+        const { generatedAt, machine: m } = report;
+        await writeFile(join(REPO_ROOT, 'bench/results/footprint-latest.json'), json({ generatedAt, machine: m, footprint }));
+        const title = `# Footprint of one request (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
+        const checks = footprintChecks(footprint).map((c) => `| ${c.goal} | ${c.measured} | ${c.met === true ? 'yes' : 'no'} |`);
+        const table = ['', '| goal | measured | met |', '|---|---|---|', ...checks, ''].join('\n');
+        await writeFile(join(REPO_ROOT, 'bench/results/footprint-latest.md'), title + table + renderFootprint(footprint));
+        log('wrote bench/results/footprint-latest.json and bench/results/footprint-latest.md');
+      }
     }
     process.stdout.write(markdown);
   } finally {

@@ -116,22 +116,44 @@ function answer(req: IncomingMessage, res: ServerResponse, answers: Answers): vo
   });
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const portFlag = argv.indexOf('--port');
-  const port = portFlag >= 0 ? Number(argv[portFlag + 1]) : 0;
+export interface UpstreamOptions {
+  /** 0 = any free port. */
+  readonly port?: number;
+  /** A stream asked for its usage answers as vLLM does (`--usage-nulls`). */
+  readonly usageNulls?: boolean;
+}
+
+export interface RunningUpstream {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The upstream on 127.0.0.1, in this process (bench/footprint.ts measures a proxy beside it). */
+export async function startUpstream(options: UpstreamOptions = {}): Promise<RunningUpstream> {
   const answers: Answers = {
     json: jsonAnswer(JSON_ANSWER_BYTES),
     sse: sseEvents(SSE_CHUNKS),
-    sseAsked: argv.includes('--usage-nulls') ? sseEvents(SSE_CHUNKS, true) : undefined,
+    sseAsked: options.usageNulls === true ? sseEvents(SSE_CHUNKS, true) : undefined,
   };
   const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => answer(req, res, answers));
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const address = server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ event: 'upstream ready', url: `http://127.0.0.1:${address.port}` })}\n`);
-  const stop = (): void => {
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const portFlag = argv.indexOf('--port');
+  const port = portFlag >= 0 ? Number(argv[portFlag + 1]) : 0;
+  const upstream = await startUpstream({ port, usageNulls: argv.includes('--usage-nulls') });
+  process.stdout.write(`${JSON.stringify({ event: 'upstream ready', url: upstream.url })}\n`);
+  const stop = (): void => void upstream.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 }
