@@ -162,7 +162,7 @@ class NodeTarget implements Target {
     this.#usageAsk = usageAsk;
   }
 
-  prepare(): Promise<Prepared> {
+  prepare(): Prepared {
     const ask = this.#ask;
     const admission = this.#admission;
     const view = admission.node;
@@ -197,7 +197,7 @@ class NodeTarget implements Target {
       },
       ...asked,
     };
-    return Promise.resolve<Prepared>({ kind: 'send', call });
+    return { kind: 'send', call };
   }
 
   /** Asked only on a 5xx: the tried-nodes copy is made then, not per attempt. */
