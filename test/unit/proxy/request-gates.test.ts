@@ -12,7 +12,7 @@ import type { ServerResponse } from 'node:http';
 
 const refusal = (code: string) => ({
   kind: 'refused' as const,
-  error: new GatewayError('GW_BAD_REQUEST', code, { status: 400 }),
+  error: new GatewayError('GW_BAD_REQUEST', code, { status: 400, openaiType: 'invalid_request_error' }),
 });
 const SIZED = {} as SizedRequest;
 
