@@ -1,9 +1,10 @@
 // One inference request, as a spine of named steps: settings → body → model → gates → size →
-// failover over the sources → answer → report. Every step is the same for every request; what an
-// optional feature adds comes in through the seam (../feature/request-feature.ts): the caller's
-// gates (a forward's signed body, a tenant's scope and limits), the later target sources (the
-// remote sites), the start hook (a span). A request whose caller has no gates on a plane with no
-// feature runs nothing else.
+// failover over the sources → answer → report. The caller's gates are judged where what they read
+// is known: the bytes, the model, then the sized prompt before admission. Every step is the same
+// for every request; what an optional feature adds comes in through the seam
+// (../feature/request-feature.ts): the caller's gates (a forward's signed body, a tenant's scope
+// and limits), the later target sources (the remote sites), the start hook (a span). A request
+// whose caller has no gates, on a plane with no feature, runs nothing else.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '#src/core/errors.ts';
@@ -23,7 +24,6 @@ import {
   bodyRefused,
   failFor,
   noteModel,
-  refusalDeps,
   reportFor,
   requestOf,
   resolveModel,
@@ -70,34 +70,12 @@ export async function handleInference(
     const routeRequest = routeRequestFor(routeFacts(req, request, bounds, caller), settings, endpoint);
     const ask = { settings, endpoint, req, resolved, requestId: report.requestId, signal: request.signal };
     const sourceAsk = { ...ask, caller, maxTokens: request.maxTokens, exactCount: bounds?.exact ?? false };
-    if (scoped !== undefined) {
-      const hidden = { ...sourceAsk, resolved: { ...resolved, model: UNKNOWN_TO_CALLER } };
-      return await answerAsUnknown(
-        { ...refusalDeps(deps), admission: deps.admission },
-        {
-          routeRequest,
-          settings,
-          signal: request.signal,
-          sources: deps.hooks.sources.map((source) => source(hidden)),
-          requestedModel: resolved.requestedModel,
-          retryAfterSeconds: settings.retryAfterSeconds,
-          visible: scoped.visible,
-          fail: fail(),
-          finish: report.finish,
-        },
-      );
-    }
+    // answer: a gate hid the model (a tenant's scope): refused exactly as an unknown model, sent nowhere.
+    if (scoped !== undefined)
+      return await answerAsUnknown(deps, { routeRequest, ask: sourceAsk, visible: scoped.visible, fail: fail(), report });
     // gates before admission: a tenant's limits, a forward's one use (only these may wait).
     if (caller.gates.length > 0) {
-      const sized = {
-        endpoint,
-        resolved,
-        settings,
-        promptTokens: bounds?.upper,
-        maxTokens: request.maxTokens,
-        counts: request.counts,
-      };
-      const refused = await judgeAdmission(caller.gates, sized, res, report);
+      const refused = await judgeAdmission(caller.gates, { ...request, promptTokens: bounds?.upper }, res, report);
       if (refused !== undefined) return fail()(refused.error, refused.headers);
     }
     // failover over the sources: the local nodes the scheduler admits, then the features' (the remote sites).

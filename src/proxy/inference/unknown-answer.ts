@@ -9,39 +9,45 @@ import type { AdmissionPort } from '#src/ports/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
 import { startFailover } from '../failover/failover-state.ts';
-import type { FeatureSource } from '../feature/request-feature.ts';
-import { respondRefused, type RefusalContext, type RefusalDeps } from '../refusal/respond-refused.ts';
+import type { SourceAsk } from '../feature/request-feature.ts';
+import { respondRefused } from '../refusal/respond-refused.ts';
+import type { RequestReport } from '../request/request-report.ts';
+import type { InferenceDeps } from './inference-deps.ts';
+import { refusalDeps, type Fail } from './inference-steps.ts';
 
 /** The name such a request is routed as: one no node lists. */
 export const UNKNOWN_TO_CALLER = '\u0000out-of-scope';
 
-export interface UnknownAnswer extends Pick<RefusalContext, 'requestedModel' | 'retryAfterSeconds' | 'fail' | 'finish'> {
-  readonly visible: (name: string) => boolean;
+export interface UnknownAnswer {
+  /** The request as routed (its real model's facts; admitted under the hidden name). */
   readonly routeRequest: RouteRequest;
-  readonly settings: QueueSettings;
-  readonly signal: AbortSignal;
-  /** The later sources, built for the hidden name: each is asked once, as for an unknown model. */
-  readonly sources: readonly FeatureSource[];
+  readonly ask: SourceAsk;
+  /** The names its 404's suggestions may show. */
+  readonly visible: (name: string) => boolean;
+  readonly fail: Fail;
+  readonly report: RequestReport;
 }
 
-export async function answerAsUnknown(
-  deps: RefusalDeps & { readonly admission: Pick<AdmissionPort, 'admit'> },
-  a: UnknownAnswer,
-): Promise<void> {
-  const admission = await admitAsUnknown(deps.admission, a.routeRequest, a.settings, a.signal);
+export async function answerAsUnknown(deps: InferenceDeps, a: UnknownAnswer): Promise<void> {
+  const { settings, signal, resolved } = a.ask;
+  const admission = await admitAsUnknown(deps.admission, a.routeRequest, settings, signal);
   const state = startFailover(a.routeRequest);
-  for (const source of a.sources) await source.next(state);
-  respondRefused(deps, {
+  // The later sources (the remote sites) are asked as for an unknown model: none lists the hidden
+  // name, so none is chosen, and what they said and list shapes the 404 as an unknown model's.
+  const hidden = { ...a.ask, resolved: { ...resolved, model: UNKNOWN_TO_CALLER } };
+  const sources = deps.hooks.sources.map((source) => source(hidden));
+  for (const source of sources) await source.next(state);
+  respondRefused(refusalDeps(deps), {
     admission,
-    requestedModel: a.requestedModel,
-    retryAfterSeconds: a.retryAfterSeconds,
-    visible: a.visible,
-    fail: a.fail,
-    finish: a.finish,
     model: UNKNOWN_TO_CALLER,
+    requestedModel: resolved.requestedModel,
     state,
-    sites: a.sources[0]?.verdicts(state.failures),
+    retryAfterSeconds: settings.retryAfterSeconds,
+    sites: sources[0]?.verdicts(state.failures),
+    visible: a.visible,
     outOfScope: true,
+    fail: a.fail,
+    finish: a.report.finish,
   });
 }
 
