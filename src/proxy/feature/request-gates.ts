@@ -25,22 +25,32 @@ export function judgeModel(gates: readonly RequestGate[], model: string): Refuse
 /**
  * Judges the admission gates in order; each admission is applied as it comes (its headers on the
  * answer, its `finished` run as the request ends), so a later gate's refusal still finishes it.
- * Resolves to the refusal that ends the request, or undefined: admitted by every gate.
+ * Gives the refusal that ends the request, or undefined: admitted by every gate — at once while
+ * the verdicts are, a promise only from the first gate that waits.
  */
-export async function judgeAdmission(
+export function judgeAdmission(
   gates: readonly RequestGate[],
   request: SizedRequest,
   res: ServerResponse,
   report: RequestReport,
-): Promise<Refused | undefined> {
-  for (const gate of gates) {
-    if (gate.admit === undefined) continue;
-    const judged = gate.admit(request);
-    const verdict = judged instanceof Promise ? await judged : judged;
-    if (verdict === undefined) continue;
-    if (verdict.kind === 'refused') return verdict;
-    admit(verdict, res, report);
+): Refused | undefined | Promise<Refused | undefined> {
+  for (let index = 0; index < gates.length; index += 1) {
+    const judged = gates[index]?.admit?.(request);
+    if (judged instanceof Promise)
+      return judged.then(
+        (verdict) => applied(verdict, res, report) ?? judgeAdmission(gates.slice(index + 1), request, res, report),
+      );
+    const refused = applied(judged, res, report);
+    if (refused !== undefined) return refused;
   }
+  return undefined;
+}
+
+/** A refusal is returned; an admission is applied (undefined: go on). */
+function applied(verdict: Refused | Admitted | undefined, res: ServerResponse, report: RequestReport): Refused | undefined {
+  if (verdict === undefined) return undefined;
+  if (verdict.kind === 'refused') return verdict;
+  admit(verdict, res, report);
   return undefined;
 }
 

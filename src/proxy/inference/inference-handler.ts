@@ -73,11 +73,10 @@ export async function handleInference(
     // answer: a gate hid the model (a tenant's scope): refused exactly as an unknown model, sent nowhere.
     if (scoped !== undefined)
       return await answerAsUnknown(deps, { routeRequest, ask: sourceAsk, visible: scoped.visible, fail: fail(), report });
-    // gates before admission: a tenant's limits, a forward's one use (only these may wait).
-    if (caller.gates.length > 0) {
-      const refused = await judgeAdmission(caller.gates, { ...request, promptTokens: bounds?.upper }, res, report);
-      if (refused !== undefined) return fail()(refused.error, refused.headers);
-    }
+    // gates before admission: a tenant's limits, a forward's one use (a promise only for a gate that waits).
+    const judging = judgeAdmission(caller.gates, { ...request, promptTokens: bounds?.upper }, res, report);
+    const refused = judging instanceof Promise ? await judging : judging;
+    if (refused !== undefined) return fail()(refused.error, refused.headers);
     // failover over the sources: the local nodes the scheduler admits, then the features' (the remote sites).
     const traced = { ...ask, onQueueWait: (waitedMs: number) => void (report.queueWaitMs += waitedMs), trace: report.trace };
     const nodes = new NodeTargets(deps, traced);

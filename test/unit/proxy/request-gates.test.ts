@@ -28,12 +28,12 @@ function reportOf(): RequestReport {
   return { onFinish: undefined, usage: { promptTokens: 3, completionTokens: 4 } } as unknown as RequestReport;
 }
 
-test('no gates: every stage passes', async () => {
+test('no gates: every stage passes, at once (no promise)', () => {
   assert.equal(judgeBody([], Buffer.from('{}'), {} as never), undefined);
   assert.equal(judgeModel([], 'm'), undefined);
   const { res, headers } = answer();
   const report = reportOf();
-  assert.equal(await judgeAdmission([], SIZED, res, report), undefined);
+  assert.equal(judgeAdmission([], SIZED, res, report), undefined);
   assert.deepEqual(headers, {});
   assert.equal(report.onFinish, undefined);
 });
@@ -85,4 +85,17 @@ test('a later refusal ends the request, and the earlier admission is still finis
   assert.equal(refused?.error.message, 'replayed');
   report.onFinish?.(401);
   assert.deepEqual(finished, [401]);
+});
+
+test('gates whose verdicts are at hand are judged at once: no promise for a sync verdict', () => {
+  const { res, headers } = answer();
+  const report = reportOf();
+  const gates: RequestGate[] = [
+    { admit: () => undefined },
+    { admit: () => ({ kind: 'admitted' as const, headers: { 'x-a': '1' } }) },
+  ];
+  assert.equal(judgeAdmission(gates, SIZED, res, report), undefined);
+  assert.deepEqual(headers, { 'x-a': '1' });
+  const refusing: RequestGate[] = [{ admit: () => refusal('at once') }];
+  assert.equal((judgeAdmission(refusing, SIZED, res, report) as { error: Error }).error.message, 'at once');
 });
