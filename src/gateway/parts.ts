@@ -111,6 +111,7 @@ export class GatewayParts {
       events: this.#registryEvents,
       failThreshold: options.config.health.failThreshold,
       onLeaseReturned: (returned) => this.scheduler.leaseReturned(returned),
+      onModelVanished: (node) => this.relist(node),
       connectionLimit: options.config.upstream.maxConnections,
     });
     this.#loops = new NodeLoops({
@@ -274,7 +275,6 @@ export class GatewayParts {
       ledger: this.ledger,
       admitTenant: this.cluster?.tenantAdmission(),
       registry: this.registry,
-      relist: (node) => this.relist(node),
       sites: this.mesh.link,
     });
   }

@@ -32,6 +32,8 @@ export interface NodeRegistryOptions {
   readonly onLeaseReturned?: (returned: LeaseReturn) => void;
   /** Requests in flight per node that use up its connections (upstream.max_connections). */
   readonly connectionLimit?: number;
+  /** A node said it does not have a model its listing showed: its owner lists it again. */
+  readonly onModelVanished?: (nodeName: string) => void;
 }
 
 export class NodeRegistry {
@@ -42,6 +44,7 @@ export class NodeRegistry {
   #failThreshold: number;
   #connectionLimit: number | undefined;
   readonly #onLeaseReturned: ((returned: LeaseReturn) => void) | undefined;
+  readonly #onModelVanished: ((nodeName: string) => void) | undefined;
   #active = new Map<string, NodeRuntime>();
   /** Removed nodes whose in-flight requests are still finishing; never routed to. */
   readonly #retiring = new Set<NodeRuntime>();
@@ -57,6 +60,7 @@ export class NodeRegistry {
     this.#failThreshold = options.failThreshold;
     this.#connectionLimit = options.connectionLimit;
     this.#onLeaseReturned = options.onLeaseReturned;
+    this.#onModelVanished = options.onModelVanished;
     this.#counts = new InFlightCounts(options.connectionLimit);
   }
 
@@ -173,6 +177,11 @@ export class NodeRegistry {
   }
 
   /** A route-level 404 for `endpoint` at `url`: the node lacks it (serves-endpoint) until its listing, kind or key changes. */
+  /** A node said it does not have a model its listing showed (the fleet-reports port): it is listed again. */
+  modelVanished(nodeName: string): void {
+    this.#onModelVanished?.(nodeName);
+  }
+
   learnLackingEndpoint(nodeName: string, url: string, endpoint: string, said: string): void {
     const runtime = this.#active.get(nodeName);
     if (runtime?.spec.url !== url || runtime.lacking[endpoint] !== undefined) return;

@@ -27,10 +27,12 @@ import {
   type PoolFigures,
   type ProxyEvents,
   type RemoteDeps,
+  type RequestFeature,
   type RequestSettings,
 } from '#src/proxy/index.ts';
 import type { RequestPorts } from '#src/ports/index.ts';
 import { drainServers, listenOn } from './listener.ts';
+import { featureSetOf, requestFeaturesFor, requestHooksOf } from './request-features.ts';
 
 /** How the plane tells its host something went wrong (pino in the main thread, a message in a worker). */
 export type PlaneLog = (level: 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
@@ -70,6 +72,7 @@ export interface PlaneFigures {
 }
 
 export interface RequestPlane {
+  /** The request dependencies and the public table in force (rebuilt when a reload changes the feature list). */
   readonly inference: InferenceDeps;
   readonly publicTable: EndpointTable;
   /** Forwarding to other sites ([mesh] only): its unreachable-site back-offs are this host's. */
@@ -105,37 +108,37 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
     ports.sites === undefined || sitePools === undefined
       ? undefined
       : remoteDeps(ports.sites, { pools: sitePools, clock, events, heldBudget });
-  const inference: InferenceDeps = {
-    clock,
-    registry: {
-      views: () => ports.fleet.views(),
-      snapshot: () => ports.fleet.snapshot(),
-      learnContext: (node, url, model, nCtx) => ports.reports.learnContext(node, url, model, nCtx),
-      learnTokenRatio: (node, url, model, sample) => ports.reports.learnTokenRatio(node, url, model, sample),
-      learnDecodeRate: (node, url, model, sample) => ports.reports.learnDecodeRate(node, url, model, sample),
-      learnLackingEndpoint: (node, url, endpoint, said) => ports.reports.learnLackingEndpoint(node, url, endpoint, said),
-    },
-    pools,
-    scheduler: ports.admission,
-    events,
-    settings: () => settings,
-    heldBudget,
-    modelLabel: host.modelLabel,
-    onModelVanished: (node) => ports.reports.modelVanished(node),
-    newRequestId: host.newRequestId ?? (() => randomUUID()),
-    remote,
-    tracer: host.tracer,
+  const featureHost = { config: () => config, clock, events, tracer: host.tracer, remote };
+  // The request features the config enables (request-features.ts), and the public table built over them.
+  const build = (
+    features: readonly RequestFeature[],
+  ): { readonly inference: InferenceDeps; readonly publicTable: EndpointTable } => {
+    const inference: InferenceDeps = {
+      clock,
+      fleet: ports.fleet,
+      reports: ports.reports,
+      admission: ports.admission,
+      pools,
+      events,
+      settings: () => settings,
+      heldBudget,
+      modelLabel: host.modelLabel,
+      newRequestId: host.newRequestId ?? (() => randomUUID()),
+      hooks: requestHooksOf(features),
+    };
+    const publicTable = publicEndpoints({
+      clock,
+      fleet: ports.fleet,
+      configuredModels: () => config.models.available,
+      corsOrigins: () => config.server.corsOrigins,
+      inference,
+      features,
+    });
+    return { inference, publicTable };
   };
-  const publicTable = publicEndpoints({
-    clock,
-    registry: ports.fleet,
-    tenants: () => config.tenants,
-    configuredModels: () => config.models.available,
-    corsOrigins: () => config.server.corsOrigins,
-    inference,
-    mesh: ports.sites,
-    peerTenancy: () => ({ pins: config.mesh?.sites ?? [], tenants: config.tenants }),
-  });
+  let built = build(requestFeaturesFor(config, ports, featureHost));
+  let extraTable: EndpointTable | undefined;
+  let table: EndpointTable | undefined;
   const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
   events.on('proxy:request-finished', () => void counted.requests++);
   events.on('mesh:forwarded', () => void counted.forwarded++);
@@ -144,15 +147,25 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
   let server: Server | undefined;
 
   return {
-    inference,
-    publicTable,
+    get inference() {
+      return built.inference;
+    },
+    get publicTable() {
+      return built.publicTable;
+    },
     remote,
     reconfigure(next) {
       const change = diffConfig(config, next);
       pools.applyChange(change, next.upstream);
       sitePools?.applyChange(change, next.upstream);
+      const features = featureSetOf(next) === featureSetOf(config) ? undefined : requestFeaturesFor(next, ports, featureHost);
       config = next;
       settings = requestSettings(next);
+      // A reload that adds or drops the client keys rebuilds the table over the new feature list.
+      if (features !== undefined) {
+        built = build(features);
+        if (extraTable !== undefined) table = mergeTables(built.publicTable, extraTable);
+      }
     },
     figures: () => ({
       activeRequests: activeRequests.count(),
@@ -163,9 +176,11 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       ...(host.tracer === undefined ? {} : { spans: host.tracer.figures() }),
     }),
     async listen(address, extra, reusePort) {
-      const table = mergeTables(publicTable, extra);
+      extraTable = extra;
+      const merged = mergeTables(built.publicTable, extra);
+      table = merged;
       const listening = await listenOn({
-        table: () => table,
+        table: () => table ?? merged,
         host: address.host,
         port: address.port,
         reusePort,

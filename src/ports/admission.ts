@@ -1,12 +1,10 @@
 // The admission port: how the request plane asks for a node. The owner of every lease (the main
-// thread's Scheduler) routes, claims and queues; a request worker reaches it over its MessagePort
-// (workers/remote-admission.ts). Both implementations pass test/contract/ports.contract.test.ts.
-// Tenant admission is part of the same port: the owner holds the one limits ledger
-// (tenants/ledger.ts), so a tenant's limits hold exactly however many workers ask.
+// thread's Scheduler, which is the in-thread port itself) routes, claims and queues; a request
+// worker reaches it over its MessagePort (workers/remote-admission.ts). Both implementations pass
+// test/contract/ports.contract.test.ts.
 
 import type { RouteRequest } from '#src/routing/index.ts';
-import type { Admission, QueueSettings, Scheduler } from '#src/scheduler/index.ts';
-import { ledgerAdmission, type TenantAdmission, type TenantAsk, type TenantLedger } from '#src/tenants/index.ts';
+import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
 
 export interface AdmissionPort {
   /**
@@ -21,24 +19,4 @@ export interface AdmissionPort {
    * pipeline (router-room included) over what this side knows of the fleet.
    */
   hasAlternative(req: RouteRequest): boolean;
-  /**
-   * Judges a request against its tenant's limits (concurrency → request rate → token rate →
-   * daily budget) and holds its reservation until settled once. `limited` false (the tenant has
-   * no limit): admitted without waiting for the ledger's owner — still counted there. Never rejects.
-   */
-  admitTenant(ask: TenantAsk, limited: boolean): Promise<TenantAdmission>;
-}
-
-/** The in-thread admission: the Scheduler and the ledger themselves (`shared`: [cluster]'s tenant admission instead). */
-export function schedulerAdmission(
-  scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>,
-  ledger: Pick<TenantLedger, 'admit'>,
-  shared?: AdmissionPort['admitTenant'],
-): AdmissionPort {
-  const admitTenant = ledgerAdmission(ledger);
-  return {
-    admit: (req, settings, signal, firstAttempt) => scheduler.admit(req, settings, signal, firstAttempt),
-    hasAlternative: (req) => scheduler.hasAlternative(req),
-    admitTenant: shared ?? ((ask) => admitTenant(ask)),
-  };
 }

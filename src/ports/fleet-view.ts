@@ -1,8 +1,8 @@
 // The fleet-view port: what the request plane reads of the nodes between admissions (prompt
-// sizing, model names, refusal wording, /v1/models, /health). In-thread: the registry's own views;
-// in a worker: the mirror the owner pushes (workers/view-mirror.ts).
+// sizing, model names, refusal wording, /v1/models, /health). In-thread: the registry itself
+// (nodes/registry.ts); in a worker: the mirror the owner pushes (workers/view-mirror.ts).
 
-import type { NodeRegistry, NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
+import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 
 export interface FleetView {
   /** Every node's frozen view, in config order. */
@@ -12,14 +12,4 @@ export interface FleetView {
   /** The fleet as routing sees it now (a worker's mirror shows only what its owner pushed). */
   snapshot(): RoutingSnapshot;
   view(name: string): NodeView | undefined;
-}
-
-/** The in-thread fleet view: the registry. */
-export function registryFleetView(registry: Pick<NodeRegistry, 'views' | 'freshViews' | 'snapshot' | 'view'>): FleetView {
-  return {
-    views: () => registry.views(),
-    freshViews: () => registry.freshViews(),
-    snapshot: () => registry.snapshot(),
-    view: (name) => registry.view(name),
-  };
 }

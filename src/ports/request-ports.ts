@@ -1,18 +1,22 @@
-// The ports one host of the request plane is given, together: the main thread's come from the
-// Scheduler and the registry (below), a worker's from its MessagePort (workers/owner-ports.ts).
+// The ports one host of the request plane is given, together: the main thread's are the owners
+// themselves (the Scheduler, the registry, the ledger), a worker's speak over its MessagePort
+// (workers/owner-ports.ts).
 
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { TenantLedger } from '#src/tenants/index.ts';
-import { schedulerAdmission, type AdmissionPort } from './admission.ts';
-import { registryFleetView, type FleetView } from './fleet-view.ts';
-import { registryReports, type FleetReports } from './fleet-reports.ts';
+import type { AdmissionPort } from './admission.ts';
+import type { FleetView } from './fleet-view.ts';
+import type { FleetReports } from './fleet-reports.ts';
 import type { SitesPort } from './sites.ts';
+import { ledgerTenantAdmission, type TenantAdmissionPort } from './tenant-admission.ts';
 
 export interface RequestPorts {
   readonly admission: AdmissionPort;
   readonly fleet: FleetView;
   readonly reports: FleetReports;
+  /** The tenants' limits ([tenants]); asked only by the tenants' request gates. */
+  readonly tenants: TenantAdmissionPort;
   /** [mesh] only; absent = this gateway runs alone. */
   readonly sites: SitesPort | undefined;
 }
@@ -22,21 +26,29 @@ export interface InThreadOwner {
   /** The gateway's one limits ledger. */
   readonly ledger: Pick<TenantLedger, 'admit'>;
   /** [cluster]: tenant admission counted across replicas (undefined = the ledger alone). */
-  readonly admitTenant?: AdmissionPort['admitTenant'] | undefined;
+  readonly admitTenant?: TenantAdmissionPort['admitTenant'] | undefined;
+  /** The registry is the in-thread fleet view and fleet reports (its `modelVanished` re-lists the node). */
   readonly registry: Pick<
     NodeRegistry,
-    'views' | 'freshViews' | 'snapshot' | 'view' | 'learnContext' | 'learnTokenRatio' | 'learnDecodeRate' | 'learnLackingEndpoint'
+    | 'views'
+    | 'freshViews'
+    | 'snapshot'
+    | 'view'
+    | 'learnContext'
+    | 'learnTokenRatio'
+    | 'learnDecodeRate'
+    | 'learnLackingEndpoint'
+    | 'modelVanished'
   >;
-  /** Re-lists a node whose model vanished. */
-  readonly relist: (node: string) => void;
   readonly sites: SitesPort | undefined;
 }
 
 export function inThreadPorts(owner: InThreadOwner): RequestPorts {
   return {
-    admission: schedulerAdmission(owner.scheduler, owner.ledger, owner.admitTenant),
-    fleet: registryFleetView(owner.registry),
-    reports: registryReports(owner.registry, owner.relist),
+    admission: owner.scheduler,
+    fleet: owner.registry,
+    reports: owner.registry,
+    tenants: ledgerTenantAdmission(owner.ledger, owner.admitTenant),
     sites: owner.sites,
   };
 }

@@ -1,4 +1,5 @@
-export { handleInference, type InferenceDeps } from './inference/inference-handler.ts';
+export { handleInference } from './inference/inference-handler.ts';
+export { NO_HOOKS, type InferenceDeps, type RequestHooks } from './inference/inference-deps.ts';
 export { createHttpServer, listen, urlOf, sendJson } from './http/server.ts';
 export { TableBuilder, mergeTables, type EndpointTable, type Handler } from './http/endpoint-table.ts';
 export { publicEndpoints, INFERENCE_PATHS, type PublicEndpointDeps } from './inference/public-endpoints.ts';
@@ -20,5 +21,18 @@ export { upstreamVerdict } from './failover/upstream-verdict.ts';
 export type { RemoteDeps } from './sites/site-target.ts';
 export { remoteDeps, type RemoteParts } from './sites/remote-deps.ts';
 export { remoteModelList, type RemoteFleetModel } from './sites/remote-models.ts';
-export type { InboundForward } from './sites/forward-in.ts';
+export type { InboundForward, PeerTenancy } from './sites/forward-in.ts';
+export { sitesFeature, type SitesFeatureDeps } from './sites/sites-feature.ts';
+export { tenantsFeature } from './tenants/tenants-feature.ts';
+export { TenantCallers } from './tenants/tenant-callers.ts';
+export {
+  NO_GATES,
+  OPEN_CALLER,
+  type Caller,
+  type FeatureSource,
+  type RequestFeature,
+  type RequestGate,
+  type SourceAsk,
+  type StartedRequest,
+} from './feature/request-feature.ts';
 export { chatBytesBounds, promptBounds, type PromptBounds } from './request/prompt-bounds.ts';

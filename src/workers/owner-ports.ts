@@ -11,6 +11,8 @@ export interface OwnerPorts {
   readonly admission: RemoteAdmission;
   readonly fleet: FleetView;
   readonly reports: FleetReports;
+  /** The tenants' limits: the same round trips to the owner's ledger. */
+  readonly tenants: RemoteAdmission;
   /** Takes the owner's messages these ports answer to (admissions, the fleet); false for any other. */
   receive(message: OwnerMessage): boolean;
 }
@@ -20,6 +22,7 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
   const admission = new RemoteAdmission(send, mirror);
   return {
     admission,
+    tenants: admission,
     fleet: mirror,
     reports: {
       learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),

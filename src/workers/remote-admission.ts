@@ -16,7 +16,7 @@ import {
   type RouteRequest,
 } from '#src/routing/index.ts';
 import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
-import type { AdmissionPort } from '#src/ports/index.ts';
+import type { AdmissionPort, TenantAdmissionPort } from '#src/ports/index.ts';
 import type { TenantAdmission, TenantAsk, TenantDecision, TenantOutcome } from '#src/tenants/index.ts';
 import { queueSettingsOf, type OwnerMessage, type WorkerMessage } from './protocol.ts';
 import type { ViewMirror } from './view-mirror.ts';
@@ -29,7 +29,7 @@ interface Asking {
   readonly onAbort: () => void;
 }
 
-export class RemoteAdmission implements AdmissionPort {
+export class RemoteAdmission implements AdmissionPort, TenantAdmissionPort {
   readonly #send: (message: WorkerMessage) => void;
   readonly #mirror: ViewMirror;
   /** The owner's pipeline (the gateway's filters, router-room over the mirrored rooms) without has-capacity. */

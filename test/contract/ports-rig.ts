@@ -13,7 +13,13 @@ import type { Lease, NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, leastInFlight } from '#src/routing/index.ts';
 import { Scheduler, type SchedulerEffects } from '#src/scheduler/index.ts';
-import { inThreadPorts, registryReports, type AdmissionPort, type FleetReports, type FleetView } from '#src/ports/index.ts';
+import {
+  inThreadPorts,
+  type AdmissionPort,
+  type FleetReports,
+  type FleetView,
+  type TenantAdmissionPort,
+} from '#src/ports/index.ts';
 import { FleetSync } from '#src/workers/fleet-sync.ts';
 import { ownerPorts } from '#src/workers/owner-ports.ts';
 import { Outbox } from '#src/workers/outbox.ts';
@@ -107,6 +113,7 @@ export interface Host {
   readonly admission: AdmissionPort;
   readonly fleet: FleetView;
   readonly reports: FleetReports;
+  readonly tenants: TenantAdmissionPort;
   /** Lets every message in flight between host and owner arrive. */
   settle(): Promise<void>;
   /** The host's thread ends (cross-thread only; in-thread the owner is the host). */
@@ -133,6 +140,8 @@ function ownerRegistry(o: Owner) {
       void o.learned.push(`decode ${node} ${url} ${model} ${JSON.stringify(sample)}`),
     learnLackingEndpoint: (node: string, url: string, endpoint: string, said: string) =>
       void o.learned.push(`lacks ${node} ${url} ${endpoint} ${said}`),
+    // The registry re-lists a node whose model vanished (its owner's onModelVanished).
+    modelVanished: (node: string) => void o.relisted.push(node),
   };
 }
 
@@ -147,7 +156,6 @@ export const IN_THREAD: HostKind = {
       scheduler: o.scheduler,
       ledger: o.ledger,
       registry: ownerRegistry(o),
-      relist: (node) => void o.relisted.push(node),
       sites: undefined,
     });
     return { ...ports, settle: () => turns(2), die: undefined, close: () => {} };
@@ -188,7 +196,7 @@ export const CROSS_THREAD: HostKind = {
       {
         logger: pino({ level: 'silent' }),
         // The owner applies a worker's reports through its own in-thread port.
-        reports: registryReports(ownerRegistry(o), (node) => void o.relisted.push(node)),
+        reports: ownerRegistry(o),
         scheduler: o.scheduler,
         ledger: o.ledger,
         events: new EventBus<ProxyEvents>(() => {}),
@@ -215,6 +223,7 @@ export const CROSS_THREAD: HostKind = {
     });
     return {
       admission: ports.admission,
+      tenants: ports.tenants,
       fleet: ports.fleet,
       reports: ports.reports,
       settle: () => turns(20),

@@ -296,7 +296,7 @@ tenantContract(
   [tenant('t', { requestsPerMinute: 3 })],
   async (o, host) => {
     const seen: string[] = [];
-    for (let i = 0; i < 4; i++) seen.push(said(await host.admission.admitTenant(tenantAsk('t'), true)));
+    for (let i = 0; i < 4; i++) seen.push(said(await host.tenants.admitTenant(tenantAsk('t'), true)));
     assert.deepEqual(seen, [
       'admitted requests 2/3',
       'admitted requests 1/3',
@@ -304,9 +304,9 @@ tenantContract(
       'limited requests 3/3 (+1) retry 20000ms',
     ]);
     o.clock.advance(19_999);
-    assert.match(said(await host.admission.admitTenant(tenantAsk('t'), true)), /^limited requests .* retry 1ms$/);
+    assert.match(said(await host.tenants.admitTenant(tenantAsk('t'), true)), /^limited requests .* retry 1ms$/);
     o.clock.advance(1);
-    assert.equal(said(await host.admission.admitTenant(tenantAsk('t'), true)), 'admitted requests 0/3');
+    assert.equal(said(await host.tenants.admitTenant(tenantAsk('t'), true)), 'admitted requests 0/3');
   },
 );
 
@@ -314,16 +314,16 @@ tenantContract(
   'max_concurrent counts a request until it settles, once however often it is settled',
   [tenant('t', { maxConcurrent: 2 })],
   async (o, host) => {
-    const first = await host.admission.admitTenant(tenantAsk('t'), true);
-    await host.admission.admitTenant(tenantAsk('t'), true);
-    assert.equal(said(await host.admission.admitTenant(tenantAsk('t'), true)), 'limited concurrency 2/2 (+1) retry 1000ms');
+    const first = await host.tenants.admitTenant(tenantAsk('t'), true);
+    await host.tenants.admitTenant(tenantAsk('t'), true);
+    assert.equal(said(await host.tenants.admitTenant(tenantAsk('t'), true)), 'limited concurrency 2/2 (+1) retry 1000ms');
     assert.ok(first.kind === 'admitted');
     first.settle(SERVED_AS_RESERVED);
     first.settle(SERVED_AS_RESERVED);
     await host.settle();
     assert.equal(o.ledger.figures('t')?.inFlight, 1);
-    assert.equal(said(await host.admission.admitTenant(tenantAsk('t'), true)), 'admitted');
-    assert.equal(said(await host.admission.admitTenant(tenantAsk('t'), true)), 'limited concurrency 2/2 (+1) retry 1000ms');
+    assert.equal(said(await host.tenants.admitTenant(tenantAsk('t'), true)), 'admitted');
+    assert.equal(said(await host.tenants.admitTenant(tenantAsk('t'), true)), 'limited concurrency 2/2 (+1) retry 1000ms');
   },
 );
 
@@ -331,13 +331,13 @@ tenantContract(
   'tokens are reserved at admission and settled from usage: a smaller answer gives back, nothing served gives all back',
   [tenant('t', { tokensPerMinute: 100 })],
   async (o, host) => {
-    const a = await host.admission.admitTenant(tenantAsk('t', 60), true);
+    const a = await host.tenants.admitTenant(tenantAsk('t', 60), true);
     assert.equal(said(a), 'admitted tokens 40/100');
-    assert.equal(said(await host.admission.admitTenant(tenantAsk('t', 60), true)), 'limited tokens 60/100 (+60) retry 12000ms');
+    assert.equal(said(await host.tenants.admitTenant(tenantAsk('t', 60), true)), 'limited tokens 60/100 (+60) retry 12000ms');
     assert.ok(a.kind === 'admitted');
     a.settle({ served: true, promptTokens: 4, completionTokens: 6 });
     await host.settle();
-    const b = await host.admission.admitTenant(tenantAsk('t', 60), true);
+    const b = await host.tenants.admitTenant(tenantAsk('t', 60), true);
     assert.equal(said(b), 'admitted tokens 30/100');
     assert.ok(b.kind === 'admitted');
     b.settle({ served: false, promptTokens: undefined, completionTokens: undefined });
@@ -345,7 +345,7 @@ tenantContract(
     assert.equal(o.ledger.figures('t')?.remaining.tokens, 90);
     assert.deepEqual(o.ledger.figures('t')?.today, { requests: 2, promptTokens: 4, completionTokens: 6 });
     assert.equal(
-      said(await host.admission.admitTenant(tenantAsk('t', 101), true)),
+      said(await host.tenants.admitTenant(tenantAsk('t', 101), true)),
       'limited tokens 10/100 (+101) retry neverms',
       'larger than the limit itself',
     );
@@ -357,13 +357,13 @@ tenantContract(
   [tenant('t', { tokensPerDay: 50 })],
   async (o, host) => {
     o.clock.advance(Date.UTC(2026, 11, 2, 23, 59, 0) - o.clock.now());
-    const a = await host.admission.admitTenant(tenantAsk('t', 30), true);
+    const a = await host.tenants.admitTenant(tenantAsk('t', 30), true);
     assert.equal(said(a), 'admitted');
-    assert.equal(said(await host.admission.admitTenant(tenantAsk('t', 30), true)), 'limited budget 30/50 (+30) retry 60000ms');
+    assert.equal(said(await host.tenants.admitTenant(tenantAsk('t', 30), true)), 'limited budget 30/50 (+30) retry 60000ms');
     assert.ok(a.kind === 'admitted');
     a.settle({ served: true, promptTokens: 10, completionTokens: 10 });
     await host.settle();
-    const open = await host.admission.admitTenant(tenantAsk('t', 30), true);
+    const open = await host.tenants.admitTenant(tenantAsk('t', 30), true);
     assert.equal(said(open), 'admitted');
     o.clock.advance(60_000);
     assert.equal(o.ledger.figures('t')?.remaining.budget, 20, 'a new day: only the reservation still open counts');
@@ -379,7 +379,7 @@ tenantContract(
   [tenant('open')],
   async (o, host) => {
     let decided: TenantAdmission | undefined;
-    void host.admission.admitTenant(tenantAsk('open'), false).then((a) => (decided = a));
+    void host.tenants.admitTenant(tenantAsk('open'), false).then((a) => (decided = a));
     await Promise.resolve();
     assert.equal(decided === undefined ? 'waiting' : said(decided), 'admitted', 'no round trip');
     await host.settle();
@@ -396,7 +396,7 @@ tenantContract(
   'a worker that dies has its open requests settled: none stays in flight',
   [tenant('t', { maxConcurrent: 1 })],
   async (o, host) => {
-    await host.admission.admitTenant(tenantAsk('t'), true);
+    await host.tenants.admitTenant(tenantAsk('t'), true);
     assert.equal(o.ledger.figures('t')?.inFlight, 1);
     host.die?.();
     await host.settle();

@@ -48,6 +48,7 @@ export {
   type ForwardHead,
   type VerifyContext,
 } from './verify-forward.ts';
+export { forwardRefused } from './forward-refusal.ts';
 export { meshLinkFor, type MeshLink, type SitesSource } from './mesh-link.ts';
 export {
   parseReplayRecord,

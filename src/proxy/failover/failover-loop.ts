@@ -138,7 +138,8 @@ async function attempt(
   route: RouteRequest,
 ): Promise<AttemptOutcome> {
   try {
-    const prepared = await target.prepare();
+    const preparing = target.prepare();
+    const prepared = preparing instanceof Promise ? await preparing : preparing;
     if (traced !== undefined) {
       traced.attempt = traced.span.attempt({
         kind: target.id.kind,

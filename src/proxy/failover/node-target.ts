@@ -30,12 +30,13 @@ import type { AttemptVerdict, Prepared, Target, TargetId } from './target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
 export interface NodeTargetDeps {
-  readonly registry: Pick<FleetReports, 'learnContext' | 'learnTokenRatio' | 'learnDecodeRate' | 'learnLackingEndpoint'>;
+  /** The fleet-reports port: what answers teach goes to the registry's owner. */
+  readonly reports: FleetReports;
   readonly pools: UpstreamPools;
-  readonly scheduler: AdmissionPort;
+  /** The admission port: the Scheduler in-thread, a round trip to it from a worker. */
+  readonly admission: AdmissionPort;
   readonly events: EventBus<ProxyEvents>;
   readonly modelLabel: (model: string) => string;
-  readonly onModelVanished: (nodeName: string) => void;
   /** Reads the time a node's learned speed is judged at. */
   readonly clock: Pick<Clock, 'now'>;
 }
@@ -63,7 +64,7 @@ export class NodeTargets implements TargetSource {
   async next(state: FailoverState): Promise<NextTarget> {
     const { routeRequest } = state;
     const routing = this.#ask.trace?.routing();
-    const admission = await this.#deps.scheduler.admit(
+    const admission = await this.#deps.admission.admit(
       routeRequest,
       this.#ask.settings,
       this.#ask.signal,
@@ -161,7 +162,7 @@ class NodeTarget implements Target {
     this.#usageAsk = usageAsk;
   }
 
-  prepare(): Promise<Prepared> {
+  prepare(): Prepared {
     const ask = this.#ask;
     const admission = this.#admission;
     const view = admission.node;
@@ -196,12 +197,12 @@ class NodeTarget implements Target {
       },
       ...asked,
     };
-    return Promise.resolve<Prepared>({ kind: 'send', call });
+    return { kind: 'send', call };
   }
 
   /** Asked only on a 5xx: the tried-nodes copy is made then, not per attempt. */
   canFailOver(): boolean {
-    return this.#deps.scheduler.hasAlternative(alsoTried(this.#routeRequest, this.label));
+    return this.#deps.admission.hasAlternative(alsoTried(this.#routeRequest, this.label));
   }
 
   release(): void {
@@ -227,15 +228,15 @@ class NodeTarget implements Target {
       error: event.error,
     });
     // The node's context is remembered for it alone (overflow-refusal.ts).
-    if (feedback.learnCtx !== undefined) deps.registry.learnContext(node.name, node.url, resolved.model, feedback.learnCtx);
-    if (feedback.modelVanished) deps.onModelVanished(node.name);
+    if (feedback.learnCtx !== undefined) deps.reports.learnContext(node.name, node.url, resolved.model, feedback.learnCtx);
+    if (feedback.modelVanished) deps.reports.modelVanished(node.name);
     if (feedback.lacksEndpoint !== undefined)
-      deps.registry.learnLackingEndpoint(node.name, node.url, endpoint, feedback.lacksEndpoint);
+      deps.reports.learnLackingEndpoint(node.name, node.url, endpoint, feedback.lacksEndpoint);
     if (outcome.kind === 'delivered' && outcome.status === 200 && outcome.usage?.counted === 'usage') {
-      learnFromAnswer(deps.registry, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.usage.promptTokens);
+      learnFromAnswer(deps.reports, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.usage.promptTokens);
     }
     const lesson = speedLesson(outcome, requestedChoices(endpoint, resolved.json));
-    if (lesson !== undefined) deps.registry.learnDecodeRate(node.name, node.url, resolved.model, lesson);
+    if (lesson !== undefined) deps.reports.learnDecodeRate(node.name, node.url, resolved.model, lesson);
     return feedback.verdict;
   }
 }

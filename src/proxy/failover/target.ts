@@ -53,8 +53,8 @@ export interface Target {
   readonly url?: string | undefined;
   /** A node: the routing decision that admitted it (policy, reason, every candidate's score), for the request's record. */
   readonly route?: RouteSummary | undefined;
-  /** Builds the call (a site's is signed here, once per attempt). Called once, before sending. */
-  prepare(): Promise<Prepared>;
+  /** Builds the call (a site's is signed here, once per attempt; a node's at once, without a promise). Called once, before sending. */
+  prepare(): Prepared | Promise<Prepared>;
   /** Asked when the answer is a 5xx (or a site's error): true hides it and fails over. */
   canFailOver(): boolean;
   /** Called exactly once when the attempt is over, even when it threw: a node returns its lease. */

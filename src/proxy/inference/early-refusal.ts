@@ -9,7 +9,7 @@ import { sendError } from '../http/openai-error.ts';
 import { errorDialectFor } from '../http/error-dialect.ts';
 import { startRequestReport } from '../request/request-report.ts';
 import { requestIdFor } from '../request/request-id.ts';
-import type { InferenceDeps } from './inference-handler.ts';
+import type { InferenceDeps } from './inference-deps.ts';
 
 export function refuseBeforeInference(
   deps: Pick<InferenceDeps, 'clock' | 'events' | 'modelLabel' | 'newRequestId'>,

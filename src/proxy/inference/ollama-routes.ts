@@ -1,14 +1,14 @@
 // The Ollama native routes the gateway answers itself (docs/protocols-endpoints.md, "Ollama's native
 // API"): `GET /api/tags` and `GET /api/ps` from what it knows of every Ollama node, filtered by the
-// tenant's model scope like /v1/models; `GET /api/version`; and the model-changing calls (pull,
+// caller's model scope like /v1/models; `GET /api/version`; and the model-changing calls (pull,
 // push, create, copy, delete, blobs) refused 403 — they would change a node's models, which is the
 // admin API's business, never a client key's. The inference routes (/api/chat, …) are the shared
 // inference table's (public-endpoints.ts). Every path here is behind the client keys.
 
 import type { Clock } from '#src/core/clock.ts';
 import { GatewayError, routeNotFound } from '#src/core/errors.ts';
-import type { NodeRegistry } from '#src/nodes/index.ts';
-import type { Tenant } from '#src/tenants/index.ts';
+import type { FleetView } from '#src/ports/index.ts';
+import type { Caller } from '../feature/request-feature.ts';
 import type { Handler, TableBuilder } from '../http/endpoint-table.ts';
 import { OLLAMA_ERRORS } from '../http/error-dialect.ts';
 import { sendError } from '../http/openai-error.ts';
@@ -22,7 +22,6 @@ import {
   ollamaVersion,
   type RemoteTag,
 } from '../request/ollama-listing.ts';
-import { visibleTo } from './tenant-gate.ts';
 
 export function managementRefused(path: string): GatewayError {
   const shown = path.endsWith('*') ? `${path.slice(0, -1)}…` : path;
@@ -57,23 +56,23 @@ function ollamaRoot(): Handler {
 
 export interface OllamaRouteDeps {
   readonly clock: Clock;
-  readonly registry: Pick<NodeRegistry, 'views'>;
-  /** Wraps a handler with the client-key check (public-endpoints.ts). */
-  readonly requireClientKey: (handler: (...args: [...Parameters<Handler>, Tenant]) => ReturnType<Handler>) => Handler;
-  /** The models fresh remote sites serve that `local` does not, within the tenant's site scope ([mesh]); absent = no mesh. */
-  readonly remoteModels?: (tenant: Tenant, local: readonly { readonly id: string }[]) => readonly RemoteTag[];
+  readonly fleet: Pick<FleetView, 'views'>;
+  /** Wraps a handler with the features' client checks, which decide its caller (public-endpoints.ts). */
+  readonly keyed: (handler: (...args: [...Parameters<Handler>, Caller]) => ReturnType<Handler>) => Handler;
+  /** The models served elsewhere (fresh remote sites) that `local` lacks, within the caller's site scope. */
+  readonly elsewhere: (caller: Caller, local: readonly { readonly id: string }[]) => readonly RemoteTag[];
 }
 
 export function addOllamaRoutes(table: TableBuilder, deps: OllamaRouteDeps): void {
-  const { requireClientKey } = deps;
-  const tags = requireClientKey((_req, res, _url, tenant) =>
+  const { keyed } = deps;
+  const tags = keyed((_req, res, _url, caller) =>
     sendJson(
       res,
       200,
-      ollamaTags(deps.registry.views(), visibleTo(tenant), deps.clock.now(), (local) => deps.remoteModels?.(tenant, local) ?? []),
+      ollamaTags(deps.fleet.views(), caller.visible, deps.clock.now(), (local) => deps.elsewhere(caller, local)),
     ),
   );
-  const version = requireClientKey((_req, res) => sendJson(res, 200, ollamaVersion()));
+  const version = keyed((_req, res) => sendJson(res, 200, ollamaVersion()));
   // Ollama answers HEAD on these two as well (node:http sends no body for a HEAD).
   for (const method of ['GET', 'HEAD']) {
     table.add(method, OLLAMA_LISTING_PATHS.tags, tags);
@@ -83,13 +82,13 @@ export function addOllamaRoutes(table: TableBuilder, deps: OllamaRouteDeps): voi
   table.add(
     'GET',
     OLLAMA_LISTING_PATHS.ps,
-    requireClientKey((_req, res, _url, tenant) => sendJson(res, 200, ollamaPs(deps.registry.views(), visibleTo(tenant)))),
+    keyed((_req, res, _url, caller) => sendJson(res, 200, ollamaPs(deps.fleet.views(), caller.visible))),
   );
   for (const [method, path] of OLLAMA_MANAGEMENT_ROUTES) {
     table.add(
       method,
       path,
-      requireClientKey((req, res) => {
+      keyed((req, res) => {
         req.resume();
         sendError(res, managementRefused(path), {}, OLLAMA_ERRORS);
       }),

@@ -28,6 +28,8 @@ export type Finish = (node: string | undefined, status: number, extra?: FinishFi
 
 /** What one request has got to so far; `finish` reports it once (later calls do nothing). */
 export interface RequestReport {
+  /** When the request arrived (monotonic ms). */
+  readonly startedMs: number;
   /** The model as resolved from the body ('' until then). */
   model: string;
   /** The node of the attempt in progress, if any. */
@@ -78,6 +80,7 @@ export function startRequestReport(
   let finished = false;
   const writtenBefore = socket.bytesWritten;
   const report: RequestReport = {
+    startedMs,
     model: '',
     node: undefined,
     usage: undefined,

@@ -16,7 +16,8 @@ import { promptText, wantsExactCount, type PromptText } from './prompt-size.ts';
 
 /** The request path's own deps satisfy these as they are: nothing is built per request to size it. */
 export interface SizingDeps {
-  readonly registry: { readonly views: () => readonly NodeView[]; readonly snapshot: () => RoutingSnapshot };
+  /** The fleet-view port (its views and snapshot). */
+  readonly fleet: { readonly views: () => readonly NodeView[]; readonly snapshot: () => RoutingSnapshot };
   /** The node's connection pool, which also carries its tokenizer call. */
   readonly pools: { get(node: NodeView['spec']): Dispatcher };
 }
@@ -41,11 +42,10 @@ export interface SizingAsk {
  */
 export function sizePrompt(deps: SizingDeps, ask: SizingAsk, signal: AbortSignal): PromptBounds | Promise<PromptBounds> {
   const text = promptText(ask.endpoint, ask.json);
-  const nodes = deps.registry.views();
+  const nodes = deps.fleet.views();
   const bounds = promptBounds(text, fleetRatio(nodes, ask.model, ask.nowMs), textBytes(text));
   if (!wantsExactCount(bounds.upper, ask.maxTokens, nodes, ask.model)) return bounds;
-  if (tokenizerIsMoot(bounds, Math.max(1, ask.maxTokens ?? 1), largestContext(deps.registry.snapshot(), ask.model)))
-    return bounds;
+  if (tokenizerIsMoot(bounds, Math.max(1, ask.maxTokens ?? 1), largestContext(deps.fleet.snapshot(), ask.model))) return bounds;
   const tokenizer = pickTokenizerNode(nodes, ask.model);
   if (tokenizer === undefined) return bounds;
   return countedBounds(deps, ask, signal, { tokenizer, text, bounds });

@@ -11,16 +11,12 @@ import { createPublicKey } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import { GatewayError } from '#src/core/errors.ts';
+import type { GatewayError } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
 import {
-  claimsForward,
   digestMatches,
-  FORWARD_REJECTIONS,
-  FORWARDED_BY,
-  TENANT_HEADER,
+  forwardRefused,
   verifyForward,
-  type ForwardRejection,
   type ForwardClaim,
   type ForwardTenantClaim,
   type ForwardVerdict,
@@ -59,20 +55,11 @@ export interface PeerTenancy {
 }
 
 export interface ForwardInDeps {
-  readonly mesh: MeshLink | undefined;
+  readonly mesh: MeshLink;
   readonly clock: Clock;
   readonly events: EventBus<ProxyEvents>;
   /** Read once per verified forward, so a reload's pins and tenants apply to the next one. */
   readonly tenancy: () => PeerTenancy;
-}
-
-/**
- * Whether the request must go through `verifyInbound`. Without [mesh] only the forwarded-by header
- * counts (one lookup; such a request is refused, never forwarded on); with it, any signature too.
- */
-export function mustVerify(deps: ForwardInDeps, req: IncomingMessage): boolean {
-  if (deps.mesh === undefined) return req.headers[FORWARDED_BY] !== undefined;
-  return claimsForward(req.headers);
 }
 
 /**
@@ -84,16 +71,9 @@ export async function verifyInbound(
   req: IncomingMessage,
   res: ServerResponse,
   url: TargetUrl,
-  serve: (inbound: InboundForward) => Promise<void>,
+  serve: (inbound: InboundForward) => unknown,
 ): Promise<void> {
   const mesh = deps.mesh;
-  if (mesh === undefined)
-    return refuse(deps, req, res, {
-      ok: false,
-      rejection: 'unknown_site',
-      detail: 'this gateway has no [mesh] section: it accepts no forwarded requests',
-      site: undefined,
-    });
   const verdict = await verifyForward(
     { method: req.method ?? 'POST', target: url.pathname + url.search, headers: req.headers },
     verifyContext(mesh, deps.clock.now()),
@@ -186,39 +166,4 @@ export function acceptInboundBody(
   if (digestMatches(typeof header === 'string' ? header : undefined, body)) return undefined;
   events.emit('mesh:forwarded-in', { site: inbound.site, result: 'digest_mismatch' });
   return forwardRefused('digest_mismatch', 'the body does not match its Content-Digest');
-}
-
-export function forwardRefused(rejection: ForwardRejection, detail: string, retryAfterSeconds?: number): GatewayError {
-  if (rejection === 'malformed_tenant') {
-    // Signed by a pinned site, so no forgery: a sender that states its tenant in a form this side cannot read.
-    return new GatewayError('GW_BAD_REQUEST', `${FORWARD_REJECTIONS[rejection]}: ${detail}`, {
-      status: 400,
-      openaiType: 'invalid_request_error',
-      openaiCode: rejection,
-      param: TENANT_HEADER,
-    });
-  }
-  if (rejection === 'replay_memory_full') {
-    // The sending site's own share is full: it forwards faster than its share holds; retry later.
-    return new GatewayError('GW_RATE_LIMITED', `${FORWARD_REJECTIONS[rejection]}: ${detail}`, {
-      status: 429,
-      openaiType: 'requests',
-      openaiCode: rejection,
-      retryAfterSeconds: retryAfterSeconds ?? 1,
-    });
-  }
-  if (rejection === 'replay_unavailable') {
-    // Not the sender's fault: a retry (or another site) will do.
-    return new GatewayError('GW_NO_AVAILABLE_NODE', `${FORWARD_REJECTIONS[rejection]}: ${detail}`, {
-      status: 503,
-      openaiType: 'server_error',
-      openaiCode: rejection,
-      retryAfterSeconds: retryAfterSeconds ?? 1,
-    });
-  }
-  return new GatewayError('GW_UNAUTHORIZED', `${FORWARD_REJECTIONS[rejection]}: ${detail}`, {
-    status: 401,
-    openaiType: 'authentication_error',
-    openaiCode: rejection,
-  });
 }

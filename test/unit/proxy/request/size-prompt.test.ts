@@ -13,7 +13,7 @@ function vllmNode(ctx: number): NodeView {
 }
 
 function depsOf(nodes: readonly NodeView[], agent: MockAgent): SizingDeps {
-  return { registry: { views: () => nodes, snapshot: () => snapshotOf(nodes) }, pools: { get: () => agent } };
+  return { fleet: { views: () => nodes, snapshot: () => snapshotOf(nodes) }, pools: { get: () => agent } };
 }
 
 const ask = (content: string) => ({

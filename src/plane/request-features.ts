@@ -1,0 +1,76 @@
+// The one place that names the request plane's optional features: which of them a plane gets is
+// decided here, from the config, for the main thread and every request worker alike. A feature the
+// config does not enable is not built, and contributes nothing to any request
+// (proxy/feature/request-feature.ts). Later features wrap earlier ones' routes.
+
+import type { Clock } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import type { RequestTracer } from '#src/core/tracing.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { RequestPorts } from '#src/ports/index.ts';
+import {
+  NO_HOOKS,
+  sitesFeature,
+  TenantCallers,
+  tenantsFeature,
+  type ProxyEvents,
+  type RemoteDeps,
+  type RequestFeature,
+  type RequestHooks,
+  type StartedRequest,
+} from '#src/proxy/index.ts';
+import { tracingFeature } from '#src/tracing/request-span.ts';
+
+export interface FeatureHost {
+  /** The config in force (a reload's, once applied). */
+  readonly config: () => GatewayConfig;
+  readonly clock: Clock;
+  readonly events: EventBus<ProxyEvents>;
+  /** [tracing]: this host's tracer. */
+  readonly tracer: RequestTracer | undefined;
+  /** [mesh]: this host's forwarding to the remote sites (its pools, its unreachable-site back-off). */
+  readonly remote: RemoteDeps | undefined;
+}
+
+/** The request features `config` enables: client keys and tenants, federation, tracing. */
+export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, host: FeatureHost): readonly RequestFeature[] {
+  const features: RequestFeature[] = [];
+  const callers = new TenantCallers({ admission: ports.tenants, events: host.events });
+  // [[tenants]], or [server] api_keys as the `default` tenant: every keyed route asks for a key.
+  if (config.tenants.length > 0) features.push(tenantsFeature(() => host.config().tenants, callers));
+  const remote = host.remote;
+  if (remote !== undefined)
+    features.push(
+      sitesFeature({
+        remote,
+        clock: host.clock,
+        events: host.events,
+        tenancy: () => ({ pins: host.config().mesh?.sites ?? [], tenants: host.config().tenants }),
+        tenantCaller: (spec) => callers.ofSpec(spec),
+      }),
+    );
+  if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
+  return features;
+}
+
+/** Which features a config enables, to tell whether a reload changes the list (a reload may add or drop client keys). */
+export function featureSetOf(config: GatewayConfig): string {
+  return config.tenants.length > 0 ? 'tenants' : '';
+}
+
+/** The features' per-request hooks, composed once: none = NO_HOOKS (the handler calls nothing). */
+export function requestHooksOf(features: readonly RequestFeature[]): RequestHooks {
+  const started = features.flatMap((f) => (f.started === undefined ? [] : [f.started]));
+  const sources = features.flatMap((f) => (f.targets === undefined ? [] : [f.targets]));
+  if (started.length === 0 && sources.length === 0) return NO_HOOKS;
+  const [only] = started;
+  return {
+    started:
+      started.length <= 1
+        ? only
+        : (request: StartedRequest) => {
+            for (const start of started) start(request);
+          },
+    sources,
+  };
+}

@@ -1,0 +1,149 @@
+// The request plane's one seam: what an optional feature ([tenants], [mesh], [tracing], and every
+// later one) adds to a request. A feature plugs in through a few optional contributions, composed
+// once per config (plane/request-features.ts); an absent feature contributes nothing — no field,
+// no branch, no promise, no layer:
+//   - route wrappers, run before the handler: they decide who the request is served as (its
+//     Caller: a client key's tenant, a forward's verified site) or refuse it;
+//   - the caller's request gates, judged by the handler's spine (inference-handler.ts): on the body
+//     as read, on the model resolved, and once the prompt is sized, before admission. A verdict
+//     lets the request pass, refuses it (an error and its headers), answers it as a model no node
+//     serves (a model outside a tenant's scope must look exactly like an unknown one), or admits it
+//     with headers and something to do when the request finishes (settle a reservation);
+//   - a hook when the request starts (open its span), target sources tried after the local nodes
+//     (the remote sites), and models listed beside the local ones.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayError } from '#src/core/errors.ts';
+import type { TargetUrl } from '#src/core/request-target.ts';
+import { DEFAULT_TENANT, type InferenceEndpoint, type TenantSpec } from '#src/config/index.ts';
+import type { QueueTenant } from '#src/routing/index.ts';
+import type { AnswerUsage } from '../attempt/answer-usage.ts';
+import type { RequestAsk, TargetSource } from '../failover/failover-loop.ts';
+import type { FailoverState } from '../failover/failover-state.ts';
+import type { SiteVerdicts } from '../refusal/refusal-answer.ts';
+import type { ForwardedFor } from '../request/proxy-events.ts';
+import type { RequestReport } from '../request/request-report.ts';
+import type { RequestSettings } from '../request/request-settings.ts';
+import type { FleetModel } from '../request/models-list.ts';
+import type { ResolvedRequest } from '../request/request-model.ts';
+
+/** Whom a request is served as: decided by the route wrappers before the handler runs. */
+export interface Caller {
+  /** Its place in every model's queue (RouteRequest.tenant); the request is reported under its name. */
+  readonly queue: QueueTenant;
+  /** The checks its requests pass before admission, in order (none: NO_GATES). */
+  readonly gates: readonly RequestGate[];
+  /** The model names it may be told of (listings, a 404's suggestions); undefined = every name. */
+  readonly visible?: ((name: string) => boolean) | undefined;
+  /** The tenant whose site scope, name and class forwarding reads; undefined = none (every site, no tenant header). */
+  readonly tenant?: Pick<TenantSpec, 'name' | 'priority' | 'sites'> | undefined;
+  /** A request forwarded by another site: that site's id (it is never forwarded on; its trace sampling is followed). */
+  readonly fromSite?: string | undefined;
+  /** What the request log says of a forward's sender. */
+  readonly peer?: ForwardedFor | undefined;
+}
+
+export const NO_GATES: readonly RequestGate[] = Object.freeze([]);
+
+/** Every request's caller on a gateway with no client keys: the open `default` tenant, no gates. */
+export const OPEN_CALLER: Caller = Object.freeze({
+  queue: Object.freeze({ name: DEFAULT_TENANT, priority: 'standard', weight: 1 }),
+  gates: NO_GATES,
+});
+
+/** The request is refused: this error, with these headers (a 429's x-ratelimit-*). */
+export interface Refused {
+  readonly kind: 'refused';
+  readonly error: GatewayError;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * The request is answered exactly as one for a model no node serves: the same admission wait, the
+ * same 404, the sites asked as for an unknown model; `visible`: the names its suggestions may show.
+ */
+export interface AnsweredAsUnknown {
+  readonly kind: 'unknown';
+  readonly visible: (name: string) => boolean;
+}
+
+/** Admitted: the answer carries `headers`; `finished` runs once as the request ends, before it is reported. */
+export interface Admitted {
+  readonly kind: 'admitted';
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  readonly finished?: ((status: number, usage: AnswerUsage | undefined) => void) | undefined;
+}
+
+/** The request as it stands once its prompt is sized, just before admission. */
+export interface SizedRequest {
+  readonly endpoint: InferenceEndpoint;
+  readonly resolved: ResolvedRequest;
+  readonly settings: RequestSettings;
+  /** The prompt's upper bound in tokens; undefined = not sized (a count). */
+  readonly promptTokens: number | undefined;
+  readonly maxTokens: number | undefined;
+  /** A count (count_tokens): it generates nothing. */
+  readonly counts: boolean;
+}
+
+/** One check a caller's requests pass. Each stage is optional; a verdict of undefined lets the request pass. */
+export interface RequestGate {
+  /** The body as read, before it is parsed (a forward's must be the one it signed). */
+  body?(raw: Buffer, req: IncomingMessage): Refused | undefined;
+  /** The model resolved, before the prompt is sized (a tenant's model scope). */
+  model?(model: string): Refused | AnsweredAsUnknown | undefined;
+  /** The prompt sized, before admission (a tenant's limits, a forward's one use); may wait. */
+  admit?(request: SizedRequest): Refused | Admitted | undefined | Promise<Refused | Admitted | undefined>;
+}
+
+/** A route that serves a request as `caller` (undefined: not identified yet — served as OPEN_CALLER). */
+export type CallerRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: TargetUrl,
+  caller: Caller | undefined,
+) => Promise<void> | void;
+
+/** How a route answers a request refused before its handler (a 401): the inference routes report it as a request. */
+export type RefuseRoute = (req: IncomingMessage, res: ServerResponse, url: TargetUrl, error: GatewayError) => void;
+
+/** Wraps a route: decides the caller (or refuses) and passes it on. */
+export type RouteWrapper = (next: CallerRoute, refuse: RefuseRoute) => CallerRoute;
+
+/** What a later target source is given: the request, and what it needs to judge and sign a forward. */
+export interface SourceAsk extends RequestAsk {
+  readonly caller: Caller;
+  readonly maxTokens: number | undefined;
+  /** A tokenizer counted the prompt: its count judges remote targets as it judges nodes. */
+  readonly exactCount: boolean;
+}
+
+/** Targets tried after the local nodes'; `verdicts`: what they said, for a request none served. */
+export interface FeatureSource extends TargetSource {
+  verdicts(failures: FailoverState['failures']): SiteVerdicts | undefined;
+}
+
+/** How a request starts, as a feature's start hook reads it. */
+export interface StartedRequest {
+  readonly endpoint: InferenceEndpoint;
+  readonly req: IncomingMessage;
+  readonly caller: Caller;
+  readonly report: RequestReport;
+}
+
+/** A listed model served elsewhere (another site), with where. */
+export type ListedElsewhere = FleetModel & { readonly switchyard: { readonly site: string; readonly sites: readonly string[] } };
+
+/** What one feature adds to the request plane; every contribution is optional. */
+export interface RequestFeature {
+  /** Identifies a client before every keyed public route (inference and listings), or refuses it. */
+  readonly clients?: RouteWrapper | undefined;
+  /** Wraps the inference routes outside the client check: takes requests other sites forward (verified, or refused). */
+  readonly forwards?: RouteWrapper | undefined;
+  /** A request has its id: what the feature starts with it (its span). */
+  readonly started?: ((request: StartedRequest) => void) | undefined;
+  /** Targets tried after the local nodes' (the remote sites). */
+  readonly targets?: ((ask: SourceAsk) => FeatureSource) | undefined;
+  /** Models served elsewhere, listed beside `local` for `caller`. */
+  readonly models?: ((caller: Caller, local: readonly { readonly id: string }[]) => readonly ListedElsewhere[]) | undefined;
+}

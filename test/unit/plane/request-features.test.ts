@@ -1,0 +1,73 @@
+// The one place that names the request plane's features (src/plane/request-features.ts): a config
+// that enables none gets none, and the handler's hooks are the empty ones (an absent feature
+// contributes nothing); each section adds exactly its own contributions.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig, type GatewayConfig } from '#src/config/index.ts';
+import { ManualClock } from '#src/core/clock.ts';
+import { EventBus } from '#src/core/events.ts';
+import type { RequestTracer } from '#src/core/tracing.ts';
+import { featureSetOf, requestFeaturesFor, requestHooksOf } from '#src/plane/request-features.ts';
+import type { RequestPorts } from '#src/ports/index.ts';
+import { NO_HOOKS, type ProxyEvents } from '#src/proxy/index.ts';
+
+const BASE = '[server]\nlisten = "127.0.0.1:0"\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:1"\nkind = "vllm"\n';
+
+function configOf(extra: string, serverExtra = ''): GatewayConfig {
+  const loaded = loadConfig(BASE.replace('[server]\n', `[server]\n${serverExtra}\n`) + extra, { KEY: 'sk-test-key-0123456789' });
+  if (!loaded.ok) throw new Error(loaded.problems.map((p) => `${p.path}: ${p.message}`).join('; '));
+  return loaded.config;
+}
+
+/** Ports no test request reaches: building the features must ask none of them anything. */
+const PORTS = new Proxy({} as RequestPorts, {
+  get: (_target, name) => (name === 'sites' ? undefined : new Proxy({}, { get: () => assert.fail(`asked ${String(name)}`) })),
+});
+
+function hostFor(config: GatewayConfig, tracer?: RequestTracer) {
+  return {
+    config: () => config,
+    clock: new ManualClock(0),
+    events: new EventBus<ProxyEvents>(() => {}),
+    tracer,
+    remote: undefined,
+  };
+}
+
+test('a config with no client keys, no [mesh] and no [tracing] gets no feature and the empty hooks', () => {
+  const config = configOf('');
+  const features = requestFeaturesFor(config, PORTS, hostFor(config));
+  assert.deepEqual(features, []);
+  assert.equal(requestHooksOf(features), NO_HOOKS);
+  assert.equal(featureSetOf(config), '');
+});
+
+test('client keys ([server] api_keys, the default tenant) add the client check and nothing else', () => {
+  const config = configOf('', 'api_keys = ["env:KEY"]');
+  const features = requestFeaturesFor(config, PORTS, hostFor(config));
+  assert.equal(features.length, 1);
+  assert.deepEqual(Object.keys(features[0] ?? {}), ['clients']);
+  assert.equal(requestHooksOf(features), NO_HOOKS, 'no per-request hook: the gates come with the caller');
+  assert.equal(featureSetOf(config), 'tenants');
+});
+
+test('[tracing] adds only the start hook, which opens the request span', () => {
+  const config = configOf('');
+  const opened: string[] = [];
+  const tracer = {
+    request: (start: { requestId: string }) => {
+      opened.push(start.requestId);
+      return undefined;
+    },
+  } as unknown as RequestTracer;
+  const features = requestFeaturesFor(config, PORTS, hostFor(config, tracer));
+  assert.deepEqual(
+    features.map((f) => Object.keys(f)),
+    [['started']],
+  );
+  const hooks = requestHooksOf(features);
+  assert.deepEqual(hooks.sources, []);
+  const report = { requestId: 'r-1', trace: undefined };
+  hooks.started?.({ endpoint: '/v1/chat/completions', req: { method: 'POST', headers: {} }, caller: {}, report } as never);
+  assert.deepEqual(opened, ['r-1']);
+});
