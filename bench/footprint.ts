@@ -52,6 +52,7 @@ export const FEATURE_FOLDERS: readonly string[] = [
   'src/cluster/',
   'src/tracing/',
   'src/proxy/sites/',
+  'src/proxy/tenants/',
 ];
 
 /** The flags coverage needs on Node 24 (see the header). */

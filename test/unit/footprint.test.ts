@@ -47,13 +47,9 @@ test('the probe measures: every plain request enters the inference handler and t
   }
 });
 
-test(
-  'a plain request on a gateway without tenants, mesh, cluster or tracing runs none of their functions, nor proxy/sites/',
-  { todo: 'issue 39: passes once the request seam lands (h39-spine)' },
-  () => {
-    const offending = [...new Set([json, sse].flatMap((p) => everything(p).map(functionLabel)))].filter((label) =>
-      FEATURE_FOLDERS.some((folder) => label.startsWith(folder)),
-    );
-    assert.deepEqual(offending, [], `feature code ran for plain requests (file:function): ${offending.join(', ')}`);
-  },
-);
+test('a plain request on a gateway without tenants, mesh, cluster or tracing runs none of their functions, nor proxy/sites/', () => {
+  const offending = [...new Set([json, sse].flatMap((p) => everything(p).map(functionLabel)))].filter((label) =>
+    FEATURE_FOLDERS.some((folder) => label.startsWith(folder)),
+  );
+  assert.deepEqual(offending, [], `feature code ran for plain requests (file:function): ${offending.join(', ')}`);
+});
