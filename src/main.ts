@@ -15,10 +15,10 @@ import { ActiveRequests, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestPlane } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
 import { mainListenerHealth } from '#src/gateway/endpoints.ts';
-import type { UsageStopOutcome } from '#src/gateway/usage-part.ts';
+import type { UsageStopOutcome } from '#src/tenants/usage-part.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
-import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
-import { ACCEPT_QUEUE_CAPPED, acceptQueueCapped, readSomaxconn } from '#src/gateway/accept-queue.ts';
+import { adminOpenToNetwork } from '#src/admin/admin-exposure.ts';
+import { ACCEPT_QUEUE_CAPPED, acceptQueueCapped, readSomaxconn } from '#src/plane/accept-queue.ts';
 import { acceptRelayed, startRequestWorkers, type RequestWorkers } from '#src/workers/index.ts';
 import { loadTracer } from '#src/tracing/index.ts';
 

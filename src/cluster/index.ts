@@ -25,4 +25,6 @@ export type {
 export { LeaderLease, leaderTimings, type LeaderLeaseOptions, type LeaderStore } from './leader-lease.ts';
 export type { PublishedPart, TenantPeek, UsageBoardStore } from './usage-board-port.ts';
 export { claimOf, type SwitchClaimFields } from './switch-lua.ts';
+export { SharedTenants, type SharedTenantsOptions } from './cluster-tenants.ts';
+export { SiteTenants, type SiteTenantsOptions } from './site-tenants.ts';
 export { SharedSwitches, remoteCounts, ticketOfClaim, type SharedSwitchesOptions, type SwitchStore } from './shared-switches.ts';

@@ -14,8 +14,8 @@ import type { Admitter, ClusterGate, ClusterStatus } from '#src/cluster/index.ts
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { TenantAdmission, TenantAsk, TenantLedger, TenantsReport } from '#src/tenants/index.ts';
-import { SharedTenants } from './cluster-tenants.ts';
-import { SiteTenants } from './site-tenants.ts';
+import { SharedTenants } from '#src/cluster/cluster-tenants.ts';
+import { SiteTenants } from '#src/cluster/site-tenants.ts';
 
 export interface ClusterPartDeps {
   readonly clock: Clock;

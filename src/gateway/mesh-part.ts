@@ -186,7 +186,8 @@ export class MeshPart {
     const peerKey = options?.key === undefined && config.peerKeyFile !== undefined ? await loadSiteKey(config.peerKeyFile) : key;
     const peerId = peerKey.peerId;
     const newTransport =
-      options?.transport ?? (await import('./mesh-transport.ts')).libp2pTransportFor(peerKey, config, this.#deps.clock, logger);
+      options?.transport ??
+      (await import('#src/mesh/mesh-transport.ts')).libp2pTransportFor(peerKey, config, this.#deps.clock, logger);
     const transport = newTransport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
     const stateFile = options?.stateFile ?? (options?.key === undefined ? stateFileFor(config.keyFile) : false);
     // Before the mesh state file is written and before any forward is taken (the memory is closed until then).

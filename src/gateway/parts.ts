@@ -24,15 +24,15 @@ import { DashboardHub } from '#src/admin/index.ts';
 import { TenantLedger, type TenantsReport } from '#src/tenants/index.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { nextConfig } from './next-config.ts';
-import { policyContextFor } from './policy-context.ts';
-import { ModelNames } from './model-names.ts';
+import { policyContextFor } from '#src/routing/policy-context.ts';
+import { ModelNames } from '#src/metrics/model-names.ts';
 import { meshPartFor, type MeshPart } from './mesh-part.ts';
 import { adminTable, type ListenerFigures } from './endpoints.ts';
 import { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';
 import { publishNotice } from './scheduler-notices.ts';
-import { UsagePart, type UsageStopOutcome } from './usage-part.ts';
+import { UsagePart, type UsageStopOutcome } from '#src/tenants/usage-part.ts';
 import { ModelsPart } from './models-part.ts';
-import { TenantsView } from './tenants-view.ts';
+import { TenantsView } from '#src/tenants/tenants-view.ts';
 import { ClusterPart } from './cluster-part.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */

@@ -86,7 +86,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'routing/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'nodes/'],
   'scheduler/': [...CORE, 'kinds/', 'capacity/', 'nodes/', 'routing/', 'tenants/'],
   'mesh/': [...CORE, 'capacity/', 'nodes/', 'routing/'],
-  'cluster/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/'],
+  'cluster/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'tenants/'],
   'ports/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'tenants/'],
   'proxy/http/': [...CORE],
   'proxy/attempt/': [...CORE, 'kinds/', 'proxy/http/'],
@@ -195,7 +195,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'plane/',
     'tenants/',
   ],
-  'main.ts': [...CORE, 'nodes/', 'proxy/', 'workers/', 'gateway/', 'ports/', 'plane/', 'tenants/', 'tracing/'],
+  'main.ts': [...CORE, 'nodes/', 'proxy/', 'admin/', 'workers/', 'gateway/', 'ports/', 'plane/', 'tenants/', 'tracing/'],
   'cli/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'mesh/', 'admin/', 'logs/', 'sim/', 'main.ts'],
   'sim/': ['core/'],
 };

@@ -16,7 +16,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Clock, Timer } from '#src/core/clock.ts';
-import type { ClusterGate, SharedSettle, StoreDays, TenantStore } from '#src/cluster/index.ts';
+import type { ClusterGate } from './cluster-gate.ts';
+import type { SharedSettle, StoreDays, TenantStore } from './tenant-store-port.ts';
 import {
   dayCandidates,
   decideAt,
