@@ -279,3 +279,14 @@ export class SharedTenants {
     }, this.#o.renewEveryMs);
   }
 }
+
+/**
+ * Before the store was joined (start has not run, or did not get that far): the replica's own
+ * ledger alone judges, limited tenants included.
+ */
+export function ledgerAlone(ledger: Pick<TenantLedger, 'admit'>, ask: TenantAsk, limited: boolean): TenantAdmission {
+  const { decision, ticket } = ledger.admit(ask, !limited);
+  return decision.kind === 'limited'
+    ? decision
+    : { kind: 'admitted', figures: decision.figures, settle: (outcome) => ticket.settle(outcome) };
+}

@@ -5,9 +5,8 @@ import { adminEndpoints, statusHealthEndpoint, type AdminDeps, type ExplainRemot
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { EndpointTable, PoolFigures } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
+import type { SitesPort } from '#src/ports/index.ts';
 import type { WorkerStatus } from '#src/workers/index.ts';
-import type { MeshPart } from './mesh-part.ts';
-import type { TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
 
 export interface ListenerFigures {
   /** Requests the HTTP listeners are answering right now (every host of the request plane's, and the admin ones). */
@@ -25,7 +24,10 @@ export interface AdminParts extends Pick<
 > {
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
   readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
-  readonly mesh: Pick<MeshPart, 'admin' | 'link'>;
+  /** GET /admin/sites ([mesh]). */
+  readonly sites: AdminDeps['sites'];
+  /** [mesh]: the link to the other sites (explain lists them); undefined = alone. */
+  readonly link: SitesPort | undefined;
   readonly reload: AdminDeps['commands']['reload'];
   readonly wake: AdminDeps['commands']['wake'];
   readonly upstream: () => Record<string, PoolFigures>;
@@ -33,13 +35,15 @@ export interface AdminParts extends Pick<
   readonly upstreamSites: () => Record<string, PoolFigures> | undefined;
   readonly heldBytes: () => number;
   /** GET /admin/tenants (with [cluster]: the whole site's, read from the store). */
-  readonly tenants: () => TenantsReport | Promise<TenantsReport>;
+  readonly tenants: AdminDeps['tenants'];
   /** /admin/models*. */
-  readonly models?: AdminDeps['models'];
-  /** [cluster]: the replica's status (undefined = alone). */
-  readonly cluster?: () => Readonly<Record<string, unknown>> | undefined;
+  readonly models: AdminDeps['models'];
   /** [server] state_dir: the state file's writes (undefined = none). */
-  readonly state?: () => UsageStoreReport | undefined;
+  readonly state: AdminDeps['state'];
+  /** The features' figures in /admin/runtime (e.g. [cluster]'s `cluster`). */
+  readonly runtime: () => Readonly<Record<string, unknown>>;
+  /** The features' figures in the detailed /health. */
+  readonly health: () => Readonly<Record<string, unknown>>;
 }
 
 export function adminTable(parts: AdminParts, listeners: ListenerFigures): EndpointTable {
@@ -56,12 +60,12 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     queues: () => scheduler.queueReport(),
     liveFeed: parts.liveFeed,
     ...(parts.requests === undefined ? {} : { requests: parts.requests }),
-    sites: () => parts.mesh.admin(),
+    ...(parts.sites === undefined ? {} : { sites: parts.sites }),
     remote: explainRemote(parts, listeners),
-    tenants: parts.tenants,
+    ...(parts.tenants === undefined ? {} : { tenants: parts.tenants }),
     ...(parts.models === undefined ? {} : { models: parts.models }),
-    ...(parts.cluster === undefined ? {} : { cluster: parts.cluster }),
     ...(parts.state === undefined ? {} : { state: parts.state }),
+    healthDetails: parts.health,
     commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
   });
 }
@@ -78,7 +82,7 @@ export function mainListenerHealth(parts: Pick<AdminParts, 'registry' | 'clock' 
 
 /** The remote sites as forwarding sees them ([mesh] only): this site left out, back-offs included. */
 function explainRemote(parts: AdminParts, listeners: ListenerFigures): ExplainRemote | undefined {
-  const link = parts.mesh.link;
+  const link = parts.link;
   if (link === undefined) return undefined;
   return {
     sites: () => link.source.sites().filter((s) => s.id !== link.site),
@@ -102,10 +106,6 @@ function runtimeFigures(parts: AdminParts, listeners: ListenerFigures): Record<s
     ...(sites === undefined ? {} : { upstream_sites: sites }),
     upstream_held_bytes: parts.heldBytes(),
     ...(listeners.workers === undefined ? {} : { workers: listeners.workers() }),
-    ...clusterFigure(parts.cluster?.()),
+    ...parts.runtime(),
   };
-}
-
-function clusterFigure(cluster: Readonly<Record<string, unknown>> | undefined): { cluster?: Readonly<Record<string, unknown>> } {
-  return cluster === undefined ? {} : { cluster };
 }
