@@ -1,5 +1,5 @@
 // [cluster]: replicas of one site sharing slot leases through Redis/Valkey. Imported only by a
-// dynamic import (gateway/cluster-part.ts) when [cluster] is configured: it loads the client.
+// dynamic import (cluster-feature.ts, in its start) when [cluster] is configured: it loads the client.
 
 export { ClusterGate, type ClusterGateOptions, type GateOutcome } from './cluster-gate.ts';
 export { clusterAdmit, type Admitter } from './cluster-admission.ts';
