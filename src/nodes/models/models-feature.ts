@@ -53,7 +53,7 @@ export class ModelsFeature implements Feature<GatewayConfig, ModelsParts> {
   readonly #agent = new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: 10_000 });
   readonly #unsubscribe: (() => void)[] = [];
   /** The protected models of the config they were read from (read per routing decision, rebuilt on reload). */
-  #protected: { readonly config: GatewayConfig; readonly models: ProtectedModelNames } | undefined;
+  readonly #protected = new WeakMap<GatewayConfig, ProtectedModelNames>();
 
   constructor(deps: ModelsFeatureDeps) {
     this.#deps = deps;
@@ -107,8 +107,11 @@ export class ModelsFeature implements Feature<GatewayConfig, ModelsParts> {
   /** Pins and wanted models of the config in force (the router-room filter's view). */
   protectedModels(): ProtectedModelNames {
     const config = this.#deps.config();
-    if (this.#protected?.config !== config) this.#protected = { config, models: protectedModelsOf(config) };
-    return this.#protected.models;
+    const known = this.#protected.get(config);
+    if (known !== undefined) return known;
+    const models = protectedModelsOf(config);
+    this.#protected.set(config, models);
+    return models;
   }
 
   /** Unloads the idle victim of a request's switch, first (the scheduler holds the node's ticket). */
