@@ -12,7 +12,10 @@ import type { Registry } from 'prom-client';
 /**
  * `Config` is the owner's config (a reload hands over the previous and the next); `Parts` is what
  * this feature adds to the owner's other parts, by the owner's names (gateway/features.ts,
- * `FeatureParts`): every member is optional there, so a feature gives only its own.
+ * `FeatureParts`): an admission wrapper (what [cluster] does to the Scheduler's admission), what it
+ * gives the request plane's ports (the mesh's sites link, [cluster]'s tenant admission), the
+ * sources of its admin routes (/admin/sites, /admin/tenants, …). Every member is optional there,
+ * so a feature gives only its own.
  */
 export interface Feature<Config, Parts extends object = object> {
   /** How logs and errors name it ('mesh', 'cluster', …). */
