@@ -79,6 +79,12 @@ test('[tracing], [mesh] and [cluster] each add their feature, in the order they 
     const parts = partNames(features);
     for (const name of ['sites', 'workersMesh', 'wrapAdmission', 'admitTenant', 'wakeSender', 'tracer', 'meshFeed'])
       assert.ok(parts.includes(name), name);
+    // One part name is given twice, on purpose: [cluster]'s site-wide tenants report over the tenants' own.
+    const given = features.flatMap((feature) => Object.keys(feature.parts ?? {}));
+    assert.deepEqual(
+      given.filter((name, i) => given.indexOf(name) !== i),
+      ['tenantsReport'],
+    );
   });
 });
 
