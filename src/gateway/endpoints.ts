@@ -1,7 +1,7 @@
 // Wiring only: the admin table (admin/), filled from the gateway's parts. The public table is the
 // request plane's (src/plane/); which listener serves which table is main.ts's choice.
 
-import { adminEndpoints, statusHealthEndpoint, type AdminDeps, type ExplainRemote } from '#src/admin/index.ts';
+import { adminEndpoints, explainRemote, runtimeView, statusHealthEndpoint, type AdminDeps } from '#src/admin/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { EndpointTable, PoolFigures } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
@@ -61,12 +61,12 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     liveFeed: parts.liveFeed,
     ...(parts.requests === undefined ? {} : { requests: parts.requests }),
     ...(parts.sites === undefined ? {} : { sites: parts.sites }),
-    remote: explainRemote(parts, listeners),
+    remote: explainRemote(parts.link, () => listeners.unreachableSites?.() ?? new Map()),
     ...(parts.tenants === undefined ? {} : { tenants: parts.tenants }),
     ...(parts.models === undefined ? {} : { models: parts.models }),
     ...(parts.state === undefined ? {} : { state: parts.state }),
     healthDetails: parts.health,
-    commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
+    commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeView(runtimeSources(parts, listeners)) },
   });
 }
 
@@ -80,32 +80,17 @@ export function mainListenerHealth(parts: Pick<AdminParts, 'registry' | 'clock' 
   return statusHealthEndpoint({ registry: parts.registry, clock: parts.clock, state: parts.state });
 }
 
-/** The remote sites as forwarding sees them ([mesh] only): this site left out, back-offs included. */
-function explainRemote(parts: AdminParts, listeners: ListenerFigures): ExplainRemote | undefined {
-  const link = parts.link;
-  if (link === undefined) return undefined;
+/** /admin/runtime's sources: the listeners', the registry's, the scheduler's, the planes' and the features'. */
+function runtimeSources(parts: AdminParts, listeners: ListenerFigures): Parameters<typeof runtimeView>[0] {
   return {
-    sites: () => link.source.sites().filter((s) => s.id !== link.site),
-    unreachable: () => listeners.unreachableSites?.() ?? new Map(),
-  };
-}
-
-/** /admin/runtime: the process, the requests in flight, and the upstream connections. */
-function runtimeFigures(parts: AdminParts, listeners: ListenerFigures): Record<string, unknown> {
-  const memory = process.memoryUsage();
-  const sites = parts.upstreamSites();
-  return {
-    rss_bytes: memory.rss,
-    heap_used_bytes: memory.heapUsed,
-    uptime_seconds: Math.round(process.uptime()),
-    active_requests: listeners.activeRequests(),
-    leases_in_flight: parts.registry.leaseCount(),
-    retiring_in_flight: parts.registry.retiringInFlight(),
-    queue_depth: parts.scheduler.queueDepths(),
-    upstream: parts.upstream(),
-    ...(sites === undefined ? {} : { upstream_sites: sites }),
-    upstream_held_bytes: parts.heldBytes(),
-    ...(listeners.workers === undefined ? {} : { workers: listeners.workers() }),
-    ...parts.runtime(),
+    activeRequests: listeners.activeRequests,
+    leasesInFlight: () => parts.registry.leaseCount(),
+    retiringInFlight: () => parts.registry.retiringInFlight(),
+    queueDepths: () => parts.scheduler.queueDepths(),
+    upstream: parts.upstream,
+    upstreamSites: parts.upstreamSites,
+    heldBytes: parts.heldBytes,
+    workers: listeners.workers,
+    features: parts.runtime,
   };
 }
