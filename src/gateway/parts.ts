@@ -30,7 +30,7 @@ import type { RequestTracer } from '#src/core/tracing.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { nextConfig } from './next-config.ts';
 import { adminTable, mainListenerHealth, type ListenerFigures } from './endpoints.ts';
-import { publishNotice } from './scheduler-notices.ts';
+import { publishNotice } from '#src/logs/scheduler-notices.ts';
 import { featuresFor, type Admission, type FeatureParts, type GatewayFeature, type UsageStopOutcome } from './features.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */

@@ -161,7 +161,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'plane/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'ports/', 'proxy/', 'tenants/'],
   'tracing/': [...CORE],
   'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/', 'tenants/'],
-  'logs/': [...CORE, 'discovery/', 'nodes/', 'mesh/', 'proxy/', 'tenants/'],
+  'logs/': [...CORE, 'discovery/', 'nodes/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
   'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
   'workers/': [
     ...CORE,
