@@ -14,13 +14,11 @@ import type { NodeRegistry } from '#src/nodes/index.ts';
 import { ActiveRequests, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestPlane } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
-import { mainListenerHealth } from '#src/gateway/endpoints.ts';
-import type { UsageStopOutcome } from '#src/gateway/usage-part.ts';
+import type { UsageStopOutcome } from '#src/gateway/features.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
-import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
-import { ACCEPT_QUEUE_CAPPED, acceptQueueCapped, readSomaxconn } from '#src/gateway/accept-queue.ts';
+import { adminOpenToNetwork } from '#src/admin/admin-exposure.ts';
+import { ACCEPT_QUEUE_CAPPED, acceptQueueCapped, readSomaxconn } from '#src/plane/accept-queue.ts';
 import { acceptRelayed, startRequestWorkers, type RequestWorkers } from '#src/workers/index.ts';
-import { loadTracer } from '#src/tracing/index.ts';
 
 /** Opens one of this thread's own listeners (admin, relay) with the gateway's limits. */
 type Serve = (table: EndpointTable, address: ListenAddress) => Promise<{ server: Server; url: string }>;
@@ -84,10 +82,7 @@ export class Gateway {
     };
     if (count > 1) return Gateway.#startWithWorkers(options, parts, { serve, ownActive, count });
     // One thread: this thread hosts the request plane, over the Scheduler and the registry themselves.
-    const tracer = await loadTracer(options.config.tracing, {
-      plane: 'main',
-      warn: (fields, message) => log('warn', fields, message),
-    });
+    const tracer = await parts.tracer('main', (fields, message) => log('warn', fields, message));
     const plane = buildRequestPlane(parts.ports(), {
       clock: parts.clock,
       config: options.config,
@@ -103,10 +98,7 @@ export class Gateway {
       unreachableSites: () => plane.remote?.reachability.unreachable() ?? new Map(),
     });
     const ownListener = options.config.admin.listen;
-    const mainHealth = mainListenerHealth(
-      { registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() },
-      parts.usage.store !== undefined,
-    );
+    const mainHealth = parts.mainListenerHealth();
     const listened = await plane
       .listen(limits.listen, ownListener === undefined ? admin : mainHealth, false)
       .then(async (main) => ({ main, adminServer: ownListener === undefined ? undefined : await serve(admin, ownListener) }))
@@ -146,13 +138,7 @@ export class Gateway {
     const ownListener = options.config.admin.listen;
     const secret = randomBytes(32).toString('base64url');
     // With [admin] listen, only /health is relayed (with a state_dir): its status counts the state store, this thread's.
-    const relayed: EndpointTable =
-      ownListener === undefined
-        ? admin
-        : mainListenerHealth(
-            { registry: parts.registry, clock: parts.clock, state: () => parts.usage.health() },
-            parts.usage.store !== undefined,
-          );
+    const relayed: EndpointTable = ownListener === undefined ? admin : parts.mainListenerHealth();
     const relayTable = acceptRelayed(relayed, secret);
     const relay = relayed.size === 0 ? undefined : await serve(relayTable, { host: '127.0.0.1', port: 0 });
     const adminServer = ownListener === undefined ? undefined : await serve(admin, ownListener);
@@ -162,17 +148,11 @@ export class Gateway {
       clock: parts.clock,
       logger: options.logger,
       config: () => parts.config(),
-      registry: parts.registry,
-      reports: parts.ports().reports,
-      scheduler: parts.admission,
-      ledger: parts.ledger,
-      sharedTenants: parts.cluster?.tenantAdmission(),
+      ...parts.workerOwner(),
       events: parts.proxyEvents,
       modelLabel: (m) => parts.requestLabel(m),
       relay: { url: relay?.url ?? '', secret },
       relayed: [...relayed].map(([path, byMethod]) => [path, [...byMethod.keys()]] as const),
-      // [mesh]: each worker forwards and verifies with the key and the remote sites this thread's mesh part holds.
-      mesh: options.config.mesh === undefined ? undefined : parts.mesh,
     }).catch(async (error: unknown) => {
       // No worker listens: release what this thread opened before saying so.
       for (const server of servers) server.close();
@@ -193,9 +173,7 @@ export class Gateway {
     const { server: limits, admin } = options.config;
     gateway.#parts.startLoops();
     try {
-      await gateway.#parts.requestLog.open();
-      await gateway.#parts.mesh.start();
-      await gateway.#parts.cluster?.start(gateway.#parts.scheduler);
+      await gateway.#parts.startFeatures();
       // The workers get the key now rather than at their next sync (until then they cannot sign a forward).
       if (gateway.#hosting.kind === 'workers') gateway.#hosting.workers.syncMesh();
     } catch (error) {
@@ -231,12 +209,12 @@ export class Gateway {
 
   /** SIGHUP's first step: the request log file is closed and opened again (logrotate moved it), no line lost. */
   reopenLogs(): Promise<void> {
-    return this.#parts.requestLog.reopen();
+    return this.#parts.reopenLogs();
   }
 
   /** Resolves once the request log holds the lines of every request finished so far (tests, shutdown). */
   requestLogFlushed(): Promise<void> {
-    return this.#parts.requestLog.flushed();
+    return this.#parts.logFlushed();
   }
 
   /**

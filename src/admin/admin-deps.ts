@@ -69,8 +69,8 @@ export interface AdminDeps {
   readonly tenants?: () => TenantsReport | Promise<TenantsReport>;
   /** /admin/models*: absent = not offered. */
   readonly models?: ModelCommands;
-  /** [cluster]: the replica's store mode, live replicas and leases (detailed /health, /admin/runtime); undefined = alone. */
-  readonly cluster?: () => Readonly<Record<string, unknown>> | undefined;
+  /** The features' figures laid beside the fleet's in the detailed /health (e.g. [cluster]'s `cluster`); absent = none. */
+  readonly healthDetails?: () => Readonly<Record<string, unknown>>;
   /** [server] state_dir: the state file's writes (detailed /health; a failing store makes /health degraded); undefined = none. */
   readonly state?: () => UsageStoreReport | undefined;
 }

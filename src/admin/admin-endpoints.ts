@@ -35,11 +35,10 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
   const table = new TableBuilder();
   table.add('GET', '/health', (req, res) => {
     const report = healthNow(deps);
-    const cluster = deps.cluster?.();
     sendJson(
       res,
       healthHttpStatus(report.status),
-      mayRead(req) ? { ...report, ...(cluster === undefined ? {} : { cluster }) } : { status: report.status },
+      mayRead(req) ? { ...report, ...deps.healthDetails?.() } : { status: report.status },
     );
   });
   table.add(

@@ -53,6 +53,15 @@ export interface ExplainRemote {
   unreachable(): ReadonlyMap<string, string>;
 }
 
+/** The remote sites as forwarding sees them ([mesh] only: a link): this site left out, back-offs included. */
+export function explainRemote(
+  link: { readonly site: string; readonly source: { sites(): readonly RemoteSiteView[] } } | undefined,
+  unreachable: () => ReadonlyMap<string, string>,
+): ExplainRemote | undefined {
+  if (link === undefined) return undefined;
+  return { sites: () => link.source.sites().filter((s) => s.id !== link.site), unreachable };
+}
+
 export interface Explanation {
   readonly model: string;
   readonly prompt_tokens: number | null;

@@ -1,5 +1,5 @@
 // [cluster]: replicas of one site sharing slot leases through Redis/Valkey. Imported only by a
-// dynamic import (gateway/cluster-part.ts) when [cluster] is configured: it loads the client.
+// dynamic import (cluster-feature.ts, in its start) when [cluster] is configured: it loads the client.
 
 export { ClusterGate, type ClusterGateOptions, type GateOutcome } from './cluster-gate.ts';
 export { clusterAdmit, type Admitter } from './cluster-admission.ts';
@@ -25,4 +25,6 @@ export type {
 export { LeaderLease, leaderTimings, type LeaderLeaseOptions, type LeaderStore } from './leader-lease.ts';
 export type { PublishedPart, TenantPeek, UsageBoardStore } from './usage-board-port.ts';
 export { claimOf, type SwitchClaimFields } from './switch-lua.ts';
+export { SharedTenants, type SharedTenantsOptions } from './cluster-tenants.ts';
+export { SiteTenants, type SiteTenantsOptions } from './site-tenants.ts';
 export { SharedSwitches, remoteCounts, ticketOfClaim, type SharedSwitchesOptions, type SwitchStore } from './shared-switches.ts';

@@ -37,7 +37,7 @@ export interface ConfigChange extends NodeChange {
    * Both configs have [mesh] and a setting a running mesh applies live differs: the pins
    * ([[mesh.sites]]), peers, heartbeat, freshness, caps, clock skew or static models. Adding or
    * removing [mesh], or changing its site, url, key_file or listen, needs a restart instead
-   * (src/gateway/restart-only.ts).
+   * (src/config/restart-only.ts).
    */
   readonly meshChanged: boolean;
 }

@@ -1,13 +1,12 @@
 // Wiring only: the admin table (admin/), filled from the gateway's parts. The public table is the
 // request plane's (src/plane/); which listener serves which table is main.ts's choice.
 
-import { adminEndpoints, statusHealthEndpoint, type AdminDeps, type ExplainRemote } from '#src/admin/index.ts';
+import { adminEndpoints, explainRemote, runtimeView, statusHealthEndpoint, type AdminDeps } from '#src/admin/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { EndpointTable, PoolFigures } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
+import type { SitesPort } from '#src/ports/index.ts';
 import type { WorkerStatus } from '#src/workers/index.ts';
-import type { MeshPart } from './mesh-part.ts';
-import type { TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
 
 export interface ListenerFigures {
   /** Requests the HTTP listeners are answering right now (every host of the request plane's, and the admin ones). */
@@ -25,7 +24,10 @@ export interface AdminParts extends Pick<
 > {
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
   readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
-  readonly mesh: Pick<MeshPart, 'admin' | 'link'>;
+  /** GET /admin/sites ([mesh]). */
+  readonly sites: AdminDeps['sites'];
+  /** [mesh]: the link to the other sites (explain lists them); undefined = alone. */
+  readonly link: SitesPort | undefined;
   readonly reload: AdminDeps['commands']['reload'];
   readonly wake: AdminDeps['commands']['wake'];
   readonly upstream: () => Record<string, PoolFigures>;
@@ -33,13 +35,15 @@ export interface AdminParts extends Pick<
   readonly upstreamSites: () => Record<string, PoolFigures> | undefined;
   readonly heldBytes: () => number;
   /** GET /admin/tenants (with [cluster]: the whole site's, read from the store). */
-  readonly tenants: () => TenantsReport | Promise<TenantsReport>;
+  readonly tenants: AdminDeps['tenants'];
   /** /admin/models*. */
-  readonly models?: AdminDeps['models'];
-  /** [cluster]: the replica's status (undefined = alone). */
-  readonly cluster?: () => Readonly<Record<string, unknown>> | undefined;
+  readonly models: AdminDeps['models'];
   /** [server] state_dir: the state file's writes (undefined = none). */
-  readonly state?: () => UsageStoreReport | undefined;
+  readonly state: AdminDeps['state'];
+  /** The features' figures in /admin/runtime (e.g. [cluster]'s `cluster`). */
+  readonly runtime: () => Readonly<Record<string, unknown>>;
+  /** The features' figures in the detailed /health. */
+  readonly health: () => Readonly<Record<string, unknown>>;
 }
 
 export function adminTable(parts: AdminParts, listeners: ListenerFigures): EndpointTable {
@@ -56,13 +60,13 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     queues: () => scheduler.queueReport(),
     liveFeed: parts.liveFeed,
     ...(parts.requests === undefined ? {} : { requests: parts.requests }),
-    sites: () => parts.mesh.admin(),
-    remote: explainRemote(parts, listeners),
-    tenants: parts.tenants,
+    ...(parts.sites === undefined ? {} : { sites: parts.sites }),
+    remote: explainRemote(parts.link, () => listeners.unreachableSites?.() ?? new Map()),
+    ...(parts.tenants === undefined ? {} : { tenants: parts.tenants }),
     ...(parts.models === undefined ? {} : { models: parts.models }),
-    ...(parts.cluster === undefined ? {} : { cluster: parts.cluster }),
     ...(parts.state === undefined ? {} : { state: parts.state }),
-    commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeFigures(parts, listeners) },
+    healthDetails: parts.health,
+    commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeView(runtimeSources(parts, listeners)) },
   });
 }
 
@@ -76,36 +80,17 @@ export function mainListenerHealth(parts: Pick<AdminParts, 'registry' | 'clock' 
   return statusHealthEndpoint({ registry: parts.registry, clock: parts.clock, state: parts.state });
 }
 
-/** The remote sites as forwarding sees them ([mesh] only): this site left out, back-offs included. */
-function explainRemote(parts: AdminParts, listeners: ListenerFigures): ExplainRemote | undefined {
-  const link = parts.mesh.link;
-  if (link === undefined) return undefined;
+/** /admin/runtime's sources: the listeners', the registry's, the scheduler's, the planes' and the features'. */
+function runtimeSources(parts: AdminParts, listeners: ListenerFigures): Parameters<typeof runtimeView>[0] {
   return {
-    sites: () => link.source.sites().filter((s) => s.id !== link.site),
-    unreachable: () => listeners.unreachableSites?.() ?? new Map(),
+    activeRequests: listeners.activeRequests,
+    leasesInFlight: () => parts.registry.leaseCount(),
+    retiringInFlight: () => parts.registry.retiringInFlight(),
+    queueDepths: () => parts.scheduler.queueDepths(),
+    upstream: parts.upstream,
+    upstreamSites: parts.upstreamSites,
+    heldBytes: parts.heldBytes,
+    workers: listeners.workers,
+    features: parts.runtime,
   };
-}
-
-/** /admin/runtime: the process, the requests in flight, and the upstream connections. */
-function runtimeFigures(parts: AdminParts, listeners: ListenerFigures): Record<string, unknown> {
-  const memory = process.memoryUsage();
-  const sites = parts.upstreamSites();
-  return {
-    rss_bytes: memory.rss,
-    heap_used_bytes: memory.heapUsed,
-    uptime_seconds: Math.round(process.uptime()),
-    active_requests: listeners.activeRequests(),
-    leases_in_flight: parts.registry.leaseCount(),
-    retiring_in_flight: parts.registry.retiringInFlight(),
-    queue_depth: parts.scheduler.queueDepths(),
-    upstream: parts.upstream(),
-    ...(sites === undefined ? {} : { upstream_sites: sites }),
-    upstream_held_bytes: parts.heldBytes(),
-    ...(listeners.workers === undefined ? {} : { workers: listeners.workers() }),
-    ...clusterFigure(parts.cluster?.()),
-  };
-}
-
-function clusterFigure(cluster: Readonly<Record<string, unknown>> | undefined): { cluster?: Readonly<Record<string, unknown>> } {
-  return cluster === undefined ? {} : { cluster };
 }

@@ -1,5 +1,8 @@
-// Every collaborator of one gateway instance, built in one place, and the current config they
-// read. Loops report to the registry; events feed metrics, logs, passive health and the scheduler.
+// The owner of one gateway instance, and its composition root: every collaborator, built in one
+// place, and the current config they read. Loops report to the registry; events feed metrics,
+// logs, passive health and the scheduler. The optional features are one list (features.ts names
+// them): their start, stop, reload, metrics and figures are loops over it, and what they add to the
+// other parts is one object (FeatureParts), read where each is needed.
 
 import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
@@ -16,24 +19,19 @@ import {
 } from '#src/proxy/index.ts';
 import { inThreadPorts, type RequestPorts } from '#src/ports/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
+import { policyContextFor } from '#src/routing/policy-context.ts';
 import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
+import { ModelNames } from '#src/metrics/model-names.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
-import { RequestLog } from '#src/logs/request-log.ts';
 import { DashboardHub } from '#src/admin/index.ts';
-import { TenantLedger, type TenantsReport } from '#src/tenants/index.ts';
+import { PlaneHostFigures, type PlaneHosts, type RequestWorkersOptions } from '#src/workers/index.ts';
+import type { RequestTracer } from '#src/core/tracing.ts';
 import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { nextConfig } from './next-config.ts';
-import { policyContextFor } from './policy-context.ts';
-import { ModelNames } from './model-names.ts';
-import { meshPartFor, type MeshPart } from './mesh-part.ts';
-import { adminTable, type ListenerFigures } from './endpoints.ts';
-import { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';
-import { publishNotice } from './scheduler-notices.ts';
-import { UsagePart, type UsageStopOutcome } from './usage-part.ts';
-import { ModelsPart } from './models-part.ts';
-import { TenantsView } from './tenants-view.ts';
-import { ClusterPart } from './cluster-part.ts';
+import { adminTable, mainListenerHealth, type ListenerFigures } from './endpoints.ts';
+import { publishNotice } from '#src/logs/scheduler-notices.ts';
+import { featuresFor, type Admission, type FeatureParts, type GatewayFeature, type UsageStopOutcome } from './features.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -48,64 +46,32 @@ export class GatewayParts {
   readonly #loops: NodeLoops;
   readonly #metrics: GatewayMetrics;
   readonly scheduler: Scheduler;
-  /** `[cluster]`: slot leases shared with the other replicas (undefined = alone); `admission` is what request planes admit through. */
-  readonly cluster: ClusterPart | undefined;
-  readonly admission: Pick<Scheduler, 'admit' | 'hasAlternative' | 'routerRooms'>;
-  /** The one limits ledger of the gateway: every tenant admission, from this thread or a worker, is judged here. */
-  readonly ledger: TenantLedger;
+  /** What request planes admit through: the scheduler, wrapped by every feature that wraps admission. */
+  readonly admission: Admission;
+  /** The features the config enables (features.ts), in the order they start. */
+  readonly #features: readonly GatewayFeature[];
+  /** What they add to the other parts, merged. */
+  readonly #parts: Partial<FeatureParts>;
   readonly #wakes: WakeManager;
   /** The operator dashboard's traffic history, transition log and live feed. */
   readonly dashboard: DashboardHub;
-  /** Federation (`[mesh]`): this site's published set and what it knows of the others. */
-  readonly mesh: MeshPart;
   /** The request plane's hosts' figures, summed (one plane here, or every worker's). */
   readonly #planes: PlaneHostFigures;
-  /** Budgets across restarts: the usage store in [server] state_dir and its flusher. */
-  readonly usage: UsagePart;
-  /** Model loads and unloads: the admin API's and the reconciler's (warm, preload, pin). */
-  readonly models: ModelsPart;
-  /** `[log] requests`: one line per request, written by this thread alone. */
-  readonly requestLog: RequestLog;
+  readonly #modelNames: ModelNames;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
   #config: GatewayConfig;
   /** What a request arriving now runs under; rebuilt on reload, read once per request. */
   #settings: RequestSettings;
   readonly #reloads = new OneAtATime();
-  /** GET /admin/tenants: the tenants in force, the ledger's figures, every model's queue by class and tenant. */
-  readonly #tenantsView = new TenantsView({
-    tenants: () => this.#config.tenants,
-    figures: (name) => this.ledger.figures(name),
-    queues: () => this.scheduler.queueReport(),
-  });
-  readonly #modelNames = new ModelNames(
-    () => this.#config,
-    () => this.registry.views(),
-    () => this.mesh.sites(),
-  );
 
   constructor(options: GatewayOptions) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
-    // First: a state file this build cannot use stops the start before anything else is built.
-    this.usage = new UsagePart(options.config, { clock: this.clock, logger: options.logger, faults: options.stateFaults });
-    this.#planes = new PlaneHostFigures(() => this.mesh.link !== undefined);
     this.#config = options.config;
-    this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
-    this.#settings = requestSettings(options.config);
-    this.ledger = new TenantLedger(() => this.clock.now(), options.config.tenants);
-    // Today's stored usage before anything is admitted (tokens_per_day is judged by the day's sum).
-    this.usage.connect(this.ledger);
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.#registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
-    this.requestLog = new RequestLog(options.config.log, {
-      clock: this.clock,
-      events: this.proxyEvents,
-      stdout: options.requestLogStdout ?? process.stdout,
-      onError: (error) =>
-        options.logger.error({ err: error }, 'request log write failed; lines are dropped and counted until it works again'),
-    });
     this.registry = new NodeRegistry({
       clock: this.clock,
       events: this.#registryEvents,
@@ -121,6 +87,28 @@ export class GatewayParts {
       events: this.#registryEvents,
       onError: (error, fields, what) => options.logger.error({ err: error, ...fields }, `${what} failed`),
     });
+    this.#planes = new PlaneHostFigures(() => this.#parts.sites !== undefined);
+    // The tenants feature comes first: a state file this build cannot use stops the start before any other is built.
+    this.#features = featuresFor(options.config, options, {
+      clock: this.clock,
+      logger: options.logger,
+      config: () => this.#config,
+      registry: this.registry,
+      registryEvents: this.#registryEvents,
+      proxyEvents: this.proxyEvents,
+      scheduler: () => this.scheduler,
+      refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
+      spans: () => this.#planes.spans(),
+    });
+    this.#parts = Object.assign({}, ...this.#features.map((feature) => feature.parts ?? {})) as Partial<FeatureParts>;
+    this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
+    this.#settings = requestSettings(options.config);
+    this.#modelNames = new ModelNames(
+      () => this.#config,
+      () => this.registry.views(),
+      this.#parts.remoteSites,
+    );
+    const ledger = this.#parts.ledger;
     this.#metrics = new GatewayMetrics({
       registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
@@ -130,21 +118,12 @@ export class GatewayParts {
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
       upstreamConnections: () => this.#planes.upstream(),
       prefixHits: () => this.#policies.prefixHits(),
-      tenants: { inFlight: () => this.ledger.inFlight(), queues: () => this.scheduler.queueReport() },
-      requestLog: () => this.requestLog.figures(),
-      stateStore: () => this.usage.health(),
-      ...(options.config.tracing === undefined ? {} : { traceSpans: () => this.#planes.spans() }),
+      tenants: {
+        inFlight: () => ledger?.inFlight() ?? new Map<string, number>(),
+        queues: () => this.scheduler.queueReport(),
+      },
     });
-    this.models = new ModelsPart({
-      clock: this.clock,
-      logger: options.logger,
-      config: () => this.#config,
-      registry: this.registry,
-      queueDepths: () => this.scheduler.queueDepths(),
-      events: this.#registryEvents,
-      refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
-      switchEnded: () => this.scheduler.fleetChanged(),
-    });
+    for (const feature of this.#features) feature.metrics?.(this.#metrics.registry);
     const noticeSinks = {
       events: this.proxyEvents,
       label: (m: string) => this.#modelNames.requestLabel(m),
@@ -161,29 +140,13 @@ export class GatewayParts {
         wake: (node, reason) => this.#detach(this.#wakes.wake(node, reason), 'wake'),
         notify: (notice) => publishNotice(noticeSinks, notice),
       },
-      models: this.models,
+      models: this.#parts.switchModels,
     });
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
-    this.cluster =
-      options.config.cluster === undefined
-        ? undefined
-        : new ClusterPart(options.config.cluster, {
-            clock: this.clock,
-            logger: options.logger,
-            metrics: this.#metrics.registry,
-            ledger: this.ledger,
-            tenantsReport: () => this.#tenantsView.report(),
-            holds: (store, replica) => this.models.reconciler.shareHolds(store, replica),
-            switches: {
-              book: this.models.book,
-              changed: (node) =>
-                void this.#loops
-                  .refresh([node], { fresh: true })
-                  .catch(() => undefined)
-                  .finally(() => this.scheduler.fleetChanged()),
-            },
-          });
-    this.admission = this.cluster === undefined ? this.scheduler : this.cluster.admission(this.scheduler);
+    this.admission = this.#features.reduce<Admission>(
+      (inner, feature) => feature.parts?.wrapAdmission?.(inner) ?? inner,
+      this.scheduler,
+    );
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
     this.proxyEvents.on('proxy:attempt', (e) => {
       const { ejectAfterFailures, ejectForMs } = this.#config.upstream;
@@ -192,7 +155,7 @@ export class GatewayParts {
     this.#wakes = new WakeManager({
       clock: this.clock,
       registry: this.registry,
-      send: this.cluster?.wakeSender(sendWake) ?? sendWake,
+      send: this.#parts.wakeSender?.(sendWake) ?? sendWake,
       probeFaster: (node, durationMs) => this.#loops.probeFaster(node, durationMs),
       onResult: (node, result, detail) => this.#registryEvents.emit('node:wake', { node, result, ...detail }),
     });
@@ -202,16 +165,6 @@ export class GatewayParts {
       proxyEvents: this.proxyEvents,
       expectedModels: (nodeName) => this.#modelNames.expectedFor(nodeName),
     });
-    this.mesh = meshPartFor({
-      options,
-      clock: this.clock,
-      registryEvents: this.#registryEvents,
-      registry: this.registry,
-      scheduler: this.scheduler,
-      metrics: this.#metrics,
-      publishGate: options.config.mesh === undefined ? undefined : this.cluster?.publishGate(),
-      config: () => this.#config,
-    });
     this.dashboard = new DashboardHub({
       clock: this.clock,
       registryEvents: this.#registryEvents,
@@ -219,7 +172,7 @@ export class GatewayParts {
       registry: this.registry,
       queueDepths: () => this.scheduler.queueDepths(),
       aliases: () => this.#settings.catalog.aliases,
-      mesh: { events: this.mesh.events, sites: () => this.mesh.admin() },
+      mesh: this.#parts.meshFeed,
     });
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);
@@ -237,6 +190,7 @@ export class GatewayParts {
 
   /** The admin table (/admin/*, /metrics, the detailed /health), over this gateway's parts. */
   adminTable(listeners: ListenerFigures): EndpointTable {
+    const parts = this.#parts;
     return adminTable(
       {
         clock: this.clock,
@@ -247,36 +201,73 @@ export class GatewayParts {
         scheduler: this.scheduler,
         policies: this.#policies,
         liveFeed: this.dashboard.feed,
-        requests: this.requestLog.recent,
-        mesh: this.mesh,
+        requests: parts.recentRequests,
+        sites: parts.adminSites,
+        link: parts.sites,
         reload: () => this.reload(),
         wake: (node) => this.#wakes.wake(node, 'manual'),
         upstream: () => this.#planes.upstream(),
         upstreamSites: () => this.#planes.upstreamSites(),
         heldBytes: () => this.#planes.heldBytes(),
-        tenants: () => this.tenantsReport(),
-        models: this.models,
-        cluster: () => this.cluster?.report(),
-        state: () => this.usage.health(),
+        tenants: parts.tenantsReport,
+        models: parts.modelCommands,
+        state: parts.stateHealth,
+        runtime: () => this.#figures((feature) => feature.runtime?.()),
+        health: () => this.#figures((feature) => feature.health?.()),
       },
       listeners,
     );
   }
 
-  /** GET /admin/tenants: the tenants in force with the ledger's figures and the queues (with [cluster]: the whole site's). */
-  tenantsReport(): TenantsReport | Promise<TenantsReport> {
-    return this.cluster?.tenantsReport() ?? this.#tenantsView.report();
+  /** With [admin] listen: the main listener's /health, counting the state store (empty without a state_dir). */
+  mainListenerHealth(): EndpointTable {
+    return mainListenerHealth(
+      { registry: this.registry, clock: this.clock, state: this.#parts.stateHealth },
+      this.#parts.stateKept === true,
+    );
+  }
+
+  /** The features' figures of one kind, laid side by side. */
+  #figures(of: (feature: GatewayFeature) => Readonly<Record<string, unknown>> | undefined): Readonly<Record<string, unknown>> {
+    return Object.assign({}, ...this.#features.map(of));
   }
 
   /** The ports a request plane in this thread reaches the control plane through. */
   ports(): RequestPorts {
     return inThreadPorts({
       scheduler: this.admission,
-      ledger: this.ledger,
-      admitTenant: this.cluster?.tenantAdmission(),
+      ledger: this.#needed('ledger'),
+      admitTenant: this.#parts.admitTenant,
       registry: this.registry,
-      sites: this.mesh.link,
+      sites: this.#parts.sites,
     });
+  }
+
+  /** What request workers reach this thread's control plane through (their MessagePorts answer from these). */
+  workerOwner(): Pick<RequestWorkersOptions, 'registry' | 'reports' | 'scheduler' | 'ledger' | 'sharedTenants' | 'mesh'> {
+    return {
+      registry: this.registry,
+      reports: this.ports().reports,
+      scheduler: this.admission,
+      ledger: this.#needed('ledger'),
+      sharedTenants: this.#parts.admitTenant,
+      mesh: this.#parts.workersMesh,
+    };
+  }
+
+  /** The tracer of a request plane hosted in this thread (undefined without [tracing]). */
+  async tracer(
+    plane: string,
+    warn: (fields: Record<string, unknown>, message: string) => void,
+  ): Promise<RequestTracer | undefined> {
+    return this.#parts.tracer?.({ plane, warn });
+  }
+
+  /** A part every gateway has (the tenants' ledger): its absence is a broken feature list, said at start. */
+  #needed<K extends keyof FeatureParts>(name: K): FeatureParts[K] {
+    const part = this.#parts[name];
+    if (part === undefined) throw new Error(`no feature of the list (gateway/features.ts) gives "${name}"`);
+    return part as FeatureParts[K];
   }
 
   /** A bounded metrics label for a requested model id. */
@@ -291,8 +282,21 @@ export class GatewayParts {
 
   startLoops(): void {
     this.#loops.start(this.#lifetime.signal);
-    this.usage.start();
-    this.models.start();
+  }
+
+  /** Starts every feature, in the list's order; the first that cannot run fails the start. */
+  async startFeatures(): Promise<void> {
+    for (const feature of this.#features) await feature.start();
+  }
+
+  /** SIGHUP's first step: the request log file is closed and opened again (logrotate moved it), no line lost. */
+  reopenLogs(): Promise<void> {
+    return this.#parts.reopenLogs?.() ?? Promise.resolve();
+  }
+
+  /** Resolves once the request log holds the lines of every request finished so far. */
+  logFlushed(): Promise<void> {
+    return this.#parts.logFlushed?.() ?? Promise.resolve();
   }
 
   /** Background work whose failure is logged, never left as an unhandled rejection. */
@@ -306,10 +310,7 @@ export class GatewayParts {
       const outcome = await this.#reloadNow();
       if (outcome.ok) {
         await this.#planes.reloaded();
-        // Only now that every request plane judges tenants by the new config (workers confirmed
-        // it): a worker still seeing a tenant unlimited admits without asking, so a limit the
-        // tenant just gained applies once none can. Every counter is kept by tenant name.
-        this.ledger.configure(this.#config.tenants);
+        for (const feature of this.#features) feature.reloaded?.(this.#config);
       }
       this.dashboard.noteReload(outcome);
       return outcome;
@@ -330,22 +331,18 @@ export class GatewayParts {
     this.registry.setConnectionLimit(next.upstream.maxConnections);
     this.registry.applyChange(change);
     this.#loops.reconfigure(next, change);
-    this.mesh.reconfigure(previous.mesh, next.mesh);
+    for (const feature of this.#features) feature.reload?.(previous, next);
     logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
     return { ok: true };
   }
 
+  /** After the drain: every loop and feature stops; answers whether tenant usage was saved. */
   async stop(): Promise<UsageStopOutcome> {
     this.#lifetime.abort();
-    await Promise.all([this.#loops.stop(), this.mesh.stop(), this.models.stop(), this.cluster?.stop()]);
+    await Promise.all([this.#loops.stop(), ...this.#features.map((feature) => feature.stop())]);
     this.#unsubscribeLogs();
     this.dashboard.close();
     this.#metrics.close();
-    // After the drain (Gateway.close): the last requests' usage is in the final write (saved or not: the answer), their lines in the request log.
-    const usage = await this.usage.stop();
-    await this.requestLog
-      .close()
-      .catch((error: unknown) => this.options.logger.error({ err: error }, 'request log close failed'));
-    return usage;
+    return this.#parts.usageSaved?.() ?? { saved: true };
   }
 }

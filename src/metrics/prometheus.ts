@@ -10,9 +10,7 @@ import { ExclusionCounter, type PrefixHitFigures } from '#src/routing/index.ts';
 import { registerPrefixHits } from './prefix-hits.ts';
 import { registerMeshForwarding } from './mesh-forwarding.ts';
 import { registerTenantMetrics, type TenantMetricSources } from './tenant-metrics.ts';
-import { registerRequestMetrics, type RequestLogFigures } from './request-metrics.ts';
-import { registerTraceMetrics, type TraceSpanFigures } from './trace-metrics.ts';
-import { registerStateMetrics, type StateStoreFigures } from './state-metrics.ts';
+import { registerRequestMetrics } from './request-metrics.ts';
 import { BoundCounter, BoundHistogram } from './bound-series.ts';
 
 const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
@@ -33,12 +31,6 @@ export interface MetricsSources {
   readonly prefixHits?: () => PrefixHitFigures;
   /** Tenants' in-flight counts and queues; absent = no tenant gauges (the counters come from events). */
   readonly tenants?: TenantMetricSources;
-  /** The request log's written and dropped lines; absent = no such counter. */
-  readonly requestLog?: RequestLogFigures;
-  /** The tracers' span counts ([tracing]); absent = no such counter. */
-  readonly traceSpans?: TraceSpanFigures;
-  /** The state file's writes ([server] state_dir); absent = no such gauges. */
-  readonly stateStore?: StateStoreFigures;
 }
 
 export interface UpstreamConnectionFigures {
@@ -57,8 +49,6 @@ export class GatewayMetrics {
     const r = this.registry;
     collectDefaultMetrics({ register: r, prefix: 'gateway_process_' });
     if (sources.prefixHits !== undefined) registerPrefixHits(r, sources.prefixHits);
-    if (sources.traceSpans !== undefined) registerTraceMetrics(r, sources.traceSpans);
-    if (sources.stateStore !== undefined) registerStateMetrics(r, sources.stateStore);
     const requests = new BoundCounter({
       name: 'gateway_requests_total',
       help: 'Client requests answered, by model, node and HTTP status (499 = client went away).',
@@ -223,7 +213,7 @@ export class GatewayMetrics {
     const excludedBy = new ExclusionCounter();
     this.#unsubscribe.push(
       ...registerMeshForwarding(r, sources.proxyEvents),
-      ...registerRequestMetrics(r, sources.proxyEvents, sources.requestLog),
+      ...registerRequestMetrics(r, sources.proxyEvents),
       ...registerTenantMetrics(r, sources.proxyEvents, sources.tenants ?? { inFlight: () => new Map(), queues: () => ({}) }),
       sources.proxyEvents.on('route:model-switch', (e) => switches.inc({ node: e.node })),
       sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),

@@ -1,21 +1,14 @@
 // Per-request figures from `proxy:request-finished`: tokens by model, node and kind, a stream's
-// time to first token and its inter-token latency, duration by endpoint and model, and the request
-// log's written and dropped lines. Labels are bounded: model labels (model-label.ts), node names
+// time to first token and its inter-token latency, duration by endpoint and model (the request
+// log's written and dropped lines are the request log's own: logs/request-log-metrics.ts). Labels are bounded: model labels (model-label.ts), node names
 // and `site:<id>` of pinned sites, the inference endpoints, closed sets.
 
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { BoundCounter, BoundHistogram } from './bound-series.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
-/** The request log's counts, read at scrape time; undefined = the log is off. */
-export type RequestLogFigures = () => { readonly written: number; readonly dropped: number } | undefined;
-
-export function registerRequestMetrics(
-  r: Registry,
-  events: EventBus<ProxyEvents>,
-  logFigures: RequestLogFigures | undefined,
-): (() => void)[] {
+export function registerRequestMetrics(r: Registry, events: EventBus<ProxyEvents>): (() => void)[] {
   const tokens = new BoundCounter({
     name: 'gateway_tokens_total',
     help: 'Tokens of answered requests by model, node (or site:<id>) and kind (prompt, completion): the node\'s usage, those relayed on a stream cut short, or estimated (the prompt, and the generation at the node\'s learned speed) for a client that left before the answer (docs/tenants.md, "What is charged").',
@@ -43,21 +36,6 @@ export function registerRequestMetrics(
     buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [r],
   });
-  if (logFigures !== undefined) {
-    new Counter({
-      name: 'gateway_request_log_lines_total',
-      help: 'Request log lines by outcome: written, or dropped (the output stalled past [log] requests_buffer_lines, or a write failed).',
-      labelNames: ['outcome'],
-      registers: [r],
-      collect() {
-        const figures = logFigures();
-        this.reset();
-        if (figures === undefined) return;
-        this.inc({ outcome: 'written' }, figures.written);
-        this.inc({ outcome: 'dropped' }, figures.dropped);
-      },
-    });
-  }
   return [
     events.on('proxy:request-finished', (e) => {
       duration.observe([e.endpoint, e.model], e.durationMs / 1000);

@@ -13,3 +13,4 @@ export async function startRequestWorkers(options: RequestWorkersOptions): Promi
   const { RequestWorkers } = await import('./request-workers.ts');
   return RequestWorkers.start(options);
 }
+export { PlaneHostFigures, type PlaneHosts } from './plane-hosts.ts';

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Logger } from 'pino';
-import { subscribeMeshLogs } from '#src/logs/mesh-log.ts';
+import { subscribeMeshLogs } from '#src/mesh/mesh-log.ts';
 import { rejectionTransition } from '#src/admin/dashboard/transitions.ts';
 import { signRecord } from '#src/mesh/record-codec.ts';
 import type { SiteRecord } from '#src/mesh/site-record.ts';

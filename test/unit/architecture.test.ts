@@ -86,7 +86,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'routing/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'nodes/'],
   'scheduler/': [...CORE, 'kinds/', 'capacity/', 'nodes/', 'routing/', 'tenants/'],
   'mesh/': [...CORE, 'capacity/', 'nodes/', 'routing/'],
-  'cluster/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/'],
+  'cluster/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'tenants/'],
   'ports/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'tenants/'],
   'proxy/http/': [...CORE],
   'proxy/attempt/': [...CORE, 'kinds/', 'proxy/http/'],
@@ -165,7 +165,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'plane/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'ports/', 'proxy/', 'tenants/', 'tracing/'],
   'tracing/': [...CORE, 'proxy/'],
   'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/', 'tenants/'],
-  'logs/': [...CORE, 'discovery/', 'nodes/', 'mesh/', 'proxy/', 'tenants/'],
+  'logs/': [...CORE, 'discovery/', 'nodes/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
   'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
   'workers/': [
     ...CORE,
@@ -198,8 +198,9 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'ports/',
     'plane/',
     'tenants/',
+    'tracing/',
   ],
-  'main.ts': [...CORE, 'nodes/', 'proxy/', 'workers/', 'gateway/', 'ports/', 'plane/', 'tenants/', 'tracing/'],
+  'main.ts': [...CORE, 'nodes/', 'proxy/', 'admin/', 'workers/', 'gateway/', 'ports/', 'plane/'],
   'cli/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'mesh/', 'admin/', 'logs/', 'sim/', 'main.ts'],
   'sim/': ['core/'],
 };

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '#src/config/index.ts';
-import { ACCEPT_QUEUE_CAPPED, readSomaxconn } from '#src/gateway/accept-queue.ts';
+import { ACCEPT_QUEUE_CAPPED, readSomaxconn } from '#src/plane/accept-queue.ts';
 import { Gateway } from '#src/main.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
 

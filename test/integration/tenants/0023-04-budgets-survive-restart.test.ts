@@ -19,7 +19,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { openStateDb, SCHEMA_VERSION, STATE_FILE_NAME, StateFileError } from '#src/state/index.ts';
 import { openUsageStore, type UsageRow } from '#src/tenants/index.ts';
 import { utcDay } from '#src/tenants/limits.ts';
-import { UsagePart } from '#src/gateway/usage-part.ts';
+import { UsagePart } from '#src/tenants/usage-part.ts';
 import { loadConfig } from '#src/config/index.ts';
 import { ManualClock } from '#src/core/clock.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { formatProblems, loadConfig } from '#src/config/load.ts';
 import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
 import { diffConfig } from '#src/config/diff.ts';
-import { restartOnlyChanges } from '#src/gateway/restart-only.ts';
+import { restartOnlyChanges } from '#src/config/restart-only.ts';
 
 const NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 const KEY_A = 'Ia2fS8Q1u9W3kGv3x0m8wWn3dbtC2o0uVYh3q8p3GkA';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acceptQueueCapped, readSomaxconn } from '#src/gateway/accept-queue.ts';
+import { acceptQueueCapped, readSomaxconn } from '#src/plane/accept-queue.ts';
 
 test('capped only when the kernel gives less than the listener asks', () => {
   const table: [number, number | undefined, boolean][] = [

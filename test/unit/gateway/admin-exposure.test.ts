@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminOpenToNetwork } from '#src/gateway/admin-exposure.ts';
+import { adminOpenToNetwork } from '#src/admin/admin-exposure.ts';
 
 test('the admin routes are open to the network only without a token, without an admin listener, on a non-loopback listener', () => {
   const table: [string, boolean, boolean, boolean][] = [

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
 import type { SharedAnswer, SharedRejoin, SharedReserve, SharedSettle, TenantStore } from '#src/cluster/index.ts';
-import { SharedTenants } from '#src/gateway/cluster-tenants.ts';
+import { SharedTenants } from '#src/cluster/cluster-tenants.ts';
 import { TenantLedger } from '#src/tenants/index.ts';
 import type { TenantSpec } from '#src/config/index.ts';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '#src/config/load.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
-import { ModelNames } from '#src/gateway/model-names.ts';
+import { ModelNames } from '#src/metrics/model-names.ts';
 import { node } from '#test/fixtures/builders.ts';
 
 const loaded = loadConfig('[[models.available]]\nname = "declared"\n[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:9"\n', {});

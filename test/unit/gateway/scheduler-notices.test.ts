@@ -4,7 +4,7 @@ import pino from 'pino';
 import { EventBus } from '#src/core/events.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { RouteRequest, RoutingDecision } from '#src/routing/index.ts';
-import { publishNotice } from '#src/gateway/scheduler-notices.ts';
+import { publishNotice } from '#src/logs/scheduler-notices.ts';
 
 const req = {
   model: 'm',

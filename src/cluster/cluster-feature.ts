@@ -1,27 +1,48 @@
-// Wiring only: [cluster]'s gate over the scheduler's admission. The cluster folder (and with it
-// the store client) is loaded by a dynamic import in `start`, so a gateway without [cluster]
-// never loads it. Until `start` has run, an admission waits for it (start is bounded in time: a
-// store that does not answer leaves the gate in fallback, and it joins when the store answers).
+// The cluster feature (`[cluster]`), wiring only: its gate over the scheduler's admission, tenant
+// limits and GET /admin/tenants across replicas, one wake per node per window, the model switches
+// and holds shared, and the mesh's leader lease. The rest of the cluster folder (and with it the
+// store client) is loaded by a dynamic import in `start`, so a gateway without [cluster] never
+// loads it. Until `start` has run, an admission waits for it (start is bounded in time: a store
+// that does not answer leaves the gate in fallback, and it joins when the store answers).
 
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
-import type { ClusterConfig } from '#src/config/index.ts';
+import type { Feature } from '#src/core/feature.ts';
+import type { ClusterConfig, GatewayConfig } from '#src/config/index.ts';
 import type { WakeSpec } from '#src/config/types.ts';
 import type { HoldStore, SwitchTickets, WakeDelivery } from '#src/nodes/index.ts';
-import type { Admitter, ClusterGate, ClusterStatus } from '#src/cluster/index.ts';
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { TenantAdmission, TenantAsk, TenantLedger, TenantsReport } from '#src/tenants/index.ts';
-import { SharedTenants } from './cluster-tenants.ts';
-import { SiteTenants } from './site-tenants.ts';
+import type { Admitter } from './cluster-admission.ts';
+import type { ClusterGate } from './cluster-gate.ts';
+import type { ClusterStatus } from './fallback-share.ts';
+import { ledgerAlone, type SharedTenants } from './cluster-tenants.ts';
+import type { SiteTenants } from './site-tenants.ts';
+import { registerClusterMetrics } from './cluster-metrics.ts';
+import { clusterReport } from './cluster-report.ts';
 
-export interface ClusterPartDeps {
+/** The scheduler's admission as a request plane sees it (the shared lease goes on its `admit`). */
+export type SchedulerAdmission = Pick<Scheduler, 'admit' | 'hasAlternative' | 'routerRooms'>;
+type WakeSend = (spec: WakeSpec) => Promise<WakeDelivery>;
+type WakeSender = (spec: WakeSpec, target: { readonly node: string; readonly windowMs: number }) => Promise<WakeDelivery>;
+
+/** What [cluster] adds to the owner's parts (gateway/features.ts names them). */
+export interface ClusterParts {
+  readonly wrapAdmission: (inner: SchedulerAdmission) => SchedulerAdmission;
+  readonly admitTenant: (ask: TenantAsk, limited: boolean) => Promise<TenantAdmission>;
+  readonly wakeSender: (send: WakeSend) => WakeSender;
+  /** GET /admin/tenants for the whole site (over the tenants feature's own report). */
+  readonly tenantsReport: () => Promise<TenantsReport>;
+}
+
+export interface ClusterFeatureDeps {
   readonly clock: Clock;
   readonly logger: Logger;
-  /** The gateway's metrics registry: the cluster gauges are registered on it. */
-  readonly metrics: Registry;
+  /** What the shared lease wraps: the scheduler itself (read at start). */
+  readonly scheduler: () => Admitter;
   /** The gateway's limits ledger: limited tenants are counted across replicas on top of it. */
   readonly ledger: Pick<TenantLedger, 'admit' | 'limitsOf'>;
   /** This replica's own GET /admin/tenants (the site's sums every replica's). */
@@ -32,9 +53,11 @@ export interface ClusterPartDeps {
   readonly switches?: { readonly book: SwitchTickets; readonly changed: (node: string) => void };
 }
 
-export class ClusterPart {
+export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
+  readonly name = 'cluster';
+  readonly parts: ClusterParts;
   readonly #config: ClusterConfig;
-  readonly #deps: ClusterPartDeps;
+  readonly #deps: ClusterFeatureDeps;
   readonly replica: string;
   #gate: ClusterGate | undefined;
   #admit: Admitter['admit'] | undefined;
@@ -47,31 +70,40 @@ export class ClusterPart {
   readonly #started: Promise<void>;
   #begin: () => void = () => {};
 
-  constructor(config: ClusterConfig, deps: ClusterPartDeps) {
+  constructor(config: ClusterConfig, deps: ClusterFeatureDeps) {
     this.#config = config;
     this.#deps = deps;
     this.replica = config.replica ?? `${hostname()}-${process.pid}`;
     this.#started = new Promise((resolve) => {
       this.#begin = resolve;
     });
+    this.parts = {
+      wrapAdmission: (inner) => this.admission(inner),
+      admitTenant: this.tenantAdmission(),
+      wakeSender: (send) => this.wakeSender(send),
+      tenantsReport: () => this.tenantsReport(),
+    };
+  }
+
+  metrics(registry: Registry): void {
     registerClusterMetrics(
-      deps.metrics,
+      registry,
       () => this.status(),
       () => this.#tenants?.unconfirmedCount() ?? 0,
     );
   }
 
   /** Loads the cluster code and the client, joins the store (or starts in fallback), and opens admission. */
-  async start(inner: Admitter): Promise<void> {
+  async start(): Promise<void> {
     try {
-      await this.#join(inner);
+      await this.#join(this.#deps.scheduler());
     } finally {
       this.#begin();
     }
   }
 
   async #join(inner: Admitter): Promise<void> {
-    const cluster = await import('#src/cluster/index.ts');
+    const cluster = await import('./index.ts');
     const { leaseTtlMs } = this.#config;
     const store = new cluster.RedisStore({
       url: this.#config.store,
@@ -115,7 +147,7 @@ export class ClusterPart {
       this.#deps.clock,
       switches === undefined ? undefined : { seen: (node) => switches.look(node), pollMs: cluster.fallbackPollMs(leaseTtlMs) },
     );
-    const tenants = new SharedTenants({
+    const tenants = new cluster.SharedTenants({
       ledger: this.#deps.ledger,
       store,
       gate,
@@ -126,7 +158,7 @@ export class ClusterPart {
     });
     tenants.start();
     this.#tenants = tenants;
-    const site = new SiteTenants({
+    const site = new cluster.SiteTenants({
       store,
       gate,
       clock: this.#deps.clock,
@@ -205,11 +237,7 @@ export class ClusterPart {
     return async (ask, limited) => {
       await this.#started;
       const tenants = this.#tenants;
-      if (tenants !== undefined) return tenants.admit(ask, limited);
-      const { decision, ticket } = this.#deps.ledger.admit(ask, !limited);
-      return decision.kind === 'limited'
-        ? decision
-        : { kind: 'admitted', figures: decision.figures, settle: (outcome) => ticket.settle(outcome) };
+      return tenants === undefined ? ledgerAlone(this.#deps.ledger, ask, limited) : tenants.admit(ask, limited);
     };
   }
 
@@ -220,7 +248,7 @@ export class ClusterPart {
   }
 
   /** The scheduler's admission port with the shared lease on its `admit` (the rest is the scheduler's). */
-  admission(scheduler: Scheduler): Pick<Scheduler, 'admit' | 'hasAlternative' | 'routerRooms'> {
+  admission(scheduler: SchedulerAdmission): SchedulerAdmission {
     const shared = this.admitter(scheduler);
     return {
       admit: (req, settings, signal, firstAttempt) => shared.admit(req, settings, signal, firstAttempt),
@@ -230,9 +258,7 @@ export class ClusterPart {
   }
 
   /** The wake sender with one wake per node per wake window across the replicas. */
-  wakeSender(
-    send: (spec: WakeSpec) => Promise<WakeDelivery>,
-  ): (spec: WakeSpec, target: { readonly node: string; readonly windowMs: number }) => Promise<WakeDelivery> {
+  wakeSender(send: WakeSend): WakeSender {
     return async (spec, target) => {
       const mine = (await this.#gate?.wakeOnce(target.node, target.windowMs)) ?? true;
       return mine ? send(spec) : { ok: true, elsewhere: true };
@@ -244,62 +270,24 @@ export class ClusterPart {
     return this.#gate?.status();
   }
 
-  /** The status as the admin documents show it (snake_case, times as ISO strings). */
+  /** The status as the admin documents show it (cluster-report.ts). */
   report(): Readonly<Record<string, unknown>> | undefined {
-    const s = this.status();
-    if (s === undefined) return undefined;
-    return {
-      replica: s.replica,
-      store: s.mode === 'shared' ? 'shared' : 'fallback',
-      live_replicas: s.liveReplicas,
-      leases_held: s.leases,
-      waiters: s.waiters,
-      store_losses: s.losses,
-      // Fallback usage (tenant batches, settles) the store has not confirmed yet: 0 once a rejoin is complete.
-      tenant_usage_unconfirmed: this.#tenants?.unconfirmedCount() ?? 0,
-      ...(this.#leading === undefined ? {} : { mesh_leader: this.#leading }),
-      ...(s.since === undefined ? {} : { fallback_since: new Date(s.since).toISOString() }),
-      ...(s.reason === undefined ? {} : { fallback_reason: s.reason }),
-    };
+    const status = this.status();
+    return status === undefined ? undefined : clusterReport(status, this.#tenants?.unconfirmedCount() ?? 0, this.#leading);
+  }
+
+  /** /admin/runtime's `cluster` (undefined = not joined yet). */
+  runtime(): Readonly<Record<string, unknown>> | undefined {
+    const report = this.report();
+    return report === undefined ? undefined : { cluster: report };
+  }
+
+  /** The detailed /health's `cluster`: as in /admin/runtime. */
+  health(): Readonly<Record<string, unknown>> | undefined {
+    return this.runtime();
   }
 
   async stop(): Promise<void> {
     await this.#close?.();
   }
-}
-
-function registerClusterMetrics(registry: Registry, status: () => ClusterStatus | undefined, unconfirmed: () => number): void {
-  const gauge = (name: string, help: string, read: (s: ClusterStatus) => number): void => {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        const now = status();
-        if (now !== undefined) this.set(read(now));
-      },
-    });
-  };
-  gauge(
-    'gateway_cluster_store_up',
-    "1 while this replica shares slot leases through the store, 0 while it falls back to its share of each node's slots.",
-    (s) => (s.mode === 'shared' ? 1 : 0),
-  );
-  gauge(
-    'gateway_cluster_store_losses',
-    'Times this replica lost the store since it started (each loss is logged once).',
-    (s) => s.losses,
-  );
-  gauge(
-    'gateway_cluster_live_replicas',
-    'Replicas alive as the store last counted them (this one included).',
-    (s) => s.liveReplicas,
-  );
-  gauge('gateway_cluster_leases_held', 'Slot leases this replica holds across the cluster now.', (s) => s.leases);
-  gauge('gateway_cluster_waiters', 'Requests of this replica waiting in the global queues now.', (s) => s.waiters);
-  gauge(
-    'gateway_cluster_tenant_usage_unconfirmed',
-    'Tenant usage counted alone in fallback (batches per tenant, settles) the store has not confirmed yet; 0 once a rejoin is complete.',
-    () => unconfirmed(),
-  );
 }

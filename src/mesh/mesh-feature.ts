@@ -1,16 +1,23 @@
-// The federation part of one gateway: builds the MeshService when `[mesh]` is configured (its
-// codec from the site key, its transport from the factory), wires its logs and metrics, feeds it
-// the registry's changes and reloads. Without `[mesh]` it does nothing and `sites()` is empty.
+// The mesh feature (`[mesh]`): builds the MeshService (its codec from the site key, its transport
+// from the factory), wires its logs and metrics, feeds it the registry's changes and reloads, and
+// gives the request plane its link to the other sites (forwarding, accepting forwards). Listed by
+// gateway/features.ts only when `[mesh]` is configured (or a caller gives the link); the rules it
+// wires by are mesh-placement.ts's.
 
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
+import type { Feature } from '#src/core/feature.ts';
 import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
 import { CONFIG_DEFAULTS } from '#src/config/index.ts';
-import type { NodeRegistry, NodeView, RegistryEvents } from '#src/nodes/index.ts';
-import type { MeshEvents, MeshService, MeshTransportStats } from '#src/mesh/index.ts';
-import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
+import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
+import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
+import type { MeshEvents } from './mesh-events.ts';
+import type { MeshService, OwnSiteRow } from './mesh-service.ts';
+import type { MeshTransportStats } from './transport.ts';
+import type { SiteAdminRow } from './site-store.ts';
+import { pinnedPublicKey } from './pinned-key.ts';
 import {
   fileExists,
   localReplayGuard,
@@ -18,24 +25,26 @@ import {
   meshLinkFor,
   replayOp,
   replayRecordFile,
-  replayRecordFileFor,
   ReplayKeeper,
-} from '#src/mesh/forwarding/index.ts';
-import type { SeenForwards, ClaimVerdict, ForwardClaim, MeshLink, ReplayOp } from '#src/mesh/forwarding/index.ts';
-import type { SiteKey } from '#src/mesh/site-key.ts';
-import type { PublishGate } from '#src/mesh/publish-gate.ts';
-import { revisionStateFile, stateFileFor } from '#src/mesh/revision-state-file.ts';
-import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
-import { registerMeshMetrics } from '#src/metrics/mesh-metrics.ts';
-import { subscribeMeshLogs } from '#src/logs/mesh-log.ts';
-import type { SitesSource } from '#src/admin/sites-view.ts';
-import type { GatewayOptions, MeshOptions } from './options.ts';
+} from './forwarding/index.ts';
+import type { SeenForwards, ClaimVerdict, ForwardClaim, MeshLink, ReplayOp } from './forwarding/index.ts';
+import type { SiteKey } from './site-key.ts';
+import type { PublishGate } from './publish-gate.ts';
+import { revisionStateFile } from './revision-state-file.ts';
+import { registerMeshMetrics } from './mesh-metrics.ts';
+import { subscribeMeshLogs } from './mesh-log.ts';
+import type { MeshOptions } from './mesh-options.ts';
+import {
+  listingChanged,
+  MESH_REPLICAS_SHARE_A_PEER_ID,
+  meshStateFile,
+  remoteSiteCount,
+  replayRecordPath,
+  replicasSharePeerId,
+  SET_CHANGES,
+} from './mesh-placement.ts';
 
-/** Said at start by a replica ([cluster] with [mesh]) whose libp2p identity is the site key (docs/deploy.md). */
-export const MESH_REPLICAS_SHARE_A_PEER_ID =
-  "[mesh] with [cluster] and no [mesh] peer_key_file: every replica of this site shares the site key's libp2p peer id, and a peer site keeps one gossip stream per peer id, so it hears one replica only (the others learn no other site; when the publisher dies the site turns stale there). Give each replica its own peer_key_file (switchyard keygen) and list each replica's address in the other sites' [mesh] peers";
-
-export interface MeshPartDeps {
+export interface MeshFeatureDeps {
   readonly options: MeshOptions | undefined;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -44,76 +53,50 @@ export interface MeshPartDeps {
   readonly nodeViews: () => readonly NodeView[];
   readonly inFlight: (node: string) => number;
   readonly queueDepths: () => Readonly<Record<string, number>>;
-  readonly metrics: Registry;
-  /** The request path's link given by the caller; absent = built here from [mesh] and this part. */
+  /** The request path's link given by the caller; absent = built here from [mesh] and this feature. */
   readonly link?: MeshLink | undefined;
   /** [cluster]: the site's record is published only by the replica holding the leader lease. */
   readonly publishGate?: PublishGate | undefined;
 }
 
-/** What the gateway's parts offer a mesh part (GatewayParts is one). */
-export interface MeshHost {
-  readonly options: GatewayOptions;
-  readonly clock: Clock;
-  readonly registryEvents: EventBus<RegistryEvents>;
-  readonly registry: Pick<NodeRegistry, 'views' | 'inFlight'>;
-  readonly scheduler: { queueDepths(): Readonly<Record<string, number>> };
-  readonly metrics: { readonly registry: Registry };
-  /** [cluster] with [mesh] at start: the leader lease's gate. */
-  readonly publishGate?: PublishGate | undefined;
-  config(): GatewayConfig;
+/** GET /admin/sites' source (admin/sites-view.ts): this site's row and every pinned one's. */
+export interface MeshSitesSource {
+  own(): OwnSiteRow;
+  remote(): readonly SiteAdminRow[];
 }
 
-/** The mesh part of a gateway's parts; everything it reads of them is read when needed. */
-export function meshPartFor(host: MeshHost): MeshPart {
-  return new MeshPart({
-    options: host.options.meshGossip,
-    logger: host.options.logger,
-    clock: host.clock,
-    config: () => host.config().mesh,
-    registryEvents: host.registryEvents,
-    nodeViews: () => host.registry.views(),
-    inFlight: (node) => host.registry.inFlight(node),
-    queueDepths: () => host.scheduler.queueDepths(),
-    metrics: host.metrics.registry,
-    link: host.options.mesh,
-    publishGate: host.publishGate,
-  });
+/** What the mesh adds to the owner's parts (gateway/features.ts names them). */
+export interface MeshParts {
+  /** The request plane's link to the other sites. */
+  readonly sites: MeshLink | undefined;
+  /** What request workers forward and verify with ([mesh] configured only). */
+  readonly workersMesh: MeshFeature | undefined;
+  /** Every pinned remote site, fresh or stale (model labels, the dashboard). */
+  readonly remoteSites: () => readonly RemoteSiteView[];
+  /** The dashboard's feed of site events and the /admin/sites source. */
+  readonly meshFeed: { readonly events: EventBus<MeshEvents>; readonly sites: () => MeshSitesSource | undefined };
+  readonly adminSites: () => MeshSitesSource | undefined;
 }
 
-/** The remote sites pinned in `config` (its own pin aside): how many shares the replay memory has. */
-function remoteSiteCount(config: MeshConfig | undefined): number {
-  return config === undefined ? 0 : config.sites.filter((pin) => pin.id !== config.site).length;
-}
-
-/** Where this gateway keeps its replay record (MeshOptions.replayFile), or false for none. */
-function replayRecordPath(options: MeshOptions | undefined, config: MeshConfig | undefined, clustered: boolean): string | false {
-  if (options?.replayFile !== undefined) return options.replayFile;
-  if (config === undefined || options?.key !== undefined || options?.replaySinceMs !== undefined) return false;
-  // Replicas of a site sharing key_file would overwrite each other's record: each needs its own peer_key_file.
-  if (clustered && config.peerKeyFile === undefined) return false;
-  return replayRecordFileFor(config);
-}
-
-/** Registry changes that may change this site's model set (listings are watched apart: they repeat every poll). */
-const SET_CHANGES = ['node:health-changed', 'node:capacity', 'node:added', 'node:removed', 'node:wake'] as const;
-
-export class MeshPart {
+export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
+  readonly name = 'mesh';
+  readonly parts: MeshParts;
   readonly events: EventBus<MeshEvents>;
   /** What forwarding needs ([mesh] only): this site's key once loaded, these sites, the pins in force. */
   readonly link: MeshLink | undefined;
-  readonly #deps: MeshPartDeps;
+  readonly #deps: MeshFeatureDeps;
   /** This gateway's memory of used forward signatures (the link's, unless a caller gave the link). */
   readonly #seen: SeenForwards | undefined;
   /** Carries the memory across a clean restart (this thread holds it and a record file is kept). */
   readonly #keeper: ReplayKeeper | undefined;
   /** When this gateway's replay memory began (wall-clock ms). */
   readonly #replayStartedMs: number;
+  #registry: Registry | undefined;
   #service: MeshService | undefined;
   #key: SiteKey | undefined;
   readonly #offs: (() => void)[] = [];
 
-  constructor(deps: MeshPartDeps) {
+  constructor(deps: MeshFeatureDeps) {
     this.#deps = deps;
     this.events = new EventBus<MeshEvents>((error) => deps.logger.error({ err: error }, 'mesh event listener failed'));
     // One memory of accepted forwards for the gateway: request workers ask this thread's (claimForward).
@@ -139,14 +122,18 @@ export class MeshPart {
       );
     this.#seen = deps.link === undefined ? replay.seen : undefined;
     this.#keeper = recordPath === false ? undefined : this.#replayKeeper(recordPath, replay.seen);
+    this.parts = {
+      sites: this.link,
+      workersMesh: deps.config() === undefined ? undefined : this,
+      remoteSites: () => this.sites(),
+      meshFeed: { events: this.events, sites: () => this.admin() },
+      adminSites: () => this.admin(),
+    };
   }
 
   #replayKeeper(path: string, seen: SeenForwards): ReplayKeeper {
     const deps = this.#deps;
-    const options = deps.options;
-    const config = deps.config();
-    const stateFile =
-      options?.stateFile ?? (options?.key === undefined && config !== undefined ? stateFileFor(config.keyFile) : false);
+    const stateFile = meshStateFile(deps.options, deps.config());
     return new ReplayKeeper({
       store: replayRecordFile(path),
       seen,
@@ -170,6 +157,11 @@ export class MeshPart {
     return this.#key;
   }
 
+  /** Its series are registered when the mesh starts (they read the running service). */
+  metrics(registry: Registry): void {
+    this.#registry = registry;
+  }
+
   /** Loads the site key, starts the transport and the first publication. Throws when [mesh] cannot run. */
   async start(): Promise<void> {
     const config = this.#deps.config();
@@ -177,7 +169,7 @@ export class MeshPart {
     const { options, logger } = this.#deps;
     // Federation loads with the first [mesh] start, not with the gateway: one without [mesh] never
     // holds the mesh service, its record crypto or libp2p (docs/performance.md, "Lean process").
-    const { loadSiteKey, MeshService, ownPinProblem, siteCodec, siteLoad, siteSources } = await import('#src/mesh/index.ts');
+    const { loadSiteKey, MeshService, ownPinProblem, siteCodec, siteLoad, siteSources } = await import('./index.ts');
     const key = options?.key ?? (await loadSiteKey(config.keyFile));
     const mismatch = ownPinProblem(config.site, config.sites, key);
     if (mismatch !== undefined) throw new Error(mismatch);
@@ -188,7 +180,7 @@ export class MeshPart {
     const newTransport =
       options?.transport ?? (await import('./mesh-transport.ts')).libp2pTransportFor(peerKey, config, this.#deps.clock, logger);
     const transport = newTransport({ site: config.site, peerId, listen: config.listen, peers: config.peers });
-    const stateFile = options?.stateFile ?? (options?.key === undefined ? stateFileFor(config.keyFile) : false);
+    const stateFile = meshStateFile(options, config);
     // Before the mesh state file is written and before any forward is taken (the memory is closed until then).
     await this.#keeper?.restore({ site: config.site, publicKey: key.publicKey }, this.#replayStartedMs);
     const service = new MeshService({
@@ -202,30 +194,40 @@ export class MeshPart {
       revisions: stateFile === false ? undefined : revisionStateFile(stateFile),
       publishGate: this.#deps.publishGate,
     });
+    const registry = this.#registry;
     this.#offs.push(
       subscribeMeshLogs(logger, this.events),
-      registerMeshMetrics(this.#deps.metrics, {
-        events: this.events,
-        sites: () => this.sites(),
-        transportStats: () => this.#stats(),
-        replay: this.#seen,
-      }),
+      ...(registry === undefined
+        ? []
+        : [
+            registerMeshMetrics(registry, {
+              events: this.events,
+              sites: () => this.sites(),
+              transportStats: () => this.#stats(),
+              replay: this.#seen,
+            }),
+          ]),
       ...SET_CHANGES.map((name) => this.#deps.registryEvents.on(name, () => service.modelsMayHaveChanged())),
       this.#deps.registryEvents.on('node:discovery', ({ from, to }) => {
-        if (from.phase !== to.phase || from.models !== to.models) service.modelsMayHaveChanged();
+        if (listingChanged(from, to)) service.modelsMayHaveChanged();
       }),
     );
     this.#service = service;
     this.#key = key;
     await service.start();
     logger.info({ site: config.site, peer_id: peerId, pinned: config.sites.length }, 'mesh started');
-    if (this.#deps.publishGate !== undefined && peerId === key.peerId)
+    if (replicasSharePeerId(this.#deps.publishGate !== undefined, peerId, key.peerId))
       logger.warn({ site: config.site, peer_id: peerId }, MESH_REPLICAS_SHARE_A_PEER_ID);
+  }
+
+  /** A reload: the pins, peers, timings and caps of the next `[mesh]` apply live (reconfigure). */
+  reload(previous: GatewayConfig, next: GatewayConfig): void {
+    this.reconfigure(previous.mesh, next.mesh);
   }
 
   /**
    * A reload: pins, peers, timings and caps apply live. The site's identity (id, url, key) and its
-   * sockets stay as started (restart-only.ts tells the operator), as does adding or removing [mesh].
+   * sockets stay as started (config/restart-only.ts tells the operator), as does adding or removing [mesh].
    */
   reconfigure(previous: MeshConfig | undefined, next: MeshConfig | undefined): void {
     const service = this.#service;
@@ -249,8 +251,8 @@ export class MeshPart {
     return this.#service?.sites() ?? [];
   }
 
-  /** The /admin/sites source; undefined when the gateway runs alone. */
-  admin(): SitesSource | undefined {
+  /** The /admin/sites source; undefined until the mesh runs. */
+  admin(): MeshSitesSource | undefined {
     const service = this.#service;
     return service === undefined ? undefined : { own: () => service.ownRow(), remote: () => service.adminRows() };
   }

@@ -2,7 +2,8 @@
 
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { EventBus } from '#src/core/events.ts';
-import type { MeshEvents, MeshTransportStats } from '#src/mesh/index.ts';
+import type { MeshEvents } from './mesh-events.ts';
+import type { MeshTransportStats } from './transport.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 
 export interface MeshMetricSources {

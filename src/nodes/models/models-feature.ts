@@ -1,27 +1,26 @@
-// Wiring only: the model manager and the reconciler over the registry, the scheduler's queues and
-// the config's desired state, with their own HTTP agent; rounds follow the node loops' rounds.
+// The model management feature, wiring only: the model manager and the reconciler over the
+// registry, the scheduler's queues and the config's desired state (desired-models.ts), with their
+// own HTTP agent; rounds follow the node loops' rounds. It is the model side of the scheduler's
+// switches (the one switch book, the pins, the evictions) and the admin API's /admin/models*.
 
 import type { Logger } from 'pino';
 import { Agent } from '#src/core/undici-parts.ts';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { DesiredModelState, GatewayConfig } from '#src/config/index.ts';
-import {
-  actAsOperator,
-  ModelManager,
-  ModelReconciler,
-  modelsView,
-  nodeFacts,
-  SwitchTickets,
-  type ModelAction,
-  type ModelActionOutcome,
-  type NodeRegistry,
-  type OperatorActionOptions,
-  type RegistryEvents,
-} from '#src/nodes/index.ts';
-import type { EvictionResult, ProtectedModels, SwitchModels } from '#src/scheduler/index.ts';
+import type { Feature } from '#src/core/feature.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { ModelAction } from '#src/kinds/index.ts';
+import type { NodeRegistry } from '../registry.ts';
+import type { RegistryEvents } from '../registry-events.ts';
+import { ModelManager, type ModelActionOutcome } from './model-manager.ts';
+import { ModelReconciler } from './reconciler.ts';
+import { actAsOperator, type OperatorActionOptions } from './operator-action.ts';
+import { nodeFacts } from './model-facts.ts';
+import { modelsView } from './models-view.ts';
+import { SwitchTickets } from './switch-book.ts';
+import { desiredOf, protectedModelsOf, type ProtectedModelNames } from './desired-models.ts';
 
-export interface ModelsPartDeps {
+export interface ModelsFeatureDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: () => GatewayConfig;
@@ -34,36 +33,29 @@ export interface ModelsPartDeps {
   readonly switchEnded: () => void;
 }
 
-/** Models a request never switches out (pin) and those the reconciler keeps loaded (switched out last). */
-function protectedModelsOf(config: GatewayConfig): ProtectedModels {
-  const pinned = new Set<string>();
-  const wanted = new Set<string>();
-  for (const [model, desired] of desiredOf(config)) {
-    if (desired.pin) pinned.add(model);
-    if (desired.warm > 0 || desired.preload) wanted.add(model);
-  }
-  return { pinned, wanted };
-}
-
-function desiredOf(config: GatewayConfig): Map<string, DesiredModelState> {
-  const desired = new Map<string, DesiredModelState>();
-  for (const model of config.models.available) if (model.desired !== undefined) desired.set(model.name, model.desired);
-  return desired;
+/** What model management adds to the owner's parts (gateway/features.ts names them). */
+export interface ModelsParts {
+  /** The scheduler's model side of switches (scheduler.ts, SwitchModels). */
+  readonly switchModels: ModelsFeature;
+  /** /admin/models*. */
+  readonly modelCommands: ModelsFeature;
 }
 
 /** Also the model side of the scheduler's switches: the one switch book, the pins, the evictions. */
-export class ModelsPart implements SwitchModels {
+export class ModelsFeature implements Feature<GatewayConfig, ModelsParts> {
+  readonly name = 'models';
+  readonly parts: ModelsParts = { switchModels: this, modelCommands: this };
   readonly manager: ModelManager;
   /** The one book of model switches: the scheduler's request switches and the manager's loads and unloads. */
   readonly book = new SwitchTickets();
   readonly reconciler: ModelReconciler;
-  readonly #deps: ModelsPartDeps;
+  readonly #deps: ModelsFeatureDeps;
   readonly #agent = new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: 10_000 });
   readonly #unsubscribe: (() => void)[] = [];
   /** The protected models of the config they were read from (read per routing decision, rebuilt on reload). */
-  #protected: { readonly config: GatewayConfig; readonly models: ProtectedModels } | undefined;
+  readonly #protected = new WeakMap<GatewayConfig, ProtectedModelNames>();
 
-  constructor(deps: ModelsPartDeps) {
+  constructor(deps: ModelsFeatureDeps) {
     this.#deps = deps;
     const queued = (model: string): number => deps.queueDepths()[model] ?? 0;
     const pinned = (model: string): boolean => desiredOf(deps.config()).get(model)?.pin === true;
@@ -113,14 +105,17 @@ export class ModelsPart implements SwitchModels {
   }
 
   /** Pins and wanted models of the config in force (the router-room filter's view). */
-  protectedModels(): ProtectedModels {
+  protectedModels(): ProtectedModelNames {
     const config = this.#deps.config();
-    if (this.#protected?.config !== config) this.#protected = { config, models: protectedModelsOf(config) };
-    return this.#protected.models;
+    const known = this.#protected.get(config);
+    if (known !== undefined) return known;
+    const models = protectedModelsOf(config);
+    this.#protected.set(config, models);
+    return models;
   }
 
   /** Unloads the idle victim of a request's switch, first (the scheduler holds the node's ticket). */
-  evict(node: string, victim: string, model: string): Promise<EvictionResult> {
+  evict(node: string, victim: string, model: string): ReturnType<ModelManager['evictFor']> {
     return this.manager.evictFor(node, victim, model);
   }
 

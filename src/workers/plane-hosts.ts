@@ -1,11 +1,11 @@
-// What the hosts of the request plane give the owner's parts: their figures (the main thread's one
+// What the hosts of the request plane give the owner's parts (gateway/parts.ts): their figures (the main thread's one
 // plane with `workers = 1`, else every worker's), summed for /admin/runtime and /metrics, and a
 // reload they must follow. Empty until the plane is hosted.
 
 import type { SpanFigures } from '#src/core/tracing.ts';
 import type { PlaneFigures } from '#src/plane/index.ts';
 import type { PoolFigures } from '#src/proxy/index.ts';
-import { sumPoolFigures } from '#src/workers/index.ts';
+import { sumPoolFigures } from './figures.ts';
 
 export interface PlaneHosts {
   readonly figures: () => readonly PlaneFigures[];

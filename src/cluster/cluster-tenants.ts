@@ -16,7 +16,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Clock, Timer } from '#src/core/clock.ts';
-import type { ClusterGate, SharedSettle, StoreDays, TenantStore } from '#src/cluster/index.ts';
+import type { ClusterGate } from './cluster-gate.ts';
+import type { SharedSettle, StoreDays, TenantStore } from './tenant-store-port.ts';
 import {
   dayCandidates,
   decideAt,
@@ -277,4 +278,15 @@ export class SharedTenants {
       void renew.then(() => this.flush()).then(() => this.#schedule());
     }, this.#o.renewEveryMs);
   }
+}
+
+/**
+ * Before the store was joined (start has not run, or did not get that far): the replica's own
+ * ledger alone judges, limited tenants included.
+ */
+export function ledgerAlone(ledger: Pick<TenantLedger, 'admit'>, ask: TenantAsk, limited: boolean): TenantAdmission {
+  const { decision, ticket } = ledger.admit(ask, !limited);
+  return decision.kind === 'limited'
+    ? decision
+    : { kind: 'admitted', figures: decision.figures, settle: (outcome) => ticket.settle(outcome) };
 }

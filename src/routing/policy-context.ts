@@ -1,7 +1,7 @@
 // What the selection policies draw on, read from the config in force at each decision.
 
 import type { GatewayConfig } from '#src/config/index.ts';
-import type { PolicyContext } from '#src/routing/index.ts';
+import type { PolicyContext } from './policies/selection-policy.ts';
 
 export function policyContextFor(config: () => GatewayConfig, random: () => number): PolicyContext {
   return {

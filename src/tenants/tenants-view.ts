@@ -3,7 +3,10 @@
 // tenant keeps its spec, and so its tags, until it changes; 100k keys cost a hash each, once).
 
 import type { TenantSpec } from '#src/config/index.ts';
-import { keyTag, tenantsReport, type ModelQueueReport, type TenantFigures, type TenantsReport } from '#src/tenants/index.ts';
+import { keyTag } from './key-tag.ts';
+import { tenantsReport } from './tenants-report.ts';
+import type { ModelQueueReport, TenantsReport } from './tenant-report.ts';
+import type { TenantFigures } from './ledger.ts';
 
 export interface TenantsViewSources {
   readonly tenants: () => readonly TenantSpec[];

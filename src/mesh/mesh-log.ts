@@ -4,7 +4,7 @@
 
 import type { Logger } from 'pino';
 import type { EventBus } from '#src/core/events.ts';
-import type { MeshEvents } from '#src/mesh/index.ts';
+import type { MeshEvents } from './mesh-events.ts';
 
 export function subscribeMeshLogs(logger: Logger, events: EventBus<MeshEvents>): () => void {
   const offs = [

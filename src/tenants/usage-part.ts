@@ -10,14 +10,10 @@ import type { Logger } from 'pino';
 import { sleep, type Clock } from '#src/core/clock.ts';
 import type { GatewayConfig } from '#src/config/types.ts';
 import { STALE_ADVICE, type StateWriteFaults } from '#src/state/index.ts';
-import {
-  openUsageStore,
-  UsageFlusher,
-  usageStoreReport,
-  type SqliteUsageStore,
-  type UsageRow,
-  type UsageStoreReport,
-} from '#src/tenants/index.ts';
+import { openUsageStore, type SqliteUsageStore } from './usage-store.ts';
+import { UsageFlusher } from './usage-flusher.ts';
+import { usageStoreReport, type UsageStoreReport } from './usage-health.ts';
+import type { UsageRow } from './usage-rows.ts';
 
 /** What the ledger gives and takes (h23a's ledger: usageRows() and restore(rows)). */
 export interface UsageLedgerSide {

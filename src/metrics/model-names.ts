@@ -6,7 +6,7 @@
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
-import { ModelLabels } from '#src/metrics/model-label.ts';
+import { ModelLabels } from './model-label.ts';
 
 export class ModelNames {
   readonly #config: () => GatewayConfig;

@@ -5,7 +5,8 @@
 // `scope: "replica"` and why — never an error.
 
 import type { Clock, Timer } from '#src/core/clock.ts';
-import type { ClusterGate, UsageBoardStore } from '#src/cluster/index.ts';
+import type { ClusterGate } from './cluster-gate.ts';
+import type { UsageBoardStore } from './usage-board-port.ts';
 import {
   replicaTenantsReport,
   replicaUsage,

@@ -4,7 +4,7 @@
 // gateway_state_unsaved_tokens > 0 for longer than a few flush intervals.
 
 import { Gauge, type Registry } from 'prom-client';
-import type { UsageStoreReport } from '#src/tenants/index.ts';
+import type { UsageStoreReport } from './usage-health.ts';
 
 /** The usage store's report now; undefined = no state_dir (no gauges). */
 export type StateStoreFigures = () => UsageStoreReport | undefined;

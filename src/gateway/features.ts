@@ -1,0 +1,181 @@
+// The feature list: the only place that names the gateway's optional features. Each lives in its
+// own folder, behind its feature file (src/core/feature.ts's `Feature`); `featuresFor` builds the
+// ones the config enables, in the order they start (the stop runs them all at once, after the
+// drain), and wires what one needs of another (cluster's leader lease gates the mesh's
+// publication; cluster counts the tenants' ledger across replicas and shares the model switches).
+// The owner (parts.ts) composes the list and never names a feature. A new feature: its folder, its
+// feature file, one line below (and its parts, if it adds any, in FeatureParts).
+
+import type { Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { Clock } from '#src/core/clock.ts';
+import type { EventBus } from '#src/core/events.ts';
+import type { Feature } from '#src/core/feature.ts';
+import type { RequestTracer } from '#src/core/tracing.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { NodeRegistry, RegistryEvents, WakeDelivery } from '#src/nodes/index.ts';
+import type { WakeSpec } from '#src/config/types.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { Scheduler, SwitchModels } from '#src/scheduler/index.ts';
+import type { StateWriteFaults } from '#src/state/index.ts';
+import type { SpanFigures } from '#src/core/tracing.ts';
+import type { AdminDeps, DashboardMesh } from '#src/admin/index.ts';
+import type { RemoteSiteView } from '#src/routing/index.ts';
+import type { SitesPort, TenantAdmissionPort } from '#src/ports/index.ts';
+import type { RequestWorkersOptions } from '#src/workers/index.ts';
+import { ModelsFeature } from '#src/nodes/models/models-feature.ts';
+import { TenantsFeature } from '#src/tenants/tenants-feature.ts';
+import type { TenantLedger, TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
+import type { UsageStopOutcome } from '#src/tenants/usage-part.ts';
+import { RequestLogFeature } from '#src/logs/request-log-feature.ts';
+import { TracingFeature } from '#src/tracing/tracing-feature.ts';
+import type { TracerHost } from '#src/tracing/index.ts';
+import { ClusterFeature } from '#src/cluster/cluster-feature.ts';
+import { MeshFeature } from '#src/mesh/mesh-feature.ts';
+import type { MeshOptions } from '#src/mesh/mesh-options.ts';
+import type { MeshLink } from '#src/mesh/forwarding/index.ts';
+
+export type { MeshOptions, UsageStopOutcome };
+
+/** The scheduler's admission as the request planes see it: what a feature may wrap ([cluster]'s shared lease). */
+export type Admission = Pick<Scheduler, 'admit' | 'hasAlternative' | 'routerRooms'>;
+
+/**
+ * What the features add to the owner's other parts, by the owner's names: each feature gives its
+ * own (its `parts`), the owner merges them (a later feature's replaces an earlier one's of the same
+ * name: [cluster]'s site-wide tenants report over the tenants' own) and reads them where an
+ * optional field per feature stood.
+ */
+export interface FeatureParts {
+  // The control plane's collaborators.
+  /** The scheduler's model side of switches (model management). */
+  readonly switchModels: SwitchModels;
+  /** Wraps the scheduler's admission ([cluster]: the shared slot leases). */
+  readonly wrapAdmission: (inner: Admission) => Admission;
+  /** Wraps the wake sender ([cluster]: one wake per node per window across the replicas). */
+  readonly wakeSender: (
+    send: (spec: WakeSpec) => Promise<WakeDelivery>,
+  ) => (spec: WakeSpec, target: { readonly node: string; readonly windowMs: number }) => Promise<WakeDelivery>;
+  /** Every pinned remote site ([mesh]): model labels count their models as known. */
+  readonly remoteSites: () => readonly RemoteSiteView[];
+  /** The dashboard's site events and Sites view ([mesh]). */
+  readonly meshFeed: DashboardMesh;
+  // The request plane's ports.
+  /** The limits ledger every tenant admission is judged by (tenants). */
+  readonly ledger: TenantLedger;
+  /** Tenant admission counted across replicas ([cluster]). */
+  readonly admitTenant: TenantAdmissionPort['admitTenant'];
+  /** The link to the other sites ([mesh]). */
+  readonly sites: SitesPort | undefined;
+  /** What request workers forward and verify with ([mesh]). */
+  readonly workersMesh: RequestWorkersOptions['mesh'];
+  /** The tracer of a request plane hosted in this thread ([tracing]). */
+  readonly tracer: (host: TracerHost) => Promise<RequestTracer | undefined>;
+  // The admin routes' sources.
+  readonly adminSites: NonNullable<AdminDeps['sites']>;
+  readonly tenantsReport: () => TenantsReport | Promise<TenantsReport>;
+  readonly modelCommands: NonNullable<AdminDeps['models']>;
+  readonly recentRequests: NonNullable<AdminDeps['requests']>;
+  readonly stateHealth: () => UsageStoreReport | undefined;
+  readonly stateKept: boolean;
+  // The process's lifecycle.
+  readonly reopenLogs: () => Promise<void>;
+  readonly logFlushed: () => Promise<void>;
+  readonly usageSaved: () => UsageStopOutcome;
+}
+
+export type GatewayFeature = Feature<GatewayConfig, Partial<FeatureParts>>;
+
+/** What a caller gives the features beside the config (tests inject transports, keys, faults). */
+export interface FeatureOptions {
+  /** Federation gossip: the site key codec and the transport (used only with `[mesh]`). */
+  readonly meshGossip?: MeshOptions;
+  /**
+   * Federation's link for the request path (forwarding to other sites, accepting forwarded
+   * requests); absent = alone. Built from `[mesh]`, the site key and the mesh's site store.
+   */
+  readonly mesh?: MeshLink | undefined;
+  /** Where `[log] requests = "stdout"` writes; absent = process.stdout. */
+  readonly requestLogStdout?: Writable | undefined;
+  /** Tests: make the state file's writes fail as a full disk would (src/state/state-db.ts); absent = none. */
+  readonly stateFaults?: StateWriteFaults | undefined;
+}
+
+/** What the owner offers its features; read when needed (the scheduler is built after the list). */
+export interface FeatureHost {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly config: () => GatewayConfig;
+  readonly registry: Pick<NodeRegistry, 'views' | 'inFlight' | 'freshViews' | 'snapshot'>;
+  readonly registryEvents: EventBus<RegistryEvents>;
+  readonly proxyEvents: EventBus<ProxyEvents>;
+  readonly scheduler: () => Scheduler;
+  /** Listings of these nodes asked now (no cool-down); settles once they are applied. */
+  readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
+  /** Every request plane host's trace spans, summed. */
+  readonly spans: () => SpanFigures | undefined;
+}
+
+/** The features `config` enables, in the order they start. */
+export function featuresFor(config: GatewayConfig, options: FeatureOptions, host: FeatureHost): readonly GatewayFeature[] {
+  const { clock, logger } = host;
+  const tenants = new TenantsFeature(config, {
+    clock,
+    logger,
+    tenants: () => host.config().tenants,
+    queues: () => host.scheduler().queueReport(),
+    faults: options.stateFaults,
+  });
+  const models = new ModelsFeature({
+    clock,
+    logger,
+    config: host.config,
+    registry: host.registry,
+    queueDepths: () => host.scheduler().queueDepths(),
+    events: host.registryEvents,
+    refresh: host.refresh,
+    switchEnded: () => host.scheduler().fleetChanged(),
+  });
+  const requestLog = new RequestLogFeature(config.log, {
+    clock,
+    logger,
+    events: host.proxyEvents,
+    stdout: options.requestLogStdout ?? process.stdout,
+  });
+  const cluster =
+    config.cluster === undefined
+      ? undefined
+      : new ClusterFeature(config.cluster, {
+          clock,
+          logger,
+          scheduler: host.scheduler,
+          ledger: tenants.ledger,
+          tenantsReport: () => tenants.report(),
+          holds: (store, replica) => models.reconciler.shareHolds(store, replica),
+          switches: {
+            book: models.book,
+            changed: (node) =>
+              void host
+                .refresh([node])
+                .catch(() => undefined)
+                .finally(() => host.scheduler().fleetChanged()),
+          },
+        });
+  const mesh =
+    config.mesh === undefined && options.mesh === undefined
+      ? undefined
+      : new MeshFeature({
+          options: options.meshGossip,
+          logger,
+          clock,
+          config: () => host.config().mesh,
+          registryEvents: host.registryEvents,
+          nodeViews: () => host.registry.views(),
+          inFlight: (node) => host.registry.inFlight(node),
+          queueDepths: () => host.scheduler().queueDepths(),
+          link: options.mesh,
+          publishGate: config.mesh === undefined ? undefined : cluster?.publishGate(),
+        });
+  const tracing = config.tracing === undefined ? undefined : new TracingFeature(config.tracing, host.spans);
+  return [tenants, models, requestLog, tracing, mesh, cluster].filter((feature) => feature !== undefined);
+}

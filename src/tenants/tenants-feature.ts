@@ -1,0 +1,96 @@
+// The tenants feature, wiring only: the gateway's one limits ledger (every tenant admission, from
+// this thread or a worker, is judged here), budgets across restarts (the usage store in [server]
+// state_dir and its flusher: usage-part.ts), and GET /admin/tenants (tenants-view.ts). Always
+// listed: a reload may add the first tenant, and the ledger then judges it; with none, the ledger
+// admits everyone unlimited.
+
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Clock } from '#src/core/clock.ts';
+import type { Feature } from '#src/core/feature.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { StateWriteFaults } from '#src/state/index.ts';
+import { TenantLedger } from './ledger.ts';
+import { TenantsView } from './tenants-view.ts';
+import { UsagePart, type UsageStopOutcome } from './usage-part.ts';
+import type { UsageStoreReport } from './usage-health.ts';
+import type { ModelQueueReport, TenantsReport } from './tenant-report.ts';
+import { registerStateMetrics } from './usage-metrics.ts';
+
+export interface TenantsFeatureDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The tenants in force (the config's, read at each report). */
+  readonly tenants: () => GatewayConfig['tenants'];
+  /** Every model's queue by class and tenant (the scheduler's report). */
+  readonly queues: () => Readonly<Record<string, ModelQueueReport>>;
+  /** Tests: make the state file's writes fail as a full disk would; absent = none. */
+  readonly faults?: StateWriteFaults | undefined;
+}
+
+/** What tenants add to the owner's parts (gateway/features.ts names them). */
+export interface TenantsParts {
+  /** The request planes' tenant admission, and the tenant gauges' in-flight counts. */
+  readonly ledger: TenantLedger;
+  /** GET /admin/tenants: the tenants in force with the ledger's figures and the queues. */
+  readonly tenantsReport: () => TenantsReport;
+  /** [server] state_dir: the state file's writes (/health, /metrics); undefined = none. */
+  readonly stateHealth: () => UsageStoreReport | undefined;
+  /** Whether a state file is kept (the main listener's /health then counts it). */
+  readonly stateKept: boolean;
+  /** How the last write at stop went (saved until a stop says otherwise). */
+  readonly usageSaved: () => UsageStopOutcome;
+}
+
+export class TenantsFeature implements Feature<GatewayConfig, TenantsParts> {
+  readonly name = 'tenants';
+  readonly parts: TenantsParts;
+  readonly ledger: TenantLedger;
+  readonly #usage: UsagePart;
+  readonly #view: TenantsView;
+  #saved: UsageStopOutcome = { saved: true };
+
+  /** Opens the usage store first: a state file this build cannot use stops the start (StateFileError). */
+  constructor(config: GatewayConfig, deps: TenantsFeatureDeps) {
+    const { clock } = deps;
+    this.#usage = new UsagePart(config, { clock, logger: deps.logger, faults: deps.faults });
+    this.ledger = new TenantLedger(() => clock.now(), config.tenants);
+    // Today's stored usage before anything is admitted (tokens_per_day is judged by the day's sum).
+    this.#usage.connect(this.ledger);
+    this.#view = new TenantsView({ tenants: deps.tenants, figures: (name) => this.ledger.figures(name), queues: deps.queues });
+    this.parts = {
+      ledger: this.ledger,
+      tenantsReport: () => this.report(),
+      stateHealth: () => this.#usage.health(),
+      stateKept: this.#usage.store !== undefined,
+      usageSaved: () => this.#saved,
+    };
+  }
+
+  /** This gateway's own GET /admin/tenants ([cluster] sums every replica's). */
+  report(): TenantsReport {
+    return this.#view.report();
+  }
+
+  metrics(registry: Registry): void {
+    registerStateMetrics(registry, () => this.#usage.health());
+  }
+
+  start(): void {
+    this.#usage.start();
+  }
+
+  /**
+   * Only once every request plane judges tenants by the new config (workers confirmed it): a worker
+   * still seeing a tenant unlimited admits without asking, so a limit the tenant just gained
+   * applies once none can. Every counter is kept by tenant name.
+   */
+  reloaded(next: GatewayConfig): void {
+    this.ledger.configure(next.tenants);
+  }
+
+  /** After the drain: the last requests' usage is in the final write (saved or not: usageSaved). */
+  async stop(): Promise<void> {
+    this.#saved = await this.#usage.stop();
+  }
+}

@@ -1,0 +1,246 @@
+// Features plug in (issue 39, docs/design.md "Features plug in"): every optional feature is a
+// `Feature` (src/core/feature.ts) in its own folder, and the feature list (src/gateway/features.ts)
+// is the one place that names them. Checked on the source text:
+// - the owner (src/gateway/) declares no class but its composition root (GatewayParts);
+// - a feature file (`*-feature.ts`) is a Feature, built by the feature list alone, and holds no
+//   `if` on domain data: it wires, and its rules live in its concept files;
+// - no file outside a feature's folder imports it, but the feature list and the exceptions below,
+//   each with its reason; an exception that no import needs any more fails too (the list only shrinks).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { SRC, importGraph, sourceFiles } from '#test/fixtures/source-tree.ts';
+
+const files = sourceFiles();
+const shown = (file: string): string => relative(SRC, file);
+const textOf = (file: string): string => readFileSync(file, 'utf8');
+/** Comments and string contents blanked (line breaks kept), so that neither counts as code. */
+const code = (text: string): string =>
+  text
+    .replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (c) => c.replace(/[^\n]/g, ' '))
+    .replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, (s) => s.replace(/[^\n]/g, ' '));
+
+const FEATURE_LIST = 'gateway/features.ts';
+/** The request plane's one list (src/plane/request-features.ts): which request features a plane host gets. */
+const REQUEST_FEATURE_LIST = 'plane/request-features.ts';
+const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST];
+/** The request-plane seam itself (proxy/feature/) is no feature: every feature plugs into it. */
+const isFeatureFile = (file: string): boolean => /-feature\.ts$/.test(file) && !shown(file).startsWith('proxy/feature/');
+/** A request-plane feature's file (its half on the request path: client keys and gates, forwards, spans). */
+const isRequestFeatureFile = (file: string): boolean => isFeatureFile(file) && shown(file).startsWith('proxy/');
+const featureFiles = files.filter((file) => isFeatureFile(file) && !isRequestFeatureFile(file));
+const requestFeatureFiles = files.filter(isRequestFeatureFile);
+
+/** Each feature of the issue's list and the files that are its folder (paths under src/). */
+const FEATURE_FOLDERS: Readonly<Record<string, RegExp>> = {
+  // A feature's request-plane half sits in its own proxy/ subfolder (proxy/ may not be imported by tenants/ or mesh/).
+  tenants: /^(tenants|proxy\/tenants)\//,
+  mesh: /^(mesh|proxy\/sites)\//,
+  cluster: /^cluster\//,
+  tracing: /^tracing\//,
+  // The request log is its own files of logs/ (the process logger and the transition logs are not it).
+  'request log': /^logs\/(request-|line-writer)/,
+};
+
+/**
+ * Imports of a feature from outside its folder that this step did not reach: the folder (an area
+ * of src/, or a file) that imports, the feature, and why. Remove an entry when its imports go.
+ */
+const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; readonly reason: string }[] = [
+  {
+    from: 'cluster/',
+    feature: 'tenants',
+    reason: 'cluster counts tenant limits and usage across replicas over the tenants’ ledger (arrow cluster → tenants)',
+  },
+  {
+    from: 'cluster/',
+    feature: 'mesh',
+    reason: 'cluster’s leader lease is the mesh’s publish gate: one replica publishes the site (arrow cluster → mesh)',
+  },
+  {
+    from: 'scheduler/',
+    feature: 'tenants',
+    reason: 'the fair queue orders waiters by tenant and class (QueueTenant, ModelQueueReport): the scheduler’s own input',
+  },
+  {
+    from: 'ports/',
+    feature: 'tenants',
+    reason: 'the admission port carries tenant admissions to the request plane (the request-plane seam turns it into a gate)',
+  },
+  {
+    from: 'ports/',
+    feature: 'mesh',
+    reason: 'the sites port is the mesh’s link (the request-plane seam makes sites a target source)',
+  },
+  {
+    from: 'proxy/inference/',
+    feature: 'mesh',
+    reason: 'the public table accepts forwarded requests (a request-plane gate after the request-plane seam)',
+  },
+  {
+    from: 'proxy/index.ts',
+    feature: 'tenants',
+    reason: 'proxy/’s public surface re-exports the tenants’ request half for the request plane’s feature list',
+  },
+  {
+    from: 'proxy/index.ts',
+    feature: 'mesh',
+    reason: 'proxy/’s public surface re-exports the mesh’s request half for the request plane’s feature list and workers',
+  },
+  {
+    from: 'proxy/sites/',
+    feature: 'tenants',
+    reason:
+      'a forward is admitted as its site’s tenant ([[mesh.sites]] tenant): the mesh’s request half asks the tenants’ callers',
+  },
+  {
+    from: 'workers/',
+    feature: 'tenants',
+    reason: 'worker messages carry tenant admissions to the owner’s ledger and back',
+  },
+  {
+    from: 'workers/',
+    feature: 'mesh',
+    reason: 'worker messages mirror the remote sites, the site key and the replay claims',
+  },
+  { from: 'workers/', feature: 'tracing', reason: 'each request worker builds its own tracer (a request-plane host)' },
+  {
+    from: 'admin/',
+    feature: 'tenants',
+    reason: 'admin views: /admin/tenants, explain as a tenant, the state store in /health (AdminDeps’ fields)',
+  },
+  {
+    from: 'admin/',
+    feature: 'mesh',
+    reason: 'admin views: /admin/sites and the dashboard’s Sites view read the mesh’s rows and events',
+  },
+  {
+    from: 'metrics/',
+    feature: 'tenants',
+    reason: 'the tenant series count the proxy’s events, which tenants/ cannot import (proxy → tenants)',
+  },
+  { from: 'cli/', feature: 'mesh', reason: '`switchyard keygen` writes a site key file' },
+];
+
+/** Every import of a feature from outside its folder: [importing file, feature]. */
+function crossings(): { readonly file: string; readonly feature: string; readonly target: string }[] {
+  const graph = importGraph(files);
+  return [...graph].flatMap(([file, targets]) =>
+    Object.entries(FEATURE_FOLDERS).flatMap(([feature, folder]) =>
+      folder.test(shown(file))
+        ? []
+        : [...targets].filter((t) => folder.test(shown(t))).map((t) => ({ file: shown(file), feature, target: shown(t) })),
+    ),
+  );
+}
+
+test('the owner (src/gateway/) declares no class but its composition root', () => {
+  const classes = files
+    .filter((file) => shown(file).startsWith('gateway/'))
+    .flatMap((file) => [...code(textOf(file)).matchAll(/\bclass\s+(\w+)/g)].map((m) => `${shown(file)}: ${m[1]}`));
+  assert.deepEqual(classes, ['gateway/parts.ts: GatewayParts']);
+});
+
+test('each feature file is a Feature, built by the feature list alone', () => {
+  assert.ok(featureFiles.length >= 6, featureFiles.map(shown).join(', '));
+  const problems: string[] = [];
+  for (const file of featureFiles) {
+    const classes = [...code(textOf(file)).matchAll(/\bexport class (\w+) implements Feature</g)].map((m) => m[1] ?? '');
+    if (classes.length !== 1) problems.push(`${shown(file)}: ${classes.length} classes implement Feature`);
+  }
+  const builds = files.flatMap((file) =>
+    [...code(textOf(file)).matchAll(/\bnew (\w+Feature)\(/g)].map((m) => ({ file: shown(file), name: m[1] ?? '' })),
+  );
+  for (const { file, name } of builds) if (file !== FEATURE_LIST) problems.push(`${file} builds ${name}`);
+  const listed = new Set(builds.map((b) => b.name));
+  for (const file of featureFiles) {
+    const name = /\bexport class (\w+) implements Feature</.exec(textOf(file))?.[1];
+    if (name !== undefined && !listed.has(name)) problems.push(`${shown(file)}: ${name} is not in the feature list`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+/** The condition of each `if` (and the subject of each `switch`) in a text of code. */
+function conditions(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(/\b(?:if|switch)\s*\(/g)) {
+    let depth = 1;
+    let end = (m.index ?? 0) + m[0].length;
+    for (; end < text.length && depth > 0; end += 1) {
+      if (text[end] === '(') depth += 1;
+      else if (text[end] === ')') depth -= 1;
+    }
+    found.push(text.slice((m.index ?? 0) + m[0].length, end - 1).replace(/\s+/g, ' '));
+  }
+  return found;
+}
+
+/** A condition that only asks whether something is there (or calls a rule that lives elsewhere). */
+const onPresence = (condition: string): boolean => !/[<>]|[!=]==?/.test(condition.replace(/\s*[!=]==\s*undefined\b/g, ''));
+
+test('feature files hold no `if` on domain data: they wire, and the rules live in their concept files', () => {
+  const found = featureFiles.flatMap((file) =>
+    conditions(code(textOf(file)))
+      .filter((condition) => !onPresence(condition))
+      .map((condition) => `${shown(file)}: if (${condition})`),
+  );
+  assert.deepEqual(found, []);
+});
+
+test('the domain-data check sees comparisons and passes presence checks and rule calls', () => {
+  assert.deepEqual(
+    conditions('if (a === undefined) x(); if (b.kind === "limited") y(); switch (c) {} if (f(g(h)) && i !== undefined) z();'),
+    ['a === undefined', 'b.kind === "limited"', 'c', 'f(g(h)) && i !== undefined'],
+  );
+  assert.equal(onPresence('a === undefined || this.#b !== undefined'), true);
+  assert.equal(onPresence('listingChanged(from, to)'), true);
+  assert.equal(onPresence('decision.kind === "limited"'), false);
+  assert.equal(onPresence('from.phase !== to.phase'), false);
+  assert.equal(onPresence('count > 0'), false);
+});
+
+test('no file outside a feature’s folder imports it, but the feature list and the listed exceptions', () => {
+  const excepted = (c: { file: string; feature: string }): boolean =>
+    EXCEPTIONS.some((e) => e.feature === c.feature && c.file.startsWith(e.from));
+  const stray = crossings()
+    .filter((c) => !FEATURE_LISTS.includes(c.file) && !excepted(c))
+    .map((c) => `${c.file} imports ${c.target} (${c.feature})`);
+  assert.deepEqual(stray, []);
+});
+
+test('every exception is still needed (the list only shrinks) and gives its reason', () => {
+  const all = crossings();
+  const stale = EXCEPTIONS.filter((e) => !all.some((c) => c.feature === e.feature && c.file.startsWith(e.from))).map(
+    (e) => `${e.from} → ${e.feature}`,
+  );
+  assert.deepEqual(stale, []);
+  for (const e of EXCEPTIONS) assert.ok(e.reason.length > 20 && e.feature in FEATURE_FOLDERS, `${e.from} → ${e.feature}`);
+});
+
+test('the feature lists are the one file per plane outside the features that imports their feature files', () => {
+  // proxy/index.ts is proxy/'s public surface (other folders import proxy/ through it alone): it re-exports
+  // the request features for the request plane's list, whose builders the next test holds to that list.
+  const importers = [...importGraph(files)]
+    .filter(([file, targets]) => !isFeatureFile(file) && [...targets].some((t) => isFeatureFile(t)))
+    .map(([file]) => shown(file))
+    .sort();
+  assert.deepEqual(importers, [FEATURE_LIST, 'proxy/index.ts']);
+});
+
+test('a request-plane feature file is built by the request plane’s list alone', () => {
+  assert.ok(requestFeatureFiles.length >= 2, requestFeatureFiles.map(shown).join(', '));
+  const exported = requestFeatureFiles.flatMap((file) =>
+    [...code(textOf(file)).matchAll(/\bexport function (\w+Feature)\(/g)].map((m) => m[1] ?? ''),
+  );
+  assert.ok(exported.length >= requestFeatureFiles.length, `each exports its builder: ${exported.join(', ')}`);
+  const callers = files
+    .filter((file) => !isRequestFeatureFile(file))
+    .flatMap((file) =>
+      exported
+        .filter((name) => new RegExp(`\\b${name}\\(`).test(code(textOf(file))))
+        .map((name) => `${shown(file)} builds ${name}`),
+    )
+    .filter((line) => !line.startsWith(`${REQUEST_FEATURE_LIST} `));
+  assert.deepEqual(callers, []);
+});

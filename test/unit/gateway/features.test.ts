@@ -1,0 +1,112 @@
+// The feature list (src/gateway/features.ts): the features a config enables, in the order they
+// start, and what they add to the owner's parts — an absent feature adds nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import { ManualClock } from '#src/core/clock.ts';
+import { EventBus } from '#src/core/events.ts';
+import { loadConfig } from '#src/config/index.ts';
+import type { GatewayConfig } from '#src/config/types.ts';
+import type { RegistryEvents } from '#src/nodes/index.ts';
+import type { ProxyEvents } from '#src/proxy/index.ts';
+import { featuresFor, type FeatureHost, type FeatureParts, type GatewayFeature } from '#src/gateway/features.ts';
+
+const NODES = '[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:9"\n';
+const MESH =
+  '[mesh]\nsite = "paris"\nurl = "http://10.0.0.1:8080/"\nkey_file = "/nonexistent/site.key"\nlisten = ["/ip4/127.0.0.1/tcp/0"]\n';
+const CLUSTER = '[cluster]\nstore = "redis://127.0.0.1:9/0"\n';
+const TRACING = '[tracing]\notlp_endpoint = "http://127.0.0.1:9/v1/traces"\n';
+
+function config(toml: string): GatewayConfig {
+  const loaded = loadConfig(`${NODES}${toml}`, {});
+  assert.ok(loaded.ok, JSON.stringify(loaded));
+  return loaded.config;
+}
+
+function host(current: GatewayConfig): FeatureHost {
+  return {
+    clock: new ManualClock(1_700_000_000_000),
+    logger: pino({ level: 'silent' }),
+    config: () => current,
+    registry: { views: () => [], inFlight: () => 0, freshViews: () => [], snapshot: () => assert.fail('no snapshot here') },
+    registryEvents: new EventBus<RegistryEvents>(() => undefined),
+    proxyEvents: new EventBus<ProxyEvents>(() => undefined),
+    scheduler: () => assert.fail('the scheduler is not read while the list is built'),
+    refresh: () => Promise.resolve(),
+    spans: () => undefined,
+  };
+}
+
+/** Builds the list for `toml`, hands it to `check`, and stops what it built (no file is written: no replay record). */
+async function withFeatures(toml: string, check: (features: readonly GatewayFeature[]) => void): Promise<void> {
+  const current = config(toml);
+  const features = featuresFor(current, { meshGossip: { replayFile: false, stateFile: false } }, host(current));
+  try {
+    check(features);
+  } finally {
+    await Promise.all(features.map((feature) => feature.stop()));
+  }
+}
+
+const partNames = (features: readonly GatewayFeature[]): string[] =>
+  [...new Set(features.flatMap((feature) => Object.keys(feature.parts ?? {})))].sort();
+
+test('a config with no optional section: tenants, model management and the request log, nothing of mesh, cluster or tracing', async () => {
+  await withFeatures('', (features) => {
+    assert.deepEqual(
+      features.map((f) => f.name),
+      ['tenants', 'models', 'request-log'],
+    );
+    const absent: (keyof FeatureParts)[] = [
+      'sites',
+      'workersMesh',
+      'wrapAdmission',
+      'admitTenant',
+      'wakeSender',
+      'tracer',
+      'meshFeed',
+    ];
+    for (const name of absent) assert.equal(partNames(features).includes(name), false, name);
+  });
+});
+
+test('[tracing], [mesh] and [cluster] each add their feature, in the order they start (the mesh before the cluster)', async () => {
+  await withFeatures(`${TRACING}${MESH}${CLUSTER}`, (features) => {
+    assert.deepEqual(
+      features.map((f) => f.name),
+      ['tenants', 'models', 'request-log', 'tracing', 'mesh', 'cluster'],
+    );
+    const parts = partNames(features);
+    for (const name of ['sites', 'workersMesh', 'wrapAdmission', 'admitTenant', 'wakeSender', 'tracer', 'meshFeed'])
+      assert.ok(parts.includes(name), name);
+    // One part name is given twice, on purpose: [cluster]'s site-wide tenants report over the tenants' own.
+    const given = features.flatMap((feature) => Object.keys(feature.parts ?? {}));
+    assert.deepEqual(
+      given.filter((name, i) => given.indexOf(name) !== i),
+      ['tenantsReport'],
+    );
+  });
+});
+
+test('each optional section alone adds its feature alone', async () => {
+  for (const [toml, name] of [
+    [TRACING, 'tracing'],
+    [MESH, 'mesh'],
+    [CLUSTER, 'cluster'],
+  ] as const) {
+    await withFeatures(toml, (features) => {
+      assert.deepEqual(
+        features.map((f) => f.name),
+        ['tenants', 'models', 'request-log', name],
+      );
+    });
+  }
+});
+
+test('with [cluster], its site-wide tenants report replaces the tenants’ own (a later feature’s part wins)', async () => {
+  await withFeatures(CLUSTER, (features) => {
+    const merged = Object.assign({}, ...features.map((f) => f.parts ?? {})) as Partial<FeatureParts>;
+    const cluster = features.find((f) => f.name === 'cluster');
+    assert.equal(merged.tenantsReport, cluster?.parts?.tenantsReport);
+  });
+});
