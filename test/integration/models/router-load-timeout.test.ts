@@ -3,39 +3,27 @@
 // answers 503 with Retry-After and a clear message, and shows the model failing to load there.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { eventually, httpJson, simRequests, simStats } from '#test/fixtures/http.ts';
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "3600s"
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "stuck"
-status = "unloaded"
-`;
 
 const LOAD_TIMEOUT_MS = 1_500;
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
-      `[routing]\nload_timeout = "${LOAD_TIMEOUT_MS}ms"`,
-    ),
-  );
-  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
+  rig = await startRouterRig({
+    routers: [
+      {
+        modelsMax: 1,
+        loadTime: '3600s',
+        models: [
+          ['model-a', 'loaded'],
+          ['stuck', 'unloaded'],
+        ],
+      },
+    ],
+    gateway: `[routing]\nload_timeout = "${LOAD_TIMEOUT_MS}ms"`,
+  });
 });
 
 after(async () => {
