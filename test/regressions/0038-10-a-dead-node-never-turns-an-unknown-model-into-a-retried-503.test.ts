@@ -12,7 +12,8 @@ import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { NotFoundError } from 'openai';
-import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startTenantGateway, tenantsToml, vllmNode, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
 import { gatewayConfig, metricsText, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
 import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 
@@ -24,34 +25,21 @@ const MODELS: Readonly<Record<string, string>> = {
   n5: 'phi-3-mini',
 };
 const FLEET = Object.entries(MODELS)
-  .map(
-    ([name, model]) =>
-      `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${model}"]\nttft = "2ms"\ntokens_per_second = 1000\n`,
-  )
+  .map(([name, model]) => vllmNode(name, [model]))
   .join('\n');
 const OPS_KEY = 'sk-ops-everything-5b1e';
 const TEAM_KEY = 'sk-team-qwen-only-8c2d';
 
-let rig: FleetAndGateway;
+let rig: TenantGateway;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayConfig({
-      health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
-      discovery: { interval: '100ms', timeout: '5s' },
-      nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm' })),
-      extra: [
-        '[[tenants]]',
-        'name = "ops"',
-        `keys = ["${OPS_KEY}"]`,
-        '[[tenants]]',
-        'name = "team"',
-        `keys = ["${TEAM_KEY}"]`,
-        'models = ["qwen*"]',
-      ].join('\n'),
-    }),
-  );
-  for (const name of Object.keys(MODELS)) await waitForNode(rig.gw.url, name, modelState('known'), 'listed');
+  rig = await startTenantGateway({
+    fleet: FLEET,
+    extra: tenantsToml([
+      { name: 'ops', keys: [OPS_KEY] },
+      { name: 'team', keys: [TEAM_KEY], models: ['qwen*'] },
+    ]),
+  });
   // n5 (serving only phi-3-mini, which nobody asks for) goes down: health fails, its listing expires.
   await setSimFaults(rig.sim.url('n5'), { health: 'fail', models: 'error500', inference: 'error500' });
   await waitForNode(rig.gw.url, 'n5', (d) => d.status === 'dead' && d.models.state === 'expired', 'dead, its listing expired');
