@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import OpenAI, { NotFoundError } from 'openai';
 import { startGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startTenantGateway, tenantsToml, vllmNode, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
-import { gatewayConfig, metricsText, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { gatewayConfig, modelState, waitForNode, requestsAnswered } from '#test/fixtures/gateway-state.ts';
 import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 
 const MODELS: Readonly<Record<string, string>> = {
@@ -49,15 +49,8 @@ after(async () => {
   await rig?.close();
 });
 
-/** Every request the gateway answered (gateway_requests_total, all labels summed). */
-async function answered(): Promise<number> {
-  let sum = 0;
-  for (const line of (await metricsText(rig.gw.url)).split('\n')) {
-    const match = /^gateway_requests_total(?:\{.*\})? (\S+)$/.exec(line);
-    if (match !== null) sum += Number(match[1]);
-  }
-  return sum;
-}
+/** Every request the gateway answered. */
+const answered = (): Promise<number> => requestsAnswered(rig.gw.url);
 
 test('the official openai client, unchanged (default retries), gets NotFoundError 404 with the closest models on its first try', async () => {
   const client = new OpenAI({ baseURL: `${rig.gw.url}/v1`, apiKey: OPS_KEY });

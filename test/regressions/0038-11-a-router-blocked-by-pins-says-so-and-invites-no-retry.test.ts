@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { APIError } from 'openai';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { metricsText, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { waitForNode, requestsAnswered } from '#test/fixtures/gateway-state.ts';
 import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 
 const OPS_KEY = 'sk-ops-all-7f3a';
@@ -53,15 +53,8 @@ after(async () => {
   await rig?.close();
 });
 
-/** Every request the gateway answered (gateway_requests_total, all labels summed). */
-async function answered(): Promise<number> {
-  let sum = 0;
-  for (const line of (await metricsText(rig.gw.url)).split('\n')) {
-    const match = /^gateway_requests_total(?:\{.*\})? (\S+)$/.exec(line);
-    if (match !== null) sum += Number(match[1]);
-  }
-  return sum;
-}
+/** Every request the gateway answered. */
+const answered = (): Promise<number> => requestsAnswered(rig.gw.url);
 
 function chat(model: string, key: string): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
   return httpJson(

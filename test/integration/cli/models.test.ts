@@ -2,9 +2,7 @@
 // load and an unload, the token, and usage errors.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
-import { runModels } from '#src/cli/models.ts';
-import { HangupRelay } from '#src/cli/hangups.ts';
+import { runModelsCli, type CliRun } from '#test/fixtures/models-cli.ts';
 import { ONE_LOADED_ROUTER, startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 
 const TOKEN = 'cli-models-token';
@@ -23,22 +21,7 @@ after(async () => {
   await rig?.close();
 });
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runModels(args, {
-    stdout,
-    stderr,
-    env: {},
-    signal: AbortSignal.timeout(60_000),
-    hangups: new HangupRelay(0),
-  });
-  return { code, stdout: out, stderr: err };
-}
+const cli = (args: string[]): Promise<CliRun> => runModelsCli(args);
 
 test('models lists each model with where it is loaded and its desired state', async () => {
   const shown = await cli(['--url', rig.gw.url, '--token', TOKEN]);

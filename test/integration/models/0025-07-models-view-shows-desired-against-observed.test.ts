@@ -5,9 +5,7 @@
 // the gateway unloads first); `switchyard models` prints both.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
-import { runModels } from '#src/cli/models.ts';
-import { HangupRelay } from '#src/cli/hangups.ts';
+import { runModelsCli } from '#test/fixtures/models-cli.ts';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
@@ -88,16 +86,7 @@ test('a request switch under way shows on its node, with the victim the gateway 
   await eventually(async () => (await view()).nodes.find((n) => n.name === 'slow')?.switch !== null, 10_000, 'the switch shown');
   const slow = (await view()).nodes.find((n) => n.name === 'slow');
   assert.deepEqual(slow?.switch, { action: 'load', model: 's2', by: 'request', loaded: false, victim: 's1' });
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const code = await runModels(['--url', rig.gw.url], {
-    stdout,
-    stderr: new PassThrough(),
-    env: {},
-    signal: AbortSignal.timeout(30_000),
-    hangups: new HangupRelay(0),
-  });
+  const { code, stdout: out } = await runModelsCli(['--url', rig.gw.url], 30_000);
   assert.equal(code, 0);
   assert.match(out, /hot\s+router\s+-\s+warm=2\s+short \(warm 1\/2\)/);
   assert.match(out, /slow\s+\S+\s+1\s+load s2 for request \(unloading s1 first\)/);
