@@ -6,17 +6,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
 import { type Replicas } from '#test/fixtures/cluster-replicas.ts';
-import { startSlotReplicas, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
+import { startSlotReplicas, userChat, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
 import { postFresh } from '#test/fixtures/fresh-connection.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
 const SLOTS = 4;
-const chat = (user: string): Record<string, unknown> => ({
-  model: 'm',
-  user,
-  messages: [{ role: 'user', content: 'hi' }],
-  max_tokens: 4,
-});
+const chat = userChat;
 
 let rig: SlotReplicas | undefined;
 let node: SlotCountingNode;

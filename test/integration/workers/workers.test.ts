@@ -14,13 +14,9 @@ import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, hostsOf, startListingFront, unusedPort, waitForHost, type ListingFront } from '#test/fixtures/context.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { userChat } from '#test/fixtures/slot-replicas.ts';
 
-const chat = (user: string): Record<string, unknown> => ({
-  model: 'm',
-  user,
-  messages: [{ role: 'user', content: 'hi' }],
-  max_tokens: 4,
-});
+const chat = userChat;
 
 interface WorkerRow {
   readonly worker: number;
