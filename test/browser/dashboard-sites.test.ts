@@ -12,16 +12,13 @@ import { MemoryBus, type MemoryTransport } from '#src/mesh/index.ts';
 import { signRecord } from '#src/mesh/record-codec.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
-import { chromiumPath, launchChromium, type Browser } from '#test/fixtures/browser.ts';
+import { chromiumPath, launchChromium, type Browser, skipWithoutChromium } from '#test/fixtures/browser.ts';
 import { DEFAULT_SITE_BACKOFF } from '#src/routing/index.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP =
-  CHROMIUM === undefined
-    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
-    : false;
+const SKIP = skipWithoutChromium();
 const RESULTS = 'test-results';
 const IDS = ['a', 'b'] as const;
 type Id = (typeof IDS)[number];

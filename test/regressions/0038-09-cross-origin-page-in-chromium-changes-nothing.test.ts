@@ -11,15 +11,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
+import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser, skipWithoutChromium } from '#test/fixtures/browser.ts';
 import { eventually } from '#test/fixtures/http.ts';
 import { ONE_LOADED_ROUTER, startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP =
-  CHROMIUM === undefined
-    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
-    : false;
+const SKIP = skipWithoutChromium();
 /** A name only this Chromium resolves, to 127.0.0.1: where a DNS-rebinding page ends up. */
 const REBOUND = 'rebind.attacker.test';
 

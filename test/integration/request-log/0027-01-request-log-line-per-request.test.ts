@@ -11,7 +11,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import {
+  answerChat,
+  startScriptedNode,
+  startTestGateway,
+  type ScriptedNode,
+  type TestGateway,
+} from '#test/fixtures/scripted-node.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
 import { eventually } from '#test/fixtures/http.ts';
 import { linesOf, type LogLine } from '#test/fixtures/request-log-files.ts';
@@ -43,15 +49,7 @@ function script(req: import('node:http').IncomingMessage, res: import('node:http
   }
   const json = JSON.parse(body.toString('utf8')) as { stream?: boolean };
   if (json.stream !== true) {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'c',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 7, completion_tokens: 1, total_tokens: 8 },
-      }),
-    );
+    answerChat(res, 'ok', { prompt_tokens: 7, completion_tokens: 1 });
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import {
+  answerChat,
+  startScriptedNode,
+  startTestGateway,
+  type ScriptedNode,
+  type TestGateway,
+} from '#test/fixtures/scripted-node.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { linesOf, type LogLine } from '#test/fixtures/request-log-files.ts';
 
@@ -21,14 +27,7 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'switchyard-early-'));
   logPath = join(dir, 'requests.log');
   node = await startScriptedNode((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'c',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-      }),
-    );
+    answerChat(res);
   });
   gw = await startTestGateway(
     [{ name: 'n1', url: node.url }],
