@@ -6,7 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { httpJson, simRequests } from '#test/fixtures/http.ts';
+import { simRequests, type JsonResponse } from '#test/fixtures/http.ts';
+import { chat as chatAt } from '#test/fixtures/gateway-state.ts';
 
 let rig: RouterRig;
 
@@ -41,13 +42,7 @@ after(async () => {
   await rig?.close();
 });
 
-function chat(model: string): Promise<{ status: number; text: string }> {
-  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
-    model,
-    messages: [{ role: 'user', content: 'hi' }],
-    max_tokens: 2,
-  });
-}
+const chat = (model: string): Promise<JsonResponse> => chatAt(rig.gw.url, model, { max_tokens: 2 });
 
 test('a request whose only router is full of pinned models is refused with `pinned`; the pinned model stays loaded', async () => {
   const answer = await chat('visitor');

@@ -4,7 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { eventually, httpJson, simRequests, simStats } from '#test/fixtures/http.ts';
+import { eventually, simRequests, simStats, type JsonResponse } from '#test/fixtures/http.ts';
+import { chat as chatAt } from '#test/fixtures/gateway-state.ts';
 
 const LOAD_TIMEOUT_MS = 1_500;
 
@@ -30,13 +31,7 @@ after(async () => {
   await rig?.close();
 });
 
-function chat(model: string): ReturnType<typeof httpJson> {
-  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
-    model,
-    messages: [{ role: 'user', content: 'hi' }],
-    max_tokens: 4,
-  });
-}
+const chat = (model: string): Promise<JsonResponse> => chatAt(rig.gw.url, model, { max_tokens: 4 });
 
 test('a load that never completes is cancelled after load_timeout and answered 503 with Retry-After', async () => {
   const started = Date.now();

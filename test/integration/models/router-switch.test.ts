@@ -5,7 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { eventually, httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
+import { chat as chatAt } from '#test/fixtures/gateway-state.ts';
 
 interface Residency {
   readonly running: number;
@@ -39,13 +40,7 @@ after(async () => {
 
 const residency = (): Promise<Residency> => rig.routerResidency<Residency>();
 
-function chat(model: string): Promise<{ status: number; text: string }> {
-  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
-    model,
-    messages: [{ role: 'user', content: 'hi' }],
-    max_tokens: 4,
-  });
-}
+const chat = (model: string): Promise<JsonResponse> => chatAt(rig.gw.url, model, { max_tokens: 4 });
 
 async function switchesCounted(): Promise<number> {
   const line = (await rig.gw.metrics()).split('\n').find((l) => l.startsWith('gateway_model_switches_total{node="router"}'));
