@@ -6,15 +6,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Route } from 'playwright-core';
-import { chromiumPath, launchChromium, type Browser } from '#test/fixtures/browser.ts';
+import { chromiumPath, launchChromium, type Browser, skipWithoutChromium } from '#test/fixtures/browser.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startInProcessGateway, type InProcessGateway } from '#test/fixtures/in-process.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP =
-  CHROMIUM === undefined
-    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
-    : false;
+const SKIP = skipWithoutChromium();
 
 let browser: Browser | undefined;
 let gw: InProcessGateway | undefined;

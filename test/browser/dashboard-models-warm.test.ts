@@ -5,16 +5,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
+import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser, skipWithoutChromium } from '#test/fixtures/browser.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startPinnedWarmRouter } from '#test/fixtures/pinned-warm-router.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP =
-  CHROMIUM === undefined
-    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
-    : false;
+const SKIP = skipWithoutChromium();
 
 let browser: Browser | undefined;
 let rig: FleetAndGateway | undefined;

@@ -10,16 +10,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { DEMO_FLEET, demoGatewayToml } from '#src/cli/demo.ts';
-import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
+import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser, skipWithoutChromium } from '#test/fixtures/browser.ts';
 import { eventually } from '#test/fixtures/http.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP =
-  CHROMIUM === undefined
-    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
-    : false;
+const SKIP = skipWithoutChromium();
 const RESULTS = 'test-results';
 
 let browser: Browser | undefined;

@@ -12,16 +12,13 @@ import { MemoryBus, type MemoryTransport } from '#src/mesh/index.ts';
 import { signRecord } from '#src/mesh/record-codec.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
-import { chromiumPath, launchChromium, type Browser } from '#test/fixtures/browser.ts';
+import { chromiumPath, launchChromium, type Browser, skipWithoutChromium } from '#test/fixtures/browser.ts';
 import { DEFAULT_SITE_BACKOFF } from '#src/routing/index.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { gatewayToml, meshToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP =
-  CHROMIUM === undefined
-    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
-    : false;
+const SKIP = skipWithoutChromium();
 const RESULTS = 'test-results';
 const IDS = ['a', 'b'] as const;
 type Id = (typeof IDS)[number];
@@ -37,26 +34,19 @@ function fleet(id: Id): string {
   return `[[node]]\nname = "${id}-gpu"\nkind = "vllm"\nmodels = ${models}\ncontext = ${id === 'a' ? 8_192 : 32_768}\nttft = "2ms"\n`;
 }
 
-function meshToml(id: Id): string {
-  const lines = [
-    '[mesh]',
-    `site = "${id}"`,
-    // Nothing listens there: a forward to b fails to connect, so b backs off.
-    `url = "http://127.0.0.1:1/${id}"`,
-    `key_file = "/unused/${id}.key"`,
-    'listen = ["/ip4/127.0.0.1/tcp/0"]',
-    'heartbeat = "500ms"',
-    'freshness = "10s"',
-    `allowed_peers = ["${ROGUE.peerId}"]`,
-  ];
-  for (const pin of IDS) lines.push('[[mesh.sites]]', `id = "${pin}"`, `public_key = "${key(pin).publicKey}"`);
-  return lines.join('\n');
+function siteMesh(id: Id): string {
+  // url: nothing listens there: a forward to b fails to connect, so b backs off.
+  return meshToml(
+    id,
+    IDS.map((pin) => ({ id: pin, publicKey: key(pin).publicKey })),
+    { more: ['heartbeat = "500ms"', 'freshness = "10s"', `allowed_peers = ["${ROGUE.peerId}"]`] },
+  );
 }
 
 function startSite(id: Id): Promise<FleetAndGateway> {
   return startFleetAndGateway(
     fleet(id),
-    (sim) => gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }], meshToml(id)),
+    (sim) => gatewayToml([{ name: `${id}-gpu`, url: sim.url(`${id}-gpu`), kind: 'vllm' }], siteMesh(id)),
     {
       logLevel: 'warn',
       meshGossip: { key: key(id), transport: (own) => bus.transport(`peer-${id}`, own.peerId), replaySinceMs: 0 },

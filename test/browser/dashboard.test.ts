@@ -7,16 +7,20 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { DEMO_FLEET, demoGatewayToml } from '#src/cli/demo.ts';
-import { chromiumPath, launchChromium, NAVIGATION_TIMEOUT_MS, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
+import {
+  chromiumPath,
+  launchChromium,
+  NAVIGATION_TIMEOUT_MS,
+  PAGE_TIMEOUT_MS,
+  type Browser,
+  skipWithoutChromium,
+} from '#test/fixtures/browser.ts';
 import { startControlPlaneFleet } from '#test/fixtures/control-plane-fleet.ts';
 import { eventually, timedEventually } from '#test/fixtures/http.ts';
 import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP =
-  CHROMIUM === undefined
-    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
-    : false;
+const SKIP = skipWithoutChromium();
 const RESULTS = 'test-results';
 const TOKEN = 'dashboard-test-admin-token';
 const MODELS = [

@@ -11,6 +11,7 @@ import type { TenantSpec } from '#src/config/index.ts';
 import type { TenantAdmission, TenantAsk, TenantOutcome } from '#src/tenants/index.ts';
 import { node, request } from '#test/fixtures/builders.ts';
 import { CROSS_THREAD, HOSTS, owner, type Host, type HostKind, type Owner } from './ports-rig.ts';
+import { tenantSpec } from '#test/fixtures/builders.ts';
 
 const SETTINGS: QueueSettings = { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0, swapAfterMs: 300, loadTimeoutMs: 2_000 };
 
@@ -239,19 +240,7 @@ function tenant(
   name: string,
   limits: Partial<Pick<TenantSpec, 'maxConcurrent' | 'requestsPerMinute' | 'tokensPerMinute' | 'tokensPerDay'>> = {},
 ): TenantSpec {
-  return {
-    name,
-    keys: [`key-${name}`],
-    models: ['*'],
-    sites: undefined,
-    priority: 'standard',
-    weight: 1,
-    maxConcurrent: undefined,
-    requestsPerMinute: undefined,
-    tokensPerMinute: undefined,
-    tokensPerDay: undefined,
-    ...limits,
-  };
+  return tenantSpec(name, limits);
 }
 
 const tenantAsk = (name: string, reserveTokens = 10): TenantAsk => ({

@@ -9,7 +9,7 @@ import type { SiteRecord } from '#src/mesh/site-record.ts';
 import type { SitesDocument } from '#src/admin/sites-view.ts';
 import { signRecord } from '#src/mesh/record-codec.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { gatewayToml, meshToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
@@ -20,16 +20,8 @@ let a: FleetAndGateway;
 let b: MemoryTransport;
 
 before(async () => {
-  const mesh = [
-    '[mesh]',
-    'site = "a"',
-    'url = "http://127.0.0.1:1/a"',
-    'key_file = "/unused/a.key"',
-    'listen = ["/ip4/127.0.0.1/tcp/0"]',
-    'heartbeat = "200ms"',
-    'freshness = "5s"',
-    ...(['a', 'b'] as const).flatMap((id) => ['[[mesh.sites]]', `id = "${id}"`, `public_key = "${keys[id].publicKey}"`]),
-  ].join('\n');
+  const pins = (['a', 'b'] as const).map((id) => ({ id, publicKey: keys[id].publicKey }));
+  const mesh = meshToml('a', pins, { more: ['heartbeat = "200ms"', 'freshness = "5s"'] });
   const fleet = '[[node]]\nname = "a-gpu"\nkind = "vllm"\nmodels = ["m-a"]\ncontext = 8192\n';
   a = await startFleetAndGateway(fleet, (sim) => gatewayToml([{ name: 'a-gpu', url: sim.url('a-gpu'), kind: 'vllm' }], mesh), {
     meshGossip: { key: keys.a, transport: (own) => bus.transport('peer-a', own.peerId) },

@@ -12,22 +12,13 @@ import { HangupRelay } from '#src/cli/hangups.ts';
 import { runCheckConfig } from '#src/cli/check-config.ts';
 import { MemoryBus } from '#src/mesh/index.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { gatewayToml, meshToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway } from '#test/fixtures/in-process-fleet.ts';
 
 const WARNING =
   /\[mesh\] is set but \[server\] api_keys is empty: anyone who reaches this listener can run inference on the sites that pin this one/;
 const key = newSiteKey();
-const mesh = [
-  '[mesh]',
-  'site = "a"',
-  'url = "http://127.0.0.1:1/a"',
-  'key_file = "/unused/a.key"',
-  'listen = ["/ip4/127.0.0.1/tcp/0"]',
-  '[[mesh.sites]]',
-  'id = "b"',
-  `public_key = "${newSiteKey().publicKey}"`,
-].join('\n');
+const mesh = meshToml('a', [{ id: 'b', publicKey: newSiteKey().publicKey }]);
 const nodes = [{ name: 'n', url: 'http://127.0.0.1:9', kind: 'vllm' }];
 
 test('serve warns once at start when [mesh] is set and [server] api_keys is empty', async () => {

@@ -7,9 +7,9 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 import { startRecordingUpstream } from '#test/fixtures/recording-upstream.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { bearer } from '#test/fixtures/gateway-state.ts';
 
 const chat = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
-const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
 for (const workers of [1, 2]) {
   test(`a reload that replaces the client key and the admin token refuses the old ones (workers = ${workers})`, async () => {

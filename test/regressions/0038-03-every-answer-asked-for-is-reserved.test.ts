@@ -9,11 +9,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { RateLimitError } from 'openai';
-import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
+import { FAST_NODE, startTenantGateway, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
 import { httpJson, simRequests } from '#test/fixtures/http.ts';
-
-const FLEET = `[[node]]\nname = "fast"\nkind = "vllm"\nmodels = ["m"]\nttft = "1ms"\ntokens_per_second = 5000\n`;
 
 const TENANTS = `
 [[tenants]]
@@ -28,24 +26,17 @@ keys = ["sk-daily"]
 tokens_per_day = 5000
 `;
 
+let rig: TenantGateway;
 let sim: SimFleet;
 let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimFleet(FLEET);
-  const config = gatewayConfig({
-    health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
-    discovery: { interval: '100ms', timeout: '5s' },
-    nodes: [{ name: 'fast', url: sim.url('fast'), kind: 'vllm' }],
-    extra: TENANTS,
-  });
-  gw = await startGateway(config);
-  await waitForNode(gw.url, 'fast', modelState('known'), 'known');
+  rig = await startTenantGateway({ fleet: FAST_NODE, extra: TENANTS });
+  ({ sim, gw } = rig);
 });
 
 after(async () => {
-  await gw?.close();
-  await sim?.close();
+  await rig?.close();
 });
 
 // Retries allowed: a 429 that says x-should-retry: false must not be retried by the official client.

@@ -10,17 +10,11 @@
 // Site c runs in process; sites a and b are only keys (their forwards are signed here).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryBus } from '#src/mesh/index.ts';
-import { newSiteKey } from '#src/mesh/site-key-file.ts';
-import { signForward } from '#src/mesh/forwarding/index.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { unusedPort } from '#test/fixtures/context.ts';
-import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
-import { chatBody, metric } from '#test/fixtures/gateway-state.ts';
+import { type JsonResponse } from '#test/fixtures/http.ts';
+import { metric } from '#test/fixtures/gateway-state.ts';
+import { ForwardReceiver } from '#test/fixtures/forward-receiver.ts';
+import type { GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
 
-const keys = { a: newSiteKey(), b: newSiteKey(), c: newSiteKey() };
-const bus = new MemoryBus();
 /** The flood: forwards a sends as fast as c answers, ten at a time (bounded; judged by counts; fewer in flight than its share holds). */
 const FLOOD = 1_000;
 const BATCH = 10;
@@ -28,76 +22,40 @@ const BATCH = 10;
 const CAPACITY = 40;
 const SHARE = 20;
 
-let c: FleetAndGateway;
-let port: number;
-
-const configFor =
-  (rpm: number) =>
-  (sim: FleetAndGateway['sim']): string =>
-    gatewayToml(
-      [{ name: 'c-gpu', url: sim.url('c-gpu'), kind: 'vllm' }],
-      [
-        '[mesh]',
-        'site = "c"',
-        `url = "http://127.0.0.1:${port}"`,
-        'key_file = "/unused/c.key"',
-        'listen = ["/ip4/127.0.0.1/tcp/0"]',
-        `max_remembered_forwards = ${CAPACITY}`,
-        '[[mesh.sites]]',
-        'id = "a"',
-        `public_key = "${keys.a.publicKey}"`,
-        'tenant = "peer-a"',
-        '[[mesh.sites]]',
-        'id = "b"',
-        `public_key = "${keys.b.publicKey}"`,
-        '[[mesh.sites]]',
-        'id = "c"',
-        `public_key = "${keys.c.publicKey}"`,
-        '[[tenants]]',
-        'name = "peer-a"',
-        'keys = ["key-peer-a"]',
-        `requests_per_minute = ${rpm}`,
-        '[[tenants]]',
-        'name = "local"',
-        'keys = ["key-local"]',
-      ].join('\n'),
-    ).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${port}"`);
-
-const FLEET =
-  '[[node]]\nname = "c-gpu"\nkind = "vllm"\nmodels = ["m-c"]\ncontext = 8192\nttft = "1ms"\ntokens_per_second = 10000\n';
-const BODY = Buffer.from(JSON.stringify(chatBody('m-c')));
-const url = (): string => `http://127.0.0.1:${port}/v1/chat/completions`;
+const tenants = (rpm: number): string =>
+  [
+    '[[tenants]]',
+    'name = "peer-a"',
+    'keys = ["key-peer-a"]',
+    `requests_per_minute = ${rpm}`,
+    '[[tenants]]',
+    'name = "local"',
+    'keys = ["key-local"]',
+  ].join('\n');
+const receiver = new ForwardReceiver({
+  peers: [{ id: 'a', tenant: 'peer-a' }, { id: 'b' }],
+  mesh: [`max_remembered_forwards = ${CAPACITY}`],
+  extra: tenants(5),
+  server: '',
+});
+let c: GatewayUnderTest;
 
 /** A forward from `site`, signed now with a fresh nonce. */
-const signedBy = (site: 'a' | 'b'): Promise<Record<string, string>> =>
-  signForward({
-    method: 'POST',
-    url: url(),
-    headers: { 'content-type': 'application/json' },
-    body: BODY,
-    site,
-    key: keys[site],
-    nowMs: Date.now(),
-    lifetimeMs: 30_000,
-  });
-const send = (headers: Record<string, string>): Promise<JsonResponse> => httpJson('POST', url(), BODY, headers);
+const signedBy = (site: 'a' | 'b'): Promise<Record<string, string>> => receiver.signed(site, Date.now(), 30_000);
+const send = (headers: Record<string, string>): Promise<JsonResponse> => receiver.send(headers);
 const codeOf = (res: JsonResponse): string =>
   res.status === 200 ? '200' : `${res.status} ${res.json<{ error: { code: string } }>().error.code}`;
-const remembered = (site: string): Promise<number> => metric(c.gw.url, 'gateway_mesh_replay_remembered', { site });
+const remembered = (site: string): Promise<number> => metric(c.url, 'gateway_mesh_replay_remembered', { site });
 
 before(async () => {
-  port = await unusedPort();
+  await receiver.listen();
   // No earlier run of this site: its forwards are taken at once (item 8's rule has its own test).
-  c = await startFleetAndGateway(FLEET, configFor(5), {
-    meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replaySinceMs: 0 },
-  });
-  await eventually(
-    async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200,
-    30_000,
-    'c serves m-c',
-  );
+  c = await receiver.start({ replaySinceMs: 0 });
 });
-after(() => c?.close());
+after(async () => {
+  await c?.close();
+  await receiver.close();
+});
 
 test("a site filling its own share is refused 429 replay_memory_full for its own new forwards; another site's are served", async () => {
   const served: string[] = [];
@@ -113,7 +71,7 @@ test("a site filling its own share is refused 429 replay_memory_full for its own
   assert.ok(Number(over.headers['retry-after']) >= 1, 'with Retry-After');
   const other = await send(await signedBy('a'));
   assert.equal(codeOf(other), '200', `a is not touched by b's full share: ${other.text}`);
-  assert.equal(await metric(c.gw.url, 'gateway_mesh_replay_share', {}), SHARE);
+  assert.equal(await metric(c.url, 'gateway_mesh_replay_share', {}), SHARE);
 });
 
 test('a peer held to 5 requests/min floods 1,000 signed forwards: only those its tenant admitted are remembered, and a refused one can be sent again', async () => {
@@ -136,7 +94,7 @@ test('a peer held to 5 requests/min floods 1,000 signed forwards: only those its
   // A refused forward used nothing up: once its tenant has room (a reload raises the limit), the
   // very same signed request is served — before, it was refused 401 replayed.
   assert.ok(lastRefused !== undefined);
-  assert.deepEqual(await c.gw.reload(await configWithRpm(1_000)), { ok: true });
+  assert.deepEqual(await c.reload(receiver.config(1, tenants(1_000))), { ok: true });
   const again = await send(lastRefused);
   assert.equal(codeOf(again), '200', again.text);
   const replayed = await send(lastRefused);
@@ -145,7 +103,3 @@ test('a peer held to 5 requests/min floods 1,000 signed forwards: only those its
   assert.equal((await remembered('a')) - before, served + 1, 'remembered: the served forwards only');
   assert.ok((await remembered('a')) <= SHARE);
 });
-
-async function configWithRpm(rpm: number): Promise<string> {
-  return configFor(rpm)(c.sim);
-}

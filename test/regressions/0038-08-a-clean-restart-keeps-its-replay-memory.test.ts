@@ -21,18 +21,13 @@ import {
   SeenForwards,
   serializeRunning,
   serializeStopped,
-  signForward,
   type RecordRead,
   type RestartContext,
 } from '#src/mesh/forwarding/index.ts';
-import { MemoryBus } from '#src/mesh/index.ts';
-import { newSiteKey } from '#src/mesh/site-key-file.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { unusedPort } from '#test/fixtures/context.ts';
-import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
-import { chatBody } from '#test/fixtures/gateway-state.ts';
+import { type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
+import { eventually, type JsonResponse } from '#test/fixtures/http.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
+import { ForwardReceiver } from '#test/fixtures/forward-receiver.ts';
 
 const S = 1_800_000_000_000;
 const SKEW = 30_000;
@@ -246,77 +241,28 @@ test('a memory carried in refuses its signatures and the windows before its floo
 });
 
 // Over HTTP: site c (in this process) restarts; site a is a key whose clock runs 29 s ahead.
-const keys = { a: newSiteKey(), c: newSiteKey() };
-const bus = new MemoryBus();
+const receiver = new ForwardReceiver({ mesh: [`max_clock_skew = "${SKEW / 1000}s"`] });
 const clock = new JumpingClock();
-let port: number;
-let sim: SimFleet;
 let dir: string;
 let gw: GatewayUnderTest | undefined;
 
-const FLEET =
-  '[[node]]\nname = "c-gpu"\nkind = "vllm"\nmodels = ["m-c"]\ncontext = 8192\nttft = "1ms"\ntokens_per_second = 10000\n';
-const BODY = Buffer.from(JSON.stringify(chatBody('m-c')));
-const url = (): string => `http://127.0.0.1:${port}/v1/chat/completions`;
 const record = (): string => join(dir, 'c.key.replay.json');
-const config = (workers = 1): string =>
-  gatewayToml(
-    [{ name: 'c-gpu', url: sim.url('c-gpu'), kind: 'vllm' }],
-    [
-      '[mesh]',
-      'site = "c"',
-      `url = "http://127.0.0.1:${port}"`,
-      'key_file = "/unused/c.key"',
-      'listen = ["/ip4/127.0.0.1/tcp/0"]',
-      `max_clock_skew = "${SKEW / 1000}s"`,
-      '[[mesh.sites]]',
-      'id = "a"',
-      `public_key = "${keys.a.publicKey}"`,
-      '[[mesh.sites]]',
-      'id = "c"',
-      `public_key = "${keys.c.publicKey}"`,
-    ].join('\n'),
-    'api_keys = ["key-local"]',
-  ).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:${port}"\nworkers = ${workers}`);
 
 /** Site c's gateway, keeping its replay record in this test's directory. */
-async function startC(workers = 1): Promise<GatewayUnderTest> {
-  const started = await startGateway(config(workers), {
-    clock,
-    meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replayFile: record() },
-  });
-  await eventually(
-    async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200,
-    30_000,
-    'c serves m-c',
-  );
-  return started;
-}
-
-const signedAt = (nowMs: number): Promise<Record<string, string>> =>
-  signForward({
-    method: 'POST',
-    url: url(),
-    headers: { 'content-type': 'application/json' },
-    body: BODY,
-    site: 'a',
-    key: keys.a,
-    nowMs,
-    lifetimeMs: SKEW,
-  });
-const send = (headers: Record<string, string>): Promise<JsonResponse> => httpJson('POST', url(), BODY, headers);
+const startC = (workers = 1): Promise<GatewayUnderTest> => receiver.start({ workers, options: { clock }, replayFile: record() });
+const signedAt = (nowMs: number): Promise<Record<string, string>> => receiver.signed('a', nowMs, SKEW);
+const send = (headers: Record<string, string>): Promise<JsonResponse> => receiver.send(headers);
 const code = (res: JsonResponse): string => (res.status === 200 ? 'served' : res.json<{ error: { code: string } }>().error.code);
 const said = (g: GatewayUnderTest, level: number, pattern: RegExp): boolean =>
   g.logs().some((line) => line.level === level && pattern.test(String(line.msg)) && line.file === record());
 
 before(async () => {
-  port = await unusedPort();
-  sim = await startSimFleet(FLEET);
+  await receiver.listen();
   dir = await mkdtemp(join(tmpdir(), 'switchyard-replay-'));
 });
 after(async () => {
   await gw?.close();
-  await sim?.close();
+  await receiver.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -14,13 +14,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startInProcessGateway, type InProcessGateway } from '#test/fixtures/in-process.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
-
-const FLEET = ONE_LOADED_ROUTER_FLEET;
+import { ONE_LOADED_ROUTER, startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 
 interface Answer {
   readonly status: number;
@@ -41,29 +36,12 @@ async function send(method: string, url: string, headers: Record<string, string>
   return { status: res.statusCode, text, code };
 }
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 let host: string;
 
-async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
-
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), {
-    logLevel: 'warn',
-  });
+  rig = await startRouterRig({ routers: [ONE_LOADED_ROUTER], options: { logLevel: 'warn' } });
   host = new URL(rig.gw.url).host;
-  await eventually(
-    async () => {
-      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
-      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-    },
-    60_000,
-    'the router discovered',
-  );
 });
 
 after(async () => {
@@ -114,8 +92,8 @@ describe('without [admin] token', () => {
       assert.equal(answer.status, status, `${what}: ${answer.text}`);
       assert.equal(answer.code, code, what);
     }
-    assert.equal(await routerStatus('model-a'), 'loaded', 'model-a was not unloaded');
-    assert.equal(await routerStatus('model-b'), 'unloaded', 'model-b was not loaded');
+    assert.equal(await rig.routerStatus('model-a'), 'loaded', 'model-a was not unloaded');
+    assert.equal(await rig.routerStatus('model-b'), 'unloaded', 'model-b was not loaded');
   });
 
   test('a foreign Host (DNS rebinding) reads nothing: 421 naming [admin] hosts; /health gives the status only', async () => {
@@ -150,7 +128,7 @@ describe('without [admin] token', () => {
     assert.deepEqual(Object.keys(JSON.parse(health.text) as object), ['status']);
     const own = await send('GET', `${rig.gw.url}/health`, { host });
     assert.ok('nodes' in (JSON.parse(own.text) as object), own.text);
-    assert.equal(await routerStatus('model-a'), 'loaded');
+    assert.equal(await rig.routerStatus('model-a'), 'loaded');
   });
 
   test('expected Hosts are answered: IP literals, localhost names', async () => {
@@ -169,7 +147,7 @@ describe('without [admin] token', () => {
       JSON.stringify({ model: 'model-b', node: 'router' }),
     );
     assert.equal(loaded.status, 200, loaded.text);
-    assert.equal(await routerStatus('model-b'), 'loaded');
+    assert.equal(await rig.routerStatus('model-b'), 'loaded');
     const cli = await send(
       'POST',
       `${rig.gw.url}/admin/models/unload`,
@@ -177,7 +155,7 @@ describe('without [admin] token', () => {
       JSON.stringify({ model: 'model-b', node: 'router' }),
     );
     assert.equal(cli.status, 200, cli.text);
-    assert.equal(await routerStatus('model-b'), 'unloaded');
+    assert.equal(await rig.routerStatus('model-b'), 'unloaded');
     const reload = await send('POST', `${rig.gw.url}/admin/reload`, {
       origin: `http://${host}`,
       'sec-fetch-site': 'same-origin',

@@ -11,21 +11,14 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser } from '#test/fixtures/browser.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
+import { chromiumPath, launchChromium, PAGE_TIMEOUT_MS, type Browser, skipWithoutChromium } from '#test/fixtures/browser.ts';
+import { eventually } from '#test/fixtures/http.ts';
+import { ONE_LOADED_ROUTER, startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 
 const CHROMIUM = chromiumPath();
-const SKIP =
-  CHROMIUM === undefined
-    ? `no chromium binary at ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} (set CHROMIUM_PATH; .ci/run installs Debian's chromium)`
-    : false;
+const SKIP = skipWithoutChromium();
 /** A name only this Chromium resolves, to 127.0.0.1: where a DNS-rebinding page ends up. */
 const REBOUND = 'rebind.attacker.test';
-
-const FLEET = ONE_LOADED_ROUTER_FLEET;
 
 /** The attacker's page: a text/plain form aimed at /admin/models/load, and fetches run by attack(). */
 function attackerPage(gw: string): string {
@@ -55,31 +48,14 @@ window.attack = async () => {
 </script></body></html>`;
 }
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 let attacker: Server;
 let attackerUrl: string;
 let browser: Browser | undefined;
 
-async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
-
 before(async () => {
   if (CHROMIUM === undefined) return;
-  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), {
-    logLevel: 'warn',
-  });
-  await eventually(
-    async () => {
-      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
-      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-    },
-    60_000,
-    'the router discovered',
-  );
+  rig = await startRouterRig({ routers: [ONE_LOADED_ROUTER], options: { logLevel: 'warn' } });
   const page = attackerPage(rig.gw.url);
   attacker = createServer((req, res) => {
     req.resume();
@@ -135,8 +111,8 @@ test(
       assert.ok(seen.includes('POST /admin/models/load 403'), seen.join('; '));
       assert.ok(!seen.some((line) => / 200$/.test(line) && line.startsWith('POST')), `no change succeeded: ${seen.join('; ')}`);
 
-      assert.equal(await routerStatus('model-a'), 'loaded', 'the cross-origin unload did not happen');
-      assert.equal(await routerStatus('model-b'), 'unloaded', 'the cross-origin load did not happen');
+      assert.equal(await rig.routerStatus('model-a'), 'loaded', 'the cross-origin unload did not happen');
+      assert.equal(await rig.routerStatus('model-b'), 'unloaded', 'the cross-origin load did not happen');
     } finally {
       await page.close();
     }
@@ -167,7 +143,7 @@ test('a page under a rebound name reads and changes nothing: 421 for every admin
       unload: 421,
       'health details': 'status',
     });
-    assert.equal(await routerStatus('model-a'), 'loaded');
+    assert.equal(await rig.routerStatus('model-a'), 'loaded');
   } finally {
     await page.close();
   }
@@ -193,7 +169,7 @@ test("the gateway's own dashboard still reloads, loads and unloads", { skip: SKI
       PAGE_TIMEOUT_MS,
       'the load answer',
     );
-    assert.equal(await routerStatus('model-b'), 'loaded');
+    assert.equal(await rig.routerStatus('model-b'), 'loaded');
     const unload = page.locator('#models td.model-actions[data-model="model-b"] button[data-action="unload"]');
     await unload.waitFor();
     await eventually(async () => !(await unload.isDisabled()), PAGE_TIMEOUT_MS, 'the unload button enabled');
@@ -203,7 +179,7 @@ test("the gateway's own dashboard still reloads, loads and unloads", { skip: SKI
       PAGE_TIMEOUT_MS,
       'the unload answer',
     );
-    assert.equal(await routerStatus('model-b'), 'unloaded');
+    assert.equal(await rig.routerStatus('model-b'), 'unloaded');
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

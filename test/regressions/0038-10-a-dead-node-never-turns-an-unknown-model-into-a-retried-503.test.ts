@@ -12,8 +12,9 @@ import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { NotFoundError } from 'openai';
-import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { gatewayConfig, metricsText, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { startGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startTenantGateway, tenantsToml, vllmNode, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
+import { gatewayConfig, modelState, waitForNode, requestsAnswered } from '#test/fixtures/gateway-state.ts';
 import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 
 const MODELS: Readonly<Record<string, string>> = {
@@ -24,34 +25,21 @@ const MODELS: Readonly<Record<string, string>> = {
   n5: 'phi-3-mini',
 };
 const FLEET = Object.entries(MODELS)
-  .map(
-    ([name, model]) =>
-      `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${model}"]\nttft = "2ms"\ntokens_per_second = 1000\n`,
-  )
+  .map(([name, model]) => vllmNode(name, [model]))
   .join('\n');
 const OPS_KEY = 'sk-ops-everything-5b1e';
 const TEAM_KEY = 'sk-team-qwen-only-8c2d';
 
-let rig: FleetAndGateway;
+let rig: TenantGateway;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayConfig({
-      health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
-      discovery: { interval: '100ms', timeout: '5s' },
-      nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm' })),
-      extra: [
-        '[[tenants]]',
-        'name = "ops"',
-        `keys = ["${OPS_KEY}"]`,
-        '[[tenants]]',
-        'name = "team"',
-        `keys = ["${TEAM_KEY}"]`,
-        'models = ["qwen*"]',
-      ].join('\n'),
-    }),
-  );
-  for (const name of Object.keys(MODELS)) await waitForNode(rig.gw.url, name, modelState('known'), 'listed');
+  rig = await startTenantGateway({
+    fleet: FLEET,
+    extra: tenantsToml([
+      { name: 'ops', keys: [OPS_KEY] },
+      { name: 'team', keys: [TEAM_KEY], models: ['qwen*'] },
+    ]),
+  });
   // n5 (serving only phi-3-mini, which nobody asks for) goes down: health fails, its listing expires.
   await setSimFaults(rig.sim.url('n5'), { health: 'fail', models: 'error500', inference: 'error500' });
   await waitForNode(rig.gw.url, 'n5', (d) => d.status === 'dead' && d.models.state === 'expired', 'dead, its listing expired');
@@ -61,15 +49,8 @@ after(async () => {
   await rig?.close();
 });
 
-/** Every request the gateway answered (gateway_requests_total, all labels summed). */
-async function answered(): Promise<number> {
-  let sum = 0;
-  for (const line of (await metricsText(rig.gw.url)).split('\n')) {
-    const match = /^gateway_requests_total(?:\{.*\})? (\S+)$/.exec(line);
-    if (match !== null) sum += Number(match[1]);
-  }
-  return sum;
-}
+/** Every request the gateway answered. */
+const answered = (): Promise<number> => requestsAnswered(rig.gw.url);
 
 test('the official openai client, unchanged (default retries), gets NotFoundError 404 with the closest models on its first try', async () => {
   const client = new OpenAI({ baseURL: `${rig.gw.url}/v1`, apiKey: OPS_KEY });

@@ -8,86 +8,53 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { APIError } from 'openai';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
-import { metricsText, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
+import { waitForNode, requestsAnswered } from '#test/fixtures/gateway-state.ts';
 import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 
-const FLEET = `
-[[node]]
-name = "solo"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "20ms"
-
-[[node.model]]
-id = "keeper"
-status = "loaded"
-
-[[node.model]]
-id = "visitor"
-status = "unloaded"
-
-[[node.model]]
-id = "shared"
-status = "unloaded"
-
-[[node]]
-name = "other"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "20ms"
-
-[[node.model]]
-id = "shared"
-status = "loaded"
-`;
 const OPS_KEY = 'sk-ops-all-7f3a';
 const SCOPED_KEY = 'sk-scoped-visitor-2e9b';
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [
-        { name: 'solo', url: sim.url('solo'), kind: 'llamacpp' },
-        { name: 'other', url: sim.url('other'), kind: 'llamacpp' },
-      ],
-      [
-        '[routing]',
-        'queue_timeout = "3s"',
-        '[[models.available]]',
-        'name = "keeper"',
-        'pin = true',
-        '[[tenants]]',
-        'name = "ops"',
-        `keys = ["${OPS_KEY}"]`,
-        '[[tenants]]',
-        'name = "scoped"',
-        `keys = ["${SCOPED_KEY}"]`,
-        'models = ["visitor", "shared"]',
-      ].join('\n'),
-    ),
-  );
-  await waitForHost(rig.gw.url, 'solo', (h) => h.router?.max_instances === 1 && h.loaded.includes('keeper'), 'solo discovered');
-  await waitForHost(rig.gw.url, 'other', (h) => h.loaded.includes('shared'), 'other discovered');
+  rig = await startRouterRig({
+    routers: [
+      {
+        name: 'solo',
+        modelsMax: 1,
+        loadTime: '20ms',
+        models: [
+          ['keeper', 'loaded'],
+          ['visitor', 'unloaded'],
+          ['shared', 'unloaded'],
+        ],
+      },
+      { name: 'other', loadTime: '20ms', models: [['shared', 'loaded']] },
+    ],
+    gateway: [
+      '[routing]',
+      'queue_timeout = "3s"',
+      '[[models.available]]',
+      'name = "keeper"',
+      'pin = true',
+      '[[tenants]]',
+      'name = "ops"',
+      `keys = ["${OPS_KEY}"]`,
+      '[[tenants]]',
+      'name = "scoped"',
+      `keys = ["${SCOPED_KEY}"]`,
+      'models = ["visitor", "shared"]',
+    ].join('\n'),
+  });
 });
 
 after(async () => {
   await rig?.close();
 });
 
-/** Every request the gateway answered (gateway_requests_total, all labels summed). */
-async function answered(): Promise<number> {
-  let sum = 0;
-  for (const line of (await metricsText(rig.gw.url)).split('\n')) {
-    const match = /^gateway_requests_total(?:\{.*\})? (\S+)$/.exec(line);
-    if (match !== null) sum += Number(match[1]);
-  }
-  return sum;
-}
+/** Every request the gateway answered. */
+const answered = (): Promise<number> => requestsAnswered(rig.gw.url);
 
 function chat(model: string, key: string): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
   return httpJson(

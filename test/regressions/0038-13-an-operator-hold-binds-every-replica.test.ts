@@ -13,10 +13,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { RedisStore } from '#src/cluster/index.ts';
-import { PINNED_WARM_DESIRED, pinnedWarmRouterFleet } from '#test/fixtures/pinned-warm-router.ts';
+import { PINNED_WARM_DESIRED, pinnedWarmRouterFleet, routerKnownFull } from '#test/fixtures/pinned-warm-router.ts';
+import { routerStatus as statusAt } from '#test/fixtures/router-fleet.ts';
 
 let sim: SimFleet | undefined;
 let replicas: Replicas | undefined;
@@ -28,14 +28,7 @@ before(async () => {
     nodes: [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
     extra: PINNED_WARM_DESIRED,
   });
-  for (const gw of replicas.gateways)
-    await waitForHost(
-      gw.url,
-      'router',
-      (h) => h.router?.max_instances === 2 && h.loaded.length === 2,
-      'the router discovered, full with keep and hot',
-      30_000,
-    );
+  for (const gw of replicas.gateways) await routerKnownFull(gw.url);
 });
 
 after(async () => {
@@ -62,12 +55,7 @@ const view = async (url: string): Promise<ModelsView> => (await httpJson('GET', 
 const heldOf = async (url: string, model: string): Promise<Held[]> =>
   (await view(url)).models.find((m) => m.model === model)?.held ?? [];
 
-async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${sim?.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
+const routerStatus = (model: string): Promise<string | undefined> => statusAt(sim?.url('router') ?? '', model);
 
 const listingPolls = async (): Promise<number> =>
   (await simRequests(sim?.url('router') ?? '')).filter((r) => r.method === 'GET' && r.path === '/v1/models').length;

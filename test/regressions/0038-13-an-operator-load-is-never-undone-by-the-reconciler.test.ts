@@ -8,11 +8,11 @@
 // of the warm model that the reconciler would load there again is refused and overridden alike.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import type { RouterRig } from '#test/fixtures/router-fleet.ts';
 import { startPinnedWarmRouter } from '#test/fixtures/pinned-warm-router.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
   rig = await startPinnedWarmRouter();
@@ -21,13 +21,6 @@ before(async () => {
 after(async () => {
   await rig?.close();
 });
-
-async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
 
 /** The router's listing polls so far (each is followed by a reconciler round). */
 async function listingPolls(): Promise<number> {
@@ -65,8 +58,8 @@ test('a load that would cost the warm model is refused up front, naming it and t
   assert.match(body.detail, /warm 'hot'/);
   assert.match(body.detail, /pinned 'keep'/);
   assert.match(body.detail, /"evict_warm": true/);
-  assert.equal(await routerStatus('hot'), 'loaded', 'nothing was unloaded');
-  assert.equal(await routerStatus('extra'), 'unloaded');
+  assert.equal(await rig.routerStatus('hot'), 'loaded', 'nothing was unloaded');
+  assert.equal(await rig.routerStatus('extra'), 'unloaded');
 });
 
 test('with "evict_warm": true the load is done, held, and still loaded after several reconciler rounds', async () => {
@@ -82,9 +75,9 @@ test('with "evict_warm": true the load is done, held, and still loaded after sev
   assert.match(body.detail, /held there by the operator until/);
 
   await afterRounds(6);
-  assert.equal(await routerStatus('extra'), 'loaded', "the reconciler left the operator's load");
-  assert.equal(await routerStatus('hot'), 'unloaded');
-  assert.equal(await routerStatus('keep'), 'loaded');
+  assert.equal(await rig.routerStatus('extra'), 'loaded', "the reconciler left the operator's load");
+  assert.equal(await rig.routerStatus('hot'), 'unloaded');
+  assert.equal(await rig.routerStatus('keep'), 'loaded');
   const undone = rig.gw.logs().filter((l) => l.event === 'model_action' && l.origin === 'reconciler');
   assert.deepEqual(undone, [], 'no reconciler action on the router');
   const models = await view();
@@ -104,7 +97,7 @@ test('with "evict_warm": true the load is done, held, and still loaded after sev
 test('once the operator unloads it, the hold ends and the warm model comes back', async () => {
   const unloaded = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'extra', node: 'router' });
   assert.equal(unloaded.status, 200, unloaded.text);
-  await eventually(async () => (await routerStatus('hot')) === 'loaded', 60_000, 'hot restored by the reconciler');
+  await eventually(async () => (await rig.routerStatus('hot')) === 'loaded', 60_000, 'hot restored by the reconciler');
   assert.deepEqual((await view()).models.find((m) => m.model === 'extra')?.held, []);
 });
 
@@ -114,7 +107,7 @@ test('an unload of the warm model is refused the same way; with "evict_warm": tr
   assert.equal(refused.status, 409, refused.text);
   assert.equal(refused.json<{ code: string }>().code, 'warm');
   assert.match(refused.json<{ detail: string }>().detail, /the reconciler would load it there again/);
-  assert.equal(await routerStatus('hot'), 'loaded');
+  assert.equal(await rig.routerStatus('hot'), 'loaded');
   const unloaded = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, {
     model: 'hot',
     node: 'router',
@@ -123,7 +116,7 @@ test('an unload of the warm model is refused the same way; with "evict_warm": tr
   assert.equal(unloaded.status, 200, unloaded.text);
   assert.ok(unloaded.json<{ heldUntil?: string }>().heldUntil !== undefined, unloaded.text);
   await afterRounds(6);
-  assert.equal(await routerStatus('hot'), 'unloaded', "the reconciler left the operator's unload");
+  assert.equal(await rig.routerStatus('hot'), 'unloaded', "the reconciler left the operator's unload");
   assert.deepEqual(
     (await view()).models.find((m) => m.model === 'hot')?.held.map((h) => [h.node, h.state]),
     [['router', 'unloaded']],

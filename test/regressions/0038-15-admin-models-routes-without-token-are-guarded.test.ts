@@ -8,39 +8,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
+import { ONE_LOADED_ROUTER, startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 
-const FLEET = ONE_LOADED_ROUTER_FLEET;
-
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), {
-    logLevel: 'warn',
-  });
-  await eventually(
-    async () => {
-      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
-      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-    },
-    60_000,
-    'the router discovered',
-  );
+  rig = await startRouterRig({ routers: [ONE_LOADED_ROUTER], options: { logLevel: 'warn' } });
 });
 
 after(async () => {
   await rig?.close();
 });
-
-async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
 
 async function post(
   action: 'load' | 'unload',
@@ -89,8 +67,8 @@ test('no token: the models routes refuse what the guard refuses, and the router 
       assert.match(answer.text, message, `${action} ${what}`);
     }
   }
-  assert.equal(await routerStatus('model-a'), 'loaded', 'no refused unload reached the router');
-  assert.equal(await routerStatus('model-b'), 'unloaded', 'no refused load reached the router');
+  assert.equal(await rig.routerStatus('model-a'), 'loaded', 'no refused unload reached the router');
+  assert.equal(await rig.routerStatus('model-b'), 'unloaded', 'no refused load reached the router');
   const view = await request(`${rig.gw.url}/admin/models`, { headers: { host: `rebind.attacker.test:${port}` } });
   assert.equal(view.statusCode, 421, 'the models view is not read under a rebound Host');
   await view.body.text();
@@ -100,8 +78,8 @@ test('no token: a direct local caller from the gateway itself loads and unloads'
   const own = { origin: rig.gw.url, 'sec-fetch-site': 'same-origin' };
   const loaded = await post('load', 'model-b', own);
   assert.equal(loaded.status, 200, loaded.text);
-  assert.equal(await routerStatus('model-b'), 'loaded');
+  assert.equal(await rig.routerStatus('model-b'), 'loaded');
   const unloaded = await post('unload', 'model-b', {});
   assert.equal(unloaded.status, 200, unloaded.text);
-  assert.equal(await routerStatus('model-b'), 'unloaded');
+  assert.equal(await rig.routerStatus('model-b'), 'unloaded');
 });

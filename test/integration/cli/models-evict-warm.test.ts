@@ -3,9 +3,7 @@
 // answer says until when the load is held, and the table shows the hold.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
-import { runModels } from '#src/cli/models.ts';
-import { HangupRelay } from '#src/cli/hangups.ts';
+import { runModelsCli, type CliRun } from '#test/fixtures/models-cli.ts';
 import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startPinnedWarmRouter } from '#test/fixtures/pinned-warm-router.ts';
 
@@ -19,22 +17,7 @@ after(async () => {
   await rig?.close();
 });
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runModels(args, {
-    stdout,
-    stderr,
-    env: {},
-    signal: AbortSignal.timeout(60_000),
-    hangups: new HangupRelay(0),
-  });
-  return { code, stdout: out, stderr: err };
-}
+const cli = (args: string[]): Promise<CliRun> => runModelsCli(args);
 
 test('models load shows why the gateway refuses and the switch that overrides it', async () => {
   const refused = await cli(['load', 'extra', '--node', 'router', '--url', rig.gw.url]);

@@ -2,58 +2,26 @@
 // load and an unload, the token, and usage errors.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
-import { runModels } from '#src/cli/models.ts';
-import { HangupRelay } from '#src/cli/hangups.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
+import { runModelsCli, type CliRun } from '#test/fixtures/models-cli.ts';
+import { ONE_LOADED_ROUTER, startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 
 const TOKEN = 'cli-models-token';
-const FLEET = ONE_LOADED_ROUTER_FLEET;
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
-      `[admin]\ntoken = "${TOKEN}"\n[[models.available]]\nname = "model-a"\npin = true\n`,
-    ),
-  );
-  await eventually(
-    async () => {
-      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, { authorization: `Bearer ${TOKEN}` })).json<{
-        hosts: { name: string; loaded: string[] }[];
-      }>();
-      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-    },
-    20_000,
-    'the router discovered',
-  );
+  rig = await startRouterRig({
+    routers: [ONE_LOADED_ROUTER],
+    token: TOKEN,
+    gateway: '[[models.available]]\nname = "model-a"\npin = true\n',
+  });
 });
 
 after(async () => {
   await rig?.close();
 });
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runModels(args, {
-    stdout,
-    stderr,
-    env: {},
-    signal: AbortSignal.timeout(60_000),
-    hangups: new HangupRelay(0),
-  });
-  return { code, stdout: out, stderr: err };
-}
+const cli = (args: string[]): Promise<CliRun> => runModelsCli(args);
 
 test('models lists each model with where it is loaded and its desired state', async () => {
   const shown = await cli(['--url', rig.gw.url, '--token', TOKEN]);

@@ -4,36 +4,28 @@
 // once, and none is lost. The store then holds no lease and no waiter.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
-import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { startSlotReplicas, userChat, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
 import { postFresh } from '#test/fixtures/fresh-connection.ts';
-import { waitForHost } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
 const SLOTS = 4;
-const chat = (user: string): Record<string, unknown> => ({
-  model: 'm',
-  user,
-  messages: [{ role: 'user', content: 'hi' }],
-  max_tokens: 4,
-});
+const chat = userChat;
 
+let rig: SlotReplicas | undefined;
 let node: SlotCountingNode;
 let replicas: Replicas | undefined;
 
 before(async () => {
-  node = await startSlotCountingNode({ slots: SLOTS, holdMs: 10 });
-  replicas = await startReplicas({
+  rig = await startSlotReplicas({
+    node: { slots: SLOTS, holdMs: 10 },
     count: 3,
-    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     extra: '[routing]\nmax_queue = 1000\nqueue_timeout = "120s"',
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
+  ({ node, replicas } = rig);
 });
-after(async () => {
-  await replicas?.close();
-  await node?.close();
-});
+after(() => rig?.close());
 
 test('300 requests over three replicas: at most 4 at the node at once, every one served', async () => {
   const gws = replicas?.gateways ?? [];

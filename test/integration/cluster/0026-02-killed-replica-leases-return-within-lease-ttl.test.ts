@@ -7,6 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { userChat } from '#test/fixtures/slot-replicas.ts';
 import { startRedisServer, type RedisServer } from '#test/fixtures/redis-server.ts';
 import { clusterTable } from '#test/fixtures/cluster-replicas.ts';
 import { gatewayToml, startGatewayProcess, type GatewayProcess } from '#test/fixtures/processes.ts';
@@ -20,12 +21,7 @@ import { pairKeys } from '#src/cluster/lua.ts';
 const SLOTS = 4;
 const TTL_MS = 2_000;
 const PREFIX = 'kill-test:';
-const chat = (user: string): Record<string, unknown> => ({
-  model: 'm',
-  user,
-  messages: [{ role: 'user', content: 'hi' }],
-  max_tokens: 4,
-});
+const chat = userChat;
 
 let node: SlotCountingNode;
 let redis: RedisServer | undefined;

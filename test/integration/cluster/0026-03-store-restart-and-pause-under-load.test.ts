@@ -7,33 +7,29 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
-import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { startSlotReplicas, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
 import { startClusterLoad } from '#test/fixtures/cluster-load.ts';
-import { waitForHost } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
 const SLOTS = 4;
 const TTL_MS = 2_000;
 
+let rig: SlotReplicas | undefined;
 let node: SlotCountingNode;
 let replicas: Replicas | undefined;
 
 before(async () => {
-  node = await startSlotCountingNode({ slots: SLOTS, holdMs: 15 });
-  replicas = await startReplicas({
+  rig = await startSlotReplicas({
+    node: { slots: SLOTS, holdMs: 15 },
     count: 3,
-    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     leaseTtl: `${TTL_MS}ms`,
     extra: '[routing]\nmax_queue = 1000\nqueue_timeout = "60s"',
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
+  ({ node, replicas } = rig);
 });
-after(async () => {
-  replicas?.redis.resume();
-  await replicas?.close();
-  await node?.close();
-});
+after(() => rig?.close());
 
 interface ClusterDoc {
   readonly store: string;

@@ -4,36 +4,28 @@
 // queue's tickets; within the tolerance stated in docs/deploy.md, which even spreading meets).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
-import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { startSlotReplicas, userChat, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
-import { hostsOf, waitForHost } from '#test/fixtures/context.ts';
+import { hostsOf } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
-const chat = (user: string): Record<string, unknown> => ({
-  model: 'm',
-  user,
-  messages: [{ role: 'user', content: 'hi' }],
-  max_tokens: 4,
-});
+const chat = userChat;
 
+let rig: SlotReplicas | undefined;
 let node: SlotCountingNode;
 let replicas: Replicas | undefined;
 
 before(async () => {
-  node = await startSlotCountingNode({ slots: 1, holdMs: 5 });
-  replicas = await startReplicas({
+  rig = await startSlotReplicas({
+    node: { slots: 1, holdMs: 5 },
     count: 3,
-    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     extra: '[routing]\nmax_queue = 100\nqueue_timeout = "60s"',
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 1, 'slots known');
+  ({ node, replicas } = rig);
 });
-after(async () => {
-  node?.resume();
-  await replicas?.close();
-  await node?.close();
-});
+after(() => rig?.close());
 
 /** Requests waiting anywhere: in the global queue (each replica's waiters) or a replica's own queue. */
 async function waiting(urls: readonly string[]): Promise<number> {

@@ -6,11 +6,11 @@
 // of each limit (limit / live replicas, at least 1), not to the whole limit.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
-import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { startSlotReplicas, userChat, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
-import { waitForHost } from '#test/fixtures/context.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { eventually } from '#test/fixtures/http.ts';
 
 const TENANTS = `
 [[tenants]]
@@ -30,43 +30,22 @@ keys = ["sk-share-26"]
 requests_per_minute = 6
 `;
 
-const chat = (user: string): Record<string, unknown> => ({
-  model: 'm',
-  user,
-  messages: [{ role: 'user', content: 'hi' }],
-  max_tokens: 4,
-});
+const chat = userChat;
 
+let rig: SlotReplicas | undefined;
 let node: SlotCountingNode;
 let replicas: Replicas | undefined;
 
 before(async () => {
-  node = await startSlotCountingNode({ slots: 64, holdMs: 5 });
-  replicas = await startReplicas({
+  rig = await startSlotReplicas({
+    node: { slots: 64, holdMs: 5 },
     count: 3,
-    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}`,
+    counted: true,
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
-  for (const gw of replicas.gateways) {
-    await eventually(
-      async () =>
-        (
-          JSON.parse((await httpJson('GET', `${gw.url}/admin/runtime`)).text) as {
-            cluster?: { store: string; live_replicas: number };
-          }
-        ).cluster?.live_replicas === 3,
-      10_000,
-      'three replicas counted',
-    );
-  }
+  ({ node, replicas } = rig);
 });
-after(async () => {
-  replicas?.redis.resume();
-  node?.resume();
-  await replicas?.close();
-  await node?.close();
-});
+after(() => rig?.close());
 
 function post(url: string, key: string, user: string): Promise<Answer> {
   return postFresh(`${url}/v1/chat/completions`, chat(user), { authorization: `Bearer ${key}` });

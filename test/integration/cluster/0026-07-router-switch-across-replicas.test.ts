@@ -12,34 +12,22 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { routerFleet, routerLearned, routerResidency } from '#test/fixtures/router-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "300ms"
-ttft = "5ms"
-tokens_per_second = 1000
-
-[[node.model]]
-id = "m0"
-status = "loaded"
-
-[[node.model]]
-id = "m1"
-status = "unloaded"
-
-[[node.model]]
-id = "m2"
-status = "unloaded"
-
-[[node.model]]
-id = "m3"
-status = "unloaded"
-`;
+const FLEET = routerFleet(
+  [
+    ['m0', 'loaded'],
+    ['m1', 'unloaded'],
+    ['m2', 'unloaded'],
+    ['m3', 'unloaded'],
+  ],
+  {
+    modelsMax: 1,
+    loadTime: '300ms',
+    more: ['ttft = "5ms"', 'tokens_per_second = 1000'],
+  },
+);
 
 interface Residency {
   peakLoading: number;
@@ -59,22 +47,14 @@ before(async () => {
     nodes: [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
     extra: '[routing]\nqueue_timeout = "60s"\nload_timeout = "20s"\nmax_queue = 1000',
   });
-  for (const gw of replicas.gateways)
-    await waitForHost(
-      gw.url,
-      'router',
-      (h) => h.router?.max_instances === 1 && h.loaded.includes('m0'),
-      'max_instances learned',
-      20_000,
-    );
+  for (const gw of replicas.gateways) await routerLearned(gw.url, { modelsMax: 1, loaded: ['m0'] });
 });
 after(async () => {
   await replicas?.close();
   await sim?.close();
 });
 
-const residency = async (): Promise<Residency> =>
-  (await httpJson('GET', `${sim?.url('router')}/__sim/stats`)).json<{ residency: Residency }>().residency;
+const residency = (): Promise<Residency> => routerResidency<Residency>(sim?.url('router') ?? '');
 const chat = (model: string): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
 
 test('requests for three models over three replicas: one switch at a time at the router, every one answered', async () => {

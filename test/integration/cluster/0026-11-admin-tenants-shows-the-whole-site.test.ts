@@ -6,10 +6,10 @@
 // store cannot be read. Two replicas in this process on a real redis-server.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
-import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { startSlotReplicas, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
-import { waitForHost } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import type { TenantsReport } from '#src/tenants/index.ts';
 
@@ -26,34 +26,21 @@ keys = ["sk-lim-26"]
 tokens_per_day = ${BUDGET}
 `;
 
+let rig: SlotReplicas | undefined;
 let node: SlotCountingNode;
 let replicas: Replicas | undefined;
 
 before(async () => {
-  node = await startSlotCountingNode({ slots: 16, holdMs: 5 });
-  replicas = await startReplicas({
+  rig = await startSlotReplicas({
+    node: { slots: 16, holdMs: 5 },
     count: 2,
     leaseTtl: `${TTL_MS}ms`,
-    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     extra: `[routing]\nqueue_timeout = "60s"\n${TENANTS}`,
+    counted: true,
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 16, 'slots known');
-  for (const gw of replicas.gateways) {
-    await eventually(
-      async () =>
-        (JSON.parse((await httpJson('GET', `${gw.url}/admin/runtime`)).text) as { cluster?: { live_replicas: number } }).cluster
-          ?.live_replicas === 2,
-      20_000,
-      'two replicas counted',
-    );
-  }
+  ({ node, replicas } = rig);
 });
-after(async () => {
-  replicas?.redis.resume();
-  node?.resume();
-  await replicas?.close();
-  await node?.close();
-});
+after(() => rig?.close());
 
 function post(url: string, key: string, user: string): Promise<Answer> {
   return postFresh(

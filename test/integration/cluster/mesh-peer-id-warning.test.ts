@@ -6,23 +6,14 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryBus } from '#src/mesh/index.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
+import { gatewayToml, meshToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway } from '#test/fixtures/in-process-fleet.ts';
 import { clusterTable } from '#test/fixtures/cluster-replicas.ts';
 import { startRedisServer, type RedisServer } from '#test/fixtures/redis-server.ts';
 
 const WARNING = /no \[mesh\] peer_key_file: every replica of this site shares the site key's libp2p peer id/;
 const key = newSiteKey();
-const mesh = [
-  '[mesh]',
-  'site = "a"',
-  'url = "http://127.0.0.1:1/a"',
-  'key_file = "/unused/a.key"',
-  'listen = ["/ip4/127.0.0.1/tcp/0"]',
-  '[[mesh.sites]]',
-  'id = "b"',
-  `public_key = "${newSiteKey().publicKey}"`,
-].join('\n');
+const mesh = meshToml('a', [{ id: 'b', publicKey: newSiteKey().publicKey }]);
 const nodes = [{ name: 'n', url: 'http://127.0.0.1:9', kind: 'vllm' }];
 
 let redis: RedisServer | undefined;

@@ -3,29 +3,26 @@
 // node's 4 slots.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
-import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { startSlotReplicas, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
 import { postFresh } from '#test/fixtures/fresh-connection.ts';
-import { waitForHost } from '#test/fixtures/context.ts';
 
 const SLOTS = 4;
+let rig: SlotReplicas | undefined;
 let node: SlotCountingNode;
 let replicas: Replicas | undefined;
 
 before(async () => {
-  node = await startSlotCountingNode({ slots: SLOTS, holdMs: 10 });
-  replicas = await startReplicas({
+  rig = await startSlotReplicas({
+    node: { slots: SLOTS, holdMs: 10 },
     count: 2,
     workers: 2,
-    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     extra: '[routing]\nmax_queue = 1000\nqueue_timeout = "120s"',
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
+  ({ node, replicas } = rig);
 });
-after(async () => {
-  await replicas?.close();
-  await node?.close();
-});
+after(() => rig?.close());
 
 test('two replicas with two workers each: at most 4 at the node at once', async () => {
   const gws = replicas?.gateways ?? [];

@@ -8,30 +8,21 @@ import assert from 'node:assert/strict';
 import { RedisStore } from '#src/cluster/index.ts';
 import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { routerLearned, routerResidency, simRouter } from '#test/fixtures/router-fleet.ts';
 import { httpJson } from '#test/fixtures/http.ts';
 
-const routerToml = (name: string, m: string): string => `
-[[node]]
-name = "${name}"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "200ms"
-ttft = "5ms"
-tokens_per_second = 1000
-
-[[node.model]]
-id = "${m}0"
-status = "loaded"
-
-[[node.model]]
-id = "${m}1"
-status = "unloaded"
-
-[[node.model]]
-id = "${m}2"
-status = "unloaded"
-`;
+const routerToml = (name: string, m: string): string =>
+  simRouter({
+    name,
+    modelsMax: 1,
+    loadTime: '200ms',
+    more: ['ttft = "5ms"', 'tokens_per_second = 1000'],
+    models: [
+      [`${m}0`, 'loaded'],
+      [`${m}1`, 'unloaded'],
+      [`${m}2`, 'unloaded'],
+    ],
+  });
 
 interface Residency {
   loads: number;
@@ -51,13 +42,7 @@ before(async () => {
       ['held', 'm0'],
       ['free', 'f0'],
     ] as const)
-      await waitForHost(
-        gw.url,
-        node,
-        (h) => h.router?.max_instances === 1 && h.loaded.includes(first),
-        'max_instances learned',
-        20_000,
-      );
+      await routerLearned(gw.url, { name: node, modelsMax: 1, loaded: [first] });
   }
   // A third replica ("rx", no gateway: the test holds its claim) switching `held` to m2, unloading m0.
   foreign = new RedisStore({
@@ -76,8 +61,7 @@ after(async () => {
   await sim?.close();
 });
 
-const residency = async (node: string): Promise<Residency> =>
-  (await httpJson('GET', `${sim?.url(node)}/__sim/stats`)).json<{ residency: Residency }>().residency;
+const residency = (node: string): Promise<Residency> => routerResidency<Residency>(sim?.url(node) ?? '');
 const chat = (model: string): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
 
 test("another replica's switch held: a request for its victim (listed loaded here) or another model is not sent, and is refused at queue_timeout naming that replica", async () => {

@@ -4,10 +4,9 @@
 // in-flight count when it ends (max_concurrent = 1 admits one more afterwards).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
-import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { type Replicas } from '#test/fixtures/cluster-replicas.ts';
+import { startSlotReplicas, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
-import { waitForHost } from '#test/fixtures/context.ts';
 
 const TENANTS = `
 [[tenants]]
@@ -27,24 +26,20 @@ max_concurrent = 1
  */
 const LEASE_TTL_S = 60;
 
-let node: SlotCountingNode;
+let rig: SlotReplicas | undefined;
 let replicas: Replicas | undefined;
 
 before(async () => {
-  node = await startSlotCountingNode({ slots: 64, holdMs: 5 });
-  replicas = await startReplicas({
+  rig = await startSlotReplicas({
+    node: { slots: 64, holdMs: 5 },
     count: 2,
     workers: 2,
-    nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     leaseTtl: `${LEASE_TTL_S}s`,
     extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}`,
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
+  ({ replicas } = rig);
 });
-after(async () => {
-  await replicas?.close();
-  await node?.close();
-});
+after(() => rig?.close());
 
 function post(url: string, key: string, user: string): Promise<Answer> {
   return postFresh(

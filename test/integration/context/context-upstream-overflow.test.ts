@@ -10,25 +10,16 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
 import { metric, servedBy } from '#test/fixtures/gateway-state.ts';
-import { chatOfTokens, SIM_CHAT_OVERHEAD, startListingFront, waitForHost, type ListingFront } from '#test/fixtures/context.ts';
+import {
+  chatOfTokens,
+  SIM_CHAT_OVERHEAD,
+  startListingFront,
+  TINY_AND_ROOMY_FLEET,
+  waitForHost,
+  type ListingFront,
+} from '#test/fixtures/context.ts';
 
-const FLEET = `
-[[node]]
-name = "tiny"
-kind = "llamacpp"
-models = ["ovf"]
-context = 1024
-ttft = "2ms"
-tokens_per_second = 1000
-
-[[node]]
-name = "roomy"
-kind = "llamacpp"
-models = ["ovf"]
-context = 16384
-ttft = "2ms"
-tokens_per_second = 1000
-
+const FLEET = `${TINY_AND_ROOMY_FLEET}
 [[node]]
 name = "solo"
 kind = "llamacpp"

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { loadConfig } from '#src/config/index.ts';
-import { startScriptedNode, type InferenceScript } from '#test/fixtures/scripted-node.ts';
+import { startScriptedNode, writeInTurn, type InferenceScript } from '#test/fixtures/scripted-node.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 
 /** An Anthropic stream in the node's own spelling (spacing, key order, a `ping`), split over writes. */
@@ -46,14 +46,7 @@ test('an openai node configured for /v1/messages streams the node’s own bytes 
     seen.body = body.toString('utf8');
     seen.headers = { ...req.headers };
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-    const write = (i: number): void => {
-      if (i === STREAM.length) {
-        res.end();
-        return;
-      }
-      res.write(STREAM[i], () => setImmediate(() => write(i + 1)));
-    };
-    write(0);
+    writeInTurn(res, STREAM);
   };
   const node = await startScriptedNode(script);
   const toml = [

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { Ollama } from 'ollama';
-import { startScriptedNode, type InferenceScript } from '#test/fixtures/scripted-node.ts';
+import { startScriptedNode, writeInTurn, type InferenceScript } from '#test/fixtures/scripted-node.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 import { startFleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
@@ -34,14 +34,7 @@ test('an NDJSON stream passes byte for byte, and the tenant’s tokens settle fr
       return;
     }
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    const write = (i: number): void => {
-      if (i === STREAM.length) {
-        res.end();
-        return;
-      }
-      res.write(STREAM[i], () => setImmediate(() => write(i + 1)));
-    };
-    write(0);
+    writeInTurn(res, STREAM);
   };
   const node = await startScriptedNode(script);
   const toml = [

@@ -5,40 +5,27 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { waitForHost } from '#test/fixtures/admin-readers.ts';
 import { simRequests } from '#test/fixtures/http.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "50ms"
-ttft = "2ms"
-tokens_per_second = 1000
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "model-b"
-status = "unloaded"
-`;
-
-let rig: FleetAndGateway;
+let rig: RouterRig;
 let client: Anthropic;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]));
-  await waitForHost(
-    rig.gw.url,
-    'router',
-    (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
-    'the router and its loaded model known',
-  );
+  rig = await startRouterRig({
+    routers: [
+      {
+        modelsMax: 1,
+        loadTime: '50ms',
+        more: ['ttft = "2ms"', 'tokens_per_second = 1000'],
+        models: [
+          ['model-a', 'loaded'],
+          ['model-b', 'unloaded'],
+        ],
+      },
+    ],
+  });
   client = new Anthropic({ baseURL: rig.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 

@@ -1,4 +1,4 @@
-// A federation of real `switchyard serve` processes on 127.0.0.1, for test/mesh/ and
+// A federation of real `switchyard serve` processes on 127.0.0.1, for federation.test.ts and
 // `npm run bench -- --mesh`: one `switchyard sim` process holds every site's simulated nodes
 // (each site's gateway sees only its own), each site gets an Ed25519 key file, fixed ports chosen
 // up front (its [mesh] url and libp2p address must be known before it starts), and a config with

@@ -5,69 +5,42 @@
 // for the model is in flight.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
 const TOKEN = 'regression-0025-01-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-ttft = "20ms"
-tokens_per_second = 1000
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "model-b"
-status = "unloaded"
-`;
-
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], `[admin]\ntoken = "${TOKEN}"\n`),
-  );
-  await eventually(
-    async () => {
-      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, AUTH)).json<{
-        hosts: { name: string; loaded: string[] }[];
-      }>();
-      return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
-    },
-    20_000,
-    'the router discovered',
-  );
+  rig = await startRouterRig({
+    routers: [
+      {
+        more: ['ttft = "20ms"', 'tokens_per_second = 1000'],
+        models: [
+          ['model-a', 'loaded'],
+          ['model-b', 'unloaded'],
+        ],
+      },
+    ],
+    token: TOKEN,
+  });
 });
 
 after(async () => {
   await rig?.close();
 });
 
-async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
-
 test('an admin load and unload act on the router, and need the token', async () => {
   const refused = await httpJson('POST', `${rig.gw.url}/admin/models/load`, { model: 'model-b', node: 'router' });
   assert.equal(refused.status, 401, refused.text);
   const loaded = await httpJson('POST', `${rig.gw.url}/admin/models/load`, { model: 'model-b', node: 'router' }, AUTH);
   assert.equal(loaded.status, 200, loaded.text);
-  assert.equal(await routerStatus('model-b'), 'loaded');
+  assert.equal(await rig.routerStatus('model-b'), 'loaded');
   const unloaded = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'model-b', node: 'router' }, AUTH);
   assert.equal(unloaded.status, 200, unloaded.text);
-  assert.equal(await routerStatus('model-b'), 'unloaded');
+  assert.equal(await rig.routerStatus('model-b'), 'unloaded');
 });
 
 test('an unload with a request in flight is refused and does not happen', async () => {
@@ -89,6 +62,6 @@ test('an unload with a request in flight is refused and does not happen', async 
   const refused = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'model-a', node: 'router' }, AUTH);
   assert.equal(refused.status, 409, refused.text);
   assert.equal(refused.json().code, 'in_flight');
-  assert.equal(await routerStatus('model-a'), 'loaded');
+  assert.equal(await rig.routerStatus('model-a'), 'loaded');
   assert.equal((await long).status, 200);
 });

@@ -3,25 +3,10 @@
 // that lists it within one round after start, on the simulated router and the simulated Ollama.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-
-[[node.model]]
-id = "embed"
-status = "unloaded"
-
-[[node.model]]
-id = "chat"
-status = "unloaded"
-
+const OLLAMA = `
 [[node]]
 name = "ollama"
 kind = "ollama"
@@ -32,18 +17,22 @@ id = "qwen:7b"
 status = "unloaded"
 `;
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [
-        { name: 'router', url: sim.url('router'), kind: 'llamacpp' },
-        { name: 'ollama', url: sim.url('ollama'), kind: 'ollama' },
-      ],
-      '[[models.available]]\nname = "embed"\nwarm = 1\n\n[[models.available]]\nname = "qwen:7b"\nwarm = 1\n',
-    ),
-  );
+  rig = await startRouterRig({
+    routers: [
+      {
+        models: [
+          ['embed', 'unloaded'],
+          ['chat', 'unloaded'],
+        ],
+      },
+    ],
+    others: { fleet: OLLAMA, nodes: [{ name: 'ollama', kind: 'ollama' }] },
+    gateway: '[[models.available]]\nname = "embed"\nwarm = 1\n\n[[models.available]]\nname = "qwen:7b"\nwarm = 1\n',
+    learned: false,
+  });
 });
 
 after(async () => {

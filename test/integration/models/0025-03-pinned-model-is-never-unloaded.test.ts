@@ -3,75 +3,42 @@
 // (the router's own LRU choice could have been the pinned one). Before, the key was refused.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-
-[[node.model]]
-id = "pinned"
-status = "loaded"
-
-[[node.model]]
-id = "other"
-status = "loaded"
-
-[[node.model]]
-id = "wanted"
-status = "unloaded"
-`;
-
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
-      '[[models.available]]\nname = "pinned"\npin = true\n',
-    ),
-  );
-  await eventually(
-    async () => {
-      const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{
-        hosts: { name: string; loaded: string[]; router?: { max_instances?: number } }[];
-      }>();
-      const router = hosts.hosts.find((h) => h.name === 'router');
-      return router?.router?.max_instances === 2 && router.loaded.length === 2;
-    },
-    20_000,
-    'the router discovered, full',
-  );
+  rig = await startRouterRig({
+    routers: [
+      {
+        models: [
+          ['pinned', 'loaded'],
+          ['other', 'loaded'],
+          ['wanted', 'unloaded'],
+        ],
+      },
+    ],
+    gateway: '[[models.available]]\nname = "pinned"\npin = true\n',
+  });
 });
 
 after(async () => {
   await rig?.close();
 });
 
-async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
-
 test('an unload of a pinned model is refused with its reason', async () => {
   const refused = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'pinned', node: 'router' });
   assert.equal(refused.status, 409, refused.text);
   assert.equal(refused.json().code, 'pinned');
-  assert.equal(await routerStatus('pinned'), 'loaded');
+  assert.equal(await rig.routerStatus('pinned'), 'loaded');
 });
 
 test('a load on the full router unloads the idle unpinned model, never the pinned one', async () => {
   const loaded = await httpJson('POST', `${rig.gw.url}/admin/models/load`, { model: 'wanted', node: 'router' });
   assert.equal(loaded.status, 200, loaded.text);
   assert.equal(loaded.json().evicted, 'other');
-  assert.equal(await routerStatus('pinned'), 'loaded');
-  assert.equal(await routerStatus('wanted'), 'loaded');
-  assert.equal(await routerStatus('other'), 'unloaded');
+  assert.equal(await rig.routerStatus('pinned'), 'loaded');
+  assert.equal(await rig.routerStatus('wanted'), 'loaded');
+  assert.equal(await rig.routerStatus('other'), 'unloaded');
 });

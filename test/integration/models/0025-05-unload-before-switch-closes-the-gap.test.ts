@@ -6,29 +6,8 @@
 // has room, nothing waits for load_timeout, and no unload ever cuts an answer off.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { httpJson, simRequests } from '#test/fixtures/http.ts';
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "40ms"
-request_end_lag = "400ms"
-ttft = "20ms"
-tokens_per_second = 1000
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "model-b"
-status = "unloaded"
-`;
 
 const LOAD_TIMEOUT_MS = 6_000;
 
@@ -38,30 +17,30 @@ interface Residency {
   readonly unloadsMidRequest: number;
 }
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
-      `[routing]\nqueue_timeout = "30s"\nswap_after = "2s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\n`,
-    ),
-  );
-  await waitForHost(
-    rig.gw.url,
-    'router',
-    (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
-    'max_instances learned',
-  );
+  rig = await startRouterRig({
+    routers: [
+      {
+        modelsMax: 1,
+        loadTime: '40ms',
+        more: ['request_end_lag = "400ms"', 'ttft = "20ms"', 'tokens_per_second = 1000'],
+        models: [
+          ['model-a', 'loaded'],
+          ['model-b', 'unloaded'],
+        ],
+      },
+    ],
+    gateway: `[routing]\nqueue_timeout = "30s"\nswap_after = "2s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\n`,
+  });
 });
 
 after(async () => {
   await rig?.close();
 });
 
-async function residency(): Promise<Residency> {
-  return (await httpJson('GET', `${rig.sim.url('router')}/__sim/stats`)).json<{ residency: Residency }>().residency;
-}
+const residency = (): Promise<Residency> => rig.routerResidency<Residency>();
 
 async function chat(model: string): Promise<{ status: number; ms: number }> {
   const started = performance.now();

@@ -6,66 +6,38 @@
 // then switches, and is answered well before load_timeout.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "800ms"
-ttft = "10ms"
-tokens_per_second = 1000
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "model-b"
-status = "unloaded"
-
-[[node.model]]
-id = "model-c"
-status = "unloaded"
-`;
 
 const LOAD_TIMEOUT_MS = 8_000;
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
-      `[routing]\nqueue_timeout = "30s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\n`,
-    ),
-  );
-  await waitForHost(
-    rig.gw.url,
-    'router',
-    (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
-    'max_instances learned',
-  );
+  rig = await startRouterRig({
+    routers: [
+      {
+        modelsMax: 1,
+        loadTime: '800ms',
+        more: ['ttft = "10ms"', 'tokens_per_second = 1000'],
+        models: [
+          ['model-a', 'loaded'],
+          ['model-b', 'unloaded'],
+          ['model-c', 'unloaded'],
+        ],
+      },
+    ],
+    gateway: `[routing]\nqueue_timeout = "30s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\n`,
+  });
 });
 
 after(async () => {
   await rig?.close();
 });
 
-async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
-
 test('a request for another model waits for the admin load under way on the router, then switches; nothing is queued inside the router', async () => {
   const load = httpJson('POST', `${rig.gw.url}/admin/models/load`, { model: 'model-c', node: 'router' });
-  await eventually(async () => (await routerStatus('model-c')) === 'loading', 5_000, 'the admin load under way');
+  await eventually(async () => (await rig.routerStatus('model-c')) === 'loading', 5_000, 'the admin load under way');
   const started = performance.now();
   const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
     model: 'model-b',

@@ -5,43 +5,9 @@
 // the gateway unloads first); `switchyard models` prints both.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
-import { runModels } from '#src/cli/models.ts';
-import { HangupRelay } from '#src/cli/hangups.ts';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import { runModelsCli } from '#test/fixtures/models-cli.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "20ms"
-
-[[node.model]]
-id = "hot"
-status = "loaded"
-
-[[node.model]]
-id = "kept"
-status = "loaded"
-
-[[node]]
-name = "slow"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "3s"
-
-[[node.model]]
-id = "s1"
-status = "loaded"
-
-[[node.model]]
-id = "s2"
-status = "unloaded"
-`;
 
 interface ModelRow {
   model: string;
@@ -58,20 +24,31 @@ interface NodeRow {
   switch: { action: string; model: string; by: string; loaded: boolean; victim: string | null } | null;
 }
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [
-        { name: 'router', url: sim.url('router'), kind: 'llamacpp' },
-        { name: 'slow', url: sim.url('slow'), kind: 'llamacpp' },
-      ],
+  rig = await startRouterRig({
+    routers: [
+      {
+        loadTime: '20ms',
+        models: [
+          ['hot', 'loaded'],
+          ['kept', 'loaded'],
+        ],
+      },
+      {
+        name: 'slow',
+        modelsMax: 1,
+        loadTime: '3s',
+        models: [
+          ['s1', 'loaded'],
+          ['s2', 'unloaded'],
+        ],
+      },
+    ],
+    gateway:
       '[routing]\nload_timeout = "20s"\n[[models.available]]\nname = "hot"\nwarm = 2\n[[models.available]]\nname = "kept"\npin = true\n',
-    ),
-  );
-  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 2 && h.loaded.length === 2, 'router discovered');
-  await waitForHost(rig.gw.url, 'slow', (h) => h.router?.max_instances === 1 && h.loaded.includes('s1'), 'slow discovered');
+  });
 });
 
 after(async () => {
@@ -109,16 +86,7 @@ test('a request switch under way shows on its node, with the victim the gateway 
   await eventually(async () => (await view()).nodes.find((n) => n.name === 'slow')?.switch !== null, 10_000, 'the switch shown');
   const slow = (await view()).nodes.find((n) => n.name === 'slow');
   assert.deepEqual(slow?.switch, { action: 'load', model: 's2', by: 'request', loaded: false, victim: 's1' });
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const code = await runModels(['--url', rig.gw.url], {
-    stdout,
-    stderr: new PassThrough(),
-    env: {},
-    signal: AbortSignal.timeout(30_000),
-    hangups: new HangupRelay(0),
-  });
+  const { code, stdout: out } = await runModelsCli(['--url', rig.gw.url], 30_000);
   assert.equal(code, 0);
   assert.match(out, /hot\s+router\s+-\s+warm=2\s+short \(warm 1\/2\)/);
   assert.match(out, /slow\s+\S+\s+1\s+load s2 for request \(unloading s1 first\)/);

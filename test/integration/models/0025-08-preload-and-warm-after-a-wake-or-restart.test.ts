@@ -10,9 +10,16 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { unusedPort as freePort } from '#test/fixtures/context.ts';
+import { routerStatus, simRouter } from '#test/fixtures/router-fleet.ts';
 
 const routerToml = (name: string, port: number, models: readonly string[]): string =>
-  `[[node]]\nname = "${name}"\nkind = "llamacpp-router"\nport = ${port}\nmodels_max = 3\nload_time = "20ms"\n${models.map((m) => `[[node.model]]\nid = "${m}"\nstatus = "unloaded"\n`).join('')}`;
+  simRouter({
+    name,
+    modelsMax: 3,
+    loadTime: '20ms',
+    more: [`port = ${port}`],
+    models: models.map((m) => [m, 'unloaded'] as const),
+  });
 
 let sleepyPort: number;
 let plainPort: number;
@@ -60,10 +67,7 @@ after(async () => {
 
 async function status(port: number, model: string): Promise<string | undefined> {
   try {
-    const list = (await httpJson('GET', `http://127.0.0.1:${port}/models`)).json<{
-      data: { id: string; status: { value: string } }[];
-    }>();
-    return list.data.find((m) => m.id === model)?.status.value;
+    return await routerStatus(`http://127.0.0.1:${port}`, model);
   } catch {
     return undefined;
   }

@@ -3,40 +3,14 @@
 // unload never happens with a request in flight, and a load that fails backs off with its reason.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import type { HostView } from '#test/fixtures/admin-readers.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
 const TOKEN = 'models-admin-token-25';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 2
-load_time = "30ms"
-ttft = "20ms"
-tokens_per_second = 1000
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "model-b"
-status = "unloaded"
-
-[[node.model]]
-id = "model-c"
-status = "unloaded"
-
-[[node.model]]
-id = "broken"
-status = "unloaded"
-fails_to_load = true
-
+const OTHERS = `
 [[node]]
 name = "ollama"
 kind = "ollama"
@@ -52,27 +26,31 @@ kind = "vllm"
 models = ["fixed"]
 `;
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [
-        { name: 'router', url: sim.url('router'), kind: 'llamacpp' },
-        { name: 'ollama', url: sim.url('ollama'), kind: 'ollama' },
-        { name: 'vllm', url: sim.url('vllm'), kind: 'vllm' },
+  rig = await startRouterRig({
+    routers: [
+      {
+        more: ['ttft = "20ms"', 'tokens_per_second = 1000'],
+        models: [
+          ['model-a', 'loaded'],
+          ['model-b', 'unloaded'],
+          ['model-c', 'unloaded'],
+          ['broken', 'unloaded', 'fails_to_load = true'],
+        ],
+      },
+    ],
+    others: {
+      fleet: OTHERS,
+      nodes: [
+        { name: 'ollama', kind: 'ollama' },
+        { name: 'vllm', kind: 'vllm' },
       ],
-      `[admin]\ntoken = "${TOKEN}"\n[routing]\nload_timeout = "5s"\n`,
-    ),
-  );
-  await eventually(
-    async () => {
-      const router = await host('router');
-      return router?.router?.max_instances === 2 && router.loaded.includes('model-a');
     },
-    20_000,
-    'max_instances learned',
-  );
+    token: TOKEN,
+    gateway: '[routing]\nload_timeout = "5s"\n',
+  });
 });
 
 after(async () => {
@@ -88,13 +66,6 @@ function admin(action: 'load' | 'unload', body: unknown, headers: Record<string,
   return httpJson('POST', `${rig.gw.url}/admin/models/${action}`, body, headers);
 }
 
-async function routerStatus(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
-
 async function ollamaLoaded(): Promise<string[]> {
   const ps = (await httpJson('GET', `${rig.sim.url('ollama')}/api/ps`)).json<{ models: { model: string }[] }>();
   return ps.models.map((m) => m.model);
@@ -103,19 +74,19 @@ async function ollamaLoaded(): Promise<string[]> {
 test('load and unload need the admin token', async () => {
   assert.equal((await admin('load', { model: 'model-b', node: 'router' }, {})).status, 401);
   assert.equal((await admin('unload', { model: 'model-a', node: 'router' }, { authorization: 'Bearer wrong' })).status, 401);
-  assert.equal(await routerStatus('model-b'), 'unloaded');
+  assert.equal(await rig.routerStatus('model-b'), 'unloaded');
 });
 
 test('a router loads and unloads on request, confirmed through its listing', async () => {
   const loaded = await admin('load', { model: 'model-b', node: 'router' });
   assert.equal(loaded.status, 200, loaded.text);
   assert.equal(loaded.json().outcome, 'done');
-  assert.equal(await routerStatus('model-b'), 'loaded');
+  assert.equal(await rig.routerStatus('model-b'), 'loaded');
   const again = await admin('load', { model: 'model-b' });
   assert.equal(again.json().outcome, 'already', again.text);
   const unloaded = await admin('unload', { model: 'model-b', node: 'router' });
   assert.equal(unloaded.status, 200, unloaded.text);
-  assert.equal(await routerStatus('model-b'), 'unloaded');
+  assert.equal(await rig.routerStatus('model-b'), 'unloaded');
 });
 
 test('Ollama loads with keep_alive and unloads with keep_alive 0, confirmed by /api/ps', async () => {
@@ -162,7 +133,7 @@ test('an unload is refused while a request for the model is in flight', async ()
   const refused = await admin('unload', { model: 'model-a', node: 'router' });
   assert.equal(refused.status, 409, refused.text);
   assert.equal(refused.json().code, 'in_flight');
-  assert.equal(await routerStatus('model-a'), 'loaded');
+  assert.equal(await rig.routerStatus('model-a'), 'loaded');
   assert.equal((await long).status, 200);
 });
 

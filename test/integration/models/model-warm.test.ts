@@ -3,54 +3,36 @@
 // the warm model back (the on-demand model is idle and not wanted, so it is the one unloaded).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "30ms"
-ttft = "10ms"
-tokens_per_second = 1000
-
-[[node.model]]
-id = "embed"
-status = "unloaded"
-
-[[node.model]]
-id = "chat"
-status = "unloaded"
-`;
-
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
-      '[routing]\nswap_after = "0s"\n[[models.available]]\nname = "embed"\nwarm = 1\n',
-    ),
-  );
+  rig = await startRouterRig({
+    routers: [
+      {
+        modelsMax: 1,
+        more: ['ttft = "10ms"', 'tokens_per_second = 1000'],
+        models: [
+          ['embed', 'unloaded'],
+          ['chat', 'unloaded'],
+        ],
+      },
+    ],
+    gateway: '[routing]\nswap_after = "0s"\n[[models.available]]\nname = "embed"\nwarm = 1\n',
+    learned: false,
+  });
 });
 
 after(async () => {
   await rig?.close();
 });
 
-async function status(model: string): Promise<string | undefined> {
-  const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
-    data: { id: string; status: { value: string } }[];
-  }>();
-  return list.data.find((m) => m.id === model)?.status.value;
-}
-
 // The race this once showed (a decision on a listing from before the switch) is gone: the manager
 // asks a fresh listing before an admin decision and after every operation.
 test('warm = 1 comes up after start and again after a switch evicted it', async () => {
-  await eventually(async () => (await status('embed')) === 'loaded', 30_000, 'embed warm after start');
+  await eventually(async () => (await rig.routerStatus('embed')) === 'loaded', 30_000, 'embed warm after start');
   const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
     model: 'chat',
     messages: [{ role: 'user', content: 'hi' }],
@@ -58,7 +40,7 @@ test('warm = 1 comes up after start and again after a switch evicted it', async 
   });
   assert.equal(answer.status, 200, answer.text);
   await eventually(
-    async () => (await status('embed')) === 'loaded' && (await status('chat')) === 'unloaded',
+    async () => (await rig.routerStatus('embed')) === 'loaded' && (await rig.routerStatus('chat')) === 'unloaded',
     30_000,
     'embed warm again after the switch',
   );

@@ -3,52 +3,35 @@
 // answers 503 with Retry-After and a clear message, and shows the model failing to load there.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
-import { eventually, httpJson, simRequests, simStats } from '#test/fixtures/http.ts';
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "3600s"
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-
-[[node.model]]
-id = "stuck"
-status = "unloaded"
-`;
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
+import { eventually, simRequests, simStats, type JsonResponse } from '#test/fixtures/http.ts';
+import { chat as chatAt } from '#test/fixtures/gateway-state.ts';
 
 const LOAD_TIMEOUT_MS = 1_500;
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
-      `[routing]\nload_timeout = "${LOAD_TIMEOUT_MS}ms"`,
-    ),
-  );
-  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
+  rig = await startRouterRig({
+    routers: [
+      {
+        modelsMax: 1,
+        loadTime: '3600s',
+        models: [
+          ['model-a', 'loaded'],
+          ['stuck', 'unloaded'],
+        ],
+      },
+    ],
+    gateway: `[routing]\nload_timeout = "${LOAD_TIMEOUT_MS}ms"`,
+  });
 });
 
 after(async () => {
   await rig?.close();
 });
 
-function chat(model: string): ReturnType<typeof httpJson> {
-  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
-    model,
-    messages: [{ role: 'user', content: 'hi' }],
-    max_tokens: 4,
-  });
-}
+const chat = (model: string): Promise<JsonResponse> => chatAt(rig.gw.url, model, { max_tokens: 4 });
 
 test('a load that never completes is cancelled after load_timeout and answered 503 with Retry-After', async () => {
   const started = Date.now();

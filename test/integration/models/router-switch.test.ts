@@ -4,32 +4,9 @@
 // the router never runs more than max_instances models, and it switches once per wave.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
-
-const FLEET = `
-[[node]]
-name = "router"
-kind = "llamacpp-router"
-models_max = 1
-load_time = "40ms"
-ttft = "1s"
-tokens_per_second = 1000
-
-[[node.model]]
-id = "model-a"
-status = "loaded"
-context = 4096
-slots = 4
-
-[[node.model]]
-id = "model-b"
-status = "unloaded"
-context = 4096
-slots = 4
-`;
+import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
+import { eventually, httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
+import { chat as chatAt } from '#test/fixtures/gateway-state.ts';
 
 interface Residency {
   readonly running: number;
@@ -38,39 +15,32 @@ interface Residency {
   readonly queued: readonly string[];
 }
 
-let rig: FleetAndGateway;
+let rig: RouterRig;
 
 before(async () => {
-  rig = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayToml(
-      [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
-      '[routing]\nqueue_timeout = "30s"\nswap_after = "5s"',
-    ),
-  );
-  await waitForHost(
-    rig.gw.url,
-    'router',
-    (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
-    'max_instances learned',
-  );
+  rig = await startRouterRig({
+    routers: [
+      {
+        modelsMax: 1,
+        loadTime: '40ms',
+        more: ['ttft = "1s"', 'tokens_per_second = 1000'],
+        models: [
+          ['model-a', 'loaded', 'context = 4096', 'slots = 4'],
+          ['model-b', 'unloaded', 'context = 4096', 'slots = 4'],
+        ],
+      },
+    ],
+    gateway: '[routing]\nqueue_timeout = "30s"\nswap_after = "5s"',
+  });
 });
 
 after(async () => {
   await rig?.close();
 });
 
-async function residency(): Promise<Residency> {
-  const stats = (await httpJson('GET', `${rig.sim.url('router')}/__sim/stats`)).json<{ residency: Residency }>();
-  return stats.residency;
-}
+const residency = (): Promise<Residency> => rig.routerResidency<Residency>();
 
-function chat(model: string): Promise<{ status: number; text: string }> {
-  return httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
-    model,
-    messages: [{ role: 'user', content: 'hi' }],
-    max_tokens: 4,
-  });
-}
+const chat = (model: string): Promise<JsonResponse> => chatAt(rig.gw.url, model, { max_tokens: 4 });
 
 async function switchesCounted(): Promise<number> {
   const line = (await rig.gw.metrics()).split('\n').find((l) => l.startsWith('gateway_model_switches_total{node="router"}'));

@@ -11,10 +11,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import { answerChat, type TestGateway } from '#test/fixtures/scripted-node.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
 import { eventually } from '#test/fixtures/http.ts';
-import { linesOf, type LogLine } from '#test/fixtures/request-log-files.ts';
+import { linesOf, type LogLine, startLoggedGateway, type LoggedGateway } from '#test/fixtures/request-log-files.ts';
 
 const SECRET_PROMPT = 'the-secret-prompt-text';
 const WORDS = ['one', ' two', ' three', ' four'];
@@ -23,9 +23,8 @@ const chunk = (word: string): string =>
 const USAGE =
   'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":4,"total_tokens":11}}\n\n';
 
-let dir: string;
+let rig: LoggedGateway | undefined;
 let logPath: string;
-const nodes: ScriptedNode[] = [];
 let gw: TestGateway;
 /** The x-request-id each node was sent, in order. */
 const seenIds: string[] = [];
@@ -43,15 +42,7 @@ function script(req: import('node:http').IncomingMessage, res: import('node:http
   }
   const json = JSON.parse(body.toString('utf8')) as { stream?: boolean };
   if (json.stream !== true) {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'c',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 7, completion_tokens: 1, total_tokens: 8 },
-      }),
-    );
+    answerChat(res, 'ok', { prompt_tokens: 7, completion_tokens: 1 });
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -68,25 +59,21 @@ function script(req: import('node:http').IncomingMessage, res: import('node:http
 }
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'switchyard-reqlog-'));
-  logPath = join(dir, 'requests.log');
-  nodes.push(await startScriptedNode(script), await startScriptedNode(script));
-  const extra = [
-    `[log]\nrequests = "${logPath}"`,
-    '[[tenants]]\nname = "alice"\nkeys = ["sk-alice"]',
-    '[[tenants]]\nname = "limited"\nkeys = ["sk-limited"]\nrequests_per_minute = 1',
-  ].join('\n');
-  gw = await startTestGateway(
-    nodes.map((n, i) => ({ name: `n${i + 1}`, url: n.url })),
-    extra,
-  );
+  rig = await startLoggedGateway({
+    prefix: 'reqlog',
+    script,
+    count: 2,
+    extra: (path) =>
+      [
+        `[log]\nrequests = "${path}"`,
+        '[[tenants]]\nname = "alice"\nkeys = ["sk-alice"]',
+        '[[tenants]]\nname = "limited"\nkeys = ["sk-limited"]\nrequests_per_minute = 1',
+      ].join('\n'),
+  });
+  ({ logPath, gw } = rig);
 });
 
-after(async () => {
-  await gw?.close();
-  for (const n of nodes) await n.close();
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
+after(() => rig?.close());
 
 async function chat(
   body: Record<string, unknown>,

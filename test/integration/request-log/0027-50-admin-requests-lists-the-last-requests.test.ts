@@ -6,7 +6,13 @@
 // GET /admin/access tells the page whether this caller may act (reload, wake, model load), and why not.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import {
+  answerChat,
+  startScriptedNode,
+  startTestGateway,
+  type ScriptedNode,
+  type TestGateway,
+} from '#test/fixtures/scripted-node.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 
 interface Attempt {
@@ -50,15 +56,7 @@ before(async () => {
       res.end('{"error":{"message":"overloaded","type":"server_error"}}');
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'c',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-      }),
-    );
+    answerChat(res, 'ok', { prompt_tokens: 3, completion_tokens: 1 });
   };
   nodes.push(await startScriptedNode(script), await startScriptedNode(script));
   // No [log] requests: the ring is fed all the same.

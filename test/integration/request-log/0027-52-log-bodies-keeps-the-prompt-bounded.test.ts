@@ -5,43 +5,26 @@
 // authorization header, or any other body field.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import { answerChat, type TestGateway } from '#test/fixtures/scripted-node.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { linesOf, type LogLine } from '#test/fixtures/request-log-files.ts';
+import { linesOf, type LogLine, startLoggedGateway, type LoggedGateway } from '#test/fixtures/request-log-files.ts';
 import { loadConfig } from '#src/config/index.ts';
 
-let dir: string;
+let rig: LoggedGateway | undefined;
 let logPath: string;
-let node: ScriptedNode;
 let gw: TestGateway;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'switchyard-bodies-'));
-  logPath = join(dir, 'requests.log');
-  node = await startScriptedNode((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'c',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'the-answer-text' }, finish_reason: 'stop' }],
-      }),
-    );
+  rig = await startLoggedGateway({
+    prefix: 'bodies',
+    script: (_req, res) => answerChat(res, 'the-answer-text'),
+    extra: (path) =>
+      `[log]\nrequests = "${path}"\nbodies = true\nbodies_max_bytes = "40B"\n[[tenants]]\nname = "alice"\nkeys = ["sk-alice-secret"]`,
   });
-  gw = await startTestGateway(
-    [{ name: 'n1', url: node.url }],
-    `[log]\nrequests = "${logPath}"\nbodies = true\nbodies_max_bytes = "40B"\n[[tenants]]\nname = "alice"\nkeys = ["sk-alice-secret"]`,
-  );
+  ({ logPath, gw } = rig);
 });
 
-after(async () => {
-  await gw?.close();
-  await node?.close();
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
+after(() => rig?.close());
 
 async function lineOf(id: string): Promise<LogLine> {
   let found: LogLine | undefined;

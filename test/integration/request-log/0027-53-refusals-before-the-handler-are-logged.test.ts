@@ -5,43 +5,26 @@
 // returned. A body over the limit (413) and a tenant's limit (429) have their lines too.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
+import { answerChat, type TestGateway } from '#test/fixtures/scripted-node.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
-import { linesOf, type LogLine } from '#test/fixtures/request-log-files.ts';
+import { linesOf, type LogLine, startLoggedGateway, type LoggedGateway } from '#test/fixtures/request-log-files.ts';
 
-let dir: string;
+let rig: LoggedGateway | undefined;
 let logPath: string;
-let node: ScriptedNode;
 let gw: TestGateway;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'switchyard-early-'));
-  logPath = join(dir, 'requests.log');
-  node = await startScriptedNode((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'c',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-      }),
-    );
+  rig = await startLoggedGateway({
+    prefix: 'early',
+    script: (_req, res) => answerChat(res),
+    extra: (path) =>
+      `[log]\nrequests = "${path}"\n[[tenants]]\nname = "alice"\nkeys = ["sk-alice"]\n[[tenants]]\nname = "once"\nkeys = ["sk-once"]\nrequests_per_minute = 1`,
+    adjust: (config) => ({ ...config, server: { ...config.server, maxRequestBodyBytes: 1024 } }),
   });
-  gw = await startTestGateway(
-    [{ name: 'n1', url: node.url }],
-    `[log]\nrequests = "${logPath}"\n[[tenants]]\nname = "alice"\nkeys = ["sk-alice"]\n[[tenants]]\nname = "once"\nkeys = ["sk-once"]\nrequests_per_minute = 1`,
-    (config) => ({ ...config, server: { ...config.server, maxRequestBodyBytes: 1024 } }),
-  );
+  ({ logPath, gw } = rig);
 });
 
-after(async () => {
-  await gw?.close();
-  await node?.close();
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
+after(() => rig?.close());
 
 async function lineOf(id: string): Promise<LogLine> {
   let found: LogLine | undefined;

@@ -7,29 +7,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { APIError } from 'openai';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startTenantGateway, vllmNode, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
 import { setSimFaults } from '#test/fixtures/http.ts';
-import { gatewayConfig, metric, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { metric, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
 
-const FLEET = ['alpha', 'beta']
-  .map(
-    (name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${name}-chat-8b"]\nttft = "2ms"\ntokens_per_second = 1000\n`,
-  )
-  .join('\n');
+const FLEET = ['alpha', 'beta'].map((name) => vllmNode(name, [`${name}-chat-8b`])).join('\n');
 
-let fleet: FleetAndGateway;
+let fleet: TenantGateway;
 let attempts = 0;
 let client: OpenAI;
 
 before(async () => {
-  fleet = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayConfig({
-      health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
-      discovery: { interval: '100ms', timeout: '5s' },
-      nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm' })),
-    }),
-  );
-  for (const name of ['alpha', 'beta']) await waitForNode(fleet.gw.url, name, modelState('known'), 'known');
+  fleet = await startTenantGateway({ fleet: FLEET });
   const countingFetch: typeof fetch = (input, init) => {
     attempts += 1;
     return fetch(input, init);

@@ -6,39 +6,25 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { APIError } from 'openai';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { startTenantGateway, tenantsToml, vllmNode, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
 import { httpJson, simRequests } from '#test/fixtures/http.ts';
 
-const FLEET = ['alpha', 'beta']
-  .map(
-    (name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["${name}-chat-8b"]\nttft = "2ms"\ntokens_per_second = 1000\n`,
-  )
-  .join('\n');
+const FLEET = ['alpha', 'beta'].map((name) => vllmNode(name, [`${name}-chat-8b`])).join('\n');
 const ALPHA_KEY = 'sk-alpha-only-3c1f';
 const ALL_KEY = 'sk-everything-9d2e';
 const LEGACY_KEY = 'sk-legacy-api-key-77';
 
-let fleet: FleetAndGateway;
+let fleet: TenantGateway;
 
 before(async () => {
-  fleet = await startFleetAndGateway(FLEET, (sim) =>
-    gatewayConfig({
-      health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
-      discovery: { interval: '100ms', timeout: '5s' },
-      nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm' })),
-      extra: [
-        '[[tenants]]',
-        'name = "alpha-team"',
-        `keys = ["${ALPHA_KEY}"]`,
-        'models = ["alpha-*"]',
-        '[[tenants]]',
-        'name = "ops"',
-        `keys = ["${ALL_KEY}"]`,
-      ].join('\n'),
-    }).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:0"\napi_keys = ["${LEGACY_KEY}"]`),
-  );
-  for (const name of ['alpha', 'beta']) await waitForNode(fleet.gw.url, name, modelState('known'), 'known');
+  fleet = await startTenantGateway({
+    fleet: FLEET,
+    extra: tenantsToml([
+      { name: 'alpha-team', keys: [ALPHA_KEY], models: ['alpha-*'] },
+      { name: 'ops', keys: [ALL_KEY] },
+    ]),
+    server: `api_keys = ["${LEGACY_KEY}"]`,
+  });
 });
 
 after(async () => {

@@ -9,14 +9,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { APIError, RateLimitError } from 'openai';
 import { ManualClock } from '#src/core/clock.ts';
-import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
+import { startGateway, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
+import { FAST_NODE, HELD_NODE, startTenantGateway, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
 import { gatewayConfig, metric, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
-
-const FLEET = `[[node]]\nname = "fast"\nkind = "vllm"\nmodels = ["m"]\nttft = "1ms"\ntokens_per_second = 5000\n`;
-/** A node on a manual clock: it answers nothing until the test moves its time (a request held in flight). */
-const SLOW_FLEET = `[[node]]\nname = "held"\nkind = "vllm"\nmodels = ["slow"]\nttft = "1s"\ntokens_per_second = 1000\n`;
 
 const TENANTS = `
 [[tenants]]
@@ -44,34 +41,26 @@ name = "free"
 keys = ["sk-free"]
 `;
 
+let rig: TenantGateway;
 let sim: SimFleet;
-let slow: SimFleet;
+/** The `held` node's clock: it answers nothing until the test moves it (a request held in flight). */
 const slowClock = new ManualClock();
 const clock = new JumpingClock();
 let gw: GatewayUnderTest;
 let config: string;
 
 before(async () => {
-  sim = await startSimFleet(FLEET);
-  slow = await startSimFleet(SLOW_FLEET, { clock: slowClock });
-  config = gatewayConfig({
-    health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
-    discovery: { interval: '100ms', timeout: '5s' },
-    nodes: [
-      { name: 'fast', url: sim.url('fast'), kind: 'vllm' },
-      { name: 'held', url: slow.url('held'), kind: 'vllm' },
-    ],
+  rig = await startTenantGateway({
+    fleet: FAST_NODE,
+    held: { fleet: HELD_NODE, clock: slowClock },
     extra: TENANTS,
+    options: { clock },
   });
-  gw = await startGateway(config, { clock });
-  await waitForNode(gw.url, 'fast', modelState('known'), 'known');
-  await waitForNode(gw.url, 'held', modelState('known'), 'known');
+  ({ sim, gw, config } = rig);
 });
 
 after(async () => {
-  await gw?.close();
-  await sim?.close();
-  await slow?.close();
+  await rig?.close();
 });
 
 const client = (apiKey: string, maxRetries = 0): OpenAI =>

@@ -4,13 +4,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
-import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
+import { type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
+import { FAST_NODE, HELD_NODE, startTenantGateway, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
 import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
-
-const FLEET = `[[node]]\nname = "fast"\nkind = "vllm"\nmodels = ["m"]\nttft = "1ms"\ntokens_per_second = 5000\n`;
-const SLOW_FLEET = `[[node]]\nname = "held"\nkind = "vllm"\nmodels = ["slow"]\nttft = "1s"\ntokens_per_second = 1000\n`;
 
 const TENANTS = `
 [[tenants]]
@@ -34,33 +31,24 @@ keys = ["sk-day"]
 tokens_per_day = 400
 `;
 
-let sim: SimFleet;
-let slow: SimFleet;
+let rig: TenantGateway;
 const slowClock = new ManualClock();
 const clock = new JumpingClock();
 let gw: GatewayUnderTest;
 
 before(async () => {
-  sim = await startSimFleet(FLEET);
-  slow = await startSimFleet(SLOW_FLEET, { clock: slowClock });
-  const config = gatewayConfig({
-    health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
-    discovery: { interval: '100ms', timeout: '5s' },
-    nodes: [
-      { name: 'fast', url: sim.url('fast'), kind: 'vllm' },
-      { name: 'held', url: slow.url('held'), kind: 'vllm' },
-    ],
+  rig = await startTenantGateway({
+    fleet: FAST_NODE,
+    held: { fleet: HELD_NODE, clock: slowClock },
     extra: TENANTS,
-  }).replace('listen = "127.0.0.1:0"', 'listen = "127.0.0.1:0"\nworkers = 2');
-  gw = await startGateway(config, { clock });
-  await waitForNode(gw.url, 'fast', modelState('known'), 'known');
-  await waitForNode(gw.url, 'held', modelState('known'), 'known');
+    server: 'workers = 2',
+    options: { clock },
+  });
+  ({ gw } = rig);
 });
 
 after(async () => {
-  await gw?.close();
-  await sim?.close();
-  await slow?.close();
+  await rig?.close();
 });
 
 const chat = (key: string, model = 'm', maxTokens = 4): Promise<JsonResponse> =>

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signForward } from '#src/mesh/forwarding/index.ts';
 import { eventually, httpJson, setSimFaults, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
-import { chatBody, metric } from '#test/fixtures/gateway-state.ts';
+import { bearer, chatBody, metric } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
 
 const TENANTS_A = `
@@ -40,7 +40,6 @@ const mesh = new TwoSiteMesh({
   pinTenants: { c: { a: 'peer-a' } },
   extraToml: { a: TENANTS_A, c: TENANTS_C },
 });
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const chatAt = (site: 'a' | 'c', model: string, key: string): Promise<JsonResponse> =>
   httpJson('POST', `${mesh.site(site).gw.url}/v1/chat/completions`, chatBody(model), bearer(key));
 const admittedAt = (site: 'a' | 'c', labels: Record<string, string>): Promise<number> =>

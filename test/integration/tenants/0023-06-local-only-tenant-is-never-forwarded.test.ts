@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
-import { chatBody, metric } from '#test/fixtures/gateway-state.ts';
+import { bearer, chatBody, metric } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
 
 const TENANTS_A = `
@@ -27,7 +27,6 @@ keys = ["key-anywhere"]
 `;
 
 const mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000, extraToml: { a: TENANTS_A } });
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const chatAtA = (key: string): Promise<JsonResponse> =>
   httpJson('POST', `${mesh.site('a').gw.url}/v1/chat/completions`, chatBody('m-c'), bearer(key));
 const acceptedAtC = (): Promise<number> =>

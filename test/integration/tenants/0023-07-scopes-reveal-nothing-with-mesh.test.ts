@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
-import { chatBody } from '#test/fixtures/gateway-state.ts';
+import { bearer, chatBody } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
 
 const TENANTS_A = `
@@ -35,7 +35,6 @@ models = ["m-c", "m-q"]
 `;
 
 const mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000, extraToml: { a: TENANTS_A } });
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const atA = (method: string, path: string, key: string, body?: unknown): Promise<JsonResponse> =>
   httpJson(method, `${mesh.site('a').gw.url}${path}`, body, bearer(key));
 const listed = async (key: string): Promise<string[]> =>

@@ -1,8 +1,10 @@
 // Budgets survive a restart of the real `switchyard serve` process (issue 23): a tenant's
 // tokens_per_day is used up, the process ends — SIGTERM (it drains and writes once more) or SIGKILL
 // after one flush interval (only what the state file held survives) — and the next process on the
-// same state_dir still answers that tenant 429, with today's usage as it was. The in-process
-// variant is test/integration/tenants/0023-04-budgets-survive-a-gateway-restart.test.ts.
+// same state_dir still answers that tenant 429, with today's usage as it was. (The SIGTERM case is
+// also what an in-process stop and start shows: the stop writes, the next start reads. What the
+// state file itself keeps through a crash mid-write, and its lifecycle, is
+// 0023-04-budgets-survive-restart.test.ts.)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TenantsReport } from '#src/tenants/index.ts';

@@ -12,15 +12,19 @@ import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } fro
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
-import { chatOfTokens, hostsOf, startListingFront, unusedPort, waitForHost, type ListingFront } from '#test/fixtures/context.ts';
+import {
+  chatOfTokens,
+  hostsOf,
+  startListingFront,
+  TINY_AND_ROOMY_FLEET,
+  unusedPort,
+  waitForHost,
+  type ListingFront,
+} from '#test/fixtures/context.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { userChat } from '#test/fixtures/slot-replicas.ts';
 
-const chat = (user: string): Record<string, unknown> => ({
-  model: 'm',
-  user,
-  messages: [{ role: 'user', content: 'hi' }],
-  max_tokens: 4,
-});
+const chat = userChat;
 
 interface WorkerRow {
   readonly worker: number;
@@ -261,23 +265,7 @@ test('a second gateway with workers on the same address is refused instead of sh
 
 describe('what a worker learns from a node reaches the owner', () => {
   const LONG = 3000;
-  const FLEET = `
-[[node]]
-name = "tiny"
-kind = "llamacpp"
-models = ["ovf"]
-context = 1024
-ttft = "2ms"
-tokens_per_second = 1000
-
-[[node]]
-name = "roomy"
-kind = "llamacpp"
-models = ["ovf"]
-context = 16384
-ttft = "2ms"
-tokens_per_second = 1000
-`;
+  const FLEET = TINY_AND_ROOMY_FLEET;
   let sim: SimFleet;
   let front: ListingFront;
   let gw: GatewayUnderTest;

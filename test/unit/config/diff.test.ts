@@ -3,20 +3,10 @@ import { describe, test } from 'node:test';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
 import { diffConfig } from '#src/config/diff.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
+import { spec } from '#test/fixtures/builders.ts';
 
 function node(name: string, overrides: Partial<NodeSpec> = {}): NodeSpec {
-  return {
-    name,
-    url: `http://${name}:8000`,
-    apiKey: undefined,
-    kind: 'auto',
-    group: undefined,
-    kv: 'unified',
-    weight: 1,
-    wake: undefined,
-    wakeTimeoutMs: 120_000,
-    ...overrides,
-  };
+  return spec(name, { url: `http://${name}:8000`, ...overrides });
 }
 
 function config(nodes: readonly NodeSpec[], overrides: Partial<GatewayConfig> = {}): GatewayConfig {

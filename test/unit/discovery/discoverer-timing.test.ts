@@ -7,6 +7,7 @@ import type { NodeSpec } from '#src/config/types.ts';
 import { ManualClock } from '#src/core/clock.ts';
 import { Discoverer } from '#src/discovery/discoverer.ts';
 import type { DiscoveryResult } from '#src/discovery/discovery-state.ts';
+import { spec } from '#test/fixtures/builders.ts';
 
 const HOUR_MS = 3_600_000;
 const OK: DiscoveryResult = {
@@ -15,17 +16,7 @@ const OK: DiscoveryResult = {
 };
 
 function nodeSpec(name: string): NodeSpec {
-  return {
-    name,
-    url: `http://${name}:8000`,
-    apiKey: undefined,
-    kind: 'vllm',
-    group: undefined,
-    kv: 'unified',
-    weight: 1,
-    wake: undefined,
-    wakeTimeoutMs: 120_000,
-  };
+  return spec(name, { url: `http://${name}:8000`, kind: 'vllm' });
 }
 
 /** A discoverer whose fetches answer at once, counting them per node. */

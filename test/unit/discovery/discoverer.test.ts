@@ -4,6 +4,7 @@ import type { NodeSpec } from '#src/config/types.ts';
 import { ManualClock } from '#src/core/clock.ts';
 import { Discoverer } from '#src/discovery/discoverer.ts';
 import type { DiscoveryResult } from '#src/discovery/discovery-state.ts';
+import { spec } from '#test/fixtures/builders.ts';
 
 const INTERVAL_MS = 10_000;
 const MIN_REFRESH_MS = 1_000;
@@ -43,17 +44,7 @@ interface Rig {
 }
 
 function nodeSpec(name: string, url = `http://${name}:8000`): NodeSpec {
-  return {
-    name,
-    url,
-    apiKey: undefined,
-    kind: 'vllm',
-    group: undefined,
-    kv: 'unified',
-    weight: 1,
-    wake: undefined,
-    wakeTimeoutMs: 120_000,
-  };
+  return spec(name, { url, kind: 'vllm' });
 }
 
 async function startRig(t: TestContext, names: readonly string[]): Promise<Rig> {

@@ -6,6 +6,7 @@ import { Agent } from 'undici';
 import type { NodeSpec } from '#src/config/types.ts';
 import { ManualClock } from '#src/core/clock.ts';
 import { fetchModelList } from '#src/discovery/fetch-model-list.ts';
+import { spec } from '#test/fixtures/builders.ts';
 
 interface FakeNode {
   readonly url: string;
@@ -44,18 +45,7 @@ function agentFor(t: TestContext): Agent {
 }
 
 function nodeAt(url: string, fields: Partial<NodeSpec> = {}): NodeSpec {
-  return {
-    name: 'gpu-a',
-    url,
-    apiKey: undefined,
-    kind: 'vllm',
-    group: undefined,
-    kv: 'unified',
-    weight: 1,
-    wake: undefined,
-    wakeTimeoutMs: 120_000,
-    ...fields,
-  };
+  return spec('gpu-a', { url, kind: 'vllm', ...fields });
 }
 
 const json =

@@ -5,20 +5,10 @@ import { test } from 'node:test';
 import { Agent } from 'undici';
 import type { NodeSpec } from '#src/config/types.ts';
 import { fetchModelList, ListingCache, type DiscoveryResult } from '#src/discovery/index.ts';
+import { spec } from '#test/fixtures/builders.ts';
 
 function nodeAt(url: string, fields: Partial<NodeSpec> = {}): NodeSpec {
-  return {
-    name: 'gpu-a',
-    url,
-    apiKey: undefined,
-    kind: 'vllm',
-    group: undefined,
-    kv: 'unified',
-    weight: 1,
-    wake: undefined,
-    wakeTimeoutMs: 120_000,
-    ...fields,
-  };
+  return spec('gpu-a', { url, kind: 'vllm', ...fields });
 }
 
 const OK: DiscoveryResult = { ok: true, models: [] };

@@ -8,6 +8,7 @@ import type { SharedAnswer, SharedRejoin, SharedReserve, SharedSettle, TenantSto
 import { SharedTenants } from '#src/cluster/cluster-tenants.ts';
 import { TenantLedger } from '#src/tenants/index.ts';
 import type { TenantSpec } from '#src/config/index.ts';
+import { tenantSpec } from '#test/fixtures/builders.ts';
 
 const NOON = Date.UTC(2026, 11, 2, 12);
 
@@ -107,18 +108,7 @@ class FakeGate {
 }
 
 function spec(name: string, tokensPerDay: number): TenantSpec {
-  return {
-    name,
-    keys: [`sk-${name}`],
-    models: ['*'],
-    sites: undefined,
-    priority: 'standard',
-    weight: 1,
-    maxConcurrent: undefined,
-    requestsPerMinute: undefined,
-    tokensPerMinute: undefined,
-    tokensPerDay,
-  };
+  return tenantSpec(name, { keys: [`sk-${name}`], tokensPerDay });
 }
 
 function setup(): { store: FakeStore; gate: FakeGate; tenants: SharedTenants; clock: ManualClock; logs: string[] } {

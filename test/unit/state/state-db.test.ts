@@ -17,16 +17,9 @@ import {
   type StateFileProblem,
 } from '#src/state/index.ts';
 import { pendingMigrations } from '#src/state/schema.ts';
-import { keptLog, tempStateDir, type TempStateDir } from '#test/fixtures/state-dirs.ts';
+import { keptLog, withStateDir } from '#test/fixtures/state-dirs.ts';
 
-function withDir(run: (t: TempStateDir) => void): void {
-  const t = tempStateDir();
-  try {
-    run(t);
-  } finally {
-    t.remove();
-  }
-}
+const withDir = withStateDir;
 
 const digest = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 

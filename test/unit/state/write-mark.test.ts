@@ -19,16 +19,9 @@ import {
   STATE_FILE_NAME,
   type WriteMark,
 } from '#src/state/index.ts';
-import { keptLog, tempStateDir, type TempStateDir } from '#test/fixtures/state-dirs.ts';
+import { keptLog, withStateDir } from '#test/fixtures/state-dirs.ts';
 
-function withDir(run: (t: TempStateDir) => void): void {
-  const t = tempStateDir();
-  try {
-    run(t);
-  } finally {
-    t.remove();
-  }
-}
+const withDir = withStateDir;
 
 /** What node:sqlite throws when the disk is full. */
 const diskFull = (): Error =>

@@ -3,21 +3,10 @@ import assert from 'node:assert/strict';
 import type { TenantSpec } from '#src/config/index.ts';
 import { KeyDirectory, keyTag, rotatingDirectory, sameTenants } from '#src/tenants/index.ts';
 import { allowsModel, allowsSite } from '#src/tenants/index.ts';
+import { tenantSpec } from '#test/fixtures/builders.ts';
 
 function spec(name: string, keys: readonly string[], more: Partial<TenantSpec> = {}): TenantSpec {
-  return {
-    name,
-    keys,
-    models: ['*'],
-    sites: undefined,
-    priority: 'standard',
-    weight: 1,
-    maxConcurrent: undefined,
-    requestsPerMinute: undefined,
-    tokensPerMinute: undefined,
-    tokensPerDay: undefined,
-    ...more,
-  };
+  return tenantSpec(name, { keys, ...more });
 }
 
 const DIRECTORY = new KeyDirectory([spec('a', ['ka-1', 'ka-2']), spec('b', ['kb-1'], { requestsPerMinute: 10 })]);

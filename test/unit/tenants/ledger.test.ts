@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { TenantSpec } from '#src/config/index.ts';
 import { judgeAdmission, rateDuration, TenantLedger, usedTokens, type TenantLimits } from '#src/tenants/index.ts';
 import { limitedError, limitedHeaders, tenantReservation } from '#src/tenants/index.ts';
+import { tenantSpec } from '#test/fixtures/builders.ts';
 
 const NONE: TenantLimits = {
   maxConcurrent: undefined,
@@ -97,19 +98,7 @@ test("a 429's headers: Retry-After in whole seconds, retry-after-ms exact; no re
 });
 
 function spec(name: string, limits: Partial<TenantSpec> = {}): TenantSpec {
-  return {
-    name,
-    keys: ['k'],
-    models: ['*'],
-    sites: undefined,
-    priority: 'standard',
-    weight: 1,
-    maxConcurrent: undefined,
-    requestsPerMinute: undefined,
-    tokensPerMinute: undefined,
-    tokensPerDay: undefined,
-    ...limits,
-  };
+  return tenantSpec(name, { keys: ['k'], ...limits });
 }
 
 test("the ledger: a reload keeps counters by name, applies changed limits at once, drops a removed tenant's", () => {

@@ -3,20 +3,9 @@ import assert from 'node:assert/strict';
 import type { TenantSpec } from '#src/config/index.ts';
 import { tenantsReport, TenantLedger } from '#src/tenants/index.ts';
 import { tenantOutcome } from '#src/metrics/tenant-metrics.ts';
+import { tenantSpec } from '#test/fixtures/builders.ts';
 
-const spec = (name: string, more: Partial<TenantSpec> = {}): TenantSpec => ({
-  name,
-  keys: [`key-${name}`],
-  models: ['*'],
-  sites: undefined,
-  priority: 'standard',
-  weight: 1,
-  maxConcurrent: undefined,
-  requestsPerMinute: undefined,
-  tokensPerMinute: undefined,
-  tokensPerDay: undefined,
-  ...more,
-});
+const spec = (name: string, more: Partial<TenantSpec> = {}): TenantSpec => tenantSpec(name, more);
 
 test("/admin/tenants: limits as null where unset, figures from the ledger, queued summed over the models' queues, keys as tags", () => {
   const tenants = [spec('a', { requestsPerMinute: 10, tokensPerDay: 1_000 }), spec('b', { priority: 'batch', weight: 3 })];

@@ -7,18 +7,10 @@ import type { RouteRequest } from '#src/routing/index.ts';
 import type { Admission, LoadOutcome, QueueSettings } from '#src/scheduler/index.ts';
 import { LeaseDesk } from '#src/workers/lease-desk.ts';
 import type { OwnerMessage } from '#src/workers/protocol.ts';
+import { request } from '#test/fixtures/builders.ts';
 
 const SETTINGS: QueueSettings = { queueTimeoutMs: 1_000, maxQueue: 10, missWaitMs: 0, swapAfterMs: 0, loadTimeoutMs: 5_000 };
-const REQ: RouteRequest = {
-  model: 'm',
-  group: undefined,
-  triedNodes: new Set(),
-  promptTokens: 10,
-  maxTokens: 5,
-  completionReserveTokens: 0,
-  loadOnDemand: true,
-  policy: 'least-in-flight',
-};
+const REQ: RouteRequest = request('m', { promptTokens: 10, maxTokens: 5, completionReserveTokens: 0 });
 const NODE = { spec: { name: 'n1' } } as unknown as NodeView;
 
 /** A scheduler whose admissions the test settles by hand, recording releases, settles and aborts. */

@@ -8,6 +8,7 @@ import type { QueueSettings } from '#src/scheduler/index.ts';
 import { RemoteAdmission } from '#src/workers/remote-admission.ts';
 import { ViewMirror } from '#src/workers/view-mirror.ts';
 import type { WorkerMessage } from '#src/workers/protocol.ts';
+import { request } from '#test/fixtures/builders.ts';
 
 const SETTINGS = {
   queueTimeoutMs: 1_000,
@@ -17,16 +18,7 @@ const SETTINGS = {
   loadTimeoutMs: 5_000,
   catalog: 'not sent',
 } as unknown as QueueSettings;
-const REQ: RouteRequest = {
-  model: 'm',
-  group: undefined,
-  triedNodes: new Set(),
-  promptTokens: 10,
-  maxTokens: 5,
-  completionReserveTokens: 0,
-  loadOnDemand: true,
-  policy: 'least-in-flight',
-};
+const REQ: RouteRequest = request('m', { promptTokens: 10, maxTokens: 5, completionReserveTokens: 0 });
 const VIEW = { spec: { name: 'n1' } } as unknown as NodeView;
 
 function setup() {

@@ -4,21 +4,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TenantPriority, TenantSpec } from '#src/config/index.ts';
 import { cappedClass, inboundTenant } from '#src/proxy/sites/inbound-tenant.ts';
+import { tenantSpec } from '#test/fixtures/builders.ts';
 
 function tenant(name: string, priority: TenantPriority, weight = 1, over: Partial<TenantSpec> = {}): TenantSpec {
-  return {
-    name,
-    keys: [`key-${name}`],
-    models: ['*'],
-    sites: undefined,
-    priority,
-    weight,
-    maxConcurrent: undefined,
-    requestsPerMinute: undefined,
-    tokensPerMinute: undefined,
-    tokensPerDay: undefined,
-    ...over,
-  };
+  return tenantSpec(name, { priority, weight, ...over });
 }
 
 const TENANTS = [
