@@ -44,7 +44,8 @@ export type NextTarget =
 
 /** Where targets come from, in the order they are tried; asked again after every failed attempt. */
 export interface TargetSource {
-  next(state: FailoverState): Promise<NextTarget>;
+  /** At once when the source knows (a node admitted without a wait), else a promise. */
+  next(state: FailoverState): NextTarget | Promise<NextTarget>;
   /**
    * Whether this source may have a target for the request as it stands, asked (without side effects)
    * when an earlier source's target answers a 5xx and has no sibling left: a later source that may
@@ -87,7 +88,8 @@ export async function runFailover(
   for (let index = 0; index < sources.length; index += 1) {
     const source = sources[index] as TargetSource;
     for (;;) {
-      const next = await source.next(state);
+      const asked = source.next(state);
+      const next = asked instanceof Promise ? await asked : asked;
       if (next.kind === 'none') {
         if (next.failure !== undefined) state = withFailure(state, next.failure);
         if (next.stop) return { kind: 'unserved', state };
