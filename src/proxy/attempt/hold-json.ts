@@ -4,14 +4,18 @@
 // or than what the shared budget has left, streams through unchecked.
 
 import type { AttemptOutcome } from './attempt-outcome.ts';
-import { holdBody, NOT_JSON, parsedJson } from './held-body.ts';
+import { holdBody, NOT_JSON, parsedJson, type HeldBody } from './held-body.ts';
 import { deliverHeld, heldBodyBrokeOff } from './held-answer.ts';
 import { streamThrough } from './stream-through.ts';
 import { UsageTally } from './usage-reader.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 
-export async function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHeldBodyBytes: number): Promise<AttemptOutcome> {
-  const held = await holdBody(answer.body, maxHeldBodyBytes, client.exchange.reservation);
+export function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHeldBodyBytes: number): Promise<AttemptOutcome> {
+  return holdBody(answer.body, maxHeldBodyBytes, client.exchange.reservation).then((held) => afterHeld(answer, client, held));
+}
+
+/** What the held body means: delivered whole, streamed on past a bound, or a failure to fail over from. */
+function afterHeld(answer: UpstreamAnswer, client: ClientSide, held: HeldBody): AttemptOutcome | Promise<AttemptOutcome> {
   switch (held.kind) {
     case 'failed':
       return heldBodyBrokeOff(answer.status, held.error, client.exchange);
