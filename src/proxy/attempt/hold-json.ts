@@ -4,14 +4,23 @@
 // or than what the shared budget has left, streams through unchecked.
 
 import type { AttemptOutcome } from './attempt-outcome.ts';
-import { holdBody, NOT_JSON, parsedJson, type HeldBody } from './held-body.ts';
+import { NOT_JSON, parsedJson, readHeld, type HeldBody } from './held-body.ts';
 import { deliverHeld, heldBodyBrokeOff } from './held-answer.ts';
 import { streamThrough } from './stream-through.ts';
 import { UsageTally } from './usage-reader.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 
 export function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHeldBodyBytes: number): Promise<AttemptOutcome> {
-  return holdBody(answer.body, maxHeldBodyBytes, client.exchange.reservation).then((held) => afterHeld(answer, client, held));
+  // One promise for the strategy: the held read tells its end straight to it.
+  return new Promise((resolve, reject) => {
+    readHeld(answer.body, maxHeldBodyBytes, client.exchange.reservation, (held) => {
+      try {
+        resolve(afterHeld(answer, client, held));
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
 }
 
 /** What the held body means: delivered whole, streamed on past a bound, or a failure to fail over from. */
