@@ -15,7 +15,7 @@ import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
 import type { ClusterGate } from './cluster-gate.ts';
 
 export interface Admitter {
-  admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Promise<Admission>;
+  admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Admission | Promise<Admission>;
 }
 
 /** No slot figures on a limited router yet: its requests still pass the store (the switch guard), unlimited in number. */

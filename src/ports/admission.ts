@@ -10,9 +10,10 @@ export interface AdmissionPort {
   /**
    * Routes one attempt of a request (`firstAttempt` false for failovers): admitted (one lease,
    * released once; a load ticket settled once), queued until then, or refused with a reason and
-   * every exclusion. Never rejects; an aborted `signal` ends a wait with `aborted`.
+   * every exclusion. Never rejects; an aborted `signal` ends a wait with `aborted`. An admission
+   * decided at once may come as it is, without a promise (the in-thread Scheduler's fast path).
    */
-  admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Promise<Admission>;
+  admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Admission | Promise<Admission>;
   /**
    * Whether routing has another node for this request, counting busy ones (worth waiting for).
    * Synchronous: asked while a node's answer head is being judged. Runs the scheduler's own

@@ -105,21 +105,43 @@ export class Scheduler {
     return this.#queues.report();
   }
 
-  /** Routes one attempt of a request; `firstAttempt` is false for failovers. */
-  async admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Promise<Admission> {
+  /**
+   * Routes one attempt of a request; `firstAttempt` is false for failovers. An admission decided at
+   * once (nearly every request: routed, its lease claimed) is returned as it is, without a promise;
+   * a request that waits (a queue, a wake, a re-listing, a switch) gets the promise of its admission.
+   */
+  admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Admission | Promise<Admission> {
     // A request that can only be served by a router loading its model waits for the load as well.
     // One snapshot for the wait and the decision: they are taken in the same tick.
     const snapshot = this.#effects.snapshot();
     const timeoutMs = settings.queueTimeoutMs + (awaitsRouterLoad(req.model, snapshot.nodes) ? settings.loadTimeoutMs : 0);
     // In the model's queue when others wait there (in its class, by its tenant's share), however this one would route.
     if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, waitInQueue(timeoutMs, settings, []), settings, signal);
-    let decision = route(req, snapshot, this.filters, this.#policy, this.#index);
+    const decision = route(req, snapshot, this.filters, this.#policy, this.#index);
     if (firstAttempt) this.#effects.notify({ kind: 'decided', req, decision });
     if (decision.kind === 'unroutable' && firstAttempt && this.#classify(req, decision.excluded) === 'unavailable') {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
-      if (await refreshOnMiss(req, refresh))
-        decision = route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index);
+      return refreshOnMiss(req, refresh).then((refreshed) =>
+        this.#decide(
+          req,
+          refreshed ? route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index) : decision,
+          timeoutMs,
+          settings,
+          signal,
+        ),
+      );
     }
+    return this.#decide(req, decision, timeoutMs, settings, signal);
+  }
+
+  /** Admits the node routing selected, or holds the request for a wake or a lease, or refuses it. */
+  #decide(
+    req: RouteRequest,
+    decision: RoutingDecision,
+    timeoutMs: number,
+    settings: QueueSettings,
+    signal: AbortSignal,
+  ): Admission | Promise<Admission> {
     const admitted = decision.kind === 'selected' ? this.#claim(req, decision, 0, settings, signal) : undefined;
     if (admitted !== undefined) return admitted;
     const kind = this.#classify(req, decision.excluded);
@@ -187,7 +209,7 @@ export class Scheduler {
     if (victim === undefined && confirm === undefined) return admitted;
     // Routed again (a claim another replica holds, a victim that would not unload): by the same deadline.
     const claimedAtMs = this.#clock.monotonicMs();
-    const retry = (): Promise<Admission> =>
+    const retry = (): Admission | Promise<Admission> =>
       this.admit(
         req,
         {

@@ -104,7 +104,7 @@ export class SwitchClaims {
     admitted: Admitted,
     confirm: Promise<{ readonly ok: boolean }>,
     go: () => Admission | Promise<Admission>,
-    retry: () => Promise<Admission>,
+    retry: () => Admission | Promise<Admission>,
   ): Promise<Admission> {
     if ((await confirm).ok) return go();
     admitted.release();
@@ -113,7 +113,12 @@ export class SwitchClaims {
   }
 
   /** The victim unloaded, the admission goes; else the model is held off the node and `retry` routes the request again. */
-  async afterEviction(admitted: Admitted, victim: string, model: string, retry: () => Promise<Admission>): Promise<Admission> {
+  async afterEviction(
+    admitted: Admitted,
+    victim: string,
+    model: string,
+    retry: () => Admission | Promise<Admission>,
+  ): Promise<Admission> {
     const name = admitted.node.spec.name;
     const evict = this.#deps.evict;
     const result: EvictionResult =

@@ -42,15 +42,26 @@ export class LeaseDesk {
     if (this.#closed || this.#deciding.has(id) || this.#leases.has(id)) return;
     const asked = new AbortController();
     this.#deciding.set(id, asked);
-    this.#options.scheduler.admit(req, settings, asked.signal, firstAttempt).then(
-      (admission) => this.#answer(id, admission),
-      (error: unknown) => {
-        this.#deciding.delete(id);
-        // The scheduler's own promise never rejects today; if it ever does, the worker must not hang.
-        this.#options.send({ t: 'refused', id, reason: 'unavailable', excluded: [], waitedMs: 0 });
-        this.#options.onError(error);
-      },
-    );
+    // The scheduler never throws nor rejects today; if it ever does, the worker must not hang.
+    let admitting: Admission | Promise<Admission>;
+    try {
+      admitting = this.#options.scheduler.admit(req, settings, asked.signal, firstAttempt);
+    } catch (error) {
+      this.#failed(id, error);
+      return;
+    }
+    if (!(admitting instanceof Promise)) this.#answer(id, admitting);
+    else
+      admitting.then(
+        (admission) => this.#answer(id, admission),
+        (error: unknown) => this.#failed(id, error),
+      );
+  }
+
+  #failed(id: number, error: unknown): void {
+    this.#deciding.delete(id);
+    this.#options.send({ t: 'refused', id, reason: 'unavailable', excluded: [], waitedMs: 0 });
+    this.#options.onError(error);
   }
 
   #answer(id: number, admission: Admission): void {

@@ -45,11 +45,14 @@ function ask(
   tried: readonly string[] = [],
 ): { promise: Promise<Admission>; outcome: () => Admission | undefined } {
   let outcome: Admission | undefined;
-  const promise = host.admission.admit(
-    request(model, { triedNodes: new Set(tried) }),
-    SETTINGS,
-    new AbortController().signal,
-    tried.length === 0,
+  // An admission decided at once may come without a promise: the same answer, made one here.
+  const promise = Promise.resolve(
+    host.admission.admit(
+      request(model, { triedNodes: new Set(tried) }),
+      SETTINGS,
+      new AbortController().signal,
+      tried.length === 0,
+    ),
   );
   void promise.then((a) => (outcome = a));
   return { promise, outcome: () => outcome };

@@ -15,10 +15,10 @@ import { holdJson } from './hold-json.ts';
 import { clientResponseHeaders } from '../http/hop-headers.ts';
 import { inspectRefusal } from './inspect-refusal.ts';
 import { bodyCoding, planResponse } from './response-policy.ts';
-import { sendAttempt, type UpstreamRequest } from './send-attempt.ts';
+import { sendAttempt, unanswered, type UpstreamRequest } from './send-attempt.ts';
 import { streamThrough } from './stream-through.ts';
 import type { UsageAsked } from './usage-strip.ts';
-import type { UpstreamCall } from './upstream-call.ts';
+import type { UpstreamCall, UpstreamHead } from './upstream-call.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 import type { ErrorDialect } from '../http/error-dialect.ts';
 
@@ -75,12 +75,18 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     const sentMs = input.clock.monotonicMs();
     const workDone = (outcome: AttemptOutcome): AttemptOutcome =>
       withWorkDone(outcome, input.work, (exchange.abortedAtMs ?? input.clock.monotonicMs()) - sentMs);
-    const sent = await sendAttempt(input, exchange);
-    if (sent.kind === 'unanswered') return workDone(sent.outcome);
-    upstream = sent.call;
-    const status = sent.head.status;
-    const headers = clientResponseHeaders(sent.head.headers);
-    const coding = bodyCoding(sent.head.headers['content-encoding']);
+    let head: UpstreamHead;
+    try {
+      const call = sendAttempt(input, exchange);
+      head = await call.head;
+      upstream = call;
+    } catch (error) {
+      return workDone(unanswered(error, input, exchange));
+    }
+    exchange.headersArrived();
+    const status = head.status;
+    const headers = clientResponseHeaders(head.headers);
+    const coding = bodyCoding(head.headers['content-encoding']);
     const plan = planResponse({
       status,
       contentType: String(headers['content-type'] ?? ''),

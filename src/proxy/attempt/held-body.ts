@@ -17,13 +17,18 @@ export type HeldBody =
  * more; past either bound the body stays usable (paused) for the caller to stream on.
  */
 export function holdBody(body: BodyFeed, maxBytes: number, reservation: HeldReservation): Promise<HeldBody> {
-  const read = new HeldRead(body, maxBytes, reservation);
-  body.attach(read);
-  return read.result;
+  return new Promise((resolve) => readHeld(body, maxBytes, reservation, resolve));
+}
+
+/**
+ * The same read, its end told to `onHeld` (once) straight from the body's producer: for a caller
+ * that answers through a promise of its own (hold-json.ts), not a second one chained on this.
+ */
+export function readHeld(body: BodyFeed, maxBytes: number, reservation: HeldReservation, onHeld: (held: HeldBody) => void): void {
+  body.attach(new HeldRead(body, maxBytes, reservation, onHeld));
 }
 
 class HeldRead implements BodySink {
-  readonly result: Promise<HeldBody>;
   readonly #body: BodyFeed;
   readonly #maxBytes: number;
   readonly #reservation: HeldReservation;
@@ -31,12 +36,10 @@ class HeldRead implements BodySink {
   #chunks: Buffer[] | undefined;
   #total = 0;
   #settled = false;
-  #resolve: (held: HeldBody) => void;
+  readonly #onHeld: (held: HeldBody) => void;
 
-  constructor(body: BodyFeed, maxBytes: number, reservation: HeldReservation) {
-    const { promise, resolve } = Promise.withResolvers<HeldBody>();
-    this.result = promise;
-    this.#resolve = resolve;
+  constructor(body: BodyFeed, maxBytes: number, reservation: HeldReservation, onHeld: (held: HeldBody) => void) {
+    this.#onHeld = onHeld;
     this.#body = body;
     this.#maxBytes = maxBytes;
     this.#reservation = reservation;
@@ -66,7 +69,7 @@ class HeldRead implements BodySink {
   #settle(held: HeldBody): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.#resolve(held);
+    this.#onHeld(held);
   }
 }
 

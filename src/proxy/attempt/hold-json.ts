@@ -4,14 +4,27 @@
 // or than what the shared budget has left, streams through unchecked.
 
 import type { AttemptOutcome } from './attempt-outcome.ts';
-import { holdBody, NOT_JSON, parsedJson } from './held-body.ts';
+import { NOT_JSON, parsedJson, readHeld, type HeldBody } from './held-body.ts';
 import { deliverHeld, heldBodyBrokeOff } from './held-answer.ts';
 import { streamThrough } from './stream-through.ts';
 import { UsageTally } from './usage-reader.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 
-export async function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHeldBodyBytes: number): Promise<AttemptOutcome> {
-  const held = await holdBody(answer.body, maxHeldBodyBytes, client.exchange.reservation);
+export function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHeldBodyBytes: number): Promise<AttemptOutcome> {
+  // One promise for the strategy: the held read tells its end straight to it.
+  return new Promise((resolve, reject) => {
+    readHeld(answer.body, maxHeldBodyBytes, client.exchange.reservation, (held) => {
+      try {
+        resolve(afterHeld(answer, client, held));
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+/** What the held body means: delivered whole, streamed on past a bound, or a failure to fail over from. */
+function afterHeld(answer: UpstreamAnswer, client: ClientSide, held: HeldBody): AttemptOutcome | Promise<AttemptOutcome> {
   switch (held.kind) {
     case 'failed':
       return heldBodyBrokeOff(answer.status, held.error, client.exchange);

@@ -1,12 +1,13 @@
 // The first phase of an attempt: send the buffered request and wait for the node's status line and
 // headers. A node that never answers is a failure another node may make good; an abort is the
-// client leaving or the total timeout, told apart by the exchange.
+// client leaving or the total timeout, told apart by the exchange. The attempt (forward.ts) awaits
+// the call's head itself: one promise for the phase, not a layer of its own around it.
 
 import type { Dispatcher } from 'undici';
 import { classify } from './attempt-result.ts';
 import type { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
-import { UpstreamCall, type UpstreamHead, type UpstreamRequestLine } from './upstream-call.ts';
+import { UpstreamCall, type UpstreamRequestLine } from './upstream-call.ts';
 
 export interface UpstreamRequest extends UpstreamRequestLine {
   readonly pool: Dispatcher;
@@ -14,35 +15,23 @@ export interface UpstreamRequest extends UpstreamRequestLine {
   readonly headersTimeoutMs?: number;
 }
 
-export type Sent =
-  | { readonly kind: 'answered'; readonly head: UpstreamHead; readonly call: UpstreamCall }
-  | { readonly kind: 'unanswered'; readonly outcome: AttemptOutcome };
-
-export async function sendAttempt(request: UpstreamRequest, exchange: AttemptExchange): Promise<Sent> {
+/** Sends the request on a new call: its `head` settles with the answer's head, or rejects with why none came (see `unanswered`). */
+export function sendAttempt(request: UpstreamRequest, exchange: AttemptExchange): UpstreamCall {
   const call = new UpstreamCall(exchange);
-  try {
-    call.send(request.pool, request);
-    const head = await call.head;
-    exchange.headersArrived();
-    return { kind: 'answered', head, call };
-  } catch (error) {
-    if (exchange.loadTimedOut()) {
-      return {
-        kind: 'unanswered',
-        outcome: {
-          kind: 'failed',
-          result: 'load_timeout',
-          error: `the model did not load within ${request.headersTimeoutMs}ms (routing.load_timeout)`,
-        },
-      };
-    }
-    if (exchange.timedOut()) {
-      return {
-        kind: 'unanswered',
-        outcome: { kind: 'failed', result: 'timeout', error: `no answer within ${exchange.totalTimeoutMs}ms` },
-      };
-    }
-    if (exchange.signal.aborted) return { kind: 'unanswered', outcome: { kind: 'client_gone', status: undefined } };
-    return { kind: 'unanswered', outcome: { kind: 'failed', ...classify(error) } };
+  call.send(request.pool, request);
+  return call;
+}
+
+/** What an attempt whose head never came (`error`: why, as the call rejected it or sending threw) means. */
+export function unanswered(error: unknown, request: UpstreamRequest, exchange: AttemptExchange): AttemptOutcome {
+  if (exchange.loadTimedOut()) {
+    return {
+      kind: 'failed',
+      result: 'load_timeout',
+      error: `the model did not load within ${request.headersTimeoutMs}ms (routing.load_timeout)`,
+    };
   }
+  if (exchange.timedOut()) return { kind: 'failed', result: 'timeout', error: `no answer within ${exchange.totalTimeoutMs}ms` };
+  if (exchange.signal.aborted) return { kind: 'client_gone', status: undefined };
+  return { kind: 'failed', ...classify(error) };
 }

@@ -16,7 +16,7 @@ import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import type { Finish } from '../request/request-report.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
-import type { Target, TargetFailure } from './target.ts';
+import type { Prepared, Target, TargetFailure } from './target.ts';
 
 /** The request as every target source sees it. */
 export interface RequestAsk {
@@ -44,7 +44,8 @@ export type NextTarget =
 
 /** Where targets come from, in the order they are tried; asked again after every failed attempt. */
 export interface TargetSource {
-  next(state: FailoverState): Promise<NextTarget>;
+  /** At once when the source knows (a node admitted without a wait), else a promise. */
+  next(state: FailoverState): NextTarget | Promise<NextTarget>;
   /**
    * Whether this source may have a target for the request as it stands, asked (without side effects)
    * when an earlier source's target answers a 5xx and has no sibling left: a later source that may
@@ -87,7 +88,8 @@ export async function runFailover(
   for (let index = 0; index < sources.length; index += 1) {
     const source = sources[index] as TargetSource;
     for (;;) {
-      const next = await source.next(state);
+      const asked = source.next(state);
+      const next = asked instanceof Promise ? await asked : asked;
       if (next.kind === 'none') {
         if (next.failure !== undefined) state = withFailure(state, next.failure);
         if (next.stop) return { kind: 'unserved', state };
@@ -100,7 +102,13 @@ export async function runFailover(
       attempts += 1;
       const traced: TracedAttempt | undefined =
         setting.trace === undefined ? undefined : { span: setting.trace, index: attempts };
-      const outcome = await attempt(target, canFailOver, setting, traced, stateNow.routeRequest);
+      let outcome: AttemptOutcome;
+      try {
+        const sending = attempt(target, canFailOver, setting, traced, stateNow.routeRequest);
+        outcome = sending instanceof Promise ? await sending : sending;
+      } finally {
+        target.release();
+      }
       setting.onConcluded?.(target, outcome);
       const verdict = target.conclude(outcome);
       traced?.attempt?.end(attemptEnd(outcome, verdict.next === 'fail_over'));
@@ -129,61 +137,73 @@ interface TracedAttempt {
   attempt?: AttemptSpan;
 }
 
-/** `route`: the request as sized (its prompt and answer sizes are charged, estimated, for a node left working by its client). */
-async function attempt(
+/**
+ * Prepares the call and sends it: the attempt's own promise (forward.ts), no layer around it; the
+ * loop releases the target when it is over. `route`: the request as sized (its prompt and answer
+ * sizes are charged, estimated, for a node left working by its client).
+ */
+function attempt(
   target: Target,
   canFailOver: () => boolean,
   setting: AttemptSetting,
   traced: TracedAttempt | undefined,
   route: RouteRequest,
-): Promise<AttemptOutcome> {
-  try {
-    const preparing = target.prepare();
-    const prepared = preparing instanceof Promise ? await preparing : preparing;
-    if (traced !== undefined) {
-      traced.attempt = traced.span.attempt({
-        kind: target.id.kind,
-        name: target.id.kind === 'node' ? target.id.name : target.id.id,
-        url: target.url,
-        index: traced.index,
-      });
-    }
-    if (prepared.kind === 'unsendable') return prepared.outcome;
-    // The attempt's trace context replaces the client's: the node's (or site's) spans are its children.
-    const trace = traced?.attempt?.headers;
-    const { call } = prepared;
-    const choices = call.speed?.choices ?? 1;
-    // Every member named, none spread: one literal of one shape for every target (a spread followed
-    // by members defines each of them through the runtime, per attempt).
-    return await forwardAttempt({
-      pool: call.pool,
-      path: call.path,
-      headers: trace === undefined ? call.headers : { ...call.headers, ...trace },
-      body: call.body ?? setting.body,
-      headersTimeoutMs: call.headersTimeoutMs,
-      extraResponseHeaders: call.extraResponseHeaders,
-      passOnErrors: call.passOnErrors,
-      anyMedia: call.anyMedia,
-      errorDialect: call.errorDialect,
-      usageAsked: call.usageAsked,
-      work: {
-        promptTokens: route.promptTokens,
-        completionCap: choices * (route.maxTokens ?? route.completionReserveTokens),
-        choices,
-        rate: call.speed?.rate,
-      },
-      res: setting.res,
-      nodeName: target.label,
-      canFailOver,
-      startedMs: setting.startedMs,
-      totalTimeoutMs: setting.totalTimeoutMs,
-      clock: setting.clock,
-      maxHeldBodyBytes: setting.maxHeldBodyBytes,
-      heldBudget: setting.heldBudget,
+): AttemptOutcome | Promise<AttemptOutcome> {
+  const preparing = target.prepare();
+  return preparing instanceof Promise
+    ? preparing.then((prepared) => send(prepared, target, canFailOver, setting, traced, route))
+    : send(preparing, target, canFailOver, setting, traced, route);
+}
+
+function send(
+  prepared: Prepared,
+  target: Target,
+  canFailOver: () => boolean,
+  setting: AttemptSetting,
+  traced: TracedAttempt | undefined,
+  route: RouteRequest,
+): AttemptOutcome | Promise<AttemptOutcome> {
+  if (traced !== undefined) {
+    traced.attempt = traced.span.attempt({
+      kind: target.id.kind,
+      name: target.id.kind === 'node' ? target.id.name : target.id.id,
+      url: target.url,
+      index: traced.index,
     });
-  } finally {
-    target.release();
   }
+  if (prepared.kind === 'unsendable') return prepared.outcome;
+  // The attempt's trace context replaces the client's: the node's (or site's) spans are its children.
+  const trace = traced?.attempt?.headers;
+  const { call } = prepared;
+  const choices = call.speed?.choices ?? 1;
+  // Every member named, none spread: one literal of one shape for every target (a spread followed
+  // by members defines each of them through the runtime, per attempt).
+  return forwardAttempt({
+    pool: call.pool,
+    path: call.path,
+    headers: trace === undefined ? call.headers : { ...call.headers, ...trace },
+    body: call.body ?? setting.body,
+    headersTimeoutMs: call.headersTimeoutMs,
+    extraResponseHeaders: call.extraResponseHeaders,
+    passOnErrors: call.passOnErrors,
+    anyMedia: call.anyMedia,
+    errorDialect: call.errorDialect,
+    usageAsked: call.usageAsked,
+    work: {
+      promptTokens: route.promptTokens,
+      completionCap: choices * (route.maxTokens ?? route.completionReserveTokens),
+      choices,
+      rate: call.speed?.rate,
+    },
+    res: setting.res,
+    nodeName: target.label,
+    canFailOver,
+    startedMs: setting.startedMs,
+    totalTimeoutMs: setting.totalTimeoutMs,
+    clock: setting.clock,
+    maxHeldBodyBytes: setting.maxHeldBodyBytes,
+    heldBudget: setting.heldBudget,
+  });
 }
 
 /** What an attempt's span records of its outcome. */

@@ -6,7 +6,7 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { RouteNote } from '#src/core/tracing.ts';
+import type { RouteNote, RoutingSpan } from '#src/core/tracing.ts';
 import { answersMedia, nodePathPrefix } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports } from '#src/ports/index.ts';
@@ -61,15 +61,22 @@ export class NodeTargets implements TargetSource {
     return this.#refusal;
   }
 
-  async next(state: FailoverState): Promise<NextTarget> {
+  /** At once when the scheduler admits at once (no promise); a promise when the request waits. */
+  next(state: FailoverState): NextTarget | Promise<NextTarget> {
     const { routeRequest } = state;
     const routing = this.#ask.trace?.routing();
-    const admission = await this.#deps.admission.admit(
+    const admitting = this.#deps.admission.admit(
       routeRequest,
       this.#ask.settings,
       this.#ask.signal,
       routeRequest.triedNodes.size === 0,
     );
+    return admitting instanceof Promise
+      ? admitting.then((admission) => this.#admitted(admission, routeRequest, routing))
+      : this.#admitted(admitting, routeRequest, routing);
+  }
+
+  #admitted(admission: Admission, routeRequest: RouteRequest, routing: RoutingSpan | undefined): NextTarget {
     routing?.end(routeNote(admission));
     if (admission.waitedMs > 0) {
       this.#ask.onQueueWait?.(admission.waitedMs);

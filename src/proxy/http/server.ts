@@ -37,14 +37,15 @@ export function createHttpServer(options: HttpServerOptions): Server {
     },
     (req, res) => {
       options.activeRequests.track(res);
-      // dispatch never rejects (it answers every error, and swallows one its answer throws), so
-      // no request can become an unhandled rejection, and none pays for a catch handler.
-      void dispatch(options, req, res);
+      // dispatch never throws nor leaves a rejection unhandled: it answers every error (and
+      // swallows one its answer throws).
+      dispatch(options, req, res);
     },
   );
 }
 
-async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): void {
+  let handling: Promise<void> | void;
   try {
     const method = req.method ?? 'GET';
     const target = parseRequestTarget(req.url);
@@ -72,13 +73,20 @@ async function dispatch(options: HttpServerOptions, req: IncomingMessage, res: S
       );
       return;
     }
-    await handler(req, res, url);
+    handling = handler(req, res, url);
   } catch (error) {
-    try {
-      answerInternalError(options, error, req, res);
-    } catch {
-      // Answering failed too (the log stream closed, say): nothing safer is left to do.
-    }
+    answerFailure(options, error, req, res);
+    return;
+  }
+  // A handler that waits is answered alike when it rejects: one promise for the catch, no async frame around it.
+  if (handling !== undefined) handling.then(undefined, (error: unknown) => answerFailure(options, error, req, res));
+}
+
+function answerFailure(options: HttpServerOptions, error: unknown, req: IncomingMessage, res: ServerResponse): void {
+  try {
+    answerInternalError(options, error, req, res);
+  } catch {
+    // Answering failed too (the log stream closed, say): nothing safer is left to do.
   }
 }
 

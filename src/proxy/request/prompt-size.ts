@@ -148,12 +148,13 @@ const CHOICE_ENDPOINTS: ReadonlySet<string> = new Set(['/v1/chat/completions', '
  */
 export function requestedChoices(endpoint: string, json: Readonly<Record<string, unknown>>): number {
   if (!CHOICE_ENDPOINTS.has(endpoint)) return 1;
-  let choices = 1;
-  for (const key of ['n', 'best_of']) {
-    const value = json[key];
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value > choices) choices = value;
-  }
-  return choices;
+  // The two keys read in place: no list of them (and its iterator) per call, twice per attempt.
+  return Math.max(choiceCount(json['n']), choiceCount(json['best_of']));
+}
+
+/** A valid `n` or `best_of` above one, else one. */
+function choiceCount(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 1 ? value : 1;
 }
 
 /**

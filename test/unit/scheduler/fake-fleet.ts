@@ -150,7 +150,12 @@ export function ask(
   options: { settings?: Partial<QueueSettings>; signal?: AbortSignal; firstAttempt?: boolean; req?: Partial<RouteRequest> } = {},
 ): Tracked {
   const settings = { ...SETTINGS, ...options.settings };
-  return track(r.scheduler.admit(request(model, options.req), settings, options.signal ?? never, options.firstAttempt ?? true));
+  // An admission decided at once comes without a promise: tracked alike.
+  return track(
+    Promise.resolve(
+      r.scheduler.admit(request(model, options.req), settings, options.signal ?? never, options.firstAttempt ?? true),
+    ),
+  );
 }
 
 /** Short description of an outcome for table-like assertions. */

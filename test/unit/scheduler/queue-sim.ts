@@ -41,7 +41,7 @@ export async function simulate(
   const submit = (arrival: Arrival): void => {
     const name = arrival.tenant.name;
     const req = request('m', { tenant: arrival.tenant, promptTokens: 100, maxTokens: 100 });
-    void r.scheduler.admit(req, { ...SETTINGS, ...settings }, never, true).then((admission) => {
+    void Promise.resolve(r.scheduler.admit(req, { ...SETTINGS, ...settings }, never, true)).then((admission) => {
       open -= 1;
       if (admission.kind === 'refused') {
         (refused[name] ??= []).push(admission.reason);

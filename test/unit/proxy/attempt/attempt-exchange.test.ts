@@ -7,7 +7,7 @@ import { Dispatcher } from 'undici';
 import { ManualClock } from '#src/core/clock.ts';
 import { AttemptExchange } from '#src/proxy/attempt/attempt-exchange.ts';
 import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
-import { sendAttempt } from '#src/proxy/attempt/send-attempt.ts';
+import { sendAttempt, unanswered } from '#src/proxy/attempt/send-attempt.ts';
 
 function response(): ServerResponse {
   return new ServerResponse(new IncomingMessage(new Socket()));
@@ -112,11 +112,16 @@ class SilentPool extends Dispatcher {
 test("the attempt's call is told of the abort by the exchange: no EventTarget listener on its signal per attempt", async () => {
   const exchange = new AttemptExchange(response(), new ManualClock(), 0, new HeldBytesBudget(() => 100));
   const pool = new SilentPool();
-  const sent = sendAttempt({ pool, path: '/v1/chat/completions', headers: {}, body: Buffer.alloc(0) }, exchange);
+  const request = { pool, path: '/v1/chat/completions', headers: {}, body: Buffer.alloc(0) };
+  const call = sendAttempt(request, exchange);
   assert.equal(getEventListeners(exchange.signal, 'abort').length, 0);
   const reason = new Error('client closed the connection');
   exchange.abort(reason);
   assert.equal(pool.aborted, reason, 'the request under way is aborted with the reason');
-  assert.deepEqual(await sent, { kind: 'unanswered', outcome: { kind: 'client_gone', status: undefined } });
+  const why = await call.head.then(
+    () => assert.fail('no head came'),
+    (error: unknown) => error,
+  );
+  assert.deepEqual(unanswered(why, request, exchange), { kind: 'client_gone', status: undefined });
   exchange.close();
 });
