@@ -5,7 +5,7 @@
 // its keys (restarted without persistence: the replica that made a hold writes it again). Two implementations: `MemoryHoldStore` here (a single gateway: the holds of this process),
 // and with [cluster] the cluster store's (cluster/redis-store.ts over hold-lua.ts: a key per hold with the
 // hold's length as its TTL), through which every replica's reconciler reads the holds any replica made.
-// One contract suite (test/unit/nodes/hold-store-contract.test.ts) runs against both.
+// One contract suite (test/contract/hold-store.contract.test.ts) runs against both.
 
 export type HoldKind = 'loaded' | 'unloaded';
 /** A hold, or its end by the operator (`released`). */

@@ -4,7 +4,7 @@
 // as `Pool.request` does, must pass it too. The public dispatch API has no such way: a handler gets
 // its controller (onRequestStart) only once the request is written to a socket. So this one internal
 // stays, with undici pinned to its minor version (package.json `~`) and a test that fails when the
-// symbol disappears or stops working (test/unit/proxy/queued-abort.test.ts). Should it go anyway,
+// symbol disappears or stops working (test/unit/proxy/attempt/queued-abort.test.ts). Should it go anyway,
 // the abort still happens, only once the request reaches its socket.
 
 import { createRequire } from 'node:module';

@@ -1,6 +1,6 @@
 // The plug point that picks one node among the candidates the filters kept. Every policy is
 // registered by name (./index.ts) and passes one shared contract test
-// (test/unit/routing/selection-policy.contract.test.ts).
+// (test/contract/selection-policy.contract.test.ts).
 
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouteRequest } from '../route-request.ts';
