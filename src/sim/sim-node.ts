@@ -33,6 +33,8 @@ export interface SimNode {
   requests(): readonly RecordedRequest[];
   stats(): SimStats;
   clearRecording(): void;
+  /** Calls `listener` after each request arrives or ends and each connection opens or closes (for tests to wait on); answers its unsubscribe. */
+  onActivity(listener: () => void): () => void;
   /** Ends every connection (hung requests included) and stops all timers. */
   close(): Promise<void>;
 }
@@ -90,6 +92,7 @@ export async function startSimNode(spec: SimNodeSpec, options: SimNodeOptions = 
     requests: control.requests,
     stats: control.stats,
     clearRecording: () => recorder.clear(),
+    onActivity: (listener) => recorder.onChange(listener),
     close: () => server.close(),
   };
 }
