@@ -16,7 +16,7 @@ import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/
 import { httpJson, setSimFaults, timedEventually } from '#test/fixtures/http.ts';
 import { EventBus } from '#src/core/events.ts';
 import { on, untilEvent, type Trigger } from '#test/fixtures/events.ts';
-import { logLines, nodeChanges, tapJudgements, untilLogged } from '#test/fixtures/gateway-waits.ts';
+import { logLines, nodeChanges, tapJudgements } from '#test/fixtures/gateway-waits.ts';
 import { signRecord } from '#src/mesh/record-codec.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
