@@ -52,7 +52,7 @@ export class RequestRecorder {
   #connectionsOpen = 0;
   readonly #listeners = new Set<() => void>();
 
-  /** Calls `listener` after every change of what was recorded (a request arrived or ended, a connection opened or closed). */
+  /** Calls `listener` after every change of what was recorded (a request arrived or ended, a connection opened or closed) or `changed()` announced. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => {
@@ -63,27 +63,28 @@ export class RequestRecorder {
   record(request: RecordedRequest): void {
     this.#requests.push(Object.freeze({ ...request, query: Object.freeze({ ...request.query }) }));
     this.#inFlight++;
-    this.#changed();
+    this.changed();
   }
 
   ended(end: RequestEnd): void {
     this.#inFlight = Math.max(0, this.#inFlight - 1);
     if (end === 'completed') this.#completed++;
     else if (end === 'client_aborted') this.#clientAborted++;
-    this.#changed();
+    this.changed();
   }
 
   connectionOpened(): void {
     this.#connectionsOpen++;
-    this.#changed();
+    this.changed();
   }
 
   connectionClosed(): void {
     this.#connectionsOpen = Math.max(0, this.#connectionsOpen - 1);
-    this.#changed();
+    this.changed();
   }
 
-  #changed(): void {
+  /** Tells the listeners that something else the node's stats show changed (its model residency). */
+  changed(): void {
     for (const listener of this.#listeners) listener();
   }
 

@@ -33,7 +33,7 @@ export interface SimNode {
   requests(): readonly RecordedRequest[];
   stats(): SimStats;
   clearRecording(): void;
-  /** Calls `listener` after each request arrives or ends and each connection opens or closes (for tests to wait on); answers its unsubscribe. */
+  /** Calls `listener` after each request arrives or ends, each connection opens or closes, and each change of its model residency (for tests to wait on); answers its unsubscribe. */
   onActivity(listener: () => void): () => void;
   /** Ends every connection (hung requests included) and stops all timers. */
   close(): Promise<void>;
@@ -60,6 +60,7 @@ export async function startSimNode(spec: SimNodeSpec, options: SimNodeOptions = 
       clock,
       random: options.random ?? seededRandom(seedFromText(node.name)),
       startedAtSec: Math.floor(clock.now() / 1000),
+      residencyChanged: () => recorder.changed(),
     },
     () => boundPort,
   );
