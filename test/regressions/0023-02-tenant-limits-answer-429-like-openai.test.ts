@@ -13,6 +13,8 @@ import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } fro
 import { gatewayConfig, metric, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `[[node]]\nname = "fast"\nkind = "vllm"\nmodels = ["m"]\nttft = "1ms"\ntokens_per_second = 5000\n`;
 /** A node on a manual clock: it answers nothing until the test moves its time (a request held in flight). */
@@ -126,7 +128,11 @@ test("the N+1th request in a minute: 429 rate_limit_exceeded with OpenAI's heade
 
 test('max_concurrent counts a request from admission to the end of its answer', async () => {
   const first = chat('sk-conc', { model: 'slow' });
-  await eventually(async () => (await tenantReport('conc')).inFlight === 1, 30_000, 'the first request in flight');
+  await untilEvent(
+    async () => (await tenantReport('conc')).inFlight === 1,
+    [slow.activity('held')],
+    'the first request in flight',
+  );
   const error = await limited('sk-conc', { model: 'slow' });
   assert.equal(error.type, 'requests');
   assert.match(error.message, /requests in flight \(max_concurrent\): limit 1, used 1/);
@@ -141,7 +147,7 @@ test('max_concurrent counts a request from admission to the end of its answer', 
     30_000,
     'the first answer',
   );
-  await eventually(async () => (await tenantReport('conc')).inFlight === 0, 10_000, 'settled');
+  await untilEvent(async () => (await tenantReport('conc')).inFlight === 0, [requestEnds(gw)], 'settled');
   const next = chat('sk-conc', { model: 'slow' });
   await eventually(
     async () => {
