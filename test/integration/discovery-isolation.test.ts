@@ -17,6 +17,8 @@ import {
   simCount,
   waitForNode,
 } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = ['hung', 'other', 'third', 'slowprobe', 'late']
   .map((name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["m-${name}"]\nttft = "2ms"\ntokens_per_second = 1000\n`)
@@ -156,11 +158,7 @@ test('a node whose /v1/models hangs keeps its health-check cadence and status, a
     assert.equal(servedBy(await chat(gw.url, 'm-hung')), 'hung', 'its models are still routed to it');
 
     // When the listing finally times out, that is a discovery failure only.
-    await eventually(
-      async () => (await discoveries(gw.url, 'hung', 'timeout')) >= 1,
-      DISCOVERY_TIMEOUT_MS + 10_000,
-      'the timeout',
-    );
+    await untilEvent(async () => (await discoveries(gw.url, 'hung', 'timeout')) >= 1, [listings(gw)], 'the timeout');
     const detail = await nodeDetail(gw.url, 'hung');
     assert.equal(detail?.models.state, 'degraded');
     assert.match(detail?.models.last_error ?? '', /timed out after 10000 ms/);

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { request } from 'undici';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 import {
   chat,
   chatBody,
@@ -25,6 +25,8 @@ import {
   simCount,
   waitForNode,
 } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { logLines } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = ['k', 'e', 'd', 'n', 'spare']
   .map((name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["m-${name}"]\nttft = "2ms"\ntokens_per_second = 1000\n`)
@@ -55,7 +57,7 @@ async function reloadWith(
   const mark = logMark(gw);
   await gw.reload(text);
   let line: Record<string, unknown> | undefined;
-  await eventually(
+  await untilEvent(
     () => {
       line = gw
         .logs()
@@ -63,7 +65,7 @@ async function reloadWith(
         .find((l) => l.msg === 'config reloaded' || l.msg === 'config reload rejected; keeping the running config');
       return line !== undefined;
     },
-    5_000,
+    [logLines(gw)],
     'the reload to be logged',
   );
   assert.equal(line?.msg, outcome, JSON.stringify(line));
@@ -228,9 +230,9 @@ test('a reload that shortens discovery.interval takes effect without waiting out
   // Four listings come within about 400 ms at the new interval; the old one would take 4 hours.
   // The bound is generous so that a busy machine cannot fail it.
   const before_ = await simCount(sim.url('n'), '/v1/models');
-  await eventually(
+  await untilEvent(
     async () => (await simCount(sim.url('n'), '/v1/models')) - before_ >= 4,
-    15_000,
+    [sim.activity('n')],
     'four listings at the new 100 ms interval',
   );
   // Every node's listing is current and none lists m-g: unknown, not unavailable.

@@ -7,7 +7,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const TOKEN = 'regression-0025-01-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -36,14 +38,14 @@ before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) =>
     gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }], `[admin]\ntoken = "${TOKEN}"\n`),
   );
-  await eventually(
+  await untilEvent(
     async () => {
       const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, AUTH)).json<{
         hosts: { name: string; loaded: string[] }[];
       }>();
       return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
     },
-    20_000,
+    [nodeChanges(rig.gw)],
     'the router discovered',
   );
 });
@@ -76,14 +78,14 @@ test('an unload with a request in flight is refused and does not happen', async 
     messages: [{ role: 'user', content: 'hi' }],
     max_tokens: 2000,
   });
-  await eventually(
+  await untilEvent(
     async () => {
       const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, AUTH)).json<{
         hosts: { name: string; in_flight: number }[];
       }>();
       return (hosts.hosts.find((h) => h.name === 'router')?.in_flight ?? 0) > 0;
     },
-    20_000,
+    [requestEnds(rig.gw), nodeChanges(rig.gw)],
     'the request in flight',
   );
   const refused = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'model-a', node: 'router' }, AUTH);
