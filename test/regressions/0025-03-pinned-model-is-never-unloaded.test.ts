@@ -5,7 +5,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -36,7 +38,7 @@ before(async () => {
       '[[models.available]]\nname = "pinned"\npin = true\n',
     ),
   );
-  await eventually(
+  await untilEvent(
     async () => {
       const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{
         hosts: { name: string; loaded: string[]; router?: { max_instances?: number } }[];
@@ -44,7 +46,7 @@ before(async () => {
       const router = hosts.hosts.find((h) => h.name === 'router');
       return router?.router?.max_instances === 2 && router.loaded.length === 2;
     },
-    20_000,
+    [nodeChanges(rig.gw)],
     'the router discovered, full',
   );
 });

@@ -11,7 +11,9 @@ import { HangupRelay } from '#src/cli/hangups.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { waitForHost } from '#test/fixtures/admin-readers.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -106,7 +108,11 @@ test('a request switch under way shows on its node, with the victim the gateway 
     messages: [{ role: 'user', content: 'hi' }],
     max_tokens: 2,
   });
-  await eventually(async () => (await view()).nodes.find((n) => n.name === 'slow')?.switch !== null, 10_000, 'the switch shown');
+  await untilEvent(
+    async () => (await view()).nodes.find((n) => n.name === 'slow')?.switch !== null,
+    [nodeChanges(rig.gw), rig.sim.activity('slow')],
+    'the switch shown',
+  );
   const slow = (await view()).nodes.find((n) => n.name === 'slow');
   assert.deepEqual(slow?.switch, { action: 'load', model: 's2', by: 'request', loaded: false, victim: 's1' });
   const stdout = new PassThrough();

@@ -9,9 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { linesOf, type LogLine } from '#test/fixtures/request-log-files.ts';
 import { loadConfig } from '#src/config/index.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 let dir: string;
 let logPath: string;
@@ -45,13 +47,13 @@ after(async () => {
 
 async function lineOf(id: string): Promise<LogLine> {
   let found: LogLine | undefined;
-  await eventually(
+  await untilEvent(
     async () => {
       await gw.gateway.requestLogFlushed();
       found = (await linesOf(logPath)).find((l) => l.request_id === id);
       return found !== undefined;
     },
-    15_000,
+    [requestEnds(gw)],
     `the line of ${id}`,
   );
   return found ?? assert.fail('no line');

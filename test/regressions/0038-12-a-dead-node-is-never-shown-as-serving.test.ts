@@ -11,7 +11,9 @@ import { runModels } from '#src/cli/models.ts';
 import { HangupRelay } from '#src/cli/hangups.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
-import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const NODES = ['vllm-1', 'vllm-2', 'vllm-3'];
 const FLEET = NODES.map(
@@ -119,9 +121,9 @@ test('a dead node whose listing expired is serving nowhere: not in /v1/models, /
 test('back up and listed again, it serves again everywhere', async () => {
   await setSimFaults(rig.sim.url('vllm-3'), { health: 'none', models: 'none', inference: 'none' });
   await waitForNode(rig.gw.url, 'vllm-3', (d) => d.status === 'healthy' && d.models.state === 'known', 'back');
-  await eventually(
+  await untilEvent(
     async () => JSON.stringify((await servedBy()).dashboard) === JSON.stringify(NODES),
-    30_000,
+    [nodeChanges(rig.gw)],
     'the dashboard shows it serving again',
   );
   assert.deepEqual(await servedBy(), {

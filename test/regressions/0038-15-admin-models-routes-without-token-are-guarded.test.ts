@@ -10,8 +10,10 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = ONE_LOADED_ROUTER_FLEET;
 
@@ -21,12 +23,12 @@ before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]), {
     logLevel: 'warn',
   });
-  await eventually(
+  await untilEvent(
     async () => {
       const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`)).json<{ hosts: { name: string; loaded: string[] }[] }>();
       return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
     },
-    60_000,
+    [nodeChanges(rig.gw)],
     'the router discovered',
   );
 });
