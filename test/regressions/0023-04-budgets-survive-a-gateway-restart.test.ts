@@ -7,10 +7,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TenantsReport } from '#src/tenants/index.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { startInProcessGateway, type InProcessGateway } from '#test/fixtures/in-process.ts';
 import { startRecordingUpstream } from '#test/fixtures/recording-upstream.ts';
 import { tempStateDir } from '#test/fixtures/state-dirs.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const chat = { model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] };
 const bearer = { authorization: 'Bearer k-capped' };
@@ -35,9 +37,9 @@ test('usage and a used-up tokens_per_day budget survive a gateway restart', asyn
     started.push(first);
     if ((await report(first)) === undefined)
       return t.skip('no GET /admin/tenants on this build (the tenant ledger is not wired)');
-    await eventually(
+    await untilEvent(
       async () => (await httpJson('POST', `${first.url}/v1/chat/completions`, chat, bearer)).status === 200,
-      15_000,
+      [listings(first)],
       'a first answer',
     );
     const statuses: number[] = [];
