@@ -14,6 +14,8 @@ import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, hostsOf, startListingFront, unusedPort, waitForHost, type ListingFront } from '#test/fixtures/context.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const chat = (user: string): Record<string, unknown> => ({
   model: 'm',
@@ -41,7 +43,7 @@ async function assertBothWorkersAdmitted(gw: GatewayUnderTest): Promise<void> {
 }
 
 async function assertNothingHeld(gw: GatewayUnderTest): Promise<void> {
-  await eventually(
+  await untilEvent(
     async () => {
       const { hosts, queue_depth } = await hostsOf(gw.url);
       return (
@@ -49,7 +51,7 @@ async function assertNothingHeld(gw: GatewayUnderTest): Promise<void> {
         Object.values(queue_depth).every((d) => d === 0)
       );
     },
-    5_000,
+    [requestEnds(gw), nodeChanges(gw)],
     'no lease, nothing in flight, empty queues',
   );
   assert.ok((await workerRows(gw)).every((row) => row.leases_held === 0));

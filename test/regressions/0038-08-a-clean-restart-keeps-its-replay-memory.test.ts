@@ -33,6 +33,8 @@ import { unusedPort } from '#test/fixtures/context.ts';
 import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
 import { chatBody } from '#test/fixtures/gateway-state.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const S = 1_800_000_000_000;
 const SKEW = 30_000;
@@ -285,9 +287,9 @@ async function startC(workers = 1): Promise<GatewayUnderTest> {
     clock,
     meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replayFile: record() },
   });
-  await eventually(
+  await untilEvent(
     async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200,
-    30_000,
+    [listings(started)],
     'c serves m-c',
   );
   return started;

@@ -24,6 +24,8 @@ import { unusedPort } from '#test/fixtures/context.ts';
 import { eventually, httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
 import { chatBody } from '#test/fixtures/gateway-state.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const S = 1_800_000_000_000;
 const SKEW = 30_000;
@@ -145,9 +147,9 @@ async function startC(replaySinceMs?: number): Promise<GatewayUnderTest> {
       ...(replaySinceMs === undefined ? {} : { replaySinceMs }),
     },
   });
-  await eventually(
+  await untilEvent(
     async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200,
-    30_000,
+    [listings(started)],
     'c serves m-c',
   );
   return started;

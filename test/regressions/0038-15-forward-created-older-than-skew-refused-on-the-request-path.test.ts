@@ -17,6 +17,8 @@ import { unusedPort } from '#test/fixtures/context.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { chatBody } from '#test/fixtures/gateway-state.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const keys = { a: newSiteKey(), c: newSiteKey() };
 const bus = new MemoryBus();
@@ -70,9 +72,9 @@ before(async () => {
     { clock, meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId) } },
   );
   clock.jump(20 * MINUTE);
-  await eventually(
+  await untilEvent(
     async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200,
-    30_000,
+    [listings(c.gw)],
     'c serves m-c',
   );
   // The site takes forwards now: one signed just now is served.
