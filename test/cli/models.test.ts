@@ -7,8 +7,10 @@ import { runModels } from '#src/cli/models.ts';
 import { HangupRelay } from '#src/cli/hangups.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { ONE_LOADED_ROUTER_FLEET } from '#test/fixtures/router-fleet.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const TOKEN = 'cli-models-token';
 const FLEET = ONE_LOADED_ROUTER_FLEET;
@@ -22,14 +24,14 @@ before(async () => {
       `[admin]\ntoken = "${TOKEN}"\n[[models.available]]\nname = "model-a"\npin = true\n`,
     ),
   );
-  await eventually(
+  await untilEvent(
     async () => {
       const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, { authorization: `Bearer ${TOKEN}` })).json<{
         hosts: { name: string; loaded: string[] }[];
       }>();
       return hosts.hosts.find((h) => h.name === 'router')?.loaded.includes('model-a') === true;
     },
-    20_000,
+    [nodeChanges(rig.gw)],
     'the router discovered',
   );
 });

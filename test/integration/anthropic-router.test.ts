@@ -34,7 +34,7 @@ let client: Anthropic;
 before(async () => {
   rig = await startFleetAndGateway(FLEET, (sim) => gatewayToml([{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }]));
   await waitForHost(
-    rig.gw.url,
+    rig.gw,
     'router',
     (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
     'the router and its loaded model known',
@@ -50,7 +50,7 @@ test('count_tokens for an unloaded model is admitted as a load: the router loads
   const counted = await client.messages.countTokens({ model: 'model-b', messages: [{ role: 'user', content: 'one two three' }] });
   assert.ok(counted.input_tokens > 3);
   await waitForHost(
-    rig.gw.url,
+    rig.gw,
     'router',
     (h) => h.loaded.includes('model-b') && !h.loaded.includes('model-a'),
     'model-b loaded in model-a’s place',

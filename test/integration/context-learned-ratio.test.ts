@@ -39,7 +39,7 @@ for (const workers of [1, 2]) {
           workers > 1 ? `workers = ${workers}` : '',
         ),
       );
-      await waitForHost(gw.url, 'vllm', (h) => h.models?.m?.n_ctx === 4096, 'context known');
+      await waitForHost(gw, 'vllm', (h) => h.models?.m?.n_ctx === 4096, 'context known');
     });
 
     after(async () => {

@@ -116,10 +116,10 @@ for (const workers of [1, 2]) {
           `workers = ${workers}`,
         ),
       );
-      await waitForHost(gw.url, 'l1', (h) => h.models?.['m-a']?.slots === 4, 'slots known');
-      await waitForHost(gw.url, 'l2', (h) => h.models?.['m-a']?.slots === 2, 'slots known');
-      await waitForHost(gw.url, 'router', (h) => h.models?.['m-b']?.slots === 2 && h.models['m-c']?.slots === 1, 'slots known');
-      await waitForHost(gw.url, 'vllm', (h) => h.loaded.includes('m-d'), 'listed');
+      await waitForHost(gw, 'l1', (h) => h.models?.['m-a']?.slots === 4, 'slots known');
+      await waitForHost(gw, 'l2', (h) => h.models?.['m-a']?.slots === 2, 'slots known');
+      await waitForHost(gw, 'router', (h) => h.models?.['m-b']?.slots === 2 && h.models['m-c']?.slots === 1, 'slots known');
+      await waitForHost(gw, 'vllm', (h) => h.loaded.includes('m-d'), 'listed');
     });
 
     after(async () => {

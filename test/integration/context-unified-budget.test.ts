@@ -75,12 +75,7 @@ before(async () => {
       gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }], '', `workers = ${workers}`),
     );
     gateways.set(workers, gw);
-    await waitForHost(
-      gw.url,
-      'pool',
-      (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS,
-      'pool figures',
-    );
+    await waitForHost(gw, 'pool', (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS, 'pool figures');
   }
 });
 

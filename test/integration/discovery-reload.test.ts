@@ -83,7 +83,7 @@ before(async () => {
   sim = await startSimFleet(FLEET);
   gw = await startGateway(configText(nodesNamed('k', 'e', 'd', 'g')));
   for (const name of ['k', 'e', 'd', 'g']) {
-    await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
+    await waitForNode(gw, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
   }
 });
 
@@ -100,7 +100,7 @@ test('a reload keeps the learned state of unchanged nodes, starts new ones untri
   await setSimFaults(sim.url('k'), { models: 'error500' });
   await setSimFaults(sim.url('e'), { models: 'empty' });
   await setSimFaults(sim.url('d'), { health: 'fail' });
-  await waitForNode(gw.url, 'd', (n) => n.status === 'dead', 'dead');
+  await waitForNode(gw, 'd', (n) => n.status === 'dead', 'dead');
   await discoveryRound();
   const k = await nodeDetail(gw.url, 'k');
   assert.equal(k?.models.state, 'degraded');
@@ -160,14 +160,14 @@ test('a reload keeps the learned state of unchanged nodes, starts new ones untri
   assert.equal(expired?.models.fails, DISCOVERY_FAIL_THRESHOLD);
 
   // The new node was listed at once (not after the hour-long interval) and takes its model.
-  await waitForNode(gw.url, 'n', modelState('known'), 'known');
+  await waitForNode(gw, 'n', modelState('known'), 'known');
   assert.equal(servedBy(await chat(gw.url, 'm-n')), 'n');
   assert.equal(logsOf(gw, 'n', 'models discovered', mark).length, 1);
 
   for (const name of ['k', 'e', 'd']) await setSimFaults(sim.url(name), { models: 'none', health: 'none' });
   await discoveryRound();
   for (const name of ['k', 'e', 'd']) {
-    await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'back to known and healthy');
+    await waitForNode(gw, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'back to known and healthy');
   }
 });
 
@@ -188,7 +188,7 @@ test('POST /admin/reload applies a new file; a node whose URL changed starts fre
   assert.equal(fresh?.url, sim.url('spare'));
   assert.equal(fresh?.models.fails, 0);
   assert.equal(fresh?.models.last_error, null);
-  const listed = await waitForNode(gw.url, 'e', modelState('known'), 'known at its new URL');
+  const listed = await waitForNode(gw, 'e', modelState('known'), 'known at its new URL');
   assert.deepEqual(listed.models.names, ['m-spare']);
   assert.equal(servedBy(await chat(gw.url, 'm-spare')), 'e');
   assert.ok([404, 503].includes((await chat(gw.url, 'm-e')).status), "the old URL's models are gone");

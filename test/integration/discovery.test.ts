@@ -87,8 +87,8 @@ before(async () => {
   });
   gw = await startGateway(config);
   for (const name of LISTING)
-    await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
-  await waitForNode(gw.url, 'big', modelState('expired'), 'expired (its list is too large)');
+    await waitForNode(gw, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
+  await waitForNode(gw, 'big', modelState('expired'), 'expired (its list is too large)');
 });
 
 after(async () => {
@@ -100,7 +100,7 @@ after(async () => {
 async function restore(...names: string[]): Promise<void> {
   for (const name of names) await setSimFaults(sim.url(name), { models: 'none', health: 'none' });
   for (const name of names) {
-    await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy again');
+    await waitForNode(gw, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy again');
   }
 }
 
@@ -163,9 +163,9 @@ test('a model nobody can serve now gets 503 with Retry-After and one reason per 
   await setSimFaults(sim.url('parse'), { models: 'error500' });
   await setSimFaults(sim.url('down'), { health: 'fail' });
   try {
-    await waitForNode(gw.url, 'empt', modelState('known_empty'), 'known_empty');
-    await waitForNode(gw.url, 'parse', modelState('expired'), 'expired');
-    await waitForNode(gw.url, 'down', (d) => d.status === 'dead', 'dead');
+    await waitForNode(gw, 'empt', modelState('known_empty'), 'known_empty');
+    await waitForNode(gw, 'parse', modelState('expired'), 'expired');
+    await waitForNode(gw, 'down', (d) => d.status === 'dead', 'dead');
 
     // m-down is listed only by the dead node: known, unavailable now.
     const before = await metricsText(gw.url);
@@ -233,10 +233,10 @@ test('two empty lists in a row are needed before a node counts as serving nothin
   try {
     const restoreHere = async (): Promise<void> => {
       await setSimFaults(sim.url('empt'), { models: 'none', health: 'none' });
-      await waitForNode(gw.url, 'empt', (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy again');
+      await waitForNode(gw, 'empt', (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy again');
     };
     await restoreHere();
-    await waitForNode(gw.url, 'big', modelState('expired'), 'expired (its list is too large)');
+    await waitForNode(gw, 'big', modelState('expired'), 'expired (its list is too large)');
     let mark = logMark(gw);
     const emptyMetric = (): Promise<number> => discoveries(gw.url, 'empt', 'empty');
     // Observe the state while exactly one empty list has been seen: the metric is read before and
@@ -268,7 +268,7 @@ test('two empty lists in a row are needed before a node counts as serving nothin
     }
     assert.ok(observed, 'saw the node after exactly one empty list');
 
-    const detail = await waitForNode(gw.url, 'empt', modelState('known_empty'), 'known_empty');
+    const detail = await waitForNode(gw, 'empt', modelState('known_empty'), 'known_empty');
     assert.deepEqual(detail.models.names, []);
     assert.equal(detail.models.fails, 0, 'an empty list is a success');
     const res = await chat(gw.url, 'm-empt');
@@ -302,14 +302,14 @@ test('an unparseable list keeps the last-known-good names, expires after fail_th
     const empties = await discoveries(gw.url, 'parse', 'empty');
     await setSimFaults(sim.url('parse'), { models: fault });
 
-    const degraded = await waitForNode(gw.url, 'parse', modelState('degraded'), `${fault}: degraded`);
+    const degraded = await waitForNode(gw, 'parse', modelState('degraded'), `${fault}: degraded`);
     const res = await chat(gw.url, 'm-parse');
     assert.equal(servedBy(res), 'parse', `${fault}: still routed on its last-known-good names`);
     assert.deepEqual(degraded.models.names, ['m-parse'], fault);
     assert.match(degraded.models.last_error ?? '', error, fault);
     assert.ok(degraded.models.fails >= 1 && degraded.models.fails < FAIL_THRESHOLD, fault);
 
-    const expired = await waitForNode(gw.url, 'parse', modelState('expired'), `${fault}: expired`);
+    const expired = await waitForNode(gw, 'parse', modelState('expired'), `${fault}: expired`);
     // Expired at the threshold (degraded below it, checked above); a busy machine may read it a poll later.
     assert.ok(expired.models.fails >= FAIL_THRESHOLD, `${fault}: ${expired.models.fails} fails`);
     assert.equal(expired.status, 'healthy', `${fault}: health checks do not care`);

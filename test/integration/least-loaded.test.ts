@@ -60,8 +60,8 @@ before(async () => {
       '[load]\ninterval = "150ms"\nstale_after = "30s"\n[routing]\npolicy = "least-loaded"\n',
     ),
   );
-  for (const name of ['busy', 'calm', 'blind']) await waitForHost(fleet.gw.url, name, (h) => h.loaded.includes('m'), 'listed');
-  await waitForHost(fleet.gw.url, 'router', (h) => h.role === 'router' && h.loaded.includes('r-loaded'), 'router listed');
+  for (const name of ['busy', 'calm', 'blind']) await waitForHost(fleet.gw, name, (h) => h.loaded.includes('m'), 'listed');
+  await waitForHost(fleet.gw, 'router', (h) => h.role === 'router' && h.loaded.includes('r-loaded'), 'router listed');
 });
 
 after(async () => {

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { waitForHost } from '#test/fixtures/admin-readers.ts';
-import { eventually, httpJson, simRequests, simStats } from '#test/fixtures/http.ts';
+import { httpJson, simRequests, simStats } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const FLEET = `
 [[node]]
@@ -35,7 +36,7 @@ before(async () => {
       `[routing]\nload_timeout = "${LOAD_TIMEOUT_MS}ms"`,
     ),
   );
-  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
+  await waitForHost(rig.gw, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
 });
 
 after(async () => {
@@ -63,9 +64,9 @@ test('a load that never completes is cancelled after load_timeout and answered 5
     /model 'stuck' did not finish loading in time .*router: the model did not load within 1500ms \(routing\.load_timeout\)/,
   );
   assert.ok(tookMs >= LOAD_TIMEOUT_MS, `answered after ${tookMs}ms, not before the timeout`);
-  await eventually(
+  await untilEvent(
     async () => (await simStats(rig.sim.url('router'))).inFlight === 0,
-    5_000,
+    [rig.sim.activity('router')],
     'the router saw the request cancelled',
   );
 });

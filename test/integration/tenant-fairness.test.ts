@@ -71,7 +71,7 @@ async function runScenario(tenants: string): Promise<Figures> {
     const extra = `[routing]\nqueue_timeout = "300s"\nqueue_aging = "60s"\nmax_queue = 1000\n${tenants}`;
     const gw = await startGateway(gatewayToml([{ name: 'one', url: sim.url('one'), kind: 'llamacpp' }], extra));
     try {
-      await waitForHost(gw.url, 'one', (h) => h.models?.m?.slots === 1, 'one slot known');
+      await waitForHost(gw, 'one', (h) => h.models?.m?.slots === 1, 'one slot known');
       const finished: Record<string, number> = {};
       const waited: Record<string, number[]> = {};
       gw.gateway.requestEvents.on('proxy:queue-wait', (e) => {

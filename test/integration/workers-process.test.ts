@@ -8,6 +8,7 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGatewayProcess, type GatewayProcess } from '#test/fixtures/processes.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 let a: SlotCountingNode;
 let b: SlotCountingNode;
@@ -76,7 +77,7 @@ test('a real SIGHUP reaches both workers', async () => {
 test('SIGTERM: the requests in flight on every worker finish, then the process exits 0', async () => {
   a.pause();
   const inFlight = fresh('m-a', 16);
-  await eventually(() => a.seen.running === 8, 60_000, 'a full');
+  await untilEvent(() => a.seen.running === 8, [a.changes], 'a full');
   const busy = async (): Promise<boolean> => {
     const runtime = (await httpJson('GET', `${gw.url}/admin/runtime`)).json() as { workers: { active_requests: number }[] };
     return runtime.workers.every((w) => w.active_requests > 0);

@@ -38,7 +38,7 @@ before(async () => {
       ].join('\n'),
     }).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:0"\napi_keys = ["${LEGACY_KEY}"]`),
   );
-  for (const name of ['alpha', 'beta']) await waitForNode(fleet.gw.url, name, modelState('known'), 'known');
+  for (const name of ['alpha', 'beta']) await waitForNode(fleet.gw, name, modelState('known'), 'known');
 });
 
 after(async () => {

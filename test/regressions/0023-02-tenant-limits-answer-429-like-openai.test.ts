@@ -66,8 +66,8 @@ before(async () => {
     extra: TENANTS,
   });
   gw = await startGateway(config, { clock });
-  await waitForNode(gw.url, 'fast', modelState('known'), 'known');
-  await waitForNode(gw.url, 'held', modelState('known'), 'known');
+  await waitForNode(gw, 'fast', modelState('known'), 'known');
+  await waitForNode(gw, 'held', modelState('known'), 'known');
 });
 
 after(async () => {
@@ -224,7 +224,7 @@ test("the openai client's own retry waits exactly enough (real clock, a limit th
     }),
   );
   try {
-    await waitForNode(real.url, 'fast', modelState('known'), 'known');
+    await waitForNode(real, 'fast', modelState('known'), 'known');
     const once = new OpenAI({ baseURL: `${real.url}/v1`, apiKey: 'sk-burst', maxRetries: 0, timeout: 30_000 });
     let admitted = 0;
     let refusal: APIError | undefined;

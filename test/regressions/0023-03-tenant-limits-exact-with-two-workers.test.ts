@@ -8,6 +8,8 @@ import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } fro
 import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
 import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `[[node]]\nname = "fast"\nkind = "vllm"\nmodels = ["m"]\nttft = "1ms"\ntokens_per_second = 5000\n`;
 const SLOW_FLEET = `[[node]]\nname = "held"\nkind = "vllm"\nmodels = ["slow"]\nttft = "1s"\ntokens_per_second = 1000\n`;
@@ -53,8 +55,8 @@ before(async () => {
     extra: TENANTS,
   }).replace('listen = "127.0.0.1:0"', 'listen = "127.0.0.1:0"\nworkers = 2');
   gw = await startGateway(config, { clock });
-  await waitForNode(gw.url, 'fast', modelState('known'), 'known');
-  await waitForNode(gw.url, 'held', modelState('known'), 'known');
+  await waitForNode(gw, 'fast', modelState('known'), 'known');
+  await waitForNode(gw, 'held', modelState('known'), 'known');
 });
 
 after(async () => {
@@ -102,7 +104,11 @@ async function heldBurst(
   seen: JsonResponse[] = [],
 ): Promise<Record<number, number>> {
   const held = Array.from({ length: n }, () => chat(key, 'slow', maxTokens));
-  await eventually(async () => (await inFlight(tenant)) === admitted, 30_000, `${admitted} in flight`);
+  await untilEvent(
+    async () => (await inFlight(tenant)) === admitted,
+    [slow.activity('held'), requestEnds(gw)],
+    `${admitted} in flight`,
+  );
   let done = false;
   const all = Promise.all(held).then((answers) => {
     done = true;
@@ -119,7 +125,7 @@ async function heldBurst(
   const counts: Record<number, number> = {};
   for (const a of await all) counts[a.status] = (counts[a.status] ?? 0) + 1;
   seen.push(...(await all));
-  await eventually(async () => (await inFlight(tenant)) === 0, 10_000, 'none in flight once answered');
+  await untilEvent(async () => (await inFlight(tenant)) === 0, [requestEnds(gw)], 'none in flight once answered');
   return counts;
 }
 

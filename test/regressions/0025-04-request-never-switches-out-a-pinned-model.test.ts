@@ -56,8 +56,8 @@ before(async () => {
       '[routing]\nqueue_timeout = "3s"\n[[models.available]]\nname = "keeper"\npin = true\n[[models.available]]\nname = "anchor"\npin = true\n',
     ),
   );
-  await waitForHost(rig.gw.url, 'solo', (h) => h.router?.max_instances === 1 && h.loaded.includes('keeper'), 'solo discovered');
-  await waitForHost(rig.gw.url, 'duo', (h) => h.router?.max_instances === 2 && h.loaded.length === 2, 'duo discovered');
+  await waitForHost(rig.gw, 'solo', (h) => h.router?.max_instances === 1 && h.loaded.includes('keeper'), 'solo discovered');
+  await waitForHost(rig.gw, 'duo', (h) => h.router?.max_instances === 2 && h.loaded.length === 2, 'duo discovered');
 });
 
 after(async () => {

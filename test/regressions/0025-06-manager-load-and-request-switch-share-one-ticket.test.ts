@@ -45,7 +45,7 @@ before(async () => {
     ),
   );
   await waitForHost(
-    rig.gw.url,
+    rig.gw,
     'router',
     (h) => h.router?.max_instances === 1 && h.loaded.includes('model-a'),
     'max_instances learned',

@@ -72,8 +72,8 @@ before(async () => {
       '[routing]\nload_timeout = "20s"\n[[models.available]]\nname = "hot"\nwarm = 2\n[[models.available]]\nname = "kept"\npin = true\n',
     ),
   );
-  await waitForHost(rig.gw.url, 'router', (h) => h.router?.max_instances === 2 && h.loaded.length === 2, 'router discovered');
-  await waitForHost(rig.gw.url, 'slow', (h) => h.router?.max_instances === 1 && h.loaded.includes('s1'), 'slow discovered');
+  await waitForHost(rig.gw, 'router', (h) => h.router?.max_instances === 2 && h.loaded.length === 2, 'router discovered');
+  await waitForHost(rig.gw, 'slow', (h) => h.router?.max_instances === 1 && h.loaded.includes('s1'), 'slow discovered');
 });
 
 after(async () => {

@@ -28,7 +28,7 @@ before(async () => {
     nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     extra: '[routing]\nmax_queue = 1000\nqueue_timeout = "120s"',
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
+  for (const gw of replicas.gateways) await waitForHost(gw, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
 });
 after(async () => {
   await replicas?.close();

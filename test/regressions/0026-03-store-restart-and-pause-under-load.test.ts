@@ -12,6 +12,7 @@ import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts
 import { startClusterLoad } from '#test/fixtures/cluster-load.ts';
 import { waitForHost } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const SLOTS = 4;
 const TTL_MS = 2_000;
@@ -27,7 +28,7 @@ before(async () => {
     leaseTtl: `${TTL_MS}ms`,
     extra: '[routing]\nmax_queue = 1000\nqueue_timeout = "60s"',
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
+  for (const gw of replicas.gateways) await waitForHost(gw, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
 });
 after(async () => {
   replicas?.redis.resume();
@@ -55,7 +56,7 @@ async function allIn(urls: readonly string[], store: 'shared' | 'fallback', what
 
 async function servedMore(count: number): Promise<void> {
   const target = node.seen.served + count;
-  await eventually(() => node.seen.served >= target, 30_000, `${count} more served`);
+  await untilEvent(() => node.seen.served >= target, [node.changes], `${count} more served`);
 }
 
 test('a restart and a pause of the store under load: nothing hangs, the slots are never used twice once it is back', async (t) => {

@@ -9,6 +9,7 @@ import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { hostsOf, waitForHost } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const chat = (user: string): Record<string, unknown> => ({
   model: 'm',
@@ -27,7 +28,7 @@ before(async () => {
     nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     extra: '[routing]\nmax_queue = 100\nqueue_timeout = "60s"',
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 1, 'slots known');
+  for (const gw of replicas.gateways) await waitForHost(gw, 'n', (h) => h.models?.m?.slots === 1, 'slots known');
 });
 after(async () => {
   node?.resume();
@@ -50,7 +51,7 @@ test('twelve requests spread over three replicas reach a one-slot node in the or
   const urls = (replicas?.gateways ?? []).map((gw) => gw.url);
   node.pause();
   const sent: Promise<Answer>[] = [postFresh(`${urls[0]}/v1/chat/completions`, chat('r0'))];
-  await eventually(() => node.seen.running === 1, 10_000, 'r0 holds the slot');
+  await untilEvent(() => node.seen.running === 1, [node.changes], 'r0 holds the slot');
   for (let i = 1; i < 12; i += 1) {
     sent.push(postFresh(`${urls[i % urls.length]}/v1/chat/completions`, chat(`r${i}`)));
     await eventually(async () => (await waiting(urls)) === i, 10_000, `r${i} waits`);

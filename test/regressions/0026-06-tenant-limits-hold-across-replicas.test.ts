@@ -47,7 +47,7 @@ before(async () => {
     nodes: [{ name: 'n', url: node.url, kind: 'llamacpp' }],
     extra: `[routing]\nmax_queue = 1000\nqueue_timeout = "60s"\n${TENANTS}`,
   });
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
+  for (const gw of replicas.gateways) await waitForHost(gw, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
   for (const gw of replicas.gateways) {
     await eventually(
       async () =>

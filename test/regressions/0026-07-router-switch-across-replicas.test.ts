@@ -14,6 +14,7 @@ import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts
 import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
 import { waitForHost } from '#test/fixtures/admin-readers.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const FLEET = `
 [[node]]
@@ -61,7 +62,7 @@ before(async () => {
   });
   for (const gw of replicas.gateways)
     await waitForHost(
-      gw.url,
+      gw,
       'router',
       (h) => h.router?.max_instances === 1 && h.loaded.includes('m0'),
       'max_instances learned',
@@ -104,7 +105,11 @@ test("an admin load on one replica while another replica's request switch holds 
   assert.ok(r0 && r1);
   const target = (await residency()).loads;
   const request = httpJson('POST', `${r0.url}/v1/chat/completions`, chat('m0'));
-  await eventually(async () => (await residency()).loads > target, 10_000, "r0's switch under way");
+  await untilEvent(
+    async () => (await residency()).loads > target,
+    [sim?.activity('router') ?? assert.fail('no sim')],
+    "r0's switch under way",
+  );
   // r1 learns of r0's claim by its announcement (or one short poll).
   let last = '';
   await eventually(

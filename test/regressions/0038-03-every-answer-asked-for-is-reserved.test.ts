@@ -40,7 +40,7 @@ before(async () => {
     extra: TENANTS,
   });
   gw = await startGateway(config);
-  await waitForNode(gw.url, 'fast', modelState('known'), 'known');
+  await waitForNode(gw, 'fast', modelState('known'), 'known');
 });
 
 after(async () => {

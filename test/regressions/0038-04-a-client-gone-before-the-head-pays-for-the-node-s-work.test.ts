@@ -46,7 +46,7 @@ before(async () => {
     }),
     { clock: gatewayClock },
   );
-  await waitForNode(gw.url, 'held', modelState('known'), 'known');
+  await waitForNode(gw, 'held', modelState('known'), 'known');
 });
 
 after(async () => {

@@ -32,7 +32,7 @@ before(async () => {
   });
   for (const gw of replicas.gateways)
     await waitForHost(
-      gw.url,
+      gw,
       'router',
       (h) => h.router?.max_instances === 2 && h.loaded.length === 2,
       'the router discovered, full with keep and hot',

@@ -52,7 +52,7 @@ before(async () => {
       ['free', 'f0'],
     ] as const)
       await waitForHost(
-        gw.url,
+        gw,
         node,
         (h) => h.router?.max_instances === 1 && h.loaded.includes(first),
         'max_instances learned',
