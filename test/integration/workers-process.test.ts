@@ -25,7 +25,11 @@ before(async () => {
   a = await startSlotCountingNode({ slots: 8, holdMs: 5, model: 'm-a' });
   b = await startSlotCountingNode({ slots: 8, holdMs: 5, model: 'm-b' });
   gw = await startGatewayProcess(configText(false));
-  await eventually(async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-a"'), 60_000, 'a listed');
+  await untilEvent(
+    async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-a"'),
+    [gw.process.output],
+    'a listed',
+  );
 });
 
 after(async () => {
@@ -65,7 +69,11 @@ test('a real SIGHUP reaches both workers', async () => {
   await writeFile(gw.configPath, configText(true));
   gw.process.child.kill('SIGHUP');
   await gw.process.waitForLine((l) => l.includes('"config reloaded"'));
-  await eventually(async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-b"'), 60_000, 'b listed');
+  await untilEvent(
+    async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-b"'),
+    [gw.process.output],
+    'b listed',
+  );
   assert.deepEqual([...new Set(await fresh('m-b', 16))], [200]);
   const runtime = (await httpJson('GET', `${gw.url}/admin/runtime`)).json() as { workers: { admitted: number }[] };
   assert.ok(
