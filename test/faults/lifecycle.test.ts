@@ -77,12 +77,12 @@ before(async () => {
     ].join('\n\n'),
   );
   gw = await startGatewayProcess(configToml(0));
-  await eventually(
+  await untilEvent(
     async () =>
       (await httpJson('GET', `${gw.url}/health`))
         .json<HealthView>()
         .details.every((d) => d.status === 'healthy' && d.models.names.length > 0),
-    15_000,
+    [gw.process.output],
     'every node healthy and listed',
   );
 });
