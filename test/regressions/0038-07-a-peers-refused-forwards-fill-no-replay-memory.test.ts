@@ -16,8 +16,10 @@ import { signForward } from '#src/mesh/forwarding/index.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { unusedPort } from '#test/fixtures/context.ts';
-import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
+import { httpJson, type JsonResponse } from '#test/fixtures/http.ts';
 import { chatBody, metric } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const keys = { a: newSiteKey(), b: newSiteKey(), c: newSiteKey() };
 const bus = new MemoryBus();
@@ -91,9 +93,9 @@ before(async () => {
   c = await startFleetAndGateway(FLEET, configFor(5), {
     meshGossip: { key: keys.c, transport: (own) => bus.transport('peer-c', own.peerId), replaySinceMs: 0 },
   });
-  await eventually(
+  await untilEvent(
     async () => (await httpJson('POST', url(), chatBody('m-c'), { authorization: 'Bearer key-local' })).status === 200,
-    30_000,
+    [listings(c.gw)],
     'c serves m-c',
   );
 });
