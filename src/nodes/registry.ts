@@ -64,6 +64,11 @@ export class NodeRegistry {
     this.#counts = new InFlightCounts(options.connectionLimit);
   }
 
+  /** The node events this registry publishes (registry-events.ts), to subscribe to: tests wait on them. */
+  get events(): Pick<EventBus<RegistryEvents>, 'on'> {
+    return this.#events;
+  }
+
   setFailThreshold(failThreshold: number): void {
     this.#failThreshold = failThreshold;
   }

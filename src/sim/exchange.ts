@@ -61,4 +61,6 @@ export interface KindContext {
   readonly random: () => number;
   /** Epoch seconds when the node started. */
   readonly startedAtSec: number;
+  /** Called after the node's model residency changed (a load, an unload, a queue): its activity, for tests to wait on. */
+  readonly residencyChanged?: () => void;
 }

@@ -50,24 +50,42 @@ export class RequestRecorder {
   #completed = 0;
   #clientAborted = 0;
   #connectionsOpen = 0;
+  readonly #listeners = new Set<() => void>();
+
+  /** Calls `listener` after every change of what was recorded (a request arrived or ended, a connection opened or closed) or `changed()` announced. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
 
   record(request: RecordedRequest): void {
     this.#requests.push(Object.freeze({ ...request, query: Object.freeze({ ...request.query }) }));
     this.#inFlight++;
+    this.changed();
   }
 
   ended(end: RequestEnd): void {
     this.#inFlight = Math.max(0, this.#inFlight - 1);
     if (end === 'completed') this.#completed++;
     else if (end === 'client_aborted') this.#clientAborted++;
+    this.changed();
   }
 
   connectionOpened(): void {
     this.#connectionsOpen++;
+    this.changed();
   }
 
   connectionClosed(): void {
     this.#connectionsOpen = Math.max(0, this.#connectionsOpen - 1);
+    this.changed();
+  }
+
+  /** Tells the listeners that something else the node's stats show changed (its model residency). */
+  changed(): void {
+    for (const listener of this.#listeners) listener();
   }
 
   requests(): readonly RecordedRequest[] {

@@ -61,10 +61,13 @@ export class ResidentModels {
   #peakLoading = 0;
   #overlaps = 0;
   #nextChildPort = FIRST_CHILD_PORT;
+  /** Told after every change its stats show (a status, a queue, a request count): the node's activity. */
+  readonly #changed: () => void;
 
-  constructor(node: ResolvedNode, clock: Clock) {
+  constructor(node: ResolvedNode, clock: Clock, changed: () => void = () => {}) {
     this.#node = node;
     this.#clock = clock;
+    this.#changed = changed;
     this.#entries = node.models.map((model) => ({
       model,
       status: 'unloaded',
@@ -203,8 +206,12 @@ export class ResidentModels {
       ended = true;
       bump(this.#answering, id, -1);
       const lag = this.#node.requestEndLagMs;
-      if (lag <= 0) bump(this.#requests, id, -1);
-      else this.#clock.setTimeout(() => bump(this.#requests, id, -1), lag);
+      const drop = (): void => {
+        bump(this.#requests, id, -1);
+        this.#changed();
+      };
+      if (lag <= 0) drop();
+      else this.#clock.setTimeout(drop, lag);
     };
   }
 
@@ -265,10 +272,12 @@ export class ResidentModels {
         const index = queue?.indexOf(wake) ?? -1;
         if (queue !== undefined && index >= 0) queue.splice(index, 1);
         if (queue?.length === 0) this.#queued.delete(id);
+        this.#changed();
         resolve();
       };
       wakers.push(wake);
       this.#queued.set(id, wakers);
+      this.#changed();
       signal.addEventListener('abort', leave, { once: true });
     });
   }
@@ -278,6 +287,7 @@ export class ResidentModels {
     const queued = [...this.#queued.entries()];
     this.#queued.clear();
     for (const [, wakers] of queued) for (const wake of wakers) wake();
+    this.#changed();
   }
 
   #entry(id: string): Entry | undefined {
@@ -315,6 +325,7 @@ export class ResidentModels {
     entry.status = status;
     this.#peakRunning = Math.max(this.#peakRunning, this.#entries.filter((e) => isRunning(e.status)).length);
     if (wasRunning !== isRunning(status) && this.#queued.size > 0) this.#wakeQueued();
+    this.#changed();
     if (status === 'loading') return;
     const waiters = entry.waiters;
     entry.waiters = [];

@@ -33,6 +33,8 @@ export interface SimNode {
   requests(): readonly RecordedRequest[];
   stats(): SimStats;
   clearRecording(): void;
+  /** Calls `listener` after each request arrives or ends, each connection opens or closes, and each change of its model residency (for tests to wait on); answers its unsubscribe. */
+  onActivity(listener: () => void): () => void;
   /** Ends every connection (hung requests included) and stops all timers. */
   close(): Promise<void>;
 }
@@ -58,6 +60,7 @@ export async function startSimNode(spec: SimNodeSpec, options: SimNodeOptions = 
       clock,
       random: options.random ?? seededRandom(seedFromText(node.name)),
       startedAtSec: Math.floor(clock.now() / 1000),
+      residencyChanged: () => recorder.changed(),
     },
     () => boundPort,
   );
@@ -90,6 +93,7 @@ export async function startSimNode(spec: SimNodeSpec, options: SimNodeOptions = 
     requests: control.requests,
     stats: control.stats,
     clearRecording: () => recorder.clear(),
+    onActivity: (listener) => recorder.onChange(listener),
     close: () => server.close(),
   };
 }

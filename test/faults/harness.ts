@@ -3,11 +3,12 @@
 // leak checks and figures table live beside it and are re-exported here, so a test imports one file.
 
 import assert from 'node:assert/strict';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { startGatewayProcess, startSimProcess, type GatewayProcess, type SimFleetProcess } from '#test/fixtures/processes.ts';
 import { FigureTable } from './figures.ts';
 import { drainFigures, type LeakFigures, type RuntimeView } from './leaks.ts';
 import { pause, runLoad, type LoadOptions, type LoadTally } from './load.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 export * from './figures.ts';
 export * from './leaks.ts';
@@ -140,15 +141,16 @@ export class FaultBed {
     return (await httpJson('GET', `${this.url}/health`)).json<HealthView>();
   }
 
-  /** Every node healthy, not ejected, with a known model list. */
+  /** Every node healthy, not ejected, with a known model list: looked at again on each line the gateway logs (its transitions). */
   async waitAllServing(timeoutMs = 15_000): Promise<void> {
-    await eventually(
+    await untilEvent(
       async () => {
         const health = await this.health();
         return health.details.every((d) => d.status === 'healthy' && d.ejected_until === null && d.models.names.length > 0);
       },
-      timeoutMs,
+      [this.gw.process.output],
       'every node healthy with a known model list',
+      { timeoutMs: Math.max(timeoutMs, 60_000) },
     );
   }
 

@@ -19,6 +19,7 @@ import {
   summary,
   type HealthView,
 } from '#test/faults/harness.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const HEALTH_INTERVAL_MS = 5_000;
 const EJECT_FOR_MS = 2_000;
@@ -76,12 +77,12 @@ before(async () => {
     ].join('\n\n'),
   );
   gw = await startGatewayProcess(configToml(0));
-  await eventually(
+  await untilEvent(
     async () =>
       (await httpJson('GET', `${gw.url}/health`))
         .json<HealthView>()
         .details.every((d) => d.status === 'healthy' && d.models.names.length > 0),
-    15_000,
+    [gw.process.output],
     'every node healthy and listed',
   );
 });
@@ -255,7 +256,7 @@ async function reloadRepeatedly(count: number, slotMs: number, reloaded: () => n
     await rename(tmp, gw.configPath);
     gw.process.child.kill('SIGHUP');
     // Signals do not queue: wait for this reload before sending the next one.
-    await eventually(() => reloaded() >= i, 5_000, `reload ${i} applied`);
+    await untilEvent(() => reloaded() >= i, [gw.process.output], `reload ${i} applied`);
     await slot;
   }
   await pause(300);

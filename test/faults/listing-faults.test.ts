@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertNoLeaks, FaultBed, FigureTable, runCase, simNode, summary } from '#test/faults/harness.ts';
-import { eventually } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const CASES = [
   { name: '/v1/models without data', model: 'm-nodata', fault: 'no_data', states: ['degraded', 'expired'] },
@@ -50,9 +50,9 @@ async function listingCase(index: number): Promise<void> {
     // The load starts once the gateway has recognised the fault (discovery runs every 300 ms).
     arrange: async () => {
       await bed.setFaults(bad, { models: c.fault });
-      await eventually(
+      await untilEvent(
         async () => (c.states as readonly string[]).includes((await stateOf()).state),
-        5_000,
+        [bed.gw.process.output],
         `${bad} listing ${c.states.join('/')}`,
       );
     },
@@ -65,7 +65,7 @@ async function listingCase(index: number): Promise<void> {
   assert.ok((c.states as readonly string[]).includes(stateAtEnd), `still ${c.states.join('/')} at the end, not ${stateAtEnd}`);
   assertNoLeaks(leaks, CONCURRENCY);
   // Once the listing answers again the node is back in the rotation.
-  await eventually(async () => (await stateOf()).state === 'known', 5_000, `${bad} listed again`);
+  await untilEvent(async () => (await stateOf()).state === 'known', [bed.gw.process.output], `${bad} listed again`);
 }
 
 test('a listing without "data" is a failed refresh, not an empty node, and clients see no error', () => listingCase(0));

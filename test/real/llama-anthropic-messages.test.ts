@@ -37,7 +37,7 @@ before(async () => {
       gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], '[routing]\nqueue_timeout = "60s"'),
     );
     await waitForHost(
-      gw.url,
+      gw,
       'router',
       (h) => h.router?.max_instances === 2 && h.server?.version !== undefined && h.server?.version !== null,
       'limits and build read',

@@ -28,7 +28,7 @@ before(async () => {
   gw = await startGateway(
     gatewayToml([{ name: 'router', url: routerUrl, kind: 'llamacpp' }], '[routing]\nqueue_timeout = "60s"\nswap_after = "5s"'),
   );
-  await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
+  await waitForHost(gw, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
 });
 
 after(async () => {

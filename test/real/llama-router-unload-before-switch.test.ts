@@ -49,7 +49,7 @@ before(async () => {
         `[routing]\nqueue_timeout = "60s"\nswap_after = "5s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"`,
       ),
     );
-    await waitForHost(gw.url, 'router', (h) => h.router?.max_instances === 1 && h.loaded.length === 1, 'max_instances learned');
+    await waitForHost(gw, 'router', (h) => h.router?.max_instances === 1 && h.loaded.length === 1, 'max_instances learned');
   } catch (error) {
     router.stop();
     router = undefined;

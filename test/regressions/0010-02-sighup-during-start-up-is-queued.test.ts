@@ -11,7 +11,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { gatewayToml, startCli, writeTempFile } from '#test/fixtures/processes.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 /** A bound, not a measure: how long loading the CLI or a reload may take on a very busy 2-core machine. */
 const WAIT_MS = 240_000;
@@ -39,9 +40,9 @@ test('a SIGHUP sent while the gateway starts is queued, applied once it listens,
   try {
     const pid = proc.child.pid!;
     const listening = (): boolean => proc.lines.some((l) => l.includes('"gateway listening"'));
-    await eventually(
+    await untilEvent(
       () => proc.stderr.some((l) => l.includes('hold-listen: listen held')),
-      WAIT_MS,
+      [proc.output],
       'start-up to reach listen()',
     );
     assert.equal(listening(), false, 'the listener is held');
@@ -65,7 +66,11 @@ test('a SIGHUP sent while the gateway starts is queued, applied once it listens,
     assert.equal(typeof health.json<{ status: string }>().status, 'string');
     // A later SIGHUP reloads as before.
     proc.child.kill('SIGHUP');
-    await eventually(() => proc.lines.filter((l) => l.includes('"config reloaded"')).length === 2, WAIT_MS, 'the second reload');
+    await untilEvent(
+      () => proc.lines.filter((l) => l.includes('"config reloaded"')).length === 2,
+      [proc.output],
+      'the second reload',
+    );
     assert.equal(await proc.stop(), 0);
   } finally {
     await proc.stop();

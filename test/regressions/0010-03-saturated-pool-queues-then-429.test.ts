@@ -12,9 +12,10 @@ import { request, type Dispatcher } from 'undici';
 import { loadConfig } from '#src/config/index.ts';
 import { Gateway } from '#src/main.ts';
 import { parseFleetConfig, startFleet, type Fleet } from '#src/sim/index.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { metricValue } from '#test/fixtures/gateway-state.ts';
 import { explainOf } from '#test/fixtures/context.ts';
+import { on, untilEvent } from '#test/fixtures/events.ts';
 
 // One token a second: a stream asking for many tokens stays open for the whole test.
 const FLEET = `
@@ -54,7 +55,11 @@ before(async () => {
   );
   assert.ok(loaded.ok, JSON.stringify(loaded));
   gateway = await Gateway.start({ config: loaded.config, logger: pino({ level: 'silent' }) });
-  await eventually(() => gateway.registry.views()[0]?.discovery.phase === 'known', 10_000, 'the node listed');
+  await untilEvent(
+    () => gateway.registry.views()[0]?.discovery.phase === 'known',
+    [on(gateway.registry.events, 'node:discovery')],
+    'the node listed',
+  );
 });
 
 after(async () => {

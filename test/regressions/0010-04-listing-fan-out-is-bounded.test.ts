@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '#src/config/index.ts';
 import { Gateway } from '#src/main.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
 import { loadedEntry, startListingNode, type ListingNode } from '#test/fixtures/listing-node.ts';
+import { on, untilEvent } from '#test/fixtures/events.ts';
 
 const closers: (() => Promise<void>)[] = [];
 after(async () => {
@@ -39,7 +40,7 @@ test('a router listing 5,000 loaded models gets at most 64 /props?model= per pol
   const { gateway, lines } = await gatewayFor(node);
 
   // Three whole polls: the third listing has been served, so the first two polls are finished.
-  await eventually(() => node.polls() >= 4, 20_000, 'four listings');
+  await untilEvent(() => node.polls() >= 4, [on(gateway.registry.events, 'node:discovery')], 'four listings');
   const perPoll = node.propsPerPoll().slice(0, 3);
   assert.ok(
     perPoll.every((n) => n <= 64),
@@ -63,8 +64,12 @@ test('every loaded model is asked in turn over later polls, ids past the length 
   const long = 'x'.repeat(300);
   const node = await startListingNode({ listing: () => [...ids(200), long].map(loadedEntry) });
   closers.push(() => node.close());
-  await gatewayFor(node, 'capacity_requests_per_poll = 50\nmax_model_id_bytes = 256');
-  await eventually(() => node.askedIds().size >= 200, 20_000, 'every loaded model asked');
+  const { gateway } = await gatewayFor(node, 'capacity_requests_per_poll = 50\nmax_model_id_bytes = 256');
+  await untilEvent(
+    () => node.askedIds().size >= 200,
+    [on(gateway.registry.events, 'node:discovery')],
+    'every loaded model asked',
+  );
   assert.ok(!node.askedIds().has(long), 'an over-long id is never asked for');
   assert.ok(
     node.propsPerPoll().every((n) => n <= 50),

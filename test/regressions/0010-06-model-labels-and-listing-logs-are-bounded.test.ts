@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '#src/config/index.ts';
 import { Gateway } from '#src/main.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { metricsText } from '#test/fixtures/gateway-state.ts';
 import { loadedEntry, startListingNode, type ListingNode } from '#test/fixtures/listing-node.ts';
+import { on, untilEvent } from '#test/fixtures/events.ts';
 
 const closers: (() => Promise<void>)[] = [];
 after(async () => {
@@ -74,10 +75,10 @@ test('a node flipping between two large listings logs counts and a short sample,
     Array.from({ length: 2_000 }, (_, i) => `${poll % 2 === 0 ? 'even' : 'odd'}-model-${i}`);
   const node = await startListingNode({ listing: (poll) => listing(poll).map(loadedEntry), router: false });
   closers.push(() => node.close());
-  const { lines } = await gatewayFor(node, 'interval = "100ms"\nmax_models_per_node = 5000');
+  const { gateway, lines } = await gatewayFor(node, 'interval = "100ms"\nmax_models_per_node = 5000');
 
   const changes = (): Record<string, unknown>[] => lines.filter((l) => l.msg === 'node model list changed');
-  await eventually(() => changes().length >= 2, 20_000, 'two listing changes logged');
+  await untilEvent(() => changes().length >= 2, [on(gateway.registry.events, 'node:discovery')], 'two listing changes logged');
   for (const line of [...changes(), ...lines.filter((l) => l.msg === 'models discovered')]) {
     const size = JSON.stringify(line).length;
     assert.ok(size < 4_096, `a ${size}-byte log line: ${JSON.stringify(line).slice(0, 300)}`);

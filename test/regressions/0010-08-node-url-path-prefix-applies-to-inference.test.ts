@@ -7,7 +7,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { nodePathPrefix } from '#src/config/index.ts';
 import { startInProcessGateway, type InProcessGateway } from '#test/fixtures/in-process.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const PREFIX = '/openai';
 const paths: string[] = [];
@@ -36,7 +38,11 @@ before(async () => {
   gw = await startInProcessGateway(
     `[server]\nlisten = "127.0.0.1:0"\n[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:${port}${PREFIX}/"\nkind = "vllm"\n`,
   );
-  await eventually(async () => (await httpJson('GET', `${gw.url}/v1/models`)).text.includes('"m"'), 10_000, 'the model listed');
+  await untilEvent(
+    async () => (await httpJson('GET', `${gw.url}/v1/models`)).text.includes('"m"'),
+    [listings(gw)],
+    'the model listed',
+  );
 });
 
 after(async () => {

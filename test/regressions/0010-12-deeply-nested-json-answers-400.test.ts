@@ -6,9 +6,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startInProcessGateway, type InProcessGateway } from '#test/fixtures/in-process.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '#test/fixtures/recording-upstream.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { metricSamples } from '#test/fixtures/context.ts';
 import { MAX_JSON_DEPTH } from '#src/proxy/request/raw-json.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 let upstream: RecordingUpstream;
 let gw: InProcessGateway;
@@ -28,7 +30,11 @@ name = "a"
 url = "${upstream.url}"
 kind = "vllm"
 `);
-  await eventually(async () => (await httpJson('GET', `${gw.url}/v1/models`)).text.includes('"m"'), 10_000, 'the model listed');
+  await untilEvent(
+    async () => (await httpJson('GET', `${gw.url}/v1/models`)).text.includes('"m"'),
+    [listings(gw)],
+    'the model listed',
+  );
 });
 
 after(async () => {

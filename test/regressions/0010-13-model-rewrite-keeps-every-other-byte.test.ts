@@ -5,7 +5,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startInProcessGateway, type InProcessGateway } from '#test/fixtures/in-process.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '#test/fixtures/recording-upstream.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 let upstream: RecordingUpstream;
 let gw: InProcessGateway;
@@ -25,9 +27,9 @@ name = "a"
 url = "${upstream.url}"
 kind = "vllm"
 `);
-  await eventually(
+  await untilEvent(
     async () => (await httpJson('GET', `${gw.url}/v1/models`)).text.includes('served-id'),
-    10_000,
+    [listings(gw)],
     'the model listed',
   );
 });

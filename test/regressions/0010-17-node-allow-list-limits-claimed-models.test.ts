@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '#src/config/index.ts';
 import { Gateway } from '#src/main.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { metric } from '#test/fixtures/gateway-state.ts';
 import { loadedEntry, startListingNode, type ListingNode } from '#test/fixtures/listing-node.ts';
+import { on, untilEvent } from '#test/fixtures/events.ts';
 
 let honest: ListingNode;
 let hostile: ListingNode;
@@ -73,7 +74,11 @@ test('the excluded id is not shown, not polled, and is counted and logged once',
   assert.deepEqual(hosts.find((h) => h.name === 'hostile')?.loaded, ['mistral-7b']);
   assert.ok(!hostile.askedIds().has('llama-1'), 'never asked /props?model=llama-1');
 
-  await eventually(() => hostile.polls() >= 3, 10_000, 'three listings of the hostile node');
+  await untilEvent(
+    () => hostile.polls() >= 3,
+    [on(gateway.registry.events, 'node:discovery')],
+    'three listings of the hostile node',
+  );
   assert.ok((await metric(gateway.url, 'gateway_discovery_limited_total', { node: 'hostile', limit: 'not_allowed' })) >= 2);
   const logged = lines.filter((l) => l.msg === 'model listing limited: entries ignored' && l.node === 'hostile');
   assert.deepEqual(

@@ -12,8 +12,9 @@ import pino from 'pino';
 import { loadConfig } from '#src/config/index.ts';
 import { Gateway } from '#src/main.ts';
 import { parseFleetConfig, startFleet, type Fleet } from '#src/sim/index.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { metricValue, servedBy } from '#test/fixtures/gateway-state.ts';
+import { on, untilEvent } from '#test/fixtures/events.ts';
 
 const FLEET = `
 [[node]]
@@ -78,7 +79,11 @@ before(async () => {
   );
   assert.ok(loaded.ok, JSON.stringify(loaded));
   gateway = await Gateway.start({ config: loaded.config, logger: pino({ level: 'silent' }) });
-  await eventually(() => gateway.registry.views().every((v) => v.discovery.phase === 'known'), 10_000, 'both nodes listed');
+  await untilEvent(
+    () => gateway.registry.views().every((v) => v.discovery.phase === 'known'),
+    [on(gateway.registry.events, 'node:discovery')],
+    'both nodes listed',
+  );
 });
 
 after(async () => {

@@ -10,18 +10,19 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { signForward } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { httpJson, simRequests } from '#test/fixtures/http.ts';
 import { chatBody } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000 });
 
 before(async () => {
   await mesh.start();
   const c = mesh.site('c').gw.url;
-  await eventually(
+  await untilEvent(
     async () => (await httpJson('POST', `${c}/v1/chat/completions`, chatBody('m-c'))).status === 200,
-    10_000,
+    [...mesh.changes({ withLogs: false })],
     'c serves m-c',
   );
 });

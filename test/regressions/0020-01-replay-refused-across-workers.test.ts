@@ -9,6 +9,7 @@ import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { postFresh } from '#test/fixtures/fresh-connection.ts';
 import { chatBody } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const SENDS = 12;
 const mesh = new TwoSiteMesh({ heartbeatMs: 200, freshnessMs: 2_000, serverExtra: 'workers = 2' });
@@ -26,9 +27,9 @@ const chatsAtC = async (): Promise<number> =>
 before(async () => {
   await mesh.start();
   const c = mesh.site('c').gw.url;
-  await eventually(
+  await untilEvent(
     async () => (await postFresh(`${c}/v1/chat/completions`, chatBody('m-c'))).status === 200,
-    10_000,
+    [...mesh.changes({ withLogs: false })],
     'c serves m-c',
   );
 });

@@ -6,9 +6,10 @@
 // listed is still 404.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { chatBody } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const HEARTBEAT_MS = 200;
 /** Twenty heartbeats: c's last record stays fresh at a while c shuts down, however slowly a busy machine closes it. */
@@ -40,9 +41,9 @@ test('a pinned site that just stopped: the first 503 names its real failure', as
 test('once the stopped site is stale its models are unavailable (503 + Retry-After naming it), never unknown (404)', async () => {
   const a = mesh.site('a').gw.url;
 
-  await eventually(
+  await untilEvent(
     async () => !(await httpJson('GET', `${a}/v1/models`)).json<{ data: { id: string }[] }>().data.some((m) => m.id === 'm-c'),
-    60_000,
+    [...mesh.changes()],
     'm-c no longer listed at a (c stale)',
   );
   // Well past one freshness window: still unavailable, not unknown.

@@ -44,8 +44,8 @@ before(async () => {
   await setSimFaults(sim.url('vllm'), { tokenize: 'hang' });
   const nodes = sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.name }));
   gw = await startGateway(gatewayToml(nodes, '[routing]\ntokenize_timeout = "100ms"'));
-  await waitForHost(gw.url, 'ollama', (h) => h.models?.['small:latest']?.n_ctx === 4096, 'Ollama context known');
-  await waitForHost(gw.url, 'vllm', (h) => h.models?.busy?.n_ctx === 4096, 'vLLM context known');
+  await waitForHost(gw, 'ollama', (h) => h.models?.['small:latest']?.n_ctx === 4096, 'Ollama context known');
+  await waitForHost(gw, 'vllm', (h) => h.models?.busy?.n_ctx === 4096, 'vLLM context known');
 });
 
 after(async () => {

@@ -50,7 +50,7 @@ before(async () => {
     ]),
   );
   for (const name of ['ollama', 'router', 'vllm'])
-    await waitForHost(fleet.gw.url, name, (h) => h.discovery.state === 'known', 'listed');
+    await waitForHost(fleet.gw, name, (h) => h.discovery.state === 'known', 'listed');
   client = new OpenAI({ baseURL: `${fleet.gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
 });
 

@@ -33,7 +33,7 @@ before(async () => {
     ).join(''),
     (sim) => gatewayToml(KINDS.map((k) => ({ name: k.node, url: sim.url(k.node), kind: k.kind }))),
   );
-  for (const k of KINDS) await waitForHost(fleet.gw.url, k.node, (h) => h.discovery.state === 'known', 'listed');
+  for (const k of KINDS) await waitForHost(fleet.gw, k.node, (h) => h.discovery.state === 'known', 'listed');
   client = new OpenAI({ baseURL: `${fleet.gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000, fetch: recordingFetch });
 });
 

@@ -39,7 +39,7 @@ const configFor = (fleet: { url(name: string): string }, server: string): string
 
 async function startListed(server: string): Promise<FleetAndGateway> {
   const fleet = await startFleetAndGateway(FLEET, (sim) => configFor(sim, server));
-  for (const name of ['v', 'o']) await waitForHost(fleet.gw.url, name, (h) => h.discovery.state === 'known', 'listed');
+  for (const name of ['v', 'o']) await waitForHost(fleet.gw, name, (h) => h.discovery.state === 'known', 'listed');
   return fleet;
 }
 

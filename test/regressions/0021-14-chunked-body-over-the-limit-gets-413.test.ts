@@ -7,7 +7,9 @@ import { request } from 'node:http';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 import { startRecordingUpstream } from '#test/fixtures/recording-upstream.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const LIMIT = 4_096;
 
@@ -39,9 +41,9 @@ test('a chunked request body over max_request_body_bytes gets 413, and the node 
     gatewayToml([{ name: 'n', url: upstream.url, kind: 'vllm' }], '', `max_request_body_bytes = ${LIMIT}`),
   );
   try {
-    await eventually(
+    await untilEvent(
       async () => (await httpJson('GET', `${gw.url}/health`)).json<{ models_ok: number }>().models_ok === 1,
-      15_000,
+      [listings(gw)],
       'the node listed',
     );
     const head = '{"model":"m","messages":[{"role":"user","content":"';

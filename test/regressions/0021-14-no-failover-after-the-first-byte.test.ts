@@ -8,8 +8,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { CHAT, startScriptedNode, startTestGateway, type InferenceScript } from '#test/fixtures/scripted-node.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import type { HostsReport } from '#src/admin/index.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const REQUESTS = 4;
 
@@ -41,12 +43,12 @@ test('a stream a node breaks after the first byte is ended for the client and ne
       assert.match(text, /"one"[\s\S]*"two"/, 'the client got what the node sent before it broke');
     }
     // Every lease is back: any attempt the gateway made has reached its node by now.
-    await eventually(
+    await untilEvent(
       async () =>
         (await httpJson('GET', `${gw.url}/admin/hosts`))
           .json<HostsReport>()
           .hosts.every((h) => h.in_flight === 0 && Object.keys(h.leases).length === 0),
-      15_000,
+      [nodeChanges(gw)],
       'every request finished',
     );
     assert.equal(

@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 import { startRecordingUpstream } from '#test/fixtures/recording-upstream.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { bearer } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const chat = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -22,12 +24,12 @@ for (const workers of [1, 2]) {
       );
     const gw = await startInProcessGateway(config('k-1', 'a-1'));
     try {
-      await eventually(
+      await untilEvent(
         async () =>
           (await httpJson('GET', `${gw.url}/admin/hosts`, undefined, bearer('a-1'))).json<{
             hosts: { discovery: { state: string } }[];
           }>().hosts[0]?.discovery.state === 'known',
-        15_000,
+        [nodeChanges(gw)],
         'the node listed',
       );
       // Several requests each: with workers, each may land on another thread.

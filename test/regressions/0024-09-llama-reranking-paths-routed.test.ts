@@ -6,7 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilListed } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -33,7 +34,7 @@ before(async () => {
       ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "${n.kind}"`),
     ].join('\n'),
   );
-  await eventually(async () => (await env.gw.health()).models_ok === 2, 15_000, 'both nodes listed');
+  await untilListed(env.gw, 2, 'both nodes listed');
 });
 
 after(async () => {

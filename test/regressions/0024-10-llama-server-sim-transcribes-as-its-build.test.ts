@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { toFile } from 'openai';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually } from '#test/fixtures/http.ts';
+import { untilListed } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -37,7 +37,7 @@ before(async () => {
       ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "llamacpp"`),
     ].join('\n'),
   );
-  await eventually(async () => (await env.gw.health()).models_ok === 2, 15_000, 'both nodes listed');
+  await untilListed(env.gw, 2, 'both nodes listed');
   client = new OpenAI({ baseURL: `${env.gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 

@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, simRequests } from '#test/fixtures/http.ts';
+import { simRequests } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -38,7 +40,7 @@ before(async () => {
       '[routing]\npolicy = "round-robin"',
     ),
   );
-  await eventually(
+  await untilEvent(
     async () => {
       const hosts = (await env.gw.hosts()).hosts;
       return (
@@ -46,7 +48,7 @@ before(async () => {
         hosts.find((h) => h.name === 'current')?.server?.version === '0.11.1'
       );
     },
-    30_000,
+    [nodeChanges(env.gw)],
     'both vLLM nodes’ versions read from GET /version',
   );
   client = new Anthropic({ baseURL: env.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });

@@ -21,6 +21,7 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { waitForHost } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const TTL_MS = 1_000;
 /** Every answer states 10 + 30 tokens: what each request uses (its reservation is larger). */
@@ -49,7 +50,7 @@ before(async () => {
   raw = new Redis(replicas.redis.url, { lazyConnect: true, maxRetriesPerRequest: 0, commandTimeout: 5_000 });
   raw.on('error', () => {});
   await raw.connect();
-  for (const gw of replicas.gateways) await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
+  for (const gw of replicas.gateways) await waitForHost(gw, 'n', (h) => h.models?.m?.slots === 64, 'slots known');
   for (const gw of replicas.gateways)
     await eventually(async () => (await clusterOf(gw.url))?.live_replicas === 3, 20_000, 'three replicas counted');
 });
@@ -128,7 +129,7 @@ test(
     let late: Promise<Answer> | undefined;
     try {
       open = post(r2, 'day', 'open');
-      await eventually(() => node.seen.running === 1, 10_000, 'the open request at the node');
+      await untilEvent(() => node.seen.running === 1, [node.changes], 'the open request at the node');
       const reserved = (await dayTokens(raw, prefix, 'day')) - 4 * USED;
       assert.ok(reserved > USED, `its reservation is counted (${reserved})`);
       redis.pause();

@@ -17,7 +17,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually } from '#test/fixtures/http.ts';
+import { untilListed } from '#test/fixtures/gateway-waits.ts';
 
 const PUB_KEY = 'sk-scoped-to-llama';
 const AUDIO_KEY = 'sk-scoped-to-pub-model';
@@ -193,7 +193,7 @@ before(async () => {
       `[[nodes]]\nname = "whisper"\nurl = "${audio.url}"\nkind = "vllm"`,
     ].join('\n'),
   );
-  await eventually(async () => (await gw!.health()).models_ok === 2, 30_000, 'both nodes listed');
+  await untilListed(gw!, 2, 'both nodes listed');
 });
 
 after(async () => {

@@ -12,7 +12,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { requestEnds, untilListed } from '#test/fixtures/gateway-waits.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 // Slow generation: a stream runs far longer than the test reads of it (1000 tokens at 20 a second).
 const FLEET = `
@@ -58,7 +60,7 @@ before(async () => {
       TENANTS,
     ].join('\n'),
   );
-  await eventually(async () => (await env.gw.health()).models_ok === 3, 30_000, 'every node listed');
+  await untilListed(env.gw, 3, 'every node listed');
 });
 
 after(async () => {
@@ -80,12 +82,12 @@ async function tenant(name: string): Promise<{ inFlight: number; today: Today }>
 
 /** Waits until the tenant's one request is admitted and settled, and gives its day's figures. */
 async function settled(name: string): Promise<Today> {
-  await eventually(
+  await untilEvent(
     async () => {
       const t = await tenant(name);
       return t.today.requests === 1 && t.inFlight === 0;
     },
-    30_000,
+    [requestEnds(env.gw)],
     `${name}'s request settled`,
   );
   return (await tenant(name)).today;

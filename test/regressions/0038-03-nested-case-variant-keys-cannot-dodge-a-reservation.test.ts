@@ -15,8 +15,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually } from '#test/fixtures/http.ts';
 import { startGoDecoder, type GoDecoderNode } from '#test/fixtures/go-decoder.ts';
+import { untilListed } from '#test/fixtures/gateway-waits.ts';
 
 const KEY = 'sk-budgeted';
 const FLEET = `[[node]]\nname = "olla"\nkind = "ollama"\nttft = "1ms"\ntokens_per_second = 1000\nmodels = ["llama3.2:latest"]\n`;
@@ -37,7 +37,7 @@ before(async () => {
       `[[nodes]]\nname = "olla"\nurl = "${go.url}"\nkind = "ollama"`,
     ].join('\n'),
   );
-  await eventually(async () => (await gw!.health()).models_ok === 1, 30_000, 'the node listed');
+  await untilListed(gw!, 1, 'the node listed');
 });
 
 after(async () => {

@@ -19,8 +19,10 @@ import { request } from 'undici';
 import { ManualClock } from '#src/core/clock.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
-import { eventually, httpJson, simStats } from '#test/fixtures/http.ts';
+import { httpJson, simStats } from '#test/fixtures/http.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
+import { onEmitter, untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const HELD_FLEET = `[[node]]\nname = "held"\nkind = "vllm"\nmodels = ["m"]\nttft = "1s"\ntokens_per_second = 100\n`;
 
@@ -44,7 +46,7 @@ before(async () => {
     }),
     { clock: gatewayClock },
   );
-  await waitForNode(gw.url, 'held', modelState('known'), 'known');
+  await waitForNode(gw, 'held', modelState('known'), 'known');
 });
 
 after(async () => {
@@ -83,15 +85,15 @@ async function leaveEarly(name: string, body: Record<string, unknown>, ready: ()
     body: JSON.stringify(body),
     signal: controller.signal,
   }).catch((error: unknown) => error);
-  await eventually(ready, 30_000, `${name}'s request at the node`);
+  await untilEvent(ready, [sim.activity('held')], `${name}'s request at the node`);
   controller.abort();
   assert.ok((await sent) instanceof Error, 'no answer came: the client left before the head');
-  await eventually(
+  await untilEvent(
     async () => {
       const t = await tenant(name);
       return t.today.requests === 1 && t.inFlight === 0;
     },
-    30_000,
+    [requestEnds(gw)],
     `${name}'s request settled`,
   );
   return (await tenant(name)).today;
@@ -112,7 +114,11 @@ test('a whole (JSON) answer: the client leaves while the node works; the prompt 
     { model: 'm', max_tokens: 200, messages: [{ role: 'user', content: PROMPT }] },
     atNode(1),
   );
-  await eventually(async () => ((await simStats(sim.url('held'))).clientAborted ?? 0) >= 1, 30_000, 'the node saw the cancel');
+  await untilEvent(
+    async () => ((await simStats(sim.url('held'))).clientAborted ?? 0) >= 1,
+    [sim.activity('held')],
+    'the node saw the cancel',
+  );
   assert.ok(today.promptTokens > 0, `the prompt is charged: ${today.promptTokens}`);
   assert.ok(today.promptTokens < 200, `the prompt as sized, not the reservation: ${today.promptTokens}`);
   assert.equal(today.completionTokens, 0, 'nothing is known of the generation');
@@ -141,14 +147,14 @@ test('a stream whose head had not come: the same', async () => {
  * 39 do: about 39 tokens a second, the first after about 500 ms.
  */
 async function teachOneStream(): Promise<void> {
-  await eventually(atNode(0), 30_000, 'the node idle');
+  await untilEvent(atNode(0), [sim.activity('held')], 'the node idle');
   // The answer's head comes with its first token: the request is not awaited before the node generates.
   const answered = request(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-teach' },
     body: JSON.stringify({ model: 'm', max_tokens: 40, stream: true, messages: [{ role: 'user', content: PROMPT }] }),
   });
-  await eventually(atNode(1), 30_000, 'the teaching request at the node');
+  await untilEvent(atNode(1), [sim.activity('held')], 'the teaching request at the node');
   gatewayClock.jump(500);
   nodeClock.advance(1_000);
   const { body } = await answered;
@@ -160,7 +166,7 @@ async function teachOneStream(): Promise<void> {
     body.on('end', resolve);
     body.on('error', reject);
   });
-  await eventually(() => text.includes('"content"'), 30_000, 'the first token relayed');
+  await untilEvent(() => text.includes('"content"'), [onEmitter(body, 'the answer', 'data')], 'the first token relayed');
   gatewayClock.jump(1_000);
   nodeClock.advance(1_000);
   await ended;

@@ -46,7 +46,7 @@ async function gatewayOn(store: string, node: SlotCountingNode): Promise<Gateway
   );
   const gw = await startGateway(toml, { logLevel: 'info' });
   closers.push(() => gw.close());
-  await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
+  await waitForHost(gw, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
   return gw;
 }
 

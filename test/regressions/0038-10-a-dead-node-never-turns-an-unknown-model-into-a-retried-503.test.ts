@@ -42,7 +42,7 @@ before(async () => {
   });
   // n5 (serving only phi-3-mini, which nobody asks for) goes down: health fails, its listing expires.
   await setSimFaults(rig.sim.url('n5'), { health: 'fail', models: 'error500', inference: 'error500' });
-  await waitForNode(rig.gw.url, 'n5', (d) => d.status === 'dead' && d.models.state === 'expired', 'dead, its listing expired');
+  await waitForNode(rig.gw, 'n5', (d) => d.status === 'dead' && d.models.state === 'expired', 'dead, its listing expired');
 });
 
 after(async () => {
@@ -134,9 +134,9 @@ test('a node that has never listed (down since start) leaves room for doubt only
     }),
   );
   try {
-    await waitForNode(gw.url, 'n1', modelState('known'), 'listed');
+    await waitForNode(gw, 'n1', modelState('known'), 'listed');
     const never = await waitForNode(
-      gw.url,
+      gw,
       'never',
       (d) => d.models.state === 'expired',
       'its listing expired without ever being taken',

@@ -106,10 +106,10 @@ test('a client held to a model scope is told it is blocked, not the router or th
 test('a model another router could take once it recovers keeps the ordinary 503 with Retry-After', async (t) => {
   t.after(async () => {
     await setSimFaults(rig.sim.url('other'), { health: 'none' });
-    await waitForNode(rig.gw.url, 'other', (d) => d.status === 'healthy', 'healthy again');
+    await waitForNode(rig.gw, 'other', (d) => d.status === 'healthy', 'healthy again');
   });
   await setSimFaults(rig.sim.url('other'), { health: 'fail' });
-  await waitForNode(rig.gw.url, 'other', (d) => d.status === 'dead', 'dead');
+  await waitForNode(rig.gw, 'other', (d) => d.status === 'dead', 'dead');
   const answer = await chat('shared', OPS_KEY);
   assert.equal(answer.status, 503, answer.text);
   assert.equal(JSON.parse(answer.text).error.code, 'no_healthy_node');

@@ -11,7 +11,9 @@ import { runModels } from '#src/cli/models.ts';
 import { HangupRelay } from '#src/cli/hangups.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { gatewayConfig, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
-import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const NODES = ['vllm-1', 'vllm-2', 'vllm-3'];
 const FLEET = NODES.map(
@@ -28,7 +30,7 @@ before(async () => {
       nodes: sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'vllm' })),
     }),
   );
-  for (const name of NODES) await waitForNode(rig.gw.url, name, modelState('known'), 'listed');
+  for (const name of NODES) await waitForNode(rig.gw, name, modelState('known'), 'listed');
 });
 
 after(async () => {
@@ -94,12 +96,7 @@ test('a dead node whose listing expired is serving nowhere: not in /v1/models, /
     'all three serve it at first',
   );
   await setSimFaults(rig.sim.url('vllm-3'), { health: 'fail', models: 'error500', inference: 'error500' });
-  await waitForNode(
-    rig.gw.url,
-    'vllm-3',
-    (d) => d.status === 'dead' && d.models.state === 'expired',
-    'dead, its listing expired',
-  );
+  await waitForNode(rig.gw, 'vllm-3', (d) => d.status === 'dead' && d.models.state === 'expired', 'dead, its listing expired');
   assert.deepEqual(await servedBy(), {
     v1: ['vllm-1', 'vllm-2'],
     admin: ['vllm-1', 'vllm-2'],
@@ -118,10 +115,10 @@ test('a dead node whose listing expired is serving nowhere: not in /v1/models, /
 
 test('back up and listed again, it serves again everywhere', async () => {
   await setSimFaults(rig.sim.url('vllm-3'), { health: 'none', models: 'none', inference: 'none' });
-  await waitForNode(rig.gw.url, 'vllm-3', (d) => d.status === 'healthy' && d.models.state === 'known', 'back');
-  await eventually(
+  await waitForNode(rig.gw, 'vllm-3', (d) => d.status === 'healthy' && d.models.state === 'known', 'back');
+  await untilEvent(
     async () => JSON.stringify((await servedBy()).dashboard) === JSON.stringify(NODES),
-    30_000,
+    [nodeChanges(rig.gw)],
     'the dashboard shows it serving again',
   );
   assert.deepEqual(await servedBy(), {

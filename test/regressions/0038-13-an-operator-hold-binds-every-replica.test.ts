@@ -11,12 +11,14 @@
 // /admin/models); the store back empty: the replica that made the hold writes it again.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
+import { type GatewayUnderTest, type SimFleet, startSimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { httpJson, simRequests } from '#test/fixtures/http.ts';
 import { RedisStore } from '#src/cluster/index.ts';
 import { PINNED_WARM_DESIRED, pinnedWarmRouterFleet, routerKnownFull } from '#test/fixtures/pinned-warm-router.ts';
 import { routerStatus as statusAt } from '#test/fixtures/router-fleet.ts';
+import { type Trigger, untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 let sim: SimFleet | undefined;
 let replicas: Replicas | undefined;
@@ -28,7 +30,7 @@ before(async () => {
     nodes: [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
     extra: PINNED_WARM_DESIRED,
   });
-  for (const gw of replicas.gateways) await routerKnownFull(gw.url);
+  for (const gw of replicas.gateways) await routerKnownFull(gw);
 });
 
 after(async () => {
@@ -50,7 +52,10 @@ interface ModelsView {
   reconciler?: { rounds: number; holds_kept_in: string; holds_lost: string | null };
 }
 
-const gateways = (): { url: string; logs(): readonly Record<string, unknown>[] }[] => replicas?.gateways ?? [];
+const gateways = (): readonly GatewayUnderTest[] => replicas?.gateways ?? [];
+/** What changes a replica's view: its registry's node events (each listing is followed by a reconciler round). */
+const replicaChanges = (): Trigger[] => gateways().map(nodeChanges);
+const routerActivity = (): Trigger => sim?.activity('router') ?? assert.fail('no sim');
 const view = async (url: string): Promise<ModelsView> => (await httpJson('GET', `${url}/admin/models`)).json<ModelsView>();
 const heldOf = async (url: string, model: string): Promise<Held[]> =>
   (await view(url)).models.find((m) => m.model === model)?.held ?? [];
@@ -63,11 +68,15 @@ const listingPolls = async (): Promise<number> =>
 /** Waits for `polls` more listings of the router (each replica's poll is followed by its round), then for no switch under way. */
 async function afterPolls(polls: number): Promise<void> {
   const from = await listingPolls();
-  await eventually(async () => (await listingPolls()) >= from + polls, 60_000, `${polls} listing polls of the router`);
+  await untilEvent(
+    async () => (await listingPolls()) >= from + polls,
+    [routerActivity()],
+    `${polls} listing polls of the router`,
+  );
   for (const gw of gateways())
-    await eventually(
+    await untilEvent(
       async () => (await view(gw.url)).nodes.find((n) => n.name === 'router')?.switch === null,
-      60_000,
+      [nodeChanges(gw)],
       'no switch under way on the router',
     );
 }
@@ -77,9 +86,9 @@ async function afterRoundsOfEach(rounds: number): Promise<void> {
   for (const gw of gateways()) {
     const from = (await view(gw.url)).reconciler?.rounds;
     assert.ok(from !== undefined, "GET /admin/models counts the reconciler's rounds");
-    await eventually(
+    await untilEvent(
       async () => ((await view(gw.url)).reconciler?.rounds ?? 0) >= from + rounds,
-      60_000,
+      [nodeChanges(gw)],
       `${rounds} reconciler rounds on ${gw.url}`,
     );
   }
@@ -122,10 +131,10 @@ test("the operator's unload through replica r1 ends the hold everywhere, and the
   assert.ok(r0 && r1);
   const unloaded = await httpJson('POST', `${r1.url}/admin/models/unload`, { model: 'extra', node: 'router' });
   assert.equal(unloaded.status, 200, unloaded.text);
-  await eventually(async () => (await routerStatus('hot')) === 'loaded', 60_000, 'hot restored by a reconciler');
+  await untilEvent(async () => (await routerStatus('hot')) === 'loaded', [...replicaChanges()], 'hot restored by a reconciler');
   assert.equal(await routerStatus('extra'), 'unloaded');
   for (const gw of [r0, r1])
-    await eventually(async () => (await heldOf(gw.url, 'extra')).length === 0, 60_000, `the hold gone on ${gw.url}`);
+    await untilEvent(async () => (await heldOf(gw.url, 'extra')).length === 0, [nodeChanges(gw)], `the hold gone on ${gw.url}`);
   await afterRoundsOfEach(2);
   assert.equal(await routerStatus('hot'), 'loaded');
   assert.deepEqual(await heldOf(r0.url, 'extra'), []);
@@ -136,12 +145,16 @@ test('the store lost: each replica keeps the hold it knows and says so; back emp
   assert.ok(r0 && r1 && replicas);
   const loaded = await httpJson('POST', `${r0.url}/admin/models/load`, { model: 'extra', node: 'router', evict_warm: true });
   assert.equal(loaded.status, 200, loaded.text);
-  await eventually(async () => (await heldOf(r1.url, 'extra')).some((h) => h.replica === 'r0'), 60_000, "r1 reads r0's hold");
+  await untilEvent(
+    async () => (await heldOf(r1.url, 'extra')).some((h) => h.replica === 'r0'),
+    [nodeChanges(r1)],
+    "r1 reads r0's hold",
+  );
   await replicas.redis.kill();
   for (const gw of [r0, r1])
-    await eventually(
+    await untilEvent(
       async () => ((await view(gw.url)).reconciler?.holds_lost ?? null) !== null,
-      60_000,
+      [nodeChanges(gw)],
       `${gw.url} says the holds' store is lost`,
     );
   assert.match((await view(r1.url)).reconciler?.holds_lost ?? '', /ECONNREFUSED|127\.0\.0\.1/);
@@ -163,18 +176,22 @@ test('the store lost: each replica keeps the hold it knows and says so; back emp
   });
   try {
     await store.connect();
-    await eventually(
+    await untilEvent(
       async () => {
         const listed = await store.listHolds().catch(() => []);
         return listed.some((h) => h.model === 'extra' && h.kind === 'loaded' && h.replica === 'r0');
       },
-      60_000,
+      [...replicaChanges()],
       'r0 wrote its hold again into the restarted (empty) store',
     );
   } finally {
     await store.close();
   }
   for (const gw of [r0, r1])
-    await eventually(async () => (await view(gw.url)).reconciler?.holds_lost === null, 60_000, `${gw.url} reads the store again`);
+    await untilEvent(
+      async () => (await view(gw.url)).reconciler?.holds_lost === null,
+      [nodeChanges(gw)],
+      `${gw.url} reads the store again`,
+    );
   assert.equal(await routerStatus('extra'), 'loaded');
 });

@@ -10,7 +10,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RouterRig } from '#test/fixtures/router-fleet.ts';
 import { startPinnedWarmRouter } from '#test/fixtures/pinned-warm-router.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { httpJson, simRequests } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 let rig: RouterRig;
 
@@ -41,10 +43,14 @@ const view = async (): Promise<ModelsView> => (await httpJson('GET', `${rig.gw.u
 /** Waits until the router has been listed `rounds` more times and no switch is under way there. */
 async function afterRounds(rounds: number): Promise<void> {
   const from = await listingPolls();
-  await eventually(async () => (await listingPolls()) >= from + rounds, 60_000, `${rounds} listing polls (reconciler rounds)`);
-  await eventually(
+  await untilEvent(
+    async () => (await listingPolls()) >= from + rounds,
+    [rig.sim.activity('router')],
+    `${rounds} listing polls (reconciler rounds)`,
+  );
+  await untilEvent(
     async () => (await view()).nodes.find((n) => n.name === 'router')?.switch === null,
-    60_000,
+    [nodeChanges(rig.gw)],
     'no switch under way on the router',
   );
 }
@@ -97,7 +103,11 @@ test('with "evict_warm": true the load is done, held, and still loaded after sev
 test('once the operator unloads it, the hold ends and the warm model comes back', async () => {
   const unloaded = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'extra', node: 'router' });
   assert.equal(unloaded.status, 200, unloaded.text);
-  await eventually(async () => (await rig.routerStatus('hot')) === 'loaded', 60_000, 'hot restored by the reconciler');
+  await untilEvent(
+    async () => (await rig.routerStatus('hot')) === 'loaded',
+    [nodeChanges(rig.gw)],
+    'hot restored by the reconciler',
+  );
   assert.deepEqual((await view()).models.find((m) => m.model === 'extra')?.held, []);
 });
 

@@ -93,7 +93,7 @@ interface ReadyModel {
 
 export function llamacppRouterHandler(context: KindContext): KindHandler {
   const { node, clock } = context;
-  const residents = new ResidentModels(node, clock);
+  const residents = new ResidentModels(node, clock, context.residencyChanged);
   const childDialect = llamaDialect(context.random, true);
   const nowSec = (): number => Math.floor(clock.now() / 1000);
   const modelList = (views: readonly ResidentView[]): unknown => ({

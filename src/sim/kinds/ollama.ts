@@ -51,7 +51,7 @@ function ownerOf(id: string): string {
 
 export function ollamaHandler(context: KindContext): KindHandler {
   const { node, clock } = context;
-  const residents = new ResidentModels(node, clock);
+  const residents = new ResidentModels(node, clock, context.residencyChanged);
   const dialect = ollamaDialect(context.random);
   const modifiedAt = new Date(context.startedAtSec * 1000).toISOString();
   const resolve = (name: string): ResolvedModel | undefined => residents.resolve(canonicalModelId('ollama', name));

@@ -10,8 +10,9 @@ import { loadConfig } from '#src/config/index.ts';
 import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { startListingNode, type ListingNode } from '#test/fixtures/listing-node.ts';
 import { startCli, startGatewayProcess, writeTempFile, type GatewayProcess } from '#test/fixtures/processes.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { chat, servedBy } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const FLEET = `
 [[node]]
@@ -165,12 +166,12 @@ test('init detects every kind, writes a config serve runs, and each model found 
   ];
   assert.equal(modelsOf.length, 9);
   const gatewayUrl = gateway.url;
-  await eventually(
+  await untilEvent(
     async () => {
       const listed = (await httpJson('GET', `${gatewayUrl}/v1/models`)).json<{ data: { id: string }[] }>().data.map((m) => m.id);
       return modelsOf.every(([id]) => listed.includes(id));
     },
-    30_000,
+    [gateway.process.output],
     'every model discovered',
   );
   for (const [model, url] of modelsOf) {

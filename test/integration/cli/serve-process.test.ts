@@ -8,7 +8,8 @@ import { request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { startGatewayProcess, type GatewayProcess } from '#test/fixtures/processes.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const CLIENT_KEY = 'client-key-7f3a9c';
 const ADMIN_TOKEN = 'admin-token-51be02';
@@ -44,7 +45,7 @@ models = ["m-open"]
 ttft = "5ms"
 `);
   gw = await startGatewayProcess(configText(false), { CLIENT_KEY, ADMIN_TOKEN, NODE_KEY });
-  await eventually(async () => (await adminHealth()).healthy === 1, 60_000, 'node healthy');
+  await untilEvent(async () => (await adminHealth()).healthy === 1, [gw.process.output], 'node healthy');
 });
 
 after(async () => {

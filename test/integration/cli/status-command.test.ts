@@ -4,10 +4,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 import { gatewayConfig } from '#test/fixtures/gateway-state.ts';
 import type { HostsReport, HostView } from '#src/admin/index.ts';
 import { startCli, type RunningProcess } from '#test/fixtures/processes.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const TOKEN = 'status-test-admin-token';
 const FLEET = `
@@ -50,13 +52,13 @@ before(async () => {
 
 /** Polls /admin/hosts (with the admin token) until the node's entry satisfies `check`. */
 async function waitForHost(name: string, check: (host: HostView) => boolean, what: string): Promise<void> {
-  await eventually(
+  await untilEvent(
     async () => {
       const res = await httpJson('GET', `${fleet.gw.url}/admin/hosts`, undefined, { authorization: `Bearer ${TOKEN}` });
       const host = res.json<HostsReport>().hosts.find((h) => h.name === name);
       return host !== undefined && check(host);
     },
-    60_000,
+    [nodeChanges(fleet.gw)],
     `${name}: ${what}`,
   );
 }

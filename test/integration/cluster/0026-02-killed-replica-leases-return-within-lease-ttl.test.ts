@@ -17,6 +17,7 @@ import { waitForHost } from '#test/fixtures/context.ts';
 import { eventually } from '#test/fixtures/http.ts';
 import { Redis } from 'iovalkey';
 import { pairKeys } from '#src/cluster/lua.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const SLOTS = 4;
 const TTL_MS = 2_000;
@@ -73,7 +74,7 @@ test('SIGKILL a replica holding every slot: the slots come back within lease_ttl
   const held = Array.from({ length: SLOTS }, (_, i) =>
     postFresh(`${b?.url}/v1/chat/completions`, chat(`b${i}`)).catch(() => ({ status: 0 })),
   );
-  await eventually(() => node.seen.running === SLOTS, 20_000, 'replica b holds every slot');
+  await untilEvent(() => node.seen.running === SLOTS, [node.changes], 'replica b holds every slot');
   const waiting: Promise<Answer> = postFresh(`${a.url}/v1/chat/completions`, chat('a0'));
   // a's request waits in the global queue: the node sees nothing new.
   await eventually(
@@ -91,7 +92,7 @@ test('SIGKILL a replica holding every slot: the slots come back within lease_ttl
   const leftAtKill = performance.now() - killedAt + (await lastLeaseLeftMs(redis?.url ?? ''));
   assert.ok(leftAtKill > 0, `b's leases were still in the store when it was killed (${Math.round(leftAtKill)} ms left)`);
   // The node sees b's connections close at once; the store still counts b's leases.
-  await eventually(() => node.seen.order.includes('a0'), 20_000, 'a0 reaches the node');
+  await untilEvent(() => node.seen.order.includes('a0'), [node.changes], 'a0 reaches the node');
   const tookMs = performance.now() - killedAt;
   t.diagnostic(
     `a0 reached the node ${Math.round(tookMs)} ms after the kill (b's last lease had ${Math.round(leftAtKill)} ms left, lease_ttl ${TTL_MS} ms); b held the slots after ${Math.round(killedAt - startedAt)} ms`,

@@ -12,6 +12,7 @@ import { type Replicas } from '#test/fixtures/cluster-replicas.ts';
 import { startSlotReplicas, type SlotReplicas } from '#test/fixtures/slot-replicas.ts';
 import { startClusterLoad } from '#test/fixtures/cluster-load.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const SLOTS = 4;
 const TTL_MS = 2_000;
@@ -51,7 +52,7 @@ async function allIn(urls: readonly string[], store: 'shared' | 'fallback', what
 
 async function servedMore(count: number): Promise<void> {
   const target = node.seen.served + count;
-  await eventually(() => node.seen.served >= target, 30_000, `${count} more served`);
+  await untilEvent(() => node.seen.served >= target, [node.changes], `${count} more served`);
 }
 
 test('a restart and a pause of the store under load: nothing hangs, the slots are never used twice once it is back', async (t) => {

@@ -10,6 +10,7 @@ import { startSlotReplicas, userChat, type SlotReplicas } from '#test/fixtures/s
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { hostsOf } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const chat = userChat;
 
@@ -42,7 +43,7 @@ test('twelve requests spread over three replicas reach a one-slot node in the or
   const urls = (replicas?.gateways ?? []).map((gw) => gw.url);
   node.pause();
   const sent: Promise<Answer>[] = [postFresh(`${urls[0]}/v1/chat/completions`, chat('r0'))];
-  await eventually(() => node.seen.running === 1, 10_000, 'r0 holds the slot');
+  await untilEvent(() => node.seen.running === 1, [node.changes], 'r0 holds the slot');
   for (let i = 1; i < 12; i += 1) {
     sent.push(postFresh(`${urls[i % urls.length]}/v1/chat/completions`, chat(`r${i}`)));
     await eventually(async () => (await waiting(urls)) === i, 10_000, `r${i} waits`);

@@ -14,6 +14,7 @@ import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts
 import { startReplicas, type Replicas } from '#test/fixtures/cluster-replicas.ts';
 import { routerFleet, routerLearned, routerResidency } from '#test/fixtures/router-fleet.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const FLEET = routerFleet(
   [
@@ -47,7 +48,7 @@ before(async () => {
     nodes: [{ name: 'router', url: sim.url('router'), kind: 'llamacpp' }],
     extra: '[routing]\nqueue_timeout = "60s"\nload_timeout = "20s"\nmax_queue = 1000',
   });
-  for (const gw of replicas.gateways) await routerLearned(gw.url, { modelsMax: 1, loaded: ['m0'] });
+  for (const gw of replicas.gateways) await routerLearned(gw, { modelsMax: 1, loaded: ['m0'] });
 });
 after(async () => {
   await replicas?.close();
@@ -84,7 +85,11 @@ test("an admin load on one replica while another replica's request switch holds 
   assert.ok(r0 && r1);
   const target = (await residency()).loads;
   const request = httpJson('POST', `${r0.url}/v1/chat/completions`, chat('m0'));
-  await eventually(async () => (await residency()).loads > target, 10_000, "r0's switch under way");
+  await untilEvent(
+    async () => (await residency()).loads > target,
+    [sim?.activity('router') ?? assert.fail('no sim')],
+    "r0's switch under way",
+  );
   // r1 learns of r0's claim by its announcement (or one short poll).
   let last = '';
   await eventually(

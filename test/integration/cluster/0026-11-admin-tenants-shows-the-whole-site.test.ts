@@ -12,6 +12,7 @@ import { startSlotReplicas, type SlotReplicas } from '#test/fixtures/slot-replic
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import type { TenantsReport } from '#src/tenants/index.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const TTL_MS = 1_500;
 const BUDGET = 1_000_000;
@@ -111,7 +112,7 @@ test('requests running on both replicas: in flight summed; a replica that stops 
   node.pause();
   const running = [post(r0, 'sk-open-26', 'f0'), post(r1, 'sk-open-26', 'f1')];
   try {
-    await eventually(() => node.seen.running === 2, 20_000, 'both requests at the node');
+    await untilEvent(() => node.seen.running === 2, [node.changes], 'both requests at the node');
     const report = await reportWhen(
       r0,
       (r) => of(r, 'open')?.inFlight === 2 && r.replicas?.r0?.inFlight === 1 && r.replicas?.r1?.inFlight === 1,

@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { redisStoresForFile } from '#test/fixtures/redis-stores.ts';
 import { eventually } from '#test/fixtures/http.ts';
+import { on, untilEvent } from '#test/fixtures/events.ts';
+import { EventBus } from '#src/core/events.ts';
 
 const { server, storeFor } = redisStoresForFile();
 const PAIR = { node: 'n', model: 'm' };
@@ -14,7 +16,11 @@ test('a lease only under the limit; the queue serves the first to ask first, acr
   const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((r) => storeFor(r, 'q:')));
   assert.ok(a && b && c);
   const freed: string[] = [];
-  c.onFreed((pair) => freed.push(`${pair.node}/${pair.model}`));
+  const announced = new EventBus<{ freed: undefined }>();
+  c.onFreed((pair) => {
+    freed.push(`${pair.node}/${pair.model}`);
+    announced.emit('freed', undefined);
+  });
   assert.equal((await a.acquire(PAIR, 'a/1', 'a/1', 1)).granted, true);
   // b asks first, then c: both queue, b ahead.
   assert.deepEqual(await b.acquire(PAIR, 'b/1', 'b/1', 1), { granted: false, used: 1, ahead: 0 });
@@ -25,7 +31,7 @@ test('a lease only under the limit; the queue serves the first to ask first, acr
   assert.equal((await b.acquire(PAIR, 'b/1', 'b/1', 1)).granted, true);
   await b.release(PAIR, 'b/1');
   assert.equal((await c.acquire(PAIR, 'c/1', 'c/1', 1)).granted, true);
-  await eventually(() => freed.length >= 2, 5_000, 'the releases were announced');
+  await untilEvent(() => freed.length >= 2, [on(announced, 'freed')], 'the releases were announced');
   assert.equal(freed[0], 'n/m');
 });
 

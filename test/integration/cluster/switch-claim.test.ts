@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import type { RedisStore, SwitchClaimFields } from '#src/cluster/index.ts';
 import { redisStoresForFile } from '#test/fixtures/redis-stores.ts';
 import { eventually } from '#test/fixtures/http.ts';
+import { EventBus } from '#src/core/events.ts';
+import { on, untilEvent } from '#test/fixtures/events.ts';
 
 const { server, storeFor } = redisStoresForFile();
 
@@ -28,7 +30,11 @@ test('one holder per node; the other is told who holds it; only the holder updat
   const [a, b] = await Promise.all([storeFor('r0', 's:'), storeFor('r1', 's:')]);
   assert.ok(a && b);
   const heard: string[] = [];
-  b.onSwitch((node) => heard.push(node));
+  const announcements = new EventBus<{ switch: string }>();
+  b.onSwitch((node) => {
+    heard.push(node);
+    announcements.emit('switch', node);
+  });
   await eventually(
     async () =>
       (await a.takeSwitch('probe', claim('r0/p', 'r0', 'x'))) === undefined &&
@@ -63,7 +69,11 @@ test('one holder per node; the other is told who holds it; only the holder updat
     { ...claim('r0/1', 'r0', 'm1', { loaded: true }), settled: true },
     "released: the switch's record stays, held by no one",
   );
-  await eventually(() => heard.filter((n) => n === 'router').length >= 3, 5_000, 'take, update and release announced');
+  await untilEvent(
+    () => heard.filter((n) => n === 'router').length >= 3,
+    [on(announcements, 'switch')],
+    'take, update and release announced',
+  );
   assert.equal(await b.takeSwitch('router', claim('r1/1', 'r1', 'm2')), undefined, 'released: the next takes it');
 });
 

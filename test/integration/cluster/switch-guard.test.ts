@@ -42,7 +42,7 @@ before(async () => {
       ['held', 'm0'],
       ['free', 'f0'],
     ] as const)
-      await routerLearned(gw.url, { name: node, modelsMax: 1, loaded: [first] });
+      await routerLearned(gw, { name: node, modelsMax: 1, loaded: [first] });
   }
   // A third replica ("rx", no gateway: the test holds its claim) switching `held` to m2, unloading m0.
   foreign = new RedisStore({

@@ -165,13 +165,13 @@ async function startPhase(tokenizer: boolean, workers: number): Promise<GatewayU
   );
   for (const name of Object.keys(KINDS)) {
     await waitForHost(
-      gw.url,
+      gw,
       name,
       (h) => Object.values(h.models ?? {}).some((m) => m.n_ctx > 0) || h.kind === 'openai',
       'context known',
     );
   }
-  await waitForHost(gw.url, 'openai', (h) => h.discovery.state === 'known', 'listed');
+  await waitForHost(gw, 'openai', (h) => h.discovery.state === 'known', 'listed');
   return gw;
 }
 

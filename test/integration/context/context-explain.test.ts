@@ -50,11 +50,11 @@ before(async () => {
   const nodes = sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'llamacpp' }));
   nodes.push({ name: 'gone', url: `http://127.0.0.1:${await unusedPort()}`, kind: 'llamacpp' });
   gw = await startGateway(gatewayToml(nodes));
-  await waitForHost(gw.url, 'fit', (h) => h.models?.ex?.n_ctx === 8192, 'context known');
-  await waitForHost(gw.url, 'small', (h) => h.models?.ex?.n_ctx === 1024, 'context known');
-  await waitForHost(gw.url, 'other', (h) => h.loaded.includes('unrelated'), 'listed');
-  await waitForHost(gw.url, 'router', (h) => h.available_on_demand.some((m) => m.id === 'ex'), 'listed');
-  await waitForHost(gw.url, 'gone', (h) => h.health.status === 'dead', 'dead');
+  await waitForHost(gw, 'fit', (h) => h.models?.ex?.n_ctx === 8192, 'context known');
+  await waitForHost(gw, 'small', (h) => h.models?.ex?.n_ctx === 1024, 'context known');
+  await waitForHost(gw, 'other', (h) => h.loaded.includes('unrelated'), 'listed');
+  await waitForHost(gw, 'router', (h) => h.available_on_demand.some((m) => m.id === 'ex'), 'listed');
+  await waitForHost(gw, 'gone', (h) => h.health.status === 'dead', 'dead');
 });
 
 after(async () => {
@@ -96,7 +96,7 @@ test('a short prompt fits both loaded nodes; the unloaded router entry stands by
 
 test('while the one fitting node is busy the outcome is queue, with its slot reason', async () => {
   const hold = httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('ex', 1, { max_tokens: 100 }));
-  await waitForHost(gw.url, 'fit', (h) => h.leases.ex?.requests === 1, 'slot leased', 3_000);
+  await waitForHost(gw, 'fit', (h) => h.leases.ex?.requests === 1, 'slot leased', 3_000);
   const doc = await explainOf(gw.url, 'model=ex&prompt_tokens=2000&max_tokens=100');
   assertEveryNodeExplained(doc);
   assert.equal(doc.outcome, 'queue');

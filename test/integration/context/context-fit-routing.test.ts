@@ -58,10 +58,10 @@ let gw: GatewayUnderTest;
 before(async () => {
   sim = await startSimFleet(FLEET);
   gw = await startGateway(gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'llamacpp' }))));
-  await waitForHost(gw.url, 'small', (h) => h.models?.shared?.n_ctx === 1024, 'context known');
-  await waitForHost(gw.url, 'big', (h) => h.models?.shared?.n_ctx === 16384, 'context known');
-  await waitForHost(gw.url, 'narrow', (h) => h.models?.wide?.n_ctx === 1024, 'context known');
-  await waitForHost(gw.url, 'spare', (h) => h.models?.wide?.n_ctx === 32768, 'context known while loaded');
+  await waitForHost(gw, 'small', (h) => h.models?.shared?.n_ctx === 1024, 'context known');
+  await waitForHost(gw, 'big', (h) => h.models?.shared?.n_ctx === 16384, 'context known');
+  await waitForHost(gw, 'narrow', (h) => h.models?.wide?.n_ctx === 1024, 'context known');
+  await waitForHost(gw, 'spare', (h) => h.models?.wide?.n_ctx === 32768, 'context known while loaded');
 });
 
 after(async () => {
@@ -103,7 +103,7 @@ test('short prompts may go to either node', async () => {
 test('when no loaded node fits, a router that would load the model on demand takes it by its last known context', async () => {
   const unload = await httpJson('POST', `${sim.url('spare')}/models/unload`, { model: 'wide' });
   assert.equal(unload.status, 200, unload.text);
-  await waitForHost(gw.url, 'spare', (h) => h.available_on_demand.some((m) => m.id === 'wide'), 'wide seen unloaded');
+  await waitForHost(gw, 'spare', (h) => h.available_on_demand.some((m) => m.id === 'wide'), 'wide seen unloaded');
   await resetRecording('spare');
   await resetRecording('narrow');
 

@@ -105,7 +105,7 @@ before(async () => {
     vllm: (h) => h.models?.vl !== undefined,
     ollama: (h) => h.models?.['oll-warm:latest'] !== undefined,
   };
-  for (const [name, check] of Object.entries(ready)) await waitForHost(gw.url, name, check, 'capacity figures polled');
+  for (const [name, check] of Object.entries(ready)) await waitForHost(gw, name, check, 'capacity figures polled');
 });
 
 after(async () => {
@@ -114,7 +114,7 @@ after(async () => {
 });
 
 test('a router reports per-model n_ctx, slots and the context each slot is guaranteed with unified KV', async () => {
-  const router = await waitForHost(gw.url, 'router', (h) => h.models?.['r-large'] !== undefined, 'figures');
+  const router = await waitForHost(gw, 'router', (h) => h.models?.['r-large'] !== undefined, 'figures');
   assert.equal(router.role, 'router');
   assert.equal(router.kv, 'auto');
   assert.deepEqual([...router.loaded].sort(), ['r-large', 'r-small']);
@@ -158,7 +158,7 @@ test('a node without figures reports models as an empty object, never null', asy
   assert.deepEqual(idle.available_on_demand, [{ id: 'r-idle', status: 'unloaded' }]);
   assert.deepEqual(idle.models, {});
 
-  const gone = await waitForHost(gw.url, 'gone', (h) => h.health.status === 'dead', 'dead');
+  const gone = await waitForHost(gw, 'gone', (h) => h.health.status === 'dead', 'dead');
   assert.deepEqual(gone.models, {});
   assert.deepEqual(gone.loaded, []);
 

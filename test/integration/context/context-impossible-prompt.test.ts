@@ -46,9 +46,9 @@ let gw: GatewayUnderTest;
 before(async () => {
   sim = await startSimFleet(FLEET);
   gw = await startGateway(gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: n.kind }))));
-  await waitForHost(gw.url, 'llama', (h) => h.models?.tight?.n_ctx === 1024, 'context known');
-  await waitForHost(gw.url, 'vllm', (h) => h.models?.tight?.n_ctx === 2048, 'context known');
-  await waitForHost(gw.url, 'sglang', (h) => h.models?.tight?.n_ctx === 1024, 'context known');
+  await waitForHost(gw, 'llama', (h) => h.models?.tight?.n_ctx === 1024, 'context known');
+  await waitForHost(gw, 'vllm', (h) => h.models?.tight?.n_ctx === 2048, 'context known');
+  await waitForHost(gw, 'sglang', (h) => h.models?.tight?.n_ctx === 1024, 'context known');
   for (const node of NODES) await httpJson('POST', `${sim.url(node)}/__sim/reset`);
 });
 

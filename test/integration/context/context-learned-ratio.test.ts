@@ -11,6 +11,8 @@ import { eventually, httpJson, setSimFaults, simRequests } from '#test/fixtures/
 import { hostOf, waitForHost } from '#test/fixtures/context.ts';
 import { chatOfLanguage } from '#test/fixtures/prompt-languages.ts';
 import { TOKEN_RATIO_MIN_SAMPLES } from '#src/capacity/index.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -37,7 +39,7 @@ for (const workers of [1, 2]) {
           workers > 1 ? `workers = ${workers}` : '',
         ),
       );
-      await waitForHost(gw.url, 'vllm', (h) => h.models?.m?.n_ctx === 4096, 'context known');
+      await waitForHost(gw, 'vllm', (h) => h.models?.m?.n_ctx === 4096, 'context known');
     });
 
     after(async () => {
@@ -54,7 +56,11 @@ for (const workers of [1, 2]) {
         );
         assert.equal(res.status, 200, res.text);
       }
-      await eventually(async () => (await hostOf(gw.url, 'vllm')).bytes_per_token?.m?.in_use === true, 5_000, 'the ratio in use');
+      await untilEvent(
+        async () => (await hostOf(gw.url, 'vllm')).bytes_per_token?.m?.in_use === true,
+        [requestEnds(gw), nodeChanges(gw)],
+        'the ratio in use',
+      );
       const ratio = (await hostOf(gw.url, 'vllm')).bytes_per_token?.m;
       assert.ok(ratio !== undefined && ratio.samples === TOKEN_RATIO_MIN_SAMPLES, JSON.stringify(ratio));
       // English runs near 3.5 bytes per simulated token, CJK near 3.

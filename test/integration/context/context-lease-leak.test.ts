@@ -9,9 +9,11 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, simStats } from '#test/fixtures/http.ts';
+import { httpJson, simStats } from '#test/fixtures/http.ts';
 import { metric, metricsText } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, hostsOf, metricSamples, mulberry32, waitForHost } from '#test/fixtures/context.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -114,10 +116,10 @@ for (const workers of [1, 2]) {
           `workers = ${workers}`,
         ),
       );
-      await waitForHost(gw.url, 'l1', (h) => h.models?.['m-a']?.slots === 4, 'slots known');
-      await waitForHost(gw.url, 'l2', (h) => h.models?.['m-a']?.slots === 2, 'slots known');
-      await waitForHost(gw.url, 'router', (h) => h.models?.['m-b']?.slots === 2 && h.models['m-c']?.slots === 1, 'slots known');
-      await waitForHost(gw.url, 'vllm', (h) => h.loaded.includes('m-d'), 'listed');
+      await waitForHost(gw, 'l1', (h) => h.models?.['m-a']?.slots === 4, 'slots known');
+      await waitForHost(gw, 'l2', (h) => h.models?.['m-a']?.slots === 2, 'slots known');
+      await waitForHost(gw, 'router', (h) => h.models?.['m-b']?.slots === 2 && h.models['m-c']?.slots === 1, 'slots known');
+      await waitForHost(gw, 'vllm', (h) => h.loaded.includes('m-d'), 'listed');
     });
 
     after(async () => {
@@ -150,7 +152,7 @@ for (const workers of [1, 2]) {
         'some requests waited in a queue',
       );
 
-      await eventually(
+      await untilEvent(
         async () => {
           const { hosts, queue_depth } = await hostsOf(gw.url);
           return (
@@ -158,7 +160,7 @@ for (const workers of [1, 2]) {
             Object.values(queue_depth).every((d) => d === 0)
           );
         },
-        5_000,
+        [requestEnds(gw), nodeChanges(gw)],
         'no lease, nothing in flight, empty queues',
       );
       const text = await metricsText(gw.url);
@@ -167,7 +169,11 @@ for (const workers of [1, 2]) {
         assert.deepEqual(held, [], `${name} is zero everywhere`);
       }
       for (const node of sim.nodes) {
-        await eventually(async () => (await simStats(node.url)).inFlight === 0, 15_000, `${node.name} idle`);
+        await untilEvent(
+          async () => (await simStats(node.url)).inFlight === 0,
+          [{ label: `${node.name}'s activity`, subscribe: node.onActivity }],
+          `${node.name} idle`,
+        );
       }
 
       for (const model of MODELS) {

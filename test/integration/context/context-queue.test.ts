@@ -61,8 +61,8 @@ before(async () => {
       ),
     ),
   ]);
-  await waitForHost(ordered.url, 'fifo', (h) => h.models?.['fifo-model']?.slots === 1, 'one slot known');
-  await waitForHost(impatient.url, 'timed', (h) => h.models?.['timed-model']?.slots === 1, 'one slot known');
+  await waitForHost(ordered, 'fifo', (h) => h.models?.['fifo-model']?.slots === 1, 'one slot known');
+  await waitForHost(impatient, 'timed', (h) => h.models?.['timed-model']?.slots === 1, 'one slot known');
 });
 
 after(async () => {

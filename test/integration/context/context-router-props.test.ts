@@ -5,8 +5,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { httpJson, simRequests } from '#test/fixtures/http.ts';
 import { chatOfTokens, waitForHost } from '#test/fixtures/context.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -50,7 +52,7 @@ before(async () => {
     ]),
   );
   for (const name of ['router-llamacpp', 'router-auto']) {
-    await waitForHost(gw.url, name, (h) => h.models?.hot?.n_ctx === 4096, 'per-model figures for hot');
+    await waitForHost(gw, name, (h) => h.models?.hot?.n_ctx === 4096, 'per-model figures for hot');
   }
 });
 
@@ -77,12 +79,14 @@ test('the gateway asks /props?model= only for the loaded model, always with auto
     const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, body);
     assert.equal(res.status, 200, res.text);
   }
-  await eventually(
+  await untilEvent(
     // Each discovery round asks the plain /props once (router or single?), then per loaded model.
     async () =>
       (await simRequests(sim.url('router'))).filter((r) => r.path === '/props' && r.query.model === undefined).length >=
       2 * ROUNDS,
-    10_000,
+    // Looked at on the gateway's node events (a round taken in), not as requests arrive at the
+    // node: a round's per-model /props follow its plain one.
+    [nodeChanges(gw)],
     `${ROUNDS} discovery rounds from each gateway node`,
   );
 
@@ -105,7 +109,7 @@ test('the gateway asks /props?model= only for the loaded model, always with auto
 
 test('/admin/hosts and /v1/models tell loaded models from ones available on demand', async () => {
   for (const name of ['router-llamacpp', 'router-auto']) {
-    const host = await waitForHost(gw.url, name, (h) => h.role === 'router', 'router role');
+    const host = await waitForHost(gw, name, (h) => h.role === 'router', 'router role');
     assert.deepEqual(host.loaded, ['hot']);
     assert.deepEqual(
       [...host.available_on_demand].sort((a, b) => a.id.localeCompare(b.id)),

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { httpJson, simRequests } from '#test/fixtures/http.ts';
 import { servedBy } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, hostOf, waitForHost } from '#test/fixtures/context.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -28,7 +30,7 @@ before(async () => {
   sim = await startSimFleet(FLEET);
   // kind "auto": what an operator who names no kind gets.
   gw = await startGateway(gatewayToml([{ name: 'plain', url: sim.url('plain'), kind: 'auto' }]));
-  await waitForHost(gw.url, 'plain', (h) => h.role === 'single' && h.models?.['solo-plain'] !== undefined, 'host figures');
+  await waitForHost(gw, 'plain', (h) => h.role === 'single' && h.models?.['solo-plain'] !== undefined, 'host figures');
 });
 
 after(async () => {
@@ -70,7 +72,11 @@ test('a streamed chat arrives as server-sent events ending in [DONE]', async () 
 });
 
 test('its hosts entry has role "single", the host figures, and no lease left', async () => {
-  await eventually(async () => (await hostOf(gw.url, 'plain')).in_flight === 0, 15_000, 'requests finished');
+  await untilEvent(
+    async () => (await hostOf(gw.url, 'plain')).in_flight === 0,
+    [requestEnds(gw), nodeChanges(gw)],
+    'requests finished',
+  );
   const host = await hostOf(gw.url, 'plain');
   assert.equal(host.role, 'single');
   assert.deepEqual(host.loaded, ['solo-plain']);

@@ -9,8 +9,10 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, simStats } from '#test/fixtures/http.ts';
+import { simStats } from '#test/fixtures/http.ts';
 import { chatOfTokens, hostOf, mulberry32, waitForHost } from '#test/fixtures/context.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const CONTEXT = 4096;
 const SLOTS = 4;
@@ -73,12 +75,7 @@ before(async () => {
       gatewayToml([{ name: 'pool', url: sim.url('pool'), kind: 'llamacpp', kv: 'unified' }], '', `workers = ${workers}`),
     );
     gateways.set(workers, gw);
-    await waitForHost(
-      gw.url,
-      'pool',
-      (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS,
-      'pool figures',
-    );
+    await waitForHost(gw, 'pool', (h) => h.models?.pooled?.n_ctx === CONTEXT && h.models.pooled.slots === SLOTS, 'pool figures');
   }
 });
 
@@ -95,7 +92,7 @@ test('the load exhausts the unified pool when sent straight to the node (so the 
     broken.some((o) => o.text.includes('Context size has been exceeded.')),
     `the node's own KV-exhaustion error: ${broken[0]?.text.slice(0, 200)}`,
   );
-  await eventually(async () => (await simStats(sim.url('pool'))).inFlight === 0, 15_000, 'the node idle again');
+  await untilEvent(async () => (await simStats(sim.url('pool'))).inFlight === 0, [sim.activity('pool')], 'the node idle again');
 });
 
 for (const workers of [1, 2])
@@ -129,5 +126,9 @@ for (const workers of [1, 2])
     }
     assert.ok(peakTokens <= CONTEXT, `leased tokens stayed within the pool (peak ${peakTokens})`);
     assert.ok(peakRequests >= 2, `requests still ran side by side (peak ${peakRequests})`);
-    await eventually(async () => (await hostOf(gw.url, 'pool')).in_flight === 0, 15_000, 'leases returned');
+    await untilEvent(
+      async () => (await hostOf(gw.url, 'pool')).in_flight === 0,
+      [requestEnds(gw), nodeChanges(gw)],
+      'leases returned',
+    );
   });

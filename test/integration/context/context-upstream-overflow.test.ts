@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
+import { httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
 import { metric, servedBy } from '#test/fixtures/gateway-state.ts';
 import {
   chatOfTokens,
@@ -18,6 +18,8 @@ import {
   waitForHost,
   type ListingFront,
 } from '#test/fixtures/context.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings as listingEvents } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `${TINY_AND_ROOMY_FLEET}
 [[node]]
@@ -69,9 +71,9 @@ before(async () => {
     nodes.push({ name: node.name, url: front.url, kind: 'openai' });
   }
   gw = await startGateway(gatewayToml(nodes));
-  await waitForHost(gw.url, 'roomy', (h) => h.models?.ovf?.n_ctx === 16384, 'context known');
+  await waitForHost(gw, 'roomy', (h) => h.models?.ovf?.n_ctx === 16384, 'context known');
   for (const name of Object.keys(FRONTED)) {
-    const host = await waitForHost(gw.url, name, (h) => h.discovery.state === 'known', 'listed');
+    const host = await waitForHost(gw, name, (h) => h.discovery.state === 'known', 'listed');
     assert.deepEqual(host.models, {}, `${name}: the gateway knows no context for it`);
   }
 });
@@ -158,7 +160,7 @@ test('a learned context keeps long prompts away from the small node across later
   const before = await chatPosts('tiny');
   for (let i = 0; i < 4; i++) {
     const polled = await listings('tiny');
-    await eventually(async () => (await listings('tiny')) > polled, 15_000, 'another discovery round of tiny');
+    await untilEvent(async () => (await listings('tiny')) > polled, [listingEvents(gw)], 'another discovery round of tiny');
     const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('ovf', LONG, { max_tokens: 4 }));
     assert.equal(res.status, 200, res.text);
   }

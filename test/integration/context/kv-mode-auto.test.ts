@@ -31,7 +31,7 @@ before(async () => {
     gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'llamacpp' }))),
   );
   for (const name of ['split', 'shared'])
-    await waitForHost(fleet.gw.url, name, (h) => h.models?.[`m-${name}`]?.n_ctx === 512, 'figures');
+    await waitForHost(fleet.gw, name, (h) => h.models?.[`m-${name}`]?.n_ctx === 512, 'figures');
 });
 
 after(() => fleet.close());

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, setSimFaults, simRequests } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults, simRequests } from '#test/fixtures/http.ts';
 import {
   chat,
   discoveries,
@@ -16,6 +16,8 @@ import {
   servedBy,
   waitForNode,
 } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -94,7 +96,7 @@ before(async () => {
   });
   gw = await startGateway(config);
   for (const n of sim.nodes) {
-    await waitForNode(gw.url, n.name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
+    await waitForNode(gw, n.name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
   }
 });
 
@@ -163,7 +165,7 @@ test('an Ollama node with no models (data: null) is an empty list: known_empty a
   const empties = await discoveries(gw.url, 'ollama-a', 'empty');
   await setSimFaults(sim.url('ollama-a'), { models: 'empty' });
   try {
-    const detail = await waitForNode(gw.url, 'ollama-a', modelState('known_empty'), 'known_empty');
+    const detail = await waitForNode(gw, 'ollama-a', modelState('known_empty'), 'known_empty');
     assert.deepEqual(detail.models.names, []);
     assert.equal(detail.models.fails, 0);
     assert.ok((await discoveries(gw.url, 'ollama-a', 'empty')) - empties >= 2);
@@ -176,7 +178,7 @@ test('an Ollama node with no models (data: null) is an empty list: known_empty a
   } finally {
     await setSimFaults(sim.url('ollama-a'), { models: 'none' });
   }
-  await waitForNode(gw.url, 'ollama-a', modelState('known'), 'known again');
+  await waitForNode(gw, 'ollama-a', modelState('known'), 'known again');
   assert.equal(servedBy(await chat(gw.url, 'llama3.2:latest')), 'ollama-a');
   assert.deepEqual(discoveryLogCounts(gw, 'ollama-a', mark), {
     'node reports no models': 1,
@@ -195,16 +197,16 @@ test('an empty list in any other dialect is empty too, and a body without data i
       const before_ = await discoveries(gw.url, n.name, result);
       await setSimFaults(n.url, { models: fault });
       try {
-        await eventually(
+        await untilEvent(
           async () => (await discoveries(gw.url, n.name, result)) > before_,
-          15_000,
+          [listings(gw)],
           `${n.name} ${fault} → ${result}`,
         );
-        await waitForNode(gw.url, n.name, modelState(state), `${fault} → ${state}`);
+        await waitForNode(gw, n.name, modelState(state), `${fault} → ${state}`);
       } finally {
         await setSimFaults(n.url, { models: 'none' });
       }
-      await waitForNode(gw.url, n.name, modelState('known'), 'known again');
+      await waitForNode(gw, n.name, modelState('known'), 'known again');
     }
   }
 });

@@ -17,6 +17,8 @@ import {
   simCount,
   waitForNode,
 } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = ['hung', 'other', 'third', 'slowprobe', 'late']
   .map((name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["m-${name}"]\nttft = "2ms"\ntokens_per_second = 1000\n`)
@@ -57,7 +59,7 @@ before(async () => {
   gw = await startGateway(config);
   for (const n of sim.nodes) {
     if (n.name === 'late') continue;
-    await waitForNode(gw.url, n.name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
+    await waitForNode(gw, n.name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
   }
 });
 
@@ -122,7 +124,7 @@ async function hangListings(node: string): Promise<void> {
 
 test('a node whose listing has not answered yet (untried) is healthy and lets every model through', async (t) => {
   t.after(() => setSimFaults(sim.url('late'), { models: 'none' }));
-  const late = await waitForNode(gw.url, 'late', (d) => d.status === 'healthy', 'healthy');
+  const late = await waitForNode(gw, 'late', (d) => d.status === 'healthy', 'healthy');
   assert.equal(late.models.state, 'untried');
   assert.equal(servedBy(await chat(gw.url, 'm-late')), 'late');
   // Any model: the known nodes do not list it, the untried one is asked (and answers 404).
@@ -156,11 +158,7 @@ test('a node whose /v1/models hangs keeps its health-check cadence and status, a
     assert.equal(servedBy(await chat(gw.url, 'm-hung')), 'hung', 'its models are still routed to it');
 
     // When the listing finally times out, that is a discovery failure only.
-    await eventually(
-      async () => (await discoveries(gw.url, 'hung', 'timeout')) >= 1,
-      DISCOVERY_TIMEOUT_MS + 10_000,
-      'the timeout',
-    );
+    await untilEvent(async () => (await discoveries(gw.url, 'hung', 'timeout')) >= 1, [listings(gw)], 'the timeout');
     const detail = await nodeDetail(gw.url, 'hung');
     assert.equal(detail?.models.state, 'degraded');
     assert.match(detail?.models.last_error ?? '', /timed out after 10000 ms/);
@@ -169,7 +167,7 @@ test('a node whose /v1/models hangs keeps its health-check cadence and status, a
   } finally {
     await setSimFaults(sim.url('hung'), { models: 'none' });
   }
-  await waitForNode(gw.url, 'hung', (d) => d.models.state === 'known', 'known again', DISCOVERY_TIMEOUT_MS + 10_000);
+  await waitForNode(gw, 'hung', (d) => d.models.state === 'known', 'known again', DISCOVERY_TIMEOUT_MS + 10_000);
 });
 
 test('a node whose health endpoint hangs keeps its discovery cadence and its listing', async () => {
@@ -184,12 +182,12 @@ test('a node whose health endpoint hangs keeps its discovery cadence and its lis
     );
     assert.deepEqual([...new Set(window.samples.map((s) => s.state))], ['known'], 'the listing stays known');
     // Meanwhile its health probes time out, as they should.
-    const degraded = await waitForNode(gw.url, 'slowprobe', (d) => d.status !== 'healthy', 'not healthy');
+    const degraded = await waitForNode(gw, 'slowprobe', (d) => d.status !== 'healthy', 'not healthy');
     assert.match(degraded.last_error ?? '', /timed out after 2000ms/);
   } finally {
     await setSimFaults(sim.url('slowprobe'), { health: 'none' });
   }
-  await waitForNode(gw.url, 'slowprobe', (d) => d.status === 'healthy' && d.models.state === 'known', 'healthy again');
+  await waitForNode(gw, 'slowprobe', (d) => d.status === 'healthy' && d.models.state === 'known', 'healthy again');
 });
 
 test('an Ollama node of kind "auto" whose /v1/models hangs stays healthy: it is probed on /api/version, not on its model list', async () => {

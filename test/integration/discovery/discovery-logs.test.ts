@@ -10,7 +10,6 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
-import { eventually } from '#test/fixtures/http.ts';
 import {
   chat,
   discoveryLogCounts,
@@ -21,6 +20,8 @@ import {
   servedBy,
   waitForNode,
 } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 type ListMode = 'list' | 'error500' | 'garbage';
 
@@ -99,7 +100,7 @@ before(async () => {
       extra: '[[models.available]]\nname = "wanted"',
     }),
   );
-  await waitForNode(gw.url, 'ed', modelState('known'), 'known');
+  await waitForNode(gw, 'ed', modelState('known'), 'known');
 });
 
 after(async () => {
@@ -110,7 +111,7 @@ after(async () => {
 /** Waits until the node has been listed `rounds` more times and the gateway has taken the last one in. */
 async function moreRounds(rounds: number): Promise<void> {
   const target = node.listings() + rounds + 1;
-  await eventually(() => node.listings() >= target, 15_000, `${rounds} more listings`);
+  await untilEvent(() => node.listings() >= target, [listings(gw)], `${rounds} more listings`);
 }
 
 const warnings = (mark: number): unknown[] => logsOf(gw, 'ed', 'configured model not served by node', mark).map((l) => l.model);
@@ -131,7 +132,7 @@ test('a changed list logs "node model list changed" once with what was added and
     mark = logMark(gw);
     node.set('list', step.ids);
     await waitForNode(
-      gw.url,
+      gw,
       'ed',
       (d) => [...d.models.names].sort().join() === [...step.ids].sort().join(),
       `lists ${step.ids.join()}`,
@@ -156,23 +157,23 @@ test('a changed list logs "node model list changed" once with what was added and
 
 test('a node that fails, expires, recovers, goes empty and comes back logs exactly one line per transition', async () => {
   node.set('list', ['a']);
-  await waitForNode(gw.url, 'ed', (d) => d.models.names.join() === 'a', 'lists a');
+  await waitForNode(gw, 'ed', (d) => d.models.names.join() === 'a', 'lists a');
   const mark = logMark(gw);
 
   node.set('error500');
-  await waitForNode(gw.url, 'ed', modelState('expired'), 'expired');
+  await waitForNode(gw, 'ed', modelState('expired'), 'expired');
   await moreRounds(3);
   node.set('list', ['a']);
-  await waitForNode(gw.url, 'ed', modelState('known'), 'recovered');
+  await waitForNode(gw, 'ed', modelState('known'), 'recovered');
   node.set('garbage');
-  await waitForNode(gw.url, 'ed', modelState('degraded'), 'degraded');
+  await waitForNode(gw, 'ed', modelState('degraded'), 'degraded');
   node.set('list', ['a']);
-  await waitForNode(gw.url, 'ed', modelState('known'), 'recovered');
+  await waitForNode(gw, 'ed', modelState('known'), 'recovered');
   node.set('list', []);
-  await waitForNode(gw.url, 'ed', modelState('known_empty'), 'known_empty');
+  await waitForNode(gw, 'ed', modelState('known_empty'), 'known_empty');
   await moreRounds(3);
   node.set('list', ['a']);
-  await waitForNode(gw.url, 'ed', modelState('known'), 'known');
+  await waitForNode(gw, 'ed', modelState('known'), 'known');
   await moreRounds(2);
 
   const lines = gw

@@ -67,10 +67,10 @@ before(async () => {
     ),
     startGateway(configText([{ name: 'z' }], { miss_cooldown: '0s' })),
   ]);
-  await waitForNode(waiting.url, 'r', modelState('expired'), 'expired');
-  for (const name of ['s', 'w', 'grp']) await waitForNode(waiting.url, name, modelState('known'), 'known');
-  await waitForNode(waiting.url, 'x', (d) => d.status === 'dead' && d.models.state === 'known', 'dead, with its list known');
-  await waitForNode(notWaiting.url, 'z', modelState('expired'), 'expired');
+  await waitForNode(waiting, 'r', modelState('expired'), 'expired');
+  for (const name of ['s', 'w', 'grp']) await waitForNode(waiting, name, modelState('known'), 'known');
+  await waitForNode(waiting, 'x', (d) => d.status === 'dead' && d.models.state === 'known', 'dead, with its list known');
+  await waitForNode(notWaiting, 'z', modelState('expired'), 'expired');
   await setSimFaults(sim.url('r'), { models: 'none' });
   await setSimFaults(sim.url('z'), { models: 'none' });
 });
@@ -93,7 +93,7 @@ test('a miss triggers a listing round on the nodes that could change the answer,
     // another group: no listing of theirs could make them serve this request.
     { s: 1, r: 1, w: 1, x: 0, grp: 0 },
   );
-  await waitForNode(waiting.url, 'r', modelState('known'), 'known');
+  await waitForNode(waiting, 'r', modelState('known'), 'known');
 });
 
 test('refresh-on-miss is rate-limited per node by miss_cooldown', async () => {
@@ -132,7 +132,7 @@ test('with miss_wait 0 the request fails at once, and the round it triggered ser
   // it waited for the round it triggered, that round (which lists m-z) would have served it.
   assert.equal(first.status, 404, `did not wait: ${first.text}`);
   // Scheduled rounds are an hour apart: only the miss can have listed z again.
-  const known = await waitForNode(notWaiting.url, 'z', modelState('known'), 'known after the refresh');
+  const known = await waitForNode(notWaiting, 'z', modelState('known'), 'known after the refresh');
   assert.deepEqual(known.models.names, ['m-z']);
   assert.equal((await listings('z')) - before_, 1);
   assert.equal(servedBy(await chat(notWaiting.url, 'm-z')), 'z');

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { request } from 'undici';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
 import {
   chat,
   chatBody,
@@ -25,6 +25,8 @@ import {
   simCount,
   waitForNode,
 } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { logLines } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = ['k', 'e', 'd', 'n', 'spare']
   .map((name) => `[[node]]\nname = "${name}"\nkind = "vllm"\nmodels = ["m-${name}"]\nttft = "2ms"\ntokens_per_second = 1000\n`)
@@ -55,7 +57,7 @@ async function reloadWith(
   const mark = logMark(gw);
   await gw.reload(text);
   let line: Record<string, unknown> | undefined;
-  await eventually(
+  await untilEvent(
     () => {
       line = gw
         .logs()
@@ -63,7 +65,7 @@ async function reloadWith(
         .find((l) => l.msg === 'config reloaded' || l.msg === 'config reload rejected; keeping the running config');
       return line !== undefined;
     },
-    5_000,
+    [logLines(gw)],
     'the reload to be logged',
   );
   assert.equal(line?.msg, outcome, JSON.stringify(line));
@@ -81,7 +83,7 @@ before(async () => {
   sim = await startSimFleet(FLEET);
   gw = await startGateway(configText(nodesNamed('k', 'e', 'd', 'g')));
   for (const name of ['k', 'e', 'd', 'g']) {
-    await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
+    await waitForNode(gw, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
   }
 });
 
@@ -98,7 +100,7 @@ test('a reload keeps the learned state of unchanged nodes, starts new ones untri
   await setSimFaults(sim.url('k'), { models: 'error500' });
   await setSimFaults(sim.url('e'), { models: 'empty' });
   await setSimFaults(sim.url('d'), { health: 'fail' });
-  await waitForNode(gw.url, 'd', (n) => n.status === 'dead', 'dead');
+  await waitForNode(gw, 'd', (n) => n.status === 'dead', 'dead');
   await discoveryRound();
   const k = await nodeDetail(gw.url, 'k');
   assert.equal(k?.models.state, 'degraded');
@@ -158,14 +160,14 @@ test('a reload keeps the learned state of unchanged nodes, starts new ones untri
   assert.equal(expired?.models.fails, DISCOVERY_FAIL_THRESHOLD);
 
   // The new node was listed at once (not after the hour-long interval) and takes its model.
-  await waitForNode(gw.url, 'n', modelState('known'), 'known');
+  await waitForNode(gw, 'n', modelState('known'), 'known');
   assert.equal(servedBy(await chat(gw.url, 'm-n')), 'n');
   assert.equal(logsOf(gw, 'n', 'models discovered', mark).length, 1);
 
   for (const name of ['k', 'e', 'd']) await setSimFaults(sim.url(name), { models: 'none', health: 'none' });
   await discoveryRound();
   for (const name of ['k', 'e', 'd']) {
-    await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'back to known and healthy');
+    await waitForNode(gw, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'back to known and healthy');
   }
 });
 
@@ -186,7 +188,7 @@ test('POST /admin/reload applies a new file; a node whose URL changed starts fre
   assert.equal(fresh?.url, sim.url('spare'));
   assert.equal(fresh?.models.fails, 0);
   assert.equal(fresh?.models.last_error, null);
-  const listed = await waitForNode(gw.url, 'e', modelState('known'), 'known at its new URL');
+  const listed = await waitForNode(gw, 'e', modelState('known'), 'known at its new URL');
   assert.deepEqual(listed.models.names, ['m-spare']);
   assert.equal(servedBy(await chat(gw.url, 'm-spare')), 'e');
   assert.ok([404, 503].includes((await chat(gw.url, 'm-e')).status), "the old URL's models are gone");
@@ -228,9 +230,9 @@ test('a reload that shortens discovery.interval takes effect without waiting out
   // Four listings come within about 400 ms at the new interval; the old one would take 4 hours.
   // The bound is generous so that a busy machine cannot fail it.
   const before_ = await simCount(sim.url('n'), '/v1/models');
-  await eventually(
+  await untilEvent(
     async () => (await simCount(sim.url('n'), '/v1/models')) - before_ >= 4,
-    15_000,
+    [sim.activity('n')],
     'four listings at the new 100 ms interval',
   );
   // Every node's listing is current and none lists m-g: unknown, not unavailable.

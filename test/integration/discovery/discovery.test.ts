@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, setSimFaults } from '#test/fixtures/http.ts';
+import { setSimFaults } from '#test/fixtures/http.ts';
 import {
   chat,
   discoveries,
@@ -21,6 +21,8 @@ import {
   simCount,
   waitForNode,
 } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const BULK = ['bulk-0', 'bulk-1', 'bulk-2', 'bulk-3', 'bulk-4', 'bulk-5'];
 
@@ -85,8 +87,8 @@ before(async () => {
   });
   gw = await startGateway(config);
   for (const name of LISTING)
-    await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
-  await waitForNode(gw.url, 'big', modelState('expired'), 'expired (its list is too large)');
+    await waitForNode(gw, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy');
+  await waitForNode(gw, 'big', modelState('expired'), 'expired (its list is too large)');
 });
 
 after(async () => {
@@ -98,7 +100,7 @@ after(async () => {
 async function restore(...names: string[]): Promise<void> {
   for (const name of names) await setSimFaults(sim.url(name), { models: 'none', health: 'none' });
   for (const name of names) {
-    await waitForNode(gw.url, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy again');
+    await waitForNode(gw, name, (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy again');
   }
 }
 
@@ -124,7 +126,7 @@ test('each model is routed only to the nodes that list it, and every other node 
 test('each node logs "models discovered" once at start, then nothing while its list stays the same', async () => {
   const mark = logMark(gw);
   const rounds = await discoveries(gw.url, 'alpha', 'ok');
-  await eventually(async () => (await discoveries(gw.url, 'alpha', 'ok')) >= rounds + 4, 15_000, 'four more rounds');
+  await untilEvent(async () => (await discoveries(gw.url, 'alpha', 'ok')) >= rounds + 4, [listings(gw)], 'four more rounds');
   for (const name of LISTING) {
     // m-ghost is declared without a group, so every ungrouped node should serve it: one warning each.
     assert.deepEqual(discoveryLogCounts(gw, name), { 'models discovered': 1, 'configured model not served by node': 1 }, name);
@@ -161,9 +163,9 @@ test('a model nobody can serve now gets 503 with Retry-After and one reason per 
   await setSimFaults(sim.url('parse'), { models: 'error500' });
   await setSimFaults(sim.url('down'), { health: 'fail' });
   try {
-    await waitForNode(gw.url, 'empt', modelState('known_empty'), 'known_empty');
-    await waitForNode(gw.url, 'parse', modelState('expired'), 'expired');
-    await waitForNode(gw.url, 'down', (d) => d.status === 'dead', 'dead');
+    await waitForNode(gw, 'empt', modelState('known_empty'), 'known_empty');
+    await waitForNode(gw, 'parse', modelState('expired'), 'expired');
+    await waitForNode(gw, 'down', (d) => d.status === 'dead', 'dead');
 
     // m-down is listed only by the dead node: known, unavailable now.
     const before = await metricsText(gw.url);
@@ -204,7 +206,7 @@ test('a model nobody can serve now gets 503 with Retry-After and one reason per 
     assert.ok(metricValue(text, 'gateway_model_discovery_total', { node: 'parse', result: 'error' }) >= FAIL_THRESHOLD);
     // A dead node's discovery keeps running on its own cadence.
     const downOk = metricValue(text, 'gateway_model_discovery_total', { node: 'down', result: 'ok' });
-    await eventually(async () => (await discoveries(gw.url, 'down', 'ok')) >= downOk + 2, 15_000, 'down still listed');
+    await untilEvent(async () => (await discoveries(gw.url, 'down', 'ok')) >= downOk + 2, [listings(gw)], 'down still listed');
   } finally {
     await restore('empt', 'parse', 'down');
   }
@@ -231,10 +233,10 @@ test('two empty lists in a row are needed before a node counts as serving nothin
   try {
     const restoreHere = async (): Promise<void> => {
       await setSimFaults(sim.url('empt'), { models: 'none', health: 'none' });
-      await waitForNode(gw.url, 'empt', (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy again');
+      await waitForNode(gw, 'empt', (d) => d.models.state === 'known' && d.status === 'healthy', 'known and healthy again');
     };
     await restoreHere();
-    await waitForNode(gw.url, 'big', modelState('expired'), 'expired (its list is too large)');
+    await waitForNode(gw, 'big', modelState('expired'), 'expired (its list is too large)');
     let mark = logMark(gw);
     const emptyMetric = (): Promise<number> => discoveries(gw.url, 'empt', 'empty');
     // Observe the state while exactly one empty list has been seen: the metric is read before and
@@ -244,7 +246,7 @@ test('two empty lists in a row are needed before a node counts as serving nothin
       mark = logMark(gw);
       const base = await emptyMetric();
       await setSimFaults(sim.url('empt'), { models: 'empty' });
-      await eventually(
+      await untilEvent(
         async () => {
           const first = await emptyMetric();
           if (first > base + 1) return true; // missed the window; try again
@@ -258,7 +260,7 @@ test('two empty lists in a row are needed before a node counts as serving nothin
           observed = true;
           return true;
         },
-        30_000,
+        [listings(gw)],
         'exactly one empty list',
       );
       if (observed) break;
@@ -266,14 +268,14 @@ test('two empty lists in a row are needed before a node counts as serving nothin
     }
     assert.ok(observed, 'saw the node after exactly one empty list');
 
-    const detail = await waitForNode(gw.url, 'empt', modelState('known_empty'), 'known_empty');
+    const detail = await waitForNode(gw, 'empt', modelState('known_empty'), 'known_empty');
     assert.deepEqual(detail.models.names, []);
     assert.equal(detail.models.fails, 0, 'an empty list is a success');
     const res = await chat(gw.url, 'm-empt');
     assert.equal(res.status, 404, res.text);
     // More empty lists change nothing and log nothing more.
     const empties = await emptyMetric();
-    await eventually(async () => (await emptyMetric()) >= empties + 3, 60_000, 'three more empty lists');
+    await untilEvent(async () => (await emptyMetric()) >= empties + 3, [listings(gw)], 'three more empty lists');
     assert.deepEqual(discoveryLogCounts(gw, 'empt', mark), { 'node reports no models': 1 });
 
     await restoreHere();
@@ -300,14 +302,14 @@ test('an unparseable list keeps the last-known-good names, expires after fail_th
     const empties = await discoveries(gw.url, 'parse', 'empty');
     await setSimFaults(sim.url('parse'), { models: fault });
 
-    const degraded = await waitForNode(gw.url, 'parse', modelState('degraded'), `${fault}: degraded`);
+    const degraded = await waitForNode(gw, 'parse', modelState('degraded'), `${fault}: degraded`);
     const res = await chat(gw.url, 'm-parse');
     assert.equal(servedBy(res), 'parse', `${fault}: still routed on its last-known-good names`);
     assert.deepEqual(degraded.models.names, ['m-parse'], fault);
     assert.match(degraded.models.last_error ?? '', error, fault);
     assert.ok(degraded.models.fails >= 1 && degraded.models.fails < FAIL_THRESHOLD, fault);
 
-    const expired = await waitForNode(gw.url, 'parse', modelState('expired'), `${fault}: expired`);
+    const expired = await waitForNode(gw, 'parse', modelState('expired'), `${fault}: expired`);
     // Expired at the threshold (degraded below it, checked above); a busy machine may read it a poll later.
     assert.ok(expired.models.fails >= FAIL_THRESHOLD, `${fault}: ${expired.models.fails} fails`);
     assert.equal(expired.status, 'healthy', `${fault}: health checks do not care`);
@@ -333,7 +335,7 @@ test('a /v1/models that never answers is a timeout: the names are kept and healt
   const timeouts = await discoveries(gw.url, 'alpha', 'timeout');
   await setSimFaults(sim.url('alpha'), { models: 'hang' });
   try {
-    await eventually(async () => (await discoveries(gw.url, 'alpha', 'timeout')) > timeouts, 15_000, 'a timeout');
+    await untilEvent(async () => (await discoveries(gw.url, 'alpha', 'timeout')) > timeouts, [listings(gw)], 'a timeout');
     const detail = await nodeDetail(gw.url, 'alpha');
     assert.match(detail?.models.last_error ?? '', /timed out after 3000 ms/);
     assert.deepEqual(detail?.models.names, ['m-alpha', 'm-shared']);

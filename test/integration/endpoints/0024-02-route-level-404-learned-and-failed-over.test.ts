@@ -8,7 +8,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, simRequests } from '#test/fixtures/http.ts';
+import { simRequests } from '#test/fixtures/http.ts';
+import { untilListed } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -47,7 +48,7 @@ before(async () => {
       ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "${n.kind}"`),
     ].join('\n'),
   );
-  await eventually(async () => (await env.gw.health()).models_ok === 3, 15_000, 'every node listed');
+  await untilListed(env.gw, 3, 'every node listed');
   client = new Anthropic({ baseURL: env.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 

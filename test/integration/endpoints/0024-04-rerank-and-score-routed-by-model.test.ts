@@ -11,7 +11,8 @@ import { request } from 'undici';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 import { startScriptedNode } from '#test/fixtures/scripted-node.ts';
-import { eventually, setSimFaults, simRequests } from '#test/fixtures/http.ts';
+import { setSimFaults, simRequests } from '#test/fixtures/http.ts';
+import { untilListed } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -55,7 +56,7 @@ before(async () => {
       ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "${n.kind}"`),
     ].join('\n'),
   );
-  await eventually(async () => (await env.gw.health()).models_ok === 4, 15_000, 'every node listed');
+  await untilListed(env.gw, 4, 'every node listed');
 });
 
 after(async () => {
@@ -241,7 +242,7 @@ status = "unloaded"
     ].join('\n'),
   );
   try {
-    await eventually(async () => (await routed.gw.health()).models_ok === 1, 15_000, 'the router listed');
+    await untilListed(routed.gw, 1, 'the router listed');
     const res = await request(`${routed.gw.url}/rerank`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

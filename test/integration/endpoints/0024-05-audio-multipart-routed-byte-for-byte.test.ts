@@ -13,7 +13,8 @@ import { request } from 'undici';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 import { startScriptedNode, type InferenceScript } from '#test/fixtures/scripted-node.ts';
-import { eventually, setSimFaults, simRequests } from '#test/fixtures/http.ts';
+import { setSimFaults, simRequests } from '#test/fixtures/http.ts';
+import { untilListed } from '#test/fixtures/gateway-waits.ts';
 
 /** A mono 16-bit 16 kHz WAV of a 440 Hz sine: a tiny RIFF header and `ms` of samples. */
 function sineWav(ms: number): Buffer {
@@ -72,7 +73,7 @@ before(async () => {
       ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "${n.kind}"`),
     ].join('\n'),
   );
-  await eventually(async () => (await env.gw.health()).models_ok === 3, 15_000, 'every node listed');
+  await untilListed(env.gw, 3, 'every node listed');
   client = new OpenAI({ baseURL: `${env.gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 

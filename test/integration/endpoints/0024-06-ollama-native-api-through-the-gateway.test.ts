@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { Ollama } from 'ollama';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, simRequests } from '#test/fixtures/http.ts';
+import { untilListed } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -64,7 +65,7 @@ before(async () => {
       `[[nodes]]\nname = "llama"\nurl = "${sim.url('llama')}"\nkind = "llamacpp"`,
     ].join('\n'),
   );
-  await eventually(async () => (await env.gw.health()).models_ok === 2, 15_000, 'every node listed');
+  await untilListed(env.gw, 2, 'every node listed');
   client = new Ollama({ host: env.gw.url, headers: { Authorization: `Bearer ${KEY}` } });
 });
 

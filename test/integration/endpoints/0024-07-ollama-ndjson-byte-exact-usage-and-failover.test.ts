@@ -12,7 +12,9 @@ import { Ollama } from 'ollama';
 import { startScriptedNode, writeInTurn, type InferenceScript } from '#test/fixtures/scripted-node.ts';
 import { startInProcessGateway } from '#test/fixtures/in-process.ts';
 import { startFleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults } from '#test/fixtures/http.ts';
+import { requestEnds, untilListed } from '#test/fixtures/gateway-waits.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 /** Ollama's chat stream in the node's own spelling (key order, a space, an escape), cut mid-line across writes. */
 const STREAM = [
@@ -75,7 +77,7 @@ test('an NDJSON stream passes byte for byte, and the tenant’s tokens settle fr
       (await httpJson('GET', `${url}/admin/tenants`))
         .json<{ tenants: { name: string; today: { requests: number; promptTokens: number; completionTokens: number } }[] }>()
         .tenants.find((t) => t.name === 'webui')?.today;
-    await eventually(async () => (await today())?.requests === 2, 10_000, 'both requests settled');
+    await untilEvent(async () => (await today())?.requests === 2, [requestEnds(gw)], 'both requests settled');
     const settled = await today();
     assert.equal(settled?.promptTokens, 26 + 11, 'prompt_eval_count of the stream’s final object and of the whole answer');
     assert.equal(settled?.completionTokens, 3 + 2, 'eval_count likewise');
@@ -111,7 +113,7 @@ test('a node that fails before the first byte is failed over; the client gets th
     ].join('\n'),
   );
   try {
-    await eventually(async () => (await env.gw.health()).models_ok === 2, 15_000, 'both nodes listed');
+    await untilListed(env.gw, 2, 'both nodes listed');
     await setSimFaults(env.sim.url('a-broken'), { inference: 'error500' });
     for (let i = 0; i < 4; i++) {
       const res = await request(`${env.gw.url}/api/chat`, {

@@ -11,7 +11,9 @@ import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { httpJson, simRequests } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -48,7 +50,7 @@ before(async () => {
       '[routing]\npolicy = "round-robin"',
     ),
   );
-  await eventually(
+  await untilEvent(
     async () => {
       const hosts = (await env.gw.hosts()).hosts;
       return (
@@ -56,7 +58,7 @@ before(async () => {
         hosts.find((h) => h.name === 'olla')?.server?.detected_kind === 'ollama'
       );
     },
-    30_000,
+    [nodeChanges(env.gw)],
     'the nodes’ versions and the auto node’s kind read',
   );
   client = new Anthropic({ baseURL: env.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });

@@ -37,7 +37,7 @@ test('count_tokens for an unloaded model is admitted as a load: the router loads
   const counted = await client.messages.countTokens({ model: 'model-b', messages: [{ role: 'user', content: 'one two three' }] });
   assert.ok(counted.input_tokens > 3);
   await waitForHost(
-    rig.gw.url,
+    rig.gw,
     'router',
     (h) => h.loaded.includes('model-b') && !h.loaded.includes('model-a'),
     'model-b loaded in model-a’s place',

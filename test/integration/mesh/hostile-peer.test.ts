@@ -31,6 +31,7 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { createServer } from 'node:net';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { onTarget, untilEvent } from '#test/fixtures/events.ts';
 
 type Id = 'a' | 'b' | 'c';
 const IDS: readonly Id[] = ['a', 'b', 'c'];
@@ -262,18 +263,22 @@ test('c does not keep a connection with a peer that is neither a pinned site nor
   hostile = await startHostile();
   const node = hostile;
   await dialFrom(node, 'c').catch(() => undefined);
-  await eventually(
+  await untilEvent(
     () => node.getConnections().every((c) => c.remotePeer.toString() !== keys.get('c')?.peerId),
-    WAIT_MS,
+    [onTarget(node, 'H', 'connection:close')],
     'c to drop H',
   );
   await dialFrom(node, 'a');
-  await eventually(
+  await untilEvent(
     () => node.services.pubsub.getSubscribers(SITES_TOPIC).some((p) => p.toString() === keys.get('a')?.peerId),
-    WAIT_MS,
+    [onTarget(node.services.pubsub, "H's pubsub", 'subscription-change')],
     'H to join the topic at a',
   );
-  await eventually(() => captured.length >= 2, WAIT_MS, "H to capture b's records through a");
+  await untilEvent(
+    () => captured.length >= 2,
+    [onTarget(node.services.pubsub, "H's pubsub", 'message')],
+    "H to capture b's records through a",
+  );
 });
 
 test(
@@ -405,9 +410,9 @@ test("b's captured records replayed after b died and a restarted: a does not rev
     WAIT_MS,
     'H to reach a again',
   );
-  await eventually(
+  await untilEvent(
     () => node.services.pubsub.getSubscribers(SITES_TOPIC).some((p) => p.toString() === keys.get('a')?.peerId),
-    WAIT_MS,
+    [onTarget(node.services.pubsub, "H's pubsub", 'subscription-change')],
     'H in the topic at a again',
   );
   const before = await metric('a', /^gateway_mesh_records_rejected_total\{reason="replay"\} (\S+)$/);

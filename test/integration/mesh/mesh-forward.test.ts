@@ -12,11 +12,13 @@ import type { RemoteModel, RemoteSiteView } from '#src/routing/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, setSimFaults, type JsonResponse } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults, type JsonResponse } from '#test/fixtures/http.ts';
 import { chatBody, metricValue } from '#test/fixtures/gateway-state.ts';
 import { chatOfTokens, unusedPort } from '#test/fixtures/context.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '#test/fixtures/recording-upstream.ts';
 import { testSiteKey } from '#test/fixtures/site-keys.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET_A = `
 [[node]]
@@ -128,9 +130,21 @@ before(async () => {
   });
   sitesSeenByB = [view('a', gwA.url, { 'only-a': { ctx: 4096 }, shared: { ctx: 16384 } })];
   // Both fleets listed and sized before any forwarding is judged.
-  await eventually(async () => (await post(gwA, chatBody('only-a'), withKey(KEY_A))).status === 200, 10_000, 'A serves only-a');
-  await eventually(async () => (await post(gwA, chatBody('shared'), withKey(KEY_A))).status === 200, 10_000, 'A serves shared');
-  await eventually(async () => (await post(gwB, chatBody('local-b'), withKey(KEY_B))).status === 200, 10_000, 'B serves local-b');
+  await untilEvent(
+    async () => (await post(gwA, chatBody('only-a'), withKey(KEY_A))).status === 200,
+    [nodeChanges(gwA)],
+    'A serves only-a',
+  );
+  await untilEvent(
+    async () => (await post(gwA, chatBody('shared'), withKey(KEY_A))).status === 200,
+    [nodeChanges(gwA)],
+    'A serves shared',
+  );
+  await untilEvent(
+    async () => (await post(gwB, chatBody('local-b'), withKey(KEY_B))).status === 200,
+    [nodeChanges(gwB)],
+    'B serves local-b',
+  );
 });
 
 after(async () => {
@@ -382,9 +396,9 @@ test('a gateway without [mesh] refuses a request claiming to be forwarded, whate
     assert.equal(res.status, 401, res.text);
     assert.equal(res.json<{ error: { code: string } }>().error.code, 'unknown_site');
     // A client's own Signature header means nothing to a gateway that is not a site.
-    await eventually(
+    await untilEvent(
       async () => (await post(alone, chatBody('only-a'), { ...withKey(KEY_A), signature: 'x=:AA==:' })).status === 200,
-      10_000,
+      [nodeChanges(alone)],
       'served alone',
     );
   } finally {

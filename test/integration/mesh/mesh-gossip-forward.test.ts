@@ -4,9 +4,10 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { httpJson, simRequests } from '#test/fixtures/http.ts';
 import { chat } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const HEARTBEAT_MS = 200;
 const FRESHNESS_MS = 600;
@@ -36,15 +37,15 @@ test('when c stops, a fails closed for its model within the freshness window', a
     (await httpJson('GET', `${a.gw.url}/admin/sites`))
       .json<{ sites: { id: string; fresh: boolean }[] }>()
       .sites.map((s) => [s.id, s.fresh]);
-  await eventually(async () => JSON.stringify(await freshness()) === '[["c",false]]', 5_000, 'c stale at a');
+  await untilEvent(async () => JSON.stringify(await freshness()) === '[["c",false]]', [...mesh.changes()], 'c stale at a');
   const took = Date.now() - stopped;
   assert.ok(took <= FRESHNESS_MS + 3 * HEARTBEAT_MS + 500, `stale after ${took} ms`);
-  await eventually(
+  await untilEvent(
     async () => {
       const list = (await httpJson('GET', `${a.gw.url}/v1/models`)).json<{ data: { id: string }[] }>();
       return !list.data.some((m) => m.id === 'm-c');
     },
-    2_000,
+    [...mesh.changes()],
     'm-c no longer listed at a',
   );
   const res = await chat(a.gw.url, 'm-c');

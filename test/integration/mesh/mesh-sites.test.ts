@@ -2,8 +2,9 @@
 // its own simulated fleet, gossiping on one in-memory bus. Their model sets come from their own
 // discovery; /admin/sites, /metrics and the logs are what the tests read. Real short intervals:
 // heartbeat 200 ms, freshness 2 s (ten heartbeats: a site turns stale when it stops or is cut
-// off, not because a busy machine delayed a few heartbeats). Waits are for states, bounded by
-// WAIT_MS; the times measured against the protocol's bounds are judged with their poll resolution.
+// off, not because a busy machine delayed a few heartbeats). Waits are for states, looked at
+// again on the events that change them (events.ts), bounded generously; the times measured
+// against the protocol's bounds are judged with their poll resolution.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,10 @@ import type { SiteRecord } from '#src/mesh/site-record.ts';
 import type { SitesDocument } from '#src/admin/sites-view.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, setSimFaults, timedEventually } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults, timedEventually } from '#test/fixtures/http.ts';
+import { EventBus } from '#src/core/events.ts';
+import { on, untilEvent, type Trigger } from '#test/fixtures/events.ts';
+import { logLines, nodeChanges, tapJudgements } from '#test/fixtures/gateway-waits.ts';
 import { signRecord } from '#src/mesh/record-codec.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
@@ -28,6 +32,8 @@ const bus = new MemoryBus();
 const keys = new Map<Id, SiteKey>(IDS.map((id) => [id, newSiteKey()]));
 const ROGUE = newSiteKey();
 const sites = new Map<Id, FleetAndGateway>();
+/** Each site's gossip judged (its transport tapped). */
+const judgedAt = new Map<Id, Trigger>();
 let rogue: MemoryTransport;
 
 function fleet(id: Id): string {
@@ -70,7 +76,15 @@ async function startSite(id: Id): Promise<FleetAndGateway> {
   const site = await startFleetAndGateway(fleet(id), (sim) => configFor(id, sim.url(`${id}-gpu`)), {
     // c's listing stays degraded (last-known-good) for four failed fetches before it expires.
     adjust: (config) => (id === 'c' ? { ...config, health: { ...config.health, failThreshold: 5 } } : config),
-    meshGossip: { key, transport: (own) => bus.transport(`peer-${id}`, own.peerId), replaySinceMs: 0 },
+    meshGossip: {
+      key,
+      transport: (own) => {
+        const tapped = tapJudgements(bus.transport(`peer-${id}`, own.peerId), `gossip judged at ${id}`);
+        judgedAt.set(id, tapped.judged);
+        return tapped.transport;
+      },
+      replaySinceMs: 0,
+    },
   });
   sites.set(id, site);
   return site;
@@ -90,6 +104,11 @@ async function remote(id: Id, of: Id): Promise<SitesDocument['sites'][number]> {
   return (await sitesOf(id)).sites.find((s) => s.id === of) ?? assert.fail(`${of} not listed at ${id}`);
 }
 
+/** What can change these sites' documents: gossip each judged, their log lines (freshness), their nodes' listings. */
+function changesAt(...at: readonly Id[]): Trigger[] {
+  return at.flatMap((id) => [judgedAt.get(id) ?? assert.fail(), logLines(site(id).gw), nodeChanges(site(id).gw)]);
+}
+
 const ids = (row: { models: readonly { id: string }[] }): string[] => row.models.map((m) => m.id);
 
 before(async () => {
@@ -104,9 +123,9 @@ after(async () => {
 });
 
 test('a site publishes what its own nodes list (largest context) plus its static models; peers see it', async () => {
-  await eventually(
+  await untilEvent(
     async () => ids(await remote('a', 'b')).includes('m-b') && ids(await remote('a', 'c')).includes('m-c'),
-    WAIT_MS,
+    changesAt('a'),
     'a learns b and c',
   );
   const own = (await sitesOf('b')).site ?? assert.fail();
@@ -136,10 +155,14 @@ test('a site publishes what its own nodes list (largest context) plus its static
 test('a model appearing at c reaches a within two heartbeats of c publishing it; it leaves when c stops serving it', async () => {
   const cNode = site('c').sim.url('c-gpu');
   await setSimFaults(cNode, { models: 'empty' });
-  await eventually(async () => !ids(await remote('a', 'c')).includes('m-c'), WAIT_MS, 'm-c leaves a once c lists nothing');
+  await untilEvent(async () => !ids(await remote('a', 'c')).includes('m-c'), changesAt('a'), 'm-c leaves a once c lists nothing');
   assert.deepEqual(ids((await sitesOf('c')).site ?? assert.fail()), []);
   await setSimFaults(cNode, { models: 'none' });
-  await eventually(async () => ids((await sitesOf('c')).site ?? assert.fail()).includes('m-c'), WAIT_MS, 'c lists m-c again');
+  await untilEvent(
+    async () => ids((await sitesOf('c')).site ?? assert.fail()).includes('m-c'),
+    changesAt('c'),
+    'c lists m-c again',
+  );
   const { tookMs, resolutionMs } = await timedEventually(
     async () => ids(await remote('a', 'c')).includes('m-c'),
     WAIT_MS,
@@ -158,39 +181,39 @@ test('a malformed listing at c keeps what c publishes while degraded; an expired
       .gw.logs()
       .some((l) => l.msg === msg && l.node === 'c-gpu');
   await setSimFaults(cNode, { models: 'garbage' });
-  await eventually(() => logged('model discovery failed'), WAIT_MS, 'c-gpu listing degraded');
+  await untilEvent(() => logged('model discovery failed'), changesAt('c'), 'c-gpu listing degraded');
   assert.deepEqual(ids((await sitesOf('c')).site ?? assert.fail()), ['m-c', 'shared']);
   assert.deepEqual(ids(await remote('a', 'c')), ['m-c', 'shared']);
-  await eventually(() => logged('model discovery expired'), WAIT_MS, 'c-gpu listing expired');
-  await eventually(async () => ids(await remote('a', 'c')).length === 0, WAIT_MS, 'the expired listing leaves the set');
+  await untilEvent(() => logged('model discovery expired'), changesAt('c'), 'c-gpu listing expired');
+  await untilEvent(async () => ids(await remote('a', 'c')).length === 0, changesAt('a'), 'the expired listing leaves the set');
   await setSimFaults(cNode, { models: 'none' });
-  await eventually(async () => ids(await remote('a', 'c')).includes('m-c'), WAIT_MS, 'm-c back at a');
+  await untilEvent(async () => ids(await remote('a', 'c')).includes('m-c'), changesAt('a'), 'm-c back at a');
 });
 
 test('a partitioned site goes stale for the others and converges when the partition heals', async () => {
   bus.partition(['peer-c']);
-  await eventually(
+  await untilEvent(
     async () => !(await remote('a', 'c')).fresh && !(await remote('c', 'b')).fresh,
-    WAIT_MS,
+    changesAt('a', 'c'),
     'c stale at a, b stale at c',
   );
   const metrics = (await httpJson('GET', `${site('a').gw.url}/metrics`)).text;
   assert.match(metrics, /gateway_mesh_site_fresh\{site="c"\} 0/);
   assert.match(metrics, /gateway_mesh_site_fresh\{site="b"\} 1/);
   await setSimFaults(site('c').sim.url('c-gpu'), { models: 'empty' });
-  await eventually(
+  await untilEvent(
     async () => ids((await sitesOf('c')).site ?? assert.fail()).length === 0,
-    WAIT_MS,
+    changesAt('c'),
     'c changes its set while cut off',
   );
   bus.heal();
-  await eventually(
+  await untilEvent(
     async () => (await remote('a', 'c')).fresh && ids(await remote('a', 'c')).length === 0 && (await remote('c', 'b')).fresh,
-    WAIT_MS,
+    changesAt('a', 'c'),
     'converged after heal',
   );
   await setSimFaults(site('c').sim.url('c-gpu'), { models: 'none' });
-  await eventually(async () => ids(await remote('a', 'c')).includes('m-c'), WAIT_MS, 'm-c back');
+  await untilEvent(async () => ids(await remote('a', 'c')).includes('m-c'), changesAt('a'), 'm-c back');
   // Each transition is logged once: stale and fresh lines for c alternate (on a busy machine c may
   // also flap on its own heartbeats, each flap being a real transition, logged once).
   const STALE = 'mesh site stale: its models are not routed to until a newer record arrives';
@@ -207,11 +230,13 @@ test('a partitioned site goes stale for the others and converges when the partit
 
 test('forged, replayed and over-cap records are rejected by every site and change nothing', async () => {
   const recorded: Uint8Array[] = [];
+  const rogueHeard = new EventBus<{ record: undefined }>();
   rogue.onMessage((data, from) => {
     if (from === keys.get('c')?.peerId) recorded.push(data);
+    rogueHeard.emit('record', undefined);
     return 'accept';
   });
-  await eventually(() => recorded.length > 0, WAIT_MS, 'a record of c');
+  await untilEvent(() => recorded.length > 0, [on(rogueHeard, 'record')], 'a record of c');
   const before = await remote('a', 'c');
   const now = Date.now();
   const forged: SiteRecord = {
@@ -232,22 +257,22 @@ test('forged, replayed and over-cap records are rejected by every site and chang
   const firstRevision =
     (JSON.parse(new TextDecoder().decode(first)) as { record?: { revision: number } }).record?.revision ??
     assert.fail('c sends records');
-  await eventually(
+  await untilEvent(
     async () =>
       ((await remote('a', 'c')).revision ?? 0) > firstRevision && ((await remote('b', 'c')).revision ?? 0) > firstRevision,
-    WAIT_MS,
+    changesAt('a', 'b'),
     'a and b to hold a newer record of c',
   );
   await rogue.publish(first);
   for (const id of ['a', 'b'] as const) {
-    await eventually(
+    await untilEvent(
       async () => {
         const text = (await httpJson('GET', `${site(id).gw.url}/metrics`)).text;
         return ['bad_signature', 'over_cap', 'replay'].every((reason) =>
           new RegExp(`gateway_mesh_records_rejected_total\\{reason="${reason}"\\} [1-9]`).test(text),
         );
       },
-      WAIT_MS,
+      changesAt(id),
       `${id} counts each rejection`,
     );
     const c = await remote(id, 'c');
@@ -279,17 +304,17 @@ test('a reload applies pin changes at once, keeping what the other pins learned'
   );
   assert.ok(((await remote('a', 'b')).revision ?? 0) >= revisionOfB, 'b kept');
   // c is no pinned site of a's any more: a no longer keeps it connected (nor hears its records).
-  await eventually(() => !bus.neighbours('peer-a', 'peer-c'), WAIT_MS, 'c disconnected from a');
+  await untilEvent(() => !bus.neighbours('peer-a', 'peer-c'), changesAt('a'), 'c disconnected from a');
   assert.deepEqual(await a.gw.reload(configFor('a', url)), { ok: true });
-  await eventually(
+  await untilEvent(
     async () => (await remote('a', 'c')).fresh && ids(await remote('a', 'c')).includes('m-c'),
-    WAIT_MS,
+    changesAt('a'),
     'c pinned again and learned from its next record',
   );
 });
 
 test('a site that stops is stale for the others within the freshness window', async () => {
-  await eventually(async () => (await remote('a', 'c')).fresh, WAIT_MS, 'c fresh');
+  await untilEvent(async () => (await remote('a', 'c')).fresh, changesAt('a'), 'c fresh');
   await site('c').close();
   sites.delete('c');
   const { tookMs, resolutionMs } = await timedEventually(async () => !(await remote('a', 'c')).fresh, WAIT_MS, 'c stale at a');

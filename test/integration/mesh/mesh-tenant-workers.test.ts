@@ -9,6 +9,7 @@ import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { postFresh } from '#test/fixtures/fresh-connection.ts';
 import { chatBody, metricValue } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const REQUESTS = 16;
 const mesh = new TwoSiteMesh({
@@ -61,7 +62,11 @@ const chatAtA = (key: string) =>
 
 before(async () => {
   await mesh.start();
-  await eventually(async () => (await chatAtA('key-team-a')).status === 200, 30_000, 'a forwards m-c');
+  await untilEvent(
+    async () => (await chatAtA('key-team-a')).status === 200,
+    [...mesh.changes({ withLogs: false })],
+    'a forwards m-c',
+  );
 });
 after(() => mesh.close());
 

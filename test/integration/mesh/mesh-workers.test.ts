@@ -11,6 +11,7 @@ import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { postFresh, type Answer } from '#test/fixtures/fresh-connection.ts';
 import { chatBody, metricValue } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh, type SiteId } from '#test/fixtures/two-site-mesh.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const HEARTBEAT_MS = 200;
 const FRESHNESS_MS = 800;
@@ -71,9 +72,9 @@ test('[mesh] with workers = 2: a remote-only model is listed and forwarded throu
   const a = site('a').gw;
   await mesh.waitListed('a', 'm-c', 'c'); // from a worker's site mirror
   // The key reaches the workers within one sync after the mesh part loaded it.
-  await eventually(
+  await untilEvent(
     async () => (await postFresh(`${a.url}/v1/chat/completions`, Buffer.from(JSON.stringify(chatBody('m-c'))))).status === 200,
-    5_000,
+    [...mesh.changes({ withLogs: false })],
     'a forwards m-c',
   );
   const since = await settledRows(a);
@@ -179,12 +180,12 @@ test('a site gone stale receives no forward from any worker', async () => {
   // c keeps serving HTTP; only its gossip stops reaching a, so its record ages out there.
   bus.partition(['peer-a'], ['peer-c']);
   try {
-    await eventually(
+    await untilEvent(
       async () => {
         const list = (await httpJson('GET', `${a.url}/v1/models`)).json<{ data: { id: string }[] }>();
         return !list.data.some((m) => m.id === 'm-c');
       },
-      FRESHNESS_MS + 10 * HEARTBEAT_MS + 2_000,
+      [...mesh.changes()],
       'm-c no longer listed at a',
     );
     // One mirror push (100 ms) after the owner saw it stale, every worker has it stale too (settledRows waits longer).

@@ -6,7 +6,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const TOKEN = 'regression-0025-01-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -49,14 +51,14 @@ test('an unload with a request in flight is refused and does not happen', async 
     messages: [{ role: 'user', content: 'hi' }],
     max_tokens: 2000,
   });
-  await eventually(
+  await untilEvent(
     async () => {
       const hosts = (await httpJson('GET', `${rig.gw.url}/admin/hosts`, undefined, AUTH)).json<{
         hosts: { name: string; in_flight: number }[];
       }>();
       return (hosts.hosts.find((h) => h.name === 'router')?.in_flight ?? 0) > 0;
     },
-    20_000,
+    [requestEnds(rig.gw), nodeChanges(rig.gw)],
     'the request in flight',
   );
   const refused = await httpJson('POST', `${rig.gw.url}/admin/models/unload`, { model: 'model-a', node: 'router' }, AUTH);

@@ -4,7 +4,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const OLLAMA = `
 [[node]]
@@ -40,22 +42,22 @@ after(async () => {
 });
 
 test('warm = 1 loads the model on a node that lists it, without any request', async () => {
-  await eventually(
+  await untilEvent(
     async () => {
       const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{
         data: { id: string; status: { value: string } }[];
       }>();
       return list.data.find((m) => m.id === 'embed')?.status.value === 'loaded';
     },
-    30_000,
+    [nodeChanges(rig.gw)],
     'embed loaded on the router',
   );
-  await eventually(
+  await untilEvent(
     async () => {
       const ps = (await httpJson('GET', `${rig.sim.url('ollama')}/api/ps`)).json<{ models: { model: string }[] }>();
       return ps.models.some((m) => m.model === 'qwen:7b');
     },
-    30_000,
+    [nodeChanges(rig.gw)],
     'qwen loaded on Ollama',
   );
   const list = (await httpJson('GET', `${rig.sim.url('router')}/models`)).json<{

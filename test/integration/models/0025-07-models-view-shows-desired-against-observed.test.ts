@@ -7,7 +7,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runModelsCli } from '#test/fixtures/models-cli.ts';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 interface ModelRow {
   model: string;
@@ -83,7 +85,11 @@ test('a request switch under way shows on its node, with the victim the gateway 
     messages: [{ role: 'user', content: 'hi' }],
     max_tokens: 2,
   });
-  await eventually(async () => (await view()).nodes.find((n) => n.name === 'slow')?.switch !== null, 10_000, 'the switch shown');
+  await untilEvent(
+    async () => (await view()).nodes.find((n) => n.name === 'slow')?.switch !== null,
+    [nodeChanges(rig.gw), rig.sim.activity('slow')],
+    'the switch shown',
+  );
   const slow = (await view()).nodes.find((n) => n.name === 'slow');
   assert.deepEqual(slow?.switch, { action: 'load', model: 's2', by: 'request', loaded: false, victim: 's1' });
   const { code, stdout: out } = await runModelsCli(['--url', rig.gw.url], 30_000);

@@ -8,9 +8,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { unusedPort as freePort } from '#test/fixtures/context.ts';
 import { routerStatus, simRouter } from '#test/fixtures/router-fleet.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const routerToml = (name: string, port: number, models: readonly string[]): string =>
   simRouter({
@@ -79,21 +81,21 @@ const healthOf = async (node: string): Promise<string> =>
     .details.find((d) => d.name === node)?.status ?? '';
 
 test('preload and warm come up after start; an admin unload of a preloaded model is not undone', async () => {
-  await eventually(
+  await untilEvent(
     async () => (await status(sleepyPort, 'pre')) === 'loaded' && (await status(sleepyPort, 'warmed')) === 'loaded',
-    30_000,
+    [nodeChanges(gw)],
     'pre and warmed up on sleepy',
   );
-  await eventually(async () => (await status(plainPort, 'pre2')) === 'loaded', 30_000, 'pre2 up on plain');
+  await untilEvent(async () => (await status(plainPort, 'pre2')) === 'loaded', [nodeChanges(gw)], 'pre2 up on plain');
   // The preload's own operation may still hold the node's ticket for a moment (`busy`).
   let unloaded = await httpJson('POST', `${gw.url}/admin/models/unload`, { model: 'pre2', node: 'plain' });
-  await eventually(
+  await untilEvent(
     async () => {
       if (unloaded.status === 409 && unloaded.json<{ code: string }>().code === 'busy')
         unloaded = await httpJson('POST', `${gw.url}/admin/models/unload`, { model: 'pre2', node: 'plain' });
       return unloaded.status !== 409;
     },
-    10_000,
+    [nodeChanges(gw)],
     'the unload taken',
   );
   assert.equal(unloaded.status, 200, unloaded.text);
@@ -106,15 +108,15 @@ test('preload and warm come up after start; an admin unload of a preloaded model
 test('a node that slept and woke gets its preload and its warm model back', async () => {
   await sleepy?.close();
   sleepy = undefined;
-  await eventually(async () => (await healthOf('sleepy')) === 'asleep', 30_000, 'sleepy asleep');
+  await untilEvent(async () => (await healthOf('sleepy')) === 'asleep', [nodeChanges(gw)], 'sleepy asleep');
   // The machine comes back (its router restarted: every model unloaded).
   sleepy = await startSimFleet(routerToml('sleepy', sleepyPort, SLEEPY));
   assert.equal(await status(sleepyPort, 'pre'), 'unloaded');
   const woken = await httpJson('POST', `${gw.url}/admin/wake?node=sleepy`);
   assert.ok(woken.status < 300, woken.text);
-  await eventually(
+  await untilEvent(
     async () => (await status(sleepyPort, 'pre')) === 'loaded' && (await status(sleepyPort, 'warmed')) === 'loaded',
-    30_000,
+    [nodeChanges(gw)],
     'pre and warmed back after the wake',
   );
   assert.equal(await status(sleepyPort, 'other'), 'unloaded', 'nothing else is loaded');
@@ -123,8 +125,8 @@ test('a node that slept and woke gets its preload and its warm model back', asyn
 test('a node that died and restarted gets its preload back (the admin unload before it no longer counts)', async () => {
   await plain?.close();
   plain = undefined;
-  await eventually(async () => (await healthOf('plain')) === 'dead', 30_000, 'plain dead');
+  await untilEvent(async () => (await healthOf('plain')) === 'dead', [nodeChanges(gw)], 'plain dead');
   plain = await startSimFleet(routerToml('plain', plainPort, PLAIN));
-  await eventually(async () => (await status(plainPort, 'pre2')) === 'loaded', 30_000, 'pre2 back after the restart');
+  await untilEvent(async () => (await status(plainPort, 'pre2')) === 'loaded', [nodeChanges(gw)], 'pre2 back after the restart');
   assert.equal(await status(plainPort, 'spare'), 'unloaded');
 });

@@ -5,7 +5,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import type { HostView } from '#test/fixtures/admin-readers.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const TOKEN = 'models-admin-token-25';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -94,9 +96,9 @@ test('Ollama loads with keep_alive and unloads with keep_alive 0, confirmed by /
   assert.equal(loaded.status, 200, loaded.text);
   assert.equal(loaded.json().node, 'ollama');
   assert.deepEqual(await ollamaLoaded(), ['qwen:7b']);
-  await eventually(
+  await untilEvent(
     async () => (await host('ollama'))?.loaded.includes('qwen:7b') === true,
-    20_000,
+    [nodeChanges(rig.gw)],
     'the gateway sees qwen loaded',
   );
   const unloaded = await admin('unload', { model: 'qwen:7b', node: 'ollama' });
@@ -123,11 +125,11 @@ test('an unload is refused while a request for the model is in flight', async ()
     messages: [{ role: 'user', content: 'hi' }],
     max_tokens: 2000,
   });
-  await eventually(
+  await untilEvent(
     async () => {
       return ((await host('router'))?.in_flight ?? 0) > 0;
     },
-    20_000,
+    [nodeChanges(rig.gw), requestEnds(rig.gw), rig.sim.activity('router')],
     'the request in flight',
   );
   const refused = await admin('unload', { model: 'model-a', node: 'router' });
@@ -200,7 +202,11 @@ test('unloads racing random arrivals never unload a model mid-request, and every
   });
   assert.ok(outcomes.includes('in_flight'), `some unloads refused: ${outcomes.join(',')}`);
   // Once every answer is in, the unload goes through.
-  await eventually(async () => (await host('router'))?.in_flight === 0, 20_000, 'nothing in flight');
+  await untilEvent(
+    async () => (await host('router'))?.in_flight === 0,
+    [nodeChanges(rig.gw), requestEnds(rig.gw), rig.sim.activity('router')],
+    'nothing in flight',
+  );
   const last = await admin('unload', { model: 'model-c', node: 'router' });
   assert.equal(last.status, 200, last.text);
   assert.equal(await stats(), before, 'no unload of a model with a request in flight');
@@ -211,7 +217,7 @@ test('a load on a full router unloads an idle model first, then loads', async ()
   assert.ok([200].includes(a.status), a.text);
   const c = await admin('load', { model: 'model-c', node: 'router' });
   assert.ok([200].includes(c.status), c.text);
-  await eventually(async () => (await host('router'))?.loaded.length === 2, 20_000, 'the router full');
+  await untilEvent(async () => (await host('router'))?.loaded.length === 2, [nodeChanges(rig.gw)], 'the router full');
   const b = await admin('load', { model: 'model-b', node: 'router' });
   assert.equal(b.status, 200, b.text);
   assert.ok(['model-a', 'model-c'].includes(String(b.json().evicted)), b.text);

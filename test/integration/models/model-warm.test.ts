@@ -4,7 +4,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 let rig: RouterRig;
 
@@ -32,16 +34,16 @@ after(async () => {
 // The race this once showed (a decision on a listing from before the switch) is gone: the manager
 // asks a fresh listing before an admin decision and after every operation.
 test('warm = 1 comes up after start and again after a switch evicted it', async () => {
-  await eventually(async () => (await rig.routerStatus('embed')) === 'loaded', 30_000, 'embed warm after start');
+  await untilEvent(async () => (await rig.routerStatus('embed')) === 'loaded', [nodeChanges(rig.gw)], 'embed warm after start');
   const answer = await httpJson('POST', `${rig.gw.url}/v1/chat/completions`, {
     model: 'chat',
     messages: [{ role: 'user', content: 'hi' }],
     max_tokens: 2,
   });
   assert.equal(answer.status, 200, answer.text);
-  await eventually(
+  await untilEvent(
     async () => (await rig.routerStatus('embed')) === 'loaded' && (await rig.routerStatus('chat')) === 'unloaded',
-    30_000,
+    [nodeChanges(rig.gw)],
     'embed warm again after the switch',
   );
 });

@@ -4,8 +4,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { eventually, simRequests, simStats, type JsonResponse } from '#test/fixtures/http.ts';
+import { simRequests, simStats, type JsonResponse } from '#test/fixtures/http.ts';
 import { chat as chatAt } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const LOAD_TIMEOUT_MS = 1_500;
 
@@ -46,9 +47,9 @@ test('a load that never completes is cancelled after load_timeout and answered 5
     /model 'stuck' did not finish loading in time .*router: the model did not load within 1500ms \(routing\.load_timeout\)/,
   );
   assert.ok(tookMs >= LOAD_TIMEOUT_MS, `answered after ${tookMs}ms, not before the timeout`);
-  await eventually(
+  await untilEvent(
     async () => (await simStats(rig.sim.url('router'))).inFlight === 0,
-    5_000,
+    [rig.sim.activity('router')],
     'the router saw the request cancelled',
   );
 });

@@ -5,8 +5,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
-import { eventually, httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
+import { httpJson, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
 import { chat as chatAt } from '#test/fixtures/gateway-state.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 interface Residency {
   readonly running: number;
@@ -55,9 +56,9 @@ async function switchesCounted(): Promise<number> {
 async function wave(loaded: string, other: string): Promise<number[]> {
   const before = (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions').length;
   const first = chat(loaded);
-  await eventually(
+  await untilEvent(
     async () => (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions').length > before,
-    10_000,
+    [rig.sim.activity('router')],
     'the first request at the router',
   );
   const rest = [other, loaded, other, loaded, other].map((model) => chat(model));
@@ -76,7 +77,11 @@ test('three waves of six requests for two models on a max_instances=1 router all
   assert.deepEqual(await wave('model-b', 'model-a'), [200, 200, 200, 200, 200, 200]);
   assert.deepEqual(await wave('model-a', 'model-b'), [200, 200, 200, 200, 200, 200]);
   // The router drops a request from its queue a moment after it answered it: wait for that, bounded.
-  await eventually(async () => (await residency()).queued.length === 0, 30_000, 'nothing left queued inside the router');
+  await untilEvent(
+    async () => (await residency()).queued.length === 0,
+    [rig.sim.activity('router')],
+    'nothing left queued inside the router',
+  );
   const after = await residency();
   assert.equal(after.peakRunning, 1, 'never more than max_instances models running');
   assert.equal(after.loads - loadsBefore, 3, 'one load per wave');
@@ -104,10 +109,14 @@ test('straight to the sim router the same burst leaves the other model queued in
       () => undefined,
     );
   const loadedAnswers = [send(running), send(running), send(running)];
-  await eventually(async () => (await residency()).running === 1, 5_000, 'the loaded model busy');
+  await untilEvent(async () => (await residency()).running === 1, [rig.sim.activity('router')], 'the loaded model busy');
   const hanging = [send(other), send(other), send(other)];
   await Promise.all(loadedAnswers);
-  await eventually(async () => (await residency()).queued.includes(other), 5_000, `${other} queued in the router`);
+  await untilEvent(
+    async () => (await residency()).queued.includes(other),
+    [rig.sim.activity('router')],
+    `${other} queued in the router`,
+  );
   const statuses = (await httpJson('GET', `${url}/v1/models`)).json<{ data: { id: string; status: { value: string } }[] }>();
   assert.equal(
     statuses.data.find((m) => m.id === running)?.status.value,
@@ -116,5 +125,9 @@ test('straight to the sim router the same burst leaves the other model queued in
   );
   controller.abort();
   await Promise.all(hanging);
-  await eventually(async () => (await residency()).queued.length === 0, 5_000, 'the router queue emptied by the clients leaving');
+  await untilEvent(
+    async () => (await residency()).queued.length === 0,
+    [rig.sim.activity('router')],
+    'the router queue emptied by the clients leaving',
+  );
 });

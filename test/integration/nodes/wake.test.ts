@@ -5,8 +5,10 @@ import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { unusedPort as freePort } from '#test/fixtures/context.ts';
+import { onEmitter, untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const MAC = '0a:1b:2c:3d:4e:5f';
 
@@ -80,26 +82,26 @@ group = "g2"
 `;
   const toml = gatewayToml([], nodes).replace('fail_threshold = 2', 'fail_threshold = 1');
   gw = await startGateway(toml);
-  await eventually(
+  await untilEvent(
     async () => (await statusOf('sleeper')) === 'asleep' && (await statusOf('never')) === 'asleep',
-    15_000,
+    [nodeChanges(gw)],
     'sleepers asleep',
   );
-  await eventually(async () => (await statusOf('known')) === 'healthy', 15_000, 'known healthy');
-  await eventually(
+  await untilEvent(async () => (await statusOf('known')) === 'healthy', [nodeChanges(gw)], 'known healthy');
+  await untilEvent(
     async () => {
       const health = (await httpJson('GET', `${gw.url}/health`)).json<{
         details: { name: string; models: { state: string } }[];
       }>();
       return health.details.find((d) => d.name === 'known')?.models.state === 'known';
     },
-    15_000,
+    [nodeChanges(gw)],
     'known listed',
   );
   // Put the known node to sleep: it keeps its last listing (small-model) but no longer answers.
   await known.close();
   known = undefined;
-  await eventually(async () => (await statusOf('known')) === 'asleep', 15_000, 'known asleep');
+  await untilEvent(async () => (await statusOf('known')) === 'asleep', [nodeChanges(gw)], 'known asleep');
 });
 
 after(async () => {
@@ -181,7 +183,7 @@ test('POST /admin/wake sends a wake by hand and /admin/hosts shows when', async 
   const before = udp.packets.length;
   const res = await httpJson('POST', `${gw.url}/admin/wake?node=known`);
   assert.equal(res.status, 202, res.text);
-  await eventually(() => udp.packets.length > before, 15_000, 'a magic packet');
+  await untilEvent(() => udp.packets.length > before, [onEmitter(udp.socket, 'the wake listener', 'message')], 'a magic packet');
   const hosts = (await httpJson('GET', `${gw.url}/admin/hosts`)).json<{
     hosts: { name: string; wake: { waking: boolean; last_sent_at: string | null } | null }[];
   }>();

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, setSimFaults, simRequests, simStats } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults, simRequests, simStats } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -41,12 +43,12 @@ before(async () => {
       'max_request_body_bytes = 4096',
     ),
   );
-  await eventually(
+  await untilEvent(
     async () => {
       const health = (await httpJson('GET', `${gw.url}/health`)).json<{ models_ok: number; healthy: number }>();
       return health.models_ok === 3 && health.healthy === 3;
     },
-    15_000,
+    [nodeChanges(gw)],
     'every node healthy with known models',
   );
 });
@@ -142,12 +144,16 @@ test('a client that disconnects mid-stream makes the gateway abort the upstream 
   const iterator = res.body[Symbol.asyncIterator]();
   await iterator.next();
   controller.abort();
-  await eventually(
+  await untilEvent(
     async () => ((await simStats(sim.url('slow'))).clientAborted ?? 0) > before,
-    15_000,
+    [sim.activity('slow')],
     'the node to see its client go',
   );
-  await eventually(async () => (await simStats(sim.url('slow'))).inFlight === 0, 15_000, 'the node to stop generating');
+  await untilEvent(
+    async () => (await simStats(sim.url('slow'))).inFlight === 0,
+    [sim.activity('slow')],
+    'the node to stop generating',
+  );
 });
 
 test('a body over max_request_body_bytes gets 413 in the OpenAI error shape', async () => {
@@ -191,8 +197,12 @@ test('a node failing health checks goes degraded, then dead, then recovers on on
       .details.find((d) => d.name === 'b')?.status ?? '';
   await setSimFaults(sim.url('b'), { health: 'fail' });
   try {
-    await eventually(async () => (await statusOf()) === 'degraded' || (await statusOf()) === 'dead', 15_000, 'b degraded');
-    await eventually(async () => (await statusOf()) === 'dead', 15_000, 'b dead');
+    await untilEvent(
+      async () => (await statusOf()) === 'degraded' || (await statusOf()) === 'dead',
+      [nodeChanges(gw)],
+      'b degraded',
+    );
+    await untilEvent(async () => (await statusOf()) === 'dead', [nodeChanges(gw)], 'b dead');
     for (let i = 0; i < 3; i++) {
       const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chat('shared'));
       assert.equal(res.headers['x-switchyard-node'], 'a', 'dead nodes are not routed to');
@@ -200,7 +210,7 @@ test('a node failing health checks goes degraded, then dead, then recovers on on
   } finally {
     await setSimFaults(sim.url('b'), { health: 'none' });
   }
-  await eventually(async () => (await statusOf()) === 'healthy', 15_000, 'b healthy again');
+  await untilEvent(async () => (await statusOf()) === 'healthy', [nodeChanges(gw)], 'b healthy again');
   const messages = gw
     .logs()
     .filter((l) => l.node === 'b')

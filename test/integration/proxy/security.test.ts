@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const CLIENT_KEY = 'client-key-7f3a9c';
 const ADMIN_TOKEN = 'admin-token-51be02';
@@ -33,9 +35,9 @@ ttft = "5ms"
   gw = await startGateway(toml, { env: { CLIENT_KEY, ADMIN_TOKEN, NODE_KEY } });
   const adminUrl = String(gw.logs().find((l) => l.msg === 'gateway listening')?.admin_url);
   const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
-  await eventually(
+  await untilEvent(
     async () => (await httpJson('GET', `${adminUrl}/health`, undefined, auth)).json<{ healthy?: number }>().healthy === 1,
-    15_000,
+    [nodeChanges(gw)],
     'node healthy',
   );
 });

@@ -13,7 +13,9 @@ import {
   type ScriptedNode,
   type TestGateway,
 } from '#test/fixtures/scripted-node.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 interface Attempt {
   node?: string;
@@ -89,7 +91,11 @@ test('the last requests, newest first, each with its attempts and the routing de
   assert.equal((await chat('m', 'fo-1', 'sk-bob')).status, 200);
   assert.equal((await chat('nope', 'unknown-1')).status, 404);
   let answer: Answer = { requests: [], latest: 0, kept: 0, capacity: 0 };
-  await eventually(async () => (answer = await requests()).requests.length >= 3, 15_000, 'three records');
+  await untilEvent(
+    async () => (answer = await requests()).requests.length >= 3,
+    [requestEnds(gw), nodeChanges(gw)],
+    'three records',
+  );
   assert.deepEqual(
     answer.requests.slice(0, 3).map((r) => r.request_id),
     ['unknown-1', 'fo-1', 'ok-1'],
@@ -149,7 +155,11 @@ test('filters by model, node, tenant and status, and the cursor gives only newer
   assert.equal((await requests('?limit=1')).requests.length, 1);
   assert.deepEqual((await requests(`?after=${all.latest}`)).requests, [], 'nothing newer yet');
   assert.equal((await chat('m', 'ok-2')).status, 200);
-  await eventually(async () => (await requests(`?after=${all.latest}`)).requests.length === 1, 15_000, 'the newer one');
+  await untilEvent(
+    async () => (await requests(`?after=${all.latest}`)).requests.length === 1,
+    [requestEnds(gw), nodeChanges(gw)],
+    'the newer one',
+  );
   assert.equal((await requests(`?after=${all.latest}`)).requests[0]?.request_id, 'ok-2');
 });
 

@@ -6,7 +6,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings, nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 interface Rec {
   request_id: string;
@@ -22,9 +24,9 @@ before(async () => {
   sim = await startSimFleet('[[node]]\nname = "n"\nkind = "vllm"\nmodels = ["m"]\nttft = "1ms"\ntokens_per_second = 5000\n');
   gw = await startGateway(gatewayToml([{ name: 'n', url: sim.url('n'), kind: 'vllm' }], '', 'workers = 2'));
   const chat = { model: 'm', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] };
-  await eventually(
+  await untilEvent(
     async () => (await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, { 'x-request-id': 'warm' })).status === 200,
-    60_000,
+    [listings(gw)],
     'a first answer',
   );
 });
@@ -44,14 +46,14 @@ test("every worker's requests are in the main thread's ring, once each, with the
     ids.map(() => 200),
   );
   let records: Rec[] = [];
-  await eventually(
+  await untilEvent(
     async () => {
       records = (await httpJson('GET', `${gw.url}/admin/requests?limit=1000`))
         .json<{ requests: Rec[] }>()
         .requests.filter((r) => r.request_id.startsWith('w-'));
       return records.length >= ids.length;
     },
-    30_000,
+    [requestEnds(gw), nodeChanges(gw)],
     'every request in the ring',
   );
   assert.deepEqual(records.map((r) => r.request_id).sort(), [...ids].sort(), 'each once');

@@ -6,8 +6,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { answerChat, type TestGateway } from '#test/fixtures/scripted-node.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { linesOf, type LogLine, startLoggedGateway, type LoggedGateway } from '#test/fixtures/request-log-files.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 let rig: LoggedGateway | undefined;
 let logPath: string;
@@ -28,13 +30,13 @@ after(() => rig?.close());
 
 async function lineOf(id: string): Promise<LogLine> {
   let found: LogLine | undefined;
-  await eventually(
+  await untilEvent(
     async () => {
       await gw.gateway.requestLogFlushed();
       found = (await linesOf(logPath)).find((l) => l.request_id === id);
       return found !== undefined;
     },
-    15_000,
+    [requestEnds(gw)],
     `the line of ${id}`,
   );
   return found ?? assert.fail('no line');

@@ -32,7 +32,7 @@ before(async () => {
       ROUTING,
     ),
   );
-  for (const name of NAMES) await waitForHost(fleet.gw.url, name, (h) => h.loaded.includes('m'), 'listed');
+  for (const name of NAMES) await waitForHost(fleet.gw, name, (h) => h.loaded.includes('m'), 'listed');
 });
 
 after(() => fleet.close());

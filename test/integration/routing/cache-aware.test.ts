@@ -27,7 +27,7 @@ before(async () => {
       '[routing]\npolicy = "cache-aware"\ncache_balance_abs = 4\n',
     ),
   );
-  for (const name of NAMES) await waitForHost(fleet.gw.url, name, (h) => h.loaded.includes('m'), 'listed');
+  for (const name of NAMES) await waitForHost(fleet.gw, name, (h) => h.loaded.includes('m'), 'listed');
 });
 
 after(() => fleet.close());

@@ -6,8 +6,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { httpJson, simRequests } from '#test/fixtures/http.ts';
 import { waitForHost } from '#test/fixtures/context.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -58,8 +60,8 @@ before(async () => {
       '[load]\ninterval = "150ms"\nstale_after = "30s"\n[routing]\npolicy = "least-loaded"\n',
     ),
   );
-  for (const name of ['busy', 'calm', 'blind']) await waitForHost(fleet.gw.url, name, (h) => h.loaded.includes('m'), 'listed');
-  await waitForHost(fleet.gw.url, 'router', (h) => h.role === 'router' && h.loaded.includes('r-loaded'), 'router listed');
+  for (const name of ['busy', 'calm', 'blind']) await waitForHost(fleet.gw, name, (h) => h.loaded.includes('m'), 'listed');
+  await waitForHost(fleet.gw, 'router', (h) => h.role === 'router' && h.loaded.includes('r-loaded'), 'router listed');
 });
 
 after(async () => {
@@ -78,12 +80,12 @@ test('a node whose own metrics report a deep waiting queue gets measurably less 
       }).catch(() => undefined),
     );
   }
-  await eventually(
+  await untilEvent(
     async () => {
       const busy = (await fleet.gw.explain('model=m')).nodes.find((n) => n.node === 'busy');
       return (busy?.score ?? 0) >= 1 + 2 * 5;
     },
-    15_000,
+    [nodeChanges(fleet.gw)],
     'the gateway to read the deep queue from busy`s /metrics',
   );
   const served: string[] = [];
@@ -115,9 +117,9 @@ test('a node whose metrics cannot be read is scored by in-flight, and explain sa
 });
 
 test('a router is asked /metrics?model= only for its loaded models, which never loads another', async () => {
-  await eventually(
+  await untilEvent(
     async () => (await simRequests(fleet.sim.url('router'))).some((r) => r.path === '/metrics'),
-    10_000,
+    [fleet.sim.activity('router')],
     'a router scrape',
   );
   const scrapes = (await simRequests(fleet.sim.url('router'))).filter((r) => r.path === '/metrics');

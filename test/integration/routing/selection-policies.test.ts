@@ -32,7 +32,7 @@ before(async () => {
     },
     { random: seededRandom(42) },
   );
-  for (const name of ['heavy', 'light']) await waitForHost(fleet.gw.url, name, (h) => h.loaded.includes('share'), 'listed');
+  for (const name of ['heavy', 'light']) await waitForHost(fleet.gw, name, (h) => h.loaded.includes('share'), 'listed');
 });
 
 after(() => fleet.close());

@@ -62,7 +62,7 @@ test('a typo in a model name: 404 model_not_found with the closest served models
 test('a served model whose only node is dead: 503 with Retry-After, which the openai client retries twice', async (t) => {
   t.after(() => setSimFaults(fleet.sim.url('beta'), { health: 'none' }));
   await setSimFaults(fleet.sim.url('beta'), { health: 'fail' });
-  await waitForNode(fleet.gw.url, 'beta', (d) => d.status === 'dead' && d.models.state === 'known', 'dead, its listing current');
+  await waitForNode(fleet.gw, 'beta', (d) => d.status === 'dead' && d.models.state === 'known', 'dead, its listing current');
   const counted = await unroutable('no_healthy_node');
   const { error, attempts: made } = await failedChat('beta-chat-8b');
   assert.equal(error.status, 503);
@@ -71,13 +71,13 @@ test('a served model whose only node is dead: 503 with Retry-After, which the op
   assert.equal(made, 3, 'one attempt and two retries');
   assert.equal((await unroutable('no_healthy_node')) - counted, 3);
   await setSimFaults(fleet.sim.url('beta'), { health: 'none' });
-  await waitForNode(fleet.gw.url, 'beta', (d) => d.status === 'healthy', 'healthy again');
+  await waitForNode(fleet.gw, 'beta', (d) => d.status === 'healthy', 'healthy again');
 });
 
 test('a name no node lists while one listing is failing (degraded or expired): still 404, the last listing decides', async (t) => {
   t.after(() => setSimFaults(fleet.sim.url('alpha'), { models: 'none' }));
   await setSimFaults(fleet.sim.url('alpha'), { models: 'error500' });
-  await waitForNode(fleet.gw.url, 'alpha', (d) => ['degraded', 'expired'].includes(d.models.state), 'its listing failing');
+  await waitForNode(fleet.gw, 'alpha', (d) => ['degraded', 'expired'].includes(d.models.state), 'its listing failing');
   const { error, attempts: made } = await failedChat('gamma-chat-8b');
   assert.equal(error.status, 404);
   assert.equal(error.code, 'model_not_found');
@@ -89,5 +89,5 @@ test('a name no node lists while one listing is failing (degraded or expired): s
     "the failing node's last listing is still suggested",
   );
   await setSimFaults(fleet.sim.url('alpha'), { models: 'none' });
-  await waitForNode(fleet.gw.url, 'alpha', modelState('known'), 'known again');
+  await waitForNode(fleet.gw, 'alpha', modelState('known'), 'known again');
 });

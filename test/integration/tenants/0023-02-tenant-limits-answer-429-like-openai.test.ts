@@ -14,6 +14,8 @@ import { FAST_NODE, HELD_NODE, startTenantGateway, type TenantGateway } from '#t
 import { gatewayConfig, metric, modelState, waitForNode } from '#test/fixtures/gateway-state.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const TENANTS = `
 [[tenants]]
@@ -43,6 +45,8 @@ keys = ["sk-free"]
 
 let rig: TenantGateway;
 let sim: SimFleet;
+/** The fleet of the `held` node (its activity says when a request reached it). */
+let slow: SimFleet;
 /** The `held` node's clock: it answers nothing until the test moves it (a request held in flight). */
 const slowClock = new ManualClock();
 const clock = new JumpingClock();
@@ -57,6 +61,8 @@ before(async () => {
     options: { clock },
   });
   ({ sim, gw, config } = rig);
+  if (rig.held === undefined) throw new Error('the tenant gateway started without its held node');
+  slow = rig.held;
 });
 
 after(async () => {
@@ -115,7 +121,11 @@ test("the N+1th request in a minute: 429 rate_limit_exceeded with OpenAI's heade
 
 test('max_concurrent counts a request from admission to the end of its answer', async () => {
   const first = chat('sk-conc', { model: 'slow' });
-  await eventually(async () => (await tenantReport('conc')).inFlight === 1, 30_000, 'the first request in flight');
+  await untilEvent(
+    async () => (await tenantReport('conc')).inFlight === 1,
+    [slow.activity('held')],
+    'the first request in flight',
+  );
   const error = await limited('sk-conc', { model: 'slow' });
   assert.equal(error.type, 'requests');
   assert.match(error.message, /requests in flight \(max_concurrent\): limit 1, used 1/);
@@ -130,7 +140,7 @@ test('max_concurrent counts a request from admission to the end of its answer', 
     30_000,
     'the first answer',
   );
-  await eventually(async () => (await tenantReport('conc')).inFlight === 0, 10_000, 'settled');
+  await untilEvent(async () => (await tenantReport('conc')).inFlight === 0, [requestEnds(gw)], 'settled');
   const next = chat('sk-conc', { model: 'slow' });
   await eventually(
     async () => {
@@ -207,7 +217,7 @@ test("the openai client's own retry waits exactly enough (real clock, a limit th
     }),
   );
   try {
-    await waitForNode(real.url, 'fast', modelState('known'), 'known');
+    await waitForNode(real, 'fast', modelState('known'), 'known');
     const once = new OpenAI({ baseURL: `${real.url}/v1`, apiKey: 'sk-burst', maxRetries: 0, timeout: 30_000 });
     let admitted = 0;
     let refusal: APIError | undefined;

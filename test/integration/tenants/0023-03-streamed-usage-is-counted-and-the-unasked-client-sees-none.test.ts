@@ -11,8 +11,9 @@ import { request } from 'undici';
 import OpenAI from 'openai';
 import { CHAT, startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
-import { eventually } from '#test/fixtures/http.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const WORDS = ['Grüße', ' aus', ' 東京', ' ✓'];
 const chunk = (word: string, usage: string): string =>
@@ -106,7 +107,7 @@ test("the streamed answer's usage is counted, and the openai client sees no usag
       chunks.every((c) => c.usage === undefined),
       'no usage field at all',
     );
-    await eventually(() => finished.length > 0, 10_000, 'the request reported');
+    await untilEvent(() => finished.length > 0, [requestEnds(gw)], 'the request reported');
     assert.deepEqual(finished[0]?.usage, { promptTokens: 11, completionTokens: 4, counted: 'usage' });
   } finally {
     stop();
@@ -137,7 +138,7 @@ test('a forward to another site asks for the usage and takes out what asking add
       chunks.every((c) => c.usage === undefined),
       "no usage:null that c's vLLM added once asked",
     );
-    await eventually(() => finished.length > 0, 10_000, 'the request reported');
+    await untilEvent(() => finished.length > 0, [requestEnds(mesh.site('a').gw)], 'the request reported');
     assert.equal(finished[0]?.node, 'site:c');
     assert.equal(finished[0]?.usage?.counted, 'usage');
     assert.equal(finished[0]?.usage?.completionTokens, chunks.filter((c) => (c.choices[0]?.delta.content ?? '') !== '').length);

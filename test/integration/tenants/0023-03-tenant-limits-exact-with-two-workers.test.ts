@@ -4,10 +4,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
-import { type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
+import { type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { FAST_NODE, HELD_NODE, startTenantGateway, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
 import { JumpingClock } from '#test/fixtures/test-clocks.ts';
 import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const TENANTS = `
 [[tenants]]
@@ -35,6 +37,8 @@ let rig: TenantGateway;
 const slowClock = new ManualClock();
 const clock = new JumpingClock();
 let gw: GatewayUnderTest;
+/** The fleet of the `held` node (its activity says when a request reached it). */
+let slow: SimFleet;
 
 before(async () => {
   rig = await startTenantGateway({
@@ -45,6 +49,8 @@ before(async () => {
     options: { clock },
   });
   ({ gw } = rig);
+  if (rig.held === undefined) throw new Error('the tenant gateway started without its held node');
+  slow = rig.held;
 });
 
 after(async () => {
@@ -90,7 +96,11 @@ async function heldBurst(
   seen: JsonResponse[] = [],
 ): Promise<Record<number, number>> {
   const held = Array.from({ length: n }, () => chat(key, 'slow', maxTokens));
-  await eventually(async () => (await inFlight(tenant)) === admitted, 30_000, `${admitted} in flight`);
+  await untilEvent(
+    async () => (await inFlight(tenant)) === admitted,
+    [slow.activity('held'), requestEnds(gw)],
+    `${admitted} in flight`,
+  );
   let done = false;
   const all = Promise.all(held).then((answers) => {
     done = true;
@@ -107,7 +117,7 @@ async function heldBurst(
   const counts: Record<number, number> = {};
   for (const a of await all) counts[a.status] = (counts[a.status] ?? 0) + 1;
   seen.push(...(await all));
-  await eventually(async () => (await inFlight(tenant)) === 0, 10_000, 'none in flight once answered');
+  await untilEvent(async () => (await inFlight(tenant)) === 0, [requestEnds(gw)], 'none in flight once answered');
   return counts;
 }
 

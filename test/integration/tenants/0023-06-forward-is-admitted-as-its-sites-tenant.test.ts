@@ -9,9 +9,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signForward } from '#src/mesh/forwarding/index.ts';
-import { eventually, httpJson, setSimFaults, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
+import { httpJson, setSimFaults, simRequests, type JsonResponse } from '#test/fixtures/http.ts';
 import { bearer, chatBody, metric } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const TENANTS_A = `
 [[tenants]]
@@ -47,8 +48,16 @@ const admittedAt = (site: 'a' | 'c', labels: Record<string, string>): Promise<nu
 
 before(async () => {
   await mesh.start();
-  await eventually(async () => (await chatAt('a', 'm-c', 'key-team-a')).status === 200, 30_000, 'a forwards m-c to c');
-  await eventually(async () => (await chatAt('c', 'm-a', 'key-peer-a')).status === 200, 30_000, 'c forwards m-a to a');
+  await untilEvent(
+    async () => (await chatAt('a', 'm-c', 'key-team-a')).status === 200,
+    [...mesh.changes({ withLogs: false })],
+    'a forwards m-c to c',
+  );
+  await untilEvent(
+    async () => (await chatAt('c', 'm-a', 'key-peer-a')).status === 200,
+    [...mesh.changes({ withLogs: false })],
+    'c forwards m-a to a',
+  );
 });
 after(() => mesh.close());
 
@@ -140,7 +149,11 @@ test("a peer site's tenant limit holds: a's second forward while one is in fligh
     const started = await simRequests(gpu);
     const first = httpJson('POST', url, body, await sign());
     // The first is in flight once c-gpu has it.
-    await eventually(async () => (await simRequests(gpu)).length > started.length, 10_000, 'the first forward reached c-gpu');
+    await untilEvent(
+      async () => (await simRequests(gpu)).length > started.length,
+      [mesh.site('c').sim.activity('c-gpu')],
+      'the first forward reached c-gpu',
+    );
     const second = await httpJson('POST', url, body, await sign());
     assert.equal(second.status, 429, second.text);
     assert.equal(second.json<{ error: { code: string } }>().error.code, 'rate_limit_exceeded');

@@ -6,9 +6,10 @@
 // (no sites) are forwarded as before.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
+import { httpJson, type JsonResponse } from '#test/fixtures/http.ts';
 import { bearer, chatBody, metric } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const TENANTS_A = `
 [[tenants]]
@@ -35,9 +36,9 @@ const acceptedAtC = (): Promise<number> =>
 before(async () => {
   await mesh.start();
   // a knows c's model and forwards for a tenant that may leave: forwarding works end to end.
-  await eventually(
+  await untilEvent(
     async () => (await chatAtA('key-anywhere')).status === 200,
-    30_000,
+    [...mesh.changes({ withLogs: false })],
     'a forwards m-c for a tenant without a site scope',
   );
 });

@@ -7,9 +7,10 @@
 // for byte (request ids and dates aside).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
+import { httpJson, type JsonResponse } from '#test/fixtures/http.ts';
 import { bearer, chatBody } from '#test/fixtures/gateway-state.ts';
 import { TwoSiteMesh } from '#test/fixtures/two-site-mesh.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 const TENANTS_A = `
 [[tenants]]
@@ -45,9 +46,9 @@ const listed = async (key: string): Promise<string[]> =>
 
 before(async () => {
   await mesh.start();
-  await eventually(
+  await untilEvent(
     async () => (await atA('POST', '/v1/chat/completions', 'key-to-c', chatBody('m-c'))).status === 200,
-    30_000,
+    [...mesh.changes({ withLogs: false })],
     'a forwards m-c',
   );
 });

@@ -47,7 +47,7 @@ before(async () => {
       `[routing]\nqueue_timeout = "20s"\nmax_queue = ${MAX_QUEUE}\n${TENANTS}`,
     ),
   );
-  await waitForHost(gw.url, 'one', (h) => h.models?.m?.slots === 1, 'one slot known');
+  await waitForHost(gw, 'one', (h) => h.models?.m?.slots === 1, 'one slot known');
 });
 
 after(async () => {
@@ -61,7 +61,7 @@ async function queueDepth(): Promise<number> {
 
 test('an interactive request overtakes the queued batch ones; a full queue sheds the newest batch request with 429', async () => {
   const hold = httpJson('POST', `${gw.url}/v1/chat/completions`, chatOfTokens('m', 1, { max_tokens: 150 }), as('hold'));
-  await waitForHost(gw.url, 'one', (h) => h.leases.m?.requests === 1, 'the slot leased');
+  await waitForHost(gw, 'one', (h) => h.leases.m?.requests === 1, 'the slot leased');
 
   // The batch requests go to /v1/completions, the interactive one to /v1/chat/completions: the node's recording shows the order.
   const bulk: Promise<JsonResponse>[] = [];

@@ -10,8 +10,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, httpJson, type JsonResponse } from '#test/fixtures/http.ts';
+import { httpJson, type JsonResponse } from '#test/fixtures/http.ts';
 import { hostsOf, waitForHost } from '#test/fixtures/context.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const FLEET = `
 [[node]]
@@ -69,7 +71,7 @@ async function runScenario(tenants: string): Promise<Figures> {
     const extra = `[routing]\nqueue_timeout = "300s"\nqueue_aging = "60s"\nmax_queue = 1000\n${tenants}`;
     const gw = await startGateway(gatewayToml([{ name: 'one', url: sim.url('one'), kind: 'llamacpp' }], extra));
     try {
-      await waitForHost(gw.url, 'one', (h) => h.models?.m?.slots === 1, 'one slot known');
+      await waitForHost(gw, 'one', (h) => h.models?.m?.slots === 1, 'one slot known');
       const finished: Record<string, number> = {};
       const waited: Record<string, number[]> = {};
       gw.gateway.requestEvents.on('proxy:queue-wait', (e) => {
@@ -98,7 +100,7 @@ async function runScenario(tenants: string): Promise<Figures> {
         (await httpJson('GET', `${gw.url}/admin/tenants`))
           .json<{ tenants: { minute: { requests: number } }[] }>()
           .tenants.reduce((n, t) => n + t.minute.requests, 0);
-      await eventually(async () => (await arrived()) >= FLOOD + 1, 60_000, 'the flood arrived');
+      await untilEvent(async () => (await arrived()) >= FLOOD + 1, [sim.activity('one'), requestEnds(gw)], 'the flood arrived');
       const depth = (await hostsOf(gw.url)).queue_depth.m ?? 0;
       assert.ok(depth >= FLOOD / 2, `the flood is queued: depth ${depth}`);
       const others: Promise<JsonResponse>[] = [];

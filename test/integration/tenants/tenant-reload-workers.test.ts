@@ -8,7 +8,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { listings } from '#test/fixtures/gateway-waits.ts';
 
 const chat = { model: 'm', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] };
 const bearer = { authorization: 'Bearer sk-grows' };
@@ -24,9 +26,9 @@ const configWith = (limit: string): string =>
 before(async () => {
   sim = await startSimFleet('[[node]]\nname = "n"\nkind = "vllm"\nmodels = ["m"]\nttft = "1ms"\ntokens_per_second = 5000\n');
   gw = await startGateway(configWith(''));
-  await eventually(
+  await untilEvent(
     async () => (await httpJson('POST', `${gw.url}/v1/chat/completions`, chat, bearer)).status === 200,
-    60_000,
+    [listings(gw)],
     'a first answer',
   );
 });

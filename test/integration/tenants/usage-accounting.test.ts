@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
-import { eventually, setSimFaults } from '#test/fixtures/http.ts';
+import { setSimFaults } from '#test/fixtures/http.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
+import { requestEnds, untilListed } from '#test/fixtures/gateway-waits.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 type Finished = ProxyEvents['proxy:request-finished'];
 
@@ -56,7 +58,7 @@ before(async () => {
     gatewayToml([...NODES, 'slow'].map((name) => ({ name, url: sim.url(name), kind: name === 'slow' ? 'vllm' : name }))),
   );
   gw.gateway.requestEvents.on('proxy:request-finished', (e) => finished.push(e));
-  await eventually(async () => (await gw.health()).models_ok === NODES.length + 1, 15_000, 'every node listed');
+  await untilListed(gw, NODES.length + 1, 'every node listed');
   client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
 });
 
@@ -69,7 +71,7 @@ after(async () => {
 async function reportOf(run: () => Promise<unknown>): Promise<Finished> {
   const before = finished.length;
   await run();
-  await eventually(() => finished.length > before, 10_000, 'the request reported');
+  await untilEvent(() => finished.length > before, [requestEnds(gw)], 'the request reported');
   return finished[before] as Finished;
 }
 
@@ -188,7 +190,7 @@ test('a stream the client leaves is settled from what was seen', async () => {
 test("with [server] workers = 2 a streamed answer is counted the same, reported on the owner's bus", async () => {
   const workers = await startGateway(gatewayToml([{ name: 'vllm', url: sim.url('vllm'), kind: 'vllm' }], '', 'workers = 2'));
   try {
-    await eventually(async () => (await workers.health()).models_ok === 1, 15_000, 'the node listed');
+    await untilListed(workers, 1, 'the node listed');
     const reports: Finished[] = [];
     workers.gateway.requestEvents.on('proxy:request-finished', (e) => reports.push(e));
     const viaWorkers = new OpenAI({ baseURL: `${workers.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
@@ -196,7 +198,7 @@ test("with [server] workers = 2 a streamed answer is counted the same, reported 
     for await (const c of await viaWorkers.chat.completions.create({ model: 'm-vllm', messages, stream: true, max_tokens: 6 }))
       chunks.push(c);
     assert.equal(chunks.filter((c) => c.choices.length === 0 || c.usage !== undefined).length, 0, 'no usage reached the client');
-    await eventually(() => reports.length > 0, 10_000, 'the request reported');
+    await untilEvent(() => reports.length > 0, [requestEnds(workers)], 'the request reported');
     assert.deepEqual([reports[0]?.usage?.completionTokens, reports[0]?.usage?.counted], [6, 'usage']);
   } finally {
     await workers.close();

@@ -61,15 +61,15 @@ async function answerWith(workers: number): Promise<{ status: number; body: stri
   const gw = await startGateway(config);
   const busy = new AbortController();
   try {
-    await waitForHost(gw.url, 'r', (h) => h.router?.max_instances === 1 && h.loaded.includes('x'), 'max_instances learned');
-    await waitForHost(gw.url, 'v', (h) => h.loaded.includes('m'), 'v lists m');
+    await waitForHost(gw, 'r', (h) => h.router?.max_instances === 1 && h.loaded.includes('x'), 'max_instances learned');
+    await waitForHost(gw, 'v', (h) => h.loaded.includes('m'), 'v lists m');
     const held = request(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       body: JSON.stringify(chat('x')),
       headers: { 'content-type': 'application/json' },
       signal: busy.signal,
     }).catch(() => undefined);
-    await waitForHost(gw.url, 'r', (h) => (h.leases.x?.requests ?? 0) === 1, 'x in flight on the router');
+    await waitForHost(gw, 'r', (h) => (h.leases.x?.requests ?? 0) === 1, 'x in flight on the router');
     const res = await httpJson('POST', `${gw.url}/v1/chat/completions`, chat('m'));
     busy.abort();
     await held;

@@ -8,6 +8,7 @@ import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGatewayProcess, type GatewayProcess } from '#test/fixtures/processes.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 
 let a: SlotCountingNode;
 let b: SlotCountingNode;
@@ -24,7 +25,11 @@ before(async () => {
   a = await startSlotCountingNode({ slots: 8, holdMs: 5, model: 'm-a' });
   b = await startSlotCountingNode({ slots: 8, holdMs: 5, model: 'm-b' });
   gw = await startGatewayProcess(configText(false));
-  await eventually(async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-a"'), 60_000, 'a listed');
+  await untilEvent(
+    async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-a"'),
+    [gw.process.output],
+    'a listed',
+  );
 });
 
 after(async () => {
@@ -64,7 +69,11 @@ test('a real SIGHUP reaches both workers', async () => {
   await writeFile(gw.configPath, configText(true));
   gw.process.child.kill('SIGHUP');
   await gw.process.waitForLine((l) => l.includes('"config reloaded"'));
-  await eventually(async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-b"'), 60_000, 'b listed');
+  await untilEvent(
+    async () => (await httpJson('GET', `${gw.url}/admin/hosts`)).text.includes('"m-b"'),
+    [gw.process.output],
+    'b listed',
+  );
   assert.deepEqual([...new Set(await fresh('m-b', 16))], [200]);
   const runtime = (await httpJson('GET', `${gw.url}/admin/runtime`)).json() as { workers: { admitted: number }[] };
   assert.ok(
@@ -76,7 +85,7 @@ test('a real SIGHUP reaches both workers', async () => {
 test('SIGTERM: the requests in flight on every worker finish, then the process exits 0', async () => {
   a.pause();
   const inFlight = fresh('m-a', 16);
-  await eventually(() => a.seen.running === 8, 60_000, 'a full');
+  await untilEvent(() => a.seen.running === 8, [a.changes], 'a full');
   const busy = async (): Promise<boolean> => {
     const runtime = (await httpJson('GET', `${gw.url}/admin/runtime`)).json() as { workers: { active_requests: number }[] };
     return runtime.workers.every((w) => w.active_requests > 0);

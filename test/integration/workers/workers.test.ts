@@ -23,6 +23,8 @@ import {
 } from '#test/fixtures/context.ts';
 import { startSlotCountingNode, type SlotCountingNode } from '#test/fixtures/slot-counting-node.ts';
 import { userChat } from '#test/fixtures/slot-replicas.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { nodeChanges, requestEnds } from '#test/fixtures/gateway-waits.ts';
 
 const chat = userChat;
 
@@ -45,7 +47,7 @@ async function assertBothWorkersAdmitted(gw: GatewayUnderTest): Promise<void> {
 }
 
 async function assertNothingHeld(gw: GatewayUnderTest): Promise<void> {
-  await eventually(
+  await untilEvent(
     async () => {
       const { hosts, queue_depth } = await hostsOf(gw.url);
       return (
@@ -53,7 +55,7 @@ async function assertNothingHeld(gw: GatewayUnderTest): Promise<void> {
         Object.values(queue_depth).every((d) => d === 0)
       );
     },
-    5_000,
+    [requestEnds(gw), nodeChanges(gw)],
     'no lease, nothing in flight, empty queues',
   );
   assert.ok((await workerRows(gw)).every((row) => row.leases_held === 0));
@@ -72,7 +74,7 @@ describe('a burst of 200 requests on a node with 4 slots', () => {
         'workers = 2',
       ),
     );
-    await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
+    await waitForHost(gw, 'n', (h) => h.models?.m?.slots === SLOTS, 'slots known');
   });
   after(async () => {
     await gw?.close();
@@ -109,7 +111,7 @@ describe('one slot, requests arriving through both workers', () => {
         'workers = 2',
       ),
     );
-    await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 1, 'slots known');
+    await waitForHost(gw, 'n', (h) => h.models?.m?.slots === 1, 'slots known');
   });
   after(async () => {
     await gw?.close();
@@ -121,7 +123,7 @@ describe('one slot, requests arriving through both workers', () => {
   test('are served in the order they arrived (FIFO per model across workers)', async () => {
     node.pause();
     const sent: Promise<Answer>[] = [postFresh(`${gw.url}/v1/chat/completions`, chat('r0'))];
-    await eventually(() => node.seen.running === 1, 5_000, 'r0 holds the slot');
+    await untilEvent(() => node.seen.running === 1, [node.changes], 'r0 holds the slot');
     // Each request is sent only once the one before it is queued: the arrival order is known.
     for (let i = 1; i <= 16; i += 1) {
       sent.push(postFresh(`${gw.url}/v1/chat/completions`, chat(`r${i}`)));
@@ -154,7 +156,7 @@ describe('admin, reload and the dashboard feed through the workers', () => {
   before(async () => {
     node = await startSlotCountingNode({ slots: 4, holdMs: 1 });
     gw = await startGateway(config(''));
-    await waitForHost(gw.url, 'n', (h) => h.models?.m?.slots === 4, 'slots known');
+    await waitForHost(gw, 'n', (h) => h.models?.m?.slots === 4, 'slots known');
   });
   after(async () => {
     await gw?.close();
@@ -281,8 +283,8 @@ describe('what a worker learns from a node reaches the owner', () => {
       { name: 'roomy', url: sim.url('roomy'), kind: 'llamacpp' },
     ];
     gw = await startGateway(gatewayToml(nodes, '', 'workers = 2'));
-    await waitForHost(gw.url, 'roomy', (h) => h.models?.ovf?.n_ctx === 16384, 'context known');
-    await waitForHost(gw.url, 'tiny', (h) => h.discovery.state === 'known', 'listed');
+    await waitForHost(gw, 'roomy', (h) => h.models?.ovf?.n_ctx === 16384, 'context known');
+    await waitForHost(gw, 'tiny', (h) => h.discovery.state === 'known', 'listed');
   });
   after(async () => {
     await gw?.close();
@@ -297,7 +299,7 @@ describe('what a worker learns from a node reaches the owner', () => {
     }
     assert.equal(await tinyPosts(), 1, 'the small node was tried once');
     // The worker that met the refusal told the owner, whose registry now holds tiny's context.
-    await waitForHost(gw.url, 'tiny', (h) => h.models?.ovf?.n_ctx === 1024, 'learned context');
+    await waitForHost(gw, 'tiny', (h) => h.models?.ovf?.n_ctx === 1024, 'learned context');
     const later = await Promise.all(
       Array.from({ length: 8 }, () => postFresh(`${gw.url}/v1/chat/completions`, chatOfTokens('ovf', LONG, { max_tokens: 4 }))),
     );
