@@ -59,7 +59,7 @@ export function registerRequestMetrics(
     });
   }
   return [
-    events.on('proxy:request-finished', (e) => {
+    events.deferred('proxy:request-finished', (e) => {
       duration.observe([e.endpoint, e.model], e.durationMs / 1000);
       const node = e.node ?? 'none';
       const prompt = e.usage?.promptTokens;

@@ -79,7 +79,7 @@ export function registerTenantMetrics(
     },
   });
   return [
-    proxyEvents.on('proxy:request-finished', (e) => {
+    proxyEvents.deferred('proxy:request-finished', (e) => {
       const tenant = e.tenant;
       if (tenant === undefined) return;
       requests.inc([tenant, e.model, tenantOutcome(e.status)]);
