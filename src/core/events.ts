@@ -42,8 +42,10 @@ class Journal {
 }
 
 export class EventBus<Events extends object> {
-  readonly #listeners = new Map<keyof Events, Set<Entry>>();
-  readonly #journals = new Map<keyof Events, Set<Journal>>();
+  // Arrays replaced on every (un)subscription, never changed in place: an emit walks them by index
+  // (no iterator allocated) and a listener that (un)subscribes during an emit changes the next one.
+  readonly #listeners = new Map<keyof Events, readonly Entry[]>();
+  readonly #journals = new Map<keyof Events, readonly Journal[]>();
   readonly #onListenerError: (error: unknown) => void;
 
   constructor(onListenerError: (error: unknown) => void = () => {}) {
@@ -75,27 +77,26 @@ export class EventBus<Events extends object> {
     capacity = DEFERRED_CAPACITY,
   ): () => void {
     const journal = new Journal(listener as (payload: never, at: number) => void, clock, capacity);
-    let set = this.#journals.get(name);
-    if (set === undefined) {
-      set = new Set();
-      this.#journals.set(name, set);
-    }
-    set.add(journal);
+    this.#journals.set(name, [...(this.#journals.get(name) ?? []), journal]);
     return () => {
       this.#drain(journal);
-      set.delete(journal);
+      this.#journals.set(
+        name,
+        (this.#journals.get(name) ?? []).filter((j) => j !== journal),
+      );
     };
   }
 
   /** Runs every deferred listener for the payloads its journal holds: call before reading what they built. */
   flush(): void {
-    for (const set of this.#journals.values()) for (const journal of set) this.#drain(journal);
+    for (const journals of this.#journals.values()) for (const journal of journals) this.#drain(journal);
   }
 
   emit<K extends keyof Events>(name: K, payload: Events[K]): void {
-    const set = this.#listeners.get(name);
-    if (set !== undefined) {
-      for (const entry of set) {
+    const entries = this.#listeners.get(name);
+    if (entries !== undefined) {
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i] as Entry;
         if (entry.skip !== undefined && entry.skip.has((payload as Record<PropertyKey, unknown>)[entry.field as PropertyKey]))
           continue;
         try {
@@ -107,7 +108,8 @@ export class EventBus<Events extends object> {
     }
     const journals = this.#journals.get(name);
     if (journals === undefined) return;
-    for (const journal of journals) {
+    for (let i = 0; i < journals.length; i++) {
+      const journal = journals[i] as Journal;
       const n = journal.count;
       journal.payloads[n] = payload;
       journal.times[n] = journal.clock === undefined ? 0 : journal.clock.now();
@@ -117,14 +119,12 @@ export class EventBus<Events extends object> {
   }
 
   #add(name: keyof Events, entry: Entry): () => void {
-    let set = this.#listeners.get(name);
-    if (set === undefined) {
-      set = new Set();
-      this.#listeners.set(name, set);
-    }
-    set.add(entry);
+    this.#listeners.set(name, [...(this.#listeners.get(name) ?? []), entry]);
     return () => {
-      set.delete(entry);
+      this.#listeners.set(
+        name,
+        (this.#listeners.get(name) ?? []).filter((e) => e !== entry),
+      );
     };
   }
 

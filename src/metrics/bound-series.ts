@@ -27,7 +27,8 @@ class SeriesIndex<S> {
     if (values.length !== this.#names.length)
       throw new Error(`expected ${this.#names.length} label values (${this.#names.join(', ')}), got ${values.length}`);
     let branch = this.#root;
-    for (const value of values) {
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i] as string;
       let next = branch.children.get(value);
       if (next === undefined) {
         next = new Branch<S>();
