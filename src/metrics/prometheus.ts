@@ -237,13 +237,13 @@ export class GatewayMetrics {
       // Per request only a store in the bus's journal: counted when scraped (text()) or every DEFERRED_CAPACITY requests.
       sources.proxyEvents.deferred('proxy:request-finished', (e) => {
         const status = String(e.status);
-        requests.inc([e.model, e.node ?? 'none', status]);
-        byEndpoint.inc([e.endpoint, status]);
-        duration.observe([e.model], e.durationMs / 1000);
-        if (e.firstByteMs !== undefined) firstByte.observe([e.model], e.firstByteMs / 1000);
+        requests.inc(1, e.model, e.node ?? 'none', status);
+        byEndpoint.inc(1, e.endpoint, status);
+        duration.observe(e.durationMs / 1000, e.model);
+        if (e.firstByteMs !== undefined) firstByte.observe(e.firstByteMs / 1000, e.model);
       }),
       sources.proxyEvents.deferred('proxy:attempt', (e) => {
-        attempts.inc([e.node, e.result]);
+        attempts.inc(1, e.node, e.result);
         if (e.result === 'contradictory_refusal') contradictions.inc({ node: e.node });
       }),
       sources.proxyEvents.on('route:excluded', (e) => {
