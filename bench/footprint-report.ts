@@ -96,7 +96,10 @@ function rowOf(m: Measured): FootprintRow {
 export async function runFootprintBench(options: FootprintOptions): Promise<FootprintResult> {
   const windows = options.windows ?? 3;
   const coverageRequests = options.coverageRequests ?? 50;
-  const allocationRequests = options.allocationRequests ?? 100;
+  // A multiple of the bus's journal (src/core/events.ts, DEFERRED_CAPACITY = 256): each window then
+  // holds the deferred listeners' work for as many requests as it sends, the amortised cost, where
+  // a window of 100 holds a drain of 256 requests' work or none.
+  const allocationRequests = options.allocationRequests ?? 256;
   const plan: { label: string; target: FootprintTarget; workload: FootprintWorkload; root?: string }[] = [
     { label: 'switchyard', target: 'gateway', workload: 'json' },
     { label: 'bare', target: 'bare', workload: 'json' },

@@ -33,14 +33,21 @@ interface Slot {
 export class RequestRing {
   readonly #slots: (Slot | undefined)[];
   #seq = 0;
+  readonly #events: EventBus<ProxyEvents>;
   readonly #off: () => void;
 
   constructor(clock: Clock, events: EventBus<ProxyEvents>, capacity = REQUEST_RING_SIZE) {
     this.#slots = new Array<Slot | undefined>(capacity).fill(undefined);
-    this.#off = events.on('proxy:request-finished', (event) => {
-      this.#seq += 1;
-      this.#slots[(this.#seq - 1) % capacity] = { seq: this.#seq, event, at: clock.now(), record: undefined };
-    });
+    this.#events = events;
+    // Stored when the ring is read (or every DEFERRED_CAPACITY requests), with each request's own end time.
+    this.#off = events.deferred(
+      'proxy:request-finished',
+      (event, at) => {
+        this.#seq += 1;
+        this.#slots[(this.#seq - 1) % capacity] = { seq: this.#seq, event, at, record: undefined };
+      },
+      clock,
+    );
   }
 
   /** GET /admin/requests: the query read from its parameters (a bad one named), then answered. */
@@ -50,6 +57,7 @@ export class RequestRing {
   }
 
   query(query: RequestQuery): RequestsAnswer {
+    this.#events.flush();
     const capacity = this.#slots.length;
     const kept = Math.min(this.#seq, capacity);
     const out: RequestRecord[] = [];

@@ -16,6 +16,9 @@ export interface TransitionLogSources {
   readonly expectedModels: (nodeName: string) => readonly string[];
 }
 
+/** Attempt results that are no upstream failure: the bus does not call the warning's listener for them. */
+const NOT_WARNED: ReadonlySet<ProxyEvents['proxy:attempt']['result']> = new Set(['success', 'client_abort']);
+
 export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
   const { logger } = s;
   const offs = [
@@ -51,13 +54,12 @@ export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
     s.registryEvents.on('node:readmitted', ({ node }) => logger.info({ node }, 'node readmitted after ejection')),
     s.registryEvents.on('node:added', ({ node }) => logger.info({ node }, 'node added')),
     s.registryEvents.on('node:removed', ({ node, inFlight }) => logger.info({ node, inFlight }, 'node removed')),
-    s.proxyEvents.on('proxy:attempt', (e) => {
-      if (e.result === 'success' || e.result === 'client_abort') return;
+    s.proxyEvents.onUnless('proxy:attempt', 'result', NOT_WARNED, (e) =>
       logger.warn(
         { node: e.node, model: e.model, result: e.result, status: e.status, error: e.error },
         'upstream attempt failed',
-      );
-    }),
+      ),
+    ),
     ...subscribeForwardLogs(logger, s.proxyEvents),
   ];
   return () => {

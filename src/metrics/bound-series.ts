@@ -1,9 +1,10 @@
 // Per-request metric updates, bound once to their label values. prom-client builds, validates and
 // hashes a label object on every inc and observe (its labels() children too), and a request makes
-// about ten of them. Here a series is found again through one Map level per label (no object, no
-// string built) and counts in place; prom-client gets the figures when it is scraped: a counter's
-// increments are added to its Counter at collect, a histogram exports its series in prom-client's
-// own histogram form. /metrics reads the same as with prom-client's own updates.
+// about ten of them. Here a series is found again through one Map level per label (the values are
+// arguments, at most three: no array, object or string built) and counts in place; prom-client gets
+// the figures when it is scraped: a counter's increments are added to its Counter at collect, a
+// histogram exports its series in prom-client's own histogram form. /metrics reads the same as
+// with prom-client's own updates.
 
 import { Counter, Histogram, type Registry } from 'prom-client';
 
@@ -18,16 +19,19 @@ class SeriesIndex<S> {
   readonly all: { readonly values: readonly string[]; readonly labels: Labels; readonly series: S }[] = [];
 
   constructor(names: readonly string[], make: (labels: Labels) => S) {
+    if (names.length < 1 || names.length > 3) throw new Error(`a bound series has one to three labels, not ${names.length}`);
     this.#names = names;
     this.#make = make;
   }
 
-  /** The series of `values` (one per label name, in order), made on first use. */
-  at(values: readonly string[]): S {
-    if (values.length !== this.#names.length)
-      throw new Error(`expected ${this.#names.length} label values (${this.#names.join(', ')}), got ${values.length}`);
+  /** The series of the label values (one per label name, in order; at most three), made on first use. No array per update. */
+  at(a: string, b: string | undefined, c: string | undefined): S {
+    const n = this.#names.length;
+    const given = c !== undefined ? 3 : b !== undefined ? 2 : 1;
+    if (given !== n) throw new Error(`expected ${n} label values (${this.#names.join(', ')}), got ${given}`);
     let branch = this.#root;
-    for (const value of values) {
+    for (let i = 0; i < n; i++) {
+      const value = (i === 0 ? a : i === 1 ? b : c) as string;
       let next = branch.children.get(value);
       if (next === undefined) {
         next = new Branch<S>();
@@ -36,10 +40,11 @@ class SeriesIndex<S> {
       branch = next;
     }
     if (branch.series === undefined) {
+      const values = [a, b, c].slice(0, n) as string[];
       const labels: Labels = {};
       this.#names.forEach((name, i) => (labels[name] = values[i] as string));
       branch.series = this.#make(labels);
-      this.all.push({ values: [...values], labels, series: branch.series });
+      this.all.push({ values, labels, series: branch.series });
     }
     return branch.series;
   }
@@ -78,10 +83,10 @@ export class BoundCounter<L extends string> {
     });
   }
 
-  /** `values`: one per label name, in their order. */
-  inc(values: readonly string[], by = 1): void {
+  /** Counts `by` on the series of the label values (one per label name, in their order). */
+  inc(by: number, a: string, b?: string, c?: string): void {
     if (!Number.isFinite(by) || by < 0) throw new TypeError(`a counter grows by a finite number ≥ 0, not ${by}`);
-    this.#index.at(values).pending += by;
+    this.#index.at(a, b, c).pending += by;
   }
 }
 
@@ -113,10 +118,10 @@ export class BoundHistogram<L extends string> {
     new SeriesHistogram<L>(spec, this.#index);
   }
 
-  /** `values`: one per label name, in their order. Bucketed as prom-client does: the first bound ≥ value. */
-  observe(values: readonly string[], value: number): void {
+  /** Observes `value` on the series of the label values (one per label name, in their order). Bucketed as prom-client does: the first bound ≥ value. */
+  observe(value: number, a: string, b?: string, c?: string): void {
     if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
-    const series = this.#index.at(values);
+    const series = this.#index.at(a, b, c);
     const bounds = this.#bounds;
     let i = 0;
     while (i < bounds.length && value > (bounds[i] as number)) i += 1;

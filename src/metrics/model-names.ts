@@ -6,7 +6,7 @@
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
-import { ModelLabels } from './model-label.ts';
+import { ModelLabels, OTHER_MODEL_LABEL } from './model-label.ts';
 
 export class ModelNames {
   readonly #config: () => GatewayConfig;
@@ -18,6 +18,12 @@ export class ModelNames {
     byNode: new Map(),
   };
   #known: { views: unknown; ids: Set<string> } = { views: undefined, ids: new Set() };
+  /** Labels of requested models listed or declared, for this config and these views: one lookup per request. */
+  #requested: { config: unknown; views: unknown; labels: Map<string, string> } = {
+    config: undefined,
+    views: undefined,
+    labels: new Map(),
+  };
 
   constructor(config: () => GatewayConfig, views: () => readonly NodeView[], sites: () => readonly RemoteSiteView[] = () => []) {
     this.#config = config;
@@ -33,7 +39,21 @@ export class ModelNames {
 
   /** The label of a requested model: its bounded id when declared, listed or served by a fresh site, else `_unknown`. */
   requestLabel(model: string): string {
-    return this.#labels.label(this.#isKnown(model) ? model : '_unknown');
+    const config = this.#config();
+    const views = this.#views();
+    let cache = this.#requested;
+    if (cache.config !== config || cache.views !== views) {
+      cache = { config, views, labels: new Map() };
+      this.#requested = cache;
+    }
+    const cached = cache.labels.get(model);
+    if (cached !== undefined) return cached;
+    const label = this.#labels.label(this.#isKnown(model) ? model : '_unknown');
+    // Kept while config and views stand: a listed or declared model's label never changes then
+    // (labels are never taken back). Not kept: `_other` (a pin a reload adds lifts it) and a model
+    // known only through a remote site (its freshness is a matter of time).
+    if (label !== OTHER_MODEL_LABEL && this.#known.views === views && this.#known.ids.has(model)) cache.labels.set(model, label);
+    return label;
   }
 
   /** The declared models of the node's group. */

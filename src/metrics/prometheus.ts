@@ -44,9 +44,11 @@ export interface UpstreamConnectionFigures {
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #proxyEvents: EventBus<ProxyEvents>;
 
   constructor(sources: MetricsSources) {
     const r = this.registry;
+    this.#proxyEvents = sources.proxyEvents;
     collectDefaultMetrics({ register: r, prefix: 'gateway_process_' });
     if (sources.prefixHits !== undefined) registerPrefixHits(r, sources.prefixHits);
     const requests = new BoundCounter({
@@ -222,15 +224,16 @@ export class GatewayMetrics {
       sources.proxyEvents.on('proxy:queue-wait', (e) =>
         queueWait.observe({ model: e.model, outcome: e.admitted ? 'admitted' : 'refused' }, e.waitedMs / 1000),
       ),
-      sources.proxyEvents.on('proxy:request-finished', (e) => {
+      // Per request only a store in the bus's journal: counted when scraped (text()) or every DEFERRED_CAPACITY requests.
+      sources.proxyEvents.deferred('proxy:request-finished', (e) => {
         const status = String(e.status);
-        requests.inc([e.model, e.node ?? 'none', status]);
-        byEndpoint.inc([e.endpoint, status]);
-        duration.observe([e.model], e.durationMs / 1000);
-        if (e.firstByteMs !== undefined) firstByte.observe([e.model], e.firstByteMs / 1000);
+        requests.inc(1, e.model, e.node ?? 'none', status);
+        byEndpoint.inc(1, e.endpoint, status);
+        duration.observe(e.durationMs / 1000, e.model);
+        if (e.firstByteMs !== undefined) firstByte.observe(e.firstByteMs / 1000, e.model);
       }),
-      sources.proxyEvents.on('proxy:attempt', (e) => {
-        attempts.inc([e.node, e.result]);
+      sources.proxyEvents.deferred('proxy:attempt', (e) => {
+        attempts.inc(1, e.node, e.result);
         if (e.result === 'contradictory_refusal') contradictions.inc({ node: e.node });
       }),
       sources.proxyEvents.on('route:excluded', (e) => {
@@ -249,7 +252,9 @@ export class GatewayMetrics {
     return this.registry.contentType;
   }
 
+  /** The scrape: the requests' deferred figures are counted first. */
   text(): Promise<string> {
+    this.#proxyEvents.flush();
     return this.registry.metrics();
   }
 

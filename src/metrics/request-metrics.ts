@@ -37,17 +37,17 @@ export function registerRequestMetrics(r: Registry, events: EventBus<ProxyEvents
     registers: [r],
   });
   return [
-    events.on('proxy:request-finished', (e) => {
-      duration.observe([e.endpoint, e.model], e.durationMs / 1000);
+    events.deferred('proxy:request-finished', (e) => {
+      duration.observe(e.durationMs / 1000, e.endpoint, e.model);
       const node = e.node ?? 'none';
       const prompt = e.usage?.promptTokens;
       const completion = e.usage?.completionTokens;
-      if (prompt !== undefined && prompt > 0) tokens.inc([e.model, node, 'prompt'], prompt);
-      if (completion !== undefined && completion > 0) tokens.inc([e.model, node, 'completion'], completion);
+      if (prompt !== undefined && prompt > 0) tokens.inc(prompt, e.model, node, 'prompt');
+      if (completion !== undefined && completion > 0) tokens.inc(completion, e.model, node, 'completion');
       const first = e.detail?.firstTokenMs;
-      if (first !== undefined) firstToken.observe([e.model], first / 1000);
+      if (first !== undefined) firstToken.observe(first / 1000, e.model);
       const gap = e.detail?.interTokenMs;
-      if (gap !== undefined) interToken.observe([e.model], gap / 1000);
+      if (gap !== undefined) interToken.observe(gap / 1000, e.model);
     }),
   ];
 }

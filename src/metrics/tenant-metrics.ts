@@ -79,15 +79,15 @@ export function registerTenantMetrics(
     },
   });
   return [
-    proxyEvents.on('proxy:request-finished', (e) => {
+    proxyEvents.deferred('proxy:request-finished', (e) => {
       const tenant = e.tenant;
       if (tenant === undefined) return;
-      requests.inc([tenant, e.model, tenantOutcome(e.status)]);
+      requests.inc(1, tenant, e.model, tenantOutcome(e.status));
       const usage = e.usage;
       if (usage === undefined) return;
       const node = e.node ?? 'none';
-      if (usage.promptTokens !== undefined) promptTokens.inc([tenant, e.model, node], usage.promptTokens);
-      if (usage.completionTokens !== undefined) completionTokens.inc([tenant, e.model, node], usage.completionTokens);
+      if (usage.promptTokens !== undefined) promptTokens.inc(usage.promptTokens, tenant, e.model, node);
+      if (usage.completionTokens !== undefined) completionTokens.inc(usage.completionTokens, tenant, e.model, node);
     }),
     proxyEvents.on('proxy:tenant-limited', (e) => limited.inc({ tenant: e.tenant, reason: e.reason })),
   ];

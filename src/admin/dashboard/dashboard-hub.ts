@@ -11,7 +11,7 @@ import type { SitesSource } from '../sites-view.ts';
 import type { DashboardSnapshot } from './dashboard-state.ts';
 import { fleetRow, modelRows, type FleetRow, type ModelRow } from './fleet-rows.ts';
 import { LiveFeed } from './live-feed.ts';
-import { attemptFailureText, ejectionText, type NodeFailure } from './node-failures.ts';
+import { attemptFailureText, ejectionText, NOT_A_FAILURE, type NodeFailure } from './node-failures.ts';
 import { remoteModelsOf, setBounded, sitesPanel, type SitesPanel } from './site-rows.ts';
 import { TRAFFIC_BUCKET_MS, TRAFFIC_WINDOW_MS, TrafficHistory, type TrafficSeries } from './traffic-history.ts';
 import {
@@ -85,7 +85,8 @@ export class DashboardHub {
         note(ejectionTransition(e));
       }),
       r.on('node:removed', ({ node }) => this.#failures.delete(node)),
-      sources.proxyEvents.on('proxy:attempt', (e) => {
+      // Called for failed attempts only: a request that succeeds costs the Fleet view nothing.
+      sources.proxyEvents.onUnless('proxy:attempt', 'result', NOT_A_FAILURE, (e) => {
         const text = attemptFailureText(e);
         if (text !== undefined) setBounded(this.#failures, e.node, { text, at: sources.clock.now() }, MAX_REMEMBERED_NODES);
       }),
@@ -94,7 +95,8 @@ export class DashboardHub {
       r.on('node:removed', ({ node, inFlight }) =>
         note({ node, kind: 'membership', text: `node removed (${inFlight} in flight)` }),
       ),
-      sources.proxyEvents.on('proxy:request-finished', (e) => this.#traffic.record(e, sources.clock.now())),
+      // Recorded when the history is read (or every DEFERRED_CAPACITY requests), at each request's own time.
+      sources.proxyEvents.deferred('proxy:request-finished', (e, at) => this.#traffic.record(e, at), sources.clock),
       sources.proxyEvents.on('mesh:site-reachability', (e) => {
         if (e.reachable) this.#unreachable.delete(e.site);
         else
@@ -113,7 +115,10 @@ export class DashboardHub {
       rows: () => this.rows(),
       models: (rows) => this.models(rows),
       takeTransitions: () => this.#takePending(),
-      takeTraffic: () => this.#traffic.takeChanged(this.#s.clock.now()),
+      takeTraffic: () => {
+        this.#s.proxyEvents.flush();
+        return this.#traffic.takeChanged(this.#s.clock.now());
+      },
       sites: () => this.sites(),
     });
   }
@@ -164,6 +169,7 @@ export class DashboardHub {
   }
 
   snapshot(): DashboardSnapshot {
+    this.#s.proxyEvents.flush();
     const now = this.#s.clock.now();
     const nodes = this.rows();
     return {
@@ -179,6 +185,7 @@ export class DashboardHub {
   }
 
   traffic(): TrafficSeries {
+    this.#s.proxyEvents.flush();
     return this.#traffic.all(this.#s.clock.now());
   }
 

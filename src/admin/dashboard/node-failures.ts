@@ -13,7 +13,7 @@ export interface NodeFailure {
 const MAX_TEXT = 200;
 
 /** Results of an attempt that are not the node's failure: success, the client leaving, the request's own fault. */
-const NOT_A_FAILURE: ReadonlySet<string> = new Set([
+export const NOT_A_FAILURE: ReadonlySet<ProxyEvents['proxy:attempt']['result']> = new Set([
   'success',
   'client_abort',
   'context_overflow',

@@ -189,3 +189,17 @@ test('the ring: newest first, bounded, the cursor, and each attempt with its rou
   events.emit('proxy:request-finished', finished('e'));
   assert.equal(ring.query(q({})).latest, 4, 'closed: no longer fed');
 });
+
+test('the ring stores a request when read, at the time it finished', () => {
+  const manual = new ManualClock(1_700_000_000_000);
+  const events = new EventBus<ProxyEvents>(() => undefined);
+  const ring = new RequestRing(manual, events);
+  const { detail: _detail, ...bare } = finished('x');
+  events.emit('proxy:request-finished', bare);
+  manual.advance(60_000);
+  assert.deepEqual(
+    ring.query(q({})).requests.map((r) => r.time),
+    [new Date(1_700_000_000_000).toISOString()],
+  );
+  ring.close();
+});

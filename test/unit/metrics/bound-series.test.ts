@@ -36,8 +36,8 @@ test("a bound counter and histogram scrape as prom-client's own, label escaping 
   });
   const step = (from: number, to: number): void => {
     for (const [model, endpoint, value] of OBSERVED.slice(from, to)) {
-      counter.inc([model, endpoint], Math.round(value));
-      histogram.observe([model, endpoint], value);
+      counter.inc(Math.round(value), model, endpoint);
+      histogram.observe(value, model, endpoint);
       plainCounter.inc({ model, endpoint }, Math.round(value));
       plainHistogram.observe({ model, endpoint }, value);
     }
@@ -51,6 +51,6 @@ test("a bound counter and histogram scrape as prom-client's own, label escaping 
 
 test('a bound series names its labels in order: a wrong count of values is an error', () => {
   const counter = new BoundCounter({ name: 'c2_total', help: 'counts', labelNames: ['a', 'b'], registers: [new Registry()] });
-  assert.throws(() => counter.inc(['only one']), /expected 2 label values \(a, b\), got 1/);
-  assert.throws(() => counter.inc(['x', 'y'], -1), /finite number ≥ 0/);
+  assert.throws(() => counter.inc(1, 'only one'), /expected 2 label values \(a, b\), got 1/);
+  assert.throws(() => counter.inc(-1, 'x', 'y'), /finite number ≥ 0/);
 });

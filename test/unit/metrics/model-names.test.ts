@@ -41,3 +41,23 @@ test('request labels without a mesh: only declared and listed models', () => {
   assert.equal(names.requestLabel('listed'), 'listed');
   assert.equal(names.requestLabel('remote-only'), '_unknown');
 });
+
+test('request labels follow the listings and the remote sites as they change, however often a model was asked for', () => {
+  let views = [node('a', { models: ['listed'] })];
+  let fresh = true;
+  const names = new ModelNames(
+    () => config,
+    () => views,
+    () => [site('b', fresh, ['remote-only'])],
+  );
+  for (let i = 0; i < 3; i++) {
+    assert.equal(names.requestLabel('listed'), 'listed');
+    assert.equal(names.requestLabel('later'), '_unknown');
+    assert.equal(names.requestLabel('remote-only'), 'remote-only');
+  }
+  views = [node('a', { models: ['later'] })];
+  fresh = false;
+  assert.equal(names.requestLabel('later'), 'later', 'listed now');
+  assert.equal(names.requestLabel('listed'), '_unknown', 'no longer listed');
+  assert.equal(names.requestLabel('remote-only'), '_unknown', 'its site went stale');
+});
