@@ -38,11 +38,16 @@ async function clusterOf(gw: GatewayUnderTest): Promise<ClusterDoc | undefined> 
   return (JSON.parse((await httpJson('GET', `${gw.url}/health`)).text) as { cluster?: ClusterDoc }).cluster;
 }
 
-async function gatewayOn(store: string, node: SlotCountingNode): Promise<GatewayUnderTest> {
+/**
+ * `leaseTtl` bounds each store call (lease_ttl / 5, at most 1 s): with "5s" a call has the whole
+ * second, so on a loaded machine the fake store's nonsense answer, not the call's timeout, is what
+ * the gateway hears.
+ */
+async function gatewayOn(store: string, node: SlotCountingNode, leaseTtl = '1s'): Promise<GatewayUnderTest> {
   // A queue timeout far above an admission under the share, short enough that a gate admitting nothing fails in seconds.
   const toml = gatewayToml(
     [{ name: 'n', url: node.url, kind: 'llamacpp' }],
-    `${clusterTable(store, 'r0', 't38:', '1s')}\n[routing]\nmax_queue = 100\nqueue_timeout = "8s"`,
+    `${clusterTable(store, 'r0', 't38:', leaseTtl)}\n[routing]\nmax_queue = 100\nqueue_timeout = "8s"`,
   );
   const gw = await startGateway(toml, { logLevel: 'info' });
   closers.push(() => gw.close());
@@ -66,7 +71,7 @@ test('a store answering "abc" to every script is a lost store: requests are admi
   closers.push(() => store.close());
   const node = await startSlotCountingNode({ slots: SLOTS, holdMs: 30 });
   closers.push(() => node.close());
-  const gw = await gatewayOn(store.url, node);
+  const gw = await gatewayOn(store.url, node, '5s');
 
   const statuses = await served(gw);
   assert.deepEqual(
