@@ -126,7 +126,7 @@ export class GatewayParts {
     for (const feature of this.#features) feature.metrics?.(this.#metrics.registry);
     const noticeSinks = {
       events: this.proxyEvents,
-      label: (m: string) => this.#modelNames.requestLabel(m),
+      label: this.#modelNames.requestLabel,
       logger: options.logger,
     };
     this.scheduler = new Scheduler({
@@ -270,9 +270,9 @@ export class GatewayParts {
     return part as FeatureParts[K];
   }
 
-  /** A bounded metrics label for a requested model id. */
-  requestLabel(model: string): string {
-    return this.#modelNames.requestLabel(model);
+  /** A bounded metrics label for a requested model id (bound: the request plane calls it directly). */
+  get requestLabel(): (model: string) => string {
+    return this.#modelNames.requestLabel;
   }
 
   /** A node said it does not have a model its listing showed: re-list it. */
