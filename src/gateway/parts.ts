@@ -148,10 +148,9 @@ export class GatewayParts {
       this.scheduler,
     );
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
-    this.proxyEvents.on('proxy:attempt', (e) => {
-      const { ejectAfterFailures, ejectForMs } = this.#config.upstream;
-      this.registry.observeUpstream(e.node, upstreamVerdict(e.result), { ejectAfterFailures, ejectForMs });
-    });
+    this.proxyEvents.on('proxy:attempt', (e) =>
+      this.registry.observeUpstream(e.node, upstreamVerdict(e.result), this.#config.upstream),
+    );
     this.#wakes = new WakeManager({
       clock: this.clock,
       registry: this.registry,
