@@ -88,7 +88,7 @@ export class Gateway {
       config: options.config,
       events: parts.proxyEvents,
       log,
-      modelLabel: (m) => parts.requestLabel(m),
+      modelLabel: parts.requestLabel,
       hosts: 1,
       tracer,
     });
@@ -150,7 +150,7 @@ export class Gateway {
       config: () => parts.config(),
       ...parts.workerOwner(),
       events: parts.proxyEvents,
-      modelLabel: (m) => parts.requestLabel(m),
+      modelLabel: parts.requestLabel,
       relay: { url: relay?.url ?? '', secret },
       relayed: [...relayed].map(([path, byMethod]) => [path, [...byMethod.keys()]] as const),
     }).catch(async (error: unknown) => {

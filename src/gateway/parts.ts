@@ -126,7 +126,7 @@ export class GatewayParts {
     for (const feature of this.#features) feature.metrics?.(this.#metrics.registry);
     const noticeSinks = {
       events: this.proxyEvents,
-      label: (m: string) => this.#modelNames.requestLabel(m),
+      label: this.#modelNames.requestLabel,
       logger: options.logger,
     };
     this.scheduler = new Scheduler({
@@ -148,10 +148,9 @@ export class GatewayParts {
       this.scheduler,
     );
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
-    this.proxyEvents.on('proxy:attempt', (e) => {
-      const { ejectAfterFailures, ejectForMs } = this.#config.upstream;
-      this.registry.observeUpstream(e.node, upstreamVerdict(e.result), { ejectAfterFailures, ejectForMs });
-    });
+    this.proxyEvents.on('proxy:attempt', (e) =>
+      this.registry.observeUpstream(e.node, upstreamVerdict(e.result), this.#config.upstream),
+    );
     this.#wakes = new WakeManager({
       clock: this.clock,
       registry: this.registry,
@@ -270,9 +269,9 @@ export class GatewayParts {
     return part as FeatureParts[K];
   }
 
-  /** A bounded metrics label for a requested model id. */
-  requestLabel(model: string): string {
-    return this.#modelNames.requestLabel(model);
+  /** A bounded metrics label for a requested model id (bound: the request plane calls it directly). */
+  get requestLabel(): (model: string) => string {
+    return this.#modelNames.requestLabel;
   }
 
   /** A node said it does not have a model its listing showed: re-list it. */

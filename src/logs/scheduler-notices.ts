@@ -15,7 +15,7 @@ export interface NoticeSinks {
 
 export function publishNotice(sinks: NoticeSinks, notice: SchedulerNotice): void {
   if (notice.kind === 'decided') {
-    // A decision that excluded no node has nothing to count: no event, no label (most requests).
+    // A decision that excluded no node has nothing to count: no event, no label (the scheduler does not send one).
     if (notice.decision.excluded.length > 0)
       sinks.events.emit('route:excluded', { model: sinks.label(notice.req.model), excluded: notice.decision.excluded });
   } else if (notice.kind === 'switch') {

@@ -37,8 +37,11 @@ export class ModelNames {
     return this.#labels.label(model);
   }
 
-  /** The label of a requested model: its bounded id when declared, listed or served by a fresh site, else `_unknown`. */
-  requestLabel(model: string): string {
+  /**
+   * The label of a requested model: its bounded id when declared, listed or served by a fresh site, else `_unknown`.
+   * Bound to this instance: the request plane calls it per request with no wrapper between.
+   */
+  readonly requestLabel = (model: string): string => {
     const config = this.#config();
     const views = this.#views();
     let cache = this.#requested;
@@ -54,7 +57,7 @@ export class ModelNames {
     // known only through a remote site (its freshness is a matter of time).
     if (label !== OTHER_MODEL_LABEL && this.#known.views === views && this.#known.ids.has(model)) cache.labels.set(model, label);
     return label;
-  }
+  };
 
   /** The declared models of the node's group. */
   expectedFor(nodeName: string): readonly string[] {

@@ -212,7 +212,9 @@ export class NodeRegistry {
    */
   observeUpstream(nodeName: string, verdict: UpstreamVerdict, policy: EjectionPolicy): void {
     const runtime = this.#active.get(nodeName);
-    if (runtime === undefined) return;
+    // Nothing to record (most requests): a neutral outcome, or a success with no failure counted.
+    if (runtime === undefined || verdict === 'neutral' || (verdict === 'success' && runtime.passive.consecutiveFailures === 0))
+      return;
     const now = this.#clock.now();
     const before = runtime.passive;
     runtime.passive = observeUpstream(before, verdict, policy, now);

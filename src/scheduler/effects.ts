@@ -7,7 +7,7 @@ import type { RouteRequest, RoutingDecision } from '#src/routing/index.ts';
 
 /** Something the scheduler tells the outside world about without expecting an answer. */
 export type SchedulerNotice =
-  /** The first routing decision of a request (metrics count its exclusions). */
+  /** The first routing decision of a request, when it excluded a node (metrics count its exclusions). */
   | { readonly kind: 'decided'; readonly req: RouteRequest; readonly decision: RoutingDecision }
   /** A refresh-on-miss re-listing failed (the request goes on with what routing knows). */
   | { readonly kind: 'refresh-failed'; readonly error: unknown }

@@ -118,7 +118,8 @@ export class Scheduler {
     // In the model's queue when others wait there (in its class, by its tenant's share), however this one would route.
     if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, waitInQueue(timeoutMs, settings, []), settings, signal);
     const decision = route(req, snapshot, this.filters, this.#policy, this.#index);
-    if (firstAttempt) this.#effects.notify({ kind: 'decided', req, decision });
+    // Reported only when it excluded a node: a notice with no exclusion has nothing to count (most requests).
+    if (firstAttempt && decision.excluded.length > 0) this.#effects.notify({ kind: 'decided', req, decision });
     if (decision.kind === 'unroutable' && firstAttempt && this.#classify(req, decision.excluded) === 'unavailable') {
       const refresh = { clock: this.#clock, effects: this.#effects, filters: this.filters, waitMs: settings.missWaitMs };
       return refreshOnMiss(req, refresh).then((refreshed) =>

@@ -214,7 +214,8 @@ test('a failed refresh is reported and the request goes on', async () => {
 });
 
 test('the first routing decision of a request is reported; failovers and queued newcomers are not', async () => {
-  const r = rig([oneSlotNode('a', ['m'])]);
+  // Node b does not serve m: every decision for m excludes it, so each has something to report.
+  const r = rig([oneSlotNode('a', ['m']), oneSlotNode('b', ['other'])]);
   await ask(r, 'm').promise;
   await ask(r, 'm', { firstAttempt: false, settings: { queueTimeoutMs: 0 } }).promise;
   ask(r, 'm');
@@ -223,6 +224,12 @@ test('the first routing decision of a request is reported; failovers and queued 
     r.notices.map((n) => n.kind === 'decided' && n.decision.kind),
     ['selected', 'unroutable'],
   );
+});
+
+test('a decision that excluded no node is not reported: the notice would carry nothing', async () => {
+  const r = rig([oneSlotNode('a', ['m'])]);
+  assert.equal(describe(await ask(r, 'm').promise), 'admitted a after 0ms');
+  assert.deepEqual(r.notices, []);
 });
 
 test('a prompt too large for every node is refused at once, not queued', async () => {
