@@ -72,7 +72,7 @@ export async function handleInference(
     const sourceAsk = { ...ask, caller, maxTokens: request.maxTokens, exactCount: bounds?.exact ?? false };
     // answer: a gate hid the model (a tenant's scope): refused exactly as an unknown model, sent nowhere.
     if (scoped !== undefined)
-      return await answerAsUnknown(deps, { routeRequest, ask: sourceAsk, visible: scoped.visible, fail: fail(), report });
+      return await answerAsUnknown(deps, { routeRequest, ask: sourceAsk, verdict: scoped, fail: fail(), report });
     // gates before admission: a tenant's limits, a forward's one use (a promise only for a gate that waits).
     const judging = judgeAdmission(caller.gates, { ...request, promptTokens: bounds?.upper }, res, report);
     const refused = judging instanceof Promise ? await judging : judging;
