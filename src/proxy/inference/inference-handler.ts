@@ -78,12 +78,8 @@ export async function handleInference(
     const refused = judging instanceof Promise ? await judging : judging;
     if (refused !== undefined) return fail()(refused.error, refused.headers);
     // failover over the sources: the local nodes the scheduler admits, then the features' (the remote sites).
-    const traced = {
-      ...ask,
-      onQueueWait: (waitedMs: number) => void (report.queueWaitMs += waitedMs),
-      observer: report.observer,
-    };
-    const nodes = new NodeTargets(deps, traced);
+    const watched = { ...ask, onQueueWait: (ms: number) => void (report.queueWaitMs += ms), observer: report.observer };
+    const nodes = new NodeTargets(deps, watched);
     const later = deps.hooks.sources.map((source) => source({ ...sourceAsk, observer: report.observer }));
     const sources: readonly TargetSource[] = later.length === 0 ? [nodes] : [nodes, ...later];
     const end = await runFailover(sources, attemptSetting(deps, res, resolved, settings, report), startFailover(routeRequest));
