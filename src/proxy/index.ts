@@ -36,3 +36,4 @@ export {
   type StartedRequest,
 } from './feature/request-feature.ts';
 export { chatBytesBounds, promptBounds, type PromptBounds } from './request/prompt-bounds.ts';
+export { whenFinished, type FinishHook, type RequestLabels, type RequestObserver } from './request/request-report.ts';

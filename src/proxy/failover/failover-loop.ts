@@ -6,14 +6,14 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
-import type { AttemptEndNote, AttemptSpan, RequestSpan } from '#src/core/tracing.ts';
+import type { AttemptEndNote, AttemptSpan } from '#src/core/tracing.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import { attemptEvent } from './attempt-feedback.ts';
 import { afterFailure, withFailure, type FailoverState } from './failover-state.ts';
 import { forwardAttempt } from '../attempt/forward.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
-import type { Finish } from '../request/request-report.ts';
+import type { Finish, RequestObserver } from '../request/request-report.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { Prepared, Target, TargetFailure } from './target.ts';
@@ -30,8 +30,8 @@ export interface RequestAsk {
   readonly signal: AbortSignal;
   /** Told each time the request waited in its model's queue (the request log's queue wait). */
   readonly onQueueWait?: ((waitedMs: number) => void) | undefined;
-  /** The request's span ([tracing]); undefined = off. Sources trace their routing decisions in it. */
-  readonly trace?: RequestSpan | undefined;
+  /** What watches the request (a feature's); undefined = nothing. Sources note their routing decisions to it. */
+  readonly observer?: RequestObserver | undefined;
 }
 
 export type NextTarget =
@@ -68,8 +68,8 @@ export interface AttemptSetting {
   readonly onAttempt: (target: Target) => void;
   /** Told how each attempt ended, before its verdict is acted on (the request log's attempts). */
   readonly onConcluded?: ((target: Target, outcome: AttemptOutcome) => void) | undefined;
-  /** The request's span ([tracing]); undefined = off. Each attempt is a span in it, its context sent on. */
-  readonly trace?: RequestSpan | undefined;
+  /** What watches the request (a feature's); undefined = nothing. Told of each attempt, whose context is sent on. */
+  readonly observer?: RequestObserver | undefined;
 }
 
 export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unserved'; readonly state: FailoverState };
@@ -101,7 +101,7 @@ export async function runFailover(
       const canFailOver = (): boolean => mayFailOver(target, sources.slice(index + 1), stateNow);
       attempts += 1;
       const traced: TracedAttempt | undefined =
-        setting.trace === undefined ? undefined : { span: setting.trace, index: attempts };
+        setting.observer === undefined ? undefined : { observer: setting.observer, index: attempts };
       let outcome: AttemptOutcome;
       try {
         const sending = attempt(target, canFailOver, setting, traced, stateNow.routeRequest);
@@ -130,9 +130,9 @@ export function mayFailOver(target: Pick<Target, 'canFailOver'>, later: readonly
   return target.canFailOver() || later.some((source) => source.mayServe?.(state) === true);
 }
 
-/** One attempt's tracing: the request's span, and the attempt's once it is prepared. */
+/** One watched attempt: the request's observer, and what watches the attempt once it is prepared. */
 interface TracedAttempt {
-  readonly span: RequestSpan;
+  readonly observer: RequestObserver;
   readonly index: number;
   attempt?: AttemptSpan;
 }
@@ -164,7 +164,7 @@ function send(
   route: RouteRequest,
 ): AttemptOutcome | Promise<AttemptOutcome> {
   if (traced !== undefined) {
-    traced.attempt = traced.span.attempt({
+    traced.attempt = traced.observer.attempt({
       kind: target.id.kind,
       name: target.id.kind === 'node' ? target.id.name : target.id.id,
       url: target.url,

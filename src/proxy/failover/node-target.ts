@@ -64,7 +64,7 @@ export class NodeTargets implements TargetSource {
   /** At once when the scheduler admits at once (no promise); a promise when the request waits. */
   next(state: FailoverState): NextTarget | Promise<NextTarget> {
     const { routeRequest } = state;
-    const routing = this.#ask.trace?.routing();
+    const routing = this.#ask.observer?.routing();
     const admitting = this.#deps.admission.admit(
       routeRequest,
       this.#ask.settings,

@@ -21,8 +21,7 @@ import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { RequestAsk, TargetSource } from '../failover/failover-loop.ts';
 import type { FailoverState } from '../failover/failover-state.ts';
 import type { SiteVerdicts } from '../refusal/refusal-answer.ts';
-import type { ForwardedFor } from '../request/proxy-events.ts';
-import type { RequestReport } from '../request/request-report.ts';
+import type { RequestLabels, RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { FleetModel } from '../request/models-list.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
@@ -39,8 +38,8 @@ export interface Caller {
   readonly tenant?: Pick<TenantSpec, 'name' | 'priority' | 'sites'> | undefined;
   /** A request forwarded by another site: that site's id (it is never forwarded on; its trace sampling is followed). */
   readonly fromSite?: string | undefined;
-  /** What the request log says of a forward's sender. */
-  readonly peer?: ForwardedFor | undefined;
+  /** What its requests are reported under (the request log's and metrics' tenant, a forward's sender). */
+  readonly labels: RequestLabels;
 }
 
 export const NO_GATES: readonly RequestGate[] = Object.freeze([]);
@@ -49,6 +48,7 @@ export const NO_GATES: readonly RequestGate[] = Object.freeze([]);
 export const OPEN_CALLER: Caller = Object.freeze({
   queue: Object.freeze({ name: DEFAULT_TENANT, priority: 'standard', weight: 1 }),
   gates: NO_GATES,
+  labels: Object.freeze({ tenant: DEFAULT_TENANT }),
 });
 
 /** The request is refused: this error, with these headers (a 429's x-ratelimit-*). */

@@ -3,7 +3,7 @@
 // only a gate that really waits (a tenant's limits asked of their owner) costs a promise.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestReport } from '../request/request-report.ts';
+import { whenFinished, type RequestReport } from '../request/request-report.ts';
 import type { Admitted, AnsweredAsUnknown, Refused, RequestGate, SizedRequest } from './request-feature.ts';
 
 export function judgeBody(gates: readonly RequestGate[], raw: Buffer, req: IncomingMessage): Refused | undefined {
@@ -58,9 +58,5 @@ function admit(verdict: Admitted, res: ServerResponse, report: RequestReport): v
   if (verdict.headers !== undefined) for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
   const finished = verdict.finished;
   if (finished === undefined) return;
-  const before = report.onFinish;
-  report.onFinish = (status) => {
-    before?.(status);
-    finished(status, report.usage);
-  };
+  whenFinished(report, (status) => finished(status, report.usage));
 }

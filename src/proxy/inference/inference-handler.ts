@@ -72,15 +72,15 @@ export async function handleInference(
     const sourceAsk = { ...ask, caller, maxTokens: request.maxTokens, exactCount: bounds?.exact ?? false };
     // answer: a gate hid the model (a tenant's scope): refused exactly as an unknown model, sent nowhere.
     if (scoped !== undefined)
-      return await answerAsUnknown(deps, { routeRequest, ask: sourceAsk, visible: scoped.visible, fail: fail(), report });
+      return await answerAsUnknown(deps, { routeRequest, ask: sourceAsk, verdict: scoped, fail: fail(), report });
     // gates before admission: a tenant's limits, a forward's one use (a promise only for a gate that waits).
     const judging = judgeAdmission(caller.gates, { ...request, promptTokens: bounds?.upper }, res, report);
     const refused = judging instanceof Promise ? await judging : judging;
     if (refused !== undefined) return fail()(refused.error, refused.headers);
     // failover over the sources: the local nodes the scheduler admits, then the features' (the remote sites).
-    const traced = { ...ask, onQueueWait: (waitedMs: number) => void (report.queueWaitMs += waitedMs), trace: report.trace };
-    const nodes = new NodeTargets(deps, traced);
-    const later = deps.hooks.sources.map((source) => source({ ...sourceAsk, trace: report.trace }));
+    const watched = { ...ask, onQueueWait: (ms: number) => void (report.queueWaitMs += ms), observer: report.observer };
+    const nodes = new NodeTargets(deps, watched);
+    const later = deps.hooks.sources.map((source) => source({ ...sourceAsk, observer: report.observer }));
     const sources: readonly TargetSource[] = later.length === 0 ? [nodes] : [nodes, ...later];
     const end = await runFailover(sources, attemptSetting(deps, res, resolved, settings, report), startFailover(routeRequest));
     // answer: served already, or refused by the one refusal renderer with what every source said.

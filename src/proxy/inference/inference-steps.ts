@@ -39,8 +39,7 @@ export function reportFor(deps: InferenceDeps, endpoint: InferenceEndpoint, req:
   const report = startRequestReport(deps, endpoint, deps.clock.monotonicMs(), req.socket);
   // Sent to the node, returned, and logged (request-id.ts).
   report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
-  report.tenant = caller.queue.name;
-  report.peer = caller.peer;
+  report.labels = caller.labels;
   deps.hooks.started?.({ endpoint, req, caller, report });
   return report;
 }
@@ -93,7 +92,7 @@ export function noteModel(
 ): void {
   report.model = resolved.model;
   report.requestedModel = resolved.requestedModel;
-  report.trace?.resolved(resolved.requestedModel, resolved.model);
+  report.observer?.resolved(resolved.requestedModel, resolved.model);
   // [log] bodies = true only (sensitive, off by default): the prompt's text, bounded, for the line.
   if (settings.logPromptBytes !== undefined) report.prompt = loggedPrompt(endpoint, resolved.json, settings.logPromptBytes);
 }
@@ -179,7 +178,7 @@ export function attemptSetting(
     maxHeldBodyBytes: settings.maxHeldBodyBytes,
     heldBudget: deps.heldBudget,
     finish: report.finish,
-    trace: report.trace,
+    observer: report.observer,
     onAttempt: (target: Target) => {
       report.node = target.label;
     },

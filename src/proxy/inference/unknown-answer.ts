@@ -9,7 +9,7 @@ import type { AdmissionPort } from '#src/ports/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
 import { startFailover } from '../failover/failover-state.ts';
-import type { SourceAsk } from '../feature/request-feature.ts';
+import type { AnsweredAsUnknown, SourceAsk } from '../feature/request-feature.ts';
 import { respondRefused } from '../refusal/respond-refused.ts';
 import type { RequestReport } from '../request/request-report.ts';
 import type { InferenceDeps } from './inference-deps.ts';
@@ -22,8 +22,8 @@ export interface UnknownAnswer {
   /** The request as routed (its real model's facts; admitted under the hidden name). */
   readonly routeRequest: RouteRequest;
   readonly ask: SourceAsk;
-  /** The names its 404's suggestions may show. */
-  readonly visible: (name: string) => boolean;
+  /** The gate's verdict: the names its 404's suggestions may show. */
+  readonly verdict: AnsweredAsUnknown;
   readonly fail: Fail;
   readonly report: RequestReport;
 }
@@ -44,8 +44,8 @@ export async function answerAsUnknown(deps: InferenceDeps, a: UnknownAnswer): Pr
     state,
     retryAfterSeconds: settings.retryAfterSeconds,
     sites: sources[0]?.verdicts(state.failures),
-    visible: a.visible,
-    outOfScope: true,
+    visible: a.verdict.visible,
+    answerAs: a.verdict.kind,
     fail: a.fail,
     finish: a.report.finish,
   });

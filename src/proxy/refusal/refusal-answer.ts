@@ -3,8 +3,8 @@
 // after attempts, what the targets said (context overflow, unknown model, a load that timed out,
 // every target failed, each in the one failures list), or — for a first attempt nothing could take
 // — 404 for a model no node's last listing has (nor any remote site: routing/unknown-model.ts), 503
-// otherwise, with the node exclusions counted and the site exclusions listed beside them. A name
-// outside the tenant's scope is always that 404: nothing about the fleet is told.
+// otherwise, with the node exclusions counted and the site exclusions listed beside them. A name a
+// gate answers as unknown (a tenant's scope) is always that 404: nothing about the fleet is told.
 
 import type { GatewayError } from '#src/core/errors.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
@@ -45,10 +45,13 @@ export interface RefusalFacts {
   /** The fleet, read only by the answers that name it (the largest context; the 404 rule). */
   readonly snapshot: () => RoutingSnapshot;
   readonly sites?: SiteVerdicts | undefined;
-  /** The model names the request's tenant may be told of (its scope); absent = every name. */
+  /** The model names the caller may be told of (a gate's verdict); absent = every name. */
   readonly visible?: ((name: string) => boolean) | undefined;
-  /** The name the client asked for is outside its tenant's scope: answered as an unknown model, whatever the admission said. */
-  readonly outOfScope?: boolean;
+  /**
+   * 'unknown': a gate's verdict (AnsweredAsUnknown) — the name is answered as one no node serves,
+   * whatever the admission said and whatever the fleet lists; absent = as the admission and fleet say.
+   */
+  readonly answerAs?: 'unknown' | undefined;
 }
 
 export type RefusalAnswer =
@@ -68,7 +71,7 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   const { admission, requestedModel: requested } = f;
   const { routeRequest, lastRefusal } = f.state;
   if (admission.reason === 'aborted') return { kind: 'client_gone' };
-  if (f.outOfScope === true) return answer(unknownToTenant(f), 'model_not_found');
+  if (f.answerAs === 'unknown') return answer(unknownToCaller(f), 'model_not_found');
   if (admission.reason === 'queue_full' || admission.reason === 'queue_timeout') {
     const switching = admission.excluded.find((e) => e.code === 'switching')?.detail;
     return answer(
@@ -126,8 +129,8 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
   return answer(error, error.status === 404 ? 'model_not_found' : 'no_healthy_node');
 }
 
-/** The out-of-scope 404: the unknown model's body, its suggestions from inside the scope only. */
-function unknownToTenant(f: RefusalFacts): GatewayError {
+/** The 404 of a name answered as unknown: the unknown model's body, its suggestions only from the visible names. */
+function unknownToCaller(f: RefusalFacts): GatewayError {
   const nodes = f.snapshot().nodes;
   return nothingServes({
     nodes,

@@ -3,9 +3,9 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { RequestSpan } from '#src/core/tracing.ts';
+import type { AttemptNote, AttemptSpan, RoutingSpan } from '#src/core/tracing.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
-import type { ForwardedFor, ProxyEvents } from './proxy-events.ts';
+import type { ProxyEvents } from './proxy-events.ts';
 import { MAX_ATTEMPT_RECORDS, type AttemptRecord } from './attempt-record.ts';
 import type { LoggedPrompt } from './logged-prompt.ts';
 
@@ -26,6 +26,22 @@ export type FinishFigures = Partial<Pick<Finished, 'firstByteMs' | 'brokenError'
 
 export type Finish = (node: string | undefined, status: number, extra?: FinishFigures) => void;
 
+/** Runs once as the request ends, before it is reported: what a feature does then (settle a reservation, end a span). */
+export type FinishHook = (status: number, node: string | undefined, extra: FinishFigures | undefined) => void;
+
+/** What the request is reported under, as its caller says (absent fields stay absent from the event). */
+export type RequestLabels = Readonly<Pick<Finished, 'tenant' | 'peer'>>;
+
+/**
+ * Watches a request as it goes (a feature's: a span); undefined = nothing watches: told the model
+ * resolved, asked before each routing decision, and for each attempt (its context sent on).
+ */
+export interface RequestObserver {
+  resolved(requestedModel: string, model: string): void;
+  routing(): RoutingSpan;
+  attempt(note: AttemptNote): AttemptSpan;
+}
+
 /** What one request has got to so far; `finish` reports it once (later calls do nothing). */
 export interface RequestReport {
   /** When the request arrived (monotonic ms). */
@@ -36,12 +52,10 @@ export interface RequestReport {
   node: string | undefined;
   /** The tokens the delivered (or cut-short) answer used, once known. */
   usage: AnswerUsage | undefined;
-  /** The tenant the request was admitted as, once it is (undefined: none, a forward from a site without a tenant). */
-  tenant: string | undefined;
-  /** A forwarded request's sending site and stated tenant. */
-  peer: ForwardedFor | undefined;
-  /** Runs once as the request ends, before it is reported (a tenant's reservation is settled here). */
-  onFinish: ((status: number) => void) | undefined;
+  /** What the request is reported under (its caller's labels); undefined = nothing beyond its figures. */
+  labels: RequestLabels | undefined;
+  /** The features' hooks, run once in the order added as the request ends, before it is reported (whenFinished). */
+  onFinish: FinishHook | undefined;
   /** The request log's particulars, filled in as the request goes (RequestDetail). */
   requestId: string;
   requestedModel: string;
@@ -49,11 +63,23 @@ export interface RequestReport {
   queueWaitMs: number;
   bytesIn: number;
   refusal: string | undefined;
-  /** The request's span ([tracing]); undefined = tracing off. Ended by `finish`. */
-  trace: RequestSpan | undefined;
+  /** What watches the request's routing and attempts (a feature's); undefined = nothing. */
+  observer: RequestObserver | undefined;
   /** `[log] bodies = true`: the prompt's text for the line. */
   prompt: LoggedPrompt | undefined;
   readonly finish: Finish;
+}
+
+/** Adds a hook run as the request ends, after those added before it. */
+export function whenFinished(report: RequestReport, hook: FinishHook): void {
+  const before = report.onFinish;
+  report.onFinish =
+    before === undefined
+      ? hook
+      : (status, node, extra) => {
+          before(status, node, extra);
+          hook(status, node, extra);
+        };
 }
 
 /** Keeps one more attempt (the first MAX_ATTEMPT_RECORDS). */
@@ -84,8 +110,7 @@ export function startRequestReport(
     model: '',
     node: undefined,
     usage: undefined,
-    tenant: undefined,
-    peer: undefined,
+    labels: undefined,
     onFinish: undefined,
     requestId: '',
     requestedModel: '',
@@ -93,29 +118,16 @@ export function startRequestReport(
     queueWaitMs: 0,
     bytesIn: 0,
     refusal: undefined,
-    trace: undefined,
+    observer: undefined,
     prompt: undefined,
     // One event object and one detail, built in place: every request runs this.
     finish: (node, status, extra) => {
       if (finished) return;
       finished = true;
       // What the answer used, as the attempt that answered read it (usage-reader.ts), kept on the report
-      // before the tenant's reservation is settled from it.
+      // before the features' hooks read it.
       report.usage ??= extra?.usage;
-      report.onFinish?.(status);
-      const brokenError = extra?.brokenError;
-      report.trace?.end({
-        status,
-        target: node,
-        requestedModel: report.requestedModel,
-        model: report.model,
-        tenant: report.tenant,
-        refusal: report.refusal,
-        error: brokenError,
-        inputTokens: report.usage?.promptTokens,
-        outputTokens: report.usage?.completionTokens,
-        attempts: report.attempts.length,
-      });
+      report.onFinish?.(status, node, extra);
       const detail: Mutable<NonNullable<Finished['detail']>> = {
         requestId: report.requestId,
         endedAt: deps.clock.now(),
@@ -137,14 +149,15 @@ export function startRequestReport(
         status,
         durationMs: deps.clock.monotonicMs() - startedMs,
         firstByteMs: extra?.firstByteMs,
-        brokenError,
+        brokenError: extra?.brokenError,
         clientAborted: extra?.clientAborted ?? false,
         usage: report.usage,
         detail,
       };
       // Absent, not undefined, when unset (as the event has always been).
-      if (report.tenant !== undefined) event.tenant = report.tenant;
-      if (report.peer !== undefined) event.peer = report.peer;
+      const labels = report.labels;
+      if (labels?.tenant !== undefined) event.tenant = labels.tenant;
+      if (labels?.peer !== undefined) event.peer = labels.peer;
       deps.events.emit('proxy:request-finished', event);
     },
   };

@@ -92,7 +92,7 @@ export class SiteTargets implements TargetSource {
   }
 
   async next(state: FailoverState): Promise<NextTarget> {
-    const routing = this.#ask.trace?.routing();
+    const routing = this.#ask.observer?.routing();
     const choice = this.#choose(state, this.#deps.nextTurn());
     this.#choice = choice;
     const site = choice.chosen;

@@ -71,7 +71,10 @@ function inboundCaller(
     visible: tenant?.visible,
     tenant: inbound.tenant,
     fromSite: inbound.site,
-    peer: { site: inbound.site, claimedTenant: inbound.claimedTenant, claimedClass: inbound.claimedClass },
+    labels: {
+      tenant: inbound.queue.name,
+      peer: { site: inbound.site, claimedTenant: inbound.claimedTenant, claimedClass: inbound.claimedClass },
+    },
   };
 }
 

@@ -46,7 +46,9 @@ export class TenantCallers {
 function callerOf(tenant: Tenant, deps: TenantCallerDeps): Caller {
   const { spec } = tenant;
   const limits = limitsGate(tenant, deps);
-  if (allowsEveryModel(spec)) return { queue: tenant.queue, gates: [limits], tenant: spec };
+  // Reported under its name, as it is queued.
+  const labels = { tenant: tenant.queue.name };
+  if (allowsEveryModel(spec)) return { queue: tenant.queue, gates: [limits], tenant: spec, labels };
   const visible = scopeOf(spec);
-  return { queue: tenant.queue, gates: [scopeGate(visible), limits], visible, tenant: spec };
+  return { queue: tenant.queue, gates: [scopeGate(visible), limits], visible, tenant: spec, labels };
 }

@@ -68,7 +68,7 @@ test('admissions apply as they come: headers set, finished chained in order, run
   const report = reportOf();
   assert.equal(await judgeAdmission(gates, SIZED, res, report), undefined);
   assert.deepEqual(headers, { 'x-ratelimit-limit-requests': '3' });
-  report.onFinish?.(200);
+  report.onFinish?.(200, undefined, undefined);
   assert.deepEqual(finished, ['limits 200 4', 'second 200']);
 });
 
@@ -83,7 +83,7 @@ test('a later refusal ends the request, and the earlier admission is still finis
   const report = reportOf();
   const refused = await judgeAdmission(gates, SIZED, res, report);
   assert.equal(refused?.error.message, 'replayed');
-  report.onFinish?.(401);
+  report.onFinish?.(401, undefined, undefined);
   assert.deepEqual(finished, [401]);
 });
 

@@ -104,12 +104,12 @@ test('which answer a request no target served gets, for nodes and sites alike', 
     ],
     [
       'out of scope, whatever the admission said',
-      facts({ admission: refused('wake_timeout'), outOfScope: true, visible: () => true }),
+      facts({ admission: refused('wake_timeout'), answerAs: 'unknown', visible: () => true }),
       ['error', 404, 'model_not_found', 'model_not_found'],
     ],
     [
       'out of scope while a node has never listed (untried)',
-      facts({ outOfScope: true, snapshot: () => snapshotOf([other, node('new')]) }),
+      facts({ answerAs: 'unknown', snapshot: () => snapshotOf([other, node('new')]) }),
       ['error', 404, 'model_not_found', 'model_not_found'],
     ],
     [
