@@ -1,6 +1,6 @@
 // The dashboard's load button in real Chromium against a router whose slots hold a pinned and a
-// warm model (issue 38, item 13): a load the reconciler would undo answers 409 and the action line
-// shows the gateway's reason in words; a load made with "evict_warm" shows in the Models view as
+// warm model (issue 38, item 13): a load the reconciler would undo answers 409 and the gateway's
+// reason shows in words beside the button (issue 43: after the question a load on a full node asks); a load made with "evict_warm" shows in the Models view as
 // held by the operator, with its end.
 
 import { test, before, after } from 'node:test';
@@ -37,10 +37,14 @@ test('the load button shows why a load is refused, and the Models view shows an 
   await load.waitFor({ timeout: PAGE_TIMEOUT_MS });
   await eventually(async () => await load.isEnabled(), PAGE_TIMEOUT_MS, 'the load button enabled');
   await load.click();
+  // The router is full (keep and hot): the load asks first, as it unloads an idle model to make room.
+  const cell = page.locator('#models td.model-actions[data-model="extra"]');
+  assert.match(await cell.locator('.action-confirm').innerText(), /Load 'extra' on router\? It runs 2 of 2 models/);
+  await cell.locator('.action-confirm button[data-confirm="yes"]').click();
   await eventually(
     async () =>
-      /^✕ refused: load extra on router — loading 'extra' on node 'router', unloading warm 'hot' would not stand: .*pinned 'keep'.*"evict_warm": true.*\(409\)$/s.test(
-        await page.locator('#action-result').innerText(),
+      /^✕ refused: load extra on router — loading 'extra' on node 'router', unloading warm 'hot' would not stand: .*pinned 'keep'.*"evict_warm": true.*\(409\) \d\d:\d\d:\d\d$/s.test(
+        await cell.locator('.action-outcome').innerText(),
       ),
     PAGE_TIMEOUT_MS,
     'the refusal in words',

@@ -3,7 +3,7 @@
 // attempts and the routing decision each got (the policy, the reason, every candidate's score, the
 // chosen one marked, the tried node excluded with why); the node table's last error shows a failed
 // request with a ticking age and "no error" is not red; reload and model load / unload with their
-// answers in words; a caller who may not act sees the buttons disabled and why; one time zone (UTC);
+// answers in words beside their buttons (an unload asked first); a caller who may not act sees the buttons disabled and why; one time zone (UTC);
 // a narrow window (400 px) without sideways scrolling of the page; the favicon.
 
 import { test, before, after } from 'node:test';
@@ -141,26 +141,32 @@ test('the Requests view lists, filters and opens requests; the actions answer in
   assert.match(await page.locator('header .tz').innerText(), /UTC/);
   assert.match(await page.locator('#requests tr.request td.time').first().innerText(), /^\d\d:\d\d:\d\d\.\d{3}$/);
 
-  // Actions: a reload, and a model load then unload on the router, each answered in words.
+  // Actions: a reload, and a model load then unload on the router (asked first), each answered in words beside its button.
   await page.locator('#reload-button').click();
+  const reloaded = page.locator('#reload-button-outcome');
   await eventually(
-    async () => /config reloaded/.test(await page.locator('#action-result').innerText()),
+    async () => /config reloaded/.test(await reloaded.innerText().catch(() => '')),
     PAGE_TIMEOUT_MS,
     'the reload answer',
   );
-  const load = page.locator('#models td.model-actions[data-model="gemma-3-4b"] button[data-action="load"]');
+  const gemma = page.locator('#models td.model-actions[data-model="gemma-3-4b"]');
+  const load = gemma.locator('button[data-action="load"]');
   await load.waitFor();
   await load.click();
+  // A load asks first only on a node at its max (it unloads an idle model to make room).
+  if ((await gemma.locator('.action-confirm').count()) > 0)
+    await gemma.locator('.action-confirm button[data-confirm="yes"]').click();
   await eventually(
-    async () => /^✔ (done|already): load gemma-3-4b on llamacpp-router/.test(await page.locator('#action-result').innerText()),
+    async () => /^✔ (done|already): load gemma-3-4b on llamacpp-router/.test(await gemma.locator('.action-outcome').innerText()),
     PAGE_TIMEOUT_MS,
     'the load answer',
   );
-  const unload = page.locator('#models td.model-actions[data-model="gemma-3-4b"] button[data-action="unload"]');
+  const unload = gemma.locator('button.action[data-action="unload"]');
   await unload.waitFor({ timeout: PAGE_TIMEOUT_MS });
   await unload.click();
+  await gemma.locator('.action-confirm button[data-confirm="yes"]').click();
   await eventually(
-    async () => /unload gemma-3-4b on llamacpp-router/.test(await page.locator('#action-result').innerText()),
+    async () => /unload gemma-3-4b on llamacpp-router/.test(await gemma.locator('.action-outcome').innerText()),
     PAGE_TIMEOUT_MS,
     'the unload answer',
   );
@@ -216,15 +222,17 @@ test('a sleeping node is woken from its row, and the answer said in words', { sk
     await page.locator('#fleet tr[data-node="sleepy"][data-state="asleep"]').waitFor({ timeout: PAGE_TIMEOUT_MS });
     const wake = page.locator('#fleet tr[data-node="sleepy"] button[data-action="wake"]');
     await eventually(async () => !(await wake.isDisabled()), PAGE_TIMEOUT_MS, 'the wake button enabled');
+    const answer = page.locator('#fleet tr[data-node="sleepy"] .action-outcome');
     await wake.click();
     await eventually(
-      async () => /wake sleepy: wake sent \(202\)/.test(await page.locator('#action-result').innerText()),
+      async () => /wake sleepy: wake sent \(202\)/.test(await answer.innerText().catch(() => '')),
       PAGE_TIMEOUT_MS,
       'the wake answer',
     );
+    await eventually(async () => !(await wake.isDisabled()), PAGE_TIMEOUT_MS, 'the wake button enabled again');
     await wake.click();
     await eventually(
-      async () => /wake sleepy: a wake was sent already/.test(await page.locator('#action-result').innerText()),
+      async () => /wake sleepy: a wake was sent already/.test(await answer.innerText()),
       PAGE_TIMEOUT_MS,
       'the second wake is in its window',
     );

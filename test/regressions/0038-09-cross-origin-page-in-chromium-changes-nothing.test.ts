@@ -157,23 +157,31 @@ test("the gateway's own dashboard still reloads, loads and unloads", { skip: SKI
   try {
     await page.goto(`${rig.gw.url}/admin/`);
     await page.locator('#feed-status[data-state="live"]').waitFor();
-    const result = page.locator('#action-result');
+    // Each answer shows beside its button (issue 43); an unload asks first.
     await page.locator('#reload-button').click();
-    await eventually(async () => /config reloaded/.test(await result.innerText()), PAGE_TIMEOUT_MS, 'the reload answer');
-    const load = page.locator('#models td.model-actions[data-model="model-b"] button[data-action="load"]');
+    const reloaded = page.locator('#reload-button-outcome');
+    await eventually(
+      async () => /config reloaded/.test(await reloaded.innerText().catch(() => '')),
+      PAGE_TIMEOUT_MS,
+      'the reload answer',
+    );
+    const cell = page.locator('#models td.model-actions[data-model="model-b"]');
+    const result = cell.locator('.action-outcome');
+    const load = cell.locator('button[data-action="load"]');
     await load.waitFor();
     await eventually(async () => !(await load.isDisabled()), PAGE_TIMEOUT_MS, 'the load button enabled');
     await load.click();
     await eventually(
-      async () => /^✔ (done|already): load model-b on router/.test(await result.innerText()),
+      async () => /^✔ (done|already): load model-b on router/.test(await result.innerText().catch(() => '')),
       PAGE_TIMEOUT_MS,
       'the load answer',
     );
     assert.equal(await rig.routerStatus('model-b'), 'loaded');
-    const unload = page.locator('#models td.model-actions[data-model="model-b"] button[data-action="unload"]');
+    const unload = cell.locator('button.action[data-action="unload"]');
     await unload.waitFor();
     await eventually(async () => !(await unload.isDisabled()), PAGE_TIMEOUT_MS, 'the unload button enabled');
     await unload.click();
+    await cell.locator('.action-confirm button[data-confirm="yes"]').click();
     await eventually(
       async () => /^✔ (done|already): unload model-b on router/.test(await result.innerText()),
       PAGE_TIMEOUT_MS,

@@ -3,7 +3,8 @@
 // dashboard read it), where its last listing has it but the node cannot serve it now (dead, listing
 // expired), its desired state (pin / preload / warm) and whether it holds, what the
 // reconciler would do next for it (its plan), and the loads that failed with their reasons. Per
-// node: whether it manages models, why it is unavailable, what it runs, and the switch under way.
+// node: whether it manages models, why it is unavailable, what it runs (and the requests in flight
+// per model), and the switch under way.
 // Per model too: where an operator's load (or unload) holds it against the reconciler, through
 // which replica, and until when; and where the holds are kept ([cluster]: the store every replica
 // reads; a lost store: the holds this replica knows, with the reason).
@@ -67,6 +68,8 @@ export interface NodeRow {
   readonly busy: boolean;
   readonly max_instances: number | null;
   readonly loaded: string[];
+  /** Requests in flight on the node now, per model it serves (only models with some): what an unload would wait for. */
+  readonly in_flight: Record<string, number>;
   /** The switch (load or unload) under way on the node, and for whom; null = none. */
   readonly switch: {
     readonly action: 'load' | 'unload';
@@ -153,6 +156,7 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
         busy: n.busy,
         max_instances: n.maxInstances ?? null,
         loaded: n.models.filter((m) => m.running && m.serving).map((m) => m.id),
+        in_flight: Object.fromEntries(n.models.filter((m) => m.inFlight > 0).map((m) => [m.id, m.inFlight])),
         switch:
           ticket === undefined
             ? null

@@ -1,11 +1,12 @@
 // Actions the admin token allows: wake a node, reload the config, load or unload a model. GET access
 // says whether this caller may act (and why not): without the right, the buttons are disabled and
-// say why. Each action's answer is shown in words in one status line (#action-result).
+// say why (and one line at the top, #action-result, says it once). Each action's answer is shown in
+// words beside its own button; one that interrupts users asks first.
 
 import { html } from './html.js';
 import { useEffect, useState } from 'preact/hooks';
 import { tokenHeaders } from './feed.js';
-import { T } from './text.js';
+import { T, utcTime } from './text.js';
 
 const ANSWER_TIMEOUT_MS = 60_000;
 
@@ -71,16 +72,50 @@ export async function runAction(token, { kind, method = 'POST', path, body, subj
   }
 }
 
-/** A button for an action: disabled with the reason when this caller may not act, or while it runs. */
-export function ActionButton({ access, onAct, label, action, busy, id }) {
-  const title = access.act ? undefined : `not allowed: ${access.why}`;
-  return html`<button type="button" class="action" id=${id} data-action=${action.kind} disabled=${!access.act || busy} title=${title}
-    onClick=${() => onAct(action)}>${label}</button>`;
+/**
+ * A button for an action, with its own outcome beside it. Disabled, with the reason as its title,
+ * when this caller may not act, or when the gateway is known to refuse it (`refusal`: { short, why }
+ * — a pinned model, a switch under way — shown beside it too); while any action runs (`busy`). An
+ * action that interrupts users (`confirm`: the words) asks first, beside the button. `onAct(action)`
+ * resolves to the answer { ok, text }, written beside the button with the time it came (UTC).
+ */
+export function ActionButton({ access, onAct, label, action, busy, id, refusal = null, confirm = null }) {
+  const [asking, setAsking] = useState(false);
+  const [sending, setSending] = useState(false);
+  const [outcome, setOutcome] = useState(null);
+  const off = !access.act ? `not allowed: ${access.why}` : refusal === null ? undefined : refusal.why;
+  const act = async () => {
+    setAsking(false);
+    setSending(true);
+    setOutcome({ ok: true, text: `${action.kind} ${action.subject ?? ''}: sent, waiting for the answer…`, pending: true });
+    const answer = await onAct(action);
+    setSending(false);
+    setOutcome({ ...answer, at: Date.now() });
+  };
+  const click = () => (confirm === null ? act() : setAsking(true));
+  return html`<span class="action-slot" data-action=${action.kind} data-subject=${action.subject}>
+    <button type="button" class="action" id=${id} data-action=${action.kind} disabled=${off !== undefined || busy || sending || asking}
+      title=${off} aria-describedby=${id ? `${id}-outcome` : undefined} onClick=${click}>${label}</button>
+    ${access.act && refusal !== null ? html`<span class="action-off muted" data-reason=${refusal.short}>${T(refusal.short)}</span>` : null}
+    ${
+      asking
+        ? html`<span class="action-confirm" role="alertdialog" aria-label=${`confirm ${label}`}>${T(confirm)}
+        <button type="button" class="action" data-confirm="yes" onClick=${act}>${label}</button>
+        <button type="button" class="action" data-confirm="no" onClick=${() => setAsking(false)}>cancel</button></span>`
+        : null
+    }
+    ${
+      outcome === null
+        ? null
+        : html`<span id=${id ? `${id}-outcome` : undefined} class=${`action-outcome ${outcome.pending ? 'muted' : outcome.ok ? 'action-ok' : 'action-failed'}`}
+        role="status" data-ok=${outcome.pending ? 'pending' : outcome.ok ? 'yes' : 'no'}>${outcome.pending ? '…' : outcome.ok ? '✔' : '✕'} ${T(outcome.text)}${outcome.at ? html` <span class="muted">${utcTime(outcome.at)}</span>` : null}</span>`
+    }
+  </span>`;
 }
 
-/** The last action's answer (and, without the right to act, why the buttons are off). */
-export function ActionResult({ result, access }) {
-  return html`<p id="action-result" role="status" class=${result === null ? 'muted' : result.ok ? 'action-ok' : 'action-failed'}>
-    ${result === null ? (access.act ? 'Actions: wake, reload, model load and unload.' : html`Actions are off: ${T(access.why)}`) : html`${result.ok ? '✔' : '✕'} ${T(result.text)}`}
+/** Without the right to act: why every action button is off (each outcome shows beside its button). */
+export function ActionResult({ access }) {
+  return html`<p id="action-result" role="status" class="muted">
+    ${access.act ? 'Actions: wake, reload, model load and unload; each answer shows beside its button.' : html`Actions are off: ${T(access.why)}`}
   </p>`;
 }

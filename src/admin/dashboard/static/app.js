@@ -76,7 +76,6 @@ function App() {
   const [state, setState] = useState(emptyState);
   const [series, setSeries] = useState(undefined);
   const [filter, setFilter] = useState('');
-  const [result, setResult] = useState(null);
   const [busy, setBusy] = useState(false);
   const access = useAccess(token);
   const modelsAdmin = useModelsAdmin(token);
@@ -96,12 +95,14 @@ function App() {
     sessionStorage.setItem(TOKEN_KEY, next);
     setToken(next);
   };
-  // One action at a time; its answer in words in #action-result.
+  // One action at a time; its answer in words, beside its button (actions.js).
   const onAct = async (action) => {
     setBusy(true);
-    setResult({ ok: true, text: `${action.kind} ${action.subject ?? ''}: sent, waiting for the answer…` });
-    setResult(await runAction(token, action));
-    setBusy(false);
+    try {
+      return await runAction(token, action);
+    } finally {
+      setBusy(false);
+    }
   };
   if (status.state === 'unauthorized') return html`<${TokenPrompt} onToken=${useToken} wrong=${token !== ''} />`;
   return html`<header>
@@ -112,7 +113,7 @@ function App() {
       <span class="tz" title="every time on this page is UTC, as the request log writes it">times in UTC</span>
     </header>
     <main>
-      <${ActionResult} result=${result} access=${access} />
+      <${ActionResult} access=${access} />
       <${ClusterView} token=${token} />
       <${FleetView} state=${state} filter=${filter} access=${access} onAct=${onAct} busy=${busy} />
       <${ModelsView} models=${state.models} mesh=${state.sites.mesh} admin=${modelsAdmin} access=${access} onAct=${onAct} busy=${busy} />

@@ -89,10 +89,10 @@ export function ExplainView({ models, token }) {
 
 /** [mesh]: each remote site's verdict for the same request, and the one a forward would go to. */
 function ExplainSites({ sites, chosen }) {
-  return html`<table id="explain-sites"><thead><tr><th>site</th><th>verdict</th><th>reason</th><th>detail</th><th>load</th></tr></thead>
+  return html`<div class="scroll"><table id="explain-sites"><thead><tr><th>site</th><th>verdict</th><th>reason</th><th>detail</th><th>load</th></tr></thead>
     <tbody>${sites.map(
       (s) => html`<tr data-site=${s.site} data-verdict=${s.verdict}>
       <td>${T(s.site)}${s.site === chosen ? ' (a forward goes here)' : ''}</td><td class="verdict-${s.verdict}">${s.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
       <td>${T(s.reason)}</td><td>${T(s.detail)}</td><td>${T(s.load)}</td></tr>`,
-    )}</tbody></table>`;
+    )}</tbody></table></div>`;
 }

@@ -1,5 +1,6 @@
 // Fleet and Models views (with [mesh], the remote sites serving each model). State is carried by an icon and a word as well as a colour, and by the
-// row's data-state attribute for styling (and for tests).
+// row's data-state attribute for styling (and for tests). The columns that matter come first (node, health, load, last error); a
+// table wider than the window scrolls in its own box.
 
 import { html } from './html.js';
 import { Component } from 'preact';
@@ -75,10 +76,6 @@ class NodeRow extends Component {
     return html`<tr class="node state-${row.state}" data-node=${row.name} data-state=${row.state}>
       <td class="name">${T(row.name)}</td>
       <td>${stateBadge(row.state)}</td>
-      <td>${T(row.discovery)}</td>
-      <td>${row.group === null ? '—' : T(row.group)}</td>
-      <td>${T(row.kind)}</td>
-      <td class="url">${T(row.url)}</td>
       <td class="num">${load(row.in_flight, row.slots)}</td>
       <td class="num">${row.queue}</td>
       ${
@@ -86,8 +83,12 @@ class NodeRow extends Component {
           ? html`<td class="no-error muted">no error</td>`
           : html`<td class="error">${T(row.last_error)} <${Age} at=${row.last_error_at} skewMs=${skewMs} /></td>`
       }
-      <td>${wakeText(row.wake)}${row.wake === null ? null : html` <${ActionButton} access=${access} onAct=${onAct} busy=${busy} label="wake" action=${{ kind: 'wake', path: `wake?node=${encodeURIComponent(row.name)}`, subject: row.name }} />`}</td>
+      <td class="wake">${wakeText(row.wake)}${row.wake === null ? null : html` <${ActionButton} access=${access} onAct=${onAct} busy=${busy} label="wake" action=${{ kind: 'wake', path: `wake?node=${encodeURIComponent(row.name)}`, subject: row.name }} />`}</td>
       <td><${ModelChips} models=${row.models} /></td>
+      <td>${T(row.discovery)}</td>
+      <td>${row.group === null ? '—' : T(row.group)}</td>
+      <td>${T(row.kind)}</td>
+      <td class="url">${T(row.url)}</td>
     </tr>`;
   }
 }
@@ -102,7 +103,7 @@ export function FleetView({ state, filter, access, onAct, busy }) {
     <h2>Fleet <span class="muted">${state.nodes.size} nodes</span></h2>
     <p class="summary">${Object.entries(counts).map(([s, n]) => html`<span class="count">${stateBadge(s)} ${n}</span> `)}</p>
     <div class="scroll"><table class="fleet">
-      <thead><tr><th>node</th><th>health</th><th>listing</th><th>group</th><th>kind</th><th>url</th><th>in flight / slots</th><th>queue</th><th>last error</th><th>wake</th><th>models</th></tr></thead>
+      <thead><tr><th>node</th><th>health</th><th class="num">in flight / slots</th><th class="num">queue</th><th>last error</th><th>wake</th><th>models</th><th>listing</th><th>group</th><th>kind</th><th>url</th></tr></thead>
       <tbody>${rows.map((row) => html`<${NodeRow} key=${row.name} row=${row} now=${now} minute=${minute} skewMs=${state.skewMs} access=${access} onAct=${onAct} busy=${busy} />`)}</tbody>
     </table></div>
   </section>`;

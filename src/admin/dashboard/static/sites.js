@@ -72,10 +72,10 @@ export function SitesView({ sites }) {
     ${
       rows.length === 0
         ? html`<p class="muted" id="sites-none">No other site is pinned ([[mesh.sites]]).</p>`
-        : html`<table class="sites">
+        : html`<div class="scroll"><table class="sites">
       <thead><tr><th>site</th><th>state</th><th>revision</th><th>last record</th><th>models</th><th>load</th><th>forwarding</th><th>last rejection</th><th>url</th></tr></thead>
       <tbody>${rows.map((row) => html`<${SiteRow} key=${row.id} row=${row} now=${now} />`)}</tbody>
-    </table>`
+    </table></div>`
     }
   </section>`;
 }

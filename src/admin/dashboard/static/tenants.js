@@ -1,6 +1,8 @@
 // Tenants view: GET tenants (/admin/tenants, a TenantsReport, src/tenants/tenant-report.ts) polled
-// every few seconds — per tenant its class, weight, key tags, limits, in flight, queued, usage this
-// minute and today, and what remains; per model its queue by class and tenant. Hidden while the
+// every few seconds — per tenant its class, weight, key tags, limits, in flight, queued, usage in
+// the last 60 s (a sliding count) and today, and what the per-minute buckets admit now (they
+// refill; named apart so the two cannot read as a contradiction); per model its queue by class and
+// tenant. Hidden while the
 // gateway has no tenants. A failing or odd answer is shown in the view, and never reaches the others.
 // Keys appear only as the short tags the gateway sends (never a key). With [cluster] a line says
 // whose counts they are: the whole site's (each replica named, an expired one marked) or, while
@@ -71,6 +73,12 @@ function Remaining({ value, field }) {
   return html`<span data-field=${field} class=${out ? 'exhausted' : ''} data-exhausted=${out ? 'yes' : 'no'}>${out ? html`<span aria-hidden="true">⚠ </span>` : ''}${n(value)}</span>`;
 }
 
+/** A per-minute bucket's refill, for its cell's title. */
+function refills(limit, what) {
+  if (typeof limit !== 'number') return undefined;
+  return `the bucket of ${n(limit)} ${what} per minute: refills continuously (${n(Math.round((limit / 60) * 10) / 10)} a second); a request is admitted while it holds enough`;
+}
+
 function TenantRow({ t }) {
   const limits = t.limits ?? {};
   const minute = t.minute ?? {};
@@ -91,9 +99,9 @@ function TenantRow({ t }) {
     <td class="num" data-field="minute-tokens">${of(minute.tokens, limits.tokensPerMinute)}</td>
     <td class="num" data-field="today-requests">${n(today.requests)}</td>
     <td class="num" data-field="today-tokens" title=${`prompt ${n(today.promptTokens)} · completion ${n(today.completionTokens)}`}>${of(todayTokens, limits.tokensPerDay)}</td>
-    <td class="num"><${Remaining} value=${remaining.requests} field="remaining-requests" /></td>
-    <td class="num"><${Remaining} value=${remaining.tokens} field="remaining-tokens" /></td>
-    <td class="num"><${Remaining} value=${remaining.budget} field="remaining-budget" /></td>
+    <td class="num" title=${refills(limits.requestsPerMinute, 'requests')}><${Remaining} value=${remaining.requests} field="remaining-requests" /></td>
+    <td class="num" title=${refills(limits.tokensPerMinute, 'tokens')}><${Remaining} value=${remaining.tokens} field="remaining-tokens" /></td>
+    <td class="num" title="tokens_per_day less the UTC day's prompt and completion tokens (open reservations included)"><${Remaining} value=${remaining.budget} field="remaining-budget" /></td>
   </tr>`;
 }
 
@@ -148,14 +156,20 @@ function TenantsPanel({ token }) {
   return html`<section id="tenants" data-state="ok">
     <h2>Tenants <span class="muted">${tenants.length}</span></h2>
     <${Scope} report=${answer.report} />
-    <table class="tenants">
-      <thead><tr><th>tenant</th><th>class</th><th>weight</th><th>keys</th><th>in flight</th><th>queued</th>
-        <th>requests this minute</th><th>tokens this minute</th><th>requests today</th><th>tokens today</th>
-        <th>requests left</th><th>tokens left</th><th>budget left</th></tr></thead>
+    <div class="scroll"><table class="tenants">
+      <thead><tr><th rowspan="2">tenant</th><th rowspan="2">class</th><th rowspan="2" class="num">weight</th><th rowspan="2">keys</th>
+        <th rowspan="2" class="num">in flight</th><th rowspan="2" class="num">queued</th>
+        <th colspan="2" class="group" id="tenants-used-head">used in the last 60 s <span class="muted">/ limit per minute</span></th>
+        <th colspan="2" class="group">used today (UTC)</th>
+        <th colspan="2" class="group" id="tenants-bucket-head">admitted now <span class="muted">(refilling bucket)</span></th>
+        <th rowspan="2" class="num">tokens left today</th></tr>
+        <tr><th class="num">requests</th><th class="num">tokens</th><th class="num">requests</th><th class="num">tokens</th>
+        <th class="num">requests</th><th class="num">tokens</th></tr></thead>
       <tbody>${tenants.map((t) => html`<${TenantRow} key=${t.name} t=${t} />`)}</tbody>
-    </table>
+    </table></div>
+    <p class="muted terms" id="tenants-terms"><b>Used in the last 60 s</b> is a sliding count of what was admitted. <b>Admitted now</b> is what a per-minute limit's bucket lets in at this moment: it refills continuously (a 60th of the limit each second), so after a burst it is full again long before the burst leaves the last 60 s — the two need not add up to the limit.</p>
     <h3>Queues by class and tenant</h3>
-    <${Queues} queues=${queues} />
+    <div class="scroll"><${Queues} queues=${queues} /></div>
   </section>`;
 }
 
