@@ -1,5 +1,6 @@
-// `node scripts/dashboard-screenshot.ts [--out docs/dashboard.png]`: regenerates the README's
-// dashboard picture from the demo (the fleet and gateway `switchyard demo` runs, in this process):
+// `node scripts/dashboard-screenshot.ts [--out docs/dashboard.png] [--width 1440]`: regenerates the
+// README's dashboard picture (and with `--width 420 --out docs/dashboard-420.png`, the narrow
+// window's) from the demo (the fleet and gateway `switchyard demo` runs, in this process):
 // some traffic — answered requests on every model, one vLLM replica answering 500 so requests fail
 // over, an unknown model — then the page in headless Chromium (playwright-core and Debian's
 // chromium, CHROMIUM_PATH to use another), one request opened to its attempts and routing, and a
