@@ -66,3 +66,17 @@ test('a node that does not serve now (dead, listing expired) is never listed as 
   assert.deepEqual(view.models.find((r) => r.model === 'n')?.unavailable_on, ['dead']);
   assert.deepEqual(view.nodes.find((n) => n.name === 'dead')?.loaded, [], 'a dead node runs nothing we could use');
 });
+
+test('each node names the requests in flight per model (only models with some): what an unload would wait for', () => {
+  const busy: NodeFacts = {
+    ...node('r', ['m', 'n'], ['o']),
+    models: [
+      { id: 'm', running: true, serving: true, inFlight: 2 },
+      { id: 'n', running: true, serving: true, inFlight: 0 },
+      { id: 'o', running: false, serving: true, inFlight: 0 },
+    ],
+  };
+  const view = modelsView({ nodes: [busy, node('s', ['m'], [])], desired: new Map(), failures: [], nowMs: 0 });
+  assert.deepEqual(view.nodes.find((n) => n.name === 'r')?.in_flight, { m: 2 });
+  assert.deepEqual(view.nodes.find((n) => n.name === 's')?.in_flight, {});
+});
