@@ -58,7 +58,7 @@ export interface AdminDeps {
   readonly queues?: () => Readonly<Record<string, ModelQueueReport>>;
   readonly commands: AdminCommands;
   /** The dashboard's live stream (GET /admin/events). */
-  readonly liveFeed: Pick<LiveFeed, 'open'>;
+  readonly liveFeed: Pick<LiveFeed, 'open' | 'attachPanels'>;
   /** The last finished requests (GET /admin/requests, src/logs/request-ring.ts); absent = an empty list. */
   readonly requests?: RecentRequests;
   /** The federation's sites (GET /admin/sites); undefined = this gateway runs alone. */
@@ -77,7 +77,17 @@ export interface AdminDeps {
 
 /** GET /admin/requests' source: its answer for the query parameters, or the parameter that is wrong. */
 export interface RecentRequests {
-  read(params: URLSearchParams): { readonly answer: unknown } | { readonly error: string; readonly param: string };
+  read(params: URLSearchParams): { readonly answer: RecentRequestsAnswer } | { readonly error: string; readonly param: string };
+}
+
+/** What the dashboard's feed reads of an answer (logs/request-ring.ts answers with more in each record). */
+export interface RecentRequestsAnswer {
+  /** Newest first. */
+  readonly requests: readonly { readonly seq: number }[];
+  /** The seq of the newest request finished so far (0: none yet): the next `after`. */
+  readonly latest: number;
+  readonly kept: number;
+  readonly capacity: number;
 }
 
 /** Wraps a handler in the admin access check (admin-access.ts), for a route of that kind. */
