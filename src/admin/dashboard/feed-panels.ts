@@ -80,6 +80,15 @@ export function tenantsFull(report: TenantsReport): TenantsEvent {
   return { full: true, changed: tenants, removed: [], order: tenants.map(tenantName), rest };
 }
 
+/** A panel's read; one that throws is shown as its error in its view, and the feed's tick goes on. */
+function readOrError(what: string, read: () => unknown): unknown {
+  try {
+    return read();
+  } catch (error) {
+    return { error: `${what} could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
 /** Reads of the panels, each bounded: requests by FEED_REQUESTS_SHOWN, tenants by one read in flight. */
 export class FeedPanels {
   readonly #sources: FeedPanelSources;
@@ -97,12 +106,14 @@ export class FeedPanels {
     return { records: requests, latest, kept, capacity };
   }
 
+  /** The management view, null without model management, or `{ error }` when it could not be read. */
   modelsAdmin(): unknown {
-    return this.#sources.modelsAdmin?.() ?? null;
+    return readOrError('the model management view', () => this.#sources.modelsAdmin?.() ?? null);
   }
 
+  /** The cluster line, null without [cluster], or `{ error }` when it could not be read. */
   cluster(): unknown {
-    return this.#sources.cluster() ?? null;
+    return readOrError("the cluster's figures", () => this.#sources.cluster() ?? null);
   }
 
   /**
@@ -118,8 +129,10 @@ export class FeedPanels {
     };
     const failed = (error: unknown): void =>
       done({ error: `the tenants report could not be read: ${error instanceof Error ? error.message : String(error)}` });
+    const checked = (report: TenantsReport): void =>
+      done(Array.isArray(report?.tenants) ? report : { error: 'the tenants report has no "tenants" list' });
     try {
-      detach(Promise.resolve(this.#sources.tenants?.() ?? NO_TENANTS).then(done), failed);
+      detach(Promise.resolve(this.#sources.tenants?.() ?? NO_TENANTS).then(checked), failed);
     } catch (error) {
       failed(error);
     }
