@@ -72,8 +72,6 @@ test(
       await page.locator('#feed-status[data-state="live"]').waitFor();
       // Every view open, each showing what the gateway has: the router, its models with their buttons,
       // the tenant, the (empty) request list, the traffic and events views.
-      for (const view of ['fleet', 'models', 'requests', 'sites', 'tenants', 'traffic', 'events', 'explain'])
-        assert.equal(await page.locator(`#views button[data-view="${view}"]`).getAttribute('aria-pressed'), 'true', view);
       await page.locator('#fleet tr[data-node="router"]').waitFor();
       await page.locator('#models td.model-actions[data-model="model-a"] button[data-action="unload"]').waitFor();
       await page.locator('#models td.model-actions[data-model="model-b"] button[data-action="load"]').waitFor();
@@ -90,6 +88,12 @@ test(
       assert.deepEqual(quiet.others, [], `in ${QUIET_MS / 1000} quiet seconds the page asked for ${quiet.others.join(', ')}`);
       assert.deepEqual(quiet.feeds, [], 'the feed stayed open (no reconnect)');
       assert.equal(await page.locator('#feed-status').getAttribute('data-state'), 'live');
+      for (const view of ['fleet', 'models', 'requests', 'sites', 'tenants', 'traffic', 'events', 'explain'])
+        assert.equal(
+          await page.locator(`#views button[data-view="${view}"]`).getAttribute('aria-pressed'),
+          'true',
+          `${view} open`,
+        );
 
       // A finished request (the tenant's), a tenant's counters, a model loaded (by a script, not the page): all through the feed.
       const busy = watchRequests(page);

@@ -63,6 +63,16 @@ function tenantsAfter(tenants, data) {
   return { state: 'ok', ...kept, report: { ...rest, tenants: order.map((name) => rows.get(name)).filter(Boolean) } };
 }
 
+function sitesOf(panel, now) {
+  return {
+    mesh: panel.mesh,
+    own: panel.own,
+    rows: new Map(panel.sites.map((row) => [row.id, row])),
+    order: panel.sites.map((row) => row.id),
+    skewMs: now - Date.now(),
+  };
+}
+
 export function applyEvent(state, name, data) {
   switch (name) {
     case 'snapshot': {
