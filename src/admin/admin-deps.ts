@@ -10,6 +10,9 @@ import type { Filter } from '#src/routing/index.ts';
 import type { AdminRouteKind } from './admin-access.ts';
 import type { ModelQueueReport } from '#src/tenants/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
+import type { RecentRequests } from './dashboard/feed-panels.ts';
+
+export type { RecentRequests, RecentRequestsAnswer } from './dashboard/feed-panels.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { SitesSource } from './sites-view.ts';
 import type { TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
@@ -73,21 +76,6 @@ export interface AdminDeps {
   readonly healthDetails?: () => Readonly<Record<string, unknown>>;
   /** [server] state_dir: the state file's writes (detailed /health; a failing store makes /health degraded); undefined = none. */
   readonly state?: () => UsageStoreReport | undefined;
-}
-
-/** GET /admin/requests' source: its answer for the query parameters, or the parameter that is wrong. */
-export interface RecentRequests {
-  read(params: URLSearchParams): { readonly answer: RecentRequestsAnswer } | { readonly error: string; readonly param: string };
-}
-
-/** What the dashboard's feed reads of an answer (logs/request-ring.ts answers with more in each record). */
-export interface RecentRequestsAnswer {
-  /** Newest first. */
-  readonly requests: readonly { readonly seq: number }[];
-  /** The seq of the newest request finished so far (0: none yet): the next `after`. */
-  readonly latest: number;
-  readonly kept: number;
-  readonly capacity: number;
 }
 
 /** Wraps a handler in the admin access check (admin-access.ts), for a route of that kind. */

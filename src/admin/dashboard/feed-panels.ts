@@ -5,11 +5,25 @@
 // read only while a client shows it, and sent only when it changed; the admin table hands the
 // sources in (dashboard-routes.ts), with the same reads GET /admin/* answers.
 
-import type { RecentRequests, RecentRequestsAnswer } from '../admin-deps.ts';
 import { detach } from '#src/core/detach.ts';
 import type { TenantsReport } from '#src/tenants/index.ts';
 import { keyedDelta, type SentRows } from './dashboard-state.ts';
 import { requestsQuery, type FeedSubscription } from './feed-subscription.ts';
+
+/** GET /admin/requests' source: its answer for the query parameters, or the parameter that is wrong. */
+export interface RecentRequests {
+  read(params: URLSearchParams): { readonly answer: RecentRequestsAnswer } | { readonly error: string; readonly param: string };
+}
+
+/** What the dashboard's feed reads of an answer (logs/request-ring.ts answers with more in each record). */
+export interface RecentRequestsAnswer {
+  /** Newest first. */
+  readonly requests: readonly { readonly seq: number }[];
+  /** The seq of the newest request finished so far (0: none yet): the next `after`. */
+  readonly latest: number;
+  readonly kept: number;
+  readonly capacity: number;
+}
 
 export interface FeedPanelSources {
   /** The last finished requests; absent = none kept. */
