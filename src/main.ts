@@ -34,8 +34,8 @@ export class Gateway {
   readonly registry: NodeRegistry;
   /** What the request path reports, to subscribe to (every request's end with what its answer used), from every worker. */
   readonly requestEvents: Pick<GatewayParts['proxyEvents'], 'on'>;
-  /** The dashboard's live feed (its client count, and ending every stream). */
-  readonly liveFeed: Pick<GatewayParts['dashboard']['feed'], 'clientCount' | 'droppedClients' | 'close'>;
+  /** The dashboard's live feed (its client count, ending every stream; a test may stand in for a view's source). */
+  readonly liveFeed: Pick<GatewayParts['dashboard']['feed'], 'clientCount' | 'droppedClients' | 'close' | 'attachPanels'>;
   /** This thread's own listeners beside the public one: the admin listener, the workers' relay. */
   readonly #servers: readonly Server[];
   /** Requests those listeners are answering. */

@@ -10,6 +10,9 @@ import type { Filter } from '#src/routing/index.ts';
 import type { AdminRouteKind } from './admin-access.ts';
 import type { ModelQueueReport } from '#src/tenants/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
+import type { RecentRequests } from './dashboard/feed-panels.ts';
+
+export type { RecentRequests, RecentRequestsAnswer } from './dashboard/feed-panels.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { SitesSource } from './sites-view.ts';
 import type { TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
@@ -58,7 +61,7 @@ export interface AdminDeps {
   readonly queues?: () => Readonly<Record<string, ModelQueueReport>>;
   readonly commands: AdminCommands;
   /** The dashboard's live stream (GET /admin/events). */
-  readonly liveFeed: Pick<LiveFeed, 'open'>;
+  readonly liveFeed: Pick<LiveFeed, 'open' | 'attachPanels'>;
   /** The last finished requests (GET /admin/requests, src/logs/request-ring.ts); absent = an empty list. */
   readonly requests?: RecentRequests;
   /** The federation's sites (GET /admin/sites); undefined = this gateway runs alone. */
@@ -73,11 +76,6 @@ export interface AdminDeps {
   readonly healthDetails?: () => Readonly<Record<string, unknown>>;
   /** [server] state_dir: the state file's writes (detailed /health; a failing store makes /health degraded); undefined = none. */
   readonly state?: () => UsageStoreReport | undefined;
-}
-
-/** GET /admin/requests' source: its answer for the query parameters, or the parameter that is wrong. */
-export interface RecentRequests {
-  read(params: URLSearchParams): { readonly answer: unknown } | { readonly error: string; readonly param: string };
 }
 
 /** Wraps a handler in the admin access check (admin-access.ts), for a route of that kind. */

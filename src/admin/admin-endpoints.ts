@@ -52,6 +52,19 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
   );
   adminRoutes(table, deps, guard);
   modelsRoutes(table, deps, guard);
-  dashboardRoutes(table, { feed: deps.liveFeed, requests: deps.requests, mayAct }, guard);
+  const models = deps.models;
+  dashboardRoutes(
+    table,
+    {
+      feed: deps.liveFeed,
+      requests: deps.requests,
+      mayAct,
+      tenants: deps.tenants,
+      modelsAdmin: models === undefined ? undefined : () => models.view(),
+      // [cluster]'s figures, as GET /admin/runtime and the detailed /health carry them.
+      cluster: () => deps.healthDetails?.().cluster,
+    },
+    guard,
+  );
   return table.table();
 }

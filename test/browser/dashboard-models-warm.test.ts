@@ -58,7 +58,7 @@ test('the load button shows why a load is refused, and the Models view shows an 
         await page.locator('#models tr[data-model="extra"] td.desired').innerText(),
       ),
     PAGE_TIMEOUT_MS,
-    'the hold shown (the view polls every 5 s)',
+    'the hold shown (the feed sends the management view when it changes)',
   );
   assert.deepEqual(problems, []);
   await page.close();

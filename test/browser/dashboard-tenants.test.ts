@@ -1,6 +1,6 @@
-// The dashboard's Tenants view in real Chromium, against GET /admin/tenants answered by the test
-// (playwright's route: a TenantsReport fixture, then a changed one, an error, a refused connection,
-// an odd body, no tenants). The view shows each tenant's class, weight, key tags, limits, in flight,
+// The dashboard's Tenants view in real Chromium, against a tenants report the test stands in for (the
+// feed's tenants source, which GET /admin/tenants reads too: a TenantsReport fixture, then a changed
+// one, a read that fails, an odd report, no tenants). The view shows each tenant's class, weight, key tags, limits, in flight,
 // queued, usage this minute and today and what remains, and each model's queue by class and tenant;
 // it follows the answers without a reload, shows a failure in its own place while the rest of the
 // page stays live, and hides itself when there are no tenants.
@@ -8,7 +8,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import type { Route } from 'playwright-core';
 import type { TenantReport, TenantsReport } from '#src/tenants/index.ts';
 import { chromiumPath, launchChromium, type Browser, skipWithoutChromium } from '#test/fixtures/browser.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
@@ -47,13 +46,10 @@ const REPORT: TenantsReport = {
   queues: { 'llama-3.1-8b': { byClass: { interactive: 1, standard: 0, batch: 7 }, byTenant: { alice: 1, 'nightly-batch': 7 } } },
 };
 
-/** What the stubbed GET /admin/tenants answers now. */
-type Stub = { readonly kind: 'json'; readonly status: number; readonly body: string } | { readonly kind: 'refused' };
-const json = (body: unknown, status = 200): Stub => ({
-  kind: 'json',
-  status,
-  body: typeof body === 'string' ? body : JSON.stringify(body),
-});
+/** What the stubbed tenants source answers now: a report (of any shape), or a failed read. */
+type Stub = { readonly kind: 'report'; readonly body: unknown } | { readonly kind: 'fails'; readonly message: string };
+const json = (body: unknown): Stub => ({ kind: 'report', body });
+const fails = (message: string): Stub => ({ kind: 'fails', message });
 
 let browser: Browser | undefined;
 let gw: InProcessGateway | undefined;
@@ -82,11 +78,17 @@ test(
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     const current: { stub: Stub; asked: number } = { stub: json(REPORT), asked: 0 };
-    await page.route('**/admin/tenants', (route: Route) => {
-      current.asked += 1;
-      const { stub } = current;
-      if (stub.kind === 'refused') return route.abort('connectionrefused');
-      return route.fulfill({ status: stub.status, contentType: 'application/json', body: stub.body });
+    // The feed reads the report from its tenants source (one read at a time, each tick while the view is open).
+    gw.gateway.liveFeed.attachPanels({
+      requests: undefined,
+      modelsAdmin: undefined,
+      cluster: () => undefined,
+      tenants: async () => {
+        current.asked += 1;
+        const { stub } = current;
+        if (stub.kind === 'fails') throw new Error(stub.message);
+        return stub.body as TenantsReport;
+      },
     });
     /** Sets what the endpoint answers and waits until the page has asked again since. */
     const answer = async (stub: Stub, shows: string): Promise<void> => {
@@ -137,15 +139,10 @@ test(
       assert.match(await page.locator('#tenant-queues-none').innerText(), /No model has requests queued/);
 
       // Failures show in the view, each with its reason; the feed and the fleet stay.
-      await answer(
-        json({ error: { message: 'admin token required', code: 'unauthorized' } }, 500),
-        '#tenants[data-state="error"]',
-      );
-      assert.match(await page.locator('#tenants-error').innerText(), /admin token required/);
-      await answer({ kind: 'refused' }, '#tenants-error:has-text("failed")');
-      await answer(json('{"tenants": 5}'), '#tenants-error:has-text("no \\"tenants\\" list")');
-      await answer(json('not json', 200), '#tenants-error:has-text("not a JSON object")');
-      await answer(json('<html>gateway of another kind</html>', 404), '#tenants-error:has-text("answered 404")');
+      await answer(fails('the store answered READONLY'), '#tenants[data-state="error"]');
+      assert.match(await page.locator('#tenants-error').innerText(), /could not be read: the store answered READONLY/);
+      await answer(json({ tenants: 5 }), '#tenants-error:has-text("no \\"tenants\\" list")');
+      await answer(json({ tenants: [{ weight: 1 }], queues: {} }), '#tenants-error:has-text("has no name")');
       assert.equal(await page.locator('#tenants tr[data-tenant]').count(), 0, 'no stale rows beside the error');
       assert.equal(await page.locator('#feed-status').getAttribute('data-state'), 'live');
       assert.equal(await page.locator('#fleet tr[data-node="gpu-1"]').count(), 1);
@@ -191,7 +188,7 @@ test(
   },
 );
 
-test('against the gateway’s own GET /admin/tenants: a row per tenant, its key as a tag only', { skip: SKIP }, async (t) => {
+test('against the gateway’s own tenants report: a row per tenant, its key as a tag only', { skip: SKIP }, async (t) => {
   assert.ok(browser);
   const KEY = 'sk-dashboard-tenant-secret-0123456789';
   const tenants = `[[tenants]]\nname = "team-a"\nkeys = ["${KEY}"]\npriority = "interactive"\nrequests_per_minute = 30\n`;

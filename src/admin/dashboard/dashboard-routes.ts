@@ -1,5 +1,6 @@
 // The dashboard's routes: the page (/admin/, /admin redirects there), its files under /admin/ui/,
-// and the live feed /admin/events. The page and its files hold no fleet data and are served to
+// and the live feed /admin/events (the page's one source of fleet data: ?topics= names what its
+// open views show, feed-subscription.ts). The page and its files hold no fleet data and are served to
 // anyone who reaches the admin listener under an expected Host, so a browser can show the token
 // prompt; every byte of fleet data (the feed, /admin/explain) passes the same admin guard as every
 // admin route.
@@ -11,10 +12,12 @@ import { badRequest } from '#src/core/errors.ts';
 import { sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
 import { ASSET_PREFIX, dashboardAssetPaths, loadDashboardAssets, type Asset, type DashboardAssets } from './assets.ts';
 import { feedAddressKey } from './feed-admission.ts';
+import type { FeedPanelSources } from './feed-panels.ts';
+import { readSubscription } from './feed-subscription.ts';
 import type { LiveFeed } from './live-feed.ts';
 
-export interface DashboardSources {
-  readonly feed: Pick<LiveFeed, 'open'>;
+export interface DashboardSources extends FeedPanelSources {
+  readonly feed: Pick<LiveFeed, 'open' | 'attachPanels'>;
   /** The last finished requests; absent = none kept. */
   readonly requests: RecentRequests | undefined;
   /** Whether a request may change state (the admin guard's judgement for a mutation). */
@@ -23,6 +26,13 @@ export interface DashboardSources {
 
 export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, guard: Guard): void {
   const { feed } = sources;
+  // The feed reads what these routes answer (requests, tenants, model management, the cluster line), through the same sources.
+  feed.attachPanels({
+    requests: sources.requests,
+    tenants: sources.tenants,
+    modelsAdmin: sources.modelsAdmin,
+    cluster: sources.cluster,
+  });
   // The page's files are read on the first request for one (a gateway nobody opens the dashboard of never holds them).
   const paths = dashboardAssetPaths();
   const read: { assets: DashboardAssets | undefined } = { assets: undefined };
@@ -73,19 +83,25 @@ export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, 
   table.add(
     'GET',
     '/admin/events',
-    guard('read', (req, res) => {
+    guard('read', (req, res, url) => {
       req.resume();
+      const asked = readSubscription(url.searchParams);
+      if ('error' in asked) {
+        sendError(res, badRequest(asked.error, asked.param));
+        return;
+      }
       if (req.method === 'HEAD') {
         // A HEAD must not become a stream that never ends.
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
         res.end();
         return;
       }
-      // Slots are shared by client address (feed-admission.ts).
-      feed.open(res, feedAddressKey(req.socket.remoteAddress ?? ''));
+      // Slots are shared by client address (feed-admission.ts); a Requests filter the ring refuses is named.
+      const refused = feed.open(res, feedAddressKey(req.socket.remoteAddress ?? ''), asked.subscription);
+      if (refused !== undefined) sendError(res, badRequest(refused.error, refused.param));
     }),
   );
-  // The last finished requests, newest first, filtered (logs/request-query.ts); the page polls it with `after`.
+  // The last finished requests, newest first, filtered (logs/request-query.ts), for scripts; the page has them from the feed.
   table.add(
     'GET',
     '/admin/requests',

@@ -75,3 +75,46 @@ test('/admin/events needs the admin token when one is set, streams a snapshot, a
     await sim.close();
   }
 });
+
+test('/admin/events?topics=: the tenants and requests only for a caller with the token; unknown topics and bad filters named', async () => {
+  const sim = await startSimFleet(DEMO_FLEET);
+  const tenants = `[[tenants]]\nname = "team-a"\nkeys = ["sk-dashboard-http-team-a-0123456789"]\n`;
+  const gw = await startGateway(`${demoGatewayToml(sim.nodes, 0)}[admin]\ntoken = "${TOKEN}"\n\n${tenants}`, {
+    logLevel: 'warn',
+  });
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  try {
+    // The Tenants view's topic passes the same admin guard as GET /admin/tenants.
+    for (const topics of ['tenants', 'requests', 'tenants,requests,nodes']) {
+      const refused = await fetch(`${gw.url}/admin/events?topics=${topics}`);
+      assert.equal(refused.status, 401, topics);
+      assert.doesNotMatch(await refused.text(), /team-a/);
+    }
+    const unknown = await fetch(`${gw.url}/admin/events?topics=nodes,polling`, { headers: auth });
+    assert.equal(unknown.status, 400);
+    const named = (await unknown.json()) as { error: { message: string; param: string } };
+    assert.equal(named.error.param, 'topics');
+    assert.match(named.error.message, /unknown feed topic 'polling'/);
+    const badFilter = await fetch(`${gw.url}/admin/events?topics=requests&status=teapot`, { headers: auth });
+    assert.equal(badFilter.status, 400);
+    assert.equal(((await badFilter.json()) as { error: { param: string } }).error.param, 'status');
+    assert.equal(gw.gateway.liveFeed.clientCount(), 0, 'no stream for a refused feed');
+
+    const res = await fetch(`${gw.url}/admin/events?topics=tenants,cluster`, { headers: auth });
+    assert.equal(res.status, 200);
+    assert.ok(res.body);
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!/event: tenants\ndata: .*\n\n/.test(text)) text += (await reader.read()).value ?? '';
+    const snapshot = JSON.parse(/event: snapshot\ndata: (.*)\n/.exec(text)?.[1] ?? 'null') as Record<string, unknown>;
+    assert.equal(snapshot.nodes, undefined, 'no fleet rows for a page without the Fleet view');
+    assert.equal(snapshot.cluster, null, 'no [cluster]: no line');
+    const report = JSON.parse(/event: tenants\ndata: (.*)\n/.exec(text)?.[1] ?? 'null') as { full: boolean; order: string[] };
+    assert.equal(report.full, true);
+    assert.deepEqual(report.order, ['team-a']);
+    await reader.cancel();
+  } finally {
+    await gw.close();
+    await sim.close();
+  }
+});

@@ -24,7 +24,8 @@ function deps(): AdminDeps {
     clock: { now: () => 0 },
     config: () => config,
     registry: { freshViews: () => [], snapshot: unreachable, view: unreachable },
-    liveFeed: { open: unreachable },
+    // Building the table hands the feed its panels' sources (no fleet data is read then).
+    liveFeed: { open: unreachable, attachPanels: () => undefined },
     models: { act: unreachable, view: unreachable },
     requests: { read: unreachable },
     metrics: { text: unreachable, contentType: unreachable },

@@ -1,5 +1,8 @@
-// The dashboard page: one live feed drives every view but Tenants and the cluster line, which poll GET tenants and GET runtime (no reloads). When the gateway
-// asks for the admin token, the page asks the operator and keeps it in session storage only.
+// The dashboard page: one live feed drives every view (no polling, no reloads). The operator opens
+// and closes views; the feed carries what the open ones show (a closed view is one topic fewer, and
+// opening or closing one, or changing the Requests filters, opens a new feed with its snapshot).
+// When the gateway asks for the admin token, the page asks the operator and keeps it in session
+// storage only.
 
 import { html } from './html.js';
 import { render } from 'preact';
@@ -12,11 +15,49 @@ import { EventsView, ExplainView } from './events.js';
 import { SitesView } from './sites.js';
 import { TenantsView } from './tenants.js';
 import { ClusterView } from './cluster.js';
-import { RequestsView } from './requests.js';
+import { NO_FILTERS, RequestsView } from './requests.js';
 import { ActionButton, ActionResult, runAction, useAccess } from './actions.js';
-import { useModelsAdmin } from './models-admin.js';
 
 const TOKEN_KEY = 'switchyard.adminToken';
+const VIEWS_KEY = 'switchyard.closedViews';
+
+/** The views the operator may open and close, and the feed topics each one shows (the cluster line: always). */
+const VIEWS = [
+  { id: 'fleet', label: 'Fleet', topics: ['nodes'] },
+  { id: 'models', label: 'Models', topics: ['models', 'models_admin'] },
+  { id: 'requests', label: 'Requests', topics: ['requests', 'models', 'nodes'] },
+  { id: 'sites', label: 'Sites', topics: ['sites'] },
+  { id: 'tenants', label: 'Tenants', topics: ['tenants'] },
+  { id: 'traffic', label: 'Traffic', topics: ['traffic'] },
+  { id: 'events', label: 'Events', topics: ['transitions', 'nodes', 'sites'] },
+  { id: 'explain', label: 'Explain', topics: ['models'] },
+];
+const ALWAYS = ['cluster'];
+
+/** The feed topics the open views show. */
+export function topicsOf(open) {
+  const topics = new Set(ALWAYS);
+  for (const view of VIEWS) if (open.has(view.id)) for (const topic of view.topics) topics.add(topic);
+  return [...topics].sort();
+}
+
+function closedViews() {
+  try {
+    const closed = JSON.parse(sessionStorage.getItem(VIEWS_KEY) ?? '[]');
+    return new Set(Array.isArray(closed) ? closed : []);
+  } catch {
+    return new Set();
+  }
+}
+
+/** One button per view: pressed = open. Closing a view stops its part of the feed. */
+function ViewToggles({ open, onToggle }) {
+  return html`<nav id="views" aria-label="views">${VIEWS.map(
+    (view) =>
+      html`<button type="button" class="view-toggle" data-view=${view.id} aria-pressed=${open.has(view.id) ? 'true' : 'false'}
+        title=${open.has(view.id) ? `close the ${view.label} view` : `open the ${view.label} view`} onClick=${() => onToggle(view.id)}>${view.label}</button>`,
+  )}</nav>`;
+}
 
 /**
  * What rendering costs, for the browser test and for anyone profiling a large fleet: the time from
@@ -77,16 +118,28 @@ function App() {
   const [series, setSeries] = useState(undefined);
   const [filter, setFilter] = useState('');
   const [busy, setBusy] = useState(false);
+  const [closed, setClosed] = useState(closedViews);
+  const [requestFilters, setRequestFilters] = useState(NO_FILTERS);
   const access = useAccess(token);
-  const modelsAdmin = useModelsAdmin(token);
   const eventAt = useRef(null);
+  const open = new Set(VIEWS.map((view) => view.id).filter((id) => !closed.has(id)));
+  const topics = topicsOf(open);
+  const feedKey = JSON.stringify([topics, requestFilters]);
   useEffect(() => {
     const onEvent = (name, data) => {
       eventAt.current ??= performance.now();
       setState((s) => applyEvent(s, name, data));
     };
-    return startFeed({ token, onStatus: setStatus, onEvent });
-  }, [token]);
+    return startFeed({ token, topics, filters: requestFilters, onStatus: setStatus, onEvent });
+  }, [token, feedKey]);
+  const toggle = (id) => {
+    const next = new Set(closed);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    sessionStorage.setItem(VIEWS_KEY, JSON.stringify([...next]));
+    setClosed(next);
+  };
+  const requests = status.state === 'refused' ? { state: 'error', records: [], message: status.error } : state.requests;
   useLayoutEffect(() => {
     recordRender(eventAt.current, state.nodes.size);
     eventAt.current = null;
@@ -111,19 +164,20 @@ function App() {
       <input id="node-filter" placeholder="filter nodes" value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} />
       <${ActionButton} id="reload-button" access=${access} onAct=${onAct} busy=${busy} label="reload config" action=${{ kind: 'reload', path: 'reload', subject: 'config' }} />
       <span class="tz" title="every time on this page is UTC, as the request log writes it">times in UTC</span>
+      <${ViewToggles} open=${open} onToggle=${toggle} />
     </header>
     <main>
       <${ActionResult} access=${access} />
-      <${ClusterView} token=${token} />
-      <${FleetView} state=${state} filter=${filter} access=${access} onAct=${onAct} busy=${busy} />
-      <${ModelsView} models=${state.models} mesh=${state.sites.mesh} admin=${modelsAdmin} access=${access} onAct=${onAct} busy=${busy} />
-      <${RequestsView} token=${token} models=${state.models} nodes=${state.order} />
-      <${SitesView} sites=${state.sites} />
-      <${TenantsView} token=${token} />
-      <${TrafficView} state=${state} selected=${series} onSelect=${setSeries} />
+      <${ClusterView} cluster=${state.cluster} />
+      ${open.has('fleet') ? html`<${FleetView} state=${state} filter=${filter} access=${access} onAct=${onAct} busy=${busy} />` : null}
+      ${open.has('models') ? html`<${ModelsView} models=${state.models} mesh=${state.mesh} admin=${state.modelsAdmin} access=${access} onAct=${onAct} busy=${busy} />` : null}
+      ${open.has('requests') ? html`<${RequestsView} answer=${requests} filters=${requestFilters} setFilters=${setRequestFilters} models=${state.models} nodes=${state.order} />` : null}
+      ${open.has('sites') ? html`<${SitesView} sites=${state.sites} />` : null}
+      ${open.has('tenants') ? html`<${TenantsView} tenants=${state.tenants} />` : null}
+      ${open.has('traffic') ? html`<${TrafficView} state=${state} selected=${series} onSelect=${setSeries} />` : null}
       <div class="columns">
-        <${EventsView} transitions=${state.transitions} nodes=${state.order} sites=${state.sites.order} />
-        <${ExplainView} models=${state.models} token=${token} />
+        ${open.has('events') ? html`<${EventsView} transitions=${state.transitions} nodes=${state.order} sites=${state.sites.order} />` : null}
+        ${open.has('explain') ? html`<${ExplainView} models=${state.models} token=${token} />` : null}
       </div>
     </main>`;
 }

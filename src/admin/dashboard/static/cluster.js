@@ -1,37 +1,17 @@
-// Cluster line ([cluster] only): GET runtime (/admin/runtime) polled every few seconds — this
-// replica's name, whether it shares the store or runs on its share of each node's slots and tenant
+// Cluster line ([cluster] only): the feed's `cluster` (GET /admin/runtime's `cluster`, sent when it
+// changes) — this replica's name, whether it shares the store or runs on its share of each node's slots and tenant
 // limits (fallback: since when and why), the live replicas, its leases and waiters, and whether it
-// publishes the site's mesh record. Hidden without [cluster]. A failing answer shows in its place.
+// publishes the site's mesh record. Hidden without [cluster].
 
 import { html } from './html.js';
-import { fetchAdmin, usePolled } from './poll.js';
 import { T } from './text.js';
 
-const POLL_MS = 2_000;
-
-function useCluster(token) {
-  return usePolled(token, { state: 'loading' }, POLL_MS, async (signal) => {
-    try {
-      const res = await fetchAdmin('runtime', token, signal);
-      const body = res.ok ? await res.json() : null;
-      if (signal.aborted) return undefined;
-      if (!res.ok) return { state: 'error', message: `GET /admin/runtime answered ${res.status}` };
-      return typeof body?.cluster === 'object' && body.cluster !== null
-        ? { state: 'ok', cluster: body.cluster }
-        : { state: 'none' };
-    } catch (error) {
-      return signal.aborted ? undefined : { state: 'error', message: `GET /admin/runtime failed: ${error?.message ?? error}` };
-    }
-  });
-}
-
-export function ClusterView({ token }) {
-  const answer = useCluster(token);
-  if (answer.state === 'loading' || answer.state === 'none')
-    return html`<section id="cluster" data-state=${answer.state} hidden></section>`;
-  if (answer.state === 'error')
-    return html`<section id="cluster" data-state="error"><p class="error" id="cluster-error" role="status">${T(answer.message)}</p></section>`;
-  const c = answer.cluster;
+/** `cluster`: the feed's cluster line, null without [cluster] (or before the feed's first snapshot), `{ error }` when unread. */
+export function ClusterView({ cluster }) {
+  if (typeof cluster !== 'object' || cluster === null) return html`<section id="cluster" data-state="none" hidden></section>`;
+  if (typeof cluster.error === 'string')
+    return html`<section id="cluster" data-state="error"><p class="error" id="cluster-error" role="status">${T(cluster.error)}</p></section>`;
+  const c = cluster;
   const shared = c.store === 'shared';
   const leader =
     c.mesh_leader === undefined

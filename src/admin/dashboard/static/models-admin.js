@@ -1,5 +1,5 @@
-// The model-management side of the Models view: GET models (/admin/models, docs/models.md) polled
-// every five seconds — which nodes manage their models (a llama-server router, Ollama), each model's
+// The model-management side of the Models view: the feed's `models_admin` (GET /admin/models'
+// view, docs/models.md, sent when it changes; store.js reads it) — which nodes manage their models (a llama-server router, Ollama), each model's
 // desired state, operator holds and failed loads, rendered as the gateway sends them — and the load /
 // unload buttons (POST models/load, models/unload) for the nodes that manage models. An unload asks
 // first, naming the requests in flight and queued for the model; a load on a full node too. What the
@@ -8,26 +8,8 @@
 // gateway's reason beside its button.
 
 import { html } from './html.js';
-import { fetchAdmin, usePolled } from './poll.js';
 import { shown, T } from './text.js';
 import { ActionButton } from './actions.js';
-
-const POLL_MS = 5_000;
-
-/** null until (or unless) the gateway answers GET /admin/models; else { managed: Set, rows: Map }. */
-export function useModelsAdmin(token) {
-  // A failed read keeps what was shown: the feed's view of the models stands without the management columns.
-  return usePolled(token, null, POLL_MS, async (signal) => {
-    const res = await fetchAdmin('models', token, signal);
-    const body = res.ok ? await res.json().catch(() => null) : null;
-    if (signal.aborted || !Array.isArray(body?.models) || !Array.isArray(body?.nodes)) return undefined;
-    return {
-      managed: new Set(body.nodes.filter((n) => n?.manages_models === true).map((n) => n.name)),
-      rows: new Map(body.models.map((m) => [m.model, m])),
-      nodes: new Map(body.nodes.map((n) => [n.name, n])),
-    };
-  });
-}
 
 /** The desired state as the gateway states it: `pin`, `preload`, `warm=N`, or any other field it sends. */
 export function desiredText(desired) {

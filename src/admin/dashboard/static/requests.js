@@ -1,18 +1,13 @@
-// Requests view: the last requests the gateway finished (GET requests, the ring of request records:
-// the request log's fields with each attempt's routing decision), newest first, polled every two
-// seconds with the cursor `after` so only new ones travel; filtered by model, node, tenant and
-// status on the gateway. A row opens its attempts and the routing decision each one got: the
+// Requests view: the last requests the gateway finished (the ring of request records: the request
+// log's fields with each attempt's routing decision), newest first, from the feed: the newest on
+// connect, then each finished request as the feed's `requests` event; filtered by model, node,
+// tenant and status on the gateway (a changed filter opens a new feed with it: app.js). A row opens its attempts and the routing decision each one got: the
 // policy, its reason, every candidate's score (the chosen one marked) and every exclusion with why.
 
 import { html } from './html.js';
-import { useEffect, useState } from 'preact/hooks';
-import { tokenHeaders } from './feed.js';
+import { useState } from 'preact/hooks';
 import { shown, T, utcOf } from './text.js';
 
-const POLL_MS = 2_000;
-const ANSWER_TIMEOUT_MS = 5_000;
-/** Rows the page keeps (the gateway keeps more; a filter asks it again). */
-const SHOWN = 200;
 const STATUSES = [
   ['', 'any status'],
   ['2xx', '2xx'],
@@ -22,56 +17,8 @@ const STATUSES = [
   ['error', 'any error'],
 ];
 
-function queryOf(filters, after) {
-  const q = new URLSearchParams({ limit: String(SHOWN) });
-  if (after > 0) q.set('after', String(after));
-  for (const [name, value] of Object.entries(filters)) if (value !== '') q.set(name, value);
-  return q;
-}
-
-/** The kept records for these filters: { state, records, message }. */
-function useRequests(token, filters) {
-  const [answer, setAnswer] = useState({ state: 'loading', records: [] });
-  const key = JSON.stringify(filters);
-  useEffect(() => {
-    // New filters: the rows of the old ones go at once (the gateway is asked again).
-    setAnswer({ state: 'loading', records: [] });
-    const stop = new AbortController();
-    let latest = 0;
-    let records = [];
-    let timer;
-    const poll = async () => {
-      try {
-        const res = await fetch(`requests?${queryOf(filters, latest)}`, {
-          headers: tokenHeaders(token),
-          cache: 'no-store',
-          signal: AbortSignal.any([stop.signal, AbortSignal.timeout(ANSWER_TIMEOUT_MS)]),
-        });
-        const body = await res.json().catch(() => null);
-        if (stop.signal.aborted) return;
-        if (!res.ok || !Array.isArray(body?.requests))
-          setAnswer({ state: 'error', records, message: body?.error?.message ?? `GET /admin/requests answered ${res.status}` });
-        else {
-          // A gateway restarted (its counter went back): start again.
-          if (body.latest < latest) records = [];
-          latest = body.latest;
-          records = [...body.requests, ...records].slice(0, SHOWN);
-          setAnswer({ state: 'ok', records, kept: body.kept, capacity: body.capacity });
-        }
-      } catch (error) {
-        if (stop.signal.aborted) return;
-        setAnswer({ state: 'error', records, message: String(error?.message ?? error) });
-      }
-      timer = setTimeout(poll, POLL_MS);
-    };
-    poll();
-    return () => {
-      stop.abort();
-      clearTimeout(timer);
-    };
-  }, [token, key]);
-  return answer;
-}
+/** The filters the Requests view starts with (none). */
+export const NO_FILTERS = { model: '', node: '', tenant: '', status: '' };
 
 const where = (r) => r.node ?? (r.site === undefined ? undefined : `site:${r.site}`);
 const ms = (value) => (typeof value === 'number' ? `${value} ms` : '—');
@@ -140,10 +87,9 @@ function RequestDetail({ r }) {
   </div>`;
 }
 
-export function RequestsView({ token, models, nodes }) {
-  const [filters, setFilters] = useState({ model: '', node: '', tenant: '', status: '' });
+/** `answer`: the feed's requests ({ state, records, kept, capacity }); `filters` and `setFilters`: app.js's. */
+export function RequestsView({ answer, filters, setFilters, models, nodes }) {
   const [open, setOpen] = useState(null);
-  const answer = useRequests(token, filters);
   const set = (name) => (e) => setFilters({ ...filters, [name]: e.currentTarget.value.trim() });
   return html`<section id="requests" data-state=${answer.state}>
     <h2>Requests <span class="muted">${answer.records.length} shown${answer.capacity ? ` · the gateway keeps the last ${answer.capacity}` : ''}</span></h2>

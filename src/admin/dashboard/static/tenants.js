@@ -1,8 +1,8 @@
-// Tenants view: GET tenants (/admin/tenants, a TenantsReport, src/tenants/tenant-report.ts) polled
-// every few seconds — per tenant its class, weight, key tags, limits, in flight, queued, usage in
-// the last 60 s (a sliding count) and today, and what the per-minute buckets admit now (they
-// refill; named apart so the two cannot read as a contradiction); per model its queue by class and
-// tenant. Hidden while the
+// Tenants view: the feed's `tenants` (GET /admin/tenants' TenantsReport, src/tenants/tenant-report.ts:
+// the whole report on connect, then the tenants whose counters changed; store.js rebuilds it) — per
+// tenant its class, weight, key tags, limits, in flight, queued, usage in the last 60 s (a sliding
+// count) and today, and what the per-minute buckets admit now (they refill; named apart so the two
+// cannot read as a contradiction); per model its queue by class and tenant. Hidden while the
 // gateway has no tenants. A failing or odd answer is shown in the view, and never reaches the others.
 // Keys appear only as the short tags the gateway sends (never a key). With [cluster] a line says
 // whose counts they are: the whole site's (each replica named, an expired one marked) or, while
@@ -10,11 +10,8 @@
 
 import { html } from './html.js';
 import { useErrorBoundary } from 'preact/hooks';
-import { ANSWER_TIMEOUT_S, fetchAdmin, usePolled } from './poll.js';
 import { list, T } from './text.js';
 
-/** How often the report is asked for, and how long one answer may take. */
-const POLL_MS = 2_000;
 const CLASSES = ['interactive', 'standard', 'batch'];
 const figures = new Intl.NumberFormat('en-US');
 
@@ -29,43 +26,20 @@ function of(used, limit) {
   return limit === null || limit === undefined ? n(used) : `${n(used)} / ${n(limit)}`;
 }
 
-/** Why an answer is not a TenantsReport, or null when it is one. */
+/** Why a report is not a TenantsReport, or null when it is one. */
 function problemOf(body) {
-  if (typeof body !== 'object' || body === null) return 'the answer is not a JSON object';
-  if (!Array.isArray(body.tenants)) return 'the answer has no "tenants" list';
+  if (typeof body !== 'object' || body === null) return 'the report is not a JSON object';
+  if (!Array.isArray(body.tenants)) return 'the report has no "tenants" list';
   if (body.tenants.some((t) => typeof t !== 'object' || t === null || typeof t.name !== 'string'))
-    return 'a tenant in the answer has no name';
+    return 'a tenant in the report has no name';
   return null;
 }
 
-async function fetchReport(token, signal) {
-  const res = await fetchAdmin('tenants', token, signal);
-  const text = await res.text();
-  let body = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = null;
-  }
-  if (!res.ok) return { state: 'error', message: body?.error?.message ?? `GET /admin/tenants answered ${res.status}` };
-  const problem = problemOf(body);
-  return problem === null ? { state: 'ok', report: body } : { state: 'error', message: `GET /admin/tenants: ${problem}` };
-}
-
-/** The latest report (or why there is none), asked for every POLL_MS while the view is mounted. */
-function useTenantsReport(token) {
-  return usePolled(token, { state: 'loading' }, POLL_MS, async (signal) => {
-    try {
-      return await fetchReport(token, signal);
-    } catch (error) {
-      if (signal.aborted) return undefined;
-      const message =
-        error?.name === 'TimeoutError'
-          ? `GET /admin/tenants: no answer in ${ANSWER_TIMEOUT_S} s`
-          : `GET /admin/tenants failed: ${error?.message ?? error}`;
-      return { state: 'error', message };
-    }
-  });
+/** The feed's tenants state as the view shows it: loading, an error, or a report it can draw. */
+function answerOf(tenants) {
+  if (tenants?.state !== 'ok') return tenants ?? { state: 'loading' };
+  const problem = problemOf(tenants.report);
+  return problem === null ? tenants : { state: 'error', message: `the tenants report: ${problem}` };
 }
 
 function Remaining({ value, field }) {
@@ -141,13 +115,13 @@ function Scope({ report }) {
   )}</p>`;
 }
 
-function TenantsPanel({ token }) {
-  const answer = useTenantsReport(token);
+function TenantsPanel({ feed }) {
+  const answer = answerOf(feed);
   if (answer.state === 'loading') return html`<section id="tenants" data-state="loading" hidden></section>`;
   if (answer.state === 'error') {
     return html`<section id="tenants" data-state="error">
       <h2>Tenants</h2>
-      <p class="error" id="tenants-error" role="status">${T(answer.message)} <span class="muted">(asked again every ${POLL_MS / 1000} s)</span></p>
+      <p class="error" id="tenants-error" role="status">${T(answer.message)}</p>
     </section>`;
   }
   const { tenants, queues } = answer.report;
@@ -174,7 +148,7 @@ function TenantsPanel({ token }) {
 }
 
 /** The view, fenced: an answer it cannot draw shows as its own error, and the other views stay. */
-export function TenantsView({ token }) {
+export function TenantsView({ tenants }) {
   const [error] = useErrorBoundary();
   if (error) {
     return html`<section id="tenants" data-state="error">
@@ -182,5 +156,5 @@ export function TenantsView({ token }) {
       <p class="error" id="tenants-error" role="status">the Tenants view could not show the answer: ${T(error?.message ?? error)}</p>
     </section>`;
   }
-  return html`<${TenantsPanel} token=${token} />`;
+  return html`<${TenantsPanel} feed=${tenants} />`;
 }
