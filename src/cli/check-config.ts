@@ -1,17 +1,9 @@
 // `switchyard check-config FILE`: load and validate a config exactly as `serve` would, then print
-// every problem (exit 1) or a summary of what the gateway would run with (exit 0). API keys are
-// never printed; the summary only says whether a node has one.
-import {
-  formatDurationMs,
-  formatListenAddress,
-  formatProblems,
-  formatSizeBytes,
-  loadConfigFile,
-  meshOpenToClients,
-  MESH_OPEN_TO_CLIENTS,
-  type GatewayConfig,
-  type ModelSpec,
-} from '#src/config/index.ts';
+// every problem — each value's and the entries' against each other, in one run — (exit 1) or a
+// summary of what the gateway would run with, a line per section (config-summary.ts; exit 0).
+// API keys are never printed; the summary only says whether a node has one.
+import { formatProblems, loadConfigFile } from '#src/config/index.ts';
+import { describeConfig } from './config-summary.ts';
 import type { Command } from './io.ts';
 import { CHECK_CONFIG_USAGE } from './command-usage.ts';
 
@@ -49,51 +41,4 @@ function configFileArgument(argv: readonly string[]): string | undefined {
     else files.push(arg);
   }
   return files.length === 1 && files[0] !== '' ? files[0] : undefined;
-}
-
-function describeConfig(config: GatewayConfig): string[] {
-  const { server, health, discovery, upstream, models, nodes } = config;
-  const nodeLines = nodes.map((node) => {
-    const extras = [node.group === undefined ? '' : `group ${node.group}`, node.apiKey === undefined ? '' : 'api key set'];
-    const suffix = extras.filter((extra) => extra !== '').join(', ');
-    return `  ${node.name}  ${node.kind}  ${node.url}${suffix === '' ? '' : `  (${suffix})`}`;
-  });
-  const modelLines = models.available.map((model) => `  ${describeModel(model)}`);
-  return [
-    `listen: ${formatListenAddress(server.listen)} (max request body ${formatSizeBytes(server.maxRequestBodyBytes)})`,
-    `nodes (${nodes.length}):`,
-    ...nodeLines,
-    `models: default ${models.default ?? '(none)'}; ${
-      models.available.length === 0 ? 'none declared (discovered from nodes)' : `${models.available.length} declared:`
-    }`,
-    ...modelLines,
-    `health: every ${formatDurationMs(health.intervalMs)}, timeout ${formatDurationMs(health.timeoutMs)}, ` +
-      `dead after ${health.failThreshold} failed probe${health.failThreshold === 1 ? '' : 's'}`,
-    `discovery: every ${formatDurationMs(discovery.intervalMs)}, timeout ${formatDurationMs(discovery.timeoutMs)}, ` +
-      `max body ${formatSizeBytes(discovery.maxBodyBytes)}, miss wait ${formatDurationMs(discovery.missWaitMs)}, ` +
-      `miss cooldown ${formatDurationMs(discovery.missCooldownMs)}`,
-    `upstream: connect timeout ${formatDurationMs(upstream.connectTimeoutMs)}, ` +
-      `headers timeout ${formatDurationMs(upstream.headersTimeoutMs)}, body idle timeout ${formatDurationMs(upstream.bodyIdleTimeoutMs)}`,
-    describeMesh(config.mesh),
-    ...(meshOpenToClients(config) ? [`warning: ${MESH_OPEN_TO_CLIENTS}`] : []),
-  ];
-}
-
-function describeMesh(mesh: GatewayConfig['mesh']): string {
-  if (mesh === undefined) return 'mesh: none (this gateway runs alone)';
-  const pins = mesh.sites.map((pin) => pin.id).join(', ');
-  return (
-    `mesh: site ${mesh.site} at ${mesh.url}, ${mesh.peers.length} bootstrap peer${mesh.peers.length === 1 ? '' : 's'}, ` +
-    `${mesh.sites.length} pinned site${mesh.sites.length === 1 ? '' : 's'}${pins === '' ? '' : ` (${pins})`}, ` +
-    `heartbeat ${formatDurationMs(mesh.heartbeatMs)}, fresh for ${formatDurationMs(mesh.freshnessMs)}`
-  );
-}
-
-function describeModel(model: ModelSpec): string {
-  const extras = [
-    model.group === undefined ? '' : `group ${model.group}`,
-    model.aliases.length === 0 ? '' : `aliases ${model.aliases.join(', ')}`,
-  ];
-  const suffix = extras.filter((extra) => extra !== '').join('; ');
-  return suffix === '' ? model.name : `${model.name}  (${suffix})`;
 }

@@ -1,5 +1,6 @@
 // The only producer of GatewayConfig: TOML text + environment → a frozen, fully defaulted config,
-// or every problem found, each with its key path. Pure apart from loadConfigFile's single read.
+// or every problem found, each with its key path: the schema's (each value) and cross-checks.ts's
+// (entries against each other), both in one run. Pure apart from loadConfigFile's single read.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parse, TomlError } from 'smol-toml';
@@ -7,6 +8,7 @@ import type { EnvVars } from './api-key.ts';
 import type { SecretFileReader } from './client-keys.ts';
 import { invalid, valid } from './parse-result.ts';
 import { configIssueMessage, problemsFromIssues } from './config-issues.ts';
+import { crossCheckProblems } from './cross-checks.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { gatewayConfigSchema } from './schema.ts';
 import type { ConfigProblem, LoadResult } from './types.ts';
@@ -36,8 +38,13 @@ export function loadConfig(
     const where = source === undefined ? '' : `${source}: `;
     return failed([{ path: '', message: `${where}${describeSyntaxError(error)}` }]);
   }
+  // Both passes always run: every problem in one go, the values' and the entries' against each other.
   const parsed = gatewayConfigSchema(env, readFile).safeParse(document, { error: configIssueMessage });
-  if (!parsed.success) return failed(problemsFromIssues(parsed.error.issues));
+  const problems = [
+    ...(parsed.success ? [] : problemsFromIssues(parsed.error.issues)),
+    ...crossCheckProblems(document, env, readFile),
+  ];
+  if (!parsed.success || problems.length > 0) return failed(problems);
   return Object.freeze({ ok: true, config: deepFreeze(parsed.data) });
 }
 

@@ -24,21 +24,23 @@ export function isSiteId(text: string): boolean {
   return NODE_NAME_RULE.test(text);
 }
 
-const siteId = name.refine((text) => text.trim() !== text || text === '' || isSiteId(text), {
+export const siteId = name.refine((text) => text.trim() !== text || text === '' || isSiteId(text), {
   error: 'must be 1 to 64 characters: letters A-Z a-z, digits, and . _ : @ - (not first)',
 });
 
+/** A pinned public key, kept as written (the canonical spelling is checked); the bytes are decoded where keys are used. */
+export const pinnedKeyText = z.string().pipe(
+  parsedBy((text: string) => {
+    const parsed = parsePublicKey(text);
+    return parsed.ok ? valid(text) : invalid<string>(parsed.message);
+  }),
+);
+
 const pinSchema = table({
   id: siteId,
-  // Kept as written (the canonical spelling is checked); the bytes are decoded where keys are used.
-  public_key: z.string().pipe(
-    parsedBy((text: string) => {
-      const parsed = parsePublicKey(text);
-      return parsed.ok ? valid(text) : invalid<string>(parsed.message);
-    }),
-  ),
+  public_key: pinnedKeyText,
   url: z.string().pipe(parsedBy(normalizeNodeUrl)).optional(),
-  // Checked against [[tenants]] by the top-level schema.
+  // Checked against [[tenants]] by cross-checks.ts.
   tenant: name.optional(),
 }).transform((pin): MeshSitePin => ({
   id: pin.id,
@@ -89,38 +91,7 @@ export const meshSchema = table({
   static_models: z.array(staticModelSchema, { error: 'must be an array of tables like { id = "m", ctx = 8192 }' }).default([]),
   sites: z.array(pinSchema, { error: 'must be an array of tables, written [[mesh.sites]]' }).default([]),
 })
-  .superRefine((mesh, ctx) => {
-    const freshness = mesh.freshness ?? mesh.heartbeat * DEFAULTS.freshnessHeartbeats;
-    if (freshness <= mesh.heartbeat) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['freshness'],
-        message: 'must be longer than heartbeat, or every site would turn stale between two heartbeats (default: 3 × heartbeat)',
-      });
-    }
-    reportRepeats(
-      ctx,
-      mesh.sites.map((pin) => pin.id),
-      ['sites'],
-      'id',
-      (id) => `site "${id}" is pinned twice; each site has one key`,
-    );
-    reportRepeats(
-      ctx,
-      mesh.sites.map((pin) => pin.publicKey),
-      ['sites'],
-      'public_key',
-      () => 'the same key is pinned for two sites; each site must have its own key, or one could speak for the other',
-    );
-    reportRepeats(ctx, mesh.allowed_peers, ['allowed_peers'], undefined, (id) => `peer ${id} is listed twice`);
-    reportRepeats(
-      ctx,
-      mesh.static_models.map((model) => model.id),
-      ['static_models'],
-      'id',
-      (id) => `model "${id}" is listed twice`,
-    );
-  })
+  // Freshness beyond the heartbeat and the repeats (ids, keys, peers, static models): cross-checks.ts.
   .transform((mesh): MeshConfig => ({
     site: mesh.site,
     url: mesh.url,
@@ -139,23 +110,3 @@ export const meshSchema = table({
     staticModels: mesh.static_models,
     sites: mesh.sites,
   }));
-
-/** One problem per later repeat, at that entry's key, naming the value (ids and public keys are not secret). */
-function reportRepeats(
-  ctx: z.core.$RefinementCtx,
-  values: readonly string[],
-  prefix: readonly string[],
-  key: string | undefined,
-  message: (value: string) => string,
-): void {
-  const seen = new Set<string>();
-  values.forEach((value, index) => {
-    if (seen.has(value))
-      ctx.addIssue({
-        code: 'custom',
-        path: key === undefined ? [...prefix, index] : [...prefix, index, key],
-        message: message(value),
-      });
-    seen.add(value);
-  });
-}

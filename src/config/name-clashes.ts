@@ -81,3 +81,19 @@ export function findUnservedModelGroups(
       : [{ path: [index, 'group'], message: `no node has group "${model.group}", so this model could never be routed` }],
   );
 }
+
+/** One finding per later repeat of a value (undefined: did not parse, never a repeat), at `[index, key]` (or `[index]`). */
+export function findRepeats(
+  values: readonly (string | undefined)[],
+  key: string | undefined,
+  message: (value: string) => string,
+): NameClash[] {
+  const seen = new Set<string>();
+  const clashes: NameClash[] = [];
+  values.forEach((value, index) => {
+    if (value === undefined) return;
+    if (seen.has(value)) clashes.push({ path: key === undefined ? [index] : [index, key], message: message(value) });
+    seen.add(value);
+  });
+  return clashes;
+}

@@ -2,7 +2,6 @@
 // the number rules the sections share.
 import { z } from 'zod';
 import { parseDurationMs } from './duration.ts';
-import type { NameClash } from './name-clashes.ts';
 import type { ParseResult } from './parse-result.ts';
 import { parseSizeBytes } from './size.ts';
 
@@ -26,14 +25,6 @@ export function parsedBy<I, T>(parse: (input: I) => ParseResult<T>) {
     ctx.issues.push({ code: 'custom', message: result.message, input });
     return z.NEVER;
   });
-}
-
-export function reportClashes(
-  ctx: z.core.$RefinementCtx,
-  clashes: readonly NameClash[],
-  prefix: readonly (string | number)[] = [],
-): void {
-  for (const clash of clashes) ctx.addIssue({ code: 'custom', path: [...prefix, ...clash.path], message: clash.message });
 }
 
 export const durationMs = z.unknown().pipe(parsedBy(parseDurationMs));

@@ -1,12 +1,12 @@
 // The TOML file's shape (snake_case keys) and the checks on each value, producing the camelCase
 // GatewayConfig. Every table is strict: an unknown key is a problem, because a misspelt key that is
 // silently ignored leaves a default in force that the operator believes they changed.
-// Cross-entry checks (duplicate names, references) run once the entries they compare are well-typed.
+// Cross-entry checks (duplicate names, references between sections) are cross-checks.ts's: they run
+// over the document beside this schema, so a problem here never hides one there.
 import { z } from 'zod';
 import { resolveApiKey, type EnvVars } from './api-key.ts';
 import { CONFIG_DEFAULTS } from './defaults.ts';
 import { parseListenAddress } from './listen-address.ts';
-import { findModelNameClashes, findNodeNameClashes, findUnservedModelGroups, isDeclaredModel } from './name-clashes.ts';
 import { normalizeNodeUrl } from './node-url.ts';
 import { parseWake } from './wake.ts';
 import { INFERENCE_ENDPOINTS } from './endpoints.ts';
@@ -19,7 +19,7 @@ import { tracingSchema } from './tracing-schema.ts';
 import { corsOriginsSchema } from './cors-origins.ts';
 import { adminHostsSchema } from './admin-hosts.ts';
 import type { SecretFileReader } from './client-keys.ts';
-import { reportSiteTenantProblems, reportTenantProblems, tenantsSchema, tenantsWithDefault } from './tenants-schema.ts';
+import { tenantsSchema, tenantsWithDefault } from './tenants-schema.ts';
 import {
   durationMs,
   name,
@@ -29,7 +29,6 @@ import {
   positiveDurationMs,
   positiveUpTo,
   positiveSizeBytes,
-  reportClashes,
   table,
   wholeAtLeastOne,
 } from './schema-parts.ts';
@@ -168,18 +167,7 @@ const modelsSchema = table({
   operator_hold: positiveDurationMs
     .pipe(z.number().max(MAX_OPERATOR_HOLD_MS, { error: 'must be at most 24h' }))
     .default(CONFIG_DEFAULTS.models.operatorHoldMs),
-})
-  .superRefine((models, ctx) => {
-    reportClashes(ctx, findModelNameClashes(models.available), ['available']);
-    if (models.default !== undefined && !isDeclaredModel(models.default, models.available)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['default'],
-        message: `"${models.default}" is not the name or alias of any [[models.available]] entry`,
-      });
-    }
-  })
-  .transform((models) => ({ default: models.default, available: models.available, operatorHoldMs: models.operator_hold }));
+}).transform((models) => ({ default: models.default, available: models.available, operatorHoldMs: models.operator_hold }));
 
 function nodesSchema(env: EnvVars) {
   const nodeSchema = table({
@@ -229,8 +217,7 @@ function nodesSchema(env: EnvVars) {
 
   return z
     .array(nodeSchema, { error: 'must be an array of tables, written [[nodes]]' })
-    .min(1, { error: 'at least one [[nodes]] entry is required' })
-    .superRefine((nodes, ctx) => reportClashes(ctx, findNodeNameClashes(nodes)));
+    .min(1, { error: 'at least one [[nodes]] entry is required' });
 }
 
 /**
@@ -253,28 +240,5 @@ export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z
     tenants: tenantsSchema(env, readFile),
     log: logSchema.prefault({}),
     tracing: tracingSchema.optional(),
-  })
-    .superRefine((config, ctx) => {
-      // Refinements run even when a section failed; the tenant checks need every part well-typed.
-      if (Array.isArray(config.server.apiKeys) && Array.isArray(config.tenants)) {
-        reportTenantProblems(
-          ctx,
-          config.tenants,
-          config.server.apiKeys,
-          config.mesh?.sites.map((site) => site.id),
-        );
-        reportSiteTenantProblems(ctx, config.mesh?.sites ?? [], tenantsWithDefault(config.tenants, config.server.apiKeys));
-      }
-      reportClashes(ctx, findUnservedModelGroups(config.models.available, config.nodes), ['models', 'available']);
-      const admin = config.admin.listen;
-      const main = config.server.listen;
-      if (admin !== undefined && admin.port !== 0 && admin.port === main.port && admin.host === main.host) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['admin', 'listen'],
-          message: 'must differ from server.listen (or leave it out to serve admin on the main listener)',
-        });
-      }
-    })
-    .transform((config) => ({ ...config, tenants: tenantsWithDefault(config.tenants, config.server.apiKeys) }));
+  }).transform((config) => ({ ...config, tenants: tenantsWithDefault(config.tenants, config.server.apiKeys) }));
 }

@@ -2,11 +2,11 @@
 // and weight, and its limits. `[server] api_keys` keeps working as the tenant `default`, without
 // limits; the top-level schema appends it (tenantsWithDefault). A key belongs to one tenant only:
 // the key is the tenant's identity, so two tenants holding the same key would make limits and
-// accounting a coin toss.
+// accounting a coin toss (those checks across entries are tenant-clashes.ts's).
 import { z } from 'zod';
 import type { EnvVars } from './api-key.ts';
 import { resolveClientKeys, type SecretFileReader } from './client-keys.ts';
-import { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantSpec } from './types.ts';
+import { TENANT_PRIORITIES, type TenantSpec } from './types.ts';
 import { defaultTenantSpec } from './tenant-types.ts';
 import { name, nodeName, parsedBy, positiveUpTo, table, wholeAtLeastOne } from './schema-parts.ts';
 
@@ -50,78 +50,4 @@ export function tenantsSchema(env: EnvVars, readFile: SecretFileReader) {
 export function tenantsWithDefault(tenants: readonly TenantSpec[], apiKeys: readonly string[]): readonly TenantSpec[] {
   if (apiKeys.length === 0) return tenants;
   return [...tenants, defaultTenantSpec(apiKeys)];
-}
-
-/** Cross-entry checks: unique names, `default` kept for api_keys, a key held by one tenant only, sites pinned. */
-export function reportTenantProblems(
-  ctx: z.core.$RefinementCtx,
-  tenants: readonly TenantSpec[],
-  apiKeys: readonly string[],
-  pinnedSites: readonly string[] | undefined,
-): void {
-  const names = new Map<string, number>();
-  const keyOwner = new Map<string, string>();
-  for (const key of apiKeys) keyOwner.set(key, 'server.api_keys');
-  tenants.forEach((tenant, index) => {
-    const first = names.get(tenant.name);
-    if (first !== undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['tenants', index, 'name'],
-        message: `duplicate tenant name "${tenant.name}" (also tenants[${first}])`,
-      });
-    else names.set(tenant.name, index);
-    if (tenant.name === DEFAULT_TENANT && apiKeys.length > 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['tenants', index, 'name'],
-        message: `"${DEFAULT_TENANT}" is the tenant of [server] api_keys; name this one otherwise, or move those keys here`,
-      });
-    }
-    for (const key of tenant.keys) {
-      const owner = keyOwner.get(key);
-      // Never the key itself: which tenants share it is enough to find it.
-      if (owner !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['tenants', index, 'keys'],
-          message: `a key of this tenant is also held by ${owner}; each key must name one tenant`,
-        });
-      else keyOwner.set(key, `tenants[${index}] ("${tenant.name}")`);
-    }
-    if (tenant.sites !== undefined) {
-      tenant.sites.forEach((site, siteIndex) => {
-        if (pinnedSites === undefined)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['tenants', index, 'sites', siteIndex],
-            message: `names site "${site}" but [mesh] is not set`,
-          });
-        else if (!pinnedSites.includes(site))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['tenants', index, 'sites', siteIndex],
-            message: `site "${site}" is not pinned in [[mesh.sites]]`,
-          });
-      });
-    }
-  });
-}
-
-/** `[[mesh.sites]] tenant` must name a `[[tenants]]` entry (or `default`). */
-export function reportSiteTenantProblems(
-  ctx: z.core.$RefinementCtx,
-  sites: readonly { readonly tenant?: string | undefined }[],
-  tenants: readonly TenantSpec[],
-): void {
-  const known = new Set(tenants.map((tenant) => tenant.name));
-  sites.forEach((site, index) => {
-    if (site.tenant !== undefined && !known.has(site.tenant)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['mesh', 'sites', index, 'tenant'],
-        message: `"${site.tenant}" is not the name of any [[tenants]] entry`,
-      });
-    }
-  });
 }

@@ -5,6 +5,7 @@ export type { MeshCodec, MeshJudgeContext } from './mesh-codec.ts';
 export type { MeshEvents } from './mesh-events.ts';
 export { DISCOVERY_SOURCES, siteSources, type DiscoverySource, type SourceDeps, type SourceModels } from './discovery-source.ts';
 export { siteLoad } from './site-load.ts';
-export type { SiteAdminRow } from './site-store.ts';
+export type { ShownRejection, SiteAdminRow } from './site-store.ts';
+export { REJECTION_HELD_MS, rejectionClass, type RejectionClass } from './rejection-class.ts';
 export { siteCodec } from './site-codec.ts';
 export { loadSiteKey, ownPinProblem, pinnedPublicKey } from './site-key-file.ts';

@@ -1,10 +1,12 @@
 // Federation transition logs: a site turning fresh or stale (once per transition), a rejection
 // once per (peer, reason) at a bounded rate per reason (src/mesh/rejection-log.ts, with the count
-// held back), the cap once per over-cap episode, and this site's own failures.
+// held back) — a warning for a trust failure, an info line for a harmless ordering rejection
+// (rejection-class.ts) —, the cap once per over-cap episode, and this site's own failures.
 
 import type { Logger } from 'pino';
 import type { EventBus } from '#src/core/events.ts';
 import type { MeshEvents } from './mesh-events.ts';
+import { rejectionClass } from './rejection-class.ts';
 
 export function subscribeMeshLogs(logger: Logger, events: EventBus<MeshEvents>): () => void {
   const offs = [
@@ -14,8 +16,18 @@ export function subscribeMeshLogs(logger: Logger, events: EventBus<MeshEvents>):
     }),
     events.on('mesh:record-rejected', ({ reason, site, peer, detail, log, suppressed, knownAuthor }) => {
       if (!log) return;
-      const fields = { reason, site, peer, detail, known_author: knownAuthor, ...(suppressed > 0 ? { suppressed } : {}) };
-      logger.warn(fields, 'mesh record rejected (logged once per peer and reason)');
+      const kind = rejectionClass(reason);
+      const fields = {
+        reason,
+        class: kind,
+        site,
+        peer,
+        detail,
+        known_author: knownAuthor,
+        ...(suppressed > 0 ? { suppressed } : {}),
+      };
+      if (kind === 'trust') logger.warn(fields, 'mesh record rejected (logged once per peer and reason)');
+      else logger.info(fields, 'mesh record rejected (logged once per peer and reason)');
     }),
     events.on('mesh:state-failed', ({ problem }) => logger.error({ problem }, 'mesh state file not used')),
     events.on('mesh:models-capped', ({ total, cap, firstInEpisode }) => {

@@ -1,13 +1,15 @@
 // What this site knows of every pinned remote site: the last accepted record and when it arrived
-// (the receiver's monotonic clock), and the last rejection. Judgements come from the acceptance
-// function; a rejection is noted but never changes what was accepted. Which rejections are logged
-// is rejection-log.ts's to decide; the highest revisions survive restarts through revision-state.ts.
+// (the receiver's monotonic clock), and the last rejection of each class (ordering or trust, shown
+// until it ages out: rejection-class.ts). Judgements come from the acceptance function; a rejection
+// is noted but never changes what was accepted. Which rejections are logged is rejection-log.ts's to
+// decide; the highest revisions survive restarts through revision-state.ts.
 
 import type { MeshSitePin } from '#src/config/types.ts';
 import { REMEMBERED_MS, type RemoteModel, type RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import { isFresh } from './freshness.ts';
 import { sameModels } from './site-models.ts';
 import type { Judgement, RecordRejection } from './judgement.ts';
+import { rejectionClass, rejectionHeld, type RejectionClass } from './rejection-class.ts';
 import type { SiteRecord, SiteRecordLoad, SiteRecordModel } from './site-record.ts';
 import type { HeldRevision } from './revision-state.ts';
 
@@ -32,7 +34,8 @@ interface SiteState {
   /** The digest of `record.models` and that list, for heartbeats that name it. */
   digest: { readonly value: string; readonly models: readonly SiteRecordModel[] } | undefined;
   load: number;
-  lastRejection: SiteRejection | undefined;
+  /** The last rejection of each class (two at most), shown while `rejectionHeld`. */
+  readonly rejections: Map<RejectionClass, SiteRejection>;
 }
 
 export type StoreOutcome =
@@ -116,7 +119,7 @@ export class RemoteSiteStore {
     if (judgement.kind === 'rejected') {
       const { reason, site, detail } = judgement;
       const state = site === undefined ? undefined : this.#sites.get(site);
-      if (state !== undefined) state.lastRejection = { reason, detail, peer, at: nowMs };
+      if (state !== undefined) noteRejection(state, { reason, detail, peer, at: nowMs });
       return { kind: 'rejected', reason, site, detail };
     }
     const record = judgement.record;
@@ -125,12 +128,9 @@ export class RemoteSiteStore {
     if (state === undefined)
       return { kind: 'rejected', reason: 'not_pinned', site: record.site, detail: `site '${record.site}' is not pinned` };
     if (state.highestRevision !== undefined && record.revision <= state.highestRevision) {
-      return {
-        kind: 'rejected',
-        reason: 'replay',
-        site: record.site,
-        detail: `revision ${record.revision} <= ${state.highestRevision}`,
-      };
+      const detail = `revision ${record.revision} <= ${state.highestRevision}`;
+      noteRejection(state, { reason: 'replay', detail, peer, at: nowMs });
+      return { kind: 'rejected', reason: 'replay', site: record.site, detail };
     }
     const models = record.models ?? [];
     const full = record.models_digest === undefined;
@@ -161,28 +161,43 @@ export class RemoteSiteStore {
     return new Map([...this.#sites].map(([id, s]) => [id, s.acceptedAt]));
   }
 
-  /** The /admin/sites rows: every pinned remote site with what is known and the last rejection. */
+  /**
+   * The /admin/sites rows: every pinned remote site with what is known, its last rejection still
+   * held (either class), and its last trust failure still held (a later ordering rejection never hides it).
+   */
   adminRows(nowMs: number, freshnessMs: number): SiteAdminRow[] {
-    return [...this.#sites].map(([id, s]) => ({
-      id,
-      fresh: isFresh(s.acceptedAt, nowMs, freshnessMs),
-      url: s.record?.url,
-      revision: s.highestRevision,
-      age_ms: s.acceptedAt === undefined ? undefined : Math.max(0, nowMs - s.acceptedAt),
-      models: s.record?.models ?? [],
-      load: s.record?.load,
-      load_score: s.load,
-      last_rejection:
-        s.lastRejection === undefined
-          ? undefined
-          : {
-              reason: s.lastRejection.reason,
-              detail: s.lastRejection.detail,
-              peer: s.lastRejection.peer,
-              age_ms: Math.max(0, nowMs - s.lastRejection.at),
-            },
-    }));
+    return [...this.#sites].map(([id, s]) => {
+      const held = [...s.rejections.values()]
+        .filter((r) => rejectionHeld(r.reason, r.at, nowMs))
+        .map((r) => shownRejection(r, nowMs));
+      return {
+        id,
+        fresh: isFresh(s.acceptedAt, nowMs, freshnessMs),
+        url: s.record?.url,
+        revision: s.highestRevision,
+        age_ms: s.acceptedAt === undefined ? undefined : Math.max(0, nowMs - s.acceptedAt),
+        models: s.record?.models ?? [],
+        load: s.record?.load,
+        load_score: s.load,
+        // The newest: noted last (`rejections` is kept in the order noted), the youngest.
+        last_rejection: held.reverse().sort((a, b) => a.age_ms - b.age_ms)[0],
+        last_trust_failure: held.find((r) => r.class === 'trust'),
+      };
+    });
   }
+}
+
+/** A held rejection as /admin/sites shows it: its class, and its age by the receiver's clock. */
+export interface ShownRejection {
+  readonly reason: RecordRejection;
+  readonly class: RejectionClass;
+  readonly detail: string;
+  readonly peer: string;
+  readonly age_ms: number;
+}
+
+function shownRejection(r: SiteRejection, nowMs: number): ShownRejection {
+  return { reason: r.reason, class: rejectionClass(r.reason), detail: r.detail, peer: r.peer, age_ms: Math.max(0, nowMs - r.at) };
 }
 
 export interface SiteAdminRow {
@@ -194,7 +209,17 @@ export interface SiteAdminRow {
   readonly models: readonly SiteRecordModel[];
   readonly load: SiteRecordLoad | undefined;
   readonly load_score: number;
-  readonly last_rejection: { reason: RecordRejection; detail: string; peer: string; age_ms: number } | undefined;
+  /** The latest rejection of either class not yet aged out (rejection-class.ts). */
+  readonly last_rejection: ShownRejection | undefined;
+  /** The latest trust failure not yet aged out (the same as `last_rejection` when that is one). */
+  readonly last_trust_failure: ShownRejection | undefined;
+}
+
+/** Keeps a site's last rejection of its class, the map in the order they were noted. */
+function noteRejection(state: SiteState, rejection: SiteRejection): void {
+  const kind = rejectionClass(rejection.reason);
+  state.rejections.delete(kind);
+  state.rejections.set(kind, rejection);
 }
 
 function pinOf(pin: MeshSitePin): string {
@@ -211,6 +236,6 @@ function emptyState(pin: string, key: string): SiteState {
     models: new Map(),
     digest: undefined,
     load: 0,
-    lastRejection: undefined,
+    rejections: new Map(),
   };
 }

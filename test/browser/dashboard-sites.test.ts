@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { MemoryBus, type MemoryTransport } from '#src/mesh/index.ts';
-import { signRecord } from '#src/mesh/record-codec.ts';
+import { modelsDigest, signRecord } from '#src/mesh/record-codec.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
 import { chromiumPath, launchChromium, type Browser, skipWithoutChromium } from '#test/fixtures/browser.ts';
@@ -189,6 +189,31 @@ test(
     await b.getByText('bad_signature').waitFor();
     assert.match(await b.innerText(), new RegExp(`from ${ROGUE.peerId}`));
     assert.equal(await page.locator('#models tr[data-model="evil"]').count(), 0, 'a rejected record changes nothing');
+    const red = 'rgb(153, 27, 27)';
+    const colourOf = (kind: string): Promise<string> =>
+      page.evaluate<string>(
+        `getComputedStyle(document.querySelector('#sites tr[data-site="b"] [data-rejection="${kind}"]')).color`,
+      );
+    assert.equal(await colourOf('trust'), red, 'a trust failure is an alarm');
+    assert.match(await b.locator('[data-rejection="trust"]').innerText(), /trust failure: bad_signature/);
+
+    // b's heartbeat naming a model list a does not hold (the start-up race): an ordering rejection,
+    // shown muted beside the trust failure, which it does not hide.
+    const race = {
+      v: 1 as const,
+      site: 'b',
+      url: 'http://127.0.0.1:1/b',
+      revision: forged.revision + 10,
+      issued_at: Date.now(),
+      models_digest: modelsDigest([{ id: 'not-yet-held' }]),
+      load: { in_flight: 0, queued: 0, slots: 1 },
+    };
+    await rogue.publish(signRecord(race, key('b')));
+    const ordering = b.locator('[data-rejection="ordering"]', { hasText: ROGUE.peerId });
+    await ordering.waitFor();
+    assert.match(await ordering.innerText(), /ordering, harmless: unknown_digest/);
+    assert.notEqual(await colourOf('ordering'), red, 'an ordering rejection is not coloured as an alarm');
+    assert.equal(await colourOf('trust'), red);
 
     // The Events view filtered by site b shows b's entries only; by a node, that node's only.
     await page.locator('#events-filter').selectOption('site:b');

@@ -1,9 +1,11 @@
 // Pure: the dashboard's Sites view ([mesh] only) as plain rows, built from /admin/sites' rows and
 // what the hub remembers from the mesh and forwarding events. Times are wall-clock instants, not
 // ages, so a row's JSON changes only when something about the site changed (a new record, a
-// rejection, a back-off) and the feed sends it only then; the page turns instants into ages.
+// rejection, a back-off, a rejection aged out) and the feed sends it only then; the page turns
+// instants into ages. A rejection carries its class: only a trust failure is an alarm; an ordering
+// rejection (a start-up race, a replayed older revision) is harmless and soon aged out by the mesh.
 
-import type { OwnSiteRow, SiteAdminRow } from '#src/mesh/index.ts';
+import type { OwnSiteRow, ShownRejection, SiteAdminRow } from '#src/mesh/index.ts';
 import { documentedModel, type SitesSource } from '../sites-view.ts';
 
 /** One word for a remote site's knowledge, shown as text and as the row's data-state attribute. */
@@ -21,12 +23,19 @@ export interface SiteRow {
   readonly load: { readonly in_flight: number; readonly queued: number; readonly slots: number } | null;
   /** Forwarding backs off from it since `since` (epoch ms) because of `detail`; null = reachable. */
   readonly unreachable: { readonly detail: string; readonly since: number } | null;
-  readonly last_rejection: {
-    readonly reason: string;
-    readonly detail: string;
-    readonly peer: string;
-    readonly at: number;
-  } | null;
+  /** Its latest rejection not yet aged out, of either class. */
+  readonly last_rejection: SiteRejectionRow | null;
+  /** Its latest trust failure not yet aged out (the same as `last_rejection` when that is one). */
+  readonly last_trust_failure: SiteRejectionRow | null;
+}
+
+export interface SiteRejectionRow {
+  readonly reason: string;
+  /** 'trust' (shown as an alarm) or 'ordering' (harmless, shown muted). */
+  readonly class: 'ordering' | 'trust';
+  readonly detail: string;
+  readonly peer: string;
+  readonly at: number;
 }
 
 export interface OwnSite {
@@ -50,6 +59,7 @@ export const NO_MESH: SitesPanel = { mesh: false, own: null, sites: [] };
 /** What the hub heard, by site: instants the admin rows give only as ages, and forwarding back-offs. */
 export interface SiteMemory {
   readonly acceptedAt: ReadonlyMap<string, number>;
+  /** The instant of each site's latest rejection (of either class). */
   readonly rejectedAt: ReadonlyMap<string, number>;
   readonly unreachable: ReadonlyMap<string, { readonly detail: string; readonly since: number }>;
 }
@@ -63,7 +73,8 @@ export function sitesPanel(source: SitesSource | undefined, memory: SiteMemory, 
 }
 
 export function siteRow(row: SiteAdminRow, memory: SiteMemory, now: number): SiteRow {
-  const rejection = row.last_rejection;
+  const rejectionRow = (shown: ShownRejection | undefined): SiteRejectionRow | null =>
+    shown === undefined ? null : rejectionOf(shown, memory.rejectedAt.get(row.id), now);
   return {
     id: row.id,
     state: row.fresh ? 'fresh' : 'stale',
@@ -73,16 +84,22 @@ export function siteRow(row: SiteAdminRow, memory: SiteMemory, now: number): Sit
     models: row.models.length,
     load: row.load === undefined ? null : { in_flight: row.load.in_flight, queued: row.load.queued, slots: row.load.slots },
     unreachable: memory.unreachable.get(row.id) ?? null,
-    last_rejection:
-      rejection === undefined
-        ? null
-        : {
-            reason: rejection.reason,
-            detail: rejection.detail,
-            peer: rejection.peer,
-            at: memory.rejectedAt.get(row.id) ?? approximately(now - rejection.age_ms),
-          },
+    last_rejection: rejectionRow(row.last_rejection),
+    last_trust_failure: rejectionRow(row.last_trust_failure),
   };
+}
+
+/** How far the hub's instant may lie from one computed from an age and still be that rejection's. */
+const SAME_REJECTION_MS = 1_000;
+
+/**
+ * A held rejection with its instant: the hub's, when the hub heard the site's latest rejection and
+ * this is that one (its age agrees); else whole seconds of its age, as for one heard before.
+ */
+function rejectionOf(shown: ShownRejection, heard: number | undefined, now: number): SiteRejectionRow {
+  const fromAge = now - shown.age_ms;
+  const at = heard !== undefined && Math.abs(heard - fromAge) <= SAME_REJECTION_MS ? heard : approximately(fromAge);
+  return { reason: shown.reason, class: shown.class, detail: shown.detail, peer: shown.peer, at };
 }
 
 function ownSite(own: OwnSiteRow): OwnSite {

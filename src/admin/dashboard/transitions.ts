@@ -54,8 +54,9 @@ export function discoveryTransition(e: Events['node:discovery']): TransitionDraf
   const parts = [`listing ${e.from.phase} → ${e.to.phase}`];
   if (added > 0) parts.push(`+${added} model${added === 1 ? '' : 's'}`);
   if (removed > 0) parts.push(`−${removed} model${removed === 1 ? '' : 's'}`);
-  if (e.to.lastError !== undefined && e.to.lastError !== e.from.lastError) parts.push(`(${e.to.lastError})`);
-  return { node: e.node, kind: 'discovery', text: parts.join(', ') };
+  // The error explains the whole line: after it, in parentheses, not as one more item of the list.
+  const error = e.to.lastError !== undefined && e.to.lastError !== e.from.lastError ? ` (${e.to.lastError})` : '';
+  return { node: e.node, kind: 'discovery', text: `${parts.join(', ')}${error}` };
 }
 
 /** How many ids the listing gained and lost (duplicates counted once, as sets). */

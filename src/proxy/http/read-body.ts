@@ -4,9 +4,13 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { badRequest, bodyTooLarge } from '#src/core/errors.ts';
 
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** `seen.bytes`: the body's size as far as known when the read fails (the declared length, else the bytes read). */
+export function readBody(req: IncomingMessage, maxBytes: number, seen?: { bytes: number }): Promise<Buffer> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+  if (declared !== undefined && Number(declared) > maxBytes) {
+    if (seen !== undefined) seen.bytes = Number(declared);
+    return Promise.reject(bodyTooLarge(maxBytes));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -18,6 +22,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     };
     const onData = (chunk: Buffer): void => {
       total += chunk.length;
+      if (seen !== undefined) seen.bytes = total;
       if (total > maxBytes) {
         cleanup();
         req.resume();

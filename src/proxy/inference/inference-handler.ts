@@ -47,9 +47,11 @@ export async function handleInference(
     const fail = (): ReturnType<typeof failFor> => failFor(res, report, endpoint);
     // body: bounded; then the gates that judge the bytes (a forward's signed digest).
     let raw: Buffer;
+    const seen = { bytes: 0 };
     try {
-      raw = await readBody(req, settings.maxRequestBodyBytes);
+      raw = await readBody(req, settings.maxRequestBodyBytes, seen);
     } catch (error) {
+      report.bytesIn = seen.bytes;
       return bodyRefused(req, res, settings, error, fail());
     }
     report.bytesIn = raw.length;

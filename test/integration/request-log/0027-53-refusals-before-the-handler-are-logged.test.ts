@@ -5,6 +5,8 @@
 // returned. A body over the limit (413) and a tenant's limit (429) have their lines too.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { once } from 'node:events';
 import { answerChat, type TestGateway } from '#test/fixtures/scripted-node.ts';
 import { httpJson } from '#test/fixtures/http.ts';
 import { linesOf, type LogLine, startLoggedGateway, type LoggedGateway } from '#test/fixtures/request-log-files.ts';
@@ -78,4 +80,34 @@ test('a body over the limit (413) and a tenant over its limit (429) have their l
   const limited = await lineOf('once-2');
   assert.equal(limited.status, 429);
   assert.equal(limited.tenant, 'once');
+});
+
+// Issue 43 item 8: a 413's line said bytes_in 0. It now says how large the body was as far as the
+// gateway knows: the declared Content-Length when that alone refused it (nothing was read yet),
+// else the bytes read before the limit (1024 here) stopped the read.
+test('a 413 records the body it refused: the declared length, or the bytes read until the limit', async () => {
+  const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(4096) }] });
+  const declared = await httpJson('POST', `${gw.url}/v1/chat/completions`, body, {
+    authorization: 'Bearer sk-alice',
+    'x-request-id': 'big-declared',
+    'content-type': 'application/json',
+  });
+  assert.equal(declared.status, 413);
+  assert.equal((await lineOf('big-declared')).bytes_in, Buffer.byteLength(body), 'the declared Content-Length');
+
+  // No Content-Length (chunked): the gateway reads until the limit, then refuses.
+  const req = httpRequest(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-alice', 'x-request-id': 'big-chunked', 'content-type': 'application/json' },
+  });
+  const answered = once(req, 'response');
+  req.write('x'.repeat(700));
+  req.write('x'.repeat(700));
+  req.end('x'.repeat(700));
+  const [res] = (await answered) as [import('node:http').IncomingMessage];
+  res.resume();
+  assert.equal(res.statusCode, 413);
+  assert.equal(req.getHeader('content-length'), undefined, 'sent chunked');
+  const bytesIn = Number((await lineOf('big-chunked')).bytes_in);
+  assert.ok(bytesIn > 1024 && bytesIn <= 2100, `bytes read before the limit stopped the read: ${bytesIn}`);
 });

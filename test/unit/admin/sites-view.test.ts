@@ -17,6 +17,7 @@ test('/admin/sites lists this site and every pinned remote site, sorted by id', 
     load: undefined,
     load_score: 0,
     last_rejection: undefined,
+    last_trust_failure: undefined,
   });
   const own = { id: 'a', url: 'http://127.0.0.1:1', revision: 7, models: [{ id: 'm' }], published_at: undefined, peers: 2 };
   const doc = sitesView({ own: () => own, remote: () => [row('c'), row('b')] });
@@ -37,6 +38,7 @@ test('/admin/sites shows only the documented fields of what a remote record wrot
     age_ms: 5,
     load_score: 0.5,
     last_rejection: undefined,
+    last_trust_failure: undefined,
   };
   const table: { name: string; models: unknown[]; load: unknown; wantModels: unknown[]; wantLoad: unknown }[] = [
     {

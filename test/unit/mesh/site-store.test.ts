@@ -86,7 +86,9 @@ test('store: a rejection never changes what is known, and is noted with its reas
   assert.equal(JSON.stringify(s.views(2_000, FRESH_MS).map((v) => ({ ...v, models: [...v.models] }))), before);
   assert.equal(s.highestRevision('b'), 10);
   const row = s.adminRows(2_000, FRESH_MS).find((r) => r.id === 'b');
-  assert.deepEqual(row?.last_rejection, { reason: 'malformed', detail: 'malformed', peer: 'peer-x', age_ms: 500 });
+  const last = { reason: 'malformed', class: 'trust', detail: 'malformed', peer: 'peer-x', age_ms: 500 };
+  assert.deepEqual(row?.last_rejection, last);
+  assert.deepEqual(row?.last_trust_failure, last);
   assert.equal(row?.revision, 10);
   assert.equal(row?.age_ms, 1_000);
 });

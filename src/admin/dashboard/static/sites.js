@@ -1,6 +1,9 @@
 // Sites view ([mesh]): every pinned remote site — fresh or stale, revision, age of its last record,
 // models, load, whether forwarding backs off from it, its last rejected record — and this site's
 // own published set. State is an icon and a word as well as a colour, and the row's data-state.
+// Only a trust failure (forged, not pinned, over the cap…) is shown as an alarm (red, ⚠); an
+// ordering rejection (a start-up race, a replayed older revision) is harmless and shown muted,
+// until the gateway ages it out. Each rejection carries data-rejection="trust" or "ordering".
 // Ages are shown by the gateway's clock and re-drawn every second (no request is made for that).
 
 import { html } from './html.js';
@@ -39,9 +42,27 @@ function Reachability({ unreachable, now }) {
   return html`<span class="reach-down" data-reachable="no"><span aria-hidden="true">⚠</span> unreachable ${age(unreachable.since, now)}: ${T(unreachable.detail)}</span>`;
 }
 
+function Rejection({ rejection, now }) {
+  const trust = rejection.class === 'trust';
+  const said = html`<b>${T(rejection.reason)}</b> ${T(rejection.detail)} <span class="muted">from ${T(rejection.peer)}, ${age(rejection.at, now)}</span>`;
+  return trust
+    ? html`<span class="rejection-trust" data-rejection="trust"><span aria-hidden="true">⚠</span> trust failure: ${said}</span>`
+    : html`<span class="rejection-ordering muted" data-rejection="ordering">ordering, harmless: ${said}</span>`;
+}
+
+/** The last-rejection cell: red only for a trust failure; a later ordering rejection is shown beside it, muted. */
+function Rejections({ row, now }) {
+  const trust = row.last_trust_failure ?? null;
+  const last = row.last_rejection;
+  const ordering = last !== null && last.class !== 'trust' ? last : null;
+  if (trust === null && ordering === null) return html`<td class="no-error muted">—</td>`;
+  const shownTrust = trust === null ? null : html`<${Rejection} rejection=${trust} now=${now} />`;
+  const shownOrdering = ordering === null ? null : html`<${Rejection} rejection=${ordering} now=${now} />`;
+  return html`<td class=${trust === null ? 'no-error' : 'error'}>${shownTrust}${shownTrust !== null && shownOrdering !== null ? html`<br />` : null}${shownOrdering}</td>`;
+}
+
 function SiteRow({ row, now }) {
   const load = row.load === null ? '—' : `${row.load.in_flight} in flight · ${row.load.queued} queued · ${row.load.slots} slots`;
-  const rejection = row.last_rejection;
   return html`<tr class=${`site site-${row.state}`} data-site=${row.id} data-state=${row.state} data-reachable=${row.unreachable === null ? 'yes' : 'no'}>
     <td class="name">${T(row.id)}</td>
     <td>${siteBadge(row.state)}</td>
@@ -50,7 +71,7 @@ function SiteRow({ row, now }) {
     <td class="num">${row.models}</td>
     <td>${load}</td>
     <td><${Reachability} unreachable=${row.unreachable} now=${now} /></td>
-    <td class="error">${rejection === null ? '—' : html`<b>${T(rejection.reason)}</b> ${T(rejection.detail)} <span class="muted">from ${T(rejection.peer)}, ${age(rejection.at, now)}</span>`}</td>
+    <${Rejections} row=${row} now=${now} />
     <td class="url">${row.url === null || row.url === undefined ? '—' : T(row.url)}</td>
   </tr>`;
 }

@@ -236,6 +236,7 @@ test('the feed sends a sites event only when a site row or this site’s own cha
     load: null,
     unreachable: null,
     last_rejection: null,
+    last_trust_failure: null,
   });
   let panel: SitesPanel = NO_MESH;
   const src = { ...source(() => [row('a')]), sites: () => panel };

@@ -32,6 +32,7 @@ const admin = (id: string, extra: Partial<SiteAdminRow> = {}): SiteAdminRow => (
   load: { in_flight: 1, queued: 2, slots: 4 },
   load_score: 0.75,
   last_rejection: undefined,
+  last_trust_failure: undefined,
   ...extra,
 });
 
@@ -51,8 +52,21 @@ test('a site row: state word, revision, models count, load; instants from what t
     rejectedAt: new Map([['b', NOW - 9_000]]),
     unreachable: new Map([['b', { detail: 'connect ECONNREFUSED', since: NOW - 500 }]]),
   };
-  const rejection = { reason: 'bad_signature' as const, detail: 'not signed by the pinned key', peer: 'peer-x', age_ms: 9_100 };
-  assert.deepEqual(siteRow(admin('b', { last_rejection: rejection }), memory, NOW), {
+  const rejection = {
+    reason: 'bad_signature' as const,
+    class: 'trust' as const,
+    detail: 'not signed by the pinned key',
+    peer: 'peer-x',
+    age_ms: 9_100,
+  };
+  const shown = {
+    reason: 'bad_signature',
+    class: 'trust',
+    detail: 'not signed by the pinned key',
+    peer: 'peer-x',
+    at: NOW - 9_000,
+  };
+  assert.deepEqual(siteRow(admin('b', { last_rejection: rejection, last_trust_failure: rejection }), memory, NOW), {
     id: 'b',
     state: 'fresh',
     url: 'http://127.0.0.1:1/b',
@@ -61,7 +75,8 @@ test('a site row: state word, revision, models count, load; instants from what t
     models: 1,
     load: { in_flight: 1, queued: 2, slots: 4 },
     unreachable: { detail: 'connect ECONNREFUSED', since: NOW - 500 },
-    last_rejection: { reason: 'bad_signature', detail: 'not signed by the pinned key', peer: 'peer-x', at: NOW - 9_000 },
+    last_rejection: shown,
+    last_trust_failure: shown,
   });
   // Heard before the hub listened: whole seconds of the age, so the row stays put from tick to tick.
   const fromAge = siteRow(admin('c', { fresh: false, last_rejection: rejection }), EMPTY, NOW + 400);

@@ -72,6 +72,25 @@ test('a listing that did change is still compared id by id', () => {
   );
 });
 
+test('a listing turned degraded reads as one sentence: the error in parentheses, never after a comma (table)', () => {
+  const failed = (models: readonly DiscoveredModel[], lastError: string): DiscoveryState => ({
+    ...listing('degraded', models),
+    lastError,
+  });
+  const error = 'GET http://10.0.0.5:8000/v1/models: connect ECONNREFUSED';
+  const a = [model('a')];
+  const table: [DiscoveryState, DiscoveryState, string][] = [
+    [listing('known', a), failed(a, error), `listing known → degraded (${error})`],
+    [listing('known', [model('a'), model('b')]), failed(a, error), `listing known → degraded, −1 model (${error})`],
+    [listing('known', a), listing('known', [model('a'), model('b')]), 'listing known → known, +1 model'],
+  ];
+  for (const [from, to, want] of table) {
+    const text = discoveryTransition({ node: 'n', result: ok, from, to })?.text;
+    assert.equal(text, want);
+    assert.doesNotMatch(text ?? '', /, \(/, 'no stray comma before the reason');
+  }
+});
+
 test('the hub: a thousand unchanged listings leave the Events view as it was, and with no page open no rows are built', () => {
   const clock = new ManualClock(1_700_000_000_000);
   const registryEvents = new EventBus<RegistryEvents>();
