@@ -8,7 +8,7 @@ import type { ModelAction, ModelActionOutcome, NodeRegistry, WakeResult } from '
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { AdminRouteKind } from './admin-access.ts';
-import type { ModelQueueReport } from '#src/tenants/index.ts';
+import type { ModelQueueReport } from '#src/scheduler/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { SitesSource } from './sites-view.ts';

@@ -59,11 +59,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     reason: 'cluster’s leader lease is the mesh’s publish gate: one replica publishes the site (arrow cluster → mesh)',
   },
   {
-    from: 'scheduler/',
-    feature: 'tenants',
-    reason: 'the fair queue orders waiters by tenant and class (QueueTenant, ModelQueueReport): the scheduler’s own input',
-  },
-  {
     from: 'ports/',
     feature: 'tenants',
     reason: 'the admission port carries tenant admissions to the request plane (the request-plane seam turns it into a gate)',
