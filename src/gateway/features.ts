@@ -124,6 +124,10 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
     logger,
     tenants: () => host.config().tenants,
     queues: () => host.scheduler().queueReport(),
+    events: {
+      finished: (listener) => host.proxyEvents.deferred('proxy:request-finished', listener),
+      limited: (listener) => host.proxyEvents.on('proxy:tenant-limited', listener),
+    },
     faults: options.stateFaults,
   });
   const models = new ModelsFeature({

@@ -108,7 +108,6 @@ export class GatewayParts {
       () => this.registry.views(),
       this.#parts.remoteSites,
     );
-    const ledger = this.#parts.ledger;
     this.#metrics = new GatewayMetrics({
       registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
@@ -118,10 +117,6 @@ export class GatewayParts {
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
       upstreamConnections: () => this.#planes.upstream(),
       prefixHits: () => this.#policies.prefixHits(),
-      tenants: {
-        inFlight: () => ledger?.inFlight() ?? new Map<string, number>(),
-        queues: () => this.scheduler.queueReport(),
-      },
     });
     for (const feature of this.#features) feature.metrics?.(this.#metrics.registry);
     const noticeSinks = {

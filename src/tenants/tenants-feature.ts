@@ -16,6 +16,7 @@ import { UsagePart, type UsageStopOutcome } from './usage-part.ts';
 import type { UsageStoreReport } from './usage-health.ts';
 import type { ModelQueueReport, TenantsReport } from './tenant-report.ts';
 import { registerStateMetrics } from './usage-metrics.ts';
+import { registerTenantMetrics, type TenantCounting, type TenantRequestEvents } from './tenant-metrics.ts';
 
 export interface TenantsFeatureDeps {
   readonly clock: Clock;
@@ -24,6 +25,8 @@ export interface TenantsFeatureDeps {
   readonly tenants: () => GatewayConfig['tenants'];
   /** Every model's queue by class and tenant (the scheduler's report). */
   readonly queues: () => Readonly<Record<string, ModelQueueReport>>;
+  /** The request plane's events the tenant series count (finished requests, limits answered 429). */
+  readonly events: TenantRequestEvents;
   /** Tests: make the state file's writes fail as a full disk would; absent = none. */
   readonly faults?: StateWriteFaults | undefined;
 }
@@ -48,11 +51,14 @@ export class TenantsFeature implements Feature<GatewayConfig, TenantsParts> {
   readonly ledger: TenantLedger;
   readonly #usage: UsagePart;
   readonly #view: TenantsView;
+  readonly #deps: TenantsFeatureDeps;
+  #counting: TenantCounting | undefined;
   #saved: UsageStopOutcome = { saved: true };
 
   /** Opens the usage store first: a state file this build cannot use stops the start (StateFileError). */
   constructor(config: GatewayConfig, deps: TenantsFeatureDeps) {
     const { clock } = deps;
+    this.#deps = deps;
     this.#usage = new UsagePart(config, { clock, logger: deps.logger, faults: deps.faults });
     this.ledger = new TenantLedger(() => clock.now(), config.tenants);
     // Today's stored usage before anything is admitted (tokens_per_day is judged by the day's sum).
@@ -72,12 +78,21 @@ export class TenantsFeature implements Feature<GatewayConfig, TenantsParts> {
     return this.#view.report();
   }
 
+  /** The state file's gauges and the tenant series (src/tenants/tenant-metrics.ts). */
   metrics(registry: Registry): void {
     registerStateMetrics(registry, () => this.#usage.health());
+    const sources = { inFlight: () => this.ledger.inFlight(), queues: this.#deps.queues };
+    this.#counting = registerTenantMetrics(registry, sources, this.#deps.events);
+    this.#counting.follow(this.#deps.tenants());
   }
 
   start(): void {
     this.#usage.start();
+  }
+
+  /** The tenant series count from the first tenant a reload adds. */
+  reload(_previous: GatewayConfig, next: GatewayConfig): void {
+    this.#counting?.follow(next.tenants);
   }
 
   /**
@@ -91,6 +106,7 @@ export class TenantsFeature implements Feature<GatewayConfig, TenantsParts> {
 
   /** After the drain: the last requests' usage is in the final write (saved or not: usageSaved). */
   async stop(): Promise<void> {
+    this.#counting?.stop();
     this.#saved = await this.#usage.stop();
   }
 }

@@ -110,11 +110,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     feature: 'mesh',
     reason: 'admin views: /admin/sites and the dashboard’s Sites view read the mesh’s rows and events',
   },
-  {
-    from: 'metrics/',
-    feature: 'tenants',
-    reason: 'the tenant series count the proxy’s events, which tenants/ cannot import (proxy → tenants)',
-  },
   { from: 'cli/', feature: 'mesh', reason: '`switchyard keygen` writes a site key file' },
 ];
 

@@ -164,7 +164,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   ],
   'plane/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'ports/', 'proxy/', 'tenants/', 'tracing/'],
   'tracing/': [...CORE, 'proxy/'],
-  'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/', 'tenants/'],
+  'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/'],
   'logs/': [...CORE, 'discovery/', 'nodes/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
   'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
   'workers/': [
