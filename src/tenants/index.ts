@@ -37,7 +37,7 @@ export {
   type UnsavedUsage,
   type UsageFlusherOptions,
 } from './usage-flusher.ts';
-export { usageStoreReport, type UsageStoreReport } from './usage-health.ts';
+export { storeDegrades, usageHealthPart, usageStoreReport, type UsageStoreReport } from './usage-health.ts';
 export { FallbackTally, type TallyBatch, type TallyDay } from './fallback-tally.ts';
 export { candidateAt, dayCandidates, type DayCandidates } from './store-day.ts';
 export {

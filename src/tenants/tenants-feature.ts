@@ -7,13 +7,13 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
-import type { Feature } from '#src/core/feature.ts';
+import type { AdminView, Feature } from '#src/core/feature.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { StateWriteFaults } from '#src/state/index.ts';
 import { TenantLedger } from './ledger.ts';
 import { TenantsView } from './tenants-view.ts';
 import { UsagePart, type UsageStopOutcome } from './usage-part.ts';
-import type { UsageStoreReport } from './usage-health.ts';
+import { storeDegrades, usageHealthPart } from './usage-health.ts';
 import type { ModelQueueReport, TenantsReport } from './tenant-report.ts';
 import { registerStateMetrics } from './usage-metrics.ts';
 import { registerTenantMetrics, type TenantCounting, type TenantRequestEvents } from './tenant-metrics.ts';
@@ -35,12 +35,6 @@ export interface TenantsFeatureDeps {
 export interface TenantsParts {
   /** The request planes' tenant admission, and the tenant gauges' in-flight counts. */
   readonly ledger: TenantLedger;
-  /** GET /admin/tenants: the tenants in force with the ledger's figures and the queues. */
-  readonly tenantsReport: () => TenantsReport;
-  /** [server] state_dir: the state file's writes (/health, /metrics); undefined = none. */
-  readonly stateHealth: () => UsageStoreReport | undefined;
-  /** Whether a state file is kept (the main listener's /health then counts it). */
-  readonly stateKept: boolean;
   /** How the last write at stop went (saved until a stop says otherwise). */
   readonly usageSaved: () => UsageStopOutcome;
 }
@@ -52,6 +46,8 @@ export class TenantsFeature implements Feature<GatewayConfig, TenantsParts> {
   readonly #usage: UsagePart;
   readonly #view: TenantsView;
   readonly #deps: TenantsFeatureDeps;
+  /** [server] state_dir: a failing state file makes /health degraded (absent without one). */
+  readonly degraded: (() => boolean) | undefined;
   #counting: TenantCounting | undefined;
   #saved: UsageStopOutcome = { saved: true };
 
@@ -66,16 +62,24 @@ export class TenantsFeature implements Feature<GatewayConfig, TenantsParts> {
     this.#view = new TenantsView({ tenants: deps.tenants, figures: (name) => this.ledger.figures(name), queues: deps.queues });
     this.parts = {
       ledger: this.ledger,
-      tenantsReport: () => this.report(),
-      stateHealth: () => this.#usage.health(),
-      stateKept: this.#usage.store !== undefined,
       usageSaved: () => this.#saved,
     };
+    this.degraded = this.#usage.store === undefined ? undefined : () => storeDegrades(this.#usage.health());
   }
 
   /** This gateway's own GET /admin/tenants ([cluster] sums every replica's). */
   report(): TenantsReport {
     return this.#view.report();
+  }
+
+  /** GET /admin/tenants: the tenants in force with the ledger's figures and the queues. */
+  adminViews(): Readonly<Record<string, AdminView>> {
+    return { '/admin/tenants': () => this.report() };
+  }
+
+  /** The detailed /health's `state`: the state file's writes ([server] state_dir; none without one). */
+  health(): Readonly<Record<string, unknown>> | undefined {
+    return usageHealthPart(this.#usage.health());
   }
 
   /** The state file's gauges and the tenant series (src/tenants/tenant-metrics.ts). */

@@ -102,11 +102,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
   { from: 'workers/', feature: 'tracing', reason: 'each request worker builds its own tracer (a request-plane host)' },
   {
     from: 'admin/',
-    feature: 'tenants',
-    reason: 'admin views: /admin/tenants, explain as a tenant, the state store in /health (AdminDeps’ fields)',
-  },
-  {
-    from: 'admin/',
     feature: 'mesh',
     reason: 'admin views: /admin/sites and the dashboard’s Sites view read the mesh’s rows and events',
   },

@@ -166,7 +166,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'tracing/': [...CORE, 'proxy/'],
   'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/'],
   'logs/': [...CORE, 'discovery/', 'nodes/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
-  'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
+  'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/'],
   'workers/': [
     ...CORE,
     'capacity/',
