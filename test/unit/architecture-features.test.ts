@@ -99,7 +99,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     feature: 'mesh',
     reason: 'worker messages mirror the remote sites, the site key and the replay claims',
   },
-  { from: 'workers/', feature: 'tracing', reason: 'each request worker builds its own tracer (a request-plane host)' },
   {
     from: 'admin/',
     feature: 'mesh',
