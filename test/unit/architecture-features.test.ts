@@ -71,7 +71,8 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
   {
     from: 'proxy/inference/',
     feature: 'mesh',
-    reason: 'the public table accepts forwarded requests (a request-plane gate after the request-plane seam)',
+    reason:
+      'without [mesh] the public table refuses a claimed forward (the mesh’s header and refusal): an absent feature builds nothing, so one header lookup in the table stands in for it',
   },
   {
     from: 'proxy/index.ts',
@@ -87,7 +88,7 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     from: 'proxy/sites/',
     feature: 'tenants',
     reason:
-      'a forward is admitted as its site’s tenant ([[mesh.sites]] tenant): the mesh’s request half asks the tenants’ callers',
+      'a forward is admitted as its site’s tenant ([[mesh.sites]] tenant): the mesh’s request half asks the tenants’ callers, and reads a caller’s site scope under the tenants’ key (CALLER_TENANT)',
   },
   {
     from: 'workers/',
