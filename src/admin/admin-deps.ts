@@ -8,14 +8,14 @@ import type { ModelAction, ModelActionOutcome, NodeRegistry, WakeResult } from '
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { AdminRouteKind } from './admin-access.ts';
-import type { ModelQueueReport } from '#src/tenants/index.ts';
+import type { ModelQueueReport } from '#src/scheduler/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
 import type { RecentRequests } from './dashboard/feed-panels.ts';
 
 export type { RecentRequests, RecentRequestsAnswer } from './dashboard/feed-panels.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { SitesSource } from './sites-view.ts';
-import type { TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
+import type { AdminView } from '#src/core/feature.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
@@ -68,14 +68,14 @@ export interface AdminDeps {
   readonly sites?: () => SitesSource | undefined;
   /** [mesh] only: the remote sites, so /admin/explain lists them next to the nodes. */
   readonly remote?: ExplainRemote | undefined;
-  /** GET /admin/tenants: every tenant's limits, usage and queue; absent = an empty report. */
-  readonly tenants?: () => TenantsReport | Promise<TenantsReport>;
+  /** The features' read views by path (GET, read access, JSON: the tenants' /admin/tenants); absent = none. */
+  readonly views?: Readonly<Record<string, AdminView>>;
   /** /admin/models*: absent = not offered. */
   readonly models?: ModelCommands;
   /** The features' figures laid beside the fleet's in the detailed /health (e.g. [cluster]'s `cluster`); absent = none. */
   readonly healthDetails?: () => Readonly<Record<string, unknown>>;
-  /** [server] state_dir: the state file's writes (detailed /health; a failing store makes /health degraded); undefined = none. */
-  readonly state?: () => UsageStoreReport | undefined;
+  /** Whether a feature makes an ok fleet degraded in /health now (a failing state store); absent = never. */
+  readonly degraded?: () => boolean;
 }
 
 /** Wraps a handler in the admin access check (admin-access.ts), for a route of that kind. */

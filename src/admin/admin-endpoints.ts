@@ -4,22 +4,22 @@
 // rights gets the public answer, the status alone.
 
 import { healthHttpStatus, sendJson, TableBuilder, type EndpointTable } from '#src/proxy/index.ts';
-import { healthReport, withStateStore } from './health-report.ts';
+import { healthReport, withDegraded, type HealthReport } from './health-report.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { modelsRoutes } from './models-routes.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { adminGuard } from './admin-guard.ts';
 import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
 
-type HealthDeps = Pick<AdminDeps, 'registry' | 'clock' | 'state'>;
+type HealthDeps = Pick<AdminDeps, 'registry' | 'clock' | 'degraded'>;
 
-/** The fleet's report now, with the state store's part (a failing store makes it degraded). */
-const healthNow = (deps: HealthDeps): ReturnType<typeof withStateStore> =>
-  withStateStore(healthReport(deps.registry.freshViews(), deps.clock.now()), deps.state?.());
+/** The fleet's report now, degraded by a feature that says so (a failing state store). */
+const healthNow = (deps: HealthDeps): HealthReport =>
+  withDegraded(healthReport(deps.registry.freshViews(), deps.clock.now()), deps.degraded?.() === true);
 
 /**
  * The status-only /health for the main listener when [admin] listen serves the detailed one: the
- * same status (the fleet's, degraded by a failing state store), never the details.
+ * same status (the fleet's, degraded by a feature that says so: a failing state store), never the details.
  */
 export function statusHealthEndpoint(deps: HealthDeps): EndpointTable {
   const table = new TableBuilder();

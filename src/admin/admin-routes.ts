@@ -79,11 +79,13 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
     '/admin/sites',
     guard('read', (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))),
   );
-  table.add(
-    'GET',
-    '/admin/tenants',
-    guard('read', async (_req, res) => sendJson(res, 200, (await deps.tenants?.()) ?? { tenants: [], queues: {} })),
-  );
+  for (const [path, view] of Object.entries(deps.views ?? {})) {
+    table.add(
+      'GET',
+      path,
+      guard('read', async (_req, res) => sendJson(res, 200, await view())),
+    );
+  }
   table.add(
     'GET',
     '/admin/runtime',

@@ -4,7 +4,7 @@
 
 import { fleetRatio } from '#src/capacity/index.ts';
 import type { TenantPriority } from '#src/config/index.ts';
-import type { ModelQueueReport } from '#src/tenants/index.ts';
+import type { ModelQueueReport } from '#src/scheduler/index.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import {
   chooseSite,

@@ -3,7 +3,6 @@
 
 import { isEjected, type NodeView } from '#src/nodes/index.ts';
 import { fleetStatus, type FleetStatus } from '#src/proxy/index.ts';
-import type { UsageStoreReport } from '#src/tenants/index.ts';
 
 export interface HealthReport {
   readonly status: FleetStatus;
@@ -61,15 +60,10 @@ export function healthReport(views: readonly NodeView[], now: number): HealthRep
 }
 
 /**
- * Pure: the report with the state file's section ([server] state_dir). A store whose writes fail
- * makes an "ok" fleet "degraded" (still served, still 200: tenants' usage is kept in memory, but a
- * restart now would lose it); the public /health shows that status too, the detailed one why.
+ * Pure: the report as a feature that degrades it says (a failing state store, [server] state_dir):
+ * an "ok" fleet is "degraded" (still served, still 200); the public /health shows that status too,
+ * the detailed one why (the feature's part beside the fleet's).
  */
-export function withStateStore(
-  report: HealthReport,
-  state: UsageStoreReport | undefined,
-): HealthReport & { readonly state?: UsageStoreReport } {
-  if (state === undefined) return report;
-  const status = state.status === 'failing' && report.status === 'ok' ? 'degraded' : report.status;
-  return { ...report, status, state };
+export function withDegraded(report: HealthReport, degraded: boolean): HealthReport {
+  return degraded && report.status === 'ok' ? { ...report, status: 'degraded' } : report;
 }

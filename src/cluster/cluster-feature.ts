@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
-import type { Feature } from '#src/core/feature.ts';
+import type { AdminView, Feature } from '#src/core/feature.ts';
 import type { ClusterConfig, GatewayConfig } from '#src/config/index.ts';
 import type { WakeSpec } from '#src/config/types.ts';
 import type { HoldStore, SwitchTickets, WakeDelivery } from '#src/nodes/index.ts';
@@ -34,8 +34,6 @@ export interface ClusterParts {
   readonly wrapAdmission: (inner: SchedulerAdmission) => SchedulerAdmission;
   readonly admitTenant: (ask: TenantAsk, limited: boolean) => Promise<TenantAdmission>;
   readonly wakeSender: (send: WakeSend) => WakeSender;
-  /** GET /admin/tenants for the whole site (over the tenants feature's own report). */
-  readonly tenantsReport: () => Promise<TenantsReport>;
 }
 
 export interface ClusterFeatureDeps {
@@ -81,7 +79,6 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
       wrapAdmission: (inner) => this.admission(inner),
       admitTenant: this.tenantAdmission(),
       wakeSender: (send) => this.wakeSender(send),
-      tenantsReport: () => this.tenantsReport(),
     };
   }
 
@@ -239,6 +236,11 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
       const tenants = this.#tenants;
       return tenants === undefined ? ledgerAlone(this.#deps.ledger, ask, limited) : tenants.admit(ask, limited);
     };
+  }
+
+  /** GET /admin/tenants for the whole site (over the tenants feature's own report). */
+  adminViews(): Readonly<Record<string, AdminView>> {
+    return { '/admin/tenants': () => this.tenantsReport() };
   }
 
   /** GET /admin/tenants for the whole site (scope "site"), or this replica's own while the store cannot be read. */

@@ -36,4 +36,18 @@ export interface Feature<Config, Parts extends object = object> {
   runtime?(): Readonly<Record<string, unknown>> | undefined;
   /** Its figures in the detailed /health, laid beside the fleet's (undefined = none now). */
   health?(): Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Makes an ok fleet "degraded" in /health while it answers true (still served, still 200: the
+   * tenants' failing state store); absent = it never does.
+   */
+  readonly degraded?: (() => boolean) | undefined;
+  /**
+   * Its read views in the admin table, by path (GET, admin read access, answered as JSON): the
+   * tenants' /admin/tenants. A later feature's view of a path replaces an earlier one's ([cluster]'s
+   * site-wide report over the tenants' own).
+   */
+  adminViews?(): Readonly<Record<string, AdminView>>;
 }
+
+/** One admin read view: its JSON answer now. */
+export type AdminView = () => unknown;

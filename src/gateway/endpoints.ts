@@ -34,12 +34,12 @@ export interface AdminParts extends Pick<
   /** [mesh] only. */
   readonly upstreamSites: () => Record<string, PoolFigures> | undefined;
   readonly heldBytes: () => number;
-  /** GET /admin/tenants (with [cluster]: the whole site's, read from the store). */
-  readonly tenants: AdminDeps['tenants'];
+  /** The features' admin read views by path (/admin/tenants; with [cluster]: the whole site's). */
+  readonly views: AdminDeps['views'];
   /** /admin/models*. */
   readonly models: AdminDeps['models'];
-  /** [server] state_dir: the state file's writes (undefined = none). */
-  readonly state: AdminDeps['state'];
+  /** Whether a feature degrades /health now (a failing state store); undefined = no feature ever does. */
+  readonly degraded: AdminDeps['degraded'];
   /** The features' figures in /admin/runtime (e.g. [cluster]'s `cluster`). */
   readonly runtime: () => Readonly<Record<string, unknown>>;
   /** The features' figures in the detailed /health. */
@@ -62,22 +62,22 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     ...(parts.requests === undefined ? {} : { requests: parts.requests }),
     ...(parts.sites === undefined ? {} : { sites: parts.sites }),
     remote: explainRemote(parts.link, () => listeners.unreachableSites?.() ?? new Map()),
-    ...(parts.tenants === undefined ? {} : { tenants: parts.tenants }),
+    ...(parts.views === undefined ? {} : { views: parts.views }),
     ...(parts.models === undefined ? {} : { models: parts.models }),
-    ...(parts.state === undefined ? {} : { state: parts.state }),
+    ...(parts.degraded === undefined ? {} : { degraded: parts.degraded }),
     healthDetails: parts.health,
     commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeView(runtimeSources(parts, listeners)) },
   });
 }
 
 /**
- * With [admin] listen and a state_dir: the main listener's /health, laid over the request plane's
- * (in this thread, or relayed from the workers), so its status counts the state store as the admin
- * one does. Without a state_dir: nothing (the plane's own /health tells the same).
+ * With [admin] listen and a feature that may degrade /health (a state_dir): the main listener's
+ * /health, laid over the request plane's (in this thread, or relayed from the workers), so its
+ * status counts what the admin one does. Without one: nothing (the plane's own /health tells the same).
  */
-export function mainListenerHealth(parts: Pick<AdminParts, 'registry' | 'clock' | 'state'>, withState: boolean): EndpointTable {
-  if (!withState || parts.state === undefined) return new Map();
-  return statusHealthEndpoint({ registry: parts.registry, clock: parts.clock, state: parts.state });
+export function mainListenerHealth(parts: Pick<AdminParts, 'registry' | 'clock' | 'degraded'>): EndpointTable {
+  if (parts.degraded === undefined) return new Map();
+  return statusHealthEndpoint({ registry: parts.registry, clock: parts.clock, degraded: parts.degraded });
 }
 
 /** /admin/runtime's sources: the listeners', the registry's, the scheduler's, the planes' and the features'. */

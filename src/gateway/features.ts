@@ -25,7 +25,7 @@ import type { SitesPort, TenantAdmissionPort } from '#src/ports/index.ts';
 import type { RequestWorkersOptions } from '#src/workers/index.ts';
 import { ModelsFeature } from '#src/nodes/models/models-feature.ts';
 import { TenantsFeature } from '#src/tenants/tenants-feature.ts';
-import type { TenantLedger, TenantsReport, UsageStoreReport } from '#src/tenants/index.ts';
+import type { TenantLedger } from '#src/tenants/index.ts';
 import type { UsageStopOutcome } from '#src/tenants/usage-part.ts';
 import { RequestLogFeature } from '#src/logs/request-log-feature.ts';
 import { TracingFeature } from '#src/tracing/tracing-feature.ts';
@@ -73,11 +73,8 @@ export interface FeatureParts {
   readonly tracer: (host: TracerHost) => Promise<RequestTracer | undefined>;
   // The admin routes' sources.
   readonly adminSites: NonNullable<AdminDeps['sites']>;
-  readonly tenantsReport: () => TenantsReport | Promise<TenantsReport>;
   readonly modelCommands: NonNullable<AdminDeps['models']>;
   readonly recentRequests: NonNullable<AdminDeps['requests']>;
-  readonly stateHealth: () => UsageStoreReport | undefined;
-  readonly stateKept: boolean;
   // The process's lifecycle.
   readonly reopenLogs: () => Promise<void>;
   readonly logFlushed: () => Promise<void>;
@@ -124,6 +121,10 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
     logger,
     tenants: () => host.config().tenants,
     queues: () => host.scheduler().queueReport(),
+    events: {
+      finished: (listener) => host.proxyEvents.deferred('proxy:request-finished', listener),
+      limited: (listener) => host.proxyEvents.on('proxy:tenant-limited', listener),
+    },
     faults: options.stateFaults,
   });
   const models = new ModelsFeature({

@@ -108,7 +108,6 @@ export class GatewayParts {
       () => this.registry.views(),
       this.#parts.remoteSites,
     );
-    const ledger = this.#parts.ledger;
     this.#metrics = new GatewayMetrics({
       registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
@@ -118,10 +117,6 @@ export class GatewayParts {
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
       upstreamConnections: () => this.#planes.upstream(),
       prefixHits: () => this.#policies.prefixHits(),
-      tenants: {
-        inFlight: () => ledger?.inFlight() ?? new Map<string, number>(),
-        queues: () => this.scheduler.queueReport(),
-      },
     });
     for (const feature of this.#features) feature.metrics?.(this.#metrics.registry);
     const noticeSinks = {
@@ -208,9 +203,9 @@ export class GatewayParts {
         upstream: () => this.#planes.upstream(),
         upstreamSites: () => this.#planes.upstreamSites(),
         heldBytes: () => this.#planes.heldBytes(),
-        tenants: parts.tenantsReport,
+        views: Object.assign({}, ...this.#features.map((feature) => feature.adminViews?.())),
         models: parts.modelCommands,
-        state: parts.stateHealth,
+        degraded: this.#degraded(),
         runtime: () => this.#figures((feature) => feature.runtime?.()),
         health: () => this.#figures((feature) => feature.health?.()),
       },
@@ -218,12 +213,15 @@ export class GatewayParts {
     );
   }
 
-  /** With [admin] listen: the main listener's /health, counting the state store (empty without a state_dir). */
+  /** With [admin] listen: the main listener's /health, counting what degrades it (empty when no feature may). */
   mainListenerHealth(): EndpointTable {
-    return mainListenerHealth(
-      { registry: this.registry, clock: this.clock, state: this.#parts.stateHealth },
-      this.#parts.stateKept === true,
-    );
+    return mainListenerHealth({ registry: this.registry, clock: this.clock, degraded: this.#degraded() });
+  }
+
+  /** Whether a feature degrades /health now; undefined = no feature ever does. */
+  #degraded(): (() => boolean) | undefined {
+    const degrading = this.#features.flatMap((feature) => (feature.degraded === undefined ? [] : [feature.degraded]));
+    return degrading.length === 0 ? undefined : () => degrading.some((degraded) => degraded());
   }
 
   /** The features' figures of one kind, laid side by side. */

@@ -9,9 +9,8 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import { ExclusionCounter, type PrefixHitFigures } from '#src/routing/index.ts';
 import { registerPrefixHits } from './prefix-hits.ts';
 import { registerMeshForwarding } from './mesh-forwarding.ts';
-import { registerTenantMetrics, type TenantMetricSources } from './tenant-metrics.ts';
 import { registerRequestMetrics } from './request-metrics.ts';
-import { BoundCounter, BoundHistogram } from './bound-series.ts';
+import { BoundCounter, BoundHistogram } from '#src/core/bound-series.ts';
 
 const HEALTH_STATES = ['unknown', 'healthy', 'degraded', 'dead', 'asleep'] as const;
 
@@ -29,8 +28,6 @@ export interface MetricsSources {
   readonly upstreamConnections?: () => Readonly<Record<string, UpstreamConnectionFigures>>;
   /** cache-aware's estimated prefix hits so far. */
   readonly prefixHits?: () => PrefixHitFigures;
-  /** Tenants' in-flight counts and queues; absent = no tenant gauges (the counters come from events). */
-  readonly tenants?: TenantMetricSources;
 }
 
 export interface UpstreamConnectionFigures {
@@ -216,7 +213,6 @@ export class GatewayMetrics {
     this.#unsubscribe.push(
       ...registerMeshForwarding(r, sources.proxyEvents),
       ...registerRequestMetrics(r, sources.proxyEvents),
-      ...registerTenantMetrics(r, sources.proxyEvents, sources.tenants ?? { inFlight: () => new Map(), queues: () => ({}) }),
       sources.proxyEvents.on('route:model-switch', (e) => switches.inc({ node: e.node })),
       sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),
       sources.proxyEvents.on('proxy:context-rejected', (e) => contextRejections.inc({ model: e.model })),

@@ -4,7 +4,7 @@
 // and `site:<id>` of pinned sites, the inference endpoints, closed sets.
 
 import type { Registry } from 'prom-client';
-import { BoundCounter, BoundHistogram } from './bound-series.ts';
+import { BoundCounter, BoundHistogram } from '#src/core/bound-series.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 

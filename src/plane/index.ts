@@ -3,3 +3,4 @@
 
 export { buildRequestPlane, type PlaneFigures, type PlaneHost, type PlaneLog, type RequestPlane } from './request-plane.ts';
 export { drainServers, listenOn, type DrainOptions, type Listening, type ListenerOptions } from './listener.ts';
+export { hostTracer } from './request-features.ts';

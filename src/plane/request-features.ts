@@ -19,6 +19,7 @@ import {
   type RequestHooks,
   type StartedRequest,
 } from '#src/proxy/index.ts';
+import { loadTracer, type TracerHost } from '#src/tracing/index.ts';
 import { tracingFeature } from '#src/tracing/request-span.ts';
 
 export interface FeatureHost {
@@ -51,6 +52,15 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
     );
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
   return features;
+}
+
+/**
+ * [tracing]: the tracer a request worker's plane loads for itself (its own provider, batch queue and
+ * exporter: a span never crosses to the owner); undefined = off. The main thread's comes with the
+ * tracing feature (gateway/features.ts).
+ */
+export function hostTracer(config: GatewayConfig, host: TracerHost): Promise<RequestTracer | undefined> {
+  return loadTracer(config.tracing, host);
 }
 
 /** Which features a config enables, to tell whether a reload changes the list (a reload may add or drop client keys). */

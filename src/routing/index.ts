@@ -27,7 +27,7 @@ export { affinity, loadBound } from './policies/affinity.ts';
 export { fnv1a32, mix32 } from './policies/hash.ts';
 export { leastLoaded, loadScore, WAITING_WEIGHT, type LoadScore } from './policies/least-loaded.ts';
 export { wakeCandidates, wakeTarget } from './wake-candidates.ts';
-export { judgeModel, MAX_SUGGESTIONS, type ModelVerdict, type ModelVerdictInput } from './unknown-model.ts';
+export { judgeModel, unknownVerdict, MAX_SUGGESTIONS, type ModelVerdict, type ModelVerdictInput } from './unknown-model.ts';
 export { closestNames, coreName, editDistance } from './closest-names.ts';
 export { anyNodeResolves, servedModelName, type NamedNode } from './served-model.ts';
 export {

@@ -52,20 +52,19 @@ export interface ModelVerdictInput {
    * outside it is never suggested, so a 404 reveals nothing beyond the scope.
    */
   readonly visible?: ((name: string) => boolean) | undefined;
-  /**
-   * The requested name is outside the client's scope: unknown to it, whatever any node or site
-   * lists and whatever is down (no doubt, no node count, no dead state is told).
-   */
-  readonly outOfScope?: boolean;
+}
+
+/**
+ * A name answered as unknown whatever the fleet says (a gate's verdict: outside a tenant's scope):
+ * no doubt, no node count, no dead state is told; only the visible names nearest to it.
+ */
+export function unknownVerdict(input: Omit<ModelVerdictInput, 'model'>): ModelVerdict & { readonly kind: 'unknown' } {
+  return { kind: 'unknown', closest: suggestions(input.requested, input.nodes, input.remoteModels, input.visible) };
 }
 
 export function judgeModel(input: ModelVerdictInput): ModelVerdict {
   const { nodes, model } = input;
-  const unknown = (): ModelVerdict => ({
-    kind: 'unknown',
-    closest: suggestions(input.requested, nodes, input.remoteModels, input.visible),
-  });
-  if (input.outOfScope === true) return unknown();
+  const unknown = (): ModelVerdict => unknownVerdict(input);
   if (input.remoteModels?.has(model) === true) return { kind: 'served' };
   // Served = some node's last listing takes the name as its kind of server does (served-model.ts),
   // as routing reads it — a dead node's or an expired listing's too: known, only unavailable now.

@@ -8,10 +8,15 @@
 // Plain bookkeeping; the scheduler decides when the head may try again and what a leaver is told.
 
 import { TENANT_PRIORITIES, type TenantPriority } from '#src/config/index.ts';
-import type { ModelQueueReport } from '#src/tenants/index.ts';
 import type { QueueTenant } from '#src/routing/index.ts';
 import { ClassLane, type LaneEntry } from './class-lane.ts';
 import { IndexedHeap } from './indexed-heap.ts';
+
+/** One model's queue: waiting requests by priority class and by tenant (GET /admin/tenants, /admin/explain, the tenant gauges). */
+export interface ModelQueueReport {
+  readonly byClass: Readonly<Record<TenantPriority, number>>;
+  readonly byTenant: Readonly<Record<string, number>>;
+}
 
 /** How a request stands in the queue: whose it is, what it costs, when it came, how it ages. */
 export interface QueueTicket {

@@ -4,5 +4,6 @@ export type { SchedulerEffects, SchedulerNotice } from './effects.ts';
 export { routeRequestFor, type RequestFacts, type RoutingSettings } from './route-request-for.ts';
 export { onRoomMayOpen } from './fleet-changes.ts';
 export { type LoadOutcome } from './router-switches.ts';
+export type { ModelQueueReport } from './fair-queue.ts';
 export { type ProtectedModels, EVICTION_HOLD_MS } from './switch-claims.ts';
 export type { EvictionResult } from './effects.ts';

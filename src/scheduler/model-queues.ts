@@ -3,8 +3,7 @@
 // what happens to it. A model's queue exists only while someone waits in it.
 
 import type { TenantPriority } from '#src/config/index.ts';
-import type { ModelQueueReport } from '#src/tenants/index.ts';
-import { FairQueue, type QueueTicket } from './fair-queue.ts';
+import { FairQueue, type ModelQueueReport, type QueueTicket } from './fair-queue.ts';
 
 export class ModelQueues<T> {
   readonly #queues = new Map<string, FairQueue<T>>();

@@ -7,7 +7,6 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import { CONFIG_DEFAULTS, DEFAULT_TENANT } from '#src/config/index.ts';
-import type { ModelQueueReport } from '#src/tenants/index.ts';
 import { ctxFor } from '#src/capacity/index.ts';
 import type { LeaseReturn, SwitchBook } from '#src/nodes/index.ts';
 import {
@@ -34,6 +33,7 @@ import {
 } from '#src/routing/index.ts';
 import type { Admission, QueueSettings, RefusalReason } from './admission.ts';
 import type { EvictionResult, SchedulerEffects } from './effects.ts';
+import type { ModelQueueReport } from './fair-queue.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
 import { awaitsRouterLoad } from './router-switches.ts';

@@ -5,7 +5,7 @@ export type { UsageRow, UsageStore } from './usage-rows.ts';
 export type { LimitRefusal, TenantAdmission, TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
 export { keyDigest, keyTag } from './key-tag.ts';
 export { allowsEveryModel, allowsModel, allowsSite } from './scope.ts';
-export { hasLimits, OPEN_TENANT, tenantOf, type Tenant } from './tenant.ts';
+export { CALLER_TENANT, hasLimits, OPEN_TENANT, tenantOf, type Tenant } from './tenant.ts';
 export { KeyDirectory, rotatingDirectory, sameTenants } from './key-directory.ts';
 export {
   judgeAdmission,
@@ -37,7 +37,7 @@ export {
   type UnsavedUsage,
   type UsageFlusherOptions,
 } from './usage-flusher.ts';
-export { usageStoreReport, type UsageStoreReport } from './usage-health.ts';
+export { storeDegrades, usageHealthPart, usageStoreReport, type UsageStoreReport } from './usage-health.ts';
 export { FallbackTally, type TallyBatch, type TallyDay } from './fallback-tally.ts';
 export { candidateAt, dayCandidates, type DayCandidates } from './store-day.ts';
 export {

@@ -3,6 +3,9 @@
 // class and tenant. Plain data; keys appear only as keyTag() prefixes.
 
 import type { TenantPriority } from '#src/config/index.ts';
+import type { ModelQueueReport } from '#src/scheduler/index.ts';
+
+export type { ModelQueueReport };
 
 export interface TenantLimitsReport {
   readonly maxConcurrent: number | null;
@@ -26,12 +29,6 @@ export interface TenantReport {
   readonly today: { readonly requests: number; readonly promptTokens: number; readonly completionTokens: number };
   /** What is left before a limit answers 429; null = no such limit. */
   readonly remaining: { readonly requests: number | null; readonly tokens: number | null; readonly budget: number | null };
-}
-
-/** One model's queue: waiting requests by priority class and by tenant. */
-export interface ModelQueueReport {
-  readonly byClass: Readonly<Record<TenantPriority, number>>;
-  readonly byTenant: Readonly<Record<string, number>>;
 }
 
 /** [cluster]: one replica as the site's report saw it (its part in the store). */

@@ -2,6 +2,7 @@
 // whether any limit applies (a tenant without limits is admitted without asking the ledger's owner).
 
 import { defaultTenantSpec, type TenantPriority, type TenantSpec } from '#src/config/index.ts';
+import { partKey, type PartKey } from '#src/core/part-key.ts';
 
 export interface Tenant {
   readonly spec: TenantSpec;
@@ -26,3 +27,9 @@ export function tenantOf(spec: TenantSpec): Tenant {
 
 /** Every request's tenant when no key is configured at all: `default`, every model and site, no limits. */
 export const OPEN_TENANT: Tenant = Object.freeze(tenantOf(defaultTenantSpec([])));
+
+/**
+ * A request caller's tenant (core/part-key.ts): the tenants' request half sets it on a tenant's
+ * caller; federation reads its site scope, name and class. Absent = no tenant (every site, no tenant header).
+ */
+export const CALLER_TENANT: PartKey<Pick<TenantSpec, 'name' | 'priority' | 'sites'>> = partKey('tenant');

@@ -50,3 +50,13 @@ export function usageStoreReport(writes: StateWriteHealth, unsaved: UnsavedUsage
     mark_problem: writes.markProblem,
   };
 }
+
+/** A failing store makes an ok fleet degraded in /health (tenants are served; a restart now would lose usage). */
+export function storeDegrades(report: UsageStoreReport | undefined): boolean {
+  return report?.status === 'failing';
+}
+
+/** The state store's part of the detailed /health (`state`); undefined = no state_dir. */
+export function usageHealthPart(report: UsageStoreReport | undefined): { readonly state: UsageStoreReport } | undefined {
+  return report === undefined ? undefined : { state: report };
+}

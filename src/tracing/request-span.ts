@@ -15,7 +15,7 @@ export function tracingFeature(tracer: RequestTracer): RequestFeature {
         endpoint,
         traceparent: req.headers.traceparent,
         tracestate: req.headers.tracestate,
-        fromSite: caller.fromSite,
+        fromSite: caller.labels.peer?.site,
         requestId: report.requestId,
       });
       report.observer = span;

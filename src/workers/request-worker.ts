@@ -9,14 +9,13 @@ import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import { buildRequestPlane, type PlaneLog } from '#src/plane/index.ts';
+import { buildRequestPlane, hostTracer, type PlaneLog } from '#src/plane/index.ts';
 import { forwardEvents } from './event-bridge.ts';
 import type { OwnerMessage, WorkerInit, WorkerMessage } from './protocol.ts';
 import { Outbox } from './outbox.ts';
 import { ownerPorts } from './owner-ports.ts';
 import { relayedTable, relayTo } from './relay.ts';
 import { WorkerMesh } from './worker-mesh.ts';
-import { loadTracer } from '#src/tracing/index.ts';
 
 const FIGURES_EVERY_MS = 1_000;
 
@@ -35,7 +34,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const mesh = WorkerMesh.start(init.mesh, { config: () => configNow.config, clock, send });
   // Each worker exports its own spans (its own provider, batch queue and exporter): a span never
   // crosses to the owner, and a slow collector costs the owner nothing.
-  const tracer = await loadTracer(init.config.tracing, {
+  const tracer = await hostTracer(init.config, {
     plane: `worker-${init.index}`,
     warn: (fields, message) => log('warn', fields, message),
   });

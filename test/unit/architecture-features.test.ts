@@ -59,11 +59,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     reason: 'cluster’s leader lease is the mesh’s publish gate: one replica publishes the site (arrow cluster → mesh)',
   },
   {
-    from: 'scheduler/',
-    feature: 'tenants',
-    reason: 'the fair queue orders waiters by tenant and class (QueueTenant, ModelQueueReport): the scheduler’s own input',
-  },
-  {
     from: 'ports/',
     feature: 'tenants',
     reason: 'the admission port carries tenant admissions to the request plane (the request-plane seam turns it into a gate)',
@@ -76,7 +71,8 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
   {
     from: 'proxy/inference/',
     feature: 'mesh',
-    reason: 'the public table accepts forwarded requests (a request-plane gate after the request-plane seam)',
+    reason:
+      'without [mesh] the public table refuses a claimed forward (the mesh’s header and refusal): an absent feature builds nothing, so one header lookup in the table stands in for it',
   },
   {
     from: 'proxy/index.ts',
@@ -92,7 +88,7 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     from: 'proxy/sites/',
     feature: 'tenants',
     reason:
-      'a forward is admitted as its site’s tenant ([[mesh.sites]] tenant): the mesh’s request half asks the tenants’ callers',
+      'a forward is admitted as its site’s tenant ([[mesh.sites]] tenant): the mesh’s request half asks the tenants’ callers, and reads a caller’s site scope under the tenants’ key (CALLER_TENANT)',
   },
   {
     from: 'workers/',
@@ -104,21 +100,10 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     feature: 'mesh',
     reason: 'worker messages mirror the remote sites, the site key and the replay claims',
   },
-  { from: 'workers/', feature: 'tracing', reason: 'each request worker builds its own tracer (a request-plane host)' },
-  {
-    from: 'admin/',
-    feature: 'tenants',
-    reason: 'admin views: /admin/tenants, explain as a tenant, the state store in /health (AdminDeps’ fields)',
-  },
   {
     from: 'admin/',
     feature: 'mesh',
     reason: 'admin views: /admin/sites and the dashboard’s Sites view read the mesh’s rows and events',
-  },
-  {
-    from: 'metrics/',
-    feature: 'tenants',
-    reason: 'the tenant series count the proxy’s events, which tenants/ cannot import (proxy → tenants)',
   },
   { from: 'cli/', feature: 'mesh', reason: '`switchyard keygen` writes a site key file' },
 ];

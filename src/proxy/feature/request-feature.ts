@@ -15,7 +15,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
-import { DEFAULT_TENANT, type InferenceEndpoint, type TenantSpec } from '#src/config/index.ts';
+import { DEFAULT_TENANT, type InferenceEndpoint } from '#src/config/index.ts';
+import type { Parts } from '#src/core/part-key.ts';
 import type { QueueTenant } from '#src/routing/index.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { RequestAsk, TargetSource } from '../failover/failover-loop.ts';
@@ -34,12 +35,10 @@ export interface Caller {
   readonly gates: readonly RequestGate[];
   /** The model names it may be told of (listings, a 404's suggestions); undefined = every name. */
   readonly visible?: ((name: string) => boolean) | undefined;
-  /** The tenant whose site scope, name and class forwarding reads; undefined = none (every site, no tenant header). */
-  readonly tenant?: Pick<TenantSpec, 'name' | 'priority' | 'sites'> | undefined;
-  /** A request forwarded by another site: that site's id (it is never forwarded on; its trace sampling is followed). */
-  readonly fromSite?: string | undefined;
-  /** What its requests are reported under (the request log's and metrics' tenant, a forward's sender). */
+  /** What its requests are reported under (the request log's and metrics' tenant, a forward's sender: `peer`). */
   readonly labels: RequestLabels;
+  /** What features know of it, each under the key of the feature that owns it (core/part-key.ts); absent = nothing. */
+  readonly parts?: Parts | undefined;
 }
 
 export const NO_GATES: readonly RequestGate[] = Object.freeze([]);

@@ -8,7 +8,7 @@
 
 import type { GatewayError } from '#src/core/errors.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
-import { largestContext, type SiteExclusion } from '#src/routing/index.ts';
+import { largestContext, unknownVerdict, type SiteExclusion } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import type { FailoverState } from '../failover/failover-state.ts';
 import { refusalFigure } from '../request/prompt-bounds.ts';
@@ -20,6 +20,7 @@ import {
   modelLoadTimedOut,
   nothingServes,
   queueRefused,
+  unknownModel,
   upstreamModelNotFound,
   wakeTimedOut,
 } from './refusal-errors.ts';
@@ -131,17 +132,13 @@ export function refusalAnswer(f: RefusalFacts): RefusalAnswer {
 
 /** The 404 of a name answered as unknown: the unknown model's body, its suggestions only from the visible names. */
 function unknownToCaller(f: RefusalFacts): GatewayError {
-  const nodes = f.snapshot().nodes;
-  return nothingServes({
-    nodes,
-    model: f.model,
+  const { closest } = unknownVerdict({
+    nodes: f.snapshot().nodes,
     requested: f.requestedModel,
-    excluded: [],
-    retryAfterSeconds: f.retryAfterSeconds,
     remoteModels: f.sites?.models,
     visible: f.visible,
-    outOfScope: true,
   });
+  return unknownModel(f.requestedModel, closest);
 }
 
 function answer(error: GatewayError, counted?: 'context_rejected' | 'model_not_found' | 'no_healthy_node'): RefusalAnswer {

@@ -9,7 +9,8 @@ import type { TenantSpec } from '#src/config/index.ts';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { claimsForward } from '#src/mesh/forwarding/index.ts';
-import { allowsSite } from '#src/tenants/index.ts';
+import { partIn, partsOf } from '#src/core/part-key.ts';
+import { allowsSite, CALLER_TENANT } from '#src/tenants/index.ts';
 import type { Caller, RequestFeature, RequestGate, RouteWrapper } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import { acceptInboundBody, verifyInbound, type ForwardInDeps, type InboundForward, type PeerTenancy } from './forward-in.ts';
@@ -32,10 +33,14 @@ export function sitesFeature(deps: SitesFeatureDeps): RequestFeature {
   return {
     forwards: forwardsRoute({ mesh, clock: deps.clock, events: deps.events, tenancy: deps.tenancy }, deps.tenantCaller),
     targets: (ask) =>
-      new SiteTargets(remote, { ...ask, forwarded: ask.caller.fromSite !== undefined, tenant: ask.caller.tenant }),
+      new SiteTargets(remote, {
+        ...ask,
+        forwarded: ask.caller.labels.peer !== undefined,
+        tenant: partIn(ask.caller.parts, CALLER_TENANT),
+      }),
     // Remote models only from the sites the caller's requests may be forwarded to.
     models: (caller, local) => {
-      const tenant = caller.tenant;
+      const tenant = partIn(caller.parts, CALLER_TENANT);
       return freshRemoteModelList(
         mesh,
         local,
@@ -69,8 +74,7 @@ function inboundCaller(
     queue: inbound.queue,
     gates: [...(tenant?.gates ?? []), forwardGate(inbound, events)],
     visible: tenant?.visible,
-    tenant: inbound.tenant,
-    fromSite: inbound.site,
+    parts: inbound.tenant === undefined ? undefined : partsOf(CALLER_TENANT, inbound.tenant),
     labels: {
       tenant: inbound.queue.name,
       peer: { site: inbound.site, claimedTenant: inbound.claimedTenant, claimedClass: inbound.claimedClass },

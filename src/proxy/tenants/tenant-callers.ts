@@ -7,7 +7,8 @@
 import type { EventBus } from '#src/core/events.ts';
 import type { TenantSpec } from '#src/config/index.ts';
 import type { TenantAdmissionPort } from '#src/ports/index.ts';
-import { allowsEveryModel, tenantOf, type Tenant } from '#src/tenants/index.ts';
+import { partsOf } from '#src/core/part-key.ts';
+import { allowsEveryModel, CALLER_TENANT, tenantOf, type Tenant } from '#src/tenants/index.ts';
 import type { Caller } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import { limitsGate } from './limits-gate.ts';
@@ -48,7 +49,9 @@ function callerOf(tenant: Tenant, deps: TenantCallerDeps): Caller {
   const limits = limitsGate(tenant, deps);
   // Reported under its name, as it is queued.
   const labels = { tenant: tenant.queue.name };
-  if (allowsEveryModel(spec)) return { queue: tenant.queue, gates: [limits], tenant: spec, labels };
+  // Its tenant, for federation's site scope and tenant header.
+  const parts = partsOf(CALLER_TENANT, spec);
+  if (allowsEveryModel(spec)) return { queue: tenant.queue, gates: [limits], labels, parts };
   const visible = scopeOf(spec);
-  return { queue: tenant.queue, gates: [scopeGate(visible), limits], visible, tenant: spec, labels };
+  return { queue: tenant.queue, gates: [scopeGate(visible), limits], visible, labels, parts };
 }

@@ -28,6 +28,8 @@ function deps(): AdminDeps {
     liveFeed: { open: unreachable, attachPanels: () => undefined },
     models: { act: unreachable, view: unreachable },
     requests: { read: unreachable },
+    // A feature's read view (the tenants' /admin/tenants) is a route of the table like any other.
+    views: { '/admin/tenants': unreachable },
     metrics: { text: unreachable, contentType: unreachable },
     commands: { reload: unreachable, wake: unreachable, runtime: unreachable },
   } as unknown as AdminDeps;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { healthReport, withStateStore } from '#src/admin/health-report.ts';
-import { usageStoreReport } from '#src/tenants/index.ts';
+import { healthReport, withDegraded } from '#src/admin/health-report.ts';
+import { storeDegrades, usageHealthPart, usageStoreReport } from '#src/tenants/index.ts';
 import type { StateWriteHealth } from '#src/state/index.ts';
 import { fleetModels, fleetStatus, healthHttpStatus } from '#src/proxy/index.ts';
 import type { HealthState } from '#src/nodes/index.ts';
@@ -87,13 +87,15 @@ test('the state store in /health: a failing one makes an ok fleet degraded (not 
   ];
   for (const [nodeHealth, store, unsaved, status] of table) {
     const state = usageStoreReport(writes(store), unsaved, 'advice');
-    const report = withStateStore(healthReport([node('a', { health: nodeHealth })], NOW), state);
+    // The tenants feature degrades /health by its store (storeDegrades) and lays its part beside the fleet's.
+    const report = withDegraded(healthReport([node('a', { health: nodeHealth })], NOW), storeDegrades(state));
     assert.equal(report.status, status, `${nodeHealth} + ${store} ${JSON.stringify(unsaved)}`);
-    assert.equal(report.state, state);
+    assert.equal(usageHealthPart(state)?.state, state);
   }
   const failing = usageStoreReport(writes('failing'), { rows: 2, requests: 5, tokens: 300 }, 'advice');
   assert.equal(failing.reason, 'SQLITE_FULL (disk full): database or disk is full');
   assert.deepEqual(failing.unsaved, { rows: 2, requests: 5, tokens: 300 });
   const plain = healthReport([node('a')], NOW);
-  assert.deepEqual(withStateStore(plain, undefined), plain);
+  assert.deepEqual(withDegraded(plain, storeDegrades(undefined)), plain);
+  assert.equal(usageHealthPart(undefined), undefined);
 });

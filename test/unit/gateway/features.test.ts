@@ -79,11 +79,17 @@ test('[tracing], [mesh] and [cluster] each add their feature, in the order they 
     const parts = partNames(features);
     for (const name of ['sites', 'workersMesh', 'wrapAdmission', 'admitTenant', 'wakeSender', 'tracer', 'meshFeed'])
       assert.ok(parts.includes(name), name);
-    // One part name is given twice, on purpose: [cluster]'s site-wide tenants report over the tenants' own.
+    // No part name is given twice: [cluster]'s site-wide tenants report over the tenants' own is an
+    // admin view of the same path (adminViews; the last test), the one place a later feature's wins.
     const given = features.flatMap((feature) => Object.keys(feature.parts ?? {}));
     assert.deepEqual(
       given.filter((name, i) => given.indexOf(name) !== i),
-      ['tenantsReport'],
+      [],
+    );
+    const views = features.flatMap((feature) => Object.keys(feature.adminViews?.() ?? {}));
+    assert.deepEqual(
+      views.filter((path, i) => views.indexOf(path) !== i),
+      ['/admin/tenants'],
     );
   });
 });
@@ -103,10 +109,14 @@ test('each optional section alone adds its feature alone', async () => {
   }
 });
 
-test('with [cluster], its site-wide tenants report replaces the tenants’ own (a later feature’s part wins)', async () => {
+test('with [cluster], its site-wide tenants report replaces the tenants’ own (a later feature’s view wins)', async () => {
   await withFeatures(CLUSTER, (features) => {
-    const merged = Object.assign({}, ...features.map((f) => f.parts ?? {})) as Partial<FeatureParts>;
-    const cluster = features.find((f) => f.name === 'cluster');
-    assert.equal(merged.tenantsReport, cluster?.parts?.tenantsReport);
+    // As the owner composes the admin views (gateway/parts.ts): one object, later features over earlier ones.
+    const views = features.map((f) => f.adminViews?.());
+    const merged = Object.assign({}, ...views) as Record<string, unknown>;
+    const cluster = views[features.findIndex((f) => f.name === 'cluster')];
+    const tenants = views[features.findIndex((f) => f.name === 'tenants')];
+    assert.ok(tenants?.['/admin/tenants'] !== undefined);
+    assert.equal(merged['/admin/tenants'], cluster?.['/admin/tenants']);
   });
 });

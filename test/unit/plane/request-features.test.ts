@@ -68,6 +68,11 @@ test('[tracing] adds only the start hook, which opens the request span', () => {
   const hooks = requestHooksOf(features);
   assert.deepEqual(hooks.sources, []);
   const report = { requestId: 'r-1', trace: undefined };
-  hooks.started?.({ endpoint: '/v1/chat/completions', req: { method: 'POST', headers: {} }, caller: {}, report } as never);
+  hooks.started?.({
+    endpoint: '/v1/chat/completions',
+    req: { method: 'POST', headers: {} },
+    caller: { labels: {} },
+    report,
+  } as never);
   assert.deepEqual(opened, ['r-1']);
 });

@@ -4,7 +4,7 @@
 // `untried`) leaves it in doubt (503). A name outside the client's scope is unknown to it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closestNames, editDistance, judgeModel, type ModelVerdict } from '#src/routing/index.ts';
+import { closestNames, editDistance, judgeModel, unknownVerdict, type ModelVerdict } from '#src/routing/index.ts';
 import { node } from '#test/fixtures/builders.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 
@@ -153,23 +153,22 @@ const cases: readonly {
 
 for (const c of cases) {
   test(`judgeModel: ${c.name}`, () => {
-    const verdict = judgeModel({
+    const input = {
       nodes: c.nodes,
       model: c.model,
       requested: c.model,
       remoteModels: c.remote === undefined ? undefined : new Set(c.remote),
-      outOfScope: c.outOfScope,
-    });
+    };
+    // Out of scope: a gate's verdict, answered as unknown whatever the fleet says (unknownVerdict).
+    const verdict = c.outOfScope === true ? unknownVerdict(input) : judgeModel(input);
     assert.deepEqual(verdict, c.want);
   });
 }
 
-test('judgeModel: out of scope, the suggestions are only names inside the scope', () => {
-  const verdict = judgeModel({
+test('unknownVerdict: out of scope, the suggestions are only names inside the scope', () => {
+  const verdict = unknownVerdict({
     nodes: [known('a', ['team-a-chat', 'secret-model'])],
-    model: 'secret-model',
     requested: 'secret-model',
-    outOfScope: true,
     visible: (name) => name.startsWith('team-a'),
   });
   assert.deepEqual(verdict, { kind: 'unknown', closest: ['team-a-chat'] });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TenantSpec } from '#src/config/index.ts';
 import { tenantsReport, TenantLedger } from '#src/tenants/index.ts';
-import { tenantOutcome } from '#src/metrics/tenant-metrics.ts';
+import { tenantOutcome } from '#src/tenants/tenant-metrics.ts';
 import { tenantSpec } from '#test/fixtures/builders.ts';
 
 const spec = (name: string, more: Partial<TenantSpec> = {}): TenantSpec => tenantSpec(name, more);

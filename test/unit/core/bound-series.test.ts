@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { BoundCounter, BoundHistogram } from '#src/metrics/bound-series.ts';
+import { BoundCounter, BoundHistogram } from '#src/core/bound-series.ts';
 
 const BUCKETS = [0.005, 0.025, 0.1, 1];
 const OBSERVED: readonly (readonly [string, string, number])[] = [

@@ -1,13 +1,40 @@
 // Tenants' metrics: requests per tenant × model × outcome, prompt and completion tokens per tenant
 // × model × node (or site), requests in flight and queued per tenant, and 429s per tenant × limit.
 // Tenant labels are the configured tenants' names (and `default`), model labels the bounded ones
-// the events carry, outcomes and reasons closed sets: every label stays bounded.
+// the events carry, outcomes and reasons closed sets: every label stays bounded. Registered by the
+// tenants feature; the request counters listen only while [[tenants]] are configured (a gateway
+// without tenants pays nothing per request for them).
 
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { BoundCounter } from './bound-series.ts';
-import type { EventBus } from '#src/core/events.ts';
-import type { ProxyEvents } from '#src/proxy/index.ts';
-import type { ModelQueueReport } from '#src/tenants/index.ts';
+import { BoundCounter } from '#src/core/bound-series.ts';
+import type { ModelQueueReport } from '#src/scheduler/index.ts';
+
+/** A finished request as the tenant series count it (the proxy's `proxy:request-finished`). */
+export interface TenantRequestFinished {
+  /** The tenant the request was admitted as (absent before it was identified). */
+  readonly tenant?: string | undefined;
+  /** A bounded label value. */
+  readonly model: string;
+  readonly node: string | undefined;
+  readonly status: number;
+  readonly usage?: { readonly promptTokens: number | undefined; readonly completionTokens: number | undefined } | undefined;
+}
+
+/** A tenant's limit answered 429 (the proxy's `proxy:tenant-limited`). */
+export interface TenantLimited {
+  readonly tenant: string;
+  readonly reason: 'concurrency' | 'requests' | 'tokens' | 'budget';
+}
+
+/**
+ * The request plane's events the tenant series count, subscribed for the tenants by the feature
+ * list (tenants/ does not import proxy/): each returns its unsubscribe.
+ */
+export interface TenantRequestEvents {
+  /** Deferred: the listener runs for every finished request in order before a scrape reads the series. */
+  readonly finished: (listener: (event: TenantRequestFinished) => void) => () => void;
+  readonly limited: (listener: (event: TenantLimited) => void) => () => void;
+}
 
 export interface TenantMetricSources {
   /** Requests in flight per tenant (queued ones included): the ledger's counts. */
@@ -25,11 +52,33 @@ export function tenantOutcome(status: number): 'ok' | 'limited' | 'refused' | 'f
   return 'ok';
 }
 
-export function registerTenantMetrics(
-  r: Registry,
-  proxyEvents: EventBus<ProxyEvents>,
-  sources: TenantMetricSources,
-): (() => void)[] {
+/**
+ * The request counters' listening: from the first configured tenant on (a gateway that never had
+ * one counts nothing per request; every request there is the open `default` caller's). Kept once
+ * begun: a request admitted as a tenant a reload then removed is still counted when it finishes.
+ */
+export class TenantCounting {
+  readonly #listen: () => readonly (() => void)[];
+  #off: readonly (() => void)[] | undefined;
+
+  constructor(listen: () => readonly (() => void)[]) {
+    this.#listen = listen;
+  }
+
+  /** The tenants now in force: counting begins with the first. */
+  follow(tenants: readonly unknown[]): void {
+    if (this.#off === undefined && tenants.length > 0) this.#off = this.#listen();
+  }
+
+  /** Counts what is still to count, and listens no more. */
+  stop(): void {
+    for (const off of this.#off ?? []) off();
+    this.#off = undefined;
+  }
+}
+
+/** The tenant series on `r`; their request counters count `events` once `follow` sees a tenant. */
+export function registerTenantMetrics(r: Registry, sources: TenantMetricSources, events: TenantRequestEvents): TenantCounting {
   const requests = new BoundCounter({
     name: 'gateway_tenant_requests_total',
     help: 'Inference requests per tenant, model and outcome (ok, limited = 429 (a tenant limit or a full queue), refused = other 4xx, failed = 5xx, client_gone = 499).',
@@ -78,8 +127,8 @@ export function registerTenantMetrics(
       for (const [tenant, n] of queued) this.set({ tenant }, n);
     },
   });
-  return [
-    proxyEvents.deferred('proxy:request-finished', (e) => {
+  return new TenantCounting(() => [
+    events.finished((e) => {
       const tenant = e.tenant;
       if (tenant === undefined) return;
       requests.inc(1, tenant, e.model, tenantOutcome(e.status));
@@ -89,6 +138,6 @@ export function registerTenantMetrics(
       if (usage.promptTokens !== undefined) promptTokens.inc(usage.promptTokens, tenant, e.model, node);
       if (usage.completionTokens !== undefined) completionTokens.inc(usage.completionTokens, tenant, e.model, node);
     }),
-    proxyEvents.on('proxy:tenant-limited', (e) => limited.inc({ tenant: e.tenant, reason: e.reason })),
-  ];
+    events.limited((e) => limited.inc({ tenant: e.tenant, reason: e.reason })),
+  ]);
 }
