@@ -10,6 +10,7 @@ import { modelsRoutes } from './models-routes.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { adminGuard } from './admin-guard.ts';
 import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
+import type { FeedPanelSources } from './dashboard/feed-panels.ts';
 
 type HealthDeps = Pick<AdminDeps, 'registry' | 'clock' | 'degraded'>;
 
@@ -59,7 +60,8 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
       feed: deps.liveFeed,
       requests: deps.requests,
       mayAct,
-      tenants: deps.tenants,
+      // The tenants' /admin/tenants view, when a feature gives one (the feed's Tenants view reads the same).
+      tenants: deps.views?.['/admin/tenants'] as FeedPanelSources['tenants'],
       modelsAdmin: models === undefined ? undefined : () => models.view(),
       // [cluster]'s figures, as GET /admin/runtime and the detailed /health carry them.
       cluster: () => deps.healthDetails?.().cluster,

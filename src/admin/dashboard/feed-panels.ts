@@ -6,9 +6,17 @@
 // sources in (dashboard-routes.ts), with the same reads GET /admin/* answers.
 
 import { detach } from '#src/core/detach.ts';
-import type { TenantsReport } from '#src/tenants/index.ts';
 import { keyedDelta, type SentRows } from './dashboard-state.ts';
 import { requestsQuery, type FeedSubscription } from './feed-subscription.ts';
+
+/**
+ * The tenants report as the feed reads it: the /admin/tenants view a feature gives (its rows by
+ * name, and the rest of the report — queues, scope, replicas — passed on as it is).
+ */
+export interface TenantsReport {
+  readonly tenants: readonly { readonly name: string }[];
+  readonly queues?: unknown;
+}
 
 /** GET /admin/requests' source: its answer for the query parameters, or the parameter that is wrong. */
 export interface RecentRequests {
