@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import { estimatedWork, type WorkAsk } from './answer-usage.ts';
 import { AttemptExchange } from './attempt-exchange.ts';
-import type { AttemptOutcome } from './attempt-outcome.ts';
+import type { AttemptOutcome, OutcomeListener } from './attempt-outcome.ts';
 import type { BodyFeed } from './body-feed.ts';
 import { decodedBody } from './decode.ts';
 import { readHeld, type HeldBody, type HeldListener } from './held-body.ts';
@@ -20,7 +20,7 @@ import { clientResponseHeaders } from '../http/hop-headers.ts';
 import { inspectRefusal } from './inspect-refusal.ts';
 import { bodyCoding, planResponse } from './response-policy.ts';
 import { unanswered, type UpstreamRequest } from './send-attempt.ts';
-import { streamThrough } from './stream-through.ts';
+import { streamOn } from './stream-through.ts';
 import type { UsageAsked } from './usage-strip.ts';
 import { UpstreamCall, type HeadListener, type UpstreamHead } from './upstream-call.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
@@ -70,15 +70,8 @@ export interface AttemptInput extends UpstreamRequest {
  */
 export const WHOLE_ANSWER_GRACE_MS = 2_000;
 
-/** Where an attempt's end is told, once: how it ended, or what threw. */
-export interface AttemptEnd {
-  ended(outcome: AttemptOutcome): void;
-  /**
-   * Something threw between sending and answering (a header node:http refuses, a bug): the node's
-   * work is cut first, so that it does not go on generating for nobody.
-   */
-  threw(error: unknown): void;
-}
+/** Where an attempt's end is told, once (attempt-outcome.ts). */
+export type AttemptEnd = OutcomeListener;
 
 /** One attempt as a promise (for callers that await one); the failover loop uses `startAttempt`. */
 export function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
@@ -95,7 +88,7 @@ export function startAttempt(input: AttemptInput, end: AttemptEnd): void {
 }
 
 /** One attempt: the head's and the held body's listener, and the client side the strategies write to. */
-class Attempt implements HeadListener, HeldListener, ClientSide {
+class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide {
   readonly res: ServerResponse;
   readonly exchange: AttemptExchange;
   readonly extraResponseHeaders: Readonly<Record<string, string>>;
@@ -199,10 +192,7 @@ class Attempt implements HeadListener, HeldListener, ClientSide {
         readHeld(body, input.maxHeldBodyBytes, exchange.reservation, this);
         return;
       case 'stream':
-        this.#settleWith(
-          streamThrough(answer, this, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked }),
-          true,
-        );
+        streamOn(answer, this, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked }, this);
         return;
     }
   }
@@ -216,6 +206,19 @@ class Attempt implements HeadListener, HeldListener, ClientSide {
     } catch (error) {
       this.#threw(error);
     }
+  }
+
+  /** The streamed answer's end (stream-through.ts): a client gone is charged its work. */
+  ended(outcome: AttemptOutcome): void {
+    try {
+      this.#done(this.#workDone(outcome));
+    } catch (error) {
+      this.#threw(error);
+    }
+  }
+
+  threw(error: unknown): void {
+    this.#threw(error);
   }
 
   /** A strategy that answers through a promise (streaming, an inspected refusal); `charged`: a client gone is charged its work. */
