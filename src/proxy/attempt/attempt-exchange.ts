@@ -25,6 +25,8 @@ export class AttemptExchange implements AbortSource {
   #listener: AbortListener | undefined;
   #timedOut = false;
   #heldBytesWritten = false;
+  /** The attempt ended (close): the response's close only releases the held bytes now. */
+  #ended = false;
   readonly #clock: Clock;
   /** The client's response closed before the answer was sent. */
   #clientClosed = false;
@@ -40,6 +42,11 @@ export class AttemptExchange implements AbortSource {
     this.totalTimeoutMs = totalTimeoutMs;
     // The response's close (not the request's: that fires once the body is read) means the client left.
     this.#onClose = () => {
+      // Closed after the attempt ended, its held bytes handed to the response: they are sent, or never will be.
+      if (this.#ended) {
+        this.reservation.release();
+        return;
+      }
       if (res.writableFinished) return;
       this.#clientClosed = true;
       if (this.#graceMs === undefined) this.abort(CLIENT_CLOSED);
@@ -120,12 +127,14 @@ export class AttemptExchange implements AbortSource {
 
   /** Ends the attempt: no more aborts, and the reservation released (or once the response is sent). */
   close(): void {
-    this.#res.off('close', this.#onClose);
+    this.#ended = true;
     this.#timer?.cancel();
     this.#headersTimer?.cancel();
     this.#graceTimer?.cancel();
-    if (this.#heldBytesWritten && !this.#res.closed) this.#res.once('close', this.reservation.release);
-    else this.reservation.release();
+    // Held bytes still being sent: the close listener, kept, releases them (no second listener per answer).
+    if (this.#heldBytesWritten && !this.#res.closed) return;
+    this.#res.off('close', this.#onClose);
+    this.reservation.release();
   }
 }
 

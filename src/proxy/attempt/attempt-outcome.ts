@@ -35,3 +35,13 @@ export type AttemptOutcome =
     }
   /** The client went away; the upstream request was aborted. `usage`: what a stream cut short had used. */
   | { readonly kind: 'client_gone'; readonly status: number | undefined; readonly usage?: AnswerUsage | undefined };
+
+/** Where an attempt (or a phase of it) tells its end, once: how it ended, or what threw. */
+export interface OutcomeListener {
+  ended(outcome: AttemptOutcome): void;
+  /**
+   * Something threw between sending and answering (a header node:http refuses, a bug): the node's
+   * work is cut first, so that it does not go on generating for nobody.
+   */
+  threw(error: unknown): void;
+}

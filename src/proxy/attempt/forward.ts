@@ -1,24 +1,28 @@
 // One upstream attempt, in phases (after undici's dispatch handler and Caddy's reverseProxy /
-// finalizeResponse): send the buffered body and wait for the node's head (send-attempt.ts); judge
-// the head (response-policy.ts); then answer the client with one strategy: inspect a refusal, hold
-// a whole JSON answer, or stream through. Each phase returns an AttemptOutcome. Before anything
-// reaches the client a failure is reported for failover; after that the response is ended.
+// finalizeResponse): send the buffered body (upstream-call.ts) and, when the node's head comes,
+// judge it (response-policy.ts); then answer the client with one strategy: inspect a refusal, hold
+// a whole JSON answer, or stream through. The call's callbacks drive the attempt: a whole JSON
+// answer is held and sent from undici's own calls, with no promise. Each phase ends in an
+// AttemptOutcome. Before anything reaches the client a failure is reported for failover; after
+// that the response is ended.
 
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import { estimatedWork, type WorkAsk } from './answer-usage.ts';
 import { AttemptExchange } from './attempt-exchange.ts';
-import type { AttemptOutcome } from './attempt-outcome.ts';
+import type { AttemptOutcome, OutcomeListener } from './attempt-outcome.ts';
+import type { BodyFeed } from './body-feed.ts';
 import { decodedBody } from './decode.ts';
+import { readHeld, type HeldBody, type HeldListener } from './held-body.ts';
 import type { HeldBytesBudget } from './held-budget.ts';
-import { holdJson } from './hold-json.ts';
+import { heldJsonOutcome } from './hold-json.ts';
 import { clientResponseHeaders } from '../http/hop-headers.ts';
 import { inspectRefusal } from './inspect-refusal.ts';
 import { bodyCoding, planResponse } from './response-policy.ts';
-import { sendAttempt, unanswered, type UpstreamRequest } from './send-attempt.ts';
-import { streamThrough } from './stream-through.ts';
+import { unanswered, type UpstreamRequest } from './send-attempt.ts';
+import { streamOn } from './stream-through.ts';
 import type { UsageAsked } from './usage-strip.ts';
-import type { UpstreamCall, UpstreamHead } from './upstream-call.ts';
+import { UpstreamCall, type HeadListener, type UpstreamHead } from './upstream-call.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 import type { ErrorDialect } from '../http/error-dialect.ts';
 
@@ -66,27 +70,93 @@ export interface AttemptInput extends UpstreamRequest {
  */
 export const WHOLE_ANSWER_GRACE_MS = 2_000;
 
-export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
-  const { res } = input;
-  const exchange = new AttemptExchange(res, input.clock, input.totalTimeoutMs, input.heldBudget, input.headersTimeoutMs);
-  let upstream: UpstreamCall | undefined;
-  try {
-    if (res.destroyed) return { kind: 'client_gone', status: undefined };
-    const sentMs = input.clock.monotonicMs();
-    const workDone = (outcome: AttemptOutcome): AttemptOutcome =>
-      withWorkDone(outcome, input.work, (exchange.abortedAtMs ?? input.clock.monotonicMs()) - sentMs);
-    let head: UpstreamHead;
-    try {
-      const call = sendAttempt(input, exchange);
-      head = await call.head;
-      upstream = call;
-    } catch (error) {
-      return workDone(unanswered(error, input, exchange));
+/** Where an attempt's end is told, once (attempt-outcome.ts). */
+export type AttemptEnd = OutcomeListener;
+
+/** One attempt as a promise (for callers that await one); the failover loop uses `startAttempt`. */
+export function forwardAttempt(input: AttemptInput): Promise<AttemptOutcome> {
+  return new Promise((ended, threw) => startAttempt(input, { ended, threw }));
+}
+
+/**
+ * Starts one attempt, driven to its end by the call's own callbacks (undici's dispatch handler,
+ * then the body's producer): no promise of its own, unless a strategy that streams or inspects
+ * answers through one. `end` is told once.
+ */
+export function startAttempt(input: AttemptInput, end: AttemptEnd): void {
+  new Attempt(input, end).start();
+}
+
+/** One attempt: the head's and the held body's listener, and the client side the strategies write to. */
+class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide {
+  readonly res: ServerResponse;
+  readonly exchange: AttemptExchange;
+  readonly extraResponseHeaders: Readonly<Record<string, string>>;
+  readonly clock: Clock;
+  readonly startedMs: number;
+  /** Set when the request is sent. */
+  sentMs = 0;
+  readonly #input: AttemptInput;
+  readonly #end: AttemptEnd;
+  #call: UpstreamCall | undefined;
+  /** The head came: the call has an answer to cut should anything throw. */
+  #headCame = false;
+  /** The whole JSON answer being held (hold_json). */
+  #answer: UpstreamAnswer | undefined;
+  #over = false;
+
+  constructor(input: AttemptInput, end: AttemptEnd) {
+    this.#input = input;
+    this.#end = end;
+    this.res = input.res;
+    this.clock = input.clock;
+    this.startedMs = input.startedMs;
+    this.extraResponseHeaders = input.extraResponseHeaders;
+    this.exchange = new AttemptExchange(input.res, input.clock, input.totalTimeoutMs, input.heldBudget, input.headersTimeoutMs);
+  }
+
+  start(): void {
+    const input = this.#input;
+    if (this.res.destroyed) {
+      this.#done({ kind: 'client_gone', status: undefined });
+      return;
     }
+    this.sentMs = input.clock.monotonicMs();
+    try {
+      const call = new UpstreamCall(this.exchange, this);
+      this.#call = call;
+      call.send(input.pool, input);
+    } catch (error) {
+      this.onNoHead(error);
+    }
+  }
+
+  /** The head never came (`error`: why, as the call failed or sending threw). */
+  onNoHead(error: unknown): void {
+    try {
+      this.#done(this.#workDone(unanswered(error, this.#input, this.exchange)));
+    } catch (thrown) {
+      this.#threw(thrown);
+    }
+  }
+
+  /** The head came (inside undici's own call): judge it, then answer the client with one strategy. */
+  onHead(status: number, rawHeaders: UpstreamHead['headers']): void {
+    try {
+      this.#answerWith(status, rawHeaders);
+    } catch (error) {
+      this.#threw(error);
+    }
+  }
+
+  #answerWith(status: number, rawHeaders: UpstreamHead['headers']): void {
+    const input = this.#input;
+    const exchange = this.exchange;
+    const upstream = this.#call as UpstreamCall;
+    this.#headCame = true;
     exchange.headersArrived();
-    const status = head.status;
-    const headers = clientResponseHeaders(head.headers);
-    const coding = bodyCoding(head.headers['content-encoding']);
+    const headers = clientResponseHeaders(rawHeaders);
+    const coding = bodyCoding(rawHeaders['content-encoding']);
     const plan = planResponse({
       status,
       contentType: String(headers['content-type'] ?? ''),
@@ -97,47 +167,93 @@ export async function forwardAttempt(input: AttemptInput): Promise<AttemptOutcom
     });
     if (plan.kind === 'fail') {
       upstream.destroy(new Error(plan.error));
-      return { kind: 'failed', result: plan.result, error: plan.error, status };
+      this.#done({ kind: 'failed', result: plan.result, error: plan.error, status });
+      return;
     }
-    if (res.destroyed) {
+    if (this.res.destroyed) {
       upstream.destroy(CLIENT_GONE);
-      return workDone({ kind: 'client_gone', status });
+      this.#done(this.#workDone({ kind: 'client_gone', status }));
+      return;
     }
     // Compressed although asked for identity: the client gets the decoded bytes (planResponse failed unknown codings).
-    const body = decodedBody(upstream, coding);
-    if (body !== upstream) delete headers['content-encoding'];
+    let body: BodyFeed = upstream;
+    if (coding.kind === 'encoded') {
+      body = decodedBody(upstream, coding);
+      delete headers['content-encoding'];
+    }
     const answer: UpstreamAnswer = { status, headers, body };
-    const client: ClientSide = {
-      res,
-      exchange,
-      extraResponseHeaders: input.extraResponseHeaders,
-      clock: input.clock,
-      startedMs: input.startedMs,
-      sentMs,
-    };
     switch (plan.kind) {
       case 'inspect_error':
-        return await inspectRefusal(answer, client, input.passOnErrors !== false, input.errorDialect);
+        this.#settleWith(inspectRefusal(answer, this, input.passOnErrors !== false, input.errorDialect), false);
+        return;
       case 'hold_json':
         exchange.readingWholeAnswer(WHOLE_ANSWER_GRACE_MS);
-        return workDone(await holdJson(answer, client, input.maxHeldBodyBytes));
+        this.#answer = answer;
+        readHeld(body, input.maxHeldBodyBytes, exchange.reservation, this);
+        return;
       case 'stream':
-        return workDone(
-          await streamThrough(answer, client, {
-            eventStream: plan.eventStream,
-            ndjson: plan.ndjson,
-            usageAsked: input.usageAsked,
-          }),
-        );
+        streamOn(answer, this, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked }, this);
+        return;
     }
-  } catch (error) {
-    // Anything that throws between sending and pumping (a header node:http refuses, a bug) must
-    // not leave the node generating for nobody.
-    exchange.abort(error);
-    upstream?.destroy(error instanceof Error ? error : new Error(String(error)));
-    throw error;
-  } finally {
-    exchange.close();
+  }
+
+  /** The whole JSON answer was held (or broke off, or outgrew its bounds): what it means. */
+  onHeld(held: HeldBody): void {
+    try {
+      const outcome = heldJsonOutcome(this.#answer as UpstreamAnswer, this, held);
+      if (outcome instanceof Promise) this.#settleWith(outcome, true);
+      else this.#done(this.#workDone(outcome));
+    } catch (error) {
+      this.#threw(error);
+    }
+  }
+
+  /** The streamed answer's end (stream-through.ts): a client gone is charged its work. */
+  ended(outcome: AttemptOutcome): void {
+    try {
+      this.#done(this.#workDone(outcome));
+    } catch (error) {
+      this.#threw(error);
+    }
+  }
+
+  threw(error: unknown): void {
+    this.#threw(error);
+  }
+
+  /** A strategy that answers through a promise (streaming, an inspected refusal); `charged`: a client gone is charged its work. */
+  #settleWith(answering: Promise<AttemptOutcome>, charged: boolean): void {
+    answering.then(
+      (outcome) => {
+        try {
+          this.#done(charged ? this.#workDone(outcome) : outcome);
+        } catch (error) {
+          this.#threw(error);
+        }
+      },
+      (error: unknown) => this.#threw(error),
+    );
+  }
+
+  #workDone(outcome: AttemptOutcome): AttemptOutcome {
+    const now = this.exchange.abortedAtMs ?? this.clock.monotonicMs();
+    return withWorkDone(outcome, this.#input.work, now - this.sentMs);
+  }
+
+  #done(outcome: AttemptOutcome): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.exchange.close();
+    this.#end.ended(outcome);
+  }
+
+  #threw(error: unknown): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.exchange.abort(error);
+    if (this.#headCame) this.#call?.destroy(error instanceof Error ? error : new Error(String(error)));
+    this.exchange.close();
+    this.#end.threw(error);
   }
 }
 

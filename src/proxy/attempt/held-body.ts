@@ -17,15 +17,20 @@ export type HeldBody =
  * more; past either bound the body stays usable (paused) for the caller to stream on.
  */
 export function holdBody(body: BodyFeed, maxBytes: number, reservation: HeldReservation): Promise<HeldBody> {
-  return new Promise((resolve) => readHeld(body, maxBytes, reservation, resolve));
+  return new Promise((onHeld) => readHeld(body, maxBytes, reservation, { onHeld }));
+}
+
+/** What is told the end of a held read, once. */
+export interface HeldListener {
+  onHeld(held: HeldBody): void;
 }
 
 /**
- * The same read, its end told to `onHeld` (once) straight from the body's producer: for a caller
- * that answers through a promise of its own (hold-json.ts), not a second one chained on this.
+ * The same read, its end told to `listener` (once) straight from the body's producer: for a caller
+ * driven by the producer's callbacks (forward.ts), with no promise between.
  */
-export function readHeld(body: BodyFeed, maxBytes: number, reservation: HeldReservation, onHeld: (held: HeldBody) => void): void {
-  body.attach(new HeldRead(body, maxBytes, reservation, onHeld));
+export function readHeld(body: BodyFeed, maxBytes: number, reservation: HeldReservation, listener: HeldListener): void {
+  body.attach(new HeldRead(body, maxBytes, reservation, listener));
 }
 
 class HeldRead implements BodySink {
@@ -36,10 +41,10 @@ class HeldRead implements BodySink {
   #chunks: Buffer[] | undefined;
   #total = 0;
   #settled = false;
-  readonly #onHeld: (held: HeldBody) => void;
+  readonly #listener: HeldListener;
 
-  constructor(body: BodyFeed, maxBytes: number, reservation: HeldReservation, onHeld: (held: HeldBody) => void) {
-    this.#onHeld = onHeld;
+  constructor(body: BodyFeed, maxBytes: number, reservation: HeldReservation, listener: HeldListener) {
+    this.#listener = listener;
     this.#body = body;
     this.#maxBytes = maxBytes;
     this.#reservation = reservation;
@@ -69,7 +74,7 @@ class HeldRead implements BodySink {
   #settle(held: HeldBody): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.#onHeld(held);
+    this.#listener.onHeld(held);
   }
 }
 

@@ -24,21 +24,42 @@ export class HeldBytesBudget {
   }
 
   open(): HeldReservation {
-    let mine = 0;
-    let released = false;
-    return {
-      take: (bytes) => {
-        if (released || this.#held + bytes > this.#limit()) return false;
-        this.#held += bytes;
-        mine += bytes;
-        return true;
-      },
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#held -= mine;
-        mine = 0;
-      },
-    };
+    return new Reservation(this);
+  }
+
+  /** For a reservation: `bytes` more held, if the limit allows. */
+  reserve(bytes: number): boolean {
+    if (this.#held + bytes > this.#limit()) return false;
+    this.#held += bytes;
+    return true;
+  }
+
+  /** For a reservation: `bytes` it held are free again. */
+  unreserve(bytes: number): void {
+    this.#held -= bytes;
+  }
+}
+
+/** One answer's reservation: one object, its methods shared (no closures per answer). */
+class Reservation implements HeldReservation {
+  readonly #budget: HeldBytesBudget;
+  #mine = 0;
+  #released = false;
+
+  constructor(budget: HeldBytesBudget) {
+    this.#budget = budget;
+  }
+
+  take(bytes: number): boolean {
+    if (this.#released || !this.#budget.reserve(bytes)) return false;
+    this.#mine += bytes;
+    return true;
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#budget.unreserve(this.#mine);
+    this.#mine = 0;
   }
 }

@@ -1,30 +1,22 @@
 // The strategy for a whole (non-SSE) 2xx JSON answer: hold it until it is complete and parses, so a
 // node that answers garbage or breaks off mid-body can still be failed over. Such answers arrive all
 // at once after generation, so holding them costs no latency. One bigger than the per-answer bound,
-// or than what the shared budget has left, streams through unchecked.
+// or than what the shared budget has left, streams through unchecked. The attempt (forward.ts) reads
+// the body (held-body.ts) and asks here what the held body means.
 
 import type { AttemptOutcome } from './attempt-outcome.ts';
-import { NOT_JSON, parsedJson, readHeld, type HeldBody } from './held-body.ts';
+import { NOT_JSON, parsedJson, type HeldBody } from './held-body.ts';
 import { deliverHeld, heldBodyBrokeOff } from './held-answer.ts';
 import { streamThrough } from './stream-through.ts';
-import { UsageTally } from './usage-reader.ts';
+import { wholeAnswerUsage } from './usage-reader.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 
-export function holdJson(answer: UpstreamAnswer, client: ClientSide, maxHeldBodyBytes: number): Promise<AttemptOutcome> {
-  // One promise for the strategy: the held read tells its end straight to it.
-  return new Promise((resolve, reject) => {
-    readHeld(answer.body, maxHeldBodyBytes, client.exchange.reservation, (held) => {
-      try {
-        resolve(afterHeld(answer, client, held));
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-}
-
-/** What the held body means: delivered whole, streamed on past a bound, or a failure to fail over from. */
-function afterHeld(answer: UpstreamAnswer, client: ClientSide, held: HeldBody): AttemptOutcome | Promise<AttemptOutcome> {
+/** What the held body means: delivered whole, streamed on past a bound (a promise), or a failure to fail over from. */
+export function heldJsonOutcome(
+  answer: UpstreamAnswer,
+  client: ClientSide,
+  held: HeldBody,
+): AttemptOutcome | Promise<AttemptOutcome> {
   switch (held.kind) {
     case 'failed':
       return heldBodyBrokeOff(answer.status, held.error, client.exchange);
@@ -45,9 +37,7 @@ function afterHeld(answer: UpstreamAnswer, client: ClientSide, held: HeldBody): 
           status: answer.status,
         };
       }
-      const tally = new UsageTally();
-      tally.add(parsed);
-      return deliverHeld(answer, held.bytes, client, tally.usage(undefined, 'whole'));
+      return deliverHeld(answer, held.bytes, client, wholeAnswerUsage(parsed));
     }
   }
 }

@@ -25,18 +25,25 @@ export interface PumpResult {
  * added); ends res when body ends, never on failure (the caller decides how, after `reader.flush()`).
  */
 export function pump(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader): Promise<PumpResult> {
-  const pumping = new Pump(body, res, clock, reader);
-  body.attach(pumping);
-  return pumping.result;
+  return new Promise((onPumped) => pumpTo(body, res, clock, reader, { onPumped }));
+}
+
+/** What is told, once, how the copy ended. */
+export interface PumpListener {
+  onPumped(result: PumpResult): void;
+}
+
+/** The same copy, its end told to `listener` straight from the body's producer or the response's close (no promise). */
+export function pumpTo(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader, listener: PumpListener): void {
+  body.attach(new Pump(body, res, clock, reader, listener));
 }
 
 class Pump implements BodySink {
-  readonly result: Promise<PumpResult>;
   readonly #body: BodyFeed;
   readonly #res: ServerResponse;
   readonly #clock: Clock;
   readonly #reader: AnswerReader;
-  readonly #resolve: (result: PumpResult) => void;
+  readonly #listener: PumpListener;
   readonly #onDrain: () => void;
   readonly #onResClose: () => void;
   readonly #onTickEnd: () => void;
@@ -47,10 +54,8 @@ class Pump implements BodySink {
   readonly #now: () => number;
   #settled = false;
 
-  constructor(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader) {
-    const { promise, resolve } = Promise.withResolvers<PumpResult>();
-    this.result = promise;
-    this.#resolve = resolve;
+  constructor(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader, listener: PumpListener) {
+    this.#listener = listener;
     this.#body = body;
     this.#res = res;
     this.#clock = clock;
@@ -114,6 +119,6 @@ class Pump implements BodySink {
     this.#writePending();
     this.#res.off('close', this.#onResClose);
     this.#res.off('drain', this.#onDrain);
-    this.#resolve({ ok, error, clientGone, firstByteAt: this.#firstByteAt, timing: this.#timing });
+    this.#listener.onPumped({ ok, error, clientGone, firstByteAt: this.#firstByteAt, timing: this.#timing });
   }
 }

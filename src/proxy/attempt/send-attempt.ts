@@ -1,25 +1,18 @@
-// The first phase of an attempt: send the buffered request and wait for the node's status line and
-// headers. A node that never answers is a failure another node may make good; an abort is the
-// client leaving or the total timeout, told apart by the exchange. The attempt (forward.ts) awaits
-// the call's head itself: one promise for the phase, not a layer of its own around it.
+// The first phase of an attempt: the buffered request sent (forward.ts, on an UpstreamCall), and
+// what it means when the node's status line and headers never come. A node that never answers is a
+// failure another node may make good; an abort is the client leaving or the total timeout, told
+// apart by the exchange. Only an attempt whose head never came runs this file.
 
 import type { Dispatcher } from 'undici';
 import { classify } from './attempt-result.ts';
 import type { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
-import { UpstreamCall, type UpstreamRequestLine } from './upstream-call.ts';
+import type { UpstreamRequestLine } from './upstream-call.ts';
 
 export interface UpstreamRequest extends UpstreamRequestLine {
   readonly pool: Dispatcher;
   /** routing.load_timeout when this attempt loads its model: the bound on waiting for the answer's head. */
   readonly headersTimeoutMs?: number;
-}
-
-/** Sends the request on a new call: its `head` settles with the answer's head, or rejects with why none came (see `unanswered`). */
-export function sendAttempt(request: UpstreamRequest, exchange: AttemptExchange): UpstreamCall {
-  const call = new UpstreamCall(exchange);
-  call.send(request.pool, request);
-  return call;
 }
 
 /** What an attempt whose head never came (`error`: why, as the call rejected it or sending threw) means. */

@@ -1,6 +1,7 @@
 // One request to a node on undici's dispatch API (the v7+ handler: onRequestStart, onResponseStart,
 // onResponseData, onResponseEnd, onResponseError). Instead of `Pool.request`, which wraps every
-// answer in a Readable and a promise chain, the handler hands the head to the attempt and then
+// answer in a Readable and a promise chain, the handler tells the attempt the head (a callback, no
+// promise: the attempt runs on from undici's own call) and then
 // pushes the body's chunks straight to the strategy reading them (body-feed.ts); the reader's pause
 // pauses the parser on the node's socket. The attempt's abort signal (client gone, total timeout,
 // load timeout) aborts the request wherever it is: waiting in the connection gate (the interceptor in
@@ -26,28 +27,29 @@ export interface UpstreamRequestLine {
   readonly body: Buffer;
 }
 
+/** What is told how the head went, once: it came (its body follows through the call), or none came and why. */
+export interface HeadListener {
+  onHead(status: number, headers: UpstreamHead['headers']): void;
+  onNoHead(error: Error): void;
+}
+
 /** undici's own dispatch options plus the signal the connection gate reads (gated-pool.ts). */
 type GatedDispatchOptions = Dispatcher.DispatchOptions & { readonly signal: AbortSignal };
 
 export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler {
-  /** Settles with the answer's head, or with why none came. */
-  readonly head: Promise<UpstreamHead>;
   readonly #abort: AbortSource;
   readonly #signal: AbortSignal;
-  #resolveHead: (head: UpstreamHead) => void;
-  #rejectHead: (error: Error) => void;
+  /** Told the head, or why none came. */
+  readonly #listener: HeadListener;
   #controller: Dispatcher.DispatchController | undefined;
   /** Takes the request out of undici's queue while it waits for a connection. */
   #cancelQueued: ((reason: Error) => void) | undefined;
   #headSettled = false;
   #finished = false;
 
-  constructor(abort: AbortSource) {
+  constructor(abort: AbortSource, listener: HeadListener) {
     super();
-    const { promise, resolve, reject } = Promise.withResolvers<UpstreamHead>();
-    this.head = promise;
-    this.#resolveHead = resolve;
-    this.#rejectHead = reject;
+    this.#listener = listener;
     this.#abort = abort;
     this.#signal = abort.signal;
   }
@@ -109,7 +111,7 @@ export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler
     // An interim answer (103 Early Hints) precedes the real one, as undici's request API skips it.
     if (status < 200) return;
     this.#headSettled = true;
-    this.#resolveHead({ status, headers });
+    this.#listener.onHead(status, headers);
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -126,7 +128,7 @@ export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler
     if (this.#headSettled) this.pushError(error);
     else {
       this.#headSettled = true;
-      this.#rejectHead(error);
+      this.#listener.onNoHead(error);
     }
   }
 

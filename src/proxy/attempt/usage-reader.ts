@@ -94,6 +94,14 @@ export function statedUsage(value: unknown): StatedUsage | undefined {
   return undefined;
 }
 
+/** What a whole answer (one parsed JSON body) states it used: the tally of that one value, with no tally kept. */
+export function wholeAnswerUsage(value: unknown): AnswerUsage | undefined {
+  const stated = statedUsage(value);
+  return stated === undefined
+    ? undefined
+    : { promptTokens: stated.promptTokens, completionTokens: stated.completionTokens, counted: 'usage' };
+}
+
 /** Folds what the values of one answer state, in order: a later statement of a field wins. */
 export class UsageTally {
   #prompt: number | undefined;

@@ -3,6 +3,7 @@
 // attempt goes the same way: prepare the call (a site's is signed), send it with the one attempt
 // strategy (forward.ts), release the target, let it conclude (feedback, and what the outcome
 // means), then either finish the report or fail over with what was learned (failover-state.ts).
+// The loop is driven by the attempts' callbacks: one promise per request, for its end.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
@@ -11,12 +12,12 @@ import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import { attemptEvent } from './attempt-feedback.ts';
 import { afterFailure, withFailure, type FailoverState } from './failover-state.ts';
-import { forwardAttempt } from '../attempt/forward.ts';
+import { startAttempt, type AttemptEnd, type AttemptInput } from '../attempt/forward.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import type { Finish, RequestObserver } from '../request/request-report.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
-import type { Prepared, Target, TargetFailure } from './target.ts';
+import type { Prepared, Target, TargetCall, TargetFailure } from './target.ts';
 
 /** The request as every target source sees it. */
 export interface RequestAsk {
@@ -77,49 +78,181 @@ export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unse
 /** The one answered end (it carries nothing of its request). */
 const ANSWERED: FailoverEnd = Object.freeze({ kind: 'answered' });
 
-export async function runFailover(
+/**
+ * Runs the loop to its end: one promise for the whole request. Each attempt is driven by its own
+ * callbacks (forward.ts, startAttempt) and tells its end to the run; only a source that must wait
+ * (a queued admission) or a target whose call is prepared asynchronously (a signed site call) adds
+ * a promise of its own.
+ */
+export function runFailover(
   sources: readonly TargetSource[],
   setting: AttemptSetting,
   initial: FailoverState,
 ): Promise<FailoverEnd> {
-  let state = initial;
-  let attempts = 0;
-  // An index loop: no entries() pair per source, and the later sources sliced only when a 5xx asks.
-  for (let index = 0; index < sources.length; index += 1) {
-    const source = sources[index] as TargetSource;
-    for (;;) {
-      const asked = source.next(state);
-      const next = asked instanceof Promise ? await asked : asked;
-      if (next.kind === 'none') {
-        if (next.failure !== undefined) state = withFailure(state, next.failure);
-        if (next.stop) return { kind: 'unserved', state };
-        break;
+  return new Promise((resolve, reject) => new FailoverRun(sources, setting, initial, resolve, reject).ask());
+}
+
+/** One request's run over the sources: the state learned so far, and the attempt under way. */
+class FailoverRun implements AttemptEnd {
+  readonly #sources: readonly TargetSource[];
+  readonly #setting: AttemptSetting;
+  readonly #resolve: (end: FailoverEnd) => void;
+  readonly #reject: (error: unknown) => void;
+  #state: FailoverState;
+  /** The source asked now. */
+  #index = 0;
+  #attempts = 0;
+  /** The attempt under way: its target, the state it was sent with, and what watches it. */
+  #target: Target | undefined;
+  #sentState: FailoverState;
+  #traced: TracedAttempt | undefined;
+  /** An attempt is under way: its end is told once. */
+  #sending = false;
+  /** Asked by the attempt, only on a 5xx: one function per run, reading the attempt under way. */
+  readonly #canFailOver = (): boolean =>
+    mayFailOver(this.#target as Target, this.#sources.slice(this.#index + 1), this.#sentState);
+
+  constructor(
+    sources: readonly TargetSource[],
+    setting: AttemptSetting,
+    initial: FailoverState,
+    resolve: (end: FailoverEnd) => void,
+    reject: (error: unknown) => void,
+  ) {
+    this.#sources = sources;
+    this.#setting = setting;
+    this.#state = initial;
+    this.#sentState = initial;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** Asks the sources, from the current one, until one gives a target (sent) or none is left. */
+  ask(): void {
+    try {
+      while (this.#index < this.#sources.length) {
+        const asked = (this.#sources[this.#index] as TargetSource).next(this.#state);
+        if (asked instanceof Promise) {
+          asked.then(
+            (next) => this.#answered(next),
+            (error: unknown) => this.#reject(error),
+          );
+          return;
+        }
+        if (!this.#took(asked)) return;
       }
-      const { target } = next;
-      setting.onAttempt(target);
-      const stateNow = state;
-      const canFailOver = (): boolean => mayFailOver(target, sources.slice(index + 1), stateNow);
-      attempts += 1;
-      const traced: TracedAttempt | undefined =
-        setting.observer === undefined ? undefined : { observer: setting.observer, index: attempts };
-      let outcome: AttemptOutcome;
-      try {
-        const sending = attempt(target, canFailOver, setting, traced, stateNow.routeRequest);
-        outcome = sending instanceof Promise ? await sending : sending;
-      } finally {
-        target.release();
-      }
-      setting.onConcluded?.(target, outcome);
-      const verdict = target.conclude(outcome);
-      traced?.attempt?.end(attemptEnd(outcome, verdict.next === 'fail_over'));
-      if (verdict.next === 'answered') {
-        setting.finish(target.label, verdict.status, verdict.figures);
-        return ANSWERED;
-      }
-      state = afterFailure(state, verdict);
+      this.#resolve({ kind: 'unserved', state: this.#state });
+    } catch (error) {
+      this.#reject(error);
     }
   }
-  return { kind: 'unserved', state };
+
+  /** A source that waited has answered. */
+  #answered(next: NextTarget): void {
+    try {
+      if (this.#took(next)) this.ask();
+    } catch (error) {
+      this.#reject(error);
+    }
+  }
+
+  /** What a source gave: a target is sent; none moves on to the next source (true), or ends the run. */
+  #took(next: NextTarget): boolean {
+    if (next.kind === 'none') {
+      if (next.failure !== undefined) this.#state = withFailure(this.#state, next.failure);
+      if (next.stop) {
+        this.#resolve({ kind: 'unserved', state: this.#state });
+        return false;
+      }
+      this.#index += 1;
+      return true;
+    }
+    this.#send(next.target);
+    return false;
+  }
+
+  /** Prepares the call and sends it; the attempt tells its end (`ended` or `threw`). */
+  #send(target: Target): void {
+    const setting = this.#setting;
+    setting.onAttempt(target);
+    this.#target = target;
+    this.#sentState = this.#state;
+    this.#attempts += 1;
+    this.#traced = setting.observer === undefined ? undefined : { observer: setting.observer, index: this.#attempts };
+    this.#sending = true;
+    try {
+      const preparing = target.prepare();
+      if (preparing instanceof Promise) {
+        preparing.then(
+          (prepared) => this.#sendPrepared(prepared),
+          (error: unknown) => this.threw(error),
+        );
+      } else this.#sendPrepared(preparing);
+    } catch (error) {
+      this.threw(error);
+    }
+  }
+
+  #sendPrepared(prepared: Prepared): void {
+    try {
+      const target = this.#target as Target;
+      const traced = this.#traced;
+      if (traced !== undefined) {
+        traced.attempt = traced.observer.attempt({
+          kind: target.id.kind,
+          name: target.id.kind === 'node' ? target.id.name : target.id.id,
+          url: target.url,
+          index: traced.index,
+        });
+      }
+      if (prepared.kind === 'unsendable') this.ended(prepared.outcome);
+      else
+        startAttempt(
+          attemptInput(prepared.call, target, this.#canFailOver, this.#setting, traced, this.#sentState.routeRequest),
+          this,
+        );
+    } catch (error) {
+      this.threw(error);
+    }
+  }
+
+  /** The attempt's end: the target is released and concludes; the request is answered, or fails over to the next target. */
+  ended(outcome: AttemptOutcome): void {
+    if (!this.#sending) return;
+    this.#sending = false;
+    const target = this.#target as Target;
+    const setting = this.#setting;
+    try {
+      target.release();
+      setting.onConcluded?.(target, outcome);
+      const verdict = target.conclude(outcome);
+      this.#traced?.attempt?.end(attemptEnd(outcome, verdict.next === 'fail_over'));
+      if (verdict.next === 'answered') {
+        setting.finish(target.label, verdict.status, verdict.figures);
+        this.#resolve(ANSWERED);
+        return;
+      }
+      this.#state = afterFailure(this.#state, verdict);
+    } catch (error) {
+      this.#reject(error);
+      return;
+    }
+    // The next target is asked for outside the call that ended this attempt (undici's own, often).
+    queueMicrotask(() => this.ask());
+  }
+
+  /** The attempt threw: its target is released, and the run rejects with the error. */
+  threw(error: unknown): void {
+    if (!this.#sending) return;
+    this.#sending = false;
+    try {
+      (this.#target as Target).release();
+    } catch (releasing) {
+      this.#reject(releasing);
+      return;
+    }
+    this.#reject(error);
+  }
 }
 
 /**
@@ -138,47 +271,23 @@ interface TracedAttempt {
 }
 
 /**
- * Prepares the call and sends it: the attempt's own promise (forward.ts), no layer around it; the
- * loop releases the target when it is over. `route`: the request as sized (its prompt and answer
+ * The attempt's input for a prepared call. `route`: the request as sized (its prompt and answer
  * sizes are charged, estimated, for a node left working by its client).
  */
-function attempt(
+function attemptInput(
+  call: TargetCall,
   target: Target,
   canFailOver: () => boolean,
   setting: AttemptSetting,
   traced: TracedAttempt | undefined,
   route: RouteRequest,
-): AttemptOutcome | Promise<AttemptOutcome> {
-  const preparing = target.prepare();
-  return preparing instanceof Promise
-    ? preparing.then((prepared) => send(prepared, target, canFailOver, setting, traced, route))
-    : send(preparing, target, canFailOver, setting, traced, route);
-}
-
-function send(
-  prepared: Prepared,
-  target: Target,
-  canFailOver: () => boolean,
-  setting: AttemptSetting,
-  traced: TracedAttempt | undefined,
-  route: RouteRequest,
-): AttemptOutcome | Promise<AttemptOutcome> {
-  if (traced !== undefined) {
-    traced.attempt = traced.observer.attempt({
-      kind: target.id.kind,
-      name: target.id.kind === 'node' ? target.id.name : target.id.id,
-      url: target.url,
-      index: traced.index,
-    });
-  }
-  if (prepared.kind === 'unsendable') return prepared.outcome;
+): AttemptInput {
   // The attempt's trace context replaces the client's: the node's (or site's) spans are its children.
   const trace = traced?.attempt?.headers;
-  const { call } = prepared;
   const choices = call.speed?.choices ?? 1;
   // Every member named, none spread: one literal of one shape for every target (a spread followed
   // by members defines each of them through the runtime, per attempt).
-  return forwardAttempt({
+  return {
     pool: call.pool,
     path: call.path,
     headers: trace === undefined ? call.headers : { ...call.headers, ...trace },
@@ -203,7 +312,7 @@ function send(
     clock: setting.clock,
     maxHeldBodyBytes: setting.maxHeldBodyBytes,
     heldBudget: setting.heldBudget,
-  });
+  };
 }
 
 /** What an attempt's span records of its outcome. */

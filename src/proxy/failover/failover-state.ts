@@ -19,8 +19,11 @@ export interface FailoverState {
   readonly loadTimedOut: boolean;
 }
 
+/** No failure yet: one frozen list for every request (a failure makes a new list: afterFailure). */
+const NO_FAILURES: readonly TargetFailure[] = Object.freeze([]);
+
 export function startFailover(routeRequest: RouteRequest): FailoverState {
-  return { routeRequest, triedSites: new Set(), failures: [], lastRefusal: undefined, loadTimedOut: false };
+  return { routeRequest, triedSites: new Set(), failures: NO_FAILURES, lastRefusal: undefined, loadTimedOut: false };
 }
 
 type FailOver = Extract<AttemptVerdict, { next: 'fail_over' }>;

@@ -26,7 +26,7 @@ import { learnFromAnswer } from '../request/size-prompt.ts';
 import { knownRate, speedLesson } from '../request/node-speed.ts';
 import { requestedChoices } from '../request/prompt-size.ts';
 import { UsageAsk } from '../request/usage-ask.ts';
-import type { AttemptVerdict, Prepared, Target, TargetId } from './target.ts';
+import type { AttemptVerdict, Prepared, Target, TargetCall, TargetId } from './target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 
 export interface NodeTargetDeps {
@@ -183,13 +183,15 @@ class NodeTarget implements Target {
       requestId: ask.requestId,
       clientAddress: ask.req.socket.remoteAddress,
     });
-    const extraResponseHeaders = {
+    const extraResponseHeaders: Record<string, string> = {
       'x-switchyard-node': node.name,
       'x-switchyard-route': `${admission.route.policy}; ${admission.route.reason}`,
       'x-request-id': ask.requestId,
-      ...truncationWarning(this.#routeRequest, view),
     };
-    const call = {
+    const warning = truncationWarning(this.#routeRequest, view);
+    if (warning !== undefined) extraResponseHeaders['x-switchyard-context'] = warning;
+    // Every member named, none spread: one literal of one shape per attempt.
+    const call: TargetCall = {
       pool: this.#deps.pools.get(node),
       path: nodePathPrefix(node.url) + endpoint,
       headers,
@@ -202,7 +204,8 @@ class NodeTarget implements Target {
         rate: knownRate(view, resolved.model, this.#deps.clock.now()),
         choices: requestedChoices(endpoint, resolved.json),
       },
-      ...asked,
+      body: asked?.body,
+      usageAsked: asked?.usageAsked,
     };
     return { kind: 'send', call };
   }
@@ -223,8 +226,13 @@ class NodeTarget implements Target {
     const node = view.spec;
     const routeRequest = this.#routeRequest;
     this.#admission.load?.settle(loadOutcomeOf(outcome));
-    const feedback = judgeNodeAttempt(node.name, outcome, (meaning) =>
-      judgeOverflowRefusal(overflowFacts(view, routeRequest, { endpoint, json: resolved.json }, meaning)),
+    // The overflow judgement is asked only of a refusal: no closure for an answer.
+    const feedback = judgeNodeAttempt(
+      node.name,
+      outcome,
+      outcome.kind === 'refused'
+        ? (meaning) => judgeOverflowRefusal(overflowFacts(view, routeRequest, { endpoint, json: resolved.json }, meaning))
+        : notARefusal,
     );
     const { event } = feedback;
     deps.events.emit('proxy:attempt', {
@@ -248,12 +256,15 @@ class NodeTarget implements Target {
   }
 }
 
-/** `x-switchyard-context` when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */
-function truncationWarning(request: RouteRequest, node: NodeView): Record<string, string> {
+/** The overflow judgement of an outcome that is no refusal: never asked. */
+function notARefusal(): never {
+  throw new Error('only a refusal is judged for overflow');
+}
+
+/** `x-switchyard-context`'s value when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */
+function truncationWarning(request: RouteRequest, node: NodeView): string | undefined {
   const ctx = mayTruncateAt(request, node);
   return ctx === undefined
-    ? {}
-    : {
-        'x-switchyard-context': `may-truncate; prompt ${request.minPromptTokens ?? request.promptTokens}-${request.promptTokens} tokens; context ${ctx}`,
-      };
+    ? undefined
+    : `may-truncate; prompt ${request.minPromptTokens ?? request.promptTokens}-${request.promptTokens} tokens; context ${ctx}`;
 }

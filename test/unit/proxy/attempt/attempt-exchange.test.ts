@@ -7,7 +7,8 @@ import { Dispatcher } from 'undici';
 import { ManualClock } from '#src/core/clock.ts';
 import { AttemptExchange } from '#src/proxy/attempt/attempt-exchange.ts';
 import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
-import { sendAttempt, unanswered } from '#src/proxy/attempt/send-attempt.ts';
+import { unanswered } from '#src/proxy/attempt/send-attempt.ts';
+import { UpstreamCall } from '#src/proxy/attempt/upstream-call.ts';
 
 function response(): ServerResponse {
   return new ServerResponse(new IncomingMessage(new Socket()));
@@ -113,12 +114,13 @@ test("the attempt's call is told of the abort by the exchange: no EventTarget li
   const exchange = new AttemptExchange(response(), new ManualClock(), 0, new HeldBytesBudget(() => 100));
   const pool = new SilentPool();
   const request = { pool, path: '/v1/chat/completions', headers: {}, body: Buffer.alloc(0) };
-  const call = sendAttempt(request, exchange);
+  const { promise: head, resolve, reject } = Promise.withResolvers<unknown>();
+  new UpstreamCall(exchange, { onHead: resolve, onNoHead: reject }).send(pool, request);
   assert.equal(getEventListeners(exchange.signal, 'abort').length, 0);
   const reason = new Error('client closed the connection');
   exchange.abort(reason);
   assert.equal(pool.aborted, reason, 'the request under way is aborted with the reason');
-  const why = await call.head.then(
+  const why = await head.then(
     () => assert.fail('no head came'),
     (error: unknown) => error,
   );

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import type { BodySink } from '#src/proxy/attempt/body-feed.ts';
 import { signalSource } from '#src/proxy/attempt/abort-source.ts';
-import { UpstreamCall } from '#src/proxy/attempt/upstream-call.ts';
+import type { AbortSource } from '#src/proxy/attempt/abort-source.ts';
+import { UpstreamCall, type UpstreamHead } from '#src/proxy/attempt/upstream-call.ts';
 
 let server: Server;
 let origin: string;
@@ -49,17 +50,24 @@ function read(call: UpstreamCall): Promise<string> {
   });
 }
 
+/** A call sent on `pool`, its head (told to a listener: the attempt's, in forward.ts) as a promise. */
+function sent(abort: AbortSource, pool: Pool, path: string): { call: UpstreamCall; head: Promise<UpstreamHead> } {
+  const { promise, resolve, reject } = Promise.withResolvers<UpstreamHead>();
+  const call = new UpstreamCall(abort, { onHead: (status, headers) => resolve({ status, headers }), onNoHead: reject });
+  call.send(pool, line(path));
+  return { call, head: promise };
+}
+
 const line = (path: string) => ({ path, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
 
 for (const path of ['/json', '/hints']) {
   test(`the head and the whole body come through the handler (${path})`, async () => {
     const pool = new Pool(origin);
     try {
-      const call = new UpstreamCall(signalSource(new AbortController().signal));
-      call.send(pool, line(path));
-      const head = await call.head;
-      assert.equal(head.status, 200);
-      assert.equal(head.headers['x-node'], 'n1');
+      const { call, head } = sent(signalSource(new AbortController().signal), pool, path);
+      const answered = await head;
+      assert.equal(answered.status, 200);
+      assert.equal(answered.headers['x-node'], 'n1');
       assert.equal(await read(call), '{"ok":true}');
     } finally {
       await pool.close();
@@ -72,9 +80,8 @@ test('an abort before sending fails the head at once, and nothing is sent', asyn
   try {
     const controller = new AbortController();
     controller.abort(new Error('client left'));
-    const call = new UpstreamCall(signalSource(controller.signal));
-    call.send(pool, line('/json'));
-    await assert.rejects(call.head, /client left/);
+    const { head } = sent(signalSource(controller.signal), pool, '/json');
+    await assert.rejects(head, /client left/);
     assert.equal(pool.stats.connected, 0);
   } finally {
     await pool.close();
@@ -88,10 +95,9 @@ test('an abort while the request waits for its connection takes it out of the qu
   });
   try {
     const controller = new AbortController();
-    const call = new UpstreamCall(signalSource(controller.signal));
-    call.send(pool, line('/json'));
+    const { head } = sent(signalSource(controller.signal), pool, '/json');
     controller.abort(new Error('client left'));
-    await assert.rejects(call.head, /client left/);
+    await assert.rejects(head, /client left/);
     assert.equal(pool.stats.pending, 0);
   } finally {
     await pool.destroy();
@@ -102,9 +108,8 @@ test('an abort mid-answer reaches the reader as the body failure', async () => {
   const pool = new Pool(origin);
   try {
     const controller = new AbortController();
-    const call = new UpstreamCall(signalSource(controller.signal));
-    call.send(pool, line('/hold'));
-    assert.equal((await call.head).status, 200);
+    const { call, head } = sent(signalSource(controller.signal), pool, '/hold');
+    assert.equal((await head).status, 200);
     const body = read(call);
     controller.abort(new Error('total timeout'));
     await assert.rejects(body, /total timeout/);
