@@ -2,49 +2,62 @@
 // bytes are replayed upstream on failover). Time is bounded by the server's requestTimeout.
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { badRequest, bodyTooLarge } from '#src/core/errors.ts';
+import { badRequest, bodyTooLarge, type GatewayError } from '#src/core/errors.ts';
 
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** Where a body read through callbacks goes: all of it, or why it could not be read; told once. */
+export interface BodySink {
+  bodyRead(raw: Buffer): void;
+  bodyFailed(error: GatewayError): void;
+}
+
+/** Reads the body into `sink` (no promise): at once when its declared length is already too large. */
+export function readBodyInto(req: IncomingMessage, maxBytes: number, sink: BodySink): void {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer): void => {
-      total += chunk.length;
-      if (total > maxBytes) {
-        cleanup();
-        req.resume();
-        reject(bodyTooLarge(maxBytes));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
+  if (declared !== undefined && Number(declared) > maxBytes) {
+    sink.bodyFailed(bodyTooLarge(maxBytes));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const cleanup = (): void => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+    req.off('close', onClose);
+  };
+  const onData = (chunk: Buffer): void => {
+    total += chunk.length;
+    if (total > maxBytes) {
       cleanup();
-      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, total));
-    };
-    const onError = (error: Error): void => {
+      req.resume();
+      sink.bodyFailed(bodyTooLarge(maxBytes));
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => {
+    cleanup();
+    sink.bodyRead(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, total));
+  };
+  const onError = (error: Error): void => {
+    cleanup();
+    sink.bodyFailed(badRequest(`could not read the request body: ${error.message}`));
+  };
+  const onClose = (): void => {
+    if (!req.complete) {
       cleanup();
-      reject(badRequest(`could not read the request body: ${error.message}`));
-    };
-    const onClose = (): void => {
-      if (!req.complete) {
-        cleanup();
-        reject(badRequest('the client closed the connection before sending the whole body'));
-      }
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
+      sink.bodyFailed(badRequest('the client closed the connection before sending the whole body'));
+    }
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onError);
+  req.on('close', onClose);
+}
+
+/** The body, read as a promise (the admin routes'). */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => readBodyInto(req, maxBytes, { bodyRead: resolve, bodyFailed: reject }));
 }
 
 /** Largest refused remainder read and thrown away so the client can read its 413 (see below). */
