@@ -134,8 +134,9 @@ export class GatewayParts {
       filters: defaultFilters(),
       policy: this.#policies,
       effects: {
-        snapshot: () => this.registry.snapshot(),
-        claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
+        // The registry's own methods, bound once: no wrapper of this file's runs per request.
+        snapshot: this.registry.snapshot.bind(this.registry),
+        claim: this.registry.claim.bind(this.registry),
         refreshListings: (nodes) => this.#loops.refresh(nodes),
         wake: (node, reason) => this.#detach(this.#wakes.wake(node, reason), 'wake'),
         notify: (notice) => publishNotice(noticeSinks, notice),

@@ -120,10 +120,10 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       admission: ports.admission,
       pools,
       events,
-      settings: () => settings,
+      settings,
       heldBudget,
       modelLabel: host.modelLabel,
-      newRequestId: host.newRequestId ?? (() => randomUUID()),
+      newRequestId: host.newRequestId ?? randomUUID,
       hooks: requestHooksOf(features),
     };
     const publicTable = publicEndpoints({
@@ -161,6 +161,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       const features = featureSetOf(next) === featureSetOf(config) ? undefined : requestFeaturesFor(next, ports, featureHost);
       config = next;
       settings = requestSettings(next);
+      built.inference.settings = settings;
       // A reload that adds or drops the client keys rebuilds the table over the new feature list.
       if (features !== undefined) {
         built = build(features);

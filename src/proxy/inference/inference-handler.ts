@@ -108,7 +108,7 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   constructor(deps: InferenceDeps, endpoint: InferenceEndpoint, req: IncomingMessage, res: ServerResponse, caller: Caller) {
     super();
     const report = reportFor(deps, endpoint, req, caller);
-    const settings = deps.settings();
+    const settings = deps.settings;
     this.#deps = deps;
     this.#caller = caller;
     this.#report = report;

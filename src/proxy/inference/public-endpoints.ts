@@ -86,7 +86,7 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     subtree(MODEL_PATH_PREFIX),
     keyed((_req, res, url, caller) => {
       const id = modelIdOf(url.pathname);
-      const aliases = deps.inference.settings().catalog.aliases;
+      const aliases = deps.inference.settings.catalog.aliases;
       const found =
         typeof id === 'string'
           ? retrieveModel(fleetList(caller ?? OPEN_CALLER).data, id, (name) =>
