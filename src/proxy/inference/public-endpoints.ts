@@ -39,8 +39,8 @@ export interface PublicEndpointDeps {
   readonly fleet: Pick<FleetView, 'views' | 'freshViews'>;
   /** The models the config declares, listed by /v1/models even before a node reports them. */
   readonly configuredModels: () => readonly ModelSpec[];
-  /** `[server] cors_origins`: the browser origins allowed to call these endpoints. */
-  readonly corsOrigins: () => CorsOrigins;
+  /** `[server] cors_origins`: the browser origins allowed to call these endpoints (a change rebuilds the table). */
+  readonly corsOrigins: CorsOrigins;
   readonly inference: InferenceDeps;
   /** The plane's request features, in order (plane/request-features.ts): later ones wrap earlier ones. */
   readonly features: readonly RequestFeature[];
