@@ -103,11 +103,8 @@ export class GatewayParts {
     this.#parts = Object.assign({}, ...this.#features.map((feature) => feature.parts ?? {})) as Partial<FeatureParts>;
     this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
     this.#settings = requestSettings(options.config);
-    this.#modelNames = new ModelNames(
-      () => this.#config,
-      () => this.registry.views(),
-      this.#parts.remoteSites,
-    );
+    // The config told on reload, the registry read itself: nothing of this file runs per request.
+    this.#modelNames = new ModelNames(options.config, this.registry, this.#parts.remoteSites);
     const ledger = this.#parts.ledger;
     this.#metrics = new GatewayMetrics({
       registryEvents: this.#registryEvents,
@@ -326,6 +323,7 @@ export class GatewayParts {
     // One diff, one verdict per node: every component acts on the same change.
     const change = diffConfig(previous, next);
     this.#config = next;
+    this.#modelNames.reconfigure(next);
     this.#settings = requestSettings(next);
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
