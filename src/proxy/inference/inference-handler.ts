@@ -133,12 +133,25 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
 
   /** The body is read: the rest of the spine, a failure of any step answered as the server's 500. */
   bodyRead(raw: Buffer): void {
-    this.#follow(() => this.#fromBody(raw));
+    let waiting: Step;
+    try {
+      waiting = this.#fromBody(raw);
+    } catch (error) {
+      this.failedInternally(error);
+      return;
+    }
+    this.#follow(waiting);
   }
 
   /** The body could not be read (too large, cut, too slow): refused. */
   bodyFailed(error: GatewayError): void {
-    this.#follow(() => bodyRefused(this.req, this.res, this.settings, error, this.#fail()));
+    try {
+      bodyRefused(this.req, this.res, this.settings, error, this.#fail());
+    } catch (thrown) {
+      this.failedInternally(thrown);
+      return;
+    }
+    this.answered();
   }
 
   /**
@@ -165,15 +178,8 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     noteConcluded(this.#report, target, outcome);
   }
 
-  /** Runs a step: answered when it is done, or when the promise it goes on from settles. */
-  #follow(step: () => Step | void): void {
-    let waiting: Step | void;
-    try {
-      waiting = step();
-    } catch (error) {
-      this.failedInternally(error);
-      return;
-    }
+  /** Answered when the step is done, or when the promise it goes on from settles. */
+  #follow(waiting: Step): void {
     if (waiting === undefined) this.answered();
     else
       waiting.then(
