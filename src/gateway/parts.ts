@@ -103,11 +103,8 @@ export class GatewayParts {
     this.#parts = Object.assign({}, ...this.#features.map((feature) => feature.parts ?? {})) as Partial<FeatureParts>;
     this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
     this.#settings = requestSettings(options.config);
-    this.#modelNames = new ModelNames(
-      () => this.#config,
-      () => this.registry.views(),
-      this.#parts.remoteSites,
-    );
+    // The config told on reload, the registry read itself: nothing of this file runs per request.
+    this.#modelNames = new ModelNames(options.config, this.registry, this.#parts.remoteSites);
     this.#metrics = new GatewayMetrics({
       registryEvents: this.#registryEvents,
       proxyEvents: this.proxyEvents,
@@ -129,8 +126,9 @@ export class GatewayParts {
       filters: defaultFilters(),
       policy: this.#policies,
       effects: {
-        snapshot: () => this.registry.snapshot(),
-        claim: (node, model, tokens) => this.registry.claim(node, model, tokens),
+        // The registry's own methods, bound once: no wrapper of this file's runs per request.
+        snapshot: this.registry.snapshot.bind(this.registry),
+        claim: this.registry.claim.bind(this.registry),
         refreshListings: (nodes) => this.#loops.refresh(nodes),
         wake: (node, reason) => this.#detach(this.#wakes.wake(node, reason), 'wake'),
         notify: (notice) => publishNotice(noticeSinks, notice),
@@ -323,6 +321,7 @@ export class GatewayParts {
     // One diff, one verdict per node: every component acts on the same change.
     const change = diffConfig(previous, next);
     this.#config = next;
+    this.#modelNames.reconfigure(next);
     this.#settings = requestSettings(next);
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);

@@ -8,9 +8,15 @@ import type { NodeView } from '#src/nodes/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 import { ModelLabels, OTHER_MODEL_LABEL } from './model-label.ts';
 
+/** Where the node views are read (the registry itself). */
+export interface NodeViews {
+  views(): readonly NodeView[];
+}
+
 export class ModelNames {
-  readonly #config: () => GatewayConfig;
-  readonly #views: () => readonly NodeView[];
+  /** The config in force: told by the owner on reload (reconfigure), read as a field per request. */
+  #config: GatewayConfig;
+  readonly #fleet: NodeViews;
   readonly #sites: () => readonly RemoteSiteView[];
   readonly #labels: ModelLabels;
   #expected: { config: GatewayConfig | undefined; byNode: ReadonlyMap<string, readonly string[]> } = {
@@ -25,11 +31,16 @@ export class ModelNames {
     labels: new Map(),
   };
 
-  constructor(config: () => GatewayConfig, views: () => readonly NodeView[], sites: () => readonly RemoteSiteView[] = () => []) {
+  constructor(config: GatewayConfig, fleet: NodeViews, sites: () => readonly RemoteSiteView[] = () => []) {
     this.#config = config;
-    this.#views = views;
+    this.#fleet = fleet;
     this.#sites = sites;
-    this.#labels = new ModelLabels({ isPinned: (model) => config().models.available.some((m) => m.name === model) });
+    this.#labels = new ModelLabels({ isPinned: (model) => this.#config.models.available.some((m) => m.name === model) });
+  }
+
+  /** A reload replaced the config. */
+  reconfigure(config: GatewayConfig): void {
+    this.#config = config;
   }
 
   /** The bounded label of a model id as it is (metrics sources pass ids already known). */
@@ -42,8 +53,8 @@ export class ModelNames {
    * Bound to this instance: the request plane calls it per request with no wrapper between.
    */
   readonly requestLabel = (model: string): string => {
-    const config = this.#config();
-    const views = this.#views();
+    const config = this.#config;
+    const views = this.#fleet.views();
     let cache = this.#requested;
     if (cache.config !== config || cache.views !== views) {
       cache = { config, views, labels: new Map() };
@@ -61,7 +72,7 @@ export class ModelNames {
 
   /** The declared models of the node's group. */
   expectedFor(nodeName: string): readonly string[] {
-    const config = this.#config();
+    const config = this.#config;
     // Indexed once per config: the lookup runs for every discovery result of every node.
     if (this.#expected.config !== config) {
       const byGroup = new Map<string | undefined, string[]>();
@@ -72,9 +83,9 @@ export class ModelNames {
   }
 
   #isKnown(model: string): boolean {
-    const views = this.#views();
+    const views = this.#fleet.views();
     if (this.#known.views !== views) {
-      const ids = new Set(this.#config().models.available.map((m) => m.name));
+      const ids = new Set(this.#config.models.available.map((m) => m.name));
       for (const v of views) for (const m of v.discovery.models) ids.add(m.id);
       this.#known = { views, ids };
     }

@@ -21,6 +21,7 @@ import {
   publicEndpoints,
   remoteDeps,
   requestSettings,
+  sameCorsOrigins,
   UpstreamPools,
   type EndpointTable,
   type InferenceDeps,
@@ -120,23 +121,24 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       admission: ports.admission,
       pools,
       events,
-      settings: () => settings,
+      settings,
       heldBudget,
       modelLabel: host.modelLabel,
-      newRequestId: host.newRequestId ?? (() => randomUUID()),
+      newRequestId: host.newRequestId ?? randomUUID,
       hooks: requestHooksOf(features),
     };
     const publicTable = publicEndpoints({
       clock,
       fleet: ports.fleet,
       configuredModels: () => config.models.available,
-      corsOrigins: () => config.server.corsOrigins,
+      corsOrigins: config.server.corsOrigins,
       inference,
       features,
     });
     return { inference, publicTable };
   };
-  let built = build(requestFeaturesFor(config, ports, featureHost));
+  let features = requestFeaturesFor(config, ports, featureHost);
+  let built = build(features);
   let extraTable: EndpointTable | undefined;
   let table: EndpointTable | undefined;
   const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
@@ -158,11 +160,15 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       const change = diffConfig(config, next);
       pools.applyChange(change, next.upstream);
       sitePools?.applyChange(change, next.upstream);
-      const features = featureSetOf(next) === featureSetOf(config) ? undefined : requestFeaturesFor(next, ports, featureHost);
+      const refeatured = featureSetOf(next) === featureSetOf(config) ? undefined : requestFeaturesFor(next, ports, featureHost);
+      const corsChanged = !sameCorsOrigins(config.server.corsOrigins, next.server.corsOrigins);
       config = next;
       settings = requestSettings(next);
-      // A reload that adds or drops the client keys rebuilds the table over the new feature list.
-      if (features !== undefined) {
+      built.inference.settings = settings;
+      // A reload that adds or drops the client keys rebuilds the table over the new feature list;
+      // one that changes the CORS origins, over the same list.
+      if (refeatured !== undefined || corsChanged) {
+        features = refeatured ?? features;
         built = build(features);
         if (extraTable !== undefined) table = mergeTables(built.publicTable, extraTable);
       }

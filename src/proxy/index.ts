@@ -4,6 +4,7 @@ export { createHttpServer, listen, urlOf, sendJson } from './http/server.ts';
 export { TableBuilder, mergeTables, type EndpointTable, type Handler } from './http/endpoint-table.ts';
 export { publicEndpoints, INFERENCE_PATHS, type PublicEndpointDeps } from './inference/public-endpoints.ts';
 export { ActiveRequests } from './http/active-requests.ts';
+export { sameCorsOrigins } from './http/cors.ts';
 export { fleetStatus, healthHttpStatus, type FleetStatus } from './inference/fleet-status.ts';
 export { isLoopbackAddress, presentedKey, rotatingKeyCheck, unauthorized } from './http/auth.ts';
 export { UpstreamPools, type PoolFigures } from './attempt/upstream-pools.ts';

@@ -47,13 +47,13 @@ export type LocalRefusal = Extract<Admission, { kind: 'refused' }>;
 export class NodeTargets implements TargetSource {
   readonly #deps: NodeTargetDeps;
   readonly #ask: RequestAsk;
-  readonly #usageAsk: UsageAsk;
+  readonly #usageAsk: UsageAsk | undefined;
   #refusal: LocalRefusal | undefined;
 
   constructor(deps: NodeTargetDeps, ask: RequestAsk) {
     this.#deps = deps;
     this.#ask = ask;
-    this.#usageAsk = new UsageAsk(ask.endpoint, ask.resolved);
+    this.#usageAsk = ask.resolved.stream ? new UsageAsk(ask.endpoint, ask.resolved) : undefined;
   }
 
   /** Why the scheduler admitted no (further) node; undefined until it refused. */

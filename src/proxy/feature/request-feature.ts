@@ -101,7 +101,7 @@ export type CallerRoute = (
   res: ServerResponse,
   url: TargetUrl,
   caller: Caller | undefined,
-) => Promise<void> | void;
+) => PromiseLike<void> | void;
 
 /** How a route answers a request refused before its handler (a 401): the inference routes report it as a request. */
 export type RefuseRoute = (req: IncomingMessage, res: ServerResponse, url: TargetUrl, error: GatewayError) => void;

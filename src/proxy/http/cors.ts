@@ -2,7 +2,7 @@
 // their preflight (`OPTIONS` with `Access-Control-Request-Method`) answered and
 // `Access-Control-Allow-Origin` on every real answer; any other origin gets no Access-Control-*
 // header at all, and with the setting off (the default) `OPTIONS` stays 405 as on any other route.
-// The admin table is never wrapped. The policy is read per request, so a reload applies at once.
+// The admin table is never wrapped. A reload that changes the origins rebuilds the table, so it applies at once.
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { CorsOrigins } from '#src/config/index.ts';
@@ -86,28 +86,37 @@ function isOn(origins: CorsOrigins): boolean {
   return origins === '*' || origins.length > 0;
 }
 
+/** Pure: whether two settings allow the same origins (a reload that changes them rebuilds the table). */
+export function sameCorsOrigins(a: CorsOrigins, b: CorsOrigins): boolean {
+  if (a === '*' || b === '*') return a === b;
+  return a.length === b.length && a.every((origin, index) => origin === b[index]);
+}
+
 /**
- * The table with CORS: each handler first sets the answer headers for the request's origin (so
- * every answer it writes carries them, errors and streams alike), and each path answers OPTIONS.
+ * The table with CORS for `origins` (built again when a reload changes them): each handler first
+ * sets the answer headers for the request's origin (so every answer it writes carries them, errors
+ * and streams alike), and each path answers OPTIONS. Off (the default), the handlers are left as
+ * they are: nothing runs per request; OPTIONS still answers 405 as it always has.
  */
-export function withCors(table: EndpointTable, origins: () => CorsOrigins): EndpointTable {
+export function withCors(table: EndpointTable, origins: CorsOrigins): EndpointTable {
+  const on = isOn(origins);
   const out = new Map<string, ReadonlyMap<string, Handler>>();
   for (const [path, byMethod] of table) {
     const methods = [...new Set([...byMethod.keys(), ...(byMethod.has('GET') ? ['HEAD'] : []), 'OPTIONS'])];
     const wrapped = new Map<string, Handler>();
     for (const [method, handler] of byMethod) {
-      wrapped.set(method, (req, res, url) => {
-        const allowed = origins();
-        // Off (the default): no header to set, nothing to build.
-        if (isOn(allowed))
-          for (const [name, value] of Object.entries(answerCorsHeaders(allowed, header(req.headers, 'origin'))))
-            res.setHeader(name, value);
-        return handler(req, res, url);
-      });
+      wrapped.set(
+        method,
+        on
+          ? (req, res, url) => {
+              for (const [name, value] of Object.entries(answerCorsHeaders(origins, header(req.headers, 'origin'))))
+                res.setHeader(name, value);
+              return handler(req, res, url);
+            }
+          : handler,
+      );
     }
-    wrapped.set('OPTIONS', (req, res, url) =>
-      answerOptions(req, res, url, { origins: origins(), methods, others: [...byMethod.keys()] }),
-    );
+    wrapped.set('OPTIONS', (req, res, url) => answerOptions(req, res, url, { origins, methods, others: [...byMethod.keys()] }));
     out.set(path, wrapped);
   }
   return out;

@@ -4,7 +4,60 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TargetUrl } from '#src/core/request-target.ts';
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, url: TargetUrl) => Promise<void> | void;
+/** A handler answers at once (void), or returns what it is waiting on: a promise, or an Answering. */
+export type Handler = (req: IncomingMessage, res: ServerResponse, url: TargetUrl) => PromiseLike<void> | void;
+
+/**
+ * What a handler that answers through callbacks returns (the inference spine): awaitable like an
+ * async handler's promise, without one of its own. The server only asks to be told of a failure
+ * (`onFailure`, no promise); a promise is made only for one who awaits it (a forward's verification
+ * waits for the request it serves). It ends once: answered, or failed.
+ */
+export class Answering implements PromiseLike<void> {
+  #ended = false;
+  #failure: { readonly error: unknown } | undefined;
+  #onFailure: ((error: unknown) => void) | undefined;
+  #awaited: PromiseWithResolvers<void> | undefined;
+
+  /** Told of the failure (at once if it failed already); nothing is told of an answer. */
+  onFailure(listener: (error: unknown) => void): void {
+    if (this.#failure !== undefined) listener(this.#failure.error);
+    else if (!this.#ended) this.#onFailure = listener;
+  }
+
+  then<A = void, B = never>(
+    onFulfilled?: ((value: void) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): PromiseLike<A | B> {
+    this.#awaited ??= this.#promised();
+    return this.#awaited.promise.then(onFulfilled, onRejected);
+  }
+
+  /** The request is answered (or refused): its awaiters go on. */
+  protected answered(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#awaited?.resolve();
+  }
+
+  /** The handler failed: the server answers it (500, or the connection cut), as it would a rejected promise. */
+  protected failed(error: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#failure = { error };
+    const listener = this.#onFailure;
+    this.#onFailure = undefined;
+    listener?.(error);
+    this.#awaited?.reject(error);
+  }
+
+  #promised(): PromiseWithResolvers<void> {
+    const awaited = Promise.withResolvers<void>();
+    if (this.#failure !== undefined) awaited.reject(this.#failure.error);
+    else if (this.#ended) awaited.resolve();
+    return awaited;
+  }
+}
 
 /**
  * path → method → handler. A key ending in `/*` (see `subtree`) serves every path below it, e.g.

@@ -2,54 +2,66 @@
 // bytes are replayed upstream on failover). Time is bounded by the server's requestTimeout.
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { badRequest, bodyTooLarge } from '#src/core/errors.ts';
+import { badRequest, bodyTooLarge, type GatewayError } from '#src/core/errors.ts';
 
-/** `seen.bytes`: the body's size as far as known when the read fails (the declared length, else the bytes read). */
-export function readBody(req: IncomingMessage, maxBytes: number, seen?: { bytes: number }): Promise<Buffer> {
+/**
+ * Where a body read through callbacks goes: all of it, or why it could not be read; told once.
+ * `bytesSeen`: the body's size as far as known when the read failed (the declared length when that
+ * alone refused it, else the bytes read until the read stopped).
+ */
+export interface BodySink {
+  bodyRead(raw: Buffer): void;
+  bodyFailed(error: GatewayError, bytesSeen: number): void;
+}
+
+/** Reads the body into `sink` (no promise): at once when its declared length is already too large. */
+export function readBodyInto(req: IncomingMessage, maxBytes: number, sink: BodySink): void {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) {
-    if (seen !== undefined) seen.bytes = Number(declared);
-    return Promise.reject(bodyTooLarge(maxBytes));
+    sink.bodyFailed(bodyTooLarge(maxBytes), Number(declared));
+    return;
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer): void => {
-      total += chunk.length;
-      if (seen !== undefined) seen.bytes = total;
-      if (total > maxBytes) {
-        cleanup();
-        req.resume();
-        reject(bodyTooLarge(maxBytes));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const cleanup = (): void => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+    req.off('close', onClose);
+  };
+  const onData = (chunk: Buffer): void => {
+    total += chunk.length;
+    if (total > maxBytes) {
       cleanup();
-      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, total));
-    };
-    const onError = (error: Error): void => {
+      req.resume();
+      sink.bodyFailed(bodyTooLarge(maxBytes), total);
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => {
+    cleanup();
+    sink.bodyRead(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, total));
+  };
+  const onError = (error: Error): void => {
+    cleanup();
+    sink.bodyFailed(badRequest(`could not read the request body: ${error.message}`), total);
+  };
+  const onClose = (): void => {
+    if (!req.complete) {
       cleanup();
-      reject(badRequest(`could not read the request body: ${error.message}`));
-    };
-    const onClose = (): void => {
-      if (!req.complete) {
-        cleanup();
-        reject(badRequest('the client closed the connection before sending the whole body'));
-      }
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
+      sink.bodyFailed(badRequest('the client closed the connection before sending the whole body'), total);
+    }
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onError);
+  req.on('close', onClose);
+}
+
+/** The body, read as a promise (the admin routes'). */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => readBodyInto(req, maxBytes, { bodyRead: resolve, bodyFailed: reject }));
 }
 
 /** Largest refused remainder read and thrown away so the client can read its 413 (see below). */

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { badRequest, methodNotAllowed, routeNotFound } from '#src/core/errors.ts';
 import { hostProblem, parseRequestTarget } from '#src/core/request-target.ts';
 import type { ActiveRequests } from './active-requests.ts';
-import { lookupPath, type EndpointTable } from './endpoint-table.ts';
+import { Answering, lookupPath, type EndpointTable } from './endpoint-table.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
 import { errorDialectFor } from './error-dialect.ts';
 
@@ -45,7 +45,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
 }
 
 function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): void {
-  let handling: Promise<void> | void;
+  let handling: PromiseLike<void> | void;
   try {
     const method = req.method ?? 'GET';
     const target = parseRequestTarget(req.url);
@@ -78,8 +78,10 @@ function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerR
     answerFailure(options, error, req, res);
     return;
   }
-  // A handler that waits is answered alike when it rejects: one promise for the catch, no async frame around it.
-  if (handling !== undefined) handling.then(undefined, (error: unknown) => answerFailure(options, error, req, res));
+  // A handler that waits is answered alike when it fails: told by an Answering (no promise), or one
+  // promise for a rejection's catch, no async frame around it.
+  if (handling instanceof Answering) handling.onFailure((error) => answerFailure(options, error, req, res));
+  else if (handling !== undefined) handling.then(undefined, (error: unknown) => answerFailure(options, error, req, res));
 }
 
 function answerFailure(options: HttpServerOptions, error: unknown, req: IncomingMessage, res: ServerResponse): void {

@@ -21,8 +21,8 @@ export interface InferenceDeps {
   readonly admission: AdmissionPort;
   readonly pools: UpstreamPools;
   readonly events: EventBus<ProxyEvents>;
-  /** The settings in force; read once per request, when it arrives. */
-  readonly settings: () => RequestSettings;
+  /** The settings in force (replaced by a reload); read once per request, when it arrives. */
+  settings: RequestSettings;
   readonly heldBudget: HeldBytesBudget;
   /** A bounded metrics label for a model id. */
   readonly modelLabel: (model: string) => string;

@@ -5,93 +5,299 @@
 // (../feature/request-feature.ts): the caller's gates (a forward's signed body, a tenant's scope
 // and limits), the later target sources (the remote sites), the start hook (a span). A request
 // whose caller has no gates, on a plane with no feature, runs nothing else.
+//
+// The request is one object (InferenceRun): what the failover loop asks of it (RequestAsk,
+// AttemptSetting) and what the gates judge (SizedRequest) are its fields, filled in step by step.
+// The body is read through callbacks; a step that may wait (a multipart form, a tokenizer, a gate
+// that asks) goes on when its promise settles, so a plain request's only promise is the failover's.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '#src/core/clock.ts';
 import { GatewayError } from '#src/core/errors.ts';
-import type { InferenceEndpoint } from '#src/config/index.ts';
+import { countsOnly, type InferenceEndpoint } from '#src/config/index.ts';
+import type { RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
-import { readBody } from '../http/read-body.ts';
-import { runFailover, type TargetSource } from '../failover/failover-loop.ts';
+import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
+import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import { Answering } from '../http/endpoint-table.ts';
+import { readBodyInto, type BodySink } from '../http/read-body.ts';
+import { runFailover, type AttemptSetting, type FailoverEnd, type RequestAsk } from '../failover/failover-loop.ts';
 import { startFailover } from '../failover/failover-state.ts';
 import { NodeTargets } from '../failover/node-target.ts';
-import { OPEN_CALLER, type Caller } from '../feature/request-feature.ts';
-import type { InferenceDeps } from './inference-deps.ts';
+import type { Target } from '../failover/target.ts';
+import {
+  OPEN_CALLER,
+  type AnsweredAsUnknown,
+  type Caller,
+  type FeatureSource,
+  type SizedRequest,
+  type SourceAsk,
+} from '../feature/request-feature.ts';
 import { judgeAdmission, judgeBody, judgeModel } from '../feature/request-gates.ts';
+import type { PromptBounds } from '../request/prompt-bounds.ts';
+import { requestedMaxTokens } from '../request/prompt-size.ts';
+import type { ResolvedRequest } from '../request/request-model.ts';
+import type { Finish, RequestObserver, RequestReport } from '../request/request-report.ts';
+import type { RequestSettings } from '../request/request-settings.ts';
+import type { InferenceDeps } from './inference-deps.ts';
 import { answerAsUnknown, UNKNOWN_TO_CALLER } from './unknown-answer.ts';
 import {
   answerUnserved,
-  attemptSetting,
   bodyRefused,
+  clientGoneSignal,
   failFor,
+  noteConcluded,
   noteModel,
   reportFor,
-  requestOf,
   resolveModel,
   routeFacts,
   sizeRequest,
 } from './inference-steps.ts';
 
 /** `caller`: whom the route wrappers decided the request is served as (OPEN_CALLER: no client keys, no forward). */
-export async function handleInference(
+export function handleInference(
   deps: InferenceDeps,
   endpoint: InferenceEndpoint,
   req: IncomingMessage,
   res: ServerResponse,
   caller: Caller = OPEN_CALLER,
-): Promise<void> {
-  const report = reportFor(deps, endpoint, req, caller);
-  // One async frame for the whole request: every layer below that awaits costs a promise and a turn.
+): Answering {
+  // settings: one snapshot for the whole request; the report starts with its id.
+  const run = new InferenceRun(deps, endpoint, req, res, caller);
   try {
-    // settings: one snapshot for the whole request. A refusal answers through `fail`, built only then.
-    const settings = deps.settings();
-    const fail = (): ReturnType<typeof failFor> => failFor(res, report, endpoint);
-    // body: bounded; then the gates that judge the bytes (a forward's signed digest).
-    let raw: Buffer;
-    const seen = { bytes: 0 };
-    try {
-      raw = await readBody(req, settings.maxRequestBodyBytes, seen);
-    } catch (error) {
-      report.bytesIn = seen.bytes;
-      return bodyRefused(req, res, settings, error, fail());
-    }
-    report.bytesIn = raw.length;
-    const badBody = judgeBody(caller.gates, raw, req);
-    if (badBody !== undefined) return fail()(badBody.error, badBody.headers);
-    // model: resolved from the body (a multipart form's field is read asynchronously).
-    const resolving = resolveModel(deps, endpoint, req, raw, settings);
-    const resolved = resolving instanceof Promise ? await resolving : resolving;
-    if (resolved instanceof GatewayError) return fail()(resolved);
-    noteModel(report, endpoint, resolved, settings);
-    // gates on the model: pass, refuse, or answer it as a model no node serves (a tenant's scope).
-    const scoped = judgeModel(caller.gates, resolved.model);
-    if (scoped?.kind === 'refused') return fail()(scoped.error, scoped.headers);
-    // size: at once unless a node's tokenizer is asked; a hidden model is sized as the unknown name it is routed as.
-    const request = requestOf(endpoint, res, resolved, settings);
-    const sizing = sizeRequest(deps, request, scoped === undefined ? resolved.model : UNKNOWN_TO_CALLER);
-    const bounds = sizing instanceof Promise ? await sizing : sizing;
-    const routeRequest = routeRequestFor(routeFacts(req, request, bounds, caller), settings, endpoint);
-    const ask = { settings, endpoint, req, resolved, requestId: report.requestId, signal: request.signal };
-    const sourceAsk = { ...ask, caller, maxTokens: request.maxTokens, exactCount: bounds?.exact ?? false };
-    // answer: a gate hid the model (a tenant's scope): refused exactly as an unknown model, sent nowhere.
-    if (scoped !== undefined)
-      return await answerAsUnknown(deps, { routeRequest, ask: sourceAsk, verdict: scoped, fail: fail(), report });
-    // gates before admission: a tenant's limits, a forward's one use (a promise only for a gate that waits).
-    const judging = judgeAdmission(caller.gates, { ...request, promptTokens: bounds?.upper }, res, report);
-    const refused = judging instanceof Promise ? await judging : judging;
-    if (refused !== undefined) return fail()(refused.error, refused.headers);
-    // failover over the sources: the local nodes the scheduler admits, then the features' (the remote sites).
-    const watched = { ...ask, onQueueWait: (ms: number) => void (report.queueWaitMs += ms), observer: report.observer };
-    const nodes = new NodeTargets(deps, watched);
-    const later = deps.hooks.sources.map((source) => source({ ...sourceAsk, observer: report.observer }));
-    const sources: readonly TargetSource[] = later.length === 0 ? [nodes] : [nodes, ...later];
-    const end = await runFailover(sources, attemptSetting(deps, res, resolved, settings, report), startFailover(routeRequest));
-    // answer: served already, or refused by the one refusal renderer with what every source said.
-    if (end.kind === 'unserved') answerUnserved(deps, { nodes, later, end, resolved, settings, caller, fail: fail(), report });
+    // body: bounded, read through callbacks; the rest of the spine runs as it arrives.
+    readBodyInto(req, run.settings.maxRequestBodyBytes, run);
   } catch (error) {
-    // report: the server's dispatcher answers an internal error 500 (or cuts a response already
-    // started); it is still a request, and must show in gateway_requests_total. Every other end
-    // reported itself (report.finish runs once).
-    report.finish(report.node, 500);
+    run.failedInternally(error);
     throw error;
+  }
+  return run;
+}
+
+/** What a step gives back: done (answered or refused), or the promise it goes on from. */
+type Step = Promise<unknown> | undefined;
+
+const NO_LATER: readonly FeatureSource[] = Object.freeze([]);
+
+/** One request as it goes through the spine: each step a method, each fact a field once known. */
+class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSetting, SizedRequest {
+  readonly settings: RequestSettings;
+  readonly endpoint: InferenceEndpoint;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  readonly observer: RequestObserver | undefined;
+  readonly startedMs: number;
+  readonly totalTimeoutMs: number;
+  readonly maxHeldBodyBytes: number;
+  readonly clock: Clock;
+  readonly heldBudget: HeldBytesBudget;
+  readonly finish: Finish;
+  readonly counts: boolean;
+  resolved!: ResolvedRequest;
+  body!: Buffer;
+  signal!: AbortSignal;
+  maxTokens: number | undefined;
+  promptTokens: number | undefined;
+  readonly #deps: InferenceDeps;
+  readonly #caller: Caller;
+  readonly #report: RequestReport;
+  #nodes: NodeTargets | undefined;
+  #later: readonly FeatureSource[];
+
+  constructor(deps: InferenceDeps, endpoint: InferenceEndpoint, req: IncomingMessage, res: ServerResponse, caller: Caller) {
+    super();
+    const report = reportFor(deps, endpoint, req, caller);
+    const settings = deps.settings;
+    this.#deps = deps;
+    this.#caller = caller;
+    this.#report = report;
+    this.settings = settings;
+    this.endpoint = endpoint;
+    this.req = req;
+    this.res = res;
+    this.requestId = report.requestId;
+    this.observer = report.observer;
+    this.startedMs = report.startedMs;
+    this.totalTimeoutMs = settings.totalTimeoutMs;
+    this.maxHeldBodyBytes = settings.maxHeldBodyBytes;
+    this.clock = deps.clock;
+    this.heldBudget = deps.heldBudget;
+    this.finish = report.finish;
+    this.counts = countsOnly(endpoint);
+    this.maxTokens = undefined;
+    this.promptTokens = undefined;
+    this.#nodes = undefined;
+    this.#later = NO_LATER;
+  }
+
+  /** The body is read: the rest of the spine, a failure of any step answered as the server's 500. */
+  bodyRead(raw: Buffer): void {
+    let waiting: Step;
+    try {
+      waiting = this.#fromBody(raw);
+    } catch (error) {
+      this.failedInternally(error);
+      return;
+    }
+    this.#follow(waiting);
+  }
+
+  /** The body could not be read (too large, cut, too slow): refused. */
+  bodyFailed(error: GatewayError, bytesSeen: number): void {
+    this.#report.bytesIn = bytesSeen;
+    try {
+      bodyRefused(this.req, this.res, this.settings, error, this.#fail());
+    } catch (thrown) {
+      this.failedInternally(thrown);
+      return;
+    }
+    this.answered();
+  }
+
+  /**
+   * An internal error: the server's dispatcher answers it 500 (or cuts a response already started);
+   * it is still a request, and must show in gateway_requests_total. Every other end reported itself
+   * (report.finish runs once).
+   */
+  failedInternally(error: unknown): void {
+    this.#report.finish(this.#report.node, 500);
+    this.failed(error);
+  }
+
+  /** Told each time the request waited in its model's queue (the request log's queue wait). */
+  onQueueWait(waitedMs: number): void {
+    this.#report.queueWaitMs += waitedMs;
+  }
+
+  /** The report names the node of the attempt in progress (if the attempt throws, too). */
+  onAttempt(target: Target): void {
+    this.#report.node = target.label;
+  }
+
+  onConcluded(target: Target, outcome: AttemptOutcome): void {
+    noteConcluded(this.#report, target, outcome);
+  }
+
+  /** Answered when the step is done, or when the promise it goes on from settles. */
+  #follow(waiting: Step): void {
+    if (waiting === undefined) this.answered();
+    else
+      waiting.then(
+        (value) => this.#ended(value),
+        (error: unknown) => this.failedInternally(error),
+      );
+  }
+
+  /** The failover's end: served already, or refused by the one refusal renderer with what every source said. */
+  #ended(value: unknown): void {
+    const end = value as FailoverEnd | undefined;
+    const nodes = this.#nodes;
+    try {
+      if (nodes !== undefined && end?.kind === 'unserved') {
+        const { resolved, settings } = this;
+        answerUnserved(this.#deps, {
+          nodes,
+          later: this.#later,
+          end,
+          resolved,
+          settings,
+          caller: this.#caller,
+          fail: this.#fail(),
+          report: this.#report,
+        });
+      }
+    } catch (error) {
+      this.failedInternally(error);
+      return;
+    }
+    this.answered();
+  }
+
+  /** How a refusal is answered: built only for a request that is refused. */
+  #fail(): ReturnType<typeof failFor> {
+    return failFor(this.res, this.#report, this.endpoint);
+  }
+
+  /** Refused: answered in the endpoint's dialect, with its id, and reported. */
+  #refuse(error: GatewayError, headers?: Readonly<Record<string, string>>): undefined {
+    this.#fail()(error, headers);
+    return undefined;
+  }
+
+  /** body → the gates that judge the bytes (a forward's signed digest) → the model (a multipart form's field waits). */
+  #fromBody(raw: Buffer): Step {
+    this.#report.bytesIn = raw.length;
+    const { gates } = this.#caller;
+    if (gates.length > 0) {
+      const badBody = judgeBody(gates, raw, this.req);
+      if (badBody !== undefined) return this.#refuse(badBody.error, badBody.headers);
+    }
+    const resolving = resolveModel(this.#deps, this.endpoint, this.req, raw, this.settings);
+    return resolving instanceof Promise ? resolving.then((resolved) => this.#fromModel(resolved)) : this.#fromModel(resolving);
+  }
+
+  /** model → the gates on it (pass, refuse, or answer it as a model no node serves: a tenant's scope) → size. */
+  #fromModel(resolved: ResolvedRequest | GatewayError): Step {
+    if (resolved instanceof GatewayError) return this.#refuse(resolved);
+    noteModel(this.#report, this.endpoint, resolved, this.settings);
+    const { gates } = this.#caller;
+    const scoped = gates.length === 0 ? undefined : judgeModel(gates, resolved.model);
+    if (scoped?.kind === 'refused') return this.#refuse(scoped.error, scoped.headers);
+    this.resolved = resolved;
+    this.body = resolved.body;
+    this.signal = clientGoneSignal(this.res);
+    this.maxTokens = this.counts ? undefined : requestedMaxTokens(resolved.json);
+    // size: at once unless a node's tokenizer is asked; a hidden model is sized as the unknown name it is routed as.
+    const sizing = sizeRequest(this.#deps, this, scoped === undefined ? resolved.model : UNKNOWN_TO_CALLER);
+    return sizing instanceof Promise ? sizing.then((bounds) => this.#sized(bounds, scoped)) : this.#sized(sizing, scoped);
+  }
+
+  /** size → routing facts → the hidden model's answer, or the gates before admission (a tenant's limits, a forward's one use). */
+  #sized(bounds: PromptBounds | undefined, scoped: AnsweredAsUnknown | undefined): Step {
+    this.promptTokens = bounds?.upper;
+    const routeRequest = routeRequestFor(routeFacts(this.req, this, bounds, this.#caller), this.settings, this.endpoint);
+    // answer: a gate hid the model (a tenant's scope): refused exactly as an unknown model, sent nowhere.
+    if (scoped !== undefined) {
+      const ask = this.#sourceAsk(bounds, undefined);
+      return answerAsUnknown(this.#deps, { routeRequest, ask, verdict: scoped, fail: this.#fail(), report: this.#report });
+    }
+    const { gates } = this.#caller;
+    if (gates.length === 0) return this.#failover(routeRequest, bounds);
+    // A promise only for a gate that waits.
+    const judging = judgeAdmission(gates, this, this.res, this.#report);
+    if (judging instanceof Promise)
+      return judging.then((refused) =>
+        refused === undefined ? this.#failover(routeRequest, bounds) : this.#refuse(refused.error, refused.headers),
+      );
+    return judging === undefined ? this.#failover(routeRequest, bounds) : this.#refuse(judging.error, judging.headers);
+  }
+
+  /** failover over the sources: the local nodes the scheduler admits, then the features' (the remote sites). */
+  #failover(routeRequest: RouteRequest, bounds: PromptBounds | undefined): Step {
+    const nodes = new NodeTargets(this.#deps, this);
+    this.#nodes = nodes;
+    const { sources } = this.#deps.hooks;
+    if (sources.length === 0) return runFailover([nodes], this, startFailover(routeRequest));
+    const ask = this.#sourceAsk(bounds, this.observer);
+    const later = sources.map((source) => source(ask));
+    this.#later = later;
+    return runFailover([nodes, ...later], this, startFailover(routeRequest));
+  }
+
+  /** What a later source (or the hidden model's answer) is given: the request, its caller and its sizing. */
+  #sourceAsk(bounds: PromptBounds | undefined, observer: RequestObserver | undefined): SourceAsk {
+    return {
+      settings: this.settings,
+      endpoint: this.endpoint,
+      req: this.req,
+      resolved: this.resolved,
+      requestId: this.requestId,
+      signal: this.signal,
+      observer,
+      caller: this.#caller,
+      maxTokens: this.maxTokens,
+      exactCount: bounds?.exact ?? false,
+    };
   }
 }

@@ -5,7 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '#src/core/errors.ts';
-import { countsOnly, takesMultipart, type InferenceEndpoint } from '#src/config/index.ts';
+import { takesMultipart, type InferenceEndpoint } from '#src/config/index.ts';
 import { POLICIES, requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
 import type { RequestFacts } from '#src/scheduler/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
@@ -13,7 +13,7 @@ import { errorDialectFor } from '../http/error-dialect.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';
 import { discardableRemainder } from '../http/read-body.ts';
 import { attemptEvent } from '../failover/attempt-feedback.ts';
-import type { AttemptSetting, FailoverEnd } from '../failover/failover-loop.ts';
+import type { FailoverEnd } from '../failover/failover-loop.ts';
 import type { NodeTargets } from '../failover/node-target.ts';
 import type { Target } from '../failover/target.ts';
 import type { Caller, FeatureSource } from '../feature/request-feature.ts';
@@ -23,7 +23,6 @@ import { loggedPrompt } from '../request/logged-prompt.ts';
 import { fleetJsonKeys } from '../request/model-readings.ts';
 import { resolveMultipartRequest } from '../request/multipart-model.ts';
 import type { PromptBounds } from '../request/prompt-bounds.ts';
-import { requestedMaxTokens } from '../request/prompt-size.ts';
 import { requestIdFor } from '../request/request-id.ts';
 import { resolveRequest, type ResolvedRequest } from '../request/request-model.ts';
 import { noteAttempt, startRequestReport, type RequestReport } from '../request/request-report.ts';
@@ -108,21 +107,15 @@ export interface RequestOf {
   readonly signal: AbortSignal;
 }
 
-export function requestOf(
-  endpoint: InferenceEndpoint,
-  res: ServerResponse,
-  resolved: ResolvedRequest,
-  settings: RequestSettings,
-): RequestOf {
+/** The signal aborted when the client leaves before its answer is finished. */
+export function clientGoneSignal(res: ServerResponse): AbortSignal {
   const clientGone = new AbortController();
   // Aborting builds an exception object: do it only for a client that really left early. (`on`:
   // a response closes once, and `once` would wrap the listener on every request.)
   res.on('close', () => {
     if (!res.writableFinished) clientGone.abort();
   });
-  const counts = countsOnly(endpoint);
-  const maxTokens = counts ? undefined : requestedMaxTokens(resolved.json);
-  return { endpoint, resolved, settings, counts, maxTokens, signal: clientGone.signal };
+  return clientGone.signal;
 }
 
 /** The prompt's bounds for `model` (the name it is routed as); a count is not sized. */
@@ -161,38 +154,16 @@ export function routeFacts(req: IncomingMessage, r: RequestOf, bounds: PromptBou
   };
 }
 
-/** What every attempt of the request shares, and how each is noted on its report. */
-export function attemptSetting(
-  deps: InferenceDeps,
-  res: ServerResponse,
-  resolved: ResolvedRequest,
-  settings: RequestSettings,
-  report: RequestReport,
-): AttemptSetting {
-  return {
-    res,
-    body: resolved.body,
-    startedMs: report.startedMs,
-    totalTimeoutMs: settings.totalTimeoutMs,
-    clock: deps.clock,
-    maxHeldBodyBytes: settings.maxHeldBodyBytes,
-    heldBudget: deps.heldBudget,
-    finish: report.finish,
-    observer: report.observer,
-    onAttempt: (target: Target) => {
-      report.node = target.label;
-    },
-    onConcluded: (target: Target, outcome: AttemptOutcome) => {
-      const event = attemptEvent(outcome);
-      noteAttempt(report, {
-        target: target.id.kind === 'node' ? target.id.name : target.id.id,
-        kind: target.id.kind,
-        outcome: event.result,
-        status: event.status,
-        route: target.route,
-      });
-    },
-  };
+/** How an attempt ended, kept on the report (the request log's attempts). */
+export function noteConcluded(report: RequestReport, target: Target, outcome: AttemptOutcome): void {
+  const event = attemptEvent(outcome);
+  noteAttempt(report, {
+    target: target.id.kind === 'node' ? target.id.name : target.id.id,
+    kind: target.id.kind,
+    outcome: event.result,
+    status: event.status,
+    route: target.route,
+  });
 }
 
 /** What a refusal reads; built only for a request that is refused. */

@@ -39,8 +39,8 @@ export interface PublicEndpointDeps {
   readonly fleet: Pick<FleetView, 'views' | 'freshViews'>;
   /** The models the config declares, listed by /v1/models even before a node reports them. */
   readonly configuredModels: () => readonly ModelSpec[];
-  /** `[server] cors_origins`: the browser origins allowed to call these endpoints. */
-  readonly corsOrigins: () => CorsOrigins;
+  /** `[server] cors_origins`: the browser origins allowed to call these endpoints (a change rebuilds the table). */
+  readonly corsOrigins: CorsOrigins;
   readonly inference: InferenceDeps;
   /** The plane's request features, in order (plane/request-features.ts): later ones wrap earlier ones. */
   readonly features: readonly RequestFeature[];
@@ -86,7 +86,7 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     subtree(MODEL_PATH_PREFIX),
     keyed((_req, res, url, caller) => {
       const id = modelIdOf(url.pathname);
-      const aliases = deps.inference.settings().catalog.aliases;
+      const aliases = deps.inference.settings.catalog.aliases;
       const found =
         typeof id === 'string'
           ? retrieveModel(fleetList(caller ?? OPEN_CALLER).data, id, (name) =>

@@ -8,9 +8,8 @@
 import { ctxFor } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
-import { promptText, upperBoundTokens } from './prompt-size.ts';
+import { hasUncountedParts, promptText, upperBoundTokens } from './prompt-size.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
-import { isRecord } from '#src/core/is-record.ts';
 
 /**
  * Special tokens (BOS, EOS) a server may add beyond the upper bound's template allowance, e.g. to a
@@ -88,23 +87,6 @@ function raisedLowerBound(
   const ctx = f.reportedCtx ?? f.advertisedCtx;
   // The node refused prompt + answer > ctx, so the prompt has more than ctx − answer tokens.
   return ctx > 0 ? Math.min(promptTokens, Math.max(lower, ctx - Math.max(1, f.maxTokens ?? 1))) : lower;
-}
-
-/** Whether chat messages or a responses input carry parts without text (image_url, input_audio, …). */
-export function hasUncountedParts(json: Readonly<Record<string, unknown>>): boolean {
-  return listHasUncountedParts(json.messages) || listHasUncountedParts(json.input);
-}
-
-function listHasUncountedParts(list: unknown): boolean {
-  if (!Array.isArray(list)) return false;
-  for (const item of list) {
-    if (!isRecord(item)) continue;
-    if (item.type !== undefined && item.type !== 'message' && typeof item.text !== 'string') return true;
-    const content = item.content;
-    if (!Array.isArray(content)) continue;
-    for (const part of content) if (isRecord(part) && typeof part.text !== 'string') return true;
-  }
-  return false;
 }
 
 /** The facts for one refusal by `node`, from the request and the node's routing view. */

@@ -189,3 +189,20 @@ export function wantsExactCount(
   }
   return Number.isFinite(smallest) && upperBound + Math.max(1, maxTokens ?? 1) > smallest * EXACT_COUNT_CONTEXT_FRACTION;
 }
+
+/** Whether chat messages or a responses input carry parts without text (image_url, input_audio, …). */
+export function hasUncountedParts(json: Readonly<Record<string, unknown>>): boolean {
+  return listHasUncountedParts(json.messages) || listHasUncountedParts(json.input);
+}
+
+function listHasUncountedParts(list: unknown): boolean {
+  if (!Array.isArray(list)) return false;
+  for (const item of list) {
+    if (!isRecord(item)) continue;
+    if (item.type !== undefined && item.type !== 'message' && typeof item.text !== 'string') return true;
+    const content = item.content;
+    if (!Array.isArray(content)) continue;
+    for (const part of content) if (isRecord(part) && typeof part.text !== 'string') return true;
+  }
+  return false;
+}

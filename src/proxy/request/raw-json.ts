@@ -177,9 +177,14 @@ function encodedKey(key: string): ArrayLike<number> {
   return codes;
 }
 
+/** The keys the request path scans for, encoded once (a scan for another key encodes it then). */
+const ENCODED_KEYS: ReadonlyMap<string, ArrayLike<number>> = new Map(
+  ['model', 'stream_options', 'include_usage', 'usage'].map((key) => [key, encodedKey(key)]),
+);
+
 /** One pass over a valid JSON text: its depth, and where the top-level `key`'s values are. */
 export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JSON_DEPTH): BodyScan {
-  const wanted = encodedKey(key);
+  const wanted = ENCODED_KEYS.get(key) ?? encodedKey(key);
   const valueSpans: (readonly [number, number])[] = [];
   const keyStarts: number[] = [];
   let variantKeys: string[] | undefined; // built only for a body that has one
@@ -192,10 +197,6 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
   let valueStart = -1; // start of the wanted key's value while it is being read, else -1
   let awaitingValue = false; // the wanted key was read; its value starts after the colon
   let tooDeep = false; // nested past maxDepth: the scan stops there
-  const closeValue = (at: number): void => {
-    if (valueStart >= 0) valueSpans.push([valueStart, trimEnd(raw, valueStart, at)]);
-    valueStart = -1;
-  };
   for (let i = 0; i < raw.length; i++) {
     const byte = raw[i]!;
     if (isSpace(byte)) continue;
@@ -230,10 +231,17 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
         afterOpenBrace = i + 1;
       }
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-      if (depth === 1) closeValue(i);
+      // The wanted key's value ends at the top level's close or comma (no closure per scan for it).
+      if (depth === 1 && valueStart >= 0) {
+        valueSpans.push([valueStart, trimEnd(raw, valueStart, i)]);
+        valueStart = -1;
+      }
       depth -= 1;
     } else if (byte === COMMA && depth === 1) {
-      closeValue(i);
+      if (valueStart >= 0) {
+        valueSpans.push([valueStart, trimEnd(raw, valueStart, i)]);
+        valueStart = -1;
+      }
       keyExpected = topIsObject;
     }
   }

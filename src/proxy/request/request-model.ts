@@ -56,8 +56,9 @@ export function resolveRequest(
   const scan = scanBody(raw, 'model');
   if (scan.tooDeep) return badRequest(`request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   const json = parsed as Record<string, unknown>;
-  // The node must read the model (and every member) the gateway reads, or the body is refused.
-  const ambiguous = secondReading(scan, json, keyMatching);
+  // The node must read the model (and every member) the gateway reads, or the body is refused:
+  // judged only for a body that could be read otherwise ("model" twice, or a key with capitals).
+  const ambiguous = scan.valueSpans.length > 1 || scan.casedKeys ? secondReading(scan, json, keyMatching) : undefined;
   if (ambiguous !== undefined) return ambiguous;
   const given = json.model;
   if (given !== undefined && given !== null && typeof given !== 'string') {

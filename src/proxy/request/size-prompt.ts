@@ -6,13 +6,12 @@
 import { ctxFor, fleetRatio } from '#src/capacity/index.ts';
 import { truncatesSilently } from '#src/kinds/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
-import { hasUncountedParts } from './overflow-refusal.ts';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { Dispatcher } from 'undici';
 import { largestContext } from '#src/routing/index.ts';
 import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
 import { exactBounds, promptBounds, ratioSample, textBytes, type PromptBounds } from './prompt-bounds.ts';
-import { promptText, wantsExactCount, type PromptText } from './prompt-size.ts';
+import { hasUncountedParts, promptText, wantsExactCount, type PromptText } from './prompt-size.ts';
 
 /** The request path's own deps satisfy these as they are: nothing is built per request to size it. */
 export interface SizingDeps {

@@ -21,11 +21,10 @@ function site(id: string, fresh: boolean, models: readonly string[]): RemoteSite
 
 test('request labels: declared, listed and fresh-remote models keep their id; anything else is _unknown', () => {
   const views = [node('a', { models: ['listed'] })];
-  const names = new ModelNames(
-    () => config,
-    () => views,
-    () => [site('b', true, ['remote-only']), site('c', false, ['stale-only'])],
-  );
+  const names = new ModelNames(config, { views: () => views }, () => [
+    site('b', true, ['remote-only']),
+    site('c', false, ['stale-only']),
+  ]);
   assert.equal(names.requestLabel('declared'), 'declared');
   assert.equal(names.requestLabel('listed'), 'listed');
   assert.equal(names.requestLabel('remote-only'), 'remote-only', 'forwarded to a fresh site: labelled like a local model');
@@ -34,10 +33,7 @@ test('request labels: declared, listed and fresh-remote models keep their id; an
 });
 
 test('request labels without a mesh: only declared and listed models', () => {
-  const names = new ModelNames(
-    () => config,
-    () => [node('a', { models: ['listed'] })],
-  );
+  const names = new ModelNames(config, { views: () => [node('a', { models: ['listed'] })] });
   assert.equal(names.requestLabel('listed'), 'listed');
   assert.equal(names.requestLabel('remote-only'), '_unknown');
 });
@@ -45,11 +41,7 @@ test('request labels without a mesh: only declared and listed models', () => {
 test('request labels follow the listings and the remote sites as they change, however often a model was asked for', () => {
   let views = [node('a', { models: ['listed'] })];
   let fresh = true;
-  const names = new ModelNames(
-    () => config,
-    () => views,
-    () => [site('b', fresh, ['remote-only'])],
-  );
+  const names = new ModelNames(config, { views: () => views }, () => [site('b', fresh, ['remote-only'])]);
   for (let i = 0; i < 3; i++) {
     assert.equal(names.requestLabel('listed'), 'listed');
     assert.equal(names.requestLabel('later'), '_unknown');

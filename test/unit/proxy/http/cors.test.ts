@@ -1,7 +1,8 @@
 // The CORS decisions for the public endpoints, as tables over plain data.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allowedOrigin, answerCorsHeaders, preflightHeaders } from '#src/proxy/http/cors.ts';
+import { allowedOrigin, answerCorsHeaders, preflightHeaders, sameCorsOrigins, withCors } from '#src/proxy/http/cors.ts';
+import type { Handler } from '#src/proxy/http/endpoint-table.ts';
 import { lookupPath, subtree, TableBuilder } from '#src/proxy/http/endpoint-table.ts';
 import { modelIdOf, retrieveModel } from '#src/proxy/inference/model-retrieve.ts';
 import { GatewayError } from '#src/core/errors.ts';
@@ -91,4 +92,26 @@ test('retrieveModel: by id, by resolved name, else 404 with the nearest ids; mod
   assert.equal(modelIdOf('/v1/models/meta-llama%2FLlama-3-8B'), 'meta-llama/Llama-3-8B');
   assert.equal(modelIdOf('/v1/models/llama3.2%3Alatest'), 'llama3.2:latest');
   assert.ok(modelIdOf('/v1/models/%E0%A4%A') instanceof GatewayError);
+});
+
+test('withCors off (the default) leaves every handler as it is, nothing in front of it; OPTIONS is still answered', () => {
+  const handler: Handler = () => {};
+  const table = new Map([['/v1/chat/completions', new Map([['POST', handler]])]]);
+  const off = withCors(table, []);
+  assert.equal(off.get('/v1/chat/completions')?.get('POST'), handler);
+  assert.ok(off.get('/v1/chat/completions')?.has('OPTIONS'));
+  for (const origins of ['*', ['https://app.example']] as const) {
+    const on = withCors(table, origins);
+    assert.notEqual(on.get('/v1/chat/completions')?.get('POST'), handler, 'on: the answer headers are set first');
+  }
+});
+
+test('sameCorsOrigins: a reload rebuilds the table only when the allowed origins change', () => {
+  assert.ok(sameCorsOrigins([], []));
+  assert.ok(sameCorsOrigins('*', '*'));
+  assert.ok(sameCorsOrigins(['https://a.example', 'https://b.example'], ['https://a.example', 'https://b.example']));
+  assert.ok(!sameCorsOrigins([], '*'));
+  assert.ok(!sameCorsOrigins('*', ['https://a.example']));
+  assert.ok(!sameCorsOrigins(['https://a.example'], ['https://b.example']));
+  assert.ok(!sameCorsOrigins(['https://a.example'], ['https://a.example', 'https://b.example']));
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer, listen } from '#src/proxy/http/server.ts';
-import type { EndpointTable, Handler } from '#src/proxy/http/endpoint-table.ts';
+import { Answering, type EndpointTable, type Handler } from '#src/proxy/http/endpoint-table.ts';
 import { ActiveRequests } from '#src/proxy/http/active-requests.ts';
 
 function serverWith(handler: Handler, onHandlerError: (error: unknown) => void): ReturnType<typeof createHttpServer> {
@@ -77,4 +77,44 @@ test('an error handler that throws too leaves no unhandled rejection, and the re
   } finally {
     process.off('unhandledRejection', onRejection);
   }
+});
+
+/** An Answering a test ends by hand (the inference spine ends its own as its steps settle). */
+class ByHand extends Answering {
+  fail(error: unknown): void {
+    this.failed(error);
+  }
+  answer(): void {
+    this.answered();
+  }
+}
+
+test('a handler that answers through an Answering and fails, later or at once, is logged once and answered 500', async () => {
+  for (const failAt of ['later', 'at once'] as const) {
+    const seen: unknown[] = [];
+    const handler: Handler = () => {
+      const answering = new ByHand();
+      if (failAt === 'at once') answering.fail(new Error('boom'));
+      else setImmediate(() => answering.fail(new Error('boom')));
+      return answering;
+    };
+    assert.equal(await get(serverWith(handler, (error) => seen.push(error))), 500, failAt);
+    assert.equal(seen.length, 1);
+    assert.equal((seen[0] as Error).message, 'boom');
+  }
+});
+
+test('an Answering is awaited like a promise: it resolves when answered, rejects when failed, and ends once', async () => {
+  const answered = new ByHand();
+  const waiting = Promise.resolve(answered).then(() => 'answered');
+  answered.answer();
+  answered.fail(new Error('too late'));
+  assert.equal(await waiting, 'answered');
+  const failed = new ByHand();
+  failed.fail(new Error('boom'));
+  failed.answer();
+  await assert.rejects(async () => await failed, /boom/);
+  const told: unknown[] = [];
+  failed.onFailure((error) => told.push(error));
+  assert.equal(told.length, 1, 'a failure before anyone listened is told at once');
 });

@@ -3,12 +3,7 @@
 // gateway's own figures disprove is a contradiction (counted against the node, not believed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  CONTRADICTION_SLACK_TOKENS,
-  hasUncountedParts,
-  judgeOverflowRefusal,
-  type OverflowFacts,
-} from '#src/proxy/request/overflow-refusal.ts';
+import { CONTRADICTION_SLACK_TOKENS, judgeOverflowRefusal, type OverflowFacts } from '#src/proxy/request/overflow-refusal.ts';
 import { upstreamVerdict } from '#src/proxy/failover/upstream-verdict.ts';
 
 const base: OverflowFacts = {
@@ -131,16 +126,6 @@ for (const row of rows) {
     else assert.match(String(judged.contradiction), row.contradiction);
   });
 }
-
-test('hasUncountedParts: image and audio parts, in chat messages and responses input', () => {
-  const text = { role: 'user', content: [{ type: 'text', text: 'hi' }] };
-  const image = { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:' } }] };
-  assert.equal(hasUncountedParts({ messages: [{ role: 'user', content: 'hi' }, text] }), false);
-  assert.equal(hasUncountedParts({ messages: [text, image] }), true);
-  assert.equal(hasUncountedParts({ input: 'plain text' }), false);
-  assert.equal(hasUncountedParts({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }] }), true);
-  assert.equal(hasUncountedParts({ prompt: [1, 2, 3] }), false);
-});
 
 test('a contradictory refusal counts toward passive ejection; a plausible one proves the node alive', () => {
   assert.equal(upstreamVerdict('contradictory_refusal'), 'failure');

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  hasUncountedParts,
   promptText,
   requestedChoices,
   requestedMaxTokens,
@@ -100,4 +101,14 @@ test('requestedChoices: n and best_of on chat and completions, the larger; one a
   ];
   for (const [endpoint, json, choices] of cases)
     assert.equal(requestedChoices(endpoint, json), choices, `${endpoint} ${JSON.stringify(json)}`);
+});
+
+test('hasUncountedParts: image and audio parts, in chat messages and responses input', () => {
+  const text = { role: 'user', content: [{ type: 'text', text: 'hi' }] };
+  const image = { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:' } }] };
+  assert.equal(hasUncountedParts({ messages: [{ role: 'user', content: 'hi' }, text] }), false);
+  assert.equal(hasUncountedParts({ messages: [text, image] }), true);
+  assert.equal(hasUncountedParts({ input: 'plain text' }), false);
+  assert.equal(hasUncountedParts({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }] }), true);
+  assert.equal(hasUncountedParts({ prompt: [1, 2, 3] }), false);
 });
