@@ -7,7 +7,7 @@ import type { Clock, Timer } from '#src/core/clock.ts';
 import type { FinishReason, GenerationPlan } from '#src/sim/context-rules.ts';
 import { isKvExhausted, kvUsageRatio } from '#src/sim/kv-budget.ts';
 import { busySlotCount, emptySlotTable, enqueueJob, removeJob, type SlotChange, type SlotTable } from '#src/sim/slot-table.ts';
-import type { KvMode, SimKind } from '#src/sim/spec.ts';
+import type { AnswerMode, KvMode, SimKind } from '#src/sim/spec.ts';
 import { generatedPiece } from '#src/sim/synthetic-output.ts';
 
 export interface EngineSettings {
@@ -17,6 +17,8 @@ export interface EngineSettings {
   readonly kv: KvMode;
   readonly ttftMs: number;
   readonly tokensPerSecond: number;
+  /** What the model's text answers are (spec.ts `AnswerMode`); absent = `fill`. */
+  readonly answers?: AnswerMode;
 }
 
 export interface GenerationOutcome {
@@ -202,7 +204,7 @@ export class ModelEngine {
     const due = Math.min(job.plan.maxNewTokens, Math.floor((now - job.firstTokenDueMs) / intervalMs) + 1);
     while (job.generated < due) {
       const index = job.generated++;
-      const piece = generatedPiece(index);
+      const piece = job.plan.pieces?.[index] ?? generatedPiece(index);
       job.text += piece;
       this.#counters.generatedTokensTotal++;
       job.observer.token(piece, index);
@@ -274,13 +276,26 @@ export class ModelEngine {
  * others preempt or truncate instead of failing, so they get per-slot budgets.
  */
 export function createModelEngine(
-  node: { readonly kind: SimKind; readonly kv: KvMode; readonly ttftMs: number; readonly tokensPerSecond: number },
+  node: {
+    readonly kind: SimKind;
+    readonly kv: KvMode;
+    readonly ttftMs: number;
+    readonly tokensPerSecond: number;
+    readonly answers: AnswerMode;
+  },
   model: { readonly slots: number; readonly contextTokens: number },
   clock: Clock,
 ): ModelEngine {
   const kv: KvMode = node.kind === 'llamacpp' || node.kind === 'llamacpp-router' ? node.kv : 'per-slot';
   return new ModelEngine(
-    { slots: model.slots, contextTokens: model.contextTokens, kv, ttftMs: node.ttftMs, tokensPerSecond: node.tokensPerSecond },
+    {
+      slots: model.slots,
+      contextTokens: model.contextTokens,
+      kv,
+      ttftMs: node.ttftMs,
+      tokensPerSecond: node.tokensPerSecond,
+      answers: node.answers,
+    },
     clock,
   );
 }

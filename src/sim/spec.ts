@@ -8,6 +8,14 @@ export const KV_MODES = ['unified', 'per-slot'] as const;
 /** llama.cpp only: `unified` = all slots of a model share one pool of n_ctx tokens. */
 export type KvMode = (typeof KV_MODES)[number];
 
+/**
+ * What a text answer is: `fill` writes the filler words up to the request's limit (16 tokens without
+ * one: long streams for benches and tests), `natural` a short answer derived from the prompt that
+ * ends by itself ("stop"), cut at a smaller limit ("length"). Tool calls end by themselves in both.
+ */
+export const ANSWER_MODES = ['fill', 'natural'] as const;
+export type AnswerMode = (typeof ANSWER_MODES)[number];
+
 export const MODEL_STATUSES = ['loaded', 'unloaded', 'loading', 'sleeping'] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
@@ -49,6 +57,7 @@ export interface SimNodeSpec {
   readonly metrics?: boolean;
   /** The version it states (vLLM `/version`, Ollama `/api/version`, llama-server `build_info`); absent = the kind's current one. */
   readonly version?: string;
+  readonly answers?: AnswerMode;
 }
 
 export interface FleetSpec {
@@ -79,10 +88,12 @@ export interface ResolvedNode {
   readonly apiKey: string | undefined;
   readonly metrics: boolean;
   readonly version: string | undefined;
+  readonly answers: AnswerMode;
   readonly models: readonly ResolvedModel[];
 }
 
 const DEFAULT_KV: KvMode = 'unified';
+const DEFAULT_ANSWERS: AnswerMode = 'fill';
 
 export const SIM_DEFAULTS = Object.freeze({
   port: 0,
@@ -97,6 +108,7 @@ export const SIM_DEFAULTS = Object.freeze({
   autoload: true,
   metrics: true,
   sizeBytes: 4_912_898_304,
+  answers: DEFAULT_ANSWERS,
 });
 
 /** Kinds whose models load and unload at runtime. */
@@ -139,6 +151,7 @@ export function resolveNodeSpec(spec: SimNodeSpec, index = 0): ResolvedNode {
     apiKey: spec.apiKey,
     metrics: spec.metrics ?? SIM_DEFAULTS.metrics,
     version: spec.version,
+    answers: spec.answers ?? SIM_DEFAULTS.answers,
     models,
   };
 }

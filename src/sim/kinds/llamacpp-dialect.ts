@@ -10,6 +10,8 @@ import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { alnumId, hexId } from '#src/sim/seeded-random.ts';
 import { LLAMA_BUILD_INFO, LLAMA_SSE_HEADERS, llamaError, llamaJson } from '#src/sim/kinds/llamacpp-shapes.ts';
 import { requestedEncoding } from '#src/sim/embedding-encoding.ts';
+import type { ToolCallAnswer } from '#src/sim/scripted-answer.ts';
+import { chatFinishReason, chatToolCalls, chatToolDelta } from '#src/sim/tool-call-shapes.ts';
 
 const CONTEXT_EXHAUSTED = 'Context size has been exceeded.';
 
@@ -44,7 +46,7 @@ function usage(outcome: GenerationOutcome): Record<string, unknown> {
   };
 }
 
-function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
+function chatFormat(meta: CompletionMeta, includeUsage: boolean, call: ToolCallAnswer | undefined): GenerationFormat {
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
     choices,
     created: meta.created,
@@ -55,7 +57,16 @@ function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationForm
   });
   return {
     body: (outcome) => ({
-      choices: [{ finish_reason: outcome.finishReason, index: 0, message: { role: 'assistant', content: outcome.text } }],
+      choices: [
+        {
+          finish_reason: chatFinishReason(outcome, call),
+          index: 0,
+          message:
+            call === undefined
+              ? { role: 'assistant', content: outcome.text }
+              : { role: 'assistant', content: null, tool_calls: chatToolCalls(call, outcome.text) },
+        },
+      ],
       created: meta.created,
       model: meta.model,
       system_fingerprint: LLAMA_BUILD_INFO,
@@ -66,9 +77,15 @@ function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationForm
     }),
     stream: () => ({
       opening: () => [{ data: chunk([{ finish_reason: null, index: 0, delta: { role: 'assistant', content: null } }]) }],
-      token: (piece) => [{ data: chunk([{ finish_reason: null, index: 0, delta: { content: piece } }]) }],
+      token: (piece, index) => [
+        {
+          data: chunk([
+            { finish_reason: null, index: 0, delta: call === undefined ? { content: piece } : chatToolDelta(call, piece, index) },
+          ]),
+        },
+      ],
       closing: (outcome) => {
-        const finish = chunk([{ finish_reason: outcome.finishReason, index: 0, delta: {} }]);
+        const finish = chunk([{ finish_reason: chatFinishReason(outcome, call), index: 0, delta: {} }]);
         if (!includeUsage) return [{ data: { ...finish, timings: llamaTimings(outcome) } }, SSE_DONE];
         const usageChunk = { ...chunk([]), usage: usage(outcome), timings: llamaTimings(outcome) };
         return [{ data: finish }, { data: usageChunk }, SSE_DONE];
@@ -163,7 +180,8 @@ export function llamaDialect(random: () => number, proxied: boolean): InferenceD
     kvExhaustedReply: () => llamaError(500, 'server_error', CONTEXT_EXHAUSTED),
     kvExhaustedEvent: () => exhaustedEvent,
     newId: (endpoint) => (endpoint === 'responses' ? `resp_${hexId(random, 32)}` : `chatcmpl-${alnumId(random, 32)}`),
-    format: (endpoint, meta, includeUsage) => (endpoint === 'chat' ? chatFormat(meta, includeUsage) : completionFormat(meta)),
+    format: (endpoint, meta, includeUsage, toolCall) =>
+      endpoint === 'chat' ? chatFormat(meta, includeUsage, toolCall) : completionFormat(meta),
     embeddingEncoding: (value) =>
       requestedEncoding(value) ??
       llamaError(400, 'invalid_request_error', 'The format to return the embeddings in. Can be either float or base64'),
