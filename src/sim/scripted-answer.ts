@@ -25,10 +25,39 @@ export interface TextAnswer {
 
 export type ScriptedAnswer = TextAnswer | ToolCallAnswer;
 
-const WORD = /[\p{L}\p{N}_]{3,}/gu;
+const WORD = /[\p{L}\p{N}]{3,}/gu;
+/** Words too common to say which tool is meant. */
+const STOP_WORDS = new Set([
+  'the',
+  'and',
+  'for',
+  'you',
+  'your',
+  'this',
+  'that',
+  'with',
+  'here',
+  'are',
+  'what',
+  'please',
+  'from',
+  'into',
+  'use',
+  'can',
+]);
 
+/** Lower-case words of three letters or more, a plural's `s` dropped ("lists files" ~ "list file"). */
 function words(text: string): Set<string> {
-  return new Set(Array.from(text.toLowerCase().matchAll(WORD), (m) => m[0]));
+  const found = new Set<string>();
+  for (const [word] of text.toLowerCase().matchAll(WORD)) {
+    if (STOP_WORDS.has(word)) continue;
+    found.add(word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word);
+  }
+  return found;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
@@ -40,7 +69,7 @@ export function pickTool(tools: readonly OfferedTool[], userText: string): Offer
   let best: OfferedTool | undefined;
   let bestScore = -1;
   for (const tool of tools) {
-    const named = said.has(tool.name.toLowerCase()) ? 1000 : 0;
+    const named = new RegExp(`(^|[^\\w])${escapeRegExp(tool.name)}($|[^\\w])`, 'i').test(userText) ? 1000 : 0;
     const about = words(`${tool.name.replace(/[_-]/g, ' ')} ${tool.description}`);
     let shared = 0;
     for (const word of said) if (about.has(word)) shared++;
