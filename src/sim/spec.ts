@@ -1,7 +1,8 @@
 // What a simulated node is: the easy-to-write input spec (only `kind` and `models` required) and the
 // fully-defaulted form the servers run on. Every default lives in SIM_DEFAULTS.
 
-export const SIM_KINDS = ['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang'] as const;
+/** `openai`: a generic OpenAI-compatible server (chat, completions, embeddings; no Responses, no Messages). */
+export const SIM_KINDS = ['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang', 'openai'] as const;
 export type SimKind = (typeof SIM_KINDS)[number];
 
 export const KV_MODES = ['unified', 'per-slot'] as const;
