@@ -27,7 +27,7 @@ export type ScriptedAnswer = TextAnswer | ToolCallAnswer;
 
 const WORD = /[\p{L}\p{N}]{3,}/gu;
 /** Words too common to say which tool is meant. */
-const STOP_WORDS = new Set([
+const STOP_WORDS: ReadonlySet<string> = new Set([
   'the',
   'and',
   'for',
