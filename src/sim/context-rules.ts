@@ -14,6 +14,8 @@ export interface GenerationPlan {
   readonly finishReason: FinishReason;
   /** The answer's pieces (one per token), when the model says something of its own; else the filler words. */
   readonly pieces?: readonly string[];
+  /** The prompt as one text (tools, system, messages), for the prompt cache's prefix match. */
+  readonly promptText?: string;
 }
 
 export type ContextError =

@@ -62,6 +62,7 @@ const NodeTable = z.strictObject({
   metrics: z.boolean().optional(),
   version: z.string().min(1).max(64).optional(),
   answers: z.enum(ANSWER_MODES).optional(),
+  prefix_cache_ttft: durationMs.optional(),
   models: z.array(z.string().min(1)).optional(),
   model: z.array(ModelTable).optional(),
 });
@@ -123,6 +124,7 @@ function toNodeSpec(table: NodeTable): SimNodeSpec {
     metrics: table.metrics,
     version: table.version,
     ...(table.answers === undefined ? {} : { answers: table.answers }),
+    ...(table.prefix_cache_ttft === undefined ? {} : { prefixCacheTtftMs: table.prefix_cache_ttft }),
   };
 }
 

@@ -81,6 +81,21 @@ function conversationOf(endpoint: InferenceEndpoint, body: Readonly<Record<strin
   }
 }
 
+/** The prompt as one text, in the order a chat template renders it (tools, system, turns): the prompt cache's key. */
+function promptTextOf(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): string {
+  switch (endpoint) {
+    case 'chat':
+      return JSON.stringify([body['tools'] ?? null, body['messages']]);
+    case 'responses':
+      return JSON.stringify([body['tools'] ?? null, body['instructions'] ?? null, body['input']]);
+    case 'messages':
+    case 'count_tokens':
+      return JSON.stringify([body['tools'] ?? null, body['system'] ?? null, body['messages']]);
+    default:
+      return typeof body['prompt'] === 'string' ? body['prompt'] : JSON.stringify(body['prompt']);
+  }
+}
+
 function hasRequiredField(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): boolean {
   const value = body[REQUIRED_FIELD[endpoint]];
   if (endpoint === 'chat' || endpoint === 'messages' || endpoint === 'count_tokens') return Array.isArray(value);
@@ -168,7 +183,7 @@ export async function handleInference(
     send(dialect.contextError(verdict.error));
     return;
   }
-  const plan = pieces === undefined ? verdict.plan : { ...verdict.plan, pieces };
+  const plan = { ...verdict.plan, ...(pieces === undefined ? {} : { pieces }), promptText: promptTextOf(endpoint, body) };
   const streamOptions = body['stream_options'];
   const includeUsage = isRecord(streamOptions) && streamOptions['include_usage'] === true;
   const format =

@@ -59,6 +59,12 @@ export interface SimNodeSpec {
   /** The version it states (vLLM `/version`, Ollama `/api/version`, llama-server `build_info`); absent = the kind's current one. */
   readonly version?: string;
   readonly answers?: AnswerMode;
+  /**
+   * llama.cpp kinds: simulate the prompt cache — the first token of a prompt that shares a prefix
+   * with the last one on its slot comes sooner, down to this when the whole prompt was cached.
+   * Absent = no prompt cache (every prompt takes `ttftMs`).
+   */
+  readonly prefixCacheTtftMs?: number;
 }
 
 export interface FleetSpec {
@@ -90,6 +96,7 @@ export interface ResolvedNode {
   readonly metrics: boolean;
   readonly version: string | undefined;
   readonly answers: AnswerMode;
+  readonly prefixCacheTtftMs: number | undefined;
   readonly models: readonly ResolvedModel[];
 }
 
@@ -153,6 +160,7 @@ export function resolveNodeSpec(spec: SimNodeSpec, index = 0): ResolvedNode {
     metrics: spec.metrics ?? SIM_DEFAULTS.metrics,
     version: spec.version,
     answers: spec.answers ?? SIM_DEFAULTS.answers,
+    prefixCacheTtftMs: spec.prefixCacheTtftMs,
     models,
   };
 }
@@ -176,6 +184,13 @@ export function nodeSpecProblems(node: ResolvedNode, modelsKey = 'models'): Spec
   }
   if (!Number.isInteger(node.port) || node.port < 0 || node.port > 65_535) {
     problems.push({ path: 'port', message: 'must be an integer in 0..65535' });
+  }
+  if (node.prefixCacheTtftMs !== undefined) {
+    if (node.kind !== 'llamacpp' && node.kind !== 'llamacpp-router') {
+      problems.push({ path: 'prefix_cache_ttft', message: 'only the llama.cpp kinds simulate the prompt cache' });
+    } else if (!(node.prefixCacheTtftMs >= 0 && node.prefixCacheTtftMs <= node.ttftMs)) {
+      problems.push({ path: 'prefix_cache_ttft', message: `must be between 0 and ttft (${node.ttftMs}ms)` });
+    }
   }
   if (!(node.tokensPerSecond > 0)) {
     problems.push({ path: 'tokens_per_second', message: 'must be greater than 0' });

@@ -22,10 +22,11 @@ function round3(value: number): number {
 export function llamaTimings(outcome: GenerationOutcome): Record<string, number> {
   const promptMs = round3(outcome.promptMs);
   const predictedMs = round3(outcome.predictedMs);
-  const promptN = outcome.promptTokens;
+  // prompt_n counts the tokens processed; the ones reused from the slot's cache are cache_n.
+  const promptN = outcome.promptTokens - outcome.cachedTokens;
   const predictedN = outcome.completionTokens;
   return {
-    cache_n: 0,
+    cache_n: outcome.cachedTokens,
     prompt_n: promptN,
     prompt_ms: promptMs,
     prompt_per_token_ms: promptN > 0 ? promptMs / promptN : 0,
@@ -42,7 +43,7 @@ function usage(outcome: GenerationOutcome): Record<string, unknown> {
     completion_tokens: outcome.completionTokens,
     prompt_tokens: outcome.promptTokens,
     total_tokens: outcome.completionTokens + outcome.promptTokens,
-    prompt_tokens_details: { cached_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: outcome.cachedTokens },
   };
 }
 
