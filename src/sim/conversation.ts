@@ -46,8 +46,22 @@ function text(value: unknown): string {
   return '';
 }
 
+/** The words a person wrote: without the `<system-reminder>` blocks agents add to a user's turn, whitespace collapsed. */
 function collapse(value: string): string {
-  return value.replace(/\s+/g, ' ').trim();
+  return value
+    .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The last turn that is not a system or developer message (agents append those after the user's turn). */
+function lastTurnOf(turns: readonly unknown[]): unknown {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i];
+    if (isRecord(turn) && (turn['role'] === 'system' || turn['role'] === 'developer')) continue;
+    return turn;
+  }
+  return undefined;
 }
 
 function tool(name: unknown, description: unknown, schema: unknown): OfferedTool[] {
@@ -94,7 +108,7 @@ function chatCallName(messages: readonly unknown[], id: unknown): string | undef
 /** `/v1/chat/completions` and Ollama's `/api/chat`. */
 export function chatConversation(body: Readonly<Record<string, unknown>>): Conversation {
   const messages = Array.isArray(body['messages']) ? body['messages'] : [];
-  const last: unknown = messages.at(-1);
+  const last = lastTurnOf(messages);
   const role = isRecord(last) ? last['role'] : undefined;
   const turn =
     role === 'tool'
@@ -118,7 +132,7 @@ export function responsesConversation(body: Readonly<Record<string, unknown>>): 
     : [];
   const input = body['input'];
   const items = Array.isArray(input) ? input : [];
-  const last: unknown = items.at(-1);
+  const last = lastTurnOf(items);
   let turn = ending('other', '');
   if (typeof input === 'string') turn = ending('user', input);
   else if (isRecord(last) && last['type'] === 'function_call_output') {
@@ -154,7 +168,7 @@ export function anthropicConversation(body: Readonly<Record<string, unknown>>): 
     ? body['tools'].flatMap((entry) => (isRecord(entry) ? tool(entry['name'], entry['description'], entry['input_schema']) : []))
     : [];
   const messages = Array.isArray(body['messages']) ? body['messages'] : [];
-  const last: unknown = messages.at(-1);
+  const last = lastTurnOf(messages);
   let turn = ending('other', '');
   if (isRecord(last) && last['role'] === 'user') {
     const content = last['content'];

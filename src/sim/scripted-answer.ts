@@ -60,22 +60,59 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Words of a request a shell answers ("list the files", "run the tests", "show the folder"). */
+const SHELL_WORDS: ReadonlySet<string> = new Set([
+  'list',
+  'run',
+  'show',
+  'find',
+  'execute',
+  'file',
+  'directory',
+  'folder',
+  'command',
+  'test',
+]);
+/** Tool names that change things: picked by `auto` only when the user names them (or nothing else is offered). */
+const CHANGES = /write|edit|delete|remove|patch|kill|move|rename|create|notebook|schedule|cron|workflow|agent|task|message/i;
+
+function countShared(said: ReadonlySet<string>, about: ReadonlySet<string>): number {
+  let shared = 0;
+  for (const word of said) if (about.has(word)) shared++;
+  return shared;
+}
+
+/** A tool whose required arguments name a shell command (Claude Code's Bash, Codex's shell, OpenCode's bash). */
+function isShell(tool: OfferedTool): boolean {
+  const required = tool.schema['required'];
+  return Array.isArray(required) && required.some((name) => name === 'command' || name === 'cmd');
+}
+
 /**
- * The tool `auto` picks: one the user names, else the one whose name and description share the
- * most words with the user's turn (first on ties), so "list the files" reaches a shell or a lister.
+ * The tool `auto` picks, by score (first on ties): a tool the user names outright; a shell for a
+ * request a shell answers; then the words the request shares with the tool's name and first
+ * sentence (ten points each) and the rest of its description (one each). Tools that change things
+ * (write, edit, delete, spawn agents…) lose 100 points, so a simulated model never edits a user's
+ * files unasked.
  */
 export function pickTool(tools: readonly OfferedTool[], userText: string): OfferedTool | undefined {
   const said = words(userText);
+  const wantsShell = countShared(said, SHELL_WORDS) > 0;
   let best: OfferedTool | undefined;
-  let bestScore = -1;
+  let bestScore = Number.NEGATIVE_INFINITY;
   for (const tool of tools) {
     const named = new RegExp(`(^|[^\\w])${escapeRegExp(tool.name)}($|[^\\w])`, 'i').test(userText) ? 1000 : 0;
-    const about = words(`${tool.name.replace(/[_-]/g, ' ')} ${tool.description}`);
-    let shared = 0;
-    for (const word of said) if (about.has(word)) shared++;
-    if (named + shared > bestScore) {
+    const name = tool.name.replace(/[_-]/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2');
+    const [summary = '', ...rest] = tool.description.split(/(?<=[.!?])\s|\n/);
+    const score =
+      named +
+      (wantsShell && isShell(tool) ? 50 : 0) +
+      (CHANGES.test(tool.name) ? -100 : 0) +
+      10 * countShared(said, words(`${name} ${summary}`)) +
+      countShared(said, words(rest.join(' ')));
+    if (score > bestScore) {
       best = tool;
-      bestScore = named + shared;
+      bestScore = score;
     }
   }
   return best;

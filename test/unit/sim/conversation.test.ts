@@ -55,6 +55,24 @@ test('chat: tools, each tool_choice, and the turn answered', () => {
     tool: 'shell',
   });
   assert.equal(chatConversation({ messages: [{ role: 'assistant', content: 'hi' }] }).lastTurn, 'other');
+  // Agents append system/developer messages after the user's turn, and wrap reminders into it.
+  const withReminder = [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: '<system-reminder>\nbe nice\n</system-reminder>' },
+        { type: 'text', text: 'hi there' },
+      ],
+    },
+    { role: 'system', content: 'environment' },
+    { role: 'developer', content: 'rules' },
+  ];
+  assert.deepEqual(
+    [chatConversation({ messages: withReminder }).lastTurn, chatConversation({ messages: withReminder }).lastText],
+    ['user', 'hi there'],
+  );
+  assert.equal(anthropicConversation({ messages: withReminder }).lastText, 'hi there');
+  assert.equal(responsesConversation({ input: withReminder }).lastText, 'hi there');
   assert.deepEqual(chatConversation({ messages: 'nope', tools: 'nope' }).tools, []);
 });
 

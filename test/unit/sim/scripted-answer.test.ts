@@ -84,3 +84,26 @@ test('texts quote the turn they answer; natural mode generates them, fill mode l
   const call = answerPieces(conversation({ mode: 'auto' }, 'user'), 'fill');
   assert.equal(call.pieces?.join(''), '{"command":"ls"}');
 });
+
+test("an agent's request to list files goes to its shell, never to a tool that writes or spawns agents", () => {
+  const tool = (name: string, description: string, required: string[]): OfferedTool => ({
+    name,
+    description,
+    schema: { type: 'object', properties: Object.fromEntries(required.map((r) => [r, { type: 'string' }])), required },
+  });
+  const claudeCode = [
+    tool('Agent', 'Launch a new agent to handle complex, multi-step tasks. Use it to list and find files.', [
+      'description',
+      'prompt',
+    ]),
+    tool('Edit', 'Performs exact string replacement in a file.', ['file_path', 'old_string', 'new_string']),
+    tool('ListAgents', 'Lists agents you can SendMessage to.', []),
+    tool('Read', 'Reads a file from the local filesystem.', ['file_path']),
+    tool('Write', 'Writes a file to the local filesystem.', ['file_path', 'content']),
+    tool('Bash', 'Executes a bash command and returns its output.', ['command']),
+  ];
+  assert.equal(pickTool(claudeCode, 'list the files here')?.name, 'Bash');
+  assert.equal(pickTool(claudeCode, 'read the notes')?.name, 'Read');
+  assert.equal(pickTool(claudeCode, 'please use Write')?.name, 'Write');
+  assert.equal(pickTool(claudeCode.slice(1, 2), 'anything')?.name, 'Edit', 'the only tool offered');
+});
