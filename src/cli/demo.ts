@@ -68,6 +68,12 @@ name = "sglang"
 kind = "sglang"
 models = ["qwen2.5-7b-instruct"]
 answers = "natural"
+
+[[node]]
+name = "openai"
+kind = "openai"
+models = ["gpt-oss-20b"]
+answers = "natural"
 `;
 
 const KIND_OF_SIM: Readonly<Record<string, string>> = {
