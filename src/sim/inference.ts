@@ -183,7 +183,11 @@ export async function handleInference(
     send(dialect.contextError(verdict.error));
     return;
   }
-  const plan = { ...verdict.plan, ...(pieces === undefined ? {} : { pieces }), promptText: promptTextOf(endpoint, body) };
+  const plan = {
+    ...verdict.plan,
+    ...(pieces === undefined ? {} : { pieces }),
+    ...(target.engine.settings.prefixCacheTtftMs === undefined ? {} : { promptText: promptTextOf(endpoint, body) }),
+  };
   const streamOptions = body['stream_options'];
   const includeUsage = isRecord(streamOptions) && streamOptions['include_usage'] === true;
   const format =

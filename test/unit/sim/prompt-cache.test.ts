@@ -9,6 +9,7 @@ import type { GenerationPlan } from '#src/sim/context-rules.ts';
 import { ModelEngine, type EngineSettings, type GenerationOutcome } from '#src/sim/model-engine.ts';
 import { cachedPromptTokens, commonPrefixLength, mostSimilarSlot, promptTtftMs } from '#src/sim/prompt-cache.ts';
 import { enqueueJob, emptySlotTable } from '#src/sim/slot-table.ts';
+import { startSimNode } from '#src/sim/index.ts';
 
 test('the shared prefix, in characters and in prompt tokens', () => {
   assert.equal(commonPrefixLength('abcdef', 'abcxyz'), 3);
@@ -110,4 +111,45 @@ test('an agent session: each turn extends the last, so its first token comes soo
     uncached.outcomes.map((o) => o.cachedTokens),
     [0, 0, 0],
   );
+});
+
+test("a llama-server sim's second turn reports its cached prompt (timings.cache_n, cached_tokens); without the setting none", async () => {
+  const ask = async (url: string, messages: unknown[]): Promise<{ cache: number; processed: number; cached: number }> => {
+    const answer = (await (
+      await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages, max_tokens: 2 }),
+        signal: AbortSignal.timeout(10_000),
+      })
+    ).json()) as { timings: { cache_n: number; prompt_n: number }; usage: { prompt_tokens_details: { cached_tokens: number } } };
+    return {
+      cache: answer.timings.cache_n,
+      processed: answer.timings.prompt_n,
+      cached: answer.usage.prompt_tokens_details.cached_tokens,
+    };
+  };
+  const first = [{ role: 'user', content: 'word '.repeat(200) }];
+  const second = [...first, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'and then?' }];
+  const cached = await startSimNode({
+    kind: 'llamacpp',
+    models: ['m'],
+    slots: 2,
+    ttftMs: 5,
+    prefixCacheTtftMs: 1,
+    tokensPerSecond: 5000,
+  });
+  const plain = await startSimNode({ kind: 'llamacpp', models: ['m'], slots: 2, ttftMs: 5, tokensPerSecond: 5000 });
+  try {
+    assert.deepEqual((await ask(cached.url, first)).cache, 0);
+    const next = await ask(cached.url, second);
+    assert.ok(next.cache > 150, JSON.stringify(next));
+    assert.equal(next.cached, next.cache);
+    assert.ok(next.processed < 30, JSON.stringify(next));
+    await ask(plain.url, first);
+    assert.deepEqual((await ask(plain.url, second)).cache, 0);
+  } finally {
+    await cached.close();
+    await plain.close();
+  }
 });
