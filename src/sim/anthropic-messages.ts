@@ -11,9 +11,19 @@ import type { AnthropicStyle, CompletionMeta, GenerationFormat } from '#src/sim/
 export type { AnthropicStyle } from '#src/sim/inference-dialect.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import type { Reply, SseEvent } from '#src/sim/reply.ts';
+import type { ToolCallAnswer } from '#src/sim/scripted-answer.ts';
 
-function stopReason(outcome: GenerationOutcome): string {
-  return outcome.finishReason === 'length' ? 'max_tokens' : 'end_turn';
+function stopReason(outcome: GenerationOutcome, call: ToolCallAnswer | undefined): string {
+  return outcome.finishReason === 'length' ? 'max_tokens' : call === undefined ? 'end_turn' : 'tool_use';
+}
+
+/** A cut call's arguments may not parse: the block then carries what parses, an empty input. */
+function parsedInput(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
 }
 
 function message(
@@ -22,9 +32,10 @@ function message(
   content: unknown[],
   outcome: GenerationOutcome | undefined,
   promptTokens: number,
+  call: ToolCallAnswer | undefined,
 ): Record<string, unknown> {
   const head: Record<string, unknown> = { id: meta.id, type: 'message', role: 'assistant' };
-  const stop = outcome === undefined ? null : stopReason(outcome);
+  const stop = outcome === undefined ? null : stopReason(outcome, call);
   const body: Record<string, unknown> = style.modelFirst
     ? { ...head, model: meta.model, content }
     : { ...head, content, model: meta.model };
@@ -38,22 +49,52 @@ function event(type: string, fields: Record<string, unknown>): SseEvent {
   return { event: type, data: { type, ...fields } };
 }
 
-/** The `message` answer and its event stream, for a prompt of `promptTokens`. */
-export function messagesFormat(meta: CompletionMeta, style: AnthropicStyle, promptTokens: number): GenerationFormat {
+/** The answer's one content block: its text, or the tool call (`tool_use`, with its parsed input). */
+function block(call: ToolCallAnswer | undefined, text: string): Record<string, unknown> {
+  return call === undefined
+    ? { type: 'text', text }
+    : { type: 'tool_use', id: call.id, name: call.name, input: parsedInput(text) };
+}
+
+/** Anthropic names tool calls `toolu_…`; the sims keep the scripted id's digits. */
+function anthropicCall(call: ToolCallAnswer | undefined): ToolCallAnswer | undefined {
+  return call === undefined ? undefined : { ...call, id: call.id.replace(/^call_/, 'toolu_') };
+}
+
+/**
+ * The `message` answer and its event stream, for a prompt of `promptTokens`; a tool call streams
+ * as a `tool_use` block (input `{}` at its start) whose JSON arrives in `input_json_delta` pieces.
+ */
+export function messagesFormat(
+  meta: CompletionMeta,
+  style: AnthropicStyle,
+  promptTokens: number,
+  toolCall?: ToolCallAnswer,
+): GenerationFormat {
+  const call = anthropicCall(toolCall);
   return {
-    body: (outcome) => message(meta, style, [{ type: 'text', text: outcome.text }], outcome, promptTokens),
+    body: (outcome) => message(meta, style, [block(call, outcome.text)], outcome, promptTokens, call),
     stream: () => ({
       opening: () => [
-        event('message_start', { message: message(meta, style, [], undefined, promptTokens) }),
-        event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+        event('message_start', { message: message(meta, style, [], undefined, promptTokens, call) }),
+        event('content_block_start', {
+          index: 0,
+          content_block:
+            call === undefined ? { type: 'text', text: '' } : { type: 'tool_use', id: call.id, name: call.name, input: {} },
+        }),
       ],
-      token: (piece) => [event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } })],
+      token: (piece) => [
+        event('content_block_delta', {
+          index: 0,
+          delta: call === undefined ? { type: 'text_delta', text: piece } : { type: 'input_json_delta', partial_json: piece },
+        }),
+      ],
       closing: (outcome) => [
         event('content_block_stop', { index: 0 }),
         event('message_delta', {
           delta: style.omitsStopSequence
-            ? { stop_reason: stopReason(outcome) }
-            : { stop_reason: stopReason(outcome), stop_sequence: null },
+            ? { stop_reason: stopReason(outcome, call) }
+            : { stop_reason: stopReason(outcome, call), stop_sequence: null },
           usage: style.deltaInputTokens
             ? { input_tokens: promptTokens, output_tokens: outcome.completionTokens }
             : { output_tokens: outcome.completionTokens },

@@ -5,6 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { parseDurationMs } from '#src/sim/duration.ts';
 import {
+  ANSWER_MODES,
   KV_MODES,
   MODEL_STATUSES,
   SIM_KINDS,
@@ -60,6 +61,8 @@ const NodeTable = z.strictObject({
   api_key: z.string().min(1).optional(),
   metrics: z.boolean().optional(),
   version: z.string().min(1).max(64).optional(),
+  answers: z.enum(ANSWER_MODES).optional(),
+  prefix_cache_ttft: durationMs.optional(),
   models: z.array(z.string().min(1)).optional(),
   model: z.array(ModelTable).optional(),
 });
@@ -120,6 +123,8 @@ function toNodeSpec(table: NodeTable): SimNodeSpec {
     apiKey: table.api_key,
     metrics: table.metrics,
     version: table.version,
+    ...(table.answers === undefined ? {} : { answers: table.answers }),
+    ...(table.prefix_cache_ttft === undefined ? {} : { prefixCacheTtftMs: table.prefix_cache_ttft }),
   };
 }
 

@@ -6,6 +6,7 @@ import type { EmbeddingEncoding } from '#src/sim/embedding-encoding.ts';
 import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import type { Reply, SseEvent } from '#src/sim/reply.ts';
 import type { ResponseWriter } from '#src/sim/response-writer.ts';
+import type { ToolCallAnswer } from '#src/sim/scripted-answer.ts';
 
 /** `messages` and `count_tokens`: Anthropic's Messages API (anthropic-messages.ts), on the kinds whose dialect has `anthropic`. */
 export type InferenceEndpoint = 'chat' | 'completion' | 'embeddings' | 'responses' | 'messages' | 'count_tokens';
@@ -60,7 +61,13 @@ export interface InferenceDialect {
   readonly chunkedReplies: boolean;
   malformedJson(text: string): Reply;
   missingField(field: string): Reply;
-  decide(promptTokens: number, requestedTokens: number | undefined, contextTokens: number): ContextVerdict;
+  /** `naturalTokens`: the answer's own length when the model ends by itself (context-rules.ts). */
+  decide(
+    promptTokens: number,
+    requestedTokens: number | undefined,
+    contextTokens: number,
+    naturalTokens?: number,
+  ): ContextVerdict;
   contextError(error: ContextError): Reply;
   /** An embeddings input over the context, or undefined when the kind accepts it. */
   embeddingsTooLong(promptTokens: number, contextTokens: number): Reply | undefined;
@@ -68,7 +75,13 @@ export interface InferenceDialect {
   kvExhaustedReply(): Reply;
   kvExhaustedEvent(): SseEvent;
   newId(endpoint: InferenceEndpoint): string;
-  format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUsage: boolean): GenerationFormat;
+  /** `toolCall`: the answer is that call (chat only), generated as its arguments' JSON. */
+  format(
+    endpoint: 'chat' | 'completion',
+    meta: CompletionMeta,
+    includeUsage: boolean,
+    toolCall?: ToolCallAnswer,
+  ): GenerationFormat;
   /** How the kind reads a request's `encoding_format`: the encoding it answers in, or its refusal. */
   embeddingEncoding(value: unknown): EmbeddingEncoding | Reply;
   embeddings(answer: EmbeddingsAnswer): unknown;

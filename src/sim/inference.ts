@@ -16,6 +16,14 @@ import { embeddingVector } from '#src/sim/synthetic-output.ts';
 import { encodeEmbedding, type EmbeddingEncoding } from '#src/sim/embedding-encoding.ts';
 import { anthropicPromptTokens, chatPromptTokens, responsesPromptTokens, textPromptTokens } from '#src/sim/tokenizer.ts';
 import { countTokensAnswer, messagesFormat } from '#src/sim/anthropic-messages.ts';
+import {
+  anthropicConversation,
+  chatConversation,
+  promptConversation,
+  responsesConversation,
+  type Conversation,
+} from '#src/sim/conversation.ts';
+import { answerPieces } from '#src/sim/scripted-answer.ts';
 
 export interface InferenceTarget {
   readonly model: ResolvedModel;
@@ -56,6 +64,35 @@ function promptTokensOf(endpoint: InferenceEndpoint, body: Readonly<Record<strin
     case 'messages':
     case 'count_tokens':
       return anthropicPromptTokens(body['system'], body['messages']);
+  }
+}
+
+function conversationOf(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): Conversation {
+  switch (endpoint) {
+    case 'responses':
+      return responsesConversation(body);
+    case 'messages':
+    case 'count_tokens':
+      return anthropicConversation(body);
+    case 'chat':
+      return chatConversation(body);
+    default:
+      return promptConversation(body['prompt']);
+  }
+}
+
+/** The prompt as one text, in the order a chat template renders it (tools, system, turns): the prompt cache's key. */
+function promptTextOf(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): string {
+  switch (endpoint) {
+    case 'chat':
+      return JSON.stringify([body['tools'] ?? null, body['messages']]);
+    case 'responses':
+      return JSON.stringify([body['tools'] ?? null, body['instructions'] ?? null, body['input']]);
+    case 'messages':
+    case 'count_tokens':
+      return JSON.stringify([body['tools'] ?? null, body['system'] ?? null, body['messages']]);
+    default:
+      return typeof body['prompt'] === 'string' ? body['prompt'] : JSON.stringify(body['prompt']);
   }
 }
 
@@ -140,18 +177,24 @@ export async function handleInference(
     return;
   }
   const requested = requestedMaxTokens(body, dialect.maxTokenFields(endpoint));
-  const verdict = dialect.decide(promptTokens, requested, contextTokens);
+  const { toolCall, pieces } = answerPieces(conversationOf(endpoint, body), target.engine.settings.answers ?? 'fill');
+  const verdict = dialect.decide(promptTokens, requested, contextTokens, pieces?.length);
   if (!verdict.ok) {
     send(dialect.contextError(verdict.error));
     return;
   }
+  const plan = {
+    ...verdict.plan,
+    ...(pieces === undefined ? {} : { pieces }),
+    ...(target.engine.settings.prefixCacheTtftMs === undefined ? {} : { promptText: promptTextOf(endpoint, body) }),
+  };
   const streamOptions = body['stream_options'];
   const includeUsage = isRecord(streamOptions) && streamOptions['include_usage'] === true;
   const format =
     endpoint === 'responses'
-      ? responsesFormat(meta)
+      ? responsesFormat(meta, toolCall)
       : anthropic !== undefined
-        ? messagesFormat(meta, anthropic, promptTokens)
-        : dialect.format(endpoint === 'completion' ? 'completion' : 'chat', meta, includeUsage);
-  await runGeneration(exchange, target.engine, verdict.plan, format, body['stream'] === true, dialect);
+        ? messagesFormat(meta, anthropic, promptTokens, toolCall)
+        : dialect.format(endpoint === 'completion' ? 'completion' : 'chat', meta, includeUsage, toolCall);
+  await runGeneration(exchange, target.engine, plan, format, body['stream'] === true, dialect);
 }

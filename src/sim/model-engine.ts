@@ -7,8 +7,9 @@ import type { Clock, Timer } from '#src/core/clock.ts';
 import type { FinishReason, GenerationPlan } from '#src/sim/context-rules.ts';
 import { isKvExhausted, kvUsageRatio } from '#src/sim/kv-budget.ts';
 import { busySlotCount, emptySlotTable, enqueueJob, removeJob, type SlotChange, type SlotTable } from '#src/sim/slot-table.ts';
-import type { KvMode, SimKind } from '#src/sim/spec.ts';
+import type { AnswerMode, KvMode, SimKind } from '#src/sim/spec.ts';
 import { generatedPiece } from '#src/sim/synthetic-output.ts';
+import { cachedPromptTokens, mostSimilarSlot, promptTtftMs } from '#src/sim/prompt-cache.ts';
 
 export interface EngineSettings {
   readonly slots: number;
@@ -17,6 +18,10 @@ export interface EngineSettings {
   readonly kv: KvMode;
   readonly ttftMs: number;
   readonly tokensPerSecond: number;
+  /** What the model's text answers are (spec.ts `AnswerMode`); absent = `fill`. */
+  readonly answers?: AnswerMode;
+  /** The prompt cache (prompt-cache.ts): the first-token time of a fully cached prompt; absent = no cache. */
+  readonly prefixCacheTtftMs?: number;
 }
 
 export interface GenerationOutcome {
@@ -26,6 +31,8 @@ export interface GenerationOutcome {
   readonly text: string;
   readonly promptMs: number;
   readonly predictedMs: number;
+  /** Prompt tokens reused from the slot's prompt cache. */
+  readonly cachedTokens: number;
 }
 
 /** Callbacks for one request; exactly one of `finished` / `failed` ends it (unless cancelled). */
@@ -68,6 +75,7 @@ interface Job {
   startedAtMs: number;
   firstTokenDueMs: number;
   firstTokenAtMs: number;
+  cachedTokens: number;
   timer: Timer | undefined;
 }
 
@@ -75,7 +83,12 @@ export class ModelEngine {
   readonly settings: EngineSettings;
   readonly #clock: Clock;
   readonly #jobs = new Map<number, Job>();
-  readonly #slotHistory: { taskId: number | undefined; promptTokens: number; generated: number }[];
+  readonly #slotHistory: {
+    taskId: number | undefined;
+    promptTokens: number;
+    generated: number;
+    promptText: string | undefined;
+  }[];
   #table: SlotTable;
   #nextJobId = 1;
   #counters: { -readonly [K in keyof EngineCounters]: number } = {
@@ -94,7 +107,12 @@ export class ModelEngine {
     this.settings = settings;
     this.#clock = clock;
     this.#table = emptySlotTable(settings.slots);
-    this.#slotHistory = Array.from({ length: settings.slots }, () => ({ taskId: undefined, promptTokens: 0, generated: 0 }));
+    this.#slotHistory = Array.from({ length: settings.slots }, () => ({
+      taskId: undefined,
+      promptTokens: 0,
+      generated: 0,
+      promptText: undefined,
+    }));
   }
 
   /** Queues a request; returns a function that cancels it (safe to call at any time, repeatedly). */
@@ -110,9 +128,15 @@ export class ModelEngine {
       startedAtMs: 0,
       firstTokenDueMs: 0,
       firstTokenAtMs: 0,
+      cachedTokens: 0,
       timer: undefined,
     });
-    this.#apply(enqueueJob(this.#table, id));
+    const prompt = plan.promptText;
+    const prefer =
+      this.settings.prefixCacheTtftMs === undefined || prompt === undefined
+        ? undefined
+        : (free: readonly number[]) => mostSimilarSlot(free, (slot) => this.#slotHistory[slot], prompt);
+    this.#apply(enqueueJob(this.#table, id, prefer));
     return () => this.#cancel(id);
   }
 
@@ -178,13 +202,21 @@ export class ModelEngine {
     const job = this.#jobs.get(jobId);
     if (job === undefined) return;
     const now = this.#clock.monotonicMs();
+    const hitTtftMs = this.settings.prefixCacheTtftMs;
+    const { promptTokens, promptText } = job.plan;
+    job.cachedTokens =
+      hitTtftMs === undefined ? 0 : cachedPromptTokens(this.#slotHistory[slot]?.promptText, promptText, promptTokens);
+    const ttftMs =
+      hitTtftMs === undefined
+        ? this.settings.ttftMs
+        : promptTtftMs(this.settings.ttftMs, hitTtftMs, job.cachedTokens, promptTokens);
     job.phase = 'prompt';
     job.startedAtMs = now;
-    job.firstTokenDueMs = now + this.settings.ttftMs;
-    this.#slotHistory[slot] = { taskId: jobId, promptTokens: job.plan.promptTokens, generated: 0 };
+    job.firstTokenDueMs = now + ttftMs;
+    this.#slotHistory[slot] = { taskId: jobId, promptTokens, generated: 0, promptText };
     this.#counters.promptTokensTotal += job.plan.promptTokens;
     if (this.#failAllIfKvExhausted()) return;
-    job.timer = this.#clock.setTimeout(() => this.#tick(jobId), this.settings.ttftMs);
+    job.timer = this.#clock.setTimeout(() => this.#tick(jobId), ttftMs);
   }
 
   #tick(jobId: number): void {
@@ -202,7 +234,7 @@ export class ModelEngine {
     const due = Math.min(job.plan.maxNewTokens, Math.floor((now - job.firstTokenDueMs) / intervalMs) + 1);
     while (job.generated < due) {
       const index = job.generated++;
-      const piece = generatedPiece(index);
+      const piece = job.plan.pieces?.[index] ?? generatedPiece(index);
       job.text += piece;
       this.#counters.generatedTokensTotal++;
       job.observer.token(piece, index);
@@ -233,6 +265,7 @@ export class ModelEngine {
       text: job.text,
       promptMs: job.firstTokenAtMs - job.startedAtMs,
       predictedMs,
+      cachedTokens: job.cachedTokens,
     });
     this.#apply({ table: this.#table, started: change.started });
   }
@@ -274,13 +307,29 @@ export class ModelEngine {
  * others preempt or truncate instead of failing, so they get per-slot budgets.
  */
 export function createModelEngine(
-  node: { readonly kind: SimKind; readonly kv: KvMode; readonly ttftMs: number; readonly tokensPerSecond: number },
+  node: {
+    readonly kind: SimKind;
+    readonly kv: KvMode;
+    readonly ttftMs: number;
+    readonly tokensPerSecond: number;
+    readonly answers: AnswerMode;
+    readonly prefixCacheTtftMs: number | undefined;
+  },
   model: { readonly slots: number; readonly contextTokens: number },
   clock: Clock,
 ): ModelEngine {
-  const kv: KvMode = node.kind === 'llamacpp' || node.kind === 'llamacpp-router' ? node.kv : 'per-slot';
+  const isLlama = node.kind === 'llamacpp' || node.kind === 'llamacpp-router';
+  const kv: KvMode = isLlama ? node.kv : 'per-slot';
   return new ModelEngine(
-    { slots: model.slots, contextTokens: model.contextTokens, kv, ttftMs: node.ttftMs, tokensPerSecond: node.tokensPerSecond },
+    {
+      slots: model.slots,
+      contextTokens: model.contextTokens,
+      kv,
+      ttftMs: node.ttftMs,
+      tokensPerSecond: node.tokensPerSecond,
+      answers: node.answers,
+      ...(node.prefixCacheTtftMs === undefined || !isLlama ? {} : { prefixCacheTtftMs: node.prefixCacheTtftMs }),
+    },
     clock,
   );
 }

@@ -19,8 +19,15 @@ export function emptySlotTable(slotCount: number): SlotTable {
   return { slots: Array.from({ length: slotCount }, () => null), waiting: [] };
 }
 
-export function enqueueJob(table: SlotTable, jobId: number): SlotChange {
-  const free = table.slots.indexOf(null);
+/**
+ * Gives the job a free slot (the first, or the one `prefer` picks among the free ones, as
+ * llama-server picks the slot whose cached prompt is most like the new one), else queues it.
+ */
+export function enqueueJob(table: SlotTable, jobId: number, prefer?: (free: readonly number[]) => number): SlotChange {
+  const freeSlots = table.slots.flatMap((holder, slot) => (holder === null ? [slot] : []));
+  const first = freeSlots[0] ?? -1;
+  const picked = prefer === undefined || freeSlots.length < 2 ? first : prefer(freeSlots);
+  const free = freeSlots.includes(picked) ? picked : first;
   if (free === -1 || table.waiting.length > 0) {
     return { table: { slots: table.slots, waiting: [...table.waiting, jobId] }, started: [] };
   }

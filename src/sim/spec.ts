@@ -1,12 +1,21 @@
 // What a simulated node is: the easy-to-write input spec (only `kind` and `models` required) and the
 // fully-defaulted form the servers run on. Every default lives in SIM_DEFAULTS.
 
-export const SIM_KINDS = ['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang'] as const;
+/** `openai`: a generic OpenAI-compatible server (chat, completions, embeddings; no Responses, no Messages). */
+export const SIM_KINDS = ['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang', 'openai'] as const;
 export type SimKind = (typeof SIM_KINDS)[number];
 
 export const KV_MODES = ['unified', 'per-slot'] as const;
 /** llama.cpp only: `unified` = all slots of a model share one pool of n_ctx tokens. */
 export type KvMode = (typeof KV_MODES)[number];
+
+/**
+ * What a text answer is: `fill` writes the filler words up to the request's limit (16 tokens without
+ * one: long streams for benches and tests), `natural` a short answer derived from the prompt that
+ * ends by itself ("stop"), cut at a smaller limit ("length"). Tool calls end by themselves in both.
+ */
+export const ANSWER_MODES = ['fill', 'natural'] as const;
+export type AnswerMode = (typeof ANSWER_MODES)[number];
 
 export const MODEL_STATUSES = ['loaded', 'unloaded', 'loading', 'sleeping'] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
@@ -49,6 +58,13 @@ export interface SimNodeSpec {
   readonly metrics?: boolean;
   /** The version it states (vLLM `/version`, Ollama `/api/version`, llama-server `build_info`); absent = the kind's current one. */
   readonly version?: string;
+  readonly answers?: AnswerMode;
+  /**
+   * llama.cpp kinds: simulate the prompt cache — the first token of a prompt that shares a prefix
+   * with the last one on its slot comes sooner, down to this when the whole prompt was cached.
+   * Absent = no prompt cache (every prompt takes `ttftMs`).
+   */
+  readonly prefixCacheTtftMs?: number;
 }
 
 export interface FleetSpec {
@@ -79,10 +95,13 @@ export interface ResolvedNode {
   readonly apiKey: string | undefined;
   readonly metrics: boolean;
   readonly version: string | undefined;
+  readonly answers: AnswerMode;
+  readonly prefixCacheTtftMs: number | undefined;
   readonly models: readonly ResolvedModel[];
 }
 
 const DEFAULT_KV: KvMode = 'unified';
+const DEFAULT_ANSWERS: AnswerMode = 'fill';
 
 export const SIM_DEFAULTS = Object.freeze({
   port: 0,
@@ -97,6 +116,7 @@ export const SIM_DEFAULTS = Object.freeze({
   autoload: true,
   metrics: true,
   sizeBytes: 4_912_898_304,
+  answers: DEFAULT_ANSWERS,
 });
 
 /** Kinds whose models load and unload at runtime. */
@@ -139,6 +159,8 @@ export function resolveNodeSpec(spec: SimNodeSpec, index = 0): ResolvedNode {
     apiKey: spec.apiKey,
     metrics: spec.metrics ?? SIM_DEFAULTS.metrics,
     version: spec.version,
+    answers: spec.answers ?? SIM_DEFAULTS.answers,
+    prefixCacheTtftMs: spec.prefixCacheTtftMs,
     models,
   };
 }
@@ -162,6 +184,13 @@ export function nodeSpecProblems(node: ResolvedNode, modelsKey = 'models'): Spec
   }
   if (!Number.isInteger(node.port) || node.port < 0 || node.port > 65_535) {
     problems.push({ path: 'port', message: 'must be an integer in 0..65535' });
+  }
+  if (node.prefixCacheTtftMs !== undefined) {
+    if (node.kind !== 'llamacpp' && node.kind !== 'llamacpp-router') {
+      problems.push({ path: 'prefix_cache_ttft', message: 'only the llama.cpp kinds simulate the prompt cache' });
+    } else if (!(node.prefixCacheTtftMs >= 0 && node.prefixCacheTtftMs <= node.ttftMs)) {
+      problems.push({ path: 'prefix_cache_ttft', message: `must be between 0 and ttft (${node.ttftMs}ms)` });
+    }
   }
   if (!(node.tokensPerSecond > 0)) {
     problems.push({ path: 'tokens_per_second', message: 'must be greater than 0' });

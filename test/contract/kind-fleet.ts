@@ -69,6 +69,15 @@ kind = "sglang"
 models = ["model-s"]
 context = ${CONTEXT}
 metrics = true
+
+[[node]]
+name = "openai"
+kind = "openai"
+context = ${CONTEXT}
+
+[[node.model]]
+id = "model-o"
+aliases = ["model-o-alias"]
 `;
 
 /** Which simulated nodes each kind is run against. */
@@ -78,8 +87,8 @@ export const PAIRS: Readonly<Record<NodeKind, readonly SimKind[]>> = {
   ollama: ['ollama'],
   sglang: ['sglang'],
   // Any OpenAI-compatible server: only the standard surface is used.
-  openai: ['vllm', 'sglang'],
-  auto: ['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang'],
+  openai: ['vllm', 'sglang', 'openai'],
+  auto: ['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang', 'openai'],
 };
 
 /**
@@ -92,6 +101,7 @@ export const REFUSES: Readonly<Record<SimKind, { readonly overlong: boolean; rea
   'llamacpp-router': { overlong: true, unknownModel: true },
   ollama: { overlong: false, unknownModel: true },
   sglang: { overlong: true, unknownModel: false },
+  openai: { overlong: true, unknownModel: true },
 };
 
 /** What `auto`'s detector (switchyard init) reads each simulated node as. */
@@ -101,6 +111,7 @@ export const DETECTED: Readonly<Record<SimKind, { readonly kind: NodeKind; reado
   'llamacpp-router': { kind: 'llamacpp', role: 'router' },
   ollama: { kind: 'ollama', role: 'unknown' },
   sglang: { kind: 'sglang', role: 'unknown' },
+  openai: { kind: 'openai', role: 'unknown' },
 };
 
 /** Which simulated nodes export load gauges on /metrics (Ollama has none), and which are llama-servers. */
@@ -110,6 +121,7 @@ export const EXPORTS_LOAD: Readonly<Record<SimKind, boolean>> = {
   'llamacpp-router': true,
   ollama: false,
   sglang: true,
+  openai: false,
 };
 export const LLAMA_SERVER: Readonly<Record<SimKind, boolean>> = {
   vllm: false,
@@ -117,6 +129,7 @@ export const LLAMA_SERVER: Readonly<Record<SimKind, boolean>> = {
   'llamacpp-router': true,
   ollama: false,
   sglang: false,
+  openai: false,
 };
 
 /** The models the fleet lists as not loaded (a router's `status`). */

@@ -4,6 +4,7 @@ import type { KindContext, KindHandler } from '#src/sim/exchange.ts';
 import { llamacppHandler } from '#src/sim/kinds/llamacpp.ts';
 import { llamacppRouterHandler } from '#src/sim/kinds/llamacpp-router.ts';
 import { ollamaHandler } from '#src/sim/kinds/ollama.ts';
+import { openaiHandler } from '#src/sim/kinds/openai.ts';
 import { sglangHandler } from '#src/sim/kinds/sglang.ts';
 import { vllmHandler } from '#src/sim/kinds/vllm.ts';
 
@@ -18,6 +19,8 @@ export function createKindHandler(context: KindContext, port: () => number): Kin
       return llamacppRouterHandler(context);
     case 'ollama':
       return ollamaHandler(context);
+    case 'openai':
+      return openaiHandler(context);
     case 'llamacpp':
     case 'sglang':
       if (firstModel === undefined) throw new Error(`a ${node.kind} node needs a model`);

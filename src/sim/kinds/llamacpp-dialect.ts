@@ -10,6 +10,8 @@ import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { alnumId, hexId } from '#src/sim/seeded-random.ts';
 import { LLAMA_BUILD_INFO, LLAMA_SSE_HEADERS, llamaError, llamaJson } from '#src/sim/kinds/llamacpp-shapes.ts';
 import { requestedEncoding } from '#src/sim/embedding-encoding.ts';
+import type { ToolCallAnswer } from '#src/sim/scripted-answer.ts';
+import { chatFinishReason, chatToolCalls, chatToolDelta } from '#src/sim/tool-call-shapes.ts';
 
 const CONTEXT_EXHAUSTED = 'Context size has been exceeded.';
 
@@ -20,10 +22,11 @@ function round3(value: number): number {
 export function llamaTimings(outcome: GenerationOutcome): Record<string, number> {
   const promptMs = round3(outcome.promptMs);
   const predictedMs = round3(outcome.predictedMs);
-  const promptN = outcome.promptTokens;
+  // prompt_n counts the tokens processed; the ones reused from the slot's cache are cache_n.
+  const promptN = outcome.promptTokens - outcome.cachedTokens;
   const predictedN = outcome.completionTokens;
   return {
-    cache_n: 0,
+    cache_n: outcome.cachedTokens,
     prompt_n: promptN,
     prompt_ms: promptMs,
     prompt_per_token_ms: promptN > 0 ? promptMs / promptN : 0,
@@ -40,11 +43,11 @@ function usage(outcome: GenerationOutcome): Record<string, unknown> {
     completion_tokens: outcome.completionTokens,
     prompt_tokens: outcome.promptTokens,
     total_tokens: outcome.completionTokens + outcome.promptTokens,
-    prompt_tokens_details: { cached_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: outcome.cachedTokens },
   };
 }
 
-function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
+function chatFormat(meta: CompletionMeta, includeUsage: boolean, call: ToolCallAnswer | undefined): GenerationFormat {
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
     choices,
     created: meta.created,
@@ -55,7 +58,16 @@ function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationForm
   });
   return {
     body: (outcome) => ({
-      choices: [{ finish_reason: outcome.finishReason, index: 0, message: { role: 'assistant', content: outcome.text } }],
+      choices: [
+        {
+          finish_reason: chatFinishReason(outcome, call),
+          index: 0,
+          message:
+            call === undefined
+              ? { role: 'assistant', content: outcome.text }
+              : { role: 'assistant', content: null, tool_calls: chatToolCalls(call, outcome.text) },
+        },
+      ],
       created: meta.created,
       model: meta.model,
       system_fingerprint: LLAMA_BUILD_INFO,
@@ -66,9 +78,15 @@ function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationForm
     }),
     stream: () => ({
       opening: () => [{ data: chunk([{ finish_reason: null, index: 0, delta: { role: 'assistant', content: null } }]) }],
-      token: (piece) => [{ data: chunk([{ finish_reason: null, index: 0, delta: { content: piece } }]) }],
+      token: (piece, index) => [
+        {
+          data: chunk([
+            { finish_reason: null, index: 0, delta: call === undefined ? { content: piece } : chatToolDelta(call, piece, index) },
+          ]),
+        },
+      ],
       closing: (outcome) => {
-        const finish = chunk([{ finish_reason: outcome.finishReason, index: 0, delta: {} }]);
+        const finish = chunk([{ finish_reason: chatFinishReason(outcome, call), index: 0, delta: {} }]);
         if (!includeUsage) return [{ data: { ...finish, timings: llamaTimings(outcome) } }, SSE_DONE];
         const usageChunk = { ...chunk([]), usage: usage(outcome), timings: llamaTimings(outcome) };
         return [{ data: finish }, { data: usageChunk }, SSE_DONE];
@@ -163,7 +181,8 @@ export function llamaDialect(random: () => number, proxied: boolean): InferenceD
     kvExhaustedReply: () => llamaError(500, 'server_error', CONTEXT_EXHAUSTED),
     kvExhaustedEvent: () => exhaustedEvent,
     newId: (endpoint) => (endpoint === 'responses' ? `resp_${hexId(random, 32)}` : `chatcmpl-${alnumId(random, 32)}`),
-    format: (endpoint, meta, includeUsage) => (endpoint === 'chat' ? chatFormat(meta, includeUsage) : completionFormat(meta)),
+    format: (endpoint, meta, includeUsage, toolCall) =>
+      endpoint === 'chat' ? chatFormat(meta, includeUsage, toolCall) : completionFormat(meta),
     embeddingEncoding: (value) =>
       requestedEncoding(value) ??
       llamaError(400, 'invalid_request_error', 'The format to return the embeddings in. Can be either float or base64'),

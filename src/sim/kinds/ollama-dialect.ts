@@ -10,6 +10,8 @@ import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
 import { wrappedError } from '#src/sim/anthropic-messages.ts';
+import type { ToolCallAnswer } from '#src/sim/scripted-answer.ts';
+import { chatFinishReason, chatToolCalls, chatWholeToolDelta } from '#src/sim/tool-call-shapes.ts';
 
 export const OLLAMA_JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json; charset=utf-8' };
 const OLLAMA_SSE_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'text/event-stream' };
@@ -64,8 +66,15 @@ function usage(outcome: GenerationOutcome): Record<string, number> {
   };
 }
 
-function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
+/** Ollama parses a tool call out of the output before sending it: the call comes whole, in one chunk, at the end. */
+function format(
+  endpoint: 'chat' | 'completion',
+  meta: CompletionMeta,
+  includeUsage: boolean,
+  toolCall?: ToolCallAnswer,
+): GenerationFormat {
   const isChat = endpoint === 'chat';
+  const call = isChat ? toolCall : undefined;
   const head = (object: string, choices: unknown[]): Record<string, unknown> => ({
     id: meta.id,
     object,
@@ -83,16 +92,40 @@ function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUs
     body: (outcome) => ({
       ...head(isChat ? 'chat.completion' : 'text_completion', [
         isChat
-          ? { index: 0, message: { role: 'assistant', content: outcome.text }, finish_reason: outcome.finishReason }
+          ? {
+              index: 0,
+              message:
+                call === undefined
+                  ? { role: 'assistant', content: outcome.text }
+                  : { role: 'assistant', content: '', tool_calls: chatToolCalls(call, outcome.text) },
+              finish_reason: chatFinishReason(outcome, call),
+            }
           : { text: outcome.text, index: 0, finish_reason: outcome.finishReason },
       ]),
       usage: usage(outcome),
     }),
     stream: () => ({
       opening: () => [],
-      token: (piece) => [{ data: head(chunkObject, [streamChoice(piece, null)]) }],
+      token: (piece) => (call === undefined ? [{ data: head(chunkObject, [streamChoice(piece, null)]) }] : []),
       closing: (outcome) => [
-        { data: head(chunkObject, [streamChoice('', outcome.finishReason)]) },
+        ...(call === undefined
+          ? []
+          : [
+              {
+                data: head(chunkObject, [
+                  {
+                    index: 0,
+                    delta: { role: 'assistant', content: '', ...chatWholeToolDelta(call, outcome.text) },
+                    finish_reason: null,
+                  },
+                ]),
+              },
+            ]),
+        {
+          data: head(chunkObject, [
+            streamChoice('', call === undefined ? outcome.finishReason : chatFinishReason(outcome, call)),
+          ]),
+        },
         ...(includeUsage ? [{ data: { ...head(chunkObject, []), usage: usage(outcome) } }] : []),
         SSE_DONE,
       ],

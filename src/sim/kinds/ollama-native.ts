@@ -16,6 +16,8 @@ import { chatPromptTokens, textPromptTokens, tokenIds } from '#src/sim/tokenizer
 import { embeddingVector } from '#src/sim/synthetic-output.ts';
 import { ollamaJson } from '#src/sim/kinds/ollama-dialect.ts';
 import type { Reply } from '#src/sim/reply.ts';
+import { chatConversation, promptConversation } from '#src/sim/conversation.ts';
+import { answerPieces, type ToolCallAnswer } from '#src/sim/scripted-answer.ts';
 
 export type NativeEndpoint = 'chat' | 'generate' | 'embed' | 'embeddings';
 
@@ -31,6 +33,17 @@ const NDJSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'appl
 /** `{"error": "..."}` with the status. */
 export function ollamaError(status: number, message: string): Reply {
   return ollamaJson(status, { error: message });
+}
+
+/** `/api/chat`'s tool_calls: the arguments as an object (a cut call's arguments: `{}`). */
+function nativeToolCalls(call: ToolCallAnswer, argumentsText: string): Record<string, unknown>[] {
+  let args: unknown = {};
+  try {
+    args = JSON.parse(argumentsText);
+  } catch {
+    args = {};
+  }
+  return [{ id: call.id, function: { index: 0, name: call.name, arguments: args } }];
 }
 
 export interface NativeTarget {
@@ -113,17 +126,25 @@ export async function handleNative(
     : textPromptTokens(
         `${typeof body['system'] === 'string' ? body['system'] : ''}${typeof body['prompt'] === 'string' ? body['prompt'] : ''}`,
       );
-  const verdict = decideOllama(promptTokens, numPredict(body), target.contextTokens);
+  const conversation = chat ? chatConversation(body) : promptConversation(body['prompt']);
+  const { toolCall, pieces } = answerPieces(conversation, target.engine.settings.answers ?? 'fill');
+  const verdict = decideOllama(promptTokens, numPredict(body), target.contextTokens, pieces?.length);
   if (!verdict.ok) return;
+  const plan = pieces === undefined ? verdict.plan : { ...verdict.plan, pieces };
+  const call = chat ? toolCall : undefined;
   const stream = body['stream'] !== false;
   const { writer, signal } = exchange;
   const createdAt = (): string => new Date(clock.now()).toISOString();
   const head = (): Record<string, unknown> => ({ model: target.reportedModel, created_at: createdAt() });
   const piece = (text: string): Record<string, unknown> =>
     chat ? { message: { role: 'assistant', content: text } } : { response: text };
+  // A call is parsed out of the output and sent whole (arguments as an object), never as text.
+  const callMessage = (outcome: GenerationOutcome): Record<string, unknown> => ({
+    message: { role: 'assistant', content: '', tool_calls: call === undefined ? [] : nativeToolCalls(call, outcome.text) },
+  });
   const final = (outcome: GenerationOutcome, text: string): Record<string, unknown> => ({
     ...head(),
-    ...piece(text),
+    ...(call !== undefined && !stream ? callMessage(outcome) : piece(call === undefined ? text : '')),
     done: true,
     done_reason: outcome.finishReason === 'length' ? 'length' : 'stop',
     ...(chat ? {} : { context: tokenIds(outcome.text).slice(0, 8) }),
@@ -147,15 +168,16 @@ export async function handleNative(
     };
     if (signal.aborted) return resolve();
     signal.addEventListener('abort', onAbort, { once: true });
-    cancel = target.engine.submit(verdict.plan, {
+    cancel = target.engine.submit(plan, {
       token(text) {
-        if (!stream) return;
+        if (!stream || call !== undefined) return;
         open();
         writer.line({ ...head(), ...piece(text), done: false });
       },
       finished(outcome) {
         if (stream) {
           open();
+          if (call !== undefined) writer.line({ ...head(), ...callMessage(outcome), done: false });
           writer.line(final(outcome, ''));
           writer.endStream();
         } else {

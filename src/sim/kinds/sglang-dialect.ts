@@ -10,6 +10,8 @@ import type { GenerationOutcome } from '#src/sim/model-engine.ts';
 import { jsonReply, SSE_DONE, type Reply } from '#src/sim/reply.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
 import { pydanticJsonInvalid, pydanticMissing } from '#src/sim/kinds/vllm-dialect.ts';
+import type { ToolCallAnswer } from '#src/sim/scripted-answer.ts';
+import { chatFinishReason, chatToolCalls, chatToolDelta } from '#src/sim/tool-call-shapes.ts';
 
 export const SGLANG_JSON_HEADERS: Readonly<Record<string, string>> = { server: 'uvicorn', 'Content-Type': 'application/json' };
 const SGLANG_SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -34,8 +36,14 @@ function usage(outcome: GenerationOutcome): Record<string, unknown> {
   };
 }
 
-function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
+function format(
+  endpoint: 'chat' | 'completion',
+  meta: CompletionMeta,
+  includeUsage: boolean,
+  toolCall?: ToolCallAnswer,
+): GenerationFormat {
   const isChat = endpoint === 'chat';
+  const call = isChat ? toolCall : undefined;
   const object = isChat ? 'chat.completion.chunk' : 'text_completion';
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
     id: meta.id,
@@ -65,9 +73,14 @@ function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUs
         isChat
           ? {
               index: 0,
-              message: { role: 'assistant', content: outcome.text, reasoning_content: null, tool_calls: null },
+              message: {
+                role: 'assistant',
+                content: call === undefined ? outcome.text : null,
+                reasoning_content: null,
+                tool_calls: call === undefined ? null : chatToolCalls(call, outcome.text),
+              },
               logprobs: null,
-              finish_reason: outcome.finishReason,
+              finish_reason: chatFinishReason(outcome, call),
               matched_stop: null,
             }
           : { index: 0, text: outcome.text, logprobs: null, finish_reason: outcome.finishReason, matched_stop: null },
@@ -76,9 +89,17 @@ function format(endpoint: 'chat' | 'completion', meta: CompletionMeta, includeUs
     }),
     stream: () => ({
       opening: () => (isChat ? [{ data: chunk([streamChoice('', true, null)]) }] : []),
-      token: (piece) => [{ data: chunk([streamChoice(piece, false, null)]) }],
+      token: (piece, index) => [
+        {
+          data: chunk([
+            call === undefined
+              ? streamChoice(piece, false, null)
+              : { index: 0, delta: chatToolDelta(call, piece, index), logprobs: null, finish_reason: null, matched_stop: null },
+          ]),
+        },
+      ],
       closing: (outcome) => [
-        { data: chunk([streamChoice('', false, outcome.finishReason)]) },
+        { data: chunk([streamChoice('', false, isChat ? chatFinishReason(outcome, call) : outcome.finishReason)]) },
         ...(includeUsage ? [{ data: { ...chunk([]), usage: usage(outcome) } }] : []),
         SSE_DONE,
       ],

@@ -12,6 +12,8 @@ import { jsonErrorOffset } from '#src/sim/request-body.ts';
 import { hexId } from '#src/sim/seeded-random.ts';
 import { requestedEncoding } from '#src/sim/embedding-encoding.ts';
 import { wrappedError, type AnthropicStyle } from '#src/sim/anthropic-messages.ts';
+import type { ToolCallAnswer } from '#src/sim/scripted-answer.ts';
+import { chatFinishReason, chatToolCalls, chatToolDelta } from '#src/sim/tool-call-shapes.ts';
 
 /** vLLM's Anthropic router (`translate_error_response`): its error's type and message, wrapped. */
 const VLLM_ANTHROPIC: AnthropicStyle = {
@@ -61,7 +63,7 @@ function usage(outcome: GenerationOutcome, withDetails: boolean): Record<string,
 /** Asked for usage, every chunk states `usage` (null until the last). */
 const usageSlot = (includeUsage: boolean): Record<string, unknown> => (includeUsage ? { usage: null } : {});
 
-function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationFormat {
+function chatFormat(meta: CompletionMeta, includeUsage: boolean, call: ToolCallAnswer | undefined): GenerationFormat {
   const chunk = (choices: unknown[]): Record<string, unknown> => ({
     id: meta.id,
     object: 'chat.completion.chunk',
@@ -88,16 +90,16 @@ function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationForm
           index: 0,
           message: {
             role: 'assistant',
-            content: outcome.text,
+            content: call === undefined ? outcome.text : null,
             refusal: null,
             annotations: null,
             audio: null,
             function_call: null,
-            tool_calls: [],
+            tool_calls: call === undefined ? [] : chatToolCalls(call, outcome.text),
             reasoning_content: null,
           },
           logprobs: null,
-          finish_reason: outcome.finishReason,
+          finish_reason: chatFinishReason(outcome, call),
           stop_reason: null,
         },
       ],
@@ -109,9 +111,11 @@ function chatFormat(meta: CompletionMeta, includeUsage: boolean): GenerationForm
     }),
     stream: () => ({
       opening: () => [{ data: chunk([delta({ role: 'assistant', content: '' }, null)]) }],
-      token: (piece) => [{ data: chunk([delta({ content: piece }, null)]) }],
+      token: (piece, index) => [
+        { data: chunk([delta(call === undefined ? { content: piece } : chatToolDelta(call, piece, index), null)]) },
+      ],
       closing: (outcome) => [
-        { data: chunk([delta({ content: '' }, outcome.finishReason)]) },
+        { data: chunk([delta(call === undefined ? { content: '' } : {}, chatFinishReason(outcome, call))]) },
         ...(includeUsage ? [{ data: { ...chunk([]), usage: usage(outcome, false) } }] : []),
         SSE_DONE,
       ],
@@ -201,8 +205,8 @@ export function vllmDialect(random: () => number): InferenceDialect {
       data: { error: { message: 'engine failure', type: 'InternalServerError', param: null, code: 500 } },
     }),
     newId: (endpoint) => `${ID_PREFIX[endpoint]}${hexId(random, 32)}`,
-    format: (endpoint, meta, includeUsage) =>
-      endpoint === 'chat' ? chatFormat(meta, includeUsage) : completionFormat(meta, includeUsage),
+    format: (endpoint, meta, includeUsage, toolCall) =>
+      endpoint === 'chat' ? chatFormat(meta, includeUsage, toolCall) : completionFormat(meta, includeUsage),
     // `encoding_format: Literal["float", "base64"]`; base64 is the float32 array's bytes.
     embeddingEncoding: (value) =>
       requestedEncoding(value) ??

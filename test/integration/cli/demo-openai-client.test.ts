@@ -24,10 +24,20 @@ test('the demo prints three copy-paste curl lines', async () => {
   assert.equal(demo.lines.filter((l) => l.trim().startsWith('curl ')).length, 3);
 });
 
+test('the demo prints a Try line for Claude Code, Codex and OpenCode, each on its gateway', async () => {
+  await demo.waitForLine((l) => l.includes('Ctrl-C'));
+  const url = (demo.lines.find((l) => l.startsWith('Switchyard demo gateway: ')) ?? '')
+    .slice('Switchyard demo gateway: '.length)
+    .trim();
+  const agents = demo.lines.filter((l) => / (claude|opencode)$/.test(l) || l.trim().startsWith('codex '));
+  assert.equal(agents.length, 3, agents.join('\n'));
+  for (const line of agents) assert.ok(line.includes(url), line);
+});
+
 test('the openai client lists the fleet models', async () => {
   const ids: string[] = [];
   for await (const model of client.models.list()) ids.push(model.id);
-  for (const id of ['llama-3.1-8b-instruct', 'qwen3-8b', 'llama3.2:latest', 'qwen2.5-7b-instruct']) {
+  for (const id of ['llama-3.1-8b-instruct', 'qwen3-8b', 'llama3.2:latest', 'qwen2.5-7b-instruct', 'qwen3-coder-30b']) {
     assert.ok(ids.includes(id), `${id} in ${ids.join(', ')}`);
   }
 });

@@ -63,3 +63,20 @@ test('reads the first non-negative integer limit among the given fields', () => 
   assert.equal(requestedMaxTokens({ max_tokens: 2.5 }, ['max_tokens']), undefined);
   assert.equal(requestedMaxTokens({ max_tokens: '5' }, ['max_tokens']), undefined);
 });
+
+test('a natural answer ends with "stop" when it fits the limit, and is cut with "length" when it does not', () => {
+  const cases: [number, number | undefined, number, [number, string] | string][] = [
+    // prompt, max_tokens, natural answer tokens → plan
+    [50, undefined, 12, [12, 'stop']],
+    [50, 32_000, 12, [12, 'stop']],
+    [50, 12, 12, [12, 'stop']],
+    [50, 5, 12, [5, 'length']],
+    [95, undefined, 12, [5, 'length']],
+    [100, undefined, 12, 'llamacpp_prompt_too_long'],
+  ];
+  for (const [prompt, max, natural, expected] of cases)
+    assert.deepEqual(plan(decideLlamaCpp(prompt, max, 100, natural)), expected, `${prompt}/${max}/${natural}`);
+  assert.deepEqual(plan(decideVllm(50, undefined, 100, 30)), [30, 'stop']);
+  assert.deepEqual(plan(decideSglang(50, 40, 100, 30)), [30, 'stop']);
+  assert.deepEqual(plan(decideOllama(5000, 3, 100, 30)), [3, 'length']);
+});

@@ -168,6 +168,29 @@ test('the example fleet in examples/fleet.toml is valid and has one node of ever
   if (!result.ok) return;
   assert.deepEqual(
     new Set(result.spec.nodes.map((n) => n.kind)),
-    new Set(['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang']),
+    new Set(['vllm', 'llamacpp', 'llamacpp-router', 'ollama', 'sglang', 'openai']),
+  );
+});
+
+test('reads answers and prefix_cache_ttft, and checks that the prompt cache is a llama.cpp one within ttft', () => {
+  const result = parseFleetConfig(
+    '[[node]]\nkind = "llamacpp"\nmodels = ["m"]\nttft = "1s"\nanswers = "natural"\nprefix_cache_ttft = "100ms"\n',
+  );
+  assert.equal(result.ok, true);
+  if (!result.ok) return;
+  const [node] = result.spec.nodes;
+  assert.equal(node?.answers, 'natural');
+  assert.equal(node?.prefixCacheTtftMs, 100);
+  const resolved = resolveNodeSpec({ kind: 'vllm', models: ['m'] });
+  assert.deepEqual([resolved.answers, resolved.prefixCacheTtftMs], [SIM_DEFAULTS.answers, undefined]);
+  assert.deepEqual(problemsOf('[[node]]\nkind = "vllm"\nmodels = ["m"]\nprefix_cache_ttft = "5ms"\n'), [
+    'node[0].prefix_cache_ttft: only the llama.cpp kinds simulate the prompt cache',
+  ]);
+  assert.deepEqual(problemsOf('[[node]]\nkind = "llamacpp"\nmodels = ["m"]\nttft = "10ms"\nprefix_cache_ttft = "20ms"\n'), [
+    'node[0].prefix_cache_ttft: must be between 0 and ttft (10ms)',
+  ]);
+  assert.equal(
+    problemsOf('[[node]]\nkind = "vllm"\nmodels = ["m"]\nanswers = "long"\n')[0]?.startsWith('node[0].answers: '),
+    true,
   );
 });

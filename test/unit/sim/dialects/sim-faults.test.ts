@@ -155,6 +155,7 @@ describe("faults in each kind's shapes", () => {
     'llamacpp-router': '/health',
     ollama: '/',
     sglang: '/health',
+    openai: '/health',
   };
 
   test("error500 answers inference with a 500 in the kind's error body", async () => {
@@ -164,6 +165,7 @@ describe("faults in each kind's shapes", () => {
       'llamacpp-router': /^\{"error":\{"code":500,"message":"[^"]+","type":"server_error"\}\}$/,
       ollama: /^\{"error":\{"message":"[^"]+","type":"api_error","param":null,"code":null\}\}$/,
       sglang: /^\{"object":"error","message":"[^"]+","type":"InternalServerError","param":null,"code":500\}$/,
+      openai: /^\{"error":\{"message":"[^"]+","type":"server_error","param":null,"code":null\}\}$/,
     };
     for (const kind of SIM_KINDS) {
       get(kind).setFaults({ inference: 'error500' });
@@ -181,6 +183,7 @@ describe("faults in each kind's shapes", () => {
       'llamacpp-router': '{"error":{"message":"Loading model","type":"unavailable_error","code":503}}',
       ollama: 'Ollama is not available',
       sglang: '',
+      openai: '{"status":"unavailable"}',
     };
     for (const kind of SIM_KINDS) {
       const node = get(kind);
@@ -202,6 +205,7 @@ describe("faults in each kind's shapes", () => {
       'llamacpp-router': '{"data":[],"object":"list"}',
       ollama: '{"object":"list","data":null}',
       sglang: '{"object":"list","data":[]}',
+      openai: '{"object":"list","data":[]}',
     };
     for (const kind of SIM_KINDS) {
       const node = get(kind);

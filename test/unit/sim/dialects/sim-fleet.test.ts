@@ -12,6 +12,7 @@ const MODEL_LIST_PATH: Readonly<Record<string, string>> = {
   'llamacpp-router': '/v1/models',
   ollama: '/api/tags',
   sglang: '/v1/models',
+  openai: '/v1/models',
 };
 
 test('starts the example fleet, one node of every kind on its own port, and closes it', async () => {
