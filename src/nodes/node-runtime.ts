@@ -22,6 +22,7 @@ import type { NodeView } from './node.ts';
 import type { LoadReading } from './load/load-reading.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
 import { LearnedFigures } from './learned-figures.ts';
+import { viewFacts } from './view-facts.ts';
 
 export interface NodeRuntime {
   spec: NodeSpec;
@@ -71,19 +72,21 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
 }
 
 export function viewOf(runtime: NodeRuntime): NodeView {
-  const { spec, health, discovery, lastWakeAt } = runtime;
+  const { spec, health, discovery, lastWakeAt, capacity, knownContexts } = runtime;
+  const modelsById = new Map(discovery.models.map((m) => [m.id, m]));
   return Object.freeze({
     spec,
     health,
     discovery,
-    modelsById: new Map(discovery.models.map((m) => [m.id, m])),
-    capacity: runtime.capacity,
-    knownContexts: runtime.knownContexts,
+    modelsById,
+    capacity,
+    knownContexts,
     tokenRatios: runtime.tokenRatios.published,
     ...(Object.keys(runtime.decodeRates.published).length === 0 ? {} : { decodeRates: runtime.decodeRates.published }),
     ...(Object.keys(runtime.lacking).length === 0 ? {} : { lackingEndpoints: runtime.lacking }),
     ejectedUntil: runtime.passive.ejectedUntil,
     ...(runtime.position >= 0 ? { position: runtime.position } : {}),
+    facts: viewFacts({ spec, discovery, modelsById, capacity, knownContexts }),
     wake: Object.freeze({
       lastSentAt: lastWakeAt,
       // Only an asleep node is "waking"; a status change rebuilds the view, so this stays true.

@@ -8,6 +8,8 @@ import { FairQueue, type QueueTicket } from './fair-queue.ts';
 
 export class ModelQueues<T> {
   readonly #queues = new Map<string, FairQueue<T>>();
+  /** The models with someone waiting (read as `open.size` on every admission and lease return: no call). */
+  readonly open: ReadonlyMap<string, unknown> = this.#queues;
 
   depth(model: string): number {
     return this.#queues.get(model)?.size ?? 0;

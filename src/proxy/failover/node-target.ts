@@ -191,7 +191,7 @@ class NodeTarget implements Target {
     };
     const call = {
       pool: this.#deps.pools.get(node),
-      path: nodePathPrefix(node.url) + endpoint,
+      path: (view.facts?.pathPrefix ?? nodePathPrefix(node.url)) + endpoint,
       headers,
       extraResponseHeaders,
       passOnErrors: true,
@@ -250,7 +250,7 @@ class NodeTarget implements Target {
 
 /** `x-switchyard-context` when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */
 function truncationWarning(request: RouteRequest, node: NodeView): Record<string, string> {
-  const ctx = mayTruncateAt(request, node);
+  const ctx = node.facts?.truncates === false ? undefined : mayTruncateAt(request, node);
   return ctx === undefined
     ? {}
     : {
