@@ -29,8 +29,14 @@ export interface UsageClaim {
 
 const IDLE: Usage = Object.freeze({ requests: 0, tokens: 0 });
 
+interface UsageEntry {
+  requests: number;
+  tokens: number;
+}
+
 export class LeaseTable {
-  readonly #usage = new Map<string, Map<string, { requests: number; tokens: number }>>();
+  /** Per node, its models with leases out; a node's map stays once made (one per node name: no map per request). */
+  readonly #usage = new Map<string, Map<string, UsageEntry>>();
 
   usage(node: string, model: string): Usage {
     return this.#usage.get(node)?.get(model) ?? IDLE;
@@ -46,19 +52,8 @@ export class LeaseTable {
     entry.requests += 1;
     entry.tokens += tokens;
     byModel.set(model, entry);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        entry.requests -= 1;
-        entry.tokens -= tokens;
-        if (entry.requests === 0) {
-          byModel.delete(model);
-          if (byModel.size === 0 && this.#usage.get(node) === byModel) this.#usage.delete(node);
-        }
-      },
-    };
+    const claim: EntryClaim = { byModel, model, entry, tokens, released: false, release: releaseEntry };
+    return claim;
   }
 
   /** Every (node, model) with leases out, as plain copies. */
@@ -75,4 +70,22 @@ export class LeaseTable {
     for (const byModel of this.#usage.values()) for (const usage of byModel.values()) total += usage.requests;
     return total;
   }
+}
+
+/** One acquire's share of an entry, given back once: one plain object per request (no closure, no class). */
+interface EntryClaim extends UsageClaim {
+  readonly byModel: Map<string, UsageEntry>;
+  readonly model: string;
+  readonly entry: UsageEntry;
+  readonly tokens: number;
+  released: boolean;
+}
+
+function releaseEntry(this: EntryClaim): void {
+  if (this.released) return;
+  this.released = true;
+  const entry = this.entry;
+  entry.requests -= 1;
+  entry.tokens -= this.tokens;
+  if (entry.requests === 0) this.byModel.delete(this.model);
 }

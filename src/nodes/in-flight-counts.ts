@@ -14,17 +14,13 @@ export class InFlightCounts implements InFlightJournal {
   /** Live counts by position; replaced (not changed) when the node set changes. */
   byPosition: number[] = [];
   #limit: number | undefined;
-  #atLimit = 0;
+  /** Nodes whose count is at or over the limit now (0 without a limit). A field, read by every snapshot; only this class writes it. */
+  atLimit = 0;
   readonly #ring = new Int32Array(IN_FLIGHT_JOURNAL_SIZE);
   #total = 0;
 
   constructor(limit: number | undefined) {
     this.#limit = limit;
-  }
-
-  /** Nodes whose count is at or over the limit now (0 without a limit). */
-  get atLimit(): number {
-    return this.#atLimit;
   }
 
   /** Changes journalled so far (every `set`). */
@@ -54,8 +50,8 @@ export class InFlightCounts implements InFlightJournal {
     const limit = this.#limit;
     if (limit !== undefined) {
       const before = this.byPosition[position] ?? 0;
-      if (before >= limit && count < limit) this.#atLimit -= 1;
-      else if (before < limit && count >= limit) this.#atLimit += 1;
+      if (before >= limit && count < limit) this.atLimit -= 1;
+      else if (before < limit && count >= limit) this.atLimit += 1;
     }
     this.byPosition[position] = count;
     this.#ring[this.#total % IN_FLIGHT_JOURNAL_SIZE] = position;
@@ -66,6 +62,6 @@ export class InFlightCounts implements InFlightJournal {
     const limit = this.#limit;
     let at = 0;
     if (limit !== undefined) for (const count of this.byPosition) if (count >= limit) at += 1;
-    this.#atLimit = at;
+    this.atLimit = at;
   }
 }

@@ -7,6 +7,8 @@ export {
   type Lease,
   type LeaseReturn,
   type InFlightJournal,
+  type ListedModelFacts,
+  type ViewFacts,
 } from './node.ts';
 export { NodeRegistry } from './registry.ts';
 export { servingNow, type Serving } from './serving-now.ts';

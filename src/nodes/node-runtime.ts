@@ -18,10 +18,11 @@ import {
 } from '#src/capacity/index.ts';
 import { INITIAL_PASSIVE_STATE, type PassiveState } from './health/passive.ts';
 import { initialHealthState, type HealthState } from './health/health-state.ts';
-import type { NodeView } from './node.ts';
+import type { NodeView, ViewFacts } from './node.ts';
 import type { LoadReading } from './load/load-reading.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
 import { LearnedFigures } from './learned-figures.ts';
+import { viewFacts } from './view-facts.ts';
 
 export interface NodeRuntime {
   spec: NodeSpec;
@@ -47,6 +48,17 @@ export interface NodeRuntime {
   load: LoadReading | undefined;
   /** This node's routing view, rebuilt only after one of its routing-relevant fields changed. */
   view: NodeView | undefined;
+  /** The view facts last worked out, with what they were worked out from: reused by a rebuild that changed none of it. */
+  facts: FactsBasis | undefined;
+}
+
+/** What a view's facts depend on (view-facts.ts reads nothing else), by identity. */
+interface FactsBasis {
+  readonly spec: NodeSpec;
+  readonly phase: DiscoveryState['phase'];
+  readonly models: DiscoveryState['models'];
+  readonly capacity: NodeCapacity;
+  readonly facts: ViewFacts;
 }
 
 /** A node the registry has learned nothing about yet (new, or a new server under a known name). */
@@ -67,23 +79,38 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
     position: -1,
     load: undefined,
     view: undefined,
+    facts: undefined,
   };
 }
 
 export function viewOf(runtime: NodeRuntime): NodeView {
-  const { spec, health, discovery, lastWakeAt } = runtime;
+  const { spec, health, discovery, lastWakeAt, capacity, knownContexts } = runtime;
+  const modelsById = new Map(discovery.models.map((m) => [m.id, m]));
+  // A rebuild for a learned figure, health or a wake keeps the facts (they depend on none of those).
+  let basis = runtime.facts;
+  if (
+    basis === undefined ||
+    basis.spec !== spec ||
+    basis.phase !== discovery.phase ||
+    basis.models !== discovery.models ||
+    basis.capacity !== capacity
+  ) {
+    const facts = viewFacts({ spec, discovery, modelsById, capacity, knownContexts });
+    basis = runtime.facts = { spec, phase: discovery.phase, models: discovery.models, capacity, facts };
+  }
   return Object.freeze({
     spec,
     health,
     discovery,
-    modelsById: new Map(discovery.models.map((m) => [m.id, m])),
-    capacity: runtime.capacity,
-    knownContexts: runtime.knownContexts,
+    modelsById,
+    capacity,
+    knownContexts,
     tokenRatios: runtime.tokenRatios.published,
     ...(Object.keys(runtime.decodeRates.published).length === 0 ? {} : { decodeRates: runtime.decodeRates.published }),
     ...(Object.keys(runtime.lacking).length === 0 ? {} : { lackingEndpoints: runtime.lacking }),
     ejectedUntil: runtime.passive.ejectedUntil,
     ...(runtime.position >= 0 ? { position: runtime.position } : {}),
+    facts: basis.facts,
     wake: Object.freeze({
       lastSentAt: lastWakeAt,
       // Only an asleep node is "waking"; a status change rebuilds the view, so this stays true.

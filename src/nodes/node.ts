@@ -2,7 +2,8 @@
 
 import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
-import type { DecodeRate, ModelContext, NodeCapacity, TokenRatio, Usage } from '#src/capacity/index.ts';
+import type { DecodeRate, ModelContext, NodeCapacity, Residency, TokenRatio, Usage } from '#src/capacity/index.ts';
+import type { StreamUsage } from '#src/kinds/index.ts';
 import type { HealthState } from './health/health-state.ts';
 import type { LoadReading } from './load/load-reading.ts';
 
@@ -37,6 +38,31 @@ export interface NodeView {
    * view when the node set changes): where its live in-flight count sits in `inFlightByPosition`.
    */
   readonly position?: number;
+  /**
+   * What depends only on this node — its kind, URL, capacity role and listing — worked out once when
+   * the view is built (view-facts.ts), so the request path reads fields instead of asking again.
+   * Absent (a view built by hand, or one changed by a spread): readers ask the functions it comes from.
+   */
+  readonly facts?: ViewFacts;
+}
+
+/** A view's facts (see NodeView.facts): plain data, so a view still crosses to a worker as it is. */
+export interface ViewFacts {
+  /** The node may cut an overlong prompt silently instead of refusing it (kinds/truncation.ts). */
+  readonly truncates: boolean;
+  /** What its streams say of their usage unasked (kinds/llama-like.ts `streamUsageFor`). */
+  readonly streamUsage: StreamUsage;
+  /** The path of the node's URL, put before every endpoint sent to it (config/node-url.ts). */
+  readonly pathPrefix: string;
+  /** Per listed model: where it runs and the context a request gets there (capacity/model-fit.ts). */
+  readonly models: ReadonlyMap<string, ListedModelFacts>;
+}
+
+export interface ListedModelFacts {
+  /** `residencyOf(view, model)`. */
+  readonly residency: Residency;
+  /** `ctxFor(view, model)`: the per-request context limit, 0 when unknown. */
+  readonly ctx: number;
 }
 
 export interface NodeWake {

@@ -1,7 +1,14 @@
 export { route, filterCandidates, type RoutingDecision } from './route.ts';
 export { routeSummary, MAX_SUMMARY_ENTRIES, type CandidateScore, type ExcludedNode, type RouteSummary } from './route-summary.ts';
 export { RouteIndex, ROUTE_INDEX_MAX_ENTRIES } from './route-index.ts';
-export { type QueueTenant, type RouteRequest, neededTokens, minNeededTokens, reservedTokens } from './route-request.ts';
+export {
+  type QueueTenant,
+  type RouteRequest,
+  neededTokens,
+  minNeededTokens,
+  reservedTokens,
+  NO_TRIED_NODES,
+} from './route-request.ts';
 export { classifyUnroutable, largestContext, mightFitLater, type UnroutableKind } from './unroutable.ts';
 export { capacityVerdict } from './filters/has-capacity.ts';
 export { type Exclusion, type ExclusionCode, countByCode, ExclusionCounter, nodesWorthRefreshing } from './exclusion.ts';

@@ -23,7 +23,7 @@ import type { Filter } from './filter.ts';
 import { fitsContext } from './filters/fits-context.ts';
 import { capacityVerdict, hasCapacity } from './filters/has-capacity.ts';
 import { preferHealthy } from './filters/prefer-healthy.ts';
-import { neededTokens, reservedTokens, type RouteRequest } from './route-request.ts';
+import { NO_TRIED_NODES, neededTokens, reservedTokens, type RouteRequest } from './route-request.ts';
 import { planOf, slotOf, type EntryPlan, type NodeSlot } from './index-entry.ts';
 import { allSurelyHaveRoom, surelyHasRoom } from './tier-room.ts';
 
@@ -207,7 +207,7 @@ export class RouteIndex {
 
 /** What the head filters read of a request (model and group): a small copy, not the prompt. */
 function headRequest(req: RouteRequest): RouteRequest {
-  return { ...req, triedNodes: new Set(), promptPrefix: undefined, affinityKey: undefined };
+  return { ...req, triedNodes: NO_TRIED_NODES, promptPrefix: undefined, affinityKey: undefined };
 }
 
 function derived(slots: readonly NodeSlot[], shape: Shape): { plan: EntryPlan; prefix: IndexedPrefix } {

@@ -10,6 +10,9 @@ export interface QueueTenant {
   readonly weight: number;
 }
 
+/** No node tried yet: one shared empty set for every first attempt (read only: a failover copies it). */
+export const NO_TRIED_NODES: ReadonlySet<string> = new Set<string>();
+
 export interface RouteRequest {
   /** The served model id (aliases already resolved). */
   readonly model: string;

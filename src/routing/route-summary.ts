@@ -34,6 +34,8 @@ export interface RouteSummary {
 }
 
 const MAX_DETAIL = 160;
+/** No exclusion (nearly every decision): one shared empty list. */
+const NONE_EXCLUDED: readonly ExcludedNode[] = Object.freeze([]);
 
 export function routeSummary(
   policy: string,
@@ -49,15 +51,7 @@ export function routeSummary(
       score: score === undefined || !Number.isFinite(score) ? null : Math.round(score * 1e4) / 1e4,
     });
   }
-  const out: ExcludedNode[] = [];
-  for (const e of excluded) {
-    if (out.length >= MAX_SUMMARY_ENTRIES) break;
-    out.push(
-      e.detail === undefined
-        ? { node: e.node, code: e.code }
-        : { node: e.node, code: e.code, detail: e.detail.slice(0, MAX_DETAIL) },
-    );
-  }
+  const out = excluded.length === 0 ? NONE_EXCLUDED : excludedNodes(excluded);
   const more = candidates.length - scores.length + excluded.length - out.length;
   // `more` absent, not undefined, when nothing was left out (no spread: every request builds one).
   const summary: { -readonly [K in keyof RouteSummary]: RouteSummary[K] } = {
@@ -68,4 +62,17 @@ export function routeSummary(
   };
   if (more > 0) summary.more = more;
   return summary;
+}
+
+function excludedNodes(excluded: readonly Exclusion[]): ExcludedNode[] {
+  const out: ExcludedNode[] = [];
+  for (const e of excluded) {
+    if (out.length >= MAX_SUMMARY_ENTRIES) break;
+    out.push(
+      e.detail === undefined
+        ? { node: e.node, code: e.code }
+        : { node: e.node, code: e.code, detail: e.detail.slice(0, MAX_DETAIL) },
+    );
+  }
+  return out;
 }

@@ -19,7 +19,8 @@ export interface NamedNode {
  * nothing serves it, and the unknown-model verdict says so.
  */
 export function servedModelName(requested: string, nodes: readonly NamedNode[]): string {
-  if (nodes.some((node) => node.modelsById.has(requested))) return requested;
+  // A plain loop (no closure): this runs on every request.
+  for (let i = 0; i < nodes.length; i += 1) if ((nodes[i] as NamedNode).modelsById.has(requested)) return requested;
   const votes = new Map<string, number>();
   for (const node of nodes) {
     const id = serverKind(node.spec.kind).resolveModelName(requested, node.modelsById);

@@ -7,6 +7,8 @@ import { FairQueue, type ModelQueueReport, type QueueTicket } from './fair-queue
 
 export class ModelQueues<T> {
   readonly #queues = new Map<string, FairQueue<T>>();
+  /** The models with someone waiting (read as `open.size` on every admission and lease return: no call). */
+  readonly open: ReadonlyMap<string, unknown> = this.#queues;
 
   depth(model: string): number {
     return this.#queues.get(model)?.size ?? 0;

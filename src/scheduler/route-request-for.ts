@@ -2,7 +2,7 @@
 // /admin/explain alike, so the explanation always judges what a request would be judged by.
 
 import type { InferenceEndpoint, PolicyName } from '#src/config/index.ts';
-import type { QueueTenant, RouteRequest } from '#src/routing/index.ts';
+import { NO_TRIED_NODES, type QueueTenant, type RouteRequest } from '#src/routing/index.ts';
 
 /** The settings routing needs, read from one settings snapshot per request. */
 export interface RoutingSettings {
@@ -36,7 +36,7 @@ export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings, 
   const req: Mutable<RouteRequest> = {
     model: facts.model,
     group: facts.group,
-    triedNodes: new Set(),
+    triedNodes: NO_TRIED_NODES,
     promptTokens: facts.promptTokens,
     maxTokens: facts.maxTokens,
     completionReserveTokens: settings.completionReserveTokens,

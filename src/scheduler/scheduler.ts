@@ -7,8 +7,8 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import { CONFIG_DEFAULTS, DEFAULT_TENANT } from '#src/config/index.ts';
-import { ctxFor } from '#src/capacity/index.ts';
-import type { LeaseReturn, SwitchBook } from '#src/nodes/index.ts';
+import { ctxFor, residencyOf } from '#src/capacity/index.ts';
+import type { LeaseReturn, ListedModelFacts, NodeView, RoutingSnapshot, SwitchBook } from '#src/nodes/index.ts';
 import {
   alternativeFilters,
   hasAlternativeIn,
@@ -37,7 +37,7 @@ import type { ModelQueueReport } from './fair-queue.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
 import { awaitsRouterLoad } from './router-switches.ts';
-import { SwitchClaims, type ProtectedModels } from './switch-claims.ts';
+import { NO_TICKET, SwitchClaims, type ProtectedModels } from './switch-claims.ts';
 import { waitForWake, waitInQueue, type Wait, type Waiter } from './waits.ts';
 
 type Selected = Extract<RoutingDecision, { kind: 'selected' }>;
@@ -111,12 +111,11 @@ export class Scheduler {
    * a request that waits (a queue, a wake, a re-listing, a switch) gets the promise of its admission.
    */
   admit(req: RouteRequest, settings: QueueSettings, signal: AbortSignal, firstAttempt: boolean): Admission | Promise<Admission> {
-    // A request that can only be served by a router loading its model waits for the load as well.
-    // One snapshot for the wait and the decision: they are taken in the same tick.
+    // One snapshot for the decision and the wait (if it waits): they are taken in the same tick.
     const snapshot = this.#effects.snapshot();
-    const timeoutMs = settings.queueTimeoutMs + (awaitsRouterLoad(req.model, snapshot.nodes) ? settings.loadTimeoutMs : 0);
     // In the model's queue when others wait there (in its class, by its tenant's share), however this one would route.
-    if (this.#queues.depth(req.model) > 0) return this.#enqueue(req, waitInQueue(timeoutMs, settings, []), settings, signal);
+    if (this.#queues.open.size > 0 && this.#queues.depth(req.model) > 0)
+      return this.#enqueue(req, waitInQueue(timeoutFor(req, settings, snapshot), settings, []), settings, signal);
     const decision = route(req, snapshot, this.filters, this.#policy, this.#index);
     // Reported only when it excluded a node: a notice with no exclusion has nothing to count (most requests).
     if (firstAttempt && decision.excluded.length > 0) this.#effects.notify({ kind: 'decided', req, decision });
@@ -126,20 +125,23 @@ export class Scheduler {
         this.#decide(
           req,
           refreshed ? route(req, this.#effects.snapshot(), this.filters, this.#policy, this.#index) : decision,
-          timeoutMs,
+          snapshot,
           settings,
           signal,
         ),
       );
     }
-    return this.#decide(req, decision, timeoutMs, settings, signal);
+    return this.#decide(req, decision, snapshot, settings, signal);
   }
 
-  /** Admits the node routing selected, or holds the request for a wake or a lease, or refuses it. */
+  /**
+   * Admits the node routing selected, or holds the request for a wake or a lease, or refuses it.
+   * `snapshot` is the one the request's first decision was taken on: its wait is judged on it.
+   */
   #decide(
     req: RouteRequest,
     decision: RoutingDecision,
-    timeoutMs: number,
+    snapshot: RoutingSnapshot,
     settings: QueueSettings,
     signal: AbortSignal,
   ): Admission | Promise<Admission> {
@@ -154,19 +156,21 @@ export class Scheduler {
     }
     if (kind !== 'busy') return { kind: 'refused', reason: kind, excluded: decision.excluded, waitedMs: 0 };
     // The wait is built only for a request that waits (a closure per admission before).
-    return this.#enqueue(req, waitInQueue(timeoutMs, settings, decision.excluded), settings, signal);
+    return this.#enqueue(req, waitInQueue(timeoutFor(req, settings, snapshot), settings, decision.excluded), settings, signal);
   }
 
   /** A lease came back: its model's queue may go on (every queue, if it freed a connection). */
   leaseReturned(returned: LeaseReturn): void {
+    // Nobody waiting and no switch anywhere (nearly every return): only a freed connection is news.
+    const queued = this.#queues.open.size > 0;
     // A model going idle may let a switch waiting in another model's queue go.
     if (
       returned.connectionFreed ||
-      this.#claims.switches.pending(returned.node) !== undefined ||
-      this.#waitsForSwitch(returned.node)
+      (this.#claims.book.quiet !== true && this.#claims.switches.pending(returned.node) !== undefined) ||
+      (queued && this.#waitsForSwitch(returned.node))
     )
       this.fleetChanged();
-    else this.#retry(returned.model);
+    else if (queued) this.#retry(returned.model);
   }
 
   /** Capacity, health or listings changed somewhere: the head of every queue tries again. */
@@ -201,9 +205,14 @@ export class Scheduler {
     signal: AbortSignal,
   ): Admission | Promise<Admission> | undefined {
     const node = decision.node;
-    const lease = this.#effects.claim(node.spec.name, req.model, reservedTokens(req, ctxFor(node, req.model)));
+    // The view's facts when it has them (the registry's views): no question asked of the capacity rules.
+    const listed = node.facts?.models.get(req.model);
+    const lease = this.#effects.claim(node.spec.name, req.model, reservedTokens(req, listed?.ctx ?? ctxFor(node, req.model)));
     if (lease === undefined) return undefined;
-    const { ticket, victim, confirm } = this.#claims.ticketFor(req.model, node, settings.loadTimeoutMs);
+    // Only a model the node would load on demand needs a load ticket (or a switch): not one that runs there.
+    const { ticket, victim, confirm } = loadsOnDemand(node, req.model, listed)
+      ? this.#claims.ticketFor(req.model, node, settings.loadTimeoutMs)
+      : NO_TICKET;
     const route = routeSummary(req.policy, decision.choice, decision.candidates, decision.excluded);
     const admitted = { kind: 'admitted' as const, node, route, waitedMs, load: ticket, release: () => lease.release() };
     // The model runs there and no switch is claimed (nearly every request): admitted now, no retry built.
@@ -343,6 +352,16 @@ export class Scheduler {
       return;
     }
   }
+}
+
+/** How long a request may wait: a request only a router loading its model can serve waits for the load as well. */
+function timeoutFor(req: RouteRequest, settings: QueueSettings, snapshot: RoutingSnapshot): number {
+  return settings.queueTimeoutMs + (awaitsRouterLoad(req.model, snapshot.nodes) ? settings.loadTimeoutMs : 0);
+}
+
+/** Whether `model` is listed on `node` to be loaded on demand (the view's facts, else the capacity rule). */
+function loadsOnDemand(node: NodeView, model: string, listed: ListedModelFacts | undefined): boolean {
+  return (listed?.residency ?? residencyOf(node, model)).state === 'on_demand';
 }
 
 /** Whether a queue's head waits for a switch on `node` (the node's models are full). */

@@ -16,7 +16,8 @@ export interface ProtectedModels {
 }
 
 const NONE_PROTECTED: ProtectedModels = Object.freeze({ pinned: new Set<string>(), wanted: new Set<string>() });
-const NO_TICKET: { readonly ticket: undefined; readonly victim: undefined } = Object.freeze({
+/** No load ticket, no victim: what a request for a model that runs on its node gets. */
+export const NO_TICKET: { readonly ticket: undefined; readonly victim: undefined; readonly confirm?: undefined } = Object.freeze({
   ticket: undefined,
   victim: undefined,
 });
@@ -41,11 +42,14 @@ type Admitted = Extract<Admission, { kind: 'admitted' }>;
 
 export class SwitchClaims {
   readonly switches: RouterSwitches;
+  /** The book the switches are kept in (the scheduler reads its `quiet` on every lease return). */
+  readonly book: SwitchBook;
   readonly #deps: SwitchClaimsDeps;
 
   constructor(deps: SwitchClaimsDeps) {
     this.#deps = deps;
-    this.switches = new RouterSwitches(deps.clock, deps.book ?? new SwitchTickets());
+    this.book = deps.book ?? new SwitchTickets();
+    this.switches = new RouterSwitches(deps.clock, this.book);
   }
 
   view(node: string, switchDue: boolean): RouterSwitchView {

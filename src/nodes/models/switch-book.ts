@@ -45,6 +45,11 @@ export function mayTake(current: SwitchTicket | undefined, ask: Pick<SwitchTicke
 
 /** Where the tickets are kept: the scheduler and the model manager share one. */
 export interface SwitchBook {
+  /**
+   * True while no node holds a ticket here and no other replica's can be seen (no [cluster]): every
+   * `current` is undefined, so a reader may skip asking per node (a lease return does). Absent: ask.
+   */
+  readonly quiet?: boolean;
   current(node: string): SwitchTicket | undefined;
   /** Takes the node's ticket when `mayTake` allows; the verdict says why not. */
   take(node: string, ticket: SwitchTicket): TakeVerdict;
@@ -99,10 +104,13 @@ const NOTHING: ReadonlySet<string> = new Set();
 export class SwitchTickets implements SwitchBook {
   readonly #tickets = new Map<string, SwitchTicket>();
   #sharing: SwitchSharing | undefined;
+  /** See SwitchBook.quiet: a field, not a getter (read on every lease return); only this class writes it. */
+  quiet = true;
 
   /** [cluster]: from now on other replicas' claims count, and this one's are kept in the store. */
   share(sharing: SwitchSharing): void {
     this.#sharing = sharing;
+    this.#noteQuiet();
   }
 
   current(node: string): SwitchTicket | undefined {
@@ -119,6 +127,7 @@ export class SwitchTickets implements SwitchBook {
         return { ok: true } as const;
       }
       if (this.#tickets.get(node) === mine) this.#tickets.delete(node);
+      this.#noteQuiet();
       return refusalOf(answer, mine);
     });
   }
@@ -134,6 +143,7 @@ export class SwitchTickets implements SwitchBook {
   take(node: string, ticket: SwitchTicket): TakeVerdict {
     const verdict = mayTake(this.current(node), ticket);
     if (verdict.ok) this.#tickets.set(node, ticket);
+    this.#noteQuiet();
     return verdict;
   }
 
@@ -148,7 +158,12 @@ export class SwitchTickets implements SwitchBook {
   release(node: string, model: string): void {
     if (this.#tickets.get(node)?.model !== model) return;
     this.#tickets.delete(node);
+    this.#noteQuiet();
     this.#sharing?.release(node);
+  }
+
+  #noteQuiet(): void {
+    this.quiet = this.#tickets.size === 0 && this.#sharing === undefined;
   }
 
   held(): readonly (readonly [string, SwitchTicket])[] {

@@ -193,7 +193,7 @@ class NodeTarget implements Target {
     // Every member named, none spread: one literal of one shape per attempt.
     const call: TargetCall = {
       pool: this.#deps.pools.get(node),
-      path: nodePathPrefix(node.url) + endpoint,
+      path: (view.facts?.pathPrefix ?? nodePathPrefix(node.url)) + endpoint,
       headers,
       extraResponseHeaders,
       passOnErrors: true,
@@ -263,7 +263,7 @@ function notARefusal(): never {
 
 /** `x-switchyard-context`'s value when the node may have cut the prompt silently (docs/config.md, "Prompt size"). */
 function truncationWarning(request: RouteRequest, node: NodeView): string | undefined {
-  const ctx = mayTruncateAt(request, node);
+  const ctx = node.facts?.truncates === false ? undefined : mayTruncateAt(request, node);
   return ctx === undefined
     ? undefined
     : `may-truncate; prompt ${request.minPromptTokens ?? request.promptTokens}-${request.promptTokens} tokens; context ${ctx}`;

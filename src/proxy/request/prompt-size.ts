@@ -182,9 +182,10 @@ export function wantsExactCount(
 ): boolean {
   let smallest = Infinity;
   for (const node of nodes) {
-    const residency = residencyOf(node, model).state;
+    const listed = node.facts?.models.get(model);
+    const residency = (listed?.residency ?? residencyOf(node, model)).state;
     if (residency === 'absent') continue;
-    const ctx = residency === 'loaded' ? ctxFor(node, model) : lastKnownCtx(node, model);
+    const ctx = residency === 'loaded' ? (listed?.ctx ?? ctxFor(node, model)) : lastKnownCtx(node, model);
     if (ctx > 0) smallest = Math.min(smallest, ctx);
   }
   return Number.isFinite(smallest) && upperBound + Math.max(1, maxTokens ?? 1) > smallest * EXACT_COUNT_CONTEXT_FRACTION;

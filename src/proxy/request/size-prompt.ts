@@ -76,8 +76,8 @@ export function learnFromAnswer(
   const sample = ratioSample(promptText(ask.endpoint, ask.json), {
     promptTokens,
     uncountedParts: hasUncountedParts(ask.json),
-    truncates: truncatesSilently(node.spec.kind, node.capacity.role),
-    ctx: ctxFor(node, ask.model),
+    truncates: node.facts?.truncates ?? truncatesSilently(node.spec.kind, node.capacity.role),
+    ctx: node.facts?.models.get(ask.model)?.ctx ?? ctxFor(node, ask.model),
   });
   if (sample !== undefined) registry.learnTokenRatio(node.spec.name, node.spec.url, ask.model, sample);
 }

@@ -89,8 +89,8 @@ export class UsageAsk {
   }
 
   /** For a node, by what its kind's streams say unasked (kinds/stream-usage.ts); undefined = sent as the client sent it. */
-  forNode(node: Pick<NodeView, 'spec' | 'capacity'>): AskedCall | undefined {
-    return this.#call(streamUsageFor(node.spec.kind, node.capacity.role));
+  forNode(node: Pick<NodeView, 'spec' | 'capacity' | 'facts'>): AskedCall | undefined {
+    return this.#call(node.facts?.streamUsage ?? streamUsageFor(node.spec.kind, node.capacity.role));
   }
 
   /**

@@ -69,7 +69,8 @@ export function policyPerRequest(context: PolicyContext): PolicySet {
     name: 'per-request',
     // Whatever the request's own policy reads (requestFeaturesFor).
     reads: [...new Set(Object.values(POLICIES).flatMap((entry) => entry.reads))],
-    choose: (req, candidates, snapshot) => policyFor(req.policy).choose(req, candidates, snapshot),
+    // The built policy read straight from the map: one call per decision, not two.
+    choose: (req, candidates, snapshot) => (built.get(req.policy) ?? policyFor(req.policy)).choose(req, candidates, snapshot),
     explain(req, candidates, snapshot) {
       const policy = policyFor(req.policy);
       if (policy.explain !== undefined) return policy.explain(req, candidates, snapshot);

@@ -13,7 +13,7 @@ import type { RequestFeature } from './request-features.ts';
 export const LEAST_IN_FLIGHT_READS: readonly RequestFeature[] = Object.freeze([]);
 
 /**
- * Pure: the candidate with the lowest score, ties taken in turn (`turn` modulo the tie count).
+ * Pure: the candidate with the lowest score (`least`), ties taken in turn (`turn` modulo the tie count).
  * Plain index loops over the number array (no iterator, no candidate read until the pick): this
  * runs over every candidate of every request.
  */
@@ -21,7 +21,7 @@ export function pickLowest(
   candidates: readonly NodeView[],
   scores: readonly number[],
   turn: number,
-): { node: NodeView; ties: number } | undefined {
+): { node: NodeView; ties: number; least: number } | undefined {
   let least = Infinity;
   let ties = 0;
   const count = scores.length;
@@ -40,7 +40,7 @@ export function pickLowest(
     if (scores[i] !== least) continue;
     if (wanted === 0) {
       const node = candidates[i];
-      return node === undefined ? undefined : { node, ties };
+      return node === undefined ? undefined : { node, ties, least };
     }
     wanted -= 1;
   }
@@ -84,8 +84,8 @@ export function leastInFlight(): SelectionPolicy {
       const picked = pickLowest(candidates, scores, turn);
       if (picked === undefined) return undefined;
       turn = (turn + 1) % Number.MAX_SAFE_INTEGER;
-      const load = inFlightOf(snapshot, picked.node);
-      return { node: picked.node, reason: `fewest in flight (${load}, ${picked.ties} tied)`, scores };
+      // Its score is its in-flight count, read a moment ago from the same snapshot.
+      return { node: picked.node, reason: `fewest in flight (${picked.least}, ${picked.ties} tied)`, scores };
     },
   };
 }
