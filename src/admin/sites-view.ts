@@ -5,10 +5,55 @@
 // and load (docs/federation.md, "The record"): an allow-list, so a site cannot put text of its
 // choosing into this site's admin answers and dashboard.
 
-import type { OwnSiteRow, SiteAdminRow } from '#src/mesh/index.ts';
+// The rows are the mesh's (mesh-service.ts, site-store.ts); the admin side declares what it reads of
+// them, so it names no [mesh] file: the mesh's rows satisfy these shapes.
 
-type SiteRecordModel = SiteAdminRow['models'][number];
-type SiteRecordLoad = NonNullable<SiteAdminRow['load']>;
+/** A remote record's model, by its documented fields (a record may carry more: see documentedModel). */
+export interface SiteRecordModel {
+  readonly id: string;
+  readonly ctx?: number;
+  readonly on_demand?: boolean;
+}
+
+/** A remote record's load, by its documented fields. */
+export interface SiteRecordLoad {
+  readonly in_flight: number;
+  readonly queued: number;
+  readonly slots: number;
+}
+
+/** A held rejection as /admin/sites shows it: its class, and its age by the receiver's clock. */
+export interface ShownRejection {
+  readonly reason: string;
+  readonly class: 'ordering' | 'trust';
+  readonly detail: string;
+  readonly peer: string;
+  readonly age_ms: number;
+}
+
+/** One pinned remote site as the mesh reports it. */
+export interface SiteAdminRow {
+  readonly id: string;
+  readonly fresh: boolean;
+  readonly url: string | undefined;
+  readonly revision: number | undefined;
+  readonly age_ms: number | undefined;
+  readonly models: readonly SiteRecordModel[];
+  readonly load: SiteRecordLoad | undefined;
+  readonly load_score: number;
+  readonly last_rejection: ShownRejection | undefined;
+  readonly last_trust_failure: ShownRejection | undefined;
+}
+
+/** This site's own published set as the mesh reports it. */
+export interface OwnSiteRow {
+  readonly id: string;
+  readonly url: string;
+  readonly revision: number | undefined;
+  readonly models: readonly SiteRecordModel[];
+  readonly published_at: string | undefined;
+  readonly peers: number;
+}
 
 export interface SitesSource {
   readonly own: () => OwnSiteRow;

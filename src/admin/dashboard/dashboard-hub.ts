@@ -4,11 +4,11 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { MeshEvents } from '#src/mesh/index.ts';
 import type { NodeRegistry, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { SitesSource } from '../sites-view.ts';
 import type { DashboardSnapshot } from './dashboard-state.ts';
+import type { SiteEventSource } from './site-events.ts';
 import { fleetRow, modelRows, type FleetRow, type ModelRow } from './fleet-rows.ts';
 import { LiveFeed } from './live-feed.ts';
 import { attemptFailureText, ejectionText, NOT_A_FAILURE, type NodeFailure } from './node-failures.ts';
@@ -37,7 +37,7 @@ export const MAX_REMEMBERED_SITES = 1_024;
 
 /** [mesh]: the mesh part's events and its /admin/sites source (undefined until the mesh runs). */
 export interface DashboardMesh {
-  readonly events: EventBus<MeshEvents>;
+  readonly events: SiteEventSource;
   readonly sites: () => SitesSource | undefined;
 }
 

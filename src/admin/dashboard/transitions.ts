@@ -3,9 +3,9 @@
 // remote site's freshness and reachability transition and each record rejection (once per peer and
 // reason, as logged) becomes one line; a probe or an unchanged listing is not a transition.
 
-import type { MeshEvents } from '#src/mesh/index.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { SiteEvents } from './site-events.ts';
 
 export type TransitionKind =
   | 'health'
@@ -105,7 +105,7 @@ export function reloadTransition(outcome: {
   };
 }
 
-export function freshnessTransition(e: MeshEvents['mesh:site-freshness']): TransitionDraft {
+export function freshnessTransition(e: SiteEvents['mesh:site-freshness']): TransitionDraft {
   const text = e.fresh
     ? 'stale → fresh (a newer record arrived)'
     : 'fresh → stale (no newer record within [mesh] freshness: its models are not routed to)';
@@ -124,7 +124,7 @@ export function reachabilityTransition(e: ProxyEvents['mesh:site-reachability'])
  * and only when a pinned site or an admitted peer wrote the message: what anyone else sends (author
  * keys are free) only counts in the metrics, so it cannot push real transitions out of the log.
  */
-export function rejectionTransition(e: MeshEvents['mesh:record-rejected']): TransitionDraft | undefined {
+export function rejectionTransition(e: SiteEvents['mesh:record-rejected']): TransitionDraft | undefined {
   if (!e.log || !e.knownAuthor) return undefined;
   const text = `record from peer ${e.peer} rejected: ${e.reason} (${e.detail})`;
   return e.site === undefined ? { node: '', kind: 'rejection', text } : { node: '', site: e.site, kind: 'rejection', text };
