@@ -14,7 +14,6 @@ import type { RecentRequests } from './dashboard/feed-panels.ts';
 
 export type { RecentRequests, RecentRequestsAnswer } from './dashboard/feed-panels.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
-import type { SitesSource } from './sites-view.ts';
 import type { AdminView } from '#src/core/feature.ts';
 
 export interface AdminCommands {
@@ -64,8 +63,6 @@ export interface AdminDeps {
   readonly liveFeed: Pick<LiveFeed, 'open' | 'attachPanels'>;
   /** The last finished requests (GET /admin/requests, src/logs/request-ring.ts); absent = an empty list. */
   readonly requests?: RecentRequests;
-  /** The federation's sites (GET /admin/sites); undefined = this gateway runs alone. */
-  readonly sites?: () => SitesSource | undefined;
   /** [mesh] only: the remote sites, so /admin/explain lists them next to the nodes. */
   readonly remote?: ExplainRemote | undefined;
   /** The features' read views by path (GET, read access, JSON: the tenants' /admin/tenants); absent = none. */

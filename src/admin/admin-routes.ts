@@ -8,7 +8,6 @@ import { routeRequestFor } from '#src/scheduler/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
 import { explainQueue, explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
-import { sitesView } from './sites-view.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
 import { INFERENCE_ENDPOINTS, isInferenceEndpoint, type InferenceEndpoint } from '#src/config/index.ts';
 
@@ -77,7 +76,8 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
   table.add(
     'GET',
     '/admin/sites',
-    guard('read', (_req, res) => sendJson(res, 200, sitesView(deps.sites?.()))),
+    // A gateway that runs alone; with [mesh], the mesh's view of this path (its adminViews) replaces this one.
+    guard('read', (_req, res) => sendJson(res, 200, { mesh: false, sites: [] })),
   );
   for (const [path, view] of Object.entries(deps.views ?? {})) {
     table.add(

@@ -24,8 +24,6 @@ export interface AdminParts extends Pick<
 > {
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
   readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
-  /** GET /admin/sites ([mesh]). */
-  readonly sites: AdminDeps['sites'];
   /** [mesh]: the link to the other sites (explain lists them); undefined = alone. */
   readonly link: SitesPort | undefined;
   readonly reload: AdminDeps['commands']['reload'];
@@ -60,7 +58,6 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     queues: () => scheduler.queueReport(),
     liveFeed: parts.liveFeed,
     ...(parts.requests === undefined ? {} : { requests: parts.requests }),
-    ...(parts.sites === undefined ? {} : { sites: parts.sites }),
     remote: explainRemote(parts.link, () => listeners.unreachableSites?.() ?? new Map()),
     ...(parts.views === undefined ? {} : { views: parts.views }),
     ...(parts.models === undefined ? {} : { models: parts.models }),

@@ -72,7 +72,6 @@ export interface FeatureParts {
   /** The tracer of a request plane hosted in this thread ([tracing]). */
   readonly tracer: (host: TracerHost) => Promise<RequestTracer | undefined>;
   // The admin routes' sources.
-  readonly adminSites: NonNullable<AdminDeps['sites']>;
   readonly modelCommands: NonNullable<AdminDeps['models']>;
   readonly recentRequests: NonNullable<AdminDeps['requests']>;
   // The process's lifecycle.

@@ -194,7 +194,6 @@ export class GatewayParts {
         policies: this.#policies,
         liveFeed: this.dashboard.feed,
         requests: parts.recentRequests,
-        sites: parts.adminSites,
         link: parts.sites,
         reload: () => this.reload(),
         wake: (node) => this.#wakes.wake(node, 'manual'),

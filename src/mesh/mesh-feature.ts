@@ -8,15 +8,16 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
-import type { Feature } from '#src/core/feature.ts';
+import type { AdminView, Feature } from '#src/core/feature.ts';
+import type { SitesSource } from '#src/core/site-rows.ts';
 import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
 import { CONFIG_DEFAULTS } from '#src/config/index.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import type { MeshEvents } from './mesh-events.ts';
-import type { MeshService, OwnSiteRow } from './mesh-service.ts';
+import type { MeshService } from './mesh-service.ts';
 import type { MeshTransportStats } from './transport.ts';
-import type { SiteAdminRow } from './site-store.ts';
+import { sitesDocument } from './sites-document.ts';
 import { pinnedPublicKey } from './pinned-key.ts';
 import {
   fileExists,
@@ -59,12 +60,6 @@ export interface MeshFeatureDeps {
   readonly publishGate?: PublishGate | undefined;
 }
 
-/** GET /admin/sites' source (admin/sites-view.ts): this site's row and every pinned one's. */
-export interface MeshSitesSource {
-  own(): OwnSiteRow;
-  remote(): readonly SiteAdminRow[];
-}
-
 /** What the mesh adds to the owner's parts (gateway/features.ts names them). */
 export interface MeshParts {
   /** The request plane's link to the other sites. */
@@ -73,9 +68,8 @@ export interface MeshParts {
   readonly workersMesh: MeshFeature | undefined;
   /** Every pinned remote site, fresh or stale (model labels, the dashboard). */
   readonly remoteSites: () => readonly RemoteSiteView[];
-  /** The dashboard's feed of site events and the /admin/sites source. */
-  readonly meshFeed: { readonly events: EventBus<MeshEvents>; readonly sites: () => MeshSitesSource | undefined };
-  readonly adminSites: () => MeshSitesSource | undefined;
+  /** The dashboard's feed of site events and its Sites view's source (this site's row and every pinned one's). */
+  readonly meshFeed: { readonly events: EventBus<MeshEvents>; readonly sites: () => SitesSource | undefined };
 }
 
 export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
@@ -127,7 +121,6 @@ export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
       workersMesh: deps.config() === undefined ? undefined : this,
       remoteSites: () => this.sites(),
       meshFeed: { events: this.events, sites: () => this.admin() },
-      adminSites: () => this.admin(),
     };
   }
 
@@ -251,8 +244,13 @@ export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
     return this.#service?.sites() ?? [];
   }
 
-  /** The /admin/sites source; undefined until the mesh runs. */
-  admin(): MeshSitesSource | undefined {
+  /** Its admin view: GET /admin/sites (mesh = false until the mesh runs). */
+  adminViews(): Readonly<Record<string, AdminView>> {
+    return { '/admin/sites': () => sitesDocument(this.admin()) };
+  }
+
+  /** This site's row and every pinned one's (/admin/sites, the dashboard); undefined until the mesh runs. */
+  admin(): SitesSource | undefined {
     const service = this.#service;
     return service === undefined ? undefined : { own: () => service.ownRow(), remote: () => service.adminRows() };
   }

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryBus, type MemoryTransport } from '#src/mesh/index.ts';
 import type { SiteRecord } from '#src/mesh/site-record.ts';
-import type { SitesDocument } from '#src/admin/sites-view.ts';
+import type { SitesDocument } from '#src/mesh/sites-document.ts';
 import { signRecord } from '#src/mesh/record-codec.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
 import { gatewayToml, meshToml } from '#test/fixtures/gateway-configs.ts';

@@ -6,7 +6,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { NodeRegistry, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import type { SitesSource } from '../sites-view.ts';
+import type { SitesSource } from '#src/core/site-rows.ts';
 import type { DashboardSnapshot } from './dashboard-state.ts';
 import type { SiteEventSource } from './site-events.ts';
 import { fleetRow, modelRows, type FleetRow, type ModelRow } from './fleet-rows.ts';

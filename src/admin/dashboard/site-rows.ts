@@ -5,7 +5,13 @@
 // instants into ages. A rejection carries its class: only a trust failure is an alarm; an ordering
 // rejection (a start-up race, a replayed older revision) is harmless and soon aged out by the mesh.
 
-import { documentedModel, type OwnSiteRow, type ShownRejection, type SiteAdminRow, type SitesSource } from '../sites-view.ts';
+import {
+  documentedModel,
+  type OwnSiteRow,
+  type ShownRejection,
+  type SiteAdminRow,
+  type SitesSource,
+} from '#src/core/site-rows.ts';
 
 /** One word for a remote site's knowledge, shown as text and as the row's data-state attribute. */
 export type SiteState = 'fresh' | 'stale';

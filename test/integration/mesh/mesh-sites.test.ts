@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryBus, type MemoryTransport } from '#src/mesh/index.ts';
 import type { SiteRecord } from '#src/mesh/site-record.ts';
-import type { SitesDocument } from '#src/admin/sites-view.ts';
+import type { SitesDocument } from '#src/mesh/sites-document.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, startGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { httpJson, setSimFaults, timedEventually } from '#test/fixtures/http.ts';

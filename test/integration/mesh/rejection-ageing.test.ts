@@ -12,7 +12,7 @@ import { MemoryBus, REJECTION_HELD_MS, type MemoryTransport } from '#src/mesh/in
 import { modelsDigest, signRecord } from '#src/mesh/record-codec.ts';
 import type { SiteRecord } from '#src/mesh/site-record.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
-import type { SitesDocument } from '#src/admin/sites-view.ts';
+import type { SitesDocument } from '#src/mesh/sites-document.ts';
 import { gatewayToml, meshToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { httpJson } from '#test/fixtures/http.ts';

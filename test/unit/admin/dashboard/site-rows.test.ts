@@ -5,7 +5,7 @@ import { EventBus } from '#src/core/events.ts';
 import type { MeshEvents, OwnSiteRow, SiteAdminRow } from '#src/mesh/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
-import type { SitesSource } from '#src/admin/sites-view.ts';
+import type { SitesSource } from '#src/core/site-rows.ts';
 import { NOTHING_SENT, sitesDelta, sitesSent } from '#src/admin/dashboard/dashboard-state.ts';
 import { DashboardHub } from '#src/admin/dashboard/dashboard-hub.ts';
 import {

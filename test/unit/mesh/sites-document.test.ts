@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { documentedRow, sitesView } from '#src/admin/sites-view.ts';
+import { documentedRow } from '#src/core/site-rows.ts';
+import { sitesDocument as sitesView } from '#src/mesh/sites-document.ts';
 
 test('/admin/sites without [mesh]: mesh false and no sites', () => {
   assert.deepEqual(sitesView(undefined), { mesh: false, sites: [] });

@@ -1,14 +1,14 @@
-// GET /admin/sites: every pinned remote site (fresh or stale, revision, age, models, load, last
-// rejection and its reason), and this site's own published set. Without [mesh]: mesh = false.
+// The mesh's rows as the admin side reads them ([mesh]: /admin/sites, the dashboard's Sites and
+// Models views), and the allow-list of what a remote site's record may show there. Shared
+// vocabulary: the mesh (src/mesh/) produces rows of these shapes and lays /admin/sites over them;
+// the dashboard (src/admin/) reads them without naming a [mesh] file.
+//
 // A record may carry fields this version does not know (they are signed, and kept for a newer
 // reader), but what a remote site wrote is shown only through the documented fields of its models
 // and load (docs/federation.md, "The record"): an allow-list, so a site cannot put text of its
 // choosing into this site's admin answers and dashboard.
 
-// The rows are the mesh's (mesh-service.ts, site-store.ts); the admin side declares what it reads of
-// them, so it names no [mesh] file: the mesh's rows satisfy these shapes.
-
-/** A remote record's model, by its documented fields (a record may carry more: see documentedModel). */
+/** A remote record's model, by its documented fields. */
 export interface SiteRecordModel {
   readonly id: string;
   readonly ctx?: number;
@@ -55,15 +55,10 @@ export interface OwnSiteRow {
   readonly peers: number;
 }
 
+/** This site's row and every pinned one's (the mesh, once it runs). */
 export interface SitesSource {
   readonly own: () => OwnSiteRow;
   readonly remote: () => readonly SiteAdminRow[];
-}
-
-export interface SitesDocument {
-  readonly mesh: boolean;
-  readonly site?: OwnSiteRow;
-  readonly sites: readonly SiteAdminRow[];
 }
 
 /** A record's model as documented: `id`, and `ctx` and `on_demand` when stated; nothing else. */
@@ -83,10 +78,4 @@ export function documentedLoad(load: SiteRecordLoad): SiteRecordLoad {
 /** One remote row with what the remote record wrote cut to its documented fields. */
 export function documentedRow(row: SiteAdminRow): SiteAdminRow {
   return { ...row, models: row.models.map(documentedModel), load: row.load === undefined ? undefined : documentedLoad(row.load) };
-}
-
-export function sitesView(source: SitesSource | undefined): SitesDocument {
-  if (source === undefined) return { mesh: false, sites: [] };
-  const sites = [...source.remote()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(documentedRow);
-  return { mesh: true, site: source.own(), sites };
 }
