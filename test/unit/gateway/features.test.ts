@@ -120,3 +120,16 @@ test('with [cluster], its site-wide tenants report replaces the tenants’ own (
     assert.equal(merged['/admin/tenants'], cluster?.['/admin/tenants']);
   });
 });
+
+test('with [mesh], /admin/sites is the mesh’s admin view (mesh false until it runs); without it, no feature gives that path', async () => {
+  await withFeatures(MESH, (features) => {
+    const views = Object.assign({}, ...features.map((f) => f.adminViews?.())) as Record<string, () => unknown>;
+    const givers = features.filter((f) => f.adminViews?.()['/admin/sites'] !== undefined).map((f) => f.name);
+    assert.deepEqual(givers, ['mesh']);
+    assert.deepEqual(views['/admin/sites']?.(), { mesh: false, sites: [] });
+  });
+  await withFeatures('', (features) => {
+    const paths = features.flatMap((f) => Object.keys(f.adminViews?.() ?? {}));
+    assert.equal(paths.includes('/admin/sites'), false);
+  });
+});
