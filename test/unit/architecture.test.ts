@@ -166,7 +166,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'tracing/': [...CORE, 'proxy/'],
   'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/'],
   'logs/': [...CORE, 'discovery/', 'nodes/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
-  'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/'],
+  'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/'],
   'workers/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/', 'ports/', 'plane/', 'tenants/'],
   'gateway/': [
     ...CORE,
