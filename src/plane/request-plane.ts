@@ -145,7 +145,8 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
   /** The public listener's table in force (the public table and the listener's extra paths), set when it listens. */
   const inForce: { table: EndpointTable } = { table: new Map() };
   const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
-  events.on('proxy:request-finished', () => void counted.requests++);
+  // Counted in batches (a deferred listener, flushed before the figures are read): nothing of this file runs per request.
+  events.deferred('proxy:request-finished', () => void counted.requests++);
   events.on('mesh:forwarded', () => void counted.forwarded++);
   events.on('mesh:forwarded-in', () => void counted.forwardedIn++);
   const activeRequests = new ActiveRequests();
@@ -177,14 +178,17 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
         if (extraTable !== undefined) inForce.table = mergeTables(built.publicTable, extraTable);
       }
     },
-    figures: () => ({
-      activeRequests: activeRequests.count(),
-      upstream: pools.stats(),
-      heldBytes: heldBudget.held(),
-      upstreamSites: sitePools?.stats() ?? {},
-      ...counted,
-      ...(host.tracer === undefined ? {} : { spans: host.tracer.figures() }),
-    }),
+    figures: () => {
+      events.flush();
+      return {
+        activeRequests: activeRequests.count(),
+        upstream: pools.stats(),
+        heldBytes: heldBudget.held(),
+        upstreamSites: sitePools?.stats() ?? {},
+        ...counted,
+        ...(host.tracer === undefined ? {} : { spans: host.tracer.figures() }),
+      };
+    },
     async listen(address, extra, reusePort) {
       extraTable = extra;
       inForce.table = mergeTables(built.publicTable, extra);
