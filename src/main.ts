@@ -70,7 +70,7 @@ export class Gateway {
     const ownActive = new ActiveRequests();
     const serve: Serve = async (table, address) => {
       const { server, address: bound } = await listenOn({
-        table: () => table,
+        endpoints: { table },
         host: address.host,
         port: address.port,
         reusePort: false,

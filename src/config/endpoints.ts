@@ -101,3 +101,37 @@ export function isAnthropicPath(pathname: string): boolean {
 export function isOllamaPath(pathname: string): boolean {
   return pathname === '/api' || pathname.startsWith('/api/');
 }
+
+/** What the predicates above say of one inference endpoint, resolved once (ENDPOINT_TRAITS). */
+export interface EndpointTraits {
+  readonly countsOnly: boolean;
+  readonly takesMultipart: boolean;
+  readonly answersMedia: boolean;
+  readonly anthropic: boolean;
+  readonly ollama: boolean;
+}
+
+/**
+ * Every inference endpoint's traits, built once from the predicates: a request reads a field, it runs none.
+ * No prototype: a path that is no inference endpoint reads undefined (TRAITS_BY_PATH).
+ */
+export const ENDPOINT_TRAITS: Readonly<Record<InferenceEndpoint, EndpointTraits>> = Object.freeze(
+  Object.assign(
+    Object.create(null) as object,
+    Object.fromEntries(
+      INFERENCE_ENDPOINTS.map((endpoint): [InferenceEndpoint, EndpointTraits] => [
+        endpoint,
+        Object.freeze({
+          countsOnly: countsOnly(endpoint),
+          takesMultipart: takesMultipart(endpoint),
+          answersMedia: answersMedia(endpoint),
+          anthropic: isAnthropicPath(endpoint),
+          ollama: isOllamaPath(endpoint),
+        }),
+      ]),
+    ),
+  ),
+) as Record<InferenceEndpoint, EndpointTraits>;
+
+/** The same table, read by any path: undefined for one that is no inference endpoint. */
+export const TRAITS_BY_PATH: Readonly<Partial<Record<string, EndpointTraits>>> = ENDPOINT_TRAITS;

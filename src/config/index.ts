@@ -30,6 +30,9 @@ export {
   isRerankOrScoreEndpoint,
   isInferenceEndpoint,
   takesMultipart,
+  ENDPOINT_TRAITS,
+  TRAITS_BY_PATH,
+  type EndpointTraits,
   type InferenceEndpoint,
 } from './endpoints.ts';
 export type { EnvVars } from './api-key.ts';

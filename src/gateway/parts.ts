@@ -76,7 +76,6 @@ export class GatewayParts {
       clock: this.clock,
       events: this.#registryEvents,
       failThreshold: options.config.health.failThreshold,
-      onLeaseReturned: (returned) => this.scheduler.leaseReturned(returned),
       onModelVanished: (node) => this.relist(node),
       connectionLimit: options.config.upstream.maxConnections,
     });
@@ -135,14 +134,18 @@ export class GatewayParts {
       },
       models: this.#parts.switchModels,
     });
+    // The scheduler's own method, bound once: no function of this file runs when a lease returns.
+    this.registry.setLeaseReturned(this.scheduler.leaseReturned.bind(this.scheduler));
     onRoomMayOpen(this.#registryEvents, () => this.scheduler.fleetChanged());
     this.admission = this.#features.reduce<Admission>(
       (inner, feature) => feature.parts?.wrapAdmission?.(inner) ?? inner,
       this.scheduler,
     );
     // Passive health: real requests' outcomes can eject a node; an ejected node is re-probed at once.
-    this.proxyEvents.on('proxy:attempt', (e) =>
-      this.registry.observeUpstream(e.node, upstreamVerdict(e.result), this.#config.upstream),
+    this.registry.followOutcomes(
+      (listener) => this.proxyEvents.on('proxy:attempt', listener),
+      upstreamVerdict,
+      options.config.upstream,
     );
     this.#wakes = new WakeManager({
       clock: this.clock,
@@ -324,6 +327,7 @@ export class GatewayParts {
     this.#settings = requestSettings(next);
     this.registry.setFailThreshold(next.health.failThreshold);
     this.registry.setConnectionLimit(next.upstream.maxConnections);
+    this.registry.setEjectionPolicy(next.upstream);
     this.registry.applyChange(change);
     this.#loops.reconfigure(next, change);
     for (const feature of this.#features) feature.reload?.(previous, next);

@@ -43,7 +43,9 @@ export class NodeRegistry {
   readonly #events: EventBus<RegistryEvents>;
   #failThreshold: number;
   #connectionLimit: number | undefined;
-  readonly #onLeaseReturned: ((returned: LeaseReturn) => void) | undefined;
+  #onLeaseReturned: ((returned: LeaseReturn) => void) | undefined;
+  /** Passive ejection's thresholds (upstream.*), set once wired and on reload. */
+  #ejection: EjectionPolicy | undefined;
   readonly #onModelVanished: ((nodeName: string) => void) | undefined;
   #active = new Map<string, NodeRuntime>();
   /** Removed nodes whose in-flight requests are still finishing; never routed to. */
@@ -67,6 +69,28 @@ export class NodeRegistry {
   /** The node events this registry publishes (registry-events.ts), to subscribe to: tests wait on them. */
   get events(): Pick<EventBus<RegistryEvents>, 'on'> {
     return this.#events;
+  }
+
+  /** Who is told when a lease is returned (the scheduler, built after this registry): set once by the owner. */
+  setLeaseReturned(listener: (returned: LeaseReturn) => void): void {
+    this.#onLeaseReturned = listener;
+  }
+
+  /**
+   * Passive health, wired once: every real request's outcome (`subscribe` hands this registry's listener
+   * to its source), judged by `verdict`, can eject its node under the ejection policy last set.
+   */
+  followOutcomes<R>(
+    subscribe: (listener: (outcome: { readonly node: string; readonly result: R }) => void) => void,
+    verdict: (result: R) => UpstreamVerdict,
+    policy: EjectionPolicy,
+  ): void {
+    this.#ejection = policy;
+    subscribe((outcome) => this.observeUpstream(outcome.node, verdict(outcome.result), this.#ejection ?? policy));
+  }
+
+  setEjectionPolicy(policy: EjectionPolicy): void {
+    this.#ejection = policy;
   }
 
   setFailThreshold(failThreshold: number): void {

@@ -7,14 +7,15 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo, ListenOptions } from 'node:net';
 import { sleep, type Clock } from '#src/core/clock.ts';
 import type { ServerConfig } from '#src/config/types.ts';
-import { ActiveRequests, createHttpServer, type EndpointTable } from '#src/proxy/index.ts';
+import { ActiveRequests, createHttpServer, type EndpointsInForce } from '#src/proxy/index.ts';
 
 /** Node's default is 5 s; a client pool reusing a socket just as it closes would see resets. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const DRAIN_POLL_MS = 25;
 
 export interface ListenerOptions {
-  readonly table: () => EndpointTable;
+  /** The table in force, read at each request. */
+  readonly endpoints: EndpointsInForce;
   readonly host: string;
   readonly port: number;
   /** Bind the address other threads bind too (the kernel spreads connections); request workers only. */
@@ -38,7 +39,7 @@ export function listenArguments(options: Pick<ListenerOptions, 'host' | 'port' |
 export function listenOn(options: ListenerOptions): Promise<Listening> {
   const { limits } = options;
   const server = createHttpServer({
-    endpoints: options.table,
+    endpoints: options.endpoints,
     activeRequests: options.activeRequests,
     onHandlerError: options.onHandlerError,
     requestTimeoutMs: limits.requestTimeoutMs,

@@ -104,7 +104,9 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       ),
   });
   const sitePools = ports.sites === undefined ? undefined : new UpstreamPools(config.upstream, { clock });
-  const heldBudget = new HeldBytesBudget(() => Math.floor(config.upstream.maxHeldBytesTotal / host.hosts));
+  // This host's share of the held-answer budget, set again on reload.
+  const heldShare = (of: GatewayConfig): number => Math.floor(of.upstream.maxHeldBytesTotal / host.hosts);
+  const heldBudget = new HeldBytesBudget(heldShare(config));
   const remote =
     ports.sites === undefined || sitePools === undefined
       ? undefined
@@ -140,9 +142,11 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
   let features = requestFeaturesFor(config, ports, featureHost);
   let built = build(features);
   let extraTable: EndpointTable | undefined;
-  let table: EndpointTable | undefined;
+  /** The public listener's table in force (the public table and the listener's extra paths), set when it listens. */
+  const inForce: { table: EndpointTable } = { table: new Map() };
   const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
-  events.on('proxy:request-finished', () => void counted.requests++);
+  // Counted in batches (a deferred listener, flushed before the figures are read): nothing of this file runs per request.
+  events.deferred('proxy:request-finished', () => void counted.requests++);
   events.on('mesh:forwarded', () => void counted.forwarded++);
   events.on('mesh:forwarded-in', () => void counted.forwardedIn++);
   const activeRequests = new ActiveRequests();
@@ -163,6 +167,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       const refeatured = featureSetOf(next) === featureSetOf(config) ? undefined : requestFeaturesFor(next, ports, featureHost);
       const corsChanged = !sameCorsOrigins(config.server.corsOrigins, next.server.corsOrigins);
       config = next;
+      heldBudget.setLimit(heldShare(next));
       settings = requestSettings(next);
       built.inference.settings = settings;
       // A reload that adds or drops the client keys rebuilds the table over the new feature list;
@@ -170,23 +175,25 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       if (refeatured !== undefined || corsChanged) {
         features = refeatured ?? features;
         built = build(features);
-        if (extraTable !== undefined) table = mergeTables(built.publicTable, extraTable);
+        if (extraTable !== undefined) inForce.table = mergeTables(built.publicTable, extraTable);
       }
     },
-    figures: () => ({
-      activeRequests: activeRequests.count(),
-      upstream: pools.stats(),
-      heldBytes: heldBudget.held(),
-      upstreamSites: sitePools?.stats() ?? {},
-      ...counted,
-      ...(host.tracer === undefined ? {} : { spans: host.tracer.figures() }),
-    }),
+    figures: () => {
+      events.flush();
+      return {
+        activeRequests: activeRequests.count(),
+        upstream: pools.stats(),
+        heldBytes: heldBudget.held(),
+        upstreamSites: sitePools?.stats() ?? {},
+        ...counted,
+        ...(host.tracer === undefined ? {} : { spans: host.tracer.figures() }),
+      };
+    },
     async listen(address, extra, reusePort) {
       extraTable = extra;
-      const merged = mergeTables(built.publicTable, extra);
-      table = merged;
+      inForce.table = mergeTables(built.publicTable, extra);
       const listening = await listenOn({
-        table: () => table ?? merged,
+        endpoints: inForce,
         host: address.host,
         port: address.port,
         reusePort,

@@ -1,6 +1,6 @@
 export { handleInference } from './inference/inference-handler.ts';
 export { NO_HOOKS, type InferenceDeps, type RequestHooks } from './inference/inference-deps.ts';
-export { createHttpServer, listen, urlOf, sendJson } from './http/server.ts';
+export { createHttpServer, listen, urlOf, sendJson, type EndpointsInForce } from './http/server.ts';
 export { TableBuilder, mergeTables, type EndpointTable, type Handler } from './http/endpoint-table.ts';
 export { publicEndpoints, INFERENCE_PATHS, type PublicEndpointDeps } from './inference/public-endpoints.ts';
 export { ActiveRequests } from './http/active-requests.ts';

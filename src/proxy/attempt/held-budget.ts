@@ -10,11 +10,15 @@ export interface HeldReservation {
 }
 
 export class HeldBytesBudget {
-  readonly #limit: () => number;
+  #limit: number;
   #held = 0;
 
-  /** `limit` is read at each reservation, so a reload applies to the next bytes held. */
-  constructor(limit: () => number) {
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** A reload's new limit: it applies to the next bytes held (bytes already held stay held). */
+  setLimit(limit: number): void {
     this.#limit = limit;
   }
 
@@ -29,7 +33,7 @@ export class HeldBytesBudget {
 
   /** For a reservation: `bytes` more held, if the limit allows. */
   reserve(bytes: number): boolean {
-    if (this.#held + bytes > this.#limit()) return false;
+    if (this.#held + bytes > this.#limit) return false;
     this.#held += bytes;
     return true;
   }

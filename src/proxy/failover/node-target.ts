@@ -7,7 +7,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { RouteNote, RoutingSpan } from '#src/core/tracing.ts';
-import { answersMedia, nodePathPrefix } from '#src/config/index.ts';
+import { answersMedia, TRAITS_BY_PATH, nodePathPrefix } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports } from '#src/ports/index.ts';
 import { mayTruncateAt, type RouteRequest, type RouteSummary } from '#src/routing/index.ts';
@@ -199,7 +199,7 @@ class NodeTarget implements Target {
       passOnErrors: true,
       headersTimeoutMs: admission.load?.timeoutMs,
       errorDialect: errorDialectFor(endpoint),
-      anyMedia: answersMedia(endpoint),
+      anyMedia: TRAITS_BY_PATH[endpoint]?.answersMedia ?? answersMedia(endpoint),
       speed: {
         rate: knownRate(view, resolved.model, this.#deps.clock.now()),
         choices: requestedChoices(endpoint, resolved.json),

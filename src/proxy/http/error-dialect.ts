@@ -4,7 +4,7 @@
 // pick it once per request with `errorDialectFor(path)`.
 
 import type { GatewayError } from '#src/core/errors.ts';
-import { isAnthropicPath, isOllamaPath } from '#src/config/index.ts';
+import { TRAITS_BY_PATH, isAnthropicPath, isOllamaPath } from '#src/config/index.ts';
 import { isRecord } from '#src/core/is-record.ts';
 
 export interface ErrorDialect {
@@ -135,6 +135,8 @@ function ollamaMessage(text: string): string | undefined {
 }
 
 export function errorDialectFor(pathname: string): ErrorDialect {
-  if (isOllamaPath(pathname)) return OLLAMA_ERRORS;
-  return isAnthropicPath(pathname) ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
+  // An inference endpoint's traits were resolved once; any other path is judged by the predicates.
+  const traits = TRAITS_BY_PATH[pathname];
+  if (traits?.ollama ?? isOllamaPath(pathname)) return OLLAMA_ERRORS;
+  return (traits?.anthropic ?? isAnthropicPath(pathname)) ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
 }

@@ -11,8 +11,13 @@ import { Answering, lookupPath, type EndpointTable } from './endpoint-table.ts';
 import { sendError, toGatewayError } from './openai-error.ts';
 import { errorDialectFor } from './error-dialect.ts';
 
+/** The endpoint table a server dispatches over, read at each request (its owner swaps `table` on reload). */
+export interface EndpointsInForce {
+  readonly table: EndpointTable;
+}
+
 export interface HttpServerOptions {
-  readonly endpoints: () => EndpointTable;
+  readonly endpoints: EndpointsInForce;
   /** Counts the requests this server is answering (shared by all of a gateway's listeners). */
   readonly activeRequests: ActiveRequests;
   readonly onHandlerError: (error: unknown, req: IncomingMessage) => void;
@@ -56,7 +61,7 @@ function dispatch(options: HttpServerOptions, req: IncomingMessage, res: ServerR
       return;
     }
     const url = target.url;
-    const byMethod = lookupPath(options.endpoints(), url.pathname);
+    const byMethod = lookupPath(options.endpoints.table, url.pathname);
     if (byMethod === undefined) {
       req.resume();
       sendError(res, routeNotFound(method, url.pathname), {}, errorDialectFor(url.pathname));

@@ -14,7 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import { GatewayError } from '#src/core/errors.ts';
-import { countsOnly, type InferenceEndpoint } from '#src/config/index.ts';
+import { ENDPOINT_TRAITS, type InferenceEndpoint } from '#src/config/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
@@ -124,7 +124,7 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     this.clock = deps.clock;
     this.heldBudget = deps.heldBudget;
     this.finish = report.finish;
-    this.counts = countsOnly(endpoint);
+    this.counts = ENDPOINT_TRAITS[endpoint].countsOnly;
     this.maxTokens = undefined;
     this.promptTokens = undefined;
     this.#nodes = undefined;

@@ -5,7 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '#src/core/errors.ts';
-import { takesMultipart, type InferenceEndpoint } from '#src/config/index.ts';
+import { ENDPOINT_TRAITS, type InferenceEndpoint } from '#src/config/index.ts';
 import { POLICIES, requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
 import type { RequestFacts } from '#src/scheduler/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
@@ -78,7 +78,7 @@ export function resolveModel(
   settings: RequestSettings,
 ): ResolvedRequest | GatewayError | Promise<ResolvedRequest | GatewayError> {
   const servedName = (name: string): string => servedModelName(name, deps.fleet.views());
-  if (takesMultipart(endpoint))
+  if (ENDPOINT_TRAITS[endpoint].takesMultipart)
     return resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName);
   return resolveRequest(raw, settings.catalog, servedName, () => fleetJsonKeys(deps.fleet.views()));
 }

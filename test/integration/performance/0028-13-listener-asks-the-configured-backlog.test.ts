@@ -53,7 +53,7 @@ function kernelBacklog(port: number): number | undefined {
 
 test('the listening socket holds that backlog (capped by net.core.somaxconn)', { timeout: 30_000 }, async (t) => {
   const listening = await listener.listenOn({
-    table: () => new Map(),
+    endpoints: { table: new Map() },
     host: '127.0.0.1',
     port: 0,
     reusePort: false,

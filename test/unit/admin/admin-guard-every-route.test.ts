@@ -38,7 +38,7 @@ function deps(): AdminDeps {
 test('every admin route refuses a rebound Host, and every change another origin', async () => {
   const table = adminEndpoints(deps());
   const server = createHttpServer({
-    endpoints: () => table,
+    endpoints: { table },
     activeRequests: new ActiveRequests(),
     onHandlerError: (error) => assert.fail(String(error)),
     requestTimeoutMs: 30_000,

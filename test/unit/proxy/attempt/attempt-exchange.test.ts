@@ -16,7 +16,7 @@ function response(): ServerResponse {
 
 test('the total timeout aborts the attempt, and is told apart from the client leaving', () => {
   const clock = new ManualClock();
-  const exchange = new AttemptExchange(response(), clock, 1_000, new HeldBytesBudget(() => 100));
+  const exchange = new AttemptExchange(response(), clock, 1_000, new HeldBytesBudget(100));
   clock.advance(999);
   assert.equal(exchange.signal.aborted, false);
   clock.advance(1);
@@ -29,7 +29,7 @@ test('the total timeout aborts the attempt, and is told apart from the client le
 test('the response closing early is the client leaving; closing cancels the timer', () => {
   const clock = new ManualClock();
   const res = response();
-  const exchange = new AttemptExchange(res, clock, 1_000, new HeldBytesBudget(() => 100));
+  const exchange = new AttemptExchange(res, clock, 1_000, new HeldBytesBudget(100));
   res.emit('close');
   assert.equal(exchange.clientLeft(), true);
   assert.equal(exchange.timedOut(), false);
@@ -40,7 +40,7 @@ test('the response closing early is the client leaving; closing cancels the time
 test('a whole answer being read when the client leaves is read on for the grace, then cut; the abort time is kept', () => {
   const clock = new ManualClock();
   const res = response();
-  const exchange = new AttemptExchange(res, clock, 0, new HeldBytesBudget(() => 100));
+  const exchange = new AttemptExchange(res, clock, 0, new HeldBytesBudget(100));
   exchange.readingWholeAnswer(2_000);
   clock.advance(500);
   res.emit('close');
@@ -59,7 +59,7 @@ test('a whole answer being read when the client leaves is read on for the grace,
 test('without a whole answer being read, the client leaving aborts at once, at a known time', () => {
   const clock = new ManualClock();
   const res = response();
-  const exchange = new AttemptExchange(res, clock, 0, new HeldBytesBudget(() => 100));
+  const exchange = new AttemptExchange(res, clock, 0, new HeldBytesBudget(100));
   clock.advance(700);
   res.emit('close');
   assert.equal(exchange.signal.aborted, true);
@@ -69,12 +69,12 @@ test('without a whole answer being read, the client leaving aborts at once, at a
 
 test('no total timeout schedules no timer', () => {
   const clock = new ManualClock();
-  new AttemptExchange(response(), clock, 0, new HeldBytesBudget(() => 100)).close();
+  new AttemptExchange(response(), clock, 0, new HeldBytesBudget(100)).close();
   assert.equal(clock.pendingTimers(), 0);
 });
 
 test('held bytes are released at close, or once the response is sent when they were written to it', () => {
-  const budget = new HeldBytesBudget(() => 100);
+  const budget = new HeldBytesBudget(100);
   const unsent = new AttemptExchange(response(), new ManualClock(), 0, budget);
   assert.equal(unsent.reservation.take(40), true);
   unsent.close();
@@ -111,7 +111,7 @@ class SilentPool extends Dispatcher {
 }
 
 test("the attempt's call is told of the abort by the exchange: no EventTarget listener on its signal per attempt", async () => {
-  const exchange = new AttemptExchange(response(), new ManualClock(), 0, new HeldBytesBudget(() => 100));
+  const exchange = new AttemptExchange(response(), new ManualClock(), 0, new HeldBytesBudget(100));
   const pool = new SilentPool();
   const request = { pool, path: '/v1/chat/completions', headers: {}, body: Buffer.alloc(0) };
   const { promise: head, resolve, reject } = Promise.withResolvers<unknown>();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
 
 test('reservations share one limit; what does not fit is refused and not reserved', () => {
-  const budget = new HeldBytesBudget(() => 100);
+  const budget = new HeldBytesBudget(100);
   const a = budget.open();
   const b = budget.open();
   assert.equal(a.take(60), true);
@@ -20,11 +20,10 @@ test('reservations share one limit; what does not fit is refused and not reserve
   assert.equal(budget.held(), 0);
 });
 
-test('the limit is read at each reservation (a reload applies to the next bytes)', () => {
-  let limit = 10;
-  const budget = new HeldBytesBudget(() => limit);
+test('a new limit applies at the next reservation (a reload applies to the next bytes)', () => {
+  const budget = new HeldBytesBudget(10);
   const r = budget.open();
   assert.equal(r.take(20), false);
-  limit = 30;
+  budget.setLimit(30);
   assert.equal(r.take(20), true);
 });

@@ -56,7 +56,7 @@ async function leaveWhileHeld(
   const node = await halfAnswering();
   const pool = new Pool(node.url);
   const clock = new ManualClock();
-  const heldBudget = new HeldBytesBudget(() => 1 << 20);
+  const heldBudget = new HeldBytesBudget(1 << 20);
   let frontRes: ServerResponse | undefined;
   const { promise: outcome, resolve } = Promise.withResolvers<AttemptOutcome>();
   const front = createServer((req, res) => {

@@ -79,7 +79,7 @@ function setting(log: Log): AttemptSetting & { finished: unknown[] } {
     totalTimeoutMs: 0,
     clock: new ManualClock(),
     maxHeldBodyBytes: 1024,
-    heldBudget: new HeldBytesBudget(() => 1024),
+    heldBudget: new HeldBytesBudget(1024),
     finish: (node, status, extra) => finished.push([node, status, extra]),
     onAttempt: (target) => log.lines.push(`attempt ${target.label}`),
   };

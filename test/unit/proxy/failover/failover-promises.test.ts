@@ -87,7 +87,7 @@ async function oneRequest(
       totalTimeoutMs: 0,
       clock: systemClock,
       maxHeldBodyBytes: 1 << 20,
-      heldBudget: new HeldBytesBudget(() => 1 << 20),
+      heldBudget: new HeldBytesBudget(1 << 20),
       finish: () => {},
       onAttempt: () => {},
     };

@@ -8,7 +8,7 @@ import { ActiveRequests } from '#src/proxy/http/active-requests.ts';
 function serverWith(handler: Handler, onHandlerError: (error: unknown) => void): ReturnType<typeof createHttpServer> {
   const table: EndpointTable = new Map([['/x', new Map([['GET', handler]])]]);
   return createHttpServer({
-    endpoints: () => table,
+    endpoints: { table },
     activeRequests: new ActiveRequests(),
     onHandlerError,
     requestTimeoutMs: 5_000,
