@@ -121,10 +121,10 @@ export function upperBoundTokens(text: PromptText): number {
  * Ollama's native API names it `options.num_predict` (negative there = unbounded: none asked).
  */
 export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): number | undefined {
-  for (const key of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
-    const value = json[key];
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  }
+  // The three keys read in place, in this order: no list of them (and its iterator) per request.
+  const asked =
+    answerSize(json['max_completion_tokens']) ?? answerSize(json['max_tokens']) ?? answerSize(json['max_output_tokens']);
+  if (asked !== undefined) return asked;
   const options = json.options;
   if (
     isRecord(options) &&
@@ -134,6 +134,11 @@ export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): num
   )
     return options.num_predict;
   return undefined;
+}
+
+/** A positive integer answer size, else undefined. */
+function answerSize(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
 /** The endpoints whose requests may ask for several answers (`n`, `best_of`). */
