@@ -108,7 +108,10 @@ export interface RatioView {
 export function fleetRatio(views: readonly RatioView[], model: string, nowMs: number): TokenRatio | undefined {
   // One pass, no arrays built: every request asks, over every node.
   let widest: TokenRatio | undefined;
-  for (const view of views) if (view.modelsById.has(model)) widest = widen(widest, usableRatio(view.tokenRatios?.[model], nowMs));
+  for (let i = 0; i < views.length; i += 1) {
+    const view = views[i] as RatioView;
+    if (view.modelsById.has(model)) widest = widen(widest, usableRatio(view.tokenRatios?.[model], nowMs));
+  }
   return widest;
 }
 

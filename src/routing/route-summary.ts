@@ -43,13 +43,15 @@ export function routeSummary(
   candidates: readonly NodeView[],
   excluded: readonly Exclusion[],
 ): RouteSummary {
-  const scores: CandidateScore[] = [];
-  for (let i = 0; i < candidates.length && scores.length < MAX_SUMMARY_ENTRIES; i += 1) {
+  // Sized once: an empty list's first push would reserve seventeen slots for the usual two or three.
+  const count = Math.min(candidates.length, MAX_SUMMARY_ENTRIES);
+  const scores = new Array<CandidateScore>(count);
+  for (let i = 0; i < count; i += 1) {
     const score = choice.scoreAt === undefined ? choice.scores[i] : choice.scoreAt(i);
-    scores.push({
+    scores[i] = {
       node: (candidates[i] as NodeView).spec.name,
       score: score === undefined || !Number.isFinite(score) ? null : Math.round(score * 1e4) / 1e4,
-    });
+    };
   }
   const out = excluded.length === 0 ? NONE_EXCLUDED : excludedNodes(excluded);
   const more = candidates.length - scores.length + excluded.length - out.length;

@@ -2,6 +2,7 @@
 // bytes are replayed upstream on failover). Time is bounded by the server's requestTimeout.
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { appended } from '#src/core/appended.ts';
 import { badRequest, bodyTooLarge, type GatewayError } from '#src/core/errors.ts';
 
 /**
@@ -21,7 +22,8 @@ export function readBodyInto(req: IncomingMessage, maxBytes: number, sink: BodyS
     sink.bodyFailed(bodyTooLarge(maxBytes), Number(declared));
     return;
   }
-  const chunks: Buffer[] = [];
+  // Most bodies are one chunk: the list is made with it (core/appended.ts).
+  let chunks: Buffer[] | undefined;
   let total = 0;
   const cleanup = (): void => {
     req.off('data', onData);
@@ -37,11 +39,13 @@ export function readBodyInto(req: IncomingMessage, maxBytes: number, sink: BodyS
       sink.bodyFailed(bodyTooLarge(maxBytes), total);
       return;
     }
-    chunks.push(chunk);
+    chunks = appended(chunks, chunk);
   };
   const onEnd = (): void => {
     cleanup();
-    sink.bodyRead(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, total));
+    sink.bodyRead(
+      chunks === undefined ? Buffer.concat([], 0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total),
+    );
   };
   const onError = (error: Error): void => {
     cleanup();

@@ -30,7 +30,8 @@ export interface PromptText {
 function collectContent(content: unknown, pieces: string[]): void {
   if (typeof content === 'string') pieces.push(content);
   else if (Array.isArray(content)) {
-    for (const part of content) {
+    for (let i = 0; i < content.length; i += 1) {
+      const part: unknown = content[i];
       if (typeof part === 'string') pieces.push(part);
       else if (isRecord(part) && typeof part.text === 'string') pieces.push(part.text);
     }
@@ -39,7 +40,9 @@ function collectContent(content: unknown, pieces: string[]): void {
 
 function collectMessages(messages: unknown, pieces: string[]): number {
   if (!Array.isArray(messages)) return 0;
-  for (const message of messages) {
+  // Indexed loops here and below: no iterator and result objects per element while the code is cold.
+  for (let i = 0; i < messages.length; i += 1) {
+    const message: unknown = messages[i];
     if (!isRecord(message)) continue;
     collectContent(message.content, pieces);
     if (typeof message.name === 'string') pieces.push(message.name);
@@ -112,7 +115,7 @@ export function templateTokens(text: PromptText): number {
 
 export function upperBoundTokens(text: PromptText): number {
   let bytes = 0;
-  for (const piece of text.pieces) bytes += Buffer.byteLength(piece, 'utf8');
+  for (let i = 0; i < text.pieces.length; i += 1) bytes += Buffer.byteLength(text.pieces[i] as string, 'utf8');
   return bytes + text.givenTokens + templateTokens(text);
 }
 
@@ -121,10 +124,10 @@ export function upperBoundTokens(text: PromptText): number {
  * Ollama's native API names it `options.num_predict` (negative there = unbounded: none asked).
  */
 export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): number | undefined {
-  for (const key of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
-    const value = json[key];
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  }
+  // The three keys read in place, in this order: no list of them (and its iterator) per request.
+  const asked =
+    answerSize(json['max_completion_tokens']) ?? answerSize(json['max_tokens']) ?? answerSize(json['max_output_tokens']);
+  if (asked !== undefined) return asked;
   const options = json.options;
   if (
     isRecord(options) &&
@@ -134,6 +137,11 @@ export function requestedMaxTokens(json: Readonly<Record<string, unknown>>): num
   )
     return options.num_predict;
   return undefined;
+}
+
+/** A positive integer answer size, else undefined. */
+function answerSize(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
 /** The endpoints whose requests may ask for several answers (`n`, `best_of`). */
@@ -181,7 +189,8 @@ export function wantsExactCount(
   model: string,
 ): boolean {
   let smallest = Infinity;
-  for (const node of nodes) {
+  for (let i = 0; i < nodes.length; i += 1) {
+    const node = nodes[i] as NodeView;
     const listed = node.facts?.models.get(model);
     const residency = (listed?.residency ?? residencyOf(node, model)).state;
     if (residency === 'absent') continue;
@@ -198,7 +207,8 @@ export function hasUncountedParts(json: Readonly<Record<string, unknown>>): bool
 
 function listHasUncountedParts(list: unknown): boolean {
   if (!Array.isArray(list)) return false;
-  for (const item of list) {
+  for (let i = 0; i < list.length; i += 1) {
+    const item: unknown = list[i];
     if (!isRecord(item)) continue;
     if (item.type !== undefined && item.type !== 'message' && typeof item.text !== 'string') return true;
     const content = item.content;

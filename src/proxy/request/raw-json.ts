@@ -7,6 +7,8 @@
 //
 // The input must already be valid JSON (JSON.parse accepted it); the scan relies on that.
 
+import { appended } from '#src/core/appended.ts';
+
 /** Deepest nesting of arrays and objects a request body may have; deeper bodies get a 400. */
 export const MAX_JSON_DEPTH = 128;
 
@@ -73,6 +75,9 @@ function endOfString(raw: Uint8Array, start: number): number {
 }
 
 const NO_KEYS: readonly string[] = Object.freeze([]);
+/** A body without the wanted key (or where it was found once, see appended.ts) builds no list of spans. */
+const NO_SPANS: readonly (readonly [number, number])[] = Object.freeze([]);
+const NO_STARTS: readonly number[] = Object.freeze([]);
 
 /** How a top-level key token compares with the wanted key. */
 const OTHER = 0;
@@ -185,8 +190,9 @@ const ENCODED_KEYS: ReadonlyMap<string, ArrayLike<number>> = new Map(
 /** One pass over a valid JSON text: its depth, and where the top-level `key`'s values are. */
 export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JSON_DEPTH): BodyScan {
   const wanted = ENCODED_KEYS.get(key) ?? encodedKey(key);
-  const valueSpans: (readonly [number, number])[] = [];
-  const keyStarts: number[] = [];
+  // Grown where first needed (core/appended.ts): an empty array's first push reserves seventeen slots.
+  let valueSpans: (readonly [number, number])[] | undefined;
+  let keyStarts: number[] | undefined;
   let variantKeys: string[] | undefined; // built only for a body that has one
   let casedKeys = false;
   let depth = 0;
@@ -213,7 +219,7 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
         if ((found & CASED) !== 0) casedKeys = true;
         const match = found & MATCH_BITS;
         awaitingValue = match === EXACT;
-        if (awaitingValue) keyStarts.push(i);
+        if (awaitingValue) keyStarts = appended(keyStarts, i);
         else if (match === VARIANT) (variantKeys ??= []).push(keyText(raw, i, end));
       } else if (!casedKeys && depth > 1 && isCasedKey(raw, i, end)) {
         casedKeys = true;
@@ -233,13 +239,13 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
       // The wanted key's value ends at the top level's close or comma (no closure per scan for it).
       if (depth === 1 && valueStart >= 0) {
-        valueSpans.push([valueStart, trimEnd(raw, valueStart, i)]);
+        valueSpans = appended(valueSpans, [valueStart, trimEnd(raw, valueStart, i)] as const);
         valueStart = -1;
       }
       depth -= 1;
     } else if (byte === COMMA && depth === 1) {
       if (valueStart >= 0) {
-        valueSpans.push([valueStart, trimEnd(raw, valueStart, i)]);
+        valueSpans = appended(valueSpans, [valueStart, trimEnd(raw, valueStart, i)] as const);
         valueStart = -1;
       }
       keyExpected = topIsObject;
@@ -247,8 +253,8 @@ export function scanBody(raw: Uint8Array, key: string, maxDepth: number = MAX_JS
   }
   return {
     tooDeep,
-    valueSpans,
-    keyStarts,
+    valueSpans: valueSpans ?? NO_SPANS,
+    keyStarts: keyStarts ?? NO_STARTS,
     variantKeys: variantKeys ?? NO_KEYS,
     casedKeys,
     afterOpenBrace,

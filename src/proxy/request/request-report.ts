@@ -59,7 +59,8 @@ export interface RequestReport {
   /** The request log's particulars, filled in as the request goes (RequestDetail). */
   requestId: string;
   requestedModel: string;
-  readonly attempts: AttemptRecord[];
+  /** The attempts kept so far (noteAttempt); replaced, not pushed onto, by the first. */
+  attempts: AttemptRecord[];
   queueWaitMs: number;
   bytesIn: number;
   refusal: string | undefined;
@@ -84,7 +85,9 @@ export function whenFinished(report: RequestReport, hook: FinishHook): void {
 
 /** Keeps one more attempt (the first MAX_ATTEMPT_RECORDS). */
 export function noteAttempt(report: RequestReport, record: AttemptRecord): void {
-  if (report.attempts.length < MAX_ATTEMPT_RECORDS) report.attempts.push(record);
+  // The first makes a list of one: an empty list's first push reserves seventeen slots (core/appended.ts).
+  if (report.attempts.length === 0) report.attempts = [record];
+  else if (report.attempts.length < MAX_ATTEMPT_RECORDS) report.attempts.push(record);
 }
 
 export interface ReportDeps {

@@ -63,13 +63,14 @@ export function pickLeastInFlight(
 /** Each candidate's live in-flight count, aligned (a plain loop: this runs over the whole fleet). */
 export function inFlights(candidates: readonly NodeView[], snapshot: RoutingSnapshot): number[] {
   const count = candidates.length;
-  const out: number[] = [];
+  // Sized once: an empty list's first push reserves seventeen slots.
+  const out = new Array<number>(count);
   // The registry's views carry positions into one live array: read it once, not per candidate.
   const byPosition = snapshot.inFlightByPosition;
   for (let i = 0; i < count; i += 1) {
     const node = candidates[i] as NodeView;
     const position = node.position;
-    out.push(byPosition !== undefined && position !== undefined ? (byPosition[position] ?? 0) : inFlightOf(snapshot, node));
+    out[i] = byPosition !== undefined && position !== undefined ? (byPosition[position] ?? 0) : inFlightOf(snapshot, node);
   }
   return out;
 }
