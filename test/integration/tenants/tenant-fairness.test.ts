@@ -95,11 +95,13 @@ async function runScenario(tenants: string): Promise<Figures> {
       };
       const floodStarted = performance.now();
       const flood = Array.from({ length: FLOOD + 1 }, () => send('bulk'));
-      // The whole flood has reached the gateway (one holds the slot, the rest queue; a few may be served already).
+      // The whole flood has reached the gateway (one holds the slot, the rest queue; a few may be served already):
+      // in flight + queued + finished. Not the minute's count: it is a sliding estimate that a slow machine sees
+      // decay across a minute's turn before the last of the flood arrives.
       const arrived = async (): Promise<number> =>
         (await httpJson('GET', `${gw.url}/admin/tenants`))
-          .json<{ tenants: { minute: { requests: number } }[] }>()
-          .tenants.reduce((n, t) => n + t.minute.requests, 0);
+          .json<{ tenants: { inFlight: number; queued: number }[] }>()
+          .tenants.reduce((n, t) => n + t.inFlight + t.queued, 0) + Object.values(finished).reduce((n, k) => n + k, 0);
       await untilEvent(async () => (await arrived()) >= FLOOD + 1, [sim.activity('one'), requestEnds(gw)], 'the flood arrived');
       const depth = (await hostsOf(gw.url)).queue_depth.m ?? 0;
       assert.ok(depth >= FLOOD / 2, `the flood is queued: depth ${depth}`);
