@@ -78,6 +78,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'core/': [],
   'config/': ['core/'],
   'state/': [...CORE],
+  'translate/': [...CORE],
   'tenants/': [...CORE, 'discovery/', 'state/', 'scheduler/'],
   'kinds/': [...CORE],
   'discovery/': [...CORE, 'kinds/'],
