@@ -1,7 +1,8 @@
 // One inference request, as a spine of named steps: settings → body → model → gates → size →
-// failover over the sources → answer → report. The caller's gates are judged where what they read
-// is known: the bytes, the model, then the sized prompt before admission. Every step is the same
-// for every request; what an optional feature adds comes in through the seam
+// send (the gateway's own answer where it gives one, else failover over the sources) → answer →
+// report. The caller's gates are judged where what they read is known: the bytes, the model, then
+// the sized prompt before admission. Every step is the same for every request; what an optional
+// feature adds comes in through the seam
 // (../feature/request-feature.ts): the caller's gates (a forward's signed body, a tenant's scope
 // and limits), the later target sources (the remote sites), the start hook (a span). A request
 // whose caller has no gates, on a plane with no feature, runs nothing else.
@@ -39,6 +40,8 @@ import { requestedMaxTokens } from '../request/prompt-size.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
 import type { Finish, RequestObserver, RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
+import type { AnsweredHere } from '../request/gateway-count.ts';
+import { GATEWAY_ANSWERS } from './gateway-answers.ts';
 import type { InferenceDeps } from './inference-deps.ts';
 import { answerAsUnknown, UNKNOWN_TO_CALLER } from './unknown-answer.ts';
 import {
@@ -51,6 +54,7 @@ import {
   reportFor,
   resolveModel,
   routeFacts,
+  sendAnswered,
   sizeRequest,
 } from './inference-steps.ts';
 
@@ -263,14 +267,29 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
       return answerAsUnknown(this.#deps, { routeRequest, ask, verdict: scoped, fail: this.#fail(), report: this.#report });
     }
     const { gates } = this.#caller;
-    if (gates.length === 0) return this.#failover(routeRequest, bounds);
+    if (gates.length === 0) return this.#send(routeRequest, bounds);
     // A promise only for a gate that waits.
     const judging = judgeAdmission(gates, this, this.res, this.#report);
     if (judging instanceof Promise)
       return judging.then((refused) =>
-        refused === undefined ? this.#failover(routeRequest, bounds) : this.#refuse(refused.error, refused.headers),
+        refused === undefined ? this.#send(routeRequest, bounds) : this.#refuse(refused.error, refused.headers),
       );
-    return judging === undefined ? this.#failover(routeRequest, bounds) : this.#refuse(judging.error, judging.headers);
+    return judging === undefined ? this.#send(routeRequest, bounds) : this.#refuse(judging.error, judging.headers);
+  }
+
+  /** send: answered by the gateway itself where it answers the endpoint (gateway-answers.ts: a count no node makes), else the failover. */
+  #send(routeRequest: RouteRequest, bounds: PromptBounds | undefined): Step {
+    const here = GATEWAY_ANSWERS[this.endpoint];
+    const answered = here === undefined ? undefined : here(this.#deps, this);
+    if (answered === undefined) return this.#failover(routeRequest, bounds);
+    return answered instanceof Promise ? answered.then((answer) => this.#answered(answer)) : this.#answered(answered);
+  }
+
+  /** The gateway's own answer, or its refusal in the endpoint's dialect. */
+  #answered(answer: AnsweredHere | GatewayError): undefined {
+    if (answer instanceof GatewayError) return this.#refuse(answer);
+    sendAnswered(this.res, this.#report, answer);
+    return undefined;
   }
 
   /** failover over the sources: the local nodes the scheduler admits, then the features' (the remote sites). */

@@ -27,6 +27,7 @@ import { requestIdFor } from '../request/request-id.ts';
 import { resolveRequest, type ResolvedRequest } from '../request/request-model.ts';
 import { noteAttempt, startRequestReport, type RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
+import type { AnsweredHere } from '../request/gateway-count.ts';
 import { sizePrompt } from '../request/size-prompt.ts';
 import type { InferenceDeps } from './inference-deps.ts';
 
@@ -197,4 +198,17 @@ export function answerUnserved(deps: InferenceDeps, u: Unserved): void {
     fail: u.fail,
     finish: u.report.finish,
   });
+}
+
+/** The gateway answered the request itself (gateway-answers.ts): written with its id, then reported (no node). */
+export function sendAnswered(res: ServerResponse, report: RequestReport, answer: AnsweredHere): void {
+  if (!res.headersSent && !res.destroyed)
+    res.writeHead(answer.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(answer.body),
+      ...answer.headers,
+      'x-request-id': report.requestId,
+    });
+  res.end(answer.body);
+  report.finish(undefined, answer.status);
 }

@@ -1,0 +1,99 @@
+// Anthropic's token count (`POST /v1/messages/count_tokens`) answered by the gateway itself where
+// no node for the model counts natively (kind `openai`, a vLLM or Ollama release that predates the
+// Messages routes, a llama-server build before b7187: routing/node-endpoints.ts). Where one does,
+// the request goes to it as before. The count is `{"input_tokens": N}` over what a tokenizer would
+// see of the body (system, messages, tools: anthropic-prompt.ts):
+//   - `tokenizer`: a node that has the model loaded counted it with its own tokenizer (the same
+//     call the prompt sizing makes: exact-tokens.ts), plus the chat template's allowance;
+//   - `bound`: no such node (none has the model loaded, or none has a tokenizer request we know, or
+//     it did not answer in time): the gateway's upper bound for the prompt (prompt-bounds.ts: the
+//     bytes, tightened by what the fleet's answers taught), never below the true count.
+// The `x-switchyard-count` header says which. A count never loads a model: the tokenizer is asked
+// only of a node that has the model loaded (docs/protocols-endpoints.md).
+
+import { badRequest, type GatewayError } from '#src/core/errors.ts';
+import type { InferenceEndpoint } from '#src/config/index.ts';
+import { fleetRatio } from '#src/capacity/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import { endpointLack } from '#src/routing/index.ts';
+import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
+import { exactBounds, promptBounds, type PromptBounds } from './prompt-bounds.ts';
+import { promptText } from './prompt-size.ts';
+import type { SizingDeps } from './size-prompt.ts';
+
+/** The header that says how the gateway counted: `tokenizer` or `bound`. */
+export const COUNT_HEADER = 'x-switchyard-count';
+/** With a `tokenizer` count: the node whose tokenizer counted. */
+export const COUNT_NODE_HEADER = 'x-switchyard-count-node';
+
+/** A request the gateway answered itself, sent to no node. */
+export interface AnsweredHere {
+  readonly status: number;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** What a count reads of the request. */
+export interface CountRequest {
+  readonly endpoint: InferenceEndpoint;
+  readonly resolved: { readonly model: string; readonly json: Readonly<Record<string, unknown>> };
+  readonly settings: { readonly tokenizeTimeoutMs: number };
+  readonly signal: AbortSignal;
+}
+
+type CountNode = Pick<NodeView, 'spec' | 'capacity' | 'lackingEndpoints' | 'modelsById' | 'health'>;
+
+/**
+ * Pure: whether the gateway counts `model`'s prompts on `endpoint` itself: some node lists the
+ * model, and none of those that do (and are not dead) serves the endpoint. A model no node lists
+ * is left to routing (its 404, or a remote site).
+ */
+export function gatewayCounts(nodes: readonly CountNode[], model: string, endpoint: InferenceEndpoint): boolean {
+  let listed = false;
+  for (const node of nodes) {
+    if (!node.modelsById.has(model)) continue;
+    listed = true;
+    if (node.health.status !== 'dead' && endpointLack(node, endpoint) === undefined) return false;
+  }
+  return listed;
+}
+
+/** Pure: the answer for a count of `tokens`, saying how it was made. */
+export function countAnswer(tokens: number, how: 'tokenizer' | 'bound', node?: string): AnsweredHere {
+  const headers: Record<string, string> = { [COUNT_HEADER]: how };
+  if (node !== undefined) headers[COUNT_NODE_HEADER] = node;
+  return { status: 200, body: JSON.stringify({ input_tokens: tokens }), headers };
+}
+
+/**
+ * The count at the gateway, or undefined: a node counts this model natively (send the request on).
+ * A body without a `messages` array is refused as Anthropic refuses it.
+ */
+export function countHere(
+  deps: SizingDeps & { readonly clock: { now(): number } },
+  request: CountRequest,
+): AnsweredHere | GatewayError | Promise<AnsweredHere> | undefined {
+  const { model, json } = request.resolved;
+  const nodes = deps.fleet.views();
+  if (!gatewayCounts(nodes, model, request.endpoint)) return undefined;
+  if (!Array.isArray(json.messages)) return badRequest('messages: Field required (an array of messages)', 'messages');
+  const text = promptText(request.endpoint, json);
+  const bounds = promptBounds(text, fleetRatio(nodes, model, deps.clock.now()));
+  const tokenizer = pickTokenizerNode(nodes, model);
+  if (tokenizer === undefined) return countAnswer(bounds.upper, 'bound');
+  return countPromptTokens(tokenizer, model, text, {
+    dispatcher: deps.pools.get(tokenizer.spec),
+    timeoutMs: request.settings.tokenizeTimeoutMs,
+    signal: request.signal,
+  }).then((count) => countedAnswer(count, text, bounds, tokenizer.spec.name));
+}
+
+function countedAnswer(
+  count: number | undefined,
+  text: Parameters<typeof exactBounds>[1],
+  bounds: PromptBounds,
+  node: string,
+): AnsweredHere {
+  if (count === undefined) return countAnswer(bounds.upper, 'bound');
+  return countAnswer(exactBounds(count, text, bounds).upper, 'tokenizer', node);
+}
