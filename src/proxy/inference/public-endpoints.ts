@@ -18,9 +18,10 @@ import type { FleetView } from '#src/ports/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
 import { withCors } from '../http/cors.ts';
 import { subtree, TableBuilder, type EndpointTable, type Handler } from '../http/endpoint-table.ts';
-import { errorDialectFor } from '../http/error-dialect.ts';
+import { ANTHROPIC_ERRORS, errorDialectFor, type ErrorDialect } from '../http/error-dialect.ts';
 import { sendError } from '../http/openai-error.ts';
 import { sendJson } from '../http/server.ts';
+import { anthropicModel, anthropicPage, pageQuery, wantsAnthropicShape } from '../request/anthropic-models.ts';
 import { fleetModels, type FleetModel } from '../request/models-list.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import { OPEN_CALLER, type Caller, type CallerRoute, type RefuseRoute, type RequestFeature } from '../feature/request-feature.ts';
@@ -75,16 +76,24 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     const visible = caller.visible;
     return visible === undefined ? list : { ...list, data: list.data.filter((entry) => visible(entry.id)) };
   };
+  // An Anthropic client (it sends `anthropic-version`) gets Anthropic's shape and paging; any other, OpenAI's list.
   table.add(
     'GET',
     '/v1/models',
-    keyed((_req, res, _url, caller) => sendJson(res, 200, fleetList(caller ?? OPEN_CALLER))),
+    keyed((req, res, url, caller) => {
+      const list = fleetList(caller ?? OPEN_CALLER);
+      if (!wantsAnthropicShape(req.headers)) return sendJson(res, 200, list);
+      const query = pageQuery(url.searchParams);
+      if (query instanceof GatewayError) sendError(res, query, {}, ANTHROPIC_ERRORS);
+      else sendJson(res, 200, anthropicPage(list.data, query));
+    }),
   );
   // `models.retrieve`: the id is the rest of the path, and may itself hold `/` and `:`.
   table.add(
     'GET',
     subtree(MODEL_PATH_PREFIX),
-    keyed((_req, res, url, caller) => {
+    keyed((req, res, url, caller) => {
+      const anthropic = wantsAnthropicShape(req.headers);
       const id = modelIdOf(url.pathname);
       const aliases = deps.inference.settings.catalog.aliases;
       const found =
@@ -93,8 +102,8 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
               servedModelName(aliases.get(name) ?? name, deps.fleet.views()),
             )
           : id;
-      if (found instanceof GatewayError) sendError(res, found);
-      else sendJson(res, 200, found);
+      if (found instanceof GatewayError) sendError(res, found, {}, listingDialect(req, url.pathname));
+      else sendJson(res, 200, anthropic ? anthropicModel(found) : found);
     }),
   );
   // Ollama's native listing, version and the refused model-changing calls (its inference routes are in INFERENCE_PATHS).
@@ -112,8 +121,12 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
   return withCors(table.table(), deps.corsOrigins);
 }
 
-/** A listing route refuses in its path's error dialect. */
-const refuseListing: RefuseRoute = (_req, res, url, error) => sendError(res, error, {}, errorDialectFor(url.pathname));
+/** A listing refuses in its path's error dialect, or Anthropic's for a client that sends `anthropic-version`. */
+function listingDialect(req: IncomingMessage, pathname: string): ErrorDialect {
+  return wantsAnthropicShape(req.headers) ? ANTHROPIC_ERRORS : errorDialectFor(pathname);
+}
+
+const refuseListing: RefuseRoute = (req, res, url, error) => sendError(res, error, {}, listingDialect(req, url.pathname));
 
 /**
  * A gateway that takes no forwards (no [mesh]) refuses a request claiming to be one (the
