@@ -79,20 +79,17 @@ test('an openai node configured for /v1/messages streams the node’s own bytes 
     assert.equal(seen.body, sent.replace('"claude-sonnet-5"', '"m"'), 'only the model value rewritten');
     assert.equal(seen.headers?.['anthropic-version'], '2023-06-01');
     assert.equal(seen.headers?.['anthropic-beta'], 'prompt-caching-2024-07-31');
-    // count_tokens is not in this node's list: refused in Anthropic's shape without asking it.
+    // count_tokens is not in this node's list: no node counts natively, so the gateway answers it
+    // (issue 40: from its upper bound, the node having no tokenizer) without asking the node.
     const count = await request(`${gw.url}/v1/messages/count_tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
     });
-    const refused = (await count.body.json()) as {
-      type?: string;
-      error?: { type?: string; code?: string; exclusions?: Record<string, number> };
-    };
-    assert.equal(count.statusCode, 404);
-    assert.equal(refused.type, 'error');
-    assert.equal(refused.error?.type, 'not_found_error');
-    assert.deepEqual(refused.error?.exclusions, { endpoint_unsupported: 1 });
+    const counted = (await count.body.json()) as { input_tokens?: number };
+    assert.equal(count.statusCode, 200);
+    assert.equal(count.headers['x-switchyard-count'], 'bound');
+    assert.ok(typeof counted.input_tokens === 'number' && counted.input_tokens >= 1, JSON.stringify(counted));
     assert.equal(node.seen.requests, 1);
   } finally {
     await gw?.close();
