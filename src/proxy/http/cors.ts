@@ -18,7 +18,15 @@ export const CORS_MAX_AGE_SECONDS = 600;
 export const CORS_ALLOWED_HEADERS: readonly string[] = ['authorization', 'content-type', 'x-api-key', 'x-request-id'];
 
 /** Answer headers a browser script may read besides the safelisted ones. */
-export const CORS_EXPOSED_HEADERS: readonly string[] = ['x-request-id', 'x-switchyard-node', 'x-switchyard-route', 'retry-after'];
+export const CORS_EXPOSED_HEADERS: readonly string[] = [
+  'x-request-id',
+  'x-switchyard-node',
+  'x-switchyard-route',
+  // How the gateway counted a count_tokens it answered itself (proxy/request/gateway-count.ts).
+  'x-switchyard-count',
+  'x-switchyard-count-node',
+  'retry-after',
+];
 
 /** Bounds on the header names a preflight asks for (they are echoed back when well-formed). */
 const MAX_REQUESTED_HEADERS = 64;
