@@ -47,7 +47,7 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
         clock: host.clock,
         events: host.events,
         tenancy: () => ({ pins: host.config().mesh?.sites ?? [], tenants: host.config().tenants }),
-        tenantCaller: (spec) => callers.ofSpec(spec),
+        tenants: callers,
       }),
     );
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));

@@ -135,7 +135,6 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'proxy/failover/',
     'proxy/refusal/',
     'proxy/feature/',
-    'tenants/',
   ],
   'proxy/tenants/': [...CORE, 'ports/', 'tenants/', 'proxy/http/', 'proxy/request/', 'proxy/feature/'],
   'proxy/inference/': [
