@@ -7,18 +7,13 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
-import type { RequestPorts } from '#src/ports/index.ts';
-import {
-  NO_HOOKS,
-  sitesFeature,
-  TenantCallers,
-  tenantsFeature,
-  type ProxyEvents,
-  type RemoteDeps,
-  type RequestFeature,
-  type RequestHooks,
-  type StartedRequest,
-} from '#src/proxy/index.ts';
+import type { RequestPorts, SitesPort } from '#src/ports/index.ts';
+import { NO_HOOKS, type ProxyEvents, type RequestFeature, type RequestHooks, type StartedRequest } from '#src/proxy/index.ts';
+import { remoteDeps, type RemoteParts } from '#src/proxy/sites/remote-deps.ts';
+import type { RemoteDeps } from '#src/proxy/sites/site-target.ts';
+import { sitesFeature } from '#src/proxy/sites/sites-feature.ts';
+import { TenantCallers } from '#src/proxy/tenants/tenant-callers.ts';
+import { tenantsFeature } from '#src/proxy/tenants/tenants-feature.ts';
 import { loadTracer, type TracerHost } from '#src/tracing/index.ts';
 import { tracingFeature } from '#src/tracing/request-span.ts';
 
@@ -52,6 +47,14 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
     );
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
   return features;
+}
+
+/**
+ * [mesh]: this host's forwarding to the remote sites over the sites port, on the host's own
+ * pools to them: its unreachable-site back-offs and round-robin turn are this host's.
+ */
+export function hostRemote(sites: SitesPort, parts: RemoteParts): RemoteDeps {
+  return remoteDeps(sites, parts);
 }
 
 /**

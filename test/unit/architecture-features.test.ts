@@ -66,16 +66,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
       'without [mesh] the public table refuses a claimed forward (the mesh’s header and refusal): an absent feature builds nothing, so one header lookup in the table stands in for it',
   },
   {
-    from: 'proxy/index.ts',
-    feature: 'tenants',
-    reason: 'proxy/’s public surface re-exports the tenants’ request half for the request plane’s feature list',
-  },
-  {
-    from: 'proxy/index.ts',
-    feature: 'mesh',
-    reason: 'proxy/’s public surface re-exports the mesh’s request half for the request plane’s feature list and workers',
-  },
-  {
     from: 'workers/',
     feature: 'tenants',
     reason: 'worker messages carry tenant admissions to the owner’s ledger and back',
@@ -228,13 +218,13 @@ test('every feature arrow is still needed, joins two features and gives its reas
 });
 
 test('the feature lists are the one file per plane outside the features that imports their feature files', () => {
-  // proxy/index.ts is proxy/'s public surface (other folders import proxy/ through it alone): it re-exports
-  // the request features for the request plane's list, whose builders the next test holds to that list.
+  // proxy/index.ts, proxy/'s public surface, re-exports no feature's request half: the request plane's
+  // list takes them from their own folders (arrows plane/ → proxy/sites/, proxy/tenants/).
   const importers = [...importGraph(files)]
     .filter(([file, targets]) => !isFeatureFile(file) && [...targets].some((t) => isFeatureFile(t)))
     .map(([file]) => shown(file))
     .sort();
-  assert.deepEqual(importers, [FEATURE_LIST, 'proxy/index.ts']);
+  assert.deepEqual(importers, [FEATURE_LIST, REQUEST_FEATURE_LIST]);
 });
 
 test('a request-plane feature file is built by the request plane’s list alone', () => {
