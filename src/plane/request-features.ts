@@ -8,7 +8,15 @@ import type { EventBus } from '#src/core/events.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { RequestPorts, SitesPort } from '#src/ports/index.ts';
-import { NO_HOOKS, type ProxyEvents, type RequestFeature, type RequestHooks, type StartedRequest } from '#src/proxy/index.ts';
+import {
+  NO_HOOKS,
+  type ForwardRefusal,
+  type ProxyEvents,
+  type RequestFeature,
+  type RequestHooks,
+  type StartedRequest,
+} from '#src/proxy/index.ts';
+import { refusedForwards } from '#src/proxy/sites/refused-forwards.ts';
 import { remoteDeps, type RemoteParts } from '#src/proxy/sites/remote-deps.ts';
 import type { RemoteDeps } from '#src/proxy/sites/site-target.ts';
 import { sitesFeature } from '#src/proxy/sites/sites-feature.ts';
@@ -47,6 +55,15 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
     );
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
   return features;
+}
+
+/**
+ * Where no feature takes forwards (no [mesh]): how the public table refuses a request claiming to be
+ * one — the mesh's header and refusal (proxy/sites/refused-forwards.ts); nothing of it runs for a
+ * request that claims nothing.
+ */
+export function forwardRefusal(events: EventBus<ProxyEvents>): ForwardRefusal {
+  return refusedForwards(events);
 }
 
 /**

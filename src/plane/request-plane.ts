@@ -31,7 +31,14 @@ import {
 } from '#src/proxy/index.ts';
 import type { RequestPorts } from '#src/ports/index.ts';
 import { drainServers, listenOn } from './listener.ts';
-import { featureSetOf, hostRemote, requestFeaturesFor, requestHooksOf, type FeatureHost } from './request-features.ts';
+import {
+  featureSetOf,
+  forwardRefusal,
+  hostRemote,
+  requestFeaturesFor,
+  requestHooksOf,
+  type FeatureHost,
+} from './request-features.ts';
 
 /** How the plane tells its host something went wrong (pino in the main thread, a message in a worker). */
 export type PlaneLog = (level: 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
@@ -134,6 +141,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       corsOrigins: config.server.corsOrigins,
       inference,
       features,
+      refusedForwards: forwardRefusal(events),
     });
     return { inference, publicTable };
   };

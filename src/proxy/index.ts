@@ -27,6 +27,7 @@ export {
   OPEN_CALLER,
   type Caller,
   type FeatureSource,
+  type ForwardRefusal,
   type RequestFeature,
   type RequestGate,
   type SourceAsk,

@@ -60,12 +60,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     reason: 'the sites port is the mesh’s link (the request-plane seam makes sites a target source)',
   },
   {
-    from: 'proxy/inference/',
-    feature: 'mesh',
-    reason:
-      'without [mesh] the public table refuses a claimed forward (the mesh’s header and refusal): an absent feature builds nothing, so one header lookup in the table stands in for it',
-  },
-  {
     from: 'workers/',
     feature: 'tenants',
     reason: 'worker messages carry tenant admissions to the owner’s ledger and back',

@@ -142,7 +142,6 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'nodes/',
     'routing/',
     'scheduler/',
-    'mesh/',
     'ports/',
     'proxy/http/',
     'proxy/attempt/',
