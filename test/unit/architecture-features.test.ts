@@ -25,7 +25,9 @@ const code = (text: string): string =>
 const FEATURE_LIST = 'gateway/features.ts';
 /** The request plane's one list (src/plane/request-features.ts): which request features a plane host gets. */
 const REQUEST_FEATURE_LIST = 'plane/request-features.ts';
-const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST];
+/** The CLI's one list (src/cli/feature-commands.ts): the commands whose work is a feature's own (keygen: the mesh's site key). */
+const CLI_FEATURE_LIST = 'cli/feature-commands.ts';
+const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST, CLI_FEATURE_LIST];
 /** The request-plane seam itself (proxy/feature/) is no feature: every feature plugs into it. */
 const isFeatureFile = (file: string): boolean => /-feature\.ts$/.test(file) && !shown(file).startsWith('proxy/feature/');
 /** A request-plane feature's file (its half on the request path: client keys and gates, forwards, spans). */
@@ -69,7 +71,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     feature: 'mesh',
     reason: 'worker messages mirror the remote sites, the site key and the replay claims',
   },
-  { from: 'cli/', feature: 'mesh', reason: '`switchyard keygen` writes a site key file' },
 ];
 
 /**
