@@ -47,7 +47,8 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     onHangup: 'stop',
     options: { valued: ['url', 'config', 'token', 'node'], positionals: 'any' },
   },
-  keygen: { load: async () => (await import('./keygen.ts')).runKeygen, onHangup: 'stop', options: { valued: ['out'] } },
+  // A feature's command (feature-commands.ts, the CLI's feature list): the mesh's site key.
+  keygen: { load: async () => (await import('./feature-commands.ts')).runKeygen, onHangup: 'stop', options: { valued: ['out'] } },
 };
 
 export interface CliStart {

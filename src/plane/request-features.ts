@@ -7,18 +7,21 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
-import type { RequestPorts } from '#src/ports/index.ts';
+import type { RequestPorts, SitesPort } from '#src/ports/index.ts';
 import {
   NO_HOOKS,
-  sitesFeature,
-  TenantCallers,
-  tenantsFeature,
+  type ForwardRefusal,
   type ProxyEvents,
-  type RemoteDeps,
   type RequestFeature,
   type RequestHooks,
   type StartedRequest,
 } from '#src/proxy/index.ts';
+import { refusedForwards } from '#src/proxy/sites/refused-forwards.ts';
+import { remoteDeps, type RemoteParts } from '#src/proxy/sites/remote-deps.ts';
+import type { RemoteDeps } from '#src/proxy/sites/site-target.ts';
+import { sitesFeature } from '#src/proxy/sites/sites-feature.ts';
+import { TenantCallers } from '#src/proxy/tenants/tenant-callers.ts';
+import { tenantsFeature } from '#src/proxy/tenants/tenants-feature.ts';
 import { loadTracer, type TracerHost } from '#src/tracing/index.ts';
 import { tracingFeature } from '#src/tracing/request-span.ts';
 
@@ -47,11 +50,28 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
         clock: host.clock,
         events: host.events,
         tenancy: () => ({ pins: host.config().mesh?.sites ?? [], tenants: host.config().tenants }),
-        tenantCaller: (spec) => callers.ofSpec(spec),
+        tenants: callers,
       }),
     );
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
   return features;
+}
+
+/**
+ * Where no feature takes forwards (no [mesh]): how the public table refuses a request claiming to be
+ * one — the mesh's header and refusal (proxy/sites/refused-forwards.ts); nothing of it runs for a
+ * request that claims nothing.
+ */
+export function forwardRefusal(events: EventBus<ProxyEvents>): ForwardRefusal {
+  return refusedForwards(events);
+}
+
+/**
+ * [mesh]: this host's forwarding to the remote sites over the sites port, on the host's own
+ * pools to them: its unreachable-site back-offs and round-robin turn are this host's.
+ */
+export function hostRemote(sites: SitesPort, parts: RemoteParts): RemoteDeps {
+  return remoteDeps(sites, parts);
 }
 
 /**

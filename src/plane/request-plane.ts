@@ -19,7 +19,6 @@ import {
   HeldBytesBudget,
   mergeTables,
   publicEndpoints,
-  remoteDeps,
   requestSettings,
   sameCorsOrigins,
   UpstreamPools,
@@ -27,13 +26,19 @@ import {
   type InferenceDeps,
   type PoolFigures,
   type ProxyEvents,
-  type RemoteDeps,
   type RequestFeature,
   type RequestSettings,
 } from '#src/proxy/index.ts';
 import type { RequestPorts } from '#src/ports/index.ts';
 import { drainServers, listenOn } from './listener.ts';
-import { featureSetOf, requestFeaturesFor, requestHooksOf } from './request-features.ts';
+import {
+  featureSetOf,
+  forwardRefusal,
+  hostRemote,
+  requestFeaturesFor,
+  requestHooksOf,
+  type FeatureHost,
+} from './request-features.ts';
 
 /** How the plane tells its host something went wrong (pino in the main thread, a message in a worker). */
 export type PlaneLog = (level: 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
@@ -77,7 +82,7 @@ export interface RequestPlane {
   readonly inference: InferenceDeps;
   readonly publicTable: EndpointTable;
   /** Forwarding to other sites ([mesh] only): its unreachable-site back-offs are this host's. */
-  readonly remote: RemoteDeps | undefined;
+  readonly remote: FeatureHost['remote'];
   /** A reload replaced the config: pools follow the one change, requests arriving now read the new settings. */
   reconfigure(next: GatewayConfig): void;
   figures(): PlaneFigures;
@@ -110,7 +115,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
   const remote =
     ports.sites === undefined || sitePools === undefined
       ? undefined
-      : remoteDeps(ports.sites, { pools: sitePools, clock, events, heldBudget });
+      : hostRemote(ports.sites, { pools: sitePools, clock, events, heldBudget });
   const featureHost = { config: () => config, clock, events, tracer: host.tracer, remote };
   // The request features the config enables (request-features.ts), and the public table built over them.
   const build = (
@@ -136,6 +141,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       corsOrigins: config.server.corsOrigins,
       inference,
       features,
+      refusedForwards: forwardRefusal(events),
     });
     return { inference, publicTable };
   };

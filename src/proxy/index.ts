@@ -1,3 +1,6 @@
+// proxy/'s public surface: other folders import proxy through this file only. The features' request
+// halves (sites/ for [mesh], tenants/ for [tenants]) are not part of it: the request plane's feature
+// list (plane/request-features.ts) imports them from their own folders.
 export { handleInference } from './inference/inference-handler.ts';
 export { NO_HOOKS, type InferenceDeps, type RequestHooks } from './inference/inference-deps.ts';
 export { createHttpServer, listen, urlOf, sendJson, type EndpointsInForce } from './http/server.ts';
@@ -19,18 +22,12 @@ export { fleetModels } from './request/models-list.ts';
 export { requestSettings, type RequestSettings } from './request/request-settings.ts';
 export { siteLabel } from './failover/target.ts';
 export { upstreamVerdict } from './failover/upstream-verdict.ts';
-export type { RemoteDeps } from './sites/site-target.ts';
-export { remoteDeps, type RemoteParts } from './sites/remote-deps.ts';
-export { remoteModelList, type RemoteFleetModel } from './sites/remote-models.ts';
-export type { InboundForward, PeerTenancy } from './sites/forward-in.ts';
-export { sitesFeature, type SitesFeatureDeps } from './sites/sites-feature.ts';
-export { tenantsFeature } from './tenants/tenants-feature.ts';
-export { TenantCallers } from './tenants/tenant-callers.ts';
 export {
   NO_GATES,
   OPEN_CALLER,
   type Caller,
   type FeatureSource,
+  type ForwardRefusal,
   type RequestFeature,
   type RequestGate,
   type SourceAsk,

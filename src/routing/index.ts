@@ -47,7 +47,14 @@ export {
   type PendingSwitch,
   type VictimChoice,
 } from './filters/router-room.ts';
-export { chooseSite, knownRemoteModels, siteExclusion, type SiteChoice, type SiteRequest } from './remote/choose-site.ts';
+export {
+  chooseSite,
+  inSiteScope,
+  knownRemoteModels,
+  siteExclusion,
+  type SiteChoice,
+  type SiteRequest,
+} from './remote/choose-site.ts';
 export {
   SiteReachability,
   markFailed,

@@ -4,7 +4,7 @@ export type { ModelQueueReport, ReplicaSeen, TenantLimitsReport, TenantReport, T
 export type { UsageRow, UsageStore } from './usage-rows.ts';
 export type { LimitRefusal, TenantAdmission, TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
 export { keyDigest, keyTag } from './key-tag.ts';
-export { allowsEveryModel, allowsModel, allowsSite } from './scope.ts';
+export { allowsEveryModel, allowsModel } from './scope.ts';
 export { CALLER_TENANT, hasLimits, OPEN_TENANT, tenantOf, type Tenant } from './tenant.ts';
 export { KeyDirectory, rotatingDirectory, sameTenants } from './key-directory.ts';
 export {

@@ -1,6 +1,6 @@
-// Pure: what a tenant may reach. `models` are globs over served model ids (discovery's
-// matchesGlob: `*` and `?`, no regular expressions); `sites` names the remote sites its requests
-// may be forwarded to (undefined = every fresh one, [] = this site only).
+// Pure: which models a tenant may reach. `models` are globs over served model ids (discovery's
+// matchesGlob: `*` and `?`, no regular expressions). Its `sites` scope (the remote sites its
+// requests may be forwarded to) is the site choice's rule: routing's inSiteScope.
 
 import { matchesGlob } from '#src/discovery/index.ts';
 import type { TenantSpec } from '#src/config/index.ts';
@@ -13,9 +13,4 @@ export function allowsModel(tenant: Pick<TenantSpec, 'models'>, model: string): 
 /** Whether every model is in scope (no filtering needed at all). */
 export function allowsEveryModel(tenant: Pick<TenantSpec, 'models'>): boolean {
   return tenant.models.includes('*');
-}
-
-/** Whether the tenant's requests may be forwarded to `siteId`. */
-export function allowsSite(tenant: Pick<TenantSpec, 'sites'>, siteId: string): boolean {
-  return tenant.sites === undefined || tenant.sites.includes(siteId);
 }

@@ -30,6 +30,7 @@ export const OPEN_TENANT: Tenant = Object.freeze(tenantOf(defaultTenantSpec([]))
 
 /**
  * A request caller's tenant (core/part-key.ts): the tenants' request half sets it on a tenant's
- * caller; federation reads its site scope, name and class. Absent = no tenant (every site, no tenant header).
+ * caller and answers it to federation (TenantCallers.tenantOf: its site scope, name and class).
+ * Absent = no tenant (every site, no tenant header).
  */
 export const CALLER_TENANT: PartKey<Pick<TenantSpec, 'name' | 'priority' | 'sites'>> = partKey('tenant');

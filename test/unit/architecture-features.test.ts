@@ -4,8 +4,9 @@
 // - the owner (src/gateway/) declares no class but its composition root (GatewayParts);
 // - a feature file (`*-feature.ts`) is a Feature, built by the feature list alone, and holds no
 //   `if` on domain data: it wires, and its rules live in its concept files;
-// - no file outside a feature's folder imports it, but the feature list and the exceptions below,
-//   each with its reason; an exception that no import needs any more fails too (the list only shrinks).
+// - no file outside a feature's folder imports it, but the feature lists, a feature declared to extend
+//   it (the feature arrows below) and the exceptions below, each with its reason; an arrow or an
+//   exception that no import needs any more fails too (the exceptions only shrink).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -24,7 +25,9 @@ const code = (text: string): string =>
 const FEATURE_LIST = 'gateway/features.ts';
 /** The request plane's one list (src/plane/request-features.ts): which request features a plane host gets. */
 const REQUEST_FEATURE_LIST = 'plane/request-features.ts';
-const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST];
+/** The CLI's one list (src/cli/feature-commands.ts): the commands whose work is a feature's own (keygen: the mesh's site key). */
+const CLI_FEATURE_LIST = 'cli/feature-commands.ts';
+const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST, CLI_FEATURE_LIST];
 /** The request-plane seam itself (proxy/feature/) is no feature: every feature plugs into it. */
 const isFeatureFile = (file: string): boolean => /-feature\.ts$/.test(file) && !shown(file).startsWith('proxy/feature/');
 /** A request-plane feature's file (its half on the request path: client keys and gates, forwards, spans). */
@@ -49,16 +52,6 @@ const FEATURE_FOLDERS: Readonly<Record<string, RegExp>> = {
  */
 const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; readonly reason: string }[] = [
   {
-    from: 'cluster/',
-    feature: 'tenants',
-    reason: 'cluster counts tenant limits and usage across replicas over the tenants’ ledger (arrow cluster → tenants)',
-  },
-  {
-    from: 'cluster/',
-    feature: 'mesh',
-    reason: 'cluster’s leader lease is the mesh’s publish gate: one replica publishes the site (arrow cluster → mesh)',
-  },
-  {
     from: 'ports/',
     feature: 'tenants',
     reason: 'the admission port carries tenant admissions to the request plane (the request-plane seam turns it into a gate)',
@@ -67,28 +60,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     from: 'ports/',
     feature: 'mesh',
     reason: 'the sites port is the mesh’s link (the request-plane seam makes sites a target source)',
-  },
-  {
-    from: 'proxy/inference/',
-    feature: 'mesh',
-    reason:
-      'without [mesh] the public table refuses a claimed forward (the mesh’s header and refusal): an absent feature builds nothing, so one header lookup in the table stands in for it',
-  },
-  {
-    from: 'proxy/index.ts',
-    feature: 'tenants',
-    reason: 'proxy/’s public surface re-exports the tenants’ request half for the request plane’s feature list',
-  },
-  {
-    from: 'proxy/index.ts',
-    feature: 'mesh',
-    reason: 'proxy/’s public surface re-exports the mesh’s request half for the request plane’s feature list and workers',
-  },
-  {
-    from: 'proxy/sites/',
-    feature: 'tenants',
-    reason:
-      'a forward is admitted as its site’s tenant ([[mesh.sites]] tenant): the mesh’s request half asks the tenants’ callers, and reads a caller’s site scope under the tenants’ key (CALLER_TENANT)',
   },
   {
     from: 'workers/',
@@ -100,8 +71,31 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     feature: 'mesh',
     reason: 'worker messages mirror the remote sites, the site key and the replay claims',
   },
-  { from: 'cli/', feature: 'mesh', reason: '`switchyard keygen` writes a site key file' },
 ];
+
+/**
+ * The features that extend another feature: a concept of the one (`from`) is built on the other's
+ * (`to`), so its folder may import that feature (not through an exception: the dependency is the
+ * concept's own, and stays). An arrow that no import needs any more fails, like an exception.
+ */
+const FEATURE_ARROWS: readonly { readonly from: string; readonly to: string; readonly reason: string }[] = [
+  {
+    from: 'cluster',
+    to: 'tenants',
+    reason:
+      'cluster counts the tenants’ limits and usage across replicas: its shared ledger admits with the tenants’ own pure decisions (decideAt, ledgerAdmission) and sums their reports (GET /admin/tenants for the site)',
+  },
+  {
+    from: 'cluster',
+    to: 'mesh',
+    reason:
+      'cluster makes the mesh’s publication one replica’s: its leader lease is the mesh’s PublishGate (one replica of a site publishes its record)',
+  },
+];
+
+/** The feature whose folder holds `file` (a path under src/), if any. */
+const featureOf = (file: string): string | undefined =>
+  Object.entries(FEATURE_FOLDERS).find(([, folder]) => folder.test(file))?.[0];
 
 /** Every import of a feature from outside its folder: [importing file, feature]. */
 function crossings(): { readonly file: string; readonly feature: string; readonly target: string }[] {
@@ -180,11 +174,15 @@ test('the domain-data check sees comparisons and passes presence checks and rule
   assert.equal(onPresence('count > 0'), false);
 });
 
-test('no file outside a feature’s folder imports it, but the feature list and the listed exceptions', () => {
+/** An import of feature `c.feature` by a file of a feature declared to extend it (FEATURE_ARROWS). */
+const alongArrow = (c: { file: string; feature: string }): boolean =>
+  FEATURE_ARROWS.some((a) => a.to === c.feature && a.from === featureOf(c.file));
+
+test('no file outside a feature’s folder imports it, but the feature lists, the feature arrows and the listed exceptions', () => {
   const excepted = (c: { file: string; feature: string }): boolean =>
     EXCEPTIONS.some((e) => e.feature === c.feature && c.file.startsWith(e.from));
   const stray = crossings()
-    .filter((c) => !FEATURE_LISTS.includes(c.file) && !excepted(c))
+    .filter((c) => !FEATURE_LISTS.includes(c.file) && !alongArrow(c) && !excepted(c))
     .map((c) => `${c.file} imports ${c.target} (${c.feature})`);
   assert.deepEqual(stray, []);
 });
@@ -198,14 +196,30 @@ test('every exception is still needed (the list only shrinks) and gives its reas
   for (const e of EXCEPTIONS) assert.ok(e.reason.length > 20 && e.feature in FEATURE_FOLDERS, `${e.from} → ${e.feature}`);
 });
 
+test('every feature arrow is still needed, joins two features and gives its reason', () => {
+  const all = crossings();
+  const stale = FEATURE_ARROWS.filter((a) => !all.some((c) => c.feature === a.to && featureOf(c.file) === a.from)).map(
+    (a) => `${a.from} → ${a.to}`,
+  );
+  assert.deepEqual(stale, []);
+  for (const a of FEATURE_ARROWS)
+    assert.ok(
+      a.reason.length > 20 && a.from in FEATURE_FOLDERS && a.to in FEATURE_FOLDERS && a.from !== a.to,
+      `${a.from} → ${a.to}`,
+    );
+  // An exception inside a feature's folder towards another feature is an arrow: declare it as one.
+  const misfiled = EXCEPTIONS.filter((e) => featureOf(e.from) !== undefined).map((e) => `${e.from} → ${e.feature}`);
+  assert.deepEqual(misfiled, []);
+});
+
 test('the feature lists are the one file per plane outside the features that imports their feature files', () => {
-  // proxy/index.ts is proxy/'s public surface (other folders import proxy/ through it alone): it re-exports
-  // the request features for the request plane's list, whose builders the next test holds to that list.
+  // proxy/index.ts, proxy/'s public surface, re-exports no feature's request half: the request plane's
+  // list takes them from their own folders (arrows plane/ → proxy/sites/, proxy/tenants/).
   const importers = [...importGraph(files)]
     .filter(([file, targets]) => !isFeatureFile(file) && [...targets].some((t) => isFeatureFile(t)))
     .map(([file]) => shown(file))
     .sort();
-  assert.deepEqual(importers, [FEATURE_LIST, 'proxy/index.ts']);
+  assert.deepEqual(importers, [FEATURE_LIST, REQUEST_FEATURE_LIST]);
 });
 
 test('a request-plane feature file is built by the request plane’s list alone', () => {

@@ -109,6 +109,17 @@ export type RefuseRoute = (req: IncomingMessage, res: ServerResponse, url: Targe
 /** Wraps a route: decides the caller (or refuses) and passes it on. */
 export type RouteWrapper = (next: CallerRoute, refuse: RefuseRoute) => CallerRoute;
 
+/**
+ * How the inference routes of a plane whose features take no forwards (none gives `forwards`)
+ * refuse a request claiming to be another site's forward: the header that makes the claim (looked
+ * up once per request, before any client check) and the refusal (the body is never read). The
+ * feature list gives it from the mesh's request half, [mesh] or not.
+ */
+export interface ForwardRefusal {
+  readonly header: string;
+  readonly refuse: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
 /** What a later target source is given: the request, and what it needs to judge and sign a forward. */
 export interface SourceAsk extends RequestAsk {
   readonly caller: Caller;

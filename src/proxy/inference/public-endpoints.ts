@@ -7,13 +7,10 @@
 // answers CORS for the allowed browser origins (cors.ts). One builder for the main thread and each
 // request worker. Handlers read the current config on each call, so a reload applies to the next request.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
-import type { EventBus } from '#src/core/events.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { ModelSpec } from '#src/config/types.ts';
 import { INFERENCE_ENDPOINTS, type CorsOrigins } from '#src/config/index.ts';
-import { FORWARDED_BY, forwardRefused } from '#src/mesh/forwarding/index.ts';
 import type { FleetView } from '#src/ports/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
 import { withCors } from '../http/cors.ts';
@@ -23,8 +20,14 @@ import { sendError } from '../http/openai-error.ts';
 import { sendJson } from '../http/server.ts';
 import { anthropicModel, anthropicPage, pageQuery, wantsAnthropicShape } from '../request/anthropic-models.ts';
 import { fleetModels, type FleetModel } from '../request/models-list.ts';
-import type { ProxyEvents } from '../request/proxy-events.ts';
-import { OPEN_CALLER, type Caller, type CallerRoute, type RefuseRoute, type RequestFeature } from '../feature/request-feature.ts';
+import {
+  OPEN_CALLER,
+  type Caller,
+  type CallerRoute,
+  type ForwardRefusal,
+  type RefuseRoute,
+  type RequestFeature,
+} from '../feature/request-feature.ts';
 import { refuseBeforeInference } from './early-refusal.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
 import { handleInference } from './inference-handler.ts';
@@ -45,6 +48,8 @@ export interface PublicEndpointDeps {
   readonly inference: InferenceDeps;
   /** The plane's request features, in order (plane/request-features.ts): later ones wrap earlier ones. */
   readonly features: readonly RequestFeature[];
+  /** Where no feature takes forwards: how a request claiming to be one is refused (plane/request-features.ts). */
+  readonly refusedForwards: ForwardRefusal;
 }
 
 export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
@@ -65,7 +70,7 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     table.add(
       'POST',
       path,
-      forwards.length === 0 ? refusingForwards(route, deps.inference.events) : (r, s, u) => route(r, s, u, undefined),
+      forwards.length === 0 ? refusingForwards(route, deps.refusedForwards) : (r, s, u) => route(r, s, u, undefined),
     );
   }
   /** The models the fleet serves, only those the caller may reach: in its model scope, here or on a site in its site scope. */
@@ -129,18 +134,13 @@ function listingDialect(req: IncomingMessage, pathname: string): ErrorDialect {
 const refuseListing: RefuseRoute = (req, res, url, error) => sendError(res, error, {}, listingDialect(req, url.pathname));
 
 /**
- * A gateway that takes no forwards (no [mesh]) refuses a request claiming to be one (the
- * forwarded-by header; one lookup), whatever client key it carries; it is never forwarded on.
+ * A gateway that takes no forwards (no [mesh]) refuses a request claiming to be one (its header;
+ * one lookup), whatever client key it carries; it is never forwarded on.
  */
-function refusingForwards(route: CallerRoute, events: EventBus<ProxyEvents>): Handler {
+function refusingForwards(route: CallerRoute, refusal: ForwardRefusal): Handler {
+  const { header, refuse } = refusal;
   return (req, res, url) => {
-    if (req.headers[FORWARDED_BY] === undefined) return route(req, res, url, undefined);
-    refuseClaimedForward(req, res, events);
+    if (req.headers[header] === undefined) return route(req, res, url, undefined);
+    refuse(req, res);
   };
-}
-
-function refuseClaimedForward(req: IncomingMessage, res: ServerResponse, events: EventBus<ProxyEvents>): void {
-  events.emit('mesh:forwarded-in', { site: '_unknown', result: 'unknown_site' });
-  req.resume();
-  sendError(res, forwardRefused('unknown_site', 'this gateway has no [mesh] section: it accepts no forwarded requests'));
 }

@@ -7,7 +7,7 @@
 import type { EventBus } from '#src/core/events.ts';
 import type { TenantSpec } from '#src/config/index.ts';
 import type { TenantAdmissionPort } from '#src/ports/index.ts';
-import { partsOf } from '#src/core/part-key.ts';
+import { partIn, partsOf } from '#src/core/part-key.ts';
 import { allowsEveryModel, CALLER_TENANT, tenantOf, type Tenant } from '#src/tenants/index.ts';
 import type { Caller } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
@@ -40,6 +40,11 @@ export class TenantCallers {
   /** The caller of a tenant named by its spec. */
   ofSpec(spec: TenantSpec): Caller {
     return this.#bySpec.get(spec) ?? this.of(tenantOf(spec));
+  }
+
+  /** The tenant a caller's requests are served as (its name, class and site scope); undefined = none (the open caller). */
+  tenantOf(caller: Caller): Pick<TenantSpec, 'name' | 'priority' | 'sites'> | undefined {
+    return partIn(caller.parts, CALLER_TENANT);
   }
 }
 

@@ -35,6 +35,11 @@ export function siteNeed(req: SiteRequest): number {
   return neededTokens(req);
 }
 
+/** Whether a tenant's site scope (`[[tenants]] sites`; undefined = every site) lets its requests go to `siteId`. */
+export function inSiteScope(scope: readonly string[] | undefined, siteId: string): boolean {
+  return scope === undefined || scope.includes(siteId);
+}
+
 /** Why one site cannot take the request, or undefined when it can. */
 export function siteExclusion(
   req: SiteRequest,
@@ -42,7 +47,7 @@ export function siteExclusion(
   unreachable: ReadonlyMap<string, string>,
 ): SiteExclusion | undefined {
   if (req.forwarded) return { site: site.id, code: 'forwarded', detail: 'the request was forwarded here: local nodes only' };
-  if (req.scope !== undefined && !req.scope.includes(site.id))
+  if (req.scope !== undefined && !inSiteScope(req.scope, site.id))
     return { site: site.id, code: 'not_in_tenant_scope', detail: scopeDetail(req.scope) };
   if (req.triedSites.has(site.id)) return { site: site.id, code: 'already_tried' };
   if (!site.fresh || site.url === undefined) {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TenantSpec } from '#src/config/index.ts';
 import { KeyDirectory, keyTag, rotatingDirectory, sameTenants } from '#src/tenants/index.ts';
-import { allowsModel, allowsSite } from '#src/tenants/index.ts';
+import { allowsModel } from '#src/tenants/index.ts';
 import { tenantSpec } from '#test/fixtures/builders.ts';
 
 function spec(name: string, keys: readonly string[], more: Partial<TenantSpec> = {}): TenantSpec {
@@ -75,7 +75,7 @@ test('keyTag: 8 hex digits, the same for the same key, never the key', () => {
   assert.notEqual(keyTag('secret-key'), keyTag('secret-kez'));
 });
 
-test('scopes: model globs and sites (undefined = every site, [] = none)', () => {
+test('scopes: model globs', () => {
   const cases: [models: string[], model: string, allowed: boolean][] = [
     [['*'], 'anything', true],
     [['llama-*'], 'llama-3-8b', true],
@@ -86,8 +86,4 @@ test('scopes: model globs and sites (undefined = every site, [] = none)', () => 
   ];
   for (const [models, model, allowed] of cases)
     assert.equal(allowsModel({ models }, model), allowed, `${models.join(',')} ${model}`);
-  assert.equal(allowsSite({ sites: undefined }, 'east'), true);
-  assert.equal(allowsSite({ sites: [] }, 'east'), false);
-  assert.equal(allowsSite({ sites: ['east'] }, 'east'), true);
-  assert.equal(allowsSite({ sites: ['east'] }, 'west'), false);
 });

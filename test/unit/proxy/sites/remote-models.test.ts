@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { remoteModelList } from '#src/proxy/index.ts';
+import { remoteModelList } from '#src/proxy/sites/remote-models.ts';
 import { siteTargetUrl } from '#src/mesh/forwarding/index.ts';
 import { noNodeAvailable } from '#src/proxy/refusal/refusal-errors.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';

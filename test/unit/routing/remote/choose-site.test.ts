@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   chooseSite,
+  inSiteScope,
   knownRemoteModels,
   SiteReachability,
   markFailed,
@@ -243,4 +244,12 @@ test("a tenant's site scope limits the sites offered: undefined = every fresh on
     chooseSite(req({ scope: ['b', 'c'] }), [site('a')], NONE, 0).excluded[0]?.detail,
     "the tenant may be forwarded to 'b', 'c' only",
   );
+});
+
+test('a site scope: undefined = every site, [] = none, else the sites it names', () => {
+  // The tenants' `sites` scope (docs/tenants.md), one rule for the site choice and the remote model listing.
+  assert.equal(inSiteScope(undefined, 'east'), true);
+  assert.equal(inSiteScope([], 'east'), false);
+  assert.equal(inSiteScope(['east'], 'east'), true);
+  assert.equal(inSiteScope(['east'], 'west'), false);
 });
