@@ -7,6 +7,7 @@
 // answers CORS for the allowed browser origins (cors.ts). One builder for the main thread and each
 // request worker. Handlers read the current config on each call, so a reload applies to the next request.
 
+import type { IncomingMessage } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { ModelSpec } from '#src/config/types.ts';
