@@ -134,6 +134,16 @@ const CASES: readonly { name: string; body: Json; expect: Json }[] = [
     },
   },
   {
+    name: 'a system turn inside the conversation stays a system message in its place',
+    body: { ...base, messages: [user('hi'), { role: 'system', content: [{ type: 'text', text: '# Environment' }] }] },
+    expect: {
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: '# Environment' },
+      ],
+    },
+  },
+  {
     name: 'tools: input_schema becomes the function parameters',
     body: {
       ...base,
@@ -264,8 +274,8 @@ const UNCARRIED: readonly { name: string; body: Json; field: string }[] = [
     field: 'mcp_servers',
   },
   {
-    name: 'a role other than user or assistant',
-    body: { ...base, messages: [{ role: 'system', content: 'x' }] },
+    name: 'a role other than user, assistant or system',
+    body: { ...base, messages: [{ role: 'tool', content: 'x' }] },
     field: 'messages[0].role',
   },
   {
