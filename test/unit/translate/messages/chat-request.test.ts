@@ -306,3 +306,50 @@ test('request: a plain-text document is carried as its text', () => {
   });
   assert.deepEqual(body.messages, [{ role: 'user', content: 'notes\n\nhello' }]);
 });
+
+test('request: Claude Code 2.1’s request (as captured) is carried whole', () => {
+  const { body, stream } = carried({
+    model: 'qwen3-coder-30b',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '<system-reminder>…</system-reminder>' },
+          { type: 'text', text: 'list the files here' },
+        ],
+      },
+      {
+        role: 'system',
+        content: [{ type: 'text', text: '# Environment\nYou have been invoked in the following environment: …' }],
+      },
+    ],
+    system: [
+      { type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1.337.b1c; cc_entrypoint=sdk-cli;' },
+      { type: 'text', text: 'You are a Claude agent.', cache_control: { type: 'ephemeral' } },
+    ],
+    tools: [
+      {
+        name: 'Bash',
+        description: 'Run a command',
+        input_schema: { type: 'object', properties: { command: { type: 'string' } } },
+      },
+    ],
+    metadata: { user_id: '{"device_id":"d","account_uuid":"","session_id":"s"}' },
+    max_tokens: 32000,
+    thinking: { type: 'adaptive', display: 'omitted' },
+    context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+    output_config: { effort: 'high' },
+    stream: true,
+  });
+  assert.equal(stream, true);
+  assert.deepEqual(
+    (body.messages as { role: string }[]).map((m) => m.role),
+    ['system', 'user', 'system'],
+  );
+  assert.equal((body.tools as unknown[]).length, 1);
+  assert.equal(body.user, '{"device_id":"d","account_uuid":"","session_id":"s"}');
+  assert.deepEqual(body.chat_template_kwargs, { enable_thinking: true });
+  assert.equal(body.max_tokens, 32000);
+  assert.equal(body.context_management, undefined);
+  assert.equal(body.output_config, undefined);
+});
