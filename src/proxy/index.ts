@@ -22,6 +22,7 @@ export { fleetModels } from './request/models-list.ts';
 export { requestSettings, type RequestSettings } from './request/request-settings.ts';
 export { siteLabel } from './failover/target.ts';
 export { upstreamVerdict } from './failover/upstream-verdict.ts';
+export { translationFor } from './translate/translation-choice.ts';
 export {
   NO_GATES,
   OPEN_CALLER,
