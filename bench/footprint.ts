@@ -53,6 +53,9 @@ export const FEATURE_FOLDERS: readonly string[] = [
   'src/tracing/',
   'src/proxy/sites/',
   'src/proxy/tenants/',
+  // Translation is on by default: a plain request (to an endpoint no translation serves) runs none of it.
+  'src/translate/',
+  'src/proxy/translate/',
 ];
 
 /** The flags coverage needs on Node 24 (see the header). */

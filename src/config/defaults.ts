@@ -84,6 +84,8 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     // A third of queue_timeout: a starved batch tenant's oldest request reaches interactive after 20 s, before it would time out.
     queueAgingMs: 10_000,
     loadOnDemand: true,
+    // Serve an API no node for the model speaks over one they do (docs/protocols-endpoints.md, "Translation").
+    translate: true,
     completionReserveTokens: 512,
     tokenizeTimeoutMs: 500,
     // Long enough for a loaded model to finish a short burst, short enough that others are not starved.

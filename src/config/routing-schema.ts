@@ -51,6 +51,7 @@ export const routingSchema = table({
     .default(CONFIG_DEFAULTS.routing.maxQueue),
   queue_aging: nonNegativeDurationMs.default(CONFIG_DEFAULTS.routing.queueAgingMs),
   load_on_demand: z.boolean({ error: 'must be true or false' }).default(CONFIG_DEFAULTS.routing.loadOnDemand),
+  translate: z.boolean({ error: 'must be true or false' }).default(CONFIG_DEFAULTS.routing.translate),
   completion_reserve: z
     .int({ error: 'must be a whole number of tokens, at least 1' })
     .min(1, { error: 'must be a whole number of tokens, at least 1' })
@@ -72,6 +73,7 @@ export const routingSchema = table({
   maxQueue: routing.max_queue,
   queueAgingMs: routing.queue_aging,
   loadOnDemand: routing.load_on_demand,
+  translate: routing.translate,
   completionReserveTokens: routing.completion_reserve,
   tokenizeTimeoutMs: routing.tokenize_timeout,
   swapAfterMs: routing.swap_after,

@@ -166,6 +166,8 @@ export interface RoutingConfig {
   readonly queueAgingMs: number;
   /** Route to nodes that would load the model on demand when no node has it loaded. */
   readonly loadOnDemand: boolean;
+  /** Serve a client API no node for the model speaks over one they do (Messages over Chat Completions); false = never translate. */
+  readonly translate: boolean;
   /** Tokens reserved for the completion when a request sets no max_tokens. */
   readonly completionReserveTokens: number;
   /** Bound on asking a node's own tokenizer for an exact prompt size. */

@@ -14,6 +14,8 @@ export interface RequestLine {
   readonly request_id: string;
   readonly tenant?: string;
   readonly endpoint: string;
+  /** Served in another API than the endpoint's: the translation (e.g. `messages→chat`). */
+  readonly translated?: string;
   readonly model_requested?: string;
   readonly model?: string;
   readonly node?: string;
@@ -70,6 +72,7 @@ export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
     request_id: d?.requestId ?? '',
     ...(e.tenant === undefined ? {} : { tenant: e.tenant }),
     endpoint: e.endpoint,
+    ...(e.translated === undefined ? {} : { translated: e.translated }),
     ...(d === undefined || d.requestedModel === '' ? {} : { model_requested: d.requestedModel }),
     ...(d === undefined || d.servedModel === '' ? {} : { model: d.servedModel }),
     ...where,

@@ -12,6 +12,7 @@ import {
   NO_HOOKS,
   sitesFeature,
   TenantCallers,
+  translateFeature,
   tenantsFeature,
   type ProxyEvents,
   type RemoteDeps,
@@ -20,6 +21,7 @@ import {
   type StartedRequest,
 } from '#src/proxy/index.ts';
 import { loadTracer, type TracerHost } from '#src/tracing/index.ts';
+import { TRANSLATIONS } from '#src/translate/translations.ts';
 import { tracingFeature } from '#src/tracing/request-span.ts';
 
 export interface FeatureHost {
@@ -33,7 +35,7 @@ export interface FeatureHost {
   readonly remote: RemoteDeps | undefined;
 }
 
-/** The request features `config` enables: client keys and tenants, federation, tracing. */
+/** The request features `config` enables: client keys and tenants, federation, tracing, translation. */
 export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, host: FeatureHost): readonly RequestFeature[] {
   const features: RequestFeature[] = [];
   const callers = new TenantCallers({ admission: ports.tenants, events: host.events });
@@ -51,6 +53,8 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
       }),
     );
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
+  // [routing] translate (on by default): Anthropic Messages served over Chat Completions where no node speaks it.
+  if (config.routing.translate) features.push(translateFeature({ fleet: ports.fleet, clock: host.clock }, TRANSLATIONS));
   return features;
 }
 
@@ -63,16 +67,19 @@ export function hostTracer(config: GatewayConfig, host: TracerHost): Promise<Req
   return loadTracer(config.tracing, host);
 }
 
-/** Which features a config enables, to tell whether a reload changes the list (a reload may add or drop client keys). */
+/** Which features a config enables, to tell whether a reload changes the list (a reload may add or drop client keys, or translation). */
 export function featureSetOf(config: GatewayConfig): string {
-  return config.tenants.length > 0 ? 'tenants' : '';
+  return `${config.tenants.length > 0 ? 'tenants' : ''}${config.routing.translate ? '+translate' : ''}`;
 }
 
 /** The features' per-request hooks, composed once: none = NO_HOOKS (the handler calls nothing). */
 export function requestHooksOf(features: readonly RequestFeature[]): RequestHooks {
   const started = features.flatMap((f) => (f.started === undefined ? [] : [f.started]));
   const sources = features.flatMap((f) => (f.targets === undefined ? [] : [f.targets]));
-  if (started.length === 0 && sources.length === 0) return NO_HOOKS;
+  const translating = features.flatMap((f) => (f.translations === undefined ? [] : [f.translations]));
+  if (started.length === 0 && sources.length === 0 && translating.length === 0) return NO_HOOKS;
+  // By endpoint; an earlier feature's translation of an endpoint is kept.
+  const translations = Object.freeze(Object.assign(Object.create(null) as object, ...[...translating].reverse()));
   const [only] = started;
   return {
     started:
@@ -82,5 +89,6 @@ export function requestHooksOf(features: readonly RequestFeature[]): RequestHook
             for (const start of started) start(request);
           },
     sources,
+    translations,
   };
 }

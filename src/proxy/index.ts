@@ -25,6 +25,7 @@ export { remoteModelList, type RemoteFleetModel } from './sites/remote-models.ts
 export type { InboundForward, PeerTenancy } from './sites/forward-in.ts';
 export { sitesFeature, type SitesFeatureDeps } from './sites/sites-feature.ts';
 export { tenantsFeature } from './tenants/tenants-feature.ts';
+export { translateFeature, type TranslateDeps } from './translate/translate-feature.ts';
 export { TenantCallers } from './tenants/tenant-callers.ts';
 export {
   NO_GATES,

@@ -71,4 +71,4 @@ export {
 
 /** Which endpoints a node serves (its kind's set or `[[nodes]] endpoints`): the kinds' knowledge, for admin views. */
 export { servedEndpoints } from '#src/kinds/index.ts';
-export { endpointLack, judgedKind, nodeEndpoints } from './node-endpoints.ts';
+export { endpointLack, judgedKind, modelSpeaks, nodeEndpoints } from './node-endpoints.ts';

@@ -5,6 +5,7 @@
 // Ollama listings and /admin/hosts all read it here.
 
 import type { InferenceEndpoint, NodeKind } from '#src/config/index.ts';
+import { allowsModel } from '#src/discovery/index.ts';
 import { kindOfNode, predatesEndpoint, servedEndpoints } from '#src/kinds/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 
@@ -48,4 +49,18 @@ export function nodeEndpoints(view: EndpointView): {
     else lacking[endpoint] = lack;
   }
   return { serves, lacking: { ...lacking, ...view.lackingEndpoints } };
+}
+
+type ModelEndpointView = EndpointView & Pick<NodeView, 'discovery' | 'modelsById'>;
+
+/**
+ * Whether some node that serves `model` (its listing and allow-list, as the serves-model filter
+ * judges, whatever its health) serves `endpoint`: what decides whether a request must be translated.
+ */
+export function modelSpeaks(views: readonly ModelEndpointView[], model: string, endpoint: InferenceEndpoint): boolean {
+  return views.some(
+    (view) =>
+      allowsModel(view.discovery, model, view.modelsById, view.spec.allowedModels).ok &&
+      endpointLack(view, endpoint) === undefined,
+  );
 }

@@ -11,6 +11,11 @@ export interface AnswerReader {
   /** At the end, whole or cut: the bytes still held back, sent as they came. */
   flush(): Buffer;
   /**
+   * An event stream broke after the client had bytes: the last bytes it gets, in place of
+   * `flush()` (a translated stream's terminal error event); absent = `flush()`.
+   */
+  broke?(error: string): Buffer;
+  /**
    * The tokens the answer used, as far as it got (`end`: it came whole, or was cut short): the
    * node's count when it stated one, else the generated-text events relayed, and for a cut answer
    * never less than those (UsageTally.usage); undefined = it stated none, and nothing was counted.

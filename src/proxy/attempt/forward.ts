@@ -8,6 +8,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
+import type { AnswerRewrite } from './answer-rewrite.ts';
 import { estimatedWork, type WorkAsk } from './answer-usage.ts';
 import { AttemptExchange } from './attempt-exchange.ts';
 import type { AttemptOutcome, OutcomeListener } from './attempt-outcome.ts';
@@ -61,6 +62,8 @@ export interface AttemptInput extends UpstreamRequest {
    * (answer-usage.ts, estimatedWork). undefined = nothing to charge.
    */
   readonly work?: WorkAsk | undefined;
+  /** The client gets the answer in another API than the node's (a translation: answer-rewrite.ts); undefined = as it came. */
+  readonly rewrite?: AnswerRewrite | undefined;
 }
 
 /**
@@ -164,6 +167,7 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
       canFailOver: input.canFailOver,
       passOnErrors: input.passOnErrors,
       anyMedia: input.anyMedia,
+      rewordsErrors: input.rewrite !== undefined,
     });
     if (plan.kind === 'fail') {
       upstream.destroy(new Error(plan.error));
@@ -192,7 +196,12 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
         readHeld(body, input.maxHeldBodyBytes, exchange.reservation, this);
         return;
       case 'stream':
-        streamOn(answer, this, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked }, this);
+        streamOn(
+          answer,
+          this,
+          { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked, rewrite: input.rewrite },
+          this,
+        );
         return;
     }
   }
@@ -200,7 +209,7 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
   /** The whole JSON answer was held (or broke off, or outgrew its bounds): what it means. */
   onHeld(held: HeldBody): void {
     try {
-      const outcome = heldJsonOutcome(this.#answer as UpstreamAnswer, this, held);
+      const outcome = heldJsonOutcome(this.#answer as UpstreamAnswer, this, held, this.#input.rewrite);
       if (outcome instanceof Promise) this.#settleWith(outcome, true);
       else this.#done(this.#workDone(outcome));
     } catch (error) {

@@ -78,6 +78,8 @@ export interface ResponseFacts {
    * own terms); any 3xx-5xx is read for a refusal and otherwise fails the attempt. Default true.
    */
   readonly passOnErrors?: boolean | undefined;
+  /** The client gets the answer in another API (a translation): every error passed on is read, to be reworded. */
+  readonly rewordsErrors?: boolean | undefined;
 }
 
 export function isEventStream(contentType: string): boolean {
@@ -118,6 +120,7 @@ export function planResponse(facts: ResponseFacts): ResponsePlan {
   }
   // A 405 may say the node has no such endpoint (a path it serves for other methods only).
   if (status === 400 || status === 404 || status === 405) return { kind: 'inspect_error' };
+  if (status >= 300 && facts.rewordsErrors === true) return { kind: 'inspect_error' };
   const eventStream = isEventStream(contentType);
   if (status >= 200 && status < 300 && !eventStream) {
     // An NDJSON stream passes through as it comes, like an event stream (its last line states the usage).

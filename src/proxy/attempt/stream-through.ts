@@ -7,6 +7,7 @@ import type { AnswerUsage } from './answer-usage.ts';
 import type { AttemptOutcome, OutcomeListener } from './attempt-outcome.ts';
 import { pumpTo, type PumpListener, type PumpResult } from './pump.ts';
 import type { AnswerReader } from './answer-reader.ts';
+import type { AnswerRewrite } from './answer-rewrite.ts';
 import { UsageStrip, type UsageAsked } from './usage-strip.ts';
 import { UsageWatch } from './usage-watch.ts';
 import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
@@ -20,11 +21,16 @@ export interface StreamOptions {
   readonly head?: Buffer;
   /** The gateway asked this stream for its usage (request/usage-ask.ts): what asking added is taken out. */
   readonly usageAsked?: UsageAsked | undefined;
+  /** The client gets the stream in another API (answer-rewrite.ts): its events are translated as they pass. */
+  readonly rewrite?: AnswerRewrite | undefined;
 }
 
 /** A stream the gateway asked for usage is framed and stripped; any other answer passes as it came. */
 function readerFor(options: StreamOptions): AnswerReader {
-  if (options.eventStream) return options.usageAsked !== undefined ? new UsageStrip(options.usageAsked) : new UsageWatch('sse');
+  if (options.eventStream) {
+    const reader = options.usageAsked !== undefined ? new UsageStrip(options.usageAsked) : new UsageWatch('sse');
+    return options.rewrite === undefined ? reader : options.rewrite.stream(reader);
+  }
   return new UsageWatch(options.ndjson === true ? 'ndjson' : 'body');
 }
 
@@ -101,7 +107,7 @@ function streamOutcome(
     return { kind: 'delivered', status: answer.status, firstByteMs, usage: used, tokens, decode };
   }
   if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status, usage: usage() };
-  if (eventStream) res.end(reader.flush());
+  if (eventStream) res.end(reader.broke?.(pumped.error) ?? reader.flush());
   else res.destroy();
   return { kind: 'broken', status: answer.status, error: pumped.error, firstByteMs, usage: usage(), tokens };
 }

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import type { AttemptEndNote, AttemptSpan } from '#src/core/tracing.ts';
+import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import { attemptEvent } from './attempt-feedback.ts';
@@ -71,6 +72,8 @@ export interface AttemptSetting {
   readonly onConcluded?: ((target: Target, outcome: AttemptOutcome) => void) | undefined;
   /** What watches the request (a feature's); undefined = nothing. Told of each attempt, whose context is sent on. */
   readonly observer?: RequestObserver | undefined;
+  /** The client gets every target's answer in another API (a translation); undefined = as it came. */
+  readonly rewrite?: AnswerRewrite | undefined;
 }
 
 export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unserved'; readonly state: FailoverState };
@@ -296,8 +299,9 @@ function attemptInput(
     extraResponseHeaders: call.extraResponseHeaders,
     passOnErrors: call.passOnErrors,
     anyMedia: call.anyMedia,
-    errorDialect: call.errorDialect,
+    errorDialect: setting.rewrite?.errors ?? call.errorDialect,
     usageAsked: call.usageAsked,
+    rewrite: setting.rewrite,
     work: {
       promptTokens: route.promptTokens,
       completionCap: choices * (route.maxTokens ?? route.completionReserveTokens),

@@ -18,6 +18,7 @@ import type { TargetUrl } from '#src/core/request-target.ts';
 import { DEFAULT_TENANT, type InferenceEndpoint } from '#src/config/index.ts';
 import type { Parts } from '#src/core/part-key.ts';
 import type { QueueTenant } from '#src/routing/index.ts';
+import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { RequestAsk, TargetSource } from '../failover/failover-loop.ts';
 import type { FailoverState } from '../failover/failover-state.ts';
@@ -133,6 +134,32 @@ export interface StartedRequest {
 /** A listed model served elsewhere (another site), with where. */
 export type ListedElsewhere = FleetModel & { readonly switchyard: { readonly site: string; readonly sites: readonly string[] } };
 
+/** What a translation reads of a request: its endpoint, its model resolved, its id. */
+export interface TranslationAsk {
+  readonly endpoint: InferenceEndpoint;
+  readonly resolved: ResolvedRequest;
+  readonly requestId: string;
+}
+
+/**
+ * The request is served in another API than its endpoint's: sent to `endpoint` as `resolved` (its
+ * body translated), the client's answer made by `rewrite`; `name` (e.g. `messages→chat`) is what
+ * the answer's `x-switchyard-translated` header, the request log and the metrics say.
+ */
+export interface ServedAs {
+  readonly kind: 'served_as';
+  readonly name: string;
+  readonly endpoint: InferenceEndpoint;
+  readonly resolved: ResolvedRequest;
+  readonly rewrite: AnswerRewrite;
+}
+
+/** Serves a request in another API (ServedAs), refuses one it cannot carry (a 400 naming the field), or leaves it (undefined). */
+export type EndpointTranslation = (ask: TranslationAsk) => ServedAs | Refused | undefined;
+
+/** The translations by client endpoint; an endpoint absent from it is served as it came, with nothing asked. */
+export type EndpointTranslations = Readonly<Partial<Record<InferenceEndpoint, EndpointTranslation>>>;
+
 /** What one feature adds to the request plane; every contribution is optional. */
 export interface RequestFeature {
   /** Identifies a client before every keyed public route (inference and listings), or refuses it. */
@@ -143,6 +170,8 @@ export interface RequestFeature {
   readonly started?: ((request: StartedRequest) => void) | undefined;
   /** Targets tried after the local nodes' (the remote sites). */
   readonly targets?: ((ask: SourceAsk) => FeatureSource) | undefined;
+  /** Per client endpoint: serves its requests in another API when no node for the model speaks it (the translations). */
+  readonly translations?: EndpointTranslations | undefined;
   /** Models served elsewhere, listed beside `local` for `caller`. */
   readonly models?: ((caller: Caller, local: readonly { readonly id: string }[]) => readonly ListedElsewhere[]) | undefined;
 }

@@ -6,6 +6,7 @@
 import type { GatewayError } from '#src/core/errors.ts';
 import { TRAITS_BY_PATH, isAnthropicPath, isOllamaPath } from '#src/config/index.ts';
 import { isRecord } from '#src/core/is-record.ts';
+import { anthropicErrorType } from '#src/translate/messages/error-shape.ts';
 
 export interface ErrorDialect {
   readonly name: 'openai-errors' | 'anthropic-errors' | 'ollama-errors';
@@ -33,30 +34,8 @@ export const OPENAI_ERRORS: ErrorDialect = {
   passedOn: () => undefined,
 };
 
-/**
- * Anthropic's error types by status (its API's own table): 400 invalid_request_error, 401
- * authentication_error, 403 permission_error, 404 not_found_error, 413 request_too_large, 429
- * rate_limit_error, 503/529 overloaded_error, any other 5xx api_error.
- */
-export function anthropicErrorType(status: number): string {
-  switch (status) {
-    case 401:
-      return 'authentication_error';
-    case 403:
-      return 'permission_error';
-    case 404:
-      return 'not_found_error';
-    case 413:
-      return 'request_too_large';
-    case 429:
-      return 'rate_limit_error';
-    case 503:
-    case 529:
-      return 'overloaded_error';
-    default:
-      return status >= 500 ? 'api_error' : 'invalid_request_error';
-  }
-}
+/** Anthropic's error types by status: one table, with Anthropic's error shape (translate/messages/error-shape.ts). */
+export { anthropicErrorType };
 
 /** `{"type":"error","error":{"type","message",…}}`; the gateway's stable code and details ride along inside `error`. */
 export const ANTHROPIC_ERRORS: ErrorDialect = {

@@ -7,7 +7,7 @@ import type { EventBus } from '#src/core/events.ts';
 import type { AdmissionPort, FleetReports, FleetView } from '#src/ports/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
-import type { FeatureSource, SourceAsk, StartedRequest } from '../feature/request-feature.ts';
+import type { EndpointTranslations, FeatureSource, SourceAsk, StartedRequest } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 
@@ -37,6 +37,14 @@ export interface RequestHooks {
   readonly started: ((request: StartedRequest) => void) | undefined;
   /** The target sources tried after the local nodes', in order. */
   readonly sources: readonly ((ask: SourceAsk) => FeatureSource)[];
+  /** The translations by client endpoint (none: an empty record, read once per request by its endpoint). */
+  readonly translations: EndpointTranslations;
 }
 
-export const NO_HOOKS: RequestHooks = Object.freeze({ started: undefined, sources: Object.freeze([]) });
+export const NO_TRANSLATIONS: EndpointTranslations = Object.freeze(Object.create(null) as EndpointTranslations);
+
+export const NO_HOOKS: RequestHooks = Object.freeze({
+  started: undefined,
+  sources: Object.freeze([]),
+  translations: NO_TRANSLATIONS,
+});

@@ -17,6 +17,7 @@ import { GatewayError } from '#src/core/errors.ts';
 import { ENDPOINT_TRAITS, type InferenceEndpoint } from '#src/config/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
+import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { Answering } from '../http/endpoint-table.ts';
@@ -30,6 +31,7 @@ import {
   type AnsweredAsUnknown,
   type Caller,
   type FeatureSource,
+  type ServedAs,
   type SizedRequest,
   type SourceAsk,
 } from '../feature/request-feature.ts';
@@ -48,6 +50,7 @@ import {
   failFor,
   noteConcluded,
   noteModel,
+  noteServedAs,
   reportFor,
   resolveModel,
   routeFacts,
@@ -82,7 +85,8 @@ const NO_LATER: readonly FeatureSource[] = Object.freeze([]);
 /** One request as it goes through the spine: each step a method, each fact a field once known. */
 class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSetting, SizedRequest {
   readonly settings: RequestSettings;
-  readonly endpoint: InferenceEndpoint;
+  /** The endpoint the request is sent to: the client's, or the one a translation serves it over. */
+  endpoint: InferenceEndpoint;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly requestId: string;
@@ -99,6 +103,10 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   signal!: AbortSignal;
   maxTokens: number | undefined;
   promptTokens: number | undefined;
+  /** A translated request's answer, as the client gets it; undefined = the node's as it came. */
+  rewrite: AnswerRewrite | undefined;
+  /** The client's endpoint: its errors are worded in its dialect. */
+  readonly #asked: InferenceEndpoint;
   readonly #deps: InferenceDeps;
   readonly #caller: Caller;
   readonly #report: RequestReport;
@@ -114,6 +122,7 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     this.#report = report;
     this.settings = settings;
     this.endpoint = endpoint;
+    this.#asked = endpoint;
     this.req = req;
     this.res = res;
     this.requestId = report.requestId;
@@ -127,6 +136,7 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     this.counts = ENDPOINT_TRAITS[endpoint].countsOnly;
     this.maxTokens = undefined;
     this.promptTokens = undefined;
+    this.rewrite = undefined;
     this.#nodes = undefined;
     this.#later = NO_LATER;
   }
@@ -216,7 +226,7 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
 
   /** How a refusal is answered: built only for a request that is refused. */
   #fail(): ReturnType<typeof failFor> {
-    return failFor(this.res, this.#report, this.endpoint);
+    return failFor(this.res, this.#report, this.#asked);
   }
 
   /** Refused: answered in the endpoint's dialect, with its id, and reported. */
@@ -237,13 +247,18 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     return resolving instanceof Promise ? resolving.then((resolved) => this.#fromModel(resolved)) : this.#fromModel(resolving);
   }
 
-  /** model → the gates on it (pass, refuse, or answer it as a model no node serves: a tenant's scope) → size. */
-  #fromModel(resolved: ResolvedRequest | GatewayError): Step {
-    if (resolved instanceof GatewayError) return this.#refuse(resolved);
-    noteModel(this.#report, this.endpoint, resolved, this.settings);
+  /** model → the gates on it (pass, refuse, or answer it as a model no node serves: a tenant's scope) → translate → size. */
+  #fromModel(asked: ResolvedRequest | GatewayError): Step {
+    if (asked instanceof GatewayError) return this.#refuse(asked);
+    noteModel(this.#report, this.endpoint, asked, this.settings);
     const { gates } = this.#caller;
-    const scoped = gates.length === 0 ? undefined : judgeModel(gates, resolved.model);
+    const scoped = gates.length === 0 ? undefined : judgeModel(gates, asked.model);
     if (scoped?.kind === 'refused') return this.#refuse(scoped.error, scoped.headers);
+    // translate: an endpoint a feature translates (no node for the model speaks it) is served in another API.
+    const translation = scoped === undefined ? this.#deps.hooks.translations[this.endpoint] : undefined;
+    const served = translation?.({ endpoint: this.endpoint, resolved: asked, requestId: this.requestId });
+    if (served?.kind === 'refused') return this.#refuse(served.error, served.headers);
+    const resolved = served === undefined ? asked : this.#servedAs(served);
     this.resolved = resolved;
     this.body = resolved.body;
     this.signal = clientGoneSignal(this.res);
@@ -251,6 +266,14 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     // size: at once unless a node's tokenizer is asked; a hidden model is sized as the unknown name it is routed as.
     const sizing = sizeRequest(this.#deps, this, scoped === undefined ? resolved.model : UNKNOWN_TO_CALLER);
     return sizing instanceof Promise ? sizing.then((bounds) => this.#sized(bounds, scoped)) : this.#sized(sizing, scoped);
+  }
+
+  /** The request is sent to another endpoint, its answer rewritten for the client; the answer and the report say so. */
+  #servedAs(served: ServedAs): ResolvedRequest {
+    this.endpoint = served.endpoint;
+    this.rewrite = served.rewrite;
+    noteServedAs(this.res, this.#report, served.name);
+    return served.resolved;
   }
 
   /** size → routing facts → the hidden model's answer, or the gates before admission (a tenant's limits, a forward's one use). */

@@ -96,6 +96,19 @@ export function noteModel(
   if (settings.logPromptBytes !== undefined) report.prompt = loggedPrompt(endpoint, resolved.json, settings.logPromptBytes);
 }
 
+/** What a translated request's answer carries: the translation's name (e.g. `messages→chat`). */
+export const TRANSLATED_HEADER = 'x-switchyard-translated';
+
+/**
+ * The request is served in another API than its endpoint's: its answer (every one, refusals too) and
+ * its report say which. A header carries ASCII only: the name's arrow is written `->` there
+ * (`messages->chat`); the report, the request log and the metrics keep the name (`messages→chat`).
+ */
+export function noteServedAs(res: ServerResponse, report: RequestReport, name: string): void {
+  report.translated = name;
+  res.setHeader(TRANSLATED_HEADER, name.replaceAll('→', '->'));
+}
+
 /** The request's own facts: what it asks to generate, and the signal aborted when its client leaves early. */
 export interface RequestOf {
   readonly endpoint: InferenceEndpoint;

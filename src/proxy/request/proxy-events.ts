@@ -67,6 +67,8 @@ export interface ProxyEvents {
      * text in `claimedTenant`: for accounting rows and logs, never a metrics label.
      */
     readonly peer?: ForwardedFor | undefined;
+    /** Served in another API than its endpoint's (src/translate/): the translation's name, e.g. `messages→chat` (a bounded label). */
+    readonly translated?: string | undefined;
     /** What the request log (docs/observability.md) says beyond the figures above; plain data, bounded. */
     readonly detail?: RequestDetail | undefined;
   };

@@ -68,6 +68,8 @@ export interface RequestReport {
   observer: RequestObserver | undefined;
   /** `[log] bodies = true`: the prompt's text for the line. */
   prompt: LoggedPrompt | undefined;
+  /** Served in another API than its endpoint's: the translation's name (e.g. `messages→chat`). */
+  translated: string | undefined;
   readonly finish: Finish;
 }
 
@@ -123,6 +125,7 @@ export function startRequestReport(
     refusal: undefined,
     observer: undefined,
     prompt: undefined,
+    translated: undefined,
     // One event object and one detail, built in place: every request runs this.
     finish: (node, status, extra) => {
       if (finished) return;
@@ -161,6 +164,7 @@ export function startRequestReport(
       const labels = report.labels;
       if (labels?.tenant !== undefined) event.tenant = labels.tenant;
       if (labels?.peer !== undefined) event.peer = labels.peer;
+      if (report.translated !== undefined) event.translated = report.translated;
       deps.events.emit('proxy:request-finished', event);
     },
   };

@@ -57,6 +57,7 @@ test('defaults are the documented values', () => {
       maxQueue: 100,
       queueAgingMs: 10_000,
       loadOnDemand: true,
+      translate: true,
       completionReserveTokens: 512,
       tokenizeTimeoutMs: 500,
       swapAfterMs: 5_000,

@@ -89,6 +89,7 @@ queue_timeout = "2s"
 max_queue = 0
 queue_aging = "3s"
 load_on_demand = false
+translate = false
 completion_reserve = 64
 tokenize_timeout = "100ms"
 swap_after = "0s"
@@ -124,6 +125,7 @@ ${ONE_NODE}`,
       maxQueue: 0,
       queueAgingMs: 3_000,
       loadOnDemand: false,
+      translate: false,
       completionReserveTokens: 64,
       tokenizeTimeoutMs: 100,
       swapAfterMs: 0,

@@ -1,6 +1,7 @@
 // The one place that names the request plane's features (src/plane/request-features.ts): a config
 // that enables none gets none, and the handler's hooks are the empty ones (an absent feature
-// contributes nothing); each section adds exactly its own contributions.
+// contributes nothing); each section adds exactly its own contributions. Translation is on by
+// default (`[routing] translate`): the configs that enable nothing turn it off.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, type GatewayConfig } from '#src/config/index.ts';
@@ -12,9 +13,12 @@ import type { RequestPorts } from '#src/ports/index.ts';
 import { NO_HOOKS, type ProxyEvents } from '#src/proxy/index.ts';
 
 const BASE = '[server]\nlisten = "127.0.0.1:0"\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:1"\nkind = "vllm"\n';
+const NO_TRANSLATION = '[routing]\ntranslate = false\n';
 
-function configOf(extra: string, serverExtra = ''): GatewayConfig {
-  const loaded = loadConfig(BASE.replace('[server]\n', `[server]\n${serverExtra}\n`) + extra, { KEY: 'sk-test-key-0123456789' });
+function configOf(extra: string, serverExtra = '', routing = NO_TRANSLATION): GatewayConfig {
+  const loaded = loadConfig(BASE.replace('[server]\n', `[server]\n${serverExtra}\n`) + routing + extra, {
+    KEY: 'sk-test-key-0123456789',
+  });
   if (!loaded.ok) throw new Error(loaded.problems.map((p) => `${p.path}: ${p.message}`).join('; '));
   return loaded.config;
 }
@@ -40,6 +44,21 @@ test('a config with no client keys, no [mesh] and no [tracing] gets no feature a
   assert.deepEqual(features, []);
   assert.equal(requestHooksOf(features), NO_HOOKS);
   assert.equal(featureSetOf(config), '');
+});
+
+test('translation, on by default, adds only its translations, by client endpoint: /v1/messages and no other', () => {
+  const config = configOf('', '', '');
+  const features = requestFeaturesFor(config, PORTS, hostFor(config));
+  assert.deepEqual(
+    features.map((f) => Object.keys(f)),
+    [['translations']],
+  );
+  const hooks = requestHooksOf(features);
+  assert.equal(hooks.started, undefined);
+  assert.deepEqual(hooks.sources, []);
+  assert.deepEqual(Object.keys(hooks.translations), ['/v1/messages']);
+  assert.equal(hooks.translations['/v1/chat/completions'], undefined);
+  assert.equal(featureSetOf(config), '+translate');
 });
 
 test('client keys ([server] api_keys, the default tenant) add the client check and nothing else', () => {

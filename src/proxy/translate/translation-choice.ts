@@ -1,0 +1,17 @@
+// Pure: whether a request is translated, and by which translation. Never where a node for the
+// model speaks the client's API natively (routing's node-endpoints judgement); else the first
+// translation of the client's endpoint whose node API some node for the model speaks; else none
+// (the request goes on as it came, and its refusal says why no node serves it).
+
+import type { InferenceEndpoint } from '#src/config/index.ts';
+import type { Translation } from '#src/translate/translation.ts';
+
+/** `candidates`: the translations of one client endpoint, in the list's order; `speaks`: whether some node for the model serves an endpoint. */
+export function chooseTranslation(
+  client: InferenceEndpoint,
+  candidates: readonly Translation[],
+  speaks: (endpoint: InferenceEndpoint) => boolean,
+): Translation | undefined {
+  if (speaks(client)) return undefined;
+  return candidates.find((translation) => speaks(translation.node));
+}
