@@ -12,7 +12,7 @@ import type { JsonObject, TranslatedRequest, TranslationContext, Untranslatable 
 import { chatMessages } from '#src/translate/responses/input-messages.ts';
 import type { ResponsesMemo } from '#src/translate/responses/memo.ts';
 import { chatToolChoice, chatTools } from '#src/translate/responses/tool-list.ts';
-import { isUntranslatable, untranslatable } from '#src/translate/responses/untranslatable.ts';
+import { isUntranslatable, untranslatable } from '#src/translate/untranslatable.ts';
 
 /** Fields that need what only OpenAI's servers have: refused rather than answered wrong. */
 const NEEDS_OPENAI: readonly (readonly [string, string])[] = [

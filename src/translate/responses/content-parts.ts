@@ -5,7 +5,7 @@
 
 import { isRecord } from '#src/core/is-record.ts';
 import type { JsonObject, Untranslatable } from '#src/translate/translation.ts';
-import { isUntranslatable, untranslatable } from '#src/translate/responses/untranslatable.ts';
+import { isUntranslatable, untranslatable } from '#src/translate/untranslatable.ts';
 
 export type ChatContent = string | readonly JsonObject[];
 

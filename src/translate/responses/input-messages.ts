@@ -13,7 +13,7 @@ import type { JsonObject, Untranslatable } from '#src/translate/translation.ts';
 import { NAMESPACE_SEPARATOR } from '#src/translate/responses/tool-list.ts';
 import { CUSTOM_INPUT } from '#src/translate/responses/memo.ts';
 import { chatContent, imagePart, messageContent, partText, type ChatContent } from '#src/translate/responses/content-parts.ts';
-import { isUntranslatable, untranslatable } from '#src/translate/responses/untranslatable.ts';
+import { isUntranslatable, untranslatable } from '#src/translate/untranslatable.ts';
 
 type Item = Readonly<Record<string, unknown>>;
 

@@ -9,7 +9,7 @@
 import { isRecord } from '#src/core/is-record.ts';
 import type { JsonObject, Untranslatable } from '#src/translate/translation.ts';
 import { CUSTOM_INPUT, type ClientTool } from '#src/translate/responses/memo.ts';
-import { untranslatable } from '#src/translate/responses/untranslatable.ts';
+import { untranslatable } from '#src/translate/untranslatable.ts';
 
 /** Tools the OpenAI server runs for the model: dropped (a Chat Completions node runs no tools). */
 const HOSTED_TOOL =

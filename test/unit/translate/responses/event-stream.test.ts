@@ -26,7 +26,9 @@ const EMPTY: ResponsesMemo = { tools: {}, echo: {} };
 
 /** The output without what the SDK's parse helpers add (`parsed`, `parsed_arguments`). */
 const withoutSdkFields = (output: unknown): unknown =>
-  JSON.parse(JSON.stringify(output, (key, value: unknown) => (key === 'parsed' || key === 'parsed_arguments' ? undefined : value)));
+  JSON.parse(
+    JSON.stringify(output, (key, value: unknown) => (key === 'parsed' || key === 'parsed_arguments' ? undefined : value)),
+  );
 
 function memoFor(body: JsonObject): ResponsesMemo {
   const translated = chatRequest({ model: 'coder', input: 'hi', stream: true, ...body }, CONTEXT);

@@ -11,7 +11,7 @@ import { errorBody } from '#src/translate/responses/error-body.ts';
 import { responsesEventStream } from '#src/translate/responses/event-stream.ts';
 import { responsesMemo } from '#src/translate/responses/memo.ts';
 
-export const responsesToChat: Translation = {
+const translation: Translation = {
   name: 'responses→chat',
   client: '/v1/responses',
   node: '/v1/chat/completions',
@@ -20,3 +20,5 @@ export const responsesToChat: Translation = {
   stream: (memo, context) => responsesEventStream(responsesMemo(memo), context),
   error: errorBody,
 };
+
+export const RESPONSES_OVER_CHAT: Translation = Object.freeze(translation);
