@@ -3,9 +3,10 @@
 import { badRequest } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
 import { fleetRatio } from '#src/capacity/index.ts';
-import { chatBytesBounds, sendError, sendJson, type TableBuilder } from '#src/proxy/index.ts';
+import { chatBytesBounds, sendError, sendJson, translationFor, type TableBuilder } from '#src/proxy/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
+import { TRANSLATIONS } from '#src/translate/translations.ts';
 import { explainQueue, explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
@@ -68,9 +69,22 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         },
         deps.config().routing,
       );
-      const request = query.endpoint === undefined ? routed : { ...routed, endpoint: query.endpoint };
+      // endpoint=: judged on the endpoint the request would be sent to (a translation's, where one serves it).
+      const translation =
+        query.endpoint === undefined || !deps.config().routing.translate
+          ? undefined
+          : translationFor(TRANSLATIONS, query.endpoint, model, snapshot.nodes);
+      const endpoint = translation?.node ?? query.endpoint;
+      const request = endpoint === undefined ? routed : { ...routed, endpoint };
       const queue = deps.queues === undefined ? undefined : explainQueue(deps.queues()[model]);
-      sendJson(res, 200, explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, tenant?.sites, queue));
+      const explained = explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, tenant?.sites, queue);
+      sendJson(
+        res,
+        200,
+        translation === undefined
+          ? explained
+          : { ...explained, translated: { translation: translation.name, endpoint: translation.node } },
+      );
     }),
   );
   table.add(

@@ -26,6 +26,7 @@ export type { InboundForward, PeerTenancy } from './sites/forward-in.ts';
 export { sitesFeature, type SitesFeatureDeps } from './sites/sites-feature.ts';
 export { tenantsFeature } from './tenants/tenants-feature.ts';
 export { translateFeature, type TranslateDeps } from './translate/translate-feature.ts';
+export { translationFor } from './translate/translation-choice.ts';
 export { TenantCallers } from './tenants/tenant-callers.ts';
 export {
   NO_GATES,

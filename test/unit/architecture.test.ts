@@ -140,6 +140,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'proxy/tenants/': [...CORE, 'ports/', 'tenants/', 'proxy/http/', 'proxy/request/', 'proxy/feature/'],
   'proxy/translate/': [
     ...CORE,
+    'nodes/',
     'routing/',
     'ports/',
     'translate/',
@@ -190,7 +191,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'tracing/': [...CORE, 'proxy/'],
   'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/'],
   'logs/': [...CORE, 'discovery/', 'nodes/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
-  'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/'],
+  'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/', 'translate/'],
   'workers/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/', 'ports/', 'plane/', 'tenants/'],
   'gateway/': [
     ...CORE,

@@ -8,10 +8,9 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { InferenceEndpoint } from '#src/config/index.ts';
 import type { FleetView } from '#src/ports/index.ts';
-import { modelSpeaks } from '#src/routing/index.ts';
 import type { Translation } from '#src/translate/translation.ts';
 import type { EndpointTranslation, RequestFeature } from '../feature/request-feature.ts';
-import { chooseTranslation } from './translation-choice.ts';
+import { translationFor } from './translation-choice.ts';
 import { servedAs } from './translated-request.ts';
 
 export interface TranslateDeps {
@@ -34,8 +33,7 @@ function endpointTranslation(
   candidates: readonly Translation[],
 ): EndpointTranslation {
   return (ask) => {
-    const views = deps.fleet.views();
-    const chosen = chooseTranslation(client, candidates, (endpoint) => modelSpeaks(views, ask.resolved.model, endpoint));
+    const chosen = translationFor(candidates, client, ask.resolved.model, deps.fleet.views());
     return chosen === undefined ? undefined : servedAs(chosen, ask, Math.floor(deps.clock.now() / 1000));
   };
 }

@@ -4,14 +4,26 @@
 // (the request goes on as it came, and its refusal says why no node serves it).
 
 import type { InferenceEndpoint } from '#src/config/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import { modelSpeaks } from '#src/routing/index.ts';
 import type { Translation } from '#src/translate/translation.ts';
 
-/** `candidates`: the translations of one client endpoint, in the list's order; `speaks`: whether some node for the model serves an endpoint. */
+/** `candidates`: translations in the list's order (those of other client endpoints are skipped); `speaks`: whether some node for the model serves an endpoint. */
 export function chooseTranslation(
   client: InferenceEndpoint,
   candidates: readonly Translation[],
   speaks: (endpoint: InferenceEndpoint) => boolean,
 ): Translation | undefined {
   if (speaks(client)) return undefined;
-  return candidates.find((translation) => speaks(translation.node));
+  return candidates.find((translation) => translation.client === client && speaks(translation.node));
+}
+
+/** The translation a request for `model` on `client` is served by over these nodes (the request path and /admin/explain alike). */
+export function translationFor(
+  candidates: readonly Translation[],
+  client: InferenceEndpoint,
+  model: string,
+  views: readonly NodeView[],
+): Translation | undefined {
+  return chooseTranslation(client, candidates, (endpoint) => modelSpeaks(views, model, endpoint));
 }

@@ -1,4 +1,5 @@
-// Anthropic's `messages` → OpenAI chat messages, in order. A user turn's tool_result blocks become
+// Anthropic's `messages` → OpenAI chat messages, in order. A system turn (the API's newer
+// mid-conversation system messages, which Claude Code sends) is a system message in its place. A user turn's tool_result blocks become
 // `tool` messages (one per result, in the order given, right after the assistant turn that called
 // them, as OpenAI requires), then the rest of the turn as one user message; an assistant turn's
 // text is its content, its tool_use blocks its tool_calls (input as JSON arguments), its thinking
@@ -22,7 +23,8 @@ export function chatMessages(messages: unknown): Json[] {
     if (!isRecord(message)) throw new CannotCarry(field, 'must be an object');
     if (message.role === 'user') out.push(...userTurn(message.content, `${field}.content`));
     else if (message.role === 'assistant') out.push(...assistantTurn(message.content, `${field}.content`));
-    else throw new CannotCarry(`${field}.role`, 'must be user or assistant');
+    else if (message.role === 'system') out.push(systemTurn(message.content, `${field}.content`));
+    else throw new CannotCarry(`${field}.role`, `must be user, assistant or system, not ${JSON.stringify(message.role)}`);
   });
   return out;
 }
@@ -34,6 +36,15 @@ function blocksOf(content: unknown, field: string): readonly Readonly<Json>[] {
     if (!isRecord(block) || typeof block.type !== 'string') throw new CannotCarry(`${field}[${j}]`, 'must be a content block');
     return block;
   });
+}
+
+/** A system turn inside the conversation (Claude Code's environment notes): a system message in its place. */
+function systemTurn(content: unknown, field: string): Json {
+  const texts = blocksOf(content, field).map((block, j) => {
+    if (block.type !== 'text') throw new CannotCarry(`${field}[${j}].type`, 'a system turn carries text blocks only');
+    return textOf(block, `${field}[${j}]`);
+  });
+  return { role: 'system', content: texts.join('\n\n') };
 }
 
 function userTurn(content: unknown, field: string): Json[] {

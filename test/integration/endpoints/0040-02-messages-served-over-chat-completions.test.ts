@@ -220,6 +220,62 @@ test('a block no Chat Completions node can read is refused 400 in Anthropic’s 
   );
 });
 
+test('failover before the first byte works as for any request: a node answering 500 is left for the other', async () => {
+  env.sim.node('chat-a').setFaults({ inference: 'error500' });
+  try {
+    for (let i = 0; i < 4; i++) {
+      const { data, response } = await client.messages
+        .create({ model: 'coder', max_tokens: 32, messages: [{ role: 'user', content: `hello ${i}` }] })
+        .withResponse();
+      assert.equal(response.headers.get('x-switchyard-node'), 'chat-b');
+      assert.equal(response.headers.get('x-switchyard-translated'), TRANSLATED_HEADER);
+      assert.equal(data.stop_reason, 'end_turn');
+    }
+  } finally {
+    env.sim.node('chat-a').setFaults({ inference: 'none' });
+  }
+});
+
+test('a node error with nothing left to fail over to comes back in Anthropic’s shape, its status kept', async () => {
+  for (const name of ['chat-a', 'chat-b']) env.sim.node(name).setFaults({ inference: 'error500' });
+  try {
+    await assert.rejects(
+      client.messages.create({ model: 'coder', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof Anthropic.InternalServerError, String(error));
+        const body = error.error as { type?: string; error?: { type?: string; message?: string } };
+        assert.equal(body.type, 'error');
+        assert.equal(body.error?.type, 'api_error');
+        assert.equal(typeof body.error?.message, 'string');
+        return true;
+      },
+    );
+  } finally {
+    for (const name of ['chat-a', 'chat-b']) env.sim.node(name).setFaults({ inference: 'none' });
+  }
+});
+
+test('a stream the node breaks after the first bytes ends with Anthropic’s `event: error`', async () => {
+  for (const name of ['chat-a', 'chat-b'])
+    env.sim.node(name).setFaults({ inference: 'midstream_reset', midstreamAfterChunks: 2 });
+  try {
+    const res = await fetch(`${env.gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'coder', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'say hello' }] }),
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    const names = [...text.matchAll(/^event: (.*)$/gm)].map((m) => m[1]);
+    assert.equal(names[0], 'message_start');
+    assert.equal(names.at(-1), 'error', text);
+    assert.ok(!names.includes('message_stop'), 'a broken stream is never made to look whole');
+    assert.match(text, /"type":"error","error":\{"type":"api_error","message":"the node's stream broke off/);
+  } finally {
+    for (const name of ['chat-a', 'chat-b']) env.sim.node(name).setFaults({ inference: 'none' });
+  }
+});
+
 test('the Chat Completions nodes were only ever asked /v1/chat/completions', async () => {
   for (const node of ['chat-a', 'chat-b']) {
     const posts = (await simRequests(env.sim.url(node))).filter((r) => r.method === 'POST');
@@ -254,6 +310,22 @@ test('the request log and the metrics say which requests were translated', async
   assert.match(metrics, /gateway_translated_requests_total\{translation="messages→chat",status="200"\} [1-9]/);
 });
 
+test('/admin/explain says a Messages request for the model is translated, and judges the nodes on /v1/chat/completions', async () => {
+  const translated = (await env.gw.explain('model=coder&endpoint=/v1/messages')) as Awaited<ReturnType<typeof env.gw.explain>> & {
+    translated?: { translation: string; endpoint: string };
+  };
+  assert.deepEqual(translated.translated, { translation: TRANSLATED, endpoint: '/v1/chat/completions' });
+  // Judged on the node endpoint: no Chat Completions node is excluded for the endpoint (the earlier faults may have ejected one).
+  for (const name of ['chat-a', 'chat-b'])
+    assert.notEqual(translated.nodes.find((n) => n.node === name)?.reason, 'endpoint_unsupported');
+  const plain = (await env.gw.explain('model=coder&endpoint=/v1/chat/completions')) as typeof translated;
+  assert.equal(plain.translated, undefined);
+  const native = (await env.gw.explain('model=native&endpoint=/v1/messages')) as typeof translated;
+  assert.equal(native.translated, undefined);
+  assert.equal(native.nodes.find((n) => n.node === 'llama')?.verdict, 'eligible');
+  assert.equal(native.nodes.find((n) => n.node === 'chat-c')?.reason, 'endpoint_unsupported');
+});
+
 test('[routing] translate = false: the Chat Completions nodes are not used for Messages (404 endpoint_unsupported)', async () => {
   const other = await startFleetAndGateway(FLEET, gatewayConfig(false));
   try {
@@ -261,7 +333,15 @@ test('[routing] translate = false: the Chat Completions nodes are not used for M
     const off = new Anthropic({ baseURL: other.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
     await assert.rejects(
       off.messages.create({ model: 'coder', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
-      (error: unknown) => error instanceof Anthropic.APIError && error.status !== undefined && error.status >= 400,
+      (error: unknown) => {
+        assert.ok(error instanceof Anthropic.NotFoundError, String(error));
+        assert.match(JSON.stringify(error.error), /endpoint_unsupported/);
+        return true;
+      },
+    );
+    assert.equal(
+      ((await other.gw.explain('model=coder&endpoint=/v1/messages')) as { translated?: unknown }).translated,
+      undefined,
     );
   } finally {
     await other.close();
