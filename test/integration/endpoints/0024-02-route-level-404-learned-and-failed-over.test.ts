@@ -4,6 +4,9 @@
 // byte records the node as lacking the endpoint (shown with what it said, in explain and metrics),
 // the request fails over, and the node is not asked again; when no node that serves the model is
 // left, the client gets the endpoint's own error shape (Anthropic's here), never the node's body.
+// Translation is off here (`[routing] translate = false`): with it on (the default), a Messages
+// request for a model whose nodes have all shown they lack /v1/messages is served over their Chat
+// Completions instead (issue 40: test/integration/endpoints/0040-02-*).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
@@ -44,7 +47,7 @@ before(async () => {
       '[health]\ninterval = "200ms"\ntimeout = "5s"',
       // Listings every 30 s: a new listing would (rightly) try the endpoint again.
       '[discovery]\ninterval = "30s"\ntimeout = "5s"',
-      '[routing]\npolicy = "round-robin"\ntokenize_timeout = "10s"',
+      '[routing]\npolicy = "round-robin"\ntokenize_timeout = "10s"\ntranslate = false',
       ...sim.nodes.map((n) => `[[nodes]]\nname = "${n.name}"\nurl = "${n.url}"\nkind = "${n.kind}"`),
     ].join('\n'),
   );

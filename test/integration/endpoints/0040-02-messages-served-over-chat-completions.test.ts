@@ -54,6 +54,16 @@ answers = "natural"
 [[node.model]]
 id = "native"
 context = 32768
+
+[[node]]
+name = "sg"
+kind = "sglang"
+ttft = "5ms"
+tokens_per_second = 400
+answers = "natural"
+[[node.model]]
+id = "legacy"
+context = 32768
 `;
 
 const TRANSLATED = 'messages→chat';
@@ -83,6 +93,7 @@ const gatewayConfig = (translate: boolean) => (sim: FleetAndGateway['sim']) =>
     `[[nodes]]\nname = "chat-b"\nurl = "${sim.url('chat-b')}"\nkind = "openai"`,
     `[[nodes]]\nname = "llama"\nurl = "${sim.url('llama')}"\nkind = "llamacpp"`,
     `[[nodes]]\nname = "chat-c"\nurl = "${sim.url('chat-c')}"\nkind = "openai"`,
+    `[[nodes]]\nname = "sg"\nurl = "${sim.url('sg')}"\nkind = "sglang"`,
   ].join('\n');
 
 let env: FleetAndGateway;
@@ -90,7 +101,7 @@ let client: Anthropic;
 
 before(async () => {
   env = await startFleetAndGateway(FLEET, gatewayConfig(true));
-  await untilListed(env.gw, 4, 'every node listed');
+  await untilListed(env.gw, 5, 'every node listed');
   client = new Anthropic({ baseURL: env.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 
@@ -298,16 +309,49 @@ test('where a node speaks /v1/messages itself, nothing is translated: the native
 });
 
 test('the request log and the metrics say which requests were translated', async () => {
-  const records = async (): Promise<{ endpoint: string; model?: string; translated?: string; status: number }[]> =>
+  type Record = {
+    endpoint: string;
+    model?: string;
+    translated?: string;
+    status: number;
+    error?: string;
+    tokens_from?: string;
+    prompt_tokens?: number;
+    completion_tokens?: number;
+  };
+  const records = async (): Promise<Record[]> =>
     ((await (await httpJson('GET', `${env.gw.url}/admin/requests?limit=100`)).json()) as { requests: [] }).requests;
   await eventually(async () => (await records()).some((r) => r.translated === TRANSLATED), 20_000, 'a translated request');
   const all = await records();
   const translated = all.filter((r) => r.translated === TRANSLATED);
   assert.ok(translated.every((r) => r.endpoint === '/v1/messages' && r.model === 'coder'));
+  // Their tokens are the node's own usage, JSON answers and streams alike, as for a native request.
+  const answered = translated.filter((r) => r.status === 200 && r.error === undefined);
+  assert.ok(answered.length >= 4);
+  for (const r of answered) {
+    assert.equal(r.tokens_from, 'usage', JSON.stringify(r));
+    assert.ok((r.prompt_tokens ?? 0) > 0 && (r.completion_tokens ?? 0) > 0, JSON.stringify(r));
+  }
   const native = all.filter((r) => r.model === 'native');
   assert.ok(native.length > 0 && native.every((r) => r.translated === undefined));
   const metrics = await env.gw.metrics();
   assert.match(metrics, /gateway_translated_requests_total\{translation="messages→chat",status="200"\} [1-9]/);
+});
+
+test('once a node shows it lacks /v1/messages (a route-level 404), the model’s Messages requests are translated for it', async () => {
+  // Its kind (SGLang) was taken to serve /v1/messages: the first request is asked natively and refused.
+  await assert.rejects(
+    client.messages.create({ model: 'legacy', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] }),
+    (error: unknown) => error instanceof Anthropic.NotFoundError && /endpoint_unsupported/.test(JSON.stringify(error.error)),
+  );
+  const { data, response } = await client.messages
+    .create({ model: 'legacy', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] })
+    .withResponse();
+  assert.equal(response.headers.get('x-switchyard-translated'), TRANSLATED_HEADER);
+  assert.equal(response.headers.get('x-switchyard-node'), 'sg');
+  assert.equal(data.type, 'message');
+  const posts = (await simRequests(env.sim.url('sg'))).filter((r) => r.method === 'POST').map((r) => r.path);
+  assert.deepEqual(posts, ['/v1/messages', '/v1/chat/completions']);
 });
 
 test('/admin/explain says a Messages request for the model is translated, and judges the nodes on /v1/chat/completions', async () => {
@@ -329,7 +373,7 @@ test('/admin/explain says a Messages request for the model is translated, and ju
 test('[routing] translate = false: the Chat Completions nodes are not used for Messages (404 endpoint_unsupported)', async () => {
   const other = await startFleetAndGateway(FLEET, gatewayConfig(false));
   try {
-    await untilListed(other.gw, 4, 'every node listed');
+    await untilListed(other.gw, 5, 'every node listed');
     const off = new Anthropic({ baseURL: other.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
     await assert.rejects(
       off.messages.create({ model: 'coder', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),

@@ -132,3 +132,26 @@ test('an endpoint that answers media (audio): a 2xx in any type streams through;
     'elsewhere: not an inference answer',
   );
 });
+
+// A translated request (answer-rewrite.ts): every error passed on is read, to be worded in the
+// client's API; what would fail over still does, and answers are planned as for any request.
+const reworded: { status: number; contentType: string; canFailOver: boolean; plan: string }[] = [
+  { status: 401, contentType: 'application/json', canFailOver: true, plan: 'inspect_error' },
+  { status: 429, contentType: 'application/json', canFailOver: false, plan: 'inspect_error' },
+  { status: 503, contentType: 'application/json', canFailOver: false, plan: 'inspect_error' },
+  { status: 503, contentType: 'application/json', canFailOver: true, plan: 'fail' },
+  { status: 200, contentType: 'application/json', canFailOver: true, plan: 'hold_json' },
+  { status: 200, contentType: 'text/event-stream', canFailOver: true, plan: 'stream' },
+];
+for (const c of reworded) {
+  test(`translated: ${c.status} ${c.contentType}${c.canFailOver ? ', another node left' : ''} → ${c.plan}`, () => {
+    const plan = planResponse({
+      status: c.status,
+      contentType: c.contentType,
+      coding: IDENTITY,
+      canFailOver: () => c.canFailOver,
+      rewordsErrors: true,
+    });
+    assert.equal(plan.kind, c.plan);
+  });
+}
