@@ -32,7 +32,7 @@ export const INFERENCE_ENDPOINTS = [
 
 export type InferenceEndpoint = (typeof INFERENCE_ENDPOINTS)[number];
 
-/** The OpenAI endpoints every OpenAI-compatible server is assumed to serve (a `kind = "openai"` node's default). */
+/** The OpenAI four: what current llama-server, vLLM, SGLang and Ollama releases serve (a `kind = "openai"` node is assumed the first three: src/kinds/endpoint-sets.ts). */
 export const OPENAI_ENDPOINTS: readonly InferenceEndpoint[] = [
   '/v1/chat/completions',
   '/v1/completions',

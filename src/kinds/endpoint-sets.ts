@@ -10,8 +10,14 @@ export const ALL_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_ENDPOINTS.f
   (e) => !OLLAMA_NATIVE_ENDPOINTS.includes(e),
 );
 
-/** The plain OpenAI surface (any OpenAI-compatible server, unless `[[nodes]] endpoints` says otherwise). */
-export const OPENAI_SURFACE: readonly InferenceEndpoint[] = OPENAI_ENDPOINTS;
+/**
+ * The plain OpenAI surface any OpenAI-compatible server serves (unless `[[nodes]] endpoints` says
+ * otherwise): chat completions, completions, embeddings. Not `/v1/responses`: a generic server (TGI,
+ * a LiteLLM-style proxy, older LM Studio) often lacks it, and the gateway serves it over chat
+ * completions there (issue 40) — assuming it would send every such node one Responses request
+ * first, to learn its 404. A server that does speak it says so in `[[nodes]] endpoints`.
+ */
+export const OPENAI_SURFACE: readonly InferenceEndpoint[] = OPENAI_ENDPOINTS.filter((e) => e !== '/v1/responses');
 
 /** The OpenAI four and Anthropic's Messages: what current llama-server, vLLM, SGLang and Ollama releases all serve. */
 const CHAT_SURFACE: readonly InferenceEndpoint[] = [...OPENAI_ENDPOINTS, '/v1/messages', '/v1/messages/count_tokens'];

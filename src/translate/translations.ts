@@ -3,6 +3,7 @@
 // model's nodes speaks natively.
 
 import { MESSAGES_OVER_CHAT } from './messages/messages-translation.ts';
+import { RESPONSES_OVER_CHAT } from './responses/responses-translation.ts';
 import type { Translation } from './translation.ts';
 
-export const TRANSLATIONS: readonly Translation[] = Object.freeze([MESSAGES_OVER_CHAT]);
+export const TRANSLATIONS: readonly Translation[] = Object.freeze([MESSAGES_OVER_CHAT, RESPONSES_OVER_CHAT]);

@@ -35,6 +35,17 @@ const SAMPLES: Partial<Record<InferenceEndpoint, { readonly carried: Json; reado
       },
       field: 'messages[0].content[0].source',
     },
+    '/v1/responses': {
+      carried: {
+        model: 'coder',
+        max_output_tokens: 64,
+        instructions: 'be brief',
+        tools: [{ type: 'function', name: 'Bash', parameters: { type: 'object', properties: { command: { type: 'string' } } } }],
+        input: [{ role: 'user', content: 'list the files' }],
+      },
+      uncarried: { model: 'coder', input: [{ type: 'item_reference', id: 'msg_1' }] },
+      field: 'input[0].type',
+    },
   };
 
 /** Per client API: what a whole answer and the event stream must look like (the events' names in order). */
@@ -44,6 +55,8 @@ const CLIENT_SHAPES: Partial<
     {
       answer(body: Json): void;
       events(names: readonly string[], data: readonly Json[]): void;
+      /** The events fail() gives: the client API's terminal error (one event, or its failed response then the error). */
+      failure(names: readonly string[], data: readonly Json[]): void;
       error(body: Json, status: number): void;
     }
   >
@@ -77,6 +90,9 @@ const CLIENT_SHAPES: Partial<
       });
       assert.equal(open, undefined, 'every block closed before message_delta');
     },
+    failure(names) {
+      assert.deepEqual(names, ['error']);
+    },
     error(body, status) {
       assert.equal(body.type, 'error');
       const error = body.error as Json;
@@ -85,6 +101,50 @@ const CLIENT_SHAPES: Partial<
         error.type,
         status === 404 ? 'not_found_error' : status === 429 ? 'rate_limit_error' : 'invalid_request_error',
       );
+    },
+  },
+
+  '/v1/responses': {
+    answer(body) {
+      assert.equal(body.object, 'response');
+      assert.match(String(body.id), /^resp_/);
+      assert.equal(body.model, CONTEXT.model);
+      assert.ok(['completed', 'incomplete'].includes(String(body.status)));
+      assert.ok(Array.isArray(body.output) && body.output.length > 0);
+      const usage = body.usage as Json;
+      assert.ok(typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number');
+    },
+    events(names, data) {
+      names.forEach((name, i) => {
+        assert.equal(data[i]?.type, name, 'each event is named by its data type');
+        assert.equal(data[i]?.sequence_number, i, 'numbered in order from 0');
+      });
+      assert.deepEqual(names.slice(0, 2), ['response.created', 'response.in_progress']);
+      const terminal = names.at(-1) === 'error' ? names.at(-2) : names.at(-1);
+      assert.ok(['response.completed', 'response.incomplete', 'response.failed'].includes(String(terminal)), names.join(' '));
+      // Each output item is added before its events and done once, before the response ends.
+      const added = new Set<unknown>();
+      const done = new Set<unknown>();
+      names.forEach((name, i) => {
+        const index = data[i]?.output_index;
+        if (name === 'response.output_item.added') added.add(index);
+        else if (name === 'response.output_item.done') {
+          assert.ok(added.has(index) && !done.has(index), `${name} of item ${String(index)}`);
+          done.add(index);
+        } else if (index !== undefined) assert.ok(added.has(index) && !done.has(index), `${name} outside its item`);
+      });
+      if (terminal !== 'response.failed') assert.equal(done.size, added.size, 'every item done before the response ends');
+    },
+    failure(names, data) {
+      // response.failed is what Codex reads; the error event is what the openai SDK throws on.
+      assert.deepEqual(names, ['response.failed', 'error']);
+      assert.equal((data[0]?.response as Json).status, 'failed');
+    },
+    error(body, status) {
+      const error = body.error as Json;
+      assert.equal(typeof error.message, 'string');
+      assert.equal(error.type, status === 429 ? 'rate_limit_error' : 'invalid_request_error');
+      assert.ok('param' in error && 'code' in error);
     },
   },
 };
@@ -221,15 +281,14 @@ for (const translation of TRANSLATIONS) {
       shapes.events(names, data);
     });
 
-    test('fail() is one whole terminal error event in the client API’s shape', () => {
+    test('fail() is the client API’s whole terminal error events', () => {
       const { memo } = translated(translation, { ...sample.carried, stream: true });
       const stream = translation.stream(memo, CONTEXT);
       const before = stream.event(CHAT_STREAM[1] as string);
       const failed = stream.fail('the node went away');
       const { names, data } = parseEvents(failed);
-      assert.equal(names.length, 1);
-      assert.equal(names[0], 'error');
-      assert.match(JSON.stringify(data[0]), /the node went away/);
+      shapes.failure(names, data);
+      assert.match(JSON.stringify(data.at(-1)), /the node went away/);
       assert.ok(before.length > 0);
       assert.equal(stream.end(), '', 'no closing events after the error');
     });

@@ -75,6 +75,7 @@ test('each kind declares its endpoints; a configured list replaces them', () => 
     '/v1/audio/transcriptions',
     '/v1/audio/translations',
   ]);
-  assert.deepEqual(servedEndpoints({ kind: 'openai' }), OPENAI_ENDPOINTS);
+  // A generic OpenAI-compatible server is not assumed to speak /v1/responses (issue 40: it is served over chat there).
+  assert.deepEqual(servedEndpoints({ kind: 'openai' }), ['/v1/chat/completions', '/v1/completions', '/v1/embeddings']);
   assert.deepEqual(servedEndpoints({ kind: 'vllm', endpoints: ['/v1/messages'] }), ['/v1/messages']);
 });

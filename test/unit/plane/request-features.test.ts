@@ -46,7 +46,7 @@ test('a config with no client keys, no [mesh] and no [tracing] gets no feature a
   assert.equal(featureSetOf(config), '');
 });
 
-test('translation, on by default, adds only its translations, by client endpoint: /v1/messages and no other', () => {
+test('translation, on by default, adds only its translations, by client endpoint: /v1/messages, /v1/responses and no other', () => {
   const config = configOf('', '', '');
   const features = requestFeaturesFor(config, PORTS, hostFor(config));
   assert.deepEqual(
@@ -56,7 +56,7 @@ test('translation, on by default, adds only its translations, by client endpoint
   const hooks = requestHooksOf(features);
   assert.equal(hooks.started, undefined);
   assert.deepEqual(hooks.sources, []);
-  assert.deepEqual(Object.keys(hooks.translations), ['/v1/messages']);
+  assert.deepEqual(Object.keys(hooks.translations), ['/v1/messages', '/v1/responses']);
   assert.equal(hooks.translations['/v1/chat/completions'], undefined);
   assert.equal(featureSetOf(config), '+translate');
 });
