@@ -18,4 +18,10 @@ export interface AnswerReader {
   usage(end: AnswerEnd): AnswerUsage | undefined;
   /** Generated-text events counted so far (a stream's; 0 for a JSON answer): the stream's token timing reads it. */
   seenTokens(): number;
+  /**
+   * The stream broke after the client had bytes (`message`: why): the terminal bytes the client is
+   * owed, when this reader writes the client another API's stream than the node's (a translation:
+   * its StreamTranslator.fail()). Absent = the endpoint's error dialect words it (stream-break.ts).
+   */
+  broke?(message: string): Buffer;
 }

@@ -25,6 +25,7 @@ import type { UsageAsked } from './usage-strip.ts';
 import { UpstreamCall, type HeadListener, type UpstreamHead } from './upstream-call.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 import type { ErrorDialect } from '../http/error-dialect.ts';
+import type { FirstTokenDeadline } from './first-token-deadline.ts';
 
 export type { AttemptOutcome } from './attempt-outcome.ts';
 
@@ -61,6 +62,8 @@ export interface AttemptInput extends UpstreamRequest {
    * (answer-usage.ts, estimatedWork). undefined = nothing to charge.
    */
   readonly work?: WorkAsk | undefined;
+  /** A streamed answer's first-token deadline (first-token-deadline.ts); undefined = none. */
+  readonly firstToken?: FirstTokenDeadline | undefined;
 }
 
 /**
@@ -112,7 +115,14 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
     this.clock = input.clock;
     this.startedMs = input.startedMs;
     this.extraResponseHeaders = input.extraResponseHeaders;
-    this.exchange = new AttemptExchange(input.res, input.clock, input.totalTimeoutMs, input.heldBudget, input.headersTimeoutMs);
+    this.exchange = new AttemptExchange(
+      input.res,
+      input.clock,
+      input.totalTimeoutMs,
+      input.heldBudget,
+      input.headersTimeoutMs,
+      input.firstToken,
+    );
   }
 
   start(): void {
@@ -182,6 +192,8 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
       delete headers['content-encoding'];
     }
     const answer: UpstreamAnswer = { status, headers, body };
+    // Only a stream waits for its first token (stream-through.ts): any other answer is the node's, now.
+    if (plan.kind !== 'stream') exchange.firstTokenCame();
     switch (plan.kind) {
       case 'inspect_error':
         this.#settleWith(inspectRefusal(answer, this, input.passOnErrors !== false, input.errorDialect), false);
@@ -192,7 +204,12 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
         readHeld(body, input.maxHeldBodyBytes, exchange.reservation, this);
         return;
       case 'stream':
-        streamOn(answer, this, { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked }, this);
+        streamOn(
+          answer,
+          this,
+          { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked, errorDialect: input.errorDialect },
+          this,
+        );
         return;
     }
   }

@@ -298,6 +298,7 @@ function attemptInput(
     anyMedia: call.anyMedia,
     errorDialect: call.errorDialect,
     usageAsked: call.usageAsked,
+    firstToken: call.firstToken,
     work: {
       promptTokens: route.promptTokens,
       completionCap: choices * (route.maxTokens ?? route.completionReserveTokens),
