@@ -27,13 +27,18 @@ export class FirstTokenGate {
     this.#maxBytes = maxBytes;
   }
 
-  /** A chunk as the client would get it, with the tokens seen so far: held; true = open now. */
+  /**
+   * A chunk as the client would get it, with the tokens seen so far: held; true = open now. A chunk
+   * kept while the gate stays shut is copied: a view would keep the whole socket read it is part of
+   * for as long as the node prefills.
+   */
   hold(out: Buffer, seenTokens: number): boolean {
+    const opens = seenTokens > 0 || this.#bytes + out.length > this.#maxBytes;
     if (out.length > 0) {
-      this.#held = appended(this.#held, out);
+      this.#held = appended(this.#held, opens ? out : Buffer.from(out));
       this.#bytes += out.length;
     }
-    return seenTokens > 0 || this.#bytes > this.#maxBytes;
+    return opens;
   }
 
   /** Opens (the opener told): everything held, in order, for the client. */
