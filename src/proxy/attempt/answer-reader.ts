@@ -11,6 +11,11 @@ export interface AnswerReader {
   /** At the end, whole or cut: the bytes still held back, sent as they came. */
   flush(): Buffer;
   /**
+   * An event stream broke after the client had bytes: the last bytes it gets, in place of
+   * `flush()` (a translated stream's terminal error event); absent = `flush()`.
+   */
+  broke?(error: string): Buffer;
+  /**
    * The tokens the answer used, as far as it got (`end`: it came whole, or was cut short): the
    * node's count when it stated one, else the generated-text events relayed, and for a cut answer
    * never less than those (UsageTally.usage); undefined = it stated none, and nothing was counted.
@@ -18,10 +23,4 @@ export interface AnswerReader {
   usage(end: AnswerEnd): AnswerUsage | undefined;
   /** Generated-text events counted so far (a stream's; 0 for a JSON answer): the stream's token timing reads it. */
   seenTokens(): number;
-  /**
-   * The stream broke after the client had bytes (`message`: why): the terminal bytes the client is
-   * owed, when this reader writes the client another API's stream than the node's (a translation:
-   * its StreamTranslator.fail()). Absent = the endpoint's error dialect words it (stream-break.ts).
-   */
-  broke?(message: string): Buffer;
 }

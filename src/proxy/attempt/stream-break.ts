@@ -1,8 +1,9 @@
 // What a client is sent when its stream breaks after it had bytes (the node cut it, went silent past
 // body_idle_timeout, the total timeout): a terminal error event in the client's dialect, so the
-// client sees an error, never a stream that merely stops. The reader's own ending comes first when
-// it writes the client another API than the node's (a translation: answer-reader.ts, `broke`); else
-// the endpoint's error dialect words it (http/error-dialect.ts, `streamError`). Never a [DONE].
+// client sees an error, never a stream that merely stops. A reader that writes the client another
+// API than the node's (a translation) ends it itself (answer-reader.ts, `broke`, in place of
+// `flush`); else the endpoint's error dialect words it (http/error-dialect.ts, `streamError`),
+// after what the reader still held. Never a [DONE].
 
 import { Buffer } from 'node:buffer';
 import type { AnswerReader } from './answer-reader.ts';
@@ -33,10 +34,10 @@ export function streamBreakBytes(
   error: string,
   trailingLineEnds: number,
 ): Buffer | undefined {
+  // A translating reader ends the client's stream in the client's API itself (StreamTranslator.fail), in place of flush().
+  if (reader.broke !== undefined) return reader.broke(error);
   const rest = reader.flush();
   const message = streamBreakMessage(error);
-  const own = reader.broke?.(message);
-  if (own !== undefined) return rest.length === 0 ? own : Buffer.concat([rest, own]);
   if (dialect === undefined) return framing === 'sse' ? rest : undefined;
   // What the reader held is the node's, cut: the line ends the client has are counted after it.
   const ends = rest.length === 0 ? trailingLineEnds : trailingLineEndsOf(rest, trailingLineEnds);
