@@ -28,7 +28,7 @@ import { advanceUntil } from '#test/fixtures/test-clocks.ts';
 const DEADLINE_MS = 30_000;
 
 /** What the next request to reach either node meets; the requests after it are answered. */
-type Behaviour = 'silent' | 'head_then_silent' | 'answer' | 'cut';
+type Behaviour = 'silent' | 'head_then_silent' | 'answer' | 'cut' | 'stall';
 const plan: Behaviour[] = [];
 /** Which node met each request, in order, and how. */
 const met: { node: string; behaviour: Behaviour }[] = [];
@@ -96,6 +96,11 @@ function answer(url: string, res: ServerResponse, behaviour: Behaviour): void {
   }
   if (behaviour === 'answer') {
     writeInTurn(res, CHAT_STREAM);
+    return;
+  }
+  if (behaviour === 'stall') {
+    // Its first token, then silence until the gateway gives up on the exchange.
+    res.write(CHAT_STREAM.slice(0, 2).join(''));
     return;
   }
   // `cut`: the first events (a token among them), then the connection dropped mid-answer.
@@ -273,4 +278,38 @@ test('an Ollama NDJSON stream broken after its first bytes ends with an {"error"
   assert.ok(error instanceof Error);
   assert.match(error.message, /broke off/);
   assert.deepEqual(parts, ['Hel', 'lo']);
+});
+
+test('a stream that stalls after its first token until total_timeout ends with the error chunk, byte for byte after what was sent', async () => {
+  plan.push('stall');
+  let done = false;
+  const answered = request(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+    signal: AbortSignal.timeout(60_000),
+  }).then(async (res) => ({ res, text: await res.body.text() }));
+  void answered.finally(() => (done = true)).catch(() => {});
+  await eventually(() => met.length === 1, 20_000, 'the node has the request');
+  // The first token came: the deadline no longer applies; the total timeout (1 h) ends the exchange.
+  clock.advance(DEADLINE_MS * 2);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(done, false, 'a stream that started is not abandoned at the first-token deadline');
+  await advanceUntil(clock, () => done, 'the total timeout', { stepMs: 600_000 });
+  const { res, text } = await answered;
+  assert.equal(res.statusCode, 200);
+  const sent = CHAT_STREAM.slice(0, 2).join('');
+  assert.ok(text.startsWith(sent), text);
+  const error = JSON.parse(
+    text
+      .slice(sent.length)
+      .replace(/^data: /, '')
+      .trim(),
+  ) as { error: Record<string, unknown> };
+  assert.equal(text.slice(sent.length, sent.length + 6), 'data: ');
+  assert.ok(text.endsWith('\n\n') && !text.includes('[DONE]'));
+  assert.equal(error.error.type, 'server_error');
+  assert.equal(error.error.code, 'upstream_stream_broken');
+  assert.match(String(error.error.message), /upstream exchange exceeded 3600000ms/);
+  assert.equal(met.length, 1, 'never failed over after the first byte');
 });
