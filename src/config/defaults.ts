@@ -58,6 +58,9 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     // LLM prefill of a long prompt can take minutes before the first header arrives.
     headersTimeoutMs: 300_000,
     bodyIdleTimeoutMs: 300_000,
+    // A stream's first token: time for the prefill of an agent-sized prompt (~30k tokens) on a modest
+    // GPU or Apple silicon, well short of the 300 s a silent node held its client before.
+    firstTokenTimeoutMs: 120_000,
     // One generation may legitimately stream for many minutes; this only bounds runaways.
     totalTimeoutMs: 3_600_000,
     maxHeldBodyBytes: 4 * MIB,

@@ -122,6 +122,7 @@ const upstreamSchema = table({
   connect_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.connectTimeoutMs),
   headers_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.headersTimeoutMs),
   body_idle_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.upstream.bodyIdleTimeoutMs),
+  first_token_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.upstream.firstTokenTimeoutMs),
   total_timeout: nonNegativeDurationMs.default(CONFIG_DEFAULTS.upstream.totalTimeoutMs),
   max_held_body_bytes: positiveSizeBytes.default(CONFIG_DEFAULTS.upstream.maxHeldBodyBytes),
   max_held_bytes_total: positiveSizeBytes.default(CONFIG_DEFAULTS.upstream.maxHeldBytesTotal),
@@ -133,6 +134,7 @@ const upstreamSchema = table({
   connectTimeoutMs: upstream.connect_timeout,
   headersTimeoutMs: upstream.headers_timeout,
   bodyIdleTimeoutMs: upstream.body_idle_timeout,
+  firstTokenTimeoutMs: upstream.first_token_timeout,
   totalTimeoutMs: upstream.total_timeout,
   maxHeldBodyBytes: upstream.max_held_body_bytes,
   maxHeldBytesTotal: upstream.max_held_bytes_total,
@@ -189,6 +191,7 @@ function nodesSchema(env: EnvVars) {
       .pipe(parsedBy(parseWake))
       .optional(),
     wake_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.node.wakeTimeoutMs),
+    first_token_timeout: nonNegativeDurationMs.optional(),
     models: z
       .array(name, { error: 'must be an array of model ids or patterns, like ["llama-*"]' })
       .min(1, { error: 'must list at least one model id or pattern; leave it out to allow any model' })
@@ -213,6 +216,7 @@ function nodesSchema(env: EnvVars) {
     ...(node.models === undefined ? {} : { allowedModels: node.models }),
     ...(node.endpoints === undefined ? {} : { endpoints: [...new Set(node.endpoints)] }),
     ...(node.warm === false ? { warm: false as const } : {}),
+    ...(node.first_token_timeout === undefined ? {} : { firstTokenTimeoutMs: node.first_token_timeout }),
   }));
 
   return z

@@ -123,6 +123,12 @@ export interface UpstreamConfig {
   readonly headersTimeoutMs: number;
   /** Longest silence between two body chunks. */
   readonly bodyIdleTimeoutMs: number;
+  /**
+   * A streamed answer's first token: from sending the request (or, for a request that loads its
+   * model, from the answer's head) to the first generated text; past it the node is abandoned and the
+   * request fails over, nothing having reached the client (attempt/first-token-deadline.ts). 0 = none.
+   */
+  readonly firstTokenTimeoutMs: number;
   /** Bound on one whole upstream exchange, streaming included; 0 = none. */
   readonly totalTimeoutMs: number;
   /** Largest whole JSON answer held until it is complete and parses; bigger ones stream unchecked. */
@@ -233,6 +239,8 @@ export interface NodeSpec {
   readonly warm?: false;
   /** `endpoints`: the inference endpoints this node serves, replacing its kind's set; absent = its kind's. */
   readonly endpoints?: readonly InferenceEndpoint[];
+  /** `first_token_timeout`: this node's own first-token deadline (0 = none); absent = `[upstream] first_token_timeout`. */
+  readonly firstTokenTimeoutMs?: number;
 }
 
 export interface GatewayConfig {

@@ -2,11 +2,13 @@
 // stops the node's work (the client leaving, or the total timeout), and the share of the held-bytes
 // budget the attempt's held answer occupies until the client has been sent it. A whole answer whose
 // head has come is already generated: a client leaving then lets it be read, for a bounded time,
-// so that what the node says it used is what is charged.
+// so that what the node says it used is what is charged. A streamed answer may have a first-token
+// deadline (first-token-deadline.ts): past it, the call is aborted and the attempt fails over.
 
 import type { ServerResponse } from 'node:http';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { AbortListener, AbortSource } from './abort-source.ts';
+import { firstTokenTimeoutError, type FirstTokenDeadline } from './first-token-deadline.ts';
 import type { HeldBytesBudget, HeldReservation } from './held-budget.ts';
 
 export class AttemptExchange implements AbortSource {
@@ -35,8 +37,19 @@ export class AttemptExchange implements AbortSource {
   #graceTimer: Timer | undefined;
   /** When the abort came (monotonic ms): how long the node had the request (answer-usage.ts, estimatedWork). */
   #abortedAtMs: number | undefined;
+  /** The first-token deadline, until the first token came (or the answer is not a stream). */
+  #firstToken: FirstTokenDeadline | undefined;
+  #firstTokenTimer: Timer | undefined;
+  #firstTokenTimedOut = false;
 
-  constructor(res: ServerResponse, clock: Clock, totalTimeoutMs: number, heldBudget: HeldBytesBudget, headersTimeoutMs?: number) {
+  constructor(
+    res: ServerResponse,
+    clock: Clock,
+    totalTimeoutMs: number,
+    heldBudget: HeldBytesBudget,
+    headersTimeoutMs?: number,
+    firstToken?: FirstTokenDeadline,
+  ) {
     this.#res = res;
     this.#clock = clock;
     this.totalTimeoutMs = totalTimeoutMs;
@@ -69,7 +82,16 @@ export class AttemptExchange implements AbortSource {
             this.#headersTimedOut = true;
             this.abort(new Error(`no answer head within ${headersTimeoutMs}ms`));
           }, headersTimeoutMs);
+    this.#firstToken = firstToken;
+    if (firstToken !== undefined && !firstToken.fromHead) this.#startFirstTokenTimer(firstToken);
     this.reservation = heldBudget.open();
+  }
+
+  #startFirstTokenTimer(deadline: FirstTokenDeadline): void {
+    this.#firstTokenTimer = this.#clock.setTimeout(() => {
+      this.#firstTokenTimedOut = true;
+      this.abort(new Error(firstTokenTimeoutError(deadline)));
+    }, deadline.timeoutMs);
   }
 
   /**
@@ -80,9 +102,28 @@ export class AttemptExchange implements AbortSource {
     this.#graceMs = graceMs;
   }
 
-  /** The answer's head arrived: the load deadline no longer applies. */
+  /** The answer's head arrived: the load deadline no longer applies (a first-token deadline kept for the head starts). */
   headersArrived(): void {
     this.#headersTimer?.cancel();
+    const deadline = this.#firstToken;
+    if (deadline?.fromHead === true && this.#firstTokenTimer === undefined && !this.#ended) this.#startFirstTokenTimer(deadline);
+  }
+
+  /** Whether a first-token deadline is running: the stream is held until its first token (first-token-gate.ts). */
+  awaitingFirstToken(): boolean {
+    return this.#firstToken !== undefined && !this.#firstTokenTimedOut;
+  }
+
+  /** The first token came, or the answer is no stream to wait on: the deadline no longer applies. */
+  firstTokenCame(): void {
+    this.#firstToken = undefined;
+    this.#firstTokenTimer?.cancel();
+  }
+
+  /** Aborted because no first token came within the deadline: why, in the attempt's words; undefined = not so. */
+  firstTokenTimeout(): string | undefined {
+    const deadline = this.#firstToken;
+    return this.#firstTokenTimedOut && deadline !== undefined ? firstTokenTimeoutError(deadline) : undefined;
   }
 
   /** Aborted because a loading model gave no answer head in time. */
@@ -101,7 +142,10 @@ export class AttemptExchange implements AbortSource {
 
   /** Aborted, and not by the timeout: the client went away. */
   clientLeft(): boolean {
-    return this.#clientClosed || (this.#controller.signal.aborted && !this.#timedOut && !this.#headersTimedOut);
+    return (
+      this.#clientClosed ||
+      (this.#controller.signal.aborted && !this.#timedOut && !this.#headersTimedOut && !this.#firstTokenTimedOut)
+    );
   }
 
   abort(reason: unknown): void {
@@ -131,6 +175,7 @@ export class AttemptExchange implements AbortSource {
     this.#timer?.cancel();
     this.#headersTimer?.cancel();
     this.#graceTimer?.cancel();
+    this.#firstTokenTimer?.cancel();
     // Held bytes still being sent: the close listener, kept, releases them (no second listener per answer).
     if (this.#heldBytesWritten && !this.#res.closed) return;
     this.#res.off('close', this.#onClose);

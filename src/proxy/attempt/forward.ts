@@ -26,6 +26,7 @@ import type { UsageAsked } from './usage-strip.ts';
 import { UpstreamCall, type HeadListener, type UpstreamHead } from './upstream-call.ts';
 import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 import type { ErrorDialect } from '../http/error-dialect.ts';
+import type { FirstTokenDeadline } from './first-token-deadline.ts';
 
 export type { AttemptOutcome } from './attempt-outcome.ts';
 
@@ -64,6 +65,8 @@ export interface AttemptInput extends UpstreamRequest {
   readonly work?: WorkAsk | undefined;
   /** The client gets the answer in another API than the node's (a translation: answer-rewrite.ts); undefined = as it came. */
   readonly rewrite?: AnswerRewrite | undefined;
+  /** A streamed answer's first-token deadline (first-token-deadline.ts); undefined = none. */
+  readonly firstToken?: FirstTokenDeadline | undefined;
 }
 
 /**
@@ -115,7 +118,14 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
     this.clock = input.clock;
     this.startedMs = input.startedMs;
     this.extraResponseHeaders = input.extraResponseHeaders;
-    this.exchange = new AttemptExchange(input.res, input.clock, input.totalTimeoutMs, input.heldBudget, input.headersTimeoutMs);
+    this.exchange = new AttemptExchange(
+      input.res,
+      input.clock,
+      input.totalTimeoutMs,
+      input.heldBudget,
+      input.headersTimeoutMs,
+      input.firstToken,
+    );
   }
 
   start(): void {
@@ -186,6 +196,8 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
       delete headers['content-encoding'];
     }
     const answer: UpstreamAnswer = { status, headers, body };
+    // Only a stream waits for its first token (stream-through.ts): any other answer is the node's, now.
+    if (plan.kind !== 'stream') exchange.firstTokenCame();
     switch (plan.kind) {
       case 'inspect_error':
         this.#settleWith(inspectRefusal(answer, this, input.passOnErrors !== false, input.errorDialect), false);
@@ -199,7 +211,13 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
         streamOn(
           answer,
           this,
-          { eventStream: plan.eventStream, ndjson: plan.ndjson, usageAsked: input.usageAsked, rewrite: input.rewrite },
+          {
+            eventStream: plan.eventStream,
+            ndjson: plan.ndjson,
+            usageAsked: input.usageAsked,
+            rewrite: input.rewrite,
+            errorDialect: input.errorDialect,
+          },
           this,
         );
         return;

@@ -1,7 +1,8 @@
 // Copies a streamed upstream body to the client chunk by chunk, with backpressure both ways: the
 // body's chunks are written to the response as the node's socket yields them (those of one socket
 // read as one write, at the end of the tick), and a full response buffer pauses the node's socket
-// until the client drains it.
+// until the client drains it. A gated copy (first-token-gate.ts) holds everything, the client's
+// head included, until the answer's first token.
 
 import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
@@ -9,12 +10,21 @@ import type { Clock } from '#src/core/clock.ts';
 import { describeError } from './attempt-result.ts';
 import type { BodyFeed, BodySink } from './body-feed.ts';
 import type { AnswerReader } from './answer-reader.ts';
+import type { FirstTokenGate } from './first-token-gate.ts';
 import { StreamTiming } from './stream-timing.ts';
+import { trailingLineEndsOf } from './stream-break.ts';
 
 export interface PumpResult {
   readonly ok: boolean;
   readonly error: string;
   readonly clientGone: boolean;
+  /** Something was written to the client (always, without a gate); false = nothing reached it, the node may be failed over. */
+  readonly opened: boolean;
+  /** The body's own failure, when it failed (the caller may classify it). */
+  readonly cause?: Error | undefined;
+  /** The LFs (0-2) that ended what the client was written last: whether it ended on an event's (or line's) end. */
+  readonly trailingLineEnds: number;
+  /** When the client was first written to (monotonic ms). */
   readonly firstByteAt: number | undefined;
   /** When generated tokens passed (a stream's). */
   readonly timing: StreamTiming;
@@ -33,9 +43,19 @@ export interface PumpListener {
   onPumped(result: PumpResult): void;
 }
 
-/** The same copy, its end told to `listener` straight from the body's producer or the response's close (no promise). */
-export function pumpTo(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader, listener: PumpListener): void {
-  body.attach(new Pump(body, res, clock, reader, listener));
+/**
+ * The same copy, its end told to `listener` straight from the body's producer or the response's
+ * close (no promise). `gate`: nothing is written until it opens (the caller wrote no head).
+ */
+export function pumpTo(
+  body: BodyFeed,
+  res: ServerResponse,
+  clock: Clock,
+  reader: AnswerReader,
+  listener: PumpListener,
+  gate?: FirstTokenGate,
+): void {
+  body.attach(new Pump(body, res, clock, reader, listener, gate));
 }
 
 class Pump implements BodySink {
@@ -53,9 +73,21 @@ class Pump implements BodySink {
   readonly #timing = new StreamTiming();
   readonly #now: () => number;
   #settled = false;
+  /** Closed until the first token: what passes is held (undefined = open). */
+  #gate: FirstTokenGate | undefined;
+  /** The LFs that ended what was gathered for the client last (0-2). */
+  #lineEnds = 0;
 
-  constructor(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader, listener: PumpListener) {
+  constructor(
+    body: BodyFeed,
+    res: ServerResponse,
+    clock: Clock,
+    reader: AnswerReader,
+    listener: PumpListener,
+    gate: FirstTokenGate | undefined,
+  ) {
     this.#listener = listener;
+    this.#gate = gate;
     this.#body = body;
     this.#res = res;
     this.#clock = clock;
@@ -71,12 +103,23 @@ class Pump implements BodySink {
   }
 
   onData(chunk: Buffer): void {
-    if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
-    const out = this.#reader.pass(chunk);
+    let out = this.#reader.pass(chunk);
     this.#timing.passed(this.#reader.seenTokens(), this.#now);
+    const gate = this.#gate;
+    if (gate !== undefined) {
+      if (!gate.hold(out, this.#reader.seenTokens())) return;
+      this.#gate = undefined;
+      out = gate.open();
+    }
+    if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
     if (out.length === 0) return;
-    // One socket read brings many events: written one by one, each is its own HTTP chunk (four
-    // `_send`s); gathered, they are one chunk and one write.
+    this.#gather(out);
+  }
+
+  /** One socket read brings many events: written one by one, each is its own HTTP chunk (four `_send`s); gathered, they are one chunk and one write. */
+  #gather(out: Buffer): void {
+    if (out.length === 0) return;
+    this.#lineEnds = trailingLineEndsOf(out, this.#lineEnds);
     if (this.#pending !== undefined) this.#pending.push(out);
     else {
       this.#pending = [out];
@@ -85,6 +128,10 @@ class Pump implements BodySink {
   }
 
   onEnd(): void {
+    // A stream that ended before any token (an empty answer) is whole: the gate opens on it.
+    const gate = this.#gate;
+    this.#gate = undefined;
+    if (gate !== undefined) this.#gather(gate.open());
     if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
     this.#writePending();
     const rest = this.#reader.flush();
@@ -94,7 +141,7 @@ class Pump implements BodySink {
   }
 
   onError(error: Error): void {
-    this.#finish(false, describeError(error), false);
+    this.#finish(false, describeError(error), false, error);
   }
 
   #clientClosed(): void {
@@ -112,13 +159,23 @@ class Pump implements BodySink {
     return this.#res.write(pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending));
   }
 
-  #finish(ok: boolean, error: string, clientGone: boolean): void {
+  #finish(ok: boolean, error: string, clientGone: boolean, cause?: Error): void {
     if (this.#settled) return;
     this.#settled = true;
     // The caller ends or destroys the response next: what was gathered goes before.
     this.#writePending();
     this.#res.off('close', this.#onResClose);
     this.#res.off('drain', this.#onDrain);
-    this.#listener.onPumped({ ok, error, clientGone, firstByteAt: this.#firstByteAt, timing: this.#timing });
+    const opened = this.#gate === undefined;
+    this.#listener.onPumped({
+      ok,
+      error,
+      clientGone,
+      opened,
+      cause,
+      trailingLineEnds: this.#lineEnds,
+      firstByteAt: this.#firstByteAt,
+      timing: this.#timing,
+    });
   }
 }

@@ -1,6 +1,9 @@
-// The streaming strategy: the node's answer goes to the client chunk by chunk as it arrives. Once
-// the head is sent there is no failing over: a break ends the response (an SSE stream cleanly, with
-// no invented [DONE]; anything else by closing the socket, so the client cannot take it as whole).
+// The streaming strategy: the node's answer goes to the client chunk by chunk as it arrives. A
+// stream with a first-token deadline is held, head included, until its first token
+// (first-token-gate.ts): a break or the deadline before it is a failure to fail over from. Once the
+// client had bytes there is no failing over: a break ends the response — an SSE or NDJSON stream
+// with a terminal error event in the client's dialect (stream-break.ts; never an invented [DONE]),
+// anything else by closing the socket, so the client cannot take it as whole.
 // Driven by the pump's callbacks: the outcome is told to the attempt, no promise between.
 
 import type { AnswerUsage } from './answer-usage.ts';
@@ -8,6 +11,10 @@ import type { AttemptOutcome, OutcomeListener } from './attempt-outcome.ts';
 import { pumpTo, type PumpListener, type PumpResult } from './pump.ts';
 import type { AnswerReader } from './answer-reader.ts';
 import type { AnswerRewrite } from './answer-rewrite.ts';
+import { classify } from './attempt-result.ts';
+import { FirstTokenGate, type GateOpener } from './first-token-gate.ts';
+import { streamBreakBytes } from './stream-break.ts';
+import type { ErrorDialect } from '../http/error-dialect.ts';
 import { UsageStrip, type UsageAsked } from './usage-strip.ts';
 import { UsageWatch } from './usage-watch.ts';
 import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
@@ -23,6 +30,8 @@ export interface StreamOptions {
   readonly usageAsked?: UsageAsked | undefined;
   /** The client gets the stream in another API (answer-rewrite.ts): its events are translated as they pass. */
   readonly rewrite?: AnswerRewrite | undefined;
+  /** The client's error dialect: a stream that breaks after the client had bytes ends with its terminal error event. */
+  readonly errorDialect?: ErrorDialect | undefined;
 }
 
 /** A stream the gateway asked for usage is framed and stripped; any other answer passes as it came. */
@@ -41,41 +50,59 @@ export function streamThrough(answer: UpstreamAnswer, client: ClientSide, option
 
 /** Streams the answer through; its end is told to `end` from the body's producer or the response's close (no promise). */
 export function streamOn(answer: UpstreamAnswer, client: ClientSide, options: StreamOptions, end: OutcomeListener): void {
-  const { res } = client;
+  const { res, exchange } = client;
   const { head } = options;
-  // A pumped answer may break off short of a declared length; sent chunked, its end is explicit
-  // (an SSE stream then ends cleanly instead of leaving the client waiting for missing bytes).
-  res.writeHead(answer.status, clientHead(answer, client));
   const reader = readerFor(options);
+  const streamEnd = new StreamEnd(answer, client, options, reader, end);
+  // A 2xx event or NDJSON stream waits for its first token while a deadline runs; anything else is the node's answer now.
+  const gated =
+    head === undefined &&
+    answer.status >= 200 &&
+    answer.status < 300 &&
+    (options.eventStream || options.ndjson === true) &&
+    exchange.awaitingFirstToken();
+  if (!gated) {
+    exchange.firstTokenCame();
+    streamEnd.gateOpened();
+  }
   if (head !== undefined) {
-    client.exchange.heldBytesWritten();
+    exchange.heldBytesWritten();
     res.write(reader.pass(head));
   }
-  pumpTo(answer.body, res, client.clock, reader, new StreamEnd(answer, client, options.eventStream, reader, end));
+  pumpTo(answer.body, res, client.clock, reader, streamEnd, gated ? new FirstTokenGate(streamEnd) : undefined);
   // holdBody paused a body it stopped reading; a new 'data' listener does not restart it.
   if (head !== undefined) answer.body.resume();
 }
 
-/** The pump's end, told on as the attempt's outcome. */
-class StreamEnd implements PumpListener {
+/** The pump's end, told on as the attempt's outcome; and the gate's opening, which writes the client's head. */
+class StreamEnd implements PumpListener, GateOpener {
   readonly #answer: UpstreamAnswer;
   readonly #client: ClientSide;
-  readonly #eventStream: boolean;
+  readonly #options: StreamOptions;
   readonly #reader: AnswerReader;
   readonly #end: OutcomeListener;
 
-  constructor(answer: UpstreamAnswer, client: ClientSide, eventStream: boolean, reader: AnswerReader, end: OutcomeListener) {
+  constructor(answer: UpstreamAnswer, client: ClientSide, options: StreamOptions, reader: AnswerReader, end: OutcomeListener) {
     this.#answer = answer;
     this.#client = client;
-    this.#eventStream = eventStream;
+    this.#options = options;
     this.#reader = reader;
     this.#end = end;
+  }
+
+  /**
+   * The client's head. A pumped answer may break off short of a declared length; sent chunked, its
+   * end is explicit (an SSE stream then ends cleanly instead of leaving the client waiting for missing bytes).
+   */
+  gateOpened(): void {
+    this.#client.exchange.firstTokenCame();
+    this.#client.res.writeHead(this.#answer.status, clientHead(this.#answer, this.#client));
   }
 
   onPumped(pumped: PumpResult): void {
     let outcome: AttemptOutcome;
     try {
-      outcome = streamOutcome(this.#answer, this.#client, this.#eventStream, this.#reader, pumped);
+      outcome = streamOutcome(this.#answer, this.#client, this.#options, this.#reader, pumped);
     } catch (error) {
       this.#end.threw(error);
       return;
@@ -88,11 +115,13 @@ class StreamEnd implements PumpListener {
 function streamOutcome(
   answer: UpstreamAnswer,
   client: ClientSide,
-  eventStream: boolean,
+  options: StreamOptions,
   reader: AnswerReader,
   pumped: PumpResult,
 ): AttemptOutcome {
   const { res } = client;
+  const { eventStream } = options;
+  if (!pumped.opened) return unopened(answer, client, pumped);
   const firstByteMs = pumped.firstByteAt === undefined ? undefined : pumped.firstByteAt - client.startedMs;
   // Only an answer's own success states what it used; an error passed on used nothing to count.
   // A stream cut short is charged what the node reported last, never less than what was relayed.
@@ -107,7 +136,28 @@ function streamOutcome(
     return { kind: 'delivered', status: answer.status, firstByteMs, usage: used, tokens, decode };
   }
   if (pumped.clientGone || client.exchange.clientLeft()) return { kind: 'client_gone', status: answer.status, usage: usage() };
-  if (eventStream) res.end(reader.broke?.(pumped.error) ?? reader.flush());
+  const framing = eventStream ? 'sse' : options.ndjson === true ? 'ndjson' : undefined;
+  const ending =
+    framing === undefined
+      ? undefined
+      : streamBreakBytes(reader, options.errorDialect, framing, pumped.error, pumped.trailingLineEnds);
+  if (ending !== undefined) res.end(ending);
   else res.destroy();
   return { kind: 'broken', status: answer.status, error: pumped.error, firstByteMs, usage: usage(), tokens };
+}
+
+/**
+ * A gated stream that ended before its gate opened: nothing reached the client. The client left,
+ * or the node failed before its first token (the deadline, the total timeout, a break): another node may serve.
+ */
+function unopened(answer: UpstreamAnswer, client: ClientSide, pumped: PumpResult): AttemptOutcome {
+  const { exchange } = client;
+  if (pumped.clientGone || exchange.clientLeft()) return { kind: 'client_gone', status: answer.status };
+  const silent = exchange.firstTokenTimeout();
+  if (silent !== undefined) return { kind: 'failed', result: 'timeout', error: silent, status: answer.status };
+  if (exchange.timedOut()) {
+    return { kind: 'failed', result: 'timeout', error: `no answer within ${exchange.totalTimeoutMs}ms`, status: answer.status };
+  }
+  const failure = classify(pumped.cause ?? new Error(pumped.error));
+  return { kind: 'failed', result: failure.result, error: `before its first token: ${failure.error}`, status: answer.status };
 }

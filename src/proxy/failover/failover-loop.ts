@@ -302,6 +302,7 @@ function attemptInput(
     errorDialect: setting.rewrite?.errors ?? call.errorDialect,
     usageAsked: call.usageAsked,
     rewrite: setting.rewrite,
+    firstToken: call.firstToken,
     work: {
       promptTokens: route.promptTokens,
       completionCap: choices * (route.maxTokens ?? route.completionReserveTokens),

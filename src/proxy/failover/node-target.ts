@@ -28,6 +28,7 @@ import { requestedChoices } from '../request/prompt-size.ts';
 import { UsageAsk } from '../request/usage-ask.ts';
 import type { AttemptVerdict, Prepared, Target, TargetCall, TargetId } from './target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
+import { firstTokenDeadline } from '../attempt/first-token-deadline.ts';
 
 export interface NodeTargetDeps {
   /** The fleet-reports port: what answers teach goes to the registry's owner. */
@@ -206,6 +207,12 @@ class NodeTarget implements Target {
       },
       body: asked?.body,
       usageAsked: asked?.usageAsked,
+      firstToken: firstTokenDeadline({
+        streams: streamsAnswer(endpoint, resolved),
+        configuredMs: ask.settings.firstTokenTimeoutMs,
+        nodeMs: node.firstTokenTimeoutMs,
+        loadsModel: admission.load !== undefined,
+      }),
     };
     return { kind: 'send', call };
   }
@@ -254,6 +261,13 @@ class NodeTarget implements Target {
     if (lesson !== undefined) deps.reports.learnDecodeRate(node.name, node.url, resolved.model, lesson);
     return feedback.verdict;
   }
+}
+
+/** Whether the request asks for a streamed answer: `"stream": true`, or an Ollama chat or generate without `"stream": false`. */
+function streamsAnswer(endpoint: string, resolved: RequestAsk['resolved']): boolean {
+  if (resolved.stream) return true;
+  // Ollama's native generating routes stream unless asked not to.
+  return (endpoint === '/api/chat' || endpoint === '/api/generate') && resolved.json['stream'] !== false;
 }
 
 /** The overflow judgement of an outcome that is no refusal: never asked. */

@@ -8,6 +8,7 @@ import type { AnswerUsage, KnownRate } from '../attempt/answer-usage.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
 import type { UsageAsked } from '../attempt/usage-strip.ts';
+import type { FirstTokenDeadline } from '../attempt/first-token-deadline.ts';
 import type { ErrorDialect } from '../http/error-dialect.ts';
 import type { RouteSummary } from '#src/routing/index.ts';
 
@@ -39,6 +40,8 @@ export interface TargetCall {
    * Absent (a site) = its prompt alone.
    */
   readonly speed?: { readonly rate: KnownRate | undefined; readonly choices: number } | undefined;
+  /** A node's first-token deadline for a streamed request (attempt/first-token-deadline.ts); absent = none (a site). */
+  readonly firstToken?: FirstTokenDeadline | undefined;
 }
 
 /** What `prepare` gives: a call to send, or an outcome already known without sending (an unusable url). */

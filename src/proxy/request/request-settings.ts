@@ -15,6 +15,8 @@ export interface RequestSettings extends RoutingSettings, QueueSettings, Affinit
   readonly tokenizeTimeoutMs: number;
   /** Bound on one whole upstream exchange (0 = none). */
   readonly totalTimeoutMs: number;
+  /** `[upstream] first_token_timeout`: a streamed answer's first-token deadline (0 = none); a node may set its own. */
+  readonly firstTokenTimeoutMs: number;
   /** Largest whole JSON answer held until it parses; past it, and past the shared budget, answers stream. */
   readonly maxHeldBodyBytes: number;
   /** `[log] bodies`: the prompt text kept for the request's line, at most this many bytes; undefined = never. */
@@ -41,6 +43,7 @@ export function requestSettings(config: GatewayConfig): RequestSettings {
     loadTimeoutMs: routing.loadTimeoutMs,
     missWaitMs: config.discovery.missWaitMs,
     totalTimeoutMs: upstream.totalTimeoutMs,
+    firstTokenTimeoutMs: upstream.firstTokenTimeoutMs,
     maxHeldBodyBytes: upstream.maxHeldBodyBytes,
     logPromptBytes: config.log?.bodies === true ? config.log.bodiesMaxBytes : undefined,
   });

@@ -24,6 +24,8 @@ function translatedErrors(translation: Translation): ErrorDialect {
     name: client.name,
     body: client.body,
     passedOn: (status, text) => JSON.stringify(translation.error(status, parsedOr(text))),
+    // A translated stream ends through its translator (TranslatedStream.broke); this is the client API's own event otherwise.
+    streamError: client.streamError,
   };
 }
 

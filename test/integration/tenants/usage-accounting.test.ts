@@ -155,9 +155,14 @@ test('a stream the node breaks off is settled from what was seen', async () => {
   try {
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     const report = await reportOf(async () => {
-      // The gateway ends a broken event stream cleanly (no invented [DONE]): the client sees it end early.
+      // The gateway ends a broken event stream with an error event (no invented [DONE]): the client raises on it.
       const stream = await client.chat.completions.create({ model: 'm-vllm', messages, stream: true, max_tokens: 20 });
-      for await (const chunk of stream) chunks.push(chunk);
+      await assert.rejects(
+        async () => {
+          for await (const chunk of stream) chunks.push(chunk);
+        },
+        (error: unknown) => error instanceof OpenAI.APIError && /broke off/.test(error.message),
+      );
     });
     const tokens = chunks.filter((c) => (c.choices[0]?.delta.content ?? '') !== '').length;
     assert.deepEqual(report.usage, { promptTokens: undefined, completionTokens: tokens, counted: 'seen' });

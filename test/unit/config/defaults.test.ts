@@ -34,6 +34,7 @@ test('defaults are the documented values', () => {
       connectTimeoutMs: 5_000,
       headersTimeoutMs: 300_000,
       bodyIdleTimeoutMs: 300_000,
+      firstTokenTimeoutMs: 120_000,
       totalTimeoutMs: 3_600_000,
       maxHeldBodyBytes: 4 * 1024 * 1024,
       maxHeldBytesTotal: 64 * 1024 * 1024,

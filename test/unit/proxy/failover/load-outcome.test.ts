@@ -13,4 +13,7 @@ test('what an attempt that loads its model says about the load', () => {
   assert.equal(loadOutcomeOf({ kind: 'failed', result: 'connect_error', error: 'x' }), 'failed');
   assert.equal(loadOutcomeOf({ kind: 'client_gone', status: undefined }), 'failed');
   assert.equal(loadOutcomeOf({ kind: 'client_gone', status: 200 }), 'loaded');
+  // A head came, then the answer failed (no first token in time, a body that broke off): the model is up.
+  assert.equal(loadOutcomeOf({ kind: 'failed', result: 'timeout', error: 'no first token', status: 200 }), 'loaded');
+  assert.equal(loadOutcomeOf({ kind: 'failed', result: 'http_5xx', error: 'x', status: 503 }), 'failed');
 });

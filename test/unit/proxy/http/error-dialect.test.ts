@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError, badRequest, routeNotFound } from '#src/core/errors.ts';
-import { anthropicErrorType, errorDialectFor } from '#src/proxy/http/error-dialect.ts';
+import { anthropicErrorType, errorDialectFor, OPENAI_RESPONSES_ERRORS } from '#src/proxy/http/error-dialect.ts';
 
 test('the dialect by path', () => {
   assert.equal(errorDialectFor('/v1/messages').name, 'anthropic-errors');
@@ -112,4 +112,22 @@ test('Ollama’s native paths: {"error": "..."} with the status, an unknown mode
     const worded = ollama.passedOn(400, text);
     assert.deepEqual(worded === undefined ? undefined : JSON.parse(worded), expected, what);
   }
+});
+
+test('a broken stream’s terminal event in each dialect: what each API’s clients raise on', () => {
+  assert.equal(errorDialectFor('/v1/responses'), OPENAI_RESPONSES_ERRORS);
+  assert.equal(errorDialectFor('/v1/responses').name, 'openai-errors', 'its error bodies are OpenAI’s');
+  const chat = errorDialectFor('/v1/chat/completions').streamError('cut', 'sse');
+  assert.equal(chat, 'data: {"error":{"message":"cut","type":"server_error","param":null,"code":"upstream_stream_broken"}}\n\n');
+  assert.equal(
+    errorDialectFor('/v1/responses').streamError('cut', 'sse'),
+    'event: response.failed\ndata: {"type":"response.failed","response":{"object":"response","status":"failed","error":{"code":"server_error","message":"cut"}}}\n\n' +
+      'event: error\ndata: {"type":"error","code":"upstream_stream_broken","message":"cut","param":null}\n\n',
+  );
+  assert.equal(
+    errorDialectFor('/v1/messages').streamError('cut', 'sse'),
+    'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"cut"}}\n\n',
+  );
+  assert.equal(errorDialectFor('/api/chat').streamError('cut', 'ndjson'), '{"error":"cut"}\n');
+  assert.equal(errorDialectFor('/api/generate').streamError('cut', 'ndjson'), '{"error":"cut"}\n');
 });
