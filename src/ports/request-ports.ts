@@ -41,13 +41,28 @@ export interface InThreadOwner {
     | 'modelVanished'
   >;
   readonly sites: SitesPort | undefined;
+  /** Where an answer's node is remembered for `previous_response_id` (the selection policies' session table). */
+  readonly learnAnswerNode?: FleetReports['learnAnswerNode'];
+}
+
+/** The registry's reports, and the answers' nodes to routing: one FleetReports. */
+function ownerReports(registry: InThreadOwner['registry'], learnAnswerNode: FleetReports['learnAnswerNode']): FleetReports {
+  if (learnAnswerNode === undefined) return registry;
+  return {
+    learnContext: (node, url, model, nCtx) => registry.learnContext(node, url, model, nCtx),
+    learnTokenRatio: (node, url, model, sample) => registry.learnTokenRatio(node, url, model, sample),
+    learnDecodeRate: (node, url, model, sample) => registry.learnDecodeRate(node, url, model, sample),
+    modelVanished: (node) => registry.modelVanished(node),
+    learnLackingEndpoint: (node, url, endpoint, said) => registry.learnLackingEndpoint(node, url, endpoint, said),
+    learnAnswerNode,
+  };
 }
 
 export function inThreadPorts(owner: InThreadOwner): RequestPorts {
   return {
     admission: owner.scheduler,
     fleet: owner.registry,
-    reports: owner.registry,
+    reports: ownerReports(owner.registry, owner.learnAnswerNode),
     tenants: ledgerTenantAdmission(owner.ledger, owner.admitTenant),
     sites: owner.sites,
   };

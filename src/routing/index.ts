@@ -38,6 +38,7 @@ export {
   rememberedNode,
   sessionFeature,
   sessionKeyParts,
+  tenantOf,
   SESSION_READS,
   whyNotCandidate,
   type SessionDecision,

@@ -3,7 +3,8 @@
 // /v1/messages) and a Codex-shaped one (its session-id header and prompt_cache_key, on
 // /v1/responses) each stay on one of 3 llama.cpp nodes for 20 turns, beside plain requests that
 // still spread; a node stopped mid-session moves its session, which says so in x-switchyard-route
-// and /admin/explain, and the session stays where it moved.
+// and /admin/explain, and the session stays where it moved; a previous_response_id goes back to
+// the node that produced that answer.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
@@ -122,6 +123,39 @@ test('a Claude Code session and a Codex session each stay on one node for 20 tur
   assert.equal(explained.session?.node, claude[0]?.node);
   assert.equal(explained.session?.verdict, 'kept');
   assert.ok(!JSON.stringify(explained).includes(CLAUDE_SESSION), 'the session id itself is not shown');
+});
+
+test('previous_response_id goes back to the node that produced that answer, whole or streamed', async () => {
+  const ask = async (previous: string | undefined, stream: boolean): Promise<Turn & { id: string }> => {
+    const res = await httpJson('POST', `${fleet.gw.url}/v1/responses`, {
+      model: 'm',
+      input: 'go on',
+      max_output_tokens: 2,
+      stream,
+      ...(previous === undefined ? {} : { previous_response_id: previous }),
+    });
+    const turn = routed(res);
+    // The whole answer's id, or the one response.completed states in a stream.
+    const ids = [...res.text.matchAll(/"id":"(resp_[^"]+)"/g)].map((m) => m[1] ?? '');
+    const id = ids.at(-1);
+    assert.ok(id !== undefined, `no response id in ${res.text.slice(0, 200)}`);
+    return { ...turn, id };
+  };
+  for (const stream of [false, true]) {
+    let last = await ask(undefined, stream);
+    const chain = [last];
+    for (let i = 0; i < 5; i += 1) {
+      last = await ask(last.id, stream);
+      chain.push(last);
+    }
+    const first = chain[0]?.node;
+    assert.deepEqual(
+      chain.map((t) => t.node),
+      chain.map(() => first),
+      `stream ${stream}: ${chain.map((t) => t.node).join(',')}`,
+    );
+    for (const t of chain.slice(1)) assert.equal(t.route, "least-in-flight; previous response's node");
+  }
 });
 
 test('a node stopped mid-session: the session moves, says why in x-switchyard-route and explain, and stays where it moved', async () => {
