@@ -45,15 +45,18 @@ export interface InThreadOwner {
   readonly learnAnswerNode?: FleetReports['learnAnswerNode'];
 }
 
-/** The registry's reports, and the answers' nodes to routing: one FleetReports. */
+/**
+ * The registry's reports, and the answers' nodes to routing: one FleetReports. Bound, not wrapped:
+ * an answer's reports call the registry directly, through no function of this file.
+ */
 function ownerReports(registry: InThreadOwner['registry'], learnAnswerNode: FleetReports['learnAnswerNode']): FleetReports {
   if (learnAnswerNode === undefined) return registry;
   return {
-    learnContext: (node, url, model, nCtx) => registry.learnContext(node, url, model, nCtx),
-    learnTokenRatio: (node, url, model, sample) => registry.learnTokenRatio(node, url, model, sample),
-    learnDecodeRate: (node, url, model, sample) => registry.learnDecodeRate(node, url, model, sample),
-    modelVanished: (node) => registry.modelVanished(node),
-    learnLackingEndpoint: (node, url, endpoint, said) => registry.learnLackingEndpoint(node, url, endpoint, said),
+    learnContext: registry.learnContext.bind(registry),
+    learnTokenRatio: registry.learnTokenRatio.bind(registry),
+    learnDecodeRate: registry.learnDecodeRate.bind(registry),
+    modelVanished: registry.modelVanished.bind(registry),
+    learnLackingEndpoint: registry.learnLackingEndpoint.bind(registry),
     learnAnswerNode,
   };
 }

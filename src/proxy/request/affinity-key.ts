@@ -44,17 +44,52 @@ export function promptPrefixOf(endpoint: string, json: Readonly<Record<string, u
   return text === '' ? undefined : text;
 }
 
-/** Each feature's reader over one request; nothing is read until routing asks for a feature. */
+/**
+ * Each feature's reader over one request; nothing is read until routing asks for a feature. One
+ * object whose readers are its methods (no closure per feature: every request builds one).
+ */
+class RequestReaders implements FeatureReaders {
+  readonly #headers: IncomingHttpHeaders;
+  readonly #endpoint: string;
+  readonly #json: Readonly<Record<string, unknown>>;
+  readonly #settings: AffinitySettings;
+
+  constructor(
+    headers: IncomingHttpHeaders,
+    endpoint: string,
+    json: Readonly<Record<string, unknown>>,
+    settings: AffinitySettings,
+  ) {
+    this.#headers = headers;
+    this.#endpoint = endpoint;
+    this.#json = json;
+    this.#settings = settings;
+  }
+
+  affinityKey(): string | undefined {
+    return affinityKeyOf(this.#headers, this.#endpoint, this.#json, this.#settings);
+  }
+
+  promptPrefix(): string | undefined {
+    return promptPrefixOf(this.#endpoint, this.#json, this.#settings.cachePromptChars);
+  }
+
+  sessionKey(): string | undefined {
+    return this.#settings.sessions
+      ? sessionFeature(sessionKeyOf(this.#headers, this.#json, this.#settings.affinityHeader))
+      : undefined;
+  }
+
+  previousResponseId(): string | undefined {
+    return this.#settings.sessions ? previousResponseOf(this.#json) : undefined;
+  }
+}
+
 export function featureReaders(
   headers: IncomingHttpHeaders,
   endpoint: string,
   json: Readonly<Record<string, unknown>>,
   settings: AffinitySettings,
 ): FeatureReaders {
-  return {
-    affinityKey: () => affinityKeyOf(headers, endpoint, json, settings),
-    promptPrefix: () => promptPrefixOf(endpoint, json, settings.cachePromptChars),
-    sessionKey: () => (settings.sessions ? sessionFeature(sessionKeyOf(headers, json, settings.affinityHeader)) : undefined),
-    previousResponseId: () => (settings.sessions ? previousResponseOf(json) : undefined),
-  };
+  return new RequestReaders(headers, endpoint, json, settings);
 }
