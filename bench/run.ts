@@ -16,6 +16,8 @@
 //        --only streams [--streams N] (10,000): the ten-thousand-streams workload (bench/streams-10k.ts; long, not in the default list)
 //        --only footprint: issue 39's footprint of one plain request (files, functions, promises, KB; bench/footprint-report.ts),
 //          with --candidate DIR also the candidate's; written to bench/results/footprint-latest.* (and latest.* in a fuller run)
+//        --only sessions: issue 40's agent sessions (8 x 20 turns at c=8 on 3 llama.cpp sims with prompt-cache timing: time to
+//          first token with sessions kept against a round-robin control; bench/agent-sessions.ts), to bench/results/sessions-latest.*
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -45,6 +47,7 @@ import { issue28Checks } from './targets-28.ts';
 import { renderIssue28 } from './report-28.ts';
 import { runStreamsBench, type StreamsResult } from './streams-10k.ts';
 import { footprintChecks, renderFootprint, runFootprintBench, type FootprintResult } from './footprint-report.ts';
+import { renderSessions, runSessionsBench, type SessionsBenchResult } from './agent-sessions.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -63,7 +66,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' },
       'wait-quiet': { type: 'string', default: '20' },
       tool: { type: 'string' },
-      only: { type: 'string', default: 'proxy,route,control,tracing,lean,tails,footprint' },
+      only: { type: 'string', default: 'proxy,route,control,tracing,lean,tails,footprint,sessions' },
       'install-peers': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -296,9 +299,11 @@ async function main(): Promise<void> {
       log('footprint: what one plain request runs, awaits and allocates (bench/footprint.ts)');
       footprint = await runFootprintBench({ ...(values.candidate === undefined ? {} : { candidate: values.candidate }), log });
     }
+    let sessions: SessionsBenchResult | undefined;
+    if (only.has('sessions')) sessions = await runSessionsBench({ log });
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
-    const report: BenchReport & { tracing?: TracingBenchResult; footprint?: FootprintResult } = {
+    const report: BenchReport & { tracing?: TracingBenchResult; footprint?: FootprintResult; sessions?: SessionsBenchResult } = {
       generatedAt: new Date().toISOString(),
       machine,
       settings: { durationS, warmupS, rounds, sseChunks: SSE_CHUNKS, jsonAnswerBytes: JSON_ANSWER_BYTES },
@@ -320,15 +325,21 @@ async function main(): Promise<void> {
       ...(tails === undefined ? {} : { tails }),
       ...(streams === undefined ? {} : { streams }),
       ...(footprint === undefined ? {} : { footprint }),
+      ...(sessions === undefined ? {} : { sessions }),
       runSeconds,
       notes,
     };
-    const markdown = renderMarkdown(report) + renderTracing(tracing) + renderIssue28(report) + renderFootprint(footprint);
+    const markdown =
+      renderMarkdown(report) +
+      renderTracing(tracing) +
+      renderIssue28(report) +
+      renderFootprint(footprint) +
+      renderSessions(sessions);
     if (!values['no-write']) {
       const json = (value: unknown): string =>
         `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' ? round(v) : v), 2)}\n`;
-      // `--only footprint` writes its own files, as the mesh run does: latest.* keeps the last full run.
-      if ([...only].some((suite) => suite !== 'footprint')) {
+      // `--only footprint` and `--only sessions` write their own files, as the mesh run does: latest.* keeps the last full run.
+      if ([...only].some((suite) => suite !== 'footprint' && suite !== 'sessions')) {
         await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), json(report));
         await writeFile(join(REPO_ROOT, 'bench/results/latest.md'), markdown);
         log('wrote bench/results/latest.json and bench/results/latest.md');
@@ -341,6 +352,13 @@ async function main(): Promise<void> {
         const table = ['', '| goal | measured | met |', '|---|---|---|', ...checks, ''].join('\n');
         await writeFile(join(REPO_ROOT, 'bench/results/footprint-latest.md'), title + table + renderFootprint(footprint));
         log('wrote bench/results/footprint-latest.json and bench/results/footprint-latest.md');
+      }
+      if (sessions !== undefined) {
+        const { generatedAt, machine: m } = report;
+        await writeFile(join(REPO_ROOT, 'bench/results/sessions-latest.json'), json({ generatedAt, machine: m, sessions }));
+        const title = `# Agent sessions (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
+        await writeFile(join(REPO_ROOT, 'bench/results/sessions-latest.md'), title + renderSessions(sessions));
+        log('wrote bench/results/sessions-latest.json and bench/results/sessions-latest.md');
       }
     }
     process.stdout.write(markdown);

@@ -3,9 +3,9 @@
 import { badRequest } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
 import { fleetRatio } from '#src/capacity/index.ts';
-import { chatBytesBounds, sendError, sendJson, translationFor, type TableBuilder } from '#src/proxy/index.ts';
+import { chatBytesBounds, sendError, sendJson, sessionKeyOf, translationFor, type TableBuilder } from '#src/proxy/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
-import { servedModelName } from '#src/routing/index.ts';
+import { servedModelName, sessionFeature } from '#src/routing/index.ts';
 import { TRANSLATIONS } from '#src/translate/translations.ts';
 import { explainQueue, explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
@@ -35,7 +35,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
   table.add(
     'GET',
     '/admin/explain',
-    guard('read', (_req, res, url) => {
+    guard('read', (req, res, url) => {
       const query = readExplainQuery(url, deps.catalog().aliases);
       if ('error' in query) {
         sendError(res, badRequest(query.error, query.param));
@@ -59,15 +59,25 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
       }
       const queueTenant =
         tenant === undefined ? undefined : { name: tenant.name, priority: tenant.priority, weight: tenant.weight };
+      // The session as a request's is read: the explain request's own headers (-H 'x-claude-code-session-id: …'), else ?session=.
+      const routing = deps.config().routing;
+      const asked = url.searchParams.get('session');
+      const session = !routing.sessions
+        ? undefined
+        : (sessionKeyOf(req.headers, {}, routing.affinityHeader) ??
+          (asked === null || asked === '' ? undefined : { source: 'session query', value: asked }));
+      const previous = url.searchParams.get('previous_response_id');
       const routed = routeRequestFor(
         {
           ...sized,
+          sessionKey: sessionFeature(session),
+          previousResponseId: routing.sessions && previous !== null && previous !== '' ? previous : undefined,
           model,
           group: deps.catalog().groups.get(declared),
           policy: deps.catalog().policies.get(declared),
           tenant: queueTenant,
         },
-        deps.config().routing,
+        routing,
       );
       // endpoint=: judged on the endpoint the request would be sent to (a translation's, where one serves it).
       const translation =

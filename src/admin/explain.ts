@@ -16,6 +16,8 @@ import {
   type PrefixHitFigures,
   type RemoteSiteView,
   type RouteRequest,
+  sessionHash,
+  sessionKeyParts,
 } from '#src/routing/index.ts';
 
 export interface ExplainNode {
@@ -35,6 +37,18 @@ export interface ExplainChoice {
   readonly policy: string;
   readonly node: string;
   readonly reason: string;
+}
+
+/**
+ * The request's session (docs/routing.md, "Sessions"): where its key was read, a hash of it (never
+ * the value), the node its last turn went to, and whether this turn is kept there, moved off it
+ * (the choice's reason says why) or placed by hash.
+ */
+export interface ExplainSession {
+  readonly source: string;
+  readonly key_hash: string;
+  readonly node: string | null;
+  readonly verdict: 'kept' | 'moved' | 'placed';
 }
 
 /** A remote site's verdict ([mesh] only), from the same selection the request path runs. */
@@ -75,6 +89,8 @@ export interface Explanation {
   readonly choice: ExplainChoice | null;
   /** cache-aware: the estimated share of prompt characters routed to a node that held them already; null before any. */
   readonly prefix_hit_rate: number | null;
+  /** The request's session, when it names one (and sessions are kept for its policy). */
+  readonly session?: ExplainSession;
   readonly nodes: readonly ExplainNode[];
   /** [mesh] only: every pinned remote site with its verdict, and the one a forward would go to. */
   readonly sites?: readonly ExplainSite[];
@@ -96,7 +112,26 @@ export interface ExplainQueue {
 }
 
 /** The policies' side of an explanation: their choice, recording nothing, and cache-aware's hits. */
-export type ExplainPolicies = Pick<PolicySet, 'explain' | 'prefixHits'>;
+export type ExplainPolicies = Pick<PolicySet, 'explain' | 'prefixHits'> & Partial<Pick<PolicySet, 'sessionNode'>>;
+
+/** The session part of an explanation: read before the policy's explain, which may forget a stale entry. */
+export function explainSession(
+  req: RouteRequest,
+  remembered: string | undefined,
+  chosen: string | undefined,
+): ExplainSession | undefined {
+  if (req.sessionKey === undefined) return undefined;
+  const { source, value } = sessionKeyParts(req.sessionKey);
+  const verdict = remembered === undefined ? 'placed' : remembered === chosen ? 'kept' : 'moved';
+  return {
+    source,
+    key_hash: sessionHash(req.tenant?.name ?? 'default', value)
+      .toString(16)
+      .padStart(14, '0'),
+    node: remembered ?? null,
+    verdict,
+  };
+}
 
 export function hitRate(hits: PrefixHitFigures): number | null {
   return hits.promptChars === 0 ? null : Math.round((hits.matchedChars / hits.promptChars) * 1000) / 1000;
@@ -125,7 +160,9 @@ export function explainRouting(
 ): Explanation {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
+  const remembered = policies.sessionNode?.(req, snapshot.now);
   const picked = policies.explain(req, kept, snapshot);
+  const session = explainSession(req, remembered, picked?.node.spec.name);
   const scores = new Map(kept.map((view, i) => [view.spec.name, { score: picked?.scores[i], note: picked?.notes?.[i] }]));
   const choice = picked === undefined ? null : { policy: req.policy, node: picked.node.spec.name, reason: picked.reason };
   const nodes = snapshot.nodes.map((view): ExplainNode => {
@@ -174,6 +211,7 @@ export function explainRouting(
     outcome,
     choice,
     prefix_hit_rate,
+    ...(session === undefined ? {} : { session }),
     nodes,
     ...(queue === undefined ? {} : { queue }),
   };

@@ -77,6 +77,9 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     affinityHeader: 'x-session-id',
     affinityPrefixChars: 256,
     affinityEpsilon: 0.25,
+    sessions: true,
+    // Past an agent's think time between turns; a node's prefix cache rarely outlives it anyway.
+    sessionTtlMs: 1_800_000,
     cacheThreshold: 0.5,
     cacheBalanceAbs: 8,
     cacheBalanceRel: 1.5,

@@ -36,6 +36,8 @@ export const routingSchema = table({
     .default(CONFIG_DEFAULTS.routing.affinityHeader),
   affinity_prefix_chars: wholeAtLeastOne.default(CONFIG_DEFAULTS.routing.affinityPrefixChars),
   affinity_epsilon: positiveUpTo(100).default(CONFIG_DEFAULTS.routing.affinityEpsilon),
+  sessions: z.boolean({ error: 'must be true or false' }).default(CONFIG_DEFAULTS.routing.sessions),
+  session_ttl: positiveDurationMs.default(CONFIG_DEFAULTS.routing.sessionTtlMs),
   cache_threshold: numberIn(0, 1).default(CONFIG_DEFAULTS.routing.cacheThreshold),
   cache_balance_abs: z
     .int({ error: 'must be a whole number of at least 0' })
@@ -64,6 +66,8 @@ export const routingSchema = table({
   affinityHeader: routing.affinity_header,
   affinityPrefixChars: routing.affinity_prefix_chars,
   affinityEpsilon: routing.affinity_epsilon,
+  sessions: routing.sessions,
+  sessionTtlMs: routing.session_ttl,
   cacheThreshold: routing.cache_threshold,
   cacheBalanceAbs: routing.cache_balance_abs,
   cacheBalanceRel: routing.cache_balance_rel,

@@ -152,8 +152,12 @@ export interface RoutingConfig {
   readonly affinityHeader: string;
   /** `affinity`: without a header or `user`, the key is a hash of the prompt's first this many characters. */
   readonly affinityPrefixChars: number;
-  /** `affinity`: a node holds at most (1 + this) x the average in-flight requests. */
+  /** `affinity`: a node holds at most (1 + this) x the average in-flight requests (a session's node too). */
   readonly affinityEpsilon: number;
+  /** Keep each session (what agents send: docs/routing.md, "Sessions") on its node; false = no session key is read. */
+  readonly sessions: boolean;
+  /** How long a session, or an answer's id, is remembered after its last use (ms). */
+  readonly sessionTtlMs: number;
   /** `cache-aware`: route by cache when the best prefix match covers more than this fraction. */
   readonly cacheThreshold: number;
   /** `cache-aware`: in-flight spread (max - min) past which load wins over cache... */

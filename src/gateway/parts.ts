@@ -237,6 +237,7 @@ export class GatewayParts {
       admitTenant: this.#parts.admitTenant,
       registry: this.registry,
       sites: this.#parts.sites,
+      learnAnswerNode: (tenant, answerId, node) => this.#policies.learnAnswer(tenant, answerId, node, this.clock.now()),
     });
   }
 

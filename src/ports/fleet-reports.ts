@@ -15,4 +15,9 @@ export interface FleetReports {
   modelVanished(node: string): void;
   /** A node answered an endpoint with a route-level 404 (`said`: its words): it lacks the endpoint until its listing or URL changes. */
   learnLackingEndpoint(node: string, url: string, endpoint: string, said: string): void;
+  /**
+   * A node produced the answer `answerId` for `tenant` (a Responses `resp_…`): a later request naming
+   * it as `previous_response_id` goes back there (routing/policies/sessions.ts). Absent: not learned.
+   */
+  learnAnswerNode?(tenant: string, answerId: string, node: string): void;
 }

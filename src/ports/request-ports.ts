@@ -41,13 +41,31 @@ export interface InThreadOwner {
     | 'modelVanished'
   >;
   readonly sites: SitesPort | undefined;
+  /** Where an answer's node is remembered for `previous_response_id` (the selection policies' session table). */
+  readonly learnAnswerNode?: FleetReports['learnAnswerNode'];
+}
+
+/**
+ * The registry's reports, and the answers' nodes to routing: one FleetReports. Bound, not wrapped:
+ * an answer's reports call the registry directly, through no function of this file.
+ */
+function ownerReports(registry: InThreadOwner['registry'], learnAnswerNode: FleetReports['learnAnswerNode']): FleetReports {
+  if (learnAnswerNode === undefined) return registry;
+  return {
+    learnContext: registry.learnContext.bind(registry),
+    learnTokenRatio: registry.learnTokenRatio.bind(registry),
+    learnDecodeRate: registry.learnDecodeRate.bind(registry),
+    modelVanished: registry.modelVanished.bind(registry),
+    learnLackingEndpoint: registry.learnLackingEndpoint.bind(registry),
+    learnAnswerNode,
+  };
 }
 
 export function inThreadPorts(owner: InThreadOwner): RequestPorts {
   return {
     admission: owner.scheduler,
     fleet: owner.registry,
-    reports: owner.registry,
+    reports: ownerReports(owner.registry, owner.learnAnswerNode),
     tenants: ledgerTenantAdmission(owner.ledger, owner.admitTenant),
     sites: owner.sites,
   };

@@ -30,7 +30,20 @@ export { REQUEST_FEATURES, type FeatureReaders, type RequestFeature, type Reques
 export { cacheAware, type CacheAwarePolicy, type CacheAwareSettings, type PrefixHitFigures } from './policies/cache-aware.ts';
 export { PrefixTree } from './policies/prefix-tree.ts';
 export { pickWeighted } from './policies/weighted.ts';
-export { affinity, loadBound } from './policies/affinity.ts';
+export { affinity, loadBound, rendezvous, specHasher } from './policies/affinity.ts';
+export {
+  decideSession,
+  keepingSessions,
+  learnResponse,
+  rememberedNode,
+  sessionFeature,
+  sessionKeyParts,
+  tenantOf,
+  SESSION_READS,
+  whyNotCandidate,
+  type SessionDecision,
+} from './policies/sessions.ts';
+export { SessionTable, sessionHash, SESSION_TABLE_MAX_ENTRIES } from './policies/session-table.ts';
 export { fnv1a32, mix32 } from './policies/hash.ts';
 export { leastLoaded, loadScore, WAITING_WEIGHT, type LoadScore } from './policies/least-loaded.ts';
 export { wakeCandidates, wakeTarget } from './wake-candidates.ts';

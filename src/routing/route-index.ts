@@ -207,7 +207,14 @@ export class RouteIndex {
 
 /** What the head filters read of a request (model and group): a small copy, not the prompt. */
 function headRequest(req: RouteRequest): RouteRequest {
-  return { ...req, triedNodes: NO_TRIED_NODES, promptPrefix: undefined, affinityKey: undefined };
+  return {
+    ...req,
+    triedNodes: NO_TRIED_NODES,
+    promptPrefix: undefined,
+    affinityKey: undefined,
+    sessionKey: undefined,
+    previousResponseId: undefined,
+  };
 }
 
 function derived(slots: readonly NodeSlot[], shape: Shape): { plan: EntryPlan; prefix: IndexedPrefix } {

@@ -38,6 +38,13 @@ export interface RouteRequest {
   readonly policy: PolicyName;
   /** What the `affinity` policy hashes (a session header, the `user` field or the prompt's start); absent = none. */
   readonly affinityKey?: string | undefined;
+  /**
+   * The session the request belongs to, as `source\nvalue` (policies/sessions.ts: what agents send,
+   * e.g. Claude Code's `x-claude-code-session-id`); absent = a plain request, or `[routing] sessions = false`.
+   */
+  readonly sessionKey?: string | undefined;
+  /** The body's `previous_response_id` (OpenAI Responses): the answer whose node holds the conversation; absent = none. */
+  readonly previousResponseId?: string | undefined;
   /** What the `cache-aware` policy matches: the prompt's text from its start; absent = none. */
   readonly promptPrefix?: string | undefined;
   /** The tenant the request is admitted as; absent = the open `default` tenant (standard, weight 1). */

@@ -24,6 +24,9 @@ export interface RequestFacts {
   readonly policy?: PolicyName | undefined;
   /** The `affinity` policy's key, when the request has one. */
   readonly affinityKey?: string | undefined;
+  /** The request's session (`source\nvalue`) and its `previous_response_id`, for the sessions kept in front of the policy. */
+  readonly sessionKey?: string | undefined;
+  readonly previousResponseId?: string | undefined;
   /** The prompt's start, for the `cache-aware` policy. */
   readonly promptPrefix?: string | undefined;
   /** The tenant the request is admitted as (its queue class and weight); absent = the open `default`. */
@@ -46,6 +49,8 @@ export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings, 
   if (facts.minPromptTokens !== undefined) req.minPromptTokens = facts.minPromptTokens;
   if (facts.affinityKey !== undefined) req.affinityKey = facts.affinityKey;
   if (facts.promptPrefix !== undefined) req.promptPrefix = facts.promptPrefix;
+  if (facts.sessionKey !== undefined) req.sessionKey = facts.sessionKey;
+  if (facts.previousResponseId !== undefined) req.previousResponseId = facts.previousResponseId;
   if (facts.tenant !== undefined) req.tenant = facts.tenant;
   if (endpoint !== undefined) req.endpoint = endpoint;
   return req;

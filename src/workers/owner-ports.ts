@@ -30,6 +30,7 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
       learnDecodeRate: (node, url, model, sample) => send({ t: 'learn-decode', node, url, model, sample }),
       modelVanished: (node) => send({ t: 'vanished', node }),
       learnLackingEndpoint: (node, url, endpoint, said) => send({ t: 'learn-endpoint', node, url, endpoint, said }),
+      learnAnswerNode: (tenant, answerId, node) => send({ t: 'learn-answer', tenant, answerId, node }),
     },
     receive(message) {
       switch (message.t) {

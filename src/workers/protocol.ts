@@ -124,6 +124,8 @@ export type WorkerMessage =
       readonly sample: DecodeSample;
     }
   | { readonly t: 'vanished'; readonly node: string }
+  /** A node produced a Responses answer: routing remembers it for `previous_response_id`. */
+  | { readonly t: 'learn-answer'; readonly tenant: string; readonly answerId: string; readonly node: string }
   | {
       readonly t: 'learn-endpoint';
       readonly node: string;

@@ -113,6 +113,8 @@ export function startLink(
         return options.reports.modelVanished(message.node);
       case 'learn-endpoint':
         return options.reports.learnLackingEndpoint(message.node, message.url, message.endpoint, message.said);
+      case 'learn-answer':
+        return options.reports.learnAnswerNode?.(message.tenant, message.answerId, message.node);
       case 'log':
         return void options.logger[message.level]({ ...message.fields }, message.message);
       case 'figures':

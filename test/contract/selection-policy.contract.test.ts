@@ -178,6 +178,8 @@ for (const name of POLICY_NAMES) {
       const declared = (i: number): RequestFeatures => ({
         affinityKey: `k${i % 7}`,
         promptPrefix: `prompt ${i % 3} of the same opening`,
+        sessionKey: `x-session-affinity\nsession ${i % 5}`,
+        previousResponseId: `resp_${i % 4}`,
       });
       const picks = (features: (i: number) => RequestFeatures): string[] => {
         const policy = fresh(name, 5);
@@ -208,7 +210,12 @@ for (const name of POLICY_NAMES) {
         calls.push(feature);
         return `${feature}-value`;
       };
-      const features = requestFeaturesFor(name, { affinityKey: reader('affinityKey'), promptPrefix: reader('promptPrefix') });
+      const features = requestFeaturesFor(name, {
+        affinityKey: reader('affinityKey'),
+        promptPrefix: reader('promptPrefix'),
+        sessionKey: reader('sessionKey'),
+        previousResponseId: reader('previousResponseId'),
+      });
       assert.deepEqual([...calls].sort(), [...POLICIES[name].reads].sort());
       assert.deepEqual(Object.keys(features).sort(), [...POLICIES[name].reads].sort());
       for (const feature of POLICIES[name].reads) assert.equal(features[feature], `${feature}-value`);

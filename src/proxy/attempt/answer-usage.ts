@@ -18,6 +18,8 @@ export interface AnswerUsage {
   readonly counted: 'usage' | 'seen' | 'estimated';
   /** An estimate's basis: `decode_rate` (the node's learned rate over the time it had the request), or `prompt` alone (no rate known). */
   readonly basis?: 'decode_rate' | 'prompt' | undefined;
+  /** A Responses answer's id (`resp_…`), when it stated one: routing remembers its node for `previous_response_id`. */
+  readonly answerId?: string | undefined;
 }
 
 /** How a read answer ended: complete, or cut short (the client left, the node broke off, the total timeout). */

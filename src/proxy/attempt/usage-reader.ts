@@ -11,6 +11,8 @@ import type { AnswerEnd, AnswerUsage } from './answer-usage.ts';
 export interface StatedUsage {
   readonly promptTokens: number | undefined;
   readonly completionTokens: number | undefined;
+  /** A Responses answer's id (`resp_…`), stated with its usage: what a later `previous_response_id` names. */
+  readonly answerId?: string | undefined;
 }
 
 type Reader = (value: Readonly<Record<string, unknown>>) => StatedUsage | undefined;
@@ -69,13 +71,20 @@ function ollamaNative(value: Readonly<Record<string, unknown>>): StatedUsage | u
   return { promptTokens: prompt, completionTokens: completion ?? (value.done === true ? 0 : undefined) };
 }
 
+/** A Responses answer (`object: "response"`) with its id: the usage and the id together. */
+function withAnswerId(stated: StatedUsage | undefined, response: Readonly<Record<string, unknown>>): StatedUsage | undefined {
+  if (stated === undefined || response.object !== 'response' || typeof response.id !== 'string' || response.id === '')
+    return stated;
+  return { promptTokens: stated.promptTokens, completionTokens: stated.completionTokens, answerId: response.id.slice(0, 512) };
+}
+
 /** The dialects, first match wins within one value. */
 const READERS: readonly Reader[] = [
   // OpenAI, vLLM, SGLang, Ollama, llama.cpp: a JSON answer, or a stream's usage chunk; the Responses
-  // API's and Anthropic's JSON answers, and Anthropic's `message_delta` event.
-  (value) => usageObject(value.usage),
-  // The Responses API's stream: `response.completed` (or `.incomplete`, `.failed`) carries the response.
-  (value) => (isRecord(value.response) ? usageObject(value.response.usage) : undefined),
+  // API's (with its id) and Anthropic's JSON answers, and Anthropic's `message_delta` event.
+  (value) => withAnswerId(usageObject(value.usage), value),
+  // The Responses API's stream: `response.completed` (or `.incomplete`, `.failed`) carries the response, with its id.
+  (value) => (isRecord(value.response) ? withAnswerId(usageObject(value.response.usage), value.response) : undefined),
   // Anthropic's stream: `message_start` carries the message, with the input count.
   (value) => (isRecord(value.message) ? usageObject(value.message.usage) : undefined),
   // llama-server's chat stream, unasked: `timings` on the finish chunk.
@@ -98,15 +107,16 @@ export function statedUsage(value: unknown): StatedUsage | undefined {
 /** What a whole answer (one parsed JSON body) states it used: the tally of that one value, with no tally kept. */
 export function wholeAnswerUsage(value: unknown): AnswerUsage | undefined {
   const stated = statedUsage(value);
-  return stated === undefined
-    ? undefined
-    : { promptTokens: stated.promptTokens, completionTokens: stated.completionTokens, counted: 'usage' };
+  if (stated === undefined) return undefined;
+  const usage: AnswerUsage = { promptTokens: stated.promptTokens, completionTokens: stated.completionTokens, counted: 'usage' };
+  return stated.answerId === undefined ? usage : { ...usage, answerId: stated.answerId };
 }
 
 /** Folds what the values of one answer state, in order: a later statement of a field wins. */
 export class UsageTally {
   #prompt: number | undefined;
   #completion: number | undefined;
+  #answerId: string | undefined;
   #stated = false;
 
   add(value: unknown): void {
@@ -115,6 +125,7 @@ export class UsageTally {
     this.#stated = true;
     this.#prompt = stated.promptTokens ?? this.#prompt;
     this.#completion = stated.completionTokens ?? this.#completion;
+    if (stated.answerId !== undefined) this.#answerId = stated.answerId;
   }
 
   get stated(): boolean {
@@ -131,6 +142,11 @@ export class UsageTally {
    * count (which overcounts where a dialect repeats the text in a closing event).
    */
   usage(relayed: number | undefined, end: AnswerEnd): AnswerUsage | undefined {
+    const usage = this.#figures(relayed, end);
+    return usage === undefined || this.#answerId === undefined ? usage : { ...usage, answerId: this.#answerId };
+  }
+
+  #figures(relayed: number | undefined, end: AnswerEnd): AnswerUsage | undefined {
     if (!this.#stated)
       return relayed === undefined ? undefined : { promptTokens: undefined, completionTokens: relayed, counted: 'seen' };
     const reported = this.#completion;

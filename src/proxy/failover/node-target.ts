@@ -10,7 +10,7 @@ import type { RouteNote, RoutingSpan } from '#src/core/tracing.ts';
 import { answersMedia, TRAITS_BY_PATH, nodePathPrefix } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { AdmissionPort, FleetReports } from '#src/ports/index.ts';
-import { mayTruncateAt, type RouteRequest, type RouteSummary } from '#src/routing/index.ts';
+import { mayTruncateAt, tenantOf, type RouteRequest, type RouteSummary } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { judgeNodeAttempt } from './attempt-feedback.ts';
@@ -256,6 +256,9 @@ class NodeTarget implements Target {
       deps.reports.learnLackingEndpoint(node.name, node.url, endpoint, feedback.lacksEndpoint);
     if (outcome.kind === 'delivered' && outcome.status === 200 && outcome.usage?.counted === 'usage') {
       learnFromAnswer(deps.reports, view, { endpoint, model: resolved.model, json: resolved.json }, outcome.usage.promptTokens);
+      // A Responses answer's id: a later previous_response_id naming it comes back to this node.
+      const answerId = outcome.usage.answerId;
+      if (answerId !== undefined) deps.reports.learnAnswerNode?.(tenantOf(routeRequest), answerId, node.name);
     }
     const lesson = speedLesson(outcome, requestedChoices(endpoint, resolved.json));
     if (lesson !== undefined) deps.reports.learnDecodeRate(node.name, node.url, resolved.model, lesson);

@@ -164,6 +164,8 @@ export function routeFacts(req: IncomingMessage, r: RequestOf, bounds: PromptBou
     policy,
     affinityKey: features?.affinityKey,
     promptPrefix: features?.promptPrefix,
+    sessionKey: features?.sessionKey,
+    previousResponseId: features?.previousResponseId,
     tenant: caller.queue,
   };
 }

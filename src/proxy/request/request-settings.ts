@@ -33,6 +33,7 @@ export function requestSettings(config: GatewayConfig): RequestSettings {
     policy: routing.policy,
     affinityHeader: routing.affinityHeader,
     affinityPrefixChars: routing.affinityPrefixChars,
+    sessions: routing.sessions,
     cachePromptChars: routing.cachePromptChars,
     completionReserveTokens: routing.completionReserveTokens,
     tokenizeTimeoutMs: routing.tokenizeTimeoutMs,

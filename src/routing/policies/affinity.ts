@@ -7,6 +7,7 @@
 // O(candidates) per decision; node-name hashes are cached per (frozen) spec.
 
 import type { NodeSpec } from '#src/config/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
 import { fnv1a32, mix32 } from './hash.ts';
 import { inFlights, pickLowest } from './least-in-flight.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
@@ -20,9 +21,10 @@ export function loadBound(totalInFlight: number, candidates: number, epsilon: nu
   return Math.ceil(((1 + epsilon) * (totalInFlight + 1)) / Math.max(1, candidates));
 }
 
-export function affinity(context: PolicyContext): SelectionPolicy {
+/** Each node name's hash, cached per (frozen) spec. */
+export function specHasher(): (spec: NodeSpec) => number {
   const nameHashes = new WeakMap<NodeSpec, number>();
-  const nameHash = (spec: NodeSpec): number => {
+  return (spec) => {
     let hash = nameHashes.get(spec);
     if (hash === undefined) {
       hash = fnv1a32(spec.name);
@@ -30,6 +32,47 @@ export function affinity(context: PolicyContext): SelectionPolicy {
     }
     return hash;
   };
+}
+
+/** Pure: a key's rendezvous pick among the candidates under `bound`; its home is the highest weight whatever the load. */
+export interface RendezvousPick {
+  /** The highest-weight candidate under the bound (-1: none). */
+  readonly best: number;
+  /** The highest-weight candidate. */
+  readonly home: number;
+  /** Lower is better: a node under the bound scores minus its weight (0..1), a full one 1 + its load share. */
+  readonly scores: number[];
+}
+
+export function rendezvous(
+  keyHash: number,
+  candidates: readonly NodeView[],
+  loads: readonly number[],
+  bound: number,
+  nameHash: (spec: NodeSpec) => number,
+): RendezvousPick {
+  let best = -1;
+  let home = -1;
+  let bestWeight = -1;
+  let homeWeight = -1;
+  const scores = candidates.map((node, i) => {
+    const weight = mix32(keyHash, nameHash(node.spec));
+    const load = loads[i] ?? 0;
+    if (weight > homeWeight) {
+      homeWeight = weight;
+      home = i;
+    }
+    if (load < bound && weight > bestWeight) {
+      bestWeight = weight;
+      best = i;
+    }
+    return load < bound ? -weight / 4_294_967_296 : 1 + load / bound;
+  });
+  return { best, home, scores };
+}
+
+export function affinity(context: PolicyContext): SelectionPolicy {
+  const nameHash = specHasher();
   let turn = 0;
   return {
     name: 'affinity',
@@ -50,25 +93,7 @@ export function affinity(context: PolicyContext): SelectionPolicy {
         candidates.length,
         context.affinityEpsilon(),
       );
-      const keyHash = fnv1a32(key);
-      let best = -1;
-      let home = -1;
-      let bestWeight = -1;
-      let homeWeight = -1;
-      // Lower is better: a node under the bound scores minus its weight (0..1), a full one 1 + its load share.
-      const scores = candidates.map((node, i) => {
-        const weight = mix32(keyHash, nameHash(node.spec));
-        const load = loads[i] ?? 0;
-        if (weight > homeWeight) {
-          homeWeight = weight;
-          home = i;
-        }
-        if (load < bound && weight > bestWeight) {
-          bestWeight = weight;
-          best = i;
-        }
-        return load < bound ? -weight / 4_294_967_296 : 1 + load / bound;
-      });
+      const { best, home, scores } = rendezvous(fnv1a32(key), candidates, loads, bound, nameHash);
       const node = candidates[best];
       if (node === undefined) return undefined;
       const reason = best === home ? `key home node (bound ${bound})` : `key home node full (bound ${bound}), next by hash`;

@@ -1,8 +1,9 @@
 // Pure 32-bit hashes for key-based policies: FNV-1a over a string, and a finaliser (murmur3's
 // fmix32) that mixes two hashes into one evenly spread value.
 
-export function fnv1a32(text: string): number {
-  let hash = 0x811c9dc5;
+/** `basis`: FNV's offset basis; another one gives an independent hash of the same text. */
+export function fnv1a32(text: string, basis = 0x811c9dc5): number {
+  let hash = basis;
   for (let i = 0; i < text.length; i += 1) {
     hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);

@@ -11,6 +11,7 @@ import { leastLoaded, LEAST_LOADED_READS } from './least-loaded.ts';
 import { readFeatures, type FeatureReaders, type RequestFeature, type RequestFeatures } from './request-features.ts';
 import { roundRobin, ROUND_ROBIN_READS } from './round-robin.ts';
 import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
+import { keepingSessions, learnResponse, rememberedNode, withSessionReads } from './sessions.ts';
 import { weighted, WEIGHTED_READS } from './weighted.ts';
 
 export type PolicyFactory = (context: PolicyContext) => SelectionPolicy;
@@ -21,11 +22,25 @@ export interface PolicyEntry {
   readonly create: PolicyFactory;
 }
 
+// The load-balancing policies keep sessions on their node in front of their own choice
+// (sessions.ts); affinity and cache-aware route by their own key.
 export const POLICIES: Readonly<Record<PolicyName, PolicyEntry>> = Object.freeze({
-  'least-loaded': { reads: LEAST_LOADED_READS, create: (context: PolicyContext) => leastLoaded(context) },
-  'least-in-flight': { reads: LEAST_IN_FLIGHT_READS, create: () => leastInFlight() },
-  'round-robin': { reads: ROUND_ROBIN_READS, create: () => roundRobin() },
-  weighted: { reads: WEIGHTED_READS, create: (context: PolicyContext) => weighted(context) },
+  'least-loaded': {
+    reads: withSessionReads(LEAST_LOADED_READS),
+    create: (context: PolicyContext) => keepingSessions(() => leastLoaded(context), context),
+  },
+  'least-in-flight': {
+    reads: withSessionReads(LEAST_IN_FLIGHT_READS),
+    create: (context: PolicyContext) => keepingSessions(() => leastInFlight(), context),
+  },
+  'round-robin': {
+    reads: withSessionReads(ROUND_ROBIN_READS),
+    create: (context: PolicyContext) => keepingSessions(() => roundRobin(), context),
+  },
+  weighted: {
+    reads: withSessionReads(WEIGHTED_READS),
+    create: (context: PolicyContext) => keepingSessions(() => weighted(context), context),
+  },
   affinity: { reads: AFFINITY_READS, create: (context: PolicyContext) => affinity(context) },
   'cache-aware': { reads: CACHE_AWARE_READS, create: (context: PolicyContext) => cacheAware(context) },
 });
@@ -47,6 +62,10 @@ export interface PolicySet extends SelectionPolicy {
   explain(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): PolicyChoice | undefined;
   /** cache-aware's estimated prefix hits so far (zero while no model uses it). */
   prefixHits(): PrefixHitFigures;
+  /** The node a request's session is remembered on, if any (explain). */
+  sessionNode(req: RouteRequest, now: number): string | undefined;
+  /** `node` produced the answer `answerId` for `tenant`: a `previous_response_id` naming it goes back there. */
+  learnAnswer(tenant: string, answerId: string, node: string, now: number): void;
 }
 
 /**
@@ -77,5 +96,7 @@ export function policyPerRequest(context: PolicyContext): PolicySet {
       return createPolicy(req.policy, context).choose(req, candidates, snapshot);
     },
     prefixHits: () => cache.hits(),
+    sessionNode: (req, now) => rememberedNode(req, context, now),
+    learnAnswer: (tenant, answerId, node, now) => learnResponse(context, tenant, answerId, node, now),
   };
 }

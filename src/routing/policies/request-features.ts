@@ -6,7 +6,7 @@
 import type { RouteRequest } from '../route-request.ts';
 
 /** Every feature a policy may read; each is a string field of RouteRequest. */
-export const REQUEST_FEATURES = ['affinityKey', 'promptPrefix'] as const;
+export const REQUEST_FEATURES = ['affinityKey', 'promptPrefix', 'sessionKey', 'previousResponseId'] as const;
 export type RequestFeature = (typeof REQUEST_FEATURES)[number];
 
 /** The features computed for one request: only those its policy reads are present. */

@@ -5,6 +5,7 @@
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouteRequest } from '../route-request.ts';
 import type { RequestFeature } from './request-features.ts';
+import type { SessionTable } from './session-table.ts';
 
 /** One policy's pick, with why: the reason goes to the `x-switchyard-route` header and explain. */
 export interface PolicyChoice {
@@ -62,6 +63,10 @@ export interface PolicyContext {
   readonly loadStaleAfterMs: () => number;
   /** The `affinity` load bound's slack: a node holds at most (1 + epsilon) x the average in flight. */
   readonly affinityEpsilon: () => number;
+  /** Where each session's last turn went and which node produced each answer: one table per gateway (sessions.ts). */
+  readonly sessions: SessionTable;
+  /** `[routing] session_ttl`: how long a session (or an answer's id) is remembered after its last use, ms. */
+  readonly sessionTtlMs: () => number;
   /** `cache-aware`'s thresholds and bounds (the tree's size is read once, when the policy is built). */
   readonly cacheAware: () => CacheAwareSettings;
 }

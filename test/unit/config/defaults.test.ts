@@ -49,6 +49,8 @@ test('defaults are the documented values', () => {
       affinityHeader: 'x-session-id',
       affinityPrefixChars: 256,
       affinityEpsilon: 0.25,
+      sessions: true,
+      sessionTtlMs: 1_800_000,
       cacheThreshold: 0.5,
       cacheBalanceAbs: 8,
       cacheBalanceRel: 1.5,

@@ -281,3 +281,21 @@ test("UsageWatch: an Anthropic stream cut after its opening event is charged the
     );
   assert.deepEqual(watch.usage('cut'), { promptTokens: 31, completionTokens: 6, counted: 'seen' });
 });
+
+test("a Responses answer's id comes with its usage, whole or from a stream's response.completed; no other dialect has one", () => {
+  const usage = { input_tokens: 4, output_tokens: 2, total_tokens: 6 };
+  assert.equal(statedUsage({ id: 'resp_1', object: 'response', usage })?.answerId, 'resp_1');
+  assert.equal(
+    statedUsage({ type: 'response.completed', response: { id: 'resp_2', object: 'response', usage } })?.answerId,
+    'resp_2',
+  );
+  assert.equal(statedUsage({ id: 'chatcmpl-1', object: 'chat.completion', usage: { prompt_tokens: 1 } })?.answerId, undefined);
+  assert.equal(statedUsage({ id: 'msg_1', type: 'message', usage })?.answerId, undefined);
+  const tally = new UsageTally();
+  tally.add({ type: 'response.created', response: { id: 'resp_3', object: 'response', usage: null } });
+  tally.add({ type: 'response.completed', response: { id: 'resp_3', object: 'response', usage } });
+  assert.equal(tally.usage(2, 'whole')?.answerId, 'resp_3');
+  const plain = new UsageTally();
+  plain.add({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 1 } });
+  assert.equal('answerId' in (plain.usage(1, 'whole') ?? {}), false, 'a chat answer carries no id field at all');
+});
