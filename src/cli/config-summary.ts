@@ -108,6 +108,7 @@ function describeUpstream(upstream: GatewayConfig['upstream']): string {
   return (
     `upstream: connect timeout ${formatDurationMs(upstream.connectTimeoutMs)}, ` +
     `headers timeout ${formatDurationMs(upstream.headersTimeoutMs)}, body idle timeout ${formatDurationMs(upstream.bodyIdleTimeoutMs)}, ` +
+    `first-token deadline ${upstream.firstTokenTimeoutMs === 0 ? 'off' : formatDurationMs(upstream.firstTokenTimeoutMs)}, ` +
     `eject after ${plural(upstream.ejectAfterFailures, 'failure')} for ${formatDurationMs(upstream.ejectForMs)}, ` +
     `${upstream.maxConnections} connections a node`
   );

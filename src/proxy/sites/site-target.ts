@@ -25,6 +25,7 @@ import type { NextTarget, RequestAsk, TargetSource } from '../failover/failover-
 import { siteExclusionsAfter, type FailoverState } from '../failover/failover-state.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { upstreamRequestHeaders } from '../http/hop-headers.ts';
+import { errorDialectFor } from '../http/error-dialect.ts';
 import { promptText, typicalTokens } from '../request/prompt-size.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import type { SiteVerdicts } from '../refusal/refusal-answer.ts';
@@ -218,6 +219,8 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
         passOnErrors: false,
         anyMedia: answersMedia(ask.endpoint),
         headersTimeoutMs: undefined,
+        // A site's stream that breaks after the client had bytes ends with the client API's terminal error event.
+        errorDialect: errorDialectFor(ask.endpoint),
         ...asked,
       };
       return { kind: 'send', call };

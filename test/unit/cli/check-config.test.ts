@@ -49,7 +49,7 @@ describe('runCheckConfig', () => {
     assert.match(out, /llama-3\.1-8b {2}\(aliases llama3, default-chat\)/);
     assert.match(out, /health: every 5s, timeout 2s, dead after 3 failed probes/);
     assert.match(out, /discovery: every 10s, timeout 5s, max body 4MiB, miss wait 0s, miss cooldown 2s/);
-    assert.match(out, /upstream: connect timeout 5s, headers timeout 5m, body idle timeout 5m/);
+    assert.match(out, /upstream: connect timeout 5s, headers timeout 5m, body idle timeout 5m, first-token deadline 2m,/);
   });
 
   test('prints every problem and a count to stderr and returns 1', async () => {
