@@ -59,16 +59,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     reason: 'cluster’s leader lease is the mesh’s publish gate: one replica publishes the site (arrow cluster → mesh)',
   },
   {
-    from: 'ports/',
-    feature: 'tenants',
-    reason: 'the admission port carries tenant admissions to the request plane (the request-plane seam turns it into a gate)',
-  },
-  {
-    from: 'ports/',
-    feature: 'mesh',
-    reason: 'the sites port is the mesh’s link (the request-plane seam makes sites a target source)',
-  },
-  {
     from: 'proxy/inference/',
     feature: 'mesh',
     reason:
@@ -89,16 +79,6 @@ const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; re
     feature: 'tenants',
     reason:
       'a forward is admitted as its site’s tenant ([[mesh.sites]] tenant): the mesh’s request half asks the tenants’ callers, and reads a caller’s site scope under the tenants’ key (CALLER_TENANT)',
-  },
-  {
-    from: 'workers/',
-    feature: 'tenants',
-    reason: 'worker messages carry tenant admissions to the owner’s ledger and back',
-  },
-  {
-    from: 'workers/',
-    feature: 'mesh',
-    reason: 'worker messages mirror the remote sites, the site key and the replay claims',
   },
   { from: 'cli/', feature: 'mesh', reason: '`switchyard keygen` writes a site key file' },
 ];

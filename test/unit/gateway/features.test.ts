@@ -33,7 +33,7 @@ function host(current: GatewayConfig): FeatureHost {
     proxyEvents: new EventBus<ProxyEvents>(() => undefined),
     scheduler: () => assert.fail('the scheduler is not read while the list is built'),
     refresh: () => Promise.resolve(),
-    spans: () => undefined,
+    planeFigures: () => [],
   };
 }
 
@@ -64,7 +64,7 @@ test('a config with no optional section: tenants, model management and the reque
       'admitTenant',
       'wakeSender',
       'tracer',
-      'meshFeed',
+      'dashboardSites',
     ];
     for (const name of absent) assert.equal(partNames(features).includes(name), false, name);
   });
@@ -77,7 +77,7 @@ test('[tracing], [mesh] and [cluster] each add their feature, in the order they 
       ['tenants', 'models', 'request-log', 'tracing', 'mesh', 'cluster'],
     );
     const parts = partNames(features);
-    for (const name of ['sites', 'workersMesh', 'wrapAdmission', 'admitTenant', 'wakeSender', 'tracer', 'meshFeed'])
+    for (const name of ['sites', 'workersMesh', 'wrapAdmission', 'admitTenant', 'wakeSender', 'tracer', 'dashboardSites'])
       assert.ok(parts.includes(name), name);
     // No part name is given twice: [cluster]'s site-wide tenants report over the tenants' own is an
     // admin view of the same path (adminViews; the last test), the one place a later feature's wins.
