@@ -12,7 +12,14 @@ import type { ListenAddress } from '#src/config/types.ts';
 import { MESH_OPEN_TO_CLIENTS, meshOpenToClients } from '#src/config/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { ActiveRequests, urlOf, type EndpointTable } from '#src/proxy/index.ts';
-import { buildRequestPlane, drainServers, listenOn, type PlaneLog, type RequestPlane } from '#src/plane/index.ts';
+import {
+  buildRequestPlane,
+  drainServers,
+  listenOn,
+  unreachableSites,
+  type PlaneLog,
+  type RequestPlane,
+} from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
 import type { UsageStopOutcome } from '#src/gateway/features.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
@@ -95,7 +102,7 @@ export class Gateway {
     parts.attachPlane({ figures: () => [plane.figures()], reloaded: () => plane.reconfigure(parts.config()) });
     const admin = parts.adminTable({
       activeRequests: () => plane.figures().activeRequests + ownActive.count(),
-      unreachableSites: () => plane.remote?.reachability.unreachable() ?? new Map(),
+      unreachableSites: () => unreachableSites(plane.parts),
     });
     const ownListener = options.config.admin.listen;
     const mainHealth = parts.mainListenerHealth();
@@ -174,8 +181,8 @@ export class Gateway {
     gateway.#parts.startLoops();
     try {
       await gateway.#parts.startFeatures();
-      // The workers get the key now rather than at their next sync (until then they cannot sign a forward).
-      if (gateway.#hosting.kind === 'workers') gateway.#hosting.workers.syncMesh();
+      // The workers get what the started features hold now rather than at their next sync ([mesh]: until the key comes they cannot sign a forward).
+      if (gateway.#hosting.kind === 'workers') gateway.#hosting.workers.syncFeatures();
     } catch (error) {
       await gateway.close();
       throw error;

@@ -101,6 +101,18 @@ export interface SpanFigures {
   readonly failed: number;
 }
 
+/** Every host's span figures summed; undefined = no host traces. */
+export function sumSpanFigures(all: readonly SpanFigures[]): SpanFigures | undefined {
+  let sum: SpanFigures | undefined;
+  for (const spans of all)
+    sum = {
+      exported: (sum?.exported ?? 0) + spans.exported,
+      dropped: (sum?.dropped ?? 0) + spans.dropped,
+      failed: (sum?.failed ?? 0) + spans.failed,
+    };
+  return sum;
+}
+
 export interface RequestTracer {
   request(start: RequestSpanStart): RequestSpan;
   figures(): SpanFigures;

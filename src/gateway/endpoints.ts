@@ -5,7 +5,6 @@ import { adminEndpoints, explainRemote, runtimeView, statusHealthEndpoint, type 
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { EndpointTable, PoolFigures } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
-import type { SitesPort } from '#src/ports/index.ts';
 import type { WorkerStatus } from '#src/workers/index.ts';
 
 export interface ListenerFigures {
@@ -25,7 +24,7 @@ export interface AdminParts extends Pick<
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
   readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
   /** [mesh]: the link to the other sites (explain lists them); undefined = alone. */
-  readonly link: SitesPort | undefined;
+  readonly link: Parameters<typeof explainRemote>[0];
   readonly reload: AdminDeps['commands']['reload'];
   readonly wake: AdminDeps['commands']['wake'];
   readonly upstream: () => Record<string, PoolFigures>;

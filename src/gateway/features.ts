@@ -15,17 +15,22 @@ import type { RequestTracer } from '#src/core/tracing.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeRegistry, RegistryEvents, WakeDelivery } from '#src/nodes/index.ts';
 import type { WakeSpec } from '#src/config/types.ts';
-import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { PoolFigures, ProxyEvents } from '#src/proxy/index.ts';
+import { sumPoolFigures } from '#src/workers/index.ts';
+import { sitesFiguresOf, spansOf } from '#src/plane/index.ts';
 import type { Scheduler, SwitchModels } from '#src/scheduler/index.ts';
 import type { StateWriteFaults } from '#src/state/index.ts';
-import type { SpanFigures } from '#src/core/tracing.ts';
 import type { AdminDeps, DashboardMesh } from '#src/admin/index.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
-import type { SitesPort, TenantAdmissionPort } from '#src/ports/index.ts';
-import type { RequestWorkersOptions } from '#src/workers/index.ts';
 import { ModelsFeature } from '#src/nodes/models/models-feature.ts';
 import { TenantsFeature } from '#src/tenants/tenants-feature.ts';
-import type { TenantLedger } from '#src/tenants/index.ts';
+import {
+  ledgerTenantAdmission,
+  TENANT_ADMISSION,
+  tenantsOwnerSide,
+  type TenantAdmissionPort,
+  type TenantLedger,
+} from '#src/tenants/index.ts';
 import type { UsageStopOutcome } from '#src/tenants/usage-part.ts';
 import { RequestLogFeature } from '#src/logs/request-log-feature.ts';
 import { TracingFeature } from '#src/tracing/tracing-feature.ts';
@@ -33,7 +38,10 @@ import type { TracerHost } from '#src/tracing/index.ts';
 import { ClusterFeature } from '#src/cluster/cluster-feature.ts';
 import { MeshFeature } from '#src/mesh/mesh-feature.ts';
 import type { MeshOptions } from '#src/mesh/mesh-options.ts';
-import type { MeshLink } from '#src/mesh/forwarding/index.ts';
+import { SITES_PORT, type MeshLink } from '#src/mesh/forwarding/index.ts';
+import { meshOwnerSide, type WorkersMeshSource } from '#src/mesh/crossing/index.ts';
+import type { OwnerSide } from '#src/core/cross-thread.ts';
+import type { Parts, PartKey } from '#src/core/part-key.ts';
 
 export type { MeshOptions, UsageStopOutcome };
 
@@ -59,16 +67,16 @@ export interface FeatureParts {
   /** Every pinned remote site ([mesh]): model labels count their models as known. */
   readonly remoteSites: () => readonly RemoteSiteView[];
   /** The dashboard's site events and Sites view ([mesh]). */
-  readonly meshFeed: DashboardMesh;
+  readonly dashboardSites: DashboardMesh;
   // The request plane's ports.
   /** The limits ledger every tenant admission is judged by (tenants). */
   readonly ledger: TenantLedger;
   /** Tenant admission counted across replicas ([cluster]). */
   readonly admitTenant: TenantAdmissionPort['admitTenant'];
   /** The link to the other sites ([mesh]). */
-  readonly sites: SitesPort | undefined;
+  readonly sites: MeshLink | undefined;
   /** What request workers forward and verify with ([mesh]). */
-  readonly workersMesh: RequestWorkersOptions['mesh'];
+  readonly workersMesh: WorkersMeshSource | undefined;
   /** The tracer of a request plane hosted in this thread ([tracing]). */
   readonly tracer: (host: TracerHost) => Promise<RequestTracer | undefined>;
   // The admin routes' sources.
@@ -108,8 +116,8 @@ export interface FeatureHost {
   readonly scheduler: () => Scheduler;
   /** Listings of these nodes asked now (no cool-down); settles once they are applied. */
   readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
-  /** Every request plane host's trace spans, summed. */
-  readonly spans: () => SpanFigures | undefined;
+  /** One feature's figures of every request plane host (each feature's by its name: request-features.ts). */
+  readonly planeFigures: (name: string) => readonly unknown[];
 }
 
 /** The features `config` enables, in the order they start. */
@@ -176,6 +184,49 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
           link: options.mesh,
           publishGate: config.mesh === undefined ? undefined : cluster?.publishGate(),
         });
-  const tracing = config.tracing === undefined ? undefined : new TracingFeature(config.tracing, host.spans);
+  const tracing = config.tracing === undefined ? undefined : new TracingFeature(config.tracing, () => spansOf(host.planeFigures));
   return [tenants, models, requestLog, tracing, mesh, cluster].filter((feature) => feature !== undefined);
+}
+
+/**
+ * The features' ports of a request plane hosted in this thread, each under its feature's key: the
+ * tenants' admission (the ledger, or [cluster]'s count across replicas) and the mesh's sites link.
+ */
+export function inThreadFeaturePorts(parts: Partial<FeatureParts>): Parts {
+  const ports = new Map<PartKey<unknown>, unknown>([
+    [TENANT_ADMISSION, ledgerTenantAdmission(needed(parts, 'ledger'), parts.admitTenant)],
+  ]);
+  if (parts.sites !== undefined) ports.set(SITES_PORT, parts.sites);
+  return ports;
+}
+
+/**
+ * The owner's sides of the features' crossings to request workers (core/cross-thread.ts): the
+ * tenants' ledger desk (every worker's tenants judged by the one ledger, or [cluster]'s count) and,
+ * with [mesh], the mirror of the sites, the site key and the one replay memory.
+ */
+export function ownerSides(parts: Partial<FeatureParts>): readonly OwnerSide[] {
+  const tenants = tenantsOwnerSide(needed(parts, 'ledger'), parts.admitTenant);
+  return parts.workersMesh === undefined ? [tenants] : [tenants, meshOwnerSide(parts.workersMesh)];
+}
+
+/** A part every gateway has (the tenants' ledger): its absence is a broken feature list, said at start. */
+export function needed<K extends keyof FeatureParts>(parts: Partial<FeatureParts>, name: K): FeatureParts[K] {
+  const part = parts[name];
+  if (part === undefined) throw new Error(`no feature of the list (gateway/features.ts) gives "${name}"`);
+  return part as FeatureParts[K];
+}
+
+/** One feature's figures of every request plane host (PlaneHostFigures.featureFigures). */
+type HostFigures = (name: string) => readonly unknown[];
+
+/** /admin/runtime's connections per remote site, over every host; undefined without [mesh]. */
+export function upstreamSites(parts: Partial<FeatureParts>, hosts: HostFigures): Record<string, PoolFigures> | undefined {
+  return parts.sites === undefined ? undefined : sumPoolFigures(sitesFiguresOf(hosts).map((f) => f.upstreamSites));
+}
+
+/** What [mesh] adds to a request worker's row in /admin/runtime: the requests it forwarded, and the forwards that reached it. */
+export function workerStatus(features: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const [sites] = sitesFiguresOf((name) => (name in features ? [features[name]] : []));
+  return { forwarded: sites?.forwarded ?? 0, forwarded_in: sites?.forwardedIn ?? 0 };
 }

@@ -31,7 +31,17 @@ import type { GatewayOptions, ReloadOutcome } from './options.ts';
 import { nextConfig } from './next-config.ts';
 import { adminTable, mainListenerHealth, type ListenerFigures } from './endpoints.ts';
 import { publishNotice } from '#src/logs/scheduler-notices.ts';
-import { featuresFor, type Admission, type FeatureParts, type GatewayFeature, type UsageStopOutcome } from './features.ts';
+import {
+  featuresFor,
+  inThreadFeaturePorts,
+  ownerSides,
+  upstreamSites,
+  workerStatus,
+  type Admission,
+  type FeatureParts,
+  type GatewayFeature,
+  type UsageStopOutcome,
+} from './features.ts';
 
 /** Every collaborator of one gateway instance, and the current config they read. */
 export class GatewayParts {
@@ -86,7 +96,7 @@ export class GatewayParts {
       events: this.#registryEvents,
       onError: (error, fields, what) => options.logger.error({ err: error, ...fields }, `${what} failed`),
     });
-    this.#planes = new PlaneHostFigures(() => this.#parts.sites !== undefined);
+    this.#planes = new PlaneHostFigures();
     // The tenants feature comes first: a state file this build cannot use stops the start before any other is built.
     this.#features = featuresFor(options.config, options, {
       clock: this.clock,
@@ -97,7 +107,7 @@ export class GatewayParts {
       proxyEvents: this.proxyEvents,
       scheduler: () => this.scheduler,
       refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
-      spans: () => this.#planes.spans(),
+      planeFigures: (name) => this.#planes.featureFigures(name),
     });
     this.#parts = Object.assign({}, ...this.#features.map((feature) => feature.parts ?? {})) as Partial<FeatureParts>;
     this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
@@ -167,7 +177,7 @@ export class GatewayParts {
       registry: this.registry,
       queueDepths: () => this.scheduler.queueDepths(),
       aliases: () => this.#settings.catalog.aliases,
-      mesh: this.#parts.meshFeed,
+      mesh: this.#parts.dashboardSites,
     });
     const start = diffNodes([], options.config.nodes);
     this.registry.applyChange(start);
@@ -201,7 +211,7 @@ export class GatewayParts {
         reload: () => this.reload(),
         wake: (node) => this.#wakes.wake(node, 'manual'),
         upstream: () => this.#planes.upstream(),
-        upstreamSites: () => this.#planes.upstreamSites(),
+        upstreamSites: () => upstreamSites(this.#parts, (name) => this.#planes.featureFigures(name)),
         heldBytes: () => this.#planes.heldBytes(),
         views: Object.assign({}, ...this.#features.map((feature) => feature.adminViews?.())),
         models: parts.modelCommands,
@@ -233,23 +243,20 @@ export class GatewayParts {
   ports(): RequestPorts {
     return inThreadPorts({
       scheduler: this.admission,
-      ledger: this.#needed('ledger'),
-      admitTenant: this.#parts.admitTenant,
       registry: this.registry,
-      sites: this.#parts.sites,
+      features: inThreadFeaturePorts(this.#parts),
       learnAnswerNode: (tenant, answerId, node) => this.#policies.learnAnswer(tenant, answerId, node, this.clock.now()),
     });
   }
 
   /** What request workers reach this thread's control plane through (their MessagePorts answer from these). */
-  workerOwner(): Pick<RequestWorkersOptions, 'registry' | 'reports' | 'scheduler' | 'ledger' | 'sharedTenants' | 'mesh'> {
+  workerOwner(): Pick<RequestWorkersOptions, 'registry' | 'reports' | 'scheduler' | 'features' | 'featureStatus'> {
     return {
       registry: this.registry,
-      reports: this.ports().reports,
+      reports: this.registry,
       scheduler: this.admission,
-      ledger: this.#needed('ledger'),
-      sharedTenants: this.#parts.admitTenant,
-      mesh: this.#parts.workersMesh,
+      features: ownerSides(this.#parts),
+      featureStatus: workerStatus,
     };
   }
 
@@ -259,13 +266,6 @@ export class GatewayParts {
     warn: (fields: Record<string, unknown>, message: string) => void,
   ): Promise<RequestTracer | undefined> {
     return this.#parts.tracer?.({ plane, warn });
-  }
-
-  /** A part every gateway has (the tenants' ledger): its absence is a broken feature list, said at start. */
-  #needed<K extends keyof FeatureParts>(name: K): FeatureParts[K] {
-    const part = this.#parts[name];
-    if (part === undefined) throw new Error(`no feature of the list (gateway/features.ts) gives "${name}"`);
-    return part as FeatureParts[K];
   }
 
   /** A bounded metrics label for a requested model id (bound: the request plane calls it directly). */

@@ -69,7 +69,7 @@ export interface MeshParts {
   /** Every pinned remote site, fresh or stale (model labels, the dashboard). */
   readonly remoteSites: () => readonly RemoteSiteView[];
   /** The dashboard's feed of site events and its Sites view's source (this site's row and every pinned one's). */
-  readonly meshFeed: { readonly events: EventBus<MeshEvents>; readonly sites: () => SitesSource | undefined };
+  readonly dashboardSites: { readonly events: EventBus<MeshEvents>; readonly sites: () => SitesSource | undefined };
 }
 
 export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
@@ -120,7 +120,7 @@ export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
       sites: this.link,
       workersMesh: deps.config() === undefined ? undefined : this,
       remoteSites: () => this.sites(),
-      meshFeed: { events: this.events, sites: () => this.admin() },
+      dashboardSites: { events: this.events, sites: () => this.admin() },
     };
   }
 

@@ -3,4 +3,13 @@
 
 export { buildRequestPlane, type PlaneFigures, type PlaneHost, type PlaneLog, type RequestPlane } from './request-plane.ts';
 export { drainServers, listenOn, type DrainOptions, type Listening, type ListenerOptions } from './listener.ts';
-export { hostTracer } from './request-features.ts';
+export {
+  hostTracer,
+  sitesFiguresOf,
+  spansOf,
+  unreachableSites,
+  WORKER_SIDES,
+  type SitesFigures,
+  type WorkerSideHost,
+  type WorkerSideStart,
+} from './request-features.ts';

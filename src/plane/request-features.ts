@@ -5,24 +5,32 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { RequestTracer } from '#src/core/tracing.ts';
-import type { GatewayConfig } from '#src/config/index.ts';
-import type { RequestPorts, SitesPort } from '#src/ports/index.ts';
+import { partIn, partKey, partsOf, type Parts } from '#src/core/part-key.ts';
+import { sumSpanFigures, type RequestTracer, type SpanFigures } from '#src/core/tracing.ts';
+import type { ConfigChange, GatewayConfig } from '#src/config/index.ts';
+import type { RequestPorts } from '#src/ports/index.ts';
 import {
   NO_HOOKS,
+  UpstreamPools,
   type ForwardRefusal,
+  type HeldBytesBudget,
+  type PoolFigures,
   type ProxyEvents,
   type RequestFeature,
   type RequestHooks,
   type StartedRequest,
 } from '#src/proxy/index.ts';
 import { refusedForwards } from '#src/proxy/sites/refused-forwards.ts';
-import { remoteDeps, type RemoteParts } from '#src/proxy/sites/remote-deps.ts';
+import { remoteDeps } from '#src/proxy/sites/remote-deps.ts';
 import type { RemoteDeps } from '#src/proxy/sites/site-target.ts';
 import { sitesFeature } from '#src/proxy/sites/sites-feature.ts';
 import { TenantCallers } from '#src/proxy/tenants/tenant-callers.ts';
-import { translateFeature } from '#src/proxy/translate/translate-feature.ts';
 import { tenantsFeature } from '#src/proxy/tenants/tenants-feature.ts';
+import { translateFeature } from '#src/proxy/translate/translate-feature.ts';
+import type { WorkerSide } from '#src/core/cross-thread.ts';
+import { SITES_PORT } from '#src/mesh/forwarding/index.ts';
+import { MESH_CROSSING } from '#src/mesh/crossing/mesh-messages.ts';
+import { TENANT_ADMISSION, TENANTS_CROSSING, tenantsWorkerSide, type TenantAdmissionPort } from '#src/tenants/index.ts';
 import { loadTracer, type TracerHost } from '#src/tracing/index.ts';
 import { TRANSLATIONS } from '#src/translate/translations.ts';
 import { tracingFeature } from '#src/tracing/request-span.ts';
@@ -41,11 +49,15 @@ export interface FeatureHost {
 /** The request features `config` enables: client keys and tenants, federation, tracing, translation. */
 export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, host: FeatureHost): readonly RequestFeature[] {
   const features: RequestFeature[] = [];
-  const callers = new TenantCallers({ admission: ports.tenants, events: host.events });
-  // [[tenants]], or [server] api_keys as the `default` tenant: every keyed route asks for a key.
-  if (config.tenants.length > 0) features.push(tenantsFeature(() => host.config().tenants, callers));
   const remote = host.remote;
-  if (remote !== undefined)
+  // Built only for a feature that serves tenants' callers; the tenants' admission port is asked only by their limits gates.
+  const callers =
+    config.tenants.length > 0 || remote !== undefined
+      ? new TenantCallers({ admission: tenantAdmission(ports.features), events: host.events })
+      : undefined;
+  // [[tenants]], or [server] api_keys as the `default` tenant: every keyed route asks for a key.
+  if (callers !== undefined && config.tenants.length > 0) features.push(tenantsFeature(() => host.config().tenants, callers));
+  if (callers !== undefined && remote !== undefined)
     features.push(
       sitesFeature({
         remote,
@@ -61,6 +73,126 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
   return features;
 }
 
+/** The tenants' admission port among the features' ports (every gateway's owner gives one: its ledger). */
+function tenantAdmission(ports: Parts): TenantAdmissionPort {
+  const port = partIn(ports, TENANT_ADMISSION);
+  if (port === undefined) throw new Error('the request plane was given no tenant-admission port (gateway/features.ts)');
+  return port;
+}
+
+/** What one plane's features hold for the plane's whole life (built once; the request features are rebuilt over it on reload). */
+export interface PlaneFeatures {
+  /** The request features `config` enables, over what the plane's features hold. */
+  requestFeatures(config: GatewayConfig): readonly RequestFeature[];
+  /** A reload: the features' pools follow the one change. */
+  reconfigure(change: ConfigChange, next: GatewayConfig): void;
+  /** Each feature's figures of this host, by the feature's name (plain data); none for an absent feature. */
+  figures(): Readonly<Record<string, unknown>>;
+  /** What the plane's features hold for the owner's admin views, each under its feature's key (unreachableSites reads it). */
+  readonly parts: Parts;
+  /** After the drain: the features' pools close. */
+  close(): Promise<void>;
+}
+
+/** What a plane gives its features beside the config. */
+export interface PlaneFeatureHost extends Omit<FeatureHost, 'remote'> {
+  /** The plane's share of the held-answer budget (a remote site's answer is held like a node's). */
+  readonly heldBudget: HeldBytesBudget;
+}
+
+/**
+ * The features of one plane: with the mesh's sites port ([mesh]), this host's pools to the remote
+ * sites and its unreachable-site back-off (a worker's are its own).
+ */
+export function planeFeaturesFor(config: GatewayConfig, ports: RequestPorts, host: PlaneFeatureHost): PlaneFeatures {
+  const link = partIn(ports.features, SITES_PORT);
+  const sitePools = link === undefined ? undefined : new UpstreamPools(config.upstream, { clock: host.clock });
+  const remote =
+    link === undefined || sitePools === undefined
+      ? undefined
+      : remoteDeps(link, { pools: sitePools, clock: host.clock, events: host.events, heldBudget: host.heldBudget });
+  const featureHost: FeatureHost = { config: host.config, clock: host.clock, events: host.events, tracer: host.tracer, remote };
+  const { tracer } = host;
+  // [mesh]: the requests this host forwarded, and the forwards that reached it.
+  const forwards = { forwarded: 0, forwardedIn: 0 };
+  if (remote !== undefined) {
+    host.events.on('mesh:forwarded', () => void forwards.forwarded++);
+    host.events.on('mesh:forwarded-in', () => void forwards.forwardedIn++);
+  }
+  return {
+    requestFeatures: (next) => requestFeaturesFor(next, ports, featureHost),
+    reconfigure: (change, next) => sitePools?.applyChange(change, next.upstream),
+    figures: () => ({
+      ...(sitePools === undefined
+        ? {}
+        : { [MESH_FIGURES]: { upstreamSites: sitePools.stats(), ...forwards } satisfies SitesFigures }),
+      ...(tracer === undefined ? {} : { [TRACING_FIGURES]: { spans: tracer.figures() } satisfies TracingFigures }),
+    }),
+    parts: remote === undefined ? new Map() : partsOf(SITE_BACKOFFS, remote.reachability),
+    close: async () => {
+      await sitePools?.close();
+    },
+  };
+}
+
+/** The features' names among a plane's figures (PlaneFigures.features). */
+const MESH_FIGURES = 'mesh';
+const TRACING_FIGURES = 'tracing';
+
+/** [mesh]: a host's figures of its forwarding, under the mesh's name. */
+export interface SitesFigures {
+  /** Connections to remote sites per site id. */
+  readonly upstreamSites: Readonly<Record<string, PoolFigures>>;
+  /** Requests this host forwarded to another site / that arrived claiming to be forwarded. */
+  readonly forwarded: number;
+  readonly forwardedIn: number;
+}
+
+/** [tracing]: a host's spans exported, dropped and failed, under the tracing feature's name. */
+export interface TracingFigures {
+  readonly spans: SpanFigures;
+}
+
+/** One feature's figures of every host (PlaneHostFigures.featureFigures): the mesh's forwarding. */
+export function sitesFiguresOf(hosts: (name: string) => readonly unknown[]): readonly SitesFigures[] {
+  return hosts(MESH_FIGURES) as readonly SitesFigures[];
+}
+
+/** Every host's span figures summed; undefined = no host traces. */
+export function spansOf(hosts: (name: string) => readonly unknown[]): SpanFigures | undefined {
+  return sumSpanFigures((hosts(TRACING_FIGURES) as readonly TracingFigures[]).map((f) => f.spans));
+}
+
+/** [mesh]: the sites this plane backs off from, among the plane's parts (this list alone reads them). */
+const SITE_BACKOFFS = partKey<RemoteDeps['reachability']>('site back-offs');
+
+/** The sites a plane backs off from now, by id with why (explain); empty without [mesh]. */
+export function unreachableSites(parts: Parts): ReadonlyMap<string, string> {
+  return partIn(parts, SITE_BACKOFFS)?.unreachable() ?? new Map();
+}
+
+/** What a feature's worker side is given by its request worker. */
+export interface WorkerSideHost {
+  /** The config in force in the worker (a reload's, once pushed). */
+  readonly config: () => GatewayConfig;
+  readonly clock: Clock;
+  /** To the feature's owner side (carried under its name). */
+  readonly send: (message: unknown) => void;
+}
+
+/** Starts a feature's worker side from what its owner side began it with; undefined = nothing to do in this worker. */
+export type WorkerSideStart = (init: unknown, host: WorkerSideHost) => WorkerSide | undefined | Promise<WorkerSide | undefined>;
+
+/**
+ * Each feature's worker side, by its crossing's name (core/cross-thread.ts): a request worker
+ * starts those its owner began (gateway/features.ts gives the owner sides). The mesh's is loaded
+ * only by a worker that starts one (it brings libp2p's key codec).
+ */
+export const WORKER_SIDES: Readonly<Record<string, WorkerSideStart>> = {
+  [TENANTS_CROSSING]: (_init, host) => tenantsWorkerSide(host.send),
+  [MESH_CROSSING]: async (init, host) => (await import('#src/mesh/crossing/worker-mesh.ts')).meshWorkerSide(init, host),
+};
+
 /**
  * Where no feature takes forwards (no [mesh]): how the public table refuses a request claiming to be
  * one — the mesh's header and refusal (proxy/sites/refused-forwards.ts); nothing of it runs for a
@@ -68,14 +200,6 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
  */
 export function forwardRefusal(events: EventBus<ProxyEvents>): ForwardRefusal {
   return refusedForwards(events);
-}
-
-/**
- * [mesh]: this host's forwarding to the remote sites over the sites port, on the host's own
- * pools to them: its unreachable-site back-offs and round-robin turn are this host's.
- */
-export function hostRemote(sites: SitesPort, parts: RemoteParts): RemoteDeps {
-  return remoteDeps(sites, parts);
 }
 
 /**

@@ -1,17 +1,18 @@
 // The request plane, built once by one function for every host: the main thread (`workers = 1`,
 // in-thread ports over the Scheduler and registry) and each request worker (ports over its
-// MessagePort). It holds the upstream pools (and the remote sites' with [mesh]), this host's share
-// of the held-answer budget, the request dependencies, the public endpoint table, the public
-// listener and its drain, and the figures the host reports. It reaches the control plane only
-// through its ports (src/ports/); everything it does not own — leases, queues, health, listings,
-// the site store — is on the other side of them.
+// MessagePort). It holds the upstream pools, this host's share of the held-answer budget, the
+// request dependencies, the public endpoint table, the public listener and its drain, and the
+// figures the host reports. What a feature keeps for the plane's life (the remote sites' pools
+// with [mesh]) is the feature list's (request-features.ts): this file names no feature. It reaches
+// the control plane only through its ports (src/ports/); everything it does not own — leases,
+// queues, health, listings, the site store — is on the other side of them.
 
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { RequestTracer, SpanFigures } from '#src/core/tracing.ts';
+import type { RequestTracer } from '#src/core/tracing.ts';
 import { diffConfig, type GatewayConfig } from '#src/config/index.ts';
 import type { ListenAddress } from '#src/config/types.ts';
 import {
@@ -31,14 +32,8 @@ import {
 } from '#src/proxy/index.ts';
 import type { RequestPorts } from '#src/ports/index.ts';
 import { drainServers, listenOn } from './listener.ts';
-import {
-  featureSetOf,
-  forwardRefusal,
-  hostRemote,
-  requestFeaturesFor,
-  requestHooksOf,
-  type FeatureHost,
-} from './request-features.ts';
+import type { Parts } from '#src/core/part-key.ts';
+import { featureSetOf, forwardRefusal, planeFeaturesFor, requestHooksOf } from './request-features.ts';
 
 /** How the plane tells its host something went wrong (pino in the main thread, a message in a worker). */
 export type PlaneLog = (level: 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
@@ -66,23 +61,21 @@ export interface PlaneFigures {
   readonly activeRequests: number;
   readonly upstream: Readonly<Record<string, PoolFigures>>;
   readonly heldBytes: number;
-  /** Connections to remote sites per site id ([mesh] only; empty otherwise). */
-  readonly upstreamSites: Readonly<Record<string, PoolFigures>>;
   /** Inference requests this host finished (answered, refused or failed). */
   readonly requests: number;
-  /** Requests this host forwarded to another site / that arrived claiming to be forwarded ([mesh]). */
-  readonly forwarded: number;
-  readonly forwardedIn: number;
-  /** Spans exported, dropped and failed by this host's tracer ([tracing] only). */
-  readonly spans?: SpanFigures | undefined;
+  /**
+   * Each feature's figures of this host, by the feature's name (plain data: a worker's cross to its
+   * owner; request-features.ts gives them, gateway/features.ts sums them); none for an absent feature.
+   */
+  readonly features: Readonly<Record<string, unknown>>;
 }
 
 export interface RequestPlane {
   /** The request dependencies and the public table in force (rebuilt when a reload changes the feature list). */
   readonly inference: InferenceDeps;
   readonly publicTable: EndpointTable;
-  /** Forwarding to other sites ([mesh] only): its unreachable-site back-offs are this host's. */
-  readonly remote: FeatureHost['remote'];
+  /** What the plane's features hold for the owner's admin views, each under its feature's key (the feature list reads them). */
+  readonly parts: Parts;
   /** A reload replaced the config: pools follow the one change, requests arriving now read the new settings. */
   reconfigure(next: GatewayConfig): void;
   figures(): PlaneFigures;
@@ -108,15 +101,11 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
         'no free upstream connection in time; failing over',
       ),
   });
-  const sitePools = ports.sites === undefined ? undefined : new UpstreamPools(config.upstream, { clock });
   // This host's share of the held-answer budget, set again on reload.
   const heldShare = (of: GatewayConfig): number => Math.floor(of.upstream.maxHeldBytesTotal / host.hosts);
   const heldBudget = new HeldBytesBudget(heldShare(config));
-  const remote =
-    ports.sites === undefined || sitePools === undefined
-      ? undefined
-      : hostRemote(ports.sites, { pools: sitePools, clock, events, heldBudget });
-  const featureHost = { config: () => config, clock, events, tracer: host.tracer, remote };
+  // What the features hold for the plane's life (request-features.ts): the request features are built over it.
+  const planeFeatures = planeFeaturesFor(config, ports, { config: () => config, clock, events, tracer: host.tracer, heldBudget });
   // The request features the config enables (request-features.ts), and the public table built over them.
   const build = (
     features: readonly RequestFeature[],
@@ -145,16 +134,14 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
     });
     return { inference, publicTable };
   };
-  let features = requestFeaturesFor(config, ports, featureHost);
+  let features = planeFeatures.requestFeatures(config);
   let built = build(features);
   let extraTable: EndpointTable | undefined;
   /** The public listener's table in force (the public table and the listener's extra paths), set when it listens. */
   const inForce: { table: EndpointTable } = { table: new Map() };
-  const counted = { requests: 0, forwarded: 0, forwardedIn: 0 };
+  const counted = { requests: 0 };
   // Counted in batches (a deferred listener, flushed before the figures are read): nothing of this file runs per request.
   events.deferred('proxy:request-finished', () => void counted.requests++);
-  events.on('mesh:forwarded', () => void counted.forwarded++);
-  events.on('mesh:forwarded-in', () => void counted.forwardedIn++);
   const activeRequests = new ActiveRequests();
   let server: Server | undefined;
 
@@ -165,12 +152,12 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
     get publicTable() {
       return built.publicTable;
     },
-    remote,
+    parts: planeFeatures.parts,
     reconfigure(next) {
       const change = diffConfig(config, next);
       pools.applyChange(change, next.upstream);
-      sitePools?.applyChange(change, next.upstream);
-      const refeatured = featureSetOf(next) === featureSetOf(config) ? undefined : requestFeaturesFor(next, ports, featureHost);
+      planeFeatures.reconfigure(change, next);
+      const refeatured = featureSetOf(next) === featureSetOf(config) ? undefined : planeFeatures.requestFeatures(next);
       const corsChanged = !sameCorsOrigins(config.server.corsOrigins, next.server.corsOrigins);
       config = next;
       heldBudget.setLimit(heldShare(next));
@@ -190,9 +177,8 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
         activeRequests: activeRequests.count(),
         upstream: pools.stats(),
         heldBytes: heldBudget.held(),
-        upstreamSites: sitePools?.stats() ?? {},
-        ...counted,
-        ...(host.tracer === undefined ? {} : { spans: host.tracer.figures() }),
+        requests: counted.requests,
+        features: planeFeatures.figures(),
       };
     },
     async listen(address, extra, reusePort) {
@@ -219,7 +205,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
         deadlineMs,
         onTimeout: (active) => log('warn', { active }, 'drain timeout: closing requests still in flight'),
       });
-      await Promise.all([pools.close(), sitePools?.close()]);
+      await Promise.all([pools.close(), planeFeatures.close()]);
       // Every drained request's spans have ended: they go out now, within a bound (a dead collector holds no stop).
       await host.tracer?.shutdown(TRACE_FLUSH_MS);
     },

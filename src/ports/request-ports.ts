@@ -1,32 +1,26 @@
 // The ports one host of the request plane is given, together: the main thread's are the owners
-// themselves (the Scheduler, the registry, the ledger), a worker's speak over its MessagePort
-// (workers/owner-ports.ts).
+// themselves (the Scheduler, the registry), a worker's speak over its MessagePort
+// (workers/owner-ports.ts). What an optional feature gives the plane (the tenants' admission, the
+// mesh's sites link) is its own port, carried under its feature's key (core/part-key.ts): these
+// ports name no feature, and an absent feature gives none.
 
+import type { Parts } from '#src/core/part-key.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
-import type { TenantLedger } from '#src/tenants/index.ts';
 import type { AdmissionPort } from './admission.ts';
 import type { FleetView } from './fleet-view.ts';
 import type { FleetReports } from './fleet-reports.ts';
-import type { SitesPort } from './sites.ts';
-import { ledgerTenantAdmission, type TenantAdmissionPort } from './tenant-admission.ts';
 
 export interface RequestPorts {
   readonly admission: AdmissionPort;
   readonly fleet: FleetView;
   readonly reports: FleetReports;
-  /** The tenants' limits ([tenants]); asked only by the tenants' request gates. */
-  readonly tenants: TenantAdmissionPort;
-  /** [mesh] only; absent = this gateway runs alone. */
-  readonly sites: SitesPort | undefined;
+  /** The features' ports, each under its feature's key; read only by the request plane's feature list. */
+  readonly features: Parts;
 }
 
 export interface InThreadOwner {
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
-  /** The gateway's one limits ledger. */
-  readonly ledger: Pick<TenantLedger, 'admit'>;
-  /** [cluster]: tenant admission counted across replicas (undefined = the ledger alone). */
-  readonly admitTenant?: TenantAdmissionPort['admitTenant'] | undefined;
   /** The registry is the in-thread fleet view and fleet reports (its `modelVanished` re-lists the node). */
   readonly registry: Pick<
     NodeRegistry,
@@ -40,7 +34,8 @@ export interface InThreadOwner {
     | 'learnLackingEndpoint'
     | 'modelVanished'
   >;
-  readonly sites: SitesPort | undefined;
+  /** The features' in-thread ports (gateway/features.ts composes them), each under its key. */
+  readonly features: Parts;
   /** Where an answer's node is remembered for `previous_response_id` (the selection policies' session table). */
   readonly learnAnswerNode?: FleetReports['learnAnswerNode'];
 }
@@ -66,7 +61,6 @@ export function inThreadPorts(owner: InThreadOwner): RequestPorts {
     admission: owner.scheduler,
     fleet: owner.registry,
     reports: ownerReports(owner.registry, owner.learnAnswerNode),
-    tenants: ledgerTenantAdmission(owner.ledger, owner.admitTenant),
-    sites: owner.sites,
+    features: owner.features,
   };
 }

@@ -19,6 +19,7 @@ export {
 export { TenantLedger, usedTokens, type LedgerTicket, type TenantFigures } from './ledger.ts';
 export { limitedError, limitedHeaders, rateDuration, rateHeaders } from './rate-answer.ts';
 export { ledgerAdmission, tenantReservation } from './ledger-admission.ts';
+export { ledgerTenantAdmission, TENANT_ADMISSION, type TenantAdmissionPort } from './admission-port.ts';
 export { decideAt, limitsShare, type TenantCounters } from './shared-verdict.ts';
 export { tenantsReport } from './tenants-report.ts';
 export {
@@ -51,3 +52,7 @@ export {
   type SharedCounters,
   type SiteInput,
 } from './site-usage.ts';
+export { tenantsOwnerSide, tenantsWorkerSide } from './tenants-crossing.ts';
+export { TENANTS_CROSSING, type TenantOwnerMessage, type TenantWorkerMessage } from './tenant-messages.ts';
+export { TenantDesk, type SharedTenantAdmit } from './tenant-desk.ts';
+export { WorkerTenantAdmission } from './worker-admission.ts';

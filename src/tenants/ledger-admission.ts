@@ -1,5 +1,5 @@
 // The in-thread side of tenant admission: the ledger itself, answered at once. (A request worker
-// asks the owner's ledger over its MessagePort instead: src/workers/remote-admission.ts.)
+// asks the owner's ledger over its MessagePort instead: worker-admission.ts.)
 
 import type { TenantAdmission, TenantAsk } from './admission-types.ts';
 import type { TenantLedger } from './ledger.ts';

@@ -1,6 +1,7 @@
 // A worker's ports to the control plane, over its MessagePort to the owner: admission as a round
 // trip to the owner's LeaseDesk, the fleet from the mirror the owner pushes, reports as messages
-// the owner applies once. The cross-thread side of src/ports/ (one contract suite for both).
+// the owner applies once. The cross-thread side of src/ports/ (one contract suite for both); a
+// feature's port crosses on its own side of the link (core/cross-thread.ts, feature-sides.ts).
 
 import type { FleetReports, FleetView } from '#src/ports/index.ts';
 import type { OwnerMessage, ViewsUpdate, WorkerMessage } from './protocol.ts';
@@ -11,8 +12,6 @@ export interface OwnerPorts {
   readonly admission: RemoteAdmission;
   readonly fleet: FleetView;
   readonly reports: FleetReports;
-  /** The tenants' limits: the same round trips to the owner's ledger. */
-  readonly tenants: RemoteAdmission;
   /** Takes the owner's messages these ports answer to (admissions, the fleet); false for any other. */
   receive(message: OwnerMessage): boolean;
 }
@@ -22,7 +21,6 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
   const admission = new RemoteAdmission(send, mirror);
   return {
     admission,
-    tenants: admission,
     fleet: mirror,
     reports: {
       learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
@@ -37,9 +35,6 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
         case 'admitted':
         case 'refused':
           admission.decided(message);
-          return true;
-        case 'tenant-decided':
-          admission.tenantDecided(message.id, message.decision);
           return true;
         case 'fleet':
           mirror.update(message.fleet);

@@ -2,7 +2,6 @@
 // plane with `workers = 1`, else every worker's), summed for /admin/runtime and /metrics, and a
 // reload they must follow. Empty until the plane is hosted.
 
-import type { SpanFigures } from '#src/core/tracing.ts';
 import type { PlaneFigures } from '#src/plane/index.ts';
 import type { PoolFigures } from '#src/proxy/index.ts';
 import { sumPoolFigures } from './figures.ts';
@@ -14,13 +13,7 @@ export interface PlaneHosts {
 }
 
 export class PlaneHostFigures {
-  readonly #withSites: () => boolean;
   #hosts: PlaneHosts = { figures: () => [], reloaded: () => {} };
-
-  /** `withSites`: the gateway is a site of a mesh (its hosts hold pools to the other sites). */
-  constructor(withSites: () => boolean) {
-    this.#withSites = withSites;
-  }
 
   attach(hosts: PlaneHosts): void {
     this.#hosts = hosts;
@@ -36,23 +29,9 @@ export class PlaneHostFigures {
     return sumPoolFigures(this.#hosts.figures().map((f) => f.upstream));
   }
 
-  /** Connections per remote site, over every host; undefined without [mesh]. */
-  upstreamSites(): Record<string, PoolFigures> | undefined {
-    return this.#withSites() ? sumPoolFigures(this.#hosts.figures().map((f) => f.upstreamSites)) : undefined;
-  }
-
-  /** Trace spans exported, dropped and failed, over every host; undefined = no host traces. */
-  spans(): SpanFigures | undefined {
-    let sum: SpanFigures | undefined;
-    for (const { spans } of this.#hosts.figures()) {
-      if (spans === undefined) continue;
-      sum = {
-        exported: (sum?.exported ?? 0) + spans.exported,
-        dropped: (sum?.dropped ?? 0) + spans.dropped,
-        failed: (sum?.failed ?? 0) + spans.failed,
-      };
-    }
-    return sum;
+  /** One feature's figures, of every host that reported some (the feature sums them: gateway/features.ts). */
+  featureFigures(name: string): readonly unknown[] {
+    return this.#hosts.figures().flatMap((f) => (name in f.features ? [f.features[name]] : []));
   }
 
   /** Answer bytes held in memory, over every host. */

@@ -1,6 +1,8 @@
 // The messages between the lease owner (the main thread: control plane, scheduler, admin) and the
 // request workers (threads that each run the HTTP listener and the request path). Plain data only:
-// everything crosses a MessagePort by structured clone, so no functions, no class instances.
+// everything crosses a MessagePort by structured clone, so no functions, no class instances. A
+// feature's messages are its own (core/cross-thread.ts): they cross as `feature`, under its name,
+// and nothing here reads them.
 
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { DecodeSample, RatioSample } from '#src/capacity/index.ts';
@@ -9,9 +11,7 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { PlaneFigures } from '#src/plane/index.ts';
 import type { Exclusion, RouteRequest, RouteSummary, RouterRoom } from '#src/routing/index.ts';
 import type { LoadOutcome, QueueSettings, RefusalReason } from '#src/scheduler/index.ts';
-import type { ClaimVerdict, ForwardClaim, ReplayOp } from '#src/mesh/forwarding/index.ts';
-import type { TenantAsk, TenantDecision, TenantOutcome } from '#src/tenants/index.ts';
-import type { SiteWire } from './site-mirror.ts';
+import type { FeatureMessage } from '#src/core/cross-thread.ts';
 
 /** The fleet as the request path needs it between admissions (no live lease counts: those stay with the owner). */
 export interface ViewsUpdate {
@@ -33,15 +33,15 @@ export interface WorkerInit {
   readonly relay: RelayTarget;
   /** Paths (with their methods) the worker hands to the owner; empty when the owner has its own admin listener. */
   readonly relayed: readonly (readonly [path: string, methods: readonly string[]])[];
-  /** What the worker's mesh link starts with ([mesh] only; the key and the sites follow by message). */
-  readonly mesh: MeshInit | undefined;
+  /** What each feature's worker side starts with, by the feature's name (an absent feature has no entry). */
+  readonly features: Readonly<Record<string, FeatureMessage>>;
 }
 
-/** The owner's mesh state a worker needs to forward and to verify forwarded requests. */
-export interface MeshInit {
-  /** The site key as PKCS#8 PEM, once the owner's mesh part has loaded it. Never logged. */
-  readonly keyPem: string | undefined;
-  readonly sites: readonly SiteWire[];
+/** One feature's message, carried under its name. */
+export interface FeatureEnvelope {
+  readonly t: 'feature';
+  readonly name: string;
+  readonly message: FeatureMessage;
 }
 
 export interface RelayTarget {
@@ -58,8 +58,6 @@ export type OwnerMessage =
   | { readonly t: 'rooms'; readonly rooms: readonly RouterRoom[] }
   /** A reload's config; the worker answers `config-applied` with its generation. */
   | { readonly t: 'config'; readonly config: GatewayConfig; readonly generation: number }
-  | { readonly t: 'sites'; readonly sites: readonly SiteWire[] }
-  | { readonly t: 'site-key'; readonly pem: string }
   | {
       readonly t: 'admitted';
       readonly id: number;
@@ -76,10 +74,7 @@ export type OwnerMessage =
       readonly excluded: readonly Exclusion[];
       readonly waitedMs: number;
     }
-  /** The owner's ledger judged a worker's `tenant-admit` (asked with `answer`). */
-  | { readonly t: 'tenant-decided'; readonly id: number; readonly decision: TenantDecision }
-  /** The owner's answer to a worker's `claim` (replay-claims.ts). */
-  | { readonly t: 'claimed'; readonly id: number; readonly verdict: ClaimVerdict }
+  | FeatureEnvelope
   | { readonly t: 'drain' };
 
 /** What a worker reports every second, for /admin/runtime and /metrics: its request plane's figures. */
@@ -88,7 +83,7 @@ export type WorkerFigures = PlaneFigures;
 export type WorkerMessage =
   | { readonly t: 'listening'; readonly port: number }
   | { readonly t: 'listen-failed'; readonly error: string }
-  /** The worker's plane follows the pushed config of this generation: from now on it judges tenants by it. */
+  /** The worker's plane follows the pushed config of this generation: from now on it judges requests by it. */
   | { readonly t: 'config-applied'; readonly generation: number }
   | {
       readonly t: 'admit';
@@ -100,13 +95,6 @@ export type WorkerMessage =
   | { readonly t: 'abort'; readonly id: number }
   | { readonly t: 'release'; readonly id: number }
   | { readonly t: 'settle'; readonly id: number; readonly outcome: LoadOutcome }
-  /**
-   * A request to judge by its tenant's limits (tenant-desk.ts). `answer` false: the tenant has no
-   * limits, the worker goes on without waiting; the owner only counts it (admitted whatever).
-   */
-  | { readonly t: 'tenant-admit'; readonly id: number; readonly ask: TenantAsk; readonly answer: boolean }
-  /** An admitted request ended: its reservation is settled from what it used. */
-  | { readonly t: 'tenant-settle'; readonly id: number; readonly outcome: TenantOutcome }
   | { readonly t: 'events'; readonly events: readonly EventRecord[] }
   | { readonly t: 'learn'; readonly node: string; readonly url: string; readonly model: string; readonly nCtx: number }
   | {
@@ -140,11 +128,7 @@ export type WorkerMessage =
       readonly message: string;
     }
   | { readonly t: 'figures'; readonly figures: WorkerFigures }
-  /**
-   * A forwarded request's signature, asked of the gateway's one memory: `hold` at its head (a
-   * replay, a copy in flight, a full share?), `use` once admitted, `release` when refused before.
-   */
-  | { readonly t: 'claim'; readonly id: number; readonly claim: ForwardClaim; readonly op: ReplayOp }
+  | FeatureEnvelope
   | { readonly t: 'drained' };
 
 /** The waiting limits of a request's settings, as the owner's scheduler reads them. */

@@ -2,9 +2,7 @@
 // queues (one message there, one back: ~15 µs, see docs/performance.md), and turn its answer
 // into the same Admission the in-thread scheduler gives. Releasing the lease and settling a load
 // are messages back. Whether a failover has another node to try is decided here, over the mirror,
-// by the scheduler's own pipeline (router-room fed by the rooms the owner pushes). A tenant's
-// limits are the owner's ledger's to judge (one round trip); a tenant without limits costs none:
-// the worker tells the owner and goes on.
+// by the scheduler's own pipeline (router-room fed by the rooms the owner pushes).
 
 import {
   alternativeFilters,
@@ -16,8 +14,7 @@ import {
   type RouteRequest,
 } from '#src/routing/index.ts';
 import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
-import type { AdmissionPort, TenantAdmissionPort } from '#src/ports/index.ts';
-import type { TenantAdmission, TenantAsk, TenantDecision, TenantOutcome } from '#src/tenants/index.ts';
+import type { AdmissionPort } from '#src/ports/index.ts';
 import { queueSettingsOf, type OwnerMessage, type WorkerMessage } from './protocol.ts';
 import type { ViewMirror } from './view-mirror.ts';
 
@@ -29,16 +26,13 @@ interface Asking {
   readonly onAbort: () => void;
 }
 
-export class RemoteAdmission implements AdmissionPort, TenantAdmissionPort {
+export class RemoteAdmission implements AdmissionPort {
   readonly #send: (message: WorkerMessage) => void;
   readonly #mirror: ViewMirror;
   /** The owner's pipeline (the gateway's filters, router-room over the mirrored rooms) without has-capacity. */
   readonly #alternativeFilters: readonly Filter[];
   readonly #asking = new Map<number, Asking>();
   #nextId = 0;
-  /** Tenant admissions waiting for the owner's ledger, by id. */
-  readonly #judging = new Map<number, (decision: TenantDecision) => void>();
-  #nextTenantId = 0;
 
   constructor(send: (message: WorkerMessage) => void, mirror: ViewMirror) {
     this.#send = send;
@@ -71,39 +65,7 @@ export class RemoteAdmission implements AdmissionPort, TenantAdmissionPort {
 
   /** Admissions still being decided by the owner. */
   pending(): number {
-    return this.#asking.size + this.#judging.size;
-  }
-
-  admitTenant(ask: TenantAsk, limited: boolean): Promise<TenantAdmission> {
-    this.#nextTenantId += 1;
-    const id = this.#nextTenantId;
-    const settle = this.#settler(id);
-    if (!limited) {
-      this.#send({ t: 'tenant-admit', id, ask, answer: false });
-      return Promise.resolve({ kind: 'admitted', figures: undefined, settle });
-    }
-    return new Promise<TenantAdmission>((resolve) => {
-      this.#judging.set(id, (decision) =>
-        resolve(decision.kind === 'limited' ? decision : { kind: 'admitted', figures: decision.figures, settle }),
-      );
-      this.#send({ t: 'tenant-admit', id, ask, answer: true });
-    });
-  }
-
-  /** The owner's ledger's answer to a tenant-admit. */
-  tenantDecided(id: number, decision: TenantDecision): void {
-    const resolve = this.#judging.get(id);
-    this.#judging.delete(id);
-    resolve?.(decision);
-  }
-
-  #settler(id: number): (outcome: TenantOutcome) => void {
-    let settled = false;
-    return (outcome) => {
-      if (settled) return;
-      settled = true;
-      this.#send({ t: 'tenant-settle', id, outcome });
-    };
+    return this.#asking.size;
   }
 
   hasAlternative(req: RouteRequest): boolean {

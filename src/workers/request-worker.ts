@@ -1,21 +1,21 @@
 // One request worker: the request plane (src/plane/) over ports that speak to the owner through
 // this thread's MessagePort, its public listener shared with the other workers (SO_REUSEPORT), and
 // the relay of the paths only the owner answers. This file is wiring: it routes the owner's
-// messages to the ports, the plane and the mesh link. On `drain` the plane stops taking
-// connections and lets its requests finish (up to server.drain_timeout); then it says so and the
-// owner ends the thread.
+// messages to the ports, the plane and the features' sides (feature-sides.ts). On `drain` the
+// plane stops taking connections and lets its requests finish (up to server.drain_timeout); then
+// it says so and the owner ends the thread.
 
 import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import { buildRequestPlane, hostTracer, type PlaneLog } from '#src/plane/index.ts';
+import { buildRequestPlane, hostTracer, WORKER_SIDES, type PlaneLog } from '#src/plane/index.ts';
 import { forwardEvents } from './event-bridge.ts';
 import type { OwnerMessage, WorkerInit, WorkerMessage } from './protocol.ts';
 import { Outbox } from './outbox.ts';
 import { ownerPorts } from './owner-ports.ts';
 import { relayedTable, relayTo } from './relay.ts';
-import { WorkerMesh } from './worker-mesh.ts';
+import { WorkerFeatureSides } from './feature-sides.ts';
 
 const FIGURES_EVERY_MS = 1_000;
 
@@ -31,7 +31,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   forwardEvents(events, send);
   const ports = ownerPorts(init.fleet, send, () => clock.now());
   const configNow = { config: init.config };
-  const mesh = WorkerMesh.start(init.mesh, { config: () => configNow.config, clock, send });
+  const features = await WorkerFeatureSides.start(init.features, WORKER_SIDES, { config: () => configNow.config, clock, send });
   // Each worker exports its own spans (its own provider, batch queue and exporter): a span never
   // crosses to the owner, and a slow collector costs the owner nothing.
   const tracer = await hostTracer(init.config, {
@@ -39,7 +39,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     warn: (fields, message) => log('warn', fields, message),
   });
   const plane = buildRequestPlane(
-    { ...ports, sites: mesh?.link },
+    { admission: ports.admission, fleet: ports.fleet, reports: ports.reports, features: features.ports() },
     // The owner bounds model labels when it re-emits the events (one label set for the gateway).
     { clock, config: init.config, events, log, modelLabel: (model) => model, hosts: init.count, tracer },
   );
@@ -65,15 +65,8 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
         configNow.config = message.config;
         send({ t: 'config-applied', generation: message.generation });
         return;
-      case 'sites':
-        mesh?.mirror.update(message.sites);
-        return;
-      case 'site-key':
-        mesh?.setKey(message.pem);
-        return;
-      case 'claimed':
-        mesh?.replay.answered(message.id, message.verdict);
-        return;
+      case 'feature':
+        return features.receive(message);
       case 'drain':
         drain().catch((error: unknown) => {
           log('error', { err: error }, 'worker drain failed');

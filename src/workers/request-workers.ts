@@ -2,9 +2,10 @@
 // (the first one binds, the others join its port), answers their admissions through the single
 // Scheduler (lease-desk.ts), re-emits their events, applies what they learn to the registry, and
 // keeps their fleet mirror and config current: the fleet is pushed when its views change (checked
-// before every admission answer and every 100 ms), the config when a reload swaps it, and with
-// [mesh] the remote sites when their views change (every 100 ms) and the site key once loaded. A worker
-// that ends unexpectedly has its leases returned and is started again, within a restart budget.
+// before every admission answer and every 100 ms), the config when a reload swaps it, and what
+// each feature's crossing says changed (every 100 ms: with [mesh], the remote sites' views and the
+// site key once loaded; core/cross-thread.ts). A worker that ends unexpectedly has its leases
+// returned and is started again, within a restart budget.
 
 import type { Logger } from 'pino';
 import type { Clock, Timer } from '#src/core/clock.ts';
@@ -14,17 +15,11 @@ import type { NodeRegistry } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import type { FleetReports } from '#src/ports/index.ts';
-import type { SiteKey } from '#src/mesh/site-key.ts';
-import type { ClaimVerdict, ForwardClaim, ReplayOp } from '#src/mesh/forwarding/index.ts';
-import type { RemoteSiteView } from '#src/routing/index.ts';
-import type { TenantLedger } from '#src/tenants/index.ts';
-import type { MeshInit, OwnerMessage, RelayTarget, WorkerFigures, WorkerInit } from './protocol.ts';
-import { sitesSignature, sitesToWire } from './site-mirror.ts';
-import { keyPemOf } from './key-pem.ts';
+import type { OwnerSide } from '#src/core/cross-thread.ts';
+import type { OwnerMessage, RelayTarget, WorkerFigures, WorkerInit } from './protocol.ts';
 import { FleetSync } from './fleet-sync.ts';
 import { guardListenAddress, type ListenGuard } from './listen-guard.ts';
 import { ConfigAcks } from './config-acks.ts';
-import type { SharedTenantAdmit } from './tenant-desk.ts';
 import { spawnWorkerThread, startLink, type Link, type LinkDeps, type WorkerThread } from './worker-link.ts';
 
 const SYNC_EVERY_MS = 100;
@@ -34,26 +29,13 @@ export const CONFIG_ACK_BOUND_MS = 5_000;
 export const MAX_RESTARTS = 5;
 export const RESTART_WINDOW_MS = 60_000;
 
-export interface WorkerStatus {
+export interface WorkerStatus extends Readonly<Record<string, unknown>> {
   readonly worker: number;
   readonly admitted: number;
   readonly leases_held: number;
   readonly active_requests: number;
   /** Inference requests this worker finished. */
   readonly requests: number;
-  /** [mesh]: requests this worker forwarded to other sites, and forwarded requests that reached it (accepted or not). */
-  readonly forwarded: number;
-  readonly forwarded_in: number;
-}
-
-/** What the owner's mesh part offers the workers ([mesh] only). */
-export interface WorkersMeshSource {
-  /** The site key, once the mesh part has loaded it. */
-  key(): SiteKey | undefined;
-  /** Every pinned remote site, fresh or stale. */
-  sites(): readonly RemoteSiteView[];
-  /** Holds, uses or releases a forwarded request's signature: one memory for every worker. */
-  claimForward(claim: ForwardClaim, op: ReplayOp): ClaimVerdict | Promise<ClaimVerdict>;
 }
 
 export interface RequestWorkersOptions {
@@ -65,17 +47,15 @@ export interface RequestWorkersOptions {
   /** Where the workers' reports go: the in-thread fleet-reports port (each applied once, here). */
   readonly reports: FleetReports;
   readonly scheduler: Pick<Scheduler, 'admit' | 'routerRooms'>;
-  /** The gateway's one limits ledger (tenants' admissions from every worker). */
-  readonly ledger: Pick<TenantLedger, 'admit'>;
-  /** [cluster]: limited tenants' admissions counted across replicas. */
-  readonly sharedTenants?: SharedTenantAdmit | undefined;
+  /** The owner's side of each feature's crossing to the workers (gateway/features.ts); none for an absent feature. */
+  readonly features: readonly OwnerSide[];
   readonly events: EventBus<ProxyEvents>;
   /** The bounded metrics label of a requested model. */
   readonly modelLabel: (model: string) => string;
   readonly relay: RelayTarget;
   readonly relayed: WorkerInit['relayed'];
-  /** Federation's state the workers mirror; absent = no [mesh]. */
-  readonly mesh?: WorkersMeshSource | undefined;
+  /** What the features add to a worker's row in /admin/runtime, from its figures' (gateway/features.ts); absent = nothing. */
+  readonly featureStatus?: ((features: WorkerFigures['features']) => Readonly<Record<string, unknown>>) | undefined;
   /** Starts one thread; absent = a real worker thread (tests pass a stand-in). */
   readonly spawn?: (init: WorkerInit) => WorkerThread;
   /** Claims the listen address for this gateway alone; absent = listen-guard.ts (tests pass a stand-in). */
@@ -92,8 +72,6 @@ export class RequestWorkers {
   #generation = 0;
   readonly #acks: ConfigAcks<Link>;
   #timer: Timer | undefined;
-  /** The mesh state last pushed (undefined without [mesh]). */
-  #mesh: { keyPem: string | undefined; sites: MeshInit['sites']; signature: string } | undefined;
   #guard: ListenGuard | undefined;
   #started = false;
   #closing = false;
@@ -109,8 +87,6 @@ export class RequestWorkers {
     });
     this.#config = options.config();
     this.#acks = new ConfigAcks(options.clock);
-    this.#mesh = options.mesh === undefined ? undefined : { keyPem: undefined, sites: [], signature: '[]' };
-    this.#readMesh();
   }
 
   /** Starts every worker; resolves once all of them listen (rejects, with none left running, if one cannot). */
@@ -167,30 +143,10 @@ export class RequestWorkers {
     );
   }
 
-  /** Pushes the site key once loaded, and the remote sites when their views changed since the last push. */
-  syncMesh(): void {
-    for (const message of this.#readMesh()) this.#broadcast(message);
-  }
-
-  /** Brings #mesh up to date with the mesh part; says what changed. */
-  #readMesh(): OwnerMessage[] {
-    const source = this.#options.mesh;
-    const last = this.#mesh;
-    if (source === undefined || last === undefined) return [];
-    const changes: OwnerMessage[] = [];
-    if (last.keyPem === undefined) {
-      const pem = keyPemOf(source.key());
-      if (pem !== undefined) changes.push({ t: 'site-key', pem });
-      last.keyPem = pem;
-    }
-    const sites = sitesToWire(source.sites());
-    const signature = sitesSignature(sites);
-    if (signature !== last.signature) {
-      changes.push({ t: 'sites', sites });
-      last.sites = sites;
-      last.signature = signature;
-    }
-    return changes;
+  /** Pushes what each feature's crossing says changed since the last push (with [mesh]: the site key once loaded, the remote sites' views). */
+  syncFeatures(): void {
+    for (const side of this.#options.features)
+      for (const message of side.changes?.() ?? []) this.#broadcast({ t: 'feature', name: side.name, message });
   }
 
   /** The workers' last reported figures. */
@@ -200,14 +156,14 @@ export class RequestWorkers {
 
   /** Per worker, for /admin/runtime: admissions so far, leases held and requests in progress now. */
   status(): WorkerStatus[] {
+    const featureStatus = this.#options.featureStatus;
     return this.#links.map((l) => ({
       worker: l.index,
       admitted: l.desk.admitted(),
       leases_held: l.desk.held(),
       active_requests: l.figures?.activeRequests ?? 0,
       requests: l.figures?.requests ?? 0,
-      forwarded: l.figures?.forwarded ?? 0,
-      forwarded_in: l.figures?.forwardedIn ?? 0,
+      ...featureStatus?.(l.figures?.features ?? {}),
     }));
   }
 
@@ -224,7 +180,6 @@ export class RequestWorkers {
   /** Starts worker `index` on `port` (0: the kernel picks); resolves with the port it listens on. */
   #startOne(index: number, port: number): Promise<number> {
     const options = this.#options;
-    const mesh = this.#mesh === undefined ? undefined : { keyPem: this.#mesh.keyPem, sites: this.#mesh.sites };
     const init: WorkerInit = {
       index,
       count: options.count,
@@ -233,9 +188,8 @@ export class RequestWorkers {
       port,
       relay: options.relay,
       relayed: options.relayed,
-      mesh,
+      features: Object.fromEntries(options.features.map((side) => [side.name, side.init()])),
     };
-    const source = options.mesh;
     const deps: LinkDeps = {
       ...options,
       syncFleet: () => this.syncFleet(),
@@ -244,7 +198,6 @@ export class RequestWorkers {
         this.#acks.gone(link);
         this.#exited(link, code);
       },
-      claimForward: source === undefined ? undefined : (claim, op) => source.claimForward(claim, op),
     };
     const { link, listening } = startLink((options.spawn ?? spawnWorkerThread)(init), init, deps);
     const at = this.#links.findIndex((l) => l.index === index);
@@ -281,7 +234,7 @@ export class RequestWorkers {
     this.#timer = this.#options.clock.setTimeout(() => {
       void this.syncConfig();
       this.syncFleet();
-      this.syncMesh();
+      this.syncFeatures();
       if (!this.#closing) this.#schedule();
     }, SYNC_EVERY_MS);
   }

@@ -1,17 +1,16 @@
 // One request worker as the owner sees it: the thread, the batched messages to it, its lease
-// desk, and the owner's handling of everything it sends.
+// desk, each feature's end of its crossing (core/cross-thread.ts: their messages are handed over
+// by name, unread), and the owner's handling of everything it sends.
 
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { EventBus } from '#src/core/events.ts';
-import type { ClaimVerdict, ForwardClaim, ReplayOp } from '#src/mesh/forwarding/index.ts';
+import type { OwnerSide, OwnerSideLink } from '#src/core/cross-thread.ts';
 import type { FleetReports } from '#src/ports/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
 import { replayEvents } from './event-bridge.ts';
 import { LeaseDesk } from './lease-desk.ts';
-import { TenantDesk, type SharedTenantAdmit } from './tenant-desk.ts';
-import type { TenantLedger } from '#src/tenants/index.ts';
 import { Outbox } from './outbox.ts';
 import type { OwnerMessage, WorkerFigures, WorkerInit, WorkerMessage } from './protocol.ts';
 
@@ -27,10 +26,8 @@ export interface LinkDeps {
   /** The owner's fleet-reports port: each report a worker sends is applied once, here. */
   readonly reports: FleetReports;
   readonly scheduler: Pick<Scheduler, 'admit'>;
-  /** The gateway's one limits ledger: every worker's tenant admissions are judged by it. */
-  readonly ledger: Pick<TenantLedger, 'admit'>;
-  /** [cluster]: limited tenants' admissions counted across replicas. */
-  readonly sharedTenants?: SharedTenantAdmit | undefined;
+  /** The owner's side of each feature's crossing (gateway/features.ts gives them). */
+  readonly features: readonly OwnerSide[];
   readonly events: EventBus<ProxyEvents>;
   readonly modelLabel: (model: string) => string;
   /** Brings every worker's fleet up to date (before an admission is answered). */
@@ -39,22 +36,13 @@ export interface LinkDeps {
   readonly onConfigApplied: (link: Link, generation: number) => void;
   /** The thread ended (its leases are already back). */
   readonly onExit: (link: Link, code: number) => void;
-  /** [mesh]: holds, uses or releases a forwarded request's signature, for the whole gateway (absent: refused). */
-  readonly claimForward?: ((claim: ForwardClaim, op: ReplayOp) => ClaimVerdict | Promise<ClaimVerdict>) | undefined;
 }
-
-const NO_REPLAY_MEMORY: ClaimVerdict = {
-  ok: false,
-  rejection: 'replayed',
-  detail: 'this gateway keeps no memory of forwarded requests (no [mesh])',
-};
 
 export interface Link {
   readonly index: number;
   readonly worker: WorkerThread;
   readonly outbox: Outbox<OwnerMessage>;
   readonly desk: LeaseDesk;
-  readonly tenants: TenantDesk;
   figures: WorkerFigures | undefined;
   /** Settles once the worker has drained (or is gone). */
   readonly drained: Promise<void>;
@@ -74,7 +62,16 @@ export function startLink(
     beforeAdmitted: options.syncFleet,
     onError: (error) => options.logger.error({ err: error, worker: init.index }, 'an admission failed'),
   });
-  const tenants = new TenantDesk(options.ledger, post, options.sharedTenants);
+  // Each feature's end of the crossing to this worker, by name.
+  const features = new Map<string, OwnerSideLink>(
+    options.features.map((side) => [
+      side.name,
+      side.link(
+        (message) => post({ t: 'feature', name: side.name, message }),
+        (error, what) => options.logger.error({ err: error, worker: init.index }, what),
+      ),
+    ]),
+  );
   let listened: { resolve: (port: number) => void; reject: (error: Error) => void } | undefined;
   const listening = new Promise<number>((resolve, reject) => {
     listened = { resolve, reject };
@@ -83,7 +80,7 @@ export function startLink(
   const drained = new Promise<void>((resolve) => {
     drainedNow = resolve;
   });
-  const link: Link = { index: init.index, worker, outbox, desk, tenants, figures: undefined, drained };
+  const link: Link = { index: init.index, worker, outbox, desk, figures: undefined, drained };
   const onMessage = (message: WorkerMessage): void => {
     switch (message.t) {
       case 'admit':
@@ -97,10 +94,8 @@ export function startLink(
       case 'settle':
         desk.settle(message.id, message.outcome);
         return options.syncFleet();
-      case 'tenant-admit':
-        return tenants.admit(message.id, message.ask, message.answer);
-      case 'tenant-settle':
-        return tenants.settle(message.id, message.outcome);
+      case 'feature':
+        return features.get(message.name)?.receive(message.message);
       case 'events':
         return replayEvents(options.events, message.events, options.modelLabel);
       case 'learn':
@@ -126,15 +121,6 @@ export function startLink(
         return options.onConfigApplied(link, message.generation);
       case 'listen-failed':
         return listened?.reject(new Error(`request worker ${init.index} could not listen: ${message.error}`));
-      case 'claim': {
-        const { id, claim, op } = message;
-        const answer = (verdict: ClaimVerdict): void => post({ t: 'claimed', id, verdict });
-        Promise.resolve(options.claimForward?.(claim, op) ?? NO_REPLAY_MEMORY).then(answer, (error: unknown) => {
-          options.logger.error({ err: error, worker: init.index }, 'a replay check failed');
-          answer({ ok: false, rejection: 'replay_unavailable', detail: 'the replay check failed', retryAfterSeconds: 1 });
-        });
-        return;
-      }
       case 'drained':
         return drainedNow();
     }
@@ -149,7 +135,7 @@ export function startLink(
   worker.on('exit', (code) => {
     // Whatever it held comes back: a lost worker never leaks a lease or a queue place.
     desk.close();
-    tenants.close();
+    for (const feature of features.values()) feature.close();
     drainedNow();
     listened?.reject(new Error(`request worker ${init.index} exited (code ${code}) before it listened`));
     options.onExit(link, code);

@@ -1,7 +1,7 @@
 // The two hosts of the request-plane ports, for the contract suite: one owner (a Scheduler over a
 // recording fleet of leases, a recording registry for reports, a ManualClock) reached either in
 // its own thread (src/ports/) or as a worker reaches it, over a real MessageChannel to a LeaseDesk
-// (src/workers/). Nothing here sleeps: messages cross on event-loop turns.
+// (src/workers/) — the tenants' port over their own side of that link (src/tenants/tenants-crossing.ts). Nothing here sleeps: messages cross on event-loop turns.
 
 import { EventEmitter } from 'node:events';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
@@ -13,19 +13,21 @@ import type { Lease, NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { defaultFilters, leastInFlight } from '#src/routing/index.ts';
 import { Scheduler, type SchedulerEffects } from '#src/scheduler/index.ts';
-import {
-  inThreadPorts,
-  type AdmissionPort,
-  type FleetReports,
-  type FleetView,
-  type TenantAdmissionPort,
-} from '#src/ports/index.ts';
+import { inThreadPorts, type AdmissionPort, type FleetReports, type FleetView } from '#src/ports/index.ts';
+import { partsOf } from '#src/core/part-key.ts';
 import { FleetSync } from '#src/workers/fleet-sync.ts';
 import { ownerPorts } from '#src/workers/owner-ports.ts';
 import { Outbox } from '#src/workers/outbox.ts';
 import type { OwnerMessage, WorkerMessage } from '#src/workers/protocol.ts';
 import { startLink, type WorkerThread } from '#src/workers/worker-link.ts';
-import { TenantLedger } from '#src/tenants/index.ts';
+import {
+  ledgerTenantAdmission,
+  TENANT_ADMISSION,
+  TenantLedger,
+  tenantsOwnerSide,
+  tenantsWorkerSide,
+  type TenantAdmissionPort,
+} from '#src/tenants/index.ts';
 import type { TenantSpec } from '#src/config/index.ts';
 import { snapshotOf } from '#test/fixtures/builders.ts';
 
@@ -154,11 +156,12 @@ export const IN_THREAD: HostKind = {
   host(o) {
     const ports = inThreadPorts({
       scheduler: o.scheduler,
-      ledger: o.ledger,
       registry: ownerRegistry(o),
-      sites: undefined,
+      // The tenants' port, as the feature list gives it in-thread (gateway/features.ts).
+      features: partsOf(TENANT_ADMISSION, ledgerTenantAdmission(o.ledger)),
     });
-    return { ...ports, settle: () => turns(2), die: undefined, close: () => {} };
+    const tenants = ports.features.get(TENANT_ADMISSION) as TenantAdmissionPort;
+    return { ...ports, tenants, settle: () => turns(2), die: undefined, close: () => {} };
   },
 };
 
@@ -198,7 +201,8 @@ export const CROSS_THREAD: HostKind = {
         // The owner applies a worker's reports through its own in-thread port.
         reports: ownerRegistry(o),
         scheduler: o.scheduler,
-        ledger: o.ledger,
+        // The tenants' side of the crossing, as the feature list gives it (gateway/features.ts).
+        features: [tenantsOwnerSide(o.ledger)],
         events: new EventBus<ProxyEvents>(() => {}),
         modelLabel: (m) => m,
         syncFleet: () => {
@@ -218,12 +222,14 @@ export const CROSS_THREAD: HostKind = {
       (m) => outbox.send(m),
       () => o.clock.now(),
     );
+    // The tenants' worker side, as the request plane's feature list starts it (plane/request-features.ts).
+    const tenantSide = tenantsWorkerSide((message) => outbox.send({ t: 'feature', name: 'tenants', message }));
     workerEnd.on('message', (batch: readonly OwnerMessage[]) => {
-      for (const m of batch) ports.receive(m);
+      for (const m of batch) if (!ports.receive(m) && m.t === 'feature' && m.name === 'tenants') tenantSide.receive(m.message);
     });
     return {
       admission: ports.admission,
-      tenants: ports.tenants,
+      tenants: tenantSide.port?.[1] as TenantAdmissionPort,
       fleet: ports.fleet,
       reports: ports.reports,
       settle: () => turns(20),

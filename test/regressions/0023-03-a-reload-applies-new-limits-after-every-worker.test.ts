@@ -13,7 +13,7 @@ import { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import { TenantLedger } from '#src/tenants/index.ts';
+import { TenantLedger, tenantsOwnerSide } from '#src/tenants/index.ts';
 import { RequestWorkers } from '#src/workers/request-workers.ts';
 import type { OwnerMessage, WorkerInit, WorkerMessage } from '#src/workers/protocol.ts';
 import type { WorkerThread } from '#src/workers/worker-link.ts';
@@ -64,12 +64,11 @@ async function startTwo() {
       learnLackingEndpoint: () => {},
     },
     scheduler: { routerRooms: () => [], admit: () => Promise.reject(new Error('not used')) },
-    ledger: new TenantLedger(() => 0),
+    features: [tenantsOwnerSide(new TenantLedger(() => 0))],
     events: new EventBus<ProxyEvents>(),
     modelLabel: (m) => m,
     relay: { url: 'http://127.0.0.1:1', secret: 's' },
     relayed: [],
-    mesh: undefined,
     guard: () => Promise.resolve({ close: () => Promise.resolve() }),
     spawn: (init) => {
       const thread = new FakeThread(init);

@@ -50,28 +50,7 @@ const FEATURE_FOLDERS: Readonly<Record<string, RegExp>> = {
  * Imports of a feature from outside its folder that this step did not reach: the folder (an area
  * of src/, or a file) that imports, the feature, and why. Remove an entry when its imports go.
  */
-const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; readonly reason: string }[] = [
-  {
-    from: 'ports/',
-    feature: 'tenants',
-    reason: 'the admission port carries tenant admissions to the request plane (the request-plane seam turns it into a gate)',
-  },
-  {
-    from: 'ports/',
-    feature: 'mesh',
-    reason: 'the sites port is the mesh’s link (the request-plane seam makes sites a target source)',
-  },
-  {
-    from: 'workers/',
-    feature: 'tenants',
-    reason: 'worker messages carry tenant admissions to the owner’s ledger and back',
-  },
-  {
-    from: 'workers/',
-    feature: 'mesh',
-    reason: 'worker messages mirror the remote sites, the site key and the replay claims',
-  },
-];
+const EXCEPTIONS: readonly { readonly from: string; readonly feature: string; readonly reason: string }[] = [];
 
 /**
  * The features that extend another feature: a concept of the one (`from`) is built on the other's

@@ -88,7 +88,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'scheduler/': [...CORE, 'kinds/', 'capacity/', 'nodes/', 'routing/'],
   'mesh/': [...CORE, 'capacity/', 'nodes/', 'routing/'],
   'cluster/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'tenants/'],
-  'ports/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'tenants/'],
+  'ports/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/'],
   'proxy/http/': [...CORE, 'translate/'],
   'proxy/attempt/': [...CORE, 'kinds/', 'proxy/http/'],
   'proxy/request/': [
@@ -192,7 +192,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/'],
   'logs/': [...CORE, 'discovery/', 'nodes/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
   'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/', 'translate/'],
-  'workers/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'mesh/', 'proxy/', 'ports/', 'plane/', 'tenants/'],
+  'workers/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/', 'ports/', 'plane/'],
   'gateway/': [
     ...CORE,
     'state/',

@@ -49,7 +49,7 @@ export {
   type VerifyContext,
 } from './verify-forward.ts';
 export { forwardRefused } from './forward-refusal.ts';
-export { meshLinkFor, type MeshLink, type SitesSource } from './mesh-link.ts';
+export { meshLinkFor, SITES_PORT, type MeshLink, type SitesSource } from './mesh-link.ts';
 export {
   parseReplayRecord,
   restartRule,

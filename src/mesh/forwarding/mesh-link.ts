@@ -7,6 +7,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 import type { MeshConfig } from '#src/config/types.ts';
+import { partKey, type PartKey } from '#src/core/part-key.ts';
 import type { SiteKey } from '../site-key.ts';
 import { decodePinnedKey, pinsOf } from './pinned-key.ts';
 import type { ReplayGuard } from './seen-forwards.ts';
@@ -32,6 +33,13 @@ export interface MeshLink {
   /** Where each accepted forward's signature is recorded, so that it is good once. */
   readonly replay: ReplayGuard;
 }
+
+/**
+ * The sites port among a request plane's feature ports: the mesh's link ([mesh] only; absent =
+ * this gateway runs alone). In-thread: the owner's mesh feature's link; in a request worker: the
+ * link over the mirror of the sites and the owner's replay memory (../worker-sites.ts).
+ */
+export const SITES_PORT: PartKey<MeshLink> = partKey('sites');
 
 /**
  * The link for a gateway whose config has `[mesh]`: pins and skew are read from the config in

@@ -12,7 +12,7 @@
 // memory (replay-record.ts): then this memory starts with it (`open`) and refuses those alone. A
 // memory kept across restarts takes no forward until it was restored (`starting`) nor after its
 // record was taken at stop (`seal`): what it saves is all it ever accepted. With `[server] workers` > 1 one memory serves every worker:
-// the owner thread holds it and the workers ask it (src/workers/replay-claims.ts), since a replay
+// the owner thread holds it and the workers ask it (src/mesh/crossing/replay-claims.ts), since a replay
 // may reach another thread.
 
 import { acceptanceWindow, earlierRunCouldAccept, firstAcceptedCreatedMs, replayShare } from './replay-window.ts';

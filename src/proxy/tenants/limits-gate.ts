@@ -4,7 +4,6 @@
 // request ends, from the answer's usage.
 
 import type { EventBus } from '#src/core/events.ts';
-import type { TenantAdmissionPort } from '#src/ports/index.ts';
 import {
   limitedError,
   limitedHeaders,
@@ -12,6 +11,7 @@ import {
   tenantReservation,
   type Tenant,
   type TenantAdmission,
+  type TenantAdmissionPort,
 } from '#src/tenants/index.ts';
 import type { Admitted, Refused, RequestGate } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';

@@ -6,9 +6,8 @@
 
 import type { EventBus } from '#src/core/events.ts';
 import type { TenantSpec } from '#src/config/index.ts';
-import type { TenantAdmissionPort } from '#src/ports/index.ts';
 import { partIn, partsOf } from '#src/core/part-key.ts';
-import { allowsEveryModel, CALLER_TENANT, tenantOf, type Tenant } from '#src/tenants/index.ts';
+import { allowsEveryModel, CALLER_TENANT, tenantOf, type Tenant, type TenantAdmissionPort } from '#src/tenants/index.ts';
 import type { Caller } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import { limitsGate } from './limits-gate.ts';

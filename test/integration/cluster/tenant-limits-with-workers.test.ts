@@ -1,5 +1,5 @@
 // [cluster] tenant limits with request workers: a worker's tenant admission reaches the owner's
-// shared admission (workers/tenant-desk.ts), so two replicas of two workers each still admit
+// shared admission (tenants/tenant-desk.ts), so two replicas of two workers each still admit
 // exactly requests_per_minute across them, and every admitted request leaves the shared
 // in-flight count when it ends (max_concurrent = 1 admits one more afterwards).
 import { after, before, test } from 'node:test';

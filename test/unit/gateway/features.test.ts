@@ -9,7 +9,18 @@ import { loadConfig } from '#src/config/index.ts';
 import type { GatewayConfig } from '#src/config/types.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import { featuresFor, type FeatureHost, type FeatureParts, type GatewayFeature } from '#src/gateway/features.ts';
+import {
+  featuresFor,
+  inThreadFeaturePorts,
+  ownerSides,
+  type FeatureHost,
+  type FeatureParts,
+  type GatewayFeature,
+} from '#src/gateway/features.ts';
+import { partIn } from '#src/core/part-key.ts';
+import { SITES_PORT } from '#src/mesh/forwarding/index.ts';
+import { WORKER_SIDES } from '#src/plane/index.ts';
+import { TENANT_ADMISSION } from '#src/tenants/index.ts';
 
 const NODES = '[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:9"\n';
 const MESH =
@@ -33,7 +44,7 @@ function host(current: GatewayConfig): FeatureHost {
     proxyEvents: new EventBus<ProxyEvents>(() => undefined),
     scheduler: () => assert.fail('the scheduler is not read while the list is built'),
     refresh: () => Promise.resolve(),
-    spans: () => undefined,
+    planeFigures: () => [],
   };
 }
 
@@ -64,7 +75,7 @@ test('a config with no optional section: tenants, model management and the reque
       'admitTenant',
       'wakeSender',
       'tracer',
-      'meshFeed',
+      'dashboardSites',
     ];
     for (const name of absent) assert.equal(partNames(features).includes(name), false, name);
   });
@@ -77,7 +88,7 @@ test('[tracing], [mesh] and [cluster] each add their feature, in the order they 
       ['tenants', 'models', 'request-log', 'tracing', 'mesh', 'cluster'],
     );
     const parts = partNames(features);
-    for (const name of ['sites', 'workersMesh', 'wrapAdmission', 'admitTenant', 'wakeSender', 'tracer', 'meshFeed'])
+    for (const name of ['sites', 'workersMesh', 'wrapAdmission', 'admitTenant', 'wakeSender', 'tracer', 'dashboardSites'])
       assert.ok(parts.includes(name), name);
     // No part name is given twice: [cluster]'s site-wide tenants report over the tenants' own is an
     // admin view of the same path (adminViews; the last test), the one place a later feature's wins.
@@ -132,4 +143,22 @@ test('with [mesh], /admin/sites is the mesh’s admin view (mesh false until it 
     const paths = features.flatMap((f) => Object.keys(f.adminViews?.() ?? {}));
     assert.equal(paths.includes('/admin/sites'), false);
   });
+});
+
+test('the features’ ports and their crossings to request workers: the tenants’ always, the mesh’s with [mesh], each side listed for the workers', async () => {
+  for (const [toml, crossings] of [
+    ['', ['tenants']],
+    [MESH, ['tenants', 'mesh']],
+  ] as const) {
+    await withFeatures(toml, (features) => {
+      // As the owner merges the parts (gateway/parts.ts).
+      const parts = Object.assign({}, ...features.map((f) => f.parts ?? {})) as Partial<FeatureParts>;
+      const ports = inThreadFeaturePorts(parts);
+      assert.ok(partIn(ports, TENANT_ADMISSION) !== undefined, 'the tenants’ admission port');
+      assert.equal(partIn(ports, SITES_PORT) !== undefined, toml === MESH, 'the sites port with [mesh] alone');
+      const names = ownerSides(parts).map((side) => side.name);
+      assert.deepEqual(names, crossings);
+      for (const name of names) assert.ok(name in WORKER_SIDES, `a worker side is listed for ${name}`);
+    });
+  }
 });

@@ -11,6 +11,8 @@ import type { RequestTracer } from '#src/core/tracing.ts';
 import { featureSetOf, requestFeaturesFor, requestHooksOf } from '#src/plane/request-features.ts';
 import type { RequestPorts } from '#src/ports/index.ts';
 import { NO_HOOKS, type ProxyEvents } from '#src/proxy/index.ts';
+import { partsOf } from '#src/core/part-key.ts';
+import { TENANT_ADMISSION } from '#src/tenants/index.ts';
 
 const BASE = '[server]\nlisten = "127.0.0.1:0"\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:1"\nkind = "vllm"\n';
 const NO_TRANSLATION = '[routing]\ntranslate = false\n';
@@ -23,9 +25,12 @@ function configOf(extra: string, serverExtra = '', routing = NO_TRANSLATION): Ga
   return loaded.config;
 }
 
+const refusing = (what: string): object => new Proxy({}, { get: () => assert.fail(`asked ${what}`) });
+/** The features' ports: the tenants' admission alone (no [mesh]), never asked while the features are built. */
+const FEATURE_PORTS = partsOf(TENANT_ADMISSION, refusing('the tenant admission'));
 /** Ports no test request reaches: building the features must ask none of them anything. */
 const PORTS = new Proxy({} as RequestPorts, {
-  get: (_target, name) => (name === 'sites' ? undefined : new Proxy({}, { get: () => assert.fail(`asked ${String(name)}`) })),
+  get: (_target, name) => (name === 'features' ? FEATURE_PORTS : refusing(String(name))),
 });
 
 function hostFor(config: GatewayConfig, tracer?: RequestTracer) {

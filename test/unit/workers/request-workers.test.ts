@@ -1,7 +1,7 @@
 // The owner's management of its workers, with stand-in threads: a worker that ends unexpectedly
 // gives back every lease it held and is started again on the same port, within a restart budget;
 // a drain waits for every worker to say it drained.
-import { TenantLedger } from '#src/tenants/index.ts';
+import { TenantLedger, tenantsOwnerSide } from '#src/tenants/index.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
@@ -12,10 +12,16 @@ import type { NodeView } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
-import { MAX_RESTARTS, RequestWorkers, type WorkersMeshSource } from '#src/workers/request-workers.ts';
+import { MAX_RESTARTS, RequestWorkers } from '#src/workers/request-workers.ts';
 import type { OwnerMessage, WorkerInit, WorkerMessage } from '#src/workers/protocol.ts';
 import type { WorkerThread } from '#src/workers/worker-link.ts';
-import { sitesFromWire } from '#src/workers/site-mirror.ts';
+import {
+  meshOwnerSide,
+  sitesFromWire,
+  type MeshInit,
+  type MeshOwnerMessage,
+  type WorkersMeshSource,
+} from '#src/mesh/crossing/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
@@ -83,12 +89,12 @@ async function startWith(mesh?: WorkersMeshSource) {
       learnLackingEndpoint: () => {},
     },
     scheduler,
-    ledger: new TenantLedger(() => 0),
+    // The owner sides the feature list gives (gateway/features.ts): the tenants' always, the mesh's with [mesh].
+    features: [tenantsOwnerSide(new TenantLedger(() => 0)), ...(mesh === undefined ? [] : [meshOwnerSide(mesh)])],
     events: new EventBus<ProxyEvents>(),
     modelLabel: (m) => m,
     relay: { url: 'http://127.0.0.1:1', secret: 's' },
     relayed: [],
-    mesh,
     guard: () => Promise.resolve({ close: () => Promise.resolve() }),
     spawn: (init) => {
       const thread = new FakeThread(init);
@@ -98,6 +104,12 @@ async function startWith(mesh?: WorkersMeshSource) {
   });
   return { workers, threads, released, lines };
 }
+
+/** The mesh's messages among what a worker received (carried under the mesh's name). */
+const meshMessages = (thread: FakeThread | undefined): MeshOwnerMessage[] =>
+  (thread?.received ?? []).flatMap((m) => (m.t === 'feature' && m.name === 'mesh' ? [m.message as MeshOwnerMessage] : []));
+/** What a worker's mesh side starts with (undefined: none is started). */
+const meshInit = (thread: FakeThread | undefined): MeshInit | undefined => thread?.init.features['mesh'] as MeshInit | undefined;
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -153,13 +165,13 @@ test('a drain tells every worker and waits until each has drained; exits then ar
 
 test('without [mesh] the workers start with no mesh state and are sent none', async () => {
   const { workers, threads } = await startWith();
-  workers.syncMesh();
+  workers.syncFeatures();
   await turn();
   assert.deepEqual(
-    threads.map((t) => t.init.mesh),
+    threads.map((t) => meshInit(t)),
     [undefined, undefined],
   );
-  assert.ok(threads.every((t) => t.received.every((m) => m.t !== 'sites' && m.t !== 'site-key')));
+  assert.ok(threads.every((t) => meshMessages(t).length === 0));
 });
 
 test('with [mesh] the workers get the site key once loaded and the remote sites whenever their views change', async () => {
@@ -170,14 +182,14 @@ test('with [mesh] the workers get the site key once loaded and the remote sites 
     claimForward: () => ({ ok: true }),
   });
   assert.deepEqual(
-    threads.map((t) => t.init.mesh),
+    threads.map((t) => meshInit(t)),
     [
       { keyPem: undefined, sites: [] },
       { keyPem: undefined, sites: [] },
     ],
   );
-  const pushed = (thread: FakeThread | undefined, t: 'sites' | 'site-key') => thread?.received.filter((m) => m.t === t) ?? [];
-  workers.syncMesh();
+  const pushed = (thread: FakeThread | undefined, t: 'sites' | 'site-key') => meshMessages(thread).filter((m) => m.t === t);
+  workers.syncFeatures();
   await turn();
   assert.deepEqual(pushed(threads[0], 'sites'), [], 'nothing changed: nothing sent');
 
@@ -191,8 +203,8 @@ test('with [mesh] the workers get the site key once loaded and the remote sites 
   };
   state.key = key;
   state.sites = [c];
-  workers.syncMesh();
-  workers.syncMesh();
+  workers.syncFeatures();
+  workers.syncFeatures();
   await turn();
   for (const thread of threads) {
     const keys = pushed(thread, 'site-key');
@@ -205,9 +217,9 @@ test('with [mesh] the workers get the site key once loaded and the remote sites 
 
   // A fresh array with the same content is no change; a site going stale is.
   state.sites = [{ ...c, models: new Map(c.models) }];
-  workers.syncMesh();
+  workers.syncFeatures();
   state.sites = [{ ...c, fresh: false }];
-  workers.syncMesh();
+  workers.syncFeatures();
   await turn();
   const last = pushed(threads[1], 'sites');
   assert.equal(last.length, 2);
@@ -215,7 +227,7 @@ test('with [mesh] the workers get the site key once loaded and the remote sites 
 
   // A restarted worker starts from what was last pushed.
   threads[0]?.crash();
-  const restarted = threads.at(-1)?.init.mesh;
+  const restarted = meshInit(threads.at(-1));
   assert.match(restarted?.keyPem ?? '', /-----BEGIN PRIVATE KEY-----/);
   assert.deepEqual(sitesFromWire(restarted?.sites ?? []), [{ ...c, fresh: false }]);
 });

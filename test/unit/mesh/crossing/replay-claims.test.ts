@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '#src/core/clock.ts';
-import { CLAIM_TIMEOUT_MS, OwnerReplayGuard } from '#src/workers/replay-claims.ts';
-import type { WorkerMessage } from '#src/workers/protocol.ts';
+import { CLAIM_TIMEOUT_MS, OwnerReplayGuard } from '#src/mesh/crossing/replay-claims.ts';
+import type { MeshWorkerMessage } from '#src/mesh/crossing/index.ts';
 
 const CLAIM = { site: 'a', nonce: 'n'.repeat(22), createdMs: 1_000, fromMs: -29_000, untilMs: 31_000 };
 
 test('the owner answers each hold and claim by id; a release is told', async () => {
-  const sent: WorkerMessage[] = [];
+  const sent: MeshWorkerMessage[] = [];
   const guard = new OwnerReplayGuard((m) => sent.push(m), new ManualClock());
   const first = guard.claim(CLAIM);
   const second = guard.hold({ ...CLAIM, nonce: 'm'.repeat(22) });

@@ -9,11 +9,12 @@
 import { createPrivateKey } from 'node:crypto';
 import type { Clock } from '#src/core/clock.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
-import { pinnedPublicKey } from '#src/mesh/pinned-key.ts';
-import { meshLinkFor, type MeshLink } from '#src/mesh/forwarding/index.ts';
-import type { SiteKey } from '#src/mesh/site-key.ts';
-import { siteKeyFromPrivateKey } from '#src/mesh/site-key-file.ts';
-import type { MeshInit, WorkerMessage } from './protocol.ts';
+import type { WorkerSide } from '#src/core/cross-thread.ts';
+import { pinnedPublicKey } from '../pinned-key.ts';
+import { meshLinkFor, SITES_PORT, type MeshLink } from '../forwarding/index.ts';
+import type { SiteKey } from '../site-key.ts';
+import { siteKeyFromPrivateKey } from '../site-key-file.ts';
+import type { MeshInit, MeshOwnerMessage, MeshWorkerMessage } from './mesh-messages.ts';
 import { OwnerReplayGuard } from './replay-claims.ts';
 import { SiteMirror } from './site-mirror.ts';
 
@@ -21,10 +22,10 @@ export interface WorkerMeshDeps {
   readonly config: () => GatewayConfig;
   readonly clock: Clock;
   /** To the owner thread (replay claims). */
-  readonly send: (message: WorkerMessage) => void;
+  readonly send: (message: MeshWorkerMessage) => void;
 }
 
-export class WorkerMesh {
+export class WorkerMesh implements WorkerSide {
   readonly link: MeshLink;
   readonly mirror: SiteMirror;
   /** Asks the owner to record each verified forward's signature (one memory for every worker). */
@@ -37,7 +38,7 @@ export class WorkerMesh {
     this.replay = replay;
   }
 
-  /** The worker's mesh part; undefined when the config has no [mesh] (no federation work per request). */
+  /** The worker's mesh link; undefined when the config has no [mesh] (no federation work per request). */
   static start(init: MeshInit | undefined, deps: WorkerMeshDeps): WorkerMesh | undefined {
     const mirror = new SiteMirror(init?.sites ?? []);
     const holder: { mesh?: WorkerMesh } = {};
@@ -50,6 +51,23 @@ export class WorkerMesh {
     return mesh;
   }
 
+  /** The worker's sites port, for its request plane. */
+  get port(): readonly [typeof SITES_PORT, MeshLink] {
+    return [SITES_PORT, this.link];
+  }
+
+  /** The owner's mesh feature's messages: the sites' views, the key once loaded, a claim's answer. */
+  receive(message: MeshOwnerMessage): void {
+    switch (message.t) {
+      case 'sites':
+        return this.mirror.update(message.sites);
+      case 'site-key':
+        return this.setKey(message.pem);
+      case 'claimed':
+        return this.replay.answered(message.id, message.verdict);
+    }
+  }
+
   key(): SiteKey | undefined {
     return this.#key;
   }
@@ -58,6 +76,11 @@ export class WorkerMesh {
   setKey(pem: string): void {
     this.#key = siteKeyFromPrivateKey(createPrivateKey({ key: pem, format: 'pem' }));
   }
+}
+
+/** The worker side of the mesh's crossing (core/cross-thread.ts); none without [mesh] in the config. */
+export function meshWorkerSide(init: unknown, deps: WorkerMeshDeps): WorkerSide | undefined {
+  return WorkerMesh.start(init as MeshInit | undefined, deps);
 }
 
 /** Kept here for the worker's side too (key-pem.ts holds it, apart from libp2p). */

@@ -3,7 +3,7 @@
 // the fleet. The views cross as plain data (their model Maps as entry lists), and the worker's
 // forwarding and /v1/models read them through the same SitesSource the owner's request path uses.
 
-import type { SitesSource } from '#src/mesh/forwarding/index.ts';
+import type { SitesSource } from '../forwarding/index.ts';
 import type { RemoteModel, RemoteSiteView } from '#src/routing/index.ts';
 
 /** One remote site as it crosses the MessagePort. */

@@ -1,23 +1,23 @@
 // A worker's replay guard ([mesh] with `[server] workers` > 1): a forwarded request's signature is
 // good once across the whole gateway, and a replay on another connection may reach another
 // thread — so each signature is held (at its head), used (once admitted) or released by the owner
-// thread, which holds the one memory (mesh/forwarding/seen-forwards.ts); each step there is atomic.
+// thread, which holds the one memory (../forwarding/seen-forwards.ts); each step there is atomic.
 // One message there, one back; an answer that does not come within CLAIM_TIMEOUT_MS refuses the
 // forward (fail closed: it may be retried).
 
 import type { Clock } from '#src/core/clock.ts';
-import type { ClaimVerdict, ForwardClaim, ReplayGuard, ReplayOp } from '#src/mesh/forwarding/index.ts';
-import type { WorkerMessage } from './protocol.ts';
+import type { ClaimVerdict, ForwardClaim, ReplayGuard, ReplayOp } from '../forwarding/index.ts';
+import type { MeshWorkerMessage } from './mesh-messages.ts';
 
 export const CLAIM_TIMEOUT_MS = 5_000;
 
 export class OwnerReplayGuard implements ReplayGuard {
-  readonly #send: (message: WorkerMessage) => void;
+  readonly #send: (message: MeshWorkerMessage) => void;
   readonly #clock: Clock;
   readonly #asking = new Map<number, (verdict: ClaimVerdict) => void>();
   #nextId = 0;
 
-  constructor(send: (message: WorkerMessage) => void, clock: Clock) {
+  constructor(send: (message: MeshWorkerMessage) => void, clock: Clock) {
     this.#send = send;
     this.#clock = clock;
   }

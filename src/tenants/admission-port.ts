@@ -1,9 +1,13 @@
 // The tenant-admission port ([tenants]): how the request plane judges a request against its
-// tenant's limits. The owner holds the one limits ledger (tenants/ledger.ts), so a tenant's limits
-// hold exactly however many workers ask; a worker asks it over its MessagePort
-// (workers/remote-admission.ts), [cluster] counts limited tenants across replicas.
+// tenant's limits. The owner holds the one limits ledger (ledger.ts), so a tenant's limits hold
+// exactly however many workers ask; a request worker asks it over its MessagePort (worker-admission.ts,
+// the tenants' half of a worker's link), [cluster] counts limited tenants across replicas. The port
+// reaches the request plane under the tenants' key (TENANT_ADMISSION): the plane's ports name no feature.
 
-import { ledgerAdmission, type TenantAdmission, type TenantAsk, type TenantLedger } from '#src/tenants/index.ts';
+import { partKey, type PartKey } from '#src/core/part-key.ts';
+import type { TenantAdmission, TenantAsk } from './admission-types.ts';
+import type { TenantLedger } from './ledger.ts';
+import { ledgerAdmission } from './ledger-admission.ts';
 
 export interface TenantAdmissionPort {
   /**
@@ -13,6 +17,9 @@ export interface TenantAdmissionPort {
    */
   admitTenant(ask: TenantAsk, limited: boolean): Promise<TenantAdmission>;
 }
+
+/** The tenant-admission port among a request plane's feature ports. */
+export const TENANT_ADMISSION: PartKey<TenantAdmissionPort> = partKey('tenant admission');
 
 /** The in-thread tenant admission: the ledger itself (`shared`: [cluster]'s tenant admission instead). */
 export function ledgerTenantAdmission(
