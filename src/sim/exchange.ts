@@ -46,7 +46,11 @@ export interface KindHandler {
   close(): void;
   /** Residency figures, for kinds that load models at runtime. */
   residency?(): ResidencyStats;
+  /** A test knob on the node's models (`POST /__sim/model`; the router's: crash, sleep…); absent = none. */
+  control?(action: string, body: Readonly<Record<string, unknown>>): SimControlAnswer;
 }
+
+export type SimControlAnswer = { readonly ok: true; readonly detail?: string } | { readonly ok: false; readonly error: string };
 
 /** Resolves when `signal` aborts (a hung request waits for its client to leave). */
 export function untilAborted(signal: AbortSignal): Promise<void> {
