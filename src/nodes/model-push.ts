@@ -26,6 +26,9 @@ export interface ModelPushDeps {
   readonly limits?: ModelEventLimits;
 }
 
+/** One node's model event stream, as the hosts view shows it. */
+export type ModelEventStreamState = StreamState;
+
 interface Held {
   readonly stream: ModelEventStream;
   readonly url: string;

@@ -68,7 +68,6 @@ before(async () => {
   for (const kind of ['node:model-events', 'node:model-event'] as const) {
     events.on(kind, (payload: RegistryEvents[typeof kind]) => seen.push({ kind, payload }));
   }
-  await untilOpened(1, 'the router stream opened');
   await untilEvent(async () => (await loaded()).includes('model-a'), [on(events, 'node:discovery')], 'model-a listed loaded');
 });
 
@@ -128,6 +127,7 @@ function frameApplied(model: string, status: string): Promise<void> {
 }
 
 test('only the router opens a stream; the vLLM node (not a router) opens none', async () => {
+  await untilOpened(1, 'the router stream opened');
   const asked = (await simRequests(rig.sim.url('plain'))).filter((r) => r.path.includes('sse'));
   assert.deepEqual(asked, []);
   assert.deepEqual(
@@ -137,6 +137,7 @@ test('only the router opens a stream; the vLLM node (not a router) opens none', 
 });
 
 test('a child killed is excluded with its reason and exit code from the frame alone, no listing poll', async () => {
+  await untilOpened(1, 'the router stream opened');
   const clockBefore = clock.now();
   const listingsBefore = await listingsAsked();
   await control('crash', { model: 'model-a' });
