@@ -9,8 +9,11 @@ import type { RequestBody } from '#src/sim/request-body.ts';
 import type { ResponseWriter } from '#src/sim/response-writer.ts';
 import type { ResolvedNode } from '#src/sim/spec.ts';
 
-/** Which fault switch governs an endpoint. */
-export type EndpointClass = 'inference' | 'models' | 'health' | 'other';
+/**
+ * Which fault switch governs an endpoint; `events`: a long-lived event stream (a router's
+ * `/models/sse`), recorded but never counted in flight (stats' `inFlight` counts answers under way).
+ */
+export type EndpointClass = 'inference' | 'models' | 'health' | 'other' | 'events';
 
 export interface SimExchange {
   readonly method: string;

@@ -307,7 +307,8 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
   }
 
   return {
-    classify: classifyLlamaPath,
+    // The event stream is long-lived: recorded, never counted among the answers in flight.
+    classify: (method, path) => (method === 'GET' && path === '/models/sse' ? 'events' : classifyLlamaPath(method, path)),
     faultReplies: llamaFaultReplies(() => llamaJson(200, modelList([]))),
     handle,
     modelIds: () => node.models.map((m) => m.id),
