@@ -157,6 +157,11 @@ test('a child killed is excluded with its reason and exit code from the frame al
   assert.match(answer.text, /model_failed/);
   const sent = (await simRequests(rig.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions');
   assert.deepEqual(sent, [], 'no request reached the failed child');
+  // Shown in /admin/hosts with its exit code and why it is not routed.
+  const row = (await host()).available_on_demand.find((m) => m.id === 'model-a') as Record<string, unknown> | undefined;
+  assert.equal(row?.['status'], 'failed');
+  assert.equal(row?.['exit_code'], 1);
+  assert.match(String(row?.['held']), /exited with code 1/);
   // Event to exclusion: 0 ms of the gateway's clock (it never moved) and no listing asked.
   assert.equal(clock.now() - clockBefore, 0);
   assert.equal(await listingsAsked(), listingsBefore, 'no listing was asked between the kill and the exclusion');
