@@ -4,7 +4,7 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
-import type { ModelAction, ModelActionOutcome, NodeRegistry, WakeResult } from '#src/nodes/index.ts';
+import type { ModelAction, ModelActionOutcome, ModelEventStreamState, NodeRegistry, WakeResult } from '#src/nodes/index.ts';
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { AdminRouteKind } from './admin-access.ts';
@@ -69,6 +69,8 @@ export interface AdminDeps {
   readonly views?: Readonly<Record<string, AdminView>>;
   /** /admin/models*: absent = not offered. */
   readonly models?: ModelCommands;
+  /** Each router node's model event stream (its pushed model state): open, frames read, last stop; absent = none. */
+  readonly modelEvents?: () => ReadonlyMap<string, ModelEventStreamState>;
   /** The features' figures laid beside the fleet's in the detailed /health (e.g. [cluster]'s `cluster`); absent = none. */
   readonly healthDetails?: () => Readonly<Record<string, unknown>>;
   /** Whether a feature makes an ok fleet degraded in /health now (a failing state store); absent = never. */

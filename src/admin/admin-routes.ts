@@ -26,6 +26,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
           inFlight: (node) => snapshot.inFlight(node),
           usage: (node, model) => snapshot.usage(node, model),
           load: (node) => snapshot.load?.(node),
+          ...(deps.modelEvents === undefined ? {} : { modelEvents: deps.modelEvents() }),
           queueDepths: deps.queueDepths(),
           now: snapshot.now,
         }),

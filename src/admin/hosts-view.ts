@@ -15,7 +15,7 @@ import {
   type TokenRatio,
   type Usage,
 } from '#src/capacity/index.ts';
-import { isWaking, type LoadReading, type NodeView } from '#src/nodes/index.ts';
+import { isWaking, modelStateNote, type LoadReading, type ModelEventStreamState, type NodeView } from '#src/nodes/index.ts';
 import { nodeEndpoints } from '#src/routing/index.ts';
 
 export interface HostModelFigures {
@@ -60,7 +60,16 @@ export interface HostView {
   readonly wake: { readonly method: string; readonly waking: boolean; readonly last_sent_at: string | null } | null;
   readonly discovery: { readonly state: string; readonly fails: number; readonly last_error: string | null };
   readonly loaded: readonly string[];
-  readonly available_on_demand: readonly { readonly id: string; readonly status: string }[];
+  readonly available_on_demand: readonly HostOnDemand[];
+  /**
+   * A router's model event stream (its pushed model state, docs/protocols.md "Pushed model state"):
+   * open now, frames read, and the last stop with its reason; absent = the node opens none.
+   */
+  readonly model_events?: {
+    readonly open: boolean;
+    readonly frames: number;
+    readonly last_stop: { readonly reason: string; readonly detail: string; readonly retry_in_ms: number | null } | null;
+  };
   readonly models: Readonly<Record<string, HostModelFigures>>;
   readonly in_flight: number;
   readonly leases: Readonly<Record<string, Usage>>;
@@ -93,12 +102,33 @@ export interface HostsReport {
   readonly queue_depth: Readonly<Record<string, number>>;
 }
 
+/** A listed model not loaded now: its router status, and for the statuses that say more, what. */
+export interface HostOnDemand {
+  readonly id: string;
+  readonly status: string;
+  /** `failed`: the exit code its child died with. */
+  readonly exit_code?: number;
+  /** A load's or download's progress as the router's frames told it (0..1, stage, bytes). */
+  readonly progress?: {
+    readonly fraction: number | null;
+    readonly stage: string | null;
+    readonly done_bytes: number | null;
+    readonly total_bytes: number | null;
+  };
+  /** Why routing holds it back although listed (failed, downloading); absent = routable (as a load). */
+  readonly held?: string;
+  /** The status is not one the gateway knows: kept (routed as on demand) and shown, not a listing error. */
+  readonly unknown_status?: true;
+}
+
 export interface HostsInput {
   readonly views: readonly NodeView[];
   readonly inFlight: (node: string) => number;
   readonly usage: (node: string, model: string) => Usage;
   readonly load?: (node: string) => LoadReading | undefined;
   readonly queueDepths: Readonly<Record<string, number>>;
+  /** Each router node's model event stream, by node. */
+  readonly modelEvents?: ReadonlyMap<string, ModelEventStreamState>;
   /** Epoch ms the views' deadlines (a wake's window) are judged at. */
   readonly now: number;
 }
@@ -144,7 +174,7 @@ function hostDecodes(rates: Readonly<Record<string, DecodeRate>>, now: number): 
 export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: Record<string, number> } {
   const hosts = input.views.map((view): HostView => {
     const loaded: string[] = [];
-    const onDemand: { id: string; status: string }[] = [];
+    const onDemand: HostOnDemand[] = [];
     const models: Record<string, HostModelFigures> = {};
     const leases: Record<string, Usage> = {};
     for (const model of view.discovery.models) {
@@ -157,7 +187,7 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
           models[model.id] = sharesKvPool(view) ? { ...figures, kv: kvModeFor(view, model.id) } : figures;
         }
       } else if (residency.state === 'on_demand') {
-        onDemand.push({ id: model.id, status: residency.status });
+        onDemand.push(onDemandRow(model, residency.status));
       }
       const usage = input.usage(view.spec.name, model.id);
       if (usage.requests > 0) leases[model.id] = { requests: usage.requests, tokens: usage.tokens };
@@ -184,6 +214,7 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
       discovery: { state: view.discovery.phase, fails: view.discovery.fails, last_error: view.discovery.lastError ?? null },
       loaded,
       available_on_demand: onDemand,
+      ...modelEventsRow(input.modelEvents?.get(view.spec.name)),
       models,
       in_flight: input.inFlight(view.spec.name),
       leases,
@@ -195,6 +226,40 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
     };
   });
   return { hosts, queue_depth: { ...input.queueDepths } };
+}
+
+function onDemandRow(model: NodeView['discovery']['models'][number], status: string): HostOnDemand {
+  const note = modelStateNote(model);
+  const { progress } = model;
+  return {
+    id: model.id,
+    status,
+    ...(model.exitCode === undefined ? {} : { exit_code: model.exitCode }),
+    ...(progress === undefined
+      ? {}
+      : {
+          progress: {
+            fraction: progress.fraction ?? null,
+            stage: progress.stage ?? null,
+            done_bytes: progress.doneBytes ?? null,
+            total_bytes: progress.totalBytes ?? null,
+          },
+        }),
+    ...(note?.hold === undefined ? {} : { held: note.hold }),
+    ...(note?.unknown === true ? { unknown_status: true as const } : {}),
+  };
+}
+
+function modelEventsRow(state: ModelEventStreamState | undefined): Pick<HostView, 'model_events'> {
+  if (state === undefined) return {};
+  const stop = state.lastStop;
+  return {
+    model_events: {
+      open: state.open,
+      frames: state.frames,
+      last_stop: stop === undefined ? null : { reason: stop.reason, detail: stop.detail, retry_in_ms: stop.retryInMs ?? null },
+    },
+  };
 }
 
 function hostServer(facts: NodeView['capacity']['server']): HostView['server'] {

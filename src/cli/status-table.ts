@@ -105,3 +105,30 @@ function lastError(host: HostView): string {
   const oneLine = error.replace(/\s+/g, ' ').trim();
   return visibleText(oneLine.length > MAX_ERROR_CHARS ? `${oneLine.slice(0, MAX_ERROR_CHARS - 1).trimEnd()}…` : oneLine);
 }
+
+/** The router statuses that need no note: a model loaded, loading or unloaded is what the counts say. */
+const PLAIN_STATUSES: ReadonlySet<string> = new Set(['loaded', 'loading', 'unloaded']);
+
+/**
+ * One line per listed model whose router status says more than loaded or not (docs/protocols.md
+ * "Pushed model state"): sleeping, downloading (with progress), downloaded, failed (with its exit
+ * code), or a status value this gateway does not know — with why routing holds it back, if it does.
+ */
+export function modelNotes(report: HostsReport): string[] {
+  const notes: string[] = [];
+  for (const host of report.hosts) {
+    for (const model of host.available_on_demand) {
+      // The report is the gateway's to write: a row not shaped as this CLI knows it is left out.
+      if (typeof model.id !== 'string' || typeof model.status !== 'string') continue;
+      if (PLAIN_STATUSES.has(model.status) && model.held === undefined && model.unknown_status !== true) continue;
+      const parts = [`${cell(host.name)}: ${cell(model.id)} ${cell(model.status)}`];
+      if (typeof model.exit_code === 'number') parts.push(`(exit code ${model.exit_code})`);
+      const fraction = model.progress?.fraction;
+      if (typeof fraction === 'number') parts.push(`${Math.floor(fraction * 100)}%`);
+      if (model.unknown_status === true) parts.push('(a status this gateway does not know; kept, routed as on demand)');
+      if (typeof model.held === 'string') parts.push(`— not routed: ${cell(model.held)}`);
+      notes.push(parts.join(' '));
+    }
+  }
+  return notes;
+}

@@ -9,7 +9,7 @@ import { flagValue, hasFlag, type CliIo, type Command } from './io.ts';
 import { fetchHostsReport } from './status-report.ts';
 import { visibleText } from '#src/core/visible-text.js';
 import { DEFAULT_STATUS_URL, findStatusTarget } from './status-target.ts';
-import { STATUS_GATEWAY_DOWN, statusExitCode, statusSummary, statusTable, unknownStatuses } from './status-table.ts';
+import { modelNotes, STATUS_GATEWAY_DOWN, statusExitCode, statusSummary, statusTable, unknownStatuses } from './status-table.ts';
 
 const USAGE = `usage: switchyard status [--url GATEWAY] [--token T] [--watch] [--config FILE]
 
@@ -86,7 +86,14 @@ async function showOnce(url: string, token: string | undefined, io: CliIo, clock
     io.stderr.write(`switchyard status: cannot read ${url}/admin/hosts: ${visibleText(answer.error)}\n`);
     return STATUS_GATEWAY_DOWN;
   }
-  const lines = [heading, statusSummary(answer.report), '', ...statusTable(answer.report)];
+  const notes = modelNotes(answer.report);
+  const lines = [
+    heading,
+    statusSummary(answer.report),
+    '',
+    ...statusTable(answer.report),
+    ...(notes.length === 0 ? [] : ['', ...notes]),
+  ];
   io.stdout.write(`${prefix}${lines.join('\n')}\n`);
   for (const problem of unknownStatuses(answer.report)) io.stderr.write(`switchyard status: ${problem}\n`);
   return statusExitCode(answer.report);

@@ -1,5 +1,7 @@
 // One model as a node lists it on `GET /v1/models`, normalised across server kinds.
 
+import type { ModelProgress } from '#src/kinds/index.ts';
+
 export interface DiscoveredModel {
   /** The exact id the node accepts in a request's `model` field. */
   readonly id: string;
@@ -16,4 +18,8 @@ export interface DiscoveredModel {
   readonly aliases: readonly string[];
   /** llama.cpp router: the KV mode the model's command line (`status.args`) runs with; absent = not said. */
   readonly kv?: 'unified' | 'per-slot';
+  /** llama.cpp router, status `failed`: the exit code its child died with. */
+  readonly exitCode?: number;
+  /** How far a load or download has come (from the router's pushed frames only; kept through polls of the same status). */
+  readonly progress?: ModelProgress;
 }

@@ -20,11 +20,12 @@ export interface DiscovererOptions {
   /** Must honour `signal`; should never reject (a rejection is reported as a failed result). */
   readonly fetch: FetchModels;
   /**
-   * Called synchronously once per finished fetch of a node still configured and not stopped;
+   * Called synchronously once per finished fetch of a node still configured and not stopped, with
+   * when (the clock's monotonic ms) that fetch was started;
    * results of aborted fetches (node removed or replaced, discoverer stopped) are dropped.
    * Should not throw; if it does, `onError` is told and the node's loop goes on.
    */
-  readonly onResult: (nodeName: string, result: DiscoveryResult) => void;
+  readonly onResult: (nodeName: string, result: DiscoveryResult, askedAtMs: number) => void;
   readonly onError?: (nodeName: string, error: unknown) => void;
   /** Minimum time between two fetches started by `refresh` for one node. */
   readonly minRefreshIntervalMs: number;
@@ -209,10 +210,11 @@ export class Discoverer implements Service {
     // Joiners must not wait on a fetch that ignores its signal once nobody wants its result.
     controller.signal.addEventListener('abort', settle, { once: true });
     const spec = entry.spec;
+    const askedAtMs = this.#options.clock.monotonicMs();
     void invokeFetch(this.#options.fetch, spec, controller.signal).then((result) => {
       if (controller.signal.aborted) return;
       try {
-        this.#options.onResult(spec.name, result);
+        this.#options.onResult(spec.name, result, askedAtMs);
       } catch (error) {
         // A throwing consumer must not become an unhandled rejection, nor stop this node's loop.
         this.#options.onError?.(spec.name, error);

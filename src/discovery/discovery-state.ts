@@ -14,6 +14,7 @@
 import type { DiscoveredModel } from './discovered-model.ts';
 import type { ListingDrop } from './limit-listing.ts';
 import { isAllowedModel } from './model-glob.ts';
+import { carryProgress } from './model-event.ts';
 
 export type DiscoveryPhase = 'untried' | 'known' | 'known_empty' | 'degraded' | 'expired';
 
@@ -35,7 +36,17 @@ export interface DiscoveryState {
 }
 
 export type DiscoveryResult =
-  | { readonly ok: true; readonly models: readonly DiscoveredModel[]; readonly dropped?: readonly ListingDrop[] }
+  | {
+      readonly ok: true;
+      readonly models: readonly DiscoveredModel[];
+      readonly dropped?: readonly ListingDrop[];
+      /**
+       * From the node's pushed model state (model-event.ts), not a listing: it changes only the models
+       * of a node with a listing (known or degraded), never the phase, the failure count or the
+       * listing's time, so the poll stays the check.
+       */
+      readonly pushed?: true;
+    }
   | { readonly ok: false; readonly reason: 'error' | 'parse_error' | 'timeout'; readonly error: string };
 
 export interface DiscoveryPolicy {
@@ -78,9 +89,14 @@ export function nextDiscoveryState(
           : prev.phase;
     return withPhase(prev, phase, now, { fails, empties: 0, lastError: result.error });
   }
+  if (result.pushed === true) {
+    return prev.phase === 'known' || prev.phase === 'degraded'
+      ? withPhase(prev, prev.phase, now, { models: result.models })
+      : prev;
+  }
   const success = { fails: 0, lastError: undefined, lastSuccessAt: now, dropped: result.dropped ?? [] };
   if (result.models.length > 0) {
-    return withPhase(prev, 'known', now, { ...success, empties: 0, models: result.models });
+    return withPhase(prev, 'known', now, { ...success, empties: 0, models: carryProgress(prev.models, result.models) });
   }
   const empties = prev.empties + 1;
   if (empties < EMPTIES_TO_KNOWN_EMPTY) return withPhase(prev, prev.phase, now, { ...success, empties });

@@ -26,6 +26,17 @@ export {
   type ListingRules,
 } from './limit-listing.ts';
 export { sampleIds, cutTo } from './id-sample.ts';
+export { carryProgress, keepNewerPushes, modelsAfterEvent, type PushOutcome } from './model-event.ts';
+export {
+  MODEL_EVENT_LIMITS,
+  ModelEventStream,
+  type ModelEventLimits,
+  type ModelEventStreamOptions,
+  type StopReason,
+  type StreamState,
+  type StreamStop,
+} from './model-event-stream.ts';
+export { SseFrames, type FrameSplit } from './sse-frames.ts';
 export { isAllowedModel, matchesGlob } from './model-glob.ts';
 export { fetchModelList, type FetchModelListOptions } from './fetch-model-list.ts';
 export { Discoverer, type DiscovererOptions, type FetchModels } from './discoverer.ts';

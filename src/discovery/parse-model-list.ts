@@ -58,7 +58,10 @@ function parseEntry(server: ServerKind, entry: unknown, index: number): EntryOut
  * property array (80 → 64 bytes a model, 50,000 of them at 1,000 nodes × 50; issue 28).
  */
 function modelRecord(id: string, entry: ListedEntry): DiscoveredModel {
-  const { loaded, status, contextTokens, aliases, kv } = entry;
+  const { loaded, status, contextTokens, aliases, kv, exitCode } = entry;
+  // A failed child is rare: its exit code rides on a copy, so every other entry keeps its one literal.
+  if (exitCode !== undefined)
+    return { id, loaded, status, contextTokens, aliases, ...(kv === undefined ? {} : { kv }), exitCode };
   return kv === undefined ? { id, loaded, status, contextTokens, aliases } : { id, loaded, status, contextTokens, aliases, kv };
 }
 

@@ -215,6 +215,7 @@ export class GatewayParts {
         heldBytes: () => this.#planes.heldBytes(),
         views: Object.assign({}, ...this.#features.map((feature) => feature.adminViews?.())),
         models: parts.modelCommands,
+        modelEvents: () => this.#loops.modelEventStreams(),
         degraded: this.#degraded(),
         runtime: () => this.#figures((feature) => feature.runtime?.()),
         health: () => this.#figures((feature) => feature.health?.()),

@@ -61,6 +61,7 @@ export const auto: ServerKind = {
   detector: DETECTOR,
   endpoints: ALL_ENDPOINTS,
   modelOps: NO_MODEL_OPS,
+  modelEvents: () => undefined,
 };
 
 /**

@@ -22,7 +22,9 @@ export type {
 export { serverKind, serverKinds } from './registry.ts';
 export { jsonKeysOf, loosestJsonKeys } from './json-keys.ts';
 export { refusalInAnyDialect } from './auto.ts';
-export { isLoadingEntry, isRunningEntry } from './listing-entry.ts';
+export { entryHold, isKnownStatus, isLoadingEntry, isRunningEntry, progressText, type EntryHold } from './listing-entry.ts';
+export { LLAMACPP_ROUTER_EVENTS, readRouterFrame, ROUTER_EVENTS_PATH } from './llamacpp-events.ts';
+export type { ModelEvent, ModelEventReading, ModelEventsDialect, ModelProgress } from './model-event-shapes.ts';
 export { LLAMA_KV_POOL } from './kv-pool.ts';
 export type { LoadPaths } from './load-paths.ts';
 export { aliasedName, exactName, ollamaFullName, ollamaName, type ListedName, type ListedNames } from './model-names.ts';

@@ -31,6 +31,7 @@ import type { StreamUsage } from './stream-usage.ts';
 export const LLAMACPP_STREAM_USAGE: StreamUsage = Object.freeze({ askOn: [], nullsWhenAsked: false });
 import { LLAMACPP_ENDPOINTS } from './endpoint-sets.ts';
 import { LLAMACPP_ROUTER_OPS } from './model-ops.ts';
+import { LLAMACPP_ROUTER_EVENTS } from './llamacpp-events.ts';
 
 export interface PropsReading {
   readonly role: ServerRole;
@@ -133,4 +134,6 @@ export const llamacpp: ServerKind = {
   endpoints: LLAMACPP_ENDPOINTS,
   // Only a router loads and unloads models on request.
   modelOps: (role) => (role === 'router' ? LLAMACPP_ROUTER_OPS : undefined),
+  // Only a router pushes its models' state (b10573+; an older router answers 404 and is polled only).
+  modelEvents: (role) => (role === 'router' ? LLAMACPP_ROUTER_EVENTS : undefined),
 };

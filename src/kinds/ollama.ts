@@ -81,4 +81,5 @@ export const ollama: ServerKind = {
   detector: DETECTOR,
   endpoints: OLLAMA_ENDPOINTS,
   modelOps: ollamaModelOps,
+  modelEvents: () => undefined,
 };

@@ -54,4 +54,5 @@ export const openai: ServerKind = {
   detector: DETECTOR,
   endpoints: OPENAI_SURFACE,
   modelOps: NO_MODEL_OPS,
+  modelEvents: () => undefined,
 };

@@ -9,6 +9,7 @@ import type { LoadDialect } from './load-metrics.ts';
 import type { ListedNames } from './model-names.ts';
 import type { StreamUsage } from './stream-usage.ts';
 import type { ModelOps } from './model-op-shapes.ts';
+import type { ModelEventsDialect, ModelProgress } from './model-event-shapes.ts';
 
 /** Per-model figures; `slots` undefined = the server batches itself (vLLM, SGLang) or did not say. */
 export interface ModelContext {
@@ -121,6 +122,10 @@ export interface ListedEntry {
   readonly aliases: readonly string[];
   /** The KV mode its command line runs with (a router's `status.args`); absent = not said. */
   readonly kv?: ServerKvMode;
+  /** A router's failed child (status `failed`): the exit code it died with. */
+  readonly exitCode?: number;
+  /** How far a load or download has come, from the router's pushed frames (the listing says nothing of it). */
+  readonly progress?: ModelProgress;
 }
 
 /** How a decoder matches JSON object keys to the fields it reads (see ServerKind.jsonKeys). */
@@ -183,4 +188,9 @@ export interface ServerKind {
    * `role`; undefined = this kind (or role) cannot. Pure.
    */
   modelOps(role: ServerRole): ModelOps | undefined;
+  /**
+   * The stream of pushed model state (a llama-server router's `/models/sse`, llamacpp-events.ts), for
+   * a node whose capacity answer said `role`; undefined = none (the listing poll alone tells). Pure.
+   */
+  modelEvents(role: ServerRole): ModelEventsDialect | undefined;
 }

@@ -50,4 +50,5 @@ export const sglang: ServerKind = {
   detector: DETECTOR,
   endpoints: SGLANG_ENDPOINTS,
   modelOps: NO_MODEL_OPS,
+  modelEvents: () => undefined,
 };

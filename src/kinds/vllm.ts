@@ -56,4 +56,5 @@ export const vllm: ServerKind = {
   detector: DETECTOR,
   endpoints: VLLM_ENDPOINTS,
   modelOps: NO_MODEL_OPS,
+  modelEvents: () => undefined,
 };

@@ -22,6 +22,7 @@ const NOT_WARNED: ReadonlySet<ProxyEvents['proxy:attempt']['result']> = new Set(
 export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
   const { logger } = s;
   const offs = [
+    ...subscribeModelEventLogs(logger, s.registryEvents),
     s.registryEvents.on('node:health-changed', ({ node, from, to }) => {
       const fields = { node, from: from.status, to: to.status, fails: to.fails, error: to.lastError };
       if (to.status === 'healthy') logger.info(fields, from.status === 'unknown' ? 'node healthy' : 'node recovered');
@@ -73,4 +74,39 @@ export function idChanges(added: readonly string[] | undefined, removed: readonl
   if (added !== undefined) Object.assign(fields, { added: sampleIds(added), addedCount: added.length });
   if (removed !== undefined) Object.assign(fields, { removed: sampleIds(removed), removedCount: removed.length });
   return fields;
+}
+
+/**
+ * A router's model event stream (issue 41): one line when it opens after a stop, one when it stops
+ * for a reason other than the last one logged (a reconnect loop for one reason logs once), one for
+ * the first unreadable frame of each open stream, and one warning per model whose child failed.
+ */
+function subscribeModelEventLogs(logger: Logger, events: EventBus<RegistryEvents>): (() => void)[] {
+  /** Per node: the reason last logged (undefined = open), and whether this open stream has logged a bad frame. */
+  const logged = new Map<string, { stopped: string | undefined; badFrame: boolean }>();
+  return [
+    events.on('node:model-events', ({ node, open, stop, badFrame }) => {
+      const last = logged.get(node);
+      if (badFrame !== undefined) {
+        if (last?.badFrame !== true) logger.warn({ node, error: badFrame }, 'model event stream sent a frame it cannot read');
+        logged.set(node, { stopped: undefined, badFrame: true });
+        return;
+      }
+      if (open) {
+        if (last === undefined || last.stopped !== undefined) logger.info({ node }, 'model event stream open');
+        logged.set(node, { stopped: undefined, badFrame: false });
+        return;
+      }
+      if (stop === undefined || last?.stopped === stop.reason) return;
+      const fields = { node, reason: stop.reason, detail: stop.detail, retryInMs: stop.retryInMs };
+      if (stop.reason === 'unsupported') logger.info(fields, 'model event stream not served: listing poll only');
+      else logger.warn(fields, 'model event stream stopped');
+      logged.set(node, { stopped: stop.reason, badFrame: false });
+    }),
+    events.on('node:removed', ({ node }) => logged.delete(node)),
+    events.on('node:model-event', ({ node, event, applied }) => {
+      if (applied === 'models' && event.kind === 'status' && event.status === 'failed')
+        logger.warn({ node, model: event.model, exitCode: event.exitCode }, 'model instance failed on the router');
+    }),
+  ];
 }

@@ -22,7 +22,7 @@ function frozenModel(m: DiscoveredModel): DiscoveredModel {
   return Object.freeze({ ...m, aliases: Object.isFrozen(m.aliases) ? m.aliases : Object.freeze([...m.aliases]) });
 }
 
-/** Whether two listings say the same (ids, load state, context, aliases, in order). */
+/** Whether two listings say the same (ids, load state, exit code, progress, context, aliases, in order). */
 function sameListing(a: readonly DiscoveredModel[], b: readonly DiscoveredModel[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
@@ -31,6 +31,7 @@ function sameListing(a: readonly DiscoveredModel[], b: readonly DiscoveredModel[
     if (x === undefined || y === undefined) return false;
     if (x.id !== y.id || x.loaded !== y.loaded || x.status !== y.status || x.contextTokens !== y.contextTokens || x.kv !== y.kv)
       return false;
+    if (x.exitCode !== y.exitCode || x.progress !== y.progress) return false;
     if (x.aliases.length !== y.aliases.length) return false;
     // A plain loop: this runs for every model of every poll (no closure per model).
     for (let j = 0; j < x.aliases.length; j++) if (x.aliases[j] !== y.aliases[j]) return false;

@@ -41,6 +41,7 @@ export { pollingAgents, POLL_KEEP_ALIVE_MS, type PollingAgents } from './polling
 export { isRecovery, nodeReactions, wakeProbeIntervalMs, type NodeReactionDeps } from './reactions.ts';
 export { nodeRound, wantsCapacity, type NodeRoundDeps } from './node-round.ts';
 export { NodeLoops, type NodeLoopsDeps } from './node-loops.ts';
+export { ModelPush, type ModelPushDeps, type ModelEventStreamState } from './model-push.ts';
 export {
   ModelManager,
   type ModelManagerDeps,
@@ -70,7 +71,7 @@ export {
   type StoredHold,
 } from './models/hold-store.ts';
 export { planReconcile, withHolds, type ReconcileInput, type ReconcileStep, type DesiredModel } from './models/reconcile-plan.ts';
-export { nodeFacts, unavailability } from './models/model-facts.ts';
+export { modelStateNote, nodeFacts, unavailability } from './models/model-facts.ts';
 export type { ModelAction } from '#src/kinds/index.ts';
 export { modelsView, type ModelRow, type ModelsViewInput } from './models/models-view.ts';
 export {

@@ -8,13 +8,14 @@ import type { Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { GatewayConfig, NodeChange } from '#src/config/index.ts';
-import { Discoverer, ListingCache } from '#src/discovery/index.ts';
+import { Discoverer, ListingCache, type StreamState } from '#src/discovery/index.ts';
 import { CapacityPoller } from '#src/capacity/index.ts';
 import { HealthChecker } from './health/checker.ts';
 import { probeNode } from './health/probe.ts';
 import { LoadScraper } from './load/load-scraper.ts';
 import { fetchLoad } from './load/fetch-load.ts';
 import { nodeRound } from './node-round.ts';
+import { ModelPush } from './model-push.ts';
 import { pollingAgents } from './polling-agents.ts';
 import { nodeReactions, wakeProbeIntervalMs } from './reactions.ts';
 import type { NodeRegistry } from './registry.ts';
@@ -41,6 +42,8 @@ export class NodeLoops {
   readonly #discoverer: Discoverer;
   /** The third loop: each node's own load figures, for least-loaded. */
   readonly #loadScraper: LoadScraper;
+  /** Pushed model state: a stream per router node (model-push.ts), the listing poll its check. */
+  readonly #push: ModelPush;
 
   constructor(deps: NodeLoopsDeps) {
     this.#deps = deps;
@@ -77,7 +80,7 @@ export class NodeLoops {
       intervalMs: first.discovery.intervalMs,
       minRefreshIntervalMs: first.discovery.missCooldownMs,
       fetch: (node, signal) => nodeRound(round, node, signal),
-      onResult: (name, result) => registry.observeDiscovery(name, result),
+      onResult: (name, result, askedAtMs) => registry.observeDiscovery(name, result, askedAtMs),
       onError: (name, error) => deps.onError(error, { node: name }, 'applying a discovery result'),
     });
     this.#loadScraper = new LoadScraper({
@@ -91,6 +94,13 @@ export class NodeLoops {
           signal,
         }),
       onScrape: (node, scrape) => registry.observeLoad(node.name, node.url, scrape),
+    });
+    this.#push = new ModelPush({
+      clock,
+      registry,
+      events: deps.events,
+      dispatcher: this.#agents.events,
+      relist: (node, fresh) => this.#detach(this.refresh([node], { fresh }), 'model refresh after a pushed model event'),
     });
     nodeReactions({
       events: deps.events,
@@ -112,6 +122,12 @@ export class NodeLoops {
   /** The node set changed (at start: every node added). */
   applyChange(change: NodeChange): void {
     for (const loop of [this.#checker, this.#discoverer, this.#loadScraper]) loop.applyChange(change);
+    this.#push.applyChange(change);
+  }
+
+  /** Each router node's model event stream state (the hosts view). */
+  modelEventStreams(): ReadonlyMap<string, StreamState> {
+    return this.#push.states();
   }
 
   /** A reload: the new timings, then the one change. */
@@ -128,9 +144,11 @@ export class NodeLoops {
     this.#detach(this.#checker.start(signal), 'health loop');
     this.#detach(this.#discoverer.start(signal), 'discovery loop');
     this.#detach(this.#loadScraper.start(signal), 'load loop');
+    this.#push.start();
   }
 
   async stop(): Promise<void> {
+    this.#push.stop();
     await Promise.all([this.#checker.stop(), this.#discoverer.stop(), this.#loadScraper.stop()]);
     await this.#agents.destroy();
   }

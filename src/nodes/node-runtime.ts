@@ -50,6 +50,8 @@ export interface NodeRuntime {
   view: NodeView | undefined;
   /** The view facts last worked out, with what they were worked out from: reused by a rebuild that changed none of it. */
   facts: FactsBasis | undefined;
+  /** When (monotonic ms) a pushed model event last changed each model: a listing asked before it does not undo it. */
+  pushedAt: ReadonlyMap<string, number>;
 }
 
 /** What a view's facts depend on (view-facts.ts reads nothing else), by identity. */
@@ -80,8 +82,11 @@ export function freshRuntime(spec: NodeSpec, now: number): NodeRuntime {
     load: undefined,
     view: undefined,
     facts: undefined,
+    pushedAt: NO_PUSHES,
   };
 }
+
+const NO_PUSHES: ReadonlyMap<string, number> = new Map();
 
 export function viewOf(runtime: NodeRuntime): NodeView {
   const { spec, health, discovery, lastWakeAt, capacity, knownContexts } = runtime;

@@ -8,6 +8,8 @@
 // The probe has its own connection so that a slow or hung listing never holds up a health probe;
 // a load scrape may wait behind its node's listing round, which the discovery timeout bounds (each
 // request also keeps its own deadline, counted from when it was asked).
+// A router's model event stream (model-push.ts) holds its connection open: it has an agent of its
+// own, so a router costs a third connection and no other node any.
 
 import type { Dispatcher } from 'undici';
 import { Agent } from '#src/core/undici-parts.ts';
@@ -20,6 +22,8 @@ export interface PollingAgents {
   readonly discovery: Dispatcher;
   readonly capacity: Dispatcher;
   readonly load: Dispatcher;
+  /** Model event streams: one long-lived connection per router node. */
+  readonly events: Dispatcher;
   /** Closes every connection at once (shutdown). */
   destroy(): Promise<void>;
 }
@@ -28,13 +32,15 @@ export function pollingAgents(): PollingAgents {
   const agent = (): Agent => new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: POLL_KEEP_ALIVE_MS });
   const probes = agent();
   const reads = agent();
+  const streams = agent();
   return {
     health: probes,
     discovery: reads,
     capacity: reads,
     load: reads,
+    events: streams,
     async destroy() {
-      await Promise.all([probes.destroy(), reads.destroy()]);
+      await Promise.all([probes.destroy(), reads.destroy(), streams.destroy()]);
     },
   };
 }

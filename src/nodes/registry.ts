@@ -4,7 +4,15 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { diffNodes, isSameAllowList, nodeContinuity, type NodeChange, type NodeSpec } from '#src/config/index.ts';
-import { nextDiscoveryState, restrictDiscovery, type DiscoveryResult } from '#src/discovery/index.ts';
+import {
+  keepNewerPushes,
+  modelsAfterEvent,
+  nextDiscoveryState,
+  restrictDiscovery,
+  type DiscoveryResult,
+  type PushOutcome,
+} from '#src/discovery/index.ts';
+import type { ModelEvent } from '#src/kinds/index.ts';
 import {
   LeaseTable,
   rememberContexts,
@@ -157,10 +165,15 @@ export class NodeRegistry {
     if (from.status !== to.status) this.#events.emit('node:health-changed', { node: nodeName, from, to });
   }
 
-  observeDiscovery(nodeName: string, result: DiscoveryResult): void {
+  /** A listing (or, `pushed`, a pushed model event's listing: observeModelEvent); `askedAtMs`: when the listing was asked (monotonic). */
+  observeDiscovery(nodeName: string, result: DiscoveryResult, askedAtMs?: number): void {
     const runtime = this.#active.get(nodeName);
     if (runtime === undefined) return;
     const from = runtime.discovery;
+    if (result.ok && result.pushed !== true && runtime.pushedAt.size > 0 && askedAtMs !== undefined) {
+      result = { ...result, models: keepNewerPushes(result.models, from.models, runtime.pushedAt, askedAtMs) };
+      runtime.pushedAt = new Map([...runtime.pushedAt].filter(([, at]) => at >= askedAtMs));
+    }
     const to = frozenDiscovery(nextDiscoveryState(from, result, this.#clock.now(), { failThreshold: this.#failThreshold }), from);
     runtime.discovery = to;
     // A new listing may come from an upgraded server: the endpoints it lacked are tried again.
@@ -175,6 +188,23 @@ export class NodeRegistry {
       from.lastError !== to.lastError;
     if (changed) this.#touch(runtime);
     this.#events.emit('node:discovery', { node: nodeName, result, from, to });
+  }
+
+  /**
+   * A pushed model event (the node's model event stream, model-push.ts) for the node while at `url`:
+   * applied to its listing and fed to the same discovery state machine as a listing (`pushed`).
+   * Answers what came of it: `relist` when only a listing can tell (`fresh`: an old one will not do).
+   */
+  observeModelEvent(nodeName: string, url: string, event: ModelEvent): PushOutcome | undefined {
+    const runtime = this.#active.get(nodeName);
+    if (runtime === undefined || runtime.spec.url !== url) return undefined;
+    const outcome = modelsAfterEvent(runtime.discovery.models, event);
+    if (outcome.kind !== 'models') return outcome;
+    const at = this.#clock.monotonicMs();
+    const changedIds = event.kind === 'relist' ? [] : [event.model];
+    runtime.pushedAt = new Map([...runtime.pushedAt, ...changedIds.map((id): [string, number] => [id, at])]);
+    this.observeDiscovery(nodeName, { ok: true, models: outcome.models, pushed: true });
+    return outcome;
   }
 
   /** A fresh capacity reading (same poll as the listing), applied only while the node is at `url` (not a new node after a reload). */

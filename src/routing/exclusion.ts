@@ -29,6 +29,10 @@ export type ExclusionCode =
   | 'pinned'
   /** The model failed to load here recently (routing.load_timeout). */
   | 'load_failed'
+  /** The router lists the model's child as failed (it exited non-zero: crashed, killed, or died loading), with its exit code. */
+  | 'model_failed'
+  /** The router is downloading the model (or has, and not listed it as a model yet): not loadable yet. */
+  | 'downloading'
   /** The node does not serve the request's endpoint: its kind's set or `[[nodes]] endpoints` leaves it out, or it answered a route-level 404. */
   | 'endpoint_unsupported';
 

@@ -16,6 +16,11 @@ export interface ControlTarget {
   stats(): SimStats;
   /** Clears the recording and the faults. */
   reset(): void;
+  /** A test knob on the node's models (`POST /__sim/model {action, model, …}`); undefined = the kind has none. */
+  modelControl?(
+    action: string,
+    body: Readonly<Record<string, unknown>>,
+  ): { ok: true; detail?: string } | { ok: false; error: string };
 }
 
 const HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };
@@ -39,6 +44,14 @@ export function answerControl(method: string, path: string, body: RequestBody, t
       return jsonReply(200, target.requests(), HEADERS);
     case 'GET /__sim/stats':
       return jsonReply(200, target.stats(), HEADERS);
+    case 'POST /__sim/model': {
+      if (body.kind !== 'json' || typeof body.value !== 'object' || body.value === null || Array.isArray(body.value))
+        return problem(400, 'expected a JSON object {action, model, …}');
+      const value = body.value as Record<string, unknown>;
+      if (target.modelControl === undefined) return problem(404, 'this kind of node has no model controls');
+      const answer = target.modelControl(String(value['action'] ?? ''), value);
+      return answer.ok ? jsonReply(200, { ok: true, detail: answer.detail ?? null }, HEADERS) : problem(400, answer.error);
+    }
     case 'POST /__sim/reset':
       target.reset();
       return jsonReply(200, { reset: true, faults: target.faults() }, HEADERS);

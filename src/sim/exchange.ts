@@ -9,8 +9,11 @@ import type { RequestBody } from '#src/sim/request-body.ts';
 import type { ResponseWriter } from '#src/sim/response-writer.ts';
 import type { ResolvedNode } from '#src/sim/spec.ts';
 
-/** Which fault switch governs an endpoint. */
-export type EndpointClass = 'inference' | 'models' | 'health' | 'other';
+/**
+ * Which fault switch governs an endpoint; `events`: a long-lived event stream (a router's
+ * `/models/sse`), recorded but never counted in flight (stats' `inFlight` counts answers under way).
+ */
+export type EndpointClass = 'inference' | 'models' | 'health' | 'other' | 'events';
 
 export interface SimExchange {
   readonly method: string;
@@ -46,7 +49,11 @@ export interface KindHandler {
   close(): void;
   /** Residency figures, for kinds that load models at runtime. */
   residency?(): ResidencyStats;
+  /** A test knob on the node's models (`POST /__sim/model`; the router's: crash, sleep…); absent = none. */
+  control?(action: string, body: Readonly<Record<string, unknown>>): SimControlAnswer;
 }
+
+export type SimControlAnswer = { readonly ok: true; readonly detail?: string } | { readonly ok: false; readonly error: string };
 
 /** Resolves when `signal` aborts (a hung request waits for its client to leave). */
 export function untilAborted(signal: AbortSignal): Promise<void> {

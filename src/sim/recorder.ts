@@ -60,13 +60,18 @@ export class RequestRecorder {
     };
   }
 
-  record(request: RecordedRequest): void {
+  /** `stream`: a long-lived event stream, recorded but not counted in flight, nor its end. */
+  record(request: RecordedRequest, stream = false): void {
     this.#requests.push(Object.freeze({ ...request, query: Object.freeze({ ...request.query }) }));
-    this.#inFlight++;
+    if (!stream) this.#inFlight++;
     this.changed();
   }
 
-  ended(end: RequestEnd): void {
+  ended(end: RequestEnd | 'stream'): void {
+    if (end === 'stream') {
+      this.changed();
+      return;
+    }
     this.#inFlight = Math.max(0, this.#inFlight - 1);
     if (end === 'completed') this.#completed++;
     else if (end === 'client_aborted') this.#clientAborted++;

@@ -30,6 +30,21 @@ export interface ResidentView {
   readonly failed: boolean;
 }
 
+/**
+ * One change a router reports on its model event stream (llamacpp-router-events.ts): a load started
+ * (`started`), its progress (0..1), or a status reached (with the child's exit code when it went down).
+ */
+export type ResidentChange =
+  | { readonly kind: 'started'; readonly id: string }
+  | { readonly kind: 'progress'; readonly id: string; readonly value: number }
+  | {
+      readonly kind: 'status';
+      readonly id: string;
+      readonly status: ModelStatus;
+      readonly exitCode: number;
+      readonly woke: boolean;
+    };
+
 interface Entry {
   readonly model: ResolvedModel;
   status: ModelStatus;
@@ -63,6 +78,8 @@ export class ResidentModels {
   #nextChildPort = FIRST_CHILD_PORT;
   /** Told after every change its stats show (a status, a queue, a request count): the node's activity. */
   readonly #changed: () => void;
+  /** Told of every status change and load step (a router's model event stream). */
+  #follower: ((change: ResidentChange) => void) | undefined;
 
   constructor(node: ResolvedNode, clock: Clock, changed: () => void = () => {}) {
     this.#node = node;
@@ -83,6 +100,50 @@ export class ResidentModels {
       if (entry.model.status === 'loading') this.#startLoading(entry);
       else if (entry.model.status !== 'unloaded') this.#spawn(entry, entry.model.status);
     }
+  }
+
+  /** Who hears each status change and load step (one follower: the router's event stream). */
+  follow(follower: (change: ResidentChange) => void): void {
+    this.#follower = follower;
+  }
+
+  /** Adds a model (a finished download, once the router re-reads its sources); false when known. */
+  add(model: ResolvedModel): boolean {
+    if (this.#entry(model.id) !== undefined) return false;
+    this.#entries.push({
+      model,
+      status: 'unloaded',
+      lastUsedOrder: 0,
+      lastUsedAtMs: this.#clock.now(),
+      childPort: 0,
+      failed: false,
+      engine: undefined,
+      loadTimer: undefined,
+      waiters: [],
+    });
+    this.#changed();
+    return true;
+  }
+
+  /** The child of a running model dies (SIGKILL: exit code 1): unloaded and failed, its requests cut off. */
+  crash(id: string): boolean {
+    const entry = this.#entry(id);
+    if (entry === undefined || !isRunning(entry.status)) return false;
+    entry.loadTimer?.cancel();
+    entry.loadTimer = undefined;
+    entry.engine?.close();
+    entry.engine = undefined;
+    entry.failed = true;
+    this.#setStatus(entry, 'unloaded');
+    return true;
+  }
+
+  /** A loaded model's child goes to sleep (its idle timeout): still running, resumes on a request. */
+  sleep(id: string): boolean {
+    const entry = this.#entry(id);
+    if (entry?.status !== 'loaded') return false;
+    this.#setStatus(entry, 'sleeping');
+    return true;
   }
 
   views(): ResidentView[] {
@@ -120,7 +181,7 @@ export class ResidentModels {
   /** A sleeping model wakes when a request reaches it. */
   wake(id: string): void {
     const entry = this.#entry(id);
-    if (entry?.status === 'sleeping') entry.status = 'loaded';
+    if (entry?.status === 'sleeping') this.#setStatus(entry, 'loaded', true);
   }
 
   /** Starts loading (evicting the LRU running model first if full); false when already running. */
@@ -298,10 +359,13 @@ export class ResidentModels {
     this.#loads++;
     entry.childPort = this.#nextChildPort++;
     this.touch(entry.model.id);
-    this.#setStatus(entry, 'loading');
     entry.failed = false;
+    this.#follower?.({ kind: 'started', id: entry.model.id });
+    this.#setStatus(entry, 'loading');
+    this.#follower?.({ kind: 'progress', id: entry.model.id, value: 0 });
     entry.loadTimer = this.#clock.setTimeout(() => {
       entry.loadTimer = undefined;
+      if (!entry.model.failsToLoad) this.#follower?.({ kind: 'progress', id: entry.model.id, value: 1 });
       if (entry.model.failsToLoad) {
         entry.failed = true;
         this.#setStatus(entry, 'unloaded');
@@ -320,9 +384,11 @@ export class ResidentModels {
     this.#setStatus(entry, status);
   }
 
-  #setStatus(entry: Entry, status: ModelStatus): void {
+  #setStatus(entry: Entry, status: ModelStatus, woke = false): void {
     const wasRunning = isRunning(entry.status);
     entry.status = status;
+    // A child that went down with a failure exits 1 (the router's EXIT_FAILURE for a signal too).
+    this.#follower?.({ kind: 'status', id: entry.model.id, status, exitCode: entry.failed ? 1 : 0, woke });
     this.#peakRunning = Math.max(this.#peakRunning, this.#entries.filter((e) => isRunning(e.status)).length);
     if (wasRunning !== isRunning(status) && this.#queued.size > 0) this.#wakeQueued();
     this.#changed();

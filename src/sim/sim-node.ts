@@ -33,6 +33,11 @@ export interface SimNode {
   requests(): readonly RecordedRequest[];
   stats(): SimStats;
   clearRecording(): void;
+  /** A test knob on its models (the router's crash, sleep, flood, oversize, drop: llamacpp-router-control.ts). */
+  modelControl(
+    action: string,
+    body?: Readonly<Record<string, unknown>>,
+  ): { ok: true; detail?: string } | { ok: false; error: string };
   /** Calls `listener` after each request arrives or ends, each connection opens or closes, and each change of its model residency (for tests to wait on); answers its unsubscribe. */
   onActivity(listener: () => void): () => void;
   /** Ends every connection (hung requests included) and stops all timers. */
@@ -79,6 +84,8 @@ export async function startSimNode(spec: SimNodeSpec, options: SimNodeOptions = 
       recorder.clear();
       faults = NO_FAULTS;
     },
+    modelControl: (action, body) =>
+      handler.control?.(action, body) ?? { ok: false, error: 'this kind of node has no model controls' },
   };
   const server = await startSimServer({ host, port: node.port, clock, recorder, control, handler });
   boundPort = server.port;
@@ -93,6 +100,7 @@ export async function startSimNode(spec: SimNodeSpec, options: SimNodeOptions = 
     requests: control.requests,
     stats: control.stats,
     clearRecording: () => recorder.clear(),
+    modelControl: (action, body = {}) => control.modelControl?.(action, body) ?? { ok: false, error: 'no model controls' },
     onActivity: (listener) => recorder.onChange(listener),
     close: () => server.close(),
   };

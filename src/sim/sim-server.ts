@@ -61,12 +61,16 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, options: 
     return;
   }
   const model = requestedModel(body, query);
-  recorder.record({ method, path, query, ...(model === undefined ? {} : { model }), at: clock.now() });
+  const endpoint = handler.classify(method, path);
+  const stream = endpoint === 'events';
+  recorder.record({ method, path, query, ...(model === undefined ? {} : { model }), at: clock.now() }, stream);
 
   let destroyedOnPurpose = false;
   const aborted = new AbortController();
   res.on('close', () => {
-    recorder.ended(res.writableFinished ? 'completed' : destroyedOnPurpose ? 'destroyed_by_fault' : 'client_aborted');
+    recorder.ended(
+      stream ? 'stream' : res.writableFinished ? 'completed' : destroyedOnPurpose ? 'destroyed_by_fault' : 'client_aborted',
+    );
     aborted.abort();
   });
   const destroySocket = (): void => {
@@ -85,7 +89,6 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, options: 
     destroySocket,
   };
   try {
-    const endpoint = handler.classify(method, path);
     if (await injectFault(exchange, endpoint, options.control.faults(), handler.faultReplies, clock)) return;
     await handler.handle(exchange);
   } catch (error) {

@@ -16,6 +16,17 @@ export interface ModelFacts {
   readonly inFlight: number;
   /** An operator's load holds it on this node (operator-holds.ts): never chosen to make room. */
   readonly held?: boolean;
+  /** The router's status when it says more than loaded or not (sleeping, downloading, failed, a value not known), with its detail. */
+  readonly state?: ModelStateNote;
+}
+
+/** A router status worth showing (models-view.ts): the word, a failed child's exit code, a progress, why routing holds it back. */
+export interface ModelStateNote {
+  readonly status: string;
+  readonly exitCode?: number;
+  readonly fraction?: number;
+  readonly hold?: string;
+  readonly unknown: boolean;
 }
 
 export interface NodeFacts {

@@ -1,10 +1,28 @@
 // Pure: a node's view brought to the plain facts the model decision reads (model-decision.ts).
 
 import { residencyOf } from '#src/capacity/index.ts';
-import { serverKind } from '#src/kinds/index.ts';
+import { entryHold, isKnownStatus, serverKind } from '#src/kinds/index.ts';
+import type { DiscoveredModel } from '#src/discovery/index.ts';
 import type { NodeView } from '../node.ts';
 import { servingNow } from '../serving-now.ts';
-import type { NodeFacts } from './model-decision.ts';
+import type { ModelStateNote, NodeFacts } from './model-decision.ts';
+
+/** The statuses a model row needs no note for. */
+const PLAIN: ReadonlySet<string | undefined> = new Set([undefined, 'loaded', 'unloaded']);
+
+/** A listed model's status worth showing in /admin/models (sleeping, loading with progress, downloading, failed, unknown). */
+export function modelStateNote(model: DiscoveredModel | undefined): ModelStateNote | undefined {
+  if (model === undefined || (PLAIN.has(model.status) && model.exitCode === undefined)) return undefined;
+  if (model.status === 'loading' && model.progress === undefined) return undefined;
+  const hold = entryHold(model);
+  return {
+    status: model.status ?? 'unknown',
+    ...(model.exitCode === undefined ? {} : { exitCode: model.exitCode }),
+    ...(model.progress?.fraction === undefined ? {} : { fraction: model.progress.fraction }),
+    ...(hold === undefined ? {} : { hold: hold.detail }),
+    unknown: !isKnownStatus(model.status),
+  };
+}
 
 /** Why a node cannot be asked to load or unload now; undefined = it can. */
 export function unavailability(view: NodeView): string | undefined {
@@ -22,7 +40,14 @@ export function nodeFacts(view: NodeView, inFlight: (node: string, model: string
     const running =
       residency.state === 'loaded' ||
       (residency.state === 'on_demand' && (residency.status === 'loading' || residency.status === 'sleeping'));
-    return { id, running, serving: servingNow(view, id) !== undefined, inFlight: inFlight(name, id) };
+    const state = modelStateNote(view.modelsById.get(id));
+    return {
+      id,
+      running,
+      serving: servingNow(view, id) !== undefined,
+      inFlight: inFlight(name, id),
+      ...(state === undefined ? {} : { state }),
+    };
   });
   return {
     name,

@@ -50,6 +50,19 @@ export interface ModelRow {
     readonly failures: number;
     readonly retry_in_ms: number;
   }[];
+  /**
+   * Nodes whose router status says more than loaded or not: sleeping, loading (with its progress),
+   * downloading / downloaded (not routable yet), failed (with the exit code; not routed), or a status
+   * value this gateway does not know (kept, routed as on demand).
+   */
+  readonly states: {
+    readonly node: string;
+    readonly status: string;
+    readonly exit_code: number | null;
+    readonly progress: number | null;
+    readonly not_routed: string | null;
+    readonly unknown_status: boolean;
+  }[];
   /** Nodes where an admin load holds it (`loaded`: the reconciler does not unload it there) or an admin unload holds it off (`unloaded`: nor load it there), until `until`. */
   readonly held: {
     readonly node: string;
@@ -102,6 +115,7 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
         satisfied: null,
         next: [],
         failures: [],
+        states: [],
         held: [],
       };
       rows.set(model, found);
@@ -112,6 +126,16 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
     for (const model of node.models) {
       const r = row(model.id);
       (!model.serving ? r.unavailable_on : model.running ? r.loaded_on : r.on_demand).push(node.name);
+      const state = model.state;
+      if (state !== undefined)
+        r.states.push({
+          node: node.name,
+          status: state.status,
+          exit_code: state.exitCode ?? null,
+          progress: state.fraction ?? null,
+          not_routed: state.hold ?? null,
+          unknown_status: state.unknown,
+        });
     }
   }
   for (const model of input.desired.keys()) row(model);

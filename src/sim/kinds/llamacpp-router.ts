@@ -2,7 +2,8 @@
 // children on demand (autoload) or by POST /models/load, and answers "proxied" endpoints as the
 // model's child would. At `models_max` a request's load evicts the least recently used idle model;
 // with none idle it queues in the router and, as in build b10587 (§7.y), is not woken when a model
-// goes idle later, only when a model stops or its own model starts.
+// goes idle later, only when a model stops or its own model starts. Every status change goes out on
+// `GET /models/sse` (llamacpp-router-events.ts); `POST /models` downloads a model (llamacpp-router-downloads.ts).
 
 import type { KindContext, KindHandler, SimExchange } from '#src/sim/exchange.ts';
 import { handleInference, jsonObjectBody } from '#src/sim/inference.ts';
@@ -21,6 +22,9 @@ import {
   llamaTokenizeAnswer,
 } from '#src/sim/kinds/llamacpp-routes.ts';
 import { rerankAnswer } from '#src/sim/pooling-audio.ts';
+import { RouterEventHub } from '#src/sim/kinds/llamacpp-router-events.ts';
+import { RouterDownloads } from '#src/sim/kinds/llamacpp-router-downloads.ts';
+import { routerControl } from '#src/sim/kinds/llamacpp-router-control.ts';
 import {
   llamaError,
   llamaInvalidRequest,
@@ -80,6 +84,22 @@ function routerModelEntry(node: ResolvedNode, view: ResidentView, createdSec: nu
   return entry;
 }
 
+/** A download's entry: not running, so no `meta`; from the cache, so removable. */
+function downloadEntry(id: string, status: string, createdSec: number): Record<string, unknown> {
+  return {
+    id,
+    aliases: [],
+    tags: [],
+    object: 'model',
+    owned_by: 'llamacpp',
+    created: createdSec,
+    status: { value: status, args: [] },
+    architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+    source: 'cache',
+    can_remove: true,
+  };
+}
+
 function autoloadOverride(value: string | undefined): boolean | undefined {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
@@ -94,12 +114,23 @@ interface ReadyModel {
 export function llamacppRouterHandler(context: KindContext): KindHandler {
   const { node, clock } = context;
   const residents = new ResidentModels(node, clock, context.residencyChanged);
+  const hub = new RouterEventHub();
+  residents.follow((change) => hub.changed(change, residents.resolve(change.id)));
+  const downloads = new RouterDownloads(node, clock, hub);
   const childDialect = llamaDialect(context.random, true);
   const nowSec = (): number => Math.floor(clock.now() / 1000);
   const modelList = (views: readonly ResidentView[]): unknown => ({
-    data: views.map((view) => routerModelEntry(node, view, nowSec())),
+    data: [
+      ...views.map((view) => routerModelEntry(node, view, nowSec())),
+      ...downloads.listed().map((d) => downloadEntry(d.model.id, d.status, nowSec())),
+    ],
     object: 'list',
   });
+  /** The router's `get_all_meta()`: finished downloads are read in as models first. */
+  const currentViews = (): readonly ResidentView[] => {
+    downloads.reread((model) => residents.add(model));
+    return residents.views();
+  };
 
   /** `router_validate_model` + `ensure_model_ready`: the ready model, or undefined once answered. */
   async function readyModel(exchange: SimExchange, name: string | undefined, isPost: boolean): Promise<ReadyModel | undefined> {
@@ -135,6 +166,21 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
     }
     if (isPost) residents.touch(model.id);
     return { model, engine };
+  }
+
+  function startDownload(exchange: SimExchange): void {
+    const body = jsonObjectBody(exchange, childDialect);
+    if (body === undefined) return;
+    const name = body['model'];
+    if (typeof name !== 'string' || name === '') {
+      exchange.writer.reply(llamaInvalidRequest('model must be a non-empty string'));
+      return;
+    }
+    if (!downloads.start(name, residents.resolve(name) !== undefined)) {
+      exchange.writer.reply(llamaInvalidRequest(`model '${name}' already exists`));
+      return;
+    }
+    exchange.writer.reply(llamaJson(200, { success: true }));
   }
 
   function loadOrUnload(exchange: SimExchange, action: 'load' | 'unload'): void {
@@ -230,7 +276,13 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
     switch (`${method} ${path}`) {
       case 'GET /models':
       case 'GET /v1/models':
-        writer.reply(llamaJson(200, modelList(residents.views())));
+        writer.reply(llamaJson(200, modelList(currentViews())));
+        return;
+      case 'GET /models/sse':
+        await hub.serve(exchange);
+        return;
+      case 'POST /models':
+        startDownload(exchange);
         return;
       case 'GET /props':
         if (exchange.query['model'] === undefined)
@@ -255,11 +307,17 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
   }
 
   return {
-    classify: classifyLlamaPath,
+    // The event stream is long-lived: recorded, never counted among the answers in flight.
+    classify: (method, path) => (method === 'GET' && path === '/models/sse' ? 'events' : classifyLlamaPath(method, path)),
     faultReplies: llamaFaultReplies(() => llamaJson(200, modelList([]))),
     handle,
     modelIds: () => node.models.map((m) => m.id),
-    close: () => residents.close(),
+    close: () => {
+      hub.dropAll();
+      downloads.close();
+      residents.close();
+    },
     residency: () => residents.stats(),
+    control: (action, body) => routerControl(action, body, residents, hub),
   };
 }

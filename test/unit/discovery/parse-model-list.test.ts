@@ -189,7 +189,8 @@ test('reads llama.cpp router entries as loaded only when status.value is "loaded
   assert.deepEqual(parsedModels('llamacpp', llamacppRouter), [
     // Their args set neither -kvu nor -np: llama.cpp's automatic slot count, unified KV.
     model('ggml-org/gemma-3-4b-it-GGUF:Q4_K_M', { status: 'loaded', contextTokens: 8192, aliases: ['gemma'], kv: 'unified' }),
-    model('qwen3-8b', { loaded: false, status: 'unloaded', kv: 'unified' }),
+    // `unloaded` with `failed: true, exit_code`: a child that exited non-zero (issue 41), read as `failed`.
+    model('qwen3-8b', { loaded: false, status: 'failed', kv: 'unified', exitCode: 1 }),
     model('tiny-llama-c', { loaded: false, status: 'loading', aliases: ['gpt-4o-mini', 'tiny-a'], kv: 'unified' }),
     model('tiny-llama-d', { loaded: false, status: 'sleeping', contextTokens: 512, kv: 'unified' }),
   ]);
