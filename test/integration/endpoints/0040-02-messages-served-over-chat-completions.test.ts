@@ -10,61 +10,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startChatOnlyFleet } from '#test/fixtures/chat-only-fleet.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
-import { untilListed } from '#test/fixtures/gateway-waits.ts';
-
-const FLEET = `
-[[node]]
-name = "chat-a"
-kind = "openai"
-ttft = "5ms"
-tokens_per_second = 400
-answers = "natural"
-[[node.model]]
-id = "coder"
-context = 32768
-
-[[node]]
-name = "chat-b"
-kind = "openai"
-ttft = "5ms"
-tokens_per_second = 400
-answers = "natural"
-[[node.model]]
-id = "coder"
-context = 32768
-
-[[node]]
-name = "llama"
-kind = "llamacpp"
-ttft = "5ms"
-tokens_per_second = 400
-answers = "natural"
-[[node.model]]
-id = "native"
-context = 32768
-
-[[node]]
-name = "chat-c"
-kind = "openai"
-ttft = "5ms"
-tokens_per_second = 400
-answers = "natural"
-[[node.model]]
-id = "native"
-context = 32768
-
-[[node]]
-name = "sg"
-kind = "sglang"
-ttft = "5ms"
-tokens_per_second = 400
-answers = "natural"
-[[node.model]]
-id = "legacy"
-context = 32768
-`;
 
 const TRANSLATED = 'messages→chat';
 /** The header's ASCII form of the name (a header carries no arrow). */
@@ -77,31 +25,11 @@ const TOOLS: Anthropic.Tool[] = [
   },
 ];
 
-const gatewayConfig = (translate: boolean) => (sim: FleetAndGateway['sim']) =>
-  [
-    '[server]',
-    'listen = "127.0.0.1:0"',
-    '[health]',
-    'interval = "200ms"',
-    'timeout = "5s"',
-    '[discovery]',
-    'interval = "300ms"',
-    'timeout = "5s"',
-    '[routing]',
-    `translate = ${translate}`,
-    `[[nodes]]\nname = "chat-a"\nurl = "${sim.url('chat-a')}"\nkind = "openai"`,
-    `[[nodes]]\nname = "chat-b"\nurl = "${sim.url('chat-b')}"\nkind = "openai"`,
-    `[[nodes]]\nname = "llama"\nurl = "${sim.url('llama')}"\nkind = "llamacpp"`,
-    `[[nodes]]\nname = "chat-c"\nurl = "${sim.url('chat-c')}"\nkind = "openai"`,
-    `[[nodes]]\nname = "sg"\nurl = "${sim.url('sg')}"\nkind = "sglang"`,
-  ].join('\n');
-
 let env: FleetAndGateway;
 let client: Anthropic;
 
 before(async () => {
-  env = await startFleetAndGateway(FLEET, gatewayConfig(true));
-  await untilListed(env.gw, 5, 'every node listed');
+  env = await startChatOnlyFleet({ translate: true, legacy: true });
   client = new Anthropic({ baseURL: env.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 
@@ -371,9 +299,8 @@ test('/admin/explain says a Messages request for the model is translated, and ju
 });
 
 test('[routing] translate = false: the Chat Completions nodes are not used for Messages (404 endpoint_unsupported)', async () => {
-  const other = await startFleetAndGateway(FLEET, gatewayConfig(false));
+  const other = await startChatOnlyFleet({ translate: false, legacy: true });
   try {
-    await untilListed(other.gw, 5, 'every node listed');
     const off = new Anthropic({ baseURL: other.gw.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
     await assert.rejects(
       off.messages.create({ model: 'coder', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),

@@ -10,71 +10,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
+import { startChatOnlyFleet } from '#test/fixtures/chat-only-fleet.ts';
 import { eventually, httpJson, setSimFaults, simRequests } from '#test/fixtures/http.ts';
-import { untilListed } from '#test/fixtures/gateway-waits.ts';
-
-const FLEET = `
-[[node]]
-name = "chat-a"
-kind = "openai"
-ttft = "5ms"
-tokens_per_second = 400
-answers = "natural"
-[[node.model]]
-id = "coder"
-context = 32768
-
-[[node]]
-name = "chat-b"
-kind = "openai"
-ttft = "5ms"
-tokens_per_second = 400
-answers = "natural"
-[[node.model]]
-id = "coder"
-context = 32768
-
-[[node]]
-name = "llama"
-kind = "llamacpp"
-ttft = "5ms"
-tokens_per_second = 400
-answers = "natural"
-[[node.model]]
-id = "native"
-context = 32768
-
-[[node]]
-name = "chat-c"
-kind = "openai"
-ttft = "5ms"
-tokens_per_second = 400
-answers = "natural"
-[[node.model]]
-id = "native"
-context = 32768
-`;
 
 const TRANSLATED = 'responses→chat';
 /** The header's ASCII form of the translation's name. */
 const TRANSLATED_HEADER = 'responses->chat';
-
-const gatewayConfig = (sim: FleetAndGateway['sim']) =>
-  [
-    '[server]',
-    'listen = "127.0.0.1:0"',
-    '[health]',
-    'interval = "200ms"',
-    'timeout = "5s"',
-    '[discovery]',
-    'interval = "300ms"',
-    'timeout = "5s"',
-    `[[nodes]]\nname = "chat-a"\nurl = "${sim.url('chat-a')}"\nkind = "openai"`,
-    `[[nodes]]\nname = "chat-b"\nurl = "${sim.url('chat-b')}"\nkind = "openai"`,
-    `[[nodes]]\nname = "llama"\nurl = "${sim.url('llama')}"\nkind = "llamacpp"`,
-    `[[nodes]]\nname = "chat-c"\nurl = "${sim.url('chat-c')}"\nkind = "openai"`,
-  ].join('\n');
 
 /** Codex's shell tool, as Codex 0.171 declares it (shortened). */
 const TOOLS: OpenAI.Responses.Tool[] = [
@@ -97,8 +39,7 @@ let env: FleetAndGateway;
 let client: OpenAI;
 
 before(async () => {
-  env = await startFleetAndGateway(FLEET, gatewayConfig);
-  await untilListed(env.gw, 4, 'every node listed');
+  env = await startChatOnlyFleet();
   client = new OpenAI({ baseURL: `${env.gw.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 
