@@ -12,7 +12,9 @@ import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startChatOnlyFleet } from '#test/fixtures/chat-only-fleet.ts';
-import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
+import { httpJson, simRequests } from '#test/fixtures/http.ts';
 
 const TRANSLATED = 'messages→chat';
 /** The header's ASCII form of the name (a header carries no arrow). */
@@ -249,7 +251,12 @@ test('the request log and the metrics say which requests were translated', async
   };
   const records = async (): Promise<Record[]> =>
     ((await (await httpJson('GET', `${env.gw.url}/admin/requests?limit=100`)).json()) as { requests: [] }).requests;
-  await eventually(async () => (await records()).some((r) => r.translated === TRANSLATED), 20_000, 'a translated request');
+  // The ring takes a request as it finishes: looked at again at each request's end.
+  await untilEvent(
+    async () => (await records()).some((r) => r.translated === TRANSLATED),
+    [requestEnds(env.gw)],
+    'a translated request',
+  );
   const all = await records();
   const translated = all.filter((r) => r.translated === TRANSLATED);
   assert.ok(translated.every((r) => r.endpoint === '/v1/messages' && r.model === 'coder'));

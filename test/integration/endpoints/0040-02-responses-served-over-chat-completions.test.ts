@@ -12,7 +12,9 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import type { FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { startChatOnlyFleet } from '#test/fixtures/chat-only-fleet.ts';
-import { eventually, httpJson, setSimFaults, simRequests } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { requestEnds } from '#test/fixtures/gateway-waits.ts';
+import { httpJson, setSimFaults, simRequests } from '#test/fixtures/http.ts';
 
 const TRANSLATED = 'responses→chat';
 /** The header's ASCII form of the translation's name. */
@@ -179,7 +181,12 @@ test('where a node speaks /v1/responses itself, nothing is translated: the nativ
 test('the request log and the metrics say which requests were translated', async () => {
   const records = async (): Promise<{ endpoint: string; model?: string; translated?: string; status: number }[]> =>
     ((await (await httpJson('GET', `${env.gw.url}/admin/requests?limit=100`)).json()) as { requests: [] }).requests;
-  await eventually(async () => (await records()).some((r) => r.translated === TRANSLATED), 20_000, 'a translated request');
+  // The ring takes a request as it finishes: looked at again at each request's end.
+  await untilEvent(
+    async () => (await records()).some((r) => r.translated === TRANSLATED),
+    [requestEnds(env.gw)],
+    'a translated request',
+  );
   const all = await records();
   const translated = all.filter((r) => r.translated === TRANSLATED);
   assert.ok(translated.every((r) => r.endpoint === '/v1/responses' && r.model === 'coder'));
