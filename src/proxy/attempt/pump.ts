@@ -35,12 +35,15 @@ export interface PumpResult {
  * added); ends res when body ends, never on failure (the caller decides how, after `reader.flush()`).
  */
 export function pump(body: BodyFeed, res: ServerResponse, clock: Clock, reader: AnswerReader): Promise<PumpResult> {
-  return new Promise((onPumped) => pumpTo(body, res, clock, reader, { onPumped }));
+  // No gate here: nothing opens one, so nothing throws through onThrew.
+  return new Promise((onPumped, onThrew) => pumpTo(body, res, clock, reader, { onPumped, onThrew }));
 }
 
 /** What is told, once, how the copy ended. */
 export interface PumpListener {
   onPumped(result: PumpResult): void;
+  /** Opening the gate threw (the client's head could not be written): nothing reached the client, the node's answer is dropped. */
+  onThrew(error: unknown): void;
 }
 
 /**
@@ -108,8 +111,9 @@ class Pump implements BodySink {
     const gate = this.#gate;
     if (gate !== undefined) {
       if (!gate.hold(out, this.#reader.seenTokens())) return;
-      this.#gate = undefined;
-      out = gate.open();
+      const opened = this.#opened(gate);
+      if (opened === undefined) return;
+      out = opened;
     }
     if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
     if (out.length === 0) return;
@@ -130,14 +134,41 @@ class Pump implements BodySink {
   onEnd(): void {
     // A stream that ended before any token (an empty answer) is whole: the gate opens on it.
     const gate = this.#gate;
-    this.#gate = undefined;
-    if (gate !== undefined) this.#gather(gate.open());
+    if (gate !== undefined) {
+      const opened = this.#opened(gate);
+      if (opened === undefined) return;
+      this.#gather(opened);
+    }
     if (this.#firstByteAt === undefined) this.#firstByteAt = this.#clock.monotonicMs();
     this.#writePending();
     const rest = this.#reader.flush();
     if (rest.length > 0) this.#res.end(rest);
     else this.#res.end();
     this.#finish(true, '', false);
+  }
+
+  /** The gate opened: what it held; undefined = opening it threw, and the pump has ended (onThrew). */
+  #opened(gate: FirstTokenGate): Buffer | undefined {
+    let held: Buffer;
+    try {
+      held = gate.open();
+    } catch (error) {
+      this.#threw(error);
+      return undefined;
+    }
+    this.#gate = undefined;
+    return held;
+  }
+
+  /** Writing the client's head threw: the node's answer is dropped (its request aborted), the throw told on. */
+  #threw(error: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#res.off('close', this.#onResClose);
+    this.#res.off('drain', this.#onDrain);
+    this.#body.detach();
+    this.#body.destroy(error instanceof Error ? error : new Error(String(error)));
+    this.#listener.onThrew(error);
   }
 
   onError(error: Error): void {

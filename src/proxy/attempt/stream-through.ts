@@ -99,6 +99,10 @@ class StreamEnd implements PumpListener, GateOpener {
     this.#client.res.writeHead(this.#answer.status, clientHead(this.#answer, this.#client));
   }
 
+  onThrew(error: unknown): void {
+    this.#end.threw(error);
+  }
+
   onPumped(pumped: PumpResult): void {
     let outcome: AttemptOutcome;
     try {
