@@ -13,7 +13,9 @@ import assert from 'node:assert/strict';
 import { Ollama } from 'ollama';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, simRequests } from '#test/fixtures/http.ts';
-import { untilListed } from '#test/fixtures/gateway-waits.ts';
+import { nodeChanges, untilListed } from '#test/fixtures/gateway-waits.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
+import { hostsOf } from '#test/fixtures/admin-readers.ts';
 
 const FLEET = `
 [[node]]
@@ -160,6 +162,13 @@ test('an unknown model is Ollama’s 404 "model \'x\' not found"; a missing key 
 });
 
 test('a prompt no node can hold is refused by the gateway’s guard, in Ollama’s error shape', async () => {
+  // The guard judges by the context the gateway learned of the Ollama node (its capacity read,
+  // after the model loaded): on a busy machine that read may trail the first chat.
+  await untilEvent(
+    async () => ((await hostsOf(env.gw.url)).hosts.find((h) => h.name === 'olla')?.models['llama3:latest']?.n_ctx ?? 0) > 0,
+    [nodeChanges(env.gw)],
+    'the gateway knows llama3’s context on olla',
+  );
   const long = 'word '.repeat(16000);
   await assert.rejects(
     client.chat({ model: 'llama3', messages: [{ role: 'user', content: long }], options: { num_predict: 8 } }),
