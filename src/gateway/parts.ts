@@ -247,6 +247,10 @@ export class GatewayParts {
       registry: this.registry,
       features: inThreadFeaturePorts(this.#parts),
       learnAnswerNode: (tenant, answerId, node) => this.#policies.learnAnswer(tenant, answerId, node, this.clock.now()),
+      sessions: {
+        remembered: (req) => this.#policies.sessionNode(req, this.clock.now()),
+        keep: (req, target) => this.#policies.keepSession(req, target, this.clock.now()),
+      },
     });
   }
 
