@@ -1,7 +1,7 @@
 // Sessions are kept across sites (issue 40, item 3): a Claude Code session at site a whose local
 // node is down is served by site c; it then stays on c for its next turns — also once a's node is
 // back — while c is fresh and serves the model, saying so in x-switchyard-route and explain; when c
-// turns stale (the in-memory bus partitioned), it moves back to a's node, with why, and stays there.
+// turns stale (the in-memory bus partitioned) or fails a turn, it moves back to a's node, with why, and stays there.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -106,4 +106,24 @@ test('a session served by another site stays there while it is fresh, and comes 
   const stays = await turn(9);
   assert.equal(stays.node, 'a-gpu', JSON.stringify(stays));
   assert.match(stays.route, /^least-in-flight; session kept on its node \(x-claude-code-session-id, /);
+});
+
+test('a session whose site fails its turn comes back to the local node, saying so', async () => {
+  const a = mesh.site('a');
+  const c = mesh.site('c');
+  a.sim.node('a-gpu').setFaults({ health: 'fail' });
+  await waitForHost(a.gw, 'a-gpu', (h) => h.health.status === 'dead', 'dead');
+  assert.equal((await turn(10)).site, 'c');
+  a.sim.node('a-gpu').setFaults({ health: 'none' });
+  await waitForHost(a.gw, 'a-gpu', (h) => h.health.status === 'healthy', 'healthy');
+  c.sim.node('c-gpu').setFaults({ inference: 'error500' });
+  try {
+    const back = await turn(11);
+    assert.equal(back.node, 'a-gpu', JSON.stringify(back));
+    assert.equal(back.route, `least-in-flight; session moved from site c: failed this request (${SOURCE})`);
+  } finally {
+    c.sim.node('c-gpu').setFaults({ inference: 'none' });
+  }
+  const stays = await turn(12);
+  assert.equal(stays.node, 'a-gpu', JSON.stringify(stays));
 });
