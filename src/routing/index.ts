@@ -38,6 +38,7 @@ export {
   rememberedNode,
   sessionFeature,
   sessionKeyParts,
+  sessionTableKeys,
   tenantOf,
   SESSION_READS,
   whyNotCandidate,
@@ -45,6 +46,7 @@ export {
 } from './policies/sessions.ts';
 export {
   SessionTable,
+  type SessionShare,
   sessionHash,
   sessionSite,
   siteSessionTarget,

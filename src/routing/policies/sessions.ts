@@ -179,6 +179,18 @@ export function rememberedNode(
   return context.sessions.get(sessionHash(tenantOf(req), sessionKeyParts(req.sessionKey).value), now, context.sessionTtlMs());
 }
 
+/** The table keys a request reads — its session's, its previous response's —: what [cluster] reads in from the store. */
+export function sessionTableKeys(req: Pick<RouteRequest, 'tenant' | 'sessionKey' | 'previousResponseId'>): {
+  readonly sessions: readonly number[];
+  readonly answers: readonly number[];
+} {
+  const tenant = tenantOf(req);
+  return {
+    sessions: req.sessionKey === undefined ? [] : [sessionHash(tenant, sessionKeyParts(req.sessionKey).value)],
+    answers: req.previousResponseId === undefined ? [] : [responseHash(tenant, req.previousResponseId)],
+  };
+}
+
 /** Remembers `target` (a node's name, or a site's siteSessionTarget) for the request's session: a remote site served its turn. */
 export function keepSessionOn(
   req: Pick<RouteRequest, 'tenant' | 'sessionKey'>,
