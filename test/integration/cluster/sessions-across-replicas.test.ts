@@ -1,7 +1,8 @@
 // Sessions are kept across [cluster] replicas (issue 40, item 3): two replicas on one real
 // redis-server in front of 3 llama.cpp nodes. A session that moved on replica A (its node went
 // down) is kept on its new node when its next turn lands on replica B — also once the old node is
-// back —, and a previous_response_id of an answer A passed on goes back to that answer's node at B.
+// back —, and a previous_response_id of an answer A passed on goes back to that answer's node at B;
+// a store that does not answer (paused) fails no request: each replica keeps its own table.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,4 +104,18 @@ test("a previous_response_id of an answer replica A passed on goes back to that 
   const next = await ask(replica(1), first.id);
   assert.equal(next.node, first.node);
   assert.equal(next.route, "least-in-flight; previous response's node");
+});
+
+test('a store that does not answer fails no session request: each replica routes by its own table', async () => {
+  assert.ok(replicas !== undefined);
+  const before = await turn(replica(1), 20);
+  replicas.redis.pause();
+  try {
+    for (const i of [0, 1]) {
+      const next = await turn(replica(i), 21 + i);
+      assert.equal(next.node, before.node, `replica ${i}: ${next.route}`);
+    }
+  } finally {
+    replicas.redis.resume();
+  }
 });
