@@ -94,7 +94,7 @@ const NONE_TRIED: ReadonlySet<string> = new Set();
 export class SiteTargets implements TargetSource {
   readonly #deps: RemoteDeps;
   readonly #ask: SiteAsk;
-  /** The remote sites as the mesh sees them when the local targets ran out (read once, then kept). */
+  /** The remote sites as the mesh sees them when first asked (a session's lead, or the local targets ran out), then kept. */
   #viewed: readonly RemoteSiteView[] | undefined;
   #choice: SiteChoice | undefined;
   #typical: number | undefined;
