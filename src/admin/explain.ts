@@ -7,6 +7,8 @@ import type { TenantPriority } from '#src/config/index.ts';
 import type { ModelQueueReport } from '#src/scheduler/index.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import {
+  sessionSite,
+  siteSessionVerdict,
   chooseSite,
   classifyUnroutable,
   filterCandidates,
@@ -16,6 +18,7 @@ import {
   type PrefixHitFigures,
   type RemoteSiteView,
   type RouteRequest,
+  type SiteRequest,
   sessionHash,
   sessionKeyParts,
 } from '#src/routing/index.ts';
@@ -161,8 +164,18 @@ export function explainRouting(
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
   const remembered = policies.sessionNode?.(req, snapshot.now);
-  const picked = policies.explain(req, kept, snapshot);
-  const session = explainSession(req, remembered, picked?.node.spec.name);
+  // [mesh]: a session another site served goes back there while it can take it; else the nodes say why it left.
+  const onSite = remembered === undefined || remote === undefined ? undefined : sessionSite(remembered);
+  const siteVerdict =
+    onSite === undefined || remote === undefined
+      ? undefined
+      : siteSessionVerdict(siteRequestOf(req, siteScope), onSite, remote.sites(), remote.unreachable());
+  const picked = policies.explain(
+    siteVerdict?.kind === 'left' ? { ...req, sessionSiteLeft: siteVerdict.why } : req,
+    kept,
+    snapshot,
+  );
+  const session = explainSession(req, remembered, siteVerdict?.kind === 'kept' ? remembered : picked?.node.spec.name);
   const scores = new Map(kept.map((view, i) => [view.spec.name, { score: picked?.scores[i], note: picked?.notes?.[i] }]));
   const choice = picked === undefined ? null : { policy: req.policy, node: picked.node.spec.name, reason: picked.reason };
   const nodes = snapshot.nodes.map((view): ExplainNode => {
@@ -217,10 +230,23 @@ export function explainRouting(
   };
   if (remote === undefined) return base;
   const sites = explainSites(req, remote, siteScope);
+  if (siteVerdict?.kind === 'kept') return { ...base, outcome: 'forward', sites: sites.list, site_choice: siteVerdict.site.id };
   const forwards =
     sites.chosen !== undefined &&
     (outcome === 'context_length_exceeded' || outcome === 'blocked_by_pinned_models' || outcome === 'no_node_available');
   return { ...base, outcome: forwards ? 'forward' : outcome, sites: sites.list, site_choice: sites.chosen ?? null };
+}
+
+/** A site choice's view of the request (explain tries no site: none is excluded as tried). */
+function siteRequestOf(req: RouteRequest, scope: readonly string[] | undefined): SiteRequest {
+  return {
+    model: req.model,
+    promptTokens: req.promptTokens,
+    maxTokens: req.maxTokens,
+    triedSites: new Set<string>(),
+    forwarded: false,
+    scope,
+  };
 }
 
 function explainSites(
@@ -229,15 +255,7 @@ function explainSites(
   scope: readonly string[] | undefined,
 ): { list: ExplainSite[]; chosen: string | undefined } {
   const all = remote.sites();
-  const siteReq = {
-    model: req.model,
-    promptTokens: req.promptTokens,
-    maxTokens: req.maxTokens,
-    triedSites: new Set<string>(),
-    forwarded: false,
-    scope,
-  };
-  const choice = chooseSite(siteReq, all, remote.unreachable(), 0);
+  const choice = chooseSite(siteRequestOf(req, scope), all, remote.unreachable(), 0);
   const byId = new Map(choice.excluded.map((e) => [e.site, e]));
   const list = all.map((site): ExplainSite => {
     const e = byId.get(site.id);

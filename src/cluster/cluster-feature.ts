@@ -15,6 +15,7 @@ import type { WakeSpec } from '#src/config/types.ts';
 import type { HoldStore, SwitchTickets, WakeDelivery } from '#src/nodes/index.ts';
 import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import type { Scheduler } from '#src/scheduler/index.ts';
+import { sessionTableKeys, type SessionTable } from '#src/routing/index.ts';
 import type { TenantAdmission, TenantAsk, TenantLedger, TenantsReport } from '#src/tenants/index.ts';
 import type { Admitter } from './cluster-admission.ts';
 import type { ClusterGate } from './cluster-gate.ts';
@@ -34,6 +35,8 @@ export interface ClusterParts {
   readonly wrapAdmission: (inner: SchedulerAdmission) => SchedulerAdmission;
   readonly admitTenant: (ask: TenantAsk, limited: boolean) => Promise<TenantAdmission>;
   readonly wakeSender: (send: WakeSend) => WakeSender;
+  /** The routing's session table, shared through the store once joined (`ttlMs`: `[routing] session_ttl`). */
+  readonly shareSessions: (table: SessionTable, ttlMs: () => number) => void;
 }
 
 export interface ClusterFeatureDeps {
@@ -63,6 +66,9 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
   #site: SiteTenants | undefined;
   /** [mesh]: whether this replica publishes the site's record (undefined = no leader lease asked for). */
   #leading: boolean | undefined;
+  /** The session table to share (given before `start`), and once joined, read from before each session's admission. */
+  #sessions: { readonly table: SessionTable; readonly ttlMs: () => number } | undefined;
+  #sessionsShared = false;
   readonly #leaderListeners = new Set<() => void>();
   #close: (() => Promise<void>) | undefined;
   readonly #started: Promise<void>;
@@ -79,6 +85,9 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
       wrapAdmission: (inner) => this.admission(inner),
       admitTenant: this.tenantAdmission(),
       wakeSender: (send) => this.wakeSender(send),
+      shareSessions: (table, ttlMs) => {
+        this.#sessions = { table, ttlMs };
+      },
     };
   }
 
@@ -138,6 +147,11 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
       sw.book.share(switches);
     }
     this.#deps.holds?.(store, this.replica);
+    const sessions = this.#sessions;
+    if (sessions !== undefined) {
+      sessions.table.share(new cluster.SharedSessions(store, this.#deps.logger), sessions.ttlMs);
+      this.#sessionsShared = true;
+    }
     this.#admit = cluster.clusterAdmit(
       inner,
       gate,
@@ -195,6 +209,11 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
     return {
       admit: async (req, settings, signal, firstAttempt) => {
         await this.#started;
+        // A session another replica placed or moved (an answer it passed on): read in before the request is routed.
+        if (this.#sessionsShared && (req.sessionKey !== undefined || req.previousResponseId !== undefined)) {
+          const keys = sessionTableKeys(req);
+          await this.#sessions?.table.readIn(keys.sessions, keys.answers, this.#deps.clock.now());
+        }
         const admit = this.#admit;
         return admit === undefined
           ? inner.admit(req, settings, signal, firstAttempt)

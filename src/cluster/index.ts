@@ -28,3 +28,4 @@ export { claimOf, type SwitchClaimFields } from './switch-lua.ts';
 export { SharedTenants, type SharedTenantsOptions } from './cluster-tenants.ts';
 export { SiteTenants, type SiteTenantsOptions } from './site-tenants.ts';
 export { SharedSwitches, remoteCounts, ticketOfClaim, type SharedSwitchesOptions, type SwitchStore } from './shared-switches.ts';
+export { SharedSessions, type SessionStore } from './shared-sessions.ts';

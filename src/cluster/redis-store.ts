@@ -38,6 +38,8 @@ import {
   renewAnswer,
   scriptShaAnswer,
   setNxAnswer,
+  okAnswer,
+  sessionTargetAnswer,
   switchTakeAnswer,
   tenantAdmitAnswer,
   tenantPeekAnswer,
@@ -383,6 +385,19 @@ export class RedisStore implements ClusterStore, TenantStore, LeaderStore, Usage
     return this.#run(this.#scripts.holdList, [holdIndexKey(this.#options.prefix)], [], (a) =>
       holdsAnswer(a, MAX_HOLDS).sort(byNodeAndModel),
     );
+  }
+
+  /** A session's (or an answer's) target, to expire `ttlMs` after (by the store's clock): another replica reads it on a miss. */
+  async putSession(key: number, target: string, ttlMs: number): Promise<void> {
+    await this.#ask(
+      () => this.#client.set(`${this.#options.prefix}session:${key}`, target, 'PX', Math.max(1, Math.round(ttlMs))),
+      (a) => okAnswer(a, 'session write (SET PX)'),
+    );
+  }
+
+  /** The target a replica wrote for a session (or an answer), if it has not expired. */
+  async getSession(key: number): Promise<string | undefined> {
+    return this.#ask(() => this.#client.get(`${this.#options.prefix}session:${key}`), sessionTargetAnswer);
   }
 
   /** Called with the node whose switch claim changed (taken, updated, released); messages may be lost. */

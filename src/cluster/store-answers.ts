@@ -201,6 +201,22 @@ export function setNxAnswer(answer: unknown, what: string): boolean {
   return wrong(what, answer, '"OK" or nil');
 }
 
+/** What a session target may be: a node's name, or `site <id>` (config/schema-parts.ts NODE_NAME_RULE). */
+const SESSION_TARGET = /^(?:site )?[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/;
+
+/** SET … PX: "OK". */
+export function okAnswer(answer: unknown, what: string): void {
+  if (answer !== 'OK') wrong(what, answer, '"OK"');
+}
+
+/** GET of a session's target: a node's name or `site <id>`, or nil (none, or expired). */
+export function sessionTargetAnswer(answer: unknown): string | undefined {
+  if (answer === null) return undefined;
+  if (typeof answer !== 'string' || !SESSION_TARGET.test(answer))
+    return wrong('session read (GET)', answer, "a node's name, `site <id>` or nil");
+  return answer;
+}
+
 /** SCRIPT LOAD: the script's SHA1 (40 hex digits). */
 export function scriptShaAnswer(answer: unknown, what: string): string {
   if (typeof answer !== 'string' || !/^[0-9a-f]{40}$/i.test(answer))

@@ -21,7 +21,7 @@ import { sitesFiguresOf, spansOf } from '#src/plane/index.ts';
 import type { Scheduler, SwitchModels } from '#src/scheduler/index.ts';
 import type { StateWriteFaults } from '#src/state/index.ts';
 import type { AdminDeps, DashboardMesh } from '#src/admin/index.ts';
-import type { RemoteSiteView } from '#src/routing/index.ts';
+import type { RemoteSiteView, SessionTable } from '#src/routing/index.ts';
 import { ModelsFeature } from '#src/nodes/models/models-feature.ts';
 import { TenantsFeature } from '#src/tenants/tenants-feature.ts';
 import {
@@ -64,6 +64,8 @@ export interface FeatureParts {
   readonly wakeSender: (
     send: (spec: WakeSpec) => Promise<WakeDelivery>,
   ) => (spec: WakeSpec, target: { readonly node: string; readonly windowMs: number }) => Promise<WakeDelivery>;
+  /** Shares the routing's session table beyond this process ([cluster]: through the store). */
+  readonly shareSessions: (table: SessionTable, ttlMs: () => number) => void;
   /** Every pinned remote site ([mesh]): model labels count their models as known. */
   readonly remoteSites: () => readonly RemoteSiteView[];
   /** The dashboard's site events and Sites view ([mesh]). */

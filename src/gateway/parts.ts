@@ -110,7 +110,9 @@ export class GatewayParts {
       planeFigures: (name) => this.#planes.featureFigures(name),
     });
     this.#parts = Object.assign({}, ...this.#features.map((feature) => feature.parts ?? {})) as Partial<FeatureParts>;
-    this.#policies = policyPerRequest(policyContextFor(() => this.#config, options.random ?? Math.random));
+    const policyContext = policyContextFor(() => this.#config, options.random ?? Math.random);
+    this.#policies = policyPerRequest(policyContext);
+    this.#parts.shareSessions?.(policyContext.sessions, () => this.#config.routing.sessionTtlMs);
     this.#settings = requestSettings(options.config);
     // The config told on reload, the registry read itself: nothing of this file runs per request.
     this.#modelNames = new ModelNames(options.config, this.registry, this.#parts.remoteSites);
@@ -247,6 +249,10 @@ export class GatewayParts {
       registry: this.registry,
       features: inThreadFeaturePorts(this.#parts),
       learnAnswerNode: (tenant, answerId, node) => this.#policies.learnAnswer(tenant, answerId, node, this.clock.now()),
+      sessions: {
+        remembered: (req) => this.#policies.sessionNode(req, this.clock.now()),
+        keep: (req, target) => this.#policies.keepSession(req, target, this.clock.now()),
+      },
     });
   }
 

@@ -65,6 +65,7 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
         events: host.events,
         tenancy: () => ({ pins: host.config().mesh?.sites ?? [], tenants: host.config().tenants }),
         tenants: callers,
+        sessions: ports.sessions,
       }),
     );
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));

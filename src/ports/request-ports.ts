@@ -10,6 +10,7 @@ import type { Scheduler } from '#src/scheduler/index.ts';
 import type { AdmissionPort } from './admission.ts';
 import type { FleetView } from './fleet-view.ts';
 import type { FleetReports } from './fleet-reports.ts';
+import type { SessionPort } from './session-port.ts';
 
 export interface RequestPorts {
   readonly admission: AdmissionPort;
@@ -17,6 +18,8 @@ export interface RequestPorts {
   readonly reports: FleetReports;
   /** The features' ports, each under its feature's key; read only by the request plane's feature list. */
   readonly features: Parts;
+  /** The session table, for a target source that may own a session (a remote site); absent = none (a worker's plane). */
+  readonly sessions?: SessionPort | undefined;
 }
 
 export interface InThreadOwner {
@@ -38,6 +41,8 @@ export interface InThreadOwner {
   readonly features: Parts;
   /** Where an answer's node is remembered for `previous_response_id` (the selection policies' session table). */
   readonly learnAnswerNode?: FleetReports['learnAnswerNode'];
+  /** The session table itself (the selection policies'). */
+  readonly sessions?: SessionPort | undefined;
 }
 
 /**
@@ -62,5 +67,6 @@ export function inThreadPorts(owner: InThreadOwner): RequestPorts {
     fleet: owner.registry,
     reports: ownerReports(owner.registry, owner.learnAnswerNode),
     features: owner.features,
+    sessions: owner.sessions,
   };
 }

@@ -38,12 +38,21 @@ export {
   rememberedNode,
   sessionFeature,
   sessionKeyParts,
+  sessionTableKeys,
   tenantOf,
   SESSION_READS,
   whyNotCandidate,
   type SessionDecision,
 } from './policies/sessions.ts';
-export { SessionTable, sessionHash, SESSION_TABLE_MAX_ENTRIES } from './policies/session-table.ts';
+export {
+  SessionTable,
+  type SessionShare,
+  sessionHash,
+  sessionSite,
+  siteSessionTarget,
+  SESSION_TABLE_MAX_ENTRIES,
+} from './policies/session-table.ts';
+export { siteSessionVerdict, type SiteSessionVerdict } from './remote/site-session.ts';
 export { fnv1a32, mix32 } from './policies/hash.ts';
 export { leastLoaded, loadScore, WAITING_WEIGHT, type LoadScore } from './policies/least-loaded.ts';
 export { wakeCandidates, wakeTarget } from './wake-candidates.ts';

@@ -43,6 +43,12 @@ export interface RouteRequest {
    * e.g. Claude Code's `x-claude-code-session-id`); absent = a plain request, or `[routing] sessions = false`.
    */
   readonly sessionKey?: string | undefined;
+  /**
+   * [mesh]: why the session's remembered site did not take this turn (it turned stale, no longer
+   * serves the model, failed this request): the session moved back to the local nodes. Absent = its
+   * session is not on a site.
+   */
+  readonly sessionSiteLeft?: string | undefined;
   /** The body's `previous_response_id` (OpenAI Responses): the answer whose node holds the conversation; absent = none. */
   readonly previousResponseId?: string | undefined;
   /** What the `cache-aware` policy matches: the prompt's text from its start; absent = none. */

@@ -10,14 +10,15 @@
 //     serves (a model outside a tenant's scope must look exactly like an unknown one), or admits it
 //     with headers and something to do when the request finishes (settle a reservation);
 //   - a hook when the request starts (open its span), target sources tried after the local nodes
-//     (the remote sites), and models listed beside the local ones.
+//     (the remote sites) — one of which may own the request's session and be asked first (its
+//     lead) —, and models listed beside the local ones.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
 import { DEFAULT_TENANT, type InferenceEndpoint } from '#src/config/index.ts';
 import type { Parts } from '#src/core/part-key.ts';
-import type { QueueTenant } from '#src/routing/index.ts';
+import type { QueueTenant, RouteRequest } from '#src/routing/index.ts';
 import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { RequestAsk, TargetSource } from '../failover/failover-loop.ts';
@@ -129,9 +130,20 @@ export interface SourceAsk extends RequestAsk {
   readonly exactCount: boolean;
 }
 
+/**
+ * A later source's claim on a request whose session it owns (its last turn was served there):
+ * `first` — `source` is asked before the local nodes (its one target; on failure the local nodes,
+ * then every source as always); `left` — it owned the session but cannot take this turn, and the
+ * local nodes route it saying `why`.
+ */
+export type SourceLead =
+  { readonly kind: 'first'; readonly source: TargetSource } | { readonly kind: 'left'; readonly why: string };
+
 /** Targets tried after the local nodes'; `verdicts`: what they said, for a request none served. */
 export interface FeatureSource extends TargetSource {
   verdicts(failures: FailoverState['failures']): SiteVerdicts | undefined;
+  /** Asked once, before any target, for a request that names a session: undefined = not its session. Absent: never asked. */
+  lead?(route: RouteRequest): SourceLead | undefined;
 }
 
 /** How a request starts, as a feature's start hook reads it. */

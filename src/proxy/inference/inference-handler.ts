@@ -324,6 +324,15 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     const ask = this.#sourceAsk(bounds, this.observer);
     const later = sources.map((source) => source(ask));
     this.#later = later;
+    if (routeRequest.sessionKey === undefined) return runFailover([nodes, ...later], this, startFailover(routeRequest));
+    // A session a later source owns (a remote site served its last turn): that source first, or the reason it left.
+    for (const source of later) {
+      const lead = source.lead?.(routeRequest);
+      if (lead === undefined) continue;
+      const route = { ...routeRequest, sessionSiteLeft: lead.kind === 'left' ? lead.why : 'failed this request' };
+      const order = lead.kind === 'first' ? [lead.source, nodes, ...later] : [nodes, ...later];
+      return runFailover(order, this, startFailover(route));
+    }
     return runFailover([nodes, ...later], this, startFailover(routeRequest));
   }
 

@@ -3,7 +3,9 @@
 // tenant's site scope, none tried twice. A site's request is signed as this site once per attempt
 // (mesh/forwarding), states the request's tenant and class in a signed header, carries no client
 // credential, and none of its error answers reaches the client. Its outcome feeds its
-// reachability back-off and `mesh:forwarded`.
+// reachability back-off and `mesh:forwarded`. A session a site served is remembered on that site
+// (the one session table, as a target kind): its next turns lead with that site, before the local
+// nodes, while it can take them (routing/remote/site-session.ts), and leave it with why otherwise.
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
@@ -12,16 +14,24 @@ import type { TenantSpec } from '#src/config/index.ts';
 import { answersMedia } from '#src/config/index.ts';
 import { signForward, siteTargetUrl, TENANT_HEADER, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';
+import type { SessionPort } from '#src/ports/index.ts';
 import {
   chooseSite,
   knownRemoteModels,
+  sessionKeyParts,
+  sessionSite,
+  siteSessionTarget,
+  siteSessionVerdict,
   type RemoteSiteView,
+  type RouteRequest,
   type SiteChoice,
   type SiteReachability,
+  type SiteRequest,
 } from '#src/routing/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { judgeSiteAttempt } from '../failover/attempt-feedback.ts';
 import type { NextTarget, RequestAsk, TargetSource } from '../failover/failover-loop.ts';
+import type { SourceLead } from '../feature/request-feature.ts';
 import { siteExclusionsAfter, type FailoverState } from '../failover/failover-state.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { upstreamRequestHeaders } from '../http/hop-headers.ts';
@@ -74,14 +84,18 @@ export interface SiteAsk extends RequestAsk {
    * tenant (an open gateway): every fresh site, and no tenant header.
    */
   readonly tenant: ForwardingTenant | undefined;
+  /** The session table (in-thread only): a session a site served goes back there; undefined = sessions stay local. */
+  readonly sessions?: SessionPort | undefined;
 }
+
+const NONE_TRIED: ReadonlySet<string> = new Set();
 
 /** The remote sites of one request, best first, none twice. */
 export class SiteTargets implements TargetSource {
   readonly #deps: RemoteDeps;
   readonly #ask: SiteAsk;
-  /** The remote sites as the mesh sees them when the local targets ran out (read once, then kept). */
-  #sites: readonly RemoteSiteView[] | undefined;
+  /** The remote sites as the mesh sees them when first asked (a session's lead, or the local targets ran out), then kept. */
+  #viewed: readonly RemoteSiteView[] | undefined;
   #choice: SiteChoice | undefined;
   #typical: number | undefined;
   readonly #usageAsk: UsageAsk;
@@ -100,20 +114,60 @@ export class SiteTargets implements TargetSource {
     routing?.end(siteRouteNote(choice));
     if (site === undefined) return { kind: 'none', stop: false };
     const key = this.#deps.mesh.key();
-    if (key === undefined)
-      return {
-        kind: 'none',
-        stop: false,
-        failure: {
-          target: { kind: 'site', id: site.id },
-          code: 'not_tried',
-          detail: "not tried, this site's key is not loaded yet",
-        },
-      };
+    if (key === undefined) return notTried(site.id);
+    const route = state.routeRequest;
+    const session =
+      this.#ask.sessions === undefined
+        ? undefined
+        : sessionRoute(route, `session moved to site ${site.id}: no local node could serve it`);
     return {
       kind: 'target',
-      target: siteTarget(this.#deps, this.#ask, { view: site, canFailOver: choice.alternatives > 0, key }, this.#usageAsk),
+      target: siteTarget(
+        this.#deps,
+        this.#ask,
+        { view: site, canFailOver: choice.alternatives > 0, key, session, route },
+        this.#usageAsk,
+      ),
     };
+  }
+
+  /**
+   * A request whose session a site served last: that site first while it can take it (fresh,
+   * serving the model, reachable, in scope), else why it left; undefined = not a site's session.
+   */
+  lead(route: RouteRequest): SourceLead | undefined {
+    const remembered = this.#ask.sessions?.remembered(route);
+    const siteId = remembered === undefined ? undefined : sessionSite(remembered);
+    if (siteId === undefined) return undefined;
+    const verdict = siteSessionVerdict(
+      this.#request(route, NONE_TRIED),
+      siteId,
+      this.#sites(),
+      this.#deps.reachability.unreachable(),
+    );
+    if (verdict.kind === 'left') return verdict;
+    const key = this.#deps.mesh.key();
+    if (key === undefined) return { kind: 'left', why: "this site's key is not loaded yet" };
+    const chosen = {
+      view: verdict.site,
+      canFailOver: true,
+      key,
+      session: sessionRoute(route, `session kept on site ${siteId}`),
+      route,
+    };
+    const target = siteTarget(this.#deps, this.#ask, chosen, this.#usageAsk);
+    const observer = this.#ask.observer;
+    let given = false;
+    const first: TargetSource = {
+      next: () => {
+        if (given) return { kind: 'none', stop: false };
+        given = true;
+        const policy = 'site';
+        observer?.routing().end({ among: 'site', chosen: siteId, policy, reason: `session kept on site ${siteId}`, waitedMs: 0 });
+        return { kind: 'target', target };
+      },
+    };
+    return { kind: 'first', source: first };
   }
 
   /** A site would be chosen now (and this site's key is loaded to sign for it). */
@@ -122,22 +176,31 @@ export class SiteTargets implements TargetSource {
   }
 
   #choose(state: FailoverState, turn: number): SiteChoice {
-    const request = {
+    const request = this.#request(state.routeRequest, state.triedSites);
+    return chooseSite(request, this.#sites(), this.#deps.reachability.unreachable(), turn);
+  }
+
+  #request(route: RouteRequest, triedSites: ReadonlySet<string>): SiteRequest {
+    return {
       model: this.#ask.resolved.model,
-      promptTokens: this.#promptTokens(state.routeRequest.promptTokens),
+      promptTokens: this.#promptTokens(route.promptTokens),
       maxTokens: this.#ask.maxTokens,
-      triedSites: state.triedSites,
+      triedSites,
       forwarded: this.#ask.forwarded,
       scope: this.#ask.tenant?.sites,
     };
-    this.#sites ??= this.#deps.mesh.source.sites().filter((s) => s.id !== this.#deps.mesh.site);
-    return chooseSite(request, this.#sites, this.#deps.reachability.unreachable(), turn);
+  }
+
+  /** The remote sites as the mesh sees them when first asked (read once, then kept). */
+  #sites(): readonly RemoteSiteView[] {
+    this.#viewed ??= this.#deps.mesh.source.sites().filter((s) => s.id !== this.#deps.mesh.site);
+    return this.#viewed;
   }
 
   /** What the sites said, for an answer no target served: each with why, the tried ones by their real failure. */
   verdicts(failures: FailoverState['failures']): SiteVerdicts | undefined {
-    if (this.#sites === undefined) return undefined;
-    return { excluded: siteExclusionsAfter(this.#choice?.excluded ?? [], failures), models: knownRemoteModels(this.#sites) };
+    if (this.#viewed === undefined) return undefined;
+    return { excluded: siteExclusionsAfter(this.#choice?.excluded ?? [], failures), models: knownRemoteModels(this.#viewed) };
   }
 
   /**
@@ -164,10 +227,39 @@ function siteRouteNote(choice: SiteChoice): RouteNote {
   return { among: 'site', chosen: choice.chosen?.id, policy: 'site', reason, waitedMs: 0 };
 }
 
+/** A site that could not be sent to: this site's key is not loaded yet. */
+function notTried(id: string): NextTarget {
+  return {
+    kind: 'none',
+    stop: false,
+    failure: { target: { kind: 'site', id }, code: 'not_tried', detail: "not tried, this site's key is not loaded yet" },
+  };
+}
+
+/** What a session's turn sent to a site says (`x-switchyard-route`), and that its session is kept there if it answers. */
+interface SiteSession {
+  readonly reason: string;
+}
+
+function sessionRoute(route: RouteRequest, said: string): SiteSession | undefined {
+  if (route.sessionKey === undefined) return undefined;
+  return { reason: `${said} (${sessionKeyParts(route.sessionKey).source})` };
+}
+
+/** What a site's answer carries besides its own headers: the site, the request id, and a session's route. */
+function siteAnswerHeaders(id: string, requestId: string, session: SiteSession | undefined): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = { 'x-switchyard-site': id, 'x-request-id': requestId };
+  if (session !== undefined) headers['x-switchyard-route'] = `site; ${session.reason}`;
+  return headers;
+}
+
 interface ChosenSite {
   readonly view: RemoteSiteView;
   readonly canFailOver: boolean;
   readonly key: SiteKey;
+  /** The request's session, if any (and the session table is here): remembered on this site when it answers. */
+  readonly session: SiteSession | undefined;
+  readonly route: RouteRequest;
 }
 
 function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: UsageAsk): Target {
@@ -214,7 +306,7 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
         pool: deps.pools.get({ name: id, url: url.origin }),
         path: url.pathname + url.search,
         headers: signed,
-        extraResponseHeaders: { 'x-switchyard-site': id, 'x-request-id': ask.requestId },
+        extraResponseHeaders: siteAnswerHeaders(id, ask.requestId, site.session),
         // Another site's error answer names its nodes and its view: this site answers in its own terms.
         passOnErrors: false,
         anyMedia: answersMedia(ask.endpoint),
@@ -232,7 +324,11 @@ function siteTarget(deps: RemoteDeps, ask: SiteAsk, site: ChosenSite, usageAsk: 
       deps.events.emit('mesh:forwarded', { site: id, result: feedback.event.result });
       if (feedback.reachable === true) deps.reachability.reached(id);
       else if (feedback.reachable === false) deps.reachability.failed(id, feedback.event.error ?? feedback.event.result);
-      return feedback.verdict;
+      const verdict = feedback.verdict;
+      // The session's turn was served there: its next turns go back while the site can take them.
+      if (site.session !== undefined && verdict.next === 'answered' && verdict.status < 300)
+        ask.sessions?.keep(site.route, siteSessionTarget(id));
+      return verdict;
     },
   };
 }

@@ -11,6 +11,7 @@ import type { TenantSpec } from '#src/config/index.ts';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { claimsForward } from '#src/mesh/forwarding/index.ts';
+import type { SessionPort } from '#src/ports/index.ts';
 import { inSiteScope } from '#src/routing/index.ts';
 import type { Caller, RequestFeature, RequestGate, RouteWrapper } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
@@ -34,6 +35,8 @@ export interface SitesFeatureDeps {
   readonly tenancy: () => PeerTenancy;
   /** The tenants' callers: a forward is served as its site's tenant, and a tenant's requests go within its site scope. */
   readonly tenants: ForwardTenants;
+  /** The session table (in-thread planes only): a session a site served goes back there. */
+  readonly sessions: SessionPort | undefined;
 }
 
 export function sitesFeature(deps: SitesFeatureDeps): RequestFeature {
@@ -46,6 +49,7 @@ export function sitesFeature(deps: SitesFeatureDeps): RequestFeature {
         ...ask,
         forwarded: ask.caller.labels.peer !== undefined,
         tenant: tenants.tenantOf(ask.caller),
+        sessions: deps.sessions,
       }),
     // Remote models only from the sites the caller's requests may be forwarded to.
     models: (caller, local) => {

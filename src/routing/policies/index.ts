@@ -11,7 +11,7 @@ import { leastLoaded, LEAST_LOADED_READS } from './least-loaded.ts';
 import { readFeatures, type FeatureReaders, type RequestFeature, type RequestFeatures } from './request-features.ts';
 import { roundRobin, ROUND_ROBIN_READS } from './round-robin.ts';
 import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
-import { keepingSessions, learnResponse, rememberedNode, withSessionReads } from './sessions.ts';
+import { keepingSessions, keepSessionOn, learnResponse, rememberedNode, withSessionReads } from './sessions.ts';
 import { weighted, WEIGHTED_READS } from './weighted.ts';
 
 export type PolicyFactory = (context: PolicyContext) => SelectionPolicy;
@@ -64,6 +64,8 @@ export interface PolicySet extends SelectionPolicy {
   prefixHits(): PrefixHitFigures;
   /** The node a request's session is remembered on, if any (explain). */
   sessionNode(req: RouteRequest, now: number): string | undefined;
+  /** A remote site (siteSessionTarget) served the request's session's turn: its next turns go back there while it can take them. */
+  keepSession(req: RouteRequest, target: string, now: number): void;
   /** `node` produced the answer `answerId` for `tenant`: a `previous_response_id` naming it goes back there. */
   learnAnswer(tenant: string, answerId: string, node: string, now: number): void;
 }
@@ -97,6 +99,7 @@ export function policyPerRequest(context: PolicyContext): PolicySet {
     },
     prefixHits: () => cache.hits(),
     sessionNode: (req, now) => rememberedNode(req, context, now),
+    keepSession: (req, target, now) => keepSessionOn(req, context, target, now),
     learnAnswer: (tenant, answerId, node, now) => learnResponse(context, tenant, answerId, node, now),
   };
 }

@@ -19,7 +19,7 @@ import { loadBound, rendezvous, specHasher } from './affinity.ts';
 import { inFlights } from './least-in-flight.ts';
 import type { RequestFeature } from './request-features.ts';
 import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
-import { sessionHash } from './session-table.ts';
+import { sessionHash, sessionSite } from './session-table.ts';
 
 /** The features the session layer reads besides its inner policy's. */
 export const SESSION_READS: readonly RequestFeature[] = Object.freeze(['sessionKey', 'previousResponseId']);
@@ -61,6 +61,8 @@ export interface SessionDecision {
 
 /** Pure: why `name`, the node a session was on, is not among the candidates now. */
 export function whyNotCandidate(name: string, req: RouteRequest, snapshot: RoutingSnapshot): string {
+  // A session on another site ([mesh]) is routed here only once that site did not take its turn.
+  if (sessionSite(name) !== undefined) return req.sessionSiteLeft ?? 'no such site here';
   if (req.triedNodes.has(name)) return 'failed this request';
   const view = snapshot.nodes.find((n) => n.spec.name === name);
   if (view === undefined) return 'left the fleet';
@@ -175,6 +177,29 @@ export function rememberedNode(
 ): string | undefined {
   if (req.sessionKey === undefined) return undefined;
   return context.sessions.get(sessionHash(tenantOf(req), sessionKeyParts(req.sessionKey).value), now, context.sessionTtlMs());
+}
+
+/** The table keys a request reads — its session's, its previous response's —: what [cluster] reads in from the store. */
+export function sessionTableKeys(req: Pick<RouteRequest, 'tenant' | 'sessionKey' | 'previousResponseId'>): {
+  readonly sessions: readonly number[];
+  readonly answers: readonly number[];
+} {
+  const tenant = tenantOf(req);
+  return {
+    sessions: req.sessionKey === undefined ? [] : [sessionHash(tenant, sessionKeyParts(req.sessionKey).value)],
+    answers: req.previousResponseId === undefined ? [] : [responseHash(tenant, req.previousResponseId)],
+  };
+}
+
+/** Remembers `target` (a node's name, or a site's siteSessionTarget) for the request's session: a remote site served its turn. */
+export function keepSessionOn(
+  req: Pick<RouteRequest, 'tenant' | 'sessionKey'>,
+  context: Pick<PolicyContext, 'sessions'>,
+  target: string,
+  now: number,
+): void {
+  if (req.sessionKey === undefined) return;
+  context.sessions.set(sessionHash(tenantOf(req), sessionKeyParts(req.sessionKey).value), target, now);
 }
 
 /** Learns which node produced an answer (its id, e.g. a Responses `resp_…`), for `previous_response_id`. */
