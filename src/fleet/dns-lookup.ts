@@ -13,8 +13,11 @@ const MAX_SRV_TARGETS = 256;
 /** "no such name" / "no records of this type": an answer, not a failure, for one family. */
 const EMPTY_CODES: ReadonlySet<string> = new Set(['ENODATA', 'ENOTFOUND']);
 
-export async function lookupDns(spec: DnsNodeSourceSpec): Promise<DnsAnswer> {
+export async function lookupDns(spec: DnsNodeSourceSpec, signal: AbortSignal): Promise<DnsAnswer> {
   const resolver = new Resolver({ timeout: spec.timeoutMs, tries: 2 });
+  // A stopped source's lookup ends at once (its queries cancelled), not at the resolver's timeout.
+  const cancel = (): void => resolver.cancel();
+  signal.addEventListener('abort', cancel, { once: true });
   if (spec.resolver !== undefined) {
     const { host, port } = spec.resolver;
     resolver.setServers([isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`]);
@@ -29,6 +32,7 @@ export async function lookupDns(spec: DnsNodeSourceSpec): Promise<DnsAnswer> {
   } catch (error) {
     return { ok: false, reason: `${asked(spec)} failed: ${describe(error)}` };
   } finally {
+    signal.removeEventListener('abort', cancel);
     resolver.cancel();
   }
 }

@@ -14,5 +14,5 @@ export interface DnsRecord {
 export type DnsAnswer =
   { readonly ok: true; readonly records: readonly DnsRecord[] } | { readonly ok: false; readonly reason: string };
 
-/** How a DNS source asks. */
-export type DnsLookup = (spec: DnsNodeSourceSpec) => Promise<DnsAnswer>;
+/** How a DNS source asks; `signal` aborts the lookup (the source stopped). */
+export type DnsLookup = (spec: DnsNodeSourceSpec, signal: AbortSignal) => Promise<DnsAnswer>;

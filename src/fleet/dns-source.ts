@@ -22,6 +22,7 @@ export class DnsSource implements NodeSource {
   #looking = false;
   #started = false;
   #stopped = false;
+  readonly #lifetime = new AbortController();
 
   constructor(spec: DnsNodeSourceSpec, deps: NodeSourceDeps) {
     this.name = spec.name;
@@ -50,6 +51,7 @@ export class DnsSource implements NodeSource {
 
   stop(): void {
     this.#stopped = true;
+    this.#lifetime.abort();
     this.#timer?.cancel();
     this.#timer = undefined;
     this.#listeners.clear();
@@ -81,7 +83,7 @@ export class DnsSource implements NodeSource {
   #look(): void {
     this.#looking = true;
     const lookup = this.#deps.lookup ?? lookupDns;
-    lookup(this.#spec)
+    lookup(this.#spec, this.#lifetime.signal)
       .catch((error: unknown) => ({ ok: false as const, reason: error instanceof Error ? error.message : String(error) }))
       .then((answer) => {
         this.#looking = false;
