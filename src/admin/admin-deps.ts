@@ -15,6 +15,7 @@ import type { RecentRequests } from './dashboard/feed-panels.ts';
 export type { RecentRequests, RecentRequestsAnswer } from './dashboard/feed-panels.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
 import type { AdminView } from '#src/core/feature.ts';
+import type { NodeSourceRow } from './hosts-view.ts';
 
 export interface AdminCommands {
   readonly reload: () => Promise<{ ok: true } | { ok: false; problems: readonly ConfigProblem[] }>;
@@ -75,6 +76,8 @@ export interface AdminDeps {
   readonly healthDetails?: () => Readonly<Record<string, unknown>>;
   /** Whether a feature makes an ok fleet degraded in /health now (a failing state store); absent = never. */
   readonly degraded?: () => boolean;
+  /** Where the nodes come from, each source's state (GET /admin/hosts `node_sources`); absent = not shown. */
+  readonly nodeSources?: () => readonly NodeSourceRow[];
 }
 
 /** Wraps a handler in the admin access check (admin-access.ts), for a route of that kind. */

@@ -23,6 +23,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         200,
         hostsView({
           views: deps.registry.freshViews(),
+          ...(deps.nodeSources === undefined ? {} : { nodeSources: deps.nodeSources }),
           inFlight: (node) => snapshot.inFlight(node),
           usage: (node, model) => snapshot.usage(node, model),
           load: (node) => snapshot.load?.(node),

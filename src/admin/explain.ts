@@ -25,6 +25,8 @@ import {
 
 export interface ExplainNode {
   readonly node: string;
+  /** Where the node came from: `static` (the [[nodes]] list) or its [[node_sources]] name. */
+  readonly source: string;
   readonly verdict: 'eligible' | 'excluded';
   readonly reason?: string;
   readonly filter?: string;
@@ -184,6 +186,7 @@ export function explainRouting(
       const { score, note } = scores.get(view.spec.name) ?? {};
       return {
         node: view.spec.name,
+        source: view.spec.source ?? 'static',
         verdict: 'eligible',
         ...(score === undefined ? {} : { score }),
         ...(note === undefined ? {} : { note }),
@@ -191,6 +194,7 @@ export function explainRouting(
     }
     return {
       node: view.spec.name,
+      source: view.spec.source ?? 'static',
       verdict: 'excluded',
       reason: exclusion.code,
       filter: exclusion.filter,

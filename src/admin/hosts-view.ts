@@ -49,6 +49,8 @@ export interface HostDecodeRate {
 
 export interface HostView {
   readonly name: string;
+  /** Where the node came from: `static` (the [[nodes]] list) or its [[node_sources]] name (absent from older gateways). */
+  readonly source?: string;
   readonly url: string;
   readonly kind: string;
   readonly kv: string;
@@ -100,6 +102,8 @@ export type HostLoad =
 export interface HostsReport {
   readonly hosts: readonly HostView[];
   readonly queue_depth: Readonly<Record<string, number>>;
+  /** Where the nodes come from, each source's state and its failure's reason; absent from older gateways. */
+  readonly node_sources?: readonly NodeSourceRow[];
 }
 
 /** A listed model not loaded now: its router status, and for the statuses that say more, what. */
@@ -121,8 +125,23 @@ export interface HostOnDemand {
   readonly unknown_status?: true;
 }
 
+/** One node source as the fleet reports it (src/fleet/node-fleet.ts): its state, and the reason when it fails. */
+export interface NodeSourceRow {
+  readonly name: string;
+  readonly kind: string;
+  readonly ok: boolean;
+  readonly nodes: number;
+  readonly last_error: string | null;
+  readonly failing_since: string | null;
+  readonly last_look_at: string | null;
+  readonly changes: number;
+  readonly left_out: readonly { readonly node: string; readonly reason: string }[];
+}
+
 export interface HostsInput {
   readonly views: readonly NodeView[];
+  /** The node sources (the [[nodes]] list and each [[node_sources]] entry); absent = not shown. */
+  readonly nodeSources?: () => readonly NodeSourceRow[];
   readonly inFlight: (node: string) => number;
   readonly usage: (node: string, model: string) => Usage;
   readonly load?: (node: string) => LoadReading | undefined;
@@ -171,7 +190,7 @@ function hostDecodes(rates: Readonly<Record<string, DecodeRate>>, now: number): 
   return out;
 }
 
-export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: Record<string, number> } {
+export function hostsView(input: HostsInput): HostsReport & { hosts: HostView[]; queue_depth: Record<string, number> } {
   const hosts = input.views.map((view): HostView => {
     const loaded: string[] = [];
     const onDemand: HostOnDemand[] = [];
@@ -194,6 +213,7 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
     }
     return {
       name: view.spec.name,
+      source: view.spec.source ?? 'static',
       url: view.spec.url,
       kind: view.spec.kind,
       kv: view.spec.kv,
@@ -225,7 +245,8 @@ export function hostsView(input: HostsInput): { hosts: HostView[]; queue_depth: 
       server: hostServer(view.capacity.server),
     };
   });
-  return { hosts, queue_depth: { ...input.queueDepths } };
+  const sources = input.nodeSources?.();
+  return { hosts, queue_depth: { ...input.queueDepths }, ...(sources === undefined ? {} : { node_sources: sources }) };
 }
 
 function onDemandRow(model: NodeView['discovery']['models'][number], status: string): HostOnDemand {

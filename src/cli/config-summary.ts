@@ -20,6 +20,7 @@ export function describeConfig(config: GatewayConfig): string[] {
     describeServer(config.server),
     describeAdmin(config.admin),
     ...describeNodes(config.nodes),
+    ...describeNodeSources(config.nodeSources ?? []),
     ...describeModels(config.models),
     `health: every ${formatDurationMs(config.health.intervalMs)}, timeout ${formatDurationMs(config.health.timeoutMs)}, ` +
       `dead after ${plural(config.health.failThreshold, 'failed probe')}`,
@@ -71,6 +72,29 @@ function describeNodes(nodes: GatewayConfig['nodes']): string[] {
       const extras = [node.group === undefined ? '' : `group ${node.group}`, node.apiKey === undefined ? '' : 'api key set'];
       const suffix = extras.filter((extra) => extra !== '').join(', ');
       return `  ${node.name}  ${node.kind}  ${node.url}${suffix === '' ? '' : `  (${suffix})`}`;
+    }),
+  ];
+}
+
+/** Each `[[node_sources]]` entry: what it asks, where, and what its nodes are (the api key only as set). */
+function describeNodeSources(sources: NonNullable<GatewayConfig['nodeSources']>): string[] {
+  if (sources.length === 0) return [];
+  return [
+    `node sources (${sources.length}):`,
+    ...sources.map((source) => {
+      const asked =
+        source.query.type === 'address' ? `${source.query.host} port ${source.query.port}` : `SRV ${source.query.record}`;
+      const resolver =
+        source.resolver === undefined ? 'system resolver' : `resolver ${source.resolver.host}:${source.resolver.port}`;
+      const extras = [
+        source.group === undefined ? '' : `group ${source.group}`,
+        source.apiKey === undefined ? '' : 'api key set',
+      ];
+      const suffix = extras.filter((extra) => extra !== '').join(', ');
+      return (
+        `  ${source.name}  dns ${asked}  ${source.nodeKind}  ${resolver}, every ${formatDurationMs(source.intervalMs)} ` +
+        `(ttl ${formatDurationMs(source.minTtlMs)}..${formatDurationMs(source.maxTtlMs)})${suffix === '' ? '' : `  (${suffix})`}`
+      );
     }),
   ];
 }

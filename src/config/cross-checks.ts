@@ -59,7 +59,10 @@ function modelAndNodeClashes(doc: Raw): NameClash[] {
       path: ['models', 'default'],
       message: `"${defaultModel}" is not the name or alias of any [[models.available]] entry`,
     });
-  const groups = nodeGroupsOf(doc['nodes']);
+  // A [[node_sources]] entry's group serves models as a [[nodes]] entry's does.
+  const nodeGroups = nodeGroupsOf(doc['nodes']);
+  const sourceGroups = nodeGroupsOf(doc['node_sources']);
+  const groups = nodeGroups === undefined || sourceGroups === undefined ? undefined : [...nodeGroups, ...sourceGroups];
   if (groups !== undefined) {
     const modelGroups = available.map((model) => ({ group: fieldOf(model, 'group', name) }));
     clashes.push(...under(['models', 'available'], findUnservedModelGroups(modelGroups, groups)));

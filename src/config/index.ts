@@ -11,11 +11,15 @@ export type {
   ModelsConfig,
   NodeKind,
   NodeSpec,
+  NodeSourceSpec,
+  DnsNodeSourceSpec,
+  DnsQuery,
   PolicyName,
   ServerConfig,
   UpstreamConfig,
 } from './types.ts';
-export { NODE_KINDS, POLICY_NAMES } from './types.ts';
+export { NODE_KINDS, NODE_SOURCE_KINDS, POLICY_NAMES } from './types.ts';
+export { NODE_SOURCE_DEFAULTS } from './node-sources-schema.ts';
 export {
   INFERENCE_ENDPOINTS,
   OLLAMA_NATIVE_ENDPOINTS,

@@ -13,6 +13,7 @@ import { INFERENCE_ENDPOINTS } from './endpoints.ts';
 import { KV_MODES, MAX_WORKERS, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
 import { meshSchema } from './mesh-schema.ts';
+import { nodeSourcesSchema } from './node-sources-schema.ts';
 import { clusterSchema } from './cluster-schema.ts';
 import { logSchema } from './log-schema.ts';
 import { tracingSchema } from './tracing-schema.ts';
@@ -219,9 +220,7 @@ function nodesSchema(env: EnvVars) {
     ...(node.first_token_timeout === undefined ? {} : { firstTokenTimeoutMs: node.first_token_timeout }),
   }));
 
-  return z
-    .array(nodeSchema, { error: 'must be an array of tables, written [[nodes]]' })
-    .min(1, { error: 'at least one [[nodes]] entry is required' });
+  return z.array(nodeSchema, { error: 'must be an array of tables, written [[nodes]]' });
 }
 
 /**
@@ -239,10 +238,25 @@ export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z
     routing: routingSchema.prefault({}),
     models: modelsSchema.prefault({}),
     nodes: nodesSchema(env).prefault([]),
+    node_sources: nodeSourcesSchema(env).optional(),
     mesh: meshSchema.optional(),
     cluster: clusterSchema(env).optional(),
     tenants: tenantsSchema(env, readFile),
     log: logSchema.prefault({}),
     tracing: tracingSchema.optional(),
-  }).transform((config) => ({ ...config, tenants: tenantsWithDefault(config.tenants, config.server.apiKeys) }));
+  })
+    .superRefine((config, ctx) => {
+      // A fleet found at run time ([[node_sources]]) may start with no [[nodes]] at all.
+      if (config.nodes.length === 0 && (config.node_sources ?? []).length === 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['nodes'],
+          message: 'at least one [[nodes]] entry is required (or a [[node_sources]] entry)',
+        });
+    })
+    .transform(({ node_sources: nodeSources, ...config }) => ({
+      ...config,
+      ...(nodeSources === undefined || nodeSources.length === 0 ? {} : { nodeSources }),
+      tenants: tenantsWithDefault(config.tenants, config.server.apiKeys),
+    }));
 }

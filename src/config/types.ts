@@ -245,6 +245,8 @@ export interface NodeSpec {
   readonly endpoints?: readonly InferenceEndpoint[];
   /** `first_token_timeout`: this node's own first-token deadline (0 = none); absent = `[upstream] first_token_timeout`. */
   readonly firstTokenTimeoutMs?: number;
+  /** The `[[node_sources]]` entry that found this node; absent = the `[[nodes]]` list (the static source). */
+  readonly source?: string;
 }
 
 export interface GatewayConfig {
@@ -257,6 +259,8 @@ export interface GatewayConfig {
   readonly routing: RoutingConfig;
   readonly models: ModelsConfig;
   readonly nodes: readonly NodeSpec[];
+  /** `[[node_sources]]`: nodes found at run time (DNS), beside `nodes`; absent = none. */
+  readonly nodeSources?: readonly NodeSourceSpec[] | undefined;
   /**
    * `[[tenants]]`, then `default` holding `[server] api_keys` when there are any. Empty = no client
    * authentication: every request is the open `default` tenant's, without limits.
@@ -271,6 +275,41 @@ export interface GatewayConfig {
   /** `[tracing]`: OpenTelemetry traces; undefined = off (no SDK loaded). */
   readonly tracing?: TracingConfig | undefined;
 }
+
+// `[[node_sources]]`: where nodes come from besides the `[[nodes]]` list. A DNS source resolves a
+// name (A/AAAA, with the source's port) or an SRV record (each target with its own port) on an
+// interval, and every address it answers is one node.
+
+/** What a DNS source asks: a name's addresses (A and AAAA) at one port, or an SRV record's targets. */
+export type DnsQuery =
+  { readonly type: 'address'; readonly host: string; readonly port: number } | { readonly type: 'srv'; readonly record: string };
+
+export interface DnsNodeSourceSpec {
+  readonly kind: 'dns';
+  /** Unique among the sources; the prefix of every node name it yields and the `source` shown per node. */
+  readonly name: string;
+  readonly query: DnsQuery;
+  /** `http` or `https`: how the nodes' URLs start. */
+  readonly scheme: 'http' | 'https';
+  /** The server kind of every node it yields. */
+  readonly nodeKind: NodeKind;
+  readonly group: string | undefined;
+  /** Resolved secret (literal or "env:VAR") every node is asked with; never logged. */
+  readonly apiKey: string | undefined;
+  /** `resolver = "host:port"`: the DNS server asked; absent = the system's resolver (/etc/resolv.conf). */
+  readonly resolver: { readonly host: string; readonly port: number } | undefined;
+  /** How often it resolves when the answer carries no TTL (SRV) or a TTL outside the bounds. */
+  readonly intervalMs: number;
+  /** TTL bounds: an answer's TTL is honoured, clamped to [minTtlMs, maxTtlMs]. */
+  readonly minTtlMs: number;
+  readonly maxTtlMs: number;
+  /** One lookup's bound (each attempt). */
+  readonly timeoutMs: number;
+}
+
+export type NodeSourceSpec = DnsNodeSourceSpec;
+
+export const NODE_SOURCE_KINDS = ['dns'] as const;
 
 /** One problem found while loading a config, with the key path it concerns. */
 export interface ConfigProblem {

@@ -19,7 +19,7 @@ export interface ListenerFigures {
 /** What the admin table reads of the gateway's parts. */
 export interface AdminParts extends Pick<
   AdminDeps,
-  'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed' | 'requests' | 'modelEvents'
+  'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed' | 'requests' | 'modelEvents' | 'nodeSources'
 > {
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
   readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
@@ -62,6 +62,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     ...(parts.models === undefined ? {} : { models: parts.models }),
     ...(parts.modelEvents === undefined ? {} : { modelEvents: parts.modelEvents }),
     ...(parts.degraded === undefined ? {} : { degraded: parts.degraded }),
+    ...(parts.nodeSources === undefined ? {} : { nodeSources: parts.nodeSources }),
     healthDetails: parts.health,
     commands: { reload: parts.reload, wake: parts.wake, runtime: () => runtimeView(runtimeSources(parts, listeners)) },
   });

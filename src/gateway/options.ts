@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '#src/core/clock.ts';
 import type { ConfigProblem, GatewayConfig, LoadResult } from '#src/config/types.ts';
 import type { FeatureOptions } from './features.ts';
+import type { DnsLookup } from '#src/fleet/index.ts';
 
 export type { MeshOptions } from './features.ts';
 
@@ -17,6 +18,8 @@ export interface GatewayOptions extends FeatureOptions {
   readonly random?: () => number;
   /** Re-reads the config for SIGHUP and POST /admin/reload; absent = reload unsupported. */
   readonly loadConfig?: () => Promise<LoadResult>;
+  /** How DNS node sources look names up; absent = node:dns (src/fleet/dns-lookup.ts). */
+  readonly dnsLookup?: DnsLookup;
 }
 
 export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

@@ -24,6 +24,7 @@ import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
 import { GatewayMetrics } from '#src/metrics/prometheus.ts';
 import { ModelNames } from '#src/metrics/model-names.ts';
 import { subscribeTransitionLogs } from '#src/logs/transition-log.ts';
+import { NodeFleet, registerFleetMetrics } from '#src/fleet/index.ts';
 import { DashboardHub } from '#src/admin/index.ts';
 import { PlaneHostFigures, type PlaneHosts, type RequestWorkersOptions } from '#src/workers/index.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';
@@ -70,6 +71,10 @@ export class GatewayParts {
   readonly #modelNames: ModelNames;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
+  /** The config as the file says it; `#config` is it with the node sources' nodes as its `nodes`. */
+  #fileConfig: GatewayConfig;
+  /** Where the nodes come from: the [[nodes]] list and the [[node_sources]] (src/fleet/). */
+  readonly #fleet: NodeFleet;
   #config: GatewayConfig;
   /** What a request arriving now runs under; rebuilt on reload, read once per request. */
   #settings: RequestSettings;
@@ -79,6 +84,7 @@ export class GatewayParts {
     this.options = options;
     this.clock = options.clock ?? systemClock;
     this.#config = options.config;
+    this.#fileConfig = options.config;
     const onListenerError = (error: unknown): void => options.logger.error({ err: error }, 'event listener failed');
     this.#registryEvents = new EventBus<RegistryEvents>(onListenerError);
     this.proxyEvents = new EventBus<ProxyEvents>(onListenerError);
@@ -97,6 +103,24 @@ export class GatewayParts {
       onError: (error, fields, what) => options.logger.error({ err: error, ...fields }, `${what} failed`),
     });
     this.#planes = new PlaneHostFigures();
+    // A source's change takes the reload's path (#adopt): removed nodes drain, added ones are discovered.
+    this.#fleet = new NodeFleet(
+      {
+        clock: this.clock,
+        ...(options.dnsLookup === undefined ? {} : { lookup: options.dnsLookup }),
+        onNodes: () =>
+          this.#detach(
+            this.#reloads.run(() => this.#adoptFleet()),
+            'node source change',
+          ),
+        followFailures: (listener) =>
+          this.proxyEvents.on('proxy:attempt', (e) => {
+            if (upstreamVerdict(e.result) === 'failure') listener(this.registry.view(e.node)?.spec);
+          }),
+        log: (level, fields, message) => options.logger[level](fields, message),
+      },
+      options.config,
+    );
     // The tenants feature comes first: a state file this build cannot use stops the start before any other is built.
     this.#features = featuresFor(options.config, options, {
       clock: this.clock,
@@ -127,6 +151,7 @@ export class GatewayParts {
       prefixHits: () => this.#policies.prefixHits(),
     });
     for (const feature of this.#features) feature.metrics?.(this.#metrics.registry);
+    registerFleetMetrics(this.#metrics.registry, this.#fleet);
     const noticeSinks = {
       events: this.proxyEvents,
       label: this.#modelNames.requestLabel,
@@ -220,6 +245,7 @@ export class GatewayParts {
         modelEvents: () => this.#loops.modelEventStreams(),
         degraded: this.#degraded(),
         runtime: () => this.#figures((feature) => feature.runtime?.()),
+        nodeSources: () => this.#fleet.reports(),
         health: () => this.#figures((feature) => feature.health?.()),
       },
       listeners,
@@ -287,6 +313,7 @@ export class GatewayParts {
 
   startLoops(): void {
     this.#loops.start(this.#lifetime.signal);
+    this.#fleet.start();
   }
 
   /** Starts every feature, in the list's order; the first that cannot run fails the start. */
@@ -324,10 +351,25 @@ export class GatewayParts {
 
   async #reloadNow(): Promise<ReloadOutcome> {
     const { logger } = this.options;
-    const previous = this.#config;
-    const loaded = await nextConfig(this.options, logger, previous);
+    const loaded = await nextConfig(this.options, logger, this.#fileConfig);
     if (!loaded.ok) return loaded;
-    const next = loaded.config;
+    this.#fileConfig = loaded.config;
+    this.#fleet.configure(loaded.config);
+    const next = this.#adopt(Object.freeze({ ...loaded.config, nodes: this.#fleet.nodes() }));
+    logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
+    return { ok: true };
+  }
+
+  /** A node source's nodes changed: the file's config with the fleet's nodes, applied as a reload applies it. */
+  async #adoptFleet(): Promise<void> {
+    this.#adopt(Object.freeze({ ...this.#fileConfig, nodes: this.#fleet.nodes() }));
+    await this.#planes.reloaded();
+    for (const feature of this.#features) feature.reloaded?.(this.#config);
+  }
+
+  /** The one path a new config (a reload's, or a node source's change) takes to every part. */
+  #adopt(next: GatewayConfig): GatewayConfig {
+    const previous = this.#config;
     // One diff, one verdict per node: every component acts on the same change.
     const change = diffConfig(previous, next);
     this.#config = next;
@@ -339,13 +381,13 @@ export class GatewayParts {
     this.registry.applyChange(change);
     this.#loops.reconfigure(next, change);
     for (const feature of this.#features) feature.reload?.(previous, next);
-    logger.info({ nodes: next.nodes.map((n) => n.name) }, 'config reloaded');
-    return { ok: true };
+    return next;
   }
 
   /** After the drain: every loop and feature stops; answers whether tenant usage was saved. */
   async stop(): Promise<UsageStopOutcome> {
     this.#lifetime.abort();
+    this.#fleet.stop();
     await Promise.all([this.#loops.stop(), ...this.#features.map((feature) => feature.stop())]);
     this.#unsubscribeLogs();
     this.dashboard.close();

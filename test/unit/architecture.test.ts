@@ -84,6 +84,8 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'discovery/': [...CORE, 'kinds/'],
   'capacity/': [...CORE, 'kinds/', 'discovery/'],
   'nodes/': [...CORE, 'kinds/', 'discovery/', 'capacity/'],
+  // Node sources (the [[nodes]] list, DNS): they yield node specs; the gateway applies them through the reload path.
+  'fleet/': [...CORE],
   'routing/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'nodes/'],
   'scheduler/': [...CORE, 'kinds/', 'capacity/', 'nodes/', 'routing/'],
   'mesh/': [...CORE, 'capacity/', 'nodes/', 'routing/'],
@@ -196,6 +198,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'gateway/': [
     ...CORE,
     'state/',
+    'fleet/',
     'discovery/',
     'capacity/',
     'nodes/',
