@@ -247,6 +247,7 @@ export class GatewayParts {
       registry: this.registry,
       features: inThreadFeaturePorts(this.#parts),
       learnAnswerNode: (tenant, answerId, node) => this.#policies.learnAnswer(tenant, answerId, node, this.clock.now()),
+      answerOwner: (tenant, answerId) => this.#policies.answerOwner(tenant, answerId, this.clock.now()),
     });
   }
 

@@ -17,7 +17,12 @@ export interface RequestPorts {
   readonly reports: FleetReports;
   /** The features' ports, each under its feature's key; read only by the request plane's feature list. */
   readonly features: Parts;
+  /** The one memory of owners, read (routing/policies/sessions.ts `answerOwner`); absent: none known here (a worker). */
+  readonly answerOwner?: AnswerOwner | undefined;
 }
+
+/** The node that produced the answer `answerId` for `tenant`, if remembered. */
+export type AnswerOwner = (tenant: string, answerId: string) => string | undefined;
 
 export interface InThreadOwner {
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
@@ -38,6 +43,8 @@ export interface InThreadOwner {
   readonly features: Parts;
   /** Where an answer's node is remembered for `previous_response_id` (the selection policies' session table). */
   readonly learnAnswerNode?: FleetReports['learnAnswerNode'];
+  /** Where the node that produced an answer is read back (the same table). */
+  readonly answerOwner?: AnswerOwner;
 }
 
 /**
@@ -62,5 +69,6 @@ export function inThreadPorts(owner: InThreadOwner): RequestPorts {
     fleet: owner.registry,
     reports: ownerReports(owner.registry, owner.learnAnswerNode),
     features: owner.features,
+    answerOwner: owner.answerOwner,
   };
 }

@@ -27,6 +27,8 @@ export interface InferenceDeps {
   /** A bounded metrics label for a model id. */
   readonly modelLabel: (model: string) => string;
   readonly newRequestId: () => string;
+  /** The node that produced an answer for a tenant (the one memory of owners); undefined = none known here. */
+  readonly answerOwner?: ((tenant: string, answerId: string) => string | undefined) | undefined;
   /** What the plane's features add to every request (plane/request-features.ts); none = NO_HOOKS. */
   readonly hooks: RequestHooks;
 }

@@ -1,0 +1,93 @@
+// Issue 41 items 5–6: a request that names an answer rather than a model — `GET`/`DELETE
+// /v1/responses/{id}`, `POST /v1/chat/completions/control {id}` — goes to the node that produced
+// that answer, only for the tenant that asked for it; any other tenant, and an id never seen, get
+// the gateway's 404 in OpenAI's shape and reach no node. Through the official openai client.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI, { NotFoundError } from 'openai';
+import { startTenantGateway, tenantsToml, vllmNode, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+
+// Two nodes serving one model: which one produced an answer is the routing's choice, learned per answer.
+const FLEET = ['left', 'right'].map((name) => vllmNode(name, ['m'])).join('\n');
+const A_KEY = 'sk-tenant-a-41aa';
+const B_KEY = 'sk-tenant-b-41bb';
+
+let fleet: TenantGateway;
+
+before(async () => {
+  fleet = await startTenantGateway({
+    fleet: FLEET,
+    extra: tenantsToml([
+      { name: 'team-a', keys: [A_KEY] },
+      { name: 'team-b', keys: [B_KEY] },
+    ]),
+  });
+});
+
+after(async () => {
+  await fleet?.close();
+});
+
+const client = (apiKey: string): OpenAI => new OpenAI({ baseURL: `${fleet.gw.url}/v1`, apiKey, maxRetries: 0, timeout: 15_000 });
+const auth = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+
+/** The node a request reached, as the gateway says. */
+async function producedBy(apiKey: string): Promise<{ id: string; node: string }> {
+  const answer = await httpJson(
+    'POST',
+    `${fleet.gw.url}/v1/responses`,
+    { model: 'm', input: 'hi', max_output_tokens: 4 },
+    auth(apiKey),
+  );
+  assert.equal(answer.status, 200, answer.text);
+  const node = answer.headers['x-switchyard-node'];
+  assert.equal(typeof node, 'string');
+  return { id: answer.json<{ id: string }>().id, node: node as string };
+}
+
+test('GET and DELETE /v1/responses/{id} reach the node that produced it, for its tenant only', async () => {
+  const { id, node } = await producedBy(A_KEY);
+  assert.match(id, /^resp_/);
+  for (const method of ['GET', 'DELETE']) {
+    const own = await httpJson(method, `${fleet.gw.url}/v1/responses/${id}`, undefined, auth(A_KEY));
+    assert.equal(own.headers['x-switchyard-node'], node, `${method}: sent to the producer`);
+    const other = await httpJson(method, `${fleet.gw.url}/v1/responses/${id}`, undefined, auth(B_KEY));
+    assert.equal(other.status, 404);
+    assert.equal(other.headers['x-switchyard-node'], undefined, `${method}: another tenant's id reaches no node`);
+    const unknown = await httpJson(method, `${fleet.gw.url}/v1/responses/resp_never_seen`, undefined, auth(B_KEY));
+    assert.equal(unknown.status, 404);
+    // Another tenant's id reads exactly as an unknown one (but for the id it names).
+    assert.deepEqual(other.text.replace(id, 'X'), unknown.text.replace('resp_never_seen', 'X'));
+    assert.equal(other.json<{ error: { code: string } }>().error.code, 'not_found');
+  }
+  const items = await httpJson('GET', `${fleet.gw.url}/v1/responses/${id}/input_items`, undefined, auth(A_KEY));
+  assert.equal(items.headers['x-switchyard-node'], node);
+});
+
+test('the official client: retrieve and delete of an unknown or foreign id are NotFoundError', async () => {
+  const { id } = await producedBy(A_KEY);
+  await assert.rejects(client(B_KEY).responses.retrieve(id), NotFoundError);
+  await assert.rejects(client(B_KEY).responses.delete(id), NotFoundError);
+  await assert.rejects(client(A_KEY).responses.retrieve('resp_unknown'), NotFoundError);
+});
+
+test('control goes to the node that ran the completion id, for its tenant only', async () => {
+  const answer = await httpJson(
+    'POST',
+    `${fleet.gw.url}/v1/chat/completions`,
+    { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 },
+    auth(A_KEY),
+  );
+  assert.equal(answer.status, 200);
+  const id = answer.json<{ id: string }>().id;
+  const node = answer.headers['x-switchyard-node'];
+  const body = { id, action: 'reasoning_end', model: 'm' };
+  const own = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions/control`, body, auth(A_KEY));
+  assert.equal(own.headers['x-switchyard-node'], node);
+  const other = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions/control`, body, auth(B_KEY));
+  assert.equal(other.status, 404);
+  assert.equal(other.headers['x-switchyard-node'], undefined);
+  const missing = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions/control`, { action: 'reasoning_end' }, auth(A_KEY));
+  assert.equal(missing.status, 400);
+});
