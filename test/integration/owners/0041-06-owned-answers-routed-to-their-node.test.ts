@@ -6,10 +6,15 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { NotFoundError } from 'openai';
 import { startTenantGateway, tenantsToml, vllmNode, type TenantGateway } from '#test/fixtures/tenant-gateway.ts';
+import { request } from 'undici';
 import { httpJson } from '#test/fixtures/http.ts';
 
 // Two nodes serving one model: which one produced an answer is the routing's choice, learned per answer.
-const FLEET = ['left', 'right'].map((name) => vllmNode(name, ['m'])).join('\n');
+const FLEET = [
+  ...['left', 'right'].map((name) => vllmNode(name, ['m'])),
+  // `slow` streams for seconds: its answer is still generating when the control is sent.
+  ...['slow-1', 'slow-2'].map((name) => vllmNode(name, ['slow'], 'ttft = "1ms"\ntokens_per_second = 4')),
+].join('\n');
 const A_KEY = 'sk-tenant-a-41aa';
 const B_KEY = 'sk-tenant-b-41bb';
 
@@ -90,4 +95,31 @@ test('control goes to the node that ran the completion id, for its tenant only',
   assert.equal(other.headers['x-switchyard-node'], undefined);
   const missing = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions/control`, { action: 'reasoning_end' }, auth(A_KEY));
   assert.equal(missing.status, 400);
+});
+
+test("a control sent while the stream runs reaches its node: the id is learned from the stream's first chunk", async () => {
+  const stream = await request(`${fleet.gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...auth(A_KEY) },
+    body: JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'hi' }], max_tokens: 200, stream: true }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  try {
+    assert.equal(stream.statusCode, 200);
+    const node = stream.headers['x-switchyard-node'];
+    let text = '';
+    for await (const chunk of stream.body) {
+      text += String(chunk);
+      if (text.includes('\n\n')) break;
+    }
+    const first = JSON.parse(text.slice(text.indexOf('data:') + 5, text.indexOf('\n\n'))) as { id: string };
+    assert.match(first.id, /^chatcmpl-/);
+    const body = { id: first.id, action: 'reasoning_end', model: 'slow' };
+    const own = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions/control`, body, auth(A_KEY));
+    assert.equal(own.headers['x-switchyard-node'], node, `the control reached the running node (${own.status} ${own.text})`);
+    const other = await httpJson('POST', `${fleet.gw.url}/v1/chat/completions/control`, body, auth(B_KEY));
+    assert.equal(other.status, 404);
+  } finally {
+    stream.body.destroy();
+  }
 });
