@@ -25,6 +25,7 @@ export {
   MULTIPART_ENDPOINTS,
   answersMedia,
   countsOnly,
+  COUNTED_AS,
   isAnthropicPath,
   isOllamaPath,
   isRerankOrScoreEndpoint,
