@@ -11,7 +11,7 @@ import type { AnswerEnd, AnswerUsage } from './answer-usage.ts';
 export interface StatedUsage {
   readonly promptTokens: number | undefined;
   readonly completionTokens: number | undefined;
-  /** An answer's id (`resp_…`, `chatcmpl-…`), stated with its usage: what a later `previous_response_id`, GET or control names. */
+  /** A Responses answer's id (`resp_…`), stated with its usage: what a later `previous_response_id` names. */
   readonly answerId?: string | undefined;
 }
 
@@ -71,12 +71,9 @@ function ollamaNative(value: Readonly<Record<string, unknown>>): StatedUsage | u
   return { promptTokens: prompt, completionTokens: completion ?? (value.done === true ? 0 : undefined) };
 }
 
-/** Answers whose id a later request may name: a Responses answer, a chat completion (whole, or its stream's usage chunk). */
-const NAMED_ANSWERS: ReadonlySet<unknown> = new Set(['response', 'chat.completion', 'chat.completion.chunk']);
-
-/** An answer a later request may name (NAMED_ANSWERS) with its id: the usage and the id together. */
+/** A Responses answer (`object: "response"`) with its id: the usage and the id together. */
 function withAnswerId(stated: StatedUsage | undefined, response: Readonly<Record<string, unknown>>): StatedUsage | undefined {
-  if (stated === undefined || !NAMED_ANSWERS.has(response.object) || typeof response.id !== 'string' || response.id === '')
+  if (stated === undefined || response.object !== 'response' || typeof response.id !== 'string' || response.id === '')
     return stated;
   return { promptTokens: stated.promptTokens, completionTokens: stated.completionTokens, answerId: response.id.slice(0, 512) };
 }
