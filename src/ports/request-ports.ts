@@ -22,7 +22,7 @@ export interface RequestPorts {
 }
 
 /** The node that produced the answer `answerId` for `tenant`, if remembered. */
-export type AnswerOwner = (tenant: string, answerId: string) => string | undefined;
+export type AnswerOwner = (tenant: string, answerId: string) => string | undefined | Promise<string | undefined>;
 
 export interface InThreadOwner {
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
@@ -51,7 +51,10 @@ export interface InThreadOwner {
  * The registry's reports, and the answers' nodes to routing: one FleetReports. Bound, not wrapped:
  * an answer's reports call the registry directly, through no function of this file.
  */
-function ownerReports(registry: InThreadOwner['registry'], learnAnswerNode: FleetReports['learnAnswerNode']): FleetReports {
+export function ownerReports(
+  registry: InThreadOwner['registry'],
+  learnAnswerNode: FleetReports['learnAnswerNode'],
+): FleetReports {
   if (learnAnswerNode === undefined) return registry;
   return {
     learnContext: registry.learnContext.bind(registry),

@@ -8,8 +8,13 @@ import type { OwnerMessage, ViewsUpdate, WorkerMessage } from './protocol.ts';
 import { RemoteAdmission } from './remote-admission.ts';
 import { ViewMirror } from './view-mirror.ts';
 
+/** How long a worker waits for the owner's word on an answer's node (then: none known). */
+export const ASK_OWNER_TIMEOUT_MS = 5_000;
+
 export interface OwnerPorts {
   readonly admission: RemoteAdmission;
+  /** The one memory of owners, asked of the owner thread. */
+  readonly answerOwner: (tenant: string, answerId: string) => Promise<string | undefined>;
   readonly fleet: FleetView;
   readonly reports: FleetReports;
   /** Takes the owner's messages these ports answer to (admissions, the fleet); false for any other. */
@@ -19,8 +24,26 @@ export interface OwnerPorts {
 export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) => void, now: () => number): OwnerPorts {
   const mirror = new ViewMirror(fleet, now);
   const admission = new RemoteAdmission(send, mirror);
+  const asked = new Map<number, (node: string | undefined) => void>();
+  const sequence = { next: 1 };
+  const answerOwner = (tenant: string, answerId: string): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      const id = sequence.next++;
+      const timer = setTimeout(() => {
+        asked.delete(id);
+        resolve(undefined);
+      }, ASK_OWNER_TIMEOUT_MS);
+      timer.unref();
+      asked.set(id, (node) => {
+        clearTimeout(timer);
+        asked.delete(id);
+        resolve(node);
+      });
+      send({ t: 'ask-owner', id, tenant, answerId });
+    });
   return {
     admission,
+    answerOwner,
     fleet: mirror,
     reports: {
       learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
@@ -41,6 +64,9 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
           return true;
         case 'rooms':
           mirror.updateRooms(message.rooms);
+          return true;
+        case 'answer-owner':
+          asked.get(message.id)?.(message.node);
           return true;
         default:
           return false;

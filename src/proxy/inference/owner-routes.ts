@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestBoundedText } from '#src/core/bounded-text.ts';
 import { badRequest, GatewayError } from '#src/core/errors.ts';
 import { isRecord } from '#src/core/is-record.ts';
-import type { FleetView } from '#src/ports/index.ts';
+import type { AnswerOwner, FleetView } from '#src/ports/index.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 import { upstreamRequestHeaders } from '../http/hop-headers.ts';
 import { sendError } from '../http/openai-error.ts';
@@ -27,7 +27,8 @@ export const OWNED_EXCHANGE_TIMEOUT_MS = 30_000;
 export interface OwnerRouteDeps {
   readonly fleet: Pick<FleetView, 'view'>;
   readonly pools: Pick<UpstreamPools, 'get'>;
-  readonly answerOwner: ((tenant: string, answerId: string) => string | undefined) | undefined;
+  /** In-thread the policies' table; in a worker a round trip to the owner thread. */
+  readonly answerOwner: AnswerOwner | undefined;
   readonly newRequestId: () => string;
 }
 
@@ -61,7 +62,7 @@ export async function forwardToOwner(
   target: { readonly id: string; readonly pathAndQuery: string; readonly body: Buffer | undefined },
   caller: Caller,
 ): Promise<void> {
-  const ownerName = deps.answerOwner?.(caller.queue.name, target.id);
+  const ownerName = await deps.answerOwner?.(caller.queue.name, target.id);
   const node = ownerName === undefined ? undefined : deps.fleet.view(ownerName);
   if (node === undefined) return sendError(res, unknownAnswer(target.id));
   const method = req.method === 'DELETE' ? 'DELETE' : req.method === 'POST' ? 'POST' : 'GET';
