@@ -41,10 +41,14 @@ export class FirstIdWatch implements AnswerReader {
   #head: Buffer[] = [];
   #bytes = 0;
   #done = false;
+  /** The inner reader's own ending of a broken stream, where it has one (absent: the client API's terminal event, stream-break.ts). */
+  readonly broke?: (error: string) => Buffer;
 
   constructor(inner: AnswerReader, learn: (id: string) => void) {
     this.#inner = inner;
     this.#learn = learn;
+    const broke = inner.broke;
+    if (broke !== undefined) this.broke = (error) => broke.call(inner, error);
   }
 
   pass(chunk: Buffer): Buffer {
@@ -54,10 +58,6 @@ export class FirstIdWatch implements AnswerReader {
 
   flush(): Buffer {
     return this.#inner.flush();
-  }
-
-  broke(error: string): Buffer {
-    return this.#inner.broke !== undefined ? this.#inner.broke(error) : this.#inner.flush();
   }
 
   usage(end: AnswerEnd): AnswerUsage | undefined {

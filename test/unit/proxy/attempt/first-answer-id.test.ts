@@ -38,3 +38,9 @@ test('FirstIdWatch: a first event over its bound is not read', () => {
   watch.pass(Buffer.from(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","pad":"${'x'.repeat(5000)}"}\n\n`));
   assert.deepEqual(told, []);
 });
+
+test('FirstIdWatch has an ending of a broken stream only where its inner reader has one', () => {
+  assert.equal(new FirstIdWatch(new UsageWatch('sse'), () => {}).broke, undefined);
+  const inner = Object.assign(new UsageWatch('sse'), { broke: (error: string) => Buffer.from(`end: ${error}`) });
+  assert.equal(new FirstIdWatch(inner, () => {}).broke?.('cut')?.toString(), 'end: cut');
+});
