@@ -10,6 +10,8 @@ import { ViewMirror } from './view-mirror.ts';
 
 /** How long a worker waits for the owner's word on an answer's node (then: none known). */
 export const ASK_OWNER_TIMEOUT_MS = 5_000;
+/** The waits before a miss is asked again (a report from another worker still in flight). */
+export const ASK_OWNER_RETRY_MS: readonly number[] = [20, 60, 200];
 
 export interface OwnerPorts {
   readonly admission: RemoteAdmission;
@@ -26,7 +28,7 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
   const admission = new RemoteAdmission(send, mirror);
   const asked = new Map<number, (node: string | undefined) => void>();
   const sequence = { next: 1 };
-  const answerOwner = (tenant: string, answerId: string): Promise<string | undefined> =>
+  const askOnce = (tenant: string, answerId: string): Promise<string | undefined> =>
     new Promise((resolve) => {
       const id = sequence.next++;
       const timer = setTimeout(() => {
@@ -41,6 +43,17 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
       });
       send({ t: 'ask-owner', id, tenant, answerId });
     });
+  // Another worker's report of the answer may still be on its way to the owner (it is sent as the
+  // answer ends, the client may ask at once over another connection): a miss is asked again, a
+  // bounded number of times, before it reads as none known. A hit costs one round trip.
+  const answerOwner = async (tenant: string, answerId: string): Promise<string | undefined> => {
+    for (const waitMs of ASK_OWNER_RETRY_MS) {
+      const node = await askOnce(tenant, answerId);
+      if (node !== undefined) return node;
+      await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+    }
+    return askOnce(tenant, answerId);
+  };
   return {
     admission,
     answerOwner,
