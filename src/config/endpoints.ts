@@ -9,6 +9,9 @@ export const INFERENCE_ENDPOINTS = [
   '/v1/responses',
   '/v1/messages',
   '/v1/messages/count_tokens',
+  // The OpenAI-style counts of a chat completions or Responses body (llama-server: `{"input_tokens": N, "object": "response.input_tokens"}`).
+  '/v1/chat/completions/input_tokens',
+  '/v1/responses/input_tokens',
   // Rerank and score (docs/protocols-endpoints.md: who serves which path).
   '/v1/rerank',
   '/rerank',
@@ -60,8 +63,15 @@ export function isInferenceEndpoint(path: string): path is InferenceEndpoint {
  */
 export function countsOnly(endpoint: InferenceEndpoint): boolean {
   // `/api/show` generates nothing either: it describes the model.
-  return endpoint === '/v1/messages/count_tokens' || endpoint === '/api/show';
+  return endpoint === '/api/show' || COUNTED_AS[endpoint] !== undefined;
 }
+
+/** The token counts, each with the generating endpoint whose body it counts. */
+export const COUNTED_AS: Readonly<Partial<Record<string, InferenceEndpoint>>> = Object.freeze({
+  '/v1/messages/count_tokens': '/v1/messages',
+  '/v1/chat/completions/input_tokens': '/v1/chat/completions',
+  '/v1/responses/input_tokens': '/v1/responses',
+});
 
 /** Rerank (a query against documents) and score (text pairs): each pair is one sequence to the model. */
 export const RERANK_ENDPOINTS: readonly InferenceEndpoint[] = [

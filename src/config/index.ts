@@ -29,6 +29,7 @@ export {
   MULTIPART_ENDPOINTS,
   answersMedia,
   countsOnly,
+  COUNTED_AS,
   isAnthropicPath,
   isOllamaPath,
   isRerankOrScoreEndpoint,
@@ -39,6 +40,7 @@ export {
   type EndpointTraits,
   type InferenceEndpoint,
 } from './endpoints.ts';
+export { CONTROL_PATH, RESPONSES_PREFIX, responseIdOf } from './owned-routes.ts';
 export type { EnvVars } from './api-key.ts';
 export { CONFIG_DEFAULTS, type ConfigDefaults } from './defaults.ts';
 export { formatProblems, loadConfig, loadConfigFile } from './load.ts';

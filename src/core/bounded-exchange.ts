@@ -28,7 +28,7 @@ export interface ExchangeHandler {
 export interface ExchangeRequest {
   readonly origin: string;
   readonly path: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly headers?: Record<string, string> | undefined;
   readonly body?: string | undefined;
   /** undici's own timers, a backstop behind the caller's signal. */

@@ -17,7 +17,7 @@ import {
   type ProxyEvents,
   type RequestSettings,
 } from '#src/proxy/index.ts';
-import { inThreadPorts, type RequestPorts } from '#src/ports/index.ts';
+import { inThreadPorts, ownerReports, type RequestPorts } from '#src/ports/index.ts';
 import { defaultFilters, policyPerRequest, type PolicySet } from '#src/routing/index.ts';
 import { policyContextFor } from '#src/routing/policy-context.ts';
 import { onRoomMayOpen, Scheduler } from '#src/scheduler/index.ts';
@@ -279,14 +279,22 @@ export class GatewayParts {
         remembered: (req) => this.#policies.sessionNode(req, this.clock.now()),
         keep: (req, target) => this.#policies.keepSession(req, target, this.clock.now()),
       },
+      answerOwner: (tenant, answerId) => this.#policies.answerOwner(tenant, answerId, this.clock.now()),
     });
   }
 
   /** What request workers reach this thread's control plane through (their MessagePorts answer from these). */
-  workerOwner(): Pick<RequestWorkersOptions, 'registry' | 'reports' | 'scheduler' | 'features' | 'featureStatus'> {
+  workerOwner(): Pick<
+    RequestWorkersOptions,
+    'registry' | 'reports' | 'answerOwner' | 'scheduler' | 'features' | 'featureStatus'
+  > {
     return {
       registry: this.registry,
-      reports: this.registry,
+      // The workers' answers' nodes are learned into the same table as this thread's, and read from it.
+      reports: ownerReports(this.registry, (tenant, answerId, node) =>
+        this.#policies.learnAnswer(tenant, answerId, node, this.clock.now()),
+      ),
+      answerOwner: (tenant, answerId) => this.#policies.answerOwner(tenant, answerId, this.clock.now()),
       scheduler: this.admission,
       features: ownerSides(this.#parts),
       featureStatus: workerStatus,

@@ -22,9 +22,12 @@ export const OPENAI_SURFACE: readonly InferenceEndpoint[] = OPENAI_ENDPOINTS.fil
 /** The OpenAI four and Anthropic's Messages: what current llama-server, vLLM, SGLang and Ollama releases all serve. */
 const CHAT_SURFACE: readonly InferenceEndpoint[] = [...OPENAI_ENDPOINTS, '/v1/messages', '/v1/messages/count_tokens'];
 
-/** llama-server (single and router): rerank at `/rerank`, `/reranking`, `/v1/rerank` and `/v1/reranking`, transcriptions (no score, translations or speech). */
+/** llama-server (single and router): the `input_tokens` counts, rerank at `/rerank`, `/reranking`, `/v1/rerank` and `/v1/reranking`, transcriptions (no score, translations or speech). */
 export const LLAMACPP_ENDPOINTS: readonly InferenceEndpoint[] = [
   ...CHAT_SURFACE,
+  // Its OpenAI-style counts (tools/server/server.cpp: `post_chat_completions_tok`, `post_responses_tok_oai`).
+  '/v1/chat/completions/input_tokens',
+  '/v1/responses/input_tokens',
   '/v1/rerank',
   '/rerank',
   '/reranking',

@@ -114,6 +114,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       clock,
       fleet: ports.fleet,
       reports: ports.reports,
+      answerOwner: ports.answerOwner,
       admission: ports.admission,
       pools,
       events,

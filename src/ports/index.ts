@@ -5,5 +5,5 @@
 export type { AdmissionPort } from './admission.ts';
 export type { FleetView } from './fleet-view.ts';
 export type { FleetReports } from './fleet-reports.ts';
-export { inThreadPorts, type RequestPorts } from './request-ports.ts';
+export { inThreadPorts, ownerReports, type AnswerOwner, type RequestPorts } from './request-ports.ts';
 export type { SessionPort } from './session-port.ts';

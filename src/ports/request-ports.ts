@@ -20,7 +20,12 @@ export interface RequestPorts {
   readonly features: Parts;
   /** The session table, for a target source that may own a session (a remote site); absent = none (a worker's plane). */
   readonly sessions?: SessionPort | undefined;
+  /** The one memory of owners, read (routing/policies/sessions.ts `answerOwner`); absent: none known here (a worker). */
+  readonly answerOwner?: AnswerOwner | undefined;
 }
+
+/** The node that produced the answer `answerId` for `tenant`, if remembered. */
+export type AnswerOwner = (tenant: string, answerId: string) => string | undefined | Promise<string | undefined>;
 
 export interface InThreadOwner {
   readonly scheduler: Pick<Scheduler, 'admit' | 'hasAlternative'>;
@@ -43,13 +48,18 @@ export interface InThreadOwner {
   readonly learnAnswerNode?: FleetReports['learnAnswerNode'];
   /** The session table itself (the selection policies'). */
   readonly sessions?: SessionPort | undefined;
+  /** Where the node that produced an answer is read back (the same table). */
+  readonly answerOwner?: AnswerOwner;
 }
 
 /**
  * The registry's reports, and the answers' nodes to routing: one FleetReports. Bound, not wrapped:
  * an answer's reports call the registry directly, through no function of this file.
  */
-function ownerReports(registry: InThreadOwner['registry'], learnAnswerNode: FleetReports['learnAnswerNode']): FleetReports {
+export function ownerReports(
+  registry: InThreadOwner['registry'],
+  learnAnswerNode: FleetReports['learnAnswerNode'],
+): FleetReports {
   if (learnAnswerNode === undefined) return registry;
   return {
     learnContext: registry.learnContext.bind(registry),
@@ -68,5 +78,6 @@ export function inThreadPorts(owner: InThreadOwner): RequestPorts {
     reports: ownerReports(owner.registry, owner.learnAnswerNode),
     features: owner.features,
     sessions: owner.sessions,
+    answerOwner: owner.answerOwner,
   };
 }

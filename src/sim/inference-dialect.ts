@@ -9,7 +9,9 @@ import type { ResponseWriter } from '#src/sim/response-writer.ts';
 import type { ToolCallAnswer } from '#src/sim/scripted-answer.ts';
 
 /** `messages` and `count_tokens`: Anthropic's Messages API (anthropic-messages.ts), on the kinds whose dialect has `anthropic`. */
-export type InferenceEndpoint = 'chat' | 'completion' | 'embeddings' | 'responses' | 'messages' | 'count_tokens';
+/** `chat_tokens` and `responses_tokens`: llama-server's `/v1/chat/completions/input_tokens` and `/v1/responses/input_tokens`. */
+export type InferenceEndpoint =
+  'chat' | 'completion' | 'embeddings' | 'responses' | 'messages' | 'count_tokens' | 'chat_tokens' | 'responses_tokens';
 
 export interface CompletionMeta {
   readonly id: string;

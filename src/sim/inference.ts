@@ -9,6 +9,7 @@ import { sendReply, type CompletionMeta, type InferenceDialect, type InferenceEn
 import type { ModelEngine } from '#src/sim/model-engine.ts';
 import type { Reply } from '#src/sim/reply.ts';
 import { responsesFormat } from '#src/sim/openai-responses.ts';
+import type { RunningCompletions } from '#src/sim/running-completions.ts';
 import { isRecord } from '#src/core/is-record.ts';
 import { runGeneration } from '#src/sim/run-generation.ts';
 import type { ResolvedModel } from '#src/sim/spec.ts';
@@ -30,6 +31,8 @@ export interface InferenceTarget {
   /** The `model` value answers carry. */
   readonly reportedModel: string;
   readonly engine: ModelEngine;
+  /** llama-server's running completions by id (in-flight control); absent = the kind has no control route. */
+  readonly running?: RunningCompletions | undefined;
 }
 
 /** The JSON object body, or undefined after answering with the kind's malformed-JSON error. */
@@ -49,17 +52,21 @@ const REQUIRED_FIELD: Readonly<Record<InferenceEndpoint, string>> = {
   responses: 'input',
   messages: 'messages',
   count_tokens: 'messages',
+  chat_tokens: 'messages',
+  responses_tokens: 'input',
 };
 
 function promptTokensOf(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): number {
   switch (endpoint) {
     case 'chat':
+    case 'chat_tokens':
       return chatPromptTokens(body['messages']);
     case 'completion':
       return textPromptTokens(body['prompt']);
     case 'embeddings':
       return textPromptTokens(body['input']);
     case 'responses':
+    case 'responses_tokens':
       return responsesPromptTokens(body['input'], body['instructions']);
     case 'messages':
     case 'count_tokens':
@@ -98,7 +105,8 @@ function promptTextOf(endpoint: InferenceEndpoint, body: Readonly<Record<string,
 
 function hasRequiredField(endpoint: InferenceEndpoint, body: Readonly<Record<string, unknown>>): boolean {
   const value = body[REQUIRED_FIELD[endpoint]];
-  if (endpoint === 'chat' || endpoint === 'messages' || endpoint === 'count_tokens') return Array.isArray(value);
+  if (endpoint === 'chat' || endpoint === 'chat_tokens' || endpoint === 'messages' || endpoint === 'count_tokens')
+    return Array.isArray(value);
   return typeof value === 'string' || Array.isArray(value);
 }
 
@@ -164,6 +172,9 @@ export async function handleInference(
   };
   // A count tokenizes only: no context rule, no generation.
   if (endpoint === 'count_tokens') return send(dialect.json(200, countTokensAnswer(promptTokens)));
+  // llama-server's OpenAI-style counts name their object (handle_count_tokens).
+  if (endpoint === 'chat_tokens' || endpoint === 'responses_tokens')
+    return send(dialect.json(200, { input_tokens: promptTokens, object: 'response.input_tokens' }));
   if (endpoint === 'embeddings') {
     const encoding = dialect.embeddingEncoding(body['encoding_format']);
     if (typeof encoding !== 'string') return send(encoding);
@@ -196,5 +207,10 @@ export async function handleInference(
       : anthropic !== undefined
         ? messagesFormat(meta, anthropic, promptTokens, toolCall)
         : dialect.format(endpoint === 'completion' ? 'completion' : 'chat', meta, includeUsage, toolCall);
-  await runGeneration(exchange, target.engine, plan, format, body['stream'] === true, dialect);
+  const ended = target.running?.start(meta.id, body['reasoning_control'] === true);
+  try {
+    await runGeneration(exchange, target.engine, plan, format, body['stream'] === true, dialect);
+  } finally {
+    ended?.();
+  }
 }

@@ -23,4 +23,6 @@ export const OPENAI_MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonl
   responses: ['max_output_tokens'],
   messages: ['max_tokens'],
   count_tokens: [],
+  chat_tokens: [],
+  responses_tokens: [],
 };

@@ -8,8 +8,15 @@ import type { OwnerMessage, ViewsUpdate, WorkerMessage } from './protocol.ts';
 import { RemoteAdmission } from './remote-admission.ts';
 import { ViewMirror } from './view-mirror.ts';
 
+/** How long a worker waits for the owner's word on an answer's node (then: none known). */
+export const ASK_OWNER_TIMEOUT_MS = 5_000;
+/** The waits before a miss is asked again (a report from another worker still in flight). */
+export const ASK_OWNER_RETRY_MS: readonly number[] = [20, 60, 200];
+
 export interface OwnerPorts {
   readonly admission: RemoteAdmission;
+  /** The one memory of owners, asked of the owner thread. */
+  readonly answerOwner: (tenant: string, answerId: string) => Promise<string | undefined>;
   readonly fleet: FleetView;
   readonly reports: FleetReports;
   /** Takes the owner's messages these ports answer to (admissions, the fleet); false for any other. */
@@ -19,8 +26,37 @@ export interface OwnerPorts {
 export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) => void, now: () => number): OwnerPorts {
   const mirror = new ViewMirror(fleet, now);
   const admission = new RemoteAdmission(send, mirror);
+  const asked = new Map<number, (node: string | undefined) => void>();
+  const sequence = { next: 1 };
+  const askOnce = (tenant: string, answerId: string): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      const id = sequence.next++;
+      const timer = setTimeout(() => {
+        asked.delete(id);
+        resolve(undefined);
+      }, ASK_OWNER_TIMEOUT_MS);
+      timer.unref();
+      asked.set(id, (node) => {
+        clearTimeout(timer);
+        asked.delete(id);
+        resolve(node);
+      });
+      send({ t: 'ask-owner', id, tenant, answerId });
+    });
+  // Another worker's report of the answer may still be on its way to the owner (it is sent as the
+  // answer ends, the client may ask at once over another connection): a miss is asked again, a
+  // bounded number of times, before it reads as none known. A hit costs one round trip.
+  const answerOwner = async (tenant: string, answerId: string): Promise<string | undefined> => {
+    for (const waitMs of ASK_OWNER_RETRY_MS) {
+      const node = await askOnce(tenant, answerId);
+      if (node !== undefined) return node;
+      await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+    }
+    return askOnce(tenant, answerId);
+  };
   return {
     admission,
+    answerOwner,
     fleet: mirror,
     reports: {
       learnContext: (node, url, model, nCtx) => send({ t: 'learn', node, url, model, nCtx }),
@@ -41,6 +77,9 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
           return true;
         case 'rooms':
           mirror.updateRooms(message.rooms);
+          return true;
+        case 'answer-owner':
+          asked.get(message.id)?.(message.node);
           return true;
         default:
           return false;

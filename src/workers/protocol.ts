@@ -54,6 +54,8 @@ export type EventRecord = { [K in keyof ProxyEvents]: readonly [K, ProxyEvents[K
 
 export type OwnerMessage =
   | { readonly t: 'fleet'; readonly fleet: ViewsUpdate }
+  /** The answer to `ask-owner` `id`: the node, or undefined when none is remembered. */
+  | { readonly t: 'answer-owner'; readonly id: number; readonly node: string | undefined }
   /** Only the limited routers' rooms changed (a lease came back, a switch moved): the views stand. */
   | { readonly t: 'rooms'; readonly rooms: readonly RouterRoom[] }
   /** A reload's config; the worker answers `config-applied` with its generation. */
@@ -114,6 +116,8 @@ export type WorkerMessage =
   | { readonly t: 'vanished'; readonly node: string }
   /** A node produced a Responses answer: routing remembers it for `previous_response_id`. */
   | { readonly t: 'learn-answer'; readonly tenant: string; readonly answerId: string; readonly node: string }
+  /** Which node produced the answer `answerId` for `tenant` (the one memory of owners): answered by `answer-owner`. */
+  | { readonly t: 'ask-owner'; readonly id: number; readonly tenant: string; readonly answerId: string }
   | {
       readonly t: 'learn-endpoint';
       readonly node: string;

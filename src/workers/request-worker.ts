@@ -39,7 +39,13 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     warn: (fields, message) => log('warn', fields, message),
   });
   const plane = buildRequestPlane(
-    { admission: ports.admission, fleet: ports.fleet, reports: ports.reports, features: features.ports() },
+    {
+      admission: ports.admission,
+      fleet: ports.fleet,
+      reports: ports.reports,
+      features: features.ports(),
+      answerOwner: ports.answerOwner,
+    },
     // The owner bounds model labels when it re-emits the events (one label set for the gateway).
     { clock, config: init.config, events, log, modelLabel: (model) => model, hosts: init.count, tracer },
   );

@@ -25,6 +25,8 @@ export interface LinkDeps {
   readonly logger: Logger;
   /** The owner's fleet-reports port: each report a worker sends is applied once, here. */
   readonly reports: FleetReports;
+  /** The one memory of owners (the policies' table), read for a worker's `ask-owner`; absent = none. */
+  readonly answerOwner?: ((tenant: string, answerId: string) => string | undefined) | undefined;
   readonly scheduler: Pick<Scheduler, 'admit'>;
   /** The owner's side of each feature's crossing (gateway/features.ts gives them). */
   readonly features: readonly OwnerSide[];
@@ -110,6 +112,8 @@ export function startLink(
         return options.reports.learnLackingEndpoint(message.node, message.url, message.endpoint, message.said);
       case 'learn-answer':
         return options.reports.learnAnswerNode?.(message.tenant, message.answerId, message.node);
+      case 'ask-owner':
+        return post({ t: 'answer-owner', id: message.id, node: options.answerOwner?.(message.tenant, message.answerId) });
       case 'log':
         return void options.logger[message.level]({ ...message.fields }, message.message);
       case 'figures':

@@ -56,6 +56,8 @@ export interface AttemptInput extends UpstreamRequest {
   readonly heldBudget: HeldBytesBudget;
   /** The body sent asks for the stream's usage the client did not ask for: taken out of the answer again. */
   readonly usageAsked?: UsageAsked | undefined;
+  /** Told a streamed answer's id from its first event (stream-through.ts); undefined = not read. */
+  readonly learnAnswerId?: ((id: string) => void) | undefined;
   /**
    * The request's work as the gateway knows it (the prompt as sized, the most it may generate, the
    * node's learned speed): what the node is charged with, estimated, when it was sent the request
@@ -215,6 +217,7 @@ class Attempt implements HeadListener, HeldListener, OutcomeListener, ClientSide
             eventStream: plan.eventStream,
             ndjson: plan.ndjson,
             usageAsked: input.usageAsked,
+            learnAnswerId: input.learnAnswerId,
             rewrite: input.rewrite,
             errorDialect: input.errorDialect,
           },

@@ -17,6 +17,7 @@ import { streamBreakBytes } from './stream-break.ts';
 import type { ErrorDialect } from '../http/error-dialect.ts';
 import { UsageStrip, type UsageAsked } from './usage-strip.ts';
 import { UsageWatch } from './usage-watch.ts';
+import { FirstIdWatch } from './first-answer-id.ts';
 import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
 
 export interface StreamOptions {
@@ -32,12 +33,16 @@ export interface StreamOptions {
   readonly rewrite?: AnswerRewrite | undefined;
   /** The client's error dialect: a stream that breaks after the client had bytes ends with its terminal error event. */
   readonly errorDialect?: ErrorDialect | undefined;
+  /** Told the answer's id from the stream's first event, as it passes (first-answer-id.ts); undefined = not read. */
+  readonly learnAnswerId?: ((id: string) => void) | undefined;
 }
 
 /** A stream the gateway asked for usage is framed and stripped; any other answer passes as it came. */
 function readerFor(options: StreamOptions): AnswerReader {
   if (options.eventStream) {
-    const reader = options.usageAsked !== undefined ? new UsageStrip(options.usageAsked) : new UsageWatch('sse');
+    const usage = options.usageAsked !== undefined ? new UsageStrip(options.usageAsked) : new UsageWatch('sse');
+    // The node's own id, read from the node's bytes (before any translation).
+    const reader = options.learnAnswerId === undefined ? usage : new FirstIdWatch(usage, options.learnAnswerId);
     return options.rewrite === undefined ? reader : options.rewrite.stream(reader);
   }
   return new UsageWatch(options.ndjson === true ? 'ndjson' : 'body');

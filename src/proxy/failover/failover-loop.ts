@@ -301,6 +301,7 @@ function attemptInput(
     anyMedia: call.anyMedia,
     errorDialect: setting.rewrite?.errors ?? call.errorDialect,
     usageAsked: call.usageAsked,
+    learnAnswerId: call.learnAnswerId,
     rewrite: setting.rewrite,
     firstToken: call.firstToken,
     work: {

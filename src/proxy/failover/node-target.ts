@@ -207,6 +207,7 @@ class NodeTarget implements Target {
       },
       body: asked?.body,
       usageAsked: asked?.usageAsked,
+      learnAnswerId: this.#answerIdLearner(),
       firstToken: firstTokenDeadline({
         streams: streamsAnswer(endpoint, resolved),
         configuredMs: ask.settings.firstTokenTimeoutMs,
@@ -215,6 +216,20 @@ class NodeTarget implements Target {
       }),
     };
     return { kind: 'send', call };
+  }
+
+  /**
+   * A streamed chat completion or Responses answer: its id, read from the first event as it passes,
+   * is remembered → this node for the tenant (a control or a GET of it while it generates comes
+   * here). undefined for any other request, or where nothing learns answers' nodes.
+   */
+  #answerIdLearner(): ((id: string) => void) | undefined {
+    const learn = this.#deps.reports.learnAnswerNode;
+    const { endpoint, resolved } = this.#ask;
+    if (learn === undefined || !resolved.stream || !LEARNS_ANSWER_ID.has(endpoint)) return undefined;
+    const tenant = tenantOf(this.#routeRequest);
+    const node = this.label;
+    return (id) => learn(tenant, id, node);
   }
 
   /** Asked only on a 5xx: the tried-nodes copy is made then, not per attempt. */
@@ -265,6 +280,9 @@ class NodeTarget implements Target {
     return feedback.verdict;
   }
 }
+
+/** The endpoints whose streamed answers are read for their id (first-answer-id.ts). */
+const LEARNS_ANSWER_ID: ReadonlySet<string> = new Set(['/v1/chat/completions', '/v1/responses']);
 
 /** Whether the request asks for a streamed answer: `"stream": true`, or an Ollama chat or generate without `"stream": false`. */
 function streamsAnswer(endpoint: string, resolved: RequestAsk['resolved']): boolean {

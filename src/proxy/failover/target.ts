@@ -30,6 +30,8 @@ export interface TargetCall {
   readonly body?: Buffer | undefined;
   /** Set with `body`: what asking adds to this target's stream, taken out again. */
   readonly usageAsked?: UsageAsked | undefined;
+  /** Told a streamed answer's id as its first event passes (a node's: the one memory of owners learns it); absent = not read. */
+  readonly learnAnswerId?: ((id: string) => void) | undefined;
   /** The endpoint's error dialect: a node's error body passed on is worded in it (absent = as the node sent it). */
   readonly errorDialect?: ErrorDialect;
   /** The endpoint answers other media than JSON and SSE (the audio routes): passed through. */

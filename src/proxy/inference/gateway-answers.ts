@@ -1,5 +1,5 @@
-// The requests the gateway answers itself, by endpoint, sent to no node: today Anthropic's token
-// count where no node for the model counts natively (request/gateway-count.ts). The spine asks
+// The requests the gateway answers itself, by endpoint, sent to no node: the token counts
+// (Anthropic's and the OpenAI-style `input_tokens`) where no node for the model counts natively (request/gateway-count.ts). The spine asks
 // this table once, just before the failover (inference-handler.ts, its `send` step): an endpoint
 // with no entry (every generating one) costs one lookup, and an entry that gives undefined sends
 // the request on as usual.
@@ -17,4 +17,6 @@ export type AnswerHere = (
 
 export const GATEWAY_ANSWERS: Readonly<Partial<Record<InferenceEndpoint, AnswerHere>>> = Object.freeze({
   '/v1/messages/count_tokens': countHere,
+  '/v1/chat/completions/input_tokens': countHere,
+  '/v1/responses/input_tokens': countHere,
 });

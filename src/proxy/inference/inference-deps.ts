@@ -4,7 +4,7 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { AdmissionPort, FleetReports, FleetView } from '#src/ports/index.ts';
+import type { AdmissionPort, AnswerOwner, FleetReports, FleetView } from '#src/ports/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 import type { EndpointTranslations, FeatureSource, SourceAsk, StartedRequest } from '../feature/request-feature.ts';
@@ -27,6 +27,8 @@ export interface InferenceDeps {
   /** A bounded metrics label for a model id. */
   readonly modelLabel: (model: string) => string;
   readonly newRequestId: () => string;
+  /** The node that produced an answer for a tenant (the one memory of owners); undefined = none known here. */
+  readonly answerOwner?: AnswerOwner | undefined;
   /** What the plane's features add to every request (plane/request-features.ts); none = NO_HOOKS. */
   readonly hooks: RequestHooks;
 }

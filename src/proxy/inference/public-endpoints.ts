@@ -9,9 +9,9 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
-import { GatewayError } from '#src/core/errors.ts';
+import { GatewayError, routeNotFound } from '#src/core/errors.ts';
 import type { ModelSpec } from '#src/config/types.ts';
-import { INFERENCE_ENDPOINTS, type CorsOrigins } from '#src/config/index.ts';
+import { CONTROL_PATH, INFERENCE_ENDPOINTS, RESPONSES_PREFIX, responseIdOf, type CorsOrigins } from '#src/config/index.ts';
 import type { FleetView } from '#src/ports/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
 import { withCors } from '../http/cors.ts';
@@ -35,6 +35,7 @@ import { handleInference } from './inference-handler.ts';
 import type { InferenceDeps } from './inference-deps.ts';
 import { modelIdOf, MODEL_PATH_PREFIX, retrieveModel } from './model-retrieve.ts';
 import { addOllamaRoutes } from './ollama-routes.ts';
+import { forwardControl, forwardToOwner, type OwnerRouteDeps } from './owner-routes.ts';
 
 /** Every inference route (config/endpoints.ts): OpenAI's and Anthropic's Messages; each is forwarded between sites alike. */
 export const INFERENCE_PATHS = INFERENCE_ENDPOINTS;
@@ -111,6 +112,31 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
       if (found instanceof GatewayError) sendError(res, found, {}, listingDialect(req, url.pathname));
       else sendJson(res, 200, anthropic ? anthropicModel(found) : found);
     }),
+  );
+  // The routes that name an answer, not a model: to the node that produced it, for the caller's tenant (owner-routes.ts).
+  const owners: OwnerRouteDeps = {
+    fleet: { view: (name) => deps.fleet.views().find((view) => view.spec.name === name) },
+    pools: deps.inference.pools,
+    answerOwner: deps.inference.answerOwner,
+    newRequestId: deps.inference.newRequestId,
+  };
+  const stored = keyed((req, res, url, caller) => {
+    const id = responseIdOf(url.pathname);
+    if (id === undefined) return sendError(res, routeNotFound(req.method ?? 'GET', url.pathname));
+    return forwardToOwner(
+      owners,
+      req,
+      res,
+      { id, pathAndQuery: url.pathname + url.search, body: undefined },
+      caller ?? OPEN_CALLER,
+    );
+  });
+  table.add('GET', subtree(RESPONSES_PREFIX), stored);
+  table.add('DELETE', subtree(RESPONSES_PREFIX), stored);
+  table.add(
+    'POST',
+    CONTROL_PATH,
+    keyed((req, res, _url, caller) => forwardControl(owners, req, res, caller ?? OPEN_CALLER)),
   );
   // Ollama's native listing, version and the refused model-changing calls (its inference routes are in INFERENCE_PATHS).
   addOllamaRoutes(table, {

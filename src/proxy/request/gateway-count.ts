@@ -1,8 +1,13 @@
-// Anthropic's token count (`POST /v1/messages/count_tokens`) answered by the gateway itself where
-// no node for the model counts natively (kind `openai`, a vLLM or Ollama release that predates the
-// Messages routes, a llama-server build before b7187: routing/node-endpoints.ts). Where one does,
-// the request goes to it as before. The count is `{"input_tokens": N}` over what a tokenizer would
-// see of the body (system, messages, tools: anthropic-prompt.ts):
+// The token counts — Anthropic's (`POST /v1/messages/count_tokens`) and llama-server's OpenAI-style
+// ones (`POST /v1/chat/completions/input_tokens`, `/v1/responses/input_tokens`) — answered by the
+// gateway itself where no node for the model counts natively (kind `openai`, a vLLM or Ollama
+// release that predates the Messages routes, a llama-server build before b7187, any server but
+// llama-server for the OpenAI-style ones: routing/node-endpoints.ts), or where one would have to
+// load the model to count (a router that lists it unloaded: an OpenAI-style count never loads a
+// model, §7.z of docs/protocols.md; Anthropic's is admitted as a load, as it always was). Else the request goes to a node as before. The count is `{"input_tokens": N}`
+// (with `"object": "response.input_tokens"` on the OpenAI-style routes, as llama-server answers)
+// over what a tokenizer would see of the body (system, messages, tools: anthropic-prompt.ts;
+// instructions and input for a Responses body):
 //   - `tokenizer`: a node that has the model loaded counted it with its own tokenizer (the same
 //     call the prompt sizing makes: exact-tokens.ts), plus the chat template's allowance;
 //   - `bound`: no such node (none has the model loaded, or none has a tokenizer request we know, or
@@ -13,7 +18,7 @@
 
 import { badRequest, type GatewayError } from '#src/core/errors.ts';
 import type { InferenceEndpoint } from '#src/config/index.ts';
-import { fleetRatio } from '#src/capacity/index.ts';
+import { fleetRatio, residencyOf } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { endpointLack } from '#src/routing/index.ts';
 import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
@@ -41,28 +46,76 @@ export interface CountRequest {
   readonly signal: AbortSignal;
 }
 
-type CountNode = Pick<NodeView, 'spec' | 'capacity' | 'lackingEndpoints' | 'modelsById' | 'health'>;
+type CountNode = Pick<
+  NodeView,
+  'spec' | 'capacity' | 'lackingEndpoints' | 'modelsById' | 'health' | 'discovery' | 'knownContexts'
+>;
 
 /**
  * Pure: whether the gateway counts `model`'s prompts on `endpoint` itself: some node lists the
- * model, and none of those that do (and are not dead) serves the endpoint. A model no node lists
- * is left to routing (its 404, or a remote site).
+ * model, and either none of those that do (and are not dead) serves the endpoint, or — for a count
+ * that `neverLoads` — one that serves it has the model not loaded (it would load it to count, and
+ * routing might pick it). A model no node lists is left to routing (its 404, or a remote site).
  */
-export function gatewayCounts(nodes: readonly CountNode[], model: string, endpoint: InferenceEndpoint): boolean {
+export function gatewayCounts(
+  nodes: readonly CountNode[],
+  model: string,
+  endpoint: InferenceEndpoint,
+  neverLoads = false,
+): boolean {
   let listed = false;
+  let native = false;
   for (const node of nodes) {
     if (!node.modelsById.has(model)) continue;
     listed = true;
-    if (node.health.status !== 'dead' && endpointLack(node, endpoint) === undefined) return false;
+    if (node.health.status === 'dead' || endpointLack(node, endpoint) !== undefined) continue;
+    if (neverLoads && residencyOf(node, model).state !== 'loaded') return true;
+    native = true;
   }
-  return listed;
+  return listed && !native;
 }
 
-/** Pure: the answer for a count of `tokens`, saying how it was made. */
-export function countAnswer(tokens: number, how: 'tokenizer' | 'bound', node?: string): AnsweredHere {
+/** What each count's body must hold (as the servers refuse it), and the `object` its answer names. */
+interface CountShape {
+  /**
+   * Counted here rather than by a node that would load the model for it. Anthropic's count is
+   * admitted as a load, as before (test/integration/endpoints/anthropic-router.test.ts); the
+   * OpenAI-style ones (issue 41) never load one.
+   */
+  readonly neverLoads: boolean;
+  readonly required: (json: Readonly<Record<string, unknown>>) => GatewayError | undefined;
+  readonly object: string | undefined;
+}
+
+const COUNT_SHAPES: Readonly<Partial<Record<InferenceEndpoint, CountShape>>> = Object.freeze({
+  '/v1/messages/count_tokens': {
+    neverLoads: false,
+    required: (json) =>
+      Array.isArray(json.messages) ? undefined : badRequest('messages: Field required (an array of messages)', 'messages'),
+    object: undefined,
+  },
+  '/v1/chat/completions/input_tokens': {
+    neverLoads: true,
+    required: (json) =>
+      Array.isArray(json.messages) ? undefined : badRequest("'messages' is required (an array of messages)", 'messages'),
+    object: 'response.input_tokens',
+  },
+  '/v1/responses/input_tokens': {
+    neverLoads: true,
+    required: (json) =>
+      typeof json.input === 'string' || Array.isArray(json.input)
+        ? undefined
+        : badRequest("'input' is required (a string or an array of items)", 'input'),
+    object: 'response.input_tokens',
+  },
+});
+
+/** Pure: the answer for a count of `tokens`, saying how it was made (`object`: the OpenAI-style routes' `response.input_tokens`). */
+export function countAnswer(tokens: number, how: 'tokenizer' | 'bound', node?: string, object?: string): AnsweredHere {
   const headers: Record<string, string> = { [COUNT_HEADER]: how };
   if (node !== undefined) headers[COUNT_NODE_HEADER] = node;
-  return { status: 200, body: JSON.stringify({ input_tokens: tokens }), headers };
+  const body = object === undefined ? { input_tokens: tokens } : { input_tokens: tokens, object };
+  return { status: 200, body: JSON.stringify(body), headers };
 }
 
 /**
@@ -75,17 +128,19 @@ export function countHere(
 ): AnsweredHere | GatewayError | Promise<AnsweredHere> | undefined {
   const { model, json } = request.resolved;
   const nodes = deps.fleet.views();
-  if (!gatewayCounts(nodes, model, request.endpoint)) return undefined;
-  if (!Array.isArray(json.messages)) return badRequest('messages: Field required (an array of messages)', 'messages');
+  const shape = COUNT_SHAPES[request.endpoint];
+  if (shape === undefined || !gatewayCounts(nodes, model, request.endpoint, shape.neverLoads)) return undefined;
+  const refused = shape.required(json);
+  if (refused !== undefined) return refused;
   const text = promptText(request.endpoint, json);
   const bounds = promptBounds(text, fleetRatio(nodes, model, deps.clock.now()));
   const tokenizer = pickTokenizerNode(nodes, model);
-  if (tokenizer === undefined) return countAnswer(bounds.upper, 'bound');
+  if (tokenizer === undefined) return countAnswer(bounds.upper, 'bound', undefined, shape.object);
   return countPromptTokens(tokenizer, model, text, {
     dispatcher: deps.pools.get(tokenizer.spec),
     timeoutMs: request.settings.tokenizeTimeoutMs,
     signal: request.signal,
-  }).then((count) => countedAnswer(count, text, bounds, tokenizer.spec.name));
+  }).then((count) => countedAnswer(count, text, bounds, tokenizer.spec.name, shape.object));
 }
 
 function countedAnswer(
@@ -93,7 +148,8 @@ function countedAnswer(
   text: Parameters<typeof exactBounds>[1],
   bounds: PromptBounds,
   node: string,
+  object: string | undefined,
 ): AnsweredHere {
-  if (count === undefined) return countAnswer(bounds.upper, 'bound');
-  return countAnswer(exactBounds(count, text, bounds).upper, 'tokenizer', node);
+  if (count === undefined) return countAnswer(bounds.upper, 'bound', undefined, object);
+  return countAnswer(exactBounds(count, text, bounds).upper, 'tokenizer', node, object);
 }

@@ -12,7 +12,7 @@
 import { ctxFor, lastKnownCtx, residencyOf } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { isRecord } from '#src/core/is-record.ts';
-import { isAnthropicPath } from '#src/config/index.ts';
+import { COUNTED_AS, isAnthropicPath } from '#src/config/index.ts';
 import { anthropicPromptPieces } from './anthropic-prompt.ts';
 import { isRerankOrScore, longestPairPieces } from './pair-prompt.ts';
 
@@ -72,7 +72,9 @@ function collectPrompt(prompt: unknown, pieces: string[]): number {
   return given;
 }
 
-export function promptText(endpoint: string, json: Readonly<Record<string, unknown>>): PromptText {
+export function promptText(counted: string, json: Readonly<Record<string, unknown>>): PromptText {
+  // A count (`…/input_tokens`) sizes the body of the endpoint it counts for.
+  const endpoint = COUNTED_AS[counted] ?? counted;
   const pieces: string[] = [];
   let messages = 0;
   let givenTokens = 0;

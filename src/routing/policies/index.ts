@@ -11,7 +11,7 @@ import { leastLoaded, LEAST_LOADED_READS } from './least-loaded.ts';
 import { readFeatures, type FeatureReaders, type RequestFeature, type RequestFeatures } from './request-features.ts';
 import { roundRobin, ROUND_ROBIN_READS } from './round-robin.ts';
 import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
-import { keepingSessions, keepSessionOn, learnResponse, rememberedNode, withSessionReads } from './sessions.ts';
+import { answerOwner, keepingSessions, keepSessionOn, learnResponse, rememberedNode, withSessionReads } from './sessions.ts';
 import { weighted, WEIGHTED_READS } from './weighted.ts';
 
 export type PolicyFactory = (context: PolicyContext) => SelectionPolicy;
@@ -68,6 +68,8 @@ export interface PolicySet extends SelectionPolicy {
   keepSession(req: RouteRequest, target: string, now: number): void;
   /** `node` produced the answer `answerId` for `tenant`: a `previous_response_id` naming it goes back there. */
   learnAnswer(tenant: string, answerId: string, node: string, now: number): void;
+  /** The node that produced the answer `answerId` for `tenant`, if remembered (GET/DELETE of a stored response, a control). */
+  answerOwner(tenant: string, answerId: string, now: number): string | undefined;
 }
 
 /**
@@ -101,5 +103,6 @@ export function policyPerRequest(context: PolicyContext): PolicySet {
     sessionNode: (req, now) => rememberedNode(req, context, now),
     keepSession: (req, target, now) => keepSessionOn(req, context, target, now),
     learnAnswer: (tenant, answerId, node, now) => learnResponse(context, tenant, answerId, node, now),
+    answerOwner: (tenant, answerId, now) => answerOwner(context, tenant, answerId, now),
   };
 }

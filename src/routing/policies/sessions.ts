@@ -202,6 +202,20 @@ export function keepSessionOn(
   context.sessions.set(sessionHash(tenantOf(req), sessionKeyParts(req.sessionKey).value), target, now);
 }
 
+/**
+ * The one memory of owners, read: the node that produced the answer `answerId` (a Responses
+ * `resp_…`, a chat completion's `chatcmpl-…`) for `tenant`, if remembered within the session TTL.
+ * Another tenant's id reads as unknown.
+ */
+export function answerOwner(
+  context: Pick<PolicyContext, 'sessions' | 'sessionTtlMs'>,
+  tenant: string,
+  answerId: string,
+  now: number,
+): string | undefined {
+  return context.sessions.get(responseHash(tenant, answerId), now, context.sessionTtlMs());
+}
+
 /** Learns which node produced an answer (its id, e.g. a Responses `resp_…`), for `previous_response_id`. */
 export function learnResponse(
   context: Pick<PolicyContext, 'sessions'>,

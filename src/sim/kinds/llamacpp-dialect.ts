@@ -156,6 +156,8 @@ const MAX_TOKEN_FIELDS: Readonly<Record<InferenceEndpoint, readonly string[]>> =
   responses: ['max_output_tokens'],
   messages: ['max_tokens'],
   count_tokens: [],
+  chat_tokens: [],
+  responses_tokens: [],
 };
 
 /** `proxied`: answers pass through the router, which re-sends them chunked. */

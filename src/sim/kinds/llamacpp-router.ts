@@ -7,6 +7,7 @@
 
 import type { KindContext, KindHandler, SimExchange } from '#src/sim/exchange.ts';
 import { handleInference, jsonObjectBody } from '#src/sim/inference.ts';
+import { RunningCompletions } from '#src/sim/running-completions.ts';
 import type { ModelEngine } from '#src/sim/model-engine.ts';
 import { ResidentModels, type ResidentView } from '#src/sim/resident-models.ts';
 import type { ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
@@ -17,6 +18,7 @@ import {
   LLAMA_AUDIO_PATHS,
   LLAMA_RERANK_PATHS,
   llamaInferenceEndpoint,
+  LLAMA_CONTROL_PATH,
   llamaFaultReplies,
   llamaSharedReply,
   llamaTokenizeAnswer,
@@ -235,6 +237,17 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
     }
   }
 
+  /** Each child's running completions (a control is proxied to the child of its `model`, as the router does). */
+  const runningByModel = new Map<string, RunningCompletions>();
+  const runningOf = (model: string): RunningCompletions => {
+    let table = runningByModel.get(model);
+    if (table === undefined) {
+      table = new RunningCompletions();
+      runningByModel.set(model, table);
+    }
+    return table;
+  };
+
   async function answerProxiedPost(exchange: SimExchange, body: Record<string, unknown>, ready: ReadyModel): Promise<void> {
     const endpoint = llamaInferenceEndpoint(exchange.method, exchange.path);
     if (LLAMA_AUDIO_PATHS.includes(exchange.path)) {
@@ -251,11 +264,17 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       );
       return;
     }
+    const running = runningOf(ready.model.id);
+    if (exchange.path === LLAMA_CONTROL_PATH) {
+      const answer = running.control(body);
+      exchange.writer.replyChunked(llamaJson(answer.status, answer.body));
+      return;
+    }
     if (endpoint === undefined) {
       exchange.writer.replyChunked(llamaJson(200, llamaTokenizeAnswer(body)));
       return;
     }
-    const target = { model: ready.model, reportedModel: ready.model.id, engine: ready.engine };
+    const target = { model: ready.model, reportedModel: ready.model.id, engine: ready.engine, running };
     await handleInference(exchange, endpoint, body, target, childDialect, clock);
   }
 
@@ -268,7 +287,11 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
     }
     if (
       llamaInferenceEndpoint(method, path) !== undefined ||
-      (method === 'POST' && (path === '/tokenize' || LLAMA_RERANK_PATHS.includes(path) || LLAMA_AUDIO_PATHS.includes(path)))
+      (method === 'POST' &&
+        (path === '/tokenize' ||
+          path === LLAMA_CONTROL_PATH ||
+          LLAMA_RERANK_PATHS.includes(path) ||
+          LLAMA_AUDIO_PATHS.includes(path)))
     ) {
       await handleProxiedPost(exchange);
       return;

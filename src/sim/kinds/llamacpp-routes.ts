@@ -18,7 +18,15 @@ const INFERENCE_PATHS: Readonly<Record<string, InferenceEndpoint>> = {
   '/responses': 'responses',
   '/v1/messages': 'messages',
   '/v1/messages/count_tokens': 'count_tokens',
+  // `handle_count_tokens` (tools/server/server.cpp, server-context.cpp): both with and without `/v1`.
+  '/v1/chat/completions/input_tokens': 'chat_tokens',
+  '/chat/completions/input_tokens': 'chat_tokens',
+  '/v1/responses/input_tokens': 'responses_tokens',
+  '/responses/input_tokens': 'responses_tokens',
 };
+
+/** `post_control` (in-flight control of a running completion): `/v1` only. */
+export const LLAMA_CONTROL_PATH = '/v1/chat/completions/control';
 
 /** llama-server's rerank routes (all four name one handler). */
 export const LLAMA_RERANK_PATHS: readonly string[] = ['/rerank', '/reranking', '/v1/rerank', '/v1/reranking'];
@@ -33,7 +41,7 @@ export const LLAMA_AUDIO_PATHS: readonly string[] = ['/v1/audio/transcriptions',
 export function classifyLlamaPath(method: string, path: string): EndpointClass {
   if (
     llamaInferenceEndpoint(method, path) !== undefined ||
-    (method === 'POST' && (LLAMA_RERANK_PATHS.includes(path) || LLAMA_AUDIO_PATHS.includes(path)))
+    (method === 'POST' && (LLAMA_RERANK_PATHS.includes(path) || LLAMA_AUDIO_PATHS.includes(path) || path === LLAMA_CONTROL_PATH))
   )
     return 'inference';
   if (method === 'GET' && (path === '/v1/models' || path === '/models')) return 'models';

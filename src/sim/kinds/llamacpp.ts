@@ -10,6 +10,7 @@ import { llamaTranscription } from '#src/sim/kinds/llamacpp-audio.ts';
 import {
   classifyLlamaPath,
   LLAMA_AUDIO_PATHS,
+  LLAMA_CONTROL_PATH,
   LLAMA_RERANK_PATHS,
   llamaInferenceEndpoint,
   llamaFaultReplies,
@@ -17,6 +18,7 @@ import {
   llamaTokenizeAnswer,
 } from '#src/sim/kinds/llamacpp-routes.ts';
 import { rerankAnswer } from '#src/sim/pooling-audio.ts';
+import { RunningCompletions } from '#src/sim/running-completions.ts';
 import {
   llamaError,
   llamaJson,
@@ -34,6 +36,7 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
   const engine = createModelEngine(node, model, clock);
   const dialect = llamaDialect(context.random, false);
   const nowSec = (): number => Math.floor(clock.now() / 1000);
+  const running = new RunningCompletions();
 
   async function handle(exchange: SimExchange): Promise<void> {
     const { method, path, writer } = exchange;
@@ -46,7 +49,14 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
     if (endpoint !== undefined) {
       const body = jsonObjectBody(exchange, dialect);
       if (body === undefined) return;
-      await handleInference(exchange, endpoint, body, { model, reportedModel: model.id, engine }, dialect, clock);
+      await handleInference(exchange, endpoint, body, { model, reportedModel: model.id, engine, running }, dialect, clock);
+      return;
+    }
+    if (method === 'POST' && path === LLAMA_CONTROL_PATH) {
+      const body = jsonObjectBody(exchange, dialect);
+      if (body === undefined) return;
+      const answer = running.control(body);
+      writer.reply(llamaJson(answer.status, answer.body));
       return;
     }
     if (method === 'POST' && LLAMA_AUDIO_PATHS.includes(path)) {

@@ -181,6 +181,8 @@ const ID_PREFIX: Readonly<Record<InferenceEndpoint, string>> = {
   responses: 'resp_',
   messages: 'chatcmpl-',
   count_tokens: 'chatcmpl-',
+  chat_tokens: 'chatcmpl-',
+  responses_tokens: 'resp_',
 };
 
 export function vllmDialect(random: () => number): InferenceDialect {

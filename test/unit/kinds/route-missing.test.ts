@@ -59,6 +59,8 @@ test('each kind declares its endpoints; a configured list replaces them', () => 
   assert.deepEqual(servedEndpoints({ kind: 'sglang' }), [...chat, '/v1/rerank']);
   assert.deepEqual(servedEndpoints({ kind: 'llamacpp' }), [
     ...chat,
+    '/v1/chat/completions/input_tokens',
+    '/v1/responses/input_tokens',
     '/v1/rerank',
     '/rerank',
     '/reranking',

@@ -136,3 +136,37 @@ test('tools count too; a body without messages is refused naming the field; a na
   assert.equal(refused.param, 'messages');
   assert.equal(countHere(depsOf([nodeOf('v', { kind: 'vllm', models: ['m'] })], closedAgent()), request(BODY)), undefined);
 });
+
+test('an OpenAI-style count never loads a model: a serving router that lists it unloaded makes the gateway count', () => {
+  const loaded = nodeOf('a', { kind: 'llamacpp', models: ['m'], version: 'b10587-abc' });
+  const unloaded = nodeOf('b', { kind: 'llamacpp', onDemand: { m: 'unloaded' }, version: 'b10587-abc' });
+  const sleeping = nodeOf('c', { kind: 'llamacpp', onDemand: { m: 'sleeping' }, version: 'b10587-abc' });
+  const chat = '/v1/chat/completions/input_tokens' as const;
+  const table: readonly (readonly [string, readonly NodeView[], boolean, boolean])[] = [
+    ['loaded on the only serving node: the node counts', [loaded], false, false],
+    ['unloaded on the only serving node', [unloaded], true, false],
+    ['loaded on one, unloaded on another: routing might pick either', [loaded, unloaded], true, false],
+    ['sleeping (a request wakes it: a load of its own)', [sleeping], true, false],
+    ['unloaded, but the node is dead', [loaded, { ...unloaded, health: { ...unloaded.health, status: 'dead' } }], false, false],
+  ];
+  for (const [what, nodes, neverLoads, admitted] of table) {
+    assert.equal(gatewayCounts(nodes, 'm', chat, true), neverLoads, `never loads: ${what}`);
+    // Anthropic's count is admitted as a load, as before.
+    assert.equal(gatewayCounts(nodes, 'm', COUNT, false), admitted, `count_tokens: ${what}`);
+  }
+});
+
+test('the OpenAI-style counts answer with their object, and refuse a body without what they count', () => {
+  const router = nodeOf('r', { kind: 'llamacpp', onDemand: { m: 'unloaded' }, version: 'b10587-abc' });
+  const deps = depsOf([router], closedAgent());
+  const chat = countHere(deps, { ...request(BODY), endpoint: '/v1/chat/completions/input_tokens' }) as AnsweredHere;
+  assert.equal(JSON.parse(chat.body).object, 'response.input_tokens');
+  const responses = countHere(deps, {
+    ...request({ model: 'm', input: 'one two three' }),
+    endpoint: '/v1/responses/input_tokens',
+  }) as AnsweredHere;
+  assert.equal(JSON.parse(responses.body).object, 'response.input_tokens');
+  assert.ok(JSON.parse(responses.body).input_tokens >= 3);
+  const refused = countHere(deps, { ...request({ model: 'm' }), endpoint: '/v1/responses/input_tokens' });
+  assert.ok(refused instanceof GatewayError && refused.param === 'input');
+});
