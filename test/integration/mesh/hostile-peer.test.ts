@@ -29,7 +29,7 @@ import { signRecord } from '#src/mesh/record-codec.ts';
 import { SITES_TOPIC, type SiteRecord } from '#src/mesh/site-record.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startFleetAndGateway, type FleetAndGateway } from '#test/fixtures/in-process-fleet.ts';
-import { createServer } from 'node:net';
+import { unusedPort } from '#test/fixtures/context.ts';
 import { eventually, httpJson } from '#test/fixtures/http.ts';
 import { onTarget, untilEvent } from '#test/fixtures/events.ts';
 
@@ -207,25 +207,15 @@ function publishAs(node: Hostile, key: PrivateKey): void {
   });
 }
 
-/** `n` free loopback ports, all held open at once while chosen, so no two are the same. */
+/**
+ * `n` distinct free loopback ports, below the ephemeral range (context.ts `unusedPort`): a port
+ * from that range could be handed to an outgoing connection or a listen on port 0 of another test
+ * between this choice and the site's listen (seen on a loaded machine: EADDRINUSE).
+ */
 async function distinctPorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    return typeof address === 'object' && address !== null ? address.port : 0;
-  });
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
+  const ports = new Set<number>();
+  while (ports.size < n) ports.add(await unusedPort());
+  return [...ports];
 }
 
 before(

@@ -133,7 +133,10 @@ before(async () => {
   const endpoints = '["/v1/chat/completions", "/v1/responses", "/v1/messages", "/api/chat"]';
   const toml = [
     '[server]\nlisten = "127.0.0.1:0"\ndrain_timeout = "0s"',
-    '[health]\ninterval = "1s"',
+    // The test moves the clock in large steps: a probe or a listing read still on its way must not
+    // time out on it (on a busy machine one would, and the nodes would turn dead or unlisted).
+    '[health]\ninterval = "1s"\ntimeout = "1h"',
+    '[discovery]\ntimeout = "1h"',
     `[upstream]\nfirst_token_timeout = "${DEADLINE_MS / 1000}s"`,
     ...nodes.map((n, i) => `[[nodes]]\nname = "${['a', 'b'][i]}"\nurl = "${n.url}"\nkind = "openai"\nendpoints = ${endpoints}`),
   ].join('\n');
