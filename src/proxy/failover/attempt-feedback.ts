@@ -108,7 +108,7 @@ export function judgeNodeAttempt(
       }
       if (meaning.kind === 'endpoint_missing') {
         return {
-          verdict: { next: 'fail_over', failure, refusal: meaning, loadTimedOut: false },
+          verdict: { next: 'fail_over', failure: { ...failure, lacksEndpoint: true }, refusal: meaning, loadTimedOut: false },
           event,
           learnCtx: undefined,
           modelVanished: false,

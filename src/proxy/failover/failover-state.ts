@@ -48,6 +48,22 @@ export function withFailure(state: FailoverState, failure: TargetFailure): Failo
   return { ...state, failures: [...state.failures, failure] };
 }
 
+/**
+ * The nodes that answered the request with a route-level 404 (they have no such endpoint), when
+ * every target tried did: the failover ended for that alone. undefined when none was tried, or
+ * when any other failure (a site's, a node's error or refusal of another kind) is among them.
+ */
+export function endpointLackers(state: FailoverState): ReadonlySet<string> | undefined {
+  const { failures } = state;
+  if (failures.length === 0) return undefined;
+  const nodes = new Set<string>();
+  for (const failure of failures) {
+    if (failure.target.kind !== 'node' || failure.lacksEndpoint !== true) return undefined;
+    nodes.add(failure.target.name);
+  }
+  return nodes;
+}
+
 /** The same request with `node` tried too. */
 export function alsoTried(request: RouteRequest, node: string): RouteRequest {
   return { ...request, triedNodes: new Set(request.triedNodes).add(node) };

@@ -81,6 +81,8 @@ export interface TargetFailure {
    */
   readonly code: 'failed' | 'refused' | 'unreachable' | 'not_tried';
   readonly detail: string;
+  /** A node's route-level 404 (`refused`): it has no such endpoint (failover-state.ts, `endpointLackers`). */
+  readonly lacksEndpoint?: true | undefined;
 }
 
 /** What the client's answer reports when a target answered (the request report's figures). */

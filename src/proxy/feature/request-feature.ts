@@ -162,6 +162,11 @@ export interface TranslationAsk {
   readonly endpoint: InferenceEndpoint;
   readonly resolved: ResolvedRequest;
   readonly requestId: string;
+  /**
+   * Asked again after the failover (the spine's re-choice): the nodes that answered this request
+   * with a route-level 404 for `endpoint`, judged as lacking it. Absent: asked before routing.
+   */
+  readonly lacking?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -177,7 +182,11 @@ export interface ServedAs {
   readonly rewrite: AnswerRewrite;
 }
 
-/** Serves a request in another API (ServedAs), refuses one it cannot carry (a 400 naming the field), or leaves it (undefined). */
+/**
+ * Serves a request in another API (ServedAs), refuses one it cannot carry (a 400 naming the field),
+ * or leaves it (undefined). Asked once the model is resolved, and asked again, once, for a request
+ * every node asked answered with a route-level 404 (`lacking`), before any byte reached its client.
+ */
 export type EndpointTranslation = (ask: TranslationAsk) => ServedAs | Refused | undefined;
 
 /** The translations by client endpoint; an endpoint absent from it is served as it came, with nothing asked. */

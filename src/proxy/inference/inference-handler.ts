@@ -1,7 +1,8 @@
 // One inference request, as a spine of named steps: settings → body → model → gates → size →
 // send (the gateway's own answer where it gives one, else failover over the sources) → answer →
-// report. The caller's gates are judged where what they read is known: the bytes, the model, then
-// the sized prompt before admission. Every step is the same for every request; what an optional
+// report; a request every node asked answered with a route-level 404 for its endpoint is
+// translated then, once, and sized and sent again (#rechosen). The caller's gates are judged where
+// what they read is known: the bytes, the model, then the sized prompt before admission. Every step is the same for every request; what an optional
 // feature adds comes in through the seam
 // (../feature/request-feature.ts): the caller's gates (a forward's signed body, a tenant's scope
 // and limits), the later target sources (the remote sites), the start hook (a span). A request
@@ -24,7 +25,7 @@ import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { Answering } from '../http/endpoint-table.ts';
 import { readBodyInto, type BodySink } from '../http/read-body.ts';
 import { runFailover, type AttemptSetting, type FailoverEnd, type RequestAsk } from '../failover/failover-loop.ts';
-import { startFailover } from '../failover/failover-state.ts';
+import { endpointLackers, startFailover, type FailoverState } from '../failover/failover-state.ts';
 import { NodeTargets } from '../failover/node-target.ts';
 import type { Target } from '../failover/target.ts';
 import {
@@ -203,29 +204,62 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
       );
   }
 
-  /** The failover's end: served already, or refused by the one refusal renderer with what every source said. */
+  /**
+   * The failover's end: served already, sent again translated (every node asked lacked the
+   * endpoint), or refused by the one refusal renderer with what every source said.
+   */
   #ended(value: unknown): void {
     const end = value as FailoverEnd | undefined;
     const nodes = this.#nodes;
+    let again: Step | false = false;
     try {
       if (nodes !== undefined && end?.kind === 'unserved') {
+        again = this.#rechosen(end.state);
         const { resolved, settings } = this;
-        answerUnserved(this.#deps, {
-          nodes,
-          later: this.#later,
-          end,
-          resolved,
-          settings,
-          caller: this.#caller,
-          fail: this.#fail(),
-          report: this.#report,
-        });
+        if (again === false)
+          answerUnserved(this.#deps, {
+            nodes,
+            later: this.#later,
+            end,
+            resolved,
+            settings,
+            caller: this.#caller,
+            fail: this.#fail(),
+            report: this.#report,
+          });
       }
     } catch (error) {
       this.failedInternally(error);
       return;
     }
-    this.answered();
+    if (again === false) this.answered();
+    else this.#follow(again);
+  }
+
+  /**
+   * translate, again: every node the failover asked answered a route-level 404 for the client's
+   * endpoint (its kind was taken to serve it), and nothing reached the client. Asked once more with
+   * those nodes lacking it, the translation may serve the request over another API (no node for the
+   * model speaks the client's any more): it is sized and sent again, its gates not judged twice.
+   * false: not re-chosen (a translated request, an endpoint no translation serves, a client gone).
+   */
+  #rechosen(state: FailoverState): Step | false {
+    if (this.rewrite !== undefined || this.signal.aborted || this.res.headersSent) return false;
+    const translation = this.#deps.hooks.translations[this.#asked];
+    const lacking = translation === undefined ? undefined : endpointLackers(state);
+    if (translation === undefined || lacking === undefined) return false;
+    const served = translation({ endpoint: this.#asked, resolved: this.resolved, requestId: this.requestId, lacking });
+    if (served === undefined) return false;
+    if (served.kind === 'refused') return this.#refuse(served.error, served.headers);
+    const resolved = this.#servedAs(served);
+    const sizing = this.#sizing(resolved, resolved.model);
+    return sizing instanceof Promise ? sizing.then((bounds) => this.#resent(bounds)) : this.#resent(sizing);
+  }
+
+  /** The re-chosen request, sized: routed and sent as any (its gates were judged before its first failover). */
+  #resent(bounds: PromptBounds | undefined): Step {
+    this.promptTokens = bounds?.upper;
+    return this.#send(routeRequestFor(routeFacts(this.req, this, bounds, this.#caller), this.settings, this.endpoint), bounds);
   }
 
   /** How a refusal is answered: built only for a request that is refused. */
@@ -263,13 +297,18 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     const served = translation?.({ endpoint: this.endpoint, resolved: asked, requestId: this.requestId });
     if (served?.kind === 'refused') return this.#refuse(served.error, served.headers);
     const resolved = served === undefined ? asked : this.#servedAs(served);
+    this.signal = clientGoneSignal(this.res);
+    // size: a hidden model is sized as the unknown name it is routed as.
+    const sizing = this.#sizing(resolved, scoped === undefined ? resolved.model : UNKNOWN_TO_CALLER);
+    return sizing instanceof Promise ? sizing.then((bounds) => this.#sized(bounds, scoped)) : this.#sized(sizing, scoped);
+  }
+
+  /** The request as it is sent (its body, what it asks to generate), sized as `model`: at once unless a node's tokenizer is asked. */
+  #sizing(resolved: ResolvedRequest, model: string): PromptBounds | undefined | Promise<PromptBounds> {
     this.resolved = resolved;
     this.body = resolved.body;
-    this.signal = clientGoneSignal(this.res);
     this.maxTokens = this.counts ? undefined : requestedMaxTokens(resolved.json);
-    // size: at once unless a node's tokenizer is asked; a hidden model is sized as the unknown name it is routed as.
-    const sizing = sizeRequest(this.#deps, this, scoped === undefined ? resolved.model : UNKNOWN_TO_CALLER);
-    return sizing instanceof Promise ? sizing.then((bounds) => this.#sized(bounds, scoped)) : this.#sized(sizing, scoped);
+    return sizeRequest(this.#deps, this, model);
   }
 
   /** The request is sent to another endpoint, its answer rewritten for the client; the answer and the report say so. */

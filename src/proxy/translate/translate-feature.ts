@@ -33,7 +33,7 @@ function endpointTranslation(
   candidates: readonly Translation[],
 ): EndpointTranslation {
   return (ask) => {
-    const chosen = translationFor(candidates, client, ask.resolved.model, deps.fleet.views());
+    const chosen = translationFor(candidates, client, ask.resolved.model, deps.fleet.views(), ask.lacking);
     return chosen === undefined ? undefined : servedAs(chosen, ask, Math.floor(deps.clock.now() / 1000));
   };
 }

@@ -18,12 +18,19 @@ export function chooseTranslation(
   return candidates.find((translation) => translation.client === client && speaks(translation.node));
 }
 
-/** The translation a request for `model` on `client` is served by over these nodes (the request path and /admin/explain alike). */
+/**
+ * The translation a request for `model` on `client` is served by over these nodes (the request path
+ * and /admin/explain alike). `lacking`: nodes the request itself found without `client` (each
+ * answered it with a route-level 404), judged as lacking it whether or not `views` shows it yet
+ * (a worker's view of the fleet lags the registry that learns it).
+ */
 export function translationFor(
   candidates: readonly Translation[],
   client: InferenceEndpoint,
   model: string,
   views: readonly NodeView[],
+  lacking?: ReadonlySet<string>,
 ): Translation | undefined {
-  return chooseTranslation(client, candidates, (endpoint) => modelSpeaks(views, model, endpoint));
+  const native = lacking === undefined ? views : views.filter((view) => !lacking.has(view.spec.name));
+  return chooseTranslation(client, candidates, (endpoint) => modelSpeaks(endpoint === client ? native : views, model, endpoint));
 }

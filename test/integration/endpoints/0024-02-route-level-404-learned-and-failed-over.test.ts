@@ -5,8 +5,8 @@
 // the request fails over, and the node is not asked again; when no node that serves the model is
 // left, the client gets the endpoint's own error shape (Anthropic's here), never the node's body.
 // Translation is off here (`[routing] translate = false`): with it on (the default), a Messages
-// request for a model whose nodes have all shown they lack /v1/messages is served over their Chat
-// Completions instead (issue 40: test/integration/endpoints/0040-02-*).
+// request for a model whose nodes have all shown they lack /v1/messages — the one that showed it
+// too — is served over their Chat Completions instead (issue 40: test/integration/endpoints/0040-02-*).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';

@@ -273,20 +273,19 @@ test('the request log and the metrics say which requests were translated', async
   assert.match(metrics, /gateway_translated_requests_total\{translation="messages→chat",status="200"\} [1-9]/);
 });
 
-test('once a node shows it lacks /v1/messages (a route-level 404), the model’s Messages requests are translated for it', async () => {
-  // Its kind (SGLang) was taken to serve /v1/messages: the first request is asked natively and refused.
-  await assert.rejects(
-    client.messages.create({ model: 'legacy', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] }),
-    (error: unknown) => error instanceof Anthropic.NotFoundError && /endpoint_unsupported/.test(JSON.stringify(error.error)),
-  );
-  const { data, response } = await client.messages
-    .create({ model: 'legacy', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] })
-    .withResponse();
-  assert.equal(response.headers.get('x-switchyard-translated'), TRANSLATED_HEADER);
-  assert.equal(response.headers.get('x-switchyard-node'), 'sg');
-  assert.equal(data.type, 'message');
+test('a node that shows it lacks /v1/messages (a route-level 404) has that request and the model’s next ones translated', async () => {
+  // Its kind (SGLang) was taken to serve /v1/messages: the first request is asked natively, refused
+  // with a route-level 404, and re-chosen as translated before any byte reached the client.
+  for (let i = 0; i < 2; i += 1) {
+    const { data, response } = await client.messages
+      .create({ model: 'legacy', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] })
+      .withResponse();
+    assert.equal(response.headers.get('x-switchyard-translated'), TRANSLATED_HEADER);
+    assert.equal(response.headers.get('x-switchyard-node'), 'sg');
+    assert.equal(data.type, 'message');
+  }
   const posts = (await simRequests(env.sim.url('sg'))).filter((r) => r.method === 'POST').map((r) => r.path);
-  assert.deepEqual(posts, ['/v1/messages', '/v1/chat/completions']);
+  assert.deepEqual(posts, ['/v1/messages', '/v1/chat/completions', '/v1/chat/completions']);
 });
 
 test('/admin/explain says a Messages request for the model is translated, and judges the nodes on /v1/chat/completions', async () => {

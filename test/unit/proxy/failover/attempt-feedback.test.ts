@@ -140,3 +140,18 @@ test('what a site forward means: refusals keep its figures but not its words, fa
     [undefined, { next: 'answered', status: 499, figures: { clientAborted: true } }],
   );
 });
+
+test('a route-level 404 fails over marked as the node lacking the endpoint, and teaches it', () => {
+  const missing = { kind: 'endpoint_missing', message: '404 {"detail":"Not Found"}' } as const;
+  const judged = judgeNodeAttempt('sg', { kind: 'refused', refusal: missing, error: missing.message, status: 404 }, neverAsked);
+  assert.deepEqual(judged.verdict, {
+    next: 'fail_over',
+    failure: { target: { kind: 'node', name: 'sg' }, code: 'refused', detail: missing.message, lacksEndpoint: true },
+    refusal: missing,
+    loadTimedOut: false,
+  });
+  assert.equal(judged.lacksEndpoint, missing.message);
+  // Any other refusal is not marked.
+  const other = failOver(judgeNodeAttempt('sg', OUTCOMES.notFound as AttemptOutcome, neverAsked).verdict);
+  assert.equal(other.failure.lacksEndpoint, undefined);
+});

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { afterFailure, siteExclusionsAfter, startFailover, withFailure } from '#src/proxy/failover/failover-state.ts';
+import {
+  afterFailure,
+  endpointLackers,
+  siteExclusionsAfter,
+  startFailover,
+  withFailure,
+} from '#src/proxy/failover/failover-state.ts';
 import type { TargetFailure } from '#src/proxy/failover/target.ts';
 import { failureLine } from '#src/proxy/failover/target.ts';
 import { request } from '#test/fixtures/builders.ts';
@@ -81,4 +87,25 @@ test('sites tried are listed by their real failure in place of already_tried', (
     { site: 'old', code: 'stale', detail: 'no record yet' },
     { site: 'c', code: 'already_tried' },
   ]);
+});
+
+test('endpointLackers: the nodes that answered a route-level 404, only when every target tried did', () => {
+  const lacks = (name: string): TargetFailure => ({
+    target: { kind: 'node', name },
+    code: 'refused',
+    detail: '404 {"detail":"Not Found"}',
+    lacksEndpoint: true,
+  });
+  const after = (failures: readonly TargetFailure[]) => {
+    let state = startFailover(request('m'));
+    for (const failure of failures) state = afterFailure(state, { next: 'fail_over', failure, loadTimedOut: false });
+    return endpointLackers(state);
+  };
+  assert.equal(after([]), undefined, 'nothing tried: the failover did not end for that');
+  assert.deepEqual([...(after([lacks('a')]) ?? [])], ['a']);
+  assert.deepEqual([...(after([lacks('a'), lacks('b')]) ?? [])], ['a', 'b']);
+  const refused: TargetFailure = { target: { kind: 'node', name: 'c' }, code: 'refused', detail: 'prompt too long' };
+  assert.equal(after([lacks('a'), refused]), undefined, 'another refusal beside them');
+  assert.equal(after([nodeFailure('c'), lacks('a')]), undefined, 'a failed node beside them');
+  assert.equal(after([lacks('a'), siteFailure('far', 'unreachable', 'ECONNREFUSED')]), undefined, 'a site beside them');
 });
