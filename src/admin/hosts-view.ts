@@ -17,6 +17,7 @@ import {
 } from '#src/capacity/index.ts';
 import { isWaking, modelStateNote, type LoadReading, type ModelEventStreamState, type NodeView } from '#src/nodes/index.ts';
 import { nodeEndpoints } from '#src/routing/index.ts';
+import type { NodeSourceRow } from '#src/core/node-source-row.ts';
 
 export interface HostModelFigures {
   readonly n_ctx: number;
@@ -125,18 +126,7 @@ export interface HostOnDemand {
   readonly unknown_status?: true;
 }
 
-/** One node source as the fleet reports it (src/fleet/node-fleet.ts): its state, and the reason when it fails. */
-export interface NodeSourceRow {
-  readonly name: string;
-  readonly kind: string;
-  readonly ok: boolean;
-  readonly nodes: number;
-  readonly last_error: string | null;
-  readonly failing_since: string | null;
-  readonly last_look_at: string | null;
-  readonly changes: number;
-  readonly left_out: readonly { readonly node: string; readonly reason: string }[];
-}
+export type { NodeSourceRow };
 
 export interface HostsInput {
   readonly views: readonly NodeView[];

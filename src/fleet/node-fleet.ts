@@ -11,6 +11,7 @@ import type { NodeSource, SourceChange } from './node-source.ts';
 import type { DnsLookup } from './dns-records.ts';
 import { NODE_SOURCES } from './node-sources.ts';
 import { STATIC_SOURCE } from './static-source.ts';
+import type { NodeSourceRow } from '#src/core/node-source-row.ts';
 
 export interface NodeFleetDeps {
   readonly clock: Clock;
@@ -25,18 +26,8 @@ export interface NodeFleetDeps {
   readonly followFailures?: (listener: (node: NodeSpec | undefined) => void) => void;
 }
 
-/** One source as /admin/hosts shows it. */
-export interface NodeSourceReport {
-  readonly name: string;
-  readonly kind: string;
-  readonly ok: boolean;
-  readonly nodes: number;
-  readonly last_error: string | null;
-  readonly failing_since: string | null;
-  readonly last_look_at: string | null;
-  readonly changes: number;
-  readonly left_out: readonly LeftOut[];
-}
+/** One source as /admin/hosts shows it (its left-out nodes name their source too). */
+export type NodeSourceReport = NodeSourceRow & { readonly left_out: readonly LeftOut[] };
 
 interface Running {
   readonly spec: NodeSourceSpec | undefined;
