@@ -2,9 +2,9 @@
 // are set; CI has neither): the official `@anthropic-ai/sdk`, unchanged, through an in-process
 // gateway — `messages.create`, `messages.stream`, `messages.countTokens` — and `/v1/rerank` passed
 // through as the router answers it. A router LOADS a model to count its tokens (PROTOCOLS.md §7.z),
-// so the gateway sends count_tokens only for the model the client named, never on its own: the
-// model nobody asked for stays unloaded across many polls, and counting the loaded model loads
-// nothing else. Models: `LLAMACPP_SRC=<checkout> ../shared/tools/make-tiny-gguf.py DIR`.
+// so the gateway sends count_tokens only for a model the router has loaded, never on its own: the
+// model nobody asked for stays unloaded across many polls, counting the loaded model loads nothing
+// else, and a count for the unloaded one is the gateway's. Models: `LLAMACPP_SRC=<checkout> ../shared/tools/make-tiny-gguf.py DIR`.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
@@ -95,13 +95,15 @@ test('count_tokens is sent only for the model asked: the other stays unloaded ac
   process.stderr.write(`real router statuses after polls: ${JSON.stringify(after8s)}; build ${host.server?.version}\n`);
   assert.notEqual(after8s[second], 'loaded', 'no poll loaded the model nobody asked for');
   assert.notEqual(after8s[second], 'loading');
-  // Asked for the second model's count, the router loads it: the client asked for exactly that.
-  const second_ = await client.messages.countTokens({
-    model: second,
-    messages: [{ role: 'user', content: 'count these few words please' }],
-  });
-  assert.equal(second_.input_tokens, counted.input_tokens, 'same tokenizer, same count');
-  assert.equal((await statuses())[second], 'loaded');
+  // Asked for the second model's count, the gateway counts it (its bound, never below the true
+  // count): a count never loads a model the router has not loaded (issue 41).
+  const { data: second_, response } = await client.messages
+    .countTokens({ model: second, messages: [{ role: 'user', content: 'count these few words please' }] })
+    .withResponse();
+  assert.equal(response.headers.get('x-switchyard-count'), 'bound');
+  assert.ok(second_.input_tokens >= counted.input_tokens, `bound ${second_.input_tokens} ≥ ${counted.input_tokens}`);
+  assert.notEqual((await statuses())[second], 'loaded');
+  assert.notEqual((await statuses())[second], 'loading');
 });
 
 test('/v1/rerank is passed through as the router answers it', { skip }, async () => {

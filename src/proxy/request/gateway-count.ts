@@ -3,8 +3,10 @@
 // gateway itself where no node for the model counts natively (kind `openai`, a vLLM or Ollama
 // release that predates the Messages routes, a llama-server build before b7187, any server but
 // llama-server for the OpenAI-style ones: routing/node-endpoints.ts), or where one would have to
-// load the model to count (a router that lists it unloaded: an OpenAI-style count never loads a
-// model, §7.z of docs/protocols.md; Anthropic's is admitted as a load, as it always was). Else the request goes to a node as before. The count is `{"input_tokens": N}`
+// load the model to count (a router that lists it unloaded or asleep: a count never loads a model,
+// §7.z of docs/protocols.md — a router's own count would load it, and at `--models-max` evict the
+// model others are using, for an answer the gateway can give). Else the request goes to a node as
+// before. The count is `{"input_tokens": N}`
 // (with `"object": "response.input_tokens"` on the OpenAI-style routes, as llama-server answers)
 // over what a tokenizer would see of the body (system, messages, tools: anthropic-prompt.ts;
 // instructions and input for a Responses body):
@@ -57,19 +59,14 @@ type CountNode = Pick<
  * that `neverLoads` — one that serves it has the model not loaded (it would load it to count, and
  * routing might pick it). A model no node lists is left to routing (its 404, or a remote site).
  */
-export function gatewayCounts(
-  nodes: readonly CountNode[],
-  model: string,
-  endpoint: InferenceEndpoint,
-  neverLoads = false,
-): boolean {
+export function gatewayCounts(nodes: readonly CountNode[], model: string, endpoint: InferenceEndpoint): boolean {
   let listed = false;
   let native = false;
   for (const node of nodes) {
     if (!node.modelsById.has(model)) continue;
     listed = true;
     if (node.health.status === 'dead' || endpointLack(node, endpoint) !== undefined) continue;
-    if (neverLoads && residencyOf(node, model).state !== 'loaded') return true;
+    if (residencyOf(node, model).state !== 'loaded') return true;
     native = true;
   }
   return listed && !native;
@@ -77,31 +74,22 @@ export function gatewayCounts(
 
 /** What each count's body must hold (as the servers refuse it), and the `object` its answer names. */
 interface CountShape {
-  /**
-   * Counted here rather than by a node that would load the model for it. Anthropic's count is
-   * admitted as a load, as before (test/integration/endpoints/anthropic-router.test.ts); the
-   * OpenAI-style ones (issue 41) never load one.
-   */
-  readonly neverLoads: boolean;
   readonly required: (json: Readonly<Record<string, unknown>>) => GatewayError | undefined;
   readonly object: string | undefined;
 }
 
 const COUNT_SHAPES: Readonly<Partial<Record<InferenceEndpoint, CountShape>>> = Object.freeze({
   '/v1/messages/count_tokens': {
-    neverLoads: false,
     required: (json) =>
       Array.isArray(json.messages) ? undefined : badRequest('messages: Field required (an array of messages)', 'messages'),
     object: undefined,
   },
   '/v1/chat/completions/input_tokens': {
-    neverLoads: true,
     required: (json) =>
       Array.isArray(json.messages) ? undefined : badRequest("'messages' is required (an array of messages)", 'messages'),
     object: 'response.input_tokens',
   },
   '/v1/responses/input_tokens': {
-    neverLoads: true,
     required: (json) =>
       typeof json.input === 'string' || Array.isArray(json.input)
         ? undefined
@@ -129,7 +117,7 @@ export function countHere(
   const { model, json } = request.resolved;
   const nodes = deps.fleet.views();
   const shape = COUNT_SHAPES[request.endpoint];
-  if (shape === undefined || !gatewayCounts(nodes, model, request.endpoint, shape.neverLoads)) return undefined;
+  if (shape === undefined || !gatewayCounts(nodes, model, request.endpoint)) return undefined;
   const refused = shape.required(json);
   if (refused !== undefined) return refused;
   const text = promptText(request.endpoint, json);

@@ -137,22 +137,20 @@ test('tools count too; a body without messages is refused naming the field; a na
   assert.equal(countHere(depsOf([nodeOf('v', { kind: 'vllm', models: ['m'] })], closedAgent()), request(BODY)), undefined);
 });
 
-test('an OpenAI-style count never loads a model: a serving router that lists it unloaded makes the gateway count', () => {
+test('a count never loads a model: a serving router that lists it unloaded or asleep makes the gateway count', () => {
   const loaded = nodeOf('a', { kind: 'llamacpp', models: ['m'], version: 'b10587-abc' });
   const unloaded = nodeOf('b', { kind: 'llamacpp', onDemand: { m: 'unloaded' }, version: 'b10587-abc' });
   const sleeping = nodeOf('c', { kind: 'llamacpp', onDemand: { m: 'sleeping' }, version: 'b10587-abc' });
-  const chat = '/v1/chat/completions/input_tokens' as const;
-  const table: readonly (readonly [string, readonly NodeView[], boolean, boolean])[] = [
-    ['loaded on the only serving node: the node counts', [loaded], false, false],
-    ['unloaded on the only serving node', [unloaded], true, false],
-    ['loaded on one, unloaded on another: routing might pick either', [loaded, unloaded], true, false],
-    ['sleeping (a request wakes it: a load of its own)', [sleeping], true, false],
-    ['unloaded, but the node is dead', [loaded, { ...unloaded, health: { ...unloaded.health, status: 'dead' } }], false, false],
+  const table: readonly (readonly [string, readonly NodeView[], boolean])[] = [
+    ['loaded on the only serving node: the node counts', [loaded], false],
+    ['unloaded on the only serving node', [unloaded], true],
+    ['loaded on one, unloaded on another: routing might pick either', [loaded, unloaded], true],
+    ['sleeping (a request wakes it: a load of its own)', [sleeping], true],
+    ['unloaded, but the node is dead', [loaded, { ...unloaded, health: { ...unloaded.health, status: 'dead' } }], false],
   ];
-  for (const [what, nodes, neverLoads, admitted] of table) {
-    assert.equal(gatewayCounts(nodes, 'm', chat, true), neverLoads, `never loads: ${what}`);
-    // Anthropic's count is admitted as a load, as before.
-    assert.equal(gatewayCounts(nodes, 'm', COUNT, false), admitted, `count_tokens: ${what}`);
+  const counts = ['/v1/chat/completions/input_tokens', '/v1/responses/input_tokens', COUNT] as const;
+  for (const [what, nodes, here] of table) {
+    for (const endpoint of counts) assert.equal(gatewayCounts(nodes, 'm', endpoint), here, `${endpoint}: ${what}`);
   }
 });
 
