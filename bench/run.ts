@@ -14,6 +14,7 @@
 //        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`; 1 skips them)
 //        --candidate-log (the candidate runs with `[log] requests = FILE`: the request log's cost, against the same run without it)
 //        --only streams [--streams N] (10,000): the ten-thousand-streams workload (bench/streams-10k.ts; long, not in the default list)
+//        --only soak [--soak-minutes N] (10): the soak, the gateway's RSS under a steady mixed load (bench/soak.ts; not in the default list)
 //        --only footprint: issue 39's footprint of one plain request (files, functions, promises, KB; bench/footprint-report.ts),
 //          with --candidate DIR also the candidate's; written to bench/results/footprint-latest.* (and latest.* in a fuller run)
 //        --only sessions: issue 40's agent sessions (8 x 20 turns at c=8 on 3 llama.cpp sims with prompt-cache timing: time to
@@ -46,6 +47,7 @@ import { runTailsBench, type TailsResult } from './tails.ts';
 import { issue28Checks } from './targets-28.ts';
 import { renderIssue28 } from './report-28.ts';
 import { runStreamsBench, type StreamsResult } from './streams-10k.ts';
+import { RECOMMENDED_FLAGS, runSoak, type SoakResult } from './soak.ts';
 import { footprintChecks, renderFootprint, runFootprintBench, type FootprintResult } from './footprint-report.ts';
 import { renderSessions, runSessionsBench, type SessionsBenchResult } from './agent-sessions.ts';
 
@@ -76,6 +78,7 @@ async function main(): Promise<void> {
       workers: { type: 'string', default: '2' },
       'candidate-log': { type: 'boolean', default: false },
       streams: { type: 'string', default: '10000' },
+      'soak-minutes': { type: 'string', default: '10' },
     },
   });
   const notes: string[] = [];
@@ -294,6 +297,11 @@ async function main(): Promise<void> {
       log(`streams: ${values.streams} concurrent SSE streams at 20 tokens/s, direct then through the gateway`);
       streams = await runStreamsBench({ streams: Number(values.streams), rate: 1000, holdS: 5, ticksPerSecond });
     }
+    let soak: SoakResult | undefined;
+    if (only.has('soak')) {
+      log(`soak: ${values['soak-minutes']} min of mixed load on a 3-node sim fleet, the gateway's RSS sampled (bench/soak.ts)`);
+      soak = await runSoak({ minutes: Number(values['soak-minutes']), concurrency: 8, seed: 1, gatewayFlags: RECOMMENDED_FLAGS });
+    }
     let footprint: FootprintResult | undefined;
     if (only.has('footprint')) {
       log('footprint: what one plain request runs, awaits and allocates (bench/footprint.ts)');
@@ -318,12 +326,22 @@ async function main(): Promise<void> {
       targets: [
         ...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds),
         ...workerChecks,
-        ...issue28Checks({ proxy: proxyRows, added, routes: routeDecision, control: controlPlane[0], lean, tails, streams }),
+        ...issue28Checks({
+          proxy: proxyRows,
+          added,
+          routes: routeDecision,
+          control: controlPlane[0],
+          lean,
+          tails,
+          streams,
+          soak,
+        }),
         ...footprintChecks(footprint),
       ],
       ...(lean === undefined ? {} : { lean }),
       ...(tails === undefined ? {} : { tails }),
       ...(streams === undefined ? {} : { streams }),
+      ...(soak === undefined ? {} : { soak }),
       ...(footprint === undefined ? {} : { footprint }),
       ...(sessions === undefined ? {} : { sessions }),
       runSeconds,

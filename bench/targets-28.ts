@@ -11,6 +11,7 @@ import type { RouteDecisionResult } from './route-decision.ts';
 import { round } from './stats.ts';
 import type { TailsResult } from './tails.ts';
 import type { StreamsResult, StreamsRow } from './streams-10k.ts';
+import type { SoakResult } from './soak.ts';
 
 export interface Issue28Input {
   readonly proxy: readonly Measurement[];
@@ -20,6 +21,7 @@ export interface Issue28Input {
   readonly lean: LeanProcessResult | undefined;
   readonly tails: TailsResult | undefined;
   readonly streams?: StreamsResult | undefined;
+  readonly soak?: SoakResult | undefined;
 }
 
 const na = (goal: string, why: string): TargetCheck => ({ goal, measured: why, met: undefined });
@@ -235,6 +237,24 @@ function addedGap(goal: string, added: number, ours: StreamsRow, direct: Streams
   return { goal, measured: `${round(added)} ms (${figures})`, met: added <= 5 };
 }
 
+const SOAK_GOAL = '#28 soak: flat and ≤ 120 MB';
+
+/** The soak row (`--only soak`, bench/soak.ts): flat over the run, and its highest RSS. */
+function soak(result: SoakResult | undefined): TargetCheck {
+  if (result === undefined)
+    return na(SOAK_GOAL, 'not measured (`npm run bench -- --only soak [--soak-minutes 10]`, or `npm run soak`)');
+  const v = result.verdict;
+  const run = `${result.minutes} min, ${result.requests} requests, ${result.errors} client errors`;
+  if (v === undefined) return na(SOAK_GOAL, `too few samples after warm-up for a verdict (${run}): run longer`);
+  const mb = (bytes: number): number => round(bytes / 1_048_576);
+  const shape = `${v.flat ? 'flat' : 'growing'}: ${mb(v.firstThirdRssBytes)} → ${mb(v.lastThirdRssBytes)} MiB (${round(v.change * 100)} %)`;
+  return {
+    goal: SOAK_GOAL,
+    measured: `${shape}, highest ${mb(v.maxRssBytes)} MiB (${run})`,
+    met: v.flat && v.maxRssBytes <= 120 * 1_048_576,
+  };
+}
+
 export function issue28Checks(input: Issue28Input): TargetCheck[] {
   return [
     ...againstBare(input.proxy),
@@ -242,6 +262,6 @@ export function issue28Checks(input: Issue28Input): TargetCheck[] {
     ...routing(input.routes),
     ...lean(input.lean, input.proxy, input.control),
     ...streams(input.streams),
-    na('#28 soak: flat and ≤ 120 MB', '`npm run soak -- --minutes 10` (not part of npm run bench)'),
+    soak(input.soak),
   ];
 }

@@ -30,6 +30,10 @@ if (major < 24) {
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
 
+// zod's locales: English only (bin/zod-english-only.js says why).
+const { keepZodToEnglish } = await import('./zod-english-only.js');
+keepZodToEnglish();
+
 const { runCli } = await import('../src/cli/main.ts');
 const running = runCli(process.argv.slice(2), { hangupsBeforeStart: early.hangups });
 process.off('SIGHUP', countHangup);

@@ -11,6 +11,7 @@ export {
   type ViewFacts,
 } from './node.ts';
 export { NodeRegistry } from './registry.ts';
+export { ModelOffers } from './model-offers.ts';
 export { servingNow, type Serving } from './serving-now.ts';
 export type { RegistryEvents } from './registry-events.ts';
 export {

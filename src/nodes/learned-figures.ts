@@ -14,10 +14,14 @@ export interface LearningRule<Figure, Sample> {
   readonly changed: (published: Figure | undefined, next: Figure) => boolean;
 }
 
+/** What a node that has taught nothing publishes: one object for every node (most nodes of a large fleet). */
+const NOTHING: Readonly<Record<string, never>> = Object.freeze({});
+
 export class LearnedFigures<Figure, Sample> {
   readonly #rule: LearningRule<Figure, Sample>;
-  readonly #learned = new Map<string, Figure>();
-  #published: Readonly<Record<string, Figure>> = {};
+  /** Made by the first answer that teaches something: a node that never answers keeps none (two a node, 1,000s of nodes). */
+  #learned: Map<string, Figure> | undefined;
+  #published: Readonly<Record<string, Figure>> = NOTHING;
 
   constructor(rule: LearningRule<Figure, Sample>) {
     this.#rule = rule;
@@ -30,10 +34,11 @@ export class LearnedFigures<Figure, Sample> {
 
   /** Learns one answer for `model`; true when the published figure changed (the view must be rebuilt). */
   learn(model: string, sample: Sample, nowMs: number): boolean {
-    const prior = this.#learned.get(model);
-    if (prior === undefined && this.#learned.size >= this.#rule.maxModels) return false;
+    const prior = this.#learned?.get(model);
+    if (prior === undefined && (this.#learned?.size ?? 0) >= this.#rule.maxModels) return false;
     const next = this.#rule.observe(prior, sample, nowMs);
     if (next === undefined || next === prior) return false;
+    this.#learned ??= new Map<string, Figure>();
     this.#learned.set(model, next);
     if (!this.#rule.changed(this.#published[model], next)) return false;
     this.#published = { ...this.#published, [model]: next };

@@ -30,6 +30,7 @@ import { freshRuntime, reposition, viewOf, type NodeRuntime } from './node-runti
 import type { LoadScrape } from './load/load-reading.ts';
 import { InFlightCounts } from './in-flight-counts.ts';
 import { readersOf } from './snapshot-readers.ts';
+import { ModelOffers } from './model-offers.ts';
 import type { RegistryEvents } from './registry-events.ts';
 
 export interface NodeRegistryOptions {
@@ -59,6 +60,8 @@ export class NodeRegistry {
   /** Removed nodes whose in-flight requests are still finishing; never routed to. */
   readonly #retiring = new Set<NodeRuntime>();
   #views: readonly NodeView[] | undefined;
+  /** Per model, the views that may serve it (model-offers.ts), for the views array in force. */
+  readonly #offers = new ModelOffers();
   /** In-flight requests per active node by position (mirrors each runtime's count; routing reads it without lookups). */
   readonly #counts: InFlightCounts;
   /** The snapshot's live readers, built once per node set (a snapshot reads the set it was taken from), not per snapshot. */
@@ -314,6 +317,11 @@ export class NodeRegistry {
       this.#views = Object.freeze(views);
     }
     return this.#views;
+  }
+
+  /** The views that may serve `model` (list it, or have no listing yet), in config order: a request reads these, not every view. */
+  offering(model: string): readonly NodeView[] {
+    return this.#offers.of(this.views(), model);
   }
 
   /** Up-to-the-moment copies (last probe, last listing time) for /health and admin views. */

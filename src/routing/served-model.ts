@@ -16,11 +16,13 @@ export interface NamedNode {
  * The id routing uses for `requested`: the name itself when some node lists it as it is (an exact
  * id never loses to another node's alias); else the id the most nodes resolve it to (ties: the
  * first in sort order, so every gateway and worker picks the same); else `requested` unchanged —
- * nothing serves it, and the unknown-model verdict says so.
+ * nothing serves it, and the unknown-model verdict says so. `offering`: the nodes that may list
+ * `requested` (nodes/model-offers.ts; any superset of those listing it), read first so that the
+ * common case, a listed id, does not scan the fleet.
  */
-export function servedModelName(requested: string, nodes: readonly NamedNode[]): string {
+export function servedModelName(requested: string, nodes: readonly NamedNode[], offering: readonly NamedNode[] = nodes): string {
   // A plain loop (no closure): this runs on every request.
-  for (let i = 0; i < nodes.length; i += 1) if ((nodes[i] as NamedNode).modelsById.has(requested)) return requested;
+  for (let i = 0; i < offering.length; i += 1) if ((offering[i] as NamedNode).modelsById.has(requested)) return requested;
   const votes = new Map<string, number>();
   for (const node of nodes) {
     const id = serverKind(node.spec.kind).resolveModelName(requested, node.modelsById);

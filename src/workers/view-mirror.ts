@@ -6,7 +6,7 @@
 // ever admits a request.
 
 import type { Usage } from '#src/capacity/index.ts';
-import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
+import { ModelOffers, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouterSwitchView } from '#src/routing/index.ts';
 import { switchViewOf, type RouterRoom } from '#src/routing/index.ts';
 import type { FleetView } from '#src/ports/index.ts';
@@ -20,6 +20,7 @@ export class ViewMirror implements FleetView {
   #byName: ReadonlyMap<string, NodeView>;
   #rooms: ReadonlyMap<string, RouterRoom>;
   readonly #now: () => number;
+  readonly #offers = new ModelOffers();
 
   constructor(fleet: ViewsUpdate, now: () => number) {
     this.#fleet = fleet;
@@ -42,6 +43,11 @@ export class ViewMirror implements FleetView {
 
   views(): readonly NodeView[] {
     return this.#fleet.views;
+  }
+
+  /** The views that may serve `model`, from the views last pushed. */
+  offering(model: string): readonly NodeView[] {
+    return this.#offers.of(this.#fleet.views, model);
   }
 
   /** The same views: the owner pushes them whenever a routing-relevant figure changes. */

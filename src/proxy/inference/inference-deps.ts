@@ -14,7 +14,7 @@ import type { RequestSettings } from '../request/request-settings.ts';
 export interface InferenceDeps {
   readonly clock: Clock;
   /** The fleet-view port: the registry in-thread, a worker's mirror. */
-  readonly fleet: Pick<FleetView, 'views' | 'snapshot'>;
+  readonly fleet: Pick<FleetView, 'views' | 'offering' | 'snapshot'>;
   /** The fleet-reports port: what answers teach, applied once by the registry's owner. */
   readonly reports: FleetReports;
   /** The admission port: the Scheduler in-thread, a worker's round trip to the one that owns every lease. */

@@ -78,7 +78,7 @@ export function resolveModel(
   raw: Buffer,
   settings: RequestSettings,
 ): ResolvedRequest | GatewayError | Promise<ResolvedRequest | GatewayError> {
-  const servedName = (name: string): string => servedModelName(name, deps.fleet.views());
+  const servedName = (name: string): string => servedModelName(name, deps.fleet.views(), deps.fleet.offering?.(name));
   if (ENDPOINT_TRAITS[endpoint].takesMultipart)
     return resolveMultipartRequest(raw, String(req.headers['content-type'] ?? ''), settings.catalog, servedName);
   return resolveRequest(raw, settings.catalog, servedName, () => fleetJsonKeys(deps.fleet.views()));

@@ -16,7 +16,12 @@ import { hasUncountedParts, promptText, wantsExactCount, type PromptText } from 
 /** The request path's own deps satisfy these as they are: nothing is built per request to size it. */
 export interface SizingDeps {
   /** The fleet-view port (its views and snapshot). */
-  readonly fleet: { readonly views: () => readonly NodeView[]; readonly snapshot: () => RoutingSnapshot };
+  readonly fleet: {
+    readonly views: () => readonly NodeView[];
+    /** The views that may serve a model (the fleet-view port's; without it, every view). */
+    readonly offering?: (model: string) => readonly NodeView[];
+    readonly snapshot: () => RoutingSnapshot;
+  };
   /** The node's connection pool, which also carries its tokenizer call. */
   readonly pools: { get(node: NodeView['spec']): Dispatcher };
 }
@@ -41,7 +46,8 @@ export interface SizingAsk {
  */
 export function sizePrompt(deps: SizingDeps, ask: SizingAsk, signal: AbortSignal): PromptBounds | Promise<PromptBounds> {
   const text = promptText(ask.endpoint, ask.json);
-  const nodes = deps.fleet.views();
+  // Only the nodes that may serve the model: the others would be skipped, one by one, every request.
+  const nodes = deps.fleet.offering?.(ask.model) ?? deps.fleet.views();
   const bounds = promptBounds(text, fleetRatio(nodes, ask.model, ask.nowMs), textBytes(text));
   if (!wantsExactCount(bounds.upper, ask.maxTokens, nodes, ask.model)) return bounds;
   if (tokenizerIsMoot(bounds, Math.max(1, ask.maxTokens ?? 1), largestContext(deps.fleet.snapshot(), ask.model))) return bounds;

@@ -67,3 +67,13 @@ test('a model that is not loaded is judged by the last context ever seen for it'
   assert.equal(ctxFor(router, 'b'), 0);
   assert.equal(lastKnownCtx(router, 'b'), 32768);
 });
+
+test('a residency without its own status is one shared object, not one per call (issue 42: the request path asks for every node)', () => {
+  const a = node('a', { models: ['x'], onDemand: { y: 'unloaded', z: 'sleeping' } });
+  const b = node('b', { models: ['x'] });
+  assert.equal(residencyOf(a, 'x'), residencyOf(b, 'x'), 'loaded');
+  assert.equal(residencyOf(a, 'nope'), residencyOf(b, 'nope'), 'absent');
+  assert.equal(residencyOf(a, 'y'), residencyOf(a, 'y'), 'on demand, unloaded');
+  assert.ok(Object.isFrozen(residencyOf(a, 'x')), 'shared, so frozen');
+  assert.deepEqual(residencyOf(a, 'z'), { state: 'on_demand', status: 'sleeping' });
+});

@@ -95,3 +95,21 @@ test('the switch book is quiet exactly while it holds no ticket and shares none'
   });
   assert.equal(book.quiet, false, 'another replica may hold a ticket: ask per node');
 });
+
+test('a listing’s models with the same residency and context share one facts object (issue 42: memory per node)', () => {
+  const reg = registry();
+  reg.setNodes([spec('n', { url: 'http://127.0.0.1:1', kind: 'vllm' }), spec('m', { url: 'http://127.0.0.1:2', kind: 'vllm' })]);
+  const fifty = Array.from({ length: 50 }, (_, i) => model(`m${i}`, { contextTokens: i < 25 ? 8192 : 4096 }));
+  reg.observeDiscovery('n', { ok: true, models: [...fifty, model('x', { loaded: false, status: 'sleeping' })] });
+  reg.observeDiscovery('m', { ok: true, models: fifty });
+  const [n, m] = [reg.view('n'), reg.view('m')];
+  assertFacts(n as NodeView, ['m0', 'm49', 'x']);
+  const distinct = (view: NodeView | undefined): number => new Set(view?.facts?.models.values()).size;
+  assert.equal(distinct(n), 3, 'one object per distinct (residency, context): loaded 8192, loaded 4096, sleeping');
+  assert.equal(n?.facts?.models.get('m0'), n?.facts?.models.get('m24'));
+  assert.equal(
+    n?.facts?.models.get('m0')?.residency,
+    m?.facts?.models.get('m0')?.residency,
+    'a residency is shared across nodes',
+  );
+});
