@@ -4,6 +4,7 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventBus } from '#src/core/events.ts';
+import type { FinishedRequest, RequestFields } from '#src/core/request-fields.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { ExclusionCounter, type PrefixHitFigures } from '#src/routing/index.ts';
@@ -28,6 +29,11 @@ export interface MetricsSources {
   readonly upstreamConnections?: () => Readonly<Record<string, UpstreamConnectionFigures>>;
   /** cache-aware's estimated prefix hits so far. */
   readonly prefixHits?: () => PrefixHitFigures;
+  /**
+   * A finished request that carries features' own fields, to the features that count them
+   * (core/request-fields.ts `observeFields`); a request without any calls nothing.
+   */
+  readonly featureFields?: (request: FinishedRequest, fields: RequestFields) => void;
 }
 
 export interface UpstreamConnectionFigures {
@@ -227,6 +233,7 @@ export class GatewayMetrics {
         byEndpoint.inc(1, e.endpoint, status);
         duration.observe(e.durationMs / 1000, e.model);
         if (e.firstByteMs !== undefined) firstByte.observe(e.firstByteMs / 1000, e.model);
+        if (e.fields !== undefined) sources.featureFields?.(e, e.fields);
       }),
       sources.proxyEvents.deferred('proxy:attempt', (e) => {
         attempts.inc(1, e.node, e.result);

@@ -1,5 +1,6 @@
 // Events the data plane publishes; metrics and logs subscribe.
 import type { TenantPriority } from '#src/config/index.ts';
+import type { RequestFields } from '#src/core/request-fields.ts';
 import type { Exclusion } from '#src/routing/index.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { AttemptResult } from '../attempt/attempt-result.ts';
@@ -67,8 +68,11 @@ export interface ProxyEvents {
      * text in `claimedTenant`: for accounting rows and logs, never a metrics label.
      */
     readonly peer?: ForwardedFor | undefined;
-    /** Served in another API than its endpoint's (src/translate/): the translation's name, e.g. `messages→chat` (a bounded label). */
-    readonly translated?: string | undefined;
+    /**
+     * Each feature's own fields of the request, under its name (core/request-fields.ts: a translated
+     * request's translation); absent = none. Plain data: what they mean is each feature's own.
+     */
+    readonly fields?: RequestFields | undefined;
     /** What the request log (docs/observability.md) says beyond the figures above; plain data, bounded. */
     readonly detail?: RequestDetail | undefined;
   };

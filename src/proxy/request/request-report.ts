@@ -4,6 +4,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { AttemptNote, AttemptSpan, RoutingSpan } from '#src/core/tracing.ts';
+import { withField, type FieldKey, type RequestFields } from '#src/core/request-fields.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { MAX_ATTEMPT_RECORDS, type AttemptRecord } from './attempt-record.ts';
@@ -68,8 +69,8 @@ export interface RequestReport {
   observer: RequestObserver | undefined;
   /** `[log] bodies = true`: the prompt's text for the line. */
   prompt: LoggedPrompt | undefined;
-  /** Served in another API than its endpoint's: the translation's name (e.g. `messages→chat`). */
-  translated: string | undefined;
+  /** Each feature's own fields of the request, under its name (setField; core/request-fields.ts); undefined = none. */
+  fields: RequestFields | undefined;
   readonly finish: Finish;
 }
 
@@ -83,6 +84,16 @@ export function whenFinished(report: RequestReport, hook: FinishHook): void {
           before(status, node, extra);
           hook(status, node, extra);
         };
+}
+
+/** A feature sets its own fields of the request (under its key's name), reported with it. */
+export function setField<T>(report: RequestReport, key: FieldKey<T>, value: T): void {
+  report.fields = withField(report.fields, key, value);
+}
+
+/** A feature's own fields of the request, several at once (a ServedAs's), laid over those set before. */
+export function setFields(report: RequestReport, fields: RequestFields): void {
+  report.fields = report.fields === undefined ? fields : { ...report.fields, ...fields };
 }
 
 /** Keeps one more attempt (the first MAX_ATTEMPT_RECORDS). */
@@ -125,7 +136,7 @@ export function startRequestReport(
     refusal: undefined,
     observer: undefined,
     prompt: undefined,
-    translated: undefined,
+    fields: undefined,
     // One event object and one detail, built in place: every request runs this.
     finish: (node, status, extra) => {
       if (finished) return;
@@ -164,7 +175,7 @@ export function startRequestReport(
       const labels = report.labels;
       if (labels?.tenant !== undefined) event.tenant = labels.tenant;
       if (labels?.peer !== undefined) event.peer = labels.peer;
-      if (report.translated !== undefined) event.translated = report.translated;
+      if (report.fields !== undefined) event.fields = report.fields;
       deps.events.emit('proxy:request-finished', event);
     },
   };
