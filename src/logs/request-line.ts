@@ -9,7 +9,7 @@ import type { ProxyEvents } from '#src/proxy/index.ts';
 
 type Finished = ProxyEvents['proxy:request-finished'];
 
-/** Longest free text kept in a line (a forwarding site's stated tenant, an error). */
+/** Longest free text kept in a line (an error). */
 const MAX_TEXT = 256;
 
 export interface RequestLine {
@@ -21,8 +21,6 @@ export interface RequestLine {
   readonly model?: string;
   readonly node?: string;
   readonly site?: string;
-  readonly from_site?: string;
-  readonly from_tenant?: string;
   readonly attempts: readonly LineAttempt[];
   readonly status: number;
   readonly refusal?: string;
@@ -82,9 +80,6 @@ function ownLine(e: Finished, fallbackNowMs: number): RequestLine {
     ...(d === undefined || d.requestedModel === '' ? {} : { model_requested: d.requestedModel }),
     ...(d === undefined || d.servedModel === '' ? {} : { model: d.servedModel }),
     ...where,
-    ...(e.peer === undefined
-      ? {}
-      : { from_site: e.peer.site, ...(e.peer.claimedTenant === undefined ? {} : { from_tenant: text(e.peer.claimedTenant) }) }),
     attempts,
     status: e.status,
     ...(d?.refusal === undefined ? {} : { refusal: d.refusal }),

@@ -38,7 +38,7 @@ export interface Caller {
   readonly gates: readonly RequestGate[];
   /** The model names it may be told of (listings, a 404's suggestions); undefined = every name. */
   readonly visible?: ((name: string) => boolean) | undefined;
-  /** What its requests are reported under (the request log's and metrics' tenant, a forward's sender: `peer`). */
+  /** What its requests are reported under (the request log's and metrics' tenant; features' own fields: a forward's sender). */
   readonly labels: RequestLabels;
   /** What features know of it, each under the key of the feature that owns it (core/part-key.ts); absent = nothing. */
   readonly parts?: Parts | undefined;

@@ -30,8 +30,14 @@ export type Finish = (node: string | undefined, status: number, extra?: FinishFi
 /** Runs once as the request ends, before it is reported: what a feature does then (settle a reservation, end a span). */
 export type FinishHook = (status: number, node: string | undefined, extra: FinishFigures | undefined) => void;
 
-/** What the request is reported under, as its caller says (absent fields stay absent from the event). */
-export type RequestLabels = Readonly<Pick<Finished, 'tenant' | 'peer'>>;
+/**
+ * What the request is reported under, as its caller says: its tenant, and the features' own fields
+ * of every request of the caller (a forward's sender, under the mesh's name); absent stays absent.
+ */
+export interface RequestLabels {
+  readonly tenant?: string | undefined;
+  readonly fields?: RequestFields | undefined;
+}
 
 /**
  * Watches a request as it goes (a feature's: a span); undefined = nothing watches: told the model
@@ -174,8 +180,13 @@ export function startRequestReport(
       // Absent, not undefined, when unset (as the event has always been).
       const labels = report.labels;
       if (labels?.tenant !== undefined) event.tenant = labels.tenant;
-      if (labels?.peer !== undefined) event.peer = labels.peer;
-      if (report.fields !== undefined) event.fields = report.fields;
+      const fields =
+        labels?.fields === undefined
+          ? report.fields
+          : report.fields === undefined
+            ? labels.fields
+            : { ...labels.fields, ...report.fields };
+      if (fields !== undefined) event.fields = fields;
       deps.events.emit('proxy:request-finished', event);
     },
   };
