@@ -37,6 +37,7 @@ import { TracingFeature } from '#src/tracing/tracing-feature.ts';
 import type { TracerHost } from '#src/tracing/index.ts';
 import { ClusterFeature } from '#src/cluster/cluster-feature.ts';
 import { MeshFeature } from '#src/mesh/mesh-feature.ts';
+import { ForwardsFeature } from '#src/mesh/forwards-feature.ts';
 import type { MeshOptions } from '#src/mesh/mesh-options.ts';
 import { SITES_PORT, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import { meshOwnerSide, type WorkersMeshSource } from '#src/mesh/crossing/index.ts';
@@ -197,7 +198,15 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
     on: () => host.config().routing.translate,
     choose: (endpoint, model) => translationFor(TRANSLATIONS, endpoint, model, host.registry.snapshot().nodes),
   });
-  return [tenants, models, requestLog, translation, tracing, mesh, cluster].filter((feature) => feature !== undefined);
+  const forwards = new ForwardsFeature({
+    logger,
+    events: {
+      forwarded: (listener) => host.proxyEvents.on('mesh:forwarded', listener),
+      forwardedIn: (listener) => host.proxyEvents.on('mesh:forwarded-in', listener),
+      reachability: (listener) => host.proxyEvents.on('mesh:site-reachability', listener),
+    },
+  });
+  return [tenants, models, requestLog, translation, forwards, tracing, mesh, cluster].filter((feature) => feature !== undefined);
 }
 
 /**

@@ -9,7 +9,6 @@ import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { ExclusionCounter, type PrefixHitFigures } from '#src/routing/index.ts';
 import { registerPrefixHits } from './prefix-hits.ts';
-import { registerMeshForwarding } from './mesh-forwarding.ts';
 import { registerRequestMetrics } from './request-metrics.ts';
 import { BoundCounter, BoundHistogram } from '#src/core/bound-series.ts';
 
@@ -217,7 +216,6 @@ export class GatewayMetrics {
 
     const excludedBy = new ExclusionCounter();
     this.#unsubscribe.push(
-      ...registerMeshForwarding(r, sources.proxyEvents),
       ...registerRequestMetrics(r, sources.proxyEvents),
       sources.proxyEvents.on('route:model-switch', (e) => switches.inc({ node: e.node })),
       sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),

@@ -68,7 +68,7 @@ test('a config with no optional section: tenants, model management and the reque
   await withFeatures('', (features) => {
     assert.deepEqual(
       features.map((f) => f.name),
-      ['tenants', 'models', 'request-log', 'translation'],
+      ['tenants', 'models', 'request-log', 'translation', 'forwards'],
     );
     const absent: (keyof FeatureParts)[] = [
       'sites',
@@ -87,7 +87,7 @@ test('[tracing], [mesh] and [cluster] each add their feature, in the order they 
   await withFeatures(`${TRACING}${MESH}${CLUSTER}`, (features) => {
     assert.deepEqual(
       features.map((f) => f.name),
-      ['tenants', 'models', 'request-log', 'translation', 'tracing', 'mesh', 'cluster'],
+      ['tenants', 'models', 'request-log', 'translation', 'forwards', 'tracing', 'mesh', 'cluster'],
     );
     const parts = partNames(features);
     for (const name of ['sites', 'workersMesh', 'wrapAdmission', 'admitTenant', 'wakeSender', 'tracer', 'dashboardSites'])
@@ -116,7 +116,7 @@ test('each optional section alone adds its feature alone', async () => {
     await withFeatures(toml, (features) => {
       assert.deepEqual(
         features.map((f) => f.name),
-        ['tenants', 'models', 'request-log', 'translation', name],
+        ['tenants', 'models', 'request-log', 'translation', 'forwards', name],
       );
     });
   }
