@@ -26,6 +26,8 @@ const CENTRAL: readonly string[] = [
   'metrics/prometheus.ts',
   'metrics/request-metrics.ts',
   'metrics/model-label.ts',
+  'metrics/model-names.ts',
+  'metrics/prefix-hits.ts',
   'admin/explain.ts',
   'admin/admin-routes.ts',
   'admin/admin-deps.ts',
@@ -94,6 +96,12 @@ const STILL_NAMED: readonly { readonly file: string; readonly feature: string; r
     reason: `explain?tenant= routes as that tenant’s request (its class and site scope): ${TENANT_IS_THE_QUEUE}`,
   },
   { file: 'admin/admin-deps.ts', feature: 'mesh', reason: 'AdminDeps.remote: explain’s remote sites (see admin/explain.ts)' },
+  {
+    file: 'metrics/model-names.ts',
+    feature: 'mesh',
+    reason:
+      'a model a fresh remote site serves is as real as a listed one for its bounded metrics label: read through routing’s RemoteSiteView (the mesh gives the sites, FeatureParts.remoteSites)',
+  },
 ];
 
 /** Comments and docs/ references blanked (line breaks kept); strings kept. */
