@@ -53,11 +53,16 @@ export interface LineAttempt {
 const ms = (value: number): number => Math.round(value * 10) / 10;
 const text = (value: string): string => (value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value);
 
-/** The line's object (with the features' fields of the request, `reports` placing them); `requestLineText` gives its JSON text with the newline. */
-export function requestLine(e: Finished, fallbackNowMs: number, reports: ReportsTable = NO_REPORTS): RequestLine {
+/**
+ * The line's object, with the features' fields of the request placed by their reports (`reports`:
+ * asked only for a request that carries some); `requestLineText` gives its JSON text with the newline.
+ */
+export function requestLine(e: Finished, fallbackNowMs: number, reports: () => ReportsTable = noReports): RequestLine {
   const line = ownLine(e, fallbackNowMs);
-  return e.fields === undefined ? line : withFeatureLines(line, e.fields, reports);
+  return e.fields === undefined ? line : withFeatureLines(line, e.fields, reports());
 }
+
+const noReports = (): ReportsTable => NO_REPORTS;
 
 /** The line's own fields: every request's. */
 function ownLine(e: Finished, fallbackNowMs: number): RequestLine {
@@ -108,7 +113,7 @@ function ownLine(e: Finished, fallbackNowMs: number): RequestLine {
 const LINE_SEPARATORS = /[\u2028\u2029]/;
 
 /** One JSON line, newline-terminated: JSON.stringify escapes every control character, and the two separators are escaped too. */
-export function requestLineText(e: Finished, fallbackNowMs: number, reports: ReportsTable = NO_REPORTS): string {
+export function requestLineText(e: Finished, fallbackNowMs: number, reports?: () => ReportsTable): string {
   const json = JSON.stringify(requestLine(e, fallbackNowMs, reports));
   const text = LINE_SEPARATORS.test(json) ? json.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029') : json;
   return `${text}\n`;

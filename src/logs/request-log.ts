@@ -47,7 +47,7 @@ export class RequestLog {
     const writer = new LineWriter(output, config.requestsBufferLines, deps.onError);
     this.#writer = writer;
     this.#unsubscribe = deps.events.on('proxy:request-finished', (e) =>
-      writer.write(requestLineText(e, deps.clock.now(), deps.reports())),
+      writer.write(requestLineText(e, deps.clock.now(), deps.reports)),
     );
   }
 

@@ -74,7 +74,7 @@ export class RequestRing {
     for (let seq = this.#seq; seq > this.#seq - kept && seq > query.after && out.length < query.limit; seq -= 1) {
       const slot = this.#slots[(seq - 1) % capacity];
       if (slot === undefined) continue;
-      slot.record ??= requestRecord(slot.event, slot.seq, slot.at, this.#reports());
+      slot.record ??= requestRecord(slot.event, slot.seq, slot.at, this.#reports);
       if (recordMatches(query, slot.record)) out.push(slot.record);
     }
     return { requests: out, latest: this.#seq, kept, capacity };

@@ -194,7 +194,10 @@ const CASES: readonly { name: string; event: Finished; expect: Record<string, un
 for (const c of CASES) {
   test(`request line: ${c.name}`, () => {
     // The features' fields of a request are laid by their reports (the mesh's: a forward's sender).
-    assert.deepEqual(requestLine(c.event, END + 1, reportsTable([FORWARDED_REPORTS])), c.expect);
+    assert.deepEqual(
+      requestLine(c.event, END + 1, () => reportsTable([FORWARDED_REPORTS])),
+      c.expect,
+    );
   });
 }
 

@@ -35,12 +35,12 @@ const finished = (over: Partial<Finished> = {}): Finished => ({
 
 test('the request log line: `translated` just after `endpoint`, byte for byte as it was written before the move', () => {
   const reports = reportsTable([feature().reports]);
-  const text = requestLineText(finished({ fields: translatedFields('messages→chat') }), Date.UTC(2026, 0, 1), reports);
+  const text = requestLineText(finished({ fields: translatedFields('messages→chat') }), Date.UTC(2026, 0, 1), () => reports);
   assert.equal(
     text,
     '{"time":"2026-01-01T00:00:00.000Z","request_id":"","tenant":"default","endpoint":"/v1/messages","translated":"messages→chat","attempts":[],"status":200,"queue_wait_ms":0,"duration_ms":1,"bytes_in":0,"bytes_out":0}\n',
   );
-  const plain = requestLineText(finished(), Date.UTC(2026, 0, 1), reports);
+  const plain = requestLineText(finished(), Date.UTC(2026, 0, 1), () => reports);
   assert.ok(!plain.includes('translated'), plain);
 });
 
