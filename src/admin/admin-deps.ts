@@ -14,7 +14,7 @@ import type { RecentRequests } from './dashboard/feed-panels.ts';
 
 export type { RecentRequests, RecentRequestsAnswer } from './dashboard/feed-panels.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
-import type { AdminView } from '#src/core/feature.ts';
+import type { AdminView, ExplainAsk, ExplainPart } from '#src/core/feature.ts';
 import type { NodeSourceRow } from './hosts-view.ts';
 
 export interface AdminCommands {
@@ -66,6 +66,8 @@ export interface AdminDeps {
   readonly requests?: RecentRequests;
   /** [mesh] only: the remote sites, so /admin/explain lists them next to the nodes. */
   readonly remote?: ExplainRemote | undefined;
+  /** The features' parts of an explanation (core/feature.ts `explain`: a translation's endpoint and field), in the list's order; absent = none. */
+  readonly explain?: (ask: ExplainAsk) => readonly ExplainPart[];
   /** The features' read views by path (GET, read access, JSON: the tenants' /admin/tenants); absent = none. */
   readonly views?: Readonly<Record<string, AdminView>>;
   /** /admin/models*: absent = not offered. */

@@ -3,10 +3,9 @@
 import { badRequest } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
 import { fleetRatio } from '#src/capacity/index.ts';
-import { chatBytesBounds, sendError, sendJson, sessionKeyOf, translationFor, type TableBuilder } from '#src/proxy/index.ts';
+import { chatBytesBounds, sendError, sendJson, sessionKeyOf, type TableBuilder } from '#src/proxy/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import { servedModelName, sessionFeature } from '#src/routing/index.ts';
-import { TRANSLATIONS } from '#src/translate/translations.ts';
 import { explainQueue, explainRouting } from './explain.ts';
 import { hostsView } from './hosts-view.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
@@ -81,22 +80,13 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
         },
         routing,
       );
-      // endpoint=: judged on the endpoint the request would be sent to (a translation's, where one serves it).
-      const translation =
-        query.endpoint === undefined || !deps.config().routing.translate
-          ? undefined
-          : translationFor(TRANSLATIONS, query.endpoint, model, snapshot.nodes);
-      const endpoint = translation?.node ?? query.endpoint;
-      const request = endpoint === undefined ? routed : { ...routed, endpoint };
+      // The features' parts: endpoint= is judged on the endpoint the request would be sent to (a feature's, where one says).
+      const parts = deps.explain?.({ model, endpoint: query.endpoint }) ?? [];
+      const endpoint = parts.reduce<string | undefined>((asked, part) => part.endpoint ?? asked, query.endpoint);
+      const request = endpoint === undefined ? routed : { ...routed, endpoint: endpoint as InferenceEndpoint };
       const queue = deps.queues === undefined ? undefined : explainQueue(deps.queues()[model]);
       const explained = explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, tenant?.sites, queue);
-      sendJson(
-        res,
-        200,
-        translation === undefined
-          ? explained
-          : { ...explained, translated: { translation: translation.name, endpoint: translation.node } },
-      );
+      sendJson(res, 200, parts.length === 0 ? explained : Object.assign({ ...explained }, ...parts.map((part) => part.fields)));
     }),
   );
   table.add(

@@ -102,11 +102,6 @@ export interface Explanation {
   readonly site_choice?: string | null;
   /** The model's queue (absent when the caller has no scheduler to ask). */
   readonly queue?: ExplainQueue;
-  /**
-   * `endpoint=` named an API no node for the model speaks and a translation serves it (docs/protocols-endpoints.md,
-   * "Translation"): its name and the endpoint the nodes are judged on (and would be sent).
-   */
-  readonly translated?: { readonly translation: string; readonly endpoint: string };
 }
 
 /** Who waits in the model's queue now: by the tenants' priority classes and by tenant. */

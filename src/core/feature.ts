@@ -8,6 +8,7 @@
 // object, merged. An absent feature contributes nothing.
 
 import type { Registry } from 'prom-client';
+import type { FeatureReports } from './request-fields.ts';
 
 /**
  * `Config` is the owner's config (a reload hands over the previous and the next); `Parts` is what
@@ -47,7 +48,35 @@ export interface Feature<Config, Parts extends object = object> {
    * site-wide report over the tenants' own).
    */
   adminViews?(): Readonly<Record<string, AdminView>>;
+  /**
+   * What it says of its own fields of finished requests (src/core/request-fields.ts): its request
+   * half sets them on the report under its name; here, its fields in the request log's line and
+   * /admin/requests' record, and what its series (registered by `metrics`) count of each request
+   * that carries them (`featureReports` types them by its own fields). A request without its
+   * fields runs none of it.
+   */
+  readonly reports?: FeatureReports | undefined;
+  /**
+   * What it adds to GET /admin/explain for one ask: the endpoint the request would be sent to (the
+   * nodes are judged on it: a translation's), and its fields laid after the explanation's own;
+   * undefined = nothing.
+   */
+  explain?(ask: ExplainAsk): ExplainPart | undefined;
 }
 
 /** One admin read view: its JSON answer now. */
 export type AdminView = () => unknown;
+
+/** What /admin/explain is asked: the model as routed, and the endpoint named (`endpoint=`; undefined = any). */
+export interface ExplainAsk {
+  readonly model: string;
+  readonly endpoint: string | undefined;
+}
+
+/** A feature's part of an explanation. */
+export interface ExplainPart {
+  /** The endpoint the request would be sent to instead of the one asked (the nodes are judged on it). */
+  readonly endpoint?: string | undefined;
+  /** Its fields in the answer, after the explanation's own. */
+  readonly fields?: Readonly<Record<string, unknown>> | undefined;
+}

@@ -19,7 +19,7 @@ export interface ListenerFigures {
 /** What the admin table reads of the gateway's parts. */
 export interface AdminParts extends Pick<
   AdminDeps,
-  'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed' | 'requests' | 'modelEvents' | 'nodeSources'
+  'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed' | 'requests' | 'modelEvents' | 'nodeSources' | 'explain'
 > {
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
   readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
@@ -59,6 +59,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     ...(parts.requests === undefined ? {} : { requests: parts.requests }),
     remote: explainRemote(parts.link, () => listeners.unreachableSites?.() ?? new Map()),
     ...(parts.views === undefined ? {} : { views: parts.views }),
+    ...(parts.explain === undefined ? {} : { explain: parts.explain }),
     ...(parts.models === undefined ? {} : { models: parts.models }),
     ...(parts.modelEvents === undefined ? {} : { modelEvents: parts.modelEvents }),
     ...(parts.degraded === undefined ? {} : { degraded: parts.degraded }),

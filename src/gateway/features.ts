@@ -15,7 +15,7 @@ import type { RequestTracer } from '#src/core/tracing.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeRegistry, RegistryEvents, WakeDelivery } from '#src/nodes/index.ts';
 import type { WakeSpec } from '#src/config/types.ts';
-import type { PoolFigures, ProxyEvents } from '#src/proxy/index.ts';
+import { translationFor, type PoolFigures, type ProxyEvents } from '#src/proxy/index.ts';
 import { sumPoolFigures } from '#src/workers/index.ts';
 import { sitesFiguresOf, spansOf } from '#src/plane/index.ts';
 import type { Scheduler, SwitchModels } from '#src/scheduler/index.ts';
@@ -37,10 +37,14 @@ import { TracingFeature } from '#src/tracing/tracing-feature.ts';
 import type { TracerHost } from '#src/tracing/index.ts';
 import { ClusterFeature } from '#src/cluster/cluster-feature.ts';
 import { MeshFeature } from '#src/mesh/mesh-feature.ts';
+import { ForwardsFeature } from '#src/mesh/forwards-feature.ts';
 import type { MeshOptions } from '#src/mesh/mesh-options.ts';
 import { SITES_PORT, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import { meshOwnerSide, type WorkersMeshSource } from '#src/mesh/crossing/index.ts';
 import type { OwnerSide } from '#src/core/cross-thread.ts';
+import type { ReportsTable } from '#src/core/request-fields.ts';
+import { TranslationFeature } from '#src/translate/translation-feature.ts';
+import { TRANSLATIONS } from '#src/translate/translations.ts';
 import type { Parts, PartKey } from '#src/core/part-key.ts';
 
 export type { MeshOptions, UsageStopOutcome };
@@ -120,6 +124,8 @@ export interface FeatureHost {
   readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
   /** One feature's figures of every request plane host (each feature's by its name: request-features.ts). */
   readonly planeFigures: (name: string) => readonly unknown[];
+  /** What each feature says of its own fields of finished requests, in the list's order (read once the list is built). */
+  readonly reports: () => ReportsTable;
 }
 
 /** The features `config` enables, in the order they start. */
@@ -151,6 +157,7 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
     logger,
     events: host.proxyEvents,
     stdout: options.requestLogStdout ?? process.stdout,
+    reports: host.reports,
   });
   const cluster =
     config.cluster === undefined
@@ -187,7 +194,19 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
           publishGate: config.mesh === undefined ? undefined : cluster?.publishGate(),
         });
   const tracing = config.tracing === undefined ? undefined : new TracingFeature(config.tracing, () => spansOf(host.planeFigures));
-  return [tenants, models, requestLog, tracing, mesh, cluster].filter((feature) => feature !== undefined);
+  const translation = new TranslationFeature({
+    on: () => host.config().routing.translate,
+    choose: (endpoint, model) => translationFor(TRANSLATIONS, endpoint, model, host.registry.snapshot().nodes),
+  });
+  const forwards = new ForwardsFeature({
+    logger,
+    events: {
+      forwarded: (listener) => host.proxyEvents.on('mesh:forwarded', listener),
+      forwardedIn: (listener) => host.proxyEvents.on('mesh:forwarded-in', listener),
+      reachability: (listener) => host.proxyEvents.on('mesh:site-reachability', listener),
+    },
+  });
+  return [tenants, models, requestLog, translation, forwards, tracing, mesh, cluster].filter((feature) => feature !== undefined);
 }
 
 /**

@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '#src/core/clock.ts';
 import { detach } from '#src/core/detach.ts';
 import { OneAtATime } from '#src/core/one-at-a-time.ts';
 import { EventBus } from '#src/core/events.ts';
+import { observeFields, reportsTable, type ReportsTable } from '#src/core/request-fields.ts';
 import { diffConfig, diffNodes, type GatewayConfig } from '#src/config/index.ts';
 import { NodeLoops, NodeRegistry, sendWake, WakeManager, type RegistryEvents } from '#src/nodes/index.ts';
 import {
@@ -63,6 +64,8 @@ export class GatewayParts {
   readonly #features: readonly GatewayFeature[];
   /** What they add to the other parts, merged. */
   readonly #parts: Partial<FeatureParts>;
+  /** What each says of its own fields of finished requests (its log fields, its per-request series), in the list's order. */
+  readonly #reports: ReportsTable;
   readonly #wakes: WakeManager;
   /** The operator dashboard's traffic history, transition log and live feed. */
   readonly dashboard: DashboardHub;
@@ -132,7 +135,9 @@ export class GatewayParts {
       scheduler: () => this.scheduler,
       refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
       planeFigures: (name) => this.#planes.featureFigures(name),
+      reports: () => this.#reports,
     });
+    this.#reports = reportsTable(this.#features.map((feature) => feature.reports));
     this.#parts = Object.assign({}, ...this.#features.map((feature) => feature.parts ?? {})) as Partial<FeatureParts>;
     const policyContext = policyContextFor(() => this.#config, options.random ?? Math.random);
     this.#policies = policyPerRequest(policyContext);
@@ -149,6 +154,7 @@ export class GatewayParts {
       modelLabel: (model) => this.#modelNames.boundedLabel(model),
       upstreamConnections: () => this.#planes.upstream(),
       prefixHits: () => this.#policies.prefixHits(),
+      ...(this.#reports.size === 0 ? {} : { featureFields: (request, fields) => observeFields(this.#reports, request, fields) }),
     });
     for (const feature of this.#features) feature.metrics?.(this.#metrics.registry);
     registerFleetMetrics(this.#metrics.registry, this.#fleet);
@@ -241,6 +247,7 @@ export class GatewayParts {
         upstreamSites: () => upstreamSites(this.#parts, (name) => this.#planes.featureFigures(name)),
         heldBytes: () => this.#planes.heldBytes(),
         views: Object.assign({}, ...this.#features.map((feature) => feature.adminViews?.())),
+        explain: (ask) => this.#features.flatMap((feature) => feature.explain?.(ask) ?? []),
         models: parts.modelCommands,
         modelEvents: () => this.#loops.modelEventStreams(),
         degraded: this.#degraded(),

@@ -1,12 +1,15 @@
 // Pure: one request's line in the request log (docs/observability.md), from its
 // `proxy:request-finished` event. Plain figures only: never a prompt, an answer or a key. Times are
 // UTC ISO-8601, durations milliseconds (one decimal), sizes bytes; a field not known is left out.
+// A feature's own fields of the request (core/request-fields.ts) are laid where the feature says,
+// by the reports table the feature list gives: the line names no feature.
 
+import { NO_REPORTS, withFeatureLines, type ReportsTable } from '#src/core/request-fields.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
 type Finished = ProxyEvents['proxy:request-finished'];
 
-/** Longest free text kept in a line (a forwarding site's stated tenant, an error). */
+/** Longest free text kept in a line (an error). */
 const MAX_TEXT = 256;
 
 export interface RequestLine {
@@ -14,14 +17,10 @@ export interface RequestLine {
   readonly request_id: string;
   readonly tenant?: string;
   readonly endpoint: string;
-  /** Served in another API than the endpoint's: the translation (e.g. `messages→chat`). */
-  readonly translated?: string;
   readonly model_requested?: string;
   readonly model?: string;
   readonly node?: string;
   readonly site?: string;
-  readonly from_site?: string;
-  readonly from_tenant?: string;
   readonly attempts: readonly LineAttempt[];
   readonly status: number;
   readonly refusal?: string;
@@ -54,8 +53,19 @@ export interface LineAttempt {
 const ms = (value: number): number => Math.round(value * 10) / 10;
 const text = (value: string): string => (value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value);
 
-/** The line's object; `requestLineText` gives its JSON text with the newline. */
-export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
+/**
+ * The line's object, with the features' fields of the request placed by their reports (`reports`:
+ * asked only for a request that carries some); `requestLineText` gives its JSON text with the newline.
+ */
+export function requestLine(e: Finished, fallbackNowMs: number, reports: () => ReportsTable = noReports): RequestLine {
+  const line = ownLine(e, fallbackNowMs);
+  return e.fields === undefined ? line : withFeatureLines(line, e.fields, reports());
+}
+
+const noReports = (): ReportsTable => NO_REPORTS;
+
+/** The line's own fields: every request's. */
+function ownLine(e: Finished, fallbackNowMs: number): RequestLine {
   const d = e.detail;
   const attempts = (d?.attempts ?? []).map((a): LineAttempt => ({
     ...(a.kind === 'node' ? { node: a.target } : { site: a.target }),
@@ -72,13 +82,9 @@ export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
     request_id: d?.requestId ?? '',
     ...(e.tenant === undefined ? {} : { tenant: e.tenant }),
     endpoint: e.endpoint,
-    ...(e.translated === undefined ? {} : { translated: e.translated }),
     ...(d === undefined || d.requestedModel === '' ? {} : { model_requested: d.requestedModel }),
     ...(d === undefined || d.servedModel === '' ? {} : { model: d.servedModel }),
     ...where,
-    ...(e.peer === undefined
-      ? {}
-      : { from_site: e.peer.site, ...(e.peer.claimedTenant === undefined ? {} : { from_tenant: text(e.peer.claimedTenant) }) }),
     attempts,
     status: e.status,
     ...(d?.refusal === undefined ? {} : { refusal: d.refusal }),
@@ -107,8 +113,8 @@ export function requestLine(e: Finished, fallbackNowMs: number): RequestLine {
 const LINE_SEPARATORS = /[\u2028\u2029]/;
 
 /** One JSON line, newline-terminated: JSON.stringify escapes every control character, and the two separators are escaped too. */
-export function requestLineText(e: Finished, fallbackNowMs: number): string {
-  const json = JSON.stringify(requestLine(e, fallbackNowMs));
+export function requestLineText(e: Finished, fallbackNowMs: number, reports?: () => ReportsTable): string {
+  const json = JSON.stringify(requestLine(e, fallbackNowMs, reports));
   const text = LINE_SEPARATORS.test(json) ? json.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029') : json;
   return `${text}\n`;
 }

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
+import type { ReportsTable } from '#src/core/request-fields.ts';
 import type { Feature } from '#src/core/feature.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
@@ -21,6 +22,8 @@ export interface RequestLogFeatureDeps {
   readonly events: EventBus<ProxyEvents>;
   /** Where `[log] requests = "stdout"` writes. */
   readonly stdout: Writable;
+  /** What each feature's own fields of a request add to its line and record (the feature list's). */
+  readonly reports: () => ReportsTable;
 }
 
 /** What the request log adds to the owner's parts (gateway/features.ts names them). */
@@ -45,6 +48,7 @@ export class RequestLogFeature implements Feature<GatewayConfig, RequestLogParts
       clock: deps.clock,
       events: deps.events,
       stdout: deps.stdout,
+      reports: deps.reports,
       onError: (error) =>
         deps.logger.error({ err: error }, 'request log write failed; lines are dropped and counted until it works again'),
     });

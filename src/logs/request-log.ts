@@ -7,11 +7,12 @@ import type { Writable } from 'node:stream';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { LogConfig } from '#src/config/index.ts';
+import type { ReportsTable } from '#src/core/request-fields.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { LineWriter, type LineFigures, type LineOutput } from './line-writer.ts';
 import { FileOutput, StreamOutput } from './request-log-file.ts';
 import { requestLineText } from './request-line.ts';
-import { RequestRing } from './request-ring.ts';
+import { REQUEST_RING_SIZE, RequestRing } from './request-ring.ts';
 
 export interface RequestLogDeps {
   readonly clock: Clock;
@@ -20,6 +21,8 @@ export interface RequestLogDeps {
   readonly stdout: Writable;
   /** A write that failed (told once per failing spell). */
   readonly onError: (error: unknown) => void;
+  /** What each feature's own fields of a request add to its line (the feature list's; core/request-fields.ts). */
+  readonly reports: () => ReportsTable;
 }
 
 export class RequestLog {
@@ -30,7 +33,7 @@ export class RequestLog {
   readonly #unsubscribe: () => void;
 
   constructor(config: LogConfig | undefined, deps: RequestLogDeps) {
-    this.recent = new RequestRing(deps.clock, deps.events);
+    this.recent = new RequestRing(deps.clock, deps.events, REQUEST_RING_SIZE, deps.reports);
     const target = config?.requests ?? { kind: 'off' };
     if (config === undefined || target.kind === 'off') {
       this.#unsubscribe = () => undefined;
@@ -43,7 +46,9 @@ export class RequestLog {
     const output: LineOutput = this.#file ?? new StreamOutput(deps.stdout);
     const writer = new LineWriter(output, config.requestsBufferLines, deps.onError);
     this.#writer = writer;
-    this.#unsubscribe = deps.events.on('proxy:request-finished', (e) => writer.write(requestLineText(e, deps.clock.now())));
+    this.#unsubscribe = deps.events.on('proxy:request-finished', (e) =>
+      writer.write(requestLineText(e, deps.clock.now(), deps.reports)),
+    );
   }
 
   /** Opens the file at start, so a path that cannot be written stops the start with the reason. */

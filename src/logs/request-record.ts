@@ -3,6 +3,7 @@
 // on) with each node attempt's routing decision (policy, reason, every candidate's score and every
 // exclusion, bounded by routing/route-summary.ts), and the ring's sequence number.
 
+import type { ReportsTable } from '#src/core/request-fields.ts';
 import { requestLine, type LineAttempt, type RequestLine } from './request-line.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
@@ -20,8 +21,8 @@ export interface RequestRecord extends Omit<RequestLine, 'attempts'> {
   readonly attempts: readonly RecordAttempt[];
 }
 
-export function requestRecord(e: Finished, seq: number, nowMs: number): RequestRecord {
-  const line = requestLine(e, nowMs);
+export function requestRecord(e: Finished, seq: number, nowMs: number, reports?: () => ReportsTable): RequestRecord {
+  const line = requestLine(e, nowMs, reports);
   const detailed = e.detail?.attempts ?? [];
   const attempts = line.attempts.map((a, i): RecordAttempt => {
     const route = detailed[i]?.route;

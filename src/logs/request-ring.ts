@@ -5,6 +5,7 @@
 
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
+import { NO_REPORTS, type ReportsTable } from '#src/core/request-fields.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { readRequestQuery, recordMatches, type RequestQuery } from './request-query.ts';
 import { requestRecord, type RequestRecord } from './request-record.ts';
@@ -36,7 +37,16 @@ export class RequestRing {
   readonly #events: EventBus<ProxyEvents>;
   readonly #off: () => void;
 
-  constructor(clock: Clock, events: EventBus<ProxyEvents>, capacity = REQUEST_RING_SIZE) {
+  readonly #reports: () => ReportsTable;
+
+  /** `reports`: what each feature's fields of a request add to its record (the feature list's, read when a record is built). */
+  constructor(
+    clock: Clock,
+    events: EventBus<ProxyEvents>,
+    capacity = REQUEST_RING_SIZE,
+    reports: () => ReportsTable = () => NO_REPORTS,
+  ) {
+    this.#reports = reports;
     this.#slots = new Array<Slot | undefined>(capacity).fill(undefined);
     this.#events = events;
     // Stored when the ring is read (or every DEFERRED_CAPACITY requests), with each request's own end time.
@@ -64,7 +74,7 @@ export class RequestRing {
     for (let seq = this.#seq; seq > this.#seq - kept && seq > query.after && out.length < query.limit; seq -= 1) {
       const slot = this.#slots[(seq - 1) % capacity];
       if (slot === undefined) continue;
-      slot.record ??= requestRecord(slot.event, slot.seq, slot.at);
+      slot.record ??= requestRecord(slot.event, slot.seq, slot.at, this.#reports);
       if (recordMatches(query, slot.record)) out.push(slot.record);
     }
     return { requests: out, latest: this.#seq, kept, capacity };

@@ -6,7 +6,6 @@ import type { EventBus } from '#src/core/events.ts';
 import { changedDrops, configuredModelWarnings, describeTransition, sampleIds } from '#src/discovery/index.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
-import { subscribeForwardLogs } from './forward-log.ts';
 
 export interface TransitionLogSources {
   readonly logger: Logger;
@@ -61,7 +60,6 @@ export function subscribeTransitionLogs(s: TransitionLogSources): () => void {
         'upstream attempt failed',
       ),
     ),
-    ...subscribeForwardLogs(logger, s.proxyEvents),
   ];
   return () => {
     for (const off of offs) off();

@@ -24,6 +24,7 @@ import {
   localReplayGuard,
   MAX_REMEMBERED_FORWARDS,
   meshLinkFor,
+  FORWARDED_REPORTS,
   replayOp,
   replayRecordFile,
   ReplayKeeper,
@@ -75,6 +76,8 @@ export interface MeshParts {
 export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
   readonly name = 'mesh';
   readonly parts: MeshParts;
+  /** A forward's sender in the request log (its own field of the request: forwarded-line.ts). */
+  readonly reports = FORWARDED_REPORTS;
   readonly events: EventBus<MeshEvents>;
   /** What forwarding needs ([mesh] only): this site's key once loaded, these sites, the pins in force. */
   readonly link: MeshLink | undefined;

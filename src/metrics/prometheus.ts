@@ -4,11 +4,11 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventBus } from '#src/core/events.ts';
+import type { FinishedRequest, RequestFields } from '#src/core/request-fields.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { ExclusionCounter, type PrefixHitFigures } from '#src/routing/index.ts';
 import { registerPrefixHits } from './prefix-hits.ts';
-import { registerMeshForwarding } from './mesh-forwarding.ts';
 import { registerRequestMetrics } from './request-metrics.ts';
 import { BoundCounter, BoundHistogram } from '#src/core/bound-series.ts';
 
@@ -28,6 +28,11 @@ export interface MetricsSources {
   readonly upstreamConnections?: () => Readonly<Record<string, UpstreamConnectionFigures>>;
   /** cache-aware's estimated prefix hits so far. */
   readonly prefixHits?: () => PrefixHitFigures;
+  /**
+   * A finished request that carries features' own fields, to the features that count them
+   * (core/request-fields.ts `observeFields`); a request without any calls nothing.
+   */
+  readonly featureFields?: (request: FinishedRequest, fields: RequestFields) => void;
 }
 
 export interface UpstreamConnectionFigures {
@@ -211,7 +216,6 @@ export class GatewayMetrics {
 
     const excludedBy = new ExclusionCounter();
     this.#unsubscribe.push(
-      ...registerMeshForwarding(r, sources.proxyEvents),
       ...registerRequestMetrics(r, sources.proxyEvents),
       sources.proxyEvents.on('route:model-switch', (e) => switches.inc({ node: e.node })),
       sources.registryEvents.on('node:wake', (e) => wakes.inc({ node: e.node, result: e.result })),
@@ -227,6 +231,7 @@ export class GatewayMetrics {
         byEndpoint.inc(1, e.endpoint, status);
         duration.observe(e.durationMs / 1000, e.model);
         if (e.firstByteMs !== undefined) firstByte.observe(e.firstByteMs / 1000, e.model);
+        if (e.fields !== undefined) sources.featureFields?.(e, e.fields);
       }),
       sources.proxyEvents.deferred('proxy:attempt', (e) => {
         attempts.inc(1, e.node, e.result);

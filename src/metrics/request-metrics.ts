@@ -1,7 +1,8 @@
 // Per-request figures from `proxy:request-finished`: tokens by model, node and kind, a stream's
-// time to first token and its inter-token latency, duration by endpoint and model, translated requests by translation (the request
-// log's written and dropped lines are the request log's own: logs/request-log-metrics.ts). Labels are bounded: model labels (model-label.ts), node names
-// and `site:<id>` of pinned sites, the inference endpoints, closed sets.
+// time to first token and its inter-token latency, duration by endpoint and model (a feature's own series are its own:
+// the request log's written and dropped lines, logs/request-log-metrics.ts; what a feature counts of its fields of a
+// request, core/request-fields.ts). Labels are bounded: model labels (model-label.ts), node names and `site:<id>` of
+// pinned sites, the inference endpoints, closed sets.
 
 import type { Registry } from 'prom-client';
 import { BoundCounter, BoundHistogram } from '#src/core/bound-series.ts';
@@ -36,15 +37,8 @@ export function registerRequestMetrics(r: Registry, events: EventBus<ProxyEvents
     buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [r],
   });
-  const translated = new BoundCounter({
-    name: 'gateway_translated_requests_total',
-    help: 'Requests served in another API than the client\'s (no node for the model speaks it: docs/protocols-endpoints.md, "Translation"), by translation (e.g. messages→chat) and HTTP status.',
-    labelNames: ['translation', 'status'],
-    registers: [r],
-  });
   return [
     events.deferred('proxy:request-finished', (e) => {
-      if (e.translated !== undefined) translated.inc(1, e.translated, String(e.status));
       duration.observe(e.durationMs / 1000, e.endpoint, e.model);
       const node = e.node ?? 'none';
       const prompt = e.usage?.promptTokens;

@@ -5,6 +5,8 @@
 // absent, and no request opens anything.
 
 import type { RequestTracer } from '#src/core/tracing.ts';
+import { FORWARDED_FROM } from '#src/core/forwarded-from.ts';
+import { fieldOf } from '#src/core/request-fields.ts';
 import { whenFinished, type RequestFeature } from '#src/proxy/index.ts';
 
 export function tracingFeature(tracer: RequestTracer): RequestFeature {
@@ -15,7 +17,7 @@ export function tracingFeature(tracer: RequestTracer): RequestFeature {
         endpoint,
         traceparent: req.headers.traceparent,
         tracestate: req.headers.tracestate,
-        fromSite: caller.labels.peer?.site,
+        fromSite: fieldOf(caller.labels.fields, FORWARDED_FROM)?.site,
         requestId: report.requestId,
       });
       report.observer = span;

@@ -193,7 +193,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'tracing/': [...CORE, 'proxy/'],
   'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/'],
   'logs/': [...CORE, 'discovery/', 'nodes/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
-  'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/', 'translate/'],
+  'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/'],
   'workers/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/', 'ports/', 'plane/'],
   'gateway/': [
     ...CORE,
@@ -215,6 +215,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'plane/',
     'tenants/',
     'tracing/',
+    'translate/',
   ],
   'main.ts': [...CORE, 'nodes/', 'proxy/', 'admin/', 'workers/', 'gateway/', 'ports/', 'plane/'],
   'cli/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'mesh/', 'admin/', 'logs/', 'sim/', 'main.ts'],

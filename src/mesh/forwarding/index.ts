@@ -49,6 +49,7 @@ export {
   type VerifyContext,
 } from './verify-forward.ts';
 export { forwardRefused } from './forward-refusal.ts';
+export { FORWARDED_REPORTS } from './forwarded-line.ts';
 export { meshLinkFor, SITES_PORT, type MeshLink, type SitesSource } from './mesh-link.ts';
 export {
   parseReplayRecord,

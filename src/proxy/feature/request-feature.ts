@@ -18,6 +18,7 @@ import type { GatewayError } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
 import { DEFAULT_TENANT, type InferenceEndpoint } from '#src/config/index.ts';
 import type { Parts } from '#src/core/part-key.ts';
+import type { RequestFields } from '#src/core/request-fields.ts';
 import type { QueueTenant, RouteRequest } from '#src/routing/index.ts';
 import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
@@ -37,7 +38,7 @@ export interface Caller {
   readonly gates: readonly RequestGate[];
   /** The model names it may be told of (listings, a 404's suggestions); undefined = every name. */
   readonly visible?: ((name: string) => boolean) | undefined;
-  /** What its requests are reported under (the request log's and metrics' tenant, a forward's sender: `peer`). */
+  /** What its requests are reported under (the request log's and metrics' tenant; features' own fields: a forward's sender). */
   readonly labels: RequestLabels;
   /** What features know of it, each under the key of the feature that owns it (core/part-key.ts); absent = nothing. */
   readonly parts?: Parts | undefined;
@@ -172,11 +173,13 @@ export interface TranslationAsk {
 /**
  * The request is served in another API than its endpoint's: sent to `endpoint` as `resolved` (its
  * body translated), the client's answer made by `rewrite`; `name` (e.g. `messages→chat`) is what
- * the answer's `x-switchyard-translated` header, the request log and the metrics say.
+ * the answer's `x-switchyard-translated` header says; `fields`, the feature's own fields the report
+ * keeps (core/request-fields.ts: what its request-log field and metric read).
  */
 export interface ServedAs {
   readonly kind: 'served_as';
   readonly name: string;
+  readonly fields: RequestFields;
   readonly endpoint: InferenceEndpoint;
   readonly resolved: ResolvedRequest;
   readonly rewrite: AnswerRewrite;

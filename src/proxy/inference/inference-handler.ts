@@ -315,7 +315,7 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   #servedAs(served: ServedAs): ResolvedRequest {
     this.endpoint = served.endpoint;
     this.rewrite = served.rewrite;
-    noteServedAs(this.res, this.#report, served.name);
+    noteServedAs(this.res, this.#report, served);
     return served.resolved;
   }
 

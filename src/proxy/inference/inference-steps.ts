@@ -16,7 +16,7 @@ import { attemptEvent } from '../failover/attempt-feedback.ts';
 import type { FailoverEnd } from '../failover/failover-loop.ts';
 import type { NodeTargets } from '../failover/node-target.ts';
 import type { Target } from '../failover/target.ts';
-import type { Caller, FeatureSource } from '../feature/request-feature.ts';
+import type { Caller, FeatureSource, ServedAs } from '../feature/request-feature.ts';
 import { respondRefused, type RefusalDeps } from '../refusal/respond-refused.ts';
 import { featureReaders } from '../request/affinity-key.ts';
 import { loggedPrompt } from '../request/logged-prompt.ts';
@@ -25,7 +25,7 @@ import { resolveMultipartRequest } from '../request/multipart-model.ts';
 import type { PromptBounds } from '../request/prompt-bounds.ts';
 import { requestIdFor } from '../request/request-id.ts';
 import { resolveRequest, type ResolvedRequest } from '../request/request-model.ts';
-import { noteAttempt, startRequestReport, type RequestReport } from '../request/request-report.ts';
+import { noteAttempt, setFields, startRequestReport, type RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { AnsweredHere } from '../request/gateway-count.ts';
 import { sizePrompt } from '../request/size-prompt.ts';
@@ -103,11 +103,11 @@ export const TRANSLATED_HEADER = 'x-switchyard-translated';
 /**
  * The request is served in another API than its endpoint's: its answer (every one, refusals too) and
  * its report say which. A header carries ASCII only: the name's arrow is written `->` there
- * (`messages->chat`); the report, the request log and the metrics keep the name (`messages→chat`).
+ * (`messages->chat`); the report keeps the feature's own fields (what its log field and metric say).
  */
-export function noteServedAs(res: ServerResponse, report: RequestReport, name: string): void {
-  report.translated = name;
-  res.setHeader(TRANSLATED_HEADER, name.replaceAll('→', '->'));
+export function noteServedAs(res: ServerResponse, report: RequestReport, served: Pick<ServedAs, 'name' | 'fields'>): void {
+  setFields(report, served.fields);
+  res.setHeader(TRANSLATED_HEADER, served.name.replaceAll('→', '->'));
 }
 
 /** The request's own facts: what it asks to generate, and the signal aborted when its client leaves early. */

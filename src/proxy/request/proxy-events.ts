@@ -1,17 +1,11 @@
 // Events the data plane publishes; metrics and logs subscribe.
 import type { TenantPriority } from '#src/config/index.ts';
+import type { RequestFields } from '#src/core/request-fields.ts';
 import type { Exclusion } from '#src/routing/index.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { AttemptResult } from '../attempt/attempt-result.ts';
 import type { AttemptRecord } from './attempt-record.ts';
 import type { LoggedPrompt } from './logged-prompt.ts';
-
-/** Who a forwarded request came from, as `proxy:request-finished` reports it. */
-export interface ForwardedFor {
-  readonly site: string;
-  readonly claimedTenant: string | undefined;
-  readonly claimedClass: TenantPriority | undefined;
-}
 
 /** One request's particulars for the request log: ids, models, attempts, waits, bytes, the refusal. */
 export interface RequestDetail {
@@ -62,13 +56,10 @@ export interface ProxyEvents {
     /** The tokens the answer used (absent when none reached the client). */
     readonly usage?: AnswerUsage | undefined;
     /**
-     * A forwarded request ([mesh]): the pinned site that sent it and the tenant and class it stated
-     * (signed, not trusted: `tenant` above is the site's own `[[mesh.sites]] tenant`). Unbounded
-     * text in `claimedTenant`: for accounting rows and logs, never a metrics label.
+     * Each feature's own fields of the request, under its name (core/request-fields.ts: a translated
+     * request's translation, a forward's sender); absent = none. Plain data: what they mean is each feature's own.
      */
-    readonly peer?: ForwardedFor | undefined;
-    /** Served in another API than its endpoint's (src/translate/): the translation's name, e.g. `messages→chat` (a bounded label). */
-    readonly translated?: string | undefined;
+    readonly fields?: RequestFields | undefined;
     /** What the request log (docs/observability.md) says beyond the figures above; plain data, bounded. */
     readonly detail?: RequestDetail | undefined;
   };

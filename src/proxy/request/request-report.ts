@@ -4,6 +4,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { AttemptNote, AttemptSpan, RoutingSpan } from '#src/core/tracing.ts';
+import { withField, type FieldKey, type RequestFields } from '#src/core/request-fields.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { ProxyEvents } from './proxy-events.ts';
 import { MAX_ATTEMPT_RECORDS, type AttemptRecord } from './attempt-record.ts';
@@ -29,8 +30,14 @@ export type Finish = (node: string | undefined, status: number, extra?: FinishFi
 /** Runs once as the request ends, before it is reported: what a feature does then (settle a reservation, end a span). */
 export type FinishHook = (status: number, node: string | undefined, extra: FinishFigures | undefined) => void;
 
-/** What the request is reported under, as its caller says (absent fields stay absent from the event). */
-export type RequestLabels = Readonly<Pick<Finished, 'tenant' | 'peer'>>;
+/**
+ * What the request is reported under, as its caller says: its tenant, and the features' own fields
+ * of every request of the caller (a forward's sender, under the mesh's name); absent stays absent.
+ */
+export interface RequestLabels {
+  readonly tenant?: string | undefined;
+  readonly fields?: RequestFields | undefined;
+}
 
 /**
  * Watches a request as it goes (a feature's: a span); undefined = nothing watches: told the model
@@ -68,8 +75,8 @@ export interface RequestReport {
   observer: RequestObserver | undefined;
   /** `[log] bodies = true`: the prompt's text for the line. */
   prompt: LoggedPrompt | undefined;
-  /** Served in another API than its endpoint's: the translation's name (e.g. `messages→chat`). */
-  translated: string | undefined;
+  /** Each feature's own fields of the request, under its name (setField; core/request-fields.ts); undefined = none. */
+  fields: RequestFields | undefined;
   readonly finish: Finish;
 }
 
@@ -83,6 +90,16 @@ export function whenFinished(report: RequestReport, hook: FinishHook): void {
           before(status, node, extra);
           hook(status, node, extra);
         };
+}
+
+/** A feature sets its own fields of the request (under its key's name), reported with it. */
+export function setField<T>(report: RequestReport, key: FieldKey<T>, value: T): void {
+  report.fields = withField(report.fields, key, value);
+}
+
+/** A feature's own fields of the request, several at once (a ServedAs's), laid over those set before. */
+export function setFields(report: RequestReport, fields: RequestFields): void {
+  report.fields = report.fields === undefined ? fields : { ...report.fields, ...fields };
 }
 
 /** Keeps one more attempt (the first MAX_ATTEMPT_RECORDS). */
@@ -125,7 +142,7 @@ export function startRequestReport(
     refusal: undefined,
     observer: undefined,
     prompt: undefined,
-    translated: undefined,
+    fields: undefined,
     // One event object and one detail, built in place: every request runs this.
     finish: (node, status, extra) => {
       if (finished) return;
@@ -163,8 +180,13 @@ export function startRequestReport(
       // Absent, not undefined, when unset (as the event has always been).
       const labels = report.labels;
       if (labels?.tenant !== undefined) event.tenant = labels.tenant;
-      if (labels?.peer !== undefined) event.peer = labels.peer;
-      if (report.translated !== undefined) event.translated = report.translated;
+      const fields =
+        labels?.fields === undefined
+          ? report.fields
+          : report.fields === undefined
+            ? labels.fields
+            : { ...labels.fields, ...report.fields };
+      if (fields !== undefined) event.fields = fields;
       deps.events.emit('proxy:request-finished', event);
     },
   };

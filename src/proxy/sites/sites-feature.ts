@@ -10,6 +10,8 @@
 import type { TenantSpec } from '#src/config/index.ts';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
+import { FORWARDED_FROM } from '#src/core/forwarded-from.ts';
+import { fieldOf, withField } from '#src/core/request-fields.ts';
 import { claimsForward } from '#src/mesh/forwarding/index.ts';
 import type { SessionPort } from '#src/ports/index.ts';
 import { inSiteScope } from '#src/routing/index.ts';
@@ -47,7 +49,7 @@ export function sitesFeature(deps: SitesFeatureDeps): RequestFeature {
     targets: (ask) =>
       new SiteTargets(remote, {
         ...ask,
-        forwarded: ask.caller.labels.peer !== undefined,
+        forwarded: fieldOf(ask.caller.labels.fields, FORWARDED_FROM) !== undefined,
         tenant: tenants.tenantOf(ask.caller),
         sessions: deps.sessions,
       }),
@@ -87,7 +89,11 @@ function inboundCaller(inbound: InboundForward, events: EventBus<ProxyEvents>, t
     parts: tenant?.parts,
     labels: {
       tenant: inbound.queue.name,
-      peer: { site: inbound.site, claimedTenant: inbound.claimedTenant, claimedClass: inbound.claimedClass },
+      fields: withField(undefined, FORWARDED_FROM, {
+        site: inbound.site,
+        claimedTenant: inbound.claimedTenant,
+        claimedClass: inbound.claimedClass,
+      }),
     },
   };
 }

@@ -5,6 +5,7 @@
 import { Buffer } from 'node:buffer';
 import { badRequest } from '#src/core/errors.ts';
 import type { Translation, TranslationContext } from '#src/translate/translation.ts';
+import { translatedFields } from '#src/translate/translated-field.ts';
 import type { Refused, ServedAs, TranslationAsk } from '../feature/request-feature.ts';
 import { translatedAnswer } from './translated-answer.ts';
 
@@ -23,6 +24,7 @@ export function servedAs(translation: Translation, ask: TranslationAsk, nowSecon
   return {
     kind: 'served_as',
     name: translation.name,
+    fields: translatedFields(translation.name),
     endpoint: translation.node,
     resolved: {
       model: resolved.model,

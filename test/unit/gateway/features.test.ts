@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
+import { NO_REPORTS } from '#src/core/request-fields.ts';
 import { loadConfig } from '#src/config/index.ts';
 import type { GatewayConfig } from '#src/config/types.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
@@ -45,6 +46,7 @@ function host(current: GatewayConfig): FeatureHost {
     scheduler: () => assert.fail('the scheduler is not read while the list is built'),
     refresh: () => Promise.resolve(),
     planeFigures: () => [],
+    reports: () => NO_REPORTS,
   };
 }
 
@@ -66,7 +68,7 @@ test('a config with no optional section: tenants, model management and the reque
   await withFeatures('', (features) => {
     assert.deepEqual(
       features.map((f) => f.name),
-      ['tenants', 'models', 'request-log'],
+      ['tenants', 'models', 'request-log', 'translation', 'forwards'],
     );
     const absent: (keyof FeatureParts)[] = [
       'sites',
@@ -85,7 +87,7 @@ test('[tracing], [mesh] and [cluster] each add their feature, in the order they 
   await withFeatures(`${TRACING}${MESH}${CLUSTER}`, (features) => {
     assert.deepEqual(
       features.map((f) => f.name),
-      ['tenants', 'models', 'request-log', 'tracing', 'mesh', 'cluster'],
+      ['tenants', 'models', 'request-log', 'translation', 'forwards', 'tracing', 'mesh', 'cluster'],
     );
     const parts = partNames(features);
     for (const name of ['sites', 'workersMesh', 'wrapAdmission', 'admitTenant', 'wakeSender', 'tracer', 'dashboardSites'])
@@ -114,7 +116,7 @@ test('each optional section alone adds its feature alone', async () => {
     await withFeatures(toml, (features) => {
       assert.deepEqual(
         features.map((f) => f.name),
-        ['tenants', 'models', 'request-log', name],
+        ['tenants', 'models', 'request-log', 'translation', 'forwards', name],
       );
     });
   }

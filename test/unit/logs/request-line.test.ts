@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requestLine, requestLineText } from '#src/logs/request-line.ts';
+import { FORWARDED_FROM } from '#src/core/forwarded-from.ts';
+import { reportsTable } from '#src/core/request-fields.ts';
+import { FORWARDED_REPORTS } from '#src/mesh/forwarding/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 
 type Finished = ProxyEvents['proxy:request-finished'];
@@ -151,7 +154,7 @@ const CASES: readonly { name: string; event: Finished; expect: Record<string, un
       status: 499,
       clientAborted: true,
       firstByteMs: undefined,
-      peer: { site: 'a', claimedTenant: 'x'.repeat(300), claimedClass: undefined },
+      fields: { [FORWARDED_FROM.name]: { site: 'a', claimedTenant: 'x'.repeat(300), claimedClass: undefined } },
     }),
     expect: {
       time: '2026-12-02T01:02:03.456Z',
@@ -190,7 +193,11 @@ const CASES: readonly { name: string; event: Finished; expect: Record<string, un
 
 for (const c of CASES) {
   test(`request line: ${c.name}`, () => {
-    assert.deepEqual(requestLine(c.event, END + 1), c.expect);
+    // The features' fields of a request are laid by their reports (the mesh's: a forward's sender).
+    assert.deepEqual(
+      requestLine(c.event, END + 1, () => reportsTable([FORWARDED_REPORTS])),
+      c.expect,
+    );
   });
 }
 

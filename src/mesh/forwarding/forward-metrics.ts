@@ -4,10 +4,9 @@
 // sets, so all stay bounded. The tenant a sender states is no label: it is the sender's free text.
 
 import { Counter, type Registry } from 'prom-client';
-import type { EventBus } from '#src/core/events.ts';
-import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { ForwardEvents } from './forward-events.ts';
 
-export function registerMeshForwarding(r: Registry, proxyEvents: EventBus<ProxyEvents>): (() => void)[] {
+export function registerForwardMetrics(r: Registry, events: ForwardEvents): (() => void)[] {
   const out = new Counter({
     name: 'gateway_mesh_forwarded_total',
     help: 'Requests forwarded to another site, by site and attempt result (success, connect_error, timeout, http_5xx, http_error, …).',
@@ -27,8 +26,8 @@ export function registerMeshForwarding(r: Registry, proxyEvents: EventBus<ProxyE
     registers: [r],
   });
   return [
-    proxyEvents.on('mesh:forwarded', (e) => out.inc({ site: e.site, result: e.result })),
-    proxyEvents.on('mesh:forwarded-in', (e) => {
+    events.forwarded((e) => out.inc({ site: e.site, result: e.result })),
+    events.forwardedIn((e) => {
       received.inc({ site: e.site, result: e.result });
       if (e.admitted !== undefined)
         admitted.inc({

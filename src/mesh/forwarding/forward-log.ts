@@ -3,18 +3,17 @@
 // each site — a peer misconfigured or an attacker repeating itself costs one line, not one per request.
 
 import type { Logger } from 'pino';
-import type { EventBus } from '#src/core/events.ts';
-import type { ProxyEvents } from '#src/proxy/index.ts';
+import type { ForwardEvents } from './forward-events.ts';
 
-export function subscribeForwardLogs(logger: Logger, proxyEvents: EventBus<ProxyEvents>): (() => void)[] {
+export function subscribeForwardLogs(logger: Logger, events: ForwardEvents): (() => void)[] {
   // Bounded: sites are pinned ids or `_unknown`, results a closed set.
   const refusalsLogged = new Set<string>();
   return [
-    proxyEvents.on('mesh:site-reachability', ({ site, reachable, detail }) => {
+    events.reachability(({ site, reachable, detail }) => {
       if (reachable) logger.info({ site }, 'remote site answering forwards again');
       else logger.warn({ site, error: detail }, 'remote site unreachable; forwards skip it while it backs off');
     }),
-    proxyEvents.on('mesh:forwarded-in', ({ site, result }) => {
+    events.forwardedIn(({ site, result }) => {
       if (result === 'accepted') return;
       const key = `${site}\u0000${result}`;
       if (refusalsLogged.has(key)) return;
