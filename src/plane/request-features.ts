@@ -27,6 +27,7 @@ import { sitesFeature } from '#src/proxy/sites/sites-feature.ts';
 import { TenantCallers } from '#src/proxy/tenants/tenant-callers.ts';
 import { tenantsFeature } from '#src/proxy/tenants/tenants-feature.ts';
 import { translateFeature } from '#src/proxy/translate/translate-feature.ts';
+import { streamsFeature } from '#src/proxy/streams/streams-feature.ts';
 import type { WorkerSide } from '#src/core/cross-thread.ts';
 import { SITES_PORT } from '#src/mesh/forwarding/index.ts';
 import { MESH_CROSSING } from '#src/mesh/crossing/mesh-messages.ts';
@@ -46,7 +47,7 @@ export interface FeatureHost {
   readonly remote: RemoteDeps | undefined;
 }
 
-/** The request features `config` enables: client keys and tenants, federation, tracing, translation. */
+/** The request features `config` enables: client keys and tenants, federation, tracing, translation, resumable streams. */
 export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, host: FeatureHost): readonly RequestFeature[] {
   const features: RequestFeature[] = [];
   const remote = host.remote;
@@ -71,6 +72,9 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
   // [routing] translate (on by default): Anthropic Messages served over Chat Completions where no node speaks it.
   if (config.routing.translate) features.push(translateFeature({ fleet: ports.fleet, clock: host.clock }, TRANSLATIONS));
+  // Resumable streams (always): a request carrying X-Conversation-Id is followed, and its stream's routes reach its node.
+  const learn = ports.reports.learnAnswerNode;
+  features.push(streamsFeature({ learn: learn === undefined ? undefined : learn.bind(ports.reports) }));
   return features;
 }
 
@@ -222,7 +226,8 @@ export function requestHooksOf(features: readonly RequestFeature[]): RequestHook
   const started = features.flatMap((f) => (f.started === undefined ? [] : [f.started]));
   const sources = features.flatMap((f) => (f.targets === undefined ? [] : [f.targets]));
   const translating = features.flatMap((f) => (f.translations === undefined ? [] : [f.translations]));
-  if (started.length === 0 && sources.length === 0 && translating.length === 0) return NO_HOOKS;
+  const marks = features.flatMap((f) => (f.marks === undefined ? [] : [f.marks]));
+  if (started.length === 0 && sources.length === 0 && translating.length === 0 && marks.length === 0) return NO_HOOKS;
   // By endpoint; an earlier feature's translation of an endpoint is kept.
   const translations = Object.freeze(Object.assign(Object.create(null) as object, ...[...translating].reverse()));
   const [only] = started;
@@ -235,5 +240,6 @@ export function requestHooksOf(features: readonly RequestFeature[]): RequestHook
           },
     sources,
     translations,
+    ...(marks.length === 0 ? {} : { marks }),
   };
 }
