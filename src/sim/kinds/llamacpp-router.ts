@@ -129,10 +129,11 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
   const { node, clock } = context;
   const residents = new ResidentModels(node, clock, context.residencyChanged);
   const hub = new RouterEventHub();
-  residents.follow((change) => hub.changed(change, residents.resolve(change.id)));
   const downloads = new RouterDownloads(node, clock, hub);
   const childSessions = new ChildSessions(clock);
   residents.follow((change) => {
+    hub.changed(change, residents.resolve(change.id));
+    // A child that exited took its stream sessions with it.
     if (change.kind === 'status' && change.status === 'unloaded') childSessions.drop(change.id);
   });
   const conversations = new ConversationModels();
