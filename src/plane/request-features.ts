@@ -72,10 +72,14 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
   // [routing] translate (on by default): Anthropic Messages served over Chat Completions where no node speaks it.
   if (config.routing.translate) features.push(translateFeature({ fleet: ports.fleet, clock: host.clock }, TRANSLATIONS));
-  // Resumable streams (always): a request carrying X-Conversation-Id is followed, and its stream's routes reach its node.
-  const learn = ports.reports.learnAnswerNode;
-  features.push(streamsFeature({ learn: learn === undefined ? undefined : learn.bind(ports.reports) }));
+  // [routing] resumable_streams (on by default): a request carrying X-Conversation-Id is followed, and its stream's routes reach its node.
+  if (config.routing.resumableStreams) features.push(streamsFeature({ learn: learnsAnswers(ports) }));
   return features;
+}
+
+/** Where the one memory of owners learns, asked of the ports only when a request teaches it; undefined = nothing learns. */
+function learnsAnswers(ports: RequestPorts): ((tenant: string, ownedId: string, node: string) => void) | undefined {
+  return (tenant, ownedId, node) => ports.reports.learnAnswerNode?.(tenant, ownedId, node);
 }
 
 /** The tenants' admission port among the features' ports (every gateway's owner gives one: its ledger). */
@@ -218,7 +222,7 @@ export function hostTracer(config: GatewayConfig, host: TracerHost): Promise<Req
 
 /** Which features a config enables, to tell whether a reload changes the list (a reload may add or drop client keys, or translation). */
 export function featureSetOf(config: GatewayConfig): string {
-  return `${config.tenants.length > 0 ? 'tenants' : ''}${config.routing.translate ? '+translate' : ''}`;
+  return `${config.tenants.length > 0 ? 'tenants' : ''}${config.routing.translate ? '+translate' : ''}${config.routing.resumableStreams ? '+streams' : ''}`;
 }
 
 /** The features' per-request hooks, composed once: none = NO_HOOKS (the handler calls nothing). */
