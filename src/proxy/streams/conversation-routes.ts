@@ -8,13 +8,13 @@
 // answer's head, and each wait for the next byte of a replay.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { once } from 'node:events';
 import { badRequest, GatewayError } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
 import { requestBoundedText } from '#src/core/bounded-text.ts';
 import { sendError } from '../http/openai-error.ts';
 import type { Caller, FeatureRoute, FeatureRouteDeps } from '../feature/request-feature.ts';
 import { lookupStreams } from './stream-lookup.ts';
+import { relayStream } from './stream-relay.ts';
 import { ownerOf, STREAM_PATH, STREAMS_LOOKUP_PATH, unknownConversation, unreachable, upstreamHeaders } from './owner-node.ts';
 
 /** The node's answer head. */
@@ -59,46 +59,28 @@ async function replayStream(
   if (node === undefined) return sendError(res, unknownConversation(query.id));
   const path = `${STREAM_PATH}?conv_id=${encodeURIComponent(query.id)}${query.from === undefined ? '' : `&from=${query.from}`}`;
   const target = new URL(`${node.spec.url.replace(/\/+$/, '')}${path}`);
-  const gone = new AbortController();
-  res.once('close', () => gone.abort());
-  let answer;
-  try {
-    answer = await deps.pools.get(node.spec).request({
+  const relayed = await relayStream(
+    deps.pools.get(node.spec),
+    {
       origin: target.origin,
       path: target.pathname + target.search,
-      method: 'GET',
       headers: upstreamHeaders(deps, req, node, 0),
-      signal: gone.signal,
-      headersTimeout: STREAM_HEAD_TIMEOUT_MS,
-      bodyTimeout: STREAM_IDLE_TIMEOUT_MS,
-    });
-  } catch (error) {
-    if (gone.signal.aborted) return;
-    return sendError(res, unreachable(node, query.id, error instanceof Error ? error.message : String(error)), {
-      'x-switchyard-node': node.spec.name,
-    });
-  }
-  const type = answer.headers['content-type'];
-  const replaying = answer.statusCode === 200;
-  res.writeHead(answer.statusCode, {
-    'content-type': typeof type === 'string' ? type : replaying ? 'text/event-stream' : 'application/json',
-    'x-switchyard-node': node.spec.name,
-    ...(replaying ? { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } : {}),
-  });
-  let passed = 0;
-  try {
-    for await (const chunk of answer.body) {
-      const bytes = chunk as Buffer;
-      passed += bytes.length;
-      if (!replaying && passed > STREAM_ERROR_MAX_BYTES) break;
-      if (!res.write(bytes)) await once(res, 'drain', { signal: gone.signal });
-    }
-    res.end();
-  } catch {
-    // The client left (the node's connection is closed with it), or the node's stream broke or stalled: cut.
-    answer.body.destroy();
-    res.destroy();
-  }
+      headTimeoutMs: STREAM_HEAD_TIMEOUT_MS,
+      idleTimeoutMs: STREAM_IDLE_TIMEOUT_MS,
+      errorMaxBytes: STREAM_ERROR_MAX_BYTES,
+    },
+    res,
+    (status, headers) => {
+      const type = headers['content-type'];
+      return {
+        'content-type': typeof type === 'string' ? type : status === 200 ? 'text/event-stream' : 'application/json',
+        'x-switchyard-node': node.spec.name,
+        ...(status === 200 ? { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } : {}),
+      };
+    },
+  );
+  if (relayed.kind === 'failed')
+    sendError(res, unreachable(node, query.id, relayed.error.message), { 'x-switchyard-node': node.spec.name });
 }
 
 async function stopStream(
