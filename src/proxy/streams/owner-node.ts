@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '#src/core/errors.ts';
 import { conversationOwnerId } from '#src/routing/index.ts';
 import { upstreamRequestHeaders } from '../http/hop-headers.ts';
-import type { Caller, FeatureRouteDeps } from '../feature/request-feature.ts';
+import { OPEN_CALLER, type Caller, type FeatureRouteDeps } from '../feature/request-feature.ts';
 
 export const STREAM_PATH = '/v1/stream';
 export const STREAMS_LOOKUP_PATH = '/v1/streams/lookup';
@@ -24,7 +24,7 @@ export function unknownConversation(id: string): GatewayError {
 
 /** The node that owns `id` for `caller`'s tenant, if known and still in the fleet. */
 export async function ownerOf(deps: FeatureRouteDeps, caller: Caller | undefined, id: string): Promise<OwnerNode | undefined> {
-  const tenant = caller?.queue.name ?? 'default';
+  const tenant = (caller ?? OPEN_CALLER).queue.name;
   const name = await deps.answerOwner?.(tenant, conversationOwnerId(id));
   return name === undefined ? undefined : deps.node(name);
 }
