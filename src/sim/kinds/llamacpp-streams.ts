@@ -14,7 +14,7 @@ import { isRecord } from '#src/core/is-record.ts';
 import { untilAborted, type SimExchange } from '#src/sim/exchange.ts';
 import type { Reply } from '#src/sim/reply.ts';
 import { StreamSessions, type StreamSession } from '#src/sim/stream-sessions.ts';
-import { llamaError, llamaJson, LLAMA_SSE_HEADERS } from '#src/sim/kinds/llamacpp-shapes.ts';
+import { llamaError, llamaJson, llamaNotFound, LLAMA_SSE_HEADERS } from '#src/sim/kinds/llamacpp-shapes.ts';
 
 export const STREAM_PATH = '/v1/stream';
 /** The endpoints `handle_completions_impl` serves: the only ones whose answer a session keeps. */
@@ -35,7 +35,9 @@ export function isStreamRoute(method: string, path: string): boolean {
 }
 
 const missingId = (): Reply => llamaError(400, 'invalid_request_error', 'Missing conversation id in path');
-const notFound = (): Reply => llamaError(404, 'not_found_error', 'Stream not found or expired');
+// The handler says "Stream not found or expired", but the HTTP layer's error handler rewrites every
+// 404 body to its own "File Not Found" (server-http.cpp:145; seen on a real router).
+const notFound = (): Reply => llamaNotFound();
 /** The child's DELETE answer: 204, `application/json`, no body. */
 const deleted = (): Reply => ({ status: 204, headers: { ...LLAMA_SSE_HEADERS, 'Content-Type': 'application/json' }, body: '' });
 

@@ -173,7 +173,7 @@ test('a lookup over conversations on two routers asks each router for its own id
   assert.equal(stop.headers['x-switchyard-node'], 'r2');
   const gone = await replay('conv-look-2', 0);
   assert.equal(gone.status, 404, 'the router forgot it: its own 404 passed on');
-  assert.match(gone.bytes.toString(), /Stream not found or expired/);
+  assert.match(gone.bytes.toString(), /File Not Found/);
 });
 
 test('refused at the gateway: an unknown conversation (404), no conv_id, a from that is no byte offset (400)', async () => {
