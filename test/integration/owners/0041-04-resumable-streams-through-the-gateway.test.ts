@@ -193,3 +193,34 @@ test('refused at the gateway: an unknown conversation (404), no conv_id, a from 
   assert.equal(noKey.status, 401);
   assert.equal((await streamRoutesAsked()).length, before, 'no router was asked');
 });
+
+test("the stream routes never load a model: a conversation whose model was unloaded since is the router's 404, and it stays unloaded", async () => {
+  const conv = 'conv-unloaded';
+  await startAndDrop('model-a', conv, 1);
+  // Wait for the stream to finish on the router, then unload its model there.
+  assert.equal((await replay(conv, 0)).status, 200);
+  const unloaded = await httpJson('POST', `${rig.sim.url('r1')}/models/unload`, { model: 'model-a' });
+  assert.equal(unloaded.status, 200, unloaded.text);
+  for (let i = 0; i < 200 && (await rig.routerStatus('model-a', 'r1')) !== 'unloaded'; i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(await rig.routerStatus('model-a', 'r1'), 'unloaded');
+  const before = (await simRequests(rig.sim.url('r1'))).length;
+  const gone = await replay(conv, 0);
+  assert.equal(gone.status, 404);
+  assert.equal(gone.node, 'r1', "the router's own answer, passed on");
+  const looked = await httpJson('POST', `${rig.gw.url}/v1/streams/lookup`, { conversation_ids: [conv] }, auth(A_KEY));
+  assert.deepEqual(looked.json(), []);
+  const asked = (await simRequests(rig.sim.url('r1'))).slice(before).map((r) => `${r.method} ${r.path}`);
+  assert.deepEqual(
+    asked.filter(
+      (line) =>
+        !line.startsWith('GET /v1/models') &&
+        !line.startsWith('GET /models') &&
+        !line.startsWith('GET /health') &&
+        !line.startsWith('GET /props'),
+    ),
+    ['GET /v1/stream', 'POST /v1/streams/lookup'],
+    'nothing but the stream routes: no load, no inference',
+  );
+  assert.equal(await rig.routerStatus('model-a', 'r1'), 'unloaded');
+});
