@@ -9,7 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { httpJson, simRequests } from '#test/fixtures/http.ts';
+import { eventually, httpJson, simRequests, simStats } from '#test/fixtures/http.ts';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { tenantsToml } from '#test/fixtures/tenant-gateway.ts';
 
@@ -218,4 +218,46 @@ test("the stream routes never load a model: a conversation whose model was unloa
     'nothing but the stream routes: no load, no inference',
   );
   assert.equal(await rig.routerStatus('model-a', 'r1'), 'unloaded');
+});
+
+test("a client that leaves a live replay closes the gateway's connection to the router", async () => {
+  // r2 serves model-b; a long answer keeps the replay live.
+  const conv = 'conv-live-replay';
+  const controller = new AbortController();
+  const post = await request(`${rig.gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-conversation-id': conv, ...auth(A_KEY) },
+    body: JSON.stringify({ model: 'model-b', messages: [{ role: 'user', content: 'go' }], max_tokens: 400, stream: true }),
+    signal: controller.signal,
+  });
+  post.body.on('error', () => {});
+  await new Promise<void>((resolve) => post.body.once('data', () => resolve()));
+  controller.abort();
+  // The POST's connection is closed at the router (its generation goes on, detached) before the replay starts.
+  const r2 = async (): Promise<{ inFlight: number; aborted: number }> => {
+    const stats = await simStats(rig.sim.url('r2'));
+    return { inFlight: stats['inFlight'] ?? -1, aborted: stats['clientAborted'] ?? -1 };
+  };
+  await eventually(async () => (await r2()).inFlight === 0, 30_000, "the POST's connection closed at the router");
+  const before = await r2();
+  const leaving = new AbortController();
+  const replaying = await request(`${rig.gw.url}/v1/stream?conv_id=${conv}&from=0`, {
+    headers: auth(A_KEY),
+    signal: leaving.signal,
+  });
+  assert.equal(replaying.statusCode, 200);
+  replaying.body.on('error', () => {});
+  await new Promise<void>((resolve) => replaying.body.once('data', () => resolve()));
+  assert.ok((await r2()).inFlight >= 1, 'the replay is open at the router');
+  leaving.abort();
+  await eventually(
+    async () => {
+      const now = await r2();
+      return now.inFlight === 0 && now.aborted === before.aborted + 1;
+    },
+    30_000,
+    'the router saw the replay closed',
+  );
+  // Stop the generation: DELETE reaches the owner.
+  assert.equal((await httpJson('DELETE', `${rig.gw.url}/v1/stream?conv_id=${conv}`, undefined, auth(A_KEY))).status, 204);
 });
