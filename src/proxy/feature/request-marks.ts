@@ -5,19 +5,24 @@
 import type { IncomingMessage } from 'node:http';
 import type { HeaderMark, MarkedAttempts, MarkedRequest } from './request-feature.ts';
 
-/** What the marks that claim the request follow; undefined = none claims it. */
-export function markedAttempts(
-  marks: readonly HeaderMark[],
-  req: IncomingMessage,
-  request: Omit<MarkedRequest, 'value'>,
-): MarkedAttempts | undefined {
-  const following: MarkedAttempts[] = [];
+/** Where a marked request's facts are read from (the request itself): asked only once a mark claims it. */
+export interface MarkFacts {
+  markedFacts(): Omit<MarkedRequest, 'value'>;
+}
+
+/**
+ * What the marks that claim the request follow; undefined = none claims it. The request's facts are
+ * gathered only for a request that carries a mark's header: a plain request allocates nothing here.
+ */
+export function markedAttempts(marks: readonly HeaderMark[], req: IncomingMessage, facts: MarkFacts): MarkedAttempts | undefined {
+  let following: MarkedAttempts[] | undefined;
   for (const mark of marks) {
     const value = req.headers[mark.header];
     if (typeof value !== 'string' || value === '') continue;
-    const attempts = mark.marked({ ...request, value });
-    if (attempts !== undefined) following.push(attempts);
+    const attempts = mark.marked({ ...facts.markedFacts(), value });
+    if (attempts !== undefined) (following ??= []).push(attempts);
   }
+  if (following === undefined) return undefined;
   const [only] = following;
   if (following.length <= 1) return only;
   return {

@@ -33,14 +33,14 @@ import {
   type AnsweredAsUnknown,
   type Caller,
   type FeatureSource,
-  type HeaderMark,
   type MarkedAttempts,
+  type MarkedRequest,
   type ServedAs,
   type SizedRequest,
   type SourceAsk,
 } from '../feature/request-feature.ts';
 import { judgeAdmission, judgeBody, judgeModel } from '../feature/request-gates.ts';
-import { markedAttempts } from '../feature/request-marks.ts';
+import { markedAttempts, type MarkFacts } from '../feature/request-marks.ts';
 import type { PromptBounds } from '../request/prompt-bounds.ts';
 import { requestedMaxTokens } from '../request/prompt-size.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
@@ -91,7 +91,7 @@ type Step = Promise<unknown> | undefined;
 const NO_LATER: readonly FeatureSource[] = Object.freeze([]);
 
 /** One request as it goes through the spine: each step a method, each fact a field once known. */
-class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSetting, SizedRequest {
+class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSetting, SizedRequest, MarkFacts {
   readonly settings: RequestSettings;
   /** The endpoint the request is sent to: the client's, or the one a translation serves it over. */
   endpoint: InferenceEndpoint;
@@ -368,7 +368,7 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     this.#nodes = nodes;
     const { sources, marks } = this.#deps.hooks;
     // A feature's header (X-Conversation-Id): only a request carrying it is followed.
-    if (marks !== undefined && marks.length > 0) this.#marked = this.#markedBy(marks);
+    if (marks !== undefined && marks.length > 0) this.#marked = markedAttempts(marks, this.req, this);
     if (sources.length === 0) return runFailover([nodes], this, startFailover(routeRequest));
     const ask = this.#sourceAsk(bounds, this.observer);
     const later = sources.map((source) => source(ask));
@@ -385,14 +385,9 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     return runFailover([nodes, ...later], this, startFailover(routeRequest));
   }
 
-  #markedBy(marks: readonly HeaderMark[]): MarkedAttempts | undefined {
-    const { endpoint, resolved } = this;
-    return markedAttempts(marks, this.req, {
-      endpoint,
-      caller: this.#caller,
-      stream: resolved.stream,
-      rewritten: this.rewrite !== undefined,
-    });
+  /** A marked request's facts, as a feature's header mark reads them (asked only of a request carrying its header). */
+  markedFacts(): Omit<MarkedRequest, 'value'> {
+    return { endpoint: this.endpoint, caller: this.#caller, stream: this.resolved.stream, rewritten: this.rewrite !== undefined };
   }
 
   /** What a later source (or the hidden model's answer) is given: the request, its caller and its sizing. */
