@@ -56,6 +56,8 @@ export const FEATURE_FOLDERS: readonly string[] = [
   // Translation is on by default: a plain request (to an endpoint no translation serves) runs none of it.
   'src/translate/',
   'src/proxy/translate/',
+  // Resumable streams are always on: a request without X-Conversation-Id runs none of it.
+  'src/proxy/streams/',
 ];
 
 /** The flags coverage needs on Node 24 (see the header). */

@@ -92,6 +92,7 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     loadOnDemand: true,
     // Serve an API no node for the model speaks over one they do (docs/protocols-endpoints.md, "Translation").
     translate: true,
+    resumableStreams: true,
     completionReserveTokens: 512,
     tokenizeTimeoutMs: 500,
     // Long enough for a loaded model to finish a short burst, short enough that others are not starved.

@@ -54,6 +54,7 @@ export const routingSchema = table({
   queue_aging: nonNegativeDurationMs.default(CONFIG_DEFAULTS.routing.queueAgingMs),
   load_on_demand: z.boolean({ error: 'must be true or false' }).default(CONFIG_DEFAULTS.routing.loadOnDemand),
   translate: z.boolean({ error: 'must be true or false' }).default(CONFIG_DEFAULTS.routing.translate),
+  resumable_streams: z.boolean({ error: 'must be true or false' }).default(CONFIG_DEFAULTS.routing.resumableStreams),
   completion_reserve: z
     .int({ error: 'must be a whole number of tokens, at least 1' })
     .min(1, { error: 'must be a whole number of tokens, at least 1' })
@@ -78,6 +79,7 @@ export const routingSchema = table({
   queueAgingMs: routing.queue_aging,
   loadOnDemand: routing.load_on_demand,
   translate: routing.translate,
+  resumableStreams: routing.resumable_streams,
   completionReserveTokens: routing.completion_reserve,
   tokenizeTimeoutMs: routing.tokenize_timeout,
   swapAfterMs: routing.swap_after,

@@ -178,6 +178,8 @@ export interface RoutingConfig {
   readonly loadOnDemand: boolean;
   /** Serve a client API no node for the model speaks over one they do (Messages over Chat Completions); false = never translate. */
   readonly translate: boolean;
+  /** Follow streams sent with X-Conversation-Id and route GET/DELETE /v1/stream and /v1/streams/lookup to their node; false = neither. */
+  readonly resumableStreams: boolean;
   /** Tokens reserved for the completion when a request sets no max_tokens. */
   readonly completionReserveTokens: number;
   /** Bound on asking a node's own tokenizer for an exact prompt size. */

@@ -27,6 +27,7 @@ import { sitesFeature } from '#src/proxy/sites/sites-feature.ts';
 import { TenantCallers } from '#src/proxy/tenants/tenant-callers.ts';
 import { tenantsFeature } from '#src/proxy/tenants/tenants-feature.ts';
 import { translateFeature } from '#src/proxy/translate/translate-feature.ts';
+import { streamsFeature } from '#src/proxy/streams/streams-feature.ts';
 import type { WorkerSide } from '#src/core/cross-thread.ts';
 import { SITES_PORT } from '#src/mesh/forwarding/index.ts';
 import { MESH_CROSSING } from '#src/mesh/crossing/mesh-messages.ts';
@@ -46,7 +47,7 @@ export interface FeatureHost {
   readonly remote: RemoteDeps | undefined;
 }
 
-/** The request features `config` enables: client keys and tenants, federation, tracing, translation. */
+/** The request features `config` enables: client keys and tenants, federation, tracing, translation, resumable streams. */
 export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, host: FeatureHost): readonly RequestFeature[] {
   const features: RequestFeature[] = [];
   const remote = host.remote;
@@ -71,7 +72,14 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
   // [routing] translate (on by default): Anthropic Messages served over Chat Completions where no node speaks it.
   if (config.routing.translate) features.push(translateFeature({ fleet: ports.fleet, clock: host.clock }, TRANSLATIONS));
+  // [routing] resumable_streams (on by default): a request carrying X-Conversation-Id is followed, and its stream's routes reach its node.
+  if (config.routing.resumableStreams) features.push(streamsFeature({ learn: learnsAnswers(ports) }));
   return features;
+}
+
+/** Where the one memory of owners learns, asked of the ports only when a request teaches it; undefined = nothing learns. */
+function learnsAnswers(ports: RequestPorts): ((tenant: string, ownedId: string, node: string) => void) | undefined {
+  return (tenant, ownedId, node) => ports.reports.learnAnswerNode?.(tenant, ownedId, node);
 }
 
 /** The tenants' admission port among the features' ports (every gateway's owner gives one: its ledger). */
@@ -214,7 +222,7 @@ export function hostTracer(config: GatewayConfig, host: TracerHost): Promise<Req
 
 /** Which features a config enables, to tell whether a reload changes the list (a reload may add or drop client keys, or translation). */
 export function featureSetOf(config: GatewayConfig): string {
-  return `${config.tenants.length > 0 ? 'tenants' : ''}${config.routing.translate ? '+translate' : ''}`;
+  return `${config.tenants.length > 0 ? 'tenants' : ''}${config.routing.translate ? '+translate' : ''}${config.routing.resumableStreams ? '+streams' : ''}`;
 }
 
 /** The features' per-request hooks, composed once: none = NO_HOOKS (the handler calls nothing). */
@@ -222,7 +230,8 @@ export function requestHooksOf(features: readonly RequestFeature[]): RequestHook
   const started = features.flatMap((f) => (f.started === undefined ? [] : [f.started]));
   const sources = features.flatMap((f) => (f.targets === undefined ? [] : [f.targets]));
   const translating = features.flatMap((f) => (f.translations === undefined ? [] : [f.translations]));
-  if (started.length === 0 && sources.length === 0 && translating.length === 0) return NO_HOOKS;
+  const marks = features.flatMap((f) => (f.marks === undefined ? [] : [f.marks]));
+  if (started.length === 0 && sources.length === 0 && translating.length === 0 && marks.length === 0) return NO_HOOKS;
   // By endpoint; an earlier feature's translation of an endpoint is kept.
   const translations = Object.freeze(Object.assign(Object.create(null) as object, ...[...translating].reverse()));
   const [only] = started;
@@ -235,5 +244,6 @@ export function requestHooksOf(features: readonly RequestFeature[]): RequestHook
           },
     sources,
     translations,
+    ...(marks.length === 0 ? {} : { marks }),
   };
 }

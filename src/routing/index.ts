@@ -52,6 +52,7 @@ export {
   siteSessionTarget,
   SESSION_TABLE_MAX_ENTRIES,
 } from './policies/session-table.ts';
+export { CONVERSATION_RETENTION_MS, conversationOwnerId } from './policies/owned-ids.ts';
 export { siteSessionVerdict, type SiteSessionVerdict } from './remote/site-session.ts';
 export { fnv1a32, mix32 } from './policies/hash.ts';
 export { leastLoaded, loadScore, WAITING_WEIGHT, type LoadScore } from './policies/least-loaded.ts';

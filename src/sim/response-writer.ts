@@ -1,9 +1,17 @@
 // Writes one response, either whole (`reply`) or as an SSE stream, and carries the
 // `midstream_reset` fault: once armed, it cuts the connection after N events (or halfway through a
-// whole body). Writes after the response ended or the socket died are ignored.
+// whole body). Writes after the response ended or the socket died are ignored. A stream may be
+// teed (`tee`: llama-server's resumable-stream session, stream-sessions.ts): every streamed byte goes
+// to the copy first, so a byte lost to a dead socket is still kept.
 
 import type { ServerResponse } from 'node:http';
 import { formatSseEvent, type Reply, type SseEvent } from '#src/sim/reply.ts';
+
+/** Where a teed stream's bytes also go: told when the answer becomes a stream, then each write. */
+export interface StreamCopy {
+  opened(): void;
+  write(bytes: Buffer): void;
+}
 
 export class ResponseWriter {
   readonly #res: ServerResponse;
@@ -12,6 +20,7 @@ export class ResponseWriter {
   #eventsWritten = 0;
   #writesPending = 0;
   #cutting = false;
+  #copy: StreamCopy | undefined;
 
   /** `destroy` tears the socket down on purpose (not counted as a client abort). */
   constructor(res: ServerResponse, destroy: () => void) {
@@ -22,6 +31,11 @@ export class ResponseWriter {
   /** Arms the midstream cut: streams end after `events` events, whole bodies halfway. */
   cutAfterEvents(events: number): void {
     this.#cutAfterEvents = events;
+  }
+
+  /** Every streamed byte from now on is also given to `copy`, whether or not the client is still there. */
+  tee(copy: StreamCopy): void {
+    this.#copy = copy;
   }
 
   get isOpen(): boolean {
@@ -56,6 +70,7 @@ export class ResponseWriter {
   }
 
   openStream(status: number, headers: Readonly<Record<string, string>>): void {
+    this.#copy?.opened();
     if (!this.isOpen || this.headersSent) return;
     this.#res.writeHead(status, headers);
     this.#res.flushHeaders();
@@ -65,7 +80,13 @@ export class ResponseWriter {
     this.#write(formatSseEvent(event));
   }
 
-  #write(text: string): void {
+  /** Bytes as they are (a replayed stream's). */
+  bytes(chunk: Buffer): void {
+    this.#write(chunk);
+  }
+
+  #write(text: string | Buffer): void {
+    this.#copy?.write(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
     if (!this.isOpen) return;
     if (this.#cutAfterEvents !== undefined && this.#eventsWritten >= this.#cutAfterEvents) {
       this.#cut();

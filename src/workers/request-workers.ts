@@ -47,7 +47,7 @@ export interface RequestWorkersOptions {
   /** Where the workers' reports go: the in-thread fleet-reports port (each applied once, here). */
   readonly reports: FleetReports;
   /** The one memory of owners, read for the workers (gateway/parts.ts); absent = none. */
-  readonly answerOwner?: ((tenant: string, answerId: string) => string | undefined) | undefined;
+  readonly answerOwner?: ((tenant: string, answerId: string) => string | undefined | Promise<string | undefined>) | undefined;
   readonly scheduler: Pick<Scheduler, 'admit' | 'routerRooms'>;
   /** The owner's side of each feature's crossing to the workers (gateway/features.ts); none for an absent feature. */
   readonly features: readonly OwnerSide[];

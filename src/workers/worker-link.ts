@@ -26,7 +26,7 @@ export interface LinkDeps {
   /** The owner's fleet-reports port: each report a worker sends is applied once, here. */
   readonly reports: FleetReports;
   /** The one memory of owners (the policies' table), read for a worker's `ask-owner`; absent = none. */
-  readonly answerOwner?: ((tenant: string, answerId: string) => string | undefined) | undefined;
+  readonly answerOwner?: ((tenant: string, answerId: string) => string | undefined | Promise<string | undefined>) | undefined;
   readonly scheduler: Pick<Scheduler, 'admit'>;
   /** The owner's side of each feature's crossing (gateway/features.ts gives them). */
   readonly features: readonly OwnerSide[];
@@ -113,7 +113,11 @@ export function startLink(
       case 'learn-answer':
         return options.reports.learnAnswerNode?.(message.tenant, message.answerId, message.node);
       case 'ask-owner':
-        return post({ t: 'answer-owner', id: message.id, node: options.answerOwner?.(message.tenant, message.answerId) });
+        // [cluster]: an owner not held here is read from the store first (a promise; a failure reads as none).
+        return void Promise.resolve(options.answerOwner?.(message.tenant, message.answerId)).then(
+          (node) => post({ t: 'answer-owner', id: message.id, node }),
+          () => post({ t: 'answer-owner', id: message.id, node: undefined }),
+        );
       case 'log':
         return void options.logger[message.level]({ ...message.fields }, message.message);
       case 'figures':

@@ -139,6 +139,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'proxy/feature/',
   ],
   'proxy/tenants/': [...CORE, 'ports/', 'tenants/', 'proxy/http/', 'proxy/request/', 'proxy/feature/'],
+  'proxy/streams/': [...CORE, 'routing/', 'proxy/http/', 'proxy/feature/'],
   'proxy/translate/': [
     ...CORE,
     'nodes/',
@@ -186,6 +187,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'proxy/sites/',
     'proxy/tenants/',
     'proxy/translate/',
+    'proxy/streams/',
     'tenants/',
     'tracing/',
     'translate/',

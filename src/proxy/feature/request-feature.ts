@@ -11,7 +11,10 @@
 //     with headers and something to do when the request finishes (settle a reservation);
 //   - a hook when the request starts (open its span), target sources tried after the local nodes
 //     (the remote sites) — one of which may own the request's session and be asked first (its
-//     lead) —, and models listed beside the local ones.
+//     lead) —, and models listed beside the local ones;
+//   - a header that marks a request (X-Conversation-Id): only a request that carries it tells the
+//     feature where its attempts went (the spine looks the header up once; request-marks.ts), and
+//     public routes of its own behind the client checks (a resumable stream's GET, lookup, DELETE).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '#src/core/errors.ts';
@@ -20,10 +23,14 @@ import { DEFAULT_TENANT, type InferenceEndpoint } from '#src/config/index.ts';
 import type { Parts } from '#src/core/part-key.ts';
 import type { RequestFields } from '#src/core/request-fields.ts';
 import type { QueueTenant, RouteRequest } from '#src/routing/index.ts';
+import type { NodeSpec } from '#src/config/types.ts';
 import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
+import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
+import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { RequestAsk, TargetSource } from '../failover/failover-loop.ts';
 import type { FailoverState } from '../failover/failover-state.ts';
+import type { TargetId } from '../failover/target.ts';
 import type { SiteVerdicts } from '../refusal/refusal-answer.ts';
 import type { RequestLabels, RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
@@ -195,6 +202,48 @@ export type EndpointTranslation = (ask: TranslationAsk) => ServedAs | Refused | 
 /** The translations by client endpoint; an endpoint absent from it is served as it came, with nothing asked. */
 export type EndpointTranslations = Readonly<Partial<Record<InferenceEndpoint, EndpointTranslation>>>;
 
+/** A marked request (it carries the feature's header), as it is about to be sent to its targets. */
+export interface MarkedRequest {
+  /** The header's value (non-empty). */
+  readonly value: string;
+  readonly endpoint: InferenceEndpoint;
+  readonly caller: Caller;
+  readonly stream: boolean;
+  /** The client gets the answer rewritten (translated): not the bytes the node sent. */
+  readonly rewritten: boolean;
+}
+
+/** What a feature is told of a marked request's attempts: each as it goes to its target, and as it ends. */
+export interface MarkedAttempts {
+  attempted(target: TargetId): void;
+  concluded(target: TargetId, outcome: AttemptOutcome): void;
+}
+
+/** A header that marks the requests a feature follows; a request without it runs nothing of the feature. */
+export interface HeaderMark {
+  /** Lower case, as node:http keys it. */
+  readonly header: string;
+  /** Undefined: nothing to follow for this request. */
+  marked(request: MarkedRequest): MarkedAttempts | undefined;
+}
+
+/** What a feature's own public routes are given by the plane they are built on. */
+export interface FeatureRouteDeps {
+  /** The node of that name in the fleet now; undefined = gone. */
+  readonly node: (name: string) => { readonly spec: NodeSpec } | undefined;
+  readonly pools: Pick<UpstreamPools, 'get'>;
+  /** The one memory of owners, read; undefined = none known here. */
+  readonly answerOwner: ((tenant: string, ownedId: string) => string | undefined | Promise<string | undefined>) | undefined;
+  readonly newRequestId: () => string;
+}
+
+/** A public route of a feature's, behind the client checks: its caller is decided as a listing's is. */
+export interface FeatureRoute {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly path: string;
+  readonly route: CallerRoute;
+}
+
 /** What one feature adds to the request plane; every contribution is optional. */
 export interface RequestFeature {
   /** Identifies a client before every keyed public route (inference and listings), or refuses it. */
@@ -209,4 +258,8 @@ export interface RequestFeature {
   readonly translations?: EndpointTranslations | undefined;
   /** Models served elsewhere, listed beside `local` for `caller`. */
   readonly models?: ((caller: Caller, local: readonly { readonly id: string }[]) => readonly ListedElsewhere[]) | undefined;
+  /** The requests it follows: those carrying its header, told where their attempts went. */
+  readonly marks?: HeaderMark | undefined;
+  /** Public routes of its own (built once per table, over the plane's pools and fleet). */
+  readonly routes?: ((deps: FeatureRouteDeps) => readonly FeatureRoute[]) | undefined;
 }

@@ -7,7 +7,7 @@ import type { EventBus } from '#src/core/events.ts';
 import type { AdmissionPort, AnswerOwner, FleetReports, FleetView } from '#src/ports/index.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
-import type { EndpointTranslations, FeatureSource, SourceAsk, StartedRequest } from '../feature/request-feature.ts';
+import type { EndpointTranslations, FeatureSource, HeaderMark, SourceAsk, StartedRequest } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 
@@ -41,6 +41,8 @@ export interface RequestHooks {
   readonly sources: readonly ((ask: SourceAsk) => FeatureSource)[];
   /** The translations by client endpoint (none: an empty record, read once per request by its endpoint). */
   readonly translations: EndpointTranslations;
+  /** The headers that mark requests a feature follows (request-marks.ts); absent or empty = none is looked up. */
+  readonly marks?: readonly HeaderMark[] | undefined;
 }
 
 export const NO_TRANSLATIONS: EndpointTranslations = Object.freeze(Object.create(null) as EndpointTranslations);

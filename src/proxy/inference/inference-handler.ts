@@ -33,11 +33,14 @@ import {
   type AnsweredAsUnknown,
   type Caller,
   type FeatureSource,
+  type MarkedAttempts,
+  type MarkedRequest,
   type ServedAs,
   type SizedRequest,
   type SourceAsk,
 } from '../feature/request-feature.ts';
 import { judgeAdmission, judgeBody, judgeModel } from '../feature/request-gates.ts';
+import { markedAttempts, type MarkFacts } from '../feature/request-marks.ts';
 import type { PromptBounds } from '../request/prompt-bounds.ts';
 import { requestedMaxTokens } from '../request/prompt-size.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
@@ -88,7 +91,7 @@ type Step = Promise<unknown> | undefined;
 const NO_LATER: readonly FeatureSource[] = Object.freeze([]);
 
 /** One request as it goes through the spine: each step a method, each fact a field once known. */
-class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSetting, SizedRequest {
+class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSetting, SizedRequest, MarkFacts {
   readonly settings: RequestSettings;
   /** The endpoint the request is sent to: the client's, or the one a translation serves it over. */
   endpoint: InferenceEndpoint;
@@ -117,6 +120,8 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   readonly #report: RequestReport;
   #nodes: NodeTargets | undefined;
   #later: readonly FeatureSource[];
+  /** What a feature follows of this request's attempts (it carries the feature's header); undefined = none. */
+  #marked: MarkedAttempts | undefined;
 
   constructor(deps: InferenceDeps, endpoint: InferenceEndpoint, req: IncomingMessage, res: ServerResponse, caller: Caller) {
     super();
@@ -144,6 +149,7 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     this.rewrite = undefined;
     this.#nodes = undefined;
     this.#later = NO_LATER;
+    this.#marked = undefined;
   }
 
   /** The body is read: the rest of the spine, a failure of any step answered as the server's 500. */
@@ -188,10 +194,12 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   /** The report names the node of the attempt in progress (if the attempt throws, too). */
   onAttempt(target: Target): void {
     this.#report.node = target.label;
+    this.#marked?.attempted(target.id);
   }
 
   onConcluded(target: Target, outcome: AttemptOutcome): void {
     noteConcluded(this.#report, target, outcome);
+    this.#marked?.concluded(target.id, outcome);
   }
 
   /** Answered when the step is done, or when the promise it goes on from settles. */
@@ -358,7 +366,9 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   #failover(routeRequest: RouteRequest, bounds: PromptBounds | undefined): Step {
     const nodes = new NodeTargets(this.#deps, this);
     this.#nodes = nodes;
-    const { sources } = this.#deps.hooks;
+    const { sources, marks } = this.#deps.hooks;
+    // A feature's header (X-Conversation-Id): only a request carrying it is followed.
+    if (marks !== undefined && marks.length > 0) this.#marked = markedAttempts(marks, this.req, this);
     if (sources.length === 0) return runFailover([nodes], this, startFailover(routeRequest));
     const ask = this.#sourceAsk(bounds, this.observer);
     const later = sources.map((source) => source(ask));
@@ -373,6 +383,11 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
       return runFailover(order, this, startFailover(route));
     }
     return runFailover([nodes, ...later], this, startFailover(routeRequest));
+  }
+
+  /** A marked request's facts, as a feature's header mark reads them (asked only of a request carrying its header). */
+  markedFacts(): Omit<MarkedRequest, 'value'> {
+    return { endpoint: this.endpoint, caller: this.#caller, stream: this.resolved.stream, rewritten: this.rewrite !== undefined };
   }
 
   /** What a later source (or the hidden model's answer) is given: the request, its caller and its sizing. */

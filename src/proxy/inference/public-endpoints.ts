@@ -138,6 +138,16 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     CONTROL_PATH,
     keyed((req, res, _url, caller) => forwardControl(owners, req, res, caller ?? OPEN_CALLER)),
   );
+  // The features' own routes (a resumable stream's), behind the same client checks.
+  const routeDeps = {
+    node: owners.fleet.view,
+    pools: owners.pools,
+    answerOwner: owners.answerOwner,
+    newRequestId: owners.newRequestId,
+  };
+  for (const feature of features) {
+    for (const { method, path, route } of feature.routes?.(routeDeps) ?? []) table.add(method, path, keyed(route));
+  }
   // Ollama's native listing, version and the refused model-changing calls (its inference routes are in INFERENCE_PATHS).
   addOllamaRoutes(table, {
     clock: deps.clock,

@@ -68,8 +68,8 @@ export interface PolicySet extends SelectionPolicy {
   keepSession(req: RouteRequest, target: string, now: number): void;
   /** `node` produced the answer `answerId` for `tenant`: a `previous_response_id` naming it goes back there. */
   learnAnswer(tenant: string, answerId: string, node: string, now: number): void;
-  /** The node that produced the answer `answerId` for `tenant`, if remembered (GET/DELETE of a stored response, a control). */
-  answerOwner(tenant: string, answerId: string, now: number): string | undefined;
+  /** The node that produced the answer `answerId` (or holds a conversation's stream) for `tenant`, if remembered; [cluster]: read from the store when not held here. */
+  answerOwner(tenant: string, answerId: string, now: number): string | undefined | Promise<string | undefined>;
 }
 
 /**

@@ -70,14 +70,18 @@ export class SessionTable {
     this.#share = { to, ttlMs };
   }
 
-  /** Remembers `node` for `key` as of `now` (the most recently used); shared when new, changed, or last shared over half a TTL ago. */
-  set(key: number, node: string, now: number): void {
+  /**
+   * Remembers `node` for `key` as of `now` (the most recently used); shared when new, changed, or
+   * last shared over half a TTL ago — `ttlMs` where the entry has its own (a conversation's), else
+   * the share's.
+   */
+  set(key: number, node: string, now: number, ttlMs?: number): void {
     const old = this.#entries.get(key);
     this.#entries.delete(key);
     const share = this.#share;
     let sharedAt = old?.node === node ? old.sharedAt : undefined;
     if (share !== undefined) {
-      const ttl = share.ttlMs();
+      const ttl = ttlMs ?? share.ttlMs();
       if (sharedAt === undefined || now - sharedAt > ttl / 2) {
         share.to.put(key, node, ttl);
         sharedAt = now;

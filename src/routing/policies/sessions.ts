@@ -19,6 +19,7 @@ import { loadBound, rendezvous, specHasher } from './affinity.ts';
 import { inFlights } from './least-in-flight.ts';
 import type { RequestFeature } from './request-features.ts';
 import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
+import { ownerTtlMs } from './owned-ids.ts';
 import { sessionHash, sessionSite } from './session-table.ts';
 
 /** The features the session layer reads besides its inner policy's. */
@@ -204,25 +205,32 @@ export function keepSessionOn(
 
 /**
  * The one memory of owners, read: the node that produced the answer `answerId` (a Responses
- * `resp_…`, a chat completion's `chatcmpl-…`) for `tenant`, if remembered within the session TTL.
- * Another tenant's id reads as unknown.
+ * `resp_…`, a chat completion's `chatcmpl-…`) or holds the stream of a conversation
+ * (owned-ids.ts), for `tenant`, if remembered within its TTL. Another tenant's id reads as unknown.
+ * [cluster]: one this replica does not hold is read from the store first (a promise then; a store
+ * that fails reads as unknown).
  */
 export function answerOwner(
   context: Pick<PolicyContext, 'sessions' | 'sessionTtlMs'>,
   tenant: string,
   answerId: string,
   now: number,
-): string | undefined {
-  return context.sessions.get(responseHash(tenant, answerId), now, context.sessionTtlMs());
+): string | undefined | Promise<string | undefined> {
+  const key = responseHash(tenant, answerId);
+  const ttl = ownerTtlMs(answerId, context.sessionTtlMs());
+  const held = context.sessions.get(key, now, ttl);
+  if (held !== undefined) return held;
+  const reading = context.sessions.readIn([], [key], now);
+  return reading?.then(() => context.sessions.get(key, now, ttl));
 }
 
-/** Learns which node produced an answer (its id, e.g. a Responses `resp_…`), for `previous_response_id`. */
+/** Learns which node produced an answer (its id, e.g. a Responses `resp_…`) or holds a conversation's stream, kept for its TTL. */
 export function learnResponse(
-  context: Pick<PolicyContext, 'sessions'>,
+  context: Pick<PolicyContext, 'sessions' | 'sessionTtlMs'>,
   tenant: string,
   responseId: string,
   node: string,
   now: number,
 ): void {
-  context.sessions.set(responseHash(tenant, responseId), node, now);
+  context.sessions.set(responseHash(tenant, responseId), node, now, ownerTtlMs(responseId, context.sessionTtlMs()));
 }

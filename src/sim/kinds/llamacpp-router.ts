@@ -4,6 +4,8 @@
 // with none idle it queues in the router and, as in build b10587 (§7.y), is not woken when a model
 // goes idle later, only when a model stops or its own model starts. Every status change goes out on
 // `GET /models/sse` (llamacpp-router-events.ts); `POST /models` downloads a model (llamacpp-router-downloads.ts).
+// A POST with `X-Conversation-Id` is remembered → its model, and its answer kept by the child for
+// the resumable-stream routes (llamacpp-streams.ts).
 
 import type { KindContext, KindHandler, SimExchange } from '#src/sim/exchange.ts';
 import { handleInference, jsonObjectBody } from '#src/sim/inference.ts';
@@ -27,6 +29,16 @@ import { rerankAnswer } from '#src/sim/pooling-audio.ts';
 import { RouterEventHub } from '#src/sim/kinds/llamacpp-router-events.ts';
 import { RouterDownloads } from '#src/sim/kinds/llamacpp-router-downloads.ts';
 import { routerControl } from '#src/sim/kinds/llamacpp-router-control.ts';
+import {
+  ChildSessions,
+  ConversationModels,
+  conversationIdOf,
+  GENERATING,
+  inSession,
+  isStreamRoute,
+  routerStreamRoute,
+  type RouterStreams,
+} from '#src/sim/kinds/llamacpp-streams.ts';
 import {
   llamaError,
   llamaInvalidRequest,
@@ -117,8 +129,23 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
   const { node, clock } = context;
   const residents = new ResidentModels(node, clock, context.residencyChanged);
   const hub = new RouterEventHub();
-  residents.follow((change) => hub.changed(change, residents.resolve(change.id)));
   const downloads = new RouterDownloads(node, clock, hub);
+  const childSessions = new ChildSessions(clock);
+  residents.follow((change) => {
+    hub.changed(change, residents.resolve(change.id));
+    // A child that exited took its stream sessions with it.
+    if (change.kind === 'status' && change.status === 'unloaded') childSessions.drop(change.id);
+  });
+  const conversations = new ConversationModels();
+  const routerStreams: RouterStreams = {
+    conversations,
+    child(name) {
+      const model = residents.resolve(name);
+      if (model === undefined) return { status: downloads.listed().find((d) => d.model.id === name)?.status };
+      const status = residents.status(model.id);
+      return status === 'loaded' ? { sessions: childSessions.of(model.id) } : { status };
+    },
+  };
   const childDialect = llamaDialect(context.random, true);
   const nowSec = (): number => Math.floor(clock.now() / 1000);
   const modelList = (views: readonly ResidentView[]): unknown => ({
@@ -226,7 +253,17 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
     const body = form ? (transcriptionFields(exchange) ?? {}) : jsonObjectBody(exchange, childDialect);
     if (body === undefined) return;
     const name = body['model'];
-    const ready = await readyModel(exchange, typeof name === 'string' ? name : undefined, true);
+    // `conv_models.remember` before the load wait: a stop (DELETE) while it loads cancels this request,
+    // and a client that leaves does not (a session request only stops on a stop).
+    const conversationId = conversationIdOf(exchange.headers);
+    const valid = typeof name === 'string' && residents.resolve(name) !== undefined;
+    const tracked = valid ? conversations.remember(conversationId, name) : undefined;
+    const waiting = tracked === undefined ? exchange : { ...exchange, signal: tracked.stopped };
+    const ready = await readyModel(waiting, typeof name === 'string' ? name : undefined, true);
+    if (tracked !== undefined && !conversations.alive(conversationId, tracked.ticket)) {
+      exchange.writer.reply(llamaInvalidRequest('request cancelled by a stop while the model was loading'));
+      return;
+    }
     if (ready === undefined) return;
     // The router's req_count: a model mid-request is never the victim of another model's load.
     const end = residents.beginRequest(ready.model.id);
@@ -275,7 +312,12 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       return;
     }
     const target = { model: ready.model, reportedModel: ready.model.id, engine: ready.engine, running };
-    await handleInference(exchange, endpoint, body, target, childDialect, clock);
+    const conversationId = conversationIdOf(exchange.headers);
+    if (conversationId !== '' && GENERATING.has(endpoint))
+      await inSession(exchange, childSessions.of(ready.model.id), conversationId, (detached) =>
+        handleInference(detached, endpoint, body, target, childDialect, clock),
+      );
+    else await handleInference(exchange, endpoint, body, target, childDialect, clock);
   }
 
   async function handle(exchange: SimExchange): Promise<void> {
@@ -294,6 +336,10 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
           LLAMA_AUDIO_PATHS.includes(path)))
     ) {
       await handleProxiedPost(exchange);
+      return;
+    }
+    if (isStreamRoute(method, path)) {
+      await routerStreamRoute(exchange, routerStreams);
       return;
     }
     switch (`${method} ${path}`) {
@@ -337,6 +383,7 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
     modelIds: () => node.models.map((m) => m.id),
     close: () => {
       hub.dropAll();
+      childSessions.dropAll();
       downloads.close();
       residents.close();
     },

@@ -18,6 +18,8 @@ import {
   llamaTokenizeAnswer,
 } from '#src/sim/kinds/llamacpp-routes.ts';
 import { rerankAnswer } from '#src/sim/pooling-audio.ts';
+import { StreamSessions } from '#src/sim/stream-sessions.ts';
+import { childStreamRoute, conversationIdOf, GENERATING, inSession, isStreamRoute } from '#src/sim/kinds/llamacpp-streams.ts';
 import { RunningCompletions } from '#src/sim/running-completions.ts';
 import {
   llamaError,
@@ -37,6 +39,7 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
   const dialect = llamaDialect(context.random, false);
   const nowSec = (): number => Math.floor(clock.now() / 1000);
   const running = new RunningCompletions();
+  const sessions = new StreamSessions(clock);
 
   async function handle(exchange: SimExchange): Promise<void> {
     const { method, path, writer } = exchange;
@@ -49,7 +52,17 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
     if (endpoint !== undefined) {
       const body = jsonObjectBody(exchange, dialect);
       if (body === undefined) return;
-      await handleInference(exchange, endpoint, body, { model, reportedModel: model.id, engine, running }, dialect, clock);
+      const target = { model, reportedModel: model.id, engine, running };
+      const conversationId = conversationIdOf(exchange.headers);
+      if (conversationId !== '' && GENERATING.has(endpoint))
+        await inSession(exchange, sessions, conversationId, (detached) =>
+          handleInference(detached, endpoint, body, target, dialect, clock),
+        );
+      else await handleInference(exchange, endpoint, body, target, dialect, clock);
+      return;
+    }
+    if (isStreamRoute(method, path)) {
+      await childStreamRoute(exchange, sessions);
       return;
     }
     if (method === 'POST' && path === LLAMA_CONTROL_PATH) {
@@ -100,6 +113,9 @@ export function llamacppHandler(context: KindContext, model: ResolvedModel): Kin
     faultReplies: llamaFaultReplies(() => llamaJson(200, llamaSingleModelList(undefined, nowSec()))),
     handle,
     modelIds: () => [model.id],
-    close: () => engine.close(),
+    close: () => {
+      sessions.dropAll();
+      engine.close();
+    },
   };
 }

@@ -61,6 +61,7 @@ test('defaults are the documented values', () => {
       queueAgingMs: 10_000,
       loadOnDemand: true,
       translate: true,
+      resumableStreams: true,
       completionReserveTokens: 512,
       tokenizeTimeoutMs: 500,
       swapAfterMs: 5_000,

@@ -15,7 +15,7 @@ import { partsOf } from '#src/core/part-key.ts';
 import { TENANT_ADMISSION } from '#src/tenants/index.ts';
 
 const BASE = '[server]\nlisten = "127.0.0.1:0"\n[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:1"\nkind = "vllm"\n';
-const NO_TRANSLATION = '[routing]\ntranslate = false\n';
+const NO_TRANSLATION = '[routing]\ntranslate = false\nresumable_streams = false\n';
 
 function configOf(extra: string, serverExtra = '', routing = NO_TRANSLATION): GatewayConfig {
   const loaded = loadConfig(BASE.replace('[server]\n', `[server]\n${serverExtra}\n`) + routing + extra, {
@@ -52,7 +52,7 @@ test('a config with no client keys, no [mesh] and no [tracing] gets no feature a
 });
 
 test('translation, on by default, adds only its translations, by client endpoint: /v1/messages, /v1/responses and no other', () => {
-  const config = configOf('', '', '');
+  const config = configOf('', '', '[routing]\nresumable_streams = false\n');
   const features = requestFeaturesFor(config, PORTS, hostFor(config));
   assert.deepEqual(
     features.map((f) => Object.keys(f)),
@@ -99,4 +99,31 @@ test('[tracing] adds only the start hook, which opens the request span', () => {
     report,
   } as never);
   assert.deepEqual(opened, ['r-1']);
+});
+
+test('resumable streams, on by default ([routing] resumable_streams), add the X-Conversation-Id mark and their three routes', () => {
+  const config = configOf('', '', '[routing]\ntranslate = false\n');
+  const features = requestFeaturesFor(config, PORTS, hostFor(config));
+  assert.deepEqual(
+    features.map((f) => Object.keys(f)),
+    [['marks', 'routes']],
+  );
+  const hooks = requestHooksOf(features);
+  assert.equal(hooks.started, undefined);
+  assert.deepEqual(hooks.sources, []);
+  assert.deepEqual(
+    hooks.marks?.map((m) => m.header),
+    ['x-conversation-id'],
+  );
+  const routes = features[0]?.routes?.({
+    node: () => undefined,
+    pools: refusing('the pools') as never,
+    answerOwner: undefined,
+    newRequestId: () => 'r',
+  });
+  assert.deepEqual(
+    routes?.map((r) => `${r.method} ${r.path}`),
+    ['GET /v1/stream', 'DELETE /v1/stream', 'POST /v1/streams/lookup'],
+  );
+  assert.equal(featureSetOf(config), '+streams');
 });
