@@ -27,7 +27,9 @@ const FEATURE_LIST = 'gateway/features.ts';
 const REQUEST_FEATURE_LIST = 'plane/request-features.ts';
 /** The CLI's one list (src/cli/feature-commands.ts): the commands whose work is a feature's own (keygen: the mesh's site key). */
 const CLI_FEATURE_LIST = 'cli/feature-commands.ts';
-const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST, CLI_FEATURE_LIST];
+/** The config's one list (src/gateway/config-tables.ts): the features' config tables the loader is given. */
+const CONFIG_TABLE_LIST = 'gateway/config-tables.ts';
+const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST, CLI_FEATURE_LIST, CONFIG_TABLE_LIST];
 /** The request-plane seam itself (proxy/feature/) is no feature: every feature plugs into it. */
 const isFeatureFile = (file: string): boolean => /-feature\.ts$/.test(file) && !shown(file).startsWith('proxy/feature/');
 /** A request-plane feature's file (its half on the request path: client keys and gates, forwards, spans). */
@@ -216,4 +218,59 @@ test('a request-plane feature file is built by the request plane’s list alone'
     )
     .filter((line) => !line.startsWith(`${REQUEST_FEATURE_LIST} `));
   assert.deepEqual(callers, []);
+});
+
+// A feature's config table (docs/design.md, "A feature's config table"): each moved table lives in
+// its feature's folder and reaches the loader through the config's list, so src/config/ names none
+// of them — not in code, not in a string (a table read by its TOML name, an error message naming
+// it). Comments may point at them.
+/** The features whose config table moved to their folder, and how a file would name each. */
+const MOVED_TABLES: Readonly<Record<string, RegExp>> = {
+  tenants: /tenant/i,
+  mesh: /mesh/i,
+  cluster: /cluster/i,
+  tracing: /tracing|otlp/i,
+  'request log': /\blog\b|request.?log|LogConfig/i,
+};
+
+/** Comments blanked (line breaks kept); code and string contents stay. */
+const codeAndStrings = (text: string): string =>
+  text.replace(/('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`)|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (m, str) =>
+    str === undefined ? m.replace(/[^\n]/g, ' ') : m,
+  );
+
+/** Each line of `text`'s code and strings that names a moved feature's table: `line: feature`. */
+function namings(text: string): string[] {
+  return codeAndStrings(text)
+    .split('\n')
+    .flatMap((line, i) =>
+      Object.entries(MOVED_TABLES)
+        .filter(([, names]) => names.test(line))
+        .map(([feature]) => `${i + 1}: ${feature}`),
+    );
+}
+
+test('no file in src/config/ names a feature whose table moved to its folder (the loader is given the tables)', () => {
+  const found = files
+    .filter((file) => shown(file).startsWith('config/'))
+    .flatMap((file) => namings(textOf(file)).map((hit) => `${shown(file)}:${hit}`));
+  assert.deepEqual(found, []);
+});
+
+test('the config-naming check sees a table read by its name, an error message and a type, and passes comments', () => {
+  assert.deepEqual(namings("const mesh = tableOf(doc['mesh']);"), ['1: mesh']);
+  assert.deepEqual(namings("// [[tenants]] is the tenants' table\nconst x = 1; /* [cluster] */"), []);
+  assert.deepEqual(namings("message: 'names site but [cluster] is not set'"), ['1: cluster']);
+  assert.deepEqual(namings('readonly log?: LogConfig;\nreadonly tenants: readonly TenantSpec[];'), [
+    '1: request log',
+    '2: tenants',
+  ]);
+  assert.deepEqual(namings("const url = 'http://x/tracing'; // otlp"), ['1: tracing']);
+});
+
+test('each moved table is in the config list, and the list names only feature tables from their folders', () => {
+  const list = textOf(files.find((file) => shown(file) === CONFIG_TABLE_LIST) ?? '');
+  const tables = [...list.matchAll(/from '#src\/([^']+-table\.ts)'/g)].map((m) => m[1] ?? '');
+  const owners = tables.map((table) => featureOf(table));
+  assert.deepEqual([...new Set(owners)].sort(), Object.keys(MOVED_TABLES).sort(), tables.join(', '));
 });

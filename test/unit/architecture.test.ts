@@ -217,7 +217,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'tracing/',
   ],
   'main.ts': [...CORE, 'nodes/', 'proxy/', 'admin/', 'workers/', 'gateway/', 'ports/', 'plane/'],
-  'cli/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'mesh/', 'admin/', 'logs/', 'sim/', 'main.ts'],
+  'cli/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'mesh/', 'admin/', 'logs/', 'sim/', 'main.ts', 'gateway/'],
   'sim/': ['core/'],
 };
 
