@@ -210,7 +210,7 @@ interface Proxy {
 
 type MainModule = typeof import('../src/main.ts');
 type ConfigModule = typeof import('../src/config/index.ts');
-type TablesModule = typeof import('../src/gateway/config-tables.ts');
+type TablesModule = typeof import('../src/config-tables.ts');
 type LoggerModule = typeof import('../src/logs/logger.ts');
 
 function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir: string): string {
@@ -246,7 +246,7 @@ async function startProxy(target: FootprintTarget, root: string, upstreamUrl: st
   const { Gateway } = (await load('main.ts')) as MainModule;
   const { formatProblems } = (await load('config/index.ts')) as ConfigModule;
   // The loader bound to the features' config tables (a tree before them loads its config from config/ alone).
-  const { loadConfig } = (await load('gateway/config-tables.ts').catch(() => load('config/index.ts'))) as TablesModule;
+  const { loadConfig } = (await load('config-tables.ts').catch(() => load('config/index.ts'))) as TablesModule;
   const { createLogger } = (await load('logs/logger.ts')) as LoggerModule;
   const loaded = loadConfig(gatewayToml(target, upstreamUrl, logDir), {});
   if (!loaded.ok) throw new Error(`footprint config: ${formatProblems(loaded.problems)}`);

@@ -20,7 +20,7 @@ import {
   type RequestPlane,
 } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
-import { configWarnings } from '#src/gateway/config-tables.ts';
+import { configWarnings } from '#src/config-tables.ts';
 import type { UsageStopOutcome } from '#src/gateway/features.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/admin/admin-exposure.ts';

@@ -1,12 +1,12 @@
 // What `switchyard check-config` prints for a valid config: one line (or a block) per section —
 // server, admin, nodes, models (with pins, preloads and warm counts), health, discovery, load,
-// upstream, routing, then each feature table's own lines (its `summary`, gateway/config-tables.ts)
+// upstream, routing, then each feature table's own lines (its `summary`, src/config-tables.ts)
 // and their warnings — each as the gateway would run it, so what a section sets (or leaves at its
 // defaults) can be read at a glance. Secrets (API keys, the admin token, tenant keys, the store
 // password) are never printed: only whether they are set, and how many.
 import { formatDurationMs, formatListenAddress, formatSizeBytes, type GatewayConfig, type ModelSpec } from '#src/config/index.ts';
 import { plural } from '#src/config/plural.ts';
-import { configWarnings, featureSummary } from '#src/gateway/config-tables.ts';
+import { configWarnings, featureSummary } from '#src/config-tables.ts';
 
 export function describeConfig(config: GatewayConfig): string[] {
   return [

@@ -5,7 +5,7 @@
 
 import { once } from 'node:events';
 import { formatProblems } from '#src/config/index.ts';
-import { loadConfig } from '#src/gateway/config-tables.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { createLogger } from '#src/logs/logger.ts';
 import { Gateway } from '#src/main.ts';
 import { parseFleetConfig, startFleet, type SimNode } from '#src/sim/index.ts';

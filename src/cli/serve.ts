@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { flushCompileCache } from 'node:module';
 import { detach } from '#src/core/detach.ts';
 import { formatProblems } from '#src/config/index.ts';
-import { loadConfigFile } from '#src/gateway/config-tables.ts';
+import { loadConfigFile } from '#src/config-tables.ts';
 import { createLogger, parseLogFormat } from '#src/logs/logger.ts';
 import { Gateway } from '#src/main.ts';
 import { defaultConfigPath, DEFAULT_CONFIG_PATHS } from './config-lookup.ts';

@@ -38,7 +38,7 @@ export async function findStatusTarget(given: string | undefined, env: EnvVars):
   // The config loader (its schemas: ~130 modules) only when a file is read: `status --url` needs none.
   const [{ formatProblems }, { loadConfigFile }] = await Promise.all([
     import('#src/config/index.ts'),
-    import('#src/gateway/config-tables.ts'),
+    import('#src/config-tables.ts'),
   ]);
   const loaded = await loadConfigFile(file, env);
   if (!loaded.ok) {

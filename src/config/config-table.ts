@@ -1,7 +1,7 @@
 // A feature's config table (issue 39, docs/design.md "A feature's config table"): the one thing a
 // feature gives the config loader, so that a new feature's `[table]` lives in the feature's own
 // folder and src/config/ never names it. config/ is below every feature (features import it), so it
-// cannot import their tables: the list of tables lives above both (gateway/config-tables.ts) and is
+// cannot import their tables: the list of tables lives above both (src/config-tables.ts) and is
 // handed to the loader (configLoader), to the restart check (restartOnlyChanges) and to
 // check-config's summary. The table's loaded type joins GatewayConfig by declaration merging, from
 // the feature's folder:

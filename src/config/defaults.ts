@@ -1,5 +1,5 @@
 // Every default value of the gateway's own tables, in the loaded (camelCase, ms, bytes) form; a
-// feature table's defaults are its own (e.g. mesh/mesh-config.ts MESH_DEFAULTS).
+// feature table's defaults are its own (e.g. mesh/config/mesh-config.ts MESH_DEFAULTS).
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
 import type { GatewayConfig, KvMode, ModelsConfig, NodeKind } from './types.ts';
 

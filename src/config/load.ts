@@ -2,7 +2,7 @@
 // or every problem found, each with its key path: the schema's (each value) and cross-checks.ts's
 // (entries against each other), both in one run. Pure apart from loadConfigFile's single read.
 // The features' tables (config-table.ts) are given to it: `configLoader(tables)` is the loader of
-// a file with those tables (gateway/config-tables.ts binds the gateway's list).
+// a file with those tables (src/config-tables.ts binds the gateway's list).
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parse, TomlError } from 'smol-toml';

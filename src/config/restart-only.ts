@@ -1,6 +1,6 @@
 // Pure: the settings a reload cannot apply to a running gateway (they shape its listening sockets),
 // so the operator is told a restart is needed instead of believing the change took effect: the
-// gateway's own tables', then each feature table's (gateway/config-tables.ts binds the list).
+// gateway's own tables', then each feature table's (src/config-tables.ts binds the list).
 
 import type { AnyConfigTable } from './config-table.ts';
 import type { GatewayConfig } from './types.ts';

@@ -239,7 +239,7 @@ export interface NodeSpec {
   readonly source?: string;
 }
 
-/** The gateway's own tables; each feature's table is added from its folder (config-table.ts, gateway/config-tables.ts). */
+/** The gateway's own tables; each feature's table is added from its folder (config-table.ts, src/config-tables.ts). */
 export interface GatewayConfig {
   readonly server: ServerConfig;
   readonly admin: AdminConfig;

@@ -11,7 +11,7 @@ import { EventBus } from '#src/core/events.ts';
 import type { AdminView, Feature } from '#src/core/feature.ts';
 import type { SitesSource } from '#src/core/site-rows.ts';
 import type { GatewayConfig } from '#src/config/types.ts';
-import { MESH_DEFAULTS, type MeshConfig } from './mesh-config.ts';
+import { MESH_DEFAULTS, type MeshConfig } from './config/mesh-config.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import type { MeshEvents } from './mesh-events.ts';

@@ -6,7 +6,7 @@
 
 import { z } from 'zod';
 import { normalizeNodeUrl } from '#src/config/index.ts';
-import { isSiteId } from '#src/mesh/mesh-config.ts';
+import { isSiteId } from '#src/mesh/config/mesh-config.ts';
 
 export const MAX_MODEL_ID_CHARS = 256;
 export const MAX_URL_CHARS = 2048;

@@ -27,8 +27,8 @@ const FEATURE_LIST = 'gateway/features.ts';
 const REQUEST_FEATURE_LIST = 'plane/request-features.ts';
 /** The CLI's one list (src/cli/feature-commands.ts): the commands whose work is a feature's own (keygen: the mesh's site key). */
 const CLI_FEATURE_LIST = 'cli/feature-commands.ts';
-/** The config's one list (src/gateway/config-tables.ts): the features' config tables the loader is given. */
-const CONFIG_TABLE_LIST = 'gateway/config-tables.ts';
+/** The config's one list (src/config-tables.ts): the features' config tables the loader is given. */
+const CONFIG_TABLE_LIST = 'config-tables.ts';
 const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST, CLI_FEATURE_LIST, CONFIG_TABLE_LIST];
 /** The request-plane seam itself (proxy/feature/) is no feature: every feature plugs into it. */
 const isFeatureFile = (file: string): boolean => /-feature\.ts$/.test(file) && !shown(file).startsWith('proxy/feature/');

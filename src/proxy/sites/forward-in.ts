@@ -24,7 +24,7 @@ import {
   type ReplayGuard,
   type VerifyContext,
 } from '#src/mesh/forwarding/index.ts';
-import type { MeshSitePin } from '#src/mesh/mesh-config.ts';
+import type { MeshSitePin } from '#src/mesh/config/mesh-config.ts';
 import type { TenantPriority } from '#src/core/tenant-class.ts';
 import type { TenantSpec } from './inbound-tenant.ts';
 import type { QueueTenant } from '#src/routing/index.ts';

@@ -7,7 +7,7 @@
 
 import { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantPriority } from '#src/core/tenant-class.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
-import type { MeshSitePin } from '#src/mesh/mesh-config.ts';
+import type { MeshSitePin } from '#src/mesh/config/mesh-config.ts';
 import type { ForwardTenantClaim } from '#src/mesh/forwarding/index.ts';
 import type { QueueTenant } from '#src/routing/index.ts';
 

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
 import { formatProblems } from '#src/config/load.ts';
-import { loadConfig } from '#src/gateway/config-tables.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { ActiveRequests } from '#src/proxy/index.ts';
 import * as listener from '#src/plane/listener.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
-import { MESH_DEFAULTS } from '#src/mesh/mesh-config.ts';
+import { MESH_DEFAULTS } from '#src/mesh/config/mesh-config.ts';
 
 // docs/config.md and examples/switchyard.toml state these values; change them together.
 test('defaults are the documented values', () => {

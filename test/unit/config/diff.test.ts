@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
 import { diffConfig } from '#src/config/diff.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
-import { meshChangedLive } from '#src/mesh/mesh-table.ts';
+import { meshChangedLive } from '#src/mesh/config/mesh-table.ts';
 import { spec } from '#test/fixtures/builders.ts';
 
 function node(name: string, overrides: Partial<NodeSpec> = {}): NodeSpec {

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readFile } from 'node:fs/promises';
 import { formatProblems } from '#src/config/load.ts';
-import { loadConfig } from '#src/gateway/config-tables.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
-import { meshChangedLive } from '#src/mesh/mesh-table.ts';
-import { restartOnlyChanges } from '#src/gateway/config-tables.ts';
+import { meshChangedLive } from '#src/mesh/config/mesh-table.ts';
+import { restartOnlyChanges } from '#src/config-tables.ts';
 
 const NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 const KEY_A = 'Ia2fS8Q1u9W3kGv3x0m8wWn3dbtC2o0uVYh3q8p3GkA';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '#src/gateway/config-tables.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { invalid, valid } from '#src/config/parse-result.ts';
 import type { SecretFileReader } from '#src/config/index.ts';
 

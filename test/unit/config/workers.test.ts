@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatProblems } from '#src/config/load.ts';
-import { loadConfig } from '#src/gateway/config-tables.ts';
+import { loadConfig } from '#src/config-tables.ts';
 
 const ONE_NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
-import { loadConfig } from '#src/gateway/config-tables.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import type { GatewayConfig } from '#src/config/types.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';

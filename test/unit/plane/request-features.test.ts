@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type GatewayConfig } from '#src/config/index.ts';
-import { loadConfig } from '#src/gateway/config-tables.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';

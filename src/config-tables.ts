@@ -14,7 +14,7 @@ import {
 } from '#src/config/index.ts';
 import { clusterTable } from '#src/cluster/cluster-table.ts';
 import { requestLogTable } from '#src/logs/request-log-table.ts';
-import { meshTable } from '#src/mesh/mesh-table.ts';
+import { meshTable } from '#src/mesh/config/mesh-table.ts';
 import { tenantsTable } from '#src/tenants/tenants-table.ts';
 import { tracingTable } from '#src/tracing/tracing-table.ts';
 
