@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { SRC, importGraph, sourceFiles } from '#test/fixtures/source-tree.ts';
 
 const files = sourceFiles();
@@ -273,4 +273,35 @@ test('each moved table is in the config list, and the list names only feature ta
   const tables = [...list.matchAll(/from '#src\/([^']+-table\.ts)'/g)].map((m) => m[1] ?? '');
   const owners = tables.map((table) => featureOf(table));
   assert.deepEqual([...new Set(owners)].sort(), Object.keys(MOVED_TABLES).sort(), tables.join(', '));
+});
+
+/** The files of src/ (and the packages) `start` loads by its static value imports, transitively (`import type` aside). */
+function loadedClosure(start: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of textOf(file).matchAll(/^(?:import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)'/gms)) {
+      const from = m[2] ?? '';
+      if (m[1] !== undefined) continue;
+      if (from.startsWith('#src/')) visit(join(SRC, from.slice('#src/'.length)));
+      else if (from.startsWith('.')) visit(resolve(dirname(file), from));
+      else seen.add(from);
+    }
+  };
+  visit(start);
+  return seen;
+}
+
+test('reading a config loads no feature’s runtime: the config list’s closure is config/, core/ and the tables’ own files', () => {
+  const loaded = [...loadedClosure(join(SRC, CONFIG_TABLE_LIST))].map((f) => (f.startsWith(SRC) ? relative(SRC, f) : f));
+  // A table's own files: its table, its loaded type, and the parsers only its table uses (the mesh's in mesh/config/).
+  const tableFile = (f: string): boolean =>
+    /-(table|config)\.ts$/.test(f) || f.startsWith('mesh/config/') || /^tenants\/(client-keys|tenant-clashes)\.ts$/.test(f);
+  const stray = loaded.filter(
+    (f) =>
+      !(f === CONFIG_TABLE_LIST || f.startsWith('config/') || f.startsWith('core/') || f.startsWith('node:') || tableFile(f)),
+  );
+  assert.deepEqual(stray.sort(), ['smol-toml', 'zod']);
+  assert.ok(loaded.includes('tenants/tenants-table.ts') && loaded.includes('mesh/config/mesh-table.ts'), loaded.join(', '));
 });
