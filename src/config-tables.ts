@@ -1,17 +1,12 @@
 // The config's feature list: the one place that names the features' config tables
-// (config/config-table.ts). Each table lives in its feature's folder and imports zod and config/
+// (config/config-table.ts). Each table lives in its feature's folder and imports zod, config/ and core/
 // only, so that reading a config (check-config, `serve` before it starts anything) loads no
 // feature's runtime. config/ cannot import them (every feature imports config/): the loader, the
 // restart check and check-config's summary are bound to this list here. A new feature's table:
 // its file in the feature's folder, one line below.
 
-import {
-  configLoader,
-  restartOnlyChecker,
-  type AnyConfigTable,
-  type ConfigWarning,
-  type GatewayConfig,
-} from '#src/config/index.ts';
+import { configLoader, type AnyConfigTable, type ConfigWarning, type GatewayConfig } from '#src/config/index.ts';
+import { restartOnlyChecker } from '#src/config/restart-only.ts';
 import { clusterTable } from '#src/cluster/cluster-table.ts';
 import { requestLogTable } from '#src/logs/request-log-table.ts';
 import { meshTable } from '#src/mesh/config/mesh-table.ts';

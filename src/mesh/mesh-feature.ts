@@ -220,7 +220,7 @@ export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
 
   /**
    * A reload: pins, peers, timings and caps apply live. The site's identity (id, url, key) and its
-   * sockets stay as started (config/restart-only.ts tells the operator), as does adding or removing [mesh].
+   * sockets stay as started (the mesh table's restartOnly, mesh/config/mesh-table.ts, tells the operator), as does adding or removing [mesh].
    */
   reconfigure(previous: MeshConfig | undefined, next: MeshConfig | undefined): void {
     const service = this.#service;

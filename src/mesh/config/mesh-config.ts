@@ -30,7 +30,7 @@ export interface MeshDefaults extends Pick<
   readonly freshnessHeartbeats: number;
 }
 
-// docs/config.md and examples/mesh-site.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
+// docs/config.md restates these; test/unit/config/defaults.test.ts keeps them honest.
 // Three missed heartbeats make a site stale: one lost message is not an outage.
 export const MESH_DEFAULTS: MeshDefaults = Object.freeze({
   peers: Object.freeze([]),
