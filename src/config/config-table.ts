@@ -18,7 +18,7 @@ import type { EnvVars } from './api-key.ts';
 import type { NameClash } from './name-clashes.ts';
 import type { RawTable } from './raw-document.ts';
 import type { ParseResult } from './parse-result.ts';
-import type { GatewayConfig } from './types.ts';
+import type { GatewayConfig, OwnTableKey } from './types.ts';
 
 /** Reads a secret file's text (a tenant's `file:` keys), or says why it cannot (the loader's only read besides the config). */
 export type SecretFileReader = (path: string) => ParseResult<string>;
@@ -35,7 +35,10 @@ export interface ConfigWarning {
   readonly fields: Readonly<Record<string, unknown>>;
 }
 
-export interface ConfigTable<Key extends keyof GatewayConfig = keyof GatewayConfig> {
+/** The keys of GatewayConfig a feature's table may take: every one but the gateway's own tables'. */
+export type FeatureTableKey = Exclude<keyof GatewayConfig, OwnTableKey>;
+
+export interface ConfigTable<Key extends FeatureTableKey = FeatureTableKey> {
   /** The table's TOML name, and its key in GatewayConfig (`[mesh]` → `config.mesh`, `[[tenants]]` → `config.tenants`). */
   readonly name: Key & string;
   /**
@@ -60,4 +63,4 @@ export interface ConfigTable<Key extends keyof GatewayConfig = keyof GatewayConf
 }
 
 /** The feature tables as one list's element type (each keeps its own key's type where it is declared). */
-export type AnyConfigTable = { [Key in keyof GatewayConfig]-?: ConfigTable<Key> }[keyof GatewayConfig];
+export type AnyConfigTable = { [Key in FeatureTableKey]-?: ConfigTable<Key> }[FeatureTableKey];

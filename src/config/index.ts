@@ -44,6 +44,7 @@ export { CONTROL_PATH, RESPONSES_PREFIX, responseIdOf } from './owned-routes.ts'
 export type { EnvVars } from './api-key.ts';
 export { CONFIG_DEFAULTS, type ConfigDefaults } from './defaults.ts';
 export { configLoader, formatProblems, readKeyFile, type LoadConfig, type LoadConfigFile } from './load.ts';
+export { restartOnlyChecker, type RestartOnlyChanges } from './restart-only.ts';
 export type { AnyConfigTable, ConfigTable, ConfigWarning, SecretFileReader, TableSecrets } from './config-table.ts';
 export { diffConfig, diffNodes, type ConfigChange, type NodeChange, type NodePair } from './diff.ts';
 export { isSameAllowList, nodeContinuity, type NodeContinuity } from './node-identity.ts';

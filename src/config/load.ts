@@ -36,6 +36,10 @@ export function configLoader(tables: readonly AnyConfigTable[]): {
   readonly loadConfig: LoadConfig;
   readonly loadConfigFile: LoadConfigFile;
 } {
+  const names = tables.map((table) => table.name);
+  const twice = names.filter((name, i) => names.indexOf(name) !== i);
+  // A list that names a table twice is a broken feature list, said where it is built.
+  if (twice.length > 0) throw new Error(`the config tables list "${twice.join('", "')}" twice (src/config-tables.ts)`);
   const loadConfig: LoadConfig = (tomlText, env, source, readFile = readKeyFile) => {
     let document: unknown;
     try {

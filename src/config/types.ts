@@ -239,6 +239,10 @@ export interface NodeSpec {
   readonly source?: string;
 }
 
+/** The keys of the gateway's own tables (a feature's table takes none of them: config-table.ts). */
+export type OwnTableKey =
+  'server' | 'admin' | 'health' | 'discovery' | 'upstream' | 'load' | 'routing' | 'models' | 'nodes' | 'nodeSources';
+
 /** The gateway's own tables; each feature's table is added from its folder (config-table.ts, src/config-tables.ts). */
 export interface GatewayConfig {
   readonly server: ServerConfig;
