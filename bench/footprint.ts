@@ -212,6 +212,7 @@ interface Proxy {
 
 type MainModule = typeof import('../src/main.ts');
 type ConfigModule = typeof import('../src/config/index.ts');
+type TablesModule = typeof import('../src/config-tables.ts');
 type LoggerModule = typeof import('../src/logs/logger.ts');
 
 function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir: string): string {
@@ -245,7 +246,9 @@ async function startProxy(target: FootprintTarget, root: string, upstreamUrl: st
   const src = join(root, 'src');
   const load = (path: string): Promise<unknown> => import(pathToFileURL(join(src, path)).href);
   const { Gateway } = (await load('main.ts')) as MainModule;
-  const { loadConfig, formatProblems } = (await load('config/index.ts')) as ConfigModule;
+  const { formatProblems } = (await load('config/index.ts')) as ConfigModule;
+  // The loader bound to the features' config tables (a tree before them loads its config from config/ alone).
+  const { loadConfig } = (await load('config-tables.ts').catch(() => load('config/index.ts'))) as TablesModule;
   const { createLogger } = (await load('logs/logger.ts')) as LoggerModule;
   const loaded = loadConfig(gatewayToml(target, upstreamUrl, logDir), {});
   if (!loaded.ok) throw new Error(`footprint config: ${formatProblems(loaded.problems)}`);

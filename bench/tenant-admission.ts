@@ -6,7 +6,7 @@
 // every tenant with every limit and a model glob. Run in its own process by run.ts
 // (`node bench/tenant-admission.ts` prints one JSON line); each call is timed on its own.
 
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { allowsModel, OPEN_TENANT, rotatingDirectory, TenantLedger, tenantReservation, type Tenant } from '#src/tenants/index.ts';
 import { percentile } from './stats.ts';
 

@@ -9,7 +9,6 @@ import type { Server } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { sleep } from '#src/core/clock.ts';
 import type { ListenAddress } from '#src/config/types.ts';
-import { MESH_OPEN_TO_CLIENTS, meshOpenToClients } from '#src/config/index.ts';
 import type { NodeRegistry } from '#src/nodes/index.ts';
 import { ActiveRequests, urlOf, type EndpointTable } from '#src/proxy/index.ts';
 import {
@@ -21,6 +20,7 @@ import {
   type RequestPlane,
 } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
+import { configWarnings } from '#src/config-tables.ts';
 import type { UsageStopOutcome } from '#src/gateway/features.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/admin/admin-exposure.ts';
@@ -204,7 +204,7 @@ export class Gateway {
         'admin reads, /metrics and the detailed /health are open to anyone who reaches this listener: set [admin] token, or [admin] listen on a private address',
       );
     }
-    if (meshOpenToClients(options.config)) options.logger.warn({ site: options.config.mesh?.site }, MESH_OPEN_TO_CLIENTS);
+    for (const warning of configWarnings(options.config)) options.logger.warn(warning.fields, warning.message);
     const capped = acceptQueueCapped(limits.listenBacklog, readSomaxconn());
     if (capped !== undefined) options.logger.warn(capped, ACCEPT_QUEUE_CAPPED);
     return gateway;

@@ -3,7 +3,7 @@
 // who waits in the model's queue by priority class and tenant.
 
 import { fleetRatio } from '#src/capacity/index.ts';
-import type { TenantPriority } from '#src/config/index.ts';
+import type { TenantPriority } from '#src/core/tenant-class.ts';
 import type { ModelQueueReport } from '#src/scheduler/index.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import {

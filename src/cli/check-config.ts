@@ -2,7 +2,8 @@
 // every problem — each value's and the entries' against each other, in one run — (exit 1) or a
 // summary of what the gateway would run with, a line per section (config-summary.ts; exit 0).
 // API keys are never printed; the summary only says whether a node has one.
-import { formatProblems, loadConfigFile } from '#src/config/index.ts';
+import { formatProblems } from '#src/config/index.ts';
+import { loadConfigFile } from '#src/config-tables.ts';
 import { describeConfig } from './config-summary.ts';
 import type { Command } from './io.ts';
 import { CHECK_CONFIG_USAGE } from './command-usage.ts';

@@ -1,19 +1,12 @@
 // What `switchyard check-config` prints for a valid config: one line (or a block) per section —
 // server, admin, nodes, models (with pins, preloads and warm counts), health, discovery, load,
-// upstream, routing, tenants (each with its limits), the request log, tracing, [mesh] and
-// [cluster] — each as the gateway would run it, so what a section sets (or leaves at its defaults)
-// can be read at a glance. Secrets (API keys, the admin token, tenant keys, the store password)
-// are never printed: only whether they are set, and how many.
-import {
-  formatDurationMs,
-  formatListenAddress,
-  formatSizeBytes,
-  meshOpenToClients,
-  MESH_OPEN_TO_CLIENTS,
-  type GatewayConfig,
-  type ModelSpec,
-  type TenantSpec,
-} from '#src/config/index.ts';
+// upstream, routing, then each feature table's own lines (its `summary`, src/config-tables.ts)
+// and their warnings — each as the gateway would run it, so what a section sets (or leaves at its
+// defaults) can be read at a glance. Secrets (API keys, the admin token, tenant keys, the store
+// password) are never printed: only whether they are set, and how many.
+import { formatDurationMs, formatListenAddress, formatSizeBytes, type GatewayConfig, type ModelSpec } from '#src/config/index.ts';
+import { plural } from '#src/config/plural.ts';
+import { configWarnings, featureSummary } from '#src/config-tables.ts';
 
 export function describeConfig(config: GatewayConfig): string[] {
   return [
@@ -31,12 +24,8 @@ export function describeConfig(config: GatewayConfig): string[] {
       `stale after ${formatDurationMs(config.load.staleAfterMs)}`,
     describeUpstream(config.upstream),
     describeRouting(config.routing),
-    ...describeTenants(config.tenants),
-    describeLog(config.log),
-    describeTracing(config.tracing),
-    describeMesh(config.mesh),
-    describeCluster(config.cluster),
-    ...(meshOpenToClients(config) ? [`warning: ${MESH_OPEN_TO_CLIENTS}`] : []),
+    ...featureSummary(config),
+    ...configWarnings(config).map((warning) => `warning: ${warning.message}`),
   ];
 }
 
@@ -143,65 +132,4 @@ function describeRouting(routing: GatewayConfig['routing']): string {
     `routing: policy ${routing.policy}, queue up to ${routing.maxQueue} for ${formatDurationMs(routing.queueTimeoutMs)}, ` +
     `load on demand ${routing.loadOnDemand ? 'on' : 'off'}`
   );
-}
-
-function describeTenants(tenants: readonly TenantSpec[]): string[] {
-  if (tenants.length === 0) return ['tenants: none (no client key asked: every request is the tenant default, without limits)'];
-  return [`tenants (${tenants.length}):`, ...tenants.map((tenant) => `  ${describeTenant(tenant)}`)];
-}
-
-function describeTenant(tenant: TenantSpec): string {
-  const limits = [
-    tenant.maxConcurrent === undefined ? '' : `${tenant.maxConcurrent} at once`,
-    tenant.requestsPerMinute === undefined ? '' : `${tenant.requestsPerMinute} requests/min`,
-    tenant.tokensPerMinute === undefined ? '' : `${tenant.tokensPerMinute} tokens/min`,
-    tenant.tokensPerDay === undefined ? '' : `${tenant.tokensPerDay} tokens/day`,
-  ].filter((limit) => limit !== '');
-  const models = tenant.models.length === 1 && tenant.models[0] === '*' ? 'every model' : `models ${tenant.models.join(', ')}`;
-  const sites =
-    tenant.sites === undefined ? '' : tenant.sites.length === 0 ? ', this site only' : `, sites ${tenant.sites.join(', ')}`;
-  return (
-    `${tenant.name}  ${plural(tenant.keys.length, 'key')}, ${tenant.priority} (weight ${tenant.weight}), ${models}${sites}; ` +
-    `limits: ${limits.length === 0 ? 'none' : limits.join(', ')}`
-  );
-}
-
-function describeLog(log: GatewayConfig['log']): string {
-  const requests = log?.requests ?? { kind: 'off' as const };
-  if (log === undefined || requests.kind === 'off') return 'request log: off';
-  const where = requests.kind === 'stdout' ? 'to standard output' : `to ${requests.path}`;
-  const rotation =
-    requests.kind === 'file'
-      ? `, rotated at ${formatSizeBytes(log.requestsMaxBytes)} keeping ${plural(log.requestsKeep, 'file')}`
-      : '';
-  const bodies = log.bodies ? `, prompt text up to ${formatSizeBytes(log.bodiesMaxBytes)} a line` : ', no prompt text';
-  return `request log: ${where}${rotation}${bodies}`;
-}
-
-function describeTracing(tracing: GatewayConfig['tracing']): string {
-  if (tracing === undefined) return 'tracing: off';
-  return `tracing: OTLP to ${tracing.otlpEndpoint} as ${tracing.serviceName}, sampling ${tracing.sampleRatio * 100}% of traces`;
-}
-
-function describeMesh(mesh: GatewayConfig['mesh']): string {
-  if (mesh === undefined) return 'mesh: none (this gateway runs alone)';
-  const pins = mesh.sites.map((pin) => pin.id).join(', ');
-  return (
-    `mesh: site ${mesh.site} at ${mesh.url}, ${plural(mesh.peers.length, 'bootstrap peer')}, ` +
-    `${plural(mesh.sites.length, 'pinned site')}${pins === '' ? '' : ` (${pins})`}, ` +
-    `heartbeat ${formatDurationMs(mesh.heartbeatMs)}, fresh for ${formatDurationMs(mesh.freshnessMs)}`
-  );
-}
-
-function describeCluster(cluster: GatewayConfig['cluster']): string {
-  if (cluster === undefined) return 'cluster: none (one replica: its limits are this process’s own)';
-  const replica = cluster.replica === undefined ? 'replica named by host and pid' : `replica ${cluster.replica}`;
-  return (
-    `cluster: store ${cluster.store} (password ${cluster.password === undefined ? 'not set' : 'set'}), ${replica}, ` +
-    `lease ${formatDurationMs(cluster.leaseTtlMs)}, prefix ${cluster.prefix}`
-  );
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

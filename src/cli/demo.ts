@@ -4,7 +4,8 @@
 // (short answers that end by themselves, tool calls when tools are given), so agents can run on it.
 
 import { once } from 'node:events';
-import { loadConfig, formatProblems } from '#src/config/index.ts';
+import { formatProblems } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { createLogger } from '#src/logs/logger.ts';
 import { Gateway } from '#src/main.ts';
 import { parseFleetConfig, startFleet, type SimNode } from '#src/sim/index.ts';

@@ -6,7 +6,8 @@
 import { writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { Agent } from '#src/core/undici-parts.ts';
-import { formatProblems, loadConfig } from '#src/config/index.ts';
+import { formatProblems } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { visibleText } from '#src/core/visible-text.js';
 import { commentSafe, describeModel, renderInitConfig } from './init-config.ts';
 import { parseInitArgs } from './init-args.ts';

@@ -36,7 +36,10 @@ export async function findStatusTarget(given: string | undefined, env: EnvVars):
   const file = given ?? defaultConfigPath(existsSync);
   if (file === undefined) return { ok: true, target: { url: DEFAULT_STATUS_URL, token: undefined } };
   // The config loader (its schemas: ~130 modules) only when a file is read: `status --url` needs none.
-  const { formatProblems, loadConfigFile } = await import('#src/config/index.ts');
+  const [{ formatProblems }, { loadConfigFile }] = await Promise.all([
+    import('#src/config/index.ts'),
+    import('#src/config-tables.ts'),
+  ]);
   const loaded = await loadConfigFile(file, env);
   if (!loaded.ok) {
     return {

@@ -1,6 +1,7 @@
-// Every default value of the gateway configuration, in the loaded (camelCase, ms, bytes) form.
+// Every default value of the gateway's own tables, in the loaded (camelCase, ms, bytes) form; a
+// feature table's defaults are its own (e.g. mesh/config/mesh-config.ts MESH_DEFAULTS).
 // docs/config.md and examples/switchyard.toml restate these; test/unit/config/defaults.test.ts keeps them honest.
-import type { GatewayConfig, KvMode, MeshConfig, ModelsConfig, NodeKind } from './types.ts';
+import type { GatewayConfig, KvMode, ModelsConfig, NodeKind } from './types.ts';
 
 const MIB = 1_048_576;
 
@@ -11,20 +12,6 @@ export interface ConfigDefaults extends Pick<
 > {
   readonly models: Pick<ModelsConfig, 'operatorHoldMs'>;
   readonly node: { readonly kind: NodeKind; readonly kv: KvMode; readonly weight: number; readonly wakeTimeoutMs: number };
-  /** `[mesh]` has no defaults for site, url, key_file and listen: they are required when the table is present. */
-  readonly mesh: Pick<
-    MeshConfig,
-    | 'peers'
-    | 'maxPeerMessagesPerSecond'
-    | 'heartbeatMs'
-    | 'maxModelsPerSite'
-    | 'maxClockSkewMs'
-    | 'maxRememberedForwards'
-    | 'maxMessageBytes'
-  > & {
-    /** freshness defaults to this many heartbeats. */
-    readonly freshnessHeartbeats: number;
-  };
 }
 
 export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
@@ -103,15 +90,4 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
   models: Object.freeze({ operatorHoldMs: 600_000 }),
   // llama.cpp's default (-np auto) runs unified KV: every slot may use the whole n_ctx pool.
   node: Object.freeze({ kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 }),
-  // Three missed heartbeats make a site stale: one lost message is not an outage.
-  mesh: Object.freeze({
-    peers: Object.freeze([]),
-    maxPeerMessagesPerSecond: 200,
-    heartbeatMs: 5_000,
-    freshnessHeartbeats: 3,
-    maxModelsPerSite: 256,
-    maxClockSkewMs: 30_000,
-    maxRememberedForwards: 65_536,
-    maxMessageBytes: 256 * 1024,
-  }),
 });

@@ -2,7 +2,7 @@
 // nodes come and go, which carry on as they were, which carry on but must be listed afresh, which
 // restart fresh (see node-identity.ts, the one rule for that), and which settings sections differ.
 import { isDeepStrictEqual } from 'node:util';
-import type { GatewayConfig, MeshConfig, NodeSpec } from './types.ts';
+import type { GatewayConfig, NodeSpec } from './types.ts';
 import { nodeContinuity, type NodeContinuity } from './node-identity.ts';
 
 export interface NodePair {
@@ -33,19 +33,6 @@ export interface ConfigChange extends NodeChange {
   readonly upstreamChanged: boolean;
   /** Listen address or body limit; the listener cannot change in place. */
   readonly serverChanged: boolean;
-  /**
-   * Both configs have [mesh] and a setting a running mesh applies live differs: the pins
-   * ([[mesh.sites]]), peers, heartbeat, freshness, caps, clock skew or static models. Adding or
-   * removing [mesh], or changing its site, url, key_file or listen, needs a restart instead
-   * (src/config/restart-only.ts).
-   */
-  readonly meshChanged: boolean;
-}
-
-/** The [mesh] settings a reload applies live: all but the identity and the listening sockets. */
-function liveMesh(mesh: MeshConfig): Omit<MeshConfig, 'site' | 'url' | 'keyFile' | 'peerKeyFile' | 'listen'> {
-  const { site: _site, url: _url, keyFile: _keyFile, peerKeyFile: _peerKeyFile, listen: _listen, ...live } = mesh;
-  return live;
 }
 
 /** Nodes are matched by name; `diffNodes([], nodes)` is the change that starts a gateway. */
@@ -77,6 +64,5 @@ export function diffConfig(old: GatewayConfig, next: GatewayConfig): ConfigChang
     discoveryChanged: !isDeepStrictEqual(old.discovery, next.discovery),
     upstreamChanged: !isDeepStrictEqual(old.upstream, next.upstream),
     serverChanged: !isDeepStrictEqual(old.server, next.server),
-    meshChanged: old.mesh !== undefined && next.mesh !== undefined && !isDeepStrictEqual(liveMesh(old.mesh), liveMesh(next.mesh)),
   };
 }

@@ -1,11 +1,13 @@
 // The only producer of GatewayConfig: TOML text + environment → a frozen, fully defaulted config,
 // or every problem found, each with its key path: the schema's (each value) and cross-checks.ts's
 // (entries against each other), both in one run. Pure apart from loadConfigFile's single read.
+// The features' tables (config-table.ts) are given to it: `configLoader(tables)` is the loader of
+// a file with those tables (src/config-tables.ts binds the gateway's list).
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parse, TomlError } from 'smol-toml';
 import type { EnvVars } from './api-key.ts';
-import type { SecretFileReader } from './client-keys.ts';
+import type { AnyConfigTable, SecretFileReader } from './config-table.ts';
 import { invalid, valid } from './parse-result.ts';
 import { configIssueMessage, problemsFromIssues } from './config-issues.ts';
 import { crossCheckProblems } from './cross-checks.ts';
@@ -13,7 +15,7 @@ import { deepFreeze } from './deep-freeze.ts';
 import { gatewayConfigSchema } from './schema.ts';
 import type { ConfigProblem, LoadResult } from './types.ts';
 
-/** Reads a tenant's `file:` keys; the loader's one read besides the config file (bounded: keys are small). */
+/** Reads a secret file (`file:` keys); the loader's one read besides the config file (bounded: keys are small). */
 export const readKeyFile: SecretFileReader = (path) => {
   try {
     const text = readFileSync(path, 'utf8');
@@ -24,40 +26,49 @@ export const readKeyFile: SecretFileReader = (path) => {
 };
 const MAX_KEY_FILE_CHARS = 4 * 1024 * 1024;
 
-/** `source` names the text in a syntax error (the file's path), so the operator knows where to look. */
-export function loadConfig(
-  tomlText: string,
-  env: EnvVars,
-  source?: string,
-  readFile: SecretFileReader = readKeyFile,
-): LoadResult {
-  let document: unknown;
-  try {
-    document = parse(tomlText);
-  } catch (error) {
-    const where = source === undefined ? '' : `${source}: `;
-    return failed([{ path: '', message: `${where}${describeSyntaxError(error)}` }]);
-  }
-  // Both passes always run: every problem in one go, the values' and the entries' against each other.
-  const parsed = gatewayConfigSchema(env, readFile).safeParse(document, { error: configIssueMessage });
-  const problems = [
-    ...(parsed.success ? [] : problemsFromIssues(parsed.error.issues)),
-    ...crossCheckProblems(document, env, readFile),
-  ];
-  if (!parsed.success || problems.length > 0) return failed(problems);
-  return Object.freeze({ ok: true, config: deepFreeze(parsed.data) });
-}
-
+/** Loads a config's text: `source` names the text in a syntax error (the file's path), so the operator knows where to look. */
+export type LoadConfig = (tomlText: string, env: EnvVars, source?: string, readFile?: SecretFileReader) => LoadResult;
 /** Reads and loads one file; an unreadable file is a problem like any other, not an exception. */
-export async function loadConfigFile(path: string, env: EnvVars): Promise<LoadResult> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return failed([{ path: '', message: `cannot read config file: ${reason}` }]);
-  }
-  return loadConfig(text, env, path);
+export type LoadConfigFile = (path: string, env: EnvVars) => Promise<LoadResult>;
+
+/** The loader of a config file whose optional tables are `tables` (each feature's, config-table.ts). */
+export function configLoader(tables: readonly AnyConfigTable[]): {
+  readonly loadConfig: LoadConfig;
+  readonly loadConfigFile: LoadConfigFile;
+} {
+  const names = tables.map((table) => table.name);
+  const twice = names.filter((name, i) => names.indexOf(name) !== i);
+  // A list that names a table twice is a broken feature list, said where it is built.
+  if (twice.length > 0) throw new Error(`the config tables list "${twice.join('", "')}" twice (src/config-tables.ts)`);
+  const loadConfig: LoadConfig = (tomlText, env, source, readFile = readKeyFile) => {
+    let document: unknown;
+    try {
+      document = parse(tomlText);
+    } catch (error) {
+      const where = source === undefined ? '' : `${source}: `;
+      return failed([{ path: '', message: `${where}${describeSyntaxError(error)}` }]);
+    }
+    // Both passes always run: every problem in one go, the values' and the entries' against each other.
+    const secrets = { env, readFile };
+    const parsed = gatewayConfigSchema(secrets, tables).safeParse(document, { error: configIssueMessage });
+    const problems = [
+      ...(parsed.success ? [] : problemsFromIssues(parsed.error.issues)),
+      ...crossCheckProblems(document, secrets, tables),
+    ];
+    if (!parsed.success || problems.length > 0) return failed(problems);
+    return Object.freeze({ ok: true, config: deepFreeze(parsed.data) });
+  };
+  const loadConfigFile: LoadConfigFile = async (path, env) => {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return failed([{ path: '', message: `cannot read config file: ${reason}` }]);
+    }
+    return loadConfig(text, env, path);
+  };
+  return { loadConfig, loadConfigFile };
 }
 
 /** One `path: message` line per problem; a whole-file problem has no path prefix. */

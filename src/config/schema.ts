@@ -12,15 +12,10 @@ import { parseWake } from './wake.ts';
 import { INFERENCE_ENDPOINTS } from './endpoints.ts';
 import { KV_MODES, MAX_WORKERS, NODE_KINDS, type GatewayConfig, type ModelSpec, type NodeSpec } from './types.ts';
 import { loadSignalsSchema, policyName, routingSchema } from './routing-schema.ts';
-import { meshSchema } from './mesh-schema.ts';
 import { nodeSourcesSchema } from './node-sources-schema.ts';
-import { clusterSchema } from './cluster-schema.ts';
-import { logSchema } from './log-schema.ts';
-import { tracingSchema } from './tracing-schema.ts';
 import { corsOriginsSchema } from './cors-origins.ts';
 import { adminHostsSchema } from './admin-hosts.ts';
-import type { SecretFileReader } from './client-keys.ts';
-import { tenantsSchema, tenantsWithDefault } from './tenants-schema.ts';
+import type { AnyConfigTable, TableSecrets } from './config-table.ts';
 import {
   durationMs,
   name,
@@ -224,10 +219,13 @@ function nodesSchema(env: EnvVars) {
 }
 
 /**
- * The whole file. `env` resolves `api_key = "env:VAR"`; `readFile` the tenants' `file:` keys. Both
- * are parameters so the schema itself does no I/O.
+ * The whole file: the gateway's own tables, then each feature's (`tables`, in the list's order).
+ * `secrets` resolves `api_key = "env:VAR"` and the features' secret files: parameters, so the
+ * schema itself does no I/O.
  */
-export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z.ZodType<GatewayConfig> {
+export function gatewayConfigSchema(secrets: TableSecrets, tables: readonly AnyConfigTable[]): z.ZodType<GatewayConfig> {
+  const { env } = secrets;
+  const features: Record<string, z.ZodType> = Object.fromEntries(tables.map((t) => [t.name, t.schema(secrets)]));
   return table({
     server: serverSchema(env).prefault({}),
     admin: adminSchema(env).prefault({}),
@@ -239,11 +237,7 @@ export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z
     models: modelsSchema.prefault({}),
     nodes: nodesSchema(env).prefault([]),
     node_sources: nodeSourcesSchema(env).optional(),
-    mesh: meshSchema.optional(),
-    cluster: clusterSchema(env).optional(),
-    tenants: tenantsSchema(env, readFile),
-    log: logSchema.prefault({}),
-    tracing: tracingSchema.optional(),
+    ...features,
   })
     .superRefine((config, ctx) => {
       // A fleet found at run time ([[node_sources]]) may start with no [[nodes]] at all.
@@ -254,9 +248,18 @@ export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z
           message: 'at least one [[nodes]] entry is required (or a [[node_sources]] entry)',
         });
     })
-    .transform(({ node_sources: nodeSources, ...config }) => ({
-      ...config,
-      ...(nodeSources === undefined || nodeSources.length === 0 ? {} : { nodeSources }),
-      tenants: tenantsWithDefault(config.tenants, config.server.apiKeys),
-    }));
+    .transform(({ node_sources: nodeSources, ...rest }) => {
+      const config = rest as Record<string, unknown>;
+      const joined = {
+        ...config,
+        ...(nodeSources === undefined || nodeSources.length === 0 ? {} : { nodeSources }),
+      } as GatewayConfig;
+      // Each table's final value given the rest (in place: the keys keep the file's order).
+      for (const t of tables) if (t.complete !== undefined) Object.assign(joined, { [t.name]: completed(t, joined) });
+      return joined;
+    });
+}
+
+function completed(t: AnyConfigTable, config: GatewayConfig): unknown {
+  return (t.complete as (value: unknown, config: GatewayConfig) => unknown)(config[t.name], config);
 }

@@ -2,17 +2,7 @@
 // Durations are milliseconds, sizes are bytes; names carry the unit.
 
 import type { CorsOrigins } from './cors-origins.ts';
-import type { TenantSpec } from './tenant-types.ts';
 import type { InferenceEndpoint } from './endpoints.ts';
-import type { LogConfig } from './log-types.ts';
-import type { TracingConfig } from './tracing-types.ts';
-import type { MeshConfig } from './mesh-types.ts';
-import type { ClusterConfig } from './cluster-types.ts';
-
-export type { MeshConfig, MeshSitePin, MeshStaticModel } from './mesh-types.ts';
-export type { ClusterConfig } from './cluster-types.ts';
-
-export { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantPriority, type TenantSpec } from './tenant-types.ts';
 
 export const NODE_KINDS = ['auto', 'vllm', 'llamacpp', 'ollama', 'sglang', 'openai'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
@@ -251,6 +241,11 @@ export interface NodeSpec {
   readonly source?: string;
 }
 
+/** The keys of the gateway's own tables (a feature's table takes none of them: config-table.ts). */
+export type OwnTableKey =
+  'server' | 'admin' | 'health' | 'discovery' | 'upstream' | 'load' | 'routing' | 'models' | 'nodes' | 'nodeSources';
+
+/** The gateway's own tables; each feature's table is added from its folder (config-table.ts, src/config-tables.ts). */
 export interface GatewayConfig {
   readonly server: ServerConfig;
   readonly admin: AdminConfig;
@@ -263,19 +258,7 @@ export interface GatewayConfig {
   readonly nodes: readonly NodeSpec[];
   /** `[[node_sources]]`: nodes found at run time (DNS), beside `nodes`; absent = none. */
   readonly nodeSources?: readonly NodeSourceSpec[] | undefined;
-  /**
-   * `[[tenants]]`, then `default` holding `[server] api_keys` when there are any. Empty = no client
-   * authentication: every request is the open `default` tenant's, without limits.
-   */
-  readonly tenants: readonly TenantSpec[];
-  /** Federation (`[mesh]`); undefined = the gateway runs alone. */
-  readonly mesh?: MeshConfig | undefined;
-  /** Replicas sharing slot leases through a store (`[cluster]`); undefined = this gateway alone. */
-  readonly cluster?: ClusterConfig | undefined;
-  /** `[log]`: the request log; undefined (a config built in code) = off. */
-  readonly log?: LogConfig | undefined;
-  /** `[tracing]`: OpenTelemetry traces; undefined = off (no SDK loaded). */
-  readonly tracing?: TracingConfig | undefined;
+  // Each feature's table joins here from its own folder, by declaration merging (config-table.ts).
 }
 
 // `[[node_sources]]`: where nodes come from besides the `[[nodes]]` list. A DNS source resolves a

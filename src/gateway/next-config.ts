@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { ConfigProblem, GatewayConfig } from '#src/config/index.ts';
 import type { GatewayOptions } from './options.ts';
-import { restartOnlyChanges } from '#src/config/restart-only.ts';
+import { restartOnlyChanges } from '#src/config-tables.ts';
 
 export type NextConfig =
   { readonly ok: true; readonly config: GatewayConfig } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };

@@ -6,7 +6,7 @@
 import type { Writable } from 'node:stream';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { LogConfig } from '#src/config/index.ts';
+import type { LogConfig } from '#src/logs/request-log-config.ts';
 import type { ReportsTable } from '#src/core/request-fields.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { LineWriter, type LineFigures, type LineOutput } from './line-writer.ts';

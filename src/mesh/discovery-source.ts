@@ -3,7 +3,7 @@
 // answer never clears the set). A Kubernetes/KServe source would be one more module and one more
 // registry entry.
 
-import type { MeshStaticModel } from '#src/config/types.ts';
+import type { MeshStaticModel } from '#src/mesh/config/mesh-config.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { SiteRecordModel } from './site-record.ts';
 import { nodeListingModels } from './sources/node-listing.ts';

@@ -10,8 +10,8 @@ import type { Clock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { AdminView, Feature } from '#src/core/feature.ts';
 import type { SitesSource } from '#src/core/site-rows.ts';
-import type { GatewayConfig, MeshConfig } from '#src/config/types.ts';
-import { CONFIG_DEFAULTS } from '#src/config/index.ts';
+import type { GatewayConfig } from '#src/config/types.ts';
+import { MESH_DEFAULTS, type MeshConfig } from './config/mesh-config.ts';
 import type { NodeView, RegistryEvents } from '#src/nodes/index.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import type { MeshEvents } from './mesh-events.ts';
@@ -136,7 +136,7 @@ export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
       now: () => deps.clock.now(),
       log: deps.logger,
       maxEntries: () => deps.config()?.maxRememberedForwards ?? MAX_REMEMBERED_FORWARDS,
-      skewMs: () => deps.config()?.maxClockSkewMs ?? CONFIG_DEFAULTS.mesh.maxClockSkewMs,
+      skewMs: () => deps.config()?.maxClockSkewMs ?? MESH_DEFAULTS.maxClockSkewMs,
       ranBefore: () => (stateFile === false ? Promise.resolve(false) : fileExists(stateFile)),
     });
   }
@@ -223,7 +223,7 @@ export class MeshFeature implements Feature<GatewayConfig, MeshParts> {
 
   /**
    * A reload: pins, peers, timings and caps apply live. The site's identity (id, url, key) and its
-   * sockets stay as started (config/restart-only.ts tells the operator), as does adding or removing [mesh].
+   * sockets stay as started (the mesh table's restartOnly, mesh/config/mesh-table.ts, tells the operator), as does adding or removing [mesh].
    */
   reconfigure(previous: MeshConfig | undefined, next: MeshConfig | undefined): void {
     const service = this.#service;

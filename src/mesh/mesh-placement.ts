@@ -2,7 +2,7 @@
 // may change its published model set, and when its replicas share one libp2p peer id
 // (docs/deploy.md). The mesh feature (mesh-feature.ts) wires by these answers.
 
-import type { MeshConfig } from '#src/config/types.ts';
+import type { MeshConfig } from '#src/mesh/config/mesh-config.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 
 type Listing = RegistryEvents['node:discovery']['from'];

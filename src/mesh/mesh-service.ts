@@ -5,7 +5,7 @@
 
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
-import type { MeshConfig } from '#src/config/types.ts';
+import type { MeshConfig } from '#src/mesh/config/mesh-config.ts';
 import type { RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import type { DiscoverySource } from './discovery-source.ts';
 import { freshnessChanges, isFresh, nextExpiry } from './freshness.ts';

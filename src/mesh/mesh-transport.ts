@@ -4,7 +4,7 @@
 
 import type { Logger } from 'pino';
 import type { Clock } from '#src/core/clock.ts';
-import type { MeshConfig } from '#src/config/types.ts';
+import type { MeshConfig } from '#src/mesh/config/mesh-config.ts';
 import type { MeshTransportFactory } from '#src/mesh/index.ts';
 import { gossipTransportFactory } from '#src/mesh/gossip/index.ts';
 import { libp2pPrivateKey } from '#src/mesh/site-key-file.ts';

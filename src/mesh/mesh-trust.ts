@@ -3,7 +3,7 @@
 // and every reload); pure but for the key decoding the codec does.
 
 import type { KeyObject } from 'node:crypto';
-import type { MeshConfig } from '#src/config/types.ts';
+import type { MeshConfig } from '#src/mesh/config/mesh-config.ts';
 import type { MeshCodec } from './mesh-codec.ts';
 import { addressPeerId } from './site-peer-id.ts';
 import type { PeerAdmission } from './transport.ts';

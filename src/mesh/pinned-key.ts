@@ -2,7 +2,8 @@
 // it, so it must not pull libp2p in with the site key file (a gateway without [mesh] loads neither).
 
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { parsePublicKey, type MeshSitePin } from '#src/config/index.ts';
+import { parsePublicKey } from '#src/mesh/config/public-key.ts';
+import { type MeshSitePin } from '#src/mesh/config/mesh-config.ts';
 
 /** The KeyObject node:crypto verifies with, from a pinned base64url key; throws naming the problem. */
 export function pinnedPublicKey(b64url: string): KeyObject {

@@ -9,7 +9,7 @@ import canonicalize from 'canonicalize';
 import type { SignedRecord, SiteRecord, SiteRecordModel } from './site-record.ts';
 import type { SiteKey } from './site-key.ts';
 import { firstProblem, recordShape, signedShape, wantShape } from './record-shape.ts';
-import { isSiteId } from '#src/config/index.ts';
+import { isSiteId } from '#src/mesh/config/mesh-config.ts';
 
 /** A message decoded far enough to verify: the record, the exact bytes signed, the signature. */
 export type DecodedRecord =

@@ -5,7 +5,8 @@
 // mean the same in every implementation.
 
 import { z } from 'zod';
-import { isSiteId, normalizeNodeUrl } from '#src/config/index.ts';
+import { normalizeNodeUrl } from '#src/config/index.ts';
+import { isSiteId } from '#src/mesh/config/mesh-config.ts';
 
 export const MAX_MODEL_ID_CHARS = 256;
 export const MAX_URL_CHARS = 2048;

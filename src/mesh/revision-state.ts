@@ -4,7 +4,7 @@
 //   {"v":1,"sites":{"b":{"key":"<base64url public key>","revision":123}}}
 
 import { z } from 'zod';
-import type { MeshSitePin } from '#src/config/types.ts';
+import type { MeshSitePin } from '#src/mesh/config/mesh-config.ts';
 
 export interface HeldRevision {
   readonly key: string;

@@ -10,7 +10,7 @@ import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:cryp
 import { open, writeFile } from 'node:fs/promises';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
-import type { MeshSitePin } from '#src/config/index.ts';
+import type { MeshSitePin } from '#src/mesh/config/mesh-config.ts';
 import type { SiteKey } from './site-key.ts';
 
 export { pinnedKeys, pinnedPublicKey } from './pinned-key.ts';

@@ -4,7 +4,7 @@
 // is noted but never changes what was accepted. Which rejections are logged is rejection-log.ts's to
 // decide; the highest revisions survive restarts through revision-state.ts.
 
-import type { MeshSitePin } from '#src/config/types.ts';
+import type { MeshSitePin } from '#src/mesh/config/mesh-config.ts';
 import { REMEMBERED_MS, type RemoteModel, type RemoteSiteView } from '#src/routing/remote/remote-site.ts';
 import { isFresh } from './freshness.ts';
 import { sameModels } from './site-models.ts';

@@ -1,6 +1,7 @@
 // What routing needs to know about one request.
 
-import type { InferenceEndpoint, PolicyName, TenantPriority } from '#src/config/index.ts';
+import type { InferenceEndpoint, PolicyName } from '#src/config/index.ts';
+import type { TenantPriority } from '#src/core/tenant-class.ts';
 
 /** Whose request this is, as every model's queue orders it (plain data: it crosses to the lease owner). */
 export interface QueueTenant {

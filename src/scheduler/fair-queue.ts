@@ -7,7 +7,7 @@
 // Shedding: in a full queue, the newest request of the lowest class below a newcomer's makes room.
 // Plain bookkeeping; the scheduler decides when the head may try again and what a leaver is told.
 
-import { TENANT_PRIORITIES, type TenantPriority } from '#src/config/index.ts';
+import { TENANT_PRIORITIES, type TenantPriority } from '#src/core/tenant-class.ts';
 import type { QueueTenant } from '#src/routing/index.ts';
 import { ClassLane, type LaneEntry } from './class-lane.ts';
 import { IndexedHeap } from './indexed-heap.ts';

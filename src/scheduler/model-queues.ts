@@ -2,7 +2,7 @@
 // bookkeeping: who waits, in which order; the scheduler decides when the head may try again and
 // what happens to it. A model's queue exists only while someone waits in it.
 
-import type { TenantPriority } from '#src/config/index.ts';
+import type { TenantPriority } from '#src/core/tenant-class.ts';
 import { FairQueue, type ModelQueueReport, type QueueTicket } from './fair-queue.ts';
 
 export class ModelQueues<T> {

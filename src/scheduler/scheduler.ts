@@ -6,7 +6,8 @@
 // decision here is synchronous.
 
 import type { Clock } from '#src/core/clock.ts';
-import { CONFIG_DEFAULTS, DEFAULT_TENANT } from '#src/config/index.ts';
+import { CONFIG_DEFAULTS } from '#src/config/index.ts';
+import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
 import { ctxFor, residencyOf } from '#src/capacity/index.ts';
 import type { LeaseReturn, ListedModelFacts, NodeView, RoutingSnapshot, SwitchBook } from '#src/nodes/index.ts';
 import {

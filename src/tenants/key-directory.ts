@@ -11,7 +11,7 @@
 // of the same length), so a hit and a miss cost the same comparison.
 
 import { timingSafeEqual } from 'node:crypto';
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { keyDigestText } from './key-tag.ts';
 import { tenantOf, type Tenant } from './tenant.ts';
 

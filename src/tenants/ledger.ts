@@ -5,7 +5,7 @@
 // at once, a removed tenant's counters go. usageRows()/restore() are what a UsageStore saves and
 // loads (the day's budget survives a restart).
 
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import type { TenantAsk, TenantDecision, TenantOutcome } from './admission-types.ts';
 import { charged, rateFigures, usedAt, utcDay, DAY_MS, msToNextDay, type Meter, type TenantLimits } from './limits.ts';
 import type { UsageRow } from './usage-rows.ts';

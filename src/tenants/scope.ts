@@ -3,7 +3,7 @@
 // requests may be forwarded to) is the site choice's rule: routing's inSiteScope.
 
 import { matchesGlob } from '#src/discovery/index.ts';
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 
 /** Whether the tenant may use `model` (a served id, aliases resolved). */
 export function allowsModel(tenant: Pick<TenantSpec, 'models'>, model: string): boolean {

@@ -2,7 +2,7 @@
 // limits, usage this minute and today, what remains, in flight and queued; per model its queue by
 // class and tenant. Plain data; keys appear only as keyTag() prefixes.
 
-import type { TenantPriority } from '#src/config/index.ts';
+import type { TenantPriority } from '#src/core/tenant-class.ts';
 import type { ModelQueueReport } from '#src/scheduler/index.ts';
 
 export type { ModelQueueReport };

@@ -1,7 +1,8 @@
 // One tenant as the request path carries it: its spec, what every model's queue orders it by, and
 // whether any limit applies (a tenant without limits is admitted without asking the ledger's owner).
 
-import { defaultTenantSpec, type TenantPriority, type TenantSpec } from '#src/config/index.ts';
+import { defaultTenantSpec, type TenantSpec } from '#src/tenants/tenants-config.ts';
+import { type TenantPriority } from '#src/core/tenant-class.ts';
 import { partKey, type PartKey } from '#src/core/part-key.ts';
 
 export interface Tenant {

@@ -1,6 +1,6 @@
 // Pure: GET /admin/tenants from the tenants in force, the ledger's figures and the queues.
 
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import type { TenantFigures } from './ledger.ts';
 import type { ModelQueueReport, TenantReport, TenantsReport } from './tenant-report.ts';
 

@@ -2,7 +2,7 @@
 // scheduler's queues. Each tenant's key tags are computed once per spec (a reload that keeps a
 // tenant keeps its spec, and so its tags, until it changes; 100k keys cost a hash each, once).
 
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { keyTag } from './key-tag.ts';
 import { tenantsReport } from './tenants-report.ts';
 import type { ModelQueueReport, TenantsReport } from './tenant-report.ts';

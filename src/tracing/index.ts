@@ -2,7 +2,7 @@
 // `[tracing]`) there is none (undefined) and nothing of OpenTelemetry is ever imported; on, the SDK is
 // loaded here, once per host, by a dynamic import.
 
-import type { TracingConfig } from '#src/config/index.ts';
+import type { TracingConfig } from '#src/tracing/tracing-config.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';
 
 export interface TracerHost {

@@ -16,7 +16,7 @@ import {
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { TracingConfig } from '#src/config/index.ts';
+import type { TracingConfig } from '#src/tracing/tracing-config.ts';
 import type {
   AttemptEndNote,
   AttemptNote,

@@ -5,7 +5,8 @@
 import type { Registry } from 'prom-client';
 import type { Feature } from '#src/core/feature.ts';
 import type { RequestTracer, SpanFigures } from '#src/core/tracing.ts';
-import type { GatewayConfig, TracingConfig } from '#src/config/index.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { TracingConfig } from '#src/tracing/tracing-config.ts';
 import { loadTracer, type TracerHost } from './index.ts';
 import { registerTraceMetrics } from './trace-metrics.ts';
 

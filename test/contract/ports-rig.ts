@@ -28,7 +28,7 @@ import {
   tenantsWorkerSide,
   type TenantAdmissionPort,
 } from '#src/tenants/index.ts';
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { snapshotOf } from '#test/fixtures/builders.ts';
 
 /** The one owner of every lease: what both hosts' ports reach. */

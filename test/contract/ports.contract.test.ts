@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import type { TenantAdmission, TenantAsk, TenantOutcome } from '#src/tenants/index.ts';
 import { node, request } from '#test/fixtures/builders.ts';
 import { CROSS_THREAD, HOSTS, owner, type Host, type HostKind, type Owner } from './ports-rig.ts';

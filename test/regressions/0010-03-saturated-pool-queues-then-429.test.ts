@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { request, type Dispatcher } from 'undici';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { Gateway } from '#src/main.ts';
 import { parseFleetConfig, startFleet, type Fleet } from '#src/sim/index.ts';
 import { httpJson } from '#test/fixtures/http.ts';

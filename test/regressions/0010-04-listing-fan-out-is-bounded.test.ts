@@ -6,7 +6,7 @@
 // is counted in gateway_discovery_limited_total and logged once per node, not once per poll.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { Gateway } from '#src/main.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
 import { httpJson } from '#test/fixtures/http.ts';

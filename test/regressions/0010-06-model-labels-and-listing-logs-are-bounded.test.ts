@@ -5,7 +5,7 @@
 // listing change logs counts (added, removed, total) plus a sample of at most 10 ids, each cut short.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { Gateway } from '#src/main.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
 import { httpJson } from '#test/fixtures/http.ts';

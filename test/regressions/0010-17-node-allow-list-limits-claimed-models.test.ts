@@ -5,7 +5,7 @@
 // gateway_discovery_limited_total{limit="not_allowed"} and logged once, not once per poll.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { Gateway } from '#src/main.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
 import { httpJson } from '#test/fixtures/http.ts';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { Gateway } from '#src/main.ts';
 import { parseFleetConfig, startFleet, type Fleet } from '#src/sim/index.ts';
 import { httpJson } from '#test/fixtures/http.ts';

@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { SRC, importGraph, sourceFiles } from '#test/fixtures/source-tree.ts';
 
 const files = sourceFiles();
@@ -27,7 +27,9 @@ const FEATURE_LIST = 'gateway/features.ts';
 const REQUEST_FEATURE_LIST = 'plane/request-features.ts';
 /** The CLI's one list (src/cli/feature-commands.ts): the commands whose work is a feature's own (keygen: the mesh's site key). */
 const CLI_FEATURE_LIST = 'cli/feature-commands.ts';
-const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST, CLI_FEATURE_LIST];
+/** The config's one list (src/config-tables.ts): the features' config tables the loader is given. */
+const CONFIG_TABLE_LIST = 'config-tables.ts';
+const FEATURE_LISTS = [FEATURE_LIST, REQUEST_FEATURE_LIST, CLI_FEATURE_LIST, CONFIG_TABLE_LIST];
 /** The request-plane seam itself (proxy/feature/) is no feature: every feature plugs into it. */
 const isFeatureFile = (file: string): boolean => /-feature\.ts$/.test(file) && !shown(file).startsWith('proxy/feature/');
 /** A request-plane feature's file (its half on the request path: client keys and gates, forwards, spans). */
@@ -216,4 +218,90 @@ test('a request-plane feature file is built by the request plane’s list alone'
     )
     .filter((line) => !line.startsWith(`${REQUEST_FEATURE_LIST} `));
   assert.deepEqual(callers, []);
+});
+
+// A feature's config table (docs/design.md, "A feature's config table"): each moved table lives in
+// its feature's folder and reaches the loader through the config's list, so src/config/ names none
+// of them — not in code, not in a string (a table read by its TOML name, an error message naming
+// it). Comments may point at them.
+/** The features whose config table moved to their folder, and how a file would name each. */
+const MOVED_TABLES: Readonly<Record<string, RegExp>> = {
+  tenants: /tenant/i,
+  mesh: /mesh/i,
+  cluster: /cluster/i,
+  tracing: /tracing|otlp/i,
+  'request log': /\blog\b|request.?log|LogConfig/i,
+};
+
+/** Comments blanked (line breaks kept); code and string contents stay. */
+const codeAndStrings = (text: string): string =>
+  text.replace(/('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`)|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (m, str) =>
+    str === undefined ? m.replace(/[^\n]/g, ' ') : m,
+  );
+
+/** Each line of `text`'s code and strings that names a moved feature's table: `line: feature`. */
+function namings(text: string): string[] {
+  return codeAndStrings(text)
+    .split('\n')
+    .flatMap((line, i) =>
+      Object.entries(MOVED_TABLES)
+        .filter(([, names]) => names.test(line))
+        .map(([feature]) => `${i + 1}: ${feature}`),
+    );
+}
+
+test('no file in src/config/ names a feature whose table moved to its folder (the loader is given the tables)', () => {
+  const found = files
+    .filter((file) => shown(file).startsWith('config/'))
+    .flatMap((file) => namings(textOf(file)).map((hit) => `${shown(file)}:${hit}`));
+  assert.deepEqual(found, []);
+});
+
+test('the config-naming check sees a table read by its name, an error message and a type, and passes comments', () => {
+  assert.deepEqual(namings("const mesh = tableOf(doc['mesh']);"), ['1: mesh']);
+  assert.deepEqual(namings("// [[tenants]] is the tenants' table\nconst x = 1; /* [cluster] */"), []);
+  assert.deepEqual(namings("message: 'names site but [cluster] is not set'"), ['1: cluster']);
+  assert.deepEqual(namings('readonly log?: LogConfig;\nreadonly tenants: readonly TenantSpec[];'), [
+    '1: request log',
+    '2: tenants',
+  ]);
+  assert.deepEqual(namings("const url = 'http://x/tracing'; // otlp"), ['1: tracing']);
+});
+
+test('each moved table is in the config list, and the list names only feature tables from their folders', () => {
+  const list = textOf(files.find((file) => shown(file) === CONFIG_TABLE_LIST) ?? '');
+  const tables = [...list.matchAll(/from '#src\/([^']+-table\.ts)'/g)].map((m) => m[1] ?? '');
+  const owners = tables.map((table) => featureOf(table));
+  assert.deepEqual([...new Set(owners)].sort(), Object.keys(MOVED_TABLES).sort(), tables.join(', '));
+});
+
+/** The files of src/ (and the packages) `start` loads by its static value imports, transitively (`import type` aside). */
+function loadedClosure(start: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of textOf(file).matchAll(/^(?:import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)'/gms)) {
+      const from = m[2] ?? '';
+      if (m[1] !== undefined) continue;
+      if (from.startsWith('#src/')) visit(join(SRC, from.slice('#src/'.length)));
+      else if (from.startsWith('.')) visit(resolve(dirname(file), from));
+      else seen.add(from);
+    }
+  };
+  visit(start);
+  return seen;
+}
+
+test('reading a config loads no feature’s runtime: the config list’s closure is config/, core/ and the tables’ own files', () => {
+  const loaded = [...loadedClosure(join(SRC, CONFIG_TABLE_LIST))].map((f) => (f.startsWith(SRC) ? relative(SRC, f) : f));
+  // A table's own files: its table, its loaded type, and the parsers only its table uses (the mesh's in mesh/config/).
+  const tableFile = (f: string): boolean =>
+    /-(table|config)\.ts$/.test(f) || f.startsWith('mesh/config/') || /^tenants\/(client-keys|tenant-clashes)\.ts$/.test(f);
+  const stray = loaded.filter(
+    (f) =>
+      !(f === CONFIG_TABLE_LIST || f.startsWith('config/') || f.startsWith('core/') || f.startsWith('node:') || tableFile(f)),
+  );
+  assert.deepEqual(stray.sort(), ['smol-toml', 'zod']);
+  assert.ok(loaded.includes('tenants/tenants-table.ts') && loaded.includes('mesh/config/mesh-table.ts'), loaded.join(', '));
 });

@@ -8,7 +8,8 @@
 // site's own `[[mesh.sites]] tenant` (proxy/sites/inbound-tenant.ts); it grants nothing by itself.
 // Pure: encoding and a strict decoding (anything this side would not send is refused, by name).
 
-import { isSiteId, TENANT_PRIORITIES, type TenantPriority } from '#src/config/index.ts';
+import { isSiteId } from '#src/mesh/config/mesh-config.ts';
+import { TENANT_PRIORITIES, type TenantPriority } from '#src/core/tenant-class.ts';
 
 export const TENANT_HEADER = 'x-switchyard-tenant';
 

@@ -6,7 +6,7 @@
 
 import type { KeyObject } from 'node:crypto';
 import type { RemoteSiteView } from '#src/routing/index.ts';
-import type { MeshConfig } from '#src/config/types.ts';
+import type { MeshConfig } from '#src/mesh/config/mesh-config.ts';
 import { partKey, type PartKey } from '#src/core/part-key.ts';
 import type { SiteKey } from '../site-key.ts';
 import { decodePinnedKey, pinsOf } from './pinned-key.ts';

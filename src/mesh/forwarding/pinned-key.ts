@@ -3,7 +3,7 @@
 // shared decoder; this local one stands in until it is merged, with the same contract.
 
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { MeshSitePin } from '#src/config/types.ts';
+import type { MeshSitePin } from '#src/mesh/config/mesh-config.ts';
 
 export function decodePinnedKey(b64url: string): KeyObject {
   if (!/^[A-Za-z0-9_-]{43}$/.test(b64url))

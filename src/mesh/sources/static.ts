@@ -1,6 +1,6 @@
 // The `static` source: `[mesh] static_models`, for backends that cannot be listed.
 
-import type { MeshStaticModel } from '#src/config/types.ts';
+import type { MeshStaticModel } from '#src/mesh/config/mesh-config.ts';
 import type { SiteRecordModel } from '../site-record.ts';
 
 export function staticModels(models: readonly MeshStaticModel[]): { kind: 'list'; models: SiteRecordModel[] } {

@@ -19,7 +19,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
-import { DEFAULT_TENANT, type InferenceEndpoint } from '#src/config/index.ts';
+import { type InferenceEndpoint } from '#src/config/index.ts';
+import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
 import type { Parts } from '#src/core/part-key.ts';
 import type { RequestFields } from '#src/core/request-fields.ts';
 import type { QueueTenant, RouteRequest } from '#src/routing/index.ts';

@@ -1,5 +1,5 @@
 // Events the data plane publishes; metrics and logs subscribe.
-import type { TenantPriority } from '#src/config/index.ts';
+import type { TenantPriority } from '#src/core/tenant-class.ts';
 import type { RequestFields } from '#src/core/request-fields.ts';
 import type { Exclusion } from '#src/routing/index.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';

@@ -24,7 +24,9 @@ import {
   type ReplayGuard,
   type VerifyContext,
 } from '#src/mesh/forwarding/index.ts';
-import type { MeshSitePin, TenantPriority, TenantSpec } from '#src/config/index.ts';
+import type { MeshSitePin } from '#src/mesh/config/mesh-config.ts';
+import type { TenantPriority } from '#src/core/tenant-class.ts';
+import type { TenantSpec } from './inbound-tenant.ts';
 import type { QueueTenant } from '#src/routing/index.ts';
 import { sendError } from '../http/openai-error.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';

@@ -5,9 +5,14 @@
 // behaviour from before tenants: no tenant limits, queued as the open `default` tenant (standard,
 // weight 1), the stated class again able only to lower it.
 
-import { DEFAULT_TENANT, TENANT_PRIORITIES, type MeshSitePin, type TenantPriority, type TenantSpec } from '#src/config/index.ts';
+import { DEFAULT_TENANT, TENANT_PRIORITIES, type TenantPriority } from '#src/core/tenant-class.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { MeshSitePin } from '#src/mesh/config/mesh-config.ts';
 import type { ForwardTenantClaim } from '#src/mesh/forwarding/index.ts';
 import type { QueueTenant } from '#src/routing/index.ts';
+
+/** A tenant as the config lists it (the tenants' table joins GatewayConfig: tenants/tenants-config.ts); federation imports no tenant code. */
+export type TenantSpec = GatewayConfig['tenants'][number];
 
 export interface InboundTenant {
   /** The tenant whose limits and scopes apply; undefined = the site has none (no tenant limits). */

@@ -10,7 +10,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { RouteNote } from '#src/core/tracing.ts';
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from './inbound-tenant.ts';
 import { answersMedia } from '#src/config/index.ts';
 import { signForward, siteTargetUrl, TENANT_HEADER, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import type { SiteKey } from '#src/mesh/site-key.ts';

@@ -7,7 +7,7 @@
 // the tenants — a tenant's caller, a caller's tenant — it asks the tenants' callers it is given
 // (ForwardTenants), so the mesh's request half names no tenant code.
 
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from './inbound-tenant.ts';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { FORWARDED_FROM } from '#src/core/forwarded-from.ts';

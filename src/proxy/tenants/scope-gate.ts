@@ -3,7 +3,7 @@
 // the sites asked as for an unknown model (../inference/unknown-answer.ts does so for any gate
 // that answers so) — and never sent anywhere.
 
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { allowsModel } from '#src/tenants/index.ts';
 import type { AnsweredAsUnknown, RequestGate } from '../feature/request-feature.ts';
 

@@ -5,7 +5,7 @@
 // reload's specs build new ones), never per request.
 
 import type { EventBus } from '#src/core/events.ts';
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { partIn, partsOf } from '#src/core/part-key.ts';
 import { allowsEveryModel, CALLER_TENANT, tenantOf, type Tenant, type TenantAdmissionPort } from '#src/tenants/index.ts';
 import type { Caller } from '../feature/request-feature.ts';

@@ -5,7 +5,7 @@
 // unknown key is refused 401 (an inference route reports it as a request). Without any tenant the
 // feature is absent and every request is the open caller's.
 
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { OPEN_TENANT, rotatingDirectory } from '#src/tenants/index.ts';
 import { presentedKey, unauthorized } from '../http/auth.ts';
 import { OPEN_CALLER, type RequestFeature, type RouteWrapper } from '../feature/request-feature.ts';

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { startSimFleet, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { startListingNode, type ListingNode } from '#test/fixtures/listing-node.ts';
 import { startCli, startGatewayProcess, writeTempFile, type GatewayProcess } from '#test/fixtures/processes.ts';

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
-import { formatProblems, loadConfig } from '#src/config/load.ts';
+import { formatProblems } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { ActiveRequests } from '#src/proxy/index.ts';
 import * as listener from '#src/plane/listener.ts';
 

@@ -2,7 +2,7 @@
 // says so at start, once, with both figures (and says nothing where the cap is high enough).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { ACCEPT_QUEUE_CAPPED, readSomaxconn } from '#src/plane/accept-queue.ts';
 import { Gateway } from '#src/main.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { answerChat, type TestGateway } from '#test/fixtures/scripted-node.ts';
 import { httpJson } from '#test/fixtures/http.ts';
 import { linesOf, type LogLine, startLoggedGateway, type LoggedGateway } from '#test/fixtures/request-log-files.ts';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { untilEvent } from '#test/fixtures/events.ts';
 import { requestEnds } from '#test/fixtures/gateway-waits.ts';
 

@@ -20,7 +20,7 @@ import { openStateDb, SCHEMA_VERSION, STATE_FILE_NAME, StateFileError } from '#s
 import { openUsageStore, type UsageRow } from '#src/tenants/index.ts';
 import { utcDay } from '#src/tenants/limits.ts';
 import { UsagePart } from '#src/tenants/usage-part.ts';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { ManualClock } from '#src/core/clock.ts';
 import { capturedLogger } from '#test/fixtures/captured-logs.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';

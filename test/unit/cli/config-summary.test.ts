@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { describeConfig } from '#src/cli/config-summary.ts';
 
 test('a DNS node source is summarised with its query, resolver and bounds; the api key only as set', () => {

@@ -2,7 +2,7 @@
 // and the config it writes (which check-config's loader must accept, whatever a node called its models).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { parseInitArgs } from '#src/cli/init-args.ts';
 import { commentSafe, renderInitConfig, tomlString } from '#src/cli/init-config.ts';
 import { nodeNames, surveyedModels, type NodeSurvey } from '#src/cli/init-survey.ts';

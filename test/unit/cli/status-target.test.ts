@@ -1,7 +1,7 @@
 // statusTargetOf: which address `switchyard status` reads for a loaded config (src/cli/status-target.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { statusTargetOf } from '#src/cli/status-target.ts';
 
 function targetFor(extra: string): ReturnType<typeof statusTargetOf> {

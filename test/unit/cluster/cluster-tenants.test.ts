@@ -7,7 +7,7 @@ import { ManualClock } from '#src/core/clock.ts';
 import type { SharedAnswer, SharedRejoin, SharedReserve, SharedSettle, TenantStore } from '#src/cluster/index.ts';
 import { SharedTenants } from '#src/cluster/cluster-tenants.ts';
 import { TenantLedger } from '#src/tenants/index.ts';
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { tenantSpec } from '#test/fixtures/builders.ts';
 
 const NOON = Date.UTC(2026, 11, 2, 12);

@@ -2,7 +2,8 @@
 // and src/cluster/ is reached from the rest of src/ only by a dynamic import (or `import type`),
 // but for its feature file (cluster-feature.ts), which the feature list (src/gateway/features.ts)
 // imports: what that file loads statically never reaches the store client (it loads the rest of
-// the folder by a dynamic import in its start).
+// the folder by a dynamic import in its start). Likewise its config table (cluster-table.ts), which
+// the config's list (src/config-tables.ts) imports: every config load reads it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -28,7 +29,9 @@ test('the store clients are imported only in src/cluster/; src/cluster/ only by 
     for (const { typeOnly, from } of staticImports) {
       if (/^(iovalkey|ioredis|redis|@redis\/)/.test(from) && !path.startsWith('cluster/'))
         problems.push(`${path} imports ${from}`);
-      const featureList = path === 'gateway/features.ts' && from === '#src/cluster/cluster-feature.ts';
+      const featureList =
+        (path === 'gateway/features.ts' && from === '#src/cluster/cluster-feature.ts') ||
+        (path === 'config-tables.ts' && from === '#src/cluster/cluster-table.ts');
       if (from.startsWith('#src/cluster/') && !typeOnly && !path.startsWith('cluster/') && !featureList)
         problems.push(`${path} imports ${from} statically`);
     }
@@ -65,4 +68,15 @@ test('the cluster feature file loads neither the store client nor the store stat
   assert.deepEqual(heavy, []);
   // The closure is followed for real: the feature file's own rules are in it.
   assert.ok(loaded.includes('cluster/cluster-report.ts'), loaded.join(', '));
+});
+
+test('the cluster config table loads neither the store client nor the store, nor the feature (a config load reads it)', () => {
+  const loaded = [...staticClosure(join(SRC, 'cluster/cluster-table.ts'))].map((f) => (f.startsWith(SRC) ? relative(SRC, f) : f));
+  const heavy = loaded.filter(
+    (f) =>
+      /^(iovalkey|ioredis|redis|@redis\/)/.test(f) ||
+      (f.startsWith('cluster/') && !/^cluster\/cluster-(table|config)\.ts$/.test(f)),
+  );
+  assert.deepEqual(heavy, []);
+  assert.ok(loaded.includes('config/schema-parts.ts'), loaded.join(', '));
 });

@@ -2,7 +2,7 @@
 // empty by default, names only (lowercased), anything else a problem at its key path.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 
 const ONE_NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 const load = (value: string | undefined) =>

@@ -1,8 +1,8 @@
 // [cluster]: the store URL's checks, the password through env:, the defaults; no table = none.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { loadConfig } from '#src/config/index.ts';
-import { parseStoreUrl } from '#src/config/cluster-schema.ts';
+import { loadConfig } from '#src/config-tables.ts';
+import { parseStoreUrl } from '#src/cluster/cluster-table.ts';
 
 const NODES = '[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:9"\n';
 

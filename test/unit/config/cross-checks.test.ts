@@ -2,7 +2,7 @@
 // only as far as what parsed lets them (a check whose answer hangs on a broken field says nothing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 
 const problemsOf = (toml: string): string[] => {
   const result = loadConfig(toml, {}, undefined, () => ({ ok: false, message: 'no files here' }));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
+import { MESH_DEFAULTS } from '#src/mesh/config/mesh-config.ts';
 
 // docs/config.md and examples/switchyard.toml state these values; change them together.
 test('defaults are the documented values', () => {
@@ -69,16 +70,17 @@ test('defaults are the documented values', () => {
     },
     models: { operatorHoldMs: 600_000 },
     node: { kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 },
-    mesh: {
-      peers: [],
-      maxPeerMessagesPerSecond: 200,
-      heartbeatMs: 5_000,
-      freshnessHeartbeats: 3,
-      maxModelsPerSite: 256,
-      maxClockSkewMs: 30_000,
-      maxRememberedForwards: 65_536,
-      maxMessageBytes: 256 * 1024,
-    },
+  });
+  // [mesh]'s defaults are the mesh table's own (mesh/mesh-config.ts).
+  assert.deepEqual(MESH_DEFAULTS, {
+    peers: [],
+    maxPeerMessagesPerSecond: 200,
+    heartbeatMs: 5_000,
+    freshnessHeartbeats: 3,
+    maxModelsPerSite: 256,
+    maxClockSkewMs: 30_000,
+    maxRememberedForwards: 65_536,
+    maxMessageBytes: 256 * 1024,
   });
 });
 
@@ -86,4 +88,5 @@ test('defaults cannot be changed at run time', () => {
   assert.ok(Object.isFrozen(CONFIG_DEFAULTS));
   assert.ok(Object.isFrozen(CONFIG_DEFAULTS.server.listen));
   assert.ok(Object.isFrozen(CONFIG_DEFAULTS.upstream));
+  assert.ok(Object.isFrozen(MESH_DEFAULTS));
 });

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
 import { diffConfig } from '#src/config/diff.ts';
 import type { GatewayConfig, NodeSpec } from '#src/config/types.ts';
+import { meshChangedLive } from '#src/mesh/config/mesh-table.ts';
 import { spec } from '#test/fixtures/builders.ts';
 
 function node(name: string, overrides: Partial<NodeSpec> = {}): NodeSpec {
@@ -31,7 +32,6 @@ const NOTHING_CHANGED = {
   discoveryChanged: false,
   upstreamChanged: false,
   serverChanged: false,
-  meshChanged: false,
 };
 
 describe('diffConfig', () => {
@@ -128,7 +128,8 @@ describe('diffConfig', () => {
   ];
   for (const [section, overrides, flag] of sectionCases) {
     test(`flags a change in ${section} settings as ${flag} and nothing else`, () => {
-      const change = diffConfig(config([node('a')]), config([node('a')], overrides));
+      const [before, after] = [config([node('a')]), config([node('a')], overrides)];
+      const change = diffConfig(before, after);
       assert.deepEqual(
         {
           modelsChanged: change.modelsChanged,
@@ -136,9 +137,9 @@ describe('diffConfig', () => {
           discoveryChanged: change.discoveryChanged,
           upstreamChanged: change.upstreamChanged,
           serverChanged: change.serverChanged,
-          meshChanged: change.meshChanged,
+          meshChanged: meshChangedLive(before, after),
         },
-        { ...NOTHING_CHANGED, [flag]: true },
+        { ...NOTHING_CHANGED, meshChanged: false, [flag]: true },
       );
     });
   }

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { parse } from 'smol-toml';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
-import { formatProblems, loadConfig } from '#src/config/load.ts';
+import { formatProblems } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
 
 const repoFile = (path: string): Promise<string> => readFile(new URL(`../../../${path}`, import.meta.url), 'utf8');
 

@@ -1,7 +1,7 @@
 // `[upstream] first_token_timeout` and a node's own `first_token_timeout`: durations, 0 = none.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
 
 const node = (extra = ''): string => `[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:1"\n${extra}\n`;
 

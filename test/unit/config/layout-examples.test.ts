@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { formatProblems, loadConfig } from '#src/config/load.ts';
+import { formatProblems } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import type { GatewayConfig } from '#src/config/types.ts';
 
 const repoFile = (path: string): Promise<string> => readFile(new URL(`../../../${path}`, import.meta.url), 'utf8');

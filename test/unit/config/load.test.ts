@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CONFIG_DEFAULTS } from '#src/config/defaults.ts';
-import { formatProblems, loadConfig, loadConfigFile } from '#src/config/load.ts';
+import { formatProblems } from '#src/config/load.ts';
+import { loadConfig, loadConfigFile } from '#src/config-tables.ts';
 import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
 
 const ONE_NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';

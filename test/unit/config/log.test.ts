@@ -1,8 +1,9 @@
 // `[log]`: where request lines go, and the file's bounds; anything else is named.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatProblems, loadConfig } from '#src/config/load.ts';
-import { LOG_DEFAULTS } from '#src/config/index.ts';
+import { formatProblems } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
+import { LOG_DEFAULTS } from '#src/logs/request-log-table.ts';
 
 const ONE_NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 

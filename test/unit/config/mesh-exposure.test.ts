@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { meshOpenToClients } from '#src/config/index.ts';
-import type { MeshConfig } from '#src/config/index.ts';
+import { meshOpenToClients } from '#src/mesh/config/mesh-exposure.ts';
+import type { MeshConfig } from '#src/mesh/config/mesh-config.ts';
 
 test('meshOpenToClients: [mesh] set and no client API keys (table)', () => {
   const mesh = { site: 'a' } as MeshConfig;

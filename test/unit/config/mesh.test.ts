@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readFile } from 'node:fs/promises';
-import { formatProblems, loadConfig } from '#src/config/load.ts';
+import { formatProblems } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import type { ConfigProblem, GatewayConfig } from '#src/config/types.ts';
-import { diffConfig } from '#src/config/diff.ts';
-import { restartOnlyChanges } from '#src/config/restart-only.ts';
+import { meshChangedLive } from '#src/mesh/config/mesh-table.ts';
+import { restartOnlyChanges } from '#src/config-tables.ts';
 
 const NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 const KEY_A = 'Ia2fS8Q1u9W3kGv3x0m8wWn3dbtC2o0uVYh3q8p3GkA';
@@ -397,7 +398,7 @@ describe('[mesh] on reload', () => {
     test(`a change of ${name} is ${live ? 'applied live' : restart.length === 0 ? 'no change' : 'restart-only'}`, () => {
       const old = loaded(before);
       const nextConfig = next === undefined ? (loadConfig(NODE, {}) as { ok: true; config: GatewayConfig }).config : loaded(next);
-      assert.equal(diffConfig(old, nextConfig).meshChanged, live);
+      assert.equal(meshChangedLive(old, nextConfig), live);
       assert.deepEqual(restartOnlyChanges(old, nextConfig), restart);
     });
   }
@@ -406,7 +407,7 @@ describe('[mesh] on reload', () => {
     const alone = loadConfig(NODE, {});
     assert.ok(alone.ok);
     assert.deepEqual(restartOnlyChanges(alone.config, loaded(BASE)), ['mesh']);
-    assert.equal(diffConfig(alone.config, loaded(BASE)).meshChanged, false);
+    assert.equal(meshChangedLive(alone.config, loaded(BASE)), false);
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
 
 const node = (extra: string): string => `[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:1"\n${extra}\n`;
 

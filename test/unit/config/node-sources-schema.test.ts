@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 
 const source = (body: string): string => `[[node_sources]]\nkind = "dns"\nname = "gpu"\n${body}\n`;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
-import { restartOnlyChanges } from '#src/config/restart-only.ts';
+import { loadConfig } from '#src/config-tables.ts';
+import { restartOnlyChanges } from '#src/config-tables.ts';
 
 const node = '[[nodes]]\nname = "a"\nurl = "http://10.0.0.1:8000"\n';
 

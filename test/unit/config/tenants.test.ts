@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { invalid, valid } from '#src/config/parse-result.ts';
-import type { SecretFileReader } from '#src/config/client-keys.ts';
+import type { SecretFileReader } from '#src/config/index.ts';
 
 const NODE = '[[nodes]]\nname = "a"\nurl = "http://127.0.0.1:8000"\n';
 const files: Record<string, string> = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 
 const ONE_NODE = '[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:8000"';
 const load = (tracing: string | undefined) => loadConfig(`${tracing ?? ''}\n${ONE_NODE}`, {});

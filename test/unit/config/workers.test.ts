@@ -1,7 +1,8 @@
 // `[server] workers`: a whole number of request workers, or "auto"; anything else is named.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatProblems, loadConfig } from '#src/config/load.ts';
+import { formatProblems } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
 
 const ONE_NODE = '[[nodes]]\nname = "gpu-a"\nurl = "http://10.0.0.5:8000"\n';
 

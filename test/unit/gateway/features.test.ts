@@ -6,7 +6,7 @@ import pino from 'pino';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import { NO_REPORTS } from '#src/core/request-fields.ts';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import type { GatewayConfig } from '#src/config/types.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';

@@ -3,7 +3,7 @@
 
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
-import type { MeshConfig, MeshSitePin } from '#src/config/types.ts';
+import type { MeshConfig, MeshSitePin } from '#src/mesh/config/mesh-config.ts';
 import { MemoryBus, MeshService, type MeshEvents, type MemoryTransport } from '#src/mesh/index.ts';
 import type { SiteRecordModel } from '#src/mesh/site-record.ts';
 import { siteCodec } from '#src/mesh/site-codec.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/load.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 import { ModelNames } from '#src/metrics/model-names.ts';
 import { node } from '#test/fixtures/builders.ts';

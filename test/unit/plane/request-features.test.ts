@@ -4,7 +4,8 @@
 // default (`[routing] translate`): the configs that enable nothing turn it off.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig, type GatewayConfig } from '#src/config/index.ts';
+import { type GatewayConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { RequestTracer } from '#src/core/tracing.ts';

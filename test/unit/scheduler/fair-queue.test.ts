@@ -2,7 +2,7 @@
 // virtual time when a tenant goes idle and returns; aging; who is shed from a full queue.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TenantPriority } from '#src/config/index.ts';
+import type { TenantPriority } from '#src/core/tenant-class.ts';
 import { FairQueue } from '#src/scheduler/fair-queue.ts';
 import { IndexedHeap } from '#src/scheduler/indexed-heap.ts';
 

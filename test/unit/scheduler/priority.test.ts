@@ -2,7 +2,7 @@
 // full queue sheds, when aging raises a request, and what the queue report shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TenantPriority } from '#src/config/index.ts';
+import type { TenantPriority } from '#src/core/tenant-class.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import { ask, describe, oneSlotNode, rig, settle, type Tracked } from './fake-fleet.ts';
 import { arrivalsOf, simulate } from './queue-sim.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { KeyDirectory, keyTag, rotatingDirectory, sameTenants } from '#src/tenants/index.ts';
 import { allowsModel } from '#src/tenants/index.ts';
 import { tenantSpec } from '#test/fixtures/builders.ts';

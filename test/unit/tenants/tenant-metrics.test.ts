@@ -8,7 +8,8 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
-import { loadConfig, type GatewayConfig } from '#src/config/index.ts';
+import { type GatewayConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { TenantsFeature } from '#src/tenants/tenants-feature.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TenantSpec } from '#src/config/index.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { tenantsReport, TenantLedger } from '#src/tenants/index.ts';
 import { tenantOutcome } from '#src/tenants/tenant-metrics.ts';
 import { tenantSpec } from '#test/fixtures/builders.ts';

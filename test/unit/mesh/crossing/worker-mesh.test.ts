@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
-import type { GatewayConfig, MeshConfig } from '#src/config/index.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { MeshConfig } from '#src/mesh/config/mesh-config.ts';
 import type { RemoteSiteView } from '#src/routing/index.ts';
 import { keyPemOf, WorkerMesh } from '#src/mesh/crossing/worker-mesh.ts';
 import { sitesFromWire, sitesSignature, sitesToWire } from '#src/mesh/crossing/index.ts';

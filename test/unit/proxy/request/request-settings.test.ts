@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '#src/config/index.ts';
+import { loadConfig } from '#src/config-tables.ts';
 import { requestSettings } from '#src/proxy/index.ts';
 
 test('one frozen settings snapshot carries every figure a request reads', () => {

@@ -2,7 +2,8 @@
 // (limits, scopes, weight); the tenant it states only lowers the class.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { TenantPriority, TenantSpec } from '#src/config/index.ts';
+import type { TenantPriority } from '#src/core/tenant-class.ts';
+import type { TenantSpec } from '#src/tenants/tenants-config.ts';
 import { cappedClass, inboundTenant } from '#src/proxy/sites/inbound-tenant.ts';
 import { tenantSpec } from '#test/fixtures/builders.ts';
 

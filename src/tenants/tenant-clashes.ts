@@ -1,10 +1,10 @@
-// Cross-entry checks of `[[tenants]]` (run by cross-checks.ts over what parsed): unique names,
+// Cross-entry checks of `[[tenants]]` (run by tenants-table.ts's `crossChecks` over what parsed): unique names,
 // `default` kept for `[server] api_keys`, a key held by one tenant only, sites that are pinned,
 // and `[[mesh.sites]] tenant` naming a tenant. A key is never written into a message: which
 // tenants share it is enough to find it. Paths are from the document's root.
 
-import type { NameClash } from './name-clashes.ts';
-import { DEFAULT_TENANT } from './types.ts';
+import type { NameClash } from '#src/config/name-clashes.ts';
+import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
 
 /** A tenant as far as it parsed: `name` undefined when it did not; `sites` undefined when not set or not a list. */
 export interface TenantEntry {

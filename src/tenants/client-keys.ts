@@ -3,11 +3,9 @@
 // read again on every reload, so keys rotate on SIGHUP: write the new key next to the old one,
 // reload, move the clients, remove the old one, reload. Messages name the variable or the file,
 // never a key.
-import { resolveApiKey, type EnvVars } from './api-key.ts';
-import { invalid, valid, type ParseResult } from './parse-result.ts';
-
-/** Reads a key file's text, or says why it cannot (the loader's only file read besides the config). */
-export type SecretFileReader = (path: string) => ParseResult<string>;
+import { resolveApiKey, type EnvVars } from '#src/config/api-key.ts';
+import type { SecretFileReader } from '#src/config/config-table.ts';
+import { invalid, valid, type ParseResult } from '#src/config/parse-result.ts';
 
 const FILE_PREFIX = 'file:';
 /** Longest key accepted: a key is a bearer token, not a document. */

@@ -1,11 +1,11 @@
-// `[tracing]`: OpenTelemetry traces of the requests, exported over OTLP/HTTP (docs/observability.md,
-// "Tracing"). Absent = off, and nothing of the SDK is loaded.
+// `[tracing]`, the tracing's config table (config/config-table.ts): OpenTelemetry traces of the
+// requests, exported over OTLP/HTTP (docs/observability.md, "Tracing"). Absent = off, and nothing of
+// the SDK is loaded (this file imports zod and config/ only).
 
 import { z } from 'zod';
-import { table } from './schema-parts.ts';
-import type { TracingConfig } from './tracing-types.ts';
-
-export type { TracingConfig } from './tracing-types.ts';
+import type { ConfigTable } from '#src/config/config-table.ts';
+import { table } from '#src/config/schema-parts.ts';
+import type { TracingConfig } from './tracing-config.ts';
 
 export const TRACING_DEFAULTS = Object.freeze({ serviceName: 'switchyard', sampleRatio: 1 });
 
@@ -22,7 +22,7 @@ const endpoint = z.string({ error: ENDPOINT_ERROR }).refine(
 
 const ratioError = 'must be a number from 0 to 1';
 
-export const tracingSchema = table({
+const tracingSchema = table({
   otlp_endpoint: endpoint,
   service_name: z
     .string({ error: 'must be a non-empty string' })
@@ -39,3 +39,15 @@ export const tracingSchema = table({
   serviceName: tracing.service_name,
   sampleRatio: tracing.sample_ratio,
 }));
+
+export const tracingTable = Object.freeze<ConfigTable<'tracing'>>({
+  name: 'tracing',
+  schema: () => tracingSchema.optional(),
+  summary: ({ tracing }) => [
+    tracing === undefined
+      ? 'tracing: off'
+      : `tracing: OTLP to ${tracing.otlpEndpoint} as ${tracing.serviceName}, sampling ${tracing.sampleRatio * 100}% of traces`,
+  ],
+  // Each request plane's tracer (provider and exporter) is built once, when it starts listening.
+  restartOnly: (previous, next) => (JSON.stringify(previous.tracing) === JSON.stringify(next.tracing) ? [] : ['tracing']),
+});

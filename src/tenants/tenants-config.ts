@@ -1,11 +1,17 @@
-// The loaded form of `[[tenants]]` (config/tenants-schema.ts produces it).
+// The loaded form of `[[tenants]]` (tenants/tenants-table.ts produces it), and how it joins
+// GatewayConfig (declaration merging: config/config-table.ts).
 
-/** A tenant's priority class: its requests' place in every model's queue (docs/tenants.md). */
-export const TENANT_PRIORITIES = ['interactive', 'standard', 'batch'] as const;
-export type TenantPriority = (typeof TENANT_PRIORITIES)[number];
+import { DEFAULT_TENANT, type TenantPriority } from '#src/core/tenant-class.ts';
 
-/** The tenant `[server] api_keys` stands for (and every request when no key is configured at all). */
-export const DEFAULT_TENANT = 'default';
+declare module '#src/config/types.ts' {
+  interface GatewayConfig {
+    /**
+     * `[[tenants]]`, then `default` holding `[server] api_keys` when there are any. Empty = no client
+     * authentication: every request is the open `default` tenant's, without limits.
+     */
+    readonly tenants: readonly TenantSpec[];
+  }
+}
 
 /** One `[[tenants]]` entry: who a client is, what it may reach, and how much. */
 export interface TenantSpec {

@@ -1,10 +1,13 @@
-// `[cluster]`'s checks: the store URL (redis:// or rediss://, a host, an optional port and DB
-// number, no credentials in it), the password through `env:`, the replica's name, lease_ttl.
+// `[cluster]`, the cluster's config table (config/config-table.ts): the store URL (redis:// or
+// rediss://, a host, an optional port and DB number, no credentials in it), the password through
+// `env:`, the replica's name, lease_ttl. Imports zod and config/ only (not the store client).
 import { z } from 'zod';
-import { resolveApiKey, type EnvVars } from './api-key.ts';
-import type { ClusterConfig } from './cluster-types.ts';
-import { invalid, valid, type ParseResult } from './parse-result.ts';
-import { durationMs, nodeName, parsedBy, table } from './schema-parts.ts';
+import { resolveApiKey, type EnvVars } from '#src/config/api-key.ts';
+import type { ConfigTable } from '#src/config/config-table.ts';
+import { formatDurationMs } from '#src/config/duration.ts';
+import { invalid, valid, type ParseResult } from '#src/config/parse-result.ts';
+import { durationMs, nodeName, parsedBy, table } from '#src/config/schema-parts.ts';
+import type { ClusterConfig } from './cluster-config.ts';
 
 export const CLUSTER_DEFAULTS = Object.freeze({ leaseTtlMs: 10_000, prefix: 'switchyard:' });
 
@@ -53,4 +56,21 @@ export function clusterSchema(env: EnvVars): z.ZodType<ClusterConfig> {
     leaseTtlMs: cluster.lease_ttl,
     prefix: cluster.prefix,
   }));
+}
+
+export const clusterTable = Object.freeze<ConfigTable<'cluster'>>({
+  name: 'cluster',
+  schema: ({ env }) => clusterSchema(env).optional(),
+  summary: (config) => [describeCluster(config.cluster)],
+  // The store connection and the replica's name are set up once, at start.
+  restartOnly: (previous, next) => (JSON.stringify(previous.cluster) === JSON.stringify(next.cluster) ? [] : ['cluster']),
+});
+
+function describeCluster(cluster: ClusterConfig | undefined): string {
+  if (cluster === undefined) return 'cluster: none (one replica: its limits are this process’s own)';
+  const replica = cluster.replica === undefined ? 'replica named by host and pid' : `replica ${cluster.replica}`;
+  return (
+    `cluster: store ${cluster.store} (password ${cluster.password === undefined ? 'not set' : 'set'}), ${replica}, ` +
+    `lease ${formatDurationMs(cluster.leaseTtlMs)}, prefix ${cluster.prefix}`
+  );
 }

@@ -1,4 +1,12 @@
-// The tracing settings (`[tracing]`), as the schema (tracing-schema.ts) produces them.
+// The tracing settings (`[tracing]`), as the table (tracing-table.ts) produces them, and how they
+// join GatewayConfig (declaration merging: config/config-table.ts).
+
+declare module '#src/config/types.ts' {
+  interface GatewayConfig {
+    /** `[tracing]`: OpenTelemetry traces; undefined = off (no SDK loaded). */
+    readonly tracing?: TracingConfig | undefined;
+  }
+}
 
 export interface TracingConfig {
   /** Where spans go: an OTLP/HTTP traces URL (`http://collector:4318/v1/traces`), JSON encoded. */

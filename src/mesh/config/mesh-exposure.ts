@@ -4,7 +4,7 @@
 // every site that pins this one, counted against this site. Documented (docs/security.md), and
 // said once at start (`serve`) and by `check-config`.
 
-import type { GatewayConfig } from './types.ts';
+import type { GatewayConfig } from '#src/config/types.ts';
 
 export const MESH_OPEN_TO_CLIENTS =
   '[mesh] is set but [server] api_keys is empty: anyone who reaches this listener can run inference on the sites that pin this one (their forwarded requests are signed by this site); set [server] api_keys';

@@ -1,4 +1,12 @@
-// The request log's settings (`[log]`), as the schema (log-schema.ts) produces them.
+// The request log's settings (`[log]`), as the table (request-log-table.ts) produces them, and how
+// they join GatewayConfig (declaration merging: config/config-table.ts).
+
+declare module '#src/config/types.ts' {
+  interface GatewayConfig {
+    /** `[log]`: the request log; undefined (a config built in code) = off. */
+    readonly log?: LogConfig | undefined;
+  }
+}
 
 /** Where request lines go: nowhere, standard output, or a file. */
 export type RequestLogTarget =

@@ -7,7 +7,7 @@
 // `status`, never loads them (docs/performance.md, "Lean process").
 
 import { createRequire } from 'node:module';
-import { invalid, valid, type ParseResult } from './parse-result.ts';
+import { invalid, valid, type ParseResult } from '#src/config/parse-result.ts';
 
 const load = createRequire(import.meta.url);
 const multiaddr = (text: string): ReturnType<typeof import('@multiformats/multiaddr').multiaddr> =>

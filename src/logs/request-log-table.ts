@@ -1,11 +1,13 @@
-// `[log]`: the request log (docs/observability.md). `requests` is "off", "stdout", or a file path
-// the gateway appends to, rotating it by size and reopening it on SIGHUP.
+// `[log]`, the request log's config table (config/config-table.ts; docs/observability.md).
+// `requests` is "off", "stdout", or a file path the gateway appends to, rotating it by size and
+// reopening it on SIGHUP. Imports zod and config/ only.
 
 import { z } from 'zod';
-import { positiveSizeBytes, table } from './schema-parts.ts';
-import type { LogConfig, RequestLogTarget } from './log-types.ts';
-
-export type { LogConfig, RequestLogTarget } from './log-types.ts';
+import type { ConfigTable } from '#src/config/config-table.ts';
+import { plural } from '#src/config/plural.ts';
+import { positiveSizeBytes, table } from '#src/config/schema-parts.ts';
+import { formatSizeBytes } from '#src/config/size.ts';
+import type { LogConfig, RequestLogTarget } from './request-log-config.ts';
 
 export const LOG_DEFAULTS: LogConfig = Object.freeze({
   requests: Object.freeze({ kind: 'off' as const }),
@@ -33,7 +35,7 @@ const wholeUpTo = (min: number, max: number) => {
   return z.int({ error }).min(min, { error }).max(max, { error });
 };
 
-export const logSchema = table({
+const logSchema = table({
   requests: z.string({ error: REQUESTS_ERROR }).transform(requestTarget).default(LOG_DEFAULTS.requests),
   requests_max_bytes: positiveSizeBytes.default(LOG_DEFAULTS.requestsMaxBytes),
   requests_keep: wholeUpTo(0, 100).default(LOG_DEFAULTS.requestsKeep),
@@ -50,3 +52,23 @@ export const logSchema = table({
   bodies: log.bodies,
   bodiesMaxBytes: log.bodies_max_bytes,
 }));
+
+export const requestLogTable = Object.freeze<ConfigTable<'log'>>({
+  name: 'log',
+  schema: () => logSchema.prefault({}),
+  summary: ({ log }) => [describeLog(log)],
+  // The request log's target is opened once, at start; SIGHUP reopens the same file (docs/observability.md).
+  restartOnly: (previous, next) => (JSON.stringify(previous.log) === JSON.stringify(next.log) ? [] : ['log']),
+});
+
+function describeLog(log: LogConfig | undefined): string {
+  const requests = log?.requests ?? { kind: 'off' as const };
+  if (log === undefined || requests.kind === 'off') return 'request log: off';
+  const where = requests.kind === 'stdout' ? 'to standard output' : `to ${requests.path}`;
+  const rotation =
+    requests.kind === 'file'
+      ? `, rotated at ${formatSizeBytes(log.requestsMaxBytes)} keeping ${plural(log.requestsKeep, 'file')}`
+      : '';
+  const bodies = log.bodies ? `, prompt text up to ${formatSizeBytes(log.bodiesMaxBytes)} a line` : ', no prompt text';
+  return `request log: ${where}${rotation}${bodies}`;
+}

@@ -1,4 +1,13 @@
 // `[cluster]`: replicas of one site sharing slot leases through a Redis/Valkey store (docs/deploy.md).
+// The loaded form (cluster/cluster-table.ts produces it), and how it joins GatewayConfig
+// (declaration merging: config/config-table.ts).
+
+declare module '#src/config/types.ts' {
+  interface GatewayConfig {
+    /** Replicas sharing slot leases through a store (`[cluster]`); undefined = this gateway alone. */
+    readonly cluster?: ClusterConfig | undefined;
+  }
+}
 
 export interface ClusterConfig {
   /** `redis://HOST:PORT/DB` or `rediss://…` (TLS); credentials never in the URL. */

@@ -3,7 +3,7 @@
 // the URL-safe alphabet that re-encode to themselves, so one key has one spelling and a typo or a
 // key in another form (PEM, hex, padded base64) is named as such rather than silently misread.
 
-import { invalid, valid, type ParseResult } from './parse-result.ts';
+import { invalid, valid, type ParseResult } from '#src/config/parse-result.ts';
 
 export const ED25519_PUBLIC_KEY_BYTES = 32;
 const B64URL_32 = /^[A-Za-z0-9_-]{43}$/;

@@ -1,4 +1,47 @@
-// The loaded form of `[mesh]` (config/mesh-schema.ts produces it).
+// The loaded form of `[mesh]` (mesh/mesh-table.ts produces it), its defaults, and how it joins
+// GatewayConfig (declaration merging: config/config-table.ts).
+
+import { NODE_NAME_RULE } from '#src/config/schema-parts.ts';
+
+declare module '#src/config/types.ts' {
+  interface GatewayConfig {
+    /** Federation (`[mesh]`); undefined = the gateway runs alone. */
+    readonly mesh?: MeshConfig | undefined;
+  }
+}
+
+/** Site ids travel in records, metrics labels, headers and logs: the node-name rule keeps them safe there. */
+export function isSiteId(text: string): boolean {
+  return NODE_NAME_RULE.test(text);
+}
+
+/** `[mesh]` has no defaults for site, url, key_file and listen: they are required when the table is present. */
+export interface MeshDefaults extends Pick<
+  MeshConfig,
+  | 'peers'
+  | 'maxPeerMessagesPerSecond'
+  | 'heartbeatMs'
+  | 'maxModelsPerSite'
+  | 'maxClockSkewMs'
+  | 'maxRememberedForwards'
+  | 'maxMessageBytes'
+> {
+  /** freshness defaults to this many heartbeats. */
+  readonly freshnessHeartbeats: number;
+}
+
+// docs/config.md restates these; test/unit/config/defaults.test.ts keeps them honest.
+// Three missed heartbeats make a site stale: one lost message is not an outage.
+export const MESH_DEFAULTS: MeshDefaults = Object.freeze({
+  peers: Object.freeze([]),
+  maxPeerMessagesPerSecond: 200,
+  heartbeatMs: 5_000,
+  freshnessHeartbeats: 3,
+  maxModelsPerSite: 256,
+  maxClockSkewMs: 30_000,
+  maxRememberedForwards: 65_536,
+  maxMessageBytes: 256 * 1024,
+});
 
 /** A trusted site and the Ed25519 key pinned for it (`[[mesh.sites]]`). */
 export interface MeshSitePin {
