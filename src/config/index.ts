@@ -13,13 +13,14 @@ export type {
   NodeSpec,
   NodeSourceSpec,
   DnsNodeSourceSpec,
+  KubernetesNodeSourceSpec,
   DnsQuery,
   PolicyName,
   ServerConfig,
   UpstreamConfig,
 } from './types.ts';
 export { NODE_KINDS, NODE_SOURCE_KINDS, POLICY_NAMES } from './types.ts';
-export { NODE_SOURCE_DEFAULTS } from './node-sources-schema.ts';
+export { KUBERNETES_SOURCE_DEFAULTS, NODE_SOURCE_DEFAULTS } from './node-sources-schema.ts';
 export {
   INFERENCE_ENDPOINTS,
   OLLAMA_NATIVE_ENDPOINTS,

@@ -16,3 +16,6 @@ export { NodeFleet, type NodeFleetDeps, type NodeSourceReport } from './node-fle
 export { dnsNodeName, nextLookMs, nodesFromRecords, type DnsAnswer, type DnsRecord } from './dns-answer.ts';
 export { lookupDns } from './dns-lookup.ts';
 export { registerFleetMetrics } from './fleet-metrics.ts';
+export type { KubeApi, KubeApiOpener, WatchEnd, WatchHandlers } from './k8s-api.ts';
+export { endpointServes, k8sNodeName, nodesFromSlices, readSlice, type EndpointSlice, type HeldBack } from './k8s-slices.ts';
+export { applyWatchEvent, readListPage, type ListPage, type SliceSet, type WatchStep } from './k8s-watch.ts';

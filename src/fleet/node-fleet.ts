@@ -9,6 +9,7 @@ import type { GatewayConfig, NodeSourceSpec, NodeSpec } from '#src/config/index.
 import { fleetNodes, type LeftOut } from './fleet-nodes.ts';
 import type { NodeSource, SourceChange } from './node-source.ts';
 import type { DnsLookup } from './dns-records.ts';
+import type { KubeApiOpener } from './k8s-api.ts';
 import { NODE_SOURCES } from './node-sources.ts';
 import { STATIC_SOURCE } from './static-source.ts';
 import type { NodeSourceRow } from '#src/core/node-source-row.ts';
@@ -16,6 +17,8 @@ import type { NodeSourceRow } from '#src/core/node-source-row.ts';
 export interface NodeFleetDeps {
   readonly clock: Clock;
   readonly lookup?: DnsLookup;
+  /** How Kubernetes sources reach the API; absent = the official client, loaded only when one runs. */
+  readonly kubeApi?: KubeApiOpener;
   /** A source's nodes changed: read `nodes()` and apply them. */
   readonly onNodes: (source: string) => void;
   readonly log: (level: 'info' | 'warn', fields: Record<string, unknown>, message: string) => void;
@@ -140,6 +143,7 @@ export class NodeFleet {
     const source = factory(config, {
       clock: this.#deps.clock,
       ...(this.#deps.lookup === undefined ? {} : { lookup: this.#deps.lookup }),
+      ...(this.#deps.kubeApi === undefined ? {} : { kubeApi: this.#deps.kubeApi }),
     });
     this.#changes.set(source.name, this.#changes.get(source.name) ?? 0);
     const unsubscribe = source.onChange((what) => this.#changed(source, what));

@@ -37,6 +37,7 @@ test('an SRV source with its own resolver and bounds', () => {
   );
   assert.ok(loaded.ok, JSON.stringify(!loaded.ok && loaded.problems));
   const dns = loaded.config.nodeSources?.[0];
+  assert.ok(dns?.kind === 'dns');
   assert.deepEqual(dns?.query, { type: 'srv', record: '_http._tcp.vllm.models.svc' });
   assert.deepEqual(dns?.resolver, { host: '::1', port: 5353 });
   assert.deepEqual(
