@@ -11,3 +11,26 @@ export function byName(a: SourcedNode, b: SourcedNode): number {
 export function sameNodes(a: readonly SourcedNode[], b: readonly SourcedNode[]): boolean {
   return a.length === b.length && a.every((node, i) => node.name === b[i]?.name && node.url === b[i]?.url);
 }
+
+/** What one change of a source's set did, node by node: names it gained, names it lost, names whose URL moved. */
+export interface NodeSetChange {
+  readonly added: number;
+  readonly removed: number;
+  readonly moved: number;
+}
+
+export const CHANGE_KINDS = ['added', 'removed', 'moved'] as const;
+
+export function nodeSetChange(before: readonly SourcedNode[], after: readonly SourcedNode[]): NodeSetChange {
+  const was = new Map(before.map((node) => [node.name, node.url]));
+  const is = new Map(after.map((node) => [node.name, node.url]));
+  let added = 0;
+  let moved = 0;
+  for (const [name, url] of is) {
+    const old = was.get(name);
+    if (old === undefined) added += 1;
+    else if (old !== url) moved += 1;
+  }
+  const removed = [...was.keys()].filter((name) => !is.has(name)).length;
+  return { added, removed, moved };
+}

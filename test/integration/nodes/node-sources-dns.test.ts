@@ -141,10 +141,14 @@ for (const workers of [1, 2]) {
       assert.match(String(warned?.['reason']), /failed/);
       assert.equal(servedBy(await chat(gw.url, 'm-c')), nc, 'the kept nodes still serve');
 
-      // It answers again: the source is ok, and the change count per source is a metric.
+      // It answers again: the source is ok, and the nodes each change added and removed are counted per source.
       await dns.restart();
       await untilHosts(gw, (doc) => doc.sources.some((s) => s.name === 'pool' && s.ok), 'the source to answer again');
-      assert.match(await metricsText(gw.url), /gateway_node_source_changes_total\{source="pool"\} 2\b/);
+      const metrics = await metricsText(gw.url);
+      assert.match(metrics, /gateway_node_source_changes_total\{source="pool",change="added"\} 3\b/);
+      assert.match(metrics, /gateway_node_source_changes_total\{source="pool",change="removed"\} 1\b/);
+      assert.match(metrics, /gateway_node_source_changes_total\{source="pool",change="moved"\} 0\b/);
+      assert.equal(down.sources.find((s) => s.name === 'pool')?.changes, 2, 'two changes of the set');
       assert.match(await metricsText(gw.url), /gateway_node_source_up\{source="pool",kind="dns"\} 1\b/);
     },
   );

@@ -162,5 +162,9 @@ test('Kubernetes node source: pods are nodes; a terminating pod drains its strea
   );
   assert.equal((await names(gw)).length, 3, 'the fleet is not emptied');
   assert.equal(servedBy(await chat(gw.url, 'm-c')), 'k8s-vllm-2', 'the kept nodes still serve');
-  assert.match(await metricsText(gw.url), /gateway_node_source_up\{source="k8s",kind="kubernetes"\} 0\b/);
+  const metrics = await metricsText(gw.url);
+  assert.match(metrics, /gateway_node_source_up\{source="k8s",kind="kubernetes"\} 0\b/);
+  // Two pods at first, vllm-2 turned ready, vllm-0 back after the relist; vllm-0 terminating once.
+  assert.match(metrics, /gateway_node_source_changes_total\{source="k8s",change="added"\} 4\b/);
+  assert.match(metrics, /gateway_node_source_changes_total\{source="k8s",change="removed"\} 1\b/);
 });
