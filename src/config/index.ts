@@ -49,7 +49,7 @@ export { diffConfig, diffNodes, type ConfigChange, type NodeChange, type NodePai
 export { isSameAllowList, nodeContinuity, type NodeContinuity } from './node-identity.ts';
 export { formatDurationMs, parseDurationMs } from './duration.ts';
 export { formatSizeBytes, parseSizeBytes } from './size.ts';
-export { formatListenAddress } from './listen-address.ts';
+export { formatListenAddress, parseListenAddress } from './listen-address.ts';
 export { nodePathPrefix, normalizeNodeUrl } from './node-url.ts';
 export type { MeshConfig, MeshSitePin, MeshStaticModel } from './types.ts';
 export type { ClusterConfig } from './types.ts';

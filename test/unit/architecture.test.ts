@@ -217,7 +217,8 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'tracing/',
   ],
   'main.ts': [...CORE, 'nodes/', 'proxy/', 'admin/', 'workers/', 'gateway/', 'ports/', 'plane/'],
-  'cli/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'mesh/', 'admin/', 'logs/', 'sim/', 'main.ts'],
+  // fleet/: `switchyard init` resolves a name with the DNS node source's own lookup (a name of several servers becomes a source).
+  'cli/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'fleet/', 'mesh/', 'admin/', 'logs/', 'sim/', 'main.ts'],
   'sim/': ['core/'],
 };
 
