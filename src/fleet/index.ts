@@ -17,5 +17,5 @@ export { dnsNodeName, nextLookMs, nodesFromRecords, type DnsAnswer, type DnsReco
 export { lookupDns } from './dns-lookup.ts';
 export { registerFleetMetrics } from './fleet-metrics.ts';
 export type { KubeApi, KubeApiOpener, WatchEnd, WatchHandlers } from './k8s-api.ts';
-export { endpointServes, k8sNodeName, nodesFromSlices, readSlice, type EndpointSlice, type HeldBack } from './k8s-slices.ts';
-export { applyWatchEvent, readListPage, type ListPage, type SliceSet, type WatchStep } from './k8s-watch.ts';
+// The Kubernetes source's protocol (k8s-slices.ts, k8s-watch.ts) and client load only when such a
+// source starts: they are not exported here (a gateway without one loads none of them).

@@ -25,8 +25,8 @@ import {
   type SourceChange,
   type WatchEnd,
   type WatchHandlers,
-  readListPage,
 } from '#src/fleet/index.ts';
+import { readListPage } from '#src/fleet/k8s-watch.ts';
 
 interface Rig {
   /** A started source that sees the first set (after `settle`). */

@@ -6,16 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KUBERNETES_SOURCE_DEFAULTS, type KubernetesNodeSourceSpec } from '#src/config/index.ts';
 import { NODE_NAME_RULE } from '#src/config/schema-parts.ts';
-import {
-  applyWatchEvent,
-  endpointServes,
-  k8sNodeName,
-  nodesFromSlices,
-  readListPage,
-  readSlice,
-  type EndpointSlice,
-  type SliceSet,
-} from '#src/fleet/index.ts';
+import { endpointServes, k8sNodeName, nodesFromSlices, readSlice, type EndpointSlice } from '#src/fleet/k8s-slices.ts';
+import { applyWatchEvent, readListPage, type SliceSet } from '#src/fleet/k8s-watch.ts';
 
 const spec: KubernetesNodeSourceSpec = {
   kind: 'kubernetes',
