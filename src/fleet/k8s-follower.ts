@@ -38,6 +38,8 @@ export class KubernetesFollower {
   #failures = 0;
   #emptyWatches = 0;
   #relist = false;
+  /** Relists in a row with no event read between them (a server that answers 410 to every fresh watch). */
+  #idleRelists = 0;
   #timer: Timer | undefined;
 
   constructor(spec: KubernetesNodeSourceSpec, clock: Clock, open: KubeApiOpener, events: FollowerEvents) {
@@ -114,7 +116,16 @@ export class KubernetesFollower {
       }
       const next = await this.#watch(api);
       if (next === 'stop') return;
-      if (next === 'relist') this.#relist = true;
+      if (next === 'relist') {
+        this.#relist = true;
+        this.#idleRelists += 1;
+        // Never a hot loop: the third relist in a row with nothing read between waits a back-off, told as a failure.
+        if (this.#idleRelists >= EMPTY_WATCHES) {
+          this.#idleRelists = 0;
+          this.#fail(`${api.where}: every watch from a fresh list was answered 410 Gone`);
+          return;
+        }
+      }
     }
   }
 
@@ -168,6 +179,7 @@ export class KubernetesFollower {
           after.events += 1;
           const step = applyWatchEvent(this.#set, event);
           if (step.kind === 'set') {
+            this.#idleRelists = 0;
             this.#set = step.set;
             if (step.changed) this.#tell();
             return true;

@@ -160,6 +160,21 @@ for (const goneAs of ['event', 'http'] as const) {
   });
 }
 
+test('kubernetes source: a server that answers 410 to every fresh watch is not asked in a loop: a failure, with a back-off', async (t) => {
+  const { api, source, until } = await rig(t, (api) => slice(api, 'vllm-abc', [{ ip: '10.1.0.1', pod: 'vllm-0' }]));
+  await until(() => names(source).length === 1 && api.openWatches === 1, 'the first watch');
+  const lists = (): number => api.requests.filter((r) => r.query.get('watch') === null).length;
+  api.alwaysGone = true;
+  api.breakWatches();
+  await until(() => !source.state().ok, 'the failure');
+  const state = source.state();
+  assert.ok(!state.ok && /every watch from a fresh list was answered 410 Gone/.test(state.reason), JSON.stringify(state));
+  assert.equal(lists(), 3, 'the first list and two relists; the third 410 in a row waits the back-off');
+  assert.deepEqual(names(source), ['vllm-vllm-0']);
+  api.alwaysGone = false;
+  await until(() => source.state().ok && api.openWatches === 1, 'watching again after the back-off');
+});
+
 test('kubernetes source: a list read page by page', async (t) => {
   const { api, source, until } = await rig(t, (api) => {
     api.pageSize = 2;
