@@ -3,10 +3,13 @@
 
 import { DEFAULT_CONFIG_PATHS } from './config-lookup.ts';
 
-export const INIT_USAGE = `usage: switchyard init URL [URL...] [--out FILE|- [--force]] [--listen HOST:PORT] [--timeout DURATION]
+export const INIT_USAGE = `usage: switchyard init URL [URL...] [--out FILE|- [--force]] [--listen HOST:PORT] [--timeout DURATION] [--resolver IP:PORT]
 
 Probes each inference server (nothing is loaded), detects its kind and writes a commented config.
-  URL                 a server's base URL, e.g. http://gpu-box:8000 ("http://" may be left out)
+  URL                 a server's base URL, e.g. http://gpu-box:8000 ("http://" may be left out); a
+                      name that resolves to several addresses becomes a DNS node source (each
+                      address probed), so servers the name gains or loses later are followed
+  --resolver IP:PORT  the DNS server asked for such names (default: the system's), written into it too
   --out FILE          where the config goes (default ./switchyard.toml, which serve runs without
                       --config; "-" = stdout); an existing FILE is kept unless --force
   --listen HOST:PORT  where the written config has the gateway listen (default 127.0.0.1:8080)

@@ -68,24 +68,28 @@ function describeNodes(nodes: GatewayConfig['nodes']): string[] {
 /** Each `[[node_sources]]` entry: what it asks, where, and what its nodes are (the api key only as set). */
 function describeNodeSources(sources: NonNullable<GatewayConfig['nodeSources']>): string[] {
   if (sources.length === 0) return [];
-  return [
-    `node sources (${sources.length}):`,
-    ...sources.map((source) => {
-      const asked =
-        source.query.type === 'address' ? `${source.query.host} port ${source.query.port}` : `SRV ${source.query.record}`;
-      const resolver =
-        source.resolver === undefined ? 'system resolver' : `resolver ${source.resolver.host}:${source.resolver.port}`;
-      const extras = [
-        source.group === undefined ? '' : `group ${source.group}`,
-        source.apiKey === undefined ? '' : 'api key set',
-      ];
-      const suffix = extras.filter((extra) => extra !== '').join(', ');
-      return (
-        `  ${source.name}  dns ${asked}  ${source.nodeKind}  ${resolver}, every ${formatDurationMs(source.intervalMs)} ` +
-        `(ttl ${formatDurationMs(source.minTtlMs)}..${formatDurationMs(source.maxTtlMs)})${suffix === '' ? '' : `  (${suffix})`}`
-      );
-    }),
-  ];
+  return [`node sources (${sources.length}):`, ...sources.map(describeNodeSource)];
+}
+
+function describeNodeSource(source: NonNullable<GatewayConfig['nodeSources']>[number]): string {
+  const extras = [source.group === undefined ? '' : `group ${source.group}`, source.apiKey === undefined ? '' : 'api key set'];
+  const suffix = extras.filter((extra) => extra !== '').join(', ');
+  const tail = suffix === '' ? '' : `  (${suffix})`;
+  if (source.kind === 'kubernetes') {
+    const port = source.portName === undefined ? "the slices' only port" : `port ${source.portName}`;
+    const api = source.kubeconfig === undefined ? 'in-cluster service account' : `kubeconfig ${source.kubeconfig}`;
+    const context = source.context === undefined ? '' : ` context ${source.context}`;
+    return (
+      `  ${source.name}  kubernetes EndpointSlices of ${source.namespace}/${source.service} (${port})  ${source.nodeKind}  ` +
+      `${api}${context}, each read within ${formatDurationMs(source.timeoutMs)}, watch ${formatDurationMs(source.watchMs)}${tail}`
+    );
+  }
+  const asked = source.query.type === 'address' ? `${source.query.host} port ${source.query.port}` : `SRV ${source.query.record}`;
+  const resolver = source.resolver === undefined ? 'system resolver' : `resolver ${source.resolver.host}:${source.resolver.port}`;
+  return (
+    `  ${source.name}  dns ${asked}  ${source.nodeKind}  ${resolver}, every ${formatDurationMs(source.intervalMs)} ` +
+    `(ttl ${formatDurationMs(source.minTtlMs)}..${formatDurationMs(source.maxTtlMs)})${tail}`
+  );
 }
 
 function describeModels(models: GatewayConfig['models']): string[] {

@@ -1,6 +1,7 @@
 // Pure: `switchyard init`'s arguments read, or a message naming what is wrong with them.
 
-import { normalizeNodeUrl, parseDurationMs } from '#src/config/index.ts';
+import { isIP } from 'node:net';
+import { normalizeNodeUrl, parseDurationMs, parseListenAddress } from '#src/config/index.ts';
 
 export interface InitArgs {
   readonly urls: readonly string[];
@@ -9,6 +10,8 @@ export interface InitArgs {
   readonly force: boolean;
   readonly listen: string;
   readonly timeoutMs: number;
+  /** `--resolver IP:PORT`: the DNS server asked for the URLs' names; undefined = the system's. */
+  readonly resolver?: { readonly host: string; readonly port: number };
 }
 
 export type InitArgsResult = { readonly ok: true; readonly args: InitArgs } | { readonly ok: false; readonly message: string };
@@ -27,7 +30,7 @@ export function parseInitArgs(argv: readonly string[]): InitArgsResult {
     if (arg === '--force') force = true;
     else if (arg.startsWith('--')) {
       const [flag = '', inline] = arg.slice(2).split(/=(.*)/s, 2);
-      if (!['out', 'listen', 'timeout'].includes(flag)) return { ok: false, message: `unknown option ${arg}` };
+      if (!['out', 'listen', 'timeout', 'resolver'].includes(flag)) return { ok: false, message: `unknown option ${arg}` };
       const value = inline ?? argv[++i];
       if (value === undefined || value === '') return { ok: false, message: `--${flag} needs a value` };
       flags.set(flag, value);
@@ -49,9 +52,20 @@ export function parseInitArgs(argv: readonly string[]): InitArgsResult {
       return { ok: false, message: `--timeout ${parsed.ok ? 'must be more than 0' : parsed.message}` };
     timeoutMs = parsed.value;
   }
+  const resolverText = flags.get('resolver');
+  const resolver = resolverText === undefined ? undefined : parseListenAddress(resolverText);
+  if (resolver !== undefined && (!resolver.ok || isIP(resolver.value.host) === 0 || resolver.value.port === 0))
+    return { ok: false, message: `--resolver must be a DNS server's IP:PORT, like 10.0.0.2:53` };
   return {
     ok: true,
-    args: { urls, out: out === '-' ? undefined : out, force, listen: flags.get('listen') ?? DEFAULT_LISTEN, timeoutMs },
+    args: {
+      urls,
+      out: out === '-' ? undefined : out,
+      force,
+      listen: flags.get('listen') ?? DEFAULT_LISTEN,
+      timeoutMs,
+      ...(resolver === undefined ? {} : { resolver: resolver.value }),
+    },
   };
 }
 

@@ -4,11 +4,15 @@
 // only ever lands in a comment, made safe first; values are TOML-escaped.
 
 import { visibleText } from '#src/core/visible-text.js';
-import type { NodeSurvey, SurveyedModel } from './init-survey.ts';
+import { nameKind, type NameSurvey, type NodeSurvey, type SurveyedModel } from './init-survey.ts';
 
 export interface InitConfigOptions {
   /** `[server] listen`, "host:port". */
   readonly listen: string;
+  /** Names that resolved to several addresses, each a DNS node source, with their source names. */
+  readonly names?: readonly { readonly survey: NameSurvey; readonly name: string }[];
+  /** `--resolver`: the DNS server those sources ask. */
+  readonly resolver?: { readonly host: string; readonly port: number };
 }
 
 /** Models listed per node in the comments; the rest are counted. */
@@ -29,7 +33,51 @@ export function renderInitConfig(surveys: readonly NodeSurvey[], names: readonly
     `listen = ${tomlString(options.listen)}`,
   ];
   const nodes = surveys.map((survey, index) => nodeBlock(survey, names[index] ?? `node-${index + 1}`));
-  return `${[header.join('\n'), ...nodes].join('\n\n')}\n`;
+  const sources = (options.names ?? []).map(({ survey, name }) => sourceBlock(survey, name, options.resolver));
+  return `${[header.join('\n'), ...nodes, ...sources].join('\n\n')}\n`;
+}
+
+/**
+ * A name of several servers: a `[[node_sources]] kind = "dns"` entry (commented out when no address
+ * was recognised), with what each address answered beside it.
+ */
+function sourceBlock(survey: NameSurvey, name: string, resolver: InitConfigOptions['resolver']): string {
+  const kind = nameKind(survey);
+  const count = survey.surveys.length + survey.unprobed;
+  const lines = [
+    `# ${commentSafe(survey.host)} resolves to ${count} addresses: a DNS node source follows the name (addresses it`,
+    '# gains are discovered and served, addresses it loses are drained; docs/deploy.md, "Nodes from DNS").',
+    ...survey.surveys.flatMap((address) =>
+      address.found
+        ? [`#   ${commentSafe(address.url)}  ${kindWords(address)}`, ...modelLines(address.models).map((l) => `  ${l}`)]
+        : [`#   ${commentSafe(address.url)}  not recognised: ${commentSafe(address.reason)}`],
+    ),
+    ...(survey.unprobed > 0 ? [`#   … and ${survey.unprobed} more addresses, not probed`] : []),
+  ];
+  const entry = [
+    '[[node_sources]]',
+    'kind = "dns"',
+    `name = ${tomlString(name)}`,
+    `host = ${tomlString(survey.host)}`,
+    `port = ${survey.port}`,
+    `node_kind = ${tomlString(kind ?? 'auto')}`,
+    ...(survey.scheme === 'https' ? ['scheme = "https"'] : []),
+    ...(resolver === undefined
+      ? []
+      : [`resolver = ${tomlString(`${resolver.host.includes(':') ? `[${resolver.host}]` : resolver.host}:${resolver.port}`)}`]),
+  ];
+  if (kind !== undefined) return [...lines, ...entry].join('\n');
+  return [
+    ...lines,
+    '# Uncomment it once a server there answers (kind "auto" tells the kinds apart by their answers):',
+    ...entry.map((l) => `# ${l}`),
+  ].join('\n');
+}
+
+function kindWords(survey: NodeSurvey & { found: true }): string {
+  const { kind, role, evidence } = survey.detection;
+  const what = kind === 'llamacpp' ? (role === 'router' ? 'llama.cpp router' : 'llama.cpp server') : kind;
+  return `${what} (${commentSafe(evidence)})`;
 }
 
 function nodeBlock(survey: NodeSurvey, name: string): string {

@@ -3,6 +3,7 @@
 import type { NodeCapacity } from '#src/capacity/index.ts';
 import type { DiscoveredModel } from '#src/discovery/index.ts';
 import type { Detection } from '#src/kinds/index.ts';
+import type { NodeKind } from '#src/config/index.ts';
 
 export interface SurveyedModel {
   readonly id: string;
@@ -57,5 +58,41 @@ export function nodeNames(surveys: readonly NodeSurvey[]): string[] {
     for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
     taken.add(name);
     return name;
+  });
+}
+
+/** A name given to init that resolved to several addresses: each address probed as a node would be. */
+export interface NameSurvey {
+  readonly url: string;
+  readonly scheme: 'http' | 'https';
+  readonly host: string;
+  readonly port: number;
+  /** One survey per address probed (its url is the address's). */
+  readonly surveys: readonly NodeSurvey[];
+  /** Addresses the name gave beyond those probed. */
+  readonly unprobed: number;
+}
+
+/** The kind the recognised addresses agree on, `auto` when they differ; undefined when none was recognised. */
+export function nameKind(name: NameSurvey): NodeKind | undefined {
+  const kinds = new Set(name.surveys.flatMap((survey) => (survey.found ? [survey.detection.kind] : [])));
+  if (kinds.size === 0) return undefined;
+  return kinds.size === 1 ? [...kinds][0] : 'auto';
+}
+
+/** Node-source names (1-24 of A-Z a-z 0-9 _ -, never "static"), from the name's first label, unique among themselves. */
+export function sourceNames(names: readonly NameSurvey[]): string[] {
+  const taken = new Set<string>(['static']);
+  return names.map((name) => {
+    const label =
+      (name.host.split('.')[0] ?? '')
+        .toLowerCase()
+        .replace(/[^a-z0-9_-]/g, '-')
+        .replace(/^[-_]+/, '')
+        .slice(0, 20) || 'dns';
+    let chosen = label;
+    for (let n = 2; taken.has(chosen); n++) chosen = `${label}-${n}`;
+    taken.add(chosen);
+    return chosen;
   });
 }

@@ -13,7 +13,8 @@ import { commentSafe, describeModel, renderInitConfig } from './init-config.ts';
 import { parseInitArgs } from './init-args.ts';
 import { INIT_USAGE } from './command-usage.ts';
 import { probeUrl } from './init-probe.ts';
-import { nodeNames, type NodeSurvey } from './init-survey.ts';
+import { nodeNames, sourceNames, type NameSurvey, type NodeSurvey } from './init-survey.ts';
+import { addressUrl, resolveUrlName } from './init-names.ts';
 import type { Command } from './io.ts';
 
 /** Bound on each answer read from a server while probing (a big router's listing fits). */
@@ -22,6 +23,8 @@ const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const MAX_MODEL_QUESTIONS = 16;
 /** Models named per node in the terminal report. */
 const MODELS_REPORTED = 8;
+/** Addresses of one name probed at most (the source follows every one of them once it runs). */
+const MAX_ADDRESSES_PROBED = 16;
 
 export const runInit: Command = async (argv, io) => {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -33,22 +36,46 @@ export const runInit: Command = async (argv, io) => {
     io.stderr.write(`switchyard init: ${parsed.message}\n\n${INIT_USAGE}`);
     return 2;
   }
-  const { urls, out, force, listen, timeoutMs } = parsed.args;
+  const { urls, out, force, listen, timeoutMs, resolver } = parsed.args;
   if (out !== undefined && !force && existsSync(out)) {
     io.stderr.write(`switchyard init: ${out} already exists; add --force to overwrite it\n`);
     return 1;
   }
   const dispatcher = new Agent({ connect: { timeout: timeoutMs } });
-  let surveys: NodeSurvey[];
+  const surveys: NodeSurvey[] = [];
+  const nameSurveys: NameSurvey[] = [];
   try {
     const options = { dispatcher, timeoutMs, maxBytes: MAX_ANSWER_BYTES, maxModelQuestions: MAX_MODEL_QUESTIONS };
-    surveys = await Promise.all(urls.map((url) => probeUrl(url, options)));
+    // A name that resolves to several addresses is a node source: each address is probed.
+    const resolved = await Promise.all(urls.map((url) => resolveUrlName(url, { timeoutMs, resolver, signal: io.signal })));
+    const probed = await Promise.all(
+      urls.map(async (url, index) => {
+        const name = resolved[index];
+        if (name === undefined || name.addresses.length === 0) return { survey: await probeUrl(url, options), name: undefined };
+        // One address: a node, written by its name, asked at the address the resolver gave (--resolver's too).
+        if (name.addresses.length === 1)
+          return { survey: { ...(await probeUrl(addressUrl(name, name.addresses[0]!), options)), url }, name: undefined };
+        const addresses = name.addresses.slice(0, MAX_ADDRESSES_PROBED);
+        const each = await Promise.all(addresses.map((address) => probeUrl(addressUrl(name, address), options)));
+        const { scheme, host, port } = name;
+        return {
+          survey: undefined,
+          name: { url, scheme, host, port, surveys: each, unprobed: name.addresses.length - addresses.length },
+        };
+      }),
+    );
+    for (const one of probed) {
+      if (one.name !== undefined) nameSurveys.push(one.name);
+      if (one.survey !== undefined) surveys.push(one.survey);
+    }
   } finally {
     await dispatcher.close();
   }
   const names = nodeNames(surveys);
-  const text = renderInitConfig(surveys, names, { listen });
-  const found = surveys.filter((survey) => survey.found).length;
+  const sources = sourceNames(nameSurveys).map((name, index) => ({ survey: nameSurveys[index]!, name }));
+  const text = renderInitConfig(surveys, names, { listen, names: sources, ...(resolver === undefined ? {} : { resolver }) });
+  const found =
+    surveys.filter((survey) => survey.found).length + nameSurveys.filter((name) => name.surveys.some((s) => s.found)).length;
   // The written file must pass check-config; a node-less one cannot, and says so below.
   const check = loadConfig(text, io.env);
   if (!check.ok && found > 0) {
@@ -57,6 +84,7 @@ export const runInit: Command = async (argv, io) => {
   }
   const report = out === undefined ? io.stderr : io.stdout;
   report.write(surveys.map((survey, index) => reportLines(survey, names[index] ?? '')).join(''));
+  report.write(sources.map(({ survey, name }) => sourceReportLines(survey, name)).join(''));
   if (out === undefined) io.stdout.write(text);
   else {
     try {
@@ -68,8 +96,20 @@ export const runInit: Command = async (argv, io) => {
     report.write(`wrote ${out}; run it with:  switchyard serve --config ${out}\n`);
   }
   if (found === 0) report.write('no server was recognised: every node is commented out, so the config does not run yet\n');
-  return found === surveys.length ? 0 : 1;
+  return found === surveys.length + nameSurveys.length ? 0 : 1;
 };
+
+function sourceReportLines(survey: NameSurvey, name: string): string {
+  const count = survey.surveys.length + survey.unprobed;
+  return [
+    `node source ${visibleText(name)}  dns ${visibleText(survey.host)} port ${survey.port}  (${count} addresses)\n`,
+    ...survey.surveys.map((address) =>
+      address.found
+        ? `    ${visibleText(address.url)}  ${address.detection.kind}  (${address.models.length} model${address.models.length === 1 ? '' : 's'})\n`
+        : `    ${visibleText(address.url)}  not recognised: ${visibleText(address.reason)}\n`,
+    ),
+  ].join('');
+}
 
 function reportLines(survey: NodeSurvey, name: string): string {
   // What a server answered (its reason, its evidence) reaches the operator's terminal: made visible first.

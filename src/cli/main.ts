@@ -35,7 +35,7 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   init: {
     load: async () => (await import('./init.ts')).runInit,
     onHangup: 'stop',
-    options: { valued: ['out', 'listen', 'timeout'], flags: ['force'], positionals: 'any' },
+    options: { valued: ['out', 'listen', 'timeout', 'resolver'], flags: ['force'], positionals: 'any' },
   },
   status: {
     load: async () => (await import('./status.ts')).runStatus,

@@ -13,13 +13,14 @@ export type {
   NodeSpec,
   NodeSourceSpec,
   DnsNodeSourceSpec,
+  KubernetesNodeSourceSpec,
   DnsQuery,
   PolicyName,
   ServerConfig,
   UpstreamConfig,
 } from './types.ts';
 export { NODE_KINDS, NODE_SOURCE_KINDS, POLICY_NAMES } from './types.ts';
-export { NODE_SOURCE_DEFAULTS } from './node-sources-schema.ts';
+export { KUBERNETES_SOURCE_DEFAULTS, NODE_SOURCE_DEFAULTS } from './node-sources-schema.ts';
 export {
   INFERENCE_ENDPOINTS,
   OLLAMA_NATIVE_ENDPOINTS,
@@ -50,6 +51,6 @@ export { diffConfig, diffNodes, type ConfigChange, type NodeChange, type NodePai
 export { isSameAllowList, nodeContinuity, type NodeContinuity } from './node-identity.ts';
 export { formatDurationMs, parseDurationMs } from './duration.ts';
 export { formatSizeBytes, parseSizeBytes } from './size.ts';
-export { formatListenAddress } from './listen-address.ts';
+export { formatListenAddress, parseListenAddress } from './listen-address.ts';
 export { nodePathPrefix, normalizeNodeUrl } from './node-url.ts';
 export { parseOrigin, type CorsOrigins } from './cors-origins.ts';

@@ -292,9 +292,37 @@ export interface DnsNodeSourceSpec {
   readonly timeoutMs: number;
 }
 
-export type NodeSourceSpec = DnsNodeSourceSpec;
+/**
+ * `kind = "kubernetes"`: the EndpointSlices of one Service (listed, then watched), each ready
+ * endpoint one node; the API reached with the pod's service account or a kubeconfig file.
+ */
+export interface KubernetesNodeSourceSpec {
+  readonly kind: 'kubernetes';
+  /** Unique among the sources; the prefix of every node name it yields and the `source` shown per node. */
+  readonly name: string;
+  readonly namespace: string;
+  /** The Service whose EndpointSlices are watched (label `kubernetes.io/service-name`). */
+  readonly service: string;
+  /** The Service port's name in the slices; absent = the slice's only port. */
+  readonly portName: string | undefined;
+  readonly scheme: 'http' | 'https';
+  readonly nodeKind: NodeKind;
+  readonly group: string | undefined;
+  /** Resolved secret every node is asked with; never logged. */
+  readonly apiKey: string | undefined;
+  /** A kubeconfig file; absent = the in-cluster service account (token, CA and API address of the pod). */
+  readonly kubeconfig: string | undefined;
+  /** The kubeconfig's context to use; absent = its current-context. */
+  readonly context: string | undefined;
+  /** One API read's bound: a list page in whole, a watch's answer head, and its silence past the watch's own length. */
+  readonly timeoutMs: number;
+  /** How long one watch asks to run (`timeoutSeconds`); it is then resumed from its resourceVersion. */
+  readonly watchMs: number;
+}
 
-export const NODE_SOURCE_KINDS = ['dns'] as const;
+export type NodeSourceSpec = DnsNodeSourceSpec | KubernetesNodeSourceSpec;
+
+export const NODE_SOURCE_KINDS = ['dns', 'kubernetes'] as const;
 
 /** One problem found while loading a config, with the key path it concerns. */
 export interface ConfigProblem {

@@ -6,8 +6,10 @@ import { isIPv6 } from 'node:net';
 import type { DnsNodeSourceSpec } from '#src/config/index.ts';
 import type { SourcedNode } from './node-source.ts';
 import type { DnsAnswer, DnsRecord } from './dns-records.ts';
+import { byName } from './sourced-nodes.ts';
 
 export type { DnsAnswer, DnsRecord } from './dns-records.ts';
+export { sameNodes } from './sourced-nodes.ts';
 
 const MAX_NODE_NAME = 64;
 
@@ -20,12 +22,12 @@ export function dnsNodeName(source: string, address: string, port: number): stri
 
 /** Each address once, in a stable order (by name), whatever order the resolver answered in. */
 export function nodesFromRecords(spec: DnsNodeSourceSpec, records: readonly DnsRecord[]): SourcedNode[] {
-  const byName = new Map<string, SourcedNode>();
+  const found = new Map<string, SourcedNode>();
   for (const record of records) {
     const name = dnsNodeName(spec.name, record.address, record.port);
-    if (byName.has(name)) continue;
+    if (found.has(name)) continue;
     const host = isIPv6(record.address) ? `[${record.address}]` : record.address;
-    byName.set(
+    found.set(
       name,
       Object.freeze({
         name,
@@ -41,12 +43,7 @@ export function nodesFromRecords(spec: DnsNodeSourceSpec, records: readonly DnsR
       }),
     );
   }
-  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-/** Whether two answers are the same node set (same names and URLs, in order). */
-export function sameNodes(a: readonly SourcedNode[], b: readonly SourcedNode[]): boolean {
-  return a.length === b.length && a.every((node, i) => node.name === b[i]?.name && node.url === b[i]?.url);
+  return [...found.values()].sort(byName);
 }
 
 /**

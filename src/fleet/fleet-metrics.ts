@@ -1,17 +1,21 @@
-// The node sources' metrics, read at scrape time from the fleet: changes per source, and whether each answers.
+// The node sources' metrics, read at scrape time from the fleet: the nodes each source added,
+// removed and moved (a new URL under a kept name), whether each answers, and how many nodes it yields.
 
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { NodeFleet } from './node-fleet.ts';
 
-export function registerFleetMetrics(registry: Registry, fleet: Pick<NodeFleet, 'reports'>): void {
-  new Gauge({
+export function registerFleetMetrics(registry: Registry, fleet: Pick<NodeFleet, 'reports' | 'nodeChanges'>): void {
+  new Counter({
     name: 'gateway_node_source_changes_total',
-    help: "Times each node source's node set changed since start (a DNS answer with other addresses; a reload's new [[nodes]] list for 'static').",
-    labelNames: ['source'],
+    help:
+      "Nodes each node source changed since start, by change: 'added' (a name it gained: a new address, a pod turned ready), " +
+      "'removed' (a name it lost, drained: an address gone, a pod terminating or deleted), 'moved' (a kept name at a new URL). " +
+      "'static' counts a reload's new [[nodes]] list.",
+    labelNames: ['source', 'change'],
     registers: [registry],
     collect() {
       this.reset();
-      for (const report of fleet.reports()) this.set({ source: report.name }, report.changes);
+      for (const { source, change, count } of fleet.nodeChanges()) this.inc({ source, change }, count);
     },
   });
   new Gauge({

@@ -16,3 +16,6 @@ export { NodeFleet, type NodeFleetDeps, type NodeSourceReport } from './node-fle
 export { dnsNodeName, nextLookMs, nodesFromRecords, type DnsAnswer, type DnsRecord } from './dns-answer.ts';
 export { lookupDns } from './dns-lookup.ts';
 export { registerFleetMetrics } from './fleet-metrics.ts';
+export type { KubeApi, KubeApiOpener, WatchEnd, WatchHandlers } from './k8s-api.ts';
+// The Kubernetes source's protocol (k8s-slices.ts, k8s-watch.ts) and client load only when such a
+// source starts: they are not exported here (a gateway without one loads none of them).

@@ -7,8 +7,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '#src/core/clock.ts';
 import type { GatewayConfig, NodeSourceSpec, NodeSpec } from '#src/config/index.ts';
 import { fleetNodes, type LeftOut } from './fleet-nodes.ts';
-import type { NodeSource, SourceChange } from './node-source.ts';
+import type { NodeSource, SourceChange, SourcedNode } from './node-source.ts';
+import { CHANGE_KINDS, nodeSetChange, type NodeSetChange } from './sourced-nodes.ts';
 import type { DnsLookup } from './dns-records.ts';
+import type { KubeApiOpener } from './k8s-api.ts';
 import { NODE_SOURCES } from './node-sources.ts';
 import { STATIC_SOURCE } from './static-source.ts';
 import type { NodeSourceRow } from '#src/core/node-source-row.ts';
@@ -16,6 +18,8 @@ import type { NodeSourceRow } from '#src/core/node-source-row.ts';
 export interface NodeFleetDeps {
   readonly clock: Clock;
   readonly lookup?: DnsLookup;
+  /** How Kubernetes sources reach the API; absent = the official client, loaded only when one runs. */
+  readonly kubeApi?: KubeApiOpener;
   /** A source's nodes changed: read `nodes()` and apply them. */
   readonly onNodes: (source: string) => void;
   readonly log: (level: 'info' | 'warn', fields: Record<string, unknown>, message: string) => void;
@@ -39,6 +43,10 @@ export class NodeFleet {
   readonly #deps: NodeFleetDeps;
   #running: readonly Running[] = [];
   readonly #changes = new Map<string, number>();
+  /** Per source: nodes added, removed and moved (a new URL under the same name) since start. */
+  readonly #nodeChanges = new Map<string, NodeSetChange>();
+  /** Per source: the nodes it had at its last change (what the next one is counted against). */
+  readonly #seen = new Map<string, readonly SourcedNode[]>();
   #started = false;
   #stopped = false;
   #followingFailures = false;
@@ -57,7 +65,7 @@ export class NodeFleet {
       staticNodes.map((n) => [n.name, n.url]),
       config.nodes.map((n) => [n.name, n.url]),
     );
-    if (changedStatic && previous.has(STATIC_SOURCE)) this.#count(STATIC_SOURCE);
+    if (changedStatic && previous.has(STATIC_SOURCE)) this.#count(STATIC_SOURCE, next[0]!.source);
     for (const spec of config.nodeSources ?? []) {
       const kept = previous.get(spec.name);
       if (kept !== undefined && isDeepStrictEqual(kept.spec, spec)) {
@@ -100,9 +108,16 @@ export class NodeFleet {
     this.#running.find((r) => r.source.name === node.source)?.source.lookAgain();
   }
 
-  /** Node-set changes per source since start (metrics). */
+  /** Node-set changes per source since start. */
   changes(): ReadonlyMap<string, number> {
     return this.#changes;
+  }
+
+  /** Per source and kind of change (added, removed, moved), the nodes counted since start (metrics). */
+  nodeChanges(): { source: string; change: (typeof CHANGE_KINDS)[number]; count: number }[] {
+    return [...this.#nodeChanges].flatMap(([source, counts]) =>
+      CHANGE_KINDS.map((change) => ({ source, change, count: counts[change] })),
+    );
   }
 
   reports(): NodeSourceReport[] {
@@ -140,8 +155,12 @@ export class NodeFleet {
     const source = factory(config, {
       clock: this.#deps.clock,
       ...(this.#deps.lookup === undefined ? {} : { lookup: this.#deps.lookup }),
+      ...(this.#deps.kubeApi === undefined ? {} : { kubeApi: this.#deps.kubeApi }),
     });
     this.#changes.set(source.name, this.#changes.get(source.name) ?? 0);
+    this.#nodeChanges.set(source.name, this.#nodeChanges.get(source.name) ?? { added: 0, removed: 0, moved: 0 });
+    // What its first change is counted against: the set the source of that name had (a rebuilt one's), else its own.
+    if (!this.#seen.has(source.name)) this.#seen.set(source.name, source.nodes());
     const unsubscribe = source.onChange((what) => this.#changed(source, what));
     return { spec, source, unsubscribe };
   }
@@ -154,12 +173,23 @@ export class NodeFleet {
         this.#deps.log('warn', { source: source.name, reason: state.reason }, 'node source failed; its last good nodes are kept');
       return;
     }
-    this.#count(source.name);
-    this.#deps.log('info', { source: source.name, nodes: source.nodes().map((n) => n.name) }, 'node source changed');
+    const counted = this.#count(source.name, source);
+    this.#deps.log('info', { source: source.name, nodes: source.nodes().map((n) => n.name), ...counted }, 'node source changed');
     this.#deps.onNodes(source.name);
   }
 
-  #count(source: string): void {
-    this.#changes.set(source, (this.#changes.get(source) ?? 0) + 1);
+  /** One change of the source's set: counted, and node by node against what it had before. */
+  #count(name: string, source: NodeSource): NodeSetChange {
+    this.#changes.set(name, (this.#changes.get(name) ?? 0) + 1);
+    const now = source.nodes();
+    const change = nodeSetChange(this.#seen.get(name) ?? [], now);
+    this.#seen.set(name, now);
+    const total = this.#nodeChanges.get(name) ?? { added: 0, removed: 0, moved: 0 };
+    this.#nodeChanges.set(name, {
+      added: total.added + change.added,
+      removed: total.removed + change.removed,
+      moved: total.moved + change.moved,
+    });
+    return change;
   }
 }

@@ -1,11 +1,12 @@
 // Where nodes come from: a node source answers the nodes it sees now and says when that changes.
-// The `[[nodes]]` list is the first source (static.ts), DNS the second (dns-source.ts); a
-// Kubernetes source would be one more module and one more entry in NODE_SOURCES. Every source
+// The `[[nodes]]` list is the first source (static-source.ts), DNS the second (dns-source.ts),
+// Kubernetes EndpointSlices the third (k8s-source.ts); each is one entry in NODE_SOURCES. Every source
 // passes the same contract suite (test/contract/node-source.contract.test.ts).
 
 import type { Clock } from '#src/core/clock.ts';
 import type { NodeKind, NodeSourceSpec, NodeSpec } from '#src/config/index.ts';
 import type { DnsLookup } from './dns-records.ts';
+import type { KubeApiOpener } from './k8s-api.ts';
 
 /** One node as a source sees it; `name` is stable across answers for the same server (state is kept by name). */
 export interface SourcedNode {
@@ -48,6 +49,8 @@ export type NodeSourceConfig =
 export interface NodeSourceDeps {
   readonly clock: Clock;
   readonly lookup?: DnsLookup;
+  /** How a Kubernetes source reaches the API; absent = the official client (k8s-client.ts, loaded only then). */
+  readonly kubeApi?: KubeApiOpener;
 }
 
 export type NodeSourceFactory = (config: NodeSourceConfig, deps: NodeSourceDeps) => NodeSource;

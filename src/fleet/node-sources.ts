@@ -2,6 +2,7 @@
 
 import type { NodeSourceFactory } from './node-source.ts';
 import { DnsSource } from './dns-source.ts';
+import { KubernetesSource } from './k8s-source.ts';
 import { StaticSource, STATIC_SOURCE } from './static-source.ts';
 
 export const NODE_SOURCES: Readonly<Record<string, NodeSourceFactory>> = Object.freeze({
@@ -12,5 +13,9 @@ export const NODE_SOURCES: Readonly<Record<string, NodeSourceFactory>> = Object.
   dns: (config, deps) => {
     if (config.kind !== 'dns') throw new Error(`node source '${config.name}' is not a DNS source`);
     return new DnsSource(config, deps);
+  },
+  kubernetes: (config, deps) => {
+    if (config.kind !== 'kubernetes') throw new Error(`node source '${config.name}' is not a Kubernetes source`);
+    return new KubernetesSource(config, deps);
   },
 });

@@ -78,6 +78,7 @@ test(
       const row = page.locator(`#fleet tr[data-node="${node.name}"]`);
       await row.waitFor();
       assert.match(await row.innerText(), new RegExp(node.name));
+      assert.equal(await row.locator('td.source').innerText(), 'static', 'the [[nodes]] list is the source');
     }
     for (const model of MODELS) await page.locator(`#models tr[data-model="${model}"]`).waitFor();
     // Alone (no [mesh]): the Sites view says so, and the Models view has no remote-sites column.

@@ -8,9 +8,25 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
-import { NODE_KINDS, NODE_SOURCE_DEFAULTS, type DnsNodeSourceSpec, type NodeSpec } from '#src/config/index.ts';
+import {
+  KUBERNETES_SOURCE_DEFAULTS,
+  NODE_KINDS,
+  NODE_SOURCE_DEFAULTS,
+  type DnsNodeSourceSpec,
+  type KubernetesNodeSourceSpec,
+  type NodeSpec,
+} from '#src/config/index.ts';
 import { NODE_NAME_RULE } from '#src/config/schema-parts.ts';
-import { NODE_SOURCES, type DnsAnswer, type NodeSource, type SourceChange } from '#src/fleet/index.ts';
+import {
+  NODE_SOURCES,
+  type DnsAnswer,
+  type KubeApi,
+  type NodeSource,
+  type SourceChange,
+  type WatchEnd,
+  type WatchHandlers,
+} from '#src/fleet/index.ts';
+import { readListPage } from '#src/fleet/k8s-watch.ts';
 
 interface Rig {
   /** A started source that sees the first set (after `settle`). */
@@ -113,7 +129,93 @@ function dnsRig(): Rig {
   };
 }
 
-const RIGS: Readonly<Record<string, () => Rig>> = { static: staticRig, dns: dnsRig };
+/** An EndpointSlice object as the API answers it: pods on port `http`, ready unless said. */
+function sliceObject(rv: number, pods: readonly [pod: string, ip: string][]): Record<string, unknown> {
+  return {
+    metadata: { name: 'vllm-abc', resourceVersion: String(rv), labels: { 'kubernetes.io/service-name': 'vllm' } },
+    addressType: 'IPv4',
+    ports: [{ name: 'http', port: 8000 }],
+    endpoints: pods.map(([pod, ip]) => ({
+      addresses: [ip],
+      conditions: { ready: true, serving: true, terminating: false },
+      targetRef: { kind: 'Pod', name: pod },
+    })),
+  };
+}
+
+/** The Kubernetes source over an API held in memory: a list, then one watch the rig sends events through or ends. */
+function kubernetesRig(): Rig {
+  const clock = new ManualClock();
+  const first: [string, string][] = [
+    ['vllm-0', '10.1.0.1'],
+    ['vllm-1', '10.1.0.2'],
+  ];
+  const api: { rv: number; handlers: WatchHandlers | undefined; end: ((end: WatchEnd) => void) | undefined } = {
+    rv: 10,
+    handlers: undefined,
+    end: undefined,
+  };
+  const fake: KubeApi = {
+    where: 'EndpointSlices of models/vllm at https://api.test',
+    // The list answers the first set through the same reader the API's answers go through.
+    list: async () => readListPage({ metadata: { resourceVersion: String(api.rv) }, items: [sliceObject(api.rv, first)] }),
+    watch: (_rv, handlers, signal) =>
+      new Promise<WatchEnd>((resolve) => {
+        api.handlers = handlers;
+        api.end = resolve;
+        handlers.onOpen();
+        signal.addEventListener('abort', () => resolve({ kind: 'closed' }), { once: true });
+      }),
+    close: () => {},
+  };
+  const spec: KubernetesNodeSourceSpec = {
+    kind: 'kubernetes',
+    name: 'vllm',
+    namespace: 'models',
+    service: 'vllm',
+    portName: 'http',
+    scheme: 'http',
+    nodeKind: 'vllm',
+    group: 'gpu',
+    apiKey: undefined,
+    kubeconfig: undefined,
+    context: undefined,
+    ...KUBERNETES_SOURCE_DEFAULTS,
+  };
+  const send = (pods: readonly [string, string][]): void => {
+    api.rv += 1;
+    api.handlers?.onEvent({ type: 'MODIFIED', object: sliceObject(api.rv, pods) });
+  };
+  const settle = async (): Promise<void> => {
+    // The loop and the protocol are imported when the source starts: wait for its watch to open.
+    for (let i = 0; i < 1000 && api.handlers === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return {
+    build: () => {
+      api.handlers = undefined;
+      const source = NODE_SOURCES['kubernetes']!(spec, { clock, kubeApi: async () => fake });
+      source.start();
+      return source;
+    },
+    settle,
+    second: async (source) => {
+      send([first[1]!, ['vllm-2', '10.1.0.3']]);
+      await settle();
+      return source;
+    },
+    fail: async () => {
+      api.end?.({ kind: 'failed', reason: 'watch: HTTP 403 Forbidden: endpointslices is forbidden' });
+      await settle();
+    },
+    reordered: async () => {
+      send([...first].reverse());
+      await settle();
+    },
+  };
+}
+
+const RIGS: Readonly<Record<string, () => Rig>> = { static: staticRig, dns: dnsRig, kubernetes: kubernetesRig };
 
 test('every registered node source kind has a rig in this suite', () => {
   assert.deepEqual(Object.keys(NODE_SOURCES).sort(), Object.keys(RIGS).sort());

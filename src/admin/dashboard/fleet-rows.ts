@@ -32,6 +32,8 @@ export interface FleetRow {
   readonly group: string | null;
   readonly kind: string;
   readonly url: string;
+  /** Where the node came from: `static` (the [[nodes]] list) or its [[node_sources]] entry's name. */
+  readonly source: string;
   readonly in_flight: number;
   /** Slots of the loaded models, summed; null when no server reported any. */
   readonly slots: number | null;
@@ -96,6 +98,7 @@ export function fleetRow(view: NodeView, input: FleetInput): FleetRow {
     group: view.spec.group ?? null,
     kind: view.spec.kind,
     url: view.spec.url,
+    source: view.spec.source ?? 'static',
     in_flight: input.inFlight(name),
     slots,
     queue,

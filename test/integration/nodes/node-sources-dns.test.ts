@@ -8,17 +8,16 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
 import { parseFleetConfig, startSimNode, type SimNode } from '#src/sim/index.ts';
 import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
-import { chat, chatBody, logMark, servedBy, simCount } from '#test/fixtures/gateway-state.ts';
+import { chat, logMark, servedBy, simCount } from '#test/fixtures/gateway-state.ts';
 import { untilEvent } from '#test/fixtures/events.ts';
 import { logLines } from '#test/fixtures/gateway-waits.ts';
 import { unusedPort } from '#test/fixtures/context.ts';
-import { eventually } from '#test/fixtures/http.ts';
 import { metricsText, type HostView } from '#test/fixtures/admin-readers.ts';
 import type { NodeSourceRow } from '#src/admin/index.ts';
 import { dnsmasqMissing, startDnsmasq } from '#test/fixtures/dnsmasq.ts';
+import { streamAcrossRemoval } from '#test/fixtures/node-source-removal.ts';
 
 const skip = dnsmasqMissing();
 
@@ -109,33 +108,18 @@ for (const workers of [1, 2]) {
         [nb, 'pool'],
       ]);
 
-      // A long answer from a is running when a leaves the name and c joins it.
-      const stream = await request(`${gw.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(chatBody('m-a', { stream: true, max_tokens: 30 })),
-        signal: AbortSignal.timeout(30_000),
-      });
-      assert.equal(stream.headers['x-switchyard-node'], na);
-      const chunks = stream.body[Symbol.asyncIterator]();
-      const firstChunk = await chunks.next();
-      assert.ok(firstChunk.done !== true);
-      let streamed = String(firstChunk.value);
+      // A long answer from a is running when a leaves the name and c joins it: it finishes, a gets nothing new, leases return.
       const bChatsBefore = await simCount(sims.get('b')!.url, '/v1/chat/completions');
-
-      await dns.setHosts(['127.0.0.3 pool.test', '127.0.0.4 pool.test']);
-      await untilHosts(gw, (doc) => names(doc).join() === [nb, nc].join(), 'a to leave and c to join');
-      assert.equal(gw.gateway.registry.retiringInFlight(), 1, 'the removed node still has its stream in flight');
-
-      // The removed node's stream finishes in full; then its lease is back and nothing new goes there.
-      for await (const chunk of { [Symbol.asyncIterator]: () => chunks }) streamed += String(chunk);
-      assert.match(streamed, /data: \[DONE\]/);
-      // (The lease comes back when the gateway has finished with the answer: with workers, by a message.)
-      await eventually(() => gw.gateway.registry.retiringInFlight() === 0, 30_000, 'the removed node to have nothing in flight');
-      assert.equal(gw.gateway.registry.leaseCount(), 0, 'every lease returned');
-      const aChats = await simCount(sims.get('a')!.url, '/v1/chat/completions');
-      assert.ok([404, 503].includes((await chat(gw.url, 'm-a')).status), 'no node serves m-a any more');
-      assert.equal(await simCount(sims.get('a')!.url, '/v1/chat/completions'), aChats, 'a gets no new request');
+      await streamAcrossRemoval({
+        gw,
+        model: 'm-a',
+        node: na!,
+        sim: sims.get('a')!,
+        remove: async () => {
+          await dns.setHosts(['127.0.0.3 pool.test', '127.0.0.4 pool.test']);
+          await untilHosts(gw, (doc) => names(doc).join() === [nb, nc].join(), 'a to leave and c to join');
+        },
+      });
       // The arrived node is discovered like any other; the one that stayed kept its name and state.
       assert.equal(servedBy(await chat(gw.url, 'm-c')), nc);
       assert.equal(servedBy(await chat(gw.url, 'm-b')), nb);
@@ -157,10 +141,14 @@ for (const workers of [1, 2]) {
       assert.match(String(warned?.['reason']), /failed/);
       assert.equal(servedBy(await chat(gw.url, 'm-c')), nc, 'the kept nodes still serve');
 
-      // It answers again: the source is ok, and the change count per source is a metric.
+      // It answers again: the source is ok, and the nodes each change added and removed are counted per source.
       await dns.restart();
       await untilHosts(gw, (doc) => doc.sources.some((s) => s.name === 'pool' && s.ok), 'the source to answer again');
-      assert.match(await metricsText(gw.url), /gateway_node_source_changes_total\{source="pool"\} 2\b/);
+      const metrics = await metricsText(gw.url);
+      assert.match(metrics, /gateway_node_source_changes_total\{source="pool",change="added"\} 3\b/);
+      assert.match(metrics, /gateway_node_source_changes_total\{source="pool",change="removed"\} 1\b/);
+      assert.match(metrics, /gateway_node_source_changes_total\{source="pool",change="moved"\} 0\b/);
+      assert.equal(down.sources.find((s) => s.name === 'pool')?.changes, 2, 'two changes of the set');
       assert.match(await metricsText(gw.url), /gateway_node_source_up\{source="pool",kind="dns"\} 1\b/);
     },
   );

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '#src/config-tables.ts';
 import { parseInitArgs } from '#src/cli/init-args.ts';
 import { commentSafe, renderInitConfig, tomlString } from '#src/cli/init-config.ts';
-import { nodeNames, surveyedModels, type NodeSurvey } from '#src/cli/init-survey.ts';
+import { nameKind, nodeNames, sourceNames, surveyedModels, type NameSurvey, type NodeSurvey } from '#src/cli/init-survey.ts';
 import { NO_CAPACITY } from '#src/capacity/index.ts';
 
 const found = (
@@ -145,4 +145,42 @@ test('a model id cannot break out of its comment; strings are TOML-escaped', () 
   );
   assert.equal(commentSafe('x'.repeat(200)).length, 80);
   assert.equal(tomlString('a"b\\c\n'), '"a\\"b\\\\c\\u000a"');
+});
+
+test('a name of several servers is written as a DNS node source, each address beside it; the config loads', () => {
+  const name = (host: string, surveys: NodeSurvey[], unprobed = 0): NameSurvey => ({
+    url: `http://${host}:8000`,
+    scheme: 'http',
+    host,
+    port: 8000,
+    surveys,
+    unprobed,
+  });
+  const vllm = name('vllm.models.svc', [
+    found('http://10.0.0.1:8000', 'vllm', 'unknown', ['m']),
+    missing('http://10.0.0.2:8000'),
+  ]);
+  const mixed = name('vllm.other.svc', [found('http://10.0.1.1:8000', 'vllm'), found('http://10.0.1.2:8000', 'ollama')], 3);
+  const dead = name('gone.svc', [missing('http://10.0.2.1:8000'), missing('http://10.0.2.2:8000')]);
+  const sources = sourceNames([vllm, mixed, dead]).map((n, i) => ({ survey: [vllm, mixed, dead][i]!, name: n }));
+  assert.deepEqual(
+    sources.map((s) => s.name),
+    ['vllm', 'vllm-2', 'gone'],
+  );
+  assert.deepEqual([nameKind(vllm), nameKind(mixed), nameKind(dead)], ['vllm', 'auto', undefined]);
+  const text = renderInitConfig([], [], { listen: '127.0.0.1:8080', names: sources, resolver: { host: '10.0.0.53', port: 53 } });
+  const loaded = loadConfig(text, {});
+  assert.ok(loaded.ok, JSON.stringify(loaded));
+  assert.deepEqual(
+    loaded.config.nodeSources?.map((s) => (s.kind === 'dns' ? [s.name, s.query, s.nodeKind, s.resolver] : [])),
+    [
+      ['vllm', { type: 'address', host: 'vllm.models.svc', port: 8000 }, 'vllm', { host: '10.0.0.53', port: 53 }],
+      ['vllm-2', { type: 'address', host: 'vllm.other.svc', port: 8000 }, 'auto', { host: '10.0.0.53', port: 53 }],
+    ],
+    'a name where nothing answered is written commented out',
+  );
+  assert.match(text, /^# vllm\.models\.svc resolves to 2 addresses: a DNS node source follows the name/m);
+  assert.match(text, /^# {3}http:\/\/10\.0\.0\.2:8000 {2}not recognised: did not answer$/m);
+  assert.match(text, /^# {3}… and 3 more addresses, not probed$/m);
+  assert.match(text, /^# \[\[node_sources\]\]\n# kind = "dns"\n# name = "gone"$/m);
 });

@@ -37,6 +37,7 @@ test('an SRV source with its own resolver and bounds', () => {
   );
   assert.ok(loaded.ok, JSON.stringify(!loaded.ok && loaded.problems));
   const dns = loaded.config.nodeSources?.[0];
+  assert.ok(dns?.kind === 'dns');
   assert.deepEqual(dns?.query, { type: 'srv', record: '_http._tcp.vllm.models.svc' });
   assert.deepEqual(dns?.resolver, { host: '::1', port: 5353 });
   assert.deepEqual(
@@ -96,4 +97,49 @@ test('no [[nodes]] and no [[node_sources]] is still a problem', () => {
     !loaded.ok &&
       loaded.problems.some((p) => p.path === 'nodes' && /at least one \[\[nodes\]\] entry is required/.test(p.message)),
   );
+});
+
+test('a Kubernetes source: its keys, its defaults, and each mistake named by its key', () => {
+  const k8s = (body: string): string => `[[node_sources]]\nkind = "kubernetes"\nname = "vllm"\n${body}\n`;
+  const loaded = loadConfig(k8s('namespace = "models"\nservice = "vllm"\nport_name = "http"\nnode_kind = "vllm"'), {});
+  assert.ok(loaded.ok, JSON.stringify(!loaded.ok && loaded.problems));
+  assert.deepEqual(loaded.config.nodeSources, [
+    {
+      kind: 'kubernetes',
+      name: 'vllm',
+      namespace: 'models',
+      service: 'vllm',
+      portName: 'http',
+      scheme: 'http',
+      nodeKind: 'vllm',
+      group: undefined,
+      apiKey: undefined,
+      kubeconfig: undefined,
+      context: undefined,
+      timeoutMs: 10_000,
+      watchMs: 300_000,
+    },
+  ]);
+  const rows: [string, string, string][] = [
+    ['service = "vllm"', 'node_sources[0].namespace', 'is required: the namespace of the Service'],
+    ['namespace = "models"', 'node_sources[0].service', 'is required: the Service whose EndpointSlices give the nodes'],
+    ['namespace = "Models"\nservice = "vllm"', 'node_sources[0].namespace', 'must be a Kubernetes namespace name'],
+    ['namespace = "models"\nservice = "v_llm"', 'node_sources[0].service', 'must be a Kubernetes Service name'],
+    [
+      'namespace = "models"\nservice = "vllm"\nport_name = "a-very-long-port-name"',
+      'node_sources[0].port_name',
+      "must be the name of one of the Service's ports",
+    ],
+    ['namespace = "models"\nservice = "vllm"\ncontext = "prod"', 'node_sources[0].context', 'goes with kubeconfig'],
+    ['namespace = "models"\nservice = "vllm"\nwatch = "500ms"', 'node_sources[0].watch', 'must be at least 1s'],
+    ['namespace = "models"\nservice = "vllm"\nhost = "a.svc"', 'node_sources[0].host', 'unknown key'],
+  ];
+  for (const [body, path, fragment] of rows) {
+    const result = loadConfig(k8s(body), {});
+    assert.ok(!result.ok, body);
+    const problem = result.problems.find((p) => p.path === path);
+    assert.ok(problem?.message.includes(fragment), `${body}: ${JSON.stringify(result.problems)}`);
+  }
+  const unknown = loadConfig('[[node_sources]]\nkind = "consul"\nname = "x"\n', {});
+  assert.ok(!unknown.ok && unknown.problems.some((p) => p.message.includes('must be one of: dns, kubernetes')));
 });

@@ -169,3 +169,39 @@ test('without a DNS source nothing follows the requests', () => {
   assert.equal(failures.length, 0);
   fleet.stop();
 });
+
+test('the nodes each change added, removed and moved are counted per source (the metric), and logged with the change', async () => {
+  const logged: Record<string, unknown>[] = [];
+  const clock = new ManualClock();
+  const asked: { answer: DnsAnswer } = {
+    answer: { ok: true, records: ['127.0.0.2', '127.0.0.3'].map((address) => ({ address, port: 8000, ttlMs: 1_000 })) },
+  };
+  const fleet = new NodeFleet(
+    { clock, lookup: async () => asked.answer, onNodes: () => {}, log: (_level, fields) => logged.push(fields) },
+    configOf([staticNode('a'), staticNode('bb')], [dnsSpec()]),
+  );
+  const counts = (): string[] => fleet.nodeChanges().map((c) => `${c.source} ${c.change} ${c.count}`);
+  fleet.start();
+  await settle();
+  asked.answer = { ok: true, records: ['127.0.0.3', '127.0.0.4'].map((address) => ({ address, port: 8000, ttlMs: 1_000 })) };
+  clock.advance(NODE_SOURCE_DEFAULTS.maxTtlMs);
+  await settle();
+  // A reload: 'a' moves to another URL, 'bb' leaves, 'c' arrives.
+  fleet.configure(configOf([{ ...staticNode('a'), url: 'http://127.0.0.1:1' }, staticNode('c')], [dnsSpec()]));
+  assert.deepEqual(counts(), [
+    'static added 1',
+    'static removed 1',
+    'static moved 1',
+    'pool added 3',
+    'pool removed 1',
+    'pool moved 0',
+  ]);
+  assert.deepEqual(
+    logged.filter((l) => l['source'] === 'pool').map((l) => [l['added'], l['removed'], l['moved']]),
+    [
+      [2, 0, 0],
+      [1, 1, 0],
+    ],
+  );
+  fleet.stop();
+});

@@ -72,12 +72,12 @@ export function ExplainView({ models, token }) {
               ? html`<p id="explain-choice" class="muted">no node would be chosen now</p>`
               : html`<p id="explain-choice" data-node=${answer.body.choice.node}>policy <b>${T(answer.body.choice.policy)}</b> would choose <b>${T(answer.body.choice.node)}</b>: ${T(answer.body.choice.reason)}</p>`
           }
-          <div class="scroll"><table><thead><tr><th>node</th><th>verdict</th><th class="num">score</th><th>reason</th><th>filter</th><th>detail</th></tr></thead>
+          <div class="scroll"><table><thead><tr><th>node</th><th>source</th><th>verdict</th><th class="num">score</th><th>reason</th><th>filter</th><th>detail</th></tr></thead>
           <tbody>${answer.body.nodes.map(
             (
               n,
             ) => html`<tr data-node=${n.node} data-verdict=${n.verdict} data-chosen=${answer.body.choice?.node === n.node ? 'yes' : 'no'}>
-            <td>${T(n.node)}${answer.body.choice?.node === n.node ? ' ✔ chosen' : ''}</td><td class="verdict-${n.verdict}">${n.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
+            <td>${T(n.node)}${answer.body.choice?.node === n.node ? ' ✔ chosen' : ''}</td><td class="source">${T(n.source ?? 'static')}</td><td class="verdict-${n.verdict}">${n.verdict === 'eligible' ? '✔ eligible' : '✕ excluded'}</td>
             <td class="num score">${n.score === undefined ? '—' : n.score}</td>
             <td>${T(n.reason ?? '')}</td><td>${T(n.filter ?? '')}</td><td>${T([n.detail, n.note].filter(Boolean).join('; '))}</td></tr>`,
           )}</tbody></table></div>

@@ -88,6 +88,7 @@ class NodeRow extends Component {
       <td>${T(row.discovery)}</td>
       <td>${row.group === null ? '—' : T(row.group)}</td>
       <td>${T(row.kind)}</td>
+      <td class="source" title="where the node came from: static = the [[nodes]] list, else its [[node_sources]] entry">${T(row.source ?? 'static')}</td>
       <td class="url">${T(row.url)}</td>
     </tr>`;
   }
@@ -103,7 +104,7 @@ export function FleetView({ state, filter, access, onAct, busy }) {
     <h2>Fleet <span class="muted">${state.nodes.size} nodes</span></h2>
     <p class="summary">${Object.entries(counts).map(([s, n]) => html`<span class="count">${stateBadge(s)} ${n}</span> `)}</p>
     <div class="scroll"><table class="fleet">
-      <thead><tr><th>node</th><th>health</th><th class="num">in flight / slots</th><th class="num">queue</th><th>last error</th><th>wake</th><th>models</th><th>listing</th><th>group</th><th>kind</th><th>url</th></tr></thead>
+      <thead><tr><th>node</th><th>health</th><th class="num">in flight / slots</th><th class="num">queue</th><th>last error</th><th>wake</th><th>models</th><th>listing</th><th>group</th><th>kind</th><th>source</th><th>url</th></tr></thead>
       <tbody>${rows.map((row) => html`<${NodeRow} key=${row.name} row=${row} now=${now} minute=${minute} skewMs=${state.skewMs} access=${access} onAct=${onAct} busy=${busy} />`)}</tbody>
     </table></div>
   </section>`;

@@ -68,6 +68,7 @@ const row = (name: string, inFlight = 0): FleetRow => ({
   group: null,
   kind: 'vllm',
   url: 'http://127.0.0.1:1',
+  source: 'static',
   in_flight: inFlight,
   slots: null,
   queue: 0,

@@ -155,3 +155,12 @@ test('models with [mesh]: fresh sites serve with their ctx and on-demand flag, s
     },
   ]);
 });
+
+test("a fleet row names the node's source: static for the [[nodes]] list, else its [[node_sources]] entry", () => {
+  const listed = node('a');
+  const found = { ...node('k8s-vllm-0'), spec: { ...node('k8s-vllm-0').spec, source: 'k8s' } };
+  assert.deepEqual(
+    [listed, found].map((view) => fleetRow(view, input([listed, found])).source),
+    ['static', 'k8s'],
+  );
+});

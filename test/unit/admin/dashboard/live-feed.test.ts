@@ -35,6 +35,7 @@ const row = (name: string, state: FleetRow['state'] = 'healthy'): FleetRow => ({
   group: null,
   kind: 'vllm',
   url: 'http://127.0.0.1:1',
+  source: 'static',
   in_flight: 0,
   slots: null,
   queue: 0,
