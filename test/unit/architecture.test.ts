@@ -222,7 +222,19 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   ],
   'main.ts': [...CORE, 'nodes/', 'proxy/', 'admin/', 'workers/', 'gateway/', 'ports/', 'plane/', 'config-tables.ts'],
   // fleet/: `switchyard init` resolves a name with the DNS node source's own lookup (a name of several servers becomes a source).
-  'cli/': [...CORE, 'kinds/', 'discovery/', 'capacity/', 'fleet/', 'mesh/', 'admin/', 'logs/', 'sim/', 'main.ts', 'config-tables.ts'],
+  'cli/': [
+    ...CORE,
+    'kinds/',
+    'discovery/',
+    'capacity/',
+    'fleet/',
+    'mesh/',
+    'admin/',
+    'logs/',
+    'sim/',
+    'main.ts',
+    'config-tables.ts',
+  ],
   'sim/': ['core/'],
   // The config's feature list (src/config-tables.ts): the features' config tables, bound to the loader.
   'config-tables.ts': [...CORE, 'tenants/', 'mesh/', 'cluster/', 'logs/', 'tracing/'],
