@@ -7,14 +7,7 @@
 
 import type { Clock, Timer } from '#src/core/clock.ts';
 import { createModelEngine, type ModelEngine } from '#src/sim/model-engine.ts';
-import {
-  hasRoom,
-  isRunning,
-  pickEvictionVictim,
-  pickVictim,
-  resolveModelName,
-  type ResidentModel,
-} from '#src/sim/residency.ts';
+import { hasRoom, isRunning, pickEvictionVictim, pickVictim, resolveModelName, type ResidentModel } from '#src/sim/residency.ts';
 import type { ResidencyStats } from '#src/sim/recorder.ts';
 import { RouterQueue, routerFullBehaviour } from '#src/sim/router-queue.ts';
 import type { ModelStatus, ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
@@ -245,7 +238,7 @@ export class ResidentModels {
       }
     }
     try {
-      for (let sawLoading = false; ; ) {
+      for (let sawLoading = false; ;) {
         const status = this.status(id);
         if (status === 'loaded' || status === 'sleeping') return 'go';
         if (status === 'loading') sawLoading = true;
