@@ -37,16 +37,18 @@ try {
       if (gw !== undefined) await waitForHost(gw, 'router', (h) => h.router?.max_instances === 1, 'max_instances learned');
       const waits: number[] = [];
       const statuses: number[] = [];
+      const errors = new Set<string>();
       const loads = countLoads(router.url);
       for (let round = 0; round < rounds; round++) {
         const result = await burst(gw?.url ?? router.url, round % 2 === 0 ? MODELS : [MODELS[1], MODELS[0]], 12);
         waits.push(...result.waitsMs);
         statuses.push(...result.statuses);
+        for (const error of result.errors) errors.add(error);
       }
       loads.stop();
       const ok = statuses.filter((s) => s === 200).length;
       process.stdout.write(
-        `${JSON.stringify({ way, rounds, requests: statuses.length, ok, wait_ms: spread(waits), loads: loads.loads(), loads_per_round: loads.loads() / rounds })}\n`,
+        `${JSON.stringify({ way, rounds, requests: statuses.length, ok, wait_ms: spread(waits), loads: loads.loads(), loads_per_round: loads.loads() / rounds, errors: [...errors] })}\n`,
       );
     } finally {
       await gw?.close();

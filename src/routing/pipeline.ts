@@ -75,6 +75,8 @@ export interface RouterRoom {
   readonly wanted?: readonly string[];
   /** The router holds the requests waiting for its switches (scheduler/queue-holder.ts). */
   readonly routerQueues?: boolean;
+  /** Running models it may be unloading for a load sent there. */
+  readonly evicting?: readonly string[];
 }
 
 /** Pure: every limited router's room in `snapshot` (the routers router-room judges; the others pass it). */
@@ -99,6 +101,7 @@ export function routerRoomsOf(snapshot: RoutingSnapshot, lookup: RouterSwitchLoo
       pinned,
       wanted,
       ...(view.routerQueues === true ? { routerQueues: true } : {}),
+      ...(view.evicting === undefined || view.evicting.size === 0 ? {} : { evicting: [...view.evicting] }),
     });
   }
   return rooms;
@@ -120,5 +123,6 @@ export function switchViewOf(room: RouterRoom | undefined): RouterSwitchView {
     pinned: new Set(room.pinned ?? []),
     wanted: new Set(room.wanted ?? []),
     ...(room.routerQueues === true ? { routerQueues: true } : {}),
+    ...(room.evicting === undefined ? {} : { evicting: new Set(room.evicting) }),
   };
 }

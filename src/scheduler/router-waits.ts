@@ -8,7 +8,11 @@ interface RouterWait {
   readonly model: string;
   readonly sinceMs: number;
   readonly boundMs: number;
+  /** The idle running models the router may unload for this load (its LRU pick among them). */
+  readonly victims: readonly string[];
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 export class RouterWaits {
   readonly #byNode = new Map<string, Set<RouterWait>>();
@@ -19,8 +23,14 @@ export class RouterWaits {
    * A request for `model` went to `node` to wait for its load; the returned function ends the wait
    * (`loadedAtMs`: when its load answered, undefined when it failed or gave up).
    */
-  start(node: string, model: string, sinceMs: number, boundMs: number): (loadedAtMs: number | undefined) => void {
-    const wait: RouterWait = { model, sinceMs, boundMs };
+  start(
+    node: string,
+    model: string,
+    sinceMs: number,
+    boundMs: number,
+    victims: readonly string[] = [],
+  ): (loadedAtMs: number | undefined) => void {
+    const wait: RouterWait = { model, sinceMs, boundMs, victims };
     const waits = this.#byNode.get(node) ?? new Set<RouterWait>();
     waits.add(wait);
     this.#byNode.set(node, waits);
@@ -35,6 +45,23 @@ export class RouterWaits {
   waiting(node: string, model: string): boolean {
     for (const wait of this.#byNode.get(node) ?? []) if (wait.model === model) return true;
     return false;
+  }
+
+  /**
+   * The models the router may be unloading on `node` for a load held there: a victim still listed
+   * running while the model it makes room for is not yet listed coming up (`comingUp`). The router
+   * lists a victim `loaded` until its child has exited and proxies a request for it to that exiting
+   * child (500 "Could not establish connection", §7.z4), so their new requests wait until then.
+   */
+  evicting(node: string, running: (model: string) => boolean, comingUp: (model: string) => boolean): ReadonlySet<string> {
+    const waits = this.#byNode.get(node);
+    if (waits === undefined) return NONE;
+    let evicting: Set<string> | undefined;
+    for (const wait of waits) {
+      if (wait.victims.length === 0 || comingUp(wait.model)) continue;
+      for (const victim of wait.victims) if (running(victim)) (evicting ??= new Set()).add(victim);
+    }
+    return evicting ?? NONE;
   }
 
   /** Whether a wait on `node` has passed its bound, counted from its start or the node's last answered load if later. */

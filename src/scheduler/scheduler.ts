@@ -8,6 +8,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import { CONFIG_DEFAULTS, DEFAULT_TENANT } from '#src/config/index.ts';
 import { ctxFor, residencyOf } from '#src/capacity/index.ts';
+import { isRunningEntry } from '#src/kinds/index.ts';
 import type { LeaseReturn, ListedModelFacts, NodeView, RoutingSnapshot, SwitchBook } from '#src/nodes/index.ts';
 import {
   alternativeFilters,
@@ -273,8 +274,15 @@ export class Scheduler {
     const found = view ?? this.#effects.snapshot().nodes.find((n) => n.spec.name === node);
     const routerQueues =
       found !== undefined && modelLimit(found) !== undefined && this.#claims.holderOf(found).holder === 'router';
-    const due = routerQueues ? this.#claims.routerWaits.due(node, this.#clock.monotonicMs()) : this.#switchDue(node);
-    return this.#claims.view(node, due, routerQueues);
+    if (!routerQueues) return this.#claims.view(node, this.#switchDue(node));
+    const waits = this.#claims.routerWaits;
+    const running = (id: string): boolean => {
+      const listed = found.modelsById.get(id);
+      return listed !== undefined && isRunningEntry(listed);
+    };
+    // A victim is gone once its target is listed coming up (the router loads only after it exited).
+    const evicting = waits.evicting(node, running, running);
+    return this.#claims.view(node, waits.due(node, this.#clock.monotonicMs()), true, evicting);
   }
 
   /**

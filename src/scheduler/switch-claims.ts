@@ -6,7 +6,7 @@
 // names no victim: the request waits in the router, kept in RouterWaits until its load answers.
 
 import type { Clock } from '#src/core/clock.ts';
-import { kindOfNode, routerQueueOf } from '#src/kinds/index.ts';
+import { isLoadingEntry, isRunningEntry, kindOfNode, routerQueueOf } from '#src/kinds/index.ts';
 import { SwitchTickets, type NodeView, type SwitchBook } from '#src/nodes/index.ts';
 import { modelLimit, type RouterSwitchView } from '#src/routing/index.ts';
 import { queueHolder, SWITCH_QUEUE_DEFAULT, type QueueHolder, type SwitchQueueConfig } from './queue-holder.ts';
@@ -61,7 +61,7 @@ export class SwitchClaims {
     this.switches = new RouterSwitches(deps.clock, this.book);
   }
 
-  view(node: string, switchDue: boolean, routerQueues = false): RouterSwitchView {
+  view(node: string, switchDue: boolean, routerQueues = false, evicting?: ReadonlySet<string>): RouterSwitchView {
     const { pinned, wanted } = this.#protected();
     const busyElsewhere = this.#deps.book?.busyElsewhere?.(node);
     return {
@@ -72,6 +72,7 @@ export class SwitchClaims {
       wanted,
       ...(busyElsewhere === undefined || busyElsewhere.size === 0 ? {} : { busyElsewhere }),
       ...(routerQueues ? { routerQueues } : {}),
+      ...(evicting === undefined || evicting.size === 0 ? {} : { evicting }),
     };
   }
 
@@ -144,7 +145,14 @@ export class SwitchClaims {
     const name = node.spec.name;
     const plan = loadPlan(model, node, undefined);
     if (plan.evicts && !this.routerWaits.waiting(name, model)) effects.notify({ kind: 'switch', node: name, model });
-    const end = this.routerWaits.start(name, model, clock.monotonicMs(), boundMs);
+    // On a full router the load unloads an idle running model (its LRU pick): the ones it may pick.
+    const snapshot = effects.snapshot();
+    const victims = plan.evicts
+      ? [...node.modelsById.values()]
+          .filter((m) => m.id !== model && isRunningEntry(m) && !isLoadingEntry(m) && snapshot.usage(name, m.id).requests === 0)
+          .map((m) => m.id)
+      : [];
+    const end = this.routerWaits.start(name, model, clock.monotonicMs(), boundMs, victims);
     let settled = false;
     const ticket: LoadTicket = {
       timeoutMs,

@@ -174,6 +174,11 @@ export class ResidentModels {
     return this.#entry(id)?.status ?? 'unloaded';
   }
 
+  /** Its child was told to exit and has not yet: still listed as running, but no longer answering. */
+  stopping(id: string): boolean {
+    return this.#stopping.has(id);
+  }
+
   engine(id: string): ModelEngine | undefined {
     return this.#entry(id)?.engine;
   }

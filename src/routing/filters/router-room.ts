@@ -38,6 +38,8 @@ export interface RouterSwitchView {
   readonly busyElsewhere?: ReadonlySet<string>;
   /** The router holds the requests that wait for its switches (its own queue); the gateway holds none. */
   readonly routerQueues?: boolean;
+  /** Where the router queues: running models it may be unloading for a load sent there (their new requests wait it out). */
+  readonly evicting?: ReadonlySet<string>;
 }
 
 /** The switch view of a node by name (its view given where the caller has it). */
@@ -108,6 +110,11 @@ export function routerRoomVerdict(
   if (failed !== undefined && !entry.loaded) return { code: 'load_failed', detail: failed };
   const { pending } = view;
   if (pending !== undefined) return duringSwitch(model, node, isRunning && busy(model), isRunning, pending, max);
+  if (view.routerQueues === true && view.evicting?.has(model) === true)
+    return {
+      code: 'switching',
+      detail: `the router may be unloading ${model} for a load sent there; follows once its listing shows that`,
+    };
   if (view.routerQueues === true)
     return isRunning && view.switchDue
       ? { code: 'switch_due', detail: 'a request the router holds for a load has waited past routing.swap_after' }

@@ -171,6 +171,16 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       writer.reply(llamaError(500, 'server_error', `model name=${model.id} failed to load`));
       return undefined;
     }
+    // `ensure_model_ready` lets a model listed `loaded` through even while its child exits; the proxy
+    // then cannot reach it (server_http_proxy: 500, a plain-text body). docs/protocols.md §7.z4.
+    if (residents.stopping(model.id)) {
+      writer.reply({
+        status: 500,
+        headers: { 'content-type': 'text/plain' },
+        body: 'proxy error: Could not establish connection',
+      });
+      return undefined;
+    }
     if (isPost) residents.touch(model.id);
     return { model, engine };
   }

@@ -33,9 +33,14 @@ afterEach(async () => {
   rig = undefined;
 });
 
-async function start(clock: ManualClock, routerQueue: 'auto' | 'gateway', models: readonly RouterModel[]): Promise<RouterRig> {
+async function start(
+  clock: ManualClock,
+  routerQueue: 'auto' | 'gateway',
+  models: readonly RouterModel[],
+  more: readonly string[] = [],
+): Promise<RouterRig> {
   const started = await startRouterRig({
-    routers: [{ modelsMax: 1, loadTime: `${LOAD_MS}ms`, more: ['ttft = "100ms"', 'tokens_per_second = 100'], models }],
+    routers: [{ modelsMax: 1, loadTime: `${LOAD_MS}ms`, more: ['ttft = "100ms"', 'tokens_per_second = 100', ...more], models }],
     gateway: `[routing]\nqueue_timeout = "120s"\nload_timeout = "120s"\nswap_after = "${SWAP_AFTER_MS}ms"\nrouter_queue = "${routerQueue}"\n`,
     learned: false,
     options: { clock },
@@ -196,4 +201,30 @@ test('the gateway queue serves "A B A A C" as "A A A B C" on a --models-max 1 ro
   assert.deepEqual(await chats(), ['model-a', 'model-a', 'model-a', 'model-b', 'model-c'], 'served A A A B C');
   const residency = await on.routerResidency<Residency>();
   assert.equal(residency.loads, 2, 'two switches: b, then c');
+});
+
+test('a request for the model the router is unloading waits in the gateway until the switch shows, never reaching the exiting child', async () => {
+  const clock = new ManualClock();
+  // The victim's child takes 300 ms to exit; the router lists it `loaded` until then and proxies a
+  // request for it to the exiting child (500 "proxy error: Could not establish connection").
+  rig = await start(
+    clock,
+    'auto',
+    [
+      ['model-a', 'unloaded', 'slots = 1'],
+      ['model-b', 'loaded', 'slots = 1'],
+    ],
+    ['unload_time = "300ms"'],
+  );
+  const on = rig;
+  const chats = async (): Promise<string[]> =>
+    (await simRequests(on.sim.url('router'))).filter((r) => r.path === '/v1/chat/completions').map((r) => r.model ?? '?');
+  const first = send(clock, on.gw.url, 'model-a');
+  await advanceUntil(clock, async () => (await chats()).length === 1, 'A at the router, which unloads B for it', { stepMs: 0 });
+  const second = send(clock, on.gw.url, 'model-b');
+  await answerAll(clock, on, [first, second]);
+  assert.deepEqual([first.timed.status, second.timed.status], [200, 200]);
+  assert.deepEqual(await chats(), ['model-a', 'model-b'], 'B was sent once, after the switch showed');
+  const residency = await on.routerResidency<Residency>();
+  assert.equal(residency.loads, 2, 'A, then B again');
 });
