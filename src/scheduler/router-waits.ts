@@ -41,6 +41,12 @@ export class RouterWaits {
     };
   }
 
+  /** Whether a request for another model than `model` waits in `node`. */
+  waitingOtherThan(node: string, model: string): boolean {
+    for (const wait of this.#byNode.get(node) ?? []) if (wait.model !== model) return true;
+    return false;
+  }
+
   /** Whether a request for `model` already waits in `node` (the router loads it once for all of them). */
   waiting(node: string, model: string): boolean {
     for (const wait of this.#byNode.get(node) ?? []) if (wait.model === model) return true;

@@ -242,7 +242,7 @@ export class Scheduler {
     if (lease === undefined) return undefined;
     // Only a model the node would load on demand needs a load ticket (or a switch): not one that runs there.
     const { ticket, victim, confirm } = loadsOnDemand(node, req.model, listed)
-      ? this.#claims.ticketFor(req.model, node, settings.loadTimeoutMs, settings.swapAfterMs)
+      ? this.#claims.ticketFor(req.model, node, settings)
       : NO_TICKET;
     const route = routeSummary(req.policy, decision.choice, decision.candidates, decision.excluded);
     const admitted = { kind: 'admitted' as const, node, route, waitedMs, load: ticket, release: () => lease.release() };

@@ -11,7 +11,7 @@ import { SwitchTickets, type NodeView, type SwitchBook } from '#src/nodes/index.
 import { modelLimit, type RouterSwitchView } from '#src/routing/index.ts';
 import { queueHolder, SWITCH_QUEUE_DEFAULT, type QueueHolder, type SwitchQueueConfig } from './queue-holder.ts';
 import { RouterWaits } from './router-waits.ts';
-import type { Admission, LoadTicket } from './admission.ts';
+import type { Admission, LoadTicket, QueueSettings } from './admission.ts';
 import type { EvictionResult, SchedulerEffects } from './effects.ts';
 import { loadPlan, loadsModel, RouterSwitches } from './router-switches.ts';
 
@@ -98,8 +98,7 @@ export class SwitchClaims {
   ticketFor(
     model: string,
     node: NodeView,
-    timeoutMs: number,
-    boundMs: number,
+    settings: Pick<QueueSettings, 'loadTimeoutMs' | 'queueTimeoutMs' | 'swapAfterMs'>,
   ): {
     readonly ticket: LoadTicket | undefined;
     readonly victim: string | undefined;
@@ -111,7 +110,8 @@ export class SwitchClaims {
     // The model runs there (nearly every request): no load to plan, so no snapshot and no switch view.
     if (!loadsModel(model, node, pending)) return NO_TICKET;
     if (pending === undefined && modelLimit(node) !== undefined && this.holderOf(node).holder === 'router')
-      return this.#routerHeld(model, node, timeoutMs, boundMs);
+      return this.#routerHeld(model, node, settings);
+    const timeoutMs = settings.loadTimeoutMs;
     const plan = loadPlan(model, node, pending, effects.snapshot(), this.view(name, false), this.#deps.queued);
     if (!plan.loads) return NO_TICKET;
     // Without an eviction effect the router picks its own victim: none is named.
@@ -140,8 +140,13 @@ export class SwitchClaims {
    * LRU model, never a busy one); the request waits in the router until its answer's head, kept in
    * routerWaits for the bound. One switch is counted per model brought up on a full router.
    */
-  #routerHeld(model: string, node: NodeView, timeoutMs: number, boundMs: number): ReturnType<SwitchClaims['ticketFor']> {
+  #routerHeld(
+    model: string,
+    node: NodeView,
+    settings: Pick<QueueSettings, 'loadTimeoutMs' | 'queueTimeoutMs' | 'swapAfterMs'>,
+  ): ReturnType<SwitchClaims['ticketFor']> {
     const { effects, clock } = this.#deps;
+    const boundMs = settings.swapAfterMs;
     const name = node.spec.name;
     const plan = loadPlan(model, node, undefined);
     if (plan.evicts && !this.routerWaits.waiting(name, model)) effects.notify({ kind: 'switch', node: name, model });
@@ -152,6 +157,10 @@ export class SwitchClaims {
           .filter((m) => m.id !== model && isRunningEntry(m) && !isLoadingEntry(m) && snapshot.usage(name, m.id).requests === 0)
           .map((m) => m.id)
       : [];
+    // Full with no idle model to unload, or others queued there first: it queues in the router, and may
+    // wait there as long as the gateway's own queue would let it, then for its load.
+    const queues = (plan.evicts && victims.length === 0) || this.routerWaits.waitingOtherThan(name, model);
+    const timeoutMs = settings.loadTimeoutMs + (queues ? settings.queueTimeoutMs : 0);
     const end = this.routerWaits.start(name, model, clock.monotonicMs(), boundMs, victims);
     let settled = false;
     const ticket: LoadTicket = {
@@ -161,7 +170,14 @@ export class SwitchClaims {
         settled = true;
         end(outcome === 'loaded' ? clock.monotonicMs() : undefined);
         // As for a switch the gateway runs: a load that timed out holds the model off this router for as long.
-        if (outcome === 'timed_out') this.switches.markTimedOut(name, model, timeoutMs);
+        if (outcome === 'timed_out' && !queues) this.switches.markTimedOut(name, model, timeoutMs);
+        if (outcome === 'timed_out' && queues)
+          this.switches.markFailed(
+            name,
+            model,
+            `waited in the router's queue and for its load longer than ${timeoutMs}ms (routing.queue_timeout + load_timeout); not sent here again for as long`,
+            settings.loadTimeoutMs,
+          );
         if (outcome === 'loaded')
           effects.refreshListings([name]).catch((error: unknown) => effects.notify({ kind: 'refresh-failed', error }));
         this.#deps.changed();
