@@ -85,6 +85,8 @@ export const CONFIG_DEFAULTS: ConfigDefaults = Object.freeze({
     // Long enough for a loaded model to finish a short burst, short enough that others are not starved.
     swapAfterMs: 5_000,
     loadTimeoutMs: 120_000,
+    // A llama-server router from build 10313 queues its switches itself: the gateway does not again (docs/protocols.md §7.z5).
+    routerQueue: 'auto',
   }),
   // Long enough to use a model the operator loaded by hand, short enough that a forgotten one gives its slot back.
   models: Object.freeze({ operatorHoldMs: 600_000 }),

@@ -62,6 +62,9 @@ export const routingSchema = table({
   tokenize_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.tokenizeTimeoutMs),
   swap_after: nonNegativeDurationMs.default(CONFIG_DEFAULTS.routing.swapAfterMs),
   load_timeout: positiveDurationMs.default(CONFIG_DEFAULTS.routing.loadTimeoutMs),
+  router_queue: z
+    .enum(['auto', 'gateway'], { error: 'must be "auto" (a router that queues itself does) or "gateway"' })
+    .default(CONFIG_DEFAULTS.routing.routerQueue),
 }).transform((routing) => ({
   policy: routing.policy,
   affinityHeader: routing.affinity_header,
@@ -84,4 +87,5 @@ export const routingSchema = table({
   tokenizeTimeoutMs: routing.tokenize_timeout,
   swapAfterMs: routing.swap_after,
   loadTimeoutMs: routing.load_timeout,
+  routerQueue: routing.router_queue,
 }));

@@ -178,6 +178,8 @@ export interface RoutingConfig {
   readonly swapAfterMs: number;
   /** Longest a request that loads its model waits for the answer's head before it is cancelled. */
   readonly loadTimeoutMs: number;
+  /** Who holds requests waiting for a limited router's switch: `auto` (the router, where it queues itself) or `gateway`. */
+  readonly routerQueue: 'auto' | 'gateway';
 }
 
 export interface ModelSpec {

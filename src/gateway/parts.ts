@@ -176,6 +176,11 @@ export class GatewayParts {
         notify: (notice) => publishNotice(noticeSinks, notice),
       },
       models: this.#parts.switchModels,
+      switchQueue: () => ({
+        mode: this.#config.routing.routerQueue,
+        tenants: this.#config.tenants.length,
+        replicas: this.#config.cluster !== undefined,
+      }),
     });
     // The scheduler's own method, bound once: no function of this file runs when a lease returns.
     this.registry.setLeaseReturned(this.scheduler.leaseReturned.bind(this.scheduler));

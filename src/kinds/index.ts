@@ -51,3 +51,4 @@ export {
   type VersionDialect,
 } from './server-facts.ts';
 export { firstVersion, predatesEndpoint, versionNumbers } from './endpoint-versions.ts';
+export { routerQueueOf, type RouterQueueFact, type RouterQueueState } from './router-queue.ts';

@@ -75,13 +75,12 @@ export class RouterSwitches {
       return;
     }
     this.#book.release(node, model);
-    if (outcome === 'timed_out')
-      this.markFailed(
-        node,
-        model,
-        `did not load within ${failForMs}ms (routing.load_timeout); not sent here again for as long`,
-        failForMs,
-      );
+    if (outcome === 'timed_out') this.markTimedOut(node, model, failForMs);
+  }
+
+  /** A load of `model` did not answer within routing.load_timeout: held off `node` for as long. */
+  markTimedOut(node: string, model: string, forMs: number): void {
+    this.markFailed(node, model, `did not load within ${forMs}ms (routing.load_timeout); not sent here again for as long`, forMs);
   }
 
   /** The victim of a request's switch would not unload: the ticket goes back, the model is held off here for `forMs`. */
@@ -163,6 +162,22 @@ export function awaitsRouterLoad(model: string, nodes: readonly NodeView[]): boo
     if (residency.state === 'on_demand' && modelLimit(node) !== undefined) limitedRouter = true;
   }
   return limitedRouter;
+}
+
+/**
+ * Pure: whether `model` runs on a limited router (or one is switching to it): a request for it
+ * costs no switch there. `pending` names the model a node's switch is bringing up.
+ */
+export function runsOnLimitedRouter(
+  model: string,
+  nodes: readonly NodeView[],
+  pending: (node: string) => string | undefined,
+): boolean {
+  return nodes.some((node) => {
+    if (modelLimit(node) === undefined) return false;
+    const entry = node.modelsById.get(model);
+    return (entry !== undefined && isRunningEntry(entry)) || pending(node.spec.name) === model;
+  });
 }
 
 /** What sending a request for `model` to `node` means for the node's models. */

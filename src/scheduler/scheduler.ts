@@ -9,10 +9,12 @@ import type { Clock } from '#src/core/clock.ts';
 import { CONFIG_DEFAULTS } from '#src/config/index.ts';
 import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
 import { ctxFor, residencyOf } from '#src/capacity/index.ts';
+import { isRunningEntry } from '#src/kinds/index.ts';
 import type { LeaseReturn, ListedModelFacts, NodeView, RoutingSnapshot, SwitchBook } from '#src/nodes/index.ts';
 import {
   alternativeFilters,
   hasAlternativeIn,
+  modelLimit,
   routerRoomsOf,
   withRouterRoom,
   type RouterRoom,
@@ -37,7 +39,9 @@ import type { EvictionResult, SchedulerEffects } from './effects.ts';
 import type { ModelQueueReport } from './fair-queue.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
-import { awaitsRouterLoad } from './router-switches.ts';
+import type { SwitchQueueConfig } from './queue-holder.ts';
+import { awaitsRouterLoad, runsOnLimitedRouter } from './router-switches.ts';
+import { swapAwareOrder } from './swap-order.ts';
 import { NO_TICKET, SwitchClaims, type ProtectedModels } from './switch-claims.ts';
 import { waitForWake, waitInQueue, type Wait, type Waiter } from './waits.ts';
 
@@ -57,6 +61,8 @@ export interface SchedulerOptions {
   readonly protectedModels?: () => ProtectedModels;
   /** The model side of switches in one (the gateway's model manager): its book, pins and evictions. */
   readonly models?: SwitchModels;
+  /** Who queues for a limited router's switches, as configured (`[routing] router_queue`, tenants, `[cluster]`); absent = the defaults. */
+  readonly switchQueue?: () => SwitchQueueConfig;
 }
 
 export interface SwitchModels {
@@ -90,8 +96,9 @@ export class Scheduler {
         options.effects.evict ?? (models === undefined ? undefined : (node, victim, model) => models.evict(node, victim, model)),
       queued: (model) => this.#queues.depth(model),
       changed: () => this.fleetChanged(),
+      switchQueue: options.switchQueue,
     });
-    this.filters = withRouterRoom(options.filters, (node) => this.#switchView(node));
+    this.filters = withRouterRoom(options.filters, (node, view) => this.#switchView(node, view));
     this.#alternative = alternativeFilters(this.filters);
     this.#policy = options.policy;
     this.#effects = options.effects;
@@ -174,10 +181,34 @@ export class Scheduler {
     else if (queued) this.#retry(returned.model);
   }
 
-  /** Capacity, health or listings changed somewhere: the head of every queue tries again. */
+  /** Capacity, health or listings changed somewhere: the head of every queue tries again, swap-aware. */
   fleetChanged(): void {
     this.#claims.switches.reconcile(this.#effects.snapshot().nodes);
-    for (const model of this.#queues.models()) this.#retry(model);
+    for (const model of this.#retryOrder()) this.#retry(model);
+  }
+
+  /**
+   * The order the queues try again in: as they opened, unless they wait for limited routers; then
+   * swap-aware (swap-order.ts): a model running or being loaded there first, the others by their
+   * oldest request, one whose oldest request has waited routing.swap_after before the running one.
+   */
+  #retryOrder(): string[] {
+    const models = this.#queues.models();
+    if (models.length < 2) return models;
+    const { nodes } = this.#effects.snapshot();
+    if (!nodes.some((n) => modelLimit(n) !== undefined)) return models;
+    const now = this.#clock.monotonicMs();
+    const pending = (node: string): string | undefined => this.#claims.switches.pending(node)?.model;
+    const waiting = models.map((model) => {
+      const oldest = this.#queues.oldest(model);
+      return {
+        model,
+        oldestAtMs: oldest?.enteredAtMs ?? now,
+        boundMs: oldest?.wait.swapAfterMs ?? CONFIG_DEFAULTS.routing.swapAfterMs,
+        running: runsOnLimitedRouter(model, nodes, pending),
+      };
+    });
+    return swapAwareOrder(waiting, now);
   }
 
   /** Whether routing has another node for this request, counting busy ones (worth waiting for). */
@@ -187,7 +218,7 @@ export class Scheduler {
 
   /** Every limited router's switch state and busy models now: what a worker's mirror needs to judge a failover alike. */
   routerRooms(): RouterRoom[] {
-    return routerRoomsOf(this.#effects.snapshot(), (node) => this.#switchView(node));
+    return routerRoomsOf(this.#effects.snapshot(), (node, view) => this.#switchView(node, view));
   }
 
   #classify(req: RouteRequest, excluded: readonly Exclusion[]): UnroutableKind {
@@ -212,7 +243,7 @@ export class Scheduler {
     if (lease === undefined) return undefined;
     // Only a model the node would load on demand needs a load ticket (or a switch): not one that runs there.
     const { ticket, victim, confirm } = loadsOnDemand(node, req.model, listed)
-      ? this.#claims.ticketFor(req.model, node, settings.loadTimeoutMs)
+      ? this.#claims.ticketFor(req.model, node, settings)
       : NO_TICKET;
     const route = routeSummary(req.policy, decision.choice, decision.candidates, decision.excluded);
     const admitted = { kind: 'admitted' as const, node, route, waitedMs, load: ticket, release: () => lease.release() };
@@ -235,8 +266,24 @@ export class Scheduler {
     return confirm === undefined ? go() : this.#claims.afterClaim(admitted, confirm, go, retry);
   }
 
-  #switchView(node: string): RouterSwitchView {
-    return this.#claims.view(node, this.#switchDue(node));
+  /**
+   * A node's switch view. On a limited router that queues itself (queue-holder.ts) a switch is due
+   * once a request waiting inside it for a load has waited routing.swap_after; elsewhere, once a
+   * request in the gateway's queues has.
+   */
+  #switchView(node: string, view?: NodeView): RouterSwitchView {
+    const found = view ?? this.#effects.snapshot().nodes.find((n) => n.spec.name === node);
+    const routerQueues =
+      found !== undefined && modelLimit(found) !== undefined && this.#claims.holderOf(found).holder === 'router';
+    if (!routerQueues) return this.#claims.view(node, this.#switchDue(node));
+    const waits = this.#claims.routerWaits;
+    const running = (id: string): boolean => {
+      const listed = found.modelsById.get(id);
+      return listed !== undefined && isRunningEntry(listed);
+    };
+    // A victim is gone once its target is listed coming up (the router loads only after it exited).
+    const evicting = waits.evicting(node, running, running);
+    return this.#claims.view(node, waits.due(node, this.#clock.monotonicMs()), true, evicting);
   }
 
   /**

@@ -36,21 +36,22 @@ export function pickEvictionVictim(models: readonly ResidentModel[], modelsMax: 
 }
 
 /**
- * A b10587 router's `pick_victim` when `models_max` is reached on a request's arrival: the least
- * recently used model that is ready (loaded or sleeping) and has no request in flight. A model
- * still loading or mid-request is never evicted; with no victim the request queues (PROTOCOLS.md §7.y).
+ * `server_lru_sched::pick_victim`: the least recently used model other than `exclude` that is ready
+ * (loaded or sleeping) with no request in flight; undefined when none may be given up. A model still
+ * loading or mid-request is never one. Asked only when the router is full.
  */
-export function pickIdleVictim(
+export function pickVictim(
   models: readonly ResidentModel[],
-  modelsMax: number,
+  exclude: string,
   requestsInFlight: (id: string) => number,
 ): string | undefined {
   let victim: ResidentModel | undefined;
   for (const model of models) {
-    if ((model.status !== 'loaded' && model.status !== 'sleeping') || requestsInFlight(model.id) > 0) continue;
+    if (model.id === exclude || (model.status !== 'loaded' && model.status !== 'sleeping') || requestsInFlight(model.id) > 0)
+      continue;
     if (victim === undefined || model.lastUsedOrder < victim.lastUsedOrder) victim = model;
   }
-  return modelsMax > 0 && models.filter((m) => isRunning(m.status)).length >= modelsMax ? victim?.id : undefined;
+  return victim?.id;
 }
 
 /** Whether another model may start without evicting one (0 = unlimited). */

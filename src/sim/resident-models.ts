@@ -1,20 +1,22 @@
 // The models a loading-capable node (llama.cpp router, Ollama) holds, and their runtime status:
-// `unloaded → loading → loaded ⇄ sleeping`, loads that take `loadTimeMs`, LRU eviction before a
-// load when `modelsMax` running models are reached, and waiters for a load to settle. Eviction and
-// name resolution are decided in residency.ts.
+// `unloaded → loading → loaded ⇄ sleeping`, loads that take `loadTimeMs`, children that take
+// `unloadTimeMs` to exit, LRU eviction before a load when `modelsMax` running models are reached, and
+// waiters for a load to settle. A router's request that finds it full waits in the router's own queue
+// (router-queue.ts; `ensure_model_ready` below, docs/protocols.md §7.z5), or on older builds is refused
+// or evicts a busy model. Eviction and name resolution are decided in residency.ts.
 
 import type { Clock, Timer } from '#src/core/clock.ts';
 import { createModelEngine, type ModelEngine } from '#src/sim/model-engine.ts';
-import {
-  hasRoom,
-  isRunning,
-  pickEvictionVictim,
-  pickIdleVictim,
-  resolveModelName,
-  type ResidentModel,
-} from '#src/sim/residency.ts';
+import { hasRoom, isRunning, pickEvictionVictim, pickVictim, resolveModelName, type ResidentModel } from '#src/sim/residency.ts';
 import type { ResidencyStats } from '#src/sim/recorder.ts';
+import { RouterQueue, routerFullBehaviour } from '#src/sim/router-queue.ts';
 import type { ModelStatus, ResolvedModel, ResolvedNode } from '#src/sim/spec.ts';
+
+/** A queued request looks again at least this often (`cv.wait_for(200ms)` in `ensure_model_ready`). */
+const QUEUE_POLL_MS = 200;
+
+/** How a request's load ended: go on (the model is up, coming up, or its load failed: the caller reads which), or refused. */
+export type RequestLoad = 'go' | 'limit_reached';
 
 /** The fake port numbers child processes get, for `status.args`. */
 const FIRST_CHILD_PORT = 39_100;
@@ -67,8 +69,14 @@ export class ResidentModels {
   readonly #requests = new Map<string, number>();
   /** Proxied requests whose answer has not ended yet, per model (an unload then cuts one off). */
   readonly #answering = new Map<string, number>();
-  /** Requests queued because `models_max` was reached with no idle victim, per model (FIFO of wakers). */
-  readonly #queued = new Map<string, (() => void)[]>();
+  /** The router's queue of requests waiting for a `models_max` slot. */
+  readonly #queue = new RouterQueue();
+  /** Queued requests waiting for the next status change (the router's condition variable). */
+  #statusWaiters: (() => void)[] = [];
+  /** Models whose child was told to exit and has not yet (still listed as running). */
+  readonly #stopping = new Set<string>();
+  /** Timers of children on their way out. */
+  readonly #exitTimers = new Set<Timer>();
   #useCounter = 0;
   #peakRunning = 0;
   #loads = 0;
@@ -166,6 +174,11 @@ export class ResidentModels {
     return this.#entry(id)?.status ?? 'unloaded';
   }
 
+  /** Its child was told to exit and has not yet: still listed as running, but no longer answering. */
+  stopping(id: string): boolean {
+    return this.#stopping.has(id);
+  }
+
   engine(id: string): ModelEngine | undefined {
     return this.#entry(id)?.engine;
   }
@@ -198,33 +211,74 @@ export class ResidentModels {
   }
 
   /**
-   * A request's load as a b10587 router does it: start at once while there is room, else evict the
-   * idle LRU model, else queue. A queued model's later arrivals join its queue. Queued requests wake
-   * only when a model stops (room opens) or their model starts; never when a model goes idle.
+   * A request's load (`ensure_model_ready`, autoload on, the model not `loaded` nor `sleeping`). From
+   * build 10313: load at once while there is room and nobody queues; else join the model's entry of
+   * the router's queue, evicting an idle model on arrival when full; the front entry's waiter loads
+   * it once there is room; a model's last request ending gives its slot to the queue. Build 10312
+   * refuses a load with no idle model (`model limit reached`); older builds evict the LRU model even mid-request.
    */
-  async loadForRequest(id: string, signal: AbortSignal): Promise<void> {
+  async loadForRequest(id: string, signal: AbortSignal): Promise<RequestLoad> {
     // A request that needs a load while another model loads: a second switch asked at once.
     if (!isRunning(this.status(id)) && this.#loadingOtherThan(id) > 0) this.#overlaps++;
-    // The victim is picked once, on arrival; a queued request only ever looks for room again.
-    for (let arriving = true; ; arriving = false) {
-      if (signal.aborted || isRunning(this.status(id))) return;
-      const queue = this.#queued.get(id);
-      const isFront = queue === undefined;
-      if (isFront && hasRoom(this.#residents(), this.#node.modelsMax)) {
-        this.load(id);
-        return;
-      }
-      const victim =
-        isFront && arriving
-          ? pickIdleVictim(this.#residents(), this.#node.modelsMax, (m) => this.requestsInFlight(m))
-          : undefined;
-      if (victim !== undefined) {
-        this.unload(victim);
-        this.load(id);
-        return;
-      }
-      await this.#waitInQueue(id, signal);
+    const behaviour = routerFullBehaviour(this.#node.version);
+    if (behaviour === 'evict') {
+      this.load(id);
+      return 'go';
     }
+    if (behaviour === 'refuse') return this.#loadOrRefuse(id);
+    let queued = false;
+    let started = false;
+    if (this.status(id) === 'unloaded') {
+      const room = this.#hasRoom();
+      if (room && this.#queue.empty()) started = this.#startIfRoom(id);
+      else {
+        this.#queue.join(id);
+        queued = true;
+        this.#changed();
+        const victim = room ? undefined : this.#idleVictim(id);
+        if (victim !== undefined) {
+          this.#queue.markSlotPending(id);
+          this.unload(victim);
+        }
+      }
+    }
+    try {
+      for (let sawLoading = false; ;) {
+        const status = this.status(id);
+        if (status === 'loaded' || status === 'sleeping') return 'go';
+        if (status === 'loading') sawLoading = true;
+        else if (started || sawLoading || !queued) return 'go';
+        if (signal.aborted) return 'go';
+        if (status === 'unloaded' && this.#queue.tryClaim(id, this.#hasRoom())) {
+          const ok = this.#startIfRoom(id);
+          this.#queue.claimDone(id, ok);
+          if (ok) {
+            queued = false;
+            started = true;
+          }
+          continue;
+        }
+        await this.#nextStatusChange(signal);
+      }
+    } finally {
+      if (queued) {
+        this.#queue.leave(id);
+        this.#changed();
+      }
+    }
+  }
+
+  /** Build 10312: a load that finds no idle model to unload is refused. */
+  async #loadOrRefuse(id: string): Promise<RequestLoad> {
+    if (this.status(id) !== 'unloaded') return 'go';
+    if (!this.#hasRoom()) {
+      const victim = this.#idleVictim(id);
+      if (victim === undefined) return 'limit_reached';
+      this.unload(victim);
+      await this.#exited(victim);
+    }
+    if (this.status(id) !== 'unloaded') return 'go';
+    return this.#startIfRoom(id) ? 'go' : 'limit_reached';
   }
 
   stats(): ResidencyStats {
@@ -233,7 +287,7 @@ export class ResidentModels {
       running,
       peakRunning: this.#peakRunning,
       loads: this.#loads,
-      queued: [...this.#queued.keys()],
+      queued: this.#queue.models(),
       unloadsMidRequest: this.#unloadsMidRequest,
       peakLoading: this.#peakLoading,
       overlaps: this.#overlaps,
@@ -270,21 +324,40 @@ export class ResidentModels {
       const drop = (): void => {
         bump(this.#requests, id, -1);
         this.#changed();
+        if (this.requestsInFlight(id) === 0) this.#onIdle(id);
       };
       if (lag <= 0) drop();
       else this.#clock.setTimeout(drop, lag);
     };
   }
 
-  /** Stops a running model at once; false when it was not running. */
+  /**
+   * Stops a running model; false when it was not running. A loading child is killed at once; a
+   * loaded one exits after `unloadTimeMs`, listed as it was until then (the router's `unload`).
+   */
   unload(id: string): boolean {
     const entry = this.#entry(id);
     if (entry === undefined || !isRunning(entry.status)) return false;
+    if (this.#stopping.has(id)) return true;
     if ((this.#answering.get(id) ?? 0) > 0) this.#unloadsMidRequest++;
-    entry.loadTimer?.cancel();
-    entry.loadTimer = undefined;
-    entry.engine = undefined;
-    this.#setStatus(entry, 'unloaded');
+    const exit = (): void => {
+      this.#stopping.delete(id);
+      entry.loadTimer?.cancel();
+      entry.loadTimer = undefined;
+      entry.engine = undefined;
+      this.#setStatus(entry, 'unloaded');
+    };
+    const delayMs = this.#node.unloadTimeMs;
+    if (delayMs <= 0 || entry.status === 'loading') {
+      exit();
+      return true;
+    }
+    this.#stopping.add(id);
+    const timer = this.#clock.setTimeout(() => {
+      this.#exitTimers.delete(timer);
+      exit();
+    }, delayMs);
+    this.#exitTimers.add(timer);
     return true;
   }
 
@@ -303,8 +376,9 @@ export class ResidentModels {
   }
 
   close(): void {
-    for (const wakers of this.#queued.values()) for (const wake of wakers) wake();
-    this.#queued.clear();
+    for (const timer of this.#exitTimers) timer.cancel();
+    this.#exitTimers.clear();
+    this.#wakeStatusWaiters();
     for (const entry of this.#entries) {
       entry.loadTimer?.cancel();
       entry.loadTimer = undefined;
@@ -321,34 +395,56 @@ export class ResidentModels {
     }));
   }
 
-  #waitInQueue(id: string, signal: AbortSignal): Promise<void> {
+  #hasRoom(): boolean {
+    return hasRoom(this.#residents(), this.#node.modelsMax);
+  }
+
+  /** `pick_victim` on a request's arrival: the idle LRU model other than `id` (one still exiting counts: the router's does too). */
+  #idleVictim(id: string): string | undefined {
+    return pickVictim(this.#residents(), id, (m) => this.requestsInFlight(m));
+  }
+
+  /** `load()` under the lock: starts the child while the running count allows (false: "model limit reached"). */
+  #startIfRoom(id: string): boolean {
+    const entry = this.#entry(id);
+    if (entry === undefined || isRunning(entry.status) || !this.#hasRoom()) return false;
+    this.#peakLoading = Math.max(this.#peakLoading, this.#loadingOtherThan(id) + 1);
+    this.#startLoading(entry);
+    return true;
+  }
+
+  /** `on_model_idle`: the model's last request ended; it gives its slot up if the queue needs one. */
+  #onIdle(id: string): void {
+    const status = this.status(id);
+    const running = this.#entries.filter((e) => isRunning(e.status)).length;
+    const idleAndReady = (status === 'loaded' || status === 'sleeping') && this.requestsInFlight(id) === 0;
+    if (this.#queue.givesUpSlot(id, running, this.#node.modelsMax, idleAndReady)) this.unload(id);
+  }
+
+  /** Resolves at the next status change, after QUEUE_POLL_MS at the latest, or when the signal aborts. */
+  #nextStatusChange(signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      const wakers = this.#queued.get(id) ?? [];
-      const wake = (): void => {
-        signal.removeEventListener('abort', leave);
+      const done = (): void => {
+        timer.cancel();
+        signal.removeEventListener('abort', done);
         resolve();
       };
-      const leave = (): void => {
-        const queue = this.#queued.get(id);
-        const index = queue?.indexOf(wake) ?? -1;
-        if (queue !== undefined && index >= 0) queue.splice(index, 1);
-        if (queue?.length === 0) this.#queued.delete(id);
-        this.#changed();
-        resolve();
-      };
-      wakers.push(wake);
-      this.#queued.set(id, wakers);
-      this.#changed();
-      signal.addEventListener('abort', leave, { once: true });
+      const timer = this.#clock.setTimeout(done, QUEUE_POLL_MS);
+      this.#statusWaiters.push(done);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
 
-  /** Room opened or a queued model started: every queued request looks again (the front first). */
-  #wakeQueued(): void {
-    const queued = [...this.#queued.entries()];
-    this.#queued.clear();
-    for (const [, wakers] of queued) for (const wake of wakers) wake();
-    this.#changed();
+  /** Resolves once `id` is no longer running (its child exited). */
+  async #exited(id: string): Promise<void> {
+    const never = new AbortController().signal;
+    while (isRunning(this.status(id))) await this.#nextStatusChange(never);
+  }
+
+  #wakeStatusWaiters(): void {
+    const waiters = this.#statusWaiters;
+    this.#statusWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   #entry(id: string): Entry | undefined {
@@ -385,12 +481,11 @@ export class ResidentModels {
   }
 
   #setStatus(entry: Entry, status: ModelStatus, woke = false): void {
-    const wasRunning = isRunning(entry.status);
     entry.status = status;
     // A child that went down with a failure exits 1 (the router's EXIT_FAILURE for a signal too).
     this.#follower?.({ kind: 'status', id: entry.model.id, status, exitCode: entry.failed ? 1 : 0, woke });
     this.#peakRunning = Math.max(this.#peakRunning, this.#entries.filter((e) => isRunning(e.status)).length);
-    if (wasRunning !== isRunning(status) && this.#queued.size > 0) this.#wakeQueued();
+    this.#wakeStatusWaiters();
     this.#changed();
     if (status === 'loading') return;
     const waiters = entry.waiters;

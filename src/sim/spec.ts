@@ -49,6 +49,8 @@ export interface SimNodeSpec {
   readonly loadTimeMs?: number;
   /** llamacpp-router: its `req_count` of a model drops this long after a proxied answer ended (the gap where the gateway's count is lower). */
   readonly requestEndLagMs?: number;
+  /** llamacpp-router: how long an unloaded child takes to exit (its status stays `loaded` until then; 0 = at once). */
+  readonly unloadTimeMs?: number;
   /** Running models before LRU eviction; 0 = unlimited (llamacpp-router, ollama). */
   readonly modelsMax?: number;
   /** llamacpp-router only. */
@@ -90,6 +92,7 @@ export interface ResolvedNode {
   readonly tokensPerSecond: number;
   readonly loadTimeMs: number;
   readonly requestEndLagMs: number;
+  readonly unloadTimeMs: number;
   readonly modelsMax: number;
   readonly autoload: boolean;
   readonly apiKey: string | undefined;
@@ -154,6 +157,7 @@ export function resolveNodeSpec(spec: SimNodeSpec, index = 0): ResolvedNode {
     tokensPerSecond: spec.tokensPerSecond ?? SIM_DEFAULTS.tokensPerSecond,
     loadTimeMs: spec.loadTimeMs ?? SIM_DEFAULTS.loadTimeMs,
     requestEndLagMs: spec.requestEndLagMs ?? 0,
+    unloadTimeMs: spec.unloadTimeMs ?? 0,
     modelsMax: spec.modelsMax ?? (spec.kind === 'ollama' ? SIM_DEFAULTS.ollamaModelsMax : SIM_DEFAULTS.routerModelsMax),
     autoload: spec.autoload ?? SIM_DEFAULTS.autoload,
     apiKey: spec.apiKey,

@@ -10,15 +10,20 @@ import { reservedTokens, type RouteRequest } from '../route-request.ts';
 
 const NAME = 'has-capacity';
 
-/** Pure: why `node` cannot take the request now, or undefined when it can. */
-export function capacityVerdict(req: RouteRequest, node: NodeView, snapshot: RoutingSnapshot): Exclusion | undefined {
+/** Pure: the connection limit alone (upstream.max_connections), or undefined when a connection is free. */
+export function connectionVerdict(node: NodeView, snapshot: RoutingSnapshot): Exclusion | undefined {
   const limit = snapshot.connectionLimit;
   const inFlight = inFlightOf(snapshot, node);
-  if (limit !== undefined && inFlight >= limit) {
-    // Another request would only wait inside the connection pool, unseen and unbounded: queue it here.
-    const detail = `${inFlight}/${limit} connections in use (upstream.max_connections)`;
-    return { node: node.spec.name, filter: NAME, code: 'connections_full', detail };
-  }
+  if (limit === undefined || inFlight < limit) return undefined;
+  // Another request would only wait inside the connection pool, unseen and unbounded: queue it here.
+  const detail = `${inFlight}/${limit} connections in use (upstream.max_connections)`;
+  return { node: node.spec.name, filter: NAME, code: 'connections_full', detail };
+}
+
+/** Pure: why `node` cannot take the request now, or undefined when it can. */
+export function capacityVerdict(req: RouteRequest, node: NodeView, snapshot: RoutingSnapshot): Exclusion | undefined {
+  const connections = connectionVerdict(node, snapshot);
+  if (connections !== undefined) return connections;
   const slots = slotsFor(node, req.model);
   const budget = budgetFor(node, req.model);
   const usage = snapshot.usage(node.spec.name, req.model);

@@ -1,6 +1,9 @@
 // A llama-server router holds at most `max_instances` models (PROTOCOLS.md §1.4, §7.y). A request
-// for a model it does not run makes it evict the least recently used idle model; with none idle the
-// router queues the request itself and (build b10587) never wakes it when a model goes idle. So the
+// for a model it does not run makes it evict the least recently used idle model; with none idle a
+// router from build 10313 queues the request itself (docs/protocols.md §7.z5). Where the scheduler
+// lets the router queue (`routerQueues`: scheduler/queue-holder.ts) such a request goes to it, and
+// only the router's running models' new requests are held, once a load the router holds has waited
+// past routing.swap_after (the bound the router lacks). Elsewhere the
 // gateway holds such requests in its own queue until a model the router would evict has no request
 // of ours in flight, runs one switch per router at a time, and lets a loaded model's traffic flow
 // unless a switch has waited past routing.swap_after. On a full router the gateway picks the victim
@@ -33,9 +36,14 @@ export interface RouterSwitchView {
   readonly wanted?: ReadonlySet<string>;
   /** [cluster]: models other replicas have requests in flight on (their slot leases): never a victim. */
   readonly busyElsewhere?: ReadonlySet<string>;
+  /** The router holds the requests that wait for its switches (its own queue); the gateway holds none. */
+  readonly routerQueues?: boolean;
+  /** Where the router queues: running models it may be unloading for a load sent there (their new requests wait it out). */
+  readonly evicting?: ReadonlySet<string>;
 }
 
-export type RouterSwitchLookup = (node: string) => RouterSwitchView;
+/** The switch view of a node by name (its view given where the caller has it). */
+export type RouterSwitchLookup = (node: string, view?: NodeView) => RouterSwitchView;
 
 /** The router's `max_instances` when routing must respect it: known and not 0 (unlimited). */
 export function modelLimit(node: NodeView): number | undefined {
@@ -102,6 +110,15 @@ export function routerRoomVerdict(
   if (failed !== undefined && !entry.loaded) return { code: 'load_failed', detail: failed };
   const { pending } = view;
   if (pending !== undefined) return duringSwitch(model, node, isRunning && busy(model), isRunning, pending, max);
+  if (view.routerQueues === true && view.evicting?.has(model) === true)
+    return {
+      code: 'switching',
+      detail: `the router may be unloading ${model} for a load sent there; follows once its listing shows that`,
+    };
+  if (view.routerQueues === true)
+    return isRunning && view.switchDue
+      ? { code: 'switch_due', detail: 'a request the router holds for a load has waited past routing.swap_after' }
+      : undefined;
   if (isRunning) {
     return view.switchDue
       ? { code: 'switch_due', detail: 'a switch to another model has waited past routing.swap_after' }
@@ -162,7 +179,7 @@ export function routerRoom(lookup: RouterSwitchLookup): Filter {
       const kept: NodeView[] = [];
       const excluded: Exclusion[] = [];
       for (const node of candidates) {
-        const verdict = routerRoomVerdict(req.model, node, snapshot, lookup(node.spec.name));
+        const verdict = routerRoomVerdict(req.model, node, snapshot, lookup(node.spec.name, node));
         if (verdict === undefined) kept.push(node);
         else excluded.push({ node: node.spec.name, filter: NAME, ...verdict });
       }

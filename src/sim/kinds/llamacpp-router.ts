@@ -1,8 +1,9 @@
 // llama-server in router mode (§1.3, §1.4, §7): lists every known model with its status, loads
 // children on demand (autoload) or by POST /models/load, and answers "proxied" endpoints as the
-// model's child would. At `models_max` a request's load evicts the least recently used idle model;
-// with none idle it queues in the router and, as in build b10587 (§7.y), is not woken when a model
-// goes idle later, only when a model stops or its own model starts. Every status change goes out on
+// model's child would. At `models_max` a request's load waits in the router's own queue (build 10313+,
+// docs/protocols.md §7.z5: FIFO per model, waiters merged, an idle model evicted on arrival, a busy one
+// never; a model's last request ending gives its slot to the queue), or on an older `version` is
+// refused or evicts the LRU model (resident-models.ts). Every status change goes out on
 // `GET /models/sse` (llamacpp-router-events.ts); `POST /models` downloads a model (llamacpp-router-downloads.ts).
 // A POST with `X-Conversation-Id` is remembered → its model, and its answer kept by the child for
 // the resumable-stream routes (llamacpp-streams.ts).
@@ -184,13 +185,27 @@ export function llamacppRouterHandler(context: KindContext): KindHandler {
       writer.reply(llamaInvalidRequest('model is not loaded'));
       return undefined;
     }
-    if (status === 'unloaded') await residents.loadForRequest(model.id, exchange.signal);
+    const load = status === 'unloaded' ? await residents.loadForRequest(model.id, exchange.signal) : 'go';
     if (exchange.signal.aborted) return undefined;
+    if (load === 'limit_reached') {
+      writer.reply(llamaError(500, 'server_error', 'model limit reached, try again later'));
+      return undefined;
+    }
     const settled = await residents.settled(model.id, exchange.signal);
     const engine = residents.engine(model.id);
     if (exchange.signal.aborted) return undefined;
     if (settled !== 'loaded' || engine === undefined) {
       writer.reply(llamaError(500, 'server_error', `model name=${model.id} failed to load`));
+      return undefined;
+    }
+    // `ensure_model_ready` lets a model listed `loaded` through even while its child exits; the proxy
+    // then cannot reach it (server_http_proxy: 500, a plain-text body). docs/protocols.md §7.z5.
+    if (residents.stopping(model.id)) {
+      writer.reply({
+        status: 500,
+        headers: { 'content-type': 'text/plain' },
+        body: 'proxy error: Could not establish connection',
+      });
       return undefined;
     }
     if (isPost) residents.touch(model.id);

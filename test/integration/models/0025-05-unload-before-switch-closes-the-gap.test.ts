@@ -32,7 +32,9 @@ before(async () => {
         ],
       },
     ],
-    gateway: `[routing]\nqueue_timeout = "30s"\nswap_after = "2s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\n`,
+    // The gateway's own switches (router_queue = "gateway"): where the router queues itself the gateway
+    // unloads nothing first and the router hands the slot over when its count drops (router-queue tests).
+    gateway: `[routing]\nqueue_timeout = "30s"\nswap_after = "2s"\nload_timeout = "${LOAD_TIMEOUT_MS / 1000}s"\nrouter_queue = "gateway"\n`,
   });
 });
 

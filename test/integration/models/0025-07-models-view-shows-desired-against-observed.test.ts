@@ -48,8 +48,10 @@ before(async () => {
         ],
       },
     ],
+    // The switch shown is one the gateway runs: 'slow' (two models, --models-max 1, a current build)
+    // would otherwise queue its own switches and the gateway would take no ticket (docs/protocols.md §7.z5).
     gateway:
-      '[routing]\nload_timeout = "20s"\n[[models.available]]\nname = "hot"\nwarm = 2\n[[models.available]]\nname = "kept"\npin = true\n',
+      '[routing]\nload_timeout = "20s"\nrouter_queue = "gateway"\n[[models.available]]\nname = "hot"\nwarm = 2\n[[models.available]]\nname = "kept"\npin = true\n',
   });
 });
 

@@ -54,8 +54,10 @@ async function answerWith(workers: number): Promise<{ status: number; body: stri
       { name: 'v', url: sim.url('v'), kind: 'vllm' },
       { name: 'r', url: sim.url('r'), kind: 'llamacpp' },
     ],
-    // Short enough that a request wrongly queued for the router is refused within the test.
-    '[routing]\nqueue_timeout = "2s"',
+    // Short enough that a request wrongly queued for the router is refused within the test. The
+    // gateway holds the router's switches (a full router is then no alternative): where the router
+    // queues itself (issue 41, router_queue = "auto") it would take the request into its own queue.
+    '[routing]\nqueue_timeout = "2s"\nrouter_queue = "gateway"',
     `workers = ${workers}`,
   );
   const gw = await startGateway(config);

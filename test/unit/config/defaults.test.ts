@@ -67,6 +67,7 @@ test('defaults are the documented values', () => {
       tokenizeTimeoutMs: 500,
       swapAfterMs: 5_000,
       loadTimeoutMs: 120_000,
+      routerQueue: 'auto',
     },
     models: { operatorHoldMs: 600_000 },
     node: { kind: 'auto', kv: 'auto', weight: 1, wakeTimeoutMs: 120_000 },

@@ -95,6 +95,7 @@ completion_reserve = 64
 tokenize_timeout = "100ms"
 swap_after = "0s"
 load_timeout = "45s"
+router_queue = "gateway"
 ${ONE_NODE}`,
       { CLIENT_KEY: 'from-env', ADMIN_TOKEN: 'admin-secret' },
     );
@@ -134,6 +135,7 @@ ${ONE_NODE}`,
       tokenizeTimeoutMs: 100,
       swapAfterMs: 0,
       loadTimeoutMs: 45_000,
+      routerQueue: 'gateway',
     });
     assert.deepEqual(config.health, { intervalMs: 90_000, timeoutMs: 250, failThreshold: 5 });
     assert.deepEqual(config.discovery, {

@@ -38,6 +38,7 @@ ttft = "5ms"
 tokens_per_second = 500
 load_time = "1s"
 request_end_lag = "30ms"
+unload_time = "20ms"
 models_max = 1
 autoload = false
 api_key = "k"
@@ -66,6 +67,7 @@ size = 1000
     tokensPerSecond: 500,
     loadTimeMs: 1000,
     requestEndLagMs: 30,
+    unloadTimeMs: 20,
     modelsMax: 1,
     autoload: false,
     apiKey: 'k',

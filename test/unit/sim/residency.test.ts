@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hasRoom, pickEvictionVictim, pickIdleVictim, resolveModelName, type ResidentModel } from '#src/sim/residency.ts';
+import { hasRoom, pickEvictionVictim, pickVictim, resolveModelName, type ResidentModel } from '#src/sim/residency.ts';
 import type { ModelStatus } from '#src/sim/spec.ts';
 
 function model(id: string, status: ModelStatus, lastUsedOrder: number, aliases: string[] = []): ResidentModel {
@@ -26,13 +26,13 @@ test('resolves ids before aliases and unknown names to undefined', () => {
   assert.equal(resolveModelName(models, 'zzz'), undefined);
 });
 
-test('a request arriving at models_max evicts only a ready model with no request in flight (b10587 pick_victim)', () => {
+test('a request arriving at models_max evicts only a ready model with no request in flight (pick_victim)', () => {
   const models = [model('a', 'loaded', 1), model('b', 'sleeping', 2), model('c', 'loading', 0), model('d', 'unloaded', 0)];
   const busy = (ids: string[]) => (id: string) => (ids.includes(id) ? 1 : 0);
-  assert.equal(pickIdleVictim(models, 3, busy([])), 'a', 'least recently used idle');
-  assert.equal(pickIdleVictim(models, 3, busy(['a'])), 'b', 'a busy model is skipped');
-  assert.equal(pickIdleVictim(models, 3, busy(['a', 'b'])), undefined, 'a loading model is never the victim: the request queues');
-  assert.equal(pickIdleVictim(models, 4, busy([])), undefined, 'room left: nothing to evict');
+  assert.equal(pickVictim(models, 'd', busy([])), 'a', 'least recently used idle');
+  assert.equal(pickVictim(models, 'd', busy(['a'])), 'b', 'a busy model is skipped');
+  assert.equal(pickVictim(models, 'd', busy(['a', 'b'])), undefined, 'a loading model is never the victim: the request queues');
+  assert.equal(pickVictim(models, 'a', busy([])), 'b', 'the model asked for is never its own victim');
   assert.equal(hasRoom(models, 4), true);
   assert.equal(hasRoom(models, 3), false);
   assert.equal(hasRoom(models, 0), true, '0 = unlimited');

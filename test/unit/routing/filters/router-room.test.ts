@@ -204,6 +204,38 @@ const ROWS: readonly Row[] = [
     view: { pending: { model: 'b', loaded: false, victim: 'a', replica: 'r1' } },
     code: undefined,
   },
+  {
+    name: 'a router that queues itself takes an unloaded model while every loaded model is busy (its queue holds it)',
+    model: 'b',
+    busy: ['a'],
+    view: { routerQueues: true },
+    code: undefined,
+  },
+  {
+    name: 'a router that queues itself: the loaded model goes while no load held there is overdue',
+    model: 'a',
+    busy: ['a'],
+    view: { routerQueues: true },
+    code: undefined,
+  },
+  {
+    name: 'a router that queues itself: a load held there past swap_after holds the loaded model (the bound it lacks)',
+    model: 'a',
+    view: { routerQueues: true, switchDue: true },
+    code: 'switch_due',
+  },
+  {
+    name: 'a router that queues itself: an admin switch under way still goes first',
+    model: 'c',
+    view: { routerQueues: true, pending: { model: 'b', loaded: false, by: 'admin' } as RouterSwitchView['pending'] },
+    code: 'switching',
+  },
+  {
+    name: 'a router that queues itself: a model that failed to load is still held off',
+    model: 'b',
+    view: { routerQueues: true, failedLoads: new Map([['b', 'did not load']]) },
+    code: 'load_failed',
+  },
 ];
 
 for (const row of ROWS) {
