@@ -244,6 +244,8 @@ export function gatewayConfigSchema(env: EnvVars, readFile: SecretFileReader): z
     tenants: tenantsSchema(env, readFile),
     log: logSchema.prefault({}),
     tracing: tracingSchema.optional(),
+    // `[batch]`: the Files and Batch API's bounds, read by its feature (src/batch/batch-config.ts checks them).
+    batch: z.record(z.string(), z.unknown(), { error: 'must be a table' }).optional(),
   })
     .superRefine((config, ctx) => {
       // A fleet found at run time ([[node_sources]]) may start with no [[nodes]] at all.

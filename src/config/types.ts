@@ -274,6 +274,8 @@ export interface GatewayConfig {
   readonly log?: LogConfig | undefined;
   /** `[tracing]`: OpenTelemetry traces; undefined = off (no SDK loaded). */
   readonly tracing?: TracingConfig | undefined;
+  /** `[batch]` as written: the Files and Batch API's bounds, checked by its feature (src/batch/batch-config.ts); undefined = defaults. */
+  readonly batch?: Readonly<Record<string, unknown>> | undefined;
 }
 
 // `[[node_sources]]`: where nodes come from besides the `[[nodes]]` list. A DNS source resolves a

@@ -41,6 +41,8 @@ import type { MeshOptions } from '#src/mesh/mesh-options.ts';
 import { SITES_PORT, type MeshLink } from '#src/mesh/forwarding/index.ts';
 import { meshOwnerSide, type WorkersMeshSource } from '#src/mesh/crossing/index.ts';
 import type { OwnerSide } from '#src/core/cross-thread.ts';
+import { BatchFeature } from '#src/batch/batch-feature.ts';
+import { BATCH_PORT, type BatchPort } from '#src/batch/batch-port.ts';
 import type { Parts, PartKey } from '#src/core/part-key.ts';
 
 export type { MeshOptions, UsageStopOutcome };
@@ -79,6 +81,8 @@ export interface FeatureParts {
   readonly sites: MeshLink | undefined;
   /** What request workers forward and verify with ([mesh]). */
   readonly workersMesh: WorkersMeshSource | undefined;
+  /** The Files and Batch API's port (batch: every gateway; it answers why where it is not served). */
+  readonly batch: BatchPort;
   /** The tracer of a request plane hosted in this thread ([tracing]). */
   readonly tracer: (host: TracerHost) => Promise<RequestTracer | undefined>;
   // The admin routes' sources.
@@ -120,6 +124,8 @@ export interface FeatureHost {
   readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
   /** One feature's figures of every request plane host (each feature's by its name: request-features.ts). */
   readonly planeFigures: (name: string) => readonly unknown[];
+  /** The public listener's URL once it listens (undefined before): where a feature sends requests through the request plane. */
+  readonly publicUrl?: (() => string | undefined) | undefined;
 }
 
 /** The features `config` enables, in the order they start. */
@@ -187,7 +193,17 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
           publishGate: config.mesh === undefined ? undefined : cluster?.publishGate(),
         });
   const tracing = config.tracing === undefined ? undefined : new TracingFeature(config.tracing, () => spansOf(host.planeFigures));
-  return [tenants, models, requestLog, tracing, mesh, cluster].filter((feature) => feature !== undefined);
+  const batch = new BatchFeature(config, {
+    clock,
+    log: (level, fields, message) => logger[level](fields, message),
+    config: host.config,
+    views: () => host.registry.views(),
+    inFlight: (node) => host.registry.inFlight(node),
+    queueDepths: () => host.scheduler().queueDepths(),
+    origin: () => host.publicUrl?.(),
+    faults: options.stateFaults,
+  });
+  return [tenants, models, requestLog, tracing, mesh, cluster, batch].filter((feature) => feature !== undefined);
 }
 
 /**
@@ -199,6 +215,7 @@ export function inThreadFeaturePorts(parts: Partial<FeatureParts>): Parts {
     [TENANT_ADMISSION, ledgerTenantAdmission(needed(parts, 'ledger'), parts.admitTenant)],
   ]);
   if (parts.sites !== undefined) ports.set(SITES_PORT, parts.sites);
+  if (parts.batch !== undefined) ports.set(BATCH_PORT, parts.batch);
   return ports;
 }
 

@@ -7,10 +7,12 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import { partIn, partKey, partsOf, type Parts } from '#src/core/part-key.ts';
 import { sumSpanFigures, type RequestTracer, type SpanFigures } from '#src/core/tracing.ts';
-import type { ConfigChange, GatewayConfig } from '#src/config/index.ts';
+import { DEFAULT_TENANT, type ConfigChange, type GatewayConfig } from '#src/config/index.ts';
 import type { RequestPorts } from '#src/ports/index.ts';
 import {
   NO_HOOKS,
+  OPEN_CALLER,
+  type Caller,
   UpstreamPools,
   type ForwardRefusal,
   type HeldBytesBudget,
@@ -34,6 +36,8 @@ import { TENANT_ADMISSION, TENANTS_CROSSING, tenantsWorkerSide, type TenantAdmis
 import { loadTracer, type TracerHost } from '#src/tracing/index.ts';
 import { TRANSLATIONS } from '#src/translate/translations.ts';
 import { tracingFeature } from '#src/tracing/request-span.ts';
+import { BATCH_PORT } from '#src/batch/batch-port.ts';
+import { batchRequests } from '#src/batch/batch-routes.ts';
 
 export interface FeatureHost {
   /** The config in force (a reload's, once applied). */
@@ -71,7 +75,17 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
   // [routing] translate (on by default): Anthropic Messages served over Chat Completions where no node speaks it.
   if (config.routing.translate) features.push(translateFeature({ fleet: ports.fleet, clock: host.clock }, TRANSLATIONS));
+  // The Files and Batch API's routes (on the owner's plane; its line route serves a job's lines as the job's tenant).
+  const batch = partIn(ports.features, BATCH_PORT);
+  if (batch !== undefined) features.push(batchRequests(batch, (name) => tenantCallerOf(name, host.config(), callers)));
   return features;
+}
+
+/** A tenant's caller by its name (a batch's owner): the open caller for `default` without client keys; undefined = no such tenant now. */
+function tenantCallerOf(name: string, config: GatewayConfig, callers: TenantCallers | undefined): Caller | undefined {
+  if (config.tenants.length === 0) return name === DEFAULT_TENANT ? OPEN_CALLER : undefined;
+  const spec = config.tenants.find((tenant) => tenant.name === name);
+  return spec === undefined || callers === undefined ? undefined : callers.ofSpec(spec);
 }
 
 /** The tenants' admission port among the features' ports (every gateway's owner gives one: its ledger). */

@@ -192,6 +192,37 @@ export type EndpointTranslation = (ask: TranslationAsk) => ServedAs | Refused | 
 /** The translations by client endpoint; an endpoint absent from it is served as it came, with nothing asked. */
 export type EndpointTranslations = Readonly<Partial<Record<InferenceEndpoint, EndpointTranslation>>>;
 
+/**
+ * Serves one request as an inference request of `endpoint`, as `caller`, through the whole spine
+ * (gates, admission, failover, answer, report): what a feature's route does with a request it
+ * takes on someone's behalf (a batch's line, as its job's tenant).
+ */
+export type ServeInference = (
+  endpoint: InferenceEndpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  caller: Caller,
+) => PromiseLike<void> | void;
+
+/**
+ * A public route a feature serves itself on the inference listener (the Files and Batches API):
+ * `path` is exact, or a subtree (`/v1/files/*`). A keyed route gets the caller the client checks
+ * decide (the open caller without any), as the model listings do; an unkeyed one (`keyed: false`)
+ * is asked no client key and identifies its request itself (it gets undefined).
+ */
+export interface FeatureRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly keyed: boolean;
+  readonly route: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: TargetUrl,
+    caller: Caller | undefined,
+    serve: ServeInference,
+  ) => PromiseLike<void> | void;
+}
+
 /** What one feature adds to the request plane; every contribution is optional. */
 export interface RequestFeature {
   /** Identifies a client before every keyed public route (inference and listings), or refuses it. */
@@ -204,6 +235,8 @@ export interface RequestFeature {
   readonly targets?: ((ask: SourceAsk) => FeatureSource) | undefined;
   /** Per client endpoint: serves its requests in another API when no node for the model speaks it (the translations). */
   readonly translations?: EndpointTranslations | undefined;
+  /** Public routes it serves itself (laid into the public table beside the inference routes; none runs for another path). */
+  readonly routes?: readonly FeatureRoute[] | undefined;
   /** Models served elsewhere, listed beside `local` for `caller`. */
   readonly models?: ((caller: Caller, local: readonly { readonly id: string }[]) => readonly ListedElsewhere[]) | undefined;
 }

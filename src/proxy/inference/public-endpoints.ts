@@ -28,6 +28,7 @@ import {
   type ForwardRefusal,
   type RefuseRoute,
   type RequestFeature,
+  type ServeInference,
 } from '../feature/request-feature.ts';
 import { refuseBeforeInference } from './early-refusal.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
@@ -146,6 +147,12 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     elsewhere: (caller, local) =>
       elsewhere.flatMap((models) => models(caller, local).map((m) => ({ id: m.id, site: m.switchyard.site }))),
   });
+  // The features' own routes (a feature's API beside the inference routes): keyed ones as the listings are.
+  const serve: ServeInference = (endpoint, req, res, caller) => handleInference(deps.inference, endpoint, req, res, caller);
+  for (const own of features.flatMap((f) => f.routes ?? [])) {
+    const route: CallerRoute = (req, res, url, caller) => own.route(req, res, url, caller, serve);
+    table.add(own.method, own.path, own.keyed ? keyed(route) : (req, res, url) => route(req, res, url, undefined));
+  }
   table.add('GET', '/health', (_req, res) => {
     const status = fleetStatus(deps.fleet.freshViews());
     sendJson(res, healthHttpStatus(status), { status });
