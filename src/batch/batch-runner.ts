@@ -10,10 +10,12 @@ import type { Clock, Timer } from '#src/core/clock.ts';
 import type { BatchSettings } from './batch-config.ts';
 import type { BatchFiles } from './batch-files.ts';
 import { jobStep, type Ending } from './batch-lifecycle.ts';
-import type { BatchRow, FileRow, LineRow } from './batch-rows.ts';
+import type { BatchRow, FileRow, LineResult, LineRow } from './batch-rows.ts';
 import { isOutputLine, outputLine } from './batch-shapes.ts';
-import type { BatchStore } from './batch-store.ts';
+import type { BatchStore, KeptLine } from './batch-store.ts';
 import { lineVerdict, NO_ANSWER, type LineVerdict } from './line-verdict.ts';
+
+const TOO_LARGE: LineVerdict = Object.freeze({ kind: 'keep', ok: false });
 
 /** What sending a line came to. */
 export type SentLine =
@@ -51,6 +53,12 @@ export interface RunnerFigures {
 
 /** How often files and jobs past their retention are deleted. */
 const SWEEP_MS = 60_000;
+/**
+ * How long answers gather before they are kept, in one transaction: a commit waits for the disk
+ * (synchronous = FULL), so one per answer would hold the event loop for every line. An answer not
+ * yet kept when the process dies leaves its line `sent`: the next start sends it again, marked retried.
+ */
+const KEEP_MS = 25;
 
 export class BatchRunner {
   readonly #d: RunnerDeps;
@@ -58,7 +66,9 @@ export class BatchRunner {
   readonly #finalizing = new Set<string>();
   readonly #flights = new Set<Promise<void>>();
   readonly #figures = { sent: 0, done: 0, failed: 0, again: 0 };
+  readonly #answers: KeptLine[] = [];
   #timer: Timer | undefined;
+  #dueAt = Infinity;
   #stopped = true;
   #sweptAt = -Infinity;
 
@@ -81,17 +91,23 @@ export class BatchRunner {
     this.poke();
   }
 
-  /** Looks at once (a job created or cancelled, a line answered). */
-  poke(): void {
+  /** Looks at once (a job created or cancelled); `inMs`: within that time (answers gather first). */
+  poke(inMs = 0): void {
     if (this.#stopped) return;
+    const at = this.#d.clock.now() + inMs;
+    if (this.#timer !== undefined && this.#dueAt <= at) return;
     this.#timer?.cancel();
-    this.#timer = this.#d.clock.setTimeout(() => this.#tick(), 0);
+    this.#dueAt = at;
+    this.#timer = this.#d.clock.setTimeout(() => this.#tick(), inMs);
   }
 
+  /** Sends nothing more; the lines in flight finish (the request plane drained before), and their answers are kept. */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#timer?.cancel();
+    this.#timer = undefined;
     await Promise.allSettled([...this.#flights]);
+    this.#keepAnswers();
   }
 
   figures(): RunnerFigures {
@@ -99,9 +115,12 @@ export class BatchRunner {
   }
 
   #tick(): void {
+    this.#timer = undefined;
+    this.#dueAt = Infinity;
     if (this.#stopped) return;
     const settings = this.#d.settings();
     try {
+      this.#keepAnswers();
       const now = this.#d.clock.now();
       if (now - this.#sweptAt >= SWEEP_MS) {
         this.#sweptAt = now;
@@ -111,7 +130,20 @@ export class BatchRunner {
     } catch (error) {
       this.#d.log('error', { err: error }, 'the batch runner could not read or write its file; trying again');
     }
-    this.#timer = this.#d.clock.setTimeout(() => this.#tick(), settings.tickMs);
+    this.poke(settings.tickMs);
+  }
+
+  #keepAnswers(): void {
+    const kept = this.#answers.splice(0);
+    try {
+      this.#d.store.keep(kept);
+    } catch (error) {
+      this.#d.log(
+        'error',
+        { err: error, lines: kept.length },
+        'batch lines’ answers could not be kept; they stay sent and go again at the next start (marked retried)',
+      );
+    }
   }
 
   #step(job: BatchRow, now: number, settings: BatchSettings): void {
@@ -137,51 +169,37 @@ export class BatchRunner {
         .catch((error: unknown): SentLine => ({ kind: 'failed', error: String(error) }))
         .then((sent) => {
           this.#own.set(line.model, (this.#own.get(line.model) ?? 1) - 1);
-          if (!this.#stopped) this.#keep(job, line, sent);
-          this.poke();
+          this.#keep(job, line, sent);
+          this.poke(KEEP_MS);
         }),
     );
   }
 
+  /** A line's answer, to be kept with the next few (KEEP_MS). */
   #keep(job: BatchRow, line: LineRow, sent: SentLine): void {
-    const { store, clock } = this.#d;
     const verdict: LineVerdict =
+      sent.kind === 'answer' ? lineVerdict(sent.status, sent.headers) : sent.kind === 'failed' ? NO_ANSWER : TOO_LARGE;
+    const at = { batchId: job.id, lineNo: line.lineNo };
+    if (verdict.kind === 'again') {
+      this.#figures.again += 1;
+      this.#answers.push({
+        ...at,
+        kind: 'again',
+        notBeforeMs: this.#d.clock.now() + verdict.afterMs,
+        retried: sent.kind === 'failed',
+      });
+      return;
+    }
+    this.#figures[verdict.ok ? 'done' : 'failed'] += 1;
+    const result: LineResult =
       sent.kind === 'answer'
-        ? lineVerdict(sent.status, sent.headers)
-        : sent.kind === 'failed'
-          ? NO_ANSWER
-          : { kind: 'keep', ok: false };
-    try {
-      if (verdict.kind === 'again') {
-        this.#figures.again += 1;
-        return store.requeue(job.id, line.lineNo, clock.now() + verdict.afterMs, sent.kind === 'failed');
-      }
-      this.#figures[verdict.ok ? 'done' : 'failed'] += 1;
-      if (sent.kind === 'answer')
-        store.settle(
-          job.id,
-          line.lineNo,
-          { kind: 'answer', statusCode: sent.status, requestId: sent.requestId, body: sent.body },
-          verdict.ok,
-        );
-      else
-        store.settle(
-          job.id,
-          line.lineNo,
-          {
+        ? { kind: 'answer', statusCode: sent.status, requestId: sent.requestId, body: sent.body }
+        : {
             kind: 'error',
             code: 'answer_too_large',
-            message: `the answer was longer than [batch] max_answer_bytes = ${sent.kind === 'too-large' ? sent.limit : 0} bytes`,
-          },
-          false,
-        );
-    } catch (error) {
-      this.#d.log(
-        'error',
-        { err: error, batch: job.id, line: line.lineNo },
-        'a batch line’s answer could not be kept; it stays sent and goes again at the next start',
-      );
-    }
+            message: `the answer was longer than [batch] max_answer_bytes (${sent.kind === 'too-large' ? sent.limit : 0} bytes)`,
+          };
+    this.#answers.push({ ...at, kind: 'settle', result, ok: verdict.ok });
   }
 
   /** Writes the job's output and error files and ends it (`ending`). */

@@ -124,8 +124,10 @@ export class BatchService implements BatchPort {
     const running = this.#running;
     this.#running = undefined;
     if (running === undefined) return;
-    await running.runner.stop();
+    // The lines still in flight (the drain is over) end now: their answers never came, so they go again at the next start.
+    const stopping = running.runner.stop();
     await running.sender.close();
+    await stopping;
     running.store.close();
   }
 

@@ -70,6 +70,12 @@ function lineOf(r: Row): LineRow {
   };
 }
 
+/** What is kept of one sent line: its result, or that it waits to go again. */
+export type KeptLine = { readonly batchId: string; readonly lineNo: number } & (
+  | { readonly kind: 'settle'; readonly result: LineResult; readonly ok: boolean }
+  | { readonly kind: 'again'; readonly notBeforeMs: number; readonly retried: boolean }
+);
+
 /** A line as a new job takes it from its input file. */
 export interface NewLine {
   readonly lineNo: number;
@@ -291,39 +297,45 @@ export class BatchStore {
     });
   }
 
-  /** A sent line's result, kept (its job's counts with it). */
-  settle(batchId: string, lineNo: number, result: LineResult, ok: boolean): void {
+  /** Sent lines' results, kept in one transaction (each job's counts with them): one commit for many answers. */
+  keep(kept: readonly KeptLine[]): void {
+    if (kept.length === 0) return;
     this.#db.transaction(() => {
-      const state = ok ? 'done' : 'failed';
-      const changed =
-        result.kind === 'answer'
-          ? this.#s.answered!.run(state, result.statusCode, result.requestId, result.body, null, batchId, lineNo)
-          : this.#s.answered!.run(
-              state,
-              null,
-              null,
-              null,
-              JSON.stringify({ code: result.code, message: result.message }),
-              batchId,
-              lineNo,
-            );
-      if (Number(changed.changes) === 1)
-        this.#db
-          .prepare(`UPDATE batches SET ${ok ? 'completed' : 'failed'} = ${ok ? 'completed' : 'failed'} + 1 WHERE id = ?`)
-          .run(batchId);
+      for (const line of kept) {
+        if (line.kind === 'again') this.#requeue(line.batchId, line.lineNo, line.notBeforeMs, line.retried);
+        else this.#settle(line.batchId, line.lineNo, line.result, line.ok);
+      }
     });
+  }
+
+  #settle(batchId: string, lineNo: number, result: LineResult, ok: boolean): void {
+    const state = ok ? 'done' : 'failed';
+    const changed =
+      result.kind === 'answer'
+        ? this.#s.answered!.run(state, result.statusCode, result.requestId, result.body, null, batchId, lineNo)
+        : this.#s.answered!.run(
+            state,
+            null,
+            null,
+            null,
+            JSON.stringify({ code: result.code, message: result.message }),
+            batchId,
+            lineNo,
+          );
+    if (Number(changed.changes) === 1)
+      this.#db
+        .prepare(`UPDATE batches SET ${state === 'done' ? 'completed = completed' : 'failed = failed'} + 1 WHERE id = ?`)
+        .run(batchId);
   }
 
   /**
    * A sent line no node ran (the gateway's queue was full, no node was free): waiting again from
    * `notBeforeMs`; `retried`: its answer never came (a node may have run it), so it is marked so.
    */
-  requeue(batchId: string, lineNo: number, notBeforeMs: number, retried: boolean): void {
-    this.#db.transaction(() => {
-      const changed = this.#s.requeue!.run(notBeforeMs, retried ? 1 : 0, batchId, lineNo);
-      if (retried && Number(changed.changes) === 1)
-        this.#db.prepare('UPDATE batches SET retried = retried + 1 WHERE id = ?').run(batchId);
-    });
+  #requeue(batchId: string, lineNo: number, notBeforeMs: number, retried: boolean): void {
+    const changed = this.#s.requeue!.run(notBeforeMs, retried ? 1 : 0, batchId, lineNo);
+    if (retried && Number(changed.changes) === 1)
+      this.#db.prepare('UPDATE batches SET retried = retried + 1 WHERE id = ?').run(batchId);
   }
 
   /** After a restart: the lines sent whose answers were never kept wait again, marked retried; how many. */

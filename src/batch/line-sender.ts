@@ -28,6 +28,7 @@ export interface LineSenderDeps {
 
 export interface LineSender {
   send(job: BatchRow, line: LineRow): Promise<SentLine>;
+  /** Ends every line still in flight (each comes to `failed`: no answer) and closes the connections. */
   close(): Promise<void>;
 }
 
@@ -69,6 +70,6 @@ export function lineSender(deps: LineSenderDeps): LineSender {
       if (outcome.kind === 'too-large') return { kind: 'too-large', limit: outcome.limit };
       return { kind: 'failed', error: outcome.error.message };
     },
-    close: () => agent.close(),
+    close: () => agent.destroy(),
   };
 }
