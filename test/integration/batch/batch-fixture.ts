@@ -1,6 +1,5 @@
 // The batch tests' fleet: vLLM sim nodes and an in-process gateway with a state_dir (or without),
 // and the official openai client in front of it; JSONL input built from lines.
-import { rmSync } from 'node:fs';
 import OpenAI, { toFile } from 'openai';
 import { startTenantGateway, type TenantGateway, type TenantGatewaySpec } from '#test/fixtures/tenant-gateway.ts';
 import { tempStateDir } from '#test/fixtures/state-dirs.ts';
@@ -8,6 +7,8 @@ import { eventually } from '#test/fixtures/http.ts';
 
 export interface BatchGateway extends TenantGateway {
   readonly stateDir: string;
+  /** Removes the state_dir made for it (none when one was given). */
+  removeState(): void;
   client(apiKey?: string): OpenAI;
 }
 
@@ -15,19 +16,17 @@ export interface BatchGateway extends TenantGateway {
 export async function startBatchGateway(
   spec: TenantGatewaySpec & { readonly stateDir?: string | null; readonly batch?: string },
 ): Promise<BatchGateway> {
-  const dir = spec.stateDir === undefined ? tempStateDir().dir : spec.stateDir;
+  const made = spec.stateDir === undefined ? tempStateDir() : undefined;
+  const dir = made?.dir ?? spec.stateDir ?? null;
   const server = [spec.server ?? '', dir === null ? '' : `state_dir = "${dir}"`].join('\n');
   const extra = [spec.extra ?? '', spec.batch === undefined ? '' : `[batch]\n${spec.batch}`].join('\n');
   const started = await startTenantGateway({ ...spec, server, extra });
   return {
     ...started,
     stateDir: dir ?? '',
+    removeState: () => made?.remove(),
     client: (apiKey = 'none') => new OpenAI({ baseURL: `${started.gw.url}/v1`, apiKey, maxRetries: 0, timeout: 60_000 }),
   };
-}
-
-export function removeDir(dir: string): void {
-  if (dir !== '') rmSync(dir, { recursive: true, force: true });
 }
 
 /** One chat line of a batch input. */

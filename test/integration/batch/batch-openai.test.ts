@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APIError } from 'openai';
 import { tenantsToml, vllmNode } from '#test/fixtures/tenant-gateway.ts';
-import { chatLine, fileLines, pollUntil, removeDir, startBatchGateway, upload, type BatchGateway } from './batch-fixture.ts';
+import { chatLine, fileLines, pollUntil, startBatchGateway, upload, type BatchGateway } from './batch-fixture.ts';
 
 const FLEET = [vllmNode('one', ['m']), vllmNode('two', ['m'])].join('\n');
 const A_KEY = 'sk-batch-team-a-1';
@@ -27,7 +27,7 @@ before(async () => {
 
 after(async () => {
   await fleet?.close();
-  removeDir(fleet?.stateDir ?? '');
+  fleet?.removeState();
 });
 
 async function refusal(run: () => Promise<unknown>): Promise<APIError> {
