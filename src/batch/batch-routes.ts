@@ -146,6 +146,7 @@ function lineRoute(port: BatchPort, callerOf: TenantCallerOf): FeatureRoute['rou
     const presented = Buffer.from(String(req.headers[SECRET_HEADER] ?? ''));
     const job = port.job(String(req.headers[JOB_HEADER] ?? ''));
     if (
+      secret.length === 0 ||
       presented.length !== secret.length ||
       !timingSafeEqual(presented, secret) ||
       job === undefined ||

@@ -12,6 +12,7 @@ import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { StateWriteFaults } from '#src/state/index.ts';
 import { BatchApi } from './batch-api.ts';
+import { notServed } from './batch-unserved.ts';
 import { BATCH_DEFAULTS, batchSettings, BatchConfigProblem, type BatchSettings } from './batch-config.ts';
 import { openBatchDb } from './batch-db.ts';
 import { BatchFiles } from './batch-files.ts';
@@ -32,26 +33,6 @@ export interface BatchServiceDeps {
   /** This gateway's public listener's URL, once it listens. */
   readonly origin: () => string | undefined;
   readonly faults?: StateWriteFaults | undefined;
-}
-
-/** Why the API is not served on this gateway (pure over the config and the settings); undefined = it is. */
-export function notServed(config: GatewayConfig, settings: BatchSettings): GatewayError | undefined {
-  const why =
-    config.server.stateDir === undefined
-      ? 'The Files and Batch API keeps its files and jobs in [server] state_dir, which is not set: set it (e.g. state_dir = "/var/lib/switchyard") and restart the gateway.'
-      : !settings.enabled
-        ? 'The Files and Batch API is turned off on this gateway ([batch] enabled = false).'
-        : config.server.workers !== 1
-          ? 'The Files and Batch API is served with [server] workers = 1 (its jobs run in the main thread); this gateway has request workers.'
-          : undefined;
-  return why === undefined
-    ? undefined
-    : new GatewayError('GW_NO_AVAILABLE_NODE', why, {
-        status: 503,
-        openaiType: 'server_error',
-        openaiCode: 'batch_unavailable',
-        final: true,
-      });
 }
 
 const NOT_STARTED = new GatewayError('GW_NO_AVAILABLE_NODE', 'The Files and Batch API has not started yet; try again shortly.', {

@@ -81,7 +81,7 @@ export interface FeatureParts {
   readonly sites: MeshLink | undefined;
   /** What request workers forward and verify with ([mesh]). */
   readonly workersMesh: WorkersMeshSource | undefined;
-  /** The Files and Batch API's port (batch: every gateway; it answers why where it is not served). */
+  /** The Files and Batch API's port ([server] state_dir). */
   readonly batch: BatchPort;
   /** The tracer of a request plane hosted in this thread ([tracing]). */
   readonly tracer: (host: TracerHost) => Promise<RequestTracer | undefined>;
@@ -193,16 +193,20 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
           publishGate: config.mesh === undefined ? undefined : cluster?.publishGate(),
         });
   const tracing = config.tracing === undefined ? undefined : new TracingFeature(config.tracing, () => spansOf(host.planeFigures));
-  const batch = new BatchFeature(config, {
-    clock,
-    log: (level, fields, message) => logger[level](fields, message),
-    config: host.config,
-    views: () => host.registry.views(),
-    inFlight: (node) => host.registry.inFlight(node),
-    queueDepths: () => host.scheduler().queueDepths(),
-    origin: () => host.publicUrl?.(),
-    faults: options.stateFaults,
-  });
+  // [server] state_dir: the Files and Batch API (without one, the request plane's batch routes say what to set).
+  const batch =
+    config.server.stateDir === undefined
+      ? undefined
+      : new BatchFeature(config, {
+          clock,
+          log: (level, fields, message) => logger[level](fields, message),
+          config: host.config,
+          views: () => host.registry.views(),
+          inFlight: (node) => host.registry.inFlight(node),
+          queueDepths: () => host.scheduler().queueDepths(),
+          origin: () => host.publicUrl?.(),
+          faults: options.stateFaults,
+        });
   return [tenants, models, requestLog, tracing, mesh, cluster, batch].filter((feature) => feature !== undefined);
 }
 

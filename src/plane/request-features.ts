@@ -38,6 +38,7 @@ import { TRANSLATIONS } from '#src/translate/translations.ts';
 import { tracingFeature } from '#src/tracing/request-span.ts';
 import { BATCH_PORT } from '#src/batch/batch-port.ts';
 import { batchRequests } from '#src/batch/batch-routes.ts';
+import { unservedBatch } from '#src/batch/batch-unserved.ts';
 
 export interface FeatureHost {
   /** The config in force (a reload's, once applied). */
@@ -75,9 +76,10 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
   if (host.tracer !== undefined) features.push(tracingFeature(host.tracer));
   // [routing] translate (on by default): Anthropic Messages served over Chat Completions where no node speaks it.
   if (config.routing.translate) features.push(translateFeature({ fleet: ports.fleet, clock: host.clock }, TRANSLATIONS));
-  // The Files and Batch API's routes (on the owner's plane; its line route serves a job's lines as the job's tenant).
-  const batch = partIn(ports.features, BATCH_PORT);
-  if (batch !== undefined) features.push(batchRequests(batch, (name) => tenantCallerOf(name, host.config(), callers)));
+  // The Files and Batch API's routes: served through its port ([server] state_dir, the owner's plane; its line route
+  // serves a job's lines as the job's tenant), else answering what to set.
+  const batch = partIn(ports.features, BATCH_PORT) ?? unservedBatch(host.config);
+  features.push(batchRequests(batch, (name) => tenantCallerOf(name, host.config(), callers)));
   return features;
 }
 
