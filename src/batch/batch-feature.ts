@@ -3,7 +3,7 @@
 // opens and closes the file and the runner (batch-service.ts).
 
 import type { Registry } from 'prom-client';
-import type { Feature } from '#src/core/feature.ts';
+import type { AdminView, Feature } from '#src/core/feature.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import { registerBatchMetrics } from './batch-metrics.ts';
 import type { BatchPort } from './batch-port.ts';
@@ -33,6 +33,10 @@ export class BatchFeature implements Feature<GatewayConfig, { readonly batch: Ba
 
   metrics(registry: Registry): void {
     registerBatchMetrics(registry, this.#service);
+  }
+
+  adminViews(): Readonly<Record<string, AdminView>> {
+    return { '/admin/batches': () => this.#service.view() };
   }
 
   runtime(): Readonly<Record<string, unknown>> | undefined {

@@ -21,6 +21,7 @@ import { BatchRunner, type RunnerFigures, type RunnerLog } from './batch-runner.
 import { BatchStore } from './batch-store.ts';
 import { lineSender, type LineSender } from './line-sender.ts';
 import { batchRoom } from './pace.ts';
+import { batchViewRow, VIEW_JOBS, type BatchViewRow } from './batch-view.ts';
 
 export interface BatchServiceDeps {
   readonly clock: Clock;
@@ -133,6 +134,14 @@ export class BatchService implements BatchPort {
 
   job(id: string): { readonly tenant: string; readonly endpoint: string } | undefined {
     return this.#running?.store.batch(id);
+  }
+
+  /** GET /admin/batches: every tenant's latest jobs; an empty list where nothing runs. */
+  view(): { readonly batches: readonly BatchViewRow[] } {
+    const running = this.#running;
+    if (running === undefined) return { batches: [] };
+    const now = this.#d.clock.now();
+    return { batches: running.store.recent(VIEW_JOBS).map((job) => batchViewRow(job, running.store.counts(job.id), now)) };
   }
 
   /** Its part of /admin/runtime; undefined when nothing runs. */

@@ -236,6 +236,11 @@ export class BatchStore {
     return { rows: rows.slice(0, page.limit), more: rows.length > page.limit };
   }
 
+  /** Every tenant's latest jobs, newest first (the operator's view). */
+  recent(limit: number): BatchRow[] {
+    return (this.#db.prepare('SELECT * FROM batches ORDER BY created_ms DESC, id DESC LIMIT ?').all(limit) as Row[]).map(batchOf);
+  }
+
   /** The jobs a runner carries on: in progress, cancelling, finalizing. */
   running(): BatchRow[] {
     return (this.#s.running!.all() as Row[]).map(batchOf);

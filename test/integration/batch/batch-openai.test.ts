@@ -5,7 +5,11 @@
 // [server] state_dir the API says what to set; a tenant sees only its own files and batches.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { APIError } from 'openai';
+import { runBatches } from '#src/cli/batches.ts';
+import { HangupRelay } from '#src/cli/hangups.ts';
+import { httpJson } from '#test/fixtures/http.ts';
 import { tenantsToml, vllmNode } from '#test/fixtures/tenant-gateway.ts';
 import { chatLine, fileLines, pollUntil, startBatchGateway, upload, type BatchGateway } from './batch-fixture.ts';
 
@@ -76,6 +80,23 @@ test('the openai client uploads 1,000 lines, creates a batch, polls it to comple
   assert.equal(page.data[0]?.id, created.id);
   const files = await client.files.list();
   assert.ok(files.data.some((f) => f.id === done.output_file_id && f.purpose === 'batch_output'));
+  // The operator's view: /admin/batches and `switchyard batches`.
+  const view = (await httpJson('GET', `${fleet.gw.url}/admin/batches`)).json<{ batches: Record<string, unknown>[] }>();
+  const row = view.batches.find((b) => b.id === created.id);
+  assert.deepEqual([row?.tenant, row?.status, row?.completed, row?.failed, row?.waiting], ['team-a', 'completed', 1_000, 0, 0]);
+  assert.equal(typeof row?.lines_per_second, 'number');
+  const stdout = new PassThrough();
+  let printed = '';
+  stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const code = await runBatches(['--url', fleet.gw.url], {
+    stdout,
+    stderr: new PassThrough(),
+    env: {},
+    signal: AbortSignal.timeout(60_000),
+    hangups: new HangupRelay(0),
+  });
+  assert.equal(code, 0);
+  assert.match(printed, new RegExp(`${created.id}\\s+team-a\\s+completed\\s+1000/1000`));
 });
 
 test('malformed lines are refused with the number of every bad line', async () => {
