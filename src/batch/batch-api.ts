@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Clock } from '#src/core/clock.ts';
-import { bodyTooLarge, GatewayError } from '#src/core/errors.ts';
+import { badRequest, GatewayError } from '#src/core/errors.ts';
 import type { BatchSettings } from './batch-config.ts';
 import { checkBatchAsk, readJobLines } from './batch-create.ts';
 import type { BatchFiles } from './batch-files.ts';
@@ -117,7 +117,11 @@ export class BatchApi {
     const input = store.file(ask.inputFileId, tenant);
     if (input === undefined) return notFound('File', ask.inputFileId);
     const settings = this.#d.settings();
-    if (input.lines > settings.maxLines) return bodyTooLarge(settings.maxFileBytes);
+    if (input.lines > settings.maxLines)
+      return badRequest(
+        `the input file has ${input.lines} requests, more than [batch] max_lines = ${settings.maxLines}`,
+        'input_file_id',
+      );
     const { lines, problems } = await readJobLines(files, input.id, ask.endpoint, settings.maxLineBytes);
     const now = clock.now();
     const failed = problems.length > 0;

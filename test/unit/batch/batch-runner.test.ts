@@ -212,3 +212,34 @@ test('a line no node ran goes again; a 429 that says not to retry, and any other
     t.remove();
   }
 });
+
+test('files and finished jobs are deleted after [batch] retention; a running job’s lines are not', async () => {
+  const t = tempStateDir();
+  try {
+    const h = startHarness(t.dir, { settings: { retentionMs: 3_600_000, tickMs: 60_000 } });
+    const id = await createJob(
+      h,
+      ids(2).map((c) => chat(c)),
+    );
+    h.runner.start();
+    await h.until(() => h.held().length === 2, 'two in flight');
+    for (const held of h.held()) held.answer(ok());
+    await h.until(() => h.store.batch(id)?.status === 'completed', 'completed');
+    const output = h.store.batch(id)?.outputFileId ?? '';
+    assert.ok(h.store.file(output, 'default'));
+    const running = await createJob(
+      h,
+      ids(3, 'r').map((c) => chat(c)),
+    );
+    h.clock.advance(3_600_000 + 60_000);
+    await h.turn();
+    await h.until(() => h.store.batch(id) === undefined, 'the finished job forgotten');
+    assert.equal(h.store.file(output, 'default'), undefined, 'its output file deleted');
+    assert.equal(h.store.batch(running)?.status, 'in_progress', 'the running job stays');
+    assert.equal(h.store.counts(running).waiting + h.store.counts(running).sent, 3);
+    for (const held of h.held()) held.answer(ok());
+    await h.stop();
+  } finally {
+    t.remove();
+  }
+});
