@@ -53,6 +53,8 @@ export const FEATURE_FOLDERS: readonly string[] = [
   'src/tracing/',
   'src/proxy/sites/',
   'src/proxy/tenants/',
+  // The Files and Batch API (issue 44): its routes are other paths; a plain request runs none of it.
+  'src/batch/',
   // Translation is on by default: a plain request (to an endpoint no translation serves) runs none of it.
   'src/translate/',
   'src/proxy/translate/',

@@ -12,9 +12,17 @@ import { requestLogTable } from '#src/logs/request-log-table.ts';
 import { meshTable } from '#src/mesh/config/mesh-table.ts';
 import { tenantsTable } from '#src/tenants/tenants-table.ts';
 import { tracingTable } from '#src/tracing/tracing-table.ts';
+import { batchTable } from '#src/batch/batch-table.ts';
 
 /** The features' tables, in the file's order (the schema's keys, problems, restart-only keys and check-config's lines follow it). */
-export const CONFIG_TABLES: readonly AnyConfigTable[] = [meshTable, clusterTable, tenantsTable, requestLogTable, tracingTable];
+export const CONFIG_TABLES: readonly AnyConfigTable[] = [
+  meshTable,
+  clusterTable,
+  tenantsTable,
+  requestLogTable,
+  tracingTable,
+  batchTable,
+];
 
 /** `loadConfig(text, env, source?, readFile?)` and `loadConfigFile(path, env)` of the gateway's config file. */
 export const { loadConfig, loadConfigFile } = configLoader(CONFIG_TABLES);

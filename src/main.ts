@@ -180,7 +180,7 @@ export class Gateway {
     const { server: limits, admin } = options.config;
     gateway.#parts.startLoops();
     try {
-      await gateway.#parts.startFeatures();
+      await gateway.#parts.startFeatures(gateway.url);
       // The workers get what the started features hold now rather than at their next sync ([mesh]: until the key comes they cannot sign a forward).
       if (gateway.#hosting.kind === 'workers') gateway.#hosting.workers.syncFeatures();
     } catch (error) {

@@ -47,6 +47,11 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     onHangup: 'stop',
     options: { valued: ['url', 'config', 'token', 'node'], positionals: 'any' },
   },
+  batches: {
+    load: async () => (await import('./batches.ts')).runBatches,
+    onHangup: 'stop',
+    options: { valued: ['url', 'config', 'token'] },
+  },
   // A feature's command (feature-commands.ts, the CLI's feature list): the mesh's site key.
   keygen: { load: async () => (await import('./feature-commands.ts')).runKeygen, onHangup: 'stop', options: { valued: ['out'] } },
 };

@@ -13,6 +13,7 @@ commands:
   demo [--port N]                                  a simulated fleet and a gateway, on loopback
   status [--url GATEWAY] [--token T] [--watch]     the fleet as a table; exit 1 if a node is dead
   models [load|unload MODEL] [--node N]            models loaded, on demand, desired; load or unload one
+  batches [--url GATEWAY] [--token T]              batch jobs: status, progress, failures, rate, ETA
   keygen --out FILE                                write a new site key for [mesh]; print its public key
 
   --version                                        print the version

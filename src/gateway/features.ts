@@ -45,6 +45,8 @@ import type { OwnerSide } from '#src/core/cross-thread.ts';
 import type { ReportsTable } from '#src/core/request-fields.ts';
 import { TranslationFeature } from '#src/translate/translation-feature.ts';
 import { TRANSLATIONS } from '#src/translate/translations.ts';
+import { BatchFeature } from '#src/batch/batch-feature.ts';
+import { BATCH_PORT, type BatchPort } from '#src/batch/batch-port.ts';
 import type { Parts, PartKey } from '#src/core/part-key.ts';
 
 export type { MeshOptions, UsageStopOutcome };
@@ -83,6 +85,8 @@ export interface FeatureParts {
   readonly sites: MeshLink | undefined;
   /** What request workers forward and verify with ([mesh]). */
   readonly workersMesh: WorkersMeshSource | undefined;
+  /** The Files and Batch API's port ([server] state_dir). */
+  readonly batch: BatchPort;
   /** The tracer of a request plane hosted in this thread ([tracing]). */
   readonly tracer: (host: TracerHost) => Promise<RequestTracer | undefined>;
   // The admin routes' sources.
@@ -126,6 +130,8 @@ export interface FeatureHost {
   readonly planeFigures: (name: string) => readonly unknown[];
   /** What each feature says of its own fields of finished requests, in the list's order (read once the list is built). */
   readonly reports: () => ReportsTable;
+  /** The public listener's URL once it listens (undefined before): where a feature sends requests through the request plane. */
+  readonly publicUrl?: (() => string | undefined) | undefined;
 }
 
 /** The features `config` enables, in the order they start. */
@@ -206,7 +212,23 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
       reachability: (listener) => host.proxyEvents.on('mesh:site-reachability', listener),
     },
   });
-  return [tenants, models, requestLog, translation, forwards, tracing, mesh, cluster].filter((feature) => feature !== undefined);
+  // [server] state_dir: the Files and Batch API (without one, the request plane's batch routes say what to set).
+  const batch =
+    config.server.stateDir === undefined
+      ? undefined
+      : new BatchFeature(config, {
+          clock,
+          log: (level, fields, message) => logger[level](fields, message),
+          config: host.config,
+          views: () => host.registry.views(),
+          inFlight: (node) => host.registry.inFlight(node),
+          queueDepths: () => host.scheduler().queueDepths(),
+          origin: () => host.publicUrl?.(),
+          faults: options.stateFaults,
+        });
+  return [tenants, models, requestLog, translation, forwards, tracing, mesh, cluster, batch].filter(
+    (feature) => feature !== undefined,
+  );
 }
 
 /**
@@ -218,6 +240,7 @@ export function inThreadFeaturePorts(parts: Partial<FeatureParts>): Parts {
     [TENANT_ADMISSION, ledgerTenantAdmission(needed(parts, 'ledger'), parts.admitTenant)],
   ]);
   if (parts.sites !== undefined) ports.set(SITES_PORT, parts.sites);
+  if (parts.batch !== undefined) ports.set(BATCH_PORT, parts.batch);
   return ports;
 }
 

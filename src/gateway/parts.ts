@@ -71,6 +71,8 @@ export class GatewayParts {
   readonly dashboard: DashboardHub;
   /** The request plane's hosts' figures, summed (one plane here, or every worker's). */
   readonly #planes: PlaneHostFigures;
+  /** The public listener's URL, set as the features start (a feature sends requests through the request plane there). */
+  readonly #publicUrl: { url: string | undefined } = { url: undefined };
   readonly #modelNames: ModelNames;
   readonly #lifetime = new AbortController();
   readonly #unsubscribeLogs: () => void;
@@ -136,6 +138,7 @@ export class GatewayParts {
       refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
       planeFigures: (name) => this.#planes.featureFigures(name),
       reports: () => this.#reports,
+      publicUrl: () => this.#publicUrl.url,
     });
     this.#reports = reportsTable(this.#features.map((feature) => feature.reports));
     this.#parts = Object.assign({}, ...this.#features.map((feature) => feature.parts ?? {})) as Partial<FeatureParts>;
@@ -336,8 +339,9 @@ export class GatewayParts {
     this.#fleet.start();
   }
 
-  /** Starts every feature, in the list's order; the first that cannot run fails the start. */
-  async startFeatures(): Promise<void> {
+  /** Starts every feature, in the list's order (the public listener listens at `publicUrl`); the first that cannot run fails the start. */
+  async startFeatures(publicUrl: string): Promise<void> {
+    this.#publicUrl.url = publicUrl;
     for (const feature of this.#features) await feature.start();
   }
 

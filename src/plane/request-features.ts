@@ -8,9 +8,12 @@ import type { EventBus } from '#src/core/events.ts';
 import { partIn, partKey, partsOf, type Parts } from '#src/core/part-key.ts';
 import { sumSpanFigures, type RequestTracer, type SpanFigures } from '#src/core/tracing.ts';
 import type { ConfigChange, GatewayConfig } from '#src/config/index.ts';
+import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
 import type { RequestPorts } from '#src/ports/index.ts';
 import {
   NO_HOOKS,
+  OPEN_CALLER,
+  type Caller,
   UpstreamPools,
   type ForwardRefusal,
   type HeldBytesBudget,
@@ -35,6 +38,9 @@ import { TENANT_ADMISSION, TENANTS_CROSSING, tenantsWorkerSide, type TenantAdmis
 import { loadTracer, type TracerHost } from '#src/tracing/index.ts';
 import { TRANSLATIONS } from '#src/translate/translations.ts';
 import { tracingFeature } from '#src/tracing/request-span.ts';
+import { BATCH_PORT } from '#src/batch/batch-port.ts';
+import { batchRequests } from '#src/batch/batch-routes.ts';
+import { unservedBatch } from '#src/batch/batch-unserved.ts';
 
 export interface FeatureHost {
   /** The config in force (a reload's, once applied). */
@@ -74,12 +80,23 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
   if (config.routing.translate) features.push(translateFeature({ fleet: ports.fleet, clock: host.clock }, TRANSLATIONS));
   // [routing] resumable_streams (on by default): a request carrying X-Conversation-Id is followed, and its stream's routes reach its node.
   if (config.routing.resumableStreams) features.push(streamsFeature({ learn: learnsAnswers(ports) }));
+  // The Files and Batch API's routes: served through its port ([server] state_dir, the owner's plane; its line route
+  // serves a job's lines as the job's tenant), else answering what to set.
+  const batch = partIn(ports.features, BATCH_PORT) ?? unservedBatch(host.config);
+  features.push(batchRequests(batch, (name) => tenantCallerOf(name, host.config(), callers)));
   return features;
 }
 
 /** Where the one memory of owners learns, asked of the ports only when a request teaches it; undefined = nothing learns. */
 function learnsAnswers(ports: RequestPorts): ((tenant: string, ownedId: string, node: string) => void) | undefined {
   return (tenant, ownedId, node) => ports.reports.learnAnswerNode?.(tenant, ownedId, node);
+}
+
+/** A tenant's caller by its name (a batch's owner): the open caller for `default` without client keys; undefined = no such tenant now. */
+function tenantCallerOf(name: string, config: GatewayConfig, callers: TenantCallers | undefined): Caller | undefined {
+  if (config.tenants.length === 0) return name === DEFAULT_TENANT ? OPEN_CALLER : undefined;
+  const spec = config.tenants.find((tenant) => tenant.name === name);
+  return spec === undefined || callers === undefined ? undefined : callers.ofSpec(spec);
 }
 
 /** The tenants' admission port among the features' ports (every gateway's owner gives one: its ledger). */

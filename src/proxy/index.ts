@@ -28,10 +28,12 @@ export {
   NO_GATES,
   OPEN_CALLER,
   type Caller,
+  type FeatureRoute,
   type FeatureSource,
   type ForwardRefusal,
   type RequestFeature,
   type RequestGate,
+  type ServeInference,
   type SourceAsk,
   type StartedRequest,
 } from './feature/request-feature.ts';

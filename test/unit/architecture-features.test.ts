@@ -44,6 +44,7 @@ const FEATURE_FOLDERS: Readonly<Record<string, RegExp>> = {
   mesh: /^(mesh|proxy\/sites)\//,
   cluster: /^cluster\//,
   tracing: /^tracing\//,
+  batch: /^batch\//,
   // The request log is its own files of logs/ (the process logger and the transition logs are not it).
   'request log': /^logs\/(request-|line-writer)/,
 };

@@ -191,8 +191,11 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'tenants/',
     'tracing/',
     'translate/',
+    'batch/',
   ],
   'tracing/': [...CORE, 'proxy/'],
+  // The Files and Batch API: its records in state_dir, its pacing over the fleet's views, its routes on the request plane's seam.
+  'batch/': [...CORE, 'state/', 'capacity/', 'nodes/', 'proxy/'],
   'metrics/': [...CORE, 'discovery/', 'nodes/', 'routing/', 'mesh/', 'proxy/'],
   'logs/': [...CORE, 'discovery/', 'nodes/', 'scheduler/', 'mesh/', 'proxy/', 'tenants/'],
   'admin/': [...CORE, 'capacity/', 'nodes/', 'routing/', 'scheduler/', 'proxy/'],
@@ -219,6 +222,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'tracing/',
     'translate/',
     'config-tables.ts',
+    'batch/',
   ],
   'main.ts': [...CORE, 'nodes/', 'proxy/', 'admin/', 'workers/', 'gateway/', 'ports/', 'plane/', 'config-tables.ts'],
   // fleet/: `switchyard init` resolves a name with the DNS node source's own lookup (a name of several servers becomes a source).
@@ -237,7 +241,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   ],
   'sim/': ['core/'],
   // The config's feature list (src/config-tables.ts): the features' config tables, bound to the loader.
-  'config-tables.ts': [...CORE, 'tenants/', 'mesh/', 'cluster/', 'logs/', 'tracing/'],
+  'config-tables.ts': [...CORE, 'tenants/', 'mesh/', 'cluster/', 'logs/', 'tracing/', 'batch/'],
 };
 
 test('every import between areas of src/ follows an allowed folder arrow', () => {

@@ -228,6 +228,18 @@ export interface HeaderMark {
   marked(request: MarkedRequest): MarkedAttempts | undefined;
 }
 
+/**
+ * Serves one request as an inference request of `endpoint`, as `caller`, through the whole spine
+ * (gates, admission, failover, answer, report): what a feature's route does with a request it
+ * takes on someone's behalf (a batch's line, as its job's tenant).
+ */
+export type ServeInference = (
+  endpoint: InferenceEndpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  caller: Caller,
+) => PromiseLike<void> | void;
+
 /** What a feature's own public routes are given by the plane they are built on. */
 export interface FeatureRouteDeps {
   /** The node of that name in the fleet now; undefined = gone. */
@@ -236,12 +248,21 @@ export interface FeatureRouteDeps {
   /** The one memory of owners, read; undefined = none known here. */
   readonly answerOwner: ((tenant: string, ownedId: string) => string | undefined | Promise<string | undefined>) | undefined;
   readonly newRequestId: () => string;
+  /** Serves a request through the whole inference spine as a given caller. */
+  readonly serve: ServeInference;
 }
 
-/** A public route of a feature's, behind the client checks: its caller is decided as a listing's is. */
+/**
+ * A public route a feature serves itself on the inference listener (a resumable stream's GET,
+ * lookup and DELETE; the Files and Batches API): `path` is exact, or a subtree (`/v1/files/*`).
+ * A keyed route (the default) gets the caller the client checks decide (the open caller without
+ * any), as the model listings do; an unkeyed one (`keyed: false`) is asked no client key and
+ * identifies its request itself (it gets undefined).
+ */
 export interface FeatureRoute {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: string;
   readonly path: string;
+  readonly keyed?: boolean | undefined;
   readonly route: CallerRoute;
 }
 
@@ -261,6 +282,6 @@ export interface RequestFeature {
   readonly models?: ((caller: Caller, local: readonly { readonly id: string }[]) => readonly ListedElsewhere[]) | undefined;
   /** The requests it follows: those carrying its header, told where their attempts went. */
   readonly marks?: HeaderMark | undefined;
-  /** Public routes of its own (built once per table, over the plane's pools and fleet). */
+  /** Public routes of its own (built once per table, over the plane's pools, fleet and spine; none runs for another path). */
   readonly routes?: ((deps: FeatureRouteDeps) => readonly FeatureRoute[]) | undefined;
 }

@@ -28,6 +28,7 @@ import {
   type ForwardRefusal,
   type RefuseRoute,
   type RequestFeature,
+  type FeatureRouteDeps,
 } from '../feature/request-feature.ts';
 import { refuseBeforeInference } from './early-refusal.ts';
 import { fleetStatus, healthHttpStatus } from './fleet-status.ts';
@@ -138,15 +139,18 @@ export function publicEndpoints(deps: PublicEndpointDeps): EndpointTable {
     CONTROL_PATH,
     keyed((req, res, _url, caller) => forwardControl(owners, req, res, caller ?? OPEN_CALLER)),
   );
-  // The features' own routes (a resumable stream's), behind the same client checks.
-  const routeDeps = {
+  // The features' own routes (a resumable stream's, the Files and Batches API): keyed ones behind the same client checks.
+  const routeDeps: FeatureRouteDeps = {
     node: owners.fleet.view,
     pools: owners.pools,
     answerOwner: owners.answerOwner,
     newRequestId: owners.newRequestId,
+    serve: (endpoint, req, res, caller) => handleInference(deps.inference, endpoint, req, res, caller),
   };
   for (const feature of features) {
-    for (const { method, path, route } of feature.routes?.(routeDeps) ?? []) table.add(method, path, keyed(route));
+    for (const { method, path, keyed: withKey, route } of feature.routes?.(routeDeps) ?? []) {
+      table.add(method, path, withKey === false ? (req, res, url) => route(req, res, url, undefined) : keyed(route));
+    }
   }
   // Ollama's native listing, version and the refused model-changing calls (its inference routes are in INFERENCE_PATHS).
   addOllamaRoutes(table, {

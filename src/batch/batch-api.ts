@@ -1,0 +1,186 @@
+// The Files and Batch API's operations, for one tenant at a time (the caller's): what each
+// answers, as data or a GatewayError (batch-routes.ts sends them). A tenant reaches only its own
+// files and jobs: another tenant's id answers exactly as an unknown one.
+
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Clock } from '#src/core/clock.ts';
+import { badRequest, GatewayError } from '#src/core/errors.ts';
+import type { BatchSettings } from './batch-config.ts';
+import { checkBatchAsk, readJobLines } from './batch-create.ts';
+import type { BatchFiles } from './batch-files.ts';
+import type { BatchRow, FileRow } from './batch-rows.ts';
+import { batchObject, fileObject, listObject } from './batch-shapes.ts';
+import type { BatchStore } from './batch-store.ts';
+import { receiveUpload } from './file-upload.ts';
+
+export interface BatchApiDeps {
+  readonly store: BatchStore;
+  readonly files: BatchFiles;
+  readonly clock: Clock;
+  readonly settings: () => BatchSettings;
+  /** A job was created or cancelled: the runner looks at once. */
+  readonly poke: () => void;
+}
+
+const newId = (prefix: string): string => `${prefix}${randomBytes(12).toString('hex')}`;
+
+export const notFound = (what: 'File' | 'Batch', id: string): GatewayError =>
+  new GatewayError('GW_NOT_FOUND', `No such ${what} object: ${id.slice(0, 100)}`, {
+    status: 404,
+    openaiType: 'invalid_request_error',
+    param: 'id',
+    openaiCode: 'not_found',
+  });
+
+/** `limit` as OpenAI pages take it: 1..max, default `byDefault`. */
+export function pageLimit(text: string | null, byDefault: number, max: number): number | GatewayError {
+  if (text === null) return byDefault;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    return new GatewayError('GW_BAD_REQUEST', `\`limit\` must be a whole number from 1 to ${max}`, {
+      status: 400,
+      openaiType: 'invalid_request_error',
+      param: 'limit',
+    });
+  return n;
+}
+
+export class BatchApi {
+  readonly #d: BatchApiDeps;
+
+  constructor(deps: BatchApiDeps) {
+    this.#d = deps;
+  }
+
+  async upload(tenant: string, req: IncomingMessage): Promise<Record<string, unknown> | GatewayError> {
+    const { store, files, clock } = this.#d;
+    const settings = this.#d.settings();
+    const id = newId('file-');
+    const got = await receiveUpload(req, files.tempOf(id), settings);
+    if (got instanceof GatewayError) return got;
+    if (store.tenantBytes(tenant) + got.bytes > settings.maxTenantBytes) {
+      await files.remove(id);
+      return new GatewayError(
+        'GW_BODY_TOO_LARGE',
+        `the tenant's files would hold more than [batch] max_tenant_bytes = ${settings.maxTenantBytes} bytes: delete files it no longer needs`,
+        { status: 413, openaiType: 'invalid_request_error', openaiCode: 'storage_limit_exceeded', param: 'file' },
+      );
+    }
+    await files.keep(id);
+    const now = clock.now();
+    const row: FileRow = {
+      id,
+      tenant,
+      purpose: got.purpose,
+      filename: got.filename.slice(0, 256),
+      bytes: got.bytes,
+      lines: got.lines,
+      createdMs: now,
+      expiresMs: now + settings.retentionMs,
+    };
+    store.addFile(row);
+    return fileObject(row);
+  }
+
+  listFiles(tenant: string, query: URLSearchParams): Record<string, unknown> | GatewayError {
+    const limit = pageLimit(query.get('limit'), 10_000, 10_000);
+    if (limit instanceof GatewayError) return limit;
+    const page = { limit, after: query.get('after') ?? undefined };
+    const { rows, more } = this.#d.store.files(tenant, page, query.get('purpose') ?? undefined, query.get('order') === 'asc');
+    return listObject(rows, fileObject, more);
+  }
+
+  file(tenant: string, id: string): Record<string, unknown> | GatewayError {
+    const row = this.#d.store.file(id, tenant);
+    return row === undefined ? notFound('File', id) : fileObject(row);
+  }
+
+  content(tenant: string, id: string): Readable | GatewayError {
+    const row = this.#d.store.file(id, tenant);
+    return row === undefined ? notFound('File', id) : this.#d.files.read(id);
+  }
+
+  async deleteFile(tenant: string, id: string): Promise<Record<string, unknown> | GatewayError> {
+    const row = this.#d.store.file(id, tenant);
+    if (row === undefined) return notFound('File', id);
+    this.#d.store.deleteFile(id);
+    await this.#d.files.remove(id);
+    return { id, object: 'file', deleted: true };
+  }
+
+  async createBatch(tenant: string, body: unknown): Promise<Record<string, unknown> | GatewayError> {
+    const ask = checkBatchAsk(body);
+    if (ask instanceof GatewayError) return ask;
+    const { store, files, clock } = this.#d;
+    const input = store.file(ask.inputFileId, tenant);
+    if (input === undefined) return notFound('File', ask.inputFileId);
+    const settings = this.#d.settings();
+    if (input.lines > settings.maxLines)
+      return badRequest(
+        `the input file has ${input.lines} requests, more than [batch] max_lines = ${settings.maxLines}`,
+        'input_file_id',
+      );
+    const { lines, problems } = await readJobLines(files, input.id, ask.endpoint, settings.maxLineBytes);
+    const now = clock.now();
+    const failed = problems.length > 0;
+    const row: BatchRow = {
+      id: newId('batch_'),
+      tenant,
+      inputFileId: input.id,
+      endpoint: ask.endpoint,
+      completionWindow: ask.completionWindow,
+      metadata: ask.metadata,
+      status: failed ? 'failed' : 'in_progress',
+      createdMs: now,
+      expiresMs: now + ask.windowMs,
+      inProgressMs: failed ? null : now,
+      finalizingMs: null,
+      completedMs: null,
+      failedMs: failed ? now : null,
+      expiredMs: null,
+      cancellingMs: null,
+      cancelledMs: null,
+      outputFileId: null,
+      errorFileId: null,
+      errors: failed ? problems : null,
+      total: failed ? 0 : lines.length,
+      completed: 0,
+      failed: 0,
+      retried: 0,
+      ending: null,
+    };
+    store.addBatch(row, failed ? [] : lines, now + settings.retentionMs);
+    this.#d.poke();
+    return batchObject(store.batch(row.id) ?? row);
+  }
+
+  listBatches(tenant: string, query: URLSearchParams): Record<string, unknown> | GatewayError {
+    const limit = pageLimit(query.get('limit'), 20, 100);
+    if (limit instanceof GatewayError) return limit;
+    const { rows, more } = this.#d.store.batches(tenant, { limit, after: query.get('after') ?? undefined });
+    return listObject(rows, batchObject, more);
+  }
+
+  batch(tenant: string, id: string): Record<string, unknown> | GatewayError {
+    const row = this.#d.store.batch(id, tenant);
+    return row === undefined ? notFound('Batch', id) : batchObject(row);
+  }
+
+  /** Stops new lines at once (the waiting ones fail `batch_cancelled`); the job ends `cancelled` once its lines in flight are answered. */
+  cancel(tenant: string, id: string): Record<string, unknown> | GatewayError {
+    const { store, clock } = this.#d;
+    const row = store.batch(id, tenant);
+    if (row === undefined) return notFound('Batch', id);
+    if (row.status !== 'in_progress' && row.status !== 'validating')
+      return new GatewayError('GW_BAD_REQUEST', `Cannot cancel a batch with status '${row.status}'.`, {
+        status: 409,
+        openaiType: 'invalid_request_error',
+        openaiCode: 'batch_not_cancellable',
+      });
+    store.cancel(id, clock.now());
+    this.#d.poke();
+    return batchObject(store.batch(id) ?? row);
+  }
+}

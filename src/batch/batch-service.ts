@@ -1,0 +1,161 @@
+// The batch feature's parts held together (its feature file, batch-feature.ts, only wires): the
+// settings ([batch], batch-config.ts), the file of records and the files directory in
+// [server] state_dir, the API the request plane's routes reach (batch-port.ts), the runner and the
+// line sender. Without a state_dir — or with [batch] enabled = false, or request workers — the
+// routes answer why, and nothing runs.
+
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Clock } from '#src/core/clock.ts';
+import { GatewayError } from '#src/core/errors.ts';
+import type { GatewayConfig } from '#src/config/index.ts';
+import type { NodeView } from '#src/nodes/index.ts';
+import type { StateWriteFaults } from '#src/state/index.ts';
+import { BatchApi } from './batch-api.ts';
+import { notServed } from './batch-unserved.ts';
+import { BATCH_DEFAULTS, batchSettings, BatchConfigProblem, type BatchSettings } from './batch-config.ts';
+import { openBatchDb } from './batch-db.ts';
+import { BatchFiles } from './batch-files.ts';
+import type { BatchPort } from './batch-port.ts';
+import { BatchRunner, type RunnerFigures, type RunnerLog } from './batch-runner.ts';
+import { BatchStore } from './batch-store.ts';
+import { lineSender, type LineSender } from './line-sender.ts';
+import { batchRoom } from './pace.ts';
+import { batchViewRow, VIEW_JOBS, type BatchViewRow } from './batch-view.ts';
+
+export interface BatchServiceDeps {
+  readonly clock: Clock;
+  readonly log: RunnerLog;
+  readonly config: () => GatewayConfig;
+  /** The fleet now, for the pacing: node views, each node's requests in flight, each model's queue. */
+  readonly views: () => readonly NodeView[];
+  readonly inFlight: (node: string) => number;
+  readonly queueDepths: () => Readonly<Record<string, number>>;
+  /** This gateway's public listener's URL, once it listens. */
+  readonly origin: () => string | undefined;
+  readonly faults?: StateWriteFaults | undefined;
+}
+
+const NOT_STARTED = new GatewayError('GW_NO_AVAILABLE_NODE', 'The Files and Batch API has not started yet; try again shortly.', {
+  status: 503,
+  openaiType: 'server_error',
+  openaiCode: 'batch_unavailable',
+  retryAfterSeconds: 1,
+});
+
+interface Running {
+  readonly store: BatchStore;
+  readonly api: BatchApi;
+  readonly runner: BatchRunner;
+  readonly sender: LineSender;
+}
+
+export class BatchService implements BatchPort {
+  readonly secret = randomBytes(32).toString('base64url');
+  readonly #d: BatchServiceDeps;
+  #settings: BatchSettings;
+  #running: Running | undefined;
+
+  constructor(config: GatewayConfig, deps: BatchServiceDeps) {
+    this.#d = deps;
+    const settings = batchSettings(config.batch);
+    // A bad table fails the start (start() says it); until then the defaults stand.
+    this.#settings = settings instanceof BatchConfigProblem ? BATCH_DEFAULTS : settings;
+  }
+
+  /** Opens the file and takes up the jobs left running; throws (the start fails) on a bad [batch] table or an unusable file. */
+  start(): void {
+    const config = this.#d.config();
+    const settings = batchSettings(config.batch);
+    if (settings instanceof BatchConfigProblem) throw settings;
+    this.#settings = settings;
+    const stateDir = config.server.stateDir;
+    if (stateDir === undefined || notServed(config, settings) !== undefined) return;
+    const { clock } = this.#d;
+    const store = new BatchStore(openBatchDb(stateDir, { log: this.#d.log, clock, faults: this.#d.faults }));
+    const files = new BatchFiles(settings.filesDir ?? join(stateDir, 'batch-files'));
+    const sender = lineSender({
+      origin: this.#d.origin,
+      secret: this.secret,
+      requestTimeoutMs: () => this.#d.config().server.requestTimeoutMs,
+      maxAnswerBytes: () => this.#settings.maxAnswerBytes,
+    });
+    const runner = new BatchRunner({
+      store,
+      files,
+      clock,
+      settings: () => this.#settings,
+      room: (model, own, cap) =>
+        batchRoom({
+          model,
+          own,
+          cap,
+          views: this.#d.views(),
+          inFlight: this.#d.inFlight,
+          queued: this.#d.queueDepths()[model] ?? 0,
+        }),
+      send: (job, line) => sender.send(job, line),
+      log: this.#d.log,
+    });
+    const api = new BatchApi({ store, files, clock, settings: () => this.#settings, poke: () => runner.poke() });
+    this.#running = { store, api, runner, sender };
+    runner.start();
+  }
+
+  async stop(): Promise<void> {
+    const running = this.#running;
+    this.#running = undefined;
+    if (running === undefined) return;
+    // The lines still in flight (the drain is over) end now: their answers never came, so they go again at the next start.
+    const stopping = running.runner.stop();
+    await running.sender.close();
+    await stopping;
+    running.store.close();
+  }
+
+  /** A reload's [batch] table: applied live when good; a bad one is logged and the running settings kept. */
+  reload(next: GatewayConfig): void {
+    const settings = batchSettings(next.batch);
+    if (settings instanceof BatchConfigProblem) {
+      this.#d.log(
+        'error',
+        { problems: settings.problems },
+        'the reloaded [batch] table is invalid; the running settings are kept',
+      );
+      return;
+    }
+    this.#settings = settings;
+    this.#running?.runner.poke();
+  }
+
+  served(): BatchApi | GatewayError {
+    return notServed(this.#d.config(), this.#settings) ?? this.#running?.api ?? NOT_STARTED;
+  }
+
+  job(id: string): { readonly tenant: string; readonly endpoint: string } | undefined {
+    return this.#running?.store.batch(id);
+  }
+
+  /** GET /admin/batches: every tenant's latest jobs; an empty list where nothing runs. */
+  view(): { readonly batches: readonly BatchViewRow[] } {
+    const running = this.#running;
+    if (running === undefined) return { batches: [] };
+    const now = this.#d.clock.now();
+    return { batches: running.store.recent(VIEW_JOBS).map((job) => batchViewRow(job, running.store.counts(job.id), now)) };
+  }
+
+  /** Its part of /admin/runtime; undefined when nothing runs. */
+  runtime(): Readonly<Record<string, unknown>> | undefined {
+    const figures = this.figures();
+    return figures === undefined ? undefined : { batch: figures };
+  }
+
+  /** The runner's figures and the lines waiting; undefined when nothing runs. */
+  figures(): (RunnerFigures & { readonly waiting: number; readonly jobs: number }) | undefined {
+    const running = this.#running;
+    if (running === undefined) return undefined;
+    const jobs = running.store.running();
+    const waiting = jobs.reduce((sum, job) => sum + running.store.counts(job.id).waiting, 0);
+    return { ...running.runner.figures(), waiting, jobs: jobs.length };
+  }
+}
