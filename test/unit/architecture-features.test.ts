@@ -232,6 +232,8 @@ const MOVED_TABLES: Readonly<Record<string, RegExp>> = {
   cluster: /cluster/i,
   tracing: /tracing|otlp/i,
   'request log': /\blog\b|request.?log|LogConfig/i,
+  // The Files and Batch API's table (not the `batch` queue class, which is every tenant's).
+  batch: /\[batch\]|\bbatch(Table|Settings|Config)\b|\.batch\b|'batch'\s*:/,
 };
 
 /** Comments blanked (line breaks kept); code and string contents stay. */

@@ -115,7 +115,7 @@ test('[tracing] adds only the start hook, which opens the request span', () => {
 
 test('resumable streams, on by default ([routing] resumable_streams), add the X-Conversation-Id mark and their three routes', () => {
   const config = configOf('', '', '[routing]\ntranslate = false\n');
-  const features = requestFeaturesFor(config, PORTS, hostFor(config));
+  const features = beside(requestFeaturesFor(config, PORTS, hostFor(config)));
   assert.deepEqual(
     features.map((f) => Object.keys(f)),
     [['marks', 'routes']],
