@@ -7,6 +7,7 @@
 // the control plane only through its ports (src/ports/); everything it does not own — leases,
 // queues, health, listings, the site store — is on the other side of them.
 
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '#src/core/clock.ts';
@@ -28,7 +29,6 @@ import {
   type ProxyEvents,
   type RequestFeature,
   type RequestSettings,
-  uuidMaker,
 } from '#src/proxy/index.ts';
 import type { RequestPorts } from '#src/ports/index.ts';
 import { drainServers, listenOn } from './listener.ts';
@@ -121,7 +121,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       settings,
       heldBudget,
       modelLabel: host.modelLabel,
-      newRequestId: host.newRequestId ?? uuidMaker(),
+      newRequestId: host.newRequestId ?? randomUUID,
       hooks: requestHooksOf(features),
     };
     const publicTable = publicEndpoints({
