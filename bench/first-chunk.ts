@@ -83,8 +83,18 @@ function exchange(socket: Socket, request: Buffer): Promise<number> {
 }
 
 /** Before measuring: the target answers 200 with the right shape (a whole JSON object, or every SSE event). */
-export async function checkTarget(baseUrl: string, path: string, body: Buffer, sseEvents: number | undefined): Promise<void> {
-  const response = await fetch(new URL(path, baseUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+export async function checkTarget(
+  baseUrl: string,
+  path: string,
+  body: Buffer,
+  sseEvents: number | undefined,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<void> {
+  const response = await fetch(new URL(path, baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${baseUrl}${path} answered ${response.status}: ${text.slice(0, 300)}`);
   if (sseEvents === undefined) {

@@ -19,7 +19,8 @@
 //   second take (the first resets them). V8 counts every entry of a function: an async function's
 //   call and each resumption after an await. Promises: an async_hooks init hook counts type PROMISE inside
 //   the window; the client and the upstream create none (the bare proxy's row is the control), so
-//   every one is the proxy's, divided by N.
+//   every one is the proxy's, divided by N. Each window makes one canary promise of its own and
+//   takes it back out: the probe fails if the hook missed it, so 0 is a count, not a blind hook.
 // - allocation (a normal process, no async hook: optimised code allocates what production code does):
 //   the inspector's sampling heap profiler, sampling interval 128 bytes, keeping samples of objects
 //   already collected (minor and major GC), so the profile is what was allocated in the window, not
@@ -460,11 +461,17 @@ async function childMain(argv: readonly string[]): Promise<void> {
         const taken = postNow<{ result: readonly ScriptCoverage[] }>(session, 'Profiler.takePreciseCoverage');
         if (boundary > 0) takes.push(taken.result);
         open = boundary < windows ? boundary : -1;
-        if (open >= 0) promises[open] = 0;
+        if (open >= 0) {
+          // The canary: one promise of the probe's own per window, taken back out, so a window that
+          // reads 0 (a gateway that makes none) is a count, not a hook that saw nothing (checked below).
+          promises[open] = -1;
+          void Promise.resolve();
+        }
       });
       await sendSequence({ ...base, onAnswered });
       hook.disable();
       if (takes.length !== windows) throw new Error(`${takes.length} of ${windows} windows closed`);
+      if (promises.some((n) => n < 0)) throw new Error(`the promise hook did not see the canary promise: ${promises.join(', ')}`);
       result = coverageOf(takes, promises, context);
     } else {
       postNow(session, 'HeapProfiler.enable');

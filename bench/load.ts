@@ -15,6 +15,8 @@ export interface LoadSpec {
   readonly bodyFile: string;
   readonly connections: number;
   readonly durationS: number;
+  /** Headers every request carries besides its content type (Portkey's provider and host). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface LoadResult {
@@ -56,7 +58,11 @@ async function runWrk(spec: LoadSpec): Promise<LoadResult> {
     join(REPO_ROOT, 'bench/wrk-report.lua'),
     spec.url,
   ];
-  const { out, cpuSeconds } = await capture('wrk', args, { BENCH_BODY_FILE: spec.bodyFile });
+  // One `name: value` a line (bench/wrk-report.lua).
+  const headers = Object.entries(spec.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
+  const { out, cpuSeconds } = await capture('wrk', args, { BENCH_BODY_FILE: spec.bodyFile, BENCH_HEADERS: headers });
   const line = out.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
   if (line === undefined) throw new Error(`wrk printed no result:\n${out}`);
   const report = JSON.parse(line.slice('BENCH_RESULT '.length)) as WrkReport;
@@ -94,6 +100,7 @@ async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
     'POST',
     '-H',
     'content-type=application/json',
+    ...Object.entries(spec.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}=${value}`]),
     '-i',
     spec.bodyFile,
     '-j',

@@ -21,8 +21,8 @@ export function commandVersion(command: string, args: readonly string[]): string
 
 /** `--install-peers`: apt-get install the missing peers (root only); returns what it did. */
 export function installPeers(): string {
-  const missing = ['nginx', 'wrk'].filter((c) => !hasCommand(c));
-  if (missing.length === 0) return 'nginx and wrk already installed';
+  const missing = ['nginx', 'haproxy', 'wrk'].filter((c) => !hasCommand(c));
+  if (missing.length === 0) return 'nginx, haproxy and wrk already installed';
   if (process.getuid?.() !== 0) return `not root: install ${missing.join(' ')} yourself`;
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
@@ -111,7 +111,7 @@ export async function startNginx(upstreamUrl: string, workers = 1): Promise<Ngin
   };
 }
 
-function canConnect(port: number): Promise<boolean> {
+export function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => {

@@ -13,13 +13,16 @@ import type { Workload, WorkloadName } from './workloads.ts';
  * `bare`: the reference proxy of bench/bare-proxy.ts (node:http + one undici Pool, nothing else).
  * `switchyard-wN` / `nginx-wN`: `[server] workers = N` against nginx `worker_processes N` (bench/workers-bench.ts).
  */
-export type TargetName = 'direct' | 'switchyard' | 'candidate' | 'bare' | 'nginx' | `switchyard-w${number}` | `nginx-w${number}`;
+export type TargetName =
+  'direct' | 'switchyard' | 'candidate' | 'bare' | 'nginx' | 'haproxy' | 'portkey' | `switchyard-w${number}` | `nginx-w${number}`;
 
 export interface Target {
   readonly name: TargetName;
   readonly url: string;
   /** The proxy's processes; undefined for direct (no proxy). */
   readonly proxy: ProcessGroup | undefined;
+  /** Headers its requests carry (Portkey's provider and upstream); none for the others. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface Measurement {
@@ -91,7 +94,7 @@ async function measureOne(
   concurrency: number,
 ): Promise<Measurement> {
   const url = new URL(workload.path, target.url).toString();
-  const spec = { url, bodyFile, connections: concurrency };
+  const spec = { url, bodyFile, connections: concurrency, headers: target.headers };
   if (options.warmupS > 0) await runLoad(options.tool, { ...spec, durationS: options.warmupS });
   const proxy = target.proxy;
   const peakWasReset = proxy !== undefined && resetGroupPeak(proxy);

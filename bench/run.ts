@@ -6,7 +6,9 @@
 // Writes bench/results/latest.json and latest.md and prints the markdown.
 //
 // Flags: --duration S (3) --warmup S (1) --rounds N (2) --wait-quiet S (20) --tool wrk|autocannon --only proxy,route,control
-//        --install-peers (apt-get install nginx wrk) --no-write --profile (see bench/profile.ts)
+//        --install-peers (apt-get install nginx haproxy wrk; npm-install Portkey into a scratch folder) --no-write --profile (see bench/profile.ts)
+//        --only side: issue 42's side-by-side rows (a 22 ms upstream, c = 1/4/16/64, added p50/p99 of Switchyard, the bare
+//          proxy, nginx, HAProxy and Portkey; bench/side-by-side.ts), checked in the targets table (bench/targets-42.ts)
 //        --candidate DIR (also measure DIR's gateway: a change against this one, in the same run)
 //        --candidate-flags=... (node flags for the candidate only; without --candidate: this checkout)
 //        --gateway-flags=... (node flags for the gateway processes; values starting with - need the = form)
@@ -50,6 +52,9 @@ import { runStreamsBench, type StreamsResult } from './streams-10k.ts';
 import { RECOMMENDED_FLAGS, runSoak, type SoakResult } from './soak.ts';
 import { footprintChecks, renderFootprint, runFootprintBench, type FootprintResult } from './footprint-report.ts';
 import { renderSessions, runSessionsBench, type SessionsBenchResult } from './agent-sessions.ts';
+import { installPortkey } from './portkey.ts';
+import { renderSideBySide, runSideBySide, type SideBySideResult } from './side-by-side.ts';
+import { issue42Checks } from './targets-42.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -68,7 +73,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' },
       'wait-quiet': { type: 'string', default: '20' },
       tool: { type: 'string' },
-      only: { type: 'string', default: 'proxy,route,control,tracing,lean,tails,footprint,sessions' },
+      only: { type: 'string', default: 'proxy,side,route,control,tracing,lean,tails,footprint,sessions' },
       'install-peers': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -83,8 +88,9 @@ async function main(): Promise<void> {
   });
   const notes: string[] = [];
   if (values['install-peers']) {
-    const outcome = installPeers();
-    log(`install peers: ${outcome}`);
+    log(`install peers: ${installPeers()}`);
+    // Portkey (the side-by-side rows' Node peer) in a scratch folder of its own, never a dependency.
+    log(`install peers: ${installPortkey()}`);
   }
   const tool = pickTool(values.tool);
   if (tool === 'autocannon') {
@@ -215,6 +221,12 @@ async function main(): Promise<void> {
       }
       for (const child of children.splice(0).reverse()) await child.stop();
     }
+    let sideBySide: SideBySideResult | undefined;
+    if (only.has('side')) {
+      log(`side by side (issue 42): a 22 ms upstream, JSON at c = 1 / 4 / 16 / 64, ${tool}`);
+      const nodeFlags = values['gateway-flags'].split(' ').filter((f) => f !== '');
+      sideBySide = await runSideBySide({ tool, durationS, warmupS, rounds, ticksPerSecond, dir, nodeFlags, log });
+    }
     let tracing: TracingBenchResult | undefined;
     if (only.has('tracing')) {
       log('tracing cost: the same SSE load without [tracing], at sample_ratio 0 and at 1 (bench/tracing.ts)');
@@ -311,7 +323,12 @@ async function main(): Promise<void> {
     if (only.has('sessions')) sessions = await runSessionsBench({ log });
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
-    const report: BenchReport & { tracing?: TracingBenchResult; footprint?: FootprintResult; sessions?: SessionsBenchResult } = {
+    const report: BenchReport & {
+      tracing?: TracingBenchResult;
+      footprint?: FootprintResult;
+      sessions?: SessionsBenchResult;
+      sideBySide?: SideBySideResult;
+    } = {
       generatedAt: new Date().toISOString(),
       machine,
       settings: { durationS, warmupS, rounds, sseChunks: SSE_CHUNKS, jsonAnswerBytes: JSON_ANSWER_BYTES },
@@ -324,6 +341,7 @@ async function main(): Promise<void> {
       controlPlane,
       ...(tracing === undefined ? {} : { tracing }),
       targets: [
+        ...issue42Checks({ proxy: proxyRows, sideBySide, control: controlPlane[0], lean }),
         ...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds),
         ...workerChecks,
         ...issue28Checks({
@@ -344,11 +362,13 @@ async function main(): Promise<void> {
       ...(soak === undefined ? {} : { soak }),
       ...(footprint === undefined ? {} : { footprint }),
       ...(sessions === undefined ? {} : { sessions }),
+      ...(sideBySide === undefined ? {} : { sideBySide }),
       runSeconds,
       notes,
     };
     const markdown =
       renderMarkdown(report) +
+      renderSideBySide(sideBySide) +
       renderTracing(tracing) +
       renderIssue28(report) +
       renderFootprint(footprint) +

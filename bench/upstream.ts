@@ -11,6 +11,8 @@
 // `--usage-nulls`: a stream asked for its usage (`"include_usage":true` in the body, which the
 // gateway adds for a vLLM-kind node) answers as vLLM and OpenAI do then: `"usage":null` last on
 // every chunk, and a usage chunk (`"choices":[]`) before [DONE].
+// `--delay-ms N`: each completion is answered N ms after its body is read (AIGatewayBench's mock
+// upstream answers after ~22 ms: bench/side-by-side.ts).
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -79,10 +81,11 @@ interface Answers {
   readonly json: Buffer;
   readonly sse: readonly Buffer[];
   readonly sseAsked: readonly Buffer[] | undefined;
+  /** Think time before a completion's answer (0: at once). */
+  readonly delayMs: number;
 }
 
 function answer(req: IncomingMessage, res: ServerResponse, answers: Answers): void {
-  const { json } = answers;
   const path = req.url ?? '/';
   if (req.method === 'GET' && (path === '/health' || path === '/v1/health')) {
     res.writeHead(200, { 'content-length': 0 });
@@ -104,16 +107,22 @@ function answer(req: IncomingMessage, res: ServerResponse, answers: Answers): vo
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const body = chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks);
-    if (body.indexOf(STREAM_MARKER) >= 0) {
-      const sse = answers.sseAsked !== undefined && body.indexOf(USAGE_MARKER) >= 0 ? answers.sseAsked : answers.sse;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      for (const event of sse) res.write(event);
-      res.end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': json.length });
-    res.end(json);
+    if (answers.delayMs > 0) setTimeout(() => complete(body, res, answers), answers.delayMs);
+    else complete(body, res, answers);
   });
+}
+
+/** A completion's answer: the stream when the body asks for one, else the JSON answer. */
+function complete(body: Buffer, res: ServerResponse, answers: Answers): void {
+  if (body.indexOf(STREAM_MARKER) >= 0) {
+    const sse = answers.sseAsked !== undefined && body.indexOf(USAGE_MARKER) >= 0 ? answers.sseAsked : answers.sse;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (const event of sse) res.write(event);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': answers.json.length });
+  res.end(answers.json);
 }
 
 export interface UpstreamOptions {
@@ -121,6 +130,8 @@ export interface UpstreamOptions {
   readonly port?: number;
   /** A stream asked for its usage answers as vLLM does (`--usage-nulls`). */
   readonly usageNulls?: boolean;
+  /** Think time before each completion's answer, ms (`--delay-ms`: AIGatewayBench's mock upstream answers after 22). */
+  readonly delayMs?: number;
 }
 
 export interface RunningUpstream {
@@ -134,6 +145,7 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Runn
     json: jsonAnswer(JSON_ANSWER_BYTES),
     sse: sseEvents(SSE_CHUNKS),
     sseAsked: options.usageNulls === true ? sseEvents(SSE_CHUNKS, true) : undefined,
+    delayMs: options.delayMs ?? 0,
   };
   const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => answer(req, res, answers));
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
@@ -151,7 +163,9 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Runn
 async function main(argv: readonly string[]): Promise<void> {
   const portFlag = argv.indexOf('--port');
   const port = portFlag >= 0 ? Number(argv[portFlag + 1]) : 0;
-  const upstream = await startUpstream({ port, usageNulls: argv.includes('--usage-nulls') });
+  const delayFlag = argv.indexOf('--delay-ms');
+  const delayMs = delayFlag >= 0 ? Number(argv[delayFlag + 1]) : 0;
+  const upstream = await startUpstream({ port, usageNulls: argv.includes('--usage-nulls'), delayMs });
   process.stdout.write(`${JSON.stringify({ event: 'upstream ready', url: upstream.url })}\n`);
   const stop = (): void => void upstream.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);

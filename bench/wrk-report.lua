@@ -5,6 +5,11 @@ wrk.method = "POST"
 wrk.body = file:read("*a")
 file:close()
 wrk.headers["Content-Type"] = "application/json"
+-- $BENCH_HEADERS: more headers, one "name: value" a line (Portkey's provider and upstream).
+for line in string.gmatch(os.getenv("BENCH_HEADERS") or "", "[^\n]+") do
+  local name, value = string.match(line, "^([^:]+):%s*(.*)$")
+  if name then wrk.headers[name] = value end
+end
 
 done = function(summary, latency, requests)
   local e = summary.errors

@@ -13,6 +13,8 @@ import { eventData } from './sse-events.ts';
 
 /** The most of a stream's start kept while its first event is incomplete. */
 export const FIRST_EVENT_MAX_BYTES = 4096;
+/** An empty line: the end of an event (built once: a regular expression literal is a new object each time it is evaluated). */
+const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
 /** The longest id learned (a longer one is no server's). */
 const MAX_ID_LENGTH = 512;
 
@@ -73,7 +75,7 @@ export class FirstIdWatch implements AnswerReader {
     this.#head.push(part);
     this.#bytes += part.length;
     const text = Buffer.concat(this.#head, this.#bytes).toString('utf8');
-    const end = text.search(/\r\n\r\n|\n\n|\r\r/);
+    const end = text.search(EVENT_END);
     if (end < 0 && this.#bytes < FIRST_EVENT_MAX_BYTES) return;
     this.#done = true;
     this.#head = [];

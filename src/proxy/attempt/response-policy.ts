@@ -82,17 +82,23 @@ export interface ResponseFacts {
   readonly rewordsErrors?: boolean | undefined;
 }
 
+// Built once: a regular expression literal is a new object each time it is evaluated (these run
+// on every answer). No `g` or `y` flag, so `test` keeps no state between calls.
+const EVENT_STREAM = /^\s*text\/event-stream\b/i;
+const NDJSON = /^\s*application\/(x-)?ndjson\b/i;
+const JSON_TYPE = /\bjson\b/i;
+
 export function isEventStream(contentType: string): boolean {
-  return /^\s*text\/event-stream\b/i.test(contentType);
+  return EVENT_STREAM.test(contentType);
 }
 
 /** Newline-delimited JSON (Ollama's native streams: `application/x-ndjson`, one object a line). */
 export function isNdjson(contentType: string): boolean {
-  return /^\s*application\/(x-)?ndjson\b/i.test(contentType);
+  return NDJSON.test(contentType);
 }
 
 export function isJson(contentType: string): boolean {
-  return /\bjson\b/i.test(contentType);
+  return JSON_TYPE.test(contentType);
 }
 
 export function planResponse(facts: ResponseFacts): ResponsePlan {

@@ -7,6 +7,7 @@
 // its event. Anything else (another shape, a CR line end, two data lines) is left to that path.
 
 import { Buffer } from 'node:buffer';
+import { appended } from '#src/core/appended.ts';
 import type { EventRun } from './sse-events.ts';
 
 /** What the kind adds last in each chunk once asked (request/usage-ask.ts `withoutNullUsage`), less its `}`. */
@@ -14,6 +15,9 @@ const NULL_MEMBER = ',"usage":null';
 const MENTION = '"usage"';
 /** `usage` with a value that is not null: the usage chunk, or a count on another chunk. */
 export const USAGE_STATED = /"usage"\s*:\s*[^n\s]/;
+
+/** No cut to make (shared: most runs are one event, and many have no null to cut). */
+const NO_CUTS: readonly number[] = Object.freeze([]);
 
 /** The events of a run read at once: up to `end` (an event's end), with `cuts` to make in it. */
 export interface NullsCut {
@@ -32,9 +36,12 @@ export interface NullsCut {
  */
 export function nullCuts(run: EventRun, taken: boolean): NullsCut {
   const { text, ends } = run;
-  const cuts: number[] = [];
-  if (text.includes('\r')) return { cuts, end: 0 };
-  const stated = USAGE_STATED.exec(text)?.index ?? text.length;
+  // Grown where the first cut is found (core/appended.ts): a run is most often one event, one cut.
+  let cuts: number[] | undefined;
+  if (text.includes('\r')) return { cuts: NO_CUTS, end: 0 };
+  // `search`, not `exec`: the index alone, no match array built per run.
+  const found = text.search(USAGE_STATED);
+  const stated = found < 0 ? text.length : found;
   const timings = text.indexOf('"timings"');
   const limit = timings >= 0 && timings < stated ? timings : stated;
   // The events before the one that states a usage or names timings: the most read here.
@@ -47,7 +54,7 @@ export function nullCuts(run: EventRun, taken: boolean): NullsCut {
   for (let at = text.indexOf(MENTION); at >= 0 && at < most; at = text.indexOf(MENTION, at + 1)) {
     while ((ends[event] as number) <= at) eventStart = ends[event++] as number;
     if (event === lastEvent) {
-      if (taken) return { cuts: cuts.slice(0, -1), end: eventStart };
+      if (taken) return { cuts: cuts === undefined ? NO_CUTS : cuts.slice(0, -1), end: eventStart };
       continue;
     }
     lastEvent = event;
@@ -55,7 +62,7 @@ export function nullCuts(run: EventRun, taken: boolean): NullsCut {
     const lineStart = text.lastIndexOf('\n', at) + 1;
     const lineEnd = text.indexOf('\n', at);
     if (!text.startsWith('data:', lineStart) || !onlyDataLine(text, eventStart, lineStart, lineEnd, ends[event] as number))
-      return { cuts, end: eventStart };
+      return { cuts: cuts ?? NO_CUTS, end: eventStart };
     if (!taken) continue;
     const valueStart = lineStart + (text.charCodeAt(lineStart + 5) === 0x20 ? 6 : 5);
     const cut = at - 1;
@@ -64,10 +71,10 @@ export function nullCuts(run: EventRun, taken: boolean): NullsCut {
       cut + NULL_MEMBER.length + 1 === lineEnd &&
       text.startsWith(NULL_MEMBER, cut) &&
       text.charCodeAt(lineEnd - 1) === 0x7d;
-    if (!lastMember) return { cuts, end: eventStart };
-    cuts.push(cut);
+    if (!lastMember) return { cuts: cuts ?? NO_CUTS, end: eventStart };
+    cuts = appended(cuts, cut);
   }
-  return { cuts, end: most };
+  return { cuts: cuts ?? NO_CUTS, end: most };
 }
 
 /** No line of the event but the one at `lineStart` (ending at `lineEnd`) begins with `data:`. */

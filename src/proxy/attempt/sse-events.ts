@@ -162,11 +162,15 @@ function startsWithData(event: Buffer, at: number): boolean {
   return event.compare(DATA, 0, DATA.length, at, at + DATA.length) === 0;
 }
 
+// Built once: a regular expression literal is a new object each time it is evaluated.
+const BLANK_LINE = /\r\n\r\n|\n\n|\r\r/;
+const LINE_END = /\r\n|\n|\r/;
+
 /** The `data:` values of the whole events in `text` (an answer's end, its first event possibly cut), joined per event. */
 export function eventData(text: string): string[] {
   const out: string[] = [];
-  for (const block of text.split(/\r\n\r\n|\n\n|\r\r/)) {
-    const lines = block.split(/\r\n|\n|\r/).filter((line) => line.startsWith('data:'));
+  for (const block of text.split(BLANK_LINE)) {
+    const lines = block.split(LINE_END).filter((line) => line.startsWith('data:'));
     if (lines.length > 0) out.push(lines.map((line) => line.slice(line.startsWith('data: ') ? 6 : 5)).join('\n'));
   }
   return out;

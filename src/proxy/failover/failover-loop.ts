@@ -3,7 +3,8 @@
 // attempt goes the same way: prepare the call (a site's is signed), send it with the one attempt
 // strategy (forward.ts), release the target, let it conclude (feedback, and what the outcome
 // means), then either finish the report or fail over with what was learned (failover-state.ts).
-// The loop is driven by the attempts' callbacks: one promise per request, for its end.
+// The loop is driven by the attempts' callbacks and tells its end to a receiver (the request's
+// spine): no promise of its own (runFailover wraps one round it for a caller that awaits the end).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
@@ -81,26 +82,48 @@ export type FailoverEnd = { readonly kind: 'answered' } | { readonly kind: 'unse
 /** The one answered end (it carries nothing of its request). */
 const ANSWERED: FailoverEnd = Object.freeze({ kind: 'answered' });
 
+/** Who is told how a run ended: once, one of the two (like a promise's settlement, without one). */
+export interface FailoverReceiver {
+  /** The run's end: answered, or unserved with what was learned. */
+  failoverEnded(end: FailoverEnd): void;
+  /** A source, a target or an attempt threw: the run is over with that error. */
+  failoverFailed(error: unknown): void;
+}
+
 /**
- * Runs the loop to its end: one promise for the whole request. Each attempt is driven by its own
- * callbacks (forward.ts, startAttempt) and tells its end to the run; only a source that must wait
- * (a queued admission) or a target whose call is prepared asynchronously (a signed site call) adds
- * a promise of its own.
+ * Runs the loop to its end and tells `receiver` (no promise for the whole request). Each attempt is
+ * driven by its own callbacks (forward.ts, startAttempt) and tells its end to the run; only a source
+ * that must wait (a queued admission) or a target whose call is prepared asynchronously (a signed
+ * site call) adds a promise of its own. A receiver that throws is not taken for the run failing
+ * (rethrowLater).
  */
+export function startFailoverRun(
+  sources: readonly TargetSource[],
+  setting: AttemptSetting,
+  initial: FailoverState,
+  receiver: FailoverReceiver,
+): void {
+  new FailoverRun(sources, setting, initial, receiver).ask();
+}
+
+/** The same run, its end as a promise (for a caller that awaits it). */
 export function runFailover(
   sources: readonly TargetSource[],
   setting: AttemptSetting,
   initial: FailoverState,
 ): Promise<FailoverEnd> {
-  return new Promise((resolve, reject) => new FailoverRun(sources, setting, initial, resolve, reject).ask());
+  return new Promise((resolve, reject) =>
+    startFailoverRun(sources, setting, initial, { failoverEnded: resolve, failoverFailed: reject }),
+  );
 }
 
 /** One request's run over the sources: the state learned so far, and the attempt under way. */
 class FailoverRun implements AttemptEnd {
   readonly #sources: readonly TargetSource[];
   readonly #setting: AttemptSetting;
-  readonly #resolve: (end: FailoverEnd) => void;
-  readonly #reject: (error: unknown) => void;
+  readonly #receiver: FailoverReceiver;
+  /** The receiver was told (or is being told): later ends are ignored, as a settled promise ignores them. */
+  #told = false;
   #state: FailoverState;
   /** The source asked now. */
   #index = 0;
@@ -115,19 +138,32 @@ class FailoverRun implements AttemptEnd {
   readonly #canFailOver = (): boolean =>
     mayFailOver(this.#target as Target, this.#sources.slice(this.#index + 1), this.#sentState);
 
-  constructor(
-    sources: readonly TargetSource[],
-    setting: AttemptSetting,
-    initial: FailoverState,
-    resolve: (end: FailoverEnd) => void,
-    reject: (error: unknown) => void,
-  ) {
+  constructor(sources: readonly TargetSource[], setting: AttemptSetting, initial: FailoverState, receiver: FailoverReceiver) {
     this.#sources = sources;
     this.#setting = setting;
     this.#state = initial;
     this.#sentState = initial;
-    this.#resolve = resolve;
-    this.#reject = reject;
+    this.#receiver = receiver;
+  }
+
+  #resolve(end: FailoverEnd): void {
+    if (this.#told) return;
+    this.#told = true;
+    try {
+      this.#receiver.failoverEnded(end);
+    } catch (error) {
+      rethrowLater(error);
+    }
+  }
+
+  #reject(error: unknown): void {
+    if (this.#told) return;
+    this.#told = true;
+    try {
+      this.#receiver.failoverFailed(error);
+    } catch (thrown) {
+      rethrowLater(thrown);
+    }
   }
 
   /** Asks the sources, from the current one, until one gives a target (sent) or none is left. */
@@ -256,6 +292,16 @@ class FailoverRun implements AttemptEnd {
     }
     this.#reject(error);
   }
+}
+
+/**
+ * A receiver that threw is not the run failing (it was told already): its error surfaces as an
+ * uncaught one, as a promise's handler that threw would, not inside the run's own handling.
+ */
+function rethrowLater(error: unknown): void {
+  queueMicrotask(() => {
+    throw error;
+  });
 }
 
 /**

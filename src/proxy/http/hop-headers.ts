@@ -46,6 +46,9 @@ const NOT_PASSED_TO_CLIENT: ReadonlySet<string> = new Set([
   'strict-transport-security',
 ]);
 
+/** A multipart form's content-type (built once: a regular expression literal is a new object each time it is evaluated). */
+const MULTIPART = /^\s*multipart\/form-data\s*;/i;
+
 /** What a request without a Connection header, or with only keep-alive/close (nearly all), names. */
 const NAMED_NONE: ReadonlySet<string> = new Set();
 
@@ -80,7 +83,7 @@ export function upstreamRequestHeaders(input: UpstreamHeaderInput): Record<strin
   }
   // A multipart body (the audio routes) keeps its content-type: the boundary is in it.
   const given = input.client['content-type'];
-  out['content-type'] = typeof given === 'string' && /^\s*multipart\/form-data\s*;/i.test(given) ? given : 'application/json';
+  out['content-type'] = typeof given === 'string' && MULTIPART.test(given) ? given : 'application/json';
   // The gateway reads answers to judge them (and the official openai SDK asks for gzip): plain bytes.
   out['accept-encoding'] = 'identity';
   out['content-length'] = String(input.bodyBytes);

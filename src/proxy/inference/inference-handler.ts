@@ -11,7 +11,8 @@
 // The request is one object (InferenceRun): what the failover loop asks of it (RequestAsk,
 // AttemptSetting) and what the gates judge (SizedRequest) are its fields, filled in step by step.
 // The body is read through callbacks; a step that may wait (a multipart form, a tokenizer, a gate
-// that asks) goes on when its promise settles, so a plain request's only promise is the failover's.
+// that asks) goes on when its promise settles; the failover tells its end to the run itself
+// (failoverEnded), so a plain request makes no promise.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
@@ -24,7 +25,14 @@ import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
 import { Answering } from '../http/endpoint-table.ts';
 import { readBodyInto, type BodySink } from '../http/read-body.ts';
-import { runFailover, type AttemptSetting, type FailoverEnd, type RequestAsk } from '../failover/failover-loop.ts';
+import {
+  startFailoverRun,
+  type AttemptSetting,
+  type FailoverEnd,
+  type FailoverReceiver,
+  type RequestAsk,
+  type TargetSource,
+} from '../failover/failover-loop.ts';
 import { endpointLackers, startFailover, type FailoverState } from '../failover/failover-state.ts';
 import { NodeTargets } from '../failover/node-target.ts';
 import type { Target } from '../failover/target.ts';
@@ -85,13 +93,17 @@ export function handleInference(
   return run;
 }
 
-/** What a step gives back: done (answered or refused), or the promise it goes on from. */
-type Step = Promise<unknown> | undefined;
+/**
+ * What a step gives back: done (answered or refused), the promise it goes on from, or RUNNING: the
+ * failover run is under way and tells its end itself (failoverEnded), no promise between.
+ */
+type Step = Promise<unknown> | undefined | typeof RUNNING;
+const RUNNING = Symbol('the failover tells its end');
 
 const NO_LATER: readonly FeatureSource[] = Object.freeze([]);
 
 /** One request as it goes through the spine: each step a method, each fact a field once known. */
-class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSetting, SizedRequest, MarkFacts {
+class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSetting, SizedRequest, MarkFacts, FailoverReceiver {
   readonly settings: RequestSettings;
   /** The endpoint the request is sent to: the client's, or the one a translation serves it over. */
   endpoint: InferenceEndpoint;
@@ -202,8 +214,19 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     this.#marked?.concluded(target.id, outcome);
   }
 
-  /** Answered when the step is done, or when the promise it goes on from settles. */
+  /** The failover run's end (the local nodes and the later sources asked). */
+  failoverEnded(end: FailoverEnd): void {
+    this.#ended(end);
+  }
+
+  /** The failover run threw: the server's 500. */
+  failoverFailed(error: unknown): void {
+    this.failedInternally(error);
+  }
+
+  /** Answered when the step is done, or when the promise it goes on from settles; a running failover tells its end itself. */
   #follow(waiting: Step): void {
+    if (waiting === RUNNING) return;
     if (waiting === undefined) this.answered();
     else
       waiting.then(
@@ -217,6 +240,8 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
    * endpoint), or refused by the one refusal renderer with what every source said.
    */
   #ended(value: unknown): void {
+    // A promised step that went on into the failover: its end comes through failoverEnded.
+    if (value === RUNNING) return;
     const end = value as FailoverEnd | undefined;
     const nodes = this.#nodes;
     let again: Step | false = false;
@@ -369,20 +394,26 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     const { sources, marks } = this.#deps.hooks;
     // A feature's header (X-Conversation-Id): only a request carrying it is followed.
     if (marks !== undefined && marks.length > 0) this.#marked = markedAttempts(marks, this.req, this);
-    if (sources.length === 0) return runFailover([nodes], this, startFailover(routeRequest));
+    if (sources.length === 0) return this.#run([nodes], routeRequest);
     const ask = this.#sourceAsk(bounds, this.observer);
     const later = sources.map((source) => source(ask));
     this.#later = later;
-    if (routeRequest.sessionKey === undefined) return runFailover([nodes, ...later], this, startFailover(routeRequest));
+    if (routeRequest.sessionKey === undefined) return this.#run([nodes, ...later], routeRequest);
     // A session a later source owns (a remote site served its last turn): that source first, or the reason it left.
     for (const source of later) {
       const lead = source.lead?.(routeRequest);
       if (lead === undefined) continue;
       const route = { ...routeRequest, sessionSiteLeft: lead.kind === 'left' ? lead.why : 'failed this request' };
       const order = lead.kind === 'first' ? [lead.source, nodes, ...later] : [nodes, ...later];
-      return runFailover(order, this, startFailover(route));
+      return this.#run(order, route);
     }
-    return runFailover([nodes, ...later], this, startFailover(routeRequest));
+    return this.#run([nodes, ...later], routeRequest);
+  }
+
+  /** The failover run over `sources`, telling its end to this request (failoverEnded): no promise between. */
+  #run(sources: readonly TargetSource[], routeRequest: RouteRequest): typeof RUNNING {
+    startFailoverRun(sources, this, startFailover(routeRequest), this);
+    return RUNNING;
   }
 
   /** A marked request's facts, as a feature's header mark reads them (asked only of a request carrying its header). */

@@ -1,0 +1,70 @@
+// Issue 42's target rows judge the side-by-side figures against the bare proxy and the Node peer in
+// the same run: met / missed by the ratios, n/a where the bare proxy's own figure is noise (negative)
+// or the machine is not quiet enough for the 1 ms bound, and n/a naming what was not measured.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { issue42Checks } from '../../../bench/targets-42.ts';
+import type { SideBySideResult } from '../../../bench/side-by-side.ts';
+import type { TargetName } from '../../../bench/proxy-bench.ts';
+
+const added = (target: TargetName, concurrency: number, p50Ms: number, p99Ms: number) => ({
+  workload: 'json',
+  concurrency,
+  target,
+  p50Ms,
+  p99Ms,
+});
+
+function side(rows: ReturnType<typeof added>[], concurrencies = [1]): SideBySideResult {
+  return { delayMs: 22, concurrencies, rows: [], added: rows, missing: [] };
+}
+
+const find = (sideBySide: SideBySideResult, goal: string) => {
+  const check = issue42Checks({ proxy: [], sideBySide, control: undefined, lean: undefined }).find((c) => c.goal.includes(goal));
+  assert.ok(check !== undefined, `no check "${goal}"`);
+  return check;
+};
+
+test('added p50 and p99 against 1.25 × the bare proxy, in the same cell', () => {
+  const run = side([added('switchyard', 1, 0.5, 1.2), added('bare', 1, 0.4, 1.0)]);
+  assert.equal(find(run, "c=1: Switchyard's added p50").met, true);
+  assert.equal(find(run, "c=1: Switchyard's added p99").met, true);
+  const worse = side([added('switchyard', 1, 0.6, 1.3), added('bare', 1, 0.4, 1.0)]);
+  assert.equal(find(worse, "c=1: Switchyard's added p50").met, false);
+  assert.equal(find(worse, "c=1: Switchyard's added p99").met, false);
+});
+
+test('a negative bare figure is noise: the ratio is not judged, and neither is the 1 ms bound', () => {
+  const run = side([added('switchyard', 4, 0.5, -3), added('bare', 4, 0.4, -2)], [4]);
+  assert.equal(find(run, "c=4: Switchyard's added p99").met, undefined);
+  assert.match(find(run, "c=4: Switchyard's added p99").measured, /noise/);
+  assert.equal(find(run, 'c=4: added p99 ≤ 1 ms').met, undefined);
+});
+
+test('the 1 ms bound is judged only where the bare proxy adds ≤ 0.5 ms, and only up to c=16', () => {
+  const quiet = side([added('switchyard', 16, 0.3, 0.9), added('bare', 16, 0.2, 0.4)], [16]);
+  assert.equal(find(quiet, 'c=16: added p99 ≤ 1 ms').met, true);
+  const over = side([added('switchyard', 16, 0.3, 1.1), added('bare', 16, 0.2, 0.4)], [16]);
+  assert.equal(find(over, 'c=16: added p99 ≤ 1 ms').met, false);
+  const busy = side([added('switchyard', 16, 0.3, 0.9), added('bare', 16, 0.2, 0.6)], [16]);
+  assert.equal(find(busy, 'c=16: added p99 ≤ 1 ms').met, undefined);
+  const c64 = issue42Checks({ proxy: [], sideBySide: side([], [64]), control: undefined, lean: undefined });
+  assert.ok(!c64.some((c) => c.goal.includes('c=64: added p99 ≤ 1 ms')));
+});
+
+test('below the Node peer: both figures, or n/a when it was not measured', () => {
+  const below = side([added('switchyard', 1, 0.5, 1), added('bare', 1, 0.4, 1), added('portkey', 1, 3, 6)]);
+  assert.equal(find(below, 'below portkey').met, true);
+  const notBelow = side([added('switchyard', 1, 0.5, 7), added('bare', 1, 0.4, 1), added('portkey', 1, 3, 6)]);
+  assert.equal(find(notBelow, 'below portkey').met, false);
+  const absent = side([added('switchyard', 1, 0.5, 1), added('bare', 1, 0.4, 1)]);
+  assert.equal(find(absent, 'below portkey').met, undefined);
+  assert.match(find(absent, 'below portkey').measured, /install-peers/);
+});
+
+test('not measured: every row says n/a with what would measure it', () => {
+  const checks = issue42Checks({ proxy: [], sideBySide: undefined, control: undefined, lean: undefined });
+  assert.ok(checks.length > 0);
+  for (const c of checks) assert.equal(c.met, undefined, c.goal);
+  assert.ok(checks.some((c) => c.measured.includes('--only side')));
+});
