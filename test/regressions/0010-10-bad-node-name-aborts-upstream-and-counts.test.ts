@@ -8,7 +8,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { loadConfig } from '#src/config-tables.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 import { CHAT, startScriptedNode, startTestGateway, type ScriptedNode, type TestGateway } from '#test/fixtures/scripted-node.ts';
 
 const open: { close(): Promise<void> }[] = [];
@@ -53,7 +54,7 @@ test('a throw between sending and pumping aborts the upstream and is counted as 
   });
   await res.body.text();
   assert.equal(res.statusCode, 500);
-  await eventually(() => node.seen.abortedByGateway === 1, 10_000, 'the upstream request aborted');
+  await untilEvent(() => node.seen.abortedByGateway === 1, [node.activity], 'the upstream request aborted');
   const metrics = (await httpJson('GET', `${gw.url}/metrics`)).text;
   assert.match(metrics, /gateway_requests_total\{[^}]*status="500"[^}]*\} 1/);
 });

@@ -8,12 +8,15 @@
 // Real libp2p transports on 127.0.0.1: H (hostile) → B (relay, admits H) → C (hears B only).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import type { PrivateKey } from '@libp2p/interface';
 import { systemClock } from '#src/core/clock.ts';
 import { Libp2pTransport, type Libp2pTransportOptions } from '#src/mesh/gossip/libp2p-transport.ts';
 import { eventually } from '#test/fixtures/http.ts';
+import { onEmitter, untilEvent, type Trigger } from '#test/fixtures/events.ts';
+import { tapJudgements } from '#test/fixtures/gateway-waits.ts';
 
 const text = (data: Uint8Array): string => new TextDecoder().decode(data);
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -21,6 +24,8 @@ const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 interface Node {
   readonly transport: Libp2pTransport;
   readonly judged: string[];
+  /** After each message judged here (`judged` has it). */
+  readonly judgements: Trigger;
 }
 
 /** A transport whose judge rejects anything starting with "junk" and accepts the rest. */
@@ -36,13 +41,14 @@ async function node(key: PrivateKey, over: Partial<Libp2pTransportOptions> = {})
     redial: { baseMs: 100, maxMs: 1_000 },
     ...over,
   });
+  const { judged: judgements } = tapJudgements(transport);
   transport.onMessage((data) => {
     const message = text(data);
     judged.push(message);
     return message.startsWith('junk') ? 'reject' : 'accept';
   });
   await transport.start();
-  return { transport, judged };
+  return { transport, judged, judgements };
 }
 
 const addr = (n: Node): string => n.transport.addresses()[0] ?? assert.fail('no address');
@@ -79,7 +85,7 @@ test(
       for (let i = 0; i < 20; i += 1) await h.transport.publish(bytes(`junk-${i}-${'x'.repeat(2_000)}`));
       // B judges the junk and rejects it; gossipsub's score then graylists H at B, so on a busy machine
       // (the junk spread over several heartbeats) B may ignore the rest of it unjudged: either way none is relayed.
-      await eventually(() => b.judged.some((m) => m.startsWith('junk')), 60_000, 'B to judge the junk');
+      await untilEvent(() => b.judged.some((m) => m.startsWith('junk')), [b.judgements], 'B to judge the junk');
       await deliver(b, c, 'marker-after-junk');
       assert.deepEqual(
         c.judged.filter((m) => m.startsWith('junk')),
@@ -99,14 +105,25 @@ test('a peer that is neither a pinned site nor an allowed peer is not kept conne
     generateKeyPair('Ed25519'),
   ]);
   const refused: string[] = [];
+  const atD = new EventEmitter();
   const d = await node(dKey, {
     admission: { peers: new Set([idOf(friendKey)]), maxMessagesPerSecond: 1_000 },
-    events: { refused: (p) => refused.push(p) },
+    events: {
+      refused: (p) => {
+        refused.push(p);
+        atD.emit('change');
+      },
+    },
   });
+  d.transport.onPeerJoined(() => atD.emit('change'));
   const h = await node(hKey, { peers: [addr(d)] });
   try {
     // Either D refuses H, or (before the fix) H joins D's topic: wait for whichever comes first.
-    await eventually(() => refused.includes(idOf(hKey)) || d.transport.stats().peers > 0, 15_000, 'D to refuse H, or H to join');
+    await untilEvent(
+      () => refused.includes(idOf(hKey)) || d.transport.stats().peers > 0,
+      [onEmitter(atD, "D's refusals and joins", 'change')],
+      'D to refuse H, or H to join',
+    );
     for (let i = 0; i < 5; i += 1) await h.transport.publish(bytes(`hello-${i}`));
     await new Promise((r) => setTimeout(r, 1_500));
     assert.equal(d.transport.stats().peers, 0, 'H is not a subscriber at D');

@@ -15,6 +15,8 @@ import type { PrivateKey } from '@libp2p/interface';
 import { systemClock } from '#src/core/clock.ts';
 import { Libp2pTransport } from '#src/mesh/gossip/libp2p-transport.ts';
 import { eventually } from '#test/fixtures/http.ts';
+import { untilEvent, type Trigger } from '#test/fixtures/events.ts';
+import { tapJudgements } from '#test/fixtures/gateway-waits.ts';
 
 const text = (data: Uint8Array): string => new TextDecoder().decode(data);
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -22,6 +24,8 @@ const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 interface Node {
   readonly transport: Libp2pTransport;
   readonly judged: string[];
+  /** After each message judged here (`judged` has it). */
+  readonly judgements: Trigger;
 }
 
 async function node(key: PrivateKey, peers: readonly string[]): Promise<Node> {
@@ -35,12 +39,13 @@ async function node(key: PrivateKey, peers: readonly string[]): Promise<Node> {
     random: Math.random,
     redial: { baseMs: 100, maxMs: 1_000 },
   });
+  const { judged: judgements } = tapJudgements(transport);
   transport.onMessage((data) => {
     judged.push(text(data));
     return 'accept';
   });
   await transport.start();
-  return { transport, judged };
+  return { transport, judged, judgements };
 }
 
 const addr = (n: Node): string => n.transport.addresses()[0] ?? assert.fail('no address');
@@ -76,17 +81,17 @@ test('each site checks the signature of a message once, however many copies of i
     crypto.verify = counting;
     const messages = Array.from({ length: 10 }, (_, i) => `copy-test-${i}`);
     for (const m of messages) await a.transport.publish(bytes(m));
-    await eventually(
+    await untilEvent(
       () => receivers.every((r) => messages.every((m) => r.judged.includes(m))),
-      20_000,
+      receivers.map((r) => r.judgements),
       "A's messages to reach B, C and D",
     );
     // Every relayed copy has arrived once each relay's own later message has reached every other
     // node (a peer's messages to another travel in order on one stream).
     for (const n of receivers) await n.transport.publish(bytes(`after-${all.indexOf(n)}`));
-    await eventually(
+    await untilEvent(
       () => receivers.every((n, i) => receivers.every((m, j) => i === j || m.judged.includes(`after-${all.indexOf(n)}`))),
-      20_000,
+      receivers.map((r) => r.judgements),
       'the markers to arrive',
     );
     crypto.verify = original;

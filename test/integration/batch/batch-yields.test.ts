@@ -11,6 +11,7 @@ import { ManualClock } from '#src/core/clock.ts';
 import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
 import { startGateway, startSimFleet, type GatewayUnderTest, type SimFleet } from '#test/fixtures/in-process-fleet.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 import { advanceUntil } from '#test/fixtures/test-clocks.ts';
 import { hostsOf, waitForHost } from '#test/fixtures/context.ts';
 import { tempStateDir, type TempStateDir } from '#test/fixtures/state-dirs.ts';
@@ -67,7 +68,7 @@ test('a batch fills only the free slots; an interactive request waits for one sl
     endpoint: '/v1/chat/completions',
     completion_window: '24h',
   });
-  await eventually(async () => (await posts()).length === 2, 30_000, 'the two slots filled by batch lines');
+  await untilEvent(async () => (await posts()).length === 2, [sim.activity('one')], 'the two slots filled by batch lines');
   // Many runner ticks later: still two, and no batch line waits in the gateway's queue.
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.equal((await posts()).length, 2, 'no line beyond the free slots');

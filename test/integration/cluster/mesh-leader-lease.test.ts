@@ -13,7 +13,7 @@ import type { PublishGate } from '#src/mesh/publish-gate.ts';
 import { siteCodec } from '#src/mesh/site-codec.ts';
 import { newSiteKey } from '#src/mesh/site-key-file.ts';
 import { startRedisServer, type RedisServer } from '#test/fixtures/redis-server.ts';
-import { eventually } from '#test/fixtures/http.ts';
+import { untilEvent, type Trigger } from '#test/fixtures/events.ts';
 import { HEARTBEAT_MS, meshConfig, settle } from '#test/unit/mesh/mesh-harness.ts';
 
 const TTL_MS = 1_500;
@@ -83,6 +83,8 @@ interface Replica {
   readonly lease: LeaderLease;
   readonly published: MeshEvents['mesh:published'][];
   readonly leading: () => boolean;
+  /** The lease taken or lost by this replica (its onChange, after `leading()` says so). */
+  readonly changes: Trigger;
 }
 
 async function replica(name: string, leaderStore: LeaderStore): Promise<Replica> {
@@ -118,7 +120,14 @@ async function replica(name: string, leaderStore: LeaderStore): Promise<Replica>
   await service.start();
   await lease.start();
   await settle();
-  return { lease, published, leading: () => lease.leading() };
+  const changes: Trigger = {
+    label: `${name}'s lease changes`,
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  return { lease, published, leading: () => lease.leading(), changes };
 }
 
 async function heartbeats(count: number): Promise<void> {
@@ -144,7 +153,7 @@ test('one replica publishes; the other takes over within lease_ttl when it dies,
   const asksAtKill = bStore.asks();
   // A dead replica is not stopped (its calls would never answer).
   leases.splice(leases.indexOf(a.lease), 1);
-  await eventually(() => b.leading(), WAIT_MS, 'the second replica holds the lease');
+  await untilEvent(() => b.leading(), [b.changes], 'the second replica holds the lease', { timeoutMs: WAIT_MS });
   // The dead holder's key lives two thirds of lease_ttl past its last renewal and b asks every
   // third: b holds it by its third ask after the kill (one more for an ask already in flight). A
   // busy machine spaces the asks out and so needs fewer, never more.
@@ -163,7 +172,7 @@ test('one replica publishes; the other takes over within lease_ttl when it dies,
   const probe = await store('probe');
   assert.equal(await probe.holdLease('mesh', 'probe', 60_000), true, 'a replica that stops gives the lease up');
   await probe.dropLease('mesh', 'probe');
-  await eventually(() => c.leading(), WAIT_MS, 'the next replica takes the lease at its next ask');
+  await untilEvent(() => c.leading(), [c.changes], 'the next replica takes the lease at its next ask', { timeoutMs: WAIT_MS });
   const before = b.published.length;
   await heartbeats(2);
   assert.equal(b.published.length, before, 'the stopped holder publishes no more');

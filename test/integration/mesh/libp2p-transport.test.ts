@@ -5,12 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
 import { systemClock } from '#src/core/clock.ts';
 import { Libp2pTransport, type Libp2pTransportOptions } from '#src/mesh/gossip/libp2p-transport.ts';
 import { eventually } from '#test/fixtures/http.ts';
+import { onEmitter, untilEvent, type Trigger } from '#test/fixtures/events.ts';
 
 const text = (data: Uint8Array): string => new TextDecoder().decode(data);
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -20,6 +22,8 @@ interface Site {
   readonly got: { data: string; from: string }[];
   readonly joined: string[];
   readonly oversized: number[];
+  /** A peer joined the sites topic here (after `joined` and the pubsub's subscribers took it in). */
+  readonly joins: Trigger;
 }
 
 async function site(privateKey: PrivateKey, over: Partial<Libp2pTransportOptions> = {}): Promise<Site> {
@@ -38,9 +42,13 @@ async function site(privateKey: PrivateKey, over: Partial<Libp2pTransportOptions
     ...over,
   });
   transport.onMessage((data, from) => (got.push({ data: text(data), from }), 'accept'));
-  transport.onPeerJoined((peer) => joined.push(peer));
+  const joins = new EventEmitter();
+  transport.onPeerJoined((peer) => {
+    joined.push(peer);
+    joins.emit('joined');
+  });
   await transport.start();
-  return { transport, got, joined, oversized };
+  return { transport, got, joined, oversized, joins: onEmitter(joins, 'peers joining', 'joined') };
 }
 
 const addr = (s: Site): string => s.transport.addresses()[0]!;
@@ -115,7 +123,7 @@ test('a dropped bootstrap peer is redialled when it comes back on its address, a
     // Same key, same port: the site restarted. A redials it with back-off (here 100 ms → 1 s).
     const port = bAddr.split('/')[4];
     b = await site(bKey, { listen: [`/ip4/127.0.0.1/tcp/${port}`] });
-    await eventually(() => a.transport.stats().peers === 1, 10_000, 'A to redial B');
+    await untilEvent(() => a.transport.stats().peers === 1, [a.joins], 'A to redial B');
     assert.ok(b.joined.includes(a.transport.peerId()!), 'B saw A join');
     await deliver(a, [b], 'after');
   } finally {
@@ -129,7 +137,11 @@ test('setPeers: a peer added by a reload is dialled', async () => {
   try {
     assert.equal(a.transport.stats().peers, 0);
     a.transport.setPeers([addr(b)]);
-    await eventually(() => a.transport.stats().peers === 1 && b.joined.length === 1, 10_000, 'A to dial B after setPeers');
+    await untilEvent(
+      () => a.transport.stats().peers === 1 && b.joined.length === 1,
+      [a.joins, b.joins],
+      'A to dial B after setPeers',
+    );
   } finally {
     await Promise.all([a.transport.stop(), b.transport.stop()]);
   }

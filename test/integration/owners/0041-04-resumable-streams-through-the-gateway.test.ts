@@ -9,7 +9,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { eventually, httpJson, simRequests, simStats } from '#test/fixtures/http.ts';
+import { httpJson, simRequests, simStats } from '#test/fixtures/http.ts';
+import { untilEvent } from '#test/fixtures/events.ts';
 import { startRouterRig, type RouterRig } from '#test/fixtures/router-fleet.ts';
 import { tenantsToml } from '#test/fixtures/tenant-gateway.ts';
 
@@ -237,7 +238,11 @@ test("a client that leaves a live replay closes the gateway's connection to the 
     const stats = await simStats(rig.sim.url('r2'));
     return { inFlight: stats['inFlight'] ?? -1, aborted: stats['clientAborted'] ?? -1 };
   };
-  await eventually(async () => (await r2()).inFlight === 0, 30_000, "the POST's connection closed at the router");
+  await untilEvent(
+    async () => (await r2()).inFlight === 0,
+    [rig.sim.activity('r2')],
+    "the POST's connection closed at the router",
+  );
   const before = await r2();
   const leaving = new AbortController();
   const replaying = await request(`${rig.gw.url}/v1/stream?conv_id=${conv}&from=0`, {
@@ -249,12 +254,12 @@ test("a client that leaves a live replay closes the gateway's connection to the 
   await new Promise<void>((resolve) => replaying.body.once('data', () => resolve()));
   assert.ok((await r2()).inFlight >= 1, 'the replay is open at the router');
   leaving.abort();
-  await eventually(
+  await untilEvent(
     async () => {
       const now = await r2();
       return now.inFlight === 0 && now.aborted === before.aborted + 1;
     },
-    30_000,
+    [rig.sim.activity('r2')],
     'the router saw the replay closed',
   );
   // Stop the generation: DELETE reaches the owner.

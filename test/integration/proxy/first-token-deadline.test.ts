@@ -22,7 +22,8 @@ import { ManualClock } from '#src/core/clock.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import { startScriptedNode, writeInTurn, type ScriptedNode } from '#test/fixtures/scripted-node.ts';
 import { startInProcessGateway, type InProcessGateway } from '#test/fixtures/in-process.ts';
-import { eventually, httpJson } from '#test/fixtures/http.ts';
+import { httpJson } from '#test/fixtures/http.ts';
+import { on, untilEvent, type Trigger } from '#test/fixtures/events.ts';
 import { advanceUntil } from '#test/fixtures/test-clocks.ts';
 
 const DEADLINE_MS = 30_000;
@@ -158,6 +159,8 @@ beforeEach(() => {
 
 /** The nodes' inference requests so far, and how many the gateway cut. */
 const received = (): number => nodes.reduce((sum, n) => sum + n.seen.requests, 0);
+/** Either node's requests arriving or closing. */
+const nodeActivity = (): Trigger[] => nodes.map((n) => n.activity);
 const cutByGateway = (): number => nodes.reduce((sum, n) => sum + n.seen.abortedByGateway, 0);
 
 async function silentNodeIsFailedOver(behaviour: 'silent' | 'head_then_silent'): Promise<void> {
@@ -176,7 +179,7 @@ async function silentNodeIsFailedOver(behaviour: 'silent' | 'head_then_silent'):
     () => (done = true),
     () => (done = true),
   );
-  await eventually(() => received() === before + 1, 20_000, 'the first node has the request');
+  await untilEvent(() => received() === before + 1, nodeActivity(), 'the first node has the request');
   // Just short of the deadline: still waiting on the silent node, nothing sent to the client or the other node.
   clock.advance(DEADLINE_MS - 1_000);
   await new Promise((resolve) => setTimeout(resolve, 100));
@@ -202,7 +205,7 @@ async function silentNodeIsFailedOver(behaviour: 'silent' | 'head_then_silent'):
     `answered ${waited}ms after the request (deadline ${DEADLINE_MS}ms)`,
   );
   // Reported like any failed attempt: the silent node's `timeout`, naming the deadline, then the answer.
-  await eventually(() => attempts.length === 2, 10_000, 'both attempts reported');
+  await untilEvent(() => attempts.length === 2, [on(gw.gateway.requestEvents, 'proxy:attempt')], 'both attempts reported');
   assert.equal(attempts[0]?.node, silent?.node);
   assert.equal(attempts[0]?.result, 'timeout');
   assert.match(String(attempts[0]?.error), /no first token within 30000ms .*\(upstream\.first_token_timeout\)/);
@@ -286,14 +289,32 @@ test('an Ollama NDJSON stream broken after its first bytes ends with an {"error"
 test('a stream that stalls after its first token until total_timeout ends with the error chunk, byte for byte after what was sent', async () => {
   plan.push('stall');
   let done = false;
+  // The first bytes at the client: the gateway read the node's first token (and cleared the deadline) before it sent them on.
+  let firstBytes = (): void => {};
+  const firstAtClient = new Promise<void>((resolve) => (firstBytes = resolve));
   const answered = request(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true }),
     signal: AbortSignal.timeout(60_000),
-  }).then(async (res) => ({ res, text: await res.body.text() }));
+  }).then(async (res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of res.body) {
+      chunks.push(chunk as Buffer);
+      firstBytes();
+    }
+    return { res, text: Buffer.concat(chunks).toString('utf8') };
+  });
   void answered.finally(() => (done = true)).catch(() => {});
-  await eventually(() => met.length === 1, 20_000, 'the node has the request');
+  await untilEvent(() => met.length === 1, nodeActivity(), 'the node has the request');
+  // Bounded by the request's own 60 s signal: an answer that ends (or fails) without bytes ends the wait too.
+  await Promise.race([
+    firstAtClient,
+    answered.then(
+      () => undefined,
+      () => undefined,
+    ),
+  ]);
   // The first token came: the deadline no longer applies; the total timeout (1 h) ends the exchange.
   clock.advance(DEADLINE_MS * 2);
   await new Promise((resolve) => setTimeout(resolve, 100));

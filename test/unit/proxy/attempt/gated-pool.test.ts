@@ -8,7 +8,10 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '#src/core/clock.ts';
 import { gatedPool, type GatedPool } from '#src/proxy/attempt/gated-pool.ts';
-import { eventually } from '#test/fixtures/http.ts';
+import { onEmitter, untilEvent } from '#test/fixtures/events.ts';
+// The test calls `dispatcher.request`, which undici's main entry adds to its dispatchers (the
+// gateway loads only the parts it uses: core/undici-parts.ts).
+import 'undici';
 
 let server: Server;
 let origin: string;
@@ -32,7 +35,8 @@ function gated(clock: ManualClock, timeouts: string[]): GatedPool {
 }
 
 async function answerNext(): Promise<void> {
-  await eventually(() => held.length > 0, 5_000, 'a request at the server');
+  // The server's `request` listener after its own handler: `held` has the request when it fires.
+  await untilEvent(() => held.length > 0, [onEmitter(server, 'the server', 'request')], 'a request at the server');
   held.shift()?.end('ok');
 }
 

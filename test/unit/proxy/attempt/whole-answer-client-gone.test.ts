@@ -7,13 +7,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Pool, request } from 'undici';
 import { ManualClock } from '#src/core/clock.ts';
 import { forwardAttempt, WHOLE_ANSWER_GRACE_MS, type AttemptOutcome } from '#src/proxy/attempt/forward.ts';
 import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
-import { eventually } from '#test/fixtures/http.ts';
+import { onEmitter, untilEvent } from '#test/fixtures/events.ts';
+
+/** The held-bytes budget, announcing each change of what it holds (something to wait on: events.ts). */
+class AnnouncingBudget extends HeldBytesBudget {
+  readonly changes = new EventEmitter();
+  readonly changed = onEmitter(this.changes, 'the held bytes', 'change');
+
+  override reserve(bytes: number): boolean {
+    const taken = super.reserve(bytes);
+    if (taken) this.changes.emit('change');
+    return taken;
+  }
+
+  override unreserve(bytes: number): void {
+    super.unreserve(bytes);
+    this.changes.emit('change');
+  }
+}
 
 async function listen(server: Server): Promise<string> {
   server.listen(0, '127.0.0.1');
@@ -56,7 +73,7 @@ async function leaveWhileHeld(
   const node = await halfAnswering();
   const pool = new Pool(node.url);
   const clock = new ManualClock();
-  const heldBudget = new HeldBytesBudget(1 << 20);
+  const heldBudget = new AnnouncingBudget(1 << 20);
   let frontRes: ServerResponse | undefined;
   const { promise: outcome, resolve } = Promise.withResolvers<AttemptOutcome>();
   const front = createServer((req, res) => {
@@ -87,13 +104,15 @@ async function leaveWhileHeld(
     const sent = request(`${frontUrl}/`, { method: 'POST', body: '{}', signal: controller.signal }).catch(
       (error: unknown) => error,
     );
-    await eventually(() => heldBudget.held() > 0, 30_000, 'the answer being held');
+    await untilEvent(() => heldBudget.held() > 0, [heldBudget.changed], 'the answer being held');
     controller.abort();
     await sent;
-    await eventually(() => frontRes?.destroyed === true, 30_000, 'the client gone');
+    if (frontRes === undefined) throw new Error('the front server had no request');
+    await untilEvent(() => frontRes?.destroyed === true, [onEmitter(frontRes, 'the front response', 'close')], 'the client gone');
     release(node, clock);
     const result = await outcome;
-    if (release !== cutAfterGrace) await eventually(() => heldBudget.held() === 0, 30_000, 'the held bytes returned');
+    if (release !== cutAfterGrace)
+      await untilEvent(() => heldBudget.held() === 0, [heldBudget.changed], 'the held bytes returned');
     return { outcome: result, nodeAborted: node.aborted() };
   } finally {
     await pool.close();

@@ -412,7 +412,7 @@ describe('[mesh] on reload', () => {
 });
 
 test('examples/mesh-site.toml loads: one site, two pins, a bootstrap peer', async () => {
-  const text = await readFile(new URL('../../../examples/mesh-site.toml', import.meta.url), 'utf8');
+  const text = await readFile(new URL('../../../../examples/mesh-site.toml', import.meta.url), 'utf8');
   const result = loadConfig(text, {}, 'examples/mesh-site.toml');
   assert.ok(result.ok, result.ok ? '' : formatProblems(result.problems));
   assert.equal(result.config.mesh?.site, 'paris');
