@@ -43,9 +43,10 @@ export interface BatchServiceDeps {
   readonly lease?: (() => RunnerLease) | undefined;
 }
 
-const NO_CLUSTER = new BatchConfigProblem([
-  'batch.shared_dir: is shared by the replicas of a [cluster] (its lease lets one of them run the jobs at a time); set [cluster], or remove shared_dir to keep the jobs in [server] state_dir',
-]);
+const noCluster = (): BatchConfigProblem =>
+  new BatchConfigProblem([
+    'batch.shared_dir: is shared by the replicas of a [cluster] (its lease lets one of them run the jobs at a time); set [cluster], or remove shared_dir to keep the jobs in [server] state_dir',
+  ]);
 
 const NOT_STARTED = new GatewayError('GW_NO_AVAILABLE_NODE', 'The Files and Batch API has not started yet; try again shortly.', {
   status: 503,
@@ -89,7 +90,7 @@ export class BatchService implements BatchPort {
     const { clock } = this.#d;
     const lease = this.#lease;
     const shared = settings.sharedDir;
-    if (shared !== undefined && lease === undefined) throw NO_CLUSTER;
+    if (shared !== undefined && lease === undefined) throw noCluster();
     const store = new BatchStore(
       openBatchDb(shared ?? stateDir, { log: this.#d.log, clock, faults: this.#d.faults, shared: shared !== undefined }),
     );
