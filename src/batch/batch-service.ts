@@ -2,8 +2,8 @@
 // settings ([batch], batch-config.ts), the file of records and the files directory in
 // [server] state_dir, the API the request plane's routes reach (batch-port.ts), the runner and the
 // line sender; with [batch] shared_dir, the records and files every replica shares, and the runner
-// following the cluster's runner lease (runner-turns.ts). Without a state_dir — or with [batch] enabled = false, or request workers — the
-// routes answer why, and nothing runs.
+// following the cluster's runner lease (runner-turns.ts). Without a state_dir — or with [batch]
+// enabled = false, or request workers — the routes answer why, and nothing runs.
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
