@@ -76,7 +76,9 @@ export class BatchService implements BatchPort {
     const settings = batchSettings(config.batch);
     // A bad table fails the start (start() says it); until then the defaults stand.
     this.#settings = settings instanceof BatchConfigProblem ? BATCH_DEFAULTS : settings;
-    this.#lease = this.#settings.sharedDir === undefined ? undefined : deps.lease?.();
+    // Asked only where jobs may run: a replica that never runs them must not hold the lease.
+    const runs = this.#settings.sharedDir !== undefined && notServed(config, this.#settings) === undefined;
+    this.#lease = runs ? deps.lease?.() : undefined;
   }
 
   /** Opens the file and takes up the jobs left running; throws (the start fails) on a bad [batch] table or an unusable file. */

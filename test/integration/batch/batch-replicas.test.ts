@@ -147,3 +147,18 @@ test('a replica killed mid-job: another takes the job over, nothing lost or doub
   assert.equal(retried?.lines, stuck, JSON.stringify(retried));
   t.diagnostic(`replica b took the job over ${tookMs} ms after the kill (lease_ttl ${TTL}); ${stuck} lines sent again`);
 });
+
+test('[batch] shared_dir without [cluster] fails the start, saying why', async () => {
+  const own = tempStateDir();
+  const shared = tempStateDir();
+  dirs.push(own, shared);
+  const toml = gatewayToml(
+    [{ name: 'n', url: 'http://127.0.0.1:9', kind: 'vllm' }],
+    `[batch]\nshared_dir = "${shared.dir}"\n`,
+    `state_dir = "${own.dir}"`,
+  );
+  await assert.rejects(
+    async () => (await startGateway(toml, { logLevel: 'info' })).close(),
+    (error: unknown) => /batch\.shared_dir: is shared by the replicas of a \[cluster\]/.test(String(error)),
+  );
+});
