@@ -28,6 +28,12 @@ export interface BatchSettings {
   readonly tickMs: number;
   /** Where the files are kept; absent = `<state_dir>/batch-files` (a shared directory for replicas). */
   readonly filesDir: string | undefined;
+  /**
+   * With [cluster]: the directory every replica shares (docs/batch.md, "Replicas"): the records
+   * (`batch.sqlite`) and, unless files_dir is set, the files (`files/`); one replica at a time runs
+   * the jobs (the cluster's lease). Absent = each gateway keeps its own in its state_dir.
+   */
+  readonly sharedDir: string | undefined;
 }
 
 export const BATCH_DEFAULTS: BatchSettings = Object.freeze({
@@ -41,6 +47,7 @@ export const BATCH_DEFAULTS: BatchSettings = Object.freeze({
   maxAnswerBytes: 16 * 1024 * 1024,
   tickMs: 100,
   filesDir: undefined,
+  sharedDir: undefined,
 });
 
 /** `[batch]`'s keys and their defaults (the loader checks the table with it: batch-table.ts). */
@@ -55,6 +62,7 @@ export const batchTableSchema = table({
   max_answer_bytes: positiveSizeBytes.default(BATCH_DEFAULTS.maxAnswerBytes),
   tick: positiveDurationMs.default(BATCH_DEFAULTS.tickMs),
   files_dir: z.string({ error: 'must be a directory path' }).min(1, { error: 'must not be empty' }).optional(),
+  shared_dir: z.string({ error: 'must be a directory path' }).min(1, { error: 'must not be empty' }).optional(),
 });
 
 /** `[batch]` as written (undefined = absent) → the settings, or every problem by its key. */
@@ -76,6 +84,7 @@ export function batchSettings(raw: Readonly<Record<string, unknown>> | undefined
     maxAnswerBytes: t.max_answer_bytes,
     tickMs: t.tick,
     filesDir: t.files_dir,
+    sharedDir: t.shared_dir,
   });
 }
 

@@ -84,15 +84,18 @@ export interface BatchDbOptions {
   readonly log: StateLog;
   readonly clock: Clock;
   readonly faults?: StateWriteFaults | undefined;
+  /** In [batch] shared_dir: opened by every replica at once (docs/batch.md, "Replicas"). */
+  readonly shared?: boolean;
 }
 
-/** Opens (creating, migrating) the batch file under `stateDir`; throws a StateFileError naming the problem. */
-export function openBatchDb(stateDir: string, options: BatchDbOptions): StateDb {
-  return openStateDb(stateDir, {
+/** Opens (creating, migrating) the batch file under `dir`; throws a StateFileError naming the problem. */
+export function openBatchDb(dir: string, options: BatchDbOptions): StateDb {
+  return openStateDb(dir, {
     log: options.log,
     clock: options.clock,
     migrations: BATCH_MIGRATIONS,
     fileName: BATCH_FILE_NAME,
+    shared: options.shared === true,
     ...(options.faults === undefined ? {} : { faults: options.faults }),
   });
 }

@@ -85,7 +85,7 @@ export class BatchRunner {
         this.#d.log(
           'warn',
           { batch: job.id, lines: again },
-          'batch lines sent before a restart had no answer kept: sent again, marked retried',
+          'batch lines sent before a restart (or by a replica whose runner lease passed to this one) had no answer kept: sent again, marked retried',
         );
     }
     this.poke();

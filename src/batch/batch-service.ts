@@ -1,8 +1,9 @@
 // The batch feature's parts held together (its feature file, batch-feature.ts, only wires): the
 // settings ([batch], batch-config.ts), the file of records and the files directory in
 // [server] state_dir, the API the request plane's routes reach (batch-port.ts), the runner and the
-// line sender. Without a state_dir — or with [batch] enabled = false, or request workers — the
-// routes answer why, and nothing runs.
+// line sender; with [batch] shared_dir, the records and files every replica shares, and the runner
+// following the cluster's runner lease (runner-turns.ts). Without a state_dir — or with [batch]
+// enabled = false, or request workers — the routes answer why, and nothing runs.
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -22,6 +23,7 @@ import { BatchStore } from './batch-store.ts';
 import { lineSender, type LineSender } from './line-sender.ts';
 import { batchRoom } from './pace.ts';
 import { batchViewRow, VIEW_JOBS, type BatchViewRow } from './batch-view.ts';
+import { RunnerTurns, type RunnerLease } from './runner-turns.ts';
 
 export interface BatchServiceDeps {
   readonly clock: Clock;
@@ -34,7 +36,17 @@ export interface BatchServiceDeps {
   /** This gateway's public listener's URL, once it listens. */
   readonly origin: () => string | undefined;
   readonly faults?: StateWriteFaults | undefined;
+  /**
+   * [cluster]: asks for the runner lease (one replica runs the jobs of a [batch] shared_dir; asked
+   * at construction, before the cluster starts, and only with a shared_dir); absent = no [cluster].
+   */
+  readonly lease?: (() => RunnerLease) | undefined;
 }
+
+const noCluster = (): BatchConfigProblem =>
+  new BatchConfigProblem([
+    'batch.shared_dir: is shared by the replicas of a [cluster] (its lease lets one of them run the jobs at a time); set [cluster], or remove shared_dir to keep the jobs in [server] state_dir',
+  ]);
 
 const NOT_STARTED = new GatewayError('GW_NO_AVAILABLE_NODE', 'The Files and Batch API has not started yet; try again shortly.', {
   status: 503,
@@ -48,6 +60,8 @@ interface Running {
   readonly api: BatchApi;
   readonly runner: BatchRunner;
   readonly sender: LineSender;
+  /** [batch] shared_dir: the runner runs while this replica holds the lease. */
+  readonly turns: RunnerTurns | undefined;
 }
 
 export class BatchService implements BatchPort {
@@ -55,12 +69,16 @@ export class BatchService implements BatchPort {
   readonly #d: BatchServiceDeps;
   #settings: BatchSettings;
   #running: Running | undefined;
+  readonly #lease: RunnerLease | undefined;
 
   constructor(config: GatewayConfig, deps: BatchServiceDeps) {
     this.#d = deps;
     const settings = batchSettings(config.batch);
     // A bad table fails the start (start() says it); until then the defaults stand.
     this.#settings = settings instanceof BatchConfigProblem ? BATCH_DEFAULTS : settings;
+    // Asked only where jobs may run: a replica that never runs them must not hold the lease.
+    const runs = this.#settings.sharedDir !== undefined && notServed(config, this.#settings) === undefined;
+    this.#lease = runs ? deps.lease?.() : undefined;
   }
 
   /** Opens the file and takes up the jobs left running; throws (the start fails) on a bad [batch] table or an unusable file. */
@@ -72,8 +90,15 @@ export class BatchService implements BatchPort {
     const stateDir = config.server.stateDir;
     if (stateDir === undefined || notServed(config, settings) !== undefined) return;
     const { clock } = this.#d;
-    const store = new BatchStore(openBatchDb(stateDir, { log: this.#d.log, clock, faults: this.#d.faults }));
-    const files = new BatchFiles(settings.filesDir ?? join(stateDir, 'batch-files'));
+    const lease = this.#lease;
+    const shared = settings.sharedDir;
+    if (shared !== undefined && lease === undefined) throw noCluster();
+    const store = new BatchStore(
+      openBatchDb(shared ?? stateDir, { log: this.#d.log, clock, faults: this.#d.faults, shared: shared !== undefined }),
+    );
+    const files = new BatchFiles(
+      settings.filesDir ?? (shared === undefined ? join(stateDir, 'batch-files') : join(shared, 'files')),
+    );
     const sender = lineSender({
       origin: this.#d.origin,
       secret: this.secret,
@@ -98,8 +123,15 @@ export class BatchService implements BatchPort {
       log: this.#d.log,
     });
     const api = new BatchApi({ store, files, clock, settings: () => this.#settings, poke: () => runner.poke() });
-    this.#running = { store, api, runner, sender };
-    runner.start();
+    const turns =
+      shared === undefined || lease === undefined
+        ? undefined
+        : new RunnerTurns(lease, runner, (error) =>
+            this.#d.log('error', { err: error }, 'the batch runner could not start or stop on a change of the runner lease'),
+          );
+    this.#running = { store, api, runner, sender, turns };
+    if (turns === undefined) runner.start();
+    else turns.start();
   }
 
   async stop(): Promise<void> {
@@ -107,7 +139,7 @@ export class BatchService implements BatchPort {
     this.#running = undefined;
     if (running === undefined) return;
     // The lines still in flight (the drain is over) end now: their answers never came, so they go again at the next start.
-    const stopping = running.runner.stop();
+    const stopping = running.turns?.stop() ?? running.runner.stop();
     await running.sender.close();
     await stopping;
     running.store.close();
@@ -147,7 +179,10 @@ export class BatchService implements BatchPort {
   /** Its part of /admin/runtime; undefined when nothing runs. */
   runtime(): Readonly<Record<string, unknown>> | undefined {
     const figures = this.figures();
-    return figures === undefined ? undefined : { batch: figures };
+    const turns = this.#running?.turns;
+    return figures === undefined
+      ? undefined
+      : { batch: turns === undefined ? figures : { ...figures, runs_jobs: turns.running() } };
   }
 
   /** The runner's figures and the lines waiting; undefined when nothing runs. */

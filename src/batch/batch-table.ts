@@ -35,7 +35,7 @@ export const batchTable = Object.freeze<ConfigTable<'batch'>>({
     const changed =
       settings.maxInFlight === BATCH_DEFAULTS.maxInFlight ? '' : `, ${settings.maxInFlight} lines in flight at most`;
     return [
-      `batch: the Files and Batch API, kept in ${config.server.stateDir}; files up to ${mib(settings.maxFileBytes)} and ${settings.maxLines} lines${changed}`,
+      `batch: the Files and Batch API, kept in ${settings.sharedDir === undefined ? config.server.stateDir : `${settings.sharedDir} (shared by the replicas)`}; files up to ${mib(settings.maxFileBytes)} and ${settings.maxLines} lines${changed}`,
     ];
   },
 });

@@ -1,6 +1,7 @@
 // The cluster feature (`[cluster]`), wiring only: its gate over the scheduler's admission, tenant
 // limits and GET /admin/tenants across replicas, one wake per node per window, the model switches
-// and holds shared, and the mesh's leader lease. The rest of the cluster folder (and with it the
+// and holds shared, and the leader leases other features ask for (asked-leases.ts: the mesh's
+// publication, the batch runner). The rest of the cluster folder (and with it the
 // store client) is loaded by a dynamic import in `start`, so a gateway without [cluster] never
 // loads it. Until `start` has run, an admission waits for it (start is bounded in time: a store
 // that does not answer leaves the gate in fallback, and it joins when the store answers).
@@ -24,6 +25,7 @@ import type { ClusterStatus } from './fallback-share.ts';
 import { ledgerAlone, type SharedTenants } from './cluster-tenants.ts';
 import type { SiteTenants } from './site-tenants.ts';
 import { registerClusterMetrics } from './cluster-metrics.ts';
+import { AskedLeases, type HeldLease } from './asked-leases.ts';
 import { clusterReport } from './cluster-report.ts';
 
 /** The scheduler's admission as a request plane sees it (the shared lease goes on its `admit`). */
@@ -65,12 +67,11 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
   #admit: Admitter['admit'] | undefined;
   #tenants: SharedTenants | undefined;
   #site: SiteTenants | undefined;
-  /** [mesh]: whether this replica publishes the site's record (undefined = no leader lease asked for). */
-  #leading: boolean | undefined;
+  /** The leader leases asked for (the mesh's publication, the batch runner), held from the join on. */
+  readonly #leases = new AskedLeases();
   /** The session table to share (given before `start`), and once joined, read from before each session's admission. */
   #sessions: { readonly table: SessionTable; readonly ttlMs: () => number } | undefined;
   #sessionsShared = false;
-  readonly #leaderListeners = new Set<() => void>();
   #close: (() => Promise<void>) | undefined;
   readonly #started: Promise<void>;
   #begin: () => void = () => {};
@@ -182,21 +183,22 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
     });
     site.start();
     this.#site = site;
-    const leader =
-      this.#leading === undefined
-        ? undefined
-        : new cluster.LeaderLease({
-            store,
-            name: 'mesh',
-            replica: this.replica,
-            leaseTtlMs,
-            clock: this.#deps.clock,
-            onChange: (leading) => this.#lead(leading),
-            lost: (error) => gate.storeFailed(error),
-          });
-    await leader?.start();
+    const leaders = this.#leases.asks().map(
+      (ask) =>
+        new cluster.LeaderLease({
+          store,
+          name: ask.name,
+          replica: this.replica,
+          leaseTtlMs,
+          clock: this.#deps.clock,
+          onChange: (leading) => this.#lead(ask.name, leading, leading ? ask.holding : ask.notHolding),
+          lost: (error) => gate.storeFailed(error),
+          leadsWhileUnreachable: ask.leadsWhileUnreachable,
+        }),
+    );
+    await Promise.all(leaders.map((leader) => leader.start()));
     this.#close = async () => {
-      await leader?.stop();
+      await Promise.all(leaders.map((leader) => leader.stop()));
       tenants.stop();
       site.stop();
       switches?.stop();
@@ -228,25 +230,33 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
    * the lease's first answer this replica does not publish.
    */
   publishGate(): PublishGate {
-    this.#leading ??= false;
-    return {
-      mayPublish: () => this.#leading === true,
-      onChange: (listener) => {
-        this.#leaderListeners.add(listener);
-        return () => this.#leaderListeners.delete(listener);
-      },
-    };
+    const lease = this.#leases.ask({
+      name: 'mesh',
+      leadsWhileUnreachable: true,
+      holding: "this replica publishes the site's mesh record (leader lease held)",
+      notHolding: "another replica publishes the site's mesh record",
+    });
+    return { mayPublish: () => lease.held(), onChange: (listener) => lease.onChange(listener) };
   }
 
-  #lead(leading: boolean): void {
-    this.#leading = leading;
-    this.#deps.logger.info(
-      { replica: this.replica, leading },
-      leading
-        ? "this replica publishes the site's mesh record (leader lease held)"
-        : "another replica publishes the site's mesh record",
-    );
-    for (const listener of [...this.#leaderListeners]) listener();
+  /**
+   * [batch] shared_dir: the replica that runs the shared directory's jobs (a leader lease, "batch").
+   * Not held while the store cannot be reached: a replica that cannot renew stops running jobs
+   * before its key expires and another takes them over. Ask before `start`.
+   */
+  batchRunnerLease(): HeldLease {
+    return this.#leases.ask({
+      name: 'batch',
+      leadsWhileUnreachable: false,
+      holding: "this replica runs the shared directory's batch jobs (batch lease held)",
+      notHolding:
+        "this replica does not run the shared directory's batch jobs (another holds the batch lease, or the store cannot be reached)",
+    });
+  }
+
+  #lead(name: string, leading: boolean, message: string): void {
+    this.#deps.logger.info({ replica: this.replica, lease: name, leading }, message);
+    this.#leases.set(name, leading);
   }
 
   /** The admission port's admitTenant with limited tenants counted across replicas (before `start`: waits for it). */
@@ -295,7 +305,13 @@ export class ClusterFeature implements Feature<GatewayConfig, ClusterParts> {
   /** The status as the admin documents show it (cluster-report.ts). */
   report(): Readonly<Record<string, unknown>> | undefined {
     const status = this.status();
-    return status === undefined ? undefined : clusterReport(status, this.#tenants?.unconfirmedCount() ?? 0, this.#leading);
+    return status === undefined
+      ? undefined
+      : clusterReport(
+          status,
+          this.#tenants?.unconfirmedCount() ?? 0,
+          this.#leases.asked('mesh') ? this.#leases.holding('mesh') === true : undefined,
+        );
   }
 
   /** /admin/runtime's `cluster` (undefined = not joined yet). */

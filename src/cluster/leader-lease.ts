@@ -1,8 +1,10 @@
 // One leader among the replicas of a site: a lease key held with SET NX PX and renewed by its
 // holder (cluster/lua.ts HOLD). The key lives two thirds of lease_ttl and every replica asks
 // every third, so when the holder dies another holds it within lease_ttl; a holder that stops
-// gives it up at once. While the store cannot be reached, every replica leads: a duplicate site
-// record is harmless (receivers keep the highest revision), a missing one makes the site stale.
+// gives it up at once. While the store cannot be reached, every replica leads by default (the mesh:
+// a duplicate site record is harmless — receivers keep the highest revision —, a missing one makes
+// the site stale); a lease whose work must never run twice at once (the batch runner) asks for
+// `leadsWhileUnreachable: false`: a replica that cannot renew stops leading before its key expires.
 
 import { randomBytes } from 'node:crypto';
 import type { Clock, Timer } from '#src/core/clock.ts';
@@ -25,6 +27,8 @@ export interface LeaderLeaseOptions {
   readonly onChange: (leading: boolean) => void;
   /** A store call failed (the slot gate's fallback, logged once). */
   readonly lost: (error: unknown) => void;
+  /** Whether this replica leads while the store cannot be reached; default true. */
+  readonly leadsWhileUnreachable?: boolean;
 }
 
 /** Pure: how long the key lives, and how often every replica asks. */
@@ -66,7 +70,7 @@ export class LeaderLease {
     const { keyTtlMs, everyMs } = leaderTimings(this.#o.leaseTtlMs);
     const leading = await this.#o.store.holdLease(this.#o.name, this.#holder, keyTtlMs).catch((error: unknown) => {
       this.#o.lost(error);
-      return true;
+      return this.#o.leadsWhileUnreachable ?? true;
     });
     if (this.#stopped) return;
     this.#set(leading);

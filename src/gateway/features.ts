@@ -2,7 +2,7 @@
 // own folder, behind its feature file (src/core/feature.ts's `Feature`); `featuresFor` builds the
 // ones the config enables, in the order they start (the stop runs them all at once, after the
 // drain), and wires what one needs of another (cluster's leader lease gates the mesh's
-// publication; cluster counts the tenants' ledger across replicas and shares the model switches).
+// publication and, with [batch] shared_dir, which replica runs the batch jobs; cluster counts the tenants' ledger across replicas and shares the model switches).
 // The owner (parts.ts) composes the list and never names a feature. A new feature: its folder, its
 // feature file, one line below (and its parts, if it adds any, in FeatureParts).
 
@@ -225,6 +225,8 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
           queueDepths: () => host.scheduler().queueDepths(),
           origin: () => host.publicUrl?.(),
           faults: options.stateFaults,
+          // [cluster] with [batch] shared_dir: one replica runs the shared jobs (the cluster's leader lease "batch").
+          lease: cluster === undefined ? undefined : () => cluster.batchRunnerLease(),
         });
   return [tenants, models, requestLog, translation, forwards, tracing, mesh, cluster, batch].filter(
     (feature) => feature !== undefined,

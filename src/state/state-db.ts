@@ -40,6 +40,12 @@ export interface StateDbOptions {
   readonly clock?: Clock;
   /** Tests: make writes fail as a full disk would (the seam the disk-full tests use where no tmpfs can be mounted). */
   readonly faults?: StateWriteFaults;
+  /**
+   * Opened by several processes at once (replicas on one host sharing a directory): not held
+   * exclusively, so a second opener is not refused; each write waits for the others' (up to
+   * OPEN_BUSY_TIMEOUT_MS). What keeps them from doing the same work is the caller's (a lease).
+   */
+  readonly shared?: boolean;
 }
 
 /** A seam in every write: `beforeCommit` runs inside the transaction, and a throw rolls it back as a failed commit would. */
@@ -73,7 +79,7 @@ export function openStateDb(stateDir: string, options: StateDbOptions): StateDb 
     throw openFailure(file, error);
   }
   try {
-    const version = check(db, file, known);
+    const version = check(db, file, known, options.shared === true);
     const journal = db.prepare('PRAGMA journal_mode = WAL').get()?.journal_mode;
     if (journal !== 'wal')
       options.log(
@@ -84,6 +90,8 @@ export function openStateDb(stateDir: string, options: StateDbOptions): StateDb 
     db.exec('PRAGMA synchronous = FULL');
     for (const migration of pendingMigrations(version, migrations)) {
       inTransaction(db, () => {
+        // A file shared with other processes may have been migrated by one of them since it was read.
+        if (Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0) >= migration.version) return;
         db.exec(migration.sql);
         db.exec(`PRAGMA user_version = ${migration.version}`);
       });
@@ -161,9 +169,9 @@ function prepareFile(stateDir: string, file: string, log: StateLog): void {
  * Takes the file exclusively, reads its schema version and runs SQLite's quick check, before
  * anything is written: a newer or a damaged file is refused as it is.
  */
-function check(db: DatabaseSync, file: string, known: number): number {
-  // Held from the first read until close: no shared-memory index, and no second writer.
-  db.exec('PRAGMA locking_mode = EXCLUSIVE');
+function check(db: DatabaseSync, file: string, known: number, shared: boolean): number {
+  // Held from the first read until close: no shared-memory index, and no second writer (unless shared).
+  if (!shared) db.exec('PRAGMA locking_mode = EXCLUSIVE');
   db.exec('BEGIN EXCLUSIVE');
   try {
     const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);

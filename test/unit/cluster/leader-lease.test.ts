@@ -73,3 +73,37 @@ test('one leads; the other takes over when the leader stops, leads alone on stor
   await c.stop();
   assert.equal(store.holder, undefined, 'a stopped holder gives the lease up');
 });
+
+test('a lease that must not run twice (the batch runner) is not held while the store cannot be reached, and before the key expires', async () => {
+  const clock = new ManualClock();
+  const store = new FakeLeaderStore(clock);
+  const changes: string[] = [];
+  const lease = (name: string): LeaderLease =>
+    new LeaderLease({
+      store,
+      name: 'batch',
+      replica: name,
+      leaseTtlMs: 3_000,
+      clock,
+      onChange: (l) => changes.push(`${name}:${l}`),
+      lost: () => {},
+      leadsWhileUnreachable: false,
+    });
+  const a = lease('a');
+  await a.start();
+  assert.equal(a.leading(), true);
+  // The store stops answering a: at its next ask (a third of lease_ttl) it lets go, while its key
+  // (two thirds) still keeps every other replica out.
+  store.down = true;
+  clock.advance(1_000);
+  await flush();
+  assert.equal(a.leading(), false);
+  assert.ok(clock.monotonicMs() < store.until, 'a let go before its key expired');
+  const b = lease('b');
+  await b.start();
+  assert.equal(b.leading(), false, 'without the store no replica holds it');
+  store.down = false;
+  await a.stop();
+  await b.stop();
+  assert.deepEqual(changes, ['a:true', 'a:false', 'b:false']);
+});

@@ -154,6 +154,28 @@ test('a second opening of a file in use is refused as in use (a second gateway o
     openStateDb(dir, { log }).close();
   }));
 
+test('a file opened shared ([batch] shared_dir) is opened by two at once, each seeing the other’s commits', () =>
+  withDir(({ dir }) => {
+    const { log } = keptLog();
+    const first = openStateDb(dir, { log, shared: true });
+    const second = openStateDb(dir, { log, shared: true });
+    try {
+      first.transaction(() =>
+        first
+          .prepare(
+            "INSERT INTO tenant_usage (day, tenant, model, requests, prompt_tokens, completion_tokens) VALUES ('2026-01-01', 'a', 'm', 1, 0, 0)",
+          )
+          .run(),
+      );
+      assert.equal(second.prepare("SELECT requests FROM tenant_usage WHERE tenant = 'a'").get()?.requests, 1);
+      second.transaction(() => second.prepare("UPDATE tenant_usage SET requests = 2 WHERE tenant = 'a'").run());
+      assert.equal(first.prepare("SELECT requests FROM tenant_usage WHERE tenant = 'a'").get()?.requests, 2);
+    } finally {
+      first.close();
+      second.close();
+    }
+  }));
+
 test('a state_dir that is a file, or a directory this process cannot write, is refused as unreadable', () =>
   withDir(({ dir }) => {
     writeFileSync(dir, 'a file');
