@@ -19,6 +19,9 @@
 //          with --candidate DIR also the candidate's; written to bench/results/footprint-latest.* (and latest.* in a fuller run)
 //        --only sessions: issue 40's agent sessions (8 x 20 turns at c=8 on 3 llama.cpp sims with prompt-cache timing: time to
 //          first token with sessions kept against a round-robin control; bench/agent-sessions.ts), to bench/results/sessions-latest.*
+//        --only batch [--batch-lines N] (10000) [--batch-measure S] (10): issue 44's batch in spare capacity (interactive time to
+//          first token with and without a batch running, the batch's lines per second alone; bench/batch-yield.ts; not in the
+//          default list), to bench/results/batch-latest.*
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -50,6 +53,7 @@ import { runStreamsBench, type StreamsResult } from './streams-10k.ts';
 import { RECOMMENDED_FLAGS, runSoak, type SoakResult } from './soak.ts';
 import { footprintChecks, renderFootprint, runFootprintBench, type FootprintResult } from './footprint-report.ts';
 import { renderSessions, runSessionsBench, type SessionsBenchResult } from './agent-sessions.ts';
+import { renderBatchYield, runBatchYieldBench, type BatchYieldResult } from './batch-yield.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -79,6 +83,8 @@ async function main(): Promise<void> {
       'candidate-log': { type: 'boolean', default: false },
       streams: { type: 'string', default: '10000' },
       'soak-minutes': { type: 'string', default: '10' },
+      'batch-lines': { type: 'string', default: '10000' },
+      'batch-measure': { type: 'string', default: '10' },
     },
   });
   const notes: string[] = [];
@@ -309,9 +315,17 @@ async function main(): Promise<void> {
     }
     let sessions: SessionsBenchResult | undefined;
     if (only.has('sessions')) sessions = await runSessionsBench({ log });
+    let batch: BatchYieldResult | undefined;
+    if (only.has('batch'))
+      batch = await runBatchYieldBench({ lines: Number(values['batch-lines']), measureS: Number(values['batch-measure']), log });
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
-    const report: BenchReport & { tracing?: TracingBenchResult; footprint?: FootprintResult; sessions?: SessionsBenchResult } = {
+    const report: BenchReport & {
+      tracing?: TracingBenchResult;
+      footprint?: FootprintResult;
+      sessions?: SessionsBenchResult;
+      batch?: BatchYieldResult;
+    } = {
       generatedAt: new Date().toISOString(),
       machine,
       settings: { durationS, warmupS, rounds, sseChunks: SSE_CHUNKS, jsonAnswerBytes: JSON_ANSWER_BYTES },
@@ -344,6 +358,7 @@ async function main(): Promise<void> {
       ...(soak === undefined ? {} : { soak }),
       ...(footprint === undefined ? {} : { footprint }),
       ...(sessions === undefined ? {} : { sessions }),
+      ...(batch === undefined ? {} : { batch }),
       runSeconds,
       notes,
     };
@@ -352,12 +367,13 @@ async function main(): Promise<void> {
       renderTracing(tracing) +
       renderIssue28(report) +
       renderFootprint(footprint) +
-      renderSessions(sessions);
+      renderSessions(sessions) +
+      renderBatchYield(batch);
     if (!values['no-write']) {
       const json = (value: unknown): string =>
         `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' ? round(v) : v), 2)}\n`;
-      // `--only footprint` and `--only sessions` write their own files, as the mesh run does: latest.* keeps the last full run.
-      if ([...only].some((suite) => suite !== 'footprint' && suite !== 'sessions')) {
+      // `--only footprint`, `--only sessions` and `--only batch` write their own files, as the mesh run does: latest.* keeps the last full run.
+      if ([...only].some((suite) => suite !== 'footprint' && suite !== 'sessions' && suite !== 'batch')) {
         await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), json(report));
         await writeFile(join(REPO_ROOT, 'bench/results/latest.md'), markdown);
         log('wrote bench/results/latest.json and bench/results/latest.md');
@@ -377,6 +393,13 @@ async function main(): Promise<void> {
         const title = `# Agent sessions (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
         await writeFile(join(REPO_ROOT, 'bench/results/sessions-latest.md'), title + renderSessions(sessions));
         log('wrote bench/results/sessions-latest.json and bench/results/sessions-latest.md');
+      }
+      if (batch !== undefined) {
+        const { generatedAt, machine: m } = report;
+        await writeFile(join(REPO_ROOT, 'bench/results/batch-latest.json'), json({ generatedAt, machine: m, batch }));
+        const title = `# Batch in spare capacity (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
+        await writeFile(join(REPO_ROOT, 'bench/results/batch-latest.md'), title + renderBatchYield(batch));
+        log('wrote bench/results/batch-latest.json and bench/results/batch-latest.md');
       }
     }
     process.stdout.write(markdown);
