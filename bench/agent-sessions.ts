@@ -72,13 +72,13 @@ function gatewayToml(fleet: Fleet, routing: string): string {
 }
 
 /** Waits until the gateway lists the model (its discovery has seen every node), bounded. */
-async function waitForModel(gateway: GatewayChild, nodes: number): Promise<void> {
+export async function waitForModel(gateway: GatewayChild, nodes: number, model = MODEL): Promise<void> {
   const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {
     const res = await fetch(`${gateway.url}/admin/hosts`).catch(() => undefined);
     if (res?.ok === true) {
       const text = await res.text();
-      if ((text.match(new RegExp(`"${MODEL}"`, 'g')) ?? []).length >= nodes) return;
+      if ((text.match(new RegExp(`"${model}"`, 'g')) ?? []).length >= nodes) return;
     }
     await sleepMs(100);
   }

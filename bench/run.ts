@@ -21,6 +21,9 @@
 //          with --candidate DIR also the candidate's; written to bench/results/footprint-latest.* (and latest.* in a fuller run)
 //        --only sessions: issue 40's agent sessions (8 x 20 turns at c=8 on 3 llama.cpp sims with prompt-cache timing: time to
 //          first token with sessions kept against a round-robin control; bench/agent-sessions.ts), to bench/results/sessions-latest.*
+//        --only batch [--batch-lines N] (10000) [--batch-measure S] (10): issue 44's batch in spare capacity (interactive time to
+//          first token with and without a batch running, the batch's lines per second alone; bench/batch-yield.ts; not in the
+//          default list), to bench/results/batch-latest.*
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -55,6 +58,7 @@ import { renderSessions, runSessionsBench, type SessionsBenchResult } from './ag
 import { installPortkey } from './portkey.ts';
 import { renderSideBySide, runSideBySide, type SideBySideResult } from './side-by-side.ts';
 import { issue42Checks } from './targets-42.ts';
+import { renderBatchYield, runBatchYieldBench, type BatchYieldResult } from './batch-yield.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -84,6 +88,8 @@ async function main(): Promise<void> {
       'candidate-log': { type: 'boolean', default: false },
       streams: { type: 'string', default: '10000' },
       'soak-minutes': { type: 'string', default: '10' },
+      'batch-lines': { type: 'string', default: '10000' },
+      'batch-measure': { type: 'string', default: '10' },
     },
   });
   const notes: string[] = [];
@@ -321,6 +327,9 @@ async function main(): Promise<void> {
     }
     let sessions: SessionsBenchResult | undefined;
     if (only.has('sessions')) sessions = await runSessionsBench({ log });
+    let batch: BatchYieldResult | undefined;
+    if (only.has('batch'))
+      batch = await runBatchYieldBench({ lines: Number(values['batch-lines']), measureS: Number(values['batch-measure']), log });
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
     const report: BenchReport & {
@@ -328,6 +337,7 @@ async function main(): Promise<void> {
       footprint?: FootprintResult;
       sessions?: SessionsBenchResult;
       sideBySide?: SideBySideResult;
+      batch?: BatchYieldResult;
     } = {
       generatedAt: new Date().toISOString(),
       machine,
@@ -363,6 +373,7 @@ async function main(): Promise<void> {
       ...(footprint === undefined ? {} : { footprint }),
       ...(sessions === undefined ? {} : { sessions }),
       ...(sideBySide === undefined ? {} : { sideBySide }),
+      ...(batch === undefined ? {} : { batch }),
       runSeconds,
       notes,
     };
@@ -372,12 +383,13 @@ async function main(): Promise<void> {
       renderTracing(tracing) +
       renderIssue28(report) +
       renderFootprint(footprint) +
-      renderSessions(sessions);
+      renderSessions(sessions) +
+      renderBatchYield(batch);
     if (!values['no-write']) {
       const json = (value: unknown): string =>
         `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' ? round(v) : v), 2)}\n`;
-      // `--only footprint` and `--only sessions` write their own files, as the mesh run does: latest.* keeps the last full run.
-      if ([...only].some((suite) => suite !== 'footprint' && suite !== 'sessions')) {
+      // `--only footprint`, `--only sessions` and `--only batch` write their own files, as the mesh run does: latest.* keeps the last full run.
+      if ([...only].some((suite) => suite !== 'footprint' && suite !== 'sessions' && suite !== 'batch')) {
         await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), json(report));
         await writeFile(join(REPO_ROOT, 'bench/results/latest.md'), markdown);
         log('wrote bench/results/latest.json and bench/results/latest.md');
@@ -397,6 +409,13 @@ async function main(): Promise<void> {
         const title = `# Agent sessions (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
         await writeFile(join(REPO_ROOT, 'bench/results/sessions-latest.md'), title + renderSessions(sessions));
         log('wrote bench/results/sessions-latest.json and bench/results/sessions-latest.md');
+      }
+      if (batch !== undefined) {
+        const { generatedAt, machine: m } = report;
+        await writeFile(join(REPO_ROOT, 'bench/results/batch-latest.json'), json({ generatedAt, machine: m, batch }));
+        const title = `# Batch in spare capacity (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
+        await writeFile(join(REPO_ROOT, 'bench/results/batch-latest.md'), title + renderBatchYield(batch));
+        log('wrote bench/results/batch-latest.json and bench/results/batch-latest.md');
       }
     }
     process.stdout.write(markdown);

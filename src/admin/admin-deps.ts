@@ -14,7 +14,7 @@ import type { RecentRequests } from './dashboard/feed-panels.ts';
 
 export type { RecentRequests, RecentRequestsAnswer } from './dashboard/feed-panels.ts';
 import type { ExplainPolicies, ExplainRemote } from './explain.ts';
-import type { AdminView, ExplainAsk, ExplainPart } from '#src/core/feature.ts';
+import type { AdminAction, AdminView, ExplainAsk, ExplainPart } from '#src/core/feature.ts';
 import type { NodeSourceRow } from './hosts-view.ts';
 
 export interface AdminCommands {
@@ -70,6 +70,8 @@ export interface AdminDeps {
   readonly explain?: (ask: ExplainAsk) => readonly ExplainPart[];
   /** The features' read views by path (GET, read access, JSON: the tenants' /admin/tenants); absent = none. */
   readonly views?: Readonly<Record<string, AdminView>>;
+  /** The features' admin commands by path (POST, change access, JSON: the batch feature's /admin/batches/* cancel); absent = none. */
+  readonly actions?: Readonly<Record<string, AdminAction>>;
   /** /admin/models*: absent = not offered. */
   readonly models?: ModelCommands;
   /** Each router node's model event stream (its pushed model state): open, frames read, last stop; absent = none. */

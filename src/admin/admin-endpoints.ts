@@ -65,6 +65,8 @@ export function adminEndpoints(deps: AdminDeps): EndpointTable {
       modelsAdmin: models === undefined ? undefined : () => models.view(),
       // [cluster]'s figures, as GET /admin/runtime and the detailed /health carry them.
       cluster: () => deps.healthDetails?.().cluster,
+      // The batch feature's /admin/batches view, when one runs (GET /admin/batches answers the same).
+      batches: deps.views?.['/admin/batches'],
     },
     guard,
   );

@@ -7,6 +7,7 @@ import { chatBytesBounds, sendError, sendJson, sessionKeyOf, type TableBuilder }
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import { servedModelName, sessionFeature } from '#src/routing/index.ts';
 import { explainQueue, explainRouting } from './explain.ts';
+import { featureActions } from './feature-actions.ts';
 import { hostsView } from './hosts-view.ts';
 import type { AdminDeps, Guard } from './admin-deps.ts';
 import { INFERENCE_ENDPOINTS, isInferenceEndpoint, type InferenceEndpoint } from '#src/config/index.ts';
@@ -102,6 +103,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
       guard('read', async (_req, res) => sendJson(res, 200, await view())),
     );
   }
+  featureActions(table, deps, guard);
   table.add(
     'GET',
     '/admin/runtime',

@@ -3,7 +3,7 @@
 // opens and closes the file and the runner (batch-service.ts).
 
 import type { Registry } from 'prom-client';
-import type { AdminView, Feature } from '#src/core/feature.ts';
+import type { AdminAction, AdminView, Feature } from '#src/core/feature.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import { registerBatchMetrics } from './batch-metrics.ts';
 import type { BatchPort } from './batch-port.ts';
@@ -37,6 +37,10 @@ export class BatchFeature implements Feature<GatewayConfig, { readonly batch: Ba
 
   adminViews(): Readonly<Record<string, AdminView>> {
     return { '/admin/batches': () => this.#service.view() };
+  }
+
+  adminActions(): Readonly<Record<string, AdminAction>> {
+    return { '/admin/batches/*': ({ path }) => this.#service.adminCancel(path) };
   }
 
   runtime(): Readonly<Record<string, unknown>> | undefined {

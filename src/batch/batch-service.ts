@@ -12,7 +12,7 @@ import { GatewayError } from '#src/core/errors.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { StateWriteFaults } from '#src/state/index.ts';
-import { BatchApi } from './batch-api.ts';
+import { BatchApi, notFound } from './batch-api.ts';
 import { notServed } from './batch-unserved.ts';
 import { BATCH_DEFAULTS, batchSettings, BatchConfigProblem, type BatchSettings } from './batch-config.ts';
 import { openBatchDb } from './batch-db.ts';
@@ -54,6 +54,9 @@ const NOT_STARTED = new GatewayError('GW_NO_AVAILABLE_NODE', 'The Files and Batc
   openaiCode: 'batch_unavailable',
   retryAfterSeconds: 1,
 });
+
+/** The admin cancel's path: /admin/batches/{id}/cancel (the id as the batch API gave it). */
+const ADMIN_CANCEL = /^\/admin\/batches\/([^/]{1,256})\/cancel$/;
 
 interface Running {
   readonly store: BatchStore;
@@ -168,10 +171,37 @@ export class BatchService implements BatchPort {
     return this.#running?.store.batch(id);
   }
 
-  /** GET /admin/batches: every tenant's latest jobs; an empty list where nothing runs. */
-  view(): { readonly batches: readonly BatchViewRow[] } {
+  /**
+   * POST /admin/batches/{id}/cancel: the operator's cancel of any tenant's job (as its tenant's own
+   * cancel does: new lines stop at once, the lines in flight finish), answered with the batch and its tenant.
+   */
+  adminCancel(path: string): unknown {
+    const api = this.served();
+    if (api instanceof GatewayError) return api;
+    const id = ADMIN_CANCEL.exec(path)?.[1];
+    if (id === undefined)
+      return new GatewayError(
+        'GW_NOT_FOUND',
+        `No admin batch command at ${path.slice(0, 200)}: POST /admin/batches/{id}/cancel.`,
+        {
+          status: 404,
+          openaiType: 'invalid_request_error',
+          openaiCode: 'not_found',
+        },
+      );
+    const job = this.#running?.store.batch(id);
+    if (job === undefined) return notFound('Batch', id);
+    const answer = api.cancel(job.tenant, id);
+    return answer instanceof GatewayError ? answer : { ...answer, tenant: job.tenant };
+  }
+
+  /** GET /admin/batches: every tenant's latest jobs; an empty list (and why) where nothing runs. */
+  view(): { readonly batches: readonly BatchViewRow[]; readonly unavailable?: string } {
     const running = this.#running;
-    if (running === undefined) return { batches: [] };
+    if (running === undefined) {
+      const why = this.served();
+      return why instanceof GatewayError ? { batches: [], unavailable: why.message } : { batches: [] };
+    }
     const now = this.#d.clock.now();
     return { batches: running.store.recent(VIEW_JOBS).map((job) => batchViewRow(job, running.store.counts(job.id), now)) };
   }

@@ -49,6 +49,14 @@ export interface Feature<Config, Parts extends object = object> {
    */
   adminViews?(): Readonly<Record<string, AdminView>>;
   /**
+   * Its admin commands, by path (POST, admin change access — the same guard, token and same-origin
+   * checks as every admin change —, a JSON body or none, answered as JSON): the batch feature's
+   * `/admin/batches/*` (a cancel of any tenant's job). A path ending in `/*` serves every path below
+   * it (the action reads the rest from `ask.path`). A later feature's action of a path replaces an
+   * earlier one's.
+   */
+  adminActions?(): Readonly<Record<string, AdminAction>>;
+  /**
    * What it says of its own fields of finished requests (src/core/request-fields.ts): its request
    * half sets them on the report under its name; here, its fields in the request log's line and
    * /admin/requests' record, and what its series (registered by `metrics`) count of each request
@@ -66,6 +74,15 @@ export interface Feature<Config, Parts extends object = object> {
 
 /** One admin read view: its JSON answer now. */
 export type AdminView = () => unknown;
+
+/** What an admin command is asked: the request's path, and its JSON body (undefined = none). */
+export interface AdminActionAsk {
+  readonly path: string;
+  readonly body: unknown;
+}
+
+/** One admin command: its answer (200, as JSON); a GatewayError (core/errors.ts) is answered as that error, with its status. */
+export type AdminAction = (ask: AdminActionAsk) => unknown;
 
 /** What /admin/explain is asked: the model as routed, and the endpoint named (`endpoint=`; undefined = any). */
 export interface ExplainAsk {

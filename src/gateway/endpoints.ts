@@ -33,6 +33,8 @@ export interface AdminParts extends Pick<
   readonly heldBytes: () => number;
   /** The features' admin read views by path (/admin/tenants; with [cluster]: the whole site's). */
   readonly views: AdminDeps['views'];
+  /** The features' admin commands by path (the batch feature's cancel of any tenant's job). */
+  readonly actions: AdminDeps['actions'];
   /** /admin/models*. */
   readonly models: AdminDeps['models'];
   /** Whether a feature degrades /health now (a failing state store); undefined = no feature ever does. */
@@ -59,6 +61,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     ...(parts.requests === undefined ? {} : { requests: parts.requests }),
     remote: explainRemote(parts.link, () => listeners.unreachableSites?.() ?? new Map()),
     ...(parts.views === undefined ? {} : { views: parts.views }),
+    ...(parts.actions === undefined ? {} : { actions: parts.actions }),
     ...(parts.explain === undefined ? {} : { explain: parts.explain }),
     ...(parts.models === undefined ? {} : { models: parts.models }),
     ...(parts.modelEvents === undefined ? {} : { modelEvents: parts.modelEvents }),

@@ -255,6 +255,7 @@ export class GatewayParts {
         upstreamSites: () => upstreamSites(this.#parts, (name) => this.#planes.featureFigures(name)),
         heldBytes: () => this.#planes.heldBytes(),
         views: Object.assign({}, ...this.#features.map((feature) => feature.adminViews?.())),
+        actions: Object.assign({}, ...this.#features.map((feature) => feature.adminActions?.())),
         explain: (ask) => this.#features.flatMap((feature) => feature.explain?.(ask) ?? []),
         models: parts.modelCommands,
         modelEvents: () => this.#loops.modelEventStreams(),

@@ -32,6 +32,7 @@ export function dashboardRoutes(table: TableBuilder, sources: DashboardSources, 
     tenants: sources.tenants,
     modelsAdmin: sources.modelsAdmin,
     cluster: sources.cluster,
+    batches: sources.batches,
   });
   // The page's files are read on the first request for one (a gateway nobody opens the dashboard of never holds them).
   const paths = dashboardAssetPaths();

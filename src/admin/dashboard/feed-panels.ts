@@ -1,7 +1,7 @@
 // The live feed's views that are not the hub's own: the Requests view (the ring of finished
 // requests, read per client filter from its cursor on), the Tenants view (the tenants report, whose
 // read may wait on the [cluster] store: at most one read in flight), the Models view's management
-// columns (GET /admin/models' view) and the cluster line (GET /admin/runtime's `cluster`). Each is
+// columns (GET /admin/models' view), the Batches view (GET /admin/batches') and the cluster line (GET /admin/runtime's `cluster`). Each is
 // read only while a client shows it, and sent only when it changed; the admin table hands the
 // sources in (dashboard-routes.ts), with the same reads GET /admin/* answers.
 
@@ -42,6 +42,8 @@ export interface FeedPanelSources {
   readonly modelsAdmin: (() => unknown) | undefined;
   /** [cluster]'s line of GET /admin/runtime; undefined = no [cluster]. */
   readonly cluster: () => unknown;
+  /** GET /admin/batches' view (the batch feature's); absent = no batch feature (no [server] state_dir). */
+  readonly batches?: (() => unknown) | undefined;
 }
 
 export const NO_PANELS: FeedPanelSources = {
@@ -131,6 +133,11 @@ export class FeedPanels {
   /** The management view, null without model management, or `{ error }` when it could not be read. */
   modelsAdmin(): unknown {
     return readOrError('the model management view', () => this.#sources.modelsAdmin?.() ?? null);
+  }
+
+  /** The batch jobs' view, null without the batch feature, or `{ error }` when it could not be read. */
+  batches(): unknown {
+    return readOrError('the batch jobs', () => this.#sources.batches?.() ?? null);
   }
 
   /** The cluster line, null without [cluster], or `{ error }` when it could not be read. */

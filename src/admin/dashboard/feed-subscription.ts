@@ -24,6 +24,8 @@ export const FEED_TOPICS = [
   'tenants',
   /** The cluster line ([cluster]: this replica, the store, its leases). */
   'cluster',
+  /** The Batches view (GET /admin/batches: every tenant's latest jobs, their progress, rate and time left). */
+  'batches',
 ] as const;
 
 export type FeedTopic = (typeof FEED_TOPICS)[number];

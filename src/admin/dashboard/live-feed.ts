@@ -1,8 +1,8 @@
 // GET /admin/events: one server-sent-events stream per page, the page's only source of fleet data.
 // A client names the topics its open views show (feed-subscription.ts): it gets a snapshot of
 // those, then per tick only what changed in them. Every client shares one tick: each topic's change
-// (the node rows, models, sites, transitions, traffic, the model-management view and the cluster
-// line) is read only while a client shows it, serialised once and written to the clients that show
+// (the node rows, models, sites, transitions, traffic, the model-management view, the cluster
+// line and the batch jobs) is read only while a client shows it, serialised once and written to the clients that show
 // it; the finished requests are read once per Requests filter, from each client's cursor on; the
 // tenants report is read at most once at a time (feed-panels.ts). A tick coalesces whatever happened
 // since the last one (FEED_TICK_MS). A client whose unsent bytes pass MAX_FEED_CLIENT_BUFFER_BYTES is dropped at once (it reconnects and
@@ -71,7 +71,7 @@ interface ClientState {
 }
 
 /** The topics whose changes are serialised once per tick and shared (the Requests view is per filter; tenants arrive apart). */
-const SHARED_TOPICS = ['nodes', 'models', 'models_admin', 'sites', 'transitions', 'traffic', 'cluster'] as const;
+const SHARED_TOPICS = ['nodes', 'models', 'models_admin', 'sites', 'transitions', 'traffic', 'cluster', 'batches'] as const;
 
 /** Snapshot fields per topic (a snapshot for a client carries only its topics'). */
 const SNAPSHOT_FIELDS: Readonly<Partial<Record<FeedTopic, keyof DashboardSnapshot>>> = {
@@ -93,6 +93,7 @@ export class LiveFeed {
   #sentSites: SentSites = NOTHING_SENT;
   #sentModelsAdmin = '';
   #sentCluster = '';
+  #sentBatches = '';
   #sentTenants = NOTHING_SENT_TENANTS;
   #timer: Timer | undefined;
   #dropped = 0;
@@ -180,6 +181,10 @@ export class LiveFeed {
       snapshot.cluster = this.#panels.cluster();
       if (alone('cluster')) this.#sentCluster = JSON.stringify(snapshot.cluster);
     }
+    if (wants('batches')) {
+      snapshot.batches = this.#panels.batches();
+      if (alone('batches')) this.#sentBatches = JSON.stringify(snapshot.batches);
+    }
     this.#write(res, `retry: 2000\n${sseEvent('snapshot', snapshot)}`);
     if (wants('tenants')) this.#readTenants();
     this.#timer ??= this.#clock.setTimeout(() => this.#tick(), FEED_TICK_MS);
@@ -265,6 +270,7 @@ export class LiveFeed {
     this.#sentBucket = bucket;
     this.#sentModelsAdmin = this.#changed(chunks, shown, 'models_admin', this.#sentModelsAdmin, () => this.#panels.modelsAdmin());
     this.#sentCluster = this.#changed(chunks, shown, 'cluster', this.#sentCluster, () => this.#panels.cluster());
+    this.#sentBatches = this.#changed(chunks, shown, 'batches', this.#sentBatches, () => this.#panels.batches());
     return chunks;
   }
 

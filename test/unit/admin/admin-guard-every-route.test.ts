@@ -30,6 +30,8 @@ function deps(): AdminDeps {
     requests: { read: unreachable },
     // A feature's read view (the tenants' /admin/tenants) is a route of the table like any other.
     views: { '/admin/tenants': unreachable },
+    // A feature's admin command (the batch feature's cancel of any tenant's job) is a change like any other.
+    actions: { '/admin/batches/*': unreachable },
     metrics: { text: unreachable, contentType: unreachable },
     commands: { reload: unreachable, wake: unreachable, runtime: unreachable },
   } as unknown as AdminDeps;
@@ -77,7 +79,11 @@ test('every admin route refuses a rebound Host, and every change another origin'
       assert.equal(crossOrigin.status, 403, `${method} ${path}: ${crossOrigin.text}`);
       assert.match(crossOrigin.text, /"code":"cross_origin"/);
     }
-    assert.ok(changes >= 4, `reload, wake, models load and unload are changes (${changes})`);
+    assert.ok(
+      routes.some(([method, path]) => method === 'POST' && path === '/admin/batches/x'),
+      'the feature command is in the table',
+    );
+    assert.ok(changes >= 5, `reload, wake, models load and unload, the feature command are changes (${changes})`);
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,4 +1,4 @@
-// Actions the admin token allows: wake a node, reload the config, load or unload a model. GET access
+// Actions the admin token allows: wake a node, reload the config, load or unload a model, cancel a batch job. GET access
 // says whether this caller may act (and why not): without the right, the buttons are disabled and
 // say why (and one line at the top, #action-result, says it once). Each action's answer is shown in
 // words beside its own button; one that interrupts users asks first.
@@ -47,6 +47,10 @@ export function describeAnswer(kind, status, body, subject) {
   if (kind === 'reload') {
     if (body?.status === 'reloaded') return { ok: true, text: 'config reloaded' };
     return { ok: false, text: `reload rejected: ${(body?.problems ?? []).join('; ') || `status ${status}`}` };
+  }
+  if (kind === 'cancel') {
+    if (status >= 300) return { ok: false, text: `cancel ${subject}: status ${status}` };
+    return { ok: true, text: `${subject}: ${body?.status ?? 'cancelling'}` };
   }
   const where = body?.node ? ` on ${body.node}` : '';
   return {
@@ -116,6 +120,6 @@ export function ActionButton({ access, onAct, label, action, busy, id, refusal =
 /** Without the right to act: why every action button is off (each outcome shows beside its button). */
 export function ActionResult({ access }) {
   return html`<p id="action-result" role="status" class="muted">
-    ${access.act ? 'Actions: wake, reload, model load and unload; each answer shows beside its button.' : html`Actions are off: ${T(access.why)}`}
+    ${access.act ? 'Actions: wake, reload, model load and unload, batch cancel; each answer shows beside its button.' : html`Actions are off: ${T(access.why)}`}
   </p>`;
 }

@@ -15,6 +15,7 @@ import { EventsView, ExplainView } from './events.js';
 import { SitesView } from './sites.js';
 import { TenantsView } from './tenants.js';
 import { ClusterView } from './cluster.js';
+import { BatchesView } from './batches.js';
 import { NO_FILTERS, RequestsView } from './requests.js';
 import { ActionButton, ActionResult, runAction, useAccess } from './actions.js';
 
@@ -28,6 +29,7 @@ const VIEWS = [
   { id: 'requests', label: 'Requests', topics: ['requests', 'models', 'nodes'] },
   { id: 'sites', label: 'Sites', topics: ['sites'] },
   { id: 'tenants', label: 'Tenants', topics: ['tenants'] },
+  { id: 'batches', label: 'Batches', topics: ['batches'] },
   { id: 'traffic', label: 'Traffic', topics: ['traffic'] },
   { id: 'events', label: 'Events', topics: ['transitions', 'nodes', 'sites'] },
   { id: 'explain', label: 'Explain', topics: ['models'] },
@@ -174,6 +176,7 @@ function App() {
       ${open.has('requests') ? html`<${RequestsView} answer=${requests} filters=${requestFilters} setFilters=${setRequestFilters} models=${state.models} nodes=${state.order} />` : null}
       ${open.has('sites') ? html`<${SitesView} sites=${state.sites} />` : null}
       ${open.has('tenants') ? html`<${TenantsView} tenants=${state.tenants} />` : null}
+      ${open.has('batches') ? html`<${BatchesView} batches=${state.batches} access=${access} onAct=${onAct} busy=${busy} />` : null}
       ${open.has('traffic') ? html`<${TrafficView} state=${state} selected=${series} onSelect=${setSeries} />` : null}
       <div class="columns">
         ${open.has('events') ? html`<${EventsView} transitions=${state.transitions} nodes=${state.order} sites=${state.sites.order} />` : null}

@@ -26,6 +26,8 @@ export function emptyState() {
     tenants: LOADING,
     modelsAdmin: null,
     cluster: null,
+    // undefined until the feed says; null: no batch feature (no [server] state_dir).
+    batches: undefined,
   };
 }
 
@@ -97,6 +99,7 @@ export function applyEvent(state, name, data) {
         tenants: LOADING,
         modelsAdmin: modelsAdminOf(data.models_admin),
         cluster: data.cluster ?? null,
+        batches: data.batches,
       };
     }
     case 'requests': {
@@ -109,6 +112,8 @@ export function applyEvent(state, name, data) {
       return { ...state, modelsAdmin: modelsAdminOf(data) };
     case 'cluster':
       return { ...state, cluster: data };
+    case 'batches':
+      return { ...state, batches: data };
     case 'nodes': {
       const nodes = new Map(state.nodes);
       for (const name of data.removed) nodes.delete(name);
