@@ -47,7 +47,17 @@ for (const flag of ['-h', '--help']) {
     const top = await run([flag]);
     assert.equal(top.code, 0);
     const commands = [...top.stdout.matchAll(/^ {2}([a-z][a-z-]*) /gm)].map((m) => m[1] ?? '');
-    assert.deepEqual([...commands].sort(), ['check-config', 'demo', 'init', 'keygen', 'models', 'serve', 'sim', 'status']);
+    assert.deepEqual([...commands].sort(), [
+      'batches',
+      'check-config',
+      'demo',
+      'init',
+      'keygen',
+      'models',
+      'serve',
+      'sim',
+      'status',
+    ]);
     const results = await Promise.all(commands.map((command) => run([command, flag])));
     commands.forEach((command, index) => {
       const result = results[index];

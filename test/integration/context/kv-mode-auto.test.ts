@@ -28,7 +28,12 @@ let fleet: FleetAndGateway;
 
 before(async () => {
   fleet = await startFleetAndGateway(router('split', 'per-slot') + router('shared', 'unified'), (sim) =>
-    gatewayToml(sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'llamacpp' }))),
+    // The gateway's own slot holding is what this test reads: a router that queues itself would take
+    // all four and queue two in its child (issue 41, docs/protocols.md §7.z5), so the gateway queues here.
+    gatewayToml(
+      sim.nodes.map((n) => ({ name: n.name, url: n.url, kind: 'llamacpp' })),
+      '[routing]\nrouter_queue = "gateway"',
+    ),
   );
   for (const name of ['split', 'shared'])
     await waitForHost(fleet.gw, name, (h) => h.models?.[`m-${name}`]?.n_ctx === 512, 'figures');
