@@ -14,6 +14,15 @@ interface RouterWait {
 
 const NONE: ReadonlySet<string> = new Set();
 
+/** One load a router holds requests for, as /admin/models shows it. */
+export interface RouterLoadWait {
+  readonly model: string;
+  /** The gateway's requests waiting in the router for it. */
+  readonly requests: number;
+  /** How long the oldest of them has waited. */
+  readonly waitedMs: number;
+}
+
 export class RouterWaits {
   readonly #byNode = new Map<string, Set<RouterWait>>();
   /** Monotonic ms a load the router held answered, by node: the model it brought up runs from there. */
@@ -68,6 +77,34 @@ export class RouterWaits {
       for (const victim of wait.victims) if (running(victim)) (evicting ??= new Set()).add(victim);
     }
     return evicting ?? NONE;
+  }
+
+  /** The loads held now per node, oldest first (the router's FIFO order as the gateway sent them), with their requests. */
+  report(nowMs: number): ReadonlyMap<string, readonly RouterLoadWait[]> {
+    const out = new Map<string, RouterLoadWait[]>();
+    for (const [node, waits] of this.#byNode) {
+      const byModel = new Map<string, { requests: number; sinceMs: number }>();
+      for (const wait of waits) {
+        const seen = byModel.get(wait.model);
+        byModel.set(wait.model, {
+          requests: (seen?.requests ?? 0) + 1,
+          sinceMs: Math.min(seen?.sinceMs ?? wait.sinceMs, wait.sinceMs),
+        });
+      }
+      const rows = [...byModel].map(([model, w]) => ({
+        model,
+        requests: w.requests,
+        waitedMs: Math.max(0, nowMs - w.sinceMs),
+        sinceMs: w.sinceMs,
+      }));
+      rows.sort((a, b) => a.sinceMs - b.sinceMs || a.model.localeCompare(b.model));
+      if (rows.length > 0)
+        out.set(
+          node,
+          rows.map(({ model, requests, waitedMs }) => ({ model, requests, waitedMs })),
+        );
+    }
+    return out;
   }
 
   /** Whether a wait on `node` has passed its bound, counted from its start or the node's last answered load if later. */
