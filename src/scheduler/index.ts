@@ -8,4 +8,3 @@ export type { ModelQueueReport } from './fair-queue.ts';
 export { type ProtectedModels, EVICTION_HOLD_MS } from './switch-claims.ts';
 export type { EvictionResult } from './effects.ts';
 export type { QueueHolder } from './queue-holder.ts';
-export type { RouterLoadWait } from './router-waits.ts';

@@ -4,6 +4,8 @@
 // requests for the router's running models (router-room's `switch_due`) — and count one switch per
 // model brought up. Plain state; the clock's readings are passed in.
 
+import type { RouterHeldLoad } from '#src/nodes/index.ts';
+
 interface RouterWait {
   readonly model: string;
   readonly sinceMs: number;
@@ -13,15 +15,6 @@ interface RouterWait {
 }
 
 const NONE: ReadonlySet<string> = new Set();
-
-/** One load a router holds requests for, as /admin/models shows it. */
-export interface RouterLoadWait {
-  readonly model: string;
-  /** The gateway's requests waiting in the router for it. */
-  readonly requests: number;
-  /** How long the oldest of them has waited. */
-  readonly waitedMs: number;
-}
 
 export class RouterWaits {
   readonly #byNode = new Map<string, Set<RouterWait>>();
@@ -80,8 +73,8 @@ export class RouterWaits {
   }
 
   /** The loads held now per node, oldest first (the router's FIFO order as the gateway sent them), with their requests. */
-  report(nowMs: number): ReadonlyMap<string, readonly RouterLoadWait[]> {
-    const out = new Map<string, RouterLoadWait[]>();
+  report(nowMs: number): ReadonlyMap<string, readonly RouterHeldLoad[]> {
+    const out = new Map<string, RouterHeldLoad[]>();
     for (const [node, waits] of this.#byNode) {
       const byModel = new Map<string, { requests: number; sinceMs: number }>();
       for (const wait of waits) {

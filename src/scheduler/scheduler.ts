@@ -10,7 +10,7 @@ import { CONFIG_DEFAULTS } from '#src/config/index.ts';
 import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
 import { ctxFor, residencyOf } from '#src/capacity/index.ts';
 import { isRunningEntry } from '#src/kinds/index.ts';
-import type { LeaseReturn, ListedModelFacts, NodeView, RoutingSnapshot, SwitchBook } from '#src/nodes/index.ts';
+import type { LeaseReturn, ListedModelFacts, NodeView, RouterHeldLoad, RoutingSnapshot, SwitchBook } from '#src/nodes/index.ts';
 import {
   alternativeFilters,
   hasAlternativeIn,
@@ -40,7 +40,6 @@ import type { ModelQueueReport } from './fair-queue.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
 import type { QueueHolder, SwitchQueueConfig } from './queue-holder.ts';
-import type { RouterLoadWait } from './router-waits.ts';
 import { awaitsRouterLoad, runsOnLimitedRouter } from './router-switches.ts';
 import { swapAwareOrder } from './swap-order.ts';
 import { NO_TICKET, SwitchClaims, type ProtectedModels } from './switch-claims.ts';
@@ -234,7 +233,7 @@ export class Scheduler {
   }
 
   /** The loads routers that queue themselves hold requests for now, by node, oldest first (/admin/models). */
-  routerLoads(): ReadonlyMap<string, readonly RouterLoadWait[]> {
+  routerLoads(): ReadonlyMap<string, readonly RouterHeldLoad[]> {
     return this.#claims.routerWaits.report(this.#clock.monotonicMs());
   }
 
