@@ -19,6 +19,8 @@
 //          with --candidate DIR also the candidate's; written to bench/results/footprint-latest.* (and latest.* in a fuller run)
 //        --only sessions: issue 40's agent sessions (8 x 20 turns at c=8 on 3 llama.cpp sims with prompt-cache timing: time to
 //          first token with sessions kept against a round-robin control; bench/agent-sessions.ts), to bench/results/sessions-latest.*
+//        --only router-queue [--router-queue-rounds N] (3): issue 41's double-queueing on a real llama-server router (bench/router-queue.ts);
+//          in the default list, skipped with the reason unless LLAMA_SERVER_BIN and LLAMA_MODELS_DIR are set
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -50,6 +52,7 @@ import { runStreamsBench, type StreamsResult } from './streams-10k.ts';
 import { RECOMMENDED_FLAGS, runSoak, type SoakResult } from './soak.ts';
 import { footprintChecks, renderFootprint, runFootprintBench, type FootprintResult } from './footprint-report.ts';
 import { renderSessions, runSessionsBench, type SessionsBenchResult } from './agent-sessions.ts';
+import { renderRouterQueue, runRouterQueueBench, type RouterQueueResult } from './router-queue.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -68,7 +71,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' },
       'wait-quiet': { type: 'string', default: '20' },
       tool: { type: 'string' },
-      only: { type: 'string', default: 'proxy,route,control,tracing,lean,tails,footprint,sessions' },
+      only: { type: 'string', default: 'proxy,route,control,tracing,lean,tails,footprint,sessions,router-queue' },
       'install-peers': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -79,6 +82,7 @@ async function main(): Promise<void> {
       'candidate-log': { type: 'boolean', default: false },
       streams: { type: 'string', default: '10000' },
       'soak-minutes': { type: 'string', default: '10' },
+      'router-queue-rounds': { type: 'string', default: '3' },
     },
   });
   const notes: string[] = [];
@@ -309,9 +313,19 @@ async function main(): Promise<void> {
     }
     let sessions: SessionsBenchResult | undefined;
     if (only.has('sessions')) sessions = await runSessionsBench({ log });
+    let routerQueue: RouterQueueResult | undefined;
+    if (only.has('router-queue')) {
+      routerQueue = await runRouterQueueBench({ rounds: Number(values['router-queue-rounds']), log });
+      if ('skipped' in routerQueue) notes.push(`${routerQueue.skipped}.`);
+    }
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
-    const report: BenchReport & { tracing?: TracingBenchResult; footprint?: FootprintResult; sessions?: SessionsBenchResult } = {
+    const report: BenchReport & {
+      tracing?: TracingBenchResult;
+      footprint?: FootprintResult;
+      sessions?: SessionsBenchResult;
+      routerQueue?: RouterQueueResult;
+    } = {
       generatedAt: new Date().toISOString(),
       machine,
       settings: { durationS, warmupS, rounds, sseChunks: SSE_CHUNKS, jsonAnswerBytes: JSON_ANSWER_BYTES },
@@ -344,6 +358,7 @@ async function main(): Promise<void> {
       ...(soak === undefined ? {} : { soak }),
       ...(footprint === undefined ? {} : { footprint }),
       ...(sessions === undefined ? {} : { sessions }),
+      ...(routerQueue === undefined ? {} : { routerQueue }),
       runSeconds,
       notes,
     };
@@ -352,12 +367,14 @@ async function main(): Promise<void> {
       renderTracing(tracing) +
       renderIssue28(report) +
       renderFootprint(footprint) +
-      renderSessions(sessions);
+      renderSessions(sessions) +
+      renderRouterQueue(routerQueue);
     if (!values['no-write']) {
       const json = (value: unknown): string =>
         `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' ? round(v) : v), 2)}\n`;
-      // `--only footprint` and `--only sessions` write their own files, as the mesh run does: latest.* keeps the last full run.
-      if ([...only].some((suite) => suite !== 'footprint' && suite !== 'sessions')) {
+      // `--only footprint`, `--only sessions` and `--only router-queue` write their own files, as the mesh run does: latest.* keeps the last full run.
+      const ownFiles = new Set(['footprint', 'sessions', 'router-queue']);
+      if ([...only].some((suite) => !ownFiles.has(suite))) {
         await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), json(report));
         await writeFile(join(REPO_ROOT, 'bench/results/latest.md'), markdown);
         log('wrote bench/results/latest.json and bench/results/latest.md');
@@ -377,6 +394,16 @@ async function main(): Promise<void> {
         const title = `# Agent sessions (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
         await writeFile(join(REPO_ROOT, 'bench/results/sessions-latest.md'), title + renderSessions(sessions));
         log('wrote bench/results/sessions-latest.json and bench/results/sessions-latest.md');
+      }
+      if (routerQueue !== undefined && 'rows' in routerQueue) {
+        const { generatedAt, machine: m } = report;
+        await writeFile(
+          join(REPO_ROOT, 'bench/results/router-queue-latest.json'),
+          json({ generatedAt, machine: m, routerQueue }),
+        );
+        const title = `# Router queue (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
+        await writeFile(join(REPO_ROOT, 'bench/results/router-queue-latest.md'), title + renderRouterQueue(routerQueue));
+        log('wrote bench/results/router-queue-latest.json and bench/results/router-queue-latest.md');
       }
     }
     process.stdout.write(markdown);
