@@ -24,6 +24,8 @@
 //        --only batch [--batch-lines N] (10000) [--batch-measure S] (10): issue 44's batch in spare capacity (interactive time to
 //          first token with and without a batch running, the batch's lines per second alone; bench/batch-yield.ts; not in the
 //          default list), to bench/results/batch-latest.*
+//        --only router-queue [--router-queue-rounds N] (3): issue 41's double-queueing on a real llama-server router (bench/router-queue.ts);
+//          in the default list, skipped with the reason unless LLAMA_SERVER_BIN and LLAMA_MODELS_DIR are set
 
 import { cpus, tmpdir } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -59,6 +61,7 @@ import { installPortkey } from './portkey.ts';
 import { renderSideBySide, runSideBySide, type SideBySideResult } from './side-by-side.ts';
 import { issue42Checks } from './targets-42.ts';
 import { renderBatchYield, runBatchYieldBench, type BatchYieldResult } from './batch-yield.ts';
+import { renderRouterQueue, runRouterQueueBench, type RouterQueueResult } from './router-queue.ts';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -77,7 +80,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' },
       'wait-quiet': { type: 'string', default: '20' },
       tool: { type: 'string' },
-      only: { type: 'string', default: 'proxy,side,route,control,tracing,lean,tails,footprint,sessions' },
+      only: { type: 'string', default: 'proxy,side,route,control,tracing,lean,tails,footprint,sessions,router-queue' },
       'install-peers': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -90,6 +93,7 @@ async function main(): Promise<void> {
       'soak-minutes': { type: 'string', default: '10' },
       'batch-lines': { type: 'string', default: '10000' },
       'batch-measure': { type: 'string', default: '10' },
+      'router-queue-rounds': { type: 'string', default: '3' },
     },
   });
   const notes: string[] = [];
@@ -330,6 +334,11 @@ async function main(): Promise<void> {
     let batch: BatchYieldResult | undefined;
     if (only.has('batch'))
       batch = await runBatchYieldBench({ lines: Number(values['batch-lines']), measureS: Number(values['batch-measure']), log });
+    let routerQueue: RouterQueueResult | undefined;
+    if (only.has('router-queue')) {
+      routerQueue = await runRouterQueueBench({ rounds: Number(values['router-queue-rounds']), log });
+      if ('skipped' in routerQueue) notes.push(`${routerQueue.skipped}.`);
+    }
     const runSeconds = (performance.now() - started) / 1000;
     const added = addedLatency(proxyRows);
     const report: BenchReport & {
@@ -338,6 +347,7 @@ async function main(): Promise<void> {
       sessions?: SessionsBenchResult;
       sideBySide?: SideBySideResult;
       batch?: BatchYieldResult;
+      routerQueue?: RouterQueueResult;
     } = {
       generatedAt: new Date().toISOString(),
       machine,
@@ -374,6 +384,7 @@ async function main(): Promise<void> {
       ...(sessions === undefined ? {} : { sessions }),
       ...(sideBySide === undefined ? {} : { sideBySide }),
       ...(batch === undefined ? {} : { batch }),
+      ...(routerQueue === undefined ? {} : { routerQueue }),
       runSeconds,
       notes,
     };
@@ -384,12 +395,14 @@ async function main(): Promise<void> {
       renderIssue28(report) +
       renderFootprint(footprint) +
       renderSessions(sessions) +
-      renderBatchYield(batch);
+      renderBatchYield(batch) +
+      renderRouterQueue(routerQueue);
     if (!values['no-write']) {
       const json = (value: unknown): string =>
         `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' ? round(v) : v), 2)}\n`;
-      // `--only footprint`, `--only sessions` and `--only batch` write their own files, as the mesh run does: latest.* keeps the last full run.
-      if ([...only].some((suite) => suite !== 'footprint' && suite !== 'sessions' && suite !== 'batch')) {
+      // `--only footprint`, `--only sessions`, `--only batch` and `--only router-queue` write their own files, as the mesh run does: latest.* keeps the last full run.
+      const ownFiles = new Set(['footprint', 'sessions', 'batch', 'router-queue']);
+      if ([...only].some((suite) => !ownFiles.has(suite))) {
         await writeFile(join(REPO_ROOT, 'bench/results/latest.json'), json(report));
         await writeFile(join(REPO_ROOT, 'bench/results/latest.md'), markdown);
         log('wrote bench/results/latest.json and bench/results/latest.md');
@@ -416,6 +429,16 @@ async function main(): Promise<void> {
         const title = `# Batch in spare capacity (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
         await writeFile(join(REPO_ROOT, 'bench/results/batch-latest.md'), title + renderBatchYield(batch));
         log('wrote bench/results/batch-latest.json and bench/results/batch-latest.md');
+      }
+      if (routerQueue !== undefined && 'rows' in routerQueue) {
+        const { generatedAt, machine: m } = report;
+        await writeFile(
+          join(REPO_ROOT, 'bench/results/router-queue-latest.json'),
+          json({ generatedAt, machine: m, routerQueue }),
+        );
+        const title = `# Router queue (${generatedAt}, Node ${m.nodeVersion}, ${m.cpuModel})\n`;
+        await writeFile(join(REPO_ROOT, 'bench/results/router-queue-latest.md'), title + renderRouterQueue(routerQueue));
+        log('wrote bench/results/router-queue-latest.json and bench/results/router-queue-latest.md');
       }
     }
     process.stdout.write(markdown);

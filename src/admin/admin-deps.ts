@@ -8,7 +8,7 @@ import type { ModelAction, ModelActionOutcome, ModelEventStreamState, NodeRegist
 import type { Handler, ModelCatalog } from '#src/proxy/index.ts';
 import type { Filter } from '#src/routing/index.ts';
 import type { AdminRouteKind } from './admin-access.ts';
-import type { ModelQueueReport } from '#src/scheduler/index.ts';
+import type { ModelQueueReport, QueueHolder } from '#src/scheduler/index.ts';
 import type { LiveFeed } from './dashboard/live-feed.ts';
 import type { RecentRequests } from './dashboard/feed-panels.ts';
 
@@ -74,6 +74,8 @@ export interface AdminDeps {
   readonly actions?: Readonly<Record<string, AdminAction>>;
   /** /admin/models*: absent = not offered. */
   readonly models?: ModelCommands;
+  /** Who holds each llama-server router node's switch queue (the router or the gateway) and why: the scheduler's decision; absent = not shown. */
+  readonly switchQueues?: () => ReadonlyMap<string, QueueHolder>;
   /** Each router node's model event stream (its pushed model state): open, frames read, last stop; absent = none. */
   readonly modelEvents?: () => ReadonlyMap<string, ModelEventStreamState>;
   /** The features' figures laid beside the fleet's in the detailed /health (e.g. [cluster]'s `cluster`); absent = none. */

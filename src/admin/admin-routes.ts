@@ -28,6 +28,7 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
           usage: (node, model) => snapshot.usage(node, model),
           load: (node) => snapshot.load?.(node),
           ...(deps.modelEvents === undefined ? {} : { modelEvents: deps.modelEvents() }),
+          ...(deps.switchQueues === undefined ? {} : { switchQueues: deps.switchQueues() }),
           queueDepths: deps.queueDepths(),
           now: snapshot.now,
         }),
@@ -86,7 +87,16 @@ export function adminRoutes(table: TableBuilder, deps: AdminDeps, guard: Guard):
       const endpoint = parts.reduce<string | undefined>((asked, part) => part.endpoint ?? asked, query.endpoint);
       const request = endpoint === undefined ? routed : { ...routed, endpoint: endpoint as InferenceEndpoint };
       const queue = deps.queues === undefined ? undefined : explainQueue(deps.queues()[model]);
-      const explained = explainRouting(request, snapshot, deps.filters, deps.policies, deps.remote, tenant?.sites, queue);
+      const explained = explainRouting(
+        request,
+        snapshot,
+        deps.filters,
+        deps.policies,
+        deps.remote,
+        tenant?.sites,
+        queue,
+        deps.switchQueues?.(),
+      );
       sendJson(res, 200, parts.length === 0 ? explained : Object.assign({ ...explained }, ...parts.map((part) => part.fields)));
     }),
   );

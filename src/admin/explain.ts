@@ -4,7 +4,7 @@
 
 import { fleetRatio } from '#src/capacity/index.ts';
 import type { TenantPriority } from '#src/core/tenant-class.ts';
-import type { ModelQueueReport } from '#src/scheduler/index.ts';
+import type { ModelQueueReport, QueueHolder } from '#src/scheduler/index.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import {
   sessionSite,
@@ -35,6 +35,8 @@ export interface ExplainNode {
   readonly score?: number;
   /** What the policy could not use for this node, e.g. "load metrics stale (31s old)". */
   readonly note?: string;
+  /** A llama-server router: who holds the requests waiting for its model switches, and why (as /admin/hosts says). */
+  readonly switch_queue?: { readonly holder: QueueHolder['holder']; readonly reason: string };
 }
 
 /** What the selection policy would pick among the eligible nodes, and why. */
@@ -157,6 +159,7 @@ export function explainRouting(
   remote?: ExplainRemote,
   siteScope?: readonly string[],
   queue?: ExplainQueue,
+  switchQueues?: ReadonlyMap<string, QueueHolder>,
 ): Explanation {
   const { kept, excluded } = filterCandidates(req, snapshot, filters);
   const byNode = new Map(excluded.map((e) => [e.node, e]));
@@ -177,6 +180,8 @@ export function explainRouting(
   const choice = picked === undefined ? null : { policy: req.policy, node: picked.node.spec.name, reason: picked.reason };
   const nodes = snapshot.nodes.map((view): ExplainNode => {
     const exclusion = byNode.get(view.spec.name);
+    const held = switchQueues?.get(view.spec.name);
+    const switchQueue = held === undefined ? {} : { switch_queue: { holder: held.holder, reason: held.reason } };
     if (exclusion === undefined) {
       const { score, note } = scores.get(view.spec.name) ?? {};
       return {
@@ -185,6 +190,7 @@ export function explainRouting(
         verdict: 'eligible',
         ...(score === undefined ? {} : { score }),
         ...(note === undefined ? {} : { note }),
+        ...switchQueue,
       };
     }
     return {
@@ -194,6 +200,7 @@ export function explainRouting(
       reason: exclusion.code,
       filter: exclusion.filter,
       detail: exclusion.detail,
+      ...switchQueue,
     };
   });
   const kind = kept.length > 0 ? undefined : classifyUnroutable(excluded, mightFitLater(snapshot, req));

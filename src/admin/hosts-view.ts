@@ -18,6 +18,7 @@ import {
 import { isWaking, modelStateNote, type LoadReading, type ModelEventStreamState, type NodeView } from '#src/nodes/index.ts';
 import { nodeEndpoints } from '#src/routing/index.ts';
 import type { NodeSourceRow } from '#src/core/node-source-row.ts';
+import type { QueueHolder } from '#src/scheduler/index.ts';
 
 export interface HostModelFigures {
   readonly n_ctx: number;
@@ -58,6 +59,11 @@ export interface HostView {
   readonly role: string;
   /** A llama-server router's own limits from its plain /props (`max_instances` 0 = unlimited); null elsewhere. */
   readonly router: { readonly max_instances: number | null; readonly models_autoload: boolean | null } | null;
+  /**
+   * A llama-server router: who holds the requests that wait for a model switch on it — the `router`'s own
+   * queue or the `gateway`'s — and why (scheduler/queue-holder.ts, docs/protocols.md §7.z5); absent elsewhere.
+   */
+  readonly switch_queue?: { readonly holder: QueueHolder['holder']; readonly reason: string };
   readonly health: { readonly status: string; readonly fails: number; readonly last_error: string | null };
   /** Nodes that sleep: waking now, and when the last wake went out (ISO time). */
   readonly wake: { readonly method: string; readonly waking: boolean; readonly last_sent_at: string | null } | null;
@@ -136,6 +142,8 @@ export interface HostsInput {
   readonly usage: (node: string, model: string) => Usage;
   readonly load?: (node: string) => LoadReading | undefined;
   readonly queueDepths: Readonly<Record<string, number>>;
+  /** Who holds each router node's switch queue, and why: the scheduler's decision (absent: not shown). */
+  readonly switchQueues?: ReadonlyMap<string, QueueHolder>;
   /** Each router node's model event stream, by node. */
   readonly modelEvents?: ReadonlyMap<string, ModelEventStreamState>;
   /** Epoch ms the views' deadlines (a wake's window) are judged at. */
@@ -212,6 +220,7 @@ export function hostsView(input: HostsInput): HostsReport & { hosts: HostView[];
         view.capacity.router === undefined
           ? null
           : { max_instances: view.capacity.router.maxInstances ?? null, models_autoload: view.capacity.router.autoload ?? null },
+      ...switchQueueRow(input.switchQueues?.get(view.spec.name)),
       health: { status: view.health.status, fails: view.health.fails, last_error: view.health.lastError ?? null },
       wake:
         view.spec.wake === undefined
@@ -259,6 +268,10 @@ function onDemandRow(model: NodeView['discovery']['models'][number], status: str
     ...(note?.hold === undefined ? {} : { held: note.hold }),
     ...(note?.unknown === true ? { unknown_status: true as const } : {}),
   };
+}
+
+function switchQueueRow(decided: QueueHolder | undefined): Pick<HostView, 'switch_queue'> {
+  return decided === undefined ? {} : { switch_queue: { holder: decided.holder, reason: decided.reason } };
 }
 
 function modelEventsRow(state: ModelEventStreamState | undefined): Pick<HostView, 'model_events'> {

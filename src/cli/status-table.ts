@@ -132,3 +132,20 @@ export function modelNotes(report: HostsReport): string[] {
   }
   return notes;
 }
+
+/**
+ * One line per llama-server router node: who holds the requests that wait for its model switches (the
+ * router's own queue or the gateway's) and why, as /admin/hosts `switch_queue` says (docs/protocols.md §7.z5).
+ */
+export function switchQueueNotes(report: HostsReport): string[] {
+  const notes: string[] = [];
+  for (const host of report.hosts) {
+    const queue: unknown = host.switch_queue;
+    // The report is the gateway's to write: a row not shaped as this CLI knows it is left out.
+    if (typeof queue !== 'object' || queue === null) continue;
+    const { holder, reason } = queue as { holder?: unknown; reason?: unknown };
+    if (typeof holder !== 'string' || typeof reason !== 'string') continue;
+    notes.push(`${cell(host.name)}: switch queue held by the ${cell(holder)} — ${cell(reason)}`);
+  }
+  return notes;
+}

@@ -9,7 +9,15 @@ import { flagValue, hasFlag, type CliIo, type Command } from './io.ts';
 import { fetchHostsReport } from './status-report.ts';
 import { visibleText } from '#src/core/visible-text.js';
 import { DEFAULT_STATUS_URL, findStatusTarget } from './status-target.ts';
-import { modelNotes, STATUS_GATEWAY_DOWN, statusExitCode, statusSummary, statusTable, unknownStatuses } from './status-table.ts';
+import {
+  modelNotes,
+  STATUS_GATEWAY_DOWN,
+  switchQueueNotes,
+  statusExitCode,
+  statusSummary,
+  statusTable,
+  unknownStatuses,
+} from './status-table.ts';
 
 const USAGE = `usage: switchyard status [--url GATEWAY] [--token T] [--watch] [--config FILE]
 
@@ -86,7 +94,7 @@ async function showOnce(url: string, token: string | undefined, io: CliIo, clock
     io.stderr.write(`switchyard status: cannot read ${url}/admin/hosts: ${visibleText(answer.error)}\n`);
     return STATUS_GATEWAY_DOWN;
   }
-  const notes = modelNotes(answer.report);
+  const notes = [...switchQueueNotes(answer.report), ...modelNotes(answer.report)];
   const lines = [
     heading,
     statusSummary(answer.report),

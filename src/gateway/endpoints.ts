@@ -22,7 +22,7 @@ export interface AdminParts extends Pick<
   'clock' | 'config' | 'metrics' | 'catalog' | 'policies' | 'liveFeed' | 'requests' | 'modelEvents' | 'nodeSources' | 'explain'
 > {
   readonly registry: AdminDeps['registry'] & Pick<NodeRegistry, 'leaseCount' | 'retiringInFlight'>;
-  readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport'>;
+  readonly scheduler: Pick<Scheduler, 'filters' | 'queueDepths' | 'queueReport' | 'switchQueues'>;
   /** [mesh]: the link to the other sites (explain lists them); undefined = alone. */
   readonly link: Parameters<typeof explainRemote>[0];
   readonly reload: AdminDeps['commands']['reload'];
@@ -57,6 +57,7 @@ export function adminTable(parts: AdminParts, listeners: ListenerFigures): Endpo
     policies: parts.policies,
     queueDepths: () => scheduler.queueDepths(),
     queues: () => scheduler.queueReport(),
+    switchQueues: () => scheduler.switchQueues(),
     liveFeed: parts.liveFeed,
     ...(parts.requests === undefined ? {} : { requests: parts.requests }),
     remote: explainRemote(parts.link, () => listeners.unreachableSites?.() ?? new Map()),

@@ -157,6 +157,7 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
     events: host.registryEvents,
     refresh: host.refresh,
     switchEnded: () => host.scheduler().fleetChanged(),
+    routerLoads: () => host.scheduler().routerLoads(),
   });
   const requestLog = new RequestLogFeature(config.log, {
     clock,

@@ -74,7 +74,7 @@ export {
 export { planReconcile, withHolds, type ReconcileInput, type ReconcileStep, type DesiredModel } from './models/reconcile-plan.ts';
 export { modelStateNote, nodeFacts, unavailability } from './models/model-facts.ts';
 export type { ModelAction } from '#src/kinds/index.ts';
-export { modelsView, type ModelRow, type ModelsViewInput } from './models/models-view.ts';
+export { modelsView, type ModelRow, type ModelsViewInput, type RouterHeldLoad } from './models/models-view.ts';
 export {
   mayTake,
   refusalOf,

@@ -7,3 +7,4 @@ export { type LoadOutcome } from './router-switches.ts';
 export type { ModelQueueReport } from './fair-queue.ts';
 export { type ProtectedModels, EVICTION_HOLD_MS } from './switch-claims.ts';
 export type { EvictionResult } from './effects.ts';
+export type { QueueHolder } from './queue-holder.ts';

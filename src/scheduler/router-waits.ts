@@ -4,6 +4,8 @@
 // requests for the router's running models (router-room's `switch_due`) — and count one switch per
 // model brought up. Plain state; the clock's readings are passed in.
 
+import type { RouterHeldLoad } from '#src/nodes/index.ts';
+
 interface RouterWait {
   readonly model: string;
   readonly sinceMs: number;
@@ -68,6 +70,34 @@ export class RouterWaits {
       for (const victim of wait.victims) if (running(victim)) (evicting ??= new Set()).add(victim);
     }
     return evicting ?? NONE;
+  }
+
+  /** The loads held now per node, oldest first (the router's FIFO order as the gateway sent them), with their requests. */
+  report(nowMs: number): ReadonlyMap<string, readonly RouterHeldLoad[]> {
+    const out = new Map<string, RouterHeldLoad[]>();
+    for (const [node, waits] of this.#byNode) {
+      const byModel = new Map<string, { requests: number; sinceMs: number }>();
+      for (const wait of waits) {
+        const seen = byModel.get(wait.model);
+        byModel.set(wait.model, {
+          requests: (seen?.requests ?? 0) + 1,
+          sinceMs: Math.min(seen?.sinceMs ?? wait.sinceMs, wait.sinceMs),
+        });
+      }
+      const rows = [...byModel].map(([model, w]) => ({
+        model,
+        requests: w.requests,
+        waitedMs: Math.max(0, nowMs - w.sinceMs),
+        sinceMs: w.sinceMs,
+      }));
+      rows.sort((a, b) => a.sinceMs - b.sinceMs || a.model.localeCompare(b.model));
+      if (rows.length > 0)
+        out.set(
+          node,
+          rows.map(({ model, requests, waitedMs }) => ({ model, requests, waitedMs })),
+        );
+    }
+    return out;
   }
 
   /** Whether a wait on `node` has passed its bound, counted from its start or the node's last answered load if later. */

@@ -10,7 +10,7 @@ import { CONFIG_DEFAULTS } from '#src/config/index.ts';
 import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
 import { ctxFor, residencyOf } from '#src/capacity/index.ts';
 import { isRunningEntry } from '#src/kinds/index.ts';
-import type { LeaseReturn, ListedModelFacts, NodeView, RoutingSnapshot, SwitchBook } from '#src/nodes/index.ts';
+import type { LeaseReturn, ListedModelFacts, NodeView, RouterHeldLoad, RoutingSnapshot, SwitchBook } from '#src/nodes/index.ts';
 import {
   alternativeFilters,
   hasAlternativeIn,
@@ -39,7 +39,7 @@ import type { EvictionResult, SchedulerEffects } from './effects.ts';
 import type { ModelQueueReport } from './fair-queue.ts';
 import { ModelQueues } from './model-queues.ts';
 import { refreshOnMiss } from './refresh-on-miss.ts';
-import type { SwitchQueueConfig } from './queue-holder.ts';
+import type { QueueHolder, SwitchQueueConfig } from './queue-holder.ts';
 import { awaitsRouterLoad, runsOnLimitedRouter } from './router-switches.ts';
 import { swapAwareOrder } from './swap-order.ts';
 import { NO_TICKET, SwitchClaims, type ProtectedModels } from './switch-claims.ts';
@@ -219,6 +219,22 @@ export class Scheduler {
   /** Every limited router's switch state and busy models now: what a worker's mirror needs to judge a failover alike. */
   routerRooms(): RouterRoom[] {
     return routerRoomsOf(this.#effects.snapshot(), (node, view) => this.#switchView(node, view));
+  }
+
+  /**
+   * Who holds the requests waiting for a model switch on each llama-server router node now (the router or
+   * the gateway), with queue-holder.ts's reason: the decision routing acts on, read by /admin/hosts and explain.
+   */
+  switchQueues(): ReadonlyMap<string, QueueHolder> {
+    const holders = new Map<string, QueueHolder>();
+    for (const node of this.#effects.snapshot().nodes)
+      if (node.capacity.role === 'router') holders.set(node.spec.name, this.#claims.holderOf(node));
+    return holders;
+  }
+
+  /** The loads routers that queue themselves hold requests for now, by node, oldest first (/admin/models). */
+  routerLoads(): ReadonlyMap<string, readonly RouterHeldLoad[]> {
+    return this.#claims.routerWaits.report(this.#clock.monotonicMs());
   }
 
   #classify(req: RouteRequest, excluded: readonly Exclusion[]): UnroutableKind {

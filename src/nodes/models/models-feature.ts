@@ -16,7 +16,7 @@ import { ModelManager, type ModelActionOutcome } from './model-manager.ts';
 import { ModelReconciler } from './reconciler.ts';
 import { actAsOperator, type OperatorActionOptions } from './operator-action.ts';
 import { nodeFacts } from './model-facts.ts';
-import { modelsView } from './models-view.ts';
+import { modelsView, type RouterHeldLoad } from './models-view.ts';
 import { SwitchTickets } from './switch-book.ts';
 import { desiredOf, protectedModelsOf, type ProtectedModelNames } from './desired-models.ts';
 
@@ -31,6 +31,8 @@ export interface ModelsFeatureDeps {
   readonly refresh: (nodes: readonly string[]) => Promise<unknown>;
   /** An operation gave its switch ticket back: the scheduler's queues may go on. */
   readonly switchEnded: () => void;
+  /** The loads routers that queue themselves hold the gateway's requests for, by node (the scheduler's); absent = none shown. */
+  readonly routerLoads?: () => ReadonlyMap<string, readonly RouterHeldLoad[]>;
 }
 
 /** What model management adds to the owner's parts (gateway/features.ts names them). */
@@ -144,6 +146,7 @@ export class ModelsFeature implements Feature<GatewayConfig, ModelsParts> {
       nowMs: this.#deps.clock.monotonicMs(),
       plan: this.reconciler.plan(),
       switches: this.book.held(),
+      ...(this.#deps.routerLoads === undefined ? {} : { routerLoads: this.#deps.routerLoads() }),
       holds: this.reconciler.holds(),
       epochMs: this.#deps.clock.now(),
       reconciler: this.reconciler.status(),

@@ -25,11 +25,22 @@ export interface ModelsViewInput {
   readonly plan?: readonly ReconcileStep[];
   /** The switch book's tickets held now. */
   readonly switches?: readonly (readonly [node: string, ticket: SwitchTicket])[];
+  /** Per router that queues itself: the loads it holds the gateway's requests for, oldest first (the scheduler's). */
+  readonly routerLoads?: ReadonlyMap<string, readonly RouterHeldLoad[]>;
   /** The operator's holds in force (monotonic ms, as `nowMs`), and the epoch ms of `nowMs` to date their end. */
   readonly holds?: readonly OperatorHold[];
   readonly epochMs?: number;
   /** The reconciler's rounds ended so far and where the holds are kept. */
   readonly reconciler?: HoldsState & { readonly rounds: number };
+}
+
+/** A load a router that queues itself (docs/protocols.md §7.z5) holds the gateway's requests for. */
+export interface RouterHeldLoad {
+  readonly model: string;
+  /** The gateway's requests waiting in the router for it. */
+  readonly requests: number;
+  /** How long the oldest of them has waited. */
+  readonly waitedMs: number;
 }
 
 export interface ModelRow {
@@ -83,7 +94,11 @@ export interface NodeRow {
   readonly loaded: string[];
   /** Requests in flight on the node now, per model it serves (only models with some): what an unload would wait for. */
   readonly in_flight: Record<string, number>;
-  /** The switch (load or unload) under way on the node, and for whom; null = none. */
+  /**
+   * The switch (load or unload) under way on the node, and for whom; null = none. On a router that holds its
+   * switches' requests itself, the load its oldest request of ours waits for there (`by: "router"`: the router
+   * runs it, no ticket of the gateway's), unless a ticket of the gateway's is held.
+   */
   readonly switch: {
     readonly action: 'load' | 'unload';
     readonly model: string;
@@ -91,6 +106,8 @@ export interface NodeRow {
     readonly loaded: boolean;
     readonly victim: string | null;
   } | null;
+  /** The loads the router holds the gateway's requests for in its own queue, oldest first; empty elsewhere. */
+  readonly router_queue: { readonly model: string; readonly requests: number; readonly waited_ms: number }[];
 }
 
 /** The reconciler's rounds, and where the operator's holds are kept: `cluster` (every replica reads them) or `gateway`; `holds_lost`: why the store is not read now (the holds this replica knows stand meanwhile). */
@@ -173,6 +190,8 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
     models: models.sort((a, b) => a.model.localeCompare(b.model)),
     nodes: input.nodes.map((n) => {
       const ticket = switches.get(n.name);
+      const held = input.routerLoads?.get(n.name) ?? [];
+      const routerLoad = held[0];
       return {
         name: n.name,
         manages_models: n.canManage,
@@ -182,9 +201,12 @@ export function modelsView(input: ModelsViewInput): { models: ModelRow[]; nodes:
         loaded: n.models.filter((m) => m.running && m.serving).map((m) => m.id),
         in_flight: Object.fromEntries(n.models.filter((m) => m.inFlight > 0).map((m) => [m.id, m.inFlight])),
         switch:
-          ticket === undefined
-            ? null
-            : { action: ticket.action, model: ticket.model, by: ticket.by, loaded: ticket.loaded, victim: ticket.victim ?? null },
+          ticket !== undefined
+            ? { action: ticket.action, model: ticket.model, by: ticket.by, loaded: ticket.loaded, victim: ticket.victim ?? null }
+            : routerLoad !== undefined
+              ? { action: 'load', model: routerLoad.model, by: 'router', loaded: false, victim: null }
+              : null,
+        router_queue: held.map((l) => ({ model: l.model, requests: l.requests, waited_ms: Math.round(l.waitedMs) })),
       };
     }),
   };

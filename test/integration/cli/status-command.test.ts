@@ -45,7 +45,11 @@ before(async () => {
     (h) => h.discovery.state === 'known' && Object.keys(h.models).length > 0,
     'known, its context polled',
   );
-  await waitForHost('router-b', (h) => h.discovery.state === 'known', 'known');
+  await waitForHost(
+    'router-b',
+    (h) => h.discovery.state === 'known' && h.switch_queue !== undefined,
+    'known, its switch queue decided',
+  );
   await setSimFaults(fleet.sim.url('ollama-c'), { health: 'fail' });
   await waitForHost('ollama-c', (h) => h.health.status === 'dead', 'dead');
 });
@@ -98,7 +102,13 @@ test('a fleet with one dead node: one line per node, and exit code 1', async () 
   assert.match(lines[0] ?? '', /^switchyard status {2}http:\/\/127\.0\.0\.1:\d+ {2}\d{4}-\d\d-\d\dT/);
   assert.equal(lines[1], '3 nodes: 2 healthy, 0 degraded, 1 dead; 0 requests queued');
   assert.match(lines[3] ?? '', /^NODE +KIND +HEALTH +DISCOVERY +LOADED\/ON-DEMAND +CTX +SLOTS +QUEUE +LAST ERROR$/);
-  assert.equal(lines.length, 7, lines.join('\n'));
+  assert.equal(lines.length, 9, lines.join('\n'));
+  assert.equal(lines[7], '');
+  assert.match(
+    lines[8] ?? '',
+    /^router-b: switch queue held by the (router|gateway) — \S/,
+    "who holds the router's switch queue, and why",
+  );
   assert.deepEqual(row(lines, 'vllm-a').slice(0, 5), ['vllm-a', 'vllm', 'healthy', 'known', '1/0']);
   assert.match(row(lines, 'vllm-a')[5] ?? '', /^\d+$/, "the loaded model's context");
   const router = row(lines, 'router-b');

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HostsReport, HostView } from '#src/admin/index.ts';
-import { modelNotes } from '#src/cli/status-table.ts';
+import { modelNotes, switchQueueNotes } from '#src/cli/status-table.ts';
 
 function router(available: HostView['available_on_demand']): HostView {
   return {
@@ -59,4 +59,24 @@ test('a row not shaped as the CLI knows it (from a gateway it cannot vouch for) 
     { id: 'x\u001b[2J', status: 'failed', exit_code: 'one' },
   ] as unknown as HostView['available_on_demand'];
   assert.deepEqual(modelNotes({ hosts: [router(odd)], queue_depth: {} }), ['router: x\\x1b[2J failed']);
+});
+
+test('one note per router naming who holds its switch queue and why; none for a node without one or an odd row', () => {
+  const held = (name: string, switchQueue: unknown): HostView =>
+    ({ ...router([]), name, ...(switchQueue === undefined ? {} : { switch_queue: switchQueue }) }) as HostView;
+  const report: HostsReport = {
+    hosts: [
+      held('new', { holder: 'router', reason: 'its build b10587 queues per model itself' }),
+      held('old', { holder: 'gateway', reason: "its build b10200 predates the router's own queue (b10313)" }),
+      held('plain', undefined),
+      held('odd', { holder: 1, reason: null }),
+      held('esc', { holder: 'gateway', reason: 'x\u001b[2J' }),
+    ],
+    queue_depth: {},
+  };
+  assert.deepEqual(switchQueueNotes(report), [
+    'new: switch queue held by the router — its build b10587 queues per model itself',
+    "old: switch queue held by the gateway — its build b10200 predates the router's own queue (b10313)",
+    'esc: switch queue held by the gateway — x\\x1b[2J',
+  ]);
 });

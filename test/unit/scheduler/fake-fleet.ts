@@ -48,7 +48,7 @@ export interface Rig {
 /** `extra`: the scheduler's optional collaborators (a shared switch book, pins, an eviction effect). */
 export function rig(
   initial: readonly NodeView[],
-  extra: Pick<SchedulerOptions, 'book' | 'protectedModels'> & Pick<SchedulerEffects, 'evict'> = {},
+  extra: Pick<SchedulerOptions, 'book' | 'protectedModels' | 'switchQueue'> & Pick<SchedulerEffects, 'evict'> = {},
 ): Rig {
   const clock = new ManualClock();
   let nodes = initial;
@@ -103,6 +103,7 @@ export function rig(
     effects,
     book: extra.book,
     protectedModels: extra.protectedModels,
+    switchQueue: extra.switchQueue,
   });
   return {
     clock,

@@ -80,3 +80,36 @@ test('each node names the requests in flight per model (only models with some): 
   assert.deepEqual(view.nodes.find((n) => n.name === 'r')?.in_flight, { m: 2 });
   assert.deepEqual(view.nodes.find((n) => n.name === 's')?.in_flight, {});
 });
+
+test("a load a router that queues itself holds our requests for shows as that node's switch (by the router), with its queue", () => {
+  const view = modelsView({
+    nodes: [node('r', ['a'], ['b', 'c']), node('s', ['a'], ['b'])],
+    desired: new Map(),
+    failures: [],
+    nowMs: 0,
+    switches: [['s', { model: 'b', action: 'load', by: 'request', loaded: false, victim: 'a' }]],
+    routerLoads: new Map([
+      [
+        'r',
+        [
+          { model: 'b', requests: 3, waitedMs: 1_200.4 },
+          { model: 'c', requests: 1, waitedMs: 300 },
+        ],
+      ],
+      ['s', [{ model: 'b', requests: 1, waitedMs: 10 }]],
+    ]),
+  });
+  const r = view.nodes.find((n) => n.name === 'r');
+  assert.deepEqual(r?.switch, { action: 'load', model: 'b', by: 'router', loaded: false, victim: null });
+  assert.deepEqual(r?.router_queue, [
+    { model: 'b', requests: 3, waited_ms: 1_200 },
+    { model: 'c', requests: 1, waited_ms: 300 },
+  ]);
+  // A ticket of the gateway's own stands first.
+  assert.equal(view.nodes.find((n) => n.name === 's')?.switch?.by, 'request');
+  const plain = modelsView({ nodes: [node('r', ['a'], ['b'])], desired: new Map(), failures: [], nowMs: 0 });
+  assert.deepEqual(
+    plain.nodes.map((n) => [n.switch, n.router_queue]),
+    [[null, []]],
+  );
+});
