@@ -174,7 +174,8 @@ test(
       'the switch under way on slowrouter',
     );
     assert.equal(await other.isDisabled(), true);
-    assert.match(String(await other.getAttribute('title')), /a load of 'later' \(by request\) is under way on slowrouter/);
+    // slowrouter queues its switches itself (a current build, one tenant: issue 41, §7.z5): the load it holds our request for is the router's.
+    assert.match(String(await other.getAttribute('title')), /a load of 'later' \(by router\) is under way on slowrouter/);
     assert.equal(await button('idle', 'load').isDisabled(), false, 'the other router is not held up');
     await page.locator('#models').screenshot({ path: `${RESULTS}/dashboard-actions.png` });
     assert.deepEqual(problems, []);
