@@ -49,7 +49,10 @@ let sim: SimFleet;
 let slow: SimFleet;
 /** The `held` node's clock: it answers nothing until the test moves it (a request held in flight). */
 const slowClock = new ManualClock();
-const clock = new JumpingClock();
+// Noon UTC today: the tests' jumps (minutes, then to the next day) never cross midnight by chance of
+// when the suite runs (at 23:5x UTC, ten minutes' jump began a new day and reset the daily budget).
+const today = new Date();
+const clock = new JumpingClock(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), 12));
 let gw: GatewayUnderTest;
 let config: string;
 
