@@ -9,12 +9,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { gatewayToml } from '#test/fixtures/gateway-configs.ts';
-import { startGateway, type GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
-import { waitForHost } from '#test/fixtures/admin-readers.ts';
+import type { GatewayUnderTest } from '#test/fixtures/in-process-fleet.ts';
 import { httpJson } from '#test/fixtures/http.ts';
-import { realRouterSkip, startRealRouter, type RealRouter } from '#test/fixtures/real-llama-router.ts';
-import { tenantsToml } from '#test/fixtures/tenant-gateway.ts';
+import { realRouterSkip, type RealRouter } from '#test/fixtures/real-llama-router.ts';
+import { startTenantRouterGateway, type TenantRouterRig } from '#test/fixtures/real-router-tenants.ts';
 
 const skip = realRouterSkip;
 const A_KEY = 'sk-real-resume-a';
@@ -26,30 +24,16 @@ let router: RealRouter | undefined;
 let gw: GatewayUnderTest | undefined;
 let ids: string[] = [];
 
+let rig: TenantRouterRig | undefined;
+
 before(async () => {
   if (skip !== false) return;
-  router = await startRealRouter(2);
-  try {
-    ids = (await router.listing()).map((m) => m.id).sort();
-    gw = await startGateway(
-      gatewayToml(
-        [{ name: 'router', url: router.url, kind: 'llamacpp' }],
-        `[routing]\nqueue_timeout = "120s"\n${tenantsToml([
-          { name: 'a', keys: [A_KEY] },
-          { name: 'b', keys: [B_KEY] },
-        ])}`,
-      ),
-    );
-    await waitForHost(gw, 'router', (h) => h.router?.max_instances === 2, 'limits read', 30_000);
-  } catch (error) {
-    router.stop();
-    throw error;
-  }
+  rig = await startTenantRouterGateway({ a: A_KEY, b: B_KEY }, '120s');
+  ({ router, gw, ids } = rig);
 });
 
 after(async () => {
-  await gw?.close();
-  router?.stop();
+  await rig?.close();
 });
 
 const capture = (what: string, status: number, body: string): void => {
