@@ -11,6 +11,7 @@ import type { Measurement, TargetName } from './proxy-bench.ts';
 import type { TargetCheck } from './report.ts';
 import { NODE_PEERS, type SideBySideResult } from './side-by-side.ts';
 import { round } from './stats.ts';
+import { againstBare } from './targets-28.ts';
 
 export interface Issue42Input {
   readonly proxy: readonly Measurement[];
@@ -25,36 +26,6 @@ const VS_BARE = 1.25;
 const QUIET_BARE_P99_MS = 0.5;
 
 const na = (goal: string, why: string): TargetCheck => ({ goal, measured: why, met: undefined });
-
-function againstBare(proxy: readonly Measurement[]): TargetCheck[] {
-  const checks: TargetCheck[] = [];
-  for (const workload of ['json', 'sse']) {
-    const ours = proxy.find((r) => r.target === 'switchyard' && r.workload === workload && r.concurrency === 64);
-    const bare = proxy.find((r) => r.target === 'bare' && r.workload === workload && r.concurrency === 64);
-    const goal = `#42 throughput, c=64, ${workload}: ≥ 0.8 × bare stack proxy`;
-    const cpuGoal = `#42 proxy CPU µs/req, c=64, ${workload}: ≤ 1.5 × bare`;
-    if (ours === undefined || bare === undefined) {
-      checks.push(na(goal, 'not measured (--only proxy)'), na(cpuGoal, 'not measured (--only proxy)'));
-      continue;
-    }
-    const ratio = ours.requestsPerSecond / bare.requestsPerSecond;
-    checks.push({
-      goal,
-      measured: `${round(ratio)} × (${round(ours.requestsPerSecond)} vs ${round(bare.requestsPerSecond)} req/s)`,
-      met: ratio >= 0.8,
-    });
-    const oursCpu = ours.proxyCpuUsPerRequest;
-    const bareCpu = bare.proxyCpuUsPerRequest;
-    if (oursCpu === undefined || bareCpu === undefined || bareCpu === 0) checks.push(na(cpuGoal, 'no CPU figure'));
-    else
-      checks.push({
-        goal: cpuGoal,
-        measured: `${round(oursCpu / bareCpu)} × (${round(oursCpu)} vs ${round(bareCpu)} µs)`,
-        met: oursCpu / bareCpu <= 1.5,
-      });
-  }
-  return checks;
-}
 
 function sideBySide(result: SideBySideResult | undefined): TargetCheck[] {
   if (result === undefined)
@@ -163,7 +134,7 @@ function cli(lean: LeanProcessResult | undefined): TargetCheck[] {
 
 export function issue42Checks(input: Issue42Input): TargetCheck[] {
   return [
-    ...againstBare(input.proxy),
+    ...againstBare(input.proxy, '#42', 1.5),
     ...sideBySide(input.sideBySide),
     ...memory(input),
     ...cli(input.lean),
