@@ -18,6 +18,11 @@ export interface Filter {
    * is excluded on a first attempt). Absent = anything (the snapshot's time, usage, the request's size).
    */
   readonly reads?: 'model' | 'tried';
+  /**
+   * The filter this one judges like for every node the route index plans: it differs only on limited
+   * routers (routing/pipeline.ts), which make an index plan unusable, so the index may still answer.
+   */
+  readonly refines?: Filter;
   apply(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): FilterResult;
 }
 

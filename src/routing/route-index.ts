@@ -225,7 +225,9 @@ function derived(slots: readonly NodeSlot[], shape: Shape): { plan: EntryPlan; p
 /** The tail `fast` reproduces: fits-context, the scheduler's router-room, prefer-healthy, has-capacity. */
 function isDefaultTail(tail: readonly Filter[]): boolean {
   const names = tail.map((f) => f.name).join(',');
-  const known = tail[0] === fitsContext && tail.at(-2) === preferHealthy && tail.at(-1) === hasCapacity;
+  const last = tail.at(-1);
+  const known =
+    tail[0] === fitsContext && tail.at(-2) === preferHealthy && (last === hasCapacity || last?.refines === hasCapacity);
   return (
     known &&
     (names === 'fits-context,prefer-healthy,has-capacity' || names === 'fits-context,router-room,prefer-healthy,has-capacity')

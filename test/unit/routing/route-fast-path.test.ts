@@ -11,7 +11,7 @@ import {
   ExclusionCounter,
   leastInFlight,
   route,
-  routerRoom,
+  withRouterRoom,
   RouteIndex,
   type Filter,
   type RouterSwitchView,
@@ -84,21 +84,27 @@ function randomRequest(r: () => number): ReturnType<typeof request> {
   });
 }
 
-/** The scheduler's pipeline: router-room right after fits-context, over a random switch state. */
-function withRouterRoom(r: () => number): readonly Filter[] {
+/**
+ * The scheduler's own pipeline (routing/pipeline.ts): router-room right after fits-context and
+ * has-capacity aware of routers that queue themselves, over a random switch state.
+ */
+function schedulerPipeline(r: () => number): readonly Filter[] {
   const views = new Map<string, RouterSwitchView>();
   const lookup = (name: string): RouterSwitchView => {
     let view = views.get(name);
     if (view === undefined) {
       const pending = r() < 0.2 ? { model: MODELS[Math.floor(r() * 3)] as string, loaded: r() < 0.5 } : undefined;
-      view = { pending, switchDue: r() < 0.2, failedLoads: new Map(r() < 0.1 ? [['a', 'timed out']] : []) };
+      view = {
+        pending,
+        switchDue: r() < 0.2,
+        failedLoads: new Map(r() < 0.1 ? [['a', 'timed out']] : []),
+        routerQueues: r() < 0.3,
+      };
       views.set(name, view);
     }
     return view;
   };
-  const filters = defaultFilters();
-  const at = filters.findIndex((f) => f.name === 'fits-context');
-  return [...filters.slice(0, at + 1), routerRoom(lookup), ...filters.slice(at + 1)];
+  return withRouterRoom(defaultFilters(), lookup);
 }
 
 for (const pipeline of ['default', 'with router-room'] as const) {
@@ -107,7 +113,7 @@ for (const pipeline of ['default', 'with router-room'] as const) {
     let decisions = 0;
     for (let seed = 1; seed <= 150; seed += 1) {
       const r = rng(seed);
-      const filters = pipeline === 'default' ? defaultFilters() : withRouterRoom(r);
+      const filters = pipeline === 'default' ? defaultFilters() : schedulerPipeline(r);
       const size = 1 + Math.floor(r() * 30);
       let nodes = Array.from({ length: size }, (_, i) => randomNode(`n${i}`, i, r));
       const index = new RouteIndex();
