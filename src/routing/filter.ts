@@ -18,6 +18,13 @@ export interface Filter {
    * is excluded on a first attempt). Absent = anything (the snapshot's time, usage, the request's size).
    */
   readonly reads?: 'model' | 'tried';
+  /**
+   * The filter whose verdicts this one gives on every node without a model limit (a router's
+   * max_instances): pipeline.ts's has-capacity, which lets a limited router that queues itself take
+   * what its queue would, is has-capacity there. The route index's plan, which holds only for tiers
+   * without such a node, may then stand for it (route-index.ts, `fast`). Absent = itself.
+   */
+  readonly unlimitedAs?: Filter;
   apply(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): FilterResult;
 }
 
