@@ -1,5 +1,13 @@
-export { route, filterCandidates, type RoutingDecision } from './route.ts';
-export { routeSummary, MAX_SUMMARY_ENTRIES, type CandidateScore, type ExcludedNode, type RouteSummary } from './route-summary.ts';
+export {
+  route,
+  filterCandidates,
+  routeSummary,
+  MAX_SUMMARY_ENTRIES,
+  type RoutingDecision,
+  type CandidateScore,
+  type ExcludedNode,
+  type RouteSummary,
+} from './route.ts';
 export { RouteIndex, ROUTE_INDEX_MAX_ENTRIES } from './route-index.ts';
 export {
   type QueueTenant,
@@ -8,6 +16,11 @@ export {
   minNeededTokens,
   reservedTokens,
   NO_TRIED_NODES,
+  routeRequestFor,
+  sessionFeature,
+  sessionKeyParts,
+  type RequestFacts,
+  type RoutingSettings,
 } from './route-request.ts';
 export { classifyUnroutable, largestContext, mightFitLater, type UnroutableKind } from './unroutable.ts';
 export { capacityVerdict } from './filters/has-capacity.ts';
@@ -36,8 +49,6 @@ export {
   keepingSessions,
   learnResponse,
   rememberedNode,
-  sessionFeature,
-  sessionKeyParts,
   sessionTableKeys,
   tenantOf,
   SESSION_READS,

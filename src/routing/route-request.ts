@@ -1,4 +1,6 @@
-// What routing needs to know about one request.
+// What routing needs to know about one request, and the one place it is built (`routeRequestFor`,
+// for the request path and /admin/explain alike, so the explanation always judges what a request
+// would be judged by).
 
 import type { InferenceEndpoint, PolicyName } from '#src/config/index.ts';
 import type { TenantPriority } from '#src/core/tenant-class.ts';
@@ -40,8 +42,9 @@ export interface RouteRequest {
   /** What the `affinity` policy hashes (a session header, the `user` field or the prompt's start); absent = none. */
   readonly affinityKey?: string | undefined;
   /**
-   * The session the request belongs to, as `source\nvalue` (policies/sessions.ts: what agents send,
-   * e.g. Claude Code's `x-claude-code-session-id`); absent = a plain request, or `[routing] sessions = false`.
+   * The session the request belongs to, as `source\nvalue` (`sessionFeature` below; policies/sessions.ts:
+   * what agents send, e.g. Claude Code's `x-claude-code-session-id`); absent = a plain request, or
+   * `[routing] sessions = false`.
    */
   readonly sessionKey?: string | undefined;
   /**
@@ -75,3 +78,69 @@ export function reservedTokens(req: RouteRequest, ctx: number): number {
   const wanted = (req.promptTokens ?? 0) + (req.maxTokens ?? req.completionReserveTokens);
   return ctx > 0 ? Math.min(wanted, ctx) : wanted;
 }
+
+/** A session key as the request feature carries it (`RouteRequest.sessionKey`): its source (a header's name or a body field) and its value. */
+export function sessionFeature(key: { readonly source: string; readonly value: string } | undefined): string | undefined {
+  return key === undefined ? undefined : `${key.source}\n${key.value}`;
+}
+
+/** The source and value of a `RouteRequest.sessionKey` (`sessionFeature`'s inverse). */
+export function sessionKeyParts(feature: string): { readonly source: string; readonly value: string } {
+  const cut = feature.indexOf('\n');
+  return cut < 0 ? { source: 'session', value: feature } : { source: feature.slice(0, cut), value: feature.slice(cut + 1) };
+}
+
+/** The settings routing needs, read from one settings snapshot per request. */
+export interface RoutingSettings {
+  readonly completionReserveTokens: number;
+  readonly loadOnDemand: boolean;
+  /** `[routing] policy`: for models without their own. */
+  readonly policy: PolicyName;
+}
+
+export interface RequestFacts {
+  /** The served model id (aliases already resolved). */
+  readonly model: string;
+  readonly group: string | undefined;
+  readonly promptTokens: number | undefined;
+  /** The prompt's proven lower bound; absent = `promptTokens` is exact. */
+  readonly minPromptTokens?: number | undefined;
+  readonly maxTokens: number | undefined;
+  /** The model's own policy from [[models.available]], if it declares one. */
+  readonly policy?: PolicyName | undefined;
+  /** The `affinity` policy's key, when the request has one. */
+  readonly affinityKey?: string | undefined;
+  /** The request's session (`source\nvalue`) and its `previous_response_id`, for the sessions kept in front of the policy. */
+  readonly sessionKey?: string | undefined;
+  readonly previousResponseId?: string | undefined;
+  /** The prompt's start, for the `cache-aware` policy. */
+  readonly promptPrefix?: string | undefined;
+  /** The tenant the request is admitted as (its queue class and weight); absent = the open `default`. */
+  readonly tenant?: QueueTenant | undefined;
+}
+
+/** The RouteRequest of a request's facts under its settings snapshot (the one builder: see the header). */
+export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings, endpoint?: InferenceEndpoint): RouteRequest {
+  // One object, its optional fields set only when present (absent, not undefined): a spread per
+  // field would copy the object each time, on every request.
+  const req: Mutable<RouteRequest> = {
+    model: facts.model,
+    group: facts.group,
+    triedNodes: NO_TRIED_NODES,
+    promptTokens: facts.promptTokens,
+    maxTokens: facts.maxTokens,
+    completionReserveTokens: settings.completionReserveTokens,
+    loadOnDemand: settings.loadOnDemand,
+    policy: facts.policy ?? settings.policy,
+  };
+  if (facts.minPromptTokens !== undefined) req.minPromptTokens = facts.minPromptTokens;
+  if (facts.affinityKey !== undefined) req.affinityKey = facts.affinityKey;
+  if (facts.promptPrefix !== undefined) req.promptPrefix = facts.promptPrefix;
+  if (facts.sessionKey !== undefined) req.sessionKey = facts.sessionKey;
+  if (facts.previousResponseId !== undefined) req.previousResponseId = facts.previousResponseId;
+  if (facts.tenant !== undefined) req.tenant = facts.tenant;
+  if (endpoint !== undefined) req.endpoint = endpoint;
+  return req;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -14,7 +14,7 @@
 
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import { capacityVerdict } from '../filters/has-capacity.ts';
-import type { RouteRequest } from '../route-request.ts';
+import { sessionKeyParts, type RouteRequest } from '../route-request.ts';
 import { loadBound, rendezvous, specHasher } from './affinity.ts';
 import { inFlights } from './least-in-flight.ts';
 import type { RequestFeature } from './request-features.ts';
@@ -28,16 +28,6 @@ export const SESSION_READS: readonly RequestFeature[] = Object.freeze(['sessionK
 /** The reads of `inner` with the session layer in front. */
 export function withSessionReads(inner: readonly RequestFeature[]): readonly RequestFeature[] {
   return Object.freeze([...inner, ...SESSION_READS]);
-}
-
-/** A session key as the request feature carries it: its source (a header's name or a body field) and its value. */
-export function sessionFeature(key: { readonly source: string; readonly value: string } | undefined): string | undefined {
-  return key === undefined ? undefined : `${key.source}\n${key.value}`;
-}
-
-export function sessionKeyParts(feature: string): { readonly source: string; readonly value: string } {
-  const cut = feature.indexOf('\n');
-  return cut < 0 ? { source: 'session', value: feature } : { source: feature.slice(0, cut), value: feature.slice(cut + 1) };
 }
 
 /** Where a response id is remembered: apart from session keys of the same text. */
