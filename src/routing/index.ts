@@ -29,7 +29,15 @@ export { type Filter, type FilterResult, predicateFilter } from './filter.ts';
 export { defaultFilters } from './filters/index.ts';
 export { fitContext, mayTruncateAt } from './filters/fits-context.ts';
 export { leastInFlight, pickLeastInFlight, pickLowest } from './policies/least-in-flight.ts';
-export { type PolicyChoice, type PolicyContext, type SelectionPolicy } from './policies/selection-policy.ts';
+export {
+  REQUEST_FEATURES,
+  type FeatureReaders,
+  type PolicyChoice,
+  type PolicyContext,
+  type RequestFeature,
+  type RequestFeatures,
+  type SelectionPolicy,
+} from './policies/selection-policy.ts';
 export {
   createPolicy,
   policyPerRequest,
@@ -39,7 +47,6 @@ export {
   type PolicyFactory,
   type PolicySet,
 } from './policies/index.ts';
-export { REQUEST_FEATURES, type FeatureReaders, type RequestFeature, type RequestFeatures } from './policies/request-features.ts';
 export { cacheAware, type CacheAwarePolicy, type CacheAwareSettings, type PrefixHitFigures } from './policies/cache-aware.ts';
 export { PrefixTree } from './policies/prefix-tree.ts';
 export { pickWeighted } from './policies/weighted.ts';

@@ -8,9 +8,15 @@ import { affinity, AFFINITY_READS } from './affinity.ts';
 import { cacheAware, CACHE_AWARE_READS, type PrefixHitFigures } from './cache-aware.ts';
 import { leastInFlight, LEAST_IN_FLIGHT_READS } from './least-in-flight.ts';
 import { leastLoaded, LEAST_LOADED_READS } from './least-loaded.ts';
-import { readFeatures, type FeatureReaders, type RequestFeature, type RequestFeatures } from './request-features.ts';
 import { roundRobin, ROUND_ROBIN_READS } from './round-robin.ts';
-import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
+import type {
+  FeatureReaders,
+  PolicyChoice,
+  PolicyContext,
+  RequestFeature,
+  RequestFeatures,
+  SelectionPolicy,
+} from './selection-policy.ts';
 import { answerOwner, keepingSessions, keepSessionOn, learnResponse, rememberedNode, withSessionReads } from './sessions.ts';
 import { weighted, WEIGHTED_READS } from './weighted.ts';
 
@@ -51,10 +57,15 @@ export function createPolicy(name: PolicyName, context: PolicyContext): Selectio
 
 /**
  * The features a request routed by `policy` needs, read with the request path's readers: only
- * those the policy reads are read (each parses the body), so the caller never names a policy.
+ * those the policy reads are read, once each (each parses the body), so the caller never names a policy.
  */
 export function requestFeaturesFor(policy: PolicyName, readers: FeatureReaders): RequestFeatures {
-  return readFeatures(POLICIES[policy].reads, readers);
+  const features: { -readonly [F in RequestFeature]?: string } = {};
+  for (const feature of POLICIES[policy].reads) {
+    const value = readers[feature]();
+    if (value !== undefined) features[feature] = value;
+  }
+  return features;
 }
 
 export interface PolicySet extends SelectionPolicy {

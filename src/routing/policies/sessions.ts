@@ -17,7 +17,7 @@ import { capacityVerdict } from '../filters/has-capacity.ts';
 import { sessionKeyParts, type RouteRequest } from '../route-request.ts';
 import { loadBound, rendezvous, specHasher } from './affinity.ts';
 import { inFlights } from './least-in-flight.ts';
-import type { RequestFeature } from './request-features.ts';
+import type { RequestFeature } from './selection-policy.ts';
 import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
 import { ownerTtlMs } from './owned-ids.ts';
 import { sessionHash, sessionSite } from './session-table.ts';
