@@ -251,13 +251,13 @@ export class NodeRegistry {
     this.#touch(runtime);
   }
 
-  /** A node's answer stated its prompt count: its bytes per token are learned (capacity/token-ratio.ts). */
+  /** A node's answer stated its prompt count: its bytes per token are learned (capacity/learned-figures.ts). */
   learnTokenRatio(nodeName: string, url: string, model: string, sample: RatioSample): void {
     const runtime = this.#active.get(nodeName);
     if (runtime?.spec.url === url && runtime.tokenRatios.learn(model, sample, this.#clock.now())) this.#touch(runtime);
   }
 
-  /** A node's answer showed how fast it generates the model's tokens (capacity/decode-rate.ts). */
+  /** A node's answer showed how fast it generates the model's tokens (capacity/learned-figures.ts). */
   learnDecodeRate(nodeName: string, url: string, model: string, sample: DecodeSample): void {
     const runtime = this.#active.get(nodeName);
     if (runtime?.spec.url === url && runtime.decodeRates.learn(model, sample, this.#clock.now())) this.#touch(runtime);
