@@ -30,7 +30,7 @@ export {
 export { afterRound, idsToAsk, FIRST_ROUND, type RouterRound } from './capacity-round.ts';
 export { CapacityPoller, FACTS_EVERY_POLLS, factsDue, type CapacityPollOptions } from './capacity-poller.ts';
 export { fetchServerFacts, type FetchFactsOptions } from './fetch-server-facts.ts';
-export { LeaseTable, admits, type UsageClaim, type Usage, type Limits, type Refusal } from './lease-table.ts';
+export { admits, type Usage, type Limits, type Refusal } from './model-fit.ts';
 export { withLearnedContexts, LEARNED_CONTEXT_TTL_MS, type LearnedContexts } from './learned-contexts.ts';
 export {
   LearnedFigures,

@@ -14,7 +14,6 @@ import {
 } from '#src/discovery/index.ts';
 import type { ModelEvent } from '#src/kinds/index.ts';
 import {
-  LeaseTable,
   rememberContexts,
   sameCapacity,
   withLearnedContexts,
@@ -28,7 +27,7 @@ import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
 import { freshRuntime, reposition, viewOf, type NodeRuntime } from './node-runtime.ts';
 import type { LoadScrape } from './load/load-reading.ts';
-import { InFlightCounts } from './in-flight-counts.ts';
+import { InFlightCounts, LeaseTable } from './in-flight-counts.ts';
 import { readersOf } from './snapshot-readers.ts';
 import { ModelOffers } from './model-offers.ts';
 import type { RegistryEvents } from './registry-events.ts';
