@@ -131,15 +131,22 @@ export function decideSession(
   return { choice: { node, reason, scores: picked.scores }, verdict: 'placed', sessionKey: tableKey };
 }
 
+/** A policy with sessions kept in front of it, and the policy behind it. */
+export interface SessionLayer extends SelectionPolicy {
+  /** What a request naming neither a session nor a previous answer is chosen by (the layer hands it over untouched). */
+  readonly inner: SelectionPolicy;
+}
+
 /**
  * `inner` with sessions kept in front of it (the module comment). `create` builds the inner
  * policy; explain asks a fresh one when it has no `explain` of its own (its state is a rotation).
  */
-export function keepingSessions(create: () => SelectionPolicy, context: PolicyContext): SelectionPolicy {
+export function keepingSessions(create: () => SelectionPolicy, context: PolicyContext): SessionLayer {
   const inner = create();
   const nameHash = specHasher();
   return {
     name: inner.name,
+    inner,
     reads: withSessionReads(inner.reads),
     choose(req, candidates, snapshot) {
       if ((req.sessionKey === undefined && req.previousResponseId === undefined) || candidates.length === 0)
