@@ -13,7 +13,7 @@ export interface FilterResult {
 export interface Filter {
   readonly name: string;
   /**
-   * What its verdicts depend on besides the node's view, so routing may reuse them (route-index.ts):
+   * What its verdicts depend on besides the node's view, so routing may reuse them (route.ts, RouteIndex):
    * 'model' = only the request's model, group and endpoint; 'tried' = only the request's tried nodes (nothing
    * is excluded on a first attempt). Absent = anything (the snapshot's time, usage, the request's size).
    */
@@ -22,7 +22,7 @@ export interface Filter {
    * The filter whose verdicts this one gives on every node without a model limit (a router's
    * max_instances): pipeline.ts's has-capacity, which lets a limited router that queues itself take
    * what its queue would, is has-capacity there. The route index's plan, which holds only for tiers
-   * without such a node, may then stand for it (route-index.ts, `fast`). Absent = itself.
+   * without such a node, may then stand for it (route.ts, RouteIndex `fast`). Absent = itself.
    */
   readonly unlimitedAs?: Filter;
   apply(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): FilterResult;

@@ -3,12 +3,13 @@ export {
   filterCandidates,
   routeSummary,
   MAX_SUMMARY_ENTRIES,
+  RouteIndex,
+  ROUTE_INDEX_MAX_ENTRIES,
   type RoutingDecision,
   type CandidateScore,
   type ExcludedNode,
   type RouteSummary,
 } from './route.ts';
-export { RouteIndex, ROUTE_INDEX_MAX_ENTRIES } from './route-index.ts';
 export {
   type QueueTenant,
   type RouteRequest,
