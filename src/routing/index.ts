@@ -17,6 +17,9 @@ export {
   minNeededTokens,
   reservedTokens,
   NO_TRIED_NODES,
+  anyNodeResolves,
+  servedModelName,
+  type NamedNode,
   routeRequestFor,
   sessionFeature,
   sessionKeyParts,
@@ -78,7 +81,6 @@ export { leastLoaded, loadScore, WAITING_WEIGHT, type LoadScore } from './polici
 export { wakeCandidates, wakeTarget } from './wake-candidates.ts';
 export { judgeModel, unknownVerdict, MAX_SUGGESTIONS, type ModelVerdict, type ModelVerdictInput } from './unknown-model.ts';
 export { closestNames, coreName, editDistance } from './closest-names.ts';
-export { anyNodeResolves, servedModelName, type NamedNode } from './served-model.ts';
 export {
   routerRoom,
   routerRoomVerdict,
