@@ -4,7 +4,8 @@
 // enough to publish (below: the token ratio, the decode rate), and the holder a node's record keeps
 // (`LearnedFigures`: the figure every answer moves, and the one its view shows, published only when
 // it changed enough, so views stay cached). The holder is part of the registry's record of a node
-// (nodes/node-runtime.ts), written only through its own `learn`, as the lease table is the registry's.
+// (nodes/node-runtime.ts) and is written only through its own `learn`: nothing here reaches into
+// the registry's state.
 
 /** The pure rules for one kind of learned figure. */
 export interface LearningRule<Figure, Sample> {

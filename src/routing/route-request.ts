@@ -80,7 +80,10 @@ export function reservedTokens(req: RouteRequest, ctx: number): number {
   return ctx > 0 ? Math.min(wanted, ctx) : wanted;
 }
 
-/** A session key as the request feature carries it (`RouteRequest.sessionKey`): its source (a header's name or a body field) and its value. */
+/**
+ * A session key as the request feature carries it (`RouteRequest.sessionKey`): its source (a
+ * header's name or a body field) and its value.
+ */
 export function sessionFeature(key: { readonly source: string; readonly value: string } | undefined): string | undefined {
   return key === undefined ? undefined : `${key.source}\n${key.value}`;
 }
@@ -147,10 +150,10 @@ export function routeRequestFor(facts: RequestFacts, settings: RoutingSettings, 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 // ---- the served model id ----
-// Pure: which listed model a request's name stands for (RouteRequest.model), fleet-wide. Each node resolves the name the
-// way its kind of server does (ServerKind.resolveModelName: Ollama's implicit `:latest`, a
-// llama-server's aliases, …); routing then runs on that id, so every node it picks lists it and is
-// sent the name it listed. Unknown-model answers and their suggestions read the same resolution.
+// Pure: which listed model a request's name stands for (RouteRequest.model), fleet-wide. Each node
+// resolves the name the way its kind of server does (ServerKind.resolveModelName: Ollama's implicit
+// `:latest`, a llama-server's aliases, …); routing then runs on that id, so every node it picks lists
+// it and is sent the name it listed. Unknown-model answers and their suggestions read the same resolution.
 
 /** What resolution reads of a node (NodeView fits). */
 export interface NamedNode {
