@@ -19,12 +19,10 @@ export interface Filter {
    */
   readonly reads?: 'model' | 'tried';
   /**
-   * The filter whose verdicts this one gives on every node without a model limit (a router's
-   * max_instances): pipeline.ts's has-capacity, which lets a limited router that queues itself take
-   * what its queue would, is has-capacity there. The route index's plan, which holds only for tiers
-   * without such a node, may then stand for it (route.ts, RouteIndex `fast`). Absent = itself.
+   * The filter this one judges like for every node the route index plans: it differs only on limited
+   * routers (routing/pipeline.ts), which make an index plan unusable, so the index may still answer.
    */
-  readonly unlimitedAs?: Filter;
+  readonly refines?: Filter;
   apply(req: RouteRequest, candidates: readonly NodeView[], snapshot: RoutingSnapshot): FilterResult;
 }
 

@@ -32,8 +32,7 @@ function routerQueueCapacity(inner: Filter, lookup: RouterSwitchLookup): Filter 
     modelLimit(node) !== undefined && lookup(node.spec.name, node).routerQueues === true;
   return {
     name: inner.name,
-    // A node without a model limit never queues itself: `inner` judges it alone.
-    unlimitedAs: inner,
+    refines: inner,
     apply(req, candidates, snapshot) {
       // No limited router queueing itself among the candidates (nearly every request): the filter as it is.
       if (!candidates.some(queuesItself)) return inner.apply(req, candidates, snapshot);

@@ -363,9 +363,9 @@ function derived(slots: readonly NodeSlot[], shape: Shape): { plan: EntryPlan; p
 /** The tail `fast` reproduces: fits-context, the scheduler's router-room, prefer-healthy, has-capacity. */
 function isDefaultTail(tail: readonly Filter[]): boolean {
   const names = tail.map((f) => f.name).join(',');
-  // The scheduler's has-capacity (pipeline.ts) is has-capacity on every node a usable plan's tier holds.
   const last = tail.at(-1);
-  const known = tail[0] === fitsContext && tail.at(-2) === preferHealthy && (last?.unlimitedAs ?? last) === hasCapacity;
+  const known =
+    tail[0] === fitsContext && tail.at(-2) === preferHealthy && (last === hasCapacity || last?.refines === hasCapacity);
   return (
     known &&
     (names === 'fits-context,prefer-healthy,has-capacity' || names === 'fits-context,router-room,prefer-healthy,has-capacity')

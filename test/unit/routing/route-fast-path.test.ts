@@ -11,11 +11,10 @@ import {
   ExclusionCounter,
   leastInFlight,
   route,
-  routerRoom,
+  withRouterRoom,
   RouteIndex,
   type Filter,
   type RouterSwitchView,
-  withRouterRoom as schedulerPipeline,
 } from '#src/routing/index.ts';
 import { NOW, node, request, snapshotOf, type NodeOptions } from '#test/fixtures/builders.ts';
 import { seededRandom } from '#src/sim/seeded-random.ts';
@@ -85,42 +84,36 @@ function randomRequest(r: () => number): ReturnType<typeof request> {
   });
 }
 
-/** A random switch state per router, some of them queueing themselves. */
-function switchLookup(r: () => number): (name: string) => RouterSwitchView {
+/**
+ * The scheduler's own pipeline (routing/pipeline.ts): router-room right after fits-context and
+ * has-capacity aware of routers that queue themselves, over a random switch state.
+ */
+function schedulerPipeline(r: () => number): readonly Filter[] {
   const views = new Map<string, RouterSwitchView>();
-  return (name) => {
+  const lookup = (name: string): RouterSwitchView => {
     let view = views.get(name);
     if (view === undefined) {
       const pending = r() < 0.2 ? { model: MODELS[Math.floor(r() * 3)] as string, loaded: r() < 0.5 } : undefined;
-      view = { pending, switchDue: r() < 0.2, failedLoads: new Map(r() < 0.1 ? [['a', 'timed out']] : []) };
-      if (r() < 0.3) view = { ...view, routerQueues: true };
+      view = {
+        pending,
+        switchDue: r() < 0.2,
+        failedLoads: new Map(r() < 0.1 ? [['a', 'timed out']] : []),
+        routerQueues: r() < 0.3,
+      };
       views.set(name, view);
     }
     return view;
   };
+  return withRouterRoom(defaultFilters(), lookup);
 }
 
-/** Router-room right after fits-context, over a random switch state. */
-function withRouterRoom(r: () => number): readonly Filter[] {
-  const filters = defaultFilters();
-  const at = filters.findIndex((f) => f.name === 'fits-context');
-  return [...filters.slice(0, at + 1), routerRoom(switchLookup(r)), ...filters.slice(at + 1)];
-}
-
-const PIPELINES = {
-  default: () => defaultFilters(),
-  'with router-room': withRouterRoom,
-  // What the scheduler routes through (pipeline.ts): router-room, and has-capacity that lets a router queueing itself take its queue's share.
-  "the scheduler's": (r: () => number) => schedulerPipeline(defaultFilters(), switchLookup(r)),
-} as const;
-
-for (const pipeline of Object.keys(PIPELINES) as (keyof typeof PIPELINES)[]) {
+for (const pipeline of ['default', 'with router-room'] as const) {
   test(`the fast path and the whole pipeline agree over random fleets (${pipeline})`, () => {
     let fastTaken = 0;
     let decisions = 0;
     for (let seed = 1; seed <= 150; seed += 1) {
       const r = rng(seed);
-      const filters = PIPELINES[pipeline](r);
+      const filters = pipeline === 'default' ? defaultFilters() : schedulerPipeline(r);
       const size = 1 + Math.floor(r() * 30);
       let nodes = Array.from({ length: size }, (_, i) => randomNode(`n${i}`, i, r));
       const index = new RouteIndex();
