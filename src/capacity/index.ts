@@ -30,9 +30,11 @@ export {
 export { afterRound, idsToAsk, FIRST_ROUND, type RouterRound } from './capacity-round.ts';
 export { CapacityPoller, FACTS_EVERY_POLLS, factsDue, type CapacityPollOptions } from './capacity-poller.ts';
 export { fetchServerFacts, type FetchFactsOptions } from './fetch-server-facts.ts';
-export { LeaseTable, admits, type UsageClaim, type Usage, type Limits, type Refusal } from './lease-table.ts';
+export { admits, type Usage, type Limits, type Refusal } from './model-fit.ts';
 export { withLearnedContexts, LEARNED_CONTEXT_TTL_MS, type LearnedContexts } from './learned-contexts.ts';
 export {
+  LearnedFigures,
+  type LearningRule,
   MAX_BYTES_PER_TOKEN,
   fleetRatio,
   observeRatio,
@@ -47,7 +49,7 @@ export {
   type RatioSample,
   type RatioView,
   type TokenRatio,
-} from './token-ratio.ts';
+} from './learned-figures.ts';
 export {
   DECODE_MIN_SAMPLES,
   DECODE_MIN_TOKENS,
@@ -61,4 +63,4 @@ export {
   usableDecode,
   type DecodeRate,
   type DecodeSample,
-} from './decode-rate.ts';
+} from './learned-figures.ts';

@@ -1,5 +1,6 @@
 // Pure: for one node and one model — is it loaded, what context does a request get there, how many
-// slots, and how large is the shared context budget. Every routing and admin figure comes from here.
+// slots, how large is the shared context budget, and whether one more request fits beside those in
+// flight (`admits`). Every routing and admin figure comes from here.
 
 import type { NodeSpec } from '#src/config/types.ts';
 import type { DiscoveredModel, DiscoveryState } from '#src/discovery/index.ts';
@@ -117,4 +118,24 @@ export function guaranteedCtx(view: CapacityView, model: string): number {
   return pool === undefined
     ? nCtx
     : pool.guaranteedCtx({ nCtx, slots: slotsFor(view, model), mode: kvModeFor(view, model).mode });
+}
+
+export interface Usage {
+  readonly requests: number;
+  readonly tokens: number;
+}
+
+export interface Limits {
+  readonly slots: number | undefined;
+  readonly budget: number | undefined;
+}
+
+export type Refusal = 'no_slot' | 'no_budget';
+
+/** Pure: whether one more request holding `tokens` fits beside `usage` within `limits`. */
+export function admits(usage: Usage, limits: Limits, tokens: number): Refusal | undefined {
+  if (limits.slots !== undefined && usage.requests >= limits.slots) return 'no_slot';
+  // An idle model always admits one request: the context check already made sure it fits alone.
+  if (limits.budget !== undefined && usage.requests > 0 && usage.tokens + tokens > limits.budget) return 'no_budget';
+  return undefined;
 }

@@ -6,6 +6,7 @@ import type { NodeSpec } from '#src/config/types.ts';
 import { initialDiscoveryState, type DiscoveryState } from '#src/discovery/index.ts';
 import {
   DECODE_RATE_LEARNING,
+  LearnedFigures,
   NO_CAPACITY,
   TOKEN_RATIO_LEARNING,
   type DecodeRate,
@@ -21,7 +22,6 @@ import { initialHealthState, type HealthState } from './health/health-state.ts';
 import type { NodeView, ViewFacts } from './node.ts';
 import type { LoadReading } from './load/load-reading.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
-import { LearnedFigures } from './learned-figures.ts';
 import { viewFacts } from './view-facts.ts';
 
 export interface NodeRuntime {
@@ -37,9 +37,9 @@ export interface NodeRuntime {
   lacking: Readonly<Record<string, string>>;
   /** Contexts the node itself stated when refusing a prompt, with when (epoch ms). */
   learned: LearnedContexts;
-  /** Bytes per prompt token per model, as learned from every answer (see token-ratio.ts), and as the view shows them. */
+  /** Bytes per prompt token per model, as learned from every answer (capacity/learned-figures.ts), and as the view shows them. */
   readonly tokenRatios: LearnedFigures<TokenRatio, RatioSample>;
-  /** How fast the node generates each model's tokens, as learned from every answer (see decode-rate.ts). */
+  /** How fast the node generates each model's tokens, as learned from every answer (capacity/learned-figures.ts). */
   readonly decodeRates: LearnedFigures<DecodeRate, DecodeSample>;
   inFlight: number;
   /** Index in the registry's active nodes (its views array); -1 once the node is retiring. */

@@ -14,7 +14,6 @@ import {
 } from '#src/discovery/index.ts';
 import type { ModelEvent } from '#src/kinds/index.ts';
 import {
-  LeaseTable,
   rememberContexts,
   sameCapacity,
   withLearnedContexts,
@@ -28,7 +27,7 @@ import type { Lease, LeaseReturn, NodeView, RoutingSnapshot } from './node.ts';
 import { frozenDiscovery } from './frozen-discovery.ts';
 import { freshRuntime, reposition, viewOf, type NodeRuntime } from './node-runtime.ts';
 import type { LoadScrape } from './load/load-reading.ts';
-import { InFlightCounts } from './in-flight-counts.ts';
+import { InFlightCounts, LeaseTable } from './in-flight-counts.ts';
 import { readersOf } from './snapshot-readers.ts';
 import { ModelOffers } from './model-offers.ts';
 import type { RegistryEvents } from './registry-events.ts';
@@ -251,13 +250,13 @@ export class NodeRegistry {
     this.#touch(runtime);
   }
 
-  /** A node's answer stated its prompt count: its bytes per token are learned (capacity/token-ratio.ts). */
+  /** A node's answer stated its prompt count: its bytes per token are learned (capacity/learned-figures.ts). */
   learnTokenRatio(nodeName: string, url: string, model: string, sample: RatioSample): void {
     const runtime = this.#active.get(nodeName);
     if (runtime?.spec.url === url && runtime.tokenRatios.learn(model, sample, this.#clock.now())) this.#touch(runtime);
   }
 
-  /** A node's answer showed how fast it generates the model's tokens (capacity/decode-rate.ts). */
+  /** A node's answer showed how fast it generates the model's tokens (capacity/learned-figures.ts). */
   learnDecodeRate(nodeName: string, url: string, model: string, sample: DecodeSample): void {
     const runtime = this.#active.get(nodeName);
     if (runtime?.spec.url === url && runtime.decodeRates.learn(model, sample, this.#clock.now())) this.#touch(runtime);

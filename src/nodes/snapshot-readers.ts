@@ -1,7 +1,7 @@
 // A routing snapshot's live readers over one node set: built when the set changes, shared by every
 // snapshot taken from it (a snapshot keeps reading the set it was taken from, as before).
 
-import type { LeaseTable } from '#src/capacity/index.ts';
+import type { LeaseTable } from './in-flight-counts.ts';
 import type { RoutingSnapshot } from './node.ts';
 import type { NodeRuntime } from './node-runtime.ts';
 

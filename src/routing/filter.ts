@@ -13,7 +13,7 @@ export interface FilterResult {
 export interface Filter {
   readonly name: string;
   /**
-   * What its verdicts depend on besides the node's view, so routing may reuse them (route-index.ts):
+   * What its verdicts depend on besides the node's view, so routing may reuse them (route.ts, RouteIndex):
    * 'model' = only the request's model, group and endpoint; 'tried' = only the request's tried nodes (nothing
    * is excluded on a first attempt). Absent = anything (the snapshot's time, usage, the request's size).
    */

@@ -1,6 +1,15 @@
-export { route, filterCandidates, type RoutingDecision } from './route.ts';
-export { routeSummary, MAX_SUMMARY_ENTRIES, type CandidateScore, type ExcludedNode, type RouteSummary } from './route-summary.ts';
-export { RouteIndex, ROUTE_INDEX_MAX_ENTRIES } from './route-index.ts';
+export {
+  route,
+  filterCandidates,
+  routeSummary,
+  MAX_SUMMARY_ENTRIES,
+  RouteIndex,
+  ROUTE_INDEX_MAX_ENTRIES,
+  type RoutingDecision,
+  type CandidateScore,
+  type ExcludedNode,
+  type RouteSummary,
+} from './route.ts';
 export {
   type QueueTenant,
   type RouteRequest,
@@ -8,6 +17,14 @@ export {
   minNeededTokens,
   reservedTokens,
   NO_TRIED_NODES,
+  anyNodeResolves,
+  servedModelName,
+  type NamedNode,
+  routeRequestFor,
+  sessionFeature,
+  sessionKeyParts,
+  type RequestFacts,
+  type RoutingSettings,
 } from './route-request.ts';
 export { classifyUnroutable, largestContext, mightFitLater, type UnroutableKind } from './unroutable.ts';
 export { capacityVerdict } from './filters/has-capacity.ts';
@@ -16,7 +33,15 @@ export { type Filter, type FilterResult, predicateFilter } from './filter.ts';
 export { defaultFilters } from './filters/index.ts';
 export { fitContext, mayTruncateAt } from './filters/fits-context.ts';
 export { leastInFlight, pickLeastInFlight, pickLowest } from './policies/least-in-flight.ts';
-export { type PolicyChoice, type PolicyContext, type SelectionPolicy } from './policies/selection-policy.ts';
+export {
+  REQUEST_FEATURES,
+  type FeatureReaders,
+  type PolicyChoice,
+  type PolicyContext,
+  type RequestFeature,
+  type RequestFeatures,
+  type SelectionPolicy,
+} from './policies/selection-policy.ts';
 export {
   createPolicy,
   policyPerRequest,
@@ -26,7 +51,6 @@ export {
   type PolicyFactory,
   type PolicySet,
 } from './policies/index.ts';
-export { REQUEST_FEATURES, type FeatureReaders, type RequestFeature, type RequestFeatures } from './policies/request-features.ts';
 export { cacheAware, type CacheAwarePolicy, type CacheAwareSettings, type PrefixHitFigures } from './policies/cache-aware.ts';
 export { PrefixTree } from './policies/prefix-tree.ts';
 export { pickWeighted } from './policies/weighted.ts';
@@ -36,8 +60,6 @@ export {
   keepingSessions,
   learnResponse,
   rememberedNode,
-  sessionFeature,
-  sessionKeyParts,
   sessionTableKeys,
   tenantOf,
   SESSION_READS,
@@ -59,7 +81,6 @@ export { leastLoaded, loadScore, WAITING_WEIGHT, type LoadScore } from './polici
 export { wakeCandidates, wakeTarget } from './wake-candidates.ts';
 export { judgeModel, unknownVerdict, MAX_SUGGESTIONS, type ModelVerdict, type ModelVerdictInput } from './unknown-model.ts';
 export { closestNames, coreName, editDistance } from './closest-names.ts';
-export { anyNodeResolves, servedModelName, type NamedNode } from './served-model.ts';
 export {
   routerRoom,
   routerRoomVerdict,

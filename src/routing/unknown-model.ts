@@ -15,7 +15,7 @@ import type { DiscoveryPhase } from '#src/discovery/index.ts';
 import { isAllowedModel } from '#src/discovery/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { closestNames } from './closest-names.ts';
-import { anyNodeResolves } from './served-model.ts';
+import { anyNodeResolves } from './route-request.ts';
 import { serverKind } from '#src/kinds/index.ts';
 
 export type ModelVerdict =
@@ -66,7 +66,7 @@ export function judgeModel(input: ModelVerdictInput): ModelVerdict {
   const { nodes, model } = input;
   const unknown = (): ModelVerdict => unknownVerdict(input);
   if (input.remoteModels?.has(model) === true) return { kind: 'served' };
-  // Served = some node's last listing takes the name as its kind of server does (served-model.ts),
+  // Served = some node's last listing takes the name as its kind of server does (route-request.ts, servedModelName),
   // as routing reads it — a dead node's or an expired listing's too: known, only unavailable now.
   if (anyNodeResolves(model, nodes)) return { kind: 'served' };
   const unlisted = nodes

@@ -1,7 +1,6 @@
 export { Scheduler, type SchedulerOptions, type SwitchModels } from './scheduler.ts';
 export type { Admission, LoadTicket, QueueSettings, RefusalReason } from './admission.ts';
 export type { SchedulerEffects, SchedulerNotice } from './effects.ts';
-export { routeRequestFor, type RequestFacts, type RoutingSettings } from './route-request-for.ts';
 export { onRoomMayOpen } from './fleet-changes.ts';
 export { type LoadOutcome } from './router-switches.ts';
 export type { ModelQueueReport } from './fair-queue.ts';

@@ -59,3 +59,12 @@ test('a plain request on a gateway without tenants, mesh, cluster or tracing run
   );
   assert.deepEqual(offending, [], `feature code ran for plain requests (file:function): ${offending.join(', ')}`);
 });
+
+test("a plain request's first attempt is decided by the route index's plan: no routing filter runs (routing/route.ts, `fast`)", () => {
+  // The scheduler's pipeline is the configured one with router-room and its own has-capacity
+  // (routing/pipeline.ts); the index must still recognise it, or every request runs the whole pipeline.
+  const filtering = [...new Set([json, sse].flatMap((p) => p.functions.map(functionLabel)))].filter((label) =>
+    label.startsWith('src/routing/filters/'),
+  );
+  assert.deepEqual(filtering, [], `routing filters ran for plain first attempts: ${filtering.join(', ')}`);
+});

@@ -6,8 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '#src/core/errors.ts';
 import { ENDPOINT_TRAITS, type InferenceEndpoint } from '#src/config/index.ts';
-import { POLICIES, requestFeaturesFor, servedModelName } from '#src/routing/index.ts';
-import type { RequestFacts } from '#src/scheduler/index.ts';
+import { POLICIES, requestFeaturesFor, servedModelName, type RequestFacts } from '#src/routing/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import { errorDialectFor } from '../http/error-dialect.ts';
 import { sendError, toGatewayError } from '../http/openai-error.ts';

@@ -2,7 +2,8 @@
 // object for later requests; a request in progress never sees two configs.
 
 import type { GatewayConfig } from '#src/config/types.ts';
-import type { QueueSettings, RoutingSettings } from '#src/scheduler/index.ts';
+import type { RoutingSettings } from '#src/routing/index.ts';
+import type { QueueSettings } from '#src/scheduler/index.ts';
 import type { AffinitySettings } from './affinity-key.ts';
 import { buildCatalog } from './model-catalog.ts';
 import type { ModelCatalog } from './request-model.ts';

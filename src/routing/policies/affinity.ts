@@ -11,7 +11,7 @@ import type { NodeView } from '#src/nodes/index.ts';
 import { fnv1a32, mix32 } from './hash.ts';
 import { inFlights, pickLowest } from './least-in-flight.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
-import type { RequestFeature } from './request-features.ts';
+import type { RequestFeature } from './selection-policy.ts';
 
 /** The request features it reads: the key it hashes. */
 export const AFFINITY_READS: readonly RequestFeature[] = Object.freeze(['affinityKey']);

@@ -9,7 +9,7 @@ import type { RouteRequest } from '../route-request.ts';
 import { inFlights, pickLowest } from './least-in-flight.ts';
 import { PrefixTree } from './prefix-tree.ts';
 import type { CacheAwareSettings, PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
-import type { RequestFeature } from './request-features.ts';
+import type { RequestFeature } from './selection-policy.ts';
 
 export type { CacheAwareSettings };
 

@@ -8,18 +8,30 @@ import { affinity, AFFINITY_READS } from './affinity.ts';
 import { cacheAware, CACHE_AWARE_READS, type PrefixHitFigures } from './cache-aware.ts';
 import { leastInFlight, LEAST_IN_FLIGHT_READS } from './least-in-flight.ts';
 import { leastLoaded, LEAST_LOADED_READS } from './least-loaded.ts';
-import { readFeatures, type FeatureReaders, type RequestFeature, type RequestFeatures } from './request-features.ts';
 import { roundRobin, ROUND_ROBIN_READS } from './round-robin.ts';
-import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
+import type {
+  FeatureReaders,
+  PolicyChoice,
+  PolicyContext,
+  RequestFeature,
+  RequestFeatures,
+  SelectionPolicy,
+} from './selection-policy.ts';
 import { answerOwner, keepingSessions, keepSessionOn, learnResponse, rememberedNode, withSessionReads } from './sessions.ts';
 import { weighted, WEIGHTED_READS } from './weighted.ts';
 
 export type PolicyFactory = (context: PolicyContext) => SelectionPolicy;
 
-/** A registered policy: how to build it, and the request features it reads (its `reads`, known before it is built). */
+/**
+ * A registered policy: how to build its own choice, whether sessions are kept in front of it, and
+ * the request features it reads (its `reads`, known before it is built; the session layer's included).
+ */
 export interface PolicyEntry {
   readonly reads: readonly RequestFeature[];
+  /** The policy's own choice (for a load-balancing one, what the session layer falls back to). */
   readonly create: PolicyFactory;
+  /** Sessions are kept on their node in front of the policy's own choice (sessions.ts). */
+  readonly sessions?: true;
 }
 
 // The load-balancing policies keep sessions on their node in front of their own choice
@@ -27,35 +39,59 @@ export interface PolicyEntry {
 export const POLICIES: Readonly<Record<PolicyName, PolicyEntry>> = Object.freeze({
   'least-loaded': {
     reads: withSessionReads(LEAST_LOADED_READS),
-    create: (context: PolicyContext) => keepingSessions(() => leastLoaded(context), context),
+    sessions: true,
+    create: (context: PolicyContext) => leastLoaded(context),
   },
-  'least-in-flight': {
-    reads: withSessionReads(LEAST_IN_FLIGHT_READS),
-    create: (context: PolicyContext) => keepingSessions(() => leastInFlight(), context),
-  },
-  'round-robin': {
-    reads: withSessionReads(ROUND_ROBIN_READS),
-    create: (context: PolicyContext) => keepingSessions(() => roundRobin(), context),
-  },
-  weighted: {
-    reads: withSessionReads(WEIGHTED_READS),
-    create: (context: PolicyContext) => keepingSessions(() => weighted(context), context),
-  },
+  'least-in-flight': { reads: withSessionReads(LEAST_IN_FLIGHT_READS), sessions: true, create: () => leastInFlight() },
+  'round-robin': { reads: withSessionReads(ROUND_ROBIN_READS), sessions: true, create: () => roundRobin() },
+  weighted: { reads: withSessionReads(WEIGHTED_READS), sessions: true, create: (context: PolicyContext) => weighted(context) },
   affinity: { reads: AFFINITY_READS, create: (context: PolicyContext) => affinity(context) },
   'cache-aware': { reads: CACHE_AWARE_READS, create: (context: PolicyContext) => cacheAware(context) },
 });
 
+/** One policy as built, and what a request naming neither a session nor a previous answer is chosen by. */
+interface BuiltPolicy {
+  readonly policy: SelectionPolicy;
+  /**
+   * The policy's own choice: the session layer (sessions.ts) decides nothing for such a request, so
+   * it is not entered (the same instance the layer falls back to: one rotation, one state).
+   */
+  readonly plain: SelectionPolicy;
+}
+
+function build(name: PolicyName, context: PolicyContext): BuiltPolicy {
+  const entry = POLICIES[name];
+  if (entry.sessions !== true) {
+    const policy = entry.create(context);
+    return { policy, plain: policy };
+  }
+  const layer = keepingSessions(() => entry.create(context), context);
+  return { policy: layer, plain: layer.inner };
+}
+
 export function createPolicy(name: PolicyName, context: PolicyContext): SelectionPolicy {
-  return POLICIES[name].create(context);
+  return build(name, context).policy;
 }
 
 /**
  * The features a request routed by `policy` needs, read with the request path's readers: only
- * those the policy reads are read (each parses the body), so the caller never names a policy.
+ * those the policy reads are read, once each (each parses the body), so the caller never names a policy.
  */
 export function requestFeaturesFor(policy: PolicyName, readers: FeatureReaders): RequestFeatures {
-  return readFeatures(POLICIES[policy].reads, readers);
+  // Made by the first feature the request has: a plain request (none) shares one empty object.
+  let features: { -readonly [F in RequestFeature]?: string } | undefined;
+  // An index loop: iterating the frozen list allocated an iterator and its results per request.
+  const reads = POLICIES[policy].reads;
+  for (let i = 0; i < reads.length; i += 1) {
+    const feature = reads[i] as RequestFeature;
+    const value = readers[feature]();
+    if (value !== undefined) (features ??= {})[feature] = value;
+  }
+  return features ?? NO_FEATURES;
 }
+
+/** The features of a request that has none of those its policy reads (most requests). */
+const NO_FEATURES: RequestFeatures = Object.freeze({});
 
 export interface PolicySet extends SelectionPolicy {
   /** What the request's policy would choose now, recording nothing (/admin/explain). */
@@ -77,13 +113,13 @@ export interface PolicySet extends SelectionPolicy {
  * state (rotation cursors, the prefix tree) for the gateway's lifetime.
  */
 export function policyPerRequest(context: PolicyContext): PolicySet {
-  const built = new Map<PolicyName, SelectionPolicy>();
+  const built = new Map<PolicyName, BuiltPolicy>();
   const cache = cacheAware(context);
-  built.set('cache-aware', cache);
-  const policyFor = (name: PolicyName): SelectionPolicy => {
+  built.set('cache-aware', { policy: cache, plain: cache });
+  const builtFor = (name: PolicyName): BuiltPolicy => {
     let policy = built.get(name);
     if (policy === undefined) {
-      policy = createPolicy(name, context);
+      policy = build(name, context);
       built.set(name, policy);
     }
     return policy;
@@ -92,10 +128,18 @@ export function policyPerRequest(context: PolicyContext): PolicySet {
     name: 'per-request',
     // Whatever the request's own policy reads (requestFeaturesFor).
     reads: [...new Set(Object.values(POLICIES).flatMap((entry) => entry.reads))],
-    // The built policy read straight from the map: one call per decision, not two.
-    choose: (req, candidates, snapshot) => (built.get(req.policy) ?? policyFor(req.policy)).choose(req, candidates, snapshot),
+    // The built policy read straight from the map: one call per decision, not two. A request naming
+    // neither a session nor a previous answer goes straight to the policy's own choice.
+    choose(req, candidates, snapshot) {
+      const { policy, plain } = built.get(req.policy) ?? builtFor(req.policy);
+      return (req.sessionKey === undefined && req.previousResponseId === undefined ? plain : policy).choose(
+        req,
+        candidates,
+        snapshot,
+      );
+    },
     explain(req, candidates, snapshot) {
-      const policy = policyFor(req.policy);
+      const policy = builtFor(req.policy).policy;
       if (policy.explain !== undefined) return policy.explain(req, candidates, snapshot);
       return createPolicy(req.policy, context).choose(req, candidates, snapshot);
     },

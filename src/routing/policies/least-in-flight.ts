@@ -7,7 +7,7 @@
 
 import { inFlightOf, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import type { PolicyChoice, SelectionPolicy } from './selection-policy.ts';
-import type { RequestFeature } from './request-features.ts';
+import type { RequestFeature } from './selection-policy.ts';
 
 /** It reads no request feature: the candidates and the snapshot decide. */
 export const LEAST_IN_FLIGHT_READS: readonly RequestFeature[] = Object.freeze([]);

@@ -7,7 +7,7 @@ import { serverKind } from '#src/kinds/index.ts';
 import { inFlightOf, judgeLoad, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import { pickLowest } from './least-in-flight.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
-import type { RequestFeature } from './request-features.ts';
+import type { RequestFeature } from './selection-policy.ts';
 
 /** A queued request weighs this many running ones. */
 export const WAITING_WEIGHT = 2;

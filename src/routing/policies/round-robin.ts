@@ -1,7 +1,7 @@
 // Each candidate in turn, whatever its load: for fleets of equal nodes and short, even requests.
 
 import type { SelectionPolicy } from './selection-policy.ts';
-import type { RequestFeature } from './request-features.ts';
+import type { RequestFeature } from './selection-policy.ts';
 
 /** It reads no request feature: the candidates and the snapshot decide. */
 export const ROUND_ROBIN_READS: readonly RequestFeature[] = Object.freeze([]);

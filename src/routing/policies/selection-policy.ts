@@ -1,11 +1,29 @@
 // The plug point that picks one node among the candidates the filters kept. Every policy is
 // registered by name (./index.ts) and passes one shared contract test
 // (test/contract/selection-policy.contract.test.ts).
+//
+// What a policy reads of a request besides its model and size are its request features: each
+// policy declares its features (`SelectionPolicy.reads`, and the same list in the registry,
+// POLICIES), so the request path computes only what its policy reads and never names a policy
+// (./index.ts, requestFeaturesFor). Reading a feature parses the request body; a request whose
+// policy reads none of them pays nothing.
 
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import type { RouteRequest } from '../route-request.ts';
-import type { RequestFeature } from './request-features.ts';
 import type { SessionTable } from './session-table.ts';
+
+/** Every feature a policy may read; each is a string field of RouteRequest. */
+export const REQUEST_FEATURES = ['affinityKey', 'promptPrefix', 'sessionKey', 'previousResponseId'] as const;
+export type RequestFeature = (typeof REQUEST_FEATURES)[number];
+
+/** The features computed for one request: only those its policy reads are present. */
+export type RequestFeatures = Pick<RouteRequest, RequestFeature>;
+
+/**
+ * How the request path reads each feature from the request (headers and body, src/proxy/); called
+ * at most once each, and only for a feature the policy reads. Undefined = the request has none.
+ */
+export type FeatureReaders = { readonly [F in RequestFeature]: () => string | undefined };
 
 /** One policy's pick, with why: the reason goes to the `x-switchyard-route` header and explain. */
 export interface PolicyChoice {
@@ -27,7 +45,7 @@ export interface PolicyChoice {
 export interface SelectionPolicy {
   readonly name: string;
   /**
-   * The request features `choose` reads (./request-features.ts); the request path computes only
+   * The request features `choose` reads (above); the request path computes only
    * these, so a feature left out here is absent from every request this policy sees.
    */
   readonly reads: readonly RequestFeature[];

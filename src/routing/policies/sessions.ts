@@ -14,10 +14,10 @@
 
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
 import { capacityVerdict } from '../filters/has-capacity.ts';
-import type { RouteRequest } from '../route-request.ts';
+import { sessionKeyParts, type RouteRequest } from '../route-request.ts';
 import { loadBound, rendezvous, specHasher } from './affinity.ts';
 import { inFlights } from './least-in-flight.ts';
-import type { RequestFeature } from './request-features.ts';
+import type { RequestFeature } from './selection-policy.ts';
 import type { PolicyChoice, PolicyContext, SelectionPolicy } from './selection-policy.ts';
 import { ownerTtlMs } from './owned-ids.ts';
 import { sessionHash, sessionSite } from './session-table.ts';
@@ -28,16 +28,6 @@ export const SESSION_READS: readonly RequestFeature[] = Object.freeze(['sessionK
 /** The reads of `inner` with the session layer in front. */
 export function withSessionReads(inner: readonly RequestFeature[]): readonly RequestFeature[] {
   return Object.freeze([...inner, ...SESSION_READS]);
-}
-
-/** A session key as the request feature carries it: its source (a header's name or a body field) and its value. */
-export function sessionFeature(key: { readonly source: string; readonly value: string } | undefined): string | undefined {
-  return key === undefined ? undefined : `${key.source}\n${key.value}`;
-}
-
-export function sessionKeyParts(feature: string): { readonly source: string; readonly value: string } {
-  const cut = feature.indexOf('\n');
-  return cut < 0 ? { source: 'session', value: feature } : { source: feature.slice(0, cut), value: feature.slice(cut + 1) };
 }
 
 /** Where a response id is remembered: apart from session keys of the same text. */
@@ -141,15 +131,22 @@ export function decideSession(
   return { choice: { node, reason, scores: picked.scores }, verdict: 'placed', sessionKey: tableKey };
 }
 
+/** A policy with sessions kept in front of it, and the policy behind it. */
+export interface SessionLayer extends SelectionPolicy {
+  /** What a request naming neither a session nor a previous answer is chosen by (the layer hands it over untouched). */
+  readonly inner: SelectionPolicy;
+}
+
 /**
  * `inner` with sessions kept in front of it (the module comment). `create` builds the inner
  * policy; explain asks a fresh one when it has no `explain` of its own (its state is a rotation).
  */
-export function keepingSessions(create: () => SelectionPolicy, context: PolicyContext): SelectionPolicy {
+export function keepingSessions(create: () => SelectionPolicy, context: PolicyContext): SessionLayer {
   const inner = create();
   const nameHash = specHasher();
   return {
     name: inner.name,
+    inner,
     reads: withSessionReads(inner.reads),
     choose(req, candidates, snapshot) {
       if ((req.sessionKey === undefined && req.previousResponseId === undefined) || candidates.length === 0)

@@ -3,7 +3,7 @@
 
 import type { NodeView } from '#src/nodes/index.ts';
 import type { PolicyContext, SelectionPolicy } from './selection-policy.ts';
-import type { RequestFeature } from './request-features.ts';
+import type { RequestFeature } from './selection-policy.ts';
 
 /** It reads no request feature: the candidates and the snapshot decide. */
 export const WEIGHTED_READS: readonly RequestFeature[] = Object.freeze([]);

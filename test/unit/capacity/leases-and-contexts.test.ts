@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LeaseTable, admits, rememberContexts } from '#src/capacity/index.ts';
+import { admits, rememberContexts } from '#src/capacity/index.ts';
 
 test('known contexts keep the last figure per model and change only when a figure does', () => {
   const first = rememberContexts({}, { a: { nCtx: 1, slots: 1 } });
@@ -20,17 +20,4 @@ test('a slot and budget check admits one idle request and refuses past slots or 
     [[{ requests: 9, tokens: 9_000 }, { slots: undefined, budget: undefined }, 50], undefined],
   ];
   for (const [args, expected] of cases) assert.equal(admits(...args), expected, JSON.stringify(args));
-});
-
-test('usage is counted until released, exactly once', () => {
-  const table = new LeaseTable();
-  const a = table.acquire('n', 'm', 100);
-  const b = table.acquire('n', 'm', 50);
-  assert.deepEqual(table.usage('n', 'm'), { requests: 2, tokens: 150 });
-  a.release();
-  a.release();
-  assert.deepEqual(table.usage('n', 'm'), { requests: 1, tokens: 50 });
-  b.release();
-  assert.equal(table.totalRequests(), 0);
-  assert.deepEqual(table.entries(), []);
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import { inFlightOf, NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
-import { InFlightCounts } from '#src/nodes/in-flight-counts.ts';
+import { InFlightCounts, LeaseTable } from '#src/nodes/in-flight-counts.ts';
 import { spec } from '#test/fixtures/builders.ts';
 
 test('counts by position track how many nodes are at the connection limit', () => {
@@ -65,4 +65,18 @@ test('the registry publishes live in-flight counts by view position, across a ch
   registry.setConnectionLimit(1);
   registry.claim('a', 'm', 1);
   assert.equal(registry.snapshot().nodesAtConnectionLimit, 1);
+});
+
+// The lease table: slot and context-budget usage per (node, model).
+test('usage is counted until released, exactly once', () => {
+  const table = new LeaseTable();
+  const a = table.acquire('n', 'm', 100);
+  const b = table.acquire('n', 'm', 50);
+  assert.deepEqual(table.usage('n', 'm'), { requests: 2, tokens: 150 });
+  a.release();
+  a.release();
+  assert.deepEqual(table.usage('n', 'm'), { requests: 1, tokens: 50 });
+  b.release();
+  assert.equal(table.totalRequests(), 0);
+  assert.deepEqual(table.entries(), []);
 });

@@ -1,4 +1,4 @@
-// The index's fast path (route-index.ts `fast`) must decide exactly as the whole pipeline: the same
+// The index's fast path (route.ts, RouteIndex `fast`) must decide exactly as the whole pipeline: the same
 // node, the same policy reason, and the same exclusions in the same order, over random fleets that
 // mix every reason the pipeline knows, and after nodes change (the index is updated per node).
 

@@ -1,36 +1,11 @@
-// The scheduler's pure pieces: the one RouteRequest builder, and which fleet changes let waiting
-// requests try again (which asleep node to wake is routing's wakeTarget, tested beside it).
+// The scheduler's pure pieces: which fleet changes let waiting requests try again (which asleep node
+// to wake is routing's wakeTarget, tested beside it; the one RouteRequest builder is routing's, route-request.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventBus } from '#src/core/events.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
-import { onRoomMayOpen, routeRequestFor } from '#src/scheduler/index.ts';
+import { onRoomMayOpen } from '#src/scheduler/index.ts';
 import { node } from '#test/fixtures/builders.ts';
-
-test('routeRequestFor builds the same request for the request path and /admin/explain', () => {
-  const req = routeRequestFor(
-    { model: 'm', group: 'gpu', promptTokens: 100, maxTokens: 20 },
-    { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' },
-  );
-  assert.deepEqual(
-    { ...req, triedNodes: [...req.triedNodes] },
-    {
-      model: 'm',
-      group: 'gpu',
-      triedNodes: [],
-      promptTokens: 100,
-      maxTokens: 20,
-      completionReserveTokens: 256,
-      loadOnDemand: false,
-      policy: 'round-robin',
-    },
-  );
-  const own = routeRequestFor(
-    { model: 'm', group: undefined, promptTokens: undefined, maxTokens: undefined, policy: 'weighted' },
-    { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' },
-  );
-  assert.equal(own.policy, 'weighted', "a model's own policy wins over [routing] policy");
-});
 
 test('capacity, health, listing and re-admission changes let waiting requests retry; other events do not', () => {
   const events = new EventBus<RegistryEvents>();

@@ -60,3 +60,20 @@ test('per-request dispatch: each request goes through its own policy, each keepi
   assert.deepEqual(rr, ['a', 'b', 'a']);
   assert.deepEqual(lif, ['b', 'b', 'b']);
 });
+
+test('per-request dispatch: a request naming no session is the policy’s own choice, in the same rotation the session layer falls back to', () => {
+  const nodes = [node('a'), node('b'), node('c')];
+  const policy = policyPerRequest(policyContext(seededRandom(1)));
+  const snapshot = snapshotOf(nodes);
+  const plain = request('m', { policy: 'round-robin' });
+  // A previous answer nobody remembers: the session layer decides nothing and hands it to the same policy.
+  const forgotten = request('m', { policy: 'round-robin', previousResponseId: 'resp_unknown' });
+  const picks = [plain, forgotten, plain, forgotten].map((req) => policy.choose(req, nodes, snapshot));
+  assert.deepEqual(
+    picks.map((choice) => choice?.node.spec.name),
+    ['a', 'b', 'c', 'a'],
+  );
+  // With a session, the layer decides (its reason says so).
+  const session = request('m', { policy: 'round-robin', sessionKey: 'x-session-id\nabc' });
+  assert.match(policy.choose(session, nodes, snapshot)?.reason ?? '', /^session placed by hash/);
+});

@@ -1,7 +1,9 @@
-// Fleet-wide resolution of a request's model name: an exact id wins, else what most nodes resolve it to.
+// What routing knows of a request (route-request.ts): the served model id its name stands for, fleet-wide
+// (an exact id wins, else what most nodes resolve it to), the names a 404 suggests beside it, and the one
+// RouteRequest builder, for the request path and /admin/explain alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closestNames, coreName, judgeModel, servedModelName } from '#src/routing/index.ts';
+import { closestNames, coreName, judgeModel, routeRequestFor, servedModelName } from '#src/routing/index.ts';
 import { model, node } from '#test/fixtures/builders.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { NodeKind } from '#src/config/index.ts';
@@ -73,4 +75,29 @@ test('the 404 suggestions are names some node takes: ids, and an alias only wher
     JSON.stringify(all),
   );
   assert.deepEqual(judgeModel({ nodes: [router], model: 'gpt-4o-mini', requested: 'gpt-4o-mini' }), { kind: 'served' });
+});
+
+test('routeRequestFor builds the same request for the request path and /admin/explain', () => {
+  const req = routeRequestFor(
+    { model: 'm', group: 'gpu', promptTokens: 100, maxTokens: 20 },
+    { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' },
+  );
+  assert.deepEqual(
+    { ...req, triedNodes: [...req.triedNodes] },
+    {
+      model: 'm',
+      group: 'gpu',
+      triedNodes: [],
+      promptTokens: 100,
+      maxTokens: 20,
+      completionReserveTokens: 256,
+      loadOnDemand: false,
+      policy: 'round-robin',
+    },
+  );
+  const own = routeRequestFor(
+    { model: 'm', group: undefined, promptTokens: undefined, maxTokens: undefined, policy: 'weighted' },
+    { completionReserveTokens: 256, loadOnDemand: false, policy: 'round-robin' },
+  );
+  assert.equal(own.policy, 'weighted', "a model's own policy wins over [routing] policy");
 });
