@@ -10,10 +10,12 @@ import { badRequest, GatewayError } from '#src/core/errors.ts';
 import type { BatchSettings } from './batch-config.ts';
 import { checkBatchAsk, readJobLines } from './batch-create.ts';
 import type { BatchFiles } from './batch-files.ts';
-import type { BatchRow, FileRow } from './batch-rows.ts';
+import { isMessageBatchId, type BatchRow, type FileRow } from './batch-rows.ts';
 import { batchObject, fileObject, listObject } from './batch-shapes.ts';
 import type { BatchStore } from './batch-store.ts';
 import { receiveUpload } from './file-upload.ts';
+import { pageLimit } from './page-limit.ts';
+import { MessageBatches } from './message-batches.ts';
 
 export interface BatchApiDeps {
   readonly store: BatchStore;
@@ -34,24 +36,14 @@ export const notFound = (what: 'File' | 'Batch', id: string): GatewayError =>
     openaiCode: 'not_found',
   });
 
-/** `limit` as OpenAI pages take it: 1..max, default `byDefault`. */
-export function pageLimit(text: string | null, byDefault: number, max: number): number | GatewayError {
-  if (text === null) return byDefault;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > max)
-    return new GatewayError('GW_BAD_REQUEST', `\`limit\` must be a whole number from 1 to ${max}`, {
-      status: 400,
-      openaiType: 'invalid_request_error',
-      param: 'limit',
-    });
-  return n;
-}
-
 export class BatchApi {
   readonly #d: BatchApiDeps;
+  /** Anthropic's Message Batches API over the same store and runner. */
+  readonly messages: MessageBatches;
 
   constructor(deps: BatchApiDeps) {
     this.#d = deps;
+    this.messages = new MessageBatches(deps);
   }
 
   async upload(tenant: string, req: IncomingMessage): Promise<Record<string, unknown> | GatewayError> {
@@ -164,14 +156,14 @@ export class BatchApi {
   }
 
   batch(tenant: string, id: string): Record<string, unknown> | GatewayError {
-    const row = this.#d.store.batch(id, tenant);
+    const row = this.#row(tenant, id);
     return row === undefined ? notFound('Batch', id) : batchObject(row);
   }
 
   /** Stops new lines at once (the waiting ones fail `batch_cancelled`); the job ends `cancelled` once its lines in flight are answered. */
   cancel(tenant: string, id: string): Record<string, unknown> | GatewayError {
     const { store, clock } = this.#d;
-    const row = store.batch(id, tenant);
+    const row = this.#row(tenant, id);
     if (row === undefined) return notFound('Batch', id);
     if (row.status !== 'in_progress' && row.status !== 'validating')
       return new GatewayError('GW_BAD_REQUEST', `Cannot cancel a batch with status '${row.status}'.`, {
@@ -182,5 +174,10 @@ export class BatchApi {
     store.cancel(id, clock.now());
     this.#d.poke();
     return batchObject(store.batch(id) ?? row);
+  }
+
+  /** A batch of this API (an Anthropic Message Batch is not: it answers as an unknown id here). */
+  #row(tenant: string, id: string): BatchRow | undefined {
+    return isMessageBatchId(id) ? undefined : this.#d.store.batch(id, tenant);
   }
 }

@@ -10,7 +10,7 @@ import type { Clock, Timer } from '#src/core/clock.ts';
 import type { BatchSettings } from './batch-config.ts';
 import type { BatchFiles } from './batch-files.ts';
 import { jobStep, type Ending } from './batch-lifecycle.ts';
-import type { BatchRow, FileRow, LineResult, LineRow } from './batch-rows.ts';
+import { isMessageBatchId, type BatchRow, type FileRow, type LineResult, type LineRow } from './batch-rows.ts';
 import { isOutputLine, outputLine } from './batch-shapes.ts';
 import type { BatchStore, KeptLine } from './batch-store.ts';
 import { lineVerdict, NO_ANSWER, type LineVerdict } from './line-verdict.ts';
@@ -209,12 +209,12 @@ export class BatchRunner {
     const { store, clock } = this.#d;
     if (job.status !== 'finalizing') store.setStatus(job.id, 'finalizing', clock.now(), { ending });
     const written = async (): Promise<void> => {
-      const output = await this.#outputFile(job, 'output', (line) => isOutputLine(line));
-      const errors = await this.#outputFile(
-        job,
-        'error',
-        (line) => line.state !== 'waiting' && line.state !== 'sent' && !isOutputLine(line),
-      );
+      // A Message Batch's results are read from its lines (message-batches.ts): no files.
+      const files = !isMessageBatchId(job.id);
+      const output = files ? await this.#outputFile(job, 'output', (line) => isOutputLine(line)) : undefined;
+      const errors = files
+        ? await this.#outputFile(job, 'error', (line) => line.state !== 'waiting' && line.state !== 'sent' && !isOutputLine(line))
+        : undefined;
       const now = clock.now();
       store.setStatus(job.id, ending, now, {
         output_file_id: output?.id ?? null,
