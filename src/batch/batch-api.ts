@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '#src/core/clock.ts';
 import { badRequest, GatewayError } from '#src/core/errors.ts';
 import type { BatchSettings } from './batch-config.ts';
-import { checkBatchAsk, readJobLines } from './batch-create.ts';
+import { checkBatchAsk } from './batch-create.ts';
 import type { BatchFiles } from './batch-files.ts';
 import { isMessageBatchId, type BatchRow, type FileRow } from './batch-rows.ts';
 import { batchObject, fileObject, listObject } from './batch-shapes.ts';
@@ -102,10 +102,15 @@ export class BatchApi {
     return { id, object: 'file', deleted: true };
   }
 
-  async createBatch(tenant: string, body: unknown): Promise<Record<string, unknown> | GatewayError> {
+  /**
+   * POST /v1/batches: the ask checked here; the job is created `validating` and answered at once —
+   * the runner then reads its input file and checks every line against it (batch-create.ts): it
+   * becomes `in_progress` with its lines, or `failed` with each problem and its line number.
+   */
+  createBatch(tenant: string, body: unknown): Record<string, unknown> | GatewayError {
     const ask = checkBatchAsk(body);
     if (ask instanceof GatewayError) return ask;
-    const { store, files, clock } = this.#d;
+    const { store, clock } = this.#d;
     const input = store.file(ask.inputFileId, tenant);
     if (input === undefined) return notFound('File', ask.inputFileId);
     const settings = this.#d.settings();
@@ -114,9 +119,7 @@ export class BatchApi {
         `the input file has ${input.lines} requests, more than [batch] max_lines = ${settings.maxLines}`,
         'input_file_id',
       );
-    const { lines, problems } = await readJobLines(files, input.id, ask.endpoint, settings.maxLineBytes);
     const now = clock.now();
-    const failed = problems.length > 0;
     const row: BatchRow = {
       id: newId('batch_'),
       tenant,
@@ -124,26 +127,26 @@ export class BatchApi {
       endpoint: ask.endpoint,
       completionWindow: ask.completionWindow,
       metadata: ask.metadata,
-      status: failed ? 'failed' : 'in_progress',
+      status: 'validating',
       createdMs: now,
       expiresMs: now + ask.windowMs,
-      inProgressMs: failed ? null : now,
+      inProgressMs: null,
       finalizingMs: null,
       completedMs: null,
-      failedMs: failed ? now : null,
+      failedMs: null,
       expiredMs: null,
       cancellingMs: null,
       cancelledMs: null,
       outputFileId: null,
       errorFileId: null,
-      errors: failed ? problems : null,
-      total: failed ? 0 : lines.length,
+      errors: null,
+      total: 0,
       completed: 0,
       failed: 0,
       retried: 0,
       ending: null,
     };
-    store.addBatch(row, failed ? [] : lines, now + settings.retentionMs);
+    store.addBatch(row, [], now + settings.retentionMs);
     this.#d.poke();
     return batchObject(store.batch(row.id) ?? row);
   }

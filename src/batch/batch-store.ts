@@ -322,6 +322,17 @@ export class BatchStore {
     });
   }
 
+  /** A job whose input did not pass its check: `failed` with each problem — unless it left `validating` meanwhile (cancelled). */
+  invalid(id: string, problems: readonly BatchProblem[], nowMs: number, forgetMs: number): void {
+    this.#db.transaction(() =>
+      this.#db
+        .prepare(
+          "UPDATE batches SET status = 'failed', failed_ms = ?, errors = ?, forget_ms = ? WHERE id = ? AND status = 'validating'",
+        )
+        .run(nowMs, JSON.stringify(problems), forgetMs, id),
+    );
+  }
+
   /** Jobs whose retention passed, deleted with their lines; their ids. */
   forget(nowMs: number): string[] {
     const ids = (this.#s.forgotten!.all(nowMs) as Row[]).map((r) => String(r.id));
