@@ -166,6 +166,8 @@ function lineRoute(port: BatchPort, callerOf: TenantCallerOf, serve: ServeInfere
       req.resume();
       return sendError(res, routeNotFound(req.method ?? 'POST', url.pathname));
     }
+    // The runner's secret stops here: the line goes on to a node with the rest of its headers.
+    delete req.headers[SECRET_HEADER];
     const caller = callerOf(job.tenant);
     if (caller === undefined) {
       req.resume();
