@@ -111,7 +111,8 @@ export class MessageBatches {
     if (row === undefined) return messageBatchNotFound(id);
     const status = processingStatus(row);
     if (status === 'ended') return invalidRequest(`Message Batch ${id} has already ended; there is nothing to cancel.`);
-    if (status === 'in_progress') {
+    // A batch already finalizing (every request answered) ends as it is; one canceling is left so.
+    if (row.status === 'in_progress') {
       this.#d.store.cancel(id, this.#d.clock.now());
       this.#d.poke();
     }
