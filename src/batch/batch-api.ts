@@ -8,12 +8,14 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '#src/core/clock.ts';
 import { badRequest, GatewayError } from '#src/core/errors.ts';
 import type { BatchSettings } from './batch-config.ts';
-import { checkBatchAsk, readJobLines } from './batch-create.ts';
+import { checkBatchAsk } from './batch-create.ts';
 import type { BatchFiles } from './batch-files.ts';
-import type { BatchRow, FileRow } from './batch-rows.ts';
+import { isMessageBatchId, type BatchRow, type FileRow } from './batch-rows.ts';
 import { batchObject, fileObject, listObject } from './batch-shapes.ts';
 import type { BatchStore } from './batch-store.ts';
 import { receiveUpload } from './file-upload.ts';
+import { pageLimit } from './page-limit.ts';
+import { MessageBatches } from './message-batches.ts';
 
 export interface BatchApiDeps {
   readonly store: BatchStore;
@@ -34,24 +36,14 @@ export const notFound = (what: 'File' | 'Batch', id: string): GatewayError =>
     openaiCode: 'not_found',
   });
 
-/** `limit` as OpenAI pages take it: 1..max, default `byDefault`. */
-export function pageLimit(text: string | null, byDefault: number, max: number): number | GatewayError {
-  if (text === null) return byDefault;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > max)
-    return new GatewayError('GW_BAD_REQUEST', `\`limit\` must be a whole number from 1 to ${max}`, {
-      status: 400,
-      openaiType: 'invalid_request_error',
-      param: 'limit',
-    });
-  return n;
-}
-
 export class BatchApi {
   readonly #d: BatchApiDeps;
+  /** Anthropic's Message Batches API over the same store and runner. */
+  readonly messages: MessageBatches;
 
   constructor(deps: BatchApiDeps) {
     this.#d = deps;
+    this.messages = new MessageBatches(deps);
   }
 
   async upload(tenant: string, req: IncomingMessage): Promise<Record<string, unknown> | GatewayError> {
@@ -110,10 +102,15 @@ export class BatchApi {
     return { id, object: 'file', deleted: true };
   }
 
-  async createBatch(tenant: string, body: unknown): Promise<Record<string, unknown> | GatewayError> {
+  /**
+   * POST /v1/batches: the ask checked here; the job is created `validating` and answered at once —
+   * the runner then reads its input file and checks every line against it (batch-create.ts): it
+   * becomes `in_progress` with its lines, or `failed` with each problem and its line number.
+   */
+  createBatch(tenant: string, body: unknown): Record<string, unknown> | GatewayError {
     const ask = checkBatchAsk(body);
     if (ask instanceof GatewayError) return ask;
-    const { store, files, clock } = this.#d;
+    const { store, clock } = this.#d;
     const input = store.file(ask.inputFileId, tenant);
     if (input === undefined) return notFound('File', ask.inputFileId);
     const settings = this.#d.settings();
@@ -122,9 +119,7 @@ export class BatchApi {
         `the input file has ${input.lines} requests, more than [batch] max_lines = ${settings.maxLines}`,
         'input_file_id',
       );
-    const { lines, problems } = await readJobLines(files, input.id, ask.endpoint, settings.maxLineBytes);
     const now = clock.now();
-    const failed = problems.length > 0;
     const row: BatchRow = {
       id: newId('batch_'),
       tenant,
@@ -132,26 +127,26 @@ export class BatchApi {
       endpoint: ask.endpoint,
       completionWindow: ask.completionWindow,
       metadata: ask.metadata,
-      status: failed ? 'failed' : 'in_progress',
+      status: 'validating',
       createdMs: now,
       expiresMs: now + ask.windowMs,
-      inProgressMs: failed ? null : now,
+      inProgressMs: null,
       finalizingMs: null,
       completedMs: null,
-      failedMs: failed ? now : null,
+      failedMs: null,
       expiredMs: null,
       cancellingMs: null,
       cancelledMs: null,
       outputFileId: null,
       errorFileId: null,
-      errors: failed ? problems : null,
-      total: failed ? 0 : lines.length,
+      errors: null,
+      total: 0,
       completed: 0,
       failed: 0,
       retried: 0,
       ending: null,
     };
-    store.addBatch(row, failed ? [] : lines, now + settings.retentionMs);
+    store.addBatch(row, [], now + settings.retentionMs);
     this.#d.poke();
     return batchObject(store.batch(row.id) ?? row);
   }
@@ -164,14 +159,14 @@ export class BatchApi {
   }
 
   batch(tenant: string, id: string): Record<string, unknown> | GatewayError {
-    const row = this.#d.store.batch(id, tenant);
+    const row = this.#row(tenant, id);
     return row === undefined ? notFound('Batch', id) : batchObject(row);
   }
 
   /** Stops new lines at once (the waiting ones fail `batch_cancelled`); the job ends `cancelled` once its lines in flight are answered. */
   cancel(tenant: string, id: string): Record<string, unknown> | GatewayError {
     const { store, clock } = this.#d;
-    const row = store.batch(id, tenant);
+    const row = this.#row(tenant, id);
     if (row === undefined) return notFound('Batch', id);
     if (row.status !== 'in_progress' && row.status !== 'validating')
       return new GatewayError('GW_BAD_REQUEST', `Cannot cancel a batch with status '${row.status}'.`, {
@@ -182,5 +177,10 @@ export class BatchApi {
     store.cancel(id, clock.now());
     this.#d.poke();
     return batchObject(store.batch(id) ?? row);
+  }
+
+  /** A batch of this API (an Anthropic Message Batch is not: it answers as an unknown id here). */
+  #row(tenant: string, id: string): BatchRow | undefined {
+    return isMessageBatchId(id) ? undefined : this.#d.store.batch(id, tenant);
   }
 }

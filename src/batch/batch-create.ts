@@ -1,7 +1,8 @@
-// POST /v1/batches: the ask checked (pure: `checkBatchAsk`), then the job's lines read from its
+// POST /v1/batches: the ask checked (pure: `checkBatchAsk`) in the POST, which answers the job
+// `validating`; then — the runner's validation (batch-runner.ts) — the job's lines read from its
 // input file (each checked again, and each line's `url` must be the job's endpoint): a job whose
-// lines all run starts `in_progress` with them; one with any bad line is `failed` at once, each
-// problem with its line number in `errors` (OpenAI's shape), and runs nothing.
+// lines all run goes `in_progress` with them; one with any bad line is `failed`, each problem with
+// its line number in `errors` (OpenAI's shape), and runs nothing.
 
 import { badRequest, GatewayError } from '#src/core/errors.ts';
 import { isRecord } from '#src/core/is-record.ts';

@@ -1,6 +1,6 @@
 // A running job's next step (pure), from its status and its lines' states: OpenAI's lifecycle
 // validating → in_progress → finalizing → completed | expired | cancelled (cancelling between; a
-// job whose input cannot run is failed at once, batch-create.ts). The completion window passing
+// job whose input does not pass its check while `validating` is `failed`, batch-create.ts). The completion window passing
 // fails the lines still waiting (`batch_expired`) and the job ends `expired` once its lines in
 // flight are answered; a cancel fails them at once (`batch_cancelled`) and ends `cancelled` the
 // same way.
@@ -10,6 +10,7 @@ import type { BatchRow, Ending, LineState } from './batch-rows.ts';
 export type { Ending };
 
 export type JobStep =
+  | { readonly kind: 'validate' }
   | { readonly kind: 'run' }
   | { readonly kind: 'expire' }
   | { readonly kind: 'wait' }
@@ -22,6 +23,8 @@ export function jobStep(
 ): JobStep {
   // Set by the step that decided it (an expiry, a cancel); else the lines all ran.
   const ending: Ending = job.ending ?? (job.cancellingMs !== null ? 'cancelled' : 'completed');
+  // Its input is read and checked against the job (batch-create.ts) before any line runs.
+  if (job.status === 'validating') return { kind: 'validate' };
   if (job.status === 'finalizing') return { kind: 'finalize', ending };
   if (job.status === 'in_progress' && nowMs >= job.expiresMs && counts.waiting > 0) return { kind: 'expire' };
   if (job.status === 'in_progress' && counts.waiting > 0) return { kind: 'run' };

@@ -24,6 +24,7 @@ import type { BatchApi } from './batch-api.ts';
 import { isBatchEndpoint } from './batch-line.ts';
 import type { BatchPort } from './batch-port.ts';
 import { JOB_HEADER, LINE_PATH, SECRET_HEADER } from './line-sender.ts';
+import { messageBatchRoutes } from './message-batch-routes.ts';
 
 /** The largest POST /v1/batches body read. */
 const MAX_CREATE_BYTES = 64 * 1024;
@@ -144,6 +145,7 @@ function batchRoutes(port: BatchPort, callerOf: TenantCallerOf, serve: ServeInfe
         return id === undefined ? missing(req, url) : a.cancel(tenant, id);
       }),
     },
+    ...messageBatchRoutes(port),
     { method: 'POST', path: `${LINE_PATH}/*`, keyed: false, route: lineRoute(port, callerOf, serve) },
   ];
 }
@@ -164,6 +166,8 @@ function lineRoute(port: BatchPort, callerOf: TenantCallerOf, serve: ServeInfere
       req.resume();
       return sendError(res, routeNotFound(req.method ?? 'POST', url.pathname));
     }
+    // The runner's secret stops here: the line goes on to a node with the rest of its headers.
+    delete req.headers[SECRET_HEADER];
     const caller = callerOf(job.tenant);
     if (caller === undefined) {
       req.resume();

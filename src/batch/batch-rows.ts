@@ -98,3 +98,28 @@ export type LineResult =
       readonly body: string;
     }
   | { readonly kind: 'error'; readonly code: string; readonly message: string };
+
+/** Anthropic's Message Batches (message-batches.ts) are jobs of the same runner; their ids say so. */
+export const MESSAGE_BATCH_PREFIX = 'msgbatch_';
+
+export const isMessageBatchId = (id: string): boolean => id.startsWith(MESSAGE_BATCH_PREFIX);
+
+/** What a line came to, in Anthropic's words (a Message Batch's result types; `processing` before it settles). */
+export type LineOutcome = 'processing' | 'succeeded' | 'errored' | 'canceled' | 'expired';
+
+/** The error codes of lines that got no answer because the job ended first (batch-store.ts writes them). */
+export const CANCELLED_CODE = 'batch_cancelled';
+export const EXPIRED_CODE = 'batch_expired';
+
+/** Pure: a line's outcome from its state, its answer's status and its error's code. */
+export function lineOutcome(line: {
+  readonly state: LineState;
+  readonly statusCode: number | null;
+  readonly errorCode: string | null;
+}): LineOutcome {
+  if (line.state === 'waiting' || line.state === 'sent') return 'processing';
+  if (line.state === 'done' && line.statusCode !== null && line.statusCode >= 200 && line.statusCode < 300) return 'succeeded';
+  if (line.statusCode === null && line.errorCode === CANCELLED_CODE) return 'canceled';
+  if (line.statusCode === null && line.errorCode === EXPIRED_CODE) return 'expired';
+  return 'errored';
+}

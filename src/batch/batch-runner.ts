@@ -9,13 +9,23 @@
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { BatchSettings } from './batch-config.ts';
 import type { BatchFiles } from './batch-files.ts';
+import { readJobLines } from './batch-create.ts';
 import { jobStep, type Ending } from './batch-lifecycle.ts';
-import type { BatchRow, FileRow, LineResult, LineRow } from './batch-rows.ts';
+import { isBatchEndpoint } from './batch-line.ts';
+import { isMessageBatchId, type BatchProblem, type BatchRow, type FileRow, type LineResult, type LineRow } from './batch-rows.ts';
 import { isOutputLine, outputLine } from './batch-shapes.ts';
 import type { BatchStore, KeptLine } from './batch-store.ts';
 import { lineVerdict, NO_ANSWER, type LineVerdict } from './line-verdict.ts';
 
 const TOO_LARGE: LineVerdict = Object.freeze({ kind: 'keep', ok: false });
+
+/** A job's input file could not be read (deleted since, or the disk): its one problem. */
+const unreadable = (job: BatchRow, error: unknown): BatchProblem => ({
+  code: 'input_file_unreadable',
+  message: `the input file ${job.inputFileId} could not be read (${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it was deleted' : String(error)})`,
+  param: 'input_file_id',
+  line: null,
+});
 
 /** What sending a line came to. */
 export type SentLine =
@@ -64,6 +74,7 @@ export class BatchRunner {
   readonly #d: RunnerDeps;
   readonly #own = new Map<string, number>();
   readonly #finalizing = new Set<string>();
+  readonly #validating = new Set<string>();
   readonly #flights = new Set<Promise<void>>();
   readonly #figures = { sent: 0, done: 0, failed: 0, again: 0 };
   readonly #answers: KeptLine[] = [];
@@ -151,6 +162,7 @@ export class BatchRunner {
     const step = jobStep(job, store.counts(job.id), now);
     if (step.kind === 'expire') return store.expire(job.id);
     if (step.kind === 'finalize') return this.#finalize(job, step.ending);
+    if (step.kind === 'validate') return this.#validate(job, settings);
     if (step.kind !== 'run') return;
     for (const { model } of store.waitingModels(job.id, now)) {
       const total = this.figures().inFlight;
@@ -158,6 +170,41 @@ export class BatchRunner {
       if (room <= 0) continue;
       for (const line of store.takeLines(job.id, model, room, now)) this.#launch(job, line);
     }
+  }
+
+  /**
+   * A `validating` job's input read and checked against it (batch-create.ts): its lines kept and it
+   * `in_progress`, or `failed` with each problem. Once per job at a time; after a restart it is
+   * read again (nothing of it was kept). A job cancelled meanwhile keeps none of its lines.
+   */
+  #validate(job: BatchRow, settings: BatchSettings): void {
+    if (this.#validating.has(job.id)) return;
+    this.#validating.add(job.id);
+    const { store, files, clock } = this.#d;
+    const checked = async (): Promise<void> => {
+      const read = isBatchEndpoint(job.endpoint)
+        ? await readJobLines(files, job.inputFileId, job.endpoint, settings.maxLineBytes).catch((error: unknown) => ({
+            lines: [],
+            problems: [unreadable(job, error)],
+          }))
+        : {
+            lines: [],
+            problems: [{ code: 'invalid_endpoint', message: `the endpoint ${job.endpoint} is not served`, line: null }],
+          };
+      const now = clock.now();
+      if (read.problems.length > 0) store.invalid(job.id, read.problems, now, now + this.#d.settings().retentionMs);
+      else store.validated(job.id, read.lines, now);
+    };
+    this.#track(
+      checked()
+        .catch((error: unknown) =>
+          this.#d.log('error', { err: error, batch: job.id }, 'a batch’s input could not be checked; trying again'),
+        )
+        .finally(() => {
+          this.#validating.delete(job.id);
+          this.poke();
+        }),
+    );
   }
 
   #launch(job: BatchRow, line: LineRow): void {
@@ -209,12 +256,12 @@ export class BatchRunner {
     const { store, clock } = this.#d;
     if (job.status !== 'finalizing') store.setStatus(job.id, 'finalizing', clock.now(), { ending });
     const written = async (): Promise<void> => {
-      const output = await this.#outputFile(job, 'output', (line) => isOutputLine(line));
-      const errors = await this.#outputFile(
-        job,
-        'error',
-        (line) => line.state !== 'waiting' && line.state !== 'sent' && !isOutputLine(line),
-      );
+      // A Message Batch's results are read from its lines (message-batches.ts): no files.
+      const files = !isMessageBatchId(job.id);
+      const output = files ? await this.#outputFile(job, 'output', (line) => isOutputLine(line)) : undefined;
+      const errors = files
+        ? await this.#outputFile(job, 'error', (line) => line.state !== 'waiting' && line.state !== 'sent' && !isOutputLine(line))
+        : undefined;
       const now = clock.now();
       store.setStatus(job.id, ending, now, {
         output_file_id: output?.id ?? null,

@@ -5,6 +5,7 @@
 import type { StatementSync } from 'node:sqlite';
 import type { StateDb } from '#src/state/index.ts';
 import type { BatchProblem, Ending, BatchRow, BatchStatus, FileRow, LineResult, LineRow, LineState } from './batch-rows.ts';
+import { CANCELLED_CODE, EXPIRED_CODE, MESSAGE_BATCH_PREFIX } from './batch-rows.ts';
 
 type Row = Record<string, unknown>;
 
@@ -96,10 +97,22 @@ const STAMP: Readonly<Record<BatchStatus, string | undefined>> = Object.freeze({
   cancelled: 'cancelled_ms',
 });
 
-/** A page of a tenant's rows, newest first, after the row `after` (its id). */
+/** A page of a tenant's rows, newest first, after the row `after` (its id) — or, given `before`, the rows just before it. */
 export interface Page {
   readonly limit: number;
   readonly after: string | undefined;
+  readonly before?: string | undefined;
+}
+
+/** Which API's jobs a listing shows: OpenAI's Batch API's (`batches`), or Anthropic's Message Batches (by their id's prefix). */
+export type BatchListing = 'batches' | 'message_batches';
+
+/** A settled line's outcome as the store groups it (batch-rows.ts `lineOutcome` names it). */
+export interface OutcomeGroup {
+  readonly state: LineState;
+  readonly statusCode: number | null;
+  readonly errorCode: string | null;
+  readonly lines: number;
 }
 
 export class BatchStore {
@@ -122,7 +135,9 @@ export class BatchStore {
       ),
       insertLine: p('INSERT INTO lines (batch_id, line_no, custom_id, model, body, state) VALUES (?, ?, ?, ?, ?, ?)'),
       batch: p('SELECT * FROM batches WHERE id = ?'),
-      running: p("SELECT * FROM batches WHERE status IN ('in_progress', 'finalizing', 'cancelling') ORDER BY created_ms, id"),
+      running: p(
+        "SELECT * FROM batches WHERE status IN ('validating', 'in_progress', 'finalizing', 'cancelling') ORDER BY created_ms, id",
+      ),
       forgotten: p('SELECT id FROM batches WHERE forget_ms IS NOT NULL AND forget_ms <= ?'),
       forgetBatch: p('DELETE FROM batches WHERE id = ?'),
       forgetLines: p('DELETE FROM lines WHERE batch_id = ?'),
@@ -143,6 +158,12 @@ export class BatchStore {
       counts: p('SELECT state, count(*) AS n FROM lines WHERE batch_id = ? GROUP BY state'),
       settleWaiting: p("UPDATE lines SET state = 'failed', error = ? WHERE batch_id = ? AND state = 'waiting' RETURNING line_no"),
       linesOf: p('SELECT * FROM lines WHERE batch_id = ? AND line_no > ? ORDER BY line_no LIMIT ?'),
+      outcomes: p(
+        "SELECT state, CASE WHEN status_code BETWEEN 200 AND 299 THEN 200 ELSE status_code END AS status_code, json_extract(error, '$.code') AS code, count(*) AS n FROM lines WHERE batch_id = ? GROUP BY 1, 2, 3",
+      ),
+      validated: p(
+        "UPDATE batches SET status = 'in_progress', in_progress_ms = ?, total = ? WHERE id = ? AND status = 'validating'",
+      ),
     };
   }
 
@@ -227,10 +248,18 @@ export class BatchStore {
     return tenant === undefined || row?.tenant === tenant ? row : undefined;
   }
 
-  batches(tenant: string, page: Page): { rows: BatchRow[]; more: boolean } {
+  /** A tenant's jobs of one API, newest first: after the row `page.after`, or the rows just before `page.before`. */
+  batches(tenant: string, page: Page, listing: BatchListing = 'batches'): { rows: BatchRow[]; more: boolean } {
+    const of = `id ${listing === 'message_batches' ? '' : 'NOT '}LIKE '${MESSAGE_BATCH_PREFIX}%'`;
+    const before = page.before === undefined ? undefined : this.batch(page.before, tenant);
+    if (before !== undefined) {
+      const sql = `SELECT * FROM batches WHERE tenant = ? AND ${of} AND (created_ms, id) > (?, ?) ORDER BY created_ms ASC, id ASC LIMIT ?`;
+      const rows = (this.#db.prepare(sql).all(tenant, before.createdMs, before.id, page.limit + 1) as Row[]).map(batchOf);
+      return { rows: rows.slice(0, page.limit).reverse(), more: rows.length > page.limit };
+    }
     const after = page.after === undefined ? undefined : this.batch(page.after, tenant);
     const cursor = after === undefined ? '' : ' AND (created_ms, id) < (?, ?)';
-    const sql = `SELECT * FROM batches WHERE tenant = ?${cursor} ORDER BY created_ms DESC, id DESC LIMIT ?`;
+    const sql = `SELECT * FROM batches WHERE tenant = ? AND ${of}${cursor} ORDER BY created_ms DESC, id DESC LIMIT ?`;
     const args: (string | number)[] = after === undefined ? [tenant] : [tenant, after.createdMs, after.id];
     const rows = (this.#db.prepare(sql).all(...args, page.limit + 1) as Row[]).map(batchOf);
     return { rows: rows.slice(0, page.limit), more: rows.length > page.limit };
@@ -241,7 +270,7 @@ export class BatchStore {
     return (this.#db.prepare('SELECT * FROM batches ORDER BY created_ms DESC, id DESC LIMIT ?').all(limit) as Row[]).map(batchOf);
   }
 
-  /** The jobs a runner carries on: in progress, cancelling, finalizing. */
+  /** The jobs a runner carries on: validating, in progress, cancelling, finalizing. */
   running(): BatchRow[] {
     return (this.#s.running!.all() as Row[]).map(batchOf);
   }
@@ -261,7 +290,7 @@ export class BatchStore {
       this.#db
         .prepare("UPDATE batches SET status = 'cancelling', cancelling_ms = ?, ending = 'cancelled' WHERE id = ?")
         .run(nowMs, id);
-      this.#failWaiting(id, 'batch_cancelled', 'The batch was cancelled before this request was sent.');
+      this.#failWaiting(id, CANCELLED_CODE, 'The batch was cancelled before this request was sent.');
     });
   }
 
@@ -269,8 +298,39 @@ export class BatchStore {
   expire(id: string): void {
     this.#db.transaction(() => {
       this.#db.prepare("UPDATE batches SET ending = 'expired' WHERE id = ?").run(id);
-      this.#failWaiting(id, 'batch_expired', 'This request could not be executed before the completion window expired.');
+      this.#failWaiting(id, EXPIRED_CODE, 'This request could not be executed before the completion window expired.');
     });
+  }
+
+  /** A job deleted with its lines, at its tenant's ask (an ended Message Batch). */
+  deleteBatch(id: string): void {
+    this.#db.transaction(() => {
+      this.#s.forgetLines!.run(id);
+      this.#s.forgetBatch!.run(id);
+    });
+  }
+
+  /**
+   * A job checked (`validating`): its lines, and it is `in_progress`, in one transaction — unless it
+   * left `validating` meanwhile (cancelled): then nothing is kept; whether they were.
+   */
+  validated(id: string, lines: readonly NewLine[], nowMs: number): boolean {
+    return this.#db.transaction(() => {
+      if (Number(this.#s.validated!.run(nowMs, lines.length, id).changes) !== 1) return false;
+      for (const line of lines) this.#s.insertLine!.run(id, line.lineNo, line.customId, line.model, line.body, 'waiting');
+      return true;
+    });
+  }
+
+  /** A job whose input did not pass its check: `failed` with each problem — unless it left `validating` meanwhile (cancelled). */
+  invalid(id: string, problems: readonly BatchProblem[], nowMs: number, forgetMs: number): void {
+    this.#db.transaction(() =>
+      this.#db
+        .prepare(
+          "UPDATE batches SET status = 'failed', failed_ms = ?, errors = ?, forget_ms = ? WHERE id = ? AND status = 'validating'",
+        )
+        .run(nowMs, JSON.stringify(problems), forgetMs, id),
+    );
   }
 
   /** Jobs whose retention passed, deleted with their lines; their ids. */
@@ -363,6 +423,16 @@ export class BatchStore {
   #failWaiting(batchId: string, code: string, message: string): void {
     const n = (this.#s.settleWaiting!.all(JSON.stringify({ code, message }), batchId) as Row[]).length;
     if (n > 0) this.#db.prepare('UPDATE batches SET failed = failed + ? WHERE id = ?').run(n, batchId);
+  }
+
+  /** A job's lines grouped by what they came to (state, 2xx or the status, the error's code). */
+  outcomes(batchId: string): OutcomeGroup[] {
+    return (this.#s.outcomes!.all(batchId) as Row[]).map((r) => ({
+      state: String(r.state) as LineState,
+      statusCode: numOrNull(r.status_code),
+      errorCode: strOrNull(r.code),
+      lines: num(r.n),
+    }));
   }
 
   /** A job's lines in order, a page at a time (the output files are written from them). */

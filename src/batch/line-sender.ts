@@ -2,7 +2,8 @@
 // public listener to the batch line route (batch-routes.ts), signed with this process's secret and
 // naming its job and line — the route serves it as the job's tenant at the `batch` class, through
 // the whole request path (scope, limits, budget, usage, routing, the request log, which shows it
-// under the request id `<batch id>-<line>`). Bounded in time (the gateway's request timeout and a
+// under the request id `<batch id>-<line>`), routed with its job's id as its session (affinity by
+// job: JOB_SESSION_HEADER). Bounded in time (the gateway's request timeout and a
 // margin) and in the answer's bytes ([batch] max_answer_bytes).
 
 import { Agent } from '#src/core/undici-parts.ts';
@@ -14,6 +15,14 @@ export const LINE_PATH = '/_switchyard/batch-line';
 export const SECRET_HEADER = 'x-switchyard-batch-secret';
 export const JOB_HEADER = 'x-switchyard-batch';
 export const LINE_HEADER = 'x-switchyard-batch-line';
+/**
+ * Affinity by job: the job's id as the lines' session, in a session header the routing reads
+ * without configuration (proxy/request/session-key.ts). The routing's session layer
+ * (routing/policies/sessions.ts) keeps a session's requests on its node — and its KV cache, with
+ * the prompt prefixes the lines share — while that node is under its bounded load and has room,
+ * and moves it on when it is not. A line's own `prompt_cache_key` (read first) still routes it.
+ */
+export const JOB_SESSION_HEADER = 'x-session-affinity';
 
 /** Beyond the gateway's own request timeout, how long a line waits for its answer. */
 const MARGIN_MS = 30_000;
@@ -51,6 +60,7 @@ export function lineSender(deps: LineSenderDeps): LineSender {
             [SECRET_HEADER]: deps.secret,
             [JOB_HEADER]: job.id,
             [LINE_HEADER]: String(line.lineNo),
+            [JOB_SESSION_HEADER]: job.id,
             'x-request-id': requestId,
           },
           body: line.body,

@@ -88,6 +88,8 @@ test('the openai client cancels a batch: no new line runs, it ends cancelled', a
     endpoint: '/v1/chat/completions',
     completion_window: '24h',
   });
+  // Cancelled once its input is checked and its lines run (a cancel while `validating` runs none: batch-validating.test.ts).
+  await pollUntil(client, batch.id, ['in_progress']);
   const cancelled = await client.batches.cancel(batch.id);
   assert.ok(['cancelling', 'cancelled'].includes(cancelled.status), cancelled.status);
   const done = await pollUntil(client, batch.id, ['cancelled', 'completed', 'failed', 'expired']);

@@ -231,6 +231,8 @@ test('files and finished jobs are deleted after [batch] retention; a running job
       h,
       ids(3, 'r').map((c) => chat(c)),
     );
+    // Its input checked (it is `validating` until then: a job's lines are kept once they are).
+    await h.until(() => h.store.batch(running)?.status === 'in_progress', 'the running job validated');
     h.clock.advance(3_600_000 + 60_000);
     await h.turn();
     await h.until(() => h.store.batch(id) === undefined, 'the finished job forgotten');
