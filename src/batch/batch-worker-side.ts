@@ -45,6 +45,8 @@ class WorkerBatch implements WorkerSide, BatchPort {
   readonly #host: BatchWorkerHost;
   #running: boolean;
   #joined: Joined | undefined;
+  /** The worker drained: the file stays closed. */
+  #closed = false;
   /** The last reason the file could not be joined (said once per reason). */
   #failure: string | undefined;
   #settings: { readonly of: GatewayConfig | undefined; readonly settings: BatchSettings } = {
@@ -63,6 +65,13 @@ class WorkerBatch implements WorkerSide, BatchPort {
   receive(raw: unknown): void {
     const message = raw as BatchOwnerMessage;
     if (message.t === 'running') this.#running = message.running;
+  }
+
+  /** The worker drained: its connection to the file closes (the owner's stays open until the gateway stops). */
+  close(): void {
+    this.#closed = true;
+    this.#joined?.store.close();
+    this.#joined = undefined;
   }
 
   served(): BatchApi | GatewayError {
@@ -88,6 +97,7 @@ class WorkerBatch implements WorkerSide, BatchPort {
 
   #join(): BatchApi | GatewayError {
     if (this.#joined !== undefined) return this.#joined.api;
+    if (this.#closed) return notStarted('This request worker is stopping.');
     const { places } = this.#init;
     const log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string): void =>
       this.#host.send({ t: 'log', level, fields: plain(fields), message });
