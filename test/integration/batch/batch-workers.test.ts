@@ -4,10 +4,15 @@
 // so a worker's request path serves it as the job's tenant (the request log's events, replayed on
 // the owner, carry each line's `<batch>-<n>` id and the tenant). The official openai client uploads,
 // creates, polls to completed and reads one output line per custom_id; a cancel made on a worker
-// stops new lines at once (the node never sees a line the cancel found waiting).
+// stops new lines at once (the node never sees a line the cancel found waiting). A write that waits
+// past the file's busy timeout (another connection holding it) is a 503 batch_busy, leaving nothing.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { get } from 'node:http';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { APIError } from 'openai';
 import { ManualClock } from '#src/core/clock.ts';
 import { eventually, httpJson, simRequests } from '#test/fixtures/http.ts';
 import { HELD_NODE, tenantsToml, vllmNode } from '#test/fixtures/tenant-gateway.ts';
@@ -162,4 +167,28 @@ test('workers = 2: a cancel made on a worker stops new lines at once; the lines 
     errors.every((l) => l.error?.code === 'batch_cancelled'),
     JSON.stringify(errors[0]),
   );
+});
+
+test('workers = 2: an upload whose record waits past the busy timeout is a 503 batch_busy, and leaves no file', async () => {
+  const client = fleet.client(KEY);
+  const filesDir = join(fleet.stateDir, 'batch-files');
+  const before = readdirSync(filesDir).sort();
+  // Another connection holds the file's write lock (as a large job's insert by another worker would).
+  const holder = new DatabaseSync(join(fleet.stateDir, 'batch.sqlite'));
+  holder.exec('BEGIN IMMEDIATE');
+  try {
+    const refused = await upload(client, [chatLine('b-1', 'm', 'busy')]).then(
+      () => assert.fail('the upload succeeded while the file was held'),
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof APIError, String(refused));
+    assert.equal(refused.status, 503);
+    assert.equal(refused.code, 'batch_busy');
+  } finally {
+    holder.exec('ROLLBACK');
+    holder.close();
+  }
+  assert.deepEqual(readdirSync(filesDir).sort(), before, 'no file left behind');
+  const file = await upload(client, [chatLine('b-1', 'm', 'free again')]);
+  assert.equal((await client.files.retrieve(file.id)).id, file.id);
 });
