@@ -66,10 +66,13 @@ function api(
       .split('/')
       .slice(3)
       .filter((part) => part !== '');
-    const answer = await Promise.resolve(run(served, tenantOf(caller), req, rest, url)).catch((error: unknown) => {
-      if (sqliteCode(error) === SQLITE.BUSY) return busy();
-      throw error;
-    });
+    let answer: unknown;
+    try {
+      answer = await run(served, tenantOf(caller), req, rest, url);
+    } catch (error) {
+      if (sqliteCode(error) !== SQLITE.BUSY) throw error;
+      answer = busy();
+    }
     if (answer instanceof GatewayError) return sendError(res, answer);
     if (answer !== undefined && typeof (answer as { pipe?: unknown }).pipe === 'function')
       return stream(res, answer as NodeJS.ReadableStream);

@@ -169,26 +169,56 @@ test('workers = 2: a cancel made on a worker stops new lines at once; the lines 
   );
 });
 
-test('workers = 2: an upload whose record waits past the busy timeout is a 503 batch_busy, and leaves no file', async () => {
-  const client = fleet.client(KEY);
-  const filesDir = join(fleet.stateDir, 'batch-files');
-  const before = readdirSync(filesDir).sort();
-  // Another connection holds the file's write lock (as a large job's insert by another worker would).
+/** Runs `run` while another connection holds the batch file's write lock (as a large job's insert by another worker would). */
+async function whileHeld<T>(run: () => Promise<T>): Promise<T> {
   const holder = new DatabaseSync(join(fleet.stateDir, 'batch.sqlite'));
   holder.exec('BEGIN IMMEDIATE');
   try {
-    const refused = await upload(client, [chatLine('b-1', 'm', 'busy')]).then(
-      () => assert.fail('the upload succeeded while the file was held'),
-      (error: unknown) => error,
-    );
-    assert.ok(refused instanceof APIError, String(refused));
-    assert.equal(refused.status, 503);
-    assert.equal(refused.code, 'batch_busy');
+    return await run();
   } finally {
     holder.exec('ROLLBACK');
     holder.close();
   }
+}
+
+async function busyAnswer(call: () => Promise<unknown>): Promise<void> {
+  const refused = await call().then(
+    () => assert.fail('the call succeeded while the file was held'),
+    (error: unknown) => error,
+  );
+  assert.ok(refused instanceof APIError, String(refused));
+  assert.equal(refused.status, 503);
+  assert.equal(refused.code, 'batch_busy');
+}
+
+test('workers = 2: a write that waits past the busy timeout is a 503 batch_busy (upload, create, cancel) and changes nothing', async () => {
+  const client = fleet.client(KEY);
+  const filesDir = join(fleet.stateDir, 'batch-files');
+  const before = readdirSync(filesDir).sort();
+  await whileHeld(() => busyAnswer(() => upload(client, [chatLine('b-1', 'm', 'busy')])));
   assert.deepEqual(readdirSync(filesDir).sort(), before, 'no file left behind');
-  const file = await upload(client, [chatLine('b-1', 'm', 'free again')]);
-  assert.equal((await client.files.retrieve(file.id)).id, file.id);
+
+  const held = fleet.held!.url('held');
+  const chats = async (): Promise<number> => (await simRequests(held)).filter((r) => r.path === '/v1/chat/completions').length;
+  const first = await chats();
+  const file = await upload(
+    client,
+    Array.from({ length: 8 }, (_, i) => chatLine(`b-${i}`, 'slow', `held ${i}`)),
+  );
+  const ask = { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' } as const;
+  await whileHeld(() => busyAnswer(() => client.batches.create(ask)));
+  assert.equal((await client.batches.list()).data.filter((b) => b.input_file_id === file.id).length, 0, 'no batch made');
+  const batch = await client.batches.create(ask);
+  await eventually(async () => (await chats()) > first, 120_000, 'a first line at the held node');
+  await whileHeld(() => busyAnswer(() => client.batches.cancel(batch.id)));
+  assert.equal((await client.batches.retrieve(batch.id)).status, 'in_progress', 'not cancelled');
+  assert.equal((await client.batches.cancel(batch.id)).status, 'cancelling');
+  await eventually(
+    async () => {
+      heldClock.advance(500);
+      return (await client.batches.retrieve(batch.id)).status === 'cancelled';
+    },
+    240_000,
+    'the batch to end cancelled',
+  );
 });
