@@ -62,7 +62,7 @@ test('workers = 2: the openai client uploads, creates a batch, polls it to compl
   const lines = Array.from({ length: total }, (_, i) => chatLine(`w-${i}`, 'm', `line ${i}`));
   const file = await upload(client, lines);
   assert.equal(file.purpose, 'batch');
-  // Each on a new connection, so both workers answer (each reads the file the other may have written).
+  // Each on a new connection, which the kernel hands to either worker: any of them reads what another wrote.
   for (let i = 0; i < 16; i++) {
     const one = await freshGet(`${fleet.gw.url}/v1/files/${file.id}`);
     assert.equal(one.status, 200, one.body);
