@@ -86,7 +86,9 @@ test('a worker answers over the owner’s file once it runs; its job is the owne
     const id = String(created.id);
     assert.equal(seen.pokes, 1, 'the creation crossed to the owner');
     await h.until(() => h.held().length === 4, 'the owner’s runner sends the worker’s job');
-    assert.deepEqual(port.job(id), { ...port.job(id), tenant: 'default', endpoint: '/v1/chat/completions' });
+    const job = port.job(id);
+    assert.equal(job?.tenant, 'default', 'the line route reads the job from the file');
+    assert.equal(job?.endpoint, '/v1/chat/completions');
 
     // A cancel through the worker: the waiting lines fail in its own transaction; the owner's runner takes none after.
     const cancelled = api.cancel('default', id) as { status: string; request_counts: { failed: number } };
