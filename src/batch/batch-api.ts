@@ -72,7 +72,13 @@ export class BatchApi {
       createdMs: now,
       expiresMs: now + settings.retentionMs,
     };
-    store.addFile(row);
+    try {
+      store.addFile(row);
+    } catch (error) {
+      // No record, no file: a file without one would never be listed nor deleted.
+      await files.remove(id);
+      throw error;
+    }
     return fileObject(row);
   }
 

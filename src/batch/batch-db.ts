@@ -84,11 +84,16 @@ export interface BatchDbOptions {
   readonly log: StateLog;
   readonly clock: Clock;
   readonly faults?: StateWriteFaults | undefined;
-  /** In [batch] shared_dir: opened by every replica at once (docs/batch.md, "Replicas"). */
+  /**
+   * Opened by more than one connection at once: by every replica ([batch] shared_dir, docs/batch.md
+   * "Replicas"), or by the request workers' threads as well as the owner's ([server] workers > 1).
+   */
   readonly shared?: boolean;
+  /** A request worker's connection to the file its owner thread opened (and migrated) already. */
+  readonly joins?: boolean;
 }
 
-/** Opens (creating, migrating) the batch file under `dir`; throws a StateFileError naming the problem. */
+/** Opens (creating, migrating; or, `joins`, only connecting to) the batch file under `dir`; throws a StateFileError naming the problem. */
 export function openBatchDb(dir: string, options: BatchDbOptions): StateDb {
   return openStateDb(dir, {
     log: options.log,
@@ -96,6 +101,7 @@ export function openBatchDb(dir: string, options: BatchDbOptions): StateDb {
     migrations: BATCH_MIGRATIONS,
     fileName: BATCH_FILE_NAME,
     shared: options.shared === true,
+    joins: options.joins === true,
     ...(options.faults === undefined ? {} : { faults: options.faults }),
   });
 }

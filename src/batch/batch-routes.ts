@@ -8,6 +8,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, routeNotFound, badRequest } from '#src/core/errors.ts';
+import { SQLITE, sqliteCode } from '#src/state/index.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
 import type { InferenceEndpoint } from '#src/config/index.ts';
 import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
@@ -38,6 +39,19 @@ export function batchRequests(port: BatchPort, callerOf: TenantCallerOf): Reques
 
 const tenantOf = (caller: Caller | undefined): string => caller?.labels.tenant ?? DEFAULT_TENANT;
 
+/**
+ * A write that waited past the file's busy timeout for another connection's (with request workers:
+ * another thread writing a large job's lines; with [batch] shared_dir: another replica): nothing
+ * was changed, so the client may simply try again.
+ */
+const busy = (): GatewayError =>
+  new GatewayError('GW_NO_AVAILABLE_NODE', 'The batch file is busy with another write (a large job being created); try again.', {
+    status: 503,
+    openaiType: 'server_error',
+    openaiCode: 'batch_busy',
+    retryAfterSeconds: 1,
+  });
+
 /** The API for `caller`, answered as JSON (or the error that says why not). */
 function api(
   port: BatchPort,
@@ -53,7 +67,13 @@ function api(
       .split('/')
       .slice(3)
       .filter((part) => part !== '');
-    const answer = await run(served, tenantOf(caller), req, rest, url);
+    let answer: unknown;
+    try {
+      answer = await run(served, tenantOf(caller), req, rest, url);
+    } catch (error) {
+      if (sqliteCode(error) !== SQLITE.BUSY) throw error;
+      answer = busy();
+    }
     if (answer instanceof GatewayError) return sendError(res, answer);
     if (answer !== undefined && typeof (answer as { pipe?: unknown }).pipe === 'function')
       return stream(res, answer as NodeJS.ReadableStream);

@@ -145,14 +145,19 @@ export class BatchRunner {
   }
 
   #keepAnswers(): void {
+    if (this.#answers.length === 0) return;
     const kept = this.#answers.splice(0);
     try {
       this.#d.store.keep(kept);
     } catch (error) {
+      // Tried again at the next tick (a write another connection held past the busy timeout — a
+      // request worker's, a replica's — or a disk that fills): they are held here meanwhile, and the
+      // lines stay sent, so a process that ends first sends them again at its next start (marked retried).
+      this.#answers.unshift(...kept);
       this.#d.log(
         'error',
         { err: error, lines: kept.length },
-        'batch lines’ answers could not be kept; they stay sent and go again at the next start (marked retried)',
+        'batch lines’ answers could not be kept yet; they are tried again at the next tick (should the gateway stop first, those lines go again at the next start, marked retried)',
       );
     }
   }

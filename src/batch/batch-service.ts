@@ -2,18 +2,21 @@
 // settings ([batch], batch-config.ts), the file of records and the files directory in
 // [server] state_dir, the API the request plane's routes reach (batch-port.ts), the runner and the
 // line sender; with [batch] shared_dir, the records and files every replica shares, and the runner
-// following the cluster's runner lease (runner-turns.ts). Without a state_dir — or with [batch]
-// enabled = false, or request workers — the routes answer why, and nothing runs.
+// following the cluster's runner lease (runner-turns.ts); with [server] workers > 1, the crossing
+// that lets every request worker answer the API over the same file (batch-crossing.ts). Without a
+// state_dir — or with [batch] enabled = false — the routes answer why, and nothing runs.
 
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import type { Clock } from '#src/core/clock.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import type { StateWriteFaults } from '#src/state/index.ts';
 import { BatchApi, notFound } from './batch-api.ts';
-import { notServed } from './batch-unserved.ts';
+import type { OwnerSide } from '#src/core/cross-thread.ts';
+import { notServed, notStarted } from './batch-unserved.ts';
+import { batchOwnerSide } from './batch-crossing.ts';
+import { batchPlaces, type BatchPlaces } from './batch-places.ts';
 import { BATCH_DEFAULTS, batchSettings, BatchConfigProblem, type BatchSettings } from './batch-config.ts';
 import { openBatchDb } from './batch-db.ts';
 import { BatchFiles } from './batch-files.ts';
@@ -48,13 +51,6 @@ const noCluster = (): BatchConfigProblem =>
     'batch.shared_dir: is shared by the replicas of a [cluster] (its lease lets one of them run the jobs at a time); set [cluster], or remove shared_dir to keep the jobs in [server] state_dir',
   ]);
 
-const NOT_STARTED = new GatewayError('GW_NO_AVAILABLE_NODE', 'The Files and Batch API has not started yet; try again shortly.', {
-  status: 503,
-  openaiType: 'server_error',
-  openaiCode: 'batch_unavailable',
-  retryAfterSeconds: 1,
-});
-
 /** The admin cancel's path: /admin/batches/{id}/cancel (the id as the batch API gave it). */
 const ADMIN_CANCEL = /^\/admin\/batches\/([^/]{1,256})\/cancel$/;
 
@@ -73,12 +69,24 @@ export class BatchService implements BatchPort {
   #settings: BatchSettings;
   #running: Running | undefined;
   readonly #lease: RunnerLease | undefined;
+  /** Where the records and files lie (fixed at start: [batch] shared_dir and files_dir are read then). */
+  readonly #places: BatchPlaces;
+  /** [server] workers > 1: the owner's side of the crossing that lets every worker answer the API. */
+  readonly crossing: OwnerSide;
 
   constructor(config: GatewayConfig, deps: BatchServiceDeps) {
     this.#d = deps;
     const settings = batchSettings(config.batch);
     // A bad table fails the start (start() says it); until then the defaults stand.
     this.#settings = settings instanceof BatchConfigProblem ? BATCH_DEFAULTS : settings;
+    this.#places = batchPlaces(config.server.stateDir ?? '', this.#settings);
+    this.crossing = batchOwnerSide({
+      secret: this.secret,
+      places: this.#places,
+      running: () => this.#running !== undefined,
+      poke: () => this.#running?.runner.poke(),
+      log: deps.log,
+    });
     // Asked only where jobs may run: a replica that never runs them must not hold the lease.
     const runs = this.#settings.sharedDir !== undefined && notServed(config, this.#settings) === undefined;
     this.#lease = runs ? deps.lease?.() : undefined;
@@ -90,18 +98,18 @@ export class BatchService implements BatchPort {
     const settings = batchSettings(config.batch);
     if (settings instanceof BatchConfigProblem) throw settings;
     this.#settings = settings;
-    const stateDir = config.server.stateDir;
-    if (stateDir === undefined || notServed(config, settings) !== undefined) return;
+    if (config.server.stateDir === undefined || notServed(config, settings) !== undefined) return;
     const { clock } = this.#d;
     const lease = this.#lease;
-    const shared = settings.sharedDir;
-    if (shared !== undefined && lease === undefined) throw noCluster();
+    const places = this.#places;
+    if (places.sharedDir && lease === undefined) throw noCluster();
+    // Request workers join the file (batch-crossing.ts): it is not held exclusively then. A second
+    // gateway on this state_dir is still refused, by the usage file (held exclusively by the tenants feature).
+    const joined = places.sharedDir || config.server.workers !== 1;
     const store = new BatchStore(
-      openBatchDb(shared ?? stateDir, { log: this.#d.log, clock, faults: this.#d.faults, shared: shared !== undefined }),
+      openBatchDb(places.recordsDir, { log: this.#d.log, clock, faults: this.#d.faults, shared: joined }),
     );
-    const files = new BatchFiles(
-      settings.filesDir ?? (shared === undefined ? join(stateDir, 'batch-files') : join(shared, 'files')),
-    );
+    const files = new BatchFiles(places.filesDir);
     const sender = lineSender({
       origin: this.#d.origin,
       secret: this.secret,
@@ -127,7 +135,7 @@ export class BatchService implements BatchPort {
     });
     const api = new BatchApi({ store, files, clock, settings: () => this.#settings, poke: () => runner.poke() });
     const turns =
-      shared === undefined || lease === undefined
+      !places.sharedDir || lease === undefined
         ? undefined
         : new RunnerTurns(lease, runner, (error) =>
             this.#d.log('error', { err: error }, 'the batch runner could not start or stop on a change of the runner lease'),
@@ -164,7 +172,7 @@ export class BatchService implements BatchPort {
   }
 
   served(): BatchApi | GatewayError {
-    return notServed(this.#d.config(), this.#settings) ?? this.#running?.api ?? NOT_STARTED;
+    return notServed(this.#d.config(), this.#settings) ?? this.#running?.api ?? notStarted();
   }
 
   job(id: string): { readonly tenant: string; readonly endpoint: string } | undefined {

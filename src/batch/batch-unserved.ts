@@ -1,6 +1,7 @@
 // Where the Files and Batch API is not served, and what its routes answer there (pure over the
-// config): without [server] state_dir (it names what to set), with [batch] enabled = false, and
-// on a request worker's plane ([server] workers > 1: the jobs run in the main thread).
+// config): without [server] state_dir (it names what to set), with [batch] enabled = false; and
+// before the feature has started (its file open, its runner running). With [server] workers > 1
+// every worker serves it (batch-crossing.ts).
 
 import { GatewayError } from '#src/core/errors.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
@@ -22,12 +23,17 @@ export function notServed(config: GatewayConfig, settings: BatchSettings): Gatew
       'The Files and Batch API keeps its files and jobs in [server] state_dir, which is not set: set it (e.g. state_dir = "/var/lib/switchyard") and restart the gateway.',
     );
   if (!settings.enabled) return unavailable('The Files and Batch API is turned off on this gateway ([batch] enabled = false).');
-  if (config.server.workers !== 1)
-    return unavailable(
-      'The Files and Batch API is served with [server] workers = 1 (its jobs run in the main thread); this gateway has request workers.',
-    );
   return undefined;
 }
+
+/** Before the feature has started (or where it could not open its file): try again shortly. */
+export const notStarted = (why = 'The Files and Batch API has not started yet; try again shortly.'): GatewayError =>
+  new GatewayError('GW_NO_AVAILABLE_NODE', why, {
+    status: 503,
+    openaiType: 'server_error',
+    openaiCode: 'batch_unavailable',
+    retryAfterSeconds: 1,
+  });
 
 /** The port of a plane where no batch feature runs: every route answers why. */
 export function unservedBatch(config: () => GatewayConfig): BatchPort {

@@ -37,4 +37,6 @@ export interface WorkerSide {
   receive(message: FeatureMessage): void;
   /** Its port for this worker's request plane, under its feature's key; undefined = none. */
   readonly port: readonly [PartKey<unknown>, unknown] | undefined;
+  /** The worker has drained (its requests are done): what the side holds is let go (a file it opened); absent = nothing. */
+  close?(): void;
 }

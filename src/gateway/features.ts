@@ -87,6 +87,8 @@ export interface FeatureParts {
   readonly workersMesh: WorkersMeshSource | undefined;
   /** The Files and Batch API's port ([server] state_dir). */
   readonly batch: BatchPort;
+  /** What lets every request worker answer the Files and Batch API ([server] state_dir). */
+  readonly workersBatch: OwnerSide;
   /** The tracer of a request plane hosted in this thread ([tracing]). */
   readonly tracer: (host: TracerHost) => Promise<RequestTracer | undefined>;
   // The admin routes' sources.
@@ -249,12 +251,14 @@ export function inThreadFeaturePorts(parts: Partial<FeatureParts>): Parts {
 
 /**
  * The owner's sides of the features' crossings to request workers (core/cross-thread.ts): the
- * tenants' ledger desk (every worker's tenants judged by the one ledger, or [cluster]'s count) and,
- * with [mesh], the mirror of the sites, the site key and the one replay memory.
+ * tenants' ledger desk (every worker's tenants judged by the one ledger, or [cluster]'s count),
+ * with [mesh], the mirror of the sites, the site key and the one replay memory, and with a
+ * state_dir, the batch file every worker answers the Files and Batch API over.
  */
 export function ownerSides(parts: Partial<FeatureParts>): readonly OwnerSide[] {
   const tenants = tenantsOwnerSide(needed(parts, 'ledger'), parts.admitTenant);
-  return parts.workersMesh === undefined ? [tenants] : [tenants, meshOwnerSide(parts.workersMesh)];
+  const mesh = parts.workersMesh === undefined ? [] : [meshOwnerSide(parts.workersMesh)];
+  return [tenants, ...mesh, ...(parts.workersBatch === undefined ? [] : [parts.workersBatch])];
 }
 
 /** A part every gateway has (the tenants' ledger): its absence is a broken feature list, said at start. */

@@ -39,6 +39,7 @@ import { loadTracer, type TracerHost } from '#src/tracing/index.ts';
 import { TRANSLATIONS } from '#src/translate/translations.ts';
 import { tracingFeature } from '#src/tracing/request-span.ts';
 import { BATCH_PORT } from '#src/batch/batch-port.ts';
+import { BATCH_CROSSING } from '#src/batch/batch-crossing.ts';
 import { batchRequests } from '#src/batch/batch-routes.ts';
 import { unservedBatch } from '#src/batch/batch-unserved.ts';
 
@@ -80,8 +81,8 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
   if (config.routing.translate) features.push(translateFeature({ fleet: ports.fleet, clock: host.clock }, TRANSLATIONS));
   // [routing] resumable_streams (on by default): a request carrying X-Conversation-Id is followed, and its stream's routes reach its node.
   if (config.routing.resumableStreams) features.push(streamsFeature({ learn: learnsAnswers(ports) }));
-  // The Files and Batch API's routes: served through its port ([server] state_dir, the owner's plane; its line route
-  // serves a job's lines as the job's tenant), else answering what to set.
+  // The Files and Batch API's routes: served through its port ([server] state_dir: the feature's own in this thread,
+  // its worker side's in a request worker; its line route serves a job's lines as the job's tenant), else answering what to set.
   const batch = partIn(ports.features, BATCH_PORT) ?? unservedBatch(host.config);
   features.push(batchRequests(batch, (name) => tenantCallerOf(name, host.config(), callers)));
   return features;
@@ -212,11 +213,12 @@ export type WorkerSideStart = (init: unknown, host: WorkerSideHost) => WorkerSid
 /**
  * Each feature's worker side, by its crossing's name (core/cross-thread.ts): a request worker
  * starts those its owner began (gateway/features.ts gives the owner sides). The mesh's is loaded
- * only by a worker that starts one (it brings libp2p's key codec).
+ * only by a worker that starts one (it brings libp2p's key codec), the batch's likewise (node:sqlite).
  */
 export const WORKER_SIDES: Readonly<Record<string, WorkerSideStart>> = {
   [TENANTS_CROSSING]: (_init, host) => tenantsWorkerSide(host.send),
   [MESH_CROSSING]: async (init, host) => (await import('#src/mesh/crossing/worker-mesh.ts')).meshWorkerSide(init, host),
+  [BATCH_CROSSING]: async (init, host) => (await import('#src/batch/batch-worker-side.ts')).batchWorkerSide(init, host),
 };
 
 /**

@@ -20,4 +20,4 @@ export {
   type WriteMark,
 } from './write-mark.ts';
 export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './schema.ts';
-export { StateFileError, type StateFileProblem } from './state-file-error.ts';
+export { SQLITE, sqliteCode, StateFileError, type StateFileProblem } from './state-file-error.ts';

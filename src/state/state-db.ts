@@ -46,6 +46,13 @@ export interface StateDbOptions {
    * OPEN_BUSY_TIMEOUT_MS). What keeps them from doing the same work is the caller's (a lease).
    */
   readonly shared?: boolean;
+  /**
+   * Another connection of this process opened this file (shared), checked and migrated it: this
+   * one only joins it (a request worker's thread: node:sqlite's connections are per thread) — no
+   * exclusive check, no migration, which would hold every other connection's writes. It must find
+   * this build's schema version, else it throws (the owner has not opened the file yet).
+   */
+  readonly joins?: boolean;
 }
 
 /** A seam in every write: `beforeCommit` runs inside the transaction, and a throw rolls it back as a failed commit would. */
@@ -79,6 +86,10 @@ export function openStateDb(stateDir: string, options: StateDbOptions): StateDb 
     throw openFailure(file, error);
   }
   try {
+    if (options.joins === true) {
+      joinOpened(db, file, known);
+      return stateDbOver(db, file, known, options);
+    }
     const version = check(db, file, known, options.shared === true);
     const journal = db.prepare('PRAGMA journal_mode = WAL').get()?.journal_mode;
     if (journal !== 'wal')
@@ -101,6 +112,11 @@ export function openStateDb(stateDir: string, options: StateDbOptions): StateDb 
     db.close();
     throw error instanceof StateFileError ? error : openFailure(file, error);
   }
+  return stateDbOver(db, file, known, options);
+}
+
+/** The open file's statements and transactions (each counted in `state_writes` and watched). */
+function stateDbOver(db: DatabaseSync, file: string, known: number, options: StateDbOptions): StateDb {
   const clock = options.clock ?? systemClock;
   const last = db.prepare('SELECT seq, written_at FROM state_writes WHERE id = 1').get();
   const writes = new StateWrites(
@@ -163,6 +179,18 @@ function prepareFile(stateDir: string, file: string, log: StateLog): void {
       error,
     );
   }
+}
+
+/** A joining connection: the owner's schema (this build's), the same durability (synchronous is per connection). */
+function joinOpened(db: DatabaseSync, file: string, known: number): void {
+  const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
+  if (version !== known)
+    throw new StateFileError(
+      version > known ? 'newer_schema' : 'unreadable',
+      file,
+      `the state file ${file} has schema version ${version}, not this build's ${known}: the connection that opens it first has not (yet) migrated it`,
+    );
+  db.exec('PRAGMA synchronous = FULL');
 }
 
 /**

@@ -37,6 +37,11 @@ export class WorkerFeatureSides {
     this.#sides.get(envelope.name)?.receive(envelope.message);
   }
 
+  /** The worker has drained: each side lets go of what it holds. */
+  close(): void {
+    for (const side of this.#sides.values()) side.close?.();
+  }
+
   /** The features' ports for the worker's request plane, each under its key. */
   ports(): Parts {
     const ports = new Map<PartKey<unknown>, unknown>();

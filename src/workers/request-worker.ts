@@ -58,6 +58,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
   const drain = async (): Promise<void> => {
     clearInterval(figuresTimer);
     await plane.drain(clock.monotonicMs() + configNow.config.server.drainTimeoutMs);
+    features.close();
     relay?.close();
     report();
     send({ t: 'drained' });

@@ -1,7 +1,8 @@
 // Issue 44: a batch survives a reload (SIGHUP's path) and a restart of the gateway mid-job: the
 // second gateway on the same state_dir takes the job up where the first left it, and the node
 // got each line exactly once (no line lost, none doubled: nothing was left unkept, so none is
-// marked retried); the output has one line per custom_id.
+// marked retried); the output has one line per custom_id. The same with `[server] workers = 2`
+// (the workers answer the API over the one batch file, the owner thread runs the lines).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
@@ -15,7 +16,14 @@ import { chatLine, fileLines, pollUntil, upload } from './batch-fixture.ts';
 
 const LINES = 200;
 
-test('a reload and a restart mid-job lose and double nothing', { timeout: 600_000 }, async () => {
+test('a reload and a restart mid-job lose and double nothing', { timeout: 600_000 }, () => restartMidJob(''));
+
+test('with workers = 2, a reload and a restart mid-job lose and double nothing', { timeout: 600_000 }, () =>
+  restartMidJob('\nworkers = 2'),
+);
+
+/** A job started, a reload, a restart mid-job on the same state_dir (`server`: more [server] lines). */
+async function restartMidJob(server: string): Promise<void> {
   // Each answer takes ~40 ms: the job is mid-way for a while.
   const sim = await startSimFleet(vllmNode('slowish', ['m'], 'ttft = "40ms"\ntokens_per_second = 1000'));
   const state = tempStateDir();
@@ -23,7 +31,7 @@ test('a reload and a restart mid-job lose and double nothing', { timeout: 600_00
     health: { interval: '100ms', timeout: '5s', failThreshold: 2 },
     discovery: { interval: '100ms', timeout: '5s' },
     nodes: [{ name: 'slowish', url: sim.url('slowish'), kind: 'vllm' }],
-  }).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:0"\nstate_dir = "${state.dir}"\ndrain_timeout = "30s"`);
+  }).replace('listen = "127.0.0.1:0"', `listen = "127.0.0.1:0"\nstate_dir = "${state.dir}"\ndrain_timeout = "30s"${server}`);
   const client = (url: string): OpenAI => new OpenAI({ baseURL: `${url}/v1`, apiKey: 'none', maxRetries: 0, timeout: 60_000 });
   let first = await startGateway(config);
   try {
@@ -71,4 +79,4 @@ test('a reload and a restart mid-job lose and double nothing', { timeout: 600_00
     await sim.close();
     state.remove();
   }
-});
+}

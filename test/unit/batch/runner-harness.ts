@@ -9,6 +9,7 @@ import { BatchFiles } from '#src/batch/batch-files.ts';
 import type { BatchRow, LineRow } from '#src/batch/batch-rows.ts';
 import { BatchRunner, type SentLine } from '#src/batch/batch-runner.ts';
 import { BatchStore } from '#src/batch/batch-store.ts';
+import type { StateWriteFaults } from '#src/state/index.ts';
 import { keptLog } from '#test/fixtures/state-dirs.ts';
 
 export interface HeldLine {
@@ -50,12 +51,16 @@ export function startHarness(
     clock?: ManualClock;
     room?: (model: string, own: number, cap: number) => number;
     settings?: Partial<BatchSettings>;
+    /** Opened to be joined by other connections (request workers'), not held exclusively. */
+    shared?: boolean;
+    /** Makes the file's commits fail while it says so. */
+    faults?: StateWriteFaults;
   } = {},
 ): Harness {
   const clock = options.clock ?? new ManualClock();
   const { log } = keptLog();
   const settings: BatchSettings = { ...BATCH_DEFAULTS, ...options.settings };
-  const db = openBatchDb(dir, { log, clock });
+  const db = openBatchDb(dir, { log, clock, shared: options.shared === true, faults: options.faults });
   const store = new BatchStore(db);
   const files = new BatchFiles(join(dir, 'files'));
   const sent: HeldLine[] = [];

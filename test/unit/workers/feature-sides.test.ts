@@ -1,7 +1,7 @@
 // A worker's sides of the features' crossings (src/workers/feature-sides.ts): started by the name
 // the owner began each under, from the listed starters; the owner's messages reach each by name,
 // unread; their ports are handed to the plane under their keys; a side with nothing to do is left
-// out; a name no starter is listed for fails the start.
+// out; a name no starter is listed for fails the start; once the worker drained, each side lets go of what it holds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
@@ -51,4 +51,12 @@ test('a side with nothing to do in this worker is left out; an absent feature st
 
 test('a name the owner began that no worker side is listed for fails the start, naming it', async () => {
   await assert.rejects(WorkerFeatureSides.start({ unknown: null }, { echo }, host([])), /no worker side is listed for: unknown/);
+});
+
+test('once the worker drained, each side that holds something lets it go', async () => {
+  const closed: string[] = [];
+  const holding: WorkerSideStart = () => ({ receive: () => {}, port: undefined, close: () => void closed.push('holding') });
+  const sides = await WorkerFeatureSides.start({ holding: null, echo: null }, { echo, holding }, host([]));
+  sides.close();
+  assert.deepEqual(closed, ['holding']);
 });
