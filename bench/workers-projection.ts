@@ -305,7 +305,7 @@ export function renderWorkersProjection(p: WorkersProjection | undefined): strin
       (i.single === undefined
         ? '.'
         : `; workers = 1: main thread ${round(i.single.mainUs)}, process ${round(i.single.processUs)}.`),
-    'throughput(C, n) = min(n / request-thread µs, 1 / owner µs, C / total µs), n ≤ C chosen best; "alone" leaves the load generator and the upstream off the host.',
+    'throughput(C, n) = min(n / request-thread µs, 1 / owner µs, C / total µs), n the fewest request threads (2 ≤ n ≤ C) that reach the lower of the last two; "alone" leaves the load generator and the upstream off the host; per-request CPU taken as constant in n, measured on this machine under the other load shown.',
     '',
     '| cores | workers | req/s (with load gen + upstream) | bound | alone: workers | alone: req/s | alone: bound | workers = 1 req/s |',
     '|---:|---:|---:|---|---:|---:|---|---:|',
