@@ -13,7 +13,8 @@
 //        --candidate-flags=... (node flags for the candidate only; without --candidate: this checkout)
 //        --gateway-flags=... (node flags for the gateway processes; values starting with - need the = form)
 //        --mesh [--sites 32 --heartbeat 2s --measure 10]: the federation benchmark instead (bench/mesh.ts)
-//        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`; 1 skips them)
+//        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`, and the workers
+//        projection, bench/workers-projection.ts; 1 skips them)
 //        --candidate-log (the candidate runs with `[log] requests = FILE`: the request log's cost, against the same run without it)
 //        --only streams [--streams N] (10,000): the ten-thousand-streams workload (bench/streams-10k.ts; long, not in the default list)
 //        --only soak [--soak-minutes N] (10): the soak, the gateway's RSS under a steady mixed load (bench/soak.ts; not in the default list)
